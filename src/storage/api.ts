@@ -1,0 +1,72 @@
+// What the query engine needs from storage. The storage owner implements it;
+// the analyzer (name resolution, schemas) and the executor (scans, writes) use it.
+import type { Column } from '../types/schema.js';
+import type { Batch } from '../types/vector.js';
+
+export interface TableId {
+  readonly projectId: string;
+  readonly datasetId: string;
+  readonly tableId: string;
+}
+
+export type TableKind = 'TABLE' | 'VIEW' | 'MATERIALIZED_VIEW' | 'EXTERNAL' | 'SNAPSHOT';
+
+export interface TableInfo {
+  readonly id: TableId;
+  readonly kind: TableKind;
+  readonly columns: readonly Column[];
+  /** Standard-SQL text of a view or materialized view. */
+  readonly viewQuery?: string;
+  readonly rowCount: number;
+  /** The REST table resource as stored (for INFORMATION_SCHEMA and DDL echo). */
+  readonly resource: Record<string, unknown>;
+}
+
+export interface ScanOptions {
+  /** Indexes into TableInfo.columns to read, in this order. */
+  readonly columns: readonly number[];
+  /** Time travel: the table as of this epoch-ms instant (FOR SYSTEM_TIME AS OF). */
+  readonly asOfMs?: number;
+}
+
+export interface CreateTableOptions {
+  readonly kind?: TableKind;
+  readonly viewQuery?: string;
+  /** Extra REST resource fields (description, labels, options...). */
+  readonly resource?: Record<string, unknown>;
+  readonly ifNotExists?: boolean;
+  readonly orReplace?: boolean;
+  /** Session-scoped temporary table: not persisted. */
+  readonly temporary?: boolean;
+}
+
+export interface QueryCatalog {
+  getDataset(projectId: string, datasetId: string): { readonly resource: Record<string, unknown> } | undefined;
+  listDatasets(projectId: string): readonly string[];
+  getTable(id: TableId): TableInfo | undefined;
+  listTables(projectId: string, datasetId: string): readonly TableInfo[];
+
+  /** Column batches of the table's rows in storage order. */
+  scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch>;
+
+  createTable(id: TableId, columns: readonly Column[], opts?: CreateTableOptions): Promise<TableInfo>;
+  dropTable(id: TableId): Promise<void>;
+  /** Appends rows durably (acknowledged = survives kill -9). Batches carry every column in schema order. */
+  appendRows(id: TableId, batches: readonly Batch[]): Promise<void>;
+  /** Replaces all rows atomically (DML UPDATE/DELETE/MERGE results, WRITE_TRUNCATE). */
+  replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void>;
+  /** Changes the schema (ALTER TABLE), keeping rows; new columns read as NULL. */
+  alterColumns(id: TableId, columns: readonly Column[]): Promise<void>;
+  /** Updates REST-only metadata fields (OPTIONS, descriptions). */
+  patchTableResource(id: TableId, patch: Record<string, unknown>): Promise<void>;
+
+  createDataset(projectId: string, datasetId: string, resource: Record<string, unknown>, ifNotExists: boolean): Promise<void>;
+  dropDataset(projectId: string, datasetId: string, cascade: boolean, ifExists: boolean): Promise<void>;
+  undropDataset(projectId: string, datasetId: string, ifNotExists: boolean): Promise<void>;
+
+  /** Routines, models, row-access policies (JSON resources kept in catalog.store). */
+  putChild(kind: string, projectId: string, datasetId: string, id: string, resource: Record<string, unknown>, tableId?: string): Promise<void>;
+  getChild(kind: string, projectId: string, datasetId: string, id: string, tableId?: string): Record<string, unknown> | undefined;
+  listChildren(kind: string, projectId: string, datasetId: string, tableId?: string): readonly Record<string, unknown>[];
+  deleteChild(kind: string, projectId: string, datasetId: string, id: string, tableId?: string): Promise<boolean>;
+}

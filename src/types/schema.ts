@@ -1,0 +1,108 @@
+// REST table schemas (TableFieldSchema JSON) <-> SqlType columns.
+import { arrayOf, rangeOf, scalar, structOf, type ScalarKind, type ScalarType, type SqlType } from './types.js';
+
+/** The REST `TableFieldSchema` as clients send it and the service echoes it. */
+export interface RestField {
+  name: string;
+  type: string;
+  mode?: string;
+  fields?: RestField[];
+  description?: string;
+  rangeElementType?: { type: string };
+  maxLength?: string;
+  precision?: string;
+  scale?: string;
+  defaultValueExpression?: string;
+  collation?: string;
+  policyTags?: unknown;
+  [extra: string]: unknown;
+}
+
+export interface Column {
+  readonly name: string;
+  /** REPEATED fields are ARRAY<T> here. */
+  readonly type: SqlType;
+  readonly required: boolean;
+}
+
+/** REST type names (legacy and standard spellings) -> scalar kinds. */
+const REST_TYPE: Record<string, ScalarKind | 'STRUCT' | 'RANGE'> = {
+  INTEGER: 'INT64',
+  INT64: 'INT64',
+  FLOAT: 'FLOAT64',
+  FLOAT64: 'FLOAT64',
+  NUMERIC: 'NUMERIC',
+  DECIMAL: 'NUMERIC',
+  BIGNUMERIC: 'BIGNUMERIC',
+  BIGDECIMAL: 'BIGNUMERIC',
+  BOOLEAN: 'BOOL',
+  BOOL: 'BOOL',
+  STRING: 'STRING',
+  BYTES: 'BYTES',
+  DATE: 'DATE',
+  TIME: 'TIME',
+  DATETIME: 'DATETIME',
+  TIMESTAMP: 'TIMESTAMP',
+  INTERVAL: 'INTERVAL',
+  JSON: 'JSON',
+  GEOGRAPHY: 'GEOGRAPHY',
+  RECORD: 'STRUCT',
+  STRUCT: 'STRUCT',
+  RANGE: 'RANGE',
+};
+
+export function isKnownRestType(type: string): boolean {
+  return REST_TYPE[type.toUpperCase()] !== undefined;
+}
+
+/** Throws an Error with the real service's wording for unknown types; callers map it to 400 invalid. */
+export function restFieldToColumn(f: RestField): Column {
+  const kind = REST_TYPE[(f.type ?? '').toUpperCase()];
+  if (!kind) throw new Error(`Invalid value for type: ${f.type} is not a valid value`);
+  let t: SqlType;
+  if (kind === 'STRUCT') {
+    t = structOf((f.fields ?? []).map((sub) => {
+      const c = restFieldToColumn(sub);
+      return { name: c.name, type: c.type };
+    }));
+  } else if (kind === 'RANGE') {
+    const el = REST_TYPE[(f.rangeElementType?.type ?? '').toUpperCase()];
+    if (el !== 'DATE' && el !== 'DATETIME' && el !== 'TIMESTAMP') {
+      throw new Error('Field ' + f.name + ' of type RANGE must have a range element type of DATE, DATETIME or TIMESTAMP');
+    }
+    t = rangeOf(scalar(el));
+  } else {
+    t = scalar(kind);
+  }
+  const mode = (f.mode ?? 'NULLABLE').toUpperCase();
+  if (mode === 'REPEATED') t = arrayOf(t);
+  return { name: f.name, type: t, required: mode === 'REQUIRED' };
+}
+
+/** REST type name a query result or schema reports for a type (legacy names, as the service does). */
+export function restTypeName(t: SqlType): string {
+  switch (t.kind) {
+    case 'INT64':
+      return 'INTEGER';
+    case 'FLOAT64':
+      return 'FLOAT';
+    case 'BOOL':
+      return 'BOOLEAN';
+    case 'STRUCT':
+      return 'RECORD';
+    case 'ARRAY':
+      return restTypeName(t.element);
+    default:
+      return t.kind;
+  }
+}
+
+/** The REST field a result column reports: ARRAY<T> becomes mode REPEATED of T. */
+export function columnToRestField(name: string, t: SqlType, required = false): RestField {
+  const repeated = t.kind === 'ARRAY';
+  const inner = t.kind === 'ARRAY' ? t.element : t;
+  const out: RestField = { name, type: restTypeName(inner), mode: repeated ? 'REPEATED' : required ? 'REQUIRED' : 'NULLABLE' };
+  if (inner.kind === 'STRUCT') out.fields = inner.fields.map((f) => columnToRestField(f.name, f.type));
+  if (inner.kind === 'RANGE') out.rangeElementType = { type: (inner.element as ScalarType).kind };
+  return out;
+}

@@ -1,0 +1,201 @@
+// Column vectors and batches: the unit the executor works on.
+//
+// Fixed-width types live in typed arrays so that hot loops never allocate:
+//   FLOAT64                   Float64Array
+//   INT64, TIMESTAMP,         Float64Array while every value is an exact integer within ±2^53
+//   DATETIME                  (the fast path), else BigInt64Array (exact, slower)
+//   TIME                      Float64Array (microseconds of the day always fit)
+//   DATE                      Int32Array  (days since epoch)
+//   BOOL                      Uint8Array  (0/1)
+// Everything else holds scalar values (see values.ts) in a plain array.
+// `nulls` is one byte per row, 1 = NULL; `null` when the vector has no NULLs.
+import type { SqlType } from './types.js';
+import type { Value } from './values.js';
+
+export const BATCH_SIZE = 4096;
+export const MAX_SAFE = 2 ** 53;
+
+export type Int64Data = Float64Array | BigInt64Array;
+export type VectorData = Float64Array | BigInt64Array | Int32Array | Uint8Array | Value[];
+
+export interface Vector {
+  readonly type: SqlType;
+  readonly length: number;
+  readonly data: VectorData;
+  readonly nulls: Uint8Array | null;
+}
+
+export interface Batch {
+  readonly length: number;
+  readonly columns: readonly Vector[];
+}
+
+/** Which physical layout a type uses. */
+export type Layout = 'f64' | 'i64' | 'i32' | 'bool' | 'values';
+
+export function layoutOf(t: SqlType): Layout {
+  switch (t.kind) {
+    case 'FLOAT64':
+    case 'TIME':
+      return 'f64';
+    case 'INT64':
+    case 'TIMESTAMP':
+    case 'DATETIME':
+      return 'i64';
+    case 'DATE':
+      return 'i32';
+    case 'BOOL':
+      return 'bool';
+    default:
+      return 'values';
+  }
+}
+
+export function isNull(v: Vector, i: number): boolean {
+  return v.nulls !== null && v.nulls[i] === 1;
+}
+
+/** The scalar form (values.ts) of row i. */
+export function getValue(v: Vector, i: number): Value {
+  if (v.nulls !== null && v.nulls[i] === 1) return null;
+  const d = v.data;
+  switch (layoutOf(v.type)) {
+    case 'f64':
+      return (d as Float64Array)[i]!;
+    case 'i64':
+      return d instanceof BigInt64Array ? d[i]! : BigInt((d as Float64Array)[i]!);
+    case 'i32':
+      return (d as Int32Array)[i]!;
+    case 'bool':
+      return (d as Uint8Array)[i] === 1;
+    default:
+      return (d as Value[])[i]!;
+  }
+}
+
+/** Builds a vector from scalar values, choosing the fast INT64 layout when it is exact. */
+export class VectorBuilder {
+  private values: Value[] = [];
+  constructor(readonly type: SqlType) {}
+
+  push(v: Value): void {
+    this.values.push(v);
+  }
+
+  get length(): number {
+    return this.values.length;
+  }
+
+  finish(): Vector {
+    return vectorFromValues(this.type, this.values);
+  }
+}
+
+export function vectorFromValues(type: SqlType, values: readonly Value[]): Vector {
+  const n = values.length;
+  let nulls: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    if (values[i] === null) {
+      nulls ??= new Uint8Array(n);
+      nulls[i] = 1;
+    }
+  }
+  switch (layoutOf(type)) {
+    case 'f64': {
+      const d = new Float64Array(n);
+      for (let i = 0; i < n; i++) if (values[i] !== null) d[i] = values[i] as number;
+      return { type, length: n, data: d, nulls };
+    }
+    case 'i64': {
+      let exact = true;
+      for (let i = 0; i < n && exact; i++) {
+        const x = values[i];
+        if (x !== null && ((x as bigint) > 9007199254740992n || (x as bigint) < -9007199254740992n)) exact = false;
+      }
+      if (exact) {
+        const d = new Float64Array(n);
+        for (let i = 0; i < n; i++) if (values[i] !== null) d[i] = Number(values[i] as bigint);
+        return { type, length: n, data: d, nulls };
+      }
+      const d = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) if (values[i] !== null) d[i] = values[i] as bigint;
+      return { type, length: n, data: d, nulls };
+    }
+    case 'i32': {
+      const d = new Int32Array(n);
+      for (let i = 0; i < n; i++) if (values[i] !== null) d[i] = values[i] as number;
+      return { type, length: n, data: d, nulls };
+    }
+    case 'bool': {
+      const d = new Uint8Array(n);
+      for (let i = 0; i < n; i++) if (values[i] === true) d[i] = 1;
+      return { type, length: n, data: d, nulls };
+    }
+    default:
+      return { type, length: n, data: values.slice(), nulls };
+  }
+}
+
+export function constantVector(type: SqlType, value: Value, length: number): Vector {
+  return vectorFromValues(type, new Array<Value>(length).fill(value));
+}
+
+/** Rows [start, end) of a vector, sharing memory where the layout allows. */
+export function sliceVector(v: Vector, start: number, end: number): Vector {
+  const d = v.data;
+  const data = Array.isArray(d) ? d.slice(start, end) : d.subarray(start, end);
+  return { type: v.type, length: end - start, data, nulls: v.nulls ? v.nulls.subarray(start, end) : null };
+}
+
+/** The rows named by `sel`, in that order (filter, join and sort output). */
+export function takeVector(v: Vector, sel: ArrayLike<number>, count = sel.length): Vector {
+  const src = v.data;
+  let data: VectorData;
+  if (Array.isArray(src)) {
+    const out = new Array<Value>(count);
+    for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+    data = out;
+  } else {
+    const Ctor = src.constructor as new (n: number) => typeof src;
+    const out = new Ctor(count);
+    for (let i = 0; i < count; i++) (out as Float64Array)[i] = (src as Float64Array)[sel[i]!]!;
+    data = out;
+  }
+  let nulls: Uint8Array | null = null;
+  if (v.nulls) {
+    nulls = new Uint8Array(count);
+    let any = false;
+    for (let i = 0; i < count; i++) {
+      const b = v.nulls[sel[i]!]!;
+      nulls[i] = b;
+      if (b) any = true;
+    }
+    if (!any) nulls = null;
+  }
+  return { type: v.type, length: count, data, nulls };
+}
+
+/** Concatenates vectors of one type (sort and materialization). */
+export function concatVectors(type: SqlType, parts: readonly Vector[]): Vector {
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const values: Value[] = new Array(total);
+  let k = 0;
+  const needsValues = parts.some((p) => p.data instanceof BigInt64Array) || layoutOf(type) === 'values';
+  if (needsValues) {
+    for (const p of parts) for (let i = 0; i < p.length; i++) values[k++] = getValue(p, i);
+    return vectorFromValues(type, values);
+  }
+  const first = parts[0]?.data;
+  const Ctor = (first?.constructor ?? Float64Array) as new (n: number) => Float64Array;
+  const data = new Ctor(total);
+  let nulls: Uint8Array | null = null;
+  for (const p of parts) {
+    data.set(p.data as Float64Array, k);
+    if (p.nulls) {
+      nulls ??= new Uint8Array(total);
+      nulls.set(p.nulls, k);
+    }
+    k += p.length;
+  }
+  return { type, length: total, data, nulls };
+}
