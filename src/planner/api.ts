@@ -1,0 +1,69 @@
+// The one call the engine's gRPC service makes into the SQL pipeline
+// (grammar -> analyzer -> planner -> executor) for jobs.query / jobs.insert.
+import type { QueryCatalog, TableId } from '../storage/api.js';
+import type { SqlType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import type { Batch } from '../types/vector.js';
+
+export interface TypedValue {
+  readonly type: SqlType;
+  readonly value: Value;
+}
+
+export interface QueryParameters {
+  /** Lower-cased names (parameter names are case-insensitive). */
+  readonly named: ReadonlyMap<string, TypedValue>;
+  readonly positional: readonly TypedValue[];
+}
+
+export interface QueryContext {
+  readonly sql: string;
+  readonly projectId: string;
+  /** Request defaultDataset, else the server's --dataset, else undefined. */
+  readonly defaultDataset?: { readonly projectId: string; readonly datasetId: string };
+  readonly params: QueryParameters;
+  readonly catalog: QueryCatalog;
+  readonly jobId: string;
+  /** Aborted when the job is cancelled or the client goes away: stop at the next batch. */
+  readonly signal: AbortSignal;
+  readonly dryRun: boolean;
+  /** Statement start instant in epoch microseconds: CURRENT_TIMESTAMP() etc. are stable within a job. */
+  readonly nowMicros: bigint;
+  /** The principal's e-mail (SESSION_USER()). */
+  readonly sessionUser: string;
+}
+
+export interface ResultColumn {
+  readonly name: string;
+  readonly type: SqlType;
+}
+
+export interface QueryResult {
+  /** Null for statements that return no rows (DDL, DML without THEN RETURN). */
+  readonly columns: readonly ResultColumn[] | null;
+  readonly batches: readonly Batch[];
+  /** SELECT, CREATE_TABLE, CREATE_TABLE_AS_SELECT, CREATE_VIEW, DROP_TABLE, INSERT, UPDATE, DELETE, MERGE, SCRIPT, ... */
+  readonly statementType: string;
+  readonly numDmlAffectedRows?: number;
+  /** CREATE, REPLACE, SKIP, DROP, ALTER. */
+  readonly ddlOperationPerformed?: string;
+  readonly ddlTargetTable?: TableId;
+  readonly ddlTargetRoutine?: { readonly projectId: string; readonly datasetId: string; readonly routineId: string };
+  readonly totalBytesProcessed: number;
+}
+
+/**
+ * Errors the pipeline raises carry the REST envelope fields; the engine
+ * service passes them to the gateway unchanged.
+ */
+export class QueryError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'invalidQuery' | 'invalid' | 'notFound' | 'duplicate' | 'notImplemented' | 'stopped' | 'accessDenied' | 'quotaExceeded' = 'invalidQuery',
+    readonly httpCode = 400,
+  ) {
+    super(message);
+  }
+}
+
+export type RunQuery = (ctx: QueryContext) => Promise<QueryResult>;
