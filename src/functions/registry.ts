@@ -1,0 +1,115 @@
+// The one function catalog. The analyzer reads signatures and result types
+// from it; the executor runs the kernels it hands out. Each family module
+// (math.ts, string.ts, datetime.ts, json.ts, ...) registers its functions here,
+// signature beside kernel.
+import type { SqlType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import type { Vector } from '../types/vector.js';
+
+/** What the evaluation of a kernel may need besides its arguments. */
+export interface EvalContext {
+  /** Statement start, epoch microseconds: CURRENT_* functions are stable within a statement. */
+  readonly nowMicros: bigint;
+  /** Default time zone of the statement ("UTC" unless @@time_zone is set). */
+  readonly timeZone: string;
+  readonly sessionUser: string;
+  /** Deterministic RNG per job when a seed is set, Math.random otherwise. */
+  readonly random: () => number;
+}
+
+/** Vectorized kernel: `n` rows, one vector per argument (already cast to the signature's types). */
+export type ScalarKernel = (args: readonly Vector[], n: number, ctx: EvalContext) => Vector;
+
+/** Per-argument facts the resolver may use: its type, and its value when it is a constant. */
+export interface ArgInfo {
+  readonly type: SqlType;
+  /** Present when the argument is a literal or folded constant (e.g. the part of DATE_TRUNC, a FORMAT string). */
+  readonly constant?: { readonly value: Value };
+  /** True when the argument is an untyped NULL literal or an untyped empty array (coerces to anything). */
+  readonly untypedNull?: boolean;
+  /** Literal arguments coerce more freely (e.g. a string literal to DATE). */
+  readonly isLiteral?: boolean;
+  /** Named argument (`name => value`). */
+  readonly name?: string;
+}
+
+export interface ResolvedScalar {
+  readonly returnType: SqlType;
+  /** The types each argument must be cast to before the kernel sees it (same length as the call's args). */
+  readonly argTypes: readonly SqlType[];
+  readonly kernel: ScalarKernel;
+}
+
+/**
+ * Hash-aggregation state for all groups at once (DataFusion's GroupsAccumulator
+ * idea): `update` folds a batch whose rows belong to groups `groups[i]`, so hot
+ * aggregates (COUNT, SUM, MIN, MAX, AVG) run as typed-array loops.
+ */
+export interface GroupsAccumulator {
+  /** Make room for group ids < numGroups. */
+  resize(numGroups: number): void;
+  update(args: readonly Vector[], groups: Int32Array, n: number): void;
+  /** One value per group, in group-id order. */
+  finish(numGroups: number): Vector;
+}
+
+export interface AggregateOptions {
+  readonly distinct: boolean;
+  readonly ignoreNulls: boolean | undefined;
+  readonly hasOrderBy: boolean;
+  readonly limit?: number;
+}
+
+export interface ResolvedAggregate {
+  readonly returnType: SqlType;
+  readonly argTypes: readonly SqlType[];
+  /** DISTINCT, ORDER BY and HAVING MAX/MIN are applied by the executor before rows reach the accumulator. */
+  readonly create: (ctx: EvalContext, opts: AggregateOptions) => GroupsAccumulator;
+}
+
+export interface FunctionResolution<R> {
+  readonly ok: true;
+  readonly resolved: R;
+}
+export interface FunctionMismatch {
+  readonly ok: false;
+  /** The real service's message, e.g. "No matching signature for function ABS for argument types: STRING. Supported signature: ABS(INT64); ..." */
+  readonly message: string;
+}
+
+export interface ScalarFunctionDef {
+  readonly kind: 'scalar';
+  /** Upper-case canonical name; operators use ZetaSQL's internal names ($add, $equal, $like, ...). */
+  readonly name: string;
+  /** Can be called as SAFE.NAME(...). */
+  readonly safeCallable?: boolean;
+  /** Volatile functions (RAND, GENERATE_UUID) are never constant-folded. */
+  readonly volatile?: boolean;
+  resolve(args: readonly ArgInfo[]): FunctionResolution<ResolvedScalar> | FunctionMismatch;
+}
+
+export interface AggregateFunctionDef {
+  readonly kind: 'aggregate';
+  readonly name: string;
+  readonly safeCallable?: boolean;
+  /** Usable as an analytic (window) function too. Every aggregate is, unless stated. */
+  readonly analytic?: boolean;
+  resolve(args: readonly ArgInfo[], opts: AggregateOptions): FunctionResolution<ResolvedAggregate> | FunctionMismatch;
+}
+
+export type FunctionDef = ScalarFunctionDef | AggregateFunctionDef;
+
+const catalog = new Map<string, FunctionDef>();
+
+export function registerFunction(def: FunctionDef, ...aliases: string[]): void {
+  for (const n of [def.name, ...aliases]) catalog.set(n.toUpperCase(), def);
+}
+
+/** Names are case-insensitive; qualified names use their dotted form (NET.HOST, HLL_COUNT.MERGE, KEYS.NEW_KEYSET). */
+export function lookupFunction(name: string): FunctionDef | undefined {
+  return catalog.get(name.toUpperCase());
+}
+
+export function allFunctions(): IterableIterator<[string, FunctionDef]> {
+  return catalog.entries();
+}
