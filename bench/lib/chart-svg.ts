@@ -1,0 +1,137 @@
+// Hand-written SVG of a bench result (no chart dependency): per case, three
+// horizontal bars on one log-scale axis (emulator, DuckDB, peer's published
+// p50), the emulator/DuckDB ratio and result check on the right, and a panel
+// of the extra metrics below with a small drift plot.
+import type { BenchResult, MetricResult } from './types.js';
+
+const COLORS = { emulator: '#2563eb', duckdb: '#f59e0b', peer: '#9ca3af', error: '#dc2626', grid: '#e5e7eb', text: '#111827', muted: '#6b7280' };
+
+const esc = (s: string): string => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function text(x: number, y: number, s: string, attrs = ''): string {
+  return `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" ${attrs}>${esc(s)}</text>`;
+}
+
+const fmtMs = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+
+function metricText<T>(m: MetricResult<T>, ok: (v: T) => string): string {
+  if (m.status === 'ok') return ok(m as T);
+  if (m.status === 'error') return `error: ${m.error.split('\n')[0]!.slice(0, 70)}`;
+  return `skipped (${m.reason})`;
+}
+
+export function renderSvg(r: BenchResult): string {
+  const W = 1100;
+  const nameW = 190;
+  const barX0 = nameW + 10;
+  const barX1 = 800;
+  const top = 92;
+  const bar = 7;
+  const group = 3 * bar + 2 * 1 + 10;
+  const values = r.cases.flatMap((c) => [c.emulator.latency?.p50, c.duckdb.latency?.p50, c.peer?.peer ?? undefined])
+    .filter((v): v is number => v !== undefined && v > 0);
+  const lo = 0.1;
+  const hi = Math.max(1000, 10 ** Math.ceil(Math.log10(Math.max(...values, 1))));
+  const xOf = (v: number): number =>
+    barX0 + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (barX1 - barX0);
+  const chartBottom = top + r.cases.length * group;
+  const panelTop = chartBottom + 40;
+  const H = panelTop + 230;
+  const out: string[] = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12" fill="${COLORS.text}">`);
+  out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
+  const m = r.machine;
+  out.push(text(16, 26, `Query p50 per case — emulator (HTTP round trip) vs DuckDB (in-process) vs peer's published p50${r.options.quick ? ' — QUICK (tiny sizes)' : ''}`, 'font-size="16" font-weight="600"'));
+  out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'} · ms, log scale, shorter is faster`, `fill="${COLORS.muted}"`));
+  // Legend.
+  const legend: [string, string][] = [['emulator', COLORS.emulator], ['DuckDB', COLORS.duckdb], ['peer (published, other machine)', COLORS.peer]];
+  let lx = 16;
+  for (const [label, color] of legend) {
+    out.push(`<rect x="${lx}" y="58" width="12" height="12" fill="${color}"/>`);
+    out.push(text(lx + 16, 68, label));
+    lx += 30 + label.length * 6.5;
+  }
+  out.push(text(barX1 + 20, 68, 'emu/duck', `fill="${COLORS.muted}"`));
+  out.push(text(barX1 + 100, 68, 'result', `fill="${COLORS.muted}"`));
+  // Grid: one line per power of ten.
+  for (let e = Math.log10(lo); e <= Math.log10(hi) + 1e-9; e++) {
+    const v = 10 ** e;
+    const x = xOf(v);
+    out.push(`<line x1="${x.toFixed(1)}" y1="${top - 6}" x2="${x.toFixed(1)}" y2="${chartBottom}" stroke="${COLORS.grid}"/>`);
+    out.push(text(x, chartBottom + 14, v >= 1000 ? `${v / 1000}s` : `${v}ms`, `text-anchor="middle" fill="${COLORS.muted}" font-size="10"`));
+  }
+  r.cases.forEach((c, i) => {
+    const y = top + i * group;
+    if (i % 2 === 1) out.push(`<rect x="8" y="${y - 4}" width="${W - 16}" height="${group}" fill="#f9fafb"/>`);
+    out.push(text(nameW, y + group / 2 - 2, c.name, 'text-anchor="end"'));
+    const bars: [string, typeof c.emulator | null, number | null, string][] = [
+      ['emulator', c.emulator, c.emulator.latency?.p50 ?? null, COLORS.emulator],
+      ['duckdb', c.duckdb, c.duckdb.latency?.p50 ?? null, COLORS.duckdb],
+      ['peer', null, c.peer?.peer ?? null, COLORS.peer],
+    ];
+    bars.forEach(([, side, v, color], j) => {
+      const by = y + j * (bar + 1);
+      if (side && side.status === 'error') {
+        out.push(text(barX0 + 4, by + bar, `error: ${(side.error ?? '').split('\n')[0]!.slice(0, 80)}`, `fill="${COLORS.error}" font-size="9"`));
+      } else if (v !== null) {
+        const w = Math.max(1, xOf(v) - barX0);
+        out.push(`<rect x="${barX0}" y="${by}" width="${w.toFixed(1)}" height="${bar}" fill="${color}"><title>${esc(`${c.name} ${bars[j]![0]} p50 ${v} ms`)}</title></rect>`);
+        out.push(text(barX0 + w + 3, by + bar - 0.5, fmtMs(v), `font-size="9" fill="${COLORS.muted}"`));
+      }
+    });
+    const ratio = c.ratio === null ? '–' : `${c.ratio >= 10 ? c.ratio.toFixed(0) : c.ratio.toFixed(2)}×`;
+    out.push(text(barX1 + 20, y + group / 2 - 2, ratio, c.ratio !== null && c.ratio > 10 ? `fill="${COLORS.error}"` : ''));
+    const mark = c.match.status === 'equal' ? ['✓ same', '#059669'] : c.match.status === 'different' ? ['✗ differs', COLORS.error] : ['–', COLORS.muted];
+    out.push(`<text x="${barX1 + 100}" y="${y + group / 2 - 2}" fill="${mark[1]}">${esc(mark[0]!)}<title>${esc(c.match.detail)}</title></text>`);
+  });
+
+  // Extra metrics panel.
+  out.push(`<line x1="16" y1="${panelTop - 16}" x2="${W - 16}" y2="${panelTop - 16}" stroke="${COLORS.grid}"/>`);
+  out.push(text(16, panelTop + 4, 'Emulator process metrics', 'font-size="14" font-weight="600"'));
+  const x = r.extra;
+  const mb = (v: number | null): string => (v === null ? '-' : `${v.toFixed(0)} MB`);
+  const rows: [string, string][] = x
+    ? [
+        ['start → healthy', metricText(x.startupMs, (v) => `${v.ms.toFixed(0)} ms`)],
+        ['idle RSS (gateway / engine)', metricText(x.idleRss, (v) => `${mb(v.gatewayMB)} / ${mb(v.engineMB)}`)],
+        ['RSS after load (gateway / engine)', metricText(x.rssAfterLoad, (v) => `${mb(v.gatewayMB)} / ${mb(v.engineMB)} after ${v.rows.toLocaleString('en-US')} rows (${v.loadMs} ms)`)],
+        ['insertAll rows/s (seq / 4 streams)', metricText(x.insertAll, (v) => `${v.sequentialRowsPerSec.toLocaleString('en-US')} / ${v.concurrentRowsPerSec.toLocaleString('en-US')}  (${v.rows.toLocaleString('en-US')} rows, ${v.batchRows}/batch, ${v.columns} cols)`)],
+        ['SELECT 1 p50 / p95', metricText(x.select1, (v) => `${fmtMs(v.latency.p50)} / ${fmtMs(v.latency.p95)} ms (${v.runs} runs)`)],
+        ['small query, 16 clients p50 / p95', metricText(x.concurrentSmall, (v) => `${fmtMs(v.latency.p50)} / ${fmtMs(v.latency.p95)} ms, ${v.qps} q/s`)],
+        ['/healthz during GROUP BY p50 / max', metricText(x.healthzUnderLoad, (v) => `${fmtMs(v.latency.p50)} / ${fmtMs(v.latency.max)} ms (${v.probes} probes, query ${v.queryMs} ms)`)],
+      ]
+    : [['extra metrics', 'not run (--no-extra)']];
+  rows.forEach(([k, v], i) => {
+    const y = panelTop + 28 + i * 22;
+    out.push(text(16, y, k, `fill="${COLORS.muted}"`));
+    out.push(text(270, y, v, v.startsWith('error') ? `fill="${COLORS.error}"` : ''));
+  });
+  // Drift: SELECT 1 p50 (line) and engine+gateway RSS (dashed) against queries run.
+  const px0 = 780;
+  const px1 = W - 30;
+  const py0 = panelTop + 30;
+  const py1 = panelTop + 170;
+  out.push(text(px0, panelTop + 4, 'Drift: SELECT 1 p50 (—) and total RSS (- -) vs queries', 'font-size="11" font-weight="600"'));
+  out.push(`<rect x="${px0}" y="${py0}" width="${px1 - px0}" height="${py1 - py0}" fill="none" stroke="${COLORS.grid}"/>`);
+  if (x && x.drift.status === 'ok' && x.drift.points.length > 1) {
+    const pts = x.drift.points;
+    const maxQ = pts[pts.length - 1]!.queries || 1;
+    const lat = pts.map((p) => p.select1P50);
+    const rss = pts.map((p) => (p.gatewayMB ?? 0) + (p.engineMB ?? 0));
+    const line = (vals: number[], dash: string, color: string, unit: string): void => {
+      const vmax = Math.max(...vals) * 1.2 || 1;
+      const d = pts.map((p, i) => `${(px0 + (p.queries / maxQ) * (px1 - px0)).toFixed(1)},${(py1 - (vals[i]! / vmax) * (py1 - py0)).toFixed(1)}`).join(' ');
+      out.push(`<polyline points="${d}" fill="none" stroke="${color}" stroke-width="2" ${dash}/>`);
+      out.push(text(px1 - 2, py1 - (vals[vals.length - 1]! / vmax) * (py1 - py0) - 4, `${fmtMs(vals[vals.length - 1]!)} ${unit}`, `text-anchor="end" font-size="10" fill="${color}"`));
+      out.push(text(px0 + 2, py1 - (vals[0]! / vmax) * (py1 - py0) - 4, `${fmtMs(vals[0]!)} ${unit}`, `font-size="10" fill="${color}"`));
+    };
+    line(lat, '', COLORS.emulator, 'ms');
+    if (rss.some((v) => v > 0)) line(rss, 'stroke-dasharray="5 3"', '#7c3aed', 'MB');
+    out.push(text(px0, py1 + 14, '0', `font-size="10" fill="${COLORS.muted}"`));
+    out.push(text(px1, py1 + 14, `${maxQ} queries`, `text-anchor="end" font-size="10" fill="${COLORS.muted}"`));
+  } else {
+    out.push(text((px0 + px1) / 2, (py0 + py1) / 2, x ? metricText(x.drift, () => '').slice(0, 40) || 'no data' : 'not run', `text-anchor="middle" fill="${COLORS.muted}"`));
+  }
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}

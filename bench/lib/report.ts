@@ -1,0 +1,79 @@
+// Human-readable summary for stdout: one line per case, then errors, then the
+// extra metrics.
+import type { BenchResult, MetricResult } from './types.js';
+
+const fmt = (v: number | null | undefined, digits = 1): string =>
+  v === null || v === undefined || Number.isNaN(v) ? '-' : v >= 1000 ? v.toFixed(0) : v.toFixed(digits);
+
+function pad(cells: string[], widths: number[]): string {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+}
+
+function metricLine<T>(label: string, m: MetricResult<T>, ok: (v: T) => string): string {
+  if (m.status === 'ok') return `${label}: ${ok(m as T)}`;
+  if (m.status === 'error') return `${label}: ERROR ${m.error.split('\n')[0]}`;
+  return `${label}: skipped (${m.reason})`;
+}
+
+const mb = (v: number | null): string => (v === null ? '-' : `${v.toFixed(0)} MB`);
+
+export function renderTable(r: BenchResult): string {
+  const lines: string[] = [];
+  const m = r.machine;
+  lines.push(`bench ${r.options.quick ? '(quick) ' : ''}${m.date}  node ${m.node}  ${m.cpus}x ${m.cpuModel}  DuckDB ${m.duckdb ?? '-'}`);
+  if (r.emulator.status === 'error') lines.push(`emulator: ERROR ${r.emulator.error?.split('\n')[0] ?? ''}`);
+  for (const note of r.emulator.restarts) lines.push(`emulator restarted: ${note}`);
+  lines.push('');
+  const head = ['case', 'emu p50', 'emu p95', 'emu max', 'duck p50', 'emu/duck', 'peer p50', 'result'];
+  const widths = [Math.max(4, ...r.cases.map((c) => c.name.length)), 9, 9, 9, 9, 9, 9, 10];
+  lines.push(pad(head, widths));
+  lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
+  const errors: string[] = [];
+  for (const c of r.cases) {
+    const e = c.emulator;
+    const d = c.duckdb;
+    const side = (s: typeof e, v: number | undefined): string => (s.status === 'ok' ? fmt(v) : s.status === 'error' ? 'ERR' : '-');
+    lines.push(pad([
+      c.name,
+      side(e, e.latency?.p50), side(e, e.latency?.p95), side(e, e.latency?.max),
+      side(d, d.latency?.p50),
+      c.ratio === null ? '-' : `${fmt(c.ratio, 2)}x`,
+      fmt(c.peer?.peer),
+      c.match.status,
+    ], widths));
+    if (e.status === 'error') errors.push(`${c.name} [emulator]: ${e.error?.split('\n')[0] ?? ''}`);
+    if (d.status === 'error') errors.push(`${c.name} [duckdb]: ${d.error?.split('\n')[0] ?? ''}`);
+    if (c.match.status === 'different') errors.push(`${c.name} [result]: ${c.match.detail}`);
+  }
+  lines.push('(ms; emu = HTTP round trip incl. all pages; duck = in-process DuckDB incl. reading rows; peer = published p50)');
+  if (errors.length) {
+    lines.push('', 'problems:');
+    // Identical emulator errors (e.g. "not running") are listed once.
+    const seen = new Set<string>();
+    for (const e of errors) {
+      const key = e.replace(/^[^\[]*/, '');
+      if (seen.has(key) && key.includes('[emulator]: emulator not running')) continue;
+      seen.add(key);
+      lines.push(`  ${e}`);
+    }
+  }
+  const x = r.extra;
+  if (x) {
+    lines.push('', 'extra metrics:');
+    lines.push('  ' + metricLine('start → healthy', x.startupMs, (v) => `${fmt(v.ms)} ms`));
+    lines.push('  ' + metricLine('idle RSS', x.idleRss, (v) => `gateway ${mb(v.gatewayMB)}, engine ${mb(v.engineMB)}`));
+    lines.push('  ' + metricLine('RSS after load', x.rssAfterLoad, (v) =>
+      `${v.rows} rows in ${v.loadMs} ms: gateway ${mb(v.gatewayMB)}, engine ${mb(v.engineMB)} (before: ${mb(v.before.gatewayMB)}, ${mb(v.before.engineMB)})`));
+    lines.push('  ' + metricLine('insertAll', x.insertAll, (v) =>
+      `${v.rows} rows × ${v.columns} cols in ${v.batchRows}-row batches: ${v.sequentialRowsPerSec} rows/s sequential, ${v.concurrentRowsPerSec} rows/s with ${v.concurrentStreams} streams`));
+    lines.push('  ' + metricLine('SELECT 1', x.select1, (v) => `p50 ${fmt(v.latency.p50, 2)} ms, p95 ${fmt(v.latency.p95, 2)} ms (${v.runs} runs)`));
+    lines.push('  ' + metricLine('small query, concurrent', x.concurrentSmall, (v) =>
+      `${v.clients} clients: p50 ${fmt(v.latency.p50)} ms, p95 ${fmt(v.latency.p95)} ms, ${v.qps} q/s`));
+    lines.push('  ' + metricLine('/healthz during GROUP BY', x.healthzUnderLoad, (v) =>
+      `p50 ${fmt(v.latency.p50, 2)} ms, max ${fmt(v.latency.max)} ms over ${v.probes} probes (${v.groupByRows}-row GROUP BY took ${v.queryMs} ms)`));
+    lines.push('  ' + metricLine('drift', x.drift, (v) => v.points
+      .map((p) => `${p.queries}: ${fmt(p.select1P50, 2)} ms ${mb(p.gatewayMB)}/${mb(p.engineMB)}`).join('; ')));
+  }
+  lines.push('', `total ${(r.totalMs / 1000).toFixed(1)} s`);
+  return lines.join('\n');
+}

@@ -1,0 +1,230 @@
+// The bench run: start (or attach to) an emulator, run every case on it and
+// on DuckDB one after the other (never concurrently: 2-core machines), then
+// the extra metrics, then write results. Any failure is recorded on the case
+// or metric it belongs to and the run goes on.
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { loadCases, quickCase, loadOverrides, loadPeerTable, repoRoot, type BenchCase } from './cases.js';
+import { startEmulator, attachEmulator, type EmulatorHandle } from './emulator-process.js';
+import { RestClient } from './rest-client.js';
+import { runCaseOnEmulator } from './emulator-side.js';
+import { runCaseOnDuckdb, duckdbVersion } from './duckdb-side.js';
+import { compareRows, hasTopLevelOrderBy, type CanonRow } from './compare.js';
+import { errorMessage } from './stats.js';
+import { renderTable } from './report.js';
+import { renderSvg } from './chart-svg.js';
+import type { BenchResult, CaseResult, ExtraMetrics, MachineInfo, MetricResult, SideResult } from './types.js';
+import { FULL_SIZES, QUICK_SIZES, type MetricContext } from '../metrics/context.js';
+import { sampleRss } from '../metrics/rss.js';
+import { measureSelect1, measureConcurrentSmall } from '../metrics/latency.js';
+import { measureInsertAll } from '../metrics/insert-throughput.js';
+import { measureRssAfterLoad, measureHealthzUnderLoad } from '../metrics/memory-load.js';
+import { measureDrift } from '../metrics/drift.js';
+
+export interface RunOptions {
+  quick: boolean;
+  caseFilter: string | null;
+  url: string | null;
+  duckdb: boolean;
+  extra: boolean;
+  /** Where latest.json / latest.svg go; null writes nothing (tests). */
+  outDir: string | null;
+  projectId: string;
+  log: (line: string) => void;
+}
+
+export function defaultOutDir(quick: boolean): string {
+  return path.join(repoRoot, 'bench', 'results', ...(quick ? ['tmp'] : []));
+}
+
+async function machineInfo(): Promise<MachineInfo> {
+  let gitCommit: string | null = null;
+  try {
+    gitCommit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+  } catch {
+    // Not a git checkout.
+  }
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    totalMemMB: Math.round(os.totalmem() / 1024 / 1024),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    duckdb: await duckdbVersion(),
+    date: new Date().toISOString(),
+    gitCommit,
+  };
+}
+
+/** A DDL query answers with no rows on either side; there is nothing to compare. */
+function isDdl(sql: string): boolean {
+  return /^\s*(CREATE|DROP|ALTER|INSERT|UPDATE|DELETE|MERGE|TRUNCATE)\b/i.test(sql);
+}
+
+function matchOf(c: BenchCase, emu: CanonRow[] | null, duck: CanonRow[] | null): CaseResult['match'] {
+  if (isDdl(c.query)) return { status: 'n/a', detail: 'DDL statement: no result rows to compare' };
+  if (!emu || !duck) return { status: 'n/a', detail: 'needs both sides to succeed' };
+  const r = compareRows(emu, duck, hasTopLevelOrderBy(c.query));
+  return { status: r.equal ? 'equal' : 'different', detail: r.detail };
+}
+
+async function metric<T>(name: string, log: (l: string) => void, fn: () => Promise<MetricResult<T>>): Promise<MetricResult<T>> {
+  log(`  extra: ${name} ...`);
+  try {
+    const r = await fn();
+    return r;
+  } catch (e) {
+    log(`  extra: ${name} failed: ${errorMessage(e)}`);
+    return { status: 'error', error: errorMessage(e) };
+  }
+}
+
+export async function runExtraMetrics(ctx: MetricContext, log: (l: string) => void): Promise<Omit<ExtraMetrics, 'startupMs' | 'idleRss'>> {
+  const created = await ctx.client.createDataset(ctx.dataset).then(() => null, (e: unknown) => errorMessage(e));
+  const fail = { status: 'error' as const, error: `create metrics dataset: ${created ?? ''}` };
+  if (created !== null) {
+    return { select1: fail, concurrentSmall: fail, insertAll: fail, rssAfterLoad: fail, healthzUnderLoad: fail, drift: fail };
+  }
+  try {
+    const select1 = await metric('SELECT 1 latency', log, () => measureSelect1(ctx));
+    const concurrentSmall = await metric(`${ctx.sizes.concurrentClients} concurrent clients`, log, () => measureConcurrentSmall(ctx));
+    const drift = await metric('drift', log, () => measureDrift(ctx));
+    const insertAll = await metric('insertAll throughput', log, () => measureInsertAll(ctx));
+    const rssAfterLoad = await metric(`RSS after ${ctx.sizes.loadRows}-row load`, log, () => measureRssAfterLoad(ctx));
+    const healthzUnderLoad = rssAfterLoad.status === 'error'
+      ? { status: 'error' as const, error: `no table to GROUP BY: ${rssAfterLoad.error}` }
+      : await metric('/healthz under load', log, () => measureHealthzUnderLoad(ctx));
+    return { select1, concurrentSmall, insertAll, rssAfterLoad, healthzUnderLoad, drift };
+  } finally {
+    await ctx.client.deleteDataset(ctx.dataset).catch(() => undefined);
+  }
+}
+
+export async function runBench(opts: RunOptions): Promise<BenchResult> {
+  const t0 = performance.now();
+  const log = opts.log;
+  const runId = randomBytes(3).toString('hex');
+  const machine = await machineInfo();
+  const overrides = loadOverrides();
+  const peers = loadPeerTable();
+  const cases = loadCases(opts.caseFilter ?? undefined).map((c) => (opts.quick ? quickCase(c) : c));
+  if (cases.length === 0) throw new Error(`no case matches ${opts.caseFilter ?? ''}`);
+
+  const gatewayJs = path.join(repoRoot, 'dist', 'gateway.js');
+  const emulatorInfo: BenchResult['emulator'] = { url: opts.url, status: 'ok', restarts: [] };
+  let emu: EmulatorHandle | null = null;
+  const start = async (): Promise<EmulatorHandle> =>
+    opts.url ? attachEmulator(opts.url, opts.projectId) : startEmulator(gatewayJs, opts.projectId);
+  try {
+    log(opts.url ? `attaching to ${opts.url}` : `starting ${path.relative(repoRoot, gatewayJs)}`);
+    emu = await start();
+    emulatorInfo.url = emu.url;
+    log(`emulator healthy at ${emu.url}${emu.startupMs !== null ? ` after ${emu.startupMs} ms` : ''}`);
+  } catch (e) {
+    emulatorInfo.status = 'error';
+    emulatorInfo.error = errorMessage(e);
+    log(`emulator unavailable: ${emulatorInfo.error}`);
+  }
+
+  let extra: ExtraMetrics | null = null;
+  if (opts.extra) {
+    const skipped = { status: 'skipped' as const, reason: 'emulator not running' };
+    extra = {
+      startupMs: skipped, idleRss: skipped, rssAfterLoad: skipped, insertAll: skipped,
+      select1: skipped, concurrentSmall: skipped, healthzUnderLoad: skipped, drift: skipped,
+    };
+    if (emu) {
+      extra.startupMs = emu.startupMs !== null
+        ? { status: 'ok', ms: emu.startupMs }
+        : { status: 'skipped', reason: 'attached with --url' };
+      // Let start-up allocations settle before calling it idle.
+      await new Promise((r) => setTimeout(r, 500));
+      extra.idleRss = emu.pid !== null
+        ? { status: 'ok', ...sampleRss(emu.pid) }
+        : { status: 'skipped', reason: 'attached with --url' };
+    }
+  }
+
+  const results: CaseResult[] = [];
+  for (const c of cases) {
+    log(`case ${c.name}`);
+    let emuSide: SideResult = { status: 'skipped', error: undefined };
+    let emuRows: CanonRow[] | null = null;
+    if (emu && !emu.alive() && !opts.url) {
+      // One crash must not void the remaining cases: restart and say so.
+      const note = `emulator died before ${c.name}: ${emu.logTail().split('\n').slice(-3).join(' | ')}`;
+      emulatorInfo.restarts.push(note);
+      log(`  ${note}; restarting`);
+      await emu.stop();
+      try {
+        emu = await start();
+      } catch (e) {
+        emu = null;
+        emulatorInfo.status = 'error';
+        emulatorInfo.error = `restart failed: ${errorMessage(e)}`;
+      }
+    }
+    if (emu) {
+      const out = await runCaseOnEmulator(new RestClient(emu.url, opts.projectId), c, runId);
+      emuSide = out.result;
+      emuRows = out.rows;
+      if (emuSide.status === 'error' && !emu.alive()) emuSide.error += `\n${emu.logTail()}`;
+    } else {
+      emuSide = { status: 'error', error: `emulator not running: ${emulatorInfo.error ?? 'unknown'}` };
+    }
+    log(`  emulator: ${emuSide.status === 'ok' ? `p50 ${emuSide.latency?.p50} ms` : emuSide.error ?? ''}`);
+
+    let duckSide: SideResult = { status: 'skipped' };
+    let duckRows: CanonRow[] | null = null;
+    if (opts.duckdb) {
+      const out = await runCaseOnDuckdb(c, overrides[c.name]);
+      duckSide = out.result;
+      duckRows = out.rows;
+      log(`  duckdb:   ${duckSide.status === 'ok' ? `p50 ${duckSide.latency?.p50} ms` : duckSide.error ?? ''}`);
+    }
+    const ep = emuSide.latency?.p50;
+    const dp = duckSide.latency?.p50;
+    results.push({
+      name: c.name, tags: c.tags, iterations: c.iterations, warmup: c.warmup,
+      emulator: emuSide, duckdb: duckSide,
+      ratio: ep !== undefined && dp !== undefined && dp > 0 ? Math.round((ep / dp) * 100) / 100 : null,
+      peer: peers[c.name] ?? null,
+      match: opts.duckdb ? matchOf(c, emuRows, duckRows) : { status: 'n/a', detail: 'DuckDB side disabled' },
+    });
+  }
+
+  if (extra && emu && emu.alive()) {
+    const ctx: MetricContext = {
+      client: new RestClient(emu.url, opts.projectId),
+      gatewayPid: emu.pid,
+      sizes: opts.quick ? QUICK_SIZES : FULL_SIZES,
+      dataset: `bench_${runId}_metrics`,
+      heavyTimeoutMs: 300_000,
+    };
+    Object.assign(extra, await runExtraMetrics(ctx, log));
+  }
+
+  if (emu) {
+    emulatorInfo.log = emu.logTail();
+    await emu.stop();
+  }
+  const result: BenchResult = {
+    machine,
+    options: { quick: opts.quick, caseFilter: opts.caseFilter, url: opts.url, duckdb: opts.duckdb, extra: opts.extra },
+    emulator: emulatorInfo,
+    cases: results,
+    extra,
+    totalMs: Math.round(performance.now() - t0),
+  };
+  if (opts.outDir) {
+    mkdirSync(opts.outDir, { recursive: true });
+    writeFileSync(path.join(opts.outDir, 'latest.json'), JSON.stringify(result, null, 2) + '\n');
+    writeFileSync(path.join(opts.outDir, 'latest.svg'), renderSvg(result));
+  }
+  return result;
+}
+
+export { renderTable };

@@ -1,0 +1,81 @@
+// Shapes of bench/results/*.json. One result per case; a side that failed
+// carries status 'error' and the message, never a partial timing.
+import type { Summary } from './stats.js';
+import type { PeerNumbers } from './cases.js';
+
+export type SideStatus = 'ok' | 'error' | 'skipped';
+
+export interface SideResult {
+  status: SideStatus;
+  /** Timed iterations in ms (request start → full answer incl. all pages). */
+  samples?: number[];
+  latency?: Summary;
+  setupMs?: number;
+  rowCount?: number;
+  error?: string;
+  /** The SQL that was run (DuckDB: after translation), for reproducing errors. */
+  sql?: { setup: string[]; query: string };
+}
+
+export type MatchStatus = 'equal' | 'different' | 'n/a';
+
+export interface CaseResult {
+  name: string;
+  tags: string[];
+  iterations: number;
+  warmup: number;
+  emulator: SideResult;
+  duckdb: SideResult;
+  /** emulator p50 / DuckDB p50, when both ran. */
+  ratio: number | null;
+  peer: PeerNumbers | null;
+  match: { status: MatchStatus; detail: string };
+}
+
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  totalMemMB: number;
+  node: string;
+  platform: string;
+  duckdb: string | null;
+  date: string;
+  gitCommit: string | null;
+}
+
+/** Each extra metric is ok with its numbers or error with a message. */
+export type MetricResult<T> = ({ status: 'ok' } & T) | { status: 'error'; error: string } | { status: 'skipped'; reason: string };
+
+export interface RssSample {
+  gatewayMB: number | null;
+  engineMB: number | null;
+}
+
+export interface ExtraMetrics {
+  startupMs: MetricResult<{ ms: number }>;
+  idleRss: MetricResult<RssSample>;
+  rssAfterLoad: MetricResult<RssSample & { rows: number; loadMs: number; before: RssSample }>;
+  insertAll: MetricResult<{
+    rows: number;
+    batchRows: number;
+    columns: number;
+    sequentialRowsPerSec: number;
+    concurrentStreams: number;
+    concurrentRowsPerSec: number;
+  }>;
+  select1: MetricResult<{ runs: number; latency: Summary }>;
+  concurrentSmall: MetricResult<{ clients: number; perClient: number; latency: Summary; qps: number }>;
+  healthzUnderLoad: MetricResult<{ groupByRows: number; queryMs: number; probes: number; latency: Summary }>;
+  drift: MetricResult<{
+    points: { queries: number; select1P50: number; gatewayMB: number | null; engineMB: number | null }[];
+  }>;
+}
+
+export interface BenchResult {
+  machine: MachineInfo;
+  options: { quick: boolean; caseFilter: string | null; url: string | null; duckdb: boolean; extra: boolean };
+  emulator: { url: string | null; status: 'ok' | 'error'; error?: string; log?: string; restarts: string[] };
+  cases: CaseResult[];
+  extra: ExtraMetrics | null;
+  totalMs: number;
+}

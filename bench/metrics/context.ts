@@ -1,0 +1,60 @@
+// What every extra metric gets: a client, the gateway pid (null with --url),
+// the sizes for this run (full or --quick) and a scratch dataset.
+import type { RestClient } from '../lib/rest-client.js';
+
+export interface MetricSizes {
+  select1Runs: number;
+  concurrentClients: number;
+  concurrentPerClient: number;
+  insertRows: number;
+  insertBatch: number;
+  insertStreams: number;
+  loadRows: number;
+  driftTotal: number;
+  driftStep: number;
+  driftSample: number;
+}
+
+export const FULL_SIZES: MetricSizes = {
+  select1Runs: 200,
+  concurrentClients: 16,
+  concurrentPerClient: 25,
+  insertRows: 100_000,
+  insertBatch: 500,
+  insertStreams: 4,
+  loadRows: 2_000_000,
+  driftTotal: 5000,
+  driftStep: 1000,
+  driftSample: 50,
+};
+
+export const QUICK_SIZES: MetricSizes = {
+  select1Runs: 20,
+  concurrentClients: 16,
+  concurrentPerClient: 2,
+  insertRows: 2000,
+  insertBatch: 500,
+  insertStreams: 4,
+  loadRows: 2000,
+  driftTotal: 100,
+  driftStep: 20,
+  driftSample: 5,
+};
+
+export interface MetricContext {
+  client: RestClient;
+  gatewayPid: number | null;
+  sizes: MetricSizes;
+  /** A dataset created for the metrics, dropped afterwards. */
+  dataset: string;
+  /** Ceiling for one heavy statement (2M-row load / GROUP BY). */
+  heavyTimeoutMs: number;
+}
+
+/** `n` rows as one or two cross-joined GENERATE_ARRAYs (one array of 2M is what the peer cases avoid too). */
+export function idSource(n: number): string {
+  if (n <= 1_000_000) return `UNNEST(GENERATE_ARRAY(1, ${n})) AS id`;
+  const blocks = Math.ceil(n / 1_000_000);
+  return `(SELECT n + (m - 1) * 1000000 AS id FROM UNNEST(GENERATE_ARRAY(1, 1000000)) AS n ` +
+    `CROSS JOIN UNNEST(GENERATE_ARRAY(1, ${blocks})) AS m)`;
+}

@@ -1,0 +1,46 @@
+// `npm run bench` entry point. See bench/README.md for what is measured.
+//   --quick            CI smoke: ≤ 2,000 rows per case, 1 warmup + 2 iterations,
+//                      tiny extra metrics, writes bench/results/tmp/
+//   --case <substr>    only cases whose name contains substr
+//   --url <url>        use a running emulator instead of starting one
+//   --no-duckdb        skip the DuckDB reference side
+//   --no-extra         skip the extra process metrics
+//   --project <id>     project id (default bench-project)
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { runBench, defaultOutDir } from './lib/runner.js';
+import { renderTable } from './lib/report.js';
+import { repoRoot } from './lib/cases.js';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    case: { type: 'string' },
+    url: { type: 'string' },
+    'no-duckdb': { type: 'boolean', default: false },
+    'no-extra': { type: 'boolean', default: false },
+    project: { type: 'string', default: 'bench-project' },
+  },
+  strict: true,
+});
+
+const quick = values.quick ?? false;
+const outDir = defaultOutDir(quick);
+try {
+  const result = await runBench({
+    quick,
+    caseFilter: values.case ?? null,
+    url: values.url ?? null,
+    duckdb: !values['no-duckdb'],
+    extra: !values['no-extra'],
+    outDir,
+    projectId: values.project ?? 'bench-project',
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(`\n${renderTable(result)}\n`);
+  process.stdout.write(`\nwrote ${path.relative(repoRoot, path.join(outDir, 'latest.json'))} and latest.svg\n`);
+  // Exit 0 even when cases error: the report is the product; CI reads the JSON.
+} catch (e) {
+  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.exitCode = 1;
+}
