@@ -1,0 +1,462 @@
+// The signature DSL and overload matcher shared by every family module.
+//
+//   sig(['INT64'], 'INT64', kernel)                 fixed types
+//   sig(['T1', 'T1'], 'BOOL', kernel)               templated: all T1 args unify to a supertype
+//   sig(['ARRAY<T1>', 'T1'], 'BOOL', kernel)        element types unify with T1
+//   sig(['ANY'], 'STRING', kernel)                  any type, not unified
+//   sig(['STRING', opt('STRING')], ...)             optional trailing argument
+//   sig([rep('STRING')], ...)                       repeated argument (0..n)
+//   sig(['JSON', named('wide_number_mode', 'STRING')], ...)  named argument
+//   sigf(args, ret, ({argTypes, returnType, args}) => kernel)  kernel chosen per resolved types
+//
+// The matcher computes ZetaSQL-like coercion costs and picks the cheapest
+// signature (ties: the first listed). On failure it produces the service's
+// "No matching signature ..." message.
+import { canCoerce, coercionCost, commonSupertype, type CoercibleArg } from '../types/coercion.js';
+import { T, arrayOf, rangeOf, typeToSql, type ScalarKind, type ScalarType, type SqlType } from '../types/types.js';
+import type {
+  AggregateFunctionDef,
+  AggregateOptions,
+  ArgInfo,
+  EvalContext,
+  FunctionMismatch,
+  FunctionResolution,
+  GroupsAccumulator,
+  ResolvedAggregate,
+  ResolvedScalar,
+  ScalarFunctionDef,
+  ScalarKernel,
+} from './registry.js';
+import { registerFunction } from './registry.js';
+
+export interface ArgSpec {
+  readonly type: string;
+  readonly optional?: boolean;
+  readonly repeated?: boolean;
+  readonly name?: string;
+  /** The argument must be a constant (literal, parameter or folded expression). */
+  readonly constant?: boolean;
+}
+
+export interface SigContext {
+  readonly argTypes: readonly SqlType[];
+  readonly returnType: SqlType;
+  readonly args: readonly ArgInfo[];
+  /** Concrete types bound to T1, T2, ... */
+  readonly templates: ReadonlyMap<string, SqlType>;
+}
+
+export type RetSpec = string | ((c: Omit<SigContext, 'returnType'>) => SqlType);
+
+export interface Signature<I> {
+  readonly args: readonly ArgSpec[];
+  readonly ret: RetSpec;
+  readonly impl: I;
+  /** Extra validity check after types are bound; return false to reject this signature. */
+  readonly accept?: (c: Omit<SigContext, 'returnType'>) => boolean;
+}
+
+export type KernelMaker = (c: SigContext) => ScalarKernel;
+
+export const opt = (type: string, name?: string): ArgSpec => ({ type, optional: true, name });
+export const rep = (type: string): ArgSpec => ({ type, repeated: true });
+export const named = (name: string, type: string, optional = true): ArgSpec => ({ type, name, optional });
+export const constArg = (type: string): ArgSpec => ({ type, constant: true });
+
+function toSpecs(args: readonly (string | ArgSpec)[]): ArgSpec[] {
+  return args.map((a) => (typeof a === 'string' ? { type: a } : a));
+}
+
+export function sig(
+  args: readonly (string | ArgSpec)[],
+  ret: RetSpec,
+  kernel: ScalarKernel,
+  accept?: Signature<KernelMaker>['accept'],
+): Signature<KernelMaker> {
+  return { args: toSpecs(args), ret, impl: () => kernel, accept };
+}
+
+export function sigf(
+  args: readonly (string | ArgSpec)[],
+  ret: RetSpec,
+  make: KernelMaker,
+  accept?: Signature<KernelMaker>['accept'],
+): Signature<KernelMaker> {
+  return { args: toSpecs(args), ret, impl: make, accept };
+}
+
+// ---------------------------------------------------------------- type patterns
+
+const SCALAR_KINDS = new Set<string>(Object.keys(T));
+
+/** Parses 'INT64', 'ARRAY<T1>', 'RANGE<T1>', 'ANY', 'ARRAY<ANY>', 'STRUCT', 'ARRAY<STRUCT>' etc. */
+type Pattern =
+  | { p: 'concrete'; t: SqlType }
+  | { p: 'template'; name: string }
+  | { p: 'any' }
+  | { p: 'anyStruct' }
+  | { p: 'anyArray' }
+  | { p: 'anyRange' }
+  | { p: 'array'; el: Pattern }
+  | { p: 'range'; el: Pattern };
+
+const patternCache = new Map<string, Pattern>();
+function parsePattern(s: string): Pattern {
+  let p = patternCache.get(s);
+  if (p) return p;
+  p = parsePatternUncached(s.trim());
+  patternCache.set(s, p);
+  return p;
+}
+
+function parsePatternUncached(s: string): Pattern {
+  if (s === 'ANY') return { p: 'any' };
+  if (s === 'STRUCT') return { p: 'anyStruct' };
+  if (s === 'ARRAY') return { p: 'anyArray' };
+  if (s === 'RANGE') return { p: 'anyRange' };
+  if (/^T\d$/.test(s)) return { p: 'template', name: s };
+  if (s.startsWith('ARRAY<') && s.endsWith('>')) {
+    const el = parsePatternUncached(s.slice(6, -1));
+    if (el.p === 'concrete') return { p: 'concrete', t: arrayOf(el.t) };
+    if (el.p === 'any') return { p: 'anyArray' };
+    return { p: 'array', el };
+  }
+  if (s.startsWith('RANGE<') && s.endsWith('>')) {
+    const el = parsePatternUncached(s.slice(6, -1));
+    if (el.p === 'concrete') return { p: 'concrete', t: rangeOf(el.t as ScalarType) };
+    return { p: 'range', el };
+  }
+  if (SCALAR_KINDS.has(s)) return { p: 'concrete', t: T[s as ScalarKind] };
+  throw new Error(`bad type pattern ${s}`);
+}
+
+function patternDisplay(s: string): string {
+  const p = parsePattern(s);
+  return displayOf(p);
+}
+function displayOf(p: Pattern): string {
+  switch (p.p) {
+    case 'concrete':
+      return typeToSql(p.t);
+    case 'template':
+    case 'any':
+      return 'ANY';
+    case 'anyStruct':
+      return 'STRUCT';
+    case 'anyArray':
+      return 'ARRAY';
+    case 'anyRange':
+      return 'RANGE';
+    case 'array':
+      return p.el.p === 'template' || p.el.p === 'any' ? 'ARRAY' : `ARRAY<${displayOf(p.el)}>`;
+    case 'range':
+      return 'RANGE';
+  }
+}
+
+function substitute(p: Pattern, templates: Map<string, SqlType>): SqlType | undefined {
+  switch (p.p) {
+    case 'concrete':
+      return p.t;
+    case 'template':
+      return templates.get(p.name) ?? T.INT64;
+    case 'array': {
+      const el = substitute(p.el, templates);
+      return el && arrayOf(el);
+    }
+    case 'range': {
+      const el = substitute(p.el, templates);
+      return el && rangeOf(el as ScalarType);
+    }
+    default:
+      return undefined;
+  }
+}
+
+// ---------------------------------------------------------------- matching
+
+/** Assigns call arguments to spec positions; undefined when the arity does not fit. */
+function assignArgs(specs: readonly ArgSpec[], args: readonly ArgInfo[]): number[] | undefined {
+  const positional = args.filter((a) => !a.name);
+  const out: number[] = new Array(args.length);
+  // Named arguments bind by name (case-insensitive); the rest bind in order.
+  const namedSpecIdx = new Set<number>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.name) continue;
+    const idx = specs.findIndex((s) => s.name !== undefined && s.name.toLowerCase() === a.name!.toLowerCase());
+    if (idx < 0) return undefined;
+    out[i] = idx;
+    namedSpecIdx.add(idx);
+  }
+  const posSpecs: number[] = [];
+  for (let i = 0; i < specs.length; i++) if (!namedSpecIdx.has(i)) posSpecs.push(i);
+  const required = posSpecs.filter((i) => !specs[i]!.optional && !specs[i]!.repeated).length;
+  const repeatedIdx = posSpecs.find((i) => specs[i]!.repeated);
+  if (positional.length < required) return undefined;
+  let extra = positional.length - required;
+  let k = 0;
+  for (const si of posSpecs) {
+    const s = specs[si]!;
+    if (s.repeated) {
+      // Everything beyond the trailing fixed specs goes to the repeated slot.
+      const after = posSpecs.filter((j) => j > si && !specs[j]!.optional && !specs[j]!.repeated).length;
+      const take = positional.length - k - after;
+      for (let t = 0; t < take; t++) out[args.indexOf(positional[k++]!)] = si;
+      extra = 0;
+      continue;
+    }
+    if (s.optional) {
+      // Named-capable optionals may be skipped positionally only at the end.
+      if (extra > 0 && k < positional.length) {
+        out[args.indexOf(positional[k++]!)] = si;
+        extra--;
+      }
+      continue;
+    }
+    if (k >= positional.length) return undefined;
+    out[args.indexOf(positional[k++]!)] = si;
+  }
+  if (k !== positional.length) return undefined;
+  void repeatedIdx;
+  return out;
+}
+
+export interface MatchResult<I> {
+  readonly sig: Signature<I>;
+  readonly argTypes: SqlType[];
+  readonly returnType: SqlType;
+  readonly templates: Map<string, SqlType>;
+}
+
+function asCoercible(a: ArgInfo): CoercibleArg {
+  return { type: a.type, isLiteral: a.isLiteral ?? a.constant !== undefined, untypedNull: a.untypedNull };
+}
+
+function tryMatch<I>(s: Signature<I>, args: readonly ArgInfo[]): { cost: number; res: MatchResult<I> } | undefined {
+  const assign = assignArgs(s.args, args);
+  if (!assign) return undefined;
+  // Collect template contributions.
+  const contrib = new Map<string, CoercibleArg[]>();
+  const addC = (name: string, c: CoercibleArg) => {
+    let l = contrib.get(name);
+    if (!l) contrib.set(name, (l = []));
+    l.push(c);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const spec = s.args[assign[i]!]!;
+    if (spec.constant && a.constant === undefined && !a.untypedNull) return undefined;
+    const p = parsePattern(spec.type);
+    if (!collect(p, a.type, asCoercible(a), addC)) return undefined;
+  }
+  const templates = new Map<string, SqlType>();
+  for (const [name, list] of contrib) {
+    const st = commonSupertype(list);
+    if (!st) return undefined;
+    templates.set(name, st);
+  }
+  let cost = 0;
+  const argTypes: SqlType[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const p = parsePattern(s.args[assign[i]!]!.type);
+    const target = targetType(p, a, templates);
+    if (!target) return undefined;
+    const c = coercionCost(a.type, target, asCoercible(a));
+    if (c < 0) return undefined;
+    cost += c;
+    argTypes.push(target);
+  }
+  const partial = { argTypes, args, templates };
+  if (s.accept && !s.accept(partial)) return undefined;
+  let returnType: SqlType;
+  if (typeof s.ret === 'function') returnType = s.ret(partial);
+  else {
+    const rp = parsePattern(s.ret);
+    const rt = substitute(rp, templates);
+    if (!rt) throw new Error(`return pattern ${s.ret} not substitutable`);
+    returnType = rt;
+  }
+  return { cost, res: { sig: s, argTypes, returnType, templates } };
+}
+
+function collect(p: Pattern, t: SqlType, a: CoercibleArg, add: (n: string, c: CoercibleArg) => void): boolean {
+  switch (p.p) {
+    case 'template':
+      add(p.name, a);
+      return true;
+    case 'array':
+      if (a.untypedNull && t.kind !== 'ARRAY') return true;
+      if (t.kind !== 'ARRAY') return false;
+      if (a.untypedNull) return true; // untyped [] contributes nothing
+      return collect(p.el, t.element, { type: t.element, isLiteral: a.isLiteral }, add);
+    case 'range':
+      if (a.untypedNull) return true;
+      if (t.kind !== 'RANGE') {
+        // A STRING literal may become a RANGE; it does not bind the element type.
+        return t.kind === 'STRING' && !!a.isLiteral;
+      }
+      return collect(p.el, t.element, { type: t.element }, add);
+    case 'anyStruct':
+      return a.untypedNull || t.kind === 'STRUCT';
+    case 'anyArray':
+      return a.untypedNull || t.kind === 'ARRAY';
+    case 'anyRange':
+      return a.untypedNull || t.kind === 'RANGE';
+    default:
+      return true;
+  }
+}
+
+function targetType(p: Pattern, a: ArgInfo, templates: Map<string, SqlType>): SqlType | undefined {
+  switch (p.p) {
+    case 'any':
+      return a.untypedNull && a.type.kind !== 'ARRAY' ? T.INT64 : a.type;
+    case 'anyStruct':
+    case 'anyArray':
+    case 'anyRange':
+      return a.type;
+    default:
+      return substitute(p, templates);
+  }
+}
+
+export interface Display {
+  /** How a signature is printed in the "Supported signatures" list. */
+  readonly signature: (name: string, argStrs: readonly string[]) => string;
+  /** "function ABS" or "operator +". */
+  readonly what: string;
+}
+
+export function functionDisplay(name: string): Display {
+  return { what: `function ${name}`, signature: (n, a) => `${n}(${a.join(', ')})` };
+}
+
+export function operatorDisplay(symbol: string, form: 'infix' | 'prefix' | 'postfix' | 'between' | 'in' | 'custom' = 'infix', custom?: (a: readonly string[]) => string): Display {
+  return {
+    what: `operator ${symbol}`,
+    signature: (_n, a) => {
+      switch (form) {
+        case 'infix':
+          return `${a[0]} ${symbol} ${a[1]}`;
+        case 'prefix':
+          return `${symbol}${a[0]}`;
+        case 'postfix':
+          return `${a[0]} ${symbol}`;
+        case 'between':
+          return `${a[0]} BETWEEN ${a[1]} AND ${a[2]}`;
+        case 'in':
+          return `${a[0]} IN (${a.slice(1).join(', ')})`;
+        default:
+          return custom!(a);
+      }
+    },
+  };
+}
+
+function specDisplay(s: ArgSpec): string {
+  const base = patternDisplay(s.type);
+  const withName = s.name ? `${s.name} => ${base}` : base;
+  if (s.repeated) return `[${base}, ...]`;
+  if (s.optional) return `[${withName}]`;
+  return base;
+}
+
+export function argTypeDisplay(a: ArgInfo): string {
+  if (a.untypedNull) return a.type.kind === 'ARRAY' ? 'ARRAY<INT64>' : 'NULL';
+  return typeToSql(a.type);
+}
+
+export function mismatchMessage<I>(name: string, sigs: readonly Signature<I>[], args: readonly ArgInfo[], display: Display): string {
+  const argStr = args.map(argTypeDisplay).join(', ');
+  const list = sigs.map((s) => display.signature(name, s.args.map(specDisplay)));
+  const uniq = [...new Set(list)];
+  return `No matching signature for ${display.what} for argument types: ${argStr}. Supported signature${uniq.length === 1 ? '' : 's'}: ${uniq.join('; ')}`;
+}
+
+export function matchSignature<I>(
+  name: string,
+  sigs: readonly Signature<I>[],
+  args: readonly ArgInfo[],
+  display: Display = functionDisplay(name),
+): { ok: true; match: MatchResult<I> } | FunctionMismatch {
+  let best: { cost: number; res: MatchResult<I> } | undefined;
+  for (const s of sigs) {
+    const m = tryMatch(s, args);
+    if (m && (!best || m.cost < best.cost)) best = m;
+  }
+  if (!best) return { ok: false, message: mismatchMessage(name, sigs, args, display) };
+  return { ok: true, match: best.res };
+}
+
+// ---------------------------------------------------------------- definitions
+
+export interface ScalarOptions {
+  readonly aliases?: readonly string[];
+  readonly display?: Display;
+  readonly volatile?: boolean;
+  /** Defaults to true for functions, false for operators. */
+  readonly safeCallable?: boolean;
+  /** A check run after a match; return an error message to reject the call. */
+  readonly validate?: (args: readonly ArgInfo[], m: MatchResult<KernelMaker>) => string | undefined;
+}
+
+export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>[], opts: ScalarOptions = {}): ScalarFunctionDef {
+  const display = opts.display ?? functionDisplay(name);
+  const def: ScalarFunctionDef = {
+    kind: 'scalar',
+    name,
+    safeCallable: opts.safeCallable ?? !name.startsWith('$'),
+    volatile: opts.volatile,
+    resolve(args: readonly ArgInfo[]): FunctionResolution<ResolvedScalar> | FunctionMismatch {
+      const r = matchSignature(name, sigs, args, display);
+      if (!r.ok) return r;
+      const m = r.match;
+      if (opts.validate) {
+        const msg = opts.validate(args, m);
+        if (msg) return { ok: false, message: msg };
+      }
+      const kernel = m.sig.impl({ argTypes: m.argTypes, returnType: m.returnType, args, templates: m.templates });
+      return { ok: true, resolved: { returnType: m.returnType, argTypes: m.argTypes, kernel } };
+    },
+  };
+  registerFunction(def, ...(opts.aliases ?? []));
+  return def;
+}
+
+export type AccumulatorMaker = (c: SigContext, aggOpts: AggregateOptions) => (ctx: EvalContext, opts: AggregateOptions) => GroupsAccumulator;
+
+export function asig(args: readonly (string | ArgSpec)[], ret: RetSpec, make: AccumulatorMaker, accept?: Signature<AccumulatorMaker>['accept']): Signature<AccumulatorMaker> {
+  return { args: toSpecs(args), ret, impl: make, accept };
+}
+
+export interface AggregateDefOptions {
+  readonly aliases?: readonly string[];
+  readonly analytic?: boolean;
+  readonly validate?: (args: readonly ArgInfo[], m: MatchResult<AccumulatorMaker>, opts: AggregateOptions) => string | undefined;
+}
+
+export function defineAggregate(name: string, sigs: readonly Signature<AccumulatorMaker>[], opts: AggregateDefOptions = {}): AggregateFunctionDef {
+  const def: AggregateFunctionDef = {
+    kind: 'aggregate',
+    name,
+    safeCallable: true,
+    analytic: opts.analytic ?? true,
+    resolve(args, aggOpts): FunctionResolution<ResolvedAggregate> | FunctionMismatch {
+      const r = matchSignature(name, sigs, args);
+      if (!r.ok) return r;
+      const m = r.match;
+      if (opts.validate) {
+        const msg = opts.validate(args, m, aggOpts);
+        if (msg) return { ok: false, message: msg };
+      }
+      const create = m.sig.impl({ argTypes: m.argTypes, returnType: m.returnType, args, templates: m.templates }, aggOpts);
+      return { ok: true, resolved: { returnType: m.returnType, argTypes: m.argTypes, create } };
+    },
+  };
+  registerFunction(def, ...(opts.aliases ?? []));
+  return def;
+}
+
+export { canCoerce };

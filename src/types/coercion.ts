@@ -1,0 +1,148 @@
+// GoogleSQL implicit coercion, supertypes and coercion costs.
+//
+// The rules follow ZetaSQL's Coercer:
+//   - INT64 -> NUMERIC -> BIGNUMERIC -> FLOAT64 (each step implicit), INT64 -> FLOAT64.
+//   - DATE -> DATETIME (implicit, used for supertypes).
+//   - STRING literals and query parameters coerce to DATE, TIME, DATETIME, TIMESTAMP and RANGE<T>.
+//   - Untyped NULL and the untyped empty array `[]` coerce to any type.
+//   - STRUCT coerces field-wise (same arity); ARRAY only to an ARRAY of the exact same element
+//     type (ARRAY<INT64> does not coerce to ARRAY<FLOAT64>).
+import { T, arrayOf, structOf, typeEquals, type ScalarKind, type SqlType, type StructField } from './types.js';
+
+export interface CoercionOpts {
+  readonly isLiteral?: boolean;
+  readonly isParameter?: boolean;
+  readonly untypedNull?: boolean;
+}
+
+/** Minimal argument shape the supertype logic needs (registry.ArgInfo satisfies it). */
+export interface CoercibleArg {
+  readonly type: SqlType;
+  readonly isLiteral?: boolean;
+  readonly isParameter?: boolean;
+  readonly untypedNull?: boolean;
+}
+
+// Widening rank of the numeric kinds: a lower rank coerces to any higher one.
+const NUMERIC_RANK: Partial<Record<string, number>> = { INT64: 0, NUMERIC: 1, BIGNUMERIC: 2, FLOAT64: 3 };
+const STRING_LITERAL_TARGETS = new Set(['DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'RANGE']);
+
+/** Whether a value of `from` may be used where `to` is expected without an explicit CAST. */
+export function canCoerce(from: SqlType, to: SqlType, opts: CoercionOpts = {}): boolean {
+  return coercionCost(from, to, opts) >= 0;
+}
+
+/**
+ * The cost of coercing `from` to `to`: 0 for the same type, a small positive
+ * number for implicit widenings (closer types cost less, as ZetaSQL's
+ * signature matcher prefers them), -1 when no implicit coercion exists.
+ */
+export function coercionCost(from: SqlType, to: SqlType, opts: CoercionOpts = {}): number {
+  if (opts.untypedNull) {
+    // An untyped NULL/[] fits anything; [] only fits arrays.
+    if (from.kind === 'ARRAY' && to.kind !== 'ARRAY') return -1;
+    return 1;
+  }
+  if (typeEquals(from, to)) return 0;
+  const fr = NUMERIC_RANK[from.kind];
+  const tr = NUMERIC_RANK[to.kind];
+  if (fr !== undefined && tr !== undefined) return tr > fr ? tr - fr : -1;
+  if (from.kind === 'DATE' && to.kind === 'DATETIME') return 1;
+  if (from.kind === 'STRING' && (opts.isLiteral || opts.isParameter) && STRING_LITERAL_TARGETS.has(to.kind)) return 1;
+  if (from.kind === 'STRUCT' && to.kind === 'STRUCT') {
+    if (from.fields.length !== to.fields.length) return -1;
+    let cost = 0;
+    for (let i = 0; i < from.fields.length; i++) {
+      const c = coercionCost(from.fields[i]!.type, to.fields[i]!.type, { isLiteral: opts.isLiteral, isParameter: opts.isParameter });
+      if (c < 0) return -1;
+      cost += c;
+    }
+    return cost;
+  }
+  if (from.kind === 'ARRAY' && to.kind === 'ARRAY') {
+    // Literal arrays ([1, 2] written inline) may widen their elements, like their elements could.
+    if (opts.isLiteral || opts.isParameter) {
+      const c = coercionCost(from.element, to.element, opts);
+      return c < 0 ? -1 : c;
+    }
+    return -1;
+  }
+  if (from.kind === 'RANGE' && to.kind === 'RANGE') return -1;
+  // Parameterized types (STRING(10)) behave as their base type.
+  if (from.kind === to.kind) return 0;
+  return -1;
+}
+
+/**
+ * The common supertype of a set of arguments (for CASE, COALESCE, IN, UNION,
+ * array literals, templated function arguments), or undefined if none exists.
+ * All-untyped-NULL sets yield INT64, as GoogleSQL does.
+ */
+export function commonSupertype(args: readonly CoercibleArg[]): SqlType | undefined {
+  const typed = args.filter((a) => !a.untypedNull);
+  if (typed.length === 0) {
+    // `[]` alone is ARRAY<INT64>; NULL alone is INT64.
+    const arr = args.find((a) => a.type.kind === 'ARRAY');
+    return arr ? arrayOf(T.INT64) : T.INT64;
+  }
+  // Non-literal arguments fix the type; literals/params may coerce more freely.
+  const fixed = typed.filter((a) => !a.isLiteral && !a.isParameter);
+  const pool = fixed.length > 0 ? fixed : typed;
+  const candidate = supertypeOfTypes(pool.map((a) => a.type));
+  if (candidate !== undefined) {
+    if (typed.every((a) => canCoerce(a.type, candidate, a))) return candidate;
+  }
+  // The literals may not fit the non-literal supertype; try the supertype of everything.
+  const all = supertypeOfTypes(typed.map((a) => a.type));
+  if (all !== undefined && typed.every((a) => canCoerce(a.type, all, a))) return all;
+  // STRING literals next to a date/time-typed value adopt that type.
+  if (candidate !== undefined) {
+    for (const a of typed) if (!canCoerce(a.type, candidate, a)) return undefined;
+    return candidate;
+  }
+  return undefined;
+}
+
+/** The supertype of plain (non-literal) types. */
+export function supertypeOfTypes(types: readonly SqlType[]): SqlType | undefined {
+  if (types.length === 0) return undefined;
+  let acc: SqlType | undefined = types[0]!;
+  for (let i = 1; i < types.length && acc !== undefined; i++) acc = supertypeOf2(acc, types[i]!);
+  return acc;
+}
+
+function supertypeOf2(a: SqlType, b: SqlType): SqlType | undefined {
+  if (typeEquals(a, b)) return a;
+  if (a.kind === b.kind && a.kind !== 'STRUCT' && a.kind !== 'ARRAY' && a.kind !== 'RANGE') return T[a.kind];
+  const ar = NUMERIC_RANK[a.kind];
+  const br = NUMERIC_RANK[b.kind];
+  if (ar !== undefined && br !== undefined) return T[(ar >= br ? a.kind : b.kind) as ScalarKind];
+  if ((a.kind === 'DATE' && b.kind === 'DATETIME') || (a.kind === 'DATETIME' && b.kind === 'DATE')) return T.DATETIME;
+  if (a.kind === 'STRUCT' && b.kind === 'STRUCT') {
+    if (a.fields.length !== b.fields.length) return undefined;
+    const fields: StructField[] = [];
+    for (let i = 0; i < a.fields.length; i++) {
+      const t = supertypeOf2(a.fields[i]!.type, b.fields[i]!.type);
+      if (t === undefined) return undefined;
+      // ZetaSQL keeps the first struct's field names.
+      fields.push({ name: a.fields[i]!.name, type: t });
+    }
+    return structOf(fields);
+  }
+  if (a.kind === 'ARRAY' && b.kind === 'ARRAY') return typeEquals(a.element, b.element) ? a : undefined;
+  return undefined;
+}
+
+/** Normalizes scalar type objects to the shared frozen instances where possible. */
+export function canonicalType(t: SqlType): SqlType {
+  switch (t.kind) {
+    case 'ARRAY':
+      return arrayOf(canonicalType(t.element));
+    case 'STRUCT':
+      return structOf(t.fields.map((f) => ({ name: f.name, type: canonicalType(f.type) })));
+    case 'RANGE':
+      return t;
+    default:
+      return t.params ? t : T[t.kind];
+  }
+}
