@@ -6,6 +6,8 @@
 //   --no-duckdb        skip the DuckDB reference side
 //   --no-extra         skip the extra process metrics
 //   --project <id>     project id (default bench-project)
+//   --gateway <path>   gateway entry to start instead of dist/gateway.js
+//                      (a .ts path runs under tsx, e.g. bench/testing/fake-gateway.ts)
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { runBench, defaultOutDir } from './lib/runner.js';
@@ -20,6 +22,7 @@ const { values } = parseArgs({
     'no-duckdb': { type: 'boolean', default: false },
     'no-extra': { type: 'boolean', default: false },
     project: { type: 'string', default: 'bench-project' },
+    gateway: { type: 'string' },
   },
   strict: true,
 });
@@ -35,6 +38,9 @@ try {
     extra: !values['no-extra'],
     outDir,
     projectId: values.project ?? 'bench-project',
+    gateway: values.gateway
+      ? { script: path.resolve(values.gateway), nodeArgs: values.gateway.endsWith('.ts') ? ['--import', 'tsx'] : [] }
+      : undefined,
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`\n${renderTable(result)}\n`);

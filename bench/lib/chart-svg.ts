@@ -41,8 +41,9 @@ export function renderSvg(r: BenchResult): string {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12" fill="${COLORS.text}">`);
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
   const m = r.machine;
-  out.push(text(16, 26, `Query p50 per case — emulator (HTTP round trip) vs DuckDB (in-process) vs peer's published p50${r.options.quick ? ' — QUICK (tiny sizes)' : ''}`, 'font-size="16" font-weight="600"'));
-  out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'} · ms, log scale, shorter is faster`, `fill="${COLORS.muted}"`));
+  out.push(text(16, 26, `Query p50 per case: emulator vs DuckDB vs peer's published p50`, 'font-size="16" font-weight="600"'));
+  if (r.options.quick) out.push(text(W - 16, 26, 'QUICK: tiny sizes, not comparable', `text-anchor="end" font-size="13" fill="${COLORS.error}"`));
+  out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'} · emulator = HTTP round trip, DuckDB = in-process · ms, log scale, shorter is faster`, `fill="${COLORS.muted}"`));
   // Legend.
   const legend: [string, string][] = [['emulator', COLORS.emulator], ['DuckDB', COLORS.duckdb], ['peer (published, other machine)', COLORS.peer]];
   let lx = 16;
@@ -111,22 +112,25 @@ export function renderSvg(r: BenchResult): string {
   const px1 = W - 30;
   const py0 = panelTop + 30;
   const py1 = panelTop + 170;
-  out.push(text(px0, panelTop + 4, 'Drift: SELECT 1 p50 (—) and total RSS (- -) vs queries', 'font-size="11" font-weight="600"'));
+  out.push(text(px0, panelTop + 4, 'Drift over a session of SELECT 1', 'font-size="12" font-weight="600"'));
+  out.push(text(px0, panelTop + 20, 'solid: SELECT 1 p50 · dashed: gateway+engine RSS', `font-size="10" fill="${COLORS.muted}"`));
   out.push(`<rect x="${px0}" y="${py0}" width="${px1 - px0}" height="${py1 - py0}" fill="none" stroke="${COLORS.grid}"/>`);
   if (x && x.drift.status === 'ok' && x.drift.points.length > 1) {
     const pts = x.drift.points;
     const maxQ = pts[pts.length - 1]!.queries || 1;
     const lat = pts.map((p) => p.select1P50);
     const rss = pts.map((p) => (p.gatewayMB ?? 0) + (p.engineMB ?? 0));
-    const line = (vals: number[], dash: string, color: string, unit: string): void => {
+    const line = (vals: number[], dash: string, color: string): void => {
       const vmax = Math.max(...vals) * 1.2 || 1;
       const d = pts.map((p, i) => `${(px0 + (p.queries / maxQ) * (px1 - px0)).toFixed(1)},${(py1 - (vals[i]! / vmax) * (py1 - py0)).toFixed(1)}`).join(' ');
       out.push(`<polyline points="${d}" fill="none" stroke="${color}" stroke-width="2" ${dash}/>`);
-      out.push(text(px1 - 2, py1 - (vals[vals.length - 1]! / vmax) * (py1 - py0) - 4, `${fmtMs(vals[vals.length - 1]!)} ${unit}`, `text-anchor="end" font-size="10" fill="${color}"`));
-      out.push(text(px0 + 2, py1 - (vals[0]! / vmax) * (py1 - py0) - 4, `${fmtMs(vals[0]!)} ${unit}`, `font-size="10" fill="${color}"`));
     };
-    line(lat, '', COLORS.emulator, 'ms');
-    if (rss.some((v) => v > 0)) line(rss, 'stroke-dasharray="5 3"', '#7c3aed', 'MB');
+    line(lat, '', COLORS.emulator);
+    const rssShown = rss.some((v) => v > 0);
+    if (rssShown) line(rss, 'stroke-dasharray="5 3"', '#7c3aed');
+    // Start → end values as text: two series on one small plot would collide as labels.
+    out.push(text(px0, py1 + 28, `p50 ${fmtMs(lat[0]!)} → ${fmtMs(lat[lat.length - 1]!)} ms`, `font-size="11" fill="${COLORS.emulator}"`));
+    if (rssShown) out.push(text(px1, py1 + 28, `RSS ${rss[0]!.toFixed(0)} → ${rss[rss.length - 1]!.toFixed(0)} MB`, `text-anchor="end" font-size="11" fill="#7c3aed"`));
     out.push(text(px0, py1 + 14, '0', `font-size="10" fill="${COLORS.muted}"`));
     out.push(text(px1, py1 + 14, `${maxQ} queries`, `text-anchor="end" font-size="10" fill="${COLORS.muted}"`));
   } else {

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { findEnginePid } from '../metrics/rss.js';
+import { repoRoot } from './cases.js';
 
 export interface EmulatorHandle {
   url: string;
@@ -54,7 +55,14 @@ export async function attachEmulator(url: string, projectId: string): Promise<Em
   };
 }
 
-export async function startEmulator(gatewayJs: string, projectId: string, startTimeoutMs = 30_000): Promise<EmulatorHandle> {
+export interface StartOptions {
+  /** Extra node flags before the script, e.g. ['--import', 'tsx'] for a TypeScript stand-in. */
+  nodeArgs?: string[];
+  startTimeoutMs?: number;
+}
+
+export async function startEmulator(gatewayJs: string, projectId: string, opts: StartOptions = {}): Promise<EmulatorHandle> {
+  const startTimeoutMs = opts.startTimeoutMs ?? 30_000;
   if (!existsSync(gatewayJs)) throw new Error(`${gatewayJs} not found (run npm run build)`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-emu-'));
   const httpPort = await freePort();
@@ -65,9 +73,9 @@ export async function startEmulator(gatewayJs: string, projectId: string, startT
   };
   const t0 = performance.now();
   const child: ChildProcess = spawn(process.execPath, [
-    gatewayJs, '--http-port', String(httpPort), '--grpc-port', String(grpcPort),
+    ...(opts.nodeArgs ?? []), gatewayJs, '--http-port', String(httpPort), '--grpc-port', String(grpcPort),
     '--data-dir', dataDir, '--project-id', projectId,
-  ], { stdio: ['ignore', 'pipe', 'pipe'], cwd: path.dirname(path.dirname(gatewayJs)) });
+  ], { stdio: ['ignore', 'pipe', 'pipe'], cwd: repoRoot });
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited: string | null = null;

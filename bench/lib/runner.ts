@@ -33,6 +33,8 @@ export interface RunOptions {
   /** Where latest.json / latest.svg go; null writes nothing (tests). */
   outDir: string | null;
   projectId: string;
+  /** Gateway entry point; default dist/gateway.js. Tests pass a stand-in. */
+  gateway?: { script: string; nodeArgs?: string[] };
   log: (line: string) => void;
 }
 
@@ -113,13 +115,13 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
   const cases = loadCases(opts.caseFilter ?? undefined).map((c) => (opts.quick ? quickCase(c) : c));
   if (cases.length === 0) throw new Error(`no case matches ${opts.caseFilter ?? ''}`);
 
-  const gatewayJs = path.join(repoRoot, 'dist', 'gateway.js');
+  const gateway = opts.gateway ?? { script: path.join(repoRoot, 'dist', 'gateway.js') };
   const emulatorInfo: BenchResult['emulator'] = { url: opts.url, status: 'ok', restarts: [] };
   let emu: EmulatorHandle | null = null;
   const start = async (): Promise<EmulatorHandle> =>
-    opts.url ? attachEmulator(opts.url, opts.projectId) : startEmulator(gatewayJs, opts.projectId);
+    opts.url ? attachEmulator(opts.url, opts.projectId) : startEmulator(gateway.script, opts.projectId, { nodeArgs: gateway.nodeArgs });
   try {
-    log(opts.url ? `attaching to ${opts.url}` : `starting ${path.relative(repoRoot, gatewayJs)}`);
+    log(opts.url ? `attaching to ${opts.url}` : `starting ${path.relative(repoRoot, gateway.script)}`);
     emu = await start();
     emulatorInfo.url = emu.url;
     log(`emulator healthy at ${emu.url}${emu.startupMs !== null ? ` after ${emu.startupMs} ms` : ''}`);
@@ -205,6 +207,9 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
       heavyTimeoutMs: 300_000,
     };
     Object.assign(extra, await runExtraMetrics(ctx, log));
+  } else if (extra && emu) {
+    const dead = { status: 'error' as const, error: `emulator died during the cases: ${emu.logTail().split('\n').slice(-3).join(' | ')}` };
+    Object.assign(extra, { select1: dead, concurrentSmall: dead, insertAll: dead, rssAfterLoad: dead, healthzUnderLoad: dead, drift: dead });
   }
 
   if (emu) {

@@ -1,0 +1,147 @@
+// A stand-in gateway for testing the bench runner itself while the real
+// emulator is being built: the REST subset the runner uses, answered by
+// DuckDB through the runner's own SQL translation. It spawns an idle child
+// named "fake-engine" so the RSS code finds a gateway → engine pair.
+// Not a reference for anything: only the runner's tests start it.
+import http from 'node:http';
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { translateToDuckdb, translateType } from '../lib/sql-translate.js';
+import { isoMicros, type RestField } from '../lib/compare.js';
+
+const { values } = parseArgs({
+  options: {
+    'http-port': { type: 'string', default: '9050' },
+    'grpc-port': { type: 'string', default: '9060' },
+    'data-dir': { type: 'string' },
+    'project-id': { type: 'string', default: 'test-project' },
+  },
+  strict: true,
+});
+
+const PAGE_ROWS = 500; // small on purpose, so the runner's paging is exercised
+
+const engine = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)', 'fake-engine'], { stdio: 'ignore' });
+const instance = await DuckDBInstance.create(':memory:');
+const conn: DuckDBConnection = await instance.connect();
+
+interface Job { fields: RestField[]; rows: { f: { v: unknown }[] }[] }
+const jobs = new Map<string, Job>();
+let jobSeq = 0;
+
+function restType(duckType: string): { type: string; mode: string } {
+  const t = duckType.toUpperCase();
+  if (t.endsWith('[]')) return { type: restType(t.slice(0, -2)).type, mode: 'REPEATED' };
+  if (/^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UBIGINT|UINTEGER)$/.test(t)) return { type: 'INTEGER', mode: 'NULLABLE' };
+  if (/^(FLOAT|DOUBLE)$/.test(t)) return { type: 'FLOAT', mode: 'NULLABLE' };
+  if (t.startsWith('DECIMAL')) return { type: 'NUMERIC', mode: 'NULLABLE' };
+  if (t === 'BOOLEAN') return { type: 'BOOLEAN', mode: 'NULLABLE' };
+  if (t.startsWith('TIMESTAMP')) return { type: 'TIMESTAMP', mode: 'NULLABLE' };
+  if (t === 'DATE') return { type: 'DATE', mode: 'NULLABLE' };
+  return { type: 'STRING', mode: 'NULLABLE' };
+}
+
+function wire(type: string, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) return v.map((x) => ({ v: wire(type, x) }));
+  if (type === 'TIMESTAMP') return String(isoMicros(String(v)));
+  if (type === 'FLOAT' || type === 'BOOLEAN') return v;
+  return String(v);
+}
+
+async function runQuery(sql: string): Promise<Job> {
+  const reader = await conn.runAndReadAll(translateToDuckdb(sql, ''));
+  if (/^\s*(CREATE|DROP|INSERT)/i.test(sql)) return { fields: [], rows: [] };
+  const fields = reader.columnNames().map((name, i) => ({ name, ...restType(reader.columnTypes()[i]!.toString()) }));
+  const rows = reader.getRowsJson().map((r) => ({ f: r.map((v, i) => ({ v: wire(fields[i]!.type, v) })) }));
+  return { fields, rows };
+}
+
+function page(jobId: string, job: Job, start: number): object {
+  const end = Math.min(job.rows.length, start + PAGE_ROWS);
+  return {
+    kind: 'bigquery#queryResponse', jobComplete: true,
+    jobReference: { projectId: values['project-id'], jobId },
+    schema: { fields: job.fields }, rows: job.rows.slice(start, end), totalRows: String(job.rows.length),
+    ...(end < job.rows.length ? { pageToken: String(end) } : {}),
+  };
+}
+
+function literal(field: RestField, v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (field.type === 'BOOLEAN' || field.type === 'FLOAT' || field.type === 'INTEGER') return String(v);
+  const s = `'${String(v).replaceAll("'", "''")}'`;
+  return field.type === 'TIMESTAMP' ? `CAST(${s.replace(/Z'$/, "'").replace('T', ' ')} AS TIMESTAMP)` : s;
+}
+
+const tables = new Map<string, RestField[]>();
+
+async function route(method: string, url: URL, body: Record<string, unknown>): Promise<[number, object]> {
+  const p = url.pathname.split('/').filter(Boolean);
+  if (url.pathname === '/healthz' || url.pathname === '/') return [200, { service: 'fake-gateway', status: 'ok' }];
+  // /bigquery/v2/projects/{p}/...
+  const rest = p.slice(4);
+  if (method === 'POST' && rest.length === 1 && rest[0] === 'datasets') {
+    const ref = body['datasetReference'] as { datasetId: string };
+    await conn.run(`CREATE SCHEMA "${ref.datasetId}"`);
+    return [200, { datasetReference: ref }];
+  }
+  if (method === 'DELETE' && rest[0] === 'datasets' && rest.length === 2) {
+    await conn.run(`DROP SCHEMA IF EXISTS "${rest[1]}" CASCADE`);
+    return [204, {}];
+  }
+  if (method === 'POST' && rest[0] === 'datasets' && rest[2] === 'tables' && rest.length === 3) {
+    const fields = (body['schema'] as { fields: RestField[] }).fields;
+    const ref = body['tableReference'] as { tableId: string };
+    const cols = fields.map((f) => `"${f.name}" ${f.type === 'NUMERIC' ? 'DECIMAL(38, 9)' : translateType(f.type === 'FLOAT' ? 'FLOAT64' : f.type === 'INTEGER' ? 'INT64' : f.type)}`);
+    await conn.run(`CREATE TABLE "${rest[1]}"."${ref.tableId}" (${cols.join(', ')})`);
+    tables.set(`${rest[1]}.${ref.tableId}`, fields);
+    return [200, { tableReference: ref, schema: { fields } }];
+  }
+  if (method === 'POST' && rest[4] === 'insertAll') {
+    const fields = tables.get(`${rest[1]}.${rest[3]}`);
+    if (!fields) return [404, { error: { code: 404, message: `Not found: Table ${rest[1]}.${rest[3]}` } }];
+    const rows = body['rows'] as { json: Record<string, unknown> }[];
+    const tuples = rows.map((r) => `(${fields.map((f) => literal(f, r.json[f.name])).join(', ')})`);
+    await conn.run(`INSERT INTO "${rest[1]}"."${rest[3]}" VALUES ${tuples.join(', ')}`);
+    return [200, { kind: 'bigquery#tableDataInsertAllResponse' }];
+  }
+  if (method === 'POST' && rest.length === 1 && rest[0] === 'queries') {
+    const jobId = `job_${++jobSeq}`;
+    const job = await runQuery(String(body['query']));
+    jobs.set(jobId, job);
+    return [200, page(jobId, job, 0)];
+  }
+  if (method === 'GET' && rest[0] === 'queries' && rest.length === 2) {
+    const job = jobs.get(rest[1]!);
+    if (!job) return [404, { error: { code: 404, message: `Not found: Job ${rest[1]}` } }];
+    return [200, page(rest[1]!, job, Number(url.searchParams.get('pageToken') ?? 0))];
+  }
+  return [404, { error: { code: 404, message: `fake gateway: no route ${method} ${url.pathname}` } }];
+}
+
+const server = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    route(req.method ?? 'GET', url, body)
+      .then(([status, obj]) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(obj)); })
+      .catch((e: unknown) => {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 400, message: e instanceof Error ? e.message : String(e) } }));
+      });
+  });
+});
+server.listen(Number(values['http-port']), '127.0.0.1');
+
+const shutdown = (): void => {
+  engine.kill('SIGKILL');
+  server.close();
+  process.exit(0);
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
