@@ -37,6 +37,9 @@ try {
     duckdb: !values['no-duckdb'],
     extra: !values['no-extra'],
     outDir,
+    // Quick is a CI smoke: bounded even if the emulator hangs.
+    requestTimeoutMs: quick ? 10_000 : undefined,
+    caseBudgetMs: quick ? 40_000 : undefined,
     projectId: values.project ?? 'bench-project',
     gateway: values.gateway
       ? { script: path.resolve(values.gateway), nodeArgs: values.gateway.endsWith('.ts') ? ['--import', 'tsx'] : [] }

@@ -33,6 +33,10 @@ export interface RunOptions {
   /** Where latest.json / latest.svg go; null writes nothing (tests). */
   outDir: string | null;
   projectId: string;
+  /** Caps every emulator request (the case's max_ms otherwise). */
+  requestTimeoutMs?: number;
+  /** Cases not started within this many ms of the run start are reported as errors, not run. */
+  caseBudgetMs?: number;
   /** Gateway entry point; default dist/gateway.js. Tests pass a stand-in. */
   gateway?: { script: string; nodeArgs?: string[] };
   log: (line: string) => void;
@@ -151,8 +155,19 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
   }
 
   const results: CaseResult[] = [];
-  for (const c of cases) {
+  const casesStart = Date.now();
+  for (const c0 of cases) {
+    const c = opts.requestTimeoutMs ? { ...c0, timeoutMs: Math.min(c0.timeoutMs, opts.requestTimeoutMs) } : c0;
     log(`case ${c.name}`);
+    if (opts.caseBudgetMs !== undefined && Date.now() - casesStart > opts.caseBudgetMs) {
+      // A hung or very slow emulator must not make a smoke run unbounded.
+      const over: SideResult = { status: 'error', error: `not run: case time budget of ${opts.caseBudgetMs} ms used up` };
+      results.push({
+        name: c.name, tags: c.tags, iterations: c.iterations, warmup: c.warmup, emulator: over, duckdb: over,
+        ratio: null, peer: peers[c.name] ?? null, match: { status: 'n/a', detail: 'not run' },
+      });
+      continue;
+    }
     let emuSide: SideResult = { status: 'skipped', error: undefined };
     let emuRows: CanonRow[] | null = null;
     if (emu && !emu.alive() && !opts.url) {
@@ -204,7 +219,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
       gatewayPid: emu.pid,
       sizes: opts.quick ? QUICK_SIZES : FULL_SIZES,
       dataset: `bench_${runId}_metrics`,
-      heavyTimeoutMs: 300_000,
+      heavyTimeoutMs: opts.requestTimeoutMs ?? 300_000,
     };
     Object.assign(extra, await runExtraMetrics(ctx, log));
   } else if (extra && emu) {

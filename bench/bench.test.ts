@@ -1,0 +1,191 @@
+// Bench smoke test: the SQL translation table, quick-mode scaling, result
+// comparison, every shared case on DuckDB at quick size, and the runner end to
+// end against a stand-in gateway (and the real one when dist/gateway.js
+// exists). Asserts structure and correctness only, never timings.
+import { describe, it, expect } from 'vitest';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { translateToDuckdb, splitTopLevel } from './lib/sql-translate.js';
+import { scaleGenerateArrays, QUICK_MAX_ROWS } from './lib/quick-scale.js';
+import { loadCases, quickCase, loadOverrides, loadPeerTable, repoRoot } from './lib/cases.js';
+import { compareRows, hasTopLevelOrderBy, canonRestValue, isoMicros } from './lib/compare.js';
+import { runCaseOnDuckdb } from './lib/duckdb-side.js';
+import { runBench, type RunOptions } from './lib/runner.js';
+import { percentile } from './lib/stats.js';
+import type { BenchResult, CaseResult, SideResult } from './lib/types.js';
+
+const tr = (sql: string): string => translateToDuckdb(sql, 's').replace(/\s+/g, ' ').trim();
+
+describe('GoogleSQL → DuckDB translation', () => {
+  it('turns UNNEST(GENERATE_ARRAY) into an inclusive generate_series table', () => {
+    expect(tr('SELECT id FROM UNNEST(GENERATE_ARRAY(1, 100000)) AS id'))
+      .toBe('SELECT id FROM generate_series(1, 100000) AS _g1(id)');
+    expect(tr('FROM UNNEST(GENERATE_ARRAY(1, 10)) AS n CROSS JOIN UNNEST(GENERATE_ARRAY(1, 2)) AS m'))
+      .toBe('FROM generate_series(1, 10) AS _g1(n) CROSS JOIN generate_series(1, 2) AS _g2(m)');
+    expect(tr('WHERE k IN (SELECT k FROM UNNEST(GENERATE_ARRAY(0, 9)) AS k)'))
+      .toBe('WHERE k IN (SELECT k FROM generate_series(0, 9) AS _g1(k))');
+  });
+  it('turns UNNEST(array column) into a lateral unnest', () => {
+    expect(tr('SELECT SUM(x) FROM {{ds}}.t, UNNEST(arr) AS x')).toBe('SELECT SUM(x) FROM s.t, unnest(arr) AS _u1(x)');
+  });
+  it('maps CAST target types', () => {
+    expect(tr('CAST(id AS FLOAT64) / 7')).toBe('CAST(id AS DOUBLE) / 7');
+    expect(tr("CONCAT('u', CAST(MOD(id, 3) AS STRING))")).toBe("CONCAT('u', CAST(MOD(id, 3) AS VARCHAR))");
+    expect(tr('CAST(x AS INT64)')).toBe('CAST(x AS BIGINT)');
+    expect(tr("SAFE_CAST('1' AS BOOL)")).toBe("TRY_CAST('1' AS BOOLEAN)");
+  });
+  it('rewrites IF, COUNTIF and SAFE_DIVIDE, also nested', () => {
+    expect(tr("COUNT(DISTINCT IF(a = 'x', u, NULL))")).toBe("COUNT(DISTINCT (CASE WHEN a = 'x' THEN u ELSE NULL END))");
+    expect(tr("COUNTIF(t = 'a' AND c = 'b')")).toBe("count_if(t = 'a' AND c = 'b')");
+    expect(tr('SUM(IF(c = 1, IF(d, 1, 2), 0))')).toBe('SUM((CASE WHEN c = 1 THEN (CASE WHEN d THEN 1 ELSE 2 END) ELSE 0 END))');
+    expect(tr('SAFE_DIVIDE(a, b)')).toBe('(CASE WHEN (b) = 0 THEN NULL ELSE (a) / (b) END)');
+  });
+  it('rewrites date/time arithmetic and UTC timestamp literals', () => {
+    expect(tr("TIMESTAMP_ADD(TIMESTAMP '2024-03-01 10:00:00 UTC', INTERVAL MOD(id, 20) DAY)"))
+      .toBe("(TIMESTAMP '2024-03-01 10:00:00' + INTERVAL (MOD(id, 20)) DAY)");
+    expect(tr("DATE_ADD(DATE '2020-01-01', INTERVAL id DAY)")).toBe("CAST(DATE '2020-01-01' + INTERVAL (id) DAY AS DATE)");
+    expect(tr('TIMESTAMP_SUB(ts, INTERVAL 2 HOUR)')).toBe('(ts - INTERVAL (2) HOUR)');
+    expect(tr("FORMAT_DATE('%Y', d)")).toBe("strftime(d, '%Y')");
+  });
+  it('leaves string literals, USING/IN/OVER lists and unknown functions alone', () => {
+    expect(tr("SELECT 'IF(a, b, c)' AS s, STARTS_WITH(name, 'user_1')")).toBe("SELECT 'IF(a, b, c)' AS s, STARTS_WITH(name, 'user_1')");
+    expect(tr('JOIN {{ds}}.b USING (k)')).toBe('JOIN s.b USING (k)');
+    expect(tr('ROW_NUMBER() OVER (PARTITION BY k ORDER BY id)')).toBe('ROW_NUMBER() OVER (PARTITION BY k ORDER BY id)');
+    expect(tr('SELECT `my col` FROM `{{ds}}.t`')).toBe('SELECT "my col" FROM "s.t"');
+  });
+  it('splits arguments at top-level commas only', () => {
+    expect(splitTopLevel("a, f(b, c), [1, 2], 'x,y'")).toEqual(['a', ' f(b, c)', ' [1, 2]', " 'x,y'"]);
+    expect(splitTopLevel('')).toEqual([]);
+  });
+  it('reports a shape it cannot translate', () => {
+    expect(() => translateToDuckdb('TIMESTAMP_ADD(ts, 5)', 's')).toThrow(/interval/);
+  });
+});
+
+describe('--quick scaling', () => {
+  it('shrinks one range to the row cap and keeps its start', () => {
+    expect(scaleGenerateArrays('UNNEST(GENERATE_ARRAY(1, 100000)) AS id')).toBe(`UNNEST(GENERATE_ARRAY(1, ${QUICK_MAX_ROWS})) AS id`);
+    expect(scaleGenerateArrays('UNNEST(GENERATE_ARRAY(0, 9999)) AS id')).toBe('UNNEST(GENERATE_ARRAY(0, 1999)) AS id');
+  });
+  it('shrinks the largest range of a cross join so the product fits', () => {
+    const out = scaleGenerateArrays('UNNEST(GENERATE_ARRAY(1, 1000000)) AS n CROSS JOIN UNNEST(GENERATE_ARRAY(1, 2)) AS m');
+    expect(out).toBe('UNNEST(GENERATE_ARRAY(1, 1000)) AS n CROSS JOIN UNNEST(GENERATE_ARRAY(1, 2)) AS m');
+  });
+  it('leaves small ranges and other SQL untouched', () => {
+    expect(scaleGenerateArrays('UNNEST(GENERATE_ARRAY(0, 9)) AS k')).toBe('UNNEST(GENERATE_ARRAY(0, 9)) AS k');
+    expect(scaleGenerateArrays('SELECT 1')).toBe('SELECT 1');
+  });
+  it('keeps every shared case at ≤ 2,000 rows per statement', () => {
+    for (const c of loadCases().map(quickCase)) {
+      for (const sql of [...c.setup, c.query]) {
+        const sizes = [...sql.matchAll(/GENERATE_ARRAY\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)/gi)].map((m) => Number(m[2]) - Number(m[1]) + 1);
+        expect(sizes.reduce((a, b) => a * b, 1), `${c.name}: ${sql}`).toBeLessThanOrEqual(QUICK_MAX_ROWS);
+      }
+      expect(c.iterations).toBe(2);
+      expect(c.warmup).toBe(1);
+    }
+  });
+});
+
+describe('shared inputs', () => {
+  it('finds all 23 cases and the peer p50 of each', () => {
+    const cases = loadCases();
+    expect(cases.length).toBe(23);
+    const peers = loadPeerTable();
+    for (const c of cases) expect(peers[c.name]?.peer, c.name).toBeGreaterThan(0);
+    expect(peers['select_literal']).toEqual({ peer: 16.8, goSqlite: 59.6, realServiceExec: 167 });
+    expect(peers['join_hash_2m']?.goSqlite).toBeNull();
+  });
+  it('reads the overrides file', () => {
+    expect(typeof loadOverrides()).toBe('object');
+  });
+});
+
+describe('result comparison', () => {
+  it('compares numbers within 1e-9 relative and INT64 strings as numbers', () => {
+    expect(compareRows([[1, 7149999.999999999]], [[1, 7150000.000000001]], true).equal).toBe(true);
+    expect(compareRows([[1, 7149999.99]], [[1, 7150000]], true).equal).toBe(false);
+    expect(canonRestValue({ name: 'n', type: 'INTEGER' }, '42')).toBe(42);
+  });
+  it('is order-insensitive only without a top-level ORDER BY', () => {
+    expect(hasTopLevelOrderBy('SELECT k FROM (SELECT ROW_NUMBER() OVER (ORDER BY id) rn FROM t)')).toBe(false);
+    expect(hasTopLevelOrderBy('SELECT k FROM t ORDER BY k')).toBe(true);
+    expect(compareRows([[1], [2]], [[2], [1]], false).equal).toBe(true);
+    expect(compareRows([[1], [2]], [[2], [1]], true).equal).toBe(false);
+    expect(compareRows([[1]], [[1], [2]], false).detail).toMatch(/row count/);
+  });
+  it('reads TIMESTAMP as epoch µs from both sides', () => {
+    const micros = isoMicros('2024-03-01 10:00:00');
+    expect(canonRestValue({ name: 't', type: 'TIMESTAMP' }, String(micros))).toBe(micros);
+    expect(canonRestValue({ name: 't', type: 'TIMESTAMP' }, '1.7092872E9')).toBe(1709287200000000);
+    expect(micros).toBe(1709287200000000);
+  });
+  it('interpolates percentiles', () => {
+    expect(percentile([1, 2, 3, 4], 50)).toBe(2.5);
+    expect(percentile([5], 95)).toBe(5);
+  });
+});
+
+describe('every shared case on DuckDB (quick sizes)', () => {
+  const overrides = loadOverrides();
+  for (const c of loadCases().map(quickCase)) {
+    it(c.name, async () => {
+      const out = await runCaseOnDuckdb(c, overrides[c.name]);
+      expect(out.result.error).toBeUndefined();
+      expect(out.result.status).toBe('ok');
+      expect(out.result.samples?.length).toBe(c.iterations);
+    });
+  }
+});
+
+function expectWellFormedSide(s: SideResult): void {
+  expect(['ok', 'error', 'skipped']).toContain(s.status);
+  if (s.status === 'ok') {
+    expect(s.latency?.n).toBeGreaterThan(0);
+    expect(Number.isFinite(s.latency?.p50)).toBe(true);
+  }
+  if (s.status === 'error') expect(typeof s.error === 'string' && s.error.length > 0).toBe(true);
+}
+
+function expectWellFormed(r: BenchResult, caseCount: number): void {
+  expect(r.cases.length).toBe(caseCount);
+  for (const c of r.cases) {
+    expect(typeof c.name).toBe('string');
+    expectWellFormedSide(c.emulator);
+    expectWellFormedSide(c.duckdb);
+    expect(['equal', 'different', 'n/a']).toContain(c.match.status);
+  }
+  expect(JSON.parse(JSON.stringify(r))).toBeTruthy();
+}
+
+const quickOptions = (over: Partial<RunOptions>): RunOptions => ({
+  quick: true, caseFilter: null, url: null, duckdb: true, extra: false, outDir: null,
+  projectId: 'bench-test', requestTimeoutMs: 5_000, caseBudgetMs: 30_000, log: () => {}, ...over,
+});
+
+describe('runner end to end (quick)', () => {
+  const caseCount = loadCases().length;
+
+  it('against the stand-in gateway: every case runs and matches DuckDB', async () => {
+    const r = await runBench(quickOptions({
+      extra: true,
+      gateway: { script: path.join(repoRoot, 'bench', 'testing', 'fake-gateway.ts'), nodeArgs: ['--import', 'tsx'] },
+    }));
+    expectWellFormed(r, caseCount);
+    expect(r.emulator.status).toBe('ok');
+    const bad = r.cases.filter((c: CaseResult) => c.emulator.status !== 'ok' || c.match.status === 'different');
+    expect(bad.map((c) => `${c.name}: ${c.emulator.error ?? c.match.detail}`)).toEqual([]);
+    const x = r.extra!;
+    for (const [name, m] of Object.entries(x)) expect(m.status, `${name}: ${JSON.stringify(m)}`).toBe('ok');
+    if (x.idleRss.status === 'ok') expect(x.idleRss.engineMB).toBeGreaterThan(0);
+  }, 60_000);
+
+  it.skipIf(!existsSync(path.join(repoRoot, 'dist', 'gateway.js')))(
+    'against dist/gateway.js: completes with a well-formed result per case',
+    async () => {
+      const r = await runBench(quickOptions({ duckdb: false }));
+      expectWellFormed(r, caseCount);
+    },
+    60_000,
+  );
+});
