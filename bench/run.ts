@@ -28,7 +28,8 @@ const { values } = parseArgs({
 });
 
 const quick = values.quick ?? false;
-const outDir = defaultOutDir(quick);
+// latest.* always means the real emulator at full size; anything else goes to tmp/.
+const outDir = defaultOutDir(quick || values.gateway !== undefined);
 try {
   const result = await runBench({
     quick,

@@ -42,6 +42,8 @@ export function renderSvg(r: BenchResult): string {
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
   const m = r.machine;
   out.push(text(16, 26, `Query p50 per case: emulator vs DuckDB vs peer's published p50`, 'font-size="16" font-weight="600"'));
+  const stand = r.emulator.command && r.emulator.command !== 'dist/gateway.js' ? `STAND-IN: ${r.emulator.command}` : '';
+  if (stand) out.push(text(W - 16, 46, stand, `text-anchor="end" font-size="12" fill="${COLORS.error}"`));
   if (r.options.quick) out.push(text(W - 16, 26, 'QUICK: tiny sizes, not comparable', `text-anchor="end" font-size="13" fill="${COLORS.error}"`));
   out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'} · emulator = HTTP round trip, DuckDB = in-process · ms, log scale, shorter is faster`, `fill="${COLORS.muted}"`));
   // Legend.

@@ -63,7 +63,7 @@ export interface StartOptions {
 
 export async function startEmulator(gatewayJs: string, projectId: string, opts: StartOptions = {}): Promise<EmulatorHandle> {
   const startTimeoutMs = opts.startTimeoutMs ?? 30_000;
-  if (!existsSync(gatewayJs)) throw new Error(`${gatewayJs} not found (run npm run build)`);
+  if (!existsSync(gatewayJs)) throw new Error(`${path.relative(repoRoot, gatewayJs)} not found (run npm run build)`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-emu-'));
   const httpPort = await freePort();
   const grpcPort = await freePort();

@@ -120,7 +120,12 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
   if (cases.length === 0) throw new Error(`no case matches ${opts.caseFilter ?? ''}`);
 
   const gateway = opts.gateway ?? { script: path.join(repoRoot, 'dist', 'gateway.js') };
-  const emulatorInfo: BenchResult['emulator'] = { url: opts.url, status: 'ok', restarts: [] };
+  const emulatorInfo: BenchResult['emulator'] = {
+    url: opts.url,
+    command: opts.url ? null : [...(gateway.nodeArgs ?? []), path.relative(repoRoot, gateway.script)].join(' '),
+    status: 'ok',
+    restarts: [],
+  };
   let emu: EmulatorHandle | null = null;
   const start = async (): Promise<EmulatorHandle> =>
     opts.url ? attachEmulator(opts.url, opts.projectId) : startEmulator(gateway.script, opts.projectId, { nodeArgs: gateway.nodeArgs });

@@ -74,7 +74,7 @@ export interface ExtraMetrics {
 export interface BenchResult {
   machine: MachineInfo;
   options: { quick: boolean; caseFilter: string | null; url: string | null; duckdb: boolean; extra: boolean };
-  emulator: { url: string | null; status: 'ok' | 'error'; error?: string; log?: string; restarts: string[] };
+  emulator: { url: string | null; command: string | null; status: 'ok' | 'error'; error?: string; log?: string; restarts: string[] };
   cases: CaseResult[];
   extra: ExtraMetrics | null;
   totalMs: number;
