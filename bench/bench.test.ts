@@ -180,6 +180,27 @@ describe('runner end to end (quick)', () => {
     if (x.idleRss.status === 'ok') expect(x.idleRss.engineMB).toBeGreaterThan(0);
   }, 60_000);
 
+  it('survives a gateway that crashes on one case and hangs on another', async () => {
+    process.env['FAKE_GATEWAY_CRASH_ON'] = '_scan_100k.';
+    process.env['FAKE_GATEWAY_HANG_ON'] = '_filter_100k.';
+    try {
+      const r = await runBench(quickOptions({
+        caseFilter: '_100k', duckdb: false, requestTimeoutMs: 1_500,
+        gateway: { script: path.join(repoRoot, 'bench', 'testing', 'fake-gateway.ts'), nodeArgs: ['--import', 'tsx'] },
+      }));
+      expectWellFormed(r, loadCases('_100k').length);
+      const byName = new Map(r.cases.map((c) => [c.name, c]));
+      expect(byName.get('scan_100k')?.emulator.status).toBe('error');
+      expect(byName.get('filter_100k')?.emulator.error).toMatch(/no answer within|did not finish/);
+      expect(r.emulator.restarts.length).toBe(1);
+      // Cases after the crash ran on the restarted emulator.
+      expect(byName.get('view_agg_100k')?.emulator.status).toBe('ok');
+    } finally {
+      delete process.env['FAKE_GATEWAY_CRASH_ON'];
+      delete process.env['FAKE_GATEWAY_HANG_ON'];
+    }
+  }, 60_000);
+
   it.skipIf(!existsSync(path.join(repoRoot, 'dist', 'gateway.js')))(
     'against dist/gateway.js: completes with a well-formed result per case',
     async () => {

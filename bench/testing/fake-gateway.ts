@@ -21,6 +21,10 @@ const { values } = parseArgs({
 });
 
 const PAGE_ROWS = 500; // small on purpose, so the runner's paging is exercised
+// Failure injection for the runner's robustness tests: a query whose text
+// contains the substring makes the gateway exit, or never answer.
+const CRASH_ON = process.env['FAKE_GATEWAY_CRASH_ON'] ?? '';
+const HANG_ON = process.env['FAKE_GATEWAY_HANG_ON'] ?? '';
 
 const engine = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)', 'fake-engine'], { stdio: 'ignore' });
 const instance = await DuckDBInstance.create(':memory:');
@@ -108,9 +112,14 @@ async function route(method: string, url: URL, body: Record<string, unknown>): P
     return [200, { kind: 'bigquery#tableDataInsertAllResponse' }];
   }
   if (method === 'POST' && rest.length === 1 && rest[0] === 'queries') {
+    const sql = String(body['query']);
+    if (CRASH_ON && sql.includes(CRASH_ON)) { engine.kill('SIGKILL'); process.exit(3); }
+    if (HANG_ON && sql.includes(HANG_ON)) return new Promise(() => {});
     const jobId = `job_${++jobSeq}`;
-    const job = await runQuery(String(body['query']));
+    const job = await runQuery(sql);
     jobs.set(jobId, job);
+    // Every other job first answers "not complete", so the runner's polling runs too.
+    if (jobSeq % 2 === 0) return [200, { jobComplete: false, jobReference: { projectId: values['project-id'], jobId } }];
     return [200, page(jobId, job, 0)];
   }
   if (method === 'GET' && rest[0] === 'queries' && rest.length === 2) {
