@@ -31,7 +31,12 @@ export type Path = string[];
 // Types
 // ---------------------------------------------------------------------------
 
-export type TypeNode = ScalarTypeNode | ArrayTypeNode | StructTypeNode | RangeTypeNode | AnyTypeNode | TableTypeNode;
+export type TypeNode = ScalarTypeNode | ArrayTypeNode | StructTypeNode | RangeTypeNode | AnyTypeNode | TableTypeNode | AnyTableTypeNode;
+
+/** `ANY TABLE` in table function parameters. */
+export interface AnyTableTypeNode extends NodeBase {
+  kind: 'AnyTableType';
+}
 
 export interface ScalarTypeNode extends NodeBase {
   kind: 'ScalarType';
@@ -119,7 +124,8 @@ export type Expr =
   | LambdaExpr
   | NamedArgument
   | StarArg
-  | ReplaceFieldsExpr;
+  | ReplaceFieldsExpr
+  | WithExpr;
 
 /** Integer literal; text as written, e.g. "42" or "0x1F". */
 export interface IntLiteral extends NodeBase {
@@ -334,6 +340,8 @@ export interface OrderByItem extends NodeBase {
   direction?: 'ASC' | 'DESC';
   nulls?: 'FIRST' | 'LAST';
   collate?: string;
+  /** COLLATE @param (query parameter collation). */
+  collateExpr?: Expr;
 }
 
 export type FrameBoundType = 'UNBOUNDED PRECEDING' | 'PRECEDING' | 'CURRENT ROW' | 'FOLLOWING' | 'UNBOUNDED FOLLOWING';
@@ -375,6 +383,8 @@ export interface FunctionCall extends NodeBase {
   orderBy?: OrderByItem[];
   limit?: Expr;
   over?: WindowSpec;
+  /** Aggregate filter `SUM(x WHERE cond)`. */
+  where?: Expr;
 }
 
 /** `*` as a function argument: COUNT(*). */
@@ -452,6 +462,13 @@ export interface ReplaceFieldsExpr extends NodeBase {
   fields: { value: Expr; path: string[] }[];
 }
 
+/** WITH(a AS expr, b AS expr, result_expr) */
+export interface WithExpr extends NodeBase {
+  kind: 'WithExpr';
+  vars: { name: string; expr: Expr }[];
+  body: Expr;
+}
+
 // ---------------------------------------------------------------------------
 // Queries
 // ---------------------------------------------------------------------------
@@ -460,6 +477,8 @@ export interface Cte extends NodeBase {
   kind: 'Cte';
   name: string;
   query: Query;
+  /** Recursive CTE `WITH DEPTH [AS alias] [BETWEEN lo AND hi | MAX hi]` (ZetaSQL). */
+  depth?: { alias?: string; min?: Expr; max?: Expr };
 }
 
 export interface WithClause extends NodeBase {
@@ -479,6 +498,8 @@ export interface Query extends NodeBase {
   orderBy?: OrderByItem[];
   limit?: Expr;
   offset?: Expr;
+  /** LIMIT ALL (no limit) was written. */
+  limitAll?: boolean;
   pipes: PipeOp[];
 }
 
@@ -488,6 +509,8 @@ export type QueryExpr = Select | SetOperation | Query | FromQuery;
 export interface Corresponding {
   /** CORRESPONDING or CORRESPONDING BY (cols). */
   by?: string[];
+  /** STRICT CORRESPONDING */
+  strict?: boolean;
 }
 
 export interface SetOperation extends NodeBase {
@@ -521,6 +544,8 @@ export interface Select extends NodeBase {
   having?: Expr;
   qualify?: Expr;
   window?: NamedWindow[];
+  /** SELECT WITH DIFFERENTIAL_PRIVACY / AGGREGATION_THRESHOLD OPTIONS(...) */
+  withModifier?: { name: string; options?: OptionEntry[] };
 }
 
 export type SelectItem = SelectExprItem | SelectStar;
@@ -577,6 +602,12 @@ export interface TableSample {
   method: string; // SYSTEM | BERNOULLI | RESERVOIR
   size: Expr;
   unit: 'PERCENT' | 'ROWS';
+  /** REPEATABLE(seed) */
+  repeatable?: Expr;
+  /** RESERVOIR(n ROWS PARTITION BY ...) */
+  partitionBy?: Expr[];
+  /** WITH WEIGHT [AS alias] */
+  withWeight?: { alias?: string };
 }
 
 export type FromItem = TableRef | UnnestRef | SubqueryRef | TvfRef | JoinRef | PivotRef | UnpivotRef;
@@ -601,6 +632,10 @@ export interface UnnestRef extends NodeBase {
   alias?: string;
   withOffset?: { alias?: string };
   sample?: TableSample;
+  /** Multi-array UNNEST: per-array aliases `UNNEST(a AS x, b AS y)` (same length as exprs). */
+  exprAliases?: (string | undefined)[];
+  /** Multi-array UNNEST `mode => 'PAD'|'TRUNCATE'|'STRICT'`. */
+  mode?: Expr;
 }
 
 export interface SubqueryRef extends NodeBase {
@@ -616,10 +651,16 @@ export interface TableArg extends NodeBase {
   path: Path;
 }
 
+/** `MODEL ds.m` argument of ML.* table functions. */
+export interface ModelArg extends NodeBase {
+  kind: 'ModelArg';
+  path: Path;
+}
+
 export interface TvfRef extends NodeBase {
   kind: 'TvfRef';
   name: Path;
-  args: (Expr | TableArg | Query)[];
+  args: (Expr | TableArg | ModelArg | Query)[];
   alias?: string;
   sample?: TableSample;
 }
@@ -690,7 +731,9 @@ export type PipeOp =
   | PipeTablesample
   | PipeDistinct
   | PipeAssert
-  | PipeWindow;
+  | PipeWindow
+  | PipeWith
+  | PipeDescribe;
 
 export interface PipeWhere extends NodeBase {
   kind: 'PipeWhere';
@@ -800,6 +843,16 @@ export interface PipeWindow extends NodeBase {
   kind: 'PipeWindow';
   items: SelectItem[];
 }
+/** |> WITH name AS (query), ... */
+export interface PipeWith extends NodeBase {
+  kind: 'PipeWith';
+  ctes: Cte[];
+}
+/** |> DESCRIBE / |> STATIC_DESCRIBE (ZetaSQL debugging operators). */
+export interface PipeDescribe extends NodeBase {
+  kind: 'PipeDescribe';
+  static: boolean;
+}
 
 // ---------------------------------------------------------------------------
 // Statements
@@ -875,7 +928,8 @@ export type Statement =
   | ExportDataStmt
   | LoadDataStmt
   | GrantStmt
-  | CaseStmt;
+  | CaseStmt
+  | CreateConstantStmt;
 
 export interface Script extends NodeBase {
   kind: 'Script';
@@ -924,6 +978,16 @@ export interface CreateViewStmt extends StmtBase {
   query: Query;
   /** Original SQL text of the AS query. */
   queryText: string;
+}
+
+/** CREATE [OR REPLACE] [TEMP] CONSTANT [IF NOT EXISTS] name = expr (ZetaSQL named constants). */
+export interface CreateConstantStmt extends StmtBase {
+  kind: 'CreateConstant';
+  orReplace: boolean;
+  temp: boolean;
+  ifNotExists: boolean;
+  name: Path;
+  value: Expr;
 }
 
 export interface CreateSchemaStmt extends StmtBase {
@@ -1082,6 +1146,8 @@ export interface InsertStmt extends StmtBase {
   assertRowsModified?: Expr;
   /** THEN RETURN items (ZetaSQL). */
   returning?: SelectItem[];
+  /** INSERT [OR] IGNORE|REPLACE|UPDATE (ZetaSQL primary-key modes). */
+  insertMode?: 'IGNORE' | 'REPLACE' | 'UPDATE';
 }
 
 export interface UpdateItem {
@@ -1090,11 +1156,23 @@ export interface UpdateItem {
   value: Expr;
 }
 
+/** Nested DML item of UPDATE ... SET (DELETE arr WHERE ...), (UPDATE arr SET ...), (INSERT arr VALUES ...). */
+export interface NestedDmlItem {
+  stmt: InsertStmt | UpdateStmt | DeleteStmt;
+  /** Position among all SET items (assignments and nested DML interleaved). */
+  position: number;
+}
+
 export interface UpdateStmt extends StmtBase {
   kind: 'Update';
+  /** For nested DML the target is the array path relative to the outer row. */
   target: Path;
   alias?: string;
   set: UpdateItem[];
+  /** Nested DML SET items (ZetaSQL / BigQuery nested array DML). */
+  nestedDml?: NestedDmlItem[];
+  /** Nested UPDATE/DELETE: `arr WITH OFFSET [AS o]`. */
+  withOffset?: { alias?: string };
   from?: FromItem;
   where?: Expr;
   assertRowsModified?: Expr;
@@ -1105,6 +1183,8 @@ export interface DeleteStmt extends StmtBase {
   kind: 'Delete';
   target: Path;
   alias?: string;
+  /** Nested DELETE: `arr WITH OFFSET [AS o]`. */
+  withOffset?: { alias?: string };
   where?: Expr;
   assertRowsModified?: Expr;
   returning?: SelectItem[];

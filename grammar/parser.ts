@@ -693,6 +693,14 @@ export class Parser {
         return this.createFunction(base, temp, true, false);
       case 'PROCEDURE':
         return this.createProcedure(base);
+      case 'CONSTANT': {
+        this.next();
+        const ifNotExists = this.ifNotExists();
+        const name = this.path();
+        this.expectSym('=');
+        const value = this.expr();
+        return this.stmtEnd({ kind: 'CreateConstant', ...base, temp, ifNotExists, name, value });
+      }
       case 'MODEL':
         return this.createModel(base);
       case 'ROW':
@@ -1249,9 +1257,14 @@ export class Parser {
 
   private insertStatement(): A.InsertStmt {
     const t = this.expectKw('INSERT');
+    let insertMode: A.InsertStmt['insertMode'];
+    if (this.isKw('OR') && (this.isKw('IGNORE', 1) || this.isKw('REPLACE', 1) || this.isKw('UPDATE', 1))) this.next();
+    if ((this.isKw('IGNORE') || this.isKw('REPLACE') || this.isKw('UPDATE')) && (this.isIdent(1) || this.isKw('INTO', 1)))
+      insertMode = this.next().upper as A.InsertStmt['insertMode'];
     this.acceptKw('INTO');
     const target = this.path();
     const s: A.InsertStmt = { kind: 'Insert', loc: this.loc(t), start: t.offset, end: 0, target };
+    if (insertMode) s.insertMode = insertMode;
     if (this.isSym('(') && !this.startsQuery(1)) {
       this.next();
       s.columns = this.identList();
@@ -1291,14 +1304,44 @@ export class Parser {
     return undefined;
   }
 
-  private updateItems(): A.UpdateItem[] {
+  private updateItems(nested?: A.NestedDmlItem[]): A.UpdateItem[] {
     const out: A.UpdateItem[] = [];
+    let position = 0;
     do {
+      if (nested && this.isSym('(') && (this.isKw('DELETE', 1) || this.isKw('UPDATE', 1) || this.isKw('INSERT', 1))) {
+        this.next();
+        nested.push({ stmt: this.nestedDml(), position: position++ });
+        this.expectSym(')');
+        continue;
+      }
       const target = this.postfixExpr();
       this.expectSym('=');
       out.push({ target, value: this.expr() });
+      position++;
     } while (this.acceptSym(','));
     return out;
+  }
+
+  private nestedDml(): A.InsertStmt | A.UpdateStmt | A.DeleteStmt {
+    if (this.isKw('INSERT')) return this.insertStatement();
+    const t = this.next();
+    const target = this.path();
+    const alias = this.isIdent() ? this.identName(this.next()) : this.isKw('AS') ? (this.next(), this.ident()) : undefined;
+    const withOffset = this.withOffset();
+    if (t.upper === 'DELETE') {
+      const s: A.DeleteStmt = { kind: 'Delete', loc: this.loc(t), start: t.offset, end: 0, target, withOffset };
+      if (this.acceptKw('WHERE')) s.where = this.expr();
+      this.dmlTail(s);
+      return this.stmtEnd(s);
+    }
+    this.expectKw('SET');
+    const nestedDml: A.NestedDmlItem[] = [];
+    const set = this.updateItems(nestedDml);
+    const s: A.UpdateStmt = { kind: 'Update', loc: this.loc(t), start: t.offset, end: 0, target, alias, set, withOffset };
+    if (nestedDml.length) s.nestedDml = nestedDml;
+    if (this.acceptKw('WHERE')) s.where = this.expr();
+    this.dmlTail(s);
+    return this.stmtEnd(s);
   }
 
   private updateStatement(): A.UpdateStmt {
@@ -1306,8 +1349,10 @@ export class Parser {
     const target = this.path();
     const alias = this.dmlAlias();
     this.expectKw('SET');
-    const set = this.updateItems();
+    const nestedDml: A.NestedDmlItem[] = [];
+    const set = this.updateItems(nestedDml);
     const s: A.UpdateStmt = { kind: 'Update', loc: this.loc(t), start: t.offset, end: 0, target, alias, set };
+    if (nestedDml.length) s.nestedDml = nestedDml;
     if (this.acceptKw('FROM')) s.from = this.fromClause();
     if (this.acceptKw('WHERE')) s.where = this.expr();
     this.dmlTail(s);
@@ -1472,6 +1517,7 @@ export class Parser {
     }
     if (u === 'STRUCT') {
       this.next();
+      if (this.acceptSym('<>')) return { kind: 'StructType', loc, fields: [] };
       return this.structTypeBody(loc, columnOpts);
     }
     if (u === 'RANGE') {
@@ -1486,6 +1532,11 @@ export class Parser {
       this.next();
       return { kind: 'AnyType', loc };
     }
+    if (u === 'ANY' && this.isKw('TABLE', 1)) {
+      this.next();
+      this.next();
+      return { kind: 'AnyTableType', loc };
+    }
     if (u === 'TABLE' && this.isSym('<', 1)) {
       this.next();
       this.next();
@@ -1497,7 +1548,7 @@ export class Parser {
       this.expectSym('>');
       return { kind: 'TableType', loc, columns };
     }
-    if (t.type === T.Word && RESERVED.has(u)) this.fail(t, 'type');
+    if (t.type === T.Word && RESERVED.has(u) && u !== 'INTERVAL') this.fail(t, 'type');
     this.next();
     let name = t.type === T.QuotedIdent ? this.identName(t) : u;
     // Qualified type names (proto/enum) keep their dotted path.
@@ -1579,7 +1630,8 @@ export class Parser {
       q.orderBy = this.orderByList();
     }
     if (this.acceptKw('LIMIT')) {
-      q.limit = this.expr();
+      if (this.acceptKw('ALL')) q.limitAll = true;
+      else q.limit = this.expr();
       if (this.acceptKw('OFFSET')) q.offset = this.expr();
     }
   }
@@ -1595,7 +1647,21 @@ export class Parser {
       this.expectSym('(');
       const query = this.query();
       this.expectSym(')');
-      ctes.push({ kind: 'Cte', loc: this.loc(ct), name, query });
+      const cte: A.Cte = { kind: 'Cte', loc: this.loc(ct), name, query };
+      if (this.isKw('WITH') && this.isKw('DEPTH', 1)) {
+        this.next();
+        this.next();
+        const depth: NonNullable<A.Cte['depth']> = {};
+        if (this.acceptKw('AS')) depth.alias = this.ident();
+        else if (this.isIdent() && !this.isKw('BETWEEN') && !this.isKw('MAX')) depth.alias = this.ident();
+        if (this.acceptKw('BETWEEN')) {
+          depth.min = this.bitOr();
+          this.expectKw('AND');
+          depth.max = this.bitOr();
+        } else if (this.acceptKw('MAX')) depth.max = this.bitOr();
+        cte.depth = depth;
+      }
+      ctes.push(cte);
     } while (this.acceptSym(',') && !this.isKw('SELECT'));
     return { kind: 'WithClause', loc: this.loc(t), recursive, ctes };
   }
@@ -1630,8 +1696,9 @@ export class Parser {
       else this.fail(this.peek(), 'keyword ALL or keyword DISTINCT');
       let corresponding: A.Corresponding | undefined;
       let byName: boolean | undefined;
+      const strict = this.isKw('STRICT') && this.isKw('CORRESPONDING', 1) ? (this.next(), true) : false;
       if (this.acceptKw('CORRESPONDING')) {
-        corresponding = {};
+        corresponding = strict ? { strict } : {};
         if (this.acceptKw('BY')) {
           this.expectSym('(');
           corresponding.by = this.identList();
@@ -1676,6 +1743,11 @@ export class Parser {
   private select(): A.Select {
     const t = this.expectKw('SELECT');
     const s: A.Select = { kind: 'Select', loc: this.loc(t), distinct: false, items: [] };
+    if (this.isKw('WITH') && this.isIdent(1)) {
+      this.next();
+      const name = this.ident().toUpperCase();
+      s.withModifier = { name, options: this.isKw('OPTIONS') ? this.optionsList() : undefined };
+    }
     if (this.acceptKw('DISTINCT')) s.distinct = true;
     else this.acceptKw('ALL');
     if (this.isKw('AS')) {
@@ -1835,7 +1907,10 @@ export class Parser {
     const t = this.peek();
     const expr = this.expr();
     const item: A.OrderByItem = { kind: 'OrderByItem', loc: this.loc(t), expr };
-    if (this.acceptKw('COLLATE')) item.collate = this.stringLit();
+    if (this.acceptKw('COLLATE')) {
+      if (this.peek().type === T.String) item.collate = this.stringLit();
+      else item.collateExpr = this.primary();
+    }
     if (this.acceptKw('ASC')) item.direction = 'ASC';
     else if (this.acceptKw('DESC')) item.direction = 'DESC';
     if (this.acceptKw('NULLS')) {
@@ -1917,8 +1992,25 @@ export class Parser {
     let unit: 'PERCENT' | 'ROWS' = 'PERCENT';
     if (this.acceptKw('ROWS')) unit = 'ROWS';
     else this.expectKw('PERCENT');
+    const sample: A.TableSample = { method, size, unit };
+    if (this.isKw('PARTITION')) {
+      this.next();
+      this.expectKw('BY');
+      sample.partitionBy = this.exprList();
+    }
     this.expectSym(')');
-    return { method, size, unit };
+    if (this.isKw('REPEATABLE') && this.isSym('(', 1)) {
+      this.next();
+      this.next();
+      sample.repeatable = this.expr();
+      this.expectSym(')');
+    }
+    if (this.isKw('WITH') && this.isKw('WEIGHT', 1)) {
+      this.next();
+      this.next();
+      sample.withWeight = { alias: this.alias() };
+    }
+    return sample;
   }
 
   private withOffset(): { alias?: string } | undefined {
@@ -1934,6 +2026,15 @@ export class Parser {
     const t = this.peek();
     let item: A.FromItem;
     if (this.isSym('(')) {
+      if (this.startsQuery(1) && !this.isSym('(', 1)) {
+        // `(SELECT ...` is always a subquery: parse without backtracking for precise errors.
+        this.next();
+        const q = this.query();
+        this.expectSym(')');
+        const sq: A.SubqueryRef = { kind: 'SubqueryRef', loc: this.loc(t), query: q };
+        sq.alias = this.alias();
+        return this.fromPostfix(sq);
+      }
       if (this.startsQuery(1)) {
         const q = this.speculate(() => {
           this.next();
@@ -1956,9 +2057,23 @@ export class Parser {
     if (this.isKw('UNNEST')) {
       this.next();
       this.expectSym('(');
-      const exprs = this.exprList();
+      const exprs: A.Expr[] = [];
+      const aliases: (string | undefined)[] = [];
+      let mode: A.Expr | undefined;
+      do {
+        if (this.isKw('MODE') && this.isSym('=>', 1)) {
+          this.next();
+          this.next();
+          mode = this.expr();
+          continue;
+        }
+        exprs.push(this.expr());
+        aliases.push(this.acceptKw('AS') ? this.ident() : undefined);
+      } while (this.acceptSym(','));
       this.expectSym(')');
       const u: A.UnnestRef = { kind: 'UnnestRef', loc: this.loc(t), exprs };
+      if (aliases.some((a) => a !== undefined)) u.exprAliases = aliases;
+      if (mode) u.mode = mode;
       u.alias = this.alias();
       u.withOffset = this.withOffset();
       return this.fromPostfix(u);
@@ -1968,7 +2083,7 @@ export class Parser {
     if (this.isSym('(')) {
       // Table-valued function call.
       this.next();
-      const args: (A.Expr | A.TableArg | A.Query)[] = [];
+      const args: (A.Expr | A.TableArg | A.ModelArg | A.Query)[] = [];
       if (!this.isSym(')')) {
         do args.push(this.tvfArg());
         while (this.acceptSym(','));
@@ -1998,11 +2113,15 @@ export class Parser {
     return this.fromPostfix(tr);
   }
 
-  private tvfArg(): A.Expr | A.TableArg | A.Query {
+  private tvfArg(): A.Expr | A.TableArg | A.ModelArg | A.Query {
     const t = this.peek();
     if (this.isKw('TABLE') && (this.isIdent(1) || this.peek(1).type === T.Word)) {
       this.next();
       return { kind: 'TableArg', loc: this.loc(t), path: this.path() };
+    }
+    if (this.isKw('MODEL') && this.isIdent(1)) {
+      this.next();
+      return { kind: 'ModelArg', loc: this.loc(t), path: this.path() };
     }
     if (this.startsQuery() && !this.isSym('(')) return this.query();
     return this.functionArg();
@@ -2211,7 +2330,7 @@ export class Parser {
         const ct = this.peek();
         const name = this.path();
         this.expectSym('(');
-        const args: (A.Expr | A.TableArg | A.Query)[] = [];
+        const args: (A.Expr | A.TableArg | A.ModelArg | A.Query)[] = [];
         if (!this.isSym(')')) {
           do args.push(this.tvfArg());
           while (this.acceptSym(','));
@@ -2233,7 +2352,8 @@ export class Parser {
         }
         let corresponding: A.Corresponding | undefined;
         let byName: boolean | undefined;
-        if (this.acceptKw('CORRESPONDING')) corresponding = {};
+        const strict = this.isKw('STRICT') && this.isKw('CORRESPONDING', 1) ? (this.next(), true) : false;
+        if (this.acceptKw('CORRESPONDING')) corresponding = strict ? { strict } : {};
         else if (this.isKw('BY') && this.isKw('NAME', 1)) {
           this.next();
           this.next();
@@ -2242,6 +2362,7 @@ export class Parser {
         }
         const queries: A.Query[] = [];
         do {
+          if (queries.length > 0 && !this.isSym('(')) break; // trailing comma
           this.expectSym('(');
           queries.push(this.query());
           this.expectSym(')');
@@ -2263,6 +2384,14 @@ export class Parser {
       case 'DISTINCT':
         this.next();
         return { kind: 'PipeDistinct', loc };
+      case 'DESCRIBE':
+      case 'STATIC_DESCRIBE':
+        this.next();
+        return { kind: 'PipeDescribe', loc, static: t.upper === 'STATIC_DESCRIBE' };
+      case 'WITH': {
+        const w = this.withClause();
+        return { kind: 'PipeWith', loc, ctes: w.ctes };
+      }
       case 'ASSERT': {
         this.next();
         const cond = this.expr();
@@ -2571,7 +2700,20 @@ export class Parser {
           for (let i = 0; i < d.value.length; i++) value[i] = d.value.charCodeAt(i);
           e = { kind: 'BytesLiteral', loc, value, raw: d.raw };
         } else e = { kind: 'StringLiteral', loc, value: d.value, raw: d.raw };
-        // Adjacent string literals are not concatenated in GoogleSQL: leave them to fail.
+        // Adjacent literals of the same kind concatenate ('a' 'b' = 'ab'), as in GoogleSQL.
+        while (this.peek().type === T.String) {
+          const n = this.peek();
+          const d2 = this.decodeString(n);
+          if (d2.bytes !== d.bytes) this.fail(n);
+          this.next();
+          if (e.kind === 'StringLiteral') e = { ...e, value: e.value + d2.value };
+          else if (e.kind === 'BytesLiteral') {
+            const v: Uint8Array = new Uint8Array(e.value.length + d2.value.length);
+            v.set(e.value);
+            for (let i = 0; i < d2.value.length; i++) v[e.value.length + i] = d2.value.charCodeAt(i);
+            e = { ...e, value: v };
+          }
+        }
         return e;
       }
       case T.QuotedIdent:
@@ -2619,6 +2761,9 @@ export class Parser {
       case 'DEFAULT':
         this.next();
         return { kind: 'DefaultExpr', loc };
+      case 'WITH':
+        if (this.isSym('(', 1)) return this.withExpr();
+        break;
       case 'RANGE':
         if (this.isSym('<', 1)) {
           this.next();
@@ -2689,6 +2834,12 @@ export class Parser {
   private parenExpr(): A.Expr {
     const t = this.peek();
     const loc = this.loc(t);
+    if (this.startsQuery(1) && !this.isSym('(', 1)) {
+      this.next();
+      const q = this.query();
+      this.expectSym(')');
+      return { kind: 'ScalarSubquery', loc, query: q };
+    }
     if (this.startsQuery(1)) {
       const q = this.speculate(() => {
         this.next();
@@ -2817,6 +2968,7 @@ export class Parser {
     const loc = this.loc(t);
     let type: A.StructTypeNode | undefined;
     if (this.isSym('<')) type = this.structTypeBody(loc, false);
+    if (!type && this.acceptSym('<>')) type = { kind: 'StructType', loc, fields: [] };
     this.expectSym('(');
     const fields: A.StructField[] = [];
     if (!this.isSym(')')) {
@@ -2827,6 +2979,21 @@ export class Parser {
     }
     this.expectSym(')');
     return { kind: 'StructExpr', loc, syntax: 'struct', type, fields };
+  }
+
+  private withExpr(): A.Expr {
+    const t = this.next();
+    this.expectSym('(');
+    const vars: { name: string; expr: A.Expr }[] = [];
+    while (this.isIdent() && this.isKw('AS', 1)) {
+      const name = this.identName(this.next());
+      this.next();
+      vars.push({ name, expr: this.expr() });
+      this.expectSym(',');
+    }
+    const body = this.expr();
+    this.expectSym(')');
+    return { kind: 'WithExpr', loc: this.loc(t), vars, body };
   }
 
   private replaceFields(): A.Expr {
@@ -2897,32 +3064,18 @@ export class Parser {
       name = name.slice(1);
     }
     const call: A.FunctionCall = { kind: 'FunctionCall', loc, name, safe, args: [], distinct: false };
-    if (this.isSym('*') && this.isSym(')', 1)) {
+    if (this.isSym('*') && !this.isSym('.', 1)) {
       const st = this.next();
       call.args.push({ kind: 'StarArg', loc: this.loc(st) });
+      this.aggregateModifiers(call);
+    } else if (this.isKw('WHERE') || this.isKw('HAVING') || this.isKw('ORDER') || this.isKw('LIMIT')) {
+      this.aggregateModifiers(call);
     } else if (!this.isSym(')')) {
       if (this.acceptKw('DISTINCT')) call.distinct = true;
       else if (this.isKw('ALL') && !this.isSym(')', 1) && !this.isSym(',', 1)) this.next();
       do call.args.push(this.functionArg());
       while (this.acceptSym(','));
-      // Aggregate modifiers, in ZetaSQL's order.
-      if (this.isKw('IGNORE') || this.isKw('RESPECT')) {
-        call.nullHandling = this.next().upper as 'IGNORE' | 'RESPECT';
-        this.expectKw('NULLS');
-      }
-      if (this.isKw('HAVING')) {
-        this.next();
-        const m = this.peek();
-        if (!(m.type === T.Word && (m.upper === 'MAX' || m.upper === 'MIN'))) this.fail(m, 'keyword MAX or MIN');
-        this.next();
-        call.having = { kind: m.upper as 'MAX' | 'MIN', expr: this.expr() };
-      }
-      if (this.isKw('ORDER')) {
-        this.next();
-        this.expectKw('BY');
-        call.orderBy = this.orderByList();
-      }
-      if (this.acceptKw('LIMIT')) call.limit = this.expr();
+      this.aggregateModifiers(call);
     }
     this.expectSym(')');
     if (this.isKw('OVER')) {
@@ -2934,6 +3087,28 @@ export class Parser {
       }
     }
     return call;
+  }
+
+  /** Aggregate modifiers after the arguments: [IGNORE|RESPECT NULLS] [WHERE] [HAVING MAX|MIN] [ORDER BY] [LIMIT]. */
+  private aggregateModifiers(call: A.FunctionCall): void {
+    if (this.isKw('IGNORE') || this.isKw('RESPECT')) {
+      call.nullHandling = this.next().upper as 'IGNORE' | 'RESPECT';
+      this.expectKw('NULLS');
+    }
+    if (this.acceptKw('WHERE')) call.where = this.expr();
+    if (this.isKw('HAVING')) {
+      this.next();
+      const m = this.peek();
+      if (!(m.type === T.Word && (m.upper === 'MAX' || m.upper === 'MIN'))) this.fail(m, 'keyword MAX or MIN');
+      this.next();
+      call.having = { kind: m.upper as 'MAX' | 'MIN', expr: this.expr() };
+    }
+    if (this.isKw('ORDER')) {
+      this.next();
+      this.expectKw('BY');
+      call.orderBy = this.orderByList();
+    }
+    if (this.acceptKw('LIMIT')) call.limit = this.expr();
   }
 
   private windowSpecParen(): A.WindowSpec {
