@@ -160,7 +160,7 @@ function expectWellFormed(r: BenchResult, caseCount: number): void {
 
 const quickOptions = (over: Partial<RunOptions>): RunOptions => ({
   quick: true, caseFilter: null, url: null, duckdb: true, extra: false, outDir: null,
-  projectId: 'bench-test', requestTimeoutMs: 5_000, caseBudgetMs: 30_000, log: () => {}, ...over,
+  projectId: 'bench-test', requestTimeoutMs: 5_000, budgetMs: 30_000, log: () => {}, ...over,
 });
 
 describe('runner end to end (quick)', () => {

@@ -39,8 +39,8 @@ try {
     extra: !values['no-extra'],
     outDir,
     // Quick is a CI smoke: bounded even if the emulator hangs.
-    requestTimeoutMs: quick ? 10_000 : undefined,
-    caseBudgetMs: quick ? 40_000 : undefined,
+    requestTimeoutMs: quick ? 5_000 : undefined,
+    budgetMs: quick ? 45_000 : undefined,
     projectId: values.project ?? 'bench-project',
     gateway: values.gateway
       ? { script: path.resolve(values.gateway), nodeArgs: values.gateway.endsWith('.ts') ? ['--import', 'tsx'] : [] }

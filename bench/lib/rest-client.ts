@@ -33,6 +33,8 @@ export class RestClient {
   constructor(
     readonly baseUrl: string,
     readonly projectId: string,
+    /** Upper bound on any one call (quick runs stay bounded against a hung emulator). */
+    readonly capMs: number = Number.POSITIVE_INFINITY,
   ) {}
 
   private get base(): string {
@@ -40,6 +42,7 @@ export class RestClient {
   }
 
   async request<T>(method: string, url: string, body: unknown, timeoutMs: number): Promise<T> {
+    timeoutMs = Math.min(timeoutMs, this.capMs);
     let res: Response;
     try {
       res = await fetch(url, {
@@ -91,6 +94,7 @@ export class RestClient {
 
   /** Throws when the service reports per-row insert errors. */
   async insertAll(datasetId: string, tableId: string, body: string, timeoutMs = 60_000): Promise<void> {
+    timeoutMs = Math.min(timeoutMs, this.capMs);
     // The body is pre-serialised by the caller so JSON.stringify is not timed.
     let res: Response;
     try {
@@ -117,6 +121,7 @@ export class RestClient {
    * then follow pageToken until the whole answer is in.
    */
   async query(sql: string, timeoutMs: number): Promise<QueryAnswer> {
+    timeoutMs = Math.min(timeoutMs, this.capMs);
     const deadline = Date.now() + timeoutMs;
     const remaining = (): number => {
       const left = deadline - Date.now();

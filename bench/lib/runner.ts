@@ -35,8 +35,8 @@ export interface RunOptions {
   projectId: string;
   /** Caps every emulator request (the case's max_ms otherwise). */
   requestTimeoutMs?: number;
-  /** Cases not started within this many ms of the run start are reported as errors, not run. */
-  caseBudgetMs?: number;
+  /** Cases and metrics not started within this many ms of the run start are reported as errors, not run. */
+  budgetMs?: number;
   /** Gateway entry point; default dist/gateway.js. Tests pass a stand-in. */
   gateway?: { script: string; nodeArgs?: string[] };
   log: (line: string) => void;
@@ -77,7 +77,10 @@ function matchOf(c: BenchCase, emu: CanonRow[] | null, duck: CanonRow[] | null):
   return { status: r.equal ? 'equal' : 'different', detail: r.detail };
 }
 
-async function metric<T>(name: string, log: (l: string) => void, fn: () => Promise<MetricResult<T>>): Promise<MetricResult<T>> {
+type Budget = () => boolean;
+
+async function metric<T>(name: string, log: (l: string) => void, fn: () => Promise<MetricResult<T>>, budgetLeft: Budget): Promise<MetricResult<T>> {
+  if (!budgetLeft()) return { status: 'error', error: 'not run: run time budget used up' };
   log(`  extra: ${name} ...`);
   try {
     const r = await fn();
@@ -88,21 +91,21 @@ async function metric<T>(name: string, log: (l: string) => void, fn: () => Promi
   }
 }
 
-export async function runExtraMetrics(ctx: MetricContext, log: (l: string) => void): Promise<Omit<ExtraMetrics, 'startupMs' | 'idleRss'>> {
+export async function runExtraMetrics(ctx: MetricContext, log: (l: string) => void, budgetLeft: Budget = () => true): Promise<Omit<ExtraMetrics, 'startupMs' | 'idleRss'>> {
   const created = await ctx.client.createDataset(ctx.dataset).then(() => null, (e: unknown) => errorMessage(e));
   const fail = { status: 'error' as const, error: `create metrics dataset: ${created ?? ''}` };
   if (created !== null) {
     return { select1: fail, concurrentSmall: fail, insertAll: fail, rssAfterLoad: fail, healthzUnderLoad: fail, drift: fail };
   }
   try {
-    const select1 = await metric('SELECT 1 latency', log, () => measureSelect1(ctx));
-    const concurrentSmall = await metric(`${ctx.sizes.concurrentClients} concurrent clients`, log, () => measureConcurrentSmall(ctx));
-    const drift = await metric('drift', log, () => measureDrift(ctx));
-    const insertAll = await metric('insertAll throughput', log, () => measureInsertAll(ctx));
-    const rssAfterLoad = await metric(`RSS after ${ctx.sizes.loadRows}-row load`, log, () => measureRssAfterLoad(ctx));
+    const select1 = await metric('SELECT 1 latency', log, () => measureSelect1(ctx), budgetLeft);
+    const concurrentSmall = await metric(`${ctx.sizes.concurrentClients} concurrent clients`, log, () => measureConcurrentSmall(ctx), budgetLeft);
+    const drift = await metric('drift', log, () => measureDrift(ctx), budgetLeft);
+    const insertAll = await metric('insertAll throughput', log, () => measureInsertAll(ctx), budgetLeft);
+    const rssAfterLoad = await metric(`RSS after ${ctx.sizes.loadRows}-row load`, log, () => measureRssAfterLoad(ctx), budgetLeft);
     const healthzUnderLoad = rssAfterLoad.status === 'error'
       ? { status: 'error' as const, error: `no table to GROUP BY: ${rssAfterLoad.error}` }
-      : await metric('/healthz under load', log, () => measureHealthzUnderLoad(ctx));
+      : await metric('/healthz under load', log, () => measureHealthzUnderLoad(ctx), budgetLeft);
     return { select1, concurrentSmall, insertAll, rssAfterLoad, healthzUnderLoad, drift };
   } finally {
     await ctx.client.deleteDataset(ctx.dataset).catch(() => undefined);
@@ -160,20 +163,11 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
   }
 
   const results: CaseResult[] = [];
-  const casesStart = Date.now();
+  const budgetLeft: Budget = () => opts.budgetMs === undefined || performance.now() - t0 < opts.budgetMs;
   for (const c0 of cases) {
     const c = opts.requestTimeoutMs ? { ...c0, timeoutMs: Math.min(c0.timeoutMs, opts.requestTimeoutMs) } : c0;
     log(`case ${c.name}`);
-    if (opts.caseBudgetMs !== undefined && Date.now() - casesStart > opts.caseBudgetMs) {
-      // A hung or very slow emulator must not make a smoke run unbounded.
-      const over: SideResult = { status: 'error', error: `not run: case time budget of ${opts.caseBudgetMs} ms used up` };
-      results.push({
-        name: c.name, tags: c.tags, iterations: c.iterations, warmup: c.warmup, emulator: over, duckdb: over,
-        ratio: null, peer: peers[c.name] ?? null, match: { status: 'n/a', detail: 'not run' },
-      });
-      continue;
-    }
-    let emuSide: SideResult = { status: 'skipped', error: undefined };
+    let emuSide: SideResult;
     let emuRows: CanonRow[] | null = null;
     if (emu && !emu.alive() && !opts.url) {
       // One crash must not void the remaining cases: restart and say so.
@@ -189,8 +183,11 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
         emulatorInfo.error = `restart failed: ${errorMessage(e)}`;
       }
     }
-    if (emu) {
-      const out = await runCaseOnEmulator(new RestClient(emu.url, opts.projectId), c, runId);
+    if (!budgetLeft()) {
+      // A hung or very slow emulator must not make a smoke run unbounded (DuckDB is cheap and still runs).
+      emuSide = { status: 'error', error: `not run: run time budget of ${opts.budgetMs} ms used up` };
+    } else if (emu) {
+      const out = await runCaseOnEmulator(new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs), c, runId);
       emuSide = out.result;
       emuRows = out.rows;
       if (emuSide.status === 'error' && !emu.alive()) emuSide.error += `\n${emu.logTail()}`;
@@ -220,13 +217,13 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
 
   if (extra && emu && emu.alive()) {
     const ctx: MetricContext = {
-      client: new RestClient(emu.url, opts.projectId),
+      client: new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs),
       gatewayPid: emu.pid,
       sizes: opts.quick ? QUICK_SIZES : FULL_SIZES,
       dataset: `bench_${runId}_metrics`,
       heavyTimeoutMs: opts.requestTimeoutMs ?? 300_000,
     };
-    Object.assign(extra, await runExtraMetrics(ctx, log));
+    Object.assign(extra, await runExtraMetrics(ctx, log, budgetLeft));
   } else if (extra && emu) {
     const dead = { status: 'error' as const, error: `emulator died during the cases: ${emu.logTail().split('\n').slice(-3).join(' | ')}` };
     Object.assign(extra, { select1: dead, concurrentSmall: dead, insertAll: dead, rssAfterLoad: dead, healthzUnderLoad: dead, drift: dead });
