@@ -1,0 +1,549 @@
+// Source `googlesql`: the GoogleSQL compliance .test files. One group per
+// file: a dataset `gsql_<file>` in project `conformance`, its prepare_database
+// blocks run once (CREATE TABLE AS SELECT through jobs.query), then every case
+// runs as a query with that defaultDataset.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { decideSkip, FEATURES } from '../features.js';
+import { errorSummary, firstLine, RestError, type Client, type QueryParameter } from '../lib/client.js';
+import { compareRows } from '../lib/compare.js';
+import { fail, type Group, type Outcome, type PlannedCase, type RunContext } from '../lib/model.js';
+import { paramTypeOfField, paramValueOfCell } from '../lib/params.js';
+import { normalizeRestType, restTypeName, typeToString, unsupportedInBigQuery, type SqlType } from '../lib/sqltype.js';
+import { parseParameterList, parseTestFile, type ExpectedSection, type PrepareBlock, type TestCase, type TestFile } from '../lib/testfile.js';
+import { formatTimestampMicros, parseTypedLiteral, type TypedValue, type Val } from '../lib/value.js';
+import { decodeRows, type RestField } from '../lib/wire.js';
+
+export const GOOGLESQL_PROJECT = 'conformance';
+
+export function loadTestFiles(dir: string): TestFile[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.test'))
+    .sort()
+    .map((f) => parseTestFile(f, readFileSync(path.join(dir, f), 'utf8')));
+}
+
+type PrepKind = 'table' | 'temp_function' | 'ddl' | 'constant';
+
+interface Prep {
+  block: PrepareBlock;
+  kind: PrepKind;
+  /** object name as written */
+  name: string;
+  /** planned skip (feature BigQuery lacks) */
+  skip?: { feature: string; why: string };
+  /** contents literal for tables */
+  contents?: TypedValue;
+  contentsError?: string;
+  state: { status: 'pending' | 'ok' | 'failed'; cause?: string; viaFallback?: boolean };
+}
+
+function classifyPrepare(b: PrepareBlock): { kind: PrepKind; name: string } {
+  const sql = b.sql;
+  let m = /^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP|TEMPORARY)\s+(?:AGGREGATE\s+)?FUNCTION\s+([`\w.]+)/i.exec(sql);
+  if (m) return { kind: 'temp_function', name: m[1]!.replace(/`/g, '') };
+  m = /^\s*CREATE\s+CONSTANT\s+([`\w.]+)/i.exec(sql);
+  if (m) return { kind: 'constant', name: m[1]!.replace(/`/g, '') };
+  m = /^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP\s+)?TABLE\s+FUNCTION\s+([`\w.]+)/i.exec(sql);
+  if (m) return { kind: 'ddl', name: m[1]!.replace(/`/g, '') };
+  m = /^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([`\w.]+)/i.exec(sql);
+  if (m) return { kind: 'table', name: m[1]!.replace(/`/g, '') };
+  m = /^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:\w+\s+)*?(?:FUNCTION|VIEW|PROCEDURE)\s+([`\w.]+)/i.exec(sql);
+  if (m) return { kind: 'ddl', name: m[1]!.replace(/`/g, '') };
+  return { kind: 'ddl', name: `prepare@${b.line}` };
+}
+
+function mentions(text: string, name: string): boolean {
+  const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^A-Za-z0-9_])${esc}($|[^A-Za-z0-9_])`, 'i').test(text);
+}
+
+/** Which feature a type needs that BigQuery lacks (PROTO/ENUM/UUID pseudo-features). */
+function typeFeature(t: SqlType): string | null {
+  const r = unsupportedInBigQuery(t);
+  if (!r) return null;
+  if (r.includes('PROTO')) return 'type:PROTO';
+  if (r.includes('ENUM')) return 'type:ENUM';
+  if (r.includes('UUID')) return 'type:UUID';
+  if (/^type [\w.]+$/.test(r)) return 'type:PROTO'; // bare proto/enum names
+  return null;
+}
+
+function pseudo(feature: string): { feature: string; why: string } {
+  return { feature, why: FEATURES[feature]?.why ?? feature };
+}
+
+/** Picks the expected section for BigQuery's feature set. */
+export function selectExpected(sections: ExpectedSection[]): { section: ExpectedSection } | { skip: { feature: string; why: string } } | { none: true } {
+  const usable = sections.filter((s) => s.kind !== 'other');
+  if (usable.length === 0) return { none: true };
+  const fitting = usable.filter((s) => s.withFeatures.every((f) => FEATURES[f]?.supported === true));
+  if (fitting.length > 0) {
+    // most specific label wins: the section produced with the most of BigQuery's features on
+    fitting.sort((a, b) => b.withFeatures.length - a.withFeatures.length);
+    return { section: fitting[0]! };
+  }
+  const d = decideSkip(usable[0]!.withFeatures);
+  return { skip: d.skip ? { feature: d.feature, why: `expected result exists only with ${d.feature}: ${d.why}` } : { feature: '?', why: 'no expected section' } };
+}
+
+interface Expectation {
+  kind: 'rows' | 'error' | 'dml';
+  section: ExpectedSection;
+  typed?: TypedValue;
+  /** BigQuery-adjusted: the reference result cannot be returned by BigQuery */
+  adjusted?: string;
+}
+
+/** Finds properties of an expected result that BigQuery cannot return. */
+export function bigQueryAdjustment(typed: TypedValue): string | null {
+  const cols = columnTypes(typed.type);
+  if (!cols) return null;
+  const names = cols.map((c) => c.name?.toLowerCase()).filter((n): n is string => !!n);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) return `duplicate column name ${dup} (BigQuery: "Duplicate column names in the result are not supported")`;
+  for (const c of cols) {
+    if (unsupportedInBigQuery(c.type) === 'ARRAY of ARRAY') return 'ARRAY of ARRAY in the result (BigQuery cannot return it)';
+  }
+  const hasNullElem = (v: Val): boolean => {
+    if (v.k === 'array') return v.elems.some((e) => e.k === 'null' || hasNullElem(e));
+    if (v.k === 'struct') return v.fields.some(hasNullElem);
+    return false;
+  };
+  const hasNestedArray = (v: Val): boolean => {
+    if (v.k === 'array') return v.elems.some((e) => e.k === 'array' || hasNestedArray(e));
+    if (v.k === 'struct') return v.fields.some(hasNestedArray);
+    return false;
+  };
+  const rows = typed.value.k === 'array' ? typed.value.elems : [];
+  for (const r of rows) {
+    const cells = r.k === 'struct' && typed.type.kind === 'array' && typed.type.element?.kind === 'struct' ? r.fields : [r];
+    for (const c of cells) {
+      if (hasNestedArray(c)) return 'ARRAY of ARRAY in the result (BigQuery cannot return it)';
+      if (hasNullElem(c)) return 'NULL element in an ARRAY of the result (BigQuery: "Array cannot have a null element")';
+    }
+  }
+  return null;
+}
+
+/** Columns of a result table type `ARRAY<STRUCT<...>>` (or a value table `ARRAY<T>`). */
+function columnTypes(t: SqlType): Array<{ name: string | null; type: SqlType }> | null {
+  if (t.kind !== 'array' || !t.element) return null;
+  if (t.element.kind === 'struct') return t.element.fields;
+  return [{ name: null, type: t.element }];
+}
+
+/** Compares a REST field against an expected type; null when compatible. */
+export function compareFieldType(exp: SqlType, act: RestField, where: string): string | null {
+  const mode = (act.mode ?? 'NULLABLE').toUpperCase();
+  let t = exp;
+  if (t.kind === 'array') {
+    if (mode !== 'REPEATED') return `schema ${where}: expected ARRAY (mode REPEATED), got ${act.type} mode ${mode}`;
+    if (!t.element) return null; // element type elided by the file and all values NULL
+    t = t.element;
+  } else if (mode === 'REPEATED') {
+    return `schema ${where}: expected ${typeToString(exp)}, got REPEATED ${act.type}`;
+  }
+  const want = restTypeName(t);
+  const got = normalizeRestType(act.type);
+  if (want !== got) return `schema ${where}: expected ${want}, got ${got}`;
+  if (t.kind === 'struct') {
+    const sub = act.fields ?? [];
+    if (sub.length !== t.fields.length) return `schema ${where}: expected ${t.fields.length} struct fields, got ${sub.length}`;
+    for (let i = 0; i < t.fields.length; i++) {
+      const ef = t.fields[i]!;
+      const af = sub[i]!;
+      if (ef.name && af.name?.toLowerCase() !== ef.name.toLowerCase()) return `schema ${where}.${i}: expected field name ${ef.name}, got ${af.name}`;
+      const d = compareFieldType(ef.type, af, `${where}.${ef.name ?? i}`);
+      if (d) return d;
+    }
+  }
+  return null;
+}
+
+export function compareSchema(cols: Array<{ name: string | null; type: SqlType }>, fields: RestField[]): string | null {
+  if (cols.length !== fields.length) {
+    return `column count: expected ${cols.length}, got ${fields.length} (${fields.map((f) => f.name).join(', ')})`;
+  }
+  for (let i = 0; i < cols.length; i++) {
+    const c = cols[i]!;
+    const f = fields[i]!;
+    if (c.name && f.name?.toLowerCase() !== c.name.toLowerCase()) return `column name ${i}: expected ${c.name}, got ${f.name}`;
+    const d = compareFieldType(c.type, f, `column ${c.name ?? i}`);
+    if (d) return d;
+  }
+  return null;
+}
+
+/** Rows of an expected table value, as lists of cells. */
+function expectedRows(typed: TypedValue): { rows: Val[][]; ordered: boolean } {
+  const v = typed.value;
+  if (v.k !== 'array') return { rows: [], ordered: true };
+  const structRows = typed.type.kind === 'array' && typed.type.element?.kind === 'struct';
+  const rows = v.elems.map((e) => {
+    if (!structRows) return [e];
+    if (e.k === 'struct') return e.fields;
+    const n = (typed.type.kind === 'array' && typed.type.element?.kind === 'struct') ? typed.type.element.fields.length : 1;
+    return new Array<Val>(n).fill({ k: 'null' });
+  });
+  return { rows, ordered: v.ordered };
+}
+
+const DML_RE = /^\s*(INSERT|UPDATE|DELETE|MERGE)\b/i;
+
+function dmlTarget(sql: string): string | null {
+  const m = /^\s*(?:INSERT(?:\s+OR\s+\w+)?(?:\s+INTO)?|UPDATE|DELETE(?:\s+FROM)?|MERGE(?:\s+INTO)?)\s+([`\w.]+)/i.exec(sql);
+  return m ? m[1]!.replace(/`/g, '') : null;
+}
+
+/** ZetaSQL type of a prepared table's contents → REST schema (fallback creation). */
+function restSchemaOf(t: SqlType, name: string): RestField {
+  if (t.kind === 'array') {
+    if (!t.element) throw new Error(`column ${name}: element type unknown`);
+    return { ...restSchemaOf(t.element, name), mode: 'REPEATED' };
+  }
+  if (t.kind === 'struct') {
+    return { name, type: 'RECORD', mode: 'NULLABLE', fields: t.fields.map((f, i) => restSchemaOf(f.type, f.name ?? `_field_${i + 1}`)) };
+  }
+  if (t.kind === 'range') return { name, type: 'RANGE', mode: 'NULLABLE', rangeElementType: { type: restTypeName(t.element) } };
+  if (t.kind === 'other') throw new Error(`column ${name}: type ${t.name} has no BigQuery counterpart`);
+  return { name, type: restTypeName(t), mode: 'NULLABLE' };
+}
+
+/** A typed value → insertAll JSON. */
+export function jsonOfVal(v: Val, t: SqlType | null): unknown {
+  switch (v.k) {
+    case 'null': return null;
+    case 'int': return v.v.toString();
+    case 'float': return Number.isNaN(v.v) ? 'NaN' : v.v === Infinity ? 'Infinity' : v.v === -Infinity ? '-Infinity' : v.v;
+    case 'bool': return v.v;
+    case 'string': case 'bytes': case 'decimal': case 'geography': case 'raw': return v.v;
+    case 'civil': return v.v;
+    case 'timestamp': return formatTimestampMicros(v.micros).replace(/\+00$/, '+00:00');
+    case 'json': return JSON.stringify(v.v);
+    case 'interval': {
+      const sign = v.months < 0n ? '-' : '';
+      const m = v.months < 0n ? -v.months : v.months;
+      const ns = v.nanos < 0n ? -v.nanos : v.nanos;
+      const secs = ns / 1_000_000_000n;
+      const frac = (ns % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+      return `${sign}${m / 12n}-${m % 12n} ${v.days} ${v.nanos < 0n ? '-' : ''}${secs / 3600n}:${(secs / 60n) % 60n}:${secs % 60n}${frac ? '.' + frac : ''}`;
+    }
+    case 'range': {
+      const el = t && t.kind === 'range' ? t.element : null;
+      const side = (x: Val) => (x.k === 'null' ? 'UNBOUNDED' : String(jsonOfVal(x, el)));
+      return `[${side(v.start)}, ${side(v.end)})`;
+    }
+    case 'array': {
+      const et = t && t.kind === 'array' ? t.element : null;
+      return v.elems.map((e) => jsonOfVal(e, et));
+    }
+    case 'struct': {
+      const o: Record<string, unknown> = {};
+      const fields = t && t.kind === 'struct' ? t.fields : [];
+      v.fields.forEach((fv, i) => {
+        o[fields[i]?.name ?? `_field_${i + 1}`] = jsonOfVal(fv, fields[i]?.type ?? null);
+      });
+      return o;
+    }
+  }
+}
+
+interface FileState {
+  dataset: string;
+  preps: Prep[];
+}
+
+export function planGoogleSql(dir: string, filter: (id: string) => boolean): Group[] {
+  const groups: Group[] = [];
+  for (const tf of loadTestFiles(dir)) {
+    const base = tf.file.replace(/\.test$/, '');
+    const preps: Prep[] = tf.prepare.map((block) => {
+      const c = classifyPrepare(block);
+      const p: Prep = { block, kind: c.kind, name: c.name, state: { status: 'pending' } };
+      const d = decideSkip([...tf.defaultRequiredFeatures, ...block.requiredFeatures]);
+      if (d.skip) p.skip = { feature: d.feature, why: d.why };
+      if (c.kind === 'constant') p.skip = pseudo('named_constants');
+      if (/zetasql_test__/.test(block.sql)) p.skip ??= pseudo('type:PROTO');
+      if (block.contents) {
+        try {
+          p.contents = parseTypedLiteral(block.contents);
+          const f = typeFeature(p.contents.type);
+          if (f) p.skip ??= pseudo(f);
+        } catch (e) {
+          p.contentsError = (e as Error).message;
+        }
+      }
+      return p;
+    });
+    const state: FileState = { dataset: `gsql_${base.replace(/\W/g, '_')}`, preps };
+    const cases: PlannedCase[] = [];
+    tf.cases.forEach((tc, index) => {
+      const id = `googlesql/${tf.file}:${tc.name}`;
+      if (!filter(id)) return;
+      cases.push(planCase(id, tc, index, tf, state));
+    });
+    if (cases.length === 0) continue;
+    groups.push({
+      source: 'googlesql',
+      file: tf.file,
+      cases,
+      parallel: true,
+      setup: (ctx) => setupFile(ctx, state, tf),
+      notes: () => state.preps.flatMap((p) => {
+        if (p.state.status === 'failed') return [`prepare ${p.name} failed: ${p.state.cause ?? ''}`];
+        if (p.state.viaFallback) return [`prepare ${p.name}: CTAS failed (${p.state.cause ?? ''}); table created over REST from the printed contents`];
+        return [];
+      }),
+    });
+  }
+  return groups;
+}
+
+function datasetName(state: FileState, ctx: RunContext): string {
+  return state.dataset + ctx.nonce;
+}
+
+async function setupFile(ctx: RunContext, state: FileState, tf: TestFile): Promise<void> {
+  const ds = datasetName(state, ctx);
+  await ctx.client.ensureDataset(GOOGLESQL_PROJECT, ds);
+  const defaultDataset = { projectId: GOOGLESQL_PROJECT, datasetId: ds };
+  for (const p of state.preps) {
+    if (p.skip || p.kind === 'temp_function' || p.kind === 'constant') {
+      p.state = { status: 'ok' };
+      continue;
+    }
+    try {
+      await ctx.client.query(GOOGLESQL_PROJECT, { query: withTimeZone(p.block.sql, tf), defaultDataset });
+      p.state = { status: 'ok' };
+    } catch (e1) {
+      if (p.kind !== 'table' || !p.contents) {
+        p.state = { status: 'failed', cause: errorSummary(e1) };
+        continue;
+      }
+      // Fallback: create the table over REST from the printed contents, so
+      // one unsupported CTAS does not fail every case of the file.
+      try {
+        await createFromContents(ctx.client, ds, p);
+        p.state = { status: 'ok', viaFallback: true, cause: errorSummary(e1) };
+      } catch (e2) {
+        p.state = { status: 'failed', cause: `CTAS: ${errorSummary(e1)}; REST fallback: ${errorSummary(e2)}` };
+      }
+    }
+  }
+}
+
+async function createFromContents(client: Client, ds: string, p: Prep): Promise<void> {
+  const typed = p.contents!;
+  const cols = columnTypes(typed.type);
+  if (!cols || !(typed.type.kind === 'array' && typed.type.element?.kind === 'struct')) throw new Error('contents are not a table of STRUCT rows');
+  const fields = cols.map((c, i) => restSchemaOf(c.type, c.name ?? `_col${i}`));
+  await client.createTable(GOOGLESQL_PROJECT, ds, {
+    tableReference: { projectId: GOOGLESQL_PROJECT, datasetId: ds, tableId: p.name },
+    schema: { fields },
+  });
+  const rows = typed.value.k === 'array' ? typed.value.elems : [];
+  if (rows.length === 0) return;
+  const json = rows.map((r) => {
+    const o: Record<string, unknown> = {};
+    if (r.k === 'struct') r.fields.forEach((v, i) => { o[fields[i]!.name] = jsonOfVal(v, cols[i]!.type); });
+    return o;
+  });
+  for (let i = 0; i < json.length; i += 5000) await client.insertAll(GOOGLESQL_PROJECT, ds, p.name, json.slice(i, i + 5000));
+}
+
+function withTimeZone(sql: string, tf: TestFile): string {
+  const tz = tf.defaults['default_time_zone'];
+  if (!tz || /^(UTC|Etc\/UTC)$/i.test(tz)) return sql;
+  return `SET @@time_zone = '${tz}';\n${sql}`;
+}
+
+function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: FileState): PlannedCase {
+  const skip = (s: { feature: string; why: string }): PlannedCase => ({ id, skip: s, run: async () => ({ status: 'skip', skipFeature: s.feature, skipWhy: s.why }) });
+  const d = decideSkip(tc.requiredFeatures);
+  if (d.skip) return skip({ feature: d.feature, why: d.why });
+  const pk = tc.options['primary_key_mode'];
+  if (pk === 'first_column_is_primary_key') return skip(pseudo('primary_key_mode:first_column_is_primary_key'));
+  const sel = selectExpected(tc.expected);
+  if ('skip' in sel) return skip(sel.skip);
+  if ('none' in sel) return { id, run: async () => fail('harness: no expected section found in the case') };
+  if (/zetasql_test__/.test(tc.query) || /zetasql_test__/.test(tc.parameters ?? '')) return skip(pseudo('type:PROTO'));
+  // objects of the file's prepare blocks this case uses
+  const referenced = state.preps.filter((p) => mentions(tc.query, p.name) || (tc.parameters !== null && mentions(tc.parameters, p.name)));
+  // temp functions used by referenced temp functions (transitively)
+  for (let i = 0; i < referenced.length; i++) {
+    for (const p of state.preps) {
+      if (p.kind === 'temp_function' && !referenced.includes(p) && mentions(referenced[i]!.block.sql, p.name)) referenced.push(p);
+    }
+  }
+  for (const p of referenced) if (p.skip) return skip({ feature: p.skip.feature, why: `uses ${p.name}: ${p.skip.why}` });
+
+  let exp: Expectation;
+  const section = sel.section;
+  if (section.kind === 'error') {
+    exp = { kind: 'error', section };
+  } else {
+    let typed: TypedValue;
+    try {
+      typed = parseTypedLiteral(section.text);
+    } catch (e) {
+      return { id, run: async () => fail(`harness: cannot parse expected value: ${firstLine((e as Error).message)}`) };
+    }
+    const tfeat = typeFeature(typed.type);
+    if (tfeat) return skip(pseudo(tfeat));
+    if (DML_RE.test(tc.query)) {
+      exp = { kind: 'dml', section, typed };
+    } else {
+      const adj = bigQueryAdjustment(typed);
+      exp = adj ? { kind: 'error', section, typed, adjusted: adj } : { kind: 'rows', section, typed };
+    }
+  }
+  return { id, run: (ctx) => runCase(ctx, tc, index, tf, state, referenced, exp) };
+}
+
+function buildQuery(tc: TestCase, tf: TestFile, referenced: Prep[]): string {
+  const temps = referenced.filter((p) => p.kind === 'temp_function');
+  // keep the file's declaration order (a function may call an earlier one)
+  temps.sort((a, b) => a.block.line - b.block.line);
+  const prelude = temps.map((p) => `${p.block.sql.replace(/;\s*$/, '')};\n`).join('');
+  return withTimeZone(prelude + tc.query, tf);
+}
+
+async function evalParameters(ctx: RunContext, tc: TestCase, defaultDataset: { projectId: string; datasetId: string }): Promise<QueryParameter[]> {
+  if (!tc.parameters) return [];
+  const list = parseParameterList(tc.parameters);
+  if (list.length === 0) return [];
+  const sql = 'SELECT ' + list.map((p, i) => `${p.expr} AS p${i}`).join(', ');
+  let res;
+  try {
+    res = await ctx.client.query(GOOGLESQL_PROJECT, { query: sql, defaultDataset });
+  } catch (e) {
+    throw new ParamError(`parameter evaluation (${sql.slice(0, 80)}): ${errorSummary(e)}`);
+  }
+  const cells = res.rows[0]?.f ?? [];
+  return list.map((p, i) => {
+    const f = res.fields[i];
+    if (!f) throw new ParamError(`parameter evaluation returned ${res.fields.length} columns for ${list.length} parameters`);
+    return { name: p.name, parameterType: paramTypeOfField(f), parameterValue: paramValueOfCell(f, cells[i]?.v) };
+  });
+}
+
+class ParamError extends Error {}
+
+function errorOutcome(exp: Expectation, e: unknown): Outcome {
+  const msg = e instanceof Error ? e.message : String(e);
+  const expectedMsg = exp.section.errorMessage ?? '';
+  const matched = expectedMsg !== '' && normalizeMsg(msg).includes(normalizeMsg(expectedMsg));
+  return {
+    status: 'pass',
+    errorExpected: true,
+    errorMessageMatched: exp.adjusted ? undefined : matched,
+    ...(exp.adjusted ? { adjusted: exp.adjusted } : {}),
+  };
+}
+
+function normalizeMsg(s: string): string {
+  return s.replace(/\s+/g, ' ').replace(/\s*\[at \d+:\d+\]$/, '').trim().toLowerCase();
+}
+
+async function runCase(ctx: RunContext, tc: TestCase, index: number, tf: TestFile, state: FileState, referenced: Prep[], exp: Expectation): Promise<Outcome> {
+  for (const p of referenced) {
+    if (p.state.status === 'failed') return fail(`prepare failed: ${p.name}: ${p.state.cause ?? ''}`);
+  }
+  const ds = datasetName(state, ctx);
+  let defaultDataset = { projectId: GOOGLESQL_PROJECT, datasetId: ds };
+  const query = buildQuery(tc, tf, referenced);
+  let params: QueryParameter[];
+  try {
+    params = await evalParameters(ctx, tc, defaultDataset);
+  } catch (e) {
+    return fail(e instanceof ParamError ? e.message : errorSummary(e));
+  }
+  if (exp.kind === 'dml') {
+    // DML mutates: run it on copies of the tables it names, in a dataset of its own.
+    const scratch = `${ds}_dml${index}`;
+    try {
+      await ctx.client.ensureDataset(GOOGLESQL_PROJECT, scratch);
+      for (const p of referenced.filter((r) => r.kind === 'table')) {
+        await ctx.client.query(GOOGLESQL_PROJECT, {
+          query: `CREATE TABLE \`${GOOGLESQL_PROJECT}.${scratch}.${p.name}\` AS SELECT * FROM \`${GOOGLESQL_PROJECT}.${ds}.${p.name}\``,
+        });
+      }
+    } catch (e) {
+      return fail(`DML scratch copy: ${errorSummary(e)}`);
+    }
+    defaultDataset = { projectId: GOOGLESQL_PROJECT, datasetId: scratch };
+  }
+  let res;
+  try {
+    res = await ctx.client.query(GOOGLESQL_PROJECT, { query, defaultDataset, queryParameters: params });
+  } catch (e) {
+    if (exp.kind === 'error') return errorOutcome(exp, e);
+    if (e instanceof RestError || e instanceof Error) return fail(`query error: ${errorSummary(e)}`, e.message);
+    return fail(`query error: ${String(e)}`);
+  }
+  if (exp.kind === 'error') {
+    const what = exp.adjusted ? `BigQuery would fail: ${exp.adjusted}` : `expected ${exp.section.text.split('\n')[0]}`;
+    return fail(`expected an error, got success`, `${what}; got ${res.rows.length} row(s)`, exp.adjusted ? { adjusted: exp.adjusted } : {});
+  }
+  const typed = exp.typed!;
+  if (exp.kind === 'rows') {
+    const cols = columnTypes(typed.type);
+    if (!cols) return fail(`harness: expected value is not a table (${typeToString(typed.type)})`);
+    const sd = compareSchema(cols, res.fields);
+    if (sd) return fail(schemaCause(sd), sd);
+    const expRows = expectedRows(typed);
+    if (exp.section.nondeterministic) {
+      if (expRows.rows.length !== res.rows.length) return fail('row count mismatch', `expected ${expRows.rows.length}, got ${res.rows.length} (non-deterministic result: shape only)`);
+      return { status: 'pass', shapeOnly: true };
+    }
+    return compareTable(expRows.rows, expRows.ordered, res.fields, res.rows);
+  }
+  // DML: STRUCT<num_rows_modified INT64, all_rows ARRAY<>>
+  if (typed.value.k !== 'struct' || typed.type.kind !== 'struct') return fail('harness: DML expectation is not a STRUCT');
+  const [numVal, allRows] = typed.value.fields;
+  const allType = typed.type.fields[1]?.type;
+  if (numVal?.k === 'int' && res.numDmlAffectedRows !== undefined && BigInt(res.numDmlAffectedRows) !== numVal.v) {
+    return fail('DML affected-row count mismatch', `expected ${numVal.v}, got ${res.numDmlAffectedRows}`);
+  }
+  if (numVal?.k === 'int' && res.numDmlAffectedRows === undefined) return fail('DML answer lacks numDmlAffectedRows');
+  const target = dmlTarget(tc.query);
+  if (!target || !allRows || !allType) return fail('harness: cannot determine the DML target table');
+  let after;
+  try {
+    after = await ctx.client.query(GOOGLESQL_PROJECT, { query: `SELECT * FROM \`${GOOGLESQL_PROJECT}.${defaultDataset.datasetId}.${target}\``, defaultDataset });
+  } catch (e) {
+    return fail(`reading the table after DML: ${errorSummary(e)}`);
+  }
+  const tv: TypedValue = { type: allType, value: allRows };
+  const cols = columnTypes(allType);
+  if (cols) {
+    const sd = compareSchema(cols, after.fields);
+    if (sd) return fail(`table after DML: ${schemaCause(sd)}`, sd);
+  }
+  const er = expectedRows(tv);
+  // table contents have no order
+  return compareTable(er.rows, false, after.fields, after.rows, 'table after DML: ');
+}
+
+function compareTable(exp: Val[][], ordered: boolean, fields: RestField[], rows: Parameters<typeof decodeRows>[1], prefix = ''): Outcome {
+  let act: Val[][];
+  try {
+    act = decodeRows(fields, rows);
+  } catch (e) {
+    return fail(`${prefix}undecodable result cell: ${firstLine((e as Error).message)}`);
+  }
+  const d = compareRows(exp, act, ordered);
+  if (!d) return { status: 'pass' };
+  const kind = d.startsWith('row count') ? 'row count mismatch' : d.startsWith('rows (any order)') ? 'row set mismatch (unordered)' : d.startsWith('kind') ? 'value type mismatch' : 'value mismatch';
+  return fail(prefix + kind, d);
+}
+
+/** Groups schema differences by kind (the column position/name is in the detail). */
+export function schemaCause(sd: string): string {
+  if (sd.startsWith('column count')) return 'column count mismatch';
+  if (sd.startsWith('column name')) return 'column name mismatch';
+  const m = /: (expected .*)$/.exec(sd);
+  return `column type mismatch: ${m ? m[1] : sd}`;
+}
