@@ -1,0 +1,184 @@
+// Typed, promise-based client for proto/engine.proto. Every failure comes back
+// as a RestError: the engine's `x-warehouse-error` trailer verbatim when
+// present, otherwise a mapping of the gRPC status (UNAVAILABLE -> 503 so a
+// restarting engine never turns into a hang or a 500).
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { RestError, unavailable, type ErrorInfo } from './errors.js';
+
+export interface TableRef { project_id: string; dataset_id: string; table_id: string }
+export interface ResourceRequest {
+  project_id: string; dataset_id?: string; table_id?: string; resource_json?: string; options?: Record<string, string>;
+}
+export interface ResourceReply { resource_json: string }
+export interface ListRequest {
+  project_id: string; dataset_id?: string; page_token?: string; max_results?: number; filter?: string; all?: boolean;
+}
+export interface ListReply { items_json: string[]; next_page_token: string; total_items: number }
+export interface ChildRequest {
+  project_id: string; dataset_id: string; table_id?: string; kind: string; child_id?: string;
+  resource_json?: string; create_only?: boolean; page_token?: string; max_results?: number;
+}
+export type TimestampFormat = 'TIMESTAMP_RFC3339' | 'TIMESTAMP_FLOAT_SECONDS' | 'TIMESTAMP_INT64_MICROS';
+export interface InsertRowsRequest {
+  table: TableRef; rows_json: string; skip_invalid_rows: boolean; ignore_unknown_values: boolean; template_suffix: string;
+}
+export interface InsertRowsReply { insert_errors_json: string }
+export interface ListRowsRequest {
+  table: TableRef; start_index: number; max_results: number; selected_fields: string; timestamp_format: TimestampFormat;
+}
+export interface ListRowsReply { total_rows: number; rows_json: string; schema_json: string; next_index: number; etag: string }
+export interface QueryRequest {
+  project_id: string; job_id: string; query: string; default_dataset?: TableRef;
+  parameters?: { parameters_json: string; parameter_mode: string };
+  dry_run: boolean; destination?: TableRef; write_disposition: string; create_disposition: string;
+  table_definitions_json: string; jobs_snapshot_json: string; location: string; session_id: string;
+  max_results: number; timestamp_format: TimestampFormat;
+}
+export interface QueryReply {
+  schema_json: string; total_rows: number; result_table: TableRef | null; rows_json: string; next_index: number;
+  statement_type: string; num_dml_affected_rows: number; ddl_operation_performed: string; ddl_target_table: TableRef | null;
+  ddl_target_routine_json: string; total_bytes_processed: number; statistics_json: string;
+}
+export interface HealthReply { status: string; version: string; pid: number }
+export type Empty = Record<string, never>;
+
+/** Method name -> [request, reply]. */
+export interface EngineRpcs {
+  Health: [Empty, HealthReply];
+  InsertDataset: [ResourceRequest, ResourceReply];
+  GetDataset: [ResourceRequest, ResourceReply];
+  ListDatasets: [ListRequest, ListReply];
+  UpdateDataset: [ResourceRequest, ResourceReply];
+  DeleteDataset: [ResourceRequest, Empty];
+  UndeleteDataset: [ResourceRequest, ResourceReply];
+  InsertTable: [ResourceRequest, ResourceReply];
+  GetTable: [ResourceRequest, ResourceReply];
+  ListTables: [ListRequest, ListReply];
+  UpdateTable: [ResourceRequest, ResourceReply];
+  DeleteTable: [ResourceRequest, Empty];
+  PutChild: [ChildRequest, ResourceReply];
+  GetChild: [ChildRequest, ResourceReply];
+  ListChildren: [ChildRequest, ListReply];
+  DeleteChild: [ChildRequest, Empty];
+  InsertRows: [InsertRowsRequest, InsertRowsReply];
+  ListRows: [ListRowsRequest, ListRowsReply];
+  ExecuteQuery: [QueryRequest, QueryReply];
+}
+export type EngineMethod = keyof EngineRpcs;
+
+export interface CallOpts {
+  /** Milliseconds; 0 = no deadline (queries run as long as they need). */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+}
+
+/** The package root: the nearest ancestor holding proto/engine.proto (works from dist/ and src/). */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'proto', 'engine.proto'))) return dir;
+    dir = resolve(dir, '..');
+  }
+  throw new Error('proto/engine.proto not found above ' + fileURLToPath(import.meta.url));
+}
+
+type UnaryFn = (
+  req: unknown,
+  md: grpc.Metadata,
+  opts: grpc.CallOptions,
+  cb: (err: grpc.ServiceError | null, res?: unknown) => void,
+) => grpc.ClientUnaryCall;
+
+const DEFAULT_DEADLINE_MS = 60_000;
+
+export class EngineClient {
+  private readonly client: grpc.Client;
+
+  constructor(readonly address: string) {
+    const def = protoLoader.loadSync(join(packageRoot(), 'proto', 'engine.proto'), {
+      keepCase: true,
+      longs: Number,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    });
+    const pkg = grpc.loadPackageDefinition(def) as unknown as {
+      warehouse_emulator: { engine: { v1: { Engine: grpc.ServiceClientConstructor } } };
+    };
+    const Ctor = pkg.warehouse_emulator.engine.v1.Engine;
+    this.client = new Ctor(address, grpc.credentials.createInsecure(), {
+      // Result pages can be large pre-encoded JSON.
+      'grpc.max_receive_message_length': -1,
+      'grpc.max_send_message_length': -1,
+      // Reconnect fast after an engine restart instead of grpc's default backoff of up to 120 s.
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 1000,
+    });
+  }
+
+  call<M extends EngineMethod>(method: M, req: EngineRpcs[M][0], opts: CallOpts = {}): Promise<EngineRpcs[M][1]> {
+    const fn = (this.client as unknown as Record<string, UnaryFn>)[method];
+    const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    const callOpts: grpc.CallOptions = deadlineMs > 0 ? { deadline: Date.now() + deadlineMs } : {};
+    return new Promise((resolvePromise, reject) => {
+      if (opts.signal?.aborted) {
+        reject(new RestError(400, 'stopped', 'Job execution was cancelled: User requested cancellation'));
+        return;
+      }
+      const call = fn.call(this.client, req, new grpc.Metadata(), callOpts, (err, res) => {
+        opts.signal?.removeEventListener('abort', onAbort);
+        if (err) reject(toRestError(err));
+        else resolvePromise(res as EngineRpcs[M][1]);
+      });
+      const onAbort = (): void => call.cancel();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+export function toRestError(err: grpc.ServiceError): RestError {
+  const raw = err.metadata?.get('x-warehouse-error')?.[0];
+  if (raw !== undefined) {
+    try {
+      const info = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8')) as Partial<ErrorInfo>;
+      if (typeof info.code === 'number' && typeof info.message === 'string') {
+        return new RestError(info.code, info.reason ?? 'invalid', info.message, info.status);
+      }
+    } catch {
+      // fall through to the status mapping
+    }
+  }
+  const detail = err.details || err.message;
+  switch (err.code) {
+    case grpc.status.UNAVAILABLE:
+      return unavailable();
+    case grpc.status.DEADLINE_EXCEEDED:
+      return new RestError(503, 'backendError', 'The engine did not answer in time: ' + detail, 'deadlineExceeded');
+    case grpc.status.CANCELLED:
+      return new RestError(400, 'stopped', 'Job execution was cancelled: ' + detail, 'cancelled');
+    case grpc.status.NOT_FOUND:
+      return new RestError(404, 'notFound', detail);
+    case grpc.status.ALREADY_EXISTS:
+      return new RestError(409, 'duplicate', detail);
+    case grpc.status.INVALID_ARGUMENT:
+      return new RestError(400, 'invalid', detail);
+    case grpc.status.FAILED_PRECONDITION:
+      return new RestError(400, 'invalid', detail, 'failedPrecondition');
+    case grpc.status.UNIMPLEMENTED:
+      return new RestError(501, 'notImplemented', detail || 'Not implemented by the engine');
+    case grpc.status.RESOURCE_EXHAUSTED:
+      return new RestError(429, 'quotaExceeded', detail);
+    case grpc.status.PERMISSION_DENIED:
+      return new RestError(403, 'accessDenied', detail);
+    default:
+      return new RestError(500, 'internalError', detail || 'An internal error occurred and the request could not be completed.');
+  }
+}

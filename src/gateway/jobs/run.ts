@@ -1,0 +1,341 @@
+// Query jobs: building the engine request from a REST query configuration,
+// running it under the registry's state machine, and rendering the job and
+// query-result resources of the real service.
+import type { FastifyRequest } from 'fastify';
+import type { Family, GatewayContext } from '../context.js';
+import { kind } from '../context.js';
+import type { ListRowsReply, QueryReply, QueryRequest, TableRef, TimestampFormat } from '../engine-client.js';
+import { invalid, RestError, type ErrorInfo } from '../errors.js';
+import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
+import { etagOf } from '../plugins/common.js';
+import { prepareQueryText } from './legacy-sql.js';
+import type { JobRecord } from './registry.js';
+
+export const DEFAULT_LOCATION = 'US';
+export const QUERY_TIMEOUT_DEFAULT_MS = 10_000;
+/** Longest a single request waits for a job (long-poll cap), whatever timeoutMs says. */
+export const QUERY_TIMEOUT_CAP_MS = 60_000;
+
+const CANCELLED: ErrorInfo = { code: 400, status: 'cancelled', reason: 'stopped', message: 'Job execution was cancelled: User requested cancellation' };
+
+function tableRefIn(v: unknown, projectId: string, what: string): TableRef | undefined {
+  if (!isObj(v)) return undefined;
+  const p = str(v['projectId']) || projectId;
+  const d = str(v['datasetId']);
+  const t = str(v['tableId']);
+  if (!d || !t) throw invalid(`${what} must name a dataset and a table`);
+  return { project_id: checkProjectId(p), dataset_id: checkDatasetId(d), table_id: checkTableId(t) };
+}
+
+export function tableRefOut(r: TableRef | null | undefined): Json | undefined {
+  if (!r || !r.table_id) return undefined;
+  return { projectId: r.project_id, datasetId: r.dataset_id, tableId: r.table_id };
+}
+
+/** The server-level --dataset as a reference ("ds", "p.ds" or "p:ds"). */
+function serverDefaultDataset(ctx: GatewayContext, projectId: string): TableRef | undefined {
+  const ds = ctx.config.dataset;
+  if (!ds) return undefined;
+  const m = /^(?:(.+)[.:])?([^.:]+)$/.exec(ds);
+  if (!m) return undefined;
+  return { project_id: m[1] || projectId, dataset_id: m[2]!, table_id: '' };
+}
+
+export interface QueryShape {
+  projectId: string;
+  jobId: string;
+  location: string;
+  /** A REST query configuration (jobs.insert) or query request (jobs.query): same field names. */
+  cfg: Json;
+  dryRun: boolean;
+  maxResults: number;
+  timestampFormat: TimestampFormat;
+  jobsSnapshot: () => string;
+}
+
+export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequest {
+  const cfg = s.cfg;
+  const sql = str(cfg['query']);
+  if (sql === undefined || sql.trim() === '') throw invalid('Required parameter is missing: query');
+  const text = prepareQueryText(sql, boolish(cfg['useLegacySql']));
+  let defaultDataset: TableRef | undefined;
+  if (isObj(cfg['defaultDataset']) && str(cfg['defaultDataset']['datasetId'])) {
+    const dd = cfg['defaultDataset'];
+    defaultDataset = {
+      project_id: checkProjectId(str(dd['projectId']) || s.projectId),
+      dataset_id: checkDatasetId(str(dd['datasetId'])!),
+      table_id: '',
+    };
+  } else {
+    defaultDataset = serverDefaultDataset(ctx, s.projectId);
+  }
+  const params = Array.isArray(cfg['queryParameters']) ? cfg['queryParameters'] : [];
+  let mode = (str(cfg['parameterMode']) ?? '').toUpperCase();
+  if (params.length && !mode) mode = params.some((p) => isObj(p) && str(p['name'])) ? 'NAMED' : 'POSITIONAL';
+  const session = Array.isArray(cfg['connectionProperties'])
+    ? cfg['connectionProperties'].find((p): p is Json => isObj(p) && p['key'] === 'session_id')
+    : undefined;
+  return {
+    project_id: s.projectId,
+    job_id: s.jobId,
+    query: text,
+    ...(defaultDataset ? { default_dataset: defaultDataset } : {}),
+    ...(params.length ? { parameters: { parameters_json: JSON.stringify(params), parameter_mode: mode } } : {}),
+    dry_run: s.dryRun,
+    ...(tableRefIn(cfg['destinationTable'], s.projectId, 'destinationTable') ? { destination: tableRefIn(cfg['destinationTable'], s.projectId, 'destinationTable')! } : {}),
+    write_disposition: str(cfg['writeDisposition']) ?? '',
+    create_disposition: str(cfg['createDisposition']) ?? '',
+    table_definitions_json: isObj(cfg['tableDefinitions']) ? JSON.stringify(cfg['tableDefinitions']) : '',
+    // A text check, not SQL parsing: only queries naming the view pay for the snapshot.
+    jobs_snapshot_json: /INFORMATION_SCHEMA\s*`?\s*\.\s*`?\s*JOBS/i.test(text) ? s.jobsSnapshot() : '',
+    location: s.location,
+    session_id: session ? String(session['value'] ?? '') : '',
+    max_results: s.maxResults,
+    timestamp_format: s.timestampFormat,
+  };
+}
+
+/** Starts the engine call; the job is RUNNING until the call settles, then DONE. */
+export function startJob(ctx: GatewayContext, job: JobRecord): void {
+  job.state = 'RUNNING';
+  job.startMs = Date.now();
+  job.done = ctx
+    .call('ExecuteQuery', job.request!, { deadlineMs: 0, signal: job.abort.signal })
+    .then(
+      (reply) => {
+        job.reply = reply;
+      },
+      (e: unknown) => {
+        if (job.abort.signal.aborted) job.error = CANCELLED;
+        else if (e instanceof RestError) job.error = e.toInfo();
+        else job.error = { code: 500, status: 'internal', reason: 'internalError', message: String(e) };
+      },
+    )
+    .finally(() => {
+      job.state = 'DONE';
+      job.endMs = Date.now();
+    });
+}
+
+/** Resolves true when the job is DONE within `ms`. */
+export async function waitDone(job: JobRecord, ms: number, req?: FastifyRequest): Promise<boolean> {
+  if (job.state === 'DONE') return true;
+  if (ms <= 0) return false;
+  let timer: NodeJS.Timeout | undefined;
+  let onClose: (() => void) | undefined;
+  const timeout = new Promise<void>((r) => {
+    timer = setTimeout(r, Math.min(ms, QUERY_TIMEOUT_CAP_MS));
+    onClose = () => r();
+    // A client that goes away stops the long poll (the job keeps running).
+    req?.raw.once('close', onClose);
+  });
+  await Promise.race([job.done, timeout]);
+  clearTimeout(timer);
+  if (onClose) req?.raw.off('close', onClose);
+  return (job.state as string) === 'DONE';
+}
+
+export function errorResultOf(e: ErrorInfo): Json {
+  return { reason: e.reason, ...(e.reason === 'invalidQuery' ? { location: 'query' } : {}), message: e.message };
+}
+
+function parseObj(text: string): Json | undefined {
+  if (!text) return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return isObj(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const TOP_LEVEL_STATS = new Set(['numChildJobs', 'parentJobId', 'scriptStatistics', 'sessionInfo', 'transactionInfo', 'reservation_id', 'finalExecutionDurationMs']);
+
+export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
+  const st: Json = { creationTime: String(job.createdMs) };
+  if (job.startMs !== undefined && !dryRun) st['startTime'] = String(job.startMs);
+  if (job.endMs !== undefined && !dryRun) st['endTime'] = String(job.endMs);
+  if (job.parentJobId) st['parentJobId'] = job.parentJobId;
+  const r = job.reply;
+  if (job.jobType === 'QUERY') {
+    const q: Json = {};
+    if (r) {
+      const bytes = String(r.total_bytes_processed ?? 0);
+      st['totalBytesProcessed'] = bytes;
+      q['totalBytesProcessed'] = bytes;
+      q['totalBytesBilled'] = dryRun ? '0' : bytes;
+      q['cacheHit'] = false;
+      if (dryRun) q['totalBytesProcessedAccuracy'] = 'PRECISE';
+      if (r.statement_type) q['statementType'] = r.statement_type;
+      if (r.num_dml_affected_rows >= 0 && r.statement_type !== 'SELECT') q['numDmlAffectedRows'] = String(r.num_dml_affected_rows);
+      if (r.ddl_operation_performed) q['ddlOperationPerformed'] = r.ddl_operation_performed;
+      const ddlTable = tableRefOut(r.ddl_target_table);
+      if (ddlTable) q['ddlTargetTable'] = ddlTable;
+      const routine = parseObj(r.ddl_target_routine_json);
+      if (routine) q['ddlTargetRoutine'] = routine;
+      const schema = parseObj(r.schema_json);
+      if (schema) q['schema'] = schema;
+      const extra = parseObj(r.statistics_json);
+      if (extra) {
+        for (const [k, v] of Object.entries(extra)) {
+          if (TOP_LEVEL_STATS.has(k)) st[k] = v;
+          else if (k === 'query' && isObj(v)) Object.assign(q, v);
+          else q[k] = v;
+        }
+      }
+    } else if (job.state === 'DONE') {
+      q['cacheHit'] = false;
+      q['totalBytesProcessed'] = '0';
+    }
+    if (Object.keys(q).length) st['query'] = q;
+  }
+  return st;
+}
+
+export function renderJob(job: JobRecord, family: Family, projection: 'full' | 'minimal' = 'full', listItem = false): Json {
+  const dryRun = job.request?.dry_run ?? false;
+  const configuration: Json = { ...job.configuration };
+  if (job.jobType === 'QUERY' && isObj(configuration['query'])) {
+    const q: Json = { ...configuration['query'] };
+    const dest = tableRefOut(job.reply?.result_table) ?? (isObj(q['destinationTable']) ? q['destinationTable'] : undefined);
+    if (dest) q['destinationTable'] = dest;
+    if (q['priority'] === undefined) q['priority'] = 'INTERACTIVE';
+    configuration['query'] = q;
+  }
+  configuration['jobType'] = job.jobType;
+  const status: Json = { state: job.state };
+  if (job.error) {
+    status['errorResult'] = errorResultOf(job.error);
+    status['errors'] = [errorResultOf(job.error)];
+  }
+  const ref = { projectId: job.projectId, jobId: job.jobId, location: job.location };
+  const out: Json = {
+    kind: kind(family, 'job'),
+    ...(listItem ? {} : { etag: etagOf(`${job.jobId}/${job.state}/${job.endMs ?? ''}`) }),
+    id: `${job.projectId}:${job.location}.${job.jobId}`,
+    ...(listItem ? {} : { selfLink: `/${family}/v2/projects/${job.projectId}/jobs/${job.jobId}?location=${job.location}` }),
+    user_email: job.userEmail,
+    principal_subject: `user:${job.userEmail}`,
+    jobReference: ref,
+    ...(listItem ? { state: job.state } : {}),
+    ...(listItem && job.error ? { errorResult: errorResultOf(job.error) } : {}),
+  };
+  if (projection === 'full') out['configuration'] = configuration;
+  out['status'] = status;
+  out['statistics'] = jobStatistics(job, dryRun);
+  return out;
+}
+
+/** JSON rows for INFORMATION_SCHEMA.JOBS (spec §1.6.5): one object per job, snake_case like the view. */
+export function jobsSnapshot(jobs: readonly JobRecord[]): string {
+  const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+  return JSON.stringify(
+    jobs.map((j) => {
+      const q = isObj(j.configuration['query']) ? j.configuration['query'] : {};
+      const r = j.reply;
+      return {
+        creation_time: iso(j.createdMs),
+        project_id: j.projectId,
+        user_email: j.userEmail,
+        job_id: j.jobId,
+        job_type: j.jobType,
+        statement_type: r?.statement_type || null,
+        priority: 'INTERACTIVE',
+        start_time: iso(j.startMs),
+        end_time: iso(j.endMs),
+        query: str(q['query']) ?? null,
+        state: j.state,
+        total_bytes_processed: r ? r.total_bytes_processed : null,
+        total_bytes_billed: r ? r.total_bytes_processed : null,
+        total_slot_ms: 0,
+        error_result: j.error ? { reason: j.error.reason, location: j.error.reason === 'invalidQuery' ? 'query' : null, message: j.error.message } : null,
+        cache_hit: false,
+        destination_table: r?.result_table?.table_id
+          ? { project_id: r.result_table.project_id, dataset_id: r.result_table.dataset_id, table_id: r.result_table.table_id }
+          : null,
+        parent_job_id: j.parentJobId ?? null,
+        location: j.location,
+      };
+    }),
+  );
+}
+
+export interface ResultWindow {
+  start: number;
+  max: number;
+}
+
+/**
+ * The body of a query response (jobs.query) or getQueryResults, as JSON text
+ * with the pre-encoded rows spliced in. `firstPage` uses the rows the engine
+ * encoded with the result; otherwise pages come from ListRows on the result table.
+ */
+export async function resultBody(
+  ctx: GatewayContext,
+  job: JobRecord,
+  family: Family,
+  kindWord: 'queryResponse' | 'getQueryResultsResponse',
+  win: ResultWindow,
+  ts: TimestampFormat,
+  firstPage: boolean,
+  extra: Json = {},
+): Promise<string> {
+  const r = job.reply as QueryReply;
+  const schema = parseObj(r.schema_json);
+  let rowsJson = '';
+  let total = r.total_rows ?? 0;
+  let next = -1;
+  const table = r.result_table?.table_id ? r.result_table : undefined;
+  if (schema && win.max > 0) {
+    if (firstPage && win.start === 0 && r.rows_json) {
+      rowsJson = r.rows_json;
+      next = r.next_index;
+    } else if (table) {
+      const page: ListRowsReply = await ctx.call('ListRows', {
+        table,
+        start_index: win.start,
+        max_results: win.max,
+        selected_fields: '',
+        timestamp_format: ts,
+      });
+      rowsJson = page.rows_json;
+      next = page.next_index;
+      total = page.total_rows;
+    } else if (win.start === 0 && r.rows_json) {
+      rowsJson = r.rows_json;
+      next = r.next_index;
+    }
+  }
+  const parts: string[] = [`"kind":${JSON.stringify(kind(family, kindWord))}`];
+  if (kindWord === 'getQueryResultsResponse') parts.push(`"etag":${JSON.stringify(etagOf(`${job.jobId}/${win.start}/${win.max}`))}`);
+  if (schema) parts.push(`"schema":${JSON.stringify(schema)}`);
+  parts.push(`"jobReference":${JSON.stringify({ projectId: job.projectId, jobId: job.jobId, location: job.location })}`);
+  parts.push(`"totalRows":"${total}"`);
+  if (next >= 0 && next < total && win.max > 0) parts.push(`"pageToken":"${next}"`);
+  if (rowsJson && rowsJson !== '[]') parts.push(`"rows":${rowsJson}`);
+  parts.push(`"totalBytesProcessed":"${r.total_bytes_processed ?? 0}"`);
+  parts.push('"jobComplete":true', '"cacheHit":false');
+  if (r.num_dml_affected_rows >= 0 && r.statement_type && r.statement_type !== 'SELECT') {
+    parts.push(`"numDmlAffectedRows":"${r.num_dml_affected_rows}"`);
+  }
+  const stats = parseObj(r.statistics_json);
+  if (stats && isObj(stats['dmlStats'])) parts.push(`"dmlStats":${JSON.stringify(stats['dmlStats'])}`);
+  for (const [k, v] of Object.entries(extra)) parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  return `{${parts.join(',')}}`;
+}
+
+export function incompleteBody(job: JobRecord, family: Family, kindWord: 'queryResponse' | 'getQueryResultsResponse', extra: Json = {}): Json {
+  return {
+    kind: kind(family, kindWord),
+    jobReference: { projectId: job.projectId, jobId: job.jobId, location: job.location },
+    jobComplete: false,
+    ...extra,
+  };
+}
+
+export function timeoutOf(v: unknown): number {
+  const n = num(v);
+  if (n === undefined) return QUERY_TIMEOUT_DEFAULT_MS;
+  if (n < 0) throw invalid(`Invalid value for timeoutMs: ${String(v)}`);
+  return n;
+}

@@ -1,0 +1,133 @@
+// Gateway entry: parse the command line, prepare the data dir, start (or find)
+// the engine, apply seeds, and only then accept public HTTP traffic.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CliExit, parseCli, type GatewayConfig } from './cli.js';
+import { GatewayContext } from './context.js';
+import { EngineClient } from './engine-client.js';
+import { JobRegistry } from './jobs/registry.js';
+import { applyInitialDataDir, applySeedFiles, strayDbWarning } from './seed.js';
+import { buildServer } from './server.js';
+import { EngineSupervisor } from './supervisor.js';
+
+const EXTERNAL_ENGINE_WAIT_MS = 2_000;
+
+function logger(prefix: string) {
+  return (msg: string): void => {
+    process.stderr.write(`${new Date().toISOString()} ${prefix} ${msg}\n`);
+  };
+}
+
+/** Engine bind address: loopback unless the gateway itself is public (container: --hostname=0.0.0.0). */
+function engineHost(listenHost: string): string {
+  return listenHost === '0.0.0.0' || listenHost === '::' ? listenHost : '127.0.0.1';
+}
+
+async function run(config: GatewayConfig): Promise<void> {
+  const log = logger('[gateway]');
+  const debug = config.debug ? logger('[gateway:debug]') : (): void => undefined;
+  for (const w of config.warnings) log(`warning: ${w}`);
+
+  const dataDir = resolve(config.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  debug(`data dir ${dataDir} (from ${config.dataDirSource})`);
+  applyInitialDataDir(config.initialDataDir, dataDir, log);
+  const stray = strayDbWarning(dataDir);
+  if (stray) log(`warning: ${stray}`);
+
+  const client = new EngineClient(`127.0.0.1:${config.grpcPort}`);
+  const supervisor = new EngineSupervisor(
+    {
+      binary: config.engineBinary,
+      grpcPort: config.grpcPort,
+      engineHost: engineHost(config.listenHost),
+      dataDir,
+      defaultLocation: config.defaultDatasetLocation,
+      projectId: config.projectId,
+      copyStdout: config.copyEngineStdout,
+      copyStderr: config.copyEngineStderr,
+      log,
+      debug,
+    },
+    client,
+  );
+  const ctx = new GatewayContext({ ...config, dataDir }, client, supervisor, new JobRegistry(), log, debug);
+
+  let closing = false;
+  let app: Awaited<ReturnType<typeof buildServer>> | undefined;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (closing) {
+      process.exit(1);
+    }
+    closing = true;
+    debug(`${signal}: shutting down`);
+    try {
+      await app?.close();
+    } catch {
+      // closing anyway
+    }
+    await supervisor.stop();
+    client.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
+
+  const started = Date.now();
+  try {
+    if (supervisor.external && config.seedDataFiles.length === 0) {
+      // An external engine may come later: serve 503s meanwhile rather than never listening.
+      await Promise.race([
+        supervisor.start(),
+        new Promise((_r, rej) => setTimeout(() => rej(new Error('not serving yet')), EXTERNAL_ENGINE_WAIT_MS).unref()),
+      ]).catch((e: Error) => log(`warning: external engine on port ${config.grpcPort}: ${e.message}; answering 503 until it serves`));
+    } else {
+      await supervisor.start();
+    }
+  } catch (e) {
+    log(`error: engine did not start: ${(e as Error).message}`);
+    await supervisor.stop();
+    process.exit(1);
+  }
+  debug(`engine ready after ${Date.now() - started} ms`);
+
+  try {
+    await applySeedFiles(ctx);
+  } catch (e) {
+    log(`error: seeding failed: ${(e as Error).message}`);
+    await supervisor.stop();
+    process.exit(1);
+  }
+
+  app = await buildServer(ctx);
+  try {
+    await app.listen({ host: config.listenHost, port: config.httpPort });
+  } catch (e) {
+    log(`error: cannot listen on ${config.listenHost}:${config.httpPort}: ${(e as Error).message}`);
+    await supervisor.stop();
+    process.exit(1);
+  }
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.httpPort;
+  log(`listening on http://${config.listenHost}:${port} (engine gRPC ${config.grpcPort}, data dir ${dataDir}, ready in ${Date.now() - started} ms)`);
+}
+
+function main(): void {
+  let config: GatewayConfig;
+  try {
+    config = parseCli(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof CliExit) {
+      (e.toStderr ? process.stderr : process.stdout).write(e.output);
+      process.exit(e.exitCode);
+    }
+    throw e;
+  }
+  run(config).catch((e: Error) => {
+    process.stderr.write(`fatal: ${e.stack ?? e.message}\n`);
+    process.exit(1);
+  });
+}
+
+main();

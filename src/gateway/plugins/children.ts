@@ -1,0 +1,117 @@
+// models, routines and row-access policies: metadata resources the engine keeps
+// in its catalog, reached through PutChild/GetChild/ListChildren/DeleteChild.
+import type { FastifyInstance } from 'fastify';
+import type { Family, GatewayContext } from '../context.js';
+import { invalid } from '../errors.js';
+import { bodyObject, checkChildId, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, str, type Json, type Query } from '../validate.js';
+import { noContent, parseJson } from './common.js';
+
+interface ChildKind {
+  /** URL collection segment and ChildRequest.kind. */
+  collection: 'models' | 'routines' | 'rowAccessPolicies';
+  /** Id path parameter / reference field. */
+  idField: 'modelId' | 'routineId' | 'policyId';
+  refField: 'modelReference' | 'routineReference' | 'rowAccessPolicyReference';
+  word: string;
+  underTable: boolean;
+}
+
+const KINDS: ChildKind[] = [
+  { collection: 'models', idField: 'modelId', refField: 'modelReference', word: 'model', underTable: false },
+  { collection: 'routines', idField: 'routineId', refField: 'routineReference', word: 'routine', underTable: false },
+  { collection: 'rowAccessPolicies', idField: 'policyId', refField: 'rowAccessPolicyReference', word: 'row access policy', underTable: true },
+];
+
+type Params = { projectId: string; datasetId: string; tableId?: string } & Record<string, string>;
+
+export function registerChildren(app: FastifyInstance, _ctx: GatewayContext, _family: Family): void {
+  for (const k of KINDS) registerKind(app, _ctx, k);
+}
+
+function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): void {
+  const parent = k.underTable ? '/projects/:projectId/datasets/:datasetId/tables/:tableId' : '/projects/:projectId/datasets/:datasetId';
+  const coll = `${parent}/${k.collection}`;
+  const item = `${coll}/:${k.idField}`;
+  const scope = (params: Params) => ({
+    project_id: checkProjectId(params.projectId),
+    dataset_id: checkDatasetId(params.datasetId),
+    table_id: k.underTable ? checkTableId(params.tableId ?? '') : '',
+    kind: k.collection,
+  });
+  const reference = (params: Params, id: string): Json => ({
+    projectId: params.projectId,
+    datasetId: params.datasetId,
+    ...(k.underTable ? { tableId: params.tableId } : {}),
+    [k.idField]: id,
+  });
+  /** Body reference must agree with the URL; fills what is missing. */
+  const withReference = (params: Params, body: Json, urlId: string | undefined): { id: string; body: Json } => {
+    const ref = isObj(body[k.refField]) ? body[k.refField] as Json : {};
+    const bodyId = str(ref[k.idField]);
+    if (urlId !== undefined && bodyId && bodyId !== urlId) {
+      throw invalid(`${k.word} ID in the reference (${bodyId}) doesn't match the ${k.word} ID in the request (${urlId}).`);
+    }
+    const id = urlId ?? bodyId;
+    if (!id) throw invalid(`Required parameter is missing: ${k.refField}.${k.idField}`);
+    checkChildId(k.word, id);
+    return { id, body: { ...body, [k.refField]: reference(params, id) } };
+  };
+
+  app.get<{ Params: Params; Querystring: Query }>(coll, async (req) => {
+    const q = req.query;
+    const r = await ctx.call('ListChildren', {
+      ...scope(req.params),
+      page_token: qStr(q, 'pageToken') ?? '',
+      max_results: qInt(q, 'maxResults') ?? qInt(q, 'pageSize') ?? 0,
+    });
+    const out: Json = {};
+    const items = r.items_json.map((t) => parseJson(t, k.word));
+    if (items.length) out[k.collection] = items;
+    if (r.next_page_token) out['nextPageToken'] = r.next_page_token;
+    return out;
+  });
+
+  app.get<{ Params: Params }>(item, async (req) => {
+    const id = checkChildId(k.word, req.params[k.idField] ?? '');
+    const r = await ctx.call('GetChild', { ...scope(req.params), child_id: id });
+    return parseJson(r.resource_json, k.word);
+  });
+
+  app.delete<{ Params: Params }>(item, async (req, reply) => {
+    const id = checkChildId(k.word, req.params[k.idField] ?? '');
+    await ctx.call('DeleteChild', { ...scope(req.params), child_id: id });
+    return noContent(reply);
+  });
+
+  // Models are created by CREATE MODEL only; routines and policies by REST too.
+  if (k.collection !== 'models') {
+    app.post<{ Params: Params }>(coll, async (req) => {
+      const s = scope(req.params);
+      const { id, body } = withReference(req.params, bodyObject(req.body), undefined);
+      const r = await ctx.call('PutChild', { ...s, child_id: id, resource_json: JSON.stringify(body), create_only: true });
+      return parseJson(r.resource_json, k.word);
+    });
+    app.put<{ Params: Params }>(item, async (req) => {
+      const s = scope(req.params);
+      const { id, body } = withReference(req.params, bodyObject(req.body), req.params[k.idField] ?? '');
+      await ctx.call('GetChild', { ...s, child_id: id });
+      const r = await ctx.call('PutChild', { ...s, child_id: id, resource_json: JSON.stringify(body), create_only: false });
+      return parseJson(r.resource_json, k.word);
+    });
+  } else {
+    // models.patch: merge the writable fields over the stored model.
+    app.patch<{ Params: Params }>(item, async (req) => {
+      const s = scope(req.params);
+      const id = checkChildId(k.word, req.params[k.idField] ?? '');
+      const current = parseJson((await ctx.call('GetChild', { ...s, child_id: id })).resource_json, k.word);
+      const patch = bodyObject(req.body);
+      const merged: Json = { ...current };
+      for (const f of ['description', 'friendlyName', 'labels', 'expirationTime', 'encryptionConfiguration']) {
+        if (f in patch) merged[f] = patch[f];
+      }
+      merged['lastModifiedTime'] = String(Date.now());
+      const r = await ctx.call('PutChild', { ...s, child_id: id, resource_json: JSON.stringify(merged), create_only: false });
+      return parseJson(r.resource_json, k.word);
+    });
+  }
+}

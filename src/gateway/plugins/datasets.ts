@@ -1,0 +1,111 @@
+// datasets.* (spec §4.2): REST shaping and validation here, catalog rules in the engine.
+import type { FastifyInstance } from 'fastify';
+import type { Family, GatewayContext } from '../context.js';
+import { kind } from '../context.js';
+import { invalid, notFound, notImplemented } from '../errors.js';
+import { bodyObject, checkDatasetId, checkProjectId, isObj, qBool, qInt, qStr, str, type Query } from '../validate.js';
+import { etagOf, listItems, noContent, resourceOut, type DatasetParams, type ProjectParams } from './common.js';
+
+function rejectExternal(body: Record<string, unknown>): void {
+  if (body['externalDatasetReference'] !== undefined && body['externalDatasetReference'] !== null) {
+    throw notImplemented('externalDatasetReference is not supported by the emulator');
+  }
+}
+
+/** Body datasetReference must agree with the URL; missing parts are filled from it (Node omits projectId). */
+function reconcileReference(body: Record<string, unknown>, projectId: string, datasetId: string | undefined): string {
+  const ref = isObj(body['datasetReference']) ? { ...body['datasetReference'] } : {};
+  const bodyProject = str(ref['projectId']);
+  if (bodyProject && bodyProject !== projectId) {
+    throw invalid(`Project ID in the dataset reference (${bodyProject}) doesn't match the project ID in the request (${projectId}).`);
+  }
+  const bodyDataset = str(ref['datasetId']);
+  if (datasetId !== undefined && bodyDataset && bodyDataset !== datasetId) {
+    throw invalid(`Dataset ID in the dataset reference (${bodyDataset}) doesn't match the dataset ID in the request (${datasetId}).`);
+  }
+  const id = datasetId ?? bodyDataset;
+  if (!id) throw invalid('Required parameter is missing: datasetReference.datasetId');
+  checkDatasetId(id);
+  body['datasetReference'] = { projectId, datasetId: id };
+  return id;
+}
+
+export function registerDatasets(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
+  const base = '/projects/:projectId/datasets';
+
+  app.get<{ Params: ProjectParams; Querystring: Query }>(base, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const q = req.query;
+    const reply = await ctx.call('ListDatasets', {
+      project_id: p,
+      page_token: qStr(q, 'pageToken') ?? '',
+      max_results: qInt(q, 'maxResults') ?? 0,
+      filter: qStr(q, 'filter') ?? '',
+      all: qBool(q, 'all') ?? false,
+    });
+    const datasets = listItems(reply, family, 'dataset');
+    const out: Record<string, unknown> = { kind: kind(family, 'datasetList'), etag: etagOf(reply.items_json.join('\n')) };
+    if (datasets.length) out['datasets'] = datasets;
+    if (reply.next_page_token) out['nextPageToken'] = reply.next_page_token;
+    return out;
+  });
+
+  app.post<{ Params: ProjectParams; Querystring: Query }>(base, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const body = { ...bodyObject(req.body) };
+    rejectExternal(body);
+    const d = reconcileReference(body, p, undefined);
+    if (!str(body['location'])) body['location'] = ctx.config.defaultDatasetLocation;
+    const r = await ctx.call('InsertDataset', { project_id: p, dataset_id: d, resource_json: JSON.stringify(body) });
+    return resourceOut(r.resource_json, family, 'dataset');
+  });
+
+  app.get<{ Params: DatasetParams }>(`${base}/:datasetId`, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const d = checkDatasetId(req.params.datasetId);
+    const r = await ctx.call('GetDataset', { project_id: p, dataset_id: d });
+    return resourceOut(r.resource_json, family, 'dataset');
+  });
+
+  for (const method of ['PUT', 'PATCH'] as const) {
+    app.route<{ Params: DatasetParams }>({
+      method,
+      url: `${base}/:datasetId`,
+      handler: async (req) => {
+        const p = checkProjectId(req.params.projectId);
+        const d = checkDatasetId(req.params.datasetId);
+        const body = { ...bodyObject(req.body) };
+        rejectExternal(body);
+        reconcileReference(body, p, d);
+        const r = await ctx.call('UpdateDataset', {
+          project_id: p,
+          dataset_id: d,
+          resource_json: JSON.stringify(body),
+          options: method === 'PATCH' ? { patch: 'true' } : {},
+        });
+        return resourceOut(r.resource_json, family, 'dataset');
+      },
+    });
+  }
+
+  app.delete<{ Params: DatasetParams; Querystring: Query }>(`${base}/:datasetId`, async (req, reply) => {
+    const p = checkProjectId(req.params.projectId);
+    const d = checkDatasetId(req.params.datasetId);
+    const deleteContents = qBool(req.query, 'deleteContents') ?? false;
+    await ctx.call('DeleteDataset', { project_id: p, dataset_id: d, options: { deleteContents: String(deleteContents) } });
+    return noContent(reply);
+  });
+
+  // Colon methods on a dataset (`{datasetId}:undelete`): the router hands us the whole segment.
+  app.post<{ Params: DatasetParams }>(`${base}/:datasetId`, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const seg = req.params.datasetId;
+    const colon = seg.lastIndexOf(':');
+    const verb = colon >= 0 ? seg.slice(colon + 1) : '';
+    if (verb !== 'undelete') throw notFound(`Not found: POST ${req.url.split('?')[0]}`);
+    const d = checkDatasetId(seg.slice(0, colon));
+    const body = bodyObject(req.body);
+    const r = await ctx.call('UndeleteDataset', { project_id: p, dataset_id: d, resource_json: JSON.stringify(body) });
+    return resourceOut(r.resource_json, family, 'dataset');
+  });
+}

@@ -1,0 +1,240 @@
+// jobs.* and the queries endpoints (spec §4.5, §4.6).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Family, GatewayContext } from '../context.js';
+import { kind, timestampFormat } from '../context.js';
+import { envelope, invalid, jobNotFound, notImplemented, RestError } from '../errors.js';
+import { newJobId, type JobRecord } from '../jobs/registry.js';
+import {
+  buildQueryRequest,
+  DEFAULT_LOCATION,
+  incompleteBody,
+  jobsSnapshot,
+  renderJob,
+  resultBody,
+  startJob,
+  timeoutOf,
+  waitDone,
+} from '../jobs/run.js';
+import { bodyObject, boolish, checkJobId, checkProjectId, isObj, num, qBool, qInt, qList, qStr, str, type Json, type Query } from '../validate.js';
+import { etagOf, noContent, sendJsonText, type ProjectParams } from './common.js';
+import { pageWindow, ROWS_CAP, ROWS_DEFAULT } from './tabledata.js';
+
+interface JobParams extends ProjectParams { jobId: string }
+
+/** How long jobs.insert waits before answering RUNNING: short queries come back DONE, sparing bq a 1 s poll. */
+const INSERT_GRACE_MS = 2_000;
+const JOBS_LIST_DEFAULT = 50;
+
+function sendError(reply: FastifyReply, e: { code: number; status: string; reason: string; message: string }): FastifyReply {
+  return reply.code(e.code).type('application/json; charset=UTF-8').send(envelope(e));
+}
+
+export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
+  const jobsBase = '/projects/:projectId/jobs';
+
+  const lookup = (p: string, jobId: string, location?: string): JobRecord => {
+    const job = ctx.jobs.get(p, jobId);
+    if (!job) throw jobNotFound(p, jobId, location);
+    return job;
+  };
+
+  const newQueryJob = (p: string, jobId: string, location: string, configuration: Json, cfgQuery: Json, opts: {
+    dryRun: boolean; maxResults: number; useInt64: unknown; userEmail: string;
+  }): JobRecord => {
+    const request = buildQueryRequest(ctx, {
+      projectId: p,
+      jobId,
+      location,
+      cfg: cfgQuery,
+      dryRun: opts.dryRun,
+      maxResults: opts.maxResults,
+      timestampFormat: timestampFormat(family, opts.useInt64),
+      jobsSnapshot: () => jobsSnapshot(ctx.jobs.list(p)),
+    });
+    return {
+      projectId: p,
+      jobId,
+      location,
+      jobType: 'QUERY',
+      state: 'PENDING',
+      createdMs: Date.now(),
+      configuration,
+      userEmail: opts.userEmail,
+      request,
+      abort: new AbortController(),
+      done: Promise.resolve(),
+    };
+  };
+
+  // jobs.insert
+  app.post<{ Params: ProjectParams; Querystring: Query }>(jobsBase, async (req, reply) => {
+    const p = checkProjectId(req.params.projectId);
+    const body = bodyObject(req.body);
+    const ref = isObj(body['jobReference']) ? body['jobReference'] : {};
+    if (str(ref['projectId']) && ref['projectId'] !== p) {
+      throw invalid(`Project ID in the job reference (${String(ref['projectId'])}) doesn't match the project ID in the request (${p}).`);
+    }
+    const configuration = isObj(body['configuration']) ? { ...body['configuration'] } : undefined;
+    if (!configuration) throw invalid('Required parameter is missing: configuration');
+    for (const other of ['load', 'copy', 'extract'] as const) {
+      if (isObj(configuration[other])) throw notImplemented(`${other} jobs are not implemented by the emulator yet`);
+    }
+    const q = configuration['query'];
+    if (!isObj(q)) throw invalid('Required parameter is missing: configuration.query');
+    const jobId = str(ref['jobId']) ? checkJobId(str(ref['jobId'])!) : newJobId();
+    const location = str(ref['location']) || qStr(req.query, 'location') || DEFAULT_LOCATION;
+    const dryRun = boolish(configuration['dryRun']) ?? false;
+    if (!dryRun && ctx.jobs.has(p, jobId)) throw new RestError(409, 'duplicate', `Already Exists: Job ${p}:${location}.${jobId}`);
+    const job = newQueryJob(p, jobId, location, configuration, q, {
+      dryRun,
+      maxResults: -1,
+      useInt64: false,
+      userEmail: req.principal.email,
+    });
+    if (dryRun) {
+      // Dry runs are not kept: validate and estimate, answer DONE (or the error) at once.
+      startJob(ctx, job);
+      await job.done;
+      if (job.error) return sendError(reply, job.error);
+      return renderJob(job, family);
+    }
+    ctx.jobs.add(job);
+    startJob(ctx, job);
+    await waitDone(job, INSERT_GRACE_MS, req);
+    return renderJob(job, family);
+  });
+
+  // jobs.list
+  app.get<{ Params: ProjectParams; Querystring: Query }>(jobsBase, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const q = req.query;
+    if (qBool(q, 'allUsers')) throw notImplemented('allUsers=true is not supported by the emulator: every job belongs to the emulator principal');
+    const states = new Set(qList(q, 'stateFilter').map((s) => s.toUpperCase()));
+    for (const s of states) if (!['PENDING', 'RUNNING', 'DONE'].includes(s)) throw invalid(`Invalid value for stateFilter: ${s.toLowerCase()}`);
+    const minT = qInt(q, 'minCreationTime');
+    const maxT = qInt(q, 'maxCreationTime');
+    const parent = qStr(q, 'parentJobId');
+    const projection = qStr(q, 'projection') === 'minimal' ? 'minimal' : 'full';
+    const max = Math.max(1, Math.min(qInt(q, 'maxResults') ?? JOBS_LIST_DEFAULT, 1000));
+    const token = qStr(q, 'pageToken');
+    const start = token && /^\d+$/.test(token) ? Number(token) : 0;
+    const all = ctx.jobs.list(p).filter((j) =>
+      (states.size === 0 || states.has(j.state)) &&
+      (minT === undefined || j.createdMs >= minT) &&
+      (maxT === undefined || j.createdMs <= maxT) &&
+      (parent ? j.parentJobId === parent : j.parentJobId === undefined));
+    const page = all.slice(start, start + max);
+    const out: Json = {
+      kind: kind(family, 'jobList'),
+      etag: etagOf(page.map((j) => `${j.jobId}/${j.state}`).join(',')),
+      jobs: page.map((j) => renderJob(j, family, projection, true)),
+    };
+    if (start + max < all.length) out['nextPageToken'] = String(start + max);
+    return out;
+  });
+
+  // jobs.get
+  app.get<{ Params: JobParams; Querystring: Query }>(`${jobsBase}/:jobId`, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    return renderJob(lookup(p, req.params.jobId, qStr(req.query, 'location')), family);
+  });
+
+  // jobs.cancel: the engine call is cancelled; the job reports DONE with reason `stopped`.
+  app.post<{ Params: JobParams; Querystring: Query }>(`${jobsBase}/:jobId/cancel`, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const job = lookup(p, req.params.jobId, qStr(req.query, 'location'));
+    if (job.state !== 'DONE') {
+      job.abort.abort();
+      await waitDone(job, 1000);
+    }
+    return { kind: kind(family, 'jobCancelResponse'), job: renderJob(job, family) };
+  });
+
+  // jobs.delete: the literal /delete suffix is the contract.
+  app.delete<{ Params: JobParams; Querystring: Query }>(`${jobsBase}/:jobId/delete`, async (req, reply) => {
+    const p = checkProjectId(req.params.projectId);
+    const job = lookup(p, req.params.jobId, qStr(req.query, 'location'));
+    if (job.state !== 'DONE') {
+      throw invalid(`Job ${p}:${job.location}.${job.jobId} is still running; cancel it before deleting its metadata.`);
+    }
+    ctx.jobs.delete(p, job.jobId);
+    return noContent(reply);
+  });
+
+  // jobs.query
+  app.post<{ Params: ProjectParams; Querystring: Query }>('/projects/:projectId/queries', async (req, reply) => {
+    const p = checkProjectId(req.params.projectId);
+    const body = bodyObject(req.body);
+    const requestId = str(body['requestId']);
+    const fmt = isObj(body['formatOptions']) ? body['formatOptions']['useInt64Timestamp'] : undefined;
+    const ts = timestampFormat(family, fmt);
+    const maxRaw = num(body['maxResults']);
+    if (maxRaw !== undefined && maxRaw < 0) throw invalid(`Invalid value for maxResults: ${maxRaw}`);
+    const max = maxRaw === undefined ? ROWS_DEFAULT : Math.min(maxRaw, ROWS_CAP);
+    const timeout = timeoutOf(body['timeoutMs']);
+    const dryRun = boolish(body['dryRun']) ?? false;
+    const optional = str(body['jobCreationMode']) === 'JOB_CREATION_OPTIONAL';
+
+    let job = requestId && !dryRun ? ctx.jobs.byRequestId(p, requestId) : undefined;
+    if (!job) {
+      const location = str(body['location']) || DEFAULT_LOCATION;
+      const cfgQuery: Json = {};
+      for (const k of ['query', 'useLegacySql', 'defaultDataset', 'queryParameters', 'parameterMode', 'tableDefinitions', 'connectionProperties', 'useQueryCache', 'createSession', 'maximumBytesBilled', 'continuous']) {
+        if (body[k] !== undefined && body[k] !== null) cfgQuery[k] = body[k];
+      }
+      const configuration: Json = { query: cfgQuery, ...(dryRun ? { dryRun: true } : {}), ...(isObj(body['labels']) ? { labels: body['labels'] } : {}) };
+      job = newQueryJob(p, newJobId(), location, configuration, cfgQuery, {
+        dryRun,
+        maxResults: max,
+        useInt64: fmt,
+        userEmail: req.principal.email,
+      });
+      if (!dryRun) {
+        ctx.jobs.add(job);
+        if (requestId) ctx.jobs.rememberRequestId(p, requestId, job);
+      }
+      startJob(ctx, job);
+    }
+    const extra: Json = optional ? { queryId: job.jobId } : {};
+    const complete = dryRun ? (await job.done, true) : await waitDone(job, timeout, req);
+    if (!complete) return incompleteBody(job, family, 'queryResponse', extra);
+    if (job.error) return sendError(reply, job.error);
+    if (dryRun) {
+      const r = job.reply!;
+      const schema = r.schema_json ? (JSON.parse(r.schema_json) as Json) : undefined;
+      return {
+        kind: kind(family, 'queryResponse'),
+        ...(schema ? { schema } : {}),
+        jobReference: { projectId: p, location: job.location },
+        totalBytesProcessed: String(r.total_bytes_processed ?? 0),
+        jobComplete: true,
+        cacheHit: false,
+      };
+    }
+    // A reused requestId job may have been encoded differently: page it from the table then.
+    const firstPage = job.request?.max_results === max && job.request?.timestamp_format === ts;
+    return sendJsonText(reply, await resultBody(ctx, job, family, 'queryResponse', { start: 0, max }, ts, firstPage, extra));
+  });
+
+  // jobs.getQueryResults: long-polls up to timeoutMs while the job runs.
+  app.get<{ Params: JobParams; Querystring: Query }>('/projects/:projectId/queries/:jobId', async (req, reply) => {
+    const p = checkProjectId(req.params.projectId);
+    const q = req.query;
+    const job = lookup(p, req.params.jobId, qStr(q, 'location'));
+    const win = pageWindow(q);
+    const ts = timestampFormat(family, qStr(q, 'formatOptions.useInt64Timestamp'));
+    const complete = await waitDone(job, timeoutOf(qStr(q, 'timeoutMs')), req);
+    if (!complete) return incompleteBody(job, family, 'getQueryResultsResponse', { etag: etagOf(job.jobId) });
+    if (job.error) return sendError(reply, job.error);
+    return sendJsonText(reply, await resultBody(ctx, job, family, 'getQueryResultsResponse', win, ts, false));
+  });
+}
+
+/** Upload endpoints (load jobs with media): wired, not implemented yet. */
+export function registerUploads(app: FastifyInstance, _ctx: GatewayContext, _family: Family): void {
+  const handler = async (): Promise<never> => {
+    throw notImplemented('Load jobs with uploaded data are not implemented by the emulator yet; load through insertAll or a query instead.');
+  };
+  app.post('/projects/:projectId/jobs', handler);
+  app.put('/projects/:projectId/jobs', handler);
+}

@@ -1,0 +1,76 @@
+// tabledata.list / tabledata.insertAll (spec §4.4). Rows cross the gRPC
+// boundary as pre-encoded JSON text and are spliced into the answer unparsed.
+import type { FastifyInstance } from 'fastify';
+import type { Family, GatewayContext } from '../context.js';
+import { kind, timestampFormat } from '../context.js';
+import { invalid } from '../errors.js';
+import { bodyObject, boolish, checkDatasetId, checkProjectId, checkTableId, qInt, qStr, str, type Query } from '../validate.js';
+import { sendJsonText, type TableParams } from './common.js';
+
+export const ROWS_DEFAULT = 10_000;
+export const ROWS_CAP = 100_000;
+
+/** maxResults / pageToken / startIndex -> [start, max]; pageToken (a decimal row index) wins over startIndex. */
+export function pageWindow(q: Query, defaultMax = ROWS_DEFAULT): { start: number; max: number } {
+  const maxRaw = qInt(q, 'maxResults');
+  if (maxRaw !== undefined && maxRaw < 0) throw invalid(`Invalid value for maxResults: ${maxRaw}`);
+  const max = maxRaw === undefined ? defaultMax : Math.min(maxRaw, ROWS_CAP);
+  const token = qStr(q, 'pageToken');
+  let start = 0;
+  if (token) {
+    if (!/^\d+$/.test(token)) throw invalid(`Invalid page token: ${token}`);
+    start = Number(token);
+  } else {
+    const si = qStr(q, 'startIndex');
+    if (si !== undefined && si !== '') {
+      if (!/^\d+$/.test(si)) throw invalid(`Invalid value for startIndex: ${si}`);
+      start = Number(si);
+    }
+  }
+  return { start, max };
+}
+
+export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
+  const base = '/projects/:projectId/datasets/:datasetId/tables/:tableId';
+
+  app.get<{ Params: TableParams; Querystring: Query }>(`${base}/data`, async (req, reply) => {
+    const p = checkProjectId(req.params.projectId);
+    const d = checkDatasetId(req.params.datasetId);
+    const t = checkTableId(req.params.tableId);
+    const { start, max } = pageWindow(req.query);
+    const r = await ctx.call('ListRows', {
+      table: { project_id: p, dataset_id: d, table_id: t },
+      start_index: start,
+      max_results: max,
+      selected_fields: qStr(req.query, 'selectedFields') ?? '',
+      timestamp_format: timestampFormat(family, qStr(req.query, 'formatOptions.useInt64Timestamp')),
+    });
+    // Zero maxResults: totalRows and etag only (spec §4.4).
+    let text = `{"kind":${JSON.stringify(kind(family, 'tableDataList'))},"etag":${JSON.stringify(r.etag || '')},"totalRows":"${r.total_rows}"`;
+    if (max > 0) {
+      if (r.rows_json && r.rows_json !== '[]') text += `,"rows":${r.rows_json}`;
+      if (r.next_index >= 0 && r.next_index < r.total_rows) text += `,"pageToken":"${r.next_index}"`;
+    }
+    return sendJsonText(reply, text + '}');
+  });
+
+  app.post<{ Params: TableParams }>(`${base}/insertAll`, async (req, reply) => {
+    const p = checkProjectId(req.params.projectId);
+    const d = checkDatasetId(req.params.datasetId);
+    const t = checkTableId(req.params.tableId);
+    const body = bodyObject(req.body);
+    const rows = body['rows'];
+    if (rows !== undefined && rows !== null && !Array.isArray(rows)) throw invalid('Invalid value for rows: expected a list of rows');
+    if (!Array.isArray(rows) || rows.length === 0) throw invalid('No rows present in the request.');
+    const r = await ctx.call('InsertRows', {
+      table: { project_id: p, dataset_id: d, table_id: t },
+      rows_json: JSON.stringify(rows),
+      skip_invalid_rows: boolish(body['skipInvalidRows']) ?? false,
+      ignore_unknown_values: boolish(body['ignoreUnknownValues']) ?? false,
+      template_suffix: str(body['templateSuffix']) ?? '',
+    });
+    let text = `{"kind":${JSON.stringify(kind(family, 'tableDataInsertAllResponse'))}`;
+    if (r.insert_errors_json && r.insert_errors_json !== '[]') text += `,"insertErrors":${r.insert_errors_json}`;
+    return sendJsonText(reply, text + '}');
+  });
+}

@@ -1,0 +1,126 @@
+// tables.* (spec §4.3) and the IAM stubs on tables.
+import type { FastifyInstance } from 'fastify';
+import type { Family, GatewayContext } from '../context.js';
+import { kind } from '../context.js';
+import { invalid, notFound, notImplemented } from '../errors.js';
+import { bodyObject, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, str, type Json, type Query } from '../validate.js';
+import { etagOf, listItems, noContent, resourceOut, type DatasetParams, type TableParams } from './common.js';
+
+/** 501 rules of §4.3.1. */
+function reject501(body: Json): void {
+  if (body['biglakeConfiguration'] != null) throw notImplemented('biglakeConfiguration is not supported by the emulator');
+  if (body['objectTableOptions'] != null) throw notImplemented('objectTableOptions is not supported by the emulator');
+  const ext = body['externalDataConfiguration'];
+  if (isObj(ext) && String(ext['sourceFormat'] ?? '').toUpperCase() === 'OBJECT_TABLE') {
+    throw notImplemented('Object tables (sourceFormat OBJECT_TABLE) are not supported by the emulator');
+  }
+}
+
+function reconcileReference(body: Json, p: string, d: string, t: string | undefined): string {
+  const ref = isObj(body['tableReference']) ? body['tableReference'] : {};
+  const bp = str(ref['projectId']);
+  const bd = str(ref['datasetId']);
+  const bt = str(ref['tableId']);
+  if (bp && bp !== p) throw invalid(`Project ID in the table reference (${bp}) doesn't match the project ID in the request (${p}).`);
+  if (bd && bd !== d) throw invalid(`Dataset ID in the table reference (${bd}) doesn't match the dataset ID in the request (${d}).`);
+  if (t !== undefined && bt && bt !== t) throw invalid(`Table ID in the table reference (${bt}) doesn't match the table ID in the request (${t}).`);
+  const id = t ?? bt;
+  if (!id) throw invalid('Required parameter is missing: tableReference.tableId');
+  checkTableId(id);
+  body['tableReference'] = { projectId: p, datasetId: d, tableId: id };
+  return id;
+}
+
+export function registerTables(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
+  const base = '/projects/:projectId/datasets/:datasetId/tables';
+
+  app.get<{ Params: DatasetParams; Querystring: Query }>(base, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const d = checkDatasetId(req.params.datasetId);
+    const reply = await ctx.call('ListTables', {
+      project_id: p,
+      dataset_id: d,
+      page_token: qStr(req.query, 'pageToken') ?? '',
+      max_results: qInt(req.query, 'maxResults') ?? 0,
+    });
+    const tables = listItems(reply, family, 'table');
+    const out: Json = { kind: kind(family, 'tableList'), etag: etagOf(reply.items_json.join('\n')) };
+    if (tables.length) out['tables'] = tables;
+    if (reply.next_page_token) out['nextPageToken'] = reply.next_page_token;
+    out['totalItems'] = reply.total_items || tables.length;
+    return out;
+  });
+
+  app.post<{ Params: DatasetParams }>(base, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const d = checkDatasetId(req.params.datasetId);
+    const body = { ...bodyObject(req.body) };
+    reject501(body);
+    const t = reconcileReference(body, p, d, undefined);
+    const r = await ctx.call('InsertTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify(body) });
+    return resourceOut(r.resource_json, family, 'table');
+  });
+
+  app.get<{ Params: TableParams; Querystring: Query }>(`${base}/:tableId`, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const d = checkDatasetId(req.params.datasetId);
+    const t = checkTableId(req.params.tableId);
+    const options: Record<string, string> = {};
+    const sel = qStr(req.query, 'selectedFields');
+    if (sel) options['selectedFields'] = sel;
+    const view = qStr(req.query, 'view');
+    if (view) options['view'] = view;
+    const r = await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t, options });
+    return resourceOut(r.resource_json, family, 'table');
+  });
+
+  for (const method of ['PUT', 'PATCH'] as const) {
+    app.route<{ Params: TableParams; Querystring: Query }>({
+      method,
+      url: `${base}/:tableId`,
+      handler: async (req) => {
+        const p = checkProjectId(req.params.projectId);
+        const d = checkDatasetId(req.params.datasetId);
+        const t = checkTableId(req.params.tableId);
+        const body = { ...bodyObject(req.body) };
+        reject501(body);
+        reconcileReference(body, p, d, t);
+        const options: Record<string, string> = method === 'PATCH' ? { patch: 'true' } : {};
+        const auto = qStr(req.query, 'autodetect_schema');
+        if (auto) options['autodetectSchema'] = auto;
+        const r = await ctx.call('UpdateTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify(body), options });
+        return resourceOut(r.resource_json, family, 'table');
+      },
+    });
+  }
+
+  app.delete<{ Params: TableParams }>(`${base}/:tableId`, async (req, reply) => {
+    const p = checkProjectId(req.params.projectId);
+    const d = checkDatasetId(req.params.datasetId);
+    const t = checkTableId(req.params.tableId);
+    await ctx.call('DeleteTable', { project_id: p, dataset_id: d, table_id: t });
+    return noContent(reply);
+  });
+
+  // IAM stubs: `{tableId}:getIamPolicy` etc. They check the table exists and enforce nothing.
+  app.post<{ Params: TableParams }>(`${base}/:tableId`, async (req) => {
+    const p = checkProjectId(req.params.projectId);
+    const d = checkDatasetId(req.params.datasetId);
+    const seg = req.params.tableId;
+    const colon = seg.lastIndexOf(':');
+    const verb = colon >= 0 ? seg.slice(colon + 1) : '';
+    if (!['getIamPolicy', 'setIamPolicy', 'testIamPermissions'].includes(verb)) {
+      throw notFound(`Not found: POST ${req.url.split('?')[0]}`);
+    }
+    const t = checkTableId(seg.slice(0, colon));
+    await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t });
+    const body = bodyObject(req.body);
+    if (verb === 'getIamPolicy') return { version: 1, etag: 'BwYAAAAAAAA=' };
+    if (verb === 'setIamPolicy') {
+      const policy = isObj(body['policy']) ? body['policy'] : {};
+      return { version: 1, ...policy, etag: 'BwYAAAAAAAE=' };
+    }
+    const perms = Array.isArray(body['permissions']) ? body['permissions'].filter((x): x is string => typeof x === 'string') : [];
+    return perms.length ? { permissions: perms } : {};
+  });
+}

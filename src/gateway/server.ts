@@ -1,0 +1,216 @@
+// Builds the Fastify app: cross-cutting hooks (auth parse, body decoding,
+// request logging, the error envelope, 404/405) and the route plugins under
+// every path family of naming.md.
+import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { EMULATOR_PRINCIPAL_EMAIL, type Family, type GatewayContext, type Principal } from './context.js';
+import { envelope, RestError, type ErrorInfo } from './errors.js';
+import { registerHealth } from './plugins/health.js';
+import { registerDiscovery } from './plugins/discovery.js';
+import { registerDatasets } from './plugins/datasets.js';
+import { registerTables } from './plugins/tables.js';
+import { registerTabledata } from './plugins/tabledata.js';
+import { registerJobs, registerUploads } from './plugins/jobs.js';
+import { registerProjects } from './plugins/projects.js';
+import { registerChildren } from './plugins/children.js';
+import { registerMigration } from './plugins/migration.js';
+import { registerTransfer } from './plugins/transfer.js';
+import { registerSeedApi } from './plugins/seed-api.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+    startedAt: bigint;
+  }
+}
+
+const BODY_LIMIT = 256 * 1024 * 1024;
+
+/** REST families: prefix -> family. The bare prefix is what the Node client sends under BIGQUERY_EMULATOR_HOST. */
+export const REST_PREFIXES: readonly (readonly [string, Family])[] = [
+  ['/warehouse/v2', 'warehouse'],
+  ['/bigquery/v2', 'bigquery'],
+  ['', 'bigquery'],
+];
+export const UPLOAD_PREFIXES: readonly (readonly [string, Family])[] = [
+  ['/upload/warehouse/v2', 'warehouse'],
+  ['/upload/bigquery/v2', 'bigquery'],
+  ['/resumable/upload/bigquery/v2', 'bigquery'],
+  ['/bigquery/v2/upload/bigquery/v2', 'bigquery'],
+  ['/warehouse/v2/upload/warehouse/v2', 'warehouse'],
+];
+
+export function parseAuthorization(header: string | undefined): Principal {
+  if (header === undefined || header.trim() === '') {
+    return { email: EMULATOR_PRINCIPAL_EMAIL, anonymous: true, credential: undefined };
+  }
+  const m = /^\s*bearer\s+(.*)$/i.exec(header);
+  return { email: EMULATOR_PRINCIPAL_EMAIL, anonymous: false, credential: m ? m[1]!.trim() : header };
+}
+
+function fastifyErrorInfo(err: FastifyError): ErrorInfo {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { code: 413, status: 'payloadTooLarge', reason: 'invalid', message: `Request payload size exceeds the limit: ${BODY_LIMIT} bytes.` };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { code: 400, status: 'invalid', reason: 'parseError', message: err.message };
+    default:
+      break;
+  }
+  const code = err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
+  return {
+    code,
+    status: code === 500 ? 'internal' : 'invalid',
+    reason: code === 500 ? 'internalError' : 'invalid',
+    message: code === 500 ? `An internal error occurred and the request could not be completed. (${err.message})` : err.message,
+  };
+}
+
+/** Route patterns seen by onRoute, so the not-found handler can tell 404 from 405. */
+class RouteIndex {
+  private readonly routes: { re: RegExp; methods: Set<string> }[] = [];
+  private readonly byUrl = new Map<string, { re: RegExp; methods: Set<string> }>();
+
+  add(url: string, methods: string | string[]): void {
+    let entry = this.byUrl.get(url);
+    if (!entry) {
+      const pattern = url
+        .split('/')
+        .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/');
+      entry = { re: new RegExp('^' + pattern + '/?$'), methods: new Set() };
+      this.byUrl.set(url, entry);
+      this.routes.push(entry);
+    }
+    for (const m of Array.isArray(methods) ? methods : [methods]) entry.methods.add(m);
+  }
+
+  allowed(path: string): string[] {
+    const out = new Set<string>();
+    for (const r of this.routes) if (r.re.test(path)) for (const m of r.methods) out.add(m);
+    return [...out];
+  }
+}
+
+export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 10_000, ignoreDuplicateSlashes: true },
+    forceCloseConnections: true,
+    // Long-polled getQueryResults may hold a request for timeoutMs.
+    requestTimeout: 0,
+  });
+
+  const index = new RouteIndex();
+  app.addHook('onRoute', (r) => index.add(r.url ?? r.path, r.method));
+
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('startedAt', 0n);
+
+  app.addHook('onRequest', async (req) => {
+    req.startedAt = process.hrtime.bigint();
+    req.principal = parseAuthorization(req.headers.authorization);
+  });
+
+  // gzip/deflate request bodies: decode before the content-type parser sees them.
+  app.addHook('preParsing', async (req, _reply, payload) => {
+    const enc = String(req.headers['content-encoding'] ?? '').toLowerCase().trim();
+    if (enc === '' || enc === 'identity') return payload;
+    let decoder: NodeJS.ReadWriteStream;
+    if (enc === 'gzip' || enc === 'x-gzip') decoder = createGunzip();
+    else if (enc === 'deflate') decoder = createInflate();
+    else if (enc === 'br') decoder = createBrotliDecompress();
+    else throw new RestError(415, 'invalid', `Unsupported Content-Encoding: ${enc}`);
+    const out = payload.pipe(decoder) as unknown as Readable & { receivedEncodedLength?: number };
+    // Let Fastify's content-length check see the encoded size it expects.
+    out.receivedEncodedLength = 0;
+    payload.on('data', (b: Buffer) => {
+      out.receivedEncodedLength = (out.receivedEncodedLength ?? 0) + b.length;
+    });
+    delete req.headers['content-length'];
+    return out;
+  });
+
+  // One parser for every content type: JSON wherever JSON is sent (bq, Node, curl
+  // without a content-type); uploads keep the raw bytes.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
+    if (req.url.includes('/upload/')) {
+      done(null, body);
+      return;
+    }
+    if (body.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    const text = body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (e) {
+      const detail = e instanceof Error ? e.message : String(e);
+      done(new RestError(400, 'parseError', `Parse error: invalid JSON payload received. ${detail}`, 'invalid'), undefined);
+    }
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    if (!ctx.config.logRequests) return;
+    const ms = Number(process.hrtime.bigint() - req.startedAt) / 1e6;
+    ctx.log(`${req.method} ${req.url} -> ${reply.statusCode} (${ms.toFixed(1)} ms)`);
+  });
+
+  app.setErrorHandler((err: FastifyError | RestError, _req: FastifyRequest, reply: FastifyReply) => {
+    const info = err instanceof RestError ? err.toInfo() : fastifyErrorInfo(err as FastifyError);
+    if (info.code >= 500 && info.code !== 501 && info.code !== 503) ctx.log(`internal error: ${(err as Error).stack ?? String(err)}`);
+    void reply.code(info.code).type('application/json; charset=UTF-8').send(envelope(info));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? req.url;
+    const allowed = index.allowed(path).filter((m) => m !== req.method);
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
+      const info: ErrorInfo = {
+        code: 405,
+        status: 'methodNotAllowed',
+        reason: 'httpMethodNotAllowed',
+        message: `Request method '${req.method}' is not supported for ${path}. Allowed: ${allowed.sort().join(', ')}`,
+      };
+      void reply.code(405).header('allow', allowed.join(', ')).send(envelope(info));
+      return;
+    }
+    void reply.code(404).send(envelope({ code: 404, status: 'notFound', reason: 'notFound', message: `Not found: ${req.method} ${path}` }));
+  });
+
+  await app.register(async (root) => {
+    registerHealth(root);
+    registerDiscovery(root);
+    registerMigration(root);
+    registerTransfer(root);
+    registerSeedApi(root, ctx);
+    for (const [prefix, family] of REST_PREFIXES) {
+      await root.register(
+        async (sub) => {
+          registerProjects(sub, ctx, family);
+          registerDatasets(sub, ctx, family);
+          registerTables(sub, ctx, family);
+          registerTabledata(sub, ctx, family);
+          registerChildren(sub, ctx, family);
+          registerJobs(sub, ctx, family);
+        },
+        { prefix },
+      );
+    }
+    for (const [prefix, family] of UPLOAD_PREFIXES) {
+      await root.register(async (sub) => registerUploads(sub, ctx, family), { prefix });
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,193 @@
+// Owns the engine process: spawn, wait for Health, forward output, restart
+// with backoff when it dies, stop it (no orphan) when the gateway stops.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { EngineClient } from './engine-client.js';
+import { packageRoot } from './engine-client.js';
+
+export type EngineState = 'starting' | 'serving' | 'down' | 'stopped';
+
+export interface SupervisorOptions {
+  /** undefined = project dist/engine.js; '' = external engine, spawn nothing. */
+  binary: string | undefined;
+  grpcPort: number;
+  engineHost: string;
+  dataDir: string;
+  defaultLocation: string;
+  projectId: string;
+  copyStdout: boolean;
+  copyStderr: boolean;
+  log: (msg: string) => void;
+  debug: (msg: string) => void;
+}
+
+const HEALTH_POLL_MS = 100;
+const START_TIMEOUT_MS = 120_000;
+const MAX_BACKOFF_MS = 10_000;
+
+export class EngineSupervisor {
+  state: EngineState = 'starting';
+  private child: ChildProcess | undefined;
+  private stopping = false;
+  private backoffMs = 250;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private monitorTimer: NodeJS.Timeout | undefined;
+  private lastExit = '';
+  private readonly killOnExit = (): void => {
+    // Synchronous last resort: the process is going away, take the engine with it.
+    if (this.child && this.child.exitCode === null) this.child.kill('SIGKILL');
+  };
+
+  constructor(private readonly opts: SupervisorOptions, private readonly client: EngineClient) {
+    process.on('exit', this.killOnExit);
+  }
+
+  get external(): boolean {
+    return this.opts.binary === '';
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** A human reason for the 503 message while the engine is not serving. */
+  get downReason(): string {
+    return this.lastExit ? `engine is restarting (${this.lastExit})` : 'engine is starting';
+  }
+
+  /** Spawns (unless external) and resolves once Health answers; rejects when it never does. */
+  async start(): Promise<void> {
+    if (!this.external) this.spawnEngine();
+    else this.opts.debug(`engine: external, expecting it on ${this.client.address}`);
+    await this.waitHealthy(START_TIMEOUT_MS, true);
+    this.startMonitor();
+  }
+
+  private command(): { file: string; args: string[] } {
+    const bin = this.opts.binary ?? join(packageRoot(), 'dist', 'engine.js');
+    const args = [
+      '--grpc-port', String(this.opts.grpcPort),
+      '--data-dir', this.opts.dataDir,
+      '--host', this.opts.engineHost,
+      '--default-location', this.opts.defaultLocation,
+    ];
+    if (this.opts.projectId) args.push('--project-id', this.opts.projectId);
+    // A script runs under this very node; anything else is an executable.
+    if (/\.(c|m)?js$/.test(bin)) return { file: process.execPath, args: [bin, ...args] };
+    return { file: bin, args };
+  }
+
+  private spawnEngine(): void {
+    const { file, args } = this.command();
+    this.opts.debug(`engine: spawning ${file} ${args.join(' ')}`);
+    this.state = 'starting';
+    // stdin stays a pipe: if the gateway is SIGKILLed the engine sees EOF
+    // (WAREHOUSE_ENGINE_PARENT_PIPE tells it to treat that as "parent gone").
+    const child = spawn(file, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: false,
+      env: { ...process.env, WAREHOUSE_ENGINE_PARENT_PIPE: '1' },
+    });
+    this.child = child;
+    child.stdout?.on('data', (b: Buffer) => {
+      if (this.opts.copyStdout) process.stdout.write(b);
+    });
+    child.stderr?.on('data', (b: Buffer) => {
+      if (this.opts.copyStderr) process.stderr.write(b);
+    });
+    child.stdin?.on('error', () => undefined);
+    child.on('error', (e) => {
+      this.lastExit = `spawn failed: ${e.message}`;
+      this.opts.log(`engine: ${this.lastExit}`);
+    });
+    child.on('exit', (code, signal) => {
+      if (this.child !== child) return;
+      this.child = undefined;
+      this.lastExit = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      if (this.stopping) {
+        this.opts.debug(`engine: stopped (${this.lastExit})`);
+        return;
+      }
+      this.state = 'down';
+      this.opts.log(`engine: ${this.lastExit}; restarting in ${this.backoffMs} ms`);
+      this.scheduleRestart();
+    });
+  }
+
+  private scheduleRestart(): void {
+    clearTimeout(this.restartTimer);
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+    this.restartTimer = setTimeout(() => {
+      if (this.stopping) return;
+      this.spawnEngine();
+      this.waitHealthy(START_TIMEOUT_MS, false).then(
+        () => {
+          this.opts.log('engine: serving again');
+          // Reset the backoff only after a stable period so a crash loop keeps backing off.
+          setTimeout(() => {
+            if (this.state === 'serving') this.backoffMs = 250;
+          }, 30_000).unref();
+        },
+        (e: Error) => this.opts.log(`engine: not healthy after restart: ${e.message}`),
+      );
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  private async waitHealthy(timeoutMs: number, failOnExit: boolean): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    const spawned = this.child;
+    for (;;) {
+      if (this.stopping) throw new Error('stopping');
+      if (!this.external && failOnExit && spawned && this.child !== spawned) {
+        throw new Error(`engine ${this.lastExit} before serving`);
+      }
+      try {
+        const h = await this.client.call('Health', {}, { deadlineMs: 1000 });
+        if (h.status === '' || h.status === 'SERVING') {
+          this.state = 'serving';
+          this.opts.debug(`engine: serving (pid ${h.pid || this.child?.pid || '?'}, version ${h.version || '?'})`);
+          return;
+        }
+      } catch {
+        // not up yet
+      }
+      if (Date.now() > until) throw new Error(`engine did not answer Health on ${this.client.address} within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, HEALTH_POLL_MS));
+    }
+  }
+
+  /** For an external engine there is no exit event: poll Health so the state follows reality. */
+  private startMonitor(): void {
+    if (!this.external) return;
+    this.monitorTimer = setInterval(() => {
+      this.client.call('Health', {}, { deadlineMs: 1000 }).then(
+        () => {
+          this.state = 'serving';
+        },
+        () => {
+          if (this.state === 'serving') this.opts.log('engine: external engine stopped answering Health');
+          this.state = 'down';
+          this.lastExit = 'external engine not answering';
+        },
+      );
+    }, 2000);
+    this.monitorTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.state = 'stopped';
+    clearTimeout(this.restartTimer);
+    clearInterval(this.monitorTimer);
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+    process.off('exit', this.killOnExit);
+  }
+}
