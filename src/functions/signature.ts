@@ -44,6 +44,8 @@ export interface SigContext {
   readonly args: readonly ArgInfo[];
   /** Concrete types bound to T1, T2, ... */
   readonly templates: ReadonlyMap<string, SqlType>;
+  /** For each call argument, the index of the signature argument it bound to (named/optional args). */
+  readonly assign: readonly number[];
 }
 
 export type RetSpec = string | ((c: Omit<SigContext, 'returnType'>) => SqlType);
@@ -227,6 +229,7 @@ export interface MatchResult<I> {
   readonly argTypes: SqlType[];
   readonly returnType: SqlType;
   readonly templates: Map<string, SqlType>;
+  readonly assign: number[];
 }
 
 function asCoercible(a: ArgInfo): CoercibleArg {
@@ -265,10 +268,11 @@ function tryMatch<I>(s: Signature<I>, args: readonly ArgInfo[]): { cost: number;
     if (!target) return undefined;
     const c = coercionCost(a.type, target, asCoercible(a));
     if (c < 0) return undefined;
-    cost += c;
+    // ZetaSQL ranks first by how many arguments need a coercion, then by distance.
+    cost += c > 0 && !a.untypedNull ? 1000 + c : c;
     argTypes.push(target);
   }
-  const partial = { argTypes, args, templates };
+  const partial = { argTypes, args, templates, assign };
   if (s.accept && !s.accept(partial)) return undefined;
   let returnType: SqlType;
   if (typeof s.ret === 'function') returnType = s.ret(partial);
@@ -278,7 +282,7 @@ function tryMatch<I>(s: Signature<I>, args: readonly ArgInfo[]): { cost: number;
     if (!rt) throw new Error(`return pattern ${s.ret} not substitutable`);
     returnType = rt;
   }
-  return { cost, res: { sig: s, argTypes, returnType, templates } };
+  return { cost, res: { sig: s, argTypes, returnType, templates, assign } };
 }
 
 function collect(p: Pattern, t: SqlType, a: CoercibleArg, add: (n: string, c: CoercibleArg) => void): boolean {
@@ -417,7 +421,7 @@ export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>
         const msg = opts.validate(args, m);
         if (msg) return { ok: false, message: msg };
       }
-      const kernel = m.sig.impl({ argTypes: m.argTypes, returnType: m.returnType, args, templates: m.templates });
+      const kernel = m.sig.impl({ argTypes: m.argTypes, returnType: m.returnType, args, templates: m.templates, assign: m.assign });
       return { ok: true, resolved: { returnType: m.returnType, argTypes: m.argTypes, kernel } };
     },
   };
@@ -451,7 +455,7 @@ export function defineAggregate(name: string, sigs: readonly Signature<Accumulat
         const msg = opts.validate(args, m, aggOpts);
         if (msg) return { ok: false, message: msg };
       }
-      const create = m.sig.impl({ argTypes: m.argTypes, returnType: m.returnType, args, templates: m.templates }, aggOpts);
+      const create = m.sig.impl({ argTypes: m.argTypes, returnType: m.returnType, args, templates: m.templates, assign: m.assign }, aggOpts);
       return { ok: true, resolved: { returnType: m.returnType, argTypes: m.argTypes, create } };
     },
   };

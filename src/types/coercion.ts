@@ -25,6 +25,13 @@ export interface CoercibleArg {
 
 // Widening rank of the numeric kinds: a lower rank coerces to any higher one.
 const NUMERIC_RANK: Partial<Record<string, number>> = { INT64: 0, NUMERIC: 1, BIGNUMERIC: 2, FLOAT64: 3 };
+// Distances tuned so overload choice matches the service: INT64 prefers FLOAT64
+// over NUMERIC when both need a coercion of every argument (1/2, ROUND(5)).
+const NUMERIC_DISTANCE: Partial<Record<string, Partial<Record<string, number>>>> = {
+  INT64: { FLOAT64: 1, NUMERIC: 2, BIGNUMERIC: 3 },
+  NUMERIC: { BIGNUMERIC: 1, FLOAT64: 2 },
+  BIGNUMERIC: { FLOAT64: 1 },
+};
 const STRING_LITERAL_TARGETS = new Set(['DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'RANGE']);
 
 /** Whether a value of `from` may be used where `to` is expected without an explicit CAST. */
@@ -46,7 +53,12 @@ export function coercionCost(from: SqlType, to: SqlType, opts: CoercionOpts = {}
   if (typeEquals(from, to)) return 0;
   const fr = NUMERIC_RANK[from.kind];
   const tr = NUMERIC_RANK[to.kind];
-  if (fr !== undefined && tr !== undefined) return tr > fr ? tr - fr : -1;
+  if (fr !== undefined && tr !== undefined) {
+    if (tr > fr) return NUMERIC_DISTANCE[from.kind]![to.kind]!;
+    // FLOAT64 literals may become NUMERIC/BIGNUMERIC (ZetaSQL literal coercion).
+    if (from.kind === 'FLOAT64' && (opts.isLiteral || opts.isParameter)) return 4;
+    return -1;
+  }
   if (from.kind === 'DATE' && to.kind === 'DATETIME') return 1;
   if (from.kind === 'STRING' && (opts.isLiteral || opts.isParameter) && STRING_LITERAL_TARGETS.has(to.kind)) return 1;
   if (from.kind === 'STRUCT' && to.kind === 'STRUCT') {

@@ -1,0 +1,421 @@
+// CAST / SAFE_CAST between every GoogleSQL type pair, with the service's
+// rules and messages. The executor calls castVector for each CastExpr.
+import { QueryError } from '../planner/api.js';
+import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { Decimal, Interval, JsonValue, RangeValue, type Value } from '../types/values.js';
+import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
+import {
+  civilToUtc,
+  formatDate,
+  formatDatetime,
+  formatTime,
+  formatTimestamp,
+  joinMicros,
+  MAX_TS,
+  MICROS_PER_DAY,
+  MIN_TS,
+  parseDateString,
+  parseDatetimeString,
+  parseTimeString,
+  parseTimestampString,
+  splitMicros,
+  utcToCivil,
+} from './civil.js';
+import { formatDouble } from './format-number.js';
+import { formatInterval, parseIntervalString } from './interval.js';
+import { fitDecimal, formatDecimal, parseDecimal } from './numeric.js';
+import type { EvalContext } from './registry.js';
+import { fail } from './vec.js';
+import { castWithFormat } from './cast-format.js';
+
+export interface CastOptions {
+  readonly safe: boolean;
+  readonly format?: string;
+  readonly timeZone?: string;
+}
+
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+const utf8Encoder = new TextEncoder();
+
+export function decodeUtf8(b: Uint8Array): string | undefined {
+  try {
+    return utf8Decoder.decode(b);
+  } catch {
+    return undefined;
+  }
+}
+export function encodeUtf8(s: string): Uint8Array {
+  return utf8Encoder.encode(s);
+}
+
+/** Parses an INT64 the way CAST does: optional sign, decimal or 0x hex, surrounding spaces. */
+export function parseInt64(s: string): bigint | undefined {
+  const m = /^\s*([+-]?)(?:0[xX]([0-9a-fA-F]+)|(\d+))\s*$/.exec(s);
+  if (!m) return undefined;
+  let v = m[2] !== undefined ? BigInt('0x' + m[2]) : BigInt(m[3]!);
+  if (m[1] === '-') v = -v;
+  if (v > 9223372036854775807n || v < -9223372036854775808n) return undefined;
+  return v;
+}
+
+export function parseFloat64(s: string): number | undefined {
+  const t = s.trim();
+  if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+  if (/^[+-]?nan$/i.test(t)) return NaN;
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return undefined;
+  return Number(t);
+}
+
+/** FLOAT64/NUMERIC -> INT64 rounding: half away from zero. */
+function roundHalfAway(x: number): number {
+  return x < 0 ? -Math.round(-x) : Math.round(x);
+}
+
+function checkParams(v: Value, to: SqlType): Value {
+  const p = (to as { params?: readonly number[] }).params;
+  if (!p || v === null) return v;
+  if (to.kind === 'STRING') {
+    const len = [...(v as string)].length;
+    if (len > p[0]!) fail(`STRING(${p[0]}) has maximum length ${p[0]} but got a value with length ${len}`);
+  } else if (to.kind === 'BYTES') {
+    const len = (v as Uint8Array).length;
+    if (len > p[0]!) fail(`BYTES(${p[0]}) has maximum length ${p[0]} but got a value with length ${len}`);
+  } else if (to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC') {
+    const prec = p[0]!;
+    const scale = p[1] ?? 0;
+    const d = (v as Decimal).toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
+    const max = new Decimal(10).pow(prec - scale).minus(new Decimal(10).pow(-scale));
+    if (d.abs().gt(max)) {
+      const maxS = formatDecimal(max);
+      fail(`${to.kind}(${p.join(', ')}) has precision ${prec} and scale ${scale} but got a value that is not in range of [-${maxS}, ${maxS}]`);
+    }
+    return d;
+  }
+  return v;
+}
+
+/** One value; throws QueryError (even for SAFE casts — castVector catches). */
+export function castValue(x: Value, from: SqlType, to: SqlType, opts: CastOptions, ctx: EvalContext): Value {
+  if (x === null) return null;
+  if (opts.format !== undefined) return checkParams(castWithFormat(x, from, to, opts.format, opts.timeZone ?? ctx.timeZone), to);
+  if (typeEquals(from, to) && !(to as { params?: unknown }).params) return x;
+  return checkParams(castInner(x, from, to, opts, ctx), to);
+}
+
+function castInner(x: Value, from: SqlType, to: SqlType, opts: CastOptions, ctx: EvalContext): Value {
+  const zone = opts.timeZone ?? ctx.timeZone;
+  const invalid = (): never => fail(`Invalid cast from ${typeToSql(from)} to ${typeToSql(to)}`);
+  switch (to.kind) {
+    case 'INT64':
+      switch (from.kind) {
+        case 'INT64':
+          return x;
+        case 'BOOL':
+          return x ? 1n : 0n;
+        case 'FLOAT64': {
+          const f = x as number;
+          if (!Number.isFinite(f)) fail(`Illegal conversion of non-finite floating point number to an integer: ${formatDouble(f)}`);
+          const r = roundHalfAway(f);
+          if (r >= 9223372036854775808 || r < -9223372036854775808) fail(`int64 out of range: ${formatDouble(f)}`);
+          return BigInt(r);
+        }
+        case 'NUMERIC':
+        case 'BIGNUMERIC': {
+          const r = (x as Decimal).toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+          const b = BigInt(r.toFixed());
+          if (b > 9223372036854775807n || b < -9223372036854775808n) fail(`int64 out of range: ${formatDecimal(x as Decimal)}`);
+          return b;
+        }
+        case 'STRING': {
+          const v = parseInt64(x as string);
+          if (v === undefined) fail(`Bad int64 value: ${x as string}`);
+          return v;
+        }
+      }
+      return invalid();
+    case 'FLOAT64':
+      switch (from.kind) {
+        case 'INT64':
+          return Number(x as bigint);
+        case 'FLOAT64':
+          return x;
+        case 'NUMERIC':
+        case 'BIGNUMERIC':
+          return (x as Decimal).toNumber();
+        case 'STRING': {
+          const v = parseFloat64(x as string);
+          if (v === undefined) fail(`Bad double value: ${x as string}`);
+          return v;
+        }
+      }
+      return invalid();
+    case 'NUMERIC':
+    case 'BIGNUMERIC': {
+      const kind = to.kind;
+      let d: Decimal | undefined;
+      switch (from.kind) {
+        case 'INT64':
+          d = new Decimal((x as bigint).toString());
+          break;
+        case 'FLOAT64': {
+          const f = x as number;
+          if (!Number.isFinite(f)) fail(`Illegal conversion of non-finite floating point number to ${kind === 'NUMERIC' ? 'numeric' : 'bignumeric'}: ${formatDouble(f)}`);
+          d = new Decimal(f);
+          const r = fitDecimal(d, kind);
+          if (r === undefined) fail(`${kind === 'NUMERIC' ? 'numeric' : 'bignumeric'} out of range: ${formatDouble(f)}`);
+          return r;
+        }
+        case 'NUMERIC':
+        case 'BIGNUMERIC':
+          d = x as Decimal;
+          break;
+        case 'STRING': {
+          d = parseDecimal(x as string);
+          if (d === undefined) fail(`Invalid ${kind} value: ${x as string}`);
+          const r = fitDecimal(d, kind);
+          if (r === undefined) fail(`Invalid ${kind} value: ${x as string}`);
+          return r;
+        }
+        default:
+          return invalid();
+      }
+      const r = fitDecimal(d, kind);
+      if (r === undefined) fail(`${kind === 'NUMERIC' ? 'numeric' : 'BIGNUMERIC'} overflow: ${formatDecimal(d)}`);
+      return r;
+    }
+    case 'BOOL':
+      switch (from.kind) {
+        case 'BOOL':
+          return x;
+        case 'INT64':
+          return (x as bigint) !== 0n;
+        case 'STRING': {
+          const s = (x as string).trim().toLowerCase();
+          if (s === 'true') return true;
+          if (s === 'false') return false;
+          fail(`Bad bool value: ${x as string}`);
+        }
+      }
+      return invalid();
+    case 'STRING':
+      return toStringValue(x, from, zone, invalid);
+    case 'BYTES':
+      if (from.kind === 'STRING') return encodeUtf8(x as string);
+      if (from.kind === 'BYTES') return x;
+      return invalid();
+    case 'DATE':
+      switch (from.kind) {
+        case 'DATE':
+          return x;
+        case 'STRING': {
+          const d = parseDateString(x as string);
+          if (d === undefined) fail(`Invalid date: '${x as string}'`);
+          return d;
+        }
+        case 'DATETIME':
+          return splitMicros(x as bigint)[0];
+        case 'TIMESTAMP':
+          return splitMicros(utcToCivil(x as bigint, zone))[0];
+      }
+      return invalid();
+    case 'TIME':
+      switch (from.kind) {
+        case 'TIME':
+          return x;
+        case 'STRING': {
+          const t = parseTimeString(x as string);
+          if (t === undefined) fail(`Invalid time string "${x as string}"`);
+          return t;
+        }
+        case 'DATETIME':
+          return splitMicros(x as bigint)[1];
+        case 'TIMESTAMP':
+          return splitMicros(utcToCivil(x as bigint, zone))[1];
+      }
+      return invalid();
+    case 'DATETIME':
+      switch (from.kind) {
+        case 'DATETIME':
+          return x;
+        case 'STRING': {
+          const t = parseDatetimeString(x as string);
+          if (t === undefined) fail(`Invalid datetime string "${x as string}"`);
+          return t;
+        }
+        case 'DATE':
+          return joinMicros(x as number, 0);
+        case 'TIMESTAMP':
+          return utcToCivil(x as bigint, zone);
+      }
+      return invalid();
+    case 'TIMESTAMP':
+      switch (from.kind) {
+        case 'TIMESTAMP':
+          return x;
+        case 'STRING': {
+          const t = parseTimestampString(x as string, zone);
+          if (t === undefined) fail(`Invalid timestamp: '${x as string}'`);
+          return t;
+        }
+        case 'DATE': {
+          const r = civilToUtc(joinMicros(x as number, 0), zone);
+          if (r < MIN_TS || r > MAX_TS) fail(`Invalid timestamp`);
+          return r;
+        }
+        case 'DATETIME': {
+          const r = civilToUtc(x as bigint, zone);
+          if (r < MIN_TS || r > MAX_TS) fail(`Cannot convert DATETIME ${formatDatetime(x as bigint)} to TIMESTAMP`);
+          return r;
+        }
+      }
+      return invalid();
+    case 'INTERVAL':
+      if (from.kind === 'STRING') {
+        const iv = parseIntervalString(x as string);
+        if (iv === undefined) fail(`Invalid INTERVAL value '${x as string}'`);
+        return iv;
+      }
+      return invalid();
+    case 'ARRAY': {
+      if (from.kind !== 'ARRAY') return invalid();
+      return (x as Value[]).map((e) => (e === null ? null : castValue(e, from.element, to.element, { safe: false, timeZone: opts.timeZone }, ctx)));
+    }
+    case 'STRUCT': {
+      if (from.kind !== 'STRUCT' || from.fields.length !== to.fields.length) return invalid();
+      return (x as Value[]).map((e, i) => castValue(e, from.fields[i]!.type, to.fields[i]!.type, { safe: false, timeZone: opts.timeZone }, ctx));
+    }
+    case 'RANGE': {
+      if (from.kind === 'STRING') return parseRangeString(x as string, to.element, ctx);
+      if (from.kind === 'RANGE') {
+        const r = x as RangeValue;
+        const c = (v: Value) => (v === null ? null : castValue(v, from.element, to.element, { safe: false }, ctx));
+        return new RangeValue(c(r.start), c(r.end));
+      }
+      return invalid();
+    }
+    case 'JSON':
+      if (from.kind === 'JSON') return x;
+      return invalid();
+  }
+  return invalid();
+}
+
+function toStringValue(x: Value, from: SqlType, zone: string, invalid: () => never): Value {
+  switch (from.kind) {
+    case 'STRING':
+      return x;
+    case 'INT64':
+      return (x as bigint).toString();
+    case 'FLOAT64':
+      return formatDouble(x as number);
+    case 'NUMERIC':
+    case 'BIGNUMERIC':
+      return formatDecimal(x as Decimal);
+    case 'BOOL':
+      return x ? 'true' : 'false';
+    case 'BYTES': {
+      const s = decodeUtf8(x as Uint8Array);
+      if (s === undefined) fail('Invalid cast of bytes to UTF8 string');
+      return s;
+    }
+    case 'DATE':
+      return formatDate(x as number);
+    case 'TIME':
+      return formatTime(x as number);
+    case 'DATETIME':
+      return formatDatetime(x as bigint);
+    case 'TIMESTAMP':
+      return formatTimestamp(x as bigint, zone);
+    case 'INTERVAL':
+      return formatInterval(x as Interval);
+    case 'RANGE': {
+      const r = x as RangeValue;
+      const el = (from as { element: SqlType }).element;
+      const f = (v: Value) => (v === null ? 'UNBOUNDED' : (toStringValue(v, el, zone, invalid) as string));
+      return `[${f(r.start)}, ${f(r.end)})`;
+    }
+    case 'JSON':
+      return invalid();
+  }
+  return invalid();
+}
+
+export function parseRangeString(s: string, el: SqlType, ctx: EvalContext): RangeValue {
+  const m = /^\s*\[\s*([^,]*?)\s*,\s*([^)]*?)\s*\)\s*$/.exec(s);
+  if (!m) fail(`Invalid RANGE value: ${s}`);
+  const p = (t: string): Value => (/^(unbounded|null)$/i.test(t) ? null : castValue(t, T.STRING, el, { safe: false }, ctx));
+  const start = p(m[1]!);
+  const end = p(m[2]!);
+  if (start !== null && end !== null && compareScalar(start, end) >= 0) fail(`Range start element must be smaller than range end element: ${s}`);
+  return new RangeValue(start, end);
+}
+
+function compareScalar(a: Value, b: Value): number {
+  return (a as number | bigint) < (b as number | bigint) ? -1 : (a as number | bigint) > (b as number | bigint) ? 1 : 0;
+}
+
+/** Vectorized CAST: typed fast paths for the common numeric pairs, else per value. */
+export function castVector(v: Vector, to: SqlType, opts: CastOptions, ctx: EvalContext): Vector {
+  const n = v.length;
+  if (typeEquals(v.type, to) && opts.format === undefined && !(to as { params?: unknown }).params) return v;
+  const from = v.type;
+  // INT64 (double layout) -> FLOAT64: a copy.
+  if (to.kind === 'FLOAT64' && from.kind === 'INT64' && v.data instanceof Float64Array && opts.format === undefined) {
+    return { type: to, length: n, data: v.data.slice(0, n), nulls: v.nulls };
+  }
+  if (to.kind === 'INT64' && from.kind === 'FLOAT64' && opts.format === undefined) {
+    const d = v.data as Float64Array;
+    const out = new Float64Array(n);
+    let ok = true;
+    for (let i = 0; i < n && ok; i++) {
+      if (v.nulls !== null && v.nulls[i] === 1) continue;
+      const r = roundHalfAway(d[i]!);
+      if (!(r < 9007199254740992 && r > -9007199254740992)) ok = false;
+      else out[i] = r === 0 ? 0 : r;
+    }
+    if (ok) return { type: to, length: n, data: out, nulls: v.nulls };
+  }
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    const x = getValue(v, i);
+    if (x === null) {
+      out[i] = null;
+      continue;
+    }
+    if (opts.safe) {
+      try {
+        out[i] = castValue(x, from, to, opts, ctx);
+      } catch (e) {
+        if (!(e instanceof QueryError)) throw e;
+        out[i] = null;
+      }
+    } else out[i] = castValue(x, from, to, opts, ctx);
+  }
+  return vectorFromValues(to, out);
+}
+
+/** Which explicit casts exist (the analyzer reports "Invalid cast from X to Y" otherwise). */
+export function canCast(from: SqlType, to: SqlType): boolean {
+  if (typeEquals(from, to)) return true;
+  const f = from.kind;
+  const t = to.kind;
+  if (f === t && f !== 'ARRAY' && f !== 'STRUCT' && f !== 'RANGE') return true;
+  const num = new Set(['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC']);
+  if (num.has(f) && num.has(t)) return true;
+  if (t === 'STRING') return f !== 'JSON' && f !== 'GEOGRAPHY' && f !== 'ARRAY' && f !== 'STRUCT';
+  if (f === 'STRING') return t !== 'JSON' && t !== 'GEOGRAPHY' && t !== 'ARRAY' && t !== 'STRUCT';
+  if ((f === 'BOOL' && t === 'INT64') || (f === 'INT64' && t === 'BOOL')) return true;
+  const dt = new Set(['DATE', 'DATETIME', 'TIMESTAMP']);
+  if (dt.has(f) && dt.has(t)) return true;
+  if ((f === 'DATETIME' || f === 'TIMESTAMP') && t === 'TIME') return true;
+  if (f === 'ARRAY' && t === 'ARRAY') return canCast(from.element, (to as { element: SqlType }).element);
+  if (f === 'STRUCT' && t === 'STRUCT') {
+    const tf = (to as { fields: readonly { type: SqlType }[] }).fields;
+    return from.fields.length === tf.length && from.fields.every((x, i) => canCast(x.type, tf[i]!.type));
+  }
+  if (f === 'RANGE' && t === 'RANGE') return canCast(from.element, (to as { element: SqlType }).element);
+  return false;
+}
+
+void MICROS_PER_DAY;
+void JsonValue;

@@ -1,0 +1,14 @@
+// Registers every built-in function family into the registry (import once, for its effect).
+import { registerIntervalFunctions } from './interval.js';
+import { registerOperators } from './operators.js';
+
+let done = false;
+export function registerAllFunctions(): void {
+  if (done) return;
+  done = true;
+  registerOperators();
+  registerIntervalFunctions();
+}
+registerAllFunctions();
+
+export { castVector, castValue, canCast } from './conversion.js';

@@ -1,0 +1,687 @@
+// Operators as functions, under ZetaSQL's internal names ($add, $equal, ...).
+// Arithmetic and comparisons are the hottest kernels: typed-array loops over
+// the vector layouts, with BigInt only when an INT64 leaves ±2^53.
+import { typeEquals, typeToSql, T, type SqlType } from '../types/types.js';
+import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
+import { getValue, layoutOf, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
+import { MAX_DATE, MIN_DATE } from './civil.js';
+import { compareValues, groupEquals, sqlEquals } from './compare.js';
+import { formatErrNum } from './format-number.js';
+import {
+  datetimeAddInterval,
+  diffToInterval,
+  intervalAdd,
+  intervalDiv,
+  intervalMul,
+  intervalNeg,
+  timestampAddInterval,
+} from './interval.js';
+import { checkDecimal, type DecKind } from './numeric.js';
+import type { ScalarKernel } from './registry.js';
+import { defineScalar, operatorDisplay, sig, sigf, type Signature, type KernelMaker, type SigContext } from './signature.js';
+import { I64Out, INT64_MAX, INT64_MIN, TWO53, fail, i64At, mergeNulls, rowKernel, valuesOf } from './vec.js';
+import { civilFromDays, splitMicros } from './civil.js';
+
+// ---------------------------------------------------------------- INT64 arithmetic
+
+type IntOp = 'add' | 'sub' | 'mul';
+const SYM: Record<IntOp, string> = { add: '+', sub: '-', mul: '*' };
+
+function int64Binary(op: IntOp): ScalarKernel {
+  const sym = SYM[op];
+  const slow = (out: I64Out, i: number, a: Int64Data, b: Int64Data): void => {
+    const x = i64At(a, i);
+    const y = i64At(b, i);
+    const r = op === 'add' ? x + y : op === 'sub' ? x - y : x * y;
+    if (r > INT64_MAX || r < INT64_MIN) fail(`int64 overflow: ${x} ${sym} ${y}`);
+    out.setBig(i, r);
+  };
+  return (args, n) => {
+    const nulls = mergeNulls(args, n);
+    const a = args[0]!.data as Int64Data;
+    const b = args[1]!.data as Int64Data;
+    const out = new I64Out(n);
+    if (a instanceof Float64Array && b instanceof Float64Array) {
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const r = op === 'add' ? a[i]! + b[i]! : op === 'sub' ? a[i]! - b[i]! : a[i]! * b[i]!;
+        // |r| < 2^53 proves the double result exact; otherwise redo it in BigInt.
+        if (r < TWO53 && r > -TWO53 && out.f !== null) out.f[i] = r === 0 ? 0 : r;
+        else slow(out, i, a, b);
+      }
+    } else {
+      for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) slow(out, i, a, b);
+    }
+    return out.vector(T.INT64, nulls);
+  };
+}
+
+// ---------------------------------------------------------------- FLOAT64 arithmetic
+
+type FloatOp = 'add' | 'sub' | 'mul' | 'div';
+function float64Binary(op: FloatOp): ScalarKernel {
+  const sym = op === 'div' ? '/' : SYM[op];
+  return (args, n) => {
+    const nulls = mergeNulls(args, n);
+    const a = args[0]!.data as Float64Array;
+    const b = args[1]!.data as Float64Array;
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const x = a[i]!;
+      const y = b[i]!;
+      let r: number;
+      if (op === 'add') r = x + y;
+      else if (op === 'sub') r = x - y;
+      else if (op === 'mul') r = x * y;
+      else {
+        if (y === 0) fail(`division by zero: ${formatErrNum(x)} / ${formatErrNum(y)}`);
+        r = x / y;
+      }
+      if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) fail(`double overflow: ${formatErrNum(x)} ${sym} ${formatErrNum(y)}`);
+      out[i] = r;
+    }
+    return { type: T.FLOAT64, length: n, data: out, nulls };
+  };
+}
+
+// ---------------------------------------------------------------- NUMERIC arithmetic
+
+function decimalBinary(kind: DecKind, op: FloatOp): ScalarKernel {
+  const sym = op === 'div' ? '/' : SYM[op];
+  const type = T[kind];
+  return rowKernel(type, (v) => {
+    const x = v[0] as Decimal;
+    const y = v[1] as Decimal;
+    let r: Decimal;
+    if (op === 'add') r = x.plus(y);
+    else if (op === 'sub') r = x.minus(y);
+    else if (op === 'mul') r = x.times(y);
+    else {
+      if (y.isZero()) fail(`division by zero: ${x.toFixed()} / ${y.toFixed()}`);
+      r = x.div(y);
+    }
+    return checkDecimal(r, kind, `${x.toFixed()} ${sym} ${y.toFixed()}`);
+  });
+}
+
+// ---------------------------------------------------------------- date/time arithmetic
+
+function dateAddDays(sign: number, dateFirst: boolean): ScalarKernel {
+  return (args, n) => {
+    const nulls = mergeNulls(args, n);
+    const dv = args[dateFirst ? 0 : 1]!;
+    const kv = args[dateFirst ? 1 : 0]!;
+    const d = dv.data as Int32Array;
+    const out = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const k = kv.data instanceof Float64Array ? kv.data[i]! : Number((kv.data as BigInt64Array)[i]!);
+      const r = d[i]! + sign * k;
+      if (r < MIN_DATE || r > MAX_DATE) fail(`DATE_${sign > 0 ? 'ADD' : 'SUB'} overflow`);
+      out[i] = r;
+    }
+    return { type: T.DATE, length: n, data: out, nulls };
+  };
+}
+
+const US_DAY = 86400000000n;
+
+function temporalIntervalKernel(kind: 'TIMESTAMP' | 'DATETIME' | 'DATE', sign: number, temporalFirst: boolean): ScalarKernel {
+  const retType = kind === 'TIMESTAMP' ? T.TIMESTAMP : T.DATETIME;
+  return rowKernel(retType, (v) => {
+    const t = v[temporalFirst ? 0 : 1]!;
+    const iv = v[temporalFirst ? 1 : 0] as Interval;
+    if (kind === 'DATE') return datetimeAddInterval(BigInt(t as number) * US_DAY, iv, sign);
+    return kind === 'TIMESTAMP' ? timestampAddInterval(t as bigint, iv, sign) : datetimeAddInterval(t as bigint, iv, sign);
+  });
+}
+
+// ---------------------------------------------------------------- arithmetic definitions
+
+const arith = (sym: string) => operatorDisplay(sym);
+
+function registerArithmetic(): void {
+  const numSigs = (op: IntOp | 'div'): Signature<KernelMaker>[] => {
+    const s: Signature<KernelMaker>[] = [];
+    if (op !== 'div') s.push(sig(['INT64', 'INT64'], 'INT64', int64Binary(op)));
+    s.push(sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', decimalBinary('NUMERIC', op)));
+    s.push(sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', decimalBinary('BIGNUMERIC', op)));
+    s.push(sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', float64Binary(op)));
+    return s;
+  };
+  // $divide lists FLOAT64 first: INT64 / INT64 is FLOAT64.
+  const div = numSigs('div');
+  defineScalar('$divide', [div[2]!, div[0]!, div[1]!, sig(['INTERVAL', 'INT64'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalDiv(v[0] as Interval, v[1] as bigint)))], { display: arith('/') });
+
+  defineScalar(
+    '$add',
+    [
+      ...numSigs('add'),
+      sig(['DATE', 'INT64'], 'DATE', dateAddDays(1, true)),
+      sig(['INT64', 'DATE'], 'DATE', dateAddDays(1, false)),
+      sig(['TIMESTAMP', 'INTERVAL'], 'TIMESTAMP', temporalIntervalKernel('TIMESTAMP', 1, true)),
+      sig(['INTERVAL', 'TIMESTAMP'], 'TIMESTAMP', temporalIntervalKernel('TIMESTAMP', 1, false)),
+      sig(['DATETIME', 'INTERVAL'], 'DATETIME', temporalIntervalKernel('DATETIME', 1, true)),
+      sig(['INTERVAL', 'DATETIME'], 'DATETIME', temporalIntervalKernel('DATETIME', 1, false)),
+      sig(['DATE', 'INTERVAL'], 'DATETIME', temporalIntervalKernel('DATE', 1, true)),
+      sig(['INTERVAL', 'DATE'], 'DATETIME', temporalIntervalKernel('DATE', 1, false)),
+      sig(['INTERVAL', 'INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalAdd(v[0] as Interval, v[1] as Interval))),
+    ],
+    { display: arith('+') },
+  );
+  defineScalar(
+    '$subtract',
+    [
+      ...numSigs('sub'),
+      sig(['DATE', 'INT64'], 'DATE', dateAddDays(-1, true)),
+      sig(['TIMESTAMP', 'INTERVAL'], 'TIMESTAMP', temporalIntervalKernel('TIMESTAMP', -1, true)),
+      sig(['DATETIME', 'INTERVAL'], 'DATETIME', temporalIntervalKernel('DATETIME', -1, true)),
+      sig(['DATE', 'INTERVAL'], 'DATETIME', temporalIntervalKernel('DATE', -1, true)),
+      sig(['TIMESTAMP', 'TIMESTAMP'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => diffToInterval(v[0] as bigint, v[1] as bigint, false))),
+      sig(['DATETIME', 'DATETIME'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => diffToInterval(v[0] as bigint, v[1] as bigint, true))),
+      sig(['DATE', 'DATE'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => new Interval(0, (v[0] as number) - (v[1] as number), 0n))),
+      sig(['TIME', 'TIME'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => new Interval(0, 0, BigInt((v[0] as number) - (v[1] as number))))),
+      sig(['INTERVAL', 'INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalAdd(v[0] as Interval, intervalNeg(v[1] as Interval)))),
+    ],
+    { display: arith('-') },
+  );
+  defineScalar(
+    '$multiply',
+    [
+      ...numSigs('mul'),
+      sig(['INTERVAL', 'INT64'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalMul(v[0] as Interval, v[1] as bigint))),
+      sig(['INT64', 'INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalMul(v[1] as Interval, v[0] as bigint))),
+    ],
+    { display: arith('*') },
+  );
+
+  const negInt: ScalarKernel = (args, n) => {
+    const a = args[0]!;
+    const out = new I64Out(n);
+    const d = a.data as Int64Data;
+    for (let i = 0; i < n; i++) {
+      if (a.nulls !== null && a.nulls[i] === 1) continue;
+      if (d instanceof Float64Array) out.setNum(i, d[i] === 0 ? 0 : -d[i]!);
+      else {
+        if (d[i] === INT64_MIN) fail(`int64 overflow: -(${d[i]})`);
+        out.setBig(i, -d[i]!);
+      }
+    }
+    return out.vector(T.INT64, a.nulls);
+  };
+  const negFloat: ScalarKernel = (args, n) => {
+    const a = args[0]!;
+    const d = a.data as Float64Array;
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) out[i] = -d[i]!;
+    return { type: T.FLOAT64, length: n, data: out, nulls: a.nulls };
+  };
+  defineScalar(
+    '$unary_minus',
+    [
+      sig(['INT64'], 'INT64', negInt),
+      sig(['NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => checkDecimal((v[0] as Decimal).neg(), 'NUMERIC'))),
+      sig(['BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => checkDecimal((v[0] as Decimal).neg(), 'BIGNUMERIC'))),
+      sig(['FLOAT64'], 'FLOAT64', negFloat),
+      sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalNeg(v[0] as Interval))),
+    ],
+    { display: operatorDisplay('-', 'prefix') },
+  );
+}
+
+// ---------------------------------------------------------------- comparisons
+
+type CmpOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+
+/** Fast numeric comparison over doubles (FLOAT64, INT64-as-double, DATE, TIME, BOOL). */
+function cmpNumericArrays(op: CmpOp, a: ArrayLike<number>, b: ArrayLike<number>, n: number, out: Uint8Array): void {
+  switch (op) {
+    case 'eq':
+      for (let i = 0; i < n; i++) out[i] = a[i] === b[i] ? 1 : 0;
+      break;
+    case 'ne':
+      for (let i = 0; i < n; i++) out[i] = a[i] !== b[i] ? 1 : 0;
+      break;
+    case 'lt':
+      for (let i = 0; i < n; i++) out[i] = a[i]! < b[i]! ? 1 : 0;
+      break;
+    case 'le':
+      for (let i = 0; i < n; i++) out[i] = a[i]! <= b[i]! ? 1 : 0;
+      break;
+    case 'gt':
+      for (let i = 0; i < n; i++) out[i] = a[i]! > b[i]! ? 1 : 0;
+      break;
+    case 'ge':
+      for (let i = 0; i < n; i++) out[i] = a[i]! >= b[i]! ? 1 : 0;
+      break;
+  }
+}
+
+function cmpResult(op: CmpOp, c: number): boolean {
+  switch (op) {
+    case 'eq':
+      return c === 0;
+    case 'ne':
+      return c !== 0;
+    case 'lt':
+      return c < 0;
+    case 'le':
+      return c <= 0;
+    case 'gt':
+      return c > 0;
+    case 'ge':
+      return c >= 0;
+  }
+}
+
+function isNaNValue(x: Value): boolean {
+  return typeof x === 'number' && Number.isNaN(x);
+}
+
+/** Ordering comparison of scalar values with NaN unordered (false except for !=). */
+export function compareOp(op: CmpOp, x: Value, y: Value): boolean | null {
+  if (x === null || y === null) return null;
+  if (op === 'eq' || op === 'ne') {
+    const e = sqlEquals(x, y);
+    if (e === null) return null;
+    return op === 'eq' ? e : !e;
+  }
+  if (isNaNValue(x) || isNaNValue(y)) return false;
+  return cmpResult(op, compareValues(x, y));
+}
+
+function comparisonKernel(op: CmpOp): ScalarKernel {
+  return (args, n) => {
+    const a = args[0]!;
+    const b = args[1]!;
+    const nulls = mergeNulls(args, n);
+    const out = new Uint8Array(n);
+    const ad = a.data;
+    const bd = b.data;
+    const fast =
+      (ad instanceof Float64Array || ad instanceof Int32Array || (ad instanceof Uint8Array && a.type.kind === 'BOOL')) &&
+      ad.constructor === bd.constructor;
+    if (fast) {
+      cmpNumericArrays(op, ad as ArrayLike<number>, bd as ArrayLike<number>, n, out);
+    } else if (a.type.kind === 'STRING' && Array.isArray(ad) && Array.isArray(bd)) {
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const x = ad[i] as string;
+        const y = bd[i] as string;
+        if (op === 'eq') out[i] = x === y ? 1 : 0;
+        else if (op === 'ne') out[i] = x !== y ? 1 : 0;
+        else out[i] = cmpResult(op, compareValues(x, y)) ? 1 : 0;
+      }
+    } else {
+      const av = valuesOf(a, n);
+      const bv = valuesOf(b, n);
+      let extraNulls: Uint8Array | null = null;
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const r = compareOp(op, av[i]!, bv[i]!);
+        if (r === null) {
+          extraNulls ??= nulls ?? new Uint8Array(n);
+          extraNulls[i] = 1;
+        } else out[i] = r ? 1 : 0;
+      }
+      return { type: T.BOOL, length: n, data: out, nulls: extraNulls ?? nulls };
+    }
+    return { type: T.BOOL, length: n, data: out, nulls };
+  };
+}
+
+function equalityAccept(c: Omit<SigContext, 'returnType'>): boolean {
+  const t = c.argTypes[0]!;
+  return supportsEquality(t);
+}
+function supportsEquality(t: SqlType): boolean {
+  if (t.kind === 'JSON' || t.kind === 'GEOGRAPHY') return false;
+  if (t.kind === 'ARRAY') return supportsEquality(t.element);
+  if (t.kind === 'STRUCT') return t.fields.every((f) => supportsEquality(f.type));
+  return true;
+}
+function orderingAccept(c: Omit<SigContext, 'returnType'>): boolean {
+  const t = c.argTypes[0]!;
+  return t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY' && t.kind !== 'STRUCT' && t.kind !== 'ARRAY';
+}
+
+function registerComparisons(): void {
+  const defs: [string, CmpOp, string][] = [
+    ['$equal', 'eq', '='],
+    ['$not_equal', 'ne', '!='],
+    ['$less', 'lt', '<'],
+    ['$less_or_equal', 'le', '<='],
+    ['$greater', 'gt', '>'],
+    ['$greater_or_equal', 'ge', '>='],
+  ];
+  for (const [name, op, sym] of defs) {
+    const accept = op === 'eq' || op === 'ne' ? equalityAccept : orderingAccept;
+    defineScalar(name, [sig(['T1', 'T1'], 'BOOL', comparisonKernel(op), accept)], {
+      display: operatorDisplay(sym),
+      validate: (args, m) => {
+        void args;
+        const t = m.argTypes[0]!;
+        if ((op === 'eq' || op === 'ne') && !supportsEquality(t)) return `Equality is not defined for arguments of type ${typeToSql(t)}`;
+        return undefined;
+      },
+    });
+  }
+
+  // IS [NOT] DISTINCT FROM: NULL-safe, NaN equals NaN.
+  const distinct = (negate: boolean): ScalarKernel => (args, n) => {
+    const av = valuesOf(args[0]!, n);
+    const bv = valuesOf(args[1]!, n);
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = groupEquals(av[i]!, bv[i]!) !== negate ? 1 : 0;
+    return { type: T.BOOL, length: n, data: out, nulls: null };
+  };
+  defineScalar('$is_distinct_from', [sig(['T1', 'T1'], 'BOOL', distinct(true), equalityAccept)], { display: operatorDisplay('IS DISTINCT FROM') });
+  defineScalar('$is_not_distinct_from', [sig(['T1', 'T1'], 'BOOL', distinct(false), equalityAccept)], { display: operatorDisplay('IS NOT DISTINCT FROM') });
+
+  // BETWEEN: x >= lo AND x <= hi with three-valued AND.
+  defineScalar(
+    '$between',
+    [
+      sig(['T1', 'T1', 'T1'], 'BOOL', rowKernel(T.BOOL, (v) => {
+        const a = compareOp('ge', v[0]!, v[1]!);
+        const b = compareOp('le', v[0]!, v[2]!);
+        if (a === false || b === false) return false;
+        if (a === null || b === null) return null;
+        return true;
+      }, false), orderingAccept),
+    ],
+    { display: operatorDisplay('BETWEEN', 'between') },
+  );
+
+  // x IN (a, b, ...)
+  defineScalar(
+    '$in',
+    [
+      sigf(['T1', { type: 'T1', repeated: true }], 'BOOL', () => (args, n) => {
+        const cols = args.map((a) => valuesOf(a, n));
+        const out = new Array<Value>(n);
+        for (let i = 0; i < n; i++) {
+          const x = cols[0]![i]!;
+          if (x === null) {
+            out[i] = null;
+            continue;
+          }
+          let sawNull = false;
+          let found = false;
+          for (let k = 1; k < cols.length; k++) {
+            const e = sqlEquals(x, cols[k]![i]!);
+            if (e === true) {
+              found = true;
+              break;
+            }
+            if (e === null) sawNull = true;
+          }
+          out[i] = found ? true : sawNull ? null : false;
+        }
+        return vectorFromValues(T.BOOL, out);
+      }, equalityAccept),
+    ],
+    { display: operatorDisplay('IN', 'in') },
+  );
+  // x IN UNNEST(array)
+  defineScalar(
+    '$in_array',
+    [
+      sig(['T1', 'ARRAY<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
+        const arr = v[1] as Value[] | null;
+        if (arr === null || arr.length === 0) return false;
+        const x = v[0]!;
+        if (x === null) return null;
+        let sawNull = false;
+        for (const e of arr) {
+          const r = sqlEquals(x, e);
+          if (r === true) return true;
+          if (r === null) sawNull = true;
+        }
+        return sawNull ? null : false;
+      }, false), equalityAccept),
+    ],
+    { display: operatorDisplay('IN UNNEST', 'custom', (a) => `${a[0]} IN UNNEST(${a[1]})`) },
+  );
+
+  defineScalar('$is_null', [sig(['ANY'], 'BOOL', (args, n) => {
+    const a = args[0]!;
+    const out = new Uint8Array(n);
+    if (a.nulls !== null) out.set(a.nulls.subarray(0, n));
+    return { type: T.BOOL, length: n, data: out, nulls: null };
+  })], { display: operatorDisplay('IS NULL', 'postfix') });
+  const isBool = (want: number): ScalarKernel => (args, n) => {
+    const a = args[0]!;
+    const d = a.data as Uint8Array;
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = (a.nulls === null || a.nulls[i] === 0) && d[i] === want ? 1 : 0;
+    return { type: T.BOOL, length: n, data: out, nulls: null };
+  };
+  defineScalar('$is_true', [sig(['BOOL'], 'BOOL', isBool(1))], { display: operatorDisplay('IS TRUE', 'postfix') });
+  defineScalar('$is_false', [sig(['BOOL'], 'BOOL', isBool(0))], { display: operatorDisplay('IS FALSE', 'postfix') });
+}
+
+// ---------------------------------------------------------------- LIKE
+
+const likeCache = new Map<string, RegExp>();
+/** Compiles a LIKE pattern (% _ and backslash escapes) to an anchored RegExp. */
+export function likeRegex(pattern: string, bytes: boolean): RegExp {
+  const key = (bytes ? 'b' : 's') + pattern;
+  let re = likeCache.get(key);
+  if (re) return re;
+  let src = '^';
+  const chars = bytes ? pattern.split('') : Array.from(pattern);
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (c === '\\') {
+      if (i + 1 >= chars.length) fail('LIKE pattern ends with a backslash');
+      src += escapeRe(chars[++i]!);
+    } else if (c === '%') src += '.*';
+    else if (c === '_') src += '.';
+    else src += escapeRe(c);
+  }
+  src += '$';
+  re = new RegExp(src, bytes ? 's' : 'su');
+  if (likeCache.size > 10000) likeCache.clear();
+  likeCache.set(key, re);
+  return re;
+}
+function escapeRe(c: string): string {
+  return c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+export function bytesToLatin1(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
+  return s;
+}
+
+function likeMatch(x: Value, p: Value, bytes: boolean): boolean | null {
+  if (x === null || p === null) return null;
+  if (bytes) return likeRegex(bytesToLatin1(p as Uint8Array), true).test(bytesToLatin1(x as Uint8Array));
+  return likeRegex(p as string, false).test(x as string);
+}
+
+function registerLike(): void {
+  const likeKernel = (bytes: boolean): ScalarKernel => (args, n) => {
+    const xs = valuesOf(args[0]!, n);
+    const ps = valuesOf(args[1]!, n);
+    const nulls = mergeNulls(args, n);
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      out[i] = likeMatch(xs[i]!, ps[i]!, bytes) ? 1 : 0;
+    }
+    return { type: T.BOOL, length: n, data: out, nulls };
+  };
+  defineScalar('$like', [sig(['STRING', 'STRING'], 'BOOL', likeKernel(false)), sig(['BYTES', 'BYTES'], 'BOOL', likeKernel(true))], {
+    display: operatorDisplay('LIKE'),
+  });
+  const quant = (all: boolean, bytes: boolean) =>
+    rowKernel(T.BOOL, (v) => {
+      const x = v[0]!;
+      if (v.length === 1) return all ? true : false;
+      if (x === null) return null;
+      let sawNull = false;
+      for (let k = 1; k < v.length; k++) {
+        const r = likeMatch(x, v[k]!, bytes);
+        if (r === null) sawNull = true;
+        else if (r !== all) return !all;
+      }
+      return sawNull ? null : all;
+    }, false);
+  defineScalar('$like_any', [sig(['STRING', { type: 'STRING', repeated: true }], 'BOOL', quant(false, false)), sig(['BYTES', { type: 'BYTES', repeated: true }], 'BOOL', quant(false, true))], {
+    display: operatorDisplay('LIKE ANY', 'custom', (a) => `${a[0]} LIKE ANY (${a.slice(1).join(', ')})`),
+  });
+  defineScalar('$like_all', [sig(['STRING', { type: 'STRING', repeated: true }], 'BOOL', quant(true, false)), sig(['BYTES', { type: 'BYTES', repeated: true }], 'BOOL', quant(true, true))], {
+    display: operatorDisplay('LIKE ALL', 'custom', (a) => `${a[0]} LIKE ALL (${a.slice(1).join(', ')})`),
+  });
+}
+
+// ---------------------------------------------------------------- bitwise
+
+function registerBitwise(): void {
+  const bytesOp = (name: string, f: (x: number, y: number) => number) =>
+    rowKernel(T.BYTES, (v) => {
+      const a = v[0] as Uint8Array;
+      const b = v[1] as Uint8Array;
+      if (a.length !== b.length)
+        fail(`Bitwise binary operator for BYTES requires equal length of the inputs. Got ${a.length} bytes on the left hand side and ${b.length} bytes on the right hand side.`);
+      const out = new Uint8Array(a.length);
+      for (let i = 0; i < a.length; i++) out[i] = f(a[i]!, b[i]!) & 0xff;
+      void name;
+      return out;
+    });
+  const intOp = (f: (x: bigint, y: bigint) => bigint) => rowKernel(T.INT64, (v) => BigInt.asIntN(64, f(v[0] as bigint, v[1] as bigint)));
+  const ops: [string, string, (x: bigint, y: bigint) => bigint, (x: number, y: number) => number][] = [
+    ['$bitwise_and', '&', (x, y) => x & y, (x, y) => x & y],
+    ['$bitwise_or', '|', (x, y) => x | y, (x, y) => x | y],
+    ['$bitwise_xor', '^', (x, y) => x ^ y, (x, y) => x ^ y],
+  ];
+  for (const [name, sym, fi, fb] of ops)
+    defineScalar(name, [sig(['INT64', 'INT64'], 'INT64', intOp(fi)), sig(['BYTES', 'BYTES'], 'BYTES', bytesOp(name, fb))], { display: operatorDisplay(sym) });
+  defineScalar(
+    '$bitwise_not',
+    [
+      sig(['INT64'], 'INT64', rowKernel(T.INT64, (v) => ~(v[0] as bigint))),
+      sig(['BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => (v[0] as Uint8Array).map((x) => ~x & 0xff))),
+    ],
+    { display: operatorDisplay('~', 'prefix') },
+  );
+  const shift = (left: boolean) => [
+    sig(['INT64', 'INT64'], 'INT64', rowKernel(T.INT64, (v) => {
+      const x = v[0] as bigint;
+      const k = v[1] as bigint;
+      if (k < 0n) fail('Bitwise shift by negative offset.');
+      if (k >= 64n) return 0n;
+      // >> is a logical shift in GoogleSQL (no sign extension).
+      return left ? BigInt.asIntN(64, x << k) : BigInt.asIntN(64, BigInt.asUintN(64, x) >> k);
+    })),
+    sig(['BYTES', 'INT64'], 'BYTES', rowKernel(T.BYTES, (v) => {
+      const b = v[0] as Uint8Array;
+      const k = Number(v[1] as bigint);
+      if (k < 0) fail('Bitwise shift by negative offset.');
+      const out = new Uint8Array(b.length);
+      const nbits = b.length * 8;
+      for (let bit = 0; bit < nbits; bit++) {
+        const src = left ? bit + k : bit - k;
+        if (src < 0 || src >= nbits) continue;
+        if (b[src >> 3]! & (0x80 >> (src & 7))) out[bit >> 3]! |= 0x80 >> (bit & 7);
+      }
+      return out;
+    })),
+  ];
+  defineScalar('$bitwise_left_shift', shift(true), { display: operatorDisplay('<<') });
+  defineScalar('$bitwise_right_shift', shift(false), { display: operatorDisplay('>>') });
+}
+
+// ---------------------------------------------------------------- concat, array access, subscript
+
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  let len = 0;
+  for (const p of parts) len += p.length;
+  const out = new Uint8Array(len);
+  let k = 0;
+  for (const p of parts) {
+    out.set(p, k);
+    k += p.length;
+  }
+  return out;
+}
+
+function arrayIndex(arr: Value[], idx: bigint, ordinal: boolean, safe: boolean): Value {
+  const i = Number(idx) - (ordinal ? 1 : 0);
+  if (i < 0 || i >= arr.length) {
+    if (safe) return null;
+    fail(`Array index ${idx} is out of bounds`);
+  }
+  return arr[i]!;
+}
+
+function registerAccess(): void {
+  defineScalar(
+    '$concat_op',
+    [
+      sig(['STRING', 'STRING'], 'STRING', (args, n) => {
+        const a = valuesOf(args[0]!, n);
+        const b = valuesOf(args[1]!, n);
+        const nulls = mergeNulls(args, n);
+        const out = new Array<Value>(n);
+        for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : (a[i] as string) + (b[i] as string);
+        return { type: T.STRING, length: n, data: out, nulls };
+      }),
+      sig(['BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => concatBytes([v[0] as Uint8Array, v[1] as Uint8Array]))),
+      sigf(['ARRAY<T1>', 'ARRAY<T1>'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => [...(v[0] as Value[]), ...(v[1] as Value[])])),
+    ],
+    { display: operatorDisplay('||') },
+  );
+  const access = (name: string, ordinal: boolean, safe: boolean, sym: string) =>
+    defineScalar(
+      name,
+      [sigf(['ARRAY<T1>', 'INT64'], 'T1', (c) => rowKernel(c.returnType, (v) => arrayIndex(v[0] as Value[], v[1] as bigint, ordinal, safe)))],
+      { display: operatorDisplay(sym, 'custom', (a) => `${a[0]}[${sym}(${a[1]})]`) },
+    );
+  access('$array_at_offset', false, false, 'OFFSET');
+  access('$array_at_ordinal', true, false, 'ORDINAL');
+  access('$safe_array_at_offset', false, true, 'SAFE_OFFSET');
+  access('$safe_array_at_ordinal', true, true, 'SAFE_ORDINAL');
+  defineScalar(
+    '$subscript',
+    [
+      sigf(['ARRAY<T1>', 'INT64'], 'T1', (c) => rowKernel(c.returnType, (v) => arrayIndex(v[0] as Value[], v[1] as bigint, false, false))),
+      sig(['JSON', 'STRING'], 'JSON', rowKernel(T.JSON, (v) => {
+        const node = (v[0] as JsonValue).node;
+        if (node === null || typeof node !== 'object' || Array.isArray(node) || typeof node === 'bigint') return null;
+        const r = (node as Record<string, import('../types/values.js').JsonNode>)[v[1] as string];
+        return r === undefined ? null : new JsonValue(r);
+      })),
+      sig(['JSON', 'INT64'], 'JSON', rowKernel(T.JSON, (v) => {
+        const node = (v[0] as JsonValue).node;
+        if (!Array.isArray(node)) return null;
+        const i = Number(v[1] as bigint);
+        return i >= 0 && i < node.length ? new JsonValue(node[i]!) : null;
+      })),
+    ],
+    { display: operatorDisplay('[]', 'custom', (a) => `${a[0]}[${a[1]}]`) },
+  );
+}
+
+export function registerOperators(): void {
+  registerArithmetic();
+  registerComparisons();
+  registerLike();
+  registerBitwise();
+  registerAccess();
+}
+
+// Re-exported helpers other families use.
+export { int64Binary, float64Binary, decimalBinary, comparisonKernel, supportsEquality };
+void getValue;
+void layoutOf;
+void typeEquals;
+void civilFromDays;
+void splitMicros;
+export type { CmpOp };
+export function vectorOf(type: SqlType, values: Value[]): Vector {
+  return vectorFromValues(type, values);
+}
