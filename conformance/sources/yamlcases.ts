@@ -66,11 +66,14 @@ export function expectationOf(doc: Doc): ExpectSpec {
   const e = (doc['expected'] ?? {}) as Doc;
   const err = e['error'] as Doc | undefined;
   if (err) {
+    // `reference_message` (written by record.ts) is the reference
+    // implementation's wording: matched as a secondary statistic only.
+    const contains = asString(err['message_contains']);
     return {
       kind: 'error',
       code: typeof err['code'] === 'number' ? err['code'] : null,
-      messageContains: asString(err['message_contains']),
-      messageRequired: true,
+      messageContains: contains ?? asString(err['reference_message']),
+      messageRequired: contains !== null,
     };
   }
   const m = asString(e['match']) ?? 'ordered';
