@@ -95,7 +95,7 @@ export function renderSvg(r: BenchResult): string {
   const mb = (v: number | null): string => (v === null ? '-' : `${v.toFixed(0)} MB`);
   const rows: [string, string][] = x
     ? [
-        ['start → healthy', metricText(x.startupMs, (v) => `${v.ms.toFixed(0)} ms`)],
+        ['start → healthy / first query', metricText(x.startupMs, (v) => `${v.ms.toFixed(0)} ms / ${v.firstQueryMs === null ? 'never' : `${v.firstQueryMs.toFixed(0)} ms`}`)],
         ['idle RSS (gateway / engine)', metricText(x.idleRss, (v) => `${mb(v.gatewayMB)} / ${mb(v.engineMB)}`)],
         ['RSS after load (gateway / engine)', metricText(x.rssAfterLoad, (v) => `${mb(v.gatewayMB)} / ${mb(v.engineMB)} after ${v.rows.toLocaleString('en-US')} rows (${v.loadMs} ms)`)],
         ['insertAll rows/s (seq / 4 streams)', metricText(x.insertAll, (v) => `${v.sequentialRowsPerSec.toLocaleString('en-US')} / ${v.concurrentRowsPerSec.toLocaleString('en-US')}  (${v.rows.toLocaleString('en-US')} rows, ${v.batchRows}/batch, ${v.columns} cols)`)],

@@ -15,7 +15,11 @@ export interface EmulatorHandle {
   /** Gateway pid, null when attached to an emulator we did not start (--url). */
   pid: number | null;
   startupMs: number | null;
+  /** performance.now() at spawn, null with --url. */
+  spawnedAt: number | null;
   alive(): boolean;
+  /** How the process ended ('exited with code 3'), null while it runs. */
+  exitReason(): string | null;
   logTail(): string;
   stop(): Promise<void>;
 }
@@ -50,8 +54,8 @@ export async function attachEmulator(url: string, projectId: string): Promise<Em
   const base = url.replace(/\/+$/, '');
   if (!(await healthy(base))) throw new Error(`no healthy emulator at ${base}/healthz`);
   return {
-    url: base, projectId, pid: null, startupMs: null,
-    alive: () => true, logTail: () => '', stop: async () => {},
+    url: base, projectId, pid: null, startupMs: null, spawnedAt: null,
+    alive: () => true, exitReason: () => null, logTail: () => '', stop: async () => {},
   };
 }
 
@@ -87,7 +91,9 @@ export async function startEmulator(gatewayJs: string, projectId: string, opts: 
     projectId,
     pid: child.pid ?? null,
     startupMs: null,
+    spawnedAt: t0,
     alive: () => exited === null,
+    exitReason: () => exited,
     logTail: () => log.trim().split('\n').slice(-15).join('\n'),
     stop: async () => {
       // The engine is our gateway's child: note it before the gateway goes, so

@@ -62,7 +62,7 @@ export function renderTable(r: BenchResult): string {
   const x = r.extra;
   if (x) {
     lines.push('', 'extra metrics:');
-    lines.push('  ' + metricLine('start → healthy', x.startupMs, (v) => `${fmt(v.ms)} ms`));
+    lines.push('  ' + metricLine('start → healthy', x.startupMs, (v) => `${fmt(v.ms)} ms (first SELECT 1 answered at ${v.firstQueryMs === null ? 'never' : `${fmt(v.firstQueryMs)} ms`})`));
     lines.push('  ' + metricLine('idle RSS', x.idleRss, (v) => `gateway ${mb(v.gatewayMB)}, engine ${mb(v.engineMB)}`));
     lines.push('  ' + metricLine('RSS after load', x.rssAfterLoad, (v) =>
       `${v.rows} rows in ${v.loadMs} ms: gateway ${mb(v.gatewayMB)}, engine ${mb(v.engineMB)} (before: ${mb(v.before.gatewayMB)}, ${mb(v.before.engineMB)})`));

@@ -79,6 +79,33 @@ function matchOf(c: BenchCase, emu: CanonRow[] | null, duck: CanonRow[] | null):
 
 type Budget = () => boolean;
 
+/** After a failure: if /healthz does not answer, give the process a moment to be seen as exited. */
+async function settle(emu: EmulatorHandle): Promise<void> {
+  try {
+    await new RestClient(emu.url, '').healthz(2_000);
+    return;
+  } catch {
+    for (let i = 0; i < 20 && emu.alive(); i++) await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Healthy is not necessarily able to answer queries (the engine may still be
+ * warming up): retry SELECT 1 for up to 15 s and return spawn → first answer.
+ */
+async function firstQuery(client: RestClient, spawnedAt: number | null): Promise<number | null> {
+  const until = Date.now() + 15_000;
+  while (Date.now() < until) {
+    try {
+      await client.query('SELECT 1', 5_000);
+      return spawnedAt === null ? null : Math.round((performance.now() - spawnedAt) * 10) / 10;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return null;
+}
+
 async function metric<T>(name: string, log: (l: string) => void, fn: () => Promise<MetricResult<T>>, budgetLeft: Budget): Promise<MetricResult<T>> {
   if (!budgetLeft()) return { status: 'error', error: 'not run: run time budget used up' };
   log(`  extra: ${name} ...`);
@@ -151,8 +178,9 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
       select1: skipped, concurrentSmall: skipped, healthzUnderLoad: skipped, drift: skipped,
     };
     if (emu) {
+      const firstQueryMs = await firstQuery(new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs), emu.spawnedAt);
       extra.startupMs = emu.startupMs !== null
-        ? { status: 'ok', ms: emu.startupMs }
+        ? { status: 'ok', ms: emu.startupMs, firstQueryMs }
         : { status: 'skipped', reason: 'attached with --url' };
       // Let start-up allocations settle before calling it idle.
       await new Promise((r) => setTimeout(r, 500));
@@ -171,7 +199,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
     let emuRows: CanonRow[] | null = null;
     if (emu && !emu.alive() && !opts.url) {
       // One crash must not void the remaining cases: restart and say so.
-      const note = `emulator died before ${c.name}: ${emu.logTail().split('\n').slice(-3).join(' | ')}`;
+      const note = `emulator ${emu.exitReason() ?? 'died'} before ${c.name}: ${emu.logTail().split('\n').slice(-3).join(' | ')}`;
       emulatorInfo.restarts.push(note);
       log(`  ${note}; restarting`);
       await emu.stop();
@@ -190,7 +218,11 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
       const out = await runCaseOnEmulator(new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs), c, runId);
       emuSide = out.result;
       emuRows = out.rows;
-      if (emuSide.status === 'error' && !emu.alive()) emuSide.error += `\n${emu.logTail()}`;
+      if (emuSide.status === 'error') {
+        // A crash shows up as a closed connection before the exit event: let it land so the next case restarts.
+        if (!opts.url) await settle(emu);
+        if (!emu.alive()) emuSide.error += `\n(emulator ${emu.exitReason() ?? 'died'})\n${emu.logTail()}`;
+      }
     } else {
       emuSide = { status: 'error', error: `emulator not running: ${emulatorInfo.error ?? 'unknown'}` };
     }

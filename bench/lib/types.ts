@@ -52,7 +52,8 @@ export interface RssSample {
 }
 
 export interface ExtraMetrics {
-  startupMs: MetricResult<{ ms: number }>;
+  /** Spawn → first 200 of /healthz, and spawn → first successful SELECT 1. */
+  startupMs: MetricResult<{ ms: number; firstQueryMs: number | null }>;
   idleRss: MetricResult<RssSample>;
   rssAfterLoad: MetricResult<RssSample & { rows: number; loadMs: number; before: RssSample }>;
   insertAll: MetricResult<{
