@@ -1,4 +1,5 @@
 // Registers every built-in function family into the registry (import once, for its effect).
+import { registerAggregates } from './aggregates.js';
 import { registerIntervalFunctions } from './interval.js';
 import { registerOperators } from './operators.js';
 
@@ -8,6 +9,7 @@ export function registerAllFunctions(): void {
   done = true;
   registerOperators();
   registerIntervalFunctions();
+  registerAggregates();
 }
 registerAllFunctions();
 

@@ -1,0 +1,708 @@
+// Aggregate functions as GroupsAccumulators. COUNT, SUM, AVG, MIN, MAX,
+// COUNTIF, LOGICAL_*, BIT_* run as typed-array loops over group ids; the long
+// tail (ARRAY_AGG, STRING_AGG, statistics, approximations) collects values per
+// group through a generic adapter and finalizes each group once.
+import { T, arrayOf, structOf, type SqlType } from '../types/types.js';
+import { Decimal, type Value } from '../types/values.js';
+import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
+import { compareValues, valueKey } from './compare.js';
+import { fitDecimal } from './numeric.js';
+import type { AggregateOptions, EvalContext, GroupsAccumulator } from './registry.js';
+import { asig, defineAggregate, type AccumulatorMaker, type SigContext } from './signature.js';
+import { concatBytes } from './operators.js';
+import { TWO53, fail, valuesOf } from './vec.js';
+
+function growF64(a: Float64Array<ArrayBuffer>, n: number, fill = 0): Float64Array<ArrayBuffer> {
+  if (a.length >= n) return a;
+  const b = new Float64Array(Math.max(n, a.length * 2));
+  b.set(a);
+  if (fill !== 0) b.fill(fill, a.length);
+  return b;
+}
+function growU8(a: Uint8Array<ArrayBuffer>, n: number): Uint8Array<ArrayBuffer> {
+  if (a.length >= n) return a;
+  const b = new Uint8Array(Math.max(n, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+const notNull = (v: Vector, i: number): boolean => v.nulls === null || v.nulls[i] === 0;
+
+// ---------------------------------------------------------------- COUNT
+
+class CountAcc implements GroupsAccumulator {
+  counts = new Float64Array(16);
+  constructor(private readonly star: boolean) {}
+  resize(n: number): void {
+    this.counts = growF64(this.counts, n);
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const c = this.counts;
+    if (this.star || args.length === 0) {
+      for (let i = 0; i < n; i++) c[groups[i]!]!++;
+      return;
+    }
+    const nulls = args[0]!.nulls;
+    if (nulls === null) for (let i = 0; i < n; i++) c[groups[i]!]!++;
+    else for (let i = 0; i < n; i++) if (nulls[i] === 0) c[groups[i]!]!++;
+  }
+  finish(numGroups: number): Vector {
+    return { type: T.INT64, length: numGroups, data: this.counts.slice(0, numGroups), nulls: null };
+  }
+}
+
+class CountIfAcc implements GroupsAccumulator {
+  counts = new Float64Array(16);
+  resize(n: number): void {
+    this.counts = growF64(this.counts, n);
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    const d = v.data as Uint8Array;
+    const c = this.counts;
+    for (let i = 0; i < n; i++) if (d[i] === 1 && notNull(v, i)) c[groups[i]!]!++;
+  }
+  finish(numGroups: number): Vector {
+    return { type: T.INT64, length: numGroups, data: this.counts.slice(0, numGroups), nulls: null };
+  }
+}
+
+// ---------------------------------------------------------------- SUM / AVG
+
+class SumInt64Acc implements GroupsAccumulator {
+  sums = new Float64Array(16);
+  seen = new Uint8Array(16);
+  big: (bigint | undefined)[] = [];
+  constructor(private readonly avg: boolean) {}
+  counts = new Float64Array(16);
+  resize(n: number): void {
+    this.sums = growF64(this.sums, n);
+    this.seen = growU8(this.seen, n);
+    this.counts = growF64(this.counts, n);
+  }
+  private addBig(g: number, x: bigint): void {
+    const cur = this.big[g] ?? BigInt(this.sums[g]!);
+    this.big[g] = cur + x;
+    this.sums[g] = 0;
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    const d = v.data as Int64Data;
+    const s = this.sums;
+    for (let i = 0; i < n; i++) {
+      if (!notNull(v, i)) continue;
+      const g = groups[i]!;
+      this.seen[g] = 1;
+      this.counts[g]!++;
+      if (d instanceof Float64Array && this.big[g] === undefined) {
+        const r = s[g]! + d[i]!;
+        // Stay on doubles while the running sum is provably exact.
+        if (r < TWO53 && r > -TWO53) {
+          s[g] = r;
+          continue;
+        }
+      }
+      this.addBig(g, d instanceof Float64Array ? BigInt(d[i]!) : d[i]!);
+    }
+  }
+  finish(numGroups: number): Vector {
+    const out = new Array<Value>(numGroups);
+    for (let g = 0; g < numGroups; g++) {
+      if (!this.seen[g]) {
+        out[g] = null;
+        continue;
+      }
+      const b = this.big[g];
+      if (this.avg) {
+        out[g] = (b !== undefined ? Number(b) : this.sums[g]!) / this.counts[g]!;
+        continue;
+      }
+      if (b !== undefined) {
+        if (b > 9223372036854775807n || b < -9223372036854775808n) fail('int64 overflow');
+        out[g] = b;
+      } else out[g] = BigInt(this.sums[g]!);
+    }
+    return vectorFromValues(this.avg ? T.FLOAT64 : T.INT64, out);
+  }
+}
+
+class SumFloatAcc implements GroupsAccumulator {
+  sums = new Float64Array(16);
+  counts = new Float64Array(16);
+  nonFinite = new Uint8Array(16);
+  constructor(private readonly avg: boolean) {}
+  resize(n: number): void {
+    this.sums = growF64(this.sums, n);
+    this.counts = growF64(this.counts, n);
+    this.nonFinite = growU8(this.nonFinite, n);
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    const d = v.data as Float64Array;
+    const s = this.sums;
+    const c = this.counts;
+    for (let i = 0; i < n; i++) {
+      if (!notNull(v, i)) continue;
+      const g = groups[i]!;
+      const x = d[i]!;
+      if (!Number.isFinite(x)) this.nonFinite[g] = 1;
+      s[g]! += x;
+      c[g]!++;
+    }
+  }
+  finish(numGroups: number): Vector {
+    const out = new Float64Array(numGroups);
+    let nulls: Uint8Array | null = null;
+    for (let g = 0; g < numGroups; g++) {
+      if (this.counts[g] === 0) {
+        nulls ??= new Uint8Array(numGroups);
+        nulls[g] = 1;
+        continue;
+      }
+      const s = this.sums[g]!;
+      if (!Number.isFinite(s) && !this.nonFinite[g]) fail('double overflow');
+      out[g] = this.avg ? s / this.counts[g]! : s;
+    }
+    return { type: T.FLOAT64, length: numGroups, data: out, nulls };
+  }
+}
+
+class SumDecimalAcc implements GroupsAccumulator {
+  sums: (Decimal | null)[] = [];
+  counts: number[] = [];
+  constructor(
+    private readonly kind: 'NUMERIC' | 'BIGNUMERIC',
+    private readonly avg: boolean,
+  ) {}
+  resize(n: number): void {
+    while (this.sums.length < n) {
+      this.sums.push(null);
+      this.counts.push(0);
+    }
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    const d = v.data as Value[];
+    for (let i = 0; i < n; i++) {
+      const x = d[i];
+      if (x === null || !notNull(v, i)) continue;
+      const g = groups[i]!;
+      const cur = this.sums[g];
+      this.sums[g] = cur === null || cur === undefined ? (x as Decimal) : cur.plus(x as Decimal);
+      this.counts[g]!++;
+    }
+  }
+  finish(numGroups: number): Vector {
+    const out = new Array<Value>(numGroups);
+    for (let g = 0; g < numGroups; g++) {
+      const s = this.sums[g];
+      if (s === null || s === undefined) {
+        out[g] = null;
+        continue;
+      }
+      const v = this.avg ? s.div(this.counts[g]!) : s;
+      const r = fitDecimal(v, this.kind);
+      if (r === undefined) fail(`${this.kind === 'NUMERIC' ? 'numeric' : 'BIGNUMERIC'} overflow: ${this.avg ? 'AVG' : 'SUM'}`);
+      out[g] = r;
+    }
+    return vectorFromValues(T[this.kind], out);
+  }
+}
+
+// ---------------------------------------------------------------- MIN / MAX
+
+class MinMaxF64Acc implements GroupsAccumulator {
+  vals = new Float64Array(16);
+  seen = new Uint8Array(16);
+  nan = new Uint8Array(16);
+  constructor(
+    private readonly max: boolean,
+    private readonly type: SqlType,
+  ) {}
+  resize(n: number): void {
+    this.vals = growF64(this.vals, n);
+    this.seen = growU8(this.seen, n);
+    this.nan = growU8(this.nan, n);
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    const d = v.data as ArrayLike<number>;
+    const vals = this.vals;
+    const seen = this.seen;
+    const max = this.max;
+    for (let i = 0; i < n; i++) {
+      if (v.nulls !== null && v.nulls[i] === 1) continue;
+      const g = groups[i]!;
+      const x = d[i]!;
+      if (x !== x) {
+        this.nan[g] = 1;
+        continue;
+      }
+      if (!seen[g]) {
+        seen[g] = 1;
+        vals[g] = x;
+      } else if (max ? x > vals[g]! : x < vals[g]!) vals[g] = x;
+    }
+  }
+  finish(numGroups: number): Vector {
+    const out = this.vals.slice(0, numGroups);
+    let nulls: Uint8Array | null = null;
+    for (let g = 0; g < numGroups; g++) {
+      if (this.nan[g]) out[g] = NaN; // any NaN input makes MIN/MAX NaN
+      else if (!this.seen[g]) {
+        nulls ??= new Uint8Array(numGroups);
+        nulls[g] = 1;
+      }
+    }
+    const t = this.type;
+    if (t.kind === 'DATE') return { type: t, length: numGroups, data: Int32Array.from(out), nulls };
+    if (t.kind === 'BOOL') return { type: t, length: numGroups, data: Uint8Array.from(out), nulls };
+    return { type: t, length: numGroups, data: out, nulls };
+  }
+}
+
+class MinMaxValueAcc implements GroupsAccumulator {
+  vals: Value[] = [];
+  constructor(
+    private readonly max: boolean,
+    private readonly type: SqlType,
+  ) {}
+  resize(n: number): void {
+    while (this.vals.length < n) this.vals.push(null);
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    for (let i = 0; i < n; i++) {
+      const x = getValue(v, i);
+      if (x === null) continue;
+      const g = groups[i]!;
+      const cur = this.vals[g]!;
+      if (cur === null) this.vals[g] = x;
+      else {
+        const c = compareValues(x, cur);
+        if (this.max ? c > 0 : c < 0) this.vals[g] = x;
+      }
+    }
+  }
+  finish(numGroups: number): Vector {
+    return vectorFromValues(this.type, this.vals.slice(0, numGroups));
+  }
+}
+
+// ---------------------------------------------------------------- BOOL / BIT
+
+class LogicalAcc implements GroupsAccumulator {
+  state = new Uint8Array(16); // 0 = no input, 1 = false, 2 = true
+  constructor(private readonly and: boolean) {}
+  resize(n: number): void {
+    this.state = growU8(this.state, n);
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    const d = v.data as Uint8Array;
+    const s = this.state;
+    for (let i = 0; i < n; i++) {
+      if (!notNull(v, i)) continue;
+      const g = groups[i]!;
+      const b = d[i] === 1;
+      if (s[g] === 0) s[g] = b ? 2 : 1;
+      else if (this.and) {
+        if (!b) s[g] = 1;
+      } else if (b) s[g] = 2;
+    }
+  }
+  finish(numGroups: number): Vector {
+    const out = new Uint8Array(numGroups);
+    let nulls: Uint8Array | null = null;
+    for (let g = 0; g < numGroups; g++) {
+      if (this.state[g] === 0) {
+        nulls ??= new Uint8Array(numGroups);
+        nulls[g] = 1;
+      } else out[g] = this.state[g] === 2 ? 1 : 0;
+    }
+    return { type: T.BOOL, length: numGroups, data: out, nulls };
+  }
+}
+
+class BitAcc implements GroupsAccumulator {
+  vals: (bigint | null)[] = [];
+  constructor(private readonly op: 'and' | 'or' | 'xor') {}
+  resize(n: number): void {
+    while (this.vals.length < n) this.vals.push(null);
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    for (let i = 0; i < n; i++) {
+      const x = getValue(v, i) as bigint | null;
+      if (x === null) continue;
+      const g = groups[i]!;
+      const cur = this.vals[g]!;
+      this.vals[g] = cur === null ? x : this.op === 'and' ? cur & x : this.op === 'or' ? cur | x : cur ^ x;
+    }
+  }
+  finish(numGroups: number): Vector {
+    return vectorFromValues(T.INT64, this.vals.slice(0, numGroups));
+  }
+}
+
+// ---------------------------------------------------------------- generic adapter
+
+/** Collects each group's rows (argument tuples) and finalizes once per group. */
+class CollectAcc implements GroupsAccumulator {
+  rows: Value[][][] = [];
+  constructor(
+    private readonly type: SqlType,
+    private readonly final: (rows: Value[][], g: number) => Value,
+  ) {}
+  resize(n: number): void {
+    while (this.rows.length < n) this.rows.push([]);
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const cols = args.map((a) => valuesOf(a, n));
+    for (let i = 0; i < n; i++) {
+      const row = new Array<Value>(cols.length);
+      for (let k = 0; k < cols.length; k++) row[k] = cols[k]![i]!;
+      this.rows[groups[i]!]!.push(row);
+    }
+  }
+  finish(numGroups: number): Vector {
+    const out = new Array<Value>(numGroups);
+    for (let g = 0; g < numGroups; g++) out[g] = this.final(this.rows[g] ?? [], g);
+    return vectorFromValues(this.type, out);
+  }
+}
+
+const collect = (final: (rows: Value[][], c: SigContext, o: AggregateOptions) => Value): AccumulatorMaker => (c) => (_ctx, o) =>
+  new CollectAcc(c.returnType, (rows) => final(rows, c, o));
+
+function toNum(x: Value): number {
+  if (typeof x === 'number') return x;
+  if (typeof x === 'bigint') return Number(x);
+  if (x instanceof Decimal) return x.toNumber();
+  return NaN;
+}
+
+// ---------------------------------------------------------------- statistics
+
+function variance(xs: number[], sample: boolean): number | null {
+  const n = xs.length;
+  if (n === 0 || (sample && n < 2)) return null;
+  let mean = 0;
+  for (const x of xs) mean += x;
+  mean /= n;
+  let m2 = 0;
+  for (const x of xs) m2 += (x - mean) * (x - mean);
+  if (!Number.isFinite(mean)) return NaN;
+  return m2 / (sample ? n - 1 : n);
+}
+function decimalVariance(xs: Decimal[], sample: boolean): number | null {
+  const n = xs.length;
+  if (n === 0 || (sample && n < 2)) return null;
+  let sum = new Decimal(0);
+  for (const x of xs) sum = sum.plus(x);
+  const mean = sum.div(n);
+  let m2 = new Decimal(0);
+  for (const x of xs) m2 = m2.plus(x.minus(mean).pow(2));
+  return m2.div(sample ? n - 1 : n).toNumber();
+}
+function covariance(pairs: [number, number][], sample: boolean): number | null {
+  const n = pairs.length;
+  if (n === 0 || (sample && n < 2)) return null;
+  let mx = 0, my = 0;
+  for (const [x, y] of pairs) {
+    mx += x;
+    my += y;
+  }
+  mx /= n;
+  my /= n;
+  let c = 0;
+  for (const [x, y] of pairs) c += (x - mx) * (y - my);
+  return c / (sample ? n - 1 : n);
+}
+
+function registerStats(): void {
+  const numericIn = ['FLOAT64', 'NUMERIC', 'BIGNUMERIC'];
+  const varFn = (sample: boolean, sqrt: boolean) => (rows: Value[][]): Value => {
+    const vals = rows.map((r) => r[0]!).filter((x) => x !== null);
+    let v: number | null;
+    if (vals.length > 0 && vals[0] instanceof Decimal) v = decimalVariance(vals as Decimal[], sample);
+    else v = variance(vals.map(toNum), sample);
+    if (v === null) return null;
+    return sqrt ? Math.sqrt(v) : v;
+  };
+  const statSigs = (f: (rows: Value[][]) => Value) => numericIn.map((t) => asig([t], 'FLOAT64', collect((rows) => f(rows))));
+  defineAggregate('VAR_SAMP', statSigs(varFn(true, false)), { aliases: ['VARIANCE'] });
+  defineAggregate('VAR_POP', statSigs(varFn(false, false)));
+  defineAggregate('STDDEV_SAMP', statSigs(varFn(true, true)), { aliases: ['STDDEV'] });
+  defineAggregate('STDDEV_POP', statSigs(varFn(false, true)));
+  const pairs = (rows: Value[][]): [number, number][] =>
+    rows.filter((r) => r[0] !== null && r[1] !== null).map((r) => [toNum(r[0]!), toNum(r[1]!)] as [number, number]);
+  const pairSigs = (f: (rows: Value[][]) => Value) => numericIn.map((t) => asig([t, t], 'FLOAT64', collect((rows) => f(rows))));
+  defineAggregate('COVAR_SAMP', pairSigs((rows) => covariance(pairs(rows), true)));
+  defineAggregate('COVAR_POP', pairSigs((rows) => covariance(pairs(rows), false)));
+  defineAggregate(
+    'CORR',
+    pairSigs((rows) => {
+      const p = pairs(rows);
+      if (p.length < 2) return null;
+      const c = covariance(p, false)!;
+      const vx = variance(p.map((x) => x[0]), false)!;
+      const vy = variance(p.map((x) => x[1]), false)!;
+      if (vx === 0 || vy === 0) return NaN;
+      return c / Math.sqrt(vx * vy);
+    }),
+  );
+}
+
+// ---------------------------------------------------------------- registration
+
+const ORDERABLE_TYPES = ['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC', 'BOOL', 'STRING', 'BYTES', 'DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'INTERVAL'];
+
+function minMaxMaker(max: boolean): AccumulatorMaker {
+  return (c) => (_ctx, _o) => {
+    const t = c.argTypes[0]!;
+    if (t.kind === 'FLOAT64' || t.kind === 'DATE' || t.kind === 'TIME' || t.kind === 'BOOL') return new MinMaxF64Acc(max, t);
+    return new MinMaxValueAcc(max, t);
+  };
+}
+
+export function registerAggregates(): void {
+  defineAggregate('$count_star', [asig([], 'INT64', () => () => new CountAcc(true))]);
+  defineAggregate('COUNT', [asig(['ANY'], 'INT64', () => () => new CountAcc(false))]);
+  defineAggregate('COUNTIF', [asig(['BOOL'], 'INT64', () => () => new CountIfAcc())]);
+  defineAggregate('SUM', [
+    asig(['INT64'], 'INT64', () => () => new SumInt64Acc(false)),
+    asig(['NUMERIC'], 'NUMERIC', () => () => new SumDecimalAcc('NUMERIC', false)),
+    asig(['BIGNUMERIC'], 'BIGNUMERIC', () => () => new SumDecimalAcc('BIGNUMERIC', false)),
+    asig(['FLOAT64'], 'FLOAT64', () => () => new SumFloatAcc(false)),
+    asig(['INTERVAL'], 'INTERVAL', collect((rows) => {
+      let acc: import('../types/values.js').Interval | null = null;
+      for (const r of rows) {
+        const x = r[0] as import('../types/values.js').Interval | null;
+        if (x === null) continue;
+        acc = acc === null ? x : new (x.constructor as typeof import('../types/values.js').Interval)(acc.months + x.months, acc.days + x.days, acc.micros + x.micros);
+      }
+      return acc;
+    })),
+  ]);
+  defineAggregate('AVG', [
+    asig(['INT64'], 'FLOAT64', () => () => new SumInt64Acc(true)),
+    asig(['NUMERIC'], 'NUMERIC', () => () => new SumDecimalAcc('NUMERIC', true)),
+    asig(['BIGNUMERIC'], 'BIGNUMERIC', () => () => new SumDecimalAcc('BIGNUMERIC', true)),
+    asig(['FLOAT64'], 'FLOAT64', () => () => new SumFloatAcc(true)),
+  ]);
+  const mm = (max: boolean) => [
+    ...ORDERABLE_TYPES.map((t) => asig([t], t, minMaxMaker(max))),
+    asig(['RANGE'], (c) => c.argTypes[0]!, minMaxMaker(max)),
+  ];
+  defineAggregate('MIN', mm(false));
+  defineAggregate('MAX', mm(true));
+  defineAggregate('LOGICAL_AND', [asig(['BOOL'], 'BOOL', () => () => new LogicalAcc(true))]);
+  defineAggregate('LOGICAL_OR', [asig(['BOOL'], 'BOOL', () => () => new LogicalAcc(false))]);
+  defineAggregate('BIT_AND', [asig(['INT64'], 'INT64', () => () => new BitAcc('and'))]);
+  defineAggregate('BIT_OR', [asig(['INT64'], 'INT64', () => () => new BitAcc('or'))]);
+  defineAggregate('BIT_XOR', [asig(['INT64'], 'INT64', () => () => new BitAcc('xor'))]);
+  defineAggregate('ANY_VALUE', [
+    asig(['ANY'], (c) => c.argTypes[0]!, collect((rows, _c, o) => {
+      for (const r of rows) if (r[0] !== null) return r[0]!;
+      void o;
+      return null;
+    })),
+  ]);
+  defineAggregate('ARRAY_AGG', [
+    asig(['ANY'], (c) => arrayOf(c.argTypes[0]!), collect((rows, _c, o) => {
+      let vals = rows.map((r) => r[0]!);
+      if (o.ignoreNulls) vals = vals.filter((x) => x !== null);
+      if (o.limit !== undefined) vals = vals.slice(0, o.limit);
+      return vals.length === 0 ? null : vals;
+    })),
+  ], {
+    validate: (args, m) => (m.argTypes[0]!.kind === 'ARRAY' ? 'ARRAY_AGG does not support ARRAY arguments' : (void args, undefined)),
+  });
+  defineAggregate('ARRAY_CONCAT_AGG', [
+    asig(['ARRAY'], (c) => c.argTypes[0]!, collect((rows, _c, o) => {
+      let arrs = rows.map((r) => r[0] as Value[] | null).filter((x) => x !== null) as Value[][];
+      if (o.limit !== undefined) arrs = arrs.slice(0, o.limit);
+      if (arrs.length === 0) return null;
+      return ([] as Value[]).concat(...arrs);
+    })),
+  ]);
+  const stringAgg = (bytes: boolean) =>
+    collect((rows, c, o) => {
+      let vals = rows.filter((r) => r[0] !== null);
+      if (o.limit !== undefined) vals = vals.slice(0, o.limit);
+      if (vals.length === 0) return null;
+      const hasDelim = c.args.length > 1;
+      if (hasDelim && vals.some((r) => r[1] === null)) fail('Illegal NULL separator in STRING_AGG');
+      if (bytes) {
+        const parts: Uint8Array[] = [];
+        vals.forEach((r, i) => {
+          if (i > 0) parts.push(hasDelim ? (r[1] as Uint8Array) : new Uint8Array([44]));
+          parts.push(r[0] as Uint8Array);
+        });
+        return concatBytes(parts);
+      }
+      let s = '';
+      vals.forEach((r, i) => {
+        if (i > 0) s += hasDelim ? (r[1] as string) : ',';
+        s += r[0] as string;
+      });
+      return s;
+    });
+  defineAggregate('STRING_AGG', [
+    asig(['STRING'], 'STRING', stringAgg(false)),
+    asig(['STRING', 'STRING'], 'STRING', stringAgg(false)),
+    asig(['BYTES'], 'BYTES', stringAgg(true)),
+    asig(['BYTES', 'BYTES'], 'BYTES', stringAgg(true)),
+  ], {
+    validate: (args) => (args.length > 1 && args[1]!.untypedNull ? 'Argument 2 to STRING_AGG must be non-NULL' : undefined),
+  });
+  const by = (max: boolean) =>
+    collect((rows) => {
+      let best: Value[] | null = null;
+      for (const r of rows) {
+        if (r[1] === null) continue;
+        if (best === null) best = r;
+        else {
+          const c = compareValues(r[1]!, best[1]!);
+          if (max ? c > 0 : c < 0) best = r;
+        }
+      }
+      return best === null ? null : best[0]!;
+    });
+  defineAggregate('MAX_BY', [asig(['ANY', 'ANY'], (c) => c.argTypes[0]!, by(true))], { aliases: ['ARG_MAX'] });
+  defineAggregate('MIN_BY', [asig(['ANY', 'ANY'], (c) => c.argTypes[0]!, by(false))], { aliases: ['ARG_MIN'] });
+  registerStats();
+  registerApprox();
+}
+
+// ---------------------------------------------------------------- approximate (exact answers)
+
+function registerApprox(): void {
+  defineAggregate('APPROX_COUNT_DISTINCT', [
+    asig(['ANY'], 'INT64', collect((rows) => {
+      const s = new Set<string>();
+      for (const r of rows) if (r[0] !== null) s.add(valueKey(r[0]!));
+      return BigInt(s.size);
+    })),
+  ]);
+  defineAggregate('APPROX_QUANTILES', [
+    asig(['ANY', 'INT64'], (c) => arrayOf(c.argTypes[0]!), collect((rows, _c, o) => {
+      if (rows.length === 0) return null;
+      const nq = rows[0]![1];
+      if (nq === null || nq === undefined) fail('The second argument to APPROX_QUANTILES function must not be NULL');
+      const k = Number(nq as bigint);
+      if (k <= 0) fail('The second argument to APPROX_QUANTILES function must be positive');
+      if (k > 100000) fail('The second argument to APPROX_QUANTILES function cannot be greater than 100000');
+      let vals = rows.map((r) => r[0]!);
+      if (o.ignoreNulls !== false) vals = vals.filter((x) => x !== null);
+      if (vals.length === 0) return null;
+      vals.sort(compareValues);
+      const out: Value[] = [];
+      const n = vals.length;
+      for (let i = 0; i <= k; i++) {
+        // Exact quantile ranks: ceil(i*n/k)-1 clamped, matching the reference's exact mode.
+        let idx = Math.ceil((i * n) / k) - 1;
+        if (idx < 0) idx = 0;
+        if (idx >= n) idx = n - 1;
+        out.push(vals[idx]!);
+      }
+      return out;
+    })),
+  ]);
+  const topType = (c: Omit<SigContext, 'returnType'>, second: string) =>
+    arrayOf(structOf([{ name: 'value', type: c.argTypes[0]! }, { name: second, type: second === 'count' ? T.INT64 : c.argTypes[1]! }]));
+  const topN = (rows: Value[][], fn: string): number => {
+    const nv = rows[0]![rows[0]!.length - 1];
+    if (nv === null || nv === undefined) fail(`The second argument to ${fn} function must not be NULL`);
+    const k = Number(nv as bigint);
+    if (k <= 0) fail(`The second argument to ${fn} function must be positive`);
+    if (k > 100000) fail(`The second argument to ${fn} function cannot be greater than 100000`);
+    return k;
+  };
+  defineAggregate('APPROX_TOP_COUNT', [
+    asig(['ANY', 'INT64'], (c) => topType(c, 'count'), collect((rows) => {
+      if (rows.length === 0) return null;
+      const k = topN(rows, 'APPROX_TOP_COUNT');
+      const m = new Map<string, { v: Value; n: number; first: number }>();
+      rows.forEach((r, i) => {
+        const key = valueKey(r[0]!);
+        const e = m.get(key);
+        if (e) e.n++;
+        else m.set(key, { v: r[0]!, n: 1, first: i });
+      });
+      return [...m.values()].sort((a, b) => b.n - a.n || a.first - b.first).slice(0, k).map((e) => [e.v, BigInt(e.n)]);
+    })),
+  ]);
+  const topSum = (t: string) =>
+    asig(['ANY', t, 'INT64'], (c) => topType(c, 'sum'), collect((rows) => {
+      if (rows.length === 0) return null;
+      const k = topN(rows, 'APPROX_TOP_SUM');
+      const m = new Map<string, { v: Value; s: Value; first: number }>();
+      rows.forEach((r, i) => {
+        const w = r[1]!;
+        if (w !== null && (toNum(w) < 0 || Number.isNaN(toNum(w)))) fail(`APPROX_TOP_SUM does not support negative or NaN weights in the second argument; got ${String(w)}`);
+        const key = valueKey(r[0]!);
+        const e = m.get(key);
+        const add = (a: Value, b: Value): Value => (b === null ? a : a === null ? b : typeof a === 'bigint' ? a + (b as bigint) : a instanceof Decimal ? a.plus(b as Decimal) : (a as number) + (b as number));
+        if (e) e.s = add(e.s, w);
+        else m.set(key, { v: r[0]!, s: w, first: i });
+      });
+      return [...m.values()]
+        .sort((a, b) => {
+          const x = a.s === null ? -Infinity : toNum(a.s);
+          const y = b.s === null ? -Infinity : toNum(b.s);
+          return y - x || a.first - b.first;
+        })
+        .slice(0, k)
+        .map((e) => [e.v, e.s]);
+    }));
+  defineAggregate('APPROX_TOP_SUM', [topSum('INT64'), topSum('NUMERIC'), topSum('BIGNUMERIC'), topSum('FLOAT64')]);
+
+  // HLL_COUNT.*: the "sketch" is an exact set of value keys, serialized as BYTES.
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  const MAGIC = 'HLLX1:';
+  const toSketch = (keys: Set<string>): Uint8Array => enc.encode(MAGIC + JSON.stringify([...keys]));
+  const fromSketch = (b: Uint8Array, fn: string): string[] => {
+    const s = dec.decode(b);
+    if (!s.startsWith(MAGIC)) fail(`Invalid or incompatible sketch in ${fn}`);
+    try {
+      return JSON.parse(s.slice(MAGIC.length)) as string[];
+    } catch {
+      fail(`Invalid or incompatible sketch in ${fn}`);
+    }
+  };
+  const initSig = (t: string) =>
+    asig([t, { type: 'INT64', optional: true }], 'BYTES', collect((rows) => {
+      const keys = new Set<string>();
+      for (const r of rows) if (r[0] !== null) keys.add(valueKey(r[0]!));
+      return rows.length === 0 || keys.size === 0 ? null : toSketch(keys);
+    }));
+  defineAggregate('HLL_COUNT.INIT', ['INT64', 'NUMERIC', 'BIGNUMERIC', 'STRING', 'BYTES'].map(initSig));
+  defineAggregate('HLL_COUNT.MERGE', [
+    asig(['BYTES'], 'INT64', collect((rows) => {
+      const keys = new Set<string>();
+      for (const r of rows) if (r[0] !== null) for (const k of fromSketch(r[0] as Uint8Array, 'HLL_COUNT.MERGE')) keys.add(k);
+      return BigInt(keys.size);
+    })),
+  ]);
+  defineAggregate('HLL_COUNT.MERGE_PARTIAL', [
+    asig(['BYTES'], 'BYTES', collect((rows) => {
+      const keys = new Set<string>();
+      let any = false;
+      for (const r of rows)
+        if (r[0] !== null) {
+          any = true;
+          for (const k of fromSketch(r[0] as Uint8Array, 'HLL_COUNT.MERGE_PARTIAL')) keys.add(k);
+        }
+      return any ? toSketch(keys) : null;
+    })),
+  ]);
+  hllExtract = (b: Uint8Array) => BigInt(fromSketch(b, 'HLL_COUNT.EXTRACT').length);
+}
+
+/** HLL_COUNT.EXTRACT (scalar) reads the sketch format defined above. */
+export let hllExtract: (b: Uint8Array) => bigint = () => 0n;
+
+export type { EvalContext };
