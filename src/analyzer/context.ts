@@ -1,0 +1,70 @@
+// Per-statement analysis state: the column-id counter, the environment the
+// statement runs in (catalog, default dataset, parameters, script variables,
+// temporary functions) and the CTEs visible at the current nesting level.
+import type * as A from '../../grammar/ast.js';
+import type { QueryParameters, TypedValue } from '../planner/api.js';
+import type { QueryCatalog, TableId, TableInfo } from '../storage/api.js';
+import type { SqlType } from '../types/types.js';
+import type { ResolvedColumn } from './resolved.js';
+
+export interface CteDef {
+  readonly id: number;
+  readonly name: string;
+  readonly columns: readonly ResolvedColumn[];
+  /** Value-table CTE (SELECT AS VALUE). */
+  readonly isValueTable: boolean;
+}
+
+/** A row source the analyzer builds itself (INFORMATION_SCHEMA views, the job registry). */
+export interface VirtualTable {
+  readonly columns: readonly { readonly name: string; readonly type: SqlType }[];
+  readonly rows: readonly (readonly import('../types/values.js').Value[])[];
+}
+
+export interface AnalyzerEnv {
+  readonly catalog: QueryCatalog;
+  readonly projectId: string;
+  readonly defaultDataset?: { readonly projectId: string; readonly datasetId: string };
+  readonly params: QueryParameters;
+  /** Parses view bodies and persistent SQL function bodies. */
+  readonly parse: (sql: string) => A.Script;
+  /** CREATE TEMP FUNCTION definitions of the current script (upper-cased names). */
+  readonly tempFunctions: Map<string, A.CreateFunctionStmt>;
+  /** Script variables (DECLARE), lower-cased. */
+  readonly variables: Map<string, TypedValue>;
+  /** Session temp tables: bare name -> storage id. */
+  readonly tempTables: Map<string, TableId>;
+  /** Rows of region-*.INFORMATION_SCHEMA.JOBS (job registry snapshot). */
+  readonly jobs?: () => VirtualTable;
+  /** Views being expanded (cycle guard). */
+  readonly expanding?: Set<string>;
+}
+
+export class Analyzer {
+  private nextId = 1;
+  /** Innermost last: CTE names visible at each query nesting level. */
+  readonly ctes: Map<string, CteDef>[] = [];
+
+  constructor(readonly env: AnalyzerEnv) {}
+
+  newColumn(name: string, type: SqlType): ResolvedColumn {
+    return { id: this.nextId++, name, type };
+  }
+
+  newId(): number {
+    return this.nextId++;
+  }
+
+  findCte(name: string): CteDef | undefined {
+    const l = name.toLowerCase();
+    for (let i = this.ctes.length - 1; i >= 0; i--) {
+      const c = this.ctes[i]!.get(l);
+      if (c) return c;
+    }
+    return undefined;
+  }
+
+  getTable(id: TableId): TableInfo | undefined {
+    return this.env.catalog.getTable(id);
+  }
+}

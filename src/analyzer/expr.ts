@@ -1,0 +1,983 @@
+// Expression resolution: AST expressions -> resolved Expr over column ids.
+// Operators are calls of the registry's internal names ($add, $equal, ...);
+// IF/IFNULL/NULLIF/COALESCE/CASE become ConditionalExpr (lazy branches);
+// AND/OR/NOT become LogicalExpr. Aggregate and analytic calls are pulled out
+// into the enclosing query's collectors and replaced by column references.
+import type * as A from '../../grammar/ast.js';
+import type { ArgInfo, AggregateFunctionDef, ScalarFunctionDef } from '../functions/registry.js';
+import { lookupFunction } from '../functions/registry.js';
+import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { Decimal, type Value } from '../types/values.js';
+import type { Analyzer } from './context.js';
+import { sqlError } from './errors.js';
+import { resolveSubquery } from './query.js';
+import type {
+  AggregateCall,
+  CallExpr,
+  ColumnRefExpr,
+  Expr,
+  FrameBound,
+  LiteralExpr,
+  ResolvedColumn,
+  SortKey,
+  WindowCall,
+  WindowFrame,
+} from './resolved.js';
+import { Scope, colRef } from './scope.js';
+import {
+  Origin,
+  canCast,
+  canCoerce,
+  intervalFromPart,
+  parseDateValue,
+  parseDatetimeValue,
+  parseIntLiteral,
+  parseTimeValue,
+  parseTimestampValue,
+  rangeLiteral,
+  supertype,
+  typeFromNode,
+  typedLiteral,
+} from './types.js';
+
+// Side tables keep the resolved IR free of analysis-only facts.
+const origins = new WeakMap<Expr, Origin>();
+const locs = new WeakMap<Expr, A.Loc>();
+/** Column references written by the user (for "neither grouped nor aggregated"). */
+const refNames = new WeakMap<Expr, string>();
+
+export function originOf(e: Expr): Origin {
+  return origins.get(e) ?? Origin.Column;
+}
+export function locOf(e: Expr): A.Loc | undefined {
+  return locs.get(e);
+}
+export function refNameOf(e: Expr): string | undefined {
+  return refNames.get(e);
+}
+export function markLoc<E extends Expr>(e: E, loc: A.Loc): E {
+  if (!locs.has(e)) locs.set(e, loc);
+  return e;
+}
+
+export function literal(type: SqlType, value: Value, origin: Origin = Origin.Literal): LiteralExpr {
+  const e: LiteralExpr = { kind: 'literal', type, value };
+  origins.set(e, value === null && origin === Origin.Literal ? Origin.Null : origin);
+  return e;
+}
+
+export const TRUE = (): LiteralExpr => literal(T.BOOL, true);
+
+// ---------------------------------------------------------------- collectors
+
+/** Aggregates of one query block; their arguments resolve in `scope` (the FROM scope). */
+export class AggCollector {
+  readonly calls: AggregateCall[] = [];
+  /** GROUPING(x) calls: filled once group keys are known. */
+  readonly grouping: { column: ResolvedColumn; arg: Expr; loc: A.Loc }[] = [];
+  constructor(readonly scope: Scope) {}
+}
+
+export class WindowCollector {
+  readonly calls: WindowCall[] = [];
+  constructor(readonly named: ReadonlyMap<string, A.WindowSpec>) {}
+}
+
+export interface ExprCtx {
+  readonly scope: Scope;
+  /** For error messages: "WHERE clause", "GROUP BY clause", ... */
+  readonly clause: string;
+  readonly aggs?: AggCollector;
+  readonly wins?: WindowCollector;
+  /** Inside an aggregate's arguments (nested aggregates are errors). */
+  readonly inAggregate?: boolean;
+  /** SQL UDF parameters being inlined. */
+  readonly udfArgs?: ReadonlyMap<string, Expr>;
+  readonly lambdaParams?: ReadonlyMap<string, ResolvedColumn>;
+}
+
+// ---------------------------------------------------------------- coercion
+
+/** Coerces `e` to `to` (implicitly): literals fold, other values get a CastExpr. */
+export function coerce(e: Expr, to: SqlType): Expr {
+  if (typeEquals(e.type, to)) return e;
+  if (e.kind === 'literal') {
+    const v = foldLiteralCast(e.value, e.type, to);
+    if (v !== undefined) {
+      const out = literal(to, v, originOf(e) === Origin.Null ? Origin.Literal : originOf(e));
+      origins.set(out, originOf(e));
+      return out;
+    }
+  }
+  const c: Expr = { kind: 'cast', type: to, arg: e, safe: false };
+  if (originOf(e) !== Origin.Column) origins.set(c, originOf(e));
+  return c;
+}
+
+/** Literal conversions done at analysis time; undefined = leave it to the runtime cast. */
+function foldLiteralCast(v: Value, from: SqlType, to: SqlType): Value | undefined {
+  if (v === null) return null;
+  if (to.kind === 'STRUCT' || to.kind === 'ARRAY') {
+    if (from.kind === 'ARRAY' && to.kind === 'ARRAY' && Array.isArray(v)) {
+      const out: Value[] = [];
+      for (const x of v) {
+        const y = foldLiteralCast(x, from.element, to.element);
+        if (y === undefined) return undefined;
+        out.push(y);
+      }
+      return out;
+    }
+    if (from.kind === 'STRUCT' && to.kind === 'STRUCT' && Array.isArray(v)) {
+      const out: Value[] = [];
+      for (let i = 0; i < v.length; i++) {
+        const y = foldLiteralCast(v[i]!, from.fields[i]!.type, to.fields[i]!.type);
+        if (y === undefined) return undefined;
+        out.push(y);
+      }
+      return out;
+    }
+    return undefined;
+  }
+  if (from.kind === to.kind) return v;
+  switch (from.kind) {
+    case 'INT64':
+      if (to.kind === 'FLOAT64') return Number(v as bigint);
+      if (to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC') return new Decimal((v as bigint).toString());
+      return undefined;
+    case 'NUMERIC':
+    case 'BIGNUMERIC':
+      if (to.kind === 'FLOAT64') return (v as Decimal).toNumber();
+      if (to.kind === 'BIGNUMERIC' || to.kind === 'NUMERIC') return v;
+      return undefined;
+    case 'FLOAT64':
+      if ((to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC') && Number.isFinite(v as number)) return new Decimal(v as number);
+      return undefined;
+    case 'STRING': {
+      const s = v as string;
+      switch (to.kind) {
+        case 'DATE':
+          return parseDateValue(s);
+        case 'TIME':
+          return parseTimeValue(s);
+        case 'DATETIME':
+          return parseDatetimeValue(s);
+        case 'TIMESTAMP':
+          return parseTimestampValue(s);
+        default:
+          return undefined;
+      }
+    }
+    case 'DATE':
+      if (to.kind === 'DATETIME') return BigInt(v as number) * 86400000000n;
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function argInfo(e: Expr, name?: string): ArgInfo {
+  const o = originOf(e);
+  const info: { -readonly [K in keyof ArgInfo]: ArgInfo[K] } = { type: e.type };
+  if (e.kind === 'literal') info.constant = { value: e.value };
+  if (o === Origin.Null) info.untypedNull = true;
+  if (o === Origin.Literal || o === Origin.Null) info.isLiteral = true;
+  if (o === Origin.Param) (info as { isParameter?: boolean }).isParameter = true;
+  if (name) info.name = name;
+  return info;
+}
+
+// ---------------------------------------------------------------- calls
+
+/** Resolves a registry scalar function over resolved arguments (casts inserted per its argTypes). */
+export function callScalar(name: string, args: Expr[], loc: A.Loc | undefined, opts: { safe?: boolean; display?: string; names?: (string | undefined)[] } = {}): CallExpr {
+  const def = lookupFunction(name);
+  if (!def || def.kind !== 'scalar') throw sqlError(`Function not found: ${opts.display ?? name}`, loc);
+  return applyScalar(def, args, loc, opts);
+}
+
+function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefined, opts: { safe?: boolean; names?: (string | undefined)[] }): CallExpr {
+  const infos = args.map((a, i) => argInfo(a, opts.names?.[i]));
+  const r = def.resolve(infos);
+  if (!r.ok) throw sqlError(r.message, loc);
+  const fn = r.resolved;
+  const cargs = args.map((a, i) => (fn.argTypes[i] ? coerce(a, fn.argTypes[i]!) : a));
+  const call: CallExpr = { kind: 'call', type: fn.returnType, name: def.name, args: cargs, fn, safe: !!opts.safe };
+  if (loc) locs.set(call, loc);
+  return call;
+}
+
+const BINARY: Record<string, string> = {
+  '+': '$add', '-': '$subtract', '*': '$multiply', '/': '$divide', '||': '$concat_op',
+  '<<': '$bitwise_left_shift', '>>': '$bitwise_right_shift', '&': '$bitwise_and', '^': '$bitwise_xor', '|': '$bitwise_or',
+  '=': '$equal', '!=': '$not_equal', '<': '$less', '>': '$greater', '<=': '$less_or_equal', '>=': '$greater_or_equal',
+};
+
+function logical(op: 'and' | 'or' | 'not', args: Expr[], loc: A.Loc, opName: string): Expr {
+  const out: Expr[] = [];
+  for (const a of args) {
+    if (a.type.kind !== 'BOOL') {
+      if (originOf(a) === Origin.Null) {
+        out.push(literal(T.BOOL, null));
+        continue;
+      }
+      const types = args.map((x) => (originOf(x) === Origin.Null ? 'NULL' : typeToSql(x.type))).join(', ');
+      const sigs = op === 'not' ? 'NOT BOOL' : `BOOL ${opName} BOOL`;
+      throw sqlError(`No matching signature for operator ${opName} for argument types: ${types}. Supported signature: ${sigs}`, loc);
+    }
+    // Flatten nested AND/OR so the executor sees one n-ary node.
+    if (op !== 'not' && a.kind === 'logical' && a.op === op) out.push(...a.args);
+    else out.push(a);
+  }
+  return { kind: 'logical', type: T.BOOL, op, args: out };
+}
+
+export function not(e: Expr): Expr {
+  return { kind: 'logical', type: T.BOOL, op: 'not', args: [e] };
+}
+
+/** Unifies branch types (CASE/IF/COALESCE) and coerces every branch to the supertype. */
+function unify(exprs: Expr[], loc: A.Loc, what: string): { type: SqlType; exprs: Expr[] } {
+  const t = supertype(exprs.map((e) => ({ type: e.type, origin: originOf(e) })));
+  if (!t) {
+    throw sqlError(`No matching signature for ${what} for argument types: ${exprs.map((e) => (originOf(e) === Origin.Null ? 'NULL' : typeToSql(e.type))).join(', ')}`, loc);
+  }
+  return { type: t, exprs: exprs.map((e) => coerce(e, t)) };
+}
+
+function requireBool(e: Expr, loc: A.Loc, what: string): Expr {
+  if (e.type.kind === 'BOOL') return e;
+  if (originOf(e) === Origin.Null) return literal(T.BOOL, null);
+  throw sqlError(`${what} should return type BOOL, but returns ${typeToSql(e.type)}`, loc);
+}
+
+// ---------------------------------------------------------------- main entry
+
+export function resolveExpr(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
+  const e = resolveInner(an, n, ctx);
+  if (!locs.has(e)) locs.set(e, n.loc);
+  return e;
+}
+
+function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
+  switch (n.kind) {
+    case 'IntLiteral': {
+      const v = parseIntLiteral(n.text);
+      if (v === undefined) throw sqlError(`Invalid integer literal: ${n.text}`, n.loc);
+      return literal(T.INT64, v);
+    }
+    case 'FloatLiteral':
+      return literal(T.FLOAT64, Number(n.text));
+    case 'StringLiteral':
+      return literal(T.STRING, n.value);
+    case 'BytesLiteral':
+      return literal(T.BYTES, n.value);
+    case 'BoolLiteral':
+      return literal(T.BOOL, n.value);
+    case 'NullLiteral':
+      return literal(T.INT64, null);
+    case 'TypedLiteral': {
+      const { type, value } = typedLiteral(n.typeName, n.value, n.loc);
+      return literal(type, value);
+    }
+    case 'RangeLiteral': {
+      const t = typeFromNode({ kind: 'RangeType', loc: n.loc, element: n.elementType });
+      return literal(t, rangeLiteral(t, n.value, n.loc));
+    }
+    case 'IntervalExpr':
+      return resolveInterval(an, n, ctx);
+    case 'PathExpr':
+      return resolvePath(an, n, ctx);
+    case 'FieldAccess':
+      return fieldAccess(resolveExpr(an, n.expr, ctx), n.field, n.loc);
+    case 'Subscript':
+      return resolveSubscript(an, n, ctx);
+    case 'NamedParam': {
+      const p = an.env.params.named.get(n.name.toLowerCase());
+      if (!p) throw sqlError(`Query parameter '${n.name}' not found`, n.loc);
+      return literal(p.type, p.value, Origin.Param);
+    }
+    case 'PositionalParam': {
+      const p = an.env.params.positional[n.index];
+      if (!p) throw sqlError(`Query parameter number ${n.index + 1} is not defined`, n.loc);
+      return literal(p.type, p.value, Origin.Param);
+    }
+    case 'SystemVariable':
+      return systemVariable(an, n);
+    case 'UnaryExpr': {
+      if (n.op === '-' && (n.operand.kind === 'IntLiteral' || n.operand.kind === 'FloatLiteral')) {
+        if (n.operand.kind === 'FloatLiteral') return literal(T.FLOAT64, -Number(n.operand.text));
+        const v = parseIntLiteral(n.operand.text, true);
+        if (v === undefined) throw sqlError(`Invalid integer literal: -${n.operand.text}`, n.loc);
+        return literal(T.INT64, v);
+      }
+      const x = resolveExpr(an, n.operand, ctx);
+      if (n.op === 'NOT') return logical('not', [x], n.loc, 'NOT');
+      if (n.op === '+') return x;
+      return callScalar(n.op === '-' ? '$unary_minus' : '$bitwise_not', [x], n.loc);
+    }
+    case 'BinaryExpr': {
+      if (n.op === 'AND' || n.op === 'OR') {
+        return logical(n.op === 'AND' ? 'and' : 'or', [resolveExpr(an, n.left, ctx), resolveExpr(an, n.right, ctx)], n.loc, n.op);
+      }
+      return callScalar(BINARY[n.op]!, [resolveExpr(an, n.left, ctx), resolveExpr(an, n.right, ctx)], n.loc);
+    }
+    case 'LikeExpr':
+      return resolveLike(an, n, ctx);
+    case 'BetweenExpr': {
+      const c = callScalar('$between', [resolveExpr(an, n.expr, ctx), resolveExpr(an, n.low, ctx), resolveExpr(an, n.high, ctx)], n.loc);
+      return n.not ? not(c) : c;
+    }
+    case 'InExpr':
+      return resolveIn(an, n, ctx);
+    case 'IsExpr': {
+      const x = resolveExpr(an, n.expr, ctx);
+      const fn = n.what === 'NULL' ? '$is_null' : n.what === 'TRUE' ? '$is_true' : n.what === 'FALSE' ? '$is_false' : '$is_null';
+      if (n.what === 'UNKNOWN' && x.type.kind !== 'BOOL' && originOf(x) !== Origin.Null) {
+        throw sqlError(`No matching signature for operator IS UNKNOWN for argument types: ${typeToSql(x.type)}`, n.loc);
+      }
+      const c = callScalar(fn, [x], n.loc);
+      return n.not ? not(c) : c;
+    }
+    case 'IsDistinctFromExpr':
+      return callScalar(n.not ? '$is_not_distinct_from' : '$is_distinct_from', [resolveExpr(an, n.left, ctx), resolveExpr(an, n.right, ctx)], n.loc);
+    case 'CaseExpr':
+      return resolveCase(an, n, ctx);
+    case 'CastExpr': {
+      const x = resolveExpr(an, n.expr, ctx);
+      const to = typeFromNode(n.type);
+      if (originOf(x) !== Origin.Null && !canCast(x.type, to) && !typeEquals(x.type, to)) {
+        throw sqlError(`Invalid cast from ${typeToSql(x.type)} to ${typeToSql(to)}`, n.expr.loc);
+      }
+      if (originOf(x) === Origin.Null) return literal(to, null, Origin.Literal);
+      const c: Expr = {
+        kind: 'cast',
+        type: to,
+        arg: x,
+        safe: n.safe,
+        ...(n.format ? { format: resolveExpr(an, n.format, ctx) } : {}),
+        ...(n.timeZone ? { timeZone: resolveExpr(an, n.timeZone, ctx) } : {}),
+      };
+      return c;
+    }
+    case 'ExtractExpr': {
+      const part = n.weekday ? `${n.part}(${n.weekday})` : n.part;
+      const args = [literal(T.STRING, part), resolveExpr(an, n.expr, ctx)];
+      if (n.timeZone) args.push(resolveExpr(an, n.timeZone, ctx));
+      return callScalar('$extract', args, n.loc);
+    }
+    case 'FunctionCall':
+      return resolveCall(an, n, ctx);
+    case 'ArrayExpr':
+      return resolveArray(an, n, ctx);
+    case 'ArraySubquery':
+      return resolveSubquery(an, n.query, ctx, 'array', n.loc);
+    case 'ScalarSubquery':
+      return resolveSubquery(an, n.query, ctx, 'scalar', n.loc);
+    case 'ExistsExpr':
+      return resolveSubquery(an, n.query, ctx, 'exists', n.loc);
+    case 'StructExpr':
+      return resolveStruct(an, n, ctx);
+    case 'CollateExpr':
+      return resolveExpr(an, n.expr, ctx);
+    case 'LambdaExpr':
+      throw sqlError('Lambda expressions are only allowed as function arguments', n.loc);
+    case 'NamedArgument':
+      throw sqlError(`Named argument ${n.name} is not allowed here`, n.loc);
+    case 'StarArg':
+      throw sqlError('Argument * is only allowed in COUNT(*)', n.loc);
+    case 'DefaultExpr':
+      throw sqlError('DEFAULT is not allowed here', n.loc);
+    case 'ReplaceFieldsExpr':
+      throw sqlError('REPLACE_FIELDS is not supported', n.loc);
+    default: {
+      const x: { kind: string; loc: A.Loc } = n;
+      throw sqlError(`Unsupported expression ${x.kind}`, x.loc);
+    }
+  }
+}
+
+function systemVariable(an: Analyzer, n: A.SystemVariable): Expr {
+  const name = n.parts.join('.').toLowerCase();
+  switch (name) {
+    case 'project_id':
+      return literal(T.STRING, an.env.projectId, Origin.Param);
+    case 'dataset_id':
+      return literal(T.STRING, an.env.defaultDataset?.datasetId ?? null, Origin.Param);
+    case 'dataset_project_id':
+      return literal(T.STRING, an.env.defaultDataset?.projectId ?? null, Origin.Param);
+    case 'time_zone':
+      return literal(T.STRING, 'UTC', Origin.Param);
+    case 'location':
+      return literal(T.STRING, 'US', Origin.Param);
+    default: {
+      const v = an.env.variables.get('@@' + name);
+      if (v) return literal(v.type, v.value, Origin.Param);
+      throw sqlError(`Unrecognized system variable: @@${n.parts.join('.')}`, n.loc);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- names
+
+export function fieldAccess(base: Expr, field: string, loc: A.Loc): Expr {
+  const t = base.type;
+  if (t.kind === 'STRUCT') {
+    const lf = field.toLowerCase();
+    const idx = t.fields.findIndex((f) => f.name.toLowerCase() === lf);
+    if (idx < 0) throw sqlError(`Field name ${field} does not exist in ${typeToSql(t)}`, loc);
+    if (t.fields.findIndex((f, i) => i > idx && f.name.toLowerCase() === lf) >= 0) {
+      throw sqlError(`Struct field name ${field} is ambiguous`, loc);
+    }
+    // Field of a literal struct folds (parameters like @s.x stay constant).
+    if (base.kind === 'literal') {
+      const v = base.value === null ? null : (base.value as Value[])[idx]!;
+      return literal(t.fields[idx]!.type, v, originOf(base));
+    }
+    const fa: Expr = { kind: 'field', type: t.fields[idx]!.type, arg: base, fieldIndex: idx };
+    locs.set(fa, loc);
+    return fa;
+  }
+  if (t.kind === 'JSON') return callScalar('$subscript', [base, literal(T.STRING, field)], loc);
+  if (t.kind === 'ARRAY') {
+    throw sqlError(`Cannot access field ${field} on a value with type ${typeToSql(t)}`, loc);
+  }
+  throw sqlError(`Cannot access field ${field} on a value with type ${typeToSql(t)}`, loc);
+}
+
+function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
+  const first = n.parts[0]!;
+  const lfirst = first.toLowerCase();
+  let base: Expr | undefined;
+  let rest = 1;
+  const lam = ctx.lambdaParams?.get(lfirst);
+  if (lam) base = colRef(lam);
+  else if (ctx.udfArgs?.has(lfirst)) base = ctx.udfArgs.get(lfirst)!;
+  if (!base) {
+    const hit = ctx.scope.lookup(first);
+    if (hit?.kind === 'ambiguous') throw sqlError(`Column ${first} is ambiguous`, n.loc);
+    if (hit?.kind === 'column') {
+      base = colRef(hit.column, hit.correlated);
+      refNames.set(base, first);
+    } else if (hit?.kind === 'field') {
+      const r = colRef(hit.column, hit.correlated);
+      refNames.set(r, first);
+      locs.set(r, n.loc);
+      base = { kind: 'field', type: hit.type, arg: r, fieldIndex: hit.fieldIndex };
+    } else if (hit?.kind === 'range') {
+      const rv = hit.rv;
+      if (rv.value) {
+        base = colRef(rv.value, hit.correlated);
+        refNames.set(base, first);
+      } else if (n.parts.length > 1) {
+        // alias.column
+        const lc = n.parts[1]!.toLowerCase();
+        const cols = rv.columns.filter((c) => c.name.toLowerCase() === lc);
+        if (cols.length === 0) throw sqlError(`Name ${n.parts[1]} not found inside ${first}`, n.loc);
+        if (cols.length > 1) throw sqlError(`Name ${n.parts[1]} is ambiguous inside ${first}`, n.loc);
+        base = colRef(cols[0]!, hit.correlated);
+        refNames.set(base, `${first}.${n.parts[1]}`);
+        rest = 2;
+      } else {
+        // The range variable as a value: a STRUCT of its columns.
+        const fields = rv.columns.map((c) => {
+          const r = colRef(c, hit.correlated);
+          refNames.set(r, first);
+          locs.set(r, n.loc);
+          return r;
+        });
+        base = { kind: 'make_struct', type: structOf(rv.columns.map((c) => ({ name: c.name, type: c.type }))), fields };
+      }
+    } else {
+      const v = an.env.variables.get(lfirst);
+      if (v) base = literal(v.type, v.value, Origin.Param);
+    }
+  }
+  if (!base) throw sqlError(`Unrecognized name: ${first}`, n.loc);
+  locs.set(base, n.loc);
+  for (let i = rest; i < n.parts.length; i++) base = fieldAccess(base, n.parts[i]!, n.loc);
+  return base;
+}
+
+function resolveSubscript(an: Analyzer, n: A.Subscript, ctx: ExprCtx): Expr {
+  const base = resolveExpr(an, n.expr, ctx);
+  const idx = resolveExpr(an, n.index, ctx);
+  if (base.type.kind === 'ARRAY') {
+    const fn =
+      n.mode === 'OFFSET' || n.mode === 'BARE' ? '$array_at_offset' : n.mode === 'ORDINAL' ? '$array_at_ordinal' : n.mode === 'SAFE_OFFSET' ? '$safe_array_at_offset' : '$safe_array_at_ordinal';
+    return callScalar(fn, [base, idx], n.loc);
+  }
+  if (n.mode !== 'BARE') {
+    throw sqlError(`Element access using [${n.mode}()] is not supported on values of type ${typeToSql(base.type)}`, n.loc);
+  }
+  return callScalar('$subscript', [base, idx], n.loc);
+}
+
+function resolveInterval(an: Analyzer, n: A.IntervalExpr, ctx: ExprCtx): Expr {
+  const v = resolveExpr(an, n.value, ctx);
+  if (!n.toPart && v.kind === 'literal' && v.type.kind === 'INT64' && v.value !== null) {
+    const iv = intervalFromPart(v.value as bigint, n.part);
+    if (iv) return literal(T.INTERVAL, iv);
+  }
+  const args = [v, literal(T.STRING, n.part)];
+  if (n.toPart) args.push(literal(T.STRING, n.toPart));
+  return callScalar('$make_interval_literal', args, n.loc);
+}
+
+// ---------------------------------------------------------------- predicates
+
+function resolveLike(an: Analyzer, n: A.LikeExpr, ctx: ExprCtx): Expr {
+  const x = resolveExpr(an, n.expr, ctx);
+  let out: Expr;
+  if (!n.quantifier) {
+    out = callScalar('$like', [x, resolveExpr(an, n.pattern!, ctx)], n.loc);
+  } else {
+    const fn = n.quantifier === 'ALL' ? '$like_all' : '$like_any';
+    if (n.patterns) {
+      out = callScalar(fn, [x, ...n.patterns.map((p) => resolveExpr(an, p, ctx))], n.loc);
+    } else if (n.unnest) {
+      const arrFn = n.quantifier === 'ALL' ? '$like_all_array' : '$like_any_array';
+      out = callScalar(arrFn, [x, resolveExpr(an, n.unnest, ctx)], n.loc);
+    } else {
+      throw sqlError('LIKE ANY/ALL with a subquery is not supported', n.loc);
+    }
+  }
+  return n.not ? not(out) : out;
+}
+
+function resolveIn(an: Analyzer, n: A.InExpr, ctx: ExprCtx): Expr {
+  const x = resolveExpr(an, n.expr, ctx);
+  let out: Expr;
+  if (n.list) {
+    out = callScalar('$in', [x, ...n.list.map((e) => resolveExpr(an, e, ctx))], n.loc);
+  } else if (n.unnest) {
+    out = callScalar('$in_array', [x, resolveExpr(an, n.unnest, ctx)], n.loc);
+  } else {
+    out = resolveSubquery(an, n.query!, ctx, 'in', n.loc, x);
+  }
+  return n.not ? not(out) : out;
+}
+
+function resolveCase(an: Analyzer, n: A.CaseExpr, ctx: ExprCtx): Expr {
+  const operand = n.operand ? resolveExpr(an, n.operand, ctx) : undefined;
+  const whens: Expr[] = [];
+  if (operand) {
+    // Simple CASE: compare with a common type (WHEN values and operand unify).
+    const ws = n.whens.map((w) => resolveExpr(an, w.when, ctx));
+    const u = unify([operand, ...ws], n.loc, 'operator CASE');
+    for (let i = 0; i < ws.length; i++) whens.push(callScalar('$equal', [u.exprs[0]!, u.exprs[i + 1]!], n.whens[i]!.when.loc));
+  } else {
+    for (const w of n.whens) whens.push(requireBool(resolveExpr(an, w.when, ctx), w.when.loc, 'WHEN clause'));
+  }
+  const thens = n.whens.map((w) => resolveExpr(an, w.then, ctx));
+  const all = n.else ? [...thens, resolveExpr(an, n.else, ctx)] : thens;
+  const u = unify(all, n.loc, 'operator CASE');
+  return {
+    kind: 'conditional',
+    type: u.type,
+    op: 'case',
+    whens,
+    thens: u.exprs.slice(0, thens.length),
+    ...(n.else ? { else: u.exprs[thens.length]! } : {}),
+  };
+}
+
+function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
+  const els = n.elements.map((e) => resolveExpr(an, e, ctx));
+  let elType: SqlType;
+  if (n.elementType) elType = typeFromNode(n.elementType);
+  else if (els.length === 0) {
+    const e = literal(arrayOf(T.INT64), []);
+    origins.set(e, Origin.Null); // untyped empty array
+    return e;
+  } else {
+    const t = supertype(els.map((e) => ({ type: e.type, origin: originOf(e) })));
+    if (!t) throw sqlError(`Array elements of types {${[...new Set(els.map((e) => typeToSql(e.type)))].join(', ')}} do not have a common supertype`, n.loc);
+    elType = t;
+  }
+  if (elType.kind === 'ARRAY') throw sqlError('Cannot construct array with element type ARRAY because nested arrays are not supported', n.loc);
+  const coerced = els.map((e, i) => {
+    if (!canCoerce(e.type, elType, originOf(e)) && !typeEquals(e.type, elType)) {
+      throw sqlError(`Array element type ${typeToSql(e.type)} does not coerce to ${typeToSql(elType)}`, n.elements[i]!.loc);
+    }
+    return coerce(e, elType);
+  });
+  const type = arrayOf(elType);
+  if (coerced.every((e) => e.kind === 'literal')) {
+    const allLit = coerced.every((e) => originOf(e) !== Origin.Param);
+    return literal(type, coerced.map((e) => (e as LiteralExpr).value), allLit ? Origin.Literal : Origin.Param);
+  }
+  return { kind: 'make_array', type, elements: coerced };
+}
+
+function implicitAlias(e: A.Expr): string {
+  if (e.kind === 'PathExpr') return e.parts[e.parts.length - 1]!;
+  if (e.kind === 'FieldAccess') return e.field;
+  return '';
+}
+
+function resolveStruct(an: Analyzer, n: A.StructExpr, ctx: ExprCtx): Expr {
+  const vals = n.fields.map((f) => resolveExpr(an, f.expr, ctx));
+  let fields: { name: string; type: SqlType }[];
+  let exprs = vals;
+  if (n.type) {
+    const st = typeFromNode(n.type);
+    if (st.kind !== 'STRUCT' || st.fields.length !== vals.length) {
+      throw sqlError(`STRUCT type has ${st.kind === 'STRUCT' ? st.fields.length : 0} fields but constructor call has ${vals.length} fields`, n.loc);
+    }
+    fields = st.fields.map((f) => ({ name: f.name, type: f.type }));
+    exprs = vals.map((v, i) => {
+      const to = fields[i]!.type;
+      if (!typeEquals(v.type, to) && !canCoerce(v.type, to, originOf(v))) {
+        throw sqlError(`STRUCT field ${i + 1} type ${typeToSql(v.type)} does not coerce to ${typeToSql(to)}`, n.fields[i]!.expr.loc);
+      }
+      return coerce(v, to);
+    });
+  } else {
+    fields = n.fields.map((f, i) => ({ name: f.alias ?? (n.syntax === 'struct' ? implicitAlias(f.expr) : ''), type: vals[i]!.type }));
+  }
+  const type = structOf(fields);
+  if (exprs.every((e) => e.kind === 'literal')) {
+    return literal(type, exprs.map((e) => (e as LiteralExpr).value), exprs.some((e) => originOf(e) === Origin.Param) ? Origin.Param : Origin.Literal);
+  }
+  return { kind: 'make_struct', type, fields: exprs };
+}
+
+// ---------------------------------------------------------------- function calls
+
+const CONDITIONALS = new Set(['IF', 'IFNULL', 'NULLIF', 'COALESCE']);
+const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK', 'PERCENT_RANK', 'CUME_DIST', 'NTILE']);
+const NAVIGATION = new Set(['LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE', 'PERCENTILE_CONT', 'PERCENTILE_DISC']);
+
+function resolveArgs(an: Analyzer, args: readonly A.Expr[], ctx: ExprCtx): { exprs: Expr[]; names: (string | undefined)[] } {
+  const exprs: Expr[] = [];
+  const names: (string | undefined)[] = [];
+  for (const a of args) {
+    if (a.kind === 'NamedArgument') {
+      exprs.push(resolveExpr(an, a.value, ctx));
+      names.push(a.name);
+    } else if (a.kind === 'LambdaExpr') {
+      exprs.push(resolveLambda(an, a, ctx, exprs[0]));
+      names.push(undefined);
+    } else {
+      exprs.push(resolveExpr(an, a, ctx));
+      names.push(undefined);
+    }
+  }
+  return { exprs, names };
+}
+
+function resolveLambda(an: Analyzer, n: A.LambdaExpr, ctx: ExprCtx, arrayArg: Expr | undefined): Expr {
+  const elType = arrayArg?.type.kind === 'ARRAY' ? arrayArg.type.element : T.INT64;
+  const params = n.params.map((p, i) => an.newColumn(p, i === 0 ? elType : T.INT64));
+  const m = new Map(ctx.lambdaParams ?? []);
+  for (const p of params) m.set(p.name.toLowerCase(), p);
+  const body = resolveExpr(an, n.body, { ...ctx, lambdaParams: m, aggs: undefined, wins: undefined });
+  return { kind: 'lambda', type: body.type, params, body };
+}
+
+function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
+  const name = n.name.join('.').toUpperCase();
+  if (n.over) return resolveWindowCall(an, n, name, ctx);
+  if (n.name.length === 1 && CONDITIONALS.has(name)) return resolveConditional(an, n, name, ctx);
+  if (name === 'GROUPING') return resolveGrouping(an, n, ctx);
+  if (NUMBERING.has(name) || (NAVIGATION.has(name) && name !== 'PERCENTILE_CONT' && name !== 'PERCENTILE_DISC')) {
+    throw sqlError(`Analytic function ${name} cannot be called without an OVER clause`, n.loc);
+  }
+  // Temporary and persistent SQL UDFs are inlined.
+  const udf = findUdf(an, n.name);
+  if (udf) return inlineUdf(an, udf, n, ctx);
+  const def = lookupFunction(name === 'COUNT' && n.args[0]?.kind === 'StarArg' ? '$count_star' : name);
+  if (!def) throw sqlError(`Function not found: ${n.name.join('.')}`, n.loc);
+  if (def.kind === 'aggregate') return resolveAggregate(an, n, def, ctx);
+  if (n.distinct) throw sqlError(`Non-aggregate function ${name} cannot be called with DISTINCT`, n.loc);
+  if (n.safe && def.safeCallable === false) throw sqlError(`Function ${name} does not support SAFE error mode`, n.loc);
+  const { exprs, names } = resolveArgs(an, n.args, ctx);
+  return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
+}
+
+function resolveConditional(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {
+  const args = n.args.map((a) => resolveExpr(an, a, ctx));
+  const arity = (k: number) => {
+    if (args.length !== k) throw sqlError(`Number of arguments does not match for function ${name}. Supported signature: ${name}(${name === 'IF' ? 'BOOL, ANY, ANY' : 'ANY, ANY'})`, n.loc);
+  };
+  switch (name) {
+    case 'IF': {
+      arity(3);
+      const c = requireBool(args[0]!, n.args[0]!.loc, 'IF condition');
+      const u = unify([args[1]!, args[2]!], n.loc, 'function IF');
+      return { kind: 'conditional', type: u.type, op: 'case', whens: [c], thens: [u.exprs[0]!], else: u.exprs[1]! };
+    }
+    case 'IFNULL': {
+      arity(2);
+      const u = unify(args, n.loc, 'function IFNULL');
+      return { kind: 'conditional', type: u.type, op: 'coalesce', whens: [], thens: u.exprs };
+    }
+    case 'NULLIF': {
+      arity(2);
+      const u = unify(args, n.loc, 'function NULLIF');
+      const eq = callScalar('$equal', [u.exprs[0]!, u.exprs[1]!], n.loc);
+      return { kind: 'conditional', type: u.type, op: 'case', whens: [eq], thens: [literal(u.type, null)], else: u.exprs[0]! };
+    }
+    default: {
+      if (args.length === 0) throw sqlError('No matching signature for function COALESCE with no arguments', n.loc);
+      const u = unify(args, n.loc, 'function COALESCE');
+      return { kind: 'conditional', type: u.type, op: 'coalesce', whens: [], thens: u.exprs };
+    }
+  }
+}
+
+function resolveGrouping(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
+  if (!ctx.aggs || ctx.inAggregate) throw sqlError(`GROUPING function not allowed in ${ctx.clause}`, n.loc);
+  if (n.args.length !== 1) throw sqlError('GROUPING takes exactly one argument', n.loc);
+  const arg = resolveExpr(an, n.args[0]!, { scope: ctx.aggs.scope, clause: 'GROUPING', inAggregate: true, udfArgs: ctx.udfArgs });
+  const column = an.newColumn('$grouping', T.INT64);
+  ctx.aggs.grouping.push({ column, arg, loc: n.args[0]!.loc });
+  return colRef(column);
+}
+
+function orderKeys(an: Analyzer, items: readonly A.OrderByItem[] | undefined, ctx: ExprCtx): SortKey[] {
+  return (items ?? []).map((o) => {
+    const expr = resolveExpr(an, o.expr, ctx);
+    const descending = o.direction === 'DESC';
+    return { expr, descending, nullsFirst: o.nulls ? o.nulls === 'FIRST' : !descending, ...(o.collate ? { collation: o.collate } : {}) };
+  });
+}
+
+function constInt(an: Analyzer, e: A.Expr, ctx: ExprCtx, what: string): number {
+  const x = resolveExpr(an, e, { scope: new Scope(), clause: what, udfArgs: ctx.udfArgs });
+  if (x.kind !== 'literal' || x.type.kind !== 'INT64') throw sqlError(`${what} expects an integer literal or parameter`, e.loc);
+  if (x.value === null) throw sqlError(`${what} must not be null`, e.loc);
+  return Number(x.value as bigint);
+}
+
+function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctionDef, ctx: ExprCtx): Expr {
+  const disp = n.name.join('.').toUpperCase();
+  if (ctx.inAggregate) throw sqlError('Aggregations of aggregations are not allowed', n.loc);
+  if (!ctx.aggs) throw sqlError(`Aggregate function ${disp} not allowed in ${ctx.clause}`, n.loc);
+  const actx: ExprCtx = { scope: ctx.aggs.scope, clause: ctx.clause, inAggregate: true, udfArgs: ctx.udfArgs, lambdaParams: ctx.lambdaParams };
+  const star = n.args[0]?.kind === 'StarArg';
+  const { exprs, names } = star ? { exprs: [] as Expr[], names: [] as (string | undefined)[] } : resolveArgs(an, n.args, actx);
+  const orderBy = orderKeys(an, n.orderBy, actx);
+  const limit = n.limit ? constInt(an, n.limit, ctx, 'LIMIT') : undefined;
+  const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, ...(limit !== undefined ? { limit } : {}) };
+  const r = def.resolve(exprs.map((e, i) => argInfo(e, names[i])), opts);
+  if (!r.ok) throw sqlError(r.message, n.loc);
+  const args = exprs.map((e, i) => (r.resolved.argTypes[i] ? coerce(e, r.resolved.argTypes[i]!) : e));
+  const column = an.newColumn('$agg', r.resolved.returnType);
+  const call: AggregateCall = {
+    column,
+    name: def.name,
+    fn: r.resolved,
+    args,
+    distinct: n.distinct,
+    ignoreNulls: opts.ignoreNulls,
+    orderBy,
+    ...(limit !== undefined ? { limit } : {}),
+    ...(n.having ? { having: { max: n.having.kind === 'MAX', expr: resolveExpr(an, n.having.expr, actx) } } : {}),
+  };
+  ctx.aggs.calls.push(call);
+  const ref = colRef(column);
+  return ref;
+}
+
+// ---------------------------------------------------------------- windows
+
+function mergeWindow(spec: A.WindowSpec, named: ReadonlyMap<string, A.WindowSpec>, loc: A.Loc): A.WindowSpec {
+  if (!spec.baseName) return spec;
+  const base = named.get(spec.baseName.toLowerCase());
+  if (!base) throw sqlError(`Unrecognized window alias ${spec.baseName}`, loc);
+  const b = mergeWindow(base, named, loc);
+  return {
+    kind: 'WindowSpec',
+    loc: spec.loc,
+    partitionBy: b.partitionBy.length ? b.partitionBy : spec.partitionBy,
+    orderBy: spec.orderBy.length ? spec.orderBy : b.orderBy,
+    ...(spec.frame ?? b.frame ? { frame: spec.frame ?? b.frame } : {}),
+  };
+}
+
+function frameBound(an: Analyzer, b: A.FrameBound, ctx: ExprCtx): FrameBound {
+  switch (b.type) {
+    case 'UNBOUNDED PRECEDING':
+      return { type: 'unbounded_preceding' };
+    case 'UNBOUNDED FOLLOWING':
+      return { type: 'unbounded_following' };
+    case 'CURRENT ROW':
+      return { type: 'current_row' };
+    case 'PRECEDING':
+      return { type: 'preceding', offset: resolveExpr(an, b.offset!, { scope: new Scope(), clause: 'window frame', udfArgs: ctx.udfArgs }) };
+    default:
+      return { type: 'following', offset: resolveExpr(an, b.offset!, { scope: new Scope(), clause: 'window frame', udfArgs: ctx.udfArgs }) };
+  }
+}
+
+function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {
+  if (!ctx.wins) throw sqlError(`Analytic function not allowed in ${ctx.clause}`, n.loc);
+  const wins = ctx.wins;
+  const spec = mergeWindow(n.over!, wins.named, n.loc);
+  // Arguments, PARTITION BY and ORDER BY see the post-aggregation row (aggregates allowed).
+  const ectx: ExprCtx = { ...ctx, wins: undefined, clause: 'analytic function' };
+  const partitionBy = spec.partitionBy.map((p) => resolveExpr(an, p, ectx));
+  const orderBy = orderKeys(an, spec.orderBy, ectx);
+  let frame: WindowFrame | undefined;
+  if (spec.frame) {
+    frame = {
+      unit: spec.frame.unit,
+      start: frameBound(an, spec.frame.start, ctx),
+      end: spec.frame.end ? frameBound(an, spec.frame.end, ctx) : { type: 'current_row' },
+    };
+  }
+  const star = n.args[0]?.kind === 'StarArg';
+  let args = star ? [] : n.args.map((a) => resolveExpr(an, a, ectx));
+  let type: SqlType;
+  let aggregate: WindowCall['aggregate'];
+  let fname = name;
+  if (NUMBERING.has(name)) {
+    if (orderBy.length === 0 && name !== 'ROW_NUMBER') throw sqlError(`Window ORDER BY is required for analytic function ${name}`, n.loc);
+    type = name === 'PERCENT_RANK' || name === 'CUME_DIST' ? T.FLOAT64 : T.INT64;
+    if (name === 'NTILE') args = args.map((a) => coerce(a, T.INT64));
+  } else if (NAVIGATION.has(name)) {
+    if (args.length === 0) throw sqlError(`Number of arguments does not match for function ${name}`, n.loc);
+    type = args[0]!.type;
+    if (name === 'PERCENTILE_CONT') {
+      type = args[0]!.type.kind === 'NUMERIC' || args[0]!.type.kind === 'BIGNUMERIC' ? args[0]!.type : T.FLOAT64;
+      args = args.map((a, i) => (i === 0 ? coerce(a, type) : coerce(a, a.type.kind === 'INT64' ? T.FLOAT64 : a.type)));
+    } else if ((name === 'LAG' || name === 'LEAD') && args.length === 3) {
+      const u = unify([args[0]!, args[2]!], n.loc, `function ${name}`);
+      type = u.type;
+      args = [u.exprs[0]!, coerce(args[1]!, T.INT64), u.exprs[1]!];
+    } else if (name === 'NTH_VALUE' || name === 'LAG' || name === 'LEAD') {
+      args = args.map((a, i) => (i === 1 ? coerce(a, T.INT64) : a));
+    }
+    if ((name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && orderBy.length === 0 && name !== 'NTH_VALUE') {
+      throw sqlError(`Window ORDER BY is required for analytic function ${name}`, n.loc);
+    }
+  } else {
+    const def = lookupFunction(name === 'COUNT' && star ? '$count_star' : name);
+    if (!def) throw sqlError(`Function not found: ${n.name.join('.')}`, n.loc);
+    if (def.kind !== 'aggregate') throw sqlError(`Function ${name} does not support an OVER clause`, n.loc);
+    const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: false };
+    const r = def.resolve(args.map((e) => argInfo(e)), opts);
+    if (!r.ok) throw sqlError(r.message, n.loc);
+    args = args.map((e, i) => (r.resolved.argTypes[i] ? coerce(e, r.resolved.argTypes[i]!) : e));
+    type = r.resolved.returnType;
+    aggregate = r.resolved;
+    fname = def.name;
+  }
+  const column = an.newColumn('$analytic', type);
+  wins.calls.push({
+    column,
+    name: fname,
+    args,
+    ...(aggregate ? { aggregate } : {}),
+    distinct: n.distinct,
+    ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE',
+    partitionBy,
+    orderBy,
+    ...(frame ? { frame } : {}),
+  });
+  return colRef(column);
+}
+
+// ---------------------------------------------------------------- SQL UDFs
+
+function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt | undefined {
+  const full = parts.join('.');
+  const t = an.env.tempFunctions.get(full.toUpperCase());
+  if (t) return t;
+  const segs = parts.flatMap((p) => p.split('.'));
+  if (segs.length < 2) return undefined;
+  const routineId = segs[segs.length - 1]!;
+  const datasetId = segs[segs.length - 2]!;
+  const projectId = segs.length > 2 ? segs[segs.length - 3]! : an.env.projectId;
+  const r = an.env.catalog.getChild('routines', projectId, datasetId, routineId);
+  if (!r) return undefined;
+  const body = (r as { definitionBody?: string }).definitionBody;
+  const ddl = (r as { ddl?: string }).ddl;
+  if (!ddl && !body) return undefined;
+  const stmt = an.env.parse(ddl ?? '').statements[0];
+  return stmt?.kind === 'CreateFunction' ? stmt : undefined;
+}
+
+function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, ctx: ExprCtx): Expr {
+  if (!udf.body) {
+    throw sqlError(udf.language ? `Function ${n.name.join('.')}: LANGUAGE ${udf.language} functions are not supported` : `Function ${n.name.join('.')} has no SQL body`, n.loc);
+  }
+  if (n.args.length !== udf.params.length) {
+    throw sqlError(`Number of arguments does not match for function ${n.name.join('.')}`, n.loc);
+  }
+  const m = new Map<string, Expr>();
+  udf.params.forEach((p, i) => {
+    let v = resolveExpr(an, n.args[i]!, ctx);
+    if (p.type.kind !== 'AnyType') {
+      const t = typeFromNode(p.type);
+      if (!typeEquals(v.type, t) && !canCoerce(v.type, t, originOf(v))) {
+        throw sqlError(`No matching signature for function ${n.name.join('.')} for argument types: ${typeToSql(v.type)}`, n.args[i]!.loc);
+      }
+      v = coerce(v, t);
+    }
+    m.set(p.name.toLowerCase(), v);
+  });
+  // The body sees only its parameters (and may call aggregates when the caller allows them).
+  let body = resolveExpr(an, udf.body, { scope: new Scope(), clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
+  if (udf.returns) {
+    const rt = typeFromNode(udf.returns);
+    if (!typeEquals(body.type, rt)) body = coerce(body, rt);
+  }
+  return body;
+}
+
+// ---------------------------------------------------------------- structural equality
+
+/** Structural equality of resolved expressions (GROUP BY matching). */
+export function exprEquals(a: Expr, b: Expr): boolean {
+  if (a === b) return true;
+  if (a.kind !== b.kind || !typeEquals(a.type, b.type)) return false;
+  switch (a.kind) {
+    case 'literal': {
+      const bv = (b as LiteralExpr).value;
+      return valueEquals(a.value, bv);
+    }
+    case 'column':
+      return a.columnId === (b as ColumnRefExpr).columnId;
+    case 'call': {
+      const c = b as CallExpr;
+      return a.name === c.name && a.safe === c.safe && listEquals(a.args, c.args);
+    }
+    case 'cast': {
+      const c = b as typeof a;
+      return a.safe === c.safe && exprEquals(a.arg, c.arg) && !a.format && !c.format;
+    }
+    case 'field': {
+      const c = b as typeof a;
+      return a.fieldIndex === c.fieldIndex && exprEquals(a.arg, c.arg);
+    }
+    case 'logical': {
+      const c = b as typeof a;
+      return a.op === c.op && listEquals(a.args, c.args);
+    }
+    case 'conditional': {
+      const c = b as typeof a;
+      return a.op === c.op && listEquals(a.whens, c.whens) && listEquals(a.thens, c.thens) && (a.else && c.else ? exprEquals(a.else, c.else) : a.else === c.else);
+    }
+    case 'make_struct':
+      return listEquals(a.fields, (b as typeof a).fields);
+    case 'make_array':
+      return listEquals(a.elements, (b as typeof a).elements);
+    default:
+      return false;
+  }
+}
+
+function listEquals(a: readonly Expr[], b: readonly Expr[]): boolean {
+  return a.length === b.length && a.every((x, i) => exprEquals(x, b[i]!));
+}
+
+function valueEquals(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  if (typeof a === 'bigint' || typeof a === 'number' || typeof a === 'string' || typeof a === 'boolean') return a === b;
+  if (a instanceof Decimal && b instanceof Decimal) return a.eq(b);
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => valueEquals(x, b[i]!));
+  return false;
+}

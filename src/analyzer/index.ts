@@ -1,0 +1,45 @@
+// Analyzer entry points: a query statement -> ResolvedQuery (plan + output
+// names). DDL/DML statements reuse resolveQuery/resolveExpr through run.ts.
+import type * as A from '../../grammar/ast.js';
+import { Analyzer, type AnalyzerEnv } from './context.js';
+import { resolveQuery, type RelOut } from './query.js';
+import type { ResolvedQuery } from './resolved.js';
+
+export { Analyzer, type AnalyzerEnv } from './context.js';
+export { resolveQuery, resolveSelect, project, type RelOut } from './query.js';
+export { resolveExpr, coerce, literal, originOf, callScalar, type ExprCtx } from './expr.js';
+export { Scope } from './scope.js';
+export { tableIdOf, tableNotFound, splitPath } from './names.js';
+export { typeFromNode, canCast } from './types.js';
+
+/**
+ * Result column names as the service reports them: anonymous columns are
+ * f0_, f1_, ... (counting anonymous columns only) and repeated names get
+ * _1, _2, ... suffixes.
+ */
+export function outputNames(names: readonly string[]): string[] {
+  let anon = 0;
+  const seen = new Map<string, number>();
+  const taken = new Set(names.filter((n) => n).map((n) => n.toLowerCase()));
+  return names.map((n) => {
+    let name = n || `f${anon++}_`;
+    if (!n) while (taken.has(name.toLowerCase())) name = `f${anon++}_`;
+    const l = name.toLowerCase();
+    const k = seen.get(l);
+    if (k === undefined) {
+      seen.set(l, 0);
+      return name;
+    }
+    let i = k + 1;
+    while (taken.has(`${l}_${i}`)) i++;
+    seen.set(l, i);
+    const out = `${name}_${i}`;
+    taken.add(out.toLowerCase());
+    return out;
+  });
+}
+
+export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env)): ResolvedQuery {
+  const out: RelOut = resolveQuery(an, q, undefined);
+  return { plan: out.rel, outputNames: out.isValueTable ? out.names : outputNames(out.names), isValueTable: out.isValueTable };
+}

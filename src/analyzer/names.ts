@@ -1,0 +1,309 @@
+// Table names (spec §1.6.1-1.6.2): backtick paths split on dots; bare names
+// against the default dataset; views expanded by analyzing their SQL with
+// the view's dataset as default; CTEs; INFORMATION_SCHEMA views built as
+// literal rows from the catalog.
+import type * as A from '../../grammar/ast.js';
+import type { TableId, TableInfo } from '../storage/api.js';
+import { T, arrayOf, typeToSql, type SqlType, type StructType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import type { Analyzer, VirtualTable } from './context.js';
+import { notFound, sqlError } from './errors.js';
+import { literal, resolveExpr } from './expr.js';
+import { pipeInputs, resolveQuery } from './query.js';
+import type { Rel, ScanRel } from './resolved.js';
+import { Scope } from './scope.js';
+
+export interface TableRefOut {
+  readonly rel: Rel;
+  readonly names: readonly string[];
+  readonly alias: string;
+  readonly isValueTable: boolean;
+}
+
+/** Splits raw path parts (a quoted part may hold dots) into identifiers. */
+export function splitPath(path: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const p of path) for (const s of p.split('.')) out.push(s);
+  return out;
+}
+
+/** project.dataset.table | dataset.table | table (default dataset / temp tables). */
+export function tableIdOf(an: Analyzer, path: readonly string[], loc?: A.Loc): TableId {
+  const parts = splitPath(path);
+  if (parts.length === 1) {
+    const temp = an.env.tempTables.get(parts[0]!);
+    if (temp) return temp;
+    const d = an.env.defaultDataset;
+    if (!d) throw sqlError(`Table "${parts[0]}" must be qualified with a dataset (e.g. dataset.table).`);
+    return { projectId: d.projectId, datasetId: d.datasetId, tableId: parts[0]! };
+  }
+  if (parts.length === 2) return { projectId: an.env.projectId, datasetId: parts[0]!, tableId: parts[1]! };
+  if (parts.length === 3) return { projectId: parts[0]!, datasetId: parts[1]!, tableId: parts[2]! };
+  throw sqlError(`Invalid table name: ${path.join('.')}`, loc);
+}
+
+export function tableNotFound(an: Analyzer, id: TableId): Error {
+  if (!an.env.catalog.getDataset(id.projectId, id.datasetId)) {
+    return notFound(`Not found: Dataset ${id.projectId}:${id.datasetId} was not found in location US`);
+  }
+  return notFound(`Not found: Table ${id.projectId}:${id.datasetId}.${id.tableId} was not found in location US`);
+}
+
+export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | undefined): TableRefOut {
+  const pipe = pipeInputs.get(item);
+  if (pipe) return { rel: pipe.rel, names: pipe.names, alias: item.alias ?? '', isValueTable: pipe.isValueTable };
+
+  if (item.path.length === 1) {
+    const cte = an.findCte(item.path[0]!);
+    if (cte) {
+      const columns = cte.columns.map((c) => an.newColumn(c.name, c.type));
+      return {
+        rel: { kind: 'cte_ref', cteId: cte.id, cteColumns: cte.columns, columns },
+        names: cte.columns.map((c) => c.name),
+        alias: item.alias ?? item.path[0]!,
+        isValueTable: cte.isValueTable,
+      };
+    }
+  }
+  const parts = splitPath(item.path);
+  const isIdx = parts.findIndex((p) => p.toUpperCase() === 'INFORMATION_SCHEMA');
+  if (isIdx >= 0 && isIdx === parts.length - 2) {
+    const vt = informationSchema(an, parts.slice(0, isIdx), parts[isIdx + 1]!.toUpperCase(), item.loc);
+    return virtualRel(an, vt, item.alias ?? parts[parts.length - 1]!);
+  }
+  const id = tableIdOf(an, item.path, item.loc);
+  const info = an.getTable(id);
+  if (!info) throw tableNotFound(an, id);
+  const alias = item.alias ?? parts[parts.length - 1]!;
+  if (info.kind === 'VIEW' && info.viewQuery !== undefined) return expandView(an, info, alias, item.loc);
+  let asOfMs: number | undefined;
+  if (item.systemTime) {
+    const x = resolveExpr(an, item.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' });
+    const v = constantValue(an, x);
+    if (v === undefined || v === null || (x.type.kind !== 'TIMESTAMP' && x.type.kind !== 'STRING')) {
+      throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', item.systemTime.loc);
+    }
+    asOfMs = Number((v as bigint) / 1000n);
+  }
+  void outer;
+  const columns = info.columns.map((c) => an.newColumn(c.name, c.type));
+  const rel: ScanRel = { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), ...(asOfMs !== undefined ? { asOfMs } : {}), columns };
+  return { rel, names: info.columns.map((c) => c.name), alias, isValueTable: false };
+}
+
+/** Constant value of an analyzed expression (literal, or folded by the planner's folder). */
+let folder: ((e: import('./resolved.js').Expr) => Value | undefined) | undefined;
+export function setConstantFolder(f: (e: import('./resolved.js').Expr) => Value | undefined): void {
+  folder = f;
+}
+function constantValue(_an: Analyzer, e: import('./resolved.js').Expr): Value | undefined {
+  if (e.kind === 'literal') return e.value;
+  return folder?.(e);
+}
+
+function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): TableRefOut {
+  const key = `${info.id.projectId}.${info.id.datasetId}.${info.id.tableId}`;
+  const expanding = an.env.expanding ?? new Set<string>();
+  if (expanding.has(key)) throw sqlError(`View ${key} references itself`, loc);
+  const script = an.env.parse(info.viewQuery!);
+  const stmt = script.statements[0];
+  if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError(`View ${key} has an invalid definition`, loc);
+  // The view body resolves bare names against the view's own dataset and sees no CTEs of the caller.
+  const saved = { env: an.env, ctes: an.ctes.splice(0) };
+  expanding.add(key);
+  (an as { env: Analyzer['env'] }).env = { ...an.env, defaultDataset: { projectId: info.id.projectId, datasetId: info.id.datasetId }, expanding };
+  try {
+    const out = resolveQuery(an, stmt.query, undefined);
+    return { rel: out.rel, names: out.names, alias, isValueTable: out.isValueTable };
+  } finally {
+    expanding.delete(key);
+    (an as { env: Analyzer['env'] }).env = saved.env;
+    an.ctes.push(...saved.ctes);
+  }
+}
+
+function virtualRel(an: Analyzer, vt: VirtualTable, alias: string): TableRefOut {
+  const columns = vt.columns.map((c) => an.newColumn(c.name, c.type));
+  const rows = vt.rows.map((r) => r.map((v, i) => literal(vt.columns[i]!.type, v)));
+  return { rel: { kind: 'values', rows, columns }, names: vt.columns.map((c) => c.name), alias, isValueTable: false };
+}
+
+// ---------------------------------------------------------------- INFORMATION_SCHEMA
+
+const S = T.STRING;
+const col = (name: string, type: SqlType = S) => ({ name, type });
+
+function msToMicros(v: unknown): bigint | null {
+  if (v === undefined || v === null || v === '') return null;
+  const n = Number(v);
+  return Number.isFinite(n) ? BigInt(Math.trunc(n)) * 1000n : null;
+}
+
+const TABLE_TYPE: Record<string, string> = {
+  TABLE: 'BASE TABLE',
+  VIEW: 'VIEW',
+  MATERIALIZED_VIEW: 'MATERIALIZED VIEW',
+  EXTERNAL: 'EXTERNAL',
+  SNAPSHOT: 'SNAPSHOT',
+};
+
+function fieldPaths(prefix: string, t: SqlType, out: { path: string; type: SqlType }[]): void {
+  out.push({ path: prefix, type: t });
+  const inner = t.kind === 'ARRAY' ? t.element : t;
+  if (inner.kind === 'STRUCT') for (const f of (inner as StructType).fields) fieldPaths(`${prefix}.${f.name}`, f.type, out);
+}
+
+function optionValueSql(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(optionValueSql).join(', ')}]`;
+  if (v && typeof v === 'object') {
+    return `[${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `STRUCT(${JSON.stringify(k)}, ${optionValueSql(x)})`)
+      .join(', ')}]`;
+  }
+  return String(v);
+}
+
+export function informationSchema(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): VirtualTable {
+  const cat = an.env.catalog;
+  // region-us / region-* qualifiers select the whole project.
+  const region = qualifier.length > 0 && /^region-/i.test(qualifier[qualifier.length - 1]!);
+  const projectId = region ? (qualifier.length === 2 ? qualifier[0]! : an.env.projectId) : qualifier.length === 2 ? qualifier[0]! : an.env.projectId;
+  let datasets: string[];
+  if (region || qualifier.length === 0) {
+    if (qualifier.length === 0 && view !== 'SCHEMATA' && !view.startsWith('JOBS')) {
+      throw sqlError(`Table "INFORMATION_SCHEMA.${view}" must be qualified with a dataset (e.g. dataset.table).`, loc);
+    }
+    datasets = cat.listDatasets(projectId).slice();
+  } else {
+    const ds = qualifier[qualifier.length - 1]!;
+    if (!cat.getDataset(projectId, ds)) throw notFound(`Not found: Dataset ${projectId}:${ds} was not found in location US`);
+    datasets = [ds];
+  }
+  const tables = () => datasets.flatMap((d) => cat.listTables(projectId, d).filter((t) => !t.id.tableId.startsWith('_')));
+  switch (view) {
+    case 'SCHEMATA': {
+      const rows = cat.listDatasets(projectId).filter((d) => !d.startsWith('_')).map((d): Value[] => {
+        const r = cat.getDataset(projectId, d)!.resource as Record<string, unknown>;
+        return [projectId, d, null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.location as string) ?? 'US', `CREATE SCHEMA \`${projectId}.${d}\``, null];
+      });
+      return {
+        columns: [col('catalog_name'), col('schema_name'), col('schema_owner'), col('creation_time', T.TIMESTAMP), col('last_modified_time', T.TIMESTAMP), col('location'), col('ddl'), col('default_collation_name')],
+        rows,
+      };
+    }
+    case 'TABLES':
+      return {
+        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('table_type'), col('is_insertable_into'), col('is_typed'), col('creation_time', T.TIMESTAMP), col('ddl'), col('default_collation_name')],
+        rows: tables().map((t) => [
+          t.id.projectId,
+          t.id.datasetId,
+          t.id.tableId,
+          TABLE_TYPE[t.kind] ?? 'BASE TABLE',
+          t.kind === 'TABLE' ? 'YES' : 'NO',
+          'NO',
+          msToMicros(t.resource.creationTime),
+          ddlOf(t),
+          null,
+        ]),
+      };
+    case 'COLUMNS':
+      return {
+        columns: [
+          col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('ordinal_position', T.INT64), col('is_nullable'), col('data_type'),
+          col('is_generated'), col('generation_expression'), col('is_stored'), col('is_hidden'), col('is_updatable'), col('is_system_defined'),
+          col('is_partitioning_column'), col('clustering_ordinal_position', T.INT64), col('collation_name'), col('column_default'), col('rounding_mode'),
+        ],
+        rows: tables().flatMap((t) =>
+          t.columns.map((c, i): Value[] => [
+            t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(c.type),
+            'NEVER', null, null, 'NO', null, 'NO', 'NO', null, 'NULL', 'NULL', null,
+          ]),
+        ),
+      };
+    case 'COLUMN_FIELD_PATHS':
+      return {
+        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('field_path'), col('data_type'), col('description'), col('collation_name'), col('rounding_mode')],
+        rows: tables().flatMap((t) =>
+          t.columns.flatMap((c) => {
+            const paths: { path: string; type: SqlType }[] = [];
+            fieldPaths(c.name, c.type, paths);
+            return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), null, 'NULL', null]);
+          }),
+        ),
+      };
+    case 'VIEWS':
+      return {
+        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('view_definition'), col('check_option'), col('use_standard_sql')],
+        rows: tables()
+          .filter((t) => t.kind === 'VIEW' || t.kind === 'MATERIALIZED_VIEW')
+          .map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, t.viewQuery ?? null, null, 'YES']),
+      };
+    case 'TABLE_OPTIONS': {
+      const rows: Value[][] = [];
+      for (const t of tables()) {
+        const r = t.resource;
+        const opt = (name: string, type: string, v: unknown) => {
+          if (v !== undefined && v !== null) rows.push([t.id.projectId, t.id.datasetId, t.id.tableId, name, type, optionValueSql(v)]);
+        };
+        opt('description', 'STRING', r.description);
+        opt('friendly_name', 'STRING', r.friendlyName);
+        if (r.expirationTime) opt('expiration_timestamp', 'TIMESTAMP', `TIMESTAMP "${new Date(Number(r.expirationTime)).toISOString().replace('T', ' ').replace('Z', '+00')}"`);
+        if (r.labels && Object.keys(r.labels as object).length) opt('labels', 'ARRAY<STRUCT<STRING, STRING>>', r.labels);
+      }
+      return { columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('option_name'), col('option_type'), col('option_value')], rows };
+    }
+    case 'ROUTINES': {
+      const rows: Value[][] = [];
+      for (const d of datasets) {
+        for (const r of cat.listChildren('routines', projectId, d)) {
+          const ref = (r.routineReference ?? {}) as Record<string, string>;
+          const name = ref.routineId ?? (r.id as string) ?? '';
+          rows.push([
+            projectId, d, name, projectId, d, name,
+            (r.routineType as string) ?? 'SCALAR_FUNCTION', null,
+            (r.language as string) ?? 'SQL', (r.definitionBody as string) ?? null,
+            null, null, 'INVOKER', msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.ddl as string) ?? null,
+          ]);
+        }
+      }
+      return {
+        columns: [
+          col('specific_catalog'), col('specific_schema'), col('specific_name'), col('routine_catalog'), col('routine_schema'), col('routine_name'),
+          col('routine_type'), col('data_type'), col('routine_body'), col('routine_definition'), col('external_language'), col('is_deterministic'),
+          col('security_type'), col('created', T.TIMESTAMP), col('last_altered', T.TIMESTAMP), col('ddl'),
+        ],
+        rows,
+      };
+    }
+    case 'JOBS':
+    case 'JOBS_BY_PROJECT':
+    case 'JOBS_BY_USER':
+      return jobsTable(an, projectId);
+    default:
+      throw notFound(`Not found: Table ${projectId}:${qualifier.join('.')}.INFORMATION_SCHEMA.${view} was not found in location US`);
+  }
+}
+
+function ddlOf(t: TableInfo): string {
+  const name = `\`${t.id.projectId}.${t.id.datasetId}.${t.id.tableId}\``;
+  if (t.kind === 'VIEW') return `CREATE VIEW ${name}\nAS ${t.viewQuery ?? ''};`;
+  const cols = t.columns.map((c) => `  ${c.name} ${typeToSql(c.type)}${c.required ? ' NOT NULL' : ''}`).join(',\n');
+  return `CREATE TABLE ${name}\n(\n${cols}\n);`;
+}
+
+export const JOBS_COLUMNS = [
+  col('creation_time', T.TIMESTAMP), col('project_id'), col('project_number', T.INT64), col('user_email'), col('job_id'), col('job_type'),
+  col('statement_type'), col('priority'), col('start_time', T.TIMESTAMP), col('end_time', T.TIMESTAMP), col('query'), col('state'),
+  col('reservation_id'), col('total_bytes_processed', T.INT64), col('total_slot_ms', T.INT64), col('error_result', { kind: 'STRUCT', fields: [{ name: 'reason', type: S }, { name: 'location', type: S }, { name: 'debug_info', type: S }, { name: 'message', type: S }] }),
+  col('cache_hit', T.BOOL), col('destination_table', { kind: 'STRUCT', fields: [{ name: 'project_id', type: S }, { name: 'dataset_id', type: S }, { name: 'table_id', type: S }] }),
+  col('labels', arrayOf({ kind: 'STRUCT', fields: [{ name: 'key', type: S }, { name: 'value', type: S }] })), col('parent_job_id'), col('total_bytes_billed', T.INT64),
+];
+
+function jobsTable(an: Analyzer, projectId: string): VirtualTable {
+  if (an.env.jobs) return an.env.jobs();
+  // Spec §1.6.5: the engine fills `_bqemu_jobs.JOBS` from the job registry before execution.
+  const t = an.env.catalog.getTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' });
+  if (t) return { columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rows: [], scan: t.id } as VirtualTable & { scan: TableId };
+  return { columns: JOBS_COLUMNS, rows: [] };
+}

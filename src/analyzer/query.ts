@@ -1,0 +1,1138 @@
+// Query blocks: FROM (tables, views, CTEs, joins, UNNEST, subqueries), WHERE,
+// GROUP BY / aggregation, HAVING, windows, QUALIFY, SELECT list, DISTINCT,
+// ORDER BY, LIMIT, set operations, WITH [RECURSIVE] and pipe operators.
+//
+// Plan shape of one SELECT block (see README.md):
+//   from -> Filter(WHERE) -> Aggregate -> Filter(HAVING) -> Window
+//        -> Filter(QUALIFY) -> Project(items + hidden ORDER BY keys)
+//        -> Aggregate(DISTINCT) -> Sort -> Limit -> Project(drop hidden)
+import type * as A from '../../grammar/ast.js';
+import { T, arrayOf, isGroupable, isOrderable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import type { Analyzer } from './context.js';
+import { sqlError } from './errors.js';
+import {
+  AggCollector,
+  WindowCollector,
+  coerce,
+  exprEquals,
+  literal,
+  locOf,
+  markLoc,
+  originOf,
+  refNameOf,
+  resolveExpr,
+  type ExprCtx,
+} from './expr.js';
+import { resolveTableRef } from './names.js';
+import { mapRelExprs, rewriteExpr } from './rewrite.js';
+import type {
+  AggregateRel,
+  Expr,
+  LimitRel,
+  ProjectRel,
+  Rel,
+  ResolvedColumn,
+  SetOpRel,
+  SortKey,
+  SubqueryExpr,
+  UnnestRel,
+} from './resolved.js';
+import { Correlation, Scope, colRef, type RangeVar } from './scope.js';
+import { Origin, supertype } from './types.js';
+
+/** A resolved query: its plan plus the output names (parallel to plan.columns). */
+export interface RelOut {
+  readonly rel: Rel;
+  readonly names: readonly string[];
+  readonly isValueTable: boolean;
+}
+
+// ---------------------------------------------------------------- small builders
+
+export function project(an: Analyzer, input: Rel, exprs: readonly Expr[], names: readonly string[]): ProjectRel {
+  const columns = exprs.map((e, i) => (e.kind === 'column' && !e.correlated && input.columns.some((c) => c.id === e.columnId) && false ? input.columns[0]! : an.newColumn(names[i] ?? '', e.type)));
+  return { kind: 'project', input, exprs, columns };
+}
+
+function filter(input: Rel, predicate: Expr): Rel {
+  return { kind: 'filter', input, predicate, columns: input.columns };
+}
+
+function oneRow(): Rel {
+  return { kind: 'values', rows: [[]], columns: [] };
+}
+
+function requireBool(e: Expr, loc: A.Loc, clause: string): Expr {
+  if (e.type.kind === 'BOOL') return e;
+  if (originOf(e) === Origin.Null) return literal(T.BOOL, null);
+  throw sqlError(`${clause} should return type BOOL, but returns ${typeToSql(e.type)}`, loc);
+}
+
+function constIntExpr(an: Analyzer, e: A.Expr, what: string): number {
+  const x = resolveExpr(an, e, { scope: new Scope(), clause: what });
+  if (x.kind !== 'literal' || (x.type.kind !== 'INT64' && originOf(x) !== Origin.Null)) {
+    throw sqlError(`${what} expects an integer literal or parameter`, e.loc);
+  }
+  if (x.value === null) throw sqlError(`${what} must not be null`, e.loc);
+  const n = Number(x.value as bigint);
+  if (n < 0) throw sqlError(`${what} expects a non-negative integer literal or parameter`, e.loc);
+  return n;
+}
+
+function implicitAlias(e: A.Expr): string {
+  if (e.kind === 'PathExpr') return e.parts[e.parts.length - 1]!;
+  if (e.kind === 'FieldAccess') return e.field;
+  return '';
+}
+
+// ---------------------------------------------------------------- subqueries (expressions)
+
+export function resolveSubquery(an: Analyzer, q: A.Query, ctx: ExprCtx, mode: SubqueryExpr['mode'], loc: A.Loc, inExpr?: Expr): Expr {
+  const corr = new Correlation();
+  const boundary = new Scope(ctx.scope, corr);
+  const out = resolveQuery(an, q, boundary);
+  let plan = out.rel;
+  const cols = plan.columns;
+  let type: SqlType;
+  if (mode === 'exists') type = T.BOOL;
+  else {
+    if (cols.length !== 1) {
+      const what = mode === 'array' ? 'ARRAY subquery' : mode === 'in' ? 'IN subquery' : 'Scalar subquery';
+      throw sqlError(`${what} cannot have more than one column unless using SELECT AS STRUCT to build STRUCT values`, loc);
+    }
+    type = cols[0]!.type;
+    if (mode === 'array') {
+      if (type.kind === 'ARRAY') throw sqlError('Cannot use array subquery with column of type ' + typeToSql(type) + ' because nested arrays are not supported', loc);
+      type = arrayOf(type);
+    }
+    if (mode === 'in') {
+      const st = supertype([
+        { type: inExpr!.type, origin: originOf(inExpr!) },
+        { type: cols[0]!.type, origin: Origin.Column },
+      ]);
+      if (!st) throw sqlError(`Cannot execute IN subquery with uncomparable types ${typeToSql(inExpr!.type)} and ${typeToSql(cols[0]!.type)}`, loc);
+      inExpr = coerce(inExpr!, st);
+      if (!typeEquals(cols[0]!.type, st)) plan = project(an, plan, [coerce(colRef(cols[0]!), st)], [cols[0]!.name]);
+      type = T.BOOL;
+    }
+  }
+  const e: SubqueryExpr = { kind: 'subquery', type, mode, plan, ...(inExpr ? { inExpr } : {}), correlatedColumns: [...corr.ids] };
+  return markLoc(e, loc);
+}
+
+// ---------------------------------------------------------------- queries
+
+/** Resolves a full query (WITH, body, ORDER BY, LIMIT, pipes). `outer` is the enclosing scope for correlation. */
+export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined): RelOut {
+  const ctes: { id: number; name: string; plan: Rel }[] = [];
+  if (q.with) {
+    an.ctes.push(new Map());
+    for (const c of q.with.ctes) ctes.push(resolveCte(an, c, q.with.recursive, outer));
+  }
+  try {
+    let out: RelOut;
+    if (q.body.kind === 'Select') {
+      out = resolveSelect(an, q.body, outer, q.orderBy, q.limit, q.offset);
+    } else {
+      out = resolveQueryExpr(an, q.body, outer);
+      if (q.orderBy?.length) out = orderByOutput(an, out, q.orderBy, outer);
+      if (q.limit || q.offset) out = applyLimit(an, out, q.limit, q.offset);
+    }
+    for (const p of q.pipes) out = applyPipe(an, out, p, outer);
+    if (ctes.length) {
+      out = { ...out, rel: { kind: 'with', ctes, body: out.rel, columns: out.rel.columns } };
+    }
+    return out;
+  } finally {
+    if (q.with) an.ctes.pop();
+  }
+}
+
+function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, outer: Scope | undefined): { id: number; name: string; plan: Rel } {
+  const map = an.ctes[an.ctes.length - 1]!;
+  const lname = c.name.toLowerCase();
+  if (map.has(lname)) throw sqlError(`Duplicate alias ${c.name} for WITH subquery`, c.loc);
+  const id = an.newId();
+  const body = c.query.body;
+  const selfRef = recursive && queryMentions(c.query, lname);
+  if (selfRef && body.kind === 'SetOperation' && body.op === 'UNION' && !c.query.orderBy && !c.query.limit) {
+    const base = resolveQueryExpr(an, body.left, outer);
+    const cols = base.rel.columns.map((col, i) => an.newColumn(base.names[i] ?? '', col.type));
+    map.set(lname, { id, name: c.name, columns: cols, isValueTable: false });
+    let rec = resolveQueryExpr(an, body.right, outer);
+    if (rec.rel.columns.length !== cols.length) {
+      throw sqlError(`Queries in UNION ALL have mismatched column count; query 1 has ${cols.length} columns, query 2 has ${rec.rel.columns.length} columns`, body.loc);
+    }
+    rec = castTo(an, rec, cols.map((x) => x.type), body.loc, 'UNION ALL');
+    const plan: Rel = { kind: 'recursive_cte', cteId: id, base: base.rel, recursive: rec.rel, distinct: body.quantifier === 'DISTINCT', columns: cols };
+    return { id, name: c.name, plan };
+  }
+  const out = resolveQuery(an, c.query, outer);
+  const cols = out.rel.columns.map((col, i) => ({ ...col, name: out.names[i] ?? '' }));
+  map.set(lname, { id, name: c.name, columns: cols, isValueTable: out.isValueTable });
+  return { id, name: c.name, plan: out.rel };
+}
+
+function queryMentions(q: unknown, lname: string): boolean {
+  // Cheap structural search for a TableRef naming the CTE.
+  const stack: unknown[] = [q];
+  while (stack.length) {
+    const x = stack.pop();
+    if (!x || typeof x !== 'object') continue;
+    if (Array.isArray(x)) {
+      stack.push(...x);
+      continue;
+    }
+    const o = x as { kind?: string; path?: string[] };
+    if (o.kind === 'TableRef' && o.path?.length === 1 && o.path[0]!.toLowerCase() === lname) return true;
+    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
+  }
+  return false;
+}
+
+export function resolveQueryExpr(an: Analyzer, b: A.QueryExpr, outer: Scope | undefined): RelOut {
+  switch (b.kind) {
+    case 'Select':
+      return resolveSelect(an, b, outer);
+    case 'Query':
+      return resolveQuery(an, b, outer);
+    case 'SetOperation':
+      return resolveSetOp(an, b, outer);
+    case 'FromQuery': {
+      const scope = new Scope(outer);
+      const rel = resolveFrom(an, b.from, scope, outer);
+      const cols = scope.starColumns();
+      const exprs = cols.map((c) => colRef(c));
+      const names = cols.map((c) => c.name);
+      return { rel: project(an, rel, exprs, names), names, isValueTable: false };
+    }
+  }
+}
+
+// ---------------------------------------------------------------- set operations
+
+function flattenSetOp(b: A.SetOperation, out: A.QueryExpr[]): void {
+  for (const side of [b.left, b.right]) {
+    if (side.kind === 'SetOperation' && side.op === b.op && side.quantifier === b.quantifier && !side.corresponding && !b.corresponding) flattenSetOp(side, out);
+    else out.push(side);
+  }
+}
+
+function castTo(an: Analyzer, out: RelOut, types: readonly SqlType[], loc: A.Loc, what: string): RelOut {
+  void what;
+  void loc;
+  const cols = out.rel.columns;
+  if (cols.every((c, i) => typeEquals(c.type, types[i]!))) return out;
+  const exprs = cols.map((c, i) => coerce(colRef(c), types[i]!));
+  return { ...out, rel: project(an, out.rel, exprs, out.names) };
+}
+
+function resolveSetOp(an: Analyzer, b: A.SetOperation, outer: Scope | undefined): RelOut {
+  const parts: A.QueryExpr[] = [];
+  flattenSetOp(b, parts);
+  const what = `${b.op} ${b.quantifier}`;
+  let outs = parts.map((p) => resolveQueryExpr(an, p, outer));
+  if (b.corresponding || b.byName) {
+    // Match columns by name, in the first input's order.
+    const names = outs[0]!.names;
+    outs = outs.map((o, qi) => {
+      if (qi === 0) return o;
+      const exprs = names.map((n) => {
+        const i = o.names.findIndex((x) => x.toLowerCase() === n.toLowerCase());
+        if (i < 0) throw sqlError(`Column ${n} is not found in query ${qi + 1} of ${what} CORRESPONDING`, b.loc);
+        return colRef(o.rel.columns[i]!);
+      });
+      return { rel: project(an, o.rel, exprs, names), names, isValueTable: false };
+    });
+  }
+  const n = outs[0]!.rel.columns.length;
+  outs.forEach((o, i) => {
+    if (o.rel.columns.length !== n) {
+      throw sqlError(`Queries in ${what} have mismatched column count; query 1 has ${n} column${n === 1 ? '' : 's'}, query ${i + 1} has ${o.rel.columns.length} column${o.rel.columns.length === 1 ? '' : 's'}`, b.loc);
+    }
+  });
+  const types: SqlType[] = [];
+  for (let c = 0; c < n; c++) {
+    const items = outs.map((o) => {
+      const rel = o.rel;
+      // A literal select item keeps its literal-ness for supertyping (SELECT 1 UNION ALL SELECT 2.5).
+      const lit = rel.kind === 'project' && rel.exprs[c]!.kind === 'literal' ? originOf(rel.exprs[c]!) : Origin.Column;
+      return { type: rel.columns[c]!.type, origin: lit };
+    });
+    const st = supertype(items);
+    if (!st) {
+      throw sqlError(`Column ${c + 1} in ${what} has incompatible types: ${items.map((i) => typeToSql(i.type)).join(', ')}`, b.loc);
+    }
+    if (b.quantifier === 'DISTINCT' && !isGroupable(st)) {
+      throw sqlError(`Column ${c + 1} in ${what} has type that does not support set operation comparisons: ${typeToSql(st)}`, b.loc);
+    }
+    types.push(st);
+  }
+  outs = outs.map((o) => castTo(an, o, types, b.loc, what));
+  const names = outs[0]!.names;
+  const columns = types.map((t, i) => an.newColumn(names[i] ?? '', t));
+  const rel: SetOpRel = {
+    kind: 'setop',
+    op: b.op === 'UNION' ? 'union' : b.op === 'INTERSECT' ? 'intersect' : 'except',
+    all: b.quantifier === 'ALL',
+    inputs: outs.map((o) => o.rel),
+    columns,
+  };
+  return { rel, names, isValueTable: outs[0]!.isValueTable };
+}
+
+// ---------------------------------------------------------------- ORDER BY / LIMIT on a finished query
+
+function orderByOutput(an: Analyzer, out: RelOut, items: readonly A.OrderByItem[], outer: Scope | undefined): RelOut {
+  const scope = new Scope(outer);
+  scope.addRangeVar({ name: '', lname: '', columns: out.rel.columns.map((c, i) => ({ ...c, name: out.names[i] ?? '' })) });
+  const keys: SortKey[] = items.map((o) => {
+    let expr: Expr;
+    if (o.expr.kind === 'IntLiteral') {
+      const k = Number(o.expr.text);
+      if (!(k >= 1 && k <= out.rel.columns.length)) throw sqlError(`ORDER BY column number exceeds input table column count: ${k} vs ${out.rel.columns.length}`, o.expr.loc);
+      expr = colRef(out.rel.columns[k - 1]!);
+    } else {
+      expr = resolveExpr(an, o.expr, { scope, clause: 'ORDER BY clause' });
+    }
+    checkOrderable(expr, o.expr.loc);
+    const descending = o.direction === 'DESC';
+    return { expr, descending, nullsFirst: o.nulls ? o.nulls === 'FIRST' : !descending, ...(o.collate ? { collation: o.collate } : {}) };
+  });
+  return { ...out, rel: { kind: 'sort', input: out.rel, keys, columns: out.rel.columns } };
+}
+
+function checkOrderable(e: Expr, loc: A.Loc): void {
+  if (!isOrderable(e.type)) throw sqlError(`ORDER BY does not support expressions of type ${typeToSql(e.type)}`, loc);
+}
+
+function applyLimit(an: Analyzer, out: RelOut, limit: A.Expr | undefined, offset: A.Expr | undefined): RelOut {
+  const rel: LimitRel = {
+    kind: 'limit',
+    input: out.rel,
+    limit: limit ? constIntExpr(an, limit, 'LIMIT') : null,
+    offset: offset ? constIntExpr(an, offset, 'OFFSET') : 0,
+    columns: out.rel.columns,
+  };
+  return { ...out, rel };
+}
+
+// ---------------------------------------------------------------- SELECT
+
+interface SelItem {
+  name: string;
+  expr: Expr;
+  loc: A.Loc;
+  /** Explicit alias or implicit (path) name: usable by GROUP BY / ORDER BY. */
+  aliasable: boolean;
+}
+
+function hasColumnIn(e: Expr, ids: ReadonlySet<number>): boolean {
+  let found = false;
+  rewriteExpr(e, (x) => {
+    if (x.kind === 'column' && ids.has(x.columnId)) found = true;
+    return undefined;
+  });
+  return found;
+}
+
+export function resolveSelect(
+  an: Analyzer,
+  sel: A.Select,
+  outer: Scope | undefined,
+  orderBy?: readonly A.OrderByItem[],
+  limit?: A.Expr,
+  offset?: A.Expr,
+): RelOut {
+  const scope = new Scope(outer);
+  let rel: Rel = sel.from ? resolveFrom(an, sel.from, scope, outer) : oneRow();
+
+  if (sel.where) {
+    const w = resolveExpr(an, sel.where, { scope, clause: 'WHERE clause' });
+    rel = filter(rel, requireBool(w, sel.where.loc, 'WHERE clause'));
+  }
+
+  const named = new Map<string, A.WindowSpec>();
+  for (const w of sel.window ?? []) named.set(w.name.toLowerCase(), w.spec);
+  const aggs = new AggCollector(scope);
+  const wins = new WindowCollector(named);
+  const ctx: ExprCtx = { scope, clause: 'SELECT list', aggs, wins };
+
+  // SELECT list (pre-aggregation form; aggregates become column refs).
+  const items: SelItem[] = [];
+  for (const it of sel.items) {
+    if (it.kind === 'SelectStar') items.push(...expandStar(an, it, scope, ctx));
+    else {
+      const expr = resolveExpr(an, it.expr, ctx);
+      const alias = it.alias ?? implicitAlias(it.expr);
+      items.push({ name: alias, expr, loc: it.loc, aliasable: !!alias });
+    }
+  }
+
+  // GROUP BY keys.
+  const keys: { expr: Expr; name: string; loc: A.Loc }[] = [];
+  let groupingSets: number[][] | undefined;
+  if (sel.groupBy) {
+    const r = resolveGroupBy(an, sel.groupBy, items, scope, aggs, wins);
+    keys.push(...r.keys);
+    groupingSets = r.sets;
+  }
+
+  const having = sel.having ? resolveExpr(an, sel.having, { ...ctx, clause: 'HAVING clause' }) : undefined;
+  const qualify = sel.qualify ? resolveExpr(an, sel.qualify, { ...ctx, clause: 'QUALIFY clause' }) : undefined;
+
+  // ORDER BY keys: select-list ordinals and aliases first, then expressions over the FROM scope.
+  const order: { ref?: number; expr?: Expr; item: A.OrderByItem }[] = [];
+  for (const o of orderBy ?? []) {
+    if (o.expr.kind === 'IntLiteral') {
+      const k = Number(o.expr.text);
+      if (!(k >= 1 && k <= items.length)) throw sqlError(`ORDER BY column number exceeds input table column count: ${k} vs ${items.length}`, o.expr.loc);
+      order.push({ ref: k - 1, item: o });
+      continue;
+    }
+    if (o.expr.kind === 'PathExpr' && o.expr.parts.length === 1) {
+      const l = o.expr.parts[0]!.toLowerCase();
+      const matches = items.map((s, i) => (s.aliasable && s.name.toLowerCase() === l ? i : -1)).filter((i) => i >= 0);
+      if (matches.length > 1 && !matches.every((i) => exprEquals(items[i]!.expr, items[matches[0]!]!.expr))) {
+        throw sqlError(`Column name ${o.expr.parts[0]} is ambiguous`, o.expr.loc);
+      }
+      if (matches.length) {
+        order.push({ ref: matches[0]!, item: o });
+        continue;
+      }
+    }
+    order.push({ expr: resolveExpr(an, o.expr, { ...ctx, clause: 'ORDER BY clause' }), item: o });
+  }
+
+  const aggregating = !!sel.groupBy || aggs.calls.length > 0 || aggs.grouping.length > 0 || !!having;
+  let selectExprs = items.map((i) => i.expr);
+  let havingExpr = having;
+  let qualifyExpr = qualify;
+  let orderExprs = order.map((o) => o.expr);
+  const windowCalls = wins.calls;
+
+  if (aggregating) {
+    const keyCols = keys.map((k) => an.newColumn(k.name || '$groupbycol', k.expr.type));
+    for (const k of keys) {
+      if (!isGroupable(k.expr.type)) throw sqlError(`Grouping by expressions of type ${typeToSql(k.expr.type)} is not allowed`, k.loc);
+    }
+    const fromIds = new Set<number>();
+    for (const rv of allRangeColumns(scope)) fromIds.add(rv);
+    const groupingCalls = aggs.grouping.map((g) => {
+      const i = keys.findIndex((k) => exprEquals(k.expr, g.arg));
+      if (i < 0) throw sqlError('GROUPING must have an argument that exists within the group-by expression list', g.loc);
+      return { column: g.column, keyIndex: i };
+    });
+    const agg: AggregateRel = {
+      kind: 'aggregate',
+      input: rel,
+      groupBy: keys.map((k, i) => ({ column: keyCols[i]!, expr: k.expr })),
+      aggregates: aggs.calls,
+      ...(groupingSets ? { groupingSets } : {}),
+      ...(groupingCalls.length ? { groupingCalls } : {}),
+      columns: [...keyCols, ...aggs.calls.map((c) => c.column), ...groupingCalls.map((g) => g.column)],
+    };
+    rel = agg;
+    const post = (e: Expr, clause: string): Expr => postAggregate(e, keys, keyCols, fromIds, clause);
+    selectExprs = selectExprs.map((e) => post(e, 'SELECT list'));
+    havingExpr = havingExpr && post(havingExpr, 'HAVING clause');
+    qualifyExpr = qualifyExpr && post(qualifyExpr, 'QUALIFY clause');
+    orderExprs = orderExprs.map((e) => e && post(e, 'ORDER BY clause'));
+    for (let i = 0; i < windowCalls.length; i++) {
+      const w = windowCalls[i]!;
+      windowCalls[i] = {
+        ...w,
+        args: w.args.map((a) => post(a, 'SELECT list')),
+        partitionBy: w.partitionBy.map((a) => post(a, 'PARTITION BY')),
+        orderBy: w.orderBy.map((k) => ({ ...k, expr: post(k.expr, 'ORDER BY clause') })),
+      };
+    }
+  }
+  if (havingExpr) rel = filter(rel, requireBool(havingExpr, sel.having!.loc, 'HAVING clause'));
+  if (windowCalls.length) {
+    rel = { kind: 'window', input: rel, calls: windowCalls, columns: [...rel.columns, ...windowCalls.map((w) => w.column)] };
+  }
+  if (qualifyExpr) {
+    if (!windowCalls.length) throw sqlError('QUALIFY clause must be used in conjunction with WINDOW functions', sel.qualify!.loc);
+    rel = filter(rel, requireBool(qualifyExpr, sel.qualify!.loc, 'QUALIFY clause'));
+  }
+
+  // Project: select items, then hidden ORDER BY expressions.
+  const hidden: Expr[] = [];
+  const orderIdx: number[] = order.map((o, i) => {
+    if (o.ref !== undefined) return o.ref;
+    const e = orderExprs[i]!;
+    const same = selectExprs.findIndex((s) => exprEquals(s, e));
+    if (same >= 0) return same;
+    if (sel.distinct) {
+      throw sqlError('ORDER BY clause expression references column which is not visible after SELECT DISTINCT', o.item.expr.loc);
+    }
+    hidden.push(e);
+    return items.length + hidden.length - 1;
+  });
+  const names = items.map((i) => i.name);
+  let proj: Rel = project(an, rel, [...selectExprs, ...hidden], [...names, ...hidden.map(() => '$orderby')]);
+  rel = proj;
+
+  if (sel.distinct) {
+    for (const [i, c] of rel.columns.entries()) {
+      if (!isGroupable(c.type)) throw sqlError(`Column ${names[i] || i + 1} of type ${typeToSql(c.type)} cannot be used in SELECT DISTINCT`, items[i]!.loc);
+    }
+    const cols = rel.columns.map((c) => an.newColumn(c.name, c.type));
+    rel = { kind: 'aggregate', input: rel, groupBy: rel.columns.map((c, i) => ({ column: cols[i]!, expr: colRef(c) })), aggregates: [], columns: cols };
+  }
+
+  if (order.length) {
+    const keysOut: SortKey[] = order.map((o, i) => {
+      const expr = colRef(rel.columns[orderIdx[i]!]!);
+      checkOrderable(expr, o.item.expr.loc);
+      const descending = o.item.direction === 'DESC';
+      return { expr, descending, nullsFirst: o.item.nulls ? o.item.nulls === 'FIRST' : !descending, ...(o.item.collate ? { collation: o.item.collate } : {}) };
+    });
+    rel = { kind: 'sort', input: rel, keys: keysOut, columns: rel.columns };
+  }
+  let out: RelOut = { rel, names, isValueTable: false };
+  if (limit || offset) out = applyLimit(an, out, limit, offset);
+  rel = out.rel;
+  if (hidden.length) {
+    const vis = rel.columns.slice(0, items.length);
+    rel = project(an, rel, vis.map((c) => colRef(c)), names);
+  }
+
+  if (sel.asMode === 'STRUCT') {
+    const type = structOf(rel.columns.map((c, i) => ({ name: names[i] ?? '', type: c.type })));
+    rel = project(an, rel, [{ kind: 'make_struct', type, fields: rel.columns.map((c) => colRef(c)) }], ['']);
+    return { rel, names: [''], isValueTable: true };
+  }
+  if (sel.asMode === 'VALUE') {
+    if (items.length !== 1) throw sqlError('SELECT AS VALUE query must have exactly one column', sel.loc);
+    return { rel, names: [''], isValueTable: true };
+  }
+  void proj;
+  return { rel, names, isValueTable: false };
+}
+
+function allRangeColumns(scope: Scope): number[] {
+  const ids: number[] = [];
+  for (const rv of scope.rangeVars) {
+    for (const c of rv.columns) ids.push(c.id);
+    if (rv.value) ids.push(rv.value.id);
+  }
+  for (const c of scope.extra.values()) ids.push(c.id);
+  return ids;
+}
+
+/** Rewrites a pre-aggregation expression over the aggregate's output; ungrouped column refs are errors. */
+function postAggregate(e: Expr, keys: readonly { expr: Expr }[], keyCols: readonly ResolvedColumn[], fromIds: ReadonlySet<number>, clause: string): Expr {
+  return rewriteExpr(e, (x) => {
+    for (let i = 0; i < keys.length; i++) if (exprEquals(keys[i]!.expr, x)) return colRef(keyCols[i]!);
+    if (x.kind === 'column' && !x.correlated && fromIds.has(x.columnId)) {
+      const name = refNameOf(x) ?? String(x.columnId);
+      throw sqlError(`${clause} expression references column ${name} which is neither grouped nor aggregated`, locOf(x));
+    }
+    if (x.kind === 'subquery' && x.correlatedColumns.some((id) => fromIds.has(id))) {
+      // Correlated references to this block's columns must be grouping keys.
+      const map = new Map<number, number>();
+      for (const id of x.correlatedColumns) {
+        if (!fromIds.has(id)) continue;
+        const k = keys.findIndex((kk) => kk.expr.kind === 'column' && kk.expr.columnId === id);
+        if (k < 0) throw sqlError(`${clause} expression references column which is neither grouped nor aggregated`, locOf(x));
+        map.set(id, keyCols[k]!.id);
+      }
+      const plan = mapRelExprs(x.plan, (y) => (y.kind === 'column' && y.correlated && map.has(y.columnId) ? { ...y, columnId: map.get(y.columnId)! } : undefined));
+      const inExpr = x.inExpr ? postAggregate(x.inExpr, keys, keyCols, fromIds, clause) : undefined;
+      return { ...x, plan, ...(inExpr ? { inExpr } : {}), correlatedColumns: x.correlatedColumns.map((id) => map.get(id) ?? id) };
+    }
+    return undefined;
+  });
+}
+
+function resolveGroupBy(
+  an: Analyzer,
+  g: A.GroupBy,
+  items: readonly SelItem[],
+  scope: Scope,
+  aggs: AggCollector,
+  wins: WindowCollector,
+): { keys: { expr: Expr; name: string; loc: A.Loc }[]; sets?: number[][] } {
+  const keys: { expr: Expr; name: string; loc: A.Loc }[] = [];
+  const aggIds = () => new Set(aggs.calls.map((c) => c.column.id).concat(wins.calls.map((w) => w.column.id), aggs.grouping.map((x) => x.column.id)));
+  const keyIndex = (expr: Expr, name: string, loc: A.Loc): number => {
+    const i = keys.findIndex((k) => exprEquals(k.expr, expr));
+    if (i >= 0) return i;
+    keys.push({ expr, name, loc });
+    return keys.length - 1;
+  };
+  const one = (e: A.Expr): number => {
+    if (e.kind === 'IntLiteral') {
+      const k = Number(e.text);
+      if (!(k >= 1 && k <= items.length)) throw sqlError(`GROUP BY column number exceeds input table column count: ${k} vs ${items.length}`, e.loc);
+      const it = items[k - 1]!;
+      if (hasColumnIn(it.expr, aggIds())) throw sqlError(`GROUP BY ${k} refers to an expression that contains an aggregate function`, e.loc);
+      return keyIndex(it.expr, it.name, e.loc);
+    }
+    if (e.kind === 'PathExpr' && e.parts.length === 1) {
+      const l = e.parts[0]!.toLowerCase();
+      const it = items.find((s) => s.aliasable && s.name.toLowerCase() === l);
+      // A select alias wins unless the same name is a FROM column the alias merely repeats.
+      if (it && !hasColumnIn(it.expr, aggIds())) {
+        const fromHit = scope.lookup(e.parts[0]!);
+        if (!fromHit || fromHit.kind === 'ambiguous' || it.expr.kind !== 'column' || true) return keyIndex(it.expr, it.name, e.loc);
+      }
+    }
+    const x = resolveExpr(an, e, { scope, clause: 'GROUP BY clause' });
+    return keyIndex(x, implicitAlias(e), e.loc);
+  };
+  if (g.all) {
+    const ids = aggIds();
+    const fromIds = new Set(allRangeColumns(scope));
+    for (const it of items) {
+      if (hasColumnIn(it.expr, ids)) continue;
+      if (!hasColumnIn(it.expr, fromIds)) continue;
+      keyIndex(it.expr, it.name, it.loc);
+    }
+    return { keys };
+  }
+  // Grouping sets: the cross product of each item's sets.
+  let sets: number[][] = [[]];
+  let plain = true;
+  const itemSets = (it: A.GroupingItem): number[][] => {
+    switch (it.kind) {
+      case 'Rollup': {
+        plain = false;
+        const ks = it.exprs.map(one);
+        const out: number[][] = [];
+        for (let i = ks.length; i >= 0; i--) out.push(ks.slice(0, i));
+        return out;
+      }
+      case 'Cube': {
+        plain = false;
+        const ks = it.exprs.map(one);
+        const out: number[][] = [];
+        for (let m = (1 << ks.length) - 1; m >= 0; m--) out.push(ks.filter((_, i) => m & (1 << (ks.length - 1 - i))));
+        return out;
+      }
+      case 'GroupingSets': {
+        plain = false;
+        const out: number[][] = [];
+        for (const s of it.sets) {
+          if (s.kind === 'StructExpr' && s.syntax === 'tuple') out.push(s.fields.map((f) => one(f.expr)));
+          else out.push(...itemSets(s));
+        }
+        return out;
+      }
+      case 'EmptyGroupingSet':
+        plain = false;
+        return [[]];
+      default:
+        return [[one(it)]];
+    }
+  };
+  for (const it of g.items) {
+    const s = itemSets(it);
+    const next: number[][] = [];
+    for (const a of sets) for (const b of s) next.push([...a, ...b.filter((x) => !a.includes(x))]);
+    sets = next;
+  }
+  return plain ? { keys } : { keys, sets };
+}
+
+function expandStar(an: Analyzer, it: A.SelectStar, scope: Scope, ctx: ExprCtx): SelItem[] {
+  let cols: { name: string; expr: Expr }[];
+  if (!it.qualifier) {
+    const sc = scope.starColumns();
+    if (sc.length === 0 && scope.rangeVars.length === 0) throw sqlError('SELECT * must have a FROM clause', it.loc);
+    cols = [];
+    for (const c of sc) {
+      const valueRv = scope.rangeVars.find((rv) => rv.value?.id === c.id);
+      if (valueRv && c.type.kind === 'STRUCT') {
+        c.type.fields.forEach((f, i) => cols.push({ name: f.name, expr: { kind: 'field', type: f.type, arg: colRef(c), fieldIndex: i } }));
+      } else cols.push({ name: c.name, expr: colRef(c) });
+    }
+  } else {
+    const q = it.qualifier;
+    const rv = q.kind === 'PathExpr' && q.parts.length === 1 ? scope.findRangeVar(q.parts[0]!.toLowerCase()) : undefined;
+    if (rv && !rv.value) cols = rv.columns.map((c) => ({ name: c.name, expr: colRef(c) }));
+    else {
+      const base = resolveExpr(an, q, ctx);
+      if (base.type.kind !== 'STRUCT') throw sqlError(`Dot-star is not supported for type ${typeToSql(base.type)}`, it.loc);
+      cols = base.type.fields.map((f, i) => ({ name: f.name, expr: { kind: 'field' as const, type: f.type, arg: base, fieldIndex: i } }));
+    }
+  }
+  if (it.except) {
+    for (const ex of it.except) {
+      if (!cols.some((c) => c.name.toLowerCase() === ex.toLowerCase())) throw sqlError(`Column ${ex} in SELECT * EXCEPT list does not exist`, it.loc);
+    }
+    const ex = new Set(it.except.map((x) => x.toLowerCase()));
+    cols = cols.filter((c) => !ex.has(c.name.toLowerCase()));
+  }
+  if (it.replace) {
+    for (const r of it.replace) {
+      const i = cols.findIndex((c) => c.name.toLowerCase() === r.alias.toLowerCase());
+      if (i < 0) throw sqlError(`Column ${r.alias} in SELECT * REPLACE list does not exist`, it.loc);
+      cols[i] = { name: cols[i]!.name, expr: resolveExpr(an, r.expr, ctx) };
+    }
+  }
+  return cols.map((c) => ({ name: c.name, expr: c.expr, loc: it.loc, aliasable: !!c.name }));
+}
+
+// ---------------------------------------------------------------- FROM
+
+/** Range variable over a relation's columns with display names. */
+function rangeOver(name: string, rel: Rel, names: readonly string[]): RangeVar {
+  return { name, lname: name.toLowerCase(), columns: rel.columns.map((c, i) => ({ id: c.id, type: c.type, name: names[i] ?? c.name })) };
+}
+
+/**
+ * Resolves one FROM item into `scope` (adding its range variables) and
+ * returns its relation. `outer` is the enclosing query's scope: derived
+ * tables see it but not their FROM siblings.
+ */
+export function resolveFrom(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope | undefined): Rel {
+  switch (item.kind) {
+    case 'JoinRef':
+      return resolveJoin(an, item, scope, outer);
+    case 'TableRef':
+    case 'UnnestRef':
+    case 'SubqueryRef':
+    case 'TvfRef':
+    case 'PivotRef':
+    case 'UnpivotRef': {
+      const r = resolveLeaf(an, item, scope, outer);
+      for (const rv of r.rvs) scope.addRangeVar(rv);
+      scope.starList = [...(scope.starList ?? []), ...r.star];
+      return r.rel;
+    }
+  }
+}
+
+interface Leaf {
+  rel: Rel;
+  rvs: RangeVar[];
+  star: ResolvedColumn[];
+  /** True when the relation reads columns of earlier FROM items (lateral). */
+  lateral: boolean;
+}
+
+function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope | undefined): Leaf {
+  switch (item.kind) {
+    case 'TableRef': {
+      // `FROM t, t.arr` / `FROM t.arr`: a path starting at a visible range variable is an implicit UNNEST.
+      const first = item.path[0]!;
+      if (item.path.length > 1 || !an.findCte(first)) {
+        const hit = first.includes('.') ? undefined : scope.lookup(first);
+        if (hit && hit.kind !== 'ambiguous' && item.path.length >= 1 && !(item.path.length === 1 && hit.kind === 'range' && !hit.rv.value)) {
+          const alias = item.alias ?? item.path[item.path.length - 1]!;
+          return unnestLeaf(an, [{ kind: 'PathExpr', loc: item.loc, parts: item.path }], alias, item.withOffset, scope, item.loc);
+        }
+      }
+      const r = resolveTableRef(an, item, outer);
+      const rv = r.isValueTable
+        ? { name: r.alias, lname: r.alias.toLowerCase(), columns: [], value: { ...r.rel.columns[0]!, name: r.alias } }
+        : rangeOver(r.alias, r.rel, r.names);
+      let rel = r.rel;
+      if (item.sample) rel = sample(an, rel, item.sample);
+      return { rel, rvs: [rv], star: rv.value ? [rv.value] : rv.columns.slice(), lateral: false };
+    }
+    case 'UnnestRef': {
+      const l = unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc);
+      if (item.sample) l.rel = sample(an, l.rel, item.sample);
+      return l;
+    }
+    case 'SubqueryRef': {
+      const out = resolveQuery(an, item.query, outer);
+      const alias = item.alias ?? '';
+      let rel = out.rel;
+      if (item.sample) rel = sample(an, rel, item.sample);
+      if (out.isValueTable) {
+        const v = { ...out.rel.columns[0]!, name: alias };
+        return { rel, rvs: [{ name: alias, lname: alias.toLowerCase(), columns: [], value: v }], star: [v], lateral: false };
+      }
+      const rv = rangeOver(alias, out.rel, out.names);
+      return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+    }
+    case 'PivotRef':
+      return resolvePivot(an, item, outer);
+    case 'UnpivotRef':
+      return resolveUnpivot(an, item, outer);
+    case 'TvfRef':
+      throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);
+    default:
+      throw sqlError(`Unsupported FROM item ${item.kind}`, item.loc);
+  }
+}
+
+function sample(an: Analyzer, rel: Rel, s: A.TableSample): Rel {
+  const x = resolveExpr(an, s.size, { scope: new Scope(), clause: 'TABLESAMPLE' });
+  if (x.kind !== 'literal' || x.value === null) throw sqlError('TABLESAMPLE size must be a constant', s.size.loc);
+  const n = typeof x.value === 'bigint' ? Number(x.value) : Number(x.value as number);
+  if (s.unit === 'ROWS') return { kind: 'limit', input: rel, limit: n, offset: 0, columns: rel.columns };
+  if (n < 0 || n > 100) throw sqlError('PERCENT value must be in the range [0, 100]', s.size.loc);
+  return { kind: 'sample', input: rel, percent: n, columns: rel.columns };
+}
+
+function unnestLeaf(an: Analyzer, exprs: readonly A.Expr[], alias: string | undefined, withOffset: { alias?: string } | undefined, scope: Scope, loc: A.Loc): Leaf {
+  const corr = new Correlation();
+  const lat = new Scope(scope, corr);
+  const arrays = exprs.map((e) => {
+    const x = resolveExpr(an, e, { scope: lat, clause: 'UNNEST' });
+    if (x.type.kind !== 'ARRAY') {
+      if (originOf(x) === Origin.Null) return literal(arrayOf(T.INT64), null);
+      throw sqlError(`Values referenced in UNNEST must be arrays. UNNEST contains expression of type ${typeToSql(x.type)}`, e.loc);
+    }
+    return x;
+  });
+  const elements = arrays.map((a, i) => an.newColumn(i === 0 ? (alias ?? '') : '', (a.type as { element: SqlType }).element));
+  const off = withOffset ? an.newColumn(withOffset.alias ?? 'offset', T.INT64) : undefined;
+  const rel: UnnestRel = { kind: 'unnest', arrays, elements, ...(off ? { offset: off } : {}), columns: off ? [...elements, off] : elements };
+  const rvs: RangeVar[] = [];
+  const star: ResolvedColumn[] = [];
+  if (arrays.length === 1) {
+    const a = alias ?? '';
+    rvs.push({ name: a, lname: a.toLowerCase(), columns: [], value: elements[0]! });
+    star.push(elements[0]!);
+  } else {
+    // Multi-array UNNEST: each element is a plain column named by its alias (or anonymous).
+    const cols = elements.map((c, i) => ({ ...c, name: i === 0 ? (alias ?? '') : '' }));
+    rvs.push({ name: '', lname: '', columns: cols });
+    star.push(...cols);
+  }
+  if (off) {
+    rvs.push({ name: '', lname: '', columns: [off] });
+    star.push(off);
+  }
+  void loc;
+  return { rel, rvs, star, lateral: corr.ids.size > 0 };
+}
+
+function isLateralCandidate(item: A.FromItem): boolean {
+  return item.kind === 'UnnestRef' || (item.kind === 'TableRef' && !item.path[0]!.includes('.')) || item.kind === 'TvfRef';
+}
+
+function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | undefined): Rel {
+  const left = resolveFrom(an, j.left, scope, outer);
+  const leftStar = scope.starList ?? [];
+  const leftRvs = scope.rangeVars.slice();
+  let right: Rel;
+  let lateral = false;
+  let rightRvs: RangeVar[];
+  let rightStar: ResolvedColumn[];
+  if (j.right.kind === 'JoinRef') {
+    // Parenthesized join on the right: resolved in its own scope (no lateral references).
+    const sub = new Scope(outer);
+    right = resolveFrom(an, j.right, sub, outer);
+    rightRvs = sub.rangeVars;
+    rightStar = sub.starList ?? [];
+    for (const [k, v] of sub.extra) scope.extra.set(k, v);
+  } else {
+    const leaf = isLateralCandidate(j.right) ? resolveLeaf(an, j.right, scope, outer) : resolveLeaf(an, j.right, new Scope(outer), outer);
+    right = leaf.rel;
+    lateral = leaf.lateral;
+    rightRvs = leaf.rvs;
+    rightStar = leaf.star;
+  }
+  for (const rv of rightRvs) scope.addRangeVar(rv);
+  if (lateral && (j.joinType === 'RIGHT' || j.joinType === 'FULL')) {
+    throw sqlError(`${j.joinType} JOIN cannot be used with a correlated UNNEST or lateral reference`, j.loc);
+  }
+  const joinType = j.joinType === 'COMMA' || j.joinType === 'CROSS' ? 'cross' : j.joinType === 'INNER' ? 'inner' : (j.joinType.toLowerCase() as 'left' | 'right' | 'full');
+  let condition: Expr | undefined;
+  let star = [...leftStar, ...rightStar];
+  let rel: Rel;
+  if (j.using || j.natural) {
+    const names = j.using ?? [];
+    const lscope = new Scope();
+    lscope.rangeVars = leftRvs;
+    const rscope = new Scope();
+    rscope.rangeVars = rightRvs;
+    const conds: Expr[] = [];
+    const merged: { name: string; l: ResolvedColumn; r: ResolvedColumn }[] = [];
+    for (const n of names) {
+      const lh = lscope.lookup(n);
+      const rh = rscope.lookup(n);
+      if (!lh || lh.kind !== 'column') throw sqlError(`Column ${n} in USING clause not found on left side of join`, j.loc);
+      if (!rh || rh.kind !== 'column') throw sqlError(`Column ${n} in USING clause not found on right side of join`, j.loc);
+      const st = supertype([
+        { type: lh.column.type, origin: Origin.Column },
+        { type: rh.column.type, origin: Origin.Column },
+      ]);
+      if (!st) throw sqlError(`Column ${n} in USING has incompatible types on either side of the join: ${typeToSql(lh.column.type)} and ${typeToSql(rh.column.type)}`, j.loc);
+      const { callScalar } = expr;
+      conds.push(callScalar('$equal', [coerce(colRef(lh.column), st), coerce(colRef(rh.column), st)], j.loc));
+      merged.push({ name: n, l: lh.column, r: rh.column });
+    }
+    condition = conds.length === 0 ? undefined : conds.length === 1 ? conds[0] : { kind: 'logical', type: T.BOOL, op: 'and', args: conds };
+    rel = { kind: 'join', joinType: conds.length ? joinType : 'cross', left, right, ...(condition ? { condition } : {}), lateral, columns: [...left.columns, ...right.columns] };
+    const keyCols: ResolvedColumn[] = [];
+    if (joinType === 'full') {
+      const exprs: Expr[] = rel.columns.map((c) => colRef(c));
+      const extraNames = rel.columns.map((c) => c.name);
+      for (const m of merged) {
+        const st = supertype([
+          { type: m.l.type, origin: Origin.Column },
+          { type: m.r.type, origin: Origin.Column },
+        ])!;
+        exprs.push({ kind: 'conditional', type: st, op: 'coalesce', whens: [], thens: [coerce(colRef(m.l), st), coerce(colRef(m.r), st)] });
+        extraNames.push(m.name);
+      }
+      const p = project(an, rel, exprs, extraNames);
+      // Re-point range variables at the projected copies of the join's columns.
+      const idMap = new Map<number, ResolvedColumn>();
+      rel.columns.forEach((c, i) => idMap.set(c.id, p.columns[i]!));
+      const remap = (rv: RangeVar): RangeVar => ({ ...rv, columns: rv.columns.map((c) => ({ ...idMap.get(c.id)!, name: c.name })), ...(rv.value ? { value: { ...idMap.get(rv.value.id)!, name: rv.value.name } } : {}) });
+      scope.rangeVars = scope.rangeVars.map((rv) => (leftRvs.includes(rv) || rightRvs.includes(rv) ? remap(rv) : rv));
+      for (const [k, v] of scope.extra) if (idMap.has(v.id)) scope.extra.set(k, idMap.get(v.id)!);
+      star = star.map((c) => idMap.get(c.id) ?? c);
+      merged.forEach((m, i) => {
+        const col = { ...p.columns[rel.columns.length + i]!, name: m.name };
+        keyCols.push(col);
+        scope.extra.set(m.name.toLowerCase(), col);
+      });
+      const lIds = new Set(merged.map((m) => idMap.get(m.l.id)!.id));
+      const rIds = new Set(merged.map((m) => idMap.get(m.r.id)!.id));
+      star = [...keyCols, ...star.filter((c) => !lIds.has(c.id) && !rIds.has(c.id))];
+      scope.starList = star;
+      return p;
+    }
+    for (const m of merged) {
+      const col = joinType === 'right' ? m.r : m.l;
+      keyCols.push({ ...col, name: m.name });
+      scope.extra.set(m.name.toLowerCase(), { ...col, name: m.name });
+    }
+    const drop = new Set(merged.flatMap((m) => [m.l.id, m.r.id]));
+    star = [...keyCols, ...star.filter((c) => !drop.has(c.id))];
+    scope.starList = star;
+    return rel;
+  }
+  if (j.on) condition = requireBool(resolveExpr(an, j.on, { scope, clause: 'ON clause' }), j.on.loc, 'JOIN ON clause');
+  else if (joinType !== 'cross' && !lateral) {
+    throw sqlError(`${j.joinType} JOIN must have an immediately following ON or USING clause`, j.loc);
+  }
+  scope.starList = star;
+  rel = {
+    kind: 'join',
+    joinType: condition ? joinType : lateral && joinType !== 'cross' ? joinType : 'cross',
+    left,
+    right,
+    ...(condition ? { condition } : {}),
+    lateral,
+    columns: [...left.columns, ...right.columns],
+  };
+  return rel;
+}
+
+// `expr` namespace import for callScalar without a name clash with local helpers.
+import * as expr from './expr.js';
+
+// ---------------------------------------------------------------- PIVOT / UNPIVOT
+
+function valueName(e: A.Expr): string {
+  switch (e.kind) {
+    case 'StringLiteral':
+      return e.value;
+    case 'IntLiteral':
+      return `_${e.text}`;
+    case 'UnaryExpr':
+      return e.operand.kind === 'IntLiteral' ? `_minus_${e.operand.text}` : '';
+    case 'BoolLiteral':
+      return e.value ? 'true' : 'false';
+    case 'NullLiteral':
+      return 'NULL';
+    default:
+      return '';
+  }
+}
+
+function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Leaf {
+  const inner = new Scope(outer);
+  const input = resolveFrom(an, p.input, inner, outer);
+  const aggs = new AggCollector(inner);
+  const ctx: ExprCtx = { scope: inner, clause: 'PIVOT clause', aggs };
+  const forExpr = resolveExpr(an, p.forExpr, { scope: inner, clause: 'PIVOT clause' });
+  const aggExprs = p.aggregates.map((a) => {
+    const before = aggs.calls.length;
+    const e = resolveExpr(an, a.expr, ctx);
+    if (aggs.calls.length !== before + 1 || e.kind !== 'column') throw sqlError('PIVOT expression must be an aggregate function call', a.expr.loc);
+    return aggs.calls[before]!;
+  });
+  // Columns referenced by aggregates or FOR are consumed; the rest group the output.
+  const used = new Set<number>();
+  const note = (e: Expr) =>
+    rewriteExpr(e, (x) => {
+      if (x.kind === 'column') used.add(x.columnId);
+      return undefined;
+    });
+  note(forExpr);
+  for (const a of aggExprs) a.args.forEach(note);
+  const groupCols = (inner.starList ?? []).filter((c) => !used.has(c.id));
+  const keyCols = groupCols.map((c) => an.newColumn(c.name, c.type));
+  const calls = [];
+  const outNames: string[] = [];
+  for (const v of p.inValues) {
+    const val = resolveExpr(an, v.expr, { scope: new Scope(), clause: 'PIVOT IN list' });
+    const st = supertype([
+      { type: forExpr.type, origin: Origin.Column },
+      { type: val.type, origin: originOf(val) },
+    ]);
+    if (!st) throw sqlError(`PIVOT IN value of type ${typeToSql(val.type)} does not match FOR expression type ${typeToSql(forExpr.type)}`, v.expr.loc);
+    const cond = expr.callScalar('$equal', [coerce(forExpr, st), coerce(val, st)], v.expr.loc);
+    const vname = v.alias ?? valueName(v.expr);
+    for (const [ai, a] of aggExprs.entries()) {
+      const aAlias = p.aggregates[ai]!.alias;
+      const name = aggExprs.length === 1 && !aAlias ? vname : `${aAlias ?? ''}_${vname}`.replace(/^_/, aAlias ? '' : '_');
+      const column = an.newColumn(name, a.column.type);
+      calls.push({ ...a, column, filter: a.filter ? { kind: 'logical' as const, type: T.BOOL, op: 'and' as const, args: [a.filter, cond] } : cond });
+      outNames.push(name);
+    }
+  }
+  const rel: AggregateRel = {
+    kind: 'aggregate',
+    input,
+    groupBy: groupCols.map((c, i) => ({ column: keyCols[i]!, expr: colRef(c) })),
+    aggregates: calls,
+    columns: [...keyCols, ...calls.map((c) => c.column)],
+  };
+  const alias = p.alias ?? '';
+  const rv = rangeOver(alias, rel, [...groupCols.map((c) => c.name), ...outNames]);
+  return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+}
+
+function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | undefined): Leaf {
+  const inner = new Scope(outer);
+  const input = resolveFrom(an, u.input, inner, outer);
+  const all = inner.starList ?? [];
+  const byName = (n: string) => {
+    const c = all.find((x) => x.name.toLowerCase() === n.toLowerCase());
+    if (!c) throw sqlError(`Unrecognized name: ${n}`, u.loc);
+    return c;
+  };
+  const consumed = new Set(u.inColumns.flatMap((s) => s.columns.map((n) => byName(n).id)));
+  const keep = all.filter((c) => !consumed.has(c.id));
+  const nv = u.valueColumns.length;
+  const valueTypes: SqlType[] = [];
+  for (let k = 0; k < nv; k++) {
+    const st = supertype(u.inColumns.map((s) => ({ type: byName(s.columns[k]!).type, origin: Origin.Column })));
+    if (!st) throw sqlError('UNPIVOT columns have incompatible types', u.loc);
+    valueTypes.push(st);
+  }
+  const labels = u.inColumns.map((s) => (s.alias ? resolveExpr(an, s.alias, { scope: new Scope(), clause: 'UNPIVOT' }) : literal(T.STRING, s.columns.join('_'))));
+  const labelType = supertype(labels.map((l) => ({ type: l.type, origin: originOf(l) }))) ?? T.STRING;
+  const names = [...keep.map((c) => c.name), ...u.valueColumns, u.nameColumn];
+  const branches = u.inColumns.map((s, i) => {
+    const exprs: Expr[] = [...keep.map((c) => colRef(c)), ...s.columns.map((n, k) => coerce(colRef(byName(n)), valueTypes[k]!)), coerce(labels[i]!, labelType)];
+    let r: Rel = project(an, input, exprs, names);
+    if (u.nulls !== 'INCLUDE') {
+      const vcols = r.columns.slice(keep.length, keep.length + nv);
+      const conds = vcols.map((c) => expr.not(expr.callScalar('$is_null', [colRef(c)], u.loc)));
+      r = filter(r, conds.length === 1 ? conds[0]! : { kind: 'logical', type: T.BOOL, op: 'or', args: conds });
+    }
+    return r;
+  });
+  const cols = branches[0]!.columns.map((c, i) => an.newColumn(names[i]!, c.type));
+  const rel: Rel = branches.length === 1 ? branches[0]! : { kind: 'setop', op: 'union', all: true, inputs: branches, columns: cols };
+  const rv = rangeOver(u.alias ?? '', rel, names);
+  return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+}
+
+// ---------------------------------------------------------------- pipes
+
+function outScope(out: RelOut, outer: Scope | undefined, alias = ''): Scope {
+  const s = new Scope(outer);
+  if (out.isValueTable) {
+    const v = { ...out.rel.columns[0]!, name: alias };
+    s.addRangeVar({ name: alias, lname: alias.toLowerCase(), columns: [], value: v });
+    s.starList = [v];
+  } else {
+    const rv = rangeOver(alias, out.rel, out.names);
+    s.addRangeVar(rv);
+    s.starList = rv.columns.slice();
+  }
+  return s;
+}
+
+/** Pipe operators rewrite to the equivalent SELECT over the current result. */
+function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefined): RelOut {
+  const viaSelect = (sel: Omit<A.Select, 'kind' | 'loc' | 'from'>, orderBy?: A.OrderByItem[]): RelOut => {
+    const from: A.FromItem = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
+    pipeInputs.set(from as A.TableRef, out);
+    return resolveSelect(an, { kind: 'Select', loc: p.loc, from, ...sel }, outer, orderBy);
+  };
+  const star: A.SelectStar = { kind: 'SelectStar', loc: p.loc };
+  switch (p.kind) {
+    case 'PipeWhere':
+      return viaSelect({ distinct: false, items: [star], where: p.cond });
+    case 'PipeSelect':
+      return viaSelect({ distinct: p.distinct, ...(p.asMode ? { asMode: p.asMode } : {}), items: p.items, ...(p.window ? { window: p.window } : {}) });
+    case 'PipeExtend':
+      return viaSelect({ distinct: false, items: [star, ...p.items], ...(p.window ? { window: p.window } : {}) });
+    case 'PipeWindow':
+      return viaSelect({ distinct: false, items: [star, ...p.items] });
+    case 'PipeSet': {
+      const replace = p.assignments.map((a) => ({ expr: a.expr, alias: a.column[a.column.length - 1]! }));
+      return viaSelect({ distinct: false, items: [{ ...star, replace }] });
+    }
+    case 'PipeDrop':
+      return viaSelect({ distinct: false, items: [{ ...star, except: p.columns.map((c) => c[c.length - 1]!) }] });
+    case 'PipeRename': {
+      const names = out.names.map((n) => {
+        const r = p.renames.find((x) => x.from[x.from.length - 1]!.toLowerCase() === n.toLowerCase());
+        return r ? r.to : n;
+      });
+      for (const r of p.renames) {
+        if (!out.names.some((n) => n.toLowerCase() === r.from[r.from.length - 1]!.toLowerCase())) {
+          throw sqlError(`Column ${r.from.join('.')} in pipe RENAME not found`, p.loc);
+        }
+      }
+      return { ...out, names };
+    }
+    case 'PipeAs': {
+      const from: A.FromItem = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], alias: p.alias };
+      pipeInputs.set(from as A.TableRef, out);
+      return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
+    }
+    case 'PipeOrderBy':
+      return viaSelect({ distinct: false, items: [star] }, p.items);
+    case 'PipeLimit':
+      return applyLimit(an, out, p.limit, p.offset);
+    case 'PipeDistinct':
+      return viaSelect({ distinct: true, items: [star] });
+    case 'PipeAggregate': {
+      const items: A.SelectItem[] = [];
+      const groupItems: A.GroupingItem[] = [];
+      const order: A.OrderByItem[] = [];
+      for (const g of p.groupBy) {
+        items.push({ kind: 'SelectExpr', loc: g.expr.loc, expr: g.expr, ...(g.alias ? { alias: g.alias } : {}) });
+        groupItems.push(g.expr);
+        if (g.direction || p.groupAndOrder) order.push({ kind: 'OrderByItem', loc: g.expr.loc, expr: g.expr, ...(g.direction ? { direction: g.direction } : {}), ...(g.nulls ? { nulls: g.nulls } : {}) });
+      }
+      for (const a of p.items) {
+        items.push({ kind: 'SelectExpr', loc: a.expr.loc, expr: a.expr, ...(a.alias ? { alias: a.alias } : {}) });
+        if (a.direction) order.push({ kind: 'OrderByItem', loc: a.expr.loc, expr: a.expr, direction: a.direction, ...(a.nulls ? { nulls: a.nulls } : {}) });
+      }
+      if (p.groupingItems) groupItems.push(...p.groupingItems);
+      const groupBy: A.GroupBy | undefined = groupItems.length ? { kind: 'GroupBy', loc: p.loc, all: false, items: groupItems } : undefined;
+      return viaSelect({ distinct: false, items, ...(groupBy ? { groupBy } : {}) }, order.length ? order : undefined);
+    }
+    case 'PipeJoin': {
+      const left: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
+      pipeInputs.set(left, out);
+      const from: A.JoinRef = { kind: 'JoinRef', loc: p.loc, joinType: p.joinType, natural: p.natural, left, right: p.right, ...(p.on ? { on: p.on } : {}), ...(p.using ? { using: p.using } : {}) };
+      return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
+    }
+    case 'PipeSetOp': {
+      const others = p.queries.map((q) => resolveQuery(an, q, outer));
+      void others;
+      throw sqlError('Pipe set operations are not supported yet', p.loc);
+    }
+    case 'PipeTablesample':
+      return { ...out, rel: sample(an, out.rel, p.sample) };
+    case 'PipeAssert':
+      throw sqlError('Pipe ASSERT is not supported yet', p.loc);
+    default:
+      throw sqlError(`Pipe operator ${p.kind} is not supported yet`, p.loc);
+  }
+}
+
+/** Pipe inputs are passed to resolveTableRef through this side table keyed by the synthetic TableRef. */
+export const pipeInputs = new WeakMap<A.TableRef, RelOut>();
+void outScope;

@@ -1,0 +1,127 @@
+// Name scopes. A Scope holds the range variables of one FROM clause (plus
+// extra names such as USING-merged columns); scopes chain outward to the
+// enclosing query. A Correlation marks a subquery (or lateral) boundary:
+// a name found beyond it is a correlated reference, recorded on every
+// boundary crossed so each SubqueryExpr lists the outer ids it reads.
+import type { ColumnRefExpr, Expr, ResolvedColumn } from './resolved.js';
+import type { SqlType } from '../types/types.js';
+
+export interface RangeVar {
+  /** Alias as written; lookups are case-insensitive. */
+  readonly name: string;
+  readonly lname: string;
+  /** Columns in star-expansion order. */
+  readonly columns: readonly ResolvedColumn[];
+  /** Value table (UNNEST alias, SELECT AS VALUE source): the range variable is this one column. */
+  readonly value?: ResolvedColumn;
+  /** Column ids that `*` skips (the right copy of a USING key). */
+  readonly hidden?: ReadonlySet<number>;
+}
+
+export class Correlation {
+  readonly ids = new Set<number>();
+}
+
+export type Lookup =
+  | { readonly kind: 'column'; readonly column: ResolvedColumn; readonly correlated: boolean }
+  | { readonly kind: 'field'; readonly column: ResolvedColumn; readonly fieldIndex: number; readonly type: SqlType; readonly correlated: boolean }
+  | { readonly kind: 'range'; readonly rv: RangeVar; readonly correlated: boolean }
+  | { readonly kind: 'ambiguous' }
+  | undefined;
+
+export class Scope {
+  rangeVars: RangeVar[] = [];
+  /** Unqualified names that shadow range-variable columns (USING keys, pipe renames). */
+  readonly extra = new Map<string, ResolvedColumn>();
+  /** `SELECT *` columns in order (USING joins merge keys, so this is kept explicitly). */
+  starList?: ResolvedColumn[];
+  /** Names that may not be referenced unqualified: ambiguous after a join. */
+  readonly ambiguous = new Set<string>();
+
+  constructor(
+    readonly parent?: Scope,
+    /** Set when this scope starts a subquery/lateral boundary. */
+    readonly correlation?: Correlation,
+  ) {}
+
+  addRangeVar(rv: RangeVar): void {
+    this.rangeVars.push(rv);
+  }
+
+  findRangeVar(lname: string): RangeVar | undefined {
+    for (const rv of this.rangeVars) if (rv.lname === lname) return rv;
+    return undefined;
+  }
+
+  /** Local (this scope only) lookup of one identifier. */
+  private local(lname: string): Lookup {
+    const e = this.extra.get(lname);
+    if (e) return { kind: 'column', column: e, correlated: false };
+    if (this.ambiguous.has(lname)) return { kind: 'ambiguous' };
+    const rv = this.findRangeVar(lname);
+    if (rv) return { kind: 'range', rv, correlated: false };
+    let hit: Lookup;
+    for (const r of this.rangeVars) {
+      if (r.value) {
+        const t = r.value.type;
+        if (t.kind === 'STRUCT') {
+          const i = t.fields.findIndex((f) => f.name.toLowerCase() === lname);
+          if (i >= 0) {
+            if (hit) return { kind: 'ambiguous' };
+            hit = { kind: 'field', column: r.value, fieldIndex: i, type: t.fields[i]!.type, correlated: false };
+          }
+        }
+        continue;
+      }
+      for (const c of r.columns) {
+        if (c.name.toLowerCase() === lname) {
+          if (hit) {
+            if (hit.kind === 'column' && hit.column.id === c.id) continue;
+            return { kind: 'ambiguous' };
+          }
+          hit = { kind: 'column', column: c, correlated: false };
+        }
+      }
+    }
+    return hit;
+  }
+
+  /** Looks a name up here and outward, recording correlation on every boundary crossed. */
+  lookup(name: string): Lookup {
+    const lname = name.toLowerCase();
+    let crossed: Correlation[] | undefined;
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const hit = s.local(lname);
+      if (hit) {
+        if (!crossed || hit.kind === 'ambiguous') return hit;
+        const ids = hit.kind === 'range' ? hit.rv.columns.map((c) => c.id).concat(hit.rv.value ? [hit.rv.value.id] : []) : [hit.column.id];
+        for (const c of crossed) for (const id of ids) c.ids.add(id);
+        return { ...hit, correlated: true };
+      }
+      if (s.correlation) (crossed ??= []).push(s.correlation);
+    }
+    return undefined;
+  }
+
+  /** All columns for `SELECT *`, in FROM order. */
+  starColumns(): ResolvedColumn[] {
+    if (this.starList) return this.starList;
+    const out: ResolvedColumn[] = [];
+    for (const rv of this.rangeVars) {
+      if (rv.value) {
+        out.push(rv.value);
+        continue;
+      }
+      for (const c of rv.columns) if (!rv.hidden?.has(c.id)) out.push(c);
+    }
+    return out;
+  }
+}
+
+export function colRef(c: ResolvedColumn, correlated = false): ColumnRefExpr {
+  return correlated ? { kind: 'column', type: c.type, columnId: c.id, correlated: true } : { kind: 'column', type: c.type, columnId: c.id };
+}
+
+export function isColRef(e: Expr): e is ColumnRefExpr {
+  return e.kind === 'column';
+}

@@ -1,0 +1,337 @@
+// Type-level rules the analyzer applies: type names, literal forms, implicit
+// coercion, supertypes and cast validity. The function library owns the
+// run-time conversions (castVector); here we only decide what is legal and
+// parse typed literals into scalar value forms (values.ts).
+import type { Loc, TypeNode } from '../../grammar/ast.js';
+import {
+  T,
+  arrayOf,
+  isNumericKind,
+  rangeOf,
+  scalar,
+  structOf,
+  typeEquals,
+  typeToSql,
+  type ScalarKind,
+  type ScalarType,
+  type SqlType,
+} from '../types/types.js';
+import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
+import { sqlError } from './errors.js';
+import { canCoerce as sharedCanCoerce, commonSupertype, type CoercibleArg } from '../types/coercion.js';
+
+const TYPE_NAMES: Record<string, ScalarKind> = {
+  INT64: 'INT64', INT: 'INT64', INTEGER: 'INT64', SMALLINT: 'INT64', BIGINT: 'INT64', TINYINT: 'INT64', BYTEINT: 'INT64',
+  FLOAT64: 'FLOAT64', FLOAT: 'FLOAT64', DOUBLE: 'FLOAT64',
+  NUMERIC: 'NUMERIC', DECIMAL: 'NUMERIC', BIGNUMERIC: 'BIGNUMERIC', BIGDECIMAL: 'BIGNUMERIC',
+  BOOL: 'BOOL', BOOLEAN: 'BOOL', STRING: 'STRING', BYTES: 'BYTES', DATE: 'DATE', TIME: 'TIME',
+  DATETIME: 'DATETIME', TIMESTAMP: 'TIMESTAMP', INTERVAL: 'INTERVAL', JSON: 'JSON', GEOGRAPHY: 'GEOGRAPHY',
+};
+
+export function scalarKindOf(name: string): ScalarKind | undefined {
+  return TYPE_NAMES[name.toUpperCase()];
+}
+
+/** AST type -> SqlType; parameters (STRING(10)) are kept for schema echo. */
+export function typeFromNode(n: TypeNode): SqlType {
+  switch (n.kind) {
+    case 'ScalarType': {
+      const k = scalarKindOf(n.name);
+      if (!k) throw sqlError(`Type not found: ${n.name}`, n.loc);
+      if (n.params.length) return { kind: k, params: n.params.map(Number) };
+      return scalar(k);
+    }
+    case 'ArrayType': {
+      const el = typeFromNode(n.element);
+      if (el.kind === 'ARRAY') throw sqlError('Arrays of arrays are not supported', n.loc);
+      return arrayOf(el);
+    }
+    case 'StructType':
+      return structOf(n.fields.map((f) => ({ name: f.name ?? '', type: typeFromNode(f.type) })));
+    case 'RangeType': {
+      const el = typeFromNode(n.element);
+      if (el.kind !== 'DATE' && el.kind !== 'DATETIME' && el.kind !== 'TIMESTAMP') {
+        throw sqlError(`Unsupported type: RANGE<${typeToSql(el)}> is not supported`, n.loc);
+      }
+      return rangeOf(el as ScalarType);
+    }
+    default:
+      throw sqlError(`Type ${n.kind} is not allowed here`, n.loc);
+  }
+}
+
+/** Strip parameters: STRING(10) and STRING are the same type for expressions. */
+export function baseType(t: SqlType): SqlType {
+  if ((t.kind === 'ARRAY' || t.kind === 'STRUCT' || t.kind === 'RANGE')) return t;
+  return t.params ? scalar(t.kind) : t;
+}
+
+// ---------------------------------------------------------------- coercion
+// Implicit coercion and supertypes come from src/types/coercion.ts (shared
+// with the function library); the analyzer only tracks where a value came from.
+
+/** How an expression may coerce: literals, parameters and untyped NULLs coerce more freely than columns. */
+export const enum Origin {
+  Column = 0,
+  Literal = 1,
+  Null = 2,
+  Param = 3,
+}
+
+export function coercionOpts(o: Origin): CoercibleArg extends infer _ ? { isLiteral?: boolean; isParameter?: boolean; untypedNull?: boolean } : never {
+  switch (o) {
+    case Origin.Literal:
+      return LIT;
+    case Origin.Null:
+      return NUL;
+    case Origin.Param:
+      return PAR;
+    default:
+      return COL;
+  }
+}
+const LIT = { isLiteral: true };
+const NUL = { isLiteral: true, untypedNull: true };
+const PAR = { isParameter: true };
+const COL = {};
+
+export interface Typed {
+  readonly type: SqlType;
+  readonly origin: Origin;
+}
+
+export function canCoerce(from: SqlType, to: SqlType, origin: Origin = Origin.Column): boolean {
+  return sharedCanCoerce(from, to, coercionOpts(origin));
+}
+
+/** Common supertype of CASE/IF/COALESCE branches, set-operation columns, IN lists, array elements. */
+export function supertype(items: readonly Typed[]): SqlType | undefined {
+  return commonSupertype(items.map((i) => ({ type: i.type, ...coercionOpts(i.origin) })));
+}
+
+/** Explicit CAST validity (the conversion matrix of the reference). */
+export function canCast(from: SqlType, to: SqlType): boolean {
+  const f = from.kind;
+  const t = to.kind;
+  if (f === t && f !== 'STRUCT' && f !== 'ARRAY' && f !== 'RANGE') return true;
+  const num = (k: string) => isNumericKind(k as ScalarKind);
+  switch (t) {
+    case 'INT64':
+    case 'NUMERIC':
+    case 'BIGNUMERIC':
+      return num(f) || f === 'STRING' || (t === 'INT64' && f === 'BOOL');
+    case 'FLOAT64':
+      return num(f) || f === 'STRING';
+    case 'BOOL':
+      return f === 'INT64' || f === 'STRING';
+    case 'STRING':
+      return f !== 'ARRAY' && f !== 'STRUCT' && f !== 'GEOGRAPHY' ? true : false;
+    case 'BYTES':
+      return f === 'STRING';
+    case 'DATE':
+      return f === 'STRING' || f === 'DATETIME' || f === 'TIMESTAMP';
+    case 'TIME':
+      return f === 'STRING' || f === 'DATETIME' || f === 'TIMESTAMP';
+    case 'DATETIME':
+      return f === 'STRING' || f === 'DATE' || f === 'TIMESTAMP';
+    case 'TIMESTAMP':
+      return f === 'STRING' || f === 'DATE' || f === 'DATETIME';
+    case 'INTERVAL':
+      return f === 'STRING';
+    case 'JSON':
+      return false;
+    case 'GEOGRAPHY':
+      return f === 'STRING';
+    case 'RANGE':
+      return f === 'STRING' || (f === 'RANGE' && typeEquals(from, to));
+    case 'ARRAY':
+      return f === 'ARRAY' && canCast((from as { element: SqlType }).element, (to as { element: SqlType }).element);
+    case 'STRUCT': {
+      if (f !== 'STRUCT') return false;
+      const ff = (from as { fields: readonly { type: SqlType }[] }).fields;
+      const tf = (to as { fields: readonly { type: SqlType }[] }).fields;
+      return ff.length === tf.length && ff.every((x, i) => canCast(x.type, tf[i]!.type));
+    }
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------- literals
+
+const INT64_MAX = 9223372036854775807n;
+const INT64_MIN = -9223372036854775808n;
+
+/** Integer literal text -> INT64 value, or undefined when it does not fit. */
+export function parseIntLiteral(text: string, negate = false): bigint | undefined {
+  let v: bigint;
+  try {
+    v = BigInt(text);
+  } catch {
+    return undefined;
+  }
+  if (negate) v = -v;
+  return v > INT64_MAX || v < INT64_MIN ? undefined : v;
+}
+
+const DAY_MS = 86400000;
+
+export function parseDateValue(s: string): number | undefined {
+  const m = /^\s*(\d{1,4})-(\d{1,2})-(\d{1,2})\s*$/.exec(s);
+  if (!m) return undefined;
+  return civilDays(+m[1]!, +m[2]!, +m[3]!);
+}
+
+function civilDays(y: number, mo: number, d: number): number | undefined {
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1 || y > 9999) return undefined;
+  const dt = new Date(0);
+  dt.setUTCFullYear(y, mo - 1, d);
+  if (dt.getUTCMonth() !== mo - 1 || dt.getUTCDate() !== d) return undefined;
+  return Math.floor(dt.getTime() / DAY_MS);
+}
+
+/** HH:MM[:SS[.ffffff]] -> microseconds of the day. */
+export function parseTimeValue(s: string): number | undefined {
+  const m = /^\s*(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*$/.exec(s);
+  if (!m) return undefined;
+  const h = +m[1]!, mi = +m[2]!, se = +(m[3] ?? 0);
+  if (h > 23 || mi > 59 || se > 59) return undefined;
+  const frac = m[4] ? Number((m[4] + '000000').slice(0, 6)) : 0;
+  return ((h * 60 + mi) * 60 + se) * 1e6 + frac;
+}
+
+/** Civil date-time -> microseconds since 1970-01-01T00:00:00 (no zone). */
+export function parseDatetimeValue(s: string): bigint | undefined {
+  const m = /^\s*(\d{1,4}-\d{1,2}-\d{1,2})(?:[ Tt](\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d{1,9})?)?))?\s*$/.exec(s);
+  if (!m) return undefined;
+  const d = parseDateValue(m[1]!);
+  if (d === undefined) return undefined;
+  const t = m[2] ? parseTimeValue(m[2]) : 0;
+  if (t === undefined) return undefined;
+  return BigInt(d) * 86400000000n + BigInt(t);
+}
+
+/** Timestamp text with an optional zone (Z, +hh[:mm], UTC, IANA name) -> epoch micros. */
+export function parseTimestampValue(s: string, defaultZone = 'UTC'): bigint | undefined {
+  const m = /^\s*(\d{1,4}-\d{1,2}-\d{1,2}(?:[ Tt]\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d{1,9})?)?)?)\s*(.*?)\s*$/.exec(s);
+  if (!m) return undefined;
+  const civil = parseDatetimeValue(m[1]!);
+  if (civil === undefined) return undefined;
+  const zone = m[2] || defaultZone;
+  const off = zoneOffsetMicros(zone, civil);
+  return off === undefined ? undefined : civil - off;
+}
+
+/** Offset of `zone` from UTC (micros) at the civil instant `civil` (approximate at DST edges). */
+export function zoneOffsetMicros(zone: string, civil: bigint): bigint | undefined {
+  const z = zone.trim();
+  if (z === '' || /^(z|utc)$/i.test(z)) return 0n;
+  const m = /^(?:UTC)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(z);
+  if (m) {
+    const mins = (+m[2]! * 60 + +(m[3] ?? 0)) * (m[1] === '-' ? -1 : 1);
+    return BigInt(mins) * 60000000n;
+  }
+  try {
+    const fmt = new Intl.DateTimeFormat('en-US', { timeZone: z, timeZoneName: 'longOffset' });
+    const ms = Number(civil / 1000n);
+    const name = fmt.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+    const o = /GMT(?:([+-])(\d{2}):(\d{2}))?/.exec(name);
+    if (!o || !o[1]) return 0n;
+    const mins = (+o[2]! * 60 + +o[3]!) * (o[1] === '-' ? -1 : 1);
+    return BigInt(mins) * 60000000n;
+  } catch {
+    return undefined;
+  }
+}
+
+function jsonNode(text: string): JsonNode {
+  // Keep integers beyond 2^53 exact (values.ts allows bigint nodes).
+  return JSON.parse(text, (_k, v: unknown, ctx?: { source?: string }) => {
+    if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) && ctx?.source && /^-?\d+$/.test(ctx.source)) {
+      return BigInt(ctx.source);
+    }
+    return v;
+  }) as JsonNode;
+}
+
+const NUMERIC_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/** DATE '...', NUMERIC '...', JSON '...' etc. -> [type, value]; errors as the service words them. */
+export function typedLiteral(typeName: string, text: string, loc: Loc): { type: SqlType; value: Value } {
+  const k = scalarKindOf(typeName);
+  const bad = (): never => {
+    throw sqlError(`Invalid ${k === 'NUMERIC' || k === 'BIGNUMERIC' ? k : k} literal: ${JSON.stringify(text)}`, loc);
+  };
+  switch (k) {
+    case 'DATE': {
+      const v = parseDateValue(text);
+      return { type: T.DATE, value: v ?? bad() };
+    }
+    case 'TIME': {
+      const v = parseTimeValue(text);
+      return { type: T.TIME, value: v ?? bad() };
+    }
+    case 'DATETIME': {
+      const v = parseDatetimeValue(text);
+      return { type: T.DATETIME, value: v ?? bad() };
+    }
+    case 'TIMESTAMP': {
+      const v = parseTimestampValue(text);
+      return { type: T.TIMESTAMP, value: v ?? bad() };
+    }
+    case 'NUMERIC':
+    case 'BIGNUMERIC': {
+      if (!NUMERIC_RE.test(text)) bad();
+      return { type: scalar(k), value: new Decimal(text.trim()) };
+    }
+    case 'JSON':
+      try {
+        return { type: T.JSON, value: new JsonValue(jsonNode(text)) };
+      } catch {
+        throw sqlError(`Invalid JSON literal: ${text}`, loc);
+      }
+    default:
+      throw sqlError(`Unsupported typed literal ${typeName}`, loc);
+  }
+}
+
+export function rangeLiteral(type: SqlType, text: string, loc: Loc): Value {
+  const m = /^\s*\[\s*([^,]*?)\s*,\s*([^)]*?)\s*\)\s*$/.exec(text);
+  if (!m || type.kind !== 'RANGE') throw sqlError(`Invalid RANGE literal: ${text}`, loc);
+  const el = type.element.kind;
+  const one = (s: string): Value => {
+    if (/^unbounded$/i.test(s) || /^null$/i.test(s)) return null;
+    const v = el === 'DATE' ? parseDateValue(s) : el === 'DATETIME' ? parseDatetimeValue(s) : parseTimestampValue(s);
+    if (v === undefined) throw sqlError(`Invalid RANGE literal: ${text}`, loc);
+    return v;
+  };
+  return new RangeValue(one(m[1]!), one(m[2]!));
+}
+
+/** INTERVAL literal value from a number and a date part (INTERVAL 90 MINUTE). */
+export function intervalFromPart(n: bigint, part: string): Interval | undefined {
+  switch (part) {
+    case 'YEAR':
+      return new Interval(Number(n) * 12, 0, 0n);
+    case 'QUARTER':
+      return new Interval(Number(n) * 3, 0, 0n);
+    case 'MONTH':
+      return new Interval(Number(n), 0, 0n);
+    case 'WEEK':
+      return new Interval(0, Number(n) * 7, 0n);
+    case 'DAY':
+      return new Interval(0, Number(n), 0n);
+    case 'HOUR':
+      return new Interval(0, 0, n * 3600000000n);
+    case 'MINUTE':
+      return new Interval(0, 0, n * 60000000n);
+    case 'SECOND':
+      return new Interval(0, 0, n * 1000000n);
+    case 'MILLISECOND':
+      return new Interval(0, 0, n * 1000n);
+    case 'MICROSECOND':
+      return new Interval(0, 0, n);
+    default:
+      return undefined;
+  }
+}
