@@ -2,6 +2,7 @@
 // engine at all (503s, envelopes, discovery, health), then with the in-memory
 // fake engine of fixtures/ (routing per family, paging, job states, supervision).
 import { execFileSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_ENGINE, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
@@ -57,9 +58,20 @@ describe('gateway without an engine (--engine-binary "")', () => {
     const ext = await rest(emu.url + '/bigquery/v2/projects/p/datasets', { method: 'POST', json: { datasetReference: { datasetId: 'x' }, externalDatasetReference: { externalSource: 'x' } } });
     expect(ext.status).toBe(501);
     expectEnvelope(ext.body, 501, 'notImplemented');
-    const dots = await rest(emu.url + '/bigquery/v2/projects/p/datasets/d/tables/%2E%2E');
+    // Raw request: fetch would normalise the dot segment away.
+    const dots = await new Promise<{ status: number; body: any }>((res, rej) => {
+      const r = httpRequest({ host: '127.0.0.1', port: emu.httpPort, path: '/bigquery/v2/projects/p/datasets/d/tables/..' }, (m) => {
+        let t = '';
+        m.on('data', (b: Buffer) => (t += b.toString()));
+        m.on('end', () => res({ status: m.statusCode ?? 0, body: JSON.parse(t) }));
+      });
+      r.on('error', rej);
+      r.end();
+    });
     expect(dots.status).toBe(400);
     expect(dots.body.error.message).toMatch(/Invalid table ID/);
+    const slash = await rest(emu.url + '/bigquery/v2/projects/p/datasets/d/tables/a%2Fb');
+    expect(slash.status).toBe(400);
   });
 
   it('serves a discovery document rooted at the caller', async () => {
