@@ -1,0 +1,222 @@
+// QueryCatalog (src/storage/api.ts) over the engine's storage: what the SQL
+// pipeline reads and writes. DDL goes through the same resource stamping as
+// the REST handlers, so tables made by SQL look like tables made by REST.
+import type { CreateTableOptions, QueryCatalog, ScanOptions, TableId, TableInfo } from '../storage/api.js';
+import { CatalogError, notFound } from '../storage/errors.js';
+import { schemaFieldsOf, type Resource } from '../storage/resources.js';
+import type { Storage, TableEntry } from '../storage/store.js';
+import { columnToRestField, type Column, type RestField } from '../types/schema.js';
+import { BATCH_SIZE, getValue, sliceVector, vectorFromValues, type Batch } from '../types/vector.js';
+import { Decimal, type Value } from '../types/values.js';
+import type { SqlType } from '../types/types.js';
+import { nullVector } from '../storage/vectors.js';
+
+function widen(v: Value, to: SqlType): Value {
+  if (v === null) return null;
+  if (to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC') return typeof v === 'bigint' ? new Decimal(v.toString()) : v;
+  if (to.kind === 'FLOAT64') return typeof v === 'bigint' ? Number(v) : v instanceof Decimal ? v.toNumber() : v;
+  return v;
+}
+import * as children from './children.js';
+import { deleteDataset, insertDataset, undeleteDataset } from './datasets.js';
+import { insertTable, presentTable, updateTable } from './tables.js';
+import { mergePatch } from './util.js';
+
+function restFieldsOf(columns: readonly Column[], previous: readonly RestField[] = []): RestField[] {
+  const prev = new Map(previous.map((f) => [f.name.toLowerCase(), f]));
+  return columns.map((c) => {
+    const f = columnToRestField(c.name, c.type, c.required);
+    const old = prev.get(c.name.toLowerCase());
+    // Keep descriptions and other REST-only attributes of unchanged columns.
+    return old && old.type === f.type ? { ...old, mode: f.mode } : f;
+  });
+}
+
+export class EngineCatalog implements QueryCatalog {
+  constructor(private readonly st: Storage) {}
+
+  getDataset(projectId: string, datasetId: string): { readonly resource: Record<string, unknown> } | undefined {
+    const e = this.st.getDataset(projectId, datasetId);
+    return e ? { resource: e.resource } : undefined;
+  }
+
+  listDatasets(projectId: string): readonly string[] {
+    return this.st.listDatasets(projectId).map((d) => d.datasetId);
+  }
+
+  private info(id: TableId, e: TableEntry): TableInfo {
+    const st = this.st;
+    const view = e.resource.view as Resource | undefined;
+    const mv = e.resource.materializedView as Resource | undefined;
+    const viewQuery = e.kind === 'VIEW' ? (view?.query as string | undefined) : e.kind === 'MATERIALIZED_VIEW' ? (mv?.query as string | undefined) : undefined;
+    return {
+      id,
+      kind: e.kind,
+      columns: st.columnsOf(e),
+      viewQuery,
+      get rowCount(): number {
+        return e.kind === 'VIEW' ? 0 : st.tableData(id.projectId, id.datasetId, id.tableId).rowCount;
+      },
+      get resource(): Record<string, unknown> {
+        return presentTable(st, id.projectId, id.datasetId, id.tableId, e);
+      },
+    };
+  }
+
+  getTable(id: TableId): TableInfo | undefined {
+    const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
+    return e ? this.info(id, e) : undefined;
+  }
+
+  listTables(projectId: string, datasetId: string): readonly TableInfo[] {
+    const ds = this.st.getDataset(projectId, datasetId);
+    if (!ds) return [];
+    return Object.keys(ds.tables)
+      .sort()
+      .map((t) => this.info({ projectId, datasetId, tableId: t }, ds.tables[t]!));
+  }
+
+  async *scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch> {
+    const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
+    if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+    if (e.kind === 'VIEW') return;
+    const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+    await td.load();
+    for (const b of td.snapshot()) {
+      for (let s = 0; s < b.length; s += BATCH_SIZE) {
+        const end = Math.min(b.length, s + BATCH_SIZE);
+        const whole = s === 0 && end === b.length;
+        yield {
+          length: end - s,
+          columns: opts.columns.map((c) => (whole ? b.columns[c]! : sliceVector(b.columns[c]!, s, end))),
+        };
+      }
+    }
+  }
+
+  async createTable(id: TableId, columns: readonly Column[], opts: CreateTableOptions = {}): Promise<TableInfo> {
+    const { projectId: p, datasetId: d, tableId: t } = id;
+    const existing = this.st.getTable(p, d, t);
+    if (existing) {
+      if (opts.ifNotExists) return this.info(id, existing);
+      if (opts.orReplace) await this.st.deleteTable(p, d, t);
+    }
+    const kind = opts.kind ?? 'TABLE';
+    const body: Resource = { ...(opts.resource ?? {}), tableReference: { projectId: p, datasetId: d, tableId: t } };
+    if (columns.length > 0 || kind !== 'VIEW') body.schema = { fields: restFieldsOf(columns) };
+    if (kind === 'VIEW') body.view = { query: opts.viewQuery ?? '', useLegacySql: false };
+    if (kind === 'MATERIALIZED_VIEW') body.materializedView = { query: opts.viewQuery ?? '' };
+    if (kind === 'SNAPSHOT' || kind === 'EXTERNAL') body.type = kind;
+    await insertTable(this.st, p, d, t, body);
+    return this.getTable(id)!;
+  }
+
+  async dropTable(id: TableId): Promise<void> {
+    await this.st.deleteTable(id.projectId, id.datasetId, id.tableId);
+  }
+
+  async appendRows(id: TableId, batches: readonly Batch[]): Promise<void> {
+    const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+    for (const b of batches) await td.append(b);
+  }
+
+  async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {
+    const { projectId: p, datasetId: d, tableId: t } = id;
+    const e = this.st.requireTable(p, d, t);
+    if (columns) {
+      e.resource = { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } };
+      await this.st.setTableResource(p, d, t, e.resource, false);
+    }
+    const td = this.st.tableData(p, d, t);
+    await td.replace(batches, columns ? this.st.columnsOf(e) : undefined);
+  }
+
+  async alterColumns(id: TableId, columns: readonly Column[]): Promise<void> {
+    const { projectId: p, datasetId: d, tableId: t } = id;
+    const e = this.st.requireTable(p, d, t);
+    const old = this.st.columnsOf(e);
+    const retyped = columns.some((c) => {
+      const o = old.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
+      return o !== undefined && JSON.stringify(o.type) !== JSON.stringify(c.type);
+    });
+    const resource = { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } };
+    if (retyped && e.kind !== 'VIEW') {
+      // ALTER COLUMN SET DATA TYPE widens values (INT64 -> NUMERIC/BIGNUMERIC/FLOAT64, NUMERIC -> BIGNUMERIC/FLOAT64): rewrite rows.
+      const td = this.st.tableData(p, d, t);
+      await td.load();
+      const oldIdx = new Map(old.map((c, i) => [c.name.toLowerCase(), i]));
+      const batches = td.snapshot().map((b) => ({
+        length: b.length,
+        columns: columns.map((c) => {
+          const i = oldIdx.get(c.name.toLowerCase());
+          if (i === undefined) return nullVector(c.type, b.length);
+          const v = b.columns[i]!;
+          if (JSON.stringify(v.type) === JSON.stringify(c.type)) return v;
+          const vals: Value[] = [];
+          for (let r = 0; r < b.length; r++) vals.push(widen(getValue(v, r), c.type));
+          return vectorFromValues(c.type, vals);
+        }),
+      }));
+      e.resource = resource;
+      await this.st.setTableResource(p, d, t, resource, false);
+      await td.replace(batches, this.st.columnsOf(e));
+      return;
+    }
+    await this.st.setTableResource(p, d, t, resource, true);
+  }
+
+  async patchTableResource(id: TableId, patch: Record<string, unknown>): Promise<void> {
+    const { projectId: p, datasetId: d, tableId: t } = id;
+    const e = this.st.requireTable(p, d, t);
+    await updateTable(this.st, p, d, t, mergePatch({}, patch), true);
+    void e;
+  }
+
+  async createDataset(projectId: string, datasetId: string, resource: Record<string, unknown>, ifNotExists: boolean): Promise<void> {
+    if (this.st.getDataset(projectId, datasetId)) {
+      if (ifNotExists) return;
+    }
+    await insertDataset(this.st, projectId, datasetId, { ...resource, datasetReference: { projectId, datasetId } });
+  }
+
+  async dropDataset(projectId: string, datasetId: string, cascade: boolean, ifExists: boolean): Promise<void> {
+    if (!this.st.getDataset(projectId, datasetId) && ifExists) return;
+    await deleteDataset(this.st, projectId, datasetId, cascade);
+  }
+
+  async undropDataset(projectId: string, datasetId: string, ifNotExists: boolean): Promise<void> {
+    if (this.st.getDataset(projectId, datasetId) && ifNotExists) return;
+    await undeleteDataset(this.st, projectId, datasetId);
+  }
+
+  async putChild(kind: string, projectId: string, datasetId: string, id: string, resource: Record<string, unknown>, tableId?: string): Promise<void> {
+    await children.putChild(this.st, kind, projectId, datasetId, tableId ?? '', id, resource, false);
+  }
+
+  getChild(kind: string, projectId: string, datasetId: string, id: string, tableId?: string): Record<string, unknown> | undefined {
+    try {
+      return children.getChild(this.st, kind, projectId, datasetId, tableId ?? '', id);
+    } catch (e) {
+      if (e instanceof CatalogError && e.code === 404) return undefined;
+      throw e;
+    }
+  }
+
+  listChildren(kind: string, projectId: string, datasetId: string, tableId?: string): readonly Record<string, unknown>[] {
+    try {
+      return Object.values(children.collection(this.st, kind, projectId, datasetId, tableId ?? ''));
+    } catch (e) {
+      if (e instanceof CatalogError && e.code === 404) return [];
+      throw e;
+    }
+  }
+
+  async deleteChild(kind: string, projectId: string, datasetId: string, id: string, tableId?: string): Promise<boolean> {
+    try {
+      return await children.deleteChild(this.st, kind, projectId, datasetId, tableId ?? '', id);
+    } catch (e) {
+      if (e instanceof CatalogError && e.code === 404) return false;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,129 @@
+// Dataset semantics behind InsertDataset/GetDataset/ListDatasets/UpdateDataset/
+// DeleteDataset/UndeleteDataset (spec 2.1, 3.2, 4.2).
+import { CatalogError, invalid, notFound, notImplemented } from '../storage/errors.js';
+import { newEtag, nowMsString, type Resource } from '../storage/resources.js';
+import type { DatasetEntry, Storage } from '../storage/store.js';
+import { dropNulls, mergePatch, obj, paginate, str, type Page } from './util.js';
+
+/** Fields the service assigns; client values for them are ignored. */
+const MANAGED = ['kind', 'id', 'selfLink', 'etag', 'creationTime', 'lastModifiedTime', 'datasetReference'];
+
+function defaultAccess(): Resource[] {
+  return [
+    { role: 'WRITER', specialGroup: 'projectWriters' },
+    { role: 'OWNER', specialGroup: 'projectOwners' },
+    { role: 'READER', specialGroup: 'projectReaders' },
+  ];
+}
+
+function rejectExternal(body: Resource): void {
+  if (body.externalDatasetReference !== undefined && body.externalDatasetReference !== null) {
+    throw notImplemented('externalDatasetReference is not supported by the emulator');
+  }
+}
+
+function restOnly(body: Resource): Resource {
+  const out = dropNulls(body);
+  for (const k of MANAGED) delete out[k];
+  return out;
+}
+
+export async function insertDataset(st: Storage, urlProject: string, urlDataset: string, body: Resource): Promise<Resource> {
+  rejectExternal(body);
+  const ref = obj(body.datasetReference) ?? {};
+  const p = str(ref.projectId) ?? urlProject;
+  const d = str(ref.datasetId) ?? urlDataset;
+  if (!d) throw invalid('Required parameter is missing: datasetReference.datasetId');
+  if (!p) throw invalid('Required parameter is missing: projectId');
+  const now = nowMsString();
+  const res: Resource = {
+    ...restOnly(body),
+    id: `${p}:${d}`,
+    datasetReference: { datasetId: d, projectId: p },
+    location: str(body.location) ?? st.defaultLocation,
+    type: str(body.type) ?? 'DEFAULT',
+    creationTime: now,
+    lastModifiedTime: now,
+    etag: newEtag(),
+  };
+  if (!Array.isArray(res.access)) res.access = defaultAccess();
+  await st.createDataset(p, d, res);
+  return res;
+}
+
+export function getDataset(st: Storage, p: string, d: string): Resource {
+  return st.requireDataset(p, d).resource;
+}
+
+function matchesFilter(e: DatasetEntry, filter: string): boolean {
+  const labels = (obj(e.resource.labels) ?? {}) as Record<string, unknown>;
+  for (const term of filter.split(/\s+(?:AND\s+)?/i).filter(Boolean)) {
+    const m = /^labels\.([^:]+)(?::(.*))?$/.exec(term);
+    if (!m) throw invalid(`Invalid filter: ${filter}`);
+    const v = labels[m[1]!];
+    if (v === undefined) return false;
+    if (m[2] !== undefined && String(v) !== m[2]) return false;
+  }
+  return true;
+}
+
+export function listDatasets(st: Storage, p: string, pageToken: string, maxResults: number, filter: string, all: boolean): Page<Resource> {
+  const entries = st.listDatasets(p).filter((e) => (all || !e.datasetId.startsWith('_')) && (!filter || matchesFilter(e, filter)));
+  const page = paginate(entries, pageToken, maxResults);
+  return {
+    ...page,
+    items: page.items.map((e) => {
+      const r = e.resource;
+      const item: Resource = { id: r.id, datasetReference: r.datasetReference, location: r.location };
+      if (r.labels) item.labels = r.labels;
+      if (r.friendlyName) item.friendlyName = r.friendlyName;
+      if (r.type) item.type = r.type;
+      return item;
+    }),
+  };
+}
+
+export async function updateDataset(st: Storage, p: string, d: string, body: Resource, patch: boolean): Promise<Resource> {
+  rejectExternal(body);
+  const e = st.requireDataset(p, d);
+  const old = e.resource;
+  const keep = {
+    id: old.id,
+    datasetReference: old.datasetReference,
+    location: old.location,
+    creationTime: old.creationTime,
+    type: old.type,
+  };
+  let next: Resource;
+  if (patch) next = mergePatch(old, Object.fromEntries(Object.entries(body).filter(([k]) => !MANAGED.includes(k))));
+  else {
+    next = restOnly(body);
+    if (!Array.isArray(next.access)) next.access = old.access;
+  }
+  const res: Resource = { ...next, ...keep, lastModifiedTime: nextModified(old.lastModifiedTime), etag: newEtag() };
+  await st.setDatasetResource(e, res);
+  return res;
+}
+
+/** Strictly later than the previous value, even within one millisecond. */
+export function nextModified(prev: unknown): string {
+  const now = Date.now();
+  const p = typeof prev === 'string' ? parseInt(prev, 10) : 0;
+  return String(now > p ? now : p + 1);
+}
+
+export async function deleteDataset(st: Storage, p: string, d: string, deleteContents: boolean): Promise<void> {
+  const e = st.requireDataset(p, d);
+  if (!deleteContents && !st.isDatasetEmpty(e)) {
+    throw new CatalogError(400, 'failedPrecondition', 'resourceInUse', `Dataset ${p}:${d} is still in use`);
+  }
+  await st.deleteDataset(p, d);
+}
+
+export async function undeleteDataset(st: Storage, p: string, d: string): Promise<Resource> {
+  const e = await st.undeleteDataset(p, d);
+  if (!e) throw notFound(`Dataset ${p}:${d}`);
+  e.resource = { ...e.resource, lastModifiedTime: nextModified(e.resource.lastModifiedTime), etag: newEtag() };
+  await st.save();
+  return e.resource;
+}

@@ -1,0 +1,96 @@
+// REST `queryParameters` -> QueryParameters of the SQL pipeline. Values come as
+// strings (bq CLI) or JSON numbers/booleans (Node client); types by REST name.
+import type { QueryParameters, TypedValue } from '../planner/api.js';
+import { invalid } from '../storage/errors.js';
+import { convertJsonValue, ValueConversionError } from '../types/json-values.js';
+import { restFieldToColumn } from '../types/schema.js';
+import { arrayOf, rangeOf, structOf, T, type ScalarType, type SqlType } from '../types/types.js';
+import { RangeValue, type Value } from '../types/values.js';
+
+interface RestParamType {
+  type?: string;
+  arrayType?: RestParamType;
+  structTypes?: { name?: string; type?: RestParamType }[];
+  rangeElementType?: RestParamType;
+}
+
+interface RestParamValue {
+  value?: unknown;
+  arrayValues?: RestParamValue[] | null;
+  structValues?: Record<string, RestParamValue> | null;
+  rangeValue?: { start?: RestParamValue | null; end?: RestParamValue | null } | null;
+}
+
+interface RestParam {
+  name?: string;
+  parameterType?: RestParamType;
+  parameterValue?: RestParamValue | null;
+}
+
+export function paramType(t: RestParamType | undefined, where: string): SqlType {
+  const name = (t?.type ?? '').toUpperCase();
+  if (name === '') return T.STRING;
+  if (name === 'ARRAY') return arrayOf(paramType(t!.arrayType, where));
+  if (name === 'STRUCT' || name === 'RECORD') {
+    return structOf((t!.structTypes ?? []).map((f) => ({ name: f.name ?? '', type: paramType(f.type, where) })));
+  }
+  if (name === 'RANGE') return rangeOf(paramType(t!.rangeElementType, where) as ScalarType);
+  try {
+    return restFieldToColumn({ name: 'p', type: name }).type;
+  } catch {
+    throw invalid(`Invalid query parameter type ${t?.type} for ${where}`);
+  }
+}
+
+function paramValue(type: SqlType, v: RestParamValue | null | undefined, where: string): Value {
+  if (v === null || v === undefined) return null;
+  try {
+    switch (type.kind) {
+      case 'ARRAY':
+        if (!Array.isArray(v.arrayValues)) return v.value === null || v.value === undefined ? [] : null;
+        return v.arrayValues.map((x) => paramValue(type.element, x, where));
+      case 'STRUCT': {
+        const sv = v.structValues;
+        if (!sv) return null;
+        return type.fields.map((f, i) => paramValue(f.type, sv[f.name] ?? sv[String(i)], where));
+      }
+      case 'RANGE': {
+        if (v.rangeValue) {
+          const el = type.element;
+          return new RangeValue(paramValue(el, v.rangeValue.start, where), paramValue(el, v.rangeValue.end, where));
+        }
+        return convertJsonValue(type, v.value);
+      }
+      default:
+        return convertJsonValue(type, v.value);
+    }
+  } catch (e) {
+    if (e instanceof ValueConversionError) throw invalid(`Invalid value for query parameter ${where}: ${e.message}`);
+    throw e;
+  }
+}
+
+export function decodeParameters(json: string | undefined, mode: string | undefined): QueryParameters {
+  const named = new Map<string, TypedValue>();
+  const positional: TypedValue[] = [];
+  if (!json) return { named, positional };
+  let list: unknown;
+  try {
+    list = JSON.parse(json);
+  } catch {
+    throw invalid('Invalid JSON in queryParameters');
+  }
+  if (!Array.isArray(list)) return { named, positional };
+  const m = (mode ?? '').toUpperCase();
+  const byName = m === 'NAMED' || (m !== 'POSITIONAL' && list.some((p: RestParam) => p && typeof p.name === 'string' && p.name !== ''));
+  list.forEach((p: RestParam, i: number) => {
+    const where = p.name ? `@${p.name}` : `at position ${i + 1}`;
+    const type = paramType(p.parameterType, where);
+    const tv: TypedValue = { type, value: paramValue(type, p.parameterValue, where) };
+    if (byName) {
+      if (!p.name) throw invalid('Positional parameters are not allowed in a query with named parameters');
+      named.set(p.name.toLowerCase(), tv);
+    } else positional.push(tv);
+  });
+  return { named, positional };
+}

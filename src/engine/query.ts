@@ -1,0 +1,175 @@
+// ExecuteQuery: parameters -> runQuery (the SQL pipeline) -> result table
+// (anonymous, in memory, or the requested destination) + first page + stats.
+import type { QueryResult, RunQuery } from '../planner/api.js';
+import { QueryError } from '../planner/api.js';
+import { alreadyExists, CatalogError, notFound } from '../storage/errors.js';
+import type { Storage } from '../storage/store.js';
+import { columnToRestField, type Column } from '../types/schema.js';
+import { encodeRows, type WireOptions } from '../types/wire.js';
+import type { EngineCatalog } from './catalog.js';
+import { decodeParameters } from './parameters.js';
+import { ResultStore } from './results.js';
+
+export interface TableRefArg {
+  readonly projectId: string;
+  readonly datasetId: string;
+  readonly tableId: string;
+}
+
+export interface ExecuteQueryArgs {
+  readonly projectId: string;
+  readonly jobId: string;
+  readonly query: string;
+  readonly defaultDataset?: { projectId: string; datasetId: string };
+  readonly parametersJson?: string;
+  readonly parameterMode?: string;
+  readonly dryRun: boolean;
+  readonly destination?: TableRefArg;
+  readonly writeDisposition?: string;
+  readonly createDisposition?: string;
+  readonly maxResults: number;
+  readonly wire: WireOptions;
+  readonly signal: AbortSignal;
+}
+
+export interface ExecuteQueryReply {
+  schemaJson: string;
+  totalRows: number;
+  resultTable: TableRefArg;
+  rowsJson: string;
+  nextIndex: number;
+  statementType: string;
+  numDmlAffectedRows: number;
+  ddlOperationPerformed: string;
+  ddlTargetTable: TableRefArg;
+  ddlTargetRoutineJson: string;
+  totalBytesProcessed: number;
+  statisticsJson: string;
+}
+
+/** The principal every request runs as (spec §5: a fixed emulator address). */
+export const SESSION_USER = 'emulator@warehouse-emulator.local';
+
+let runQueryPromise: Promise<RunQuery | null> | null = null;
+
+/**
+ * The pipeline's entry point, loaded on first use. The template specifier
+ * makes esbuild bundle `src/planner/run*.ts` when it exists and leave a
+ * "not in bundle" rejection when it does not, so the engine builds either way.
+ */
+export function loadRunQuery(): Promise<RunQuery | null> {
+  runQueryPromise ??= (async () => {
+    const ext = '.ts';
+    try {
+      const mod = (await import(`../planner/run${ext}`)) as { runQuery?: RunQuery };
+      return typeof mod.runQuery === 'function' ? mod.runQuery : null;
+    } catch (e) {
+      if (process.env.WAREHOUSE_ENGINE_DEBUG) console.error('query pipeline not loaded:', e);
+      return null;
+    }
+  })();
+  return runQueryPromise;
+}
+
+const EMPTY_REF: TableRefArg = { projectId: '', datasetId: '', tableId: '' };
+
+export async function executeQuery(st: Storage, catalog: EngineCatalog, results: ResultStore, a: ExecuteQueryArgs): Promise<ExecuteQueryReply> {
+  const runQuery = await loadRunQuery();
+  if (!runQuery) throw new CatalogError(501, 'notImplemented', 'notImplemented', 'Query engine not available');
+  const params = decodeParameters(a.parametersJson, a.parameterMode);
+  let result: QueryResult;
+  try {
+    result = await runQuery({
+      sql: a.query,
+      projectId: a.projectId,
+      defaultDataset: a.defaultDataset,
+      params,
+      catalog,
+      jobId: a.jobId,
+      signal: a.signal,
+      dryRun: a.dryRun,
+      nowMicros: BigInt(Date.now()) * 1000n,
+      sessionUser: SESSION_USER,
+    });
+  } catch (e) {
+    if (e instanceof QueryError) throw new CatalogError(e.httpCode, statusWord(e.httpCode), e.reason, e.message);
+    throw e;
+  }
+  const reply: ExecuteQueryReply = {
+    schemaJson: '',
+    totalRows: 0,
+    resultTable: EMPTY_REF,
+    rowsJson: '',
+    nextIndex: -1,
+    statementType: result.statementType,
+    numDmlAffectedRows: result.numDmlAffectedRows ?? -1,
+    ddlOperationPerformed: result.ddlOperationPerformed ?? '',
+    ddlTargetTable: result.ddlTargetTable ?? EMPTY_REF,
+    ddlTargetRoutineJson: result.ddlTargetRoutine ? JSON.stringify(result.ddlTargetRoutine) : '',
+    totalBytesProcessed: result.totalBytesProcessed,
+    statisticsJson: '',
+  };
+  if (!result.columns || a.dryRun) {
+    if (result.columns) reply.schemaJson = JSON.stringify({ fields: result.columns.map((c) => columnToRestField(c.name, c.type)) });
+    return reply;
+  }
+  const columns = result.columns;
+  const batches = result.batches;
+  const total = batches.reduce((s, b) => s + b.length, 0);
+  reply.schemaJson = JSON.stringify({ fields: columns.map((c) => columnToRestField(c.name, c.type)) });
+  reply.totalRows = total;
+  const dest = a.destination && a.destination.tableId ? a.destination : undefined;
+  if (dest) {
+    await writeDestination(st, catalog, dest, columns.map((c) => ({ name: c.name, type: c.type, required: false })), result, a);
+    reply.resultTable = dest;
+  } else {
+    const ref = { projectId: a.projectId, datasetId: ResultStore.datasetFor(a.projectId), tableId: 'anon' + a.jobId.replace(/[^A-Za-z0-9_]/g, '_') };
+    results.put({ ...ref, columns, batches, rowCount: total, etag: `"${Date.now().toString(36)}"` });
+    reply.resultTable = ref;
+  }
+  if (a.maxResults >= 0) {
+    const count = Math.min(a.maxResults, total);
+    reply.rowsJson = encodeRows(batches, 0, count, a.wire);
+    reply.nextIndex = count < total ? count : -1;
+  }
+  return reply;
+}
+
+async function writeDestination(st: Storage, catalog: EngineCatalog, dest: TableRefArg, columns: Column[], result: QueryResult, a: ExecuteQueryArgs): Promise<void> {
+  const { projectId: p, datasetId: d, tableId: t } = dest;
+  const write = (a.writeDisposition || 'WRITE_EMPTY').toUpperCase();
+  const create = (a.createDisposition || 'CREATE_IF_NEEDED').toUpperCase();
+  const existing = st.getTable(p, d, t);
+  if (!existing) {
+    if (create === 'CREATE_NEVER') throw notFound(`Table ${p}:${d}.${t}`);
+    st.requireDataset(p, d);
+    await catalog.createTable(dest, columns);
+    await catalog.appendRows(dest, result.batches);
+    return;
+  }
+  if (write === 'WRITE_TRUNCATE') {
+    await catalog.replaceRows(dest, result.batches, columns);
+  } else if (write === 'WRITE_APPEND') {
+    await catalog.appendRows(dest, result.batches);
+  } else {
+    if (st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);
+    await catalog.appendRows(dest, result.batches);
+  }
+}
+
+export function statusWord(code: number): string {
+  switch (code) {
+    case 400:
+      return 'invalid';
+    case 403:
+      return 'accessDenied';
+    case 404:
+      return 'notFound';
+    case 409:
+      return 'alreadyExists';
+    case 501:
+      return 'notImplemented';
+    default:
+      return code >= 500 ? 'internalError' : 'invalid';
+  }
+}

@@ -1,0 +1,270 @@
+// The gRPC Engine service (proto/engine.proto): request decoding, error
+// mapping, and dispatch to one module per RPC family.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { CatalogError } from '../storage/errors.js';
+import { InvalidNameError } from '../storage/names.js';
+import type { Storage } from '../storage/store.js';
+import type { TimestampFormat, WireOptions } from '../types/wire.js';
+import { EngineCatalog } from './catalog.js';
+import * as children from './children.js';
+import * as datasets from './datasets.js';
+import { executeQuery, statusWord } from './query.js';
+import { ResultStore } from './results.js';
+import { RowService } from './rows.js';
+import * as tables from './tables.js';
+import { parseResource } from './util.js';
+
+export const ENGINE_VERSION = '0.1.0';
+
+/** Finds proto/engine.proto from dist/ (bundled) or src/engine/ (tsx). */
+export function findProto(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const p = path.join(dir, 'proto', 'engine.proto');
+    if (fs.existsSync(p)) return p;
+    dir = path.dirname(dir);
+  }
+  throw new Error('proto/engine.proto not found above ' + fileURLToPath(import.meta.url));
+}
+
+export function loadEngineService(): grpc.ServiceDefinition {
+  const def = protoLoader.loadSync(findProto(), { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    warehouse_emulator: { engine: { v1: { Engine: grpc.ServiceClientConstructor } } };
+  };
+  return pkg.warehouse_emulator.engine.v1.Engine.service;
+}
+
+interface ErrorBody {
+  code: number;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+const GRPC_BY_HTTP: Record<number, grpc.status> = {
+  400: grpc.status.INVALID_ARGUMENT,
+  403: grpc.status.PERMISSION_DENIED,
+  404: grpc.status.NOT_FOUND,
+  409: grpc.status.ALREADY_EXISTS,
+  499: grpc.status.CANCELLED,
+  501: grpc.status.UNIMPLEMENTED,
+  503: grpc.status.UNAVAILABLE,
+};
+
+export function errorBody(e: unknown): ErrorBody {
+  if (e instanceof CatalogError) return { code: e.code, status: e.status, reason: e.reason, message: e.message };
+  if (e instanceof InvalidNameError) return { code: 400, status: 'invalid', reason: 'invalid', message: e.message };
+  const err = e as { name?: string; message?: string; httpCode?: number; reason?: string };
+  if (err && typeof err.httpCode === 'number' && typeof err.reason === 'string') {
+    return { code: err.httpCode, status: statusWord(err.httpCode), reason: err.reason, message: String(err.message) };
+  }
+  if (err?.name === 'AbortError') return { code: 499, status: 'cancelled', reason: 'stopped', message: 'Job execution was cancelled' };
+  return { code: 500, status: 'internalError', reason: 'internalError', message: String(err?.message ?? e) };
+}
+
+function toServiceError(e: unknown): grpc.ServiceError {
+  const body = errorBody(e);
+  if (body.code >= 500 && body.code !== 501 && body.code !== 503) console.error('engine internal error:', e);
+  const md = new grpc.Metadata();
+  md.set('x-warehouse-error', JSON.stringify(body));
+  const code = body.code === 400 && body.status === 'failedPrecondition' ? grpc.status.FAILED_PRECONDITION : (GRPC_BY_HTTP[body.code] ?? grpc.status.INTERNAL);
+  return Object.assign(new Error(body.message), { code, details: body.message, metadata: md }) as grpc.ServiceError;
+}
+
+type Handler<Req, Res> = (req: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res> | Res;
+
+function unary<Req, Res>(fn: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    Promise.resolve()
+      .then(() => fn(call.request, call))
+      .then(
+        (r) => callback(null, r),
+        (e: unknown) => callback(toServiceError(e)),
+      );
+  };
+}
+
+interface ResourceRequest {
+  projectId: string;
+  datasetId: string;
+  tableId: string;
+  resourceJson: string;
+  options: Record<string, string>;
+}
+interface ListRequest {
+  projectId: string;
+  datasetId: string;
+  pageToken: string;
+  maxResults: number;
+  filter: string;
+  all: boolean;
+}
+interface ChildRequest {
+  projectId: string;
+  datasetId: string;
+  tableId: string;
+  kind: string;
+  childId: string;
+  resourceJson: string;
+  createOnly: boolean;
+  pageToken: string;
+  maxResults: number;
+}
+interface TableRef {
+  projectId: string;
+  datasetId: string;
+  tableId: string;
+}
+interface InsertRowsRequest {
+  table: TableRef | null;
+  rowsJson: string;
+  skipInvalidRows: boolean;
+  ignoreUnknownValues: boolean;
+  templateSuffix: string;
+}
+interface ListRowsRequest {
+  table: TableRef | null;
+  startIndex: number;
+  maxResults: number;
+  selectedFields: string;
+  timestampFormat: string;
+  stringScalars: boolean;
+}
+interface QueryRequest {
+  projectId: string;
+  jobId: string;
+  query: string;
+  defaultDataset: TableRef | null;
+  parameters: { parametersJson: string; parameterMode: string } | null;
+  dryRun: boolean;
+  destination: TableRef | null;
+  writeDisposition: string;
+  createDisposition: string;
+  tableDefinitionsJson: string;
+  jobsSnapshotJson: string;
+  location: string;
+  sessionId: string;
+  maxResults: number;
+  timestampFormat: string;
+  stringScalars: boolean;
+}
+
+const flag = (o: Record<string, string> | undefined, k: string): boolean => (o?.[k] ?? '').toLowerCase() === 'true';
+
+function wireOptions(tf: string, stringScalars: boolean): WireOptions {
+  const timestampFormat: TimestampFormat =
+    tf === 'TIMESTAMP_FLOAT_SECONDS' ? 'FLOAT_SECONDS' : tf === 'TIMESTAMP_INT64_MICROS' ? 'INT64_MICROS' : 'RFC3339';
+  return { timestampFormat, stringScalars };
+}
+
+const ref = (t: TableRef | null): TableRef => ({ projectId: t?.projectId ?? '', datasetId: t?.datasetId ?? '', tableId: t?.tableId ?? '' });
+
+export interface ServiceOptions {
+  /** Server-level default dataset (--dataset) and its project (--project-id). */
+  readonly defaultDataset?: string;
+  readonly defaultProject?: string;
+}
+
+export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.UntypedServiceImplementation {
+  const results = new ResultStore();
+  const catalog = new EngineCatalog(st);
+  const rows = new RowService(st, results);
+  const res = (r: unknown): { resourceJson: string } => ({ resourceJson: JSON.stringify(r) });
+  const list = (p: { items: unknown[]; next: string; total: number }): { itemsJson: string[]; nextPageToken: string; totalItems: number } => ({
+    itemsJson: p.items.map((i) => JSON.stringify(i)),
+    nextPageToken: p.next,
+    totalItems: p.total,
+  });
+
+  return {
+    Health: unary(() => ({ status: 'SERVING', version: ENGINE_VERSION, pid: process.pid })),
+
+    InsertDataset: unary(async (r: ResourceRequest) => res(await datasets.insertDataset(st, r.projectId, r.datasetId, parseResource(r.resourceJson)))),
+    GetDataset: unary((r: ResourceRequest) => res(datasets.getDataset(st, r.projectId, r.datasetId))),
+    ListDatasets: unary((r: ListRequest) => list(datasets.listDatasets(st, r.projectId, r.pageToken, r.maxResults, r.filter, r.all))),
+    UpdateDataset: unary(async (r: ResourceRequest) =>
+      res(await datasets.updateDataset(st, r.projectId, r.datasetId, parseResource(r.resourceJson), flag(r.options, 'patch'))),
+    ),
+    DeleteDataset: unary(async (r: ResourceRequest) => {
+      await datasets.deleteDataset(st, r.projectId, r.datasetId, flag(r.options, 'deleteContents'));
+      return {};
+    }),
+    UndeleteDataset: unary(async (r: ResourceRequest) => res(await datasets.undeleteDataset(st, r.projectId, r.datasetId))),
+
+    InsertTable: unary(async (r: ResourceRequest) => res(await tables.insertTable(st, r.projectId, r.datasetId, r.tableId, parseResource(r.resourceJson)))),
+    GetTable: unary((r: ResourceRequest) => res(tables.getTable(st, r.projectId, r.datasetId, r.tableId))),
+    ListTables: unary((r: ListRequest) => list(tables.listTables(st, r.projectId, r.datasetId, r.pageToken, r.maxResults))),
+    UpdateTable: unary(async (r: ResourceRequest) =>
+      res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, parseResource(r.resourceJson), flag(r.options, 'patch'))),
+    ),
+    DeleteTable: unary(async (r: ResourceRequest) => {
+      await tables.deleteTable(st, r.projectId, r.datasetId, r.tableId);
+      return {};
+    }),
+
+    PutChild: unary(async (r: ChildRequest) =>
+      res(await children.putChild(st, r.kind, r.projectId, r.datasetId, r.tableId, r.childId, parseResource(r.resourceJson), r.createOnly)),
+    ),
+    GetChild: unary((r: ChildRequest) => res(children.getChild(st, r.kind, r.projectId, r.datasetId, r.tableId, r.childId))),
+    ListChildren: unary((r: ChildRequest) => list(children.listChildren(st, r.kind, r.projectId, r.datasetId, r.tableId, r.pageToken, r.maxResults))),
+    DeleteChild: unary(async (r: ChildRequest) => {
+      await children.deleteChild(st, r.kind, r.projectId, r.datasetId, r.tableId, r.childId);
+      return {};
+    }),
+
+    InsertRows: unary(async (r: InsertRowsRequest) => {
+      const t = ref(r.table);
+      const errs = await rows.insertRows({
+        ...t,
+        rowsJson: r.rowsJson,
+        skipInvalidRows: r.skipInvalidRows,
+        ignoreUnknownValues: r.ignoreUnknownValues,
+        templateSuffix: r.templateSuffix,
+      });
+      return { insertErrorsJson: errs };
+    }),
+    ListRows: unary(async (r: ListRowsRequest) => {
+      const t = ref(r.table);
+      return await rows.listRows({
+        ...t,
+        startIndex: r.startIndex,
+        maxResults: r.maxResults,
+        selectedFields: r.selectedFields,
+        wire: wireOptions(r.timestampFormat, r.stringScalars),
+      });
+    }),
+
+    ExecuteQuery: unary(async (r: QueryRequest, call) => {
+      const abort = new AbortController();
+      call.on('cancelled', () => abort.abort());
+      const dd = r.defaultDataset;
+      const defaultDataset =
+        dd && dd.datasetId
+          ? { projectId: dd.projectId || r.projectId, datasetId: dd.datasetId }
+          : opts.defaultDataset
+            ? { projectId: opts.defaultProject || r.projectId, datasetId: opts.defaultDataset }
+            : undefined;
+      const dest = ref(r.destination);
+      return await executeQuery(st, catalog, results, {
+        projectId: r.projectId,
+        jobId: r.jobId,
+        query: r.query,
+        defaultDataset,
+        parametersJson: r.parameters?.parametersJson,
+        parameterMode: r.parameters?.parameterMode,
+        dryRun: r.dryRun,
+        destination: dest.tableId ? { ...dest, projectId: dest.projectId || r.projectId } : undefined,
+        writeDisposition: r.writeDisposition,
+        createDisposition: r.createDisposition,
+        maxResults: r.maxResults,
+        wire: wireOptions(r.timestampFormat, r.stringScalars),
+        signal: abort.signal,
+      });
+    }),
+  };
+}

@@ -1,0 +1,165 @@
+// Table semantics behind InsertTable/GetTable/ListTables/UpdateTable/DeleteTable
+// (spec 2.2, 3.3, 4.3).
+import type { TableKind } from '../storage/api.js';
+import { invalid, notImplemented } from '../storage/errors.js';
+import {
+  checkSchemaEvolution,
+  newEtag,
+  normalizeFields,
+  nowMsString,
+  schemaFieldsOf,
+  ZERO_BYTE_FIELDS,
+  type Resource,
+} from '../storage/resources.js';
+import type { Storage, TableEntry } from '../storage/store.js';
+import type { RestField } from '../types/schema.js';
+import { nextModified } from './datasets.js';
+import { dropNulls, mergePatch, obj, paginate, str, type Page } from './util.js';
+
+const MANAGED = [
+  'kind',
+  'id',
+  'selfLink',
+  'etag',
+  'creationTime',
+  'lastModifiedTime',
+  'tableReference',
+  'numRows',
+  'location',
+  'streamingBuffer',
+  ...ZERO_BYTE_FIELDS,
+];
+
+function rejectUnsupported(body: Resource): void {
+  if (body.biglakeConfiguration != null) throw notImplemented('biglakeConfiguration is not supported by the emulator');
+  if (body.objectTableOptions != null) throw notImplemented('objectTableOptions is not supported by the emulator');
+  const ext = obj(body.externalDataConfiguration);
+  if (ext && String(ext.sourceFormat ?? '').toUpperCase() === 'OBJECT_TABLE') throw notImplemented('Object tables are not supported by the emulator');
+}
+
+export function kindOf(body: Resource, fallback: TableKind = 'TABLE'): TableKind {
+  if (obj(body.view) && str((body.view as Resource).query)) return 'VIEW';
+  if (obj(body.materializedView) && str((body.materializedView as Resource).query)) return 'MATERIALIZED_VIEW';
+  const t = str(body.type)?.toUpperCase();
+  if (t === 'SNAPSHOT' || obj(body.snapshotDefinition)) return 'SNAPSHOT';
+  if (obj(body.externalDataConfiguration)) return 'EXTERNAL';
+  if (t === 'VIEW' || t === 'MATERIALIZED_VIEW' || t === 'EXTERNAL' || t === 'TABLE') return t;
+  return fallback;
+}
+
+/** Normalized schema of a body: `schema.fields`, else the external configuration's schema. */
+function bodySchema(body: Resource): RestField[] | undefined {
+  const s = obj(body.schema);
+  if (s && Array.isArray(s.fields)) return normalizeFields(s.fields as RestField[]);
+  const ext = obj(body.externalDataConfiguration);
+  const es = ext && obj(ext.schema);
+  if (es && Array.isArray(es.fields)) return normalizeFields(es.fields as RestField[]);
+  return undefined;
+}
+
+function shapeBody(body: Resource, kind: TableKind): Resource {
+  const out = dropNulls(body);
+  for (const k of MANAGED) delete out[k];
+  if (kind === 'VIEW') {
+    const v = { ...(out.view as Resource) };
+    if (typeof v.useLegacySql !== 'boolean') v.useLegacySql = false;
+    out.view = v;
+  }
+  out.type = kind;
+  return out;
+}
+
+export async function insertTable(st: Storage, urlProject: string, urlDataset: string, urlTable: string, body: Resource): Promise<Resource> {
+  rejectUnsupported(body);
+  const ref = obj(body.tableReference) ?? {};
+  const p = str(ref.projectId) ?? urlProject;
+  const d = str(ref.datasetId) ?? urlDataset;
+  const t = str(ref.tableId) ?? urlTable;
+  if (!t) throw invalid('Required parameter is missing: tableReference.tableId');
+  const ds = st.requireDataset(p, d);
+  const kind = kindOf(body);
+  const fields = bodySchema(body);
+  const now = nowMsString();
+  const res: Resource = {
+    ...shapeBody(body, kind),
+    id: `${p}:${d}.${t}`,
+    tableReference: { projectId: p, datasetId: d, tableId: t },
+    creationTime: now,
+    lastModifiedTime: now,
+    etag: newEtag(),
+    location: ds.resource.location,
+  };
+  if (fields) res.schema = { fields };
+  else delete res.schema;
+  await st.createTable(p, d, t, kind, res);
+  return presentTable(st, p, d, t, st.requireTable(p, d, t));
+}
+
+/** The stored resource plus the computed fields: numRows, byte counters, data modification time. */
+export function presentTable(st: Storage, p: string, d: string, t: string, e: TableEntry): Resource {
+  const r: Resource = { ...e.resource };
+  if (e.kind !== 'VIEW') {
+    const td = st.tableData(p, d, t);
+    r.numRows = String(td.rowCount);
+    for (const k of ZERO_BYTE_FIELDS) r[k] = '0';
+    const lm = parseInt(String(r.lastModifiedTime ?? '0'), 10);
+    if (td.modifiedMs > lm) r.lastModifiedTime = String(td.modifiedMs);
+  }
+  return r;
+}
+
+export function getTable(st: Storage, p: string, d: string, t: string): Resource {
+  return presentTable(st, p, d, t, st.requireTable(p, d, t));
+}
+
+export function listTables(st: Storage, p: string, d: string, pageToken: string, maxResults: number): Page<Resource> {
+  const ds = st.requireDataset(p, d);
+  const ids = Object.keys(ds.tables).sort();
+  const page = paginate(ids, pageToken, maxResults);
+  return {
+    ...page,
+    items: page.items.map((id) => {
+      const r = ds.tables[id]!.resource;
+      const item: Resource = { id: r.id, tableReference: r.tableReference, type: r.type, creationTime: r.creationTime };
+      for (const k of ['friendlyName', 'labels', 'expirationTime', 'timePartitioning', 'rangePartitioning', 'clustering']) if (r[k] !== undefined) item[k] = r[k];
+      if (r.view) item.view = { useLegacySql: (r.view as Resource).useLegacySql ?? false };
+      return item;
+    }),
+  };
+}
+
+export async function updateTable(st: Storage, p: string, d: string, t: string, body: Resource, patch: boolean): Promise<Resource> {
+  rejectUnsupported(body);
+  const e = st.requireTable(p, d, t);
+  const old = e.resource;
+  const clientFields = Object.fromEntries(Object.entries(body).filter(([k]) => !MANAGED.includes(k)));
+  const kind = kindOf(patch ? { ...old, ...clientFields } : body, e.kind);
+  let next: Resource = patch ? mergePatch(old, clientFields) : shapeBody(body, kind);
+  next.type = kind;
+  if (kind === 'VIEW' && obj(next.view) && typeof (next.view as Resource).useLegacySql !== 'boolean') next.view = { ...(next.view as Resource), useLegacySql: false };
+  const oldFields = schemaFieldsOf(old);
+  let columnsChanged = false;
+  const newFields = obj(body.schema) || obj(body.externalDataConfiguration) ? bodySchema(body) : undefined;
+  if (newFields && e.kind !== 'VIEW') {
+    checkSchemaEvolution(`${p}:${d}.${t}`, oldFields, newFields);
+    columnsChanged = JSON.stringify(newFields) !== JSON.stringify(oldFields);
+    next.schema = { fields: newFields };
+  } else if (newFields) next.schema = { fields: newFields };
+  else if (oldFields.length) next.schema = old.schema;
+  next = {
+    ...next,
+    id: old.id,
+    tableReference: old.tableReference,
+    creationTime: old.creationTime,
+    location: old.location,
+    lastModifiedTime: nextModified(old.lastModifiedTime),
+    etag: newEtag(),
+  };
+  e.kind = kind;
+  await st.setTableResource(p, d, t, next, columnsChanged);
+  return presentTable(st, p, d, t, e);
+}
+
+export async function deleteTable(st: Storage, p: string, d: string, t: string): Promise<void> {
+  await st.deleteTable(p, d, t);
+}

@@ -1,0 +1,68 @@
+// One emulator per data dir: `catalog.lock` holds the owner's pid. A lock whose
+// pid is gone (kill -9, reboot) is stale and taken over; a live owner makes
+// start-up fail with a clear message instead of two processes sharing files.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export class DataDirLockedError extends Error {}
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface DirLock {
+  readonly file: string;
+  release(): void;
+}
+
+export function acquireDirLock(dataDir: string): DirLock {
+  const file = path.join(dataDir, 'catalog.lock');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = fs.openSync(file, 'wx');
+      fs.writeSync(fd, `${process.pid}\n`);
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      let released = false;
+      return {
+        file,
+        release() {
+          if (released) return;
+          released = true;
+          try {
+            if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.unlinkSync(file);
+          } catch {
+            /* already gone */
+          }
+        },
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let owner = NaN;
+      try {
+        owner = parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
+      } catch {
+        continue;
+      }
+      if (owner === process.pid || !pidAlive(owner)) {
+        // Stale: the owner died without cleaning up. Remove and retry.
+        try {
+          fs.unlinkSync(file);
+        } catch {
+          /* raced with another starter; retry decides */
+        }
+        continue;
+      }
+      throw new DataDirLockedError(
+        `data dir ${dataDir} is in use by another emulator (pid ${owner}); stop it or choose another --data-dir (lock file ${file})`,
+      );
+    }
+  }
+  throw new DataDirLockedError(`could not lock data dir ${dataDir} (lock file ${file})`);
+}

@@ -1,0 +1,101 @@
+// REST resource stamping shared by the gRPC handlers and the SQL catalog:
+// ids, timestamps, etags, schema echo.
+import { randomBytes } from 'node:crypto';
+import { restFieldToColumn, type Column, type RestField } from '../types/schema.js';
+import { invalid } from './errors.js';
+
+export type Resource = Record<string, unknown>;
+
+export const nowMsString = (): string => String(Date.now());
+export const newEtag = (): string => randomBytes(12).toString('base64');
+
+/** The real service echoes legacy type names and fills mode NULLABLE. */
+const ECHO_TYPE: Record<string, string> = {
+  INT64: 'INTEGER',
+  INTEGER: 'INTEGER',
+  FLOAT64: 'FLOAT',
+  FLOAT: 'FLOAT',
+  BOOL: 'BOOLEAN',
+  BOOLEAN: 'BOOLEAN',
+  STRUCT: 'RECORD',
+  RECORD: 'RECORD',
+  DECIMAL: 'NUMERIC',
+  BIGDECIMAL: 'BIGNUMERIC',
+};
+
+export function normalizeFields(fields: readonly RestField[], where = ''): RestField[] {
+  const seen = new Set<string>();
+  return fields.map((f) => {
+    if (typeof f?.name !== 'string' || f.name === '') throw invalid(`Empty field name${where ? ' in ' + where : ''}`);
+    const key = f.name.toLowerCase();
+    if (seen.has(key)) throw invalid(`Field ${f.name} already exists in schema`);
+    seen.add(key);
+    if (typeof f.type !== 'string') throw invalid(`Field ${f.name}: type is required`);
+    const up = f.type.toUpperCase();
+    const type = ECHO_TYPE[up] ?? up;
+    const mode = (typeof f.mode === 'string' && f.mode !== '' ? f.mode : 'NULLABLE').toUpperCase();
+    if (mode !== 'NULLABLE' && mode !== 'REQUIRED' && mode !== 'REPEATED') throw invalid(`Invalid value for mode: ${f.mode} is not a valid value`);
+    const out: RestField = { ...f, name: f.name, type, mode };
+    for (const k of Object.keys(out)) if (out[k] === null) delete out[k];
+    if (type === 'RECORD') {
+      if (!Array.isArray(f.fields) || f.fields.length === 0) throw invalid(`Field ${f.name} is type RECORD but has no schema`);
+      out.fields = normalizeFields(f.fields, f.name);
+    } else delete out.fields;
+    if (type === 'RANGE' && f.rangeElementType) out.rangeElementType = { type: String(f.rangeElementType.type).toUpperCase() };
+    try {
+      restFieldToColumn(out);
+    } catch (e) {
+      throw invalid((e as Error).message);
+    }
+    return out;
+  });
+}
+
+export function columnsOf(fields: readonly RestField[] | undefined): Column[] {
+  return (fields ?? []).map((f) => restFieldToColumn(f));
+}
+
+export function schemaFieldsOf(resource: Resource): RestField[] {
+  const s = resource.schema as { fields?: RestField[] } | undefined;
+  return Array.isArray(s?.fields) ? s!.fields : [];
+}
+
+/** Byte counters the spec fixes at the string zero. */
+export const ZERO_BYTE_FIELDS = [
+  'numBytes',
+  'numLongTermBytes',
+  'numActiveLogicalBytes',
+  'numLongTermLogicalBytes',
+  'numTotalLogicalBytes',
+  'numActivePhysicalBytes',
+  'numLongTermPhysicalBytes',
+  'numPhysicalBytes',
+  'numTotalPhysicalBytes',
+  'numTimeTravelPhysicalBytes',
+] as const;
+
+/**
+ * Schema evolution rules of tables.update/patch: columns may be added
+ * (NULLABLE or REPEATED) and modes relaxed (REQUIRED -> NULLABLE); nothing
+ * may be dropped, retyped or tightened.
+ */
+export function checkSchemaEvolution(tableName: string, oldFields: readonly RestField[], newFields: readonly RestField[], path = ''): void {
+  const byName = new Map(newFields.map((f) => [f.name.toLowerCase(), f]));
+  const prefix = `Provided Schema does not match Table ${tableName}.`;
+  for (const o of oldFields) {
+    const n = byName.get(o.name.toLowerCase());
+    const full = path + o.name;
+    if (!n) throw invalid(`${prefix} Field ${full} is missing in new schema`);
+    if (n.type !== o.type) throw invalid(`${prefix} Field ${full} has changed type from ${o.type} to ${n.type}`);
+    if (n.mode !== o.mode && !(o.mode === 'REQUIRED' && n.mode === 'NULLABLE')) {
+      throw invalid(`${prefix} Field ${full} has changed mode from ${o.mode} to ${n.mode}`);
+    }
+    if (o.type === 'RECORD') checkSchemaEvolution(tableName, o.fields ?? [], n.fields ?? [], full + '.');
+  }
+  const oldNames = new Set(oldFields.map((f) => f.name.toLowerCase()));
+  for (const n of newFields) {
+    if (!oldNames.has(n.name.toLowerCase()) && n.mode === 'REQUIRED') {
+      throw invalid(`${prefix} Cannot add required fields to an existing schema. (field: ${path}${n.name})`);
+    }
+  }
+}

@@ -1,0 +1,408 @@
+// The persistent catalog (catalog.store) and the row storage of every table
+// under one data dir. REST semantics (what a field means, which error a call
+// gets) live in src/engine/; this module keeps state consistent and durable.
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Column } from '../types/schema.js';
+import { alreadyExists, notFound } from './errors.js';
+import { atomicWrite, durableRename, existsSync, fsyncDir } from './fsutil.js';
+import { acquireDirLock, type DirLock } from './lock.js';
+import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.js';
+import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
+import { TableData } from './table-data.js';
+import type { TableKind } from './api.js';
+
+export const UNDELETE_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+export interface TableEntry {
+  resource: Resource;
+  kind: TableKind;
+  /** Row-access policies by id. */
+  policies: Record<string, Resource>;
+}
+
+export interface DatasetEntry {
+  projectId: string;
+  datasetId: string;
+  resource: Resource;
+  tables: Record<string, TableEntry>;
+  routines: Record<string, Resource>;
+  models: Record<string, Resource>;
+}
+
+interface Tombstone {
+  projectId: string;
+  datasetId: string;
+  deletedMs: number;
+  entry: DatasetEntry;
+  /** Relative to the data dir. */
+  trashDir: string;
+}
+
+export interface DeletedTable {
+  projectId: string;
+  datasetId: string;
+  tableId: string;
+  deletedMs: number;
+  entry: TableEntry;
+  trashDir: string;
+}
+
+interface CatalogFile {
+  format: 'warehouse-emulator-catalog';
+  version: 1;
+  datasets: DatasetEntry[];
+  tombstones: Tombstone[];
+  deletedTables: DeletedTable[];
+}
+
+export interface StorageOptions {
+  readonly defaultLocation?: string;
+  /** Skip the data-dir lock (tests that open one dir twice on purpose). */
+  readonly noLock?: boolean;
+}
+
+const dsKey = (p: string, d: string): string => `${p}\u0000${d}`;
+const tKey = (p: string, d: string, t: string): string => `${p}\u0000${d}\u0000${t}`;
+
+export class Storage {
+  private datasets = new Map<string, DatasetEntry>();
+  private tombstones: Tombstone[] = [];
+  private deletedTables: DeletedTable[] = [];
+  private data = new Map<string, TableData>();
+  private columnCache = new WeakMap<TableEntry, Column[]>();
+  private saving: Promise<void> | null = null;
+  private dirty = false;
+
+  private constructor(
+    readonly dataDir: string,
+    readonly defaultLocation: string,
+    private readonly lock: DirLock | null,
+  ) {}
+
+  static async open(dataDir: string, opts: StorageOptions = {}): Promise<Storage> {
+    const dir = path.resolve(dataDir);
+    await fsp.mkdir(dir, { recursive: true });
+    const lock = opts.noLock ? null : acquireDirLock(dir);
+    try {
+      const s = new Storage(dir, opts.defaultLocation || 'US', lock);
+      await s.loadCatalog();
+      return s;
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
+  }
+
+  get catalogFile(): string {
+    return path.join(this.dataDir, 'catalog.store');
+  }
+
+  private async loadCatalog(): Promise<void> {
+    let file: CatalogFile | null = null;
+    try {
+      file = JSON.parse(await fsp.readFile(this.catalogFile, 'utf8')) as CatalogFile;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${this.catalogFile}: ${(e as Error).message}`);
+    }
+    // Leftover temp files of an interrupted catalog write.
+    for (const n of fs.readdirSync(this.dataDir)) if (n.startsWith('catalog.store.') && n.endsWith('.tmp')) fs.rmSync(path.join(this.dataDir, n), { force: true });
+    if (!file) {
+      await this.save();
+      return;
+    }
+    for (const d of file.datasets) this.datasets.set(dsKey(d.projectId, d.datasetId), d);
+    this.tombstones = file.tombstones ?? [];
+    this.deletedTables = file.deletedTables ?? [];
+    await this.reconcile();
+  }
+
+  /** Finishes moves that a crash interrupted and purges trash older than the undelete window. */
+  private async reconcile(): Promise<void> {
+    const now = Date.now();
+    let changed = false;
+    for (const t of this.tombstones) {
+      const trash = path.join(this.dataDir, t.trashDir);
+      const live = this.datasetDir(t.projectId, t.datasetId);
+      if (!existsSync(trash) && existsSync(live) && !this.datasets.has(dsKey(t.projectId, t.datasetId))) await durableRename(live, trash);
+    }
+    for (const t of this.deletedTables) {
+      const trash = path.join(this.dataDir, t.trashDir);
+      if (!existsSync(trash) && this.datasets.has(dsKey(t.projectId, t.datasetId)) && !this.datasets.get(dsKey(t.projectId, t.datasetId))!.tables[t.tableId]) {
+        await this.moveTableFiles(this.datasetDir(t.projectId, t.datasetId), fileStem(t.tableId), trash);
+      }
+    }
+    const keepT = this.tombstones.filter((t) => now - t.deletedMs < UNDELETE_WINDOW_MS);
+    const keepD = this.deletedTables.filter((t) => now - t.deletedMs < UNDELETE_WINDOW_MS);
+    for (const t of [...this.tombstones, ...this.deletedTables]) {
+      if (now - t.deletedMs >= UNDELETE_WINDOW_MS) {
+        await fsp.rm(path.join(this.dataDir, t.trashDir), { recursive: true, force: true });
+        changed = true;
+      }
+    }
+    this.tombstones = keepT;
+    this.deletedTables = keepD;
+    if (changed) await this.save();
+  }
+
+  /** Writes catalog.store atomically; concurrent callers share one write. */
+  async save(): Promise<void> {
+    this.dirty = true;
+    while (this.saving) await this.saving;
+    if (!this.dirty) return;
+    this.dirty = false;
+    const file: CatalogFile = {
+      format: 'warehouse-emulator-catalog',
+      version: 1,
+      datasets: [...this.datasets.values()],
+      tombstones: this.tombstones,
+      deletedTables: this.deletedTables,
+    };
+    const text = JSON.stringify(file);
+    this.saving = atomicWrite(this.catalogFile, text).finally(() => {
+      this.saving = null;
+    });
+    await this.saving;
+  }
+
+  projectDir(p: string): string {
+    return path.join(this.dataDir, fileStem(p));
+  }
+  datasetDir(p: string, d: string): string {
+    return path.join(this.projectDir(p), d);
+  }
+
+  // --- datasets --------------------------------------------------------------
+
+  getDataset(p: string, d: string): DatasetEntry | undefined {
+    return this.datasets.get(dsKey(p, d));
+  }
+
+  requireDataset(p: string, d: string): DatasetEntry {
+    const e = this.getDataset(p, d);
+    if (!e) throw notFound(`Dataset ${p}:${d}`);
+    return e;
+  }
+
+  listDatasets(p: string): DatasetEntry[] {
+    return [...this.datasets.values()].filter((d) => d.projectId === p).sort((a, b) => (a.datasetId < b.datasetId ? -1 : a.datasetId > b.datasetId ? 1 : 0));
+  }
+
+  allProjects(): string[] {
+    return [...new Set([...this.datasets.values()].map((d) => d.projectId))].sort();
+  }
+
+  async createDataset(p: string, d: string, resource: Resource): Promise<DatasetEntry> {
+    checkProjectId(p);
+    checkDatasetId(d);
+    if (this.datasets.has(dsKey(p, d))) throw alreadyExists(`Dataset ${p}:${d}`);
+    const entry: DatasetEntry = { projectId: p, datasetId: d, resource, tables: {}, routines: {}, models: {} };
+    this.datasets.set(dsKey(p, d), entry);
+    await this.save();
+    return entry;
+  }
+
+  async setDatasetResource(entry: DatasetEntry, resource: Resource): Promise<void> {
+    entry.resource = resource;
+    await this.save();
+  }
+
+  isDatasetEmpty(e: DatasetEntry): boolean {
+    return Object.keys(e.tables).length === 0 && Object.keys(e.routines).length === 0 && Object.keys(e.models).length === 0;
+  }
+
+  /** Moves the dataset (with its tables, rows and children) to a tombstone. */
+  async deleteDataset(p: string, d: string): Promise<void> {
+    const entry = this.requireDataset(p, d);
+    for (const t of Object.keys(entry.tables)) await this.closeData(p, d, t);
+    const deletedMs = Date.now();
+    const trashDir = path.join('.trash', fileStem(p), `${d}@${deletedMs}`);
+    this.datasets.delete(dsKey(p, d));
+    this.tombstones.push({ projectId: p, datasetId: d, deletedMs, entry, trashDir });
+    await this.save();
+    const live = this.datasetDir(p, d);
+    if (existsSync(live)) await durableRename(live, path.join(this.dataDir, trashDir));
+  }
+
+  hasTombstone(p: string, d: string): boolean {
+    return this.tombstones.some((t) => t.projectId === p && t.datasetId === d && Date.now() - t.deletedMs < UNDELETE_WINDOW_MS);
+  }
+
+  /** Restores the newest tombstone of p:d within the window; undefined when none. */
+  async undeleteDataset(p: string, d: string): Promise<DatasetEntry | undefined> {
+    if (this.datasets.has(dsKey(p, d))) throw alreadyExists(`Dataset ${p}:${d}`);
+    let best: Tombstone | undefined;
+    for (const t of this.tombstones) {
+      if (t.projectId === p && t.datasetId === d && Date.now() - t.deletedMs < UNDELETE_WINDOW_MS && (!best || t.deletedMs > best.deletedMs)) best = t;
+    }
+    if (!best) return undefined;
+    const trash = path.join(this.dataDir, best.trashDir);
+    const live = this.datasetDir(p, d);
+    if (existsSync(live)) await fsp.rm(live, { recursive: true, force: true });
+    if (existsSync(trash)) await durableRename(trash, live);
+    this.tombstones = this.tombstones.filter((t) => t !== best);
+    this.datasets.set(dsKey(p, d), best.entry);
+    await this.save();
+    return best.entry;
+  }
+
+  // --- tables ----------------------------------------------------------------
+
+  getTable(p: string, d: string, t: string): TableEntry | undefined {
+    return this.datasets.get(dsKey(p, d))?.tables[t];
+  }
+
+  requireTable(p: string, d: string, t: string): TableEntry {
+    const ds = this.requireDataset(p, d);
+    const e = ds.tables[t];
+    if (!e) throw notFound(`Table ${p}:${d}.${t}`);
+    return e;
+  }
+
+  columnsOf(e: TableEntry): Column[] {
+    let c = this.columnCache.get(e);
+    if (!c) {
+      c = columnsOf(schemaFieldsOf(e.resource));
+      this.columnCache.set(e, c);
+    }
+    return c;
+  }
+
+  hasRows(kind: TableKind): boolean {
+    return kind !== 'VIEW';
+  }
+
+  async createTable(p: string, d: string, t: string, kind: TableKind, resource: Resource): Promise<TableEntry> {
+    checkTableId(t);
+    const ds = this.requireDataset(p, d);
+    if (ds.tables[t]) throw alreadyExists(`Table ${p}:${d}.${t}`);
+    const entry: TableEntry = { resource, kind, policies: {} };
+    if (this.hasRows(kind)) {
+      const dir = this.datasetDir(p, d);
+      const stem = fileStem(t);
+      // Files a crash left from an earlier table of this name must not leak in.
+      await this.removeTableFiles(dir, stem);
+      const td = new TableData(dir, stem, this.columnsOf(entry));
+      await td.create();
+      this.data.set(tKey(p, d, t), td);
+    }
+    ds.tables[t] = entry;
+    await this.save();
+    return entry;
+  }
+
+  /** Replaces the stored resource; `columnsChanged` re-derives the row schema (adds columns, relaxes modes). */
+  async setTableResource(p: string, d: string, t: string, resource: Resource, columnsChanged: boolean): Promise<void> {
+    const e = this.requireTable(p, d, t);
+    e.resource = resource;
+    this.columnCache.delete(e);
+    if (columnsChanged) {
+      if (this.hasRows(e.kind)) await this.tableData(p, d, t).alter(this.columnsOf(e));
+    }
+    await this.save();
+  }
+
+  /** Row storage of a table (lazily opened; rows load on first use). */
+  tableData(p: string, d: string, t: string): TableData {
+    const key = tKey(p, d, t);
+    let td = this.data.get(key);
+    if (!td) {
+      const e = this.requireTable(p, d, t);
+      td = new TableData(this.datasetDir(p, d), fileStem(t), this.columnsOf(e));
+      this.data.set(key, td);
+    }
+    return td;
+  }
+
+  private async closeData(p: string, d: string, t: string): Promise<void> {
+    const key = tKey(p, d, t);
+    const td = this.data.get(key);
+    if (td) {
+      this.data.delete(key);
+      await td.close();
+    }
+  }
+
+  private async removeTableFiles(dir: string, stem: string): Promise<void> {
+    let names: string[] = [];
+    try {
+      names = await fsp.readdir(dir);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      if (n === `${stem}.meta.json` || n === `${stem}.wal` || n.startsWith(`${stem}@`)) await fsp.rm(path.join(dir, n), { force: true });
+    }
+  }
+
+  private async moveTableFiles(dir: string, stem: string, to: string): Promise<void> {
+    let names: string[] = [];
+    try {
+      names = await fsp.readdir(dir);
+    } catch {
+      return;
+    }
+    await fsp.mkdir(to, { recursive: true });
+    for (const n of names) {
+      if (n === `${stem}.meta.json` || n === `${stem}.wal` || n.startsWith(`${stem}@`)) await fsp.rename(path.join(dir, n), path.join(to, n));
+    }
+    await fsyncDir(to);
+    await fsyncDir(dir);
+  }
+
+  /** Drops a table, keeping its rows and resource as a snapshot for time-travel restore. */
+  async deleteTable(p: string, d: string, t: string): Promise<void> {
+    const ds = this.requireDataset(p, d);
+    const entry = ds.tables[t];
+    if (!entry) throw notFound(`Table ${p}:${d}.${t}`);
+    await this.closeData(p, d, t);
+    const deletedMs = Date.now();
+    const stem = fileStem(t);
+    const trashRel = path.join(path.relative(this.dataDir, this.datasetDir(p, d)), '.trash', `${stem}@${deletedMs}`);
+    delete ds.tables[t];
+    this.deletedTables.push({ projectId: p, datasetId: d, tableId: t, deletedMs, entry, trashDir: trashRel });
+    await this.save();
+    if (this.hasRows(entry.kind)) await this.moveTableFiles(this.datasetDir(p, d), stem, path.join(this.dataDir, trashRel));
+  }
+
+  /** The newest deleted snapshot of a table that existed at `atMs` (or the newest one). */
+  findDeletedTable(p: string, d: string, t: string, atMs?: number): DeletedTable | undefined {
+    let best: DeletedTable | undefined;
+    for (const x of this.deletedTables) {
+      if (x.projectId !== p || x.datasetId !== d || x.tableId !== t) continue;
+      if (atMs !== undefined && x.deletedMs < atMs) continue;
+      if (!best || (atMs !== undefined ? x.deletedMs < best.deletedMs : x.deletedMs > best.deletedMs)) best = x;
+    }
+    return best;
+  }
+
+  /** Reads the rows of a deleted table snapshot (for copy jobs restoring `table@epoch`). */
+  async readDeletedTable(x: DeletedTable): Promise<{ columns: Column[]; data: TableData }> {
+    const columns = columnsOf(schemaFieldsOf(x.entry.resource));
+    const td = new TableData(path.join(this.dataDir, x.trashDir), fileStem(x.tableId), columns);
+    await td.load();
+    return { columns, data: td };
+  }
+
+  async setChildren(): Promise<void> {
+    await this.save();
+  }
+
+  // --- lifecycle -------------------------------------------------------------
+
+  /** Folds every WAL into fragments (SIGTERM); safe to skip, recovery replays WALs. */
+  async flushAll(): Promise<void> {
+    for (const td of this.data.values()) await td.flush();
+  }
+
+  async close(): Promise<void> {
+    for (const td of this.data.values()) {
+      await td.flush().catch(() => undefined);
+      await td.close();
+    }
+    this.data.clear();
+    while (this.saving) await this.saving;
+    this.lock?.release();
+  }
+}

@@ -1,0 +1,235 @@
+// REST wire encoding of result rows (spec 2.8): the JSON text of a `rows`
+// array, `[{"f":[{"v":...},...]},...]`, built directly as a string so that
+// neither the engine nor the gateway materializes per-cell objects. Used by
+// tabledata.list (ListRows) and by query results alike.
+import type { SqlType } from './types.js';
+import { Decimal, type Geography, type Interval, type JsonValue, type RangeValue, type Value } from './values.js';
+import { layoutOf, type Batch, type Vector } from './vector.js';
+import {
+  formatDate,
+  formatDatetime,
+  formatInterval,
+  formatTime,
+  formatTimestampFloatSeconds,
+  formatTimestampRfc3339,
+  jsonNodeToText,
+} from './json-values.js';
+
+/** How TIMESTAMP cells are written; mirrors proto TimestampFormat. */
+export type TimestampFormat = 'RFC3339' | 'FLOAT_SECONDS' | 'INT64_MICROS';
+
+export interface WireOptions {
+  readonly timestampFormat: TimestampFormat;
+  /**
+   * The real service sends every scalar cell as a string ("1.5", "true").
+   * The spec's neutral family sends FLOAT64 as a JSON number and BOOL as a
+   * JSON boolean; this flag selects the real family's strings.
+   */
+  readonly stringScalars?: boolean;
+}
+
+/** Encodes one non-null scalar value of `type` as the JSON text of a `v`. */
+type ValueEncoder = (v: Value) => string;
+
+const q = (s: string): string => '"' + s + '"';
+
+function floatText(x: number, asString: boolean): string {
+  if (Number.isNaN(x)) return '"NaN"';
+  if (x === Infinity) return '"Infinity"';
+  if (x === -Infinity) return '"-Infinity"';
+  return asString ? q(String(x)) : String(x);
+}
+
+function timestampText(micros: bigint | number, f: TimestampFormat): string {
+  switch (f) {
+    case 'INT64_MICROS':
+      return q(typeof micros === 'number' ? String(micros) : micros.toString());
+    case 'FLOAT_SECONDS':
+      return q(formatTimestampFloatSeconds(micros));
+    default:
+      return q(formatTimestampRfc3339(micros));
+  }
+}
+
+function rangeBoundText(t: SqlType, v: Value, f: TimestampFormat): string {
+  if (v === null) return 'UNBOUNDED';
+  switch (t.kind) {
+    case 'DATE':
+      return formatDate(v as number);
+    case 'DATETIME':
+      return formatDatetime(v as bigint);
+    default: {
+      const s = timestampText(v as bigint, f);
+      return s.slice(1, -1);
+    }
+  }
+}
+
+/** Encoder of non-null values of `type` (scalar value forms, values.ts). */
+export function valueEncoder(type: SqlType, opts: WireOptions): ValueEncoder {
+  const strs = opts.stringScalars === true;
+  const tf = opts.timestampFormat;
+  switch (type.kind) {
+    case 'INT64':
+      return (v) => q(String(v));
+    case 'FLOAT64':
+      return (v) => floatText(v as number, strs);
+    case 'NUMERIC':
+    case 'BIGNUMERIC':
+      return (v) => q((v as Decimal).toFixed());
+    case 'BOOL':
+      return strs ? (v) => (v ? '"true"' : '"false"') : (v) => (v ? 'true' : 'false');
+    case 'STRING':
+      return (v) => JSON.stringify(v as string);
+    case 'BYTES':
+      return (v) => q(Buffer.from((v as Uint8Array).buffer, (v as Uint8Array).byteOffset, (v as Uint8Array).byteLength).toString('base64'));
+    case 'DATE':
+      return (v) => q(formatDate(v as number));
+    case 'TIME':
+      return (v) => q(formatTime(v as number));
+    case 'DATETIME':
+      return (v) => q(formatDatetime(v as bigint));
+    case 'TIMESTAMP':
+      return (v) => timestampText(v as bigint, tf);
+    case 'INTERVAL':
+      return (v) => q(formatInterval(v as Interval));
+    case 'JSON':
+      return (v) => JSON.stringify(jsonNodeToText((v as JsonValue).node));
+    case 'GEOGRAPHY':
+      return (v) => JSON.stringify((v as Geography).wkt);
+    case 'RANGE': {
+      const el = type.element;
+      return (v) => {
+        const r = v as RangeValue;
+        return JSON.stringify(`[${rangeBoundText(el, r.start, tf)}, ${rangeBoundText(el, r.end, tf)})`);
+      };
+    }
+    case 'ARRAY': {
+      const inner = valueEncoder(type.element, opts);
+      return (v) => {
+        const a = v as Value[];
+        let s = '[';
+        for (let i = 0; i < a.length; i++) {
+          if (i) s += ',';
+          const x = a[i]!;
+          s += x === null ? '{"v":null}' : '{"v":' + inner(x) + '}';
+        }
+        return s + ']';
+      };
+    }
+    case 'STRUCT': {
+      const encs = type.fields.map((f) => fieldCell(f.type, opts));
+      return (v) => {
+        const a = v as Value[];
+        let s = '{"f":[';
+        for (let i = 0; i < encs.length; i++) {
+          if (i) s += ',';
+          s += encs[i]!(a[i] ?? null);
+        }
+        return s + ']}';
+      };
+    }
+  }
+}
+
+/** Encoder of a whole cell `{"v":...}` for a possibly-null value. */
+function fieldCell(type: SqlType, opts: WireOptions): (v: Value) => string {
+  const enc = valueEncoder(type, opts);
+  // A NULL or missing REPEATED field is `{"v":[]}`: clients map over it.
+  const nullCell = type.kind === 'ARRAY' ? '{"v":[]}' : '{"v":null}';
+  return (v) => (v === null ? nullCell : '{"v":' + enc(v) + '}');
+}
+
+/** Encoder of the cell of row i of a vector, with typed-array fast paths. */
+type CellEncoder = (i: number) => string;
+
+function vectorCellEncoder(vec: Vector, opts: WireOptions): CellEncoder {
+  const t = vec.type;
+  const nulls = vec.nulls;
+  const nullCell = t.kind === 'ARRAY' ? '{"v":[]}' : '{"v":null}';
+  const d = vec.data;
+  let body: CellEncoder;
+  const layout = layoutOf(t);
+  if (layout === 'values') {
+    const enc = valueEncoder(t, opts);
+    const vals = d as Value[];
+    body = (i) => {
+      const x = vals[i]!;
+      return x === null ? nullCell : '{"v":' + enc(x) + '}';
+    };
+    return body;
+  }
+  if (layout === 'f64' && t.kind === 'FLOAT64') {
+    const a = d as Float64Array;
+    const strs = opts.stringScalars === true;
+    body = (i) => '{"v":' + floatText(a[i]!, strs) + '}';
+  } else if (layout === 'i64' || (layout === 'f64' && t.kind === 'TIME')) {
+    const a = d as Float64Array | BigInt64Array;
+    if (t.kind === 'INT64') body = (i) => '{"v":"' + String(a[i]!) + '"}';
+    else if (t.kind === 'TIMESTAMP') {
+      const tf = opts.timestampFormat;
+      body = tf === 'INT64_MICROS' ? (i) => '{"v":"' + String(a[i]!) + '"}' : (i) => '{"v":' + timestampText(a[i]!, tf) + '}';
+    } else if (t.kind === 'DATETIME') body = (i) => '{"v":"' + formatDatetime(a[i]!) + '"}';
+    else body = (i) => '{"v":"' + formatTime(Number(a[i]!)) + '"}';
+  } else if (layout === 'i32') {
+    const a = d as Int32Array;
+    body = (i) => '{"v":"' + formatDate(a[i]!) + '"}';
+  } else {
+    const a = d as Uint8Array;
+    const [tt, ff] = opts.stringScalars ? ['{"v":"true"}', '{"v":"false"}'] : ['{"v":true}', '{"v":false}'];
+    body = (i) => (a[i] ? tt : ff);
+  }
+  if (nulls === null) return body;
+  return (i) => (nulls[i] === 1 ? nullCell : body(i));
+}
+
+/**
+ * JSON text of the REST `rows` array for rows [start, start+count) of the
+ * concatenation of `batches`, restricted to `columns` (indexes into each
+ * batch's columns; all when omitted).
+ */
+export function encodeRows(
+  batches: readonly Batch[],
+  start: number,
+  count: number,
+  opts: WireOptions,
+  columns?: readonly number[],
+): string {
+  if (count <= 0) return '[]';
+  const parts: string[] = [];
+  let offset = 0;
+  let remaining = count;
+  let pos = start;
+  for (const b of batches) {
+    if (remaining <= 0) break;
+    const end = offset + b.length;
+    if (pos >= end) {
+      offset = end;
+      continue;
+    }
+    const cols = columns ?? b.columns.map((_, i) => i);
+    const encs = cols.map((c) => vectorCellEncoder(b.columns[c]!, opts));
+    const from = pos - offset;
+    const to = Math.min(b.length, from + remaining);
+    const nc = encs.length;
+    for (let r = from; r < to; r++) {
+      let s = '{"f":[';
+      for (let c = 0; c < nc; c++) {
+        if (c) s += ',';
+        s += encs[c]!(r);
+      }
+      parts.push(s + ']}');
+    }
+    remaining -= to - from;
+    pos += to - from;
+    offset = end;
+  }
+  return '[' + parts.join(',') + ']';
+}
+
+/** Encodes single values (query-parameter echo, tests). */
+export function encodeCell(type: SqlType, v: Value, opts: WireOptions): string {
+  return fieldCell(type, opts)(v);
+}
+
+export { Decimal };
