@@ -48,7 +48,7 @@ const QUERY_START = new Set(['SELECT', 'WITH', 'FROM']);
 const DATE_PARTS_WEEK = 'WEEK';
 const TYPED_LITERAL = new Set(['DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'NUMERIC', 'BIGNUMERIC', 'DECIMAL', 'BIGDECIMAL', 'JSON']);
 // Reserved words that are nonetheless callable as functions: IF(...), LEFT(s, n), ...
-const RESERVED_FUNCTIONS = new Set(['IF', 'LEFT', 'RIGHT', 'RANGE', 'COLLATE', 'GROUPING', 'CURRENT']);
+const RESERVED_FUNCTIONS = new Set(['IF', 'LEFT', 'RIGHT', 'RANGE', 'COLLATE', 'GROUPING']);
 const NO_PAREN_FUNCTIONS = new Set(['CURRENT_DATE', 'CURRENT_TIME', 'CURRENT_DATETIME', 'CURRENT_TIMESTAMP']);
 const JOIN_START = new Set(['JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'NATURAL']);
 
@@ -156,6 +156,8 @@ export class Parser {
       // `>>` closing two type argument lists: split it.
       if (s === '>' && this.isSym('>>')) {
         const t = this.peek();
+        // Copy-on-write so a backtracking `speculate` restores the unsplit array.
+        this.toks = this.toks.slice();
         this.toks[this.pos] = { ...t, image: '>', upper: '>', offset: t.offset + 1, column: t.column + 1 };
         return t;
       }
@@ -287,19 +289,31 @@ export class Parser {
     if (first) name = this.ident();
     else name = this.identAfterDot();
     if (t.type !== T.Word) return name;
-    // Join adjacent `-word`/`-123` pieces: unquoted project ids may contain dashes.
+    // Join adjacent `-word` / `-123` / `-123abc` pieces: unquoted project ids may contain dashes.
     let end = t.end;
     for (;;) {
       const d = this.peek();
-      const w = this.peek(1);
-      if (d.type === T.Symbol && d.image === '-' && d.offset === end && (w.type === T.Word || w.type === T.Int) && w.offset === d.end) {
-        this.next();
-        this.next();
-        name += '-' + w.image;
-        end = w.end;
-      } else if (d.type === T.Float && d.offset === end && false) {
-        break;
-      } else break;
+      let w = this.peek(1);
+      if (!(d.type === T.Symbol && d.image === '-' && d.offset === end && w.offset === d.end)) break;
+      if (w.type === T.Float && /^[0-9]+\.$/.test(w.image)) {
+        // `my-project-123.ds`: the lexer read `123.` as a float; split it back into `123` `.`.
+        const intTok: Token = { ...w, type: T.Int, image: w.image.slice(0, -1), upper: w.image.slice(0, -1), end: w.end - 1 };
+        const dot: Token = { ...w, type: T.Symbol, image: '.', upper: '.', offset: w.end - 1, column: w.column + w.image.length - 1 };
+        this.toks = this.toks.slice();
+        this.toks.splice(this.pos + 1, 1, intTok, dot);
+        w = intTok;
+      }
+      if (w.type !== T.Word && w.type !== T.Int) break;
+      this.next();
+      this.next();
+      name += '-' + w.image;
+      end = w.end;
+      // `123abc` lexes as Int + Word: glue adjacent pieces.
+      while ((this.peek().type === T.Word || this.peek().type === T.Int) && this.peek().offset === end) {
+        const x = this.next();
+        name += x.image;
+        end = x.end;
+      }
     }
     return name;
   }
