@@ -45,7 +45,7 @@ export function renderSvg(r: BenchResult): string {
   const stand = r.emulator.command && r.emulator.command !== 'dist/gateway.js' ? `STAND-IN: ${r.emulator.command}` : '';
   if (stand) out.push(text(W - 16, 46, stand, `text-anchor="end" font-size="12" fill="${COLORS.error}"`));
   if (r.options.quick) out.push(text(W - 16, 26, 'QUICK: tiny sizes, not comparable', `text-anchor="end" font-size="13" fill="${COLORS.error}"`));
-  out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'} · emulator = HTTP round trip, DuckDB = in-process · ms, log scale, shorter is faster`, `fill="${COLORS.muted}"`));
+  out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · load ${m.loadAvg1m} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'} · emulator = HTTP round trip, DuckDB = in-process · ms, log scale, shorter is faster`, `fill="${COLORS.muted}"`));
   // Legend.
   const legend: [string, string][] = [['emulator', COLORS.emulator], ['DuckDB', COLORS.duckdb], ['peer (published, other machine)', COLORS.peer]];
   let lx = 16;

@@ -118,7 +118,9 @@ export async function startEmulator(gatewayJs: string, projectId: string, opts: 
   while (Date.now() < deadline) {
     if (exited !== null) {
       await handle.stop();
-      throw new Error(`gateway ${exited} before it was healthy\n${handle.logTail()}`);
+      const tail = handle.logTail();
+      // The last log line usually names the cause; the full tail follows for the JSON.
+      throw new Error(`gateway ${exited} before it was healthy: ${tail.split('\n').pop() ?? ''}\n${tail}`);
     }
     for (const url of candidates) {
       if (await healthy(url)) {

@@ -20,7 +20,7 @@ const mb = (v: number | null): string => (v === null ? '-' : `${v.toFixed(0)} MB
 export function renderTable(r: BenchResult): string {
   const lines: string[] = [];
   const m = r.machine;
-  lines.push(`bench ${r.options.quick ? '(quick) ' : ''}${m.date}  node ${m.node}  ${m.cpus}x ${m.cpuModel}  DuckDB ${m.duckdb ?? '-'}`);
+  lines.push(`bench ${r.options.quick ? '(quick) ' : ''}${m.date}  node ${m.node}  ${m.cpus}x ${m.cpuModel}  DuckDB ${m.duckdb ?? '-'}  load ${m.loadAvg1m}`);
   if (r.emulator.command && r.emulator.command !== 'dist/gateway.js') lines.push(`emulator command: ${r.emulator.command} (not the real gateway)`);
   if (r.options.url) lines.push(`emulator: attached to ${r.options.url}`);
   if (r.emulator.status === 'error') lines.push(`emulator: ERROR ${r.emulator.error?.split('\n')[0] ?? ''}`);

@@ -57,6 +57,7 @@ async function machineInfo(): Promise<MachineInfo> {
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model ?? 'unknown',
     totalMemMB: Math.round(os.totalmem() / 1024 / 1024),
+    loadAvg1m: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
     duckdb: await duckdbVersion(),

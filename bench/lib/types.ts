@@ -36,6 +36,8 @@ export interface MachineInfo {
   cpus: number;
   cpuModel: string;
   totalMemMB: number;
+  /** 1-minute load average at the start: other work on the machine skews timings. */
+  loadAvg1m: number;
   node: string;
   platform: string;
   duckdb: string | null;
