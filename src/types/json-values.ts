@@ -317,15 +317,102 @@ export function parseInterval(v: unknown): Interval {
   throw new ValueConversionError(`Invalid INTERVAL value: ${displayValue(v)}`);
 }
 
-/** Parses JSON text keeping integers beyond 2^53 exact (as bigint). */
+/**
+ * Parses JSON text keeping integers beyond 2^53 exact (as bigint). Texts
+ * without a long digit run take the native parser; the rest a small exact one.
+ */
 export function parseJsonText(text: string): JsonNode {
-  const node = JSON.parse(text, (_k, value, ctx?: { source?: string }) => {
-    if (typeof value === 'number' && !Number.isSafeInteger(value) && Number.isInteger(value) && ctx?.source && /^-?\d+$/.test(ctx.source)) {
-      return BigInt(ctx.source);
+  if (!/\d{16}/.test(text)) return JSON.parse(text) as JsonNode;
+  return new ExactJsonParser(text).parseDocument();
+}
+
+class ExactJsonParser {
+  private i = 0;
+  constructor(private readonly s: string) {}
+
+  parseDocument(): JsonNode {
+    const v = this.value();
+    this.ws();
+    if (this.i !== this.s.length) this.fail();
+    return v;
+  }
+
+  private fail(): never {
+    throw new SyntaxError(`Unexpected token in JSON at position ${this.i}`);
+  }
+
+  private ws(): void {
+    const s = this.s;
+    while (this.i < s.length && (s[this.i] === ' ' || s[this.i] === '\n' || s[this.i] === '\r' || s[this.i] === '\t')) this.i++;
+  }
+
+  private value(): JsonNode {
+    this.ws();
+    const c = this.s[this.i];
+    if (c === '{') {
+      this.i++;
+      const o: { [k: string]: JsonNode } = {};
+      this.ws();
+      if (this.s[this.i] === '}') {
+        this.i++;
+        return o;
+      }
+      for (;;) {
+        this.ws();
+        if (this.s[this.i] !== '"') this.fail();
+        const k = this.string();
+        this.ws();
+        if (this.s[this.i++] !== ':') this.fail();
+        o[k] = this.value();
+        this.ws();
+        const d = this.s[this.i++];
+        if (d === '}') return o;
+        if (d !== ',') this.fail();
+      }
     }
-    return value;
-  }) as JsonNode;
-  return node;
+    if (c === '[') {
+      this.i++;
+      const a: JsonNode[] = [];
+      this.ws();
+      if (this.s[this.i] === ']') {
+        this.i++;
+        return a;
+      }
+      for (;;) {
+        a.push(this.value());
+        this.ws();
+        const d = this.s[this.i++];
+        if (d === ']') return a;
+        if (d !== ',') this.fail();
+      }
+    }
+    if (c === '"') return this.string();
+    const m = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.s.slice(this.i, this.i + 400));
+    if (!m) this.fail();
+    const tok = m[0];
+    this.i += tok.length;
+    if (tok === 'true') return true;
+    if (tok === 'false') return false;
+    if (tok === 'null') return null;
+    const n = Number(tok);
+    if (/^-?\d+$/.test(tok) && !Number.isSafeInteger(n)) return BigInt(tok);
+    return n;
+  }
+
+  private string(): string {
+    const start = this.i;
+    this.i++;
+    const s = this.s;
+    while (this.i < s.length) {
+      const ch = s[this.i];
+      if (ch === '\\') this.i += 2;
+      else if (ch === '"') {
+        this.i++;
+        return JSON.parse(s.slice(start, this.i)) as string;
+      } else this.i++;
+    }
+    this.fail();
+  }
 }
 
 /** Compact JSON text of a JsonNode (bigint as a bare number). */
