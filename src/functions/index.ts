@@ -2,6 +2,9 @@
 import { registerAggregates } from './aggregates.js';
 import { registerIntervalFunctions } from './interval.js';
 import { registerOperators } from './operators.js';
+import { registerMath } from './math.js';
+import { registerStrings } from './string.js';
+import { registerJson } from './json.js';
 
 let done = false;
 export function registerAllFunctions(): void {
@@ -10,6 +13,9 @@ export function registerAllFunctions(): void {
   registerOperators();
   registerIntervalFunctions();
   registerAggregates();
+  registerMath();
+  registerStrings();
+  registerJson();
 }
 registerAllFunctions();
 

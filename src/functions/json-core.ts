@@ -1,0 +1,339 @@
+// JSON text parsing (with wide-number modes), canonical serialization and
+// JSONPath evaluation shared by the JSON family and TO_JSON_STRING.
+import type { JsonNode } from '../types/values.js';
+import { fail } from './vec.js';
+
+export type WideNumberMode = 'exact' | 'round';
+
+class JsonParser {
+  i = 0;
+  constructor(
+    readonly s: string,
+    readonly mode: WideNumberMode,
+  ) {}
+  err(msg?: string): never {
+    throw new JsonSyntaxError(msg ?? `Unexpected character at offset ${this.i}`);
+  }
+  ws(): void {
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s.charCodeAt(this.i);
+      if (c === 32 || c === 9 || c === 10 || c === 13) this.i++;
+      else break;
+    }
+  }
+  value(depth = 0): JsonNode {
+    if (depth > 1000) this.err('JSON nesting too deep');
+    this.ws();
+    const c = this.s[this.i];
+    if (c === '{') {
+      this.i++;
+      const obj: { [k: string]: JsonNode } = {};
+      this.ws();
+      if (this.s[this.i] === '}') {
+        this.i++;
+        return obj;
+      }
+      for (;;) {
+        this.ws();
+        if (this.s[this.i] !== '"') this.err();
+        const k = this.string();
+        this.ws();
+        if (this.s[this.i] !== ':') this.err();
+        this.i++;
+        const v = this.value(depth + 1);
+        // Duplicate keys: the first one wins, as the service keeps.
+        if (!Object.prototype.hasOwnProperty.call(obj, k)) obj[k] = v;
+        this.ws();
+        if (this.s[this.i] === ',') {
+          this.i++;
+          continue;
+        }
+        if (this.s[this.i] === '}') {
+          this.i++;
+          return obj;
+        }
+        this.err();
+      }
+    }
+    if (c === '[') {
+      this.i++;
+      const arr: JsonNode[] = [];
+      this.ws();
+      if (this.s[this.i] === ']') {
+        this.i++;
+        return arr;
+      }
+      for (;;) {
+        arr.push(this.value(depth + 1));
+        this.ws();
+        if (this.s[this.i] === ',') {
+          this.i++;
+          continue;
+        }
+        if (this.s[this.i] === ']') {
+          this.i++;
+          return arr;
+        }
+        this.err();
+      }
+    }
+    if (c === '"') return this.string();
+    if (this.s.startsWith('true', this.i)) {
+      this.i += 4;
+      return true;
+    }
+    if (this.s.startsWith('false', this.i)) {
+      this.i += 5;
+      return false;
+    }
+    if (this.s.startsWith('null', this.i)) {
+      this.i += 4;
+      return null;
+    }
+    return this.number();
+  }
+  string(): string {
+    this.i++;
+    let out = '';
+    const s = this.s;
+    for (;;) {
+      if (this.i >= s.length) this.err('Unterminated string');
+      const c = s[this.i]!;
+      if (c === '"') {
+        this.i++;
+        return out;
+      }
+      if (c === '\\') {
+        const e = s[this.i + 1];
+        this.i += 2;
+        switch (e) {
+          case '"': out += '"'; break;
+          case '\\': out += '\\'; break;
+          case '/': out += '/'; break;
+          case 'b': out += '\b'; break;
+          case 'f': out += '\f'; break;
+          case 'n': out += '\n'; break;
+          case 'r': out += '\r'; break;
+          case 't': out += '\t'; break;
+          case 'u': {
+            const h = s.slice(this.i, this.i + 4);
+            if (!/^[0-9a-fA-F]{4}$/.test(h)) this.err();
+            out += String.fromCharCode(parseInt(h, 16));
+            this.i += 4;
+            break;
+          }
+          default:
+            this.err();
+        }
+        continue;
+      }
+      if (c.charCodeAt(0) < 0x20) this.err();
+      out += c;
+      this.i++;
+    }
+  }
+  number(): JsonNode {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.s.slice(this.i));
+    if (!m) this.err();
+    const text = m[0];
+    this.i += text.length;
+    return jsonNumberFromText(text, this.mode);
+  }
+}
+
+export class JsonSyntaxError extends Error {}
+
+export function jsonNumberFromText(text: string, mode: WideNumberMode): JsonNode {
+  if (/^-?\d+$/.test(text)) {
+    const b = BigInt(text);
+    if (b >= -9007199254740992n && b <= 9007199254740992n) return Number(b);
+    if (b >= -9223372036854775808n && b <= 18446744073709551615n) return b;
+    if (mode === 'exact') fail(`Invalid input to PARSE_JSON: Input number: ${text} cannot round-trip through string representation`);
+    return Number(text);
+  }
+  const x = Number(text);
+  if (mode === 'exact' && !decimalTextEqualsDouble(text, x)) {
+    fail(`Invalid input to PARSE_JSON: Input number: ${text} cannot round-trip through string representation`);
+  }
+  return x;
+}
+
+function decimalTextEqualsDouble(text: string, x: number): boolean {
+  // Exact when the shortest representation of x names the same decimal value.
+  const norm = (s: string): string => {
+    const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(s);
+    if (!m) return s;
+    let digits = (m[2]! + (m[3] ?? '')).replace(/^0+/, '');
+    let exp = Number(m[4] ?? 0) - (m[3]?.length ?? 0);
+    while (digits.endsWith('0')) {
+      digits = digits.slice(0, -1);
+      exp++;
+    }
+    return digits === '' ? '0' : `${m[1]}${digits}e${exp}`;
+  };
+  return norm(text) === norm(String(x).replace('e+', 'e'));
+}
+
+export function parseJsonText(s: string, mode: WideNumberMode = 'exact'): JsonNode {
+  const p = new JsonParser(s, mode);
+  let v: JsonNode;
+  try {
+    v = p.value();
+    p.ws();
+    if (p.i !== s.length) p.err();
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) throw e;
+    throw e;
+  }
+  return v;
+}
+
+export function escapeJsonString(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const ch = s[i]!;
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (c === 10) out += '\\n';
+    else if (c === 13) out += '\\r';
+    else if (c === 9) out += '\\t';
+    else if (c === 8) out += '\\b';
+    else if (c === 12) out += '\\f';
+    else if (c < 0x20) out += '\\u' + c.toString(16).padStart(4, '0');
+    else out += ch;
+  }
+  return out + '"';
+}
+
+export function jsonNumberString(x: number): string {
+  if (Number.isInteger(x) && Math.abs(x) < 1e21) return Object.is(x, -0) ? '-0' : String(x);
+  const s = String(x);
+  return s;
+}
+
+/** Canonical JSON text: compact, object keys sorted (the JSON type's normal form). */
+export function jsonToString(v: JsonNode, sortKeys = true): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      return jsonNumberString(v);
+    case 'bigint':
+      return v.toString();
+    case 'string':
+      return escapeJsonString(v);
+  }
+  if (Array.isArray(v)) return '[' + v.map((x) => jsonToString(x, sortKeys)).join(',') + ']';
+  const keys = Object.keys(v);
+  if (sortKeys) keys.sort(compareUtf8);
+  return '{' + keys.map((k) => escapeJsonString(k) + ':' + jsonToString(v[k]!, sortKeys)).join(',') + '}';
+}
+
+function compareUtf8(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Pretty form of TO_JSON_STRING(x, true): two-space indentation. */
+export function jsonPretty(v: JsonNode, indent = ''): string {
+  if (v === null || typeof v !== 'object') return jsonToString(v);
+  const inner = indent + '  ';
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '[]';
+    return '[\n' + v.map((x) => inner + jsonPretty(x, inner)).join(',\n') + '\n' + indent + ']';
+  }
+  const keys = Object.keys(v);
+  if (keys.length === 0) return '{}';
+  return '{\n' + keys.map((k) => inner + escapeJsonString(k) + ': ' + jsonPretty(v[k]!, inner)).join(',\n') + '\n' + indent + '}';
+}
+
+// ---------------------------------------------------------------- JSONPath
+
+export type PathStep = string | number;
+
+/**
+ * Parses a JSONPath: `$`, `.name`, `."quoted name"`, `['name']`, `["name"]`, `[0]`.
+ * `legacy` (JSON_EXTRACT family) also accepts `[name]` unquoted. Returns undefined
+ * for an invalid path (callers raise their own message).
+ */
+export function parseJsonPath(path: string, legacy: boolean): PathStep[] | undefined {
+  if (!path.startsWith('$')) return undefined;
+  const steps: PathStep[] = [];
+  let i = 1;
+  const s = path;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === '.') {
+      i++;
+      if (s[i] === '"') {
+        const j = s.indexOf('"', i + 1);
+        if (j < 0) return undefined;
+        steps.push(s.slice(i + 1, j));
+        i = j + 1;
+      } else {
+        const m = /^[^.[\]]+/.exec(s.slice(i));
+        if (!m) return undefined;
+        steps.push(m[0]);
+        i += m[0].length;
+      }
+    } else if (c === '[') {
+      const rest = s.slice(i + 1);
+      let m = /^\s*(\d+)\s*\]/.exec(rest);
+      if (m) {
+        steps.push(Number(m[1]));
+        i += 1 + m[0].length;
+        continue;
+      }
+      m = /^\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(rest) ?? /^\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(rest);
+      if (m) {
+        steps.push(m[1]!.replace(/\\(.)/g, '$1'));
+        i += 1 + m[0].length;
+        continue;
+      }
+      if (legacy) {
+        m = /^([^\]]*)\]/.exec(rest);
+        if (m) {
+          steps.push(m[1]!);
+          i += 1 + m[0].length;
+          continue;
+        }
+      }
+      return undefined;
+    } else return undefined;
+  }
+  return steps;
+}
+
+export function jsonAtPath(v: JsonNode, steps: readonly PathStep[]): JsonNode | undefined {
+  let cur: JsonNode | undefined = v;
+  for (const st of steps) {
+    if (cur === null || cur === undefined || typeof cur !== 'object') return undefined;
+    if (Array.isArray(cur)) {
+      const idx = typeof st === 'number' ? st : /^\d+$/.test(st) ? Number(st) : -1;
+      if (idx < 0 || idx >= cur.length) return undefined;
+      cur = cur[idx];
+    } else {
+      const k = String(st);
+      if (!Object.prototype.hasOwnProperty.call(cur, k)) return undefined;
+      cur = (cur as { [k: string]: JsonNode })[k];
+    }
+  }
+  return cur;
+}
+
+export function jsonTypeName(v: JsonNode): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  switch (typeof v) {
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+    case 'bigint':
+      return 'number';
+    case 'string':
+      return 'string';
+  }
+  return 'object';
+}

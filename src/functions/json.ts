@@ -1,0 +1,498 @@
+// JSON functions over the JSON type (JsonValue) and JSON-formatted STRINGs.
+import { T, arrayOf, type SqlType } from '../types/types.js';
+import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
+import { formatDate, formatTime, joinMicros, splitMicros } from './civil.js';
+import { formatInterval } from './interval.js';
+import {
+  JsonSyntaxError,
+  jsonAtPath,
+  jsonPretty,
+  jsonToString,
+  jsonTypeName,
+  parseJsonPath,
+  parseJsonText,
+  type PathStep,
+  type WideNumberMode,
+} from './json-core.js';
+import { formatDecimal } from './numeric.js';
+import { defineScalar, named, opt, rep, sig, sigf } from './signature.js';
+import { fail, rowKernel } from './vec.js';
+import { pad } from './civil.js';
+
+// ---------------------------------------------------------------- SQL value -> JSON
+
+function timestampJson(ts: bigint): string {
+  const [d, t] = splitMicros(ts);
+  return `${formatDate(d)}T${formatTime(t)}Z`;
+}
+
+/** SQL value -> JSON node (TO_JSON, JSON_OBJECT, JSON_ARRAY, TO_JSON_STRING). */
+export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolean; fn?: string } = {}): JsonNode {
+  if (v === null) return null;
+  switch (t.kind) {
+    case 'BOOL':
+      return v as boolean;
+    case 'INT64': {
+      const b = v as bigint;
+      if (b >= -9007199254740992n && b <= 9007199254740992n) return Number(b);
+      return opts.stringifyWide ? b.toString() : b;
+    }
+    case 'FLOAT64': {
+      const x = v as number;
+      if (Number.isNaN(x)) return 'NaN';
+      if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+      return x;
+    }
+    case 'NUMERIC':
+    case 'BIGNUMERIC': {
+      const d = v as Decimal;
+      const x = d.toNumber();
+      if (new Decimal(x).eq(d)) return Number.isInteger(x) && !Number.isSafeInteger(x) ? BigInt(d.toFixed()) : x;
+      if (opts.stringifyWide) return formatDecimal(d);
+      if (opts.fn) fail(`Invalid input to ${opts.fn}: Failed to convert type ${t.kind} to JSON`);
+      return x;
+    }
+    case 'STRING':
+      return v as string;
+    case 'BYTES':
+      return Buffer.from(v as Uint8Array).toString('base64');
+    case 'DATE':
+      return formatDate(v as number);
+    case 'TIME':
+      return formatTime(v as number);
+    case 'DATETIME': {
+      const [d, tm] = splitMicros(v as bigint);
+      return `${formatDate(d)}T${formatTime(tm)}`;
+    }
+    case 'TIMESTAMP':
+      return timestampJson(v as bigint);
+    case 'INTERVAL':
+      return formatInterval(v as Interval);
+    case 'JSON':
+      return (v as JsonValue).node;
+    case 'ARRAY':
+      return (v as Value[]).map((e) => valueToJson(e, t.element, opts));
+    case 'STRUCT': {
+      const o: { [k: string]: JsonNode } = {};
+      (v as Value[]).forEach((e, i) => {
+        const f = t.fields[i]!;
+        o[f.name] = valueToJson(e, f.type, opts);
+      });
+      return o;
+    }
+    case 'RANGE': {
+      const r = v as RangeValue;
+      return { start: valueToJson(r.start, t.element, opts), end: valueToJson(r.end, t.element, opts) };
+    }
+    case 'GEOGRAPHY':
+      return String((v as { wkt?: string }).wkt ?? '');
+  }
+  return null;
+}
+
+/** TO_JSON_STRING keeps struct field order (it serializes the value, not a JSON object). */
+function toJsonStringOrdered(v: Value, t: SqlType, pretty: boolean, indent = ''): string {
+  if (v === null) return 'null';
+  if (t.kind === 'STRUCT' || t.kind === 'ARRAY') {
+    const inner = indent + '  ';
+    if (t.kind === 'ARRAY') {
+      const els = (v as Value[]).map((e) => toJsonStringOrdered(e, t.element, pretty, inner));
+      if (!pretty || els.length === 0) return '[' + els.join(',') + ']';
+      return '[\n' + els.map((e) => inner + e).join(',\n') + '\n' + indent + ']';
+    }
+    const parts = (v as Value[]).map((e, i) => {
+      const f = t.fields[i]!;
+      return jsonToString(f.name) + (pretty ? ': ' : ':') + toJsonStringOrdered(e, f.type, pretty, inner);
+    });
+    if (!pretty || parts.length === 0) return '{' + parts.join(',') + '}';
+    return '{\n' + parts.map((p) => inner + p).join(',\n') + '\n' + indent + '}';
+  }
+  const node = valueToJson(v, t, { stringifyWide: true });
+  if (t.kind === 'JSON') return pretty ? jsonPretty(node, indent) : jsonToString(node);
+  if (t.kind === 'FLOAT64' && typeof node === 'number' && Number.isInteger(node) && Math.abs(node) < 1e21) return String(node);
+  return jsonToString(node);
+}
+
+// ---------------------------------------------------------------- JSON -> SQL
+
+function wideMode(v: Value | undefined): WideNumberMode {
+  if (v === undefined) return 'exact';
+  const m = String(v);
+  if (m !== 'exact' && m !== 'round') fail(`Invalid \`wide_number_mode\` specified: ${m}`);
+  return m;
+}
+
+function parseJsonOrFail(s: string, mode: WideNumberMode, fn = 'PARSE_JSON'): JsonNode {
+  try {
+    return parseJsonText(s, mode);
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) fail(`Invalid input to ${fn}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** JSON scalar as the STRING JSON_VALUE returns, or null for objects/arrays/null. */
+function scalarString(v: JsonNode | undefined): string | null {
+  if (v === undefined || v === null || typeof v === 'object') return null;
+  if (typeof v === 'string') return v;
+  return jsonToString(v);
+}
+
+function pathOrFail(p: string, legacy: boolean): PathStep[] {
+  const steps = parseJsonPath(p, legacy);
+  if (!steps) fail(`Invalid JSONPath: ${p}`);
+  return steps;
+}
+
+/** STRING input to JSON_* functions: invalid JSON text yields NULL (legacy behaviour). */
+function readInput(x: Value, isJson: boolean): JsonNode | undefined {
+  if (isJson) return (x as JsonValue).node;
+  try {
+    return parseJsonText(x as string, 'round');
+  } catch {
+    return undefined;
+  }
+}
+
+export function registerJson(): void {
+  // Extraction, both legacy (JSON_EXTRACT*) and standard (JSON_QUERY/JSON_VALUE).
+  for (const [name, legacy] of [
+    ['JSON_QUERY', false],
+    ['JSON_EXTRACT', true],
+  ] as const) {
+    defineScalar(name, [
+      sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => {
+        const node = readInput(v[0]!, false);
+        if (node === undefined) return null;
+        const r = jsonAtPath(node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        return r === undefined ? null : jsonToString(r, false);
+      })),
+      sig(['JSON', opt('STRING')], 'JSON', rowKernel(T.JSON, (v) => {
+        const r = jsonAtPath((v[0] as JsonValue).node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        return r === undefined ? null : new JsonValue(r);
+      })),
+    ]);
+  }
+  for (const [name, legacy] of [
+    ['JSON_VALUE', false],
+    ['JSON_EXTRACT_SCALAR', true],
+  ] as const) {
+    defineScalar(name, [
+      sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => {
+        const node = readInput(v[0]!, false);
+        if (node === undefined) return null;
+        return scalarString(jsonAtPath(node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy)));
+      })),
+      sig(['JSON', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => scalarString(jsonAtPath((v[0] as JsonValue).node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy))))),
+    ]);
+  }
+  for (const [name, legacy] of [
+    ['JSON_QUERY_ARRAY', false],
+    ['JSON_EXTRACT_ARRAY', true],
+  ] as const) {
+    defineScalar(name, [
+      sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
+        const node = readInput(v[0]!, false);
+        if (node === undefined) return null;
+        const r = jsonAtPath(node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        return Array.isArray(r) ? r.map((e) => jsonToString(e, false)) : null;
+      })),
+      sig(['JSON', opt('STRING')], 'ARRAY<JSON>', rowKernel(arrayOf(T.JSON), (v) => {
+        const r = jsonAtPath((v[0] as JsonValue).node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        return Array.isArray(r) ? r.map((e) => new JsonValue(e)) : null;
+      })),
+    ]);
+  }
+  for (const [name, legacy] of [
+    ['JSON_VALUE_ARRAY', false],
+    ['JSON_EXTRACT_STRING_ARRAY', true],
+  ] as const) {
+    const f = (node: JsonNode | undefined, p: string): Value => {
+      if (node === undefined) return null;
+      const r = jsonAtPath(node, pathOrFail(p, legacy));
+      if (!Array.isArray(r)) return null;
+      const out: Value[] = [];
+      for (const e of r) {
+        if (e !== null && typeof e === 'object') return null;
+        out.push(scalarString(e));
+      }
+      return out;
+    };
+    defineScalar(name, [
+      sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => f(readInput(v[0]!, false), v.length > 1 ? (v[1] as string) : '$'))),
+      sig(['JSON', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => f((v[0] as JsonValue).node, v.length > 1 ? (v[1] as string) : '$'))),
+    ]);
+  }
+
+  defineScalar('PARSE_JSON', [
+    sigf(['STRING', named('wide_number_mode', 'STRING')], 'JSON', () => rowKernel(T.JSON, (v) => new JsonValue(parseJsonOrFail(v[0] as string, wideMode(v[1]))))),
+  ]);
+  defineScalar('TO_JSON', [
+    sigf(['ANY', named('stringify_wide_numbers', 'BOOL')], 'JSON', (c) => {
+      const t = c.argTypes[0]!;
+      return rowKernel(T.JSON, (v) => new JsonValue(valueToJson(v[0]!, t, { stringifyWide: v[1] === true })), false);
+    }),
+  ]);
+  defineScalar('TO_JSON_STRING', [
+    sigf(['ANY', opt('BOOL')], 'STRING', (c) => {
+      const t = c.argTypes[0]!;
+      return rowKernel(T.STRING, (v) => toJsonStringOrdered(v[0]!, t, v[1] === true), false);
+    }),
+  ]);
+  defineScalar('JSON_TYPE', [sig(['JSON'], 'STRING', rowKernel(T.STRING, (v) => jsonTypeName((v[0] as JsonValue).node)))]);
+
+  // Typed extractors
+  defineScalar('BOOL', [
+    sig(['JSON'], 'BOOL', rowKernel(T.BOOL, (v) => {
+      const n = (v[0] as JsonValue).node;
+      if (typeof n !== 'boolean') fail('The provided JSON input is not a boolean');
+      return n;
+    })),
+  ]);
+  const toInt = (n: JsonNode, strict: boolean): bigint | null => {
+    if (typeof n === 'bigint') {
+      if (n > 9223372036854775807n) return strict ? fail(`The provided JSON number: ${n} cannot be converted to an int64`) : null;
+      return n;
+    }
+    if (typeof n === 'number') {
+      if (!Number.isInteger(n)) return strict ? fail(`The provided JSON number: ${jsonToString(n)} cannot be converted to an integer`) : null;
+      return BigInt(n);
+    }
+    return strict ? fail('The provided JSON input is not an integer') : null;
+  };
+  defineScalar('INT64', [sig(['JSON'], 'INT64', rowKernel(T.INT64, (v) => toInt((v[0] as JsonValue).node, true)))]);
+  defineScalar('FLOAT64', [
+    sig(['JSON', named('wide_number_mode', 'STRING')], 'FLOAT64', rowKernel(T.FLOAT64, (v) => {
+      const n = (v[0] as JsonValue).node;
+      const mode = wideMode(v[1] ?? 'round');
+      if (typeof n === 'number') return n;
+      if (typeof n === 'bigint') {
+        const x = Number(n);
+        if (mode === 'exact' && BigInt(x) !== n) fail(`JSON number: ${n} cannot be converted to DOUBLE without loss of precision`);
+        return x;
+      }
+      fail('The provided JSON input is not a number');
+    }, false)),
+  ]);
+  defineScalar('STRING', [
+    sig(['JSON'], 'STRING', rowKernel(T.STRING, (v) => {
+      const n = (v[0] as JsonValue).node;
+      if (typeof n !== 'string') fail('The provided JSON input is not a string');
+      return n;
+    })),
+  ]);
+  defineScalar('LAX_BOOL', [
+    sig(['JSON'], 'BOOL', rowKernel(T.BOOL, (v) => {
+      const n = (v[0] as JsonValue).node;
+      if (typeof n === 'boolean') return n;
+      if (typeof n === 'string') return n.toLowerCase() === 'true' ? true : n.toLowerCase() === 'false' ? false : null;
+      if (typeof n === 'number') return n !== 0;
+      if (typeof n === 'bigint') return n !== 0n;
+      return null;
+    })),
+  ]);
+  defineScalar('LAX_INT64', [
+    sig(['JSON'], 'INT64', rowKernel(T.INT64, (v) => {
+      const n = (v[0] as JsonValue).node;
+      if (typeof n === 'boolean') return n ? 1n : 0n;
+      if (typeof n === 'bigint') return n <= 9223372036854775807n ? n : null;
+      let x: number;
+      if (typeof n === 'number') x = n;
+      else if (typeof n === 'string') {
+        if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(n)) return null;
+        x = Number(n);
+      } else return null;
+      const r = x < 0 ? -Math.round(-x) : Math.round(x);
+      if (!Number.isFinite(r) || Math.abs(r) >= 9223372036854775808) return null;
+      return BigInt(r);
+    })),
+  ]);
+  defineScalar('LAX_FLOAT64', [
+    sig(['JSON'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => {
+      const n = (v[0] as JsonValue).node;
+      if (typeof n === 'number') return n;
+      if (typeof n === 'bigint') return Number(n);
+      if (typeof n === 'string') {
+        const t = n.trim();
+        if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+        if (/^[+-]?nan$/i.test(t)) return NaN;
+        if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return null;
+        return Number(t);
+      }
+      return null;
+    })),
+  ]);
+  defineScalar('LAX_STRING', [
+    sig(['JSON'], 'STRING', rowKernel(T.STRING, (v) => {
+      const n = (v[0] as JsonValue).node;
+      if (typeof n === 'string') return n;
+      if (n === null || typeof n === 'object') return null;
+      return jsonToString(n);
+    })),
+  ]);
+
+  // Construction
+  defineScalar('JSON_ARRAY', [
+    sigf([rep('ANY')], 'JSON', (c) => rowKernel(T.JSON, (v) => new JsonValue(v.map((x, i) => valueToJson(x, c.argTypes[i]!, { fn: 'JSON_ARRAY' }))), false)),
+  ]);
+  defineScalar('JSON_OBJECT', [
+    sigf(['ARRAY<STRING>', 'ARRAY'], 'JSON', (c) => {
+      const et = (c.argTypes[1] as { element: SqlType }).element;
+      return rowKernel(T.JSON, (v) => {
+        const ks = v[0] as Value[] | null;
+        const vs = v[1] as Value[] | null;
+        if (ks === null) fail('Invalid input to JSON_OBJECT: The keys array cannot be NULL');
+        if (vs === null) fail('Invalid input to JSON_OBJECT: The values array cannot be NULL');
+        if (ks.length !== vs.length) fail('Invalid input to JSON_OBJECT: The number of keys and values must match');
+        const o: { [k: string]: JsonNode } = {};
+        ks.forEach((k, i) => {
+          if (k === null) fail('Invalid input to JSON_OBJECT: A key cannot be NULL');
+          if (!Object.prototype.hasOwnProperty.call(o, k as string)) o[k as string] = valueToJson(vs[i]!, et, { fn: 'JSON_OBJECT' });
+        });
+        return new JsonValue(o);
+      }, false);
+    }),
+    sigf([rep('ANY')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
+      if (v.length % 2 !== 0) fail('Number of arguments to JSON_OBJECT must be even');
+      const o: { [k: string]: JsonNode } = {};
+      for (let i = 0; i < v.length; i += 2) {
+        if (v[i] === null) fail('Invalid input to JSON_OBJECT: A key cannot be NULL');
+        const k = v[i] as string;
+        if (!Object.prototype.hasOwnProperty.call(o, k)) o[k] = valueToJson(v[i + 1]!, c.argTypes[i + 1]!, { fn: 'JSON_OBJECT' });
+      }
+      return new JsonValue(o);
+    }, false), (c) => c.argTypes.every((t, i) => i % 2 === 1 || t.kind === 'STRING')),
+  ]);
+
+  // Mutation
+  const clone = (n: JsonNode): JsonNode => (n === null || typeof n !== 'object' ? n : Array.isArray(n) ? n.map(clone) : Object.fromEntries(Object.entries(n).map(([k, x]) => [k, clone(x)])));
+  defineScalar('JSON_REMOVE', [
+    sig(['JSON', rep('STRING')], 'JSON', rowKernel(T.JSON, (v) => {
+      if (v[0] === null) return null;
+      let root = clone((v[0] as JsonValue).node);
+      for (let i = 1; i < v.length; i++) {
+        if (v[i] === null) continue;
+        const steps = pathOrFail(v[i] as string, false);
+        if (steps.length === 0) fail('The JSONPath cannot be $');
+        const parent = jsonAtPath(root, steps.slice(0, -1));
+        const last = steps[steps.length - 1]!;
+        if (parent === undefined || parent === null || typeof parent !== 'object') continue;
+        if (Array.isArray(parent)) {
+          const idx = typeof last === 'number' ? last : /^\d+$/.test(last) ? Number(last) : -1;
+          if (idx >= 0 && idx < parent.length) parent.splice(idx, 1);
+        } else delete (parent as { [k: string]: JsonNode })[String(last)];
+      }
+      void root;
+      return new JsonValue(root);
+    }, false)),
+  ]);
+  defineScalar('JSON_SET', [
+    sigf(['JSON', rep('ANY')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
+      if (v[0] === null) return null;
+      let root = clone((v[0] as JsonValue).node);
+      for (let i = 1; i + 1 < v.length; i += 2) {
+        if (v[i] === null) fail('The JSONPath cannot be NULL');
+        const steps = pathOrFail(v[i] as string, false);
+        const val = valueToJson(v[i + 1]!, c.argTypes[i + 1]!);
+        if (steps.length === 0) {
+          root = val;
+          continue;
+        }
+        let cur: JsonNode = root;
+        for (let s = 0; s < steps.length; s++) {
+          const st = steps[s]!;
+          const isLast = s === steps.length - 1;
+          if (cur === null || typeof cur !== 'object') break;
+          if (Array.isArray(cur)) {
+            const idx = typeof st === 'number' ? st : Number(st);
+            if (!Number.isInteger(idx)) break;
+            while (cur.length < idx) cur.push(null);
+            if (isLast) cur[idx] = val;
+            else {
+              if (cur[idx] === undefined || cur[idx] === null) cur[idx] = typeof steps[s + 1] === 'number' ? [] : {};
+              cur = cur[idx]!;
+            }
+          } else {
+            const o = cur as { [k: string]: JsonNode };
+            const k = String(st);
+            if (isLast) o[k] = val;
+            else {
+              if (!(k in o) || o[k] === null) o[k] = typeof steps[s + 1] === 'number' ? [] : {};
+              cur = o[k]!;
+            }
+          }
+        }
+      }
+      return new JsonValue(root);
+    }, false)),
+  ]);
+  const stripNulls = (n: JsonNode): JsonNode | undefined => {
+    if (n === null) return undefined;
+    if (Array.isArray(n)) {
+      const r = n.map(stripNulls).filter((x) => x !== undefined) as JsonNode[];
+      return r.length === 0 ? undefined : r;
+    }
+    if (typeof n === 'object' && typeof n !== 'bigint') {
+      const o: { [k: string]: JsonNode } = {};
+      for (const [k, x] of Object.entries(n)) {
+        const r = stripNulls(x);
+        if (r !== undefined) o[k] = r;
+      }
+      return Object.keys(o).length === 0 ? undefined : o;
+    }
+    return n;
+  };
+  defineScalar('JSON_STRIP_NULLS', [
+    sig(['JSON', opt('STRING'), named('include_arrays', 'BOOL'), named('remove_empty', 'BOOL')], 'JSON', rowKernel(T.JSON, (v) => {
+      const r = stripNulls((v[0] as JsonValue).node);
+      return new JsonValue(r === undefined ? null : r);
+    })),
+  ]);
+  const arrayMod = (insert: boolean) =>
+    sigf(['JSON', rep('ANY')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
+      if (v[0] === null) return null;
+      const root = clone((v[0] as JsonValue).node);
+      for (let i = 1; i + 1 < v.length; i += 2) {
+        if (v[i] === null) fail('The JSONPath cannot be NULL');
+        const steps = pathOrFail(v[i] as string, false);
+        const val = valueToJson(v[i + 1]!, c.argTypes[i + 1]!);
+        if (insert) {
+          const parent = jsonAtPath(root, steps.slice(0, -1));
+          const idx = steps[steps.length - 1];
+          if (Array.isArray(parent) && typeof idx === 'number') {
+            while (parent.length < idx) parent.push(null);
+            parent.splice(idx, 0, val);
+          }
+        } else {
+          const target = jsonAtPath(root, steps);
+          if (Array.isArray(target)) target.push(val);
+        }
+      }
+      return new JsonValue(root);
+    }, false));
+  defineScalar('JSON_ARRAY_APPEND', [arrayMod(false)]);
+  defineScalar('JSON_ARRAY_INSERT', [arrayMod(true)]);
+  defineScalar('JSON_KEYS', [
+    sig(['JSON', opt('INT64'), named('mode', 'STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
+      const max = v.length > 1 && v[1] !== undefined ? Number(v[1] as bigint) : Infinity;
+      if (max <= 0) fail('max_depth must be positive.');
+      const keys = new Set<string>();
+      const walk = (n: JsonNode, prefix: string, depth: number): void => {
+        if (depth > max || n === null || typeof n !== 'object') return;
+        if (Array.isArray(n)) {
+          for (const e of n) walk(e, prefix, depth);
+          return;
+        }
+        for (const [k, x] of Object.entries(n)) {
+          const name = prefix + (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? k : jsonToString(k));
+          keys.add(name);
+          walk(x, name + '.', depth + 1);
+        }
+      };
+      walk((v[0] as JsonValue).node, '', 1);
+      return [...keys].sort();
+    })),
+  ]);
+  void joinMicros;
+  void pad;
+}

@@ -1,0 +1,423 @@
+// Mathematical functions. INT64/FLOAT64 kernels are typed loops where hot;
+// NUMERIC/BIGNUMERIC stay exact through decimal.js.
+import { T, type SqlType } from '../types/types.js';
+import { Decimal, type Value } from '../types/values.js';
+import type { Vector } from '../types/vector.js';
+import { compareValues } from './compare.js';
+import { formatErrNum } from './format-number.js';
+import { checkDecimal, fitDecimal, type DecKind } from './numeric.js';
+import { decimalBinary, float64Binary, int64Binary } from './operators.js';
+import type { ScalarKernel } from './registry.js';
+import { defineScalar, opt, rep, sig, sigf, type KernelMaker, type Signature } from './signature.js';
+import { I64Out, INT64_MAX, INT64_MIN, fail, i64At, perRowKernel, rowKernel, valuesOf } from './vec.js';
+import { QueryError } from '../planner/api.js';
+
+const NUM_TYPES = ['INT64', 'NUMERIC', 'BIGNUMERIC', 'FLOAT64'] as const;
+const FLOATISH = ['FLOAT64', 'NUMERIC', 'BIGNUMERIC'] as const;
+
+/** FLOAT64 -> FLOAT64 kernel as one typed loop. */
+function f64Unary(fn: (x: number) => number, check?: (x: number) => void): ScalarKernel {
+  return (args, n) => {
+    const a = args[0]!;
+    const d = a.data as Float64Array;
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      if (a.nulls !== null && a.nulls[i] === 1) continue;
+      if (check) check(d[i]!);
+      out[i] = fn(d[i]!);
+    }
+    return { type: T.FLOAT64, length: n, data: out, nulls: a.nulls };
+  };
+}
+
+function decUnary(kind: DecKind, fn: (x: Decimal) => Decimal): ScalarKernel {
+  return rowKernel(T[kind], (v) => checkDecimal(fn(v[0] as Decimal), kind));
+}
+
+/** Rounds x to `digits` decimals, half away from zero (GoogleSQL ROUND). */
+function roundDouble(x: number, digits: number): number {
+  if (!Number.isFinite(x)) return x;
+  if (digits === 0) return x < 0 ? -Math.round(-x) : Math.round(x);
+  // Go through decimal text to avoid binary artifacts (ROUND(2.675, 2) = 2.68 in the service? it is 2.68 there too? use exact).
+  const d = new Decimal(x).toDecimalPlaces(digits, Decimal.ROUND_HALF_UP);
+  if (digits < 0) {
+    const f = Math.pow(10, -digits);
+    const r = (x < 0 ? -Math.round(-x / f) : Math.round(x / f)) * f;
+    return r;
+  }
+  const r = d.toNumber();
+  if (!Number.isFinite(r)) fail(`double overflow: ROUND(${formatErrNum(x)}, ${digits})`);
+  return r;
+}
+
+function truncDouble(x: number, digits: number): number {
+  if (!Number.isFinite(x)) return x;
+  if (digits === 0) return Math.trunc(x);
+  return new Decimal(x).toDecimalPlaces(digits, Decimal.ROUND_DOWN).toNumber();
+}
+
+function roundDecimal(kind: DecKind, d: Decimal, digits: number, mode: Decimal.Rounding): Decimal {
+  const maxScale = kind === 'NUMERIC' ? 9 : 38;
+  if (digits >= maxScale) return d;
+  if (digits < 0) {
+    const f = new Decimal(10).pow(-digits);
+    return checkDecimal(d.div(f).toDecimalPlaces(0, mode).times(f), kind, `ROUND`);
+  }
+  return checkDecimal(d.toDecimalPlaces(digits, mode), kind);
+}
+
+function roundingMode(s: Value): Decimal.Rounding {
+  const m = String(s).toUpperCase();
+  if (m === 'ROUND_HALF_EVEN') return Decimal.ROUND_HALF_EVEN;
+  if (m === 'ROUND_HALF_AWAY_FROM_ZERO') return Decimal.ROUND_HALF_UP;
+  fail(`Invalid rounding mode: ${String(s)}`);
+}
+
+function roundHalfEvenDouble(x: number, digits: number): number {
+  if (!Number.isFinite(x)) return x;
+  return new Decimal(x).toDecimalPlaces(digits, Decimal.ROUND_HALF_EVEN).toNumber();
+}
+
+export function registerMath(): void {
+  defineScalar('ABS', [
+    sig(['INT64'], 'INT64', (args, n) => {
+      const a = args[0]!;
+      const out = new I64Out(n);
+      const d = a.data;
+      for (let i = 0; i < n; i++) {
+        if (a.nulls !== null && a.nulls[i] === 1) continue;
+        if (d instanceof Float64Array) out.setNum(i, Math.abs(d[i]!));
+        else {
+          const x = (d as BigInt64Array)[i]!;
+          if (x === INT64_MIN) fail(`int64 overflow: ABS(${x})`);
+          out.setBig(i, x < 0n ? -x : x);
+        }
+      }
+      return out.vector(T.INT64, a.nulls);
+    }),
+    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => x.abs())),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => x.abs())),
+    sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.abs)),
+  ]);
+  defineScalar('SIGN', [
+    sig(['INT64'], 'INT64', rowKernel(T.INT64, (v) => {
+      const x = v[0] as bigint;
+      return x > 0n ? 1n : x < 0n ? -1n : 0n;
+    })),
+    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => new Decimal(x.isZero() ? 0 : x.isNeg() ? -1 : 1))),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => new Decimal(x.isZero() ? 0 : x.isNeg() ? -1 : 1))),
+    sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => (Number.isNaN(x) ? NaN : x > 0 ? 1 : x < 0 ? -1 : 0))),
+  ]);
+  defineScalar('IS_INF', [sig(['FLOAT64'], 'BOOL', rowKernel(T.BOOL, (v) => (v[0] as number) === Infinity || (v[0] as number) === -Infinity))]);
+  defineScalar('IS_NAN', [sig(['FLOAT64'], 'BOOL', rowKernel(T.BOOL, (v) => Number.isNaN(v[0] as number)))]);
+  defineScalar('IEEE_DIVIDE', [sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', (args, n) => {
+    const a = args[0]!.data as Float64Array;
+    const b = args[1]!.data as Float64Array;
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) out[i] = a[i]! / b[i]!;
+    const nulls = args[0]!.nulls ?? args[1]!.nulls ? mergeN(args, n) : null;
+    return { type: T.FLOAT64, length: n, data: out, nulls };
+  })]);
+
+  // SAFE_ variants: errors become NULL.
+  const safeWrap = (k: ScalarKernel, type: SqlType): ScalarKernel => (args, n, ctx) => {
+    try {
+      return k(args, n, ctx);
+    } catch (e) {
+      if (!(e instanceof QueryError)) throw e;
+      // Fall back row by row so only failing rows become NULL.
+      const cols = args.map((a) => valuesOf(a, n));
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) {
+        const rowArgs = args.map((a, k2) => ({ type: a.type, length: 1, data: [cols[k2]![i]!], nulls: cols[k2]![i] === null ? new Uint8Array([1]) : null }) as Vector);
+        try {
+          const r = k(rowArgs.map(toLayout), 1, ctx);
+          out[i] = valuesOf(r, 1)[0]!;
+        } catch (e2) {
+          if (!(e2 instanceof QueryError)) throw e2;
+          out[i] = null;
+        }
+      }
+      return vectorOfValues(type, out);
+    }
+  };
+  const safeArith = (name: string, op: 'add' | 'sub' | 'mul' | 'div') => {
+    const sigs: Signature<KernelMaker>[] = [];
+    if (op !== 'div') sigs.push(sig(['INT64', 'INT64'], 'INT64', safeWrap(int64Binary(op), T.INT64)));
+    sigs.push(sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', safeWrap(decimalBinary('NUMERIC', op), T.NUMERIC)));
+    sigs.push(sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', safeWrap(decimalBinary('BIGNUMERIC', op), T.BIGNUMERIC)));
+    sigs.push(sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', safeWrap(float64Binary(op), T.FLOAT64)));
+    if (op === 'div') sigs.unshift(sigs.pop()!);
+    defineScalar(name, sigs);
+  };
+  safeArith('SAFE_ADD', 'add');
+  safeArith('SAFE_SUBTRACT', 'sub');
+  safeArith('SAFE_MULTIPLY', 'mul');
+  safeArith('SAFE_DIVIDE', 'div');
+  defineScalar('SAFE_NEGATE', [
+    sig(['INT64'], 'INT64', rowKernel(T.INT64, (v) => ((v[0] as bigint) === INT64_MIN ? null : -(v[0] as bigint)))),
+    sig(['NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => (v[0] as Decimal).neg())),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => (v[0] as Decimal).neg())),
+    sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => -x)),
+  ]);
+
+  defineScalar('DIV', [
+    sig(['INT64', 'INT64'], 'INT64', rowKernel(T.INT64, (v) => {
+      const x = v[0] as bigint;
+      const y = v[1] as bigint;
+      if (y === 0n) fail(`division by zero: ${x} / ${y}`);
+      if (x === INT64_MIN && y === -1n) fail(`int64 overflow: ${x} / ${y}`);
+      return x / y;
+    })),
+    sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => {
+      const y = v[1] as Decimal;
+      if (y.isZero()) fail(`division by zero: ${(v[0] as Decimal).toFixed()} / ${y.toFixed()}`);
+      return checkDecimal((v[0] as Decimal).div(y).trunc(), 'NUMERIC');
+    })),
+    sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => {
+      const y = v[1] as Decimal;
+      if (y.isZero()) fail(`division by zero: ${(v[0] as Decimal).toFixed()} / ${y.toFixed()}`);
+      return checkDecimal((v[0] as Decimal).div(y).trunc(), 'BIGNUMERIC');
+    })),
+  ]);
+  defineScalar('MOD', [
+    sig(['INT64', 'INT64'], 'INT64', (args, n) => {
+      const a = args[0]!.data;
+      const b = args[1]!.data;
+      const nulls = mergeN(args, n);
+      const out = new I64Out(n);
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        if (a instanceof Float64Array && b instanceof Float64Array) {
+          if (b[i] === 0) fail(`division by zero: ${a[i]} / ${b[i]}`);
+          const r = a[i]! % b[i]!;
+          out.setNum(i, r === 0 ? 0 : r);
+        } else {
+          const x = i64At(a as Float64Array, i);
+          const y = i64At(b as Float64Array, i);
+          if (y === 0n) fail(`division by zero: ${x} / ${y}`);
+          out.setBig(i, y === -1n ? 0n : x % y);
+        }
+      }
+      return out.vector(T.INT64, nulls);
+    }),
+    sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => {
+      const y = v[1] as Decimal;
+      if (y.isZero()) fail(`division by zero: ${(v[0] as Decimal).toFixed()} / ${y.toFixed()}`);
+      return (v[0] as Decimal).mod(y);
+    })),
+    sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => {
+      const y = v[1] as Decimal;
+      if (y.isZero()) fail(`division by zero: ${(v[0] as Decimal).toFixed()} / ${y.toFixed()}`);
+      return (v[0] as Decimal).mod(y);
+    })),
+  ]);
+
+  // ROUND / TRUNC / CEIL / FLOOR
+  const roundSigs = (name: 'ROUND' | 'TRUNC'): Signature<KernelMaker>[] => {
+    const fd = name === 'ROUND' ? roundDouble : truncDouble;
+    const mode = name === 'ROUND' ? Decimal.ROUND_HALF_UP : Decimal.ROUND_DOWN;
+    const s: Signature<KernelMaker>[] = [
+      sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => fd(x, 0))),
+      sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => roundDecimal('NUMERIC', x, 0, mode))),
+      sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => roundDecimal('BIGNUMERIC', x, 0, mode))),
+      sig(['FLOAT64', 'INT64'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => fd(v[0] as number, Number(v[1] as bigint)))),
+      sig(['NUMERIC', 'INT64'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => roundDecimal('NUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode))),
+      sig(['BIGNUMERIC', 'INT64'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => roundDecimal('BIGNUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode))),
+    ];
+    if (name === 'ROUND') {
+      s.push(
+        sig(['FLOAT64', 'INT64', 'STRING'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => {
+          const m = roundingMode(v[2]!);
+          return m === Decimal.ROUND_HALF_EVEN ? roundHalfEvenDouble(v[0] as number, Number(v[1] as bigint)) : roundDouble(v[0] as number, Number(v[1] as bigint));
+        })),
+        sig(['NUMERIC', 'INT64', 'STRING'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => roundDecimal('NUMERIC', v[0] as Decimal, Number(v[1] as bigint), roundingMode(v[2]!)))),
+        sig(['BIGNUMERIC', 'INT64', 'STRING'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => roundDecimal('BIGNUMERIC', v[0] as Decimal, Number(v[1] as bigint), roundingMode(v[2]!)))),
+      );
+    }
+    return s;
+  };
+  defineScalar('ROUND', roundSigs('ROUND'));
+  defineScalar('TRUNC', roundSigs('TRUNC'));
+  const ceilFloor = (ceil: boolean) => [
+    sig(['FLOAT64'], 'FLOAT64', f64Unary(ceil ? Math.ceil : Math.floor)),
+    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => (ceil ? x.ceil() : x.floor()))),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => (ceil ? x.ceil() : x.floor()))),
+  ];
+  defineScalar('CEIL', ceilFloor(true), { aliases: ['CEILING'] });
+  defineScalar('FLOOR', ceilFloor(false));
+
+  // Powers and logs
+  defineScalar('SQRT', [
+    sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.sqrt, (x) => {
+      if (x < 0) fail(`Argument to SQRT cannot be negative: ${formatErrNum(x)}`);
+    })),
+    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => {
+      if (x.isNeg() && !x.isZero()) fail(`Argument to SQRT cannot be negative: ${x.toFixed()}`);
+      return x.sqrt();
+    })),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => {
+      if (x.isNeg() && !x.isZero()) fail(`Argument to SQRT cannot be negative: ${x.toFixed()}`);
+      return x.sqrt();
+    })),
+  ]);
+  const powF = (x: number, y: number): number => {
+    if (x === 0 && y < 0) fail(`division by zero: POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
+    if (x < 0 && !Number.isInteger(y) && Number.isFinite(y)) fail(`Floating point error in function: POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
+    const r = Math.pow(x, y);
+    if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) fail(`double overflow: POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
+    if (x === 1 || (x === -1 && !Number.isFinite(y))) return 1;
+    return r;
+  };
+  const powD = (kind: DecKind) => (v: Value[]): Value => {
+    const x = v[0] as Decimal;
+    const y = v[1] as Decimal;
+    if (x.isZero() && y.isNeg()) fail(`division by zero: POW(${x.toFixed()}, ${y.toFixed()})`);
+    if (x.isNeg() && !y.isInteger()) fail(`Floating point error in function: POW(${x.toFixed()}, ${y.toFixed()})`);
+    const r = fitDecimal(x.pow(y), kind);
+    if (r === undefined) fail(`${kind === 'NUMERIC' ? 'numeric' : 'BIGNUMERIC'} overflow: POW(${x.toFixed()}, ${y.toFixed()})`);
+    return r;
+  };
+  defineScalar('POW', [
+    sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => powF(v[0] as number, v[1] as number))),
+    sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, powD('NUMERIC'))),
+    sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, powD('BIGNUMERIC'))),
+  ], { aliases: ['POWER'] });
+  defineScalar('EXP', [
+    sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => {
+      const r = Math.exp(x);
+      if (r === Infinity && Number.isFinite(x)) fail(`double overflow: EXP(${formatErrNum(x)})`);
+      return r;
+    })),
+    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => x.exp())),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => x.exp())),
+  ]);
+  const logCheck = (name: string) => (x: number) => {
+    if (x <= 0) fail(`Argument to ${name} must be positive: ${formatErrNum(x)}`);
+  };
+  defineScalar('LN', [
+    sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.log, logCheck('LN'))),
+    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => (x.lte(0) ? fail(`Argument to LN must be positive: ${x.toFixed()}`) : x.ln()))),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => (x.lte(0) ? fail(`Argument to LN must be positive: ${x.toFixed()}`) : x.ln()))),
+  ]);
+  defineScalar('LOG10', [
+    sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.log10, logCheck('LOG10'))),
+    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => x.log(10))),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => x.log(10))),
+  ]);
+  const logB = (x: number, b: number): number => {
+    if (x <= 0 || b <= 0 || b === 1) fail(`Invalid arguments to LOG: ${formatErrNum(x)}, ${formatErrNum(b)}`);
+    return Math.log(x) / Math.log(b);
+  };
+  defineScalar('LOG', [
+    sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.log, logCheck('LOG'))),
+    sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => logB(v[0] as number, v[1] as number))),
+    sig(['NUMERIC', opt('NUMERIC')], 'NUMERIC', rowKernel(T.NUMERIC, (v) => checkDecimal(v.length > 1 ? (v[0] as Decimal).log(v[1] as Decimal) : (v[0] as Decimal).ln(), 'NUMERIC'))),
+    sig(['BIGNUMERIC', opt('BIGNUMERIC')], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => checkDecimal(v.length > 1 ? (v[0] as Decimal).log(v[1] as Decimal) : (v[0] as Decimal).ln(), 'BIGNUMERIC'))),
+  ]);
+  defineScalar('CBRT', [sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.cbrt))]);
+
+  // Trigonometry
+  const trig: [string, (x: number) => number, ((x: number) => void)?][] = [
+    ['COS', Math.cos], ['SIN', Math.sin], ['TAN', Math.tan],
+    ['ACOS', Math.acos, (x) => { if (x < -1 || x > 1) fail(`ACOS argument out of range: ${formatErrNum(x)}`); }],
+    ['ASIN', Math.asin, (x) => { if (x < -1 || x > 1) fail(`ASIN argument out of range: ${formatErrNum(x)}`); }],
+    ['ATAN', Math.atan], ['COSH', (x) => {
+      const r = Math.cosh(x);
+      if (!Number.isFinite(r) && Number.isFinite(x)) fail(`double overflow: COSH(${formatErrNum(x)})`);
+      return r;
+    }], ['SINH', (x) => {
+      const r = Math.sinh(x);
+      if (!Number.isFinite(r) && Number.isFinite(x)) fail(`double overflow: SINH(${formatErrNum(x)})`);
+      return r;
+    }], ['TANH', Math.tanh], ['ACOSH', (x) => {
+      if (x < 1) fail(`ACOSH argument out of range: ${formatErrNum(x)}`);
+      return Math.acosh(x);
+    }], ['ASINH', Math.asinh], ['ATANH', (x) => {
+      if (x <= -1 || x >= 1) fail(`ATANH argument out of range: ${formatErrNum(x)}`);
+      return Math.atanh(x);
+    }],
+    ['COT', (x) => { if (x === 0) fail(`division by zero: COT(${formatErrNum(x)})`); return 1 / Math.tan(x); }],
+    ['CSC', (x) => { if (x === 0) fail(`division by zero: CSC(${formatErrNum(x)})`); return 1 / Math.sin(x); }],
+    ['SEC', (x) => 1 / Math.cos(x)],
+    ['COTH', (x) => { if (x === 0) fail(`division by zero: COTH(${formatErrNum(x)})`); return 1 / Math.tanh(x); }],
+    ['CSCH', (x) => { if (x === 0) fail(`division by zero: CSCH(${formatErrNum(x)})`); return 1 / Math.sinh(x); }],
+    ['SECH', (x) => 1 / Math.cosh(x)],
+    ['RADIANS', (x) => (x * Math.PI) / 180], ['DEGREES', (x) => (x * 180) / Math.PI],
+  ];
+  for (const [name, f, check] of trig) defineScalar(name, [sig(['FLOAT64'], 'FLOAT64', f64Unary(f, check))]);
+  defineScalar('ATAN2', [sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => Math.atan2(v[0] as number, v[1] as number)))]);
+  defineScalar('PI', [sig([], 'FLOAT64', rowKernel(T.FLOAT64, () => Math.PI))]);
+  defineScalar('PI_NUMERIC', [sig([], 'NUMERIC', rowKernel(T.NUMERIC, () => new Decimal('3.141592654')))]);
+  defineScalar('PI_BIGNUMERIC', [sig([], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, () => new Decimal('3.14159265358979323846264338327950288420')))]);
+
+  // GREATEST / LEAST: NULL if any argument is NULL; NaN wins for FLOAT64.
+  const gl = (greatest: boolean) =>
+    sigf([{ type: 'T1', repeated: true }], 'T1', (c) => rowKernel(c.returnType, (v) => {
+      let best: Value = null;
+      for (const x of v) {
+        if (x === null) return null;
+        if (typeof x === 'number' && Number.isNaN(x)) return NaN;
+        if (best === null) best = x;
+        else {
+          const cmp = compareValues(x, best);
+          if (greatest ? cmp > 0 : cmp < 0) best = x;
+        }
+      }
+      return best;
+    }, false), (c) => c.args.length > 0 && c.argTypes.every((t) => t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY' && t.kind !== 'STRUCT' && t.kind !== 'ARRAY'));
+  defineScalar('GREATEST', [gl(true)]);
+  defineScalar('LEAST', [gl(false)]);
+
+  defineScalar('RAND', [sig([], 'FLOAT64', perRowKernel(T.FLOAT64, (ctx) => ctx.random()))], { volatile: true, safeCallable: false });
+  defineScalar('RANGE_BUCKET', [
+    sigf(['T1', 'ARRAY<T1>'], 'INT64', () => rowKernel(T.INT64, (v) => {
+      const x = v[0]!;
+      const arr = v[1] as Value[] | null;
+      if (x === null || arr === null) return null;
+      if (typeof x === 'number' && Number.isNaN(x)) return null;
+      for (let i = 0; i < arr.length; i++) {
+        if (arr[i] === null) fail('Elements in the second argument of RANGE_BUCKET cannot be NULL');
+        if (i > 0 && compareValues(arr[i]!, arr[i - 1]!) < 0) fail('The second argument of RANGE_BUCKET must be an array of sorted values');
+      }
+      let k = 0;
+      while (k < arr.length && compareValues(arr[k]!, x) <= 0) k++;
+      return BigInt(k);
+    }, false)),
+  ]);
+  const vecDist = (cos: boolean) => (v: Value[]): Value => {
+    const a = v[0] as Value[];
+    const b = v[1] as Value[];
+    if (a.length !== b.length) fail(`Array arguments to ${cos ? 'COSINE_DISTANCE' : 'EUCLIDEAN_DISTANCE'} must have equal length. The given arrays have lengths of ${a.length} and ${b.length}`);
+    let dot = 0, na = 0, nb = 0, sq = 0;
+    for (let i = 0; i < a.length; i++) {
+      if (a[i] === null || b[i] === null) fail('Cannot compute distance with NULL array elements');
+      const x = Number(a[i]);
+      const y = Number(b[i]);
+      dot += x * y;
+      na += x * x;
+      nb += y * y;
+      sq += (x - y) * (x - y);
+    }
+    if (!cos) return Math.sqrt(sq);
+    if (na === 0 || nb === 0) fail('Cannot compute cosine distance against zero vector.');
+    return 1 - dot / Math.sqrt(na * nb);
+  };
+  for (const [name, cos] of [['COSINE_DISTANCE', true], ['EUCLIDEAN_DISTANCE', false]] as const)
+    defineScalar(name, [
+      sig(['ARRAY<FLOAT64>', 'ARRAY<FLOAT64>'], 'FLOAT64', rowKernel(T.FLOAT64, vecDist(cos))),
+      sig(['ARRAY<INT64>', 'ARRAY<INT64>'], 'FLOAT64', rowKernel(T.FLOAT64, vecDist(cos))),
+    ]);
+  void FLOATISH;
+  void NUM_TYPES;
+  void rep;
+  void INT64_MAX;
+}
+
+import { mergeNulls as mergeN } from './vec.js';
+import { vectorFromValues as vectorOfValues } from '../types/vector.js';
+
+/** Re-lays out a 1-row values vector into the type's physical layout. */
+function toLayout(v: Vector): Vector {
+  return vectorOfValues(v.type, v.data as Value[]);
+}

@@ -1,0 +1,657 @@
+// STRING and BYTES functions. Positions and lengths count Unicode code points
+// for STRING and bytes for BYTES; strings without surrogates take the direct
+// UTF-16 path.
+import { T, arrayOf } from '../types/types.js';
+import { Decimal, type Value } from '../types/values.js';
+import { compareValues } from './compare.js';
+import { decodeUtf8, encodeUtf8 } from './conversion.js';
+import { formatDouble, formatG } from './format-number.js';
+import { fromBase32, toBase32, toHex } from './cast-format.js';
+import { concatBytes } from './operators.js';
+import type { ScalarKernel } from './registry.js';
+import { defineScalar, named, opt, rep, sig, sigf } from './signature.js';
+import { fail, mergeNulls, rowKernel, valuesOf } from './vec.js';
+import { formatDecimal } from './numeric.js';
+import { formatValueLiteral } from './format-value.js';
+
+const SURR = /[\uD800-\uDFFF]/;
+const hasSurrogates = (s: string): boolean => SURR.test(s);
+export function codePoints(s: string): string[] {
+  return hasSurrogates(s) ? Array.from(s) : s.split('');
+}
+export function cpLength(s: string): number {
+  if (!hasSurrogates(s)) return s.length;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** STRING -> STRING typed over the values array (no per-row arg arrays). */
+function strUnary(fn: (s: string) => string): ScalarKernel {
+  return (args, n) => {
+    const a = args[0]!;
+    const d = valuesOf(a, n);
+    const out = new Array<Value>(n);
+    for (let i = 0; i < n; i++) {
+      const x = d[i];
+      out[i] = x === null || x === undefined ? null : fn(x as string);
+    }
+    return { type: T.STRING, length: n, data: out, nulls: a.nulls };
+  };
+}
+
+function lengthKernel(bytes: boolean, byteLen: boolean): ScalarKernel {
+  return (args, n) => {
+    const a = args[0]!;
+    const d = valuesOf(a, n);
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const x = d[i];
+      if (x === null || x === undefined) continue;
+      if (bytes) out[i] = (x as Uint8Array).length;
+      else if (byteLen) out[i] = Buffer.byteLength(x as string, 'utf8');
+      else out[i] = cpLength(x as string);
+    }
+    return { type: T.INT64, length: n, data: out, nulls: a.nulls };
+  };
+}
+
+function substrStr(s: string, pos: number, len: number | undefined): string {
+  if (len !== undefined && len < 0) fail('Third argument in SUBSTR() cannot be negative');
+  const cps = hasSurrogates(s);
+  const L = cps ? cpLength(s) : s.length;
+  let start: number;
+  if (pos > 0) start = pos - 1;
+  else if (pos === 0) start = 0;
+  else start = Math.max(0, L + pos);
+  if (start >= L) return '';
+  const end = len === undefined ? L : Math.min(L, start + len);
+  if (!cps) return s.slice(start, end);
+  return Array.from(s).slice(start, end).join('');
+}
+function substrBytes(b: Uint8Array, pos: number, len: number | undefined): Uint8Array {
+  if (len !== undefined && len < 0) fail('Third argument in SUBSTR() cannot be negative');
+  const L = b.length;
+  let start: number;
+  if (pos > 0) start = pos - 1;
+  else if (pos === 0) start = 0;
+  else start = Math.max(0, L + pos);
+  if (start >= L) return new Uint8Array(0);
+  const end = len === undefined ? L : Math.min(L, start + len);
+  return b.slice(start, end);
+}
+
+function clampNum(x: bigint): number {
+  return x > 9007199254740991n ? Number.MAX_SAFE_INTEGER : x < -9007199254740991n ? -Number.MAX_SAFE_INTEGER : Number(x);
+}
+
+function bytesIndexOf(h: Uint8Array, nd: Uint8Array, from: number): number {
+  outer: for (let i = from; i + nd.length <= h.length; i++) {
+    for (let j = 0; j < nd.length; j++) if (h[i + j] !== nd[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/** INSTR / STRPOS on code points: 1-based position of the occurrence-th match, 0 if none. */
+function instr(h: string | Uint8Array, nd: string | Uint8Array, position = 1, occurrence = 1): number {
+  if (position === 0) fail('Invalid position: 0');
+  if (occurrence <= 0) fail(`Invalid occurrence: ${occurrence}`);
+  const isBytes = h instanceof Uint8Array;
+  const hay: Value[] | Uint8Array = isBytes ? h : codePoints(h as string);
+  const need: Value[] | Uint8Array = isBytes ? (nd as Uint8Array) : codePoints(nd as string);
+  const L = hay.length;
+  const m = need.length;
+  const eq = (i: number): boolean => {
+    for (let j = 0; j < m; j++) if (hay[i + j] !== need[j]) return false;
+    return true;
+  };
+  let count = 0;
+  if (position > 0) {
+    for (let i = position - 1; i + m <= L; i++) if (eq(i) && ++count === occurrence) return i + 1;
+  } else {
+    for (let i = L + position - m + 1; i >= 0; i--) {
+      if (i + m > L) continue;
+      if (eq(i) && ++count === occurrence) return i + 1;
+    }
+  }
+  return 0;
+}
+
+function trimChars(s: string, chars: string, left: boolean, right: boolean): string {
+  const set = new Set(codePoints(chars));
+  const cps = codePoints(s);
+  let a = 0;
+  let b = cps.length;
+  if (left) while (a < b && set.has(cps[a]!)) a++;
+  if (right) while (b > a && set.has(cps[b - 1]!)) b--;
+  return cps.slice(a, b).join('');
+}
+function trimBytes(s: Uint8Array, chars: Uint8Array, left: boolean, right: boolean): Uint8Array {
+  const set = new Set(chars);
+  let a = 0;
+  let b = s.length;
+  if (left) while (a < b && set.has(s[a]!)) a++;
+  if (right) while (b > a && set.has(s[b - 1]!)) b--;
+  return s.slice(a, b);
+}
+
+function pad(value: string | Uint8Array, len: number, fill: string | Uint8Array | undefined, left: boolean): string | Uint8Array {
+  if (len < 0) fail(`Second argument in ${left ? 'LPAD' : 'RPAD'}() cannot be negative`);
+  if (len > 1048576) fail('Output of LPAD/RPAD exceeds max allowed output size of 1MB');
+  if (value instanceof Uint8Array) {
+    const f = (fill as Uint8Array | undefined) ?? new Uint8Array([32]);
+    if (value.length >= len) return value.slice(0, len);
+    if (f.length === 0) fail(`Third argument in ${left ? 'LPAD' : 'RPAD'}() cannot be empty`);
+    const padLen = len - value.length;
+    const p = new Uint8Array(padLen);
+    for (let i = 0; i < padLen; i++) p[i] = f[i % f.length]!;
+    return left ? concatBytes([p, value]) : concatBytes([value, p]);
+  }
+  const cps = codePoints(value);
+  if (cps.length >= len) return cps.slice(0, len).join('');
+  const f = codePoints((fill as string | undefined) ?? ' ');
+  if (f.length === 0) fail(`Third argument in ${left ? 'LPAD' : 'RPAD'}() cannot be empty`);
+  const padLen = len - cps.length;
+  let p = '';
+  for (let i = 0; i < padLen; i++) p += f[i % f.length];
+  return left ? p + value : value + p;
+}
+
+function soundex(s: string): string {
+  const codes: Record<string, string> = { B: '1', F: '1', P: '1', V: '1', C: '2', G: '2', J: '2', K: '2', Q: '2', S: '2', X: '2', Z: '2', D: '3', T: '3', L: '4', M: '5', N: '5', R: '6' };
+  let out = '';
+  let last = '';
+  for (const ch of s) {
+    const c = ch.toUpperCase();
+    if (!/[A-Z]/.test(c)) continue;
+    if (out === '') {
+      out = c;
+      last = codes[c] ?? '';
+      continue;
+    }
+    const code = codes[c];
+    if (code === undefined) {
+      // H and W do not separate equal codes; vowels do.
+      if (c !== 'H' && c !== 'W') last = '';
+      continue;
+    }
+    if (code !== last) out += code;
+    last = code;
+    if (out.length === 4) break;
+  }
+  if (out === '') return '';
+  return out.padEnd(4, '0');
+}
+
+function initcap(s: string, delims?: string): string {
+  const d = delims === undefined ? new Set([' ', '\t', '\n', '\r', '\v', '\f', '[', ']', '(', ')', '{', '}', '/', '|', '<', '>', '!', '?', '@', '"', '^', '#', '$', '&', '~', '_', ',', '.', ':', ';', '*', '%', '+', '-']) : new Set(codePoints(delims));
+  let out = '';
+  let start = true;
+  for (const ch of s) {
+    if (d.has(ch)) {
+      out += ch;
+      start = true;
+    } else {
+      out += start ? ch.toUpperCase() : ch.toLowerCase();
+      start = false;
+    }
+  }
+  return out;
+}
+
+function editDistance(a: string[] | Uint8Array, b: string[] | Uint8Array, max?: number): number {
+  const n = a.length;
+  const m = b.length;
+  let prev = new Array<number>(m + 1);
+  for (let j = 0; j <= m; j++) prev[j] = j;
+  for (let i = 1; i <= n; i++) {
+    const cur = new Array<number>(m + 1);
+    cur[0] = i;
+    for (let j = 1; j <= m; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  const d = prev[m]!;
+  return max !== undefined && d > max ? max : d;
+}
+
+// ---------------------------------------------------------------- FORMAT (printf)
+
+export function formatPrintf(fmt: string, args: Value[], types: readonly import('../types/types.js').SqlType[]): string {
+  let out = '';
+  let argi = 0;
+  const re = /%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([a-zA-Z%])/g;
+  let last = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(fmt)) !== null) {
+    out += fmt.slice(last, m.index);
+    last = re.lastIndex;
+    const [, flags = '', widthS, precS, conv] = m;
+    if (conv === '%') {
+      out += '%';
+      continue;
+    }
+    let width = widthS === undefined ? undefined : widthS === '*' ? Number(args[argi++] as bigint) : Number(widthS);
+    const prec = precS === undefined ? undefined : precS === '*' ? Number(args[argi++] as bigint) : Number(precS);
+    if (argi >= args.length) fail(`Too few arguments to FORMAT for pattern "${fmt}"`);
+    const v = args[argi];
+    const t = types[argi]!;
+    argi++;
+    let s: string;
+    if (v === null) s = 'NULL';
+    else {
+      switch (conv) {
+        case 'd':
+        case 'i': {
+          if (t.kind !== 'INT64') fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected integer; Got ${t.kind}`);
+          s = (v as bigint).toString();
+          if (flags.includes("'")) s = s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+          if (flags.includes('+') && (v as bigint) >= 0n) s = '+' + s;
+          else if (flags.includes(' ') && (v as bigint) >= 0n) s = ' ' + s;
+          break;
+        }
+        case 'u':
+          s = (v as bigint).toString();
+          break;
+        case 'x':
+        case 'X':
+        case 'o': {
+          if (t.kind !== 'INT64') fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected integer; Got ${t.kind}`);
+          const b = v as bigint;
+          s = (b < 0n ? BigInt.asUintN(64, b) : b).toString(conv === 'o' ? 8 : 16);
+          if (conv === 'X') s = s.toUpperCase();
+          if (flags.includes('#') && b !== 0n) s = (conv === 'o' ? '0' : conv === 'x' ? '0x' : '0X') + s;
+          break;
+        }
+        case 'f':
+        case 'F':
+        case 'e':
+        case 'E':
+        case 'g':
+        case 'G': {
+          const x = typeof v === 'bigint' ? Number(v) : v instanceof Decimal ? v.toNumber() : (v as number);
+          if (t.kind !== 'FLOAT64' && t.kind !== 'NUMERIC' && t.kind !== 'BIGNUMERIC' && t.kind !== 'INT64')
+            fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected floating point; Got ${t.kind}`);
+          const p = prec ?? 6;
+          if (Number.isNaN(x)) s = 'nan';
+          else if (!Number.isFinite(x)) s = x > 0 ? 'inf' : '-inf';
+          else if (conv === 'f' || conv === 'F') s = v instanceof Decimal ? v.toFixed(p) : x.toFixed(p);
+          else if (conv === 'e' || conv === 'E') {
+            s = x.toExponential(p).replace(/e([+-])(\d)$/, 'e$10$2');
+          } else s = formatG(x, p === 0 ? 1 : p);
+          if (conv === 'E' || conv === 'G') s = s.toUpperCase();
+          if (flags.includes("'")) s = s.replace(/^(-?\d+)/, (q) => q.replace(/\B(?=(\d{3})+(?!\d))/g, ','));
+          if (flags.includes('+') && x >= 0) s = '+' + s;
+          else if (flags.includes(' ') && x >= 0) s = ' ' + s;
+          break;
+        }
+        case 's':
+          s = t.kind === 'STRING' ? (v as string) : formatValueLiteral(v, t, false);
+          if (prec !== undefined) s = codePoints(s).slice(0, prec).join('');
+          break;
+        case 't':
+          s = formatValueLiteral(v, t, false);
+          if (prec !== undefined) s = codePoints(s).slice(0, prec).join('');
+          break;
+        case 'T':
+          s = formatValueLiteral(v, t, true);
+          if (prec !== undefined) s = codePoints(s).slice(0, prec).join('');
+          break;
+        default:
+          fail(`Invalid format specifier in FORMAT: %${conv}`);
+      }
+    }
+    if (width !== undefined) {
+      if (width < 0) {
+        width = -width;
+      }
+      const len = cpLength(s);
+      if (len < width) {
+        if (flags.includes('-')) s = s + ' '.repeat(width - len);
+        else if (flags.includes('0') && /[dieEfFgGxXo]/.test(conv!) && v !== null) {
+          const sign = /^[+\- ]/.test(s) ? s[0]! : '';
+          s = sign + '0'.repeat(width - len) + s.slice(sign.length);
+        } else s = ' '.repeat(width - len) + s;
+      }
+    }
+    out += s;
+  }
+  out += fmt.slice(last);
+  if (argi < args.length) fail(`Too many arguments to FORMAT for pattern "${fmt}"; Expected ${argi + 1}; Got ${args.length + 1}`);
+  return out;
+}
+
+// ---------------------------------------------------------------- registration
+
+export function registerStrings(): void {
+  defineScalar('CONCAT', [
+    sig([rep('STRING')], 'STRING', (args, n) => {
+      const cols = args.map((a) => valuesOf(a, n));
+      const nulls = mergeNulls(args, n);
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) {
+          out[i] = null;
+          continue;
+        }
+        let s = '';
+        for (let k = 0; k < cols.length; k++) s += cols[k]![i] as string;
+        out[i] = s;
+      }
+      return { type: T.STRING, length: n, data: out, nulls };
+    }),
+    sig([rep('BYTES')], 'BYTES', rowKernel(T.BYTES, (v) => concatBytes(v as Uint8Array[]))),
+  ], { validate: (args) => (args.length === 0 ? 'No matching signature for function CONCAT with no arguments. Supported signatures: CONCAT(STRING, [STRING, ...]); CONCAT(BYTES, [BYTES, ...])' : undefined) });
+
+  defineScalar('LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false)), sig(['BYTES'], 'INT64', lengthKernel(true, false))]);
+  defineScalar('CHAR_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false))], { aliases: ['CHARACTER_LENGTH'] });
+  defineScalar('BYTE_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, true)), sig(['BYTES'], 'INT64', lengthKernel(true, false))], { aliases: ['OCTET_LENGTH'] });
+
+  const asciiCase = (upper: boolean) => rowKernel(T.BYTES, (v) => (v[0] as Uint8Array).map((c) => (upper ? (c >= 97 && c <= 122 ? c - 32 : c) : c >= 65 && c <= 90 ? c + 32 : c)));
+  defineScalar('LOWER', [sig(['STRING'], 'STRING', strUnary((s) => s.toLowerCase())), sig(['BYTES'], 'BYTES', asciiCase(false))]);
+  defineScalar('UPPER', [sig(['STRING'], 'STRING', strUnary((s) => s.toUpperCase())), sig(['BYTES'], 'BYTES', asciiCase(true))]);
+  defineScalar('INITCAP', [sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => initcap(v[0] as string, v[1] as string | undefined)))]);
+
+  const trim = (left: boolean, right: boolean) => [
+    sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => {
+      const s = v[0] as string;
+      if (v.length === 1) return left && right ? s.replace(/^[\s\u00a0\u3000\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\ufeff]+|[\s\u00a0\u3000\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\ufeff]+$/g, '') : trimChars(s, ' \t\n\r\v\f\u00a0\u3000\u2028\u2029', left, right);
+      return trimChars(s, v[1] as string, left, right);
+    })),
+    sig(['BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => trimBytes(v[0] as Uint8Array, v[1] as Uint8Array, left, right))),
+  ];
+  defineScalar('TRIM', trim(true, true));
+  defineScalar('LTRIM', trim(true, false));
+  defineScalar('RTRIM', trim(false, true));
+
+  const padSigs = (left: boolean) => [
+    sig(['STRING', 'INT64', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => pad(v[0] as string, clampNum(v[1] as bigint), v[2] as string | undefined, left))),
+    sig(['BYTES', 'INT64', opt('BYTES')], 'BYTES', rowKernel(T.BYTES, (v) => pad(v[0] as Uint8Array, clampNum(v[1] as bigint), v[2] as Uint8Array | undefined, left))),
+  ];
+  defineScalar('LPAD', padSigs(true));
+  defineScalar('RPAD', padSigs(false));
+
+  defineScalar('REPEAT', [
+    sig(['STRING', 'INT64'], 'STRING', rowKernel(T.STRING, (v) => {
+      const k = v[1] as bigint;
+      if (k < 0n) fail('Second argument (repeat count) for REPEAT cannot be negative');
+      const s = v[0] as string;
+      if (s.length * Number(k) > 1048576) fail('Output of REPEAT exceeds max allowed output size of 1MB');
+      return s.repeat(Number(k));
+    })),
+    sig(['BYTES', 'INT64'], 'BYTES', rowKernel(T.BYTES, (v) => {
+      const k = v[1] as bigint;
+      if (k < 0n) fail('Second argument (repeat count) for REPEAT cannot be negative');
+      const b = v[0] as Uint8Array;
+      if (b.length * Number(k) > 1048576) fail('Output of REPEAT exceeds max allowed output size of 1MB');
+      return concatBytes(new Array(Number(k)).fill(b));
+    })),
+  ]);
+  defineScalar('REPLACE', [
+    sig(['STRING', 'STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => ((v[1] as string) === '' ? (v[0] as string) : (v[0] as string).split(v[1] as string).join(v[2] as string)))),
+    sig(['BYTES', 'BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => {
+      const s = v[0] as Uint8Array;
+      const f = v[1] as Uint8Array;
+      const r = v[2] as Uint8Array;
+      if (f.length === 0) return s;
+      const parts: Uint8Array[] = [];
+      let i = 0;
+      for (;;) {
+        const j = bytesIndexOf(s, f, i);
+        if (j < 0) break;
+        parts.push(s.slice(i, j), r);
+        i = j + f.length;
+      }
+      parts.push(s.slice(i));
+      return concatBytes(parts);
+    })),
+  ]);
+  defineScalar('REVERSE', [
+    sig(['STRING'], 'STRING', strUnary((s) => codePoints(s).reverse().join(''))),
+    sig(['BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => (v[0] as Uint8Array).slice().reverse())),
+  ]);
+  defineScalar('SUBSTR', [
+    sig(['STRING', 'INT64', opt('INT64')], 'STRING', rowKernel(T.STRING, (v) => substrStr(v[0] as string, clampNum(v[1] as bigint), v.length > 2 ? clampNum(v[2] as bigint) : undefined))),
+    sig(['BYTES', 'INT64', opt('INT64')], 'BYTES', rowKernel(T.BYTES, (v) => substrBytes(v[0] as Uint8Array, clampNum(v[1] as bigint), v.length > 2 ? clampNum(v[2] as bigint) : undefined))),
+  ], { aliases: ['SUBSTRING'] });
+  const leftRight = (left: boolean) => [
+    sig(['STRING', 'INT64'], 'STRING', rowKernel(T.STRING, (v) => {
+      const k = clampNum(v[1] as bigint);
+      if (k < 0) fail(`Second argument in ${left ? 'LEFT' : 'RIGHT'}() cannot be negative`);
+      const cps = codePoints(v[0] as string);
+      return (left ? cps.slice(0, k) : cps.slice(Math.max(0, cps.length - k))).join('');
+    })),
+    sig(['BYTES', 'INT64'], 'BYTES', rowKernel(T.BYTES, (v) => {
+      const k = clampNum(v[1] as bigint);
+      if (k < 0) fail(`Second argument in ${left ? 'LEFT' : 'RIGHT'}() cannot be negative`);
+      const b = v[0] as Uint8Array;
+      return left ? b.slice(0, k) : b.slice(Math.max(0, b.length - k));
+    })),
+  ];
+  defineScalar('LEFT', leftRight(true));
+  defineScalar('RIGHT', leftRight(false));
+  defineScalar('STRPOS', [
+    sig(['STRING', 'STRING'], 'INT64', rowKernel(T.INT64, (v) => BigInt(instr(v[0] as string, v[1] as string)))),
+    sig(['BYTES', 'BYTES'], 'INT64', rowKernel(T.INT64, (v) => BigInt(instr(v[0] as Uint8Array, v[1] as Uint8Array)))),
+  ]);
+  defineScalar('INSTR', [
+    sig(['STRING', 'STRING', opt('INT64'), opt('INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(instr(v[0] as string, v[1] as string, v.length > 2 ? clampNum(v[2] as bigint) : 1, v.length > 3 ? clampNum(v[3] as bigint) : 1)))),
+    sig(['BYTES', 'BYTES', opt('INT64'), opt('INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(instr(v[0] as Uint8Array, v[1] as Uint8Array, v.length > 2 ? clampNum(v[2] as bigint) : 1, v.length > 3 ? clampNum(v[3] as bigint) : 1)))),
+  ]);
+  const startsEnds = (starts: boolean) => [
+    sig(['STRING', 'STRING'], 'BOOL', rowKernel(T.BOOL, (v) => (starts ? (v[0] as string).startsWith(v[1] as string) : (v[0] as string).endsWith(v[1] as string)))),
+    sig(['BYTES', 'BYTES'], 'BOOL', rowKernel(T.BOOL, (v) => {
+      const a = v[0] as Uint8Array;
+      const b = v[1] as Uint8Array;
+      if (b.length > a.length) return false;
+      const off = starts ? 0 : a.length - b.length;
+      for (let i = 0; i < b.length; i++) if (a[off + i] !== b[i]) return false;
+      return true;
+    })),
+  ];
+  defineScalar('STARTS_WITH', startsEnds(true));
+  defineScalar('ENDS_WITH', startsEnds(false));
+
+  defineScalar('SPLIT', [
+    sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
+      const s = v[0] as string;
+      const d = v.length > 1 ? (v[1] as string) : ',';
+      if (s === '') return [];
+      if (d === '') return codePoints(s);
+      return s.split(d);
+    })),
+    sig(['BYTES', 'BYTES'], 'ARRAY<BYTES>', rowKernel(arrayOf(T.BYTES), (v) => {
+      const s = v[0] as Uint8Array;
+      const d = v[1] as Uint8Array;
+      if (s.length === 0) return [];
+      if (d.length === 0) return Array.from(s, (x) => new Uint8Array([x]));
+      const out: Value[] = [];
+      let i = 0;
+      for (;;) {
+        const j = bytesIndexOf(s, d, i);
+        if (j < 0) break;
+        out.push(s.slice(i, j));
+        i = j + d.length;
+      }
+      out.push(s.slice(i));
+      return out;
+    })),
+  ]);
+  defineScalar('SPLIT_SUBSTR', [
+    sig(['STRING', 'STRING', 'INT64', opt('INT64')], 'STRING', rowKernel(T.STRING, (v) => {
+      const s = v[0] as string;
+      const d = v[1] as string;
+      if (d === '') fail('Delimiter of SPLIT_SUBSTR function must be non-empty');
+      const parts = s.split(d);
+      let start = clampNum(v[2] as bigint);
+      if (start > 0) start -= 1;
+      else if (start < 0) start = Math.max(0, parts.length + start);
+      if (start >= parts.length) return '';
+      let count = v.length > 3 ? clampNum(v[3] as bigint) : parts.length;
+      if (count < 0) fail('Number of splits of SPLIT_SUBSTR function must be non-negative');
+      count = Math.min(count, parts.length - start);
+      return parts.slice(start, start + count).join(d);
+    })),
+  ]);
+  defineScalar('TRANSLATE', [
+    sig(['STRING', 'STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => {
+      const from = codePoints(v[1] as string);
+      const to = codePoints(v[2] as string);
+      const map = new Map<string, string | null>();
+      from.forEach((c, i) => {
+        if (map.has(c)) fail('Duplicate character "' + c + '" in TRANSLATE source characters');
+        map.set(c, i < to.length ? to[i]! : null);
+      });
+      let out = '';
+      for (const c of v[0] as string) {
+        if (map.has(c)) {
+          const r = map.get(c);
+          if (r !== null && r !== undefined) out += r;
+        } else out += c;
+      }
+      return out;
+    })),
+    sig(['BYTES', 'BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => {
+      const from = v[1] as Uint8Array;
+      const to = v[2] as Uint8Array;
+      const map = new Map<number, number | null>();
+      from.forEach((c, i) => {
+        if (map.has(c)) fail(`Duplicate byte 0x${c.toString(16)} in TRANSLATE source bytes`);
+        map.set(c, i < to.length ? to[i]! : null);
+      });
+      const out: number[] = [];
+      for (const c of v[0] as Uint8Array) {
+        if (map.has(c)) {
+          const r = map.get(c);
+          if (r !== null && r !== undefined) out.push(r);
+        } else out.push(c);
+      }
+      return Uint8Array.from(out);
+    })),
+  ]);
+  defineScalar('SOUNDEX', [sig(['STRING'], 'STRING', strUnary(soundex))]);
+  const normMode = (v: Value | undefined): 'NFC' | 'NFKC' | 'NFD' | 'NFKD' => {
+    const m = v === undefined ? 'NFC' : String(v).toUpperCase();
+    if (m !== 'NFC' && m !== 'NFKC' && m !== 'NFD' && m !== 'NFKD') fail(`Invalid normalization mode: ${String(v)}`);
+    return m;
+  };
+  defineScalar('NORMALIZE', [sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1]))))]);
+  defineScalar('NORMALIZE_AND_CASEFOLD', [sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1])).toLowerCase().normalize(normMode(v[1]))))]);
+  defineScalar('ASCII', [
+    sig(['STRING'], 'INT64', rowKernel(T.INT64, (v) => {
+      const s = v[0] as string;
+      if (s === '') return 0n;
+      const c = s.codePointAt(0)!;
+      if (c > 127) fail(`First character of input string is not an ASCII character: ${String.fromCodePoint(c)}`);
+      return BigInt(c);
+    })),
+    sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => BigInt((v[0] as Uint8Array)[0] ?? 0))),
+  ]);
+  defineScalar('UNICODE', [sig(['STRING'], 'INT64', rowKernel(T.INT64, (v) => BigInt((v[0] as string).codePointAt(0) ?? 0)))]);
+  const chr = (c: bigint): string => {
+    if (c === 0n) return '';
+    if (c < 0n || c > 0x10ffffn || (c >= 0xd800n && c <= 0xdfffn)) fail(`Invalid codepoint ${c}`);
+    return String.fromCodePoint(Number(c));
+  };
+  defineScalar('CHR', [sig(['INT64'], 'STRING', rowKernel(T.STRING, (v) => chr(v[0] as bigint)))]);
+  defineScalar('CODE_POINTS_TO_STRING', [
+    sig(['ARRAY<INT64>'], 'STRING', rowKernel(T.STRING, (v) => {
+      let s = '';
+      for (const c of v[0] as Value[]) {
+        if (c === null) return null;
+        const x = c as bigint;
+        if (x < 0n || x > 0x10ffffn || (x >= 0xd800n && x <= 0xdfffn)) fail(`Invalid codepoint ${x}`);
+        s += String.fromCodePoint(Number(x));
+      }
+      return s;
+    })),
+  ]);
+  defineScalar('CODE_POINTS_TO_BYTES', [
+    sig(['ARRAY<INT64>'], 'BYTES', rowKernel(T.BYTES, (v) => {
+      const arr = v[0] as Value[];
+      const out = new Uint8Array(arr.length);
+      for (let i = 0; i < arr.length; i++) {
+        if (arr[i] === null) return null;
+        const x = arr[i] as bigint;
+        if (x < 0n || x > 255n) fail(`Invalid value ${x} in CODE_POINTS_TO_BYTES; must be in [0, 255]`);
+        out[i] = Number(x);
+      }
+      return out;
+    })),
+  ]);
+  defineScalar('TO_CODE_POINTS', [
+    sig(['STRING'], 'ARRAY<INT64>', rowKernel(arrayOf(T.INT64), (v) => Array.from(v[0] as string, (c) => BigInt(c.codePointAt(0)!)))),
+    sig(['BYTES'], 'ARRAY<INT64>', rowKernel(arrayOf(T.INT64), (v) => Array.from(v[0] as Uint8Array, (c) => BigInt(c)))),
+  ]);
+  defineScalar('TO_HEX', [sig(['BYTES'], 'STRING', rowKernel(T.STRING, (v) => toHex(v[0] as Uint8Array)))]);
+  defineScalar('FROM_HEX', [
+    sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => {
+      const s = v[0] as string;
+      if (!/^[0-9a-fA-F]*$/.test(s)) fail(`Failed to decode invalid hexadecimal string: "${s}"`);
+      return Uint8Array.from(Buffer.from(s.length % 2 ? '0' + s : s, 'hex'));
+    })),
+  ]);
+  defineScalar('TO_BASE64', [sig(['BYTES'], 'STRING', rowKernel(T.STRING, (v) => Buffer.from(v[0] as Uint8Array).toString('base64')))]);
+  defineScalar('FROM_BASE64', [
+    sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => {
+      const s = (v[0] as string).replace(/\s+/g, '');
+      if (!/^[A-Za-z0-9+/\-_]*={0,2}$/.test(s) || s.length % 4 === 1) fail(`Failed to decode invalid base64 string: "${v[0] as string}"`);
+      return Uint8Array.from(Buffer.from(s, 'base64'));
+    })),
+  ]);
+  defineScalar('TO_BASE32', [sig(['BYTES'], 'STRING', rowKernel(T.STRING, (v) => toBase32(v[0] as Uint8Array)))]);
+  defineScalar('FROM_BASE32', [
+    sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => {
+      const r = fromBase32(v[0] as string);
+      if (!r) fail(`Failed to decode invalid base32 string: "${v[0] as string}"`);
+      return r;
+    })),
+  ]);
+  defineScalar('SAFE_CONVERT_BYTES_TO_STRING', [
+    sig(['BYTES'], 'STRING', rowKernel(T.STRING, (v) => {
+      const b = v[0] as Uint8Array;
+      const s = decodeUtf8(b);
+      if (s !== undefined) return s;
+      return new TextDecoder('utf-8', { fatal: false }).decode(b);
+    })),
+  ]);
+  defineScalar('FORMAT', [
+    sigf(['STRING', { type: 'ANY', repeated: true }], 'STRING', (c) => {
+      const types = c.argTypes.slice(1);
+      return rowKernel(T.STRING, (v) => (v[0] === null ? null : formatPrintf(v[0] as string, v.slice(1), types)), false);
+    }),
+  ]);
+  defineScalar('EDIT_DISTANCE', [
+    sig(['STRING', 'STRING', named('max_distance', 'INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(editDistance(codePoints(v[0] as string), codePoints(v[1] as string), v.length > 2 ? Number(v[2]) : undefined)))),
+    sig(['BYTES', 'BYTES', named('max_distance', 'INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(editDistance(v[0] as Uint8Array, v[1] as Uint8Array, v.length > 2 ? Number(v[2]) : undefined)))),
+  ]);
+  defineScalar('COLLATE', [sig(['STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => v[0]!, false))], {
+    validate: (args) => (args[1]!.constant === undefined ? 'The second argument of COLLATE() must be a string literal' : undefined),
+  });
+  defineScalar('CONTAINS_SUBSTR', [
+    sigf(['ANY', 'STRING', named('json_scope', 'STRING')], 'BOOL', (c) => rowKernel(T.BOOL, (v) => {
+      const needle = (v[1] as string).normalize('NFKC').toLowerCase();
+      const search = (x: Value, t: import('../types/types.js').SqlType): boolean | null => {
+        if (x === null) return null;
+        if (t.kind === 'ARRAY' || t.kind === 'STRUCT') {
+          let sawNull = false;
+          const els = x as Value[];
+          for (let i = 0; i < els.length; i++) {
+            const r = search(els[i]!, t.kind === 'ARRAY' ? t.element : t.fields[i]!.type);
+            if (r === true) return true;
+            if (r === null) sawNull = true;
+          }
+          return sawNull ? null : false;
+        }
+        const s = t.kind === 'STRING' ? (x as string) : formatValueLiteral(x, t, false);
+        return s.normalize('NFKC').toLowerCase().includes(needle);
+      };
+      if (v[1] === null) return null;
+      return search(v[0]!, c.argTypes[0]!);
+    }, false)),
+  ]);
+  void formatDouble;
+  void formatDecimal;
+  void compareValues;
+  void encodeUtf8;
+}
