@@ -1,0 +1,84 @@
+// Execution context shared by every operator of one statement, plus the
+// cooperative-scheduling helper. The engine is single-threaded and must keep
+// answering gRPC calls while a query runs, so every operator loop calls
+// `checkpoint(ctx)`: it throws when the job was cancelled and yields to the
+// event loop when ~10 ms passed since the last yield.
+import type { EvalContext } from '../functions/registry.js';
+import { QueryError, type QueryContext } from '../planner/api.js';
+import type { Value } from '../types/values.js';
+import type { Batch } from '../types/vector.js';
+import type { SubqueryExpr } from '../analyzer/resolved.js';
+
+/** What a finished subquery evaluation leaves behind (see expr.ts). */
+export type SubqueryResult = unknown;
+
+/** State shared by all contexts derived from one statement's root context. */
+export interface SharedExecState {
+  lastYield: number;
+  /** Uncorrelated subqueries: evaluated once per statement. */
+  readonly uncorrelated: Map<SubqueryExpr, Promise<SubqueryResult>>;
+  /** Correlated subqueries: one result per distinct binding of their correlated columns. */
+  readonly correlated: Map<SubqueryExpr, Map<string, SubqueryResult>>;
+}
+
+export interface ExecContext {
+  readonly query: QueryContext;
+  readonly eval: EvalContext;
+  /** Values of enclosing-query columns (correlated references), by column id. */
+  readonly outer: ReadonlyMap<number, Value>;
+  /** Materialized CTEs by id; a WithRel scope copies the map so nested scopes stay independent. */
+  readonly ctes: Map<number, Promise<Batch[]>>;
+  readonly shared: SharedExecState;
+}
+
+/** Milliseconds of work between two yields to the event loop. */
+export const YIELD_INTERVAL_MS = 10;
+
+export function makeExecContext(query: QueryContext, evalCtx?: Partial<EvalContext>): ExecContext {
+  const ev: EvalContext = {
+    nowMicros: evalCtx?.nowMicros ?? query.nowMicros,
+    timeZone: evalCtx?.timeZone ?? 'UTC',
+    sessionUser: evalCtx?.sessionUser ?? query.sessionUser,
+    random: evalCtx?.random ?? Math.random,
+  };
+  return {
+    query,
+    eval: ev,
+    outer: new Map(),
+    ctes: new Map(),
+    shared: { lastYield: performance.now(), uncorrelated: new Map(), correlated: new Map() },
+  };
+}
+
+export function withOuter(ctx: ExecContext, outer: ReadonlyMap<number, Value>): ExecContext {
+  return { ...ctx, outer };
+}
+
+export function throwIfCancelled(ctx: ExecContext): void {
+  const s = ctx.query.signal;
+  if (s.aborted) {
+    const why = s.reason instanceof Error ? s.reason.message : typeof s.reason === 'string' ? s.reason : 'cancelled by the user';
+    throw new QueryError(`Job execution was cancelled: ${why}`, 'stopped');
+  }
+}
+
+const yieldNow = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Call once per batch (or per few thousand rows) in every operator loop.
+ * Cheap when no yield is due: one clock read.
+ */
+export async function checkpoint(ctx: ExecContext): Promise<void> {
+  throwIfCancelled(ctx);
+  const now = performance.now();
+  if (now - ctx.shared.lastYield >= YIELD_INTERVAL_MS) {
+    await yieldNow();
+    ctx.shared.lastYield = performance.now();
+    throwIfCancelled(ctx);
+  }
+}
+
+/** Synchronous variant for tight loops that can't await: true when the caller should yield. */
+export function yieldDue(ctx: ExecContext): boolean {
+  return performance.now() - ctx.shared.lastYield >= YIELD_INTERVAL_MS;
+}

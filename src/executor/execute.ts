@@ -1,0 +1,76 @@
+// Entry points: run a resolved plan (Rel) as a stream of batches. Each Rel
+// kind has its operator in operators/<kind>.ts; operators are async
+// generators that pull from their inputs (Volcano-style, one batch at a time).
+import type { Rel } from '../analyzer/resolved.js';
+import type { Batch } from '../types/vector.js';
+import type { ExecContext } from './context.js';
+import { aggregateOp } from './operators/aggregate.js';
+import { arrayScanOp } from './operators/array-scan.js';
+import { cteRefOp, withOp, recursiveCteOp } from './operators/cte.js';
+import { filterOp } from './operators/filter.js';
+import { joinOp } from './operators/join.js';
+import { limitOp } from './operators/limit.js';
+import { projectOp } from './operators/project.js';
+import { sampleOp } from './operators/sample.js';
+import { scanOp } from './operators/scan.js';
+import { setOpOp } from './operators/setop.js';
+import { sortOp } from './operators/sort.js';
+import { unnestOp } from './operators/unnest.js';
+import { valuesOp } from './operators/values.js';
+import { windowOp } from './operators/window.js';
+import { concatBatches } from './vectors.js';
+
+export type { ExecContext } from './context.js';
+export { makeExecContext } from './context.js';
+
+export function executeRel(rel: Rel, ctx: ExecContext): AsyncIterable<Batch> {
+  switch (rel.kind) {
+    case 'scan':
+      return scanOp(rel, ctx);
+    case 'values':
+      return valuesOp(rel, ctx);
+    case 'filter':
+      return filterOp(rel, ctx);
+    case 'project':
+      return projectOp(rel, ctx);
+    case 'aggregate':
+      return aggregateOp(rel, ctx);
+    case 'join':
+      return joinOp(rel, ctx);
+    case 'sort':
+      return sortOp(rel, ctx);
+    case 'limit':
+      return limitOp(rel, ctx);
+    case 'window':
+      return windowOp(rel, ctx);
+    case 'setop':
+      return setOpOp(rel, ctx);
+    case 'unnest':
+      return unnestOp(rel, ctx);
+    case 'array_scan':
+      return arrayScanOp(rel, ctx);
+    case 'with':
+      return withOp(rel, ctx);
+    case 'cte_ref':
+      return cteRefOp(rel, ctx);
+    case 'recursive_cte':
+      return recursiveCteOp(rel, ctx);
+    case 'sample':
+      return sampleOp(rel, ctx);
+  }
+}
+
+/** Every batch of the plan's output (empty batches dropped). */
+export async function collect(rel: Rel, ctx: ExecContext): Promise<Batch[]> {
+  const out: Batch[] = [];
+  for await (const b of executeRel(rel, ctx)) if (b.length > 0) out.push(b);
+  return out;
+}
+
+/** The whole output as one batch (build sides, sort and window inputs). */
+export async function materialize(rel: Rel, ctx: ExecContext): Promise<Batch> {
+  return concatBatches(
+    rel.columns.map((c) => c.type),
+    await collect(rel, ctx),
+  );
+}

@@ -1,0 +1,494 @@
+import { describe, expect, it } from 'vitest';
+import type { Expr, JoinRel, Rel, SortKey, WindowCall } from '../analyzer/resolved.js';
+import { T, arrayOf, structOf, type SqlType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import { collect } from './execute.js';
+import { checkResultArrays } from './result-check.js';
+import { MemoryCatalog } from './testing/memory-catalog.js';
+import {
+  AGG,
+  TABLE,
+  add,
+  agg,
+  col,
+  div,
+  eq,
+  gt,
+  isNullE,
+  lit,
+  lt,
+  ref,
+  rowsOf,
+  scan,
+  testContext,
+} from './testing/plan-builder.js';
+
+const cat = new MemoryCatalog();
+const tId = col('id', T.INT64);
+const tG = col('g', T.STRING);
+const tX = col('x', T.FLOAT64);
+cat.addRows(
+  TABLE('t'),
+  [
+    { name: 'id', type: T.INT64 },
+    { name: 'g', type: T.STRING },
+    { name: 'x', type: T.FLOAT64 },
+  ],
+  [
+    [1n, 'a', 1.5],
+    [2n, 'b', null],
+    [3n, 'a', 0],
+    [4n, null, NaN],
+    [5n, 'b', -2],
+    [6n, null, 3],
+  ],
+);
+const ctx = (): ReturnType<typeof testContext> => testContext(cat);
+const run = async (rel: Rel): Promise<Value[][]> => rowsOf(await collect(rel, ctx()));
+const tScan = (): Rel => scan('t', [tId, tG, tX]);
+
+describe('scan / filter / project / limit', () => {
+  it('scans with projection and pushed filters', async () => {
+    const c = col('x', T.FLOAT64);
+    const rel: Rel = { ...scan('t', [c], [2]), pushedFilters: [gt(ref(c), lit(0, T.FLOAT64))] };
+    expect(await run(rel)).toEqual([[1.5], [3]]);
+  });
+  it('filters with three-valued logic (NULL drops)', async () => {
+    const rel: Rel = { kind: 'filter', input: tScan(), columns: [tId, tG, tX], predicate: eq(ref(tG), lit('a', T.STRING)) };
+    expect((await run(rel)).map((r) => r[0])).toEqual([1n, 3n]);
+  });
+  it('projects expressions', async () => {
+    const out = col('y', T.INT64);
+    const rel: Rel = { kind: 'project', input: tScan(), columns: [out], exprs: [add(ref(tId), lit(10n, T.INT64))] };
+    expect((await run(rel)).map((r) => r[0])).toEqual([11n, 12n, 13n, 14n, 15n, 16n]);
+  });
+  it('limit and offset', async () => {
+    const rel: Rel = { kind: 'limit', input: tScan(), columns: [tId, tG, tX], limit: 2, offset: 3 };
+    expect((await run(rel)).map((r) => r[0])).toEqual([4n, 5n]);
+  });
+  it('values and SELECT without FROM', async () => {
+    const a = col('a', T.INT64);
+    const rel: Rel = { kind: 'values', columns: [a], rows: [[lit(1n, T.INT64)], [lit(null, T.INT64)]] };
+    expect(await run(rel)).toEqual([[1n], [null]]);
+    expect((await collect({ kind: 'values', columns: [], rows: [[]] }, ctx()))[0]!.length).toBe(1);
+  });
+});
+
+describe('lazy conditionals and logic', () => {
+  const proj = async (e: Expr): Promise<Value[]> => {
+    const o = col('o', e.type);
+    return (await run({ kind: 'project', input: tScan(), columns: [o], exprs: [e] })).map((r) => r[0]!);
+  };
+  it('IF(x = 0, 0, 1 / x) never divides by zero', async () => {
+    const e: Expr = {
+      kind: 'conditional',
+      type: T.FLOAT64,
+      op: 'case',
+      whens: [eq(ref(tX), lit(0, T.FLOAT64))],
+      thens: [lit(0, T.FLOAT64)],
+      else: div(lit(1, T.FLOAT64), ref(tX)),
+    };
+    const r = await proj(e);
+    expect(r[2]).toBe(0);
+    expect(r[0]).toBeCloseTo(1 / 1.5);
+    expect(r[1]).toBeNull();
+  });
+  it('unguarded division raises, SAFE division yields NULL', async () => {
+    await expect(proj(div(lit(1, T.FLOAT64), ref(tX)))).rejects.toThrow(/division by zero/);
+    const r = await proj(div(lit(1, T.FLOAT64), ref(tX), true));
+    expect(r[2]).toBeNull();
+    expect(r[4]).toBe(-0.5);
+  });
+  it('AND short-circuits: x IS NOT NULL AND 1/x > 0 with x = 0 guarded', async () => {
+    const notZero: Expr = { kind: 'logical', type: T.BOOL, op: 'not', args: [eq(ref(tX), lit(0, T.FLOAT64))] };
+    const e: Expr = { kind: 'logical', type: T.BOOL, op: 'and', args: [notZero, gt(div(lit(1, T.FLOAT64), ref(tX)), lit(0, T.FLOAT64))] };
+    expect(await proj(e)).toEqual([true, null, false, false, false, true]);
+  });
+  it('OR three-valued', async () => {
+    const e: Expr = { kind: 'logical', type: T.BOOL, op: 'or', args: [gt(ref(tX), lit(1, T.FLOAT64)), isNullE(ref(tG))] };
+    expect(await proj(e)).toEqual([true, null, false, true, false, true]);
+  });
+  it('COALESCE evaluates later arguments only where needed', async () => {
+    const e: Expr = { kind: 'conditional', type: T.FLOAT64, op: 'coalesce', whens: [], thens: [ref(tX), div(lit(1, T.FLOAT64), lit(0, T.FLOAT64), true), lit(-1, T.FLOAT64)] };
+    expect(await proj(e)).toEqual([1.5, -1, 0, NaN, -2, 3]);
+  });
+  it('struct, array and field access', async () => {
+    const st = structOf([
+      { name: 'a', type: T.INT64 },
+      { name: 'b', type: T.STRING },
+    ]);
+    const mk: Expr = { kind: 'make_struct', type: st, fields: [ref(tId), ref(tG)] };
+    const fa: Expr = { kind: 'field', type: T.STRING, arg: mk, fieldIndex: 1 };
+    expect(await proj(fa)).toEqual(['a', 'b', 'a', null, 'b', null]);
+    const arr: Expr = { kind: 'make_array', type: arrayOf(T.INT64), elements: [ref(tId), lit(null, T.INT64)] };
+    expect((await proj(arr))[0]).toEqual([1n, null]);
+  });
+});
+
+describe('aggregate', () => {
+  const gk = col('g', T.STRING);
+  const s = col('s', T.FLOAT64);
+  const c = col('c', T.INT64);
+  it('groups with NULL keys together and sums', async () => {
+    const rel: Rel = {
+      kind: 'aggregate',
+      input: tScan(),
+      columns: [gk, s, c],
+      groupBy: [{ column: gk, expr: ref(tG) }],
+      aggregates: [agg(s, 'SUM', AGG.sum(T.FLOAT64), [ref(tX)]), agg(c, 'COUNT', AGG.countStar(), [])],
+    };
+    const rows = await run(rel);
+    expect(rows).toEqual([
+      ['a', 1.5, 2n],
+      ['b', -2, 2n],
+      [null, NaN, 2n],
+    ]);
+  });
+  it('global aggregate over empty input returns one row', async () => {
+    const empty: Rel = { kind: 'filter', input: tScan(), columns: [tId, tG, tX], predicate: lit(false, T.BOOL) };
+    const rel: Rel = { kind: 'aggregate', input: empty, columns: [c], groupBy: [], aggregates: [agg(c, 'COUNT', AGG.countStar(), [])] };
+    expect(await run(rel)).toEqual([[0n]]);
+  });
+  it('floats: NaN groups together, -0 = +0', async () => {
+    const v = col('v', T.FLOAT64);
+    const k = col('k', T.FLOAT64);
+    const vals: Rel = { kind: 'values', columns: [v], rows: [[lit(NaN, T.FLOAT64)], [lit(-0, T.FLOAT64)], [lit(0, T.FLOAT64)], [lit(NaN, T.FLOAT64)]] };
+    const rel: Rel = { kind: 'aggregate', input: vals, columns: [k, c], groupBy: [{ column: k, expr: ref(v) }], aggregates: [agg(c, 'COUNT', AGG.countStar(), [])] };
+    const rows = await run(rel);
+    expect(rows.length).toBe(2);
+    expect(rows.map((r) => r[1])).toEqual([2n, 2n]);
+  });
+  it('DISTINCT, ORDER BY + LIMIT inside ARRAY_AGG, IGNORE NULLS, HAVING MAX', async () => {
+    const a1 = col('a1', arrayOf(T.INT64));
+    const a2 = col('a2', arrayOf(T.FLOAT64));
+    const a3 = col('a3', arrayOf(T.INT64));
+    const cd = col('cd', T.INT64);
+    const byX: SortKey = { expr: ref(tX), descending: true, nullsFirst: false };
+    const rel: Rel = {
+      kind: 'aggregate',
+      input: tScan(),
+      columns: [a1, a2, a3, cd],
+      groupBy: [],
+      aggregates: [
+        agg(a1, 'ARRAY_AGG', AGG.arrayAgg(T.INT64), [ref(tId)], { orderBy: [byX], limit: 3 }),
+        agg(a2, 'ARRAY_AGG', AGG.arrayAgg(T.FLOAT64), [ref(tX)], { ignoreNulls: true, orderBy: [{ expr: ref(tX), descending: false, nullsFirst: true }] }),
+        agg(a3, 'ARRAY_AGG', AGG.arrayAgg(T.INT64), [ref(tId)], { having: { max: true, expr: ref(tX) } }),
+        agg(cd, 'COUNT', AGG.count(), [ref(tG)], { distinct: true }),
+      ],
+    };
+    const [row] = await run(rel);
+    expect(row![0]).toEqual([6n, 1n, 3n]); // x DESC: 3, 1.5, 0 (NaN sorts lowest, NULL last)
+    expect(row![1]).toEqual([NaN, -2, 0, 1.5, 3]);
+    expect(row![2]).toEqual([6n]);
+    expect(row![3]).toBe(2n);
+  });
+  it('grouping sets (ROLLUP) with GROUPING()', async () => {
+    const gg = col('gg', T.INT64);
+    const rel: Rel = {
+      kind: 'aggregate',
+      input: tScan(),
+      columns: [gk, c, gg],
+      groupBy: [{ column: gk, expr: ref(tG) }],
+      aggregates: [agg(c, 'COUNT', AGG.countStar(), [])],
+      groupingSets: [[0], []],
+      groupingCalls: [{ column: gg, keyIndex: 0 }],
+    };
+    const rows = await run(rel);
+    expect(rows).toContainEqual([null, 6n, 1n]);
+    expect(rows).toContainEqual([null, 2n, 0n]);
+    expect(rows).toContainEqual(['a', 2n, 0n]);
+    expect(rows.length).toBe(4);
+  });
+});
+
+describe('sort', () => {
+  it('NULLs first ascending, NaN before numbers, stable', async () => {
+    const rel: Rel = { kind: 'sort', input: tScan(), columns: [tId, tG, tX], keys: [{ expr: ref(tX), descending: false, nullsFirst: true }] };
+    expect((await run(rel)).map((r) => r[0])).toEqual([2n, 4n, 5n, 3n, 1n, 6n]);
+  });
+  it('descending puts NULLs last; multi-key', async () => {
+    const rel: Rel = {
+      kind: 'sort',
+      input: tScan(),
+      columns: [tId, tG, tX],
+      keys: [
+        { expr: ref(tG), descending: true, nullsFirst: false },
+        { expr: ref(tId), descending: true, nullsFirst: false },
+      ],
+    };
+    expect((await run(rel)).map((r) => r[0])).toEqual([5n, 2n, 3n, 1n, 6n, 4n]);
+  });
+  it('top-N', async () => {
+    const rel: Rel = { kind: 'sort', input: tScan(), columns: [tId, tG, tX], keys: [{ expr: ref(tId), descending: true, nullsFirst: false }], limit: 2 };
+    expect((await run(rel)).map((r) => r[0])).toEqual([6n, 5n]);
+  });
+  it('STRING by code point', async () => {
+    const s = col('s', T.STRING);
+    const vals: Rel = { kind: 'values', columns: [s], rows: [['\u{1F600}'], ['\uFFFD'], ['a']].map((r) => [lit(r[0]!, T.STRING)]) };
+    const rel: Rel = { kind: 'sort', input: vals, columns: [s], keys: [{ expr: ref(s), descending: false, nullsFirst: true }] };
+    expect((await run(rel)).map((r) => r[0])).toEqual(['a', '\uFFFD', '\u{1F600}']);
+  });
+});
+
+describe('joins', () => {
+  const uK = col('k', T.STRING);
+  const uV = col('v', T.INT64);
+  cat.addRows(
+    TABLE('u'),
+    [
+      { name: 'k', type: T.STRING },
+      { name: 'v', type: T.INT64 },
+    ],
+    [
+      ['a', 10n],
+      ['a', 11n],
+      ['c', 30n],
+      [null, 99n],
+    ],
+  );
+  const uScan = (): Rel => scan('u', [uK, uV]);
+  const join = (joinType: JoinRel['joinType'], condition?: Expr): JoinRel => ({
+    kind: 'join',
+    joinType,
+    left: tScan(),
+    right: uScan(),
+    columns: joinType === 'semi' || joinType === 'anti' ? [tId, tG, tX] : [tId, tG, tX, uK, uV],
+    condition,
+    lateral: false,
+  });
+  const on = (): Expr => eq(ref(tG), ref(uK));
+  it('inner (keys extracted from the condition), NULL keys never match', async () => {
+    const rows = await run(join('inner', on()));
+    expect(rows.map((r) => [r[0], r[4]])).toEqual([
+      [1n, 10n],
+      [1n, 11n],
+      [3n, 10n],
+      [3n, 11n],
+    ]);
+  });
+  it('left / right / full', async () => {
+    expect((await run(join('left', on()))).length).toBe(4 + 4);
+    const right = await run(join('right', on()));
+    expect(right.filter((r) => r[0] === null).map((r) => r[4])).toEqual([30n, 99n]);
+    expect((await run(join('full', on()))).length).toBe(4 + 4 + 2);
+  });
+  it('semi / anti', async () => {
+    expect((await run(join('semi', on()))).map((r) => r[0])).toEqual([1n, 3n]);
+    expect((await run(join('anti', on()))).map((r) => r[0])).toEqual([2n, 4n, 5n, 6n]);
+  });
+  it('residual condition and non-equi (nested loop) join', async () => {
+    const cond: Expr = { kind: 'logical', type: T.BOOL, op: 'and', args: [on(), gt(ref(uV), lit(10n, T.INT64))] };
+    expect((await run(join('left', cond))).map((r) => [r[0], r[4]])).toEqual([
+      [1n, 11n],
+      [2n, null],
+      [3n, 11n],
+      [4n, null],
+      [5n, null],
+      [6n, null],
+    ]);
+    const nl = await run(join('inner', lt(ref(tId), lit(2n, T.INT64))));
+    expect(nl.length).toBe(4);
+    expect((await run(join('cross'))).length).toBe(24);
+  });
+  it('null-safe equi keys match NULLs', async () => {
+    const rel: JoinRel = { ...join('inner'), equiKeys: [{ left: ref(tG), right: ref(uK), nullSafe: true }] };
+    expect((await run(rel)).map((r) => r[0])).toEqual([1n, 1n, 3n, 3n, 4n, 6n]);
+  });
+  it('lateral UNNEST fast path and correlated general path', async () => {
+    const a = col('arr', arrayOf(T.INT64));
+    const base: Rel = {
+      kind: 'values',
+      columns: [a],
+      rows: [[lit([1n, 2n], arrayOf(T.INT64))], [lit([], arrayOf(T.INT64))], [lit(null, arrayOf(T.INT64))], [lit([3n], arrayOf(T.INT64))]],
+    };
+    const e = col('e', T.INT64);
+    const off = col('off', T.INT64);
+    const un: Rel = { kind: 'unnest', columns: [e, off], arrays: [ref(a, true)], elements: [e], offset: off };
+    const inner: JoinRel = { kind: 'join', joinType: 'inner', left: base, right: un, columns: [a, e, off], lateral: true };
+    expect((await run(inner)).map((r) => [r[1], r[2]])).toEqual([
+      [1n, 0n],
+      [2n, 1n],
+      [3n, 0n],
+    ]);
+    const left = await run({ ...inner, joinType: 'left' });
+    expect(left.map((r) => r[1])).toEqual([1n, 2n, null, null, 3n]);
+    // General path: a correlated filter over a scan on the right side.
+    const general: JoinRel = {
+      kind: 'join',
+      joinType: 'inner',
+      left: tScan(),
+      right: { kind: 'filter', input: uScan(), columns: [uK, uV], predicate: eq(ref(uK), ref(tG, true)) },
+      columns: [tId, tG, tX, uK, uV],
+      lateral: true,
+    };
+    expect((await run(general)).map((r) => r[4])).toEqual([10n, 11n, 10n, 11n]);
+  });
+});
+
+describe('subqueries', () => {
+  const uK = col('k2', T.STRING);
+  const uV = col('v2', T.INT64);
+  const uScan = (): Rel => scan('u', [uK, uV]);
+  const proj = async (e: Expr): Promise<Value[]> => {
+    const o = col('o', e.type);
+    return (await run({ kind: 'project', input: tScan(), columns: [o], exprs: [e] })).map((r) => r[0]!);
+  };
+  it('correlated scalar subquery (per distinct binding)', async () => {
+    const m = col('m', T.INT64);
+    const plan: Rel = {
+      kind: 'aggregate',
+      input: { kind: 'filter', input: uScan(), columns: [uK, uV], predicate: eq(ref(uK), ref(tG, true)) },
+      columns: [m],
+      groupBy: [],
+      aggregates: [agg(m, 'MAX', AGG.max(T.INT64), [ref(uV)])],
+    };
+    const e: Expr = { kind: 'subquery', type: T.INT64, mode: 'scalar', plan, correlatedColumns: [tG.id] };
+    expect(await proj(e)).toEqual([11n, null, 11n, null, null, null]);
+  });
+  it('scalar subquery with more than one row raises', async () => {
+    const e: Expr = { kind: 'subquery', type: T.INT64, mode: 'scalar', plan: uScan(), correlatedColumns: [] };
+    await expect(proj(e)).rejects.toThrow('Scalar subquery produced more than one element');
+  });
+  it('EXISTS, ARRAY and IN with NULL semantics', async () => {
+    const ex: Expr = {
+      kind: 'subquery',
+      type: T.BOOL,
+      mode: 'exists',
+      plan: { kind: 'filter', input: uScan(), columns: [uK, uV], predicate: eq(ref(uK), ref(tG, true)) },
+      correlatedColumns: [tG.id],
+    };
+    expect(await proj(ex)).toEqual([true, false, true, false, false, false]);
+    const kOnly = col('k3', T.STRING);
+    const kPlan: Rel = { kind: 'project', input: uScan(), columns: [kOnly], exprs: [ref(uK)] };
+    const inE: Expr = { kind: 'subquery', type: T.BOOL, mode: 'in', plan: kPlan, inExpr: ref(tG), correlatedColumns: [] };
+    // 'a' found; 'b' not found but the set holds NULL -> NULL; NULL lhs -> NULL.
+    expect(await proj(inE)).toEqual([true, null, true, null, null, null]);
+    const arr: Expr = { kind: 'subquery', type: arrayOf(T.INT64), mode: 'array', plan: { kind: 'project', input: uScan(), columns: [col('v', T.INT64)], exprs: [ref(uV)] }, correlatedColumns: [] };
+    expect((await proj(arr))[0]).toEqual([10n, 11n, 30n, 99n]);
+  });
+});
+
+describe('window', () => {
+  const w = (name: string, extra: Partial<WindowCall> = {}, type: SqlType = T.INT64): WindowCall => ({
+    column: col(name.toLowerCase(), type),
+    name,
+    args: [],
+    distinct: false,
+    ignoreNulls: undefined,
+    partitionBy: [ref(tG)],
+    orderBy: [{ expr: ref(tId), descending: false, nullsFirst: true }],
+    ...extra,
+  });
+  it('numbering, navigation and aggregates', async () => {
+    const calls: WindowCall[] = [
+      w('ROW_NUMBER'),
+      w('LAG', { args: [ref(tId)] }),
+      w('SUM', { args: [ref(tId)], aggregate: AGG.sum(T.INT64) }),
+      w('COUNT', { args: [], aggregate: AGG.countStar(), orderBy: [] }),
+      w('FIRST_VALUE', { args: [ref(tX)], ignoreNulls: true }, T.FLOAT64),
+      w('ARRAY_AGG', { args: [ref(tId)], aggregate: AGG.arrayAgg(T.INT64), frame: { unit: 'ROWS', start: { type: 'preceding', offset: lit(1n, T.INT64) }, end: { type: 'current_row' } } }, arrayOf(T.INT64)),
+    ];
+    const rel: Rel = { kind: 'window', input: tScan(), columns: [tId, tG, tX, ...calls.map((c) => c.column)], calls };
+    const rows = await run(rel);
+    const byId = new Map(rows.map((r) => [r[0], r.slice(3)]));
+    expect(byId.get(1n)).toEqual([1n, null, 1n, 2n, 1.5, [1n]]);
+    expect(byId.get(3n)).toEqual([2n, 1n, 4n, 2n, 1.5, [1n, 3n]]);
+    expect(byId.get(2n)).toEqual([1n, null, 2n, 2n, null, [2n]]);
+    expect(byId.get(6n)).toEqual([2n, 4n, 10n, 2n, NaN, [4n, 6n]]);
+  });
+  it('RANK / DENSE_RANK / NTILE / PERCENTILE_CONT over the whole input', async () => {
+    const calls: WindowCall[] = [
+      w('RANK', { partitionBy: [], orderBy: [{ expr: ref(tG), descending: false, nullsFirst: true }] }),
+      w('DENSE_RANK', { partitionBy: [], orderBy: [{ expr: ref(tG), descending: false, nullsFirst: true }] }),
+      w('NTILE', { partitionBy: [], args: [lit(4n, T.INT64)] }),
+      w('PERCENTILE_CONT', { partitionBy: [], orderBy: [], args: [ref(tId), lit(0.5, T.FLOAT64)] }, T.FLOAT64),
+    ];
+    const rel: Rel = { kind: 'window', input: tScan(), columns: [tId, tG, tX, ...calls.map((c) => c.column)], calls };
+    const rows = await run(rel);
+    expect(rows.map((r) => r[3])).toEqual([3n, 5n, 3n, 1n, 5n, 1n]);
+    expect(rows.map((r) => r[4])).toEqual([2n, 3n, 2n, 1n, 3n, 1n]);
+    expect(rows.map((r) => r[5])).toEqual([1n, 1n, 2n, 2n, 3n, 4n]);
+    expect(rows.every((r) => r[6] === 3.5)).toBe(true);
+  });
+  it('RANGE frame with offsets', async () => {
+    const c = w('SUM', {
+      partitionBy: [],
+      args: [ref(tId)],
+      aggregate: AGG.sum(T.INT64),
+      frame: { unit: 'RANGE', start: { type: 'preceding', offset: lit(1n, T.INT64) }, end: { type: 'following', offset: lit(1n, T.INT64) } },
+    });
+    const rows = await run({ kind: 'window', input: tScan(), columns: [tId, tG, tX, c.column], calls: [c] });
+    expect(rows.map((r) => r[3])).toEqual([3n, 6n, 9n, 12n, 15n, 11n]);
+  });
+});
+
+describe('set operations, unnest, CTEs, sample', () => {
+  const a = col('a', T.INT64);
+  const vals = (xs: (bigint | null)[]): Rel => ({ kind: 'values', columns: [a], rows: xs.map((x) => [lit(x, T.INT64)]) });
+  const setop = (op: 'union' | 'intersect' | 'except', all: boolean): Rel => ({
+    kind: 'setop',
+    op,
+    all,
+    columns: [a],
+    inputs: [vals([1n, 1n, 2n, null, null]), vals([1n, null, 3n])],
+  });
+  const sorted = async (r: Rel): Promise<Value[]> => (await run(r)).map((x) => x[0]!).sort((x, y) => (x === null ? -1 : y === null ? 1 : Number(x) - Number(y)));
+  it('UNION / INTERSECT / EXCEPT with ALL multiplicities', async () => {
+    expect(await sorted(setop('union', true))).toEqual([null, null, null, 1n, 1n, 1n, 2n, 3n]);
+    expect(await sorted(setop('union', false))).toEqual([null, 1n, 2n, 3n]);
+    expect(await sorted(setop('intersect', true))).toEqual([null, 1n]);
+    expect(await sorted(setop('intersect', false))).toEqual([null, 1n]);
+    expect(await sorted(setop('except', true))).toEqual([null, 1n, 2n]);
+    expect(await sorted(setop('except', false))).toEqual([2n]);
+  });
+  it('multi-array UNNEST zips with NULL padding', async () => {
+    const e1 = col('e1', T.INT64);
+    const e2 = col('e2', T.STRING);
+    const rel: Rel = {
+      kind: 'unnest',
+      columns: [e1, e2],
+      arrays: [lit([1n, 2n, 3n], arrayOf(T.INT64)), lit(['x'], arrayOf(T.STRING))],
+      elements: [e1, e2],
+    };
+    expect(await run(rel)).toEqual([
+      [1n, 'x'],
+      [2n, null],
+      [3n, null],
+    ]);
+  });
+  it('WITH materializes once; recursive CTE iterates; guard raises', async () => {
+    const n = col('n', T.INT64);
+    const ref1 = col('n', T.INT64);
+    const step: Rel = {
+      kind: 'project',
+      input: { kind: 'filter', input: { kind: 'cte_ref', cteId: 7, columns: [ref1], cteColumns: [n] }, columns: [ref1], predicate: lt(ref(ref1), lit(5n, T.INT64)) },
+      columns: [n],
+      exprs: [add(ref(ref1), lit(1n, T.INT64))],
+    };
+    const rec: Rel = { kind: 'recursive_cte', cteId: 7, base: { kind: 'values', columns: [n], rows: [[lit(1n, T.INT64)]] }, recursive: step, distinct: false, columns: [n] };
+    const outRef = col('n', T.INT64);
+    const w: Rel = { kind: 'with', ctes: [{ id: 7, name: 'r', plan: rec }], body: { kind: 'cte_ref', cteId: 7, columns: [outRef], cteColumns: [n] }, columns: [outRef] };
+    expect((await run(w)).map((r) => r[0])).toEqual([1n, 2n, 3n, 4n, 5n]);
+    const forever: Rel = { ...rec, recursive: { kind: 'project', input: { kind: 'cte_ref', cteId: 7, columns: [ref1], cteColumns: [n] }, columns: [n], exprs: [add(ref(ref1), lit(1n, T.INT64))] } };
+    await expect(run(forever)).rejects.toThrow(/maximum number of iterations/);
+    const distinctRec: Rel = { ...rec, distinct: true, recursive: { kind: 'project', input: { kind: 'cte_ref', cteId: 7, columns: [ref1], cteColumns: [n] }, columns: [n], exprs: [lit(1n, T.INT64)] } };
+    expect((await run(distinctRec)).map((r) => r[0])).toEqual([1n]);
+  });
+  it('sample keeps all at 100% and none at 0%', async () => {
+    expect((await run({ kind: 'sample', input: tScan(), columns: [tId, tG, tX], percent: 100 })).length).toBe(6);
+    expect((await run({ kind: 'sample', input: tScan(), columns: [tId, tG, tX], percent: 0 })).length).toBe(0);
+  });
+});
+
+describe('scheduling and results', () => {
+  it('cancellation raises the stopped error', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    await expect(collect(tScan(), testContext(cat, ac.signal))).rejects.toThrow(/Job execution was cancelled/);
+  });
+  it('arrays with NULL elements are rejected in results', () => {
+    const t = arrayOf(T.INT64);
+    const b = { length: 1, columns: [{ type: t, length: 1, data: [[1n, null]], nulls: null }] };
+    expect(() => checkResultArrays([{ name: 'nullable_ints', type: t }], [b])).toThrow('Array cannot have a null element; error in writing field nullable_ints');
+  });
+});

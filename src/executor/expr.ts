@@ -1,0 +1,609 @@
+// Vectorized expression evaluation over a batch. Column references resolve by
+// column id through `layout` (id -> batch column index), then through the
+// context's outer bindings (correlated references). Conditionals and AND/OR
+// evaluate lazily: each branch only sees the rows that reach it (selection +
+// take, then scatter), so `IF(x = 0, 0, 1 / x)` never divides by zero.
+//
+// Subqueries need async execution; everything else is synchronous. `evaluate`
+// first resolves the expression's subqueries for the whole batch (async),
+// then runs the synchronous evaluator with those vectors at hand.
+import type {
+  CallExpr,
+  CastExpr,
+  ConditionalExpr,
+  Expr,
+  LambdaExpr,
+  LogicalExpr,
+  SubqueryExpr,
+} from '../analyzer/resolved.js';
+import { QueryError } from '../planner/api.js';
+import type { SqlType, StructType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import { constantVector, getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
+import { castVector } from './cast.js';
+import type { ExecContext } from './context.js';
+import { executeRel } from './execute.js';
+import { GroupTable } from './hash.js';
+import { tupleKey } from './values-compare.js';
+import { scatterVectors } from './vectors.js';
+
+export type ColumnLayout = ReadonlyMap<number, number>;
+
+/** Layout of a relation's output: column id -> batch index. */
+export function layoutOf(columns: readonly { readonly id: number }[]): Map<number, number> {
+  const m = new Map<number, number>();
+  columns.forEach((c, i) => m.set(c.id, i));
+  return m;
+}
+
+interface Env {
+  readonly ctx: ExecContext;
+  /** Per-batch results of the expression's subqueries (row-aligned with the batch). */
+  readonly subq: Map<SubqueryExpr, Vector> | null;
+}
+
+// ---------------------------------------------------------------- entry points
+
+export async function evaluate(expr: Expr, batch: Batch, layout: ColumnLayout, ctx: ExecContext): Promise<Vector> {
+  const subs = subqueriesOf(expr);
+  if (subs.length === 0) return evalExpr(expr, batch, layout, { ctx, subq: null });
+  const m = new Map<SubqueryExpr, Vector>();
+  for (const s of subs) m.set(s, await evaluateSubquery(s, batch, layout, ctx));
+  return evalExpr(expr, batch, layout, { ctx, subq: m });
+}
+
+/** Synchronous evaluation; throws if the expression holds a subquery (use `evaluate`). */
+export function evaluateSync(expr: Expr, batch: Batch, layout: ColumnLayout, ctx: ExecContext): Vector {
+  return evalExpr(expr, batch, layout, { ctx, subq: null });
+}
+
+export function hasSubquery(expr: Expr): boolean {
+  return subqueriesOf(expr).length > 0;
+}
+
+// ---------------------------------------------------------------- analysis caches
+
+const subqueryCache = new WeakMap<Expr, SubqueryExpr[]>();
+/** Subqueries of an expression, outside lambda bodies and other subqueries' plans. */
+function subqueriesOf(expr: Expr): SubqueryExpr[] {
+  let r = subqueryCache.get(expr);
+  if (r) return r;
+  r = [];
+  const walk = (e: Expr): void => {
+    if (e.kind === 'subquery') {
+      r!.push(e);
+      return;
+    }
+    forEachChild(e, walk);
+  };
+  walk(expr);
+  subqueryCache.set(expr, r);
+  return r;
+}
+
+function forEachChild(e: Expr, f: (c: Expr) => void): void {
+  switch (e.kind) {
+    case 'call':
+      e.args.forEach(f);
+      return;
+    case 'cast':
+      f(e.arg);
+      if (e.format) f(e.format);
+      if (e.timeZone) f(e.timeZone);
+      return;
+    case 'conditional':
+      e.whens.forEach(f);
+      e.thens.forEach(f);
+      if (e.else) f(e.else);
+      return;
+    case 'logical':
+      e.args.forEach(f);
+      return;
+    case 'make_struct':
+      e.fields.forEach(f);
+      return;
+    case 'make_array':
+      e.elements.forEach(f);
+      return;
+    case 'field':
+      f(e.arg);
+      return;
+    case 'subquery':
+      if (e.inExpr) f(e.inExpr);
+      return;
+    default:
+      return;
+  }
+}
+
+const refsCache = new WeakMap<Expr, number[]>();
+/** Column ids an expression reads (including lambda bodies and subquery correlations). */
+export function columnRefsOf(expr: Expr): number[] {
+  let r = refsCache.get(expr);
+  if (r) return r;
+  const set = new Set<number>();
+  const walk = (e: Expr): void => {
+    if (e.kind === 'column') set.add(e.columnId);
+    else if (e.kind === 'lambda') walk(e.body);
+    else if (e.kind === 'subquery') for (const c of e.correlatedColumns) set.add(c);
+    forEachChild(e, walk);
+  };
+  walk(expr);
+  r = [...set];
+  refsCache.set(expr, r);
+  return r;
+}
+
+/** The rows `sel` of the columns `expr` reads, with a matching layout. */
+function restrict(expr: Expr, batch: Batch, layout: ColumnLayout, env: Env, sel: Int32Array, count: number): [Batch, ColumnLayout, Env] {
+  const cols: Vector[] = [];
+  const lay = new Map<number, number>();
+  for (const id of columnRefsOf(expr)) {
+    const idx = layout.get(id);
+    if (idx === undefined || lay.has(id)) continue;
+    lay.set(id, cols.length);
+    cols.push(takeVector(batch.columns[idx]!, sel, count));
+  }
+  let subq: Map<SubqueryExpr, Vector> | null = null;
+  if (env.subq) {
+    subq = new Map();
+    for (const [s, v] of env.subq) subq.set(s, takeVector(v, sel, count));
+  }
+  return [{ length: count, columns: cols }, lay, { ctx: env.ctx, subq }];
+}
+
+// ---------------------------------------------------------------- the evaluator
+
+const literalCache = new WeakMap<Expr, Vector>();
+
+function evalExpr(e: Expr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
+  const n = batch.length;
+  switch (e.kind) {
+    case 'literal': {
+      // Kernels never mutate inputs, so one broadcast vector per literal and length is shared.
+      const c = literalCache.get(e);
+      if (c && c.length === n) return c;
+      const v = constantVector(e.type, e.value, n);
+      literalCache.set(e, v);
+      return v;
+    }
+    case 'column': {
+      const idx = layout.get(e.columnId);
+      if (idx !== undefined) return batch.columns[idx]!;
+      const outer = env.ctx.outer;
+      if (outer.has(e.columnId)) return constantVector(e.type, outer.get(e.columnId)!, n);
+      throw new Error(`executor: column #${e.columnId} is not bound`);
+    }
+    case 'call':
+      return evalCall(e, batch, layout, env);
+    case 'cast':
+      return evalCast(e, batch, layout, env);
+    case 'conditional':
+      return e.op === 'case' ? evalCase(e, batch, layout, env) : evalCoalesce(e, batch, layout, env);
+    case 'logical':
+      return evalLogical(e, batch, layout, env);
+    case 'make_struct': {
+      const fields = e.fields.map((f) => evalExpr(f, batch, layout, env));
+      const out: Value[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const row: Value[] = new Array(fields.length);
+        for (let f = 0; f < fields.length; f++) row[f] = getValue(fields[f]!, i);
+        out[i] = row;
+      }
+      return { type: e.type, length: n, data: out, nulls: null };
+    }
+    case 'make_array': {
+      const els = e.elements.map((f) => evalExpr(f, batch, layout, env));
+      const out: Value[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const row: Value[] = new Array(els.length);
+        for (let f = 0; f < els.length; f++) row[f] = getValue(els[f]!, i);
+        out[i] = row;
+      }
+      return { type: e.type, length: n, data: out, nulls: null };
+    }
+    case 'field': {
+      const s = evalExpr(e.arg, batch, layout, env);
+      const out: Value[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = getValue(s, i) as Value[] | null;
+        out[i] = v === null ? null : v[e.fieldIndex]!;
+      }
+      return vectorFromValues(e.type, out);
+    }
+    case 'subquery': {
+      const v = env.subq?.get(e);
+      if (!v) throw new Error('executor: subquery evaluated synchronously (use evaluate())');
+      return v;
+    }
+    case 'lambda':
+      return lambdaVector(e, batch, layout, env, n, null);
+  }
+}
+
+function evalCall(e: CallExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
+  const n = batch.length;
+  const args = e.args.map((a) => (a.kind === 'lambda' ? lambdaVector(a, batch, layout, env, n, null) : evalExpr(a, batch, layout, env)));
+  if (!e.safe) return e.fn.kernel(args, n, env.ctx.eval);
+  try {
+    return e.fn.kernel(args, n, env.ctx.eval);
+  } catch {
+    // SAFE.: redo row by row and turn only the failing rows into NULL.
+    const out: Value[] = new Array(n);
+    const one = new Int32Array(1);
+    for (let i = 0; i < n; i++) {
+      one[0] = i;
+      const rowArgs = e.args.map((a, k) =>
+        a.kind === 'lambda' ? lambdaVector(a, batch, layout, env, 1, Int32Array.of(i)) : takeVector(args[k]!, one, 1),
+      );
+      try {
+        out[i] = getValue(e.fn.kernel(rowArgs, 1, env.ctx.eval), 0);
+      } catch {
+        out[i] = null;
+      }
+    }
+    return vectorFromValues(e.type, out);
+  }
+}
+
+function evalCast(e: CastExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
+  const v = evalExpr(e.arg, batch, layout, env);
+  const firstValue = (x: Expr | undefined): string | undefined => {
+    if (!x || batch.length === 0) return undefined;
+    const fv = getValue(evalExpr(x, batch, layout, env), 0);
+    return fv === null ? undefined : String(fv);
+  };
+  return castVector(v, e.type, { safe: e.safe, format: firstValue(e.format), timeZone: firstValue(e.timeZone) }, env.ctx.eval);
+}
+
+interface Part {
+  sel: Int32Array;
+  count: number;
+  vec: Vector;
+}
+
+/** Evaluates `expr` on rows `sel` (absolute indexes) only. */
+function evalOn(expr: Expr, batch: Batch, layout: ColumnLayout, env: Env, sel: Int32Array | null, count: number): Vector {
+  if (sel === null) return evalExpr(expr, batch, layout, env);
+  const [b, l, en] = restrict(expr, batch, layout, env, sel, count);
+  return evalExpr(expr, b, l, en);
+}
+
+function allRows(n: number): Int32Array {
+  const s = new Int32Array(n);
+  for (let i = 0; i < n; i++) s[i] = i;
+  return s;
+}
+
+function finishParts(type: SqlType, n: number, parts: Part[]): Vector {
+  if (parts.length === 1 && parts[0]!.count === n) {
+    const p = parts[0]!;
+    let identity = true;
+    for (let i = 0; i < n && identity; i++) if (p.sel[i] !== i) identity = false;
+    if (identity) return p.vec;
+  }
+  return scatterVectors(type, n, parts);
+}
+
+function evalCase(e: ConditionalExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
+  const n = batch.length;
+  let rem: Int32Array | null = null; // null = every row, in order
+  let remCount = n;
+  const parts: Part[] = [];
+  for (let k = 0; k < e.whens.length && remCount > 0; k++) {
+    const cond = evalOn(e.whens[k]!, batch, layout, env, rem, remCount);
+    const cd = cond.data as Uint8Array;
+    const cn = cond.nulls;
+    const take = new Int32Array(remCount);
+    const rest = new Int32Array(remCount);
+    let tc = 0;
+    let rc = 0;
+    for (let j = 0; j < remCount; j++) {
+      const row = rem === null ? j : rem[j]!;
+      if (cd[j] === 1 && (cn === null || cn[j] === 0)) take[tc++] = row;
+      else rest[rc++] = row;
+    }
+    if (tc > 0) {
+      const all = tc === n;
+      parts.push({ sel: all ? allRows(n) : take, count: tc, vec: evalOn(e.thens[k]!, batch, layout, env, all ? null : take, tc) });
+    }
+    rem = rest;
+    remCount = rc;
+  }
+  if (remCount > 0 && e.else) {
+    const all = remCount === n;
+    parts.push({ sel: rem ?? allRows(n), count: remCount, vec: evalOn(e.else, batch, layout, env, all ? null : rem, remCount) });
+  }
+  return finishParts(e.type, n, parts);
+}
+
+function evalCoalesce(e: ConditionalExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
+  const n = batch.length;
+  let rem: Int32Array | null = null;
+  let remCount = n;
+  const parts: Part[] = [];
+  const args = e.thens;
+  for (let k = 0; k < args.length && remCount > 0; k++) {
+    const v = evalOn(args[k]!, batch, layout, env, rem, remCount);
+    if (k === args.length - 1 || v.nulls === null) {
+      parts.push({ sel: rem ?? allRows(n), count: remCount, vec: v });
+      remCount = 0;
+      break;
+    }
+    const take = new Int32Array(remCount);
+    const takeLocal = new Int32Array(remCount);
+    const rest = new Int32Array(remCount);
+    let tc = 0;
+    let rc = 0;
+    for (let j = 0; j < remCount; j++) {
+      const row = rem === null ? j : rem[j]!;
+      if (v.nulls[j] === 0) {
+        takeLocal[tc] = j;
+        take[tc++] = row;
+      } else rest[rc++] = row;
+    }
+    if (tc > 0) parts.push({ sel: take, count: tc, vec: takeVector(v, takeLocal, tc) });
+    rem = rest;
+    remCount = rc;
+  }
+  return finishParts(e.type, n, parts);
+}
+
+/** Three-valued AND/OR with short-circuit by selection; NOT. */
+function evalLogical(e: LogicalExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
+  const n = batch.length;
+  if (e.op === 'not') {
+    const v = evalExpr(e.args[0]!, batch, layout, env);
+    const d = v.data as Uint8Array;
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = d[i]! ^ 1;
+    return { type: e.type, length: n, data: out, nulls: v.nulls };
+  }
+  const isAnd = e.op === 'and';
+  // `decided` = the dominant value (FALSE for AND, TRUE for OR).
+  const dominant = isAnd ? 0 : 1;
+  const first = evalExpr(e.args[0]!, batch, layout, env);
+  const data = new Uint8Array(n);
+  let nulls: Uint8Array | null = null;
+  const fd = first.data as Uint8Array;
+  const fn = first.nulls;
+  let rem = new Int32Array(n);
+  let remCount = 0;
+  for (let i = 0; i < n; i++) {
+    const isN = fn !== null && fn[i] === 1;
+    if (isN) {
+      nulls ??= new Uint8Array(n);
+      nulls[i] = 1;
+      rem[remCount++] = i;
+    } else {
+      data[i] = fd[i]!;
+      if (fd[i] !== dominant) rem[remCount++] = i;
+    }
+  }
+  for (let k = 1; k < e.args.length && remCount > 0; k++) {
+    const all = remCount === n;
+    const v = evalOn(e.args[k]!, batch, layout, env, all ? null : rem, remCount);
+    const vd = v.data as Uint8Array;
+    const vn = v.nulls;
+    const next = new Int32Array(remCount);
+    let nc = 0;
+    for (let j = 0; j < remCount; j++) {
+      const row = rem[j]!;
+      if (vn !== null && vn[j] === 1) {
+        nulls ??= new Uint8Array(n);
+        nulls[row] = 1;
+        next[nc++] = row;
+      } else if (vd[j] === dominant) {
+        data[row] = dominant;
+        if (nulls) nulls[row] = 0;
+      } else next[nc++] = row;
+    }
+    rem = next;
+    remCount = nc;
+  }
+  if (nulls) for (let i = 0; i < n; i++) if (nulls[i] === 1) data[i] = 0;
+  return { type: e.type, length: n, data, nulls };
+}
+
+// ---------------------------------------------------------------- lambdas
+
+/**
+ * How a lambda argument reaches a function kernel (ARRAY_FILTER,
+ * ARRAY_TRANSFORM, ...): the kernel receives a vector whose `data[0]` is this
+ * handle (use `lambdaOf(vector)`). The kernel flattens the array elements of
+ * all rows, calls `invoke(params, rows)` where `params[k]` holds the k-th
+ * lambda parameter per element and `rows[j]` is the kernel row element j
+ * belongs to (so the body can read that row's columns), and gets the body's
+ * value per element back.
+ */
+export interface LambdaHandle {
+  readonly kind: 'lambda';
+  readonly lambda: LambdaExpr;
+  invoke(params: readonly Vector[], rows: Int32Array): Vector;
+}
+
+export function lambdaOf(v: Vector): LambdaHandle {
+  const h = (v.data as unknown[])[0] as LambdaHandle | undefined;
+  if (!h || h.kind !== 'lambda') throw new Error('executor: argument is not a lambda');
+  return h;
+}
+
+function lambdaVector(lambda: LambdaExpr, batch: Batch, layout: ColumnLayout, env: Env, n: number, rowMap: Int32Array | null): Vector {
+  const handle: LambdaHandle = {
+    kind: 'lambda',
+    lambda,
+    invoke(params, rows) {
+      const outerRows = rowMap === null ? rows : Int32Array.from(rows, (r) => rowMap[r]!);
+      return invokeLambda(lambda, params, batch, layout, env, outerRows);
+    },
+  };
+  return { type: lambda.type, length: n, data: [handle as unknown as Value], nulls: null };
+}
+
+function invokeLambda(lambda: LambdaExpr, params: readonly Vector[], batch: Batch, layout: ColumnLayout, env: Env, rows: Int32Array): Vector {
+  const m = rows.length;
+  const cols: Vector[] = [];
+  const lay = new Map<number, number>();
+  const paramIds = new Set(lambda.params.map((p) => p.id));
+  for (const id of columnRefsOf(lambda.body)) {
+    const idx = layout.get(id);
+    if (idx === undefined || paramIds.has(id)) continue;
+    lay.set(id, cols.length);
+    cols.push(takeVector(batch.columns[idx]!, rows, m));
+  }
+  lambda.params.forEach((p, k) => {
+    lay.set(p.id, cols.length);
+    cols.push(params[k]!);
+  });
+  let subq: Map<SubqueryExpr, Vector> | null = null;
+  if (env.subq) {
+    subq = new Map();
+    for (const [s, v] of env.subq) subq.set(s, takeVector(v, rows, m));
+  }
+  return evalExpr(lambda.body, { length: m, columns: cols }, lay, { ctx: env.ctx, subq });
+}
+
+/** Evaluates a lambda's body for `args` (one vector per parameter) outside any batch. */
+export function evaluateLambda(lambda: LambdaExpr, args: readonly Vector[], ctx: ExecContext): Vector {
+  const m = args[0]?.length ?? 0;
+  return invokeLambda(lambda, args, { length: 0, columns: [] }, new Map(), { ctx, subq: null }, new Int32Array(m));
+}
+
+// ---------------------------------------------------------------- subqueries
+
+interface InSet {
+  readonly table: GroupTable;
+  readonly hasNull: boolean;
+  readonly empty: boolean;
+}
+
+type SubResult = Value | InSet;
+
+async function runSubquery(s: SubqueryExpr, ctx: ExecContext): Promise<SubResult> {
+  const plan = s.plan;
+  switch (s.mode) {
+    case 'exists': {
+      for await (const b of executeRel(plan, ctx)) if (b.length > 0) return true;
+      return false;
+    }
+    case 'scalar': {
+      let found: Value = null;
+      let rows = 0;
+      for await (const b of executeRel(plan, ctx)) {
+        if (b.length === 0) continue;
+        rows += b.length;
+        if (rows > 1) throw new QueryError('Scalar subquery produced more than one element');
+        found = getValue(b.columns[0]!, 0);
+      }
+      return found;
+    }
+    case 'array': {
+      const out: Value[] = [];
+      for await (const b of executeRel(plan, ctx)) {
+        const c = b.columns[0]!;
+        for (let i = 0; i < b.length; i++) out.push(getValue(c, i));
+      }
+      return out;
+    }
+    case 'in': {
+      const type = plan.columns[0]!.type;
+      const table = new GroupTable([type], 64);
+      let hasNull = false;
+      let empty = true;
+      let groups = new Int32Array(0);
+      for await (const b of executeRel(plan, ctx)) {
+        if (b.length === 0) continue;
+        empty = false;
+        const c = b.columns[0]!;
+        if (c.nulls) for (let i = 0; i < b.length; i++) if (c.nulls[i] === 1) hasNull = true;
+        if (groups.length < b.length) groups = new Int32Array(b.length);
+        table.findOrInsert([c], b.length, groups);
+      }
+      return { table, hasNull, empty };
+    }
+  }
+}
+
+function subqueryResultType(s: SubqueryExpr): SqlType {
+  return s.type;
+}
+
+/** The subquery's value for every row of the batch. */
+async function evaluateSubquery(s: SubqueryExpr, batch: Batch, layout: ColumnLayout, ctx: ExecContext): Promise<Vector> {
+  const n = batch.length;
+  const inVec = s.mode === 'in' && s.inExpr ? await evaluate(s.inExpr, batch, layout, ctx) : null;
+  if (s.correlatedColumns.length === 0) {
+    let p = ctx.shared.uncorrelated.get(s) as Promise<SubResult> | undefined;
+    if (!p) {
+      p = runSubquery(s, ctx);
+      ctx.shared.uncorrelated.set(s, p);
+    }
+    const r = await p;
+    if (s.mode === 'in') return probeIn(r as InSet, inVec!, null, s.type);
+    return constantVector(subqueryResultType(s), r as Value, n);
+  }
+  // Correlated: one run per distinct binding of the correlated columns, cached for the statement.
+  let cache = ctx.shared.correlated.get(s) as Map<string, SubResult> | undefined;
+  if (!cache) {
+    cache = new Map();
+    ctx.shared.correlated.set(s, cache);
+  }
+  const bindCols = s.correlatedColumns.map((id) => {
+    const idx = layout.get(id);
+    return idx === undefined ? null : batch.columns[idx]!;
+  });
+  const perRow: SubResult[] = new Array(n);
+  const vals: Value[] = new Array(s.correlatedColumns.length);
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < vals.length; k++) {
+      const col = bindCols[k];
+      vals[k] = col ? getValue(col, i) : ctx.outer.get(s.correlatedColumns[k]!) ?? null;
+    }
+    const key = tupleKey(vals);
+    let r = cache.get(key);
+    if (r === undefined) {
+      const outer = new Map(ctx.outer);
+      s.correlatedColumns.forEach((id, k) => outer.set(id, vals[k]!));
+      r = await runSubquery(s, { ...ctx, outer });
+      cache.set(key, r);
+    }
+    perRow[i] = r;
+  }
+  if (s.mode === 'in') return probeIn(null, inVec!, perRow as InSet[], s.type);
+  return vectorFromValues(subqueryResultType(s), perRow as Value[]);
+}
+
+/** `x IN (subquery)`: TRUE if found; else NULL when x is NULL or the set holds NULL (non-empty set); else FALSE. */
+function probeIn(one: InSet | null, x: Vector, perRow: InSet[] | null, type: SqlType): Vector {
+  const n = x.length;
+  const data = new Uint8Array(n);
+  let nulls: Uint8Array | null = null;
+  const g = new Int32Array(1);
+  const one1 = new Int32Array(1);
+  const all = new Int32Array(n);
+  if (one) one.table.lookup([x], n, all);
+  for (let i = 0; i < n; i++) {
+    const set = one ?? perRow![i]!;
+    if (set.empty) continue;
+    let found: boolean;
+    if (one) found = all[i]! >= 0;
+    else {
+      one1[0] = i;
+      set.table.lookup([takeVector(x, one1, 1)], 1, g);
+      found = g[0]! >= 0;
+    }
+    const xNull = x.nulls !== null && x.nulls[i] === 1;
+    if (found && !xNull) data[i] = 1;
+    else if (xNull || set.hasNull || (x.type.kind === 'FLOAT64' && Number.isNaN((x.data as Float64Array)[i]))) {
+      if (xNull || set.hasNull) {
+        nulls ??= new Uint8Array(n);
+        nulls[i] = 1;
+      }
+    }
+  }
+  return { type, length: n, data, nulls };
+}
+
+export function structFieldTypes(t: SqlType): readonly SqlType[] {
+  return t.kind === 'STRUCT' ? (t as StructType).fields.map((f) => f.type) : [t];
+}

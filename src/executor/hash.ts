@@ -1,0 +1,179 @@
+// Typed per-column hashing of rows and the open-addressing group table keyed
+// by (hash, row). Keys are never concatenated into strings: each key column is
+// hashed with a type-specific loop and combined; equality is checked column by
+// column against ColumnBuffer-stored keys.
+import type { SqlType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import { MAX_SAFE, type Vector } from '../types/vector.js';
+import { ColumnBuffer, Phys, physOf, growInt32 } from './vectors.js';
+import { NULL_HASH, combineHash, hashBigint, hashDouble, hashValue, mix32 } from './values-compare.js';
+
+/** Fills `out[0..n)` with the combined hash of the key columns of each row. */
+export function hashRows(cols: readonly Vector[], n: number, out: Int32Array): void {
+  for (let c = 0; c < cols.length; c++) hashColumnInto(cols[c]!, n, out, c === 0);
+  if (cols.length === 0) out.fill(0x12345, 0, n);
+}
+
+function hashColumnInto(v: Vector, n: number, out: Int32Array, first: boolean): void {
+  const d = v.data;
+  const nulls = v.nulls;
+  const ph = physOf(v.type);
+  for (let i = 0; i < n; i++) {
+    let h: number;
+    if (nulls !== null && nulls[i] === 1) h = NULL_HASH;
+    else {
+      switch (ph) {
+        case Phys.F64:
+        case Phys.I64F:
+          h = d instanceof BigInt64Array ? hashBigint(d[i]!) : hashDouble((d as Float64Array)[i]!);
+          break;
+        case Phys.I32:
+          // DATE: hashed as a double so DATE keys agree with nothing else by accident but stay cheap.
+          h = mix32((d as Int32Array)[i]! ^ 0x5bd1e995);
+          break;
+        case Phys.BOOL:
+          h = (d as Uint8Array)[i] === 1 ? 0x3c6ef372 : 0x1f83d9ab;
+          break;
+        default:
+          h = hashValue((d as Value[])[i]!, v.type);
+      }
+    }
+    out[i] = first ? h : combineHash(out[i]!, h);
+  }
+}
+
+/**
+ * Open-addressing hash table of distinct key tuples. Slots hold group id + 1
+ * (0 = empty); each group keeps its hash so probing compares hashes before keys
+ * and resizing never rehashes keys.
+ */
+export class GroupTable {
+  readonly keys: ColumnBuffer[];
+  private slots: Int32Array;
+  private mask: number;
+  private groupHashes: Int32Array = new Int32Array(1024);
+  size = 0;
+  private scratch = new Int32Array(0);
+
+  constructor(readonly keyTypes: readonly SqlType[], capacity = 1024) {
+    this.keys = keyTypes.map((t) => new ColumnBuffer(t, capacity));
+    let cap = 16;
+    while (cap < capacity * 2) cap *= 2;
+    this.slots = new Int32Array(cap);
+    this.mask = cap - 1;
+  }
+
+  private hashesFor(cols: readonly Vector[], n: number): Int32Array {
+    if (this.scratch.length < n) this.scratch = new Int32Array(Math.max(n, 4096));
+    hashRows(cols, n, this.scratch);
+    return this.scratch;
+  }
+
+  private grow(): void {
+    const cap = this.slots.length * 2;
+    const slots = new Int32Array(cap);
+    const mask = cap - 1;
+    const gh = this.groupHashes;
+    for (let g = 0; g < this.size; g++) {
+      let s = mix32(gh[g]!) & mask;
+      while (slots[s] !== 0) s = (s + 1) & mask;
+      slots[s] = g + 1;
+    }
+    this.slots = slots;
+    this.mask = mask;
+  }
+
+  private keyEquals(g: number, cols: readonly Vector[], row: number): boolean {
+    const keys = this.keys;
+    for (let c = 0; c < keys.length; c++) if (!keys[c]!.equalsRow(g, cols[c]!, row)) return false;
+    return true;
+  }
+
+  /** Group id of every row, inserting new key tuples. Returns how many groups were added. */
+  findOrInsert(cols: readonly Vector[], n: number, out: Int32Array): number {
+    const hashes = this.hashesFor(cols, n);
+    const before = this.size;
+    const keys = this.keys;
+    const nk = keys.length;
+    // Fast path: one FLOAT64/exact-INT64 key without NULLs, compared inline.
+    const k0 = nk === 1 ? keys[0]! : null;
+    const single =
+      k0 !== null && (k0.phys === Phys.F64 || k0.phys === Phys.I64F) && cols[0]!.data instanceof Float64Array && cols[0]!.nulls === null;
+    const d0 = single ? (cols[0]!.data as Float64Array) : null;
+    for (let i = 0; i < n; i++) {
+      if (this.size * 2 >= this.slots.length) this.grow();
+      const h = hashes[i]!;
+      const mask = this.mask;
+      const slots = this.slots;
+      let s = mix32(h) & mask;
+      let g = -1;
+      for (;;) {
+        const e = slots[s]!;
+        if (e === 0) break;
+        const cand = e - 1;
+        if (this.groupHashes[cand] === h) {
+          if (d0 !== null) {
+            const a = k0!.f64[cand]!;
+            const b = d0[i]!;
+            if (!k0!.isNull(cand) && (a === b || (a !== a && b !== b)) && k0!.phys !== Phys.I64B) {
+              g = cand;
+              break;
+            }
+          } else if (this.keyEquals(cand, cols, i)) {
+            g = cand;
+            break;
+          }
+        }
+        s = (s + 1) & mask;
+      }
+      if (g < 0) {
+        g = this.size++;
+        if (g >= this.groupHashes.length) this.groupHashes = growInt32(this.groupHashes, this.groupHashes.length * 2);
+        this.groupHashes[g] = h;
+        for (let c = 0; c < nk; c++) keys[c]!.append(cols[c]!, i);
+        slots[s] = g + 1;
+      }
+      out[i] = g;
+    }
+    return this.size - before;
+  }
+
+  /** Group id of every row, or -1 when its key tuple is absent. */
+  lookup(cols: readonly Vector[], n: number, out: Int32Array): void {
+    const hashes = this.hashesFor(cols, n);
+    for (let i = 0; i < n; i++) {
+      const h = hashes[i]!;
+      let s = mix32(h) & this.mask;
+      let g = -1;
+      for (;;) {
+        const e = this.slots[s]!;
+        if (e === 0) break;
+        const cand = e - 1;
+        if (this.groupHashes[cand] === h && this.keyEquals(cand, cols, i)) {
+          g = cand;
+          break;
+        }
+        s = (s + 1) & this.mask;
+      }
+      out[i] = g;
+    }
+  }
+
+  keyVectors(): Vector[] {
+    return this.keys.map((k) => k.toVector());
+  }
+}
+
+/** True when the row's key is NULL in any column, or NaN (SQL `=` never matches those). */
+export function keyNeverEqual(cols: readonly Vector[], row: number): boolean {
+  for (const v of cols) {
+    if (v.nulls !== null && v.nulls[row] === 1) return true;
+    if (v.type.kind === 'FLOAT64') {
+      const x = (v.data as Float64Array)[row]!;
+      if (x !== x) return true;
+    }
+  }
+  return false;
+}
+
+export const SAFE_INT = MAX_SAFE;

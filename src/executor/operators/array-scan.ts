@@ -1,0 +1,2 @@
+// ArrayScanRel lives beside UNNEST (same element-to-row logic).
+export { arrayScanOp } from './unnest.js';

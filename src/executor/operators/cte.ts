@@ -1,0 +1,90 @@
+// WITH: each CTE is materialized once, on first reference, and shared by all
+// references (CteRefRel). WITH RECURSIVE iterates the recursive term over the
+// previous iteration's rows until it yields no new rows.
+import type { CteRefRel, RecursiveCteRel, WithRel } from '../../analyzer/resolved.js';
+import { QueryError } from '../../planner/api.js';
+import type { Batch } from '../../types/vector.js';
+import { checkpoint, type ExecContext } from '../context.js';
+import { collect, executeRel } from '../execute.js';
+import { GroupTable } from '../hash.js';
+import { rebatch, takeBatch } from '../vectors.js';
+
+/** The real service stops recursive CTEs after this many iterations. */
+export const MAX_RECURSION_ITERATIONS = 500;
+
+export async function* withOp(rel: WithRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  // A scope of its own: a correlated subquery re-running this WITH gets fresh materializations.
+  const ctes = new Map(ctx.ctes);
+  const scoped: ExecContext = { ...ctx, ctes };
+  for (const cte of rel.ctes) {
+    let p: Promise<Batch[]> | null = null;
+    // Lazy: materialized on first reference only.
+    const lazy = {
+      then<R1, R2>(ok: (v: Batch[]) => R1 | PromiseLike<R1>, err?: (e: unknown) => R2 | PromiseLike<R2>): Promise<R1 | R2> {
+        p ??= collect(cte.plan, scoped);
+        return p.then(ok, err);
+      },
+    };
+    ctes.set(cte.id, lazy as unknown as Promise<Batch[]>);
+  }
+  yield* executeRel(rel.body, scoped);
+}
+
+export async function* cteRefOp(rel: CteRefRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  const p = ctx.ctes.get(rel.cteId);
+  if (!p) throw new Error(`executor: CTE #${rel.cteId} is not in scope`);
+  for (const b of await p) {
+    await checkpoint(ctx);
+    yield b;
+  }
+}
+
+export async function* recursiveCteOp(rel: RecursiveCteRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  const types = rel.columns.map((c) => c.type);
+  const seen = rel.distinct ? new GroupTable(types, 1024) : null;
+  /** UNION DISTINCT: keeps rows never seen before (also deduplicates within the batch). */
+  const fresh = (b: Batch): Batch => {
+    if (!seen) return b;
+    const ids = new Int32Array(b.length);
+    const before = seen.size;
+    seen.findOrInsert(b.columns, b.length, ids);
+    const sel = new Int32Array(b.length);
+    let c = 0;
+    let next = before;
+    for (let i = 0; i < b.length; i++) {
+      if (ids[i]! === next) {
+        sel[c++] = i;
+        next++;
+      }
+    }
+    return c === b.length ? b : takeBatch(b, sel, c);
+  };
+  let work: Batch[] = [];
+  for (const b of await collect(rel.base, ctx)) {
+    const f = fresh(b);
+    if (f.length > 0) {
+      work.push(f);
+      yield f;
+    }
+  }
+  let iterations = 0;
+  while (work.length > 0) {
+    if (++iterations > MAX_RECURSION_ITERATIONS) {
+      throw new QueryError(`Recursive query exceeded the maximum number of iterations (${MAX_RECURSION_ITERATIONS}).`);
+    }
+    await checkpoint(ctx);
+    const ctes = new Map(ctx.ctes);
+    ctes.set(rel.cteId, Promise.resolve(work));
+    const next: Batch[] = [];
+    for await (const b of executeRel(rel.recursive, { ...ctx, ctes })) {
+      if (b.length === 0) continue;
+      const f = fresh(b);
+      if (f.length === 0) continue;
+      for (const s of rebatch(f)) {
+        next.push(s);
+        yield s;
+      }
+    }
+    work = next;
+  }
+}

@@ -1,0 +1,522 @@
+// Joins. Equi-joins are hash joins: the build side is materialized as column
+// vectors, its key rows chained by hash in two Int32Arrays (head per bucket,
+// next per row), and the probe side streams batch by batch. Candidate pairs
+// are collected as (probe row, build row) selections, the residual condition
+// is evaluated on the paired batch, and match flags drive LEFT/RIGHT/FULL
+// padding and SEMI/ANTI output. Non-equi conditions and CROSS JOIN use a
+// nested loop over the materialized right side. Lateral joins run the right
+// side per left row (correlated), with a whole-batch fast path for UNNEST.
+import type { Expr, JoinRel, Rel, ResolvedColumn, UnnestRel, LogicalExpr } from '../../analyzer/resolved.js';
+import { T } from '../../types/types.js';
+import type { Value } from '../../types/values.js';
+import { BATCH_SIZE, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { checkpoint, type ExecContext } from '../context.js';
+import { columnRefsOf, evaluate, hasSubquery, layoutOf } from '../expr.js';
+import { executeRel, materialize } from '../execute.js';
+import { hashRows } from '../hash.js';
+import { mix32, valuesEqual } from '../values-compare.js';
+import { BatchCoalescer, ColumnBuffer, concatBatches, growInt32, nullVector, selectTrue, takeOrNull } from '../vectors.js';
+
+interface EquiKey {
+  readonly left: Expr;
+  readonly right: Expr;
+  readonly nullSafe: boolean;
+}
+
+const AND_TYPE = T.BOOL;
+
+function conjuncts(e: Expr | undefined): Expr[] {
+  if (!e) return [];
+  if (e.kind === 'logical' && e.op === 'and') return e.args.flatMap((a) => conjuncts(a));
+  return [e];
+}
+
+function andOf(parts: Expr[]): Expr | undefined {
+  if (parts.length === 0) return undefined;
+  if (parts.length === 1) return parts[0];
+  const l: LogicalExpr = { kind: 'logical', type: AND_TYPE, op: 'and', args: parts };
+  return l;
+}
+
+/** Splits `a = b` conjuncts (one side per input) out of a join condition. */
+export function extractEquiKeys(cond: Expr | undefined, left: Rel, right: Rel): { keys: EquiKey[]; residual: Expr | undefined } {
+  const lids = new Set(left.columns.map((c) => c.id));
+  const rids = new Set(right.columns.map((c) => c.id));
+  const keys: EquiKey[] = [];
+  const rest: Expr[] = [];
+  const within = (e: Expr, ids: Set<number>): boolean => {
+    const refs = columnRefsOf(e);
+    return refs.length > 0 && refs.every((r) => ids.has(r)) && !hasSubquery(e);
+  };
+  for (const c of conjuncts(cond)) {
+    if (c.kind === 'call' && c.args.length === 2 && /^(\$equal|=)$/i.test(c.name)) {
+      const [a, b] = c.args as [Expr, Expr];
+      if (within(a, lids) && within(b, rids)) {
+        keys.push({ left: a, right: b, nullSafe: false });
+        continue;
+      }
+      if (within(b, lids) && within(a, rids)) {
+        keys.push({ left: b, right: a, nullSafe: false });
+        continue;
+      }
+    }
+    rest.push(c);
+  }
+  return { keys, residual: andOf(rest) };
+}
+
+/** Row-count estimate used to pick the build side (Infinity = unknown). */
+function estimateRows(rel: Rel, ctx: ExecContext): number {
+  switch (rel.kind) {
+    case 'scan':
+      return ctx.query.catalog.getTable(rel.table)?.rowCount ?? Infinity;
+    case 'values':
+      return rel.rows.length;
+    case 'filter':
+    case 'project':
+    case 'sort':
+    case 'window':
+    case 'sample':
+    case 'aggregate':
+      return estimateRows(rel.input, ctx);
+    case 'limit':
+      return Math.min(rel.limit ?? Infinity, estimateRows(rel.input, ctx));
+    case 'join':
+      return Math.max(estimateRows(rel.left, ctx), estimateRows(rel.right, ctx));
+    default:
+      return Infinity;
+  }
+}
+
+/**
+ * Collects (left row, right row) pairs for one left batch, applies the
+ * residual condition and emits joined batches; tracks which rows matched.
+ */
+class PairEmitter {
+  readonly lSel = new Int32Array(BATCH_SIZE);
+  readonly rSel = new Int32Array(BATCH_SIZE);
+  count = 0;
+  leftMatched: Uint8Array = new Uint8Array(0);
+  private pendL: Int32Array = new Int32Array(BATCH_SIZE);
+  private pendR: Int32Array = new Int32Array(BATCH_SIZE);
+  private pendCount = 0;
+  out: Batch[] = [];
+
+  constructor(
+    private readonly rel: JoinRel,
+    private readonly residual: Expr | undefined,
+    private readonly condLayout: ReadonlyMap<number, number>,
+    /** Right rows (the build side, or the lateral rows of this batch). */
+    public right: Batch,
+    public rightMatched: Uint8Array | null,
+    private readonly ctx: ExecContext,
+  ) {}
+
+  startLeft(n: number): void {
+    this.leftMatched = new Uint8Array(n);
+    this.count = 0;
+    this.pendCount = 0;
+  }
+
+  get full(): boolean {
+    return this.count === BATCH_SIZE;
+  }
+
+  push(l: number, r: number): void {
+    this.lSel[this.count] = l;
+    this.rSel[this.count++] = r;
+  }
+
+  async flush(left: Batch): Promise<void> {
+    let c = this.count;
+    if (c === 0) return;
+    this.count = 0;
+    let lSel = this.lSel.subarray(0, c);
+    let rSel = this.rSel.subarray(0, c);
+    const jt = this.rel.joinType;
+    const emitPairs = jt !== 'semi' && jt !== 'anti';
+    let joined: Batch | null = null;
+    if (this.residual) {
+      joined = this.pairBatch(left, lSel, rSel, c);
+      const { sel, count } = selectTrue(await evaluate(this.residual, joined, this.condLayout, this.ctx), c);
+      if (count < c) {
+        const l2 = new Int32Array(count);
+        const r2 = new Int32Array(count);
+        for (let j = 0; j < count; j++) {
+          l2[j] = lSel[sel[j]!]!;
+          r2[j] = rSel[sel[j]!]!;
+        }
+        if (emitPairs) joined = { length: count, columns: joined.columns.map((v) => takeVector(v, sel, count)) };
+        lSel = l2;
+        rSel = r2;
+        c = count;
+      }
+    }
+    const lm = this.leftMatched;
+    for (let j = 0; j < c; j++) lm[lSel[j]!] = 1;
+    if (this.rightMatched) for (let j = 0; j < c; j++) this.rightMatched[rSel[j]!] = 1;
+    if (!emitPairs || c === 0) return;
+    if (this.padsLeft) {
+      // Kept aside so finishLeft can interleave unmatched rows in left order.
+      if (this.pendCount + c > this.pendL.length) {
+        const cap = Math.max(this.pendL.length * 2, this.pendCount + c);
+        this.pendL = growInt32(this.pendL, cap);
+        this.pendR = growInt32(this.pendR, cap);
+      }
+      this.pendL.set(lSel.subarray(0, c), this.pendCount);
+      this.pendR.set(rSel.subarray(0, c), this.pendCount);
+      this.pendCount += c;
+      return;
+    }
+    joined ??= this.pairBatch(left, lSel, rSel, c);
+    this.out.push(joined);
+  }
+
+  private get padsLeft(): boolean {
+    return this.rel.joinType === 'left' || this.rel.joinType === 'full';
+  }
+
+  private pairBatch(left: Batch, lSel: Int32Array, rSel: Int32Array, c: number): Batch {
+    return {
+      length: c,
+      columns: [...left.columns.map((v) => takeVector(v, lSel, c)), ...this.right.columns.map((v) => takeVector(v, rSel, c))],
+    };
+  }
+
+  /** After a left batch: LEFT/FULL padding, SEMI/ANTI output. */
+  finishLeft(left: Batch): void {
+    const jt = this.rel.joinType;
+    const lm = this.leftMatched;
+    if (jt === 'left' || jt === 'full') {
+      // Matched pairs (ascending left row) merged with NULL-padded unmatched rows.
+      const pl = this.pendL;
+      const pr = this.pendR;
+      const pc = this.pendCount;
+      let ls = new Int32Array(BATCH_SIZE);
+      let rs = new Int32Array(BATCH_SIZE);
+      let c = 0;
+      const emit = (): void => {
+        this.out.push({
+          length: c,
+          columns: [...left.columns.map((v) => takeVector(v, ls, c)), ...this.right.columns.map((v) => takeOrNull(v, rs, c))],
+        });
+        ls = new Int32Array(BATCH_SIZE);
+        rs = new Int32Array(BATCH_SIZE);
+        c = 0;
+      };
+      let k = 0;
+      for (let i = 0; i < left.length; i++) {
+        while (k < pc && pl[k] === i) {
+          ls[c] = i;
+          rs[c++] = pr[k++]!;
+          if (c === BATCH_SIZE) emit();
+        }
+        if (lm[i] === 0) {
+          ls[c] = i;
+          rs[c++] = -1;
+          if (c === BATCH_SIZE) emit();
+        }
+      }
+      if (c > 0) emit();
+      this.pendCount = 0;
+      return;
+    }
+    if (jt === 'semi' || jt === 'anti') {
+      const want = jt === 'semi' ? 1 : 0;
+      const sel = new Int32Array(left.length);
+      let c = 0;
+      for (let i = 0; i < left.length; i++) if (lm[i] === want) sel[c++] = i;
+      if (c === 0) return;
+      const lcols = left.columns.map((v) => takeVector(v, sel, c));
+      if (jt === 'semi' || jt === 'anti') this.out.push({ length: c, columns: lcols });
+      else this.out.push({ length: c, columns: [...lcols, ...this.right.columns.map((v) => nullVector(v.type, c))] });
+    }
+  }
+
+  /** After all left batches: RIGHT/FULL padding of unmatched right rows. */
+  unmatchedRight(leftTypes: readonly ResolvedColumn[]): Batch[] {
+    const rm = this.rightMatched;
+    if (!rm) return [];
+    const out: Batch[] = [];
+    const sel = new Int32Array(BATCH_SIZE);
+    let c = 0;
+    const emit = (): void => {
+      out.push({
+        length: c,
+        columns: [...leftTypes.map((col) => nullVector(col.type, c)), ...this.right.columns.map((v) => takeVector(v, sel, c))],
+      });
+      c = 0;
+    };
+    for (let j = 0; j < this.right.length; j++) {
+      if (rm[j] === 0) {
+        sel[c++] = j;
+        if (c === BATCH_SIZE) emit();
+      }
+    }
+    if (c > 0) emit();
+    return out;
+  }
+}
+
+export async function* joinOp(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  if (rel.lateral) {
+    yield* lateralJoin(rel, ctx);
+    return;
+  }
+  let keys: readonly EquiKey[] | undefined = rel.equiKeys;
+  let residual = rel.condition;
+  if ((!keys || keys.length === 0) && residual && rel.joinType !== 'cross') {
+    const x = extractEquiKeys(residual, rel.left, rel.right);
+    if (x.keys.length > 0) {
+      keys = x.keys;
+      residual = x.residual;
+    }
+  }
+  if (!keys || keys.length === 0) yield* nestedLoopJoin(rel, residual, ctx);
+  else yield* hashJoin(rel, keys, residual, ctx);
+}
+
+function condLayoutOf(rel: JoinRel): Map<number, number> {
+  return layoutOf([...rel.left.columns, ...rel.right.columns]);
+}
+
+/** Key equality of probe row i and build row j (NULLs equal here: only null-safe keys reach it with NULLs). */
+function keysEqual(pk: readonly Vector[], i: number, bk: readonly Vector[], j: number): boolean {
+  for (let k = 0; k < pk.length; k++) {
+    const a = pk[k]!;
+    const b = bk[k]!;
+    const an = a.nulls !== null && a.nulls[i] === 1;
+    const bn = b.nulls !== null && b.nulls[j] === 1;
+    if (an || bn) {
+      if (an !== bn) return false;
+      continue;
+    }
+    const ad = a.data;
+    const bd = b.data;
+    if (ad instanceof Float64Array && bd instanceof Float64Array) {
+      const x = ad[i]!;
+      const y = bd[j]!;
+      if (x !== y && !(x !== x && y !== y)) return false;
+    } else if (ad instanceof Int32Array || ad instanceof Uint8Array) {
+      if (ad[i] !== (bd as Int32Array)[j]) return false;
+    } else if (Array.isArray(ad)) {
+      if (!valuesEqual(ad[i]!, (bd as Value[])[j]!, a.type)) return false;
+    } else if (!valuesEqual(getValue(a, i), getValue(b, j), a.type)) return false;
+  }
+  return true;
+}
+
+/** True when row i can't match under `=` (NULL or NaN in a non-null-safe key). */
+function unmatchable(keys: readonly Vector[], nullSafe: readonly boolean[], i: number): boolean {
+  for (let k = 0; k < keys.length; k++) {
+    if (nullSafe[k]) continue;
+    const v = keys[k]!;
+    if (v.nulls !== null && v.nulls[i] === 1) return true;
+    const d = v.data;
+    if (v.type.kind === 'FLOAT64' && d instanceof Float64Array && d[i] !== d[i]) return true;
+  }
+  return false;
+}
+
+async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr | undefined, ctx: ExecContext): AsyncGenerator<Batch> {
+  // Inner joins build on the smaller side when the estimates say so.
+  if (rel.joinType === 'inner') {
+    const le = estimateRows(rel.left, ctx);
+    const re = estimateRows(rel.right, ctx);
+    if (Number.isFinite(le) && le < re) {
+      yield* hashJoinBuildLeft(rel, keys, residual, ctx);
+      return;
+    }
+  }
+  const build = await materialize(rel.right, ctx);
+  const rLayout = layoutOf(rel.right.columns);
+  const bk: Vector[] = [];
+  for (const k of keys) bk.push(await evaluate(k.right, build, rLayout, ctx));
+  const nullSafe = keys.map((k) => k.nullSafe);
+  const m = build.length;
+  const bh = new Int32Array(m);
+  hashRows(bk, m, bh);
+  let cap = 16;
+  while (cap < m * 2) cap *= 2;
+  const mask = cap - 1;
+  const head = new Int32Array(cap).fill(-1);
+  const next = new Int32Array(m);
+  // Inserted from the end so every chain lists build rows in input order.
+  for (let j = m - 1; j >= 0; j--) {
+    if (unmatchable(bk, nullSafe, j)) continue;
+    const s = mix32(bh[j]!) & mask;
+    next[j] = head[s]!;
+    head[s] = j;
+  }
+  await checkpoint(ctx);
+  const jt = rel.joinType;
+  const em = new PairEmitter(rel, residual, condLayoutOf(rel), build, jt === 'right' || jt === 'full' ? new Uint8Array(m) : null, ctx);
+  const lLayout = layoutOf(rel.left.columns);
+  const firstOnly = (jt === 'semi' || jt === 'anti') && !residual;
+  const co = new BatchCoalescer(rel.columns.map((c) => c.type));
+  let ph = new Int32Array(BATCH_SIZE);
+  for await (const left of executeRel(rel.left, ctx)) {
+    await checkpoint(ctx);
+    const n = left.length;
+    if (n === 0) continue;
+    const pk: Vector[] = [];
+    for (const k of keys) pk.push(await evaluate(k.left, left, lLayout, ctx));
+    if (ph.length < n) ph = new Int32Array(n);
+    hashRows(pk, n, ph);
+    em.startLeft(n);
+    for (let i = 0; i < n; i++) {
+      if (unmatchable(pk, nullSafe, i)) continue;
+      const h = ph[i]!;
+      for (let j = head[mix32(h) & mask]!; j >= 0; j = next[j]!) {
+        if (bh[j] !== h || !keysEqual(pk, i, bk, j)) continue;
+        if (firstOnly) {
+          em.leftMatched[i] = 1;
+          break;
+        }
+        em.push(i, j);
+        if (em.full) await em.flush(left);
+      }
+    }
+    await em.flush(left);
+    em.finishLeft(left);
+    for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
+  }
+  for (const b of em.unmatchedRight(rel.left.columns)) for (const o of co.push(b)) yield o;
+  for (const o of co.drain()) yield o;
+}
+
+/** Inner hash join with the left input as build side (it is the smaller one). */
+async function* hashJoinBuildLeft(rel: JoinRel, keys: readonly EquiKey[], residual: Expr | undefined, ctx: ExecContext): AsyncGenerator<Batch> {
+  const swapped: JoinRel = {
+    ...rel,
+    left: rel.right,
+    right: rel.left,
+    columns: [...rel.right.columns, ...rel.left.columns],
+    equiKeys: keys.map((k) => ({ left: k.right, right: k.left, nullSafe: k.nullSafe })),
+    condition: residual,
+  };
+  const nl = rel.left.columns.length;
+  const nr = rel.right.columns.length;
+  for await (const b of hashJoin(swapped, swapped.equiKeys!, residual, { ...ctx })) {
+    // Swapped output is right..left; restore left..right.
+    yield { length: b.length, columns: [...b.columns.slice(nr, nr + nl), ...b.columns.slice(0, nr)] };
+  }
+}
+
+async function* nestedLoopJoin(rel: JoinRel, residual: Expr | undefined, ctx: ExecContext): AsyncGenerator<Batch> {
+  const right = await materialize(rel.right, ctx);
+  const jt = rel.joinType;
+  const em = new PairEmitter(rel, residual, condLayoutOf(rel), right, jt === 'right' || jt === 'full' ? new Uint8Array(right.length) : null, ctx);
+  const co = new BatchCoalescer(rel.columns.map((c) => c.type));
+  const m = right.length;
+  for await (const left of executeRel(rel.left, ctx)) {
+    await checkpoint(ctx);
+    if (left.length === 0) continue;
+    em.startLeft(left.length);
+    for (let i = 0; i < left.length; i++) {
+      for (let j = 0; j < m; j++) {
+        em.push(i, j);
+        if (em.full) {
+          await em.flush(left);
+          for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
+          await checkpoint(ctx);
+        }
+      }
+    }
+    await em.flush(left);
+    em.finishLeft(left);
+    for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
+  }
+  for (const b of em.unmatchedRight(rel.left.columns)) for (const o of co.push(b)) yield o;
+  for (const o of co.drain()) yield o;
+}
+
+// ---------------------------------------------------------------- lateral
+
+/** The rows UNNEST produces for each row of `b`: right batch + owning row per right row. */
+export function unnestRows(
+  rel: UnnestRel,
+  arrays: readonly Vector[],
+  n: number,
+): { rows: Batch; owner: Int32Array } {
+  const elemBufs = rel.elements.map((c) => new ColumnBuffer(c.type, 1024));
+  const offBuf = new ColumnBuffer(T.INT64, 1024);
+  let owner = new Int32Array(1024);
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    let len = 0;
+    const vals: (Value[] | null)[] = arrays.map((a) => getValue(a, i) as Value[] | null);
+    for (const v of vals) if (v && v.length > len) len = v.length;
+    for (let k = 0; k < len; k++) {
+      for (let a = 0; a < vals.length; a++) {
+        const arr = vals[a];
+        elemBufs[a]!.appendValue(arr && k < arr.length ? arr[k]! : null);
+      }
+      offBuf.appendValue(BigInt(k));
+      if (m === owner.length) {
+        const o2 = new Int32Array(owner.length * 2);
+        o2.set(owner);
+        owner = o2;
+      }
+      owner[m++] = i;
+    }
+  }
+  const byId = new Map<number, Vector>();
+  rel.elements.forEach((c, a) => byId.set(c.id, elemBufs[a]!.toVector()));
+  if (rel.offset) byId.set(rel.offset.id, offBuf.toVector());
+  return { rows: { length: m, columns: rel.columns.map((c) => byId.get(c.id)!) }, owner: owner.subarray(0, m) };
+}
+
+async function* lateralJoin(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  const lLayout = layoutOf(rel.left.columns);
+  const co = new BatchCoalescer(rel.columns.map((c) => c.type));
+  const condLayout = condLayoutOf(rel);
+  const residual = rel.condition;
+  const em = new PairEmitter(rel, residual, condLayout, { length: 0, columns: [] }, null, ctx);
+  for await (const left of executeRel(rel.left, ctx)) {
+    await checkpoint(ctx);
+    const n = left.length;
+    if (n === 0) continue;
+    em.startLeft(n);
+    if (rel.right.kind === 'unnest') {
+      // Fast path: unnest the arrays of the whole left batch at once.
+      const arrays: Vector[] = [];
+      for (const a of rel.right.arrays) arrays.push(await evaluate(a, left, lLayout, ctx));
+      const { rows, owner } = unnestRows(rel.right, arrays, n);
+      em.right = rows;
+      for (let j = 0; j < rows.length; j++) {
+        em.push(owner[j]!, j);
+        if (em.full) await em.flush(left);
+      }
+      await em.flush(left);
+    } else {
+      // General: run the right side once per left row with that row bound as outer values.
+      const batches: Batch[] = [];
+      const owners: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const outer = new Map(ctx.outer);
+        rel.left.columns.forEach((c, k) => outer.set(c.id, getValue(left.columns[k]!, i)));
+        const r = await materialize(rel.right, { ...ctx, outer });
+        batches.push(r);
+        for (let j = 0; j < r.length; j++) owners.push(i);
+        await checkpoint(ctx);
+      }
+      const rows = concatBatches(
+        rel.right.columns.map((c) => c.type),
+        batches,
+      );
+      em.right = rows;
+      for (let j = 0; j < rows.length; j++) {
+        em.push(owners[j]!, j);
+        if (em.full) await em.flush(left);
+      }
+      await em.flush(left);
+    }
+    if (em.right.columns.length === 0 && rel.right.columns.length > 0) {
+      em.right = { length: 0, columns: rel.right.columns.map((c) => nullVector(c.type, 0)) };
+    }
+    em.finishLeft(left);
+    for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
+  }
+  for (const o of co.drain()) yield o;
+}

@@ -1,0 +1,17 @@
+// SELECT list: computes one vector per expression; plain column references
+// pass the input vector through untouched.
+import type { ProjectRel } from '../../analyzer/resolved.js';
+import type { Batch, Vector } from '../../types/vector.js';
+import { checkpoint, type ExecContext } from '../context.js';
+import { evaluate, layoutOf } from '../expr.js';
+import { executeRel } from '../execute.js';
+
+export async function* projectOp(rel: ProjectRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  const layout = layoutOf(rel.input.columns);
+  for await (const b of executeRel(rel.input, ctx)) {
+    await checkpoint(ctx);
+    const cols: Vector[] = new Array(rel.exprs.length);
+    for (let i = 0; i < rel.exprs.length; i++) cols[i] = await evaluate(rel.exprs[i]!, b, layout, ctx);
+    yield { length: b.length, columns: cols };
+  }
+}

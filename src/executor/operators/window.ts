@@ -1,0 +1,598 @@
+// Window functions. The input is materialized once; calls sharing a
+// (PARTITION BY, ORDER BY) spec share one sort of an index array. Per spec we
+// precompute, for every sorted position, its partition bounds and peer-group
+// bounds; each call then fills its result directly in input-row order.
+//
+// Aggregates over frames: a whole-partition frame feeds the GroupsAccumulator
+// once with group = partition (O(n)). COUNT/SUM/AVG/MIN/MAX/COUNTIF over
+// numeric typed data use a native running state that extends while the frame
+// start stays put (cumulative frames are O(n)) and restarts otherwise. Other
+// aggregates over moving frames feed the accumulator with group = row and the
+// frame's rows (O(n × frame)).
+import type { Expr, FrameBound, SortKey, WindowCall, WindowRel } from '../../analyzer/resolved.js';
+import { QueryError } from '../../planner/api.js';
+import { T, type SqlType } from '../../types/types.js';
+import type { Value } from '../../types/values.js';
+import { BATCH_SIZE, MAX_SAFE, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { checkpoint, type ExecContext } from '../context.js';
+import { evaluate, layoutOf } from '../expr.js';
+import { materialize } from '../execute.js';
+import { GroupTable } from '../hash.js';
+import { keyComparator, peersComparator, rowsComparator, sortIndexes, type KeySpec } from '../sort-keys.js';
+import { compareValues } from '../values-compare.js';
+import { rebatch, takeOrNull } from '../vectors.js';
+
+type Layout = ReadonlyMap<number, number>;
+
+/** Sorted-position geometry of one (partition, order) spec. */
+interface Geometry {
+  readonly n: number;
+  /** Input row at each sorted position. */
+  readonly idx: Int32Array;
+  readonly partStart: Int32Array;
+  readonly partEnd: Int32Array;
+  readonly partIndex: Int32Array;
+  readonly numParts: number;
+  readonly peerStart: Int32Array;
+  readonly peerEnd: Int32Array;
+  readonly orderVecs: readonly Vector[];
+  readonly orderBy: readonly SortKey[];
+}
+
+function exprKey(e: Expr): string {
+  switch (e.kind) {
+    case 'column':
+      return `c${e.columnId}`;
+    case 'literal':
+      return `l${String(e.value)}`;
+    case 'call':
+      return `f${e.name}(${e.args.map(exprKey).join(',')})`;
+    case 'cast':
+      return `cast(${exprKey(e.arg)} as ${JSON.stringify(e.type)})`;
+    default:
+      // Anything else: treat as unique (no sharing), which is always correct.
+      return `u${Math.random()}`;
+  }
+}
+
+function specKey(c: WindowCall): string {
+  return `${c.partitionBy.map(exprKey).join(',')}|${c.orderBy.map((k) => `${exprKey(k.expr)}:${k.descending}:${k.nullsFirst}`).join(',')}`;
+}
+
+const PART_SPEC: KeySpec = { descending: false, nullsFirst: true };
+
+async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: ExecContext): Promise<Geometry> {
+  const n = input.length;
+  const pVecs: Vector[] = [];
+  for (const e of call.partitionBy) pVecs.push(await evaluate(e, input, layout, ctx));
+  const oVecs: Vector[] = [];
+  for (const k of call.orderBy) oVecs.push(await evaluate(k.expr, input, layout, ctx));
+  const pSpecs = pVecs.map(() => PART_SPEC);
+  let idx: Int32Array;
+  if (pVecs.length + oVecs.length === 0) {
+    idx = new Int32Array(n);
+    for (let i = 0; i < n; i++) idx[i] = i;
+  } else idx = sortIndexes(n, rowsComparator([...pVecs, ...oVecs], [...pSpecs, ...call.orderBy]));
+  await checkpoint(ctx);
+  const pc = peersComparator(pVecs, pSpecs);
+  const oc = peersComparator(oVecs, call.orderBy);
+  const partStart = new Int32Array(n);
+  const partEnd = new Int32Array(n);
+  const partIndex = new Int32Array(n);
+  const peerStart = new Int32Array(n);
+  const peerEnd = new Int32Array(n);
+  let numParts = 0;
+  let ps = 0;
+  let gs = 0;
+  for (let p = 0; p < n; p++) {
+    const newPart = p === 0 || (pVecs.length > 0 && pc(idx[p - 1]!, idx[p]!) !== 0);
+    if (newPart) {
+      for (let q = ps; q < p; q++) partEnd[q] = p;
+      if (p > 0) numParts++;
+      ps = p;
+    }
+    if (newPart || (oVecs.length > 0 && oc(idx[p - 1]!, idx[p]!) !== 0)) {
+      for (let q = gs; q < p; q++) peerEnd[q] = p;
+      gs = p;
+    }
+    partStart[p] = ps;
+    partIndex[p] = numParts;
+    peerStart[p] = gs;
+  }
+  for (let q = ps; q < n; q++) partEnd[q] = n;
+  for (let q = gs; q < n; q++) peerEnd[q] = n;
+  if (n > 0) numParts++;
+  // Without ORDER BY every row of a partition is a peer of the others.
+  if (oVecs.length === 0) {
+    peerStart.set(partStart);
+    peerEnd.set(partEnd);
+  }
+  return { n, idx, partStart, partEnd, partIndex, numParts, peerStart, peerEnd, orderVecs: oVecs, orderBy: call.orderBy };
+}
+
+async function constantArg(e: Expr | undefined, input: Batch, layout: Layout, ctx: ExecContext): Promise<Value> {
+  if (!e || input.length === 0) return null;
+  const v = await evaluate(e, { length: 1, columns: input.columns.map((c) => takeVector(c, Int32Array.of(0), 1)) }, layout, ctx);
+  return getValue(v, 0);
+}
+
+const toNum = (v: Value): number => (typeof v === 'bigint' ? Number(v) : (v as number));
+
+/** Frame [start, end) per sorted position. */
+async function frames(call: WindowCall, g: Geometry, input: Batch, layout: Layout, ctx: ExecContext): Promise<{ fs: Int32Array; fe: Int32Array }> {
+  const n = g.n;
+  const fs = new Int32Array(n);
+  const fe = new Int32Array(n);
+  const f = call.frame;
+  if (!f) {
+    for (let p = 0; p < n; p++) {
+      fs[p] = g.partStart[p]!;
+      fe[p] = g.orderBy.length > 0 ? g.peerEnd[p]! : g.partEnd[p]!;
+    }
+    return { fs, fe };
+  }
+  const offsetOf = async (b: FrameBound): Promise<number> => {
+    if (b.type !== 'preceding' && b.type !== 'following') return 0;
+    const v = await constantArg(b.offset, input, layout, ctx);
+    if (v === null) throw new QueryError('Window frame offset cannot be NULL');
+    const x = toNum(v);
+    if (x < 0) throw new QueryError('Window frame offset for PRECEDING or FOLLOWING must be non-negative');
+    return x;
+  };
+  const so = await offsetOf(f.start);
+  const eo = await offsetOf(f.end);
+  if (f.unit === 'ROWS') {
+    for (let p = 0; p < n; p++) {
+      const ps = g.partStart[p]!;
+      const pe = g.partEnd[p]!;
+      fs[p] = rowsBound(f.start, so, p, ps, pe, true);
+      fe[p] = rowsBound(f.end, eo, p, ps, pe, false);
+      if (fe[p]! < fs[p]!) fe[p] = fs[p]!;
+    }
+    return { fs, fe };
+  }
+  // RANGE: offsets need one numeric ORDER BY key; CURRENT ROW means the peer group.
+  const key = g.orderVecs[0];
+  const desc = g.orderBy[0]?.descending ?? false;
+  const sign = desc ? -1 : 1;
+  const kv = (p: number): number | null => {
+    if (!key) return 0;
+    const r = g.idx[p]!;
+    if (key.nulls !== null && key.nulls[r] === 1) return null;
+    return toNum(getValue(key, r)) * sign;
+  };
+  const needsKey = f.start.type === 'preceding' || f.start.type === 'following' || f.end.type === 'preceding' || f.end.type === 'following';
+  if (needsKey && (!key || g.orderVecs.length !== 1)) throw new QueryError('RANGE window frame with an offset requires exactly one numeric ORDER BY expression');
+  // First position in [lo, hi) whose key is >= x (strict: > x).
+  const search = (lo: number, hi: number, x: number, strict: boolean): number => {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = kv(mid)!;
+      if (strict ? v <= x : v < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  for (let p = 0; p < n; p++) {
+    const ps = g.partStart[p]!;
+    const pe = g.partEnd[p]!;
+    const v = needsKey ? kv(p) : 0;
+    // Non-NULL keys occupy one contiguous run of the partition.
+    let nnS = ps;
+    let nnE = pe;
+    if (needsKey) {
+      while (nnS < pe && kv(nnS) === null) nnS++;
+      while (nnE > nnS && kv(nnE - 1) === null) nnE--;
+    }
+    const bound = (b: FrameBound, off: number, isStart: boolean): number => {
+      switch (b.type) {
+        case 'unbounded_preceding':
+          return ps;
+        case 'unbounded_following':
+          return pe;
+        case 'current_row':
+          return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
+        default: {
+          if (v === null) return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
+          const x = b.type === 'preceding' ? v - off : v + off;
+          return search(nnS, nnE, x, !isStart);
+        }
+      }
+    };
+    fs[p] = bound(f.start, so, true);
+    fe[p] = bound(f.end, eo, false);
+    if (fe[p]! < fs[p]!) fe[p] = fs[p]!;
+  }
+  return { fs, fe };
+}
+
+function rowsBound(b: FrameBound, off: number, p: number, ps: number, pe: number, isStart: boolean): number {
+  const clamp = (x: number): number => (x < ps ? ps : x > pe ? pe : x);
+  const base = isStart ? 0 : 1;
+  switch (b.type) {
+    case 'unbounded_preceding':
+      return ps;
+    case 'unbounded_following':
+      return pe;
+    case 'current_row':
+      return p + base;
+    case 'preceding':
+      return clamp(p - off + base);
+    case 'following':
+      return clamp(p + off + base);
+  }
+}
+
+function int64Vector(d: Float64Array, nulls: Uint8Array | null = null): Vector {
+  return { type: T.INT64, length: d.length, data: d, nulls };
+}
+
+export async function* windowOp(rel: WindowRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  const input = await materialize(rel.input, ctx);
+  const layout = layoutOf(rel.input.columns);
+  const results: Vector[] = new Array(rel.calls.length);
+  const bySpec = new Map<string, number[]>();
+  rel.calls.forEach((c, i) => {
+    const k = specKey(c);
+    const l = bySpec.get(k);
+    if (l) l.push(i);
+    else bySpec.set(k, [i]);
+  });
+  for (const callIdxs of bySpec.values()) {
+    const g = await geometry(rel.calls[callIdxs[0]!]!, input, layout, ctx);
+    for (const ci of callIdxs) {
+      results[ci] = await computeCall(rel.calls[ci]!, g, input, layout, ctx);
+      await checkpoint(ctx);
+    }
+  }
+  const out: Batch = { length: input.length, columns: [...input.columns, ...results] };
+  for (const b of rebatch(out)) {
+    yield b;
+    await checkpoint(ctx);
+  }
+}
+
+async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: Layout, ctx: ExecContext): Promise<Vector> {
+  const n = g.n;
+  const idx = g.idx;
+  const name = call.name.toUpperCase();
+  if (call.aggregate) return aggregateCall(call, g, input, layout, ctx);
+  const arg = async (k: number): Promise<Vector> => evaluate(call.args[k]!, input, layout, ctx);
+  switch (name) {
+    case 'ROW_NUMBER':
+    case 'RANK':
+    case 'DENSE_RANK': {
+      const d = new Float64Array(n);
+      let dense = 0;
+      for (let p = 0; p < n; p++) {
+        const ps = g.partStart[p]!;
+        if (p === ps) dense = 0;
+        if (p === g.peerStart[p]) dense++;
+        d[idx[p]!] = name === 'ROW_NUMBER' ? p - ps + 1 : name === 'RANK' ? g.peerStart[p]! - ps + 1 : dense;
+      }
+      return int64Vector(d);
+    }
+    case 'PERCENT_RANK':
+    case 'CUME_DIST': {
+      const d = new Float64Array(n);
+      for (let p = 0; p < n; p++) {
+        const ps = g.partStart[p]!;
+        const cnt = g.partEnd[p]! - ps;
+        d[idx[p]!] = name === 'CUME_DIST' ? (g.peerEnd[p]! - ps) / cnt : cnt === 1 ? 0 : (g.peerStart[p]! - ps) / (cnt - 1);
+      }
+      return { type: T.FLOAT64, length: n, data: d, nulls: null };
+    }
+    case 'NTILE': {
+      const kv = await constantArg(call.args[0], input, layout, ctx);
+      if (kv === null) throw new QueryError('The N value of NTILE cannot be NULL');
+      const k = toNum(kv);
+      if (k <= 0) throw new QueryError('The N value of NTILE must be positive');
+      const d = new Float64Array(n);
+      for (let p = 0; p < n; p++) {
+        const ps = g.partStart[p]!;
+        const cnt = g.partEnd[p]! - ps;
+        const r = p - ps;
+        const q = Math.floor(cnt / k);
+        const rem = cnt % k;
+        const big = rem * (q + 1);
+        d[idx[p]!] = r < big ? Math.floor(r / (q + 1)) + 1 : rem + Math.floor((r - big) / q) + 1;
+      }
+      return int64Vector(d);
+    }
+    case 'LAG':
+    case 'LEAD': {
+      const v = await arg(0);
+      const offV = call.args.length > 1 ? await constantArg(call.args[1], input, layout, ctx) : 1n;
+      if (offV === null) throw new QueryError(`The offset to ${name} must not be NULL`);
+      const off = toNum(offV);
+      if (off < 0) throw new QueryError(`The offset to ${name} must be non-negative`);
+      const def = call.args.length > 2 ? await arg(2) : null;
+      const pick = new Int32Array(n);
+      const useDefault = new Uint8Array(n);
+      for (let p = 0; p < n; p++) {
+        const q = name === 'LAG' ? p - off : p + off;
+        const r = idx[p]!;
+        if (q >= g.partStart[p]! && q < g.partEnd[p]!) pick[r] = idx[q]!;
+        else {
+          pick[r] = -1;
+          useDefault[r] = 1;
+        }
+      }
+      const res = takeOrNull(v, pick);
+      if (!def) return res;
+      // Rows outside the partition take the default expression's value of the current row.
+      const vals: Value[] = new Array(n);
+      for (let r = 0; r < n; r++) vals[r] = useDefault[r] === 1 ? getValue(def, r) : getValue(res, r);
+      return vectorFromValuesOf(call.column.type, vals);
+    }
+    case 'FIRST_VALUE':
+    case 'LAST_VALUE':
+    case 'NTH_VALUE': {
+      const v = await arg(0);
+      const { fs, fe } = await frames(call, g, input, layout, ctx);
+      let nth = 1;
+      if (name === 'NTH_VALUE') {
+        const nv = await constantArg(call.args[1], input, layout, ctx);
+        if (nv === null || toNum(nv) <= 0) throw new QueryError('The N value of NTH_VALUE must be positive');
+        nth = toNum(nv);
+      }
+      const ignore = call.ignoreNulls === true;
+      const isNullAt = (q: number): boolean => v.nulls !== null && v.nulls[idx[q]!] === 1;
+      const pick = new Int32Array(n);
+      for (let p = 0; p < n; p++) {
+        const s = fs[p]!;
+        const e = fe[p]!;
+        let found = -1;
+        if (name === 'LAST_VALUE') {
+          for (let q = e - 1; q >= s; q--) if (!ignore || !isNullAt(q)) {
+            found = q;
+            break;
+          }
+        } else {
+          let seen = 0;
+          for (let q = s; q < e; q++) {
+            if (ignore && isNullAt(q)) continue;
+            if (++seen === nth) {
+              found = q;
+              break;
+            }
+          }
+        }
+        pick[idx[p]!] = found < 0 ? -1 : idx[found]!;
+      }
+      return takeOrNull(v, pick);
+    }
+    case 'PERCENTILE_CONT':
+    case 'PERCENTILE_DISC':
+      return percentile(call, name === 'PERCENTILE_CONT', g, input, layout, ctx);
+    default:
+      throw new QueryError(`Analytic function ${call.name} is not supported`, 'notImplemented', 501);
+  }
+}
+
+function vectorFromValuesOf(type: SqlType, vals: Value[]): Vector {
+  // Local import avoidance: VectorBuilder semantics via vectorFromValues.
+  return vfv(type, vals);
+}
+import { vectorFromValues as vfv } from '../../types/vector.js';
+
+async function percentile(call: WindowCall, cont: boolean, g: Geometry, input: Batch, layout: Layout, ctx: ExecContext): Promise<Vector> {
+  const n = g.n;
+  const v = await evaluate(call.args[0]!, input, layout, ctx);
+  const pv = await constantArg(call.args[1], input, layout, ctx);
+  if (pv === null) throw new QueryError(`${call.name} percentile cannot be NULL`);
+  const pct = typeof pv === 'object' ? Number(String(pv)) : toNum(pv as number | bigint);
+  if (!(pct >= 0 && pct <= 1)) throw new QueryError(`Percentile argument must be in [0, 1]; got ${pct}`);
+  const respect = call.ignoreNulls === false;
+  const out: Value[] = new Array(n);
+  const cmp = keyComparator(v, { descending: false, nullsFirst: true });
+  // Rows of one partition are contiguous in sorted positions; sort each partition's values once.
+  for (let ps = 0; ps < n; ps = g.partEnd[ps]!) {
+    const pe = g.partEnd[ps]!;
+    const rows: number[] = [];
+    for (let p = ps; p < pe; p++) {
+      const r = g.idx[p]!;
+      if (respect || !(v.nulls !== null && v.nulls[r] === 1)) rows.push(r);
+    }
+    rows.sort(cmp);
+    let res: Value = null;
+    const m = rows.length;
+    if (m > 0) {
+      if (cont) {
+        const pos = pct * (m - 1);
+        const lo = Math.floor(pos);
+        const hi = Math.ceil(pos);
+        const a = getValue(v, rows[lo]!);
+        const b = getValue(v, rows[hi]!);
+        if (a !== null && b !== null) {
+          const x = toNum(a as number);
+          const y = toNum(b as number);
+          res = lo === hi ? x : x + (pos - lo) * (y - x);
+        }
+      } else {
+        const k = Math.max(0, Math.ceil(pct * m) - 1);
+        res = getValue(v, rows[k]!);
+      }
+    }
+    for (let p = ps; p < pe; p++) out[g.idx[p]!] = res;
+  }
+  return vfv(call.column.type, out);
+}
+
+// ---------------------------------------------------------------- aggregates
+
+const NATIVE = new Set(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX', 'COUNTIF']);
+
+async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout: Layout, ctx: ExecContext): Promise<Vector> {
+  const n = g.n;
+  const args: Vector[] = [];
+  for (const a of call.args) args.push(await evaluate(a, input, layout, ctx));
+  const { fs, fe } = await frames(call, g, input, layout, ctx);
+  let whole = true;
+  for (let p = 0; p < n && whole; p++) if (fs[p] !== g.partStart[p] || fe[p] !== g.partEnd[p]) whole = false;
+  const name = call.name.toUpperCase();
+  if (!whole && !call.distinct && NATIVE.has(name)) {
+    const r = nativeAggregate(name, call, args, g, fs, fe);
+    if (r) return r;
+  }
+  const acc = call.aggregate!.create(ctx.eval, {
+    distinct: call.distinct,
+    ignoreNulls: call.ignoreNulls,
+    hasOrderBy: false,
+  });
+  const dedupe = call.distinct ? new GroupTable([T.INT64, ...args.map((a) => a.type)], 1024) : null;
+  const ignoreNulls = call.ignoreNulls === true && args.length > 0;
+  const numGroups = whole ? g.numParts : n;
+  acc.resize(numGroups);
+  const groups = new Int32Array(BATCH_SIZE);
+  const rows = new Int32Array(BATCH_SIZE);
+  let c = 0;
+  const flush = (): void => {
+    if (c === 0) return;
+    let taken = args.map((a) => takeVector(a, rows, c));
+    let gg = groups.subarray(0, c);
+    let cnt = c;
+    if (dedupe) {
+      const gv: Vector = { type: T.INT64, length: c, data: Float64Array.from(gg), nulls: null };
+      const ids = new Int32Array(c);
+      const before = dedupe.size;
+      dedupe.findOrInsert([gv, ...taken], c, ids);
+      const sel = new Int32Array(c);
+      let k = 0;
+      let next = before;
+      for (let j = 0; j < c; j++) if (ids[j] === next) {
+        sel[k++] = j;
+        next++;
+      }
+      taken = taken.map((t) => takeVector(t, sel, k));
+      gg = Int32Array.from(sel.subarray(0, k), (j) => gg[j]!);
+      cnt = k;
+    }
+    acc.update(taken, gg, cnt);
+    c = 0;
+  };
+  const a0 = args[0];
+  const skip = (r: number): boolean => ignoreNulls && a0!.nulls !== null && a0!.nulls[r] === 1;
+  if (whole) {
+    for (let p = 0; p < n; p++) {
+      const r = g.idx[p]!;
+      if (skip(r)) continue;
+      groups[c] = g.partIndex[p]!;
+      rows[c++] = r;
+      if (c === BATCH_SIZE) flush();
+    }
+  } else {
+    for (let p = 0; p < n; p++) {
+      for (let q = fs[p]!; q < fe[p]!; q++) {
+        const r = g.idx[q]!;
+        if (skip(r)) continue;
+        groups[c] = p;
+        rows[c++] = r;
+        if (c === BATCH_SIZE) flush();
+      }
+      if ((p & 1023) === 0) await checkpoint(ctx);
+    }
+  }
+  flush();
+  const res = acc.finish(numGroups);
+  const map = new Int32Array(n);
+  for (let p = 0; p < n; p++) map[g.idx[p]!] = whole ? g.partIndex[p]! : p;
+  return takeVector(res, map);
+}
+
+/**
+ * COUNT/SUM/AVG/MIN/MAX/COUNTIF over Float64Array data with a running state.
+ * Returns null (caller falls back to the accumulator) when the data or the
+ * result type doesn't fit, or an INT64 sum leaves the exact double range.
+ */
+function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[], g: Geometry, fs: Int32Array, fe: Int32Array): Vector | null {
+  const n = g.n;
+  const rt = call.column.type.kind;
+  const a = args[0];
+  if (name === 'COUNTIF') {
+    if (!a || !(a.data instanceof Uint8Array)) return null;
+  } else if (a && !(a.data instanceof Float64Array)) return null;
+  if (name === 'SUM' || name === 'MIN' || name === 'MAX') {
+    if (!a || (rt !== 'INT64' && rt !== 'FLOAT64')) return null;
+  }
+  if (name === 'AVG' && (!a || rt !== 'FLOAT64')) return null;
+  if ((name === 'COUNT' || name === 'COUNTIF') && rt !== 'INT64') return null;
+  const data = a ? a.data : null;
+  const nulls = a ? a.nulls : null;
+  const out = new Float64Array(n);
+  let outNulls: Uint8Array | null = null;
+  const idx = g.idx;
+  let curS = -1;
+  let curE = -1;
+  let cnt = 0;
+  let sum = 0;
+  let mn = Infinity;
+  let mx = -Infinity;
+  let nan = false;
+  for (let p = 0; p < n; p++) {
+    const s = fs[p]!;
+    const e = fe[p]!;
+    if (s !== curS || e < curE) {
+      curS = s;
+      curE = s;
+      cnt = 0;
+      sum = 0;
+      mn = Infinity;
+      mx = -Infinity;
+      nan = false;
+    }
+    for (let q = curE; q < e; q++) {
+      const r = idx[q]!;
+      if (data === null) {
+        cnt++;
+        continue;
+      }
+      if (nulls !== null && nulls[r] === 1) continue;
+      if (name === 'COUNTIF') {
+        if ((data as Uint8Array)[r] === 1) cnt++;
+        continue;
+      }
+      const x = (data as Float64Array)[r]!;
+      cnt++;
+      sum += x;
+      if (x !== x) nan = true;
+      else {
+        if (x < mn) mn = x;
+        if (x > mx) mx = x;
+      }
+    }
+    curE = e;
+    const r0 = idx[p]!;
+    let val: number;
+    let isNull = false;
+    switch (name) {
+      case 'COUNT':
+      case 'COUNTIF':
+        val = cnt;
+        break;
+      case 'SUM':
+        if (rt === 'INT64' && (sum > MAX_SAFE || sum < -MAX_SAFE)) return null;
+        val = sum;
+        isNull = cnt === 0;
+        break;
+      case 'AVG':
+        val = sum / cnt;
+        isNull = cnt === 0;
+        break;
+      case 'MIN':
+        val = nan ? NaN : mn;
+        isNull = cnt === 0;
+        break;
+      default:
+        val = nan ? NaN : mx;
+        isNull = cnt === 0;
+    }
+    if (isNull) {
+      outNulls ??= new Uint8Array(n);
+      outNulls[r0] = 1;
+    } else out[r0] = val;
+  }
+  return { type: call.column.type, length: n, data: out, nulls: outNulls };
+}
+
+export { compareValues };

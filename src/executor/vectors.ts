@@ -1,0 +1,489 @@
+// Vector helpers the operators share: a growable typed column (ColumnBuffer),
+// batch take/slice/concat, NULL vectors and scatter (for lazy conditionals).
+import type { SqlType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import {
+  BATCH_SIZE,
+  MAX_SAFE,
+  concatVectors,
+  getValue,
+  layoutOf,
+  sliceVector,
+  takeVector,
+  vectorFromValues,
+  type Batch,
+  type Vector,
+} from '../types/vector.js';
+import { valuesEqual } from './values-compare.js';
+
+/** Physical storage kinds of a ColumnBuffer (small ints so hot switches stay cheap). */
+export const enum Phys {
+  F64 = 0, // FLOAT64, TIME
+  I64F = 1, // INT64-like held exactly in a Float64Array
+  I64B = 2, // INT64-like needing BigInt64Array
+  I32 = 3,
+  BOOL = 4,
+  VALUES = 5,
+}
+
+export function physOf(type: SqlType): Phys {
+  switch (layoutOf(type)) {
+    case 'f64':
+      return Phys.F64;
+    case 'i64':
+      return Phys.I64F;
+    case 'i32':
+      return Phys.I32;
+    case 'bool':
+      return Phys.BOOL;
+    default:
+      return Phys.VALUES;
+  }
+}
+
+const BIG_SAFE = BigInt(MAX_SAFE);
+
+/**
+ * A growable column in the vector layout: group keys, join build sides and
+ * materialized inputs are kept as these (no per-row objects).
+ */
+export class ColumnBuffer {
+  phys: Phys;
+  length = 0;
+  private cap: number;
+  f64: Float64Array = new Float64Array(0);
+  big: BigInt64Array = new BigInt64Array(0);
+  i32: Int32Array = new Int32Array(0);
+  u8: Uint8Array = new Uint8Array(0);
+  vals: Value[] = [];
+  nulls: Uint8Array | null = null;
+
+  constructor(
+    readonly type: SqlType,
+    initialCapacity = 1024,
+  ) {
+    this.phys = physOf(type);
+    this.cap = Math.max(16, initialCapacity);
+    this.alloc(this.cap);
+  }
+
+  private alloc(cap: number): void {
+    switch (this.phys) {
+      case Phys.F64:
+      case Phys.I64F:
+        this.f64 = growF64(this.f64, cap);
+        break;
+      case Phys.I64B:
+        this.big = growBig(this.big, cap);
+        break;
+      case Phys.I32:
+        this.i32 = growI32(this.i32, cap);
+        break;
+      case Phys.BOOL:
+        this.u8 = growU8(this.u8, cap);
+        break;
+      default:
+        break;
+    }
+    if (this.nulls) this.nulls = growU8(this.nulls, cap);
+  }
+
+  ensure(extra: number): void {
+    const need = this.length + extra;
+    if (need <= this.cap) return;
+    let c = this.cap;
+    while (c < need) c *= 2;
+    this.cap = c;
+    this.alloc(c);
+  }
+
+  /** Switches INT64 storage from doubles to bigints (a value beyond ±2^53 arrived). */
+  private toBig(): void {
+    const b = new BigInt64Array(this.cap);
+    for (let i = 0; i < this.length; i++) b[i] = BigInt(this.f64[i]!);
+    this.big = b;
+    this.f64 = new Float64Array(0);
+    this.phys = Phys.I64B;
+  }
+
+  private markNull(i: number): void {
+    if (!this.nulls) this.nulls = new Uint8Array(this.cap);
+    this.nulls[i] = 1;
+  }
+
+  appendNull(): void {
+    this.ensure(1);
+    const i = this.length++;
+    this.markNull(i);
+    if (this.phys === Phys.VALUES) this.vals[i] = null;
+  }
+
+  /** Appends row `row` of `v`. */
+  append(v: Vector, row: number): void {
+    this.ensure(1);
+    const i = this.length++;
+    if (v.nulls !== null && v.nulls[row] === 1) {
+      this.markNull(i);
+      if (this.phys === Phys.VALUES) this.vals[i] = null;
+      return;
+    }
+    const d = v.data;
+    switch (this.phys) {
+      case Phys.F64:
+        this.f64[i] = (d as Float64Array)[row]!;
+        return;
+      case Phys.I64F:
+        if (d instanceof BigInt64Array) {
+          const x = d[row]!;
+          if (x > BIG_SAFE || x < -BIG_SAFE) {
+            this.toBig();
+            this.big[i] = x;
+          } else this.f64[i] = Number(x);
+        } else this.f64[i] = (d as Float64Array)[row]!;
+        return;
+      case Phys.I64B:
+        this.big[i] = d instanceof BigInt64Array ? d[row]! : BigInt((d as Float64Array)[row]!);
+        return;
+      case Phys.I32:
+        this.i32[i] = (d as Int32Array)[row]!;
+        return;
+      case Phys.BOOL:
+        this.u8[i] = (d as Uint8Array)[row]!;
+        return;
+      default:
+        this.vals[i] = (d as Value[])[row]!;
+    }
+  }
+
+  /** Appends a scalar value (values.ts form). */
+  appendValue(x: Value): void {
+    if (x === null) {
+      this.appendNull();
+      return;
+    }
+    this.ensure(1);
+    const i = this.length++;
+    switch (this.phys) {
+      case Phys.F64:
+        this.f64[i] = x as number;
+        return;
+      case Phys.I64F: {
+        const b = x as bigint;
+        if (b > BIG_SAFE || b < -BIG_SAFE) {
+          this.toBig();
+          this.big[i] = b;
+        } else this.f64[i] = Number(b);
+        return;
+      }
+      case Phys.I64B:
+        this.big[i] = x as bigint;
+        return;
+      case Phys.I32:
+        this.i32[i] = x as number;
+        return;
+      case Phys.BOOL:
+        this.u8[i] = x === true ? 1 : 0;
+        return;
+      default:
+        this.vals[i] = x;
+    }
+  }
+
+  /** Appends every row of `v` (bulk copy for the typed layouts). */
+  appendVector(v: Vector): void {
+    const n = v.length;
+    if (n === 0) return;
+    const d = v.data;
+    const fast =
+      ((this.phys === Phys.F64 || this.phys === Phys.I64F) && d instanceof Float64Array) ||
+      (this.phys === Phys.I32 && d instanceof Int32Array) ||
+      (this.phys === Phys.BOOL && d instanceof Uint8Array) ||
+      (this.phys === Phys.I64B && d instanceof BigInt64Array);
+    if (!fast) {
+      for (let r = 0; r < n; r++) this.append(v, r);
+      return;
+    }
+    this.ensure(n);
+    const at = this.length;
+    switch (this.phys) {
+      case Phys.F64:
+      case Phys.I64F:
+        this.f64.set(d as Float64Array, at);
+        break;
+      case Phys.I64B:
+        this.big.set(d as BigInt64Array, at);
+        break;
+      case Phys.I32:
+        this.i32.set(d as Int32Array, at);
+        break;
+      default:
+        this.u8.set(d as Uint8Array, at);
+    }
+    if (v.nulls) {
+      if (!this.nulls) this.nulls = new Uint8Array(this.cap);
+      this.nulls.set(v.nulls, at);
+    }
+    this.length += n;
+  }
+
+  isNull(i: number): boolean {
+    return this.nulls !== null && this.nulls[i] === 1;
+  }
+
+  get(i: number): Value {
+    if (this.nulls !== null && this.nulls[i] === 1) return null;
+    switch (this.phys) {
+      case Phys.F64:
+        return this.f64[i]!;
+      case Phys.I64F:
+        return BigInt(this.f64[i]!);
+      case Phys.I64B:
+        return this.big[i]!;
+      case Phys.I32:
+        return this.i32[i]!;
+      case Phys.BOOL:
+        return this.u8[i] === 1;
+      default:
+        return this.vals[i]!;
+    }
+  }
+
+  /**
+   * Grouping equality of stored row i and row `row` of v: NULL equals NULL,
+   * NaN equals NaN, -0 equals +0.
+   */
+  equalsRow(i: number, v: Vector, row: number): boolean {
+    const an = this.nulls !== null && this.nulls[i] === 1;
+    const bn = v.nulls !== null && v.nulls[row] === 1;
+    if (an || bn) return an === bn;
+    const d = v.data;
+    switch (this.phys) {
+      case Phys.F64: {
+        const a = this.f64[i]!;
+        const b = (d as Float64Array)[row]!;
+        return a === b || (a !== a && b !== b);
+      }
+      case Phys.I64F:
+        return d instanceof BigInt64Array ? BigInt(this.f64[i]!) === d[row] : this.f64[i] === (d as Float64Array)[row];
+      case Phys.I64B:
+        return d instanceof BigInt64Array ? this.big[i] === d[row] : this.big[i] === BigInt((d as Float64Array)[row]!);
+      case Phys.I32:
+        return this.i32[i] === (d as Int32Array)[row];
+      case Phys.BOOL:
+        return this.u8[i] === (d as Uint8Array)[row];
+      default:
+        return valuesEqual(this.vals[i]!, (d as Value[])[row]!, this.type);
+    }
+  }
+
+  /** The buffered rows as a vector (copies, so the buffer may keep growing). */
+  toVector(start = 0, end = this.length): Vector {
+    const n = end - start;
+    const nulls = this.nulls ? anyNull(this.nulls, start, end) ? this.nulls.slice(start, end) : null : null;
+    let data: Vector['data'];
+    switch (this.phys) {
+      case Phys.F64:
+      case Phys.I64F:
+        data = this.f64.slice(start, end);
+        break;
+      case Phys.I64B:
+        data = this.big.slice(start, end);
+        break;
+      case Phys.I32:
+        data = this.i32.slice(start, end);
+        break;
+      case Phys.BOOL:
+        data = this.u8.slice(start, end);
+        break;
+      default:
+        data = this.vals.slice(start, end);
+    }
+    return { type: this.type, length: n, data, nulls };
+  }
+}
+
+function anyNull(nulls: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (nulls[i] === 1) return true;
+  return false;
+}
+
+function growF64(a: Float64Array, cap: number): Float64Array {
+  const b = new Float64Array(cap);
+  b.set(a.subarray(0, Math.min(a.length, cap)));
+  return b;
+}
+function growBig(a: BigInt64Array, cap: number): BigInt64Array {
+  const b = new BigInt64Array(cap);
+  b.set(a.subarray(0, Math.min(a.length, cap)));
+  return b;
+}
+function growI32(a: Int32Array, cap: number): Int32Array {
+  const b = new Int32Array(cap);
+  b.set(a.subarray(0, Math.min(a.length, cap)));
+  return b;
+}
+export function growU8(a: Uint8Array, cap: number): Uint8Array {
+  const b = new Uint8Array(cap);
+  b.set(a.subarray(0, Math.min(a.length, cap)));
+  return b;
+}
+export function growInt32(a: Int32Array, cap: number): Int32Array {
+  return growI32(a, cap);
+}
+
+// ---------------------------------------------------------------- vectors
+
+export function nullVector(type: SqlType, n: number): Vector {
+  const nulls = new Uint8Array(n).fill(1);
+  switch (physOf(type)) {
+    case Phys.F64:
+    case Phys.I64F:
+      return { type, length: n, data: new Float64Array(n), nulls };
+    case Phys.I32:
+      return { type, length: n, data: new Int32Array(n), nulls };
+    case Phys.BOOL:
+      return { type, length: n, data: new Uint8Array(n), nulls };
+    default:
+      return { type, length: n, data: new Array<Value>(n).fill(null), nulls };
+  }
+}
+
+export function boolVector(type: SqlType, data: Uint8Array, nulls: Uint8Array | null): Vector {
+  return { type, length: data.length, data, nulls };
+}
+
+/** Row i of v repeated n times (broadcast of an outer value, literal caching). */
+export function repeatRow(v: Vector, i: number, n: number): Vector {
+  if (v.nulls !== null && v.nulls[i] === 1) return nullVector(v.type, n);
+  const d = v.data;
+  if (Array.isArray(d)) return { type: v.type, length: n, data: new Array<Value>(n).fill(d[i]!), nulls: null };
+  const Ctor = d.constructor as new (n: number) => Float64Array;
+  const out = new Ctor(n);
+  out.fill((d as Float64Array)[i]!);
+  return { type: v.type, length: n, data: out, nulls: null };
+}
+
+/** Builds the vector of `n` rows where rows sel[k] take values[k] (scatter). Unset rows are NULL. */
+export function scatterVectors(type: SqlType, n: number, parts: readonly { sel: Int32Array; count: number; vec: Vector }[]): Vector {
+  const buf = new ColumnBuffer(type, n);
+  // Decide the physical kind first so a BigInt part upgrades the whole result.
+  const order = new Int32Array(n).fill(-1);
+  const at = new Int32Array(n);
+  for (let p = 0; p < parts.length; p++) {
+    const { sel, count } = parts[p]!;
+    for (let k = 0; k < count; k++) {
+      order[sel[k]!] = p;
+      at[sel[k]!] = k;
+    }
+  }
+  for (let r = 0; r < n; r++) {
+    const p = order[r]!;
+    if (p < 0) buf.appendNull();
+    else buf.append(parts[p]!.vec, at[r]!);
+  }
+  return buf.toVector();
+}
+
+// ---------------------------------------------------------------- batches
+
+export function emptyBatchOf(types: readonly SqlType[]): Batch {
+  return { length: 0, columns: types.map((t) => vectorFromValues(t, [])) };
+}
+
+export function takeBatch(b: Batch, sel: ArrayLike<number>, count = sel.length): Batch {
+  return { length: count, columns: b.columns.map((c) => takeVector(c, sel, count)) };
+}
+
+export function sliceBatch(b: Batch, start: number, end: number): Batch {
+  if (start === 0 && end === b.length) return b;
+  return { length: end - start, columns: b.columns.map((c) => sliceVector(c, start, end)) };
+}
+
+/** Concatenates batches into one (materialization for sort, window, join build sides). */
+export function concatBatches(types: readonly SqlType[], batches: readonly Batch[]): Batch {
+  if (batches.length === 1) return batches[0]!;
+  const length = batches.reduce((n, b) => n + b.length, 0);
+  if (batches.length === 0) return emptyBatchOf(types);
+  return { length, columns: types.map((t, c) => concatVectors(t, batches.map((b) => b.columns[c]!))) };
+}
+
+/** Splits a large batch into BATCH_SIZE slices. */
+export function* rebatch(b: Batch, size = BATCH_SIZE): Generator<Batch> {
+  if (b.length <= size) {
+    if (b.length > 0) yield b;
+    return;
+  }
+  for (let s = 0; s < b.length; s += size) yield sliceBatch(b, s, Math.min(b.length, s + size));
+}
+
+/** Row indexes where a BOOL vector is TRUE (NULL and FALSE drop). */
+export function selectTrue(v: Vector, n: number, out?: Int32Array): { sel: Int32Array; count: number } {
+  const sel = out ?? new Int32Array(n);
+  const d = v.data as Uint8Array;
+  const nulls = v.nulls;
+  let c = 0;
+  if (nulls === null) {
+    for (let i = 0; i < n; i++) if (d[i] === 1) sel[c++] = i;
+  } else {
+    for (let i = 0; i < n; i++) if (d[i] === 1 && nulls[i] === 0) sel[c++] = i;
+  }
+  return { sel, count: c };
+}
+
+export function identitySel(n: number): Int32Array {
+  const s = new Int32Array(n);
+  for (let i = 0; i < n; i++) s[i] = i;
+  return s;
+}
+
+export function valueAt(v: Vector, i: number): Value {
+  return getValue(v, i);
+}
+
+/** Collects batches and re-emits them as BATCH_SIZE batches (after selective operators). */
+export class BatchCoalescer {
+  private pending: Batch[] = [];
+  private rows = 0;
+  constructor(private readonly types: readonly SqlType[]) {}
+
+  /** Adds a batch; returns full batches ready to emit. */
+  push(b: Batch): Batch[] {
+    if (b.length === 0) return [];
+    if (this.rows === 0 && b.length >= BATCH_SIZE / 2) return [b];
+    this.pending.push(b);
+    this.rows += b.length;
+    if (this.rows < BATCH_SIZE) return [];
+    return this.drain();
+  }
+
+  drain(): Batch[] {
+    if (this.rows === 0) return [];
+    const all = concatBatches(this.types, this.pending);
+    this.pending = [];
+    this.rows = 0;
+    return [all];
+  }
+}
+
+/** Like takeVector, but a negative index yields NULL (window navigation, outer padding). */
+export function takeOrNull(v: Vector, sel: Int32Array, count = sel.length): Vector {
+  let anyNeg = false;
+  for (let i = 0; i < count; i++) if (sel[i]! < 0) {
+    anyNeg = true;
+    break;
+  }
+  if (!anyNeg) return takeVector(v, sel, count);
+  const safeSel = new Int32Array(count);
+  const nulls = new Uint8Array(count);
+  for (let i = 0; i < count; i++) {
+    const s = sel[i]!;
+    if (s < 0) nulls[i] = 1;
+    else {
+      safeSel[i] = s;
+      if (v.nulls !== null && v.nulls[s] === 1) nulls[i] = 1;
+    }
+  }
+  const t = v.length === 0 ? nullVector(v.type, count) : takeVector(v, safeSel, count);
+  if (Array.isArray(t.data)) for (let i = 0; i < count; i++) if (nulls[i] === 1) (t.data as Value[])[i] = null;
+  return { type: v.type, length: count, data: t.data, nulls };
+}
