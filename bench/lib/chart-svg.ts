@@ -25,7 +25,7 @@ export function renderSvg(r: BenchResult): string {
   const nameW = 190;
   const barX0 = nameW + 10;
   const barX1 = 800;
-  const top = 92;
+  const top = 108;
   const bar = 7;
   const group = 3 * bar + 2 * 1 + 10;
   const values = r.cases.flatMap((c) => [c.emulator.latency?.p50, c.duckdb.latency?.p50, c.peer?.peer ?? undefined])
@@ -42,20 +42,25 @@ export function renderSvg(r: BenchResult): string {
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
   const m = r.machine;
   out.push(text(16, 26, `Query p50 per case: emulator vs DuckDB vs peer's published p50`, 'font-size="16" font-weight="600"'));
-  const stand = r.emulator.command && r.emulator.command !== 'dist/gateway.js' ? `STAND-IN: ${r.emulator.command}` : '';
-  if (stand) out.push(text(W - 16, 46, stand, `text-anchor="end" font-size="12" fill="${COLORS.error}"`));
-  if (r.options.quick) out.push(text(W - 16, 26, 'QUICK: tiny sizes, not comparable', `text-anchor="end" font-size="13" fill="${COLORS.error}"`));
-  out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · load ${m.loadAvg1m} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'} · emulator = HTTP round trip, DuckDB = in-process · ms, log scale, shorter is faster`, `fill="${COLORS.muted}"`));
+  // Warnings that make the numbers incomparable, right of the title.
+  const cmd = r.emulator.command;
+  const flags = [
+    r.options.quick ? 'QUICK: tiny sizes' : '',
+    cmd && cmd !== 'dist/gateway.js' ? `STAND-IN gateway ${cmd.split(' ').pop() ?? ''}` : '',
+  ].filter(Boolean).join(' · ');
+  if (flags) out.push(text(W - 16, 26, flags, `text-anchor="end" font-size="12" fill="${COLORS.error}"`));
+  out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · load ${m.loadAvg1m} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'}`, `fill="${COLORS.muted}"`));
+  out.push(text(16, 62, 'p50 in ms, log scale, shorter is faster · emulator = HTTP round trip incl. all pages · DuckDB = same case in-process · peer = published, other machine', `fill="${COLORS.muted}"`));
   // Legend.
   const legend: [string, string][] = [['emulator', COLORS.emulator], ['DuckDB', COLORS.duckdb], ['peer (published, other machine)', COLORS.peer]];
   let lx = 16;
   for (const [label, color] of legend) {
-    out.push(`<rect x="${lx}" y="58" width="12" height="12" fill="${color}"/>`);
-    out.push(text(lx + 16, 68, label));
+    out.push(`<rect x="${lx}" y="74" width="12" height="12" fill="${color}"/>`);
+    out.push(text(lx + 16, 84, label));
     lx += 30 + label.length * 6.5;
   }
-  out.push(text(barX1 + 20, 68, 'emu/duck', `fill="${COLORS.muted}"`));
-  out.push(text(barX1 + 100, 68, 'result', `fill="${COLORS.muted}"`));
+  out.push(text(barX1 + 20, 84, 'emu/duck', `fill="${COLORS.muted}"`));
+  out.push(text(barX1 + 100, 84, 'same rows?', `fill="${COLORS.muted}"`));
   // Grid: one line per power of ten.
   for (let e = Math.log10(lo); e <= Math.log10(hi) + 1e-9; e++) {
     const v = 10 ** e;
