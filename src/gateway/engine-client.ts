@@ -29,6 +29,8 @@ export interface InsertRowsRequest {
 export interface InsertRowsReply { insert_errors_json: string }
 export interface ListRowsRequest {
   table: TableRef; start_index: number; max_results: number; selected_fields: string; timestamp_format: TimestampFormat;
+  /** Real family: FLOAT64/BOOL cells as strings, as the real service sends them. */
+  string_scalars: boolean;
 }
 export interface ListRowsReply { total_rows: number; rows_json: string; schema_json: string; next_index: number; etag: string }
 export interface QueryRequest {
@@ -36,7 +38,7 @@ export interface QueryRequest {
   parameters?: { parameters_json: string; parameter_mode: string };
   dry_run: boolean; destination?: TableRef; write_disposition: string; create_disposition: string;
   table_definitions_json: string; jobs_snapshot_json: string; location: string; session_id: string;
-  max_results: number; timestamp_format: TimestampFormat;
+  max_results: number; timestamp_format: TimestampFormat; string_scalars: boolean;
 }
 export interface QueryReply {
   schema_json: string; total_rows: number; result_table: TableRef | null; rows_json: string; next_index: number;

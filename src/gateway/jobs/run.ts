@@ -50,6 +50,7 @@ export interface QueryShape {
   dryRun: boolean;
   maxResults: number;
   timestampFormat: TimestampFormat;
+  family: Family;
   jobsSnapshot: () => string;
 }
 
@@ -92,6 +93,7 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
     session_id: session ? String(session['value'] ?? '') : '',
     max_results: s.maxResults,
     timestamp_format: s.timestampFormat,
+    string_scalars: s.family === 'bigquery',
   };
 }
 
@@ -297,6 +299,7 @@ export async function resultBody(
         max_results: win.max,
         selected_fields: '',
         timestamp_format: ts,
+        string_scalars: family === 'bigquery',
       });
       rowsJson = page.rows_json;
       next = page.next_index;

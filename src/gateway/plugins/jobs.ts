@@ -49,6 +49,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
       dryRun: opts.dryRun,
       maxResults: opts.maxResults,
       timestampFormat: timestampFormat(family, opts.useInt64),
+      family,
       jobsSnapshot: () => jobsSnapshot(ctx.jobs.list(p)),
     });
     return {
@@ -212,7 +213,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
       };
     }
     // A reused requestId job may have been encoded differently: page it from the table then.
-    const firstPage = job.request?.max_results === max && job.request?.timestamp_format === ts;
+    const firstPage = job.request?.max_results === max && job.request?.timestamp_format === ts && job.request?.string_scalars === (family === 'bigquery');
     return sendJsonText(reply, await resultBody(ctx, job, family, 'queryResponse', { start: 0, max }, ts, firstPage, extra));
   });
 

@@ -44,6 +44,7 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
       max_results: max,
       selected_fields: qStr(req.query, 'selectedFields') ?? '',
       timestamp_format: timestampFormat(family, qStr(req.query, 'formatOptions.useInt64Timestamp')),
+      string_scalars: family === 'bigquery',
     });
     // Zero maxResults: totalRows and etag only (spec §4.4).
     let text = `{"kind":${JSON.stringify(kind(family, 'tableDataList'))},"etag":${JSON.stringify(r.etag || '')},"totalRows":"${r.total_rows}"`;

@@ -1,0 +1,127 @@
+// End to end against the real engine: HTTP, the Node client (apiEndpoint and
+// BIGQUERY_EMULATOR_HOST), and the bq CLI fetching our discovery document
+// (no --discovery_file). Recipes per shared/clients/real-client-traces.md.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BigQuery } from '@google-cloud/bigquery';
+import { OAuth2Client } from 'google-auth-library';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+
+function fakeAuth(): OAuth2Client {
+  const c = new OAuth2Client();
+  c.setCredentials({ access_token: 'fake', expiry_date: Date.now() + 3600e3 });
+  return c;
+}
+
+function hasBq(): boolean {
+  return (process.env['PATH'] ?? '').split(':').some((d) => d && existsSync(join(d, 'bq')));
+}
+
+describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    process.env['METADATA_SERVER_DETECTION'] = 'none';
+    emu = await startEmulator();
+  });
+  afterAll(async () => emu?.stop());
+  const bqUrl = (p: string): string => `${emu.url}/bigquery/v2/projects/test${p}`;
+
+  it('datasets, tables and rows over HTTP in both families', async () => {
+    expect((await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'h1' } } })).status).toBe(200);
+    const t = await rest(bqUrl('/datasets/h1/tables'), {
+      method: 'POST',
+      json: { tableReference: { tableId: 't' }, schema: { fields: [{ name: 'n', type: 'INTEGER' }, { name: 'ts', type: 'TIMESTAMP' }, { name: 'tags', type: 'STRING', mode: 'REPEATED' }] } },
+    });
+    expect(t.status).toBe(200);
+    expect(t.body.kind).toBe('bigquery#table');
+    const ins = await rest(bqUrl('/datasets/h1/tables/t/insertAll'), {
+      method: 'POST',
+      json: { skipInvalidRows: null, rows: [{ json: { n: 1, ts: '2024-01-01 00:00:00' } }, { json: { n: 2, tags: ['a'] } }] },
+    });
+    expect(ins.body).toEqual({ kind: 'bigquery#tableDataInsertAllResponse' });
+    const real = await rest(bqUrl('/datasets/h1/tables/t/data'));
+    expect(real.body.totalRows).toBe('2');
+    expect(real.body.rows[0].f[1].v).toBe('1.7040672E9');
+    expect(real.body.rows[0].f[2].v).toEqual([]);
+    const neutral = await rest(`${emu.url}/warehouse/v2/projects/test/datasets/h1/tables/t/data?maxResults=1`);
+    expect(neutral.body).toMatchObject({ kind: 'warehouse#tableDataList', totalRows: '2', pageToken: '1' });
+    expect(neutral.body.rows[0].f[1].v).toBe('2024-01-01T00:00:00Z');
+    const micros = await rest(`${emu.url}/projects/test/datasets/h1/tables/t/data?formatOptions.useInt64Timestamp=true`);
+    expect(micros.body.rows[0].f[1].v).toBe('1704067200000000');
+    const nf = await rest(bqUrl('/datasets/h1/tables/nope'));
+    expect(nf.body.error.message).toBe('Not found: Table test:h1.nope');
+    expect((await rest(bqUrl('/datasets/h1?deleteContents=true'), { method: 'DELETE' })).status).toBe(204);
+  });
+
+  for (const mode of ['apiEndpoint', 'BIGQUERY_EMULATOR_HOST'] as const) {
+    it(`Node client (${mode}): dataset/table create, insert, getRows, exists, delete`, async () => {
+      const saved = process.env['BIGQUERY_EMULATOR_HOST'];
+      if (mode === 'BIGQUERY_EMULATOR_HOST') process.env['BIGQUERY_EMULATOR_HOST'] = emu.url;
+      try {
+        const bq = new BigQuery({ projectId: 'test', apiEndpoint: emu.url, authClient: fakeAuth() });
+        const name = `node_${mode === 'apiEndpoint' ? 'a' : 'e'}`;
+        const [ds] = await bq.createDataset(name, { location: 'US' });
+        expect((await ds.exists())[0]).toBe(true);
+        expect((await bq.dataset('missing_ds').exists())[0]).toBe(false);
+        const [table] = await ds.createTable('people', {
+          schema: { fields: [{ name: 'name', type: 'STRING' }, { name: 'age', type: 'INTEGER' }, { name: 'ts', type: 'TIMESTAMP' }, { name: 'tags', type: 'STRING', mode: 'REPEATED' }] },
+        });
+        await table.insert([{ name: 'a', age: 1, ts: new Date('2024-01-01T00:00:00Z') }, { name: 'b', age: 2, tags: ['x'] }]);
+        const [rows] = await table.getRows();
+        expect(rows.map((r: Record<string, unknown>) => r['name']).sort()).toEqual(['a', 'b']);
+        const a = rows.find((r: Record<string, unknown>) => r['name'] === 'a') as Record<string, any>;
+        expect(a['tags']).toEqual([]);
+        expect(a['ts'].value).toBe('2024-01-01T00:00:00.000Z');
+        const [tables] = await ds.getTables();
+        expect(tables.map((t) => t.id)).toContain('people');
+        await table.delete();
+        await ds.delete({ force: true });
+        expect((await ds.exists())[0]).toBe(false);
+      } finally {
+        if (saved === undefined) delete process.env['BIGQUERY_EMULATOR_HOST'];
+        else process.env['BIGQUERY_EMULATOR_HOST'] = saved;
+      }
+    });
+  }
+
+  it('Node client: query and createQueryJob + getQueryResults', async () => {
+    const bq = new BigQuery({ projectId: 'test', apiEndpoint: emu.url, authClient: fakeAuth() });
+    const [rows] = await bq.query({ query: 'SELECT 1 AS x', useLegacySql: false });
+    expect(rows).toEqual([{ x: 1 }]);
+    const [job] = await bq.createQueryJob({ query: 'SELECT @n + 1 AS y', params: { n: 41 } });
+    const [res] = await job.getQueryResults();
+    expect(res).toEqual([{ y: 42 }]);
+  });
+
+  it.skipIf(!hasBq())('bq CLI: mk, ls, show, insert, head, rm through the served discovery document', async () => {
+    const cfg = mkdtempSync(join(tmpdir(), 'bq-cfg-'));
+    const rc = join(cfg, 'bigqueryrc');
+    writeFileSync(rc, '');
+    const rowsFile = join(cfg, 'rows.json');
+    writeFileSync(rowsFile, '{"name":"a","age":3}\n{"name":"b","age":4}\n');
+    const bq = (...args: string[]): Promise<string> =>
+      new Promise((res, rej) => {
+        execFile('bq', [`--bigqueryrc=${rc}`, `--api=${emu.url.replace('localhost', '127.0.0.1')}`, '--project_id=test', '--oauth_access_token=fake', ...args],
+          { env: { ...process.env, CLOUDSDK_CONFIG: cfg }, timeout: 60_000 }, (err, stdout, stderr) => {
+            if (err) rej(new Error(`bq ${args.join(' ')}: ${err.message}\n${stdout}\n${stderr}`));
+            else res(stdout);
+          });
+      });
+    // Each bq run costs seconds (it shells out to `gcloud config list`): independent commands run in parallel waves.
+    expect(await bq('mk', '--dataset', 'test:bqds')).toMatch(/successfully created/);
+    expect(await bq('mk', '--table', 'test:bqds.people', 'name:STRING,age:INTEGER')).toMatch(/successfully created/);
+    const [ls, lsTables, show] = await Promise.all([bq('ls'), bq('ls', 'bqds'), bq('show', 'bqds.people'), bq('insert', 'bqds.people', rowsFile)]);
+    expect(ls).toContain('bqds');
+    expect(lsTables).toContain('people');
+    expect(show).toContain('age: integer');
+    const head = await bq('--format=json', 'head', 'bqds.people');
+    expect(JSON.parse(head)).toEqual(expect.arrayContaining([{ name: 'a', age: '3' }, { name: 'b', age: '4' }]));
+    await bq('rm', '-f', '-t', 'bqds.people');
+    expect((await rest(bqUrl('/datasets/bqds/tables/people'))).status).toBe(404);
+    await bq('rm', '-r', '-f', '-d', 'bqds');
+    expect((await rest(bqUrl('/datasets/bqds'))).status).toBe(404);
+  }, 120_000);
+});
