@@ -5,6 +5,7 @@ import { registerOperators } from './operators.js';
 import { registerMath } from './math.js';
 import { registerStrings } from './string.js';
 import { registerJson } from './json.js';
+import { registerDatetime } from './datetime.js';
 
 let done = false;
 export function registerAllFunctions(): void {
@@ -16,6 +17,7 @@ export function registerAllFunctions(): void {
   registerMath();
   registerStrings();
   registerJson();
+  registerDatetime();
 }
 registerAllFunctions();
 

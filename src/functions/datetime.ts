@@ -1,0 +1,615 @@
+// DATE / TIME / DATETIME / TIMESTAMP functions.
+// Date parts arrive as constant STRING arguments ('DAY', 'WEEK(MONDAY)', 'ISOYEAR'),
+// exactly as `$extract` receives them from the analyzer.
+import { T, arrayOf, type SqlType } from '../types/types.js';
+import { Interval, type Value } from '../types/values.js';
+import {
+  MAX_DATE,
+  MAX_TS,
+  MIN_DATE,
+  MIN_TS,
+  civilFromDays,
+  civilToUtc,
+  daysFromCivil,
+  daysInMonth,
+  dayOfYear,
+  formatDate,
+  formatDatetime,
+  joinMicros,
+  parseDateString,
+  parseDatetimeString,
+  parseTimeString,
+  parseTimestampString,
+  resolveZone,
+  splitMicros,
+  utcToCivil,
+  weekday,
+} from './civil.js';
+import { extractInterval, addMonthsToDays, datetimeAddInterval } from './interval.js';
+import { defineScalar, opt, sig, sigf, type ArgSpec } from './signature.js';
+import type { EvalContext, ScalarKernel } from './registry.js';
+import { constKernel, fail, rowKernel } from './vec.js';
+import { formatStrftime, parseStrftime } from './strftime.js';
+
+const US_DAY = 86400000000n;
+const US_PER: Record<string, bigint> = { MICROSECOND: 1n, MILLISECOND: 1000n, SECOND: 1000000n, MINUTE: 60000000n, HOUR: 3600000000n, DAY: US_DAY };
+const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
+
+interface Part {
+  readonly name: string;
+  /** Week start (0 = Sunday) for WEEK / WEEK(<day>) / ISOWEEK. */
+  readonly weekStart: number;
+}
+
+const partCache = new Map<string, Part>();
+export function parsePart(s: string): Part {
+  const key = s.toUpperCase().replace(/\s+/g, '');
+  let p = partCache.get(key);
+  if (p) return p;
+  const m = /^WEEK\((\w+)\)$/.exec(key);
+  if (m) {
+    const d = WEEKDAYS.indexOf(m[1]!);
+    if (d < 0) fail(`Invalid day of week: ${s.replace(/^.*\(|\)$/g, '')}`);
+    p = { name: 'WEEK', weekStart: d };
+  } else p = { name: key, weekStart: key === 'ISOWEEK' ? 1 : 0 };
+  partCache.set(key, p);
+  return p;
+}
+
+function isoWeekYear(days: number): [number, number] {
+  const wd = (weekday(days) + 6) % 7; // Monday = 0
+  const thursday = days - wd + 3;
+  const [y] = civilFromDays(thursday);
+  const week = Math.floor((thursday - daysFromCivil(y, 1, 1)) / 7) + 1;
+  return [y, week];
+}
+function isoYearStart(y: number): number {
+  const jan4 = daysFromCivil(y, 1, 4);
+  return jan4 - ((weekday(jan4) + 6) % 7);
+}
+function weekNumber(days: number, start: number): number {
+  const [y] = civilFromDays(days);
+  const jan1 = daysFromCivil(y, 1, 1);
+  const offset = (start - weekday(jan1) + 7) % 7;
+  const doy0 = days - jan1;
+  return doy0 < offset ? 0 : Math.floor((doy0 - offset) / 7) + 1;
+}
+
+/** EXTRACT of a date part from days (+ micros of day for time parts). */
+function extractCivil(part: Part, days: number, tod: number, kind: string): Value {
+  const [y, m, d] = civilFromDays(days);
+  switch (part.name) {
+    case 'YEAR':
+      return BigInt(y);
+    case 'MONTH':
+      return BigInt(m);
+    case 'DAY':
+      return BigInt(d);
+    case 'QUARTER':
+      return BigInt(Math.floor((m - 1) / 3) + 1);
+    case 'DAYOFWEEK':
+      return BigInt(weekday(days) + 1);
+    case 'DAYOFYEAR':
+      return BigInt(dayOfYear(days));
+    case 'WEEK':
+      return BigInt(weekNumber(days, part.weekStart));
+    case 'ISOWEEK':
+      return BigInt(isoWeekYear(days)[1]);
+    case 'ISOYEAR':
+      return BigInt(isoWeekYear(days)[0]);
+  }
+  if (kind === 'DATE') fail(`EXTRACT from DATE does not support the ${part.name} date part`);
+  switch (part.name) {
+    case 'HOUR':
+      return BigInt(Math.floor(tod / 3600e6));
+    case 'MINUTE':
+      return BigInt(Math.floor(tod / 60e6) % 60);
+    case 'SECOND':
+      return BigInt(Math.floor(tod / 1e6) % 60);
+    case 'MILLISECOND':
+      return BigInt(Math.floor(tod / 1000) % 1000);
+    case 'MICROSECOND':
+      return BigInt(tod % 1e6);
+  }
+  fail(`Unsupported date part ${part.name}`);
+}
+
+// ---------------------------------------------------------------- truncation
+
+function truncDays(days: number, part: Part): number {
+  const [y, m] = civilFromDays(days);
+  switch (part.name) {
+    case 'DAY':
+      return days;
+    case 'WEEK':
+    case 'ISOWEEK':
+      return days - ((weekday(days) - part.weekStart + 7) % 7);
+    case 'MONTH':
+      return daysFromCivil(y, m, 1);
+    case 'QUARTER':
+      return daysFromCivil(y, Math.floor((m - 1) / 3) * 3 + 1, 1);
+    case 'YEAR':
+      return daysFromCivil(y, 1, 1);
+    case 'ISOYEAR':
+      return isoYearStart(isoWeekYear(days)[0]);
+  }
+  return NaN;
+}
+
+function truncDatetime(dt: bigint, part: Part, fn: string, kind: string): bigint {
+  const unit = US_PER[part.name];
+  if (unit !== undefined && part.name !== 'DAY') {
+    let r = dt - (((dt % unit) + unit) % unit);
+    if (r < MIN_TS) r = MIN_TS;
+    return r;
+  }
+  const [d] = splitMicros(dt);
+  const td = truncDays(d, part);
+  if (Number.isNaN(td)) fail(`${fn} does not support the ${part.name} date part when the argument is ${kind}`);
+  return joinMicros(td, 0);
+}
+
+// ---------------------------------------------------------------- differences
+
+function diffDays(a: number, b: number, part: Part, fn: string): bigint {
+  const [ya, ma] = civilFromDays(a);
+  const [yb, mb] = civilFromDays(b);
+  switch (part.name) {
+    case 'DAY':
+      return BigInt(a - b);
+    case 'WEEK':
+    case 'ISOWEEK':
+      return BigInt((truncDays(a, part) - truncDays(b, part)) / 7);
+    case 'MONTH':
+      return BigInt(ya * 12 + ma - (yb * 12 + mb));
+    case 'QUARTER':
+      return BigInt(ya * 4 + Math.floor((ma - 1) / 3) - (yb * 4 + Math.floor((mb - 1) / 3)));
+    case 'YEAR':
+      return BigInt(ya - yb);
+    case 'ISOYEAR':
+      return BigInt(isoWeekYear(a)[0] - isoWeekYear(b)[0]);
+  }
+  fail(`${fn} does not support the ${part.name} date part`);
+}
+
+function diffMicros(a: bigint, b: bigint, part: Part, fn: string, civil: boolean): bigint {
+  const unit = US_PER[part.name];
+  if (unit !== undefined && (part.name !== 'DAY' || !civil)) return (a - b) / unit;
+  if (!civil) fail(`${fn} does not support the ${part.name} date part`);
+  return diffDays(splitMicros(a)[0], splitMicros(b)[0], part, fn);
+}
+
+// ---------------------------------------------------------------- add/sub with a part
+
+function checkDateRange(d: number, fn: string): number {
+  if (!(d >= MIN_DATE && d <= MAX_DATE)) fail(`${fn} overflow`);
+  return d;
+}
+
+function addToDays(days: number, n: number, part: Part, fn: string): number {
+  switch (part.name) {
+    case 'DAY':
+      return checkDateRange(days + n, fn);
+    case 'WEEK':
+      return checkDateRange(days + 7 * n, fn);
+    case 'MONTH':
+      return checkDateRange(addMonthsToDays(days, n), fn);
+    case 'QUARTER':
+      return checkDateRange(addMonthsToDays(days, 3 * n), fn);
+    case 'YEAR':
+      return checkDateRange(addMonthsToDays(days, 12 * n), fn);
+  }
+  fail(`Unsupported date part ${part.name} in function ${fn}`);
+}
+
+function addToDatetime(dt: bigint, n: bigint, part: Part, fn: string, isTs: boolean): bigint {
+  const unit = US_PER[part.name];
+  let r: bigint;
+  if (unit !== undefined) r = dt + n * unit;
+  else {
+    if (isTs) fail(`Unsupported date part ${part.name} in function ${fn}`);
+    const [d, t] = splitMicros(dt);
+    r = joinMicros(addToDays(d, Number(n), part, fn), t);
+  }
+  if (r < MIN_TS || r > MAX_TS) {
+    const what = isTs ? 'timestamp' : 'datetime';
+    if (fn.endsWith('_SUB')) fail(`Subtracting ${-n} ${part.name} from ${what} ${formatDatetime(dt)} causes overflow`);
+    fail(`Adding ${n} ${part.name} to ${what} ${formatDatetime(dt)} causes overflow`);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------- helpers
+
+const zoneOf = (v: Value[], idx: number, ctx: EvalContext): string => (v.length > idx && v[idx] !== undefined ? (v[idx] as string) : ctx.timeZone);
+
+function tsToCivil(ts: bigint, zone: string): [number, number] {
+  return splitMicros(utcToCivil(ts, zone));
+}
+
+const partArg: ArgSpec = { type: 'STRING', constant: true };
+
+function checkTs(r: bigint): bigint {
+  if (r < MIN_TS || r > MAX_TS) fail('TIMESTAMP overflow');
+  return r;
+}
+
+function makeDate(y: bigint, m: bigint, d: bigint): number {
+  const yy = Number(y), mm = Number(m), dd = Number(d);
+  if (yy < 1 || yy > 9999 || mm < 1 || mm > 12 || dd < 1 || dd > daysInMonth(yy, mm)) fail(`Input calculates to invalid date: ${pad4(yy)}-${pad2(mm)}-${pad2(dd)}`);
+  return daysFromCivil(yy, mm, dd);
+}
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+const pad4 = (n: number): string => String(n).padStart(4, '0');
+function makeTime(h: bigint, m: bigint, s: bigint): number {
+  const hh = Number(h), mm = Number(m), ss = Number(s);
+  if (hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59) fail(`Input calculates to invalid time: ${pad2(hh)}:${pad2(mm)}:${pad2(ss)}`);
+  return ((hh * 60 + mm) * 60 + ss) * 1e6;
+}
+
+// ---------------------------------------------------------------- buckets
+
+function bucketCivil(dt: bigint, iv: Interval, origin: bigint): bigint {
+  if (iv.months !== 0) {
+    if (iv.days !== 0 || iv.micros !== 0n) fail('BUCKET interval must not mix months with days or time');
+    if (iv.months < 0) fail('BUCKET interval must be positive');
+    const [d, t] = splitMicros(dt);
+    const [od, ot] = splitMicros(origin);
+    const [y, m] = civilFromDays(d);
+    const [oy, om, odd] = civilFromDays(od);
+    let k = Math.floor((y * 12 + m - (oy * 12 + om)) / iv.months);
+    let cand = joinMicros(addMonthsToDays(od, k * iv.months), ot);
+    if (cand > dt) {
+      k--;
+      cand = joinMicros(addMonthsToDays(od, k * iv.months), ot);
+    }
+    void t;
+    void odd;
+    return cand;
+  }
+  const width = BigInt(iv.days) * US_DAY + iv.micros;
+  if (width <= 0n) fail('BUCKET interval must be positive');
+  let q = (dt - origin) / width;
+  if ((dt - origin) % width < 0n) q -= 1n;
+  return origin + q * width;
+}
+
+const DEFAULT_ORIGIN = joinMicros(daysFromCivil(1950, 1, 1), 0);
+
+// ---------------------------------------------------------------- registration
+
+export function registerDatetime(): void {
+  // Constructors / conversions
+  defineScalar('DATE', [
+    sig(['INT64', 'INT64', 'INT64'], 'DATE', rowKernel(T.DATE, (v) => makeDate(v[0] as bigint, v[1] as bigint, v[2] as bigint))),
+    sig(['TIMESTAMP', opt('STRING')], 'DATE', rowKernel(T.DATE, (v, ctx) => tsToCivil(v[0] as bigint, zoneOf(v, 1, ctx))[0])),
+    sig(['DATETIME'], 'DATE', rowKernel(T.DATE, (v) => splitMicros(v[0] as bigint)[0])),
+    sig(['DATE'], 'DATE', rowKernel(T.DATE, (v) => v[0]!)),
+    sig(['STRING'], 'DATE', rowKernel(T.DATE, (v) => {
+      const d = parseDateString(v[0] as string);
+      if (d === undefined) fail(`Invalid date: '${v[0] as string}'`);
+      return d;
+    })),
+  ]);
+  defineScalar('DATETIME', [
+    sig(['INT64', 'INT64', 'INT64', 'INT64', 'INT64', 'INT64'], 'DATETIME', rowKernel(T.DATETIME, (v) =>
+      joinMicros(makeDate(v[0] as bigint, v[1] as bigint, v[2] as bigint), makeTime(v[3] as bigint, v[4] as bigint, v[5] as bigint)))),
+    sig(['DATE', 'TIME'], 'DATETIME', rowKernel(T.DATETIME, (v) => joinMicros(v[0] as number, v[1] as number))),
+    sig(['DATE'], 'DATETIME', rowKernel(T.DATETIME, (v) => joinMicros(v[0] as number, 0))),
+    sig(['TIMESTAMP', opt('STRING')], 'DATETIME', rowKernel(T.DATETIME, (v, ctx) => utcToCivil(v[0] as bigint, zoneOf(v, 1, ctx)))),
+    sig(['DATETIME'], 'DATETIME', rowKernel(T.DATETIME, (v) => v[0]!)),
+    sig(['STRING'], 'DATETIME', rowKernel(T.DATETIME, (v) => {
+      const d = parseDatetimeString(v[0] as string);
+      if (d === undefined) fail(`Invalid datetime string "${v[0] as string}"`);
+      return d;
+    })),
+  ]);
+  defineScalar('TIME', [
+    sig(['INT64', 'INT64', 'INT64'], 'TIME', rowKernel(T.TIME, (v) => makeTime(v[0] as bigint, v[1] as bigint, v[2] as bigint))),
+    sig(['TIMESTAMP', opt('STRING')], 'TIME', rowKernel(T.TIME, (v, ctx) => tsToCivil(v[0] as bigint, zoneOf(v, 1, ctx))[1])),
+    sig(['DATETIME'], 'TIME', rowKernel(T.TIME, (v) => splitMicros(v[0] as bigint)[1])),
+    sig(['TIME'], 'TIME', rowKernel(T.TIME, (v) => v[0]!)),
+    sig(['STRING'], 'TIME', rowKernel(T.TIME, (v) => {
+      const d = parseTimeString(v[0] as string);
+      if (d === undefined) fail(`Invalid time string "${v[0] as string}"`);
+      return d;
+    })),
+  ]);
+  defineScalar('TIMESTAMP', [
+    sig(['STRING', opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => {
+      const z = zoneOf(v, 1, ctx);
+      resolveZone(z);
+      const r = parseTimestampString(v[0] as string, z);
+      if (r === undefined) fail(`Invalid timestamp: '${v[0] as string}'`);
+      return r;
+    })),
+    sig(['DATE', opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => checkTs(civilToUtc(joinMicros(v[0] as number, 0), zoneOf(v, 1, ctx))))),
+    sig(['DATETIME', opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => checkTs(civilToUtc(v[0] as bigint, zoneOf(v, 1, ctx))))),
+    sig(['TIMESTAMP'], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v) => v[0]!)),
+  ]);
+
+  // CURRENT_*
+  const nowCivil = (ctx: EvalContext, zone?: string): bigint => utcToCivil(ctx.nowMicros, zone ?? ctx.timeZone);
+  const zoned = (t: SqlType, f: (civil: bigint) => Value): ScalarKernel => (args, n, ctx) => {
+    if (args.length === 0) return constKernel(t, (c) => f(nowCivil(c)))(args, n, ctx);
+    return rowKernel(t, (v, c) => f(nowCivil(c, v[0] as string)))(args, n, ctx);
+  };
+  defineScalar('CURRENT_DATE', [sig([opt('STRING')], 'DATE', zoned(T.DATE, (c) => splitMicros(c)[0]))]);
+  defineScalar('CURRENT_DATETIME', [sig([opt('STRING')], 'DATETIME', zoned(T.DATETIME, (c) => c))]);
+  defineScalar('CURRENT_TIME', [sig([opt('STRING')], 'TIME', zoned(T.TIME, (c) => splitMicros(c)[1]))]);
+  defineScalar('CURRENT_TIMESTAMP', [sig([], 'TIMESTAMP', constKernel(T.TIMESTAMP, (ctx) => ctx.nowMicros))]);
+
+  // EXTRACT
+  defineScalar(
+    '$extract',
+    [
+      sig([partArg, 'DATE'], 'INT64', rowKernel(T.INT64, (v) => extractCivil(parsePart(v[0] as string), v[1] as number, 0, 'DATE'))),
+      sig([partArg, 'TIME'], 'INT64', rowKernel(T.INT64, (v) => {
+        const p = parsePart(v[0] as string);
+        if (!['HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND'].includes(p.name)) fail(`EXTRACT from TIME does not support the ${p.name} date part`);
+        return extractCivil(p, 0, v[1] as number, 'TIME');
+      })),
+      sigf([partArg, 'DATETIME'], (c) => extractType(c.args[0]!.constant?.value), (c) => rowKernel(extractType(c.args[0]!.constant?.value), (v) => {
+        const p = parsePart(v[0] as string);
+        const [d, t] = splitMicros(v[1] as bigint);
+        if (p.name === 'DATE') return d;
+        if (p.name === 'TIME') return t;
+        return extractCivil(p, d, t, 'DATETIME');
+      })),
+      sigf([partArg, 'TIMESTAMP', opt('STRING')], (c) => extractType(c.args[0]!.constant?.value), (c) => rowKernel(extractType(c.args[0]!.constant?.value), (v, ctx) => {
+        const p = parsePart(v[0] as string);
+        const civil = utcToCivil(v[1] as bigint, zoneOf(v, 2, ctx));
+        const [d, t] = splitMicros(civil);
+        if (p.name === 'DATE') return d;
+        if (p.name === 'TIME') return t;
+        if (p.name === 'DATETIME') return civil;
+        return extractCivil(p, d, t, 'TIMESTAMP');
+      })),
+      sig([partArg, 'INTERVAL'], 'INT64', rowKernel(T.INT64, (v) => extractInterval(v[1] as Interval, parsePart(v[0] as string).name))),
+    ],
+    { safeCallable: false },
+  );
+
+  // *_ADD / *_SUB with INTERVAL (the analyzer passes `INTERVAL n PART` as an INTERVAL value)
+  const dateAdd = (sign: number, fn: string) => [
+    sig(['DATE', 'INTERVAL'], 'DATE', rowKernel(T.DATE, (v) => {
+      const iv = v[1] as Interval;
+      if (iv.micros !== 0n) fail(`${fn} does not support time parts; use DATETIME_${fn.slice(5)}`);
+      let d = v[0] as number;
+      if (iv.months !== 0) d = addMonthsToDays(d, sign * iv.months);
+      return checkDateRange(d + sign * iv.days, fn);
+    })),
+    sig(['DATE', 'INT64', partArg], 'DATE', rowKernel(T.DATE, (v) => addToDays(v[0] as number, sign * Number(v[1] as bigint), parsePart(v[2] as string), fn))),
+  ];
+  defineScalar('DATE_ADD', dateAdd(1, 'DATE_ADD'));
+  defineScalar('DATE_SUB', dateAdd(-1, 'DATE_SUB'));
+  const dtAdd = (sign: number, fn: string, isTs: boolean) => {
+    const t = isTs ? 'TIMESTAMP' : 'DATETIME';
+    const vt = isTs ? T.TIMESTAMP : T.DATETIME;
+    return [
+      sig([t, 'INTERVAL'], t, rowKernel(vt, (v) => {
+        const iv = v[1] as Interval;
+        if (isTs && iv.months !== 0) fail(`${fn} does not support the MONTH date part when the argument is TIMESTAMP`);
+        return datetimeAddInterval(v[0] as bigint, iv, sign);
+      })),
+      sig([t, 'INT64', partArg], t, rowKernel(vt, (v) => addToDatetime(v[0] as bigint, BigInt(sign) * (v[1] as bigint), parsePart(v[2] as string), fn, isTs))),
+    ];
+  };
+  defineScalar('DATETIME_ADD', dtAdd(1, 'DATETIME_ADD', false));
+  defineScalar('DATETIME_SUB', dtAdd(-1, 'DATETIME_SUB', false));
+  defineScalar('TIMESTAMP_ADD', dtAdd(1, 'TIMESTAMP_ADD', true));
+  defineScalar('TIMESTAMP_SUB', dtAdd(-1, 'TIMESTAMP_SUB', true));
+  const timeAdd = (sign: number) => [
+    sig(['TIME', 'INTERVAL'], 'TIME', rowKernel(T.TIME, (v) => {
+      const iv = v[1] as Interval;
+      const r = (BigInt(v[0] as number) + BigInt(sign) * iv.micros) % US_DAY;
+      return Number(r < 0n ? r + US_DAY : r);
+    })),
+    sig(['TIME', 'INT64', partArg], 'TIME', rowKernel(T.TIME, (v) => {
+      const unit = US_PER[parsePart(v[2] as string).name];
+      if (unit === undefined || unit === US_DAY) fail(`Unsupported date part ${v[2] as string} in function TIME_${sign > 0 ? 'ADD' : 'SUB'}`);
+      const r = (BigInt(v[0] as number) + BigInt(sign) * (v[1] as bigint) * unit) % US_DAY;
+      return Number(r < 0n ? r + US_DAY : r);
+    })),
+  ];
+  defineScalar('TIME_ADD', timeAdd(1));
+  defineScalar('TIME_SUB', timeAdd(-1));
+
+  // *_DIFF
+  defineScalar('DATE_DIFF', [
+    sig(['DATE', 'DATE', partArg], 'INT64', rowKernel(T.INT64, (v) => diffDays(v[0] as number, v[1] as number, parsePart(v[2] as string), 'DATE_DIFF'))),
+    sig(['DATETIME', 'DATETIME', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), 'DATE_DIFF', true))),
+    sig(['TIMESTAMP', 'TIMESTAMP', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), 'DATE_DIFF', false))),
+  ]);
+  defineScalar('DATETIME_DIFF', [
+    sig(['DATETIME', 'DATETIME', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), 'DATETIME_DIFF', true))),
+  ]);
+  defineScalar('TIMESTAMP_DIFF', [
+    sig(['TIMESTAMP', 'TIMESTAMP', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), 'TIMESTAMP_DIFF', false))),
+  ]);
+  defineScalar('TIME_DIFF', [
+    sig(['TIME', 'TIME', partArg], 'INT64', rowKernel(T.INT64, (v) => {
+      const unit = US_PER[parsePart(v[2] as string).name];
+      if (unit === undefined || unit === US_DAY) fail(`TIME_DIFF does not support the ${v[2] as string} date part`);
+      return BigInt((v[0] as number) - (v[1] as number)) / unit;
+    })),
+  ]);
+
+  // *_TRUNC
+  defineScalar('DATE_TRUNC', [
+    sig(['DATE', partArg], 'DATE', rowKernel(T.DATE, (v) => {
+      const p = parsePart(v[1] as string);
+      const r = truncDays(v[0] as number, p);
+      if (Number.isNaN(r)) fail(`DATE_TRUNC does not support the ${p.name} date part when the argument is DATE`);
+      return Math.max(r, MIN_DATE);
+    })),
+    sig(['DATETIME', partArg], 'DATETIME', rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), 'DATE_TRUNC', 'DATETIME'))),
+    sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
+  ]);
+  defineScalar('DATETIME_TRUNC', [
+    sig(['DATETIME', partArg], 'DATETIME', rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), 'DATETIME_TRUNC', 'DATETIME'))),
+  ]);
+  defineScalar('TIMESTAMP_TRUNC', [
+    sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
+  ]);
+  defineScalar('TIME_TRUNC', [
+    sig(['TIME', partArg], 'TIME', rowKernel(T.TIME, (v) => {
+      const p = parsePart(v[1] as string);
+      const unit = US_PER[p.name];
+      if (unit === undefined || unit === US_DAY) fail(`TIME_TRUNC does not support the ${p.name} date part`);
+      const u = Number(unit);
+      return Math.floor((v[0] as number) / u) * u;
+    })),
+  ]);
+  defineScalar('LAST_DAY', [
+    sig(['DATE', opt('STRING')], 'DATE', rowKernel(T.DATE, (v) => lastDay(v[0] as number, parsePart(v.length > 1 ? (v[1] as string) : 'MONTH')))),
+    sig(['DATETIME', opt('STRING')], 'DATE', rowKernel(T.DATE, (v) => lastDay(splitMicros(v[0] as bigint)[0], parsePart(v.length > 1 ? (v[1] as string) : 'MONTH')))),
+  ]);
+
+  // Buckets: each name accepts DATE, DATETIME and TIMESTAMP forms.
+  const bucketSigs = [
+    sig(['DATE', 'INTERVAL', opt('DATE')], 'DATE', rowKernel(T.DATE, (v) => {
+      const iv = v[1] as Interval;
+      if (iv.micros !== 0n) fail('DATE_BUCKET only supports intervals of days, weeks, months, quarters and years');
+      const origin = v.length > 2 ? joinMicros(v[2] as number, 0) : DEFAULT_ORIGIN;
+      return splitMicros(bucketCivil(joinMicros(v[0] as number, 0), iv, origin))[0];
+    })),
+    sig(['DATETIME', 'INTERVAL', opt('DATETIME')], 'DATETIME', rowKernel(T.DATETIME, (v) => bucketCivil(v[0] as bigint, v[1] as Interval, v.length > 2 ? (v[2] as bigint) : DEFAULT_ORIGIN))),
+    sig(['TIMESTAMP', 'INTERVAL', opt('TIMESTAMP')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => {
+      const zone = ctx.timeZone;
+      const iv = v[1] as Interval;
+      if (iv.months !== 0) fail('TIMESTAMP_BUCKET does not support intervals with MONTH or YEAR parts');
+      const civil = utcToCivil(v[0] as bigint, zone);
+      const origin = v.length > 2 ? utcToCivil(v[2] as bigint, zone) : DEFAULT_ORIGIN;
+      return civilToUtc(bucketCivil(civil, iv, origin), zone);
+    })),
+  ];
+  defineScalar('DATE_BUCKET', bucketSigs);
+  defineScalar('DATETIME_BUCKET', bucketSigs);
+  defineScalar('TIMESTAMP_BUCKET', bucketSigs);
+
+  // Arrays of dates / timestamps
+  defineScalar('GENERATE_DATE_ARRAY', [
+    sig(['DATE', 'DATE', opt('INTERVAL')], 'ARRAY<DATE>', rowKernel(arrayOf(T.DATE), (v) => {
+      const iv = v.length > 2 ? (v[2] as Interval) : new Interval(0, 1, 0n);
+      if (iv.micros !== 0n) fail('GENERATE_DATE_ARRAY only supports date parts');
+      if (iv.months === 0 && iv.days === 0) fail('Sequence step cannot be 0.');
+      const start = v[0] as number;
+      const end = v[1] as number;
+      const out: Value[] = [];
+      const pos = iv.months > 0 || (iv.months === 0 && iv.days > 0);
+      for (let k = 0; ; k++) {
+        const d = addMonthsToDays(start, k * iv.months) + k * iv.days;
+        if (Number.isNaN(d) || (pos ? d > end : d < end)) break;
+        out.push(d);
+        if (out.length > 1048576) fail('GENERATE_DATE_ARRAY would produce more than 1048576 elements');
+      }
+      return out;
+    })),
+  ]);
+  defineScalar('GENERATE_TIMESTAMP_ARRAY', [
+    sig(['TIMESTAMP', 'TIMESTAMP', 'INTERVAL'], 'ARRAY<TIMESTAMP>', rowKernel(arrayOf(T.TIMESTAMP), (v) => {
+      const iv = v[2] as Interval;
+      if (iv.months !== 0) fail('GENERATE_TIMESTAMP_ARRAY does not support MONTH or YEAR steps');
+      const step = BigInt(iv.days) * US_DAY + iv.micros;
+      if (step === 0n) fail('Sequence step cannot be 0.');
+      const out: Value[] = [];
+      for (let t = v[0] as bigint; step > 0n ? t <= (v[1] as bigint) : t >= (v[1] as bigint); t += step) {
+        out.push(t);
+        if (out.length > 1048576) fail('GENERATE_TIMESTAMP_ARRAY would produce more than 1048576 elements');
+      }
+      return out;
+    })),
+  ]);
+
+  // UNIX conversions
+  defineScalar('UNIX_DATE', [sig(['DATE'], 'INT64', rowKernel(T.INT64, (v) => BigInt(v[0] as number)))]);
+  defineScalar('DATE_FROM_UNIX_DATE', [sig(['INT64'], 'DATE', rowKernel(T.DATE, (v) => {
+    const d = Number(v[0] as bigint);
+    if (d < MIN_DATE || d > MAX_DATE) fail(`DATE_FROM_UNIX_DATE range error: ${v[0]}`);
+    return d;
+  }))]);
+  const floorDiv = (a: bigint, b: bigint): bigint => (a >= 0n ? a / b : -((-a + b - 1n) / b));
+  defineScalar('UNIX_SECONDS', [sig(['TIMESTAMP'], 'INT64', rowKernel(T.INT64, (v) => floorDiv(v[0] as bigint, 1000000n)))]);
+  defineScalar('UNIX_MILLIS', [sig(['TIMESTAMP'], 'INT64', rowKernel(T.INT64, (v) => floorDiv(v[0] as bigint, 1000n)))]);
+  defineScalar('UNIX_MICROS', [sig(['TIMESTAMP'], 'INT64', rowKernel(T.INT64, (v) => v[0]!))]);
+  const fromUnix = (mult: bigint) => rowKernel(T.TIMESTAMP, (v) => {
+    const r = (v[0] as bigint) * mult;
+    if (r < MIN_TS || r > MAX_TS) fail(`Timestamp value out of range: ${v[0]}`);
+    return r;
+  });
+  defineScalar('TIMESTAMP_SECONDS', [sig(['INT64'], 'TIMESTAMP', fromUnix(1000000n))]);
+  defineScalar('TIMESTAMP_MILLIS', [sig(['INT64'], 'TIMESTAMP', fromUnix(1000n))]);
+  defineScalar('TIMESTAMP_MICROS', [sig(['INT64'], 'TIMESTAMP', fromUnix(1n))]);
+  defineScalar('TIMESTAMP_FROM_UNIX_SECONDS', [sig(['INT64'], 'TIMESTAMP', fromUnix(1000000n))]);
+  defineScalar('TIMESTAMP_FROM_UNIX_MILLIS', [sig(['INT64'], 'TIMESTAMP', fromUnix(1000n))]);
+  defineScalar('TIMESTAMP_FROM_UNIX_MICROS', [sig(['INT64'], 'TIMESTAMP', fromUnix(1n))]);
+
+  // FORMAT_* / PARSE_*
+  defineScalar('FORMAT_DATE', [sig(['STRING', 'DATE'], 'STRING', rowKernel(T.STRING, (v) => formatStrftime(v[0] as string, v[1] as number, 0, null, 'DATE')))]);
+  defineScalar('FORMAT_DATETIME', [sig(['STRING', 'DATETIME'], 'STRING', rowKernel(T.STRING, (v) => {
+    const [d, t] = splitMicros(v[1] as bigint);
+    return formatStrftime(v[0] as string, d, t, null, 'DATETIME');
+  }))]);
+  defineScalar('FORMAT_TIME', [sig(['STRING', 'TIME'], 'STRING', rowKernel(T.STRING, (v) => formatStrftime(v[0] as string, 0, v[1] as number, null, 'TIME')))]);
+  defineScalar('FORMAT_TIMESTAMP', [sig(['STRING', 'TIMESTAMP', opt('STRING')], 'STRING', rowKernel(T.STRING, (v, ctx) => {
+    const zone = zoneOf(v, 2, ctx);
+    const ts = v[1] as bigint;
+    const [d, t] = splitMicros(utcToCivil(ts, zone));
+    return formatStrftime(v[0] as string, d, t, { zone, ts }, 'TIMESTAMP');
+  }))]);
+  defineScalar('PARSE_DATE', [sig(['STRING', 'STRING'], 'DATE', rowKernel(T.DATE, (v, ctx) => parseStrftime(v[0] as string, v[1] as string, 'DATE', ctx.timeZone).days))]);
+  defineScalar('PARSE_DATETIME', [sig(['STRING', 'STRING'], 'DATETIME', rowKernel(T.DATETIME, (v, ctx) => {
+    const r = parseStrftime(v[0] as string, v[1] as string, 'DATETIME', ctx.timeZone);
+    return joinMicros(r.days, r.tod);
+  }))]);
+  defineScalar('PARSE_TIME', [sig(['STRING', 'STRING'], 'TIME', rowKernel(T.TIME, (v, ctx) => parseStrftime(v[0] as string, v[1] as string, 'TIME', ctx.timeZone).tod))]);
+  defineScalar('PARSE_TIMESTAMP', [sig(['STRING', 'STRING', opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => {
+    const zone = zoneOf(v, 2, ctx);
+    const r = parseStrftime(v[0] as string, v[1] as string, 'TIMESTAMP', zone);
+    if (r.ts !== undefined) return checkTs(r.ts);
+    return checkTs(civilToUtc(joinMicros(r.days, r.tod), r.zone ?? zone));
+  }))]);
+  void formatDate;
+  void parseDatetimeString;
+}
+
+function lastDay(d: number, p: Part): number {
+  const [y, m] = civilFromDays(d);
+  switch (p.name) {
+    case 'MONTH':
+      return daysFromCivil(y, m, daysInMonth(y, m));
+    case 'QUARTER': {
+      const qm = Math.floor((m - 1) / 3) * 3 + 3;
+      return daysFromCivil(y, qm, daysInMonth(y, qm));
+    }
+    case 'YEAR':
+      return daysFromCivil(y, 12, 31);
+    case 'WEEK':
+      return truncDays(d, p) + 6;
+    case 'ISOWEEK':
+      return truncDays(d, p) + 6;
+    case 'ISOYEAR':
+      return isoYearStart(isoWeekYear(d)[0] + 1) - 1;
+  }
+  fail(`LAST_DAY does not support the ${p.name} date part`);
+}
+
+function truncTimestamp(ts: bigint, p: Part, zone: string): bigint {
+  const unit = US_PER[p.name];
+  if (unit !== undefined && unit < 3600000000n) {
+    // Sub-hour parts are zone-independent (offsets are whole minutes, but seconds can differ historically).
+    if (unit <= 60000000n && unit !== 60000000n) return ts - (((ts % unit) + unit) % unit);
+  }
+  const civil = utcToCivil(ts, zone);
+  const t = truncDatetime(civil, p, 'TIMESTAMP_TRUNC', 'TIMESTAMP');
+  return civilToUtc(t, zone);
+}
+
+function extractType(part: Value | undefined): SqlType {
+  const p = typeof part === 'string' ? part.toUpperCase() : '';
+  if (p === 'DATE') return T.DATE;
+  if (p === 'TIME') return T.TIME;
+  if (p === 'DATETIME') return T.DATETIME;
+  return T.INT64;
+}

@@ -1,0 +1,529 @@
+// FORMAT_* / PARSE_* format elements (strftime-like, absl flavour):
+// %Y %m %d %H %M %S %E<n>S %E*S %Ez %z %Z %j %a %A %b %B %p %I %y %C %D %F %T %R %e %u %w %U %W %V %G %g %Q %s ...
+import { civilFromDays, civilToUtc, dayOfYear, daysFromCivil, daysInMonth, joinMicros, offsetSecondsAt, pad, splitMicros, weekday } from './civil.js';
+import { fail } from './vec.js';
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+function isoWeekYear(days: number): [number, number] {
+  const wd = (weekday(days) + 6) % 7;
+  const thursday = days - wd + 3;
+  const [y] = civilFromDays(thursday);
+  return [y, Math.floor((thursday - daysFromCivil(y, 1, 1)) / 7) + 1];
+}
+function weekNum(days: number, start: number): number {
+  const [y] = civilFromDays(days);
+  const jan1 = daysFromCivil(y, 1, 1);
+  const offset = (start - weekday(jan1) + 7) % 7;
+  const doy0 = days - jan1;
+  return doy0 < offset ? 0 : Math.floor((doy0 - offset) / 7) + 1;
+}
+
+function zoneAbbrev(zone: string, ts: bigint): string {
+  if (/^(UTC|Etc\/UTC|Z|GMT)$/i.test(zone)) return 'UTC';
+  const off = offsetSecondsAt(zone, ts);
+  if (/^[+-]|^UTC[+-]/i.test(zone)) return offsetString(off, true);
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(Number(ts / 1000n)));
+    const n = parts.find((p) => p.type === 'timeZoneName')?.value;
+    if (n && !n.startsWith('GMT')) return n;
+  } catch {
+    /* fall through */
+  }
+  return offsetString(off, true);
+}
+function offsetString(off: number, colon: boolean): string {
+  const sign = off < 0 ? '-' : '+';
+  const a = Math.abs(off);
+  return `${sign}${pad(Math.floor(a / 3600), 2)}${colon ? ':' : ''}${pad(Math.floor(a / 60) % 60, 2)}`;
+}
+
+export function formatStrftime(fmt: string, days: number, tod: number, tz: { zone: string; ts: bigint } | null, kind: string): string {
+  const [y, m, d] = civilFromDays(days);
+  const h = Math.floor(tod / 3600e6);
+  const mi = Math.floor(tod / 60e6) % 60;
+  const s = Math.floor(tod / 1e6) % 60;
+  const us = tod % 1e6;
+  const off = tz ? offsetSecondsAt(tz.zone, tz.ts) : 0;
+  let out = '';
+  for (let i = 0; i < fmt.length; i++) {
+    const c = fmt[i]!;
+    if (c !== '%' || i + 1 >= fmt.length) {
+      out += c;
+      continue;
+    }
+    let e = fmt[++i]!;
+    // %E / %O modifiers
+    if (e === 'E') {
+      const rest = fmt.slice(i + 1);
+      const m1 = /^(\d+|\*)S/.exec(rest);
+      if (m1) {
+        i += m1[0].length;
+        if (m1[1] === '*') {
+          const frac = us === 0 ? '' : '.' + pad(us, 6).replace(/0+$/, '');
+          out += pad(s, 2) + frac;
+        } else {
+          const n = Number(m1[1]);
+          out += pad(s, 2) + (n > 0 ? '.' + (pad(us, 6) + '000000').slice(0, n) : '');
+        }
+        continue;
+      }
+      if (rest.startsWith('z')) {
+        i++;
+        out += offsetString(off, true);
+        continue;
+      }
+      if (rest.startsWith('4Y')) {
+        i += 2;
+        out += pad(y, 4);
+        continue;
+      }
+      if (rest.startsWith('Y')) {
+        i++;
+        out += String(y);
+        continue;
+      }
+      if (rest.startsWith('y')) {
+        i++;
+        out += pad(y % 100, 2);
+        continue;
+      }
+      if (rest.startsWith('c')) {
+        i++;
+        e = 'c';
+      } else if (rest.startsWith('x')) {
+        i++;
+        e = 'x';
+      } else if (rest.startsWith('X')) {
+        i++;
+        e = 'X';
+      } else if (rest.startsWith('C')) {
+        i++;
+        e = 'C';
+      } else {
+        out += '%E';
+        continue;
+      }
+    } else if (e === 'O') {
+      const n = fmt[i + 1];
+      if (n && 'deHImMSuUVwWy'.includes(n)) {
+        i++;
+        e = n;
+      }
+    }
+    switch (e) {
+      case 'Y':
+        out += y < 1000 ? String(y) : String(y);
+        break;
+      case 'y':
+        out += pad(y % 100, 2);
+        break;
+      case 'C':
+        out += pad(Math.floor(y / 100), 2);
+        break;
+      case 'm':
+        out += pad(m, 2);
+        break;
+      case 'd':
+        out += pad(d, 2);
+        break;
+      case 'e':
+        out += String(d).padStart(2, ' ');
+        break;
+      case 'H':
+        out += pad(h, 2);
+        break;
+      case 'k':
+        out += String(h).padStart(2, ' ');
+        break;
+      case 'I':
+        out += pad(h % 12 === 0 ? 12 : h % 12, 2);
+        break;
+      case 'l':
+        out += String(h % 12 === 0 ? 12 : h % 12).padStart(2, ' ');
+        break;
+      case 'M':
+        out += pad(mi, 2);
+        break;
+      case 'S':
+        out += pad(s, 2);
+        break;
+      case 'f':
+        out += pad(us, 6);
+        break;
+      case 'p':
+        out += h < 12 ? 'AM' : 'PM';
+        break;
+      case 'P':
+        out += h < 12 ? 'am' : 'pm';
+        break;
+      case 'j':
+        out += pad(dayOfYear(days), 3);
+        break;
+      case 'a':
+        out += DAYS[weekday(days)]!.slice(0, 3);
+        break;
+      case 'A':
+        out += DAYS[weekday(days)]!;
+        break;
+      case 'b':
+      case 'h':
+        out += MONTHS[m - 1]!.slice(0, 3);
+        break;
+      case 'B':
+        out += MONTHS[m - 1]!;
+        break;
+      case 'D':
+        out += `${pad(m, 2)}/${pad(d, 2)}/${pad(y % 100, 2)}`;
+        break;
+      case 'x':
+        out += `${pad(m, 2)}/${pad(d, 2)}/${pad(y % 100, 2)}`;
+        break;
+      case 'F':
+        out += `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+        break;
+      case 'T':
+      case 'X':
+        out += `${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}`;
+        break;
+      case 'R':
+        out += `${pad(h, 2)}:${pad(mi, 2)}`;
+        break;
+      case 'c':
+        out += `${DAYS[weekday(days)]!.slice(0, 3)} ${MONTHS[m - 1]!.slice(0, 3)} ${String(d).padStart(2, ' ')} ${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)} ${y}`;
+        break;
+      case 'u':
+        out += String(((weekday(days) + 6) % 7) + 1);
+        break;
+      case 'w':
+        out += String(weekday(days));
+        break;
+      case 'U':
+        out += pad(weekNum(days, 0), 2);
+        break;
+      case 'W':
+        out += pad(weekNum(days, 1), 2);
+        break;
+      case 'V':
+        out += pad(isoWeekYear(days)[1], 2);
+        break;
+      case 'G':
+        out += String(isoWeekYear(days)[0]);
+        break;
+      case 'g':
+        out += pad(isoWeekYear(days)[0] % 100, 2);
+        break;
+      case 'Q':
+        out += String(Math.floor((m - 1) / 3) + 1);
+        break;
+      case 's': {
+        const ts = tz ? tz.ts : joinMicros(days, tod);
+        const q = ts / 1000000n;
+        out += String(ts < 0n && ts % 1000000n !== 0n ? q - 1n : q);
+        break;
+      }
+      case 'z':
+        out += offsetString(off, false);
+        break;
+      case 'Z':
+        out += tz ? zoneAbbrev(tz.zone, tz.ts) : 'UTC';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case '%':
+        out += '%';
+        break;
+      default:
+        out += '%' + e;
+    }
+  }
+  void kind;
+  return out;
+}
+
+export interface ParsedTime {
+  days: number;
+  tod: number;
+  zone?: string;
+  ts?: bigint;
+}
+
+/** PARSE_*: every element must match; unspecified fields default to 1970-01-01 00:00:00. */
+export function parseStrftime(fmt: string, input: string, kind: string, defaultZone: string): ParsedTime {
+  let i = 0;
+  const bad = (): never => fail(`Failed to parse input string "${input}"`);
+  let y = 1970, mo = 1, d = 1, h = 0, mi = 0, s = 0, us = 0;
+  let pm: boolean | undefined;
+  let hour12 = false;
+  let doy: number | undefined;
+  let zone: string | undefined;
+  let epoch: bigint | undefined;
+  let isoYear: number | undefined, isoWeek: number | undefined, wday: number | undefined;
+  const num = (min: number, max: number, signed = false): number => {
+    while (i < input.length && input[i] === ' ' && max > 1) i++;
+    const re = new RegExp(`^${signed ? '[+-]?' : ''}[0-9]{${min},${max}}`);
+    const m = re.exec(input.slice(i));
+    if (!m) bad();
+    i += m![0].length;
+    return Number(m![0]);
+  };
+  const word = (list: string[], abbrOk: boolean): number => {
+    const rest = input.slice(i).toLowerCase();
+    for (let k = 0; k < list.length; k++) {
+      const full = list[k]!.toLowerCase();
+      if (rest.startsWith(full)) {
+        i += full.length;
+        return k;
+      }
+    }
+    if (abbrOk)
+      for (let k = 0; k < list.length; k++) {
+        const ab = list[k]!.slice(0, 3).toLowerCase();
+        if (rest.startsWith(ab)) {
+          i += 3;
+          return k;
+        }
+      }
+    return bad();
+  };
+  for (let f = 0; f < fmt.length; f++) {
+    const c = fmt[f]!;
+    if (c !== '%') {
+      if (/\s/.test(c)) {
+        while (i < input.length && /\s/.test(input[i]!)) i++;
+        continue;
+      }
+      if (input[i] !== c) bad();
+      i++;
+      continue;
+    }
+    let e = fmt[++f];
+    if (e === undefined) bad();
+    if (e === 'E') {
+      const rest = fmt.slice(f + 1);
+      const m1 = /^(\d+|\*)S/.exec(rest);
+      if (m1) {
+        f += m1[0].length;
+        s = num(1, 2);
+        if (input[i] === '.') {
+          i++;
+          const m2 = /^[0-9]+/.exec(input.slice(i));
+          if (!m2) bad();
+          i += m2![0].length;
+          us = Number((m2![0] + '000000').slice(0, 6));
+        }
+        continue;
+      }
+      if (rest.startsWith('z')) {
+        f++;
+        e = 'z';
+      } else if (rest.startsWith('4Y')) {
+        f += 2;
+        y = num(4, 4);
+        continue;
+      } else if (rest.startsWith('Y')) {
+        f++;
+        e = 'Y';
+      } else {
+        f++;
+        e = fmt[f];
+      }
+    } else if (e === 'O') {
+      f++;
+      e = fmt[f];
+    }
+    switch (e) {
+      case 'Y':
+        y = num(1, 5);
+        break;
+      case 'y': {
+        const v = num(1, 2);
+        y = v < 69 ? 2000 + v : 1900 + v;
+        break;
+      }
+      case 'C':
+        y = num(1, 2) * 100 + (y % 100);
+        break;
+      case 'm':
+        mo = num(1, 2);
+        break;
+      case 'd':
+      case 'e':
+        d = num(1, 2);
+        break;
+      case 'H':
+      case 'k':
+        h = num(1, 2);
+        break;
+      case 'I':
+      case 'l':
+        h = num(1, 2);
+        hour12 = true;
+        break;
+      case 'M':
+        mi = num(1, 2);
+        break;
+      case 'S':
+        s = num(1, 2);
+        break;
+      case 'f': {
+        const m2 = /^[0-9]{1,6}/.exec(input.slice(i));
+        if (!m2) bad();
+        i += m2![0].length;
+        us = Number((m2![0] + '000000').slice(0, 6));
+        break;
+      }
+      case 'p':
+      case 'P': {
+        const w = input.slice(i, i + 2).toUpperCase();
+        if (w === 'AM') pm = false;
+        else if (w === 'PM') pm = true;
+        else bad();
+        i += 2;
+        break;
+      }
+      case 'j':
+        doy = num(1, 3);
+        break;
+      case 'a':
+      case 'A':
+        wday = word(DAYS, true);
+        break;
+      case 'b':
+      case 'B':
+      case 'h':
+        mo = word(MONTHS, true) + 1;
+        break;
+      case 'D':
+      case 'x': {
+        mo = num(1, 2);
+        if (input[i++] !== '/') bad();
+        d = num(1, 2);
+        if (input[i++] !== '/') bad();
+        const v = num(1, 2);
+        y = v < 69 ? 2000 + v : 1900 + v;
+        break;
+      }
+      case 'F':
+        y = num(1, 5);
+        if (input[i++] !== '-') bad();
+        mo = num(1, 2);
+        if (input[i++] !== '-') bad();
+        d = num(1, 2);
+        break;
+      case 'T':
+      case 'X':
+        h = num(1, 2);
+        if (input[i++] !== ':') bad();
+        mi = num(1, 2);
+        if (input[i++] !== ':') bad();
+        s = num(1, 2);
+        break;
+      case 'R':
+        h = num(1, 2);
+        if (input[i++] !== ':') bad();
+        mi = num(1, 2);
+        break;
+      case 'c': {
+        word(DAYS, true);
+        while (input[i] === ' ') i++;
+        mo = word(MONTHS, true) + 1;
+        d = num(1, 2);
+        while (input[i] === ' ') i++;
+        h = num(1, 2);
+        if (input[i++] !== ':') bad();
+        mi = num(1, 2);
+        if (input[i++] !== ':') bad();
+        s = num(1, 2);
+        while (input[i] === ' ') i++;
+        y = num(1, 5);
+        break;
+      }
+      case 'u':
+        wday = num(1, 1) % 7;
+        break;
+      case 'w':
+        wday = num(1, 1);
+        break;
+      case 'U':
+      case 'W':
+        num(1, 2);
+        break;
+      case 'V':
+        isoWeek = num(1, 2);
+        break;
+      case 'G':
+        isoYear = num(1, 5);
+        break;
+      case 'g':
+        isoYear = 2000 + num(1, 2);
+        break;
+      case 'Q': {
+        const q = num(1, 1);
+        if (q < 1 || q > 4) bad();
+        mo = (q - 1) * 3 + 1;
+        break;
+      }
+      case 's':
+        epoch = BigInt(num(1, 20, true)) * 1000000n;
+        break;
+      case 'z': {
+        const m2 = /^([+-])(\d{2}):?(\d{2})?|^Z/i.exec(input.slice(i));
+        if (!m2) bad();
+        i += m2![0].length;
+        zone = m2![0].toUpperCase() === 'Z' ? 'UTC' : `${m2![1]}${m2![2]}:${m2![3] ?? '00'}`;
+        break;
+      }
+      case 'Z': {
+        const m2 = /^[A-Za-z_/+\-0-9:]+/.exec(input.slice(i));
+        if (!m2) bad();
+        i += m2![0].length;
+        zone = m2![0];
+        break;
+      }
+      case 'n':
+      case 't':
+        while (i < input.length && /\s/.test(input[i]!)) i++;
+        break;
+      case '%':
+        if (input[i++] !== '%') bad();
+        break;
+      default:
+        bad();
+    }
+  }
+  while (i < input.length && /\s/.test(input[i]!)) i++;
+  if (i !== input.length) bad();
+  if (hour12) {
+    if (h < 1 || h > 12) bad();
+    h = h % 12;
+  }
+  if (pm !== undefined) h = (h % 12) + (pm ? 12 : 0);
+  if (epoch !== undefined) {
+    const [dd, tt] = splitMicros(epoch);
+    return { days: dd, tod: tt, ts: epoch };
+  }
+  let days: number;
+  if (isoYear !== undefined && isoWeek !== undefined) {
+    const jan4 = daysFromCivil(isoYear, 1, 4);
+    const start = jan4 - ((weekday(jan4) + 6) % 7);
+    days = start + (isoWeek - 1) * 7 + (wday === undefined ? 0 : (wday + 6) % 7);
+  } else if (doy !== undefined) {
+    if (y < 1 || y > 9999) bad();
+    days = daysFromCivil(y, 1, 1) + doy - 1;
+  } else {
+    if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) bad();
+    days = daysFromCivil(y, mo, d);
+  }
+  if (h > 23 || mi > 59 || s > 60) bad();
+  if (s === 60) s = 59;
+  void kind;
+  void civilToUtc;
+  void defaultZone;
+  return { days, tod: ((h * 60 + mi) * 60 + s) * 1e6 + us, zone };
+}
