@@ -111,3 +111,7 @@ SELECT ARRAY<INT64 [1]
 
 SELECT x FROM t ORDER x
 => Syntax error: Expected keyword BY but got identifier "x" at [1:23]
+
+-- Columns are reported with tabs expanded to 8-column stops.
+SELECT	1 FROM	WHERE
+=> Syntax error: Unexpected keyword WHERE at [2:17]
