@@ -228,6 +228,7 @@ function tsToCivil(ts: bigint, zone: string): [number, number] {
 }
 
 const partArg: ArgSpec = { type: 'STRING', constant: true };
+const optPart: ArgSpec = { type: 'STRING', constant: true, optional: true };
 
 function checkTs(r: bigint): bigint {
   if (r < MIN_TS || r > MAX_TS) fail('TIMESTAMP overflow');
@@ -462,8 +463,8 @@ export function registerDatetime(): void {
     })),
   ]);
   defineScalar('LAST_DAY', [
-    sig(['DATE', opt('STRING')], 'DATE', rowKernel(T.DATE, (v) => lastDay(v[0] as number, parsePart(v.length > 1 ? (v[1] as string) : 'MONTH')))),
-    sig(['DATETIME', opt('STRING')], 'DATE', rowKernel(T.DATE, (v) => lastDay(splitMicros(v[0] as bigint)[0], parsePart(v.length > 1 ? (v[1] as string) : 'MONTH')))),
+    sig(['DATE', optPart], 'DATE', rowKernel(T.DATE, (v) => lastDay(v[0] as number, parsePart(v.length > 1 ? (v[1] as string) : 'MONTH')))),
+    sig(['DATETIME', optPart], 'DATE', rowKernel(T.DATE, (v) => lastDay(splitMicros(v[0] as bigint)[0], parsePart(v.length > 1 ? (v[1] as string) : 'MONTH')))),
   ]);
 
   // Buckets: each name accepts DATE, DATETIME and TIMESTAMP forms.

@@ -85,6 +85,13 @@ export interface ScalarFunctionDef {
   readonly safeCallable?: boolean;
   /** Volatile functions (RAND, GENERATE_UUID) are never constant-folded. */
   readonly volatile?: boolean;
+  /**
+   * Argument positions that take a date part keyword (DATE_DIFF(a, b, DAY),
+   * DATE_TRUNC(d, WEEK(MONDAY)), LAST_DAY(d, YEAR)). The analyzer passes such an
+   * argument as a constant STRING literal holding the upper-cased part
+   * ('DAY', 'WEEK(MONDAY)'), exactly like the first argument of `$extract`.
+   */
+  readonly datePartArgs?: readonly number[];
   resolve(args: readonly ArgInfo[]): FunctionResolution<ResolvedScalar> | FunctionMismatch;
 }
 

@@ -28,6 +28,7 @@ import type {
   ScalarKernel,
 } from './registry.js';
 import { registerFunction } from './registry.js';
+import { parseDateString, parseDatetimeString, parseTimeString, parseTimestampString } from './civil.js';
 
 export interface ArgSpec {
   readonly type: string;
@@ -36,6 +37,8 @@ export interface ArgSpec {
   readonly name?: string;
   /** The argument must be a constant (literal, parameter or folded expression). */
   readonly constant?: boolean;
+  /** For constant STRING args: false when it is not a date part keyword slot. */
+  readonly datePart?: boolean;
 }
 
 export interface SigContext {
@@ -268,6 +271,7 @@ function tryMatch<I>(s: Signature<I>, args: readonly ArgInfo[]): { cost: number;
     if (!target) return undefined;
     const c = coercionCost(a.type, target, asCoercible(a));
     if (c < 0) return undefined;
+    if (c > 0 && !literalFits(a, target)) return undefined;
     // ZetaSQL ranks first by how many arguments need a coercion, then by distance.
     cost += c > 0 && !a.untypedNull ? 1000 + c : c;
     argTypes.push(target);
@@ -283,6 +287,24 @@ function tryMatch<I>(s: Signature<I>, args: readonly ArgInfo[]): { cost: number;
     returnType = rt;
   }
   return { cost, res: { sig: s, argTypes, returnType, templates, assign } };
+}
+
+/** A STRING literal only coerces to a date/time type when its text parses as one. */
+function literalFits(a: ArgInfo, target: SqlType): boolean {
+  if (a.type.kind !== 'STRING' || !a.constant || typeof a.constant.value !== 'string') return true;
+  const s = a.constant.value;
+  switch (target.kind) {
+    case 'DATE':
+      return parseDateString(s) !== undefined;
+    case 'TIME':
+      return parseTimeString(s) !== undefined;
+    case 'DATETIME':
+      return parseDatetimeString(s) !== undefined;
+    case 'TIMESTAMP':
+      return parseTimestampString(s, 'UTC') !== undefined;
+    default:
+      return true;
+  }
 }
 
 function collect(p: Pattern, t: SqlType, a: CoercibleArg, add: (n: string, c: CoercibleArg) => void): boolean {
@@ -404,6 +426,8 @@ export interface ScalarOptions {
   readonly safeCallable?: boolean;
   /** A check run after a match; return an error message to reject the call. */
   readonly validate?: (args: readonly ArgInfo[], m: MatchResult<KernelMaker>) => string | undefined;
+  /** Argument positions taking a date part keyword (see ScalarFunctionDef.datePartArgs). */
+  readonly datePartArgs?: readonly number[];
 }
 
 export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>[], opts: ScalarOptions = {}): ScalarFunctionDef {
@@ -413,6 +437,7 @@ export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>
     name,
     safeCallable: opts.safeCallable ?? !name.startsWith('$'),
     volatile: opts.volatile,
+    datePartArgs: opts.datePartArgs ?? datePartPositions(sigs),
     resolve(args: readonly ArgInfo[]): FunctionResolution<ResolvedScalar> | FunctionMismatch {
       const r = matchSignature(name, sigs, args, display);
       if (!r.ok) return r;
@@ -427,6 +452,13 @@ export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>
   };
   registerFunction(def, ...(opts.aliases ?? []));
   return def;
+}
+
+/** Positions whose spec is a constant STRING in some signature: the date-part slots. */
+function datePartPositions(sigs: readonly Signature<KernelMaker>[]): number[] | undefined {
+  const out = new Set<number>();
+  for (const s of sigs) s.args.forEach((a, i) => a.constant && a.type === 'STRING' && a.datePart !== false && out.add(i));
+  return out.size > 0 ? [...out].sort() : undefined;
 }
 
 export type AccumulatorMaker = (c: SigContext, aggOpts: AggregateOptions) => (ctx: EvalContext, opts: AggregateOptions) => GroupsAccumulator;
