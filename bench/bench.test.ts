@@ -175,6 +175,8 @@ describe('runner end to end (quick)', () => {
     expect(r.emulator.status).toBe('ok');
     const bad = r.cases.filter((c: CaseResult) => c.emulator.status !== 'ok' || c.match.status === 'different');
     expect(bad.map((c) => `${c.name}: ${c.emulator.error ?? c.match.detail}`)).toEqual([]);
+    // LIMIT 1000 over 2,000 rows spans two of the stand-in's 500-row pages.
+    expect(r.cases.find((c) => c.name === 'order_by_100k')?.emulator.pages).toBe(2);
     const x = r.extra!;
     for (const [name, m] of Object.entries(x)) expect(m.status, `${name}: ${JSON.stringify(m)}`).toBe('ok');
     if (x.idleRss.status === 'ok') expect(x.idleRss.engineMB).toBeGreaterThan(0);

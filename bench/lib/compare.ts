@@ -140,8 +140,10 @@ export function compareRows(emulator: CanonRow[], duck: CanonRow[], ordered: boo
   if (emulator.length !== duck.length) {
     return { equal: false, detail: `row count ${emulator.length} vs DuckDB ${duck.length}` };
   }
-  const a = ordered ? emulator : [...emulator].sort((x, y) => (sortKey(x) < sortKey(y) ? -1 : 1));
-  const b = ordered ? duck : [...duck].sort((x, y) => (sortKey(x) < sortKey(y) ? -1 : 1));
+  const sorted = (rows: CanonRow[]): CanonRow[] =>
+    rows.map((r) => ({ r, k: sortKey(r) })).sort((x, y) => (x.k < y.k ? -1 : x.k > y.k ? 1 : 0)).map((e) => e.r);
+  const a = ordered ? emulator : sorted(emulator);
+  const b = ordered ? duck : sorted(duck);
   for (let i = 0; i < a.length; i++) {
     const ra = a[i]!;
     const rb = b[i]!;

@@ -40,7 +40,7 @@ export async function runCaseOnEmulator(client: RestClient, c: BenchCase, runId:
     return {
       result: {
         status: 'ok', samples: samples.map((s) => Math.round(s * 100) / 100), latency: summarize(samples),
-        setupMs, rowCount: rows.length, sql: { setup, query },
+        setupMs, rowCount: rows.length, pages: last?.pages, sql: { setup, query },
       },
       rows,
     };

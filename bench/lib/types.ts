@@ -12,6 +12,8 @@ export interface SideResult {
   latency?: Summary;
   setupMs?: number;
   rowCount?: number;
+  /** Emulator: result pages fetched for the last timed answer. */
+  pages?: number;
   error?: string;
   /** The SQL that was run (DuckDB: after translation), for reproducing errors. */
   sql?: { setup: string[]; query: string };
