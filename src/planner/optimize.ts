@@ -1,0 +1,79 @@
+// The optimizer: a fixed sequence of small rewrite rules over the resolved
+// plan (each rule is one module under rules/). Rules must preserve each
+// node's output columns (ids, order, types) except pruning, which only drops
+// columns nobody reads.
+import type { EvalContext } from '../functions/registry.js';
+import type { Rel } from '../analyzer/resolved.js';
+import { mapRelExprs } from '../analyzer/rewrite.js';
+import { extractEquiKeys } from './rules/equikeys.js';
+import { foldConstants } from './rules/fold.js';
+import { pruneColumns } from './rules/prune.js';
+import { pushdownPredicates } from './rules/pushdown.js';
+import { topN } from './rules/topn.js';
+
+/** Applies `f` to every node bottom-up (children first), including plans of subqueries. */
+export function transformUp(rel: Rel, f: (r: Rel) => Rel): Rel {
+  const kids = (r: Rel): Rel => {
+    switch (r.kind) {
+      case 'filter':
+      case 'project':
+      case 'aggregate':
+      case 'sort':
+      case 'limit':
+      case 'window':
+      case 'sample':
+        return { ...r, input: transformUp(r.input, f) } as Rel;
+      case 'join':
+        return { ...r, left: transformUp(r.left, f), right: transformUp(r.right, f) };
+      case 'setop':
+        return { ...r, inputs: r.inputs.map((i) => transformUp(i, f)) };
+      case 'with':
+        return { ...r, ctes: r.ctes.map((c) => ({ ...c, plan: transformUp(c.plan, f) })), body: transformUp(r.body, f) };
+      case 'recursive_cte':
+        return { ...r, base: transformUp(r.base, f), recursive: transformUp(r.recursive, f) };
+      default:
+        return r;
+    }
+  };
+  // Subquery plans inside expressions get the same treatment.
+  const withSubs = mapRelExprs(kids(rel), (e) => (e.kind === 'subquery' ? { ...e, plan: transformUp(e.plan, f) } : undefined));
+  return f(withSubs);
+}
+
+/** Applies `f` top-down (parents first), re-entering the rewritten node's children. */
+export function transformDown(rel: Rel, f: (r: Rel) => Rel): Rel {
+  const r = f(rel);
+  switch (r.kind) {
+    case 'filter':
+    case 'project':
+    case 'aggregate':
+    case 'sort':
+    case 'limit':
+    case 'window':
+    case 'sample':
+      return { ...r, input: transformDown(r.input, f) } as Rel;
+    case 'join':
+      return { ...r, left: transformDown(r.left, f), right: transformDown(r.right, f) };
+    case 'setop':
+      return { ...r, inputs: r.inputs.map((i) => transformDown(i, f)) };
+    case 'with':
+      return { ...r, ctes: r.ctes.map((c) => ({ ...c, plan: transformDown(c.plan, f) })), body: transformDown(r.body, f) };
+    case 'recursive_cte':
+      return { ...r, base: transformDown(r.base, f), recursive: transformDown(r.recursive, f) };
+    default:
+      return r;
+  }
+}
+
+export interface OptimizeOptions {
+  readonly eval: EvalContext;
+}
+
+export function optimize(rel: Rel, opts: OptimizeOptions): Rel {
+  let r = foldConstants(rel, opts.eval);
+  r = transformDown(r, pushdownPredicates);
+  r = transformUp(r, extractEquiKeys);
+  r = transformUp(r, topN);
+  r = pruneColumns(r);
+  return r;
+}

@@ -1,0 +1,334 @@
+// The SQL pipeline entry the engine imports: parse -> for each statement:
+// analyze -> optimize -> execute -> QueryResult. Multi-statement scripts run
+// through a small interpreter (DECLARE/SET/IF/loops/BEGIN...EXCEPTION/RAISE/
+// ASSERT/EXECUTE IMMEDIATE) and report statementType SCRIPT with the last
+// SELECT's rows.
+import type * as A from '../../grammar/ast.js';
+import '../functions/index.js';
+import { coerce, literal } from '../analyzer/expr.js';
+import { typeFromNode, canCoerce } from '../analyzer/types.js';
+import { checkResultArrays } from '../executor/result-check.js';
+import { T, typeEquals, typeToSql } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import { getValue } from '../types/vector.js';
+import { QueryError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
+import { Session, parse } from './session.js';
+import * as S from './statements.js';
+import { sqlError } from '../analyzer/errors.js';
+import { foldExpr } from './rules/fold.js';
+
+class BreakSignal {
+  constructor(readonly label: string | undefined) {}
+}
+class ContinueSignal {
+  constructor(readonly label: string | undefined) {}
+}
+class ReturnSignal {}
+
+interface ScriptState {
+  last?: QueryResult;
+  lastSelect?: QueryResult;
+  count: number;
+  error?: QueryError;
+}
+
+async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
+  const r = s.analyze(q);
+  const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
+  if (s.ctx.dryRun) return { columns, batches: [], statementType: 'SELECT', totalBytesProcessed: 0 };
+  const batches = await s.run(r.plan);
+  checkResultArrays(columns, batches);
+  return { columns, batches, statementType: 'SELECT', totalBytesProcessed: 0 };
+}
+
+function truthy(v: TypedValue, loc: A.Loc): boolean {
+  if (v.type.kind !== 'BOOL' && v.value !== null) throw sqlError(`Condition must be of type BOOL, but was ${typeToSql(v.type)}`, loc);
+  return v.value === true;
+}
+
+async function declare(s: Session, st: A.DeclareStmt): Promise<void> {
+  let tv: TypedValue;
+  if (st.default) {
+    const v = await s.evalScalar(st.default);
+    if (st.type) {
+      const t = typeFromNode(st.type);
+      if (!typeEquals(v.type, t) && !canCoerce(v.type, t)) throw sqlError(`Cannot coerce ${typeToSql(v.type)} to ${typeToSql(t)}`, st.default.loc);
+      const f = foldExpr(coerce(literal(v.type, v.value), t), s.exec.eval);
+      tv = { type: t, value: f.kind === 'literal' ? f.value : v.value };
+    } else tv = v;
+  } else {
+    if (!st.type) throw sqlError('DECLARE requires a type or a default value', st.loc);
+    tv = { type: typeFromNode(st.type), value: null };
+  }
+  for (const n of st.names) {
+    if (s.variables.has(n.toLowerCase())) throw sqlError(`Variable ${n} is already declared`, st.loc);
+    s.variables.set(n.toLowerCase(), tv);
+  }
+}
+
+async function setVar(s: Session, st: A.SetStmt): Promise<void> {
+  const v = await s.evalScalar(st.value);
+  const assign = (name: string, system: boolean, val: TypedValue) => {
+    if (system) {
+      s.variables.set('@@' + name.toLowerCase(), val);
+      return;
+    }
+    const cur = s.variables.get(name.toLowerCase());
+    if (!cur) throw sqlError(`Undeclared variable: ${name}`, st.loc);
+    let value = val.value;
+    if (!typeEquals(cur.type, val.type)) {
+      const f = foldExpr(coerce(literal(val.type, val.value), cur.type), s.exec.eval);
+      if (f.kind !== 'literal') throw sqlError(`Cannot assign ${typeToSql(val.type)} to variable ${name} of type ${typeToSql(cur.type)}`, st.loc);
+      value = f.value;
+    }
+    s.variables.set(name.toLowerCase(), { type: cur.type, value });
+  };
+  if (st.tuple) {
+    if (v.type.kind !== 'STRUCT' || v.type.fields.length !== st.targets.length) throw sqlError('SET with a tuple requires a STRUCT value with matching fields', st.loc);
+    const fields = v.type.fields;
+    st.targets.forEach((t, i) => assign(t.name, t.system, { type: fields[i]!.type, value: v.value === null ? null : (v.value as Value[])[i]! }));
+  } else assign(st.targets[0]!.name, st.targets[0]!.system, v);
+}
+
+async function runBlock(s: Session, stmts: readonly A.Statement[], state: ScriptState): Promise<void> {
+  for (const st of stmts) await runStatement(s, st, state);
+}
+
+async function loopBody(s: Session, label: string | undefined, body: readonly A.Statement[], state: ScriptState): Promise<'break' | 'continue'> {
+  try {
+    await runBlock(s, body, state);
+    return 'continue';
+  } catch (e) {
+    if (e instanceof BreakSignal && (!e.label || e.label.toLowerCase() === label?.toLowerCase())) return 'break';
+    if (e instanceof ContinueSignal && (!e.label || e.label.toLowerCase() === label?.toLowerCase())) return 'continue';
+    throw e;
+  }
+}
+
+const MAX_ITERATIONS = 1_000_000;
+
+async function runStatement(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
+  state.count++;
+  let r: QueryResult | undefined;
+  switch (st.kind) {
+    case 'QueryStatement':
+      r = await runSelect(s, st.query);
+      state.lastSelect = r;
+      break;
+    case 'CreateTable':
+      r = await S.createTable(s, st);
+      break;
+    case 'CreateView':
+      r = await S.createView(s, st);
+      break;
+    case 'Drop':
+      r = await S.drop(s, st);
+      break;
+    case 'Insert':
+      r = await S.insert(s, st);
+      break;
+    case 'Update':
+      r = await S.update(s, st);
+      break;
+    case 'Delete':
+      r = await S.del(s, st);
+      break;
+    case 'Merge':
+      r = await S.merge(s, st);
+      break;
+    case 'Truncate':
+      r = await S.truncate(s, st);
+      break;
+    case 'Alter':
+      r = await S.alter(s, st);
+      break;
+    case 'CreateSchema':
+      r = await S.createSchema(s, st);
+      break;
+    case 'UndropSchema':
+      r = await S.undropSchema(s, st);
+      break;
+    case 'CreateFunction':
+      r = await S.createFunction(s, st);
+      break;
+    case 'CreateModel':
+      r = await S.createModel(s, st);
+      break;
+    case 'CreateProcedure': {
+      const id = S;
+      void id;
+      r = { columns: null, batches: [], statementType: 'CREATE_PROCEDURE', ddlOperationPerformed: 'CREATE', totalBytesProcessed: 0 };
+      break;
+    }
+    case 'CreateRowAccessPolicy':
+      r = { columns: null, batches: [], statementType: 'CREATE_ROW_ACCESS_POLICY', ddlOperationPerformed: 'CREATE', totalBytesProcessed: 0 };
+      break;
+    case 'Declare':
+      await declare(s, st);
+      return;
+    case 'Set':
+      await setVar(s, st);
+      return;
+    case 'If': {
+      for (const b of st.branches) {
+        if (truthy(await s.evalScalar(b.cond), b.cond.loc)) return runBlock(s, b.body, state);
+      }
+      if (st.else) await runBlock(s, st.else, state);
+      return;
+    }
+    case 'CaseStmt': {
+      for (const w of st.whens) {
+        const cond: A.Expr = st.operand ? { kind: 'BinaryExpr', loc: w.when.loc, op: '=', left: st.operand, right: w.when } : w.when;
+        if (truthy(await s.evalScalar(cond), w.when.loc)) return runBlock(s, w.body, state);
+      }
+      if (st.else) await runBlock(s, st.else, state);
+      return;
+    }
+    case 'Loop':
+      for (let i = 0; i < MAX_ITERATIONS; i++) if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
+      throw new QueryError('Loop exceeded the maximum number of iterations', 'invalidQuery');
+    case 'While':
+      for (let i = 0; i < MAX_ITERATIONS; i++) {
+        if (!truthy(await s.evalScalar(st.cond), st.cond.loc)) return;
+        if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
+      }
+      return;
+    case 'Repeat':
+      for (let i = 0; i < MAX_ITERATIONS; i++) {
+        if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
+        if (truthy(await s.evalScalar(st.until), st.until.loc)) return;
+      }
+      return;
+    case 'ForIn': {
+      const res = await runSelect(s, st.query);
+      const cols = res.columns ?? [];
+      const type = { kind: 'STRUCT' as const, fields: cols.map((c) => ({ name: c.name, type: c.type })) };
+      const name = st.variable.toLowerCase();
+      const prev = s.variables.get(name);
+      try {
+        for (const b of res.batches) {
+          for (let i = 0; i < b.length; i++) {
+            s.variables.set(name, { type, value: b.columns.map((v) => getValue(v, i)) });
+            if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
+          }
+        }
+      } finally {
+        if (prev) s.variables.set(name, prev);
+        else s.variables.delete(name);
+      }
+      return;
+    }
+    case 'Break':
+      throw new BreakSignal(st.label);
+    case 'Continue':
+      throw new ContinueSignal(st.label);
+    case 'Return':
+      throw new ReturnSignal();
+    case 'Block': {
+      const declared = new Set(s.variables.keys());
+      try {
+        if (!st.exceptionHandler) await runBlock(s, st.body, state);
+        else {
+          try {
+            await runBlock(s, st.body, state);
+          } catch (e) {
+            if (e instanceof BreakSignal || e instanceof ContinueSignal || e instanceof ReturnSignal) throw e;
+            const err = e instanceof QueryError ? e : new QueryError(e instanceof Error ? e.message : String(e), 'invalidQuery');
+            const saved = state.error;
+            state.error = err;
+            s.variables.set('@@error.message', { type: T.STRING, value: err.message.replace(/ at \[\d+:\d+\]$/, '') });
+            s.variables.set('@@error.statement_text', { type: T.STRING, value: null });
+            s.variables.set('@@error.stack_trace', { type: { kind: 'ARRAY', element: { kind: 'STRUCT', fields: [{ name: 'line', type: T.INT64 }, { name: 'column', type: T.INT64 }, { name: 'filename', type: T.STRING }, { name: 'location', type: T.STRING }] } }, value: [] });
+            s.variables.set('@@error.formatted_stack_trace', { type: T.STRING, value: '' });
+            try {
+              await runBlock(s, st.exceptionHandler, state);
+            } finally {
+              state.error = saved;
+            }
+          }
+        }
+      } catch (e) {
+        if (e instanceof BreakSignal && st.label && e.label?.toLowerCase() === st.label.toLowerCase()) return;
+        throw e;
+      } finally {
+        // Variables declared inside a block go out of scope with it.
+        for (const k of [...s.variables.keys()]) if (!declared.has(k) && !k.startsWith('@@')) s.variables.delete(k);
+      }
+      return;
+    }
+    case 'Raise': {
+      if (!st.message) {
+        if (state.error) throw state.error;
+        throw new QueryError('RAISE without a message can only be used inside an exception handler', 'invalidQuery');
+      }
+      const v = await s.evalScalar(st.message);
+      throw new QueryError(String(v.value ?? ''), 'invalidQuery');
+    }
+    case 'Assert': {
+      const v = await s.evalScalar(st.cond);
+      if (v.value !== true) {
+        const desc = st.description ? String((await s.evalScalar(st.description)).value) : s.ctx.sql.slice(st.cond.loc.offset, st.end).replace(/\s+AS\s+[\s\S]*$/i, '').trim();
+        throw new QueryError(`Assertion failed: ${desc}`, 'invalidQuery');
+      }
+      r = { columns: null, batches: [], statementType: 'ASSERT', totalBytesProcessed: 0 };
+      break;
+    }
+    case 'ExecuteImmediate': {
+      const sqlV = await s.evalScalar(st.sql);
+      if (typeof sqlV.value !== 'string') throw sqlError('EXECUTE IMMEDIATE requires a STRING', st.sql.loc);
+      const using = new Map(s.ctx.params.named);
+      const positional: TypedValue[] = [];
+      for (const u of st.using ?? []) {
+        const v = await s.evalScalar(u.expr);
+        if (u.alias) using.set(u.alias.toLowerCase(), v);
+        else positional.push(v);
+      }
+      const inner = new Session({ ...s.ctx, sql: sqlV.value, params: { named: using, positional } });
+      for (const [k, v] of s.variables) inner.variables.set(k, v);
+      for (const [k, v] of s.tempFunctions) inner.tempFunctions.set(k, v);
+      for (const [k, v] of s.tempTables) inner.tempTables.set(k, v);
+      const sub: ScriptState = { count: 0 };
+      await runBlock(inner, parse(sqlV.value).statements, sub);
+      for (const [k, v] of inner.tempTables) s.tempTables.set(k, v);
+      if (st.into && sub.lastSelect) {
+        const b = sub.lastSelect.batches[0];
+        st.into.forEach((name, i) => {
+          const cur = s.variables.get(name.toLowerCase());
+          if (!cur) throw sqlError(`Undeclared variable: ${name}`, st.loc);
+          s.variables.set(name.toLowerCase(), { type: cur.type, value: b && b.length ? getValue(b.columns[i]!, 0) : null });
+        });
+      }
+      r = sub.last;
+      if (sub.lastSelect && !st.into) state.lastSelect = sub.lastSelect;
+      break;
+    }
+    case 'Transaction':
+    case 'Grant':
+    case 'Call':
+    case 'ExportData':
+    case 'LoadData':
+      r = { columns: null, batches: [], statementType: st.kind === 'Transaction' ? `${st.action}_TRANSACTION` : st.kind.toUpperCase(), totalBytesProcessed: 0 };
+      break;
+  }
+  if (r) state.last = r;
+}
+
+export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult> => {
+  const script = parse(ctx.sql);
+  const s = new Session(ctx);
+  const state: ScriptState = { count: 0 };
+  if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
+  const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
+  try {
+    await runBlock(s, script.statements, state);
+  } catch (e) {
+    if (e instanceof ReturnSignal) {
+      /* RETURN ends the script normally */
+    } else if (e instanceof BreakSignal || e instanceof ContinueSignal) {
+      throw new QueryError('BREAK/CONTINUE outside of a loop', 'invalidQuery');
+    } else throw e;
+  }
+  if (single) return state.last!;
+  const base = state.lastSelect ?? state.last;
+  return { columns: base?.columns ?? null, batches: base?.batches ?? [], statementType: 'SCRIPT', totalBytesProcessed: 0 };
+};

@@ -1,0 +1,82 @@
+// One runQuery call: the analyzer environment (parameters, script variables,
+// temp functions/tables), and the helpers every statement uses: analyze +
+// optimize + execute a query, evaluate a scalar expression.
+import type * as A from '../../grammar/ast.js';
+import { parseScript, SqlSyntaxError } from '../../grammar/index.js';
+import { Analyzer, type AnalyzerEnv } from '../analyzer/context.js';
+import { analyzeQuery } from '../analyzer/index.js';
+import { resolveExpr } from '../analyzer/expr.js';
+import { setConstantFolder } from '../analyzer/names.js';
+import type { Rel, ResolvedQuery } from '../analyzer/resolved.js';
+import { Scope } from '../analyzer/scope.js';
+import { collect, makeExecContext, type ExecContext } from '../executor/execute.js';
+import { QueryError, type QueryContext, type TypedValue } from './api.js';
+import { optimize } from './optimize.js';
+import { foldExpr } from './rules/fold.js';
+import type { Batch } from '../types/vector.js';
+import { getValue } from '../types/vector.js';
+import type { TableId } from '../storage/api.js';
+
+export function parse(sql: string): A.Script {
+  try {
+    return parseScript(sql);
+  } catch (e) {
+    if (e instanceof SqlSyntaxError) throw new QueryError(e.message, 'invalidQuery');
+    throw e;
+  }
+}
+
+export class Session {
+  readonly env: AnalyzerEnv;
+  readonly exec: ExecContext;
+  readonly tempFunctions = new Map<string, A.CreateFunctionStmt>();
+  readonly variables = new Map<string, TypedValue>();
+  readonly tempTables = new Map<string, TableId>();
+
+  constructor(readonly ctx: QueryContext) {
+    this.exec = makeExecContext(ctx);
+    const ev = this.exec.eval;
+    setConstantFolder((e) => {
+      const f = foldExpr(e, ev);
+      return f.kind === 'literal' ? f.value : undefined;
+    });
+    this.env = {
+      catalog: ctx.catalog,
+      projectId: ctx.projectId,
+      ...(ctx.defaultDataset ? { defaultDataset: ctx.defaultDataset } : {}),
+      params: ctx.params,
+      parse,
+      tempFunctions: this.tempFunctions,
+      variables: this.variables,
+      tempTables: this.tempTables,
+    };
+  }
+
+  analyzer(): Analyzer {
+    return new Analyzer(this.env);
+  }
+
+  analyze(q: A.Query): ResolvedQuery {
+    return analyzeQuery(this.env, q);
+  }
+
+  optimize(rel: Rel): Rel {
+    return optimize(rel, { eval: this.exec.eval });
+  }
+
+  async run(rel: Rel): Promise<Batch[]> {
+    return collect(this.optimize(rel), this.exec);
+  }
+
+  /** Evaluates a scalar expression with no FROM (script conditions, SET values, OPTIONS). */
+  async evalScalar(e: A.Expr, an = this.analyzer()): Promise<TypedValue> {
+    const x = resolveExpr(an, e, { scope: new Scope(), clause: 'expression' });
+    const folded = foldExpr(x, this.exec.eval);
+    if (folded.kind === 'literal') return { type: folded.type, value: folded.value };
+    const col = an.newColumn('v', x.type);
+    const rel: Rel = { kind: 'project', input: { kind: 'values', rows: [[]], columns: [] }, exprs: [x], columns: [col] };
+    const batches = await this.run(rel);
+    const b = batches[0];
+    return { type: x.type, value: b && b.length ? getValue(b.columns[0]!, 0) : null };
+  }
+}

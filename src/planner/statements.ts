@@ -1,0 +1,726 @@
+// DDL and DML statements. Each returns the QueryResult fields the REST job
+// reports: statementType, ddlOperationPerformed, ddlTargetTable,
+// numDmlAffectedRows (as the service does).
+import type * as A from '../../grammar/ast.js';
+import { coerce, literal, originOf } from '../analyzer/expr.js';
+import { resolveExpr } from '../analyzer/expr.js';
+import { outputNames } from '../analyzer/index.js';
+import { tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
+import { project, resolveFrom } from '../analyzer/query.js';
+import type { Expr, Rel } from '../analyzer/resolved.js';
+import { Scope, colRef } from '../analyzer/scope.js';
+import { canCoerce, typeFromNode } from '../analyzer/types.js';
+import { checkResultArrays } from '../executor/result-check.js';
+import type { TableId, TableInfo } from '../storage/api.js';
+import type { Column } from '../types/schema.js';
+import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { Decimal, type Value } from '../types/values.js';
+import { getValue, type Batch } from '../types/vector.js';
+import { QueryError, type QueryResult } from './api.js';
+import type { Session } from './session.js';
+import { sqlError } from '../analyzer/errors.js';
+import { callScalar, not } from '../analyzer/expr.js';
+
+const fq = (id: TableId) => `${id.projectId}:${id.datasetId}.${id.tableId}`;
+
+function result(statementType: string, extra: Partial<QueryResult> = {}): QueryResult {
+  return { columns: null, batches: [], statementType, totalBytesProcessed: 0, ...extra };
+}
+
+function already(what: string, id: string): QueryError {
+  return new QueryError(`Already Exists: ${what} ${id}`, 'duplicate', 409);
+}
+
+// ---------------------------------------------------------------- OPTIONS
+
+async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | undefined): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const o of opts ?? []) {
+    const v = (await s.evalScalar(o.value)).value;
+    const name = o.name.toLowerCase();
+    switch (name) {
+      case 'description':
+        out.description = v;
+        break;
+      case 'friendly_name':
+        out.friendlyName = v;
+        break;
+      case 'labels': {
+        const labels: Record<string, string> = {};
+        for (const kv of (v as Value[][] | null) ?? []) labels[String(kv[0])] = String(kv[1]);
+        out.labels = labels;
+        break;
+      }
+      case 'expiration_timestamp':
+        out.expirationTime = v === null ? undefined : String((v as bigint) / 1000n);
+        break;
+      case 'default_table_expiration_days':
+        out.defaultTableExpirationMs = v === null ? undefined : String(Math.round(Number(v instanceof Decimal ? v.toNumber() : (v as number | bigint)) * 86400000));
+        break;
+      case 'location':
+        out.location = v;
+        break;
+      default:
+        (out.options ??= {} as Record<string, unknown>);
+        (out.options as Record<string, unknown>)[name] = typeof v === 'bigint' ? v.toString() : v instanceof Decimal ? v.toString() : v;
+    }
+  }
+  return out;
+}
+
+function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
+  const seen = new Set<string>();
+  return defs.map((d) => {
+    const l = d.name.toLowerCase();
+    if (seen.has(l)) throw sqlError(`Duplicate column name ${d.name} in CREATE TABLE`, d.loc);
+    seen.add(l);
+    return { name: d.name, type: typeFromNode(d.type), required: d.notNull };
+  });
+}
+
+/** REST schema field extras (descriptions from column OPTIONS) go into the table resource. */
+async function columnDescriptions(s: Session, defs: readonly A.ColumnDef[] | undefined): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const d of defs ?? []) {
+    for (const o of d.options ?? []) if (o.name.toLowerCase() === 'description') out[d.name] = String((await s.evalScalar(o.value)).value);
+  }
+  return out;
+}
+
+async function ensureTempDataset(s: Session): Promise<{ projectId: string; datasetId: string }> {
+  const ds = { projectId: s.ctx.projectId, datasetId: '_session' };
+  if (!s.ctx.catalog.getDataset(ds.projectId, ds.datasetId)) await s.ctx.catalog.createDataset(ds.projectId, ds.datasetId, { location: 'US' }, true);
+  return ds;
+}
+
+function targetId(s: Session, path: A.Path, loc: A.Loc): TableId {
+  return tableIdOf(s.analyzer(), path, loc);
+}
+
+// ---------------------------------------------------------------- CREATE TABLE / VIEW
+
+export async function createTable(s: Session, st: A.CreateTableStmt): Promise<QueryResult> {
+  let id: TableId;
+  if (st.temp) {
+    const parts = splitPath(st.name);
+    if (parts.length !== 1) throw sqlError('CREATE TEMP TABLE requires an unqualified table name', st.loc);
+    const ds = await ensureTempDataset(s);
+    id = { ...ds, tableId: parts[0]! };
+  } else id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  const type = st.asQuery ? 'CREATE_TABLE_AS_SELECT' : 'CREATE_TABLE';
+  const existing = cat.getTable(id);
+  if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
+  if (existing && !st.orReplace) throw already('Table', fq(id));
+  let columns: Column[];
+  let rows: Batch[] = [];
+  if (st.like || st.copy || st.clone) {
+    const src = targetId(s, (st.like ?? st.copy ?? st.clone!.source)!, st.loc);
+    const info = cat.getTable(src);
+    if (!info) throw tableNotFound(s.analyzer(), src);
+    columns = info.columns.slice();
+    if (st.copy || st.clone) {
+      const rel: Rel = { kind: 'scan', table: src, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c, i) => ({ id: i + 1, name: c.name, type: c.type })) };
+      rows = await s.run(rel);
+    }
+  } else if (st.asQuery) {
+    const q = s.analyze(st.asQuery);
+    if (q.isValueTable) throw sqlError('CREATE TABLE AS SELECT with a value table is not supported', st.asQuery.loc);
+    const names = q.outputNames;
+    let rel = q.plan;
+    if (st.columns) {
+      columns = columnsFromDefs(st.columns);
+      if (columns.length !== rel.columns.length) {
+        throw sqlError(`The number of columns in the column definition list does not match the number of columns produced by the query`, st.loc);
+      }
+      const exprs = rel.columns.map((c, i) => coerceForWrite(colRef(c), columns[i]!, st.asQuery!.loc));
+      rel = project(s.analyzer(), rel, exprs, columns.map((c) => c.name));
+    } else {
+      q.plan.columns.forEach((c, i) => {
+        if (!(q.outputNames as string[])[i] || /^f\d+_$/.test(names[i]!) && !c.name) {
+          throw sqlError(`CREATE TABLE columns must be named, but column ${i + 1} has no name`, st.asQuery!.loc);
+        }
+      });
+      const lower = new Set<string>();
+      for (const n of names) {
+        if (lower.has(n.toLowerCase())) throw sqlError(`CREATE TABLE has columns with duplicate name ${n}`, st.asQuery.loc);
+        lower.add(n.toLowerCase());
+      }
+      columns = rel.columns.map((c, i) => ({ name: names[i]!, type: c.type, required: false }));
+    }
+    rows = await s.run(rel);
+    checkResultArrays(columns, rows);
+  } else if (st.columns) {
+    columns = columnsFromDefs(st.columns);
+  } else throw sqlError('CREATE TABLE requires a column list or AS SELECT', st.loc);
+  const resource = await optionsToResource(s, st.options);
+  const desc = await columnDescriptions(s, st.columns);
+  if (Object.keys(desc).length) resource.columnDescriptions = desc;
+  if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
+  if (existing) await cat.dropTable(id);
+  await cat.createTable(id, columns, { resource, orReplace: st.orReplace, ifNotExists: st.ifNotExists, temporary: st.temp });
+  if (rows.length) await cat.appendRows(id, rows);
+  if (st.temp) s.tempTables.set(id.tableId, id);
+  return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
+}
+
+export async function createView(s: Session, st: A.CreateViewStmt): Promise<QueryResult> {
+  const id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  const type = st.materialized ? 'CREATE_MATERIALIZED_VIEW' : 'CREATE_VIEW';
+  const existing = cat.getTable(id);
+  if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
+  if (existing && !st.orReplace) throw already('Table', fq(id));
+  // Validate the body as the view will run: bare names against the view's own dataset.
+  const saved = s.env;
+  const q = (() => {
+    (s as { env: typeof s.env }).env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId } };
+    try {
+      return s.analyze(st.query);
+    } finally {
+      (s as { env: typeof s.env }).env = saved;
+    }
+  })();
+  const names = st.columns ? st.columns.map((c) => c.name) : q.outputNames;
+  const columns: Column[] = q.plan.columns.map((c, i) => ({ name: names[i] ?? `f${i}_`, type: c.type, required: false }));
+  const resource = await optionsToResource(s, st.options);
+  if (existing) await cat.dropTable(id);
+  await cat.createTable(id, columns, { kind: st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', viewQuery: st.queryText, resource, orReplace: st.orReplace });
+  if (st.materialized) {
+    const rows = await s.run(q.plan);
+    if (rows.length) await cat.appendRows(id, rows);
+  }
+  return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
+}
+
+// ---------------------------------------------------------------- DROP
+
+export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
+  const cat = s.ctx.catalog;
+  const ot = st.objectType;
+  if (ot === 'SCHEMA') {
+    const parts = splitPath(st.name);
+    const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+    const datasetId = parts[parts.length - 1]!;
+    const exists = !!cat.getDataset(projectId, datasetId);
+    if (!exists && st.ifExists) return result('DROP_SCHEMA', { ddlOperationPerformed: 'SKIP' });
+    if (!exists) throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
+    if (st.mode !== 'CASCADE' && cat.listTables(projectId, datasetId).length > 0) {
+      throw new QueryError(`Dataset ${projectId}:${datasetId} is still in use`, 'invalid', 400);
+    }
+    await cat.dropDataset(projectId, datasetId, st.mode === 'CASCADE', st.ifExists);
+    return result('DROP_SCHEMA', { ddlOperationPerformed: 'DROP' });
+  }
+  if (ot === 'FUNCTION' || ot === 'TABLE FUNCTION' || ot === 'AGGREGATE FUNCTION' || ot === 'PROCEDURE' || ot === 'MODEL') {
+    const kind = ot === 'MODEL' ? 'models' : 'routines';
+    const stmtType = ot === 'MODEL' ? 'DROP_MODEL' : ot === 'PROCEDURE' ? 'DROP_PROCEDURE' : ot === 'TABLE FUNCTION' ? 'DROP_TABLE_FUNCTION' : 'DROP_FUNCTION';
+    const parts = splitPath(st.name);
+    if (parts.length === 1 && kind === 'routines' && s.tempFunctions.delete(parts[0]!.toUpperCase())) {
+      return result(stmtType, { ddlOperationPerformed: 'DROP' });
+    }
+    const id = targetId(s, st.name, st.loc);
+    const ok = await cat.deleteChild(kind, id.projectId, id.datasetId, id.tableId);
+    if (!ok && !st.ifExists) {
+      throw new QueryError(`Not found: ${ot === 'MODEL' ? 'Model' : 'Function'} ${id.projectId}:${id.datasetId}.${id.tableId}`, 'notFound', 404);
+    }
+    const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
+    return result(stmtType, { ddlOperationPerformed: ok ? 'DROP' : 'SKIP', ...(kind === 'routines' ? { ddlTargetRoutine: routine } : {}) });
+  }
+  if (ot === 'ROW ACCESS POLICY' || ot === 'ALL ROW ACCESS POLICIES' || ot === 'SEARCH INDEX' || ot === 'VECTOR INDEX') {
+    return result(ot.includes('ROW ACCESS') ? 'DROP_ROW_ACCESS_POLICY' : 'DROP_SEARCH_INDEX', { ddlOperationPerformed: 'DROP' });
+  }
+  const parts = splitPath(st.name);
+  const temp = parts.length === 1 ? s.tempTables.get(parts[0]!) : undefined;
+  const id = temp ?? targetId(s, st.name, st.loc);
+  const type = ot === 'VIEW' ? 'DROP_VIEW' : ot === 'MATERIALIZED VIEW' ? 'DROP_MATERIALIZED_VIEW' : ot === 'EXTERNAL TABLE' ? 'DROP_EXTERNAL_TABLE' : ot === 'SNAPSHOT TABLE' ? 'DROP_SNAPSHOT_TABLE' : 'DROP_TABLE';
+  const info = cat.getTable(id);
+  if (!info) {
+    if (st.ifExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
+    throw new QueryError(`Not found: ${ot === 'VIEW' ? 'View' : 'Table'} ${fq(id)}`, 'notFound', 404);
+  }
+  if (ot === 'VIEW' && info.kind !== 'VIEW') throw sqlError(`${fq(id)} is not a view`, st.loc);
+  if (ot === 'TABLE' && info.kind === 'VIEW') throw sqlError(`${fq(id)} is a view, not a table; use DROP VIEW`, st.loc);
+  await cat.dropTable(id);
+  if (temp) s.tempTables.delete(parts[0]!);
+  return result(type, { ddlOperationPerformed: 'DROP', ddlTargetTable: id });
+}
+
+// ---------------------------------------------------------------- DML helpers
+
+function writeTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
+  const parts = splitPath(path);
+  const temp = parts.length === 1 ? s.tempTables.get(parts[0]!) : undefined;
+  const id = temp ?? targetId(s, path, loc);
+  const info = s.ctx.catalog.getTable(id);
+  if (!info) throw tableNotFound(s.analyzer(), id);
+  if (info.kind === 'VIEW' || info.kind === 'MATERIALIZED_VIEW') throw sqlError(`Cannot modify ${info.kind === 'VIEW' ? 'view' : 'materialized view'} ${fq(id)}`, loc);
+  return info;
+}
+
+/** Assignment coercion into a column (INSERT, UPDATE SET, MERGE). */
+function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined): Expr {
+  if (typeEquals(e.type, c.type)) return e;
+  if (canCoerce(e.type, c.type, originOf(e)) || (c.type.kind === e.type.kind)) return coerce(e, c.type);
+  throw sqlError(`Value has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
+}
+
+function checkRequired(info: TableInfo, batches: readonly Batch[]): void {
+  info.columns.forEach((c, i) => {
+    if (!c.required) return;
+    for (const b of batches) {
+      const v = b.columns[i]!;
+      if (v.nulls) for (let r = 0; r < b.length; r++) if (v.nulls[r]) throw new QueryError(`Required field ${c.name} cannot be null`, 'invalidQuery');
+    }
+  });
+}
+
+function rowCount(batches: readonly Batch[]): number {
+  return batches.reduce((n, b) => n + b.length, 0);
+}
+
+function scanAll(s: Session, info: TableInfo): Rel {
+  const an = s.analyzer();
+  return { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c) => an.newColumn(c.name, c.type)) };
+}
+
+async function defaultValue(s: Session, info: TableInfo, c: Column): Promise<Expr> {
+  const fields = (info.resource.schema as { fields?: { name: string; defaultValueExpression?: string }[] } | undefined)?.fields;
+  const dflt = fields?.find((f) => f.name === c.name)?.defaultValueExpression;
+  if (dflt) {
+    const { parseExpression } = await import('../../grammar/index.js');
+    const v = await s.evalScalar(parseExpression(dflt));
+    return coerce(literal(v.type, v.value), c.type);
+  }
+  return literal(c.type, null);
+}
+
+// ---------------------------------------------------------------- INSERT
+
+export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult> {
+  const info = writeTarget(s, st.target, st.loc);
+  const an = s.analyzer();
+  const cols = info.columns;
+  let targetIdx: number[];
+  if (st.columns) {
+    targetIdx = st.columns.map((n) => {
+      const i = cols.findIndex((c) => c.name.toLowerCase() === n.toLowerCase());
+      if (i < 0) throw sqlError(`Column ${n} is not present in table ${fq(info.id)}`, st.loc);
+      return i;
+    });
+    if (new Set(targetIdx).size !== targetIdx.length) throw sqlError('INSERT has columns with duplicate name', st.loc);
+  } else targetIdx = cols.map((_, i) => i);
+  let rel: Rel;
+  if (st.values) {
+    const rows: Expr[][] = [];
+    for (const row of st.values) {
+      if (row.length !== targetIdx.length) {
+        throw sqlError(`Inserted row has wrong column count; Has ${row.length}, expected ${targetIdx.length}`, row[0]?.loc ?? st.loc);
+      }
+      const full: Expr[] = [];
+      for (let i = 0; i < cols.length; i++) {
+        const k = targetIdx.indexOf(i);
+        const c = cols[i]!;
+        if (k < 0 || row[k]!.kind === 'DefaultExpr') full.push(await defaultValue(s, info, c));
+        else full.push(coerceForWrite(resolveExpr(an, row[k]!, { scope: new Scope(), clause: 'INSERT VALUES' }), c, row[k]!.loc));
+      }
+      rows.push(full);
+    }
+    rel = { kind: 'values', rows, columns: cols.map((c) => an.newColumn(c.name, c.type)) };
+  } else {
+    const q = s.analyze(st.query!);
+    const qc = q.plan.columns;
+    if (qc.length !== targetIdx.length) {
+      throw sqlError(`Inserted row has wrong column count; Has ${qc.length}, expected ${targetIdx.length}`, st.query!.loc);
+    }
+    const exprs: Expr[] = [];
+    for (let i = 0; i < cols.length; i++) {
+      const k = targetIdx.indexOf(i);
+      exprs.push(k < 0 ? await defaultValue(s, info, cols[i]!) : coerceForWrite(colRef(qc[k]!), cols[i]!, st.query!.loc));
+    }
+    rel = project(an, q.plan, exprs, cols.map((c) => c.name));
+  }
+  const batches = await s.run(rel);
+  checkRequired(info, batches);
+  checkResultArrays(cols, batches);
+  const n = rowCount(batches);
+  if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, n);
+  if (n) await s.ctx.catalog.appendRows(info.id, batches);
+  return result('INSERT', { numDmlAffectedRows: n });
+}
+
+async function assertRows(s: Session, e: A.Expr, n: number): Promise<void> {
+  const v = (await s.evalScalar(e)).value;
+  if (v === null) throw new QueryError('ASSERT_ROWS_MODIFIED must have a non-NULL argument', 'invalidQuery');
+  if (BigInt(v as bigint) !== BigInt(n)) throw new QueryError(`ASSERT_ROWS_MODIFIED expected ${v} rows modified, but found ${n}`, 'invalidQuery');
+}
+
+// ---------------------------------------------------------------- UPDATE / DELETE / TRUNCATE
+
+/** Scope over the target table's columns under its alias (and its name). */
+function targetScope(s: Session, info: TableInfo, alias: string | undefined, scan: Rel): Scope {
+  const scope = new Scope();
+  const name = alias ?? info.id.tableId;
+  scope.addRangeVar({ name, lname: name.toLowerCase(), columns: scan.columns.map((c, i) => ({ ...c, name: info.columns[i]!.name })) });
+  return scope;
+}
+
+export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult> {
+  const info = writeTarget(s, st.target, st.loc);
+  const an = s.analyzer();
+  let rel = scanAll(s, info);
+  const scanCols = rel.columns;
+  const scope = targetScope(s, info, st.alias, rel);
+  if (st.from) {
+    rel = { kind: 'join', joinType: 'cross', left: rel, right: resolveFrom(an, st.from, scope, undefined), lateral: false, columns: [] };
+    rel = { ...rel, columns: [...(rel as { left: Rel }).left.columns, ...(rel as { right: Rel }).right.columns] };
+  }
+  if (!st.where) throw sqlError('UPDATE must have a WHERE clause', st.loc);
+  const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+  const hit = callScalar('$is_true', [pred], st.where.loc);
+  const newVals: Expr[] = scanCols.map((c) => colRef(c));
+  for (const item of st.set) {
+    const t = item.target;
+    const name = t.kind === 'PathExpr' ? t.parts[t.parts.length - 1]! : '';
+    if (t.kind !== 'PathExpr' || (t.parts.length > 1 && t.parts[0]!.toLowerCase() !== (st.alias ?? info.id.tableId).toLowerCase())) {
+      throw sqlError('UPDATE of nested fields is not supported', t.loc);
+    }
+    const i = info.columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
+    if (i < 0) throw sqlError(`Unrecognized name: ${name}`, t.loc);
+    const v = item.value.kind === 'DefaultExpr' ? await defaultValue(s, info, info.columns[i]!) : coerceForWrite(resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' }), info.columns[i]!, item.value.loc);
+    newVals[i] = { kind: 'conditional', type: info.columns[i]!.type, op: 'case', whens: [hit], thens: [v], else: colRef(scanCols[i]!) };
+  }
+  if (st.from) {
+    // With FROM, each target row joins at most one source row; rows with no match keep their values.
+    throw sqlError('UPDATE ... FROM is not supported yet', st.from.loc);
+  }
+  const p = project(an, rel, [...newVals, hit], [...info.columns.map((c) => c.name), '$hit']);
+  const batches = await s.run(p);
+  let n = 0;
+  const out: Batch[] = batches.map((b) => {
+    const flag = b.columns[b.columns.length - 1]!;
+    for (let i = 0; i < b.length; i++) if (getValue(flag, i) === true) n++;
+    return { length: b.length, columns: b.columns.slice(0, -1) };
+  });
+  checkRequired(info, out);
+  if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, n);
+  await s.ctx.catalog.replaceRows(info.id, out);
+  return result('UPDATE', { numDmlAffectedRows: n });
+}
+
+export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
+  const info = writeTarget(s, st.target, st.loc);
+  const an = s.analyzer();
+  const scan = scanAll(s, info);
+  const scope = targetScope(s, info, st.alias, scan);
+  if (!st.where) throw sqlError('DELETE must have a WHERE clause', st.loc);
+  const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+  const keep = not(callScalar('$is_true', [pred], st.where.loc));
+  const total = info.rowCount;
+  const batches = await s.run({ kind: 'filter', input: scan, predicate: keep, columns: scan.columns });
+  const n = total - rowCount(batches);
+  if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, n);
+  await s.ctx.catalog.replaceRows(info.id, batches);
+  return result('DELETE', { numDmlAffectedRows: n });
+}
+
+export async function truncate(s: Session, st: A.TruncateStmt): Promise<QueryResult> {
+  const info = writeTarget(s, st.name, st.loc);
+  const n = info.rowCount;
+  await s.ctx.catalog.replaceRows(info.id, []);
+  return result('TRUNCATE_TABLE', { numDmlAffectedRows: n });
+}
+
+// ---------------------------------------------------------------- MERGE
+
+export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
+  const info = writeTarget(s, st.target, st.loc);
+  const an = s.analyzer();
+  const target = scanAll(s, info);
+  const tname = st.alias ?? info.id.tableId;
+  // Mark target rows with a constant TRUE column so the full join tells matched from unmatched.
+  const tMark = an.newColumn('$t', T.BOOL);
+  const tRel: Rel = project(an, target, [...target.columns.map((c) => colRef(c)), literal(T.BOOL, true)], [...info.columns.map((c) => c.name), '$t']);
+  const tCols = tRel.columns.slice(0, -1);
+  void tMark;
+  const scope = new Scope();
+  scope.addRangeVar({ name: tname, lname: tname.toLowerCase(), columns: tCols.map((c, i) => ({ ...c, name: info.columns[i]!.name })) });
+  const srcScope = new Scope();
+  const src = resolveFrom(an, st.source, srcScope, undefined);
+  const sMarkRel = project(an, src, [...src.columns.map((c) => colRef(c)), literal(T.BOOL, true)], [...src.columns.map((c) => c.name), '$s']);
+  // Re-point source range variables at the projected copies.
+  const idMap = new Map(src.columns.map((c, i) => [c.id, sMarkRel.columns[i]!]));
+  for (const rv of srcScope.rangeVars) {
+    scope.addRangeVar({ ...rv, columns: rv.columns.map((c) => ({ ...idMap.get(c.id)!, name: c.name })), ...(rv.value ? { value: { ...idMap.get(rv.value.id)!, name: rv.value.name } } : {}) });
+  }
+  const on = resolveExpr(an, st.on, { scope, clause: 'ON clause' });
+  const join: Rel = { kind: 'join', joinType: 'full', left: tRel, right: sMarkRel, condition: on, lateral: false, columns: [...tRel.columns, ...sMarkRel.columns] };
+  const tFlag = colRef(tRel.columns[tRel.columns.length - 1]!);
+  const sFlag = colRef(sMarkRel.columns[sMarkRel.columns.length - 1]!);
+  const isTrue = (e: Expr) => callScalar('$is_true', [e], st.loc);
+  const isNull = (e: Expr) => callScalar('$is_null', [e], st.loc);
+  const matched = { kind: 'logical', type: T.BOOL, op: 'and', args: [isTrue(tFlag), isTrue(sFlag)] } as Expr;
+  const notMatchedByTarget = { kind: 'logical', type: T.BOOL, op: 'and', args: [isNull(tFlag), isTrue(sFlag)] } as Expr;
+  const notMatchedBySource = { kind: 'logical', type: T.BOOL, op: 'and', args: [isTrue(tFlag), isNull(sFlag)] } as Expr;
+  // Per row: action index (first clause whose match kind and condition hold), -1 = none.
+  const whens: Expr[] = [];
+  const thens: Expr[] = [];
+  st.clauses.forEach((c, i) => {
+    const kind = c.match === 'MATCHED' ? matched : c.match === 'NOT MATCHED BY SOURCE' ? notMatchedBySource : notMatchedByTarget;
+    const cond = c.condition ? isTrue(resolveExpr(an, c.condition, { scope, clause: 'MERGE WHEN clause' })) : undefined;
+    whens.push(cond ? ({ kind: 'logical', type: T.BOOL, op: 'and', args: [kind, cond] } as Expr) : kind);
+    thens.push(literal(T.INT64, BigInt(i)));
+  });
+  const action: Expr = { kind: 'conditional', type: T.INT64, op: 'case', whens, thens, else: literal(T.INT64, -1n) };
+  // Output row values: for each clause the new values; rows without action keep the target values.
+  const rowExprs: Expr[] = [];
+  for (let ci = 0; ci < info.columns.length; ci++) {
+    const col = info.columns[ci]!;
+    const cw: Expr[] = [];
+    const ct: Expr[] = [];
+    for (const [i, c] of st.clauses.entries()) {
+      const isI = callScalar('$equal', [action, literal(T.INT64, BigInt(i))], st.loc);
+      if (c.action.kind === 'MergeUpdate') {
+        const item = c.action.set.find((x) => x.target.kind === 'PathExpr' && x.target.parts[x.target.parts.length - 1]!.toLowerCase() === col.name.toLowerCase());
+        if (item) {
+          cw.push(isI);
+          ct.push(coerceForWrite(resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' }), col, item.value.loc));
+        }
+      } else if (c.action.kind === 'MergeInsert') {
+        const a = c.action;
+        let v: Expr;
+        if (a.row) {
+          const sc = srcScope.starColumns().map((x) => idMap.get(x.id) ?? x);
+          const k = a.columns ? a.columns.findIndex((n) => n.toLowerCase() === col.name.toLowerCase()) : ci;
+          v = k >= 0 && sc[k] ? coerceForWrite(colRef(sc[k]!), col, st.loc) : literal(col.type, null);
+        } else {
+          const names = a.columns ?? info.columns.map((x) => x.name);
+          const k = names.findIndex((n) => n.toLowerCase() === col.name.toLowerCase());
+          const ve = k >= 0 ? a.values![k] : undefined;
+          v = !ve || ve.kind === 'DefaultExpr' ? await defaultValue(s, info, col) : coerceForWrite(resolveExpr(an, ve, { scope, clause: 'INSERT VALUES' }), col, ve.loc);
+        }
+        cw.push(isI);
+        ct.push(v);
+      }
+    }
+    rowExprs.push(cw.length ? { kind: 'conditional', type: col.type, op: 'case', whens: cw, thens: ct, else: colRef(tCols[ci]!) } : colRef(tCols[ci]!));
+  }
+  const p = project(an, join, [...rowExprs, action, tFlag], [...info.columns.map((c) => c.name), '$action', '$t']);
+  const batches = await s.run(p);
+  let n = 0;
+  const out: Batch[] = [];
+  const nc = info.columns.length;
+  for (const b of batches) {
+    const act = b.columns[nc]!;
+    const tf = b.columns[nc + 1]!;
+    const keep: number[] = [];
+    for (let i = 0; i < b.length; i++) {
+      const a = getValue(act, i) as bigint | null;
+      const isTarget = getValue(tf, i) === true;
+      const ai = a === null ? -1 : Number(a);
+      if (ai >= 0) n++;
+      const kind = ai >= 0 ? st.clauses[ai]!.action.kind : undefined;
+      if (kind === 'MergeDelete') continue;
+      if (isTarget || kind === 'MergeInsert') keep.push(i);
+    }
+    const { takeVector } = await import('../types/vector.js');
+    out.push({ length: keep.length, columns: b.columns.slice(0, nc).map((v) => takeVector(v, keep)) });
+  }
+  checkRequired(info, out);
+  await s.ctx.catalog.replaceRows(info.id, out);
+  return result('MERGE', { numDmlAffectedRows: n });
+}
+
+// ---------------------------------------------------------------- ALTER / SCHEMA / FUNCTION / MODEL
+
+export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
+  const cat = s.ctx.catalog;
+  if (st.objectType === 'SCHEMA') {
+    const parts = splitPath(st.name);
+    const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+    const datasetId = parts[parts.length - 1]!;
+    if (!cat.getDataset(projectId, datasetId)) {
+      if (st.ifExists) return result('ALTER_SCHEMA', { ddlOperationPerformed: 'SKIP' });
+      throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
+    }
+    return result('ALTER_SCHEMA', { ddlOperationPerformed: 'ALTER' });
+  }
+  const id = targetId(s, st.name, st.loc);
+  const info = cat.getTable(id);
+  const type = st.objectType === 'VIEW' ? 'ALTER_VIEW' : st.objectType === 'MATERIALIZED VIEW' ? 'ALTER_MATERIALIZED_VIEW' : 'ALTER_TABLE';
+  if (!info) {
+    if (st.ifExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
+    throw new QueryError(`Not found: Table ${fq(id)}`, 'notFound', 404);
+  }
+  let cols = info.columns.slice();
+  let rewrite = false;
+  for (const a of st.actions) {
+    switch (a.kind) {
+      case 'AddColumn': {
+        if (cols.some((c) => c.name.toLowerCase() === a.column.name.toLowerCase())) {
+          if (a.ifNotExists) break;
+          throw sqlError(`Column already exists: ${a.column.name}`, a.loc);
+        }
+        if (a.column.notNull) throw sqlError(`Cannot add a REQUIRED column ${a.column.name} to an existing table`, a.loc);
+        cols.push({ name: a.column.name, type: typeFromNode(a.column.type), required: false });
+        break;
+      }
+      case 'DropColumn': {
+        const i = cols.findIndex((c) => c.name.toLowerCase() === a.name.toLowerCase());
+        if (i < 0) {
+          if (a.ifExists) break;
+          throw sqlError(`Column not found: ${a.name}`, a.loc);
+        }
+        cols = cols.filter((_, k) => k !== i);
+        rewrite = true;
+        break;
+      }
+      case 'RenameColumn': {
+        const i = cols.findIndex((c) => c.name.toLowerCase() === a.from.toLowerCase());
+        if (i < 0) {
+          if (a.ifExists) break;
+          throw sqlError(`Column not found: ${a.from}`, a.loc);
+        }
+        cols[i] = { ...cols[i]!, name: a.to };
+        break;
+      }
+      case 'AlterColumn': {
+        const i = cols.findIndex((c) => c.name.toLowerCase() === a.name.toLowerCase());
+        if (i < 0) {
+          if (a.ifExists) break;
+          throw sqlError(`Column not found: ${a.name}`, a.loc);
+        }
+        if (a.action.kind === 'DropNotNull') cols[i] = { ...cols[i]!, required: false };
+        else if (a.action.kind === 'SetDataType') {
+          const t = typeFromNode(a.action.type);
+          if (!canCoerce(cols[i]!.type, t) && cols[i]!.type.kind !== t.kind) {
+            throw sqlError(`ALTER TABLE ALTER COLUMN SET DATA TYPE requires that the existing column type (${typeToSql(cols[i]!.type)}) is assignable to the new type (${typeToSql(t)})`, a.loc);
+          }
+          cols[i] = { ...cols[i]!, type: t };
+          rewrite = true;
+        } else if (a.action.kind === 'SetOptions') {
+          const r = await optionsToResource(s, a.action.options);
+          if (r.description !== undefined) {
+            const cd = { ...((info.resource.columnDescriptions as Record<string, string>) ?? {}), [cols[i]!.name]: String(r.description) };
+            await cat.patchTableResource(id, { columnDescriptions: cd });
+          }
+        }
+        break;
+      }
+      case 'SetOptions':
+        await cat.patchTableResource(id, await optionsToResource(s, a.options));
+        break;
+      case 'RenameTo': {
+        const to = tableIdOf(s.analyzer(), a.name.length === 1 ? [id.datasetId, a.name[0]!] : a.name, a.loc);
+        if (cat.getTable(to)) throw already('Table', fq(to));
+        const rows = await s.run(scanAll(s, info));
+        await cat.createTable(to, cols, { resource: { ...info.resource } });
+        if (rows.length) await cat.appendRows(to, rows);
+        await cat.dropTable(id);
+        return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
+      }
+      default:
+        break;
+    }
+  }
+  if (rewrite) {
+    const an = s.analyzer();
+    const scan = scanAll(s, info);
+    const exprs = cols.map((c) => {
+      const i = info.columns.findIndex((x) => x.name.toLowerCase() === c.name.toLowerCase());
+      return i < 0 ? literal(c.type, null) : coerce(colRef(scan.columns[i]!), c.type);
+    });
+    const rows = await s.run(project(an, scan, exprs, cols.map((c) => c.name)));
+    await cat.replaceRows(id, rows, cols);
+  } else if (cols.length !== info.columns.length || cols.some((c, i) => c !== info.columns[i])) {
+    await cat.alterColumns(id, cols);
+  }
+  return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
+}
+
+export async function createSchema(s: Session, st: A.CreateSchemaStmt): Promise<QueryResult> {
+  const parts = splitPath(st.name);
+  const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+  const datasetId = parts[parts.length - 1]!;
+  const cat = s.ctx.catalog;
+  if (cat.getDataset(projectId, datasetId)) {
+    if (st.ifNotExists) return result('CREATE_SCHEMA', { ddlOperationPerformed: 'SKIP' });
+    if (!st.orReplace) throw already('Dataset', `${projectId}:${datasetId}`);
+  }
+  const resource = { location: 'US', ...(await optionsToResource(s, st.options)) };
+  await cat.createDataset(projectId, datasetId, resource, st.ifNotExists || st.orReplace);
+  return result('CREATE_SCHEMA', { ddlOperationPerformed: 'CREATE' });
+}
+
+export async function undropSchema(s: Session, st: A.UndropSchemaStmt): Promise<QueryResult> {
+  const parts = splitPath(st.name);
+  const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+  await s.ctx.catalog.undropDataset(projectId, parts[parts.length - 1]!, st.ifNotExists);
+  return result('UNDROP_SCHEMA', { ddlOperationPerformed: 'UNDROP' });
+}
+
+function typeJson(t: SqlType): Record<string, unknown> {
+  switch (t.kind) {
+    case 'ARRAY':
+      return { typeKind: 'ARRAY', arrayElementType: typeJson(t.element) };
+    case 'STRUCT':
+      return { typeKind: 'STRUCT', structType: { fields: t.fields.map((f) => ({ name: f.name, type: typeJson(f.type) })) } };
+    default:
+      return { typeKind: t.kind };
+  }
+}
+
+export async function createFunction(s: Session, st: A.CreateFunctionStmt): Promise<QueryResult> {
+  const type = st.tableFunction ? 'CREATE_TABLE_FUNCTION' : 'CREATE_FUNCTION';
+  if (st.language && !['js', 'javascript', 'sql'].includes(st.language.toLowerCase())) {
+    throw sqlError(`Language "${st.language}" is unsupported`, st.loc);
+  }
+  if (st.temp) {
+    const key = st.name.join('.').toUpperCase();
+    if (s.tempFunctions.has(key) && !st.orReplace && !st.ifNotExists) throw sqlError(`Function ${st.name.join('.')} already exists`, st.loc);
+    s.tempFunctions.set(key, st);
+    return result(type, { ddlOperationPerformed: 'CREATE' });
+  }
+  const id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  const existing = cat.getChild('routines', id.projectId, id.datasetId, id.tableId);
+  const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
+  if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetRoutine: routine });
+  if (existing && !st.orReplace) throw already('Function', `${id.projectId}:${id.datasetId}.${id.tableId}`);
+  const now = String(Date.now());
+  const resource: Record<string, unknown> = {
+    routineReference: routine,
+    routineType: st.tableFunction ? 'TABLE_VALUED_FUNCTION' : st.aggregate ? 'AGGREGATE_FUNCTION' : 'SCALAR_FUNCTION',
+    language: st.language ? (st.language.toLowerCase() === 'js' ? 'JAVASCRIPT' : st.language.toUpperCase()) : 'SQL',
+    definitionBody: st.code ?? st.bodyText ?? '',
+    arguments: st.params.map((p) => (p.type.kind === 'AnyType' ? { name: p.name, argumentKind: 'ANY_TYPE' } : { name: p.name, dataType: typeJson(typeFromNode(p.type)) })),
+    ...(st.returns && st.returns.kind !== 'TableType' && st.returns.kind !== 'AnyType' ? { returnType: typeJson(typeFromNode(st.returns)) } : {}),
+    ddl: s.ctx.sql.slice(st.start, st.end),
+    creationTime: (existing?.creationTime as string) ?? now,
+    lastModifiedTime: now,
+  };
+  await cat.putChild('routines', id.projectId, id.datasetId, id.tableId, resource);
+  return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetRoutine: routine });
+}
+
+export async function createModel(s: Session, st: A.CreateModelStmt): Promise<QueryResult> {
+  const id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  const existing = cat.getChild('models', id.projectId, id.datasetId, id.tableId);
+  if (existing && st.ifNotExists) return result('CREATE_MODEL', { ddlOperationPerformed: 'SKIP' });
+  if (existing && !st.orReplace) throw already('Model', `${id.projectId}:${id.datasetId}.${id.tableId}`);
+  const opts = await optionsToResource(s, st.options);
+  const now = String(Date.now());
+  await cat.putChild('models', id.projectId, id.datasetId, id.tableId, {
+    modelReference: { projectId: id.projectId, datasetId: id.datasetId, modelId: id.tableId },
+    modelType: String(((opts.options as Record<string, unknown> | undefined)?.model_type as string | undefined) ?? 'MODEL_TYPE_UNSPECIFIED').toUpperCase(),
+    creationTime: now,
+    lastModifiedTime: now,
+    location: 'US',
+  });
+  return result('CREATE_MODEL', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE' });
+}
+
+export { outputNames };
