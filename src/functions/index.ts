@@ -6,6 +6,9 @@ import { registerMath } from './math.js';
 import { registerStrings } from './string.js';
 import { registerJson } from './json.js';
 import { registerDatetime } from './datetime.js';
+import { registerArrays } from './array.js';
+import { registerRegexp } from './regexp.js';
+import { registerMisc } from './misc.js';
 
 let done = false;
 export function registerAllFunctions(): void {
@@ -18,6 +21,9 @@ export function registerAllFunctions(): void {
   registerStrings();
   registerJson();
   registerDatetime();
+  registerArrays();
+  registerRegexp();
+  registerMisc();
 }
 registerAllFunctions();
 

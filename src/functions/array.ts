@@ -1,0 +1,252 @@
+// ARRAY functions. Lambdas (ARRAY_FILTER, ARRAY_TRANSFORM, ...) arrive as a
+// vector whose data[0] is the executor's LambdaHandle (see src/executor/expr.ts):
+// we flatten every row's elements, invoke the body once for all of them, and
+// regroup the results.
+import { T, arrayOf, type SqlType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
+import { compareValues, groupEquals, sqlEquals, valueKey } from './compare.js';
+import { formatValueLiteral } from './format-value.js';
+import type { ScalarKernel } from './registry.js';
+import { defineScalar, opt, rep, sig, sigf } from './signature.js';
+import { fail, rowKernel, valuesOf } from './vec.js';
+import { concatBytes } from './operators.js';
+import { Decimal } from '../types/values.js';
+import { checkDecimal } from './numeric.js';
+
+const MAX_ARRAY = 1048576;
+
+interface LambdaHandle {
+  readonly lambda?: { readonly params: readonly unknown[] };
+  invoke(params: readonly Vector[], rows: Int32Array): Vector;
+}
+function lambdaOf(v: Vector): LambdaHandle {
+  const h = (v.data as unknown[])[0] as (LambdaHandle & { kind?: string }) | undefined;
+  if (!h || typeof h.invoke !== 'function') fail('Internal error: expected a lambda argument');
+  return h;
+}
+
+/** Runs a lambda over every element of every row: returns per-row arrays of results (null for NULL arrays). */
+function mapLambda(arrs: Value[], lam: LambdaHandle, elType: SqlType, withIndex: boolean): { results: Value[]; starts: number[] } {
+  const flat: Value[] = [];
+  const idx: Value[] = [];
+  const rows: number[] = [];
+  const starts: number[] = [];
+  arrs.forEach((a, r) => {
+    starts.push(flat.length);
+    if (a === null) return;
+    (a as Value[]).forEach((e, i) => {
+      flat.push(e);
+      idx.push(BigInt(i));
+      rows.push(r);
+    });
+  });
+  starts.push(flat.length);
+  const params = [vectorFromValues(elType, flat)];
+  if (withIndex) params.push(vectorFromValues(T.INT64, idx));
+  const out = flat.length === 0 ? { length: 0 } as Vector : lam.invoke(params, Int32Array.from(rows));
+  const results = new Array<Value>(flat.length);
+  for (let i = 0; i < flat.length; i++) results[i] = getValue(out, i);
+  return { results, starts };
+}
+
+function lambdaKernel(elType: SqlType, retType: SqlType, _withIndex: boolean, finish: (arr: Value[], res: Value[]) => Value): ScalarKernel {
+  return (args, n) => {
+    const arrs = valuesOf(args[0]!, n);
+    const lam = lambdaOf(args[1]!);
+    // `(e, i) -> ...` lambdas also receive the element's offset.
+    const withIndex = (lam.lambda?.params.length ?? 1) > 1;
+    const { results, starts } = mapLambda(arrs, lam, elType, withIndex);
+    const out = new Array<Value>(n);
+    for (let r = 0; r < n; r++) {
+      const a = arrs[r];
+      out[r] = a === null ? null : finish(a as Value[], results.slice(starts[r]!, starts[r + 1]!));
+    }
+    return vectorFromValues(retType, out);
+  };
+}
+
+function checkLen(n: number, fn: string): void {
+  if (n > MAX_ARRAY) fail(`${fn} would produce an array with more than ${MAX_ARRAY} elements`);
+}
+
+function generateArray(start: Value, end: Value, step: Value, kind: string): Value {
+  if (kind === 'INT64') {
+    const s = start as bigint, e = end as bigint, st = step as bigint;
+    if (st === 0n) fail('Sequence step cannot be 0.');
+    if ((st > 0n && s > e) || (st < 0n && s < e)) return [];
+    const count = (e - s) / st + 1n;
+    if (count > BigInt(MAX_ARRAY)) fail(`GENERATE_ARRAY(${s}, ${e}, ${st}) produces too many elements`);
+    const out: Value[] = [];
+    for (let x = s; st > 0n ? x <= e : x >= e; x += st) out.push(x);
+    return out;
+  }
+  if (kind === 'FLOAT64') {
+    const s = start as number, e = end as number, st = step as number;
+    if (st === 0) fail('Sequence step cannot be 0.');
+    if (Number.isNaN(s) || Number.isNaN(e) || Number.isNaN(st)) fail('GENERATE_ARRAY does not allow NaN arguments');
+    if (!Number.isFinite(st) || !Number.isFinite(s) || !Number.isFinite(e)) fail('GENERATE_ARRAY does not allow infinite arguments');
+    if ((st > 0 && s > e) || (st < 0 && s < e)) return [];
+    const count = Math.floor((e - s) / st) + 1;
+    if (count > MAX_ARRAY) fail(`GENERATE_ARRAY(${s}, ${e}, ${st}) produces too many elements`);
+    const out: Value[] = [];
+    for (let k = 0; k < count; k++) out.push(s + k * st);
+    return out;
+  }
+  const s = start as Decimal, e = end as Decimal, st = step as Decimal;
+  if (st.isZero()) fail('Sequence step cannot be 0.');
+  if ((st.gt(0) && s.gt(e)) || (st.lt(0) && s.lt(e))) return [];
+  const count = e.minus(s).div(st).floor().toNumber() + 1;
+  if (count > MAX_ARRAY) fail(`GENERATE_ARRAY produces too many elements`);
+  const out: Value[] = [];
+  for (let k = 0; k < count; k++) out.push(checkDecimal(s.plus(st.times(k)), kind as 'NUMERIC'));
+  return out;
+}
+
+export function registerArrays(): void {
+  defineScalar('ARRAY_LENGTH', [sig(['ARRAY'], 'INT64', rowKernel(T.INT64, (v) => BigInt((v[0] as Value[]).length)))]);
+  defineScalar('ARRAY_CONCAT', [
+    sigf(['ARRAY<T1>', rep('ARRAY<T1>')], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
+      const out: Value[] = [];
+      for (const a of v) for (const e of a as Value[]) out.push(e);
+      checkLen(out.length, 'ARRAY_CONCAT');
+      return out;
+    })),
+  ]);
+  defineScalar('ARRAY_REVERSE', [sigf(['ARRAY<T1>'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => (v[0] as Value[]).slice().reverse()))]);
+  defineScalar('ARRAY_TO_STRING', [
+    sigf(['ARRAY<STRING>', 'STRING', opt('STRING')], 'STRING', () => rowKernel(T.STRING, (v) => {
+      const arr = v[0] as Value[];
+      if (arr === null || v[1] === null || (v.length > 2 && v[2] === null)) return null;
+      const parts: string[] = [];
+      for (const e of arr) {
+        if (e === null) {
+          if (v.length > 2) parts.push(v[2] as string);
+        } else parts.push(e as string);
+      }
+      return parts.join(v[1] as string);
+    }, false)),
+    sigf(['ARRAY<BYTES>', 'BYTES', opt('BYTES')], 'BYTES', () => rowKernel(T.BYTES, (v) => {
+      const arr = v[0] as Value[];
+      if (arr === null || v[1] === null || (v.length > 2 && v[2] === null)) return null;
+      const parts: Uint8Array[] = [];
+      let first = true;
+      for (const e of arr) {
+        const x = e === null ? (v.length > 2 ? (v[2] as Uint8Array) : null) : (e as Uint8Array);
+        if (x === null) continue;
+        if (!first) parts.push(v[1] as Uint8Array);
+        parts.push(x);
+        first = false;
+      }
+      return concatBytes(parts);
+    }, false)),
+  ]);
+  defineScalar('GENERATE_ARRAY', [
+    sig(['INT64', 'INT64', opt('INT64')], 'ARRAY<INT64>', rowKernel(arrayOf(T.INT64), (v) => generateArray(v[0]!, v[1]!, v.length > 2 ? v[2]! : 1n, 'INT64'))),
+    sig(['NUMERIC', 'NUMERIC', opt('NUMERIC')], 'ARRAY<NUMERIC>', rowKernel(arrayOf(T.NUMERIC), (v) => generateArray(v[0]!, v[1]!, v.length > 2 ? v[2]! : new Decimal(1), 'NUMERIC'))),
+    sig(['BIGNUMERIC', 'BIGNUMERIC', opt('BIGNUMERIC')], 'ARRAY<BIGNUMERIC>', rowKernel(arrayOf(T.BIGNUMERIC), (v) => generateArray(v[0]!, v[1]!, v.length > 2 ? v[2]! : new Decimal(1), 'BIGNUMERIC'))),
+    sig(['FLOAT64', 'FLOAT64', opt('FLOAT64')], 'ARRAY<FLOAT64>', rowKernel(arrayOf(T.FLOAT64), (v) => generateArray(v[0]!, v[1]!, v.length > 2 ? v[2]! : 1, 'FLOAT64'))),
+  ]);
+  defineScalar('ARRAY_INCLUDES', [
+    sig(['ARRAY<T1>', 'T1'], 'BOOL', rowKernel(T.BOOL, (v) => {
+      if (v[0] === null || v[1] === null) return null;
+      for (const e of v[0] as Value[]) if (sqlEquals(e, v[1]!) === true) return true;
+      return false;
+    }, false)),
+    sigf(['ARRAY', 'BOOL'], 'BOOL', (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, T.BOOL, false, (_a, res) => res.some((x) => x === true))),
+  ]);
+  const incl = (all: boolean) =>
+    sig(['ARRAY<T1>', 'ARRAY<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
+      if (v[0] === null || v[1] === null) return null;
+      const hay = v[0] as Value[];
+      const need = (v[1] as Value[]).filter((x) => x !== null);
+      const has = (x: Value) => hay.some((e) => sqlEquals(e, x) === true);
+      if (all) return need.every(has);
+      return need.some(has);
+    }, false));
+  defineScalar('ARRAY_INCLUDES_ALL', [incl(true)]);
+  defineScalar('ARRAY_INCLUDES_ANY', [incl(false)]);
+  defineScalar('ARRAY_FIRST', [sigf(['ARRAY<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => {
+    const a = v[0] as Value[];
+    if (a.length === 0) fail('ARRAY_FIRST cannot get the first element of an empty array');
+    return a[0]!;
+  }))]);
+  defineScalar('ARRAY_LAST', [sigf(['ARRAY<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => {
+    const a = v[0] as Value[];
+    if (a.length === 0) fail('ARRAY_LAST cannot get the last element of an empty array');
+    return a[a.length - 1]!;
+  }))]);
+  const firstN = (last: boolean) => sigf(['ARRAY<T1>', 'INT64'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
+    const a = v[0] as Value[];
+    const k = Number(v[1] as bigint);
+    if (k < 0) fail(`The n argument to ARRAY_${last ? 'LAST' : 'FIRST'}_N must not be negative`);
+    return last ? a.slice(Math.max(0, a.length - k)) : a.slice(0, k);
+  }));
+  defineScalar('ARRAY_FIRST_N', [firstN(false)]);
+  defineScalar('ARRAY_LAST_N', [firstN(true)]);
+  const removeN = (last: boolean) => sigf(['ARRAY<T1>', 'INT64'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
+    const a = v[0] as Value[];
+    const k = Number(v[1] as bigint);
+    if (k < 0) fail(`The n argument to ARRAY_REMOVE_${last ? 'LAST' : 'FIRST'}_N must not be negative`);
+    return last ? a.slice(0, Math.max(0, a.length - k)) : a.slice(k);
+  }));
+  defineScalar('ARRAY_REMOVE_FIRST_N', [removeN(false)]);
+  defineScalar('ARRAY_REMOVE_LAST_N', [removeN(true)]);
+  defineScalar('ARRAY_SLICE', [sigf(['ARRAY<T1>', 'INT64', 'INT64'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
+    const a = v[0] as Value[];
+    const n = a.length;
+    let s = Number(v[1] as bigint);
+    let e = Number(v[2] as bigint);
+    if (s < 0) s = n + s;
+    if (e < 0) e = n + e;
+    s = Math.max(0, s);
+    e = Math.min(n - 1, e);
+    return s > e ? [] : a.slice(s, e + 1);
+  }))]);
+  defineScalar('ARRAY_IS_DISTINCT', [sig(['ARRAY'], 'BOOL', rowKernel(T.BOOL, (v) => {
+    const seen = new Set<string>();
+    for (const e of v[0] as Value[]) {
+      const k = valueKey(e);
+      if (seen.has(k)) return false;
+      seen.add(k);
+    }
+    return true;
+  }))]);
+  defineScalar('ARRAY_FILTER', [
+    sigf(['ARRAY', 'BOOL'], (c) => c.argTypes[0]!, (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, c.argTypes[0]!, false, (a, res) => a.filter((_e, i) => res[i] === true))),
+  ]);
+  defineScalar('ARRAY_TRANSFORM', [
+    sigf(['ARRAY', 'ANY'], (c) => arrayOf(c.argTypes[1]!), (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, arrayOf(c.argTypes[1]!), false, (_a, res) => res)),
+  ]);
+  defineScalar('ARRAY_SUM', [
+    sig(['ARRAY<INT64>'], 'INT64', rowKernel(T.INT64, (v) => {
+      let s = 0n;
+      let any = false;
+      for (const e of v[0] as Value[]) if (e !== null) {
+        s += e as bigint;
+        any = true;
+      }
+      if (s > 9223372036854775807n || s < -9223372036854775808n) fail('int64 overflow');
+      return any ? s : null;
+    })),
+    sig(['ARRAY<FLOAT64>'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => {
+      const els = (v[0] as Value[]).filter((e) => e !== null) as number[];
+      return els.length === 0 ? null : els.reduce((a, b) => a + b, 0);
+    })),
+  ]);
+  const minmax = (max: boolean) => sigf(['ARRAY<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => {
+    let best: Value = null;
+    for (const e of v[0] as Value[]) {
+      if (e === null) continue;
+      if (typeof e === 'number' && Number.isNaN(e)) return NaN;
+      if (best === null || (max ? compareValues(e, best) > 0 : compareValues(e, best) < 0)) best = e;
+    }
+    return best;
+  }));
+  defineScalar('ARRAY_MAX', [minmax(true)]);
+  defineScalar('ARRAY_MIN', [minmax(false)]);
+  defineScalar('FLATTEN', [sigf(['ARRAY'], (c) => c.argTypes[0]!, (c) => rowKernel(c.returnType, (v) => v[0]!))]);
+  void groupEquals;
+  void formatValueLiteral;
+}
+

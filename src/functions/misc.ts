@@ -1,0 +1,309 @@
+// Hash, UUID, bit, NET.*, RANGE, ERROR, SESSION_USER, TYPEOF and other small families.
+import { createHash, randomUUID } from 'node:crypto';
+import { fingerprint64 } from 'farmhash-modern';
+import { T, arrayOf, rangeOf, typeToSql, type ScalarType, type SqlType } from '../types/types.js';
+import { RangeValue, type Value } from '../types/values.js';
+import { hllExtract } from './aggregates.js';
+import { compareValues } from './compare.js';
+import { encodeUtf8 } from './conversion.js';
+import { bytesToLatin1, likeRegex } from './operators.js';
+import { defineScalar, operatorDisplay, opt, sig, sigf } from './signature.js';
+import { constKernel, fail, perRowKernel, rowKernel } from './vec.js';
+import { Interval } from '../types/values.js';
+import { datetimeAddInterval } from './interval.js';
+import { joinMicros, splitMicros } from './civil.js';
+
+const US_DAY = 86400000000n;
+
+function hash(alg: string) {
+  return [
+    sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => Uint8Array.from(createHash(alg).update(v[0] as string, 'utf8').digest()))),
+    sig(['BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => Uint8Array.from(createHash(alg).update(v[0] as Uint8Array).digest()))),
+  ];
+}
+
+// ---------------------------------------------------------------- NET
+
+function parseIPv4(s: string): Uint8Array | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (!m) return undefined;
+  const b = m.slice(1).map(Number);
+  if (b.some((x) => x > 255)) return undefined;
+  return Uint8Array.from(b);
+}
+function parseIPv6(s: string): Uint8Array | undefined {
+  if (!/^[0-9a-fA-F:.]+$/.test(s)) return undefined;
+  let tail: Uint8Array | undefined;
+  let str = s;
+  const lastColon = s.lastIndexOf(':');
+  if (s.includes('.')) {
+    tail = parseIPv4(s.slice(lastColon + 1));
+    if (!tail) return undefined;
+    str = s.slice(0, lastColon + 1) + '0:0';
+  }
+  const halves = str.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (h: string): number[] | undefined => {
+    if (h === '') return [];
+    const parts = h.split(':');
+    const out: number[] = [];
+    for (const p of parts) {
+      if (!/^[0-9a-fA-F]{1,4}$/.test(p)) return undefined;
+      out.push(parseInt(p, 16));
+    }
+    return out;
+  };
+  const a = parse(halves[0]!);
+  const b = halves.length === 2 ? parse(halves[1]!) : [];
+  if (!a || !b) return undefined;
+  let groups: number[];
+  if (halves.length === 2) {
+    if (a.length + b.length > 7) return undefined;
+    groups = [...a, ...new Array(8 - a.length - b.length).fill(0), ...b];
+  } else {
+    if (a.length !== 8) return undefined;
+    groups = a;
+  }
+  const out = new Uint8Array(16);
+  groups.forEach((g, i) => {
+    out[2 * i] = g >> 8;
+    out[2 * i + 1] = g & 255;
+  });
+  if (tail) out.set(tail, 12);
+  return out;
+}
+function ipFromString(s: string): Uint8Array | undefined {
+  return s.includes(':') ? parseIPv6(s) : parseIPv4(s);
+}
+function ipToString(b: Uint8Array): string {
+  if (b.length === 4) return Array.from(b).join('.');
+  if (b.length !== 16) fail(`Invalid IP address: ${'0x' + Buffer.from(b).toString('hex')}`);
+  const g: number[] = [];
+  for (let i = 0; i < 8; i++) g.push((b[2 * i]! << 8) | b[2 * i + 1]!);
+  // IPv4-mapped addresses print their dotted tail.
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return `::ffff:${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
+  let bestS = -1, bestL = 0;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestL && j - i >= 2) {
+      bestS = i;
+      bestL = j - i;
+    }
+    i = j;
+  }
+  const hex = g.map((x) => x.toString(16));
+  if (bestS < 0) return hex.join(':');
+  return hex.slice(0, bestS).join(':') + '::' + hex.slice(bestS + bestL).join(':');
+}
+
+function hostOf(url: string): string | null {
+  let s = url.trim();
+  const m = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(s);
+  if (m) s = s.slice(m[0].length);
+  else if (s.startsWith('//')) s = s.slice(2);
+  s = s.replace(/^[^/?#@]*@/, '');
+  const h = /^(\[[^\]]*\]|[^/?#:]*)/.exec(s)![0];
+  return h === '' ? null : h.toLowerCase();
+}
+// A small public-suffix approximation: the last label, or the last two when the
+// second-level label is a common registry label (co.uk, com.au, ...).
+const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go', 'gob', 'mil']);
+function publicSuffix(host: string): string | null {
+  if (/^[\d.]+$/.test(host) || host.startsWith('[')) return null;
+  const labels = host.replace(/\.$/, '').split('.');
+  if (labels.length === 0 || labels.some((l) => l === '')) return null;
+  if (labels.length >= 2 && SECOND_LEVEL.has(labels[labels.length - 2]!) && labels[labels.length - 1]!.length === 2) return labels.slice(-2).join('.');
+  return labels[labels.length - 1]!;
+}
+
+// ---------------------------------------------------------------- RANGE
+
+function rangeContains(r: RangeValue, x: Value): boolean {
+  return (r.start === null || compareValues(x, r.start) >= 0) && (r.end === null || compareValues(x, r.end) < 0);
+}
+
+export function registerMisc(): void {
+  defineScalar('MD5', hash('md5'));
+  defineScalar('SHA1', hash('sha1'));
+  defineScalar('SHA256', hash('sha256'));
+  defineScalar('SHA512', hash('sha512'));
+  defineScalar('FARM_FINGERPRINT', [
+    sig(['STRING'], 'INT64', rowKernel(T.INT64, (v) => BigInt.asIntN(64, fingerprint64(encodeUtf8(v[0] as string))))),
+    sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => BigInt.asIntN(64, fingerprint64(v[0] as Uint8Array)))),
+  ]);
+  defineScalar('GENERATE_UUID', [sig([], 'STRING', perRowKernel(T.STRING, () => randomUUID()))], { volatile: true, safeCallable: false });
+  defineScalar('SESSION_USER', [sig([], 'STRING', constKernel(T.STRING, (ctx) => ctx.sessionUser))]);
+  defineScalar('ERROR', [
+    sigf(['STRING'], 'INT64', () => rowKernel(T.INT64, (v) => fail(v[0] === null ? 'NULL' : (v[0] as string)), false)),
+  ]);
+  defineScalar('TYPEOF', [
+    sigf(['ANY'], 'STRING', (c) => {
+      const name = typeToSql(c.argTypes[0]!);
+      return constKernel(T.STRING, () => name);
+    }),
+  ]);
+  defineScalar('BIT_COUNT', [
+    sig(['INT64'], 'INT64', rowKernel(T.INT64, (v) => {
+      let x = BigInt.asUintN(64, v[0] as bigint);
+      let c = 0n;
+      while (x) {
+        c += x & 1n;
+        x >>= 1n;
+      }
+      return c;
+    })),
+    sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => {
+      let c = 0;
+      for (let b of v[0] as Uint8Array) while (b) {
+        c += b & 1;
+        b >>= 1;
+      }
+      return BigInt(c);
+    })),
+  ]);
+  defineScalar('HLL_COUNT.EXTRACT', [sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => hllExtract(v[0] as Uint8Array)))]);
+
+  // LIKE ANY/ALL UNNEST(array)
+  const likeArr = (all: boolean) =>
+    rowKernel(T.BOOL, (v) => {
+      const x = v[0]!;
+      const pats = v[1] as Value[] | null;
+      if (pats === null || pats.length === 0) return all;
+      if (x === null) return null;
+      let sawNull = false;
+      for (const p of pats) {
+        if (p === null) {
+          sawNull = true;
+          continue;
+        }
+        const r = typeof x === 'string' ? likeRegex(p as string, false).test(x) : likeRegex(bytesToLatin1(p as Uint8Array), true).test(bytesToLatin1(x as Uint8Array));
+        if (r !== all) return !all;
+      }
+      return sawNull ? null : all;
+    }, false);
+  defineScalar('$like_any_array', [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(false)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(false))], {
+    display: operatorDisplay('LIKE ANY', 'custom', (a) => `${a[0]} LIKE ANY UNNEST(${a[1]})`),
+  });
+  defineScalar('$like_all_array', [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(true)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(true))], {
+    display: operatorDisplay('LIKE ALL', 'custom', (a) => `${a[0]} LIKE ALL UNNEST(${a[1]})`),
+  });
+
+  // NET.*
+  defineScalar('NET.IP_FROM_STRING', [sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => {
+    const r = ipFromString(v[0] as string);
+    if (!r) fail(`Invalid IP address: ${v[0] as string}`);
+    return r;
+  }))]);
+  defineScalar('NET.SAFE_IP_FROM_STRING', [sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => ipFromString(v[0] as string) ?? null))]);
+  defineScalar('NET.IP_TO_STRING', [sig(['BYTES'], 'STRING', rowKernel(T.STRING, (v) => ipToString(v[0] as Uint8Array)))]);
+  defineScalar('NET.IP_NET_MASK', [sig(['INT64', 'INT64'], 'BYTES', rowKernel(T.BYTES, (v) => {
+    const len = Number(v[0] as bigint);
+    const bits = Number(v[1] as bigint);
+    if ((len !== 4 && len !== 16) || bits < 0 || bits > len * 8) fail(`Invalid arguments to NET.IP_NET_MASK: ${len}, ${bits}`);
+    const out = new Uint8Array(len);
+    for (let i = 0; i < bits; i++) out[i >> 3]! |= 0x80 >> (i & 7);
+    return out;
+  }))]);
+  defineScalar('NET.IP_TRUNC', [sig(['BYTES', 'INT64'], 'BYTES', rowKernel(T.BYTES, (v) => {
+    const b = v[0] as Uint8Array;
+    const bits = Number(v[1] as bigint);
+    if ((b.length !== 4 && b.length !== 16) || bits < 0 || bits > b.length * 8) fail('Invalid arguments to NET.IP_TRUNC');
+    const out = new Uint8Array(b.length);
+    for (let i = 0; i < bits; i++) if (b[i >> 3]! & (0x80 >> (i & 7))) out[i >> 3]! |= 0x80 >> (i & 7);
+    return out;
+  }))]);
+  defineScalar('NET.IPV4_FROM_INT64', [sig(['INT64'], 'BYTES', rowKernel(T.BYTES, (v) => {
+    const x = v[0] as bigint;
+    if (x < -0x80000000n || x > 0xffffffffn) fail(`NET.IPV4_FROM_INT64() encountered a non-IPv4 address. Expected 4 bytes but got ${x}`);
+    const u = Number(BigInt.asUintN(32, x));
+    return Uint8Array.from([u >>> 24, (u >>> 16) & 255, (u >>> 8) & 255, u & 255]);
+  }))]);
+  defineScalar('NET.IPV4_TO_INT64', [sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => {
+    const b = v[0] as Uint8Array;
+    if (b.length !== 4) fail(`NET.IPV4_TO_INT64() encountered a non-IPv4 address. Expected 4 bytes but got ${b.length}`);
+    return BigInt(((b[0]! << 24) >>> 0) + (b[1]! << 16) + (b[2]! << 8) + b[3]!);
+  }))]);
+  defineScalar('NET.HOST', [sig(['STRING'], 'STRING', rowKernel(T.STRING, (v) => hostOf(v[0] as string)))]);
+  defineScalar('NET.PUBLIC_SUFFIX', [sig(['STRING'], 'STRING', rowKernel(T.STRING, (v) => {
+    const h = hostOf(v[0] as string);
+    return h === null ? null : publicSuffix(h);
+  }))]);
+  defineScalar('NET.REG_DOMAIN', [sig(['STRING'], 'STRING', rowKernel(T.STRING, (v) => {
+    const h = hostOf(v[0] as string);
+    if (h === null) return null;
+    const ps = publicSuffix(h);
+    if (ps === null) return null;
+    const labels = h.replace(/\.$/, '').split('.');
+    const n = ps.split('.').length;
+    if (labels.length <= n) return null;
+    return labels.slice(-(n + 1)).join('.');
+  }))]);
+
+  // RANGE
+  const rangeTypes = ['DATE', 'DATETIME', 'TIMESTAMP'];
+  defineScalar('RANGE', rangeTypes.map((t) =>
+    sig([t, t], `RANGE<${t}>`, rowKernel(rangeOf(T[t as 'DATE']), (v) => {
+      if (v[0] !== null && v[1] !== null && compareValues(v[0]!, v[1]!) >= 0) fail('Range start element must be smaller than range end element');
+      return new RangeValue(v[0]!, v[1]!);
+    }, false)),
+  ));
+  defineScalar('RANGE_START', [sigf(['RANGE<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => (v[0] as RangeValue).start))]);
+  defineScalar('RANGE_END', [sigf(['RANGE<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => (v[0] as RangeValue).end))]);
+  defineScalar('RANGE_CONTAINS', [
+    sig(['RANGE<T1>', 'RANGE<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
+      const a = v[0] as RangeValue;
+      const b = v[1] as RangeValue;
+      const startOk = a.start === null || (b.start !== null && compareValues(b.start, a.start) >= 0);
+      const endOk = a.end === null || (b.end !== null && compareValues(b.end, a.end) <= 0);
+      return startOk && endOk;
+    })),
+    sig(['RANGE<T1>', 'T1'], 'BOOL', rowKernel(T.BOOL, (v) => rangeContains(v[0] as RangeValue, v[1]!))),
+  ]);
+  defineScalar('RANGE_OVERLAPS', [sig(['RANGE<T1>', 'RANGE<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
+    const a = v[0] as RangeValue;
+    const b = v[1] as RangeValue;
+    const aBeforeB = a.end !== null && b.start !== null && compareValues(a.end, b.start) <= 0;
+    const bBeforeA = b.end !== null && a.start !== null && compareValues(b.end, a.start) <= 0;
+    return !aBeforeB && !bBeforeA;
+  }))]);
+  defineScalar('RANGE_INTERSECT', [sigf(['RANGE<T1>', 'RANGE<T1>'], 'RANGE<T1>', (c) => rowKernel(c.returnType, (v) => {
+    const a = v[0] as RangeValue;
+    const b = v[1] as RangeValue;
+    const start = a.start === null ? b.start : b.start === null ? a.start : compareValues(a.start, b.start) >= 0 ? a.start : b.start;
+    const end = a.end === null ? b.end : b.end === null ? a.end : compareValues(a.end, b.end) <= 0 ? a.end : b.end;
+    if (start !== null && end !== null && compareValues(start, end) >= 0) fail('Provided RANGE inputs: ' + 'do not overlap.');
+    return new RangeValue(start, end);
+  }))]);
+  defineScalar('GENERATE_RANGE_ARRAY', [
+    sigf(['RANGE<T1>', 'INTERVAL', opt('BOOL')], (c) => arrayOf(c.argTypes[0]!), (c) => {
+      const el = (c.argTypes[0] as { element: ScalarType }).element;
+      return rowKernel(c.returnType, (v) => {
+        const r = v[0] as RangeValue;
+        const iv = v[1] as Interval;
+        const lastPartial = v.length > 2 ? v[2] !== false : true;
+        if (r.start === null || r.end === null) fail('GENERATE_RANGE_ARRAY does not support unbounded ranges');
+        const toMicros = (x: Value): bigint => (el.kind === 'DATE' ? joinMicros(x as number, 0) : (x as bigint));
+        const fromMicros = (x: bigint): Value => (el.kind === 'DATE' ? splitMicros(x)[0] : x);
+        const end = toMicros(r.end);
+        const out: Value[] = [];
+        let cur = toMicros(r.start);
+        if (iv.months === 0 && iv.days === 0 && iv.micros <= 0n) fail('GENERATE_RANGE_ARRAY requires a positive interval');
+        while (cur < end) {
+          const next = datetimeAddInterval(cur, iv);
+          if (next > end && !lastPartial) break;
+          out.push(new RangeValue(fromMicros(cur), fromMicros(next < end ? next : end)));
+          cur = next;
+          if (out.length > 1048576) fail('GENERATE_RANGE_ARRAY produces too many elements');
+        }
+        return out;
+      }, false);
+    }),
+  ]);
+  void US_DAY;
+  void (null as unknown as SqlType);
+}
