@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { loadCases, quickCase, loadOverrides, loadPeerTable, repoRoot, type BenchCase } from './cases.js';
 import { startEmulator, attachEmulator, type EmulatorHandle } from './emulator-process.js';
-import { RestClient } from './rest-client.js';
+import { RestClient, RestError } from './rest-client.js';
 import { runCaseOnEmulator } from './emulator-side.js';
 import { runCaseOnDuckdb, duckdbVersion } from './duckdb-side.js';
 import { compareRows, hasTopLevelOrderBy, type CanonRow } from './compare.js';
@@ -92,7 +92,9 @@ async function settle(emu: EmulatorHandle): Promise<void> {
 
 /**
  * Healthy is not necessarily able to answer queries (the engine may still be
- * warming up): retry SELECT 1 for up to 15 s and return spawn → first answer.
+ * warming up): retry SELECT 1 while the answer is 503 or no answer, for up
+ * to 15 s, and return spawn → first answer. Any other error is final: the
+ * cases will report it.
  */
 async function firstQuery(client: RestClient, spawnedAt: number | null): Promise<number | null> {
   const until = Date.now() + 15_000;
@@ -100,7 +102,8 @@ async function firstQuery(client: RestClient, spawnedAt: number | null): Promise
     try {
       await client.query('SELECT 1', 5_000);
       return spawnedAt === null ? null : Math.round((performance.now() - spawnedAt) * 10) / 10;
-    } catch {
+    } catch (e) {
+      if (e instanceof RestError && e.status !== 503) return null;
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -171,6 +174,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
     log(`emulator unavailable: ${emulatorInfo.error}`);
   }
 
+  const firstQueryMs = emu ? await firstQuery(new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs), emu.spawnedAt) : null;
   let extra: ExtraMetrics | null = null;
   if (opts.extra) {
     const skipped = { status: 'skipped' as const, reason: 'emulator not running' };
@@ -179,7 +183,6 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
       select1: skipped, concurrentSmall: skipped, healthzUnderLoad: skipped, drift: skipped,
     };
     if (emu) {
-      const firstQueryMs = await firstQuery(new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs), emu.spawnedAt);
       extra.startupMs = emu.startupMs !== null
         ? { status: 'ok', ms: emu.startupMs, firstQueryMs }
         : { status: 'skipped', reason: 'attached with --url' };
