@@ -25,6 +25,10 @@ export interface JobRecord {
   readonly request?: QueryRequest;
   reply?: QueryReply;
   error?: ErrorInfo;
+  /** Per-row errors of a failed load (status.errors); defaults to [errorResult]. */
+  errors?: Json[];
+  /** Statistics blocks of load/copy/extract jobs (`load`, `copy`, `extract`). */
+  extraStatistics?: Json;
   readonly abort: AbortController;
   /** Resolves when the job reaches DONE (never rejects). */
   done: Promise<void>;

@@ -191,6 +191,7 @@ export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
     }
     if (Object.keys(q).length) st['query'] = q;
   }
+  if (job.extraStatistics) Object.assign(st, job.extraStatistics);
   return st;
 }
 
@@ -208,7 +209,7 @@ export function renderJob(job: JobRecord, family: Family, projection: 'full' | '
   const status: Json = { state: job.state };
   if (job.error) {
     status['errorResult'] = errorResultOf(job.error);
-    status['errors'] = [errorResultOf(job.error)];
+    status['errors'] = job.errors?.length ? job.errors : [errorResultOf(job.error)];
   }
   const ref = { projectId: job.projectId, jobId: job.jobId, location: job.location };
   const out: Json = {
