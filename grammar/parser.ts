@@ -3189,6 +3189,8 @@ function wrap<R>(sql: string, fn: () => R): R {
     return fn();
   } catch (e) {
     if (e instanceof ParseFail) throw new SqlSyntaxError(e.detail, e.line, expandTabs(sql, e.line, e.column));
+    // Pathologically deep nesting overflows the descent stack: report, don't crash.
+    if (e instanceof RangeError) throw new SqlSyntaxError('Syntax error: Statement is too deeply nested', 1, 1);
     throw e;
   }
 }
