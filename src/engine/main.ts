@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { DataDirLockedError } from '../storage/lock.js';
 import { Storage } from '../storage/store.js';
-import { engineHandlers, loadEngineService } from './service.js';
+import { engineHandlers, loadEngineService, tuneServer } from './service.js';
 
 interface Flags {
   grpcPort: number;
@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     process.exit(e instanceof DataDirLockedError ? 3 : 1);
   }
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 512 * 1024 * 1024, 'grpc.max_send_message_length': 512 * 1024 * 1024 });
+  tuneServer(server);
   server.addService(loadEngineService(), engineHandlers(storage, { defaultDataset: flags.dataset || undefined, defaultProject: flags.projectId || undefined }));
   const host = flags.host.includes(':') && !flags.host.startsWith('[') ? `[${flags.host}]` : flags.host;
   const port = await new Promise<number>((resolve, reject) =>

@@ -268,3 +268,17 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
     }),
   };
 }
+
+/**
+ * TCP_NODELAY and a large HTTP/2 receive window on the server's sockets.
+ * grpc-js leaves Nagle on for server sockets, so a reply's trailers wait for
+ * the client's delayed ACK (~40 ms per call); and the default 64 KB window
+ * makes a 100 KB insertAll wait for a window update. grpc-js exposes neither
+ * as an option, so they are set on its (stable, internal) http2 server options.
+ */
+export function tuneServer(server: grpc.Server): void {
+  const s = server as unknown as { commonServerOptions?: { noDelay?: boolean; settings?: Record<string, unknown> } };
+  if (!s.commonServerOptions) return;
+  s.commonServerOptions.noDelay = true;
+  s.commonServerOptions.settings = { ...(s.commonServerOptions.settings ?? {}), initialWindowSize: 8 * 1024 * 1024 };
+}

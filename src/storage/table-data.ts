@@ -30,8 +30,8 @@ interface Sidecar {
 const EMPTY_SIDECAR: Sidecar = { version: 1, columns: [], fragments: [], flushedLsn: 0, modifiedMs: 0 };
 
 /** Compaction thresholds: the WAL is folded into a fragment past either bound, or when idle. */
-export const COMPACT_WAL_BYTES = 32 * 1024 * 1024;
-export const COMPACT_IDLE_MS = 1500;
+export const COMPACT_WAL_BYTES = Number(process.env.WAREHOUSE_COMPACT_WAL_BYTES) || 32 * 1024 * 1024;
+export const COMPACT_IDLE_MS = Number(process.env.WAREHOUSE_COMPACT_IDLE_MS) || 1500;
 const MAX_FRAGMENTS = 12;
 
 export class TableData {

@@ -60,9 +60,15 @@ function frac6(micros: number): string {
   return '.' + '000000'.slice(s.length) + s;
 }
 
+// Dates repeat heavily in real columns: remember the last one formatted.
+let lastDays = NaN;
+let lastDate = '';
 export function formatDate(days: number): string {
+  if (days === lastDays) return lastDate;
   const [y, m, d] = civilFromDays(days);
-  return `${pad4(y)}-${pad2(m)}-${pad2(d)}`;
+  lastDays = days;
+  lastDate = `${pad4(y)}-${pad2(m)}-${pad2(d)}`;
+  return lastDate;
 }
 
 /** `HH:MM:SS[.ffffff]` of microseconds since midnight. */
@@ -72,7 +78,15 @@ export function formatTime(micros: number): string {
   return `${pad2(Math.floor(secs / 3600))}:${pad2(Math.floor(secs / 60) % 60)}:${pad2(secs % 60)}${frac6(us)}`;
 }
 
-function splitMicros(micros: bigint): [number, number] {
+const MICROS_PER_DAY_NUM = 86_400_000_000;
+
+function splitMicros(micros: bigint | number): [number, number] {
+  if (typeof micros === 'number' || (micros >= -9007199254740991n && micros <= 9007199254740991n)) {
+    // Exact in doubles below 2^53 (years up to ~2255): no BigInt arithmetic.
+    const m = Number(micros);
+    const days = Math.floor(m / MICROS_PER_DAY_NUM);
+    return [days, m - days * MICROS_PER_DAY_NUM];
+  }
   let days = micros / MICROS_PER_DAY;
   let rem = micros % MICROS_PER_DAY;
   if (rem < 0n) {
@@ -84,7 +98,7 @@ function splitMicros(micros: bigint): [number, number] {
 
 /** `YYYY-MM-DDTHH:MM:SS[.ffffff]` (DATETIME wire form). */
 export function formatDatetime(micros: bigint | number): string {
-  const [days, rem] = splitMicros(BigInt(micros));
+  const [days, rem] = splitMicros(micros);
   return `${formatDate(days)}T${formatTime(rem)}`;
 }
 

@@ -196,7 +196,10 @@ export function encodeRows(
   columns?: readonly number[],
 ): string {
   if (count <= 0) return '[]';
-  const parts: string[] = [];
+  // Each row's text goes straight into a growing byte buffer: the per-row
+  // temporaries die young, and the result is one flat string decoded once
+  // (a rope over the whole page made GC dominate large pages).
+  const out = new RowSink();
   let offset = 0;
   let remaining = count;
   let pos = start;
@@ -213,18 +216,42 @@ export function encodeRows(
     const to = Math.min(b.length, from + remaining);
     const nc = encs.length;
     for (let r = from; r < to; r++) {
-      let s = '{"f":[';
-      for (let c = 0; c < nc; c++) {
-        if (c) s += ',';
-        s += encs[c]!(r);
-      }
-      parts.push(s + ']}');
+      let row = nc > 0 ? '{"f":[' + encs[0]!(r) : '{"f":[';
+      for (let c = 1; c < nc; c++) row += ',' + encs[c]!(r);
+      out.row(row + ']}');
     }
     remaining -= to - from;
     pos += to - from;
     offset = end;
   }
-  return '[' + parts.join(',') + ']';
+  return out.finish();
+}
+
+class RowSink {
+  private buf = Buffer.allocUnsafe(64 * 1024);
+  private pos = 1;
+  private rows = 0;
+
+  constructor() {
+    this.buf[0] = 0x5b; // [
+  }
+
+  row(s: string): void {
+    // Worst case 3 bytes per UTF-16 unit, plus the separator.
+    const need = this.pos + s.length * 3 + 2;
+    if (need > this.buf.length) {
+      const nb = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(nb, 0, 0, this.pos);
+      this.buf = nb;
+    }
+    if (this.rows++ > 0) this.buf[this.pos++] = 0x2c; // ,
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  finish(): string {
+    this.buf[this.pos++] = 0x5d; // ]
+    return this.buf.toString('utf8', 0, this.pos);
+  }
 }
 
 /** Encodes single values (query-parameter echo, tests). */

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { Storage } from '../../src/storage/store.js';
-import { engineHandlers, loadEngineService } from '../../src/engine/service.js';
+import { engineHandlers, loadEngineService, tuneServer } from '../../src/engine/service.js';
 
 export interface WarehouseError {
   code: number;
@@ -30,7 +30,7 @@ export class EngineClient {
 
   constructor(address: string) {
     const Ctor = grpc.makeGenericClientConstructor(loadEngineService(), 'Engine');
-    this.client = new Ctor(address, grpc.credentials.createInsecure()) as never;
+    this.client = new Ctor(address, grpc.credentials.createInsecure(), { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1, 'grpc-node.flow_control_window': 16 * 1024 * 1024 }) as never;
   }
 
   call<T = Json>(method: string, req: Json): Promise<T> {
@@ -79,6 +79,7 @@ export interface InProcessEngine {
 export async function startInProcess(dataDir = tempDir()): Promise<InProcessEngine> {
   const storage = await Storage.open(dataDir, { defaultLocation: 'US' });
   const server = new grpc.Server();
+  tuneServer(server);
   server.addService(loadEngineService(), engineHandlers(storage));
   const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
   const client = new EngineClient(`127.0.0.1:${port}`);
@@ -104,11 +105,11 @@ export interface SpawnedEngine {
 }
 
 /** Spawns `src/engine/main.ts` under tsx (ENGINE_FROM_DIST=1: the bundle) and waits for the serving line. */
-export async function spawnEngine(dataDir: string, extra: string[] = []): Promise<SpawnedEngine> {
+export async function spawnEngine(dataDir: string, extra: string[] = [], env: Record<string, string> = {}): Promise<SpawnedEngine> {
   const t0 = performance.now();
   const useDist = process.env.ENGINE_FROM_DIST === '1' && fs.existsSync(path.join(ROOT, 'dist/engine.js'));
   const args = useDist ? [path.join(ROOT, 'dist/engine.js')] : ['--import', 'tsx', path.join(ROOT, 'src/engine/main.ts')];
-  const proc = spawn(process.execPath, [...args, '--grpc-port', '0', '--data-dir', dataDir, ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...args, '--grpc-port', '0', '--data-dir', dataDir, ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const port = await new Promise<number>((resolve, reject) => {

@@ -1,0 +1,88 @@
+// Measures the engine alone: start-to-serving, idle RSS, InsertRows rows/s for
+// 500-row batches of 8 columns (sequential and 4 concurrent callers), ListRows.
+// Run: npm run build && node --import tsx test/engine/measure.ts
+import * as fs from 'node:fs';
+import { spawnEngine, tempDir } from './helpers.js';
+
+process.env.ENGINE_FROM_DIST = '1';
+
+function rss(pid: number): number {
+  const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(s)![1]) / 1024;
+}
+
+const dir = tempDir('wh-measure-');
+const starts: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const e = await spawnEngine(tempDir('wh-start-'));
+  starts.push(e.startMs);
+  e.proc.kill('SIGKILL');
+  e.client.close();
+}
+const eng = await spawnEngine(dir);
+await new Promise((r) => setTimeout(r, 500));
+const idle = rss(eng.proc.pid!);
+const T = { projectId: 'p', datasetId: 'd', tableId: 't' };
+await eng.client.call('InsertDataset', { projectId: 'p', resourceJson: JSON.stringify({ datasetReference: { datasetId: 'd' } }) });
+await eng.client.call('InsertTable', {
+  projectId: 'p',
+  datasetId: 'd',
+  resourceJson: JSON.stringify({
+    tableReference: { tableId: 't' },
+    schema: {
+      fields: [
+        { name: 'id', type: 'INT64' },
+        { name: 'name', type: 'STRING' },
+        { name: 'score', type: 'FLOAT64' },
+        { name: 'ok', type: 'BOOL' },
+        { name: 'ts', type: 'TIMESTAMP' },
+        { name: 'day', type: 'DATE' },
+        { name: 'amount', type: 'NUMERIC' },
+        { name: 'note', type: 'STRING' },
+      ],
+    },
+  }),
+});
+let id = 0;
+function batchJson(): string {
+  const rows = [];
+  for (let i = 0; i < 500; i++, id++) {
+    rows.push({ insertId: `i${id}`, json: { id, name: `name-${id}`, score: id * 1.5, ok: id % 2 === 0, ts: '2024-01-01T00:00:00.123456Z', day: '2024-01-01', amount: '12.50', note: 'some text here' } });
+  }
+  return JSON.stringify(rows);
+}
+const N = 200;
+const payloads = Array.from({ length: N }, batchJson);
+let t0 = performance.now();
+for (const p of payloads) await eng.client.call('InsertRows', { table: T, rowsJson: p });
+const seq = (N * 500) / ((performance.now() - t0) / 1000);
+const payloads2 = Array.from({ length: N }, batchJson);
+t0 = performance.now();
+let k = 0;
+await Promise.all(
+  Array.from({ length: 4 }, async () => {
+    while (k < payloads2.length) await eng.client.call('InsertRows', { table: T, rowsJson: payloads2[k++]! });
+  }),
+);
+const conc = (N * 500) / ((performance.now() - t0) / 1000);
+t0 = performance.now();
+const r = await eng.client.call<{ rowsJson: string; totalRows: number }>('ListRows', { table: T, startIndex: 0, maxResults: 100000 });
+const listMs = performance.now() - t0;
+const loaded = rss(eng.proc.pid!);
+console.log(
+  JSON.stringify(
+    {
+      startToServingMs: starts.map((s) => Math.round(s)),
+      idleRssMB: Math.round(idle),
+      insertRowsPerSecSequential500: Math.round(seq),
+      insertRowsPerSec4Concurrent500: Math.round(conc),
+      listRows100kMs: Math.round(listMs),
+      totalRows: r.totalRows,
+      rssAfter200kRowsMB: Math.round(loaded),
+    },
+    null,
+    1,
+  ),
+);
+eng.proc.kill('SIGTERM');
+eng.client.close();
