@@ -2,7 +2,7 @@
 // BIGQUERY_EMULATOR_HOST), and the bq CLI fetching our discovery document
 // (no --discovery_file). Recipes per shared/clients/real-client-traces.md.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
@@ -54,6 +54,49 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     const nf = await rest(bqUrl('/datasets/h1/tables/nope'));
     expect(nf.body.error.message).toBe('Not found: Table test:h1.nope');
     expect((await rest(bqUrl('/datasets/h1?deleteContents=true'), { method: 'DELETE' })).status).toBe(204);
+  });
+
+  it('load (multipart and resumable uploads, file:// source), copy and extract jobs', async () => {
+    await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'ld' } } });
+    const meta = { configuration: { load: { destinationTable: { datasetId: 'ld', tableId: 'p' }, sourceFormat: 'CSV', skipLeadingRows: 1, schema: { fields: [{ name: 'name', type: 'STRING' }, { name: 'age', type: 'INTEGER' }] } } }, jobReference: { jobId: 'load1' } };
+    const boundary = '===============123==';
+    const body = `--${boundary}\r\nContent-Type: application/json\r\nMIME-Version: 1.0\r\n\r\n${JSON.stringify(meta)}\r\n--${boundary}\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: binary\r\n\r\nname,age\nann,3\nbob,4\n\r\n--${boundary}--`;
+    const mp = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, { method: 'POST', body, headers: { 'content-type': `multipart/related; boundary="${boundary}"` } });
+    expect(mp.status).toBe(200);
+    expect(mp.body.status).toEqual({ state: 'DONE' });
+    expect(mp.body.statistics.load.outputRows).toBe('2');
+
+    const init = await fetch(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=resumable`, {
+      method: 'POST',
+      body: JSON.stringify({ configuration: { load: { destinationTable: { datasetId: 'ld', tableId: 'p' }, sourceFormat: 'NEWLINE_DELIMITED_JSON' } } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    const location = init.headers.get('location')!;
+    expect(location).toMatch(/upload_id=/);
+    const data = '{"name":"cy","age":5}\n';
+    const put = await rest(location, { method: 'PUT', body: data, headers: { 'content-range': `bytes 0-${data.length - 1}/${data.length}` } });
+    expect(put.body.status).toEqual({ state: 'DONE' });
+    expect((await rest(bqUrl('/datasets/ld/tables/p/data'))).body.totalRows).toBe('3');
+
+    const cp = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { copy: { sourceTable: { datasetId: 'ld', tableId: 'p' }, destinationTable: { datasetId: 'ld', tableId: 'p2' } } } } });
+    expect(cp.body.status).toEqual({ state: 'DONE' });
+    expect((await rest(bqUrl('/datasets/ld/tables/p2/data'))).body.totalRows).toBe('3');
+
+    const out = join(mkdtempSync(join(tmpdir(), 'extract-')), 'out.json');
+    const ex = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { extract: { sourceTable: { datasetId: 'ld', tableId: 'p2' }, destinationUris: [`file://${out}`], destinationFormat: 'NEWLINE_DELIMITED_JSON' } } } });
+    expect(ex.body.status).toEqual({ state: 'DONE' });
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toEqual(expect.arrayContaining([{ name: 'ann', age: 3 }, { name: 'cy', age: 5 }]));
+
+    const src = join(mkdtempSync(join(tmpdir(), 'load-')), 'x.csv');
+    writeFileSync(src, 'n,s\n1,a\n2,b\n');
+    const fl = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'ld', tableId: 'auto' }, sourceUris: [`file://${src}`], autodetect: true } } } });
+    expect(fl.body.status).toEqual({ state: 'DONE' });
+    const auto = await rest(bqUrl('/datasets/ld/tables/auto'));
+    expect(auto.body.schema.fields.map((f: any) => [f.name, f.type])).toEqual([['n', 'INTEGER'], ['s', 'STRING']]);
+    const bad = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'ld', tableId: 'p' }, sourceUris: ['file:///definitely/not/here.csv'] } } } });
+    expect(bad.body.status.errorResult.reason).toBe('notFound');
+    await rest(bqUrl('/datasets/ld?deleteContents=true'), { method: 'DELETE' });
   });
 
   for (const mode of ['apiEndpoint', 'BIGQUERY_EMULATOR_HOST'] as const) {
