@@ -593,12 +593,12 @@ function probeIn(one: InSet | null, x: Vector, perRow: InSet[] | null, type: Sql
       found = g[0]! >= 0;
     }
     const xNull = x.nulls !== null && x.nulls[i] === 1;
-    if (found && !xNull) data[i] = 1;
-    else if (xNull || set.hasNull || (x.type.kind === 'FLOAT64' && Number.isNaN((x.data as Float64Array)[i]))) {
-      if (xNull || set.hasNull) {
-        nulls ??= new Uint8Array(n);
-        nulls[i] = 1;
-      }
+    // NaN = NaN is FALSE in SQL, though the set groups NaNs together.
+    const isNaN = !xNull && x.type.kind === 'FLOAT64' && Number.isNaN((x.data as Float64Array)[i]);
+    if (found && !xNull && !isNaN) data[i] = 1;
+    else if (xNull || set.hasNull) {
+      nulls ??= new Uint8Array(n);
+      nulls[i] = 1;
     }
   }
   return { type, length: n, data, nulls };

@@ -86,3 +86,113 @@ export function sortIndexes(n: number, cmp: RowComparator): Int32Array {
   idx.sort(cmp);
   return idx;
 }
+
+/**
+ * Stable sort of rows 0..n-1 by `keys`. Typed-array keys take a fast path:
+ * each key becomes a dense rank (NULL/NaN/direction folded in), the ranks
+ * combine into one number per row, and `composite * n + row` is sorted by the
+ * engine's native numeric sort — no JS comparator calls. Falls back to the
+ * comparator sort for other layouts or when the composite would exceed 2^53.
+ */
+export function sortRows(keys: readonly Vector[], specs: readonly KeySpec[], n: number): Int32Array {
+  const fast = rankSort(keys, specs, n);
+  return fast ?? sortIndexes(n, rowsComparator(keys, specs));
+}
+
+function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number): Int32Array | null {
+  if (n < 64 || keys.length === 0) return null;
+  for (const k of keys) {
+    const d = k.data;
+    if (!(d instanceof Float64Array || d instanceof Int32Array || d instanceof Uint8Array)) return null;
+  }
+  const ranks: Float64Array[] = [];
+  const radix: number[] = [];
+  for (let k = 0; k < keys.length; k++) {
+    const r = denseRanks(keys[k]!, specs[k]!, n);
+    ranks.push(r.ranks);
+    radix.push(r.radix);
+  }
+  let span = n;
+  for (const r of radix) span *= r;
+  if (span >= 2 ** 53) return null;
+  const comp = new Float64Array(n);
+  for (let k = 0; k < ranks.length; k++) {
+    const r = ranks[k]!;
+    const R = radix[k]!;
+    if (k === 0) comp.set(r);
+    else for (let i = 0; i < n; i++) comp[i] = comp[i]! * R + r[i]!;
+  }
+  for (let i = 0; i < n; i++) comp[i] = comp[i]! * n + i;
+  comp.sort();
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = comp[i]! % n;
+  return idx;
+}
+
+/** Rank of every row's key in the final order of that key alone (ties share a rank). */
+function denseRanks(v: Vector, spec: KeySpec, n: number): { ranks: Float64Array; radix: number } {
+  const d = v.data as Float64Array | Int32Array | Uint8Array;
+  const nulls = v.nulls;
+  const direct = integralRanks(d, nulls, spec, n);
+  if (direct) return direct;
+  const vals = new Float64Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const x = d[i]!;
+    if (x === x) vals[m++] = x === 0 ? 0 : x; // -0 ranks with +0
+  }
+  const sorted = vals.subarray(0, m).sort();
+  let u = 0;
+  for (let i = 0; i < m; i++) if (i === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i]!;
+  const uniq = sorted.subarray(0, u);
+  // Layout of ranks: [NULL?] [NaN / values in direction order] [NULL?]
+  const nullRank = spec.nullsFirst ? 0 : u + 1;
+  const base = spec.nullsFirst ? 1 : 0;
+  const nanRank = spec.descending ? base + u : base;
+  const valBase = spec.descending ? base : base + 1;
+  const ranks = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) {
+      ranks[i] = nullRank;
+      continue;
+    }
+    const x = d[i]!;
+    if (x !== x) {
+      ranks[i] = nanRank;
+      continue;
+    }
+    let lo = 0;
+    let hi = u - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (uniq[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    ranks[i] = valBase + (spec.descending ? u - 1 - lo : lo);
+  }
+  return { ranks, radix: u + 2 };
+}
+
+/** Integer keys over a modest range rank as `x - min` directly (no sort needed). */
+function integralRanks(d: Float64Array | Int32Array | Uint8Array, nulls: Uint8Array | null, spec: KeySpec, n: number): { ranks: Float64Array; radix: number } | null {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const x = d[i]!;
+    if (x !== Math.floor(x)) return null; // fractional or NaN
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  const u = min === Infinity ? 0 : max - min + 1;
+  if (u > 4 * n + 1024) return null;
+  const nullRank = spec.nullsFirst ? 0 : u;
+  const base = spec.nullsFirst ? 1 : 0;
+  const ranks = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) ranks[i] = nullRank;
+    else ranks[i] = base + (spec.descending ? max - d[i]! : d[i]! - min);
+  }
+  return { ranks, radix: u + 1 };
+}

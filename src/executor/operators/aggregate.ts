@@ -192,6 +192,7 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
   const table = new GroupTable(multi ? [...keyTypes, T.INT64] : keyTypes, 1024);
   const aggs = rel.aggregates.map((a) => new AggState(a, ctx));
   let groups = new Int32Array(BATCH_SIZE);
+  const globalOnly = !multi && keyTypes.length === 0;
 
   const keyColumns = (keyVecs: readonly Vector[], setIndex: number, n: number): Vector[] => {
     const set = sets[setIndex]!;
@@ -213,7 +214,9 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
     const keyVecs: Vector[] = [];
     for (const g of rel.groupBy) keyVecs.push(await evaluate(g.expr, b, layout, ctx));
     for (let si = 0; si < sets.length; si++) {
-      table.findOrInsert(keyColumns(keyVecs, si, n), n, groups);
+      // Global aggregate: every row is in group 0 (inserted above), no hashing.
+      if (globalOnly) groups.fill(0, 0, n);
+      else table.findOrInsert(keyColumns(keyVecs, si, n), n, groups);
       for (const a of aggs) await a.update(b, layout, groups, table.size, ctx);
     }
   }

@@ -128,11 +128,16 @@ class PairEmitter {
   }
 
   async flush(left: Batch): Promise<void> {
-    let c = this.count;
+    const c = this.count;
     if (c === 0) return;
     this.count = 0;
-    let lSel = this.lSel.subarray(0, c);
-    let rSel = this.rSel.subarray(0, c);
+    await this.flushPairs(left, this.lSel.subarray(0, c), this.rSel.subarray(0, c));
+  }
+
+  /** Emits (or records) the pairs l[k], r[k] that pass the residual condition. */
+  async flushPairs(left: Batch, lSel: Int32Array, rSel: Int32Array): Promise<void> {
+    let c = lSel.length;
+    if (c === 0) return;
     const jt = this.rel.joinType;
     const emitPairs = jt !== 'semi' && jt !== 'anti';
     let joined: Batch | null = null;
@@ -318,6 +323,78 @@ function unmatchable(keys: readonly Vector[], nullSafe: readonly boolean[], i: n
   return false;
 }
 
+interface Pairs {
+  l: Int32Array;
+  r: Int32Array;
+  count: number;
+}
+
+/**
+ * Probes one batch against the build side's hash chains; returns every
+ * (probe row, build row) key match in probe order. A plain function (not
+ * inside the async generator) so V8 optimizes the hot loop.
+ */
+function probe(
+  pk: readonly Vector[],
+  ph: Int32Array,
+  n: number,
+  bk: readonly Vector[],
+  bh: Int32Array,
+  head: Int32Array,
+  next: Int32Array,
+  mask: number,
+  nullSafe: readonly boolean[],
+  firstOnly: boolean,
+  leftMatched: Uint8Array,
+  buf: Pairs,
+): Pairs {
+  let l = buf.l;
+  let r = buf.r;
+  let c = 0;
+  // Single FLOAT64-layout key without NULLs on the probe side: compare inline.
+  const p0 = pk.length === 1 && pk[0]!.data instanceof Float64Array && pk[0]!.nulls === null && !nullSafe[0] ? (pk[0]!.data as Float64Array) : null;
+  const b0 = p0 !== null && bk[0]!.data instanceof Float64Array ? (bk[0]!.data as Float64Array) : null;
+  const checkNulls = p0 === null || b0 === null;
+  for (let i = 0; i < n; i++) {
+    if (checkNulls && unmatchable(pk, nullSafe, i)) continue;
+    const h = ph[i]!;
+    for (let j = head[mix32(h) & mask]!; j >= 0; j = next[j]!) {
+      if (bh[j] !== h) continue;
+      if (b0 !== null) {
+        if (p0![i] !== b0[j]) continue;
+      } else if (!keysEqual(pk, i, bk, j)) continue;
+      if (firstOnly) {
+        leftMatched[i] = 1;
+        break;
+      }
+      if (c === l.length) {
+        l = growInt32(l, c * 2);
+        r = growInt32(r, c * 2);
+      }
+      l[c] = i;
+      r[c++] = j;
+    }
+  }
+  return { l, r, count: c };
+}
+
+/** Hash chains over the build rows: head per bucket, next per row (-1 ends a chain). */
+function buildChains(bk: readonly Vector[], bh: Int32Array, m: number, nullSafe: readonly boolean[]): { head: Int32Array; next: Int32Array; mask: number } {
+  let cap = 16;
+  while (cap < m * 2) cap *= 2;
+  const mask = cap - 1;
+  const head = new Int32Array(cap).fill(-1);
+  const next = new Int32Array(m);
+  // Inserted from the end so every chain lists build rows in input order.
+  for (let j = m - 1; j >= 0; j--) {
+    if (unmatchable(bk, nullSafe, j)) continue;
+    const s = mix32(bh[j]!) & mask;
+    next[j] = head[s]!;
+    head[s] = j;
+  }
+  return { head, next, mask };
+}
+
 async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr | undefined, ctx: ExecContext): AsyncGenerator<Batch> {
   // Inner joins build on the smaller side when the estimates say so.
   if (rel.joinType === 'inner') {
@@ -336,18 +413,7 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
   const m = build.length;
   const bh = new Int32Array(m);
   hashRows(bk, m, bh);
-  let cap = 16;
-  while (cap < m * 2) cap *= 2;
-  const mask = cap - 1;
-  const head = new Int32Array(cap).fill(-1);
-  const next = new Int32Array(m);
-  // Inserted from the end so every chain lists build rows in input order.
-  for (let j = m - 1; j >= 0; j--) {
-    if (unmatchable(bk, nullSafe, j)) continue;
-    const s = mix32(bh[j]!) & mask;
-    next[j] = head[s]!;
-    head[s] = j;
-  }
+  const { head, next, mask } = buildChains(bk, bh, m, nullSafe);
   await checkpoint(ctx);
   const jt = rel.joinType;
   const em = new PairEmitter(rel, residual, condLayoutOf(rel), build, jt === 'right' || jt === 'full' ? new Uint8Array(m) : null, ctx);
@@ -355,6 +421,7 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
   const firstOnly = (jt === 'semi' || jt === 'anti') && !residual;
   const co = new BatchCoalescer(rel.columns.map((c) => c.type));
   let ph = new Int32Array(BATCH_SIZE);
+  let pairBuf: Pairs = { l: new Int32Array(BATCH_SIZE), r: new Int32Array(BATCH_SIZE), count: 0 };
   for await (const left of executeRel(rel.left, ctx)) {
     await checkpoint(ctx);
     const n = left.length;
@@ -364,20 +431,12 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
     if (ph.length < n) ph = new Int32Array(n);
     hashRows(pk, n, ph);
     em.startLeft(n);
-    for (let i = 0; i < n; i++) {
-      if (unmatchable(pk, nullSafe, i)) continue;
-      const h = ph[i]!;
-      for (let j = head[mix32(h) & mask]!; j >= 0; j = next[j]!) {
-        if (bh[j] !== h || !keysEqual(pk, i, bk, j)) continue;
-        if (firstOnly) {
-          em.leftMatched[i] = 1;
-          break;
-        }
-        em.push(i, j);
-        if (em.full) await em.flush(left);
-      }
+    const pairs = probe(pk, ph, n, bk, bh, head, next, mask, nullSafe, firstOnly, em.leftMatched, pairBuf);
+    pairBuf = pairs;
+    for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
+      const e = Math.min(pairs.count, s + BATCH_SIZE);
+      await em.flushPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e));
     }
-    await em.flush(left);
     em.finishLeft(left);
     for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
   }

@@ -8,7 +8,7 @@ import { BATCH_SIZE, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
-import { rowsComparator, sortIndexes } from '../sort-keys.js';
+import { sortRows } from '../sort-keys.js';
 import { concatBatches, takeBatch } from '../vectors.js';
 
 export async function sortKeyVectors(keys: readonly SortKey[], b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Vector[]> {
@@ -20,7 +20,7 @@ export async function sortKeyVectors(keys: readonly SortKey[], b: Batch, layout:
 /** The permutation that orders `b` by `keys`. */
 export async function sortPermutation(keys: readonly SortKey[], b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Int32Array> {
   const vecs = await sortKeyVectors(keys, b, layout, ctx);
-  return sortIndexes(b.length, rowsComparator(vecs, keys));
+  return sortRows(vecs, keys, b.length);
 }
 
 export async function* sortOp(rel: SortRel, ctx: ExecContext): AsyncGenerator<Batch> {

@@ -18,7 +18,7 @@ import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
 import { materialize } from '../execute.js';
 import { GroupTable } from '../hash.js';
-import { keyComparator, peersComparator, rowsComparator, sortIndexes, type KeySpec } from '../sort-keys.js';
+import { keyComparator, peersComparator, sortRows, type KeySpec } from '../sort-keys.js';
 import { compareValues } from '../values-compare.js';
 import { rebatch, takeOrNull } from '../vectors.js';
 
@@ -72,7 +72,7 @@ async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: Exe
   if (pVecs.length + oVecs.length === 0) {
     idx = new Int32Array(n);
     for (let i = 0; i < n; i++) idx[i] = i;
-  } else idx = sortIndexes(n, rowsComparator([...pVecs, ...oVecs], [...pSpecs, ...call.orderBy]));
+  } else idx = sortRows([...pVecs, ...oVecs], [...pSpecs, ...call.orderBy], n);
   await checkpoint(ctx);
   const pc = peersComparator(pVecs, pSpecs);
   const oc = peersComparator(oVecs, call.orderBy);
