@@ -188,11 +188,19 @@ export class RowService {
       etag = anon.etag;
     } else {
       if (ResultStore.isAnonDataset(d) && !this.st.getDataset(p, d)) throw notFound(`Table ${p}:${d}.${t}`);
-      const entry = this.st.requireTable(p, d, t);
+      let name = t;
+      let deleted = undefined as ReturnType<Storage['resolveDecorated']>;
+      if (!this.st.getTable(p, d, t) && t.includes('@')) {
+        // Snapshot decorator: a live table reads as itself, a deleted one from its snapshot.
+        name = t.slice(0, t.lastIndexOf('@'));
+        if (!this.st.getTable(p, d, name)) deleted = this.st.resolveDecorated(p, d, t);
+        if (!deleted && !this.st.getTable(p, d, name)) name = t;
+      }
+      const entry = deleted ? deleted.entry : this.st.requireTable(p, d, name);
       if (entry.kind === 'VIEW') throw invalid('Cannot list a table of type VIEW.');
-      const td = this.st.tableData(p, d, t);
+      const td = deleted ? this.st.deletedTableData(deleted) : this.st.tableData(p, d, name);
       await td.load();
-      columns = this.st.columnsOf(entry);
+      columns = td.schema;
       fields = schemaFieldsOf(entry.resource as Resource);
       batches = td.snapshot();
       total = batches.reduce((s, b) => s + b.length, 0);

@@ -109,6 +109,16 @@ export function presentTable(st: Storage, p: string, d: string, t: string, e: Ta
 }
 
 export function getTable(st: Storage, p: string, d: string, t: string): Resource {
+  if (!st.getTable(p, d, t) && t.includes('@')) {
+    // `table@epoch` of a deleted table: its snapshot (copy jobs restore from it).
+    const base = t.slice(0, t.lastIndexOf('@'));
+    if (st.getTable(p, d, base)) return presentTable(st, p, d, base, st.requireTable(p, d, base));
+    const x = st.resolveDecorated(p, d, t);
+    if (x) {
+      const td = st.deletedTableData(x);
+      return { ...x.entry.resource, numRows: String(td.rowCount), ...Object.fromEntries(ZERO_BYTE_FIELDS.map((k) => [k, '0'])) };
+    }
+  }
   return presentTable(st, p, d, t, st.requireTable(p, d, t));
 }
 

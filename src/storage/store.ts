@@ -71,6 +71,7 @@ export class Storage {
   private tombstones: Tombstone[] = [];
   private deletedTables: DeletedTable[] = [];
   private data = new Map<string, TableData>();
+  private trashData = new Map<string, TableData>();
   private columnCache = new WeakMap<TableEntry, Column[]>();
   private saving: Promise<void> | null = null;
   private dirty = false;
@@ -377,12 +378,29 @@ export class Storage {
     return best;
   }
 
-  /** Reads the rows of a deleted table snapshot (for copy jobs restoring `table@epoch`). */
-  async readDeletedTable(x: DeletedTable): Promise<{ columns: Column[]; data: TableData }> {
-    const columns = columnsOf(schemaFieldsOf(x.entry.resource));
-    const td = new TableData(path.join(this.dataDir, x.trashDir), fileStem(x.tableId), columns);
-    await td.load();
-    return { columns, data: td };
+  /** Row storage of a deleted table snapshot (read-only use: copy restores, `table@epoch` reads). */
+  deletedTableData(x: DeletedTable): TableData {
+    let td = this.trashData.get(x.trashDir);
+    if (!td) {
+      td = new TableData(path.join(this.dataDir, x.trashDir), fileStem(x.tableId), columnsOf(schemaFieldsOf(x.entry.resource)));
+      this.trashData.set(x.trashDir, td);
+    }
+    return td;
+  }
+
+  /**
+   * A snapshot-decorated id `table@<epoch ms>` (negative: relative to now; 0:
+   * newest) of a deleted table: the snapshot that was live at that instant.
+   */
+  resolveDecorated(p: string, d: string, t: string): DeletedTable | undefined {
+    const m = /^(.+)@(-?\d+)$/.exec(t);
+    if (!m) return undefined;
+    let at = Number(m[2]);
+    if (at < 0) at = Date.now() + at;
+    const x = this.findDeletedTable(p, d, m[1]!, at === 0 ? undefined : at);
+    if (!x) return undefined;
+    if (at !== 0 && Number(x.entry.resource.creationTime ?? 0) > at) return undefined;
+    return x;
   }
 
   async setChildren(): Promise<void> {
@@ -402,6 +420,8 @@ export class Storage {
       await td.close();
     }
     this.data.clear();
+    for (const td of this.trashData.values()) await td.close();
+    this.trashData.clear();
     while (this.saving) await this.saving;
     this.lock?.release();
   }

@@ -206,6 +206,13 @@ describe('tables', () => {
     await eng.client.call('DeleteTable', tb('evo'));
     expect((await eng.client.error('GetTable', tb('evo'))).code).toBe(404);
     expect(eng.storage.findDeletedTable('p1', 'd1', 'evo')).toBeDefined();
+    // The deleted table stays readable through a snapshot decorator (copy-job restore source).
+    const snap = await eng.client.resource('GetTable', tb('evo@0'));
+    expect(snap.numRows).toBe('2');
+    const at = Number(u.creationTime);
+    const rows = await eng.client.call<{ rowsJson: string }>('ListRows', { table: { projectId: 'p1', datasetId: 'd1', tableId: `evo@${at}` }, maxResults: 10 });
+    expect(JSON.parse(rows.rowsJson)).toHaveLength(2);
+    expect((await eng.client.error('GetTable', tb(`evo@${at - 100000}`))).code).toBe(404);
   });
 
   it('children: create-only conflicts, list, delete', async () => {
