@@ -613,10 +613,61 @@ export interface TableSample {
 export type FromItem = TableRef | UnnestRef | SubqueryRef | TvfRef | JoinRef | PivotRef | UnpivotRef;
 
 /**
+ * Fields every FROM item may carry. `matchRecognize` is set when the item is
+ * followed by MATCH_RECOGNIZE(...): the item is then the pattern-matching input
+ * and the clause's output replaces it (an optional field rather than a new
+ * FromItem kind so exhaustive switches elsewhere keep compiling; the analyzer
+ * must reject it until supported).
+ */
+interface FromItemBase extends NodeBase {
+  matchRecognize?: MatchRecognizeClause;
+}
+
+export interface MatchRecognizeClause {
+  loc: Loc;
+  spec: MatchRecognizeSpec;
+  alias?: string;
+}
+
+/** Row pattern of MATCH_RECOGNIZE (a regular expression over pattern variables). */
+export type RowPattern =
+  | { kind: 'PatternVar'; loc: Loc; name: string }
+  /** Empty alternative, e.g. `a|` or `()`. */
+  | { kind: 'PatternEmpty'; loc: Loc }
+  | { kind: 'PatternAnchor'; loc: Loc; anchor: '^' | '$' }
+  | { kind: 'PatternConcat'; loc: Loc; items: RowPattern[] }
+  | { kind: 'PatternAlt'; loc: Loc; alternatives: RowPattern[] }
+  | {
+      kind: 'PatternQuantified';
+      loc: Loc;
+      pattern: RowPattern;
+      /** `*` `+` `?` or `{}` for bounded repetition `{n}`, `{n,}`, `{,m}`, `{n,m}`. */
+      quantifier: '*' | '+' | '?' | '{}';
+      min?: Expr;
+      max?: Expr;
+      /** `{n}`: exactly n. */
+      exact: boolean;
+      /** Trailing `?`: reluctant quantifier. */
+      reluctant: boolean;
+    };
+
+export interface MatchRecognizeSpec {
+  partitionBy: Expr[];
+  orderBy: OrderByItem[];
+  measures: AliasedExpr[];
+  afterMatchSkip?: 'PAST LAST ROW' | 'TO NEXT ROW';
+  pattern: RowPattern;
+  define: { name: string; expr: Expr }[];
+  options?: OptionEntry[];
+}
+
+
+
+/**
  * A table name. Note `FROM t, t.arr` (implicit UNNEST of a path) is also a TableRef;
  * the analyzer decides (first part resolves to a range variable => correlated unnest).
  */
-export interface TableRef extends NodeBase {
+export interface TableRef extends FromItemBase {
   kind: 'TableRef';
   path: Path;
   alias?: string;
@@ -625,7 +676,7 @@ export interface TableRef extends NodeBase {
   withOffset?: { alias?: string };
 }
 
-export interface UnnestRef extends NodeBase {
+export interface UnnestRef extends FromItemBase {
   kind: 'UnnestRef';
   /** Usually one; several for multi-array UNNEST. */
   exprs: Expr[];
@@ -638,7 +689,7 @@ export interface UnnestRef extends NodeBase {
   mode?: Expr;
 }
 
-export interface SubqueryRef extends NodeBase {
+export interface SubqueryRef extends FromItemBase {
   kind: 'SubqueryRef';
   query: Query;
   alias?: string;
@@ -657,7 +708,7 @@ export interface ModelArg extends NodeBase {
   path: Path;
 }
 
-export interface TvfRef extends NodeBase {
+export interface TvfRef extends FromItemBase {
   kind: 'TvfRef';
   name: Path;
   args: (Expr | TableArg | ModelArg | Query)[];
@@ -667,7 +718,7 @@ export interface TvfRef extends NodeBase {
 
 export type JoinType = 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS' | 'COMMA';
 
-export interface JoinRef extends NodeBase {
+export interface JoinRef extends FromItemBase {
   kind: 'JoinRef';
   joinType: JoinType;
   natural: boolean;
@@ -682,7 +733,7 @@ export interface AliasedExpr {
   alias?: string;
 }
 
-export interface PivotRef extends NodeBase {
+export interface PivotRef extends FromItemBase {
   kind: 'PivotRef';
   input: FromItem;
   aggregates: AliasedExpr[];
@@ -697,7 +748,7 @@ export interface UnpivotColumnSet {
   alias?: Expr;
 }
 
-export interface UnpivotRef extends NodeBase {
+export interface UnpivotRef extends FromItemBase {
   kind: 'UnpivotRef';
   input: FromItem;
   nulls?: 'INCLUDE' | 'EXCLUDE';
@@ -733,7 +784,8 @@ export type PipeOp =
   | PipeAssert
   | PipeWindow
   | PipeWith
-  | PipeDescribe;
+  | PipeDescribe
+  | PipeMatchRecognize;
 
 export interface PipeWhere extends NodeBase {
   kind: 'PipeWhere';
@@ -847,6 +899,12 @@ export interface PipeWindow extends NodeBase {
 export interface PipeWith extends NodeBase {
   kind: 'PipeWith';
   ctes: Cte[];
+}
+/** |> MATCH_RECOGNIZE(...) [AS alias] */
+export interface PipeMatchRecognize extends NodeBase {
+  kind: 'PipeMatchRecognize';
+  spec: MatchRecognizeSpec;
+  alias?: string;
 }
 /** |> DESCRIBE / |> STATIC_DESCRIBE (ZetaSQL debugging operators). */
 export interface PipeDescribe extends NodeBase {

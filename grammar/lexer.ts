@@ -82,7 +82,8 @@ const isWordChar = (c: number) => isWordStart(c) || isDigit(c);
 const isHex = (c: number) => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 
 const SYMBOLS2 = new Set(['|>', '=>', '->', '<=', '>=', '<>', '!=', '<<', '>>', '||', '@@']);
-const SYMBOLS1 = new Set('(),.;*/+-~&^|=<>[]{}?:@%'.split(''));
+// `$` is the end anchor in MATCH_RECOGNIZE patterns.
+const SYMBOLS1 = new Set('(),.;*/+-~&^|=<>[]{}?:@%$'.split(''));
 
 /**
  * Tokenize; the returned array always ends with an EOF token positioned at end of text.

@@ -1995,6 +1995,7 @@ export class Parser {
     const t = this.peek();
     if (t.type !== T.Word) return false;
     if ((t.upper === 'PIVOT' || t.upper === 'UNPIVOT') && (this.isSym('(', 1) || this.isKw('INCLUDE', 1) || this.isKw('EXCLUDE', 1))) return true;
+    if (t.upper === 'MATCH_RECOGNIZE' && this.isSym('(', 1)) return true;
     return false;
   }
 
@@ -2154,6 +2155,13 @@ export class Parser {
         item = { kind: 'PivotRef', loc: this.loc(t), input: item, ...p, alias: this.alias() };
         continue;
       }
+      if (this.isKw('MATCH_RECOGNIZE') && this.isSym('(', 1)) {
+        const t = this.next();
+        if (item.matchRecognize) this.fail(t);
+        const spec = this.matchRecognizeBody();
+        item.matchRecognize = { loc: this.loc(t), spec, alias: this.alias() };
+        continue;
+      }
       if (this.isKw('UNPIVOT') && (this.isSym('(', 1) || this.isKw('INCLUDE', 1) || this.isKw('EXCLUDE', 1))) {
         const t = this.next();
         const u = this.unpivotBody();
@@ -2216,6 +2224,104 @@ export class Parser {
     this.expectSym(')');
     this.expectSym(')');
     return { nulls, valueColumns, nameColumn, inColumns };
+  }
+
+  // MATCH_RECOGNIZE -------------------------------------------------------------
+
+  private matchRecognizeBody(): A.MatchRecognizeSpec {
+    this.expectSym('(');
+    const spec: A.MatchRecognizeSpec = { partitionBy: [], orderBy: [], measures: [], pattern: undefined as unknown as A.RowPattern, define: [] };
+    if (this.isKw('PARTITION')) {
+      this.next();
+      this.expectKw('BY');
+      spec.partitionBy = this.exprList();
+    }
+    this.expectKw('ORDER');
+    this.expectKw('BY');
+    spec.orderBy = this.orderByList();
+    this.expectKw('MEASURES');
+    do {
+      const expr = this.expr();
+      this.expectKw('AS');
+      spec.measures.push({ expr, alias: this.ident() });
+    } while (this.acceptSym(','));
+    if (this.acceptKw('AFTER')) {
+      this.expectKw('MATCH');
+      this.expectKw('SKIP');
+      if (this.acceptKw('PAST')) {
+        this.expectKw('LAST');
+        this.expectKw('ROW');
+        spec.afterMatchSkip = 'PAST LAST ROW';
+      } else {
+        this.expectKw('TO');
+        this.expectKw('NEXT');
+        this.expectKw('ROW');
+        spec.afterMatchSkip = 'TO NEXT ROW';
+      }
+    }
+    this.expectKw('PATTERN');
+    this.expectSym('(');
+    spec.pattern = this.rowPatternAlt();
+    this.expectSym(')');
+    this.expectKw('DEFINE');
+    do {
+      const name = this.ident();
+      this.expectKw('AS');
+      spec.define.push({ name, expr: this.expr() });
+    } while (this.acceptSym(','));
+    if (this.isKw('OPTIONS')) spec.options = this.optionsList();
+    this.expectSym(')');
+    return spec;
+  }
+
+  private rowPatternAlt(): A.RowPattern {
+    const t = this.peek();
+    const alts = [this.rowPatternSeq()];
+    while (this.acceptSym('|')) alts.push(this.rowPatternSeq());
+    return alts.length === 1 ? alts[0]! : { kind: 'PatternAlt', loc: this.loc(t), alternatives: alts };
+  }
+
+  private rowPatternSeq(): A.RowPattern {
+    const t = this.peek();
+    const items: A.RowPattern[] = [];
+    for (;;) {
+      const p = this.peek();
+      let prim: A.RowPattern;
+      if (this.isIdent()) prim = { kind: 'PatternVar', loc: this.loc(p), name: this.identName(this.next()) };
+      else if (this.isSym('^') || this.isSym('$')) prim = { kind: 'PatternAnchor', loc: this.loc(p), anchor: this.next().image as '^' | '$' };
+      else if (this.isSym('(')) {
+        this.next();
+        prim = this.isSym(')') ? { kind: 'PatternEmpty', loc: this.loc(p) } : this.rowPatternAlt();
+        this.expectSym(')');
+      } else break;
+      items.push(this.rowPatternQuantifiers(prim));
+    }
+    if (items.length === 0) return { kind: 'PatternEmpty', loc: this.loc(t) };
+    return items.length === 1 ? items[0]! : { kind: 'PatternConcat', loc: this.loc(t), items };
+  }
+
+  private rowPatternQuantifiers(prim: A.RowPattern): A.RowPattern {
+    for (;;) {
+      const q = this.peek();
+      let node: Extract<A.RowPattern, { kind: 'PatternQuantified' }>;
+      if (this.isSym('*') || this.isSym('+') || this.isSym('?')) {
+        this.next();
+        node = { kind: 'PatternQuantified', loc: prim.loc, pattern: prim, quantifier: q.image as '*' | '+' | '?', exact: false, reluctant: false };
+      } else if (this.isSym('{')) {
+        this.next();
+        node = { kind: 'PatternQuantified', loc: prim.loc, pattern: prim, quantifier: '{}', exact: false, reluctant: false };
+        if (!this.isSym(',')) node.min = this.primary();
+        if (this.acceptSym(',')) {
+          if (!this.isSym('}')) node.max = this.primary();
+        } else {
+          node.exact = true;
+          node.max = node.min;
+        }
+        this.expectSym('}');
+      } else return prim;
+      if (this.acceptSym('?')) node.reluctant = true;
+      prim = node;
+    }
   }
 
   // Pipe operators -------------------------------------------------------------
@@ -2387,6 +2493,11 @@ export class Parser {
         this.next();
         const p = this.pivotBody();
         return { kind: 'PipePivot', loc, ...p, alias: this.alias() };
+      }
+      case 'MATCH_RECOGNIZE': {
+        this.next();
+        const spec = this.matchRecognizeBody();
+        return { kind: 'PipeMatchRecognize', loc, spec, alias: this.alias() };
       }
       case 'UNPIVOT': {
         this.next();

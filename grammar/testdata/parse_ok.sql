@@ -364,3 +364,15 @@ CASE WHEN x = 1 THEN SELECT 1; ELSE SELECT 2; END CASE;
 ;;SELECT 1;;SELECT 2;
 
 GRANT `roles/bigquery.dataViewer` ON SCHEMA ds TO 'user:a@b.com'
+
+-- MATCH_RECOGNIZE (table operator and pipe operator)
+SELECT * FROM t MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY ts
+  MEASURES MIN(ts) AS start, COUNT(*) AS n
+  AFTER MATCH SKIP PAST LAST ROW
+  PATTERN (^ a+? (b | c){2,} $)
+  DEFINE a AS x = 1, b AS x > 1, c AS x < 0
+  OPTIONS (use_longest_match = true)
+) AS m
+
+FROM t |> MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n PATTERN (a{@lo, @hi} | ) DEFINE a AS TRUE)
