@@ -40,29 +40,45 @@ import {
   typedLiteral,
 } from './types.js';
 
-// Side tables keep the resolved IR free of analysis-only facts.
-const origins = new WeakMap<Expr, Origin>();
-const locs = new WeakMap<Expr, A.Loc>();
-/** Column references written by the user (for "neither grouped nor aggregated"). */
-const refNames = new WeakMap<Expr, string>();
+// Analysis-only facts ride on the IR objects under symbol keys: invisible to
+// the executor and to JSON, copied by object spread, and much cheaper than
+// WeakMap side tables on this hot path.
+const ORIGIN = Symbol('origin');
+const LOC = Symbol('loc');
+const REFNAME = Symbol('refName');
+interface Tagged {
+  [ORIGIN]?: Origin;
+  [LOC]?: A.Loc;
+  [REFNAME]?: string;
+}
+const tag = (e: Expr): Tagged => e as unknown as Tagged;
 
 export function originOf(e: Expr): Origin {
-  return origins.get(e) ?? Origin.Column;
+  return tag(e)[ORIGIN] ?? Origin.Column;
+}
+function setOrigin(e: Expr, o: Origin): void {
+  tag(e)[ORIGIN] = o;
 }
 export function locOf(e: Expr): A.Loc | undefined {
-  return locs.get(e);
+  return tag(e)[LOC];
+}
+function setLoc(e: Expr, loc: A.Loc): void {
+  tag(e)[LOC] = loc;
 }
 export function refNameOf(e: Expr): string | undefined {
-  return refNames.get(e);
+  return tag(e)[REFNAME];
+}
+function setRefName(e: Expr, n: string): void {
+  tag(e)[REFNAME] = n;
 }
 export function markLoc<E extends Expr>(e: E, loc: A.Loc): E {
-  if (!locs.has(e)) locs.set(e, loc);
+  if (!tag(e)[LOC]) setLoc(e, loc);
   return e;
 }
 
 export function literal(type: SqlType, value: Value, origin: Origin = Origin.Literal): LiteralExpr {
   const e: LiteralExpr = { kind: 'literal', type, value };
-  origins.set(e, value === null && origin === Origin.Literal ? Origin.Null : origin);
+  setOrigin(e, value === null && origin === Origin.Literal ? Origin.Null : origin);
   return e;
 }
 
@@ -94,6 +110,8 @@ export interface ExprCtx {
   /** SQL UDF parameters being inlined. */
   readonly udfArgs?: ReadonlyMap<string, Expr>;
   readonly lambdaParams?: ReadonlyMap<string, ResolvedColumn>;
+  /** HAVING/QUALIFY: SELECT-list aliases (lower-cased) resolve to their expressions first. */
+  readonly selectAliases?: ReadonlyMap<string, Expr>;
 }
 
 // ---------------------------------------------------------------- coercion
@@ -105,12 +123,12 @@ export function coerce(e: Expr, to: SqlType): Expr {
     const v = foldLiteralCast(e.value, e.type, to);
     if (v !== undefined) {
       const out = literal(to, v, originOf(e) === Origin.Null ? Origin.Literal : originOf(e));
-      origins.set(out, originOf(e));
+      setOrigin(out, originOf(e));
       return out;
     }
   }
   const c: Expr = { kind: 'cast', type: to, arg: e, safe: false };
-  if (originOf(e) !== Origin.Column) origins.set(c, originOf(e));
+  if (originOf(e) !== Origin.Column) setOrigin(c, originOf(e));
   return c;
 }
 
@@ -202,7 +220,7 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
   const fn = r.resolved;
   const cargs = args.map((a, i) => (fn.argTypes[i] ? coerce(a, fn.argTypes[i]!) : a));
   const call: CallExpr = { kind: 'call', type: fn.returnType, name: def.name, args: cargs, fn, safe: !!opts.safe };
-  if (loc) locs.set(call, loc);
+  if (loc) setLoc(call, loc);
   return call;
 }
 
@@ -254,7 +272,7 @@ function requireBool(e: Expr, loc: A.Loc, what: string): Expr {
 
 export function resolveExpr(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
   const e = resolveInner(an, n, ctx);
-  if (!locs.has(e)) locs.set(e, n.loc);
+  if (!tag(e)[LOC]) setLoc(e, n.loc);
   return e;
 }
 
@@ -434,7 +452,7 @@ export function fieldAccess(base: Expr, field: string, loc: A.Loc): Expr {
       return literal(t.fields[idx]!.type, v, originOf(base));
     }
     const fa: Expr = { kind: 'field', type: t.fields[idx]!.type, arg: base, fieldIndex: idx };
-    locs.set(fa, loc);
+    setLoc(fa, loc);
     return fa;
   }
   if (t.kind === 'JSON') return callScalar('$subscript', [base, literal(T.STRING, field)], loc);
@@ -452,22 +470,23 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
   const lam = ctx.lambdaParams?.get(lfirst);
   if (lam) base = colRef(lam);
   else if (ctx.udfArgs?.has(lfirst)) base = ctx.udfArgs.get(lfirst)!;
+  else if (ctx.selectAliases?.has(lfirst)) base = ctx.selectAliases.get(lfirst)!;
   if (!base) {
     const hit = ctx.scope.lookup(first);
     if (hit?.kind === 'ambiguous') throw sqlError(`Column ${first} is ambiguous`, n.loc);
     if (hit?.kind === 'column') {
       base = colRef(hit.column, hit.correlated);
-      refNames.set(base, first);
+      setRefName(base, first);
     } else if (hit?.kind === 'field') {
       const r = colRef(hit.column, hit.correlated);
-      refNames.set(r, first);
-      locs.set(r, n.loc);
+      setRefName(r, first);
+      setLoc(r, n.loc);
       base = { kind: 'field', type: hit.type, arg: r, fieldIndex: hit.fieldIndex };
     } else if (hit?.kind === 'range') {
       const rv = hit.rv;
       if (rv.value) {
         base = colRef(rv.value, hit.correlated);
-        refNames.set(base, first);
+        setRefName(base, first);
       } else if (n.parts.length > 1) {
         // alias.column
         const lc = n.parts[1]!.toLowerCase();
@@ -475,14 +494,14 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
         if (cols.length === 0) throw sqlError(`Name ${n.parts[1]} not found inside ${first}`, n.loc);
         if (cols.length > 1) throw sqlError(`Name ${n.parts[1]} is ambiguous inside ${first}`, n.loc);
         base = colRef(cols[0]!, hit.correlated);
-        refNames.set(base, `${first}.${n.parts[1]}`);
+        setRefName(base, `${first}.${n.parts[1]}`);
         rest = 2;
       } else {
         // The range variable as a value: a STRUCT of its columns.
         const fields = rv.columns.map((c) => {
           const r = colRef(c, hit.correlated);
-          refNames.set(r, first);
-          locs.set(r, n.loc);
+          setRefName(r, first);
+          setLoc(r, n.loc);
           return r;
         });
         base = { kind: 'make_struct', type: structOf(rv.columns.map((c) => ({ name: c.name, type: c.type }))), fields };
@@ -493,7 +512,7 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
     }
   }
   if (!base) throw sqlError(`Unrecognized name: ${first}`, n.loc);
-  locs.set(base, n.loc);
+  setLoc(base, n.loc);
   for (let i = rest; i < n.parts.length; i++) base = fieldAccess(base, n.parts[i]!, n.loc);
   return base;
 }
@@ -587,7 +606,7 @@ function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
   if (n.elementType) elType = typeFromNode(n.elementType);
   else if (els.length === 0) {
     const e = literal(arrayOf(T.INT64), []);
-    origins.set(e, Origin.Null); // untyped empty array
+    setOrigin(e, Origin.Null); // untyped empty array
     return e;
   } else {
     const t = supertype(els.map((e) => ({ type: e.type, origin: originOf(e) })));

@@ -378,8 +378,11 @@ export function resolveSelect(
     groupingSets = r.sets;
   }
 
-  const having = sel.having ? resolveExpr(an, sel.having, { ...ctx, clause: 'HAVING clause' }) : undefined;
-  const qualify = sel.qualify ? resolveExpr(an, sel.qualify, { ...ctx, clause: 'QUALIFY clause' }) : undefined;
+  // HAVING and QUALIFY may name SELECT-list aliases (they win over FROM columns).
+  const selectAliases = new Map<string, Expr>();
+  for (const it of items) if (it.aliasable && !selectAliases.has(it.name.toLowerCase())) selectAliases.set(it.name.toLowerCase(), it.expr);
+  const having = sel.having ? resolveExpr(an, sel.having, { ...ctx, clause: 'HAVING clause', selectAliases }) : undefined;
+  const qualify = sel.qualify ? resolveExpr(an, sel.qualify, { ...ctx, clause: 'QUALIFY clause', selectAliases }) : undefined;
 
   // ORDER BY keys: select-list ordinals and aliases first, then expressions over the FROM scope.
   const order: { ref?: number; expr?: Expr; item: A.OrderByItem }[] = [];
@@ -702,6 +705,10 @@ export function resolveFrom(an: Analyzer, item: A.FromItem, scope: Scope, outer:
       for (const rv of r.rvs) scope.addRangeVar(rv);
       scope.starList = [...(scope.starList ?? []), ...r.star];
       return r.rel;
+    }
+    default: {
+      const x: { kind: string; loc: A.Loc } = item;
+      throw sqlError(`Unsupported FROM item ${x.kind}`, x.loc);
     }
   }
 }

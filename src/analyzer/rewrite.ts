@@ -92,8 +92,67 @@ function bound(b: FrameBound, f: (e: Expr) => Expr): FrameBound {
 
 /** Rewrites every expression in a plan tree (deeply, including subquery plans). */
 export function mapRelExprs(rel: Rel, fn: ExprFn): Rel {
-  const f = (e: Expr) => rewriteExpr(e, fn, true);
-  const sub = (r: Rel) => mapRelExprs(r, fn);
+  return mapNode(rel, (e) => rewriteExpr(e, fn, true), (r) => mapRelExprs(r, fn));
+}
+
+/** Rewrites only this node's own expressions with `f` (children untouched). */
+export function mapOwnExprs(rel: Rel, f: (e: Expr) => Expr): Rel {
+  return mapNode(rel, f, (r) => r);
+}
+
+/** Visits every expression of a plan tree, deeply (subquery plans included), without rebuilding anything. */
+export function visitRelExprs(rel: Rel, f: (e: Expr) => void): void {
+  const ve = (e: Expr): void => {
+    f(e);
+    switch (e.kind) {
+      case 'call':
+      case 'logical':
+        for (const a of e.args) ve(a);
+        return;
+      case 'cast':
+        ve(e.arg);
+        if (e.format) ve(e.format);
+        if (e.timeZone) ve(e.timeZone);
+        return;
+      case 'conditional':
+        for (const a of e.whens) ve(a);
+        for (const a of e.thens) ve(a);
+        if (e.else) ve(e.else);
+        return;
+      case 'make_struct':
+        for (const a of e.fields) ve(a);
+        return;
+      case 'make_array':
+        for (const a of e.elements) ve(a);
+        return;
+      case 'field':
+        ve(e.arg);
+        return;
+      case 'lambda':
+        ve(e.body);
+        return;
+      case 'subquery':
+        if (e.inExpr) ve(e.inExpr);
+        visitRelExprs(e.plan, f);
+        return;
+      default:
+        return;
+    }
+  };
+  mapNode(
+    rel,
+    (e) => {
+      ve(e);
+      return e;
+    },
+    (r) => {
+      visitRelExprs(r, f);
+      return r;
+    },
+  );
+}
+
+function mapNode(rel: Rel, f: (e: Expr) => Expr, sub: (r: Rel) => Rel): Rel {
   switch (rel.kind) {
     case 'scan':
       return rel.pushedFilters ? { ...rel, pushedFilters: rel.pushedFilters.map(f) } : rel;

@@ -4,7 +4,7 @@
 // columns nobody reads.
 import type { EvalContext } from '../functions/registry.js';
 import type { Rel } from '../analyzer/resolved.js';
-import { mapRelExprs } from '../analyzer/rewrite.js';
+import { mapOwnExprs, rewriteExpr } from '../analyzer/rewrite.js';
 import { extractEquiKeys } from './rules/equikeys.js';
 import { foldConstants } from './rules/fold.js';
 import { pruneColumns } from './rules/prune.js';
@@ -36,8 +36,19 @@ export function transformUp(rel: Rel, f: (r: Rel) => Rel): Rel {
     }
   };
   // Subquery plans inside expressions get the same treatment.
-  const withSubs = mapRelExprs(kids(rel), (e) => (e.kind === 'subquery' ? { ...e, plan: transformUp(e.plan, f) } : undefined));
+  const k = kids(rel);
+  const withSubs = hasSubqueries(k) ? mapOwnExprs(k, (x) => rewriteExpr(x, (e) => (e.kind === 'subquery' ? { ...e, plan: transformUp(e.plan, f) } : undefined))) : k;
   return f(withSubs);
+}
+
+let subqueryFlag = false;
+function hasSubqueries(rel: Rel): boolean {
+  subqueryFlag = false;
+  mapOwnExprs(rel, (e) => {
+    if (!subqueryFlag) rewriteExpr(e, (x) => (x.kind === 'subquery' ? ((subqueryFlag = true), x) : undefined));
+    return e;
+  });
+  return subqueryFlag;
 }
 
 /** Applies `f` top-down (parents first), re-entering the rewritten node's children. */

@@ -3,12 +3,11 @@
 // needs; unused projection outputs are dropped. Positional consumers (set
 // operations, CTE plans) keep all their columns.
 import type { Rel } from '../../analyzer/resolved.js';
-import { mapRelExprs, relInputs } from '../../analyzer/rewrite.js';
+import { relInputs, visitRelExprs } from '../../analyzer/rewrite.js';
 
 function collectUsed(rel: Rel, used: Set<number>): void {
-  mapRelExprs(rel, (e) => {
+  visitRelExprs(rel, (e) => {
     if (e.kind === 'column') used.add(e.columnId);
-    return undefined;
   });
   const walk = (r: Rel): void => {
     if (r.kind === 'setop') for (const i of r.inputs) for (const c of i.columns) used.add(c.id);
