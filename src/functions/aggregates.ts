@@ -384,9 +384,20 @@ function toNum(x: Value): number {
 
 // ---------------------------------------------------------------- statistics
 
+/** Scale factor of the last variance() call: the true variance is result * lastScale^2. */
+let lastScale = 1;
 function variance(xs: number[], sample: boolean): number | null {
   const n = xs.length;
   if (n === 0 || (sample && n < 2)) return null;
+  // Scale by the largest magnitude so squares of values near 1e308 do not overflow.
+  let scale = 0;
+  for (const x of xs) if (Number.isFinite(x) && Math.abs(x) > scale) scale = Math.abs(x);
+  if (scale > 1e150) {
+    const v = variance(xs.map((x) => x / scale), sample);
+    lastScale = scale;
+    return v;
+  }
+  lastScale = 1;
   let mean = 0;
   for (const x of xs) mean += x;
   mean /= n;
@@ -426,7 +437,10 @@ function registerStats(): void {
     const vals = rows.map((r) => r[0]!).filter((x) => x !== null);
     let v: number | null;
     if (vals.length > 0 && vals[0] instanceof Decimal) v = decimalVariance(vals as Decimal[], sample);
-    else v = variance(vals.map(toNum), sample);
+    else {
+      v = variance(vals.map(toNum), sample);
+      if (v !== null && lastScale !== 1) return sqrt ? Math.sqrt(v) * lastScale : v * lastScale * lastScale;
+    }
     if (v === null) return null;
     return sqrt ? Math.sqrt(v) : v;
   };
@@ -445,6 +459,8 @@ function registerStats(): void {
     pairSigs((rows) => {
       const p = pairs(rows);
       if (p.length < 2) return null;
+      // A constant input has zero variance: the correlation is undefined (NaN).
+      if (p.every((x) => x[0] === p[0]![0]) || p.every((x) => x[1] === p[0]![1])) return NaN;
       const c = covariance(p, false)!;
       const vx = variance(p.map((x) => x[0]), false)!;
       const vy = variance(p.map((x) => x[1]), false)!;
@@ -663,40 +679,45 @@ function registerApprox(): void {
   const enc = new TextEncoder();
   const dec = new TextDecoder();
   const MAGIC = 'HLLX1:';
-  const toSketch = (keys: Set<string>): Uint8Array => enc.encode(MAGIC + JSON.stringify([...keys]));
-  const fromSketch = (b: Uint8Array, fn: string): string[] => {
+  // The sketch records the input type: merging sketches of different types is an error.
+  const toSketch = (keys: Set<string>, kind: string): Uint8Array => enc.encode(MAGIC + JSON.stringify([kind, ...keys]));
+  const readSketch = (b: Uint8Array, fn: string): { kind: string; keys: string[] } => {
     const s = dec.decode(b);
     if (!s.startsWith(MAGIC)) fail(`Invalid or incompatible sketch in ${fn}`);
     try {
-      return JSON.parse(s.slice(MAGIC.length)) as string[];
+      const arr = JSON.parse(s.slice(MAGIC.length)) as string[];
+      return { kind: arr[0]!, keys: arr.slice(1) };
     } catch {
       fail(`Invalid or incompatible sketch in ${fn}`);
     }
+  };
+  const fromSketch = (b: Uint8Array, fn: string): string[] => readSketch(b, fn).keys;
+  const mergeInto = (rows: Value[][], fn: string): { keys: Set<string>; kind: string | null } => {
+    const keys = new Set<string>();
+    let kind: string | null = null;
+    for (const r of rows) {
+      if (r[0] === null) continue;
+      const sk = readSketch(r[0] as Uint8Array, fn);
+      if (kind !== null && sk.kind !== kind) fail(`Invalid or incompatible sketch in ${fn}`);
+      kind = sk.kind;
+      for (const k of sk.keys) keys.add(k);
+    }
+    return { keys, kind };
   };
   const initSig = (t: string) =>
     asig([t, { type: 'INT64', optional: true }], 'BYTES', collect((rows) => {
       const keys = new Set<string>();
       for (const r of rows) if (r[0] !== null) keys.add(valueKey(r[0]!));
-      return rows.length === 0 || keys.size === 0 ? null : toSketch(keys);
+      return rows.length === 0 || keys.size === 0 ? null : toSketch(keys, t);
     }));
   defineAggregate('HLL_COUNT.INIT', ['INT64', 'NUMERIC', 'BIGNUMERIC', 'STRING', 'BYTES'].map(initSig));
   defineAggregate('HLL_COUNT.MERGE', [
-    asig(['BYTES'], 'INT64', collect((rows) => {
-      const keys = new Set<string>();
-      for (const r of rows) if (r[0] !== null) for (const k of fromSketch(r[0] as Uint8Array, 'HLL_COUNT.MERGE')) keys.add(k);
-      return BigInt(keys.size);
-    })),
+    asig(['BYTES'], 'INT64', collect((rows) => BigInt(mergeInto(rows, 'HLL_COUNT.MERGE').keys.size))),
   ]);
   defineAggregate('HLL_COUNT.MERGE_PARTIAL', [
     asig(['BYTES'], 'BYTES', collect((rows) => {
-      const keys = new Set<string>();
-      let any = false;
-      for (const r of rows)
-        if (r[0] !== null) {
-          any = true;
-          for (const k of fromSketch(r[0] as Uint8Array, 'HLL_COUNT.MERGE_PARTIAL')) keys.add(k);
-        }
-      return any ? toSketch(keys) : null;
+      const m = mergeInto(rows, 'HLL_COUNT.MERGE_PARTIAL');
+      return m.kind === null ? null : toSketch(m.keys, m.kind);
     })),
   ]);
   hllExtract = (b: Uint8Array) => BigInt(fromSketch(b, 'HLL_COUNT.EXTRACT').length);

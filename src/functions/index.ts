@@ -28,3 +28,8 @@ export function registerAllFunctions(): void {
 registerAllFunctions();
 
 export { castVector, castValue, canCast } from './conversion.js';
+
+// The executor routes every CAST through its cast.ts hook; install the real conversions.
+import { installCastVector } from '../executor/cast.js';
+import { castVector as realCastVector } from './conversion.js';
+installCastVector(realCastVector);

@@ -426,27 +426,57 @@ export function registerJson(): void {
       return new JsonValue(root);
     }, false)),
   ]);
-  const stripNulls = (n: JsonNode): JsonNode | undefined => {
+  // JSON_STRIP_NULLS(json [, path] [, include_arrays => BOOL] [, remove_empty => BOOL])
+  const strip = (n: JsonNode, arrays: boolean, empty: boolean): JsonNode | undefined => {
     if (n === null) return undefined;
     if (Array.isArray(n)) {
-      const r = n.map(stripNulls).filter((x) => x !== undefined) as JsonNode[];
-      return r.length === 0 ? undefined : r;
+      if (!arrays) return n;
+      const r: JsonNode[] = [];
+      for (const x of n) {
+        const y = strip(x, arrays, empty);
+        if (y !== undefined) r.push(y);
+      }
+      return empty && r.length === 0 ? undefined : r;
     }
     if (typeof n === 'object' && typeof n !== 'bigint') {
       const o: { [k: string]: JsonNode } = {};
       for (const [k, x] of Object.entries(n)) {
-        const r = stripNulls(x);
-        if (r !== undefined) o[k] = r;
+        const y = strip(x, arrays, empty);
+        if (y !== undefined) o[k] = y;
       }
-      return Object.keys(o).length === 0 ? undefined : o;
+      return empty && Object.keys(o).length === 0 ? undefined : o;
     }
     return n;
   };
   defineScalar('JSON_STRIP_NULLS', [
-    sig(['JSON', opt('STRING'), named('include_arrays', 'BOOL'), named('remove_empty', 'BOOL')], 'JSON', rowKernel(T.JSON, (v) => {
-      const r = stripNulls((v[0] as JsonValue).node);
-      return new JsonValue(r === undefined ? null : r);
-    })),
+    sigf(['JSON', opt('STRING'), named('include_arrays', 'BOOL'), named('remove_empty', 'BOOL')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
+      if (v[0] === null) return null;
+      let path = '$', arrays = true, empty = false;
+      v.forEach((x, i) => {
+        const at = c.assign[i];
+        if (at === 1) path = x as string;
+        else if (at === 2) arrays = x !== false;
+        else if (at === 3) empty = x === true;
+      });
+      const root = clone((v[0] as JsonValue).node);
+      const steps = pathOrFail(path, false);
+      if (steps.length === 0) {
+        const r = strip(root, arrays, empty);
+        return new JsonValue(r === undefined ? null : r);
+      }
+      const parent = jsonAtPath(root, steps.slice(0, -1));
+      const last = steps[steps.length - 1]!;
+      if (parent !== null && parent !== undefined && typeof parent === 'object') {
+        const container = parent as { [k: string]: JsonNode } & JsonNode[];
+        const key = Array.isArray(parent) ? Number(last) : String(last);
+        const cur = (container as Record<string | number, JsonNode>)[key];
+        if (cur !== undefined) {
+          const r = strip(cur, arrays, empty);
+          (container as Record<string | number, JsonNode>)[key] = r === undefined ? null : r;
+        }
+      }
+      return new JsonValue(root);
+    }, false)),
   ]);
   const arrayMod = (insert: boolean) =>
     sigf(['JSON', rep('ANY')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
@@ -473,14 +503,23 @@ export function registerJson(): void {
   defineScalar('JSON_ARRAY_APPEND', [arrayMod(false)]);
   defineScalar('JSON_ARRAY_INSERT', [arrayMod(true)]);
   defineScalar('JSON_KEYS', [
-    sig(['JSON', opt('INT64'), named('mode', 'STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
-      const max = v.length > 1 && v[1] !== undefined ? Number(v[1] as bigint) : Infinity;
+    sigf(['JSON', opt('INT64'), named('mode', 'STRING')], 'ARRAY<STRING>', (c) => rowKernel(arrayOf(T.STRING), (v) => {
+      let max = Infinity;
+      let mode = 'strict';
+      v.forEach((x, i) => {
+        if (c.assign[i] === 1) max = x === null ? Infinity : Number(x as bigint);
+        else if (c.assign[i] === 2) mode = String(x).toLowerCase();
+      });
+      if (v[0] === null) return null;
       if (max <= 0) fail('max_depth must be positive.');
+      if (mode !== 'strict' && mode !== 'lax' && mode !== 'lax recursive') fail(`Invalid mode: ${mode}`);
       const keys = new Set<string>();
-      const walk = (n: JsonNode, prefix: string, depth: number): void => {
+      const walk = (n: JsonNode, prefix: string, depth: number, inArray = 0): void => {
         if (depth > max || n === null || typeof n !== 'object') return;
         if (Array.isArray(n)) {
-          for (const e of n) walk(e, prefix, depth);
+          // strict: arrays are opaque; lax: look through one array level; lax recursive: any.
+          if (mode === 'strict' || (mode === 'lax' && inArray > 0)) return;
+          for (const e of n) walk(e, prefix, depth, inArray + 1);
           return;
         }
         for (const [k, x] of Object.entries(n)) {
@@ -491,7 +530,7 @@ export function registerJson(): void {
       };
       walk((v[0] as JsonValue).node, '', 1);
       return [...keys].sort();
-    })),
+    }, false)),
   ]);
   void joinMicros;
   void pad;

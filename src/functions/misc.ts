@@ -166,7 +166,7 @@ export function registerMisc(): void {
       return BigInt(c);
     })),
   ]);
-  defineScalar('HLL_COUNT.EXTRACT', [sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => hllExtract(v[0] as Uint8Array)))]);
+  defineScalar('HLL_COUNT.EXTRACT', [sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => (v[0] === null ? 0n : hllExtract(v[0] as Uint8Array)), false))]);
 
   // LIKE ANY/ALL UNNEST(array)
   const likeArr = (all: boolean) =>

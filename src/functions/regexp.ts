@@ -75,7 +75,8 @@ function extractAll(v: Value[], bytes: boolean): Value {
   const m = re.matcher(s);
   const out: Value[] = [];
   let from = 0;
-  while (from <= s.length && m.find(from)) {
+  // Like ZetaSQL, no match is attempted at the very end of a non-empty input.
+  while ((from < s.length || (from === 0 && s.length === 0)) && m.find(from)) {
     const r = m.group(g);
     out.push(r === null ? null : fromStr(r, bytes));
     from = m.end() === m.start() ? m.end() + 1 : m.end();
@@ -94,7 +95,7 @@ function instr(v: Value[], bytes: boolean): Value {
   if (occ <= 0) fail('Occurrence parameter in REGEXP_INSTR function must be positive');
   if (occPos !== 0 && occPos !== 1) fail('Occurrence position parameter in REGEXP_INSTR function must be 0 or 1');
   const start = bytes ? pos - 1 : cpToIndex(s, pos);
-  if (start > s.length) return 0n;
+  if (start > s.length || (v[1] as string | Uint8Array).length === 0) return 0n;
   const m = re.matcher(s);
   let found = 0;
   let from = start;

@@ -339,7 +339,7 @@ export function parseStrftime(fmt: string, input: string, kind: string, defaultZ
     }
     switch (e) {
       case 'Y':
-        y = num(1, 5);
+        y = num(1, 4);
         break;
       case 'y': {
         const v = num(1, 2);
@@ -410,7 +410,7 @@ export function parseStrftime(fmt: string, input: string, kind: string, defaultZ
         break;
       }
       case 'F':
-        y = num(1, 5);
+        y = num(1, 4);
         if (input[i++] !== '-') bad();
         mo = num(1, 2);
         if (input[i++] !== '-') bad();

@@ -456,14 +456,14 @@ export function registerStrings(): void {
     sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
       const s = v[0] as string;
       const d = v.length > 1 ? (v[1] as string) : ',';
-      if (s === '') return [];
+      if (s === '') return [''];
       if (d === '') return codePoints(s);
       return s.split(d);
     })),
     sig(['BYTES', 'BYTES'], 'ARRAY<BYTES>', rowKernel(arrayOf(T.BYTES), (v) => {
       const s = v[0] as Uint8Array;
       const d = v[1] as Uint8Array;
-      if (s.length === 0) return [];
+      if (s.length === 0) return [new Uint8Array(0)];
       if (d.length === 0) return Array.from(s, (x) => new Uint8Array([x]));
       const out: Value[] = [];
       let i = 0;
@@ -549,7 +549,6 @@ export function registerStrings(): void {
   ]);
   defineScalar('UNICODE', [sig(['STRING'], 'INT64', rowKernel(T.INT64, (v) => BigInt((v[0] as string).codePointAt(0) ?? 0)))]);
   const chr = (c: bigint): string => {
-    if (c === 0n) return '';
     if (c < 0n || c > 0x10ffffn || (c >= 0xd800n && c <= 0xdfffn)) fail(`Invalid codepoint ${c}`);
     return String.fromCodePoint(Number(c));
   };
