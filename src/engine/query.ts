@@ -2,7 +2,9 @@
 // (anonymous, in memory, or the requested destination) + first page + stats.
 import type { QueryResult, RunQuery } from '../planner/api.js';
 import { QueryError } from '../planner/api.js';
-import { alreadyExists, CatalogError, notFound } from '../storage/errors.js';
+import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
+import { nullVector } from '../storage/vectors.js';
+import type { Batch } from '../types/vector.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column } from '../types/schema.js';
 import { encodeRows, type WireOptions } from '../types/wire.js';
@@ -149,12 +151,34 @@ async function writeDestination(st: Storage, catalog: EngineCatalog, dest: Table
   }
   if (write === 'WRITE_TRUNCATE') {
     await catalog.replaceRows(dest, result.batches, columns);
-  } else if (write === 'WRITE_APPEND') {
-    await catalog.appendRows(dest, result.batches);
-  } else {
-    if (st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);
-    await catalog.appendRows(dest, result.batches);
+    return;
   }
+  if (write !== 'WRITE_APPEND' && st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);
+  await catalog.appendRows(dest, alignToTable(st.columnsOf(existing), columns, result.batches, `${p}:${d}.${t}`));
+}
+
+/** Result columns matched to the destination's columns by name; absent ones NULL. */
+function alignToTable(table: readonly Column[], result: readonly Column[], batches: readonly Batch[], name: string): Batch[] {
+  const idx = new Map(result.map((c, i) => [c.name.toLowerCase(), i]));
+  for (const c of result) {
+    if (!table.some((t) => t.name.toLowerCase() === c.name.toLowerCase())) {
+      throw invalid(`Provided Schema does not match Table ${name}. Cannot add fields (field: ${c.name})`);
+    }
+  }
+  for (const c of table) {
+    const i = idx.get(c.name.toLowerCase());
+    if (i === undefined && c.required) throw invalid(`Provided Schema does not match Table ${name}. Field ${c.name} is missing in new schema`);
+    if (i !== undefined && JSON.stringify(result[i]!.type) !== JSON.stringify(c.type)) {
+      throw invalid(`Provided Schema does not match Table ${name}. Field ${c.name} has changed type`);
+    }
+  }
+  return batches.map((b) => ({
+    length: b.length,
+    columns: table.map((c) => {
+      const i = idx.get(c.name.toLowerCase());
+      return i === undefined ? nullVector(c.type, b.length) : { ...b.columns[i]!, type: c.type };
+    }),
+  }));
 }
 
 export function statusWord(code: number): string {
