@@ -75,6 +75,11 @@ async function run(config: GatewayConfig): Promise<void> {
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
 
   const started = Date.now();
+  // Build the HTTP app while the engine boots: route registration is not free.
+  const appReady = buildServer(ctx).then(async (a) => {
+    await a.ready();
+    return a;
+  });
   try {
     if (supervisor.external && config.seedDataFiles.length === 0) {
       // An external engine may come later: serve 503s meanwhile rather than never listening.
@@ -100,7 +105,7 @@ async function run(config: GatewayConfig): Promise<void> {
     process.exit(1);
   }
 
-  app = await buildServer(ctx);
+  app = await appReady;
   try {
     await app.listen({ host: config.listenHost, port: config.httpPort });
   } catch (e) {

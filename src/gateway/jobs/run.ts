@@ -1,7 +1,7 @@
 // Query jobs: building the engine request from a REST query configuration,
 // running it under the registry's state machine, and rendering the job and
 // query-result resources of the real service.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
 import type { ListRowsReply, QueryReply, QueryRequest, TableRef, TimestampFormat } from '../engine-client.js';
@@ -120,7 +120,7 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
 }
 
 /** Resolves true when the job is DONE within `ms`. */
-export async function waitDone(job: JobRecord, ms: number, req?: FastifyRequest): Promise<boolean> {
+export async function waitDone(job: JobRecord, ms: number, reply?: FastifyReply): Promise<boolean> {
   if (job.state === 'DONE') return true;
   if (ms <= 0) return false;
   let timer: NodeJS.Timeout | undefined;
@@ -129,11 +129,12 @@ export async function waitDone(job: JobRecord, ms: number, req?: FastifyRequest)
     timer = setTimeout(r, Math.min(ms, QUERY_TIMEOUT_CAP_MS));
     onClose = () => r();
     // A client that goes away stops the long poll (the job keeps running).
-    req?.raw.once('close', onClose);
+    // (the response's 'close' fires only if the connection drops: the answer is not sent yet)
+    reply?.raw.once('close', onClose);
   });
   await Promise.race([job.done, timeout]);
   clearTimeout(timer);
-  if (onClose) req?.raw.off('close', onClose);
+  if (onClose) reply?.raw.off('close', onClose);
   return (job.state as string) === 'DONE';
 }
 

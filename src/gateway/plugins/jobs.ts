@@ -107,7 +107,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     }
     ctx.jobs.add(job);
     startJob(ctx, job);
-    await waitDone(job, INSERT_GRACE_MS, req);
+    await waitDone(job, INSERT_GRACE_MS, reply);
     return renderJob(job, family);
   });
 
@@ -203,7 +203,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
       startJob(ctx, job);
     }
     const extra: Json = optional ? { queryId: job.jobId } : {};
-    const complete = dryRun ? (await job.done, true) : await waitDone(job, timeout, req);
+    const complete = dryRun ? (await job.done, true) : await waitDone(job, timeout, reply);
     if (!complete) return incompleteBody(job, family, 'queryResponse', extra);
     if (job.error) return sendError(reply, job.error);
     if (dryRun) {
@@ -230,7 +230,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const job = lookup(p, req.params.jobId, qStr(q, 'location'));
     const win = pageWindow(q);
     const ts = timestampFormat(family, qStr(q, 'formatOptions.useInt64Timestamp'));
-    const complete = await waitDone(job, timeoutOf(qStr(q, 'timeoutMs')), req);
+    const complete = await waitDone(job, timeoutOf(qStr(q, 'timeoutMs')), reply);
     if (!complete) return incompleteBody(job, family, 'getQueryResultsResponse', { etag: etagOf(job.jobId) });
     if (job.error) return sendError(reply, job.error);
     return sendJsonText(reply, await resultBody(ctx, job, family, 'getQueryResultsResponse', win, ts, false));
