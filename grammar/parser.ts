@@ -1001,9 +1001,11 @@ export class Parser {
           s.bodyText = this.sql.slice(qs, this.prevEnd());
         } else {
           this.expectSym('(');
-          const bs = this.peek().offset;
-          s.body = this.expr();
-          s.bodyText = this.sql.slice(bs, this.prevEnd());
+          const bs = this.peek();
+          // Lenient: `AS (SELECT ...)` is taken as a scalar subquery body.
+          if (this.startsQuery() && !this.isSym('(')) s.body = { kind: 'ScalarSubquery', loc: this.loc(bs), query: this.query() };
+          else s.body = this.expr();
+          s.bodyText = this.sql.slice(bs.offset, this.prevEnd());
           this.expectSym(')');
         }
       } else break;
@@ -2751,7 +2753,8 @@ export class Parser {
       this.next();
       const operand = this.unary();
       // Fold `-<number>` into the literal so INT64 min (-9223372036854775808) is representable.
-      if (t.image === '-' && (operand.kind === 'IntLiteral' || operand.kind === 'FloatLiteral') && !operand.text.startsWith('-')) {
+      // Hex stays a UnaryExpr: `BigInt('-0x1F')` is not valid, so folding would surprise consumers.
+      if (t.image === '-' && ((operand.kind === 'IntLiteral' && !operand.hex) || operand.kind === 'FloatLiteral') && !operand.text.startsWith('-')) {
         return { ...operand, loc: this.loc(t), text: '-' + operand.text };
       }
       return { kind: 'UnaryExpr', loc: this.loc(t), op: t.image as '-' | '+' | '~', operand };
