@@ -248,7 +248,7 @@ function resolveSetOp(an: Analyzer, b: A.SetOperation, outer: Scope | undefined)
   const n = outs[0]!.rel.columns.length;
   outs.forEach((o, i) => {
     if (o.rel.columns.length !== n) {
-      throw sqlError(`Queries in ${what} have mismatched column count; query 1 has ${n} column${n === 1 ? '' : 's'}, query ${i + 1} has ${o.rel.columns.length} column${o.rel.columns.length === 1 ? '' : 's'}`, b.loc);
+      throw sqlError(`Queries in ${what} have mismatched column count; query 1 has ${n} column${n === 1 ? '' : 's'}, query ${i + 1} has ${o.rel.columns.length} column${o.rel.columns.length === 1 ? '' : 's'}`, parts[i]!.loc);
     }
   });
   const types: SqlType[] = [];
@@ -261,7 +261,9 @@ function resolveSetOp(an: Analyzer, b: A.SetOperation, outer: Scope | undefined)
     });
     const st = supertype(items);
     if (!st) {
-      throw sqlError(`Column ${c + 1} in ${what} has incompatible types: ${items.map((i) => typeToSql(i.type)).join(', ')}`, b.loc);
+      // Reported at the first input whose column type differs from query 1's.
+      const bad = items.findIndex((i) => !typeEquals(i.type, items[0]!.type));
+      throw sqlError(`Column ${c + 1} in ${what} has incompatible types: ${items.map((i) => typeToSql(i.type)).join(', ')}`, parts[bad > 0 ? bad : 1]!.loc);
     }
     if (b.quantifier === 'DISTINCT' && !isGroupable(st)) {
       throw sqlError(`Column ${c + 1} in ${what} has type that does not support set operation comparisons: ${typeToSql(st)}`, b.loc);

@@ -27,6 +27,7 @@ export async function openHarness(): Promise<Harness> {
     catalog,
     storage,
     async close() {
+      await storage.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,7 +1,7 @@
 // Runs every test/sql/*.sqltest file. Format (one file, many cases):
 //
 //   === case name                     starts a case
-//   @unordered                        optional flags: @unordered, @no_default_dataset
+//   @unordered                        optional flags: @unordered, @no_default_dataset, @project <id>
 //   --- setup                         statements run first (one runQuery call)
 //   CREATE TABLE t (x INT64); INSERT t VALUES (1);
 //   --- query                         the statement under test
@@ -68,7 +68,8 @@ for (const file of files) {
   describe(file, () => {
     for (const c of parseFile(fs.readFileSync(path.join(dir, file), 'utf8'))) {
       it(c.name, async () => {
-        const projectId = `p${++n}`;
+        const pf = [...c.flags].find((f) => f.startsWith('project '));
+        const projectId = pf ? pf.slice(8).trim() : `p${++n}`;
         await setupDataset(h, projectId, 'ds');
         const opts = { projectId, ...(c.flags.has('no_default_dataset') ? {} : { defaultDataset: { projectId, datasetId: 'ds' } }) };
         const setup = c.sections.get('setup')?.trim();
