@@ -203,6 +203,22 @@ describe('runner end to end (quick)', () => {
     }
   }, 60_000);
 
+  it('replaces an emulator that stops answering altogether', async () => {
+    process.env['FAKE_GATEWAY_FREEZE_ON'] = '_order_by_100k.';
+    try {
+      const r = await runBench(quickOptions({
+        caseFilter: 'order_by', duckdb: false, requestTimeoutMs: 1_500,
+        gateway: { script: path.join(repoRoot, 'bench', 'testing', 'fake-gateway.ts'), nodeArgs: ['--import', 'tsx'] },
+      }));
+      expectWellFormed(r, 2);
+      expect(r.cases[0]?.emulator.status).toBe('error');
+      expect(r.emulator.restarts).toEqual([expect.stringMatching(/unresponsive.*after order_by_100k/)]);
+      expect(r.cases[1]?.emulator.status).toBe('ok');
+    } finally {
+      delete process.env['FAKE_GATEWAY_FREEZE_ON'];
+    }
+  }, 60_000);
+
   it.skipIf(!existsSync(path.join(repoRoot, 'dist', 'gateway.js')))(
     'against dist/gateway.js: completes with a well-formed result per case',
     async () => {

@@ -21,7 +21,8 @@ export interface EmulatorHandle {
   /** How the process ended ('exited with code 3'), null while it runs. */
   exitReason(): string | null;
   logTail(): string;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL after graceMs; the engine child too if it outlives the gateway. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -95,13 +96,13 @@ export async function startEmulator(gatewayJs: string, projectId: string, opts: 
     alive: () => exited === null,
     exitReason: () => exited,
     logTail: () => log.trim().split('\n').slice(-15).join('\n'),
-    stop: async () => {
+    stop: async (graceMs = 5_000) => {
       // The engine is our gateway's child: note it before the gateway goes, so
       // a stray engine can be ended by its id if the gateway did not stop it.
       const engine = child.pid ? findEnginePid(child.pid) : null;
       if (exited === null) {
         child.kill('SIGTERM');
-        for (let i = 0; i < 50 && exited === null; i++) await sleep(100);
+        for (let i = 0; i < graceMs / 100 && exited === null; i++) await sleep(100);
         if (exited === null) child.kill('SIGKILL');
       }
       if (engine !== null) {

@@ -80,13 +80,24 @@ function matchOf(c: BenchCase, emu: CanonRow[] | null, duck: CanonRow[] | null):
 
 type Budget = () => boolean;
 
-/** After a failure: if /healthz does not answer, give the process a moment to be seen as exited. */
-async function settle(emu: EmulatorHandle): Promise<void> {
+/**
+ * After a failed case: a crash shows up as a closed connection before the
+ * exit event, so give the exit a moment to land; an emulator that no longer
+ * answers SELECT 1 at all (timeout, refused) is stopped so the next case gets
+ * a fresh one instead of another full timeout. An HTTP error answer means it
+ * is alive and is left alone.
+ */
+async function settle(emu: EmulatorHandle, projectId: string, probeMs: number, log: (l: string) => void): Promise<string | null> {
   try {
-    await new RestClient(emu.url, '').healthz(2_000);
-    return;
-  } catch {
+    await new RestClient(emu.url, projectId).query('SELECT 1', probeMs);
+    return null;
+  } catch (e) {
+    if (e instanceof RestError) return null;
     for (let i = 0; i < 20 && emu.alive(); i++) await new Promise((r) => setTimeout(r, 50));
+    if (!emu.alive()) return null;
+    log('  emulator does not answer SELECT 1 any more: stopping it for a fresh start');
+    await emu.stop(1_000); // it is not answering: no point in a long graceful wait
+    return `unresponsive (no answer to SELECT 1 within ${probeMs} ms), stopped`;
   }
 }
 
@@ -194,6 +205,24 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
     }
   }
 
+  // One crash or hang must not void the rest of the run: restart and say so.
+  let stopReason: string | null = null;
+  const ensureEmulator = async (when: string): Promise<void> => {
+    if (!emu || emu.alive() || opts.url) return;
+    const note = stopReason ?? `emulator ${emu.exitReason() ?? 'died'} ${when}: ${emu.logTail().split('\n').slice(-3).join(' | ')}`;
+    stopReason = null;
+    emulatorInfo.restarts.push(note);
+    log(`  ${note}; restarting`);
+    await emu.stop();
+    try {
+      emu = await start();
+    } catch (e) {
+      emu = null;
+      emulatorInfo.status = 'error';
+      emulatorInfo.error = `restart failed: ${errorMessage(e)}`;
+    }
+  };
+
   const results: CaseResult[] = [];
   const budgetLeft: Budget = () => opts.budgetMs === undefined || performance.now() - t0 < opts.budgetMs;
   for (const c0 of cases) {
@@ -201,20 +230,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
     log(`case ${c.name}`);
     let emuSide: SideResult;
     let emuRows: CanonRow[] | null = null;
-    if (emu && !emu.alive() && !opts.url) {
-      // One crash must not void the remaining cases: restart and say so.
-      const note = `emulator ${emu.exitReason() ?? 'died'} before ${c.name}: ${emu.logTail().split('\n').slice(-3).join(' | ')}`;
-      emulatorInfo.restarts.push(note);
-      log(`  ${note}; restarting`);
-      await emu.stop();
-      try {
-        emu = await start();
-      } catch (e) {
-        emu = null;
-        emulatorInfo.status = 'error';
-        emulatorInfo.error = `restart failed: ${errorMessage(e)}`;
-      }
-    }
+    await ensureEmulator(`before ${c.name}`);
     if (!budgetLeft()) {
       // A hung or very slow emulator must not make a smoke run unbounded (DuckDB is cheap and still runs).
       emuSide = { status: 'error', error: `not run: run time budget of ${opts.budgetMs} ms used up` };
@@ -224,8 +240,9 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
       emuRows = out.rows;
       if (emuSide.status === 'error') {
         // A crash shows up as a closed connection before the exit event: let it land so the next case restarts.
-        if (!opts.url) await settle(emu);
-        if (!emu.alive()) emuSide.error += `\n(emulator ${emu.exitReason() ?? 'died'})\n${emu.logTail()}`;
+        const stopped = opts.url ? null : await settle(emu, opts.projectId, Math.min(5_000, opts.requestTimeoutMs ?? 5_000), log);
+        if (stopped) stopReason = `emulator ${stopped} after ${c.name}`;
+        else if (!emu.alive()) emuSide.error += `\n(emulator ${emu.exitReason() ?? 'died'})\n${emu.logTail()}`;
       }
     } else {
       emuSide = { status: 'error', error: `emulator not running: ${emulatorInfo.error ?? 'unknown'}` };
@@ -251,6 +268,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
     });
   }
 
+  if (extra) await ensureEmulator('before the extra metrics');
   if (extra && emu && emu.alive()) {
     const ctx: MetricContext = {
       client: new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs),

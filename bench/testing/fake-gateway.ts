@@ -25,6 +25,8 @@ const PAGE_ROWS = 500; // small on purpose, so the runner's paging is exercised
 // contains the substring makes the gateway exit, or never answer.
 const CRASH_ON = process.env['FAKE_GATEWAY_CRASH_ON'] ?? '';
 const HANG_ON = process.env['FAKE_GATEWAY_HANG_ON'] ?? '';
+// Blocks the whole process (no CPU burnt), like a wedged event loop.
+const FREEZE_ON = process.env['FAKE_GATEWAY_FREEZE_ON'] ?? '';
 
 const engine = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)', 'fake-engine'], { stdio: 'ignore' });
 const instance = await DuckDBInstance.create(':memory:');
@@ -115,6 +117,7 @@ async function route(method: string, url: URL, body: Record<string, unknown>): P
     const sql = String(body['query']);
     if (CRASH_ON && sql.includes(CRASH_ON)) { engine.kill('SIGKILL'); process.exit(3); }
     if (HANG_ON && sql.includes(HANG_ON)) return new Promise(() => {});
+    if (FREEZE_ON && sql.includes(FREEZE_ON)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
     const jobId = `job_${++jobSeq}`;
     const job = await runQuery(sql);
     jobs.set(jobId, job);
