@@ -554,6 +554,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     throw new QueryError(`Not found: Table ${fq(id)}`, 'notFound', 404);
   }
   let cols = info.columns.slice();
+  // Source column index of each new column (-1 = added), for data rewrites.
+  let origin = cols.map((_, i) => i);
   let rewrite = false;
   for (const a of st.actions) {
     switch (a.kind) {
@@ -564,6 +566,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         }
         if (a.column.notNull) throw sqlError(`Cannot add a REQUIRED column ${a.column.name} to an existing table`, a.loc);
         cols.push({ name: a.column.name, type: typeFromNode(a.column.type), required: false });
+        origin.push(-1);
         break;
       }
       case 'DropColumn': {
@@ -573,6 +576,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column not found: ${a.name}`, a.loc);
         }
         cols = cols.filter((_, k) => k !== i);
+        origin = origin.filter((_, k) => k !== i);
         rewrite = true;
         break;
       }
@@ -583,6 +587,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column not found: ${a.from}`, a.loc);
         }
         cols[i] = { ...cols[i]!, name: a.to };
+        // Storage keys data by column name: a rename rewrites the rows.
+        rewrite = true;
         break;
       }
       case 'AlterColumn': {
@@ -627,8 +633,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   if (rewrite) {
     const an = s.analyzer();
     const scan = scanAll(s, info);
-    const exprs = cols.map((c) => {
-      const i = info.columns.findIndex((x) => x.name.toLowerCase() === c.name.toLowerCase());
+    const exprs = cols.map((c, k) => {
+      const i = origin[k]!;
       return i < 0 ? literal(c.type, null) : coerce(colRef(scan.columns[i]!), c.type);
     });
     const rows = await s.run(project(an, scan, exprs, cols.map((c) => c.name)));
