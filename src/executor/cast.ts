@@ -1,9 +1,9 @@
-// CAST entry point for the executor. The function library owns conversions
-// (src/functions/conversion.ts: castVector); until that module lands this file
-// keeps `fallbackCastVector`, a deliberately minimal stand-in so the build and
-// tests stay green. Once conversion.ts exists, `installCastVector` (or a static
-// import replacing the dynamic probe below) routes every CAST there.
+// CAST entry point for the executor: the function library's castVector
+// (src/functions/conversion.ts) does the conversions. `fallbackCastVector`
+// is the minimal stand-in kept from before that module landed; it is only
+// used if a test replaces the kernel with `installCastVector(null)`-style hooks.
 import type { EvalContext } from '../functions/registry.js';
+import { castVector as libraryCastVector } from '../functions/conversion.js';
 import { QueryError } from '../planner/api.js';
 import { typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
@@ -16,25 +16,16 @@ export interface CastOptions {
 }
 export type CastVectorFn = (v: Vector, to: SqlType, opts: CastOptions, ctx: EvalContext) => Vector;
 
-let installed: CastVectorFn | null = null;
+let installed: CastVectorFn | null = libraryCastVector;
 
-/** Lets the function library (or tests) provide the real conversion kernel. */
-export function installCastVector(fn: CastVectorFn): void {
+/** Replaces the conversion kernel (tests); `null` selects the minimal fallback. */
+export function installCastVector(fn: CastVectorFn | null): void {
   installed = fn;
 }
 
-// Probe for the library's module without a static import (it may not exist yet);
-// the specifier is a variable so the type checker doesn't require the file.
-const conversionModule = '../functions/conversion.js';
-void import(/* @vite-ignore */ conversionModule)
-  .then((m: { castVector?: CastVectorFn }) => {
-    if (typeof m.castVector === 'function' && installed === null) installed = m.castVector;
-  })
-  .catch(() => undefined);
-
 export function castVector(v: Vector, to: SqlType, opts: CastOptions, ctx: EvalContext): Vector {
-  if (typeEquals(v.type, to) && opts.format === undefined) return v;
   if (installed) return installed(v, to, opts, ctx);
+  if (typeEquals(v.type, to) && opts.format === undefined) return v;
   return fallbackCastVector(v, to, opts);
 }
 

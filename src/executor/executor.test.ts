@@ -222,6 +222,21 @@ describe('sort', () => {
     const rel: Rel = { kind: 'sort', input: tScan(), columns: [tId, tG, tX], keys: [{ expr: ref(tId), descending: true, nullsFirst: false }], limit: 2 };
     expect((await run(rel)).map((r) => r[0])).toEqual([6n, 5n]);
   });
+  it('top-N equals a full sort + limit on 20k rows with ties and NULLs', async () => {
+    const n = 20000;
+    const ka = col('a', T.INT64);
+    const kb = col('b', T.FLOAT64);
+    const vals: Value[][] = [];
+    for (let i = 0; i < n; i++) vals.push([BigInt((i * 7919) % 37), i % 11 === 0 ? null : ((i * 104729) % 1000) / 10]);
+    cat.addRows(TABLE('topn'), [{ name: 'a', type: T.INT64 }, { name: 'b', type: T.FLOAT64 }], vals);
+    const keys: SortKey[] = [
+      { expr: ref(kb), descending: true, nullsFirst: false },
+      { expr: ref(ka), descending: false, nullsFirst: true },
+    ];
+    const base: Rel = { kind: 'sort', input: scan('topn', [ka, kb]), columns: [ka, kb], keys };
+    const full = (await run(base)).slice(0, 150);
+    expect(await run({ ...base, limit: 150 })).toEqual(full);
+  });
   it('STRING by code point', async () => {
     const s = col('s', T.STRING);
     const vals: Rel = { kind: 'values', columns: [s], rows: [['\u{1F600}'], ['\uFFFD'], ['a']].map((r) => [lit(r[0]!, T.STRING)]) };

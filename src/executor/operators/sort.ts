@@ -1,15 +1,13 @@
 // ORDER BY: materializes the input, evaluates the key vectors once, sorts an
 // index array with typed comparators (stable), and emits rows in BATCH_SIZE
-// slices. With `limit` (top-N) it keeps only the best rows: the buffer is
-// compacted to `limit` rows whenever it grows past 2×limit + BATCH_SIZE, so
-// memory stays O(limit) and the cost O(n log limit) amortized.
+// slices. With `limit` (top-N) it keeps only the best rows (see topN).
 import type { SortKey, SortRel } from '../../analyzer/resolved.js';
-import { BATCH_SIZE, type Batch, type Vector } from '../../types/vector.js';
+import { BATCH_SIZE, concatVectors, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
-import { sortRows } from '../sort-keys.js';
-import { concatBatches, takeBatch } from '../vectors.js';
+import { peersComparator, sortRows } from '../sort-keys.js';
+import { concatBatches, sliceBatch, takeBatch } from '../vectors.js';
 
 export async function sortKeyVectors(keys: readonly SortKey[], b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Vector[]> {
   const out: Vector[] = [];
@@ -24,33 +22,91 @@ export async function sortPermutation(keys: readonly SortKey[], b: Batch, layout
 }
 
 export async function* sortOp(rel: SortRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  if (rel.limit !== undefined) {
+    yield* topN(rel, rel.limit, ctx);
+    return;
+  }
   const layout = layoutOf(rel.input.columns);
   const types = rel.input.columns.map((c) => c.type);
-  const limit = rel.limit;
   let parts: Batch[] = [];
-  let rows = 0;
+  for await (const b of executeRel(rel.input, ctx)) {
+    await checkpoint(ctx);
+    if (b.length > 0) parts.push(b);
+  }
+  const all = concatBatches(types, parts);
+  parts = [];
+  if (all.length === 0) return;
+  const perm = await sortPermutation(rel.keys, all, layout, ctx);
+  await checkpoint(ctx);
+  for (let s = 0; s < all.length; s += BATCH_SIZE) {
+    const e = Math.min(all.length, s + BATCH_SIZE);
+    yield takeBatch(all, perm.subarray(s, e), e - s);
+    await checkpoint(ctx);
+  }
+}
+
+/**
+ * ORDER BY ... LIMIT n: keeps the best n rows seen so far. Once n rows are
+ * kept, the worst of them is a threshold: incoming rows that don't sort
+ * strictly before it are dropped right away (ties keep the earlier row, as a
+ * stable sort would), so on typical data almost nothing is buffered and the
+ * occasional compaction sorts only n + BATCH_SIZE rows.
+ */
+async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenerator<Batch> {
+  if (limit <= 0) return;
+  const layout = layoutOf(rel.input.columns);
+  const types = rel.input.columns.map((c) => c.type);
+  const keyTypes = rel.keys.map((k) => k.expr.type);
+  let kept: Batch | null = null; // sorted, at most `limit` rows
+  let keptKeys: Vector[] = [];
+  let threshold: Vector[] | null = null; // keys of kept's last row once kept is full
+  let pending: Batch[] = [];
+  let pendingKeys: Vector[][] = [];
+  let pendingRows = 0;
+  const compact = (): void => {
+    const batches = kept ? [kept, ...pending] : pending;
+    const keySets = kept ? [keptKeys, ...pendingKeys] : pendingKeys;
+    const all = concatBatches(types, batches);
+    const allKeys = keyTypes.map((t, k) => concatVectors(t, keySets.map((ks) => ks[k]!)));
+    const perm = sortRows(allKeys, rel.keys, all.length);
+    const keep = Math.min(limit, all.length);
+    const sel = perm.subarray(0, keep);
+    kept = takeBatch(all, sel, keep);
+    keptKeys = allKeys.map((v) => takeVector(v, sel, keep));
+    threshold = keep === limit ? keptKeys.map((v) => takeVector(v, Int32Array.of(keep - 1), 1)) : null;
+    pending = [];
+    pendingKeys = [];
+    pendingRows = 0;
+  };
   for await (const b of executeRel(rel.input, ctx)) {
     await checkpoint(ctx);
     if (b.length === 0) continue;
-    parts.push(b);
-    rows += b.length;
-    if (limit !== undefined && rows > 2 * limit + BATCH_SIZE) {
-      const all = concatBatches(types, parts);
-      const perm = await sortPermutation(rel.keys, all, layout, ctx);
-      const keep = Math.min(limit, all.length);
-      parts = [takeBatch(all, perm, keep)];
-      rows = keep;
+    let batch = b;
+    let keys = await sortKeyVectors(rel.keys, b, layout, ctx);
+    if (threshold) {
+      // Row 0 of the combined vectors is the threshold; batch row j is j + 1.
+      const t: Vector[] = threshold;
+      const combined = keyTypes.map((ty, k) => concatVectors(ty, [t[k]!, keys[k]!]));
+      const cmp = peersComparator(combined, rel.keys);
+      const sel = new Int32Array(b.length);
+      let c = 0;
+      for (let j = 0; j < b.length; j++) if (cmp(j + 1, 0) < 0) sel[c++] = j;
+      if (c === 0) continue;
+      if (c < b.length) {
+        batch = takeBatch(b, sel, c);
+        keys = keys.map((v) => takeVector(v, sel, c));
+      }
     }
+    pending.push(batch);
+    pendingKeys.push(keys);
+    pendingRows += batch.length;
+    if (pendingRows >= Math.max(limit, BATCH_SIZE)) compact();
   }
-  if (rows === 0) return;
-  const all = concatBatches(types, parts);
-  parts = [];
-  const perm = await sortPermutation(rel.keys, all, layout, ctx);
-  await checkpoint(ctx);
-  const total = limit !== undefined ? Math.min(limit, all.length) : all.length;
-  for (let s = 0; s < total; s += BATCH_SIZE) {
-    const e = Math.min(total, s + BATCH_SIZE);
-    yield takeBatch(all, perm.subarray(s, e), e - s);
-    await checkpoint(ctx);
+  if (pendingRows > 0) compact();
+  const out = kept as Batch | null;
+  if (!out) return;
+  for (let s = 0; s < out.length; s += BATCH_SIZE) {
+    const e = Math.min(out.length, s + BATCH_SIZE);
+    yield sliceBatch(out, s, e);
   }
 }
