@@ -2835,8 +2835,11 @@ export class Parser {
           e = { kind: 'BytesLiteral', loc, value, raw: d.raw };
         } else e = { kind: 'StringLiteral', loc, value: d.value, raw: d.raw };
         // Adjacent literals of the same kind concatenate ('a' 'b' = 'ab'), as in GoogleSQL.
+        let prevEnd = t.end;
         while (this.peek().type === T.String) {
           const n = this.peek();
+          if (n.offset === prevEnd) this.failMsg(n, 'concatenated string literals must be separated by whitespace or comments');
+          prevEnd = n.end;
           const d2 = this.decodeString(n);
           if (d2.bytes !== d.bytes) this.fail(n);
           this.next();

@@ -115,3 +115,7 @@ SELECT x FROM t ORDER x
 -- Columns are reported with tabs expanded to 8-column stops.
 SELECT	1 FROM	WHERE
 => Syntax error: Unexpected keyword WHERE at [2:17]
+
+-- SQL-style doubled quotes are two adjacent literals, which need a separator.
+SELECT 'It''s'
+=> Syntax error: concatenated string literals must be separated by whitespace or comments at [2:12]
