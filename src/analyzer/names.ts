@@ -68,6 +68,18 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   const parts = splitPath(item.path);
   const isIdx = parts.findIndex((p) => p.toUpperCase() === 'INFORMATION_SCHEMA');
   if (isIdx >= 0 && isIdx === parts.length - 2) {
+    const view = parts[isIdx + 1]!.toUpperCase();
+    if (view.startsWith('JOBS') && !an.env.jobs) {
+      // Spec §1.6.5: the engine materializes the job registry as `_bqemu_jobs.JOBS` before execution.
+      const q = parts.slice(0, isIdx);
+      const projectId = q.length === 2 ? q[0]! : an.env.projectId;
+      const info = an.getTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' });
+      if (info) {
+        const columns = info.columns.map((c) => an.newColumn(c.name, c.type));
+        const rel: ScanRel = { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns };
+        return { rel, names: info.columns.map((c) => c.name), alias: item.alias ?? parts[parts.length - 1]!, isValueTable: false };
+      }
+    }
     const vt = informationSchema(an, parts.slice(0, isIdx), parts[isIdx + 1]!.toUpperCase(), item.loc);
     return virtualRel(an, vt, item.alias ?? parts[parts.length - 1]!);
   }
@@ -303,7 +315,6 @@ export const JOBS_COLUMNS = [
 function jobsTable(an: Analyzer, projectId: string): VirtualTable {
   if (an.env.jobs) return an.env.jobs();
   // Spec §1.6.5: the engine fills `_bqemu_jobs.JOBS` from the job registry before execution.
-  const t = an.env.catalog.getTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' });
-  if (t) return { columns: t.columns.map((c) => ({ name: c.name, type: c.type })), rows: [], scan: t.id } as VirtualTable & { scan: TableId };
+  void projectId;
   return { columns: JOBS_COLUMNS, rows: [] };
 }
