@@ -91,6 +91,9 @@ export async function insertTable(st: Storage, urlProject: string, urlDataset: s
   };
   if (fields) res.schema = { fields };
   else delete res.schema;
+  // Datasets' default table expiration stamps new tables, as the real service does.
+  const defExp = Number(ds.resource.defaultTableExpirationMs ?? 0);
+  if (res.expirationTime === undefined && defExp > 0) res.expirationTime = String(Number(now) + defExp);
   await st.createTable(p, d, t, kind, res);
   return presentTable(st, p, d, t, st.requireTable(p, d, t));
 }
