@@ -89,10 +89,10 @@ export function sortIndexes(n: number, cmp: RowComparator): Int32Array {
 
 /**
  * Stable sort of rows 0..n-1 by `keys`. Typed-array keys take a fast path:
- * each key becomes a dense rank (NULL/NaN/direction folded in), the ranks
- * combine into one number per row, and `composite * n + row` is sorted by the
- * engine's native numeric sort — no JS comparator calls. Falls back to the
- * comparator sort for other layouts or when the composite would exceed 2^53.
+ * each key becomes a dense rank (NULL/NaN/direction folded in; integer keys
+ * of modest range rank as x - min without sorting), then stable counting
+ * sorts by rank, last key first (LSD radix) — no JS comparator calls. Other
+ * layouts use the comparator sort.
  */
 export function sortRows(keys: readonly Vector[], specs: readonly KeySpec[], n: number): Int32Array {
   const fast = rankSort(keys, specs, n);
@@ -105,28 +105,29 @@ function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number)
     const d = k.data;
     if (!(d instanceof Float64Array || d instanceof Int32Array || d instanceof Uint8Array)) return null;
   }
-  const ranks: Float64Array[] = [];
-  const radix: number[] = [];
-  for (let k = 0; k < keys.length; k++) {
-    const r = denseRanks(keys[k]!, specs[k]!, n);
-    ranks.push(r.ranks);
-    radix.push(r.radix);
+  // LSD: a stable counting sort by each key's rank, last key first. Ranks are
+  // small integers (radix <= 4n + 1026), so each pass is O(n + radix).
+  let idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  let out = new Int32Array(n);
+  for (let k = keys.length - 1; k >= 0; k--) {
+    const { ranks, radix } = denseRanks(keys[k]!, specs[k]!, n);
+    countingPass(idx, out, ranks, radix, n);
+    const t = idx;
+    idx = out;
+    out = t;
   }
-  let span = n;
-  for (const r of radix) span *= r;
-  if (span >= 2 ** 53) return null;
-  const comp = new Float64Array(n);
-  for (let k = 0; k < ranks.length; k++) {
-    const r = ranks[k]!;
-    const R = radix[k]!;
-    if (k === 0) comp.set(r);
-    else for (let i = 0; i < n; i++) comp[i] = comp[i]! * R + r[i]!;
-  }
-  for (let i = 0; i < n; i++) comp[i] = comp[i]! * n + i;
-  comp.sort();
-  const idx = new Int32Array(n);
-  for (let i = 0; i < n; i++) idx[i] = comp[i]! % n;
   return idx;
+}
+
+function countingPass(idx: Int32Array, out: Int32Array, ranks: Float64Array, radix: number, n: number): void {
+  const count = new Int32Array(radix + 1);
+  for (let i = 0; i < n; i++) count[ranks[i]! + 1]!++;
+  for (let r = 0; r < radix; r++) count[r + 1]! += count[r]!;
+  for (let i = 0; i < n; i++) {
+    const row = idx[i]!;
+    out[count[ranks[row]!]!++] = row;
+  }
 }
 
 /** Rank of every row's key in the final order of that key alone (ties share a rank). */

@@ -18,7 +18,7 @@ import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
 import { materialize } from '../execute.js';
 import { GroupTable } from '../hash.js';
-import { keyComparator, peersComparator, sortRows, type KeySpec } from '../sort-keys.js';
+import { keyComparator, peersComparator, sortRows, type KeySpec, type RowComparator } from '../sort-keys.js';
 import { compareValues } from '../values-compare.js';
 import { rebatch, takeOrNull } from '../vectors.js';
 
@@ -59,6 +59,45 @@ function specKey(c: WindowCall): string {
   return `${c.partitionBy.map(exprKey).join(',')}|${c.orderBy.map((k) => `${exprKey(k.expr)}:${k.descending}:${k.nullsFirst}`).join(',')}`;
 }
 
+/**
+ * Partition and peer-group bounds of every sorted position. A plain function:
+ * V8 optimizes its loops far better than loops inside async functions.
+ */
+function boundaries(idx: Int32Array, n: number, pc: RowComparator | null, oc: RowComparator | null) {
+  const partStart = new Int32Array(n);
+  const partEnd = new Int32Array(n);
+  const partIndex = new Int32Array(n);
+  const peerStart = new Int32Array(n);
+  const peerEnd = new Int32Array(n);
+  let numParts = 0;
+  let ps = 0;
+  let gs = 0;
+  for (let p = 0; p < n; p++) {
+    const newPart = p === 0 || (pc !== null && pc(idx[p - 1]!, idx[p]!) !== 0);
+    if (newPart) {
+      for (let q = ps; q < p; q++) partEnd[q] = p;
+      if (p > 0) numParts++;
+      ps = p;
+    }
+    if (newPart || (oc !== null && oc(idx[p - 1]!, idx[p]!) !== 0)) {
+      for (let q = gs; q < p; q++) peerEnd[q] = p;
+      gs = p;
+    }
+    partStart[p] = ps;
+    partIndex[p] = numParts;
+    peerStart[p] = gs;
+  }
+  for (let q = ps; q < n; q++) partEnd[q] = n;
+  for (let q = gs; q < n; q++) peerEnd[q] = n;
+  if (n > 0) numParts++;
+  // Without ORDER BY every row of a partition is a peer of the others.
+  if (oc === null) {
+    peerStart.set(partStart);
+    peerEnd.set(partEnd);
+  }
+  return { partStart, partEnd, partIndex, peerStart, peerEnd, numParts };
+}
+
 const PART_SPEC: KeySpec = { descending: false, nullsFirst: true };
 
 async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: ExecContext): Promise<Geometry> {
@@ -74,39 +113,10 @@ async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: Exe
     for (let i = 0; i < n; i++) idx[i] = i;
   } else idx = sortRows([...pVecs, ...oVecs], [...pSpecs, ...call.orderBy], n);
   await checkpoint(ctx);
-  const pc = peersComparator(pVecs, pSpecs);
-  const oc = peersComparator(oVecs, call.orderBy);
-  const partStart = new Int32Array(n);
-  const partEnd = new Int32Array(n);
-  const partIndex = new Int32Array(n);
-  const peerStart = new Int32Array(n);
-  const peerEnd = new Int32Array(n);
-  let numParts = 0;
-  let ps = 0;
-  let gs = 0;
-  for (let p = 0; p < n; p++) {
-    const newPart = p === 0 || (pVecs.length > 0 && pc(idx[p - 1]!, idx[p]!) !== 0);
-    if (newPart) {
-      for (let q = ps; q < p; q++) partEnd[q] = p;
-      if (p > 0) numParts++;
-      ps = p;
-    }
-    if (newPart || (oVecs.length > 0 && oc(idx[p - 1]!, idx[p]!) !== 0)) {
-      for (let q = gs; q < p; q++) peerEnd[q] = p;
-      gs = p;
-    }
-    partStart[p] = ps;
-    partIndex[p] = numParts;
-    peerStart[p] = gs;
-  }
-  for (let q = ps; q < n; q++) partEnd[q] = n;
-  for (let q = gs; q < n; q++) peerEnd[q] = n;
-  if (n > 0) numParts++;
-  // Without ORDER BY every row of a partition is a peer of the others.
-  if (oVecs.length === 0) {
-    peerStart.set(partStart);
-    peerEnd.set(partEnd);
-  }
+  const pc = pVecs.length > 0 ? peersComparator(pVecs, pSpecs) : null;
+  const oc = oVecs.length > 0 ? peersComparator(oVecs, call.orderBy) : null;
+  const b = boundaries(idx, n, pc, oc);
+  const { partStart, partEnd, partIndex, peerStart, peerEnd, numParts } = b;
   return { n, idx, partStart, partEnd, partIndex, numParts, peerStart, peerEnd, orderVecs: oVecs, orderBy: call.orderBy };
 }
 
