@@ -621,6 +621,8 @@ export type FromItem = TableRef | UnnestRef | SubqueryRef | TvfRef | JoinRef | P
  */
 interface FromItemBase extends NodeBase {
   matchRecognize?: MatchRecognizeClause;
+  /** `LATERAL (subquery)` / `LATERAL tvf(...)` (ZetaSQL lateral join input). */
+  lateral?: boolean;
 }
 
 export interface MatchRecognizeClause {
@@ -785,7 +787,8 @@ export type PipeOp =
   | PipeWindow
   | PipeWith
   | PipeDescribe
-  | PipeMatchRecognize;
+  | PipeMatchRecognize
+  | PipeIf;
 
 export interface PipeWhere extends NodeBase {
   kind: 'PipeWhere';
@@ -899,6 +902,12 @@ export interface PipeWindow extends NodeBase {
 export interface PipeWith extends NodeBase {
   kind: 'PipeWith';
   ctes: Cte[];
+}
+/** |> IF cond THEN ( |> ops ) [ELSEIF cond THEN ( |> ops )]... [ELSE ( |> ops )] (ZetaSQL). */
+export interface PipeIf extends NodeBase {
+  kind: 'PipeIf';
+  branches: { cond: Expr; pipes: PipeOp[] }[];
+  else?: PipeOp[];
 }
 /** |> MATCH_RECOGNIZE(...) [AS alias] */
 export interface PipeMatchRecognize extends NodeBase {

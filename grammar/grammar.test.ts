@@ -81,7 +81,7 @@ describe('ast.yaml', () => {
 });
 
 // Pinned from the achieved rate; raise it when the grammar improves, never lower it.
-const PINNED_RATE = 0.989;
+const PINNED_RATE = 0.994;
 
 describe.skipIf(!existsSync(path.join(sharedDir(), 'conformance')))('shared conformance corpus', () => {
   it(`parses >= ${PINNED_RATE * 100}% of non-error statements`, () => {

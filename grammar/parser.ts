@@ -2040,6 +2040,12 @@ export class Parser {
   }
 
   private tablePrimary(): A.FromItem {
+    if (this.isKw('LATERAL')) {
+      this.next();
+      const item = this.tablePrimary();
+      item.lateral = true;
+      return item;
+    }
     const t = this.peek();
     let item: A.FromItem;
     if (this.isSym('(')) {
@@ -2496,6 +2502,25 @@ export class Parser {
         const p = this.pivotBody();
         return { kind: 'PipePivot', loc, ...p, alias: this.alias() };
       }
+      case 'IF': {
+        this.next();
+        const branches: { cond: A.Expr; pipes: A.PipeOp[] }[] = [];
+        let elsePipes: A.PipeOp[] | undefined;
+        const sub = (): A.PipeOp[] => {
+          this.expectSym('(');
+          const ops: A.PipeOp[] = [];
+          while (this.isSym('|>')) ops.push(this.pipeOp());
+          this.expectSym(')');
+          return ops;
+        };
+        do {
+          const cond = this.expr();
+          this.expectKw('THEN');
+          branches.push({ cond, pipes: sub() });
+        } while (this.acceptKw('ELSEIF'));
+        if (this.acceptKw('ELSE')) elsePipes = sub();
+        return { kind: 'PipeIf', loc, branches, else: elsePipes };
+      }
       case 'MATCH_RECOGNIZE': {
         this.next();
         const spec = this.matchRecognizeBody();
@@ -2764,13 +2789,29 @@ export class Parser {
 
   /** Primary followed by field access and subscripts. */
   postfixExpr(): A.Expr {
+    const parenthesized = this.isSym('(');
     let e = this.primary();
     for (;;) {
       if (this.isSym('.')) {
         if (this.isSym('*', 1)) return e; // `t.*` handled by select item
+        // Chained call `(x).f(args)` / `f(x).g()` / `(x).(safe.f)()` = f(x, args) (ZetaSQL).
+        // A plain path `a.f(` is a qualified function name, handled in identifierExpr.
         if (this.isSym('(', 1)) {
-          // a.(path) proto extension syntax: not supported in BigQuery.
-          return e;
+          let k = 2;
+          while (this.isPathPart(k) && this.isSym('.', k + 1)) k += 2;
+          if (!(this.isPathPart(k) && this.isSym(')', k + 1) && this.isSym('(', k + 2))) return e;
+          this.next();
+          this.next();
+          const parts = [this.identAfterDot()];
+          while (this.acceptSym('.')) parts.push(this.identAfterDot());
+          this.expectSym(')');
+          e = this.chainedCall(parts, e);
+          continue;
+        }
+        if ((parenthesized || e.kind !== 'PathExpr') && this.isPathPart(1) && this.isSym('(', 2)) {
+          this.next();
+          e = this.chainedCall([this.identAfterDot()], e);
+          continue;
         }
         this.next();
         const field = this.identAfterDot();
@@ -2803,6 +2844,12 @@ export class Parser {
       }
       return e;
     }
+  }
+
+  private chainedCall(name: string[], receiver: A.Expr): A.Expr {
+    const call = this.functionCall(name, receiver.loc);
+    if (call.kind === 'FunctionCall') call.args.unshift(receiver);
+    return call;
   }
 
   private exprList(): A.Expr[] {

@@ -376,3 +376,10 @@ SELECT * FROM t MATCH_RECOGNIZE (
 ) AS m
 
 FROM t |> MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n PATTERN (a{@lo, @hi} | ) DEFINE a AS TRUE)
+
+-- ZetaSQL extensions accepted for the compliance corpus
+SELECT (s).upper().substr(1, 3), abs(x).sqrt(), (x).(safe.sqrt)() FROM t
+
+SELECT * FROM r CROSS JOIN LATERAL (SELECT r.a) AS l, LATERAL tvf(r.id)
+
+FROM t |> IF x > 1 THEN ( |> WHERE y ) ELSEIF false THEN ( |> SELECT 1 ) ELSE ( |> LIMIT 1 )
