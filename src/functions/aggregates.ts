@@ -3,7 +3,7 @@
 // tail (ARRAY_AGG, STRING_AGG, statistics, approximations) collects values per
 // group through a generic adapter and finalizes each group once.
 import { T, arrayOf, structOf, type SqlType } from '../types/types.js';
-import { Decimal, type Value } from '../types/values.js';
+import { Decimal, Interval, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { compareValues, valueKey } from './compare.js';
 import { fitDecimal } from './numeric.js';
@@ -506,6 +506,24 @@ export function registerAggregates(): void {
     asig(['NUMERIC'], 'NUMERIC', () => () => new SumDecimalAcc('NUMERIC', true)),
     asig(['BIGNUMERIC'], 'BIGNUMERIC', () => () => new SumDecimalAcc('BIGNUMERIC', true)),
     asig(['FLOAT64'], 'FLOAT64', () => () => new SumFloatAcc(true)),
+    asig(['INTERVAL'], 'INTERVAL', collect((rows) => {
+      // Sum exactly, then divide each part; remainders cascade months -> days -> micros.
+      let m = 0n, d = 0n, us = 0n, n = 0n;
+      for (const r of rows) {
+        const x = r[0] as Interval | null;
+        if (x === null) continue;
+        m += BigInt(x.months);
+        d += BigInt(x.days);
+        us += x.micros;
+        n++;
+      }
+      if (n === 0n) return null;
+      const mq = m / n;
+      const dTot = d + (m - mq * n) * 30n;
+      const dq = dTot / n;
+      const usTot = us + (dTot - dq * n) * 86400000000n;
+      return new Interval(Number(mq), Number(dq), usTot / n);
+    })),
   ]);
   const mm = (max: boolean) => [
     ...ORDERABLE_TYPES.map((t) => asig([t], t, minMaxMaker(max))),

@@ -2,7 +2,7 @@
 // Date parts arrive as constant STRING arguments ('DAY', 'WEEK(MONDAY)', 'ISOYEAR'),
 // exactly as `$extract` receives them from the analyzer.
 import { T, arrayOf, type SqlType } from '../types/types.js';
-import { Interval, type Value } from '../types/values.js';
+import { Interval, JsonValue, type Value } from '../types/values.js';
 import {
   MAX_DATE,
   MAX_TS,
@@ -15,6 +15,8 @@ import {
   dayOfYear,
   formatDate,
   formatDatetime,
+  formatTime,
+  formatTimestamp as formatTimestampIn,
   joinMicros,
   parseDateString,
   parseDatetimeString,
@@ -287,8 +289,10 @@ export function registerDatetime(): void {
     sig(['DATETIME'], 'DATE', rowKernel(T.DATE, (v) => splitMicros(v[0] as bigint)[0])),
     sig(['DATE'], 'DATE', rowKernel(T.DATE, (v) => v[0]!)),
     sig(['STRING'], 'DATE', rowKernel(T.DATE, (v) => {
-      const d = parseDateString(v[0] as string);
-      if (d === undefined) fail(`Invalid date: '${v[0] as string}'`);
+      // DATE('2020-09-01 12:34:56-08') takes the written date of a timestamp string.
+      const s = v[0] as string;
+      const d = parseDateString(s) ?? datePartOf(s);
+      if (d === undefined) fail(`Invalid date: '${s}'`);
       return d;
     })),
   ]);
@@ -485,9 +489,23 @@ export function registerDatetime(): void {
       return civilToUtc(bucketCivil(civil, iv, origin), zone);
     })),
   ];
-  defineScalar('DATE_BUCKET', bucketSigs);
-  defineScalar('DATETIME_BUCKET', bucketSigs);
-  defineScalar('TIMESTAMP_BUCKET', bucketSigs);
+  // Each name lists its own type first so that NULL arguments resolve to it.
+  defineScalar('DATE_BUCKET', [bucketSigs[0]!, bucketSigs[1]!, bucketSigs[2]!]);
+  defineScalar('DATETIME_BUCKET', [bucketSigs[1]!, bucketSigs[0]!, bucketSigs[2]!]);
+  defineScalar('TIMESTAMP_BUCKET', [bucketSigs[2]!, bucketSigs[1]!, bucketSigs[0]!]);
+
+  // STRING(temporal [, time zone])
+  defineScalar('STRING', [
+    sig(['TIMESTAMP', opt('STRING')], 'STRING', rowKernel(T.STRING, (v, ctx) => formatTimestampIn(v[0] as bigint, zoneOf(v, 1, ctx)))),
+    sig(['DATE'], 'STRING', rowKernel(T.STRING, (v) => formatDate(v[0] as number))),
+    sig(['DATETIME'], 'STRING', rowKernel(T.STRING, (v) => formatDatetime(v[0] as bigint))),
+    sig(['TIME'], 'STRING', rowKernel(T.STRING, (v) => formatTime(v[0] as number))),
+    sig(['JSON'], 'STRING', rowKernel(T.STRING, (v) => {
+      const n = (v[0] as JsonValue).node;
+      if (typeof n !== 'string') fail('The provided JSON input is not a string');
+      return n;
+    })),
+  ]);
 
   // Arrays of dates / timestamps
   defineScalar('GENERATE_DATE_ARRAY', [
@@ -573,6 +591,12 @@ export function registerDatetime(): void {
   }))]);
   void formatDate;
   void parseDatetimeString;
+}
+
+function datePartOf(s: string): number | undefined {
+  const m = /^\s*(\d{1,4}-\d{1,2}-\d{1,2})[ T]/.exec(s);
+  if (!m) return undefined;
+  return parseTimestampString(s, 'UTC') !== undefined || parseDatetimeString(s) !== undefined ? parseDateString(m[1]!) : undefined;
 }
 
 function lastDay(d: number, p: Part): number {

@@ -353,6 +353,28 @@ function justifyDays(iv: Interval): Interval {
   }
   return makeInterval(months, days || 0, iv.micros);
 }
+/** Postgres/ZetaSQL justify_interval: carry micros into days, days into months, then align signs. */
+function justifyInterval(iv: Interval): Interval {
+  let days = iv.days + Number(iv.micros / US_DAY);
+  let micros = iv.micros % US_DAY;
+  let months = iv.months + Math.trunc(days / 30);
+  days = days % 30;
+  if (months > 0 && (days < 0 || (days === 0 && micros < 0n))) {
+    days += 30;
+    months--;
+  } else if (months < 0 && (days > 0 || (days === 0 && micros > 0n))) {
+    days -= 30;
+    months++;
+  }
+  if (days > 0 && micros < 0n) {
+    micros += US_DAY;
+    days--;
+  } else if (days < 0 && micros > 0n) {
+    micros -= US_DAY;
+    days++;
+  }
+  return makeInterval(months, days || 0, micros);
+}
 
 export function registerIntervalFunctions(): void {
   const MI = ['year', 'month', 'day', 'hour', 'minute', 'second'];
@@ -371,7 +393,7 @@ export function registerIntervalFunctions(): void {
   defineScalar('JUSTIFY_HOURS', [sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => justifyHours(v[0] as Interval)))]);
   defineScalar('JUSTIFY_DAYS', [sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => justifyDays(v[0] as Interval)))]);
   defineScalar('JUSTIFY_INTERVAL', [
-    sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => justifyDays(justifyHours(v[0] as Interval)))),
+    sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => justifyInterval(v[0] as Interval))),
   ]);
   // INTERVAL expr PART [TO PART]
   defineScalar(

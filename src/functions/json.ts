@@ -49,7 +49,6 @@ export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolea
       const x = d.toNumber();
       if (new Decimal(x).eq(d)) return Number.isInteger(x) && !Number.isSafeInteger(x) ? BigInt(d.toFixed()) : x;
       if (opts.stringifyWide) return formatDecimal(d);
-      if (opts.fn) fail(`Invalid input to ${opts.fn}: Failed to convert type ${t.kind} to JSON`);
       return x;
     }
     case 'STRING':
@@ -274,13 +273,6 @@ export function registerJson(): void {
       fail('The provided JSON input is not a number');
     }, false)),
   ]);
-  defineScalar('STRING', [
-    sig(['JSON'], 'STRING', rowKernel(T.STRING, (v) => {
-      const n = (v[0] as JsonValue).node;
-      if (typeof n !== 'string') fail('The provided JSON input is not a string');
-      return n;
-    })),
-  ]);
   defineScalar('LAX_BOOL', [
     sig(['JSON'], 'BOOL', rowKernel(T.BOOL, (v) => {
       const n = (v[0] as JsonValue).node;
@@ -462,7 +454,7 @@ export function registerJson(): void {
       const steps = pathOrFail(path, false);
       if (steps.length === 0) {
         const r = strip(root, arrays, empty);
-        return new JsonValue(r === undefined ? null : r);
+        return r === undefined ? null : new JsonValue(r);
       }
       const parent = jsonAtPath(root, steps.slice(0, -1));
       const last = steps[steps.length - 1]!;
@@ -479,23 +471,35 @@ export function registerJson(): void {
     }, false)),
   ]);
   const arrayMod = (insert: boolean) =>
-    sigf(['JSON', rep('ANY')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
+    sigf(['JSON', rep('ANY'), named(insert ? 'insert_each_element' : 'append_each_element', 'BOOL')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
       if (v[0] === null) return null;
       const root = clone((v[0] as JsonValue).node);
-      for (let i = 1; i + 1 < v.length; i += 2) {
+      // The trailing named flag (default true) spreads an ARRAY value into separate elements.
+      let each = true;
+      const pairs: number[] = [];
+      v.forEach((x, i) => {
+        if (i === 0) return;
+        if (c.args[i]?.name) each = x !== false;
+        else pairs.push(i);
+      });
+      for (let k = 0; k + 1 < pairs.length; k += 2) {
+        const i = pairs[k]!;
         if (v[i] === null) fail('The JSONPath cannot be NULL');
         const steps = pathOrFail(v[i] as string, false);
-        const val = valueToJson(v[i + 1]!, c.argTypes[i + 1]!);
+        const vt = c.argTypes[i + 1]!;
+        const vals: JsonNode[] = each && vt.kind === 'ARRAY' && v[i + 1] !== null
+          ? (v[i + 1] as Value[]).map((e) => valueToJson(e, (vt as { element: SqlType }).element))
+          : [valueToJson(v[i + 1]!, vt)];
         if (insert) {
           const parent = jsonAtPath(root, steps.slice(0, -1));
           const idx = steps[steps.length - 1];
           if (Array.isArray(parent) && typeof idx === 'number') {
             while (parent.length < idx) parent.push(null);
-            parent.splice(idx, 0, val);
+            parent.splice(idx, 0, ...vals);
           }
         } else {
           const target = jsonAtPath(root, steps);
-          if (Array.isArray(target)) target.push(val);
+          if (Array.isArray(target)) target.push(...vals);
         }
       }
       return new JsonValue(root);

@@ -408,6 +408,18 @@ export function registerMath(): void {
       sig(['ARRAY<FLOAT64>', 'ARRAY<FLOAT64>'], 'FLOAT64', rowKernel(T.FLOAT64, vecDist(cos))),
       sig(['ARRAY<INT64>', 'ARRAY<INT64>'], 'FLOAT64', rowKernel(T.FLOAT64, vecDist(cos))),
     ]);
+  const parseNum = (kind: DecKind) => rowKernel(T[kind], (v) => {
+    const s = (v[0] as string).replace(/\s+/g, (w, off: number, str: string) => (off === 0 || off + w.length === str.length ? '' : w));
+    // PARSE_NUMERIC allows a sign after the digits and spaces between sign and digits.
+    const m = /^([+-]?)\s*([0-9]*\.?[0-9]*(?:[eE][+-]?[0-9]+)?)\s*([+-]?)$/.exec(s);
+    if (!m || m[2] === '' || m[2] === '.' || (m[1] && m[3])) fail(`Invalid ${kind} value: ${v[0] as string}`);
+    const d = new Decimal((m[1] || m[3]) + m[2]);
+    const r = fitDecimal(d, kind);
+    if (r === undefined) fail(`Invalid ${kind} value: ${v[0] as string}`);
+    return r;
+  });
+  defineScalar('PARSE_NUMERIC', [sig(['STRING'], 'NUMERIC', parseNum('NUMERIC'))]);
+  defineScalar('PARSE_BIGNUMERIC', [sig(['STRING'], 'BIGNUMERIC', parseNum('BIGNUMERIC'))]);
   void FLOATISH;
   void NUM_TYPES;
   void rep;

@@ -151,6 +151,10 @@ export function registerRegexp(): void {
     sig(['STRING', 'STRING'], 'BOOL', rowKernel(T.BOOL, (v) => compile(v[1] as string, false).matcher(v[0] as string).find())),
     sig(['BYTES', 'BYTES'], 'BOOL', rowKernel(T.BOOL, (v) => compile(toStr(v[1]!, true), true).matcher(toStr(v[0]!, true)).find())),
   ]);
+  defineScalar('REGEXP_MATCH', [
+    sig(['STRING', 'STRING'], 'BOOL', rowKernel(T.BOOL, (v) => compile(v[1] as string, false).matcher(v[0] as string).matches())),
+    sig(['BYTES', 'BYTES'], 'BOOL', rowKernel(T.BOOL, (v) => compile(toStr(v[1]!, true), true).matcher(toStr(v[0]!, true)).matches())),
+  ]);
   const ext = [
     sig(['STRING', 'STRING', opt('INT64'), opt('INT64')], 'STRING', rowKernel(T.STRING, (v) => extract(v, false))),
     sig(['BYTES', 'BYTES', opt('INT64'), opt('INT64')], 'BYTES', rowKernel(T.BYTES, (v) => extract(v, true))),

@@ -236,7 +236,13 @@ export interface MatchResult<I> {
 }
 
 function asCoercible(a: ArgInfo): CoercibleArg {
-  return { type: a.type, isLiteral: a.isLiteral ?? a.constant !== undefined, untypedNull: a.untypedNull };
+  return {
+    type: a.type,
+    isLiteral: a.isLiteral ?? a.constant !== undefined,
+    isParameter: (a as { isParameter?: boolean }).isParameter,
+    untypedNull: a.untypedNull,
+    value: a.constant?.value,
+  };
 }
 
 function tryMatch<I>(s: Signature<I>, args: readonly ArgInfo[]): { cost: number; res: MatchResult<I> } | undefined {

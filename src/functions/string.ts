@@ -4,7 +4,7 @@
 import { T, arrayOf } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { compareValues } from './compare.js';
-import { decodeUtf8, encodeUtf8 } from './conversion.js';
+import { castValue, decodeUtf8, encodeUtf8 } from './conversion.js';
 import { formatDouble, formatG } from './format-number.js';
 import { fromBase32, toBase32, toHex } from './cast-format.js';
 import { concatBytes } from './operators.js';
@@ -341,6 +341,9 @@ export function registerStrings(): void {
       return { type: T.STRING, length: n, data: out, nulls };
     }),
     sig([rep('BYTES')], 'BYTES', rowKernel(T.BYTES, (v) => concatBytes(v as Uint8Array[]))),
+    // Other scalar types are converted as CAST(x AS STRING) would.
+    sigf([rep('ANY')], 'STRING', (c) => rowKernel(T.STRING, (v, ctx) => v.map((x, i) => castValue(x, c.argTypes[i]!, T.STRING, { safe: false }, ctx) as string).join('')), (c) =>
+      c.argTypes.every((t) => t.kind !== 'BYTES' && t.kind !== 'ARRAY' && t.kind !== 'STRUCT' && t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY')),
   ], { validate: (args) => (args.length === 0 ? 'No matching signature for function CONCAT with no arguments. Supported signatures: CONCAT(STRING, [STRING, ...]); CONCAT(BYTES, [BYTES, ...])' : undefined) });
 
   defineScalar('LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false)), sig(['BYTES'], 'INT64', lengthKernel(true, false))]);

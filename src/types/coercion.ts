@@ -10,6 +10,7 @@
 import { T, arrayOf, structOf, typeEquals, type ScalarKind, type SqlType, type StructField } from './types.js';
 
 export interface CoercionOpts {
+  readonly value?: unknown;
   readonly isLiteral?: boolean;
   readonly isParameter?: boolean;
   readonly untypedNull?: boolean;
@@ -18,6 +19,8 @@ export interface CoercionOpts {
 /** Minimal argument shape the supertype logic needs (registry.ArgInfo satisfies it). */
 export interface CoercibleArg {
   readonly type: SqlType;
+  /** The literal's value when known: NULL fields of a STRUCT literal coerce to any field type. */
+  readonly value?: unknown;
   readonly isLiteral?: boolean;
   readonly isParameter?: boolean;
   readonly untypedNull?: boolean;
@@ -64,8 +67,15 @@ export function coercionCost(from: SqlType, to: SqlType, opts: CoercionOpts = {}
   if (from.kind === 'STRUCT' && to.kind === 'STRUCT') {
     if (from.fields.length !== to.fields.length) return -1;
     let cost = 0;
+    const vals = (opts.isLiteral || opts.isParameter) && Array.isArray(opts.value) ? (opts.value as unknown[]) : undefined;
     for (let i = 0; i < from.fields.length; i++) {
-      const c = coercionCost(from.fields[i]!.type, to.fields[i]!.type, { isLiteral: opts.isLiteral, isParameter: opts.isParameter });
+      const fv = vals?.[i];
+      const c = coercionCost(from.fields[i]!.type, to.fields[i]!.type, {
+        isLiteral: opts.isLiteral,
+        isParameter: opts.isParameter,
+        value: fv,
+        untypedNull: vals !== undefined && fv === null,
+      });
       if (c < 0) return -1;
       cost += c;
     }
@@ -97,20 +107,18 @@ export function commonSupertype(args: readonly CoercibleArg[]): SqlType | undefi
     const arr = args.find((a) => a.type.kind === 'ARRAY');
     return arr ? arrayOf(T.INT64) : T.INT64;
   }
-  // Non-literal arguments fix the type; literals/params may coerce more freely.
-  const fixed = typed.filter((a) => !a.isLiteral && !a.isParameter);
-  const pool = fixed.length > 0 ? fixed : typed;
-  const candidate = supertypeOfTypes(pool.map((a) => a.type));
-  if (candidate !== undefined) {
-    if (typed.every((a) => canCoerce(a.type, candidate, a))) return candidate;
-  }
-  // The literals may not fit the non-literal supertype; try the supertype of everything.
-  const all = supertypeOfTypes(typed.map((a) => a.type));
-  if (all !== undefined && typed.every((a) => canCoerce(a.type, all, a))) return all;
-  // STRING literals next to a date/time-typed value adopt that type.
-  if (candidate !== undefined) {
-    for (const a of typed) if (!canCoerce(a.type, candidate, a)) return undefined;
-    return candidate;
+  // Non-literal arguments fix the type; then non-STRING literals; STRING literals
+  // (which may become DATE/TIME/...) are the softest.
+  const soft = (a: CoercibleArg) => !!(a.isLiteral || a.isParameter);
+  const tiers = [
+    typed.filter((a) => !soft(a)),
+    typed.filter((a) => !soft(a) || a.type.kind !== 'STRING'),
+    typed,
+  ];
+  for (const tier of tiers) {
+    if (tier.length === 0) continue;
+    const candidate = supertypeOfTypes(tier.map((a) => a.type));
+    if (candidate !== undefined && typed.every((a) => canCoerce(a.type, candidate, a))) return candidate;
   }
   return undefined;
 }
