@@ -154,6 +154,20 @@ function parseObj(text: string): Json | undefined {
 
 const TOP_LEVEL_STATS = new Set(['numChildJobs', 'parentJobId', 'scriptStatistics', 'sessionInfo', 'transactionInfo', 'reservation_id', 'finalExecutionDurationMs']);
 
+/** dmlStats from the engine's statistics, else derived from the statement type and affected rows. */
+export function dmlStatsOf(r: QueryReply): Json | undefined {
+  const extra = parseObj(r.statistics_json);
+  if (extra && isObj(extra['dmlStats'])) return extra['dmlStats'];
+  if (r.num_dml_affected_rows < 0) return undefined;
+  const n = String(r.num_dml_affected_rows);
+  switch (r.statement_type) {
+    case 'INSERT': return { insertedRowCount: n };
+    case 'UPDATE': return { updatedRowCount: n };
+    case 'DELETE': return { deletedRowCount: n };
+    default: return undefined;
+  }
+}
+
 export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
   const st: Json = { creationTime: String(job.createdMs) };
   if (job.startMs !== undefined && !dryRun) st['startTime'] = String(job.startMs);
@@ -178,6 +192,8 @@ export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
       if (routine) q['ddlTargetRoutine'] = routine;
       const schema = parseObj(r.schema_json);
       if (schema) q['schema'] = schema;
+      const dml = dmlStatsOf(r);
+      if (dml) q['dmlStats'] = dml;
       const extra = parseObj(r.statistics_json);
       if (extra) {
         for (const [k, v] of Object.entries(extra)) {
@@ -323,8 +339,8 @@ export async function resultBody(
   if (r.num_dml_affected_rows >= 0 && r.statement_type && r.statement_type !== 'SELECT') {
     parts.push(`"numDmlAffectedRows":"${r.num_dml_affected_rows}"`);
   }
-  const stats = parseObj(r.statistics_json);
-  if (stats && isObj(stats['dmlStats'])) parts.push(`"dmlStats":${JSON.stringify(stats['dmlStats'])}`);
+  const dml = dmlStatsOf(r);
+  if (dml) parts.push(`"dmlStats":${JSON.stringify(dml)}`);
   for (const [k, v] of Object.entries(extra)) parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
   return `{${parts.join(',')}}`;
 }
