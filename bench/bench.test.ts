@@ -149,6 +149,7 @@ function expectWellFormedSide(s: SideResult): void {
 
 function expectWellFormed(r: BenchResult, caseCount: number): void {
   expect(r.cases.length).toBe(caseCount);
+  expect(r.summary.cases).toBe(caseCount);
   for (const c of r.cases) {
     expect(typeof c.name).toBe('string');
     expectWellFormedSide(c.emulator);

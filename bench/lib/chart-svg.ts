@@ -35,7 +35,7 @@ export function renderSvg(r: BenchResult): string {
   const xOf = (v: number): number =>
     barX0 + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (barX1 - barX0);
   const chartBottom = top + r.cases.length * group;
-  const panelTop = chartBottom + 40;
+  const panelTop = chartBottom + 60;
   const H = panelTop + 230;
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12" fill="${COLORS.text}">`);
@@ -93,6 +93,9 @@ export function renderSvg(r: BenchResult): string {
     out.push(`<text x="${barX1 + 100}" y="${y + group / 2 - 2}" fill="${mark[1]}">${esc(mark[0]!)}<title>${esc(c.match.detail)}</title></text>`);
   });
 
+  const sm = r.summary;
+  out.push(text(barX1 + 20, chartBottom + 16, `geometric mean ${sm.geomeanRatio === null ? '–' : `${sm.geomeanRatio}×`}`, 'font-weight="600"'));
+  out.push(text(barX1 + 20, chartBottom + 34, `${sm.equal} same rows, ${sm.different} differ`, 'font-weight="600"'));
   // Extra metrics panel.
   out.push(`<line x1="16" y1="${panelTop - 16}" x2="${W - 16}" y2="${panelTop - 16}" stroke="${COLORS.grid}"/>`);
   out.push(text(16, panelTop + 4, 'Emulator process metrics', 'font-size="14" font-weight="600"'));

@@ -48,6 +48,9 @@ export function renderTable(r: BenchResult): string {
     if (c.match.status === 'different') errors.push(`${c.name} [result]: ${c.match.detail}`);
   }
   lines.push('(ms; emu = HTTP round trip incl. all pages; duck = in-process DuckDB incl. reading rows; peer = published p50)');
+  const s = r.summary;
+  lines.push(`emulator ok ${s.emulatorOk}/${s.cases}, DuckDB ok ${s.duckdbOk}/${s.cases}, same rows ${s.equal}, different ${s.different}, ` +
+    `geometric mean emu/duck ${s.geomeanRatio === null ? '-' : `${s.geomeanRatio}x`}`);
   if (errors.length) {
     lines.push('', 'problems:');
     // Identical emulator errors (e.g. "not running") are listed once.

@@ -16,7 +16,7 @@ import { compareRows, hasTopLevelOrderBy, type CanonRow } from './compare.js';
 import { errorMessage } from './stats.js';
 import { renderTable } from './report.js';
 import { renderSvg } from './chart-svg.js';
-import type { BenchResult, CaseResult, ExtraMetrics, MachineInfo, MetricResult, SideResult } from './types.js';
+import type { BenchResult, BenchSummary, CaseResult, ExtraMetrics, MachineInfo, MetricResult, SideResult } from './types.js';
 import { FULL_SIZES, QUICK_SIZES, type MetricContext } from '../metrics/context.js';
 import { sampleRss } from '../metrics/rss.js';
 import { measureSelect1, measureConcurrentSmall } from '../metrics/latency.js';
@@ -154,6 +154,20 @@ export async function runExtraMetrics(ctx: MetricContext, log: (l: string) => vo
   }
 }
 
+export function summarizeCases(cases: CaseResult[]): BenchSummary {
+  const ratios = cases.map((c) => c.ratio).filter((r): r is number => r !== null && r > 0);
+  return {
+    cases: cases.length,
+    emulatorOk: cases.filter((c) => c.emulator.status === 'ok').length,
+    duckdbOk: cases.filter((c) => c.duckdb.status === 'ok').length,
+    equal: cases.filter((c) => c.match.status === 'equal').length,
+    different: cases.filter((c) => c.match.status === 'different').length,
+    geomeanRatio: ratios.length
+      ? Math.round(Math.exp(ratios.reduce((a, r) => a + Math.log(r), 0) / ratios.length) * 100) / 100
+      : null,
+  };
+}
+
 export async function runBench(opts: RunOptions): Promise<BenchResult> {
   const t0 = performance.now();
   const log = opts.log;
@@ -288,6 +302,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
     await emu.stop();
   }
   const result: BenchResult = {
+    summary: summarizeCases(results),
     machine,
     options: { quick: opts.quick, caseFilter: opts.caseFilter, url: opts.url, duckdb: opts.duckdb, extra: opts.extra },
     emulator: emulatorInfo,

@@ -76,7 +76,19 @@ export interface ExtraMetrics {
   }>;
 }
 
+/** One line to track across runs. */
+export interface BenchSummary {
+  cases: number;
+  emulatorOk: number;
+  duckdbOk: number;
+  equal: number;
+  different: number;
+  /** Geometric mean of emu/duck over the cases where both ran (null if none). */
+  geomeanRatio: number | null;
+}
+
 export interface BenchResult {
+  summary: BenchSummary;
   machine: MachineInfo;
   options: { quick: boolean; caseFilter: string | null; url: string | null; duckdb: boolean; extra: boolean };
   emulator: { url: string | null; command: string | null; status: 'ok' | 'error'; error?: string; log?: string; restarts: string[] };
