@@ -108,10 +108,10 @@ export function tokenize(sql: string): Token[] {
   };
   const push = (type: T, start: number, end: number) => {
     const image = sql.slice(start, end);
-    out.push({ type, image, upper: type === T.Word ? image.toUpperCase() : image, offset: start, end, line, column: start - lineStart + 1 });
+    out.push({ type, image, upper: type === T.Word ? image.toUpperCase() : image, offset: start, end, line, column: columnAt(sql, lineStart, start) });
   };
   const err = (msg: string, at: number): never => {
-    throw new LexError(msg, line, at - lineStart + 1);
+    throw new LexError(msg, line, columnAt(sql, lineStart, at));
   };
 
   while (i < n) {
@@ -263,7 +263,7 @@ export function tokenize(sql: string): Token[] {
     const cp = String.fromCodePoint(sql.codePointAt(i)!);
     err(`Illegal input character "${cp}"`, i);
   }
-  out.push({ type: T.EOF, image: '', upper: '', offset: n, end: n, line, column: n - lineStart + 1 });
+  out.push({ type: T.EOF, image: '', upper: '', offset: n, end: n, line, column: columnAt(sql, lineStart, n) });
   return out;
 }
 
@@ -286,7 +286,21 @@ function endPosition(sql: string): { line: number; column: number } {
 
 /** 1-based line/column of a char offset (used for errors inside literals). */
 export function positionAt(sql: string, offset: number): { line: number; column: number } {
-  return endPosition(sql.slice(0, offset));
+  const p = endPosition(sql.slice(0, offset));
+  const lineStart = Math.max(sql.lastIndexOf('\n', offset - 1), sql.lastIndexOf('\r', offset - 1)) + 1;
+  return { line: p.line, column: columnAt(sql, lineStart, offset) };
+}
+
+/**
+ * 1-based column of `offset` on the line starting at `lineStart`, with tabs
+ * expanded to 8-column stops — the service reports positions that way.
+ */
+export function columnAt(sql: string, lineStart: number, offset: number): number {
+  const tab = sql.indexOf('\t', lineStart);
+  if (tab < 0 || tab >= offset) return offset - lineStart + 1;
+  let col = 1;
+  for (let i = lineStart; i < offset; i++) col = sql.charCodeAt(i) === 9 ? Math.floor((col - 1) / 8 + 1) * 8 + 1 : col + 1;
+  return col;
 }
 
 // ---------------------------------------------------------------------------

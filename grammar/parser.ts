@@ -3348,47 +3348,33 @@ export class Parser {
 
 const shared = new Parser();
 
-function wrap<R>(sql: string, fn: () => R): R {
+function wrap<R>(fn: () => R): R {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof ParseFail) throw new SqlSyntaxError(e.detail, e.line, expandTabs(sql, e.line, e.column));
+    if (e instanceof ParseFail) throw new SqlSyntaxError(e.detail, e.line, e.column);
     // Pathologically deep nesting overflows the descent stack: report, don't crash.
     if (e instanceof RangeError) throw new SqlSyntaxError('Syntax error: Statement is too deeply nested', 1, 1);
     throw e;
   }
 }
 
-/** The service reports columns with tabs expanded to 8-column tab stops. */
-function expandTabs(sql: string, line: number, column: number): number {
-  if (sql.indexOf('\t') < 0) return column;
-  let start = 0;
-  for (let l = 1; l < line; l++) {
-    const nl = sql.indexOf('\n', start);
-    if (nl < 0) return column;
-    start = nl + 1;
-  }
-  let col = 1;
-  for (let i = start; i < start + column - 1 && i < sql.length; i++) col = sql[i] === '\t' ? Math.floor((col - 1) / 8 + 1) * 8 + 1 : col + 1;
-  return col;
-}
-
 /** Parse a script (one or more `;`-separated statements). */
 export function parseScript(sql: string): A.Script {
-  return wrap(sql, () => shared.parseScript(sql));
+  return wrap(() => shared.parseScript(sql));
 }
 
 /** Parse exactly one statement (a trailing `;` is allowed). */
 export function parseStatement(sql: string): A.Statement {
-  return wrap(sql, () => shared.parseStatement(sql));
+  return wrap(() => shared.parseStatement(sql));
 }
 
 /** Parse a standalone expression (e.g. a column DEFAULT or a view filter). */
 export function parseExpression(sql: string): A.Expr {
-  return wrap(sql, () => shared.parseExpression(sql));
+  return wrap(() => shared.parseExpression(sql));
 }
 
 /** Parse a type name like `ARRAY<STRUCT<a INT64>>`. */
 export function parseType(sql: string): A.TypeNode {
-  return wrap(sql, () => shared.parseType(sql));
+  return wrap(() => shared.parseType(sql));
 }
