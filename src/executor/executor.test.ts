@@ -305,6 +305,18 @@ describe('joins', () => {
     expect(nl.length).toBe(4);
     expect((await run(join('cross'))).length).toBe(24);
   });
+  it('many-to-many keys beyond one probe chunk', async () => {
+    const lk = col('lk', T.INT64);
+    const rk = col('rk', T.INT64);
+    cat.addRows(TABLE('mm_l'), [{ name: 'lk', type: T.INT64 }], Array.from({ length: 5000 }, (_, i) => [BigInt(i % 2)]));
+    cat.addRows(TABLE('mm_r'), [{ name: 'rk', type: T.INT64 }], Array.from({ length: 100 }, () => [1n]));
+    const c = col('c', T.INT64);
+    const j: Rel = { kind: 'join', joinType: 'inner', left: scan('mm_l', [lk]), right: scan('mm_r', [rk]), columns: [lk, rk], lateral: false, equiKeys: [{ left: ref(lk), right: ref(rk), nullSafe: false }] };
+    const rel: Rel = { kind: 'aggregate', input: j, columns: [c], groupBy: [], aggregates: [agg(c, 'COUNT', AGG.countStar(), [])] };
+    expect(await run(rel)).toEqual([[250000n]]);
+    const lj = await collect({ ...j, joinType: 'left' }, ctx());
+    expect(lj.reduce((s, b) => s + b.length, 0)).toBe(250000 + 2500);
+  });
   it('null-safe equi keys match NULLs', async () => {
     const rel: JoinRel = { ...join('inner'), equiKeys: [{ left: ref(tG), right: ref(uK), nullSafe: true }] };
     expect((await run(rel)).map((r) => r[0])).toEqual([1n, 1n, 3n, 3n, 4n, 6n]);

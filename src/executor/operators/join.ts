@@ -327,12 +327,19 @@ interface Pairs {
   l: Int32Array;
   r: Int32Array;
   count: number;
+  /** Resume point: probe row, and build row to continue its chain from (-1 = chain start). */
+  nextRow: number;
+  nextBuild: number;
 }
 
+/** Pairs gathered per probe call; a many-to-many key stops and resumes here, bounding memory. */
+const PROBE_CHUNK = 16 * BATCH_SIZE;
+
 /**
- * Probes one batch against the build side's hash chains; returns every
- * (probe row, build row) key match in probe order. A plain function (not
- * inside the async generator) so V8 optimizes the hot loop.
+ * Probes rows [from, n) of one batch against the build side's hash chains and
+ * returns (probe row, build row) key matches in probe order, stopping once
+ * PROBE_CHUNK pairs are gathered (`nextRow < n` then). A plain function, not
+ * part of the async generator, so V8 optimizes the hot loop.
  */
 function probe(
   pk: readonly Vector[],
@@ -347,6 +354,8 @@ function probe(
   firstOnly: boolean,
   leftMatched: Uint8Array,
   buf: Pairs,
+  from: number,
+  fromBuild: number,
 ): Pairs {
   let l = buf.l;
   let r = buf.r;
@@ -355,10 +364,11 @@ function probe(
   const p0 = pk.length === 1 && pk[0]!.data instanceof Float64Array && pk[0]!.nulls === null && !nullSafe[0] ? (pk[0]!.data as Float64Array) : null;
   const b0 = p0 !== null && bk[0]!.data instanceof Float64Array ? (bk[0]!.data as Float64Array) : null;
   const checkNulls = p0 === null || b0 === null;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
     if (checkNulls && unmatchable(pk, nullSafe, i)) continue;
     const h = ph[i]!;
-    for (let j = head[mix32(h) & mask]!; j >= 0; j = next[j]!) {
+    let j = i === from && fromBuild >= 0 ? fromBuild : head[mix32(h) & mask]!;
+    for (; j >= 0; j = next[j]!) {
       if (bh[j] !== h) continue;
       if (b0 !== null) {
         if (p0![i] !== b0[j]) continue;
@@ -367,6 +377,7 @@ function probe(
         leftMatched[i] = 1;
         break;
       }
+      if (c === PROBE_CHUNK) return { l, r, count: c, nextRow: i, nextBuild: j };
       if (c === l.length) {
         l = growInt32(l, c * 2);
         r = growInt32(r, c * 2);
@@ -375,7 +386,7 @@ function probe(
       r[c++] = j;
     }
   }
-  return { l, r, count: c };
+  return { l, r, count: c, nextRow: n, nextBuild: -1 };
 }
 
 /** Hash chains over the build rows: head per bucket, next per row (-1 ends a chain). */
@@ -421,7 +432,7 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
   const firstOnly = (jt === 'semi' || jt === 'anti') && !residual;
   const co = new BatchCoalescer(rel.columns.map((c) => c.type));
   let ph = new Int32Array(BATCH_SIZE);
-  let pairBuf: Pairs = { l: new Int32Array(BATCH_SIZE), r: new Int32Array(BATCH_SIZE), count: 0 };
+  let pairBuf: Pairs = { l: new Int32Array(BATCH_SIZE), r: new Int32Array(BATCH_SIZE), count: 0, nextRow: 0, nextBuild: -1 };
   for await (const left of executeRel(rel.left, ctx)) {
     await checkpoint(ctx);
     const n = left.length;
@@ -431,11 +442,22 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
     if (ph.length < n) ph = new Int32Array(n);
     hashRows(pk, n, ph);
     em.startLeft(n);
-    const pairs = probe(pk, ph, n, bk, bh, head, next, mask, nullSafe, firstOnly, em.leftMatched, pairBuf);
-    pairBuf = pairs;
-    for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
-      const e = Math.min(pairs.count, s + BATCH_SIZE);
-      await em.flushPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e));
+    let from = 0;
+    let fromBuild = -1;
+    while (from < n) {
+      const pairs = probe(pk, ph, n, bk, bh, head, next, mask, nullSafe, firstOnly, em.leftMatched, pairBuf, from, fromBuild);
+      pairBuf = pairs;
+      for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
+        const e = Math.min(pairs.count, s + BATCH_SIZE);
+        await em.flushPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e));
+      }
+      from = pairs.nextRow;
+      fromBuild = pairs.nextBuild;
+      if (from < n) {
+        // Many-to-many keys: hand the joined rows on before probing further.
+        for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
+        await checkpoint(ctx);
+      }
     }
     em.finishLeft(left);
     for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
