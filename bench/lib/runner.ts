@@ -266,6 +266,8 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
     let duckSide: SideResult = { status: 'skipped' };
     let duckRows: CanonRow[] | null = null;
     if (opts.duckdb) {
+      // Let the emulator's background work (GC, dropping the case's dataset) finish first.
+      if (!opts.quick && emuSide.status !== 'skipped') await new Promise((r) => setTimeout(r, 250));
       const out = await runCaseOnDuckdb(c, overrides[c.name]);
       duckSide = out.result;
       duckRows = out.rows;
