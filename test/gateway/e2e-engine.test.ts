@@ -130,16 +130,50 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     });
   }
 
-  it('Node client: query and createQueryJob + getQueryResults', async () => {
+  it('Node client: query (named/positional params, paging) and createQueryJob + getQueryResults', async () => {
     const bq = new BigQuery({ projectId: 'test', apiEndpoint: emu.url, authClient: fakeAuth() });
     const [rows] = await bq.query({ query: 'SELECT 1 AS x', useLegacySql: false });
     expect(rows).toEqual([{ x: 1 }]);
+    const [named] = await bq.query({ query: 'SELECT @n + 1 AS y, @b AS b, @arr AS arr', params: { n: 41, b: true, arr: [1, 2] } });
+    expect(named).toEqual([{ y: 42, b: true, arr: [1, 2] }]);
+    const [positional] = await bq.query({ query: 'SELECT ? AS s', params: ['hi'] });
+    expect(positional).toEqual([{ s: 'hi' }]);
     const [job] = await bq.createQueryJob({ query: 'SELECT @n + 1 AS y', params: { n: 41 } });
     const [res] = await job.getQueryResults();
     expect(res).toEqual([{ y: 42 }]);
+    // Paging: the client follows pageToken through getQueryResults.
+    const [many] = await bq.query({ query: 'SELECT x FROM UNNEST(GENERATE_ARRAY(1, 2500)) AS x ORDER BY x', maxResults: 1000 });
+    expect(many).toHaveLength(2500);
+    expect(many[2499]).toEqual({ x: 2500 });
   });
 
-  it.skipIf(!hasBq())('bq CLI: mk, ls, show, insert, head, rm through the served discovery document', async () => {
+  it('jobs over HTTP: DDL/DML statistics, legacy bracket refs, errors, getQueryResults paging', async () => {
+    const q = (json: Record<string, unknown>) => rest(bqUrl('/queries'), { method: 'POST', json });
+    await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'qj' } } });
+    expect((await q({ query: 'CREATE TABLE qj.t (a INT64, s STRING)', useLegacySql: false })).body.jobComplete).toBe(true);
+    const ins = await q({ query: "INSERT INTO qj.t VALUES (1, 'x'), (2, 'y'), (3, 'z')", useLegacySql: false });
+    expect(ins.body).toMatchObject({ numDmlAffectedRows: '3', dmlStats: { insertedRowCount: '3' } });
+    const job = await rest(bqUrl(`/jobs/${ins.body.jobReference.jobId}`));
+    expect(job.body.statistics.query).toMatchObject({ statementType: 'INSERT', numDmlAffectedRows: '3' });
+    const ddl = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { query: { query: 'CREATE TABLE qj.u AS SELECT 1 AS one', useLegacySql: false } } } });
+    expect(ddl.body.statistics.query).toMatchObject({ ddlOperationPerformed: 'CREATE', ddlTargetTable: { projectId: 'test', datasetId: 'qj', tableId: 'u' } });
+    const legacy = await q({ query: 'SELECT a FROM [test:qj.t] WHERE a = 2' });
+    expect(legacy.body.rows).toEqual([{ f: [{ v: '2' }] }]);
+    const bad = await q({ query: 'SELECT nope FROM qj.t', useLegacySql: false });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.errors[0].reason).toBe('invalidQuery');
+    const sel = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { query: { query: 'SELECT a FROM qj.t ORDER BY a', useLegacySql: false } }, jobReference: { jobId: 'sel1' } } });
+    expect(sel.body.status.state).toBe('DONE');
+    const p1 = await rest(bqUrl('/queries/sel1?maxResults=2'));
+    expect(p1.body).toMatchObject({ jobComplete: true, totalRows: '3', pageToken: '2' });
+    const p2 = await rest(bqUrl('/queries/sel1?pageToken=2'));
+    expect(p2.body.rows).toEqual([{ f: [{ v: '3' }] }]);
+    const dest = sel.body.configuration.query.destinationTable;
+    expect((await rest(bqUrl(`/datasets/${dest.datasetId}/tables/${dest.tableId}/data`))).body.totalRows).toBe('3');
+    await rest(bqUrl('/datasets/qj?deleteContents=true'), { method: 'DELETE' });
+  });
+
+  it.skipIf(!hasBq())('bq CLI: mk, ls, show, insert, head, query, rm through the served discovery document', async () => {
     const cfg = mkdtempSync(join(tmpdir(), 'bq-cfg-'));
     const rc = join(cfg, 'bigqueryrc');
     writeFileSync(rc, '');
@@ -156,7 +190,13 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     // Each bq run costs seconds (it shells out to `gcloud config list`): independent commands run in parallel waves.
     expect(await bq('mk', '--dataset', 'test:bqds')).toMatch(/successfully created/);
     expect(await bq('mk', '--table', 'test:bqds.people', 'name:STRING,age:INTEGER')).toMatch(/successfully created/);
-    const [ls, lsTables, show] = await Promise.all([bq('ls'), bq('ls', 'bqds'), bq('show', 'bqds.people'), bq('insert', 'bqds.people', rowsFile)]);
+    const [ls, lsTables, show, , query, dry] = await Promise.all([
+      bq('ls'), bq('ls', 'bqds'), bq('show', 'bqds.people'), bq('insert', 'bqds.people', rowsFile),
+      bq('--format=json', 'query', '--nouse_legacy_sql', '--parameter=x:INT64:5', '--parameter=s::hello', 'SELECT @x + 1 AS y, @s AS s'),
+      bq('query', '--nouse_legacy_sql', '--dry_run', 'SELECT 1'),
+    ]);
+    expect(JSON.parse(query)).toEqual([{ y: '6', s: 'hello' }]);
+    expect(dry).toMatch(/successfully validated/);
     expect(ls).toContain('bqds');
     expect(lsTables).toContain('people');
     expect(show).toContain('age: integer');
