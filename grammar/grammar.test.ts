@@ -1,13 +1,12 @@
 // Data-driven grammar tests: behaviour lives in grammar/testdata/*, the shared
 // conformance corpus is read in place from ../shared (never copied).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { parseScript, SqlSyntaxError } from './index.js';
+import { int64LiteralValue, parseScript, SqlSyntaxError } from './index.js';
 import { collectCorpus, formatReport, runCorpus, sharedDir } from './corpus.js';
-import { existsSync } from 'node:fs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const data = (f: string) => readFileSync(path.join(here, 'testdata', f), 'utf8');
@@ -76,6 +75,16 @@ describe('ast.yaml', () => {
         if (want !== null && typeof want === 'object') expect(got, p).toMatchObject(want as object);
         else expect(got, p).toEqual(want);
       }
+    });
+  }
+});
+
+describe('int_literals.yaml', () => {
+  const cases = YAML.parse(data('int_literals.yaml')) as { text: string; value: string | null }[];
+  for (const c of cases) {
+    it(c.text, () => {
+      const v = int64LiteralValue(c.text);
+      expect(v === undefined ? null : v.toString()).toBe(c.value);
     });
   }
 });
