@@ -233,7 +233,8 @@ export function parseTimeString(s: string): number | undefined {
   if (!m) return undefined;
   const h = Number(m[1]), mi = Number(m[2]), se = Number(m[3] ?? 0);
   const us = fracToMicros(m[4]);
-  if (h > 23 || mi > 59 || se > 59 || us === undefined) return undefined;
+  if (h > 23 || mi > 59 || se > 60 || us === undefined) return undefined;
+  if (se === 60) return (((h * 60 + mi) * 60 + 60) * 1e6) % 86400e6;
   return ((h * 60 + mi) * 60 + se) * 1e6 + us;
 }
 
@@ -252,7 +253,8 @@ function datetimeFromMatch(m: RegExpExecArray): bigint | undefined {
   const h = Number(m[4] ?? 0), mi = Number(m[5] ?? 0), se = Number(m[6] ?? 0);
   const us = fracToMicros(m[7]);
   if (h > 23 || mi > 59 || se > 60 || us === undefined) return undefined;
-  if (se === 60) return undefined;
+  // A leap second (:60) becomes the start of the next minute, as the service does.
+  if (se === 60) return joinMicros(daysFromCivil(y, mo, d), ((h * 60 + mi) * 60 + 60) * 1e6);
   return joinMicros(daysFromCivil(y, mo, d), ((h * 60 + mi) * 60 + se) * 1e6 + us);
 }
 

@@ -59,13 +59,13 @@ export function formatInterval(iv: Interval): string {
 
 // ---------------------------------------------------------------- parsing
 
-function parseSecondsFrac(s: string): bigint | undefined {
-  // [-]S[.ffffff] -> micros
-  const m = /^([+-]?)(\d+)(?:\.(\d{0,9}))?$/.exec(s);
-  if (!m) return undefined;
+function parseSecondsFrac(s: string, allowNanos = false): bigint | undefined {
+  // [-]S[.ffffff] -> micros; INTERVAL literals may carry nanoseconds, which truncate.
+  const m = /^([+-]?)(\d*)(?:\.(\d{0,9}))?$/.exec(s);
+  if (!m || (m[2] === '' && !m[3])) return undefined;
   const frac = m[3] ?? '';
-  if (frac.length > 6) return undefined;
-  const us = BigInt(m[2]!) * US_SEC + BigInt((frac + '000000').slice(0, 6));
+  if (frac.length > 6 && !allowNanos) return undefined;
+  const us = BigInt(m[2] || '0') * US_SEC + BigInt((frac + '000000').slice(0, 6));
   return m[1] === '-' ? -us : us;
 }
 
@@ -221,7 +221,7 @@ export function intervalFromString(text: string, from: string, to: string | unde
   const s = text.trim();
   if (to === undefined || to === from) {
     if (from === 'SECOND') {
-      const v = parseSecondsFrac(s);
+      const v = parseSecondsFrac(s, true);
       return v === undefined ? bad() : makeInterval(0, 0, v);
     }
     if (!/^[+-]?\d+$/.test(s)) bad();

@@ -409,11 +409,14 @@ export function registerMath(): void {
       sig(['ARRAY<INT64>', 'ARRAY<INT64>'], 'FLOAT64', rowKernel(T.FLOAT64, vecDist(cos))),
     ]);
   const parseNum = (kind: DecKind) => rowKernel(T[kind], (v) => {
-    const s = (v[0] as string).replace(/\s+/g, (w, off: number, str: string) => (off === 0 || off + w.length === str.length ? '' : w));
-    // PARSE_NUMERIC allows a sign after the digits and spaces between sign and digits.
-    const m = /^([+-]?)\s*([0-9]*\.?[0-9]*(?:[eE][+-]?[0-9]+)?)\s*([+-]?)$/.exec(s);
-    if (!m || m[2] === '' || m[2] === '.' || (m[1] && m[3])) fail(`Invalid ${kind} value: ${v[0] as string}`);
-    const d = new Decimal((m[1] || m[3]) + m[2]);
+    const s = (v[0] as string).trim();
+    // PARSE_NUMERIC allows a sign before or after the number, spaces after a leading sign,
+    // and comma digit-group separators in the integer part.
+    const m = /^([+-]?)\s*([0-9][0-9,]*)?(\.[0-9]*)?([eE][+-]?[0-9]+)?\s*([+-]?)$/.exec(s);
+    const intPart = (m?.[2] ?? '').replace(/,/g, '');
+    const frac = m?.[3] ?? '';
+    if (!m || (intPart === '' && frac.length <= 1) || (m[1] && m[5]) || (m[2] ?? '').startsWith(',')) fail(`Invalid ${kind} value: ${v[0] as string}`);
+    const d = new Decimal((m[1] || m[5] || '') + (intPart || '0') + frac + (m[4] ?? ''));
     const r = fitDecimal(d, kind);
     if (r === undefined) fail(`Invalid ${kind} value: ${v[0] as string}`);
     return r;

@@ -217,7 +217,19 @@ function editDistance(a: string[] | Uint8Array, b: string[] | Uint8Array, max?: 
 
 // ---------------------------------------------------------------- FORMAT (printf)
 
-export function formatPrintf(fmt: string, args: Value[], types: readonly import('../types/types.js').SqlType[]): string {
+const NULL_RESULT = Symbol('null result');
+
+/** FORMAT(fmt, args...): printf semantics; null when a NULL argument makes the result NULL. */
+export function formatPrintf(fmt: string, args: Value[], types: readonly import('../types/types.js').SqlType[]): string | null {
+  try {
+    return formatPrintfInner(fmt, args, types);
+  } catch (e) {
+    if (e === NULL_RESULT) return null;
+    throw e;
+  }
+}
+
+function formatPrintfInner(fmt: string, args: Value[], types: readonly import('../types/types.js').SqlType[]): string {
   let out = '';
   let argi = 0;
   const re = /%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([a-zA-Z%])/g;
@@ -231,10 +243,17 @@ export function formatPrintf(fmt: string, args: Value[], types: readonly import(
       out += '%';
       continue;
     }
-    let width = widthS === undefined ? undefined : widthS === '*' ? Number(args[argi++] as bigint) : Number(widthS);
-    const prec = precS === undefined ? undefined : precS === '*' ? Number(args[argi++] as bigint) : Number(precS);
+    const star = (): number => {
+      const a = args[argi++];
+      if (a === null || a === undefined) throw NULL_RESULT;
+      return Number(a as bigint);
+    };
+    let width = widthS === undefined ? undefined : widthS === '*' ? star() : Number(widthS);
+    const prec = precS === undefined ? undefined : precS === '*' ? star() : Number(precS);
     if (argi >= args.length) fail(`Too few arguments to FORMAT for pattern "${fmt}"`);
     const v = args[argi];
+    // A NULL argument prints as NULL for %t/%T; for other specifiers the result is NULL.
+    if (v === null && conv !== 't' && conv !== 'T') throw NULL_RESULT;
     const t = types[argi]!;
     argi++;
     let s: string;
@@ -245,6 +264,8 @@ export function formatPrintf(fmt: string, args: Value[], types: readonly import(
         case 'i': {
           if (t.kind !== 'INT64') fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected integer; Got ${t.kind}`);
           s = (v as bigint).toString();
+          // A precision on %d is the minimum number of digits.
+          if (prec !== undefined) s = s.startsWith('-') ? '-' + s.slice(1).padStart(prec, '0') : s.padStart(prec, '0');
           if (flags.includes("'")) s = s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
           if (flags.includes('+') && (v as bigint) >= 0n) s = '+' + s;
           else if (flags.includes(' ') && (v as bigint) >= 0n) s = ' ' + s;

@@ -82,6 +82,8 @@ export function coercionCost(from: SqlType, to: SqlType, opts: CoercionOpts = {}
     return cost;
   }
   if (from.kind === 'ARRAY' && to.kind === 'ARRAY') {
+    // Element structs that differ only in field names are the same shape.
+    if (sameShape(from.element, to.element)) return 1;
     // Literal arrays ([1, 2] written inline) may widen their elements, like their elements could.
     if (opts.isLiteral || opts.isParameter) {
       const c = coercionCost(from.element, to.element, opts);
@@ -151,6 +153,17 @@ function supertypeOf2(a: SqlType, b: SqlType): SqlType | undefined {
   }
   if (a.kind === 'ARRAY' && b.kind === 'ARRAY') return typeEquals(a.element, b.element) ? a : undefined;
   return undefined;
+}
+
+/** Equal types up to STRUCT field names. */
+export function sameShape(a: SqlType, b: SqlType): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'ARRAY') return sameShape(a.element, (b as typeof a).element);
+  if (a.kind === 'STRUCT') {
+    const bf = (b as typeof a).fields;
+    return a.fields.length === bf.length && a.fields.every((f, i) => sameShape(f.type, bf[i]!.type));
+  }
+  return typeEquals(a, b) || a.kind === b.kind;
 }
 
 /** Normalizes scalar type objects to the shared frozen instances where possible. */
