@@ -7,7 +7,7 @@
 // nested loop over the materialized right side. Lateral joins run the right
 // side per left row (correlated), with a whole-batch fast path for UNNEST.
 import type { Expr, JoinRel, Rel, ResolvedColumn, UnnestRel, LogicalExpr } from '../../analyzer/resolved.js';
-import { T } from '../../types/types.js';
+import { T, type SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
 import { BATCH_SIZE, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
@@ -15,7 +15,7 @@ import { columnRefsOf, evaluate, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel, materialize } from '../execute.js';
 import { hashRows } from '../hash.js';
 import { mix32, valuesEqual } from '../values-compare.js';
-import { BatchCoalescer, ColumnBuffer, concatBatches, growInt32, nullVector, selectTrue, takeOrNull } from '../vectors.js';
+import { BatchCoalescer, ColumnBuffer, Phys, concatBatches, growInt32, nullVector, physOf, selectTrue, takeOrNull } from '../vectors.js';
 
 interface EquiKey {
   readonly left: Expr;
@@ -520,32 +520,72 @@ export function unnestRows(
   arrays: readonly Vector[],
   n: number,
 ): { rows: Batch; owner: Int32Array } {
-  const elemBufs = rel.elements.map((c) => new ColumnBuffer(c.type, 1024));
-  const offBuf = new ColumnBuffer(T.INT64, 1024);
-  let owner = new Int32Array(1024);
+  const na = arrays.length;
+  const vals: (Value[] | null)[][] = arrays.map((a) => {
+    const out: (Value[] | null)[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = getValue(a, i) as Value[] | null;
+    return out;
+  });
+  // Zip length per row: the longest array (NULL and empty arrays give no rows).
+  const lens = new Int32Array(n);
   let m = 0;
   for (let i = 0; i < n; i++) {
     let len = 0;
-    const vals: (Value[] | null)[] = arrays.map((a) => getValue(a, i) as Value[] | null);
-    for (const v of vals) if (v && v.length > len) len = v.length;
-    for (let k = 0; k < len; k++) {
-      for (let a = 0; a < vals.length; a++) {
-        const arr = vals[a];
-        elemBufs[a]!.appendValue(arr && k < arr.length ? arr[k]! : null);
-      }
-      offBuf.appendValue(BigInt(k));
-      if (m === owner.length) {
-        const o2 = new Int32Array(owner.length * 2);
-        o2.set(owner);
-        owner = o2;
-      }
-      owner[m++] = i;
+    for (let a = 0; a < na; a++) {
+      const v = vals[a]![i];
+      if (v && v.length > len) len = v.length;
+    }
+    lens[i] = len;
+    m += len;
+  }
+  const owner = new Int32Array(m);
+  const offsets = new Float64Array(m);
+  for (let i = 0, k = 0; i < n; i++) {
+    for (let e = 0; e < lens[i]!; e++, k++) {
+      owner[k] = i;
+      offsets[k] = e;
     }
   }
   const byId = new Map<number, Vector>();
-  rel.elements.forEach((c, a) => byId.set(c.id, elemBufs[a]!.toVector()));
-  if (rel.offset) byId.set(rel.offset.id, offBuf.toVector());
-  return { rows: { length: m, columns: rel.columns.map((c) => byId.get(c.id)!) }, owner: owner.subarray(0, m) };
+  rel.elements.forEach((c, a) => byId.set(c.id, elementColumn(c.type, vals[a]!, lens, m)));
+  if (rel.offset) byId.set(rel.offset.id, { type: T.INT64, length: m, data: offsets, nulls: null });
+  return { rows: { length: m, columns: rel.columns.map((c) => byId.get(c.id)!) }, owner };
+}
+
+/** One element column of an UNNEST: element k of each row's array, NULL past its end. */
+function elementColumn(type: SqlType, arrs: readonly (Value[] | null)[], lens: Int32Array, m: number): Vector {
+  const layout = physOf(type);
+  if (layout === Phys.F64 || layout === Phys.I32 || layout === Phys.I64F) {
+    const d = layout === Phys.I32 ? new Int32Array(m) : new Float64Array(m);
+    let nulls: Uint8Array | null = null;
+    let k = 0;
+    for (let i = 0; i < arrs.length; i++) {
+      const arr = arrs[i];
+      const len = lens[i]!;
+      for (let e = 0; e < len; e++, k++) {
+        const x = arr && e < arr.length ? arr[e]! : null;
+        if (x === null) {
+          nulls ??= new Uint8Array(m);
+          nulls[k] = 1;
+        } else if (typeof x === 'bigint') {
+          // INT64-like elements beyond ±2^53 need the exact layout: take the general path.
+          if (x > 9007199254740992n || x < -9007199254740992n) return generalElementColumn(type, arrs, lens, m);
+          d[k] = Number(x);
+        } else d[k] = x as number;
+      }
+    }
+    return { type, length: m, data: d, nulls };
+  }
+  return generalElementColumn(type, arrs, lens, m);
+}
+
+function generalElementColumn(type: SqlType, arrs: readonly (Value[] | null)[], lens: Int32Array, m: number): Vector {
+  const buf = new ColumnBuffer(type, m);
+  for (let i = 0; i < arrs.length; i++) {
+    const arr = arrs[i];
+    for (let e = 0; e < lens[i]!; e++) buf.appendValue(arr && e < arr.length ? arr[e]! : null);
+  }
+  return buf.toVector();
 }
 
 async function* lateralJoin(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Batch> {
