@@ -996,7 +996,8 @@ export type Statement =
   | LoadDataStmt
   | GrantStmt
   | CaseStmt
-  | CreateConstantStmt;
+  | CreateConstantStmt
+  | CreateIndexStmt;
 
 export interface Script extends NodeBase {
   kind: 'Script';
@@ -1045,6 +1046,20 @@ export interface CreateViewStmt extends StmtBase {
   query: Query;
   /** Original SQL text of the AS query. */
   queryText: string;
+}
+
+/** CREATE [OR REPLACE] SEARCH|VECTOR INDEX [IF NOT EXISTS] name ON table(ALL COLUMNS | cols) [STORING(cols)] [OPTIONS(...)] */
+export interface CreateIndexStmt extends StmtBase {
+  kind: 'CreateIndex';
+  orReplace: boolean;
+  ifNotExists: boolean;
+  indexType: 'SEARCH' | 'VECTOR';
+  name: Path;
+  table: Path;
+  /** Undefined for ALL COLUMNS. */
+  columns?: string[];
+  storing?: string[];
+  options?: OptionEntry[];
 }
 
 /** CREATE [OR REPLACE] [TEMP] CONSTANT [IF NOT EXISTS] name = expr (ZetaSQL named constants). */

@@ -719,6 +719,30 @@ export class Parser {
         return this.createModel(base);
       case 'ROW':
         return this.createRowAccessPolicy(base);
+      case 'SEARCH':
+      case 'VECTOR': {
+        this.next();
+        this.expectKw('INDEX');
+        const ifNotExists = this.ifNotExists();
+        const name = this.path();
+        this.expectKw('ON');
+        const table = this.path();
+        this.expectSym('(');
+        let columns: string[] | undefined;
+        if (this.isKw('ALL') && this.isKw('COLUMNS', 1)) {
+          this.next();
+          this.next();
+        } else columns = this.identList();
+        this.expectSym(')');
+        let storing: string[] | undefined;
+        if (this.acceptKw('STORING')) {
+          this.expectSym('(');
+          storing = this.identList();
+          this.expectSym(')');
+        }
+        const options = this.isKw('OPTIONS') ? this.optionsList() : undefined;
+        return this.stmtEnd({ kind: 'CreateIndex', ...base, ifNotExists, indexType: k.upper as 'SEARCH' | 'VECTOR', name, table, columns, storing, options });
+      }
       default:
         return this.fail(k);
     }

@@ -383,3 +383,9 @@ SELECT (s).upper().substr(1, 3), abs(x).sqrt(), (x).(safe.sqrt)() FROM t
 SELECT * FROM r CROSS JOIN LATERAL (SELECT r.a) AS l, LATERAL tvf(r.id)
 
 FROM t |> IF x > 1 THEN ( |> WHERE y ) ELSEIF false THEN ( |> SELECT 1 ) ELSE ( |> LIMIT 1 )
+
+CREATE SEARCH INDEX IF NOT EXISTS idx ON ds.t (ALL COLUMNS) OPTIONS (analyzer = 'LOG_ANALYZER')
+
+CREATE OR REPLACE VECTOR INDEX vi ON ds.t (embedding) STORING (id, name) OPTIONS (index_type = 'IVF', distance_type = 'COSINE')
+
+DROP SEARCH INDEX IF EXISTS idx ON ds.t
