@@ -137,6 +137,11 @@ export const FEATURES: Record<string, FeatureInfo> = {
   'type:PROTO': { supported: false, why: 'PROTO values in the query or result; BigQuery has no protocol buffer types' },
   'type:ENUM': { supported: false, why: 'ENUM values; BigQuery has no enum types' },
   'type:UUID': { supported: false, why: 'UUID values; BigQuery has no UUID type' },
+  'type:INT32': { supported: false, why: 'INT32 named in the query; BigQuery has INT64 only' },
+  'type:UINT32': { supported: false, why: 'UINT32 named in the query; BigQuery has INT64 only' },
+  'type:UINT64': { supported: false, why: 'UINT64 (named in the query, or a value beyond the INT64 range in the data or result); BigQuery has INT64 only' },
+  'type:DOUBLE': { supported: false, why: 'type name DOUBLE in the query; BigQuery spells it FLOAT64 (DOUBLE: "Type not found")' },
+  'type:FLOAT32': { supported: false, why: 'FLOAT (32-bit) named in the query; BigQuery has FLOAT64 only' },
   'named_constants': { supported: false, why: 'CREATE CONSTANT; BigQuery has no named constants' },
   'primary_key_mode:first_column_is_primary_key': { supported: false, why: 'BigQuery does not enforce primary keys' },
 };

@@ -41,6 +41,8 @@ export interface QueryParameter {
 
 export interface QueryRequest {
   query: string;
+  /** e.g. [{key: 'time_zone', value: 'America/Los_Angeles'}]: the query's default time zone */
+  connectionProperties?: Array<{ key: string; value: string }>;
   defaultDataset?: { projectId: string; datasetId: string };
   queryParameters?: QueryParameter[];
 }
@@ -145,6 +147,7 @@ export class Client {
       formatOptions: { useInt64Timestamp: true },
     };
     if (req.defaultDataset) body['defaultDataset'] = req.defaultDataset;
+    if (req.connectionProperties && req.connectionProperties.length > 0) body['connectionProperties'] = req.connectionProperties;
     if (req.queryParameters && req.queryParameters.length > 0) {
       body['parameterMode'] = req.queryParameters.every((p) => p.name) ? 'NAMED' : 'POSITIONAL';
       body['queryParameters'] = req.queryParameters;

@@ -39,7 +39,8 @@ export function paramValueOfCell(f: RestField, v: unknown, ignoreMode = false): 
   if (v === null || v === undefined) return {};
   if (!ignoreMode && (f.mode ?? '').toUpperCase() === 'REPEATED') {
     const list = Array.isArray(v) ? v : [];
-    return { arrayValues: list.map((c) => paramValueOfCell(f, (c as { v?: unknown })?.v ?? c, true)) };
+    const inner = (c: unknown) => (c !== null && typeof c === 'object' && 'v' in (c as object) ? (c as { v: unknown }).v : c);
+    return { arrayValues: list.map((c) => paramValueOfCell(f, inner(c), true)) };
   }
   const type = paramTypeName(f.type);
   if (type === 'STRUCT') {
