@@ -710,8 +710,27 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   if (def.kind === 'aggregate') return resolveAggregate(an, n, def, ctx);
   if (n.distinct) throw sqlError(`Non-aggregate function ${name} cannot be called with DISTINCT`, n.loc);
   if (n.safe && def.safeCallable === false) throw sqlError(`Function ${name} does not support SAFE error mode`, n.loc);
+  const parts = def.datePartArgs;
+  if (parts?.length) {
+    // Date-part keywords (DAY, WEEK(MONDAY)) are passed as constant upper-case strings.
+    const args = n.args.map((a, i) => {
+      if (!parts.includes(i)) return a;
+      const p = datePartText(a);
+      return p === undefined ? a : ({ kind: 'StringLiteral', loc: a.loc, value: p, raw: false } as A.StringLiteral);
+    });
+    const { exprs, names } = resolveArgs(an, args, ctx);
+    return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
+  }
   const { exprs, names } = resolveArgs(an, n.args, ctx);
   return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
+}
+
+function datePartText(a: A.Expr): string | undefined {
+  if (a.kind === 'PathExpr' && a.parts.length === 1) return a.parts[0]!.toUpperCase();
+  if (a.kind === 'FunctionCall' && a.name.length === 1 && a.args.length === 1 && a.args[0]!.kind === 'PathExpr' && a.args[0].parts.length === 1) {
+    return `${a.name[0]!.toUpperCase()}(${a.args[0].parts[0]!.toUpperCase()})`;
+  }
+  return undefined;
 }
 
 function resolveConditional(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {

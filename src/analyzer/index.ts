@@ -2,6 +2,7 @@
 // names). DDL/DML statements reuse resolveQuery/resolveExpr through run.ts.
 import type * as A from '../../grammar/ast.js';
 import { Analyzer, type AnalyzerEnv } from './context.js';
+import { sqlError } from './errors.js';
 import { resolveQuery, type RelOut } from './query.js';
 import type { ResolvedQuery } from './resolved.js';
 
@@ -39,7 +40,21 @@ export function outputNames(names: readonly string[]): string[] {
   });
 }
 
-export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env)): ResolvedQuery {
+/** The service rejects results whose column names repeat (case-insensitively). */
+export function checkDuplicateNames(names: readonly string[], loc?: A.Loc): void {
+  const seen = new Set<string>();
+  const dups: string[] = [];
+  for (const n of names) {
+    if (!n) continue;
+    const l = n.toLowerCase();
+    if (seen.has(l) && !dups.includes(n)) dups.push(n);
+    seen.add(l);
+  }
+  if (dups.length) throw sqlError(`Duplicate column names in the result are not supported. Found duplicate(s): ${dups.join(', ')}`, loc);
+}
+
+export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env), opts: { allowDuplicateNames?: boolean } = {}): ResolvedQuery {
   const out: RelOut = resolveQuery(an, q, undefined);
+  if (!out.isValueTable && !opts.allowDuplicateNames) checkDuplicateNames(out.names);
   return { plan: out.rel, outputNames: out.isValueTable ? out.names : outputNames(out.names), isValueTable: out.isValueTable };
 }

@@ -91,7 +91,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   let asOfMs: number | undefined;
   if (item.systemTime) {
     const x = resolveExpr(an, item.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' });
-    const v = constantValue(an, x);
+    const v = constantValue(x);
     if (v === undefined || v === null || (x.type.kind !== 'TIMESTAMP' && x.type.kind !== 'STRING')) {
       throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', item.systemTime.loc);
     }
@@ -108,7 +108,7 @@ let folder: ((e: import('./resolved.js').Expr) => Value | undefined) | undefined
 export function setConstantFolder(f: (e: import('./resolved.js').Expr) => Value | undefined): void {
   folder = f;
 }
-function constantValue(_an: Analyzer, e: import('./resolved.js').Expr): Value | undefined {
+export function constantValue(e: import('./resolved.js').Expr): Value | undefined {
   if (e.kind === 'literal') return e.value;
   return folder?.(e);
 }

@@ -23,7 +23,7 @@ import {
   resolveExpr,
   type ExprCtx,
 } from './expr.js';
-import { resolveTableRef } from './names.js';
+import { constantValue, resolveTableRef } from './names.js';
 import { mapRelExprs, rewriteExpr } from './rewrite.js';
 import type {
   AggregateRel,
@@ -70,11 +70,13 @@ function requireBool(e: Expr, loc: A.Loc, clause: string): Expr {
 
 function constIntExpr(an: Analyzer, e: A.Expr, what: string): number {
   const x = resolveExpr(an, e, { scope: new Scope(), clause: what });
-  if (x.kind !== 'literal' || (x.type.kind !== 'INT64' && originOf(x) !== Origin.Null)) {
+  // Constant expressions (MOD(@p, 2), 1 + 1) fold to a literal here.
+  const v = x.kind === 'literal' ? x.value : constantValue(x);
+  if ((x.type.kind !== 'INT64' && originOf(x) !== Origin.Null) || v === undefined) {
     throw sqlError(`${what} expects an integer literal or parameter`, e.loc);
   }
-  if (x.value === null) throw sqlError(`${what} must not be null`, e.loc);
-  const n = Number(x.value as bigint);
+  if (v === null) throw sqlError(`${what} must not be null`, e.loc);
+  const n = Number(v as bigint);
   if (n < 0) throw sqlError(`${what} expects a non-negative integer literal or parameter`, e.loc);
   return n;
 }
@@ -227,24 +229,45 @@ function castTo(an: Analyzer, out: RelOut, types: readonly SqlType[], loc: A.Loc
   return { ...out, rel: project(an, out.rel, exprs, out.names) };
 }
 
+/**
+ * CORRESPONDING / BY NAME: columns match by name. INNER (default) keeps names
+ * common to every input, LEFT the first input's names, FULL every name (first
+ * appearance order); BY (list) fixes the list. Missing columns are NULL.
+ */
+function correspondingInputs(an: Analyzer, b: A.SetOperation, outs: RelOut[], what: string): RelOut[] {
+  const mode = b.outerMode ?? 'INNER';
+  const lower = (o: RelOut) => o.names.map((n) => n.toLowerCase());
+  const full = `${what} CORRESPONDING`;
+  let names: string[];
+  if (b.corresponding?.by) names = b.corresponding.by.slice();
+  else if (mode === 'FULL') {
+    names = [];
+    for (const o of outs) for (const n of o.names) if (n && !names.some((x) => x.toLowerCase() === n.toLowerCase())) names.push(n);
+  } else if (mode === 'LEFT') names = outs[0]!.names.filter((n, i) => n && lower(outs[0]!).indexOf(n.toLowerCase()) === i);
+  else names = outs[0]!.names.filter((n, i) => n && lower(outs[0]!).indexOf(n.toLowerCase()) === i && outs.every((o) => lower(o).includes(n.toLowerCase())));
+  if (names.length === 0) throw sqlError(`${full} requires at least one column name in common between all inputs`, b.loc);
+  return outs.map((o, qi) => {
+    const ln = lower(o);
+    const exprs = names.map((n) => {
+      const i = ln.indexOf(n.toLowerCase());
+      if (i >= 0) return colRef(o.rel.columns[i]!);
+      if (mode === 'INNER' || (mode === 'LEFT' && qi === 0)) {
+        throw sqlError(`Column ${n} is not found in query ${qi + 1} of ${full}`, b.loc);
+      }
+      return literal(T.INT64, null);
+    });
+    const rel = project(an, o.rel, exprs, names);
+    // Keep padded NULLs untyped for supertyping: mark the projection's literal-ness per column.
+    return { rel, names, isValueTable: false };
+  });
+}
+
 function resolveSetOp(an: Analyzer, b: A.SetOperation, outer: Scope | undefined): RelOut {
   const parts: A.QueryExpr[] = [];
   flattenSetOp(b, parts);
   const what = `${b.op} ${b.quantifier}`;
   let outs = parts.map((p) => resolveQueryExpr(an, p, outer));
-  if (b.corresponding || b.byName) {
-    // Match columns by name, in the first input's order.
-    const names = outs[0]!.names;
-    outs = outs.map((o, qi) => {
-      if (qi === 0) return o;
-      const exprs = names.map((n) => {
-        const i = o.names.findIndex((x) => x.toLowerCase() === n.toLowerCase());
-        if (i < 0) throw sqlError(`Column ${n} is not found in query ${qi + 1} of ${what} CORRESPONDING`, b.loc);
-        return colRef(o.rel.columns[i]!);
-      });
-      return { rel: project(an, o.rel, exprs, names), names, isValueTable: false };
-    });
-  }
+  if (b.corresponding || b.byName) outs = correspondingInputs(an, b, outs, what);
   const n = outs[0]!.rel.columns.length;
   outs.forEach((o, i) => {
     if (o.rel.columns.length !== n) {
@@ -333,6 +356,7 @@ function hasColumnIn(e: Expr, ids: ReadonlySet<number>): boolean {
   let found = false;
   rewriteExpr(e, (x) => {
     if (x.kind === 'column' && ids.has(x.columnId)) found = true;
+    if (x.kind === 'subquery' && x.correlatedColumns.some((id) => ids.has(id))) found = true;
     return undefined;
   });
   return found;
@@ -914,7 +938,7 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     return rel;
   }
   if (j.on) condition = requireBool(resolveExpr(an, j.on, { scope, clause: 'ON clause' }), j.on.loc, 'JOIN ON clause');
-  else if (joinType !== 'cross' && !lateral) {
+  else if (joinType !== 'cross' && !lateral && j.right.kind !== 'UnnestRef') {
     throw sqlError(`${j.joinType} JOIN must have an immediately following ON or USING clause`, j.loc);
   }
   scope.starList = star;

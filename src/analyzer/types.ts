@@ -195,7 +195,8 @@ export function parseTimeValue(s: string): number | undefined {
   const m = /^\s*(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*$/.exec(s);
   if (!m) return undefined;
   const h = +m[1]!, mi = +m[2]!, se = +(m[3] ?? 0);
-  if (h > 23 || mi > 59 || se > 59) return undefined;
+  // A leap second (:60) is accepted and rolls into the next minute, as ZetaSQL does.
+  if (h > 23 || mi > 59 || se > 60) return undefined;
   const frac = m[4] ? Number((m[4] + '000000').slice(0, 6)) : 0;
   return ((h * 60 + mi) * 60 + se) * 1e6 + frac;
 }

@@ -56,8 +56,8 @@ export class Session {
     return new Analyzer(this.env);
   }
 
-  analyze(q: A.Query): ResolvedQuery {
-    return analyzeQuery(this.env, q);
+  analyze(q: A.Query, opts: { allowDuplicateNames?: boolean } = {}): ResolvedQuery {
+    return analyzeQuery(this.env, q, undefined, opts);
   }
 
   optimize(rel: Rel): Rel {

@@ -329,7 +329,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
     }
     rel = { kind: 'values', rows, columns: cols.map((c) => an.newColumn(c.name, c.type)) };
   } else {
-    const q = s.analyze(st.query!);
+    const q = s.analyze(st.query!, { allowDuplicateNames: true });
     const qc = q.plan.columns;
     if (qc.length !== targetIdx.length) {
       throw sqlError(`Inserted row has wrong column count; Has ${qc.length}, expected ${targetIdx.length}`, st.query!.loc);
