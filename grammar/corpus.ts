@@ -94,9 +94,15 @@ function yamlCases(source: 'recorded' | 'fixtures', root: string, oracleDir?: st
     if (!doc || typeof doc !== 'object') continue;
     if (Array.isArray(doc.setup)) {
       doc.setup.forEach((step: unknown, idx: number) => {
-        if (step && typeof step === 'object' && typeof (step as { sql?: unknown }).sql === 'string') {
-          out.push({ source, id: `${rel}:setup${idx}`, sql: (step as { sql: string }).sql, expectSyntaxError: false });
-        }
+        if (!step || typeof step !== 'object') return;
+        const st = step as { sql?: unknown; table?: { view?: { query?: unknown } }; row_access_policy?: { filter_predicate?: unknown } };
+        if (typeof st.sql === 'string') out.push({ source, id: `${rel}:setup${idx}`, sql: st.sql, expectSyntaxError: false });
+        // tables.insert view definitions are queries too.
+        const vq = st.table?.view?.query;
+        if (typeof vq === 'string') out.push({ source, id: `${rel}:setup${idx}:view`, sql: vq, expectSyntaxError: false });
+        // Row access policy filters are expressions: parse them as a query over no table.
+        const fp = st.row_access_policy?.filter_predicate;
+        if (typeof fp === 'string') out.push({ source, id: `${rel}:setup${idx}:filter`, sql: `SELECT 1 WHERE ${fp}`, expectSyntaxError: false });
       });
     }
     if (typeof doc.query === 'string') {
