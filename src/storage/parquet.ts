@@ -3,11 +3,11 @@
 // storage form (codec.ts) so every warehouse type round-trips exactly.
 import * as fsp from 'node:fs/promises';
 import { parquetMetadata, parquetRead } from 'hyparquet';
-import { parquetWriteBuffer } from 'hyparquet-writer';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { getValue, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
+import { getValue, sliceVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import { Decimal, Geography, JsonValue } from '../types/values.js';
 import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
 import { fromStored, toStored, type Stored } from './codec.js';
@@ -80,25 +80,55 @@ function columnData(col: Column, vecs: readonly Vector[]): unknown[] {
   return out;
 }
 
-/** Writes the rows of `batches` (columns in `columns` order) as one parquet file image. */
-export function encodeFragment(columns: readonly Column[], batches: readonly Batch[], meta: Record<string, string>): Uint8Array {
+/** Rows per row group; also the unit of work between event-loop yields. */
+const ROW_GROUP = 16384;
+
+const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+function sliceRows(batches: readonly Batch[], start: number, end: number): Batch[] {
+  const out: Batch[] = [];
+  let off = 0;
+  for (const b of batches) {
+    const bs = off;
+    off += b.length;
+    if (off <= start || bs >= end) continue;
+    const s = Math.max(start, bs) - bs;
+    const e = Math.min(end, off) - bs;
+    out.push(s === 0 && e === b.length ? b : { length: e - s, columns: b.columns.map((v) => sliceVector(v, s, e)) });
+  }
+  return out;
+}
+
+/**
+ * Encodes the rows of `batches` (columns in `columns` order) as one parquet
+ * file image, one row group at a time, yielding to the event loop between
+ * groups so that a compaction never stalls the engine's other calls for long.
+ */
+export async function encodeFragment(columns: readonly Column[], batches: readonly Batch[], meta: Record<string, string>): Promise<Uint8Array> {
   const schema: Record<string, unknown>[] = [{ name: 'root', num_children: columns.length }];
-  const columnDataList = columns.map((c, ci) => {
+  for (const c of columns) {
     const m = parquetMapping(c.type);
     const el: Record<string, unknown> = { name: c.name, type: m.physical, repetition_type: 'OPTIONAL' };
     if (m.converted) el.converted_type = m.converted;
     schema.push(el);
-    return { name: c.name, data: columnData(c, batches.map((b) => b.columns[ci]!)) };
-  });
-  const buf = parquetWriteBuffer({
-    // Types of hyparquet-writer are structural; the schema elements above follow its SchemaElement.
-    columnData: columnDataList as never,
+  }
+  const writer = new ByteWriter();
+  const pw = new ParquetWriter({
+    writer,
+    // hyparquet-writer's SchemaElement is structural; the elements above follow it.
     schema: schema as never,
-    kvMetadata: Object.entries(meta).map(([key, value]) => ({ key, value })),
-    rowGroupSize: 100_000,
     statistics: false,
+    kvMetadata: Object.entries(meta).map(([key, value]) => ({ key, value })),
   });
-  return new Uint8Array(buf);
+  const total = batches.reduce((n, b) => n + b.length, 0);
+  for (let start = 0; start < total; start += ROW_GROUP) {
+    const slice = sliceRows(batches, start, Math.min(total, start + ROW_GROUP));
+    const sources = columns.map((c, ci) => ({ name: c.name, data: columnData(c, slice.map((b) => b.columns[ci]!)) }));
+    await pw.write({ columnData: sources as never, rowGroupSize: ROW_GROUP });
+    await yieldToLoop();
+  }
+  await pw.finish();
+  return new Uint8Array(writer.getBuffer());
 }
 
 function decodeColumn(t: SqlType, raw: ArrayLike<unknown>): Vector {

@@ -219,7 +219,7 @@ export class TableData {
   private async writeFragment(batches: readonly Batch[], lastLsn: number): Promise<FragmentInfo> {
     const file = this.fragmentName(lastLsn);
     const rows = batches.reduce((s, b) => s + b.length, 0);
-    const img = encodeFragment(this.columns, batches, { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(this.columns.map(colInfo)) });
+    const img = await encodeFragment(this.columns, batches, { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(this.columns.map(colInfo)) });
     const tmp = path.join(this.dir, `${this.stem}.${process.pid}.frag.tmp`);
     const h = await fsp.open(tmp, 'w');
     try {
