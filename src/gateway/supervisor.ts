@@ -22,6 +22,21 @@ export interface SupervisorOptions {
 }
 
 const HEALTH_POLL_MS = 100;
+
+/**
+ * Preloaded into a node engine: when the gateway dies, even by SIGKILL, the
+ * engine's stdin pipe reaches EOF and the engine gets SIGTERM (its own
+ * graceful shutdown), so no orphan keeps the data dir locked and the port bound.
+ */
+export const PARENT_WATCHDOG =
+  'data:text/javascript,' +
+  encodeURIComponent(
+    "if (process.env.WAREHOUSE_ENGINE_PARENT_PIPE === '1' && !process.stdin.isTTY) {" +
+      "process.stdin.on('error', () => {});" +
+      "process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM'));" +
+      'process.stdin.resume();' +
+      '}',
+  );
 const START_TIMEOUT_MS = 120_000;
 const MAX_BACKOFF_MS = 10_000;
 
@@ -73,7 +88,8 @@ export class EngineSupervisor {
     ];
     if (this.opts.projectId) args.push('--project-id', this.opts.projectId);
     // A script runs under this very node; anything else is an executable.
-    if (/\.(c|m)?js$/.test(bin)) return { file: process.execPath, args: [bin, ...args] };
+    // Node engines get the parent-pipe watchdog preloaded (see PARENT_WATCHDOG).
+    if (/\.(c|m)?js$/.test(bin)) return { file: process.execPath, args: ['--import', PARENT_WATCHDOG, bin, ...args] };
     return { file: bin, args };
   }
 

@@ -1,7 +1,7 @@
 // End to end against the real engine: HTTP, the Node client (apiEndpoint and
 // BIGQUERY_EMULATOR_HOST), and the bq CLI fetching our discovery document
 // (no --discovery_file). Recipes per shared/clients/real-client-traces.md.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -171,6 +171,45 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     const dest = sel.body.configuration.query.destinationTable;
     expect((await rest(bqUrl(`/datasets/${dest.datasetId}/tables/${dest.tableId}/data`))).body.totalRows).toBe('3');
     await rest(bqUrl('/datasets/qj?deleteContents=true'), { method: 'DELETE' });
+  });
+
+  it('the engine does not outlive a SIGKILLed gateway, and restarts after its own SIGKILL', async () => {
+    const own = await startEmulator();
+    try {
+      const child = (): number | undefined => {
+        try {
+          return Number(execFileSync('pgrep', ['-P', String(own.proc.pid)]).toString().trim().split('\n')[0]) || undefined;
+        } catch {
+          return undefined;
+        }
+      };
+      const first = child()!;
+      process.kill(first, 'SIGKILL');
+      const t0 = Date.now();
+      let status = 0;
+      while (Date.now() - t0 < 30_000 && status !== 200) {
+        status = (await rest(`${own.url}/bigquery/v2/projects/test/datasets`)).status;
+        if (status !== 200) expect(status).toBe(503);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe(200);
+      const second = child()!;
+      expect(second).not.toBe(first);
+      own.proc.kill('SIGKILL');
+      const t1 = Date.now();
+      let alive = true;
+      while (alive && Date.now() - t1 < 15_000) {
+        await new Promise((r) => setTimeout(r, 200));
+        try {
+          process.kill(second, 0);
+        } catch {
+          alive = false;
+        }
+      }
+      expect(alive).toBe(false);
+    } finally {
+      await own.stop();
+    }
   });
 
   it.skipIf(!hasBq())('bq CLI: mk, ls, show, insert, head, query, rm through the served discovery document', async () => {
