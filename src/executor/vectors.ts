@@ -365,6 +365,8 @@ export function repeatRow(v: Vector, i: number, n: number): Vector {
 
 /** Builds the vector of `n` rows where rows sel[k] take values[k] (scatter). Unset rows are NULL. */
 export function scatterVectors(type: SqlType, n: number, parts: readonly { sel: Int32Array; count: number; vec: Vector }[]): Vector {
+  const fast = scatterTyped(type, n, parts);
+  if (fast) return fast;
   const buf = new ColumnBuffer(type, n);
   // Decide the physical kind first so a BigInt part upgrades the whole result.
   const order = new Int32Array(n).fill(-1);
@@ -382,6 +384,35 @@ export function scatterVectors(type: SqlType, n: number, parts: readonly { sel: 
     else buf.append(parts[p]!.vec, at[r]!);
   }
   return buf.toVector();
+}
+
+/** scatterVectors when every part shares the result's typed-array class (the common CASE shape). */
+function scatterTyped(type: SqlType, n: number, parts: readonly { sel: Int32Array; count: number; vec: Vector }[]): Vector | null {
+  const ph = physOf(type);
+  let Ctor: (new (n: number) => Float64Array | Int32Array | Uint8Array) | null = null;
+  if (ph === Phys.F64 || ph === Phys.I64F) Ctor = Float64Array;
+  else if (ph === Phys.I32) Ctor = Int32Array;
+  else if (ph === Phys.BOOL) Ctor = Uint8Array;
+  if (Ctor === null) return null;
+  for (const p of parts) if (!(p.vec.data instanceof Ctor)) return null;
+  const out = new Ctor(n);
+  // Rows no part covers are NULL.
+  const nulls = new Uint8Array(n).fill(1);
+  let anyNull = false;
+  for (const { sel, count, vec } of parts) {
+    const d = vec.data as Float64Array;
+    const vn = vec.nulls;
+    for (let k = 0; k < count; k++) {
+      const r = sel[k]!;
+      out[r] = d[k]!;
+      nulls[r] = vn === null ? 0 : vn[k]!;
+    }
+  }
+  for (let i = 0; i < n; i++) if (nulls[i] === 1) {
+    anyNull = true;
+    break;
+  }
+  return { type, length: n, data: out, nulls: anyNull ? nulls : null };
 }
 
 // ---------------------------------------------------------------- batches
