@@ -4,6 +4,7 @@
 //   --case <substr>    only cases whose name contains substr
 //   --url <url>        use a running emulator instead of starting one
 //   --no-duckdb        skip the DuckDB reference side
+//   --no-emulator      DuckDB side only (checks the translation; writes tmp/)
 //   --no-extra         skip the extra process metrics
 //   --project <id>     project id (default bench-project)
 //   --gateway <path>   gateway entry to start instead of dist/gateway.js
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     case: { type: 'string' },
     url: { type: 'string' },
     'no-duckdb': { type: 'boolean', default: false },
+    'no-emulator': { type: 'boolean', default: false },
     'no-extra': { type: 'boolean', default: false },
     project: { type: 'string', default: 'bench-project' },
     gateway: { type: 'string' },
@@ -29,12 +31,13 @@ const { values } = parseArgs({
 
 const quick = values.quick ?? false;
 // latest.* always means the real emulator at full size; anything else goes to tmp/.
-const outDir = defaultOutDir(quick || values.gateway !== undefined);
+const outDir = defaultOutDir(quick || values.gateway !== undefined || values['no-emulator'] === true);
 try {
   const result = await runBench({
     quick,
     caseFilter: values.case ?? null,
     url: values.url ?? null,
+    emulator: !values['no-emulator'],
     duckdb: !values['no-duckdb'],
     extra: !values['no-extra'],
     outDir,

@@ -23,6 +23,7 @@ export function renderTable(r: BenchResult): string {
   lines.push(`bench ${r.options.quick ? '(quick) ' : ''}${m.date}  node ${m.node}  ${m.cpus}x ${m.cpuModel}  DuckDB ${m.duckdb ?? '-'}  load ${m.loadAvg1m}`);
   if (r.emulator.command && r.emulator.command !== 'dist/gateway.js') lines.push(`emulator command: ${r.emulator.command} (not the real gateway)`);
   if (r.options.url) lines.push(`emulator: attached to ${r.options.url}`);
+  if (r.emulator.status === 'skipped') lines.push('emulator: not run (--no-emulator)');
   if (r.emulator.status === 'error') lines.push(`emulator: ERROR ${r.emulator.error?.split('\n')[0] ?? ''}`);
   for (const note of r.emulator.restarts) lines.push(`emulator restarted: ${note}`);
   lines.push('');

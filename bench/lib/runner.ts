@@ -28,6 +28,8 @@ export interface RunOptions {
   quick: boolean;
   caseFilter: string | null;
   url: string | null;
+  /** false: DuckDB side only (no emulator, no extra metrics). */
+  emulator?: boolean;
   duckdb: boolean;
   extra: boolean;
   /** Where latest.json / latest.svg go; null writes nothing (tests). */
@@ -188,20 +190,26 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
   let emu: EmulatorHandle | null = null;
   const start = async (): Promise<EmulatorHandle> =>
     opts.url ? attachEmulator(opts.url, opts.projectId) : startEmulator(gateway.script, opts.projectId, { nodeArgs: gateway.nodeArgs });
-  try {
-    log(opts.url ? `attaching to ${opts.url}` : `starting ${path.relative(repoRoot, gateway.script)}`);
-    emu = await start();
-    emulatorInfo.url = emu.url;
-    log(`emulator healthy at ${emu.url}${emu.startupMs !== null ? ` after ${emu.startupMs} ms` : ''}`);
-  } catch (e) {
-    emulatorInfo.status = 'error';
-    emulatorInfo.error = errorMessage(e);
-    log(`emulator unavailable: ${emulatorInfo.error}`);
+  const useEmulator = opts.emulator ?? true;
+  if (!useEmulator) {
+    emulatorInfo.status = 'skipped';
+    emulatorInfo.command = null;
+  } else {
+    try {
+      log(opts.url ? `attaching to ${opts.url}` : `starting ${path.relative(repoRoot, gateway.script)}`);
+      emu = await start();
+      emulatorInfo.url = emu.url;
+      log(`emulator healthy at ${emu.url}${emu.startupMs !== null ? ` after ${emu.startupMs} ms` : ''}`);
+    } catch (e) {
+      emulatorInfo.status = 'error';
+      emulatorInfo.error = errorMessage(e);
+      log(`emulator unavailable: ${emulatorInfo.error}`);
+    }
   }
 
   const firstQueryMs = emu ? await firstQuery(new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs), emu.spawnedAt) : null;
   let extra: ExtraMetrics | null = null;
-  if (opts.extra) {
+  if (opts.extra && useEmulator) {
     const skipped = { status: 'skipped' as const, reason: 'emulator not running' };
     extra = {
       startupMs: skipped, idleRss: skipped, rssAfterLoad: skipped, insertAll: skipped,
@@ -245,7 +253,9 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
     let emuSide: SideResult;
     let emuRows: CanonRow[] | null = null;
     await ensureEmulator(`before ${c.name}`);
-    if (!budgetLeft()) {
+    if (!useEmulator) {
+      emuSide = { status: 'skipped' };
+    } else if (!budgetLeft()) {
       // A hung or very slow emulator must not make a smoke run unbounded (DuckDB is cheap and still runs).
       emuSide = { status: 'error', error: `not run: run time budget of ${opts.budgetMs} ms used up` };
     } else if (emu) {
@@ -306,7 +316,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
   const result: BenchResult = {
     summary: summarizeCases(results),
     machine,
-    options: { quick: opts.quick, caseFilter: opts.caseFilter, url: opts.url, duckdb: opts.duckdb, extra: opts.extra },
+    options: { quick: opts.quick, caseFilter: opts.caseFilter, url: opts.url, emulator: useEmulator, duckdb: opts.duckdb, extra: opts.extra && useEmulator },
     emulator: emulatorInfo,
     cases: results,
     extra,

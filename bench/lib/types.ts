@@ -90,8 +90,8 @@ export interface BenchSummary {
 export interface BenchResult {
   summary: BenchSummary;
   machine: MachineInfo;
-  options: { quick: boolean; caseFilter: string | null; url: string | null; duckdb: boolean; extra: boolean };
-  emulator: { url: string | null; command: string | null; status: 'ok' | 'error'; error?: string; log?: string; restarts: string[] };
+  options: { quick: boolean; caseFilter: string | null; url: string | null; emulator: boolean; duckdb: boolean; extra: boolean };
+  emulator: { url: string | null; command: string | null; status: 'ok' | 'error' | 'skipped'; error?: string; log?: string; restarts: string[] };
   cases: CaseResult[];
   extra: ExtraMetrics | null;
   totalMs: number;
