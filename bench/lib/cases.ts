@@ -61,6 +61,7 @@ export function parseCase(text: string, file: string): BenchCase {
 }
 
 export function loadCases(filter?: string): BenchCase[] {
+  if (!existsSync(casesDir)) throw new Error(`bench cases not found at ${casesDir} (the shared material must sit next to the repo)`);
   const files = readdirSync(casesDir).filter((f) => f.endsWith('.yaml')).sort();
   const cases = files.map((f) => parseCase(readFileSync(path.join(casesDir, f), 'utf8'), path.join(casesDir, f)));
   return filter ? cases.filter((c) => c.name.includes(filter)) : cases;
