@@ -91,6 +91,8 @@ export class AggCollector {
   readonly calls: AggregateCall[] = [];
   /** GROUPING(x) calls: filled once group keys are known. */
   readonly grouping: { column: ResolvedColumn; arg: Expr; loc: A.Loc }[] = [];
+  /** SELECT-list aliases, once known: GROUPING(alias) names a grouped select item. */
+  selectAliases?: ReadonlyMap<string, Expr>;
   constructor(readonly scope: Scope) {}
 }
 
@@ -767,7 +769,7 @@ function resolveConditional(an: Analyzer, n: A.FunctionCall, name: string, ctx: 
 function resolveGrouping(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   if (!ctx.aggs || ctx.inAggregate) throw sqlError(`GROUPING function not allowed in ${ctx.clause}`, n.loc);
   if (n.args.length !== 1) throw sqlError('GROUPING takes exactly one argument', n.loc);
-  const arg = resolveExpr(an, n.args[0]!, { scope: ctx.aggs.scope, clause: 'GROUPING', inAggregate: true, udfArgs: ctx.udfArgs });
+  const arg = resolveExpr(an, n.args[0]!, { scope: ctx.aggs.scope, clause: 'GROUPING', inAggregate: true, udfArgs: ctx.udfArgs, selectAliases: ctx.aggs.selectAliases });
   const column = an.newColumn('$grouping', T.INT64);
   ctx.aggs.grouping.push({ column, arg, loc: n.args[0]!.loc });
   return colRef(column);

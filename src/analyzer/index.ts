@@ -3,7 +3,7 @@
 import type * as A from '../../grammar/ast.js';
 import { Analyzer, type AnalyzerEnv } from './context.js';
 import { sqlError } from './errors.js';
-import { resolveQuery, type RelOut } from './query.js';
+import { project, resolveQuery, type RelOut } from './query.js';
 import type { ResolvedQuery } from './resolved.js';
 
 export { Analyzer, type AnalyzerEnv } from './context.js';
@@ -54,7 +54,15 @@ export function checkDuplicateNames(names: readonly string[], loc?: A.Loc): void
 }
 
 export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env), opts: { allowDuplicateNames?: boolean } = {}): ResolvedQuery {
-  const out: RelOut = resolveQuery(an, q, undefined);
+  let out: RelOut = resolveQuery(an, q, undefined);
+  const c0 = out.rel.columns[0];
+  if (out.isValueTable && c0 && c0.type.kind === 'STRUCT') {
+    // A STRUCT value table returns its fields as the result columns.
+    const t = c0.type;
+    const names = t.fields.map((f) => f.name);
+    const exprs = t.fields.map((f, i) => ({ kind: 'field' as const, type: f.type, arg: { kind: 'column' as const, type: t, columnId: c0.id }, fieldIndex: i }));
+    out = { rel: project(an, out.rel, exprs, names), names, isValueTable: false };
+  }
   if (!out.isValueTable && !opts.allowDuplicateNames) checkDuplicateNames(out.names);
   return { plan: out.rel, outputNames: out.isValueTable ? out.names : outputNames(out.names), isValueTable: out.isValueTable };
 }

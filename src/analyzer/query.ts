@@ -407,6 +407,7 @@ export function resolveSelect(
   // HAVING and QUALIFY may name SELECT-list aliases (they win over FROM columns).
   const selectAliases = new Map<string, Expr>();
   for (const it of items) if (it.aliasable && !selectAliases.has(it.name.toLowerCase())) selectAliases.set(it.name.toLowerCase(), it.expr);
+  aggs.selectAliases = selectAliases;
   const having = sel.having ? resolveExpr(an, sel.having, { ...ctx, clause: 'HAVING clause', selectAliases }) : undefined;
   const qualify = sel.qualify ? resolveExpr(an, sel.qualify, { ...ctx, clause: 'QUALIFY clause', selectAliases }) : undefined;
 
@@ -605,7 +606,7 @@ function resolveGroupBy(
       const it = items.find((s) => s.aliasable && s.name.toLowerCase() === l);
       // A select alias wins unless the same name is a FROM column the alias merely repeats.
       if (it && !hasColumnIn(it.expr, aggIds())) {
-        const fromHit = scope.lookup(e.parts[0]!);
+        const fromHit = scope.peek(e.parts[0]!);
         if (!fromHit || fromHit.kind === 'ambiguous' || it.expr.kind !== 'column' || true) return keyIndex(it.expr, it.name, e.loc);
       }
     }
@@ -622,6 +623,8 @@ function resolveGroupBy(
     }
     return { keys };
   }
+  // A parenthesized list inside ROLLUP/CUBE is one multi-column unit.
+  const unit = (e: A.Expr): number[] => (e.kind === 'StructExpr' && e.syntax === 'tuple' ? e.fields.map((f) => one(f.expr)) : [one(e)]);
   // Grouping sets: the cross product of each item's sets.
   let sets: number[][] = [[]];
   let plain = true;
@@ -629,16 +632,16 @@ function resolveGroupBy(
     switch (it.kind) {
       case 'Rollup': {
         plain = false;
-        const ks = it.exprs.map(one);
+        const ks = it.exprs.map(unit);
         const out: number[][] = [];
-        for (let i = ks.length; i >= 0; i--) out.push(ks.slice(0, i));
+        for (let i = ks.length; i >= 0; i--) out.push(ks.slice(0, i).flat());
         return out;
       }
       case 'Cube': {
         plain = false;
-        const ks = it.exprs.map(one);
+        const ks = it.exprs.map(unit);
         const out: number[][] = [];
-        for (let m = (1 << ks.length) - 1; m >= 0; m--) out.push(ks.filter((_, i) => m & (1 << (ks.length - 1 - i))));
+        for (let m = (1 << ks.length) - 1; m >= 0; m--) out.push(ks.filter((_, i) => m & (1 << (ks.length - 1 - i))).flat());
         return out;
       }
       case 'GroupingSets': {
@@ -753,7 +756,7 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
       // `FROM t, t.arr` / `FROM t.arr`: a path starting at a visible range variable is an implicit UNNEST.
       const first = item.path[0]!;
       if (item.path.length > 1 || !an.findCte(first)) {
-        const hit = first.includes('.') ? undefined : scope.lookup(first);
+        const hit = first.includes('.') ? undefined : scope.peek(first);
         if (hit && hit.kind !== 'ambiguous' && item.path.length >= 1 && !(item.path.length === 1 && hit.kind === 'range' && !hit.rv.value)) {
           const alias = item.alias ?? item.path[item.path.length - 1]!;
           return unnestLeaf(an, [{ kind: 'PathExpr', loc: item.loc, parts: item.path }], alias, item.withOffset, scope, item.loc);
@@ -768,7 +771,7 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
       return { rel, rvs: [rv], star: rv.value ? [rv.value] : rv.columns.slice(), lateral: false };
     }
     case 'UnnestRef': {
-      const l = unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc);
+      const l = unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases);
       if (item.sample) l.rel = sample(an, l.rel, item.sample);
       return l;
     }
@@ -804,7 +807,16 @@ function sample(an: Analyzer, rel: Rel, s: A.TableSample): Rel {
   return { kind: 'sample', input: rel, percent: n, columns: rel.columns };
 }
 
-function unnestLeaf(an: Analyzer, exprs: readonly A.Expr[], alias: string | undefined, withOffset: { alias?: string } | undefined, scope: Scope, loc: A.Loc): Leaf {
+function unnestLeaf(
+  an: Analyzer,
+  exprs: readonly A.Expr[],
+  alias0: string | undefined,
+  withOffset: { alias?: string } | undefined,
+  scope: Scope,
+  loc: A.Loc,
+  exprAliases?: readonly (string | undefined)[],
+): Leaf {
+  const alias = alias0 ?? (exprs.length === 1 ? exprAliases?.[0] : undefined);
   const corr = new Correlation();
   const lat = new Scope(scope, corr);
   const arrays = exprs.map((e) => {
@@ -825,8 +837,8 @@ function unnestLeaf(an: Analyzer, exprs: readonly A.Expr[], alias: string | unde
     rvs.push({ name: a, lname: a.toLowerCase(), columns: [], value: elements[0]! });
     star.push(elements[0]!);
   } else {
-    // Multi-array UNNEST: each element is a plain column named by its alias (or anonymous).
-    const cols = elements.map((c, i) => ({ ...c, name: i === 0 ? (alias ?? '') : '' }));
+    // Multi-array UNNEST: each element is a plain column named by its alias (or the path's last name).
+    const cols = elements.map((c, i) => ({ ...c, name: exprAliases?.[i] ?? implicitAlias(exprs[i]!) }));
     rvs.push({ name: '', lname: '', columns: cols });
     star.push(...cols);
   }
@@ -944,7 +956,7 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
   scope.starList = star;
   rel = {
     kind: 'join',
-    joinType: condition ? joinType : lateral && joinType !== 'cross' ? joinType : 'cross',
+    joinType: condition ? joinType : (lateral || j.right.kind === 'UnnestRef') && joinType !== 'cross' ? joinType : 'cross',
     left,
     right,
     ...(condition ? { condition } : {}),
@@ -964,9 +976,9 @@ function valueName(e: A.Expr): string {
     case 'StringLiteral':
       return e.value;
     case 'IntLiteral':
-      return `_${e.text}`;
+      return e.text;
     case 'UnaryExpr':
-      return e.operand.kind === 'IntLiteral' ? `_minus_${e.operand.text}` : '';
+      return e.operand.kind === 'IntLiteral' ? `minus_${e.operand.text}` : '';
     case 'BoolLiteral':
       return e.value ? 'true' : 'false';
     case 'NullLiteral':
@@ -1012,7 +1024,9 @@ function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Le
     const vname = v.alias ?? valueName(v.expr);
     for (const [ai, a] of aggExprs.entries()) {
       const aAlias = p.aggregates[ai]!.alias;
-      const name = aggExprs.length === 1 && !aAlias ? vname : `${aAlias ?? ''}_${vname}`.replace(/^_/, aAlias ? '' : '_');
+      // `alias_value`, or the bare value when there is one unaliased aggregate; names may not start with a digit.
+      const raw = aAlias ? `${aAlias}_${vname}` : aggExprs.length === 1 ? vname : `_${vname}`;
+      const name = /^[0-9]/.test(raw) ? `_${raw}` : raw;
       const column = an.newColumn(name, a.column.type);
       calls.push({ ...a, column, filter: a.filter ? { kind: 'logical' as const, type: T.BOOL, op: 'and' as const, args: [a.filter, cond] } : cond });
       outNames.push(name);

@@ -86,6 +86,16 @@ export class Scope {
     return hit;
   }
 
+  /** Like lookup, without recording correlation (a probe that may not become a reference). */
+  peek(name: string): Lookup {
+    const lname = name.toLowerCase();
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const hit = s.local(lname);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+
   /** Looks a name up here and outward, recording correlation on every boundary crossed. */
   lookup(name: string): Lookup {
     const lname = name.toLowerCase();
