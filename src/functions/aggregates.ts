@@ -72,37 +72,55 @@ class CountIfAcc implements GroupsAccumulator {
 class SumInt64Acc implements GroupsAccumulator {
   sums = new Float64Array(16);
   seen = new Uint8Array(16);
-  big: (bigint | undefined)[] = [];
+  /** Groups whose running sum left ±2^53 keep it in `big` (flagged in isBig: no sparse-array reads on the hot path). */
+  isBig = new Uint8Array(16);
+  big = new Map<number, bigint>();
   constructor(private readonly avg: boolean) {}
   counts = new Float64Array(16);
   resize(n: number): void {
     this.sums = growF64(this.sums, n);
     this.seen = growU8(this.seen, n);
+    this.isBig = growU8(this.isBig, n);
     this.counts = growF64(this.counts, n);
   }
   private addBig(g: number, x: bigint): void {
-    const cur = this.big[g] ?? BigInt(this.sums[g]!);
-    this.big[g] = cur + x;
+    const cur = this.isBig[g] ? this.big.get(g)! : BigInt(this.sums[g]!);
+    this.big.set(g, cur + x);
+    this.isBig[g] = 1;
     this.sums[g] = 0;
   }
   update(args: readonly Vector[], groups: Int32Array, n: number): void {
     const v = args[0]!;
     const d = v.data as Int64Data;
     const s = this.sums;
-    for (let i = 0; i < n; i++) {
-      if (!notNull(v, i)) continue;
-      const g = groups[i]!;
-      this.seen[g] = 1;
-      this.counts[g]!++;
-      if (d instanceof Float64Array && this.big[g] === undefined) {
-        const r = s[g]! + d[i]!;
-        // Stay on doubles while the running sum is provably exact.
-        if (r < TWO53 && r > -TWO53) {
-          s[g] = r;
-          continue;
+    const seen = this.seen;
+    const counts = this.counts;
+    const isBig = this.isBig;
+    const nulls = v.nulls;
+    if (d instanceof Float64Array) {
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const g = groups[i]!;
+        seen[g] = 1;
+        counts[g]!++;
+        if (isBig[g] === 0) {
+          const r = s[g]! + d[i]!;
+          // Stay on doubles while the running sum is provably exact.
+          if (r < 9007199254740992 && r > -9007199254740992) {
+            s[g] = r;
+            continue;
+          }
         }
+        this.addBig(g, BigInt(d[i]!));
       }
-      this.addBig(g, d instanceof Float64Array ? BigInt(d[i]!) : d[i]!);
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const g = groups[i]!;
+      seen[g] = 1;
+      counts[g]!++;
+      this.addBig(g, d[i]!);
     }
   }
   finish(numGroups: number): Vector {
@@ -112,7 +130,7 @@ class SumInt64Acc implements GroupsAccumulator {
         out[g] = null;
         continue;
       }
-      const b = this.big[g];
+      const b = this.isBig[g] ? this.big.get(g) : undefined;
       if (this.avg) {
         out[g] = (b !== undefined ? Number(b) : this.sums[g]!) / this.counts[g]!;
         continue;

@@ -348,20 +348,20 @@ export function registerDatetime(): void {
   defineScalar(
     '$extract',
     [
-      sig([partArg, 'DATE'], 'INT64', rowKernel(T.INT64, (v) => extractCivil(parsePart(v[0] as string), v[1] as number, 0, 'DATE'))),
+      sigf([partArg, 'DATE'], 'INT64', (c) => fastExtract(c.args[0]!.constant?.value, 'DATE') ?? rowKernel(T.INT64, (v) => extractCivil(parsePart(v[0] as string), v[1] as number, 0, 'DATE'))),
       sig([partArg, 'TIME'], 'INT64', rowKernel(T.INT64, (v) => {
         const p = parsePart(v[0] as string);
         if (!['HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND'].includes(p.name)) fail(`EXTRACT from TIME does not support the ${p.name} date part`);
         return extractCivil(p, 0, v[1] as number, 'TIME');
       })),
-      sigf([partArg, 'DATETIME'], (c) => extractType(c.args[0]!.constant?.value), (c) => rowKernel(extractType(c.args[0]!.constant?.value), (v) => {
+      sigf([partArg, 'DATETIME'], (c) => extractType(c.args[0]!.constant?.value), (c) => fastExtract(c.args[0]!.constant?.value, 'DATETIME') ?? rowKernel(extractType(c.args[0]!.constant?.value), (v) => {
         const p = parsePart(v[0] as string);
         const [d, t] = splitMicros(v[1] as bigint);
         if (p.name === 'DATE') return d;
         if (p.name === 'TIME') return t;
         return extractCivil(p, d, t, 'DATETIME');
       })),
-      sigf([partArg, 'TIMESTAMP', opt('STRING')], (c) => extractType(c.args[0]!.constant?.value), (c) => rowKernel(extractType(c.args[0]!.constant?.value), (v, ctx) => {
+      sigf([partArg, 'TIMESTAMP', opt('STRING')], (c) => extractType(c.args[0]!.constant?.value), (c) => (c.args.length === 2 ? fastExtract(c.args[0]!.constant?.value, 'TIMESTAMP') : undefined) ?? rowKernel(extractType(c.args[0]!.constant?.value), (v, ctx) => {
         const p = parsePart(v[0] as string);
         const civil = utcToCivil(v[1] as bigint, zoneOf(v, 2, ctx));
         const [d, t] = splitMicros(civil);
@@ -442,7 +442,7 @@ export function registerDatetime(): void {
 
   // *_TRUNC
   defineScalar('DATE_TRUNC', [
-    sig(['DATE', partArg], 'DATE', rowKernel(T.DATE, (v) => {
+    sigf(['DATE', partArg], 'DATE', (c) => fastDateTrunc(c.args[1]!.constant?.value) ?? rowKernel(T.DATE, (v) => {
       const p = parsePart(v[1] as string);
       const r = truncDays(v[0] as number, p);
       if (Number.isNaN(r)) fail(`DATE_TRUNC does not support the ${p.name} date part when the argument is DATE`);
@@ -599,6 +599,19 @@ function datePartOf(s: string): number | undefined {
   return parseTimestampString(s, 'UTC') !== undefined || parseDatetimeString(s) !== undefined ? parseDateString(m[1]!) : undefined;
 }
 
+function fastDateTrunc(partValue: Value | undefined): ScalarKernel | undefined {
+  if (typeof partValue !== 'string') return undefined;
+  const part = parsePart(partValue);
+  if (Number.isNaN(truncDays(0, part))) return undefined;
+  return (args, n) => {
+    const v = args[0]!;
+    const d = v.data as Int32Array;
+    const out = new Int32Array(n);
+    for (let i = 0; i < n; i++) if (v.nulls === null || v.nulls[i] === 0) out[i] = Math.max(truncDays(d[i]!, part), MIN_DATE);
+    return { type: T.DATE, length: n, data: out, nulls: v.nulls };
+  };
+}
+
 function lastDay(d: number, p: Part): number {
   const [y, m] = civilFromDays(d);
   switch (p.name) {
@@ -629,6 +642,81 @@ function truncTimestamp(ts: bigint, p: Part, zone: string): bigint {
   const civil = utcToCivil(ts, zone);
   const t = truncDatetime(civil, p, 'TIMESTAMP_TRUNC', 'TIMESTAMP');
   return civilToUtc(t, zone);
+}
+
+/**
+ * Typed-array EXTRACT for a constant part: DATE (Int32Array) or DATETIME/TIMESTAMP
+ * micros held as doubles; TIMESTAMP only when the statement zone is UTC (checked per call).
+ */
+function fastExtract(partValue: Value | undefined, kind: 'DATE' | 'DATETIME' | 'TIMESTAMP'): ScalarKernel | undefined {
+  if (typeof partValue !== 'string') return undefined;
+  const part = parsePart(partValue);
+  if (part.name === 'DATE' || part.name === 'TIME' || part.name === 'DATETIME') return undefined;
+  if (kind === 'DATE' && !['YEAR', 'MONTH', 'DAY', 'QUARTER', 'DAYOFWEEK', 'DAYOFYEAR', 'WEEK', 'ISOWEEK', 'ISOYEAR'].includes(part.name)) return undefined;
+  const fn = extractNumberFn(part);
+  const DAY = 86400e6;
+  return (args, n, ctx) => {
+    const v = args[1]!;
+    const d = v.data;
+    const nulls = v.nulls;
+    if (kind === 'TIMESTAMP' && resolveZone(ctx.timeZone).fixed !== 0) return slowExtract(part, args, n, ctx);
+    const out = new Float64Array(n);
+    if (d instanceof Int32Array) {
+      for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) out[i] = fn(d[i]!, 0);
+    } else if (d instanceof Float64Array) {
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const x = d[i]!;
+        const days = Math.floor(x / DAY);
+        out[i] = fn(days, x - days * DAY);
+      }
+    } else return slowExtract(part, args, n, ctx);
+    return { type: T.INT64, length: n, data: out, nulls };
+  };
+}
+
+function slowExtract(part: Part, args: readonly import('../types/vector.js').Vector[], n: number, ctx: EvalContext): import('../types/vector.js').Vector {
+  return rowKernel(T.INT64, (v, c) => {
+    const x = v[1]!;
+    const civil = typeof x === 'number' ? joinMicros(x, 0) : args[1]!.type.kind === 'TIMESTAMP' ? utcToCivil(x as bigint, c.timeZone) : (x as bigint);
+    const [d, t] = splitMicros(civil);
+    return extractCivil(part, d, t, args[1]!.type.kind);
+  })(args, n, ctx);
+}
+
+/** EXTRACT as a number (days since epoch, micros of day). */
+function extractNumberFn(part: Part): (days: number, tod: number) => number {
+  switch (part.name) {
+    case 'YEAR':
+      return (d) => civilFromDays(d)[0];
+    case 'MONTH':
+      return (d) => civilFromDays(d)[1];
+    case 'DAY':
+      return (d) => civilFromDays(d)[2];
+    case 'QUARTER':
+      return (d) => Math.floor((civilFromDays(d)[1] - 1) / 3) + 1;
+    case 'DAYOFWEEK':
+      return (d) => weekday(d) + 1;
+    case 'DAYOFYEAR':
+      return (d) => dayOfYear(d);
+    case 'WEEK':
+      return (d) => weekNumber(d, part.weekStart);
+    case 'ISOWEEK':
+      return (d) => isoWeekYear(d)[1];
+    case 'ISOYEAR':
+      return (d) => isoWeekYear(d)[0];
+    case 'HOUR':
+      return (_d, t) => Math.floor(t / 3600e6);
+    case 'MINUTE':
+      return (_d, t) => Math.floor(t / 60e6) % 60;
+    case 'SECOND':
+      return (_d, t) => Math.floor(t / 1e6) % 60;
+    case 'MILLISECOND':
+      return (_d, t) => Math.floor(t / 1000) % 1000;
+    case 'MICROSECOND':
+      return (_d, t) => t % 1e6;
+  }
+  fail(`Unsupported date part ${part.name}`);
 }
 
 function extractType(part: Value | undefined): SqlType {

@@ -36,19 +36,47 @@ function int64Binary(op: IntOp): ScalarKernel {
     if (r > INT64_MAX || r < INT64_MIN) fail(`int64 overflow: ${x} ${sym} ${y}`);
     out.setBig(i, r);
   };
+  // One monomorphic loop per operator: |r| < 2^53 proves the double result exact;
+  // otherwise the row is redone in BigInt (and the output may switch layout).
+  const fast =
+    op === 'add'
+      ? (a: Float64Array, b: Float64Array, out: I64Out, nulls: Uint8Array | null, n: number): number => {
+          const f = out.f!;
+          for (let i = 0; i < n; i++) {
+            const r = a[i]! + b[i]!;
+            if (r < 9007199254740992 && r > -9007199254740992) f[i] = r;
+            else if (nulls === null || nulls[i] === 0) return i;
+          }
+          return n;
+        }
+      : op === 'sub'
+        ? (a: Float64Array, b: Float64Array, out: I64Out, nulls: Uint8Array | null, n: number): number => {
+            const f = out.f!;
+            for (let i = 0; i < n; i++) {
+              const r = a[i]! - b[i]!;
+              if (r < 9007199254740992 && r > -9007199254740992) f[i] = r;
+              else if (nulls === null || nulls[i] === 0) return i;
+            }
+            return n;
+          }
+        : (a: Float64Array, b: Float64Array, out: I64Out, nulls: Uint8Array | null, n: number): number => {
+            const f = out.f!;
+            for (let i = 0; i < n; i++) {
+              const r = a[i]! * b[i]!;
+              if (r < 9007199254740992 && r > -9007199254740992) f[i] = r === 0 ? 0 : r;
+              else if (nulls === null || nulls[i] === 0) return i;
+            }
+            return n;
+          };
   return (args, n) => {
     const nulls = mergeNulls(args, n);
     const a = args[0]!.data as Int64Data;
     const b = args[1]!.data as Int64Data;
     const out = new I64Out(n);
     if (a instanceof Float64Array && b instanceof Float64Array) {
-      for (let i = 0; i < n; i++) {
-        if (nulls !== null && nulls[i] === 1) continue;
-        const r = op === 'add' ? a[i]! + b[i]! : op === 'sub' ? a[i]! - b[i]! : a[i]! * b[i]!;
-        // |r| < 2^53 proves the double result exact; otherwise redo it in BigInt.
-        if (r < TWO53 && r > -TWO53 && out.f !== null) out.f[i] = r === 0 ? 0 : r;
-        else slow(out, i, a, b);
-      }
+      let i = fast(a, b, out, nulls, n);
+      // Rare: a value left ±2^53; finish the batch row by row.
+      for (; i < n; i++) if (nulls === null || nulls[i] === 0) slow(out, i, a, b);
     } else {
       for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) slow(out, i, a, b);
     }
@@ -235,7 +263,31 @@ function registerArithmetic(): void {
 type CmpOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
 
 /** Fast numeric comparison over doubles (FLOAT64, INT64-as-double, DATE, TIME, BOOL). */
+function cmpF64(op: CmpOp, a: Float64Array, b: Float64Array, n: number, out: Uint8Array): void {
+  switch (op) {
+    case 'eq':
+      for (let i = 0; i < n; i++) out[i] = a[i] === b[i] ? 1 : 0;
+      break;
+    case 'ne':
+      for (let i = 0; i < n; i++) out[i] = a[i] !== b[i] ? 1 : 0;
+      break;
+    case 'lt':
+      for (let i = 0; i < n; i++) out[i] = a[i]! < b[i]! ? 1 : 0;
+      break;
+    case 'le':
+      for (let i = 0; i < n; i++) out[i] = a[i]! <= b[i]! ? 1 : 0;
+      break;
+    case 'gt':
+      for (let i = 0; i < n; i++) out[i] = a[i]! > b[i]! ? 1 : 0;
+      break;
+    case 'ge':
+      for (let i = 0; i < n; i++) out[i] = a[i]! >= b[i]! ? 1 : 0;
+      break;
+  }
+}
+
 function cmpNumericArrays(op: CmpOp, a: ArrayLike<number>, b: ArrayLike<number>, n: number, out: Uint8Array): void {
+  if (a instanceof Float64Array && b instanceof Float64Array) return cmpF64(op, a, b, n, out);
   switch (op) {
     case 'eq':
       for (let i = 0; i < n; i++) out[i] = a[i] === b[i] ? 1 : 0;

@@ -435,7 +435,24 @@ export function registerStrings(): void {
     sig(['BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => (v[0] as Uint8Array).slice().reverse())),
   ]);
   defineScalar('SUBSTR', [
-    sig(['STRING', 'INT64', opt('INT64')], 'STRING', rowKernel(T.STRING, (v) => substrStr(v[0] as string, clampNum(v[1] as bigint), v.length > 2 ? clampNum(v[2] as bigint) : undefined))),
+    sig(['STRING', 'INT64', opt('INT64')], 'STRING', (args, n) => {
+      // Typed access: positions are read as doubles, no BigInt per row.
+      const s = valuesOf(args[0]!, n);
+      const pos = args[1]!;
+      const len = args[2];
+      const nulls = mergeNulls(args, n);
+      const num = (v: import('../types/vector.js').Vector, i: number): number =>
+        v.data instanceof Float64Array ? v.data[i]! : clampNum((v.data as BigInt64Array)[i]!);
+      const out = new Array<Value>(n);
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) {
+          out[i] = null;
+          continue;
+        }
+        out[i] = substrStr(s[i] as string, num(pos, i), len ? num(len, i) : undefined);
+      }
+      return { type: T.STRING, length: n, data: out, nulls };
+    }),
     sig(['BYTES', 'INT64', opt('INT64')], 'BYTES', rowKernel(T.BYTES, (v) => substrBytes(v[0] as Uint8Array, clampNum(v[1] as bigint), v.length > 2 ? clampNum(v[2] as bigint) : undefined))),
   ], { aliases: ['SUBSTRING'] });
   const leftRight = (left: boolean) => [
