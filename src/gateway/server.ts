@@ -50,7 +50,12 @@ export function parseAuthorization(header: string | undefined): Principal {
 }
 
 function fastifyErrorInfo(err: FastifyError): ErrorInfo {
+  if (typeof err.code === 'string' && err.code.startsWith('Z_')) {
+    return { code: 400, status: 'invalid', reason: 'parseError', message: `Parse error: the request body could not be decompressed (${err.message})` };
+  }
   switch (err.code) {
+    case 'FST_ERR_BAD_URL':
+      return { code: 400, status: 'invalid', reason: 'invalid', message: `Invalid request URL: ${err.message}` };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { code: 413, status: 'payloadTooLarge', reason: 'invalid', message: `Request payload size exceeds the limit: ${BODY_LIMIT} bytes.` };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -103,6 +108,12 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
     forceCloseConnections: true,
     // Long-polled getQueryResults may hold a request for timeoutMs.
     requestTimeout: 0,
+    // Errors raised before routing (bad percent-encoding) get the envelope too.
+    frameworkErrors: (err, _req, reply) => {
+      const info = fastifyErrorInfo(err);
+      // The generic reply type here is too narrow for a computed status; the raw form is equivalent.
+      (reply as unknown as FastifyReply).code(info.code).type('application/json; charset=UTF-8').send(envelope(info));
+    },
   });
 
   const index = new RouteIndex();

@@ -72,6 +72,14 @@ describe('gateway without an engine (--engine-binary "")', () => {
     expect(dots.body.error.message).toMatch(/Invalid table ID/);
     const slash = await rest(emu.url + '/bigquery/v2/projects/p/datasets/d/tables/a%2Fb');
     expect(slash.status).toBe(400);
+    const badUrl = await rest(emu.url + '/bigquery/v2/projects/p/datasets/%zz');
+    expect(badUrl.status).toBe(400);
+    expectEnvelope(badUrl.body, 400);
+    const badGzip = await rest(emu.url + '/bigquery/v2/projects/p/datasets', { method: 'POST', body: 'not gzip', headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' } });
+    expect(badGzip.status).toBe(400);
+    expectEnvelope(badGzip.body, 400, 'parseError');
+    const arr = await rest(emu.url + '/bigquery/v2/projects/p/datasets', { method: 'POST', json: [1] });
+    expect(arr.status).toBe(400);
   });
 
   it('serves a discovery document rooted at the caller', async () => {
