@@ -2800,10 +2800,12 @@ export class Parser {
     const t = this.peek();
     if (t.type === T.Symbol && (t.image === '-' || t.image === '+' || t.image === '~')) {
       this.next();
+      const literalNext = this.peek().type === T.Int || this.peek().type === T.Float;
       const operand = this.unary();
       // Fold `-<number>` into the literal so INT64 min (-9223372036854775808) is representable.
-      // Hex stays a UnaryExpr: `BigInt('-0x1F')` is not valid, so folding would surprise consumers.
-      if (t.image === '-' && ((operand.kind === 'IntLiteral' && !operand.hex) || operand.kind === 'FloatLiteral') && !operand.text.startsWith('-')) {
+      // Only a literal written right after the minus (not `-(1)`); hex stays a UnaryExpr
+      // (`BigInt('-0x1F')` is not valid, so folding would surprise consumers).
+      if (t.image === '-' && literalNext && ((operand.kind === 'IntLiteral' && !operand.hex) || operand.kind === 'FloatLiteral') && !operand.text.startsWith('-')) {
         return { ...operand, loc: this.loc(t), text: '-' + operand.text };
       }
       return { kind: 'UnaryExpr', loc: this.loc(t), op: t.image as '-' | '+' | '~', operand };
