@@ -5,8 +5,8 @@ import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { convertJsonValue, ValueConversionError } from '../types/json-values.js';
 import type { Value } from '../types/values.js';
-import { layoutOf, vectorFromValues, type Batch, type Layout, type Vector } from '../types/vector.js';
-import type { SqlType } from '../types/types.js';
+import type { Batch } from '../types/vector.js';
+import { ColumnBuilder } from '../storage/json-rows.js';
 import { encodeRows, type WireOptions } from '../types/wire.js';
 import { ResultStore } from './results.js';
 import { insertTable } from './tables.js';
@@ -166,7 +166,9 @@ export class RowService {
     }
     if (accepted.length > 0) {
       const batch: Batch = { length: accepted.length, columns: builders.map((b) => b.finish(accepted.length)) };
-      await this.st.tableData(p, d, t).append(batch);
+      // Every row stored as sent: the WAL keeps the request's own JSON text (no re-encoding).
+      const raw = accepted.length === rows.length ? a.rowsJson : undefined;
+      await this.st.tableData(p, d, t).append(batch, raw);
       this.dedup.remember(tableKey, newIds, now);
     }
     return errors.length > 0 ? JSON.stringify(errors) : '';
@@ -252,95 +254,3 @@ export interface ListRowsResult {
   readonly etag: string;
 }
 
-/**
- * Builds one column of an insert batch in its vector layout directly (no
- * intermediate value array, no BigInt for safe INT64). Row slots may be
- * rewritten: a rejected row's slot is reused by the next accepted row.
- */
-class ColumnBuilder {
-  private readonly layout: Layout;
-  private num: Float64Array | Int32Array | Uint8Array | null = null;
-  private vals: Value[] | null = null;
-  private nulls: Uint8Array | null = null;
-
-  constructor(
-    private readonly type: SqlType,
-    private readonly capacity: number,
-  ) {
-    this.layout = layoutOf(type);
-    switch (this.layout) {
-      case 'f64':
-      case 'i64':
-        this.num = new Float64Array(capacity);
-        break;
-      case 'i32':
-        this.num = new Int32Array(capacity);
-        break;
-      case 'bool':
-        this.num = new Uint8Array(capacity);
-        break;
-      default:
-        this.vals = new Array<Value>(capacity);
-    }
-  }
-
-  setNumber(i: number, x: number): void {
-    if (this.num) {
-      this.num[i] = x;
-      if (this.nulls) this.nulls[i] = 0;
-    } else this.set(i, this.layout === 'i64' ? BigInt(x) : x);
-  }
-
-  setValue(i: number, v: Value): void {
-    if (this.vals) {
-      this.vals[i] = v;
-      if (this.nulls) this.nulls[i] = 0;
-    } else this.set(i, v);
-  }
-
-  set(i: number, v: Value): void {
-    if (v === null) {
-      this.nulls ??= new Uint8Array(this.capacity);
-      this.nulls[i] = 1;
-      if (this.vals) this.vals[i] = null;
-      return;
-    }
-    if (this.nulls) this.nulls[i] = 0;
-    if (this.vals) {
-      this.vals[i] = v;
-      return;
-    }
-    const num = this.num!;
-    switch (this.layout) {
-      case 'i64': {
-        const b = v as bigint;
-        if (b >= -9007199254740992n && b <= 9007199254740992n) num[i] = Number(b);
-        else {
-          // Beyond 2^53: fall back to exact values for this batch.
-          const vals = new Array<Value>(this.capacity);
-          for (let j = 0; j < this.capacity; j++) vals[j] = this.nulls?.[j] ? null : BigInt(num[j]!);
-          this.vals = vals;
-          this.num = null;
-          vals[i] = b;
-        }
-        return;
-      }
-      case 'bool':
-        num[i] = v ? 1 : 0;
-        return;
-      default:
-        num[i] = v as number;
-    }
-  }
-
-  finish(n: number): Vector {
-    const nulls = this.nulls ? this.nulls.subarray(0, n) : null;
-    const anyNull = nulls !== null && nulls.includes(1);
-    if (this.vals) {
-      const vals = this.vals.length === n ? this.vals : this.vals.slice(0, n);
-      return vectorFromValues(this.type, vals.map((x, j) => (nulls?.[j] ? null : (x ?? null))));
-    }
-    const data = this.num!.length === n ? this.num! : this.num!.slice(0, n);
-    return { type: this.type, length: n, data, nulls: anyNull ? nulls!.slice() : null };
-  }
-}

@@ -8,6 +8,7 @@ import { concatVectors, sliceVector, type Batch, type Vector } from '../types/ve
 import type { Stored } from './codec.js';
 import { atomicWrite, fsyncDir } from './fsutil.js';
 import { Gate } from './gate.js';
+import { rowsToBatch } from './json-rows.js';
 import { encodeFragment, readFragment } from './parquet.js';
 import { nullVector, storedToVector, vectorToStored } from './vectors.js';
 import { encodeRecord, readWalSync, WalWriter } from './wal.js';
@@ -156,12 +157,13 @@ export class TableData {
   }
 
   private decodeRecord(body: Buffer, rowCount: number): Batch {
-    const rec = JSON.parse(body.toString('utf8')) as { n: string[]; c: Stored[][] };
+    const rec = JSON.parse(body.toString('utf8')) as { n: string[]; c?: Stored[][]; r?: { json?: unknown }[] };
+    if (rec.r) return rowsToBatch(this.columns, new Set(rec.n.map((n) => n.toLowerCase())), rec.r);
     const byName = new Map<string, number>();
     rec.n.forEach((n, i) => byName.set(n.toLowerCase(), i));
     const columns = this.columns.map((c) => {
       const i = byName.get(c.name.toLowerCase());
-      return i === undefined ? nullVector(c.type, rowCount) : storedToVector(c.type, rec.c[i]!);
+      return i === undefined ? nullVector(c.type, rowCount) : storedToVector(c.type, rec.c![i]!);
     });
     return { length: rowCount, columns };
   }
@@ -179,14 +181,20 @@ export class TableData {
     return this.chunks.slice();
   }
 
-  /** Appends one batch (columns in schema order) durably. Resolves once the WAL record is on disk. */
-  async append(batch: Batch): Promise<void> {
+  /**
+   * Appends one batch (columns in schema order) durably. Resolves once the
+   * WAL record is on disk. `rawRows`: the insertAll `rows` JSON text the batch
+   * was converted from; logged as is (cheaper than re-encoding the columns)
+   * and converted again on replay.
+   */
+  async append(batch: Batch, rawRows?: string): Promise<void> {
     if (batch.length === 0) return;
     await this.load();
     await this.gate.runShared(async () => {
       const wal = this.wal!;
       const lsn = this.nextLsn++;
-      const json = JSON.stringify({ n: this.columns.map((c) => c.name), c: batch.columns.map(vectorToStored) });
+      const names = JSON.stringify(this.columns.map((c) => c.name));
+      const json = rawRows !== undefined ? `{"n":${names},"r":${rawRows}}` : `{"n":${names},"c":${JSON.stringify(batch.columns.map(vectorToStored))}}`;
       await wal.append(encodeRecord(lsn, batch.length, json));
       this.chunks.push(batch);
       this.rows += batch.length;

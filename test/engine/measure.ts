@@ -6,6 +6,12 @@ import { spawnEngine, tempDir } from './helpers.js';
 
 process.env.ENGINE_FROM_DIST = '1';
 
+/** User+system CPU seconds of a process (load-independent cost measure). */
+function cpuSec(pid: number): number {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
 function rss(pid: number): number {
   const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(s)![1]) / 1024;
@@ -53,9 +59,11 @@ function batchJson(): string {
 }
 const N = 200;
 const payloads = Array.from({ length: N }, batchJson);
+const cpu0 = cpuSec(eng.proc.pid!);
 let t0 = performance.now();
 for (const p of payloads) await eng.client.call('InsertRows', { table: T, rowsJson: p });
 const seq = (N * 500) / ((performance.now() - t0) / 1000);
+const engineCpuUsPerRow = ((cpuSec(eng.proc.pid!) - cpu0) * 1e6) / (N * 500);
 const payloads2 = Array.from({ length: N }, batchJson);
 t0 = performance.now();
 let k = 0;
@@ -74,7 +82,9 @@ console.log(
     {
       startToServingMs: starts.map((s) => Math.round(s)),
       idleRssMB: Math.round(idle),
+      loadAverage: fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
       insertRowsPerSecSequential500: Math.round(seq),
+      engineCpuMicrosPerInsertedRow: Number(engineCpuUsPerRow.toFixed(2)),
       insertRowsPerSec4Concurrent500: Math.round(conc),
       listRows100kMs: Math.round(listMs),
       totalRows: r.totalRows,
