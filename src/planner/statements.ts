@@ -15,7 +15,7 @@ import type { TableId, TableInfo } from '../storage/api.js';
 import type { Column } from '../types/schema.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
-import { getValue, type Batch } from '../types/vector.js';
+import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
@@ -366,43 +366,115 @@ function targetScope(s: Session, info: TableInfo, alias: string | undefined, sca
   return scope;
 }
 
+/** The column and nested field path an UPDATE SET target names (`col`, `alias.col`, `col.f.g`). */
+function setTargetPath(info: TableInfo, alias: string, t: A.Expr): { col: number; fields: string[] } {
+  const parts: string[] = [];
+  let e: A.Expr = t;
+  while (e.kind === 'FieldAccess') {
+    parts.unshift(e.field);
+    e = e.expr;
+  }
+  if (e.kind !== 'PathExpr') throw sqlError('UPDATE of array elements is not supported', t.loc);
+  parts.unshift(...e.parts);
+  if (parts.length > 1 && parts[0]!.toLowerCase() === alias.toLowerCase() && !info.columns.some((c) => c.name.toLowerCase() === parts[0]!.toLowerCase())) parts.shift();
+  const i = info.columns.findIndex((c) => c.name.toLowerCase() === parts[0]!.toLowerCase());
+  if (i < 0) throw sqlError(`Unrecognized name: ${parts[0]}`, t.loc);
+  return { col: i, fields: parts.slice(1) };
+}
+
+/** Rebuilds `base` with the field at `path` replaced by `value` (nested SET s.a.b = v). */
+function replaceField(base: Expr, path: readonly string[], value: Expr, loc: A.Loc): Expr {
+  if (path.length === 0) return value;
+  const t = base.type;
+  if (t.kind !== 'STRUCT') throw sqlError(`Cannot access field ${path[0]} on a value with type ${typeToSql(t)}`, loc);
+  const k = t.fields.findIndex((f) => f.name.toLowerCase() === path[0]!.toLowerCase());
+  if (k < 0) throw sqlError(`Field name ${path[0]} does not exist in ${typeToSql(t)}`, loc);
+  const fields = t.fields.map((f, i): Expr => {
+    const fe: Expr = { kind: 'field', type: f.type, arg: base, fieldIndex: i };
+    return i === k ? replaceField(fe, path.slice(1), value, loc) : fe;
+  });
+  return { kind: 'make_struct', type: t, fields };
+}
+
 export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult> {
   const info = writeTarget(s, st.target, st.loc);
   const an = s.analyzer();
-  let rel = scanAll(s, info);
-  const scanCols = rel.columns;
-  const scope = targetScope(s, info, st.alias, rel);
+  const scan = scanAll(s, info);
+  const scanCols = scan.columns;
+  const scope = targetScope(s, info, st.alias, scan);
+  const alias = st.alias ?? info.id.tableId;
+  let rel: Rel = scan;
+  let rn: Expr | undefined;
+  let matched: Expr | undefined;
   if (st.from) {
-    rel = { kind: 'join', joinType: 'cross', left: rel, right: resolveFrom(an, st.from, scope, undefined), lateral: false, columns: [] };
-    rel = { ...rel, columns: [...(rel as { left: Rel }).left.columns, ...(rel as { right: Rel }).right.columns] };
+    // Number target rows, left-join the FROM source on the WHERE condition, and
+    // check afterwards that each target row matched at most one source row.
+    const rnCol = an.newColumn('$rn', T.INT64);
+    const numbered: Rel = { kind: 'window', input: scan, calls: [{ column: rnCol, name: 'ROW_NUMBER', args: [], distinct: false, ignoreNulls: undefined, partitionBy: [], orderBy: [] }], columns: [...scanCols, rnCol] };
+    const srcScope = new Scope();
+    const src = resolveFrom(an, st.from, srcScope, undefined);
+    const marked = project(an, src, [...src.columns.map((c) => colRef(c)), literal(T.BOOL, true)], [...src.columns.map((c) => c.name), '$m']);
+    const idMap = new Map(src.columns.map((c, i) => [c.id, marked.columns[i]!]));
+    for (const rv of srcScope.rangeVars) {
+      scope.addRangeVar({ ...rv, columns: rv.columns.map((c) => ({ ...idMap.get(c.id)!, name: c.name })), ...(rv.value ? { value: { ...idMap.get(rv.value.id)!, name: rv.value.name } } : {}) });
+    }
+    if (!st.where) throw sqlError('UPDATE must have a WHERE clause', st.loc);
+    const cond = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+    rel = { kind: 'join', joinType: 'left', left: numbered, right: marked, condition: cond, lateral: false, columns: [...numbered.columns, ...marked.columns] };
+    rn = colRef(rnCol);
+    matched = callScalar('$is_true', [colRef(marked.columns[marked.columns.length - 1]!)], st.loc);
   }
   if (!st.where) throw sqlError('UPDATE must have a WHERE clause', st.loc);
-  const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
-  const hit = callScalar('$is_true', [pred], st.where.loc);
+  const hit = matched ?? callScalar('$is_true', [resolveExpr(an, st.where, { scope, clause: 'WHERE clause' })], st.where.loc);
   const newVals: Expr[] = scanCols.map((c) => colRef(c));
   for (const item of st.set) {
-    const t = item.target;
-    const name = t.kind === 'PathExpr' ? t.parts[t.parts.length - 1]! : '';
-    if (t.kind !== 'PathExpr' || (t.parts.length > 1 && t.parts[0]!.toLowerCase() !== (st.alias ?? info.id.tableId).toLowerCase())) {
-      throw sqlError('UPDATE of nested fields is not supported', t.loc);
+    const { col: i, fields } = setTargetPath(info, alias, item.target);
+    const c = info.columns[i]!;
+    let v: Expr;
+    if (item.value.kind === 'DefaultExpr') v = await defaultValue(s, info, c);
+    else {
+      const raw = resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' });
+      if (fields.length === 0) v = coerceForWrite(raw, c, item.value.loc);
+      else {
+        let ft: SqlType = c.type;
+        for (const f of fields) ft = ft.kind === 'STRUCT' ? (ft.fields.find((x) => x.name.toLowerCase() === f.toLowerCase())?.type ?? ft) : ft;
+        v = replaceField(newVals[i]!.kind === 'conditional' ? (newVals[i] as { thens: readonly Expr[] }).thens[0]! : colRef(scanCols[i]!), fields, coerceForWrite(raw, { name: c.name, type: ft, required: false }, item.value.loc), item.target.loc);
+      }
     }
-    const i = info.columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
-    if (i < 0) throw sqlError(`Unrecognized name: ${name}`, t.loc);
-    const v = item.value.kind === 'DefaultExpr' ? await defaultValue(s, info, info.columns[i]!) : coerceForWrite(resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' }), info.columns[i]!, item.value.loc);
-    newVals[i] = { kind: 'conditional', type: info.columns[i]!.type, op: 'case', whens: [hit], thens: [v], else: colRef(scanCols[i]!) };
+    newVals[i] = { kind: 'conditional', type: c.type, op: 'case', whens: [hit], thens: [v], else: colRef(scanCols[i]!) };
   }
-  if (st.from) {
-    // With FROM, each target row joins at most one source row; rows with no match keep their values.
-    throw sqlError('UPDATE ... FROM is not supported yet', st.from.loc);
-  }
-  const p = project(an, rel, [...newVals, hit], [...info.columns.map((c) => c.name), '$hit']);
+  const extra = rn ? [hit, rn] : [hit];
+  const p = project(an, rel, [...newVals, ...extra], [...info.columns.map((c) => c.name), '$hit', ...(rn ? ['$rn'] : [])]);
   const batches = await s.run(p);
+  const nc = info.columns.length;
   let n = 0;
-  const out: Batch[] = batches.map((b) => {
-    const flag = b.columns[b.columns.length - 1]!;
-    for (let i = 0; i < b.length; i++) if (getValue(flag, i) === true) n++;
-    return { length: b.length, columns: b.columns.slice(0, -1) };
-  });
+  let out: Batch[];
+  if (rn) {
+    // One output row per target row, in target order.
+    const rows = new Map<number, { b: Batch; i: number; hit: boolean }>();
+    for (const b of batches) {
+      for (let i = 0; i < b.length; i++) {
+        const k = Number(getValue(b.columns[nc + 1]!, i));
+        const h = getValue(b.columns[nc]!, i) === true;
+        const prev = rows.get(k);
+        if (prev && (prev.hit || h)) throw new QueryError('UPDATE/MERGE must match at most one source row for each target row', 'invalidQuery');
+        rows.set(k, { b, i, hit: h });
+      }
+    }
+    const keys = [...rows.keys()].sort((x, y) => x - y);
+    const cols = info.columns.map((c, ci) => vectorFromValues(c.type, keys.map((k) => {
+      const r = rows.get(k)!;
+      return getValue(r.b.columns[ci]!, r.i);
+    })));
+    n = keys.filter((k) => rows.get(k)!.hit).length;
+    out = keys.length ? [{ length: keys.length, columns: cols }] : [];
+  } else {
+    out = batches.map((b) => {
+      const flag = b.columns[nc]!;
+      for (let i = 0; i < b.length; i++) if (getValue(flag, i) === true) n++;
+      return { length: b.length, columns: b.columns.slice(0, nc) };
+    });
+  }
   checkRequired(info, out);
   if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, n);
   await s.ctx.catalog.replaceRows(info.id, out);
