@@ -117,6 +117,7 @@ function parseExpected(raw: string): ExpectedSection | null {
   const body: string[] = [];
   for (const line of lines) {
     const t = line.trim();
+    if (t === '' && body.length === 0) continue;
     const lm = LABEL_RE.exec(t);
     if (lm && body.length === 0) {
       labels.push(t);

@@ -33,6 +33,8 @@ export const NULL: Val = { k: 'null' };
 
 export class ValueParseError extends Error {}
 
+const STICKY = new Map<string, RegExp>();
+
 export interface TypedValue {
   type: SqlType;
   value: Val;
@@ -200,68 +202,79 @@ class Parser {
     return i + 1;
   }
 
+  /** Anchored match at the cursor (sticky regex: no copy of the rest of the text). */
+  match(re: RegExp): RegExpExecArray | null {
+    const key = re.source + '/' + re.flags;
+    let sticky = STICKY.get(key);
+    if (!sticky) {
+      sticky = new RegExp(re.source, re.flags.includes('y') ? re.flags : re.flags + 'y');
+      STICKY.set(key, sticky);
+    }
+    sticky.lastIndex = this.i;
+    return sticky.exec(this.s);
+  }
+
   scalar(name: string): Val {
-    const rest = this.s.slice(this.i);
     let m: RegExpExecArray | null;
     switch (name) {
       case 'INT64': case 'INT32': case 'UINT32': case 'UINT64': {
-        m = /^-?\d+/.exec(rest);
+        m = this.match(/-?\d+/);
         if (!m) this.fail(`${name} expected`);
         this.i += m[0].length;
         return { k: 'int', v: BigInt(m[0]) };
       }
       case 'DOUBLE': case 'FLOAT': {
-        m = /^(-?inf|nan|-?\d+(\.\d*)?(e[+-]?\d+)?)/i.exec(rest);
+        m = this.match(/(-?inf|nan|-?\d+(\.\d*)?(e[+-]?\d+)?)/i);
         if (!m) this.fail(`${name} expected`);
         this.i += m[0].length;
         return { k: 'float', v: parseFloatLiteral(m[0]) };
       }
       case 'BOOL': {
-        m = /^(true|false)\b/.exec(rest);
+        m = this.match(/(true|false)\b/);
         if (!m) this.fail('BOOL expected');
         this.i += m[0].length;
         return { k: 'bool', v: m[0] === 'true' };
       }
       case 'STRING': {
-        if (rest[0] !== '"' && rest[0] !== "'") this.fail('string literal expected');
+        if (this.s[this.i] !== '"' && this.s[this.i] !== "'") this.fail('string literal expected');
         const end = this.skipQuoted(this.i);
         const body = this.s.slice(this.i + 1, end - 1);
         this.i = end;
         return { k: 'string', v: Buffer.from(unescapeBytes(body)).toString('utf8') };
       }
       case 'BYTES': {
-        if (!/^b["']/.test(rest)) this.fail('bytes literal expected');
+        if (!(this.s[this.i] === 'b' && (this.s[this.i + 1] === '"' || this.s[this.i + 1] === "'"))) this.fail('bytes literal expected');
         const end = this.skipQuoted(this.i + 1);
         const body = this.s.slice(this.i + 2, end - 1);
         this.i = end;
         return { k: 'bytes', v: Buffer.from(unescapeBytes(body)).toString('base64') };
       }
       case 'NUMERIC': case 'BIGNUMERIC': {
-        m = /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?/i.exec(rest);
+        m = this.match(/-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?/i);
         if (!m) this.fail(`${name} expected`);
         this.i += m[0].length;
         return { k: 'decimal', v: canonicalDecimal(m[0]) };
       }
       case 'DATE': {
-        m = /^-?\d{1,5}-\d{1,2}-\d{1,2}/.exec(rest);
+        m = this.match(/-?\d{1,5}-\d{1,2}-\d{1,2}/);
         if (!m) this.fail('DATE expected');
         this.i += m[0].length;
         return { k: 'civil', type: 'DATE', v: canonicalCivil('DATE', m[0]) };
       }
       case 'DATETIME': {
-        m = /^\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}:\d{2}(\.\d+)?/.exec(rest);
+        m = this.match(/\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}:\d{2}(\.\d+)?/);
         if (!m) this.fail('DATETIME expected');
         this.i += m[0].length;
         return { k: 'civil', type: 'DATETIME', v: canonicalCivil('DATETIME', m[0]) };
       }
       case 'TIME': {
-        m = /^\d{1,2}:\d{2}:\d{2}(\.\d+)?/.exec(rest);
+        m = this.match(/\d{1,2}:\d{2}:\d{2}(\.\d+)?/);
         if (!m) this.fail('TIME expected');
         this.i += m[0].length;
         return { k: 'civil', type: 'TIME', v: canonicalCivil('TIME', m[0]) };
       }
       case 'TIMESTAMP': {
-        m = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}(:?\d{2})?|Z| UTC)?/.exec(rest);
+        m = this.match(/\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}(:?\d{2})?|Z| UTC)?/);
         if (!m) this.fail('TIMESTAMP expected');
         this.i += m[0].length;
         const micros = parseTimestampText(m[0]);
@@ -280,7 +293,7 @@ class Parser {
       }
       // eslint-disable-next-line no-fallthrough
       case 'INTERVAL': {
-        m = /^-?\d+-\d+ -?\d+ -?\d+:\d+:\d+(\.\d+)?/.exec(rest);
+        m = this.match(/-?\d+-\d+ -?\d+ -?\d+:\d+:\d+(\.\d+)?/);
         if (!m) this.fail('INTERVAL expected');
         this.i += m[0].length;
         const iv = parseIntervalText(m[0]);
@@ -288,7 +301,7 @@ class Parser {
         return iv;
       }
       case 'GEOGRAPHY': {
-        m = /^[A-Z]+\s*(EMPTY|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))/.exec(rest);
+        m = this.match(/[A-Z]+\s*(EMPTY|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))/);
         if (!m) this.fail('GEOGRAPHY expected');
         this.i += m[0].length;
         return { k: 'geography', v: canonicalWkt(m[0]) };

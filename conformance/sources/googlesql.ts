@@ -54,9 +54,15 @@ function classifyPrepare(b: PrepareBlock): { kind: PrepKind; name: string } {
   return { kind: 'ddl', name: `prepare@${b.line}` };
 }
 
+const mentionRe = new Map<string, RegExp>();
 function mentions(text: string, name: string): boolean {
-  const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(^|[^A-Za-z0-9_])${esc}($|[^A-Za-z0-9_])`, 'i').test(text);
+  let re = mentionRe.get(name);
+  if (!re) {
+    const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    re = new RegExp(`(^|[^A-Za-z0-9_])${esc}($|[^A-Za-z0-9_])`, 'i');
+    mentionRe.set(name, re);
+  }
+  return re.test(text);
 }
 
 /** Which feature a type needs that BigQuery lacks (PROTO/ENUM/UUID pseudo-features). */
@@ -280,9 +286,9 @@ interface FileState {
   preps: Prep[];
 }
 
-export function planGoogleSql(dir: string, filter: (id: string) => boolean): Group[] {
+export function planGoogleSql(dir: string, filter: (id: string) => boolean, files: TestFile[] = loadTestFiles(dir)): Group[] {
   const groups: Group[] = [];
-  for (const tf of loadTestFiles(dir)) {
+  for (const tf of files) {
     const base = tf.file.replace(/\.test$/, '');
     const preps: Prep[] = tf.prepare.map((block) => {
       const c = classifyPrepare(block);
