@@ -72,7 +72,13 @@ export function ensureBuilt(): Promise<void> {
       const stale = (f: string): boolean => !existsSync(f) || statSync(f).mtimeMs < src;
       if (stale(GATEWAY_JS) || (hasEngine && stale(ENGINE_JS))) {
         if (hasEngine) {
-          await run('npm', ['run', '--silent', 'build']);
+          try {
+            await run('npm', ['run', '--silent', 'build']);
+          } catch (e) {
+            // A teammate's half-written file should not take every process test down: keep the last good bundle.
+            if (!existsSync(GATEWAY_JS) || !existsSync(ENGINE_JS)) throw e;
+            process.stderr.write(`warning: build failed, testing the previous dist/: ${(e as Error).message}\n`);
+          }
         } else {
           // Engine entry not there yet: bundle the gateway alone.
           const { build } = await import('esbuild');
