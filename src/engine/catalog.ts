@@ -140,6 +140,20 @@ export class EngineCatalog implements QueryCatalog {
       return o !== undefined && JSON.stringify(o.type) !== JSON.stringify(c.type);
     });
     const resource = { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } };
+    const renamed =
+      columns.length === old.length &&
+      columns.some((c, i) => c.name.toLowerCase() !== old[i]!.name.toLowerCase()) &&
+      columns.every((c, i) => JSON.stringify(c.type) === JSON.stringify(old[i]!.type));
+    if (renamed && e.kind !== 'VIEW') {
+      // RENAME COLUMN: same shape, new names. Fragments are read by name, so the rows are rewritten under the new names.
+      const td = this.st.tableData(p, d, t);
+      await td.load();
+      const batches = td.snapshot().map((b) => ({ length: b.length, columns: columns.map((c, i) => ({ ...b.columns[i]!, type: c.type })) }));
+      e.resource = resource;
+      await this.st.setTableResource(p, d, t, resource, false);
+      await td.replace(batches, this.st.columnsOf(e));
+      return;
+    }
     if (retyped && e.kind !== 'VIEW') {
       // ALTER COLUMN SET DATA TYPE widens values (INT64 -> NUMERIC/BIGNUMERIC/FLOAT64, NUMERIC -> BIGNUMERIC/FLOAT64): rewrite rows.
       const td = this.st.tableData(p, d, t);

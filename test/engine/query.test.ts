@@ -109,3 +109,20 @@ describe('ExecuteQuery', () => {
     expect(e.message).toContain('nope');
   });
 });
+
+describe('ALTER TABLE through the catalog', () => {
+  it('adds, renames and drops columns keeping rows across a restart', async () => {
+    if (!available) return;
+    await q('CREATE TABLE d.alt (a INT64, b STRING)');
+    await q("INSERT INTO d.alt VALUES (1, 'x'), (2, 'y')");
+    await q('ALTER TABLE d.alt ADD COLUMN c FLOAT64');
+    await q('ALTER TABLE d.alt RENAME COLUMN b TO bb');
+    await q('ALTER TABLE d.alt DROP COLUMN a');
+    const dir = eng.dataDir;
+    await eng.close();
+    eng = await startInProcess(dir);
+    const rows = await eng.client.call<{ rowsJson: string; schemaJson: string }>('ListRows', { table: { projectId: 'p', datasetId: 'd', tableId: 'alt' }, maxResults: 10 });
+    expect(JSON.parse(rows.schemaJson).fields.map((f: { name: string }) => f.name)).toEqual(['bb', 'c']);
+    expect(JSON.parse(rows.rowsJson)).toEqual([{ f: [{ v: 'x' }, { v: null }] }, { f: [{ v: 'y' }, { v: null }] }]);
+  });
+});
