@@ -89,47 +89,50 @@ export class GroupTable {
     return true;
   }
 
+  /** Room for `extra` more groups without resizing inside the row loop. */
+  private reserve(extra: number): void {
+    while ((this.size + extra) * 2 >= this.slots.length) this.grow();
+    if (this.size + extra > this.groupHashes.length) {
+      let c = this.groupHashes.length;
+      while (c < this.size + extra) c *= 2;
+      this.groupHashes = growInt32(this.groupHashes, c);
+    }
+  }
+
   /** Group id of every row, inserting new key tuples. Returns how many groups were added. */
   findOrInsert(cols: readonly Vector[], n: number, out: Int32Array): number {
     const hashes = this.hashesFor(cols, n);
     const before = this.size;
+    this.reserve(n);
     const keys = this.keys;
+    const k0 = keys.length === 1 ? keys[0]! : null;
+    if (k0 !== null && k0.phys !== Phys.I64B && (k0.phys === Phys.F64 || k0.phys === Phys.I64F) && cols[0]!.data instanceof Float64Array && cols[0]!.nulls === null) {
+      k0.ensure(n);
+      this.size = insertF64(cols[0]!.data as Float64Array, n, hashes, out, this.slots, this.mask, this.groupHashes, k0.f64, k0.nulls, this.size);
+      k0.length = this.size;
+      return this.size - before;
+    }
     const nk = keys.length;
-    // Fast path: one FLOAT64/exact-INT64 key without NULLs, compared inline.
-    const k0 = nk === 1 ? keys[0]! : null;
-    const single =
-      k0 !== null && (k0.phys === Phys.F64 || k0.phys === Phys.I64F) && cols[0]!.data instanceof Float64Array && cols[0]!.nulls === null;
-    const d0 = single ? (cols[0]!.data as Float64Array) : null;
+    const slots = this.slots;
+    const mask = this.mask;
+    const gh = this.groupHashes;
     for (let i = 0; i < n; i++) {
-      if (this.size * 2 >= this.slots.length) this.grow();
       const h = hashes[i]!;
-      const mask = this.mask;
-      const slots = this.slots;
       let s = mix32(h) & mask;
       let g = -1;
       for (;;) {
         const e = slots[s]!;
         if (e === 0) break;
         const cand = e - 1;
-        if (this.groupHashes[cand] === h) {
-          if (d0 !== null) {
-            const a = k0!.f64[cand]!;
-            const b = d0[i]!;
-            if (!k0!.isNull(cand) && (a === b || (a !== a && b !== b)) && k0!.phys !== Phys.I64B) {
-              g = cand;
-              break;
-            }
-          } else if (this.keyEquals(cand, cols, i)) {
-            g = cand;
-            break;
-          }
+        if (gh[cand] === h && this.keyEquals(cand, cols, i)) {
+          g = cand;
+          break;
         }
         s = (s + 1) & mask;
       }
       if (g < 0) {
         g = this.size++;
-        if (g >= this.groupHashes.length) this.groupHashes = growInt32(this.groupHashes, this.groupHashes.length * 2);
-        this.groupHashes[g] = h;
+        gh[g] = h;
         for (let c = 0; c < nk; c++) keys[c]!.append(cols[c]!, i);
         slots[s] = g + 1;
       }
@@ -162,6 +165,52 @@ export class GroupTable {
   keyVectors(): Vector[] {
     return this.keys.map((k) => k.toVector());
   }
+}
+
+/**
+ * The single FLOAT64-layout key loop of GroupTable.findOrInsert (no NULLs in
+ * the batch), as a plain function over typed arrays so V8 keeps it tight.
+ * Capacity for n new groups is reserved by the caller. Returns the new size.
+ */
+function insertF64(
+  d: Float64Array,
+  n: number,
+  hashes: Int32Array,
+  out: Int32Array,
+  slots: Int32Array,
+  mask: number,
+  gh: Int32Array,
+  keys: Float64Array,
+  keyNulls: Uint8Array | null,
+  size: number,
+): number {
+  for (let i = 0; i < n; i++) {
+    const h = hashes[i]!;
+    const x = d[i]!;
+    let s = mix32(h) & mask;
+    let g = -1;
+    for (;;) {
+      const e = slots[s]!;
+      if (e === 0) break;
+      const cand = e - 1;
+      if (gh[cand] === h && (keyNulls === null || keyNulls[cand] === 0)) {
+        const y = keys[cand]!;
+        if (x === y || (x !== x && y !== y)) {
+          g = cand;
+          break;
+        }
+      }
+      s = (s + 1) & mask;
+    }
+    if (g < 0) {
+      g = size++;
+      gh[g] = h;
+      keys[g] = x;
+      slots[s] = g + 1;
+    }
+    out[i] = g;
+  }
+  return size;
 }
 
 /** True when the row's key is NULL in any column, or NaN (SQL `=` never matches those). */

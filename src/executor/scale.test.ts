@@ -52,7 +52,20 @@ describe('scale', () => {
       groupBy: [{ column: gk, expr: ref(k) }],
       aggregates: [agg(s, 'SUM', TYPED_AGG.sumF64(), [ref(v)]), agg(c, 'COUNT', TYPED_AGG.countStar(), [])],
     };
+    // The event loop must keep turning while the query runs (cooperative yields).
+    let ticks = 0;
+    let maxGap = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+      ticks++;
+    }, 1);
     const out = await time('1M-row GROUP BY', () => collect(rel, testContext(cat)));
+    clearInterval(timer);
+    console.log(`event loop during GROUP BY: ${ticks} timer ticks, longest gap ${maxGap.toFixed(0)} ms`);
+    expect(ticks).toBeGreaterThan(0);
     const rows = rowsOf(out);
     expect(rows.length).toBe(100_000);
     expect(rows.every((r) => r[2] === 10n)).toBe(true);

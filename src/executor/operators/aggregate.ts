@@ -29,6 +29,7 @@ class AggState {
   private bArgs: ColumnBuffer[] = [];
   private bOrder: ColumnBuffer[] = [];
   private bHaving: ColumnBuffer | null = null;
+  private seen: GroupTable | null = null;
 
   constructor(
     readonly call: AggregateCall,
@@ -40,7 +41,10 @@ class AggState {
       hasOrderBy: call.orderBy.length > 0,
       limit: call.limit,
     });
-    this.buffered = call.distinct || call.orderBy.length > 0 || call.limit !== undefined || call.having !== undefined;
+    const needsAllRows = call.orderBy.length > 0 || call.limit !== undefined || call.having !== undefined;
+    this.buffered = needsAllRows;
+    // Plain DISTINCT dedupes (group, args) as rows stream by: only first occurrences reach the accumulator.
+    if (call.distinct && !needsAllRows) this.seen = new GroupTable([T.INT64, ...call.args.map((a) => a.type)], 1024);
     if (this.buffered) {
       this.bArgs = call.args.map((a) => new ColumnBuffer(a.type));
       this.bOrder = call.orderBy.map((k) => new ColumnBuffer(k.expr.type));
@@ -80,6 +84,27 @@ class AggState {
       g = new Int32Array(count);
       for (let j = 0; j < count; j++) g[j] = groups[sel[j]!]!;
       a = args.map((v) => takeVector(v, sel!, count));
+    }
+    if (this.seen) {
+      const gv: Vector = { type: T.INT64, length: count, data: Float64Array.from(g.subarray(0, count)), nulls: null };
+      const ids = new Int32Array(count);
+      const before = this.seen.size;
+      this.seen.findOrInsert([gv, ...a], count, ids);
+      const keep = new Int32Array(count);
+      let c = 0;
+      let next = before;
+      for (let j = 0; j < count; j++) if (ids[j] === next) {
+        keep[c++] = j;
+        next++;
+      }
+      if (c === 0) return;
+      if (c < count) {
+        a = a.map((v) => takeVector(v, keep, c));
+        const g2 = new Int32Array(c);
+        for (let j = 0; j < c; j++) g2[j] = g[keep[j]!]!;
+        g = g2;
+        count = c;
+      }
     }
     if (!this.buffered) {
       this.acc.resize(numGroups);

@@ -521,7 +521,7 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
   const a = args[0];
   if (name === 'COUNTIF') {
     if (!a || !(a.data instanceof Uint8Array)) return null;
-  } else if (a && !(a.data instanceof Float64Array)) return null;
+  } else if (name !== 'COUNT' && a && !(a.data instanceof Float64Array)) return null;
   if (name === 'SUM' || name === 'MIN' || name === 'MAX') {
     if (!a || (rt !== 'INT64' && rt !== 'FLOAT64')) return null;
   }
@@ -558,6 +558,10 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
         continue;
       }
       if (nulls !== null && nulls[r] === 1) continue;
+      if (name === 'COUNT') {
+        cnt++; // COUNT(x) of any type: only NULLs matter
+        continue;
+      }
       if (name === 'COUNTIF') {
         if ((data as Uint8Array)[r] === 1) cnt++;
         continue;
