@@ -316,7 +316,7 @@ function formatDatetimeElements(fmt: string, kind: string, days: number, tod: nu
   return out;
 }
 
-function parseDatetimeElements(input: string, fmt: string, kind: string, zone: string): { days: number; tod: number; zone?: string } {
+function parseDatetimeElements(input: string, fmt: string, kind: string, zone: string, nowMicros = 0n): { days: number; tod: number; zone?: string } {
   const toks = tokenize(fmt);
   const seen = new Set<string>();
   for (const t of toks) {
@@ -335,7 +335,9 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
     i += m![0].length;
     return Number(m![0]);
   };
-  let y = 1970, mo = 1, d = 1, h = 0, mi = 0, s = 0, us = 0, pm: boolean | undefined;
+  // Unspecified fields default to the current year and month, day 1, midnight (ZetaSQL).
+  const [cy, cm] = civilFromDays(splitMicros(utcToCivil(nowMicros, zone))[0]);
+  let y = cy, mo = cm, d = 1, h = 0, mi = 0, s = 0, us = 0, pm: boolean | undefined;
   let tzh: number | undefined, tzm = 0;
   for (const t of toks) {
     if ('lit' in t) {
@@ -448,7 +450,7 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
 
 // ---------------------------------------------------------------- entry
 
-export function castWithFormat(x: Value, from: SqlType, to: SqlType, format: string, zone: string): Value {
+export function castWithFormat(x: Value, from: SqlType, to: SqlType, format: string, zone: string, nowMicros = 0n): Value {
   const fmt = format.trim().toUpperCase();
   if (from.kind === 'BYTES' && to.kind === 'STRING') return encodeBytes(x as Uint8Array, fmt);
   if (from.kind === 'STRING' && to.kind === 'BYTES') return decodeBytes(x as string, fmt, x as string);
@@ -478,15 +480,15 @@ export function castWithFormat(x: Value, from: SqlType, to: SqlType, format: str
     const s = x as string;
     switch (to.kind) {
       case 'DATE':
-        return parseDatetimeElements(s, format, 'DATE', zone).days;
+        return parseDatetimeElements(s, format, 'DATE', zone, nowMicros).days;
       case 'TIME':
-        return parseDatetimeElements(s, format, 'TIME', zone).tod;
+        return parseDatetimeElements(s, format, 'TIME', zone, nowMicros).tod;
       case 'DATETIME': {
-        const r = parseDatetimeElements(s, format, 'DATETIME', zone);
+        const r = parseDatetimeElements(s, format, 'DATETIME', zone, nowMicros);
         return joinMicros(r.days, r.tod);
       }
       case 'TIMESTAMP': {
-        const r = parseDatetimeElements(s, format, 'TIMESTAMP', zone);
+        const r = parseDatetimeElements(s, format, 'TIMESTAMP', zone, nowMicros);
         return civilToUtc(joinMicros(r.days, r.tod), r.zone ?? zone);
       }
     }

@@ -71,6 +71,34 @@ function roundHalfAway(x: number): number {
   return x < 0 ? -Math.round(-x) : Math.round(x);
 }
 
+/** True when a type or any nested element/field carries parameters (STRING(10), NUMERIC(5,2)). */
+function hasParams(t: SqlType): boolean {
+  if (t.kind === 'ARRAY') return hasParams(t.element);
+  if (t.kind === 'STRUCT') return t.fields.some((f) => hasParams(f.type));
+  return !!(t as { params?: readonly number[] }).params?.length;
+}
+
+/** The exact decimal value of a double (CAST(double AS NUMERIC) rounds the binary value, not its shortest text). */
+export function exactDecimalFromDouble(x: number): Decimal {
+  if (x === 0 || !Number.isFinite(x)) return new Decimal(x);
+  const buf = new DataView(new ArrayBuffer(8));
+  buf.setFloat64(0, x);
+  const hi = buf.getUint32(0);
+  const lo = buf.getUint32(4);
+  const sign = hi >>> 31 ? -1 : 1;
+  const exp = (hi >>> 20) & 0x7ff;
+  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  let e: number;
+  if (exp === 0) e = -1074;
+  else {
+    mant |= 1n << 52n;
+    e = exp - 1075;
+  }
+  const m = new Decimal(mant.toString());
+  const r = e >= 0 ? m.times(new Decimal(2).pow(e)) : m.div(new Decimal(2).pow(-e));
+  return sign < 0 ? r.neg() : r;
+}
+
 function checkParams(v: Value, to: SqlType): Value {
   const p = (to as { params?: readonly number[] }).params;
   if (!p || v === null) return v;
@@ -97,8 +125,8 @@ function checkParams(v: Value, to: SqlType): Value {
 /** One value; throws QueryError (even for SAFE casts — castVector catches). */
 export function castValue(x: Value, from: SqlType, to: SqlType, opts: CastOptions, ctx: EvalContext): Value {
   if (x === null) return null;
-  if (opts.format !== undefined) return checkParams(castWithFormat(x, from, to, opts.format, opts.timeZone ?? ctx.timeZone), to);
-  if (typeEquals(from, to) && !(to as { params?: unknown }).params) return x;
+  if (opts.format !== undefined) return checkParams(castWithFormat(x, from, to, opts.format, opts.timeZone ?? ctx.timeZone, ctx.nowMicros), to);
+  if (typeEquals(from, to) && !hasParams(to)) return x;
   return checkParams(castInner(x, from, to, opts, ctx), to);
 }
 
@@ -160,7 +188,7 @@ function castInner(x: Value, from: SqlType, to: SqlType, opts: CastOptions, ctx:
         case 'FLOAT64': {
           const f = x as number;
           if (!Number.isFinite(f)) fail(`Illegal conversion of non-finite floating point number to ${kind === 'NUMERIC' ? 'numeric' : 'bignumeric'}: ${formatDouble(f)}`);
-          d = new Decimal(f);
+          d = exactDecimalFromDouble(f);
           const r = fitDecimal(d, kind);
           if (r === undefined) fail(`${kind === 'NUMERIC' ? 'numeric' : 'bignumeric'} out of range: ${formatDouble(f)}`);
           return r;
@@ -357,7 +385,7 @@ function compareScalar(a: Value, b: Value): number {
 /** Vectorized CAST: typed fast paths for the common numeric pairs, else per value. */
 export function castVector(v: Vector, to: SqlType, opts: CastOptions, ctx: EvalContext): Vector {
   const n = v.length;
-  if (typeEquals(v.type, to) && opts.format === undefined && !(to as { params?: unknown }).params) return v;
+  if (typeEquals(v.type, to) && opts.format === undefined && !hasParams(to)) return v;
   const from = v.type;
   // INT64 (double layout) -> FLOAT64: a copy.
   if (to.kind === 'FLOAT64' && from.kind === 'INT64' && v.data instanceof Float64Array && opts.format === undefined) {

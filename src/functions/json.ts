@@ -139,8 +139,45 @@ function scalarString(v: JsonNode | undefined): string | null {
 
 function pathOrFail(p: string, legacy: boolean): PathStep[] {
   const steps = parseJsonPath(p, legacy);
-  if (!steps) fail(`Invalid JSONPath: ${p}`);
+  if (!steps) fail(p.trimStart().startsWith('$') ? `Invalid JSONPath: ${p}` : `JSONPath must start with '$'`);
   return steps;
+}
+
+/** "lax [recursive] $..." modifiers of JSON_QUERY; undefined when the path has none. */
+function laxModifiers(p: string): { recursive: boolean; rest: string } | undefined {
+  const m = /^\s*((?:[A-Za-z]+\s+)+)(\$.*)$/s.exec(p);
+  if (!m) return undefined;
+  const words = m[1]!.trim().toLowerCase().split(/\s+/);
+  if (new Set(words).size !== words.length || words.some((w) => w !== 'lax' && w !== 'recursive'))
+    fail("JSONPath must start with zero or more unique modifiers followed by '$'");
+  if (!words.includes('lax')) fail("JSONPath must start with zero or more unique modifiers followed by '$'");
+  return { recursive: words.includes('recursive'), rest: m[2]! };
+}
+
+/** Lax evaluation: arrays are looked through for member access; a non-array is its own element 0. */
+function laxQuery(root: JsonNode, steps: readonly PathStep[], recursive: boolean): JsonNode[] {
+  let cur: JsonNode[] = [root];
+  const unwrap = (n: JsonNode, out: JsonNode[], depth: number): void => {
+    if (Array.isArray(n) && (recursive || depth === 0)) for (const e of n) unwrap(e, out, depth + 1);
+    else out.push(n);
+  };
+  for (const st of steps) {
+    const next: JsonNode[] = [];
+    for (const n of cur) {
+      if (typeof st === 'number') {
+        if (Array.isArray(n)) {
+          if (st < n.length) next.push(n[st]!);
+        } else if (st === 0) next.push(n);
+        continue;
+      }
+      const cands: JsonNode[] = [];
+      unwrap(n, cands, 0);
+      for (const c of cands)
+        if (c !== null && typeof c === 'object' && !Array.isArray(c) && Object.prototype.hasOwnProperty.call(c, st)) next.push((c as { [k: string]: JsonNode })[st]!);
+    }
+    cur = next;
+  }
+  return cur;
 }
 
 /** STRING input to JSON_* functions: invalid JSON text yields NULL (legacy behaviour). */
@@ -167,7 +204,10 @@ export function registerJson(): void {
         return r === undefined ? null : jsonToString(r, false);
       })),
       sig(['JSON', opt('STRING')], 'JSON', rowKernel(T.JSON, (v) => {
-        const r = jsonAtPath((v[0] as JsonValue).node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        const p = v.length > 1 ? (v[1] as string) : '$';
+        const lax = legacy ? undefined : laxModifiers(p);
+        if (lax) return new JsonValue(laxQuery((v[0] as JsonValue).node, pathOrFail(lax.rest, false), lax.recursive));
+        const r = jsonAtPath((v[0] as JsonValue).node, pathOrFail(p, legacy));
         return r === undefined ? null : new JsonValue(r);
       })),
     ]);
