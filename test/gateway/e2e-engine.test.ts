@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { OAuth2Client } from 'google-auth-library';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 
@@ -94,6 +95,11 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect(fl.body.status).toEqual({ state: 'DONE' });
     const auto = await rest(bqUrl('/datasets/ld/tables/auto'));
     expect(auto.body.schema.fields.map((f: any) => [f.name, f.type])).toEqual([['n', 'INTEGER'], ['s', 'STRING']]);
+    const pq = join(mkdtempSync(join(tmpdir(), 'pq-')), 'x.parquet');
+    writeFileSync(pq, Buffer.from(parquetWriteBuffer({ columnData: [{ name: 'id', data: [1n, 2n], type: 'INT64' }, { name: 'name', data: ['a', 'b'], type: 'STRING' }] })));
+    const pl = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'ld', tableId: 'pq' }, sourceFormat: 'PARQUET', sourceUris: [pq] } } } });
+    expect(pl.body.status).toEqual({ state: 'DONE' });
+    expect((await rest(bqUrl('/datasets/ld/tables/pq/data'))).body.rows).toEqual([{ f: [{ v: '1' }, { v: 'a' }] }, { f: [{ v: '2' }, { v: 'b' }] }]);
     const bad = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'ld', tableId: 'p' }, sourceUris: ['file:///definitely/not/here.csv'] } } } });
     expect(bad.body.status.errorResult.reason).toBe('notFound');
     await rest(bqUrl('/datasets/ld?deleteContents=true'), { method: 'DELETE' });

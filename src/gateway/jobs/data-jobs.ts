@@ -317,6 +317,40 @@ function jsonRows(files: SourceFile[], schema: RestField[] | undefined, autodete
   return { fields, rows };
 }
 
+/** Parquet values as insertAll JSON: int64 as strings, timestamps as ISO, bytes as base64. */
+function parquetValue(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof Date) return v.toISOString();
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
+  if (Array.isArray(v)) return v.map(parquetValue);
+  if (typeof v === 'object') {
+    const o: Json = {};
+    for (const [k, x] of Object.entries(v as Json)) o[k] = parquetValue(x);
+    return o;
+  }
+  return v;
+}
+
+/** Parquet is self-describing: without a schema the columns are inferred from the decoded values. */
+async function parquetRows(files: SourceFile[], schema: RestField[] | undefined): Promise<{ fields: RestField[]; rows: Json[] }> {
+  const { parquetReadObjects } = await import('hyparquet');
+  const rows: Json[] = [];
+  for (const f of files) {
+    const ab = f.data.buffer.slice(f.data.byteOffset, f.data.byteOffset + f.data.byteLength) as ArrayBuffer;
+    let objs: Record<string, unknown>[];
+    try {
+      objs = await parquetReadObjects({ file: ab });
+    } catch (e) {
+      throw invalid(`Error while reading data, error message: not a readable Parquet file (${(e as Error).message}) File: ${f.uri}`);
+    }
+    for (const o of objs) rows.push(parquetValue(o) as Json);
+  }
+  if (schema) return { fields: schema, rows };
+  const keys = [...new Set(rows.slice(0, 1000).flatMap((r) => Object.keys(r)))];
+  return { fields: keys.map((k) => inferJsonField(k, rows.slice(0, 1000).map((r) => r[k]))), rows };
+}
+
 function loadError(e: unknown): ErrorInfo {
   if (e instanceof RestError) return e.toInfo();
   return { code: 500, status: 'internal', reason: 'internalError', message: String(e) };
@@ -333,8 +367,8 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
   try {
     const dest = tableRef(cfg['destinationTable'], projectId, 'destinationTable');
     const format = (str(cfg['sourceFormat']) ?? 'CSV').toUpperCase();
-    if (!['CSV', 'NEWLINE_DELIMITED_JSON', 'JSON'].includes(format)) {
-      throw notImplemented(`Load source format ${format} is not implemented by the emulator yet (CSV and NEWLINE_DELIMITED_JSON are)`);
+    if (!['CSV', 'NEWLINE_DELIMITED_JSON', 'JSON', 'PARQUET'].includes(format)) {
+      throw notImplemented(`Load source format ${format} is not implemented by the emulator yet (CSV, NEWLINE_DELIMITED_JSON and PARQUET are)`);
     }
     let files: SourceFile[];
     if (uploaded) files = [{ uri: 'upload', data: uploaded }];
@@ -348,7 +382,11 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
     const existing = jobSchema ? undefined : fieldsOf(await getTable(ctx, dest));
     const write = str(cfg['writeDisposition']) ?? 'WRITE_APPEND';
     const knownSchema = jobSchema ?? (write === 'WRITE_TRUNCATE' && autodetect ? undefined : existing);
-    const parsed = format === 'CSV' ? csvRows(files, cfg, knownSchema, autodetect) : jsonRows(files, knownSchema, autodetect);
+    const parsed = format === 'CSV'
+      ? csvRows(files, cfg, knownSchema, autodetect)
+      : format === 'PARQUET'
+        ? await parquetRows(files, knownSchema)
+        : jsonRows(files, knownSchema, autodetect);
     await prepareDestination(ctx, dest, parsed.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write);
     const maxBad = num(cfg['maxBadRecords']) ?? 0;
     const outcome = await insertAll(ctx, dest, parsed.rows, boolish(cfg['ignoreUnknownValues']) ?? false, maxBad > 0);
