@@ -3,7 +3,7 @@ import { invalid, notFound } from '../storage/errors.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
-import { convertJsonValue, ValueConversionError } from '../types/json-values.js';
+import { convertJsonValue, parseTimestampNumber, ValueConversionError } from '../types/json-values.js';
 import type { Value } from '../types/values.js';
 import type { Batch } from '../types/vector.js';
 import { ColumnBuilder } from '../storage/json-rows.js';
@@ -19,14 +19,15 @@ interface InsertError {
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
 const DEDUP_WINDOW_MS = 5 * 60 * 1000;
 
+const EMPTY_IDS: ReadonlyMap<string, number> = new Map();
+
 class DedupCache {
   private byTable = new Map<string, Map<string, number>>();
   private lastSweep = Date.now();
 
-  seen(table: string, id: string, now: number): boolean {
-    const m = this.byTable.get(table);
-    const exp = m?.get(id);
-    return exp !== undefined && exp > now;
+  /** The table's id -> expiry map (read-only use; may be empty). */
+  forTable(table: string): ReadonlyMap<string, number> {
+    return this.byTable.get(table) ?? EMPTY_IDS;
   }
 
   remember(table: string, ids: readonly string[], now: number): void {
@@ -96,6 +97,7 @@ export class RowService {
     const accepted: number[] = [];
     const newIds: string[] = [];
     const seenInRequest = new Set<string>();
+    const recentIds = this.dedup.forTable(tableKey);
     const errors: InsertError[] = [];
     const lowerNames = columns.map((c) => c.name.toLowerCase());
     const kinds = columns.map((c) => c.type.kind);
@@ -107,7 +109,7 @@ export class RowService {
         continue;
       }
       const insertId = typeof item!.insertId === 'string' && item!.insertId !== '' ? item!.insertId : undefined;
-      if (insertId !== undefined && (seenInRequest.has(insertId) || this.dedup.seen(tableKey, insertId, now))) continue;
+      if (insertId !== undefined && (seenInRequest.has(insertId) || (recentIds.get(insertId) ?? 0) > now)) continue;
       const o = json as Record<string, unknown>;
       let lower: Map<string, unknown> | null = null;
       let rowErrors: InsertError['errors'] | null = null;
@@ -137,6 +139,17 @@ export class RowService {
         if (typeof v === 'boolean' && kind === 'BOOL') {
           builders[c]!.setNumber(k, v ? 1 : 0);
           continue;
+        }
+        if (typeof v === 'string' && kind === 'TIMESTAMP') {
+          try {
+            const micros = parseTimestampNumber(v);
+            if (!Number.isNaN(micros)) {
+              builders[c]!.setNumber(k, micros);
+              continue;
+            }
+          } catch {
+            // fall through: convertJsonValue reports the error
+          }
         }
         try {
           builders[c]!.set(k, convertJsonValue(col.type, v));

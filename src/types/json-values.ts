@@ -181,21 +181,22 @@ export function parseTime(s: string): number {
   throw new ValueConversionError(`Invalid time string "${s}"`);
 }
 
-function parseCivil(s: string, allowZone: boolean, what: string): bigint {
+/** Civil date-time text to microseconds as a double (exact: the range fits below 2^53 only up to year ~2255, so callers check). */
+function parseCivilNumber(s: string, allowZone: boolean, what: string): number {
   const m = TS_RE.exec(s.trim());
   if (m) {
     const y = +m[1]!, mo = +m[2]!, d = +m[3]!;
     if (validDate(y, mo, d) && (allowZone || !m[8])) {
       const t = m[4] === undefined ? 0 : timeParts(m[4], m[5]!, m[6], m[7]);
       if (t !== null) {
-        let micros = BigInt(daysFromCivil(y, mo, d)) * MICROS_PER_DAY + BigInt(t);
+        let micros = daysFromCivil(y, mo, d) * 86_400_000_000 + t;
         const z = m[8];
         if (z && z !== 'Z' && z !== 'z' && z !== 'UTC') {
           const zm = /^([+-])(\d{1,2}):?(\d{2})?$/.exec(z)!;
           const off = (+zm[2]! * 60 + (zm[3] ? +zm[3] : 0)) * 60_000_000;
-          micros -= BigInt(zm[1] === '-' ? -off : off);
+          micros -= zm[1] === '-' ? -off : off;
         }
-        if (micros >= MIN_TIMESTAMP_MICROS && micros <= MAX_TIMESTAMP_MICROS) return micros;
+        if (micros >= MIN_TS_NUM && micros <= MAX_TS_NUM) return micros;
       }
     }
   }
@@ -204,6 +205,42 @@ function parseCivil(s: string, allowZone: boolean, what: string): bigint {
       ? `Couldn't convert value to timestamp: Could not parse '${s}' as a timestamp. Required format is YYYY-MM-DD HH:MM[:SS[.SSSSSS]] or YYYY/MM/DD HH:MM[:SS[.SSSSSS]]`
       : `Invalid datetime string "${s}"`,
   );
+}
+
+// The extreme timestamps (years 1 and 9999) are beyond 2^53 micros, so the
+// double is not exact there; beyond +-2^53 the bigint path below recomputes exactly.
+const MIN_TS_NUM = Number(MIN_TIMESTAMP_MICROS);
+const MAX_TS_NUM = Number(MAX_TIMESTAMP_MICROS);
+const SAFE = 9007199254740991;
+
+function parseCivil(s: string, allowZone: boolean, what: string): bigint {
+  const n = parseCivilNumber(s, allowZone, what);
+  if (n >= -SAFE && n <= SAFE) return BigInt(n);
+  return parseCivilExact(s, allowZone);
+}
+
+function parseCivilExact(s: string, allowZone: boolean): bigint {
+  const m = TS_RE.exec(s.trim())!;
+  const t = m[4] === undefined ? 0 : timeParts(m[4], m[5]!, m[6], m[7])!;
+  let micros = BigInt(daysFromCivil(+m[1]!, +m[2]!, +m[3]!)) * MICROS_PER_DAY + BigInt(t);
+  const z = allowZone ? m[8] : undefined;
+  if (z && z !== 'Z' && z !== 'z' && z !== 'UTC') {
+    const zm = /^([+-])(\d{1,2}):?(\d{2})?$/.exec(z)!;
+    const off = BigInt((+zm[2]! * 60 + (zm[3] ? +zm[3] : 0)) * 60_000_000);
+    micros -= zm[1] === '-' ? -off : off;
+  }
+  return micros;
+}
+
+/**
+ * TIMESTAMP text to microseconds as a number when exactly representable
+ * (the insert fast path, no BigInt); NaN when the caller must use parseTimestamp.
+ */
+export function parseTimestampNumber(s: string): number {
+  const t = s.trim();
+  if (/^-?\d+(\.\d+)?$/.test(t)) return NaN;
+  const n = parseCivilNumber(t.replace(/\//g, '-'), true, 'timestamp');
+  return n >= -SAFE && n <= SAFE ? n : NaN;
 }
 
 export const parseDatetime = (s: string): bigint => parseCivil(s, false, 'datetime');
