@@ -626,6 +626,7 @@ export function registerAggregates(): void {
   defineAggregate('MIN_BY', [asig(['ANY', 'ANY'], (c) => c.argTypes[0]!, by(false))], { aliases: ['ARG_MIN'] });
   registerStats();
   registerApprox();
+  registerKll();
 }
 
 // ---------------------------------------------------------------- approximate (exact answers)
@@ -763,3 +764,77 @@ function registerApprox(): void {
 export let hllExtract: (b: Uint8Array) => bigint = () => 0n;
 
 export type { EvalContext };
+
+// ---------------------------------------------------------------- KLL_QUANTILES.* (exact-value sketches)
+
+const KLL_MAGIC = 'KLLX1:';
+function kllEncode(kind: string, vals: number[]): Uint8Array {
+  return new TextEncoder().encode(KLL_MAGIC + JSON.stringify([kind, ...vals]));
+}
+export function kllDecode(b: Uint8Array, fn: string): { kind: string; vals: number[] } {
+  const s = new TextDecoder().decode(b);
+  if (!s.startsWith(KLL_MAGIC)) fail(`Invalid or incompatible sketch in ${fn}`);
+  const arr = JSON.parse(s.slice(KLL_MAGIC.length)) as [string, ...number[]];
+  return { kind: arr[0], vals: arr.slice(1) as number[] };
+}
+/** n+1 quantile boundaries of sorted values (exact ranks, as APPROX_QUANTILES). */
+export function kllQuantiles(sorted: number[], n: number): number[] {
+  const out: number[] = [];
+  const N = sorted.length;
+  for (let i = 0; i <= n; i++) out.push(sorted[Math.min(N - 1, Math.max(0, Math.ceil((i * N) / n) - 1))]!);
+  return out;
+}
+export function kllPoint(sorted: number[], phi: number): number {
+  if (!(phi >= 0 && phi <= 1)) fail('The phi argument must be between 0 and 1');
+  const N = sorted.length;
+  return sorted[Math.min(N - 1, Math.max(0, Math.ceil(phi * N) - 1))]!;
+}
+
+function kllMerged(rows: Value[][], fn: string): { kind: string | null; vals: number[] } {
+  let kind: string | null = null;
+  const vals: number[] = [];
+  for (const r of rows) {
+    if (r[0] === null) continue;
+    const sk = kllDecode(r[0] as Uint8Array, fn);
+    if (kind !== null && sk.kind !== kind) fail(`Invalid or incompatible sketch in ${fn}`);
+    kind = sk.kind;
+    vals.push(...sk.vals);
+  }
+  vals.sort((a, b) => a - b);
+  return { kind, vals };
+}
+
+export function registerKll(): void {
+  const init = (t: string) =>
+    asig([t, { type: 'INT64', optional: true }], 'BYTES', collect((rows) => {
+      const vals = rows.map((r) => r[0]).filter((x) => x !== null).map((x) => Number(x as bigint | number));
+      return vals.length === 0 ? null : kllEncode(t, vals);
+    }));
+  defineAggregate('KLL_QUANTILES.INIT_INT64', [init('INT64')]);
+  defineAggregate('KLL_QUANTILES.INIT_FLOAT64', [init('FLOAT64')], { aliases: ['KLL_QUANTILES.INIT_DOUBLE'] });
+  defineAggregate('KLL_QUANTILES.MERGE_PARTIAL', [
+    asig(['BYTES'], 'BYTES', collect((rows) => {
+      const m = kllMerged(rows, 'KLL_QUANTILES.MERGE_PARTIAL');
+      return m.kind === null ? null : kllEncode(m.kind, m.vals);
+    })),
+  ]);
+  const merge = (t: 'INT64' | 'FLOAT64') =>
+    asig(['BYTES', 'INT64'], `ARRAY<${t}>`, collect((rows) => {
+      const m = kllMerged(rows, `KLL_QUANTILES.MERGE_${t}`);
+      if (m.kind === null || m.vals.length === 0) return null;
+      const n = Number(rows[0]![1] as bigint);
+      if (n <= 0) fail('The number of quantiles must be positive');
+      return kllQuantiles(m.vals, n).map((x) => (t === 'INT64' ? BigInt(x) : x));
+    }));
+  defineAggregate('KLL_QUANTILES.MERGE_INT64', [merge('INT64')]);
+  defineAggregate('KLL_QUANTILES.MERGE_FLOAT64', [merge('FLOAT64')], { aliases: ['KLL_QUANTILES.MERGE_DOUBLE'] });
+  const mergePoint = (t: 'INT64' | 'FLOAT64') =>
+    asig(['BYTES', 'FLOAT64'], t, collect((rows) => {
+      const m = kllMerged(rows, `KLL_QUANTILES.MERGE_POINT_${t}`);
+      if (m.kind === null || m.vals.length === 0) return null;
+      const x = kllPoint(m.vals, rows[0]![1] as number);
+      return t === 'INT64' ? BigInt(x) : x;
+    }));
+  defineAggregate('KLL_QUANTILES.MERGE_POINT_INT64', [mergePoint('INT64')]);
+  defineAggregate('KLL_QUANTILES.MERGE_POINT_FLOAT64', [mergePoint('FLOAT64')], { aliases: ['KLL_QUANTILES.MERGE_POINT_DOUBLE'] });
+}

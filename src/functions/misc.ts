@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { fingerprint64 } from 'farmhash-modern';
 import { T, arrayOf, rangeOf, typeToSql, type ScalarType, type SqlType } from '../types/types.js';
 import { RangeValue, type Value } from '../types/values.js';
-import { hllExtract } from './aggregates.js';
+import { hllExtract, kllDecode, kllPoint, kllQuantiles } from './aggregates.js';
 import { compareValues } from './compare.js';
 import { encodeUtf8 } from './conversion.js';
 import { bytesToLatin1, likeRegex } from './operators.js';
@@ -165,6 +165,30 @@ export function registerMisc(): void {
       }
       return BigInt(c);
     })),
+  ]);
+  const kllExtract = (t: 'INT64' | 'FLOAT64', point: boolean) =>
+    sig(['BYTES', point ? 'FLOAT64' : 'INT64'], point ? t : `ARRAY<${t}>`, rowKernel(point ? T[t] : arrayOf(T[t]), (v) => {
+      const sk = kllDecode(v[0] as Uint8Array, `KLL_QUANTILES.EXTRACT_${point ? 'POINT_' : ''}${t}`);
+      const vals = sk.vals.slice().sort((a, b) => a - b);
+      if (vals.length === 0) return null;
+      if (point) {
+        const x = kllPoint(vals, v[1] as number);
+        return t === 'INT64' ? BigInt(x) : x;
+      }
+      return kllQuantiles(vals, Number(v[1] as bigint)).map((x) => (t === 'INT64' ? BigInt(x) : x));
+    }));
+  defineScalar('KLL_QUANTILES.EXTRACT_INT64', [kllExtract('INT64', false)]);
+  defineScalar('KLL_QUANTILES.EXTRACT_FLOAT64', [kllExtract('FLOAT64', false)], { aliases: ['KLL_QUANTILES.EXTRACT_DOUBLE'] });
+  defineScalar('KLL_QUANTILES.EXTRACT_POINT_INT64', [kllExtract('INT64', true)]);
+  defineScalar('KLL_QUANTILES.EXTRACT_POINT_FLOAT64', [kllExtract('FLOAT64', true)], { aliases: ['KLL_QUANTILES.EXTRACT_POINT_DOUBLE'] });
+  // APPLY(value, x -> expr): the lambda sees the value of each row.
+  defineScalar('APPLY', [
+    sigf(['ANY', 'ANY'], (c) => c.argTypes[1]!, () => (args, n) => {
+      const h = (args[1]!.data as unknown[])[0] as { invoke(p: readonly import('../types/vector.js').Vector[], rows: Int32Array): import('../types/vector.js').Vector };
+      const rows = new Int32Array(n);
+      for (let i = 0; i < n; i++) rows[i] = i;
+      return h.invoke([args[0]!], rows);
+    }),
   ]);
   defineScalar('HLL_COUNT.EXTRACT', [sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => (v[0] === null ? 0n : hllExtract(v[0] as Uint8Array)), false))]);
 
