@@ -409,6 +409,12 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       throw sqlError('DEFAULT is not allowed here', n.loc);
     case 'ReplaceFieldsExpr':
       throw sqlError('REPLACE_FIELDS is not supported', n.loc);
+    case 'WithExpr': {
+      // WITH(a AS e1, b AS e2, body): names bind left to right, like UDF parameters.
+      const m = new Map(ctx.udfArgs ?? []);
+      for (const v of n.vars) m.set(v.name.toLowerCase(), resolveExpr(an, v.expr, { ...ctx, udfArgs: m }));
+      return resolveExpr(an, n.body, { ...ctx, udfArgs: m });
+    }
     default: {
       const x: { kind: string; loc: A.Loc } = n;
       throw sqlError(`Unsupported expression ${x.kind}`, x.loc);
@@ -814,6 +820,7 @@ function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctio
     orderBy,
     ...(limit !== undefined ? { limit } : {}),
     ...(n.having ? { having: { max: n.having.kind === 'MAX', expr: resolveExpr(an, n.having.expr, actx) } } : {}),
+    ...(n.where ? { filter: requireBool(resolveExpr(an, n.where, actx), n.where.loc, 'Aggregate filter') } : {}),
   };
   ctx.aggs.calls.push(call);
   const ref = colRef(column);
@@ -926,12 +933,23 @@ function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt |
   const t = an.env.tempFunctions.get(full.toUpperCase());
   if (t) return t;
   const segs = parts.flatMap((p) => p.split('.'));
-  if (segs.length < 2) return undefined;
+  if (segs.length < 2) {
+    // Unqualified: the default dataset's routines, then the project-level store for unqualified CREATE FUNCTION.
+    const d = an.env.defaultDataset;
+    const r = (d && an.env.catalog.getChild('routines', d.projectId, d.datasetId, segs[0]!)) || an.env.catalog.getChild('routines', an.env.projectId, UNQUALIFIED_ROUTINES, segs[0]!);
+    return r ? routineStmt(an, r) : undefined;
+  }
   const routineId = segs[segs.length - 1]!;
   const datasetId = segs[segs.length - 2]!;
   const projectId = segs.length > 2 ? segs[segs.length - 3]! : an.env.projectId;
   const r = an.env.catalog.getChild('routines', projectId, datasetId, routineId);
-  if (!r) return undefined;
+  return r ? routineStmt(an, r) : undefined;
+}
+
+/** Dataset holding CREATE FUNCTION targets written without a dataset and with no default dataset. */
+export const UNQUALIFIED_ROUTINES = '_bqemu_routines';
+
+function routineStmt(an: Analyzer, r: Record<string, unknown>): A.CreateFunctionStmt | undefined {
   const body = (r as { definitionBody?: string }).definitionBody;
   const ddl = (r as { ddl?: string }).ddl;
   if (!ddl && !body) return undefined;

@@ -273,9 +273,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           const name = ref.routineId ?? (r.id as string) ?? '';
           rows.push([
             projectId, d, name, projectId, d, name,
-            (r.routineType as string) ?? 'SCALAR_FUNCTION', null,
-            (r.language as string) ?? 'SQL', (r.definitionBody as string) ?? null,
-            null, null, 'INVOKER', msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.ddl as string) ?? null,
+            ROUTINE_TYPE[(r.routineType as string) ?? 'SCALAR_FUNCTION'] ?? 'FUNCTION', null,
+            (r.language as string) === 'SQL' || !r.language ? 'SQL' : 'EXTERNAL', (r.definitionBody as string) ?? null,
+            (r.language as string) && r.language !== 'SQL' ? (r.language as string) : null, null, 'INVOKER', msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.ddl as string) ?? null,
           ]);
         }
       }
@@ -288,6 +288,28 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         rows,
       };
     }
+    case 'PARTITIONS':
+      return {
+        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('partition_id'), col('total_rows', T.INT64), col('total_logical_bytes', T.INT64), col('total_billable_bytes', T.INT64), col('last_modified_time', T.TIMESTAMP), col('storage_tier')],
+        rows: tables()
+          .filter((t) => t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW')
+          .map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, null, BigInt(t.rowCount), null, null, msToMicros(t.resource.lastModifiedTime), 'ACTIVE']),
+      };
+    case 'KEY_COLUMN_USAGE':
+      return {
+        columns: [col('constraint_catalog'), col('constraint_schema'), col('constraint_name'), col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('ordinal_position', T.INT64), col('position_in_unique_constraint', T.INT64)],
+        rows: [],
+      };
+    case 'TABLE_CONSTRAINTS':
+      return {
+        columns: [col('constraint_catalog'), col('constraint_schema'), col('constraint_name'), col('table_catalog'), col('table_schema'), col('table_name'), col('constraint_type'), col('is_deferrable'), col('initially_deferred'), col('enforced')],
+        rows: [],
+      };
+    case 'PARAMETERS':
+      return {
+        columns: [col('specific_catalog'), col('specific_schema'), col('specific_name'), col('ordinal_position', T.INT64), col('parameter_mode'), col('is_result'), col('parameter_name'), col('data_type'), col('parameter_default'), col('is_aggregate')],
+        rows: [],
+      };
     case 'JOBS':
     case 'JOBS_BY_PROJECT':
     case 'JOBS_BY_USER':
@@ -296,6 +318,13 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       throw notFound(`Not found: Table ${projectId}:${qualifier.join('.')}.INFORMATION_SCHEMA.${view} was not found in location US`);
   }
 }
+
+const ROUTINE_TYPE: Record<string, string> = {
+  SCALAR_FUNCTION: 'FUNCTION',
+  AGGREGATE_FUNCTION: 'AGGREGATE FUNCTION',
+  TABLE_VALUED_FUNCTION: 'TABLE FUNCTION',
+  PROCEDURE: 'PROCEDURE',
+};
 
 function ddlOf(t: TableInfo): string {
   const name = `\`${t.id.projectId}.${t.id.datasetId}.${t.id.tableId}\``;

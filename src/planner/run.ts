@@ -30,6 +30,8 @@ interface ScriptState {
   lastSelect?: QueryResult;
   count: number;
   error?: QueryError;
+  /** Text of the statement running now (for @@error.statement_text). */
+  current?: string;
 }
 
 async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
@@ -109,6 +111,9 @@ const MAX_ITERATIONS = 1_000_000;
 
 async function runStatement(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
   state.count++;
+  if (st.kind !== 'Block' && st.kind !== 'If' && st.kind !== 'While' && st.kind !== 'Loop' && st.kind !== 'Repeat' && st.kind !== 'ForIn' && st.kind !== 'CaseStmt') {
+    state.current = s.ctx.sql.slice(st.start, st.end);
+  }
   let r: QueryResult | undefined;
   switch (st.kind) {
     case 'QueryStatement':
@@ -237,7 +242,7 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
             const saved = state.error;
             state.error = err;
             s.variables.set('@@error.message', { type: T.STRING, value: err.message.replace(/ at \[\d+:\d+\]$/, '') });
-            s.variables.set('@@error.statement_text', { type: T.STRING, value: null });
+            s.variables.set('@@error.statement_text', { type: T.STRING, value: state.current ?? null });
             s.variables.set('@@error.stack_trace', { type: { kind: 'ARRAY', element: { kind: 'STRUCT', fields: [{ name: 'line', type: T.INT64 }, { name: 'column', type: T.INT64 }, { name: 'filename', type: T.STRING }, { name: 'location', type: T.STRING }] } }, value: [] });
             s.variables.set('@@error.formatted_stack_trace', { type: T.STRING, value: '' });
             try {

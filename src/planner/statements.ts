@@ -19,7 +19,7 @@ import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
-import { callScalar, not } from '../analyzer/expr.js';
+import { callScalar, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
 
 const fq = (id: TableId) => `${id.projectId}:${id.datasetId}.${id.tableId}`;
 
@@ -760,8 +760,13 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     s.tempFunctions.set(key, st);
     return result(type, { ddlOperationPerformed: 'CREATE' });
   }
-  const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
+  let id: TableId;
+  if (splitPath(st.name).length === 1 && !s.ctx.defaultDataset) {
+    // Unqualified persistent function without a default dataset: kept at project level.
+    id = { projectId: s.ctx.projectId, datasetId: UNQUALIFIED_ROUTINES, tableId: splitPath(st.name)[0]! };
+    if (!cat.getDataset(id.projectId, id.datasetId)) await cat.createDataset(id.projectId, id.datasetId, { location: 'US' }, true);
+  } else id = targetId(s, st.name, st.loc);
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
   const existing = cat.getChild('routines', id.projectId, id.datasetId, id.tableId);
   const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
