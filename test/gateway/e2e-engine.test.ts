@@ -83,6 +83,17 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect(cp.body.status).toEqual({ state: 'DONE' });
     expect((await rest(bqUrl('/datasets/ld/tables/p2/data'))).body.totalRows).toBe('3');
 
+    const snap = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { copy: { sourceTable: { datasetId: 'ld', tableId: 'p' }, destinationTable: { datasetId: 'ld', tableId: 'snap' }, operationType: 'SNAPSHOT' } } } });
+    expect(snap.body.status).toEqual({ state: 'DONE' });
+    expect((await rest(bqUrl('/datasets/ld/tables/snap'))).body.type).toBe('SNAPSHOT');
+    // Restore a deleted table through its `@epoch` decorator.
+    const beforeDelete = Date.now();
+    await new Promise((r) => setTimeout(r, 50));
+    await rest(bqUrl('/datasets/ld/tables/p2'), { method: 'DELETE' });
+    const restore = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { copy: { sourceTable: { datasetId: 'ld', tableId: `p2@${beforeDelete}` }, destinationTable: { datasetId: 'ld', tableId: 'p2' } } } } });
+    expect(restore.body.status).toEqual({ state: 'DONE' });
+    expect((await rest(bqUrl('/datasets/ld/tables/p2/data'))).body.totalRows).toBe('3');
+
     const out = join(mkdtempSync(join(tmpdir(), 'extract-')), 'out.json');
     const ex = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { extract: { sourceTable: { datasetId: 'ld', tableId: 'p2' }, destinationUris: [`file://${out}`], destinationFormat: 'NEWLINE_DELIMITED_JSON' } } } });
     expect(ex.body.status).toEqual({ state: 'DONE' });

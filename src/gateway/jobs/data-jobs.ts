@@ -19,12 +19,16 @@ export interface RestField {
 const INSERT_BATCH = 5_000;
 const READ_PAGE = 50_000;
 
-export function tableRef(v: unknown, projectId: string, what: string): TableRef {
+/** A table reference from a job configuration; sources may carry a `@epoch` snapshot decorator (restore of a deleted table). */
+export function tableRef(v: unknown, projectId: string, what: string, allowDecorator = false): TableRef {
   if (!isObj(v)) throw invalid(`Required parameter is missing: ${what}`);
   const d = str(v['datasetId']);
   const t = str(v['tableId']);
   if (!d || !t) throw invalid(`${what} must name a dataset and a table`);
-  return { project_id: checkProjectId(str(v['projectId']) || projectId), dataset_id: checkDatasetId(d), table_id: checkTableId(t.split('@')[0]!) };
+  const at = allowDecorator ? t.lastIndexOf('@') : -1;
+  if (at > 0 && /^-?\d+$/.test(t.slice(at + 1))) checkTableId(t.slice(0, at));
+  else checkTableId(t);
+  return { project_id: checkProjectId(str(v['projectId']) || projectId), dataset_id: checkDatasetId(d), table_id: t };
 }
 
 export const refOut = (r: TableRef): Json => ({ projectId: r.project_id, datasetId: r.dataset_id, tableId: r.table_id });
@@ -417,8 +421,8 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
 export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json): Promise<DataJobResult> {
   try {
     const sources = Array.isArray(cfg['sourceTables']) && cfg['sourceTables'].length
-      ? (cfg['sourceTables'] as unknown[]).map((s) => tableRef(s, projectId, 'sourceTables'))
-      : [tableRef(cfg['sourceTable'], projectId, 'sourceTable')];
+      ? (cfg['sourceTables'] as unknown[]).map((s) => tableRef(s, projectId, 'sourceTables', true))
+      : [tableRef(cfg['sourceTable'], projectId, 'sourceTable', true)];
     const dest = tableRef(cfg['destinationTable'], projectId, 'destinationTable');
     const op = (str(cfg['operationType']) ?? 'COPY').toUpperCase();
     const first = await getTable(ctx, sources[0]!);

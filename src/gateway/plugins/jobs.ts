@@ -254,7 +254,7 @@ export async function runDataJob(ctx: GatewayContext, spec: DataJobSpec): Promis
   const cfg = { ...(spec.configuration[spec.which] as Json) };
   // Echo references with the project filled in, as the real service does.
   for (const k of ['destinationTable', 'sourceTable']) {
-    if (isObj(cfg[k])) cfg[k] = refOut(tableRef(cfg[k], p, k));
+    if (isObj(cfg[k])) cfg[k] = refOut(tableRef(cfg[k], p, k, k === 'sourceTable'));
   }
   const now = Date.now();
   const job: JobRecord = {
