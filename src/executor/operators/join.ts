@@ -100,6 +100,7 @@ class PairEmitter {
   private pendL: Int32Array = new Int32Array(BATCH_SIZE);
   private pendR: Int32Array = new Int32Array(BATCH_SIZE);
   private pendCount = 0;
+  private emittedUpTo = 0;
   out: Batch[] = [];
 
   constructor(
@@ -116,6 +117,7 @@ class PairEmitter {
     this.leftMatched = new Uint8Array(n);
     this.count = 0;
     this.pendCount = 0;
+    this.emittedUpTo = 0;
   }
 
   get full(): boolean {
@@ -171,6 +173,8 @@ class PairEmitter {
       this.pendL.set(lSel.subarray(0, c), this.pendCount);
       this.pendR.set(rSel.subarray(0, c), this.pendCount);
       this.pendCount += c;
+      // Bound the buffer: rows before the last pending row are complete.
+      if (this.pendCount >= PROBE_CHUNK) this.drainLeft(left, this.pendL[this.pendCount - 1]!);
       return;
     }
     joined ??= this.pairBatch(left, lSel, rSel, c);
@@ -188,42 +192,55 @@ class PairEmitter {
     };
   }
 
+  /**
+   * LEFT/FULL: emits left rows [emittedUpTo, upTo) — their matched pairs
+   * (ascending left row) interleaved with NULL-padded unmatched rows — and
+   * drops those pairs from the pending buffer.
+   */
+  private drainLeft(left: Batch, upTo: number): void {
+    const lm = this.leftMatched;
+    const pl = this.pendL;
+    const pr = this.pendR;
+    const pc = this.pendCount;
+    let ls = new Int32Array(BATCH_SIZE);
+    let rs = new Int32Array(BATCH_SIZE);
+    let c = 0;
+    const emit = (): void => {
+      this.out.push({
+        length: c,
+        columns: [...left.columns.map((v) => takeVector(v, ls, c)), ...this.right.columns.map((v) => takeOrNull(v, rs, c))],
+      });
+      ls = new Int32Array(BATCH_SIZE);
+      rs = new Int32Array(BATCH_SIZE);
+      c = 0;
+    };
+    let k = 0;
+    for (let i = this.emittedUpTo; i < upTo; i++) {
+      while (k < pc && pl[k] === i) {
+        ls[c] = i;
+        rs[c++] = pr[k++]!;
+        if (c === BATCH_SIZE) emit();
+      }
+      if (lm[i] === 0) {
+        ls[c] = i;
+        rs[c++] = -1;
+        if (c === BATCH_SIZE) emit();
+      }
+    }
+    if (c > 0) emit();
+    // Pairs of rows >= upTo stay pending.
+    pl.copyWithin(0, k, pc);
+    pr.copyWithin(0, k, pc);
+    this.pendCount = pc - k;
+    this.emittedUpTo = upTo;
+  }
+
   /** After a left batch: LEFT/FULL padding, SEMI/ANTI output. */
   finishLeft(left: Batch): void {
     const jt = this.rel.joinType;
     const lm = this.leftMatched;
     if (jt === 'left' || jt === 'full') {
-      // Matched pairs (ascending left row) merged with NULL-padded unmatched rows.
-      const pl = this.pendL;
-      const pr = this.pendR;
-      const pc = this.pendCount;
-      let ls = new Int32Array(BATCH_SIZE);
-      let rs = new Int32Array(BATCH_SIZE);
-      let c = 0;
-      const emit = (): void => {
-        this.out.push({
-          length: c,
-          columns: [...left.columns.map((v) => takeVector(v, ls, c)), ...this.right.columns.map((v) => takeOrNull(v, rs, c))],
-        });
-        ls = new Int32Array(BATCH_SIZE);
-        rs = new Int32Array(BATCH_SIZE);
-        c = 0;
-      };
-      let k = 0;
-      for (let i = 0; i < left.length; i++) {
-        while (k < pc && pl[k] === i) {
-          ls[c] = i;
-          rs[c++] = pr[k++]!;
-          if (c === BATCH_SIZE) emit();
-        }
-        if (lm[i] === 0) {
-          ls[c] = i;
-          rs[c++] = -1;
-          if (c === BATCH_SIZE) emit();
-        }
-      }
-      if (c > 0) emit();
-      this.pendCount = 0;
+      this.drainLeft(left, left.length);
       return;
     }
     if (jt === 'semi' || jt === 'anti') {

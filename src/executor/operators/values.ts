@@ -21,7 +21,11 @@ export async function* valuesOp(rel: ValuesRel, ctx: ExecContext): AsyncGenerato
     const bufs = rel.columns.map((c) => new ColumnBuffer(c.type, end - s));
     for (let r = s; r < end; r++) {
       const row = rel.rows[r]!;
-      for (let c = 0; c < bufs.length; c++) bufs[c]!.appendValue(getValue(await evaluate(row[c]!, ONE_ROW, NO_COLUMNS, ctx), 0));
+      for (let c = 0; c < bufs.length; c++) {
+        const e = row[c]!;
+        // Literal cells (the usual INSERT ... VALUES) skip expression evaluation.
+        bufs[c]!.appendValue(e.kind === 'literal' ? e.value : getValue(await evaluate(e, ONE_ROW, NO_COLUMNS, ctx), 0));
+      }
     }
     yield { length: end - s, columns: bufs.map((b) => b.toVector()) };
   }
