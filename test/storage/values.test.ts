@@ -1,0 +1,85 @@
+// JSON-form parsing and wire text of single values (src/types/json-values.ts, wire.ts).
+import { describe, expect, it } from 'vitest';
+import {
+  convertJsonValue,
+  formatInterval,
+  formatTimestampFloatSeconds,
+  parseDate,
+  parseDatetime,
+  parseInterval,
+  parseJsonText,
+  parseTimestamp,
+  ValueConversionError,
+} from '../../src/types/json-values.js';
+import { arrayOf, rangeOf, structOf, T } from '../../src/types/types.js';
+import { Decimal, Interval } from '../../src/types/values.js';
+import { encodeCell } from '../../src/types/wire.js';
+
+const neutral = { timestampFormat: 'RFC3339' as const };
+
+describe('timestamps', () => {
+  it('accepts the forms clients send', () => {
+    const want = 1704067200000000n;
+    for (const s of ['2024-01-01 00:00:00', '2024-01-01T00:00:00Z', '2024-01-01T00:00:00.000Z', '2024-01-01 00:00:00 UTC', '2024-01-01 01:00:00+01:00', '2024-01-01T00:00', '2024-01-01', '2024/01/01 00:00:00', '1704067200']) {
+      expect(parseTimestamp(s), s).toBe(want);
+    }
+    expect(convertJsonValue(T.TIMESTAMP, 1704067200.5)).toBe(1704067200500000n);
+    expect(() => parseTimestamp('yesterday')).toThrow(ValueConversionError);
+    expect(() => parseTimestamp('2024-13-01')).toThrow(ValueConversionError);
+  });
+
+  it('prints float seconds like Java Double.toString', () => {
+    expect(formatTimestampFloatSeconds(1704067200000000n)).toBe('1.7040672E9');
+    expect(formatTimestampFloatSeconds(1704067200123456n)).toBe('1.704067200123456E9');
+    expect(formatTimestampFloatSeconds(0n)).toBe('0.0');
+    expect(formatTimestampFloatSeconds(1000000n)).toBe('1.0');
+    expect(formatTimestampFloatSeconds(1500000n)).toBe('1.5');
+    expect(formatTimestampFloatSeconds(1n)).toBe('1.0E-6');
+    expect(formatTimestampFloatSeconds(-62135596800000000n)).toBe('-6.21355968E10');
+  });
+
+  it('encodes the three wire forms', () => {
+    expect(encodeCell(T.TIMESTAMP, 1704067200123456n, neutral)).toBe('{"v":"2024-01-01T00:00:00.123456Z"}');
+    expect(encodeCell(T.TIMESTAMP, 1704067200000000n, { timestampFormat: 'INT64_MICROS' })).toBe('{"v":"1704067200000000"}');
+    expect(encodeCell(T.TIMESTAMP, 1704067200000000n, { timestampFormat: 'FLOAT_SECONDS' })).toBe('{"v":"1.7040672E9"}');
+  });
+});
+
+describe('other scalar forms', () => {
+  it('dates and datetimes', () => {
+    expect(parseDate('1970-01-02')).toBe(1);
+    expect(() => parseDate('2023-02-29')).toThrow(ValueConversionError);
+    expect(parseDatetime('2024-01-01T12:00:00.5')).toBe(1704110400500000n);
+    expect(() => parseDatetime('2024-01-01T12:00:00Z')).toThrow(ValueConversionError);
+    expect(encodeCell(T.DATETIME, 1704110400500000n, neutral)).toBe('{"v":"2024-01-01T12:00:00.500000"}');
+    expect(encodeCell(T.TIME, 3723000000, neutral)).toBe('{"v":"01:02:03"}');
+  });
+
+  it('numerics are exact and range-checked', () => {
+    expect((convertJsonValue(T.NUMERIC, '1.0000000005') as Decimal).toFixed()).toBe('1.000000001');
+    expect((convertJsonValue(T.NUMERIC, 12.5) as Decimal).toFixed()).toBe('12.5');
+    expect(() => convertJsonValue(T.NUMERIC, '1e29')).toThrow(ValueConversionError);
+    expect((convertJsonValue(T.BIGNUMERIC, '1e38') as Decimal).toFixed()).toBe('1' + '0'.repeat(38));
+    expect(encodeCell(T.BIGNUMERIC, new Decimal('-0.00000000000000000000000000000000000001'), neutral)).toBe(
+      '{"v":"-0.00000000000000000000000000000000000001"}',
+    );
+    expect(convertJsonValue(T.INT64, '9223372036854775807')).toBe(9223372036854775807n);
+    expect(() => convertJsonValue(T.INT64, '9223372036854775808')).toThrow(ValueConversionError);
+    expect(convertJsonValue(T.FLOAT64, 'Infinity')).toBe(Infinity);
+    expect(encodeCell(T.FLOAT64, NaN, neutral)).toBe('{"v":"NaN"}');
+    expect(encodeCell(T.FLOAT64, 1.5, neutral)).toBe('{"v":1.5}');
+    expect(encodeCell(T.FLOAT64, 1.5, { ...neutral, stringScalars: true })).toBe('{"v":"1.5"}');
+  });
+
+  it('intervals, ranges, JSON, nested', () => {
+    expect(parseInterval('P1Y2M3DT4H5M6.5S')).toEqual(new Interval(14, 3, 14706500000n));
+    expect(formatInterval(parseInterval('-1-2 -3 -4:5:6.789'))).toBe('-1-2 -3 -4:5:6.789');
+    expect(encodeCell(rangeOf(T.DATE), convertJsonValue(rangeOf(T.DATE), '[UNBOUNDED, 2024-02-01)'), neutral)).toBe('{"v":"[UNBOUNDED, 2024-02-01)"}');
+    expect(parseJsonText('{"big":12345678901234567890,"s":"1234567890123456789"}')).toEqual({ big: 12345678901234567890n, s: '1234567890123456789' });
+    const st = structOf([{ name: 'a', type: arrayOf(T.INT64) }, { name: 'B', type: T.STRING }]);
+    const v = convertJsonValue(st, { a: null, b: 'x' });
+    expect(v).toEqual([[], 'x']);
+    expect(encodeCell(st, v, neutral)).toBe('{"v":{"f":[{"v":[]},{"v":"x"}]}}');
+    expect(encodeCell(arrayOf(T.INT64), null, neutral)).toBe('{"v":[]}');
+  });
+});
