@@ -436,10 +436,25 @@ export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json)
       extra['cloneDefinition'] = { baseTableReference: refOut(sources[0]!), cloneTime: new Date().toISOString() };
     }
     const write = str(cfg['writeDisposition']) ?? 'WRITE_EMPTY';
+    // Restoring `t@epoch` into `t` itself: once `t` exists again the decorator
+    // reads the live (new, empty) table, so such sources are read up front.
+    const base = (r: TableRef): string => `${r.project_id}:${r.dataset_id}.${r.table_id.split('@')[0]}`;
+    const buffered = new Map<TableRef, Json[][]>();
+    for (const src of sources) {
+      if (base(src) !== base(dest)) continue;
+      const pages: Json[][] = [];
+      for await (const page of readRows(ctx, src)) pages.push(page.rows);
+      buffered.set(src, pages);
+    }
     const fields = await prepareDestination(ctx, dest, fieldsOf(first), str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, extra);
     let copied = 0;
+    async function* pagesOf(src: TableRef): AsyncGenerator<{ rows: Json[] }> {
+      const pre = buffered.get(src);
+      if (pre) for (const rows of pre) yield { rows };
+      else yield* readRows(ctx, src);
+    }
     for (const src of sources) {
-      for await (const page of readRows(ctx, src)) {
+      for await (const page of pagesOf(src)) {
         if (!page.rows.length) continue;
         const outcome = await insertAll(ctx, dest, page.rows, true, false);
         if (outcome.errors.length) {
