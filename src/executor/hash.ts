@@ -43,9 +43,10 @@ function hashColumnInto(v: Vector, n: number, out: Int32Array, first: boolean): 
 }
 
 /**
- * Open-addressing hash table of distinct key tuples. Slots hold group id + 1
- * (0 = empty); each group keeps its hash so probing compares hashes before keys
- * and resizing never rehashes keys.
+ * Open-addressing hash table of distinct key tuples. Each bucket is two ints,
+ * group id + 1 (0 = empty) and that group's hash, so a probe compares hashes
+ * within one cache line before touching keys; groups also keep their hash
+ * so resizing never rehashes keys.
  */
 export class GroupTable {
   readonly keys: ColumnBuffer[];
@@ -59,7 +60,7 @@ export class GroupTable {
     this.keys = keyTypes.map((t) => new ColumnBuffer(t, capacity));
     let cap = 16;
     while (cap < capacity * 2) cap *= 2;
-    this.slots = new Int32Array(cap);
+    this.slots = new Int32Array(cap * 2);
     this.mask = cap - 1;
   }
 
@@ -70,14 +71,16 @@ export class GroupTable {
   }
 
   private grow(): void {
-    const cap = this.slots.length * 2;
-    const slots = new Int32Array(cap);
+    const cap = this.slots.length; // slots hold 2 ints per bucket: doubling buckets = this length
+    const slots = new Int32Array(cap * 2);
     const mask = cap - 1;
     const gh = this.groupHashes;
     for (let g = 0; g < this.size; g++) {
-      let s = mix32(gh[g]!) & mask;
-      while (slots[s] !== 0) s = (s + 1) & mask;
-      slots[s] = g + 1;
+      const h = gh[g]!;
+      let s = mix32(h) & mask;
+      while (slots[2 * s] !== 0) s = (s + 1) & mask;
+      slots[2 * s] = g + 1;
+      slots[2 * s + 1] = h;
     }
     this.slots = slots;
     this.mask = mask;
@@ -91,7 +94,7 @@ export class GroupTable {
 
   /** Room for `extra` more groups without resizing inside the row loop. */
   private reserve(extra: number): void {
-    while ((this.size + extra) * 2 >= this.slots.length) this.grow();
+    while ((this.size + extra) * 2 >= this.mask + 1) this.grow();
     if (this.size + extra > this.groupHashes.length) {
       let c = this.groupHashes.length;
       while (c < this.size + extra) c *= 2;
@@ -121,11 +124,10 @@ export class GroupTable {
       let s = mix32(h) & mask;
       let g = -1;
       for (;;) {
-        const e = slots[s]!;
+        const e = slots[2 * s]!;
         if (e === 0) break;
-        const cand = e - 1;
-        if (gh[cand] === h && this.keyEquals(cand, cols, i)) {
-          g = cand;
+        if (slots[2 * s + 1] === h && this.keyEquals(e - 1, cols, i)) {
+          g = e - 1;
           break;
         }
         s = (s + 1) & mask;
@@ -134,7 +136,8 @@ export class GroupTable {
         g = this.size++;
         gh[g] = h;
         for (let c = 0; c < nk; c++) keys[c]!.append(cols[c]!, i);
-        slots[s] = g + 1;
+        slots[2 * s] = g + 1;
+        slots[2 * s + 1] = h;
       }
       out[i] = g;
     }
@@ -149,11 +152,10 @@ export class GroupTable {
       let s = mix32(h) & this.mask;
       let g = -1;
       for (;;) {
-        const e = this.slots[s]!;
+        const e = this.slots[2 * s]!;
         if (e === 0) break;
-        const cand = e - 1;
-        if (this.groupHashes[cand] === h && this.keyEquals(cand, cols, i)) {
-          g = cand;
+        if (this.slots[2 * s + 1] === h && this.keyEquals(e - 1, cols, i)) {
+          g = e - 1;
           break;
         }
         s = (s + 1) & this.mask;
@@ -190,10 +192,10 @@ function insertF64(
     let s = mix32(h) & mask;
     let g = -1;
     for (;;) {
-      const e = slots[s]!;
+      const e = slots[2 * s]!;
       if (e === 0) break;
       const cand = e - 1;
-      if (gh[cand] === h && (keyNulls === null || keyNulls[cand] === 0)) {
+      if (slots[2 * s + 1] === h && (keyNulls === null || keyNulls[cand] === 0)) {
         const y = keys[cand]!;
         if (x === y || (x !== x && y !== y)) {
           g = cand;
@@ -206,7 +208,8 @@ function insertF64(
       g = size++;
       gh[g] = h;
       keys[g] = x;
-      slots[s] = g + 1;
+      slots[2 * s] = g + 1;
+      slots[2 * s + 1] = h;
     }
     out[i] = g;
   }
