@@ -32,8 +32,18 @@ function restFieldsOf(columns: readonly Column[], previous: readonly RestField[]
   });
 }
 
+const vKey = (id: TableId): string => `${id.projectId}\u0000${id.datasetId}\u0000${id.tableId}`;
+
 export class EngineCatalog implements QueryCatalog {
+  /** Per-query tables that exist only in memory (`_bqemu_jobs.JOBS` from the job registry). */
+  private readonly virtual = new Map<string, { info: TableInfo; batch: Batch }>();
+
   constructor(private readonly st: Storage) {}
+
+  setVirtualTable(id: TableId, columns: readonly Column[], batch: Batch): void {
+    const info: TableInfo = { id, kind: 'TABLE', columns, rowCount: batch.length, resource: { tableReference: { ...id }, type: 'TABLE' } };
+    this.virtual.set(vKey(id), { info, batch });
+  }
 
   getDataset(projectId: string, datasetId: string): { readonly resource: Record<string, unknown> } | undefined {
     const e = this.st.getDataset(projectId, datasetId);
@@ -64,6 +74,8 @@ export class EngineCatalog implements QueryCatalog {
   }
 
   getTable(id: TableId): TableInfo | undefined {
+    const v = this.virtual.get(vKey(id));
+    if (v) return v.info;
     const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
     return e ? this.info(id, e) : undefined;
   }
@@ -77,6 +89,11 @@ export class EngineCatalog implements QueryCatalog {
   }
 
   async *scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch> {
+    const v = this.virtual.get(vKey(id));
+    if (v) {
+      yield { length: v.batch.length, columns: opts.columns.map((c) => v.batch.columns[c]!) };
+      return;
+    }
     const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
     if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
     if (e.kind === 'VIEW') return;

@@ -4,7 +4,10 @@ import type { QueryResult, RunQuery } from '../planner/api.js';
 import { QueryError } from '../planner/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { nullVector } from '../storage/vectors.js';
-import type { Batch } from '../types/vector.js';
+import { vectorFromValues, type Batch } from '../types/vector.js';
+import { convertJsonValue } from '../types/json-values.js';
+import type { Value } from '../types/values.js';
+import { JOBS_COLUMNS } from '../analyzer/names.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column } from '../types/schema.js';
 import { encodeRows, type WireOptions } from '../types/wire.js';
@@ -32,6 +35,8 @@ export interface ExecuteQueryArgs {
   readonly maxResults: number;
   readonly wire: WireOptions;
   readonly signal: AbortSignal;
+  /** JSON array of the project's jobs (snake_case keys) when the query reads INFORMATION_SCHEMA.JOBS. */
+  readonly jobsSnapshotJson?: string;
 }
 
 export interface ExecuteQueryReply {
@@ -79,6 +84,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
   const runQuery = await loadRunQuery();
   if (!runQuery) throw new CatalogError(501, 'notImplemented', 'notImplemented', 'Query engine not available');
   const params = decodeParameters(a.parametersJson, a.parameterMode);
+  if (a.jobsSnapshotJson) materializeJobs(catalog, a.projectId, a.jobsSnapshotJson);
   let result: QueryResult;
   try {
     result = await runQuery({
@@ -196,4 +202,33 @@ export function statusWord(code: number): string {
     default:
       return code >= 500 ? 'internalError' : 'invalid';
   }
+}
+
+/**
+ * Spec §1.6.5: `region-*.INFORMATION_SCHEMA.JOBS` reads `_bqemu_jobs.JOBS` of
+ * the project, filled from the gateway's job registry before execution.
+ */
+function materializeJobs(catalog: EngineCatalog, projectId: string, json: string): void {
+  let jobs: unknown;
+  try {
+    jobs = JSON.parse(json);
+  } catch {
+    return;
+  }
+  if (!Array.isArray(jobs)) return;
+  const columns: Column[] = JOBS_COLUMNS.map((c) => ({ name: c.name, type: c.type, required: false }));
+  const values: Value[][] = columns.map(() => []);
+  for (const j of jobs as Record<string, unknown>[]) {
+    columns.forEach((c, i) => {
+      let v: Value = null;
+      try {
+        v = convertJsonValue(c.type, j?.[c.name]);
+      } catch {
+        v = c.type.kind === 'ARRAY' ? [] : null;
+      }
+      values[i]!.push(v);
+    });
+  }
+  const batch: Batch = { length: jobs.length, columns: columns.map((c, i) => vectorFromValues(c.type, values[i]!)) };
+  catalog.setVirtualTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' }, columns, batch);
 }

@@ -264,6 +264,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
         maxResults: r.maxResults,
         wire: wireOptions(r.timestampFormat, r.stringScalars),
         signal: abort.signal,
+        jobsSnapshotJson: r.jobsSnapshotJson,
       });
     }),
   };

@@ -126,3 +126,18 @@ describe('ALTER TABLE through the catalog', () => {
     expect(JSON.parse(rows.rowsJson)).toEqual([{ f: [{ v: 'x' }, { v: null }] }, { f: [{ v: 'y' }, { v: null }] }]);
   });
 });
+
+describe('INFORMATION_SCHEMA.JOBS', () => {
+  it('reads the job registry snapshot the gateway sends', async () => {
+    if (!available) return;
+    const jobs = [
+      { creation_time: '2024-01-01T00:00:00.000Z', project_id: 'p', job_id: 'j1', job_type: 'QUERY', statement_type: 'SELECT', state: 'DONE', query: 'SELECT 1', total_bytes_processed: 0, error_result: null, destination_table: null },
+      { creation_time: '2024-01-02T00:00:00.000Z', project_id: 'p', job_id: 'j2', job_type: 'LOAD', state: 'DONE', error_result: { reason: 'invalid', location: '', message: 'bad' } },
+    ];
+    const r = await q('SELECT job_id, job_type, error_result.reason FROM `region-us`.INFORMATION_SCHEMA.JOBS ORDER BY creation_time', { jobsSnapshotJson: JSON.stringify(jobs) });
+    expect(JSON.parse(r.rowsJson)).toEqual([
+      { f: [{ v: 'j1' }, { v: 'QUERY' }, { v: null }] },
+      { f: [{ v: 'j2' }, { v: 'LOAD' }, { v: 'invalid' }] },
+    ]);
+  });
+});
