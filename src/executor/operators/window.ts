@@ -12,7 +12,7 @@
 import type { Expr, FrameBound, SortKey, WindowCall, WindowRel } from '../../analyzer/resolved.js';
 import { QueryError } from '../../planner/api.js';
 import { T, type SqlType } from '../../types/types.js';
-import type { Value } from '../../types/values.js';
+import { Decimal, type Value } from '../../types/values.js';
 import { BATCH_SIZE, MAX_SAFE, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
@@ -414,7 +414,10 @@ async function percentile(call: WindowCall, cont: boolean, g: Geometry, input: B
         const hi = Math.ceil(pos);
         const a = getValue(v, rows[lo]!);
         const b = getValue(v, rows[hi]!);
-        if (a !== null && b !== null) {
+        if (a instanceof Decimal && b instanceof Decimal) {
+          // NUMERIC/BIGNUMERIC interpolate exactly.
+          res = lo === hi ? a : a.plus(b.minus(a).times(new Decimal(pos - lo)));
+        } else if (a !== null && b !== null) {
           const x = toNum(a as number);
           const y = toNum(b as number);
           res = lo === hi ? x : x + (pos - lo) * (y - x);
