@@ -9,6 +9,7 @@ import { registerDatetime } from './datetime.js';
 import { registerArrays } from './array.js';
 import { registerRegexp } from './regexp.js';
 import { registerMisc } from './misc.js';
+import { registerKeys } from './keys.js';
 
 let done = false;
 export function registerAllFunctions(): void {
@@ -24,6 +25,7 @@ export function registerAllFunctions(): void {
   registerArrays();
   registerRegexp();
   registerMisc();
+  registerKeys();
 }
 registerAllFunctions();
 

@@ -463,7 +463,7 @@ export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>
 /** Positions whose spec is a constant STRING in some signature: the date-part slots. */
 function datePartPositions(sigs: readonly Signature<KernelMaker>[]): number[] | undefined {
   const out = new Set<number>();
-  for (const s of sigs) s.args.forEach((a, i) => a.constant && a.type === 'STRING' && a.datePart !== false && out.add(i));
+  for (const s of sigs) s.args.forEach((a, i) => { if (a.constant && a.type === 'STRING' && a.datePart !== false) out.add(i); });
   return out.size > 0 ? [...out].sort() : undefined;
 }
 
