@@ -6,14 +6,26 @@ import * as path from 'node:path';
 
 export class DataDirLockedError extends Error {}
 
-function pidAlive(pid: number): boolean {
+/** The kernel's start time of a process (Linux), to tell a reused pid from the owner. */
+function startTimeOf(pid: number): string {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function ownerAlive(pid: number, startTime: string): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  // A lock copied along with a data dir (or left by a reboot) may name a pid that now belongs to someone else.
+  const now = startTimeOf(pid);
+  return startTime === '' || now === '' || now === startTime;
 }
 
 export interface DirLock {
@@ -26,7 +38,7 @@ export function acquireDirLock(dataDir: string): DirLock {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = fs.openSync(file, 'wx');
-      fs.writeSync(fd, `${process.pid}\n`);
+      fs.writeSync(fd, `${process.pid} ${startTimeOf(process.pid)}\n`);
       fs.fsyncSync(fd);
       fs.closeSync(fd);
       let released = false;
@@ -36,7 +48,7 @@ export function acquireDirLock(dataDir: string): DirLock {
           if (released) return;
           released = true;
           try {
-            if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.unlinkSync(file);
+            if (fs.readFileSync(file, 'utf8').trim().split(' ')[0] === String(process.pid)) fs.unlinkSync(file);
           } catch {
             /* already gone */
           }
@@ -45,12 +57,15 @@ export function acquireDirLock(dataDir: string): DirLock {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       let owner = NaN;
+      let ownerStart = '';
       try {
-        owner = parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
+        const [pidText, start] = fs.readFileSync(file, 'utf8').trim().split(' ');
+        owner = parseInt(pidText ?? '', 10);
+        ownerStart = start ?? '';
       } catch {
         continue;
       }
-      if (owner === process.pid || !pidAlive(owner)) {
+      if (owner === process.pid || !ownerAlive(owner, ownerStart)) {
         // Stale: the owner died without cleaning up. Remove and retry.
         try {
           fs.unlinkSync(file);

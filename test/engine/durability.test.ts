@@ -65,6 +65,8 @@ describe('durability', () => {
       expect(Number(t.numRows)).toBe(ids.length);
     }
     expect(acked.size).toBeGreaterThan(500);
+    // A second engine on the same data dir fails clearly instead of sharing it.
+    await expect(spawnEngine(dir, [], env)).rejects.toThrow(/in use by another emulator/);
     eng.proc.kill('SIGTERM');
     await new Promise<void>((r) => eng.proc.once('exit', () => r()));
     eng.client.close();

@@ -193,8 +193,11 @@ describe('data dir lock', () => {
     // A dead pid is stale.
     fs.writeFileSync(l.file, '999999999\n');
     const l2 = acquireDirLock(dir);
-    expect(fs.readFileSync(l2.file, 'utf8').trim()).toBe(String(process.pid));
-    l2.release();
-    expect(fs.existsSync(l2.file)).toBe(false);
+    expect(fs.readFileSync(l2.file, 'utf8').trim().split(' ')[0]).toBe(String(process.pid));
+    // A live pid whose start time differs is a reused pid (a lock copied with the dir): stale too.
+    fs.writeFileSync(l2.file, `${process.ppid} 1\n`);
+    const l3 = acquireDirLock(dir);
+    l3.release();
+    expect(fs.existsSync(l3.file)).toBe(false);
   });
 });
