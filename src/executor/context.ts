@@ -57,7 +57,9 @@ export function withOuter(ctx: ExecContext, outer: ReadonlyMap<number, Value>): 
 export function throwIfCancelled(ctx: ExecContext): void {
   const s = ctx.query.signal;
   if (s.aborted) {
-    const why = s.reason instanceof Error ? s.reason.message : typeof s.reason === 'string' ? s.reason : 'cancelled by the user';
+    // The service's wording for jobs.cancel; a caller may pass its own reason string or Error.
+    const r: unknown = s.reason;
+    const why = typeof r === 'string' ? r : r instanceof Error && r.name !== 'AbortError' ? r.message : 'User requested cancellation';
     throw new QueryError(`Job execution was cancelled: ${why}`, 'stopped');
   }
 }
