@@ -210,7 +210,7 @@ function cmac(key: Uint8Array, msg: Uint8Array): Uint8Array {
   const k2 = dbl(k1);
   const n = Math.max(1, Math.ceil(msg.length / 16));
   const complete = msg.length > 0 && msg.length % 16 === 0;
-  let x = new Uint8Array(16);
+  let x: Uint8Array = new Uint8Array(16);
   for (let i = 0; i < n - 1; i++) x = aesBlock(key, xor(x, msg.subarray(i * 16, i * 16 + 16)));
   let last: Uint8Array;
   if (complete) last = xor(msg.subarray((n - 1) * 16), k1);
