@@ -74,6 +74,19 @@ describe('scale', () => {
     expect(total).toBe(1000 * 999 * 500);
   });
 
+  it('a running query stops at the next checkpoint when cancelled', async () => {
+    const k = col('k', T.INT64);
+    const v = col('v', T.FLOAT64);
+    const s = col('s', T.FLOAT64);
+    const rel: Rel = { kind: 'aggregate', input: scan('big', [k, v]), columns: [s], groupBy: [], aggregates: [agg(s, 'SUM', TYPED_AGG.sumF64(), [ref(v)])] };
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 5);
+    await expect(collect(rel, testContext(cat, ac.signal))).rejects.toMatchObject({
+      message: 'Job execution was cancelled: User requested cancellation',
+      reason: 'stopped',
+    });
+  });
+
   it('2M×200k hash join (then aggregated)', async () => {
     const fk = col('fk', T.INT64);
     const amt = col('amt', T.FLOAT64);
