@@ -116,6 +116,26 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     await rest(bqUrl('/datasets/ld?deleteContents=true'), { method: 'DELETE' });
   });
 
+  it('external tables are materialized at insert; tableDefinitions land in _bq_external_temp', async () => {
+    const csv = join(mkdtempSync(join(tmpdir(), 'ext-')), 'e.csv');
+    writeFileSync(csv, 'n,s\n1,a\n2,b\n');
+    await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'ex' } } });
+    const t = await rest(bqUrl('/datasets/ex/tables'), {
+      method: 'POST',
+      json: { tableReference: { tableId: 'e' }, externalDataConfiguration: { sourceUris: [`file://${csv}`], sourceFormat: 'CSV', csvOptions: { skipLeadingRows: 1 }, schema: { fields: [{ name: 'n', type: 'INTEGER' }, { name: 's', type: 'STRING' }] } } },
+    });
+    expect(t.body.type).toBe('EXTERNAL');
+    expect((await rest(bqUrl('/datasets/ex/tables/e/data'))).body.totalRows).toBe('2');
+    const az = await rest(bqUrl('/datasets/ex/tables'), { method: 'POST', json: { tableReference: { tableId: 'az' }, externalDataConfiguration: { sourceUris: ['azure://a.blob.core.windows.net/c/x.csv'], sourceFormat: 'CSV' } } });
+    expect(az.status).toBe(400);
+    const q = await rest(bqUrl('/queries'), {
+      method: 'POST',
+      json: { query: 'SELECT SUM(n) AS total FROM ext1', useLegacySql: false, tableDefinitions: { ext1: { sourceUris: [`file://${csv}`], sourceFormat: 'CSV', autodetect: true } } },
+    });
+    expect(q.body.rows).toEqual([{ f: [{ v: '3' }] }]);
+    await rest(bqUrl('/datasets/ex?deleteContents=true'), { method: 'DELETE' });
+  });
+
   for (const mode of ['apiEndpoint', 'BIGQUERY_EMULATOR_HOST'] as const) {
     it(`Node client (${mode}): dataset/table create, insert, getRows, exists, delete`, async () => {
       const saved = process.env['BIGQUERY_EMULATOR_HOST'];

@@ -9,6 +9,7 @@ import { invalid, RestError, type ErrorInfo } from '../errors.js';
 import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
 import { etagOf } from '../plugins/common.js';
 import { prepareQueryText } from './legacy-sql.js';
+import { materializeTableDefinitions } from './data-jobs.js';
 import type { JobRecord } from './registry.js';
 
 export const DEFAULT_LOCATION = 'US';
@@ -67,6 +68,9 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
       dataset_id: checkDatasetId(str(dd['datasetId'])!),
       table_id: '',
     };
+  } else if (isObj(cfg['tableDefinitions']) && Object.keys(cfg['tableDefinitions']).length) {
+    // Spec §1.6.4: definitions live in `_bq_external_temp`, forwarded as the default dataset.
+    defaultDataset = { project_id: s.projectId, dataset_id: '_bq_external_temp', table_id: '' };
   } else {
     defaultDataset = serverDefaultDataset(ctx, s.projectId);
   }
@@ -101,8 +105,12 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
 export function startJob(ctx: GatewayContext, job: JobRecord): void {
   job.state = 'RUNNING';
   job.startMs = Date.now();
-  job.done = ctx
-    .call('ExecuteQuery', job.request!, { deadlineMs: 0, signal: job.abort.signal })
+  const req = job.request!;
+  const prepare = req.table_definitions_json
+    ? materializeTableDefinitions(ctx, req.project_id, JSON.parse(req.table_definitions_json) as Json)
+    : Promise.resolve();
+  job.done = prepare
+    .then(() => ctx.call('ExecuteQuery', req, { deadlineMs: 0, signal: job.abort.signal }))
     .then(
       (reply) => {
         job.reply = reply;

@@ -5,6 +5,7 @@ import { kind } from '../context.js';
 import { invalid, notFound, notImplemented } from '../errors.js';
 import { bodyObject, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, str, type Json, type Query } from '../validate.js';
 import { etagOf, listItems, noContent, resourceOut, type DatasetParams, type TableParams } from './common.js';
+import { materializeExternal, rejectUnsupportedExternal, type RestField } from '../jobs/data-jobs.js';
 
 /** 501 rules of §4.3.1. */
 function reject501(body: Json): void {
@@ -57,8 +58,24 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     const body = { ...bodyObject(req.body) };
     reject501(body);
     const t = reconcileReference(body, p, d, undefined);
+    const ext = isObj(body['externalDataConfiguration']) ? body['externalDataConfiguration'] : undefined;
+    if (ext) rejectUnsupportedExternal(ext);
     const r = await ctx.call('InsertTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify(body) });
-    return resourceOut(r.resource_json, family, 'table');
+    if (!ext) return resourceOut(r.resource_json, family, 'table');
+    // External sources are read now and their rows stored (spec §4.3.2); a failed read undoes the insert.
+    const ref = { project_id: p, dataset_id: d, table_id: t };
+    const schemaOf = (v: unknown): RestField[] | undefined => (isObj(v) && Array.isArray(v['fields']) ? (v['fields'] as RestField[]) : undefined);
+    try {
+      const inferred = await materializeExternal(ctx, ref, ext, schemaOf(body['schema']) ?? schemaOf(ext['schema']));
+      if (inferred) {
+        await ctx.call('UpdateTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify({ schema: { fields: inferred } }), options: { patch: 'true' } });
+      }
+    } catch (e) {
+      await ctx.call('DeleteTable', { project_id: p, dataset_id: d, table_id: t }).catch(() => undefined);
+      throw e;
+    }
+    const fresh = await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t });
+    return resourceOut(fresh.resource_json, family, 'table');
   });
 
   app.get<{ Params: TableParams; Querystring: Query }>(`${base}/:tableId`, async (req) => {
