@@ -5,7 +5,7 @@ import type * as A from '../../grammar/ast.js';
 import type { QueryParameters, TypedValue } from '../planner/api.js';
 import type { QueryCatalog, TableId, TableInfo } from '../storage/api.js';
 import type { SqlType } from '../types/types.js';
-import type { ResolvedColumn } from './resolved.js';
+import type { Expr, ResolvedColumn } from './resolved.js';
 
 export interface CteDef {
   readonly id: number;
@@ -44,6 +44,8 @@ export class Analyzer {
   private nextId = 1;
   /** Innermost last: CTE names visible at each query nesting level. */
   readonly ctes: Map<string, CteDef>[] = [];
+  /** Innermost last: parameters of table-valued functions being expanded (lower-cased names). */
+  readonly tvfParams: ReadonlyMap<string, Expr>[] = [];
 
   constructor(readonly env: AnalyzerEnv) {}
 

@@ -515,8 +515,10 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
         base = { kind: 'make_struct', type: structOf(rv.columns.map((c) => ({ name: c.name, type: c.type }))), fields };
       }
     } else {
-      const v = an.env.variables.get(lfirst);
-      if (v) base = literal(v.type, v.value, Origin.Param);
+      const tp = an.tvfParams[an.tvfParams.length - 1]?.get(lfirst);
+      const v = tp ? undefined : an.env.variables.get(lfirst);
+      if (tp) base = tp;
+      else if (v) base = literal(v.type, v.value, Origin.Param);
     }
   }
   if (!base) throw sqlError(`Unrecognized name: ${first}`, n.loc);
@@ -928,7 +930,7 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
 
 // ---------------------------------------------------------------- SQL UDFs
 
-function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt | undefined {
+export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt | undefined {
   const full = parts.join('.');
   const t = an.env.tempFunctions.get(full.toUpperCase());
   if (t) return t;
@@ -988,6 +990,10 @@ function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, c
 // ---------------------------------------------------------------- structural equality
 
 /** Structural equality of resolved expressions (GROUP BY matching). */
+export function typeOf(n: A.TypeNode): SqlType {
+  return typeFromNode(n);
+}
+
 export function exprEquals(a: Expr, b: Expr): boolean {
   if (a === b) return true;
   if (a.kind !== b.kind || !typeEquals(a.type, b.type)) return false;

@@ -8,7 +8,7 @@ import { T, arrayOf, typeToSql, type SqlType, type StructType } from '../types/t
 import type { Value } from '../types/values.js';
 import type { Analyzer, VirtualTable } from './context.js';
 import { notFound, sqlError } from './errors.js';
-import { literal, resolveExpr } from './expr.js';
+import { coerce, literal, resolveExpr } from './expr.js';
 import { pipeInputs, resolveQuery } from './query.js';
 import type { Rel, ScanRel } from './resolved.js';
 import { Scope } from './scope.js';
@@ -18,6 +18,8 @@ export interface TableRefOut {
   readonly names: readonly string[];
   readonly alias: string;
   readonly isValueTable: boolean;
+  /** The last column is a pseudo-column (_TABLE_SUFFIX) that `*` skips. */
+  readonly hiddenLast?: boolean;
 }
 
 /** Splits raw path parts (a quoted part may hold dots) into identifiers. */
@@ -84,6 +86,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
     return virtualRel(an, vt, item.alias ?? parts[parts.length - 1]!);
   }
   const id = tableIdOf(an, item.path, item.loc);
+  if (id.tableId.endsWith('*')) return wildcardTable(an, id, item);
   const info = an.getTable(id);
   if (!info) throw tableNotFound(an, id);
   const alias = item.alias ?? parts[parts.length - 1]!;
@@ -101,6 +104,39 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   const columns = info.columns.map((c) => an.newColumn(c.name, c.type));
   const rel: ScanRel = { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), ...(asOfMs !== undefined ? { asOfMs } : {}), columns };
   return { rel, names: info.columns.map((c) => c.name), alias, isValueTable: false };
+}
+
+/**
+ * `dataset.prefix*`: UNION ALL of the matching tables (schema of the most
+ * recently created one; missing columns read NULL) plus the pseudo-column
+ * _TABLE_SUFFIX, which `SELECT *` does not show.
+ */
+function wildcardTable(an: Analyzer, id: TableId, item: A.TableRef): TableRefOut {
+  const prefix = id.tableId.slice(0, -1);
+  const tables = an.env.catalog
+    .listTables(id.projectId, id.datasetId)
+    .filter((t) => t.id.tableId.startsWith(prefix) && t.kind !== 'VIEW')
+    .sort((a, b) => (a.id.tableId < b.id.tableId ? -1 : 1));
+  if (tables.length === 0) throw tableNotFound(an, id);
+  const newest = tables.reduce((a, b) => (Number(b.resource.creationTime ?? 0) >= Number(a.resource.creationTime ?? 0) ? b : a));
+  const cols = newest.columns;
+  const branches: Rel[] = tables.map((t) => {
+    const scanCols = t.columns.map((c) => an.newColumn(c.name, c.type));
+    const scan: ScanRel = { kind: 'scan', table: t.id, tableColumns: t.columns.map((_, i) => i), columns: scanCols };
+    const exprs = cols.map((c) => {
+      const i = t.columns.findIndex((x) => x.name.toLowerCase() === c.name.toLowerCase());
+      return i < 0 ? literal(c.type, null) : coerce(colRefOf(scanCols[i]!), c.type);
+    });
+    exprs.push(literal(T.STRING, t.id.tableId.slice(prefix.length)));
+    return { kind: 'project', input: scan, exprs, columns: [...cols.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_TABLE_SUFFIX', T.STRING)] };
+  });
+  const columns = [...cols.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_TABLE_SUFFIX', T.STRING)];
+  const rel: Rel = branches.length === 1 ? branches[0]! : { kind: 'setop', op: 'union', all: true, inputs: branches, columns };
+  return { rel, names: [...cols.map((c) => c.name), '_TABLE_SUFFIX'], alias: item.alias ?? id.tableId, isValueTable: false, hiddenLast: true };
+}
+
+function colRefOf(c: { id: number; type: SqlType }): import('./resolved.js').ColumnRefExpr {
+  return { kind: 'column', type: c.type, columnId: c.id };
 }
 
 /** Constant value of an analyzed expression (literal, or folded by the planner's folder). */

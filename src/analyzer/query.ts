@@ -768,7 +768,8 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
         : rangeOver(r.alias, r.rel, r.names);
       let rel = r.rel;
       if (item.sample) rel = sample(an, rel, item.sample);
-      return { rel, rvs: [rv], star: rv.value ? [rv.value] : rv.columns.slice(), lateral: false };
+      const star = rv.value ? [rv.value] : r.hiddenLast ? rv.columns.slice(0, -1) : rv.columns.slice();
+      return { rel, rvs: [r.hiddenLast ? { ...rv, hidden: new Set([rv.columns[rv.columns.length - 1]!.id]) } : rv], star, lateral: false };
     }
     case 'UnnestRef': {
       const l = unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases);
@@ -792,9 +793,40 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
     case 'UnpivotRef':
       return resolveUnpivot(an, item, outer);
     case 'TvfRef':
-      throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);
+      return resolveTvf(an, item, scope);
     default:
       throw sqlError(`Unsupported FROM item ${item.kind}`, item.loc);
+  }
+}
+
+/** SQL table functions: the body query is analyzed with its parameters bound to the (constant) arguments. */
+function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
+  const def = expr.findUdf(an, item.name);
+  if (!def || !def.tableFunction || !def.query) throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);
+  if (item.args.length !== def.params.length) {
+    throw sqlError(`Number of arguments does not match for table-valued function ${item.name.join('.')}`, item.loc);
+  }
+  const params = new Map<string, Expr>();
+  def.params.forEach((p, i) => {
+    const a = item.args[i]!;
+    if (a.kind === 'TableArg' || a.kind === 'Query' || a.kind === 'ModelArg') throw sqlError('TABLE and MODEL arguments of table-valued functions are not supported', a.loc);
+    let v = resolveExpr(an, a, { scope, clause: 'table-valued function argument' });
+    if (p.type.kind !== 'AnyType' && p.type.kind !== 'TableType') {
+      const t = expr.typeOf(p.type);
+      if (!typeEquals(v.type, t)) v = coerce(v, t);
+    }
+    params.set(p.name.toLowerCase(), v);
+  });
+  const savedCtes = an.ctes.splice(0);
+  (an.tvfParams as Map<string, Expr>[]).push(params);
+  try {
+    const out = resolveQuery(an, def.query, undefined);
+    const alias = item.alias ?? item.name[item.name.length - 1]!.split('.').pop()!;
+    const rv = rangeOver(alias, out.rel, out.names);
+    return { rel: out.rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+  } finally {
+    (an.tvfParams as Map<string, Expr>[]).pop();
+    an.ctes.push(...savedCtes);
   }
 }
 
