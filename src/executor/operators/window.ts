@@ -524,9 +524,13 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
   const a = args[0];
   if (name === 'COUNTIF') {
     if (!a || !(a.data instanceof Uint8Array)) return null;
-  } else if (name !== 'COUNT' && a && !(a.data instanceof Float64Array)) return null;
-  if (name === 'SUM' || name === 'MIN' || name === 'MAX') {
+  } else if (name !== 'COUNT' && a && !(a.data instanceof Float64Array) && !((name === 'MIN' || name === 'MAX') && a.data instanceof Int32Array)) return null;
+  if (name === 'SUM') {
     if (!a || (rt !== 'INT64' && rt !== 'FLOAT64')) return null;
+  }
+  if (name === 'MIN' || name === 'MAX') {
+    // Same physical layout in and out: FLOAT64/INT64/TIME/TIMESTAMP/DATETIME doubles, DATE int32.
+    if (!a || (rt !== 'INT64' && rt !== 'FLOAT64' && rt !== 'DATE' && rt !== 'TIME' && rt !== 'TIMESTAMP' && rt !== 'DATETIME')) return null;
   }
   if (name === 'AVG' && (!a || rt !== 'FLOAT64')) return null;
   if ((name === 'COUNT' || name === 'COUNTIF') && rt !== 'INT64') return null;
@@ -609,7 +613,8 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
       outNulls[r0] = 1;
     } else out[r0] = val;
   }
-  return { type: call.column.type, length: n, data: out, nulls: outNulls };
+  const data32 = a && a.data instanceof Int32Array ? Int32Array.from(out) : out;
+  return { type: call.column.type, length: n, data: data32, nulls: outNulls };
 }
 
 export { compareValues };
