@@ -2,8 +2,13 @@
 // the type mapping. Complex values are stored as the JSON text of their
 // storage form (codec.ts) so every warehouse type round-trips exactly.
 import * as fsp from 'node:fs/promises';
-import { parquetMetadata, parquetRead } from 'hyparquet';
-import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+// hyparquet and hyparquet-writer load on first use (start-up and idle memory).
+type Reader = typeof import('hyparquet');
+type Writer = typeof import('hyparquet-writer');
+let reader: Promise<Reader> | null = null;
+let writerLib: Promise<Writer> | null = null;
+const loadReader = (): Promise<Reader> => (reader ??= import('hyparquet'));
+const loadWriter = (): Promise<Writer> => (writerLib ??= import('hyparquet-writer'));
 import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
@@ -112,6 +117,7 @@ export async function encodeFragment(columns: readonly Column[], batches: readon
     if (m.converted) el.converted_type = m.converted;
     schema.push(el);
   }
+  const { ByteWriter, ParquetWriter } = await loadWriter();
   const writer = new ByteWriter();
   const pw = new ParquetWriter({
     writer,
@@ -180,6 +186,7 @@ export interface FragmentContent {
  * the fragment lacks (added later by ALTER/patch) read as NULL.
  */
 export async function readFragment(file: string, columns: readonly Column[]): Promise<FragmentContent> {
+  const { parquetMetadata, parquetRead } = await loadReader();
   const buf = await fsp.readFile(file);
   const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
   const md = parquetMetadata(ab);

@@ -381,10 +381,17 @@ export class Storage {
   /** Row storage of a deleted table snapshot (read-only use: copy restores, `table@epoch` reads). */
   deletedTableData(x: DeletedTable): TableData {
     let td = this.trashData.get(x.trashDir);
-    if (!td) {
+    if (td) this.trashData.delete(x.trashDir);
+    else {
       td = new TableData(path.join(this.dataDir, x.trashDir), fileStem(x.tableId), columnsOf(schemaFieldsOf(x.entry.resource)));
-      this.trashData.set(x.trashDir, td);
+      // A few recent snapshots stay open (a copy job pages through one); older ones are released.
+      for (const [k, old] of this.trashData) {
+        if (this.trashData.size < 4) break;
+        this.trashData.delete(k);
+        old.close().catch(() => undefined);
+      }
     }
+    this.trashData.set(x.trashDir, td);
     return td;
   }
 
