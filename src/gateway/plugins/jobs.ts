@@ -220,7 +220,9 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     }
     // A reused requestId job may have been encoded differently: page it from the table then.
     const firstPage = job.request?.max_results === max && job.request?.timestamp_format === ts && job.request?.string_scalars === (family === 'bigquery');
-    return sendJsonText(reply, await resultBody(ctx, job, family, 'queryResponse', { start: 0, max }, ts, firstPage, extra));
+    const text = await resultBody(ctx, job, family, 'queryResponse', { start: 0, max }, ts, firstPage, extra);
+    releaseFirstPage(job);
+    return sendJsonText(reply, text);
   });
 
   // jobs.getQueryResults: long-polls up to timeoutMs while the job runs.
@@ -233,8 +235,18 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const complete = await waitDone(job, timeoutOf(qStr(q, 'timeoutMs')), reply);
     if (!complete) return incompleteBody(job, family, 'getQueryResultsResponse', { etag: etagOf(job.jobId) });
     if (job.error) return sendError(reply, job.error);
-    return sendJsonText(reply, await resultBody(ctx, job, family, 'getQueryResultsResponse', win, ts, false));
+    const text = await resultBody(ctx, job, family, 'getQueryResultsResponse', win, ts, false);
+    releaseFirstPage(job);
+    return sendJsonText(reply, text);
   });
+}
+
+/**
+ * The registry keeps up to 10 000 jobs: once a result has been served, drop
+ * the pre-encoded first page when the rows can be paged from the result table.
+ */
+function releaseFirstPage(job: JobRecord): void {
+  if (job.reply?.result_table?.table_id && job.reply.rows_json) job.reply.rows_json = '';
 }
 
 export interface DataJobSpec {
