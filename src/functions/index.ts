@@ -10,6 +10,7 @@ import { registerArrays } from './array.js';
 import { registerRegexp } from './regexp.js';
 import { registerMisc } from './misc.js';
 import { registerKeys } from './keys.js';
+import { registerGeography } from './geography.js';
 
 let done = false;
 export function registerAllFunctions(): void {
@@ -26,6 +27,7 @@ export function registerAllFunctions(): void {
   registerRegexp();
   registerMisc();
   registerKeys();
+  registerGeography();
 }
 registerAllFunctions();
 
