@@ -8,6 +8,23 @@ import { compareFloats, compareValues } from './values-compare.js';
 export interface KeySpec {
   readonly descending: boolean;
   readonly nullsFirst: boolean;
+  /** COLLATE specification, e.g. 'und:ci' (STRING keys). */
+  readonly collation?: string;
+}
+
+const collators = new Map<string, Intl.Collator>();
+/** ICU-style collation for COLLATE 'und:ci' and friends ('' / 'binary' = code point order). */
+function collatorFor(spec: string): Intl.Collator | null {
+  const s = spec.toLowerCase();
+  if (s === '' || s === 'binary') return null;
+  let c = collators.get(s);
+  if (!c) {
+    const [locale, strength] = s.split(':');
+    const loc = !locale || locale === 'und' ? 'en' : locale;
+    c = new Intl.Collator(loc, { sensitivity: strength === 'ci' ? 'accent' : 'variant' });
+    collators.set(s, c);
+  }
+  return c;
 }
 
 export type RowComparator = (a: number, b: number) => number;
@@ -40,7 +57,9 @@ export function keyComparator(v: Vector, spec: KeySpec): RowComparator {
   } else {
     const vals = d as Value[];
     const t = v.type;
-    cmp = (a, b) => sign * compareValues(vals[a]!, vals[b]!, t);
+    const coll = spec.collation && t.kind === 'STRING' ? collatorFor(spec.collation) : null;
+    if (coll) cmp = (a, b) => sign * coll.compare(vals[a] as string, vals[b] as string);
+    else cmp = (a, b) => sign * compareValues(vals[a]!, vals[b]!, t);
   }
   if (nulls === null) return cmp;
   return (a, b) => {
