@@ -8,7 +8,9 @@
 // file there.
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { fsyncDir } from './fsutil.js';
 
 const HEADER = 8;
 const PAYLOAD_HEADER = 12;
@@ -87,7 +89,10 @@ export class WalWriter {
 
   /** Opens for append after recovery cut the file to `validLength`. */
   async open(validLength: number, recordCount: number): Promise<void> {
+    const existed = fs.existsSync(this.file);
     const h = await fsp.open(this.file, fs.constants.O_RDWR | fs.constants.O_CREAT);
+    // A new log's directory entry must be durable before records in it are acknowledged.
+    if (!existed) await fsyncDir(path.dirname(this.file));
     const st = await h.stat();
     if (st.size !== validLength) {
       // Drop a torn tail so that new records follow the last good one.
