@@ -207,6 +207,8 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect(p2.body.rows).toEqual([{ f: [{ v: '3' }] }]);
     const dest = sel.body.configuration.query.destinationTable;
     expect((await rest(bqUrl(`/datasets/${dest.datasetId}/tables/${dest.tableId}/data`))).body.totalRows).toBe('3');
+    const jobs = await q({ query: "SELECT job_id, state FROM `region-us`.INFORMATION_SCHEMA.JOBS WHERE job_id = 'sel1' OR state = 'RUNNING'", useLegacySql: false });
+    expect(jobs.body.rows).toEqual(expect.arrayContaining([{ f: [{ v: 'sel1' }, { v: 'DONE' }] }, { f: [{ v: jobs.body.jobReference.jobId }, { v: 'RUNNING' }] }]));
     await rest(bqUrl('/datasets/qj?deleteContents=true'), { method: 'DELETE' });
   });
 

@@ -106,6 +106,8 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
   job.state = 'RUNNING';
   job.startMs = Date.now();
   const req = job.request!;
+  // The view shows the querying job itself as RUNNING, as the real one does: re-snapshot now it is registered.
+  if (req.jobs_snapshot_json) req.jobs_snapshot_json = jobsSnapshot(ctx.jobs.list(req.project_id));
   const prepare = req.table_definitions_json
     ? materializeTableDefinitions(ctx, req.project_id, JSON.parse(req.table_definitions_json) as Json)
     : Promise.resolve();
