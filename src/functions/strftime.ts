@@ -264,8 +264,9 @@ export function parseStrftime(fmt: string, input: string, kind: string, defaultZ
   let zone: string | undefined;
   let epoch: bigint | undefined;
   let isoYear: number | undefined, isoWeek: number | undefined, wday: number | undefined;
-  const num = (min: number, max: number, signed = false): number => {
-    while (i < input.length && input[i] === ' ' && max > 1) i++;
+  let weekNo: number | undefined, weekStart = 0;
+  const num = (min: number, max: number, signed = false, skipSpace = false): number => {
+    if (skipSpace) while (i < input.length && input[i] === ' ') i++;
     const re = new RegExp(`^${signed ? '[+-]?' : ''}[0-9]{${min},${max}}`);
     const m = re.exec(input.slice(i));
     if (!m) bad();
@@ -353,12 +354,16 @@ export function parseStrftime(fmt: string, input: string, kind: string, defaultZ
         mo = num(1, 2);
         break;
       case 'd':
-      case 'e':
         d = num(1, 2);
         break;
+      case 'e':
+        d = num(1, 2, false, true);
+        break;
       case 'H':
-      case 'k':
         h = num(1, 2);
+        break;
+      case 'k':
+        h = num(1, 2, false, true);
         break;
       case 'I':
       case 'l':
@@ -451,9 +456,13 @@ export function parseStrftime(fmt: string, input: string, kind: string, defaultZ
         wday = num(1, 1);
         break;
       case 'U':
-      case 'W':
-        num(1, 2);
+      case 'W': {
+        const w = num(1, 2);
+        if (w > 53) bad();
+        weekNo = w;
+        weekStart = e === 'U' ? 0 : 1;
         break;
+      }
       case 'V':
         isoWeek = num(1, 2);
         break;
@@ -513,6 +522,13 @@ export function parseStrftime(fmt: string, input: string, kind: string, defaultZ
     const jan4 = daysFromCivil(isoYear, 1, 4);
     const start = jan4 - ((weekday(jan4) + 6) % 7);
     days = start + (isoWeek - 1) * 7 + (wday === undefined ? 0 : (wday + 6) % 7);
+  } else if (weekNo !== undefined) {
+    // %U / %W: week 1 starts on the year's first Sunday / Monday; the weekday defaults to that day.
+    if (y < 1 || y > 9999) bad();
+    const jan1 = daysFromCivil(y, 1, 1);
+    const first = jan1 + ((weekStart - weekday(jan1) + 7) % 7);
+    const wd = wday === undefined ? weekStart : wday;
+    days = first + (weekNo - 1) * 7 + ((wd - weekStart + 7) % 7);
   } else if (doy !== undefined) {
     if (y < 1 || y > 9999) bad();
     days = daysFromCivil(y, 1, 1) + doy - 1;
