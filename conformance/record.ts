@@ -5,9 +5,9 @@
 //   npm install --no-save @fivetrandevelopers/zetasql   # dev-only, not a dependency
 //   node --import tsx conformance/record.ts conformance/cases/<case>.yaml [...]
 //
-// Supported setup steps: `dataset`, `table` (with schema) and `rows`; tables
-// are reachable as `<table>` (with default_dataset) and `<dataset>.<table>`.
-// Default time zone: UTC.
+// Supported setup steps: `dataset`, `table` (with schema) and `rows`; query
+// the tables by bare name with `default_dataset` set (the reference's catalog
+// serves contents under bare names only). Default time zone: UTC.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -73,7 +73,10 @@ async function evaluate(call: Call, lang: Record<string, unknown>, project: stri
     if (ds === defaultDataset) top.push(...list);
     // content is keyed by bare table name: the default dataset's tables win
     for (const [name, t] of tables) {
-      if (ds === defaultDataset || !(name in content)) content[name] = { table_data: { row: t.rows.map((cells) => ({ cell: cells })) } };
+      const data = { table_data: { row: t.rows.map((cells) => ({ cell: cells })) } };
+      if (ds === defaultDataset || !(name in content)) content[name] = data;
+      content[`${ds}.${name}`] = data;
+      content[`${project}.${ds}.${name}`] = data;
     }
   }
   const ps = params.map((p) => {
@@ -151,6 +154,22 @@ async function main(): Promise<void> {
         const props = (body['connectionProperties'] as Array<{ key: string; value: string }> | undefined) ?? [];
         const timeZone = props.find((cp) => cp.key === 'time_zone')?.value ?? 'UTC';
         const ctas = /^\s*CREATE\s+TABLE\s+([`\w.-]+)\s+AS\s+([\s\S]*)$/i.exec(query);
+        // CREATE TABLE t (col TYPE, ...) with scalar column types
+        const ddl = /^\s*CREATE\s+TABLE\s+([`\w.-]+)\s*\(([^()]*)\)\s*$/i.exec(query);
+        if (ddl) {
+          const parts = ddl[1]!.replace(/`/g, '').split('.');
+          const name = parts.pop()!;
+          const ds = parts.pop() ?? dd ?? '';
+          const tables = datasets.get(`${parts.pop() ?? project}/${ds}`);
+          if (!tables) return error(res, 404, `Not found: Dataset ${project}:${ds}`, 'notFound');
+          try {
+            const cols = ddl[2]!.split(',').map((c) => c.trim().split(/\s+/)).map(([n, t]) => ({ name: n!, type: typeProtoOfField({ name: n!, type: t! }) }));
+            tables.set(name, { cols, rows: [] });
+          } catch (e) {
+            return error(res, 400, (e as Error).message);
+          }
+          return send(res, 200, { kind: 'bigquery#queryResponse', jobReference: { projectId: project, jobId: `job_${++jobSeq}` }, jobComplete: true, totalRows: '0' });
+        }
         if (process.env['REFSERVER_LOG']) console.log(`query: ${query.replace(/\s+/g, ' ').slice(0, 300)}`);
         await ensureAlive('(before) ' + query);
         try {

@@ -366,7 +366,7 @@ async function runYamlCase(ctx: RunContext, spec: YamlCaseSpec, project: string)
   try {
     await runSetup(ctx, spec, project);
   } catch (e) {
-    return fail(e instanceof SetupError ? firstLine(e.message).replace(/^(setup step )\d+/, '$1') : errorSummary(e), (e as Error).message);
+    return fail(e instanceof SetupError ? firstLine(e.message).replace(/^setup step \d+ /, 'setup step ') : errorSummary(e), (e as Error).message);
   }
   let params: QueryParameter[];
   try {
