@@ -36,6 +36,10 @@ export interface AnalyzerEnv {
   readonly tempTables: Map<string, TableId>;
   /** Rows of region-*.INFORMATION_SCHEMA.JOBS (job registry snapshot). */
   readonly jobs?: () => VirtualTable;
+  /** Statement start (epoch ms): time-travel window checks. */
+  readonly nowMs?: number;
+  /** The principal (row-access policy grantees). */
+  readonly sessionUser?: string;
   /** Views being expanded (cycle guard). */
   readonly expanding?: Set<string>;
 }

@@ -99,11 +99,50 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
       throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', item.systemTime.loc);
     }
     asOfMs = Number((v as bigint) / 1000n);
+    const now = an.env.nowMs ?? Date.now();
+    const fqn = `${info.id.projectId}:${info.id.datasetId}.${info.id.tableId}`;
+    if (asOfMs < now - TIME_TRAVEL_MS) {
+      throw sqlError(`Invalid snapshot time ${asOfMs} for table ${fqn}. Cannot read before ${now - TIME_TRAVEL_MS}`, item.systemTime.loc);
+    }
+    if (asOfMs > now + 60_000) throw sqlError(`Invalid snapshot time ${asOfMs} for table ${fqn}. Cannot read in the future`, item.systemTime.loc);
   }
   void outer;
   const columns = info.columns.map((c) => an.newColumn(c.name, c.type));
-  const rel: ScanRel = { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), ...(asOfMs !== undefined ? { asOfMs } : {}), columns };
+  let rel: Rel = { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), ...(asOfMs !== undefined ? { asOfMs } : {}), columns };
+  rel = rowAccessFilter(an, info, rel);
   return { rel, names: info.columns.map((c) => c.name), alias, isValueTable: false };
+}
+
+/** The time-travel window: seven days. */
+const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Row-access policies: when a table has any, a reader sees only the rows some
+ * policy granted to them (or to everyone) admits; with none applicable, no rows.
+ */
+function rowAccessFilter(an: Analyzer, info: TableInfo, scan: Rel): Rel {
+  const policies = an.env.catalog.listChildren('rowAccessPolicies', info.id.projectId, info.id.datasetId, info.id.tableId);
+  if (policies.length === 0) return scan;
+  const user = an.env.sessionUser ?? '';
+  const applies = (p: Record<string, unknown>): boolean => {
+    const g = p.grantees as string[] | undefined;
+    if (!g || g.length === 0) return true;
+    return g.some((x) => x === 'allUsers' || x === 'allAuthenticatedUsers' || x === `user:${user}` || (x.startsWith('domain:') && user.endsWith('@' + x.slice(7))));
+  };
+  const scope = new Scope();
+  scope.addRangeVar({ name: info.id.tableId, lname: info.id.tableId.toLowerCase(), columns: scan.columns.map((c, i) => ({ ...c, name: info.columns[i]!.name })) });
+  const preds: import('./resolved.js').Expr[] = [];
+  for (const p of policies) {
+    if (!applies(p) || typeof p.filterPredicate !== 'string') continue;
+    const stmt = an.env.parse(`SELECT ${p.filterPredicate}`).statements[0];
+    const body = stmt?.kind === 'QueryStatement' ? stmt.query.body : undefined;
+    const item = body?.kind === 'Select' ? body.items[0] : undefined;
+    if (!item || item.kind !== 'SelectExpr') continue;
+    preds.push(resolveExpr(an, item.expr, { scope, clause: 'row access policy' }));
+  }
+  const predicate: import('./resolved.js').Expr =
+    preds.length === 0 ? literal(T.BOOL, false) : preds.length === 1 ? preds[0]! : { kind: 'logical', type: T.BOOL, op: 'or', args: preds };
+  return { kind: 'filter', input: scan, predicate, columns: scan.columns };
 }
 
 /**

@@ -159,14 +159,11 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
     case 'CreateModel':
       r = await S.createModel(s, st);
       break;
-    case 'CreateProcedure': {
-      const id = S;
-      void id;
-      r = { columns: null, batches: [], statementType: 'CREATE_PROCEDURE', ddlOperationPerformed: 'CREATE', totalBytesProcessed: 0 };
+    case 'CreateProcedure':
+      r = await S.createProcedure(s, st);
       break;
-    }
     case 'CreateRowAccessPolicy':
-      r = { columns: null, batches: [], statementType: 'CREATE_ROW_ACCESS_POLICY', ddlOperationPerformed: 'CREATE', totalBytesProcessed: 0 };
+      r = await S.createRowAccessPolicy(s, st);
       break;
     case 'Declare':
       await declare(s, st);
@@ -307,15 +304,61 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
       if (sub.lastSelect && !st.into) state.lastSelect = sub.lastSelect;
       break;
     }
+    case 'Call':
+      await callProcedure(s, st, state);
+      return;
     case 'Transaction':
     case 'Grant':
-    case 'Call':
     case 'ExportData':
     case 'LoadData':
       r = { columns: null, batches: [], statementType: st.kind === 'Transaction' ? `${st.action}_TRANSACTION` : st.kind.toUpperCase(), totalBytesProcessed: 0 };
       break;
   }
   if (r) state.last = r;
+}
+
+/** CALL: runs the procedure body with its own variables; OUT/INOUT arguments (variables) receive the results. */
+async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Promise<void> {
+  const proc = S.findProcedure(s, st.name, st.loc);
+  if (st.args.length !== proc.params.length) throw sqlError(`Procedure ${st.name.join('.')} expects ${proc.params.length} arguments, but ${st.args.length} were given`, st.loc);
+  const bound = new Map<string, TypedValue>();
+  const outs: { param: string; variable: string }[] = [];
+  for (const [i, p] of proc.params.entries()) {
+    const a = st.args[i]!;
+    const t = typeFromNode(p.type);
+    if (p.mode === 'OUT' || p.mode === 'INOUT') {
+      if (a.kind !== 'PathExpr' || a.parts.length !== 1 || !s.variables.has(a.parts[0]!.toLowerCase())) {
+        throw sqlError(`${p.mode} argument ${p.name} of procedure ${st.name.join('.')} must be a variable`, a.loc);
+      }
+      outs.push({ param: p.name.toLowerCase(), variable: a.parts[0]!.toLowerCase() });
+      bound.set(p.name.toLowerCase(), p.mode === 'INOUT' ? s.variables.get(a.parts[0]!.toLowerCase())! : { type: t, value: null });
+    } else {
+      const v = await s.evalScalar(a);
+      const f = typeEquals(v.type, t) ? undefined : foldExpr(coerce(literal(v.type, v.value), t), s.exec.eval);
+      bound.set(p.name.toLowerCase(), f && f.kind === 'literal' ? { type: t, value: f.value } : v);
+    }
+  }
+  const saved = new Map(s.variables);
+  s.variables.clear();
+  for (const [k, v] of saved) if (k.startsWith('@@')) s.variables.set(k, v);
+  for (const [k, v] of bound) s.variables.set(k, v);
+  let results: Map<string, TypedValue>;
+  try {
+    try {
+      await runBlock(s, proc.body.body, state);
+    } catch (e) {
+      if (!(e instanceof ReturnSignal)) throw e;
+    }
+  } finally {
+    results = new Map(s.variables);
+    s.variables.clear();
+    for (const [k, v] of saved) s.variables.set(k, v);
+  }
+  for (const o of outs) {
+    const v = results.get(o.param);
+    const cur = s.variables.get(o.variable)!;
+    if (v) s.variables.set(o.variable, { type: cur.type, value: v.value });
+  }
 }
 
 export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult> => {

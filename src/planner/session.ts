@@ -49,6 +49,8 @@ export class Session {
       tempFunctions: this.tempFunctions,
       variables: this.variables,
       tempTables: this.tempTables,
+      nowMs: Number(ctx.nowMicros / 1000n),
+      sessionUser: ctx.sessionUser,
     };
   }
 

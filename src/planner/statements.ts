@@ -228,6 +228,15 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
     const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
     return result(stmtType, { ddlOperationPerformed: ok ? 'DROP' : 'SKIP', ...(kind === 'routines' ? { ddlTargetRoutine: routine } : {}) });
   }
+  if ((ot === 'ROW ACCESS POLICY' || ot === 'ALL ROW ACCESS POLICIES') && st.on) {
+    const info = writeTarget(s, st.on, st.loc);
+    const { projectId, datasetId, tableId } = info.id;
+    const ids = ot === 'ROW ACCESS POLICY' ? [splitPath(st.name).pop()!] : cat.listChildren('rowAccessPolicies', projectId, datasetId, tableId).map((p) => ((p.rowAccessPolicyReference as { policyId?: string } | undefined)?.policyId ?? ''));
+    let dropped = false;
+    for (const pid of ids) dropped = (await cat.deleteChild('rowAccessPolicies', projectId, datasetId, pid, tableId)) || dropped;
+    if (!dropped && ot === 'ROW ACCESS POLICY' && !st.ifExists) throw new QueryError(`Not found: Row access policy ${ids[0]}`, 'notFound', 404);
+    return result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: dropped ? 'DROP' : 'SKIP', ddlTargetTable: info.id });
+  }
   if (ot === 'ROW ACCESS POLICY' || ot === 'ALL ROW ACCESS POLICIES' || ot === 'SEARCH INDEX' || ot === 'VECTOR INDEX') {
     return result(ot.includes('ROW ACCESS') ? 'DROP_ROW_ACCESS_POLICY' : 'DROP_SEARCH_INDEX', { ddlOperationPerformed: 'DROP' });
   }
@@ -807,3 +816,61 @@ export async function createModel(s: Session, st: A.CreateModelStmt): Promise<Qu
 }
 
 export { outputNames };
+
+// ---------------------------------------------------------------- procedures and row-access policies
+
+export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Promise<QueryResult> {
+  const id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  const existing = cat.getChild('routines', id.projectId, id.datasetId, id.tableId);
+  const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
+  if (existing && st.ifNotExists) return result('CREATE_PROCEDURE', { ddlOperationPerformed: 'SKIP', ddlTargetRoutine: routine });
+  if (existing && !st.orReplace) throw already('Procedure', `${id.projectId}:${id.datasetId}.${id.tableId}`);
+  const now = String(Date.now());
+  await cat.putChild('routines', id.projectId, id.datasetId, id.tableId, {
+    routineReference: routine,
+    routineType: 'PROCEDURE',
+    language: 'SQL',
+    definitionBody: st.bodyText,
+    arguments: st.params.map((p) => ({ name: p.name, mode: p.mode ?? 'IN', dataType: typeJson(typeFromNode(p.type)) })),
+    ddl: s.ctx.sql.slice(st.start, st.end),
+    creationTime: (existing?.creationTime as string) ?? now,
+    lastModifiedTime: now,
+  });
+  return result('CREATE_PROCEDURE', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetRoutine: routine });
+}
+
+export function findProcedure(s: Session, name: A.Path, loc: A.Loc): A.CreateProcedureStmt {
+  const id = targetId(s, name, loc);
+  const r = s.ctx.catalog.getChild('routines', id.projectId, id.datasetId, id.tableId);
+  const ddl = r?.ddl as string | undefined;
+  const stmt = ddl ? s.env.parse(ddl).statements[0] : undefined;
+  if (!stmt || stmt.kind !== 'CreateProcedure') throw new QueryError(`Not found: Procedure ${id.projectId}:${id.datasetId}.${id.tableId}`, 'notFound', 404);
+  return stmt;
+}
+
+export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPolicyStmt): Promise<QueryResult> {
+  const info = writeTarget(s, st.table, st.loc);
+  const cat = s.ctx.catalog;
+  const { projectId, datasetId, tableId } = info.id;
+  const existing = cat.getChild('rowAccessPolicies', projectId, datasetId, st.name, tableId);
+  if (existing && st.ifNotExists) return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: 'SKIP', ddlTargetTable: info.id });
+  if (existing && !st.orReplace) throw already('Row access policy', st.name);
+  const grantees: string[] = [];
+  for (const g of st.grantTo) {
+    const v = (await s.evalScalar(g)).value;
+    if (typeof v === 'string') grantees.push(v);
+  }
+  // The filter's source text, without the closing parenthesis of FILTER USING ( ... ).
+  const filterPredicate = s.ctx.sql.slice(st.filter.loc.offset, st.end).trim().replace(/\)\s*$/, '').trim();
+  const now = String(Date.now());
+  await cat.putChild('rowAccessPolicies', projectId, datasetId, st.name, {
+    rowAccessPolicyReference: { projectId, datasetId, tableId, policyId: st.name },
+    filterPredicate,
+    ...(grantees.length ? { grantees } : {}),
+    creationTime: now,
+    lastModifiedTime: now,
+  }, tableId);
+  return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: info.id });
+}

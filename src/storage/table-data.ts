@@ -85,7 +85,11 @@ export class TableData {
 
   /** Creates the sidecar of a new, empty table. */
   async create(): Promise<void> {
-    await fsp.mkdir(this.dir, { recursive: true });
+    const made = await fsp.mkdir(this.dir, { recursive: true });
+    if (made !== undefined) {
+      // New <project>/<dataset> directories: make their entries durable up to the data dir.
+      for (let d = this.dir; d.length >= made.length; d = path.dirname(d)) await fsyncDir(path.dirname(d));
+    }
     this.sidecar = { ...EMPTY_SIDECAR, columns: this.columns.map(colInfo), modifiedMs: Date.now() };
     await atomicWrite(this.sidecarFile, JSON.stringify(this.sidecar));
     this.countHint = 0;
