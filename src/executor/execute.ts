@@ -60,17 +60,31 @@ export function executeRel(rel: Rel, ctx: ExecContext): AsyncIterable<Batch> {
   }
 }
 
-/** Every batch of the plan's output (empty batches dropped). */
+/**
+ * Runs a plan to completion: every batch of its output (empty batches
+ * dropped). This is the statement entry point: subquery caches start empty,
+ * so a context reused across statements (scripts) never sees stale results.
+ */
 export async function collect(rel: Rel, ctx: ExecContext): Promise<Batch[]> {
+  return collectRows(rel, statementScope(ctx));
+}
+
+/** collect() for operators: same statement scope as the caller. */
+export async function collectRows(rel: Rel, ctx: ExecContext): Promise<Batch[]> {
   const out: Batch[] = [];
   for await (const b of executeRel(rel, ctx)) if (b.length > 0) out.push(b);
   return out;
+}
+
+/** A context with fresh statement-level caches (subquery results). */
+export function statementScope(ctx: ExecContext): ExecContext {
+  return { ...ctx, shared: { lastYield: ctx.shared.lastYield, uncorrelated: new Map(), correlated: new Map() } };
 }
 
 /** The whole output as one batch (build sides, sort and window inputs). */
 export async function materialize(rel: Rel, ctx: ExecContext): Promise<Batch> {
   return concatBatches(
     rel.columns.map((c) => c.type),
-    await collect(rel, ctx),
+    await collectRows(rel, ctx),
   );
 }

@@ -5,7 +5,7 @@ import type { CteRefRel, RecursiveCteRel, WithRel } from '../../analyzer/resolve
 import { QueryError } from '../../planner/api.js';
 import type { Batch } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
-import { collect, executeRel } from '../execute.js';
+import { collectRows, executeRel } from '../execute.js';
 import { GroupTable } from '../hash.js';
 import { rebatch, takeBatch } from '../vectors.js';
 
@@ -21,7 +21,7 @@ export async function* withOp(rel: WithRel, ctx: ExecContext): AsyncGenerator<Ba
     // Lazy: materialized on first reference only.
     const lazy = {
       then<R1, R2>(ok: (v: Batch[]) => R1 | PromiseLike<R1>, err?: (e: unknown) => R2 | PromiseLike<R2>): Promise<R1 | R2> {
-        p ??= collect(cte.plan, scoped);
+        p ??= collectRows(cte.plan, scoped);
         return p.then(ok, err);
       },
     };
@@ -60,7 +60,7 @@ export async function* recursiveCteOp(rel: RecursiveCteRel, ctx: ExecContext): A
     return c === b.length ? b : takeBatch(b, sel, c);
   };
   let work: Batch[] = [];
-  for (const b of await collect(rel.base, ctx)) {
+  for (const b of await collectRows(rel.base, ctx)) {
     const f = fresh(b);
     if (f.length > 0) {
       work.push(f);
