@@ -174,7 +174,9 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
   app.addHook('onResponse', async (req, reply) => {
     if (!ctx.config.logRequests) return;
     const ms = Number(process.hrtime.bigint() - req.startedAt) / 1e6;
-    ctx.log(`${req.method} ${req.url} -> ${reply.statusCode} (${ms.toFixed(1)} ms)`);
+    const inBytes = req.headers['content-length'] ?? (req.headers['transfer-encoding'] ? 'chunked' : '0');
+    const outBytes = reply.getHeader('content-length') ?? '?';
+    ctx.log(`${req.method} ${req.url} -> ${reply.statusCode} (${ms.toFixed(1)} ms, in ${inBytes} B, out ${String(outBytes)} B)`);
   });
 
   app.setErrorHandler((err: FastifyError | RestError, _req: FastifyRequest, reply: FastifyReply) => {
