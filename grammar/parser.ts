@@ -20,18 +20,9 @@ import {
   LiteralError,
   positionAt,
 } from './lexer.js';
+import { SqlSyntaxError } from './errors.js';
 
-export class SqlSyntaxError extends Error {
-  constructor(
-    /** Message without the position suffix, e.g. "Syntax error: Unexpected keyword FROM". */
-    readonly detail: string,
-    readonly line: number,
-    readonly column: number,
-  ) {
-    super(`${detail} at [${line}:${column}]`);
-    this.name = 'SqlSyntaxError';
-  }
-}
+export { SqlSyntaxError };
 
 /** Thrown internally; converted to SqlSyntaxError at the API boundary. */
 class ParseFail extends Error {
