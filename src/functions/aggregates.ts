@@ -492,10 +492,67 @@ function registerStats(): void {
 
 const ORDERABLE_TYPES = ['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC', 'BOOL', 'STRING', 'BYTES', 'DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'INTERVAL'];
 
+/** MIN/MAX of INT64/TIMESTAMP/DATETIME: doubles while the batches are exact, BigInt per group otherwise. */
+class MinMaxI64Acc implements GroupsAccumulator {
+  vals = new Float64Array(16);
+  seen = new Uint8Array(16);
+  big = new Map<number, bigint>();
+  constructor(
+    private readonly max: boolean,
+    private readonly type: SqlType,
+  ) {}
+  resize(n: number): void {
+    this.vals = growF64(this.vals, n);
+    this.seen = growU8(this.seen, n);
+  }
+  private cur(g: number): bigint {
+    return this.big.get(g) ?? BigInt(this.vals[g]!);
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    const d = v.data;
+    const nulls = v.nulls;
+    const vals = this.vals;
+    const seen = this.seen;
+    const max = this.max;
+    if (d instanceof Float64Array && this.big.size === 0) {
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const g = groups[i]!;
+        const x = d[i]!;
+        if (!seen[g]) {
+          seen[g] = 1;
+          vals[g] = x;
+        } else if (max ? x > vals[g]! : x < vals[g]!) vals[g] = x;
+      }
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const g = groups[i]!;
+      const x = d instanceof Float64Array ? BigInt(d[i]!) : (d as BigInt64Array)[i]!;
+      if (!seen[g]) {
+        seen[g] = 1;
+        this.big.set(g, x);
+      } else {
+        const c = this.cur(g);
+        if (max ? x > c : x < c) this.big.set(g, x);
+        else if (!this.big.has(g)) this.big.set(g, c);
+      }
+    }
+  }
+  finish(numGroups: number): Vector {
+    const out = new Array<Value>(numGroups);
+    for (let g = 0; g < numGroups; g++) out[g] = this.seen[g] ? this.cur(g) : null;
+    return vectorFromValues(this.type, out);
+  }
+}
+
 function minMaxMaker(max: boolean): AccumulatorMaker {
   return (c) => (_ctx, _o) => {
     const t = c.argTypes[0]!;
     if (t.kind === 'FLOAT64' || t.kind === 'DATE' || t.kind === 'TIME' || t.kind === 'BOOL') return new MinMaxF64Acc(max, t);
+    if (t.kind === 'INT64' || t.kind === 'TIMESTAMP' || t.kind === 'DATETIME') return new MinMaxI64Acc(max, t);
     return new MinMaxValueAcc(max, t);
   };
 }

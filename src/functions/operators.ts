@@ -446,32 +446,65 @@ function registerComparisons(): void {
     { display: operatorDisplay('BETWEEN', 'between') },
   );
 
-  // x IN (a, b, ...)
+  // x IN (a, b, ...). With an all-constant list of a hashable scalar type the list
+  // becomes a Set once per batch and each row is one lookup.
   defineScalar(
     '$in',
     [
-      sigf(['T1', { type: 'T1', repeated: true }], 'BOOL', () => (args, n) => {
-        const cols = args.map((a) => valuesOf(a, n));
-        const out = new Array<Value>(n);
-        for (let i = 0; i < n; i++) {
-          const x = cols[0]![i]!;
-          if (x === null) {
-            out[i] = null;
-            continue;
-          }
-          let sawNull = false;
-          let found = false;
-          for (let k = 1; k < cols.length; k++) {
-            const e = sqlEquals(x, cols[k]![i]!);
-            if (e === true) {
-              found = true;
-              break;
+      sigf(['T1', { type: 'T1', repeated: true }], 'BOOL', (c) => {
+        const allConst = c.args.slice(1).every((a) => a.constant !== undefined || a.untypedNull);
+        const t = c.argTypes[0]!;
+        const hashable = t.kind === 'INT64' || t.kind === 'FLOAT64' || t.kind === 'STRING' || t.kind === 'DATE' || t.kind === 'BOOL';
+        const generic: ScalarKernel = (args, n) => {
+          const cols = args.map((a) => valuesOf(a, n));
+          const out = new Array<Value>(n);
+          for (let i = 0; i < n; i++) {
+            const x = cols[0]![i]!;
+            if (x === null) {
+              out[i] = null;
+              continue;
             }
-            if (e === null) sawNull = true;
+            let sawNull = false;
+            let found = false;
+            for (let k = 1; k < cols.length; k++) {
+              const e = sqlEquals(x, cols[k]![i]!);
+              if (e === true) {
+                found = true;
+                break;
+              }
+              if (e === null) sawNull = true;
+            }
+            out[i] = found ? true : sawNull ? null : false;
           }
-          out[i] = found ? true : sawNull ? null : false;
-        }
-        return vectorFromValues(T.BOOL, out);
+          return vectorFromValues(T.BOOL, out);
+        };
+        if (!allConst || !hashable) return generic;
+        return (args, n, ctx) => {
+          const x = args[0]!;
+          if (n === 0 || (!(x.data instanceof Float64Array) && !(x.data instanceof Int32Array) && !Array.isArray(x.data) && !(x.data instanceof Uint8Array))) return generic(args, n, ctx);
+          const set = new Set<number | string | boolean>();
+          let listHasNull = false;
+          for (let k = 1; k < args.length; k++) {
+            const v = getValue(args[k]!, 0);
+            if (v === null) listHasNull = true;
+            else if (typeof v === 'bigint') set.add(Number(v));
+            else if (typeof v === 'number' && Number.isNaN(v)) continue;
+            else set.add(v as number | string | boolean);
+          }
+          const out = new Uint8Array(n);
+          let nulls: Uint8Array | null = x.nulls ? x.nulls.slice(0, n) : null;
+          const d = x.data;
+          for (let i = 0; i < n; i++) {
+            if (x.nulls !== null && x.nulls[i] === 1) continue;
+            const key = d instanceof Uint8Array && !Array.isArray(d) ? d[i] === 1 : (d as ArrayLike<number | string>)[i]!;
+            if (set.has(key as number | string | boolean)) out[i] = 1;
+            else if (listHasNull) {
+              nulls ??= new Uint8Array(n);
+              nulls[i] = 1;
+            }
+          }
+          return { type: T.BOOL, length: n, data: out, nulls };
+        };
       }, equalityAccept),
     ],
     { display: operatorDisplay('IN', 'in') },
