@@ -140,7 +140,21 @@ export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined)
       if (q.orderBy?.length) out = orderByOutput(an, out, q.orderBy, outer);
       if (q.limit || q.offset) out = applyLimit(an, out, q.limit, q.offset);
     }
-    for (const p of q.pipes) out = applyPipe(an, out, p, outer);
+    let pipeCteLevels = 0;
+    try {
+      for (const p of q.pipes) {
+        if (p.kind === 'PipeWith') {
+          // |> WITH: CTEs visible to the remaining pipe operators of this query.
+          an.ctes.push(new Map());
+          pipeCteLevels++;
+          for (const c of p.ctes) ctes.push(resolveCte(an, c, false, outer));
+          continue;
+        }
+        out = applyPipe(an, out, p, outer);
+      }
+    } finally {
+      for (let i = 0; i < pipeCteLevels; i++) an.ctes.pop();
+    }
     if (ctes.length) {
       out = { ...out, rel: { kind: 'with', ctes, body: out.rel, columns: out.rel.columns } };
     }
@@ -265,8 +279,13 @@ function correspondingInputs(an: Analyzer, b: A.SetOperation, outs: RelOut[], wh
 function resolveSetOp(an: Analyzer, b: A.SetOperation, outer: Scope | undefined): RelOut {
   const parts: A.QueryExpr[] = [];
   flattenSetOp(b, parts);
+  return combineSetOp(an, b, parts.map((p) => resolveQueryExpr(an, p, outer)), parts);
+}
+
+/** Combines resolved inputs of one set operation (also used by pipe UNION/INTERSECT/EXCEPT). */
+function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], parts: readonly { loc: A.Loc }[]): RelOut {
   const what = `${b.op} ${b.quantifier}`;
-  let outs = parts.map((p) => resolveQueryExpr(an, p, outer));
+  let outs = inputs;
   if (b.corresponding || b.byName) outs = correspondingInputs(an, b, outs, what);
   const n = outs[0]!.rel.columns.length;
   outs.forEach((o, i) => {
@@ -1200,8 +1219,12 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
     }
     case 'PipeSetOp': {
       const others = p.queries.map((q) => resolveQuery(an, q, outer));
-      void others;
-      throw sqlError('Pipe set operations are not supported yet', p.loc);
+      const b: A.SetOperation = {
+        kind: 'SetOperation', loc: p.loc, op: p.op, quantifier: p.quantifier,
+        ...(p.outerMode ? { outerMode: p.outerMode } : {}), ...(p.corresponding ? { corresponding: p.corresponding } : {}), ...(p.byName ? { byName: p.byName } : {}),
+        left: p.queries[0]!.body, right: p.queries[0]!.body,
+      };
+      return combineSetOp(an, b, [out, ...others], [p, ...p.queries]);
     }
     case 'PipeTablesample':
       return { ...out, rel: sample(an, out.rel, p.sample) };
