@@ -406,6 +406,94 @@ function probe(
   return { l, r, count: c, nextRow: n, nextBuild: -1 };
 }
 
+/** Build rows chained by key value: head[key - min] -> first row, next[row] -> following row. */
+interface DenseIndex {
+  readonly min: number;
+  readonly max: number;
+  readonly head: Int32Array;
+  readonly next: Int32Array;
+  readonly mask: number;
+}
+
+function denseIndex(bk: readonly Vector[], m: number, nullSafe: readonly boolean[]): DenseIndex | null {
+  if (bk.length !== 1 || nullSafe[0] || m === 0) return null;
+  const v = bk[0]!;
+  const k = v.type.kind;
+  if (k !== 'INT64' && k !== 'DATE') return null;
+  const d = v.data;
+  if (!(d instanceof Float64Array || d instanceof Int32Array)) return null;
+  const nulls = v.nulls;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let j = 0; j < m; j++) {
+    if (nulls !== null && nulls[j] === 1) continue;
+    const x = d[j]!;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  if (min === Infinity || max - min + 1 > 2 * m + 1024) return null;
+  const head = new Int32Array(max - min + 1).fill(-1);
+  const next = new Int32Array(m);
+  for (let j = m - 1; j >= 0; j--) {
+    if (nulls !== null && nulls[j] === 1) continue;
+    const s = d[j]! - min;
+    next[j] = head[s]!;
+    head[s] = j;
+  }
+  return { min, max, head, next, mask: 0 };
+}
+
+/** Probe keys as numbers; INT64 values beyond ±2^53 become NaN (they can't be in a dense range). */
+function denseProbeKeys(v: Vector): Float64Array | Int32Array {
+  const d = v.data;
+  if (d instanceof Float64Array || d instanceof Int32Array) return d;
+  const out = new Float64Array(v.length);
+  if (d instanceof BigInt64Array) for (let i = 0; i < v.length; i++) {
+    const x = d[i]!;
+    out[i] = x > 9007199254740992n || x < -9007199254740992n ? NaN : Number(x);
+  }
+  else out.fill(NaN);
+  return out;
+}
+
+/** probe() for a DenseIndex: one array lookup per probe row, no key comparison needed. */
+function probeDense(
+  pd: Float64Array | Int32Array,
+  pNulls: Uint8Array | null,
+  n: number,
+  idx: DenseIndex,
+  firstOnly: boolean,
+  leftMatched: Uint8Array,
+  buf: Pairs,
+  from: number,
+  fromBuild: number,
+): Pairs {
+  let l = buf.l;
+  let r = buf.r;
+  let c = 0;
+  const { min, max, head, next } = idx;
+  for (let i = from; i < n; i++) {
+    if (pNulls !== null && pNulls[i] === 1) continue;
+    const x = pd[i]!;
+    if (!(x >= min && x <= max)) continue; // also drops NaN
+    let j = i === from && fromBuild >= 0 ? fromBuild : head[x - min]!;
+    for (; j >= 0; j = next[j]!) {
+      if (firstOnly) {
+        leftMatched[i] = 1;
+        break;
+      }
+      if (c === PROBE_CHUNK) return { l, r, count: c, nextRow: i, nextBuild: j };
+      if (c === l.length) {
+        l = growInt32(l, c * 2);
+        r = growInt32(r, c * 2);
+      }
+      l[c] = i;
+      r[c++] = j;
+    }
+  }
+  return { l, r, count: c, nextRow: n, nextBuild: -1 };
+}
+
 /** Hash chains over the build rows: head per bucket, next per row (-1 ends a chain). */
 function buildChains(bk: readonly Vector[], bh: Int32Array, m: number, nullSafe: readonly boolean[]): { head: Int32Array; next: Int32Array; mask: number } {
   let cap = 16;
@@ -439,9 +527,11 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
   for (const k of keys) bk.push(await evaluate(k.right, build, rLayout, ctx));
   const nullSafe = keys.map((k) => k.nullSafe);
   const m = build.length;
-  const bh = new Int32Array(m);
-  hashRows(bk, m, bh);
-  const { head, next, mask } = buildChains(bk, bh, m, nullSafe);
+  // Dense integer keys (ids, dates) index build rows directly by value: no hashing at all.
+  const dense = denseIndex(bk, m, nullSafe);
+  const bh = dense ? new Int32Array(0) : new Int32Array(m);
+  if (!dense) hashRows(bk, m, bh);
+  const { head, next, mask } = dense ?? buildChains(bk, bh, m, nullSafe);
   await checkpoint(ctx);
   const jt = rel.joinType;
   const em = new PairEmitter(rel, residual, condLayoutOf(rel), build, jt === 'right' || jt === 'full' ? new Uint8Array(m) : null, ctx);
@@ -456,13 +546,18 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
     if (n === 0) continue;
     const pk: Vector[] = [];
     for (const k of keys) pk.push(await evaluate(k.left, left, lLayout, ctx));
-    if (ph.length < n) ph = new Int32Array(n);
-    hashRows(pk, n, ph);
+    if (!dense) {
+      if (ph.length < n) ph = new Int32Array(n);
+      hashRows(pk, n, ph);
+    }
+    const denseKeys = dense ? denseProbeKeys(pk[0]!) : null;
     em.startLeft(n);
     let from = 0;
     let fromBuild = -1;
     while (from < n) {
-      const pairs = probe(pk, ph, n, bk, bh, head, next, mask, nullSafe, firstOnly, em.leftMatched, pairBuf, from, fromBuild);
+      const pairs = dense
+        ? probeDense(denseKeys!, pk[0]!.nulls, n, dense, firstOnly, em.leftMatched, pairBuf, from, fromBuild)
+        : probe(pk, ph, n, bk, bh, head, next, mask, nullSafe, firstOnly, em.leftMatched, pairBuf, from, fromBuild);
       pairBuf = pairs;
       for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
         const e = Math.min(pairs.count, s + BATCH_SIZE);
