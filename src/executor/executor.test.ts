@@ -519,3 +519,79 @@ describe('scheduling and results', () => {
     expect(() => checkResultArrays([{ name: 'nullable_ints', type: t }], [b])).toThrow('Array cannot have a null element; error in writing field nullable_ints');
   });
 });
+
+describe('more edge cases', () => {
+  it('dense integer join keys: NULLs, out-of-range and exact-INT64 (BigInt) probe values', async () => {
+    const a = col('a', T.INT64);
+    const b = col('b', T.INT64);
+    const left: Rel = { kind: 'values', columns: [a], rows: [[lit(1n, T.INT64)], [lit(null, T.INT64)], [lit(2n ** 60n, T.INT64)], [lit(3n, T.INT64)], [lit(-5n, T.INT64)]] };
+    const right: Rel = { kind: 'values', columns: [b], rows: [[lit(3n, T.INT64)], [lit(1n, T.INT64)], [lit(null, T.INT64)], [lit(1n, T.INT64)]] };
+    const j: Rel = { kind: 'join', joinType: 'left', left, right, columns: [a, b], lateral: false, equiKeys: [{ left: ref(a), right: ref(b), nullSafe: false }] };
+    expect(await run(j)).toEqual([
+      [1n, 1n],
+      [1n, 1n],
+      [null, null],
+      [2n ** 60n, null],
+      [3n, 3n],
+      [-5n, null],
+    ]);
+  });
+  it('GROUP BY STRUCT and ARRAY keys', async () => {
+    const s = col('s', arrayOf(T.INT64));
+    const k = col('k', arrayOf(T.INT64));
+    const c = col('c', T.INT64);
+    const vals: Rel = { kind: 'values', columns: [s], rows: [[lit([1n, 2n], arrayOf(T.INT64))], [lit([1n, 2n], arrayOf(T.INT64))], [lit([2n, 1n], arrayOf(T.INT64))], [lit(null, arrayOf(T.INT64))]] };
+    const rel: Rel = { kind: 'aggregate', input: vals, columns: [k, c], groupBy: [{ column: k, expr: ref(s) }], aggregates: [agg(c, 'COUNT', AGG.countStar(), [])] };
+    expect(await run(rel)).toEqual([
+      [[1n, 2n], 2n],
+      [[2n, 1n], 1n],
+      [null, 1n],
+    ]);
+  });
+  it('window RANGE frame over a DESC key', async () => {
+    const c: WindowCall = {
+      column: col('s', T.INT64),
+      name: 'SUM',
+      args: [ref(tId)],
+      aggregate: AGG.sum(T.INT64),
+      distinct: false,
+      ignoreNulls: undefined,
+      partitionBy: [],
+      orderBy: [{ expr: ref(tId), descending: true, nullsFirst: false }],
+      frame: { unit: 'RANGE', start: { type: 'preceding', offset: lit(1n, T.INT64) }, end: { type: 'current_row' } },
+    };
+    const rows = await run({ kind: 'window', input: tScan(), columns: [tId, tG, tX, c.column], calls: [c] });
+    // DESC: "1 PRECEDING" of id is id + 1.
+    expect(rows.map((r) => [r[0], r[3]])).toEqual([
+      [1n, 3n],
+      [2n, 5n],
+      [3n, 7n],
+      [4n, 9n],
+      [5n, 11n],
+      [6n, 6n],
+    ]);
+  });
+  it('subquery inside a CASE branch and a correlated subquery on a lateral right side', async () => {
+    const uK = col('k4', T.STRING);
+    const uV = col('v4', T.INT64);
+    const m = col('m', T.INT64);
+    const maxV: Rel = {
+      kind: 'aggregate',
+      input: { kind: 'filter', input: scan('u', [uK, uV]), columns: [uK, uV], predicate: eq(ref(uK), ref(tG, true)) },
+      columns: [m],
+      groupBy: [],
+      aggregates: [agg(m, 'MAX', AGG.max(T.INT64), [ref(uV)])],
+    };
+    const sub: Expr = { kind: 'subquery', type: T.INT64, mode: 'scalar', plan: maxV, correlatedColumns: [tG.id] };
+    const e: Expr = { kind: 'conditional', type: T.INT64, op: 'case', whens: [gt(ref(tId), lit(2n, T.INT64))], thens: [sub], else: lit(-1n, T.INT64) };
+    const o = col('o', T.INT64);
+    expect((await run({ kind: 'project', input: tScan(), columns: [o], exprs: [e] })).map((r) => r[0])).toEqual([-1n, -1n, 11n, null, null, null]);
+  });
+  it('lambda handles evaluate bodies that read the enclosing row', async () => {
+    const { evaluateLambda } = await import('./expr.js');
+    const p = col('e', T.INT64);
+    const lam: Expr = { kind: 'lambda', type: T.INT64, params: [p], body: add(ref(p), lit(1n, T.INT64)) };
+    const out = evaluateLambda(lam as Extract<Expr, { kind: 'lambda' }>, [{ type: T.INT64, length: 2, data: Float64Array.of(1, 2), nulls: null }], ctx());
+    expect(Array.from(out.data as Float64Array)).toEqual([2, 3]);
+  });
+});
