@@ -12,7 +12,16 @@
 // tokens to record the grammar. Hence: every DSL call is reached
 // unconditionally (conditions are GATEs, never plain `if`s), and results of
 // SUBRULE/CONSUME are only mutated or inspected outside recording (`live`).
-import { EmbeddedActionsParser, MismatchedTokenException, type IToken, type IParserErrorMessageProvider, type TokenType } from 'chevrotain';
+import {
+  EmbeddedActionsParser,
+  LLkLookaheadStrategy,
+  MismatchedTokenException,
+  type ILookaheadStrategy,
+  type IOrAlt,
+  type IToken,
+  type IParserErrorMessageProvider,
+  type TokenType,
+} from 'chevrotain';
 import type * as A from './ast.js';
 import { T, tokenize, RESERVED, NON_RESERVED_KEYWORDS, decodeStringToken, decodeQuotedIdent, LexError, LiteralError, positionAt } from './lexer.js';
 import { SqlSyntaxError } from './errors.js';
@@ -85,6 +94,34 @@ const errorMessageProvider: IParserErrorMessageProvider = {
   },
 };
 
+/**
+ * Chevrotain's LL(k) lookahead, but each decision's function is built on its
+ * first use instead of for the whole grammar at construction: a query touches
+ * a small part of the grammar, so start-up pays only for grammar recording.
+ */
+class LazyLookahead implements ILookaheadStrategy {
+  private readonly llk = new LLkLookaheadStrategy({ maxLookahead: 1 });
+  validate(options: Parameters<ILookaheadStrategy['validate']>[0]) {
+    return this.llk.validate(options);
+  }
+  buildLookaheadForAlternation(options: Parameters<ILookaheadStrategy['buildLookaheadForAlternation']>[0]) {
+    const llk = this.llk;
+    let fn: ((orAlts?: IOrAlt<unknown>[]) => number | undefined) | undefined;
+    return function (this: unknown, orAlts?: IOrAlt<unknown>[]) {
+      fn ??= llk.buildLookaheadForAlternation(options);
+      return fn.call(this, orAlts);
+    };
+  }
+  buildLookaheadForOptional(options: Parameters<ILookaheadStrategy['buildLookaheadForOptional']>[0]) {
+    const llk = this.llk;
+    let fn: (() => boolean) | undefined;
+    return function (this: unknown) {
+      fn ??= llk.buildLookaheadForOptional(options);
+      return fn.call(this);
+    };
+  }
+}
+
 type Base = { loc: A.Loc; start: number; end: number; orReplace: boolean };
 type TvfArg = A.Expr | A.TableArg | A.ModelArg | A.Query;
 
@@ -100,7 +137,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private eofOffset = 0;
 
   constructor() {
-    super(ALL_TOKENS, { recoveryEnabled: false, maxLookahead: 1, skipValidations: !VALIDATE, errorMessageProvider });
+    super(ALL_TOKENS, { recoveryEnabled: false, maxLookahead: 1, skipValidations: !VALIDATE, errorMessageProvider, lookaheadStrategy: new LazyLookahead(), traceInitPerf: process.env.GRAMMAR_TRACE_INIT === '1' });
     this.performSelfAnalysis();
   }
 
@@ -367,11 +404,17 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       entry();
       this.many(7, () => {
         this.consume(8, COMMA);
-        this.option(9, () => {
-          const name = this.subrule(10, this.identAfterDot);
-          this.consume(11, S['=']!);
-          out.push({ name, value: this.subrule(12, this.expr) });
-        });
+        // A trailing comma is allowed; anything else must be an entry.
+        this.or(9, [
+          { GATE: () => this.isSym(')'), ALT: () => undefined },
+          {
+            ALT: () => {
+              const name = this.subrule(10, this.identAfterDot);
+              this.consume(11, S['=']!);
+              out.push({ name, value: this.subrule(12, this.expr) });
+            },
+          },
+        ]);
       });
       void entry;
     });
@@ -899,7 +942,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       cols.push(this.subrule(3, this.columnDef));
       this.many(4, () => {
         this.consume(5, COMMA);
-        this.option(6, () => cols.push(this.subrule(7, this.columnDef)));
+        this.or(6, [{ GATE: () => this.isSym(')'), ALT: () => undefined }, { ALT: () => cols.push(this.subrule(7, this.columnDef)) }]);
       });
     });
     this.consume(8, RP);
@@ -1042,7 +1085,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           element(6);
           this.many(9, () => {
             this.consume(10, COMMA);
-            this.option(11, () => element(12));
+            this.or(11, [{ GATE: () => this.isSym(')'), ALT: () => undefined }, { ALT: () => element(12) }]);
           });
         });
         this.consume(15, RP);
@@ -3752,18 +3795,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         ALT: (): A.Expr => {
           this.consume(3, LP);
           const first = this.subrule(4, this.expr);
-          return this.or(5, [
-            {
-              ALT: (): A.Expr => {
-                const fields: A.StructField[] = [{ expr: first }];
-                this.many(6, () => (this.consume(7, COMMA), fields.push({ expr: this.subrule(8, this.expr) })));
-                this.consume(9, RP);
-                return { kind: 'StructExpr', loc, syntax: 'tuple', fields };
-              },
-              GATE: () => this.isSym(','),
-            },
-            { ALT: (): A.Expr => (this.consume(10, RP), first) },
-          ]);
+          const fields: A.StructField[] = [{ expr: first }];
+          this.many(6, () => (this.consume(7, COMMA), fields.push({ expr: this.subrule(8, this.expr) })));
+          this.consume(9, RP);
+          return fields.length > 1 ? { kind: 'StructExpr', loc, syntax: 'tuple', fields } : first;
         },
       },
     ]);
