@@ -74,6 +74,8 @@ export class Storage {
   private trashData = new Map<string, TableData>();
   private columnCache = new WeakMap<TableEntry, Column[]>();
   private saving: Promise<void> | null = null;
+  /** Deletes whose files are still moving; a create of the same name waits for them. */
+  private moving = new Map<string, Promise<void>>();
   private dirty = false;
 
   private constructor(
@@ -197,6 +199,7 @@ export class Storage {
   async createDataset(p: string, d: string, resource: Resource): Promise<DatasetEntry> {
     checkProjectId(p);
     checkDatasetId(d);
+    await this.settled(dsKey(p, d));
     if (this.datasets.has(dsKey(p, d))) throw alreadyExists(`Dataset ${p}:${d}`);
     const entry: DatasetEntry = { projectId: p, datasetId: d, resource, tables: {}, routines: {}, models: {} };
     this.datasets.set(dsKey(p, d), entry);
@@ -216,14 +219,35 @@ export class Storage {
   /** Moves the dataset (with its tables, rows and children) to a tombstone. */
   async deleteDataset(p: string, d: string): Promise<void> {
     const entry = this.requireDataset(p, d);
-    for (const t of Object.keys(entry.tables)) await this.closeData(p, d, t);
+    // Unlink from the catalog first (synchronously), so no request opens its tables while they close.
     const deletedMs = Date.now();
     const trashDir = path.join('.trash', fileStem(p), `${d}@${deletedMs}`);
     this.datasets.delete(dsKey(p, d));
     this.tombstones.push({ projectId: p, datasetId: d, deletedMs, entry, trashDir });
-    await this.save();
-    const live = this.datasetDir(p, d);
-    if (existsSync(live)) await durableRename(live, path.join(this.dataDir, trashDir));
+    await this.track(dsKey(p, d), async () => {
+      for (const t of Object.keys(entry.tables)) await this.closeData(p, d, t);
+      await this.save();
+      const live = this.datasetDir(p, d);
+      if (existsSync(live)) await durableRename(live, path.join(this.dataDir, trashDir));
+    });
+  }
+
+  private async track(key: string, fn: () => Promise<void>): Promise<void> {
+    const p = fn();
+    const entry = p.catch(() => undefined);
+    this.moving.set(key, entry);
+    try {
+      await p;
+    } finally {
+      if (this.moving.get(key) === entry) this.moving.delete(key);
+    }
+  }
+
+  private async settled(...keys: string[]): Promise<void> {
+    for (const k of keys) {
+      const p = this.moving.get(k);
+      if (p) await p;
+    }
   }
 
   hasTombstone(p: string, d: string): boolean {
@@ -232,6 +256,7 @@ export class Storage {
 
   /** Restores the newest tombstone of p:d within the window; undefined when none. */
   async undeleteDataset(p: string, d: string): Promise<DatasetEntry | undefined> {
+    await this.settled(dsKey(p, d));
     if (this.datasets.has(dsKey(p, d))) throw alreadyExists(`Dataset ${p}:${d}`);
     let best: Tombstone | undefined;
     for (const t of this.tombstones) {
@@ -276,6 +301,7 @@ export class Storage {
 
   async createTable(p: string, d: string, t: string, kind: TableKind, resource: Resource): Promise<TableEntry> {
     checkTableId(t);
+    await this.settled(dsKey(p, d), tKey(p, d, t));
     const ds = this.requireDataset(p, d);
     if (ds.tables[t]) throw alreadyExists(`Table ${p}:${d}.${t}`);
     const entry: TableEntry = { resource, kind, policies: {} };
@@ -357,14 +383,17 @@ export class Storage {
     const ds = this.requireDataset(p, d);
     const entry = ds.tables[t];
     if (!entry) throw notFound(`Table ${p}:${d}.${t}`);
-    await this.closeData(p, d, t);
     const deletedMs = Date.now();
     const stem = fileStem(t);
     const trashRel = path.join(path.relative(this.dataDir, this.datasetDir(p, d)), '.trash', `${stem}@${deletedMs}`);
+    // Unlink first (synchronously): requests arriving while the rows close get 404, never a fresh handle.
     delete ds.tables[t];
     this.deletedTables.push({ projectId: p, datasetId: d, tableId: t, deletedMs, entry, trashDir: trashRel });
-    await this.save();
-    if (this.hasRows(entry.kind)) await this.moveTableFiles(this.datasetDir(p, d), stem, path.join(this.dataDir, trashRel));
+    await this.track(tKey(p, d, t), async () => {
+      await this.closeData(p, d, t);
+      await this.save();
+      if (this.hasRows(entry.kind)) await this.moveTableFiles(this.datasetDir(p, d), stem, path.join(this.dataDir, trashRel));
+    });
   }
 
   /** The newest deleted snapshot of a table that existed at `atMs` (or the newest one). */

@@ -215,6 +215,18 @@ describe('tables', () => {
     expect((await eng.client.error('GetTable', tb(`evo@${at - 100000}`))).code).toBe(404);
   });
 
+  it('a table re-created while its delete is in flight keeps both generations apart', async () => {
+    const body = { tableReference: { tableId: 'race' }, schema: { fields: [{ name: 'x', type: 'INT64' }] } };
+    await eng.client.resource('InsertTable', tb('', body));
+    await eng.client.call('InsertRows', { table: { projectId: 'p1', datasetId: 'd1', tableId: 'race' }, rowsJson: JSON.stringify([{ json: { x: 1 } }]) });
+    await Promise.all([eng.client.call('DeleteTable', tb('race')), eng.client.resource('InsertTable', tb('', body)).catch(() => null)]);
+    if (!eng.storage.getTable('p1', 'd1', 'race')) await eng.client.resource('InsertTable', tb('', body));
+    expect((await eng.client.resource('GetTable', tb('race'))).numRows).toBe('0');
+    expect((await eng.client.resource('GetTable', tb('race@0'))).numRows).toBe('0');
+    const snap = eng.storage.findDeletedTable('p1', 'd1', 'race')!;
+    expect(eng.storage.deletedTableData(snap).rowCountSync()).toBe(1);
+  });
+
   it('children: create-only conflicts, list, delete', async () => {
     const c = { projectId: 'p1', datasetId: 'd1', kind: 'models', childId: 'm1', resourceJson: JSON.stringify({ modelType: 'LINEAR_REG' }), createOnly: true };
     const m = await eng.client.resource('PutChild', c);
