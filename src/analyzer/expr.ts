@@ -331,6 +331,9 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
         return literal(T.INT64, v);
       }
       const x = resolveExpr(an, n.operand, ctx);
+      if (n.op === 'NOT' && originOf(x) === Origin.Null && x.kind === 'literal' && x.type.kind === 'INT64') {
+        throw sqlError('Operands of NOT cannot be literal NULL', n.operand.loc);
+      }
       if (n.op === 'NOT') return logical('not', [x], n.loc, 'NOT');
       if (n.op === '+') return x;
       return callScalar(n.op === '-' ? '$unary_minus' : '$bitwise_not', [x], n.loc);
@@ -875,6 +878,16 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
       start: frameBound(an, spec.frame.start, ctx),
       end: spec.frame.end ? frameBound(an, spec.frame.end, ctx) : { type: 'current_row' },
     };
+  }
+  if (spec.frame && (NUMBERING.has(name) || name === 'LAG' || name === 'LEAD' || name === 'PERCENTILE_CONT' || name === 'PERCENTILE_DISC')) {
+    throw sqlError(`Window framing clause is not allowed for analytic function ${n.name.join('.').toLowerCase()}`, n.over!.loc);
+  }
+  if (frame && frame.unit === 'RANGE' && [frame.start, frame.end].some((b) => b.type === 'preceding' || b.type === 'following')) {
+    if (orderBy.length !== 1) throw sqlError('A RANGE-based window with OFFSET PRECEDING or OFFSET FOLLOWING boundaries must have exactly one ORDER BY key', n.over!.loc);
+    const kt = orderBy[0]!.expr.type;
+    if (!(kt.kind === 'INT64' || kt.kind === 'FLOAT64' || kt.kind === 'NUMERIC' || kt.kind === 'BIGNUMERIC' || kt.kind === 'DATE' || kt.kind === 'DATETIME' || kt.kind === 'TIMESTAMP')) {
+      throw sqlError(`ORDER BY key must be numeric in a RANGE-based window with OFFSET PRECEDING or OFFSET FOLLOWING boundaries, but has type ${typeToSql(kt)}`, spec.orderBy[0]!.loc);
+    }
   }
   const star = n.args[0]?.kind === 'StarArg';
   let args = star ? [] : n.args.map((a) => resolveExpr(an, a, ectx));

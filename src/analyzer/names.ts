@@ -201,7 +201,9 @@ function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): T
   (an as { env: Analyzer['env'] }).env = { ...an.env, defaultDataset: { projectId: info.id.projectId, datasetId: info.id.datasetId }, expanding };
   try {
     const out = resolveQuery(an, stmt.query, undefined);
-    return { rel: out.rel, names: out.names, alias, isValueTable: out.isValueTable };
+    // A view's stored schema carries its column list (CREATE VIEW v (a, b) AS ...).
+    const names = info.columns.length === out.rel.columns.length ? info.columns.map((c) => c.name) : out.names;
+    return { rel: out.rel, names, alias, isValueTable: out.isValueTable };
   } finally {
     expanding.delete(key);
     (an as { env: Analyzer['env'] }).env = saved.env;

@@ -189,6 +189,24 @@ function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, outer: Scope | u
   return { id, name: c.name, plan: out.rel };
 }
 
+/** True when an AST expression calls an analytic function (outside subqueries). */
+function hasOver(e: unknown): boolean {
+  const stack: unknown[] = [e];
+  while (stack.length) {
+    const x = stack.pop();
+    if (!x || typeof x !== 'object') continue;
+    if (Array.isArray(x)) {
+      stack.push(...x);
+      continue;
+    }
+    const o = x as { kind?: string; over?: unknown };
+    if (o.kind === 'Query') continue;
+    if (o.kind === 'FunctionCall' && o.over) return true;
+    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
+  }
+  return false;
+}
+
 function queryMentions(q: unknown, lname: string): boolean {
   // Cheap structural search for a TableRef naming the CTE.
   const stack: unknown[] = [q];
@@ -1158,7 +1176,8 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
   const star: A.SelectStar = { kind: 'SelectStar', loc: p.loc };
   switch (p.kind) {
     case 'PipeWhere':
-      return viaSelect({ distinct: false, items: [star], where: p.cond });
+      // A window function in |> WHERE filters after windowing, like QUALIFY.
+      return hasOver(p.cond) ? viaSelect({ distinct: false, items: [star], qualify: p.cond }) : viaSelect({ distinct: false, items: [star], where: p.cond });
     case 'PipeSelect':
       return viaSelect({ distinct: p.distinct, ...(p.asMode ? { asMode: p.asMode } : {}), items: p.items, ...(p.window ? { window: p.window } : {}) });
     case 'PipeExtend':
