@@ -115,10 +115,19 @@ export function sortIndexes(n: number, cmp: RowComparator): Int32Array {
  */
 export function sortRows(keys: readonly Vector[], specs: readonly KeySpec[], n: number): Int32Array {
   const fast = rankSort(keys, specs, n);
-  return fast ?? sortIndexes(n, rowsComparator(keys, specs));
+  return fast?.idx ?? sortIndexes(n, rowsComparator(keys, specs));
 }
 
-function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number): Int32Array | null {
+/**
+ * sortRows that also returns each key's dense ranks when the fast path ran
+ * (equal rank ⇔ peers), so callers can find group boundaries without comparators.
+ */
+export function sortRowsWithRanks(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array; ranks: Float64Array[] | null } {
+  const fast = rankSort(keys, specs, n);
+  return fast ?? { idx: sortIndexes(n, rowsComparator(keys, specs)), ranks: null };
+}
+
+function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array; ranks: Float64Array[] } | null {
   if (n < 64 || keys.length === 0) return null;
   for (const k of keys) {
     const d = k.data;
@@ -129,14 +138,16 @@ function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number)
   let idx = new Int32Array(n);
   for (let i = 0; i < n; i++) idx[i] = i;
   let out = new Int32Array(n);
+  const all: Float64Array[] = new Array(keys.length);
   for (let k = keys.length - 1; k >= 0; k--) {
     const { ranks, radix } = denseRanks(keys[k]!, specs[k]!, n);
+    all[k] = ranks;
     countingPass(idx, out, ranks, radix, n);
     const t = idx;
     idx = out;
     out = t;
   }
-  return idx;
+  return { idx, ranks: all };
 }
 
 function countingPass(idx: Int32Array, out: Int32Array, ranks: Float64Array, radix: number, n: number): void {

@@ -18,7 +18,7 @@ import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
 import { materialize } from '../execute.js';
 import { GroupTable } from '../hash.js';
-import { keyComparator, peersComparator, sortRows, type KeySpec, type RowComparator } from '../sort-keys.js';
+import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
 import { compareValues } from '../values-compare.js';
 import { rebatch, takeOrNull } from '../vectors.js';
 
@@ -108,13 +108,24 @@ async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: Exe
   for (const k of call.orderBy) oVecs.push(await evaluate(k.expr, input, layout, ctx));
   const pSpecs = pVecs.map(() => PART_SPEC);
   let idx: Int32Array;
+  let ranks: Float64Array[] | null = null;
   if (pVecs.length + oVecs.length === 0) {
     idx = new Int32Array(n);
     for (let i = 0; i < n; i++) idx[i] = i;
-  } else idx = sortRows([...pVecs, ...oVecs], [...pSpecs, ...call.orderBy], n);
+  } else {
+    const sorted = sortRowsWithRanks([...pVecs, ...oVecs], [...pSpecs, ...call.orderBy], n);
+    idx = sorted.idx;
+    ranks = sorted.ranks;
+  }
   await checkpoint(ctx);
-  const pc = pVecs.length > 0 ? peersComparator(pVecs, pSpecs) : null;
-  const oc = oVecs.length > 0 ? peersComparator(oVecs, call.orderBy) : null;
+  // Equal dense ranks mean peers: compare rank arrays instead of values when the rank sort ran.
+  const sameRanks = (rs: Float64Array[]): RowComparator => (a, b) => {
+    for (let k = 0; k < rs.length; k++) if (rs[k]![a] !== rs[k]![b]) return 1;
+    return 0;
+  };
+  const np = pVecs.length;
+  const pc = np === 0 ? null : ranks ? sameRanks(ranks.slice(0, np)) : peersComparator(pVecs, pSpecs);
+  const oc = oVecs.length === 0 ? null : ranks ? sameRanks(ranks.slice(np)) : peersComparator(oVecs, call.orderBy);
   const b = boundaries(idx, n, pc, oc);
   const { partStart, partEnd, partIndex, peerStart, peerEnd, numParts } = b;
   return { n, idx, partStart, partEnd, partIndex, numParts, peerStart, peerEnd, orderVecs: oVecs, orderBy: call.orderBy };
