@@ -115,6 +115,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Spawned by the gateway with a stdin pipe: EOF means the gateway is gone (even kill -9), so no orphan keeps the lock.
+  if (process.env.WAREHOUSE_ENGINE_PARENT_PIPE === '1' && !process.stdin.isTTY) {
+    process.stdin.on('error', () => undefined);
+    process.stdin.on('end', () => stop('parent exit'));
+    process.stdin.resume();
+  }
 }
 
 void main();
