@@ -945,20 +945,35 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
 
 export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt | undefined {
   const full = parts.join('.');
-  const t = an.env.tempFunctions.get(full.toUpperCase());
-  if (t) return t;
-  const segs = parts.flatMap((p) => p.split('.'));
+  if (an.env.tempFunctions.size) {
+    const t = an.env.tempFunctions.get(full.toUpperCase());
+    if (t) return t;
+  }
+  const segs = parts.length === 1 && !full.includes('.') ? [full] : parts.flatMap((p) => p.split('.'));
   if (segs.length < 2) {
-    // Unqualified: the default dataset's routines, then the project-level store for unqualified CREATE FUNCTION.
+    // Unqualified: built-ins win; then the default dataset's routines and the project-level store
+    // for unqualified CREATE FUNCTION (catalog lookups are not free: only when no built-in matches).
+    if (lookupFunction(full)) return undefined;
     const d = an.env.defaultDataset;
-    const r = (d && an.env.catalog.getChild('routines', d.projectId, d.datasetId, segs[0]!)) || an.env.catalog.getChild('routines', an.env.projectId, UNQUALIFIED_ROUTINES, segs[0]!);
+    const r = (d && routineAt(an, d.projectId, d.datasetId, segs[0]!)) || routineAt(an, an.env.projectId, UNQUALIFIED_ROUTINES, segs[0]!);
     return r ? routineStmt(an, r) : undefined;
   }
+  // Qualified names of built-ins (NET.HOST, HLL_COUNT.MERGE) are not routines.
+  if (lookupFunction(full)) return undefined;
   const routineId = segs[segs.length - 1]!;
   const datasetId = segs[segs.length - 2]!;
   const projectId = segs.length > 2 ? segs[segs.length - 3]! : an.env.projectId;
-  const r = an.env.catalog.getChild('routines', projectId, datasetId, routineId);
+  const r = routineAt(an, projectId, datasetId, routineId);
   return r ? routineStmt(an, r) : undefined;
+}
+
+function routineAt(an: Analyzer, projectId: string, datasetId: string, id: string): Record<string, unknown> | undefined {
+  if (!an.env.catalog.getDataset(projectId, datasetId)) return undefined;
+  try {
+    return an.env.catalog.getChild('routines', projectId, datasetId, id);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Dataset holding CREATE FUNCTION targets written without a dataset and with no default dataset. */
