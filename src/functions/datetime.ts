@@ -30,7 +30,7 @@ import {
 import { extractInterval, addMonthsToDays, datetimeAddInterval } from './interval.js';
 import { defineScalar, opt, sig, sigf, type ArgSpec } from './signature.js';
 import type { EvalContext, ScalarKernel } from './registry.js';
-import { constKernel, fail, rowKernel } from './vec.js';
+import { constKernel, fail, mergeNulls, rowKernel } from './vec.js';
 import { formatStrftime, parseStrftime } from './strftime.js';
 
 const US_DAY = 86400000000n;
@@ -377,13 +377,24 @@ export function registerDatetime(): void {
 
   // *_ADD / *_SUB with INTERVAL (the analyzer passes `INTERVAL n PART` as an INTERVAL value)
   const dateAdd = (sign: number, fn: string) => [
-    sig(['DATE', 'INTERVAL'], 'DATE', rowKernel(T.DATE, (v) => {
-      const iv = v[1] as Interval;
-      if (iv.micros !== 0n) fail(`${fn} does not support time parts; use DATETIME_${fn.slice(5)}`);
-      let d = v[0] as number;
-      if (iv.months !== 0) d = addMonthsToDays(d, sign * iv.months);
-      return checkDateRange(d + sign * iv.days, fn);
-    })),
+    sig(['DATE', 'INTERVAL'], 'DATE', (args, n) => {
+      // Typed: DATE in/out as Int32Array; intervals read from the values array.
+      const dv = args[0]!;
+      const iv = args[1]!;
+      const dd = dv.data as Int32Array;
+      const ivs = iv.data as Value[];
+      const nulls = mergeNulls(args, n);
+      const out = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const x = ivs[i] as Interval;
+        if (x.micros !== 0n) fail(`${fn} does not support time parts; use DATETIME_${fn.slice(5)}`);
+        let d = dd[i]!;
+        if (x.months !== 0) d = addMonthsToDays(d, sign * x.months);
+        out[i] = checkDateRange(d + sign * x.days, fn);
+      }
+      return { type: T.DATE, length: n, data: out, nulls };
+    }),
     sig(['DATE', 'INT64', partArg], 'DATE', rowKernel(T.DATE, (v) => addToDays(v[0] as number, sign * Number(v[1] as bigint), parsePart(v[2] as string), fn))),
   ];
   defineScalar('DATE_ADD', dateAdd(1, 'DATE_ADD'));

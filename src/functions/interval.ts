@@ -1,6 +1,7 @@
 // INTERVAL values: arithmetic, canonical text, MAKE_INTERVAL, JUSTIFY_*,
 // `$make_interval_literal` (INTERVAL expr PART [TO PART]) and date/time +/- INTERVAL.
 import { T } from '../types/types.js';
+import { getValue } from '../types/vector.js';
 import { Interval, type Value } from '../types/values.js';
 import { civilFromDays, daysFromCivil, daysInMonth, joinMicros, MAX_TS, MIN_TS, splitMicros } from './civil.js';
 import { constArg, defineScalar, named, sig, sigf } from './signature.js';
@@ -399,7 +400,18 @@ export function registerIntervalFunctions(): void {
   defineScalar(
     '$make_interval_literal',
     [
-      sig(['INT64', constArg('STRING')], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalFromPart(v[0] as bigint, (v[1] as string).toUpperCase()))),
+      sig(['INT64', constArg('STRING')], 'INTERVAL', (args, n) => {
+        // INTERVAL <expr> PART over a column: one Interval per row, no per-row argument arrays.
+        const x = args[0]!;
+        const part = (getValue(args[1]!, 0) as string).toUpperCase();
+        const out = new Array<Value>(n);
+        const d = x.data;
+        for (let i = 0; i < n; i++) {
+          if (x.nulls !== null && x.nulls[i] === 1) out[i] = null;
+          else out[i] = intervalFromPart(d instanceof Float64Array ? BigInt(d[i]!) : (d as BigInt64Array)[i]!, part);
+        }
+        return { type: T.INTERVAL, length: n, data: out, nulls: x.nulls };
+      }),
       sig(['STRING', constArg('STRING'), constArg('STRING')], 'INTERVAL', rowKernel(T.INTERVAL, (v) =>
         intervalFromString(v[0] as string, (v[1] as string).toUpperCase(), (v[2] as string).toUpperCase()),
       )),

@@ -186,13 +186,21 @@ export function registerMath(): void {
       const b = args[1]!.data;
       const nulls = mergeN(args, n);
       const out = new I64Out(n);
+      if (a instanceof Float64Array && b instanceof Float64Array) {
+        // Doubles holding exact integers: % is exact, the result never grows.
+        const f = out.f!;
+        for (let i = 0; i < n; i++) {
+          if (nulls !== null && nulls[i] === 1) continue;
+          const y = b[i]!;
+          if (y === 0) fail(`division by zero: ${a[i]} / ${y}`);
+          const r = a[i]! % y;
+          f[i] = r === 0 ? 0 : r;
+        }
+        return out.vector(T.INT64, nulls);
+      }
       for (let i = 0; i < n; i++) {
         if (nulls !== null && nulls[i] === 1) continue;
-        if (a instanceof Float64Array && b instanceof Float64Array) {
-          if (b[i] === 0) fail(`division by zero: ${a[i]} / ${b[i]}`);
-          const r = a[i]! % b[i]!;
-          out.setNum(i, r === 0 ? 0 : r);
-        } else {
+        {
           const x = i64At(a as Float64Array, i);
           const y = i64At(b as Float64Array, i);
           if (y === 0n) fail(`division by zero: ${x} / ${y}`);

@@ -480,7 +480,19 @@ export function registerStrings(): void {
     sig(['BYTES', 'BYTES', opt('INT64'), opt('INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(instr(v[0] as Uint8Array, v[1] as Uint8Array, v.length > 2 ? clampNum(v[2] as bigint) : 1, v.length > 3 ? clampNum(v[3] as bigint) : 1)))),
   ]);
   const startsEnds = (starts: boolean) => [
-    sig(['STRING', 'STRING'], 'BOOL', rowKernel(T.BOOL, (v) => (starts ? (v[0] as string).startsWith(v[1] as string) : (v[0] as string).endsWith(v[1] as string)))),
+    sig(['STRING', 'STRING'], 'BOOL', (args, n) => {
+      const a = valuesOf(args[0]!, n);
+      const b = valuesOf(args[1]!, n);
+      const nulls = mergeNulls(args, n);
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const x = a[i] as string;
+        const y = b[i] as string;
+        out[i] = (starts ? x.startsWith(y) : x.endsWith(y)) ? 1 : 0;
+      }
+      return { type: T.BOOL, length: n, data: out, nulls };
+    }),
     sig(['BYTES', 'BYTES'], 'BOOL', rowKernel(T.BOOL, (v) => {
       const a = v[0] as Uint8Array;
       const b = v[1] as Uint8Array;
