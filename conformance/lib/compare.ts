@@ -6,14 +6,14 @@ import { showVal, type Val } from './value.js';
 
 export const FLOAT_REL_TOL = 1e-9;
 
-export function floatEq(a: number, b: number): boolean {
+export function floatEq(a: number, b: number, rel = FLOAT_REL_TOL): boolean {
   if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
   if (a === b) return true;
   if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
   const scale = Math.max(Math.abs(a), Math.abs(b));
   // Values that are both (nearly) zero compare equal in absolute terms.
   if (scale < 1e-300) return true;
-  return Math.abs(a - b) <= FLOAT_REL_TOL * scale;
+  return Math.abs(a - b) <= rel * scale;
 }
 
 function jsonEq(a: unknown, b: unknown): boolean {
@@ -47,7 +47,7 @@ export function compareVal(exp: Val, act: Val, path = ''): string | null {
   const neq = () => `value${at}: expected ${showVal(exp)}, got ${showVal(act)}`;
   switch (exp.k) {
     case 'int': return exp.v === (act as typeof exp).v ? null : neq();
-    case 'float': return floatEq(exp.v, (act as typeof exp).v) ? null : neq();
+    case 'float': return floatEq(exp.v, (act as typeof exp).v, exp.rel ?? FLOAT_REL_TOL) ? null : neq();
     case 'bool': case 'string': case 'bytes': case 'decimal': case 'geography': case 'raw':
       return exp.v === (act as typeof exp).v ? null : neq();
     case 'civil': return exp.v === (act as typeof exp).v ? null : neq();

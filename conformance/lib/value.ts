@@ -8,7 +8,8 @@ import { parseTypeAt, skipWs, type SqlType } from './sqltype.js';
 export type Val =
   | { k: 'null' }
   | { k: 'int'; v: bigint }
-  | { k: 'float'; v: number }
+  /** rel: comparison tolerance when the value is a float32 (FLOAT) of the reference */
+  | { k: 'float'; v: number; rel?: number }
   | { k: 'bool'; v: boolean }
   | { k: 'string'; v: string }
   /** base64 of the bytes, normalised */
@@ -227,7 +228,9 @@ class Parser {
         m = this.match(/(-?inf|nan|-?\d+(\.\d*)?(e[+-]?\d+)?)/i);
         if (!m) this.fail(`${name} expected`);
         this.i += m[0].length;
-        return { k: 'float', v: parseFloatLiteral(m[0]) };
+        // A 32-bit FLOAT of the reference is float32-rounded; BigQuery keeps
+        // such columns as FLOAT64, so compare at float32 precision.
+        return name === 'FLOAT' ? { k: 'float', v: parseFloatLiteral(m[0]), rel: 2 ** -22 } : { k: 'float', v: parseFloatLiteral(m[0]) };
       }
       case 'BOOL': {
         m = this.match(/(true|false)\b/);

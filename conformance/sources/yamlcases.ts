@@ -218,6 +218,19 @@ function substituteProject(text: string, from: string | null, to: string): strin
   return text.split(from).join(to);
 }
 
+/** The same substitution inside expected values (a case's data may name its project). */
+function substituteDeep<T>(v: T, from: string | null, to: string): T {
+  if (!from || from === to) return v;
+  if (typeof v === 'string') return substituteProject(v, from, to) as T;
+  if (Array.isArray(v)) return v.map((x) => substituteDeep(x, from, to)) as T;
+  if (v && typeof v === 'object') {
+    const o: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) o[k] = substituteDeep(x, from, to);
+    return o as T;
+  }
+  return v;
+}
+
 const CAMEL = (k: string) => k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 function camelize(v: unknown): unknown {
@@ -397,14 +410,14 @@ async function runYamlCase(ctx: RunContext, spec: YamlCaseSpec, project: string)
     case 'error':
       return fail('expected an error, got success', `expected ${ex.code ?? ''} ${ex.messageContains ?? ''}; got ${res.rows.length} row(s)`, { errorExpected: true });
     case 'oracle':
-      return compareOracle(ex, res);
+      return compareOracle({ ...ex, rows: substituteDeep(ex.rows, spec.projectId, project) }, res);
     case 'rows': {
       if (ex.schema) {
         const sd = compareYamlSchema(ex.schema, res.fields);
         if (sd) return fail(schemaCause(sd), sd);
       }
       if (ex.match === 'schema_only' || ex.rows === null) return { status: 'pass' };
-      return compareWireRows(ex.rows, res.fields, res.rows, ex.match === 'ordered');
+      return compareWireRows(substituteDeep(ex.rows, spec.projectId, project), res.fields, res.rows, ex.match === 'ordered');
     }
   }
 }
