@@ -37,7 +37,22 @@ function floatText(x: number, asString: boolean): string {
   if (Number.isNaN(x)) return '"NaN"';
   if (x === Infinity) return '"Infinity"';
   if (x === -Infinity) return '"-Infinity"';
-  return asString ? q(String(x)) : String(x);
+  return asString ? q(javaDouble(x)) : String(x);
+}
+
+/**
+ * A double as Java's Double.toString prints it, which is how the real service
+ * writes FLOAT64 cells: `1.0`, `0.5`, `1.0E20`, `2.5E-5` (shortest digits).
+ */
+export function javaDouble(x: number): string {
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const ax = Math.abs(x);
+  if (ax >= 1e-3 && ax < 1e7) {
+    const s = String(x);
+    return s.includes('.') ? s : s + '.0';
+  }
+  const [mant, exp] = x.toExponential().split('e');
+  return `${mant!.includes('.') ? mant : mant + '.0'}E${exp!.replace('+', '')}`;
 }
 
 function timestampText(micros: bigint | number, f: TimestampFormat): string {

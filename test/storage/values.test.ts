@@ -69,6 +69,10 @@ describe('other scalar forms', () => {
     expect(encodeCell(T.FLOAT64, NaN, neutral)).toBe('{"v":"NaN"}');
     expect(encodeCell(T.FLOAT64, 1.5, neutral)).toBe('{"v":1.5}');
     expect(encodeCell(T.FLOAT64, 1.5, { ...neutral, stringScalars: true })).toBe('{"v":"1.5"}');
+    const real = (x: number): string => encodeCell(T.FLOAT64, x, { ...neutral, stringScalars: true });
+    expect([1, 1e20, 2.5e-5, 1234567.5, 12345678, -0.001, 0].map(real)).toEqual([
+      '{"v":"1.0"}', '{"v":"1.0E20"}', '{"v":"2.5E-5"}', '{"v":"1234567.5"}', '{"v":"1.2345678E7"}', '{"v":"-0.001"}', '{"v":"0.0"}',
+    ]);
   });
 
   it('intervals, ranges, JSON, nested', () => {
