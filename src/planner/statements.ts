@@ -355,8 +355,9 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
   checkResultArrays(cols, batches);
   const n = rowCount(batches);
   if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, n);
+  const ret = st.returning ? await returning(s, info, undefined, batches, st.returning) : {};
   if (n) await s.ctx.catalog.appendRows(info.id, batches);
-  return result('INSERT', { numDmlAffectedRows: n });
+  return result('INSERT', { numDmlAffectedRows: n, ...ret });
 }
 
 async function assertRows(s: Session, e: A.Expr, n: number): Promise<void> {
@@ -502,8 +503,13 @@ export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
   const batches = await s.run({ kind: 'filter', input: scan, predicate: keep, columns: scan.columns });
   const n = total - rowCount(batches);
   if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, n);
+  let ret = {};
+  if (st.returning) {
+    const gone = await s.run({ kind: 'filter', input: scan, predicate: callScalar('$is_true', [pred], st.where.loc), columns: scan.columns });
+    ret = await returning(s, info, st.alias, gone, st.returning);
+  }
   await s.ctx.catalog.replaceRows(info.id, batches);
-  return result('DELETE', { numDmlAffectedRows: n });
+  return result('DELETE', { numDmlAffectedRows: n, ...ret });
 }
 
 export async function truncate(s: Session, st: A.TruncateStmt): Promise<QueryResult> {
@@ -873,4 +879,39 @@ export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPol
     lastModifiedTime: now,
   }, tableId);
   return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: info.id });
+}
+
+// ---------------------------------------------------------------- THEN RETURN
+
+/**
+ * DML ... THEN RETURN items: the items evaluated over the affected rows
+ * (inserted, deleted, or updated values), which are fed back as literal rows.
+ */
+async function returning(s: Session, info: TableInfo, alias: string | undefined, rows: readonly Batch[], items: readonly A.SelectItem[]): Promise<Pick<QueryResult, 'columns' | 'batches'>> {
+  const an = s.analyzer();
+  const rowType = { kind: 'STRUCT' as const, fields: info.columns.map((c) => ({ name: c.name, type: c.type })) };
+  const values: Value[] = [];
+  for (const b of rows) for (let i = 0; i < b.length; i++) values.push(b.columns.map((v) => getValue(v, i)));
+  const cols = info.columns.map((c) => an.newColumn(c.name, c.type));
+  const src: Rel = { kind: 'array_scan', array: literal({ kind: 'ARRAY', element: rowType }, values), columns: cols };
+  const scope = new Scope();
+  const name = alias ?? info.id.tableId;
+  scope.addRangeVar({ name, lname: name.toLowerCase(), columns: cols });
+  const exprs: Expr[] = [];
+  const names: string[] = [];
+  for (const it of items) {
+    if (it.kind === 'SelectStar') {
+      cols.forEach((c) => {
+        exprs.push(colRef(c));
+        names.push(c.name);
+      });
+    } else {
+      exprs.push(resolveExpr(an, it.expr, { scope, clause: 'THEN RETURN' }));
+      names.push(it.alias ?? (it.expr.kind === 'PathExpr' ? it.expr.parts[it.expr.parts.length - 1]! : ''));
+    }
+  }
+  const out = outputNames(names);
+  const p = project(an, src, exprs, out);
+  const batches = await s.run(p);
+  return { columns: p.columns.map((c, i) => ({ name: out[i]!, type: c.type })), batches };
 }
