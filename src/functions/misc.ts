@@ -193,7 +193,7 @@ export function registerMisc(): void {
   defineScalar('HLL_COUNT.EXTRACT', [sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => (v[0] === null ? 0n : hllExtract(v[0] as Uint8Array)), false))]);
 
   // LIKE ANY/ALL UNNEST(array)
-  const likeArr = (all: boolean) =>
+  const likeArr = (all: boolean, negate = false) =>
     rowKernel(T.BOOL, (v) => {
       const x = v[0]!;
       const pats = v[1] as Value[] | null;
@@ -205,7 +205,8 @@ export function registerMisc(): void {
           sawNull = true;
           continue;
         }
-        const r = typeof x === 'string' ? likeRegex(p as string, false).test(x) : likeRegex(bytesToLatin1(p as Uint8Array), true).test(bytesToLatin1(x as Uint8Array));
+        let r = typeof x === 'string' ? likeRegex(p as string, false).test(x) : likeRegex(bytesToLatin1(p as Uint8Array), true).test(bytesToLatin1(x as Uint8Array));
+        if (negate) r = !r;
         if (r !== all) return !all;
       }
       return sawNull ? null : all;
@@ -215,6 +216,13 @@ export function registerMisc(): void {
   });
   defineScalar('$like_all_array', [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(true)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(true))], {
     display: operatorDisplay('LIKE ALL', 'custom', (a) => `${a[0]} LIKE ALL UNNEST(${a[1]})`),
+  });
+
+  defineScalar('$not_like_any_array', [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(false, true)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(false, true))], {
+    display: operatorDisplay('NOT LIKE ANY', 'custom', (a) => `${a[0]} NOT LIKE ANY UNNEST(${a[1]})`),
+  });
+  defineScalar('$not_like_all_array', [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(true, true)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(true, true))], {
+    display: operatorDisplay('NOT LIKE ALL', 'custom', (a) => `${a[0]} NOT LIKE ALL UNNEST(${a[1]})`),
   });
 
   // NET.*

@@ -602,14 +602,17 @@ function registerLike(): void {
   defineScalar('$like', [sig(['STRING', 'STRING'], 'BOOL', likeKernel(false)), sig(['BYTES', 'BYTES'], 'BOOL', likeKernel(true))], {
     display: operatorDisplay('LIKE'),
   });
-  const quant = (all: boolean, bytes: boolean) =>
+  // LIKE ANY/ALL; `negate` gives NOT LIKE ANY/ALL, which apply NOT LIKE per pattern
+  // (x NOT LIKE ANY (a, b) is true when x fails to match some pattern).
+  const quant = (all: boolean, bytes: boolean, negate = false) =>
     rowKernel(T.BOOL, (v) => {
       const x = v[0]!;
       if (v.length === 1) return all ? true : false;
       if (x === null) return null;
       let sawNull = false;
       for (let k = 1; k < v.length; k++) {
-        const r = likeMatch(x, v[k]!, bytes);
+        let r = likeMatch(x, v[k]!, bytes);
+        if (r !== null && negate) r = !r;
         if (r === null) sawNull = true;
         else if (r !== all) return !all;
       }
@@ -620,6 +623,12 @@ function registerLike(): void {
   });
   defineScalar('$like_all', [sig(['STRING', { type: 'STRING', repeated: true }], 'BOOL', quant(true, false)), sig(['BYTES', { type: 'BYTES', repeated: true }], 'BOOL', quant(true, true))], {
     display: operatorDisplay('LIKE ALL', 'custom', (a) => `${a[0]} LIKE ALL (${a.slice(1).join(', ')})`),
+  });
+  defineScalar('$not_like_any', [sig(['STRING', { type: 'STRING', repeated: true }], 'BOOL', quant(false, false, true)), sig(['BYTES', { type: 'BYTES', repeated: true }], 'BOOL', quant(false, true, true))], {
+    display: operatorDisplay('NOT LIKE ANY', 'custom', (a) => `${a[0]} NOT LIKE ANY (${a.slice(1).join(', ')})`),
+  });
+  defineScalar('$not_like_all', [sig(['STRING', { type: 'STRING', repeated: true }], 'BOOL', quant(true, false, true)), sig(['BYTES', { type: 'BYTES', repeated: true }], 'BOOL', quant(true, true, true))], {
+    display: operatorDisplay('NOT LIKE ALL', 'custom', (a) => `${a[0]} NOT LIKE ALL (${a.slice(1).join(', ')})`),
   });
 }
 
