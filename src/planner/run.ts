@@ -361,12 +361,35 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
   }
 }
 
+const DRY_TYPES: Partial<Record<A.Statement['kind'], string>> = {
+  CreateTable: 'CREATE_TABLE', CreateView: 'CREATE_VIEW', Drop: 'DROP_TABLE', Insert: 'INSERT', Update: 'UPDATE', Delete: 'DELETE',
+  Merge: 'MERGE', Truncate: 'TRUNCATE_TABLE', Alter: 'ALTER_TABLE', CreateSchema: 'CREATE_SCHEMA', CreateFunction: 'CREATE_FUNCTION',
+  CreateProcedure: 'CREATE_PROCEDURE', CreateModel: 'CREATE_MODEL',
+};
+
+/** Dry run: a SELECT is analyzed (schema known, nothing runs); other statements are parsed only and never applied. */
+async function dryRun(s: Session, script: A.Script, single: boolean): Promise<QueryResult> {
+  const st = script.statements[0]!;
+  if (single && st.kind === 'QueryStatement') return runSelect(s, st.query);
+  if (single) {
+    let type = DRY_TYPES[st.kind] ?? st.kind.toUpperCase();
+    if (st.kind === 'CreateTable' && st.asQuery) type = 'CREATE_TABLE_AS_SELECT';
+    if (st.kind === 'CreateView' && st.materialized) type = 'CREATE_MATERIALIZED_VIEW';
+    if (st.kind === 'Drop') type = `DROP_${st.objectType.replace(/ /g, '_')}`;
+    if (st.kind === 'Insert' && st.query) s.analyze(st.query, { allowDuplicateNames: true });
+    if (st.kind === 'CreateTable' && st.asQuery) s.analyze(st.asQuery);
+    return { columns: null, batches: [], statementType: type, totalBytesProcessed: 0 };
+  }
+  return { columns: null, batches: [], statementType: 'SCRIPT', totalBytesProcessed: 0 };
+}
+
 export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult> => {
   const script = parse(ctx.sql);
   const s = new Session(ctx);
   const state: ScriptState = { count: 0 };
   if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
   const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
+  if (ctx.dryRun) return dryRun(s, script, single);
   try {
     await runBlock(s, script.statements, state);
   } catch (e) {

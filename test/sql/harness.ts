@@ -37,6 +37,7 @@ export interface RunOpts {
   projectId: string;
   defaultDataset?: { projectId: string; datasetId: string };
   params?: QueryParameters;
+  dryRun?: boolean;
 }
 
 const NO_PARAMS: QueryParameters = { named: new Map(), positional: [] };
@@ -50,7 +51,7 @@ export function run(h: Harness, sql: string, o: RunOpts): Promise<QueryResult> {
     catalog: h.catalog,
     jobId: 'job_test',
     signal: new AbortController().signal,
-    dryRun: false,
+    dryRun: o.dryRun ?? false,
     nowMicros: BigInt(Date.now()) * 1000n,
     sessionUser: 'tester@example.com',
   });

@@ -1,7 +1,7 @@
 // Runs every test/sql/*.sqltest file. Format (one file, many cases):
 //
 //   === case name                     starts a case
-//   @unordered                        optional flags: @unordered, @no_default_dataset, @project <id>
+//   @unordered                        optional flags: @unordered, @no_default_dataset, @project <id>, @dry_run
 //   --- setup                         statements run first (one runQuery call)
 //   CREATE TABLE t (x INT64); INSERT t VALUES (1);
 //   --- query                         the statement under test
@@ -78,7 +78,7 @@ for (const file of files) {
         const wantError = c.sections.get('error')?.trim();
         let res;
         try {
-          res = await run(h, query, opts);
+          res = await run(h, query, { ...opts, dryRun: c.flags.has('dry_run') });
         } catch (e) {
           if (wantError === undefined) throw e;
           if (wantError.startsWith('~ ')) expect(errorMessage(e)).toContain(wantError.slice(2));
