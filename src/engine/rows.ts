@@ -155,7 +155,7 @@ export class RowService {
           builders[c]!.set(k, convertJsonValue(col.type, v));
         } catch (e) {
           if (!(e instanceof ValueConversionError)) throw e;
-          (rowErrors ??= []).push({ reason: 'invalid', location: col.name, debugInfo: '', message: e.message });
+          (rowErrors ??= []).push({ reason: 'invalid', location: [col.name, ...e.path].join('.'), debugInfo: '', message: e.message });
         }
       }
       if (rowErrors) {

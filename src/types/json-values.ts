@@ -8,7 +8,10 @@ import { Decimal } from 'decimal.js';
 import type { SqlType } from './types.js';
 import { Geography, Interval, JsonValue, RangeValue, type JsonNode, type Value } from './values.js';
 
-export class ValueConversionError extends Error {}
+export class ValueConversionError extends Error {
+  /** Field path below the column where the bad value sits (STRUCT sub-fields), outermost first. */
+  readonly path: string[] = [];
+}
 
 // --- civil calendar ----------------------------------------------------------
 
@@ -623,7 +626,12 @@ export function convertJsonValue(type: SqlType, v: unknown): Value {
           lower ??= new Map(Object.entries(o).map(([k, val]) => [k.toLowerCase(), val]));
           x = lower.get(f.name.toLowerCase());
         }
-        out[i] = convertJsonValue(f.type, x);
+        try {
+          out[i] = convertJsonValue(f.type, x);
+        } catch (e) {
+          if (e instanceof ValueConversionError) e.path.unshift(f.name);
+          throw e;
+        }
       }
       return out;
     }

@@ -179,6 +179,8 @@ describe('insertErrors', () => {
     const errs = JSON.parse(r.insertErrorsJson) as { index: number; errors: { location: string }[] }[];
     expect(errs.map((e) => e.index)).toEqual(bad.map((_, i) => i));
     expect(errs.map((e) => e.errors[0]!.location)).toEqual(bad.map((b) => Object.keys(b)[0]));
+    const nested = await insert('all', [{ json: { st: { a: 'x' } } }], { skipInvalidRows: true });
+    expect(JSON.parse(nested.insertErrorsJson)[0].errors[0].location).toBe('st.a');
   });
 
   it('404 for a missing table, 400 for listing a view', async () => {
