@@ -1,8 +1,8 @@
-// End to end against the real engine: HTTP, the Node client (apiEndpoint and
-// BIGQUERY_EMULATOR_HOST), and the bq CLI fetching our discovery document
-// (no --discovery_file). Recipes per shared/clients/real-client-traces.md.
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// End to end against the real engine: HTTP and the Node client (apiEndpoint
+// and BIGQUERY_EMULATOR_HOST), per shared/clients/real-client-traces.md.
+// The bq CLI has its own file (bq-cli.test.ts) so it runs in parallel.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
@@ -17,9 +17,6 @@ function fakeAuth(): OAuth2Client {
   return c;
 }
 
-function hasBq(): boolean {
-  return (process.env['PATH'] ?? '').split(':').some((d) => d && existsSync(join(d, 'bq')));
-}
 
 describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
   let emu: Emulator;
@@ -251,38 +248,4 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     }
   });
 
-  it.skipIf(!hasBq())('bq CLI: mk, ls, show, insert, head, query, rm through the served discovery document', async () => {
-    const cfg = mkdtempSync(join(tmpdir(), 'bq-cfg-'));
-    const rc = join(cfg, 'bigqueryrc');
-    writeFileSync(rc, '');
-    const rowsFile = join(cfg, 'rows.json');
-    writeFileSync(rowsFile, '{"name":"a","age":3}\n{"name":"b","age":4}\n');
-    const bq = (...args: string[]): Promise<string> =>
-      new Promise((res, rej) => {
-        execFile('bq', [`--bigqueryrc=${rc}`, `--api=${emu.url.replace('localhost', '127.0.0.1')}`, '--project_id=test', '--oauth_access_token=fake', ...args],
-          { env: { ...process.env, CLOUDSDK_CONFIG: cfg }, timeout: 60_000 }, (err, stdout, stderr) => {
-            if (err) rej(new Error(`bq ${args.join(' ')}: ${err.message}\n${stdout}\n${stderr}`));
-            else res(stdout);
-          });
-      });
-    // Each bq run costs seconds (it shells out to `gcloud config list`): independent commands run in parallel waves.
-    expect(await bq('mk', '--dataset', 'test:bqds')).toMatch(/successfully created/);
-    expect(await bq('mk', '--table', 'test:bqds.people', 'name:STRING,age:INTEGER')).toMatch(/successfully created/);
-    const [ls, lsTables, show, , query, dry] = await Promise.all([
-      bq('ls'), bq('ls', 'bqds'), bq('show', 'bqds.people'), bq('insert', 'bqds.people', rowsFile),
-      bq('--format=json', 'query', '--nouse_legacy_sql', '--parameter=x:INT64:5', '--parameter=s::hello', 'SELECT @x + 1 AS y, @s AS s'),
-      bq('query', '--nouse_legacy_sql', '--dry_run', 'SELECT 1'),
-    ]);
-    expect(JSON.parse(query)).toEqual([{ y: '6', s: 'hello' }]);
-    expect(dry).toMatch(/successfully validated/);
-    expect(ls).toContain('bqds');
-    expect(lsTables).toContain('people');
-    expect(show).toContain('age: integer');
-    const head = await bq('--format=json', 'head', 'bqds.people');
-    expect(JSON.parse(head)).toEqual(expect.arrayContaining([{ name: 'a', age: '3' }, { name: 'b', age: '4' }]));
-    // rm -r -d drops the table with the dataset (one bq run fewer than rm -t + rm -d).
-    await bq('rm', '-r', '-f', '-d', 'bqds');
-    expect((await rest(bqUrl('/datasets/bqds/tables/people'))).status).toBe(404);
-    expect((await rest(bqUrl('/datasets/bqds'))).status).toBe(404);
-  }, 120_000);
 });
