@@ -104,16 +104,17 @@ export class Client {
     return parsed as T;
   }
 
-  createDataset(projectId: string, datasetId: string): Promise<unknown> {
+  createDataset(projectId: string, datasetId: string, extra: Record<string, unknown> = {}): Promise<unknown> {
     return this.request('POST', `/bigquery/v2/projects/${enc(projectId)}/datasets`, {
       datasetReference: { projectId, datasetId },
+      ...extra,
     });
   }
 
   /** Creates a dataset; an "already exists" answer counts as success. */
-  async ensureDataset(projectId: string, datasetId: string): Promise<void> {
+  async ensureDataset(projectId: string, datasetId: string, extra: Record<string, unknown> = {}): Promise<void> {
     try {
-      await this.createDataset(projectId, datasetId);
+      await this.createDataset(projectId, datasetId, extra);
     } catch (e) {
       if (e instanceof RestError && e.status === 409) return;
       throw e;

@@ -359,7 +359,9 @@ function datasetName(state: FileState, ctx: RunContext): string {
 
 async function setupFile(ctx: RunContext, state: FileState, tf: TestFile): Promise<void> {
   const ds = datasetName(state, ctx);
-  await ctx.client.ensureDataset(GOOGLESQL_PROJECT, ds);
+  // GoogleSQL resolves table names case-insensitively; BigQuery does so in
+  // datasets created with isCaseInsensitive.
+  await ctx.client.ensureDataset(GOOGLESQL_PROJECT, ds, { isCaseInsensitive: true });
   const defaultDataset = { projectId: GOOGLESQL_PROJECT, datasetId: ds };
   for (const p of state.preps) {
     if (p.skip || p.kind === 'temp_function' || p.kind === 'constant') {
@@ -532,7 +534,7 @@ async function runCase(ctx: RunContext, tc: TestCase, index: number, tf: TestFil
     // run it on copies of the tables it names, in a dataset of its own.
     const scratch = `${ds}_dml${index}`;
     try {
-      await ctx.client.ensureDataset(GOOGLESQL_PROJECT, scratch);
+      await ctx.client.ensureDataset(GOOGLESQL_PROJECT, scratch, { isCaseInsensitive: true });
       for (const p of referenced.filter((r) => r.kind === 'table')) {
         await ctx.client.query(GOOGLESQL_PROJECT, {
           query: `CREATE TABLE \`${GOOGLESQL_PROJECT}.${scratch}.${p.name}\` AS SELECT * FROM \`${GOOGLESQL_PROJECT}.${ds}.${p.name}\``,
