@@ -6,6 +6,7 @@
 //   CREATE TABLE t (x INT64); INSERT t VALUES (1);
 //   --- query                         the statement under test
 //   SELECT x FROM t
+//   --- params                        optional: JSON list of {name, type, value} (conformance form)
 //   --- schema                        REST schema: `name TYPE[(fields)][ REPEATED]`, comma separated
 //   x INTEGER
 //   --- rows                          one JSON array per row of REST wire values (strings/null/nested arrays)
@@ -18,7 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorMessage, openHarness, rowsOf, run, schemaOf, schemaText, setupDataset, type Harness } from './harness.js';
+import { errorMessage, openHarness, restParams, rowsOf, run, schemaOf, schemaText, setupDataset, type Harness } from './harness.js';
 
 interface SqlCase {
   name: string;
@@ -78,7 +79,9 @@ for (const file of files) {
         const wantError = c.sections.get('error')?.trim();
         let res;
         try {
-          res = await run(h, query, { ...opts, dryRun: c.flags.has('dry_run') });
+          const paramsText = c.sections.get('params')?.trim();
+          const params = paramsText ? restParams(JSON.parse(paramsText) as unknown[]) : undefined;
+          res = await run(h, query, { ...opts, dryRun: c.flags.has('dry_run'), ...(params ? { params } : {}) });
         } catch (e) {
           if (wantError === undefined) throw e;
           if (wantError.startsWith('~ ')) expect(errorMessage(e)).toContain(wantError.slice(2));
