@@ -459,6 +459,7 @@ async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout
     const r = nativeAggregate(name, call, args, g, fs, fe);
     if (r) return r;
   }
+  if (!whole && !call.distinct && isCumulative(g, fs, fe)) return cumulativeAggregate(call, args, g, fe, ctx);
   const acc = call.aggregate!.create(ctx.eval, {
     distinct: call.distinct,
     ignoreNulls: call.ignoreNulls,
@@ -522,6 +523,62 @@ async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout
   const map = new Int32Array(n);
   for (let p = 0; p < n; p++) map[g.idx[p]!] = whole ? g.partIndex[p]! : p;
   return takeVector(res, map);
+}
+
+/** Every frame starts at its partition's start and frame ends never move backwards. */
+function isCumulative(g: Geometry, fs: Int32Array, fe: Int32Array): boolean {
+  for (let p = 0; p < g.n; p++) {
+    if (fs[p] !== g.partStart[p]) return false;
+    if (p > g.partStart[p]! && fe[p]! < fe[p - 1]!) return false;
+  }
+  return true;
+}
+
+/**
+ * Cumulative frames (the default ORDER BY frame) with any accumulator: one
+ * single-group accumulator per partition, fed row by row as the frame end
+ * advances and read with finish(1) once per distinct frame end. O(n) updates;
+ * relies on finish() leaving the state usable (true of src/functions' accumulators).
+ */
+async function cumulativeAggregate(call: WindowCall, args: readonly Vector[], g: Geometry, fe: Int32Array, ctx: ExecContext): Promise<Vector> {
+  const n = g.n;
+  const idx = g.idx;
+  const out: Value[] = new Array(n);
+  const zeros = new Int32Array(BATCH_SIZE);
+  const rows = new Int32Array(BATCH_SIZE);
+  const a0 = args[0];
+  const ignoreNulls = call.ignoreNulls === true && a0 !== undefined;
+  let parts = 0;
+  for (let ps = 0; ps < n; ps = g.partEnd[ps]!) {
+    const pe = g.partEnd[ps]!;
+    const acc = call.aggregate!.create(ctx.eval, { distinct: false, ignoreNulls: call.ignoreNulls, hasOrderBy: false });
+    acc.resize(1);
+    let curE = ps;
+    let lastE = -1;
+    let last: Value = null;
+    for (let p = ps; p < pe; p++) {
+      const e = fe[p]!;
+      if (e !== lastE) {
+        let c = 0;
+        for (let q = curE; q < e; q++) {
+          const r = idx[q]!;
+          if (ignoreNulls && a0!.nulls !== null && a0!.nulls[r] === 1) continue;
+          rows[c++] = r;
+          if (c === BATCH_SIZE) {
+            acc.update(args.map((v) => takeVector(v, rows, c)), zeros, c);
+            c = 0;
+          }
+        }
+        if (c > 0) acc.update(args.map((v) => takeVector(v, rows, c)), zeros, c);
+        curE = Math.max(curE, e);
+        last = getValue(acc.finish(1), 0);
+        lastE = e;
+      }
+      out[idx[p]!] = last;
+    }
+    if ((++parts & 255) === 0) await checkpoint(ctx);
+  }
+  return vfv(call.column.type, out);
 }
 
 /**
