@@ -204,6 +204,16 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private get live(): boolean {
     return !this.RECORDING_PHASE;
   }
+  /**
+   * Guard for a block that must be parsed (not lookahead-filtered) when `cond`
+   * holds, like descent's `if (!isSym(')')) parseList()`: errors then come from
+   * inside the block ("Expected type ..."), not "Unexpected ...". Always true
+   * while recording so the block's DSL calls are recorded. Only used after a
+   * consumed token, so the rule's first set is unaffected.
+   */
+  private must(cond: boolean): boolean {
+    return this.RECORDING_PHASE || cond;
+  }
   private la(k: number): XToken {
     return this.LA(k) as XToken;
   }
@@ -457,15 +467,15 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     const first = this.la(1);
     const statements: A.Statement[] = [];
     this.many(1, () => this.consume(2, S[';']!));
-    this.option(3, () => {
+    if (this.must(!this.isEof())) {
       statements.push(this.subrule(4, this.statement));
       this.many(5, () => {
         this.consume(6, S[';']!);
-        this.option(7, () => statements.push(this.subrule(8, this.statement)));
+        if (this.must(!this.isEof() && !this.isSym(';'))) statements.push(this.subrule(8, this.statement));
       });
-    });
+    }
     // Anything left is reported by Chevrotain as NotAllInputParsed: "Expected end of input but got ...".
-    const loc: A.Loc = first.tokenType === EOF ? { line: 1, column: 1, offset: 0 } : this.loc(first);
+    const loc: A.Loc = first.tokenType === EOF ? { line: this.eofLine, column: this.eofColumn, offset: this.eofOffset } : this.loc(first);
     return { kind: 'Script', loc, statements };
   });
 
@@ -607,7 +617,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           this.consume(74, K.CALL!);
           const name = this.subrule(75, this.path);
           this.consume(76, LP);
-          const args = this.option(77, () => this.subrule(78, this.exprList)) ?? [];
+          let args: A.Expr[] = [];
+          if (this.must(!this.isSym(')'))) args = this.subrule(78, this.exprList);
           this.consume(79, RP);
           return this.stmtEnd<A.CallStmt>({ kind: 'Call', loc, start, end: 0, name, args });
         },
@@ -746,7 +757,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   private caseStatement = this.RULE('caseStatement', (): A.CaseStmt => {
     const t = this.consume(1, K.CASE!);
-    const operand = this.option(2, () => this.subrule(3, this.expr));
+    let operand: A.Expr | undefined;
+    if (this.must(!this.isKw('WHEN'))) operand = this.subrule(3, this.expr);
     const whens: { when: A.Expr; body: A.Statement[] }[] = [];
     this.many(4, () => {
       this.consume(5, K.WHEN!);
@@ -763,7 +775,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private declareStatement = this.RULE('declareStatement', (): A.DeclareStmt => {
     const t = this.consume(1, K.DECLARE!);
     const names = this.subrule(2, this.identList);
-    const type = this.option(3, () => this.subrule(4, this.type));
+    let type: A.TypeNode | undefined;
+    if (this.must(!this.isKw('DEFAULT'))) type = this.subrule(4, this.type);
     const dflt = this.option(5, () => (this.consume(6, K.DEFAULT!), this.subrule(7, this.expr)));
     return this.stmtEnd<A.DeclareStmt>({ kind: 'Declare', loc: this.loc(t), start: t.startOffset, end: 0, names, type, default: dflt });
   });
@@ -938,13 +951,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private columnDefList = this.RULE('columnDefList', (): A.ColumnDef[] => {
     this.consume(1, LP);
     const cols: A.ColumnDef[] = [];
-    this.option(2, () => {
+    if (this.must(!this.isSym(')'))) {
       cols.push(this.subrule(3, this.columnDef));
       this.many(4, () => {
         this.consume(5, COMMA);
-        this.or(6, [{ GATE: () => this.isSym(')'), ALT: () => undefined }, { ALT: () => cols.push(this.subrule(7, this.columnDef)) }]);
+        if (this.must(!this.isSym(')'))) cols.push(this.subrule(7, this.columnDef));
       });
-    });
+    }
     this.consume(8, RP);
     return cols;
   });
@@ -1081,13 +1094,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
             { GATE: () => this.isTableConstraint(), ALT: () => constraints.push(this.subrule(i + 1, this.tableConstraint)) },
             { ALT: () => columns.push(this.subrule(i + 2, this.columnDef)) },
           ]);
-        this.option(5, () => {
+        if (this.must(!this.isSym(')'))) {
           element(6);
           this.many(9, () => {
             this.consume(10, COMMA);
-            this.or(11, [{ GATE: () => this.isSym(')'), ALT: () => undefined }, { ALT: () => element(12) }]);
+            if (this.must(!this.isSym(')'))) element(12);
           });
-        });
+        }
         this.consume(15, RP);
         s.columns = columns;
         if (constraints.length) s.constraints = constraints;
@@ -1204,13 +1217,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     const name = this.subrule(3, this.path);
     const s: A.CreateFunctionStmt = { kind: 'CreateFunction', ...base!, temp: !!temp, ifNotExists, aggregate: !!aggregate, tableFunction: !!tableFunction, name, params: [] };
     this.consume(4, LP);
-    this.option(5, () => {
+    if (this.must(!this.isSym(')'))) {
       s.params.push(this.subrule(6, this.functionParam));
       this.many(7, () => {
         this.consume(8, COMMA);
         s.params.push(this.subrule(9, this.functionParam));
       });
-    });
+    }
     this.consume(10, RP);
     this.many(11, () =>
       this.or(12, [
@@ -1246,7 +1259,17 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         {
           ALT: () => {
             this.consume(31, K.AS!);
-            this.or(32, [
+            // A table function's body is always a query (errors from inside it).
+            const tvfBody = tableFunction === true && !this.isType(T.String);
+            if (this.must(tvfBody)) {
+              const qs = this.curOffset();
+              s.query = this.subrule(44, this.query);
+              s.bodyText = this.sql.slice(qs, this.prevEnd());
+            }
+            if (this.must(!tvfBody))
+            this.or(32, {
+              ERR_MSG: '"("',
+              DEF: [
               {
                 ALT: () => {
                   const bt = this.consume(33, StringLit);
@@ -1255,7 +1278,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
                 },
               },
               {
-                GATE: () => tableFunction === true || (this.startsQuery() && !this.isSym('(')),
+                GATE: () => this.startsQuery() && !this.isSym('('),
                 ALT: () => {
                   const qs = this.curOffset();
                   s.query = this.subrule(34, this.query);
@@ -1279,7 +1302,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
                   this.consume(39, RP);
                 },
               },
-            ]);
+            ]});
           },
         },
       ]),
@@ -1307,13 +1330,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     const name = this.subrule(3, this.path);
     const params: A.ProcedureParam[] = [];
     this.consume(4, LP);
-    this.option(5, () => {
+    if (this.must(!this.isSym(')'))) {
       params.push(this.subrule(6, this.procedureParam));
       this.many(7, () => {
         this.consume(8, COMMA);
         params.push(this.subrule(9, this.procedureParam));
       });
-    });
+    }
     this.consume(10, RP);
     let options: A.OptionEntry[] | undefined;
     this.many(11, () =>
@@ -1330,7 +1353,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         },
       ]),
     );
-    return this.or(20, [
+    return this.or(20, {
+      ERR_MSG: 'keyword BEGIN',
+      DEF: [
       {
         ALT: () => {
           // Non-SQL procedures (e.g. Python): keep as an empty body; the analyzer rejects the language.
@@ -1350,7 +1375,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           return this.stmtEnd<A.CreateProcedureStmt>({ kind: 'CreateProcedure', ...base!, ifNotExists, name, params, options, body, bodyText: this.sql.slice(bs, this.prevEnd()) });
         },
       },
-    ]);
+    ]});
   });
 
   private createModel = this.RULE('createModel', (base?: Base): A.CreateModelStmt => {
@@ -1431,7 +1456,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       { ALT: (): A.DropObjectType => (this.consume(30, K.VECTOR!), this.consume(31, K.INDEX!), 'VECTOR INDEX') },
     ]);
     const ifExists = this.subrule(32, this.ifExists);
-    const name = this.option(33, { GATE: () => objectType !== 'ALL ROW ACCESS POLICIES', DEF: () => this.subrule(34, this.path) }) ?? [];
+    let name: A.Path = [];
+    if (this.must(objectType !== 'ALL ROW ACCESS POLICIES')) name = this.subrule(34, this.path);
     const s: A.DropStmt = { kind: 'Drop', loc: this.loc(t), start: t.startOffset, end: 0, objectType, ifExists, name };
     this.option(35, () => (this.consume(36, K.ON!), (s.on = this.subrule(37, this.path))));
     this.option(38, () => {
@@ -1773,7 +1799,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   private mergeClause = this.RULE('mergeClause', (): A.MergeClause => {
     this.consume(1, K.WHEN!);
-    const match = this.or(2, [
+    const match = this.or(2, {
+      ERR_MSG: 'keyword NOT',
+      DEF: [
       { ALT: (): A.MergeClause['match'] => (this.consume(3, K.MATCHED!), 'MATCHED') },
       {
         ALT: (): A.MergeClause['match'] => {
@@ -1790,7 +1818,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           );
         },
       },
-    ]);
+    ]});
     const condition = this.option(11, () => (this.consume(12, K.AND!), this.subrule(13, this.expr)));
     this.consume(14, K.THEN!);
     const action = this.or(15, [
@@ -1855,10 +1883,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private loadData = this.RULE('loadData', (): A.LoadDataStmt => {
     const t = this.consume(1, K.LOAD!);
     this.consume(2, K.DATA!);
-    const overwrite = this.or(3, [
-      { ALT: () => (this.consume(4, K.OVERWRITE!), true) },
-      { ALT: () => (this.consume(5, K.INTO!), false) },
-    ]);
+    const overwrite = this.or(3, {
+      ERR_MSG: 'keyword INTO',
+      DEF: [{ ALT: () => (this.consume(4, K.OVERWRITE!), true) }, { ALT: () => (this.consume(5, K.INTO!), false) }],
+    });
     const temp = this.option(6, () => this.or(7, [{ ALT: () => this.consume(8, K.TEMP!) }, { ALT: () => this.consume(9, K.TEMPORARY!) }])) !== undefined;
     this.option(10, { GATE: () => temp, DEF: () => this.consume(11, K.TABLE!) });
     const name = this.subrule(12, this.path);
@@ -2064,16 +2092,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private structTypeBody = this.RULE('structTypeBody', (loc?: A.Loc, columnOpts?: boolean): A.StructTypeNode => {
     this.consume(1, S['<']!);
     const fields: A.StructFieldType[] = [];
-    this.option(2, {
-      GATE: () => !this.isSym('>'),
-      DEF: () => {
-        fields.push(this.subrule(3, this.structField, { ARGS: [columnOpts] }));
-        this.many(4, () => {
-          this.consume(5, COMMA);
-          fields.push(this.subrule(6, this.structField, { ARGS: [columnOpts] }));
-        });
-      },
-    });
+    if (this.must(!this.isSym('>'))) {
+      fields.push(this.subrule(3, this.structField, { ARGS: [columnOpts] }));
+      this.many(4, () => {
+        this.consume(5, COMMA);
+        fields.push(this.subrule(6, this.structField, { ARGS: [columnOpts] }));
+      });
+    }
     this.consume(7, S['>']!);
     return { kind: 'StructType', loc: loc!, fields };
   });
@@ -2191,7 +2216,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private setOpModifiers = this.RULE('setOpModifiers', (withColumns?: boolean): { corresponding?: A.Corresponding; byName?: boolean } => {
     const out: { corresponding?: A.Corresponding; byName?: boolean } = {};
     const strict = this.option(1, { GATE: () => this.isKw('CORRESPONDING', 2), DEF: () => this.consume(2, K.STRICT!) }) !== undefined;
-    this.option(3, () =>
+    this.option(3, {
+      GATE: () => !this.isKw('BY') || this.isKw('NAME', 2),
+      DEF: () =>
       this.or(4, [
         {
           ALT: () => {
@@ -2229,7 +2256,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           },
         },
       ]),
-    );
+    });
     return out;
   });
 
@@ -2749,16 +2776,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private tvfArgs = this.RULE('tvfArgs', (): TvfArg[] => {
     this.consume(1, LP);
     const args: TvfArg[] = [];
-    this.option(2, {
-      GATE: () => !this.isSym(')'),
-      DEF: () => {
-        args.push(this.subrule(3, this.tvfArg));
-        this.many(4, () => {
-          this.consume(5, COMMA);
-          args.push(this.subrule(6, this.tvfArg));
-        });
-      },
-    });
+    if (this.must(!this.isSym(')'))) {
+      args.push(this.subrule(3, this.tvfArg));
+      this.many(4, () => {
+        this.consume(5, COMMA);
+        args.push(this.subrule(6, this.tvfArg));
+      });
+    }
     this.consume(7, RP);
     return args;
   });
@@ -3157,10 +3181,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       {
         ALT: (): A.PipeOp => {
           const opTok = this.or(65, [{ ALT: () => this.consume(66, K.UNION!) }, { ALT: () => this.consume(67, K.INTERSECT!) }, { ALT: () => this.consume(68, K.EXCEPT!) }]);
-          const quantifier = this.or(69, [
-            { ALT: (): 'ALL' | 'DISTINCT' => (this.consume(70, K.ALL!), 'ALL') },
-            { ALT: (): 'ALL' | 'DISTINCT' => (this.consume(71, K.DISTINCT!), 'DISTINCT') },
-          ]);
+          const quantifier = this.or(69, {
+            ERR_MSG: 'keyword DISTINCT',
+            DEF: [
+              { ALT: (): 'ALL' | 'DISTINCT' => (this.consume(70, K.ALL!), 'ALL') },
+              { ALT: (): 'ALL' | 'DISTINCT' => (this.consume(71, K.DISTINCT!), 'DISTINCT') },
+            ],
+          });
           const m = this.subrule(72, this.setOpModifiers, { ARGS: [false] });
           const queries = [this.subrule(73, this.parenQuery)];
           this.many(74, () => {
@@ -3234,19 +3261,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private pipeAggregate = this.RULE('pipeAggregate', (loc?: A.Loc): A.PipeAggregate => {
     this.consume(1, K.AGGREGATE!);
     const items: A.PipeAggregateItem[] = [];
-    this.option(2, {
-      GATE: () => !this.isKw('GROUP'),
-      DEF: () => {
-        items.push(this.subrule(3, this.pipeAggItem));
-        this.many(4, () => {
-          this.consume(5, COMMA);
-          this.option(6, {
-            GATE: () => !(this.isKw('GROUP') || this.clauseEndAfterComma()),
-            DEF: () => items.push(this.subrule(7, this.pipeAggItem)),
-          });
-        });
-      },
-    });
+    if (this.must(!this.isKw('GROUP'))) {
+      items.push(this.subrule(3, this.pipeAggItem));
+      this.many(4, () => {
+        this.consume(5, COMMA);
+        if (this.must(!(this.isKw('GROUP') || this.clauseEndAfterComma()))) items.push(this.subrule(7, this.pipeAggItem));
+      });
+    }
     const p: A.PipeAggregate = { kind: 'PipeAggregate', loc: loc!, items, groupBy: [], groupAndOrder: false };
     this.option(8, () => {
       this.consume(9, K.GROUP!);
@@ -3419,26 +3440,21 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         ALT: (): A.Expr => {
           const q = this.or(2, [{ ALT: () => this.consume(3, K.ANY!) }, { ALT: () => this.consume(4, K.SOME!) }, { ALT: () => this.consume(5, K.ALL!) }]);
           const node: A.LikeExpr = { kind: 'LikeExpr', loc: l?.loc, expr: l, not: !!not, quantifier: this.up(q) as 'ANY' | 'SOME' | 'ALL' };
-          this.or(6, [
-            {
-              ALT: () => {
-                this.consume(7, K.UNNEST!);
-                this.consume(8, LP);
-                node.unnest = this.subrule(9, this.expr);
-                this.consume(10, RP);
-              },
-            },
-            {
-              ALT: () => {
-                this.consume(11, LP);
-                this.or(12, [
-                  { GATE: () => this.startsQuery(), ALT: () => (node.query = this.subrule(13, this.query)) },
-                  { ALT: () => (node.patterns = this.subrule(14, this.exprList)) },
-                ]);
-                this.consume(15, RP);
-              },
-            },
-          ]);
+          const unnest = this.option(6, () => {
+            this.consume(7, K.UNNEST!);
+            this.consume(8, LP);
+            node.unnest = this.subrule(9, this.expr);
+            this.consume(10, RP);
+            return true;
+          });
+          if (this.must(unnest === undefined)) {
+            this.consume(11, LP);
+            this.or(12, [
+              { GATE: () => this.startsQuery(), ALT: () => (node.query = this.subrule(13, this.query)) },
+              { ALT: () => (node.patterns = this.subrule(14, this.exprList)) },
+            ]);
+            this.consume(15, RP);
+          }
           return node;
         },
       },
@@ -3448,17 +3464,14 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   private inRest = this.RULE('inRest', (left?: A.Expr, not?: boolean): A.Expr => {
     const node: A.InExpr = { kind: 'InExpr', loc: left?.loc as A.Loc, expr: left!, not: !!not };
-    this.or(1, [
-      {
-        ALT: () => {
-          this.consume(2, K.UNNEST!);
-          this.consume(3, LP);
-          node.unnest = this.subrule(4, this.expr);
-          this.consume(5, RP);
-        },
-      },
-      {
-        ALT: () => {
+    const unnest = this.option(1, () => {
+      this.consume(2, K.UNNEST!);
+      this.consume(3, LP);
+      node.unnest = this.subrule(4, this.expr);
+      this.consume(5, RP);
+      return true;
+    });
+    if (this.must(unnest === undefined)) {
           this.consume(6, LP);
           this.or(7, [
             {
@@ -3469,9 +3482,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
             { ALT: () => (node.list = this.subrule(9, this.exprList)) },
           ]);
           this.consume(10, RP);
-        },
-      },
-    ]);
+    }
     return node;
   });
 
@@ -3694,7 +3705,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       {
         ALT: (): A.Expr => {
           this.consume(7, S['[']!);
-          const elements = this.option(8, () => this.subrule(9, this.exprList)) ?? [];
+          let elements: A.Expr[] = [];
+          if (this.must(!this.isSym(']'))) elements = this.subrule(9, this.exprList);
           this.consume(10, S[']']!);
           return { kind: 'ArrayExpr', loc, elements };
         },
@@ -3724,7 +3736,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       { ALT: (): A.Expr => (this.consume(22, K.TRUE!), { kind: 'BoolLiteral', loc, value: true }) },
       { ALT: (): A.Expr => (this.consume(23, K.FALSE!), { kind: 'BoolLiteral', loc, value: false }) },
       { ALT: (): A.Expr => this.subrule(24, this.caseExpr) },
-      { ALT: (): A.Expr => this.subrule(25, this.castExpr) },
+      { GATE: () => !this.isKw('SAFE_CAST') || this.isSym('(', 2), ALT: (): A.Expr => this.subrule(25, this.castExpr) },
       { ALT: (): A.Expr => this.subrule(26, this.extractExpr) },
       {
         ALT: (): A.Expr => {
@@ -3830,7 +3842,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   private caseExpr = this.RULE('caseExpr', (): A.Expr => {
     const t = this.consume(1, K.CASE!);
-    const operand = this.option(2, () => this.subrule(3, this.expr));
+    let operand: A.Expr | undefined;
+    if (this.must(!this.isKw('WHEN'))) operand = this.subrule(3, this.expr);
     const whens: { when: A.Expr; then: A.Expr }[] = [];
     this.atLeastOne(4, {
       ERR_MSG: 'keyword WHEN',
@@ -3892,23 +3905,19 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private arrayExpr = this.RULE('arrayExpr', (): A.Expr => {
     const t = this.consume(1, K.ARRAY!);
     const loc = this.loc(t);
-    return this.or(2, [
-      { ALT: (): A.Expr => ({ kind: 'ArraySubquery', loc, query: this.subrule(3, this.parenQuery) }) },
-      {
-        ALT: (): A.Expr => {
-          const elementType = this.option(4, () => {
-            this.consume(5, S['<']!);
-            const et = this.subrule(6, this.type);
-            this.consume(7, S['>']!);
-            return et;
-          });
-          this.consume(8, S['[']!);
-          const elements = this.option(9, () => this.subrule(10, this.exprList)) ?? [];
-          this.consume(11, S[']']!);
-          return { kind: 'ArrayExpr', loc, elementType, elements };
-        },
-      },
-    ]);
+    const query = this.option(2, () => this.subrule(3, this.parenQuery));
+    if (query !== undefined && this.live) return { kind: 'ArraySubquery', loc, query };
+    const elementType = this.option(4, () => {
+      this.consume(5, S['<']!);
+      const et = this.subrule(6, this.type);
+      this.consume(7, S['>']!);
+      return et;
+    });
+    this.consume(8, S['[']!);
+    let elements: A.Expr[] = [];
+    if (this.must(!this.isSym(']'))) elements = this.subrule(10, this.exprList);
+    this.consume(11, S[']']!);
+    return { kind: 'ArrayExpr', loc, elementType, elements };
   });
 
   private structExpr = this.RULE('structExpr', (): A.Expr => {
@@ -3926,10 +3935,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       const expr = this.subrule(i, this.expr);
       fields.push({ expr, alias: this.option(i + 1, () => (this.consume(i + 2, K.AS!), this.subrule(i + 3, this.ident))) });
     };
-    this.option(7, () => {
+    if (this.must(!this.isSym(')'))) {
       field(10);
       this.many(20, () => (this.consume(21, COMMA), field(30)));
-    });
+    }
     this.consume(40, RP);
     return { kind: 'StructExpr', loc, syntax: 'struct', type, fields };
   });
