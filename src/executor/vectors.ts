@@ -477,14 +477,20 @@ export class BatchCoalescer {
   private rows = 0;
   constructor(private readonly types: readonly SqlType[]) {}
 
-  /** Adds a batch; returns full batches ready to emit. */
+  /** Adds a batch; returns batches ready to emit (never more than BATCH_SIZE rows). */
   push(b: Batch): Batch[] {
     if (b.length === 0) return [];
-    if (this.rows === 0 && b.length >= BATCH_SIZE / 2) return [b];
+    if (this.rows === 0 && b.length >= BATCH_SIZE / 2 && b.length <= BATCH_SIZE) return [b];
     this.pending.push(b);
     this.rows += b.length;
     if (this.rows < BATCH_SIZE) return [];
-    return this.drain();
+    const all = concatBatches(this.types, this.pending);
+    const full = all.length - (all.length % BATCH_SIZE);
+    const out: Batch[] = [];
+    for (let s = 0; s < full; s += BATCH_SIZE) out.push(sliceBatch(all, s, s + BATCH_SIZE));
+    this.pending = full < all.length ? [sliceBatch(all, full, all.length)] : [];
+    this.rows = all.length - full;
+    return out;
   }
 
   drain(): Batch[] {
@@ -492,7 +498,7 @@ export class BatchCoalescer {
     const all = concatBatches(this.types, this.pending);
     this.pending = [];
     this.rows = 0;
-    return [all];
+    return [...rebatch(all)];
   }
 }
 
