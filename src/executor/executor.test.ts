@@ -281,6 +281,16 @@ describe('joins', () => {
       [3n, 11n],
     ]);
   });
+  it('inner join builds on the smaller (left) side and keeps column order', async () => {
+    const rel: JoinRel = { kind: 'join', joinType: 'inner', left: uScan(), right: tScan(), columns: [uK, uV, tId, tG, tX], condition: eq(ref(uK), ref(tG)), lateral: false };
+    const rows = (await run(rel)).map((r) => [r[0], r[1], r[2]]);
+    expect(rows.sort((a, b) => Number((a[1] as bigint) - (b[1] as bigint)) || Number((a[2] as bigint) - (b[2] as bigint)))).toEqual([
+      ['a', 10n, 1n],
+      ['a', 10n, 3n],
+      ['a', 11n, 1n],
+      ['a', 11n, 3n],
+    ]);
+  });
   it('left / right / full', async () => {
     expect((await run(join('left', on()))).length).toBe(4 + 4);
     const right = await run(join('right', on()));
