@@ -43,7 +43,11 @@ export function kind(family: Family, what: string): string {
 }
 
 /** TIMESTAMP cell form: int64 micros when asked, else the family default of naming.md. */
-export function timestampFormat(family: Family, useInt64: unknown): TimestampFormat {
+export function timestampFormat(family: Family, useInt64: unknown, outputFormat?: unknown): TimestampFormat {
+  // Newer clients send formatOptions.timestampOutputFormat instead of the boolean.
+  if (outputFormat === 'INT64') return 'TIMESTAMP_INT64_MICROS';
+  if (outputFormat === 'ISO8601_STRING') return 'TIMESTAMP_RFC3339';
+  if (outputFormat === 'FLOAT64') return 'TIMESTAMP_FLOAT_SECONDS';
   if (useInt64 === true || useInt64 === 'true') return 'TIMESTAMP_INT64_MICROS';
   return family === 'bigquery' ? 'TIMESTAMP_FLOAT_SECONDS' : 'TIMESTAMP_RFC3339';
 }

@@ -41,12 +41,12 @@ const METHODS: MethodSpec[] = [
   { resource: 'tables', name: 'testIamPermissions', http: 'POST', path: '{+resource}:testIamPermissions', request: 'TestIamPermissionsRequest', response: 'TestIamPermissionsResponse' },
 
   { resource: 'tabledata', name: 'insertAll', http: 'POST', path: `${TB}/insertAll`, request: 'TableDataInsertAllRequest', response: 'TableDataInsertAllResponse' },
-  { resource: 'tabledata', name: 'list', http: 'GET', path: `${TB}/data`, query: 'formatOptions.useInt64Timestamp:boolean maxResults:integer pageToken:string selectedFields:string startIndex:string', response: 'TableDataList' },
+  { resource: 'tabledata', name: 'list', http: 'GET', path: `${TB}/data`, query: 'formatOptions.useInt64Timestamp:boolean formatOptions.timestampOutputFormat:string maxResults:integer pageToken:string selectedFields:string startIndex:string', response: 'TableDataList' },
 
   { resource: 'jobs', name: 'cancel', http: 'POST', path: 'projects/{+projectId}/jobs/{+jobId}/cancel', query: 'location:string', response: 'JobCancelResponse' },
   { resource: 'jobs', name: 'delete', http: 'DELETE', path: 'projects/{+projectId}/jobs/{+jobId}/delete', query: 'location:string' },
   { resource: 'jobs', name: 'get', http: 'GET', path: 'projects/{+projectId}/jobs/{+jobId}', query: 'location:string', response: 'Job' },
-  { resource: 'jobs', name: 'getQueryResults', http: 'GET', path: 'projects/{+projectId}/queries/{+jobId}', query: 'formatOptions.useInt64Timestamp:boolean location:string maxResults:integer pageToken:string startIndex:string timeoutMs:integer', response: 'GetQueryResultsResponse' },
+  { resource: 'jobs', name: 'getQueryResults', http: 'GET', path: 'projects/{+projectId}/queries/{+jobId}', query: 'formatOptions.useInt64Timestamp:boolean formatOptions.timestampOutputFormat:string location:string maxResults:integer pageToken:string startIndex:string timeoutMs:integer', response: 'GetQueryResultsResponse' },
   { resource: 'jobs', name: 'insert', http: 'POST', path: 'projects/{+projectId}/jobs', request: 'Job', response: 'Job', media: true },
   { resource: 'jobs', name: 'list', http: 'GET', path: 'projects/{+projectId}/jobs', query: 'allUsers:boolean maxCreationTime:string maxResults:integer minCreationTime:string pageToken:string parentJobId:string projection:string stateFilter:string[]', response: 'JobList' },
   { resource: 'jobs', name: 'query', http: 'POST', path: 'projects/{+projectId}/queries', request: 'QueryRequest', response: 'QueryResponse' },
@@ -115,7 +115,7 @@ const SCHEMAS: Record<string, string> = {
   QueryParameterType: 'type arrayType:QueryParameterType structTypes:[object] rangeElementType:QueryParameterType',
   QueryParameterValue: 'value arrayValues:[QueryParameterValue] structValues:object rangeValue:object',
   ConnectionProperty: 'key value',
-  DataFormatOptions: 'useInt64Timestamp:boolean',
+  DataFormatOptions: 'useInt64Timestamp:boolean timestampOutputFormat',
   QueryRequest: 'kind query useLegacySql:boolean defaultDataset:DatasetReference maxResults:integer timeoutMs:integer dryRun:boolean useQueryCache:boolean parameterMode queryParameters:[QueryParameter] location requestId formatOptions:DataFormatOptions jobCreationMode createSession:boolean connectionProperties:[ConnectionProperty] labels:object maximumBytesBilled continuous:boolean',
   QueryResponse: 'kind jobReference:JobReference queryId jobCreationReason:object schema:TableSchema rows:[TableRow] totalRows pageToken totalBytesProcessed jobComplete:boolean errors:[ErrorProto] cacheHit:boolean numDmlAffectedRows dmlStats:object sessionInfo:object location creationTime startTime endTime',
   GetQueryResultsResponse: 'kind etag jobReference:JobReference schema:TableSchema rows:[TableRow] totalRows pageToken totalBytesProcessed jobComplete:boolean errors:[ErrorProto] cacheHit:boolean numDmlAffectedRows',

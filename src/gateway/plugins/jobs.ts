@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind, timestampFormat } from '../context.js';
 import { envelope, invalid, jobNotFound, notImplemented, RestError } from '../errors.js';
+import type { TimestampFormat } from '../engine-client.js';
 import { newJobId, type JobRecord } from '../jobs/registry.js';
 import {
   buildQueryRequest,
@@ -41,7 +42,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
   };
 
   const newQueryJob = (p: string, jobId: string, location: string, configuration: Json, cfgQuery: Json, opts: {
-    dryRun: boolean; maxResults: number; useInt64: unknown; userEmail: string;
+    dryRun: boolean; maxResults: number; useInt64: unknown; userEmail: string; ts?: TimestampFormat;
   }): JobRecord => {
     const request = buildQueryRequest(ctx, {
       projectId: p,
@@ -50,7 +51,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
       cfg: cfgQuery,
       dryRun: opts.dryRun,
       maxResults: opts.maxResults,
-      timestampFormat: timestampFormat(family, opts.useInt64),
+      timestampFormat: opts.ts ?? timestampFormat(family, opts.useInt64),
       family,
       jobsSnapshot: () => jobsSnapshot(ctx.jobs.list(p)),
     });
@@ -174,7 +175,8 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const body = bodyObject(req.body);
     const requestId = str(body['requestId']);
     const fmt = isObj(body['formatOptions']) ? body['formatOptions']['useInt64Timestamp'] : undefined;
-    const ts = timestampFormat(family, fmt);
+    const outFmt = isObj(body['formatOptions']) ? body['formatOptions']['timestampOutputFormat'] : undefined;
+    const ts = timestampFormat(family, fmt, outFmt);
     const maxRaw = num(body['maxResults']);
     if (maxRaw !== undefined && maxRaw < 0) throw invalid(`Invalid value for maxResults: ${maxRaw}`);
     const max = maxRaw === undefined ? ROWS_DEFAULT : Math.min(maxRaw, ROWS_CAP);
@@ -194,6 +196,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
         dryRun,
         maxResults: max,
         useInt64: fmt,
+        ts,
         userEmail: req.principal.email,
       });
       if (!dryRun) {
@@ -231,7 +234,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const q = req.query;
     const job = lookup(p, req.params.jobId, qStr(q, 'location'));
     const win = pageWindow(q);
-    const ts = timestampFormat(family, qStr(q, 'formatOptions.useInt64Timestamp'));
+    const ts = timestampFormat(family, qStr(q, 'formatOptions.useInt64Timestamp'), qStr(q, 'formatOptions.timestampOutputFormat'));
     const complete = await waitDone(job, timeoutOf(qStr(q, 'timeoutMs')), reply);
     if (!complete) return incompleteBody(job, family, 'getQueryResultsResponse', { etag: etagOf(job.jobId) });
     if (job.error) return sendError(reply, job.error);

@@ -43,7 +43,7 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
       start_index: start,
       max_results: max,
       selected_fields: qStr(req.query, 'selectedFields') ?? '',
-      timestamp_format: timestampFormat(family, qStr(req.query, 'formatOptions.useInt64Timestamp')),
+      timestamp_format: timestampFormat(family, qStr(req.query, 'formatOptions.useInt64Timestamp'), qStr(req.query, 'formatOptions.timestampOutputFormat')),
       string_scalars: family === 'bigquery',
     });
     // Zero maxResults: totalRows and etag only (spec §4.4).
