@@ -96,6 +96,9 @@ describe('shared inputs', () => {
     expect(peers['select_literal']).toEqual({ peer: 16.8, goSqlite: 59.6, realServiceExec: 167 });
     expect(peers['join_hash_2m']?.goSqlite).toBeNull();
   });
+  it('filters cases by any of comma-separated substrings', () => {
+    expect(loadCases('scan_100k, select').map((c) => c.name)).toEqual(['scan_100k', 'select_literal']);
+  });
   it('reads the overrides file', () => {
     expect(typeof loadOverrides()).toBe('object');
   });
@@ -183,47 +186,39 @@ describe('runner end to end (quick)', () => {
     if (x.idleRss.status === 'ok') expect(x.idleRss.engineMB).toBeGreaterThan(0);
   }, 60_000);
 
-  it('survives a gateway that crashes on one case and hangs on another', async () => {
-    process.env['FAKE_GATEWAY_CRASH_ON'] = '_scan_100k.';
+  it('survives a gateway that hangs one query, freezes, and crashes', async () => {
     process.env['FAKE_GATEWAY_HANG_ON'] = '_filter_100k.';
+    process.env['FAKE_GATEWAY_FREEZE_ON'] = '_order_by_100k.';
+    process.env['FAKE_GATEWAY_CRASH_ON'] = '_scan_100k.';
     try {
       const r = await runBench(quickOptions({
-        caseFilter: '_100k', duckdb: false, requestTimeoutMs: 1_500,
+        caseFilter: 'filter_100k,order_by_100k,scan_100k,view_agg_100k', duckdb: false, requestTimeoutMs: 1_500,
         gateway: { script: path.join(repoRoot, 'bench', 'testing', 'fake-gateway.ts'), nodeArgs: ['--import', 'tsx'] },
       }));
-      expectWellFormed(r, loadCases('_100k').length);
+      expectWellFormed(r, 4);
       const byName = new Map(r.cases.map((c) => [c.name, c]));
-      expect(byName.get('scan_100k')?.emulator.status).toBe('error');
+      // One hung request: an error for that case, the emulator stays.
       expect(byName.get('filter_100k')?.emulator.error).toMatch(/no answer within|did not finish/);
-      expect(r.emulator.restarts.length).toBe(1);
-      // Cases after the crash ran on the restarted emulator.
+      // A frozen process is stopped and replaced; a crashed one is restarted.
+      expect(byName.get('order_by_100k')?.emulator.status).toBe('error');
+      expect(byName.get('scan_100k')?.emulator.status).toBe('error');
+      expect(r.emulator.restarts).toEqual([
+        expect.stringMatching(/unresponsive.*after order_by_100k/),
+        expect.stringMatching(/exited with code 3 before view_agg_100k/),
+      ]);
       expect(byName.get('view_agg_100k')?.emulator.status).toBe('ok');
     } finally {
-      delete process.env['FAKE_GATEWAY_CRASH_ON'];
       delete process.env['FAKE_GATEWAY_HANG_ON'];
-    }
-  }, 60_000);
-
-  it('replaces an emulator that stops answering altogether', async () => {
-    process.env['FAKE_GATEWAY_FREEZE_ON'] = '_order_by_100k.';
-    try {
-      const r = await runBench(quickOptions({
-        caseFilter: 'order_by', duckdb: false, requestTimeoutMs: 1_500,
-        gateway: { script: path.join(repoRoot, 'bench', 'testing', 'fake-gateway.ts'), nodeArgs: ['--import', 'tsx'] },
-      }));
-      expectWellFormed(r, 2);
-      expect(r.cases[0]?.emulator.status).toBe('error');
-      expect(r.emulator.restarts).toEqual([expect.stringMatching(/unresponsive.*after order_by_100k/)]);
-      expect(r.cases[1]?.emulator.status).toBe('ok');
-    } finally {
       delete process.env['FAKE_GATEWAY_FREEZE_ON'];
+      delete process.env['FAKE_GATEWAY_CRASH_ON'];
     }
   }, 60_000);
 
   it.skipIf(!existsSync(path.join(repoRoot, 'dist', 'gateway.js')))(
     'against dist/gateway.js: completes with a well-formed result per case',
     async () => {
-      const r = await runBench(quickOptions({ duckdb: false }));
+      // The budget keeps this bounded on a busy machine; cases past it are reported as not run, still well-formed.
+      const r = await runBench(quickOptions({ duckdb: false, budgetMs: 15_000 }));
       expectWellFormed(r, caseCount);
     },
     60_000,

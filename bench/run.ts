@@ -1,7 +1,7 @@
 // `npm run bench` entry point. See bench/README.md for what is measured.
 //   --quick            CI smoke: ≤ 2,000 rows per case, 1 warmup + 2 iterations,
 //                      tiny extra metrics, writes bench/results/tmp/
-//   --case <substr>    only cases whose name contains substr
+//   --case <a,b>       only cases whose name contains one of the substrings
 //   --url <url>        use a running emulator instead of starting one
 //   --no-duckdb        skip the DuckDB reference side
 //   --no-emulator      DuckDB side only (checks the translation; writes tmp/)

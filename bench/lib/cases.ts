@@ -64,7 +64,9 @@ export function loadCases(filter?: string): BenchCase[] {
   if (!existsSync(casesDir)) throw new Error(`bench cases not found at ${casesDir} (the shared material must sit next to the repo)`);
   const files = readdirSync(casesDir).filter((f) => f.endsWith('.yaml')).sort();
   const cases = files.map((f) => parseCase(readFileSync(path.join(casesDir, f), 'utf8'), path.join(casesDir, f)));
-  return filter ? cases.filter((c) => c.name.includes(filter)) : cases;
+  // Comma-separated substrings: a case runs if its name contains any of them.
+  const parts = (filter ?? '').split(',').map((f) => f.trim()).filter(Boolean);
+  return parts.length ? cases.filter((c) => parts.some((p) => c.name.includes(p))) : cases;
 }
 
 /** Quick mode: ≤ 2,000 rows per case, 1 warmup + 2 iterations. */
