@@ -36,7 +36,37 @@ interface Prep {
   /** contents literal for tables */
   contents?: TypedValue;
   contentsError?: string;
+  /**
+   * Columns BigQuery cannot hold (a PROTO/ENUM/UUID type, integers beyond
+   * INT64, NULL array elements): left out of the REST fallback table, and a
+   * case that names one of them (or selects *) is skipped with its feature.
+   */
+  dropped: Array<{ name: string; feature: string }>;
   state: { status: 'pending' | 'ok' | 'failed'; cause?: string; viaFallback?: boolean };
+}
+
+function hasNullElement(v: Val): boolean {
+  if (v.k === 'array') return v.elems.some((e) => e.k === 'null' || hasNullElement(e));
+  if (v.k === 'struct') return v.fields.some(hasNullElement);
+  if (v.k === 'range') return false;
+  return false;
+}
+
+/** Per column of a prepared table: the feature BigQuery would need to hold it. */
+function unstorableColumns(typed: TypedValue): Array<{ name: string; feature: string }> | null {
+  const cols = columnTypes(typed.type);
+  if (!cols || !(typed.type.kind === 'array' && typed.type.element?.kind === 'struct')) return null;
+  const rows = typed.value.k === 'array' ? typed.value.elems : [];
+  const out: Array<{ name: string; feature: string }> = [];
+  cols.forEach((c, i) => {
+    const name = c.name ?? `_col${i}`;
+    const tf = typeFeature(c.type);
+    if (tf) return void out.push({ name, feature: tf });
+    const cells = rows.map((r) => (r.k === 'struct' ? r.fields[i] : undefined)).filter((x): x is Val => x !== undefined);
+    if (cells.some(needsUint64)) return void out.push({ name, feature: 'type:UINT64' });
+    if (cells.some(hasNullElement)) out.push({ name, feature: 'array_null_elements' });
+  });
+  return out;
 }
 
 function classifyPrepare(b: PrepareBlock): { kind: PrepKind; name: string } {
@@ -308,25 +338,34 @@ export function planGoogleSql(dir: string, filter: (id: string) => boolean, file
     const base = tf.file.replace(/\.test$/, '');
     const preps: Prep[] = tf.prepare.map((block) => {
       const c = classifyPrepare(block);
-      const p: Prep = { block, kind: c.kind, name: c.name, state: { status: 'pending' } };
+      const p: Prep = { block, kind: c.kind, name: c.name, dropped: [], state: { status: 'pending' } };
       const d = decideSkip([...tf.defaultRequiredFeatures, ...block.requiredFeatures]);
       if (d.skip) p.skip = { feature: d.feature, why: d.why };
       if (c.kind === 'constant') p.skip = pseudo('named_constants');
       // CREATE TABLE t AS SELECT AS VALUE <scalar> makes a value table without
       // columns (AS STRUCT tables are kept: BigQuery reads them as columns)
       if (c.kind === 'table' && /\bAS\s+SELECT\s+AS\s+VALUE\b/i.test(block.sql)) p.skip = pseudo('value_tables');
-      if (/zetasql_test__/.test(block.sql)) p.skip ??= pseudo('type:PROTO');
       if (block.contents) {
         try {
           p.contents = parseTypedLiteral(block.contents);
-          const f = typeFeature(p.contents.type);
-          if (f) p.skip ??= pseudo(f);
-          // values BigQuery cannot store (beyond INT64): the table needs UINT64
-          if (needsUint64(p.contents.value)) p.skip ??= pseudo('type:UINT64');
+          const cols = unstorableColumns(p.contents);
+          const ncols = columnTypes(p.contents.type)?.length ?? 0;
+          if (cols === null) {
+            const f = typeFeature(p.contents.type);
+            if (f) p.skip ??= pseudo(f);
+            if (needsUint64(p.contents.value)) p.skip ??= pseudo('type:UINT64');
+          } else if (cols.length > 0 && cols.length === ncols) {
+            p.skip ??= pseudo(cols[0]!.feature);
+          } else {
+            p.dropped = cols;
+          }
         } catch (e) {
           p.contentsError = (e as Error).message;
         }
       }
+      // protos named in the statement itself, for tables whose contents do
+      // not show which columns they are
+      if (/zetasql_test__/.test(block.sql) && (p.kind !== 'table' || !p.contents || p.dropped.length === 0)) p.skip ??= pseudo('type:PROTO');
       return p;
     });
     const state: FileState = { dataset: `gsql_${base.replace(/\W/g, '_')}`, preps };
@@ -392,7 +431,9 @@ async function createFromContents(client: Client, ds: string, p: Prep): Promise<
   const typed = p.contents!;
   const cols = columnTypes(typed.type);
   if (!cols || !(typed.type.kind === 'array' && typed.type.element?.kind === 'struct')) throw new Error('contents are not a table of STRUCT rows');
-  const fields = cols.map((c, i) => restSchemaOf(c.type, c.name ?? `_col${i}`));
+  const dropped = new Set(p.dropped.map((d) => d.name));
+  const keep = cols.map((c, i) => ({ c, i, name: c.name ?? `_col${i}` })).filter((x) => !dropped.has(x.name));
+  const fields = keep.map((x) => restSchemaOf(x.c.type, x.name));
   await client.createTable(GOOGLESQL_PROJECT, ds, {
     tableReference: { projectId: GOOGLESQL_PROJECT, datasetId: ds, tableId: p.name },
     schema: { fields },
@@ -401,7 +442,7 @@ async function createFromContents(client: Client, ds: string, p: Prep): Promise<
   if (rows.length === 0) return;
   const json = rows.map((r) => {
     const o: Record<string, unknown> = {};
-    if (r.k === 'struct') r.fields.forEach((v, i) => { o[fields[i]!.name] = jsonOfVal(v, cols[i]!.type); });
+    if (r.k === 'struct') keep.forEach((x, j) => { o[fields[j]!.name] = jsonOfVal(r.fields[x.i]!, x.c.type); });
     return o;
   });
   for (let i = 0; i < json.length; i += 5000) await client.insertAll(GOOGLESQL_PROJECT, ds, p.name, json.slice(i, i + 5000));
@@ -440,6 +481,14 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
     }
   }
   for (const p of referenced) if (p.skip) return skip({ feature: p.skip.feature, why: `uses ${p.name}: ${p.skip.why}` });
+  // a column BigQuery cannot hold, named by the case or reached through *
+  const text = tc.query + '\n' + (tc.parameters ?? '');
+  for (const p of referenced) {
+    if (p.dropped.length === 0) continue;
+    const star = /\*\s*(?:,|\bFROM\b|\bEXCEPT\b|\bREPLACE\b|$)/i.test(text.replace(/\(\s*\*\s*\)/g, '()'));
+    const hit = p.dropped.find((d) => mentions(text, d.name)) ?? (star ? p.dropped[0] : undefined);
+    if (hit) return skip({ feature: hit.feature, why: `uses ${p.name}.${hit.name}: ${FEATURES[hit.feature]?.why ?? hit.feature}` });
+  }
 
   let exp: Expectation;
   const section = sel.section;
