@@ -44,6 +44,8 @@ export class EngineSupervisor {
   state: EngineState = 'starting';
   private child: ChildProcess | undefined;
   private stopping = false;
+  /** Restarts only make sense once the engine has served: a first start that fails is a startup error. */
+  private everServed = false;
   private backoffMs = 250;
   private restartTimer: NodeJS.Timeout | undefined;
   private monitorTimer: NodeJS.Timeout | undefined;
@@ -124,6 +126,7 @@ export class EngineSupervisor {
         this.opts.debug(`engine: stopped (${this.lastExit})`);
         return;
       }
+      if (!this.everServed) return;
       this.state = 'down';
       this.opts.log(`engine: ${this.lastExit}; restarting in ${this.backoffMs} ms`);
       this.scheduleRestart();
@@ -163,6 +166,7 @@ export class EngineSupervisor {
         const h = await this.client.call('Health', {}, { deadlineMs: 1000 });
         if (h.status === '' || h.status === 'SERVING') {
           this.state = 'serving';
+          this.everServed = true;
           this.opts.debug(`engine: serving (pid ${h.pid || this.child?.pid || '?'}, version ${h.version || '?'})`);
           return;
         }

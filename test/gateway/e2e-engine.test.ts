@@ -9,7 +9,7 @@ import { BigQuery } from '@google-cloud/bigquery';
 import { OAuth2Client } from 'google-auth-library';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { freePort, hasRealEngine, rest, runGateway, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 function fakeAuth(): OAuth2Client {
   const c = new OAuth2Client();
@@ -207,6 +207,13 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     const jobs = await q({ query: "SELECT job_id, state FROM `region-us`.INFORMATION_SCHEMA.JOBS WHERE job_id = 'sel1' OR state = 'RUNNING'", useLegacySql: false });
     expect(jobs.body.rows).toEqual(expect.arrayContaining([{ f: [{ v: 'sel1' }, { v: 'DONE' }] }, { f: [{ v: jobs.body.jobReference.jobId }, { v: 'RUNNING' }] }]));
     await rest(bqUrl('/datasets/qj?deleteContents=true'), { method: 'DELETE' });
+  });
+
+  it('a second emulator on the same data dir fails clearly instead of sharing it', async () => {
+    const r = await runGateway(['--data-dir', emu.dataDir, '--http-port', '0', '--grpc-port', String(await freePort())]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/in use|locked/i);
+    expect((await rest(bqUrl('/datasets'))).status).toBe(200);
   });
 
   it('the engine does not outlive a SIGKILLed gateway, and restarts after its own SIGKILL', async () => {
