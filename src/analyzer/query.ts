@@ -838,6 +838,8 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
 
 /** SQL table functions: the body query is analyzed with its parameters bound to the (constant) arguments. */
 function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
+  const fname = item.name.join('.').toUpperCase();
+  if (fname.startsWith('ML.')) return mlStub(an, item, fname, scope);
   const def = expr.findUdf(an, item.name);
   if (!def || !def.tableFunction || !def.query) throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);
   if (item.args.length !== def.params.length) {
@@ -864,6 +866,55 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   } finally {
     (an.tvfParams as Map<string, Expr>[]).pop();
     an.ctes.push(...savedCtes);
+  }
+}
+
+/**
+ * ML.PREDICT / ML.EVALUATE / ML.FORECAST over metadata-only models (spec §1.6.6:
+ * inference is not implemented): the documented output columns, with NULL results.
+ */
+function mlStub(an: Analyzer, item: A.TvfRef, fname: string, scope: Scope): Leaf {
+  const m = item.args[0];
+  if (!m || m.kind !== 'ModelArg') throw sqlError(`${fname} requires a MODEL argument`, item.loc);
+  const parts = m.path.flatMap((p) => p.split('.'));
+  const modelId = parts[parts.length - 1]!;
+  const datasetId = parts.length > 1 ? parts[parts.length - 2]! : an.env.defaultDataset?.datasetId ?? '';
+  const projectId = parts.length > 2 ? parts[0]! : an.env.projectId;
+  const model = an.env.catalog.getDataset(projectId, datasetId) ? an.env.catalog.getChild('models', projectId, datasetId, modelId) : undefined;
+  if (!model) throw sqlError(`Not found: Model ${projectId}:${datasetId}.${modelId}`, m.loc);
+  const alias = item.alias ?? fname.slice(3).toLowerCase();
+  const nullCols = (cols: [string, SqlType][]): Leaf => {
+    const rel: Rel = { kind: 'values', rows: [cols.map(([, t]) => literal(t, null))], columns: cols.map(([n, t]) => an.newColumn(n, t)) };
+    const rv = rangeOver(alias, rel, cols.map(([n]) => n));
+    return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+  };
+  switch (fname) {
+    case 'ML.PREDICT': {
+      const input = item.args[1];
+      if (!input || input.kind === 'ModelArg') throw sqlError('ML.PREDICT requires an input table or query', item.loc);
+      let out: RelOut;
+      if (input.kind === 'Query') out = resolveQuery(an, input, undefined);
+      else if (input.kind === 'ScalarSubquery') out = resolveQuery(an, input.query, undefined);
+      else if (input.kind === 'TableArg') {
+        const r = resolveTableRef(an, { kind: 'TableRef', loc: input.loc, path: input.path }, undefined);
+        out = { rel: r.rel, names: r.names, isValueTable: r.isValueTable };
+      } else {
+        const x = resolveExpr(an, input, { scope, clause: 'ML.PREDICT' });
+        throw sqlError(`ML.PREDICT input must be a table or query, not ${typeToSql(x.type)}`, input.loc);
+      }
+      const labels = ((model.labelColumns as { name?: string }[] | undefined) ?? [{ name: 'label' }]).map((l) => `predicted_${l.name ?? 'label'}`);
+      const exprs: Expr[] = [...out.rel.columns.map((c) => colRef(c)), ...labels.map(() => literal(T.FLOAT64, null))];
+      const names = [...out.names, ...labels];
+      const rel = project(an, out.rel, exprs, names);
+      const rv = rangeOver(alias, rel, names);
+      return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+    }
+    case 'ML.EVALUATE':
+      return nullCols([['mean_absolute_error', T.FLOAT64], ['mean_squared_error', T.FLOAT64], ['mean_squared_log_error', T.FLOAT64], ['median_absolute_error', T.FLOAT64], ['r2_score', T.FLOAT64], ['explained_variance', T.FLOAT64]]);
+    case 'ML.FORECAST':
+      return nullCols([['forecast_timestamp', T.TIMESTAMP], ['forecast_value', T.FLOAT64], ['standard_error', T.FLOAT64], ['confidence_level', T.FLOAT64], ['prediction_interval_lower_bound', T.FLOAT64], ['prediction_interval_upper_bound', T.FLOAT64]]);
+    default:
+      throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);
   }
 }
 

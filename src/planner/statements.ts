@@ -814,6 +814,8 @@ export async function createModel(s: Session, st: A.CreateModelStmt): Promise<Qu
   await cat.putChild('models', id.projectId, id.datasetId, id.tableId, {
     modelReference: { projectId: id.projectId, datasetId: id.datasetId, modelId: id.tableId },
     modelType: String(((opts.options as Record<string, unknown> | undefined)?.model_type as string | undefined) ?? 'MODEL_TYPE_UNSPECIFIED').toUpperCase(),
+    // Kept for the ML.PREDICT stub's predicted_<label> columns.
+    labelColumns: (((opts.options as Record<string, unknown> | undefined)?.input_label_cols as string[] | undefined) ?? ['label']).map((name) => ({ name })),
     creationTime: now,
     lastModifiedTime: now,
     location: 'US',
