@@ -285,11 +285,12 @@ async function main(): Promise<void> {
   console.log(`conformance: report written to ${path.relative(process.cwd(), opts.report) || opts.report}`);
 
   const passing = results.filter((r) => r.status === 'pass').map((r) => r.id).sort();
+  // A pinned id belongs to this run's selection when its source was run and it matches the filter.
+  const inSelection = (id: string) => (opts.sources as string[]).includes(id.split('/')[0]!) && (opts.filter === null || id.includes(opts.filter));
   let exitCode = 0;
   if (opts.updatePinned) {
     // Keep pins of cases outside this run's selection (sources/filter).
-    const ran = new Set(results.map((r) => r.id));
-    const kept = readPinned().filter((id) => !ran.has(id));
+    const kept = readPinned().filter((id) => !inSelection(id));
     const next = [...new Set([...kept, ...passing])].sort();
     writeFileSync(pinnedFile, JSON.stringify(next, null, 1) + '\n');
     console.log(`conformance: pinned.json updated (${next.length} cases)`);
@@ -297,12 +298,9 @@ async function main(): Promise<void> {
   if (opts.checkPinned) {
     const pinned = readPinned();
     const byId = new Map(results.map((r) => [r.id, r]));
-    const broken = pinned.filter((id) => {
-      const r = byId.get(id);
-      // a pinned case outside this run's selection is not checked
-      if (!r && opts.filter === null && opts.sources.length === ALL_SOURCES.length) return true;
-      return r !== undefined && r.status !== 'pass';
-    });
+    // a pinned case outside this run's selection is not checked; one inside
+    // it that no longer exists counts as broken
+    const broken = pinned.filter((id) => inSelection(id) && byId.get(id)?.status !== 'pass');
     if (broken.length > 0) {
       console.log(`conformance: ${broken.length} pinned case(s) do not pass:`);
       for (const id of broken) {
