@@ -809,7 +809,7 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
       return { rel, rvs: [r.hiddenLast ? { ...rv, hidden: new Set([rv.columns[rv.columns.length - 1]!.id]) } : rv], star, lateral: false };
     }
     case 'UnnestRef': {
-      const l = unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases);
+      const l = unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases, item.mode);
       if (item.sample) l.rel = sample(an, l.rel, item.sample);
       return l;
     }
@@ -935,6 +935,7 @@ function unnestLeaf(
   scope: Scope,
   loc: A.Loc,
   exprAliases?: readonly (string | undefined)[],
+  modeExpr?: A.Expr,
 ): Leaf {
   const alias = alias0 ?? (exprs.length === 1 ? exprAliases?.[0] : undefined);
   const corr = new Correlation();
@@ -949,7 +950,16 @@ function unnestLeaf(
   });
   const elements = arrays.map((a, i) => an.newColumn(i === 0 ? (alias ?? '') : '', (a.type as { element: SqlType }).element));
   const off = withOffset ? an.newColumn(withOffset.alias ?? 'offset', T.INT64) : undefined;
-  const rel: UnnestRel = { kind: 'unnest', arrays, elements, ...(off ? { offset: off } : {}), columns: off ? [...elements, off] : elements };
+  let mode: UnnestRel['mode'];
+  if (modeExpr) {
+    const m = resolveExpr(an, modeExpr, { scope: lat, clause: 'UNNEST' });
+    const v = m.kind === 'literal' ? m.value : constantValue(m);
+    if (v === null) throw sqlError('UNNEST does not allow NULL mode argument', modeExpr.loc);
+    const u = typeof v === 'string' ? v.toUpperCase() : '';
+    if (u !== 'PAD' && u !== 'TRUNCATE' && u !== 'STRICT') throw sqlError(`Invalid UNNEST mode: ${String(v)}`, modeExpr.loc);
+    mode = u;
+  }
+  const rel: UnnestRel = { kind: 'unnest', arrays, elements, ...(off ? { offset: off } : {}), ...(mode && mode !== 'PAD' ? { mode } : {}), columns: off ? [...elements, off] : elements };
   const rvs: RangeVar[] = [];
   const star: ResolvedColumn[] = [];
   if (arrays.length === 1) {

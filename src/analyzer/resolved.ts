@@ -312,6 +312,12 @@ export interface UnnestRel extends RelBase {
   /** One element column per array (multi-way UNNEST zips, padding with NULL). */
   readonly elements: readonly ResolvedColumn[];
   readonly offset?: ResolvedColumn;
+  /**
+   * Multi-way UNNEST `mode =>`: PAD (default: shorter arrays pad with NULL),
+   * TRUNCATE (stop at the shortest), STRICT (unequal lengths are the error
+   * "Unnested arrays under STRICT mode must have equal lengths").
+   */
+  readonly mode?: 'PAD' | 'TRUNCATE' | 'STRICT';
 }
 
 /** A table-valued expression computed from a value, e.g. a table-valued function body. */
