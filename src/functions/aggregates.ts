@@ -10,7 +10,7 @@ import { fitDecimal } from './numeric.js';
 import type { AggregateOptions, EvalContext, GroupsAccumulator } from './registry.js';
 import { asig, defineAggregate, type AccumulatorMaker, type SigContext } from './signature.js';
 import { concatBytes } from './operators.js';
-import { TWO53, fail, valuesOf } from './vec.js';
+import { fail, valuesOf } from './vec.js';
 
 function growF64(a: Float64Array<ArrayBuffer>, n: number, fill = 0): Float64Array<ArrayBuffer> {
   if (a.length >= n) return a;
@@ -636,9 +636,8 @@ export function registerAggregates(): void {
   defineAggregate('BIT_OR', [asig(['INT64'], 'INT64', () => () => new BitAcc('or'))]);
   defineAggregate('BIT_XOR', [asig(['INT64'], 'INT64', () => () => new BitAcc('xor'))]);
   defineAggregate('ANY_VALUE', [
-    asig(['ANY'], (c) => c.argTypes[0]!, collect((rows, _c, o) => {
+    asig(['ANY'], (c) => c.argTypes[0]!, collect((rows) => {
       for (const r of rows) if (r[0] !== null) return r[0]!;
-      void o;
       return null;
     })),
   ]);

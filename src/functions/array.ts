@@ -5,8 +5,7 @@
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
-import { compareValues, groupEquals, sqlEquals, valueKey } from './compare.js';
-import { formatValueLiteral } from './format-value.js';
+import { compareValues, sqlEquals, valueKey } from './compare.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, opt, rep, sig, sigf } from './signature.js';
 import { fail, rowKernel, valuesOf } from './vec.js';
@@ -246,7 +245,5 @@ export function registerArrays(): void {
   defineScalar('ARRAY_MAX', [minmax(true)]);
   defineScalar('ARRAY_MIN', [minmax(false)]);
   defineScalar('FLATTEN', [sigf(['ARRAY'], (c) => c.argTypes[0]!, (c) => rowKernel(c.returnType, (v) => v[0]!))]);
-  void groupEquals;
-  void formatValueLiteral;
 }
 

@@ -17,7 +17,6 @@ import {
   weekday,
 } from './civil.js';
 import { fail } from './vec.js';
-import { formatDecimal } from './numeric.js';
 
 // ---------------------------------------------------------------- bytes encodings
 
@@ -444,7 +443,6 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
   if (mo < 1 || mo > 12 || d < 1 || y < 1 || y > 9999 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) bad();
   let z: string | undefined;
   if (tzh !== undefined) z = `${tzh < 0 ? '-' : '+'}${pad(Math.abs(tzh), 2)}:${pad(tzm, 2)}`;
-  void zone;
   return { days: daysFromCivil(y, mo, d), tod: ((h * 60 + mi) * 60 + s) * 1e6 + us, zone: z };
 }
 
@@ -516,6 +514,5 @@ function formatNumberElements(x: Value, kind: string, format: string): string {
   if (f.includes('$')) body = '$' + body;
   const width = intPart.length + (dot < 0 ? 0 : fracDigits + 1) + (f.includes('$') ? 1 : 0);
   const signed = (neg ? '-' : f.startsWith('S') ? '+' : ' ') + body;
-  void formatDecimal;
   return signed.padStart(width + 1, ' ');
 }

@@ -2,7 +2,7 @@
 // rules and messages. The executor calls castVector for each CastExpr.
 import { QueryError } from '../planner/api.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
-import { Decimal, Interval, JsonValue, RangeValue, type Value } from '../types/values.js';
+import { Decimal, Interval, RangeValue, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
 import {
   civilToUtc,
@@ -12,7 +12,6 @@ import {
   formatTimestamp,
   joinMicros,
   MAX_TS,
-  MICROS_PER_DAY,
   MIN_TS,
   parseDateString,
   parseDatetimeString,
@@ -445,5 +444,3 @@ export function canCast(from: SqlType, to: SqlType): boolean {
   return false;
 }
 
-void MICROS_PER_DAY;
-void JsonValue;

@@ -256,18 +256,16 @@ function bucketCivil(dt: bigint, iv: Interval, origin: bigint): bigint {
   if (iv.months !== 0) {
     if (iv.days !== 0 || iv.micros !== 0n) fail('BUCKET interval must not mix months with days or time');
     if (iv.months < 0) fail('BUCKET interval must be positive');
-    const [d, t] = splitMicros(dt);
+    const [d] = splitMicros(dt);
     const [od, ot] = splitMicros(origin);
     const [y, m] = civilFromDays(d);
-    const [oy, om, odd] = civilFromDays(od);
+    const [oy, om] = civilFromDays(od);
     let k = Math.floor((y * 12 + m - (oy * 12 + om)) / iv.months);
     let cand = joinMicros(addMonthsToDays(od, k * iv.months), ot);
     if (cand > dt) {
       k--;
       cand = joinMicros(addMonthsToDays(od, k * iv.months), ot);
     }
-    void t;
-    void odd;
     return cand;
   }
   const width = BigInt(iv.days) * US_DAY + iv.micros;
@@ -600,8 +598,6 @@ export function registerDatetime(): void {
     if (r.ts !== undefined) return checkTs(r.ts);
     return checkTs(civilToUtc(joinMicros(r.days, r.tod), r.zone ?? zone));
   }))]);
-  void formatDate;
-  void parseDatetimeString;
 }
 
 function datePartOf(s: string): number | undefined {

@@ -95,4 +95,3 @@ export function formatValueLiteral(v: Value, t: SqlType, literal: boolean): stri
   }
   return String(v);
 }
-void Decimal;

@@ -2,7 +2,7 @@
 // Shapes are GeoJSON-like coordinate trees ([lng, lat] in degrees); distances,
 // lengths and areas are computed on a sphere of radius 6371008.8 m, as the
 // service does. Predicates on polygons use point-in-polygon in lng/lat space.
-import { T, arrayOf } from '../types/types.js';
+import { T } from '../types/types.js';
 import { Geography, type Value } from '../types/values.js';
 import { formatDouble } from './format-number.js';
 import { defineScalar, opt, sig } from './signature.js';
@@ -579,5 +579,4 @@ export function registerGeography(): void {
       return acc;
     }),
   ]);
-  void arrayOf;
 }

@@ -144,7 +144,6 @@ function parseIso(s: string, original: string): Interval | undefined {
   if (s[i] !== 'P') return undefined;
   i++;
   let months = 0, days = 0, micros = 0n, inTime = false;
-  let any = false;
   while (i < s.length) {
     if (s[i] === 'T') {
       inTime = true;
@@ -161,7 +160,6 @@ function parseIso(s: string, original: string): Interval | undefined {
     if (unit === undefined) fail(`Invalid INTERVAL value '${original}': Expected number at end of string`);
     i++;
     const num = m[0];
-    any = true;
     if (!inTime) {
       if (num.includes('.')) return undefined;
       const v = Number(num);
@@ -181,7 +179,6 @@ function parseIso(s: string, original: string): Interval | undefined {
     }
   }
   if (s === 'P' || s === '-P') fail(`Invalid INTERVAL value '${original}': Expected number at end of string`);
-  void any;
   return makeInterval(sign * months, sign * days, BigInt(sign) * micros);
 }
 

@@ -1,7 +1,7 @@
 // JSON functions over the JSON type (JsonValue) and JSON-formatted STRINGs.
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
-import { formatDate, formatTime, joinMicros, splitMicros } from './civil.js';
+import { formatDate, formatTime, splitMicros } from './civil.js';
 import { formatInterval } from './interval.js';
 import {
   JsonSyntaxError,
@@ -17,7 +17,6 @@ import {
 import { formatDecimal } from './numeric.js';
 import { defineScalar, named, opt, rep, sig, sigf } from './signature.js';
 import { fail, rowKernel } from './vec.js';
-import { pad } from './civil.js';
 
 // ---------------------------------------------------------------- SQL value -> JSON
 
@@ -414,7 +413,6 @@ export function registerJson(): void {
           if (idx >= 0 && idx < parent.length) parent.splice(idx, 1);
         } else delete (parent as { [k: string]: JsonNode })[String(last)];
       }
-      void root;
       return new JsonValue(root);
     }, false)),
   ]);
@@ -576,6 +574,4 @@ export function registerJson(): void {
       return [...keys].sort();
     }, false)),
   ]);
-  void joinMicros;
-  void pad;
 }

@@ -8,12 +8,10 @@ import { formatErrNum } from './format-number.js';
 import { checkDecimal, fitDecimal, type DecKind } from './numeric.js';
 import { decimalBinary, float64Binary, int64Binary } from './operators.js';
 import type { ScalarKernel } from './registry.js';
-import { defineScalar, opt, rep, sig, sigf, type KernelMaker, type Signature } from './signature.js';
-import { I64Out, INT64_MAX, INT64_MIN, fail, i64At, perRowKernel, rowKernel, valuesOf } from './vec.js';
+import { defineScalar, opt, sig, sigf, type KernelMaker, type Signature } from './signature.js';
+import { I64Out, INT64_MIN, fail, i64At, perRowKernel, rowKernel, valuesOf } from './vec.js';
 import { QueryError } from '../planner/api.js';
 
-const NUM_TYPES = ['INT64', 'NUMERIC', 'BIGNUMERIC', 'FLOAT64'] as const;
-const FLOATISH = ['FLOAT64', 'NUMERIC', 'BIGNUMERIC'] as const;
 
 /** FLOAT64 -> FLOAT64 kernel as one typed loop. */
 function f64Unary(fn: (x: number) => number, check?: (x: number) => void): ScalarKernel {
@@ -431,10 +429,6 @@ export function registerMath(): void {
   });
   defineScalar('PARSE_NUMERIC', [sig(['STRING'], 'NUMERIC', parseNum('NUMERIC'))]);
   defineScalar('PARSE_BIGNUMERIC', [sig(['STRING'], 'BIGNUMERIC', parseNum('BIGNUMERIC'))]);
-  void FLOATISH;
-  void NUM_TYPES;
-  void rep;
-  void INT64_MAX;
 }
 
 import { mergeNulls as mergeN } from './vec.js';

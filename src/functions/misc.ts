@@ -1,7 +1,7 @@
 // Hash, UUID, bit, NET.*, RANGE, ERROR, SESSION_USER, TYPEOF and other small families.
 import { createHash, randomUUID } from 'node:crypto';
 import { fingerprint64 } from 'farmhash-modern';
-import { T, arrayOf, rangeOf, typeToSql, type ScalarType, type SqlType } from '../types/types.js';
+import { T, arrayOf, rangeOf, typeToSql, type ScalarType } from '../types/types.js';
 import { RangeValue, type Value } from '../types/values.js';
 import { hllExtract, kllDecode, kllPoint, kllQuantiles } from './aggregates.js';
 import { compareValues } from './compare.js';
@@ -13,7 +13,6 @@ import { Interval } from '../types/values.js';
 import { datetimeAddInterval } from './interval.js';
 import { joinMicros, splitMicros } from './civil.js';
 
-const US_DAY = 86400000000n;
 
 function hash(alg: string) {
   return [
@@ -336,6 +335,4 @@ export function registerMisc(): void {
       }, false);
     }),
   ]);
-  void US_DAY;
-  void (null as unknown as SqlType);
-}
+  }

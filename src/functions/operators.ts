@@ -1,9 +1,9 @@
 // Operators as functions, under ZetaSQL's internal names ($add, $equal, ...).
 // Arithmetic and comparisons are the hottest kernels: typed-array loops over
 // the vector layouts, with BigInt only when an INT64 leaves ±2^53.
-import { typeEquals, typeToSql, T, type SqlType } from '../types/types.js';
+import { typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
-import { getValue, layoutOf, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
+import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { MAX_DATE, MIN_DATE } from './civil.js';
 import { compareValues, groupEquals, sqlEquals } from './compare.js';
 import { formatErrNum } from './format-number.js';
@@ -19,8 +19,7 @@ import {
 import { checkDecimal, type DecKind } from './numeric.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, operatorDisplay, sig, sigf, type Signature, type KernelMaker, type SigContext } from './signature.js';
-import { I64Out, INT64_MAX, INT64_MIN, TWO53, fail, i64At, mergeNulls, rowKernel, valuesOf } from './vec.js';
-import { civilFromDays, splitMicros } from './civil.js';
+import { I64Out, INT64_MAX, INT64_MIN, fail, i64At, mergeNulls, rowKernel, valuesOf } from './vec.js';
 
 // ---------------------------------------------------------------- INT64 arithmetic
 
@@ -411,8 +410,7 @@ function registerComparisons(): void {
     const accept = op === 'eq' || op === 'ne' ? equalityAccept : orderingAccept;
     defineScalar(name, [sig(['T1', 'T1'], 'BOOL', comparisonKernel(op), accept)], {
       display: operatorDisplay(sym),
-      validate: (args, m) => {
-        void args;
+      validate: (_args, m) => {
         const t = m.argTypes[0]!;
         if ((op === 'eq' || op === 'ne') && !supportsEquality(t)) return `Equality is not defined for arguments of type ${typeToSql(t)}`;
         return undefined;
@@ -635,7 +633,7 @@ function registerLike(): void {
 // ---------------------------------------------------------------- bitwise
 
 function registerBitwise(): void {
-  const bytesOp = (name: string, f: (x: number, y: number) => number) =>
+  const bytesOp = (f: (x: number, y: number) => number) =>
     rowKernel(T.BYTES, (v) => {
       const a = v[0] as Uint8Array;
       const b = v[1] as Uint8Array;
@@ -643,7 +641,6 @@ function registerBitwise(): void {
         fail(`Bitwise binary operator for BYTES requires equal length of the inputs. Got ${a.length} bytes on the left hand side and ${b.length} bytes on the right hand side.`);
       const out = new Uint8Array(a.length);
       for (let i = 0; i < a.length; i++) out[i] = f(a[i]!, b[i]!) & 0xff;
-      void name;
       return out;
     });
   const intOp = (f: (x: bigint, y: bigint) => bigint) => rowKernel(T.INT64, (v) => BigInt.asIntN(64, f(v[0] as bigint, v[1] as bigint)));
@@ -653,7 +650,7 @@ function registerBitwise(): void {
     ['$bitwise_xor', '^', (x, y) => x ^ y, (x, y) => x ^ y],
   ];
   for (const [name, sym, fi, fb] of ops)
-    defineScalar(name, [sig(['INT64', 'INT64'], 'INT64', intOp(fi)), sig(['BYTES', 'BYTES'], 'BYTES', bytesOp(name, fb))], { display: operatorDisplay(sym) });
+    defineScalar(name, [sig(['INT64', 'INT64'], 'INT64', intOp(fi)), sig(['BYTES', 'BYTES'], 'BYTES', bytesOp(fb))], { display: operatorDisplay(sym) });
   defineScalar(
     '$bitwise_not',
     [
@@ -770,11 +767,6 @@ export function registerOperators(): void {
 
 // Re-exported helpers other families use.
 export { int64Binary, float64Binary, decimalBinary, comparisonKernel, supportsEquality };
-void getValue;
-void layoutOf;
-void typeEquals;
-void civilFromDays;
-void splitMicros;
 export type { CmpOp };
 export function vectorOf(type: SqlType, values: Value[]): Vector {
   return vectorFromValues(type, values);

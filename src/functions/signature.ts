@@ -197,7 +197,6 @@ function assignArgs(specs: readonly ArgSpec[], args: readonly ArgInfo[]): number
   const posSpecs: number[] = [];
   for (let i = 0; i < specs.length; i++) if (!namedSpecIdx.has(i)) posSpecs.push(i);
   const required = posSpecs.filter((i) => !specs[i]!.optional && !specs[i]!.repeated).length;
-  const repeatedIdx = posSpecs.find((i) => specs[i]!.repeated);
   if (positional.length < required) return undefined;
   let extra = positional.length - required;
   let k = 0;
@@ -223,7 +222,6 @@ function assignArgs(specs: readonly ArgSpec[], args: readonly ArgInfo[]): number
     out[args.indexOf(positional[k++]!)] = si;
   }
   if (k !== positional.length) return undefined;
-  void repeatedIdx;
   return out;
 }
 

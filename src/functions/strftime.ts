@@ -1,6 +1,6 @@
 // FORMAT_* / PARSE_* format elements (strftime-like, absl flavour):
 // %Y %m %d %H %M %S %E<n>S %E*S %Ez %z %Z %j %a %A %b %B %p %I %y %C %D %F %T %R %e %u %w %U %W %V %G %g %Q %s ...
-import { civilFromDays, civilToUtc, dayOfYear, daysFromCivil, daysInMonth, joinMicros, offsetSecondsAt, pad, splitMicros, weekday } from './civil.js';
+import { civilFromDays, dayOfYear, daysFromCivil, daysInMonth, joinMicros, offsetSecondsAt, pad, splitMicros, weekday } from './civil.js';
 import { fail } from './vec.js';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -39,7 +39,7 @@ function offsetString(off: number, colon: boolean): string {
   return `${sign}${pad(Math.floor(a / 3600), 2)}${colon ? ':' : ''}${pad(Math.floor(a / 60) % 60, 2)}`;
 }
 
-export function formatStrftime(fmt: string, days: number, tod: number, tz: { zone: string; ts: bigint } | null, kind: string): string {
+export function formatStrftime(fmt: string, days: number, tod: number, tz: { zone: string; ts: bigint } | null, _kind: string): string {
   const [y, m, d] = civilFromDays(days);
   const h = Math.floor(tod / 3600e6);
   const mi = Math.floor(tod / 60e6) % 60;
@@ -242,7 +242,6 @@ export function formatStrftime(fmt: string, days: number, tod: number, tz: { zon
         out += '%' + e;
     }
   }
-  void kind;
   return out;
 }
 
@@ -254,7 +253,7 @@ export interface ParsedTime {
 }
 
 /** PARSE_*: every element must match; unspecified fields default to 1970-01-01 00:00:00. */
-export function parseStrftime(fmt: string, input: string, kind: string, defaultZone: string): ParsedTime {
+export function parseStrftime(fmt: string, input: string, _kind: string, _defaultZone: string): ParsedTime {
   let i = 0;
   const bad = (): never => fail(`Failed to parse input string "${input}"`);
   let y = 1970, mo = 1, d = 1, h = 0, mi = 0, s = 0, us = 0;
@@ -538,8 +537,5 @@ export function parseStrftime(fmt: string, input: string, kind: string, defaultZ
   }
   if (h > 23 || mi > 59 || s > 60) bad();
   if (s === 60) s = 59;
-  void kind;
-  void civilToUtc;
-  void defaultZone;
   return { days, tod: ((h * 60 + mi) * 60 + s) * 1e6 + us, zone };
 }

@@ -3,15 +3,13 @@
 // UTF-16 path.
 import { T, arrayOf } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
-import { compareValues } from './compare.js';
-import { castValue, decodeUtf8, encodeUtf8 } from './conversion.js';
-import { formatDouble, formatG } from './format-number.js';
+import { castValue, decodeUtf8 } from './conversion.js';
+import { formatG } from './format-number.js';
 import { fromBase32, toBase32, toHex } from './cast-format.js';
 import { concatBytes } from './operators.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, named, opt, rep, sig, sigf } from './signature.js';
 import { fail, mergeNulls, rowKernel, valuesOf } from './vec.js';
-import { formatDecimal } from './numeric.js';
 import { formatValueLiteral } from './format-value.js';
 
 const SURR = /[\uD800-\uDFFF]/;
@@ -702,8 +700,4 @@ export function registerStrings(): void {
       return search(v[0]!, c.argTypes[0]!);
     }, false)),
   ]);
-  void formatDouble;
-  void formatDecimal;
-  void compareValues;
-  void encodeUtf8;
 }
