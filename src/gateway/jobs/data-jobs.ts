@@ -524,7 +524,7 @@ export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json)
       for await (const page of readRows(ctx, src)) pages.push(page.rows);
       buffered.set(src, pages);
     }
-    const fields = await prepareDestination(ctx, dest, fieldsOf(first), str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, extra);
+    await prepareDestination(ctx, dest, fieldsOf(first), str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, extra);
     let copied = 0;
     async function* pagesOf(src: TableRef): AsyncGenerator<{ rows: Json[] }> {
       const pre = buffered.get(src);
@@ -541,7 +541,6 @@ export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json)
         copied += outcome.rows;
       }
     }
-    void fields;
     return { statistics: { copy: { copiedRows: String(copied), copiedLogicalBytes: '0' } } };
   } catch (e) {
     return { error: loadError(e), statistics: {} };
