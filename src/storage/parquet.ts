@@ -138,6 +138,8 @@ export async function encodeFragment(columns: readonly Column[], batches: readon
 }
 
 function decodeColumn(t: SqlType, raw: ArrayLike<unknown>): Vector {
+  const fast = decodeFixedWidth(t, raw);
+  if (fast) return fast;
   const m = parquetMapping(t);
   const n = raw.length;
   const vals = new Array<Value>(n);
@@ -174,6 +176,67 @@ function decodeColumn(t: SqlType, raw: ArrayLike<unknown>): Vector {
     else vals[i] = new Decimal(s);
   }
   return vectorFromValues(t, vals);
+}
+
+/** Typed-array layouts straight from the decoded column (no per-value boxing). */
+function decodeFixedWidth(t: SqlType, raw: ArrayLike<unknown>): Vector | null {
+  const n = raw.length;
+  let nulls: Uint8Array | null = null;
+  const markNull = (i: number): void => {
+    nulls ??= new Uint8Array(n);
+    nulls[i] = 1;
+  };
+  switch (t.kind) {
+    case 'INT64':
+    case 'DATETIME':
+    case 'TIMESTAMP':
+    case 'TIME':
+    case 'FLOAT64': {
+      const d = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const x = raw[i];
+        if (x === null || x === undefined) markNull(i);
+        else if (typeof x === 'bigint') {
+          // Beyond 2^53 the exact BigInt64Array layout is needed: take the general path.
+          if (x > 9007199254740992n || x < -9007199254740992n) return null;
+          d[i] = Number(x);
+        } else d[i] = x as number;
+      }
+      return { type: t, length: n, data: d, nulls };
+    }
+    case 'DATE': {
+      const d = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const x = raw[i];
+        if (x === null || x === undefined) markNull(i);
+        else d[i] = x as number;
+      }
+      return { type: t, length: n, data: d, nulls };
+    }
+    case 'BOOL': {
+      const d = new Uint8Array(n);
+      for (let i = 0; i < n; i++) {
+        const x = raw[i];
+        if (x === null || x === undefined) markNull(i);
+        else d[i] = x ? 1 : 0;
+      }
+      return { type: t, length: n, data: d, nulls };
+    }
+    case 'STRING': {
+      const d = new Array<Value>(n);
+      const dec = new TextDecoder();
+      for (let i = 0; i < n; i++) {
+        const x = raw[i];
+        if (x === null || x === undefined) {
+          markNull(i);
+          d[i] = null;
+        } else d[i] = typeof x === 'string' ? x : dec.decode(x as Uint8Array);
+      }
+      return { type: t, length: n, data: d, nulls };
+    }
+    default:
+      return null;
+  }
 }
 
 export interface FragmentContent {

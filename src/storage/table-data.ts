@@ -33,7 +33,10 @@ const EMPTY_SIDECAR: Sidecar = { version: 1, columns: [], fragments: [], flushed
 /** Compaction thresholds: the WAL is folded into a fragment past either bound, or when idle. */
 export const COMPACT_WAL_BYTES = Number(process.env.WAREHOUSE_COMPACT_WAL_BYTES) || 32 * 1024 * 1024;
 export const COMPACT_IDLE_MS = Number(process.env.WAREHOUSE_COMPACT_IDLE_MS) || 1500;
-const MAX_FRAGMENTS = 12;
+const MAX_SMALL_FRAGMENTS = 8;
+const SMALL_FRAGMENT_ROWS = 100_000;
+/** Appends of at least this many rows skip the WAL and become a fragment directly. */
+const BULK_ROWS = 20_000;
 
 export class TableData {
   private columns: readonly Column[];
@@ -194,6 +197,12 @@ export class TableData {
   async append(batch: Batch, rawRows?: string): Promise<void> {
     if (batch.length === 0) return;
     await this.load();
+    if (batch.length >= BULK_ROWS && rawRows === undefined) {
+      // Bulk appends (CTAS, INSERT ... SELECT, loads) go straight to a fragment:
+      // logging them first would encode every row twice.
+      await this.foldIntoFragment(batch);
+      return;
+    }
     await this.gate.runShared(async () => {
       const wal = this.wal!;
       const lsn = this.nextLsn++;
@@ -253,11 +262,26 @@ export class TableData {
   /** Folds the WAL into a new fragment (and merges small fragments), then empties the WAL. */
   compact(): Promise<void> {
     if (!this.isLoaded || this.closed) return Promise.resolve();
+    return this.foldIntoFragment(null);
+  }
+
+  /**
+   * Writes the unflushed chunks (plus `extra`, appended after them) as one
+   * fragment, commits the sidecar, empties the WAL. Durable when it resolves.
+   */
+  private foldIntoFragment(extra: Batch | null): Promise<void> {
     return this.gate.runExclusive(async () => {
       const wal = this.wal;
-      if (!wal || this.closed) return;
+      if (!wal || this.closed) {
+        if (extra) throw new Error(`table storage ${this.stem} is closed`);
+        return;
+      }
       await wal.drain();
       const pending = this.chunks.slice(this.unflushedFrom);
+      if (extra) {
+        pending.push(extra);
+        this.nextLsn++;
+      }
       if (pending.length === 0) {
         if (wal.byteSize > 0) await wal.truncate();
         return;
@@ -268,10 +292,12 @@ export class TableData {
       let fragments = [...this.sidecar.fragments, frag];
       let chunks = [...this.chunks.slice(0, this.unflushedFrom), merged];
       const obsolete: string[] = [];
-      if (fragments.length > MAX_FRAGMENTS) {
-        // Size-tiered: fold the newest, smallest half into one fragment, so each
-        // row is rewritten O(log n) times, never once per insert.
-        const k = Math.floor(fragments.length / 2);
+      // Small fragments (idle-time WAL folds) are merged once 8 of them trail
+      // the list; fragments of SMALL_FRAGMENT_ROWS or more are never rewritten
+      // (except by replace), so bulk loads are encoded once.
+      let k = fragments.length;
+      while (k > 0 && fragments[k - 1]!.rows < SMALL_FRAGMENT_ROWS) k--;
+      if (fragments.length - k >= MAX_SMALL_FRAGMENTS) {
         const tail = chunks.slice(k);
         const big = mergeBatches(this.columns, tail);
         const bigFrag = await this.writeFragment([big], lastLsn);
@@ -279,11 +305,16 @@ export class TableData {
         fragments = [...fragments.slice(0, k), bigFrag];
         chunks = [...chunks.slice(0, k), big];
       }
+      if (extra) this.modifiedMs = Date.now();
       await this.commitSidecar(fragments, lastLsn);
       await wal.truncate();
       for (const f of obsolete) await fsp.rm(path.join(this.dir, f), { force: true });
       this.chunks = chunks;
       this.unflushedFrom = chunks.length;
+      if (extra) {
+        this.rows += extra.length;
+        this.version++;
+      }
     });
   }
 

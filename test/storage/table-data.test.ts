@@ -183,6 +183,30 @@ describe('TableData', () => {
   });
 });
 
+describe('bulk appends', () => {
+  it('go straight to a fragment after the pending WAL rows, in order', async () => {
+    const dir = tempDir();
+    const cols = [restFieldToColumn({ name: 'x', type: 'INT64' })];
+    const td = new TableData(dir, 't', cols);
+    await td.create();
+    await td.append({ length: 1, columns: [vectorFromValues(cols[0]!.type, [-1n])] });
+    const n = 25_000;
+    await td.append({ length: n, columns: [vectorFromValues(cols[0]!.type, Array.from({ length: n }, (_, i) => BigInt(i)))] });
+    expect(fs.statSync(path.join(dir, 't.wal')).size).toBe(0);
+    await td.append({ length: 1, columns: [vectorFromValues(cols[0]!.type, [99999n])] });
+    await td.close();
+    const td2 = new TableData(dir, 't', cols);
+    await td2.load();
+    const xs = rowsOf(td2.snapshot()).map((r) => Number(r[0]));
+    expect(xs.length).toBe(n + 2);
+    expect(xs[0]).toBe(-1);
+    expect(xs[1]).toBe(0);
+    expect(xs[n]).toBe(n - 1);
+    expect(xs[n + 1]).toBe(99999);
+    await td2.close();
+  });
+});
+
 describe('data dir lock', () => {
   it('refuses a live owner and takes over a stale one', () => {
     const dir = tempDir();
