@@ -3693,17 +3693,24 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     return e;
   });
 
-  primary = this.RULE('primary', (): A.Expr => {
-    const t = this.la(1);
-    const loc = this.loc(t);
-    return this.or(1, [
-      { ALT: (): A.Expr => ({ kind: 'IntLiteral', loc, text: this.consume(2, IntLit).image, hex: false }) },
-      { ALT: (): A.Expr => ({ kind: 'IntLiteral', loc, text: this.consume(3, HexIntLit).image, hex: true }) },
-      { ALT: (): A.Expr => ({ kind: 'FloatLiteral', loc, text: this.consume(4, FloatLit).image }) },
+  /** Location of the next token (alternatives compute it themselves so their arrays can be cached). */
+  private here(): A.Loc {
+    return this.loc(this.la(1));
+  }
+
+  // Hot ORs keep their alternative arrays across calls (no per-call closures) and
+  // avoid GATEs where the first token decides: an ungated LL(1) OR is a table lookup.
+  private primaryAlts: IOrAlt<A.Expr>[] | undefined;
+  primary = this.RULE('primary', (): A.Expr =>
+    this.or(1, (this.primaryAlts ??= [
+      { ALT: (): A.Expr => ({ kind: 'IntLiteral', loc: this.here(), text: this.consume(2, IntLit).image, hex: false }) },
+      { ALT: (): A.Expr => ({ kind: 'IntLiteral', loc: this.here(), text: this.consume(3, HexIntLit).image, hex: true }) },
+      { ALT: (): A.Expr => ({ kind: 'FloatLiteral', loc: this.here(), text: this.consume(4, FloatLit).image }) },
       { ALT: (): A.Expr => this.subrule(5, this.concatStrings) },
       { ALT: (): A.Expr => this.subrule(6, this.parenExpr) },
       {
         ALT: (): A.Expr => {
+          const loc = this.here();
           this.consume(7, S['[']!);
           let elements: A.Expr[] = [];
           if (this.must(!this.isSym(']'))) elements = this.subrule(9, this.exprList);
@@ -3713,6 +3720,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       },
       {
         ALT: (): A.Expr => {
+          const loc = this.here();
           const at = this.consume(11, S['@']!);
           const n = this.la(1);
           if (this.live && ((n.kind !== T.Word && n.kind !== T.QuotedIdent) || n.startOffset !== this.x(at).end)) this.fail(n);
@@ -3722,6 +3730,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       },
       {
         ALT: (): A.Expr => {
+          const loc = this.here();
           this.consume(15, S['@@']!);
           const parts = [this.subrule(16, this.identAfterDot)];
           this.many(17, {
@@ -3731,15 +3740,16 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           return { kind: 'SystemVariable', loc, parts };
         },
       },
-      { ALT: (): A.Expr => (this.consume(20, S['?']!), { kind: 'PositionalParam', loc, index: this.live ? this.paramIndex++ : 0 }) },
-      { ALT: (): A.Expr => (this.consume(21, K.NULL!), { kind: 'NullLiteral', loc }) },
-      { ALT: (): A.Expr => (this.consume(22, K.TRUE!), { kind: 'BoolLiteral', loc, value: true }) },
-      { ALT: (): A.Expr => (this.consume(23, K.FALSE!), { kind: 'BoolLiteral', loc, value: false }) },
+      { ALT: (): A.Expr => ({ kind: 'PositionalParam', loc: this.loc(this.consume(20, S['?']!)), index: this.live ? this.paramIndex++ : 0 }) },
+      { ALT: (): A.Expr => ({ kind: 'NullLiteral', loc: this.loc(this.consume(21, K.NULL!)) }) },
+      { ALT: (): A.Expr => ({ kind: 'BoolLiteral', loc: this.loc(this.consume(22, K.TRUE!)), value: true }) },
+      { ALT: (): A.Expr => ({ kind: 'BoolLiteral', loc: this.loc(this.consume(23, K.FALSE!)), value: false }) },
       { ALT: (): A.Expr => this.subrule(24, this.caseExpr) },
-      { GATE: () => !this.isKw('SAFE_CAST') || this.isSym('(', 2), ALT: (): A.Expr => this.subrule(25, this.castExpr) },
+      { ALT: (): A.Expr => this.subrule(25, this.castBody, { ARGS: [this.consume(62, K.CAST!)] }) },
       { ALT: (): A.Expr => this.subrule(26, this.extractExpr) },
       {
         ALT: (): A.Expr => {
+          const loc = this.here();
           this.consume(27, K.EXISTS!);
           this.consume(28, LP);
           const query = this.subrule(29, this.query);
@@ -3751,6 +3761,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       { ALT: (): A.Expr => this.subrule(32, this.structExpr) },
       {
         ALT: (): A.Expr => {
+          const loc = this.here();
           this.consume(33, K.INTERVAL!);
           const value = this.subrule(34, this.expr);
           const part = this.subrule(35, this.datePart);
@@ -3758,40 +3769,74 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           return { kind: 'IntervalExpr', loc, value, part, toPart };
         },
       },
-      { ALT: (): A.Expr => (this.consume(39, K.DEFAULT!), { kind: 'DefaultExpr', loc }) },
-      { GATE: () => this.isSym('(', 2), ALT: (): A.Expr => this.subrule(40, this.withExpr) },
+      { ALT: (): A.Expr => ({ kind: 'DefaultExpr', loc: this.loc(this.consume(39, K.DEFAULT!)) }) },
       {
-        GATE: () => this.isSym('<', 2),
+        // `WITH(x AS e, ..., body)`; a bare reserved WITH is "Unexpected keyword WITH".
         ALT: (): A.Expr => {
-          this.consume(41, K.RANGE!);
-          this.consume(42, S['<']!);
-          const elementType = this.subrule(43, this.type);
-          this.consume(44, S['>']!);
-          return { kind: 'RangeLiteral', loc, elementType, value: this.subrule(45, this.stringLit) };
+          if (this.live && !this.isSym('(', 2)) this.fail(this.la(1));
+          return this.subrule(40, this.withExpr);
         },
+      },
+      {
+        // RANGE<T> 'literal' or the RANGE(a, b) function.
+        ALT: (): A.Expr => {
+          const loc = this.here();
+          if (this.live && !this.isSym('<', 2) && !this.isSym('(', 2)) this.fail(this.la(1));
+          const r = this.consume(41, K.RANGE!);
+          return this.or(42, [
+            {
+              ALT: (): A.Expr => {
+                this.consume(43, S['<']!);
+                const elementType = this.subrule(44, this.type);
+                this.consume(45, S['>']!);
+                return { kind: 'RangeLiteral', loc, elementType, value: this.subrule(46, this.stringLit) };
+              },
+            },
+            { ALT: (): A.Expr => this.subrule(47, this.functionCall, { ARGS: [[r.image], loc] }) },
+          ]);
+        },
+      },
+      {
+        // Reserved words that are nonetheless callable as functions: IF(...), LEFT(s, n), ...
+        ALT: (): A.Expr => {
+          const loc = this.here();
+          if (this.live && !this.isSym('(', 2)) this.fail(this.la(1));
+          const w = this.or(48, (this.reservedFnAlts ??= RESERVED_FUNCTIONS.map((f, i) => ({ ALT: () => this.consume(49 + i, K[f]!) }))));
+          return this.subrule(60, this.functionCall, { ARGS: [[w.image], loc] });
+        },
+      },
+      { ALT: (): A.Expr => this.subrule(61, this.identifierPrimary) },
+    ])),
+  );
+  private reservedFnAlts: IOrAlt<IToken>[] | undefined;
+
+  /** Identifier-led primaries: non-reserved words that open special forms, else a name/path/call. */
+  private identifierPrimaryAlts: IOrAlt<A.Expr>[] | undefined;
+  private identifierPrimary = this.RULE('identifierPrimary', (): A.Expr =>
+    this.or(1, (this.identifierPrimaryAlts ??= [
+      {
+        GATE: () => this.isKw('SAFE_CAST') && this.isSym('(', 2),
+        ALT: (): A.Expr => this.subrule(2, this.castBody, { ARGS: [this.consume(8, K.SAFE_CAST!)] }),
       },
       {
         GATE: () => TYPED_LITERAL.has(this.la(1).upper) && this.isType(T.String, 2),
         ALT: (): A.Expr => {
-          const w = this.consume(46, Identifier);
-          return { kind: 'TypedLiteral', loc, typeName: this.up(w), value: this.subrule(47, this.stringLit) };
+          const loc = this.here();
+          const w = this.consume(3, Identifier);
+          return { kind: 'TypedLiteral', loc, typeName: this.up(w), value: this.subrule(4, this.stringLit) };
         },
       },
-      {
-        GATE: () => this.isSym('(', 2),
-        ALT: (): A.Expr => {
-          const w = this.or(48, RESERVED_FUNCTIONS.map((f, i) => ({ ALT: () => this.consume(49 + i, K[f]!) })));
-          return this.subrule(60, this.functionCall, { ARGS: [[w.image], loc] });
-        },
-      },
-      { GATE: () => this.isSym('(', 2), ALT: (): A.Expr => this.subrule(61, this.replaceFields) },
+      { GATE: () => this.isKw('REPLACE_FIELDS') && this.isSym('(', 2), ALT: (): A.Expr => this.subrule(5, this.replaceFields) },
       {
         GATE: () => NO_PAREN_FUNCTIONS.has(this.la(1).upper) && !this.isSym('(', 2),
-        ALT: (): A.Expr => ({ kind: 'FunctionCall', loc, name: [this.consume(62, Identifier).image], safe: false, args: [], distinct: false }),
+        ALT: (): A.Expr => {
+          const loc = this.here();
+          return { kind: 'FunctionCall', loc, name: [this.consume(6, Identifier).image], safe: false, args: [], distinct: false };
+        },
       },
-      { ALT: (): A.Expr => this.subrule(63, this.identifierExpr) },
-    ]);
-  });
+      { ALT: (): A.Expr => this.subrule(7, this.identifierExpr) },
+    ])),
+  );
 
   /** `(` ... : subquery, parenthesized expression, or tuple. */
   private parenExpr = this.RULE('parenExpr', (): A.Expr => {
@@ -3866,13 +3911,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     return this.subrule(4, this.expr);
   });
 
-  private castExpr = this.RULE('castExpr', (): A.Expr => {
-    const t = this.or(1, [{ ALT: () => this.consume(2, K.CAST!) }, { GATE: () => this.isSym('(', 2), ALT: () => this.consume(3, K.SAFE_CAST!) }]);
+  /** `( expr AS type [FORMAT ...] )` after CAST / SAFE_CAST (t: that keyword). */
+  private castBody = this.RULE('castBody', (t?: IToken): A.Expr => {
     this.consume(4, LP);
     const expr = this.subrule(5, this.expr);
     this.consume(6, K.AS!);
     const type = this.subrule(7, this.type);
-    const node: A.CastExpr = { kind: 'CastExpr', loc: this.loc(t), safe: this.up(t) === 'SAFE_CAST', expr, type };
+    const node: A.CastExpr = { kind: 'CastExpr', loc: t ? this.loc(t) : this.here(), safe: t !== undefined && this.up(t) === 'SAFE_CAST', expr, type };
     this.option(8, () => {
       this.consume(9, K.FORMAT!);
       node.format = this.subrule(10, this.expr);
