@@ -176,6 +176,7 @@ function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, outer: Scope | u
     const cols = base.rel.columns.map((col, i) => an.newColumn(base.names[i] ?? '', col.type));
     map.set(lname, { id, name: c.name, columns: cols, isValueTable: false });
     let rec = resolveQueryExpr(an, body.right, outer);
+    if (body.corresponding || body.byName) rec = correspondingInputs(an, body, [base, rec], `${body.op} ${body.quantifier}`)[1]!;
     if (rec.rel.columns.length !== cols.length) {
       throw sqlError(`Queries in UNION ALL have mismatched column count; query 1 has ${cols.length} columns, query 2 has ${rec.rel.columns.length} columns`, body.loc);
     }
