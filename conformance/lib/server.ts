@@ -3,7 +3,7 @@
 // builds: run `npm run build` first (npm run conformance does).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -80,8 +80,10 @@ export async function spawnEmulator(repoRoot: string, startupTimeoutMs = 60_000)
   child.once('error', (e) => {
     exited = `gateway failed to start: ${e.message}`;
   });
+  // The data dir is scratch for this run: removed once the gateway is down.
+  const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (child.exitCode !== null || child.signalCode !== null) return cleanup();
     const pid = child.pid;
     const kill = (sig: NodeJS.Signals) => {
       try {
@@ -95,6 +97,7 @@ export async function spawnEmulator(repoRoot: string, startupTimeoutMs = 60_000)
     const t = setTimeout(() => kill('SIGKILL'), 5000);
     await done;
     clearTimeout(t);
+    cleanup();
   };
   const deadline = Date.now() + startupTimeoutMs;
   while (Date.now() < deadline) {
