@@ -36,14 +36,12 @@ function decUnary(kind: DecKind, fn: (x: Decimal) => Decimal): ScalarKernel {
 function roundDouble(x: number, digits: number): number {
   if (!Number.isFinite(x)) return x;
   if (digits === 0) return x < 0 ? -Math.round(-x) : Math.round(x);
-  // Go through decimal text to avoid binary artifacts (ROUND(2.675, 2) = 2.68 in the service? it is 2.68 there too? use exact).
-  const d = new Decimal(x).toDecimalPlaces(digits, Decimal.ROUND_HALF_UP);
   if (digits < 0) {
     const f = Math.pow(10, -digits);
-    const r = (x < 0 ? -Math.round(-x / f) : Math.round(x / f)) * f;
-    return r;
+    return (x < 0 ? -Math.round(-x / f) : Math.round(x / f)) * f;
   }
-  const r = d.toNumber();
+  // Round the decimal text of x so 1.005 style inputs round as written.
+  const r = new Decimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_HALF_UP).toNumber();
   if (!Number.isFinite(r)) fail(`double overflow: ROUND(${formatErrNum(x)}, ${digits})`);
   return r;
 }
@@ -51,7 +49,11 @@ function roundDouble(x: number, digits: number): number {
 function truncDouble(x: number, digits: number): number {
   if (!Number.isFinite(x)) return x;
   if (digits === 0) return Math.trunc(x);
-  return new Decimal(x).toDecimalPlaces(digits, Decimal.ROUND_DOWN).toNumber();
+  if (digits < 0) {
+    const f = Math.pow(10, -digits);
+    return Math.trunc(x / f) * f;
+  }
+  return new Decimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_DOWN).toNumber();
 }
 
 function roundDecimal(kind: DecKind, d: Decimal, digits: number, mode: Decimal.Rounding): Decimal {
@@ -73,7 +75,11 @@ function roundingMode(s: Value): Decimal.Rounding {
 
 function roundHalfEvenDouble(x: number, digits: number): number {
   if (!Number.isFinite(x)) return x;
-  return new Decimal(x).toDecimalPlaces(digits, Decimal.ROUND_HALF_EVEN).toNumber();
+  if (digits < 0) {
+    const f = new Decimal(10).pow(-digits);
+    return new Decimal(x).div(f).toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).times(f).toNumber();
+  }
+  return new Decimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_HALF_EVEN).toNumber();
 }
 
 export function registerMath(): void {

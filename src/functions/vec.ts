@@ -102,10 +102,25 @@ export function rowKernel(returnType: SqlType, fn: RowFn, nullPropagate = true):
         vals[k] = x;
         if (x === null) hasNull = true;
       }
-      out[i] = nullPropagate && hasNull ? null : fn(vals, ctx);
+      if (nullPropagate && hasNull) {
+        out[i] = null;
+        continue;
+      }
+      try {
+        out[i] = fn(vals, ctx);
+      } catch (e) {
+        throw asQueryError(e);
+      }
     }
     return vectorFromValues(returnType, out);
   };
+}
+
+/** Arithmetic library errors (decimal.js, BigInt RangeError) surface as query errors, not crashes. */
+export function asQueryError(e: unknown): unknown {
+  if (e instanceof QueryError) return e;
+  if (e instanceof RangeError || (e instanceof Error && /DecimalError/.test(e.message))) return new QueryError(e.message.replace(/^\[DecimalError\] /, ''), 'invalidQuery');
+  return e;
 }
 
 /** A kernel whose result does not depend on the rows (CURRENT_DATE, SESSION_USER ...). */
