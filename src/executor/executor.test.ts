@@ -605,3 +605,45 @@ describe('more edge cases', () => {
     expect(Array.from(out.data as Float64Array)).toEqual([2, 3]);
   });
 });
+
+describe('CTE sharing, ARRAY scans and seeded samples', () => {
+  it('a CTE referenced twice is computed once', async () => {
+    const c1 = col('id', T.INT64);
+    const r1 = col('id', T.INT64);
+    const r2 = col('id', T.INT64);
+    cat.addRows(TABLE('once'), [{ name: 'id', type: T.INT64 }], [[1n], [2n]]);
+    const before = cat.scans.get('once') ?? 0;
+    const body: Rel = {
+      kind: 'setop',
+      op: 'union',
+      all: true,
+      columns: [r1],
+      inputs: [
+        { kind: 'cte_ref', cteId: 42, columns: [r1], cteColumns: [c1] },
+        { kind: 'cte_ref', cteId: 42, columns: [r2], cteColumns: [c1] },
+      ],
+    };
+    const w: Rel = { kind: 'with', ctes: [{ id: 42, name: 'c', plan: scan('once', [c1]) }], body, columns: [r1] };
+    expect((await run(w)).map((r) => r[0])).toEqual([1n, 2n, 1n, 2n]);
+    expect(cat.scans.get('once')! - before).toBe(1);
+  });
+  it('array_scan spreads STRUCT fields over columns', async () => {
+    const st = structOf([
+      { name: 'a', type: T.INT64 },
+      { name: 'b', type: T.STRING },
+    ]);
+    const a = col('a', T.INT64);
+    const b = col('b', T.STRING);
+    const rel: Rel = { kind: 'array_scan', columns: [a, b], array: lit([[1n, 'x'], [2n, null], null], arrayOf(st)) };
+    expect(await run(rel)).toEqual([
+      [1n, 'x'],
+      [2n, null],
+      [null, null],
+    ]);
+  });
+  it('REPEATABLE samples are deterministic', async () => {
+    const s1 = await run({ kind: 'sample', input: tScan(), columns: [tId, tG, tX], percent: 50, seed: 7 });
+    const s2 = await run({ kind: 'sample', input: tScan(), columns: [tId, tG, tX], percent: 50, seed: 7 });
+    expect(s1).toEqual(s2);
+  });
+});

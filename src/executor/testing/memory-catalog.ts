@@ -53,7 +53,11 @@ export class MemoryCatalog implements QueryCatalog {
     return [...this.tables.values()].filter((t) => t.info.id.projectId === projectId && t.info.id.datasetId === datasetId).map((t) => t.info);
   }
 
+  /** How many scans each table served (tests check CTE sharing with it). */
+  readonly scans = new Map<string, number>();
+
   async *scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch> {
+    this.scans.set(id.tableId, (this.scans.get(id.tableId) ?? 0) + 1);
     const t = this.tables.get(keyOf(id));
     if (!t) throw new Error(`Not found: Table ${keyOf(id)}`);
     for (let s = 0; s < t.length; s += BATCH_SIZE) {
