@@ -12,7 +12,7 @@ import { Scope, colRef } from '../analyzer/scope.js';
 import { canCoerce, typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { TableId, TableInfo } from '../storage/api.js';
-import type { Column } from '../types/schema.js';
+import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
@@ -78,13 +78,41 @@ function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
   });
 }
 
-/** REST schema field extras (descriptions from column OPTIONS) go into the table resource. */
-async function columnDescriptions(s: Session, defs: readonly A.ColumnDef[] | undefined): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const d of defs ?? []) {
-    for (const o of d.options ?? []) if (o.name.toLowerCase() === 'description') out[d.name] = String((await s.evalScalar(o.value)).value);
+/** Source text of an expression starting at `offset` (up to the next top-level `,` or `)`). */
+function exprText(sql: string, offset: number): string {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = offset; i < sql.length; i++) {
+    const ch = sql[i]!;
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = undefined;
+      continue;
+    }
+    if (ch === "'" || ch === '"' || ch === '`') quote = ch;
+    else if (ch === '(' || ch === '[') depth++;
+    else if (ch === ')' || ch === ']') {
+      if (depth === 0) return sql.slice(offset, i).trim();
+      depth--;
+    } else if (ch === ',' && depth === 0) return sql.slice(offset, i).trim();
   }
-  return out;
+  return sql.slice(offset).trim();
+}
+
+/**
+ * Column extras the REST schema carries (OPTIONS(description=...), DEFAULT
+ * expressions): patched into the stored schema after the table exists.
+ */
+async function schemaExtras(s: Session, id: TableId, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<void> {
+  if (!defs?.some((d) => d.default || d.options?.length)) return;
+  const fields = columns.map((c) => columnToRestField(c.name, c.type, c.required));
+  for (const d of defs) {
+    const f = fields.find((x) => x.name.toLowerCase() === d.name.toLowerCase());
+    if (!f) continue;
+    if (d.default) f.defaultValueExpression = exprText(s.ctx.sql, d.default.loc.offset);
+    for (const o of d.options ?? []) if (o.name.toLowerCase() === 'description') f.description = String((await s.evalScalar(o.value)).value);
+  }
+  await s.ctx.catalog.patchTableResource(id, { schema: { fields } });
 }
 
 async function ensureTempDataset(s: Session): Promise<{ projectId: string; datasetId: string }> {
@@ -155,11 +183,10 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     columns = columnsFromDefs(st.columns);
   } else throw sqlError('CREATE TABLE requires a column list or AS SELECT', st.loc);
   const resource = await optionsToResource(s, st.options);
-  const desc = await columnDescriptions(s, st.columns);
-  if (Object.keys(desc).length) resource.columnDescriptions = desc;
   if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
   if (existing) await cat.dropTable(id);
   await cat.createTable(id, columns, { resource, orReplace: st.orReplace, ifNotExists: st.ifNotExists, temporary: st.temp });
+  await schemaExtras(s, id, columns, st.columns);
   if (rows.length) await cat.appendRows(id, rows);
   if (st.temp) s.tempTables.set(id.tableId, id);
   return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
@@ -695,8 +722,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         } else if (a.action.kind === 'SetOptions') {
           const r = await optionsToResource(s, a.action.options);
           if (r.description !== undefined) {
-            const cd = { ...((info.resource.columnDescriptions as Record<string, string>) ?? {}), [cols[i]!.name]: String(r.description) };
-            await cat.patchTableResource(id, { columnDescriptions: cd });
+            const fields = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).map((f) => (f.name.toLowerCase() === cols[i]!.name.toLowerCase() ? { ...f, description: String(r.description) } : f));
+            await cat.patchTableResource(id, { schema: { fields } });
           }
         }
         break;
