@@ -116,6 +116,7 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
     .then(
       (reply) => {
         job.reply = reply;
+        registerChildJobs(ctx, job, reply);
       },
       (e: unknown) => {
         if (job.abort.signal.aborted) job.error = CANCELLED;
@@ -127,6 +128,53 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
       job.state = 'DONE';
       job.endMs = Date.now();
     });
+}
+
+/**
+ * Scripts: when the engine's statistics carry `childJobs` (one summary per
+ * statement: query, statementType, numDmlAffectedRows, ddlOperationPerformed,
+ * ddlTargetTable {projectId,datasetId,tableId}, schema, totalBytesProcessed,
+ * error {reason,message}), each becomes a DONE job with `parentJobId`, so
+ * jobs.list?parentJobId= and INFORMATION_SCHEMA.JOBS see them like the real service.
+ */
+function registerChildJobs(ctx: GatewayContext, parent: JobRecord, reply: QueryReply): void {
+  const extra = parseObj(reply.statistics_json);
+  const children = extra && Array.isArray(extra['childJobs']) ? (extra['childJobs'] as unknown[]).filter(isObj) : [];
+  children.forEach((c, i) => {
+    const ddl = isObj(c['ddlTargetTable']) ? c['ddlTargetTable'] : undefined;
+    const err = isObj(c['error']) ? c['error'] : undefined;
+    const child: JobRecord = {
+      projectId: parent.projectId,
+      jobId: `script_job_${parent.jobId}_${i}`,
+      location: parent.location,
+      jobType: 'QUERY',
+      state: 'DONE',
+      createdMs: parent.startMs ?? parent.createdMs,
+      startMs: parent.startMs,
+      endMs: Date.now(),
+      configuration: { query: { query: str(c['query']) ?? '' } },
+      userEmail: parent.userEmail,
+      parentJobId: parent.jobId,
+      reply: {
+        schema_json: isObj(c['schema']) ? JSON.stringify(c['schema']) : '',
+        total_rows: 0,
+        result_table: null,
+        rows_json: '',
+        next_index: -1,
+        statement_type: str(c['statementType']) ?? '',
+        num_dml_affected_rows: num(c['numDmlAffectedRows']) ?? -1,
+        ddl_operation_performed: str(c['ddlOperationPerformed']) ?? '',
+        ddl_target_table: ddl ? { project_id: str(ddl['projectId']) ?? '', dataset_id: str(ddl['datasetId']) ?? '', table_id: str(ddl['tableId']) ?? '' } : null,
+        ddl_target_routine_json: '',
+        total_bytes_processed: num(c['totalBytesProcessed']) ?? 0,
+        statistics_json: '',
+      },
+      ...(err ? { error: { code: 400, status: 'invalid', reason: str(err['reason']) ?? 'invalidQuery', message: str(err['message']) ?? '' } } : {}),
+      abort: new AbortController(),
+      done: Promise.resolve(),
+    };
+    ctx.jobs.add(child);
+  });
 }
 
 /** Resolves true when the job is DONE within `ms`. */
@@ -209,8 +257,9 @@ export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
         for (const [k, v] of Object.entries(extra)) {
           if (TOP_LEVEL_STATS.has(k)) st[k] = v;
           else if (k === 'query' && isObj(v)) Object.assign(q, v);
-          else q[k] = v;
+          else if (k !== 'childJobs') q[k] = v;
         }
+        if (Array.isArray(extra['childJobs']) && st['numChildJobs'] === undefined) st['numChildJobs'] = String(extra['childJobs'].length);
       }
     } else if (job.state === 'DONE') {
       q['cacheHit'] = false;
