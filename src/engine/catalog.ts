@@ -20,7 +20,6 @@ function widen(v: Value, to: SqlType): Value {
 import * as children from './children.js';
 import { deleteDataset, insertDataset, undeleteDataset } from './datasets.js';
 import { insertTable, presentTable, updateTable } from './tables.js';
-import { mergePatch } from './util.js';
 
 function restFieldsOf(columns: readonly Column[], previous: readonly RestField[] = []): RestField[] {
   const prev = new Map(previous.map((f) => [f.name.toLowerCase(), f]));
@@ -197,10 +196,8 @@ export class EngineCatalog implements QueryCatalog {
   }
 
   async patchTableResource(id: TableId, patch: Record<string, unknown>): Promise<void> {
-    const { projectId: p, datasetId: d, tableId: t } = id;
-    const e = this.st.requireTable(p, d, t);
-    await updateTable(this.st, p, d, t, mergePatch({}, patch), true);
-    void e;
+    // tables.patch semantics: fields replace, null deletes (ALTER TABLE SET OPTIONS(x = NULL)).
+    await updateTable(this.st, id.projectId, id.datasetId, id.tableId, patch, true);
   }
 
   async createDataset(projectId: string, datasetId: string, resource: Record<string, unknown>, ifNotExists: boolean): Promise<void> {
