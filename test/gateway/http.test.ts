@@ -190,6 +190,12 @@ describe('gateway with the fake engine', () => {
     const legacy = await rest(bq('/queries'), { method: 'POST', json: { query: 'SELECT * FROM TABLE_QUERY(d, "x")' } });
     expect(legacy.status).toBe(400);
     expectEnvelope(legacy.body, 400, 'invalidQuery');
+    const sess = await rest(bq('/queries'), { method: 'POST', json: { query: 'ECHO', useLegacySql: false, createSession: true } });
+    const sessionId = sess.body.sessionInfo.sessionId;
+    expect(sessionId).toMatch(/^session_/);
+    const inSession = await rest(bq('/queries'), { method: 'POST', json: { query: 'ECHO', useLegacySql: false, connectionProperties: [{ key: 'session_id', value: sessionId }], defaultDataset: { datasetId: 'dd' } } });
+    const echoed = JSON.parse(inSession.body.rows[0].f[0].v);
+    expect(echoed).toMatchObject({ session_id: sessionId, default_dataset: { project_id: 'test', dataset_id: 'dd' }, string_scalars: true, timestamp_format: 'TIMESTAMP_FLOAT_SECONDS' });
     const dry = await rest(bq('/queries'), { method: 'POST', json: { query: 'SELECT 1', useLegacySql: false, dryRun: true } });
     expect(dry.body).toMatchObject({ jobComplete: true, totalBytesProcessed: '0' });
   });

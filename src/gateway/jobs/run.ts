@@ -1,6 +1,7 @@
 // Query jobs: building the engine request from a REST query configuration,
 // running it under the registry's state machine, and rendering the job and
 // query-result resources of the real service.
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
@@ -40,6 +41,10 @@ function serverDefaultDataset(ctx: GatewayContext, projectId: string): TableRef 
   const m = /^(?:(.+)[.:])?([^.:]+)$/.exec(ds);
   if (!m) return undefined;
   return { project_id: m[1] || projectId, dataset_id: m[2]!, table_id: '' };
+}
+
+function newSessionId(): string {
+  return 'session_' + randomBytes(18).toString('base64url');
 }
 
 export interface QueryShape {
@@ -94,7 +99,8 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
     // A text check, not SQL parsing: only queries naming the view pay for the snapshot.
     jobs_snapshot_json: /INFORMATION_SCHEMA\s*`?\s*\.\s*`?\s*JOBS/i.test(text) ? s.jobsSnapshot() : '',
     location: s.location,
-    session_id: session ? String(session['value'] ?? '') : '',
+    // createSession: the gateway mints the id; the engine keeps the session's temp state under it.
+    session_id: session ? String(session['value'] ?? '') : boolish(cfg['createSession']) ? newSessionId() : '',
     max_results: s.maxResults,
     timestamp_format: s.timestampFormat,
     string_scalars: s.family === 'bigquery',
@@ -228,6 +234,7 @@ export function dmlStatsOf(r: QueryReply): Json | undefined {
 
 export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
   const st: Json = { creationTime: String(job.createdMs) };
+  if (job.request?.session_id) st['sessionInfo'] = { sessionId: job.request.session_id };
   if (job.startMs !== undefined && !dryRun) st['startTime'] = String(job.startMs);
   if (job.endMs !== undefined && !dryRun) st['endTime'] = String(job.endMs);
   if (job.parentJobId) st['parentJobId'] = job.parentJobId;
@@ -400,6 +407,7 @@ export async function resultBody(
   }
   const dml = dmlStatsOf(r);
   if (dml) parts.push(`"dmlStats":${JSON.stringify(dml)}`);
+  if (job.request?.session_id) parts.push(`"sessionInfo":${JSON.stringify({ sessionId: job.request.session_id })}`);
   for (const [k, v] of Object.entries(extra)) parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
   return `{${parts.join(',')}}`;
 }
