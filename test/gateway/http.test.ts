@@ -122,7 +122,7 @@ describe('gateway without an engine (--engine-binary "")', () => {
 describe('gateway with the fake engine', () => {
   let emu: Emulator;
   beforeAll(async () => {
-    emu = await startEmulator({ engineBinary: FAKE_ENGINE, args: ['--enable-seed-api', '--seed-api-seed-token', 'tok'] });
+    emu = await startEmulator({ engineBinary: FAKE_ENGINE, args: ['--enable-seed-api', '--seed-api-seed-token', 'tok', '--log-requests', '--copy-engine-stdout', '--debug'] });
   });
   afterAll(async () => emu?.stop());
   const bq = (p: string): string => `${emu.url}/bigquery/v2/projects/test${p}`;
@@ -265,6 +265,15 @@ describe('gateway with the fake engine', () => {
     const gone = await rest(bq('/jobs/slow1'));
     expect(gone.status).toBe(404);
     expect(gone.body.error.message).toBe('Not found: Job test:slow1');
+  });
+
+  it('--log-requests, --copy-engine-stdout and --debug show up in the output', async () => {
+    await rest(bq('/datasets?logcheck=1'));
+    await new Promise((r) => setTimeout(r, 100));
+    const out = emu.output();
+    expect(out).toMatch(/GET \/bigquery\/v2\/projects\/test\/datasets\?logcheck=1 -> 200 \(/);
+    expect(out).toMatch(/engine serving on \d+/);
+    expect(out).toMatch(/engine: spawning/);
   });
 
   it('seed API: token gate then 501 pointing at --seed-data-file', async () => {
