@@ -9,9 +9,17 @@
 // (first viable wins), which is how the keyword/identifier overlaps resolve.
 //
 // Recording phase: Chevrotain runs every rule once at construction with dummy
-// tokens to record the grammar. Hence: every DSL call is reached
-// unconditionally (conditions are GATEs, never plain `if`s), and results of
-// SUBRULE/CONSUME are only mutated or inspected outside recording (`live`).
+// tokens to record the grammar. Hence: every DSL call must be reached while
+// recording (conditions are GATEs, or `must()` blocks, which recording always
+// enters), and results of SUBRULE/CONSUME are only mutated or inspected outside
+// recording (`live`). DSL occurrence indices are unique per rule (`or(3, ...)`):
+// Chevrotain keys its lookahead cache on them.
+//
+// Error messages: the service's wording is produced by `errorMessageProvider`
+// (MismatchedToken → "Expected X but got Y", NoViableAlt/EarlyExit → "Unexpected
+// Y" or, with an ERR_MSG, "Expected <ERR_MSG> but got Y", NotAllInputParsed →
+// "Expected end of input but got Y") and by `fail()` for semantic checks. The
+// position is that of the offending token (end of text for end of script).
 import {
   EmbeddedActionsParser,
   LLkLookaheadStrategy,
@@ -125,9 +133,6 @@ class LazyLookahead implements ILookaheadStrategy {
 type Base = { loc: A.Loc; start: number; end: number; orReplace: boolean };
 type TvfArg = A.Expr | A.TableArg | A.ModelArg | A.Query;
 
-/** Set while a grammar is being validated (tests); production skips Chevrotain's validations. */
-const VALIDATE = process.env.GRAMMAR_VALIDATE === '1';
-
 export class GoogleSqlParser extends EmbeddedActionsParser {
   private sql = '';
   private paramIndex = 0;
@@ -137,7 +142,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private eofOffset = 0;
 
   constructor() {
-    super(ALL_TOKENS, { recoveryEnabled: false, maxLookahead: 1, skipValidations: !VALIDATE, errorMessageProvider, lookaheadStrategy: new LazyLookahead(), traceInitPerf: process.env.GRAMMAR_TRACE_INIT === '1' });
+    // skipValidations: the grammar is deliberately ambiguous at LL(1) (ordered
+    // alternatives + gates, like the service's keyword/identifier overlaps), and
+    // the validations would also cost start-up time.
+    super(ALL_TOKENS, { recoveryEnabled: false, maxLookahead: 1, skipValidations: true, errorMessageProvider, lookaheadStrategy: new LazyLookahead() });
     this.performSelfAnalysis();
   }
 
