@@ -647,3 +647,25 @@ describe('CTE sharing, ARRAY scans and seeded samples', () => {
     expect(s1).toEqual(s2);
   });
 });
+
+describe('lazy subqueries', () => {
+  it('a subquery in a CASE branch runs only for the rows that take the branch', async () => {
+    const uK = col('k5', T.STRING);
+    const uV = col('v5', T.INT64);
+    const vOnly = col('v', T.INT64);
+    const plan: Rel = {
+      kind: 'project',
+      input: { kind: 'filter', input: scan('u', [uK, uV]), columns: [uK, uV], predicate: eq(ref(uK), ref(tG, true)) },
+      columns: [vOnly],
+      exprs: [ref(uV)],
+    };
+    // For g = 'a' the subquery yields two rows (an error if it ran); only g = 'b' rows reach it.
+    const sub: Expr = { kind: 'subquery', type: T.INT64, mode: 'scalar', plan, correlatedColumns: [tG.id] };
+    const e: Expr = { kind: 'conditional', type: T.INT64, op: 'case', whens: [eq(ref(tG), lit('b', T.STRING))], thens: [sub], else: lit(-1n, T.INT64) };
+    const o = col('o', T.INT64);
+    expect((await run({ kind: 'project', input: tScan(), columns: [o], exprs: [e] })).map((r) => r[0])).toEqual([-1n, null, -1n, -1n, null, -1n]);
+    const never: Expr = { kind: 'logical', type: T.BOOL, op: 'and', args: [lit(false, T.BOOL), { kind: 'subquery', type: T.BOOL, mode: 'scalar', plan: { ...plan, columns: [col('b', T.BOOL)], exprs: [lit(true, T.BOOL)] }, correlatedColumns: [tG.id] }] };
+    const ob = col('ob', T.BOOL);
+    expect((await run({ kind: 'project', input: tScan(), columns: [ob], exprs: [never] })).every((r) => r[0] === false)).toBe(true);
+  });
+});

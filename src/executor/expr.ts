@@ -45,11 +45,60 @@ interface Env {
 // ---------------------------------------------------------------- entry points
 
 export async function evaluate(expr: Expr, batch: Batch, layout: ColumnLayout, ctx: ExecContext): Promise<Vector> {
-  const subs = subqueriesOf(expr);
-  if (subs.length === 0) return evalExpr(expr, batch, layout, { ctx, subq: null });
-  const m = new Map<SubqueryExpr, Vector>();
-  for (const s of subs) m.set(s, await evaluateSubquery(s, batch, layout, ctx));
-  return evalExpr(expr, batch, layout, { ctx, subq: m });
+  if (subqueriesOf(expr).length === 0) return evalExpr(expr, batch, layout, { ctx, subq: null });
+  return evalAsync(expr, batch, layout, ctx);
+}
+
+/**
+ * The evaluator for expressions holding subqueries: nodes above a subquery
+ * are evaluated here (awaiting their children), so subqueries inside CASE /
+ * COALESCE branches and later AND/OR operands run only for the rows that
+ * reach them, exactly like every other expression. Subquery-free subtrees
+ * go to the synchronous evaluator.
+ */
+async function evalAsync(e: Expr, batch: Batch, layout: ColumnLayout, ctx: ExecContext): Promise<Vector> {
+  if (subqueriesOf(e).length === 0) return evalExpr(e, batch, layout, { ctx, subq: null });
+  const n = batch.length;
+  const env: Env = { ctx, subq: null };
+  switch (e.kind) {
+    case 'subquery':
+      return evaluateSubquery(e, batch, layout, ctx);
+    case 'call': {
+      const args: Vector[] = [];
+      for (const a of e.args) args.push(a.kind === 'lambda' ? lambdaVector(a, batch, layout, env, n, null) : await evalAsync(a, batch, layout, ctx));
+      return applyCall(e, args, batch, layout, env);
+    }
+    case 'cast': {
+      const v = await evalAsync(e.arg, batch, layout, ctx);
+      const first = async (x: Expr | undefined): Promise<string | undefined> => {
+        if (!x || n === 0) return undefined;
+        const fv = getValue(await evalAsync(x, batch, layout, ctx), 0);
+        return fv === null ? undefined : String(fv);
+      };
+      return castVector(v, e.type, { safe: e.safe, format: await first(e.format), timeZone: await first(e.timeZone) }, ctx.eval);
+    }
+    case 'make_struct':
+    case 'make_array': {
+      const parts: Vector[] = [];
+      for (const f of e.kind === 'make_struct' ? e.fields : e.elements) parts.push(await evalAsync(f, batch, layout, ctx));
+      return assembleRows(e.type, parts, n);
+    }
+    case 'field':
+      return fieldOf(e.type, await evalAsync(e.arg, batch, layout, ctx), e.fieldIndex, n);
+    case 'conditional':
+    case 'logical': {
+      // Same algorithms as the synchronous forms, with branches evaluated through evalAsync.
+      const on = (x: Expr, sel: Int32Array | null, count: number): Promise<Vector> => {
+        if (sel === null) return evalAsync(x, batch, layout, ctx);
+        const [b, l] = restrict(x, batch, layout, env, sel, count);
+        return evalAsync(x, b, l, ctx);
+      };
+      if (e.kind === 'logical') return logicalWith(e, n, on);
+      return e.op === 'case' ? caseWith(e, n, on) : coalesceWith(e, n, on);
+    }
+    default:
+      return evalExpr(e, batch, layout, env);
+  }
 }
 
 /** Synchronous evaluation; throws if the expression holds a subquery (use `evaluate`). */
@@ -182,35 +231,12 @@ function evalExpr(e: Expr, batch: Batch, layout: ColumnLayout, env: Env): Vector
       return e.op === 'case' ? evalCase(e, batch, layout, env) : evalCoalesce(e, batch, layout, env);
     case 'logical':
       return evalLogical(e, batch, layout, env);
-    case 'make_struct': {
-      const fields = e.fields.map((f) => evalExpr(f, batch, layout, env));
-      const out: Value[] = new Array(n);
-      for (let i = 0; i < n; i++) {
-        const row: Value[] = new Array(fields.length);
-        for (let f = 0; f < fields.length; f++) row[f] = getValue(fields[f]!, i);
-        out[i] = row;
-      }
-      return { type: e.type, length: n, data: out, nulls: null };
-    }
-    case 'make_array': {
-      const els = e.elements.map((f) => evalExpr(f, batch, layout, env));
-      const out: Value[] = new Array(n);
-      for (let i = 0; i < n; i++) {
-        const row: Value[] = new Array(els.length);
-        for (let f = 0; f < els.length; f++) row[f] = getValue(els[f]!, i);
-        out[i] = row;
-      }
-      return { type: e.type, length: n, data: out, nulls: null };
-    }
-    case 'field': {
-      const s = evalExpr(e.arg, batch, layout, env);
-      const out: Value[] = new Array(n);
-      for (let i = 0; i < n; i++) {
-        const v = getValue(s, i) as Value[] | null;
-        out[i] = v === null ? null : v[e.fieldIndex]!;
-      }
-      return vectorFromValues(e.type, out);
-    }
+    case 'make_struct':
+      return assembleRows(e.type, e.fields.map((f) => evalExpr(f, batch, layout, env)), n);
+    case 'make_array':
+      return assembleRows(e.type, e.elements.map((f) => evalExpr(f, batch, layout, env)), n);
+    case 'field':
+      return fieldOf(e.type, evalExpr(e.arg, batch, layout, env), e.fieldIndex, n);
     case 'subquery': {
       const v = env.subq?.get(e);
       if (!v) throw new Error('executor: subquery evaluated synchronously (use evaluate())');
@@ -221,9 +247,34 @@ function evalExpr(e: Expr, batch: Batch, layout: ColumnLayout, env: Env): Vector
   }
 }
 
+/** STRUCT / ARRAY constructor: row i holds the i-th value of every part. */
+function assembleRows(type: SqlType, parts: readonly Vector[], n: number): Vector {
+  const out: Value[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const row: Value[] = new Array(parts.length);
+    for (let f = 0; f < parts.length; f++) row[f] = getValue(parts[f]!, i);
+    out[i] = row;
+  }
+  return { type, length: n, data: out, nulls: null };
+}
+
+function fieldOf(type: SqlType, s: Vector, fieldIndex: number, n: number): Vector {
+  const out: Value[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = getValue(s, i) as Value[] | null;
+    out[i] = v === null ? null : v[fieldIndex]!;
+  }
+  return vectorFromValues(type, out);
+}
+
 function evalCall(e: CallExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
   const n = batch.length;
   const args = e.args.map((a) => (a.kind === 'lambda' ? lambdaVector(a, batch, layout, env, n, null) : evalExpr(a, batch, layout, env)));
+  return applyCall(e, args, batch, layout, env);
+}
+
+function applyCall(e: CallExpr, args: Vector[], batch: Batch, layout: ColumnLayout, env: Env): Vector {
+  const n = batch.length;
   if (!e.safe) return e.fn.kernel(args, n, env.ctx.eval);
   try {
     return e.fn.kernel(args, n, env.ctx.eval);
@@ -383,6 +434,123 @@ function evalLogical(e: LogicalExpr, batch: Batch, layout: ColumnLayout, env: En
   for (let k = 1; k < e.args.length && remCount > 0; k++) {
     const all = remCount === n;
     const v = evalOn(e.args[k]!, batch, layout, env, all ? null : rem, remCount);
+    const vd = v.data as Uint8Array;
+    const vn = v.nulls;
+    const next = new Int32Array(remCount);
+    let nc = 0;
+    for (let j = 0; j < remCount; j++) {
+      const row = rem[j]!;
+      if (vn !== null && vn[j] === 1) {
+        nulls ??= new Uint8Array(n);
+        nulls[row] = 1;
+        next[nc++] = row;
+      } else if (vd[j] === dominant) {
+        data[row] = dominant;
+        if (nulls) nulls[row] = 0;
+      } else next[nc++] = row;
+    }
+    rem = next;
+    remCount = nc;
+  }
+  if (nulls) for (let i = 0; i < n; i++) if (nulls[i] === 1) data[i] = 0;
+  return { type: e.type, length: n, data, nulls };
+}
+
+// Async twins of evalCase / evalCoalesce / evalLogical for expressions with subqueries (see evalAsync).
+async function caseWith(e: ConditionalExpr, n: number, on: (x: Expr, sel: Int32Array | null, count: number) => Promise<Vector>): Promise<Vector> {
+  let rem: Int32Array | null = null; // null = every row, in order
+  let remCount = n;
+  const parts: Part[] = [];
+  for (let k = 0; k < e.whens.length && remCount > 0; k++) {
+    const cond = await on(e.whens[k]!, rem, remCount);
+    const cd = cond.data as Uint8Array;
+    const cn = cond.nulls;
+    const take = new Int32Array(remCount);
+    const rest = new Int32Array(remCount);
+    let tc = 0;
+    let rc = 0;
+    for (let j = 0; j < remCount; j++) {
+      const row = rem === null ? j : rem[j]!;
+      if (cd[j] === 1 && (cn === null || cn[j] === 0)) take[tc++] = row;
+      else rest[rc++] = row;
+    }
+    if (tc > 0) {
+      const all = tc === n;
+      parts.push({ sel: all ? allRows(n) : take, count: tc, vec: await on(e.thens[k]!, all ? null : take, tc) });
+    }
+    rem = rest;
+    remCount = rc;
+  }
+  if (remCount > 0 && e.else) {
+    const all = remCount === n;
+    parts.push({ sel: rem ?? allRows(n), count: remCount, vec: await on(e.else, all ? null : rem, remCount) });
+  }
+  return finishParts(e.type, n, parts);
+}
+
+async function coalesceWith(e: ConditionalExpr, n: number, on: (x: Expr, sel: Int32Array | null, count: number) => Promise<Vector>): Promise<Vector> {
+  let rem: Int32Array | null = null;
+  let remCount = n;
+  const parts: Part[] = [];
+  const args = e.thens;
+  for (let k = 0; k < args.length && remCount > 0; k++) {
+    const v = await on(args[k]!, rem, remCount);
+    if (k === args.length - 1 || v.nulls === null) {
+      parts.push({ sel: rem ?? allRows(n), count: remCount, vec: v });
+      remCount = 0;
+      break;
+    }
+    const take = new Int32Array(remCount);
+    const takeLocal = new Int32Array(remCount);
+    const rest = new Int32Array(remCount);
+    let tc = 0;
+    let rc = 0;
+    for (let j = 0; j < remCount; j++) {
+      const row = rem === null ? j : rem[j]!;
+      if (v.nulls[j] === 0) {
+        takeLocal[tc] = j;
+        take[tc++] = row;
+      } else rest[rc++] = row;
+    }
+    if (tc > 0) parts.push({ sel: take, count: tc, vec: takeVector(v, takeLocal, tc) });
+    rem = rest;
+    remCount = rc;
+  }
+  return finishParts(e.type, n, parts);
+}
+
+async function logicalWith(e: LogicalExpr, n: number, on: (x: Expr, sel: Int32Array | null, count: number) => Promise<Vector>): Promise<Vector> {
+  if (e.op === 'not') {
+    const v = await on(e.args[0]!, null, n);
+    const d = v.data as Uint8Array;
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = d[i]! ^ 1;
+    return { type: e.type, length: n, data: out, nulls: v.nulls };
+  }
+  const isAnd = e.op === 'and';
+  // `decided` = the dominant value (FALSE for AND, TRUE for OR).
+  const dominant = isAnd ? 0 : 1;
+  const first = await on(e.args[0]!, null, n);
+  const data = new Uint8Array(n);
+  let nulls: Uint8Array | null = null;
+  const fd = first.data as Uint8Array;
+  const fn = first.nulls;
+  let rem = new Int32Array(n);
+  let remCount = 0;
+  for (let i = 0; i < n; i++) {
+    const isN = fn !== null && fn[i] === 1;
+    if (isN) {
+      nulls ??= new Uint8Array(n);
+      nulls[i] = 1;
+      rem[remCount++] = i;
+    } else {
+      data[i] = fd[i]!;
+      if (fd[i] !== dominant) rem[remCount++] = i;
+    }
+  }
+  for (let k = 1; k < e.args.length && remCount > 0; k++) {
+    const all = remCount === n;
+    const v = await on(e.args[k]!, all ? null : rem, remCount);
     const vd = v.data as Uint8Array;
     const vn = v.nulls;
     const next = new Int32Array(remCount);
