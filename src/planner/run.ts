@@ -8,7 +8,9 @@ import '../functions/index.js';
 import { coerce, literal } from '../analyzer/expr.js';
 import { typeFromNode, canCoerce } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
-import { T, typeEquals, typeToSql } from '../types/types.js';
+import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import type { Rel } from '../analyzer/resolved.js';
+import { relInputs } from '../analyzer/rewrite.js';
 import type { Value } from '../types/values.js';
 import { getValue } from '../types/vector.js';
 import { QueryError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
@@ -34,13 +36,53 @@ interface ScriptState {
   current?: string;
 }
 
+/** Logical bytes per value the service bills for fixed-width types; variable-width ones use a nominal size. */
+function typeBytes(t: SqlType): number {
+  switch (t.kind) {
+    case 'BOOL':
+      return 1;
+    case 'NUMERIC':
+    case 'INTERVAL':
+      return 16;
+    case 'BIGNUMERIC':
+      return 32;
+    case 'STRUCT':
+      return t.fields.reduce((n, f) => n + typeBytes(f.type), 0);
+    case 'ARRAY':
+      return typeBytes(t.element);
+    case 'STRING':
+    case 'BYTES':
+    case 'JSON':
+    case 'GEOGRAPHY':
+      return 10;
+    default:
+      return 8;
+  }
+}
+
+/** Estimated bytes a plan scans: rows x width of the columns each scan reads (after pruning). */
+function bytesProcessed(s: Session, rel: Rel): number {
+  let total = 0;
+  const walk = (r: Rel): void => {
+    if (r.kind === 'scan') {
+      const info = s.ctx.catalog.getTable(r.table);
+      if (info) total += info.rowCount * r.columns.reduce((n, c) => n + typeBytes(c.type), 0);
+    }
+    for (const i of relInputs(r)) walk(i);
+  };
+  walk(rel);
+  return total;
+}
+
 async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
   const r = s.analyze(q);
   const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
-  if (s.ctx.dryRun) return { columns, batches: [], statementType: 'SELECT', totalBytesProcessed: 0 };
-  const batches = await s.run(r.plan);
+  const plan = s.optimize(r.plan);
+  const totalBytesProcessed = bytesProcessed(s, plan);
+  if (s.ctx.dryRun) return { columns, batches: [], statementType: 'SELECT', totalBytesProcessed };
+  const batches = await s.runOptimized(plan);
   checkResultArrays(columns, batches);
-  return { columns, batches, statementType: 'SELECT', totalBytesProcessed: 0 };
+  return { columns, batches, statementType: 'SELECT', totalBytesProcessed };
 }
 
 function truthy(v: TypedValue, loc: A.Loc): boolean {

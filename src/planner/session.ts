@@ -70,6 +70,11 @@ export class Session {
     return collect(this.optimize(rel), this.exec);
   }
 
+  /** Executes a plan that already went through optimize(). */
+  async runOptimized(rel: Rel): Promise<Batch[]> {
+    return collect(rel, this.exec);
+  }
+
   /** Evaluates a scalar expression with no FROM (script conditions, SET values, OPTIONS). */
   async evalScalar(e: A.Expr, an = this.analyzer()): Promise<TypedValue> {
     const x = resolveExpr(an, e, { scope: new Scope(), clause: 'expression' });
