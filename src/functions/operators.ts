@@ -591,9 +591,17 @@ function registerLike(): void {
     const ps = valuesOf(args[1]!, n);
     const nulls = mergeNulls(args, n);
     const out = new Uint8Array(n);
+    // Patterns are almost always constant: reuse the compiled regex while it repeats.
+    let lastP: Value = null;
+    let re: RegExp | null = null;
     for (let i = 0; i < n; i++) {
       if (nulls !== null && nulls[i] === 1) continue;
-      out[i] = likeMatch(xs[i]!, ps[i]!, bytes) ? 1 : 0;
+      const p = ps[i]!;
+      if (p !== lastP || re === null) {
+        re = likeRegex(bytes ? bytesToLatin1(p as Uint8Array) : (p as string), bytes);
+        lastP = p;
+      }
+      out[i] = re.test(bytes ? bytesToLatin1(xs[i] as Uint8Array) : (xs[i] as string)) ? 1 : 0;
     }
     return { type: T.BOOL, length: n, data: out, nulls };
   };

@@ -9,10 +9,20 @@ import { fail, rowKernel } from './vec.js';
 import { codePoints } from './string.js';
 
 const cache = new Map<string, RE2JS>();
+let lastPattern: string | null = null;
+let lastBytes = false;
+let lastRe: RE2JS | null = null;
 function compile(pattern: string, bytes: boolean): RE2JS {
+  // Patterns repeat row after row: skip the map lookup (and key concatenation) then.
+  if (pattern === lastPattern && bytes === lastBytes && lastRe !== null) return lastRe;
   const key = (bytes ? 'b' : 's') + pattern;
   let re = cache.get(key);
-  if (re) return re;
+  if (re) {
+    lastPattern = pattern;
+    lastBytes = bytes;
+    lastRe = re;
+    return re;
+  }
   try {
     re = RE2JS.compile(pattern);
   } catch (e) {
@@ -21,6 +31,9 @@ function compile(pattern: string, bytes: boolean): RE2JS {
   }
   if (cache.size > 5000) cache.clear();
   cache.set(key, re);
+  lastPattern = pattern;
+  lastBytes = bytes;
+  lastRe = re;
   return re;
 }
 
