@@ -405,12 +405,21 @@ export function mismatchMessage<I>(name: string, sigs: readonly Signature<I>[], 
   return `No matching signature for ${display.what} for argument types: ${argStr}. Supported signature${uniq.length === 1 ? '' : 's'}: ${uniq.join('; ')}`;
 }
 
+/** A NULL that already carries a concrete type (CAST(NULL AS TIMESTAMP)) is not an untyped NULL. */
+function typedNullFix(a: ArgInfo): ArgInfo {
+  if (!a.untypedNull) return a;
+  const t = a.type;
+  if (t.kind === 'INT64' || (t.kind === 'ARRAY' && t.element.kind === 'INT64')) return a;
+  return { ...a, untypedNull: false };
+}
+
 export function matchSignature<I>(
   name: string,
   sigs: readonly Signature<I>[],
   args: readonly ArgInfo[],
   display: Display = functionDisplay(name),
 ): { ok: true; match: MatchResult<I> } | FunctionMismatch {
+  args = args.map(typedNullFix);
   let best: { cost: number; res: MatchResult<I> } | undefined;
   for (const s of sigs) {
     const m = tryMatch(s, args);
