@@ -115,7 +115,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     ddlTargetTable: result.ddlTargetTable ?? EMPTY_REF,
     ddlTargetRoutineJson: result.ddlTargetRoutine ? JSON.stringify(result.ddlTargetRoutine) : '',
     totalBytesProcessed: result.totalBytesProcessed,
-    statisticsJson: '',
+    statisticsJson: statisticsOf(result),
   };
   if (!result.columns || a.dryRun) {
     if (result.columns) reply.schemaJson = JSON.stringify({ fields: result.columns.map((c) => columnToRestField(c.name, c.type)) });
@@ -231,4 +231,35 @@ function materializeJobs(catalog: EngineCatalog, projectId: string, json: string
   }
   const batch: Batch = { length: jobs.length, columns: columns.map((c, i) => vectorFromValues(c.type, values[i]!)) };
   catalog.setVirtualTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' }, columns, batch);
+}
+
+/**
+ * One statement of a script as the pipeline may report it (an optional
+ * `childJobs` on QueryResult; forwarded when present so the gateway can list
+ * script child jobs).
+ */
+interface ChildJobSummary {
+  readonly query?: string;
+  readonly statementType?: string;
+  readonly numDmlAffectedRows?: number;
+  readonly ddlOperationPerformed?: string;
+  readonly ddlTargetTable?: TableRefArg;
+  readonly columns?: readonly { name: string; type: import('../types/types.js').SqlType }[] | null;
+  readonly totalBytesProcessed?: number;
+  readonly error?: { readonly reason: string; readonly message: string };
+}
+
+/** `statistics_json`: script child-job summaries and any extra statistics the pipeline attaches. */
+function statisticsOf(result: QueryResult): string {
+  const extra = result as QueryResult & { childJobs?: readonly ChildJobSummary[]; statistics?: Record<string, unknown> };
+  const out: Record<string, unknown> = { ...(extra.statistics ?? {}) };
+  if (Array.isArray(extra.childJobs)) {
+    out.childJobs = extra.childJobs.map((c) => {
+      const j: Record<string, unknown> = { ...c };
+      delete j.columns;
+      if (c.columns) j.schema = { fields: c.columns.map((col) => columnToRestField(col.name, col.type)) };
+      return j;
+    });
+  }
+  return Object.keys(out).length > 0 ? JSON.stringify(out) : '';
 }
