@@ -3356,8 +3356,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     return left;
   });
 
+  private notExprAlts: IOrAlt<A.Expr>[] | undefined;
   private notExpr = this.RULE('notExpr', (): A.Expr =>
-    this.or(1, [
+    this.or(1, (this.notExprAlts ??= [
       {
         ALT: (): A.Expr => {
           const t = this.consume(2, K.NOT!);
@@ -3365,7 +3366,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         },
       },
       { ALT: (): A.Expr => this.subrule(4, this.comparison) },
-    ]),
+    ])),
   );
 
   private comparison = this.RULE('comparison', (): A.Expr => {
@@ -3561,8 +3562,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     return left;
   });
 
+  private unaryAlts: IOrAlt<A.Expr>[] | undefined;
   private unary = this.RULE('unary', (): A.Expr =>
-    this.or(1, [
+    this.or(1, (this.unaryAlts ??= [
       {
         ALT: (): A.Expr => {
           const t = this.or(2, [{ ALT: () => this.consume(3, S['-']!) }, { ALT: () => this.consume(4, S['+']!) }, { ALT: () => this.consume(5, S['~']!) }]);
@@ -3583,7 +3585,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         },
       },
       { ALT: (): A.Expr => this.subrule(7, this.postfixExpr) },
-    ]),
+    ])),
   );
 
   /** `.(a.b)(` or `.name(` after a non-path operand: a chained call. */
