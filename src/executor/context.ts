@@ -80,7 +80,3 @@ export async function checkpoint(ctx: ExecContext): Promise<void> {
   }
 }
 
-/** Synchronous variant for tight loops that can't await: true when the caller should yield. */
-export function yieldDue(ctx: ExecContext): boolean {
-  return performance.now() - ctx.shared.lastYield >= YIELD_INTERVAL_MS;
-}

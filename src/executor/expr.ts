@@ -17,7 +17,7 @@ import type {
   SubqueryExpr,
 } from '../analyzer/resolved.js';
 import { QueryError } from '../planner/api.js';
-import type { SqlType, StructType } from '../types/types.js';
+import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { constantVector, getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import { castVector } from './cast.js';
@@ -772,6 +772,3 @@ function probeIn(one: InSet | null, x: Vector, perRow: InSet[] | null, type: Sql
   return { type, length: n, data, nulls };
 }
 
-export function structFieldTypes(t: SqlType): readonly SqlType[] {
-  return t.kind === 'STRUCT' ? (t as StructType).fields.map((f) => f.type) : [t];
-}

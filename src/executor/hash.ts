@@ -4,7 +4,7 @@
 // column against ColumnBuffer-stored keys.
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { MAX_SAFE, type Vector } from '../types/vector.js';
+import type { Vector } from '../types/vector.js';
 import { ColumnBuffer, Phys, physOf, growInt32 } from './vectors.js';
 import { NULL_HASH, combineHash, hashBigint, hashDouble, hashValue, mix32 } from './values-compare.js';
 
@@ -216,16 +216,4 @@ function insertF64(
   return size;
 }
 
-/** True when the row's key is NULL in any column, or NaN (SQL `=` never matches those). */
-export function keyNeverEqual(cols: readonly Vector[], row: number): boolean {
-  for (const v of cols) {
-    if (v.nulls !== null && v.nulls[row] === 1) return true;
-    if (v.type.kind === 'FLOAT64') {
-      const x = (v.data as Float64Array)[row]!;
-      if (x !== x) return true;
-    }
-  }
-  return false;
-}
 
-export const SAFE_INT = MAX_SAFE;

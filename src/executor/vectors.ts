@@ -6,7 +6,6 @@ import {
   BATCH_SIZE,
   MAX_SAFE,
   concatVectors,
-  getValue,
   layoutOf,
   sliceVector,
   takeVector,
@@ -348,20 +347,7 @@ export function nullVector(type: SqlType, n: number): Vector {
   }
 }
 
-export function boolVector(type: SqlType, data: Uint8Array, nulls: Uint8Array | null): Vector {
-  return { type, length: data.length, data, nulls };
-}
 
-/** Row i of v repeated n times (broadcast of an outer value, literal caching). */
-export function repeatRow(v: Vector, i: number, n: number): Vector {
-  if (v.nulls !== null && v.nulls[i] === 1) return nullVector(v.type, n);
-  const d = v.data;
-  if (Array.isArray(d)) return { type: v.type, length: n, data: new Array<Value>(n).fill(d[i]!), nulls: null };
-  const Ctor = d.constructor as new (n: number) => Float64Array;
-  const out = new Ctor(n);
-  out.fill((d as Float64Array)[i]!);
-  return { type: v.type, length: n, data: out, nulls: null };
-}
 
 /** Builds the vector of `n` rows where rows sel[k] take values[k] (scatter). Unset rows are NULL. */
 export function scatterVectors(type: SqlType, n: number, parts: readonly { sel: Int32Array; count: number; vec: Vector }[]): Vector {
@@ -461,15 +447,7 @@ export function selectTrue(v: Vector, n: number, out?: Int32Array): { sel: Int32
   return { sel, count: c };
 }
 
-export function identitySel(n: number): Int32Array {
-  const s = new Int32Array(n);
-  for (let i = 0; i < n; i++) s[i] = i;
-  return s;
-}
 
-export function valueAt(v: Vector, i: number): Value {
-  return getValue(v, i);
-}
 
 /** Collects batches and re-emits them as BATCH_SIZE batches (after selective operators). */
 export class BatchCoalescer {

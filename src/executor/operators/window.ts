@@ -19,7 +19,6 @@ import { evaluate, layoutOf } from '../expr.js';
 import { materialize } from '../execute.js';
 import { GroupTable } from '../hash.js';
 import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
-import { compareValues } from '../values-compare.js';
 import { rebatch, takeOrNull } from '../vectors.js';
 
 type Layout = ReadonlyMap<number, number>;
@@ -685,4 +684,3 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
   return { type: call.column.type, length: n, data: data32, nulls: outNulls };
 }
 
-export { compareValues };
