@@ -1309,8 +1309,17 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
     }
     case 'PipeTablesample':
       return { ...out, rel: sample(an, out.rel, p.sample) };
-    case 'PipeAssert':
-      throw sqlError('Pipe ASSERT is not supported yet', p.loc);
+    case 'PipeAssert': {
+      // Each row must satisfy the condition; otherwise the query fails with the payload (or the condition's text).
+      const msg: A.Expr = p.payload.length
+        ? { kind: 'FunctionCall', loc: p.loc, name: ['CONCAT'], safe: false, distinct: false, args: [{ kind: 'StringLiteral', loc: p.loc, value: 'Assertion failed: ', raw: false }, ...p.payload.flatMap((e, i): A.Expr[] => [...(i ? [{ kind: 'StringLiteral' as const, loc: e.loc, value: ' ', raw: false }] : []), { kind: 'CastExpr', loc: e.loc, safe: false, expr: e, type: { kind: 'ScalarType', loc: e.loc, name: 'STRING', params: [] } }])] }
+        : { kind: 'StringLiteral', loc: p.loc, value: 'Assertion failed', raw: false };
+      const check: A.Expr = {
+        kind: 'FunctionCall', loc: p.loc, name: ['IF'], safe: false, distinct: false,
+        args: [{ kind: 'IsExpr', loc: p.loc, expr: p.cond, not: false, what: 'TRUE' }, { kind: 'BoolLiteral', loc: p.loc, value: true }, { kind: 'IsExpr', loc: p.loc, not: false, what: 'NULL', expr: { kind: 'FunctionCall', loc: p.loc, name: ['ERROR'], safe: false, distinct: false, args: [msg] } }],
+      };
+      return viaSelect({ distinct: false, items: [star], where: check });
+    }
     default:
       throw sqlError(`Pipe operator ${p.kind} is not supported yet`, p.loc);
   }
