@@ -16,7 +16,12 @@ export function noteProject(projectId: string): void {
 export function registerProjects(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
   app.addHook('preHandler', async (req) => {
     const p = (req.params as Partial<ProjectParams> | undefined)?.projectId;
-    if (typeof p === 'string' && p) noteProject(p);
+    if (typeof p !== 'string' || !p) return;
+    try {
+      noteProject(checkProjectId(p));
+    } catch {
+      // invalid ids (e.g. Node's unresolved {{projectId}}) are answered by the route, not listed
+    }
   });
 
   app.get('/projects', async () => {
