@@ -1,6 +1,6 @@
 // ExecuteQuery: parameters -> runQuery (the SQL pipeline) -> result table
 // (anonymous, in memory, or the requested destination) + first page + stats.
-import type { QueryResult, RunQuery } from '../planner/api.js';
+import type { QueryResult, ResultColumn, RunQuery } from '../planner/api.js';
 import { QueryError } from '../planner/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { nullVector } from '../storage/vectors.js';
@@ -244,7 +244,7 @@ interface ChildJobSummary {
   readonly numDmlAffectedRows?: number;
   readonly ddlOperationPerformed?: string;
   readonly ddlTargetTable?: TableRefArg;
-  readonly columns?: readonly { name: string; type: import('../types/types.js').SqlType }[] | null;
+  readonly columns?: readonly ResultColumn[] | null;
   readonly totalBytesProcessed?: number;
   readonly error?: { readonly reason: string; readonly message: string };
 }
