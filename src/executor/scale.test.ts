@@ -78,9 +78,17 @@ describe('scale', () => {
     const k = col('k', T.INT64);
     const v = col('v', T.FLOAT64);
     const s = col('s', T.FLOAT64);
-    const rel: Rel = { kind: 'aggregate', input: scan('big', [k, v]), columns: [s], groupBy: [], aggregates: [agg(s, 'SUM', TYPED_AGG.sumF64(), [ref(v)])] };
+    const gk = col('gk', T.INT64);
+    // 100k groups: long enough (many yields) for the timer to fire mid-query.
+    const rel: Rel = {
+      kind: 'aggregate',
+      input: scan('big', [k, v]),
+      columns: [gk, s],
+      groupBy: [{ column: gk, expr: ref(k) }],
+      aggregates: [agg(s, 'SUM', TYPED_AGG.sumF64(), [ref(v)])],
+    };
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 5);
+    setTimeout(() => ac.abort(), 1);
     await expect(collect(rel, testContext(cat, ac.signal))).rejects.toMatchObject({
       message: 'Job execution was cancelled: User requested cancellation',
       reason: 'stopped',
