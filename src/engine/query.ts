@@ -253,11 +253,12 @@ interface ChildJobSummary {
 function statisticsOf(result: QueryResult): string {
   const extra = result as QueryResult & { childJobs?: readonly ChildJobSummary[]; statistics?: Record<string, unknown> };
   const out: Record<string, unknown> = { ...(extra.statistics ?? {}) };
-  if (Array.isArray(extra.childJobs)) {
-    out.childJobs = extra.childJobs.map((c) => {
+  const kids: readonly ChildJobSummary[] | undefined = extra.childJobs;
+  if (kids && typeof kids.map === 'function') {
+    out.childJobs = kids.map((c: ChildJobSummary) => {
       const j: Record<string, unknown> = { ...c };
       delete j.columns;
-      if (c.columns) j.schema = { fields: c.columns.map((col) => columnToRestField(col.name, col.type)) };
+      if (c.columns) j.schema = { fields: c.columns.map((col: ResultColumn) => columnToRestField(col.name, col.type)) };
       return j;
     });
   }
