@@ -64,5 +64,5 @@ export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env
     out = { rel: project(an, out.rel, exprs, names), names, isValueTable: false };
   }
   if (!out.isValueTable && !opts.allowDuplicateNames) checkDuplicateNames(out.names);
-  return { plan: out.rel, outputNames: out.isValueTable ? out.names : outputNames(out.names), isValueTable: out.isValueTable };
+  return { plan: out.rel, outputNames: outputNames(out.names), isValueTable: out.isValueTable };
 }
