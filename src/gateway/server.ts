@@ -192,7 +192,7 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
       const info: ErrorInfo = {
         code: 405,
         status: 'methodNotAllowed',
-        reason: 'httpMethodNotAllowed',
+        reason: 'invalid',
         message: `Request method '${req.method}' is not supported for ${path}. Allowed: ${allowed.sort().join(', ')}`,
       };
       void reply.code(405).header('allow', allowed.join(', ')).send(envelope(info));

@@ -82,9 +82,12 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
   const params = Array.isArray(cfg['queryParameters']) ? cfg['queryParameters'] : [];
   let mode = (str(cfg['parameterMode']) ?? '').toUpperCase();
   if (params.length && !mode) mode = params.some((p) => isObj(p) && str(p['name'])) ? 'NAMED' : 'POSITIONAL';
-  const session = Array.isArray(cfg['connectionProperties'])
-    ? cfg['connectionProperties'].find((p): p is Json => isObj(p) && p['key'] === 'session_id')
-    : undefined;
+  const connectionProperty = (key: string): Json | undefined =>
+    Array.isArray(cfg['connectionProperties'])
+      ? cfg['connectionProperties'].find((p): p is Json => isObj(p) && p['key'] === key)
+      : undefined;
+  const session = connectionProperty('session_id');
+  const timeZone = connectionProperty('time_zone');
   return {
     project_id: s.projectId,
     job_id: s.jobId,
@@ -101,6 +104,7 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
     location: s.location,
     // createSession: the gateway mints the id; the engine keeps the session's temp state under it.
     session_id: session ? String(session['value'] ?? '') : boolish(cfg['createSession']) ? newSessionId() : '',
+    time_zone: timeZone ? String(timeZone['value'] ?? '') : '',
     max_results: s.maxResults,
     timestamp_format: s.timestampFormat,
     string_scalars: s.family === 'bigquery',
