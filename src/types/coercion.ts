@@ -102,7 +102,11 @@ export function coercionCost(from: SqlType, to: SqlType, opts: CoercionOpts = {}
  * array literals, templated function arguments), or undefined if none exists.
  * All-untyped-NULL sets yield INT64, as GoogleSQL does.
  */
-export function commonSupertype(args: readonly CoercibleArg[]): SqlType | undefined {
+export function commonSupertype(inputArgs: readonly CoercibleArg[]): SqlType | undefined {
+  // A NULL that already has a concrete type (CAST(NULL AS DATE)) takes part as that type.
+  const args = inputArgs.map((a) =>
+    a.untypedNull && !(a.type.kind === 'INT64' || (a.type.kind === 'ARRAY' && a.type.element.kind === 'INT64')) ? { ...a, untypedNull: false } : a,
+  );
   const typed = args.filter((a) => !a.untypedNull);
   if (typed.length === 0) {
     // `[]` alone is ARRAY<INT64>; NULL alone is INT64.
