@@ -26,6 +26,8 @@ export interface AnalyzerEnv {
   readonly projectId: string;
   readonly defaultDataset?: { readonly projectId: string; readonly datasetId: string };
   readonly params: QueryParameters;
+  /** Default time zone of the request (@@time_zone); UTC when absent. */
+  readonly timeZone?: string;
   /** Parses view bodies and persistent SQL function bodies. */
   readonly parse: (sql: string) => A.Script;
   /** CREATE TEMP FUNCTION definitions of the current script (upper-cased names). */

@@ -435,7 +435,7 @@ function systemVariable(an: Analyzer, n: A.SystemVariable): Expr {
     case 'dataset_project_id':
       return literal(T.STRING, an.env.defaultDataset?.projectId ?? null, Origin.Param);
     case 'time_zone':
-      return literal(T.STRING, 'UTC', Origin.Param);
+      return literal(T.STRING, an.env.timeZone ?? 'UTC', Origin.Param);
     case 'location':
       return literal(T.STRING, 'US', Origin.Param);
     default: {

@@ -213,7 +213,16 @@ export function parseDatetimeValue(s: string): bigint | undefined {
 }
 
 /** Timestamp text with an optional zone (Z, +hh[:mm], UTC, IANA name) -> epoch micros. */
-export function parseTimestampValue(s: string, defaultZone = 'UTC'): bigint | undefined {
+let literalZone = 'UTC';
+/**
+ * The statement's default time zone, for zone-less TIMESTAMP literals. Analysis
+ * is synchronous, so the session sets it right before analyzing a statement.
+ */
+export function setLiteralTimeZone(zone: string): void {
+  literalZone = zone;
+}
+
+export function parseTimestampValue(s: string, defaultZone = literalZone): bigint | undefined {
   const m = /^\s*(\d{1,4}-\d{1,2}-\d{1,2}(?:[ Tt]\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d{1,9})?)?)?)\s*(.*?)\s*$/.exec(s);
   if (!m) return undefined;
   const civil = parseDatetimeValue(m[1]!);

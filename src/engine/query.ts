@@ -37,6 +37,8 @@ export interface ExecuteQueryArgs {
   readonly signal: AbortSignal;
   /** JSON array of the project's jobs (snake_case keys) when the query reads INFORMATION_SCHEMA.JOBS. */
   readonly jobsSnapshotJson?: string;
+  /** Default time zone (connection property `time_zone`). */
+  readonly timeZone?: string;
 }
 
 export interface ExecuteQueryReply {
@@ -98,6 +100,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       dryRun: a.dryRun,
       nowMicros: BigInt(Date.now()) * 1000n,
       sessionUser: SESSION_USER,
+      ...(a.timeZone ? { timeZone: a.timeZone } : {}),
     });
   } catch (e) {
     if (e instanceof QueryError) throw new CatalogError(e.httpCode, statusWord(e.httpCode), e.reason, e.message);

@@ -149,6 +149,7 @@ interface QueryRequest {
   jobsSnapshotJson: string;
   location: string;
   sessionId: string;
+  timeZone: string;
   maxResults: number;
   timestampFormat: string;
   stringScalars: boolean;
@@ -265,6 +266,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
         wire: wireOptions(r.timestampFormat, r.stringScalars),
         signal: abort.signal,
         jobsSnapshotJson: r.jobsSnapshotJson,
+        ...(r.timeZone ? { timeZone: r.timeZone } : {}),
       });
     }),
   };

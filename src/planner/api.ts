@@ -31,6 +31,8 @@ export interface QueryContext {
   readonly nowMicros: bigint;
   /** The principal's e-mail (SESSION_USER()). */
   readonly sessionUser: string;
+  /** Default time zone (the request's `time_zone` connection property); UTC when absent. */
+  readonly timeZone?: string;
 }
 
 export interface ResultColumn {

@@ -7,6 +7,7 @@ import { Analyzer, type AnalyzerEnv } from '../analyzer/context.js';
 import { analyzeQuery } from '../analyzer/index.js';
 import { resolveExpr } from '../analyzer/expr.js';
 import { setConstantFolder } from '../analyzer/names.js';
+import { setLiteralTimeZone } from '../analyzer/types.js';
 import type { Rel, ResolvedQuery } from '../analyzer/resolved.js';
 import { Scope } from '../analyzer/scope.js';
 import { collect, makeExecContext, type ExecContext } from '../executor/execute.js';
@@ -34,7 +35,7 @@ export class Session {
   readonly tempTables = new Map<string, TableId>();
 
   constructor(readonly ctx: QueryContext) {
-    this.exec = makeExecContext(ctx);
+    this.exec = makeExecContext(ctx, { timeZone: ctx.timeZone ?? 'UTC' });
     const ev = this.exec.eval;
     setConstantFolder((e) => {
       const f = foldExpr(e, ev);
@@ -45,6 +46,7 @@ export class Session {
       projectId: ctx.projectId,
       ...(ctx.defaultDataset ? { defaultDataset: ctx.defaultDataset } : {}),
       params: ctx.params,
+      timeZone: ctx.timeZone ?? 'UTC',
       parse,
       tempFunctions: this.tempFunctions,
       variables: this.variables,
@@ -55,10 +57,12 @@ export class Session {
   }
 
   analyzer(): Analyzer {
+    setLiteralTimeZone(this.env.timeZone ?? 'UTC');
     return new Analyzer(this.env);
   }
 
   analyze(q: A.Query, opts: { allowDuplicateNames?: boolean } = {}): ResolvedQuery {
+    setLiteralTimeZone(this.env.timeZone ?? 'UTC');
     return analyzeQuery(this.env, q, undefined, opts);
   }
 
