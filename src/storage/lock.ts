@@ -16,6 +16,16 @@ function startTimeOf(pid: number): string {
   }
 }
 
+/** Process state letter from /proc (Linux); '' when unknown. */
+function stateOf(pid: number): string {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return '';
+  }
+}
+
 function ownerAlive(pid: number, startTime: string): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
@@ -23,6 +33,9 @@ function ownerAlive(pid: number, startTime: string): boolean {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  // A killed owner not yet reaped (zombie) or exiting (X) holds nothing any more.
+  const st = stateOf(pid);
+  if (st === 'Z' || st === 'X') return false;
   // A lock copied along with a data dir (or left by a reboot) may name a pid that now belongs to someone else.
   const now = startTimeOf(pid);
   return startTime === '' || now === '' || now === startTime;
@@ -33,9 +46,15 @@ export interface DirLock {
   release(): void;
 }
 
-export function acquireDirLock(dataDir: string): DirLock {
+/**
+ * Takes the lock. A live owner is waited for up to `waitMs` (a previous engine
+ * still shutting down when the gateway restarts one), then refused.
+ */
+export function acquireDirLock(dataDir: string, waitMs = 5000): DirLock {
   const file = path.join(dataDir, 'catalog.lock');
-  for (let attempt = 0; attempt < 3; attempt++) {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 1000) throw new DataDirLockedError(`could not lock data dir ${dataDir} (lock file ${file})`);
     try {
       const fd = fs.openSync(file, 'wx');
       fs.writeSync(fd, `${process.pid} ${startTimeOf(process.pid)}\n`);
@@ -74,10 +93,14 @@ export function acquireDirLock(dataDir: string): DirLock {
         }
         continue;
       }
+      if (Date.now() < deadline) {
+        // Synchronous on purpose: start-up has nothing else to do meanwhile.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+        continue;
+      }
       throw new DataDirLockedError(
         `data dir ${dataDir} is in use by another emulator (pid ${owner}); stop it or choose another --data-dir (lock file ${file})`,
       );
     }
   }
-  throw new DataDirLockedError(`could not lock data dir ${dataDir} (lock file ${file})`);
 }

@@ -213,7 +213,7 @@ describe('data dir lock', () => {
     const l = acquireDirLock(dir);
     // A lock file naming a live foreign pid (our parent) blocks.
     fs.writeFileSync(l.file, `${process.ppid}\n`);
-    expect(() => acquireDirLock(dir)).toThrow(DataDirLockedError);
+    expect(() => acquireDirLock(dir, 0)).toThrow(DataDirLockedError);
     // A dead pid is stale.
     fs.writeFileSync(l.file, '999999999\n');
     const l2 = acquireDirLock(dir);
