@@ -275,6 +275,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   /** Throws a recognition error (so BACKTRACK treats it as a failed alternative). */
   private failMsg(t: IToken, msg: string): never {
+    // SAVE_ERROR (not in Chevrotain's typings) records the error in `errors`: the
+    // top-level rule swallows recognition exceptions, so an unsaved one is lost.
     const save = (this as unknown as { SAVE_ERROR(e: Error): Error }).SAVE_ERROR.bind(this);
     throw save(new MismatchedTokenException(msg, t, this.LA(0)));
   }
