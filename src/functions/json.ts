@@ -16,6 +16,7 @@ import {
 } from './json-core.js';
 import { formatDecimal } from './numeric.js';
 import { defineScalar, named, opt, rep, sig, sigf } from './signature.js';
+import type { ArgInfo } from './registry.js';
 import { fail, rowKernel } from './vec.js';
 
 // ---------------------------------------------------------------- SQL value -> JSON
@@ -542,8 +543,11 @@ export function registerJson(): void {
       }
       return new JsonValue(root);
     }, false));
-  defineScalar('JSON_ARRAY_APPEND', [arrayMod(false)]);
-  defineScalar('JSON_ARRAY_INSERT', [arrayMod(true)]);
+  // (path, value) pairs must be complete.
+  const pairsComplete = (fn: string) => (args: readonly ArgInfo[]) =>
+    args.filter((a, i) => i > 0 && a.name === undefined).length % 2 === 1 ? `Call to function ${fn} is missing repeated arguments.` : undefined;
+  defineScalar('JSON_ARRAY_APPEND', [arrayMod(false)], { validate: pairsComplete('JSON_ARRAY_APPEND') });
+  defineScalar('JSON_ARRAY_INSERT', [arrayMod(true)], { validate: pairsComplete('JSON_ARRAY_INSERT') });
   defineScalar('JSON_KEYS', [
     sigf(['JSON', opt('INT64'), named('mode', 'STRING')], 'ARRAY<STRING>', (c) => rowKernel(arrayOf(T.STRING), (v) => {
       let max = Infinity;

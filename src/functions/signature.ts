@@ -452,6 +452,12 @@ export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>
     volatile: opts.volatile,
     datePartArgs: opts.datePartArgs ?? datePartPositions(sigs),
     resolve(args: readonly ArgInfo[]): FunctionResolution<ResolvedScalar> | FunctionMismatch {
+      const firstNamed = args.findIndex((a) => a.name !== undefined);
+      if (firstNamed >= 0 && args.slice(firstNamed).some((a) => a.name === undefined))
+        return {
+          ok: false,
+          message: `Call to function ${name} must not specify positional arguments after named arguments; named arguments must be specified last in the argument list`,
+        };
       const r = matchSignature(name, sigs, args, display);
       if (!r.ok) return r;
       const m = r.match;
