@@ -17,6 +17,7 @@ import { registerChildren } from './plugins/children.js';
 import { registerMigration } from './plugins/migration.js';
 import { registerTransfer } from './plugins/transfer.js';
 import { registerSeedApi } from './plugins/seed-api.js';
+import { splitInsertAllBody } from './insert-body.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -162,6 +163,14 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
     if (text.trim() === '') {
       done(null, undefined);
       return;
+    }
+    if (req.url.includes('/insertAll')) {
+      // insertAll: the rows text goes to the engine unparsed (see insert-body.ts).
+      const split = splitInsertAllBody(text);
+      if (split) {
+        done(null, split);
+        return;
+      }
     }
     try {
       done(null, JSON.parse(text));

@@ -3,7 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind, timestampFormat } from '../context.js';
-import { invalid } from '../errors.js';
+import { invalid, RestError } from '../errors.js';
+import { InsertAllBody, rowsTextKind } from '../insert-body.js';
 import { bodyObject, boolish, checkDatasetId, checkProjectId, checkTableId, qInt, qStr, str, type Query } from '../validate.js';
 import { sendJsonText, type TableParams } from './common.js';
 
@@ -59,17 +60,44 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
     const p = checkProjectId(req.params.projectId);
     const d = checkDatasetId(req.params.datasetId);
     const t = checkTableId(req.params.tableId);
-    const body = bodyObject(req.body);
-    const rows = body['rows'];
-    if (rows !== undefined && rows !== null && !Array.isArray(rows)) throw invalid('Invalid value for rows: expected a list of rows');
-    if (!Array.isArray(rows) || rows.length === 0) throw invalid('No rows present in the request.');
-    const r = await ctx.call('InsertRows', {
+    let body: Record<string, unknown>;
+    let rowsJson: string;
+    if (req.body instanceof InsertAllBody) {
+      // Fast path: the rows text is forwarded as sent (the engine parses it once).
+      body = req.body.rest;
+      const k = rowsTextKind(req.body.rowsText);
+      if (k === 'other') throw invalid('Invalid value for rows: expected a list of rows');
+      if (k !== 'items') throw invalid('No rows present in the request.');
+      rowsJson = req.body.rowsText;
+    } else {
+      body = bodyObject(req.body);
+      const rows = body['rows'];
+      if (rows !== undefined && rows !== null && !Array.isArray(rows)) throw invalid('Invalid value for rows: expected a list of rows');
+      if (!Array.isArray(rows) || rows.length === 0) throw invalid('No rows present in the request.');
+      rowsJson = JSON.stringify(rows);
+    }
+    const request = {
       table: { project_id: p, dataset_id: d, table_id: t },
-      rows_json: JSON.stringify(rows),
+      rows_json: rowsJson,
       skip_invalid_rows: boolish(body['skipInvalidRows']) ?? false,
       ignore_unknown_values: boolish(body['ignoreUnknownValues']) ?? false,
       template_suffix: str(body['templateSuffix']) ?? '',
-    });
+    };
+    let r;
+    try {
+      r = await ctx.call('InsertRows', request);
+    } catch (e) {
+      // The engine could not parse the forwarded rows text: answer with the
+      // same parse error a fully parsed body would have given.
+      if (req.body instanceof InsertAllBody && e instanceof RestError && e.message.startsWith('Invalid JSON payload received')) {
+        try {
+          JSON.parse(req.body.text);
+        } catch (pe) {
+          throw new RestError(400, 'parseError', `Parse error: invalid JSON payload received. ${pe instanceof Error ? pe.message : String(pe)}`, 'invalid');
+        }
+      }
+      throw e;
+    }
     let text = `{"kind":${JSON.stringify(kind(family, 'tableDataInsertAllResponse'))}`;
     if (r.insert_errors_json && r.insert_errors_json !== '[]') text += `,"insertErrors":${r.insert_errors_json}`;
     return sendJsonText(reply, text + '}');
