@@ -410,8 +410,11 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       throw sqlError('Argument * is only allowed in COUNT(*)', n.loc);
     case 'DefaultExpr':
       throw sqlError('DEFAULT is not allowed here', n.loc);
-    case 'ReplaceFieldsExpr':
-      throw sqlError('REPLACE_FIELDS is not supported', n.loc);
+    case 'ReplaceFieldsExpr': {
+      let base = resolveExpr(an, n.expr, ctx);
+      for (const f of n.fields) base = replaceStructField(base, f.path, resolveExpr(an, f.value, ctx), f.value.loc);
+      return base;
+    }
     case 'WithExpr': {
       // WITH(a AS e1, b AS e2, body): names bind left to right, like UDF parameters.
       const m = new Map(ctx.udfArgs ?? []);
@@ -423,6 +426,20 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       throw sqlError(`Unsupported expression ${x.kind}`, x.loc);
     }
   }
+}
+
+/** `base` with the field at `path` replaced by `value` (REPLACE_FIELDS, nested UPDATE of struct elements). */
+function replaceStructField(base: Expr, path: readonly string[], value: Expr, loc: A.Loc): Expr {
+  if (path.length === 0) return coerce(value, base.type);
+  const t = base.type;
+  if (t.kind !== 'STRUCT') throw sqlError(`Cannot access field ${path[0]} on a value with type ${typeToSql(t)}`, loc);
+  const k = t.fields.findIndex((f) => f.name.toLowerCase() === path[0]!.toLowerCase());
+  if (k < 0) throw sqlError(`Field name ${path[0]} does not exist in ${typeToSql(t)}`, loc);
+  const sub: Expr = { kind: 'field', type: t.fields[k]!.type, arg: base, fieldIndex: k };
+  const nv = replaceStructField(sub, path.slice(1), value, loc);
+  if (!typeEquals(nv.type, t.fields[k]!.type) && !canCoerce(nv.type, t.fields[k]!.type, originOf(nv))) throw sqlError(`Cannot assign ${typeToSql(nv.type)} to field ${path[0]} of type ${typeToSql(t.fields[k]!.type)}`, loc);
+  const fields = t.fields.map((f, i): Expr => (i === k ? coerce(nv, f.type) : { kind: 'field', type: f.type, arg: base, fieldIndex: i }));
+  return { kind: 'make_struct', type: t, fields };
 }
 
 function systemVariable(an: Analyzer, n: A.SystemVariable): Expr {
@@ -563,9 +580,10 @@ function resolveLike(an: Analyzer, n: A.LikeExpr, ctx: ExprCtx): Expr {
   if (!n.quantifier) {
     out = callScalar('$like', [x, resolveExpr(an, n.pattern!, ctx)], n.loc);
   } else {
-    const fn = n.quantifier === 'ALL' ? '$like_all' : '$like_any';
     if (n.patterns) {
-      out = callScalar(fn, [x, ...n.patterns.map((p) => resolveExpr(an, p, ctx))], n.loc);
+      // `x NOT LIKE ANY (a, b)` is "x NOT LIKE a OR x NOT LIKE b", not NOT(x LIKE ANY ...).
+      const fn = n.not ? (n.quantifier === 'ALL' ? '$not_like_all' : '$not_like_any') : n.quantifier === 'ALL' ? '$like_all' : '$like_any';
+      return callScalar(fn, [x, ...n.patterns.map((p) => resolveExpr(an, p, ctx))], n.loc);
     } else if (n.unnest) {
       const arrFn = n.quantifier === 'ALL' ? '$like_all_array' : '$like_any_array';
       out = callScalar(arrFn, [x, resolveExpr(an, n.unnest, ctx)], n.loc);
@@ -810,7 +828,7 @@ function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctio
   const { exprs, names } = star ? { exprs: [] as Expr[], names: [] as (string | undefined)[] } : resolveArgs(an, n.args, actx);
   const orderBy = orderKeys(an, n.orderBy, actx);
   const limit = n.limit ? constInt(an, n.limit, ctx, 'LIMIT') : undefined;
-  const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, ...(limit !== undefined ? { limit } : {}) };
+  const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, safe: n.safe, ...(limit !== undefined ? { limit } : {}) };
   const r = def.resolve(exprs.map((e, i) => argInfo(e, names[i])), opts);
   if (!r.ok) throw sqlError(r.message, n.loc);
   const args = exprs.map((e, i) => (r.resolved.argTypes[i] ? coerce(e, r.resolved.argTypes[i]!) : e));

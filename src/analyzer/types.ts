@@ -19,6 +19,8 @@ import {
 import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
 import { sqlError } from './errors.js';
 import { canCoerce as sharedCanCoerce, commonSupertype, type CoercibleArg } from '../types/coercion.js';
+import { parseTimestampString } from '../functions/civil.js';
+import { parseJsonText } from '../functions/json-core.js';
 
 const TYPE_NAMES: Record<string, ScalarKind> = {
   INT64: 'INT64', INT: 'INT64', INTEGER: 'INT64', SMALLINT: 'INT64', BIGINT: 'INT64', TINYINT: 'INT64', BYTEINT: 'INT64',
@@ -212,7 +214,6 @@ export function parseDatetimeValue(s: string): bigint | undefined {
   return BigInt(d) * 86400000000n + BigInt(t);
 }
 
-/** Timestamp text with an optional zone (Z, +hh[:mm], UTC, IANA name) -> epoch micros. */
 let literalZone = 'UTC';
 /**
  * The statement's default time zone, for zone-less TIMESTAMP literals. Analysis
@@ -222,46 +223,17 @@ export function setLiteralTimeZone(zone: string): void {
   literalZone = zone;
 }
 
+/**
+ * Timestamp text with an optional zone (Z, +hh[:mm], UTC, IANA name) -> epoch
+ * micros, with the same second-exact zone rules as CAST (functions/civil.ts).
+ */
 export function parseTimestampValue(s: string, defaultZone = literalZone): bigint | undefined {
-  const m = /^\s*(\d{1,4}-\d{1,2}-\d{1,2}(?:[ Tt]\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d{1,9})?)?)?)\s*(.*?)\s*$/.exec(s);
-  if (!m) return undefined;
-  const civil = parseDatetimeValue(m[1]!);
-  if (civil === undefined) return undefined;
-  const zone = m[2] || defaultZone;
-  const off = zoneOffsetMicros(zone, civil);
-  return off === undefined ? undefined : civil - off;
+  return parseTimestampString(s.trim(), defaultZone);
 }
 
-/** Offset of `zone` from UTC (micros) at the civil instant `civil` (approximate at DST edges). */
-export function zoneOffsetMicros(zone: string, civil: bigint): bigint | undefined {
-  const z = zone.trim();
-  if (z === '' || /^(z|utc)$/i.test(z)) return 0n;
-  const m = /^(?:UTC)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(z);
-  if (m) {
-    const mins = (+m[2]! * 60 + +(m[3] ?? 0)) * (m[1] === '-' ? -1 : 1);
-    return BigInt(mins) * 60000000n;
-  }
-  try {
-    const fmt = new Intl.DateTimeFormat('en-US', { timeZone: z, timeZoneName: 'longOffset' });
-    const ms = Number(civil / 1000n);
-    const name = fmt.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
-    const o = /GMT(?:([+-])(\d{2}):(\d{2}))?/.exec(name);
-    if (!o || !o[1]) return 0n;
-    const mins = (+o[2]! * 60 + +o[3]!) * (o[1] === '-' ? -1 : 1);
-    return BigInt(mins) * 60000000n;
-  } catch {
-    return undefined;
-  }
-}
-
+/** The function library's JSON parser keeps integers beyond 2^53 exact (Node 20's JSON.parse reviver cannot). */
 function jsonNode(text: string): JsonNode {
-  // Keep integers beyond 2^53 exact (values.ts allows bigint nodes).
-  return JSON.parse(text, (_k, v: unknown, ctx?: { source?: string }) => {
-    if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) && ctx?.source && /^-?\d+$/.test(ctx.source)) {
-      return BigInt(ctx.source);
-    }
-    return v;
-  }) as JsonNode;
+  return parseJsonText(text);
 }
 
 const NUMERIC_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
