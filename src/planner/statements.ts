@@ -20,6 +20,7 @@ import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { callScalar, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
+import { applyNested } from './nested-dml.js';
 
 const fq = (id: TableId) => `${id.projectId}:${id.datasetId}.${id.tableId}`;
 
@@ -464,7 +465,12 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
   if (!st.where) throw sqlError('UPDATE must have a WHERE clause', st.loc);
   const hit = matched ?? callScalar('$is_true', [resolveExpr(an, st.where, { scope, clause: 'WHERE clause' })], st.where.loc);
   const newVals: Expr[] = scanCols.map((c) => colRef(c));
-  for (const item of st.set) {
+  let setItems: readonly A.UpdateItem[] = st.set;
+  if (st.nestedDml?.length) {
+    const { parseExpression } = await import('../../grammar/index.js');
+    setItems = applyNested(parseExpression, st.set, st.nestedDml);
+  }
+  for (const item of setItems) {
     const { col: i, fields } = setTargetPath(info, alias, item.target);
     const c = info.columns[i]!;
     let v: Expr;
