@@ -55,6 +55,16 @@ export class GroupTable {
   private groupHashes: Int32Array = new Int32Array(1024);
   size = 0;
   private scratch = new Int32Array(0);
+  /**
+   * Direct-indexed mode for one numeric key whose values are all integers of
+   * modest range (ids, MOD buckets): `dense[key - denseLo]` = group id + 1, no
+   * hashing and mostly sequential access. `slots`/`groupHashes` are left empty
+   * until the first key that does not fit, when `toHashed()` builds them.
+   * 0 = possible (table still empty or dense), 1 = active, 2 = hashed for good.
+   */
+  private denseState = 0;
+  private dense: Int32Array = new Int32Array(0);
+  private denseLo = 0;
 
   constructor(readonly keyTypes: readonly SqlType[], capacity = 1024) {
     this.keys = keyTypes.map((t) => new ColumnBuffer(t, capacity));
@@ -104,12 +114,23 @@ export class GroupTable {
 
   /** Group id of every row, inserting new key tuples. Returns how many groups were added. */
   findOrInsert(cols: readonly Vector[], n: number, out: Int32Array): number {
-    const hashes = this.hashesFor(cols, n);
     const before = this.size;
-    this.reserve(n);
     const keys = this.keys;
     const k0 = keys.length === 1 ? keys[0]! : null;
-    if (k0 !== null && k0.phys !== Phys.I64B && (k0.phys === Phys.F64 || k0.phys === Phys.I64F) && cols[0]!.data instanceof Float64Array && cols[0]!.nulls === null) {
+    const f64Fast = k0 !== null && k0.phys !== Phys.I64B && (k0.phys === Phys.F64 || k0.phys === Phys.I64F) && cols[0]!.data instanceof Float64Array && cols[0]!.nulls === null;
+    if (this.denseState !== 2) {
+      if (f64Fast && (this.denseState === 1 || this.size === 0) && this.fitDense(cols[0]!.data as Float64Array, n)) {
+        this.denseState = 1;
+        k0!.ensure(n);
+        this.size = insertDense(cols[0]!.data as Float64Array, n, out, this.dense, this.denseLo, k0!.f64, this.size);
+        k0!.length = this.size;
+        return this.size - before;
+      }
+      this.toHashed();
+    }
+    const hashes = this.hashesFor(cols, n);
+    this.reserve(n);
+    if (f64Fast) {
       k0.ensure(n);
       this.size = insertF64(cols[0]!.data as Float64Array, n, hashes, out, this.slots, this.mask, this.groupHashes, k0.f64, k0.nulls, this.size);
       k0.length = this.size;
@@ -144,8 +165,59 @@ export class GroupTable {
     return this.size - before;
   }
 
+  /**
+   * Whether the batch's keys (all integers) fit the dense index, growing it as
+   * needed within a memory bound (range ≤ max(1M, 4 × groups), ≤ 8M slots).
+   */
+  private fitDense(d: Float64Array, n: number): boolean {
+    if (n === 0) return true;
+    let lo = d[0]!;
+    let hi = lo;
+    for (let i = 0; i < n; i++) {
+      const x = d[i]!;
+      if (x % 1 !== 0) return false; // fractions, NaN, ±Infinity
+      if (x < lo) lo = x;
+      else if (x > hi) hi = x;
+    }
+    const len = this.dense.length;
+    const curLo = this.denseLo;
+    if (len > 0 && lo >= curLo && hi < curLo + len) return true;
+    const newLo = len > 0 ? Math.min(lo, curLo) : lo;
+    const newHi = len > 0 ? Math.max(hi, curLo + len - 1) : hi;
+    const need = newHi - newLo + 1;
+    const limit = Math.min(1 << 23, Math.max(1 << 20, 4 * (this.size + n)));
+    if (need > limit) return false;
+    const cap = Math.min(limit, Math.max(need, 2 * len, 1024));
+    const next = new Int32Array(cap);
+    // Keep headroom on the side the range grew toward.
+    const base = len > 0 && lo < curLo ? Math.max(newHi - cap + 1, newLo - (cap - need)) : newLo;
+    if (len > 0) next.set(this.dense, curLo - base);
+    this.dense = next;
+    this.denseLo = base;
+    return true;
+  }
+
+  /** Leaves dense mode: hashes every group's key and builds the open-addressing table. */
+  private toHashed(): void {
+    if (this.denseState === 2) return;
+    this.denseState = 2;
+    this.dense = new Int32Array(0);
+    if (this.size === 0) return;
+    const k0 = this.keys[0]!;
+    let c = this.groupHashes.length;
+    while (c < this.size) c *= 2;
+    if (c !== this.groupHashes.length) this.groupHashes = new Int32Array(c);
+    const gh = this.groupHashes;
+    for (let g = 0; g < this.size; g++) gh[g] = hashDouble(k0.f64[g]!);
+    let cap = this.mask + 1;
+    while (this.size * 2 >= cap) cap *= 2;
+    this.slots = new Int32Array(cap); // grow() doubles it to cap buckets and inserts every group
+    this.grow();
+  }
+
   /** Group id of every row, or -1 when its key tuple is absent. */
   lookup(cols: readonly Vector[], n: number, out: Int32Array): void {
+    this.toHashed();
     const hashes = this.hashesFor(cols, n);
     for (let i = 0; i < n; i++) {
       const h = hashes[i]!;
@@ -167,6 +239,22 @@ export class GroupTable {
   keyVectors(): Vector[] {
     return this.keys.map((k) => k.toVector());
   }
+}
+
+/** findOrInsert in dense mode: every key is an integer inside the index. */
+function insertDense(d: Float64Array, n: number, out: Int32Array, dense: Int32Array, lo: number, keys: Float64Array, size: number): number {
+  for (let i = 0; i < n; i++) {
+    const x = d[i]!;
+    const j = x - lo;
+    let g = dense[j]! - 1;
+    if (g < 0) {
+      g = size++;
+      keys[g] = x;
+      dense[j] = g + 1;
+    }
+    out[i] = g;
+  }
+  return size;
 }
 
 /**
