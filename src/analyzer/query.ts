@@ -591,9 +591,23 @@ function allRangeColumns(scope: Scope): number[] {
 }
 
 /** Rewrites a pre-aggregation expression over the aggregate's output; ungrouped column refs are errors. */
-function postAggregate(e: Expr, keys: readonly { expr: Expr }[], keyCols: readonly ResolvedColumn[], fromIds: ReadonlySet<number>, clause: string): Expr {
+function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean }[], keyCols: readonly ResolvedColumn[], fromIds: ReadonlySet<number>, clause: string): Expr {
+  // A grouped column reference wins over a grouped expression containing it
+  // (ZetaSQL: `SELECT a + 1 ... GROUP BY ROLLUP(a, a + 1)` is key(a) + 1).
+  const isPath = (x: Expr): boolean => x.kind === 'column' || (x.kind === 'field' && isPath(x.arg));
+  const bare = keys.filter((k) => isPath(k.expr)).map((k) => k.expr);
+  const containsBare = (x: Expr): boolean => {
+    let found = false;
+    rewriteExpr(x, (y) => {
+      if (!found && isPath(y) && bare.some((b) => exprEquals(b, y))) found = true;
+      return undefined;
+    });
+    return found;
+  };
   return rewriteExpr(e, (x) => {
-    for (let i = 0; i < keys.length; i++) if (exprEquals(keys[i]!.expr, x)) return colRef(keyCols[i]!);
+    // (Keys named by a select alias or ordinal are that select item itself.)
+    const shadowed = bare.length > 0 && !isPath(x) && containsBare(x);
+    for (let i = 0; i < keys.length; i++) if ((!shadowed || keys[i]!.selectRef) && exprEquals(keys[i]!.expr, x)) return colRef(keyCols[i]!);
     if (x.kind === 'column' && !x.correlated && fromIds.has(x.columnId)) {
       const name = refNameOf(x) ?? String(x.columnId);
       throw sqlError(`${clause} expression references column ${name} which is neither grouped nor aggregated`, locOf(x));
@@ -622,13 +636,16 @@ function resolveGroupBy(
   scope: Scope,
   aggs: AggCollector,
   wins: WindowCollector,
-): { keys: { expr: Expr; name: string; loc: A.Loc }[]; sets?: number[][] } {
-  const keys: { expr: Expr; name: string; loc: A.Loc }[] = [];
+): { keys: { expr: Expr; name: string; loc: A.Loc; selectRef?: boolean }[]; sets?: number[][] } {
+  const keys: { expr: Expr; name: string; loc: A.Loc; selectRef?: boolean }[] = [];
   const aggIds = () => new Set(aggs.calls.map((c) => c.column.id).concat(wins.calls.map((w) => w.column.id), aggs.grouping.map((x) => x.column.id)));
-  const keyIndex = (expr: Expr, name: string, loc: A.Loc): number => {
+  const keyIndex = (expr: Expr, name: string, loc: A.Loc, selectRef = false): number => {
     const i = keys.findIndex((k) => exprEquals(k.expr, expr));
-    if (i >= 0) return i;
-    keys.push({ expr, name, loc });
+    if (i >= 0) {
+      if (selectRef) keys[i]!.selectRef = true;
+      return i;
+    }
+    keys.push({ expr, name, loc, ...(selectRef ? { selectRef } : {}) });
     return keys.length - 1;
   };
   const one = (e: A.Expr): number => {
@@ -637,7 +654,7 @@ function resolveGroupBy(
       if (!(k >= 1 && k <= items.length)) throw sqlError(`GROUP BY column number exceeds input table column count: ${k} vs ${items.length}`, e.loc);
       const it = items[k - 1]!;
       if (hasColumnIn(it.expr, aggIds())) throw sqlError(`GROUP BY ${k} refers to an expression that contains an aggregate function`, e.loc);
-      return keyIndex(it.expr, it.name, e.loc);
+      return keyIndex(it.expr, it.name, e.loc, true);
     }
     if (e.kind === 'PathExpr' && e.parts.length === 1) {
       const l = e.parts[0]!.toLowerCase();
@@ -645,7 +662,7 @@ function resolveGroupBy(
       // A select alias wins unless the same name is a FROM column the alias merely repeats.
       if (it && !hasColumnIn(it.expr, aggIds())) {
         const fromHit = scope.peek(e.parts[0]!);
-        if (!fromHit || fromHit.kind === 'ambiguous' || it.expr.kind !== 'column' || true) return keyIndex(it.expr, it.name, e.loc);
+        if (!fromHit || fromHit.kind === 'ambiguous' || it.expr.kind !== 'column' || true) return keyIndex(it.expr, it.name, e.loc, true);
       }
     }
     const x = resolveExpr(an, e, { scope, clause: 'GROUP BY clause' });
@@ -657,7 +674,7 @@ function resolveGroupBy(
     for (const it of items) {
       if (hasColumnIn(it.expr, ids)) continue;
       if (!hasColumnIn(it.expr, fromIds)) continue;
-      keyIndex(it.expr, it.name, it.loc);
+      keyIndex(it.expr, it.name, it.loc, true);
     }
     return { keys };
   }
