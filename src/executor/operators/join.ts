@@ -159,9 +159,9 @@ class PairEmitter {
         c = count;
       }
     }
-    const lm = this.leftMatched;
-    for (let j = 0; j < c; j++) lm[lSel[j]!] = 1;
-    if (this.rightMatched) for (let j = 0; j < c; j++) this.rightMatched[rSel[j]!] = 1;
+    // Inner joins never read the match flags (finishLeft pads only LEFT/FULL, SEMI/ANTI).
+    if (jt !== 'inner') markRows(this.leftMatched, lSel, c);
+    if (this.rightMatched) markRows(this.rightMatched, rSel, c);
     if (!emitPairs || c === 0) return;
     if (this.padsLeft) {
       // Kept aside so finishLeft can interleave unmatched rows in left order.
@@ -186,9 +186,11 @@ class PairEmitter {
   }
 
   private pairBatch(left: Batch, lSel: Int32Array, rSel: Int32Array, c: number): Batch {
+    // Every left row paired once, in order (n-to-1 keys): the left columns as they are.
+    const whole = c === left.length && isIdentity(lSel, c);
     return {
       length: c,
-      columns: [...left.columns.map((v) => takeVector(v, lSel, c)), ...this.right.columns.map((v) => takeVector(v, rSel, c))],
+      columns: [...(whole ? left.columns : left.columns.map((v) => takeVector(v, lSel, c))), ...this.right.columns.map((v) => takeVector(v, rSel, c))],
     };
   }
 
@@ -454,6 +456,15 @@ function denseProbeKeys(v: Vector): Float64Array | Int32Array {
   }
   else out.fill(NaN);
   return out;
+}
+
+function markRows(flags: Uint8Array, sel: Int32Array, c: number): void {
+  for (let j = 0; j < c; j++) flags[sel[j]!] = 1;
+}
+
+function isIdentity(sel: Int32Array, c: number): boolean {
+  for (let j = 0; j < c; j++) if (sel[j] !== j) return false;
+  return true;
 }
 
 /** probe() for a DenseIndex: one array lookup per probe row, no key comparison needed. */
