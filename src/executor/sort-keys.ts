@@ -142,12 +142,24 @@ function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number)
   for (let k = keys.length - 1; k >= 0; k--) {
     const { ranks, radix } = denseRanks(keys[k]!, specs[k]!, n);
     all[k] = ranks;
+    // Rows already in this key's order (scan order of ids, a pre-sorted input): the pass would be the identity.
+    if (inRankOrder(idx, ranks, n)) continue;
     countingPass(idx, out, ranks, radix, n);
     const t = idx;
     idx = out;
     out = t;
   }
   return { idx, ranks: all };
+}
+
+function inRankOrder(idx: Int32Array, ranks: Float64Array, n: number): boolean {
+  let prev = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const r = ranks[idx[i]!]!;
+    if (r < prev) return false;
+    prev = r;
+  }
+  return true;
 }
 
 function countingPass(idx: Int32Array, out: Int32Array, ranks: Float64Array, radix: number, n: number): void {

@@ -71,14 +71,16 @@ function boundaries(idx: Int32Array, n: number, pc: RowComparator | null, oc: Ro
   let numParts = 0;
   let ps = 0;
   let gs = 0;
+  const pFlags = changeFlags(idx, n, pc);
+  const oFlags = changeFlags(idx, n, oc);
   for (let p = 0; p < n; p++) {
-    const newPart = p === 0 || (pc !== null && pc(idx[p - 1]!, idx[p]!) !== 0);
+    const newPart = p === 0 || (pFlags !== null && pFlags[p] === 1);
     if (newPart) {
       for (let q = ps; q < p; q++) partEnd[q] = p;
       if (p > 0) numParts++;
       ps = p;
     }
-    if (newPart || (oc !== null && oc(idx[p - 1]!, idx[p]!) !== 0)) {
+    if (newPart || (oFlags !== null && oFlags[p] === 1)) {
       for (let q = gs; q < p; q++) peerEnd[q] = p;
       gs = p;
     }
@@ -96,6 +98,29 @@ function boundaries(idx: Int32Array, n: number, pc: RowComparator | null, oc: Ro
   }
   return { partStart, partEnd, partIndex, peerStart, peerEnd, numParts };
 }
+
+/** flags[p] = 1 when sorted position p differs from p - 1 under `cmp` (rank comparators take the typed loop). */
+function changeFlags(idx: Int32Array, n: number, cmp: RowComparator | null): Uint8Array | null {
+  if (cmp === null) return null;
+  const flags = new Uint8Array(n);
+  const rs = rankArraysOf.get(cmp);
+  if (rs !== undefined) {
+    for (const r of rs) {
+      let prev = n > 0 ? r[idx[0]!]! : 0;
+      for (let p = 1; p < n; p++) {
+        const x = r[idx[p]!]!;
+        if (x !== prev) flags[p] = 1;
+        prev = x;
+      }
+    }
+    return flags;
+  }
+  for (let p = 1; p < n; p++) if (cmp(idx[p - 1]!, idx[p]!) !== 0) flags[p] = 1;
+  return flags;
+}
+
+/** The rank arrays behind a sameRanks comparator. */
+const rankArraysOf = new WeakMap<RowComparator, Float64Array[]>();
 
 const PART_SPEC: KeySpec = { descending: false, nullsFirst: true };
 
@@ -118,9 +143,13 @@ async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: Exe
   }
   await checkpoint(ctx);
   // Equal dense ranks mean peers: compare rank arrays instead of values when the rank sort ran.
-  const sameRanks = (rs: Float64Array[]): RowComparator => (a, b) => {
-    for (let k = 0; k < rs.length; k++) if (rs[k]![a] !== rs[k]![b]) return 1;
-    return 0;
+  const sameRanks = (rs: Float64Array[]): RowComparator => {
+    const cmp: RowComparator = (a, b) => {
+      for (let k = 0; k < rs.length; k++) if (rs[k]![a] !== rs[k]![b]) return 1;
+      return 0;
+    };
+    rankArraysOf.set(cmp, rs);
+    return cmp;
   };
   const np = pVecs.length;
   const pc = np === 0 ? null : ranks ? sameRanks(ranks.slice(0, np)) : peersComparator(pVecs, pSpecs);
