@@ -25,6 +25,7 @@ import {
 } from './expr.js';
 import { constantValue, resolveTableRef } from './names.js';
 import { mapRelExprs, rewriteExpr } from './rewrite.js';
+import { matchRecognizeQuery } from './match-recognize.js';
 import type {
   AggregateRel,
   Expr,
@@ -776,6 +777,12 @@ function rangeOver(name: string, rel: Rel, names: readonly string[]): RangeVar {
  * tables see it but not their FROM siblings.
  */
 export function resolveFrom(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope | undefined): Rel {
+  if (item.matchRecognize) {
+    const { matchRecognize: mr, ...input } = item;
+    const inputAlias = 'alias' in input && input.alias ? input.alias : input.kind === 'TableRef' ? input.path[input.path.length - 1] : undefined;
+    const q = matchRecognizeQuery(an, input as A.FromItem, inputAlias, mr.spec, mr.loc);
+    item = { kind: 'SubqueryRef', loc: mr.loc, query: q, ...(mr.alias ? { alias: mr.alias } : {}) };
+  }
   switch (item.kind) {
     case 'JoinRef':
       return resolveJoin(an, item, scope, outer);
@@ -1336,6 +1343,12 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
         args: [{ kind: 'IsExpr', loc: p.loc, expr: p.cond, not: false, what: 'TRUE' }, { kind: 'BoolLiteral', loc: p.loc, value: true }, { kind: 'IsExpr', loc: p.loc, not: false, what: 'NULL', expr: { kind: 'FunctionCall', loc: p.loc, name: ['ERROR'], safe: false, distinct: false, args: [msg] } }],
       };
       return viaSelect({ distinct: false, items: [star], where: check });
+    }
+    case 'PipeMatchRecognize': {
+      const from: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
+      pipeInputs.set(from, out);
+      const q = matchRecognizeQuery(an, from, undefined, p.spec, p.loc);
+      return resolveQuery(an, q, outer);
     }
     default:
       throw sqlError(`Pipe operator ${p.kind} is not supported yet`, p.loc);
