@@ -6,6 +6,7 @@
 // padding and SEMI/ANTI output. Non-equi conditions and CROSS JOIN use a
 // nested loop over the materialized right side. Lateral joins run the right
 // side per left row (correlated), with a whole-batch fast path for UNNEST.
+import { QueryError } from '../../planner/api.js';
 import type { Expr, JoinRel, Rel, ResolvedColumn, UnnestRel, LogicalExpr } from '../../analyzer/resolved.js';
 import { T, type SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
@@ -657,6 +658,13 @@ export function unnestRows(
     for (let a = 0; a < na; a++) {
       const v = vals[a]![i];
       if (v && v.length > len) len = v.length;
+    }
+    if (rel.mode && na > 1) {
+      // TRUNCATE: the shortest array's length; STRICT: all lengths must agree (NULL = empty).
+      let min = len;
+      for (let a = 0; a < na; a++) min = Math.min(min, vals[a]![i]?.length ?? 0);
+      if (rel.mode === 'STRICT' && min !== len) throw new QueryError('Unnested arrays under STRICT mode must have equal lengths', 'invalidQuery');
+      len = min;
     }
     lens[i] = len;
     m += len;
