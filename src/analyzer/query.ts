@@ -793,8 +793,24 @@ export function resolveFrom(an: Analyzer, item: A.FromItem, scope: Scope, outer:
     case 'PivotRef':
     case 'UnpivotRef': {
       const r = resolveLeaf(an, item, scope, outer);
+      const w = weightColumns.get(r.rel);
+      if (w) {
+        // The WITH WEIGHT projection gave every input column a new id.
+        const p = r.rel as ProjectRel;
+        const ids = new Map<number, ResolvedColumn>();
+        p.exprs.forEach((e, i) => {
+          if (e.kind === 'column') ids.set(e.columnId, p.columns[i]!);
+        });
+        const re = <C extends ResolvedColumn>(c: C): C => (ids.has(c.id) ? { ...c, id: ids.get(c.id)!.id } : c);
+        r.rvs = r.rvs.map((rv) => ({ ...rv, columns: rv.columns.map(re), ...(rv.value ? { value: re(rv.value) } : {}) }));
+        r.star = r.star.map(re);
+      }
       for (const rv of r.rvs) scope.addRangeVar(rv);
       scope.starList = [...(scope.starList ?? []), ...r.star];
+      if (w) {
+        scope.addRangeVar({ name: w.name, lname: w.name.toLowerCase(), columns: [], value: w });
+        scope.starList = [...scope.starList, w];
+      }
       return r.rel;
     }
     default: {
@@ -947,10 +963,29 @@ function sample(an: Analyzer, rel: Rel, s: A.TableSample): Rel {
   const x = resolveExpr(an, s.size, { scope: new Scope(), clause: 'TABLESAMPLE' });
   if (x.kind !== 'literal' || x.value === null) throw sqlError('TABLESAMPLE size must be a constant', s.size.loc);
   const n = typeof x.value === 'bigint' ? Number(x.value) : Number(x.value as number);
-  if (s.unit === 'ROWS') return { kind: 'limit', input: rel, limit: n, offset: 0, columns: rel.columns };
+  if (s.repeatable) {
+    const r = resolveExpr(an, s.repeatable, { scope: new Scope(), clause: 'TABLESAMPLE' });
+    if (r.kind === 'literal') {
+      if (r.value === null) throw sqlError('REPEATABLE must not be null', s.repeatable.loc);
+      if (typeof r.value === 'bigint' && r.value < 0n) throw sqlError('REPEATABLE must not be negative', s.repeatable.loc);
+    }
+  }
+  if (s.unit === 'ROWS') {
+    if (s.withWeight) throw sqlError('TABLESAMPLE RESERVOIR WITH WEIGHT is not supported', s.size.loc);
+    return { kind: 'limit', input: rel, limit: n, offset: 0, columns: rel.columns };
+  }
   if (n < 0 || n > 100) throw sqlError('PERCENT value must be in the range [0, 100]', s.size.loc);
-  return { kind: 'sample', input: rel, percent: n, columns: rel.columns };
+  const sampled: Rel = { kind: 'sample', input: rel, percent: n, columns: rel.columns };
+  if (!s.withWeight) return sampled;
+  // WITH WEIGHT: each sampled row stands for 100 / percent input rows.
+  const name = s.withWeight.alias ?? 'weight';
+  const out = project(an, sampled, [...rel.columns.map((c) => colRef(c)), literal(T.FLOAT64, 100 / n)], [...rel.columns.map((c) => c.name), name]);
+  weightColumns.set(out, out.columns[out.columns.length - 1]!);
+  return out;
 }
+
+/** The WITH WEIGHT column a sampled relation carries (exposed as its own range variable). */
+const weightColumns = new WeakMap<Rel, ResolvedColumn>();
 
 function unnestLeaf(
   an: Analyzer,
