@@ -175,7 +175,7 @@ export class GroupTable {
     let hi = lo;
     for (let i = 0; i < n; i++) {
       const x = d[i]!;
-      if (x % 1 !== 0) return false; // fractions, NaN, ±Infinity
+      if (Math.floor(x) !== x) return false; // fractions, NaN (±Infinity fail the range check)
       if (x < lo) lo = x;
       else if (x > hi) hi = x;
     }

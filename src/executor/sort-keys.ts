@@ -122,12 +122,12 @@ export function sortRows(keys: readonly Vector[], specs: readonly KeySpec[], n: 
  * sortRows that also returns each key's dense ranks when the fast path ran
  * (equal rank ⇔ peers), so callers can find group boundaries without comparators.
  */
-export function sortRowsWithRanks(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array; ranks: Float64Array[] | null } {
+export function sortRowsWithRanks(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array; ranks: Int32Array[] | null } {
   const fast = rankSort(keys, specs, n);
   return fast ?? { idx: sortIndexes(n, rowsComparator(keys, specs)), ranks: null };
 }
 
-function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array; ranks: Float64Array[] } | null {
+function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array; ranks: Int32Array[] } | null {
   if (n < 64 || keys.length === 0) return null;
   for (const k of keys) {
     const d = k.data;
@@ -138,7 +138,7 @@ function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number)
   let idx = new Int32Array(n);
   for (let i = 0; i < n; i++) idx[i] = i;
   let out = new Int32Array(n);
-  const all: Float64Array[] = new Array(keys.length);
+  const all: Int32Array[] = new Array(keys.length);
   for (let k = keys.length - 1; k >= 0; k--) {
     const { ranks, radix } = denseRanks(keys[k]!, specs[k]!, n);
     all[k] = ranks;
@@ -152,7 +152,7 @@ function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number)
   return { idx, ranks: all };
 }
 
-function inRankOrder(idx: Int32Array, ranks: Float64Array, n: number): boolean {
+function inRankOrder(idx: Int32Array, ranks: Int32Array, n: number): boolean {
   let prev = -Infinity;
   for (let i = 0; i < n; i++) {
     const r = ranks[idx[i]!]!;
@@ -162,7 +162,7 @@ function inRankOrder(idx: Int32Array, ranks: Float64Array, n: number): boolean {
   return true;
 }
 
-function countingPass(idx: Int32Array, out: Int32Array, ranks: Float64Array, radix: number, n: number): void {
+function countingPass(idx: Int32Array, out: Int32Array, ranks: Int32Array, radix: number, n: number): void {
   const count = new Int32Array(radix + 1);
   for (let i = 0; i < n; i++) count[ranks[i]! + 1]!++;
   for (let r = 0; r < radix; r++) count[r + 1]! += count[r]!;
@@ -173,7 +173,7 @@ function countingPass(idx: Int32Array, out: Int32Array, ranks: Float64Array, rad
 }
 
 /** Rank of every row's key in the final order of that key alone (ties share a rank). */
-function denseRanks(v: Vector, spec: KeySpec, n: number): { ranks: Float64Array; radix: number } {
+function denseRanks(v: Vector, spec: KeySpec, n: number): { ranks: Int32Array; radix: number } {
   const d = v.data as Float64Array | Int32Array | Uint8Array;
   const nulls = v.nulls;
   const direct = integralRanks(d, nulls, spec, n);
@@ -194,7 +194,7 @@ function denseRanks(v: Vector, spec: KeySpec, n: number): { ranks: Float64Array;
   const base = spec.nullsFirst ? 1 : 0;
   const nanRank = spec.descending ? base + u : base;
   const valBase = spec.descending ? base : base + 1;
-  const ranks = new Float64Array(n);
+  const ranks = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     if (nulls !== null && nulls[i] === 1) {
       ranks[i] = nullRank;
@@ -218,7 +218,7 @@ function denseRanks(v: Vector, spec: KeySpec, n: number): { ranks: Float64Array;
 }
 
 /** Integer keys over a modest range rank as `x - min` directly (no sort needed). */
-function integralRanks(d: Float64Array | Int32Array | Uint8Array, nulls: Uint8Array | null, spec: KeySpec, n: number): { ranks: Float64Array; radix: number } | null {
+function integralRanks(d: Float64Array | Int32Array | Uint8Array, nulls: Uint8Array | null, spec: KeySpec, n: number): { ranks: Int32Array; radix: number } | null {
   let min = Infinity;
   let max = -Infinity;
   for (let i = 0; i < n; i++) {
@@ -232,7 +232,7 @@ function integralRanks(d: Float64Array | Int32Array | Uint8Array, nulls: Uint8Ar
   if (u > 4 * n + 1024) return null;
   const nullRank = spec.nullsFirst ? 0 : u;
   const base = spec.nullsFirst ? 1 : 0;
-  const ranks = new Float64Array(n);
+  const ranks = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     if (nulls !== null && nulls[i] === 1) ranks[i] = nullRank;
     else ranks[i] = base + (spec.descending ? max - d[i]! : d[i]! - min);

@@ -421,7 +421,56 @@ export function concatBatches(types: readonly SqlType[], batches: readonly Batch
   if (batches.length === 1) return batches[0]!;
   const length = batches.reduce((n, b) => n + b.length, 0);
   if (batches.length === 0) return emptyBatchOf(types);
-  return { length, columns: types.map((t, c) => concatVectors(t, batches.map((b) => b.columns[c]!))) };
+  return { length, columns: types.map((t, c) => concatColumn(t, batches.map((b) => b.columns[c]!))) };
+}
+
+type Typed = Float64Array | Int32Array | Uint8Array;
+
+/**
+ * concatVectors without copies where possible: parts that are consecutive
+ * views of one buffer (a scan's slices of a stored chunk) become one view;
+ * other typed parts of one array type are copied once, with no per-value work.
+ */
+export function concatColumn(type: SqlType, parts: readonly Vector[]): Vector {
+  const d0 = parts[0]?.data;
+  if (!(d0 instanceof Float64Array || d0 instanceof Int32Array || d0 instanceof Uint8Array) || layoutOf(type) === 'values') return concatVectors(type, parts);
+  const Ctor = d0.constructor as { new (n: number): Typed; new (b: ArrayBufferLike, off: number, n: number): Typed };
+  let total = 0;
+  let views = true;
+  let anyNulls = false;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    const d = p.data;
+    if (d.constructor !== Ctor) return concatVectors(type, parts);
+    if (p.nulls !== null) anyNulls = true;
+    if (i > 0 && views) {
+      const q = parts[i - 1]!;
+      const dq = q.data as Typed;
+      const td = d as Typed;
+      views =
+        td.buffer === dq.buffer &&
+        td.byteOffset === dq.byteOffset + q.length * td.BYTES_PER_ELEMENT &&
+        (p.nulls === null) === (q.nulls === null) &&
+        (p.nulls === null || (p.nulls.buffer === q.nulls!.buffer && p.nulls.byteOffset === q.nulls!.byteOffset + q.length));
+    }
+    total += p.length;
+  }
+  if (views) {
+    const data = new Ctor(d0.buffer, d0.byteOffset, total);
+    const n0 = parts[0]!.nulls;
+    const nulls = n0 === null ? null : new Uint8Array(n0.buffer, n0.byteOffset, total);
+    return { type, length: total, data, nulls };
+  }
+  const data = new Ctor(total);
+  const nulls = anyNulls ? new Uint8Array(total) : null;
+  let k = 0;
+  for (const p of parts) {
+    const d = p.data as Typed;
+    data.set(d.length === p.length ? d : d.subarray(0, p.length), k);
+    if (p.nulls !== null) nulls!.set(p.nulls.length === p.length ? p.nulls : p.nulls.subarray(0, p.length), k);
+    k += p.length;
+  }
+  return { type, length: total, data, nulls };
 }
 
 /** Splits a large batch into BATCH_SIZE slices. */

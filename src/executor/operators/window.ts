@@ -120,7 +120,7 @@ function changeFlags(idx: Int32Array, n: number, cmp: RowComparator | null): Uin
 }
 
 /** The rank arrays behind a sameRanks comparator. */
-const rankArraysOf = new WeakMap<RowComparator, Float64Array[]>();
+const rankArraysOf = new WeakMap<RowComparator, Int32Array[]>();
 
 const PART_SPEC: KeySpec = { descending: false, nullsFirst: true };
 
@@ -132,7 +132,7 @@ async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: Exe
   for (const k of call.orderBy) oVecs.push(await evaluate(k.expr, input, layout, ctx));
   const pSpecs = pVecs.map(() => PART_SPEC);
   let idx: Int32Array;
-  let ranks: Float64Array[] | null = null;
+  let ranks: Int32Array[] | null = null;
   if (pVecs.length + oVecs.length === 0) {
     idx = new Int32Array(n);
     for (let i = 0; i < n; i++) idx[i] = i;
@@ -143,7 +143,7 @@ async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: Exe
   }
   await checkpoint(ctx);
   // Equal dense ranks mean peers: compare rank arrays instead of values when the rank sort ran.
-  const sameRanks = (rs: Float64Array[]): RowComparator => {
+  const sameRanks = (rs: Int32Array[]): RowComparator => {
     const cmp: RowComparator = (a, b) => {
       for (let k = 0; k < rs.length; k++) if (rs[k]![a] !== rs[k]![b]) return 1;
       return 0;
