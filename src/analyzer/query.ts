@@ -1198,7 +1198,12 @@ function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Le
       return undefined;
     });
   note(forExpr);
-  for (const a of aggExprs) a.args.forEach(note);
+  for (const a of aggExprs) {
+    a.args.forEach(note);
+    a.orderBy.forEach((k) => note(k.expr));
+    if (a.having) note(a.having.expr);
+    if (a.filter) note(a.filter);
+  }
   const groupCols = (inner.starList ?? []).filter((c) => !used.has(c.id));
   const keyCols = groupCols.map((c) => an.newColumn(c.name, c.type));
   const calls = [];
@@ -1210,7 +1215,7 @@ function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Le
       { type: val.type, origin: originOf(val) },
     ]);
     if (!st) throw sqlError(`PIVOT IN value of type ${typeToSql(val.type)} does not match FOR expression type ${typeToSql(forExpr.type)}`, v.expr.loc);
-    const cond = expr.callScalar('$equal', [coerce(forExpr, st), coerce(val, st)], v.expr.loc);
+    const cond = expr.callScalar('$is_not_distinct_from', [coerce(forExpr, st), coerce(val, st)], v.expr.loc);
     const vname = v.alias ?? valueName(v.expr);
     for (const [ai, a] of aggExprs.entries()) {
       const aAlias = p.aggregates[ai]!.alias;
@@ -1378,6 +1383,14 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
         args: [{ kind: 'IsExpr', loc: p.loc, expr: p.cond, not: false, what: 'TRUE' }, { kind: 'BoolLiteral', loc: p.loc, value: true }, { kind: 'IsExpr', loc: p.loc, not: false, what: 'NULL', expr: { kind: 'FunctionCall', loc: p.loc, name: ['ERROR'], safe: false, distinct: false, args: [msg] } }],
       };
       return viaSelect({ distinct: false, items: [star], where: check });
+    }
+    case 'PipePivot':
+    case 'PipeUnpivot': {
+      const input: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
+      pipeInputs.set(input, out);
+      const { kind, ...rest } = p;
+      const from = { ...rest, kind: kind === 'PipePivot' ? 'PivotRef' : 'UnpivotRef', input } as A.FromItem;
+      return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
     }
     case 'PipeMatchRecognize': {
       const from: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
