@@ -2,6 +2,7 @@
 // DATE = days since 1970-01-01; TIME = micros of day; DATETIME = civil micros
 // since 1970-01-01T00:00; TIMESTAMP = UTC micros since the epoch.
 import { fail } from './vec.js';
+import { civilFromDays, daysFromCivil } from '../types/json-values.js';
 
 export const MICROS_PER_SECOND = 1000000;
 export const MICROS_PER_DAY = 86400000000;
@@ -11,29 +12,8 @@ export const MAX_DATE = 2932896; // 9999-12-31
 export const MIN_TS = -62135596800000000n;
 export const MAX_TS = 253402300799999999n;
 
-/** Days since epoch of a proleptic Gregorian date (Hinnant's algorithm). */
-export function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-/** [year, month (1-12), day] of days since epoch. */
-export function civilFromDays(z: number): [number, number, number] {
-  z += 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const y = yoe + era * 400;
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp + (mp < 10 ? 3 : -9);
-  return [m <= 2 ? y + 1 : y, m, d];
-}
+// The calendar arithmetic lives with the value converters; re-exported for the family modules.
+export { daysFromCivil, civilFromDays };
 
 export function isLeap(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
