@@ -130,7 +130,7 @@ export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined)
   const ctes: { id: number; name: string; plan: Rel }[] = [];
   if (q.with) {
     an.ctes.push(new Map());
-    for (const c of q.with.ctes) ctes.push(resolveCte(an, c, q.with.recursive, outer));
+    for (const c of q.with.recursive ? dependencyOrder(q.with.ctes) : q.with.ctes) ctes.push(resolveCte(an, c, q.with.recursive, outer));
   }
   try {
     let out: RelOut;
@@ -172,7 +172,53 @@ function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, outer: Scope | u
   const id = an.newId();
   const body = c.query.body;
   const selfRef = recursive && queryMentions(c.query, lname);
-  if (selfRef && body.kind === 'SetOperation' && body.op === 'UNION' && !c.query.orderBy && !c.query.limit) {
+  if (selfRef && body.kind === 'SetOperation' && body.op === 'UNION' && !c.query.orderBy && !c.query.limit && !c.query.pipes.length) {
+    // A WITH inside the recursive CTE's own query is visible to both terms.
+    const innerCtes: { id: number; name: string; plan: Rel }[] = [];
+    if (c.query.with) {
+      an.ctes.push(new Map());
+      try {
+        for (const ic of c.query.with.recursive ? dependencyOrder(c.query.with.ctes) : c.query.with.ctes) innerCtes.push(resolveCte(an, ic, c.query.with.recursive, outer));
+      } catch (e) {
+        an.ctes.pop();
+        throw e;
+      }
+    }
+    let r: { id: number; name: string; plan: Rel };
+    try {
+      r = resolveRecursiveCte(an, c, body, id, outer);
+    } finally {
+      if (c.query.with) an.ctes.pop();
+    }
+    map.set(lname, { id, name: c.name, columns: r.plan.columns, isValueTable: false });
+    return innerCtes.length ? { ...r, plan: { kind: 'with', ctes: innerCtes, body: r.plan, columns: r.plan.columns } } : r;
+  }
+  const out = resolveQuery(an, c.query, outer);
+  const cols = out.rel.columns.map((col, i) => ({ ...col, name: out.names[i] ?? '' }));
+  map.set(lname, { id, name: c.name, columns: cols, isValueTable: out.isValueTable });
+  return { id, name: c.name, plan: out.rel };
+}
+
+/** WITH RECURSIVE: every CTE sees every other, so resolve referenced ones first. */
+function dependencyOrder(ctes: readonly A.Cte[]): A.Cte[] {
+  const out: A.Cte[] = [];
+  const state = new Map<A.Cte, number>();
+  const visit = (c: A.Cte): void => {
+    if (state.get(c)) return;
+    state.set(c, 1);
+    for (const d of ctes) if (d !== c && !state.get(d) && queryMentions(c.query, d.name.toLowerCase())) visit(d);
+    state.set(c, 2);
+    out.push(c);
+  };
+  for (const c of ctes) visit(c);
+  return out;
+}
+
+/** `base UNION [ALL|DISTINCT] recursive-term` of a self-referencing CTE (the name is bound in the innermost CTE level). */
+function resolveRecursiveCte(an: Analyzer, c: A.Cte, body: A.SetOperation, id: number, outer: Scope | undefined): { id: number; name: string; plan: Rel } {
+  const map = an.ctes[an.ctes.length - 1]!;
+  const lname = c.name.toLowerCase();
+  {
     const base = resolveQueryExpr(an, body.left, outer);
     const cols = base.rel.columns.map((col, i) => an.newColumn(base.names[i] ?? '', col.type));
     map.set(lname, { id, name: c.name, columns: cols, isValueTable: false });
@@ -185,10 +231,6 @@ function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, outer: Scope | u
     const plan: Rel = { kind: 'recursive_cte', cteId: id, base: base.rel, recursive: rec.rel, distinct: body.quantifier === 'DISTINCT', columns: cols };
     return { id, name: c.name, plan };
   }
-  const out = resolveQuery(an, c.query, outer);
-  const cols = out.rel.columns.map((col, i) => ({ ...col, name: out.names[i] ?? '' }));
-  map.set(lname, { id, name: c.name, columns: cols, isValueTable: out.isValueTable });
-  return { id, name: c.name, plan: out.rel };
 }
 
 /** True when an AST expression calls an analytic function (outside subqueries). */
