@@ -170,8 +170,16 @@ function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, outer: Scope | u
   const lname = c.name.toLowerCase();
   if (map.has(lname)) throw sqlError(`Duplicate alias ${c.name} for WITH subquery`, c.loc);
   const id = an.newId();
-  const body = c.query.body;
   const selfRef = recursive && queryMentions(c.query, lname);
+  if (selfRef && c.query.pipes.length === 1 && c.query.pipes[0]!.kind === 'PipeSetOp' && c.query.pipes[0].queries.length === 1 && !c.query.orderBy && !c.query.limit) {
+    // `base |> UNION ... (recursive term)` is the recursive UNION.
+    const p = c.query.pipes[0];
+    const { kind: _k, queries, loc, ...mods } = p;
+    void _k;
+    const left: A.QueryExpr = c.query.body;
+    c = { ...c, query: { ...c.query, pipes: [], body: { kind: 'SetOperation', loc, ...mods, left, right: queries[0]! } } };
+  }
+  const body = c.query.body;
   if (selfRef && body.kind === 'SetOperation' && body.op === 'UNION' && !c.query.orderBy && !c.query.limit && !c.query.pipes.length) {
     // A WITH inside the recursive CTE's own query is visible to both terms.
     const innerCtes: { id: number; name: string; plan: Rel }[] = [];
