@@ -30,6 +30,14 @@ const notNull = (v: Vector, i: number): boolean => v.nulls === null || v.nulls[i
 
 // ---------------------------------------------------------------- COUNT
 
+/** The group id shared by all n rows, or -1 when they differ (or n = 0). */
+function singleGroup(groups: Int32Array, n: number): number {
+  if (n === 0) return -1;
+  const g0 = groups[0]!;
+  for (let i = 1; i < n; i++) if (groups[i] !== g0) return -1;
+  return g0;
+}
+
 class CountAcc implements GroupsAccumulator {
   counts = new Float64Array(16);
   constructor(private readonly star: boolean) {}
@@ -38,11 +46,19 @@ class CountAcc implements GroupsAccumulator {
   }
   update(args: readonly Vector[], groups: Int32Array, n: number): void {
     const c = this.counts;
+    const nulls = this.star || args.length === 0 ? null : args[0]!.nulls;
+    if (nulls === null) {
+      // One group for the whole batch (global aggregates): no per-row read-modify-write.
+      const g0 = singleGroup(groups, n);
+      if (g0 >= 0) {
+        c[g0]! += n;
+        return;
+      }
+    }
     if (this.star || args.length === 0) {
       for (let i = 0; i < n; i++) c[groups[i]!]!++;
       return;
     }
-    const nulls = args[0]!.nulls;
     if (nulls === null) for (let i = 0; i < n; i++) c[groups[i]!]!++;
     else for (let i = 0; i < n; i++) if (nulls[i] === 0) c[groups[i]!]!++;
   }
@@ -101,6 +117,22 @@ class SumInt64Acc implements GroupsAccumulator {
     const isBig = this.isBig;
     const nulls = v.nulls;
     if (d instanceof Float64Array) {
+      const g0 = nulls === null && n > 0 ? singleGroup(groups, n) : -1;
+      if (g0 >= 0 && isBig[g0] === 0) {
+        // One group for the whole batch: the same running sums, kept in a register.
+        let r = s[g0]!;
+        let i = 0;
+        for (; i < n; i++) {
+          r += d[i]!;
+          if (!(r < 9007199254740992 && r > -9007199254740992)) break;
+        }
+        if (i === n) {
+          s[g0] = r;
+          seen[g0] = 1;
+          counts[g0]! += n;
+          return;
+        }
+      }
       for (let i = 0; i < n; i++) {
         if (nulls !== null && nulls[i] === 1) continue;
         const g = groups[i]!;
