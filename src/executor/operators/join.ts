@@ -416,6 +416,8 @@ interface DenseIndex {
   readonly head: Int32Array;
   readonly next: Int32Array;
   readonly mask: number;
+  /** No key repeats among build rows: a probe row matches at most head[key - min]. */
+  readonly unique?: boolean;
 }
 
 function denseIndex(bk: readonly Vector[], m: number, nullSafe: readonly boolean[]): DenseIndex | null {
@@ -437,13 +439,19 @@ function denseIndex(bk: readonly Vector[], m: number, nullSafe: readonly boolean
   if (min === Infinity || max - min + 1 > 2 * m + 1024) return null;
   const head = new Int32Array(max - min + 1).fill(-1);
   const next = new Int32Array(m);
+  let unique = true;
   for (let j = m - 1; j >= 0; j--) {
-    if (nulls !== null && nulls[j] === 1) continue;
+    if (nulls !== null && nulls[j] === 1) {
+      next[j] = -1;
+      continue;
+    }
     const s = d[j]! - min;
-    next[j] = head[s]!;
+    const h = head[s]!;
+    if (h >= 0) unique = false;
+    next[j] = h;
     head[s] = j;
   }
-  return { min, max, head, next, mask: 0 };
+  return { min, max, head, next, mask: 0, unique };
 }
 
 /** Probe keys as numbers; INT64 values beyond ±2^53 become NaN (they can't be in a dense range). */
@@ -466,6 +474,28 @@ function markRows(flags: Uint8Array, sel: Int32Array, c: number): void {
 function isIdentity(sel: Int32Array, c: number): boolean {
   for (let j = 0; j < c; j++) if (sel[j] !== j) return false;
   return true;
+}
+
+/** probeDense() for a unique build key: each probe row pairs with at most one build row. */
+function probeUnique(pd: Float64Array | Int32Array, pNulls: Uint8Array | null, n: number, idx: DenseIndex, buf: Pairs, from: number): Pairs {
+  let l = buf.l;
+  let r = buf.r;
+  if (l.length < n - from) {
+    l = new Int32Array(n - from);
+    r = new Int32Array(n - from);
+  }
+  let c = 0;
+  const { min, max, head } = idx;
+  for (let i = from; i < n; i++) {
+    const x = pd[i]!;
+    if (!(x >= min && x <= max)) continue; // also drops NaN
+    if (pNulls !== null && pNulls[i] === 1) continue;
+    const j = head[x - min]!;
+    if (j < 0) continue;
+    l[c] = i;
+    r[c++] = j;
+  }
+  return { l, r, count: c, nextRow: n, nextBuild: -1 };
 }
 
 /** probe() for a DenseIndex: one array lookup per probe row, no key comparison needed. */
@@ -568,7 +598,9 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
     let fromBuild = -1;
     while (from < n) {
       const pairs = dense
-        ? probeDense(denseKeys!, pk[0]!.nulls, n, dense, firstOnly, em.leftMatched, pairBuf, from, fromBuild)
+        ? dense.unique && !firstOnly
+          ? probeUnique(denseKeys!, pk[0]!.nulls, n, dense, pairBuf, from)
+          : probeDense(denseKeys!, pk[0]!.nulls, n, dense, firstOnly, em.leftMatched, pairBuf, from, fromBuild)
         : probe(pk, ph, n, bk, bh, head, next, mask, nullSafe, firstOnly, em.leftMatched, pairBuf, from, fromBuild);
       pairBuf = pairs;
       for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
