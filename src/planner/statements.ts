@@ -431,7 +431,10 @@ function replaceField(base: Expr, path: readonly string[], value: Expr, loc: A.L
     const fe: Expr = { kind: 'field', type: f.type, arg: base, fieldIndex: i };
     return i === k ? replaceField(fe, path.slice(1), value, loc) : fe;
   });
-  return { kind: 'make_struct', type: t, fields };
+  // Setting a field of a NULL struct is an error (checked lazily, per row).
+  const fail = callScalar('ERROR', [literal(T.STRING, `Cannot set field of NULL ${typeToSql(t)}`)], loc);
+  const raise: Expr = { kind: 'conditional', type: t, op: 'case', whens: [callScalar('$is_null', [fail], loc)], thens: [base], else: base };
+  return { kind: 'conditional', type: t, op: 'case', whens: [callScalar('$is_null', [base], loc)], thens: [raise], else: { kind: 'make_struct', type: t, fields } };
 }
 
 export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult> {
@@ -474,9 +477,10 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
     const { col: i, fields } = setTargetPath(info, alias, item.target);
     const c = info.columns[i]!;
     let v: Expr;
-    if (item.value.kind === 'DefaultExpr') v = await defaultValue(s, info, c);
+    if (item.value.kind === 'DefaultExpr' && fields.length === 0) v = await defaultValue(s, info, c);
     else {
-      const raw = resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' });
+      // A nested field's DEFAULT is NULL (fields have no default expressions).
+      const raw = item.value.kind === 'DefaultExpr' ? literal(T.INT64, null) : resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' });
       if (fields.length === 0) v = coerceForWrite(raw, c, item.value.loc);
       else {
         let ft: SqlType = c.type;
