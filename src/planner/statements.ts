@@ -337,6 +337,12 @@ async function defaultValue(s: Session, info: TableInfo, c: Column): Promise<Exp
 
 export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult> {
   const info = writeTarget(s, st.target, st.loc);
+  if (st.insertMode) {
+    // INSERT OR IGNORE/REPLACE/UPDATE needs an enforced primary key, which tables here never have.
+    const pk = (info.resource as { tableConstraints?: { primaryKey?: { columns?: string[] } } }).tableConstraints?.primaryKey?.columns;
+    if (!pk?.length) throw sqlError(`INSERT OR ${st.insertMode} is not allowed because the table does not have a primary key`, st.loc);
+    throw sqlError(`INSERT OR ${st.insertMode} is not supported`, st.loc);
+  }
   const an = s.analyzer();
   const cols = info.columns;
   let targetIdx: number[];
