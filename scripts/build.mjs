@@ -4,6 +4,8 @@
 // Packages stay external (loaded from node_modules), except chevrotain, the
 // grammar's parser library: unbundled, its module graph (lodash-es: hundreds of
 // small ESM files) costs ~300 ms to load; bundled it loads in a few tens of ms.
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 
 const BUNDLED = /^(chevrotain|@chevrotain\/.*|lodash-es)(\/|$)/;
@@ -30,4 +32,9 @@ const common = {
   logLevel: 'warning',
 };
 
-await build({ ...common, entryPoints: { gateway: 'src/gateway/main.ts', engine: 'src/engine/main.ts' }, outdir: 'dist' });
+// The gateway is split: its entry (CLI, data dir, engine spawn) loads first and
+// spawns the engine; gRPC, protobuf and Fastify come in dynamically imported
+// chunks afterwards, so engine boot overlaps the gateway's module loading.
+for (const f of existsSync('dist') ? readdirSync('dist') : []) if (f.startsWith('gateway-')) rmSync(join('dist', f));
+await build({ ...common, entryPoints: { gateway: 'src/gateway/main.ts' }, outdir: 'dist', splitting: true, chunkNames: 'gateway-[name]-[hash]' });
+await build({ ...common, entryPoints: { engine: 'src/engine/main.ts' }, outdir: 'dist' });

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { packageRoot } from './engine-client.js';
+import { packageRoot } from './paths.js';
 
 export interface GatewayConfig {
   listenHost: string;

@@ -2,9 +2,8 @@
 // as a RestError: the engine's `x-warehouse-error` trailer verbatim when
 // present, otherwise a mapping of the gRPC status (UNAVAILABLE -> 503 so a
 // restarting engine never turns into a hang or a 500).
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from './paths.js';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { RestError, unavailable, type ErrorInfo } from './errors.js';
@@ -79,14 +78,7 @@ export interface CallOpts {
 }
 
 /** The package root: the nearest ancestor holding proto/engine.proto (works from dist/ and src/). */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(join(dir, 'proto', 'engine.proto'))) return dir;
-    dir = resolve(dir, '..');
-  }
-  throw new Error('proto/engine.proto not found above ' + fileURLToPath(import.meta.url));
-}
+export { packageRoot } from './paths.js';
 
 type UnaryFn = (
   req: unknown,

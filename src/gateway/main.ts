@@ -2,12 +2,15 @@
 // the engine, apply seeds, and only then accept public HTTP traffic.
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+//
+// Start-up order is tuned for time to healthy: only light modules are loaded
+// statically (CLI, data dir, supervisor); the engine is spawned before gRPC,
+// protobuf and Fastify are imported (dynamically, below), so the engine boots
+// while the gateway loads and builds its HTTP app.
 import { CliExit, parseCli, type GatewayConfig } from './cli.js';
-import { GatewayContext } from './context.js';
-import { EngineClient } from './engine-client.js';
-import { JobRegistry } from './jobs/registry.js';
 import { applyInitialDataDir, applySeedFiles, strayDbWarning } from './seed.js';
-import { buildServer } from './server.js';
+import type { EngineClient } from './engine-client.js';
+import type { buildServer as BuildServer } from './server.js';
 import { EngineSupervisor } from './supervisor.js';
 
 const EXTERNAL_ENGINE_WAIT_MS = 2_000;
@@ -35,7 +38,7 @@ async function run(config: GatewayConfig): Promise<void> {
   const stray = strayDbWarning(dataDir);
   if (stray) log(`warning: ${stray}`);
 
-  const client = new EngineClient(`127.0.0.1:${config.grpcPort}`);
+  const started = Date.now();
   const supervisor = new EngineSupervisor(
     {
       binary: config.engineBinary,
@@ -49,12 +52,11 @@ async function run(config: GatewayConfig): Promise<void> {
       log,
       debug,
     },
-    client,
   );
-  const ctx = new GatewayContext({ ...config, dataDir }, client, supervisor, new JobRegistry(), log, debug);
+  let client: EngineClient | undefined;
 
   let closing = false;
-  let app: Awaited<ReturnType<typeof buildServer>> | undefined;
+  let app: Awaited<ReturnType<typeof BuildServer>> | undefined;
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) {
       process.exit(1);
@@ -67,14 +69,24 @@ async function run(config: GatewayConfig): Promise<void> {
       // closing anyway
     }
     await supervisor.stop();
-    client.close();
+    client?.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
 
-  const started = Date.now();
+  supervisor.spawnEarly();
+  const [{ EngineClient: Client }, { GatewayContext }, { JobRegistry }, { buildServer }] = await Promise.all([
+    import('./engine-client.js'),
+    import('./context.js'),
+    import('./jobs/registry.js'),
+    import('./server.js'),
+  ]);
+  client = new Client(`127.0.0.1:${config.grpcPort}`);
+  supervisor.attachClient(client);
+  const ctx = new GatewayContext({ ...config, dataDir }, client, supervisor, new JobRegistry(), log, debug);
+
   // Build the HTTP app while the engine boots: route registration is not free.
   const appReady = buildServer(ctx).then(async (a) => {
     await a.ready();

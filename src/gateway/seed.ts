@@ -2,7 +2,6 @@
 // YAML seed files, applied through the same engine RPCs the REST handlers use.
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { GatewayContext } from './context.js';
 import { RestError } from './errors.js';
 import { isObj, str, type Json } from './validate.js';
@@ -47,7 +46,7 @@ export async function applySeedFiles(ctx: GatewayContext): Promise<void> {
   for (const file of ctx.config.seedDataFiles) {
     let doc: unknown;
     try {
-      doc = parseYaml(readFileSync(file, 'utf8'));
+      doc = (await import('yaml')).parse(readFileSync(file, 'utf8'));
     } catch (e) {
       throw new Error(`seed file ${file}: ${(e as Error).message}`);
     }

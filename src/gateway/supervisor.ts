@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { EngineClient } from './engine-client.js';
-import { packageRoot } from './engine-client.js';
+import { packageRoot } from './paths.js';
 
 export type EngineState = 'starting' | 'serving' | 'down' | 'stopped';
 
@@ -22,6 +22,7 @@ export interface SupervisorOptions {
 }
 
 const HEALTH_POLL_MS = 100;
+const QUIET_START_MS = 1500;
 
 /**
  * Preloaded into a node engine: when the gateway dies, even by SIGKILL, the
@@ -55,8 +56,33 @@ export class EngineSupervisor {
     if (this.child && this.child.exitCode === null) this.child.kill('SIGKILL');
   };
 
-  constructor(private readonly opts: SupervisorOptions, private readonly client: EngineClient) {
+  /** Wakes the Health poll early (the engine printed its serving line). */
+  private kick: (() => void) | undefined;
+  /**
+   * Whether the spawned engine printed its serving line. Until then (for up to
+   * QUIET_START_MS) Health is not called: a refused connection would put the
+   * gRPC channel into reconnect backoff and delay the first successful call.
+   */
+  private sawServing = false;
+  private spawnedAt = 0;
+  private client!: EngineClient;
+
+  /**
+   * The client may be attached later (`attachClient`): start-up spawns the
+   * engine before gRPC is even loaded, so both boot at the same time.
+   */
+  constructor(private readonly opts: SupervisorOptions, client?: EngineClient) {
+    if (client) this.client = client;
     process.on('exit', this.killOnExit);
+  }
+
+  attachClient(client: EngineClient): void {
+    this.client = client;
+  }
+
+  /** Spawns the engine now without waiting for it (start() then adopts it). */
+  spawnEarly(): void {
+    if (!this.external && !this.child) this.spawnEngine();
   }
 
   get external(): boolean {
@@ -74,8 +100,9 @@ export class EngineSupervisor {
 
   /** Spawns (unless external) and resolves once Health answers; rejects when it never does. */
   async start(): Promise<void> {
-    if (!this.external) this.spawnEngine();
-    else this.opts.debug(`engine: external, expecting it on ${this.client.address}`);
+    if (!this.external) {
+      if (!this.child) this.spawnEngine();
+    } else this.opts.debug(`engine: external, expecting it on ${this.client.address}`);
     await this.waitHealthy(START_TIMEOUT_MS, true);
     this.startMonitor();
   }
@@ -99,6 +126,8 @@ export class EngineSupervisor {
     const { file, args } = this.command();
     this.opts.debug(`engine: spawning ${file} ${args.join(' ')}`);
     this.state = 'starting';
+    this.sawServing = false;
+    this.spawnedAt = Date.now();
     // stdin stays a pipe: if the gateway is SIGKILLed the engine sees EOF
     // (WAREHOUSE_ENGINE_PARENT_PIPE tells it to treat that as "parent gone").
     const child = spawn(file, args, {
@@ -109,6 +138,11 @@ export class EngineSupervisor {
     this.child = child;
     child.stdout?.on('data', (b: Buffer) => {
       if (this.opts.copyStdout) process.stdout.write(b);
+      // The engine prints `engine serving on <port>` once it listens: probe Health right away.
+      if (!this.sawServing && b.includes('serving')) {
+        this.sawServing = true;
+        this.kick?.();
+      }
     });
     child.stderr?.on('data', (b: Buffer) => {
       if (this.opts.copyStderr) process.stderr.write(b);
@@ -162,7 +196,8 @@ export class EngineSupervisor {
       if (!this.external && failOnExit && spawned && this.child !== spawned) {
         throw new Error(`engine ${this.lastExit} before serving`);
       }
-      try {
+      const quiet = !this.external && !this.sawServing && this.child !== undefined && Date.now() - this.spawnedAt < QUIET_START_MS;
+      if (!quiet) try {
         const h = await this.client.call('Health', {}, { deadlineMs: 1000 });
         if (h.status === '' || h.status === 'SERVING') {
           this.state = 'serving';
@@ -174,7 +209,14 @@ export class EngineSupervisor {
         // not up yet
       }
       if (Date.now() > until) throw new Error(`engine did not answer Health on ${this.client.address} within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, HEALTH_POLL_MS));
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, HEALTH_POLL_MS);
+        this.kick = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
+      this.kick = undefined;
     }
   }
 
