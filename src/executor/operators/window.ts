@@ -66,8 +66,9 @@ function boundaries(idx: Int32Array, n: number, pc: RowComparator | null, oc: Ro
   const partStart = new Int32Array(n);
   const partEnd = new Int32Array(n);
   const partIndex = new Int32Array(n);
-  const peerStart = new Int32Array(n);
-  const peerEnd = new Int32Array(n);
+  // Without ORDER BY (or when no call reads peers) every row of a partition is a peer of the others: share the arrays.
+  const peerStart = oc === null ? partStart : new Int32Array(n);
+  const peerEnd = oc === null ? partEnd : new Int32Array(n);
   let numParts = 0;
   let ps = 0;
   let gs = 0;
@@ -80,22 +81,17 @@ function boundaries(idx: Int32Array, n: number, pc: RowComparator | null, oc: Ro
       if (p > 0) numParts++;
       ps = p;
     }
-    if (newPart || (oFlags !== null && oFlags[p] === 1)) {
+    if (oFlags !== null && (newPart || oFlags[p] === 1)) {
       for (let q = gs; q < p; q++) peerEnd[q] = p;
       gs = p;
     }
     partStart[p] = ps;
     partIndex[p] = numParts;
-    peerStart[p] = gs;
+    if (oFlags !== null) peerStart[p] = gs;
   }
   for (let q = ps; q < n; q++) partEnd[q] = n;
-  for (let q = gs; q < n; q++) peerEnd[q] = n;
+  if (oFlags !== null) for (let q = gs; q < n; q++) peerEnd[q] = n;
   if (n > 0) numParts++;
-  // Without ORDER BY every row of a partition is a peer of the others.
-  if (oc === null) {
-    peerStart.set(partStart);
-    peerEnd.set(partEnd);
-  }
   return { partStart, partEnd, partIndex, peerStart, peerEnd, numParts };
 }
 
@@ -124,7 +120,11 @@ const rankArraysOf = new WeakMap<RowComparator, Int32Array[]>();
 
 const PART_SPEC: KeySpec = { descending: false, nullsFirst: true };
 
-async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: ExecContext): Promise<Geometry> {
+/** Calls that read only partition bounds and positions, never peer groups. */
+const PEERLESS = new Set(['ROW_NUMBER', 'NTILE', 'LAG', 'LEAD']);
+const needsPeers = (c: WindowCall): boolean => c.aggregate !== undefined && c.aggregate !== null ? true : !PEERLESS.has(c.name.toUpperCase());
+
+async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: ExecContext, needPeers = true): Promise<Geometry> {
   const n = input.length;
   const pVecs: Vector[] = [];
   for (const e of call.partitionBy) pVecs.push(await evaluate(e, input, layout, ctx));
@@ -153,7 +153,7 @@ async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: Exe
   };
   const np = pVecs.length;
   const pc = np === 0 ? null : ranks ? sameRanks(ranks.slice(0, np)) : peersComparator(pVecs, pSpecs);
-  const oc = oVecs.length === 0 ? null : ranks ? sameRanks(ranks.slice(np)) : peersComparator(oVecs, call.orderBy);
+  const oc = oVecs.length === 0 || !needPeers ? null : ranks ? sameRanks(ranks.slice(np)) : peersComparator(oVecs, call.orderBy);
   const b = boundaries(idx, n, pc, oc);
   const { partStart, partEnd, partIndex, peerStart, peerEnd, numParts } = b;
   return { n, idx, partStart, partEnd, partIndex, numParts, peerStart, peerEnd, orderVecs: oVecs, orderBy: call.orderBy };
@@ -288,7 +288,7 @@ export async function* windowOp(rel: WindowRel, ctx: ExecContext): AsyncGenerato
     else bySpec.set(k, [i]);
   });
   for (const callIdxs of bySpec.values()) {
-    const g = await geometry(rel.calls[callIdxs[0]!]!, input, layout, ctx);
+    const g = await geometry(rel.calls[callIdxs[0]!]!, input, layout, ctx, callIdxs.some((ci) => needsPeers(rel.calls[ci]!)));
     for (const ci of callIdxs) {
       results[ci] = await computeCall(rel.calls[ci]!, g, input, layout, ctx);
       await checkpoint(ctx);
@@ -301,6 +301,25 @@ export async function* windowOp(rel: WindowRel, ctx: ExecContext): AsyncGenerato
   }
 }
 
+/** ROW_NUMBER / RANK / DENSE_RANK in a plain function (tight loops; computeCall is async). */
+function numbering(name: string, g: Geometry, idx: Int32Array, n: number): Float64Array {
+  const d = new Float64Array(n);
+  const partStart = g.partStart;
+  if (name === 'ROW_NUMBER') {
+    for (let p = 0; p < n; p++) d[idx[p]!] = p - partStart[p]! + 1;
+    return d;
+  }
+  const peerStart = g.peerStart;
+  let dense = 0;
+  for (let p = 0; p < n; p++) {
+    const ps = partStart[p]!;
+    if (p === ps) dense = 0;
+    if (p === peerStart[p]) dense++;
+    d[idx[p]!] = name === 'RANK' ? peerStart[p]! - ps + 1 : dense;
+  }
+  return d;
+}
+
 async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: Layout, ctx: ExecContext): Promise<Vector> {
   const n = g.n;
   const idx = g.idx;
@@ -311,15 +330,7 @@ async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: 
     case 'ROW_NUMBER':
     case 'RANK':
     case 'DENSE_RANK': {
-      const d = new Float64Array(n);
-      let dense = 0;
-      for (let p = 0; p < n; p++) {
-        const ps = g.partStart[p]!;
-        if (p === ps) dense = 0;
-        if (p === g.peerStart[p]) dense++;
-        d[idx[p]!] = name === 'ROW_NUMBER' ? p - ps + 1 : name === 'RANK' ? g.peerStart[p]! - ps + 1 : dense;
-      }
-      return int64Vector(d);
+      return int64Vector(numbering(name, g, idx, n));
     }
     case 'PERCENT_RANK':
     case 'CUME_DIST': {
