@@ -257,6 +257,14 @@ export function not(e: Expr): Expr {
 
 /** Unifies branch types (CASE/IF/COALESCE) and coerces every branch to the supertype. */
 function unify(exprs: Expr[], loc: A.Loc, what: string): { type: SqlType; exprs: Expr[] } {
+  // ERROR(...) never returns: it takes the type the other branches agree on.
+  const isError = (e: Expr) => e.kind === 'call' && !e.safe && e.name.toUpperCase() === 'ERROR';
+  if (exprs.some(isError) && !exprs.every(isError)) {
+    const rest = exprs.filter((e) => !isError(e));
+    const u = unify(rest, loc, what);
+    let k = 0;
+    return { type: u.type, exprs: exprs.map((e) => (isError(e) ? { ...e, type: u.type } : u.exprs[k++]!)) };
+  }
   const t = supertype(exprs.map((e) => ({ type: e.type, origin: originOf(e) })));
   if (!t) {
     throw sqlError(`No matching signature for ${what} for argument types: ${exprs.map((e) => (originOf(e) === Origin.Null ? 'NULL' : typeToSql(e.type))).join(', ')}`, loc);

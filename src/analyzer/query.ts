@@ -342,8 +342,23 @@ function correspondingInputs(an: Analyzer, b: A.SetOperation, outs: RelOut[], wh
     });
     const rel = project(an, o.rel, exprs, names);
     // Keep padded NULLs untyped for supertyping: mark the projection's literal-ness per column.
+    correspondingProjections.add(rel);
     return { rel, names, isValueTable: false };
   });
+}
+
+const correspondingProjections = new WeakSet<Rel>();
+
+/** Literal origin of output column `c` of a projection, looking through CORRESPONDING's reordering projection. */
+function literalOrigin(rel: Rel, c: number): Origin {
+  if (rel.kind !== 'project') return Origin.Column;
+  const e = rel.exprs[c]!;
+  if (e.kind === 'literal') return originOf(e);
+  if (e.kind === 'column' && !e.correlated && correspondingProjections.has(rel) && rel.input.kind === 'project') {
+    const k = rel.input.columns.findIndex((x) => x.id === e.columnId);
+    if (k >= 0) return literalOrigin(rel.input, k);
+  }
+  return Origin.Column;
 }
 
 function resolveSetOp(an: Analyzer, b: A.SetOperation, outer: Scope | undefined): RelOut {
@@ -368,8 +383,7 @@ function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], parts: 
     const items = outs.map((o) => {
       const rel = o.rel;
       // A literal select item keeps its literal-ness for supertyping (SELECT 1 UNION ALL SELECT 2.5).
-      const lit = rel.kind === 'project' && rel.exprs[c]!.kind === 'literal' ? originOf(rel.exprs[c]!) : Origin.Column;
-      return { type: rel.columns[c]!.type, origin: lit };
+      return { type: rel.columns[c]!.type, origin: literalOrigin(rel, c) };
     });
     const st = supertype(items);
     if (!st) {
