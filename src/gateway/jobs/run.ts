@@ -137,6 +137,11 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
     .finally(() => {
       job.state = 'DONE';
       job.endMs = Date.now();
+      // The registry keeps up to MAX_JOBS jobs: drop the request's bulky inputs
+      // once the engine has them (a JOBS snapshot is O(jobs) per job).
+      req.jobs_snapshot_json = '';
+      req.table_definitions_json = '';
+      if (req.parameters) req.parameters = { parameters_json: '', parameter_mode: req.parameters.parameter_mode };
     });
 }
 
