@@ -592,13 +592,16 @@ export function resolveSelect(
 
   // Project: select items, then hidden ORDER BY expressions.
   const hidden: Expr[] = [];
+  const lateDistinct = new Map<number, Expr>();
   const orderIdx: number[] = order.map((o, i) => {
     if (o.ref !== undefined) return o.ref;
     const e = orderExprs[i]!;
     const same = selectExprs.findIndex((s) => exprEquals(s, e));
     if (same >= 0) return same;
     if (sel.distinct) {
-      throw sqlError('ORDER BY clause expression references column which is not visible after SELECT DISTINCT', o.item.expr.loc);
+      // Computed after DISTINCT from the select items it is built of (ORDER BY t.f for SELECT DISTINCT t).
+      lateDistinct.set(i, e);
+      return -1;
     }
     hidden.push(e);
     return items.length + hidden.length - 1;
@@ -616,8 +619,23 @@ export function resolveSelect(
   }
 
   if (order.length) {
+    const distinctOut = rel.columns;
     const keysOut: SortKey[] = order.map((o, i) => {
-      const expr = colRef(rel.columns[orderIdx[i]!]!);
+      let expr: Expr;
+      const late = lateDistinct.get(i);
+      if (late) {
+        expr = rewriteExpr(late, (x) => {
+          const k = selectExprs.findIndex((se) => exprEquals(se, x));
+          return k >= 0 ? colRef(distinctOut[k]!) : undefined;
+        });
+        const visible = new Set(distinctOut.map((c) => c.id));
+        rewriteExpr(expr, (x) => {
+          if (x.kind === 'column' && !x.correlated && !visible.has(x.columnId)) {
+            throw sqlError('ORDER BY clause expression references column which is not visible after SELECT DISTINCT', o.item.expr.loc);
+          }
+          return undefined;
+        });
+      } else expr = colRef(rel.columns[orderIdx[i]!]!);
       checkOrderable(expr, o.item.expr.loc);
       const descending = o.item.direction === 'DESC';
       return { expr, descending, nullsFirst: o.item.nulls ? o.item.nulls === 'FIRST' : !descending, ...(o.item.collate ? { collation: o.item.collate } : {}) };
