@@ -52,6 +52,40 @@ export async function* sortOp(rel: SortRel, ctx: ExecContext): AsyncGenerator<Ba
  * stable sort would), so on typical data almost nothing is buffered and the
  * occasional compaction sorts only n + BATCH_SIZE rows.
  */
+/**
+ * Rows strictly before the threshold row, for numeric keys without NULLs or
+ * NaNs (typed compare, no per-batch concat). -1 when it does not apply.
+ */
+function numericBelow(t: readonly Vector[], keys: readonly Vector[], specs: readonly SortKey[], n: number, sel: Int32Array): number {
+  const nk = keys.length;
+  const tv = new Float64Array(nk);
+  const data: (Float64Array | Int32Array)[] = [];
+  for (let k = 0; k < nk; k++) {
+    const d = keys[k]!.data;
+    const td = t[k]!.data;
+    if (!(d instanceof Float64Array || d instanceof Int32Array) || keys[k]!.nulls !== null) return -1;
+    if (!(td instanceof Float64Array || td instanceof Int32Array) || (t[k]!.nulls !== null && t[k]!.nulls![0] === 1)) return -1;
+    const x = td[0]!;
+    if (x !== x) return -1;
+    tv[k] = x;
+    data.push(d);
+  }
+  let c = 0;
+  for (let j = 0; j < n; j++) {
+    let better = false;
+    for (let k = 0; k < nk; k++) {
+      const a = data[k]![j]!;
+      const x = tv[k]!;
+      if (a === x) continue;
+      if (a !== a) return -1;
+      better = specs[k]!.descending ? a > x : a < x;
+      break;
+    }
+    if (better) sel[c++] = j;
+  }
+  return c;
+}
+
 async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenerator<Batch> {
   if (limit <= 0) return;
   const layout = layoutOf(rel.input.columns);
@@ -84,13 +118,16 @@ async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenera
     let batch = b;
     let keys = await sortKeyVectors(rel.keys, b, layout, ctx);
     if (threshold) {
-      // Row 0 of the combined vectors is the threshold; batch row j is j + 1.
       const t: Vector[] = threshold;
-      const combined = keyTypes.map((ty, k) => concatVectors(ty, [t[k]!, keys[k]!]));
-      const cmp = peersComparator(combined, rel.keys);
       const sel = new Int32Array(b.length);
-      let c = 0;
-      for (let j = 0; j < b.length; j++) if (cmp(j + 1, 0) < 0) sel[c++] = j;
+      let c = numericBelow(t, keys, rel.keys, b.length, sel);
+      if (c < 0) {
+        // Row 0 of the combined vectors is the threshold; batch row j is j + 1.
+        const combined = keyTypes.map((ty, k) => concatVectors(ty, [t[k]!, keys[k]!]));
+        const cmp = peersComparator(combined, rel.keys);
+        c = 0;
+        for (let j = 0; j < b.length; j++) if (cmp(j + 1, 0) < 0) sel[c++] = j;
+      }
       if (c === 0) continue;
       if (c < b.length) {
         batch = takeBatch(b, sel, c);
