@@ -10,6 +10,7 @@ import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../ty
 import { Decimal, type Value } from '../types/values.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
+import { constantValue } from './names.js';
 import { resolveSubquery } from './query.js';
 import type {
   AggregateCall,
@@ -822,9 +823,11 @@ function orderKeys(an: Analyzer, items: readonly A.OrderByItem[] | undefined, ct
 
 function constInt(an: Analyzer, e: A.Expr, ctx: ExprCtx, what: string): number {
   const x = resolveExpr(an, e, { scope: new Scope(), clause: what, udfArgs: ctx.udfArgs });
-  if (x.kind !== 'literal' || x.type.kind !== 'INT64') throw sqlError(`${what} expects an integer literal or parameter`, e.loc);
-  if (x.value === null) throw sqlError(`${what} must not be null`, e.loc);
-  return Number(x.value as bigint);
+  // Constant expressions (MOD(1, 2)) fold to a value here.
+  const v = x.kind === 'literal' ? x.value : constantValue(x);
+  if (x.type.kind !== 'INT64' || v === undefined) throw sqlError(`${what} expects an integer literal or parameter`, e.loc);
+  if (v === null) throw sqlError(`${what} must not be null`, e.loc);
+  return Number(v as bigint);
 }
 
 function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctionDef, ctx: ExprCtx): Expr {
