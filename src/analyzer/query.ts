@@ -1375,9 +1375,13 @@ function outScope(out: RelOut, outer: Scope | undefined, alias = ''): Scope {
 }
 
 /** Pipe operators rewrite to the equivalent SELECT over the current result. */
+const pipeAliases = new WeakMap<Rel, string>();
+
 function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefined): RelOut {
   const viaSelect = (sel: Omit<A.Select, 'kind' | 'loc' | 'from'>, orderBy?: A.OrderByItem[]): RelOut => {
-    const from: A.FromItem = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
+    // `|> AS t` names the rows for the next operator.
+    const alias = pipeAliases.get(out.rel);
+    const from: A.FromItem = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(alias ? { alias } : {}) };
     pipeInputs.set(from as A.TableRef, out);
     return resolveSelect(an, { kind: 'Select', loc: p.loc, from, ...sel }, outer, orderBy);
   };
@@ -1413,7 +1417,9 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
     case 'PipeAs': {
       const from: A.FromItem = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], alias: p.alias };
       pipeInputs.set(from as A.TableRef, out);
-      return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
+      const r = resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
+      pipeAliases.set(r.rel, p.alias);
+      return r;
     }
     case 'PipeOrderBy':
       return viaSelect({ distinct: false, items: [star] }, p.items);
@@ -1439,7 +1445,7 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
       return viaSelect({ distinct: false, items, ...(groupBy ? { groupBy } : {}) }, order.length ? order : undefined);
     }
     case 'PipeJoin': {
-      const left: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
+      const left: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(pipeAliases.has(out.rel) ? { alias: pipeAliases.get(out.rel)! } : {}) };
       pipeInputs.set(left, out);
       const from: A.JoinRef = { kind: 'JoinRef', loc: p.loc, joinType: p.joinType, natural: p.natural, left, right: p.right, ...(p.on ? { on: p.on } : {}), ...(p.using ? { using: p.using } : {}) };
       return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
