@@ -29,12 +29,38 @@ export interface JobRecord {
   errors?: Json[];
   /** Statistics blocks of load/copy/extract jobs (`load`, `copy`, `extract`). */
   extraStatistics?: Json;
-  readonly abort: AbortController;
+  /** Cancels the engine call; a finished job shares one never-used controller. */
+  abort: AbortController;
   /** Resolves when the job reaches DONE (never rejects). */
   done: Promise<void>;
 }
 
 export const MAX_JOBS = 10_000;
+
+const FINISHED_ABORT = new AbortController();
+const SETTLED: Promise<void> = Promise.resolve();
+
+/**
+ * Slims a job that reached DONE: the registry holds up to MAX_JOBS of them, so
+ * what stays per job is what rendering and paging read. The engine request
+ * keeps only the fields read after completion (the query text is in
+ * `configuration`), and the cancel controller and completion promise become
+ * shared constants (cancel is a no-op on a finished job; waitDone checks the state).
+ */
+export function slimFinishedJob(job: JobRecord): void {
+  const r = job.request;
+  if (r) {
+    (job as { request?: QueryRequest }).request = {
+      session_id: r.session_id,
+      dry_run: r.dry_run,
+      max_results: r.max_results,
+      timestamp_format: r.timestamp_format,
+      string_scalars: r.string_scalars,
+    } as QueryRequest;
+  }
+  job.abort = FINISHED_ABORT;
+  job.done = SETTLED;
+}
 const REQUEST_ID_TTL_MS = 15 * 60 * 1000;
 
 export function newJobId(): string {

@@ -11,7 +11,7 @@ import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str,
 import { etagOf } from '../plugins/common.js';
 import { prepareQueryText } from './legacy-sql.js';
 import { materializeTableDefinitions } from './data-jobs.js';
-import type { JobRecord } from './registry.js';
+import { slimFinishedJob, type JobRecord } from './registry.js';
 
 export const DEFAULT_LOCATION = 'US';
 export const QUERY_TIMEOUT_DEFAULT_MS = 10_000;
@@ -138,10 +138,8 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
       job.state = 'DONE';
       job.endMs = Date.now();
       // The registry keeps up to MAX_JOBS jobs: drop the request's bulky inputs
-      // once the engine has them (a JOBS snapshot is O(jobs) per job).
-      req.jobs_snapshot_json = '';
-      req.table_definitions_json = '';
-      if (req.parameters) req.parameters = { parameters_json: '', parameter_mode: req.parameters.parameter_mode };
+      // (a JOBS snapshot is O(jobs) per job) and per-job machinery once done.
+      slimFinishedJob(job);
     });
 }
 
