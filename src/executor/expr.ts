@@ -209,9 +209,13 @@ function evalExpr(e: Expr, batch: Batch, layout: ColumnLayout, env: Env): Vector
   const n = batch.length;
   switch (e.kind) {
     case 'literal': {
-      // Kernels never mutate inputs, so one broadcast vector per literal and length is shared.
+      // Kernels never mutate inputs, so one broadcast vector per literal is shared:
+      // kept at the longest length asked for; shorter lengths (CASE branches, filtered rows) get views of it.
       const c = literalCache.get(e);
       if (c && c.length === n) return c;
+      if (c && c.length > n && !Array.isArray(c.data)) {
+        return { type: c.type, length: n, data: c.data.subarray(0, n), nulls: c.nulls ? c.nulls.subarray(0, n) : null };
+      }
       const v = constantVector(e.type, e.value, n);
       literalCache.set(e, v);
       return v;
