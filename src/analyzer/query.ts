@@ -8,7 +8,7 @@
 //        -> Aggregate(DISTINCT) -> Sort -> Limit -> Project(drop hidden)
 import type * as A from '../../grammar/ast.js';
 import { T, arrayOf, isGroupable, isOrderable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
-import type { Analyzer } from './context.js';
+import type { Analyzer, CteDef } from './context.js';
 import { sqlError } from './errors.js';
 import {
   AggCollector,
@@ -969,8 +969,24 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
     throw sqlError(`Number of arguments does not match for table-valued function ${item.name.join('.')}`, item.loc);
   }
   const params = new Map<string, Expr>();
+  // TABLE parameters bind like CTEs of the body (one evaluation however often the body reads them).
+  const tableParams: { id: number; name: string; plan: Rel; def: CteDef }[] = [];
   def.params.forEach((p, i) => {
     const a = item.args[i]!;
+    const isTableParam = p.type.kind === 'TableType' || p.type.kind === 'AnyTableType';
+    if (isTableParam) {
+      let out: RelOut;
+      if (a.kind === 'TableArg') {
+        const r = resolveTableRef(an, { kind: 'TableRef', loc: a.loc, path: a.path }, undefined);
+        out = { rel: r.rel, names: r.names, isValueTable: r.isValueTable };
+      } else if (a.kind === 'Query') out = resolveQuery(an, a, undefined);
+      else if (a.kind === 'ScalarSubquery') out = resolveQuery(an, a.query, undefined);
+      else throw sqlError(`Table-valued function ${item.name.join('.')} argument ${p.name} must be a TABLE or a subquery`, a.loc);
+      const id = an.newId();
+      const columns = out.rel.columns.map((c, k) => ({ ...c, name: out.names[k] ?? c.name }));
+      tableParams.push({ id, name: p.name, plan: out.rel, def: { id, name: p.name, columns, isValueTable: out.isValueTable } });
+      return;
+    }
     if (a.kind === 'TableArg' || a.kind === 'Query' || a.kind === 'ModelArg') throw sqlError('TABLE and MODEL arguments of table-valued functions are not supported', a.loc);
     let v = resolveExpr(an, a, { scope, clause: 'table-valued function argument' });
     if (p.type.kind !== 'AnyType' && p.type.kind !== 'TableType') {
@@ -980,12 +996,14 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
     params.set(p.name.toLowerCase(), v);
   });
   const savedCtes = an.ctes.splice(0);
+  if (tableParams.length) an.ctes.push(new Map(tableParams.map((t) => [t.name.toLowerCase(), t.def])));
   (an.tvfParams as Map<string, Expr>[]).push(params);
   try {
     const out = resolveQuery(an, def.query, undefined);
     const alias = item.alias ?? item.name[item.name.length - 1]!.split('.').pop()!;
     const rv = rangeOver(alias, out.rel, out.names);
-    return { rel: out.rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+    const rel: Rel = tableParams.length ? { kind: 'with', ctes: tableParams.map((t) => ({ id: t.id, name: t.name, plan: t.plan })), body: out.rel, columns: out.rel.columns } : out.rel;
+    return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
   } finally {
     (an.tvfParams as Map<string, Expr>[]).pop();
     an.ctes.push(...savedCtes);

@@ -836,7 +836,13 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     routineType: st.tableFunction ? 'TABLE_VALUED_FUNCTION' : st.aggregate ? 'AGGREGATE_FUNCTION' : 'SCALAR_FUNCTION',
     language: st.language ? (st.language.toLowerCase() === 'js' ? 'JAVASCRIPT' : st.language.toUpperCase()) : 'SQL',
     definitionBody: st.code ?? st.bodyText ?? '',
-    arguments: st.params.map((p) => (p.type.kind === 'AnyType' ? { name: p.name, argumentKind: 'ANY_TYPE' } : { name: p.name, dataType: typeJson(typeFromNode(p.type)) })),
+    arguments: st.params.map((p) =>
+      p.type.kind === 'AnyType' || p.type.kind === 'AnyTableType'
+        ? { name: p.name, argumentKind: 'ANY_TYPE' }
+        : p.type.kind === 'TableType'
+          ? { name: p.name, argumentKind: 'FIXED_TYPE', dataType: { typeKind: 'TABLE' } }
+          : { name: p.name, dataType: typeJson(typeFromNode(p.type)) },
+    ),
     ...(st.returns && st.returns.kind !== 'TableType' && st.returns.kind !== 'AnyType' ? { returnType: typeJson(typeFromNode(st.returns)) } : {}),
     ddl: s.ctx.sql.slice(st.start, st.end),
     creationTime: (existing?.creationTime as string) ?? now,
