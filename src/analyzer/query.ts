@@ -1490,6 +1490,14 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
       };
       return viaSelect({ distinct: false, items: [star], where: check });
     }
+    case 'PipeCall': {
+      // |> CALL tvf(args): the current rows are the first (TABLE) argument.
+      const input: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
+      pipeInputs.set(input, out);
+      const q: A.Query = { kind: 'Query', loc: p.loc, body: { kind: 'Select', loc: p.loc, distinct: false, items: [star], from: input }, pipes: [] };
+      const from: A.TvfRef = { ...p.tvf, args: [q, ...p.tvf.args] };
+      return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
+    }
     case 'PipePivot':
     case 'PipeUnpivot': {
       const input: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
