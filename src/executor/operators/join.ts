@@ -732,8 +732,10 @@ function elementColumn(type: SqlType, arrs: readonly (Value[] | null)[], lens: I
           nulls[k] = 1;
         } else if (typeof x === 'bigint') {
           // INT64-like elements beyond ±2^53 need the exact layout: take the general path.
-          if (x > 9007199254740992n || x < -9007199254740992n) return generalElementColumn(type, arrs, lens, m);
-          d[k] = Number(x);
+          // (compared as the double it rounds to: ±2^53 itself goes the general way too, so kept values are exact)
+          const f = Number(x);
+          if (f >= 9007199254740992 || f <= -9007199254740992) return generalElementColumn(type, arrs, lens, m);
+          d[k] = f;
         } else d[k] = x as number;
       }
     }
