@@ -73,6 +73,12 @@ export class Analyzer {
   }
 
   getTable(id: TableId): TableInfo | undefined {
-    return this.env.catalog.getTable(id);
+    const info = this.env.catalog.getTable(id);
+    if (info) return info;
+    // Datasets created with isCaseInsensitive resolve table names case-insensitively.
+    const ds = this.env.catalog.getDataset(id.projectId, id.datasetId);
+    if (ds?.resource.isCaseInsensitive !== true) return undefined;
+    const l = id.tableId.toLowerCase();
+    return this.env.catalog.listTables(id.projectId, id.datasetId).find((t) => t.id.tableId.toLowerCase() === l);
   }
 }

@@ -46,6 +46,9 @@ async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | un
       case 'friendly_name':
         out.friendlyName = v;
         break;
+      case 'is_case_insensitive':
+        out.isCaseInsensitive = v === true;
+        break;
       case 'labels': {
         const labels: Record<string, string> = {};
         for (const kv of (v as Value[][] | null) ?? []) labels[String(kv[0])] = String(kv[1]);
