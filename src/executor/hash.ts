@@ -140,6 +140,12 @@ export class GroupTable {
     const slots = this.slots;
     const mask = this.mask;
     const gh = this.groupHashes;
+    if (nk > 1 && allF64(keys, cols)) {
+      for (const k of keys) k.ensure(n);
+      this.size = insertF64Multi(cols.map((c) => c.data as Float64Array), n, hashes, out, slots, mask, gh, keys.map((k) => k.f64), keys.map((k) => k.nulls), this.size);
+      for (const k of keys) k.length = this.size;
+      return this.size - before;
+    }
     for (let i = 0; i < n; i++) {
       const h = hashes[i]!;
       let s = mix32(h) & mask;
@@ -239,6 +245,76 @@ export class GroupTable {
   keyVectors(): Vector[] {
     return this.keys.map((k) => k.toVector());
   }
+}
+
+/** Every key column held as doubles in the table and given as a NULL-free Float64Array. */
+function allF64(keys: readonly ColumnBuffer[], cols: readonly Vector[]): boolean {
+  for (let c = 0; c < keys.length; c++) {
+    const ph = keys[c]!.phys;
+    if (ph !== Phys.F64 && ph !== Phys.I64F) return false;
+    if (!(cols[c]!.data instanceof Float64Array) || cols[c]!.nulls !== null) return false;
+  }
+  return true;
+}
+
+/** insertF64 over several FLOAT64-layout key columns (COUNT(DISTINCT) tables, multi-key GROUP BY). */
+function insertF64Multi(
+  d: Float64Array[],
+  n: number,
+  hashes: Int32Array,
+  out: Int32Array,
+  slots: Int32Array,
+  mask: number,
+  gh: Int32Array,
+  keys: Float64Array[],
+  keyNulls: (Uint8Array | null)[],
+  size: number,
+): number {
+  const nk = d.length;
+  for (let i = 0; i < n; i++) {
+    const h = hashes[i]!;
+    let s = mix32(h) & mask;
+    let g = -1;
+    for (;;) {
+      const e = slots[2 * s]!;
+      if (e === 0) break;
+      const cand = e - 1;
+      if (slots[2 * s + 1] === h) {
+        let eq = true;
+        for (let c = 0; c < nk; c++) {
+          const kn = keyNulls[c]!;
+          if (kn !== null && kn[cand] === 1) {
+            eq = false;
+            break;
+          }
+          const x = d[c]![i]!;
+          const y = keys[c]![cand]!;
+          if (!(x === y || (x !== x && y !== y))) {
+            eq = false;
+            break;
+          }
+        }
+        if (eq) {
+          g = cand;
+          break;
+        }
+      }
+      s = (s + 1) & mask;
+    }
+    if (g < 0) {
+      g = size++;
+      gh[g] = h;
+      for (let c = 0; c < nk; c++) {
+        keys[c]![g] = d[c]![i]!;
+        const kn = keyNulls[c]!;
+        if (kn !== null) kn[g] = 0;
+      }
+      slots[2 * s] = g + 1;
+      slots[2 * s + 1] = h;
+    }
+    out[i] = g;
+  }
+  return size;
 }
 
 /** findOrInsert in dense mode: every key is an integer inside the index. */
