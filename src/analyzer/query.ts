@@ -9,6 +9,7 @@
 import type * as A from '../../grammar/ast.js';
 import { T, arrayOf, isGroupable, isOrderable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer, CteDef } from './context.js';
+import { lookupFunction } from '../functions/registry.js';
 import { sqlError } from './errors.js';
 import {
   AggCollector,
@@ -1071,8 +1072,19 @@ function sample(an: Analyzer, rel: Rel, s: A.TableSample): Rel {
     }
   }
   if (s.unit === 'ROWS') {
-    if (s.withWeight) throw sqlError('TABLESAMPLE RESERVOIR WITH WEIGHT is not supported', s.size.loc);
-    return { kind: 'limit', input: rel, limit: n, offset: 0, columns: rel.columns };
+    if (!s.withWeight) return { kind: 'limit', input: rel, limit: n, offset: 0, columns: rel.columns };
+    // WITH WEIGHT: each kept row stands for max(input rows / n, 1) rows.
+    const def = lookupFunction('$count_star');
+    if (!def || def.kind !== 'aggregate') throw sqlError('TABLESAMPLE RESERVOIR WITH WEIGHT is not supported', s.size.loc);
+    const r = def.resolve([], { distinct: false, ignoreNulls: undefined, hasOrderBy: false });
+    if (!r.ok) throw sqlError(r.message, s.size.loc);
+    const cnt = an.newColumn('$count', T.INT64);
+    const win: Rel = { kind: 'window', input: rel, calls: [{ column: cnt, name: def.name, args: [], aggregate: r.resolved, distinct: false, ignoreNulls: undefined, partitionBy: [], orderBy: [] }], columns: [...rel.columns, cnt] };
+    const lim: Rel = { kind: 'limit', input: win, limit: n, offset: 0, columns: win.columns };
+    const ratio = expr.callScalar('GREATEST', [expr.callScalar('$divide', [coerce(colRef(cnt), T.FLOAT64), literal(T.FLOAT64, n)], s.size.loc), literal(T.FLOAT64, 1)], s.size.loc);
+    const out = project(an, lim, [...rel.columns.map((c) => colRef(c)), ratio], [...rel.columns.map((c) => c.name), s.withWeight.alias ?? 'weight']);
+    weightColumns.set(out, out.columns[out.columns.length - 1]!);
+    return out;
   }
   if (n < 0 || n > 100) throw sqlError('PERCENT value must be in the range [0, 100]', s.size.loc);
   const sampled: Rel = { kind: 'sample', input: rel, percent: n, columns: rel.columns };
