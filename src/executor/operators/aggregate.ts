@@ -141,19 +141,22 @@ class AggState {
       const t = call.having.expr.type;
       const best: (unknown | undefined)[] = new Array(numGroups);
       const want = call.having.max ? 1 : -1;
+      const isNaN_ = (x: unknown) => typeof x === 'number' && Number.isNaN(x);
       for (let i = 0; i < n; i++) {
         const v = hv.get(i);
         if (v === null) continue;
         const g = groups[i]!;
         const cur = best[g];
+        // NaN never qualifies (like NULL).
+        if (isNaN_(v)) continue;
         if (cur === undefined || compareValues(v, cur as never, t) * want > 0) best[g] = v;
       }
       let c = 0;
       for (let i = 0; i < n; i++) {
         const b = best[groups[i]!];
         const v = hv.get(i);
-        // Groups whose HAVING expression is NULL everywhere keep every row.
-        if (b === undefined || (v !== null && compareValues(v, b as never, t) === 0)) rows[c++] = i;
+        // Rows whose HAVING expression is NULL never qualify (a group of only NULLs aggregates no rows).
+        if (b !== undefined && v !== null && !isNaN_(v) && compareValues(v, b as never, t) === 0) rows[c++] = i;
       }
       count = c;
     }
