@@ -122,12 +122,18 @@ export function sortRows(keys: readonly Vector[], specs: readonly KeySpec[], n: 
  * sortRows that also returns each key's dense ranks when the fast path ran
  * (equal rank ⇔ peers), so callers can find group boundaries without comparators.
  */
-export function sortRowsWithRanks(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array; ranks: Int32Array[] | null } {
-  const fast = rankSort(keys, specs, n);
+export function sortRowsWithRanks(
+  keys: readonly Vector[],
+  specs: readonly KeySpec[],
+  n: number,
+  /** Keys whose ranks the caller reads (default all); others may come back empty. */
+  need: readonly boolean[] | null = null,
+): { idx: Int32Array; ranks: Int32Array[] | null } {
+  const fast = rankSort(keys, specs, n, need ?? keys.map(() => true));
   return fast ?? { idx: sortIndexes(n, rowsComparator(keys, specs)), ranks: null };
 }
 
-function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array; ranks: Int32Array[] } | null {
+function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number, need: readonly boolean[] | null = null): { idx: Int32Array; ranks: Int32Array[] } | null {
   if (n < 64 || keys.length === 0) return null;
   for (const k of keys) {
     const d = k.data;
@@ -139,7 +145,14 @@ function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number)
   for (let i = 0; i < n; i++) idx[i] = i;
   let out = new Int32Array(n);
   const all: Int32Array[] = new Array(keys.length);
+  let identity = true;
   for (let k = keys.length - 1; k >= 0; k--) {
+    // Input rows already in this key's order (ids in scan order): no ranks needed for the pass.
+    if (identity && !(need?.[k] ?? false) && rawInOrder(keys[k]!, specs[k]!, n)) {
+      all[k] = new Int32Array(0);
+      continue;
+    }
+    identity = false;
     const { ranks, radix } = denseRanks(keys[k]!, specs[k]!, n);
     all[k] = ranks;
     // Rows already in this key's order (scan order of ids, a pre-sorted input): the pass would be the identity.
@@ -150,6 +163,29 @@ function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number)
     out = t;
   }
   return { idx, ranks: all };
+}
+
+/** Whether rows 0..n-1 already follow the key's order (typed, no NULLs, no NaN). */
+function rawInOrder(v: Vector, spec: KeySpec, n: number): boolean {
+  const d = v.data;
+  if (v.nulls !== null || !(d instanceof Float64Array || d instanceof Int32Array || d instanceof Uint8Array)) return false;
+  if (n === 0) return true;
+  let prev = d[0]!;
+  if (prev !== prev) return false;
+  if (spec.descending) {
+    for (let i = 1; i < n; i++) {
+      const x = d[i]!;
+      if (!(x <= prev)) return false; // NaN fails too
+      prev = x;
+    }
+  } else {
+    for (let i = 1; i < n; i++) {
+      const x = d[i]!;
+      if (!(x >= prev)) return false;
+      prev = x;
+    }
+  }
+  return true;
 }
 
 function inRankOrder(idx: Int32Array, ranks: Int32Array, n: number): boolean {

@@ -137,7 +137,7 @@ async function geometry(call: WindowCall, input: Batch, layout: Layout, ctx: Exe
     idx = new Int32Array(n);
     for (let i = 0; i < n; i++) idx[i] = i;
   } else {
-    const sorted = sortRowsWithRanks([...pVecs, ...oVecs], [...pSpecs, ...call.orderBy], n);
+    const sorted = sortRowsWithRanks([...pVecs, ...oVecs], [...pSpecs, ...call.orderBy], n, [...pVecs.map(() => true), ...oVecs.map(() => needPeers)]);
     idx = sorted.idx;
     ranks = sorted.ranks;
   }
@@ -185,7 +185,7 @@ async function frames(call: WindowCall, g: Geometry, input: Batch, layout: Layou
     const v = await constantArg(b.offset, input, layout, ctx);
     if (v === null) throw new QueryError('Window frame offset cannot be NULL');
     const x = toNum(v);
-    if (x < 0) throw new QueryError('Window frame offset for PRECEDING or FOLLOWING must be non-negative');
+    if (!(x >= 0)) throw new QueryError(`Window frame offset for PRECEDING or FOLLOWING must be non-negative${Number.isNaN(x) ? ', but was nan' : ''}`);
     return x;
   };
   const so = await offsetOf(f.start);
