@@ -11,6 +11,7 @@ import { Decimal, type Value } from '../types/values.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { constantValue } from './names.js';
+import { rewriteExpr } from './rewrite.js';
 import { resolveSubquery } from './query.js';
 import type {
   AggregateCall,
@@ -934,6 +935,12 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
       type = args[0]!.type.kind === 'NUMERIC' || args[0]!.type.kind === 'BIGNUMERIC' ? args[0]!.type : T.FLOAT64;
       args = args.map((a, i) => (i === 0 ? coerce(a, type) : coerce(a, a.type.kind === 'INT64' ? T.FLOAT64 : a.type)));
     } else if ((name === 'LAG' || name === 'LEAD') && args.length === 3) {
+      let reads = false;
+      rewriteExpr(args[2]!, (x) => {
+        if (x.kind === 'column' && !x.correlated) reads = true;
+        return undefined;
+      });
+      if (reads) throw sqlError(`The third argument (the default expression) to ${name} must be constant`, n.args[2]!.loc);
       const u = unify([args[0]!, args[2]!], n.loc, `function ${name}`);
       type = u.type;
       args = [u.exprs[0]!, coerce(args[1]!, T.INT64), u.exprs[1]!];
