@@ -818,8 +818,25 @@ function orderKeys(an: Analyzer, items: readonly A.OrderByItem[] | undefined, ct
   return (items ?? []).map((o) => {
     const expr = resolveExpr(an, o.expr, ctx);
     const descending = o.direction === 'DESC';
-    return { expr, descending, nullsFirst: o.nulls ? o.nulls === 'FIRST' : !descending, ...(o.collate ? { collation: o.collate } : {}) };
+    const collation = orderCollation(an, o);
+    return { expr, descending, nullsFirst: o.nulls ? o.nulls === 'FIRST' : !descending, ...(collation ? { collation } : {}) };
   });
+}
+
+/** The validated collation name of an ORDER BY item (`COLLATE 'und:ci'` or `COLLATE @param`). */
+export function orderCollation(an: Analyzer, o: A.OrderByItem): string | undefined {
+  let name = o.collate;
+  if (name === undefined && o.collateExpr) {
+    const v = resolveExpr(an, o.collateExpr, { scope: new Scope(), clause: 'COLLATE' });
+    if (v.kind !== 'literal' || (v.type.kind !== 'STRING' && originOf(v) !== Origin.Null)) throw sqlError('COLLATE must be a string literal or query parameter', o.collateExpr.loc);
+    if (v.value === null) throw sqlError('COLLATE requires non-NULL collation name', o.collateExpr.loc);
+    name = v.value as string;
+  }
+  if (name === undefined) return undefined;
+  const parts = name.split(':');
+  if (parts[0]!.toLowerCase() === 'binary' && parts.length > 1) throw sqlError(`COLLATE has invalid collation name '${name}':binary cannot be combined with a suffix`, o.loc);
+  if (parts.length > 2) throw sqlError(`COLLATE has invalid collation name '${name}':only case sensitivity attribute is supported`, o.loc);
+  return name;
 }
 
 function constInt(an: Analyzer, e: A.Expr, ctx: ExprCtx, what: string): number {

@@ -13,6 +13,7 @@ import { lookupFunction } from '../functions/registry.js';
 import { sqlError } from './errors.js';
 import {
   AggCollector,
+  orderCollation,
   WindowCollector,
   coerce,
   exprEquals,
@@ -426,7 +427,8 @@ function orderByOutput(an: Analyzer, out: RelOut, items: readonly A.OrderByItem[
     }
     checkOrderable(expr, o.expr.loc);
     const descending = o.direction === 'DESC';
-    return { expr, descending, nullsFirst: o.nulls ? o.nulls === 'FIRST' : !descending, ...(o.collate ? { collation: o.collate } : {}) };
+    const collation = orderCollation(an, o);
+    return { expr, descending, nullsFirst: o.nulls ? o.nulls === 'FIRST' : !descending, ...(collation ? { collation } : {}) };
   });
   return { ...out, rel: { kind: 'sort', input: out.rel, keys, columns: out.rel.columns } };
 }
@@ -639,7 +641,8 @@ export function resolveSelect(
       } else expr = colRef(rel.columns[orderIdx[i]!]!);
       checkOrderable(expr, o.item.expr.loc);
       const descending = o.item.direction === 'DESC';
-      return { expr, descending, nullsFirst: o.item.nulls ? o.item.nulls === 'FIRST' : !descending, ...(o.item.collate ? { collation: o.item.collate } : {}) };
+      const collation = orderCollation(an, o.item);
+      return { expr, descending, nullsFirst: o.item.nulls ? o.item.nulls === 'FIRST' : !descending, ...(collation ? { collation } : {}) };
     });
     rel = { kind: 'sort', input: rel, keys: keysOut, columns: rel.columns };
   }
