@@ -94,7 +94,20 @@ function implicitAlias(e: A.Expr): string {
 
 export function resolveSubquery(an: Analyzer, q: A.Query, ctx: ExprCtx, mode: SubqueryExpr['mode'], loc: A.Loc, inExpr?: Expr): Expr {
   const corr = new Correlation();
-  const boundary = new Scope(ctx.scope, corr);
+  // In HAVING/QUALIFY, select-list aliases of aggregates stay visible inside subqueries
+  // (HAVING EXISTS (SELECT * FROM UNNEST(agg_alias))).
+  let parent = ctx.scope;
+  if (ctx.selectAliases?.size) {
+    const aliasScope = new Scope(ctx.scope);
+    for (const [name, e] of ctx.selectAliases) {
+      if (e.kind === 'column' && !e.correlated && ctx.aggs?.calls.some((c) => c.column.id === e.columnId)) {
+        const c = ctx.aggs.calls.find((x) => x.column.id === e.columnId)!.column;
+        aliasScope.extra.set(name, { ...c, name });
+      }
+    }
+    if (aliasScope.extra.size) parent = aliasScope;
+  }
+  const boundary = new Scope(parent, corr);
   const out = resolveQuery(an, q, boundary);
   let plan = out.rel;
   const cols = plan.columns;
