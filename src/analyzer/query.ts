@@ -305,7 +305,10 @@ export function resolveQueryExpr(an: Analyzer, b: A.QueryExpr, outer: Scope | un
       const cols = scope.starColumns();
       const exprs = cols.map((c) => colRef(c));
       const names = cols.map((c) => c.name);
-      return { rel: project(an, rel, exprs, names), names, isValueTable: false };
+      // `FROM UNNEST(array_of_structs)` alone is a value table (its fields resolve by name in later pipes).
+      const only = scope.rangeVars.length === 1 ? scope.rangeVars[0]! : undefined;
+      const valueTable = !!only?.value && only.value.type.kind === 'STRUCT' && cols.length === 1 && cols[0]!.id === only.value.id;
+      return { rel: project(an, rel, exprs, valueTable ? [''] : names), names: valueTable ? [''] : names, isValueTable: valueTable };
     }
   }
 }
