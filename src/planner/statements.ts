@@ -532,6 +532,7 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
     });
   }
   checkRequired(info, out);
+  checkResultArrays(info.columns, out);
   if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, n);
   await s.ctx.catalog.replaceRows(info.id, out);
   return result('UPDATE', { numDmlAffectedRows: n });
@@ -661,6 +662,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     out.push({ length: keep.length, columns: b.columns.slice(0, nc).map((v) => takeVector(v, keep)) });
   }
   checkRequired(info, out);
+  checkResultArrays(info.columns, out);
   await s.ctx.catalog.replaceRows(info.id, out);
   return result('MERGE', { numDmlAffectedRows: n });
 }
