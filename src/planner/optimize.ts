@@ -12,32 +12,34 @@ import { pruneColumns } from './rules/prune.js';
 import { pushdownPredicates } from './rules/pushdown.js';
 import { topN } from './rules/topn.js';
 
+/** `r` with `g` applied to each of its direct child relations. */
+function mapChildren(r: Rel, g: (child: Rel) => Rel): Rel {
+  switch (r.kind) {
+    case 'filter':
+    case 'project':
+    case 'aggregate':
+    case 'sort':
+    case 'limit':
+    case 'window':
+    case 'sample':
+      return { ...r, input: g(r.input) } as Rel;
+    case 'join':
+      return { ...r, left: g(r.left), right: g(r.right) };
+    case 'setop':
+      return { ...r, inputs: r.inputs.map(g) };
+    case 'with':
+      return { ...r, ctes: r.ctes.map((c) => ({ ...c, plan: g(c.plan) })), body: g(r.body) };
+    case 'recursive_cte':
+      return { ...r, base: g(r.base), recursive: g(r.recursive) };
+    default:
+      return r;
+  }
+}
+
 /** Applies `f` to every node bottom-up (children first), including plans of subqueries. */
 export function transformUp(rel: Rel, f: (r: Rel) => Rel): Rel {
-  const kids = (r: Rel): Rel => {
-    switch (r.kind) {
-      case 'filter':
-      case 'project':
-      case 'aggregate':
-      case 'sort':
-      case 'limit':
-      case 'window':
-      case 'sample':
-        return { ...r, input: transformUp(r.input, f) } as Rel;
-      case 'join':
-        return { ...r, left: transformUp(r.left, f), right: transformUp(r.right, f) };
-      case 'setop':
-        return { ...r, inputs: r.inputs.map((i) => transformUp(i, f)) };
-      case 'with':
-        return { ...r, ctes: r.ctes.map((c) => ({ ...c, plan: transformUp(c.plan, f) })), body: transformUp(r.body, f) };
-      case 'recursive_cte':
-        return { ...r, base: transformUp(r.base, f), recursive: transformUp(r.recursive, f) };
-      default:
-        return r;
-    }
-  };
+  const k = mapChildren(rel, (c) => transformUp(c, f));
   // Subquery plans inside expressions get the same treatment.
-  const k = kids(rel);
   const withSubs = hasSubqueries(k) ? mapOwnExprs(k, (x) => rewriteExpr(x, (e) => (e.kind === 'subquery' ? { ...e, plan: transformUp(e.plan, f) } : undefined))) : k;
   return f(withSubs);
 }
@@ -54,27 +56,7 @@ function hasSubqueries(rel: Rel): boolean {
 
 /** Applies `f` top-down (parents first), re-entering the rewritten node's children. */
 export function transformDown(rel: Rel, f: (r: Rel) => Rel): Rel {
-  const r = f(rel);
-  switch (r.kind) {
-    case 'filter':
-    case 'project':
-    case 'aggregate':
-    case 'sort':
-    case 'limit':
-    case 'window':
-    case 'sample':
-      return { ...r, input: transformDown(r.input, f) } as Rel;
-    case 'join':
-      return { ...r, left: transformDown(r.left, f), right: transformDown(r.right, f) };
-    case 'setop':
-      return { ...r, inputs: r.inputs.map((i) => transformDown(i, f)) };
-    case 'with':
-      return { ...r, ctes: r.ctes.map((c) => ({ ...c, plan: transformDown(c.plan, f) })), body: transformDown(r.body, f) };
-    case 'recursive_cte':
-      return { ...r, base: transformDown(r.base, f), recursive: transformDown(r.recursive, f) };
-    default:
-      return r;
-  }
+  return mapChildren(f(rel), (c) => transformDown(c, f));
 }
 
 export interface OptimizeOptions {
