@@ -2533,23 +2533,30 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         { ALT: () => (item.collateExpr = this.subrule(6, this.primary)) },
       ]);
     });
-    this.option(7, () =>
-      this.or(8, [
-        { ALT: () => (this.consume(9, K.ASC!), (item.direction = 'ASC')) },
-        { ALT: () => (this.consume(10, K.DESC!), (item.direction = 'DESC')) },
+    Object.assign(item, this.subrule(16, this.sortDirection));
+    return item;
+  });
+
+  /** `[ASC | DESC] [NULLS FIRST | NULLS LAST]` after an ORDER BY or pipe AGGREGATE item. */
+  sortDirection = this.RULE('sortDirection', (): { direction?: 'ASC' | 'DESC'; nulls?: 'FIRST' | 'LAST' } => {
+    const out: { direction?: 'ASC' | 'DESC'; nulls?: 'FIRST' | 'LAST' } = {};
+    this.option(1, () =>
+      this.or(2, [
+        { ALT: () => (this.consume(3, K.ASC!), (out.direction = 'ASC')) },
+        { ALT: () => (this.consume(4, K.DESC!), (out.direction = 'DESC')) },
       ]),
     );
-    this.option(11, () => {
-      this.consume(12, K.NULLS!);
-      this.or(13, {
+    this.option(5, () => {
+      this.consume(6, K.NULLS!);
+      this.or(7, {
         ERR_MSG: 'keyword LAST',
         DEF: [
-          { ALT: () => (this.consume(14, K.FIRST!), (item.nulls = 'FIRST')) },
-          { ALT: () => (this.consume(15, K.LAST!), (item.nulls = 'LAST')) },
+          { ALT: () => (this.consume(8, K.FIRST!), (out.nulls = 'FIRST')) },
+          { ALT: () => (this.consume(9, K.LAST!), (out.nulls = 'LAST')) },
         ],
       });
     });
-    return item;
+    return out;
   });
 
   // -------------------------------------------------------------------------
@@ -3315,22 +3322,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         { ALT: () => (item.alias = this.subrule(6, this.ident)) },
       ]),
     );
-    this.option(7, () =>
-      this.or(8, [
-        { ALT: () => (this.consume(9, K.ASC!), (item.direction = 'ASC')) },
-        { ALT: () => (this.consume(10, K.DESC!), (item.direction = 'DESC')) },
-      ]),
-    );
-    this.option(11, () => {
-      this.consume(12, K.NULLS!);
-      this.or(13, {
-        ERR_MSG: 'keyword LAST',
-        DEF: [
-          { ALT: () => (this.consume(14, K.FIRST!), (item.nulls = 'FIRST')) },
-          { ALT: () => (this.consume(15, K.LAST!), (item.nulls = 'LAST')) },
-        ],
-      });
-    });
+    Object.assign(item, this.subrule(16, this.sortDirection));
     return item;
   });
 
