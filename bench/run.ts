@@ -6,6 +6,10 @@
 //   --no-duckdb        skip the DuckDB reference side
 //   --no-emulator      DuckDB side only (checks the translation; writes tmp/)
 //   --no-extra         skip the extra process metrics
+//   --metric <a,b>     only the extra metrics whose key contains a substring
+//                      (select1, concurrentSmall, drift, insertAll, rssAfterLoad,
+//                      healthzUnderLoad; startup and idle RSS always); no cases
+//                      unless --case is given; writes results/tmp/
 //   --project <id>     project id (default bench-project)
 //   --gateway <path>   gateway entry to start instead of dist/gateway.js
 //                      (a .ts path runs under tsx, e.g. bench/testing/fake-gateway.ts)
@@ -23,6 +27,7 @@ const { values } = parseArgs({
     'no-duckdb': { type: 'boolean', default: false },
     'no-emulator': { type: 'boolean', default: false },
     'no-extra': { type: 'boolean', default: false },
+    metric: { type: 'string' },
     project: { type: 'string', default: 'bench-project' },
     gateway: { type: 'string' },
   },
@@ -31,7 +36,7 @@ const { values } = parseArgs({
 
 const quick = values.quick ?? false;
 // latest.* always means the real emulator at full size; anything else goes to tmp/.
-const outDir = defaultOutDir(quick || values.gateway !== undefined || values['no-emulator'] === true);
+const outDir = defaultOutDir(quick || values.gateway !== undefined || values['no-emulator'] === true || values.metric !== undefined);
 try {
   const result = await runBench({
     quick,
@@ -40,6 +45,7 @@ try {
     emulator: !values['no-emulator'],
     duckdb: !values['no-duckdb'],
     extra: !values['no-extra'],
+    metricFilter: values.metric !== undefined ? values.metric.split(',').filter(Boolean) : null,
     outDir,
     // Quick is a CI smoke: bounded even if the emulator hangs.
     requestTimeoutMs: quick ? 5_000 : undefined,

@@ -32,6 +32,8 @@ export interface RunOptions {
   emulator?: boolean;
   duckdb: boolean;
   extra: boolean;
+  /** Only the extra metrics whose key contains one of these substrings (and no cases unless caseFilter is set). */
+  metricFilter?: string[] | null;
   /** Where latest.json / latest.svg go; null writes nothing (tests). */
   outDir: string | null;
   projectId: string;
@@ -123,7 +125,8 @@ async function firstQuery(client: RestClient, spawnedAt: number | null): Promise
   return null;
 }
 
-async function metric<T>(name: string, log: (l: string) => void, fn: () => Promise<MetricResult<T>>, budgetLeft: Budget): Promise<MetricResult<T>> {
+async function metric<T>(name: string, log: (l: string) => void, fn: () => Promise<MetricResult<T>>, budgetLeft: Budget, selected = true): Promise<MetricResult<T>> {
+  if (!selected) return { status: 'skipped', reason: 'not selected (--metric)' };
   if (!budgetLeft()) return { status: 'error', error: 'not run: run time budget used up' };
   log(`  extra: ${name} ...`);
   try {
@@ -135,21 +138,23 @@ async function metric<T>(name: string, log: (l: string) => void, fn: () => Promi
   }
 }
 
-export async function runExtraMetrics(ctx: MetricContext, log: (l: string) => void, budgetLeft: Budget = () => true): Promise<Omit<ExtraMetrics, 'startupMs' | 'idleRss'>> {
+export async function runExtraMetrics(ctx: MetricContext, log: (l: string) => void, budgetLeft: Budget = () => true, only: string[] | null = null): Promise<Omit<ExtraMetrics, 'startupMs' | 'idleRss'>> {
+  const want = (key: string): boolean => only === null || only.some((o) => key.includes(o));
   const created = await ctx.client.createDataset(ctx.dataset).then(() => null, (e: unknown) => errorMessage(e));
   const fail = { status: 'error' as const, error: `create metrics dataset: ${created ?? ''}` };
   if (created !== null) {
     return { select1: fail, concurrentSmall: fail, insertAll: fail, rssAfterLoad: fail, healthzUnderLoad: fail, drift: fail };
   }
   try {
-    const select1 = await metric('SELECT 1 latency', log, () => measureSelect1(ctx), budgetLeft);
-    const concurrentSmall = await metric(`${ctx.sizes.concurrentClients} concurrent clients`, log, () => measureConcurrentSmall(ctx), budgetLeft);
-    const drift = await metric('drift', log, () => measureDrift(ctx), budgetLeft);
-    const insertAll = await metric('insertAll throughput', log, () => measureInsertAll(ctx), budgetLeft);
-    const rssAfterLoad = await metric(`RSS after ${ctx.sizes.loadRows}-row load`, log, () => measureRssAfterLoad(ctx), budgetLeft);
-    const healthzUnderLoad = rssAfterLoad.status === 'error'
-      ? { status: 'error' as const, error: `no table to GROUP BY: ${rssAfterLoad.error}` }
-      : await metric('/healthz under load', log, () => measureHealthzUnderLoad(ctx), budgetLeft);
+    const select1 = await metric('SELECT 1 latency', log, () => measureSelect1(ctx), budgetLeft, want('select1'));
+    const concurrentSmall = await metric(`${ctx.sizes.concurrentClients} concurrent clients`, log, () => measureConcurrentSmall(ctx), budgetLeft, want('concurrentSmall'));
+    const drift = await metric('drift', log, () => measureDrift(ctx), budgetLeft, want('drift'));
+    const insertAll = await metric('insertAll throughput', log, () => measureInsertAll(ctx), budgetLeft, want('insertAll'));
+    // /healthz under load groups the table the RSS metric loads.
+    const rssAfterLoad = await metric(`RSS after ${ctx.sizes.loadRows}-row load`, log, () => measureRssAfterLoad(ctx), budgetLeft, want('rssAfterLoad') || want('healthzUnderLoad'));
+    const healthzUnderLoad = rssAfterLoad.status !== 'ok'
+      ? (want('healthzUnderLoad') ? { status: 'error' as const, error: `no table to GROUP BY: ${rssAfterLoad.status === 'error' ? rssAfterLoad.error : rssAfterLoad.reason}` } : { status: 'skipped' as const, reason: 'not selected (--metric)' })
+      : await metric('/healthz under load', log, () => measureHealthzUnderLoad(ctx), budgetLeft, want('healthzUnderLoad'));
     return { select1, concurrentSmall, insertAll, rssAfterLoad, healthzUnderLoad, drift };
   } finally {
     await ctx.client.deleteDataset(ctx.dataset).catch(() => undefined);
@@ -177,8 +182,10 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
   const machine = await machineInfo();
   const overrides = loadOverrides();
   const peers = loadPeerTable();
-  const cases = loadCases(opts.caseFilter ?? undefined).map((c) => (opts.quick ? quickCase(c) : c));
-  if (cases.length === 0) throw new Error(`no case matches ${opts.caseFilter ?? ''}`);
+  // --metric alone measures only those metrics, no cases.
+  const metricsOnly = (opts.metricFilter ?? null) !== null && opts.caseFilter === null;
+  const cases = metricsOnly ? [] : loadCases(opts.caseFilter ?? undefined).map((c) => (opts.quick ? quickCase(c) : c));
+  if (cases.length === 0 && !metricsOnly) throw new Error(`no case matches ${opts.caseFilter ?? ''}`);
 
   const gateway = opts.gateway ?? { script: path.join(repoRoot, 'dist', 'gateway.js') };
   const emulatorInfo: BenchResult['emulator'] = {
@@ -303,7 +310,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
       dataset: `bench_${runId}_metrics`,
       heavyTimeoutMs: opts.requestTimeoutMs ?? 300_000,
     };
-    Object.assign(extra, await runExtraMetrics(ctx, log, budgetLeft));
+    Object.assign(extra, await runExtraMetrics(ctx, log, budgetLeft, opts.metricFilter ?? null));
   } else if (extra && emu) {
     const dead = { status: 'error' as const, error: `emulator died during the cases: ${emu.logTail().split('\n').slice(-3).join(' | ')}` };
     Object.assign(extra, { select1: dead, concurrentSmall: dead, insertAll: dead, rssAfterLoad: dead, healthzUnderLoad: dead, drift: dead });
