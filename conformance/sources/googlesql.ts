@@ -490,6 +490,11 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
     if (hit) return skip({ feature: hit.feature, why: `uses ${p.name}.${hit.name}: ${FEATURES[hit.feature]?.why ?? hit.feature}` });
   }
 
+  // An integer parameter beyond INT64 is a UINT64 value: no warehouse type holds it.
+  if (tc.parameters && parseParameterList(tc.parameters).some((p) => [...p.expr.matchAll(/(?<![\w.'"])\d{19,}(?![\w.])/g)].some((m) => BigInt(m[0]) > INT64_MAX))) {
+    return skip(pseudo('type:UINT64'));
+  }
+
   let exp: Expectation;
   const section = sel.section;
   if (section.kind === 'error') {
@@ -533,11 +538,15 @@ async function evalParameters(ctx: RunContext, tc: TestCase, tf: TestFile, defau
   const list = parseParameterList(tc.parameters);
   if (list.length === 0) return [];
   const sql = 'SELECT ' + list.map((p, i) => `${p.expr} AS p${i}`).join(', ');
+  const run = (query: string) => ctx.client.query(GOOGLESQL_PROJECT, { query, defaultDataset, connectionProperties: timeZoneProps(tf) });
   let res;
   try {
-    res = await ctx.client.query(GOOGLESQL_PROJECT, { query: sql, defaultDataset, connectionProperties: timeZoneProps(tf) });
+    res = await run(sql);
   } catch (e) {
-    throw new ParamError(`parameter evaluation (${sql.slice(0, 80)}): ${errorSummary(e)}`);
+    // A query result cannot hold an array with NULL elements, but an array
+    // parameter can: read each parameter alone, such arrays as arrays of structs.
+    if (!/Array cannot have a null element/.test(errorSummary(e))) throw new ParamError(`parameter evaluation (${sql.slice(0, 80)}): ${errorSummary(e)}`);
+    return Promise.all(list.map((p) => evalOneParameter(run, p)));
   }
   const cells = res.rows[0]?.f ?? [];
   return list.map((p, i) => {
@@ -545,6 +554,35 @@ async function evalParameters(ctx: RunContext, tc: TestCase, tf: TestFile, defau
     if (!f) throw new ParamError(`parameter evaluation returned ${res.fields.length} columns for ${list.length} parameters`);
     return { name: p.name, parameterType: paramTypeOfField(f), parameterValue: paramValueOfCell(f, cells[i]?.v) };
   });
+}
+
+type QueryRunner = (query: string) => Promise<{ fields: RestField[]; rows: Array<{ f?: Array<{ v?: unknown }> }> }>;
+
+async function evalOneParameter(run: QueryRunner, p: { name: string; expr: string }): Promise<QueryParameter> {
+  const plain = `SELECT ${p.expr} AS p`;
+  try {
+    const res = await run(plain);
+    const f = res.fields[0]!;
+    return { name: p.name, parameterType: paramTypeOfField(f), parameterValue: paramValueOfCell(f, res.rows[0]?.f?.[0]?.v) };
+  } catch (e) {
+    if (!/Array cannot have a null element/.test(errorSummary(e))) throw new ParamError(`parameter evaluation (${plain.slice(0, 80)}): ${errorSummary(e)}`);
+  }
+  const wrapped = `SELECT ARRAY(SELECT AS STRUCT e AS v FROM UNNEST(${p.expr}) AS e WITH OFFSET o ORDER BY o) AS p`;
+  let res;
+  try {
+    res = await run(wrapped);
+  } catch (e) {
+    throw new ParamError(`parameter evaluation (${wrapped.slice(0, 80)}): ${errorSummary(e)}`);
+  }
+  const elem = res.fields[0]?.fields?.[0];
+  if (!elem) throw new ParamError(`parameter evaluation of ${p.name}: no element type`);
+  const structs = res.rows[0]?.f?.[0]?.v;
+  const items = Array.isArray(structs) ? (structs as Array<{ v?: { f?: Array<{ v?: unknown }> } }>) : [];
+  return {
+    name: p.name,
+    parameterType: { type: 'ARRAY', arrayType: paramTypeOfField(elem) },
+    parameterValue: { arrayValues: items.map((it) => paramValueOfCell(elem, it.v?.f?.[0]?.v)) },
+  };
 }
 
 class ParamError extends Error {}
