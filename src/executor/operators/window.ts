@@ -180,16 +180,18 @@ async function frames(call: WindowCall, g: Geometry, input: Batch, layout: Layou
     }
     return { fs, fe };
   }
-  const offsetOf = async (b: FrameBound): Promise<number> => {
+  // Offsets stay in their exact form (bigint, Decimal, number) for RANGE arithmetic.
+  const offsetOf = async (b: FrameBound): Promise<Value> => {
     if (b.type !== 'preceding' && b.type !== 'following') return 0;
     const v = await constantArg(b.offset, input, layout, ctx);
     if (v === null) throw new QueryError('Window frame offset cannot be NULL');
-    const x = toNum(v);
+    const x = v instanceof Decimal ? v.toNumber() : toNum(v);
     if (!(x >= 0)) throw new QueryError(`Window frame offset for PRECEDING or FOLLOWING must be non-negative${Number.isNaN(x) ? ', but was nan' : ''}`);
-    return x;
+    return v;
   };
-  const so = await offsetOf(f.start);
-  const eo = await offsetOf(f.end);
+  const offsets = { start: await offsetOf(f.start), end: await offsetOf(f.end) };
+  const so = offsets.start instanceof Decimal ? offsets.start.toNumber() : toNum(offsets.start);
+  const eo = offsets.end instanceof Decimal ? offsets.end.toNumber() : toNum(offsets.end);
   if (f.unit === 'ROWS') {
     for (let p = 0; p < n; p++) {
       const ps = g.partStart[p]!;
@@ -202,57 +204,138 @@ async function frames(call: WindowCall, g: Geometry, input: Batch, layout: Layou
   }
   // RANGE: offsets need one numeric ORDER BY key; CURRENT ROW means the peer group.
   const key = g.orderVecs[0];
-  const desc = g.orderBy[0]?.descending ?? false;
-  const sign = desc ? -1 : 1;
-  const kv = (p: number): number | null => {
-    if (!key) return 0;
-    const r = g.idx[p]!;
-    if (key.nulls !== null && key.nulls[r] === 1) return null;
-    return toNum(getValue(key, r)) * sign;
-  };
   const needsKey = f.start.type === 'preceding' || f.start.type === 'following' || f.end.type === 'preceding' || f.end.type === 'following';
   if (needsKey && (!key || g.orderVecs.length !== 1)) throw new QueryError('RANGE window frame with an offset requires exactly one numeric ORDER BY expression');
-  // First position in [lo, hi) whose key is >= x (strict: > x).
-  const search = (lo: number, hi: number, x: number, strict: boolean): number => {
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = kv(mid)!;
-      if (strict ? v <= x : v < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
+  const keys = needsKey ? rangeKeys(key!, g) : null;
+  // The ordered (non-NULL, non-NaN) keys occupy one contiguous run [lo, hi) of each partition.
+  let lo = 0;
+  let hi = 0;
   for (let p = 0; p < n; p++) {
     const ps = g.partStart[p]!;
     const pe = g.partEnd[p]!;
-    const v = needsKey ? kv(p) : 0;
-    // Non-NULL keys occupy one contiguous run of the partition.
-    let nnS = ps;
-    let nnE = pe;
-    if (needsKey) {
-      while (nnS < pe && kv(nnS) === null) nnS++;
-      while (nnE > nnS && kv(nnE - 1) === null) nnE--;
+    if (keys !== null && p === ps) {
+      lo = ps;
+      hi = pe;
+      while (lo < hi && keys.skip[lo] === 1) lo++;
+      while (hi > lo && keys.skip[hi - 1] === 1) hi--;
     }
-    const bound = (b: FrameBound, off: number, isStart: boolean): number => {
-      switch (b.type) {
-        case 'unbounded_preceding':
-          return ps;
-        case 'unbounded_following':
-          return pe;
-        case 'current_row':
-          return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
-        default: {
-          if (v === null) return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
-          const x = b.type === 'preceding' ? v - off : v + off;
-          return search(nnS, nnE, x, !isStart);
-        }
-      }
-    };
-    fs[p] = bound(f.start, so, true);
-    fe[p] = bound(f.end, eo, false);
+    fs[p] = rangeBound(f.start, keys, offsets.start, g, p, ps, pe, lo, hi, true);
+    fe[p] = rangeBound(f.end, keys, offsets.end, g, p, ps, pe, lo, hi, false);
     if (fe[p]! < fs[p]!) fe[p] = fs[p]!;
   }
   return { fs, fe };
+}
+
+/**
+ * RANGE keys in sorted positions, negated under DESC so that they ascend
+ * within a partition. Arithmetic is exact: doubles for FLOAT64 and for INT64
+ * held as doubles (all keys within ±2^53, so a rounded bound past that range
+ * still compares correctly), bigint for wide INT64, Decimal for
+ * NUMERIC/BIGNUMERIC. key ± offset never wraps: a bound beyond the type's
+ * range lies beyond every key, which is what saturation means here.
+ * NULL and NaN keys form their own peer groups at the partition's ends.
+ */
+type RangeKeys =
+  | { readonly kind: 'num'; readonly k: Float64Array; readonly skip: Uint8Array; readonly off: (o: Value) => number }
+  | { readonly kind: 'big'; readonly k: bigint[]; readonly skip: Uint8Array; readonly off: (o: Value) => bigint }
+  | { readonly kind: 'dec'; readonly k: Decimal[]; readonly skip: Uint8Array; readonly off: (o: Value) => Decimal };
+
+function rangeKeys(key: Vector, g: Geometry): RangeKeys {
+  const n = g.n;
+  const idx = g.idx;
+  const neg = g.orderBy[0]?.descending ?? false;
+  const skip = new Uint8Array(n);
+  const nulls = key.nulls;
+  const d = key.data;
+  if (d instanceof Float64Array || d instanceof Int32Array) {
+    const k = new Float64Array(n);
+    for (let p = 0; p < n; p++) {
+      const r = idx[p]!;
+      const x = d[r]!;
+      if ((nulls !== null && nulls[r] === 1) || x !== x) skip[p] = 1;
+      else k[p] = neg ? -x : x;
+    }
+    return { kind: 'num', k, skip, off: (o) => (o instanceof Decimal ? o.toNumber() : toNum(o)) };
+  }
+  if (d instanceof BigInt64Array) {
+    const k: bigint[] = new Array(n);
+    for (let p = 0; p < n; p++) {
+      const r = idx[p]!;
+      if (nulls !== null && nulls[r] === 1) {
+        skip[p] = 1;
+        k[p] = 0n;
+      } else k[p] = neg ? -d[r]! : d[r]!;
+    }
+    return { kind: 'big', k, skip, off: (o) => (typeof o === 'bigint' ? o : o instanceof Decimal ? BigInt(o.toFixed(0)) : BigInt(Math.trunc(o as number))) };
+  }
+  const k: Decimal[] = new Array(n);
+  const zero = new Decimal(0);
+  for (let p = 0; p < n; p++) {
+    const v = getValue(key, idx[p]!);
+    if (v === null || !(v instanceof Decimal) || v.isNaN()) {
+      if (v !== null && !(v instanceof Decimal)) throw new QueryError('RANGE window frame with an offset requires a numeric ORDER BY expression');
+      skip[p] = 1;
+      k[p] = zero;
+    } else k[p] = neg ? v.neg() : v;
+  }
+  return { kind: 'dec', k, skip, off: (o) => (o instanceof Decimal ? o : new Decimal(String(o))) };
+}
+
+function rangeBound(b: FrameBound, keys: RangeKeys | null, off: Value, g: Geometry, p: number, ps: number, pe: number, runLo: number, runHi: number, isStart: boolean): number {
+  switch (b.type) {
+    case 'unbounded_preceding':
+      return ps;
+    case 'unbounded_following':
+      return pe;
+    case 'current_row':
+      return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
+  }
+  const ks = keys!;
+  // NULL/NaN keys: the bound is their own peer group.
+  if (ks.skip[p] === 1) return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
+  let lo = runLo;
+  let hi = runHi;
+  const strict = !isStart;
+  const back = b.type === 'preceding';
+  // First position in [lo, hi) whose key is >= x (end bounds: > x), x = key(p) ∓ offset.
+  switch (ks.kind) {
+    case 'num': {
+      const o = ks.off(off);
+      const x = back ? ks.k[p]! - o : ks.k[p]! + o;
+      const k = ks.k;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const v = k[mid]!;
+        if (strict ? v <= x : v < x) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+    case 'big': {
+      const o = ks.off(off);
+      const x = back ? ks.k[p]! - o : ks.k[p]! + o;
+      const k = ks.k;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const v = k[mid]!;
+        if (strict ? v <= x : v < x) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+    case 'dec': {
+      const o = ks.off(off);
+      const x = back ? ks.k[p]!.minus(o) : ks.k[p]!.plus(o);
+      const k = ks.k;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const c = k[mid]!.cmp(x);
+        if (strict ? c <= 0 : c < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+  }
 }
 
 function rowsBound(b: FrameBound, off: number, p: number, ps: number, pe: number, isStart: boolean): number {
