@@ -6,6 +6,7 @@
 import type * as A from '../../grammar/ast.js';
 import type { ArgInfo, AggregateFunctionDef, ScalarFunctionDef } from '../functions/registry.js';
 import { lookupFunction } from '../functions/registry.js';
+import { collateAggregate, collateScalar, collationAffects, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import type { Analyzer } from './context.js';
@@ -211,21 +212,48 @@ function argInfo(e: Expr, name?: string): ArgInfo {
 // ---------------------------------------------------------------- calls
 
 /** Resolves a registry scalar function over resolved arguments (casts inserted per its argTypes). */
-export function callScalar(name: string, args: Expr[], loc: A.Loc | undefined, opts: { safe?: boolean; display?: string; names?: (string | undefined)[] } = {}): CallExpr {
+export function callScalar(name: string, args: Expr[], loc: A.Loc | undefined, opts: { safe?: boolean; display?: string; names?: (string | undefined)[]; collation?: string } = {}): CallExpr {
   const def = lookupFunction(name);
   if (!def || def.kind !== 'scalar') throw sqlError(`Function not found: ${opts.display ?? name}`, loc);
   return applyScalar(def, args, loc, opts);
 }
 
-function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefined, opts: { safe?: boolean; names?: (string | undefined)[] }): CallExpr {
+function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefined, opts: { safe?: boolean; names?: (string | undefined)[]; collation?: string }): CallExpr {
   const infos = args.map((a, i) => argInfo(a, opts.names?.[i]));
   const r = def.resolve(infos);
   if (!r.ok) throw sqlError(r.message, loc);
-  const fn = r.resolved;
+  let fn = r.resolved;
   const cargs = args.map((a, i) => (fn.argTypes[i] ? coerce(a, fn.argTypes[i]!) : a));
-  const call: CallExpr = { kind: 'call', type: fn.returnType, name: def.name, args: cargs, fn, safe: !!opts.safe };
+  let type = fn.returnType;
+  if (def.name === 'COLLATE') {
+    const spec = args[1]?.kind === 'literal' && originOf(args[1]) !== Origin.Param ? (args[1].value as string | null) : null;
+    if (spec === null) throw sqlError('The second argument of COLLATE() must be a string literal', loc);
+    const err = collationNameError(spec);
+    if (err) throw sqlError(err, loc);
+    type = withCollation(type, spec);
+  } else if (collationAffects(def.name)) {
+    // Collation: one common collation over the string arguments (conflicts are
+    // errors); comparisons run under it and propagating functions carry it on.
+    const m = opts.collation !== undefined ? { collation: opts.collation } : mergeCollations(args.map((a) => collationOf(a.type)));
+    if (m.conflict) {
+      const [c, other, i] = m.conflict;
+      throw sqlError(`Collation conflict: "${c}" vs. "${other}". Collation on argument ${i + 1} ("${c}") in function ${collationDisplay(def.name)} is not compatible with other arguments`, loc);
+    }
+    if (m.collation) {
+      if (collationSensitive(def.name)) fn = collateScalar(def.name, fn, m.collation);
+      if (propagatesCollation(def.name)) type = withCollation(type, m.collation);
+    }
+  }
+  const call: CallExpr = { kind: 'call', type, name: def.name, args: cargs, fn, safe: !!opts.safe };
   if (loc) setLoc(call, loc);
   return call;
+}
+
+const COLLATION_DISPLAY: Record<string, string> = { $in: 'IN', $in_array: 'IN UNNEST', $like: 'LIKE', $between: 'BETWEEN', $is_distinct_from: 'IS DISTINCT FROM', $is_not_distinct_from: 'IS NOT DISTINCT FROM' };
+function collationDisplay(name: string): string {
+  if (COLLATION_DISPLAY[name]) return COLLATION_DISPLAY[name]!;
+  for (const [sym, fn] of Object.entries(BINARY)) if (fn === name) return sym;
+  return name;
 }
 
 const BINARY: Record<string, string> = {
@@ -411,7 +439,7 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
     case 'StructExpr':
       return resolveStruct(an, n, ctx);
     case 'CollateExpr':
-      return resolveExpr(an, n.expr, ctx);
+      return callScalar('COLLATE', [resolveExpr(an, n.expr, ctx), literal(T.STRING, n.collation)], n.loc);
     case 'LambdaExpr':
       throw sqlError('Lambda expressions are only allowed as function arguments', n.loc);
     case 'NamedArgument':
@@ -595,8 +623,9 @@ function resolveLike(an: Analyzer, n: A.LikeExpr, ctx: ExprCtx): Expr {
       const fn = n.not ? (n.quantifier === 'ALL' ? '$not_like_all' : '$not_like_any') : n.quantifier === 'ALL' ? '$like_all' : '$like_any';
       return callScalar(fn, [x, ...n.patterns.map((p) => resolveExpr(an, p, ctx))], n.loc);
     } else if (n.unnest) {
-      const arrFn = n.quantifier === 'ALL' ? '$like_all_array' : '$like_any_array';
-      out = callScalar(arrFn, [x, resolveExpr(an, n.unnest, ctx)], n.loc);
+      // As with lists, NOT LIKE ANY/ALL UNNEST applies NOT LIKE per pattern.
+      const arrFn = (n.not ? '$not_' : '$') + (n.quantifier === 'ALL' ? 'like_all_array' : 'like_any_array');
+      return callScalar(arrFn, [x, resolveExpr(an, n.unnest, ctx)], n.loc);
     } else {
       throw sqlError('LIKE ANY/ALL with a subquery is not supported', n.loc);
     }
@@ -624,7 +653,9 @@ function resolveCase(an: Analyzer, n: A.CaseExpr, ctx: ExprCtx): Expr {
     // Simple CASE: compare with a common type (WHEN values and operand unify).
     const ws = n.whens.map((w) => resolveExpr(an, w.when, ctx));
     const u = unify([operand, ...ws], n.loc, 'operator CASE');
-    for (let i = 0; i < ws.length; i++) whens.push(callScalar('$equal', [u.exprs[0]!, u.exprs[i + 1]!], n.whens[i]!.when.loc));
+    // The operand and every WHEN value compare under their one common collation.
+    const collation = collationOf(u.type) ?? '';
+    for (let i = 0; i < ws.length; i++) whens.push(callScalar('$equal', [u.exprs[0]!, u.exprs[i + 1]!], n.whens[i]!.when.loc, { collation }));
   } else {
     for (const w of n.whens) whens.push(requireBool(resolveExpr(an, w.when, ctx), w.when.loc, 'WHEN clause'));
   }
@@ -794,7 +825,7 @@ function resolveConditional(an: Analyzer, n: A.FunctionCall, name: string, ctx: 
     case 'NULLIF': {
       arity(2);
       const u = unify(args, n.loc, 'function NULLIF');
-      const eq = callScalar('$equal', [u.exprs[0]!, u.exprs[1]!], n.loc);
+      const eq = callScalar('$equal', [u.exprs[0]!, u.exprs[1]!], n.loc, { collation: collationOf(u.type) ?? '' });
       return { kind: 'conditional', type: u.type, op: 'case', whens: [eq], thens: [literal(u.type, null)], else: u.exprs[0]! };
     }
     default: {
@@ -818,13 +849,13 @@ function orderKeys(an: Analyzer, items: readonly A.OrderByItem[] | undefined, ct
   return (items ?? []).map((o) => {
     const expr = resolveExpr(an, o.expr, ctx);
     const descending = o.direction === 'DESC';
-    const collation = orderCollation(an, o);
+    const collation = orderCollation(an, o, expr.type);
     return { expr, descending, nullsFirst: o.nulls ? o.nulls === 'FIRST' : !descending, ...(collation ? { collation } : {}) };
   });
 }
 
 /** The validated collation name of an ORDER BY item (`COLLATE 'und:ci'` or `COLLATE @param`). */
-export function orderCollation(an: Analyzer, o: A.OrderByItem): string | undefined {
+export function orderCollation(an: Analyzer, o: A.OrderByItem, keyType?: SqlType): string | undefined {
   let name = o.collate;
   if (name === undefined && o.collateExpr) {
     const v = resolveExpr(an, o.collateExpr, { scope: new Scope(), clause: 'COLLATE' });
@@ -832,10 +863,10 @@ export function orderCollation(an: Analyzer, o: A.OrderByItem): string | undefin
     if (v.value === null) throw sqlError('COLLATE requires non-NULL collation name', o.collateExpr.loc);
     name = v.value as string;
   }
-  if (name === undefined) return undefined;
-  const parts = name.split(':');
-  if (parts[0]!.toLowerCase() === 'binary' && parts.length > 1) throw sqlError(`COLLATE has invalid collation name '${name}':binary cannot be combined with a suffix`, o.loc);
-  if (parts.length > 2) throw sqlError(`COLLATE has invalid collation name '${name}':only case sensitivity attribute is supported`, o.loc);
+  // Without COLLATE the key sorts under the collation its type carries (column collation).
+  if (name === undefined) return keyType?.kind === 'STRING' ? keyType.collation : undefined;
+  const err = collationNameError(name);
+  if (err) throw sqlError(err, o.loc);
   return name;
 }
 
@@ -861,11 +892,14 @@ function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctio
   const r = def.resolve(exprs.map((e, i) => argInfo(e, names[i])), opts);
   if (!r.ok) throw sqlError(r.message, n.loc);
   const args = exprs.map((e, i) => (r.resolved.argTypes[i] ? coerce(e, r.resolved.argTypes[i]!) : e));
-  const column = an.newColumn('$agg', r.resolved.returnType);
+  // Collation: MIN/MAX compare under it; ARRAY_AGG, STRING_AGG, ANY_VALUE ... carry it on.
+  const coll = collationAffects(def.name) ? mergeCollations(exprs.map((e) => collationOf(e.type))).collation : undefined;
+  const fn = coll ? collateAggregate(def.name, r.resolved, coll) : r.resolved;
+  const column = an.newColumn('$agg', coll && propagatesCollation(def.name) ? withCollation(fn.returnType, coll) : fn.returnType);
   const call: AggregateCall = {
     column,
     name: def.name,
-    fn: r.resolved,
+    fn,
     args,
     distinct: n.distinct,
     ignoreNulls: opts.ignoreNulls,

@@ -443,7 +443,7 @@ function orderByOutput(an: Analyzer, out: RelOut, items: readonly A.OrderByItem[
     }
     checkOrderable(expr, o.expr.loc);
     const descending = o.direction === 'DESC';
-    const collation = orderCollation(an, o);
+    const collation = orderCollation(an, o, expr.type);
     return { expr, descending, nullsFirst: o.nulls ? o.nulls === 'FIRST' : !descending, ...(collation ? { collation } : {}) };
   });
   return { ...out, rel: { kind: 'sort', input: out.rel, keys, columns: out.rel.columns } };
@@ -657,7 +657,7 @@ export function resolveSelect(
       } else expr = colRef(rel.columns[orderIdx[i]!]!);
       checkOrderable(expr, o.item.expr.loc);
       const descending = o.item.direction === 'DESC';
-      const collation = orderCollation(an, o.item);
+      const collation = orderCollation(an, o.item, expr.type);
       return { expr, descending, nullsFirst: o.item.nulls ? o.item.nulls === 'FIRST' : !descending, ...(collation ? { collation } : {}) };
     });
     rel = { kind: 'sort', input: rel, keys: keysOut, columns: rel.columns };

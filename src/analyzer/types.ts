@@ -2,6 +2,7 @@
 // coercion, supertypes and cast validity. The function library owns the
 // run-time conversions (castVector); here we only decide what is legal and
 // parse typed literals into scalar value forms (values.ts).
+import { collationOf, mergeCollations, withCollation } from '../functions/collation.js';
 import type { Loc, TypeNode } from '../../grammar/ast.js';
 import {
   T,
@@ -40,8 +41,10 @@ export function typeFromNode(n: TypeNode): SqlType {
     case 'ScalarType': {
       const k = scalarKindOf(n.name);
       if (!k) throw sqlError(`Type not found: ${n.name}`, n.loc);
-      if (n.params.length) return { kind: k, params: n.params.map(Number) };
-      return scalar(k);
+      // COLLATE on a STRING column type (DDL) is an annotation of the type.
+      const coll = k === 'STRING' && n.collate ? { collation: n.collate } : {};
+      if (n.params.length) return { kind: k, params: n.params.map(Number), ...coll };
+      return coll.collation ? { kind: k, ...coll } : scalar(k);
     }
     case 'ArrayType': {
       const el = typeFromNode(n.element);
@@ -65,7 +68,8 @@ export function typeFromNode(n: TypeNode): SqlType {
 /** Strip parameters: STRING(10) and STRING are the same type for expressions. */
 export function baseType(t: SqlType): SqlType {
   if ((t.kind === 'ARRAY' || t.kind === 'STRUCT' || t.kind === 'RANGE')) return t;
-  return t.params ? scalar(t.kind) : t;
+  if (!t.params) return t;
+  return t.collation ? { kind: t.kind, collation: t.collation } : scalar(t.kind);
 }
 
 // ---------------------------------------------------------------- coercion
@@ -108,7 +112,11 @@ export function canCoerce(from: SqlType, to: SqlType, origin: Origin = Origin.Co
 
 /** Common supertype of CASE/IF/COALESCE branches, set-operation columns, IN lists, array elements. */
 export function supertype(items: readonly Typed[]): SqlType | undefined {
-  return commonSupertype(items.map((i) => ({ type: i.type, ...coercionOpts(i.origin) })));
+  const t = commonSupertype(items.map((i) => ({ type: i.type, ...coercionOpts(i.origin) })));
+  // The supertype of collated strings carries their common collation (array literals, CASE, set operations).
+  if (!t) return t;
+  const coll = mergeCollations(items.map((i) => collationOf(i.type))).collation;
+  return coll || collationOf(t) ? withCollation(t, coll) : t;
 }
 
 /** Explicit CAST validity (the conversion matrix of the reference). */

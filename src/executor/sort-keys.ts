@@ -3,6 +3,7 @@
 // (chosen by physical layout), never one per row.
 import type { Value } from '../types/values.js';
 import type { Vector } from '../types/vector.js';
+import { collatorFor } from '../functions/collation.js';
 import { compareFloats, compareValues } from './values-compare.js';
 
 export interface KeySpec {
@@ -10,21 +11,6 @@ export interface KeySpec {
   readonly nullsFirst: boolean;
   /** COLLATE specification, e.g. 'und:ci' (STRING keys). */
   readonly collation?: string;
-}
-
-const collators = new Map<string, Intl.Collator>();
-/** ICU-style collation for COLLATE 'und:ci' and friends ('' / 'binary' = code point order). */
-function collatorFor(spec: string): Intl.Collator | null {
-  const s = spec.toLowerCase();
-  if (s === '' || s === 'binary') return null;
-  let c = collators.get(s);
-  if (!c) {
-    const [locale, strength] = s.split(':');
-    const loc = !locale || locale === 'und' ? 'en' : locale;
-    c = new Intl.Collator(loc, { sensitivity: strength === 'ci' ? 'accent' : 'variant' });
-    collators.set(s, c);
-  }
-  return c;
 }
 
 export type RowComparator = (a: number, b: number) => number;

@@ -71,6 +71,8 @@ export function restFieldToColumn(f: RestField): Column {
       throw new Error('Field ' + f.name + ' of type RANGE must have a range element type of DATE, DATETIME or TIMESTAMP');
     }
     t = rangeOf(scalar(el));
+  } else if (kind === 'STRING' && typeof f.collation === 'string' && f.collation !== '') {
+    t = { kind, collation: f.collation };
   } else {
     t = scalar(kind);
   }
@@ -104,5 +106,6 @@ export function columnToRestField(name: string, t: SqlType, required = false): R
   const out: RestField = { name, type: restTypeName(inner), mode: repeated ? 'REPEATED' : required ? 'REQUIRED' : 'NULLABLE' };
   if (inner.kind === 'STRUCT') out.fields = inner.fields.map((f) => columnToRestField(f.name, f.type));
   if (inner.kind === 'RANGE') out.rangeElementType = { type: (inner.element as ScalarType).kind };
+  if (inner.kind === 'STRING' && inner.collation) out.collation = inner.collation;
   return out;
 }

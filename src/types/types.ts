@@ -21,6 +21,11 @@ export interface ScalarType {
   readonly kind: ScalarKind;
   /** Parameterized types (STRING(10), NUMERIC(10,2)) keep their parameters for schema echo and checks. */
   readonly params?: readonly number[];
+  /**
+   * STRING only: collation specification ('und:ci', 'binary', ...) of a column
+   * or expression. An annotation, not part of type identity (typeEquals ignores it).
+   */
+  readonly collation?: string;
 }
 
 export interface ArrayType {
