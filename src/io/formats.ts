@@ -1,0 +1,74 @@
+// One entry for reading sources and one for writing exports, by format name:
+// load/extract jobs (gateway) and LOAD DATA / EXPORT DATA (engine) share them.
+import { gzipSync } from 'node:zlib';
+import { avroCodec, avroRows, writeAvro } from './avro.js';
+import { checkFlatForCsv, csvRows, writeCsv } from './csv.js';
+import { ioInvalid, ioNotImplemented, type Json } from './errors.js';
+import { jsonRows, writeNdjson } from './json.js';
+import type { SourceFile } from './objects.js';
+import { parquetRows } from './parquet.js';
+import { exportRow } from './rows.js';
+import type { Parsed, ReadOptions, RestField } from './schema.js';
+
+/** Source formats the emulator reads. */
+export const READABLE_FORMATS = ['CSV', 'NEWLINE_DELIMITED_JSON', 'PARQUET', 'AVRO'] as const;
+
+/** REST and SQL spellings -> the REST sourceFormat name (`JSON` is NEWLINE_DELIMITED_JSON). */
+export function normalizeFormat(f: string | undefined, fallback = 'CSV'): string {
+  const u = (f ?? fallback).toUpperCase();
+  return u === 'JSON' ? 'NEWLINE_DELIMITED_JSON' : u;
+}
+
+/**
+ * Formats the real service reads that the emulator cannot: ORC has no
+ * JavaScript reader (on npm there is none), Datastore/Firestore exports and
+ * Sheets need Google services. 501 with the reason, never an empty result.
+ */
+export function checkReadable(format: string): void {
+  if ((READABLE_FORMATS as readonly string[]).includes(format)) return;
+  if (format === 'ORC') throw ioNotImplemented('Source format ORC is not supported by the emulator: no JavaScript ORC reader is available (CSV, NEWLINE_DELIMITED_JSON, AVRO and PARQUET are)');
+  if (['DATASTORE_BACKUP', 'DOCSTORE_BACKUP', 'GOOGLE_SHEETS', 'SHEETS', 'BIGTABLE', 'ICEBERG', 'DELTA_LAKE'].includes(format)) {
+    throw ioNotImplemented(`Source format ${format} is not supported by the emulator (CSV, NEWLINE_DELIMITED_JSON, AVRO and PARQUET are)`);
+  }
+  throw ioInvalid(`Invalid source format ${format}`);
+}
+
+export async function parseSources(files: readonly SourceFile[], format: string, opts: ReadOptions, schema: RestField[] | undefined, autodetect: boolean): Promise<Parsed> {
+  checkReadable(format);
+  switch (format) {
+    case 'CSV':
+      return csvRows(files, opts, schema, autodetect);
+    case 'PARQUET':
+      return parquetRows(files, schema);
+    case 'AVRO':
+      return avroRows(files, schema, opts.useAvroLogicalTypes ?? false);
+    default:
+      return jsonRows(files, schema, autodetect);
+  }
+}
+
+export interface ExportOptions {
+  /** CSV, NEWLINE_DELIMITED_JSON or AVRO (Parquet is written by the engine from column batches). */
+  format: string;
+  fieldDelimiter: string;
+  header: boolean;
+  /** NONE, GZIP (CSV/JSON), DEFLATE (Avro). */
+  compression: string;
+  useAvroLogicalTypes: boolean;
+}
+
+/** Rows (REST JSON values, RFC 3339 timestamps) as the bytes of one export file. */
+export async function encodeExport(fields: readonly RestField[], rows: readonly Json[], o: ExportOptions): Promise<Buffer> {
+  const compression = o.compression.toUpperCase();
+  if (o.format === 'AVRO') return writeAvro(fields, rows, avroCodec(compression), o.useAvroLogicalTypes);
+  let text: string;
+  if (o.format === 'CSV') {
+    checkFlatForCsv(fields);
+    text = writeCsv(fields, rows.map((r) => exportRow(fields, r)), o.fieldDelimiter, o.header);
+  } else if (o.format === 'NEWLINE_DELIMITED_JSON') {
+    text = writeNdjson(fields, rows.map((r) => exportRow(fields, r)));
+  } else throw ioInvalid(`Invalid export format ${o.format}`);
+  if (compression === 'GZIP') return gzipSync(Buffer.from(text));
+  if (compression !== 'NONE' && compression !== '') throw ioInvalid(`Compression ${compression} is not supported for ${o.format} exports (GZIP or NONE)`);
+  return Buffer.from(text);
+}

@@ -1,0 +1,177 @@
+// Reading and writing the files load/extract jobs and LOAD DATA / EXPORT DATA
+// name: local paths (file:// or absolute), the object-store emulator (gs:// /
+// obj://, fake-gcs JSON API at STORAGE_EMULATOR_HOST), and the alternate
+// S3-style store (s3:// / alt://, path-style at S3_ENDPOINT / ALT_ENDPOINT).
+import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { IoError, ioInvalid, ioNotFound } from './errors.js';
+
+export interface SourceFile {
+  uri: string;
+  data: Buffer;
+}
+
+function globToRegExp(glob: string): RegExp {
+  return new RegExp('^' + glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+}
+
+function objectStoreHost(): string | undefined {
+  const env = process.env;
+  if (env['STORAGE_EMULATOR_HOST']) {
+    const h = env['STORAGE_EMULATOR_HOST'];
+    return /^https?:\/\//.test(h) ? h.replace(/\/+$/, '') : `http://${h}`;
+  }
+  const port = env['FAKE_GCS_PORT'] || env['FAKE_OBJSTORE_PORT'];
+  return port ? `http://localhost:${port}` : undefined;
+}
+
+function altEndpoint(): string | undefined {
+  const e = process.env['S3_ENDPOINT'] || process.env['ALT_ENDPOINT'];
+  return e ? e.replace(/\/+$/, '') : undefined;
+}
+
+function split(uri: string, scheme: string): { bucket: string; key: string } {
+  const rest = uri.slice(scheme.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0) throw ioInvalid(`Invalid URI ${uri}: expected ${scheme}bucket/object`);
+  return { bucket: rest.slice(0, slash), key: rest.slice(slash + 1) };
+}
+
+/** A local path named by `file://...` or an absolute path; undefined for other schemes. */
+export function localPath(uri: string): string | undefined {
+  if (uri.startsWith('file://')) return decodeURIComponent(uri.slice('file://'.length));
+  return uri.startsWith('/') ? uri : undefined;
+}
+
+async function httpGet(url: string, what: string): Promise<Buffer> {
+  let r: Response;
+  try {
+    r = await fetch(url);
+  } catch (e) {
+    throw ioInvalid(`Cannot read ${what}: ${(e as Error).message}`);
+  }
+  if (r.status === 404) throw ioNotFound(`Not found: URI ${what}`);
+  if (!r.ok) throw ioInvalid(`Cannot read ${what}: HTTP ${r.status}`);
+  return Buffer.from(await r.arrayBuffer());
+}
+
+/** Object names under `bucket` starting with `prefix` (object-store emulator listing). */
+async function listObjects(host: string, bucket: string, prefix: string, uri: string): Promise<string[]> {
+  const list = JSON.parse((await httpGet(`${host}/storage/v1/b/${encodeURIComponent(bucket)}/o?prefix=${encodeURIComponent(prefix)}`, uri)).toString()) as { items?: { name: string }[] };
+  return (list.items ?? []).map((i) => i.name);
+}
+
+/** Expands one source URI (a `*` wildcard allowed in the object/file name) and reads every match. */
+export async function readSource(uri: string): Promise<SourceFile[]> {
+  const path = localPath(uri);
+  if (path !== undefined) {
+    if (!path.includes('*')) {
+      try {
+        return [{ uri, data: await readFile(path) }];
+      } catch {
+        throw ioNotFound(`Not found: URI ${uri}`);
+      }
+    }
+    const dir = dirname(path);
+    const re = globToRegExp(basename(path));
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => re.test(n)).sort();
+    if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
+    return Promise.all(names.map(async (n) => ({ uri: `${dir}/${n}`, data: await readFile(`${dir}/${n}`) })));
+  }
+  for (const scheme of ['gs://', 'obj://']) {
+    if (!uri.startsWith(scheme)) continue;
+    const host = objectStoreHost();
+    if (!host) throw ioInvalid(`Cannot read ${uri}: set STORAGE_EMULATOR_HOST (or FAKE_GCS_PORT) to the object-store emulator`);
+    const { bucket, key } = split(uri, scheme);
+    if (!key.includes('*')) {
+      return [{ uri, data: await httpGet(`${host}/storage/v1/b/${encodeURIComponent(bucket)}/o/${encodeURIComponent(key)}?alt=media`, uri) }];
+    }
+    const re = globToRegExp(key);
+    const names = (await listObjects(host, bucket, key.slice(0, key.indexOf('*')), uri)).filter((n) => re.test(n)).sort();
+    if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
+    return Promise.all(names.map(async (n) => ({
+      uri: `${scheme}${bucket}/${n}`,
+      data: await httpGet(`${host}/storage/v1/b/${encodeURIComponent(bucket)}/o/${encodeURIComponent(n)}?alt=media`, n),
+    })));
+  }
+  for (const scheme of ['s3://', 'alt://']) {
+    if (!uri.startsWith(scheme)) continue;
+    const ep = altEndpoint();
+    if (!ep) throw ioInvalid(`Cannot read ${uri}: ${scheme} sources need S3_ENDPOINT (or ALT_ENDPOINT) set to a path-style endpoint`);
+    const { bucket, key } = split(uri, scheme);
+    return [{ uri, data: await httpGet(`${ep}/${bucket}/${key}`, uri) }];
+  }
+  throw ioInvalid(`Unsupported source URI ${uri}: use file://, an absolute path, gs:// (object-store emulator) or s3:// (S3_ENDPOINT)`);
+}
+
+/** Reads every source URI (each may hold a wildcard), in order. */
+export async function readSources(uris: readonly string[]): Promise<SourceFile[]> {
+  return (await Promise.all(uris.map(readSource))).flat();
+}
+
+/**
+ * Whether anything already exists where a wildcard destination would write
+ * (EXPORT DATA without overwrite). Only local and object-store destinations
+ * can be listed; other schemes report false.
+ */
+export async function destinationHasFiles(uri: string): Promise<boolean> {
+  const path = localPath(uri);
+  const star = uri.indexOf('*');
+  if (path !== undefined) {
+    const re = globToRegExp(basename(path));
+    return (await readdir(dirname(path)).catch(() => [] as string[])).some((n) => re.test(n));
+  }
+  for (const scheme of ['gs://', 'obj://']) {
+    if (!uri.startsWith(scheme)) continue;
+    const host = objectStoreHost();
+    if (!host) return false;
+    const { bucket, key } = split(uri, scheme);
+    const re = globToRegExp(key);
+    try {
+      return (await listObjects(host, bucket, star >= 0 ? key.slice(0, key.indexOf('*')) : key, uri)).some((n) => re.test(n));
+    } catch (e) {
+      if (e instanceof IoError && e.code === 404) return false;
+      throw e;
+    }
+  }
+  return false;
+}
+
+export function maybeGunzip(data: Buffer): Buffer {
+  return data.length > 2 && data[0] === 0x1f && data[1] === 0x8b ? gunzipSync(data) : data;
+}
+
+export async function writeDestination(uri: string, data: Buffer): Promise<void> {
+  const path = localPath(uri);
+  if (path !== undefined) {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, data);
+    return;
+  }
+  for (const scheme of ['gs://', 'obj://']) {
+    if (!uri.startsWith(scheme)) continue;
+    const host = objectStoreHost();
+    if (!host) throw ioInvalid(`Cannot write ${uri}: set STORAGE_EMULATOR_HOST (or FAKE_GCS_PORT) to the object-store emulator`);
+    const { bucket, key } = split(uri, scheme);
+    const r = await fetch(`${host}/upload/storage/v1/b/${encodeURIComponent(bucket)}/o?uploadType=media&name=${encodeURIComponent(key)}`, {
+      method: 'POST',
+      body: data,
+      headers: { 'content-type': 'application/octet-stream' },
+    }).catch((e: Error) => {
+      throw ioInvalid(`Cannot write ${uri}: ${e.message}`);
+    });
+    if (!r.ok) throw ioInvalid(`Cannot write ${uri}: HTTP ${r.status}`);
+    return;
+  }
+  for (const scheme of ['s3://', 'alt://']) {
+    if (!uri.startsWith(scheme)) continue;
+    const ep = altEndpoint();
+    if (!ep) throw ioInvalid(`Cannot write ${uri}: set S3_ENDPOINT (or ALT_ENDPOINT)`);
+    const { bucket, key } = split(uri, scheme);
+    const r = await fetch(`${ep}/${bucket}/${key}`, { method: 'PUT', body: data });
+    if (!r.ok) throw ioInvalid(`Cannot write ${uri}: HTTP ${r.status}`);
+    return;
+  }
+  throw ioInvalid(`Unsupported destination URI ${uri}`);
+}

@@ -1,0 +1,69 @@
+// What the codecs share: parse options, the parsed result, schema inference.
+import type { RestField } from '../types/schema.js';
+import { isObj, type Json } from './errors.js';
+
+export type { RestField };
+
+/** Reader options in the REST load configuration's names (LOAD DATA maps its snake_case options to these). */
+export interface ReadOptions {
+  /** Already decoded (`\t` for tab); default ','. */
+  fieldDelimiter?: string;
+  /** Default '"'; '' disables quoting. */
+  quote?: string;
+  skipLeadingRows?: number;
+  nullMarkers?: readonly string[];
+  /** AVRO: logical types become DATE/TIME/TIMESTAMP/DATETIME instead of their raw INTEGER. */
+  useAvroLogicalTypes?: boolean;
+}
+
+/** Rows as insertAll JSON objects (values in REST JSON form) and the schema they follow. */
+export interface Parsed {
+  fields: RestField[];
+  rows: Json[];
+}
+
+/** `\t` / `tab` spelled out in a configuration -> the delimiter character. */
+export function delimiterOf(v: unknown): string {
+  const d = typeof v === 'string' ? v : undefined;
+  if (!d) return ',';
+  if (d === '\\t' || d.toLowerCase() === 'tab') return '\t';
+  return d;
+}
+
+/** The type autodetect gives a column of CSV strings. */
+export function inferScalar(values: readonly string[]): string {
+  const vals = values.filter((v) => v !== '');
+  if (!vals.length) return 'STRING';
+  if (vals.every((v) => /^[+-]?\d{1,18}$/.test(v))) return 'INTEGER';
+  if (vals.every((v) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v))) return 'FLOAT';
+  if (vals.every((v) => /^(true|false)$/i.test(v))) return 'BOOLEAN';
+  if (vals.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v))) return 'DATE';
+  if (vals.every((v) => /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(v))) return 'DATETIME';
+  if (vals.every((v) => /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})$/i.test(v))) return 'TIMESTAMP';
+  if (vals.every((v) => /^\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(v))) return 'TIME';
+  return 'STRING';
+}
+
+/** The field autodetect gives a JSON key from its sample values. */
+export function inferJsonField(name: string, values: readonly unknown[]): RestField {
+  const vals = values.filter((v) => v !== null && v !== undefined);
+  const repeated = vals.length > 0 && vals.every(Array.isArray);
+  const flat = repeated ? vals.flatMap((v) => v as unknown[]) : vals;
+  let f: RestField;
+  if (flat.length && flat.every(isObj)) {
+    const keys = [...new Set(flat.flatMap((o) => Object.keys(o as Json)))];
+    f = { name, type: 'RECORD', fields: keys.map((k) => inferJsonField(k, flat.map((o) => (o as Json)[k]))) };
+  } else if (flat.length && flat.every((v) => typeof v === 'boolean')) f = { name, type: 'BOOLEAN' };
+  else if (flat.length && flat.every((v) => typeof v === 'number' && Number.isInteger(v))) f = { name, type: 'INTEGER' };
+  else if (flat.length && flat.every((v) => typeof v === 'number')) f = { name, type: 'FLOAT' };
+  else f = { name, type: flat.length && flat.every((v) => typeof v === 'string') ? inferScalar(flat as string[]) : 'STRING' };
+  f.mode = repeated ? 'REPEATED' : 'NULLABLE';
+  return f;
+}
+
+/** Schema of self-describing rows (Parquet) from the first rows' keys and values. */
+export function inferFromRows(rows: readonly Json[]): RestField[] {
+  const sample = rows.slice(0, 1000);
+  const keys = [...new Set(sample.flatMap((r) => Object.keys(r)))];
+  return keys.map((k) => inferJsonField(k, sample.map((r) => r[k])));
+}
