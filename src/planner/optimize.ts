@@ -11,6 +11,7 @@ import { foldConstants } from './rules/fold.js';
 import { pruneColumns } from './rules/prune.js';
 import { pushdownPredicates } from './rules/pushdown.js';
 import { topN } from './rules/topn.js';
+import { windowTopN } from './rules/window-topn.js';
 
 /** `r` with `g` applied to each of its direct child relations. */
 function mapChildren(r: Rel, g: (child: Rel) => Rel): Rel {
@@ -69,6 +70,7 @@ export function optimize(rel: Rel, opts: OptimizeOptions): Rel {
   r = transformDown(r, pushdownPredicates);
   r = transformUp(r, extractEquiKeys);
   r = transformUp(r, topN);
+  r = transformUp(r, windowTopN);
   r = pruneColumns(r);
   return r;
 }
