@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { DataDirLockedError } from '../storage/lock.js';
 import { Storage } from '../storage/store.js';
-import { engineHandlers, loadEngineService, tuneServer } from './service.js';
+import { engineHandlers, findProto, loadEngineService, toServiceError, tuneServer } from './service.js';
+import { loadStorageReadServices, StorageReadService } from './storage-read/service.js';
 
 interface Flags {
   grpcPort: number;
@@ -91,6 +92,8 @@ async function main(): Promise<void> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 512 * 1024 * 1024, 'grpc.max_send_message_length': 512 * 1024 * 1024 });
   tuneServer(server);
   server.addService(loadEngineService(), engineHandlers(storage, { defaultDataset: flags.dataset || undefined, defaultProject: flags.projectId || undefined }));
+  const storageRead = new StorageReadService(storage, toServiceError).handlers();
+  for (const def of loadStorageReadServices(path.dirname(findProto()))) server.addService(def, storageRead);
   const host = flags.host.includes(':') && !flags.host.startsWith('[') ? `[${flags.host}]` : flags.host;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${flags.grpcPort}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),

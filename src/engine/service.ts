@@ -67,7 +67,7 @@ export function errorBody(e: unknown): ErrorBody {
   return { code: 500, status: 'internalError', reason: 'internalError', message: String(err?.message ?? e) };
 }
 
-function toServiceError(e: unknown): grpc.ServiceError {
+export function toServiceError(e: unknown): grpc.ServiceError {
   const body = errorBody(e);
   if (body.code >= 500 && body.code !== 501 && body.code !== 503) console.error('engine internal error:', e);
   const md = new grpc.Metadata();

@@ -1,0 +1,228 @@
+// Table rows as Arrow IPC messages, the way the Storage Read API sends them:
+// one encapsulated schema message for the session, then one encapsulated
+// record-batch message per ReadRows response (clients concatenate the two and
+// read them as an IPC stream).
+//
+// Type mapping (the real service's): INT64 int64, FLOAT64 float64, BOOL bool,
+// STRING utf8, BYTES binary, DATE date32, TIME time64[us], DATETIME
+// timestamp[us], TIMESTAMP timestamp[us, UTC], NUMERIC decimal128(38, 9),
+// BIGNUMERIC decimal256(76, 38), GEOGRAPHY / JSON / INTERVAL utf8 text,
+// ARRAY list, STRUCT struct, RANGE struct<start, end>.
+import * as arrow from 'apache-arrow';
+import type { Column } from '../../types/schema.js';
+import type { SqlType } from '../../types/types.js';
+import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
+import { formatInterval, jsonNodeToText } from '../../types/json-values.js';
+import { getValue, type Batch } from '../../types/vector.js';
+
+// makeData's per-type prop interfaces are not exported; the props built here
+// follow the Arrow layout of each type, checked by the client-library test.
+const makeData = arrow.makeData as unknown as (props: Record<string, unknown>) => arrow.Data;
+
+function arrowType(t: SqlType): arrow.DataType {
+  switch (t.kind) {
+    case 'INT64':
+      return new arrow.Int64();
+    case 'FLOAT64':
+      return new arrow.Float64();
+    case 'BOOL':
+      return new arrow.Bool();
+    case 'STRING':
+    case 'GEOGRAPHY':
+    case 'JSON':
+    case 'INTERVAL':
+      return new arrow.Utf8();
+    case 'BYTES':
+      return new arrow.Binary();
+    case 'DATE':
+      return new arrow.DateDay();
+    case 'TIME':
+      return new arrow.TimeMicrosecond();
+    case 'DATETIME':
+      return new arrow.TimestampMicrosecond();
+    case 'TIMESTAMP':
+      return new arrow.TimestampMicrosecond('UTC');
+    case 'NUMERIC':
+      return new arrow.Decimal(9, 38, 128);
+    case 'BIGNUMERIC':
+      return new arrow.Decimal(38, 76, 256);
+    case 'ARRAY':
+      return new arrow.List(new arrow.Field('item', arrowType(t.element), false));
+    case 'STRUCT':
+      return new arrow.Struct(t.fields.map((f, i) => new arrow.Field(f.name || `_field_${i + 1}`, arrowType(f.type), true)));
+    case 'RANGE':
+      return new arrow.Struct([new arrow.Field('start', arrowType(t.element), true), new arrow.Field('end', arrowType(t.element), true)]);
+  }
+}
+
+export function arrowSchema(columns: readonly Column[]): arrow.Schema {
+  return new arrow.Schema(columns.map((c) => new arrow.Field(c.name, arrowType(c.type), !c.required || c.type.kind === 'ARRAY')));
+}
+
+/** Validity bitmap (bit set = value present), or null when every value is present. */
+function validity(values: readonly Value[]): { bitmap: Uint8Array | undefined; nullCount: number } {
+  let nullCount = 0;
+  for (const v of values) if (v === null) nullCount++;
+  if (nullCount === 0) return { bitmap: undefined, nullCount };
+  const bitmap = new Uint8Array((values.length + 7) >> 3);
+  values.forEach((v, i) => {
+    if (v !== null) bitmap[i >> 3]! |= 1 << (i & 7);
+  });
+  return { bitmap, nullCount };
+}
+
+const utf8 = new TextEncoder();
+
+function textOf(t: SqlType, v: Value): string {
+  switch (t.kind) {
+    case 'JSON':
+      return jsonNodeToText((v as JsonValue).node);
+    case 'GEOGRAPHY':
+      return (v as Geography).wkt;
+    case 'INTERVAL':
+      return formatInterval(v as Interval);
+    default:
+      return v as string;
+  }
+}
+
+function variableWidth(type: arrow.Utf8 | arrow.Binary, chunks: readonly (Uint8Array | null)[], values: readonly Value[]): arrow.Data {
+  const offsets = new Int32Array(chunks.length + 1);
+  let size = 0;
+  chunks.forEach((c, i) => {
+    size += c ? c.length : 0;
+    offsets[i + 1] = size;
+  });
+  const data = new Uint8Array(size);
+  chunks.forEach((c, i) => {
+    if (c) data.set(c, offsets[i]!);
+  });
+  const { bitmap, nullCount } = validity(values);
+  return makeData({ type, length: values.length, nullCount, nullBitmap: bitmap, valueOffsets: offsets, data });
+}
+
+/** Two's complement little-endian words of an unscaled decimal. */
+function decimalWords(values: readonly Value[], scale: number, words: number): Uint32Array {
+  const out = new Uint32Array(values.length * words);
+  const mod = 1n << BigInt(32 * words);
+  values.forEach((v, i) => {
+    if (v === null) return;
+    // toFixed is exact whatever Decimal's configured precision; dropping the point unscales.
+    let n = BigInt((v as Decimal).toFixed(scale).replace('.', ''));
+    if (n < 0n) n += mod;
+    for (let w = 0; w < words; w++) {
+      out[i * words + w] = Number(n & 0xffffffffn);
+      n >>= 32n;
+    }
+  });
+  return out;
+}
+
+/** Arrow data of one column from scalar values (values.ts forms). */
+function columnData(t: SqlType, values: readonly Value[]): arrow.Data {
+  const length = values.length;
+  const { bitmap, nullCount } = validity(values);
+  const fixed = (type: arrow.DataType, data: ArrayLike<number> | ArrayLike<bigint>): arrow.Data => makeData({ type, length, nullCount, nullBitmap: bitmap, data });
+  switch (t.kind) {
+    case 'INT64':
+    case 'DATETIME':
+    case 'TIMESTAMP':
+      return fixed(arrowType(t), BigInt64Array.from(values, (v) => (v === null ? 0n : (v as bigint))));
+    case 'TIME':
+      return fixed(arrowType(t), BigInt64Array.from(values, (v) => (v === null ? 0n : BigInt(v as number))));
+    case 'FLOAT64':
+      return fixed(arrowType(t), Float64Array.from(values, (v) => (v === null ? 0 : (v as number))));
+    case 'DATE':
+      return fixed(arrowType(t), Int32Array.from(values, (v) => (v === null ? 0 : (v as number))));
+    case 'BOOL': {
+      const bits = new Uint8Array((length + 7) >> 3);
+      values.forEach((v, i) => {
+        if (v === true) bits[i >> 3]! |= 1 << (i & 7);
+      });
+      return fixed(arrowType(t), bits);
+    }
+    case 'NUMERIC':
+      return fixed(arrowType(t), decimalWords(values, 9, 4));
+    case 'BIGNUMERIC':
+      return fixed(arrowType(t), decimalWords(values, 38, 8));
+    case 'BYTES':
+      return variableWidth(new arrow.Binary(), values.map((v) => (v === null ? null : (v as Uint8Array))), values);
+    case 'STRING':
+    case 'JSON':
+    case 'GEOGRAPHY':
+    case 'INTERVAL':
+      return variableWidth(new arrow.Utf8(), values.map((v) => (v === null ? null : utf8.encode(textOf(t, v)))), values);
+    case 'ARRAY': {
+      const offsets = new Int32Array(length + 1);
+      const flat: Value[] = [];
+      values.forEach((v, i) => {
+        if (v !== null) for (const e of v as Value[]) flat.push(e);
+        offsets[i + 1] = flat.length;
+      });
+      const type = arrowType(t) as arrow.List;
+      // A NULL array reads as an empty one: the real service never returns NULL arrays.
+      return makeData({ type, length, nullCount: 0, valueOffsets: offsets, child: columnData(t.element, flat) });
+    }
+    case 'STRUCT': {
+      const type = arrowType(t) as arrow.Struct;
+      const children = t.fields.map((f, k) => columnData(f.type, values.map((v) => (v === null ? null : (v as Value[])[k]!))));
+      return makeData({ type, length, nullCount, nullBitmap: bitmap, children });
+    }
+    case 'RANGE': {
+      const type = arrowType(t) as arrow.Struct;
+      const side = (pick: (r: RangeValue) => Value) => columnData(t.element, values.map((v) => (v === null ? null : pick(v as RangeValue))));
+      return makeData({ type, length, nullCount, nullBitmap: bitmap, children: [side((r) => r.start), side((r) => r.end)] });
+    }
+  }
+}
+
+function streamBytes(schema: arrow.Schema, batches: arrow.RecordBatch[]): Uint8Array {
+  return arrow.RecordBatchStreamWriter.writeAll(batches.length ? batches : new arrow.Table(schema)).toUint8Array(true);
+}
+
+/** End-of-stream marker: continuation token and a zero length. */
+const EOS_BYTES = 8;
+
+/** The encapsulated schema message (what `ArrowSchema.serialized_schema` holds). */
+export function serializeSchema(schema: arrow.Schema): Uint8Array {
+  const bytes = streamBytes(schema, []);
+  return bytes.subarray(0, bytes.length - EOS_BYTES);
+}
+
+/** One encapsulated record-batch message of rows [start, end) of `rows`. */
+export function serializeRecordBatch(schema: arrow.Schema, schemaBytes: Uint8Array, columns: readonly Column[], rows: RowSource, start: number, end: number): Uint8Array {
+  const children = columns.map((c, k) => columnData(c.type, rows.values(k, start, end)));
+  const data = makeData({ type: new arrow.Struct(schema.fields), length: end - start, nullCount: 0, children });
+  const bytes = streamBytes(schema, [new arrow.RecordBatch(schema, data as arrow.Data<arrow.Struct>)]);
+  return bytes.subarray(schemaBytes.length, bytes.length - EOS_BYTES);
+}
+
+/** Row access over a table snapshot, after the session's row filter. */
+export class RowSource {
+  private readonly starts: number[] = [];
+
+  constructor(
+    private readonly batches: readonly Batch[],
+    /** Row numbers (in snapshot order) that pass the filter; null = all rows. */
+    private readonly selected: Int32Array | null,
+    readonly rowCount: number,
+  ) {
+    let s = 0;
+    for (const b of batches) {
+      this.starts.push(s);
+      s += b.length;
+    }
+  }
+
+  /** Scalar values of column k for filtered rows [start, end) (row numbers ascend, so the batch cursor only moves forward). */
+  values(k: number, start: number, end: number): Value[] {
+    const out: Value[] = new Array(end - start);
+    let b = 0;
+    for (let i = start; i < end; i++) {
+      const r = this.selected ? this.selected[i]! : i;
+      while (this.starts[b]! + this.batches[b]!.length <= r) b++;
+      out[i - start] = getValue(this.batches[b]!.columns[k]!, r - this.starts[b]!);
+    }
+    return out;
+  }
+}

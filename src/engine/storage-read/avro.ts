@@ -1,0 +1,204 @@
+// Table rows as Avro, the way the Storage Read API sends them: the session
+// carries the writer schema (JSON), each ReadRows response a run of rows in
+// Avro binary encoding (no container framing). NULLABLE columns are unions
+// ["null", T]; REPEATED ones arrays; logical types as the real service
+// writes them (date, time-micros, timestamp-micros, datetime as a string,
+// decimal bytes for NUMERIC(38, 9) and BIGNUMERIC(77, 38)).
+import type { Column } from '../../types/schema.js';
+import type { SqlType } from '../../types/types.js';
+import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
+import { formatDatetime, formatInterval, jsonNodeToText } from '../../types/json-values.js';
+import type { RowSource } from './arrow.js';
+
+type AvroType = string | Record<string, unknown> | AvroType[];
+
+function baseType(t: SqlType, name: string): AvroType {
+  switch (t.kind) {
+    case 'INT64':
+      return 'long';
+    case 'FLOAT64':
+      return 'double';
+    case 'BOOL':
+      return 'boolean';
+    case 'STRING':
+      return 'string';
+    case 'BYTES':
+      return 'bytes';
+    case 'DATE':
+      return { type: 'int', logicalType: 'date' };
+    case 'TIME':
+      return { type: 'long', logicalType: 'time-micros' };
+    case 'TIMESTAMP':
+      return { type: 'long', logicalType: 'timestamp-micros' };
+    case 'DATETIME':
+      return { type: 'string', logicalType: 'datetime' };
+    case 'NUMERIC':
+      return { type: 'bytes', logicalType: 'decimal', precision: 38, scale: 9 };
+    case 'BIGNUMERIC':
+      return { type: 'bytes', logicalType: 'decimal', precision: 77, scale: 38 };
+    case 'GEOGRAPHY':
+      return { type: 'string', sqlType: 'GEOGRAPHY' };
+    case 'JSON':
+      return { type: 'string', sqlType: 'JSON' };
+    case 'INTERVAL':
+      return { type: 'string', sqlType: 'INTERVAL' };
+    case 'ARRAY':
+      return { type: 'array', items: baseType(t.element, name) };
+    case 'STRUCT':
+      return {
+        type: 'record',
+        name,
+        fields: t.fields.map((f, i) => {
+          const fname = f.name || `_field_${i + 1}`;
+          return { name: fname, type: fieldType(f.type, false, `${name}__${fname}`) };
+        }),
+      };
+    case 'RANGE':
+      return {
+        type: 'record',
+        name,
+        fields: ['start', 'end'].map((side) => ({ name: side, type: ['null', baseType(t.element, `${name}__${side}`)] })),
+      };
+  }
+}
+
+/** Arrays are never NULL (a NULL array reads as empty); other nullable columns are unions. */
+function fieldType(t: SqlType, required: boolean, name: string): AvroType {
+  const b = baseType(t, name);
+  return required || t.kind === 'ARRAY' ? b : ['null', b];
+}
+
+export function avroSchema(columns: readonly Column[]): string {
+  return JSON.stringify({
+    type: 'record',
+    name: '__root__',
+    fields: columns.map((c) => ({ name: c.name, type: fieldType(c.type, c.required, `__root__${c.name}`) })),
+  });
+}
+
+class Writer {
+  private buf = Buffer.allocUnsafe(1 << 16);
+  private pos = 0;
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  long(v: bigint | number): void {
+    // zig-zag, then base-128 varint
+    let n = BigInt.asUintN(64, (BigInt(v) << 1n) ^ (BigInt(v) >> 63n));
+    this.room(10);
+    while (n >= 0x80n) {
+      this.buf[this.pos++] = Number(n & 0x7fn) | 0x80;
+      n >>= 7n;
+    }
+    this.buf[this.pos++] = Number(n);
+  }
+
+  double(v: number): void {
+    this.room(8);
+    this.buf.writeDoubleLE(v, this.pos);
+    this.pos += 8;
+  }
+
+  byte(v: number): void {
+    this.room(1);
+    this.buf[this.pos++] = v;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.long(b.length);
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  string(s: string): void {
+    this.bytes(Buffer.from(s, 'utf8'));
+  }
+
+  done(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+}
+
+/** Big-endian two's complement, minimal length, of the unscaled decimal. */
+function decimalBytes(d: Decimal, scale: number): Uint8Array {
+  let n = BigInt(d.toFixed(scale).replace('.', ''));
+  const out: number[] = [];
+  for (;;) {
+    out.unshift(Number(n & 0xffn));
+    const rest = n >> 8n;
+    // stop once the remaining bits are pure sign extension of the byte written
+    if ((rest === 0n && (out[0]! & 0x80) === 0) || (rest === -1n && (out[0]! & 0x80) !== 0)) break;
+    n = rest;
+  }
+  return Uint8Array.from(out);
+}
+
+function writeValue(w: Writer, t: SqlType, v: Value): void {
+  switch (t.kind) {
+    case 'INT64':
+    case 'TIMESTAMP':
+      return w.long(v as bigint);
+    case 'TIME':
+    case 'DATE':
+      return w.long(v as number);
+    case 'FLOAT64':
+      return w.double(v as number);
+    case 'BOOL':
+      return w.byte(v ? 1 : 0);
+    case 'STRING':
+      return w.string(v as string);
+    case 'BYTES':
+      return w.bytes(v as Uint8Array);
+    case 'DATETIME':
+      return w.string(formatDatetime(v as bigint));
+    case 'NUMERIC':
+      return w.bytes(decimalBytes(v as Decimal, 9));
+    case 'BIGNUMERIC':
+      return w.bytes(decimalBytes(v as Decimal, 38));
+    case 'GEOGRAPHY':
+      return w.string((v as Geography).wkt);
+    case 'JSON':
+      return w.string(jsonNodeToText((v as JsonValue).node));
+    case 'INTERVAL':
+      return w.string(formatInterval(v as Interval));
+    case 'ARRAY': {
+      const items = (v as Value[] | null) ?? [];
+      if (items.length > 0) {
+        w.long(items.length);
+        for (const e of items) writeValue(w, t.element, e);
+      }
+      return w.long(0);
+    }
+    case 'STRUCT':
+      t.fields.forEach((f, i) => writeField(w, f.type, false, (v as Value[])[i]!));
+      return;
+    case 'RANGE': {
+      const r = v as RangeValue;
+      writeField(w, t.element, false, r.start);
+      writeField(w, t.element, false, r.end);
+      return;
+    }
+  }
+}
+
+function writeField(w: Writer, t: SqlType, required: boolean, v: Value): void {
+  if (required || t.kind === 'ARRAY') return writeValue(w, t, v);
+  if (v === null) return w.long(0);
+  w.long(1);
+  writeValue(w, t, v);
+}
+
+export function serializeAvroRows(columns: readonly Column[], rows: RowSource, start: number, end: number): Buffer {
+  const cols = columns.map((_, k) => rows.values(k, start, end));
+  const w = new Writer();
+  for (let i = 0; i < end - start; i++) {
+    columns.forEach((c, k) => writeField(w, c.type, c.required, cols[k]![i]!));
+  }
+  return w.done();
+}

@@ -1,0 +1,214 @@
+// The bulk row-read service (spec §4.14), served by the engine on its gRPC
+// port under the real name (google.cloud.bigquery.storage.v1.BigQueryRead,
+// which the warehouse's Storage Read client libraries call) and the neutral
+// one (warehouse_emulator.v1.StorageRead). A session pins the table's rows as
+// they are when it is created; its streams are disjoint row ranges.
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type * as arrow from 'apache-arrow';
+import { invalid, notFound } from '../../storage/errors.js';
+import type { Storage } from '../../storage/store.js';
+import type { Column } from '../../types/schema.js';
+import { arrowSchema, RowSource, serializeRecordBatch, serializeSchema } from './arrow.js';
+import { avroSchema, serializeAvroRows } from './avro.js';
+import { parseRestriction, RestrictionError, selectRows } from './restriction.js';
+
+/** Rows per ReadRows response. */
+const ROWS_PER_RESPONSE = 2048;
+/** Sessions expire after six hours, as the real service's do. */
+const SESSION_TTL_MS = 6 * 3600 * 1000;
+
+type DataFormat = 'ARROW' | 'AVRO';
+
+interface Session {
+  readonly name: string;
+  readonly format: DataFormat;
+  readonly columns: readonly Column[];
+  readonly rows: RowSource;
+  readonly arrowSchema: arrow.Schema | null;
+  readonly arrowSchemaBytes: Uint8Array | null;
+  readonly avroSchema: string | null;
+  /** Stream id -> row range [start, end) of the filtered rows. */
+  readonly streams: Map<string, { start: number; end: number }>;
+  readonly expires: number;
+}
+
+interface Timestamp {
+  seconds: number;
+  nanos: number;
+}
+
+interface CreateReadSessionRequest {
+  parent: string;
+  readSession: {
+    table: string;
+    dataFormat: string;
+    readOptions: { selectedFields: string[]; rowRestriction: string } | null;
+    tableModifiers: { snapshotTime: Timestamp | null } | null;
+  } | null;
+  maxStreamCount: number;
+}
+
+interface ReadRowsRequest {
+  readStream: string;
+  offset: number;
+}
+
+interface SplitReadStreamRequest {
+  name: string;
+  fraction: number;
+}
+
+export function loadStorageReadServices(protoDir: string): grpc.ServiceDefinition[] {
+  const def = protoLoader.loadSync(path.join(protoDir, 'warehouse_storage_read.proto'), {
+    keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true, includeDirs: [protoDir],
+  });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    google: { cloud: { bigquery: { storage: { v1: { BigQueryRead: grpc.ServiceClientConstructor } } } } };
+    warehouse_emulator: { v1: { StorageRead: grpc.ServiceClientConstructor } };
+  };
+  return [pkg.google.cloud.bigquery.storage.v1.BigQueryRead.service, pkg.warehouse_emulator.v1.StorageRead.service];
+}
+
+const TABLE_PATH = /^projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)$/;
+const STREAM_PATH = /^(projects\/[^/]+\/locations\/[^/]+\/sessions\/[^/]+)\/streams\/([^/]+)$/;
+
+export class StorageReadService {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly toServiceError: (e: unknown) => grpc.ServiceError,
+  ) {}
+
+  handlers(): grpc.UntypedServiceImplementation {
+    return {
+      CreateReadSession: (call: grpc.ServerUnaryCall<CreateReadSessionRequest, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+        this.createReadSession(call.request).then((r) => cb(null, r), (e: unknown) => cb(this.toServiceError(e)));
+      },
+      ReadRows: (call: grpc.ServerWritableStream<ReadRowsRequest, unknown>) => {
+        this.readRows(call).then(() => call.end(), (e: unknown) => call.destroy(this.toServiceError(e)));
+      },
+      SplitReadStream: (call: grpc.ServerUnaryCall<SplitReadStreamRequest, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+        try {
+          cb(null, this.splitReadStream(call.request));
+        } catch (e) {
+          cb(this.toServiceError(e));
+        }
+      },
+    };
+  }
+
+  private sweep(now: number): void {
+    for (const [k, s] of this.sessions) if (s.expires <= now) this.sessions.delete(k);
+  }
+
+  async createReadSession(req: CreateReadSessionRequest): Promise<unknown> {
+    const rs = req.readSession;
+    if (!rs) throw invalid('read_session is required');
+    const m = TABLE_PATH.exec(rs.table);
+    if (!m) throw invalid(`Invalid table name "${rs.table}": expected projects/{project}/datasets/{dataset}/tables/{table}`);
+    const [, p, d, t] = m as unknown as [string, string, string, string];
+    const parent = /^projects\/([^/]+)$/.exec(req.parent);
+    if (!parent) throw invalid(`Invalid parent "${req.parent}": expected projects/{project}`);
+    const format: DataFormat = rs.dataFormat === 'AVRO' ? 'AVRO' : rs.dataFormat === 'ARROW' ? 'ARROW' : (() => {
+      throw invalid('data_format must be AVRO or ARROW');
+    })();
+    if (rs.tableModifiers?.snapshotTime && rs.tableModifiers.snapshotTime.seconds * 1000 < Date.now() - 1000) {
+      throw invalid('table_modifiers.snapshot_time in the past is not supported by this emulator');
+    }
+    const entry = this.storage.requireTable(p, d, t);
+    if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`${p}:${d}.${t} is a view; the read API reads tables only`);
+    const td = this.storage.tableData(p, d, t);
+    await td.load();
+    const columns = td.schema;
+    const batches = td.snapshot();
+    let restriction;
+    try {
+      restriction = parseRestriction(rs.readOptions?.rowRestriction ?? '', columns);
+    } catch (e) {
+      if (e instanceof RestrictionError) throw invalid(e.message);
+      throw e;
+    }
+    const total = batches.reduce((s, b) => s + b.length, 0);
+    const selected = restriction ? selectRows(batches, restriction) : null;
+    const rows = new RowSource(batches, selected, selected ? selected.length : total);
+
+    const now = Date.now();
+    this.sweep(now);
+    const name = `projects/${parent[1]}/locations/us/sessions/${randomBytes(12).toString('base64url')}`;
+    // The real service hands out no stream for an empty result, else up to
+    // max_stream_count streams (0 = its choice); here ranges of ≥ 10k rows.
+    const wanted = rows.rowCount === 0 ? 0 : Math.max(1, Math.min(req.maxStreamCount > 0 ? req.maxStreamCount : 1000, Math.ceil(rows.rowCount / 10_000)));
+    const streams = new Map<string, { start: number; end: number }>();
+    for (let i = 0; i < wanted; i++) {
+      streams.set(`s${i}`, { start: Math.floor((rows.rowCount * i) / wanted), end: Math.floor((rows.rowCount * (i + 1)) / wanted) });
+    }
+    const aSchema = format === 'ARROW' ? arrowSchema(columns) : null;
+    const session: Session = {
+      name, format, columns, rows, streams,
+      arrowSchema: aSchema,
+      arrowSchemaBytes: aSchema ? serializeSchema(aSchema) : null,
+      avroSchema: format === 'AVRO' ? avroSchema(columns) : null,
+      expires: now + SESSION_TTL_MS,
+    };
+    this.sessions.set(name, session);
+    return {
+      name,
+      expireTime: { seconds: Math.floor(session.expires / 1000), nanos: 0 },
+      dataFormat: format,
+      ...(format === 'ARROW' ? { arrowSchema: { serializedSchema: Buffer.from(session.arrowSchemaBytes!) } } : { avroSchema: { schema: session.avroSchema } }),
+      table: rs.table,
+      // selected_fields is echoed, not enforced (spec §4.14): every column is returned.
+      readOptions: rs.readOptions ?? undefined,
+      streams: [...streams.keys()].map((id) => ({ name: `${name}/streams/${id}` })),
+      estimatedRowCount: rows.rowCount,
+      estimatedTotalBytesScanned: 0,
+    };
+  }
+
+  private stream(name: string): { session: Session; range: { start: number; end: number }; id: string } {
+    const m = STREAM_PATH.exec(name);
+    const session = m ? this.sessions.get(m[1]!) : undefined;
+    const range = m && session ? session.streams.get(m[2]!) : undefined;
+    if (!m || !session || !range || session.expires <= Date.now()) throw notFound(`Read stream ${name}`);
+    return { session, range, id: m[2]! };
+  }
+
+  private async readRows(call: grpc.ServerWritableStream<ReadRowsRequest, unknown>): Promise<void> {
+    const { session, range } = this.stream(call.request.readStream);
+    const size = range.end - range.start;
+    const offset = call.request.offset;
+    if (offset < 0 || offset > size) throw invalid(`Invalid offset ${offset} for a stream of ${size} rows`);
+    for (let at = range.start + offset; at < range.end && !call.cancelled; ) {
+      const end = Math.min(range.end, at + ROWS_PER_RESPONSE);
+      const n = end - at;
+      const rows = session.format === 'ARROW'
+        ? { arrowRecordBatch: { serializedRecordBatch: Buffer.from(serializeRecordBatch(session.arrowSchema!, session.arrowSchemaBytes!, session.columns, session.rows, at, end)), rowCount: n } }
+        : { avroRows: { serializedBinaryRows: serializeAvroRows(session.columns, session.rows, at, end), rowCount: n } };
+      const ok = call.write({
+        ...rows,
+        rowCount: n,
+        stats: { progress: { atResponseStart: (at - range.start) / size, atResponseEnd: (end - range.start) / size } },
+      });
+      at = end;
+      if (!ok) await new Promise<void>((resolve) => call.once('drain', resolve));
+    }
+  }
+
+  splitReadStream(req: SplitReadStreamRequest): unknown {
+    const { session, range, id } = this.stream(req.name);
+    const fraction = req.fraction > 0 && req.fraction < 1 ? req.fraction : 0.5;
+    const cut = range.start + Math.floor((range.end - range.start) * fraction);
+    // Too small to split: the real service answers with neither stream.
+    if (cut <= range.start || cut >= range.end) return {};
+    session.streams.delete(id);
+    const primary = `${id}a`;
+    const remainder = `${id}b`;
+    session.streams.set(primary, { start: range.start, end: cut });
+    session.streams.set(remainder, { start: cut, end: range.end });
+    return { primaryStream: { name: `${session.name}/streams/${primary}` }, remainderStream: { name: `${session.name}/streams/${remainder}` } };
+  }
+}
