@@ -3,10 +3,9 @@ import { invalid, notFound } from '../storage/errors.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
-import { convertJsonValue, parseTimestampNumber, ValueConversionError } from '../types/json-values.js';
-import type { Value } from '../types/values.js';
-import type { Batch } from '../types/vector.js';
-import { ColumnBuilder } from '../storage/json-rows.js';
+import { ValueConversionError } from '../types/json-values.js';
+import { takeVector, type Batch } from '../types/vector.js';
+import { ColumnBuilder, setCell } from '../storage/json-rows.js';
 import { encodeRows, type WireOptions } from '../types/wire.js';
 import { ResultStore } from './results.js';
 import { insertTable } from './tables.js';
@@ -93,76 +92,84 @@ export class RowService {
     const nc = columns.length;
     const tableKey = `${p}\u0000${d}\u0000${t}`;
     const now = Date.now();
-    const builders = columns.map((c) => new ColumnBuilder(c.type, rows.length));
-    const accepted: number[] = [];
-    const newIds: string[] = [];
-    const seenInRequest = new Set<string>();
     const recentIds = this.dedup.forTable(tableKey);
-    const errors: InsertError[] = [];
-    const lowerNames = columns.map((c) => c.name.toLowerCase());
-    const kinds = columns.map((c) => c.type.kind);
-    for (let r = 0; r < rows.length; r++) {
+    const n = rows.length;
+    // Pass 1: the row objects to convert (slot k holds row cand[k]); rows that
+    // are not objects fail here, ids seen by earlier requests are skipped.
+    const objs: Record<string, unknown>[] = [];
+    const cand: number[] = [];
+    const candIds: (string | undefined)[] = [];
+    const notObject = new Set<number>();
+    for (let r = 0; r < n; r++) {
       const item = rows[r] as { insertId?: unknown; json?: unknown } | null;
       const json = item && typeof item === 'object' ? item.json : undefined;
       if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-        errors.push({ index: r, errors: [{ reason: 'invalid', location: '', debugInfo: '', message: 'Row must be a JSON object.' }] });
+        notObject.add(r);
         continue;
       }
       const insertId = typeof item!.insertId === 'string' && item!.insertId !== '' ? item!.insertId : undefined;
-      if (insertId !== undefined && (seenInRequest.has(insertId) || (recentIds.get(insertId) ?? 0) > now)) continue;
-      const o = json as Record<string, unknown>;
-      let lower: Map<string, unknown> | null = null;
-      let rowErrors: InsertError['errors'] | null = null;
-      for (let c = 0; c < nc; c++) {
-        const col = columns[c]!;
-        let v = o[col.name];
+      if (insertId !== undefined && (recentIds.get(insertId) ?? 0) > now) continue;
+      objs.push(json as Record<string, unknown>);
+      cand.push(r);
+      candIds.push(insertId);
+    }
+    // Pass 2, one column at a time: a tight loop per column with a fixed
+    // converter, writing straight into the column's vector.
+    const m = objs.length;
+    const builders = columns.map((c) => new ColumnBuilder(c.type, m));
+    let rowErrors: (InsertError['errors'] | undefined)[] | null = null;
+    let lowerMaps: (Map<string, unknown> | undefined)[] | null = null;
+    for (let c = 0; c < nc; c++) {
+      const col = columns[c]!;
+      const name = col.name;
+      const lowerName = name.toLowerCase();
+      const type = col.type;
+      const b = builders[c]!;
+      for (let k = 0; k < m; k++) {
+        const o = objs[k]!;
+        let v = o[name];
         if (v === undefined) {
           // Column names are case-insensitive.
-          lower ??= new Map(Object.keys(o).map((k) => [k.toLowerCase(), o[k]]));
-          v = lower.get(lowerNames[c]!);
+          lowerMaps ??= new Array<Map<string, unknown> | undefined>(m);
+          let lower = lowerMaps[k];
+          if (lower === undefined) lowerMaps[k] = lower = new Map(Object.keys(o).map((key) => [key.toLowerCase(), o[key]]));
+          v = lower.get(lowerName);
         }
         if ((v === null || v === undefined) && col.required) {
-          (rowErrors ??= []).push({ reason: 'invalid', location: col.name, debugInfo: '', message: `Missing required field: ${col.name}.` });
+          rowErrors ??= new Array<InsertError['errors'] | undefined>(m);
+          (rowErrors[k] ??= []).push({ reason: 'invalid', location: name, debugInfo: '', message: `Missing required field: ${name}.` });
           continue;
-        }
-        const k = accepted.length;
-        const kind = kinds[c]!;
-        // Fast paths for the common JSON forms; everything else via convertJsonValue.
-        if (typeof v === 'number' && (kind === 'FLOAT64' || (kind === 'INT64' && Number.isSafeInteger(v)))) {
-          builders[c]!.setNumber(k, v);
-          continue;
-        }
-        if (typeof v === 'string' && kind === 'STRING') {
-          builders[c]!.setValue(k, v);
-          continue;
-        }
-        if (typeof v === 'boolean' && kind === 'BOOL') {
-          builders[c]!.setNumber(k, v ? 1 : 0);
-          continue;
-        }
-        if (typeof v === 'string' && kind === 'TIMESTAMP') {
-          try {
-            const micros = parseTimestampNumber(v);
-            if (!Number.isNaN(micros)) {
-              builders[c]!.setNumber(k, micros);
-              continue;
-            }
-          } catch {
-            // fall through: convertJsonValue reports the error
-          }
         }
         try {
-          builders[c]!.set(k, convertJsonValue(col.type, v));
+          setCell(b, k, type, v);
         } catch (e) {
           if (!(e instanceof ValueConversionError)) throw e;
-          (rowErrors ??= []).push({ reason: 'invalid', location: [col.name, ...e.path].join('.'), debugInfo: '', message: e.message });
+          rowErrors ??= new Array<InsertError['errors'] | undefined>(m);
+          (rowErrors[k] ??= []).push({ reason: 'invalid', location: [name, ...e.path].join('.'), debugInfo: '', message: e.message });
         }
       }
-      if (rowErrors) {
-        errors.push({ index: r, errors: rowErrors });
+    }
+    // Pass 3, in row order: errors, duplicates within the request (of an
+    // accepted row only, as a row-at-a-time loop would see them), acceptance.
+    const errors: InsertError[] = [];
+    const keep: number[] = [];
+    const newIds: string[] = [];
+    const seenInRequest = new Set<string>();
+    for (let r = 0, k = 0; r < n; r++) {
+      if (notObject.has(r)) {
+        errors.push({ index: r, errors: [{ reason: 'invalid', location: '', debugInfo: '', message: 'Row must be a JSON object.' }] });
         continue;
       }
-      accepted.push(r);
+      if (k >= m || cand[k] !== r) continue; // an id seen by an earlier request
+      const slot = k++;
+      const insertId = candIds[slot];
+      if (insertId !== undefined && seenInRequest.has(insertId)) continue;
+      const errs = rowErrors?.[slot];
+      if (errs) {
+        errors.push({ index: r, errors: errs });
+        continue;
+      }
+      keep.push(slot);
       if (insertId !== undefined) {
         seenInRequest.add(insertId);
         newIds.push(insertId);
@@ -177,10 +184,11 @@ export class RowService {
       }
       return JSON.stringify(out);
     }
-    if (accepted.length > 0) {
-      const batch: Batch = { length: accepted.length, columns: builders.map((b) => b.finish(accepted.length)) };
+    if (keep.length > 0) {
+      let batch: Batch = { length: m, columns: builders.map((b) => b.finish(m)) };
+      if (keep.length < m) batch = { length: keep.length, columns: batch.columns.map((v) => takeVector(v, keep)) };
       // Every row stored as sent: the WAL keeps the request's own JSON text (no re-encoding).
-      const raw = accepted.length === rows.length ? a.rowsJson : undefined;
+      const raw = keep.length === rows.length ? a.rowsJson : undefined;
       await this.st.tableData(p, d, t).append(batch, raw);
       this.dedup.remember(tableKey, newIds, now);
     }

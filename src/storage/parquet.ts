@@ -2,6 +2,9 @@
 // the type mapping. Complex values are stored as the JSON text of their
 // storage form (codec.ts) so every warehouse type round-trips exactly.
 import * as fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 // hyparquet and hyparquet-writer load on first use (start-up and idle memory).
 type Reader = typeof import('hyparquet');
 type Writer = typeof import('hyparquet-writer');
@@ -12,7 +15,7 @@ const loadWriter = (): Promise<Writer> => (writerLib ??= import('hyparquet-write
 import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { getValue, sliceVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
+import { getValue, layoutOf, sliceVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import { Decimal, Geography, JsonValue } from '../types/values.js';
 import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
 import { fromStored, toStored, type Stored } from './codec.js';
@@ -85,10 +88,8 @@ function columnData(col: Column, vecs: readonly Vector[]): unknown[] {
   return out;
 }
 
-/** Rows per row group; also the unit of work between event-loop yields. */
+/** Rows per row group. */
 const ROW_GROUP = 16384;
-
-const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 function sliceRows(batches: readonly Batch[], start: number, end: number): Batch[] {
   const out: Batch[] = [];
@@ -105,9 +106,177 @@ function sliceRows(batches: readonly Batch[], start: number, end: number): Batch
 }
 
 /**
+ * One column of one row group as sent to the encoder: fixed-width layouts as
+ * a fresh typed array (cloned by memcpy, expanded to writer values in the
+ * worker), everything else as the writer's values (strings, bytes, null).
+ */
+type GroupColumn =
+  | { readonly values: unknown[] }
+  | { readonly fixed: Float64Array | BigInt64Array | Int32Array | Uint8Array; readonly nulls: Uint8Array | null; readonly as: 'number' | 'bigint' | 'bool' };
+
+function groupColumn(col: Column, vecs: readonly Vector[]): GroupColumn {
+  const as = col.type.kind === 'TIME' || layoutOf(col.type) === 'i64' ? 'bigint' : layoutOf(col.type) === 'bool' ? 'bool' : layoutOf(col.type) === 'values' ? null : 'number';
+  const first = vecs[0]?.data;
+  if (as === null || first === undefined || Array.isArray(first) || !vecs.every((v) => v.data.constructor === first.constructor)) {
+    return { values: columnData(col, vecs) };
+  }
+  const total = vecs.reduce((n, v) => n + v.length, 0);
+  // A fresh array, not a view: cloning a view would copy its whole buffer.
+  const fixed = new (first.constructor as new (n: number) => Float64Array)(total);
+  const anyNulls = vecs.some((v) => v.nulls !== null);
+  const nulls = anyNulls ? new Uint8Array(total) : null;
+  let k = 0;
+  for (const v of vecs) {
+    fixed.set(v.data as Float64Array, k);
+    if (nulls && v.nulls) nulls.set(v.nulls, k);
+    k += v.length;
+  }
+  return { fixed, nulls, as };
+}
+
+interface EncodeJob {
+  readonly schema: Record<string, unknown>[];
+  readonly kv: { key: string; value: string }[];
+  readonly rowGroup: number;
+  /** Row groups; each a list of [column name, column data]. */
+  readonly groups: { name: string; col: GroupColumn }[][];
+}
+
+/**
+ * Parquet encoding, shared verbatim by the worker (as source text) and the
+ * in-thread fallback. `lib` is hyparquet-writer.
+ */
+function encodeJob(lib: Writer, job: EncodeJob): ArrayBuffer {
+  const expand = (c: GroupColumn): unknown[] => {
+    if ('values' in c) return c.values;
+    const { fixed, nulls, as } = c;
+    const out = new Array<unknown>(fixed.length);
+    for (let i = 0; i < fixed.length; i++) {
+      if (nulls !== null && nulls[i] === 1) out[i] = null;
+      else if (as === 'bigint') out[i] = BigInt(fixed[i]!);
+      else if (as === 'bool') out[i] = fixed[i] === 1;
+      else out[i] = fixed[i];
+    }
+    return out;
+  };
+  const writer = new lib.ByteWriter();
+  const pw = new lib.ParquetWriter({ writer, schema: job.schema as never, statistics: false, kvMetadata: job.kv });
+  for (const g of job.groups) {
+    void pw.write({ columnData: g.map(({ name, col }) => ({ name, data: expand(col) })) as never, rowGroupSize: job.rowGroup });
+  }
+  void pw.finish();
+  return writer.getBuffer();
+}
+
+// The compaction encoder runs on a worker thread so that folding a WAL into a
+// fragment (~3 µs/row of CPU) never stalls inserts and queries on the engine's
+// event loop. The worker is plain JS built from encodeJob's own source (works
+// the same bundled, under tsx and under vitest) and imports hyparquet-writer by
+// its resolved file URL. If it cannot start, encoding falls back to this thread.
+const WORKER_IDLE_MS = 10_000;
+let worker: Worker | null = null;
+let workerBroken = false;
+let workerIdle: NodeJS.Timeout | null = null;
+let nextJob = 1;
+const jobs = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
+
+function workerSource(libUrl: string): string {
+  return `'use strict';
+const { parentPort } = require('node:worker_threads');
+const __name = (f) => f; // esbuild's keepNames helper, should the transpiler have added it
+const encodeJob = ${encodeJob.toString()};
+let lib = null;
+parentPort.on('message', async (m) => {
+  try {
+    lib ??= await import(${JSON.stringify(libUrl)});
+    const buf = encodeJob(lib, m.job);
+    parentPort.postMessage({ id: m.id, buf }, [buf]);
+  } catch (e) {
+    parentPort.postMessage({ id: m.id, error: String((e && e.stack) || e) });
+  }
+});`;
+}
+
+function failAll(e: Error): void {
+  for (const j of jobs.values()) j.reject(e);
+  jobs.clear();
+}
+
+function getWorker(): Worker | null {
+  if (workerBroken) return null;
+  if (worker) return worker;
+  try {
+    const libUrl = pathToFileURL(createRequire(import.meta.url).resolve('hyparquet-writer')).href;
+    const w = new Worker(workerSource(libUrl), { eval: true });
+    w.on('message', (m: { id: number; buf?: ArrayBuffer; error?: string }) => {
+      const j = jobs.get(m.id);
+      if (!j) return;
+      jobs.delete(m.id);
+      if (m.buf) j.resolve(new Uint8Array(m.buf));
+      else j.reject(new Error(`parquet encoder: ${m.error ?? 'no result'}`));
+      if (jobs.size === 0) {
+        w.unref();
+        idleWorker();
+      }
+    });
+    w.on('error', (e) => {
+      if (worker === w) worker = null;
+      failAll(e);
+    });
+    w.on('exit', () => {
+      if (worker === w) worker = null;
+      failAll(new Error('parquet encoder worker exited'));
+    });
+    w.unref();
+    worker = w;
+    return w;
+  } catch {
+    workerBroken = true;
+    return null;
+  }
+}
+
+/** Lets an idle worker go (its heap is tens of MB); the next compaction starts another. */
+function idleWorker(): void {
+  if (workerIdle) clearTimeout(workerIdle);
+  workerIdle = setTimeout(() => {
+    workerIdle = null;
+    if (jobs.size === 0 && worker) {
+      const w = worker;
+      worker = null;
+      void w.terminate();
+    }
+  }, WORKER_IDLE_MS);
+  workerIdle.unref();
+}
+
+async function runJob(job: EncodeJob): Promise<Uint8Array> {
+  const w = getWorker();
+  if (w) {
+    if (workerIdle) clearTimeout(workerIdle);
+    workerIdle = null;
+    const id = nextJob++;
+    // Referenced while a job is out, so a pending compaction keeps the process alive.
+    w.ref();
+    try {
+      return await new Promise<Uint8Array>((resolve, reject) => {
+        jobs.set(id, { resolve, reject });
+        w.postMessage({ id, job });
+      });
+    } catch (e) {
+      // Whatever went wrong in the worker, the encoding is retried here; a
+      // worker that fails outright is not started again.
+      if (!workerBroken) console.error(`parquet encoder worker failed, encoding on the main thread from now on: ${e instanceof Error ? e.message : String(e)}`);
+      workerBroken = true;
+    }
+  }
+  return new Uint8Array(encodeJob(await loadWriter(), job));
+}
+
+/**
  * Encodes the rows of `batches` (columns in `columns` order) as one parquet
- * file image, one row group at a time, yielding to the event loop between
- * groups so that a compaction never stalls the engine's other calls for long.
+ * file image. The encoding itself runs on a worker thread; this thread only
+ * copies the column data into row-group-sized arrays.
  */
 export async function encodeFragment(columns: readonly Column[], batches: readonly Batch[], meta: Record<string, string>): Promise<Uint8Array> {
   const schema: Record<string, unknown>[] = [{ name: 'root', num_children: columns.length }];
@@ -117,24 +286,14 @@ export async function encodeFragment(columns: readonly Column[], batches: readon
     if (m.converted) el.converted_type = m.converted;
     schema.push(el);
   }
-  const { ByteWriter, ParquetWriter } = await loadWriter();
-  const writer = new ByteWriter();
-  const pw = new ParquetWriter({
-    writer,
-    // hyparquet-writer's SchemaElement is structural; the elements above follow it.
-    schema: schema as never,
-    statistics: false,
-    kvMetadata: Object.entries(meta).map(([key, value]) => ({ key, value })),
-  });
   const total = batches.reduce((n, b) => n + b.length, 0);
+  const groups: EncodeJob['groups'] = [];
   for (let start = 0; start < total; start += ROW_GROUP) {
     const slice = sliceRows(batches, start, Math.min(total, start + ROW_GROUP));
-    const sources = columns.map((c, ci) => ({ name: c.name, data: columnData(c, slice.map((b) => b.columns[ci]!)) }));
-    await pw.write({ columnData: sources as never, rowGroupSize: ROW_GROUP });
-    await yieldToLoop();
+    groups.push(columns.map((c, ci) => ({ name: c.name, col: groupColumn(c, slice.map((b) => b.columns[ci]!)) })));
   }
-  await pw.finish();
-  return new Uint8Array(writer.getBuffer());
+  const kv = Object.entries(meta).map(([key, value]) => ({ key, value }));
+  return runJob({ schema, kv, rowGroup: ROW_GROUP, groups });
 }
 
 function decodeColumn(t: SqlType, raw: ArrayLike<unknown>): Vector {
