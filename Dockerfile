@@ -2,7 +2,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# npm install, not npm ci: see .ci/run (the lock lists only this platform's optional duckdb bindings).
+RUN npm install --no-audit --no-fund --no-save
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
