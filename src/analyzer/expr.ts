@@ -285,6 +285,11 @@ export function not(e: Expr): Expr {
   return { kind: 'logical', type: T.BOOL, op: 'not', args: [e] };
 }
 
+/** The supertype input of an expression (literals bring their value: STRUCT(NULL AS f) fits any field type). */
+export function typedOf(e: Expr): { type: SqlType; origin: Origin; value?: unknown } {
+  return e.kind === 'literal' ? { type: e.type, origin: originOf(e), value: e.value } : { type: e.type, origin: originOf(e) };
+}
+
 /** Unifies branch types (CASE/IF/COALESCE) and coerces every branch to the supertype. */
 function unify(exprs: Expr[], loc: A.Loc, what: string): { type: SqlType; exprs: Expr[] } {
   // ERROR(...) never returns: it takes the type the other branches agree on.
@@ -295,7 +300,7 @@ function unify(exprs: Expr[], loc: A.Loc, what: string): { type: SqlType; exprs:
     let k = 0;
     return { type: u.type, exprs: exprs.map((e) => (isError(e) ? { ...e, type: u.type } : u.exprs[k++]!)) };
   }
-  const t = supertype(exprs.map((e) => ({ type: e.type, origin: originOf(e) })));
+  const t = supertype(exprs.map(typedOf));
   if (!t) {
     throw sqlError(`No matching signature for ${what} for argument types: ${exprs.map((e) => (originOf(e) === Origin.Null ? 'NULL' : typeToSql(e.type))).join(', ')}`, loc);
   }
@@ -681,13 +686,13 @@ function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
     setOrigin(e, Origin.Null); // untyped empty array
     return e;
   } else {
-    const t = supertype(els.map((e) => ({ type: e.type, origin: originOf(e) })));
+    const t = supertype(els.map(typedOf));
     if (!t) throw sqlError(`Array elements of types {${[...new Set(els.map((e) => typeToSql(e.type)))].join(', ')}} do not have a common supertype`, n.loc);
     elType = t;
   }
   if (elType.kind === 'ARRAY') throw sqlError('Cannot construct array with element type ARRAY because nested arrays are not supported', n.loc);
   const coerced = els.map((e, i) => {
-    if (!canCoerce(e.type, elType, originOf(e)) && !typeEquals(e.type, elType)) {
+    if (!canCoerce(e.type, elType, originOf(e), e.kind === 'literal' ? e.value : undefined) && !typeEquals(e.type, elType)) {
       throw sqlError(`Array element type ${typeToSql(e.type)} does not coerce to ${typeToSql(elType)}`, n.elements[i]!.loc);
     }
     return coerce(e, elType);

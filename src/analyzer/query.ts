@@ -379,6 +379,18 @@ function literalOrigin(rel: Rel, c: number): Origin {
   return Origin.Column;
 }
 
+/** The literal value behind column `c` of a projection (as `literalOrigin` finds it). */
+function literalValue(rel: Rel, c: number): unknown {
+  if (rel.kind !== 'project') return undefined;
+  const e = rel.exprs[c]!;
+  if (e.kind === 'literal') return e.value;
+  if (e.kind === 'column' && !e.correlated && correspondingProjections.has(rel) && rel.input.kind === 'project') {
+    const k = rel.input.columns.findIndex((x) => x.id === e.columnId);
+    if (k >= 0) return literalValue(rel.input, k);
+  }
+  return undefined;
+}
+
 function resolveSetOp(an: Analyzer, b: A.SetOperation, outer: Scope | undefined): RelOut {
   const parts: A.QueryExpr[] = [];
   flattenSetOp(b, parts);
@@ -401,7 +413,9 @@ function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], parts: 
     const items = outs.map((o) => {
       const rel = o.rel;
       // A literal select item keeps its literal-ness for supertyping (SELECT 1 UNION ALL SELECT 2.5).
-      return { type: rel.columns[c]!.type, origin: literalOrigin(rel, c) };
+      const origin = literalOrigin(rel, c);
+      const value = origin !== Origin.Column ? literalValue(rel, c) : undefined;
+      return { type: rel.columns[c]!.type, origin, ...(value !== undefined ? { value } : {}) };
     });
     const st = supertype(items);
     if (!st) {

@@ -104,15 +104,17 @@ const COL = {};
 export interface Typed {
   readonly type: SqlType;
   readonly origin: Origin;
+  /** A literal's value: NULL fields of a STRUCT literal coerce to any field type. */
+  readonly value?: unknown;
 }
 
-export function canCoerce(from: SqlType, to: SqlType, origin: Origin = Origin.Column): boolean {
-  return sharedCanCoerce(from, to, coercionOpts(origin));
+export function canCoerce(from: SqlType, to: SqlType, origin: Origin = Origin.Column, value?: unknown): boolean {
+  return sharedCanCoerce(from, to, value === undefined ? coercionOpts(origin) : { ...coercionOpts(origin), value });
 }
 
 /** Common supertype of CASE/IF/COALESCE branches, set-operation columns, IN lists, array elements. */
 export function supertype(items: readonly Typed[]): SqlType | undefined {
-  const t = commonSupertype(items.map((i) => ({ type: i.type, ...coercionOpts(i.origin) })));
+  const t = commonSupertype(items.map((i) => ({ type: i.type, ...coercionOpts(i.origin), ...(i.value !== undefined ? { value: i.value } : {}) })));
   // The supertype of collated strings carries their common collation (array literals, CASE, set operations).
   if (!t) return t;
   const coll = mergeCollations(items.map((i) => collationOf(i.type))).collation;

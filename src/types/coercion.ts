@@ -7,7 +7,7 @@
 //   - Untyped NULL and the untyped empty array `[]` coerce to any type.
 //   - STRUCT coerces field-wise (same arity); ARRAY only to an ARRAY of the exact same element
 //     type (ARRAY<INT64> does not coerce to ARRAY<FLOAT64>).
-import { T, arrayOf, structOf, typeEquals, type ScalarKind, type SqlType, type StructField } from './types.js';
+import { T, arrayOf, structOf, typeEquals, type ScalarKind, type SqlType, type StructField, type StructType } from './types.js';
 
 export interface CoercionOpts {
   readonly value?: unknown;
@@ -113,6 +113,9 @@ export function commonSupertype(inputArgs: readonly CoercibleArg[]): SqlType | u
     const arr = args.find((a) => a.type.kind === 'ARRAY');
     return arr ? arrayOf(T.INT64) : T.INT64;
   }
+  // STRUCTs unify field by field, each field with the literal-ness of its
+  // value: the NULL field of STRUCT(NULL AS f) takes any type (ZetaSQL).
+  if (typed.every((a) => a.type.kind === 'STRUCT')) return structSupertype(typed);
   // Non-literal arguments fix the type; then non-STRING literals; STRING literals
   // (which may become DATE/TIME/...) are the softest.
   const soft = (a: CoercibleArg) => !!(a.isLiteral || a.isParameter);
@@ -127,6 +130,26 @@ export function commonSupertype(inputArgs: readonly CoercibleArg[]): SqlType | u
     if (candidate !== undefined && typed.every((a) => canCoerce(a.type, candidate, a))) return candidate;
   }
   return undefined;
+}
+
+function structSupertype(args: readonly CoercibleArg[]): SqlType | undefined {
+  const first = args[0]!.type as StructType;
+  if (args.some((a) => (a.type as StructType).fields.length !== first.fields.length)) return undefined;
+  const fields: StructField[] = [];
+  for (let i = 0; i < first.fields.length; i++) {
+    const sub = args.map((a): CoercibleArg => {
+      const soft = !!(a.isLiteral || a.isParameter);
+      const vals = soft && Array.isArray(a.value) ? (a.value as unknown[]) : undefined;
+      const v = vals?.[i];
+      return { type: (a.type as StructType).fields[i]!.type, isLiteral: a.isLiteral, isParameter: a.isParameter, ...(vals ? { value: v, untypedNull: v === null } : {}) };
+    });
+    // A NULL field value keeps its own type only when every input's field is NULL.
+    const t = sub.every((x) => x.untypedNull) ? supertypeOfTypes(sub.map((x) => x.type)) : commonSupertype(sub.map((x) => (x.untypedNull ? { ...x, type: T.INT64 } : x)));
+    if (t === undefined) return undefined;
+    // ZetaSQL keeps the first struct's field names.
+    fields.push({ name: first.fields[i]!.name, type: t });
+  }
+  return structOf(fields);
 }
 
 /** The supertype of plain (non-literal) types. */
