@@ -33,9 +33,8 @@ export function valuesEqual(a: Value, b: Value, t: SqlType): boolean {
       return true;
     }
     case 'INTERVAL': {
-      const x = a as Interval;
-      const y = b as Interval;
-      return x.months === y.months && x.days === y.days && x.micros === y.micros;
+      // Equal as compared: 1 month = 30 days, 1 day = 24 h (GROUP BY, DISTINCT, joins).
+      return intervalMicros(a as Interval) === intervalMicros(b as Interval);
     }
     case 'RANGE': {
       const x = a as RangeValue;
@@ -239,8 +238,7 @@ export function hashValue(v: Value, t: SqlType): number {
       return mix32(h);
     }
     case 'INTERVAL': {
-      const x = v as Interval;
-      return mix32(combineHash(combineHash(x.months, x.days), hashBigint(x.micros)));
+      return mix32(hashBigint(intervalMicros(v as Interval)));
     }
     case 'RANGE': {
       const x = v as RangeValue;
