@@ -1,0 +1,147 @@
+// Measures and predicates on the sphere, with S2 primitives (s2js): geodesic
+// edges, exact crossing tests, S2 loop areas and centroids. Predicates use the
+// closed model of the service: a polygon covers its boundary, a polyline
+// covers its vertices.
+import { s2 } from 's2js';
+import { angleBetween, arcCentroid, crossing, CROSS, ON_EDGE, segmentDistance } from './sphere.js';
+import { fromS2, loopOf, R, s2p, sameLL, type Geo, type LngLat, type Poly } from './model.js';
+
+
+type Edge = readonly [s2.Point, s2.Point];
+const lineEdges = (l: readonly LngLat[]): Edge[] => l.slice(1).map((v, i) => [s2p(l[i]!), s2p(v)] as const);
+const ringEdges = (r: readonly LngLat[]): Edge[] => r.map((v, i) => [s2p(v), s2p(r[(i + 1) % r.length]!)] as const);
+const polyEdges = (p: Poly): Edge[] => p.flatMap(ringEdges);
+const allEdges = (g: Geo): Edge[] => [...g.lines.flatMap(lineEdges), ...g.polys.flatMap(polyEdges)];
+
+const distToEdge = (p: s2.Point, e: Edge): number => segmentDistance(p, e[0], e[1]);
+const onEdge = (p: s2.Point, e: Edge): boolean => distToEdge(p, e) < ON_EDGE;
+
+// ---------------------------------------------------------------- lengths and areas
+
+const edgeLen = (e: Edge): number => angleBetween(e[0].vector, e[1].vector);
+export const lengthMeters = (g: Geo): number => g.lines.flatMap(lineEdges).reduce((a, e) => a + edgeLen(e), 0) * R;
+export const perimeterMeters = (g: Geo): number => g.polys.flatMap(polyEdges).reduce((a, e) => a + edgeLen(e), 0) * R;
+
+/** Shell area minus holes; a hole ring (clockwise) is a loop around everything but the hole. */
+const polyArea = (p: Poly): number => p.reduce((a, r, i) => (i === 0 ? loopOf(r).area() : a - (4 * Math.PI - loopOf(r).area())), 0);
+export const areaMeters = (g: Geo): number => g.polys.reduce((a, p) => a + polyArea(p), 0) * R * R;
+
+// ---------------------------------------------------------------- point location
+
+/** Semi-open S2 containment of the polygon interior (every ring contains p on its left). */
+const polyContains = (p: Poly, x: s2.Point): boolean => p.every((r) => loopOf(r).containsPoint(x));
+const onPolyBoundary = (p: Poly, x: s2.Point): boolean => polyEdges(p).some((e) => onEdge(x, e));
+
+/** Where a point lies relative to a value: 'interior', 'boundary' or 'exterior'. */
+function locate(g: Geo, x: s2.Point): 'interior' | 'boundary' | 'exterior' {
+  for (const p of g.polys) {
+    if (onPolyBoundary(p, x)) return 'boundary';
+    if (polyContains(p, x)) return 'interior';
+  }
+  let boundary = false;
+  for (const l of g.lines) {
+    const open = !sameLL(l[0]!, l[l.length - 1]!);
+    const isEnd = open && (x.equals(s2p(l[0]!)) || x.equals(s2p(l[l.length - 1]!)));
+    if (lineEdges(l).some((e) => onEdge(x, e))) {
+      if (!isEnd) return 'interior';
+      boundary = true;
+    }
+  }
+  if (boundary) return 'boundary';
+  if (g.points.some((q) => s2p(q).equals(x))) return 'interior';
+  return 'exterior';
+}
+const covered = (g: Geo, x: s2.Point): boolean => locate(g, x) !== 'exterior';
+
+/**
+ * Where the segment ab (part of a ring of another polygon) lies relative to
+ * polygon p, judged at its midpoint: inside, outside, or along p's boundary in
+ * the same or the opposite direction.
+ */
+export function locateEdgeMid(p: Poly, a: s2.Point, b: s2.Point): 'interior' | 'exterior' | 'same' | 'opposite' {
+  const m = midpoint([a, b]);
+  const e = polyEdges(p).find((f) => onEdge(m, f));
+  if (e) return b.vector.sub(a.vector).dot(e[1].vector.sub(e[0].vector)) > 0 ? 'same' : 'opposite';
+  return polyContains(p, m) ? 'interior' : 'exterior';
+}
+
+const midpoint = (e: Edge): s2.Point => s2.Point.fromVector(e[0].vector.add(e[1].vector).normalize());
+
+// ---------------------------------------------------------------- predicates
+
+function edgesCrossProperly(a: Edge[], b: Edge[]): boolean {
+  for (const e of a) for (const f of b) if (crossing(e[0], e[1], f[0], f[1]) === CROSS) return true;
+  return false;
+}
+
+const vertexPoints = (g: Geo): s2.Point[] => [...g.points, ...g.lines.flat(), ...g.polys.flat(2)].map(s2p);
+
+export function intersects(a: Geo, b: Geo): boolean {
+  if (vertexPoints(a).some((x) => covered(b, x))) return true;
+  if (vertexPoints(b).some((x) => covered(a, x))) return true;
+  // Otherwise they meet only where edges cross at points interior to both.
+  return edgesCrossProperly(allEdges(a), allEdges(b));
+}
+
+/** No point of b lies outside a (false when b is empty). */
+export function covers(a: Geo, b: Geo): boolean {
+  const bv = vertexPoints(b);
+  if (bv.length === 0 || !bv.every((x) => covered(a, x))) return false;
+  const aEdges = a.polys.flatMap(polyEdges);
+  // Every edge of b must stay inside a: it may not cross a polygon boundary, and
+  // its midpoint must be covered too (an edge may leave and re-enter through vertices).
+  for (const e of [...b.lines.flatMap(lineEdges), ...b.polys.flatMap(polyEdges)]) {
+    if (!covered(a, midpoint(e))) return false;
+    if (edgesCrossProperly([e], aEdges)) return false;
+  }
+  // A hole of a inside a polygon of b leaves part of b uncovered.
+  for (const p of a.polys) for (const hole of p.slice(1)) for (const bp of b.polys) if (polyContains(bp, s2p(hole[0]!)) && !onPolyBoundary(bp, s2p(hole[0]!))) return false;
+  return true;
+}
+
+/** b is covered by a and their interiors meet (a point on a's boundary only is not contained). */
+export function contains(a: Geo, b: Geo): boolean {
+  if (!covers(a, b)) return false;
+  if (b.polys.length) return true;
+  const probes = [...b.points.map(s2p), ...b.lines.flatMap(lineEdges).flatMap((e) => [e[0], midpoint(e)])];
+  return probes.some((x) => locate(a, x) === 'interior');
+}
+
+// ---------------------------------------------------------------- distance
+
+/** Minimum geodesic distance in meters; null when either value is empty. */
+export function distanceMeters(a: Geo, b: Geo): number | null {
+  const av = vertexPoints(a);
+  const bv = vertexPoints(b);
+  if (av.length === 0 || bv.length === 0) return null;
+  if (intersects(a, b)) return 0;
+  // Disjoint: the closest pair involves a vertex of one side.
+  const side = (xs: s2.Point[], g: Geo): number => {
+    const edges = allEdges(g);
+    const pts = g.points.map(s2p);
+    let best = Infinity;
+    for (const x of xs) {
+      for (const q of pts) best = Math.min(best, angleBetween(x.vector, q.vector));
+      for (const e of edges) best = Math.min(best, distToEdge(x, e));
+    }
+    return best;
+  };
+  return Math.min(side(av, b), side(bv, a)) * R;
+}
+
+// ---------------------------------------------------------------- centroid
+
+/** S2 centroid of the highest-dimension parts: area-, length- or count-weighted. */
+export function centroid(g: Geo): LngLat | null {
+  let v = new s2.Point(0, 0, 0).vector;
+  if (g.polys.length) {
+    for (const p of g.polys) for (const r of p) v = v.add(loopOf(r).centroid().vector);
+  } else if (g.lines.length) {
+    for (const e of g.lines.flatMap(lineEdges)) v = v.add(arcCentroid(e[0].vector, e[1].vector));
+  } else {
+    for (const q of g.points) v = v.add(s2p(q).vector);
+  }
+  if (v.norm() === 0) return null;
+  return fromS2(s2.Point.fromVector(v.normalize()));
+}
+

@@ -1,0 +1,176 @@
+// The GEOGRAPHY value model: a normalized set of points, polylines and
+// polygons on the unit sphere, as BigQuery (S2) holds it. Vertices keep the
+// input degrees for printing; geometry is computed on S2 points (s2js), so
+// every edge is a geodesic (a line along a parallel bulges toward the pole).
+import { s2 } from 's2js';
+import { Geography, type Value } from '../../types/values.js';
+import { fail } from '../vec.js';
+import { crossing, CROSS } from './sphere.js';
+
+/** Mean Earth radius BigQuery uses for lengths, distances and areas. */
+export const R = 6371008.8;
+
+export type LngLat = readonly [number, number];
+/** A polygon ring without its closing vertex, oriented with the interior on its left (shell CCW, holes CW). */
+export type Ring = LngLat[];
+export type Poly = Ring[];
+
+export interface Geo {
+  readonly points: LngLat[];
+  readonly lines: LngLat[][];
+  readonly polys: Poly[];
+}
+
+export const EMPTY: Geo = { points: [], lines: [], polys: [] };
+export const isEmpty = (g: Geo): boolean => g.points.length === 0 && g.lines.length === 0 && g.polys.length === 0;
+
+/** Thrown by parsers and constructors; the caller prefixes the function name. */
+export class GeoError extends Error {}
+export const geoFail = (msg: string): never => {
+  throw new GeoError(msg);
+};
+
+/** Runs `f`, turning a GeoError into the service's "<FN> failed: <reason>" query error. */
+export function withName<X>(fn: string, f: () => X): X {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof GeoError) fail(`${fn} failed: ${e.message}`);
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------- S2 conversions (cached per vertex array)
+
+const pointCache = new WeakMap<LngLat, s2.Point>();
+export function s2p(v: LngLat): s2.Point {
+  let p = pointCache.get(v);
+  if (!p) {
+    p = s2.Point.fromLatLng(s2.LatLng.fromDegrees(v[1], v[0]));
+    pointCache.set(v, p);
+  }
+  return p;
+}
+
+/** Computed vertices print with 15 significant digits: the last bits of an xyz -> degrees round trip are noise. */
+const round15 = (x: number): number => (x === 0 ? 0 : Number(x.toPrecision(15)));
+export function fromS2(p: s2.Point): LngLat {
+  const ll = s2.LatLng.fromPoint(p);
+  const lat = round15((ll.lat * 180) / Math.PI);
+  const lng = Math.abs(lat) === 90 ? 0 : round15((ll.lng * 180) / Math.PI);
+  return [lng === 0 ? 0 : lng, lat === 0 ? 0 : lat];
+}
+
+const loopCache = new WeakMap<Ring, s2.Loop>();
+export function loopOf(r: Ring): s2.Loop {
+  let l = loopCache.get(r);
+  if (!l) {
+    l = new s2.Loop(r.map(s2p));
+    loopCache.set(r, l);
+  }
+  return l;
+}
+
+export const sameLL = (a: LngLat, b: LngLat): boolean => s2p(a).equals(s2p(b));
+
+// ---------------------------------------------------------------- coordinates
+
+/** Latitude must be in range; longitude wraps into [-180, 180] (the service takes it modulo 360). */
+export function checkLL(lng: number, lat: number): LngLat {
+  if (!Number.isFinite(lng) || !Number.isFinite(lat)) geoFail('Coordinates must be finite numbers');
+  if (lat < -90 || lat > 90) geoFail(`Latitude must be between -90 and 90 degrees.`);
+  if (lng > 180 || lng < -180) {
+    lng = ((lng % 360) + 360) % 360;
+    if (lng > 180) lng -= 360;
+  }
+  return [lng === 0 ? 0 : lng, lat === 0 ? 0 : lat];
+}
+
+// ---------------------------------------------------------------- building normalized values
+
+const dedupe = (vs: LngLat[]): LngLat[] => vs.filter((v, i) => i === 0 || !sameLL(v, vs[i - 1]!));
+
+/** A polyline drops repeated consecutive vertices; one left over makes it a point. */
+export function addLine(acc: { points: LngLat[]; lines: LngLat[][] }, vs: LngLat[]): void {
+  const d = dedupe(vs);
+  if (d.length === 0) return;
+  if (d.length === 1) acc.points.push(d[0]!);
+  else acc.lines.push(d);
+}
+
+/** Loop area (steradians) for the ring as oriented (interior on its left). */
+export const ringArea = (r: Ring): number => loopOf(r).area();
+
+/**
+ * Turns a closed (or, with `autoClose`, open) vertex list into a ring: drops the
+ * closing and repeated vertices, checks that the loop is valid (3 distinct
+ * vertices, no crossing edges).
+ */
+export function makeRing(vs: LngLat[], autoClose = false): Ring {
+  if (vs.length > 0 && !sameLL(vs[0]!, vs[vs.length - 1]!)) {
+    if (!autoClose) geoFail('Invalid polygon loop: the first and last vertices must be the same');
+    vs = [...vs, vs[0]!];
+  }
+  let d = dedupe(vs);
+  if (d.length > 1) d = d.slice(0, -1);
+  const distinct = new Set(d.map((v) => `${s2p(v).x},${s2p(v).y},${s2p(v).z}`)).size;
+  if (distinct < 3) geoFail(`Invalid polygon loop: Polygon loop should have at least 3 unique vertices, but only had ${distinct}`);
+  const pts = d.map(s2p);
+  const n = pts.length;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 2; j < n; j++) {
+      if (i === 0 && j === n - 1) continue;
+      if (crossing(pts[i]!, pts[(i + 1) % n]!, pts[j]!, pts[(j + 1) % n]!) === CROSS) geoFail(`Invalid polygon loop: Edge ${i} crosses edge ${j}`);
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const a = pts[i]!;
+    const b = pts[(i + 1) % n]!;
+    if (a.vector.dot(b.vector) < -1 + 1e-15) geoFail(`Invalid polygon loop: Edge ${i} has antipodal vertices`);
+  }
+  return d;
+}
+
+const reversed = (r: Ring): Ring => [...r].reverse();
+
+/**
+ * A polygon from rings (shell first). Unoriented (the default of the
+ * constructors): each ring bounds the smaller of its two sides, so the shell
+ * is made counter-clockwise and holes clockwise. Oriented: the rings are used
+ * as given (interior on the left of every ring).
+ */
+export function makePoly(rings: Ring[], oriented: boolean): Poly {
+  if (oriented) return rings;
+  return rings.map((r, i) => {
+    const big = ringArea(r) > 2 * Math.PI;
+    return (i === 0 ? big : !big) ? reversed(r) : r;
+  });
+}
+
+// ---------------------------------------------------------------- SQL values
+
+export function geoValue(g: Geo, print: (g: Geo) => string): Geography {
+  return new Geography(g, print(g));
+}
+
+// Values read back from storage or JSON carry only their text; parsed once.
+const parsedCache = new WeakMap<Geography, Geo>();
+export function geoOf(v: Value, parse: (wkt: string) => Geo): Geo {
+  const gv = v as Geography;
+  if (gv.shape) return gv.shape as Geo;
+  let g = parsedCache.get(gv);
+  if (!g) {
+    g = withName('ST_GeogFromText', () => parse(gv.wkt));
+    parsedCache.set(gv, g);
+  }
+  return g;
+}
+
+/** All vertices: points, polyline vertices, ring vertices. */
+export function vertices(g: Geo): LngLat[] {
+  return [...g.points, ...g.lines.flat(), ...g.polys.flat(2)];
+}
+
+export function dimension(g: Geo): number {
+  return g.polys.length ? 2 : g.lines.length ? 1 : g.points.length ? 0 : -1;
+}

@@ -1,0 +1,70 @@
+// Spherical edge primitives on unit vectors. s2js keeps its edge predicates
+// (crossing sign, distance to an edge, edge centroid) internal, so these are
+// written here from their definitions.
+import { r3, s2 } from 's2js';
+
+export type Vec = r3.Vector;
+
+
+export const angleBetween = (a: Vec, b: Vec): number => Math.atan2(a.cross(b).norm(), a.dot(b));
+/** Orientation of the triangle (a, b, c): +1 counter-clockwise, -1 clockwise, 0 collinear (within rounding). */
+export function orient(a: Vec, b: Vec, c: Vec): number {
+  const det = a.cross(b).dot(c);
+  return Math.abs(det) < 1e-15 ? 0 : det > 0 ? 1 : -1;
+}
+export const CROSS = 1;
+export const TOUCH = 0;
+export const APART = -1;
+/**
+ * Whether edges ab and cd cross at a point interior to both (CROSS), share a
+ * vertex or touch collinearly (TOUCH, callers decide with on-edge tests), or not.
+ */
+export function crossing(a: s2.Point, b: s2.Point, c: s2.Point, d: s2.Point): number {
+  if (a.equals(c) || a.equals(d) || b.equals(c) || b.equals(d)) return TOUCH;
+  if (a.equals(b) || c.equals(d)) return APART;
+  const [av, bv, cv, dv] = [a.vector, b.vector, c.vector, d.vector];
+  const acb = -orient(av, bv, cv);
+  const bda = orient(av, bv, dv);
+  if (acb === 0 || bda === 0) return TOUCH;
+  if (acb !== bda) return APART;
+  const cbd = -orient(cv, dv, bv);
+  if (cbd === 0) return TOUCH;
+  if (cbd !== acb) return APART;
+  const dac = orient(cv, dv, av);
+  if (dac === 0) return TOUCH;
+  return dac === acb ? CROSS : APART;
+}
+
+/** Angular distance from x to the geodesic segment ab. */
+export function segmentDistance(x: s2.Point, a: s2.Point, b: s2.Point): number {
+  const [xv, av, bv] = [x.vector, a.vector, b.vector];
+  const n = av.cross(bv);
+  if (n.norm() > 0) {
+    // x projects inside the arc when it is on the inner side of both end planes.
+    if (n.cross(av).dot(xv) > 0 && bv.cross(n).dot(xv) > 0) {
+      const nn = n.normalize();
+      return Math.abs(Math.asin(Math.max(-1, Math.min(1, xv.dot(nn)))));
+    }
+  }
+  return Math.min(angleBetween(xv, av), angleBetween(xv, bv));
+}
+
+/** Integral of the position vector along the arc ab: direction of its midpoint, length 2 sin(theta/2). */
+export const arcCentroid = (a: Vec, b: Vec): Vec => {
+  const s = a.add(b);
+  return s.norm() === 0 ? s : s.normalize().mul(a.sub(b).norm());
+};
+
+
+/** x lies on the geodesic segment ab (within rounding). */
+export const onSegment = (x: s2.Point, a: s2.Point, b: s2.Point): boolean => segmentDistance(x, a, b) < ON_EDGE;
+
+/** Points closer than this (radians, ~0.06 µm on the Earth) to an edge lie on it: exact in S2, rounding noise here. */
+export const ON_EDGE = 1e-14;
+
+/** The point where two crossing segments ab and cd meet. */
+export function segmentIntersection(a: s2.Point, b: s2.Point, c: s2.Point, d: s2.Point): s2.Point {
+  let x = a.vector.cross(b.vector).cross(c.vector.cross(d.vector)).normalize();
+  if (x.dot(a.vector.add(b.vector)) < 0) x = x.mul(-1);
+  return s2.Point.fromVector(x);
+}
