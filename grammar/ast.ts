@@ -1102,6 +1102,8 @@ export interface CreateFunctionStmt extends StmtBase {
   returns?: TypeNode;
   /** LANGUAGE js etc. (lower-cased as written); undefined for SQL. */
   language?: string;
+  /** DETERMINISTIC / NOT DETERMINISTIC, when written. */
+  deterministic?: boolean;
   /** SQL UDF body expression (AS (expr)). */
   body?: Expr;
   /** Table function body query. */

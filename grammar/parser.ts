@@ -45,6 +45,29 @@ const QUERY_START = new Set(['SELECT', 'WITH', 'FROM']);
 const JOIN_START = new Set(['JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'NATURAL']);
 const CLAUSE_END = new Set(['FROM', 'WHERE', 'GROUP', 'HAVING', 'QUALIFY', 'WINDOW', 'ORDER', 'LIMIT', 'UNION', 'INTERSECT', 'EXCEPT']);
 
+/** Word operators that start an expression (and are not calls): `NOT (x)`. */
+const PREFIX_WORDS = new Set(['NOT']);
+
+/**
+ * `a OR b OR c ...` as a tree. Short chains nest to the left as written; long
+ * ones (generated IN-like filters with thousands of terms) are balanced so the
+ * tree stays shallow: AND/OR are associative and the analyzer flattens them.
+ */
+function chain(op: 'AND' | 'OR', terms: A.Expr[]): A.Expr {
+  if (terms.length > 32) {
+    const build = (lo: number, hi: number): A.Expr => {
+      if (hi - lo === 1) return terms[lo]!;
+      const mid = (lo + hi) >>> 1;
+      const left = build(lo, mid);
+      return { kind: 'BinaryExpr', loc: left.loc, op, left, right: build(mid, hi) };
+    };
+    return build(0, terms.length);
+  }
+  let left = terms[0]!;
+  for (let i = 1; i < terms.length; i++) left = { kind: 'BinaryExpr', loc: left.loc, op, left, right: terms[i]! };
+  return left;
+}
+
 const S = SYM as Record<string, TokenType>;
 const LP = S['(']!;
 const RP = S[')']!;
@@ -1240,8 +1263,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         { ALT: () => (this.consume(13, K.RETURNS!), (s.returns = this.subrule(14, this.type))) },
         { ALT: () => (this.consume(15, K.LANGUAGE!), (s.language = this.str(this.subrule(16, this.ident)).toLowerCase())) },
         { ALT: () => (s.options = this.subrule(17, this.optionsList)) },
-        { ALT: () => this.consume(18, K.DETERMINISTIC!) },
-        { GATE: () => this.isKw('DETERMINISTIC', 2), ALT: () => (this.consume(19, K.NOT!), this.consume(20, K.DETERMINISTIC!)) },
+        { ALT: () => (this.consume(18, K.DETERMINISTIC!), (s.deterministic = true)) },
+        { GATE: () => this.isKw('DETERMINISTIC', 2), ALT: () => (this.consume(19, K.NOT!), this.consume(20, K.DETERMINISTIC!), (s.deterministic = false)) },
         {
           GATE: () => this.isKw('SECURITY', 2),
           ALT: () => {
@@ -3330,25 +3353,104 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   // Expressions: one rule per precedence level, loosest first
   // -------------------------------------------------------------------------
 
-  expr = this.RULE('expr', (): A.Expr => {
-    let left = this.subrule(1, this.andExpr);
-    this.many(2, () => {
-      this.consume(3, K.OR!);
-      const right = this.subrule(4, this.andExpr);
-      left = { kind: 'BinaryExpr', loc: left.loc, op: 'OR', left, right };
-    });
-    return left;
-  });
+  private exprAlts: IOrAlt<A.Expr>[] | undefined;
+  expr = this.RULE('expr', (): A.Expr =>
+    this.or(5, (this.exprAlts ??= [
+      {
+        // A lone call or parenthesized operand (`IF(...)`, `((...))`) goes straight to
+        // postfixExpr: skipping the dozen precedence levels keeps deep nesting off the stack.
+        // Parentheses that only wrap another parenthesized group are consumed in a loop
+        // (they make no AST node), so `((((x))))` costs one level however deep.
+        GATE: () => this.lonePrimaryAhead(),
+        ALT: (): A.Expr => {
+          let wrap = this.live ? this.wrapperParens() : 0;
+          let open = 0;
+          this.many(7, { GATE: () => open < wrap, DEF: () => (this.consume(8, LP), open++) });
+          const e = this.subrule(6, this.postfixExpr);
+          this.many(9, { GATE: () => open > 0, DEF: () => (this.consume(10, RP), open--) });
+          wrap = 0;
+          return e;
+        },
+      },
+      {
+        ALT: (): A.Expr => {
+          const terms = [this.subrule(1, this.andExpr)];
+          this.many(2, () => {
+            this.consume(3, K.OR!);
+            terms.push(this.subrule(4, this.andExpr));
+          });
+          return chain('OR', terms);
+        },
+      },
+    ])),
+  );
 
   private andExpr = this.RULE('andExpr', (): A.Expr => {
-    let left = this.subrule(1, this.notExpr);
+    const terms = [this.subrule(1, this.notExpr)];
     this.many(2, () => {
       this.consume(3, K.AND!);
-      const right = this.subrule(4, this.notExpr);
-      left = { kind: 'BinaryExpr', loc: left.loc, op: 'AND', left, right };
+      terms.push(this.subrule(4, this.notExpr));
     });
-    return left;
+    return chain('AND', terms);
   });
+
+  /**
+   * The expression ahead is one call `name(...)` or one parenthesized group
+   * `(...)` followed by a token that ends any expression (`)`, `,`, `;`, end):
+   * then no operator can apply and it parses as a postfixExpr alone.
+   */
+  /**
+   * How many leading `(` only wrap the next `(`'s group: in `(((x)))`, two
+   * (the innermost pair stays: it may be a subquery or a tuple).
+   */
+  private wrapperParens(): number {
+    let run = 0;
+    while (this.isSym('(', run + 1)) run++;
+    if (run < 2) return 0;
+    // One pass: where each `(` of the leading run closes.
+    const close = new Array<number>(run + 1).fill(-1);
+    const open: number[] = [];
+    for (let k = 1; ; k++) {
+      const x = this.la(k);
+      if (x.tokenType === EOF) return 0;
+      if (x.kind !== T.Symbol) continue;
+      if (x.image === '(') open.push(k);
+      else if (x.image === ')') {
+        const o = open.pop()!;
+        if (o <= run) close[o] = k;
+        if (open.length === 0) break;
+      }
+    }
+    let n = 0;
+    while (n + 2 <= run && close[n + 2] === close[n + 1]! - 1) n++;
+    return n;
+  }
+
+  /** Lookahead index of the `)` matching the `(` at index k, or -1. */
+  private matchingParen(k: number): number {
+    let depth = 0;
+    for (;; k++) {
+      const x = this.la(k);
+      if (x.tokenType === EOF) return -1;
+      if (x.kind !== T.Symbol) continue;
+      if (x.image === '(') depth++;
+      else if (x.image === ')' && --depth === 0) return k;
+    }
+  }
+
+  private lonePrimaryAhead(): boolean {
+    let k = 1;
+    const t = this.la(1);
+    if (t.kind === T.Word || t.kind === T.QuotedIdent) {
+      if (t.kind === T.Word && PREFIX_WORDS.has(t.upper)) return false;
+      k = 2;
+    }
+    if (!this.isSym('(', k)) return false;
+    k = this.matchingParen(k);
+    if (k < 0) return false;
+    const after = this.la(k + 1);
+    return after.tokenType === EOF || (after.kind === T.Symbol && (after.image === ')' || after.image === ',' || after.image === ';'));
+  }
 
   private notExprAlts: IOrAlt<A.Expr>[] | undefined;
   private notExpr = this.RULE('notExpr', (): A.Expr =>

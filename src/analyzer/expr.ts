@@ -11,6 +11,8 @@ import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../ty
 import { Decimal, type Value } from '../types/values.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
+import { QueryError } from '../planner/api.js';
+import { externalUdfCall, languageOf } from '../udf/index.js';
 import { constantValue } from './names.js';
 import { rewriteExpr } from './rewrite.js';
 import { resolveSubquery } from './query.js';
@@ -1080,9 +1082,8 @@ function routineStmt(an: Analyzer, r: Record<string, unknown>): A.CreateFunction
 }
 
 function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, ctx: ExprCtx): Expr {
-  if (!udf.body) {
-    throw sqlError(udf.language ? `Function ${n.name.join('.')}: LANGUAGE ${udf.language} functions are not supported` : `Function ${n.name.join('.')} has no SQL body`, n.loc);
-  }
+  const external = languageOf(udf) !== undefined;
+  if (!udf.body && !external) throw sqlError(`Function ${n.name.join('.')} has no SQL body`, n.loc);
   if (n.args.length !== udf.params.length) {
     throw sqlError(`Number of arguments does not match for function ${n.name.join('.')}`, n.loc);
   }
@@ -1098,8 +1099,18 @@ function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, c
     }
     m.set(p.name.toLowerCase(), v);
   });
+  if (external) {
+    // JavaScript / Python: a call whose kernel runs the compiled function over the batch (src/udf/).
+    const args = udf.params.map((p) => m.get(p.name.toLowerCase())!);
+    try {
+      return externalUdfCall(an.env, udf, n.name.join('.'), args, args.map((a) => a.type), udf.returns ? typeFromNode(udf.returns) : T.STRING, n.safe);
+    } catch (e) {
+      if (e instanceof QueryError && !/ at \[\d+:\d+\]$/.test(e.message)) throw new QueryError(`${e.message} at [${n.loc.line}:${n.loc.column}]`, e.reason, e.httpCode);
+      throw e;
+    }
+  }
   // The body sees only its parameters (and may call aggregates when the caller allows them).
-  let body = resolveExpr(an, udf.body, { scope: new Scope(), clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
+  let body = resolveExpr(an, udf.body!, { scope: new Scope(), clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
   if (udf.returns) {
     const rt = typeFromNode(udf.returns);
     if (!typeEquals(body.type, rt)) body = coerce(body, rt);

@@ -21,6 +21,7 @@ import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { callScalar, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
 import { applyNested } from './nested-dml.js';
+import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
 
 const fq = (id: TableId) => `${id.projectId}:${id.datasetId}.${id.tableId}`;
 
@@ -814,8 +815,20 @@ function typeJson(t: SqlType): Record<string, unknown> {
 
 export async function createFunction(s: Session, st: A.CreateFunctionStmt): Promise<QueryResult> {
   const type = st.tableFunction ? 'CREATE_TABLE_FUNCTION' : 'CREATE_FUNCTION';
-  if (st.language && !['js', 'javascript', 'sql'].includes(st.language.toLowerCase())) {
+  if (st.language && !['js', 'javascript', 'sql', 'python'].includes(st.language.toLowerCase())) {
     throw sqlError(`Language "${st.language}" is unsupported`, st.loc);
+  }
+  const external = languageOf(st) !== undefined;
+  if (external) {
+    // Non-SQL bodies are checked now (types, options); they run at call time (src/udf/).
+    const typed = (t: A.TypeNode) => (t.kind === 'AnyType' || t.kind === 'TableType' || t.kind === 'AnyTableType' ? undefined : typeFromNode(t));
+    const params = st.params.map((p) => typed(p.type)).filter((t): t is SqlType => t !== undefined);
+    try {
+      checkExternalFunction(st, params, st.returns ? typed(st.returns) : undefined);
+    } catch (e) {
+      if (e instanceof QueryError) throw sqlError(e.message, st.loc);
+      throw e;
+    }
   }
   if (st.temp) {
     const key = st.name.join('.').toUpperCase();
@@ -849,12 +862,24 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
           : { name: p.name, dataType: typeJson(typeFromNode(p.type)) },
     ),
     ...(st.returns && st.returns.kind !== 'TableType' && st.returns.kind !== 'AnyType' ? { returnType: typeJson(typeFromNode(st.returns)) } : {}),
+    ...(st.deterministic !== undefined ? { determinismLevel: st.deterministic ? 'DETERMINISTIC' : 'NOT_DETERMINISTIC' } : {}),
+    ...(external ? externalRoutineFields(st) : {}),
     ddl: s.ctx.sql.slice(st.start, st.end),
     creationTime: (existing?.creationTime as string) ?? now,
     lastModifiedTime: now,
   };
   await cat.putChild('routines', id.projectId, id.datasetId, id.tableId, resource);
   return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetRoutine: routine });
+}
+
+/** REST Routine fields of a JavaScript / Python function (importedLibraries, pythonOptions). */
+function externalRoutineFields(st: A.CreateFunctionStmt): Record<string, unknown> {
+  if (languageOf(st) === 'js') {
+    const libs = stringListOption(st, 'library');
+    return libs?.length ? { importedLibraries: libs } : {};
+  }
+  const packages = stringListOption(st, 'packages');
+  return { pythonOptions: { entryPoint: stringOption(st, 'entry_point'), ...(packages?.length ? { packages } : {}) } };
 }
 
 export async function createModel(s: Session, st: A.CreateModelStmt): Promise<QueryResult> {
