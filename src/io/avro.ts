@@ -315,12 +315,14 @@ function avroValue(f: RestField, v: unknown, logical: boolean, repeatedDone = fa
       return decimalBytes(s, 9);
     case 'BIGNUMERIC':
       return decimalBytes(s, 38);
+    // Logical longs go through avsc's own long type (its registry only replaces
+    // bare 'long'): doubles, exact for timestamps up to year ~2255.
     case 'TIMESTAMP':
-      return parseTimestamp(s);
+      return Number(parseTimestamp(s));
     case 'DATE':
       return logical ? parseDate(s) : s;
     case 'TIME':
-      return logical ? BigInt(parseTime(s)) : s;
+      return logical ? parseTime(s) : s;
     case 'DATETIME':
       return logical ? formatDatetime(parseDatetime(s)) : s;
     case 'RECORD':
@@ -338,7 +340,28 @@ function avroValue(f: RestField, v: unknown, logical: boolean, repeatedDone = fa
 export async function writeAvro(fields: readonly RestField[], rows: readonly Json[], codec: 'null' | 'deflate', logical: boolean): Promise<Buffer> {
   const avro = await loadAvsc();
   const schema = { type: 'record', name: 'Root', fields: fields.map((f) => ({ name: f.name, type: avroTypeOf(f, logical, f.name) })) };
-  const type = avro.Type.forSchema(schema as Avsc.Schema, { registry: { long: bigintLong(avro) } });
+  // Logical types are registered as pass-through classes so that avsc keeps
+  // them (and decimal precision/scale) in the header schema it writes.
+  class PassThrough extends avro.types.LogicalType {
+    private readonly attrs: Json;
+    constructor(schema: Avsc.Schema, opts?: unknown) {
+      super(schema, opts);
+      const s = schema as unknown as Json;
+      this.attrs = s['precision'] !== undefined ? { precision: s['precision'], scale: s['scale'] } : {};
+    }
+    override _fromValue(v: unknown): unknown {
+      return v;
+    }
+    override _toValue(v: unknown): unknown {
+      return v;
+    }
+    /** avsc asks logical types for their own attributes when it writes the header schema. */
+    protected override _export(attrs: Avsc.Schema): void {
+      Object.assign(attrs as object, this.attrs);
+    }
+  }
+  const logicalTypes = Object.fromEntries(['date', 'time-micros', 'timestamp-micros', 'decimal', 'datetime'].map((n) => [n, PassThrough]));
+  const type = avro.Type.forSchema(schema as Avsc.Schema, { registry: { long: bigintLong(avro) }, logicalTypes });
   const chunks: Buffer[] = [];
   const enc = new avro.streams.BlockEncoder(type as unknown as Avsc.Schema, { codec });
   const done = new Promise<void>((resolveP, reject) => {

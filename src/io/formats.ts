@@ -6,7 +6,7 @@ import { checkFlatForCsv, csvRows, writeCsv } from './csv.js';
 import { ioInvalid, ioNotImplemented, type Json } from './errors.js';
 import { jsonRows, writeNdjson } from './json.js';
 import type { SourceFile } from './objects.js';
-import { parquetRows } from './parquet.js';
+import { parquetRows, writeParquet } from './parquet.js';
 import { exportRow } from './rows.js';
 import type { Parsed, ReadOptions, RestField } from './schema.js';
 
@@ -48,11 +48,11 @@ export async function parseSources(files: readonly SourceFile[], format: string,
 }
 
 export interface ExportOptions {
-  /** CSV, NEWLINE_DELIMITED_JSON or AVRO (Parquet is written by the engine from column batches). */
+  /** CSV, NEWLINE_DELIMITED_JSON, AVRO or PARQUET. */
   format: string;
   fieldDelimiter: string;
   header: boolean;
-  /** NONE, GZIP (CSV/JSON), DEFLATE (Avro). */
+  /** NONE, GZIP (CSV/JSON), DEFLATE (Avro), SNAPPY (Parquet). */
   compression: string;
   useAvroLogicalTypes: boolean;
 }
@@ -61,6 +61,11 @@ export interface ExportOptions {
 export async function encodeExport(fields: readonly RestField[], rows: readonly Json[], o: ExportOptions): Promise<Buffer> {
   const compression = o.compression.toUpperCase();
   if (o.format === 'AVRO') return writeAvro(fields, rows, avroCodec(compression), o.useAvroLogicalTypes);
+  if (o.format === 'PARQUET') {
+    // hyparquet-writer compresses pages itself (SNAPPY); other codecs are not offered.
+    if (!['', 'NONE', 'SNAPPY'].includes(compression)) throw ioNotImplemented(`Parquet compression ${compression} is not supported by the emulator (SNAPPY is)`);
+    return writeParquet(fields, rows);
+  }
   let text: string;
   if (o.format === 'CSV') {
     checkFlatForCsv(fields);

@@ -16,6 +16,7 @@ import { getValue } from '../types/vector.js';
 import { QueryError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
 import { Session, parse } from './session.js';
 import * as S from './statements.js';
+import * as D from './data-statements.js';
 import { sqlError } from '../analyzer/errors.js';
 import { foldExpr } from './rules/fold.js';
 
@@ -349,10 +350,14 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
     case 'Call':
       await callProcedure(s, st, state);
       return;
+    case 'ExportData':
+      r = await D.exportData(s, st);
+      break;
+    case 'LoadData':
+      r = await D.loadData(s, st);
+      break;
     case 'Transaction':
     case 'Grant':
-    case 'ExportData':
-    case 'LoadData':
       r = { columns: null, batches: [], statementType: st.kind === 'Transaction' ? `${st.action}_TRANSACTION` : st.kind.toUpperCase(), totalBytesProcessed: 0 };
       break;
   }
@@ -406,7 +411,7 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
 const DRY_TYPES: Partial<Record<A.Statement['kind'], string>> = {
   CreateTable: 'CREATE_TABLE', CreateView: 'CREATE_VIEW', Drop: 'DROP_TABLE', Insert: 'INSERT', Update: 'UPDATE', Delete: 'DELETE',
   Merge: 'MERGE', Truncate: 'TRUNCATE_TABLE', Alter: 'ALTER_TABLE', CreateSchema: 'CREATE_SCHEMA', CreateFunction: 'CREATE_FUNCTION',
-  CreateProcedure: 'CREATE_PROCEDURE', CreateModel: 'CREATE_MODEL',
+  CreateProcedure: 'CREATE_PROCEDURE', CreateModel: 'CREATE_MODEL', ExportData: 'EXPORT_DATA', LoadData: 'LOAD_DATA',
 };
 
 /** Dry run: a SELECT is analyzed (schema known, nothing runs); other statements are parsed only and never applied. */

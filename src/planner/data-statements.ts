@@ -1,0 +1,304 @@
+// EXPORT DATA and LOAD DATA: the SQL forms of extract and load jobs, over the
+// same codecs and object I/O the gateway's jobs use (src/io).
+//
+// EXPORT DATA OPTIONS(uri='gs://b/p/*.csv', format='CSV'|'JSON'|'AVRO'|'PARQUET',
+//   overwrite, header, field_delimiter, compression, use_avro_logical_types) AS query
+// LOAD DATA {INTO|OVERWRITE} [TEMP TABLE] t [(column list)]
+//   FROM FILES(format=..., uris=[...], skip_leading_rows, field_delimiter, quote,
+//   null_marker, null_markers, ignore_unknown_values, max_bad_records, enable_logical_types)
+import type * as A from '../../grammar/ast.js';
+import { sqlError } from '../analyzer/errors.js';
+import { splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
+import { typeFromNode } from '../analyzer/types.js';
+import { checkResultArrays } from '../executor/result-check.js';
+import { IoError, type Json } from '../io/errors.js';
+import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../io/formats.js';
+import { destinationHasFiles, localPath, readSources, writeDestination } from '../io/objects.js';
+import { decodeRow } from '../io/rows.js';
+import type { ReadOptions } from '../io/schema.js';
+import type { TableId } from '../storage/api.js';
+import { convertJsonValue, ValueConversionError } from '../types/json-values.js';
+import { columnToRestField, restFieldToColumn, type Column, type RestField } from '../types/schema.js';
+import { typeEquals, typeToSql } from '../types/types.js';
+import { Decimal, type Value } from '../types/values.js';
+import { vectorFromValues, type Batch } from '../types/vector.js';
+import { encodeRows } from '../types/wire.js';
+import { QueryError, type QueryResult } from './api.js';
+import type { Session } from './session.js';
+
+/** A statement result with the extra job statistics the engine forwards (exportDataStatistics, loadQueryStatistics). */
+type DataResult = QueryResult & { statistics: Record<string, unknown> };
+
+const fq = (id: TableId): string => `${id.projectId}:${id.datasetId}.${id.tableId}`;
+
+/** Codec and object I/O failures keep their code and reason in the job's error. */
+function queryError(e: unknown): unknown {
+  return e instanceof IoError ? new QueryError(e.message, e.reason, e.code) : e;
+}
+
+async function io<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw queryError(e);
+  }
+}
+
+/** OPTIONS / FROM FILES entries evaluated (names lower-cased); unknown names and duplicates are errors. */
+async function evalOptions(s: Session, entries: readonly A.OptionEntry[] | undefined, known: readonly string[], what: string): Promise<Map<string, Value>> {
+  const out = new Map<string, Value>();
+  for (const o of entries ?? []) {
+    const name = o.name.toLowerCase();
+    if (!known.includes(name)) throw sqlError(`Unknown option ${o.name} for ${what}`, o.value.loc);
+    if (out.has(name)) throw sqlError(`Duplicate option ${o.name} for ${what}`, o.value.loc);
+    out.set(name, (await s.evalScalar(o.value)).value);
+  }
+  return out;
+}
+
+function optString(opts: Map<string, Value>, name: string): string | undefined {
+  const v = opts.get(name);
+  return v === null || v === undefined ? undefined : typeof v === 'string' ? v : String(v);
+}
+
+function optBool(opts: Map<string, Value>, name: string): boolean | undefined {
+  const v = opts.get(name);
+  return v === null || v === undefined ? undefined : v === true || v === 'true';
+}
+
+function optInt(opts: Map<string, Value>, name: string): number | undefined {
+  const v = opts.get(name);
+  if (v === null || v === undefined) return undefined;
+  const n = Number(v instanceof Decimal ? v.toNumber() : (v as number | bigint));
+  return Number.isFinite(n) ? n : undefined;
+}
+
+// ---------------------------------------------------------------- EXPORT DATA
+
+const EXPORT_OPTIONS = ['uri', 'format', 'overwrite', 'header', 'field_delimiter', 'compression', 'use_avro_logical_types'];
+const EXPORT_FORMATS: Record<string, string> = { CSV: 'CSV', JSON: 'NEWLINE_DELIMITED_JSON', AVRO: 'AVRO', PARQUET: 'PARQUET' };
+
+/**
+ * The real service writes a query's result as shards named by replacing the
+ * URI's single `*` with a 12-digit number. Cloud URIs must carry exactly one
+ * `*`; a local path (an emulator extension, not a real destination) may name
+ * one file without it.
+ */
+function checkExportUri(uri: string, loc: A.Loc): void {
+  const stars = uri.split('*').length - 1;
+  if (stars > 1) throw sqlError(`Invalid uri option value '${uri}': the uri can contain at most one '*' wildcard`, loc);
+  if (stars === 0 && localPath(uri) === undefined) {
+    throw sqlError(`Invalid uri option value '${uri}': the uri must contain exactly one '*' wildcard, for example gs://bucket/folder/file_*.csv`, loc);
+  }
+}
+
+export async function exportData(s: Session, st: A.ExportDataStmt): Promise<QueryResult> {
+  const opts = await evalOptions(s, st.options, EXPORT_OPTIONS, 'EXPORT DATA');
+  const uri = optString(opts, 'uri');
+  if (!uri) throw sqlError('EXPORT DATA requires the option uri', st.loc);
+  checkExportUri(uri, st.loc);
+  const formatName = optString(opts, 'format')?.toUpperCase();
+  if (!formatName) throw sqlError('EXPORT DATA requires the option format', st.loc);
+  const format = EXPORT_FORMATS[formatName];
+  if (!format) throw sqlError(`Invalid value for option format: ${formatName}; supported formats are CSV, JSON, AVRO and PARQUET`, st.loc);
+  const fieldDelimiter = optString(opts, 'field_delimiter') ?? ',';
+  if (format !== 'CSV' && (opts.has('field_delimiter') || opts.has('header'))) {
+    throw sqlError(`Options header and field_delimiter are only valid for format CSV`, st.loc);
+  }
+  const target = uri.replace('*', '000000000000');
+  const overwrite = optBool(opts, 'overwrite') ?? false;
+
+  const q = s.analyze(st.query);
+  const columns = q.plan.columns.map((c, i) => ({ name: q.outputNames[i] ?? '', type: c.type }));
+  const batches = await s.runOptimized(s.optimize(q.plan));
+  checkResultArrays(columns, batches);
+  const total = batches.reduce((n, b) => n + b.length, 0);
+  const fields: RestField[] = columns.map((c) => columnToRestField(c.name, c.type));
+  // Values in their REST JSON form (RFC 3339 timestamps, INT64 as text): what the export codecs take.
+  const wire = JSON.parse(encodeRows(batches, 0, total, { timestampFormat: 'RFC3339', stringScalars: false })) as { f: { v: unknown }[] }[];
+  const rows = wire.map((r) => decodeRow(fields, r));
+  const data = await io(
+    encodeExport(fields, rows, {
+      format,
+      fieldDelimiter: fieldDelimiter === '\\t' || fieldDelimiter.toLowerCase() === 'tab' ? '\t' : fieldDelimiter,
+      header: optBool(opts, 'header') ?? false,
+      compression: optString(opts, 'compression') ?? 'NONE',
+      useAvroLogicalTypes: optBool(opts, 'use_avro_logical_types') ?? false,
+    }),
+  );
+  // Without overwrite, a wildcard destination that already holds matching files is an error, as in the real service.
+  if (!overwrite && uri.includes('*') && (await io(destinationHasFiles(uri)))) {
+    throw new QueryError(`Invalid value: destination ${uri} is not empty; set the option overwrite = true to replace its files`, 'invalid', 400);
+  }
+  await io(writeDestination(target, data));
+  const res: DataResult = {
+    columns: null,
+    batches: [],
+    statementType: 'EXPORT_DATA',
+    totalBytesProcessed: 0,
+    statistics: { exportDataStatistics: { fileCount: '1', rowCount: String(total) } },
+  };
+  return res;
+}
+
+// ---------------------------------------------------------------- LOAD DATA
+
+const LOAD_OPTIONS = [
+  'format', 'uris', 'skip_leading_rows', 'field_delimiter', 'quote', 'null_marker', 'null_markers', 'ignore_unknown_values',
+  'max_bad_records', 'enable_logical_types', 'allow_jagged_rows', 'allow_quoted_newlines', 'encoding', 'compression',
+  'preserve_ascii_control_characters', 'json_extension', 'decimal_target_types', 'hive_partition_uri_prefix', 'require_hive_partition_filter',
+];
+
+async function tempTarget(s: Session, name: A.Path, loc: A.Loc): Promise<TableId> {
+  const parts = splitPath(name);
+  if (parts.length !== 1) throw sqlError('LOAD DATA into a TEMP TABLE requires an unqualified table name', loc);
+  const ds = { projectId: s.ctx.projectId, datasetId: '_session' };
+  if (!s.ctx.catalog.getDataset(ds.projectId, ds.datasetId)) await s.ctx.catalog.createDataset(ds.projectId, ds.datasetId, { location: 'US' }, true);
+  return { ...ds, tableId: parts[0]! };
+}
+
+function declaredColumns(defs: readonly A.ColumnDef[]): Column[] {
+  const seen = new Set<string>();
+  return defs.map((d) => {
+    const l = d.name.toLowerCase();
+    if (seen.has(l)) throw sqlError(`Duplicate column name ${d.name} in LOAD DATA`, d.loc);
+    seen.add(l);
+    return { name: d.name, type: typeFromNode(d.type), required: d.notNull };
+  });
+}
+
+function readOptions(opts: Map<string, Value>): ReadOptions {
+  const markers = [...(optString(opts, 'null_marker') !== undefined ? [optString(opts, 'null_marker')!] : []), ...((opts.get('null_markers') as Value[] | undefined) ?? []).map(String)];
+  const delim = optString(opts, 'field_delimiter');
+  const skip = optInt(opts, 'skip_leading_rows');
+  const quote = optString(opts, 'quote');
+  return {
+    fieldDelimiter: delim === undefined ? ',' : delim === '\\t' || delim.toLowerCase() === 'tab' ? '\t' : delim,
+    ...(quote !== undefined ? { quote } : {}),
+    ...(skip !== undefined ? { skipLeadingRows: skip } : {}),
+    nullMarkers: markers,
+    useAvroLogicalTypes: optBool(opts, 'enable_logical_types') ?? false,
+  };
+}
+
+/**
+ * Parsed rows -> one batch of `columns`. Keys match case-insensitively; rows
+ * with bad values are skipped while they stay within max_bad_records, as the
+ * real service counts them, and the first one fails the statement otherwise.
+ */
+function toBatch(columns: readonly Column[], rows: readonly Json[], rejectUnknown: boolean, maxBad: number): { batch: Batch; bad: number } {
+  const values: Value[][] = columns.map(() => []);
+  const lower = new Map(columns.map((c, i) => [c.name.toLowerCase(), i]));
+  let bad = 0;
+  let kept = 0;
+  rows.forEach((row, r) => {
+    const cells: Value[] = columns.map(() => null);
+    let error: string | undefined;
+    for (const [k, v] of Object.entries(row)) {
+      const i = lower.get(k.toLowerCase());
+      if (i === undefined) {
+        if (rejectUnknown) error ??= `JSON parsing error in row starting at position ${r}: No such field: ${k}.`;
+        continue;
+      }
+      const c = columns[i]!;
+      if (v === null || v === undefined) continue;
+      try {
+        cells[i] = convertJsonValue(c.type, v);
+      } catch (e) {
+        if (!(e instanceof ValueConversionError)) throw e;
+        error ??= `Could not parse '${typeof v === 'object' ? JSON.stringify(v) : String(v)}' as ${typeToSql(c.type)} for field ${[c.name, ...e.path].join('.')} (position ${i}) in row ${r + 1}: ${e.message}`;
+      }
+    }
+    columns.forEach((c, i) => {
+      if (c.required && cells[i] === null) error ??= `Required field ${c.name} cannot be null (row ${r + 1})`;
+    });
+    if (error) {
+      bad++;
+      if (bad > maxBad) throw new QueryError(`Error while reading data, error message: ${error}`, 'invalid', 400);
+      return;
+    }
+    cells.forEach((v, i) => values[i]!.push(v));
+    kept++;
+  });
+  return { batch: { length: kept, columns: columns.map((c, i) => vectorFromValues(c.type, values[i]!)) }, bad };
+}
+
+/** LOAD DATA INTO an existing table with a column list: the list must agree with the table's columns. */
+function checkCompatible(table: readonly Column[], declared: readonly Column[], id: TableId): void {
+  for (const d of declared) {
+    const t = table.find((c) => c.name.toLowerCase() === d.name.toLowerCase());
+    if (!t) throw new QueryError(`Provided Schema does not match Table ${fq(id)}. Cannot add fields (field: ${d.name})`, 'invalid', 400);
+    if (!typeEquals(t.type, d.type)) throw new QueryError(`Provided Schema does not match Table ${fq(id)}. Field ${d.name} has changed type from ${typeToSql(t.type)} to ${typeToSql(d.type)}`, 'invalid', 400);
+  }
+}
+
+export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryResult> {
+  if (st.withConnection) throw new QueryError('LOAD DATA WITH CONNECTION (BigLake and Omni sources) is not supported by the emulator', 'notImplemented', 501);
+  const opts = await evalOptions(s, st.fromFilesOptions, LOAD_OPTIONS, 'LOAD DATA FROM FILES');
+  const formatName = optString(opts, 'format');
+  if (!formatName) throw sqlError('LOAD DATA FROM FILES requires the option format', st.loc);
+  const format = normalizeFormat(formatName);
+  try {
+    checkReadable(format);
+  } catch (e) {
+    throw queryError(e);
+  }
+  const urisV = opts.get('uris');
+  const uris = urisV === null || urisV === undefined ? [] : Array.isArray(urisV) ? urisV.filter((u): u is string => typeof u === 'string') : [String(urisV)];
+  if (!uris.length) throw sqlError('LOAD DATA FROM FILES requires the option uris', st.loc);
+  const web = uris.find((u) => /^https?:\/\//i.test(u));
+  if (web) throw new QueryError(`Unsupported source URI ${web}: direct http(s) fetches are not supported in load; use file://, an absolute path, gs:// or s3://`, 'invalid', 400);
+
+  const cat = s.ctx.catalog;
+  const id = st.temp ? await tempTarget(s, st.name, st.loc) : tableIdOf(s.analyzer(), st.name, st.loc);
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  const existing = cat.getTable(id);
+  if (existing && existing.kind !== 'TABLE') throw sqlError(`Cannot load data into ${fq(id)}: it is a ${existing.kind.toLowerCase().replace('_', ' ')}`, st.loc);
+  const declared = st.columns ? declaredColumns(st.columns) : undefined;
+  if (declared && existing && !st.overwrite) checkCompatible(existing.columns, declared, id);
+
+  // Positional formats (CSV) follow the declared or the table's columns; otherwise the files' own schema.
+  const known = declared ?? existing?.columns;
+  const files = await io(readSources(uris));
+  const parsed = await io(parseSources(files, format, readOptions(opts), known?.map((c) => columnToRestField(c.name, c.type, c.required)), known === undefined));
+  let columns: Column[];
+  try {
+    columns = known ? known.slice() : parsed.fields.map(restFieldToColumn);
+  } catch (e) {
+    throw new QueryError(`Error while reading data, error message: ${(e as Error).message}`, 'invalid', 400);
+  }
+  const rejectUnknown = format === 'NEWLINE_DELIMITED_JSON' && !(optBool(opts, 'ignore_unknown_values') ?? false);
+  const { batch, bad } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0);
+  // Appending to an existing table: the batch follows the table's column order (declared lists may be a reordered subset).
+  const writeColumns = existing && !st.overwrite ? existing.columns : columns;
+  const aligned: Batch = writeColumns === columns
+    ? batch
+    : {
+        length: batch.length,
+        columns: writeColumns.map((c) => {
+          const i = columns.findIndex((x) => x.name.toLowerCase() === c.name.toLowerCase());
+          if (i < 0 && c.required) throw new QueryError(`Provided Schema does not match Table ${fq(id)}. Field ${c.name} is missing in new schema`, 'invalid', 400);
+          return i < 0 ? vectorFromValues(c.type, new Array<Value>(batch.length).fill(null)) : batch.columns[i]!;
+        }),
+      };
+  if (!existing) {
+    await cat.createTable(id, columns, { temporary: st.temp });
+    if (st.temp) s.tempTables.set(id.tableId, id);
+    if (batch.length) await cat.appendRows(id, [aligned]);
+  } else if (st.overwrite) {
+    await cat.replaceRows(id, batch.length ? [aligned] : [], declared ? columns : undefined);
+  } else if (batch.length) {
+    await cat.appendRows(id, [aligned]);
+  }
+  const bytes = files.reduce((n, f) => n + f.data.length, 0);
+  const res: DataResult = {
+    columns: null,
+    batches: [],
+    statementType: 'LOAD_DATA',
+    totalBytesProcessed: 0,
+    statistics: {
+      loadQueryStatistics: { inputFiles: String(files.length), inputFileBytes: String(bytes), outputRows: String(batch.length), outputBytes: '0', badRecords: String(bad) },
+    },
+  };
+  return res;
+}
