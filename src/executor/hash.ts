@@ -119,13 +119,21 @@ export class GroupTable {
     const k0 = keys.length === 1 ? keys[0]! : null;
     const f64Fast = k0 !== null && k0.phys !== Phys.I64B && (k0.phys === Phys.F64 || k0.phys === Phys.I64F) && cols[0]!.data instanceof Float64Array && cols[0]!.nulls === null;
     if (this.denseState !== 2) {
-      if (f64Fast && (this.denseState === 1 || this.size === 0) && this.fitDense(cols[0]!.data as Float64Array, n)) {
-        this.denseState = 1;
+      if (f64Fast && (this.denseState === 1 || this.size === 0)) {
+        const d = cols[0]!.data as Float64Array;
         k0!.ensure(n);
-        this.size = insertDense(cols[0]!.data as Float64Array, n, out, this.dense, this.denseLo, k0!.f64, this.size);
-        k0!.length = this.size;
-        return this.size - before;
+        // One pass while every key lands inside the current index; only a key
+        // outside it (or a fraction) costs a range scan of the batch, then the
+        // insert resumes where it stopped (group ids survive the index growing).
+        let done = this.denseState === 1 ? this.insertDenseFrom(d, 0, n, out, k0!) : 0;
+        if (done < n && this.fitDense(d, n)) {
+          this.denseState = 1;
+          done = this.insertDenseFrom(d, done, n, out, k0!);
+        }
+        if (done === n) return this.size - before;
       }
+      // Rows inserted densely before a misfit keep their group ids: the hashed
+      // pass below finds them again.
       this.toHashed();
     }
     const hashes = this.hashesFor(cols, n);
@@ -169,6 +177,14 @@ export class GroupTable {
       out[i] = g;
     }
     return this.size - before;
+  }
+
+  /** insertDense over rows [from, n); returns the first row it could not place (n when all fit). */
+  private insertDenseFrom(d: Float64Array, from: number, n: number, out: Int32Array, k0: ColumnBuffer): number {
+    const r = insertDense(d, from, n, out, this.dense, this.denseLo, k0.f64, this.size);
+    this.size = r.size;
+    k0.length = r.size;
+    return r.stop;
   }
 
   /**
@@ -317,11 +333,20 @@ function insertF64Multi(
   return size;
 }
 
-/** findOrInsert in dense mode: every key is an integer inside the index. */
-function insertDense(d: Float64Array, n: number, out: Int32Array, dense: Int32Array, lo: number, keys: Float64Array, size: number): number {
-  for (let i = 0; i < n; i++) {
+const denseResult = { size: 0, stop: 0 };
+
+/**
+ * findOrInsert in dense mode over rows [from, n): stops at the first key that
+ * is not an integer inside the index (`stop`), having placed every row before it.
+ */
+function insertDense(d: Float64Array, from: number, n: number, out: Int32Array, dense: Int32Array, lo: number, keys: Float64Array, size: number): { size: number; stop: number } {
+  const len = dense.length;
+  let i = from;
+  for (; i < n; i++) {
     const x = d[i]!;
     const j = x - lo;
+    // (j | 0) === j: an integer within int32 (NaN and fractions fail); then the bounds.
+    if ((j | 0) !== j || j < 0 || j >= len) break;
     let g = dense[j]! - 1;
     if (g < 0) {
       g = size++;
@@ -330,7 +355,9 @@ function insertDense(d: Float64Array, n: number, out: Int32Array, dense: Int32Ar
     }
     out[i] = g;
   }
-  return size;
+  denseResult.size = size;
+  denseResult.stop = i;
+  return denseResult;
 }
 
 /**

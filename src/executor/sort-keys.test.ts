@@ -25,6 +25,9 @@ describe('sortRows (rank fast path) agrees with the comparator sort', () => {
     ['fractional with NULL/NaN/-0', [vec(n, () => { const r = rnd(); return r < 0.1 ? null : r < 0.15 ? NaN : r < 0.2 ? -0 : Math.round(rnd() * 100) / 7; })]],
     ['integral + fractional', [vec(n, () => Math.floor(rnd() * 50), T.INT64), vec(n, () => (rnd() < 0.05 ? null : rnd()))]],
     ['huge integral range', [vec(n, () => Math.floor(rnd() * 2 ** 50), T.INT64)]],
+    // Radix over the doubles' bits: sign flips, infinities, tiny and huge magnitudes, duplicates.
+    ['signed with infinities and duplicates', [vec(n, () => { const r = rnd(); return r < 0.05 ? -Infinity : r < 0.1 ? Infinity : r < 0.2 ? -1e-300 : r < 0.3 ? 2.5 : (rnd() - 0.5) * 10 ** Math.floor(rnd() * 30); })]],
+    ['wide DATE range (Int32Array)', [{ type: T.DATE, length: n, data: Int32Array.from({ length: n }, () => Math.floor((rnd() - 0.5) * 4e6)), nulls: null }]],
   ];
   const specsets: KeySpec[][] = [
     [{ descending: false, nullsFirst: true }, { descending: true, nullsFirst: false }],

@@ -200,43 +200,135 @@ function denseRanks(v: Vector, spec: KeySpec, n: number): { ranks: Int32Array; r
   const nulls = v.nulls;
   const direct = integralRanks(d, nulls, spec, n);
   if (direct) return direct;
+  // Values (no NULL, no NaN) with their rows; -0 ranks with +0.
   const vals = new Float64Array(n);
+  const rows = new Int32Array(n);
   let m = 0;
+  let nanRows = 0;
   for (let i = 0; i < n; i++) {
     if (nulls !== null && nulls[i] === 1) continue;
     const x = d[i]!;
-    if (x === x) vals[m++] = x === 0 ? 0 : x; // -0 ranks with +0
+    if (x !== x) {
+      nanRows++;
+      continue;
+    }
+    vals[m] = x === 0 ? 0 : x;
+    rows[m++] = i;
   }
-  const sorted = vals.subarray(0, m).sort();
-  let u = 0;
-  for (let i = 0; i < m; i++) if (i === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i]!;
-  const uniq = sorted.subarray(0, u);
+  const asc = radixRanks(vals, rows, m);
+  const u = asc.unique;
   // Layout of ranks: [NULL?] [NaN / values in direction order] [NULL?]
   const nullRank = spec.nullsFirst ? 0 : u + 1;
   const base = spec.nullsFirst ? 1 : 0;
   const nanRank = spec.descending ? base + u : base;
   const valBase = spec.descending ? base : base + 1;
-  const ranks = new Int32Array(n);
+  const ranks = asc.ranks; // ascending value rank per row; rows without a value are set below
+  if (m < n) {
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) ranks[i] = -1;
+      else if (nanRows > 0 && d[i] !== d[i]) ranks[i] = -2;
+    }
+  }
   for (let i = 0; i < n; i++) {
-    if (nulls !== null && nulls[i] === 1) {
-      ranks[i] = nullRank;
-      continue;
-    }
-    const x = d[i]!;
-    if (x !== x) {
-      ranks[i] = nanRank;
-      continue;
-    }
-    let lo = 0;
-    let hi = u - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (uniq[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    ranks[i] = valBase + (spec.descending ? u - 1 - lo : lo);
+    const r = ranks[i]!;
+    ranks[i] = r === -1 ? nullRank : r === -2 ? nanRank : valBase + (spec.descending ? u - 1 - r : r);
   }
   return { ranks, radix: u + 2 };
+}
+
+/**
+ * Ascending dense rank of each value (ties share a rank), written at its row:
+ * an LSD radix sort of the doubles' bits (mapped so unsigned order is numeric
+ * order), bytes on which every value agrees skipped, then one walk over the
+ * sorted order. Linear in m, where TypedArray#sort plus a binary search per
+ * row were the bulk of large sorts. `rows` is reordered; ranks has length n.
+ */
+function radixRanks(vals: Float64Array, rows: Int32Array, m: number): { ranks: Int32Array; unique: number } {
+  const n = rows.length;
+  const ranks = new Int32Array(n);
+  if (m === 0) return { ranks, unique: 0 };
+  const bits = new Uint32Array(vals.buffer, vals.byteOffset, 2 * m);
+  let hi: Uint32Array = new Uint32Array(m);
+  let lo: Uint32Array = new Uint32Array(m);
+  // Sign set: flip all bits; else set the sign bit. Little-endian: word 2i is the low half.
+  for (let i = 0; i < m; i++) {
+    const h = bits[2 * i + 1]!;
+    const l = bits[2 * i]!;
+    if (h >= 0x80000000) {
+      hi[i] = ~h >>> 0;
+      lo[i] = ~l >>> 0;
+    } else {
+      hi[i] = (h | 0x80000000) >>> 0;
+      lo[i] = l;
+    }
+  }
+  // All eight byte histograms in one pass.
+  const counts = new Int32Array(8 * 256);
+  for (let i = 0; i < m; i++) {
+    const l = lo[i]!;
+    const h = hi[i]!;
+    counts[l & 255]!++;
+    counts[256 + ((l >>> 8) & 255)]!++;
+    counts[512 + ((l >>> 16) & 255)]!++;
+    counts[768 + (l >>> 24)]!++;
+    counts[1024 + (h & 255)]!++;
+    counts[1280 + ((h >>> 8) & 255)]!++;
+    counts[1536 + ((h >>> 16) & 255)]!++;
+    counts[1792 + (h >>> 24)]!++;
+  }
+  let r: Int32Array = rows;
+  let hi2: Uint32Array = new Uint32Array(m);
+  let lo2: Uint32Array = new Uint32Array(m);
+  let r2: Int32Array = new Int32Array(m);
+  for (let pass = 0; pass < 8; pass++) {
+    const off = pass * 256;
+    let skip = false;
+    for (let b = 0; b < 256; b++) {
+      const c = counts[off + b]!;
+      if (c === m) skip = true;
+      if (c !== 0) break;
+    }
+    if (skip) continue; // every value has the same byte here
+    // Exclusive prefix sums become the scatter positions.
+    let sum = 0;
+    for (let b = 0; b < 256; b++) {
+      const c = counts[off + b]!;
+      counts[off + b] = sum;
+      sum += c;
+    }
+    const useHi = pass >= 4;
+    const shift = (pass & 3) * 8;
+    const src = useHi ? hi : lo;
+    for (let i = 0; i < m; i++) {
+      const dst = counts[off + ((src[i]! >>> shift) & 255)]!++;
+      hi2[dst] = hi[i]!;
+      lo2[dst] = lo[i]!;
+      r2[dst] = r[i]!;
+    }
+    let t: Uint32Array = hi;
+    hi = hi2;
+    hi2 = t;
+    t = lo;
+    lo = lo2;
+    lo2 = t;
+    const tr = r;
+    r = r2;
+    r2 = tr;
+  }
+  let u = 0;
+  let ph = hi[0]!;
+  let pl = lo[0]!;
+  for (let i = 0; i < m; i++) {
+    const h = hi[i]!;
+    const l = lo[i]!;
+    if (h !== ph || l !== pl) {
+      u++;
+      ph = h;
+      pl = l;
+    }
+    ranks[r[i]!] = u;
+  }
+  return { ranks, unique: u + 1 };
 }
 
 /** Integer keys over a modest range rank as `x - min` directly (no sort needed). */

@@ -178,10 +178,10 @@ export function takeVector(v: Vector, sel: ArrayLike<number>, count = sel.length
 /** Concatenates vectors of one type (sort and materialization). */
 export function concatVectors(type: SqlType, parts: readonly Vector[]): Vector {
   const total = parts.reduce((n, p) => n + p.length, 0);
-  const values: Value[] = new Array(total);
   let k = 0;
   const needsValues = parts.some((p) => p.data instanceof BigInt64Array) || layoutOf(type) === 'values';
   if (needsValues) {
+    const values: Value[] = new Array(total);
     for (const p of parts) for (let i = 0; i < p.length; i++) values[k++] = getValue(p, i);
     return vectorFromValues(type, values);
   }

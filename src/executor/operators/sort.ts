@@ -70,18 +70,27 @@ function numericBelow(t: readonly Vector[], keys: readonly Vector[], specs: read
     tv[k] = x;
     data.push(d);
   }
+  // The first key decides almost every row: compare it alone, inline, and
+  // look at later keys only on a tie with the threshold.
+  const d0 = data[0]!;
+  const x0 = tv[0]!;
+  const desc0 = specs[0]!.descending;
   let c = 0;
   for (let j = 0; j < n; j++) {
-    let better = false;
-    for (let k = 0; k < nk; k++) {
-      const a = data[k]![j]!;
-      const x = tv[k]!;
-      if (a === x) continue;
-      if (a !== a) return -1;
-      better = specs[k]!.descending ? a > x : a < x;
-      break;
-    }
-    if (better) sel[c++] = j;
+    const a = d0[j]!;
+    if (a === x0) {
+      let better = false;
+      for (let k = 1; k < nk; k++) {
+        const b = data[k]![j]!;
+        const x = tv[k]!;
+        if (b === x) continue;
+        if (b !== b) return -1;
+        better = specs[k]!.descending ? b > x : b < x;
+        break;
+      }
+      if (better) sel[c++] = j;
+    } else if (desc0 ? a > x0 : a < x0) sel[c++] = j;
+    else if (a !== a) return -1;
   }
   return c;
 }
@@ -97,6 +106,7 @@ async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenera
   let pending: Batch[] = [];
   let pendingKeys: Vector[][] = [];
   let pendingRows = 0;
+  let selBuf = new Int32Array(BATCH_SIZE);
   const compact = (): void => {
     const batches = kept ? [kept, ...pending] : pending;
     const keySets = kept ? [keptKeys, ...pendingKeys] : pendingKeys;
@@ -119,7 +129,9 @@ async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenera
     let keys = await sortKeyVectors(rel.keys, b, layout, ctx);
     if (threshold) {
       const t: Vector[] = threshold;
-      const sel = new Int32Array(b.length);
+      // Scratch: takeBatch/takeVector copy the selected rows out of it.
+      if (selBuf.length < b.length) selBuf = new Int32Array(Math.max(b.length, BATCH_SIZE));
+      const sel = selBuf;
       let c = numericBelow(t, keys, rel.keys, b.length, sel);
       if (c < 0) {
         // Row 0 of the combined vectors is the threshold; batch row j is j + 1.
