@@ -8,6 +8,9 @@ import { DataDirLockedError } from '../storage/lock.js';
 import { Storage } from '../storage/store.js';
 import { engineHandlers, findProto, loadEngineService, toServiceError, tuneServer } from './service.js';
 import { loadStorageReadServices, StorageReadService } from './storage-read/service.js';
+import { loadStorageWriteService, StorageWriteService } from './storage-write/service.js';
+import { ResultStore } from './results.js';
+import { RowService } from './rows.js';
 
 interface Flags {
   grpcPort: number;
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
   server.addService(loadEngineService(), engineHandlers(storage, { defaultDataset: flags.dataset || undefined, defaultProject: flags.projectId || undefined }));
   const storageRead = new StorageReadService(storage, toServiceError).handlers();
   for (const def of loadStorageReadServices(path.dirname(findProto()))) server.addService(def, storageRead);
+  server.addService(loadStorageWriteService(path.dirname(findProto())), new StorageWriteService(storage, new RowService(storage, new ResultStore()), toServiceError).handlers());
   const host = flags.host.includes(':') && !flags.host.startsWith('[') ? `[${flags.host}]` : flags.host;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${flags.grpcPort}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),

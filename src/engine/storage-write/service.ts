@@ -1,0 +1,276 @@
+// The Storage Write API (google.cloud.bigquery.storage.v1.BigQueryWrite),
+// served by the engine so that the warehouse's write clients work unchanged.
+//
+// Streams: `_default` (committed, at-least-once, no offsets) and created
+// COMMITTED (rows visible when the append is acknowledged), PENDING (rows held
+// until FinalizeWriteStream + BatchCommitWriteStreams) and BUFFERED (rows held
+// until FlushRows) streams with exact offsets. Rows that reach the table go
+// through the same durable insert path as tabledata.insertAll, so an
+// acknowledged committed append survives a crash. Rows held by PENDING and
+// BUFFERED streams live in engine memory until committed or flushed.
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { invalid } from '../../storage/errors.js';
+import { schemaFieldsOf, type Resource } from '../../storage/resources.js';
+import type { Storage } from '../../storage/store.js';
+import type { RestField } from '../../types/schema.js';
+import type { RowService } from '../rows.js';
+import { decodeRows, RowDecodeError, type MessageDescriptor } from './proto-rows.js';
+
+type StreamType = 'COMMITTED' | 'PENDING' | 'BUFFERED';
+
+interface WriteStreamState {
+  readonly name: string;
+  readonly type: StreamType;
+  readonly table: { p: string; d: string; t: string };
+  readonly created: number;
+  committed: number | null;
+  finalized: boolean;
+  /** Rows appended so far (the next offset). */
+  rowCount: number;
+  /** PENDING/BUFFERED rows not yet in the table. */
+  held: Record<string, unknown>[];
+  /** BUFFERED: rows [0, flushed) are in the table. */
+  flushed: number;
+}
+
+interface Timestamp {
+  seconds: number;
+  nanos: number;
+}
+
+interface AppendRowsRequest {
+  writeStream: string;
+  offset: { value: number } | null;
+  protoRows: { writerSchema: { protoDescriptor: MessageDescriptor | null } | null; rows: { serializedRows: Buffer[] } | null } | null;
+  arrowRows: unknown;
+  rows?: string;
+}
+
+const TABLE_PATH = /^projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)$/;
+const STREAM_PATH = /^(projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+))\/streams\/([^/]+)$/;
+
+/** gRPC error with the code and message the write clients look at. */
+function grpcError(code: grpc.status, message: string): grpc.ServiceError {
+  return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() }) as grpc.ServiceError;
+}
+
+function ts(ms: number): Timestamp {
+  return { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 };
+}
+
+const FIELD_TYPE: Record<string, string> = { INTEGER: 'INT64', FLOAT: 'DOUBLE', FLOAT64: 'DOUBLE', BOOLEAN: 'BOOL', RECORD: 'STRUCT' };
+
+function tableFieldSchema(f: RestField): unknown {
+  const type = FIELD_TYPE[f.type.toUpperCase()] ?? f.type.toUpperCase();
+  return {
+    name: f.name,
+    type,
+    mode: (f.mode ?? 'NULLABLE').toUpperCase(),
+    fields: (f.fields ?? []).map(tableFieldSchema),
+    ...(f.rangeElementType ? { rangeElementType: { type: f.rangeElementType.type.toUpperCase() } } : {}),
+  };
+}
+
+export function loadStorageWriteService(protoDir: string): grpc.ServiceDefinition {
+  const def = protoLoader.loadSync(path.join(protoDir, 'storage_write.proto'), {
+    keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true, includeDirs: [protoDir],
+  });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    google: { cloud: { bigquery: { storage: { v1: { BigQueryWrite: grpc.ServiceClientConstructor } } } } };
+  };
+  return pkg.google.cloud.bigquery.storage.v1.BigQueryWrite.service;
+}
+
+export class StorageWriteService {
+  private readonly streams = new Map<string, WriteStreamState>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly rows: RowService,
+    private readonly toServiceError: (e: unknown) => grpc.ServiceError,
+  ) {}
+
+  handlers(): grpc.UntypedServiceImplementation {
+    const unary = <Req>(fn: (req: Req) => Promise<unknown> | unknown) => (call: grpc.ServerUnaryCall<Req, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+      Promise.resolve()
+        .then(() => fn(call.request))
+        .then((r) => cb(null, r), (e: unknown) => cb(e instanceof Error && 'code' in e && typeof (e as { code: unknown }).code === 'number' ? (e as grpc.ServiceError) : this.toServiceError(e)));
+    };
+    return {
+      CreateWriteStream: unary((req: { parent: string; writeStream: { type: string } | null }) => this.create(req.parent, req.writeStream?.type ?? '')),
+      GetWriteStream: unary((req: { name: string; view: string }) => this.describe(this.stream(req.name), req.view === 'FULL')),
+      FinalizeWriteStream: unary((req: { name: string }) => this.finalize(req.name)),
+      BatchCommitWriteStreams: unary((req: { parent: string; writeStreams: string[] }) => this.commit(req.parent, req.writeStreams)),
+      FlushRows: unary((req: { writeStream: string; offset: { value: number } | null }) => this.flush(req.writeStream, req.offset?.value ?? null)),
+      AppendRows: (call: grpc.ServerDuplexStream<AppendRowsRequest, unknown>) => this.appendRows(call),
+    };
+  }
+
+  private tableOf(p: string, d: string, t: string): void {
+    if (!this.storage.getTable(p, d, t)) throw grpcError(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: projects/${p}/datasets/${d}/tables/${t}`);
+  }
+
+  private create(parent: string, type: string): unknown {
+    const m = TABLE_PATH.exec(parent);
+    if (!m) throw invalid(`Invalid parent "${parent}": expected projects/{project}/datasets/{dataset}/tables/{table}`);
+    const [, p, d, t] = m as unknown as [string, string, string, string];
+    this.tableOf(p, d, t);
+    if (type !== 'COMMITTED' && type !== 'PENDING' && type !== 'BUFFERED') throw invalid('write_stream.type must be COMMITTED, PENDING or BUFFERED');
+    const name = `${parent}/streams/${randomBytes(12).toString('base64url')}`;
+    const s: WriteStreamState = { name, type, table: { p, d, t }, created: Date.now(), committed: null, finalized: false, rowCount: 0, held: [], flushed: 0 };
+    this.streams.set(name, s);
+    return this.describe(s, false);
+  }
+
+  /** The stream by name; `_default` exists for every table. */
+  private stream(name: string): WriteStreamState {
+    const existing = this.streams.get(name);
+    if (existing) return existing;
+    const m = STREAM_PATH.exec(name);
+    if (m && m[5] === '_default') {
+      const [, , p, d, t] = m as unknown as [string, string, string, string, string];
+      this.tableOf(p, d, t);
+      return { name, type: 'COMMITTED', table: { p, d, t }, created: Date.now(), committed: null, finalized: false, rowCount: 0, held: [], flushed: 0 };
+    }
+    throw grpcError(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: ${name}`);
+  }
+
+  private describe(s: WriteStreamState, full: boolean): unknown {
+    const { p, d, t } = s.table;
+    const entry = this.storage.getTable(p, d, t);
+    return {
+      name: s.name,
+      type: s.type,
+      createTime: ts(s.created),
+      commitTime: s.committed !== null ? ts(s.committed) : null,
+      tableSchema: full && entry ? { fields: schemaFieldsOf(entry.resource as Resource).map(tableFieldSchema) } : null,
+      writeMode: 'INSERT',
+      location: 'US',
+    };
+  }
+
+  /** Writes JSON rows to the table through the durable insertAll path; returns row errors. */
+  private async insert(s: WriteStreamState, rows: Record<string, unknown>[]): Promise<{ index: number; message: string }[]> {
+    if (rows.length === 0) return [];
+    const errs = await this.rows.insertRows({
+      projectId: s.table.p, datasetId: s.table.d, tableId: s.table.t,
+      rowsJson: JSON.stringify(rows.map((json) => ({ json }))),
+      skipInvalidRows: false, ignoreUnknownValues: false, templateSuffix: '',
+    });
+    if (errs === '') return [];
+    const parsed = JSON.parse(errs) as { index: number; errors: { reason: string; message: string }[] }[];
+    return parsed.flatMap((e) => e.errors.filter((x) => x.reason !== 'stopped').map((x) => ({ index: e.index, message: x.message })));
+  }
+
+  private appendRows(call: grpc.ServerDuplexStream<AppendRowsRequest, unknown>): void {
+    let streamName = '';
+    let schema: MessageDescriptor | null = null;
+    // Requests are answered strictly in order, one at a time.
+    let chain = Promise.resolve();
+    call.on('data', (req: AppendRowsRequest) => {
+      chain = chain.then(async () => {
+        if (req.writeStream) streamName = req.writeStream;
+        if (req.protoRows?.writerSchema?.protoDescriptor) schema = req.protoRows.writerSchema.protoDescriptor;
+        call.write(await this.appendOne(streamName, schema, req));
+      }).catch((e: unknown) => {
+        call.destroy(e instanceof Error && typeof (e as { code?: unknown }).code === 'number' ? (e as grpc.ServiceError) : this.toServiceError(e));
+      });
+    });
+    call.on('end', () => {
+      void chain.then(() => call.end());
+    });
+    call.on('error', () => undefined);
+  }
+
+  private async appendOne(streamName: string, schema: MessageDescriptor | null, req: AppendRowsRequest): Promise<unknown> {
+    const status = (code: grpc.status, message: string) => ({ error: { code, message, details: [] }, writeStream: streamName });
+    if (!streamName) return status(grpc.status.INVALID_ARGUMENT, 'write_stream must be set in the first request of a connection');
+    const s = this.stream(streamName);
+    if (req.arrowRows) return status(grpc.status.UNIMPLEMENTED, 'arrow_rows appends are not supported by this emulator; send proto_rows');
+    if (!schema) return status(grpc.status.INVALID_ARGUMENT, 'writer_schema must be set in the first request of a connection');
+    if (s.finalized) return status(grpc.status.INVALID_ARGUMENT, `Stream is finalized: ${streamName}`);
+    if (s.committed !== null && s.type !== 'COMMITTED') return status(grpc.status.INVALID_ARGUMENT, `Stream is already committed: ${streamName}`);
+    const isDefault = streamName.endsWith('/streams/_default');
+    const offset = req.offset ? req.offset.value : null;
+    if (offset !== null) {
+      if (isDefault) return status(grpc.status.INVALID_ARGUMENT, 'The offset is not supported on the default stream');
+      if (offset < s.rowCount) return status(grpc.status.ALREADY_EXISTS, `The offset is within stream, expected offset ${s.rowCount}, received ${offset}`);
+      if (offset > s.rowCount) return status(grpc.status.OUT_OF_RANGE, `The offset is beyond stream, expected offset ${s.rowCount}, received ${offset}`);
+    }
+    if (!this.storage.getTable(s.table.p, s.table.d, s.table.t)) return status(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: projects/${s.table.p}/datasets/${s.table.d}/tables/${s.table.t}`);
+    const td = this.storage.tableData(s.table.p, s.table.d, s.table.t);
+    await td.load();
+    let decoded;
+    try {
+      decoded = decodeRows(req.protoRows?.rows?.serializedRows ?? [], schema, td.schema);
+    } catch (e) {
+      if (e instanceof RowDecodeError) return status(grpc.status.INVALID_ARGUMENT, e.message);
+      throw e;
+    }
+    let rowErrors = decoded.errors;
+    if (rowErrors.length === 0) {
+      if (s.type === 'COMMITTED') rowErrors = await this.insert(s, decoded.rows);
+      else s.held.push(...decoded.rows);
+    }
+    if (rowErrors.length > 0) {
+      // The whole request is rejected; nothing of it is written.
+      return {
+        error: { code: grpc.status.INVALID_ARGUMENT, message: `Errors found while processing rows. Please refer to the row_errors field for details. The list may not be complete because of the size limitations. Entity: ${streamName}`, details: [] },
+        rowErrors: rowErrors.map((e) => ({ index: e.index, code: 'FIELDS_ERROR', message: e.message })),
+        writeStream: streamName,
+      };
+    }
+    const start = s.rowCount;
+    s.rowCount += decoded.rows.length;
+    return { appendResult: isDefault ? {} : { offset: { value: start } }, writeStream: streamName };
+  }
+
+  private finalize(name: string): unknown {
+    const s = this.stream(name);
+    if (name.endsWith('/streams/_default')) throw invalid('FinalizeWriteStream is not supported on the default stream');
+    s.finalized = true;
+    return { rowCount: s.rowCount };
+  }
+
+  private async commit(parent: string, names: string[]): Promise<unknown> {
+    const m = TABLE_PATH.exec(parent);
+    if (!m) throw invalid(`Invalid parent "${parent}": expected projects/{project}/datasets/{dataset}/tables/{table}`);
+    const errors: { code: string; entity: string; errorMessage: string }[] = [];
+    const streams: WriteStreamState[] = [];
+    for (const n of names) {
+      const s = this.streams.get(n);
+      if (!s) errors.push({ code: 'STREAM_NOT_FOUND', entity: n, errorMessage: `Stream not found: ${n}` });
+      else if (s.type !== 'PENDING') errors.push({ code: 'INVALID_STREAM_TYPE', entity: n, errorMessage: `Only PENDING streams can be committed: ${n}` });
+      else if (!s.finalized) errors.push({ code: 'INVALID_STREAM_STATE', entity: n, errorMessage: `Stream is not finalized: ${n}` });
+      else if (s.committed !== null) errors.push({ code: 'STREAM_ALREADY_COMMITTED', entity: n, errorMessage: `Stream already committed: ${n}` });
+      else streams.push(s);
+    }
+    // All or nothing, as the real service commits a batch atomically.
+    if (errors.length > 0) return { commitTime: null, streamErrors: errors };
+    const now = Date.now();
+    for (const s of streams) {
+      const rowErrors = await this.insert(s, s.held);
+      if (rowErrors.length > 0) throw invalid(`Rows of ${s.name} no longer fit the table: ${rowErrors[0]!.message}`);
+      s.held = [];
+      s.committed = now;
+    }
+    return { commitTime: ts(now), streamErrors: [] };
+  }
+
+  private async flush(name: string, offset: number | null): Promise<unknown> {
+    const s = this.stream(name);
+    if (s.type !== 'BUFFERED') throw invalid(`FlushRows is only supported on BUFFERED streams: ${name}`);
+    const upTo = offset === null ? s.rowCount : offset + 1;
+    if (upTo > s.rowCount) throw grpcError(grpc.status.OUT_OF_RANGE, `Offset ${offset} is beyond the end of stream ${name} (${s.rowCount} rows)`);
+    if (upTo > s.flushed) {
+      const batch = s.held.splice(0, upTo - s.flushed);
+      const rowErrors = await this.insert(s, batch);
+      if (rowErrors.length > 0) throw invalid(`Rows of ${name} no longer fit the table: ${rowErrors[0]!.message}`);
+      s.flushed = upTo;
+    }
+    return { offset: s.flushed - 1 };
+  }
+}

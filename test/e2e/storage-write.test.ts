@@ -1,0 +1,109 @@
+// The Storage Write API through the real client library's managed writer
+// (@google-cloud/bigquery-storage: WriterClient + JSONWriter) on the engine's
+// gRPC port: the default stream, PENDING streams with offsets, finalize and
+// batch commit, BUFFERED streams with flush, row errors; every row checked
+// through a query.
+import * as grpc from '@grpc/grpc-js';
+import { BigQuery } from '@google-cloud/bigquery';
+import { adapt, managedwriter } from '@google-cloud/bigquery-storage';
+import { OAuth2Client } from 'google-auth-library';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../helpers/emulator.js';
+
+function fakeAuth(): OAuth2Client {
+  const c = new OAuth2Client();
+  c.setCredentials({ access_token: 'fake', expiry_date: Date.now() + 3600e3 });
+  return c;
+}
+
+const TABLE = 'projects/sw/datasets/ds/tables/events';
+
+describe('Storage Write API through the real managed writer', () => {
+  let emu: Emulator;
+  let bq: BigQuery;
+  let writer: managedwriter.WriterClient;
+
+  async function rows(sql: string): Promise<unknown[]> {
+    const [r] = await bq.query({ query: sql });
+    return r.map((x: Record<string, unknown>) => JSON.parse(JSON.stringify(x)));
+  }
+
+  async function jsonWriter(streamId: string): Promise<managedwriter.JSONWriter> {
+    const ws = await writer.getWriteStream({ streamId, view: 'FULL' as never });
+    const descriptor = adapt.convertStorageSchemaToProto2Descriptor(ws.tableSchema!, 'root');
+    const connection = await writer.createStreamConnection({ streamId });
+    return new managedwriter.JSONWriter({ connection, protoDescriptor: descriptor });
+  }
+
+  beforeAll(async () => {
+    process.env['METADATA_SERVER_DETECTION'] = 'none';
+    emu = await startEmulator({ args: ['--project-id', 'sw'] });
+    bq = new BigQuery({ projectId: 'sw', apiEndpoint: emu.url, authClient: fakeAuth() });
+    await bq.createDataset('ds');
+    await bq.query({ query: 'CREATE TABLE ds.events (id INT64 NOT NULL, name STRING, score FLOAT64, ok BOOL, day DATE, ts TIMESTAMP, amount NUMERIC)' });
+    writer = new managedwriter.WriterClient({
+      apiEndpoint: '127.0.0.1', port: emu.grpcPort, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sw',
+    } as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0]);
+  }, 120_000);
+  afterAll(async () => {
+    writer?.close();
+    await emu?.stop();
+  });
+
+  it('appends to the default stream; rows are queryable at once', async () => {
+    const w = await jsonWriter(`${TABLE}/streams/_default`);
+    const r = await w.appendRows([
+      { id: 1, name: 'ada', score: 1.5, ok: true, day: new Date('2024-02-29T00:00:00Z'), ts: new Date('2024-01-02T03:04:05.123Z'), amount: '12.5' },
+      { id: 2, name: null, score: null, ok: false },
+    ]).getResult();
+    expect(r.error ?? null).toBeNull();
+    w.close();
+    expect(await rows('SELECT id, name, score, ok, CAST(day AS STRING) AS day, FORMAT_TIMESTAMP("%FT%H:%M:%E6SZ", ts) AS ts, CAST(amount AS STRING) AS amount FROM ds.events ORDER BY id')).toEqual([
+      { id: 1, name: 'ada', score: 1.5, ok: true, day: '2024-02-29', ts: '2024-01-02T03:04:05.123000Z', amount: '12.5' },
+      { id: 2, name: null, score: null, ok: false, day: null, ts: null, amount: null },
+    ]);
+  });
+
+  it('holds PENDING rows until finalize and commit, with exact offsets', async () => {
+    const streamId = await writer.createWriteStream({ streamType: managedwriter.PendingStream, destinationTable: TABLE });
+    const w = await jsonWriter(streamId);
+    const first = await w.appendRows([{ id: 10 }, { id: 11 }], 0).getResult();
+    expect(Number(first.appendResult?.offset?.value)).toBe(0);
+    const second = await w.appendRows([{ id: 12 }], 2).getResult();
+    expect(Number(second.appendResult?.offset?.value)).toBe(2);
+    // an offset already written is refused, and nothing is appended
+    const dup = await w.appendRows([{ id: 99 }], 1).getResult().catch((e: unknown) => e);
+    expect(JSON.stringify(dup)).toMatch(/offset/i);
+    expect(await rows('SELECT COUNT(*) AS n FROM ds.events WHERE id >= 10')).toEqual([{ n: 0 }]);
+    w.close();
+    const fin = await writer.finalizeWriteStream({ name: streamId });
+    expect(Number(fin.rowCount)).toBe(3);
+    const commit = await writer.batchCommitWriteStream({ parent: TABLE, writeStreams: [streamId] });
+    expect(commit.streamErrors ?? []).toEqual([]);
+    expect(commit.commitTime).toBeTruthy();
+    expect(await rows('SELECT id FROM ds.events WHERE id >= 10 ORDER BY id')).toEqual([{ id: 10 }, { id: 11 }, { id: 12 }]);
+  });
+
+  it('reports row errors and writes nothing of a request with a bad row', async () => {
+    const w = await jsonWriter(`${TABLE}/streams/_default`);
+    const res = await w.appendRows([{ id: 20, amount: 'not a number' }, { id: 21 }]).getResult().catch((e: unknown) => e);
+    expect(JSON.stringify(res)).toMatch(/row_?errors|rowErrors|Errors found while processing rows/i);
+    w.close();
+    expect(await rows('SELECT COUNT(*) AS n FROM ds.events WHERE id IN (20, 21)')).toEqual([{ n: 0 }]);
+  });
+
+  it('makes BUFFERED rows visible up to the flushed offset', async () => {
+    const streamId = await writer.createWriteStream({ streamType: managedwriter.BufferedStream, destinationTable: TABLE });
+    const w = await jsonWriter(streamId);
+    await w.appendRows([{ id: 30 }, { id: 31 }, { id: 32 }], 0).getResult();
+    expect(await rows('SELECT COUNT(*) AS n FROM ds.events WHERE id >= 30')).toEqual([{ n: 0 }]);
+    const flushed = await writer.flushRows({ writeStream: streamId, offset: { value: 1 } });
+    expect(Number(flushed.offset)).toBe(1);
+    expect(await rows('SELECT id FROM ds.events WHERE id >= 30 ORDER BY id')).toEqual([{ id: 30 }, { id: 31 }]);
+    w.close();
+  });
+
+  it('answers NOT_FOUND for a stream of a missing table', async () => {
+    await expect(writer.getWriteStream({ streamId: 'projects/sw/datasets/ds/tables/nope/streams/_default' })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+  });
+});
