@@ -26,7 +26,7 @@ function startPython(id, cmd, args, input) {
       reject(e);
       return;
     }
-    const p = { child, buf: '', err: '', waiting: [], dead: null };
+    const p = { child, buf: '', err: '', waiting: [], dead: null, timer: undefined };
     procs.set(id, p);
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
@@ -53,9 +53,16 @@ function startPython(id, cmd, args, input) {
   });
 }
 
+// A process unused for a while belongs to a finished query: stop it (the
+// engine side also stops it when the UDF object is collected).
+const IDLE_MS = 30000;
+
 function send(id, line) {
   const p = procs.get(id);
   if (!p) return Promise.reject(new Error('python3 is not running'));
+  clearTimeout(p.timer);
+  p.timer = setTimeout(() => { procs.delete(id); p.child.kill('SIGKILL'); }, IDLE_MS);
+  p.timer.unref();
   return new Promise((resolve, reject) => {
     p.waiting.push({ resolve, reject });
     p.child.stdin.write(line + '\n');

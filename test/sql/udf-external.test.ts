@@ -1,0 +1,150 @@
+// JavaScript libraries (file:// and gs:// through an object-store stand-in)
+// and Python UDFs (LANGUAGE python: needs python3 on the machine; the cases
+// are skipped, with that reason, where there is none).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pythonPath } from '../../src/udf/python.js';
+import { errorMessage, openHarness, rowsOf, run, setupDataset, type Harness } from './harness.js';
+
+let h: Harness;
+let n = 0;
+let dir: string;
+beforeAll(async () => {
+  h = await openHarness();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'udf-lib-'));
+});
+afterAll(async () => {
+  await h?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function query(sql: string): Promise<unknown[]> {
+  const projectId = `pu${++n}`;
+  await setupDataset(h, projectId, 'ds');
+  return rowsOf(await run(h, sql, { projectId, defaultDataset: { projectId, datasetId: 'ds' } }));
+}
+
+async function queryError(sql: string): Promise<string> {
+  try {
+    await query(sql);
+  } catch (e) {
+    return errorMessage(e);
+  }
+  throw new Error('expected an error');
+}
+
+describe('JavaScript libraries', () => {
+  it('loads OPTIONS(library=) from file:// before the body', async () => {
+    const lib = path.join(dir, 'helpers.js');
+    fs.writeFileSync(lib, 'function triple(x) { return 3 * x; }\nvar OFFSET = 0.5;\n');
+    const rows = await query(`CREATE TEMP FUNCTION f(x FLOAT64) RETURNS FLOAT64 LANGUAGE js OPTIONS (library = ['file://${lib}']) AS "return triple(x) + OFFSET;";
+      SELECT f(2) AS v`);
+    expect(rows).toEqual([['6.5']]);
+  });
+
+  it('loads a library from gs:// through the object store', async () => {
+    // The stand-in store runs on its own thread: the engine thread blocks while it reads.
+    const server = new Worker(
+      `const http = require('node:http');
+       const { parentPort } = require('node:worker_threads');
+       const s = http.createServer((req, res) => {
+         if (req.url === '/storage/v1/b/libs/o/util%2\x46str.js?alt=media') res.end('function shout(s) { return s.toUpperCase() + "!"; }');
+         else { res.statusCode = 404; res.end('not found'); }
+       });
+       s.listen(0, '127.0.0.1', () => parentPort.postMessage(s.address().port));`,
+      { eval: true },
+    );
+    const port = await new Promise<number>((r) => server.once('message', r));
+    const old = process.env['STORAGE_EMULATOR_HOST'];
+    process.env['STORAGE_EMULATOR_HOST'] = `http://127.0.0.1:${port}`;
+    try {
+      const rows = await query(`CREATE TEMP FUNCTION s(x STRING) RETURNS STRING LANGUAGE js OPTIONS (library = 'gs://libs/util/str.js') AS "return shout(x);";
+        SELECT s('hey') AS v`);
+      expect(rows).toEqual([['HEY!']]);
+      const msg = await queryError(`CREATE TEMP FUNCTION s(x STRING) RETURNS STRING LANGUAGE js OPTIONS (library = 'gs://libs/missing.js') AS "return x;";
+        SELECT s('hey') AS v`);
+      expect(msg).toContain('Cannot read JavaScript library gs://libs/missing.js: HTTP 404');
+    } finally {
+      if (old === undefined) delete process.env['STORAGE_EMULATOR_HOST'];
+      else process.env['STORAGE_EMULATOR_HOST'] = old;
+      await server.terminate();
+    }
+  });
+
+  it('an error inside a library names the library', async () => {
+    const lib = path.join(dir, 'bad.js');
+    fs.writeFileSync(lib, 'throw new RangeError("library failed");');
+    const msg = await queryError(`CREATE TEMP FUNCTION f(x FLOAT64) RETURNS FLOAT64 LANGUAGE js OPTIONS (library = 'file://${lib}') AS "return x;";
+      SELECT f(1) AS v`);
+    expect(msg).toContain(`RangeError: library failed at file://${lib} line 1`);
+  });
+});
+
+const python = pythonPath();
+const OPTS = `OPTIONS (entry_point = 'main', runtime_version = 'python-3.11')`;
+
+describe.skipIf(!python)('Python UDFs (python3 present)', () => {
+  it('adds one over many rows in one process', async () => {
+    const rows = await query(`CREATE FUNCTION ds.py_add(x INT64) RETURNS INT64 LANGUAGE python ${OPTS} AS r'''
+def main(x):
+    return x + 1
+''';
+      SELECT COUNT(*) AS n, SUM(ds.py_add(x)) AS s, MIN(ds.py_add(x)) AS lo FROM UNNEST(GENERATE_ARRAY(1, 10000)) x`);
+    expect(rows).toEqual([['10000', '50015000', '2']]);
+  });
+
+  it('maps SQL types to Python values and back', async () => {
+    const rows = await query(`CREATE FUNCTION ds.describe(i INT64, f FLOAT64, s STRING, b BYTES, d DATE, t TIMESTAMP, n NUMERIC, a ARRAY<INT64>, st STRUCT<k STRING, v INT64>)
+RETURNS STRING LANGUAGE python ${OPTS} AS r'''
+def main(i, f, s, b, d, t, n, a, st):
+    return "|".join([type(i).__name__, type(f).__name__, s, b.decode(), d.isoformat(), t.isoformat(), str(n + 1), str(sum(a)), st["k"] + str(st["v"])])
+''';
+      SELECT ds.describe(7, 1.5, 'x', b'hi', DATE '2024-03-01', TIMESTAMP '2024-03-01 10:00:00.5+00', NUMERIC '1.25', [1, 2, 3], STRUCT('k' AS k, 9 AS v)) AS v`);
+    expect(rows).toEqual([['int|float|x|hi|2024-03-01|2024-03-01T10:00:00.500000+00:00|2.25|6|k9']]);
+  });
+
+  it('returns dates, structs and arrays', async () => {
+    const rows = await query(`CREATE FUNCTION ds.mk(x INT64) RETURNS STRUCT<d DATE, xs ARRAY<STRING>> LANGUAGE python ${OPTS} AS r'''
+import datetime
+def main(x):
+    return {"d": datetime.date(2020, 1, x), "xs": [str(i) for i in range(x)]}
+''';
+      SELECT v.d, ARRAY_LENGTH(v.xs) AS n FROM (SELECT ds.mk(3) AS v)`);
+    expect(rows).toEqual([['2020-01-03', '3']]);
+  });
+
+  it('NULL arguments arrive as None', async () => {
+    const rows = await query(`CREATE FUNCTION ds.isnone(x STRING) RETURNS BOOL LANGUAGE python ${OPTS} AS r'''
+def main(x):
+    return x is None
+''';
+      SELECT ds.isnone(NULL) AS a, ds.isnone('') AS b`);
+    expect(rows).toEqual([['true', 'false']]);
+  });
+
+  it('an exception in the body is a query error naming the function', async () => {
+    const msg = await queryError(`CREATE FUNCTION ds.boom(x INT64) RETURNS INT64 LANGUAGE python ${OPTS} AS r'''
+def main(x):
+    raise ValueError("bad value %d" % x)
+''';
+      SELECT ds.boom(4)`);
+    expect(msg).toContain('Python UDF ds.boom(INT64) failed: ValueError: bad value 4 at line 3');
+  });
+
+  it('a declared package that is not installed fails before the body runs', async () => {
+    const msg = await queryError(`CREATE FUNCTION ds.pk(x INT64) RETURNS INT64 LANGUAGE python
+      OPTIONS (entry_point = 'main', runtime_version = 'python-3.11', packages = ['bqemu_nonexistent_pkg_xyz==1.0'])
+      AS "def main(x): return x";
+      SELECT ds.pk(1)`);
+    expect(msg).toContain("No module named 'bqemu_nonexistent_pkg_xyz'");
+  });
+
+  it('the entry point must be defined by the code', async () => {
+    const msg = await queryError(`CREATE FUNCTION ds.ep(x INT64) RETURNS INT64 LANGUAGE python ${OPTS} AS "def other(x): return x";
+      SELECT ds.ep(1)`);
+    expect(msg).toContain("entry_point 'main' is not a function defined by the code");
+  });
+});
