@@ -323,6 +323,20 @@ export function resolveExpr(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
   return e;
 }
 
+const BIGNUMERIC_MAX = new Decimal('578960446186580977117854925043439539266.34992332820282019728792003956564819967');
+/** A float literal's text as a NUMERIC/BIGNUMERIC literal when it fits (else the ordinary FLOAT64 cast reports the error). */
+function exactDecimalLiteral(text: string, to: SqlType): LiteralExpr | undefined {
+  if (to.kind !== 'NUMERIC' && to.kind !== 'BIGNUMERIC') return undefined;
+  let d: Decimal;
+  try {
+    d = new Decimal(text).toDecimalPlaces(to.kind === 'NUMERIC' ? 9 : 38, Decimal.ROUND_HALF_UP);
+  } catch {
+    return undefined;
+  }
+  const fits = to.kind === 'NUMERIC' ? d.abs().lt('1e29') : d.abs().lte(BIGNUMERIC_MAX);
+  return fits ? literal(to.kind === 'NUMERIC' ? T.NUMERIC : T.BIGNUMERIC, d) : undefined;
+}
+
 function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
   switch (n.kind) {
     case 'IntLiteral': {
@@ -411,8 +425,11 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
     case 'CaseExpr':
       return resolveCase(an, n, ctx);
     case 'CastExpr': {
-      const x = resolveExpr(an, n.expr, ctx);
       const to = typeFromNode(n.type);
+      // A floating-point literal cast to NUMERIC/BIGNUMERIC converts its exact text, not the nearest double.
+      const floatText = n.expr.kind === 'FloatLiteral' ? n.expr.text : n.expr.kind === 'UnaryExpr' && n.expr.op === '-' && n.expr.operand.kind === 'FloatLiteral' ? `-${n.expr.operand.text}` : undefined;
+      const exact = floatText !== undefined && !n.format ? exactDecimalLiteral(floatText, to) : undefined;
+      const x = exact ?? resolveExpr(an, n.expr, ctx);
       if (originOf(x) !== Origin.Null && !canCast(x.type, to) && !typeEquals(x.type, to)) {
         throw sqlError(`Invalid cast from ${typeToSql(x.type)} to ${typeToSql(to)}`, n.expr.loc);
       }

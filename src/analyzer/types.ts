@@ -204,12 +204,19 @@ function civilDays(y: number, mo: number, d: number): number | undefined {
 
 /** HH:MM[:SS[.ffffff]] -> microseconds of the day. */
 export function parseTimeValue(s: string): number | undefined {
+  const t = timeOfDay(s);
+  // 23:59:60 wraps to midnight for a TIME.
+  return t === undefined ? undefined : t % 86400e6;
+}
+
+function timeOfDay(s: string): number | undefined {
   const m = /^\s*(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*$/.exec(s);
   if (!m) return undefined;
   const h = +m[1]!, mi = +m[2]!, se = +(m[3] ?? 0);
-  // A leap second (:60) is accepted and rolls into the next minute, as ZetaSQL does.
+  // A leap second (:60) is accepted and becomes the start of the next minute
+  // (its fraction dropped), as ZetaSQL does for TIME and DATETIME.
   if (h > 23 || mi > 59 || se > 60) return undefined;
-  const frac = m[4] ? Number((m[4] + '000000').slice(0, 6)) : 0;
+  const frac = m[4] && se !== 60 ? Number((m[4] + '000000').slice(0, 6)) : 0;
   return ((h * 60 + mi) * 60 + se) * 1e6 + frac;
 }
 
@@ -219,7 +226,7 @@ export function parseDatetimeValue(s: string): bigint | undefined {
   if (!m) return undefined;
   const d = parseDateValue(m[1]!);
   if (d === undefined) return undefined;
-  const t = m[2] ? parseTimeValue(m[2]) : 0;
+  const t = m[2] ? timeOfDay(m[2]) : 0;
   if (t === undefined) return undefined;
   return BigInt(d) * 86400000000n + BigInt(t);
 }

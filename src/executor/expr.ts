@@ -70,12 +70,16 @@ async function evalAsync(e: Expr, batch: Batch, layout: ColumnLayout, ctx: ExecC
     }
     case 'cast': {
       const v = await evalAsync(e.arg, batch, layout, ctx);
-      const first = async (x: Expr | undefined): Promise<string | undefined> => {
+      const first = async (x: Expr | undefined): Promise<string | null | undefined> => {
         if (!x || n === 0) return undefined;
         const fv = getValue(await evalAsync(x, batch, layout, ctx), 0);
-        return fv === null ? undefined : String(fv);
+        return fv === null ? null : String(fv);
       };
-      return castVector(v, e.type, { safe: e.safe, format: await first(e.format), timeZone: await first(e.timeZone) }, ctx.eval);
+      const format = await first(e.format);
+      const timeZone = await first(e.timeZone);
+      // CAST ... FORMAT NULL / AT TIME ZONE NULL yields NULL.
+      if (format === null || timeZone === null) return constantVector(e.type, null, n);
+      return castVector(v, e.type, { safe: e.safe, format, timeZone }, ctx.eval);
     }
     case 'make_struct':
     case 'make_array': {
@@ -303,12 +307,16 @@ function applyCall(e: CallExpr, args: Vector[], batch: Batch, layout: ColumnLayo
 
 function evalCast(e: CastExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
   const v = evalExpr(e.arg, batch, layout, env);
-  const firstValue = (x: Expr | undefined): string | undefined => {
+  const firstValue = (x: Expr | undefined): string | null | undefined => {
     if (!x || batch.length === 0) return undefined;
     const fv = getValue(evalExpr(x, batch, layout, env), 0);
-    return fv === null ? undefined : String(fv);
+    return fv === null ? null : String(fv);
   };
-  return castVector(v, e.type, { safe: e.safe, format: firstValue(e.format), timeZone: firstValue(e.timeZone) }, env.ctx.eval);
+  const format = firstValue(e.format);
+  const timeZone = firstValue(e.timeZone);
+  // CAST ... FORMAT NULL / AT TIME ZONE NULL yields NULL.
+  if (format === null || timeZone === null) return constantVector(e.type, null, batch.length);
+  return castVector(v, e.type, { safe: e.safe, format, timeZone }, env.ctx.eval);
 }
 
 interface Part {

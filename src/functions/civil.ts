@@ -227,14 +227,15 @@ export function parseDatetimeString(s: string): bigint | undefined {
   return datetimeFromMatch(m);
 }
 
-function datetimeFromMatch(m: RegExpExecArray): bigint | undefined {
+/** `leapFraction`: a TIMESTAMP keeps the fraction of a leap second (12:59:60.5 -> 13:00:00.5); DATETIME drops it. */
+function datetimeFromMatch(m: RegExpExecArray, leapFraction = false): bigint | undefined {
   const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]);
   if (!validYmd(y, mo, d)) return undefined;
   const h = Number(m[4] ?? 0), mi = Number(m[5] ?? 0), se = Number(m[6] ?? 0);
   const us = fracToMicros(m[7]);
   if (h > 23 || mi > 59 || se > 60 || us === undefined) return undefined;
   // A leap second (:60) becomes the start of the next minute, as the service does.
-  if (se === 60) return joinMicros(daysFromCivil(y, mo, d), ((h * 60 + mi) * 60 + 60) * 1e6);
+  if (se === 60) return joinMicros(daysFromCivil(y, mo, d), ((h * 60 + mi) * 60 + 60) * 1e6 + (leapFraction ? us : 0));
   return joinMicros(daysFromCivil(y, mo, d), ((h * 60 + mi) * 60 + se) * 1e6 + us);
 }
 
@@ -242,7 +243,7 @@ function datetimeFromMatch(m: RegExpExecArray): bigint | undefined {
 export function parseTimestampString(s: string, defaultZone: string): bigint | undefined {
   const m = DT_RE.exec(s);
   if (!m) return undefined;
-  const civil = datetimeFromMatch(m);
+  const civil = datetimeFromMatch(m, true);
   if (civil === undefined) return undefined;
   let zone = m[8]!;
   if (zone === '') zone = defaultZone;
