@@ -129,7 +129,9 @@ export function compareValues(a: Value, b: Value, t: SqlType): number {
     case 'RANGE': {
       const x = a as RangeValue;
       const y = b as RangeValue;
-      return compareValues(x.start, y.start, t.element) || compareValues(x.end, y.end, t.element);
+      // An unbounded (NULL) start sorts first, an unbounded end last.
+      const e = x.end === null || y.end === null ? (x.end === y.end ? 0 : x.end === null ? 1 : -1) : compareValues(x.end, y.end, t.element);
+      return compareValues(x.start, y.start, t.element) || e;
     }
     case 'ARRAY': {
       const x = a as Value[];

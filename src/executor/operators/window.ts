@@ -526,50 +526,114 @@ function vectorFromValuesOf(type: SqlType, vals: Value[]): Vector {
 }
 import { vectorFromValues as vfv } from '../../types/vector.js';
 
+/**
+ * PERCENTILE_CONT / PERCENTILE_DISC over each whole partition, as the
+ * reference evaluator does: values ascend with NaN first; under RESPECT NULLS
+ * the NULLs count as the smallest values. The position max_index × percentile
+ * is exact (a double percentile is split into mantissa and exponent), its
+ * fraction is the right weight. CONT interpolates left·(1 − w) + right·w
+ * (exactly for NUMERIC/BIGNUMERIC, rounded to the type's scale).
+ */
 async function percentile(call: WindowCall, cont: boolean, g: Geometry, input: Batch, layout: Layout, ctx: ExecContext): Promise<Vector> {
   const n = g.n;
   const v = await evaluate(call.args[0]!, input, layout, ctx);
   const pv = await constantArg(call.args[1], input, layout, ctx);
   if (pv === null) throw new QueryError(`${call.name} percentile cannot be NULL`);
-  const pct = typeof pv === 'object' ? Number(String(pv)) : toNum(pv as number | bigint);
-  if (!(pct >= 0 && pct <= 1)) throw new QueryError(`Percentile argument must be in [0, 1]; got ${pct}`);
+  const pctNum = pv instanceof Decimal ? pv.toNumber() : toNum(pv as number | bigint);
+  if (!(pctNum >= 0 && pctNum <= 1)) throw new QueryError(`Percentile argument must be in [0, 1]; got ${pv instanceof Decimal ? pv.toString() : pctNum}`);
+  const pct: Decimal | number = pv instanceof Decimal ? pv : pctNum;
   const respect = call.ignoreNulls === false;
+  const rt = call.column.type.kind;
+  const scale = rt === 'NUMERIC' ? 9 : rt === 'BIGNUMERIC' ? 38 : -1;
   const out: Value[] = new Array(n);
   const cmp = keyComparator(v, { descending: false, nullsFirst: true });
   // Rows of one partition are contiguous in sorted positions; sort each partition's values once.
   for (let ps = 0; ps < n; ps = g.partEnd[ps]!) {
     const pe = g.partEnd[ps]!;
     const rows: number[] = [];
+    let nulls = 0;
     for (let p = ps; p < pe; p++) {
       const r = g.idx[p]!;
-      if (respect || !(v.nulls !== null && v.nulls[r] === 1)) rows.push(r);
+      if (v.nulls !== null && v.nulls[r] === 1) nulls++;
+      else rows.push(r);
     }
+    if (!respect) nulls = 0;
     rows.sort(cmp);
     let res: Value = null;
     const m = rows.length;
     if (m > 0) {
       if (cont) {
-        const pos = pct * (m - 1);
-        const lo = Math.floor(pos);
-        const hi = Math.ceil(pos);
-        const a = getValue(v, rows[lo]!);
-        const b = getValue(v, rows[hi]!);
-        if (a instanceof Decimal && b instanceof Decimal) {
-          // NUMERIC/BIGNUMERIC interpolate exactly.
-          res = lo === hi ? a : a.plus(b.minus(a).times(new Decimal(pos - lo)));
-        } else if (a !== null && b !== null) {
-          const x = toNum(a as number);
-          const y = toNum(b as number);
-          res = lo === hi ? x : x + (pos - lo) * (y - x);
+        const { index, right } = percentileIndex(pct, m - 1 + nulls);
+        if (index >= nulls) {
+          const i = index - nulls;
+          res = getValue(v, rows[i]!);
+          if (!isZero(right)) res = interpolate(res, getValue(v, rows[i + 1]!), right, scale);
+        } else if (index === nulls - 1 && !isZero(right)) {
+          // Between the last NULL and the smallest value: the value itself.
+          res = getValue(v, rows[0]!);
         }
       } else {
-        const k = Math.max(0, Math.ceil(pct * m) - 1);
-        res = getValue(v, rows[k]!);
+        const w = percentileIndex(pct, m + nulls);
+        const index = w.index > 0 && isZero(w.right) ? w.index - 1 : w.index;
+        if (index >= nulls) res = getValue(v, rows[index - nulls]!);
       }
     }
     for (let p = ps; p < pe; p++) out[g.idx[p]!] = res;
   }
   return vfv(call.column.type, out);
+}
+
+/** A weight: an exact fraction num / 2^bits (double percentiles) or a Decimal. */
+type Weight = { readonly num: bigint; readonly bits: bigint } | Decimal;
+
+const isZero = (w: Weight): boolean => (w instanceof Decimal ? w.isZero() : w.num === 0n);
+
+/** floor(maxIndex × pct) and the fraction above it, both exact. */
+function percentileIndex(pct: Decimal | number, maxIndex: number): { index: number; right: Weight } {
+  if (pct instanceof Decimal) {
+    const x = pct.times(maxIndex);
+    const index = x.floor();
+    return { index: index.toNumber(), right: x.minus(index) };
+  }
+  // pct = mant / 2^bits exactly (pct in [0, 1]).
+  let mant = pct;
+  let bits = 0n;
+  while (mant !== Math.floor(mant)) {
+    mant *= 2;
+    bits++;
+  }
+  const prod = BigInt(maxIndex) * BigInt(mant);
+  const index = prod >> bits;
+  return { index: Number(index), right: { num: prod - (index << bits), bits } };
+}
+
+/** num / 2^bits as a double (bits past the double range shift out first). */
+function ratio(num: bigint, bits: bigint): number {
+  if (bits > 1000n) {
+    num >>= bits - 1000n;
+    bits = 1000n;
+  }
+  return Number(num) / 2 ** Number(bits);
+}
+
+function interpolate(left: Value, right: Value, w: Weight, scale: number): Value {
+  if (left instanceof Decimal && right instanceof Decimal) {
+    const rw = w instanceof Decimal ? w : new Decimal(w.num.toString()).div(new Decimal(2).pow(Number(w.bits)));
+    return left.times(new Decimal(1).minus(rw)).plus(right.times(rw)).toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
+  }
+  const x = toNum(left as number);
+  const y = toNum(right as number);
+  let rw: number;
+  let lw: number;
+  if (w instanceof Decimal) {
+    rw = w.toNumber();
+    lw = new Decimal(1).minus(w).toNumber();
+  } else {
+    // Both weights from the exact fraction, so neither loses relative precision near 0.
+    rw = ratio(w.num, w.bits);
+    lw = ratio((1n << w.bits) - w.num, w.bits);
+  }
+  return x * lw + y * rw;
 }
 
 // ---------------------------------------------------------------- aggregates
