@@ -1,8 +1,11 @@
 // The Storage Write API through the real client library's managed writer
 // (@google-cloud/bigquery-storage: WriterClient + JSONWriter) on the engine's
 // gRPC port: the default stream, PENDING streams with offsets, finalize and
-// batch commit, BUFFERED streams with flush, row errors; every row checked
-// through a query.
+// batch commit, BUFFERED streams with flush, row errors, a PENDING stream
+// surviving kill -9; every row checked through a query.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { BigQuery } from '@google-cloud/bigquery';
 import { adapt, managedwriter } from '@google-cloud/bigquery-storage';
@@ -101,6 +104,37 @@ describe('Storage Write API through the real managed writer', () => {
     expect(Number(flushed.offset)).toBe(1);
     expect(await rows('SELECT id FROM ds.events WHERE id >= 30 ORDER BY id')).toEqual([{ id: 30 }, { id: 31 }]);
     w.close();
+  });
+
+  it('keeps a PENDING stream and its acknowledged rows across kill -9 of both processes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wh-sw-'));
+    const clientOpts = (port: number) => ({ apiEndpoint: '127.0.0.1', port, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sw' }) as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0];
+    let e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
+    try {
+      const bq2 = new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() });
+      await bq2.createDataset('ds');
+      await bq2.query({ query: 'CREATE TABLE ds.t (id INT64)' });
+      let w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
+      const streamId = await w2.createWriteStream({ streamType: managedwriter.PendingStream, destinationTable: 'projects/sw/datasets/ds/tables/t' });
+      const ws = await w2.getWriteStream({ streamId, view: 'FULL' as never });
+      const conn = await w2.createStreamConnection({ streamId });
+      const jw = new managedwriter.JSONWriter({ connection: conn, protoDescriptor: adapt.convertStorageSchemaToProto2Descriptor(ws.tableSchema!, 'root') });
+      await jw.appendRows([{ id: 1 }, { id: 2 }], 0).getResult();
+      jw.close();
+      w2.close();
+      process.kill(-e2.proc.pid!, 'SIGKILL'); // gateway and engine share the process group
+      await new Promise((r) => setTimeout(r, 300));
+      e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
+      w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
+      expect(Number((await w2.finalizeWriteStream({ name: streamId })).rowCount)).toBe(2);
+      expect((await w2.batchCommitWriteStream({ parent: 'projects/sw/datasets/ds/tables/t', writeStreams: [streamId] })).streamErrors ?? []).toEqual([]);
+      w2.close();
+      const [r] = await new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() }).query({ query: 'SELECT id FROM ds.t ORDER BY id' });
+      expect(r).toEqual([{ id: 1 }, { id: 2 }]);
+    } finally {
+      await e2.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('answers NOT_FOUND for a stream of a missing table', async () => {

@@ -5,9 +5,11 @@
 // COMMITTED (rows visible when the append is acknowledged), PENDING (rows held
 // until FinalizeWriteStream + BatchCommitWriteStreams) and BUFFERED (rows held
 // until FlushRows) streams with exact offsets. Rows that reach the table go
-// through the same durable insert path as tabledata.insertAll, so an
-// acknowledged committed append survives a crash. Rows held by PENDING and
-// BUFFERED streams live in engine memory until committed or flushed.
+// through the same durable insert path as tabledata.insertAll; created
+// streams (their offsets and the rows PENDING and BUFFERED streams hold) are
+// logged durably before an append is acknowledged (stream-log.ts), so both
+// survive a crash. A crash between a committed append's insert and its log
+// line can make a client's retry of that append write it twice.
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -18,6 +20,7 @@ import type { Storage } from '../../storage/store.js';
 import type { RestField } from '../../types/schema.js';
 import type { RowService } from '../rows.js';
 import { decodeRows, RowDecodeError, type MessageDescriptor } from './proto-rows.js';
+import { StreamLog } from './stream-log.js';
 
 type StreamType = 'COMMITTED' | 'PENDING' | 'BUFFERED';
 
@@ -86,12 +89,18 @@ export function loadStorageWriteService(protoDir: string): grpc.ServiceDefinitio
 
 export class StorageWriteService {
   private readonly streams = new Map<string, WriteStreamState>();
+  private readonly log: StreamLog;
 
   constructor(
     private readonly storage: Storage,
     private readonly rows: RowService,
     private readonly toServiceError: (e: unknown) => grpc.ServiceError,
-  ) {}
+  ) {
+    this.log = new StreamLog(path.join(storage.dataDir, '_write_streams'));
+    for (const r of this.log.recover()) {
+      this.streams.set(r.meta.name, { ...r.meta, rowCount: r.rowCount, held: r.held, flushed: r.flushed, finalized: r.finalized, committed: r.committed });
+    }
+  }
 
   handlers(): grpc.UntypedServiceImplementation {
     const unary = <Req>(fn: (req: Req) => Promise<unknown> | unknown) => (call: grpc.ServerUnaryCall<Req, unknown>, cb: grpc.sendUnaryData<unknown>) => {
@@ -113,7 +122,7 @@ export class StorageWriteService {
     if (!this.storage.getTable(p, d, t)) throw grpcError(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: projects/${p}/datasets/${d}/tables/${t}`);
   }
 
-  private create(parent: string, type: string): unknown {
+  private async create(parent: string, type: string): Promise<unknown> {
     const m = TABLE_PATH.exec(parent);
     if (!m) throw invalid(`Invalid parent "${parent}": expected projects/{project}/datasets/{dataset}/tables/{table}`);
     const [, p, d, t] = m as unknown as [string, string, string, string];
@@ -121,6 +130,7 @@ export class StorageWriteService {
     if (type !== 'COMMITTED' && type !== 'PENDING' && type !== 'BUFFERED') throw invalid('write_stream.type must be COMMITTED, PENDING or BUFFERED');
     const name = `${parent}/streams/${randomBytes(12).toString('base64url')}`;
     const s: WriteStreamState = { name, type, table: { p, d, t }, created: Date.now(), committed: null, finalized: false, rowCount: 0, held: [], flushed: 0 };
+    await this.log.write(name, { meta: { name, type, table: s.table, created: s.created } });
     this.streams.set(name, s);
     return this.describe(s, false);
   }
@@ -211,10 +221,7 @@ export class StorageWriteService {
       throw e;
     }
     let rowErrors = decoded.errors;
-    if (rowErrors.length === 0) {
-      if (s.type === 'COMMITTED') rowErrors = await this.insert(s, decoded.rows);
-      else s.held.push(...decoded.rows);
-    }
+    if (rowErrors.length === 0 && s.type === 'COMMITTED') rowErrors = await this.insert(s, decoded.rows);
     if (rowErrors.length > 0) {
       // The whole request is rejected; nothing of it is written.
       return {
@@ -223,15 +230,22 @@ export class StorageWriteService {
         writeStream: streamName,
       };
     }
+    if (!isDefault) await this.log.write(s.name, s.type === 'COMMITTED' ? { append: decoded.rows.length } : { append: decoded.rows.length, rows: decoded.rows });
+    if (s.type !== 'COMMITTED') s.held.push(...decoded.rows);
     const start = s.rowCount;
     s.rowCount += decoded.rows.length;
     return { appendResult: isDefault ? {} : { offset: { value: start } }, writeStream: streamName };
   }
 
-  private finalize(name: string): unknown {
+  private async finalize(name: string): Promise<unknown> {
     const s = this.stream(name);
     if (name.endsWith('/streams/_default')) throw invalid('FinalizeWriteStream is not supported on the default stream');
-    s.finalized = true;
+    if (!s.finalized) {
+      await this.log.write(name, { finalized: true });
+      s.finalized = true;
+      // Nothing more can change for a finalized COMMITTED stream, nor for a BUFFERED one with every row flushed.
+      if (s.type === 'COMMITTED' || (s.type === 'BUFFERED' && s.flushed === s.rowCount)) await this.log.remove(name);
+    }
     return { rowCount: s.rowCount };
   }
 
@@ -256,6 +270,7 @@ export class StorageWriteService {
       if (rowErrors.length > 0) throw invalid(`Rows of ${s.name} no longer fit the table: ${rowErrors[0]!.message}`);
       s.held = [];
       s.committed = now;
+      await this.log.remove(s.name);
     }
     return { commitTime: ts(now), streamErrors: [] };
   }
@@ -270,6 +285,7 @@ export class StorageWriteService {
       const rowErrors = await this.insert(s, batch);
       if (rowErrors.length > 0) throw invalid(`Rows of ${name} no longer fit the table: ${rowErrors[0]!.message}`);
       s.flushed = upTo;
+      await this.log.write(name, { flushed: upTo });
     }
     return { offset: s.flushed - 1 };
   }
