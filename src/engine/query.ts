@@ -1,6 +1,7 @@
 // ExecuteQuery: parameters -> runQuery (the SQL pipeline) -> result table
 // (anonymous, in memory, or the requested destination) + first page + stats.
 import type { QueryResult, ResultColumn, RunQuery } from '../planner/api.js';
+import type { ScriptChild } from '../planner/run.js';
 import { QueryError } from '../planner/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { nullVector } from '../storage/vectors.js';
@@ -118,7 +119,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     ddlTargetTable: result.ddlTargetTable ?? EMPTY_REF,
     ddlTargetRoutineJson: result.ddlTargetRoutine ? JSON.stringify(result.ddlTargetRoutine) : '',
     totalBytesProcessed: result.totalBytesProcessed,
-    statisticsJson: statisticsOf(result),
+    statisticsJson: statisticsOf(result, a, results),
   };
   if (!result.columns || a.dryRun) {
     if (result.columns) reply.schemaJson = JSON.stringify({ fields: result.columns.map((c) => columnToRestField(c.name, c.type)) });
@@ -236,34 +237,67 @@ function materializeJobs(catalog: EngineCatalog, projectId: string, json: string
   catalog.setVirtualTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' }, columns, batch);
 }
 
+/** 1-based line and column of a source offset (script stack frames). */
+function position(sql: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < sql.length; i++) {
+    if (sql[i] === '\n') {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** The id the gateway registers a script's n-th child job under (the real service's `script_job_...` form). */
+export function childJobId(parentJobId: string, index: number): string {
+  return `script_job_${parentJobId}_${index}`;
+}
+
+type WithStatistics = QueryResult & { statistics?: Record<string, unknown> };
+
 /**
- * One statement of a script as the pipeline may report it (an optional
- * `childJobs` on QueryResult; forwarded when present so the gateway can list
- * script child jobs).
+ * One statement of a script as a child-job summary for the gateway: its text,
+ * statement statistics, `scriptStatistics` (evaluationKind STATEMENT and the
+ * stack frame of the statement), and for statements with rows a result table
+ * in the result store, so getQueryResults on the child answers like the real service.
  */
-interface ChildJobSummary {
-  readonly query?: string;
-  readonly statementType?: string;
-  readonly numDmlAffectedRows?: number;
-  readonly ddlOperationPerformed?: string;
-  readonly ddlTargetTable?: TableRefArg;
-  readonly columns?: readonly ResultColumn[] | null;
-  readonly totalBytesProcessed?: number;
-  readonly error?: { readonly reason: string; readonly message: string };
+function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, results: ResultStore): Record<string, unknown> {
+  const r = c.result as WithStatistics;
+  const jobId = childJobId(a.jobId, index);
+  const text = a.query.slice(c.start, c.end);
+  const from = position(a.query, c.start);
+  const to = position(a.query, Math.max(c.start, c.end - 1));
+  const j: Record<string, unknown> = {
+    jobId,
+    query: text,
+    statementType: r.statementType,
+    totalBytesProcessed: r.totalBytesProcessed,
+    scriptStatistics: {
+      evaluationKind: 'STATEMENT',
+      stackFrames: [{ startLine: from.line, startColumn: from.column, endLine: to.line, endColumn: to.column, text }],
+    },
+  };
+  if (r.numDmlAffectedRows !== undefined) j.numDmlAffectedRows = r.numDmlAffectedRows;
+  if (r.ddlOperationPerformed) j.ddlOperationPerformed = r.ddlOperationPerformed;
+  if (r.ddlTargetTable) j.ddlTargetTable = r.ddlTargetTable;
+  if (r.statistics) j.statistics = r.statistics;
+  if (r.columns) {
+    const total = r.batches.reduce((n, b) => n + b.length, 0);
+    const ref = { projectId: a.projectId, datasetId: ResultStore.datasetFor(a.projectId), tableId: 'anon' + jobId.replace(/[^A-Za-z0-9_]/g, '_') };
+    results.put({ ...ref, columns: r.columns, batches: r.batches, rowCount: total, etag: `"${Date.now().toString(36)}"` });
+    j.schema = { fields: r.columns.map((col: ResultColumn) => columnToRestField(col.name, col.type)) };
+    j.totalRows = total;
+    j.resultTable = ref;
+  }
+  return j;
 }
 
 /** `statistics_json`: script child-job summaries and any extra statistics the pipeline attaches. */
-function statisticsOf(result: QueryResult): string {
-  const extra = result as QueryResult & { childJobs?: readonly ChildJobSummary[]; statistics?: Record<string, unknown> };
+function statisticsOf(result: QueryResult, a: ExecuteQueryArgs, results: ResultStore): string {
+  const extra = result as WithStatistics & { scriptChildren?: readonly ScriptChild[] };
   const out: Record<string, unknown> = { ...(extra.statistics ?? {}) };
-  const kids: readonly ChildJobSummary[] | undefined = extra.childJobs;
-  if (kids && typeof kids.map === 'function') {
-    out.childJobs = kids.map((c: ChildJobSummary) => {
-      const j: Record<string, unknown> = { ...c };
-      delete j.columns;
-      if (c.columns) j.schema = { fields: c.columns.map((col: ResultColumn) => columnToRestField(col.name, col.type)) };
-      return j;
-    });
-  }
+  if (extra.scriptChildren) out.childJobs = extra.scriptChildren.map((c, i) => childSummary(c, i, a, results));
   return Object.keys(out).length > 0 ? JSON.stringify(out) : '';
 }

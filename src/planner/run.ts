@@ -28,7 +28,16 @@ class ContinueSignal {
 }
 class ReturnSignal {}
 
+/** One SQL statement a script ran (source offsets and result): the engine reports each as a child job. */
+export interface ScriptChild {
+  readonly start: number;
+  readonly end: number;
+  readonly result: QueryResult;
+}
+
 interface ScriptState {
+  /** Statements of the script's own text that produced a result; unset inside procedure bodies (another text). */
+  children?: ScriptChild[];
   last?: QueryResult;
   lastSelect?: QueryResult;
   count: number;
@@ -361,7 +370,10 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
       r = { columns: null, batches: [], statementType: st.kind === 'Transaction' ? `${st.action}_TRANSACTION` : st.kind.toUpperCase(), totalBytesProcessed: 0 };
       break;
   }
-  if (r) state.last = r;
+  if (r) {
+    state.last = r;
+    state.children?.push({ start: st.start, end: st.end, result: r });
+  }
 }
 
 /** CALL: runs the procedure body with its own variables; OUT/INOUT arguments (variables) receive the results. */
@@ -386,6 +398,8 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
     }
   }
   const saved = new Map(s.variables);
+  const children = state.children;
+  state.children = undefined;
   s.variables.clear();
   for (const [k, v] of saved) if (k.startsWith('@@')) s.variables.set(k, v);
   for (const [k, v] of bound) s.variables.set(k, v);
@@ -398,6 +412,7 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
     }
   } finally {
     results = new Map(s.variables);
+    state.children = children;
     s.variables.clear();
     for (const [k, v] of saved) s.variables.set(k, v);
   }
@@ -433,7 +448,7 @@ async function dryRun(s: Session, script: A.Script, single: boolean): Promise<Qu
 export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult> => {
   const script = parse(ctx.sql);
   const s = new Session(ctx);
-  const state: ScriptState = { count: 0 };
+  const state: ScriptState = { count: 0, children: [] };
   if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
   const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
   if (ctx.dryRun) return dryRun(s, script, single);
@@ -448,5 +463,12 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
   }
   if (single) return state.last!;
   const base = state.lastSelect ?? state.last;
-  return { columns: base?.columns ?? null, batches: base?.batches ?? [], statementType: 'SCRIPT', totalBytesProcessed: 0 };
+  const out: QueryResult & { scriptChildren: readonly ScriptChild[] } = {
+    columns: base?.columns ?? null,
+    batches: base?.batches ?? [],
+    statementType: 'SCRIPT',
+    totalBytesProcessed: 0,
+    scriptChildren: state.children ?? [],
+  };
+  return out;
 };

@@ -144,48 +144,58 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
 }
 
 /**
- * Scripts: when the engine's statistics carry `childJobs` (one summary per
- * statement: query, statementType, numDmlAffectedRows, ddlOperationPerformed,
- * ddlTargetTable {projectId,datasetId,tableId}, schema, totalBytesProcessed,
- * error {reason,message}), each becomes a DONE job with `parentJobId`, so
- * jobs.list?parentJobId= and INFORMATION_SCHEMA.JOBS see them like the real service.
+ * Scripts: the engine's statistics carry `childJobs`, one summary per
+ * statement the script ran (jobId, query, statementType, numDmlAffectedRows,
+ * ddlOperationPerformed, ddlTargetTable {projectId,datasetId,tableId}, schema,
+ * totalRows, resultTable, totalBytesProcessed, scriptStatistics, statistics).
+ * Each becomes a DONE job with `parentJobId`, so jobs.list?parentJobId=,
+ * jobs.get, getQueryResults and INFORMATION_SCHEMA.JOBS see them like the
+ * real service's script child jobs.
  */
 function registerChildJobs(ctx: GatewayContext, parent: JobRecord, reply: QueryReply): void {
   const extra = parseObj(reply.statistics_json);
   const children = extra && Array.isArray(extra['childJobs']) ? (extra['childJobs'] as unknown[]).filter(isObj) : [];
+  const ref = (v: unknown): TableRef | null =>
+    isObj(v) ? { project_id: str(v['projectId']) ?? '', dataset_id: str(v['datasetId']) ?? '', table_id: str(v['tableId']) ?? '' } : null;
+  const end = Date.now();
   children.forEach((c, i) => {
-    const ddl = isObj(c['ddlTargetTable']) ? c['ddlTargetTable'] : undefined;
     const err = isObj(c['error']) ? c['error'] : undefined;
+    const stats: Json = {};
+    if (isObj(c['scriptStatistics'])) stats['scriptStatistics'] = c['scriptStatistics'];
+    if (isObj(c['statistics'])) Object.assign(stats, c['statistics']);
     const child: JobRecord = {
       projectId: parent.projectId,
-      jobId: `script_job_${parent.jobId}_${i}`,
+      jobId: str(c['jobId']) ?? `script_job_${parent.jobId}_${i}`,
       location: parent.location,
       jobType: 'QUERY',
       state: 'DONE',
       createdMs: parent.startMs ?? parent.createdMs,
       startMs: parent.startMs,
-      endMs: Date.now(),
-      configuration: { query: { query: str(c['query']) ?? '' } },
+      endMs: end,
+      configuration: { query: { query: str(c['query']) ?? '', useLegacySql: false } },
       userEmail: parent.userEmail,
       parentJobId: parent.jobId,
+      // Rendering reads the request's paging and format fields: the parent's.
+      ...(parent.request ? { request: { ...parent.request, job_id: str(c['jobId']) ?? '', query: str(c['query']) ?? '', jobs_snapshot_json: '', table_definitions_json: '' } } : {}),
       reply: {
         schema_json: isObj(c['schema']) ? JSON.stringify(c['schema']) : '',
-        total_rows: 0,
-        result_table: null,
+        total_rows: num(c['totalRows']) ?? 0,
+        result_table: ref(c['resultTable']),
         rows_json: '',
         next_index: -1,
         statement_type: str(c['statementType']) ?? '',
         num_dml_affected_rows: num(c['numDmlAffectedRows']) ?? -1,
         ddl_operation_performed: str(c['ddlOperationPerformed']) ?? '',
-        ddl_target_table: ddl ? { project_id: str(ddl['projectId']) ?? '', dataset_id: str(ddl['datasetId']) ?? '', table_id: str(ddl['tableId']) ?? '' } : null,
+        ddl_target_table: ref(c['ddlTargetTable']),
         ddl_target_routine_json: '',
         total_bytes_processed: num(c['totalBytesProcessed']) ?? 0,
-        statistics_json: '',
+        statistics_json: Object.keys(stats).length ? JSON.stringify(stats) : '',
       },
       ...(err ? { error: { code: 400, status: 'invalid', reason: str(err['reason']) ?? 'invalidQuery', message: str(err['message']) ?? '' } } : {}),
       abort: new AbortController(),
       done: Promise.resolve(),
     };
+    slimFinishedJob(child);
     ctx.jobs.add(child);
   });
 }

@@ -1,0 +1,179 @@
+// Script child jobs, EXPORT DATA / LOAD DATA as query jobs, AVRO/ORC loads and
+// unsupported external sources, over HTTP against the real engine (and the
+// Node client for jobs.list with parentJobId).
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BigQuery } from '@google-cloud/bigquery';
+import { OAuth2Client } from 'google-auth-library';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+
+function fakeAuth(): OAuth2Client {
+  const c = new OAuth2Client();
+  c.setCredentials({ access_token: 'fake', expiry_date: Date.now() + 3600e3 });
+  return c;
+}
+
+describe.skipIf(!hasRealEngine())('script child jobs and data statements over HTTP', () => {
+  let emu: Emulator;
+  const dir = mkdtempSync(join(tmpdir(), 'p3-data-'));
+  beforeAll(async () => {
+    process.env['METADATA_SERVER_DETECTION'] = 'none';
+    emu = await startEmulator();
+  });
+  afterAll(async () => emu?.stop());
+  const url = (p: string): string => `${emu.url}/bigquery/v2/projects/sj${p}`;
+  const query = async (sql: string): Promise<{ status: number; body: any }> =>
+    rest(url('/queries'), { method: 'POST', json: { query: sql, useLegacySql: false, timeoutMs: 30000 } });
+
+  it('a script reports one child job per statement (jobs.list parentJobId, jobs.get, getQueryResults, INFORMATION_SCHEMA.JOBS)', async () => {
+    await rest(url('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'd' } } });
+    const sql = 'CREATE TABLE d.t (x INT64);\nINSERT d.t VALUES (1), (2);\n  SELECT SUM(x) AS s FROM d.t;';
+    const q = await query(sql);
+    expect(q.status).toBe(200);
+    expect(q.body.rows).toEqual([{ f: [{ v: '3' }] }]);
+    const parentId: string = q.body.jobReference.jobId;
+    const parent = await rest(url(`/jobs/${parentId}`));
+    expect(parent.body.statistics.numChildJobs).toBe('3');
+    expect(parent.body.statistics.query.statementType).toBe('SCRIPT');
+
+    const list = await rest(url(`/jobs?parentJobId=${parentId}`));
+    expect(list.status).toBe(200);
+    expect(list.body.jobs).toHaveLength(3);
+    const ids: string[] = list.body.jobs.map((j: any) => j.jobReference.jobId).sort();
+    expect(ids).toEqual([0, 1, 2].map((i) => `script_job_${parentId}_${i}`).sort());
+
+    const kids = await Promise.all(ids.map(async (id) => (await rest(url(`/jobs/${id}`))).body));
+    const byType = new Map(kids.map((k: any) => [k.statistics.query.statementType, k]));
+    expect([...byType.keys()].sort()).toEqual(['CREATE_TABLE', 'INSERT', 'SELECT']);
+    for (const k of kids) {
+      expect(k.statistics.parentJobId).toBe(parentId);
+      expect(k.status).toEqual({ state: 'DONE' });
+      expect(k.statistics.scriptStatistics.evaluationKind).toBe('STATEMENT');
+    }
+    const insert = byType.get('INSERT');
+    expect(insert.configuration.query.query).toBe('INSERT d.t VALUES (1), (2)');
+    expect(insert.statistics.query.numDmlAffectedRows).toBe('2');
+    expect(insert.statistics.scriptStatistics.stackFrames).toEqual([{ startLine: 2, startColumn: 1, endLine: 2, endColumn: 26, text: 'INSERT d.t VALUES (1), (2)' }]);
+    const select = byType.get('SELECT');
+    expect(select.statistics.scriptStatistics.stackFrames[0]).toMatchObject({ startLine: 3, startColumn: 3 });
+    expect(byType.get('CREATE_TABLE').statistics.query.ddlTargetTable).toEqual({ projectId: 'sj', datasetId: 'd', tableId: 't' });
+    // The SELECT child has its own result.
+    const res = await rest(url(`/queries/${select.jobReference.jobId}`));
+    expect(res.body.rows).toEqual([{ f: [{ v: '3' }] }]);
+    expect(res.body.schema.fields.map((f: any) => f.name)).toEqual(['s']);
+
+    // Top-level listings leave children out, as the real jobs.list does without parentJobId.
+    const top = await rest(url('/jobs'));
+    expect(top.body.jobs.some((j: any) => String(j.jobReference.jobId).startsWith('script_job_'))).toBe(false);
+
+    const info = await query(`SELECT job_id, statement_type FROM \`region-us\`.INFORMATION_SCHEMA.JOBS WHERE parent_job_id = '${parentId}' ORDER BY job_id`);
+    expect(info.status).toBe(200);
+    expect(info.body.rows.map((r: any) => r.f[1].v).sort()).toEqual(['CREATE_TABLE', 'INSERT', 'SELECT']);
+
+    // A single statement is no script: no children.
+    const single = await query('SELECT 1 AS one');
+    const one = await rest(url(`/jobs/${single.body.jobReference.jobId}`));
+    expect(one.body.statistics.numChildJobs).toBeUndefined();
+    expect((await rest(url(`/jobs?parentJobId=${single.body.jobReference.jobId}`))).body.jobs ?? []).toEqual([]);
+  });
+
+  it('Node client: getJobs({parentJobId}) lists the script children', async () => {
+    const bq = new BigQuery({ projectId: 'sj', apiEndpoint: emu.url, authClient: fakeAuth() });
+    const [job] = await bq.createQueryJob({ query: 'DECLARE n INT64 DEFAULT 2;\nSELECT n * 10 AS v;\nSELECT n + 1 AS w;' });
+    const [rows] = await job.getQueryResults();
+    expect(rows).toEqual([{ w: 3 }]);
+    const [children] = await bq.getJobs({ parentJobId: job.id! });
+    expect(children).toHaveLength(2);
+    for (const c of children) {
+      expect(c.metadata.statistics.parentJobId).toBe(job.id);
+      expect(c.metadata.statistics.query.statementType).toBe('SELECT');
+    }
+    const texts = children.map((c) => c.metadata.configuration.query.query).sort();
+    expect(texts).toEqual(['SELECT n * 10 AS v', 'SELECT n + 1 AS w']);
+    const first = children.find((c) => c.metadata.configuration.query.query === 'SELECT n * 10 AS v')!;
+    const [firstRows] = await first.getQueryResults();
+    expect(firstRows).toEqual([{ v: 20 }]);
+  });
+
+  it('EXPORT DATA and LOAD DATA run as query jobs with their statement types and statistics', async () => {
+    await rest(url('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'io' } } });
+    const uri = `file://${dir}/ex_*.csv`;
+    const ex = await query(`EXPORT DATA OPTIONS (uri = '${uri}', format = 'CSV', header = true) AS SELECT 1 AS id, 'a' AS s UNION ALL SELECT 2, 'b'`);
+    expect(ex.status).toBe(200);
+    const exJob = await rest(url(`/jobs/${ex.body.jobReference.jobId}`));
+    expect(exJob.body.statistics.query.statementType).toBe('EXPORT_DATA');
+    expect(exJob.body.statistics.query.exportDataStatistics).toEqual({ fileCount: '1', rowCount: '2' });
+    expect(readFileSync(`${dir}/ex_000000000000.csv`, 'utf8')).toBe('id,s\n1,a\n2,b\n');
+
+    const ld = await query(`LOAD DATA INTO io.t FROM FILES (format = 'CSV', uris = ['${uri}'], skip_leading_rows = 1)`);
+    expect(ld.status).toBe(200);
+    const ldJob = await rest(url(`/jobs/${ld.body.jobReference.jobId}`));
+    expect(ldJob.body.statistics.query.statementType).toBe('LOAD_DATA');
+    expect(ldJob.body.statistics.query.loadQueryStatistics).toMatchObject({ inputFiles: '1', outputRows: '2', badRecords: '0' });
+    const table = await rest(url('/datasets/io/tables/t'));
+    expect(table.body.schema.fields.map((f: any) => [f.name, f.type])).toEqual([['id', 'INTEGER'], ['s', 'STRING']]);
+
+    const again = await query(`EXPORT DATA OPTIONS (uri = '${uri}', format = 'CSV') AS SELECT 1 AS id`);
+    expect(again.status).toBe(400);
+    expect(again.body.error.message).toContain('is not empty');
+    const badUri = await query(`EXPORT DATA OPTIONS (uri = 'gs://b/one.csv', format = 'CSV') AS SELECT 1 AS id`);
+    expect(badUri.status).toBe(400);
+    expect(badUri.body.error.errors[0].reason).toBe('invalidQuery');
+    const orc = await query(`LOAD DATA INTO io.o FROM FILES (format = 'ORC', uris = ['file://${dir}/x.orc'])`);
+    expect(orc.status).toBe(501);
+    expect(orc.body.error.errors[0].reason).toBe('notImplemented');
+  });
+
+  it('AVRO load jobs map logical types per useAvroLogicalTypes; ORC loads answer 501; AVRO extracts', async () => {
+    const avro = `file://${dir}/av_*.avro`;
+    const ex = await query(`EXPORT DATA OPTIONS (uri = '${avro}', format = 'AVRO', use_avro_logical_types = true) AS SELECT 1 AS id, TIMESTAMP '2024-01-01 00:00:00 UTC' AS ts, DATE '2024-01-02' AS d`);
+    expect(ex.status).toBe(200);
+    const load = async (tableId: string, logical: boolean): Promise<any> =>
+      rest(url('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'io', tableId }, sourceFormat: 'AVRO', sourceUris: [avro], useAvroLogicalTypes: logical } } } });
+    const withTypes = await load('av1', true);
+    expect(withTypes.body.status).toEqual({ state: 'DONE' });
+    const t1 = await rest(url('/datasets/io/tables/av1'));
+    expect(t1.body.schema.fields.map((f: any) => [f.name, f.type, f.mode])).toEqual([['id', 'INTEGER', 'NULLABLE'], ['ts', 'TIMESTAMP', 'NULLABLE'], ['d', 'DATE', 'NULLABLE']]);
+    const rows1 = await rest(url('/datasets/io/tables/av1/data'));
+    expect(rows1.body.rows).toEqual([{ f: [{ v: '1' }, { v: '1.7040672E9' }, { v: '2024-01-02' }] }]);
+    await load('av2', false);
+    const t2 = await rest(url('/datasets/io/tables/av2'));
+    expect(t2.body.schema.fields.map((f: any) => f.type)).toEqual(['INTEGER', 'INTEGER', 'INTEGER']);
+    expect((await rest(url('/datasets/io/tables/av2/data'))).body.rows).toEqual([{ f: [{ v: '1' }, { v: '1704067200000000' }, { v: '19724' }] }]);
+
+    const orc = await rest(url('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'io', tableId: 'o' }, sourceFormat: 'ORC', sourceUris: [`file://${dir}/x.orc`] } } } });
+    expect(orc.body.status.errorResult).toMatchObject({ reason: 'notImplemented' });
+    expect(orc.body.status.errorResult.message).toContain('ORC');
+
+    const out = `file://${dir}/extract_*.avro`;
+    const extract = await rest(url('/jobs'), { method: 'POST', json: { configuration: { extract: { sourceTable: { datasetId: 'io', tableId: 'av1' }, destinationUris: [out], destinationFormat: 'AVRO' } } } });
+    expect(extract.body.status).toEqual({ state: 'DONE' });
+    const back = await rest(url('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'io', tableId: 'av3' }, sourceFormat: 'AVRO', sourceUris: [out], useAvroLogicalTypes: true } } } });
+    expect(back.body.status).toEqual({ state: 'DONE' });
+    expect((await rest(url('/datasets/io/tables/av3/data'))).body.rows).toEqual(rows1.body.rows);
+  });
+
+  it('external tables over Google Sheets or bare https are rejected instead of reading empty', async () => {
+    const sheets = await rest(url('/datasets/io/tables'), {
+      method: 'POST',
+      json: { tableReference: { tableId: 'sheet' }, externalDataConfiguration: { sourceFormat: 'GOOGLE_SHEETS', sourceUris: ['https://docs.google.com/spreadsheets/d/abc/edit'], autodetect: true } },
+    });
+    expect(sheets.status).toBe(400);
+    expect(sheets.body.error.errors[0].reason).toBe('invalid');
+    expect(sheets.body.error.message).toContain('Google Sheets');
+    expect((await rest(url('/datasets/io/tables/sheet'))).status).toBe(404);
+    const web = await rest(url('/datasets/io/tables'), {
+      method: 'POST',
+      json: { tableReference: { tableId: 'web' }, externalDataConfiguration: { sourceFormat: 'CSV', sourceUris: ['https://example.com/data.csv'] } },
+    });
+    expect(web.status).toBe(400);
+    const q = await rest(url('/queries'), {
+      method: 'POST',
+      json: { query: 'SELECT COUNT(*) FROM s', useLegacySql: false, tableDefinitions: { s: { sourceFormat: 'GOOGLE_SHEETS', sourceUris: ['https://docs.google.com/spreadsheets/d/abc/edit'] } } },
+    });
+    expect(q.status).toBe(400);
+    expect(q.body.error.message).toContain('Google Sheets');
+  });
+});
