@@ -415,10 +415,46 @@ export function registerMath(): void {
     if (na === 0 || nb === 0) fail('Cannot compute cosine distance against zero vector.');
     return 1 - dot / Math.sqrt(na * nb);
   };
+  // Sparse vectors: ARRAY<STRUCT<dimension INT64|STRING, magnitude FLOAT64>>; absent dimensions are 0.
+  const sparseDist = (cos: boolean) => (v: Value[]): Value => {
+    const toMap = (arr: Value[]): Map<string, number> => {
+      const m = new Map<string, number>();
+      for (const e of arr) {
+        const [k, x] = (e ?? [null, null]) as Value[];
+        if (e === null || k === null || k === undefined || x === null || x === undefined) fail('Cannot compute distance with NULL array elements');
+        const key = String(k);
+        if (m.has(key)) fail(`Duplicate index ${key} found in the input array.`);
+        m.set(key, Number(x));
+      }
+      return m;
+    };
+    const a = toMap(v[0] as Value[]);
+    const b = toMap(v[1] as Value[]);
+    let dot = 0, na = 0, nb = 0, sq = 0;
+    for (const [k, x] of a) {
+      const y = b.get(k) ?? 0;
+      dot += x * y;
+      na += x * x;
+      sq += (x - y) * (x - y);
+    }
+    for (const [k, y] of b) {
+      nb += y * y;
+      if (!a.has(k)) sq += y * y;
+    }
+    if (!cos) return Math.sqrt(sq);
+    if (na === 0 || nb === 0) fail('Cannot compute cosine distance against zero vector.');
+    return 1 - dot / Math.sqrt(na * nb);
+  };
+  const sparseShape = (c: { argTypes: readonly SqlType[] }): boolean => {
+    const kinds = c.argTypes.map((t) => (t.kind === 'ARRAY' && t.element.kind === 'STRUCT' && t.element.fields.length === 2 ? t.element.fields.map((f) => f.type.kind) : []));
+    const k0 = kinds[0]![0];
+    return kinds.every((k) => (k[0] === 'INT64' || k[0] === 'STRING') && k[0] === k0 && (k[1] === 'FLOAT64' || k[1] === 'INT64'));
+  };
   for (const [name, cos] of [['COSINE_DISTANCE', true], ['EUCLIDEAN_DISTANCE', false]] as const)
     defineScalar(name, [
       sig(['ARRAY<FLOAT64>', 'ARRAY<FLOAT64>'], 'FLOAT64', rowKernel(T.FLOAT64, vecDist(cos))),
       sig(['ARRAY<INT64>', 'ARRAY<INT64>'], 'FLOAT64', rowKernel(T.FLOAT64, vecDist(cos))),
+      sig(['ARRAY<STRUCT>', 'ARRAY<STRUCT>'], 'FLOAT64', rowKernel(T.FLOAT64, sparseDist(cos)), sparseShape),
     ]);
   const parseNum = (kind: DecKind) => rowKernel(T[kind], (v) => {
     const s = (v[0] as string).trim();

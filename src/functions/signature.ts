@@ -347,6 +347,10 @@ function targetType(p: Pattern, a: ArgInfo, templates: Map<string, SqlType>): Sq
     case 'anyArray':
     case 'anyRange':
       return a.type;
+    case 'array':
+      // ARRAY<STRUCT>: any array of structs, as given.
+      if (p.el.p === 'anyStruct') return a.type.kind === 'ARRAY' ? a.type : undefined;
+      return substitute(p, templates);
     default:
       return substitute(p, templates);
   }
