@@ -22,10 +22,6 @@ function argAt(c: SigContext, v: readonly Value[], slot: number): Value | undefi
   return i < 0 ? undefined : v[i];
 }
 
-/** planar => TRUE asks for planar edges densified into geodesics, which is not implemented. */
-function checkPlanar(fn: string, planar: Value | undefined): void {
-  if (planar === true) fail(`${fn} with planar => TRUE is not supported by this emulator`);
-}
 
 // ---------------------------------------------------------------- ST_GEOHASH
 
@@ -128,13 +124,16 @@ export function registerGeography(): void {
   const fromText = (fn: string) =>
     sigf(['STRING', opt('BOOL', 'oriented'), opt('BOOL', 'planar'), opt('BOOL', 'make_valid')], 'GEOGRAPHY', (c) =>
       rowKernel(GT, (v) => {
-        checkPlanar(fn, argAt(c, v, 2));
-        return withName(fn, () => geo(nodeToGeo(parseWktNode(v[0] as string), argAt(c, v, 1) === true)));
+        const oriented = argAt(c, v, 1) === true;
+        const planar = argAt(c, v, 2) === true;
+        if (oriented && planar) fail(`${fn}: 'oriented' and 'planar' cannot both be TRUE`);
+        if (oriented && argAt(c, v, 3) === true) fail(`${fn}: 'oriented' and 'make_valid' cannot both be TRUE`);
+        return withName(fn, () => geo(nodeToGeo(parseWktNode(v[0] as string), oriented, planar)));
       }),
     );
   defineScalar('ST_GEOGFROMTEXT', [fromText('ST_GeogFromText')], { aliases: ['ST_GEOMETRYFROMTEXT'] });
   defineScalar('ST_GEOGFROMGEOJSON', [
-    sigf(['STRING', opt('BOOL', 'make_valid')], 'GEOGRAPHY', () => rowKernel(GT, (v) => withName('ST_GeogFromGeoJson', () => geo(nodeToGeo(parseGeoJsonNode(v[0] as string), false))))),
+    sigf(['STRING', opt('BOOL', 'make_valid')], 'GEOGRAPHY', () => rowKernel(GT, (v) => withName('ST_GeogFromGeoJson', () => geo(nodeToGeo(parseGeoJsonNode(v[0] as string), false, true))))),
   ]);
   const fromWkb = (bytes: (v: Value) => Uint8Array) =>
     rowKernel(GT, (v) => withName('ST_GeogFromWkb', () => geo(nodeToGeo(parseWkbNode(bytes(v[0]!)), false))));
@@ -151,7 +150,7 @@ export function registerGeography(): void {
   defineScalar('ST_GEOGFROM', [
     sig(['STRING'], 'GEOGRAPHY', rowKernel(GT, (v) => {
       const s = (v[0] as string).trim();
-      if (s.startsWith('{')) return withName('ST_GeogFrom', () => geo(nodeToGeo(parseGeoJsonNode(s), false)));
+      if (s.startsWith('{')) return withName('ST_GeogFrom', () => geo(nodeToGeo(parseGeoJsonNode(s), false, true)));
       if (/^[0-9a-fA-F]+$/.test(s)) return withName('ST_GeogFrom', () => geo(nodeToGeo(parseWkbNode(hexBytes(s)), false)));
       return withName('ST_GeogFrom', () => geo(nodeToGeo(parseWktNode(s), false)));
     })),
@@ -207,9 +206,9 @@ export function registerGeography(): void {
       const g = G(v[0]!);
       if (isEmpty(g)) return null;
       if (g.points.length !== 1 || g.lines.length || g.polys.length) fail('ST_GeoHash only supports point geographies');
+      // maxchars outside 1..20 counts as unspecified (20), as documented.
       const len = v.length > 1 ? Number(v[1] as bigint) : 20;
-      if (len < 1 || len > 20) fail(`ST_GeoHash: maxchars must be between 1 and 20, got ${len}`);
-      return geohash(g.points[0]!, len);
+      return geohash(g.points[0]!, len >= 1 && len <= 20 ? len : 20);
     })),
   ]);
 
@@ -221,14 +220,20 @@ export function registerGeography(): void {
       return withName('ST_MakeLine', () => geo(makeLine(xs.map(G))));
     })),
   ]);
-  const holesOf = (x: Value | undefined): Geo[] => (x === undefined ? [] : (x as Value[]).filter((h) => h !== null).map(G));
+  // A NULL element in the rings array makes the result NULL (documented).
   defineScalar('ST_MAKEPOLYGON', [
-    sig(['GEOGRAPHY', opt('ARRAY<GEOGRAPHY>')], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_MakePolygon', () => geo(makePolygon(G(v[0]!), holesOf(v[1]), false))))),
+    sig(['GEOGRAPHY', opt('ARRAY<GEOGRAPHY>')], 'GEOGRAPHY', rowKernel(GT, (v) => {
+      const holes = (v[1] as Value[] | undefined) ?? [];
+      if (holes.some((h) => h === null)) return null;
+      return withName('ST_MakePolygon', () => geo(makePolygon(G(v[0]!), holes.map(G), false)));
+    })),
   ]);
   defineScalar('ST_MAKEPOLYGONORIENTED', [
     sig(['ARRAY<GEOGRAPHY>'], 'GEOGRAPHY', rowKernel(GT, (v) => {
-      const rings = (v[0] as Value[]).filter((h) => h !== null).map(G);
-      if (rings.length === 0) return geo(EMPTY);
+      const xs = v[0] as Value[];
+      if (xs.some((h) => h === null)) return null;
+      if (xs.length === 0) return geo(EMPTY);
+      const rings = xs.map(G);
       return withName('ST_MakePolygonOriented', () => geo(makePolygon(rings[0]!, rings.slice(1), true)));
     })),
   ]);

@@ -2,8 +2,9 @@
 // normalized model and printed the way the service prints them (shells
 // counter-clockwise, holes clockwise, rings closed; a mixed value prints as a
 // GEOMETRYCOLLECTION of points, then lines, then polygons).
-import { formatDouble } from '../format-number.js';
-import { addLine, checkLL, geoFail, makePoly, makeRing, type Geo, type LngLat, type Poly } from './model.js';
+import { formatG } from '../format-number.js';
+import { planarToGeodesic, geodesicToPlanar } from './tessellate.js';
+import { addLine, checkLL, geoFail, makePoly, makeRing, normalize, type Geo, type LngLat, type Poly } from './model.js';
 
 export type Node =
   | { t: 'Point'; v: LngLat | null }
@@ -14,11 +15,15 @@ export type Node =
   | { t: 'MultiPolygon'; v: LngLat[][][] }
   | { t: 'GeometryCollection'; v: Node[] };
 
-/** Normalizes a parsed tree into one value. */
-export function nodeToGeo(n: Node, oriented: boolean): Geo {
+/**
+ * Normalizes a parsed tree into one value. `planar`: the input's edges are
+ * straight in degrees (GeoJSON, planar => TRUE) and get densified into geodesics.
+ */
+export function nodeToGeo(n: Node, oriented: boolean, planar = false): Geo {
   const g = { points: [] as LngLat[], lines: [] as LngLat[][], polys: [] as Poly[] };
+  const edges = (vs: LngLat[]): LngLat[] => (planar ? planarToGeodesic(vs) : vs);
   const poly = (rings: LngLat[][]) => {
-    if (rings.length) g.polys.push(makePoly(rings.map((r) => makeRing(r)), oriented));
+    if (rings.length) g.polys.push(makePoly(rings.map((r) => makeRing(edges(r))), oriented));
   };
   const walk = (x: Node): void => {
     switch (x.t) {
@@ -30,7 +35,7 @@ export function nodeToGeo(n: Node, oriented: boolean): Geo {
         return;
       case 'LineString':
         if (x.v.length === 1) geoFail('Invalid linestring: a linestring needs at least 2 vertices');
-        addLine(g, x.v);
+        addLine(g, edges(x.v));
         return;
       case 'MultiLineString':
         x.v.forEach((l) => walk({ t: 'LineString', v: l }));
@@ -46,7 +51,7 @@ export function nodeToGeo(n: Node, oriented: boolean): Geo {
     }
   };
   walk(n);
-  return g;
+  return normalize(g);
 }
 
 // ---------------------------------------------------------------- WKT
@@ -136,23 +141,27 @@ export function parseWktNode(text: string): Node {
 
 export const parseWkt = (text: string, oriented = false): Geo => nodeToGeo(parseWktNode(text), oriented);
 
-const num = (x: number): string => formatDouble(x);
+/** Coordinates print with 15 significant digits (%.15g), hiding the noise of the S2 xyz round trip. */
+const num = (x: number): string => formatG(x, 15);
 const ptW = (p: LngLat): string => `${num(p[0])} ${num(p[1])}`;
 const closed = (r: readonly LngLat[]): LngLat[] => [...r, r[0]!];
 const lineW = (l: readonly LngLat[]): string => `(${l.map(ptW).join(', ')})`;
 const polyW = (p: Poly): string => `(${p.map((r) => lineW(closed(r))).join(', ')})`;
 
-export function toWkt(g: Geo): string {
+/** One text per dimension present: points, then lines, then polygons (as the service groups a collection). */
+function wktParts(g: Geo): string[] {
   const { points, lines, polys } = g;
-  const kinds = (points.length ? 1 : 0) + (lines.length ? 1 : 0) + (polys.length ? 1 : 0);
-  if (kinds === 0) return 'GEOMETRYCOLLECTION EMPTY';
-  if (kinds === 1) {
-    if (points.length) return points.length === 1 ? `POINT(${ptW(points[0]!)})` : `MULTIPOINT(${points.map(ptW).join(', ')})`;
-    if (lines.length) return lines.length === 1 ? `LINESTRING${lineW(lines[0]!)}` : `MULTILINESTRING(${lines.map(lineW).join(', ')})`;
-    return polys.length === 1 ? `POLYGON${polyW(polys[0]!)}` : `MULTIPOLYGON(${polys.map(polyW).join(', ')})`;
-  }
-  const parts = [...points.map((p) => `POINT(${ptW(p)})`), ...lines.map((l) => `LINESTRING${lineW(l)}`), ...polys.map((p) => `POLYGON${polyW(p)}`)];
-  return `GEOMETRYCOLLECTION(${parts.join(', ')})`;
+  const out: string[] = [];
+  if (points.length) out.push(points.length === 1 ? `POINT(${ptW(points[0]!)})` : `MULTIPOINT(${points.map(ptW).join(', ')})`);
+  if (lines.length) out.push(lines.length === 1 ? `LINESTRING${lineW(lines[0]!)}` : `MULTILINESTRING(${lines.map(lineW).join(', ')})`);
+  if (polys.length) out.push(polys.length === 1 ? `POLYGON${polyW(polys[0]!)}` : `MULTIPOLYGON(${polys.map(polyW).join(', ')})`);
+  return out;
+}
+
+export function toWkt(g: Geo): string {
+  const parts = wktParts(g);
+  if (parts.length === 0) return 'GEOMETRYCOLLECTION EMPTY';
+  return parts.length === 1 ? parts[0]! : `GEOMETRYCOLLECTION(${parts.join(', ')})`;
 }
 
 // ---------------------------------------------------------------- GeoJSON
@@ -203,21 +212,20 @@ export function parseGeoJsonNode(text: string): Node {
   return conv(o);
 }
 
+// GeoJSON edges are planar: geodesic edges are densified to stay within 10 m.
 const ptJ = (p: LngLat): string => `[${num(p[0])}, ${num(p[1])}]`;
 const listJ = (xs: string[]): string => `[ ${xs.join(', ')} ]`;
-const lineJ = (l: readonly LngLat[]): string => listJ(l.map(ptJ));
+const lineJ = (l: readonly LngLat[]): string => listJ(geodesicToPlanar(l).map(ptJ));
 const polyJ = (p: Poly): string => listJ(p.map((r) => lineJ(closed(r))));
 
 export function toGeoJson(g: Geo): string {
   const { points, lines, polys } = g;
-  const kinds = (points.length ? 1 : 0) + (lines.length ? 1 : 0) + (polys.length ? 1 : 0);
   const obj = (type: string, coords: string) => `{ "type": "${type}", "coordinates": ${coords} }`;
-  if (kinds === 1) {
-    if (points.length) return points.length === 1 ? obj('Point', ptJ(points[0]!)) : obj('MultiPoint', lineJ(points));
-    if (lines.length) return lines.length === 1 ? obj('LineString', lineJ(lines[0]!)) : obj('MultiLineString', listJ(lines.map(lineJ)));
-    return polys.length === 1 ? obj('Polygon', polyJ(polys[0]!)) : obj('MultiPolygon', listJ(polys.map(polyJ)));
-  }
-  const parts = [...points.map((p) => obj('Point', ptJ(p))), ...lines.map((l) => obj('LineString', lineJ(l))), ...polys.map((p) => obj('Polygon', polyJ(p)))];
+  const parts: string[] = [];
+  if (points.length) parts.push(points.length === 1 ? obj('Point', ptJ(points[0]!)) : obj('MultiPoint', listJ(points.map(ptJ))));
+  if (lines.length) parts.push(lines.length === 1 ? obj('LineString', lineJ(lines[0]!)) : obj('MultiLineString', listJ(lines.map(lineJ))));
+  if (polys.length) parts.push(polys.length === 1 ? obj('Polygon', polyJ(polys[0]!)) : obj('MultiPolygon', listJ(polys.map(polyJ))));
+  if (parts.length === 1) return parts[0]!;
   return `{ "type": "GeometryCollection", "geometries": ${parts.length ? listJ(parts) : '[]'} }`;
 }
 
@@ -316,27 +324,16 @@ export function toWkb(g: Geo): Uint8Array {
     }
   };
   const { points, lines, polys } = g;
-  const kinds = (points.length ? 1 : 0) + (lines.length ? 1 : 0) + (polys.length ? 1 : 0);
   const multi = (type: number, n: number, each: () => void) => {
     head(type);
     u32(n);
     each();
   };
-  if (kinds === 1 && points.length) {
-    if (points.length === 1) point(points[0]!);
-    else multi(4, points.length, () => points.forEach(point));
-  } else if (kinds === 1 && lines.length) {
-    if (lines.length === 1) line(lines[0]!);
-    else multi(5, lines.length, () => lines.forEach(line));
-  } else if (kinds === 1) {
-    if (polys.length === 1) poly(polys[0]!);
-    else multi(6, polys.length, () => polys.forEach(poly));
-  } else {
-    multi(7, points.length + lines.length + polys.length, () => {
-      points.forEach(point);
-      lines.forEach(line);
-      polys.forEach(poly);
-    });
-  }
+  const parts: (() => void)[] = [];
+  if (points.length) parts.push(() => (points.length === 1 ? point(points[0]!) : multi(4, points.length, () => points.forEach(point))));
+  if (lines.length) parts.push(() => (lines.length === 1 ? line(lines[0]!) : multi(5, lines.length, () => lines.forEach(line))));
+  if (polys.length) parts.push(() => (polys.length === 1 ? poly(polys[0]!) : multi(6, polys.length, () => polys.forEach(poly))));
+  if (parts.length === 1) parts[0]!();
+  else multi(7, parts.length, () => parts.forEach((p) => p()));
   return Uint8Array.from(out);
 }

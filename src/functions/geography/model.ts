@@ -149,8 +149,22 @@ export function makePoly(rings: Ring[], oriented: boolean): Poly {
 
 // ---------------------------------------------------------------- SQL values
 
+/**
+ * The stored form: points sorted by S2 cell id and deduplicated, as the
+ * service's S2 point vectors come out (MULTIPOINT(1 1, 2 2, 4 4, 5 2) prints
+ * as MULTIPOINT(1 1, 2 2, 5 2, 4 4)).
+ */
+export function normalize(g: Geo): Geo {
+  if (g.points.length < 2) return g;
+  const keyed = g.points.map((p) => ({ p, id: s2.cellid.fromPoint(s2p(p)) }));
+  keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const points = keyed.filter((k, i) => i === 0 || !sameLL(k.p, keyed[i - 1]!.p)).map((k) => k.p);
+  return { ...g, points };
+}
+
 export function geoValue(g: Geo, print: (g: Geo) => string): Geography {
-  return new Geography(g, print(g));
+  const n = normalize(g);
+  return new Geography(n, print(n));
 }
 
 // Values read back from storage or JSON carry only their text; parsed once.

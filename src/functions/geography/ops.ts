@@ -81,13 +81,16 @@ function unionTwo(p: Poly, q: Poly): Poly[] {
     }
   }
   const keep: Piece[] = [];
+  let dropped = 0;
   for (const [pieces, other] of [[splitRings(p, cuts, 0), q], [splitRings(q, cuts, 1), p]] as const) {
     for (const pc of pieces) {
       const where = locateEdgeMid(other, s2p(pc.a), s2p(pc.b));
       if (where === 'exterior' || (where === 'same' && pc.from === 0)) keep.push(pc);
+      else dropped++;
     }
   }
-  return chainRings(keep);
+  // Polygons that only touch at vertices stay two polygons.
+  return dropped === 0 ? [p, q] : chainRings(keep);
 }
 
 /** Chains directed pieces into closed rings; small (counter-clockwise) rings are shells, the others holes. */
@@ -154,9 +157,13 @@ export function unionAll(gs: readonly Geo[]): Geo {
   }
   const cover: Geo = { points: [], lines, polys };
   const points: LngLat[] = [];
+  const seen = new Set<string>();
   for (const q of gs.flatMap((g) => g.points)) {
-    const pg: Geo = { points: [q], lines: [], polys: [] };
-    if (points.some((x) => sameLL(x, q)) || ((lines.length || polys.length) && covers(cover, pg))) continue;
+    const x = s2p(q);
+    const k = `${x.x},${x.y},${x.z}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    if ((lines.length || polys.length) && covers(cover, { points: [q], lines: [], polys: [] })) continue;
     points.push(q);
   }
   return { points, lines, polys };
