@@ -153,6 +153,15 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     const back = await rest(url('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'io', tableId: 'av3' }, sourceFormat: 'AVRO', sourceUris: [out], useAvroLogicalTypes: true } } } });
     expect(back.body.status).toEqual({ state: 'DONE' });
     expect((await rest(url('/datasets/io/tables/av3/data'))).body.rows).toEqual(rows1.body.rows);
+
+    const pq = `file://${dir}/extract_*.parquet`;
+    const toParquet = await rest(url('/jobs'), { method: 'POST', json: { configuration: { extract: { sourceTable: { datasetId: 'io', tableId: 'av1' }, destinationUris: [pq], destinationFormat: 'PARQUET' } } } });
+    expect(toParquet.body.status).toEqual({ state: 'DONE' });
+    const fromParquet = await rest(url('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'io', tableId: 'pq' }, sourceFormat: 'PARQUET', sourceUris: [pq] } } } });
+    expect(fromParquet.body.status).toEqual({ state: 'DONE' });
+    const pqTable = await rest(url('/datasets/io/tables/pq'));
+    expect(pqTable.body.schema.fields.map((f: any) => f.name)).toEqual(['id', 'ts', 'd']);
+    expect((await rest(url('/datasets/io/tables/pq/data'))).body.rows[0].f[0]).toEqual({ v: '1' });
   });
 
   it('external tables over Google Sheets or bare https are rejected instead of reading empty', async () => {

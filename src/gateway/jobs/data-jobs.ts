@@ -3,7 +3,7 @@
 // depend on the SQL engine. Load jobs are synchronous (spec §3.4).
 import type { GatewayContext } from '../context.js';
 import type { TableRef } from '../engine-client.js';
-import { invalid, notImplemented, RestError, type ErrorInfo } from '../errors.js';
+import { invalid, RestError, type ErrorInfo } from '../errors.js';
 import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
 import { IoError } from '../../io/errors.js';
 import { delimiterOf } from '../../io/schema.js';
@@ -377,14 +377,14 @@ export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json)
   }
 }
 
-/** Extract: the table as CSV or NEWLINE_DELIMITED_JSON (optionally GZIP) to each destination URI. */
+/** Extract: the table as CSV, NEWLINE_DELIMITED_JSON (optionally GZIP), AVRO (optionally DEFLATE) or PARQUET to each destination URI. */
 export async function runExtract(ctx: GatewayContext, projectId: string, cfg: Json): Promise<DataJobResult> {
   try {
     const src = tableRef(cfg['sourceTable'], projectId, 'sourceTable');
     const uris = Array.isArray(cfg['destinationUris']) ? (cfg['destinationUris'] as string[]) : str(cfg['destinationUri']) ? [str(cfg['destinationUri'])!] : [];
     if (!uris.length) throw invalid('Required parameter is missing: destinationUris');
     const format = normalizeFormat(str(cfg['destinationFormat']));
-    if (format !== 'CSV' && format !== 'NEWLINE_DELIMITED_JSON' && format !== 'AVRO') throw notImplemented(`Extract format ${format} is not implemented by the emulator yet (CSV, NEWLINE_DELIMITED_JSON and AVRO are)`);
+    if (!['CSV', 'NEWLINE_DELIMITED_JSON', 'AVRO', 'PARQUET'].includes(format)) throw invalid(`Invalid extract destination format ${format}: use CSV, NEWLINE_DELIMITED_JSON, AVRO or PARQUET`);
     const table = await getTable(ctx, src);
     if (!table) throw new RestError(404, 'notFound', `Not found: Table ${refText(src)}`);
     let fields = fieldsOf(table) ?? [];
