@@ -216,7 +216,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       r = rule();
     } catch (e) {
       // Pathologically deep nesting overflows the stack: report, don't crash.
-      if (e instanceof RangeError) throw new SqlSyntaxError('Syntax error: Statement is too deeply nested', 1, 1);
+      if (e instanceof RangeError) throw new SqlSyntaxError('Syntax error: Statement is too deeply nested for this emulator\'s parser (nested subqueries, CASE or function calls several hundred levels deep); simplify the query', 1, 1);
       throw e;
     }
     const err = this.errors[0];
@@ -4320,17 +4320,50 @@ function parser(): GoogleSqlParser {
 
 /** Parse a script (one or more `;`-separated statements). */
 export function parseScript(sql: string): A.Script {
-  return parser().parseScript(sql);
+  return checkDepth(parser().parseScript(sql));
+}
+
+/**
+ * Deepest expression nesting the rest of the pipeline (analyzer, planner,
+ * executor: recursive walks) handles on Node's default stack with a wide
+ * margin: a 1,500-term `a + b + ...` chain still analyzes, 2,000 does not.
+ * Long AND/OR chains are balanced by the parser and nested parentheses cost
+ * nothing, so this only bites on thousands of chained non-associative operators.
+ */
+export const MAX_EXPRESSION_DEPTH = 1000;
+
+/** Rejects, with a 400-worthy syntax error, an AST nested deeper than MAX_EXPRESSION_DEPTH (iterative walk). */
+function checkDepth<T extends object>(root: T): T {
+  const nodes: unknown[] = [root];
+  const depths: number[] = [0];
+  while (nodes.length) {
+    const n = nodes.pop();
+    let d = depths.pop()!;
+    if (n === null || typeof n !== 'object') continue;
+    if (Array.isArray(n)) {
+      for (const x of n) if (x !== null && typeof x === 'object') (nodes.push(x), depths.push(d));
+      continue;
+    }
+    const kind = (n as { kind?: unknown }).kind;
+    // Set operations chain without recursion downstream: they do not count.
+    if (typeof kind === 'string' && kind !== 'SetOperation') d++;
+    if (d > MAX_EXPRESSION_DEPTH) {
+      const loc = (n as { loc?: A.Loc }).loc;
+      throw new SqlSyntaxError(`Syntax error: Expression is nested more than ${MAX_EXPRESSION_DEPTH} levels deep, which this emulator does not support; simplify the query (for example, group long operator chains with parentheses or use IN)`, loc?.line ?? 1, loc?.column ?? 1);
+    }
+    for (const [k, v] of Object.entries(n)) if (k !== 'loc' && v !== null && typeof v === 'object') (nodes.push(v), depths.push(d));
+  }
+  return root;
 }
 
 /** Parse exactly one statement (a trailing `;` is allowed). */
 export function parseStatement(sql: string): A.Statement {
-  return parser().parseStatement(sql);
+  return checkDepth(parser().parseStatement(sql));
 }
 
 /** Parse a standalone expression (e.g. a column DEFAULT or a view filter). */
 export function parseExpression(sql: string): A.Expr {
-  return parser().parseExpression(sql);
+  return checkDepth(parser().parseExpression(sql));
 }
 
 /** Parse a type name like `ARRAY<STRUCT<a INT64>>`. */
