@@ -185,10 +185,27 @@ class SumInt64Acc implements GroupsAccumulator {
   }
 }
 
+/** Neumaier summation: st = [sum, compensation]; the long double reference loses less than plain doubles. */
+function addCompensated(st: [number, number], x: number): void {
+  const t = st[0] + x;
+  st[1] += Math.abs(st[0]) >= Math.abs(x) ? st[0] - t + x : x - t + st[0];
+  st[0] = t;
+}
+
+/** 2^-128: overflowed FLOAT64 sums continue scaled by this (see SumFloatAcc.scaled). */
+const SUM_SCALE = 2 ** -128;
+
 class SumFloatAcc implements GroupsAccumulator {
   sums = new Float64Array(16);
   counts = new Float64Array(16);
   nonFinite = new Uint8Array(16);
+  /**
+   * Groups whose running sum of finite values left the double range: the
+   * reference sums in long double, so an intermediate overflow that later
+   * cancels is no error. Such a group continues as a scaled sum; only a final
+   * value beyond the double range is "double overflow".
+   */
+  scaled: Map<number, [number, number]> | null = null;
   constructor(
     private readonly avg: boolean,
     private readonly safe = false,
@@ -208,8 +225,17 @@ class SumFloatAcc implements GroupsAccumulator {
       const g = groups[i]!;
       const x = d[i]!;
       if (!Number.isFinite(x)) this.nonFinite[g] = 1;
-      s[g]! += x;
+      const cur = s[g]!;
+      const r = cur + x;
       c[g]!++;
+      const sc = this.scaled?.get(g);
+      if (sc !== undefined) addCompensated(sc, x * SUM_SCALE);
+      else if (r - r !== 0 && cur - cur === 0 && x - x === 0) {
+        const st: [number, number] = [cur * SUM_SCALE, 0];
+        addCompensated(st, x * SUM_SCALE);
+        (this.scaled ??= new Map()).set(g, st);
+      }
+      s[g] = r;
     }
   }
   finish(numGroups: number): Vector {
@@ -221,7 +247,8 @@ class SumFloatAcc implements GroupsAccumulator {
         nulls[g] = 1;
         continue;
       }
-      const s = this.sums[g]!;
+      const sc = this.scaled?.get(g);
+      const s = sc !== undefined && !this.nonFinite[g] ? (sc[0] + sc[1]) / SUM_SCALE : this.sums[g]!;
       if (!Number.isFinite(s) && !this.nonFinite[g]) {
         if (this.safe) {
           nulls ??= new Uint8Array(numGroups);

@@ -807,6 +807,8 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
   let mn = Infinity;
   let mx = -Infinity;
   let nan = false;
+  // A finite frame whose double sum overflows: the accumulator decides (wider range, or "double overflow").
+  let nonFinite = false;
   for (let p = 0; p < n; p++) {
     const s = fs[p]!;
     const e = fe[p]!;
@@ -818,6 +820,7 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
       mn = Infinity;
       mx = -Infinity;
       nan = false;
+      nonFinite = false;
     }
     for (let q = curE; q < e; q++) {
       const r = idx[q]!;
@@ -837,6 +840,7 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
       const x = (data as Float64Array)[r]!;
       cnt++;
       sum += x;
+      if (x - x !== 0) nonFinite = true;
       if (x !== x) nan = true;
       else {
         if (x < mn) mn = x;
@@ -854,10 +858,12 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
         break;
       case 'SUM':
         if (rt === 'INT64' && (sum > MAX_SAFE || sum < -MAX_SAFE)) return null;
+        if (sum - sum !== 0 && !nonFinite) return null;
         val = sum;
         isNull = cnt === 0;
         break;
       case 'AVG':
+        if (sum - sum !== 0 && !nonFinite) return null;
         val = sum / cnt;
         isNull = cnt === 0;
         break;
