@@ -14,7 +14,14 @@ import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly,
 import { boundary, unionAll } from './geography/ops.js';
 
 const geo = (g: Geo): Geography => geoValue(g, toWkt);
-const G = (v: Value): Geo => geoOf(v, (wkt) => parseWkt(wkt));
+/** Text stored in a GEOGRAPHY column (loaded or streamed) may be WKT, GeoJSON or hex WKB, as loads accept. */
+function parseStored(text: string): Geo {
+  const s = text.trim();
+  if (s.startsWith('{')) return nodeToGeo(parseGeoJsonNode(s), false, true);
+  if (/^([0-9a-fA-F]{2})+$/.test(s)) return nodeToGeo(parseWkbNode(Uint8Array.from(Buffer.from(s, 'hex'))), false);
+  return parseWkt(s);
+}
+const G = (v: Value): Geo => geoOf(v, parseStored);
 
 /** The value of an optional argument bound to signature slot `slot`, or undefined. */
 function argAt(c: SigContext, v: readonly Value[], slot: number): Value | undefined {
