@@ -4,8 +4,8 @@
 // Packages stay external (loaded from node_modules), except chevrotain, the
 // grammar's parser library: unbundled, its module graph (lodash-es: hundreds of
 // small ESM files) costs ~300 ms to load; bundled it loads in a few tens of ms.
-import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const BUNDLED = /^(chevrotain|@chevrotain\/.*|lodash-es)(\/|$)/;
@@ -32,9 +32,26 @@ const common = {
   logLevel: 'warning',
 };
 
-// The gateway is split: its entry (CLI, data dir, engine spawn) loads first and
-// spawns the engine; gRPC, protobuf and Fastify come in dynamically imported
-// chunks afterwards, so engine boot overlaps the gateway's module loading.
-for (const f of existsSync('dist') ? readdirSync('dist') : []) if (f.startsWith('gateway-')) rmSync(join('dist', f));
-await build({ ...common, entryPoints: { gateway: 'src/gateway/main.ts' }, outdir: 'dist', splitting: true, chunkNames: 'gateway-[name]-[hash]' });
-await build({ ...common, entryPoints: { engine: 'src/engine/main.ts' }, outdir: 'dist' });
+const OUT = process.env.BUILD_OUTDIR || 'dist';
+
+// Both entries are split into lazily loaded chunks. The gateway's entry (CLI,
+// data dir, engine spawn) loads first and spawns the engine; gRPC, protobuf and
+// Fastify come in dynamically imported chunks afterwards, so engine boot
+// overlaps the gateway's module loading. In the engine, the SQL pipeline and
+// the Storage Read/Write APIs are dynamic imports: with splitting their
+// external packages (apache-arrow, s2js, re2js, ...) load only when used.
+const written = new Set();
+for (const [name, entry] of [['gateway', 'src/gateway/main.ts'], ['engine', 'src/engine/main.ts']]) {
+  const r = await build({ ...common, entryPoints: { [name]: entry }, outdir: OUT, splitting: true, chunkNames: `${name}-[name]-[hash]`, metafile: true });
+  for (const f of Object.keys(r.metafile.outputs)) written.add(resolve(f));
+}
+// Chunks of earlier builds stay for a day: a running engine imports some of
+// its chunks on first use (the query pipeline, the Storage APIs), and chunk
+// names change with their content, so deleting them at once would break
+// processes started before this build (several people share one dist/).
+const DAY_MS = 24 * 3600 * 1000;
+for (const f of readdirSync(OUT)) {
+  const p = resolve(OUT, f);
+  if (!/^(gateway|engine)-/.test(f) || written.has(p)) continue;
+  if (Date.now() - statSync(p).mtimeMs > DAY_MS) rmSync(p);
+}

@@ -4,11 +4,10 @@
 // prints `engine serving on <port>`; SIGTERM/SIGINT fold WALs and exit.
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { DataDirLockedError } from '../storage/lock.js';
 import { Storage } from '../storage/store.js';
 import { engineHandlers, findProto, loadEngineService, toServiceError, tuneServer } from './service.js';
-import { loadStorageReadServices, StorageReadService } from './storage-read/service.js';
-import { loadStorageWriteService, StorageWriteService } from './storage-write/service.js';
 import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
 
@@ -77,6 +76,77 @@ function parseFlags(argv: readonly string[]): Flags {
   return f;
 }
 
+type Services = Record<string, grpc.ServiceDefinition>;
+
+/**
+ * The Storage Read/Write API definitions (method paths and message codecs),
+ * from the same proto files and loader options as `storage-read/service.ts`
+ * and `storage-write/service.ts` use; cheap next to their implementations.
+ */
+function storageServiceDefinitions(): Services {
+  const protoDir = path.dirname(findProto());
+  const load = (file: string): grpc.GrpcObject =>
+    grpc.loadPackageDefinition(
+      protoLoader.loadSync(path.join(protoDir, file), { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true, includeDirs: [protoDir] }),
+    );
+  type Pkg = Record<string, Record<string, grpc.ServiceClientConstructor>>;
+  const read = load('warehouse_storage_read.proto') as unknown as { google: { cloud: { bigquery: { storage: { v1: Pkg[string] } } } }; warehouse_emulator: { v1: Pkg[string] } };
+  const write = load('storage_write.proto') as unknown as { google: { cloud: { bigquery: { storage: { v1: Pkg[string] } } } } };
+  return {
+    BigQueryRead: read.google.cloud.bigquery.storage.v1['BigQueryRead']!.service,
+    StorageRead: read.warehouse_emulator.v1['StorageRead']!.service,
+    BigQueryWrite: write.google.cloud.bigquery.storage.v1['BigQueryWrite']!.service,
+  };
+}
+
+type AnyCall =
+  | grpc.ServerUnaryCall<unknown, unknown>
+  | grpc.ServerReadableStream<unknown, unknown>
+  | grpc.ServerWritableStream<unknown, unknown>
+  | grpc.ServerDuplexStream<unknown, unknown>;
+type AnyHandler = (call: AnyCall, callback?: grpc.sendUnaryData<unknown>) => void;
+
+/**
+ * Handlers that import their implementation on the first call. The Storage
+ * Read API pulls in apache-arrow (~17 MB resident): an engine that never
+ * serves it should not carry it. Requests that arrive while the module loads
+ * wait in the call's stream buffer.
+ */
+function lazyHandlers(def: grpc.ServiceDefinition, load: () => Promise<grpc.UntypedServiceImplementation>): grpc.UntypedServiceImplementation {
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const name of Object.keys(def)) {
+    const handler: AnyHandler = (call, callback) => {
+      load().then(
+        (impl) => (impl[name] as unknown as AnyHandler)(call, callback),
+        (e: unknown) => {
+          const err = toServiceError(e);
+          if (callback) callback(err);
+          else call.emit('error', err);
+        },
+      );
+    };
+    out[name] = handler as unknown as grpc.UntypedHandleCall;
+  }
+  return out;
+}
+
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= f());
+}
+
+function addStorageServices(server: grpc.Server, storage: Storage): void {
+  const defs = storageServiceDefinitions();
+  // One implementation behind both read service names (sessions are shared), as before.
+  const read = once(async () => new (await import('./storage-read/service.js')).StorageReadService(storage, toServiceError).handlers());
+  const write = once(async () =>
+    new (await import('./storage-write/service.js')).StorageWriteService(storage, new RowService(storage, new ResultStore()), toServiceError).handlers(),
+  );
+  server.addService(defs['BigQueryRead']!, lazyHandlers(defs['BigQueryRead']!, read));
+  server.addService(defs['StorageRead']!, lazyHandlers(defs['StorageRead']!, read));
+  server.addService(defs['BigQueryWrite']!, lazyHandlers(defs['BigQueryWrite']!, write));
+}
+
 async function main(): Promise<void> {
   let flags: Flags;
   try {
@@ -95,9 +165,7 @@ async function main(): Promise<void> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 512 * 1024 * 1024, 'grpc.max_send_message_length': 512 * 1024 * 1024 });
   tuneServer(server);
   server.addService(loadEngineService(), engineHandlers(storage, { defaultDataset: flags.dataset || undefined, defaultProject: flags.projectId || undefined }));
-  const storageRead = new StorageReadService(storage, toServiceError).handlers();
-  for (const def of loadStorageReadServices(path.dirname(findProto()))) server.addService(def, storageRead);
-  server.addService(loadStorageWriteService(path.dirname(findProto())), new StorageWriteService(storage, new RowService(storage, new ResultStore()), toServiceError).handlers());
+  addStorageServices(server, storage);
   const host = flags.host.includes(':') && !flags.host.startsWith('[') ? `[${flags.host}]` : flags.host;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${flags.grpcPort}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
