@@ -10,6 +10,7 @@ import type * as A from '../../grammar/ast.js';
 import { T, arrayOf, isGroupable, isOrderable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer, CteDef } from './context.js';
 import { lookupFunction } from '../functions/registry.js';
+import { isBinaryCollation } from '../functions/collation.js';
 import { sqlError } from './errors.js';
 import {
   AggCollector,
@@ -55,6 +56,18 @@ export interface RelOut {
 export function project(an: Analyzer, input: Rel, exprs: readonly Expr[], names: readonly string[]): ProjectRel {
   const columns = exprs.map((e, i) => (e.kind === 'column' && !e.correlated && input.columns.some((c) => c.id === e.columnId) && false ? input.columns[0]! : an.newColumn(names[i] ?? '', e.type)));
   return { kind: 'project', input, exprs, columns };
+}
+
+/**
+ * For a STRING type with a non-binary collation: wraps values in
+ * `$collation_canonical` (one table for every use of the returned function),
+ * so that grouping, DISTINCT and set operations see strings equal under the
+ * collation as one value. Undefined when the type needs nothing.
+ */
+function collationGrouper(t: SqlType): ((e: Expr) => Expr) | undefined {
+  if (t.kind !== 'STRING' || isBinaryCollation(t.collation)) return undefined;
+  const base = expr.callScalar('$collation_canonical', [literal(T.STRING, ''), literal(T.STRING, t.collation!)], undefined);
+  return (e) => ({ ...base, type: t, args: [e, base.args[1]!] });
 }
 
 function filter(input: Rel, predicate: Expr): Rel {
@@ -429,6 +442,9 @@ function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], parts: 
     types.push(st);
   }
   outs = outs.map((o) => castTo(an, o, types, b.loc, what));
+  // Collated columns compare under their collation: one canonical value per equal class, shared by all inputs.
+  const groupers = types.map((t) => collationGrouper(t));
+  if (groupers.some((g) => g)) outs = outs.map((o) => ({ ...o, rel: project(an, o.rel, o.rel.columns.map((c, i) => groupers[i]?.(colRef(c)) ?? colRef(c)), o.names) }));
   const names = outs[0]!.names;
   const columns = types.map((t, i) => an.newColumn(names[i] ?? '', t));
   const rel: SetOpRel = {
@@ -592,7 +608,9 @@ export function resolveSelect(
     const agg: AggregateRel = {
       kind: 'aggregate',
       input: rel,
-      groupBy: keys.map((k, i) => ({ column: keyCols[i]!, expr: k.expr })),
+      // Collated keys group under their collation; the reference applies it to
+      // plain GROUP BY only (ROLLUP/CUBE/GROUPING SETS keep binary grouping).
+      groupBy: keys.map((k, i) => ({ column: keyCols[i]!, expr: (groupingSets ? undefined : collationGrouper(k.expr.type)?.(k.expr)) ?? k.expr })),
       aggregates: aggs.calls,
       ...(groupingSets ? { groupingSets } : {}),
       ...(groupingCalls.length ? { groupingCalls } : {}),
@@ -648,7 +666,7 @@ export function resolveSelect(
       if (!isGroupable(c.type)) throw sqlError(`Column ${names[i] || i + 1} of type ${typeToSql(c.type)} cannot be used in SELECT DISTINCT`, items[i]!.loc);
     }
     const cols = rel.columns.map((c) => an.newColumn(c.name, c.type));
-    rel = { kind: 'aggregate', input: rel, groupBy: rel.columns.map((c, i) => ({ column: cols[i]!, expr: colRef(c) })), aggregates: [], columns: cols };
+    rel = { kind: 'aggregate', input: rel, groupBy: rel.columns.map((c, i) => ({ column: cols[i]!, expr: collationGrouper(c.type)?.(colRef(c)) ?? colRef(c) })), aggregates: [], columns: cols };
   }
 
   if (order.length) {

@@ -7,7 +7,8 @@
 // then `collateScalar` swaps in a kernel that compares under that collation,
 // and `propagatesCollation` tells whether the result carries it on.
 import { QueryError } from '../planner/api.js';
-import { arrayOf, type SqlType } from '../types/types.js';
+import { T, arrayOf, type SqlType } from '../types/types.js';
+import { defineScalar, sigf } from './signature.js';
 import type { Value } from '../types/values.js';
 import { vectorFromValues, type Vector } from '../types/vector.js';
 import type { GroupsAccumulator, ResolvedAggregate, ResolvedScalar, ScalarKernel } from './registry.js';
@@ -353,4 +354,26 @@ export function collateAggregate(name: string, agg: ResolvedAggregate, spec: str
       };
     },
   };
+}
+
+/**
+ * `$collation_canonical(x, spec)`: the first value seen with x's collation key
+ * (one table per call site). Grouping keys, DISTINCT and set operations over
+ * collated strings group by it: equal-under-collation strings become one
+ * original value, which is also what the group outputs.
+ */
+export function registerCollationFunctions(): void {
+  defineScalar('$collation_canonical', [
+    sigf(['STRING', 'STRING'], 'STRING', () => {
+      const seen = new Map<string, string>();
+      return rowKernel(T.STRING, (v) => {
+        const s = v[0] as string;
+        const k = collationKey(s, v[1] as string);
+        const r = seen.get(k);
+        if (r !== undefined) return r;
+        seen.set(k, s);
+        return s;
+      });
+    }),
+  ]);
 }

@@ -11,6 +11,7 @@ import { registerRegexp } from './regexp.js';
 import { registerMisc } from './misc.js';
 import { registerKeys } from './keys.js';
 import { registerGeography } from './geography.js';
+import { registerCollationFunctions } from './collation.js';
 
 let done = false;
 export function registerAllFunctions(): void {
@@ -28,6 +29,7 @@ export function registerAllFunctions(): void {
   registerMisc();
   registerKeys();
   registerGeography();
+  registerCollationFunctions();
 }
 registerAllFunctions();
 
