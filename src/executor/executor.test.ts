@@ -327,6 +327,28 @@ describe('joins', () => {
     const lj = await collect({ ...j, joinType: 'left' }, ctx());
     expect(lj.reduce((s, b) => s + b.length, 0)).toBe(250000 + 2500);
   });
+  it('pruned join outputs (planner dropped columns only the condition reads) equal the full rows projected', async () => {
+    // Keep tId and uV: the key columns tG / uK are read only by the condition.
+    const cases: [JoinRel['joinType'], Expr | undefined][] = [
+      ['inner', on()],
+      ['left', on()],
+      ['right', on()],
+      ['full', on()],
+      ['semi', on()],
+      ['anti', on()],
+      // A residual takes the project-after path.
+      ['left', { kind: 'logical', type: T.BOOL, op: 'and', args: [on(), gt(ref(uV), lit(10n, T.INT64))] }],
+      ['inner', lt(ref(tId), lit(3n, T.INT64))],
+    ];
+    for (const [jt, cond] of cases) {
+      const full = join(jt, cond);
+      const semi = jt === 'semi' || jt === 'anti';
+      const pruned: JoinRel = { ...full, columns: semi ? [tId] : [tId, uV] };
+      const want = (await run(full)).map((r) => (semi ? [r[0]] : [r[0], r[4]]));
+      const got = await run(pruned);
+      expect(got, `${jt}`).toEqual(want);
+    }
+  });
   it('null-safe equi keys match NULLs', async () => {
     const rel: JoinRel = { ...join('inner'), equiKeys: [{ left: ref(tG), right: ref(uK), nullSafe: true }] };
     expect((await run(rel)).map((r) => r[0])).toEqual([1n, 1n, 3n, 3n, 4n, 6n]);

@@ -103,6 +103,8 @@ class PairEmitter {
   private pendCount = 0;
   private emittedUpTo = 0;
   out: Batch[] = [];
+  /** Left columns to emit (a pruned join); null = all. Never set with a residual condition. */
+  leftKeep: readonly number[] | null = null;
 
   constructor(
     private readonly rel: JoinRel,
@@ -115,7 +117,8 @@ class PairEmitter {
   ) {}
 
   startLeft(n: number): void {
-    this.leftMatched = new Uint8Array(n);
+    // Inner joins never read the flags (see flushPairs): no per-batch allocation.
+    if (this.rel.joinType !== 'inner') this.leftMatched = new Uint8Array(n);
     this.count = 0;
     this.pendCount = 0;
     this.emittedUpTo = 0;
@@ -186,12 +189,19 @@ class PairEmitter {
     return this.rel.joinType === 'left' || this.rel.joinType === 'full';
   }
 
+  /** The left columns this join emits. */
+  private outLeft(left: Batch): readonly Vector[] {
+    const k = this.leftKeep;
+    return k === null ? left.columns : k.map((i) => left.columns[i]!);
+  }
+
   private pairBatch(left: Batch, lSel: Int32Array, rSel: Int32Array, c: number): Batch {
+    const lcols = this.outLeft(left);
     // Every left row paired once, in order (n-to-1 keys): the left columns as they are.
-    const whole = c === left.length && isIdentity(lSel, c);
+    const whole = lcols.length === 0 || (c === left.length && isIdentity(lSel, c));
     return {
       length: c,
-      columns: [...(whole ? left.columns : left.columns.map((v) => takeVector(v, lSel, c))), ...this.right.columns.map((v) => takeVector(v, rSel, c))],
+      columns: [...(whole ? lcols : lcols.map((v) => takeVector(v, lSel, c))), ...this.right.columns.map((v) => takeVector(v, rSel, c))],
     };
   }
 
@@ -211,7 +221,7 @@ class PairEmitter {
     const emit = (): void => {
       this.out.push({
         length: c,
-        columns: [...left.columns.map((v) => takeVector(v, ls, c)), ...this.right.columns.map((v) => takeOrNull(v, rs, c))],
+        columns: [...this.outLeft(left).map((v) => takeVector(v, ls, c)), ...this.right.columns.map((v) => takeOrNull(v, rs, c))],
       });
       ls = new Int32Array(BATCH_SIZE);
       rs = new Int32Array(BATCH_SIZE);
@@ -252,7 +262,7 @@ class PairEmitter {
       let c = 0;
       for (let i = 0; i < left.length; i++) if (lm[i] === want) sel[c++] = i;
       if (c === 0) return;
-      const lcols = left.columns.map((v) => takeVector(v, sel, c));
+      const lcols = this.outLeft(left).map((v) => takeVector(v, sel, c));
       if (jt === 'semi' || jt === 'anti') this.out.push({ length: c, columns: lcols });
       else this.out.push({ length: c, columns: [...lcols, ...this.right.columns.map((v) => nullVector(v.type, c))] });
     }
@@ -283,7 +293,50 @@ class PairEmitter {
   }
 }
 
+/** Which input columns a join emits when pruning dropped some (indexes into left / right columns). */
+interface OutputKeep {
+  readonly left: readonly number[];
+  readonly right: readonly number[];
+}
+
+/** The columns a join produces before pruning: left then right (left only for SEMI/ANTI). */
+function allJoinColumns(rel: JoinRel): readonly ResolvedColumn[] {
+  return rel.joinType === 'semi' || rel.joinType === 'anti' ? rel.left.columns : [...rel.left.columns, ...rel.right.columns];
+}
+
+/**
+ * Null when `rel.columns` is every input column; else the kept ones. Pruning
+ * (planner rules/prune.ts) drops columns only the join's own condition reads;
+ * the kept ones stay in left-then-right order.
+ */
+function outputKeep(rel: JoinRel): OutputKeep | null {
+  const all = allJoinColumns(rel);
+  if (rel.columns.length === all.length && rel.columns.every((c, i) => c.id === all[i]!.id)) return null;
+  const want = new Set(rel.columns.map((c) => c.id));
+  const pick = (cols: readonly ResolvedColumn[]): number[] => cols.flatMap((c, i) => (want.has(c.id) ? [i] : []));
+  return { left: pick(rel.left.columns), right: rel.joinType === 'semi' || rel.joinType === 'anti' ? [] : pick(rel.right.columns) };
+}
+
 export async function* joinOp(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  const keep = outputKeep(rel);
+  if (keep === null) {
+    yield* joinAll(rel, ctx, null);
+    return;
+  }
+  const full: JoinRel = { ...rel, columns: allJoinColumns(rel) };
+  // The inner paths emit every column; drop the unread ones per batch.
+  const nl = rel.left.columns.length;
+  const pos = [...keep.left, ...keep.right.map((i) => nl + i)];
+  const project = (b: Batch): Batch => ({ length: b.length, columns: pos.map((i) => b.columns[i]!) });
+  for await (const b of joinAll(full, ctx, { keep, rel })) yield b.columns.length === pos.length ? b : project(b);
+}
+
+/**
+ * Runs `rel` (all columns). `narrow`: the pruned join; paths that can gather
+ * only its columns (hash join without residual, not swapped) emit those
+ * directly, the rest emit all columns and joinOp projects.
+ */
+async function* joinAll(rel: JoinRel, ctx: ExecContext, narrow: { keep: OutputKeep; rel: JoinRel } | null): AsyncGenerator<Batch> {
   if (rel.lateral) {
     yield* lateralJoin(rel, ctx);
     return;
@@ -298,7 +351,7 @@ export async function* joinOp(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Ba
     }
   }
   if (!keys || keys.length === 0) yield* nestedLoopJoin(rel, residual, ctx);
-  else yield* hashJoin(rel, keys, residual, ctx);
+  else yield* hashJoin(rel, keys, residual, ctx, residual ? null : narrow);
 }
 
 function condLayoutOf(rel: JoinRel): Map<number, number> {
@@ -553,7 +606,14 @@ function buildChains(bk: readonly Vector[], bh: Int32Array, m: number, nullSafe:
   return { head, next, mask };
 }
 
-async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr | undefined, ctx: ExecContext): AsyncGenerator<Batch> {
+async function* hashJoin(
+  rel: JoinRel,
+  keys: readonly EquiKey[],
+  residual: Expr | undefined,
+  ctx: ExecContext,
+  /** Emit only these columns (a pruned join without residual); `rel` still lists all of them. */
+  narrow: { keep: OutputKeep; rel: JoinRel } | null = null,
+): AsyncGenerator<Batch> {
   // Inner joins build on the smaller side when the estimates say so.
   if (rel.joinType === 'inner') {
     const le = estimateRows(rel.left, ctx);
@@ -563,6 +623,7 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
       return;
     }
   }
+  const keep = narrow?.keep ?? null;
   const build = await materialize(rel.right, ctx);
   const rLayout = layoutOf(rel.right.columns);
   const bk: Vector[] = [];
@@ -576,10 +637,13 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
   const { head, next, mask } = dense ?? buildChains(bk, bh, m, nullSafe);
   await checkpoint(ctx);
   const jt = rel.joinType;
-  const em = new PairEmitter(rel, residual, condLayoutOf(rel), build, jt === 'right' || jt === 'full' ? new Uint8Array(m) : null, ctx);
+  // Pruned output: pairs gather only the kept build columns (and left columns).
+  const outRight: Batch = keep ? { length: m, columns: keep.right.map((i) => build.columns[i]!) } : build;
+  const em = new PairEmitter(rel, residual, condLayoutOf(rel), outRight, jt === 'right' || jt === 'full' ? new Uint8Array(m) : null, ctx);
+  em.leftKeep = keep ? keep.left : null;
   const lLayout = layoutOf(rel.left.columns);
   const firstOnly = (jt === 'semi' || jt === 'anti') && !residual;
-  const co = new BatchCoalescer(rel.columns.map((c) => c.type));
+  const co = new BatchCoalescer((narrow ? narrow.rel : rel).columns.map((c) => c.type));
   let ph = new Int32Array(BATCH_SIZE);
   let pairBuf: Pairs = { l: new Int32Array(BATCH_SIZE), r: new Int32Array(BATCH_SIZE), count: 0, nextRow: 0, nextBuild: -1 };
   for await (const left of executeRel(rel.left, ctx)) {
@@ -618,7 +682,7 @@ async function* hashJoin(rel: JoinRel, keys: readonly EquiKey[], residual: Expr 
     em.finishLeft(left);
     for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
   }
-  for (const b of em.unmatchedRight(rel.left.columns)) for (const o of co.push(b)) yield o;
+  for (const b of em.unmatchedRight(keep ? keep.left.map((i) => rel.left.columns[i]!) : rel.left.columns)) for (const o of co.push(b)) yield o;
   for (const o of co.drain()) yield o;
 }
 

@@ -1,28 +1,49 @@
 // Projection pruning: scans read only the columns some expression (anywhere
 // in the statement, including subqueries and lateral sides) or the output
 // needs; unused projection outputs are dropped. Positional consumers (set
-// operations, CTE plans) keep all their columns.
-import type { Rel } from '../../analyzer/resolved.js';
+// operations, CTE plans) keep all their columns. A join's output drops the
+// columns only its own condition reads (`a JOIN b USING (k)` feeding an
+// aggregate of b.v need not gather b.k for every pair).
+import type { JoinRel, Rel, ValuesRel } from '../../analyzer/resolved.js';
 import { relInputs, visitRelExprs } from '../../analyzer/rewrite.js';
 
-function collectUsed(rel: Rel, used: Set<number>): void {
+/** Column id -> number of references (positional uses count too). */
+type RefCounts = Map<number, number>;
+
+const bump = (m: RefCounts, id: number, by = 1): void => {
+  m.set(id, (m.get(id) ?? 0) + by);
+};
+
+function collectUsed(rel: Rel, used: RefCounts): void {
   visitRelExprs(rel, (e) => {
-    if (e.kind === 'column') used.add(e.columnId);
+    if (e.kind === 'column') bump(used, e.columnId);
   });
   const walk = (r: Rel): void => {
-    if (r.kind === 'setop') for (const i of r.inputs) for (const c of i.columns) used.add(c.id);
-    if (r.kind === 'with') for (const c of r.ctes) for (const col of c.plan.columns) used.add(col.id);
-    if (r.kind === 'recursive_cte') for (const x of [r.base, r.recursive]) for (const c of x.columns) used.add(c.id);
-    if (r.kind === 'cte_ref') for (const c of r.cteColumns) used.add(c.id);
+    if (r.kind === 'setop') for (const i of r.inputs) for (const c of i.columns) bump(used, c.id);
+    if (r.kind === 'with') for (const c of r.ctes) for (const col of c.plan.columns) bump(used, col.id);
+    if (r.kind === 'recursive_cte') for (const x of [r.base, r.recursive]) for (const c of x.columns) bump(used, c.id);
+    if (r.kind === 'cte_ref') for (const c of r.cteColumns) bump(used, c.id);
     for (const i of relInputs(r)) walk(i);
   };
   walk(rel);
 }
 
-function rebuild(rel: Rel, used: ReadonlySet<number>): Rel {
+const NO_ROWS: ValuesRel = { kind: 'values', rows: [], columns: [] };
+
+/** References made by the join's own condition and keys (its inputs' expressions excluded). */
+function ownRefs(rel: JoinRel): RefCounts {
+  const own: RefCounts = new Map();
+  visitRelExprs({ ...rel, left: NO_ROWS, right: NO_ROWS }, (e) => {
+    if (e.kind === 'column') bump(own, e.columnId);
+  });
+  return own;
+}
+
+function rebuild(rel: Rel, used: RefCounts): Rel {
+  const isUsed = (id: number): boolean => (used.get(id) ?? 0) > 0;
   switch (rel.kind) {
     case 'scan': {
-      const keep = rel.columns.map((c, i) => (used.has(c.id) ? i : -1)).filter((i) => i >= 0);
+      const keep = rel.columns.map((c, i) => (isUsed(c.id) ? i : -1)).filter((i) => i >= 0);
       if (keep.length === rel.columns.length) return rel;
       // A scan must still yield row counts (COUNT(*)): keep one column.
       const k = keep.length ? keep : [0];
@@ -31,7 +52,7 @@ function rebuild(rel: Rel, used: ReadonlySet<number>): Rel {
     }
     case 'project': {
       const input = rebuild(rel.input, used);
-      const keep = rel.columns.map((c, i) => (used.has(c.id) ? i : -1)).filter((i) => i >= 0);
+      const keep = rel.columns.map((c, i) => (isUsed(c.id) ? i : -1)).filter((i) => i >= 0);
       const k = keep.length ? keep : rel.columns.length ? [0] : [];
       return { ...rel, input, columns: k.map((i) => rel.columns[i]!), exprs: k.map((i) => rel.exprs[i]!) };
     }
@@ -51,7 +72,15 @@ function rebuild(rel: Rel, used: ReadonlySet<number>): Rel {
     case 'join': {
       const left = rebuild(rel.left, used);
       const right = rebuild(rel.right, used);
-      return { ...rel, left, right, columns: rel.joinType === 'semi' || rel.joinType === 'anti' ? left.columns : [...left.columns, ...right.columns] };
+      const all = rel.joinType === 'semi' || rel.joinType === 'anti' ? left.columns : [...left.columns, ...right.columns];
+      // Lateral right sides run per left row with the left row bound: keep their shape.
+      if (rel.lateral) return { ...rel, left, right, columns: all };
+      // Needed above = referenced by something other than this join's own condition.
+      // References from below (inputs) count too, which only keeps more than needed.
+      const own = ownRefs(rel);
+      const out = all.filter((c) => (used.get(c.id) ?? 0) > (own.get(c.id) ?? 0));
+      // The executor needs at least one column to carry row counts (COUNT(*) over a join).
+      return { ...rel, left, right, columns: out.length > 0 || all.length === 0 ? out : [all[0]!] };
     }
     case 'setop':
       return { ...rel, inputs: rel.inputs.map((i) => rebuild(i, used)) };
@@ -67,7 +96,8 @@ function rebuild(rel: Rel, used: ReadonlySet<number>): Rel {
 }
 
 export function pruneColumns(root: Rel): Rel {
-  const used = new Set<number>(root.columns.map((c) => c.id));
+  const used: RefCounts = new Map();
+  for (const c of root.columns) bump(used, c.id);
   collectUsed(root, used);
   return rebuild(root, used);
 }
