@@ -6,13 +6,13 @@
 import type * as A from '../../grammar/ast.js';
 import type { ArgInfo, AggregateFunctionDef, ScalarFunctionDef } from '../functions/registry.js';
 import { lookupFunction } from '../functions/registry.js';
-import { collateAggregate, collateScalar, collationAffects, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
+import { collateAggregate, collateScalar, collationAffects, collationByKeyArgs, isBinaryCollation, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { QueryError } from '../planner/api.js';
-import { externalUdfCall, languageOf } from '../udf/index.js';
+import { externalAggregateDef, externalUdfCall, languageOf } from '../udf/index.js';
 import { constantValue } from './names.js';
 import { rewriteExpr } from './rewrite.js';
 import { resolveSubquery } from './query.js';
@@ -1101,6 +1101,16 @@ function routineStmt(an: Analyzer, r: Record<string, unknown>): A.CreateFunction
 function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, ctx: ExprCtx): Expr {
   const external = languageOf(udf) !== undefined;
   if (!udf.body && !external) throw sqlError(`Function ${n.name.join('.')} has no SQL body`, n.loc);
+  if (external && udf.aggregate) {
+    // JavaScript UDAF: resolved like a built-in aggregate over a registry-shaped definition (src/udf/).
+    const types = udf.params.map((p) => (p.type.kind === 'AnyType' ? T.STRING : typeFromNode(p.type)));
+    try {
+      return resolveAggregate(an, n, externalAggregateDef(an.env, udf, n.name.join('.'), types, udf.returns ? typeFromNode(udf.returns) : T.STRING), ctx);
+    } catch (e) {
+      if (e instanceof QueryError && !/ at \[\d+:\d+\]$/.test(e.message)) throw new QueryError(`${e.message} at [${n.loc.line}:${n.loc.column}]`, e.reason, e.httpCode);
+      throw e;
+    }
+  }
   if (n.args.length !== udf.params.length) {
     throw sqlError(`Number of arguments does not match for function ${n.name.join('.')}`, n.loc);
   }

@@ -7,9 +7,11 @@
 import fs from 'node:fs';
 import type * as A from '../../grammar/ast.js';
 import type { CallExpr, Expr } from '../analyzer/resolved.js';
+import type { AggregateFunctionDef } from '../functions/registry.js';
 import { QueryError } from '../planner/api.js';
 import type { SqlType } from '../types/types.js';
 import { typeToSql } from '../types/types.js';
+import { JsAggregate } from './js-aggregate.js';
 import { JsUdf, udfTimeoutMs, type UdfParam } from './js.js';
 import { PythonUdf } from './python.js';
 import { runSync } from './sync.js';
@@ -52,7 +54,6 @@ export function checkExternalFunction(udf: A.CreateFunctionStmt, params: readonl
   if (!lang) return;
   const name = udf.name.join('.');
   if (udf.tableFunction || (lang === 'python' && udf.aggregate)) throw new QueryError(`Language "${udf.language}" is unsupported`, 'invalidQuery', 400);
-  if (udf.aggregate) throw new QueryError(`Aggregate functions in LANGUAGE ${udf.language} are not supported by this emulator (CREATE AGGREGATE FUNCTION ${name})`, 'notImplemented', 400);
   if (!returns) throw new QueryError(`Non-SQL functions must specify a return type`, 'invalidQuery', 400);
   if (udf.params.some((p) => p.type.kind === 'AnyType')) throw new QueryError(`Functions with ANY TYPE parameters must be SQL functions: ${name}`, 'invalidQuery', 400);
   if (udf.code === undefined) throw new QueryError(`The body of a LANGUAGE ${udf.language} function must be a string literal: ${name}`, 'invalidQuery', 400);
@@ -108,6 +109,29 @@ interface Compiled {
 }
 
 const sessions = new WeakMap<object, Map<string, Compiled>>();
+const aggregates = new WeakMap<object, Map<string, JsAggregate>>();
+
+function cacheKey(udf: A.CreateFunctionStmt, params: readonly UdfParam[], returnType: SqlType): string {
+  return `${languageOf(udf)}\0${udf.name.join('.')}\0${params.map((p) => `${p.name}:${typeToSql(p.type)}`).join(',')}\0${typeToSql(returnType)}\0${udf.code}\0${JSON.stringify(stringListOption(udf, 'library') ?? stringListOption(udf, 'packages') ?? [])}`;
+}
+
+/**
+ * The registry-shaped definition of a JavaScript aggregate UDF, for the
+ * analyzer to resolve like a built-in aggregate (GROUP BY, DISTINCT, FILTER).
+ */
+export function externalAggregateDef(session: object, udf: A.CreateFunctionStmt, name: string, paramTypes: readonly SqlType[], returnType: SqlType): AggregateFunctionDef {
+  checkExternalFunction(udf, paramTypes, returnType);
+  const params = udf.params.map((p, i) => ({ name: p.name, type: paramTypes[i]!, notAggregate: p.notAggregate === true }));
+  let cache = aggregates.get(session);
+  if (!cache) aggregates.set(session, (cache = new Map()));
+  const key = cacheKey(udf, params, returnType);
+  let agg = cache.get(key);
+  if (!agg) {
+    const libs = (stringListOption(udf, 'library') ?? []).map((uri) => [uri, readLibrary(uri)] as const);
+    cache.set(key, (agg = new JsAggregate(name, params, returnType, udf.code ?? '', libs)));
+  }
+  return agg.definition();
+}
 
 function compile(udf: A.CreateFunctionStmt, name: string, params: readonly UdfParam[], returnType: SqlType): Compiled {
   const lang = languageOf(udf)!;
@@ -128,7 +152,7 @@ export function externalUdfCall(session: object, udf: A.CreateFunctionStmt, name
   const params = udf.params.map((p, i) => ({ name: p.name, type: paramTypes[i]! }));
   let cache = sessions.get(session);
   if (!cache) sessions.set(session, (cache = new Map()));
-  const key = `${languageOf(udf)}\0${udf.name.join('.')}\0${params.map((p) => `${p.name}:${typeToSql(p.type)}`).join(',')}\0${typeToSql(returnType)}\0${udf.code}\0${JSON.stringify(udf.options?.map((o) => o.name) ?? [])}${JSON.stringify(stringListOption(udf, 'library') ?? stringListOption(udf, 'packages') ?? [])}`;
+  const key = cacheKey(udf, params, returnType);
   let compiled = cache.get(key);
   if (!compiled) cache.set(key, (compiled = compile(udf, name, params, returnType)));
   const c = compiled;

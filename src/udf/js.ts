@@ -73,15 +73,8 @@ export class JsUdf {
   /** Compiles the libraries and the body on first use (a query that never calls the UDF pays nothing). */
   private init(): void {
     if (this.ctx) return;
-    const ctx = vm.createContext({}, { name: `udf ${this.name}`, codeGeneration: { strings: true, wasm: false }, microtaskMode: 'afterEvaluate' });
+    const ctx = newContext(this.name, this.libraries);
     const timeout = udfTimeoutMs();
-    for (const [uri, src] of this.libraries) {
-      try {
-        new vm.Script(src, { filename: uri }).runInContext(ctx, { timeout });
-      } catch (e) {
-        throw this.error(e, uri);
-      }
-    }
     let fn: Bridge['fn'];
     try {
       // The body is a function body over the parameters; the code's first line is line 1.
@@ -139,18 +132,34 @@ export class JsUdf {
     return vectorFromValues(this.returnType, values);
   }
 
-  /** The real service's form: `Error: message at f(FLOAT64) line 1, columns 6-7`. */
   private error(e: unknown, file = FILE): QueryError {
-    const err = e as { name?: unknown; message?: unknown; stack?: unknown } | null;
-    const isErr = err !== null && typeof err === 'object' && typeof err.message === 'string';
-    const text = isErr ? `${String(err.name ?? 'Error')}: ${String(err.message)}` : String(e);
-    const where = isErr && typeof err.stack === 'string' ? position(err.stack, file, file === FILE ? this.headLength : 0) : '';
-    const place = file === FILE ? this.signature() : file;
-    return new QueryError(`${text} at ${place}${where}`, 'invalidQuery', 400);
+    return jsError(e, file === FILE ? this.signature() : file, file, file === FILE ? this.headLength : 0);
   }
 }
 
-function describe(x: unknown): string {
+/** The real service's form: `Error: message at f(FLOAT64) line 1, columns 6-7` (`place`: the signature or a library URI). */
+export function jsError(e: unknown, place: string, file: string, headLength: number): QueryError {
+  const err = e as { name?: unknown; message?: unknown; stack?: unknown } | null;
+  const isErr = err !== null && typeof err === 'object' && typeof err.message === 'string';
+  const text = isErr ? `${String(err.name ?? 'Error')}: ${String(err.message)}` : String(e);
+  const where = isErr && typeof err.stack === 'string' ? position(err.stack, file, headLength) : '';
+  return new QueryError(`${text} at ${place}${where}`, 'invalidQuery', 400);
+}
+
+/** A fresh context with the libraries run in it (errors name the library). */
+export function newContext(name: string, libraries: readonly (readonly [string, string])[]): vm.Context {
+  const ctx = vm.createContext({}, { name: `udf ${name}`, codeGeneration: { strings: true, wasm: false }, microtaskMode: 'afterEvaluate' });
+  for (const [uri, src] of libraries) {
+    try {
+      new vm.Script(src, { filename: uri }).runInContext(ctx, { timeout: udfTimeoutMs() });
+    } catch (e) {
+      throw jsError(e, uri, uri, 0);
+    }
+  }
+  return ctx;
+}
+
+export function describe(x: unknown): string {
   try {
     return typeof x === 'string' ? JSON.stringify(x) : (JSON.stringify(x) ?? String(x));
   } catch {
@@ -159,7 +168,7 @@ function describe(x: unknown): string {
 }
 
 /** " line L, columns C-C+1" of the first stack frame in `file`, or "" (syntax errors carry it differently). */
-function position(stack: string, file: string, headLength: number): string {
+export function position(stack: string, file: string, headLength: number): string {
   const esc = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const m = new RegExp(`${esc}:(\\d+):(\\d+)`).exec(stack);
   if (!m) return '';

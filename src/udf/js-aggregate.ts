@@ -1,0 +1,193 @@
+// JavaScript aggregate UDFs (CREATE AGGREGATE FUNCTION ... LANGUAGE js): the
+// body exports initialState / aggregate / merge / finalize (serialize and
+// deserialize are optional). One context per function per query; the group
+// states live inside that context, and each batch of rows is folded by one
+// script run (under the CPU timeout). NOT AGGREGATE arguments are constants
+// passed last to every function, as the real service does.
+import vm from 'node:vm';
+import { QueryError } from '../planner/api.js';
+import type { AggregateFunctionDef, GroupsAccumulator, ResolvedAggregate } from '../functions/registry.js';
+import type { SqlType } from '../types/types.js';
+import { typeEquals, typeToSql } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
+import { describe, jsError, newContext, udfTimeoutMs, type UdfParam } from './js.js';
+import { fromJs, toJs, type Realm } from './types.js';
+
+const FILE = 'udaf.js';
+const REQUIRED = ['initialState', 'aggregate', 'merge', 'finalize'] as const;
+
+interface AggBridge {
+  init: (...a: unknown[]) => unknown;
+  aggregate: (...a: unknown[]) => unknown;
+  finalize: (...a: unknown[]) => unknown;
+  states: unknown[];
+  consts: unknown[];
+  rows: unknown[][] | null;
+  groups: number[] | null;
+  out: unknown[] | null;
+}
+
+// Folds the batch's rows into their groups' states; then (FINISH) finalizes every group.
+const UPDATE = `(() => {
+  const a = __bqagg, rows = a.rows, groups = a.groups, st = a.states, c = a.consts;
+  for (let i = 0; i < rows.length; i++) {
+    const g = groups[i];
+    let s = st[g];
+    if (s === undefined) s = st[g] = a.init(...c);
+    const r = a.aggregate(s, ...rows[i], ...c);
+    if (r !== undefined) st[g] = r;
+  }
+})()`;
+const FINISH = `(() => {
+  const a = __bqagg, st = a.states, c = a.consts, out = new Array(a.n);
+  for (let g = 0; g < a.n; g++) out[g] = a.finalize(st[g] === undefined ? a.init(...c) : st[g], ...c);
+  a.out = out;
+})()`;
+
+/** Compiled once per query; each GROUP BY (or window of the executor) gets its own states. */
+export class JsAggregate {
+  private ctx: vm.Context | undefined;
+  private realm!: Realm;
+  private exportsFn!: Record<string, unknown>;
+  private readonly update = new vm.Script(UPDATE, { filename: 'aggregate.js' });
+  private readonly finish = new vm.Script(FINISH, { filename: 'finalize.js' });
+
+  constructor(
+    readonly name: string,
+    readonly params: readonly (UdfParam & { readonly notAggregate: boolean })[],
+    readonly returnType: SqlType,
+    private readonly code: string,
+    private readonly libraries: readonly (readonly [string, string])[],
+  ) {}
+
+  private signature(): string {
+    return `${this.name}(${this.params.map((p) => typeToSql(p.type)).join(', ')})`;
+  }
+
+  private error(e: unknown): QueryError {
+    return jsError(e, this.signature(), FILE, 0);
+  }
+
+  private compile(): void {
+    if (this.ctx) return;
+    const ctx = newContext(this.name, this.libraries);
+    // The body is module-like (`export function ...`): run it as a script with the exports kept as globals.
+    const script = this.code.replace(/(^|[\s;])export\s+(?=(async\s+)?function\b|const\b|let\b|var\b|class\b)/g, '$1');
+    try {
+      new vm.Script(script, { filename: FILE }).runInContext(ctx, { timeout: udfTimeoutMs() });
+    } catch (e) {
+      throw this.error(e);
+    }
+    const names = [...REQUIRED, 'serialize', 'deserialize'];
+    this.exportsFn = vm.runInContext(`({ ${names.map((n) => `${n}: typeof ${n} === 'function' ? ${n} : undefined`).join(', ')} })`, ctx) as Record<string, unknown>;
+    const missing = REQUIRED.filter((n) => typeof this.exportsFn[n] !== 'function');
+    if (missing.length) throw new QueryError(`JavaScript aggregate function ${this.name} must export ${missing.map((m) => `${m}()`).join(', ')}`, 'invalidQuery', 400);
+    this.realm = vm.runInContext('({ Date, Object, Array })', ctx) as Realm;
+    this.ctx = ctx;
+  }
+
+  private run(script: vm.Script): void {
+    try {
+      script.runInContext(this.ctx!, { timeout: udfTimeoutMs() });
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+        this.ctx = undefined;
+        throw new QueryError(`Resources exceeded during query execution: JavaScript UDF ${this.signature()} exceeded the CPU time limit (${udfTimeoutMs()} ms per batch).`, 'invalidQuery', 400);
+      }
+      throw this.error(e);
+    }
+  }
+
+  /** A fresh accumulator: its group states live in the context, under their own bridge. */
+  accumulator(): GroupsAccumulator {
+    this.compile();
+    const ctx = this.ctx!;
+    const bridge = vm.runInContext('({ states: [], consts: [], rows: null, groups: null, out: null, n: 0 })', ctx) as AggBridge & { n: number };
+    bridge.init = this.exportsFn['initialState'] as AggBridge['init'];
+    bridge.aggregate = this.exportsFn['aggregate'] as AggBridge['aggregate'];
+    bridge.finalize = this.exportsFn['finalize'] as AggBridge['finalize'];
+    let constsSet = false;
+    const aggIdx = this.params.flatMap((p, i) => (p.notAggregate ? [] : [i]));
+    const constIdx = this.params.flatMap((p, i) => (p.notAggregate ? [i] : []));
+    const setBridge = vm.runInContext('(b) => { globalThis.__bqagg = b; }', ctx) as (b: unknown) => void;
+    const use = () => setBridge(bridge);
+    return {
+      resize: (numGroups: number) => {
+        bridge.n = Math.max(bridge.n, numGroups);
+      },
+      update: (args: readonly Vector[], groups: Int32Array, n: number) => {
+        if (!constsSet && n > 0) {
+          bridge.consts = new this.realm.Array(...constIdx.map((k) => toJs(this.params[k]!.type, getValue(args[k]!, 0), this.realm)));
+          constsSet = true;
+        }
+        const rows = new this.realm.Array<unknown[]>(n);
+        for (let i = 0; i < n; i++) {
+          const r = new this.realm.Array<unknown>(aggIdx.length);
+          for (let j = 0; j < aggIdx.length; j++) r[j] = toJs(this.params[aggIdx[j]!]!.type, getValue(args[aggIdx[j]!]!, i), this.realm);
+          rows[i] = r;
+        }
+        // Group ids are copied into the context's realm too: no host object is reachable from the body.
+        const g = new this.realm.Array<number>(n);
+        for (let i = 0; i < n; i++) g[i] = groups[i]!;
+        bridge.rows = rows;
+        bridge.groups = g;
+        use();
+        this.run(this.update);
+        bridge.rows = null;
+        bridge.groups = null;
+      },
+      finish: (numGroups: number) => {
+        bridge.n = numGroups;
+        use();
+        this.run(this.finish);
+        const out = bridge.out!;
+        bridge.out = null;
+        const values = new Array<Value>(numGroups);
+        for (let g = 0; g < numGroups; g++) {
+          try {
+            values[g] = fromJs(this.returnType, out[g]);
+          } catch (e) {
+            throw new QueryError(`Failed to coerce output value ${describe(out[g])} to type ${typeToSql(this.returnType)}: ${(e as Error).message}`, 'invalidQuery', 400);
+          }
+        }
+        return vectorFromValues(this.returnType, values);
+      },
+    };
+  }
+
+  /** The registry-shaped definition the analyzer resolves like a built-in aggregate. */
+  definition(): AggregateFunctionDef {
+    const resolved: ResolvedAggregate = {
+      returnType: this.returnType,
+      argTypes: this.params.map((p) => p.type),
+      create: () => this.accumulator(),
+    };
+    return {
+      kind: 'aggregate',
+      name: this.name,
+      analytic: false,
+      resolve: (args) => {
+        if (args.length !== this.params.length) return { ok: false, message: `Number of arguments does not match for aggregate function ${this.name}` };
+        const bad = args.findIndex((a, i) => !a.untypedNull && !typeEquals(a.type, this.params[i]!.type) && !(a.isLiteral && coercibleLiteral(a.type, this.params[i]!.type)) && !widens(a.type, this.params[i]!.type));
+        if (bad >= 0) return { ok: false, message: `No matching signature for aggregate function ${this.name} for argument types: ${args.map((a) => typeToSql(a.type)).join(', ')}` };
+        const notConst = this.params.findIndex((p, i) => p.notAggregate && !args[i]!.constant);
+        if (notConst >= 0) return { ok: false, message: `Argument ${this.params[notConst]!.name} of ${this.name} is NOT AGGREGATE and must be a constant` };
+        return { ok: true, resolved };
+      },
+    };
+  }
+}
+
+/** INT64 -> NUMERIC/BIGNUMERIC/FLOAT64 and NUMERIC -> BIGNUMERIC/FLOAT64: the implicit widenings of function arguments. */
+function widens(from: SqlType, to: SqlType): boolean {
+  if (from.kind === 'INT64') return to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC' || to.kind === 'FLOAT64';
+  if (from.kind === 'NUMERIC') return to.kind === 'BIGNUMERIC' || to.kind === 'FLOAT64';
+  if (from.kind === 'BIGNUMERIC') return to.kind === 'FLOAT64';
+  return false;
+}
+
+/** String literals coerce to date/time types as arguments. */
+function coercibleLiteral(from: SqlType, to: SqlType): boolean {
+  return from.kind === 'STRING' && ['DATE', 'DATETIME', 'TIMESTAMP', 'TIME', 'JSON'].includes(to.kind);
+}
