@@ -225,7 +225,7 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
   const r = def.resolve(infos);
   if (!r.ok) throw sqlError(r.message, loc);
   let fn = r.resolved;
-  const cargs = args.map((a, i) => (fn.argTypes[i] ? coerce(a, fn.argTypes[i]!) : a));
+  let cargs = args.map((a, i) => (fn.argTypes[i] ? coerce(a, fn.argTypes[i]!) : a));
   let type = fn.returnType;
   if (def.name === 'COLLATE') {
     const spec = args[1]?.kind === 'literal' && originOf(args[1]) !== Origin.Param ? (args[1].value as string | null) : null;
@@ -241,7 +241,11 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
       const [c, other, i] = m.conflict;
       throw sqlError(`Collation conflict: "${c}" vs. "${other}". Collation on argument ${i + 1} ("${c}") in function ${collationDisplay(def.name)} is not compatible with other arguments`, loc);
     }
-    if (m.collation) {
+    if (m.collation && !isBinaryCollation(m.collation) && collationByKeyArgs(def.name)) {
+      // a = b under a collation is key(a) = key(b): still an equi-join key for the planner.
+      const spec = literal(T.STRING, m.collation);
+      cargs = cargs.map((a) => (a.type.kind === 'STRING' ? callScalar('$collation_key', [a, spec], loc) : a));
+    } else if (m.collation) {
       if (collationSensitive(def.name)) fn = collateScalar(def.name, fn, m.collation);
       if (propagatesCollation(def.name)) type = withCollation(type, m.collation);
     }

@@ -8,7 +8,7 @@
 // and `propagatesCollation` tells whether the result carries it on.
 import { QueryError } from '../planner/api.js';
 import { T, arrayOf, type SqlType } from '../types/types.js';
-import { defineScalar, sigf } from './signature.js';
+import { defineScalar, sig, sigf } from './signature.js';
 import type { Value } from '../types/values.js';
 import { vectorFromValues, type Vector } from '../types/vector.js';
 import type { GroupsAccumulator, ResolvedAggregate, ResolvedScalar, ScalarKernel } from './registry.js';
@@ -143,6 +143,12 @@ const SEARCH = new Set(['STRPOS', 'INSTR', 'REPLACE', 'SPLIT', 'GREATEST', 'LEAS
 /** Function names (display) for conflict messages. */
 export function collationAffects(name: string): boolean {
   return KEYED.has(name) || name in ORDERED || SEARCH.has(name) || propagatesCollation(name);
+}
+
+/** Equality operators: the analyzer compares `$collation_key` of their string arguments instead. */
+const EQUALITY = new Set(['$equal', '$not_equal', '$is_distinct_from', '$is_not_distinct_from']);
+export function collationByKeyArgs(name: string): boolean {
+  return EQUALITY.has(name);
 }
 
 /** Whether the analyzer must replace the kernel of `name` for a non-binary collation. */
@@ -363,6 +369,9 @@ export function collateAggregate(name: string, agg: ResolvedAggregate, spec: str
  * original value, which is also what the group outputs.
  */
 export function registerCollationFunctions(): void {
+  // `$collation_key(x, spec)`: equality under the collation as plain string
+  // equality, so that = over collated strings stays a hash-join key.
+  defineScalar('$collation_key', [sig(['STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => collationKey(v[0] as string, v[1] as string)))]);
   defineScalar('$collation_canonical', [
     sigf(['STRING', 'STRING'], 'STRING', () => {
       const seen = new Map<string, string>();
