@@ -2,7 +2,7 @@
 // spherical measures live in ./geography/: values are normalized S2-style
 // collections of points, geodesic polylines and polygons; lengths, distances
 // and areas are on the sphere of radius 6371008.8 m, as the service computes them.
-import { T } from '../types/types.js';
+import { T, arrayOf, type SqlType } from '../types/types.js';
 import type { Geography, Value } from '../types/values.js';
 import { vectorFromValues } from '../types/vector.js';
 import type { GroupsAccumulator } from './registry.js';
@@ -10,8 +10,9 @@ import { asig, defineAggregate, defineScalar, opt, sig, sigf, type SigContext } 
 import { fail, rowKernel, valuesOf } from './vec.js';
 import { nodeToGeo, parseGeoJsonNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toWkb, toWkt } from './geography/io.js';
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters } from './geography/measure.js';
-import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
+import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
 import { boundary, unionAll } from './geography/ops.js';
+import * as acc from './geography/accessors.js';
 
 const geo = (g: Geo): Geography => geoValue(g, toWkt);
 /** Text stored in a GEOGRAPHY column (loaded or streamed) may be WKT, GeoJSON or hex WKB, as loads accept. */
@@ -260,6 +261,44 @@ export function registerGeography(): void {
   defineScalar('ST_INTERSECTS', pred(intersects));
   defineScalar('ST_DISJOINT', pred((a, b) => !intersects(a, b)));
   defineScalar('ST_EQUALS', pred((a, b) => (isEmpty(a) && isEmpty(b)) || (covers(a, b) && covers(b, a))));
+
+  // ---------------------------------------------------------------- accessors and point measures
+  const GA = arrayOf(GT);
+  const one = (fn: string, f: (g: Geo) => Value, ret: string, type: SqlType = GT) =>
+    defineScalar(fn, [sig(['GEOGRAPHY'], ret, rowKernel(type, (v) => withName(fn, () => f(G(v[0]!)))))]);
+  one('ST_GEOMETRYTYPE', acc.geometryType, 'STRING', T.STRING);
+  one('ST_NUMGEOMETRIES', (g) => BigInt(acc.numGeometries(g)), 'INT64', T.INT64);
+  one('ST_ISCOLLECTION', (g) => acc.numGeometries(g) > 1, 'BOOL', T.BOOL);
+  one('ST_ISCLOSED', acc.isClosed, 'BOOL', T.BOOL);
+  one('ST_ISRING', acc.isRing, 'BOOL', T.BOOL);
+  one('ST_STARTPOINT', (g) => geo(acc.startPoint(g)), 'GEOGRAPHY');
+  one('ST_ENDPOINT', (g) => geo(acc.endPoint(g)), 'GEOGRAPHY');
+  one('ST_EXTERIORRING', (g) => geo(acc.exteriorRing(g)), 'GEOGRAPHY');
+  one('ST_INTERIORRINGS', (g) => acc.interiorRings(g).map(geo), 'ARRAY<GEOGRAPHY>', GA);
+  one('ST_DUMPPOINTS', (g) => acc.dumpPoints(g).map(geo), 'ARRAY<GEOGRAPHY>', GA);
+  defineScalar('ST_POINTN', [sig(['GEOGRAPHY', 'INT64'], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_POINTN', () => geo(acc.pointN(G(v[0]!), Number(v[1] as bigint))))))]);
+  defineScalar('ST_DUMP', [
+    sig(['GEOGRAPHY', opt('INT64')], 'ARRAY<GEOGRAPHY>', rowKernel(GA, (v) => {
+      const dim = v.length > 1 ? Number(v[1] as bigint) : -1;
+      if (dim < -1 || dim > 2) fail(`ST_DUMP: dimension must be -1, 0, 1 or 2, got ${dim}`);
+      return acc.dump(G(v[0]!), dim).map(geo);
+    })),
+  ]);
+  defineScalar('ST_AZIMUTH', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => withName('ST_AZIMUTH', () => acc.azimuth(G(v[0]!), G(v[1]!)))))]);
+  defineScalar('ST_ANGLE', [sig(['GEOGRAPHY', 'GEOGRAPHY', 'GEOGRAPHY'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => withName('ST_ANGLE', () => acc.angle(G(v[0]!), G(v[1]!), G(v[2]!)))))]);
+  defineScalar('ST_MAXDISTANCE', [
+    sig(['GEOGRAPHY', 'GEOGRAPHY', opt('BOOL', 'use_spheroid')], 'FLOAT64', rowKernel(T.FLOAT64, (v) => {
+      useSpheroid('ST_MAXDISTANCE', v[2]);
+      const d = acc.maxDistanceRad(G(v[0]!), G(v[1]!));
+      return d === null ? null : d * R;
+    })),
+  ]);
+  defineScalar('ST_LINELOCATEPOINT', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => withName('ST_LINELOCATEPOINT', () => acc.lineLocatePoint(G(v[0]!), G(v[1]!)))))]);
+  // ST_UNION: NULL arguments give NULL; NULL array elements are ignored (documented).
+  defineScalar('ST_UNION', [
+    sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(unionAll([G(v[0]!), G(v[1]!)])))),
+    sig(['ARRAY<GEOGRAPHY>'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(unionAll((v[0] as Value[]).filter((x) => x !== null).map(G))))),
+  ]);
 
   defineAggregate('ST_UNION_AGG', [
     asig(['GEOGRAPHY'], 'GEOGRAPHY', () => () => {

@@ -1,0 +1,153 @@
+// Accessors and point measures: geometry type, parts, rings, endpoints,
+// azimuth/angle, line location. Semantics follow the GoogleSQL geography
+// reference (e.g. interior rings come back counter-clockwise, as S2 stores them).
+import { s2 } from 's2js';
+import { geoFail, s2p, sameLL, type Geo, type LngLat } from './model.js';
+import { angleBetween, crossing, CROSS, segmentDistance } from './sphere.js';
+
+const point = (p: LngLat): Geo => ({ points: [p], lines: [], polys: [] });
+const line = (l: LngLat[]): Geo => ({ points: [], lines: [l], polys: [] });
+const closed = (r: readonly LngLat[]): LngLat[] => [...r, r[0]!];
+
+export function geometryType(g: Geo): string {
+  const kinds = (g.points.length ? 1 : 0) + (g.lines.length ? 1 : 0) + (g.polys.length ? 1 : 0);
+  if (kinds !== 1) return 'ST_GeometryCollection';
+  if (g.points.length) return g.points.length === 1 ? 'ST_Point' : 'ST_MultiPoint';
+  if (g.lines.length) return g.lines.length === 1 ? 'ST_LineString' : 'ST_MultiLineString';
+  return g.polys.length === 1 ? 'ST_Polygon' : 'ST_MultiPolygon';
+}
+
+export const numGeometries = (g: Geo): number => g.points.length + g.lines.length + g.polys.length;
+
+/** Every element has an empty boundary: points, closed lines (polygons only when full, which is not representable here). */
+export function isClosed(g: Geo): boolean {
+  if (numGeometries(g) === 0 || g.polys.length) return false;
+  return g.lines.every((l) => sameLL(l[0]!, l[l.length - 1]!));
+}
+
+/** A single closed linestring that does not pass through a point twice. */
+export function isRing(g: Geo): boolean {
+  if (g.lines.length !== 1 || g.points.length || g.polys.length || !isClosed(g)) return false;
+  const l = g.lines[0]!;
+  const inner = l.slice(0, -1);
+  for (let i = 0; i < inner.length; i++) for (let j = i + 1; j < inner.length; j++) if (sameLL(inner[i]!, inner[j]!)) return false;
+  const pts = l.map(s2p);
+  const n = pts.length - 1;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 2; j < n; j++) {
+      if (i === 0 && j === n - 1) continue;
+      if (crossing(pts[i]!, pts[i + 1]!, pts[j]!, pts[j + 1]!) === CROSS) return false;
+    }
+  }
+  return true;
+}
+
+function singleLine(g: Geo): LngLat[] {
+  if (g.lines.length !== 1 || g.points.length || g.polys.length) geoFail('the input must be a single linestring');
+  return g.lines[0]!;
+}
+
+export const startPoint = (g: Geo): Geo => point(singleLine(g)[0]!);
+export const endPoint = (g: Geo): Geo => {
+  const l = singleLine(g);
+  return point(l[l.length - 1]!);
+};
+/** 1-based; negative counts from the end (-1 is the last vertex). */
+export function pointN(g: Geo, n: number): Geo {
+  const l = singleLine(g);
+  const i = n > 0 ? n - 1 : l.length + n;
+  if (n === 0 || i < 0 || i >= l.length) geoFail(`index ${n} is out of bounds for a linestring of ${l.length} points`);
+  return point(l[i]!);
+}
+
+function singlePolygon(g: Geo) {
+  if (g.polys.length !== 1 || g.points.length || g.lines.length) geoFail('the input must be a single polygon');
+  return g.polys[0]!;
+}
+export const exteriorRing = (g: Geo): Geo => line(closed(singlePolygon(g)[0]!));
+/** Holes are held clockwise; S2 (and so the service) hands them out counter-clockwise. */
+export const interiorRings = (g: Geo): Geo[] => singlePolygon(g).slice(1).map((h) => line(closed([...h].reverse())));
+
+/** Simple parts in printing order (points, lines, polygons), optionally of one dimension. */
+export function dump(g: Geo, dim = -1): Geo[] {
+  const out: Geo[] = [];
+  if (dim === -1 || dim === 0) out.push(...g.points.map(point));
+  if (dim === -1 || dim === 1) out.push(...g.lines.map(line));
+  if (dim === -1 || dim === 2) out.push(...g.polys.map((p) => ({ points: [], lines: [], polys: [p] })));
+  return out;
+}
+
+export function dumpPoints(g: Geo): Geo[] {
+  return [...g.points, ...g.lines.flat(), ...g.polys.flatMap((p) => p.flatMap(closed))].map(point);
+}
+
+function singlePoint(g: Geo, fn: string): LngLat {
+  if (g.points.length !== 1 || g.lines.length || g.polys.length) geoFail(`${fn} requires single point geographies`);
+  return g.points[0]!;
+}
+
+/** Initial bearing from a to b, clockwise from true north, in [0, 2 pi); null for equal or antipodal points. */
+function bearing(a: s2.Point, b: s2.Point): number | null {
+  if (a.equals(b) || a.vector.add(b.vector).norm() === 0) return null;
+  const ll1 = s2.LatLng.fromPoint(a);
+  const ll2 = s2.LatLng.fromPoint(b);
+  const dl = ll2.lng - ll1.lng;
+  const y = Math.sin(dl) * Math.cos(ll2.lat);
+  const x = Math.cos(ll1.lat) * Math.sin(ll2.lat) - Math.sin(ll1.lat) * Math.cos(ll2.lat) * Math.cos(dl);
+  const t = Math.atan2(y, x);
+  return t < 0 ? t + 2 * Math.PI : t;
+}
+
+export function azimuth(g1: Geo, g2: Geo): number | null {
+  return bearing(s2p(singlePoint(g1, 'ST_AZIMUTH')), s2p(singlePoint(g2, 'ST_AZIMUTH')));
+}
+
+/** Angle at p2 from the line p2-p1 clockwise to the line p2-p3, in [0, 2 pi). */
+export function angle(g1: Geo, g2: Geo, g3: Geo): number | null {
+  const [p1, p2, p3] = [g1, g2, g3].map((g) => s2p(singlePoint(g, 'ST_ANGLE'))) as [s2.Point, s2.Point, s2.Point];
+  const b1 = bearing(p2, p1);
+  const b3 = bearing(p2, p3);
+  if (b1 === null || b3 === null) return null;
+  const d = b3 - b1;
+  return d < 0 ? d + 2 * Math.PI : d;
+}
+
+/** Largest distance between a vertex of g1 and a vertex of g2, in radians; null when either is empty. */
+export function maxDistanceRad(g1: Geo, g2: Geo): number | null {
+  const vs = (g: Geo) => [...g.points, ...g.lines.flat(), ...g.polys.flat(2)].map(s2p);
+  const a = vs(g1);
+  const b = vs(g2);
+  if (!a.length || !b.length) return null;
+  let best = 0;
+  for (const x of a) for (const y of b) best = Math.max(best, angleBetween(x.vector, y.vector));
+  return best;
+}
+
+/** Fraction of the line's length before the point of the line closest to p. */
+export function lineLocatePoint(gl: Geo, gp: Geo): number {
+  const l = singleLine(gl);
+  const p = s2p(singlePoint(gp, 'ST_LINELOCATEPOINT'));
+  const pts = l.map(s2p);
+  const lens = pts.slice(1).map((b, i) => angleBetween(pts[i]!.vector, b.vector));
+  const total = lens.reduce((a, x) => a + x, 0);
+  if (total === 0) return 0;
+  let best = Infinity;
+  let at = 0;
+  let before = 0;
+  for (let i = 0; i < lens.length; i++) {
+    const a = pts[i]!;
+    const b = pts[i + 1]!;
+    const d = segmentDistance(p, a, b);
+    if (d < best) {
+      best = d;
+      // The closest point: the projection onto the great circle, clamped to the segment.
+      const n = a.vector.cross(b.vector).normalize();
+      const proj = p.vector.sub(n.mul(p.vector.dot(n)));
+      const inside = proj.norm() > 0 && n.cross(a.vector).dot(p.vector) > 0 && b.vector.cross(n).dot(p.vector) > 0;
+      const along = inside ? angleBetween(a.vector, proj.normalize()) : angleBetween(p.vector, a.vector) <= angleBetween(p.vector, b.vector) ? 0 : lens[i]!;
+      at = before + along;
+    }
+    before += lens[i]!;
+  }
+  return Math.min(1, Math.max(0, at / total));
+}
