@@ -264,7 +264,6 @@ type WithStatistics = QueryResult & { statistics?: Record<string, unknown> };
  * in the result store, so getQueryResults on the child answers like the real service.
  */
 function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, results: ResultStore): Record<string, unknown> {
-  const r = c.result as WithStatistics;
   const jobId = childJobId(a.jobId, index);
   const text = a.query.slice(c.start, c.end);
   const from = position(a.query, c.start);
@@ -272,13 +271,19 @@ function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, result
   const j: Record<string, unknown> = {
     jobId,
     query: text,
-    statementType: r.statementType,
-    totalBytesProcessed: r.totalBytesProcessed,
     scriptStatistics: {
       evaluationKind: 'STATEMENT',
       stackFrames: [{ startLine: from.line, startColumn: from.column, endLine: to.line, endColumn: to.column, text }],
     },
   };
+  if (!c.result) {
+    // A statement that failed (inside an EXCEPTION handler's block): the child job carries the error.
+    if (c.error) j.error = { code: c.error.httpCode, reason: c.error.reason, message: c.error.message };
+    return j;
+  }
+  const r = c.result as WithStatistics;
+  j.statementType = r.statementType;
+  j.totalBytesProcessed = r.totalBytesProcessed;
   if (r.numDmlAffectedRows !== undefined) j.numDmlAffectedRows = r.numDmlAffectedRows;
   if (r.ddlOperationPerformed) j.ddlOperationPerformed = r.ddlOperationPerformed;
   if (r.ddlTargetTable) j.ddlTargetTable = r.ddlTargetTable;

@@ -28,12 +28,16 @@ class ContinueSignal {
 }
 class ReturnSignal {}
 
-/** One SQL statement a script ran (source offsets and result): the engine reports each as a child job. */
+/** One SQL statement a script ran (source offsets, and its result or error): the engine reports each as a child job. */
 export interface ScriptChild {
   readonly start: number;
   readonly end: number;
-  readonly result: QueryResult;
+  readonly result?: QueryResult;
+  readonly error?: QueryError;
 }
+
+/** Control flow and variables run inside the script job; every other statement is a child job of its own. */
+const NOT_CHILD_JOBS = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise', 'Call']);
 
 interface ScriptState {
   /** Statements of the script's own text that produced a result; unset inside procedure bodies (another text). */
@@ -162,6 +166,16 @@ async function loopBody(s: Session, label: string | undefined, body: readonly A.
 const MAX_ITERATIONS = 1_000_000;
 
 async function runStatement(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
+  try {
+    await runOne(s, st, state);
+  } catch (e) {
+    // A failed statement is a failed child job too (the script may go on in an EXCEPTION handler).
+    if (state.children && e instanceof QueryError && !NOT_CHILD_JOBS.has(st.kind)) state.children.push({ start: st.start, end: st.end, error: e });
+    throw e;
+  }
+}
+
+async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
   state.count++;
   if (st.kind !== 'Block' && st.kind !== 'If' && st.kind !== 'While' && st.kind !== 'Loop' && st.kind !== 'Repeat' && st.kind !== 'ForIn' && st.kind !== 'CaseStmt') {
     state.current = s.ctx.sql.slice(st.start, st.end);

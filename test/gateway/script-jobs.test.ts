@@ -79,6 +79,24 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     expect((await rest(url(`/jobs?parentJobId=${single.body.jobReference.jobId}`))).body.jobs ?? []).toEqual([]);
   });
 
+  it('a statement that fails inside an EXCEPTION block is a failed child job; the script goes on', async () => {
+    const q = await query("BEGIN\n  SELECT ERROR('boom');\nEXCEPTION WHEN ERROR THEN\n  SELECT 'handled' AS h;\nEND;");
+    expect(q.status).toBe(200);
+    expect(q.body.rows).toEqual([{ f: [{ v: 'handled' }] }]);
+    const parentId: string = q.body.jobReference.jobId;
+    const kids = (await rest(url(`/jobs?parentJobId=${parentId}`))).body.jobs;
+    expect(kids).toHaveLength(2);
+    const failed = (await rest(url(`/jobs/script_job_${parentId}_0`))).body;
+    expect(failed.configuration.query.query).toBe("SELECT ERROR('boom')");
+    expect(failed.status.errorResult.reason).toBe('invalidQuery');
+    expect(failed.status.errorResult.message).toContain('boom');
+    expect(failed.statistics.scriptStatistics.stackFrames[0]).toMatchObject({ startLine: 2, startColumn: 3 });
+    const handled = (await rest(url(`/jobs/script_job_${parentId}_1`))).body;
+    expect(handled.status).toEqual({ state: 'DONE' });
+    expect(handled.statistics.query.statementType).toBe('SELECT');
+    expect((await rest(url(`/jobs/${parentId}`))).body.statistics.numChildJobs).toBe('2');
+  });
+
   it('Node client: getJobs({parentJobId}) lists the script children', async () => {
     const bq = new BigQuery({ projectId: 'sj', apiEndpoint: emu.url, authClient: fakeAuth() });
     const [job] = await bq.createQueryJob({ query: 'DECLARE n INT64 DEFAULT 2;\nSELECT n * 10 AS v;\nSELECT n + 1 AS w;' });

@@ -6,7 +6,7 @@ import type { FastifyReply } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
 import type { ListRowsReply, QueryReply, QueryRequest, TableRef, TimestampFormat } from '../engine-client.js';
-import { invalid, RestError, type ErrorInfo } from '../errors.js';
+import { invalid, RestError, statusForCode, type ErrorInfo } from '../errors.js';
 import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
 import { etagOf } from '../plugins/common.js';
 import { prepareQueryText } from './legacy-sql.js';
@@ -147,7 +147,8 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
  * Scripts: the engine's statistics carry `childJobs`, one summary per
  * statement the script ran (jobId, query, statementType, numDmlAffectedRows,
  * ddlOperationPerformed, ddlTargetTable {projectId,datasetId,tableId}, schema,
- * totalRows, resultTable, totalBytesProcessed, scriptStatistics, statistics).
+ * totalRows, resultTable, totalBytesProcessed, scriptStatistics, statistics;
+ * a statement that failed inside an EXCEPTION block carries error {code, reason, message}).
  * Each becomes a DONE job with `parentJobId`, so jobs.list?parentJobId=,
  * jobs.get, getQueryResults and INFORMATION_SCHEMA.JOBS see them like the
  * real service's script child jobs.
@@ -191,7 +192,7 @@ function registerChildJobs(ctx: GatewayContext, parent: JobRecord, reply: QueryR
         total_bytes_processed: num(c['totalBytesProcessed']) ?? 0,
         statistics_json: Object.keys(stats).length ? JSON.stringify(stats) : '',
       },
-      ...(err ? { error: { code: 400, status: 'invalid', reason: str(err['reason']) ?? 'invalidQuery', message: str(err['message']) ?? '' } } : {}),
+      ...(err ? { error: { code: num(err['code']) ?? 400, status: statusForCode(num(err['code']) ?? 400), reason: str(err['reason']) ?? 'invalidQuery', message: str(err['message']) ?? '' } } : {}),
       abort: new AbortController(),
       done: Promise.resolve(),
     };
