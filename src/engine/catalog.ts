@@ -2,7 +2,8 @@
 // pipeline reads and writes. DDL goes through the same resource stamping as
 // the REST handlers, so tables made by SQL look like tables made by REST.
 import type { CreateTableOptions, QueryCatalog, ScanOptions, TableId, TableInfo } from '../storage/api.js';
-import { CatalogError, notFound } from '../storage/errors.js';
+import { CatalogError, invalid, notFound } from '../storage/errors.js';
+import { conformBatches, TIME_TRAVEL_MS } from '../storage/table-data.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
@@ -29,6 +30,29 @@ function restFieldsOf(columns: readonly Column[], previous: readonly RestField[]
     // Keep descriptions and other REST-only attributes of unchanged columns.
     return old && old.type === f.type ? { ...old, mode: f.mode } : f;
   });
+}
+
+/**
+ * A table's rows as of `ms` (FOR SYSTEM_TIME AS OF, `table@ms`), in its
+ * current schema: its own history, or, before it was created, the dropped or
+ * replaced table of that name live then (CREATE OR REPLACE keeps the old
+ * version readable). Outside both: BigQuery's "Invalid snapshot time" error.
+ */
+export async function rowsAsOf(st: Storage, id: TableId, e: TableEntry, ms: number): Promise<readonly Batch[]> {
+  const { projectId: p, datasetId: d, tableId: t } = id;
+  const created = Number(e.resource.creationTime ?? 0);
+  const earliest = Math.max(created, Date.now() - TIME_TRAVEL_MS);
+  if (ms >= earliest) {
+    // null: between the resource's creation stamp and the first version, when there were no rows yet.
+    return (await st.tableData(p, d, t).rowsAsOf(ms)) ?? [];
+  }
+  const x = ms >= Date.now() - TIME_TRAVEL_MS ? st.findDeletedTable(p, d, t, ms) : undefined;
+  if (x && Number(x.entry.resource.creationTime ?? 0) <= ms) {
+    const old = st.deletedTableData(x);
+    const rows = await old.rowsAsOf(ms);
+    if (rows) return conformBatches(old.schema, st.columnsOf(e), rows);
+  }
+  throw invalid(`Invalid snapshot time ${ms} for table ${p}:${d}.${t}@${ms}. Cannot read before ${earliest}.`);
 }
 
 const vKey = (id: TableId): string => `${id.projectId}\u0000${id.datasetId}\u0000${id.tableId}`;
@@ -98,7 +122,8 @@ export class EngineCatalog implements QueryCatalog {
     if (e.kind === 'VIEW') return;
     const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
     await td.load();
-    for (const b of td.snapshot()) {
+    const batches = opts.asOfMs !== undefined && opts.asOfMs < Date.now() ? await rowsAsOf(this.st, id, e, opts.asOfMs) : td.snapshot();
+    for (const b of batches) {
       for (let s = 0; s < b.length; s += BATCH_SIZE) {
         const end = Math.min(b.length, s + BATCH_SIZE);
         const whole = s === 0 && end === b.length;

@@ -9,6 +9,7 @@ import { ColumnBuilder, setCell } from '../storage/json-rows.js';
 import { encodeRows, type WireOptions } from '../types/wire.js';
 import { ResultStore } from './results.js';
 import { insertTable } from './tables.js';
+import { rowsAsOf } from './catalog.js';
 
 interface InsertError {
   readonly index: number;
@@ -213,10 +214,15 @@ export class RowService {
       if (ResultStore.isAnonDataset(d) && !this.st.getDataset(p, d)) throw notFound(`Table ${p}:${d}.${t}`);
       let name = t;
       let deleted = undefined as ReturnType<Storage['resolveDecorated']>;
-      if (!this.st.getTable(p, d, t) && t.includes('@')) {
-        // Snapshot decorator: a live table reads as itself, a deleted one from its snapshot.
-        name = t.slice(0, t.lastIndexOf('@'));
-        if (!this.st.getTable(p, d, name)) deleted = this.st.resolveDecorated(p, d, t);
+      let asOfMs: number | undefined;
+      const decorated = /^(.+)@(-?\d+)$/.exec(t);
+      if (!this.st.getTable(p, d, t) && decorated) {
+        // Snapshot decorator `table@<epoch ms>` (negative: that long ago; 0: now): a
+        // live table reads as of that instant, a deleted one from its snapshot.
+        name = decorated[1]!;
+        const at = Number(decorated[2]);
+        if (this.st.getTable(p, d, name)) asOfMs = at < 0 ? Date.now() + at : at === 0 ? undefined : at;
+        else deleted = this.st.resolveDecorated(p, d, t);
         if (!deleted && !this.st.getTable(p, d, name)) name = t;
       }
       const entry = deleted ? deleted.entry : this.st.requireTable(p, d, name);
@@ -225,7 +231,7 @@ export class RowService {
       await td.load();
       columns = td.schema;
       fields = schemaFieldsOf(entry.resource as Resource);
-      batches = td.snapshot();
+      batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(this.st, { projectId: p, datasetId: d, tableId: name }, entry, asOfMs) : td.snapshot();
       total = batches.reduce((s, b) => s + b.length, 0);
       etag = `"${Buffer.from(`${p}.${d}.${t}:${td.version}:${total}`).toString('base64').slice(-16)}"`;
     }

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
+import type { SqlType } from '../types/types.js';
 import { concatVectors, sliceVector, type Batch, type Vector } from '../types/vector.js';
 import type { Stored } from './codec.js';
 import { atomicWrite, fsyncDir } from './fsutil.js';
@@ -19,6 +20,25 @@ interface FragmentInfo {
   readonly lastLsn: number;
 }
 
+/**
+ * A committed version of the table: at `ms` (epoch) the table held `rows`
+ * rows. Appends only add rows at the end and compaction keeps row order, so
+ * within one generation every older version is a prefix of the current rows.
+ */
+type Version = readonly [ms: number, rows: number];
+
+/**
+ * The rows a replace (DML, WRITE_TRUNCATE) superseded, kept for time travel:
+ * readable from versions[0] until endMs, deleted once endMs is past the window.
+ */
+interface PastGeneration {
+  /** The schema then (a replace may change it); rows are read with it and matched to today's by name. */
+  readonly columns: readonly { name: string; type: string }[];
+  readonly fragments: readonly FragmentInfo[];
+  readonly versions: readonly Version[];
+  readonly endMs: number;
+}
+
 interface Sidecar {
   readonly version: 1;
   readonly columns: readonly { name: string; type: string }[];
@@ -26,6 +46,9 @@ interface Sidecar {
   /** Every WAL record with lsn <= flushedLsn is already in a fragment. */
   readonly flushedLsn: number;
   readonly modifiedMs: number;
+  /** Versions of the current generation up to the fragments' rows (later ones come from WAL record times). Absent in old sidecars. */
+  readonly versions?: readonly Version[];
+  readonly past?: readonly PastGeneration[];
 }
 
 const EMPTY_SIDECAR: Sidecar = { version: 1, columns: [], fragments: [], flushedLsn: 0, modifiedMs: 0 };
@@ -37,6 +60,41 @@ const MAX_SMALL_FRAGMENTS = 8;
 const SMALL_FRAGMENT_ROWS = 100_000;
 /** Appends of at least this many rows skip the WAL and become a fragment directly. */
 const BULK_ROWS = 20_000;
+/** Time travel window (FOR SYSTEM_TIME AS OF, `table@ms`): BigQuery's 7 days. */
+export const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
+/** Versions older than this are kept at one per second (the last in each), bounding the history's size. */
+const EXACT_HISTORY_MS = 3600 * 1000;
+
+/** Rows at `ms`: the last version at or before it; -1 when `ms` precedes them all. */
+function rowsAt(versions: readonly Version[], ms: number): number {
+  let lo = 0, hi = versions.length - 1, found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (versions[mid]![0] <= ms) {
+      found = versions[mid]![1];
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/**
+ * The versions worth keeping at `now`: nothing older than the window except
+ * the one live at its start; past the exact hour, the last per second.
+ */
+function pruneVersions(versions: readonly Version[], now: number, retentionMs: number): Version[] {
+  const cutoff = now - retentionMs;
+  const coarse = now - EXACT_HISTORY_MS;
+  const out: Version[] = [];
+  for (let i = 0; i < versions.length; i++) {
+    const v = versions[i]!;
+    const next = versions[i + 1];
+    if (next && next[0] <= cutoff) continue; // superseded before the window opened
+    if (next && v[0] < coarse && Math.floor(next[0] / 1000) === Math.floor(v[0] / 1000)) continue;
+    out.push(v);
+  }
+  return out;
+}
 
 export class TableData {
   private columns: readonly Column[];
@@ -51,6 +109,11 @@ export class TableData {
   private readonly gate = new Gate();
   private idleTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Versions of the current generation (all committed rows, WAL included), oldest first. */
+  private versions: Version[] = [];
+  private past: PastGeneration[] = [];
+  /** The time-travel window; tests shorten it to see old versions collected. */
+  static retentionMs = TIME_TRAVEL_MS;
   /** Bumps on every change; the etag of tabledata.list. */
   version = 0;
   modifiedMs = 0;
@@ -93,7 +156,8 @@ export class TableData {
       // New <project>/<dataset> directories: make their entries durable up to the data dir.
       for (let d = this.dir; d.length >= made.length; d = path.dirname(d)) await fsyncDir(path.dirname(d));
     }
-    this.sidecar = { ...EMPTY_SIDECAR, columns: this.columns.map(colInfo), modifiedMs: Date.now() };
+    const now = Date.now();
+    this.sidecar = { ...EMPTY_SIDECAR, columns: this.columns.map(colInfo), modifiedMs: now, versions: [[now, 0]] };
     await atomicWrite(this.sidecarFile, JSON.stringify(this.sidecar));
     this.countHint = 0;
   }
@@ -134,7 +198,7 @@ export class TableData {
     this.sidecar = sc;
     this.modifiedMs = sc.modifiedMs;
     // Orphans: temp files and fragments a crash left before the sidecar listed them.
-    const listed = new Set(sc.fragments.map((f) => f.file));
+    const listed = new Set([...sc.fragments, ...(sc.past ?? []).flatMap((g) => g.fragments)].map((f) => f.file));
     for (const n of fs.readdirSync(this.dir)) {
       if (n.startsWith(`${this.stem}@`) && !listed.has(n)) await fsp.rm(path.join(this.dir, n), { force: true });
       else if (n.startsWith(`${this.stem}.`) && n.endsWith('.tmp')) await fsp.rm(path.join(this.dir, n), { force: true });
@@ -145,13 +209,25 @@ export class TableData {
       chunks.push(batch);
     }
     const unflushedFrom = chunks.length;
+    const fragmentRows = chunks.reduce((s, b) => s + b.length, 0);
+    // Sidecars from before versioned history: the stored rows count as always there (as time travel read them before).
+    const versions: Version[] = sc.versions ? sc.versions.map((v) => [v[0], v[1]] as const) : [[0, fragmentRows]];
     const scan = readWalSync(this.walFile);
     let maxLsn = sc.flushedLsn;
+    let rows = fragmentRows;
     for (const r of scan.records) {
       if (r.lsn <= sc.flushedLsn) continue;
-      chunks.push(this.decodeRecord(r.body, r.rowCount));
+      const { batch, ms } = this.decodeRecord(r.body, r.rowCount);
+      chunks.push(batch);
+      rows += batch.length;
       maxLsn = Math.max(maxLsn, r.lsn);
+      const last = versions[versions.length - 1];
+      const at = Math.max(ms ?? sc.modifiedMs, last ? last[0] : 0);
+      if (last && last[0] === at) versions[versions.length - 1] = [at, rows];
+      else versions.push([at, rows]);
     }
+    this.versions = versions;
+    this.past = [...(sc.past ?? [])];
     const wal = new WalWriter(this.walFile);
     await wal.open(scan.validLength, scan.records.length);
     this.chunks = chunks;
@@ -160,19 +236,65 @@ export class TableData {
     this.nextLsn = maxLsn + 1;
     this.wal = wal;
     this.countHint = null;
+    // Generations that left the time-travel window while the table was idle.
+    if (this.past.some((g) => g.endMs <= Date.now() - TableData.retentionMs)) await this.commitSidecar(sc.fragments, sc.flushedLsn);
     if (wal.byteSize > 0) this.scheduleIdleCompaction();
   }
 
-  private decodeRecord(body: Buffer, rowCount: number): Batch {
-    const rec = JSON.parse(body.toString('utf8')) as { n: string[]; c?: Stored[][]; r?: { json?: unknown }[] };
-    if (rec.r) return rowsToBatch(this.columns, new Set(rec.n.map((n) => n.toLowerCase())), rec.r);
+  /** A WAL record's rows and commit time (`t`, absent in records from before versioned history). */
+  private decodeRecord(body: Buffer, rowCount: number): { batch: Batch; ms: number | undefined } {
+    const rec = JSON.parse(body.toString('utf8')) as { n: string[]; t?: number; c?: Stored[][]; r?: { json?: unknown }[] };
+    if (rec.r) return { batch: rowsToBatch(this.columns, new Set(rec.n.map((n) => n.toLowerCase())), rec.r), ms: rec.t };
     const byName = new Map<string, number>();
     rec.n.forEach((n, i) => byName.set(n.toLowerCase(), i));
     const columns = this.columns.map((c) => {
       const i = byName.get(c.name.toLowerCase());
       return i === undefined ? nullVector(c.type, rowCount) : storedToVector(c.type, rec.c![i]!);
     });
-    return { length: rowCount, columns };
+    return { batch: { length: rowCount, columns }, ms: rec.t };
+  }
+
+  /** Records that the table holds `rows` rows from now on; returns the version's time (never before the previous one). */
+  private noteVersion(rows: number, ms = Date.now()): number {
+    const last = this.versions[this.versions.length - 1];
+    const at = last ? Math.max(ms, last[0]) : ms;
+    if (last && last[0] === at) this.versions[this.versions.length - 1] = [at, rows];
+    else this.versions.push([at, rows]);
+    return at;
+  }
+
+  /** The commit time the next append will carry (monotonic per table). */
+  private nextVersionMs(): number {
+    const last = this.versions[this.versions.length - 1];
+    return last ? Math.max(Date.now(), last[0]) : Date.now();
+  }
+
+  /** The earliest instant time travel can read (the oldest retained version), or undefined before any history. */
+  historyStartMs(): number | undefined {
+    return this.past[0]?.versions[0]?.[0] ?? this.versions[0]?.[0];
+  }
+
+  /**
+   * The rows as of `ms` (epoch): the prefix of the current rows when `ms` is
+   * in the current generation, else the rows of the replaced generation live
+   * then. null when `ms` precedes the retained history.
+   */
+  async rowsAsOf(ms: number): Promise<readonly Batch[] | null> {
+    await this.load();
+    const cur = this.versions;
+    if (cur.length > 0 && ms >= cur[0]![0]) {
+      const chunks = this.chunks.slice();
+      return sliceBatches(chunks, 0, rowsAt(cur, ms));
+    }
+    for (let i = this.past.length - 1; i >= 0; i--) {
+      const g = this.past[i]!;
+      if (g.versions.length === 0 || ms < g.versions[0]![0] || ms >= g.endMs) continue;
+      const then: Column[] = g.columns.map((c) => ({ name: c.name, type: JSON.parse(c.type) as SqlType, required: false }));
+      const batches: Batch[] = [];
+      for (const f of g.fragments) batches.push((await readFragment(path.join(this.dir, f.file), then)).batch);
+      return conformBatches(then, this.columns, sliceBatches(batches, 0, rowsAt(g.versions, ms)));
+    }
+    return null;
   }
 
   get schema(): readonly Column[] {
@@ -207,10 +329,13 @@ export class TableData {
       const wal = this.wal!;
       const lsn = this.nextLsn++;
       const names = JSON.stringify(this.columns.map((c) => c.name));
-      const json = rawRows !== undefined ? `{"n":${names},"r":${rawRows}}` : `{"n":${names},"c":${JSON.stringify(batch.columns.map(vectorToStored))}}`;
+      // `t`: the commit time, so that time travel survives a restart before compaction.
+      const t = this.nextVersionMs();
+      const json = rawRows !== undefined ? `{"n":${names},"t":${t},"r":${rawRows}}` : `{"n":${names},"t":${t},"c":${JSON.stringify(batch.columns.map(vectorToStored))}}`;
       await wal.append(encodeRecord(lsn, batch.length, json));
       this.chunks.push(batch);
       this.rows += batch.length;
+      this.noteVersion(this.rows, t);
       this.version++;
       this.modifiedMs = Date.now();
     });
@@ -254,9 +379,24 @@ export class TableData {
     return { file, rows, lastLsn };
   }
 
+  /**
+   * Rewrites the sidecar; also where history is pruned: versions are thinned
+   * and generations that left the time-travel window are dropped (their
+   * fragment files are deleted once the sidecar no longer names them).
+   */
   private async commitSidecar(fragments: readonly FragmentInfo[], flushedLsn: number): Promise<void> {
-    this.sidecar = { version: 1, columns: this.columns.map(colInfo), fragments, flushedLsn, modifiedMs: this.modifiedMs || Date.now() };
+    const now = Date.now();
+    const retention = TableData.retentionMs;
+    this.versions = pruneVersions(this.versions, now, retention);
+    const expired = this.past.filter((g) => g.endMs <= now - retention);
+    this.past = this.past.filter((g) => g.endMs > now - retention).map((g) => ({ ...g, versions: pruneVersions(g.versions, now, retention) }));
+    // Versions of rows still only in the WAL are rebuilt from its records on load.
+    const fragmentRows = fragments.reduce((s, f) => s + f.rows, 0);
+    const versions = this.versions.filter((v) => v[1] <= fragmentRows);
+    this.sidecar = { version: 1, columns: this.columns.map(colInfo), fragments, flushedLsn, modifiedMs: this.modifiedMs || now, versions, past: this.past };
     await atomicWrite(this.sidecarFile, JSON.stringify(this.sidecar));
+    const live = new Set([...fragments, ...this.past.flatMap((g) => g.fragments)].map((f) => f.file));
+    for (const g of expired) for (const f of g.fragments) if (!live.has(f.file)) await fsp.rm(path.join(this.dir, f.file), { force: true });
   }
 
   /** Folds the WAL into a new fragment (and merges small fragments), then empties the WAL. */
@@ -305,7 +445,10 @@ export class TableData {
         fragments = [...fragments.slice(0, k), bigFrag];
         chunks = [...chunks.slice(0, k), big];
       }
-      if (extra) this.modifiedMs = Date.now();
+      if (extra) {
+        this.modifiedMs = Date.now();
+        this.noteVersion(this.rows + extra.length);
+      }
       await this.commitSidecar(fragments, lastLsn);
       await wal.truncate();
       for (const f of obsolete) await fsp.rm(path.join(this.dir, f), { force: true });
@@ -324,16 +467,23 @@ export class TableData {
     await this.gate.runExclusive(async () => {
       const wal = this.wal!;
       await wal.drain();
+      // The superseded rows stay readable by time travel: rows still only in
+      // the WAL are written to a fragment first, then the old fragments move
+      // to the past generations (deleted when they leave the window).
+      const pending = this.chunks.slice(this.unflushedFrom);
+      let oldFragments = this.sidecar.fragments;
+      if (pending.length > 0) oldFragments = [...oldFragments, await this.writeFragment([mergeBatches(this.columns, pending)], this.nextLsn - 1)];
+      const now = this.nextVersionMs();
+      if (this.versions.length > 0) this.past.push({ columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now });
       if (columns) this.columns = columns;
       const rows = batches.reduce((s, b) => s + b.length, 0);
       const lastLsn = this.nextLsn++;
-      const old = this.sidecar.fragments.map((f) => f.file);
       const merged = rows > 0 ? mergeBatches(this.columns, batches) : null;
       const fragments = merged ? [await this.writeFragment([merged], lastLsn)] : [];
       this.modifiedMs = Date.now();
+      this.versions = [[now, rows]];
       await this.commitSidecar(fragments, lastLsn);
       await wal.truncate();
-      for (const f of old) await fsp.rm(path.join(this.dir, f), { force: true });
       this.chunks = merged ? [merged] : [];
       this.unflushedFrom = this.chunks.length;
       this.rows = rows;
@@ -380,6 +530,22 @@ export class TableData {
   relocate(dir: string): void {
     this.dir = dir;
   }
+}
+
+/**
+ * Batches of schema `from` in schema `to`: columns matched by name
+ * (case-insensitively); a column missing then, or of another type then
+ * (ALTER COLUMN SET DATA TYPE), reads as NULL.
+ */
+export function conformBatches(from: readonly Column[], to: readonly Column[], batches: readonly Batch[]): Batch[] {
+  const byName = new Map(from.map((c, i) => [c.name.toLowerCase(), i]));
+  return batches.map((b) => ({
+    length: b.length,
+    columns: to.map((c) => {
+      const i = byName.get(c.name.toLowerCase());
+      return i !== undefined && JSON.stringify(from[i]!.type) === JSON.stringify(c.type) ? b.columns[i]! : nullVector(c.type, b.length);
+    }),
+  }));
 }
 
 function colInfo(c: Column): { name: string; type: string } {
