@@ -65,6 +65,12 @@ export function locateEdgeMid(p: Poly, a: s2.Point, b: s2.Point): 'interior' | '
   return polyContains(p, m) ? 'interior' : 'exterior';
 }
 
+/** A point 1e-9 rad (~6 mm) to the left of the edge's midpoint: inside the polygon the edge bounds. */
+function insideOf(e: Edge): s2.Point {
+  const n = e[0].vector.cross(e[1].vector).normalize();
+  return s2.Point.fromVector(midpoint(e).vector.add(n.mul(1e-9)).normalize());
+}
+
 const midpoint = (e: Edge): s2.Point => s2.Point.fromVector(e[0].vector.add(e[1].vector).normalize());
 
 // ---------------------------------------------------------------- predicates
@@ -96,6 +102,9 @@ export function covers(a: Geo, b: Geo): boolean {
   }
   // A hole of a inside a polygon of b leaves part of b uncovered.
   for (const p of a.polys) for (const hole of p.slice(1)) for (const bp of b.polys) if (polyContains(bp, s2p(hole[0]!)) && !onPolyBoundary(bp, s2p(hole[0]!))) return false;
+  // With all boundaries touching (a polygon filling a hole of a), only b's
+  // interior tells: probe just inside each edge of b (interior on its left).
+  for (const e of b.polys.flatMap(polyEdges)) if (!covered(a, insideOf(e))) return false;
   return true;
 }
 
