@@ -23,19 +23,26 @@ interface AggBridge {
   finalize: (...a: unknown[]) => unknown;
   states: unknown[];
   consts: unknown[];
-  rows: unknown[][] | null;
-  groups: number[] | null;
+  cols: unknown[][] | null;
+  groups: Int32Array | null;
+  n2: number;
   out: unknown[] | null;
 }
 
 // Folds the batch's rows into their groups' states; then (FINISH) finalizes every group.
 const UPDATE = `(() => {
-  const a = __bqagg, rows = a.rows, groups = a.groups, st = a.states, c = a.consts;
-  for (let i = 0; i < rows.length; i++) {
+  const a = __bqagg, host = a.cols, hg = a.groups, n = a.n2, st = a.states, c = a.consts;
+  // Host arrays are copied into this realm and dropped before user code runs.
+  a.cols = null; a.groups = null;
+  const k = host.length, cols = new Array(k), groups = new Array(n);
+  for (let j = 0; j < k; j++) { const h = host[j], col = new Array(n); for (let i = 0; i < n; i++) col[i] = h[i]; cols[j] = col; }
+  for (let i = 0; i < n; i++) groups[i] = hg[i];
+  const init = a.init, agg = a.aggregate, c0 = cols[0], nc = c.length;
+  for (let i = 0; i < n; i++) {
     const g = groups[i];
     let s = st[g];
-    if (s === undefined) s = st[g] = a.init(...c);
-    const r = a.aggregate(s, ...rows[i], ...c);
+    if (s === undefined) s = st[g] = init(...c);
+    const r = k === 1 && nc === 0 ? agg(s, c0[i]) : agg(s, ...cols.map((col) => col[i]), ...c);
     if (r !== undefined) st[g] = r;
   }
 })()`;
@@ -103,7 +110,7 @@ export class JsAggregate {
   accumulator(): GroupsAccumulator {
     this.compile();
     const ctx = this.ctx!;
-    const bridge = vm.runInContext('({ states: [], consts: [], rows: null, groups: null, out: null, n: 0 })', ctx) as AggBridge & { n: number };
+    const bridge = vm.runInContext('({ states: [], consts: [], cols: null, groups: null, n2: 0, out: null, n: 0 })', ctx) as AggBridge & { n: number };
     bridge.init = this.exportsFn['initialState'] as AggBridge['init'];
     bridge.aggregate = this.exportsFn['aggregate'] as AggBridge['aggregate'];
     bridge.finalize = this.exportsFn['finalize'] as AggBridge['finalize'];
@@ -121,20 +128,19 @@ export class JsAggregate {
           bridge.consts = new this.realm.Array(...constIdx.map((k) => toJs(this.params[k]!.type, getValue(args[k]!, 0), this.realm)));
           constsSet = true;
         }
-        const rows = new this.realm.Array<unknown[]>(n);
-        for (let i = 0; i < n; i++) {
-          const r = new this.realm.Array<unknown>(aggIdx.length);
-          for (let j = 0; j < aggIdx.length; j++) r[j] = toJs(this.params[aggIdx[j]!]!.type, getValue(args[aggIdx[j]!]!, i), this.realm);
-          rows[i] = r;
-        }
-        // Group ids are copied into the context's realm too: no host object is reachable from the body.
-        const g = new this.realm.Array<number>(n);
-        for (let i = 0; i < n; i++) g[i] = groups[i]!;
-        bridge.rows = rows;
-        bridge.groups = g;
+        const cols = aggIdx.map((k) => {
+          const t = this.params[k]!.type;
+          const v = args[k]!;
+          const col = new Array<unknown>(n);
+          for (let i = 0; i < n; i++) col[i] = toJs(t, getValue(v, i), this.realm);
+          return col;
+        });
+        bridge.cols = cols;
+        bridge.groups = groups;
+        bridge.n2 = n;
         use();
         this.run(this.update);
-        bridge.rows = null;
+        bridge.cols = null;
         bridge.groups = null;
       },
       finish: (numGroups: number) => {

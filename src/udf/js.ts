@@ -26,22 +26,29 @@ const FILE = 'udf.js';
 // Runs the function over every row of the batch inside the context. Promise
 // results are settled by the context's microtask queue before the run returns.
 const BATCH_SCRIPT = `(() => {
-  const rows = __bq.rows, out = new Array(rows.length);
-  let pending = 0;
-  for (let i = 0; i < rows.length; i++) {
+  const b = __bq, host = b.cols, n = b.n;
+  // The host's column arrays are copied into this realm and dropped from the
+  // bridge before the function runs: the body never reaches a host object.
+  b.cols = null;
+  const k = host.length, cols = new Array(k);
+  for (let j = 0; j < k; j++) { const h = host[j], c = new Array(n); for (let i = 0; i < n; i++) c[i] = h[i]; cols[j] = c; }
+  const fn = b.fn, out = new Array(n), c0 = cols[0], c1 = cols[1], c2 = cols[2];
+  for (let i = 0; i < n; i++) {
     let r;
-    try { r = __bq.fn.apply(null, rows[i]); } catch (e) { __bq.error = e; __bq.row = i; return; }
+    try {
+      r = k === 0 ? fn() : k === 1 ? fn(c0[i]) : k === 2 ? fn(c0[i], c1[i]) : k === 3 ? fn(c0[i], c1[i], c2[i]) : fn.apply(null, cols.map((c) => c[i]));
+    } catch (e) { b.error = e; b.row = i; return; }
     if (r !== null && typeof r === 'object' && typeof r.then === 'function') {
-      pending++;
-      r.then((v) => { out[i] = v; pending--; }, (e) => { if (__bq.error === undefined) { __bq.error = e; __bq.row = i; } });
+      r.then((v) => { out[i] = v; }, (e) => { if (b.error === undefined) { b.error = e; b.row = i; } });
     } else out[i] = r;
   }
-  __bq.out = out;
+  b.out = out;
 })()`;
 
 interface Bridge {
   fn: (...a: unknown[]) => unknown;
-  rows: unknown[][] | null;
+  cols: unknown[][] | null;
+  n: number;
   out: unknown[] | undefined;
   error: unknown;
   row: number;
@@ -87,7 +94,7 @@ export class JsUdf {
     this.realm = vm.runInContext('({ Date, Object, Array })', ctx) as Realm;
     // The bridge and every row array are made in the context's realm: the body never
     // holds a host object (whose constructor chain would lead back to the host's globals).
-    this.bridge = vm.runInContext('globalThis.__bq = { fn: null, rows: null, out: undefined, error: undefined, row: -1 }', ctx) as Bridge;
+    this.bridge = vm.runInContext('globalThis.__bq = { fn: null, cols: null, n: 0, out: undefined, error: undefined, row: -1 }', ctx) as Bridge;
     this.bridge.fn = fn;
     this.batch = new vm.Script(BATCH_SCRIPT, { filename: 'batch.js' });
     this.ctx = ctx;
@@ -97,20 +104,23 @@ export class JsUdf {
   call(args: readonly Vector[], n: number): Vector {
     this.init();
     const b = this.bridge;
-    const rows = new this.realm.Array<unknown[]>(n);
-    for (let i = 0; i < n; i++) {
-      const r = new this.realm.Array<unknown>(args.length);
-      for (let k = 0; k < args.length; k++) r[k] = toJs(this.params[k]!.type, getValue(args[k]!, i), this.realm);
-      rows[i] = r;
+    const cols = new Array<unknown[]>(args.length);
+    for (let k = 0; k < args.length; k++) {
+      const t = this.params[k]!.type;
+      const v = args[k]!;
+      const c = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) c[i] = toJs(t, getValue(v, i), this.realm);
+      cols[k] = c;
     }
-    b.rows = rows;
+    b.cols = cols;
+    b.n = n;
     b.out = undefined;
     b.error = undefined;
     b.row = -1;
     try {
       this.batch.runInContext(this.ctx!, { timeout: udfTimeoutMs() });
     } catch (e) {
-      b.rows = null;
+      b.cols = null;
       if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
         // Make the next batch start from a clean context: the interrupted one may hold half-updated state.
         this.ctx = undefined;
@@ -118,7 +128,7 @@ export class JsUdf {
       }
       throw this.error(e);
     }
-    b.rows = null;
+    b.cols = null;
     if (b.error !== undefined) throw this.error(b.error);
     const out = b.out!;
     const values = new Array<Value>(n);
