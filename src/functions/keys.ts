@@ -20,6 +20,8 @@ interface Key {
   status: number; // 1 = ENABLED
   keyId: number;
   prefix: number; // 1 = TINK, 3 = RAW
+  /** False for a key entry without key_data (a destroyed key's metadata, e.g. from KEYSET_FROM_JSON). */
+  hasKeyData?: boolean;
 }
 interface Keyset {
   primary: number;
@@ -53,7 +55,7 @@ function encodeKeyset(ks: Keyset): Uint8Array {
   const out: number[] = [...intField(1, ks.primary)];
   for (const k of ks.keys) {
     const kd = [...lenField(1, encodeUtf8(k.typeUrl)), ...lenField(2, k.value), ...intField(3, k.materialType)];
-    const key = [...lenField(1, kd), ...intField(2, k.status), ...intField(3, k.keyId), ...intField(4, k.prefix)];
+    const key = [...(k.hasKeyData === false ? [] : lenField(1, kd)), ...intField(2, k.status), ...intField(3, k.keyId), ...intField(4, k.prefix)];
     out.push(...lenField(2, key));
   }
   return Uint8Array.from(out);
@@ -103,9 +105,10 @@ function decodeKeyset(b: Uint8Array, fn: string): Keyset {
       if (no === 1 && wire === 0) ks.primary = r.varint();
       else if (no === 2 && wire === 2) {
         const kr = new Reader(r.bytes());
-        const k: Key = { typeUrl: '', value: new Uint8Array(0), materialType: 0, status: 0, keyId: 0, prefix: 0 };
+        const k: Key = { typeUrl: '', value: new Uint8Array(0), materialType: 0, status: 0, keyId: 0, prefix: 0, hasKeyData: false };
         kr.fields((kno, kw) => {
           if (kno === 1 && kw === 2) {
+            k.hasKeyData = true;
             const dr = new Reader(kr.bytes());
             dr.fields((dno, dw) => {
               if (dno === 1 && dw === 2) k.typeUrl = new TextDecoder().decode(dr.bytes());
@@ -318,12 +321,12 @@ function keysetToJson(ks: Keyset): string {
   const mat = ['UNKNOWN_KEYMATERIAL', 'SYMMETRIC', 'ASYMMETRIC_PRIVATE', 'ASYMMETRIC_PUBLIC', 'REMOTE'];
   const keys = ks.keys.map(
     (k) =>
-      `{"keyData":{"keyMaterialType":"${mat[k.materialType] ?? 'UNKNOWN_KEYMATERIAL'}","typeUrl":"${k.typeUrl}","value":"${Buffer.from(k.value).toString('base64')}"},"keyId":${k.keyId},"outputPrefixType":"${names[k.prefix] ?? 'UNKNOWN_PREFIX'}","status":"${status[k.status] ?? 'UNKNOWN_STATUS'}"}`,
+      `{${k.hasKeyData === false ? '' : `"keyData":{"keyMaterialType":"${mat[k.materialType] ?? 'UNKNOWN_KEYMATERIAL'}","typeUrl":"${k.typeUrl}","value":"${Buffer.from(k.value).toString('base64')}"},`}"keyId":${k.keyId},"outputPrefixType":"${names[k.prefix] ?? 'UNKNOWN_PREFIX'}","status":"${status[k.status] ?? 'UNKNOWN_STATUS'}"}`,
   );
   return `{"key":[${keys.join(',')}],"primaryKeyId":${ks.primary}}`;
 }
 function keysetFromJson(s: string): Keyset {
-  let o: { primaryKeyId?: number; key?: { keyData: { keyMaterialType: string; typeUrl: string; value: string }; keyId: number; outputPrefixType: string; status: string }[] };
+  let o: { primaryKeyId?: number; key?: { keyData?: { keyMaterialType: string; typeUrl: string; value: string }; keyId: number; outputPrefixType: string; status: string }[] };
   try {
     o = JSON.parse(s);
   } catch {
@@ -335,9 +338,10 @@ function keysetFromJson(s: string): Keyset {
   return {
     primary: o.primaryKeyId ?? 0,
     keys: (o.key ?? []).map((k) => ({
-      typeUrl: k.keyData.typeUrl,
-      value: Uint8Array.from(Buffer.from(k.keyData.value, 'base64')),
-      materialType: Math.max(0, mat.indexOf(k.keyData.keyMaterialType)),
+      typeUrl: k.keyData?.typeUrl ?? '',
+      value: Uint8Array.from(Buffer.from(k.keyData?.value ?? '', 'base64')),
+      materialType: Math.max(0, mat.indexOf(k.keyData?.keyMaterialType ?? '')),
+      hasKeyData: k.keyData !== undefined,
       status: Math.max(0, status.indexOf(k.status)),
       keyId: k.keyId,
       prefix: Math.max(0, names.indexOf(k.outputPrefixType)),
