@@ -52,7 +52,7 @@ export interface ExportOptions {
   format: string;
   fieldDelimiter: string;
   header: boolean;
-  /** NONE, GZIP (CSV/JSON), DEFLATE (Avro), SNAPPY (Parquet). */
+  /** NONE, GZIP (CSV/JSON/Parquet), DEFLATE (Avro), SNAPPY (Parquet, its default). */
   compression: string;
   useAvroLogicalTypes: boolean;
 }
@@ -60,11 +60,13 @@ export interface ExportOptions {
 /** Rows (REST JSON values, RFC 3339 timestamps) as the bytes of one export file. */
 export async function encodeExport(fields: readonly RestField[], rows: readonly Json[], o: ExportOptions): Promise<Buffer> {
   const compression = o.compression.toUpperCase();
+  // An unset compression is '' for Parquet (SNAPPY by default) and NONE elsewhere.
   if (o.format === 'AVRO') return writeAvro(fields, rows, avroCodec(compression), o.useAvroLogicalTypes);
   if (o.format === 'PARQUET') {
-    // hyparquet-writer compresses pages itself (SNAPPY); other codecs are not offered.
-    if (!['', 'NONE', 'SNAPPY'].includes(compression)) throw ioNotImplemented(`Parquet compression ${compression} is not supported by the emulator (SNAPPY is)`);
-    return writeParquet(fields, rows);
+    // The real service's default is SNAPPY; ZSTD has no codec in this Node version's zlib.
+    const codec = compression === '' || compression === 'SNAPPY' ? 'SNAPPY' : compression === 'NONE' ? 'UNCOMPRESSED' : compression === 'GZIP' ? 'GZIP' : undefined;
+    if (!codec) throw ioNotImplemented(`Parquet compression ${compression} is not supported by the emulator (SNAPPY, GZIP and NONE are)`);
+    return writeParquet(fields, rows, codec);
   }
   let text: string;
   if (o.format === 'CSV') {

@@ -1,6 +1,7 @@
 // Parquet sources: decoded with hyparquet (loaded on first use) into insertAll rows.
 import { ioInvalid, type Json } from './errors.js';
 import type { SourceFile } from './objects.js';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { parseDate, parseTime, parseTimestamp } from '../types/json-values.js';
 import { inferFromRows, type Parsed, type RestField } from './schema.js';
 
@@ -27,7 +28,8 @@ export async function parquetRows(files: readonly SourceFile[], schema: RestFiel
     const ab = f.data.buffer.slice(f.data.byteOffset, f.data.byteOffset + f.data.byteLength) as ArrayBuffer;
     let objs: Record<string, unknown>[];
     try {
-      objs = await parquetReadObjects({ file: ab });
+      // hyparquet decodes SNAPPY itself; GZIP pages (other writers, our own exports) through zlib.
+      objs = await parquetReadObjects({ file: ab, compressors: { GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)) } });
     } catch (e) {
       throw ioInvalid(`Error while reading data, error message: not a readable Parquet file (${(e as Error).message}) File: ${f.uri}`);
     }
@@ -76,13 +78,18 @@ function parquetColumn(f: RestField, rows: readonly Json[]): ParquetColumn {
   }
 }
 
+/** Page codecs for EXPORT DATA's compression option: hyparquet-writer ships SNAPPY; GZIP comes from zlib. */
+export type ParquetCodec = 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP';
+
 /** Rows (REST JSON values) as one Parquet file (hyparquet-writer, loaded on first use). */
-export async function writeParquet(fields: readonly RestField[], rows: readonly Json[]): Promise<Buffer> {
+export async function writeParquet(fields: readonly RestField[], rows: readonly Json[], codec: ParquetCodec = 'SNAPPY'): Promise<Buffer> {
   const { parquetWriteBuffer } = await import('hyparquet-writer');
   const cols = fields.map((f) => parquetColumn(f, rows));
   const buf = parquetWriteBuffer({
     columnData: fields.map((f, i) => ({ name: f.name, data: cols[i]!.data })),
     schema: [{ name: 'root', num_children: fields.length }, ...cols.map((c) => c.element)],
+    codec,
+    compressors: { GZIP: (bytes: Uint8Array) => new Uint8Array(gzipSync(bytes)) },
   } as unknown as Parameters<typeof parquetWriteBuffer>[0]);
   return Buffer.from(buf);
 }

@@ -122,7 +122,7 @@ export async function exportData(s: Session, st: A.ExportDataStmt): Promise<Quer
       format,
       fieldDelimiter: fieldDelimiter === '\\t' || fieldDelimiter.toLowerCase() === 'tab' ? '\t' : fieldDelimiter,
       header: optBool(opts, 'header') ?? false,
-      compression: optString(opts, 'compression') ?? 'NONE',
+      compression: optString(opts, 'compression') ?? '',
       useAvroLogicalTypes: optBool(opts, 'use_avro_logical_types') ?? false,
     }),
   );

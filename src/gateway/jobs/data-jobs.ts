@@ -397,7 +397,7 @@ export async function runExtract(ctx: GatewayContext, projectId: string, cfg: Js
       format,
       fieldDelimiter: delimiterOf(cfg['fieldDelimiter']),
       header: boolish(cfg['printHeader']) ?? true,
-      compression: str(cfg['compression']) ?? 'NONE',
+      compression: str(cfg['compression']) ?? '',
       useAvroLogicalTypes: boolish(cfg['useAvroLogicalTypes']) ?? false,
     });
     for (const uri of uris) await writeDestination(uri.replace('*', '000000000000'), data);
