@@ -19,8 +19,8 @@ import { evaluate, layoutOf } from '../expr.js';
 import { materialize } from '../execute.js';
 import { GroupTable } from '../hash.js';
 import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
-import { rebatch, takeBatch, takeOrNull } from '../vectors.js';
-import { topRowsPerPartition } from './window/topn.js';
+import { rebatch, takeOrNull } from '../vectors.js';
+import { topNInput } from './window/topn.js';
 
 type Layout = ReadonlyMap<number, number>;
 
@@ -361,14 +361,9 @@ function int64Vector(d: Float64Array, nulls: Uint8Array | null = null): Vector {
 }
 
 export async function* windowOp(rel: WindowRel, ctx: ExecContext): AsyncGenerator<Batch> {
-  let input = await materialize(rel.input, ctx);
+  // With partitionLimit only each partition's first rows can pass the filter above: number just those.
+  const input = rel.partitionLimit !== undefined && rel.calls.length > 0 ? await topNInput(rel, ctx, rel.partitionLimit) : await materialize(rel.input, ctx);
   const layout = layoutOf(rel.input.columns);
-  if (rel.partitionLimit !== undefined && rel.calls.length > 0) {
-    // Only each partition's first rows can pass the filter above: number just those.
-    const keep = await topRowsPerPartition(rel.calls[0]!, input, layout, ctx, rel.partitionLimit);
-    if (keep !== null) input = takeBatch(input, keep);
-    await checkpoint(ctx);
-  }
   const results: Vector[] = new Array(rel.calls.length);
   const bySpec = new Map<string, number[]>();
   rel.calls.forEach((c, i) => {

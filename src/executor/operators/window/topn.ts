@@ -4,17 +4,191 @@
 // the window's stable sort breaks them). Each partition keeps a small sorted
 // candidate list; a row that is not smaller than a full list's last entry is
 // dropped with one comparison, so no full sort happens.
-import type { WindowCall } from '../../../analyzer/resolved.js';
+import type { WindowCall, WindowRel } from '../../../analyzer/resolved.js';
 import type { Batch, Vector } from '../../../types/vector.js';
-import type { ExecContext } from '../../context.js';
-import { evaluate } from '../../expr.js';
+import { checkpoint, type ExecContext } from '../../context.js';
+import { executeRel } from '../../execute.js';
+import { evaluate, layoutOf } from '../../expr.js';
 import { GroupTable } from '../../hash.js';
 import { rowsComparator, type RowComparator } from '../../sort-keys.js';
+import { concatBatches, takeBatch } from '../../vectors.js';
 
 type Layout = ReadonlyMap<number, number>;
 
 /** Candidate lists larger than this per partition are not worth it: the caller numbers every row. */
 const MAX_LIMIT = 1024;
+
+/**
+ * The window's input reduced to the rows that can be among the first `limit`
+ * of their partition (in input order). One pass over the streamed batches
+ * when the window has at most one partition key (typed integers of modest
+ * range) and one typed order key without NULLs/NaN: no concatenation of the
+ * input, no id array. Anything else falls back to the materialized input and
+ * topRowsPerPartition.
+ */
+export async function topNInput(rel: WindowRel, ctx: ExecContext, limit: number): Promise<Batch> {
+  const layout = layoutOf(rel.input.columns);
+  const types = rel.input.columns.map((c) => c.type);
+  const call = rel.calls[0]!;
+  const batches: Batch[] = [];
+  const st = call.partitionBy.length <= 1 && call.orderBy.length <= 1 && limit > 0 && limit <= MAX_LIMIT ? new StreamTopN(limit, call.orderBy[0]?.descending ?? false) : null;
+  let ok = st !== null;
+  let base = 0;
+  for await (const b of executeRel(rel.input, ctx)) {
+    if (b.length === 0) continue;
+    batches.push(b);
+    if (ok) {
+      const pv = call.partitionBy.length === 1 ? await evaluate(call.partitionBy[0]!, b, layout, ctx) : null;
+      const ov = call.orderBy.length === 1 ? await evaluate(call.orderBy[0]!.expr, b, layout, ctx) : null;
+      ok = st!.add(pv, ov, b.length, base);
+    }
+    base += b.length;
+    await checkpoint(ctx);
+  }
+  if (ok) return st!.take(batches, types);
+  const input = concatBatches(types, batches);
+  const keep = await topRowsPerPartition(call, input, layout, ctx, limit);
+  return keep === null ? input : takeBatch(input, keep);
+}
+
+/** Largest dense partition-key table (entries) the streaming path builds before giving up. */
+const MAX_SPAN = 1 << 22;
+
+/**
+ * Streaming candidate lists: partition id from a dense table over the key's
+ * integer range (grown as keys arrive), candidates as global row numbers with
+ * their order values (direction folded in) so older batches are never read.
+ */
+class StreamTopN {
+  private lo = 0;
+  private span = 0;
+  private dense = new Int32Array(0);
+  private numParts = 0;
+  private cap = 0;
+  private candRow = new Int32Array(0);
+  private candVal = new Float64Array(0);
+  private count = new Int32Array(0);
+  private rows = 0;
+
+  constructor(
+    private readonly limit: number,
+    desc: boolean,
+  ) {
+    this.sign = desc ? -1 : 1;
+  }
+  private readonly sign: number;
+
+  /** Feeds one batch (rows base .. base + n - 1); false when the batch does not fit the fast path. */
+  add(pv: Vector | null, ov: Vector | null, n: number, base: number): boolean {
+    if (pv !== null && (pv.nulls !== null || !(pv.data instanceof Float64Array || pv.data instanceof Int32Array || pv.data instanceof Uint8Array))) return false;
+    if (ov !== null && (ov.nulls !== null || !(ov.data instanceof Float64Array || ov.data instanceof Int32Array))) return false;
+    const pd = pv === null ? null : (pv.data as Float64Array | Int32Array | Uint8Array);
+    const od = ov === null ? null : (ov.data as Float64Array | Int32Array);
+    this.rows += n;
+    if (pd === null && this.numParts === 0) this.newPart();
+    const limit = this.limit;
+    const s = this.sign;
+    for (let i = 0; i < n; i++) {
+      let p = 0;
+      if (pd !== null) {
+        const x = pd[i]!;
+        if (x !== Math.floor(x)) return false; // fractions, NaN
+        let off = x - this.lo;
+        if (off < 0 || off >= this.span) {
+          if (!this.grow(x)) return false;
+          off = x - this.lo;
+        }
+        p = this.dense[off]!;
+        if (p < 0) {
+          if ((this.numParts + 1) * limit > 4 * this.rows + 4096) return false;
+          p = this.newPart();
+          this.dense[off] = p;
+        }
+      }
+      const y = od === null ? 0 : s * od[i]!;
+      if (y !== y) return false;
+      const c = this.count[p]!;
+      const b0 = p * limit;
+      const vals = this.candVal;
+      // Not strictly smaller than a full list's last candidate: never among the first `limit`.
+      if (c === limit && !(y < vals[b0 + c - 1]!)) continue;
+      const rowsArr = this.candRow;
+      let j = c === limit ? c - 1 : c;
+      if (c < limit) this.count[p] = c + 1;
+      while (j > 0 && y < vals[b0 + j - 1]!) {
+        vals[b0 + j] = vals[b0 + j - 1]!;
+        rowsArr[b0 + j] = rowsArr[b0 + j - 1]!;
+        j--;
+      }
+      vals[b0 + j] = y;
+      rowsArr[b0 + j] = base + i;
+    }
+    return true;
+  }
+
+  private grow(x: number): boolean {
+    let lo = this.span === 0 ? x : Math.min(this.lo, x);
+    let hi = this.span === 0 ? x : Math.max(this.lo + this.span - 1, x);
+    // Slack on the side that grew, so that keys arriving in order grow the table O(log) times.
+    const slack = Math.max(1024, this.span);
+    if (x < this.lo || this.span === 0) lo -= slack;
+    if (x >= this.lo + this.span || this.span === 0) hi += slack;
+    const span = hi - lo + 1;
+    if (span > MAX_SPAN) return false;
+    const dense = new Int32Array(span).fill(-1);
+    if (this.span > 0) dense.set(this.dense, this.lo - lo);
+    this.dense = dense;
+    this.lo = lo;
+    this.span = span;
+    return true;
+  }
+
+  private newPart(): number {
+    if (this.numParts === this.cap) {
+      const cap = Math.max(64, this.cap * 2);
+      const l = this.limit;
+      const rows = new Int32Array(cap * l);
+      rows.set(this.candRow);
+      const vals = new Float64Array(cap * l);
+      vals.set(this.candVal);
+      const count = new Int32Array(cap);
+      count.set(this.count);
+      this.candRow = rows;
+      this.candVal = vals;
+      this.count = count;
+      this.cap = cap;
+    }
+    return this.numParts++;
+  }
+
+  /** The kept rows of `batches`, in input order, as one batch. */
+  take(batches: readonly Batch[], types: Parameters<typeof concatBatches>[0]): Batch {
+    let m = 0;
+    for (let p = 0; p < this.numParts; p++) m += this.count[p]!;
+    const keep = new Int32Array(m);
+    let j = 0;
+    for (let p = 0; p < this.numParts; p++) {
+      const b0 = p * this.limit;
+      for (let i = 0; i < this.count[p]!; i++) keep[j++] = this.candRow[b0 + i]!;
+    }
+    keep.sort();
+    const parts: Batch[] = [];
+    let k = 0;
+    let start = 0;
+    for (const b of batches) {
+      const end = start + b.length;
+      const from = k;
+      while (k < m && keep[k]! < end) k++;
+      if (k > from) {
+        const sel = new Int32Array(k - from);
+        for (let q = from; q < k; q++) sel[q - from] = keep[q]! - start;
+        parts.push(takeBatch(b, sel));
+      }
+      start = end;
+    }
+    return concatBatches(types, parts);
+  }
+}
 
 /**
  * Input rows to keep (ascending), or null when pruning would not pay
@@ -28,28 +202,36 @@ export async function topRowsPerPartition(call: WindowCall, input: Batch, layout
   for (const e of call.partitionBy) pVecs.push(await evaluate(e, input, layout, ctx));
   const oVecs: Vector[] = [];
   for (const k of call.orderBy) oVecs.push(await evaluate(k.expr, input, layout, ctx));
-  // Partition ids: x - min for one small-range integer key, else one GroupTable pass.
-  const pid = new Int32Array(n);
-  let numParts = pVecs.length === 1 ? integralIds(pVecs[0]!, n, pid) : pVecs.length === 0 ? 1 : -1;
-  if (numParts < 0) {
-    const table = new GroupTable(pVecs.map((v) => v.type), 1024);
-    table.findOrInsert(pVecs, n, pid);
-    numParts = table.size;
-  }
-  if (numParts * limit * 2 > n) return null;
-  const cand = new Int32Array(numParts * limit);
-  const count = new Int32Array(numParts);
   const o0 = oVecs.length === 1 ? oVecs[0]! : null;
   const d0 = o0?.data;
-  let done = false;
-  if (o0 !== null && o0.nulls === null && (d0 instanceof Float64Array || d0 instanceof Int32Array)) {
-    done = selectTyped(d0, call.orderBy[0]!.descending, pid, n, limit, cand, count, new Float64Array(numParts));
-    if (!done) count.fill(0);
+  const typedOrder = o0 !== null && o0.nulls === null && (d0 instanceof Float64Array || d0 instanceof Int32Array);
+  const p0 = pVecs.length === 1 ? pVecs[0]! : null;
+  // One small-range integer partition key without NULLs: id = x - min, computed inline (no id array).
+  const span = p0 !== null && p0.nulls === null ? integralSpan(p0, n) : null;
+  let sel: Selection | null = null;
+  if (typedOrder && (pVecs.length === 0 || span !== null)) {
+    const parts = span?.range ?? 1;
+    if (parts * limit * 2 > n) return null;
+    sel = selection(parts, limit);
+    const pd = span === null ? null : (p0!.data as Float64Array | Int32Array | Uint8Array);
+    // A NaN order key: start over with the comparator, which orders NaN first.
+    if (!selectTyped(d0, call.orderBy[0]!.descending, pd, span?.min ?? 0, n, limit, sel.cand, sel.count, new Float64Array(parts))) sel = null;
   }
-  if (!done) {
+  if (sel === null) {
+    // Partition ids: x - min for one small-range integer key, else one GroupTable pass.
+    const pid = new Int32Array(n);
+    let parts = pVecs.length === 1 ? integralIds(pVecs[0]!, n, pid) : pVecs.length === 0 ? 1 : -1;
+    if (parts < 0) {
+      const table = new GroupTable(pVecs.map((v) => v.type), 1024);
+      table.findOrInsert(pVecs, n, pid);
+      parts = table.size;
+    }
+    if (parts * limit * 2 > n) return null;
+    sel = selection(parts, limit);
     const cmp = oVecs.length === 0 ? (a: number, b: number) => a - b : rowsComparator(oVecs, call.orderBy);
-    selectGeneric(cmp, pid, n, limit, cand, count);
+    selectGeneric(cmp, pid, n, limit, sel.cand, sel.count);
   }
+  const { numParts, cand, count } = sel;
   let m = 0;
   for (let p = 0; p < numParts; p++) m += count[p]!;
   const keep = new Int32Array(m);
@@ -60,6 +242,31 @@ export async function topRowsPerPartition(call: WindowCall, input: Batch, layout
   }
   keep.sort();
   return keep;
+}
+
+/** Per partition, up to `limit` candidate rows in window order (cand[p × limit ...]). */
+interface Selection {
+  readonly numParts: number;
+  readonly cand: Int32Array;
+  readonly count: Int32Array;
+}
+
+const selection = (numParts: number, limit: number): Selection => ({ numParts, cand: new Int32Array(numParts * limit), count: new Int32Array(numParts) });
+
+/** min and range of one typed key of integers without NULLs whose range is at most n, else null. */
+function integralSpan(v: Vector, n: number): { min: number; range: number } | null {
+  const d = v.data;
+  if (!(d instanceof Float64Array || d instanceof Int32Array || d instanceof Uint8Array)) return null;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const x = d[i]!;
+    if (x !== Math.floor(x)) return null; // fractions, NaN
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  const range = n === 0 ? 0 : max - min + 1;
+  return range > n ? null : { min, range };
 }
 
 /**
@@ -86,17 +293,28 @@ function integralIds(v: Vector, n: number, pid: Int32Array): number {
 }
 
 /**
- * One typed key without NULLs: plain number comparisons, each partition's
+ * One typed order key without NULLs: plain number comparisons, each partition's
  * last candidate value cached in `worst`. Rows arrive in input order, so a
  * row equal to a candidate sorts after it (stable ties). False on a NaN (the
  * caller restarts with the comparator, which orders NaN).
  */
-function selectTyped(d: Float64Array | Int32Array, desc: boolean, pid: Int32Array, n: number, limit: number, cand: Int32Array, count: Int32Array, worst: Float64Array): boolean {
+function selectTyped(
+  d: Float64Array | Int32Array,
+  desc: boolean,
+  /** Partition key (id = value - pmin), or null for one partition. */
+  pd: Float64Array | Int32Array | Uint8Array | null,
+  pmin: number,
+  n: number,
+  limit: number,
+  cand: Int32Array,
+  count: Int32Array,
+  worst: Float64Array,
+): boolean {
   const s = desc ? -1 : 1;
   for (let r = 0; r < n; r++) {
     const x = s * d[r]!;
     if (x !== x) return false;
-    const p = pid[r]!;
+    const p = pd === null ? 0 : pd[r]! - pmin;
     const c = count[p]!;
     // Not strictly smaller than a full list's last candidate: never among the first `limit`.
     if (c === limit && !(x < worst[p]!)) continue;
