@@ -294,10 +294,50 @@ export function registerGeography(): void {
     })),
   ]);
   defineScalar('ST_LINELOCATEPOINT', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => withName('ST_LINELOCATEPOINT', () => acc.lineLocatePoint(G(v[0]!), G(v[1]!)))))]);
+  defineScalar('ST_LINEINTERPOLATEPOINT', [
+    sig(['GEOGRAPHY', 'FLOAT64'], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_LINEINTERPOLATEPOINT', () => geo(acc.lineInterpolatePoint(G(v[0]!), v[1] as number))))),
+  ]);
+  defineScalar('ST_LINESUBSTRING', [
+    sig(['GEOGRAPHY', 'FLOAT64', 'FLOAT64'], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_LINESUBSTRING', () => geo(acc.lineSubstring(G(v[0]!), v[1] as number, v[2] as number))))),
+  ]);
+  defineScalar('S2_CELLIDFROMPOINT', [
+    sig(['GEOGRAPHY', opt('INT64', 'level')], 'INT64', rowKernel(T.INT64, (v) => {
+      const g = G(v[0]!);
+      if (isEmpty(g)) return null;
+      return withName('S2_CELLIDFROMPOINT', () => acc.cellIdFromPoint(g, v.length > 1 ? Number(v[1] as bigint) : 30));
+    })),
+  ]);
   // ST_UNION: NULL arguments give NULL; NULL array elements are ignored (documented).
   defineScalar('ST_UNION', [
     sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(unionAll([G(v[0]!), G(v[1]!)])))),
     sig(['ARRAY<GEOGRAPHY>'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(unionAll((v[0] as Value[]).filter((x) => x !== null).map(G))))),
+  ]);
+
+  // ST_CENTROID_AGG: the centroid of all inputs taken together (highest dimension wins).
+  defineAggregate('ST_CENTROID_AGG', [
+    asig(['GEOGRAPHY'], 'GEOGRAPHY', () => () => {
+      const groups: Geo[][] = [];
+      const accum: GroupsAccumulator = {
+        resize(n) {
+          while (groups.length < n) groups.push([]);
+        },
+        update(args, g, n) {
+          const vals = valuesOf(args[0]!, n);
+          for (let i = 0; i < n; i++) if (vals[i] !== null) groups[g[i]!]!.push(G(vals[i]!));
+        },
+        finish(n) {
+          const out: Value[] = [];
+          for (let i = 0; i < n; i++) {
+            const gs = groups[i] ?? [];
+            const all: Geo = { points: gs.flatMap((x) => x.points), lines: gs.flatMap((x) => x.lines), polys: gs.flatMap((x) => x.polys) };
+            const c = centroid(all);
+            out.push(c ? geo({ points: [c], lines: [], polys: [] }) : null);
+          }
+          return vectorFromValues(T.GEOGRAPHY, out);
+        },
+      };
+      return accum;
+    }),
   ]);
 
   defineAggregate('ST_UNION_AGG', [

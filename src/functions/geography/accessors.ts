@@ -2,8 +2,8 @@
 // azimuth/angle, line location. Semantics follow the GoogleSQL geography
 // reference (e.g. interior rings come back counter-clockwise, as S2 stores them).
 import { s2 } from 's2js';
-import { geoFail, s2p, sameLL, type Geo, type LngLat } from './model.js';
-import { angleBetween, crossing, CROSS, segmentDistance } from './sphere.js';
+import { fromS2, geoFail, s2p, sameLL, type Geo, type LngLat } from './model.js';
+import { angleBetween, crossing, CROSS, geodesicAt, segmentDistance } from './sphere.js';
 
 const point = (p: LngLat): Geo => ({ points: [p], lines: [], polys: [] });
 const line = (l: LngLat[]): Geo => ({ points: [], lines: [l], polys: [] });
@@ -150,4 +150,67 @@ export function lineLocatePoint(gl: Geo, gp: Geo): number {
     before += lens[i]!;
   }
   return Math.min(1, Math.max(0, at / total));
+}
+
+// ---------------------------------------------------------------- positions along a linestring
+
+/** Cumulative positions of a line: its S2 points and edge lengths (radians). */
+function measureLine(l: readonly LngLat[]) {
+  const pts = l.map(s2p);
+  const lens = pts.slice(1).map((b, i) => angleBetween(pts[i]!.vector, b.vector));
+  return { pts, lens, total: lens.reduce((a, x) => a + x, 0) };
+}
+
+/** The point at arc length `at` (radians) from the start: a vertex, or on the geodesic of an edge. */
+function pointAt(l: readonly LngLat[], m: ReturnType<typeof measureLine>, at: number): LngLat {
+  let before = 0;
+  for (let i = 0; i < m.lens.length; i++) {
+    const len = m.lens[i]!;
+    if (at <= before + len) {
+      if (at <= before) return l[i]!;
+      if (at >= before + len) return l[i + 1]!;
+      return fromS2(geodesicAt(m.pts[i]!, m.pts[i + 1]!, (at - before) / len));
+    }
+    before += len;
+  }
+  return l[l.length - 1]!;
+}
+
+function checkFraction(f: number): void {
+  if (!(f >= 0 && f <= 1)) geoFail(`fraction must be between 0 and 1, got ${f}`);
+}
+
+export function lineInterpolatePoint(g: Geo, fraction: number): Geo {
+  checkFraction(fraction);
+  const l = singleLine(g);
+  const m = measureLine(l);
+  return point(pointAt(l, m, fraction * m.total));
+}
+
+/** The part of the line between two fractions of its length; a point when they meet. */
+export function lineSubstring(g: Geo, start: number, end: number): Geo {
+  checkFraction(start);
+  checkFraction(end);
+  if (start > end) geoFail(`start fraction ${start} is greater than end fraction ${end}`);
+  const l = singleLine(g);
+  const m = measureLine(l);
+  const a = start * m.total;
+  const b = end * m.total;
+  const out: LngLat[] = [pointAt(l, m, a)];
+  let before = 0;
+  for (let i = 0; i < m.lens.length; i++) {
+    before += m.lens[i]!;
+    if (before > a && before < b) out.push(l[i + 1]!);
+  }
+  out.push(pointAt(l, m, b));
+  const d = out.filter((v, i) => i === 0 || !sameLL(v, out[i - 1]!));
+  return d.length === 1 ? point(d[0]!) : line(d);
+}
+
+/** The S2 cell (as the signed INT64 the service returns) containing a point, at a level 0..30. */
+export function cellIdFromPoint(g: Geo, level: number): bigint {
+  if (level < 0 || level > 30) geoFail(`level must be between 0 and 30, got ${level}`);
+  const p = singlePoint(g, 'S2_CELLIDFROMPOINT');
+  const id = s2.cellid.parent(s2.cellid.fromPoint(s2p(p)), level);
+  return BigInt.asIntN(64, id);
 }

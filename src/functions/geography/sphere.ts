@@ -68,3 +68,13 @@ export function segmentIntersection(a: s2.Point, b: s2.Point, c: s2.Point, d: s2
   if (x.dot(a.vector.add(b.vector)) < 0) x = x.mul(-1);
   return s2.Point.fromVector(x);
 }
+
+/** The point at fraction t of the geodesic a-b. */
+export function geodesicAt(a: s2.Point, b: s2.Point, t: number): s2.Point {
+  const [av, bv] = [a.vector, b.vector];
+  const angle = Math.atan2(av.cross(bv).norm(), av.dot(bv));
+  const dir = av.cross(bv).cross(av);
+  if (dir.norm() === 0) return a;
+  const d = dir.normalize();
+  return s2.Point.fromVector(av.mul(Math.cos(t * angle)).add(d.mul(Math.sin(t * angle))).normalize());
+}

@@ -6,6 +6,9 @@
 // midpoint while the estimate exceeds the scaled tolerance).
 import { r3, s2 } from 's2js';
 import type { LngLat } from './model.js';
+import { geodesicAt as geodesicAtP } from './sphere.js';
+
+const geodesicAt = (a: Vec, b: Vec, t: number): Vec => geodesicAtP(s2.Point.fromVector(a), s2.Point.fromVector(b), t).vector;
 
 type Vec = r3.Vector;
 type XY = readonly [number, number];
@@ -38,15 +41,6 @@ function wrap(a: XY, b: XY): XY {
   return Math.abs(b[0] - a[0]) > 180 ? [a[0] + remainder(b[0] - a[0], 360), b[1]] : b;
 }
 const lerp = (t: number, a: XY, b: XY): XY => [(1 - t) * a[0] + t * b[0], (1 - t) * a[1] + t * b[1]];
-
-/** The point at fraction t of the geodesic a-b. */
-function geodesicAt(a: Vec, b: Vec, t: number): Vec {
-  const angle = Math.atan2(a.cross(b).norm(), a.dot(b));
-  const dir = a.cross(b).cross(a);
-  if (dir.norm() === 0) return a;
-  const d = dir.normalize();
-  return a.mul(Math.cos(t * angle)).add(d.mul(Math.sin(t * angle))).normalize();
-}
 
 /** Squared chord distance between the geodesic and the planar edge, estimated at two fractions. */
 function estimateError(pa: XY, a: Vec, pb: XY, b: Vec): number {
