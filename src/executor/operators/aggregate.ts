@@ -238,13 +238,16 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
     await checkpoint(ctx);
     const n = b.length;
     if (n === 0) continue;
-    if (groups.length < n) groups = new Int32Array(n);
+    if (groups.length < n) {
+      groups = new Int32Array(n);
+      if (globalOnly) groups.fill(0);
+    }
     const keyVecs: Vector[] = [];
     for (const g of rel.groupBy) keyVecs.push(await evaluate(g.expr, b, layout, ctx));
     for (let si = 0; si < sets.length; si++) {
-      // Global aggregate: every row is in group 0 (inserted above), no hashing.
-      if (globalOnly) groups.fill(0, 0, n);
-      else table.findOrInsert(keyColumns(keyVecs, si, n), n, groups);
+      // Global aggregate: every row is in group 0 (inserted above; `groups` stays all
+      // zeros, nothing else writes it), no hashing.
+      if (!globalOnly) table.findOrInsert(keyColumns(keyVecs, si, n), n, groups);
       for (const a of aggs) await a.update(b, layout, groups, table.size, ctx);
     }
   }
