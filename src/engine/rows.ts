@@ -17,33 +17,64 @@ interface InsertError {
 }
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
-const DEDUP_WINDOW_MS = 5 * 60 * 1000;
+export const DEDUP_WINDOW_MS = 5 * 60 * 1000;
 
-const EMPTY_IDS: ReadonlyMap<string, number> = new Map();
+/**
+ * Recently stored insertIds per table, in two generations of plain sets: an id
+ * is kept at least DEDUP_WINDOW_MS (at most twice that). Sets of strings, not
+ * a map of expiry times: no boxed number per id and no sweeps over all ids.
+ */
+export class IdGenerations {
+  private current = new Set<string>();
+  private previous = new Set<string>();
+  private rotatedMs: number;
+
+  constructor(now: number) {
+    this.rotatedMs = now;
+  }
+
+  has(id: string): boolean {
+    return this.current.has(id) || this.previous.has(id);
+  }
+
+  /** Ages the generations; true when both are empty afterwards (the table can be forgotten). */
+  rotate(now: number): boolean {
+    if (now - this.rotatedMs >= DEDUP_WINDOW_MS) {
+      // Two windows since the last rotation: everything is older than a window.
+      this.previous = now - this.rotatedMs >= 2 * DEDUP_WINDOW_MS ? new Set() : this.current;
+      this.current = new Set();
+      this.rotatedMs = now;
+    }
+    return this.current.size === 0 && this.previous.size === 0;
+  }
+
+  add(ids: readonly string[]): void {
+    for (const id of ids) this.current.add(id);
+  }
+}
+
+const NO_IDS = { has: (_id: string): boolean => false };
 
 class DedupCache {
-  private byTable = new Map<string, Map<string, number>>();
-  private lastSweep = Date.now();
+  private byTable = new Map<string, IdGenerations>();
 
-  /** The table's id -> expiry map (read-only use; may be empty). */
-  forTable(table: string): ReadonlyMap<string, number> {
-    return this.byTable.get(table) ?? EMPTY_IDS;
+  /** The table's recent ids (read-only use). */
+  forTable(table: string, now: number): { has(id: string): boolean } {
+    const g = this.byTable.get(table);
+    if (!g) return NO_IDS;
+    if (g.rotate(now)) {
+      this.byTable.delete(table);
+      return NO_IDS;
+    }
+    return g;
   }
 
   remember(table: string, ids: readonly string[], now: number): void {
-    let m = this.byTable.get(table);
-    if (!m) {
-      m = new Map();
-      this.byTable.set(table, m);
-    }
-    for (const id of ids) m.set(id, now + DEDUP_WINDOW_MS);
-    if (now - this.lastSweep > 30_000) {
-      this.lastSweep = now;
-      for (const [t, ids2] of this.byTable) {
-        for (const [k, exp] of ids2) if (exp <= now) ids2.delete(k);
-        if (ids2.size === 0) this.byTable.delete(t);
-      }
-    }
+    if (ids.length === 0) return;
+    let g = this.byTable.get(table);
+    if (!g) this.byTable.set(table, (g = new IdGenerations(now)));
+    g.rotate(now);
+    g.add(ids);
   }
 }
 
@@ -93,7 +124,7 @@ export class RowService {
     const nc = columns.length;
     const tableKey = `${p}\u0000${d}\u0000${t}`;
     const now = Date.now();
-    const recentIds = this.dedup.forTable(tableKey);
+    const recentIds = this.dedup.forTable(tableKey, now);
     const n = rows.length;
     // Pass 1: the row objects to convert (slot k holds row cand[k]); rows that
     // are not objects fail here, ids seen by earlier requests are skipped.
@@ -109,7 +140,7 @@ export class RowService {
         continue;
       }
       const insertId = typeof item!.insertId === 'string' && item!.insertId !== '' ? item!.insertId : undefined;
-      if (insertId !== undefined && (recentIds.get(insertId) ?? 0) > now) continue;
+      if (insertId !== undefined && recentIds.has(insertId)) continue;
       objs.push(json as Record<string, unknown>);
       cand.push(r);
       candIds.push(insertId);

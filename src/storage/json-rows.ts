@@ -91,8 +91,10 @@ export class ColumnBuilder {
     const nulls = this.nulls ? this.nulls.subarray(0, n) : null;
     const anyNull = nulls !== null && nulls.includes(1);
     if (this.vals) {
+      // The builder owns its array: NULL and never-written (rejected row) slots are set in place.
       const vals = this.vals.length === n ? this.vals : this.vals.slice(0, n);
-      return vectorFromValues(this.type, vals.map((x, j) => (nulls?.[j] ? null : (x ?? null))));
+      for (let j = 0; j < n; j++) if ((nulls !== null && nulls[j] === 1) || vals[j] === undefined) vals[j] = null;
+      return vectorFromValues(this.type, vals);
     }
     const data = this.num!.length === n ? this.num! : this.num!.slice(0, n);
     return { type: this.type, length: n, data, nulls: anyNull ? nulls!.slice() : null };
