@@ -13,6 +13,7 @@ import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { QueryError } from '../planner/api.js';
 import { externalAggregateDef, externalUdfCall, languageOf } from '../udf/index.js';
+import { routineDdl } from '../udf/routine-ddl.js';
 import { constantValue } from './names.js';
 import { rewriteExpr } from './rewrite.js';
 import { resolveSubquery } from './query.js';
@@ -1095,10 +1096,10 @@ function routineAt(an: Analyzer, projectId: string, datasetId: string, id: strin
 export const UNQUALIFIED_ROUTINES = '_bqemu_routines';
 
 function routineStmt(an: Analyzer, r: Record<string, unknown>): A.CreateFunctionStmt | undefined {
-  const body = (r as { definitionBody?: string }).definitionBody;
-  const ddl = (r as { ddl?: string }).ddl;
-  if (!ddl && !body) return undefined;
-  const stmt = an.env.parse(ddl ?? '').statements[0];
+  // Routines made by REST routines.insert carry no DDL: one is written from the resource's fields.
+  const ddl = (r as { ddl?: string }).ddl || routineDdl(r);
+  if (!ddl) return undefined;
+  const stmt = an.env.parse(ddl).statements[0];
   return stmt?.kind === 'CreateFunction' ? stmt : undefined;
 }
 

@@ -1,7 +1,7 @@
 // ExecuteQuery: parameters -> runQuery (the SQL pipeline) -> result table
 // (anonymous, in memory, or the requested destination) + first page + stats.
 import type { QueryResult, ResultColumn, RunQuery } from '../planner/api.js';
-import type { ScriptChild } from '../planner/run.js';
+import type { ScriptChild, ScriptFailure } from '../planner/run.js';
 import { QueryError } from '../planner/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { nullVector } from '../storage/vectors.js';
@@ -55,6 +55,8 @@ export interface ExecuteQueryReply {
   ddlTargetRoutineJson: string;
   totalBytesProcessed: number;
   statisticsJson: string;
+  /** Set when a script failed after running statements (proto QueryReply.error_json). */
+  errorJson?: string;
 }
 
 /** The principal every request runs as (spec §5: a fixed emulator address). */
@@ -104,6 +106,8 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       ...(a.timeZone ? { timeZone: a.timeZone } : {}),
     });
   } catch (e) {
+    const kids = e instanceof QueryError ? (e as ScriptFailure).scriptChildren : undefined;
+    if (e instanceof QueryError && kids?.length && !a.signal.aborted) return failedScript(e, kids, a, results);
     if (e instanceof QueryError) throw new CatalogError(e.httpCode, statusWord(e.httpCode), e.reason, e.message);
     throw e;
   }
@@ -297,6 +301,29 @@ function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, result
     j.resultTable = ref;
   }
   return j;
+}
+
+/**
+ * A script that failed after running statements: the reply carries the job's
+ * error and the child jobs of what ran, so the gateway lists them (the real
+ * service keeps a failed script's children) while the job itself fails.
+ */
+function failedScript(e: QueryError, kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore): ExecuteQueryReply {
+  return {
+    schemaJson: '',
+    totalRows: 0,
+    resultTable: EMPTY_REF,
+    rowsJson: '',
+    nextIndex: -1,
+    statementType: 'SCRIPT',
+    numDmlAffectedRows: -1,
+    ddlOperationPerformed: '',
+    ddlTargetTable: EMPTY_REF,
+    ddlTargetRoutineJson: '',
+    totalBytesProcessed: 0,
+    statisticsJson: JSON.stringify({ childJobs: kids.map((c, i) => childSummary(c, i, a, results)) }),
+    errorJson: JSON.stringify({ code: e.httpCode, status: statusWord(e.httpCode), reason: e.reason, message: e.message }),
+  };
 }
 
 /** `statistics_json`: script child-job summaries and any extra statistics the pipeline attaches. */

@@ -36,6 +36,9 @@ export interface ScriptChild {
   readonly error?: QueryError;
 }
 
+/** The error of a script that failed after running statements, with their child jobs. */
+export type ScriptFailure = QueryError & { scriptChildren?: readonly ScriptChild[] };
+
 /** Control flow and variables run inside the script job; every other statement is a child job of its own. */
 const NOT_CHILD_JOBS = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise', 'Call']);
 
@@ -473,7 +476,11 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
       /* RETURN ends the script normally */
     } else if (e instanceof BreakSignal || e instanceof ContinueSignal) {
       throw new QueryError('BREAK/CONTINUE outside of a loop', 'invalidQuery');
-    } else throw e;
+    } else {
+      // A failed script still had child jobs (those that ran, and the failing one): the engine reports them with the error.
+      if (!single && e instanceof QueryError && state.children?.length) (e as ScriptFailure).scriptChildren = state.children;
+      throw e;
+    }
   }
   if (single) return state.last!;
   const base = state.lastSelect ?? state.last;

@@ -125,7 +125,7 @@ export class JsAggregate {
       },
       update: (args: readonly Vector[], groups: Int32Array, n: number) => {
         if (!constsSet && n > 0) {
-          bridge.consts = new this.realm.Array(...constIdx.map((k) => toJs(this.params[k]!.type, getValue(args[k]!, 0), this.realm)));
+          bridge.consts = this.realm.Array.of(...constIdx.map((k) => toJs(this.params[k]!.type, getValue(args[k]!, 0), this.realm)));
           constsSet = true;
         }
         const cols = aggIdx.map((k) => {

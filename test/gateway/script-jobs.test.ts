@@ -97,6 +97,27 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     expect((await rest(url(`/jobs/${parentId}`))).body.statistics.numChildJobs).toBe('2');
   });
 
+  it('a failed script fails its job and still lists the children that ran, the failing one with its error', async () => {
+    const q = await query("SELECT 1 AS a;\nSELECT ERROR('stop here');\nSELECT 3 AS never;");
+    expect(q.status).toBe(400);
+    expect(q.body.error.message).toContain('stop here');
+    const jobs = (await rest(url('/jobs?stateFilter=done'))).body.jobs as any[];
+    const parent = jobs.find((j) => j.errorResult && String(j.errorResult.message).includes('stop here'));
+    expect(parent).toBeDefined();
+    const parentId: string = parent.jobReference.jobId;
+    const full = (await rest(url(`/jobs/${parentId}`))).body;
+    expect(full.status.errorResult.message).toContain('stop here');
+    expect(full.statistics.numChildJobs).toBe('2');
+    const kids = (await rest(url(`/jobs?parentJobId=${parentId}`))).body.jobs as any[];
+    expect(kids).toHaveLength(2);
+    const first = (await rest(url(`/jobs/script_job_${parentId}_0`))).body;
+    expect(first.status).toEqual({ state: 'DONE' });
+    expect(first.configuration.query.query).toBe('SELECT 1 AS a');
+    const second = (await rest(url(`/jobs/script_job_${parentId}_1`))).body;
+    expect(second.status.errorResult.message).toContain('stop here');
+    expect(second.statistics.scriptStatistics.stackFrames[0]).toMatchObject({ startLine: 2, startColumn: 1 });
+  });
+
   it('Node client: getJobs({parentJobId}) lists the script children', async () => {
     const bq = new BigQuery({ projectId: 'sj', apiEndpoint: emu.url, authClient: fakeAuth() });
     const [job] = await bq.createQueryJob({ query: 'DECLARE n INT64 DEFAULT 2;\nSELECT n * 10 AS v;\nSELECT n + 1 AS w;' });

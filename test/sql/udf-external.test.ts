@@ -148,3 +148,46 @@ def main(x):
     expect(msg).toContain("entry_point 'main' is not a function defined by the code");
   });
 });
+
+describe('routines made through the REST API (no DDL)', () => {
+  const put = async (projectId: string, id: string, resource: Record<string, unknown>) =>
+    h.catalog.putChild('routines', projectId, 'ds', id, { routineReference: { projectId, datasetId: 'ds', routineId: id }, ...resource });
+
+  it('JavaScript, SQL, aggregate and table functions are callable', async () => {
+    const projectId = `pr${++n}`;
+    await setupDataset(h, projectId, 'ds');
+    await put(projectId, 'js_mul', {
+      routineType: 'SCALAR_FUNCTION',
+      language: 'JAVASCRIPT',
+      arguments: [{ name: 'x', dataType: { typeKind: 'FLOAT64' } }, { name: 'tags', dataType: { typeKind: 'ARRAY', arrayElementType: { typeKind: 'STRING' } } }],
+      returnType: { typeKind: 'STRING' },
+      definitionBody: 'return x * 2 + ":" + tags.join("|") + "\'\'\'";',
+    });
+    await put(projectId, 'sql_add', {
+      routineType: 'SCALAR_FUNCTION',
+      language: 'SQL',
+      arguments: [{ name: 'a', dataType: { typeKind: 'INT64' } }, { name: 'b', argumentKind: 'ANY_TYPE' }],
+      definitionBody: 'a + b',
+    });
+    await put(projectId, 'js_count', {
+      routineType: 'AGGREGATE_FUNCTION',
+      language: 'JAVASCRIPT',
+      arguments: [{ name: 'x', dataType: { typeKind: 'FLOAT64' } }, { name: 'min', dataType: { typeKind: 'FLOAT64' }, isAggregate: false }],
+      returnType: { typeKind: 'INT64' },
+      definitionBody: 'export function initialState(min) { return {n: 0}; }\nexport function aggregate(s, x, min) { if (x >= min) s.n++; }\nexport function merge(s, p) { s.n += p.n; }\nexport function finalize(s) { return s.n; }',
+    });
+    await put(projectId, 'tvf', {
+      routineType: 'TABLE_VALUED_FUNCTION',
+      language: 'SQL',
+      arguments: [{ name: 'k', dataType: { typeKind: 'INT64' } }],
+      definitionBody: 'SELECT x FROM UNNEST(GENERATE_ARRAY(1, k)) x',
+    });
+    const rows = rowsOf(
+      await run(h, `SELECT ds.js_mul(1.5, ['a', 'b']) AS a, ds.sql_add(1, 2.5) AS b, (SELECT ds.js_count(x, 2) FROM UNNEST([1.0, 2.0, 3.0]) x) AS c, (SELECT COUNT(*) FROM ds.tvf(4)) AS d`, {
+        projectId,
+        defaultDataset: { projectId, datasetId: 'ds' },
+      }),
+    );
+    expect(rows).toEqual([["3:a|b'''", '3.5', '2', '4']]);
+  });
+});

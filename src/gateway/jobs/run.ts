@@ -127,6 +127,16 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
       (reply) => {
         job.reply = reply;
         registerChildJobs(ctx, job, reply);
+        // A script that failed after running statements: the call succeeded to carry its child jobs; the job fails.
+        const failed = parseObj((reply as QueryReply & { error_json?: string }).error_json ?? '');
+        if (failed) {
+          job.error = {
+            code: num(failed['code']) ?? 400,
+            status: str(failed['status']) ?? 'invalid',
+            reason: str(failed['reason']) ?? 'invalidQuery',
+            message: str(failed['message']) ?? '',
+          };
+        }
       },
       (e: unknown) => {
         if (job.abort.signal.aborted) job.error = CANCELLED;

@@ -1,0 +1,88 @@
+// CREATE FUNCTION text for a routine resource that came through the REST API
+// (routines.insert / update) rather than DDL: the analyzer resolves every
+// routine from its DDL, so one is written from the resource's fields.
+
+interface RestType {
+  typeKind?: string;
+  arrayElementType?: RestType;
+  structType?: { fields?: { name?: string; type?: RestType }[] };
+  rangeElementType?: RestType;
+}
+
+interface RestArgument {
+  name?: string;
+  argumentKind?: string;
+  dataType?: RestType;
+  isAggregate?: boolean;
+}
+
+const quoteIdent = (s: string): string => '`' + s.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+const quoteString = (s: string): string => "'" + s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n') + "'";
+
+function typeText(t: RestType | undefined): string | undefined {
+  if (!t?.typeKind) return undefined;
+  switch (t.typeKind) {
+    case 'ARRAY': {
+      const e = typeText(t.arrayElementType);
+      return e && `ARRAY<${e}>`;
+    }
+    case 'STRUCT': {
+      const fields = (t.structType?.fields ?? []).map((f) => {
+        const ft = typeText(f.type);
+        return ft && (f.name ? `${quoteIdent(f.name)} ${ft}` : ft);
+      });
+      return fields.every((f) => f) ? `STRUCT<${fields.join(', ')}>` : undefined;
+    }
+    case 'RANGE': {
+      const e = typeText(t.rangeElementType);
+      return e && `RANGE<${e}>`;
+    }
+    default:
+      return /^[A-Z0-9_]+$/.test(t.typeKind) ? t.typeKind : undefined;
+  }
+}
+
+/** A body as a raw string literal that no character of it can end. */
+function rawString(body: string): string {
+  if (!body.includes('"""') && !body.endsWith('"')) return `r"""${body}"""`;
+  if (!body.includes("'''") && !body.endsWith("'")) return `r'''${body}'''`;
+  return quoteString(body);
+}
+
+/** The DDL of a REST-made scalar, aggregate or table function, or undefined when the resource is not one. */
+export function routineDdl(r: Record<string, unknown>): string | undefined {
+  const ref = r['routineReference'] as { projectId?: string; datasetId?: string; routineId?: string } | undefined;
+  const body = r['definitionBody'];
+  if (!ref?.routineId || typeof body !== 'string') return undefined;
+  const kind = String(r['routineType'] ?? 'SCALAR_FUNCTION');
+  if (kind === 'PROCEDURE') return undefined;
+  const language = String(r['language'] ?? 'SQL').toUpperCase();
+  const args: string[] = [];
+  for (const a of (r['arguments'] as RestArgument[] | undefined) ?? []) {
+    if (!a.name) return undefined;
+    const t = a.argumentKind === 'ANY_TYPE' ? 'ANY TYPE' : a.dataType?.typeKind === 'TABLE' ? undefined : typeText(a.dataType);
+    if (!t) return undefined;
+    args.push(`${quoteIdent(a.name)} ${t}${kind === 'AGGREGATE_FUNCTION' && a.isAggregate === false ? ' NOT AGGREGATE' : ''}`);
+  }
+  const name = quoteIdent([ref.projectId, ref.datasetId, ref.routineId].filter((x) => x).join('.'));
+  const head = `CREATE ${kind === 'AGGREGATE_FUNCTION' ? 'AGGREGATE ' : kind === 'TABLE_VALUED_FUNCTION' ? 'TABLE ' : ''}FUNCTION ${name}(${args.join(', ')})`;
+  const returns = typeText(r['returnType'] as RestType | undefined);
+  const determinism = r['determinismLevel'] === 'DETERMINISTIC' ? ' DETERMINISTIC' : r['determinismLevel'] === 'NOT_DETERMINISTIC' ? ' NOT DETERMINISTIC' : '';
+  if (language === 'SQL') {
+    if (kind === 'TABLE_VALUED_FUNCTION') return `${head} AS ${body}`;
+    return `${head}${returns ? ` RETURNS ${returns}` : ''} AS (${body})`;
+  }
+  const options: string[] = [];
+  if (language === 'JAVASCRIPT') {
+    const libs = (r['importedLibraries'] as string[] | undefined) ?? [];
+    if (libs.length) options.push(`library = [${libs.map(quoteString).join(', ')}]`);
+  } else if (language === 'PYTHON') {
+    const py = (r['pythonOptions'] as { entryPoint?: string; packages?: string[] } | undefined) ?? {};
+    if (py.entryPoint) options.push(`entry_point = ${quoteString(py.entryPoint)}`);
+    // The resource has no runtime_version field; the one runtime the emulator runs is the machine's python3.
+    options.push(`runtime_version = 'python-3.11'`);
+    if (py.packages?.length) options.push(`packages = [${py.packages.map(quoteString).join(', ')}]`);
+  } else return undefined;
+  const lang = language === 'JAVASCRIPT' ? 'js' : 'python';
+  return `${head}${returns ? ` RETURNS ${returns}` : ''}${determinism} LANGUAGE ${lang}${options.length ? ` OPTIONS (${options.join(', ')})` : ''} AS ${rawString(body)}`;
+}
