@@ -52,10 +52,13 @@ import {
 const ORIGIN = Symbol('origin');
 const LOC = Symbol('loc');
 const REFNAME = Symbol('refName');
+/** The source text of a floating-point literal: it coerces to NUMERIC/BIGNUMERIC exactly. */
+const FLOATTEXT = Symbol('floatText');
 interface Tagged {
   [ORIGIN]?: Origin;
   [LOC]?: A.Loc;
   [REFNAME]?: string;
+  [FLOATTEXT]?: string;
 }
 const tag = (e: Expr): Tagged => e as unknown as Tagged;
 
@@ -127,6 +130,11 @@ export interface ExprCtx {
 /** Coerces `e` to `to` (implicitly): literals fold, other values get a CastExpr. */
 export function coerce(e: Expr, to: SqlType): Expr {
   if (typeEquals(e.type, to)) return e;
+  const text = tag(e)[FLOATTEXT];
+  if (text !== undefined && e.kind === 'literal' && e.type.kind === 'FLOAT64') {
+    const d = exactDecimalLiteral(text, to);
+    if (d) return d;
+  }
   if (e.kind === 'literal') {
     const v = foldLiteralCast(e.value, e.type, to);
     if (v !== undefined) {
@@ -349,8 +357,11 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       if (v === undefined) throw sqlError(`Invalid integer literal: ${n.text}`, n.loc);
       return literal(T.INT64, v);
     }
-    case 'FloatLiteral':
-      return literal(T.FLOAT64, Number(n.text));
+    case 'FloatLiteral': {
+      const e = literal(T.FLOAT64, Number(n.text));
+      tag(e)[FLOATTEXT] = n.text;
+      return e;
+    }
     case 'StringLiteral':
       return literal(T.STRING, n.value);
     case 'BytesLiteral':
@@ -389,7 +400,11 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       return systemVariable(an, n);
     case 'UnaryExpr': {
       if (n.op === '-' && (n.operand.kind === 'IntLiteral' || n.operand.kind === 'FloatLiteral')) {
-        if (n.operand.kind === 'FloatLiteral') return literal(T.FLOAT64, -Number(n.operand.text));
+        if (n.operand.kind === 'FloatLiteral') {
+          const e = literal(T.FLOAT64, -Number(n.operand.text));
+          tag(e)[FLOATTEXT] = `-${n.operand.text}`;
+          return e;
+        }
         const v = parseIntLiteral(n.operand.text, true);
         if (v === undefined) throw sqlError(`Invalid integer literal: -${n.operand.text}`, n.loc);
         return literal(T.INT64, v);

@@ -25,6 +25,7 @@ import type { ExecContext } from './context.js';
 import { executeRel } from './execute.js';
 import { GroupTable } from './hash.js';
 import { tupleKey } from './values-compare.js';
+import { sqlEquals } from '../functions/compare.js';
 import { scatterVectors } from './vectors.js';
 
 export type ColumnLayout = ReadonlyMap<number, number>;
@@ -655,6 +656,17 @@ interface InSet {
   readonly table: GroupTable;
   readonly hasNull: boolean;
   readonly empty: boolean;
+  /**
+   * STRUCT/ARRAY sets whose elements hold NULLs inside: their values, for a
+   * three-valued scan (the hash table groups NULL fields together, SQL = does not).
+   */
+  readonly composite?: Value[];
+  readonly innerNull?: boolean;
+}
+
+/** A NULL anywhere inside a STRUCT/ARRAY value. */
+function hasInnerNull(v: Value): boolean {
+  return Array.isArray(v) && v.some((e) => e === null || hasInnerNull(e));
 }
 
 type SubResult = Value | InSet;
@@ -691,15 +703,24 @@ async function runSubquery(s: SubqueryExpr, ctx: ExecContext): Promise<SubResult
       let hasNull = false;
       let empty = true;
       let groups = new Int32Array(0);
+      const composite = type.kind === 'STRUCT' || type.kind === 'ARRAY' ? ([] as Value[]) : undefined;
+      let innerNull = false;
       for await (const b of executeRel(plan, ctx)) {
         if (b.length === 0) continue;
         empty = false;
         const c = b.columns[0]!;
         if (c.nulls) for (let i = 0; i < b.length; i++) if (c.nulls[i] === 1) hasNull = true;
+        if (composite) {
+          for (let i = 0; i < b.length; i++) {
+            const v = getValue(c, i);
+            composite.push(v);
+            if (hasInnerNull(v)) innerNull = true;
+          }
+        }
         if (groups.length < b.length) groups = new Int32Array(b.length);
         table.findOrInsert([c], b.length, groups);
       }
-      return { table, hasNull, empty };
+      return { table, hasNull, empty, ...(composite ? { composite, innerNull } : {}) };
     }
   }
 }
@@ -773,6 +794,25 @@ function probeIn(one: InSet | null, x: Vector, perRow: InSet[] | null, type: Sql
       found = g[0]! >= 0;
     }
     const xNull = x.nulls !== null && x.nulls[i] === 1;
+    if (set.composite && !xNull && (set.innerNull || hasInnerNull(getValue(x, i)))) {
+      // STRUCT/ARRAY with NULLs inside (probe or set): SQL equality, element by element.
+      const xv = getValue(x, i);
+      let r: boolean | null = false;
+      for (const e of set.composite) {
+        const q = sqlEquals(xv, e);
+        if (q === true) {
+          r = true;
+          break;
+        }
+        if (q === null) r = null;
+      }
+      if (r === true) data[i] = 1;
+      else if (r === null) {
+        nulls ??= new Uint8Array(n);
+        nulls[i] = 1;
+      }
+      continue;
+    }
     // NaN = NaN is FALSE in SQL, though the set groups NaNs together.
     const isNaN = !xNull && x.type.kind === 'FLOAT64' && Number.isNaN((x.data as Float64Array)[i]);
     if (found && !xNull && !isNaN) data[i] = 1;
