@@ -41,12 +41,14 @@ function restFieldsOf(columns: readonly Column[], previous: readonly RestField[]
 export async function rowsAsOf(st: Storage, id: TableId, e: TableEntry, ms: number): Promise<readonly Batch[]> {
   const { projectId: p, datasetId: d, tableId: t } = id;
   const created = Number(e.resource.creationTime ?? 0);
-  const earliest = Math.max(created, Date.now() - TIME_TRAVEL_MS);
+  const td = st.tableData(p, d, t);
+  await td.load();
+  const earliest = Math.max(created, Date.now() - TIME_TRAVEL_MS, td.truncatedBeforeMs);
   if (ms >= earliest) {
     // null: between the resource's creation stamp and the first version, when there were no rows yet.
-    return (await st.tableData(p, d, t).rowsAsOf(ms)) ?? [];
+    return (await td.rowsAsOf(ms)) ?? [];
   }
-  const x = ms >= Date.now() - TIME_TRAVEL_MS ? st.findDeletedTable(p, d, t, ms) : undefined;
+  const x = ms >= Date.now() - TIME_TRAVEL_MS && ms < created ? st.findDeletedTable(p, d, t, ms) : undefined;
   if (x && Number(x.entry.resource.creationTime ?? 0) <= ms) {
     const old = st.deletedTableData(x);
     const rows = await old.rowsAsOf(ms);

@@ -49,6 +49,8 @@ interface Sidecar {
   /** Versions of the current generation up to the fragments' rows (later ones come from WAL record times). Absent in old sidecars. */
   readonly versions?: readonly Version[];
   readonly past?: readonly PastGeneration[];
+  /** History before this instant was dropped early (the past-generations cap), not by the window. */
+  readonly historyFromMs?: number;
 }
 
 const EMPTY_SIDECAR: Sidecar = { version: 1, columns: [], fragments: [], flushedLsn: 0, modifiedMs: 0 };
@@ -62,6 +64,13 @@ const SMALL_FRAGMENT_ROWS = 100_000;
 const BULK_ROWS = 20_000;
 /** Time travel window (FOR SYSTEM_TIME AS OF, `table@ms`): BigQuery's 7 days. */
 export const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
+/**
+ * Past generations kept per table, by count and by rows: a loop of UPDATEs
+ * over a big table would otherwise keep a copy per statement for 7 days. The
+ * oldest go first; reads before them get "Cannot read before".
+ */
+const MAX_PAST_GENERATIONS = 64;
+const MAX_PAST_ROWS = 20_000_000;
 /** Versions older than this are kept at one per second (the last in each), bounding the history's size. */
 const EXACT_HISTORY_MS = 3600 * 1000;
 
@@ -112,6 +121,7 @@ export class TableData {
   /** Versions of the current generation (all committed rows, WAL included), oldest first. */
   private versions: Version[] = [];
   private past: PastGeneration[] = [];
+  private historyFromMs = 0;
   /** The time-travel window; tests shorten it to see old versions collected. */
   static retentionMs = TIME_TRAVEL_MS;
   /** Bumps on every change; the etag of tabledata.list. */
@@ -228,6 +238,7 @@ export class TableData {
     }
     this.versions = versions;
     this.past = [...(sc.past ?? [])];
+    this.historyFromMs = sc.historyFromMs ?? 0;
     const wal = new WalWriter(this.walFile);
     await wal.open(scan.validLength, scan.records.length);
     this.chunks = chunks;
@@ -272,6 +283,11 @@ export class TableData {
   /** The earliest instant time travel can read (the oldest retained version), or undefined before any history. */
   historyStartMs(): number | undefined {
     return this.past[0]?.versions[0]?.[0] ?? this.versions[0]?.[0];
+  }
+
+  /** Reads before this instant fail: that history was dropped by the past-generations cap (0: none was). Valid once loaded. */
+  get truncatedBeforeMs(): number {
+    return this.historyFromMs;
   }
 
   /**
@@ -390,10 +406,16 @@ export class TableData {
     this.versions = pruneVersions(this.versions, now, retention);
     const expired = this.past.filter((g) => g.endMs <= now - retention);
     this.past = this.past.filter((g) => g.endMs > now - retention).map((g) => ({ ...g, versions: pruneVersions(g.versions, now, retention) }));
+    const pastRows = (): number => this.past.reduce((n, g) => n + g.fragments.reduce((m, f) => m + f.rows, 0), 0);
+    while (this.past.length > MAX_PAST_GENERATIONS || (this.past.length > 0 && pastRows() > MAX_PAST_ROWS)) {
+      const g = this.past.shift()!;
+      expired.push(g);
+      this.historyFromMs = Math.max(this.historyFromMs, g.endMs);
+    }
     // Versions of rows still only in the WAL are rebuilt from its records on load.
     const fragmentRows = fragments.reduce((s, f) => s + f.rows, 0);
     const versions = this.versions.filter((v) => v[1] <= fragmentRows);
-    this.sidecar = { version: 1, columns: this.columns.map(colInfo), fragments, flushedLsn, modifiedMs: this.modifiedMs || now, versions, past: this.past };
+    this.sidecar = { version: 1, columns: this.columns.map(colInfo), fragments, flushedLsn, modifiedMs: this.modifiedMs || now, versions, past: this.past, historyFromMs: this.historyFromMs || undefined };
     await atomicWrite(this.sidecarFile, JSON.stringify(this.sidecar));
     const live = new Set([...fragments, ...this.past.flatMap((g) => g.fragments)].map((f) => f.file));
     for (const g of expired) for (const f of g.fragments) if (!live.has(f.file)) await fsp.rm(path.join(this.dir, f.file), { force: true });

@@ -119,4 +119,20 @@ describe('table history', () => {
     expect(rows[0]!.columns.map((v) => getValue(v, 0))).toEqual([null, null]);
     await td.close();
   });
+
+  it('caps the kept generations: the oldest go and reads before them fail', async () => {
+    const dir = tempDir();
+    const td = new TableData(dir, 't', cols);
+    await td.create();
+    await td.append(batch(0));
+    await tick();
+    const first = Date.now();
+    for (let i = 1; i <= 70; i++) await td.replace([batch(i)]);
+    expect(await td.rowsAsOf(first)).toBeNull();
+    expect(td.truncatedBeforeMs).toBeGreaterThan(first);
+    // 64 past generations and the live one's fragment.
+    expect(parquetFiles(dir)).toHaveLength(65);
+    expect(ids(await td.rowsAsOf(Date.now()))).toEqual([70]);
+    await td.close();
+  });
 });
