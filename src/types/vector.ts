@@ -155,10 +155,12 @@ export function takeVector(v: Vector, sel: ArrayLike<number>, count = sel.length
     const out = new Array<Value>(count);
     for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
     data = out;
-  } else {
-    const Ctor = src.constructor as new (n: number) => typeof src;
-    const out = new Ctor(count);
-    for (let i = 0; i < count; i++) (out as Float64Array)[i] = (src as Float64Array)[sel[i]!]!;
+  } else if (src instanceof Float64Array) data = gatherF64(src, sel, count);
+  else if (src instanceof Int32Array) data = gatherI32(src, sel, count);
+  else if (src instanceof Uint8Array) data = gatherU8(src, sel, count);
+  else {
+    const out = new BigInt64Array(count);
+    for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
     data = out;
   }
   let nulls: Uint8Array | null = null;
@@ -173,6 +175,26 @@ export function takeVector(v: Vector, sel: ArrayLike<number>, count = sel.length
     if (!any) nulls = null;
   }
   return { type: v.type, length: count, data, nulls };
+}
+
+// One gather loop per array type: a single loop shared by every typed-array
+// kind goes megamorphic on element access (joins, filters and sorts gather a lot).
+function gatherF64(src: Float64Array, sel: ArrayLike<number>, count: number): Float64Array {
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
+}
+
+function gatherI32(src: Int32Array, sel: ArrayLike<number>, count: number): Int32Array {
+  const out = new Int32Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
+}
+
+function gatherU8(src: Uint8Array, sel: ArrayLike<number>, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
+  return out;
 }
 
 /** Concatenates vectors of one type (sort and materialization). */

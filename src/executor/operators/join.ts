@@ -141,7 +141,8 @@ class PairEmitter {
   }
 
   /** Emits (or records) the pairs l[k], r[k] that pass the residual condition. */
-  async flushPairs(left: Batch, lSel: Int32Array, rSel: Int32Array): Promise<void> {
+  /** `identity`: the caller knows lSel is 0..left.length-1 (each left row paired once, in order). */
+  async flushPairs(left: Batch, lSel: Int32Array, rSel: Int32Array, identity = false): Promise<void> {
     let c = lSel.length;
     if (c === 0) return;
     const jt = this.rel.joinType;
@@ -181,7 +182,7 @@ class PairEmitter {
       if (this.pendCount >= PROBE_CHUNK) this.drainLeft(left, this.pendL[this.pendCount - 1]!);
       return;
     }
-    joined ??= this.pairBatch(left, lSel, rSel, c);
+    joined ??= this.pairBatch(left, lSel, rSel, c, identity && c === left.length);
     this.out.push(joined);
   }
 
@@ -195,10 +196,10 @@ class PairEmitter {
     return k === null ? left.columns : k.map((i) => left.columns[i]!);
   }
 
-  private pairBatch(left: Batch, lSel: Int32Array, rSel: Int32Array, c: number): Batch {
+  private pairBatch(left: Batch, lSel: Int32Array, rSel: Int32Array, c: number, identity = false): Batch {
     const lcols = this.outLeft(left);
     // Every left row paired once, in order (n-to-1 keys): the left columns as they are.
-    const whole = lcols.length === 0 || (c === left.length && isIdentity(lSel, c));
+    const whole = lcols.length === 0 || identity || (c === left.length && isIdentity(lSel, c));
     return {
       length: c,
       columns: [...(whole ? lcols : lcols.map((v) => takeVector(v, lSel, c))), ...this.right.columns.map((v) => takeVector(v, rSel, c))],
@@ -660,16 +661,19 @@ async function* hashJoin(
     em.startLeft(n);
     let from = 0;
     let fromBuild = -1;
+    const uniqueProbe = dense !== null && dense.unique === true && !firstOnly;
     while (from < n) {
       const pairs = dense
-        ? dense.unique && !firstOnly
+        ? uniqueProbe
           ? probeUnique(denseKeys!, pk[0]!.nulls, n, dense, pairBuf, from)
           : probeDense(denseKeys!, pk[0]!.nulls, n, dense, firstOnly, em.leftMatched, pairBuf, from, fromBuild)
         : probe(pk, ph, n, bk, bh, head, next, mask, nullSafe, firstOnly, em.leftMatched, pairBuf, from, fromBuild);
       pairBuf = pairs;
+      // A unique-key probe that matched every row from row 0 paired them in order.
+      const identity = uniqueProbe && from === 0 && pairs.count === n;
       for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
         const e = Math.min(pairs.count, s + BATCH_SIZE);
-        await em.flushPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e));
+        await em.flushPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e), identity && s === 0 && e === n);
       }
       from = pairs.nextRow;
       fromBuild = pairs.nextBuild;
