@@ -15,7 +15,7 @@ import { IoError, type Json } from '../io/errors.js';
 import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../io/formats.js';
 import { destinationHasFiles, localPath, readSources, writeDestination } from '../io/objects.js';
 import { decodeRow } from '../io/rows.js';
-import type { ReadOptions } from '../io/schema.js';
+import { delimiterOf, type ReadOptions } from '../io/schema.js';
 import type { TableId } from '../storage/api.js';
 import { convertJsonValue, ValueConversionError } from '../types/json-values.js';
 import { columnToRestField, restFieldToColumn, type Column, type RestField } from '../types/schema.js';
@@ -101,7 +101,7 @@ export async function exportData(s: Session, st: A.ExportDataStmt): Promise<Quer
   if (!formatName) throw sqlError('EXPORT DATA requires the option format', st.loc);
   const format = EXPORT_FORMATS[formatName];
   if (!format) throw sqlError(`Invalid value for option format: ${formatName}; supported formats are CSV, JSON, AVRO and PARQUET`, st.loc);
-  const fieldDelimiter = optString(opts, 'field_delimiter') ?? ',';
+  const fieldDelimiter = optString(opts, 'field_delimiter');
   if (format !== 'CSV' && (opts.has('field_delimiter') || opts.has('header'))) {
     throw sqlError(`Options header and field_delimiter are only valid for format CSV`, st.loc);
   }
@@ -120,7 +120,7 @@ export async function exportData(s: Session, st: A.ExportDataStmt): Promise<Quer
   const data = await io(
     encodeExport(fields, rows, {
       format,
-      fieldDelimiter: fieldDelimiter === '\\t' || fieldDelimiter.toLowerCase() === 'tab' ? '\t' : fieldDelimiter,
+      fieldDelimiter: delimiterOf(fieldDelimiter),
       header: optBool(opts, 'header') ?? false,
       compression: optString(opts, 'compression') ?? '',
       useAvroLogicalTypes: optBool(opts, 'use_avro_logical_types') ?? false,
@@ -157,6 +157,28 @@ async function tempTarget(s: Session, name: A.Path, loc: A.Loc): Promise<TableId
   return { ...ds, tableId: parts[0]! };
 }
 
+/**
+ * The REST metadata of a table LOAD DATA creates: OPTIONS (description,
+ * friendly_name, labels; other options kept under `options` as CREATE TABLE
+ * does) and CLUSTER BY. PARTITION BY does not change results and is not kept,
+ * as with CREATE TABLE.
+ */
+async function tableResource(s: Session, st: A.LoadDataStmt): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const other: Record<string, unknown> = {};
+  for (const o of st.options ?? []) {
+    const v = (await s.evalScalar(o.value)).value;
+    const name = o.name.toLowerCase();
+    if (name === 'description') out.description = v;
+    else if (name === 'friendly_name') out.friendlyName = v;
+    else if (name === 'labels') out.labels = Object.fromEntries(((v as Value[][] | null) ?? []).map((kv) => [String(kv[0]), String(kv[1])]));
+    else other[name] = typeof v === 'bigint' || v instanceof Decimal ? v.toString() : v;
+  }
+  if (Object.keys(other).length) out.options = other;
+  if (st.clusterBy?.length) out.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
+  return out;
+}
+
 function declaredColumns(defs: readonly A.ColumnDef[]): Column[] {
   const seen = new Set<string>();
   return defs.map((d) => {
@@ -173,7 +195,7 @@ function readOptions(opts: Map<string, Value>): ReadOptions {
   const skip = optInt(opts, 'skip_leading_rows');
   const quote = optString(opts, 'quote');
   return {
-    fieldDelimiter: delim === undefined ? ',' : delim === '\\t' || delim.toLowerCase() === 'tab' ? '\t' : delim,
+    fieldDelimiter: delimiterOf(delim),
     ...(quote !== undefined ? { quote } : {}),
     ...(skip !== undefined ? { skipLeadingRows: skip } : {}),
     nullMarkers: markers,
@@ -234,6 +256,7 @@ function checkCompatible(table: readonly Column[], declared: readonly Column[], 
 
 export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryResult> {
   if (st.withConnection) throw new QueryError('LOAD DATA WITH CONNECTION (BigLake and Omni sources) is not supported by the emulator', 'notImplemented', 501);
+  if (st.withPartitionColumns) throw new QueryError('LOAD DATA WITH PARTITION COLUMNS (hive-partitioned sources) is not supported by the emulator', 'notImplemented', 501);
   const opts = await evalOptions(s, st.fromFilesOptions, LOAD_OPTIONS, 'LOAD DATA FROM FILES');
   const formatName = optString(opts, 'format');
   if (!formatName) throw sqlError('LOAD DATA FROM FILES requires the option format', st.loc);
@@ -282,7 +305,7 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
         }),
       };
   if (!existing) {
-    await cat.createTable(id, columns, { temporary: st.temp });
+    await cat.createTable(id, columns, { temporary: st.temp, resource: await tableResource(s, st) });
     if (st.temp) s.tempTables.set(id.tableId, id);
     if (batch.length) await cat.appendRows(id, [aligned]);
   } else if (st.overwrite) {

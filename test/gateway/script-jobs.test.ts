@@ -154,6 +154,13 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     const table = await rest(url('/datasets/io/tables/t'));
     expect(table.body.schema.fields.map((f: any) => [f.name, f.type])).toEqual([['id', 'INTEGER'], ['s', 'STRING']]);
 
+    const clustered = await query(`LOAD DATA INTO io.c (id INT64, s STRING) CLUSTER BY s OPTIONS (description = 'from files') FROM FILES (format = 'CSV', uris = ['${uri}'], skip_leading_rows = 1)`);
+    expect(clustered.status).toBe(200);
+    const ct = (await rest(url('/datasets/io/tables/c'))).body;
+    expect(ct.clustering).toEqual({ fields: ['s'] });
+    expect(ct.description).toBe('from files');
+    expect(ct.numRows).toBe('2');
+
     const again = await query(`EXPORT DATA OPTIONS (uri = '${uri}', format = 'CSV') AS SELECT 1 AS id`);
     expect(again.status).toBe(400);
     expect(again.body.error.message).toContain('is not empty');
