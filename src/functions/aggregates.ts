@@ -873,6 +873,7 @@ function registerApprox(): void {
     let kind: string | null = null;
     for (const r of rows) {
       if (r[0] === null) continue;
+      if (isHllProto(r[0] as Uint8Array)) fail(`Invalid or incompatible sketch in ${fn}`);
       const sk = readSketch(r[0] as Uint8Array, fn);
       if (kind !== null && sk.kind !== kind) fail(`Invalid or incompatible sketch in ${fn}`);
       kind = sk.kind;
@@ -887,16 +888,304 @@ function registerApprox(): void {
       return rows.length === 0 || keys.size === 0 ? null : toSketch(keys, t);
     }));
   defineAggregate('HLL_COUNT.INIT', ['INT64', 'NUMERIC', 'BIGNUMERIC', 'STRING', 'BYTES'].map(initSig));
+  // Sketches in the reference's serialized HLL++ form (first non-NULL input decides) merge as such.
+  const firstSketch = (rows: Value[][]): Uint8Array | null => {
+    for (const r of rows) if (r[0] !== null) return r[0] as Uint8Array;
+    return null;
+  };
   defineAggregate('HLL_COUNT.MERGE', [
-    asig(['BYTES'], 'INT64', collect((rows) => BigInt(mergeInto(rows, 'HLL_COUNT.MERGE').keys.size))),
+    asig(['BYTES'], 'INT64', collect((rows) => {
+      const f = firstSketch(rows);
+      if (f !== null && isHllProto(f)) return hllProtoEstimate(mergeHllProtos(rows, 'HLL_COUNT.MERGE'));
+      return BigInt(mergeInto(rows, 'HLL_COUNT.MERGE').keys.size);
+    })),
   ]);
   defineAggregate('HLL_COUNT.MERGE_PARTIAL', [
     asig(['BYTES'], 'BYTES', collect((rows) => {
+      const f = firstSketch(rows);
+      if (f !== null && isHllProto(f)) return writeHllProto(mergeHllProtos(rows, 'HLL_COUNT.MERGE_PARTIAL'));
       const m = mergeInto(rows, 'HLL_COUNT.MERGE_PARTIAL');
       return m.kind === null ? null : toSketch(m.keys, m.kind);
     })),
   ]);
-  hllExtract = (b: Uint8Array) => BigInt(fromSketch(b, 'HLL_COUNT.EXTRACT').length);
+  hllExtract = (b: Uint8Array) => (isHllProto(b) ? hllProtoEstimate(readHllProto(b, 'HLL_COUNT.EXTRACT', 'Invalid sketch in HLL_COUNT.EXTRACT')) : BigInt(fromSketch(b, 'HLL_COUNT.EXTRACT').length));
+}
+
+// ---------------------------------------------------------------- HLL++ sketches in the reference's form
+//
+// The service serializes HLL_COUNT sketches as zetasketch AggregatorStateProto
+// bytes: 1 type (112 = HYPERLOGLOG_PLUS_UNIQUE), 2 num_values, 3
+// encoding_version (2), 4 value_type, and extension 112 holding 2 sparse_size,
+// 3 precision p, 4 sparse precision sp, 5 data (dense: one rho per 2^p
+// bucket) or 6 sparse_data (sorted sparse values, varint deltas). Such
+// sketches (from the real service) merge and extract here; sketches this
+// emulator's INIT writes keep their own exact form above, and the two never mix.
+
+interface HllProto {
+  numValues: bigint;
+  valueType: number;
+  p: number;
+  sp: number;
+  /** Sorted, deduplicated sparse values, or null in the dense form. */
+  sparse: number[] | null;
+  /** Dense buckets (rho per bucket), or null in the sparse form. */
+  data: Uint8Array | null;
+}
+
+const HLL_TYPE = 112;
+/** Bits of rho in a rho-encoded sparse value. */
+const RHO_BITS = 6;
+
+function readVarint(b: Uint8Array, pos: { i: number }): bigint {
+  let r = 0n;
+  let shift = 0n;
+  for (;;) {
+    if (pos.i >= b.length || shift > 63n) throw new Error('truncated varint');
+    const x = b[pos.i++]!;
+    r |= BigInt(x & 127) << shift;
+    if (x < 128) return r;
+    shift += 7n;
+  }
+}
+
+/** Walks protobuf fields: varints as bigint, length-delimited as bytes; false on anything malformed. */
+function protoFields(b: Uint8Array, f: (field: number, v: bigint | Uint8Array) => void): boolean {
+  const pos = { i: 0 };
+  try {
+    while (pos.i < b.length) {
+      const key = Number(readVarint(b, pos));
+      const field = key >>> 3;
+      const wire = key & 7;
+      if (wire === 0) f(field, readVarint(b, pos));
+      else if (wire === 2) {
+        const len = Number(readVarint(b, pos));
+        if (pos.i + len > b.length) return false;
+        f(field, b.subarray(pos.i, pos.i + len));
+        pos.i += len;
+      } else if (wire === 1) pos.i += 8;
+      else if (wire === 5) pos.i += 4;
+      else return false;
+    }
+    return pos.i === b.length;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether b starts like an AggregatorStateProto of HLL++ type (field 1 = 112). */
+function isHllProto(b: Uint8Array): boolean {
+  return b.length >= 2 && b[0] === 0x08 && b[1] === HLL_TYPE;
+}
+
+function readHllProto(b: Uint8Array, fn: string, message = `Invalid or incompatible sketch in ${fn}`): HllProto {
+  let type = -1;
+  let numValues = 0n;
+  let valueType = 0;
+  let state: Uint8Array | null = null;
+  const ok = protoFields(b, (field, v) => {
+    if (field === 1 && typeof v === 'bigint') type = Number(v);
+    else if (field === 2 && typeof v === 'bigint') numValues = BigInt.asIntN(64, v);
+    else if (field === 4 && typeof v === 'bigint') valueType = Number(v);
+    else if (field === HLL_TYPE && v instanceof Uint8Array) state = v;
+  });
+  if (!ok || type !== HLL_TYPE || state === null) fail(message);
+  let p = 0;
+  let sp = 0;
+  let data: Uint8Array | null = null;
+  let sparseBytes: Uint8Array | null = null;
+  const ok2 = protoFields(state, (field, v) => {
+    if (field === 3 && typeof v === 'bigint') p = Number(v);
+    else if (field === 4 && typeof v === 'bigint') sp = Number(v);
+    else if (field === 5 && v instanceof Uint8Array) data = v;
+    else if (field === 6 && v instanceof Uint8Array) sparseBytes = v;
+  });
+  if (!ok2 || p < 10 || p > 24 || (sparseBytes !== null && (sp < p || sp > 25))) fail(message);
+  let sparse: number[] | null = null;
+  if (data === null) {
+    sparse = [];
+    if (sparseBytes !== null) {
+      const sb: Uint8Array = sparseBytes;
+      const pos = { i: 0 };
+      let acc = 0;
+      try {
+        while (pos.i < sb.length) {
+          acc += Number(readVarint(sb, pos));
+          sparse.push(acc);
+        }
+      } catch {
+        fail(message);
+      }
+    }
+  } else if ((data as Uint8Array).length !== 1 << p) fail(message);
+  return { numValues, valueType, p, sp, sparse, data: data === null ? null : new Uint8Array(data) };
+}
+
+const rhoFlag = (p: number, sp: number): number => 2 ** Math.max(sp, p + RHO_BITS);
+
+/** A sparse value's bucket at precision p and its rho there. */
+function sparseBucket(v: number, p: number, sp: number): { index: number; rho: number } {
+  const flag = rhoFlag(p, sp);
+  if (v >= flag) {
+    const w = v - flag;
+    return { index: Math.floor(w / 2 ** RHO_BITS), rho: w % 2 ** RHO_BITS };
+  }
+  const extra = sp - p;
+  const rest = v % 2 ** extra;
+  // rest != 0 here (otherwise the value would be rho-encoded): rho = leading zeros of the extra bits + 1.
+  return { index: Math.floor(v / 2 ** extra), rho: extra - (32 - Math.clz32(rest)) + 1 };
+}
+
+/** Dense buckets at precision p (from either form, downgraded when the sketch's p is larger). */
+function denseOf(h: HllProto, p: number): Uint8Array {
+  const out = new Uint8Array(1 << p);
+  const put = (index: number, rho: number, fromP: number): void => {
+    let i = index;
+    let r = rho;
+    if (fromP > p) {
+      const drop = fromP - p;
+      const low = i % 2 ** drop;
+      i = Math.floor(i / 2 ** drop);
+      // The dropped index bits lead the hash suffix now.
+      r = low !== 0 ? drop - (32 - Math.clz32(low)) + 1 : drop + r;
+    }
+    if (r > out[i]!) out[i] = r;
+  };
+  if (h.data !== null) h.data.forEach((rho, i) => rho > 0 && put(i, rho, h.p));
+  else for (const v of h.sparse!) {
+    const b = sparseBucket(v, h.p, h.sp);
+    put(b.index, b.rho, h.p);
+  }
+  return out;
+}
+
+/** Union of sorted sparse values of one encoding: per sparse index the largest value (rho) stays. */
+function dedupeSparse(vals: number[], p: number, sp: number): number[] {
+  vals.sort((a, b) => a - b);
+  const flag = rhoFlag(p, sp);
+  const indexOf = (v: number): number => (v >= flag ? Math.floor((v - flag) / 2 ** RHO_BITS) * 2 ** (sp - p) : v);
+  const out: number[] = [];
+  for (const v of vals) {
+    if (out.length > 0 && indexOf(out[out.length - 1]!) === indexOf(v)) out[out.length - 1] = v;
+    else out.push(v);
+  }
+  return out;
+}
+
+function varintLength(x: number): number {
+  let n = 1;
+  while (x >= 128) {
+    x = Math.floor(x / 128);
+    n++;
+  }
+  return n;
+}
+
+function mergeHllProtos(rows: Value[][], fn: string): HllProto | null {
+  const hs: HllProto[] = [];
+  for (const r of rows) {
+    if (r[0] === null) continue;
+    const b = r[0] as Uint8Array;
+    if (!isHllProto(b)) fail(`Invalid or incompatible sketch in ${fn}`);
+    hs.push(readHllProto(b, fn));
+  }
+  if (hs.length === 0) return null;
+  let numValues = 0n;
+  let valueType = 0;
+  for (const h of hs) {
+    numValues += h.numValues;
+    if (h.valueType !== 0) {
+      if (valueType !== 0 && valueType !== h.valueType) fail(`Invalid or incompatible sketch in ${fn}`);
+      valueType = h.valueType;
+    }
+  }
+  const p = Math.min(...hs.map((h) => h.p));
+  const sp = Math.min(...hs.map((h) => h.sp || h.p));
+  if (hs.every((h) => h.sparse !== null && h.p === p && h.sp === sp)) {
+    const sparse = dedupeSparse(hs.flatMap((h) => h.sparse!), p, sp);
+    // The reference turns sparse data of 3/4 of the dense size or more into the dense form.
+    let bytes = 0;
+    let prev = 0;
+    for (const v of sparse) {
+      bytes += varintLength(v - prev);
+      prev = v;
+    }
+    if (bytes < 0.75 * (1 << p)) return { numValues, valueType, p, sp, sparse, data: null };
+  }
+  // Different precisions or a dense input: bucket-wise maximum at the smallest precision.
+  const data = new Uint8Array(1 << p);
+  for (const h of hs) {
+    const d = denseOf(h, p);
+    for (let i = 0; i < d.length; i++) if (d[i]! > data[i]!) data[i] = d[i]!;
+  }
+  return { numValues, valueType, p, sp, sparse: null, data };
+}
+
+/** Minimal protobuf writer (varint and length-delimited fields). */
+class ProtoWriter {
+  readonly bytes: number[] = [];
+  varint(x: bigint | number): void {
+    let v = BigInt.asUintN(64, BigInt(x));
+    while (v >= 128n) {
+      this.bytes.push(Number(v & 127n) | 128);
+      v >>= 7n;
+    }
+    this.bytes.push(Number(v));
+  }
+  intField(field: number, x: bigint | number): void {
+    this.varint(field << 3);
+    this.varint(x);
+  }
+  bytesField(field: number, b: ArrayLike<number>): void {
+    this.varint((field << 3) | 2);
+    this.varint(b.length);
+    for (let i = 0; i < b.length; i++) this.bytes.push(b[i]!);
+  }
+}
+
+function writeHllProto(h: HllProto | null): Uint8Array | null {
+  if (h === null) return null;
+  const state = new ProtoWriter();
+  if (h.sparse !== null && h.sparse.length > 0) state.intField(2, h.sparse.length);
+  state.intField(3, h.p);
+  state.intField(4, h.sp);
+  if (h.data !== null) state.bytesField(5, h.data);
+  else {
+    const deltas = new ProtoWriter();
+    let prev = 0;
+    for (const v of h.sparse!) {
+      deltas.varint(v - prev);
+      prev = v;
+    }
+    state.bytesField(6, deltas.bytes);
+  }
+  const w = new ProtoWriter();
+  w.intField(1, HLL_TYPE);
+  w.intField(2, h.numValues);
+  w.intField(3, 2);
+  // Sketches without a value type come back as value type 8, as the reference writes them.
+  w.intField(4, h.valueType || 8);
+  w.bytesField(HLL_TYPE, state.bytes);
+  return Uint8Array.from(w.bytes);
+}
+
+/** Cardinality estimate: linear counting over sparse buckets, else the HLL estimate (linear counting while small). */
+function hllProtoEstimate(h: HllProto | null): bigint {
+  if (h === null) return 0n;
+  if (h.sparse !== null) {
+    const buckets = 2 ** h.sp;
+    return BigInt(Math.round(buckets * Math.log(buckets / (buckets - h.sparse.length))));
+  }
+  const m = 1 << h.p;
+  let sum = 0;
+  let zeros = 0;
+  for (let i = 0; i < m; i++) {
+    const r = h.data![i]!;
+    sum += 2 ** -r;
+    if (r === 0) zeros++;
+  }
+  const alpha = 0.7213 / (1 + 1.079 / m);
+  const e = (alpha * m * m) / sum;
+  return BigInt(Math.round(zeros > 0 && e <= 2.5 * m ? m * Math.log(m / zeros) : e));
 }
 
 /** HLL_COUNT.EXTRACT (scalar) reads the sketch format defined above. */
