@@ -493,9 +493,10 @@ export function registerDatetime(): void {
       const zone = ctx.timeZone;
       const iv = v[1] as Interval;
       if (iv.months !== 0) fail('TIMESTAMP_BUCKET does not support intervals with MONTH or YEAR parts');
-      const civil = utcToCivil(v[0] as bigint, zone);
-      const origin = v.length > 2 ? utcToCivil(v[2] as bigint, zone) : DEFAULT_ORIGIN;
-      return civilToUtc(bucketCivil(civil, iv, origin), zone);
+      // Buckets are fixed lengths of absolute time (a day = 24 h) counted from the
+      // origin instant; the default origin is 1950-01-01 00:00 in the default time zone.
+      const origin = v.length > 2 ? (v[2] as bigint) : civilToUtc(DEFAULT_ORIGIN, zone);
+      return bucketCivil(v[0] as bigint, iv, origin);
     })),
   ];
   // Each name lists its own type first so that NULL arguments resolve to it.
