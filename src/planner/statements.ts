@@ -5,7 +5,7 @@ import type * as A from '../../grammar/ast.js';
 import { coerce, literal, originOf } from '../analyzer/expr.js';
 import { resolveExpr } from '../analyzer/expr.js';
 import { outputNames } from '../analyzer/index.js';
-import { tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
+import { constantValue, tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
 import { project, resolveFrom } from '../analyzer/query.js';
 import type { Expr, Rel } from '../analyzer/resolved.js';
 import { Scope, colRef } from '../analyzer/scope.js';
@@ -154,7 +154,14 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     if (!info) throw tableNotFound(s.analyzer(), src);
     columns = info.columns.slice();
     if (st.copy || st.clone) {
-      const rel: Rel = { kind: 'scan', table: src, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c, i) => ({ id: i + 1, name: c.name, type: c.type })) };
+      // CLONE ... FOR SYSTEM_TIME AS OF: the source as of that instant (the catalog's table history).
+      let asOfMs: number | undefined;
+      if (st.clone?.systemTime) {
+        const v = constantValue(resolveExpr(s.analyzer(), st.clone.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' }));
+        if (typeof v !== 'bigint') throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', st.clone.systemTime.loc);
+        asOfMs = Number(v / 1000n);
+      }
+      const rel: Rel = { kind: 'scan', table: src, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c, i) => ({ id: i + 1, name: c.name, type: c.type })), ...(asOfMs !== undefined ? { asOfMs } : {}) };
       rows = await s.run(rel);
     }
   } else if (st.asQuery) {
