@@ -3,18 +3,52 @@
 // closed model of the service: a polygon covers its boundary, a polyline
 // covers its vertices.
 import { s2 } from 's2js';
-import { angleBetween, arcCentroid, crossing, CROSS, ON_EDGE, segmentDistance } from './sphere.js';
+import { angleBetween, arcCentroid, findCrossing, ON_EDGE, segmentDistance } from './sphere.js';
 import { fromS2, loopOf, R, s2p, sameLL, type Geo, type LngLat, type Poly } from './model.js';
 
 
 type Edge = readonly [s2.Point, s2.Point];
-const lineEdges = (l: readonly LngLat[]): Edge[] => l.slice(1).map((v, i) => [s2p(l[i]!), s2p(v)] as const);
+const lineEdgeCache = new WeakMap<readonly LngLat[], Edge[]>();
+function lineEdges(l: readonly LngLat[]): Edge[] {
+  let es = lineEdgeCache.get(l);
+  if (!es) {
+    es = l.slice(1).map((v, i) => [s2p(l[i]!), s2p(v)] as const);
+    lineEdgeCache.set(l, es);
+  }
+  return es;
+}
 const ringEdges = (r: readonly LngLat[]): Edge[] => r.map((v, i) => [s2p(v), s2p(r[(i + 1) % r.length]!)] as const);
-const polyEdges = (p: Poly): Edge[] => p.flatMap(ringEdges);
+const polyEdgeCache = new WeakMap<Poly, Edge[]>();
+function polyEdges(p: Poly): Edge[] {
+  let es = polyEdgeCache.get(p);
+  if (!es) {
+    es = p.flatMap(ringEdges);
+    polyEdgeCache.set(p, es);
+  }
+  return es;
+}
 const allEdges = (g: Geo): Edge[] => [...g.lines.flatMap(lineEdges), ...g.polys.flatMap(polyEdges)];
 
 const distToEdge = (p: s2.Point, e: Edge): number => segmentDistance(p, e[0], e[1]);
-const onEdge = (p: s2.Point, e: Edge): boolean => distToEdge(p, e) < ON_EDGE;
+/** Per edge: the unit midpoint and the cosine of a cap radius (half length + tolerance) that holds the whole edge. */
+const capCache = new WeakMap<Edge, [number, number, number, number]>();
+function edgeCap(e: Edge): [number, number, number, number] {
+  let c = capCache.get(e);
+  if (!c) {
+    const m = e[0].vector.add(e[1].vector);
+    const n = m.norm();
+    const half = angleBetween(e[0].vector, e[1].vector) / 2;
+    c = n === 0 ? [0, 0, 0, -2] : [m.x / n, m.y / n, m.z / n, Math.cos(Math.min(Math.PI, half + 1e-9))];
+    capCache.set(e, c);
+  }
+  return c;
+}
+/** On the edge (within ON_EDGE); points outside the edge's cap are rejected with one dot product. */
+function onEdge(p: s2.Point, e: Edge): boolean {
+  const c = edgeCap(e);
+  if (p.x * c[0] + p.y * c[1] + p.z * c[2] < c[3]) return false;
+  return distToEdge(p, e) < ON_EDGE;
+}
 
 // ---------------------------------------------------------------- lengths and areas
 
@@ -75,10 +109,7 @@ const midpoint = (e: Edge): s2.Point => s2.Point.fromVector(e[0].vector.add(e[1]
 
 // ---------------------------------------------------------------- predicates
 
-function edgesCrossProperly(a: Edge[], b: Edge[]): boolean {
-  for (const e of a) for (const f of b) if (crossing(e[0], e[1], f[0], f[1]) === CROSS) return true;
-  return false;
-}
+const edgesCrossProperly = (a: Edge[], b: Edge[]): boolean => a.length > 0 && b.length > 0 && findCrossing(a, b) !== null;
 
 const vertexPoints = (g: Geo): s2.Point[] => [...g.points, ...g.lines.flat(), ...g.polys.flat(2)].map(s2p);
 

@@ -5,7 +5,7 @@
 import { s2 } from 's2js';
 import { Geography, type Value } from '../../types/values.js';
 import { fail } from '../vec.js';
-import { crossing, CROSS } from './sphere.js';
+import { findCrossing } from './sphere.js';
 
 /** Mean Earth radius BigQuery uses for lengths, distances and areas. */
 export const R = 6371008.8;
@@ -117,12 +117,10 @@ export function makeRing(vs: LngLat[], autoClose = false): Ring {
   if (distinct < 3) geoFail(`Invalid polygon loop: Polygon loop should have at least 3 unique vertices, but only had ${distinct}`);
   const pts = d.map(s2p);
   const n = pts.length;
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 2; j < n; j++) {
-      if (i === 0 && j === n - 1) continue;
-      if (crossing(pts[i]!, pts[(i + 1) % n]!, pts[j]!, pts[(j + 1) % n]!) === CROSS) geoFail(`Invalid polygon loop: Edge ${i} crosses edge ${j}`);
-    }
-  }
+  const edges = pts.map((p, i) => [p, pts[(i + 1) % n]!] as const);
+  // Adjacent edges share a vertex and do not count.
+  const hit = findCrossing(edges, null, (i, j) => j === i + 1 || (i === 0 && j === n - 1));
+  if (hit) geoFail(`Invalid polygon loop: Edge ${hit[0]} crosses edge ${hit[1]}`);
   for (let i = 0; i < n; i++) {
     const a = pts[i]!;
     const b = pts[(i + 1) % n]!;

@@ -78,3 +78,55 @@ export function geodesicAt(a: s2.Point, b: s2.Point, t: number): s2.Point {
   const d = dir.normalize();
   return s2.Point.fromVector(av.mul(Math.cos(t * angle)).add(d.mul(Math.sin(t * angle))).normalize());
 }
+
+interface Boxed {
+  e: readonly [s2.Point, s2.Point];
+  set: 0 | 1;
+  idx: number;
+  lo: [number, number, number];
+  hi: [number, number, number];
+}
+
+const boxCache = new WeakMap<object, [[number, number, number], [number, number, number]]>();
+/** Axis-aligned xyz box of a geodesic arc: its endpoints' box grown by the sagitta 1 - cos(theta / 2) (cached per edge). */
+function box(e: readonly [s2.Point, s2.Point], set: 0 | 1, idx: number): Boxed {
+  let lh = boxCache.get(e);
+  if (!lh) {
+    const [a, b] = [e[0].vector, e[1].vector];
+    const s = 1 - Math.cos(angleBetween(a, b) / 2) + 1e-15;
+    lh = [
+      [Math.min(a.x, b.x) - s, Math.min(a.y, b.y) - s, Math.min(a.z, b.z) - s],
+      [Math.max(a.x, b.x) + s, Math.max(a.y, b.y) + s, Math.max(a.z, b.z) + s],
+    ];
+    boxCache.set(e, lh);
+  }
+  return { e, set, idx, lo: lh[0], hi: lh[1] };
+}
+
+/**
+ * Finds a pair of edges that cross at a point interior to both (sweep and
+ * prune on xyz boxes, so large rings are not compared pairwise). With `b`, only
+ * pairs with one edge from each list count; without, pairs within `a` that
+ * `skip` does not exclude (adjacent edges of a ring).
+ */
+export function findCrossing(
+  a: readonly (readonly [s2.Point, s2.Point])[],
+  b: readonly (readonly [s2.Point, s2.Point])[] | null,
+  skip: (i: number, j: number) => boolean = () => false,
+): [number, number] | null {
+  const all = [...a.map((e, i) => box(e, 0, i)), ...(b ?? []).map((e, i) => box(e, 1, i))];
+  all.sort((p, q) => p.lo[0] - q.lo[0]);
+  for (let i = 0; i < all.length; i++) {
+    const p = all[i]!;
+    for (let j = i + 1; j < all.length; j++) {
+      const q = all[j]!;
+      if (q.lo[0] > p.hi[0]) break;
+      if (b ? p.set === q.set : skip(Math.min(p.idx, q.idx), Math.max(p.idx, q.idx))) continue;
+      if (q.lo[1] > p.hi[1] || p.lo[1] > q.hi[1] || q.lo[2] > p.hi[2] || p.lo[2] > q.hi[2]) continue;
+      if (crossing(p.e[0], p.e[1], q.e[0], q.e[1]) !== CROSS) continue;
+      if (!b) return [Math.min(p.idx, q.idx), Math.max(p.idx, q.idx)];
+      return p.set === 0 ? [p.idx, q.idx] : [q.idx, p.idx];
+    }
+  }
+  return null;
+}
