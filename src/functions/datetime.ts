@@ -286,10 +286,13 @@ export function registerDatetime(): void {
     sig(['TIMESTAMP', opt('STRING')], 'DATE', rowKernel(T.DATE, (v, ctx) => tsToCivil(v[0] as bigint, zoneOf(v, 1, ctx))[0])),
     sig(['DATETIME'], 'DATE', rowKernel(T.DATE, (v) => splitMicros(v[0] as bigint)[0])),
     sig(['DATE'], 'DATE', rowKernel(T.DATE, (v) => v[0]!)),
-    sig(['STRING'], 'DATE', rowKernel(T.DATE, (v) => {
-      // DATE('2020-09-01 12:34:56-08') takes the written date of a timestamp string.
+    sig(['STRING'], 'DATE', rowKernel(T.DATE, (v, ctx) => {
+      // A date or zone-less datetime string gives its written date; a string with a
+      // time zone is a TIMESTAMP, whose date is taken in the default time zone.
       const s = v[0] as string;
-      const d = parseDateString(s) ?? datePartOf(s);
+      const dt = parseDatetimeString(s);
+      const ts = dt === undefined ? parseTimestampString(s, ctx.timeZone) : undefined;
+      const d = parseDateString(s) ?? (dt !== undefined ? splitMicros(dt)[0] : ts !== undefined ? tsToCivil(ts, ctx.timeZone)[0] : datePartOf(s));
       if (d === undefined) fail(`Invalid date: '${s}'`);
       return d;
     })),
