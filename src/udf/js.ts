@@ -10,9 +10,9 @@ import type { Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
 import { fromJs, toJs, type Realm } from './types.js';
 
-/** CPU budget of one batch of calls (BQEMU_UDF_TIMEOUT_MS overrides it). */
+/** CPU budget of one batch of calls (WAREHOUSE_UDF_TIMEOUT_MS overrides it). */
 export function udfTimeoutMs(): number {
-  const v = Number(process.env['BQEMU_UDF_TIMEOUT_MS']);
+  const v = Number(process.env['WAREHOUSE_UDF_TIMEOUT_MS']);
   return Number.isFinite(v) && v > 0 ? v : 5_000;
 }
 

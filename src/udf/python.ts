@@ -104,7 +104,7 @@ let python: string | null | undefined;
 /** The python3 executable, or null when the machine has none (checked once). */
 export function pythonPath(): string | null {
   if (python !== undefined) return python;
-  const cmd = process.env['BQEMU_PYTHON'] || 'python3';
+  const cmd = process.env['WAREHOUSE_PYTHON'] || 'python3';
   try {
     execFileSync(cmd, ['-c', 'import sys; assert sys.version_info >= (3, 8)'], { stdio: 'ignore', timeout: 10_000 });
     python = cmd;
