@@ -292,7 +292,8 @@ function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, result
   if (r.ddlOperationPerformed) j.ddlOperationPerformed = r.ddlOperationPerformed;
   if (r.ddlTargetTable) j.ddlTargetTable = r.ddlTargetTable;
   if (r.statistics) j.statistics = r.statistics;
-  if (r.columns) {
+  if (r.columns && c.rowsDropped) j.schema = { fields: r.columns.map((col: ResultColumn) => columnToRestField(col.name, col.type)) };
+  else if (r.columns) {
     const total = r.batches.reduce((n, b) => n + b.length, 0);
     const ref = { projectId: a.projectId, datasetId: ResultStore.datasetFor(a.projectId), tableId: 'anon' + jobId.replace(/[^A-Za-z0-9_]/g, '_') };
     results.put({ ...ref, columns: r.columns, batches: r.batches, rowCount: total, etag: `"${Date.now().toString(36)}"` });
@@ -321,15 +322,24 @@ function failedScript(e: QueryError, kids: readonly ScriptChild[], a: ExecuteQue
     ddlTargetTable: EMPTY_REF,
     ddlTargetRoutineJson: '',
     totalBytesProcessed: 0,
-    statisticsJson: JSON.stringify({ childJobs: kids.map((c, i) => childSummary(c, i, a, results)) }),
+    statisticsJson: JSON.stringify(childJobs(kids, a, results)),
     errorJson: JSON.stringify({ code: e.httpCode, status: statusWord(e.httpCode), reason: e.reason, message: e.message }),
   };
+}
+
+/** Child jobs a script reports: the newest; a million-iteration loop must not make a reply of a million summaries. */
+const MAX_CHILD_JOBS = 1000;
+
+/** The newest MAX_CHILD_JOBS children as summaries (ids keep their index) and the total count. */
+function childJobs(kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore): Record<string, unknown> {
+  const from = Math.max(0, kids.length - MAX_CHILD_JOBS);
+  return { numChildJobs: String(kids.length), childJobs: kids.slice(from).map((c, k) => childSummary(c, from + k, a, results)) };
 }
 
 /** `statistics_json`: script child-job summaries and any extra statistics the pipeline attaches. */
 function statisticsOf(result: QueryResult, a: ExecuteQueryArgs, results: ResultStore): string {
   const extra = result as WithStatistics & { scriptChildren?: readonly ScriptChild[] };
   const out: Record<string, unknown> = { ...(extra.statistics ?? {}) };
-  if (extra.scriptChildren) out.childJobs = extra.scriptChildren.map((c, i) => childSummary(c, i, a, results));
+  if (extra.scriptChildren) Object.assign(out, childJobs(extra.scriptChildren, a, results));
   return Object.keys(out).length > 0 ? JSON.stringify(out) : '';
 }

@@ -34,7 +34,12 @@ export interface ScriptChild {
   readonly end: number;
   readonly result?: QueryResult;
   readonly error?: QueryError;
+  /** Older than the newest MAX_CHILD_ROWS children: its rows were let go. */
+  readonly rowsDropped?: boolean;
 }
+
+/** Script children whose rows are kept (the newest): a long loop must not hold every SELECT's batches. */
+const MAX_CHILD_ROWS = 100;
 
 /** The error of a script that failed after running statements, with their child jobs. */
 export type ScriptFailure = QueryError & { scriptChildren?: readonly ScriptChild[] };
@@ -389,7 +394,12 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
   }
   if (r) {
     state.last = r;
-    state.children?.push({ start: st.start, end: st.end, result: r });
+    const kids = state.children;
+    if (kids) {
+      kids.push({ start: st.start, end: st.end, result: r });
+      const old = kids[kids.length - 1 - MAX_CHILD_ROWS];
+      if (old?.result?.batches.length) kids[kids.length - 1 - MAX_CHILD_ROWS] = { ...old, result: { ...old.result, batches: [] }, rowsDropped: true };
+    }
   }
 }
 

@@ -118,6 +118,21 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     expect(second.statistics.scriptStatistics.stackFrames[0]).toMatchObject({ startLine: 2, startColumn: 1 });
   });
 
+  it('a long loop reports every child in numChildJobs but registers the newest 1000, rows for the newest 100', async () => {
+    const q = await query('DECLARE i INT64 DEFAULT 0;\nWHILE i < 1005 DO\n  SET i = i + 1;\n  SELECT i AS n;\nEND WHILE;');
+    expect(q.status).toBe(200);
+    expect(q.body.rows).toEqual([{ f: [{ v: '1005' }] }]);
+    const parentId: string = q.body.jobReference.jobId;
+    expect((await rest(url(`/jobs/${parentId}`))).body.statistics.numChildJobs).toBe('1005');
+    expect((await rest(url(`/jobs/script_job_${parentId}_4`))).status).toBe(404);
+    const oldest = await rest(url(`/jobs/script_job_${parentId}_5`));
+    expect(oldest.body.configuration.query.query).toBe('SELECT i AS n');
+    const newest = await rest(url(`/queries/script_job_${parentId}_1004`));
+    expect(newest.body.rows).toEqual([{ f: [{ v: '1005' }] }]);
+    const page = await rest(url(`/jobs?parentJobId=${parentId}&maxResults=1000`));
+    expect(page.body.jobs).toHaveLength(1000);
+  });
+
   it('Node client: getJobs({parentJobId}) lists the script children', async () => {
     const bq = new BigQuery({ projectId: 'sj', apiEndpoint: emu.url, authClient: fakeAuth() });
     const [job] = await bq.createQueryJob({ query: 'DECLARE n INT64 DEFAULT 2;\nSELECT n * 10 AS v;\nSELECT n + 1 AS w;' });
