@@ -10,6 +10,8 @@ import { Storage } from '../storage/store.js';
 import { engineHandlers, findProto, loadEngineService, toServiceError, tuneServer } from './service.js';
 import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
+import { EngineCatalog } from './catalog.js';
+import { executeQuery } from './query.js';
 
 interface Flags {
   grpcPort: number;
@@ -147,6 +149,36 @@ function addStorageServices(server: grpc.Server, storage: Storage): void {
   server.addService(defs['BigQueryWrite']!, lazyHandlers(defs['BigQueryWrite']!, write));
 }
 
+/** Run once at start, in process: loads the SQL pipeline and compiles its common path. */
+const WARM_UP_QUERY = 'SELECT 1';
+const WARM_UP_ROUNDS = 5;
+
+/**
+ * The first query of a fresh engine used to pay for loading the SQL pipeline
+ * (0.3-2 s on a busy 2-core machine). A tiny query run right after start
+ * moves that cost out of the first client query; it goes through
+ * executeQuery with a private catalog view and result store, so nothing is
+ * stored and no job exists. (Larger warm-up shapes were measured: each
+ * operator they compile stays resident, ~5 MB for a GROUP BY.)
+ */
+async function warmUp(storage: Storage): Promise<void> {
+  try {
+    const catalog = new EngineCatalog(storage);
+    const results = new ResultStore();
+    const signal = new AbortController().signal;
+    for (let i = 0; i < WARM_UP_ROUNDS; i++) {
+      await executeQuery(storage, catalog, results, {
+        projectId: '_warm_up', jobId: `warm_up_${i}`, query: WARM_UP_QUERY, dryRun: false, maxResults: 100,
+        wire: { timestampFormat: 'RFC3339', stringScalars: true }, signal,
+      });
+      // Client calls that arrive meanwhile go first.
+      await new Promise((r) => setImmediate(r));
+    }
+  } catch (e) {
+    console.error('engine: warm-up query failed (queries still work):', e);
+  }
+}
+
 async function main(): Promise<void> {
   let flags: Flags;
   try {
@@ -175,6 +207,7 @@ async function main(): Promise<void> {
     process.exit(4);
   });
   console.log(`engine serving on ${port}`);
+  void warmUp(storage);
 
   let stopping = false;
   const stop = (signal: string): void => {

@@ -2,6 +2,7 @@
 // the engine, apply seeds, and only then accept public HTTP traffic.
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 //
 // Start-up order is tuned for time to healthy: only light modules are loaded
 // statically (CLI, data dir, supervisor); the engine is spawned before gRPC,
@@ -131,6 +132,12 @@ async function run(config: GatewayConfig): Promise<void> {
 }
 
 function main(): void {
+  // Keep the young generation at its initial 2 x 1 MB: module loading at
+  // start-up would grow it to 2 x 8 MB, and it stays resident (~14 MB of the
+  // idle gateway). The gateway's live set is small and insertAll rows pass
+  // through unparsed, so the small young generation costs it nothing measurable.
+  // (A run-time flag: `node dist/gateway.js` takes no V8 options.)
+  setFlagsFromString('--semi-space-growth-factor=1');
   let config: GatewayConfig;
   try {
     config = parseCli(process.argv.slice(2));
