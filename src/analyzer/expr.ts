@@ -783,7 +783,7 @@ const CONDITIONALS = new Set(['IF', 'IFNULL', 'NULLIF', 'COALESCE']);
 const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK', 'PERCENT_RANK', 'CUME_DIST', 'NTILE']);
 const NAVIGATION = new Set(['LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE', 'PERCENTILE_CONT', 'PERCENTILE_DISC']);
 
-function resolveArgs(an: Analyzer, args: readonly A.Expr[], ctx: ExprCtx): { exprs: Expr[]; names: (string | undefined)[] } {
+function resolveArgs(an: Analyzer, args: readonly A.Expr[], ctx: ExprCtx, fnName?: string): { exprs: Expr[]; names: (string | undefined)[] } {
   const exprs: Expr[] = [];
   const names: (string | undefined)[] = [];
   for (const a of args) {
@@ -791,7 +791,8 @@ function resolveArgs(an: Analyzer, args: readonly A.Expr[], ctx: ExprCtx): { exp
       exprs.push(resolveExpr(an, a.value, ctx));
       names.push(a.name);
     } else if (a.kind === 'LambdaExpr') {
-      exprs.push(resolveLambda(an, a, ctx, exprs[0]));
+      // APPLY(value, x -> ...) binds x to the value itself; the ARRAY_* lambdas to an element.
+      exprs.push(resolveLambda(an, a, ctx, exprs[0], fnName === 'APPLY'));
       names.push(undefined);
     } else {
       exprs.push(resolveExpr(an, a, ctx));
@@ -801,8 +802,8 @@ function resolveArgs(an: Analyzer, args: readonly A.Expr[], ctx: ExprCtx): { exp
   return { exprs, names };
 }
 
-function resolveLambda(an: Analyzer, n: A.LambdaExpr, ctx: ExprCtx, arrayArg: Expr | undefined): Expr {
-  const elType = arrayArg?.type.kind === 'ARRAY' ? arrayArg.type.element : T.INT64;
+function resolveLambda(an: Analyzer, n: A.LambdaExpr, ctx: ExprCtx, arrayArg: Expr | undefined, wholeValue = false): Expr {
+  const elType = wholeValue && arrayArg ? arrayArg.type : arrayArg?.type.kind === 'ARRAY' ? arrayArg.type.element : T.INT64;
   const params = n.params.map((p, i) => an.newColumn(p, i === 0 ? elType : T.INT64));
   const m = new Map(ctx.lambdaParams ?? []);
   for (const p of params) m.set(p.name.toLowerCase(), p);
@@ -837,7 +838,7 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
     const { exprs, names } = resolveArgs(an, args, ctx);
     return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
   }
-  const { exprs, names } = resolveArgs(an, n.args, ctx);
+  const { exprs, names } = resolveArgs(an, n.args, ctx, def.name);
   return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
 }
 
