@@ -182,6 +182,22 @@ describe('aggregate', () => {
     expect(row![2]).toEqual([6n]);
     expect(row![3]).toBe(2n);
   });
+  it('COUNT(DISTINCT) over several batches: global (keyed by the argument) and grouped', async () => {
+    const dk = col('dk', T.INT64);
+    const dg = col('dg', T.INT64);
+    // 10,000 rows: k = i % 1000 (every 7th NULL), g = i % 3; a late key outside the first range.
+    const rows: Value[][] = Array.from({ length: 10_000 }, (_, i) => [i % 7 === 0 ? null : BigInt(i % 1000), BigInt(i % 3)]);
+    rows.push([5_000_000n, 0n]);
+    cat.addRows(TABLE('dist'), [{ name: 'dk', type: T.INT64 }, { name: 'dg', type: T.INT64 }], rows);
+    const cnt = col('cnt', T.INT64);
+    const want = (pred: (r: Value[]) => boolean): bigint => BigInt(new Set(rows.filter((r) => r[0] !== null && pred(r)).map((r) => r[0])).size);
+    const global: Rel = { kind: 'aggregate', input: scan('dist', [dk, dg]), columns: [cnt], groupBy: [], aggregates: [agg(cnt, 'COUNT', AGG.count(), [ref(dk)], { distinct: true })] };
+    expect(await run(global)).toEqual([[want(() => true)]]);
+    const g2 = col('g2', T.INT64);
+    const grouped: Rel = { kind: 'aggregate', input: scan('dist', [dk, dg]), columns: [g2, cnt], groupBy: [{ column: g2, expr: ref(dg) }], aggregates: [agg(cnt, 'COUNT', AGG.count(), [ref(dk)], { distinct: true })] };
+    const got = (await run(grouped)).sort((a, b) => Number((a[0] as bigint) - (b[0] as bigint)));
+    expect(got).toEqual([0n, 1n, 2n].map((g) => [g, want((r) => r[1] === g)]));
+  });
   it('grouping sets (ROLLUP) with GROUPING()', async () => {
     const gg = col('gg', T.INT64);
     const rel: Rel = {

@@ -31,9 +31,13 @@ class AggState {
   private bHaving: ColumnBuffer | null = null;
   private seen: GroupTable | null = null;
 
+  /** The DISTINCT table is keyed by the arguments alone (a global aggregate: every row is group 0). */
+  private readonly seenByArgs: boolean;
+
   constructor(
     readonly call: AggregateCall,
     ctx: ExecContext,
+    globalOnly = false,
   ) {
     this.acc = call.fn.create(ctx.eval, {
       distinct: call.distinct,
@@ -44,7 +48,10 @@ class AggState {
     const needsAllRows = call.orderBy.length > 0 || call.limit !== undefined || call.having !== undefined;
     this.buffered = needsAllRows;
     // Plain DISTINCT dedupes (group, args) as rows stream by: only first occurrences reach the accumulator.
-    if (call.distinct && !needsAllRows) this.seen = new GroupTable([T.INT64, ...call.args.map((a) => a.type)], 1024);
+    // Without GROUP BY the group key adds nothing: keyed by the arguments alone, a
+    // single integer argument gets the table's direct-indexed mode (COUNT(DISTINCT id)).
+    this.seenByArgs = globalOnly && call.args.length > 0;
+    if (call.distinct && !needsAllRows) this.seen = new GroupTable(this.seenByArgs ? call.args.map((a) => a.type) : [T.INT64, ...call.args.map((a) => a.type)], 1024);
     if (this.buffered) {
       this.bArgs = call.args.map((a) => new ColumnBuffer(a.type));
       this.bOrder = call.orderBy.map((k) => new ColumnBuffer(k.expr.type));
@@ -86,10 +93,13 @@ class AggState {
       a = args.map((v) => takeVector(v, sel!, count));
     }
     if (this.seen) {
-      const gv: Vector = { type: T.INT64, length: count, data: Float64Array.from(g.subarray(0, count)), nulls: null };
       const ids = new Int32Array(count);
       const before = this.seen.size;
-      this.seen.findOrInsert([gv, ...a], count, ids);
+      if (this.seenByArgs) this.seen.findOrInsert(a, count, ids);
+      else {
+        const gv: Vector = { type: T.INT64, length: count, data: Float64Array.from(g.subarray(0, count)), nulls: null };
+        this.seen.findOrInsert([gv, ...a], count, ids);
+      }
       const keep = new Int32Array(count);
       let c = 0;
       let next = before;
@@ -218,9 +228,9 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
   const sets = rel.groupingSets ?? [allKeys];
   const multi = rel.groupingSets !== undefined;
   const table = new GroupTable(multi ? [...keyTypes, T.INT64] : keyTypes, 1024);
-  const aggs = rel.aggregates.map((a) => new AggState(a, ctx));
-  let groups = new Int32Array(BATCH_SIZE);
   const globalOnly = !multi && keyTypes.length === 0;
+  const aggs = rel.aggregates.map((a) => new AggState(a, ctx, globalOnly));
+  let groups = new Int32Array(BATCH_SIZE);
 
   const keyColumns = (keyVecs: readonly Vector[], setIndex: number, n: number): Vector[] => {
     const set = sets[setIndex]!;
