@@ -294,10 +294,11 @@ export interface WindowRel extends RelBase {
   readonly calls: readonly WindowCall[];
   /**
    * Set by the planner (rules/window-topn.ts) when a filter above keeps only
-   * ROW_NUMBER <= partitionLimit: every call is then ROW_NUMBER/RANK/DENSE_RANK
-   * over one spec, and the operator may drop each partition's later rows.
+   * rows whose `fn` value is <= `limit`: every call is then
+   * ROW_NUMBER/RANK/DENSE_RANK over one spec, and the operator may drop each
+   * partition's later rows.
    */
-  readonly partitionLimit?: number;
+  readonly partitionLimit?: { readonly fn: 'ROW_NUMBER' | 'RANK' | 'DENSE_RANK'; readonly limit: number };
 }
 
 /** Inputs already project to the output column order/types (the analyzer inserts casts). */

@@ -1,8 +1,8 @@
-// Per-partition top-N: a filter `rn <= k` (also `rn < k`, `rn = 1`, and the
-// mirrored `k >= rn`) over a Window whose `rn` is ROW_NUMBER() marks the
-// Window with partitionLimit = k, so the operator keeps only each partition's
-// first k rows in window order instead of numbering every row. The filter
-// stays: the operator's pruning only drops rows the filter would drop.
+// Per-partition top-N: a filter `rn <= k` (also `rn < k`, `rn = k`, and the
+// mirrored `k >= rn`) over a Window whose `rn` is ROW_NUMBER(), RANK() or
+// DENSE_RANK() marks the Window with partitionLimit = {fn, k}, so the operator
+// keeps only the rows of each partition that can pass instead of numbering
+// every row. The filter stays: the pruning only drops rows it would drop.
 //
 // Only when every call of the Window is ROW_NUMBER/RANK/DENSE_RANK over the
 // same PARTITION BY / ORDER BY: those values depend only on a row and the rows
@@ -36,7 +36,7 @@ function specKey(c: WindowCall): string | null {
   return parts.join(',');
 }
 
-/** The largest ROW_NUMBER a conjunct admits when it bounds column `id` from above by an INT64 literal, else null. */
+/** The largest value a conjunct admits when it bounds column `id` from above by an INT64 literal, else null. */
 function bound(p: Expr, id: number): number | null {
   if (p.kind !== 'call' || p.args.length !== 2) return null;
   const [a, b] = p.args as [Expr, Expr];
@@ -61,12 +61,16 @@ function bound(p: Expr, id: number): number | null {
     case '$less':
       return cap(k - 1n);
     case '$equal':
-      // rn = 1 keeps the first row; rn = 5 needs rows 1..5 to number it.
+      // rn = 5 needs the rows numbered 1..5 before it.
       return cap(k);
     default:
       return null;
   }
 }
+
+type Numbering = 'ROW_NUMBER' | 'RANK' | 'DENSE_RANK';
+/** For one bound k, ROW_NUMBER <= k keeps the fewest rows, DENSE_RANK <= k the most. */
+const TIGHTNESS: Record<Numbering, number> = { ROW_NUMBER: 0, RANK: 1, DENSE_RANK: 2 };
 
 export function windowTopN(rel: Rel): Rel {
   if (rel.kind !== 'filter' || rel.input.kind !== 'window') return rel;
@@ -74,14 +78,19 @@ export function windowTopN(rel: Rel): Rel {
   if (win.calls.length === 0 || win.calls.some((c) => !NUMBERING.has(c.name.toUpperCase()) || c.aggregate !== undefined)) return rel;
   const spec = specKey(win.calls[0]!);
   if (spec === null || win.calls.some((c) => specKey(c) !== spec)) return rel;
-  let limit: number | null = null;
+  // RANK/DENSE_RANK without ORDER BY are rejected by the analyzer; all rows would be peers anyway.
+  let best: { fn: Numbering; limit: number } | null = null;
   for (const p of conjuncts(rel.predicate)) {
     for (const c of win.calls) {
-      if (c.name.toUpperCase() !== 'ROW_NUMBER') continue;
+      const fn = c.name.toUpperCase() as Numbering;
+      if (fn !== 'ROW_NUMBER' && c.orderBy.length === 0) continue;
       const b = bound(p, c.column.id);
-      if (b !== null && (limit === null || b < limit)) limit = b;
+      if (b === null) continue;
+      if (best === null || b < best.limit || (b === best.limit && TIGHTNESS[fn] < TIGHTNESS[best.fn])) best = { fn, limit: b };
     }
   }
-  if (limit === null || (win.partitionLimit !== undefined && win.partitionLimit <= limit)) return rel;
-  return { ...rel, input: { ...win, partitionLimit: limit } };
+  if (best === null) return rel;
+  const cur = win.partitionLimit;
+  if (cur !== undefined && cur.limit <= best.limit && TIGHTNESS[cur.fn] <= TIGHTNESS[best.fn]) return rel;
+  return { ...rel, input: { ...win, partitionLimit: best } };
 }

@@ -19,19 +19,23 @@ type Layout = ReadonlyMap<number, number>;
 const MAX_LIMIT = 1024;
 
 /**
- * The window's input reduced to the rows that can be among the first `limit`
- * of their partition (in input order). One pass over the streamed batches
- * when the window has at most one partition key (typed integers of modest
- * range) and one typed order key without NULLs/NaN: no concatenation of the
- * input, no id array. Anything else falls back to the materialized input and
- * topRowsPerPartition.
+ * The window's input reduced to the rows that can pass the filter the planner
+ * saw (rel.partitionLimit: ROW_NUMBER/RANK/DENSE_RANK <= limit), in input
+ * order. One pass over the streamed batches when the window has at most one
+ * partition key (typed integers of modest range) and one typed order key
+ * without NULLs/NaN: no concatenation of the input, no id array. Otherwise
+ * ROW_NUMBER falls back to the materialized input and topRowsPerPartition,
+ * RANK/DENSE_RANK to the whole input.
  */
-export async function topNInput(rel: WindowRel, ctx: ExecContext, limit: number): Promise<Batch> {
+export async function topNInput(rel: WindowRel, ctx: ExecContext, partitionLimit: NonNullable<WindowRel['partitionLimit']>): Promise<Batch> {
+  const { fn, limit } = partitionLimit;
   const layout = layoutOf(rel.input.columns);
   const types = rel.input.columns.map((c) => c.type);
   const call = rel.calls[0]!;
   const batches: Batch[] = [];
-  const st = call.partitionBy.length <= 1 && call.orderBy.length <= 1 && limit > 0 && limit <= MAX_LIMIT ? new StreamTopN(limit, call.orderBy[0]?.descending ?? false) : null;
+  const desc = call.orderBy[0]?.descending ?? false;
+  const fits = call.partitionBy.length <= 1 && call.orderBy.length <= 1 && limit > 0 && limit <= MAX_LIMIT;
+  const st: StreamSelector | null = !fits ? null : fn === 'ROW_NUMBER' ? new StreamTopN(limit, desc) : new StreamTopTies(limit, desc, fn === 'DENSE_RANK');
   let ok = st !== null;
   let base = 0;
   for await (const b of executeRel(rel.input, ctx)) {
@@ -45,30 +49,201 @@ export async function topNInput(rel: WindowRel, ctx: ExecContext, limit: number)
     base += b.length;
     await checkpoint(ctx);
   }
-  if (ok) return st!.take(batches, types);
+  if (ok) return takeRows(batches, types, st!.kept());
   const input = concatBatches(types, batches);
-  const keep = await topRowsPerPartition(call, input, layout, ctx, limit);
+  const keep = fn === 'ROW_NUMBER' ? await topRowsPerPartition(call, input, layout, ctx, limit) : null;
   return keep === null ? input : takeBatch(input, keep);
+}
+
+interface StreamSelector {
+  /** Feeds one batch (rows base .. base + n - 1); false when the batch does not fit the fast path. */
+  add(pv: Vector | null, ov: Vector | null, n: number, base: number): boolean;
+  /** Global row numbers kept, ascending. */
+  kept(): Int32Array;
+}
+
+/** The rows `keep` (ascending global row numbers) of `batches`, in input order, as one batch. */
+function takeRows(batches: readonly Batch[], types: Parameters<typeof concatBatches>[0], keep: Int32Array): Batch {
+  const m = keep.length;
+  const parts: Batch[] = [];
+  let k = 0;
+  let start = 0;
+  for (const b of batches) {
+    const end = start + b.length;
+    const from = k;
+    while (k < m && keep[k]! < end) k++;
+    if (k > from) {
+      const sel = new Int32Array(k - from);
+      for (let q = from; q < k; q++) sel[q - from] = keep[q]! - start;
+      parts.push(takeBatch(b, sel));
+    }
+    start = end;
+  }
+  return concatBatches(types, parts);
+}
+
+/** Whether a batch's key vectors fit the streaming selectors (typed, no NULLs). */
+function typedKeys(pv: Vector | null, ov: Vector | null): boolean {
+  if (pv !== null && (pv.nulls !== null || !(pv.data instanceof Float64Array || pv.data instanceof Int32Array || pv.data instanceof Uint8Array))) return false;
+  return !(ov !== null && (ov.nulls !== null || !(ov.data instanceof Float64Array || ov.data instanceof Int32Array)));
+}
+
+/**
+ * Partition ids from a dense table over the partition key's integer range,
+ * grown as keys arrive; -1 for a key that does not fit (fraction, NaN, or a
+ * range beyond MAX_SPAN).
+ */
+class DenseIds {
+  private lo = 0;
+  private span = 0;
+  private dense = new Int32Array(0);
+  size = 0;
+
+  /** Id of key x, or the next id (size) when x is new: the caller then calls claim(). -1: no fit. */
+  slot(x: number): number {
+    if (x !== Math.floor(x)) return -1; // fractions, NaN
+    let off = x - this.lo;
+    if (off < 0 || off >= this.span) {
+      if (!this.grow(x)) return -1;
+      off = x - this.lo;
+    }
+    const p = this.dense[off]!;
+    if (p >= 0) return p;
+    this.dense[off] = this.size;
+    return this.size++;
+  }
+
+  private grow(x: number): boolean {
+    let lo = this.span === 0 ? x : Math.min(this.lo, x);
+    let hi = this.span === 0 ? x : Math.max(this.lo + this.span - 1, x);
+    // Slack on the side that grew, so that keys arriving in order grow the table O(log) times.
+    const slack = Math.max(1024, this.span);
+    if (x < this.lo || this.span === 0) lo -= slack;
+    if (x >= this.lo + this.span || this.span === 0) hi += slack;
+    const span = hi - lo + 1;
+    if (span > MAX_SPAN) return false;
+    const dense = new Int32Array(span).fill(-1);
+    if (this.span > 0) dense.set(this.dense, this.lo - lo);
+    this.dense = dense;
+    this.lo = lo;
+    this.span = span;
+    return true;
+  }
+}
+
+/**
+ * RANK <= limit (every row with fewer than `limit` smaller rows) or
+ * DENSE_RANK <= limit (every row among the `limit` smallest distinct values):
+ * per partition a sorted list of candidates that keeps ties, trimmed past the
+ * current threshold value. Lists that grow past a bound (huge tie groups) end
+ * the fast path.
+ */
+class StreamTopTies implements StreamSelector {
+  private readonly ids = new DenseIds();
+  private vals: number[][] = [];
+  private rows: number[][] = [];
+  /** Per partition: rows with a larger value can never pass (Infinity while the list is short). */
+  private threshold: number[] = [];
+  private readonly sign: number;
+  private readonly maxList: number;
+
+  constructor(
+    private readonly limit: number,
+    desc: boolean,
+    private readonly dense: boolean,
+  ) {
+    this.sign = desc ? -1 : 1;
+    this.maxList = 4 * limit + 1024;
+  }
+
+  add(pv: Vector | null, ov: Vector | null, n: number, base: number): boolean {
+    if (!typedKeys(pv, ov)) return false;
+    const pd = pv === null ? null : (pv.data as Float64Array | Int32Array | Uint8Array);
+    const od = ov === null ? null : (ov.data as Float64Array | Int32Array);
+    for (let i = 0; i < n; i++) {
+      const p = pd === null ? 0 : this.ids.slot(pd[i]!);
+      if (p < 0) return false;
+      if (p === this.vals.length) {
+        this.vals.push([]);
+        this.rows.push([]);
+        this.threshold.push(Infinity);
+      }
+      const y = od === null ? 0 : this.sign * od[i]!;
+      if (y !== y) return false;
+      if (y > this.threshold[p]!) continue;
+      const vs = this.vals[p]!;
+      const rs = this.rows[p]!;
+      // After every equal value: ties keep input order.
+      let j = vs.length;
+      while (j > 0 && vs[j - 1]! > y) j--;
+      vs.splice(j, 0, y);
+      rs.splice(j, 0, base + i);
+      this.trim(p, vs, rs);
+      if (vs.length > this.maxList) return false;
+    }
+    return true;
+  }
+
+  /** Drops candidates past the threshold and records it once the list holds `limit` ranks. */
+  private trim(p: number, vs: number[], rs: number[]): void {
+    const k = this.limit;
+    let cut = -1;
+    if (!this.dense) {
+      if (vs.length >= k) {
+        const t = vs[k - 1]!;
+        this.threshold[p] = t;
+        cut = k;
+        while (cut < vs.length && vs[cut] === t) cut++;
+      }
+    } else {
+      let distinct = 0;
+      for (let j = 0; j < vs.length; j++) {
+        if (j === 0 || vs[j] !== vs[j - 1]) {
+          if (++distinct > k) {
+            cut = j;
+            break;
+          }
+        }
+      }
+      if (distinct >= k) {
+        // The k-th distinct value: the last value before the cut.
+        this.threshold[p] = cut < 0 ? vs[vs.length - 1]! : vs[cut - 1]!;
+      }
+    }
+    if (cut >= 0 && cut < vs.length) {
+      vs.length = cut;
+      rs.length = cut;
+    }
+  }
+
+  kept(): Int32Array {
+    let m = 0;
+    for (const r of this.rows) m += r.length;
+    const keep = new Int32Array(m);
+    let j = 0;
+    for (const r of this.rows) for (const x of r) keep[j++] = x;
+    return keep.sort();
+  }
 }
 
 /** Largest dense partition-key table (entries) the streaming path builds before giving up. */
 const MAX_SPAN = 1 << 22;
 
 /**
- * Streaming candidate lists: partition id from a dense table over the key's
- * integer range (grown as keys arrive), candidates as global row numbers with
- * their order values (direction folded in) so older batches are never read.
+ * ROW_NUMBER <= limit: per partition the `limit` smallest rows as global row
+ * numbers with their order values (direction folded in), so older batches are
+ * never read again; a row not smaller than a full list's last entry is
+ * dropped with one comparison.
  */
-class StreamTopN {
-  private lo = 0;
-  private span = 0;
-  private dense = new Int32Array(0);
+class StreamTopN implements StreamSelector {
+  private readonly ids = new DenseIds();
   private numParts = 0;
   private cap = 0;
   private candRow = new Int32Array(0);
   private candVal = new Float64Array(0);
   private count = new Int32Array(0);
   private rows = 0;
+  private readonly sign: number;
 
   constructor(
     private readonly limit: number,
@@ -76,34 +251,21 @@ class StreamTopN {
   ) {
     this.sign = desc ? -1 : 1;
   }
-  private readonly sign: number;
 
-  /** Feeds one batch (rows base .. base + n - 1); false when the batch does not fit the fast path. */
   add(pv: Vector | null, ov: Vector | null, n: number, base: number): boolean {
-    if (pv !== null && (pv.nulls !== null || !(pv.data instanceof Float64Array || pv.data instanceof Int32Array || pv.data instanceof Uint8Array))) return false;
-    if (ov !== null && (ov.nulls !== null || !(ov.data instanceof Float64Array || ov.data instanceof Int32Array))) return false;
+    if (!typedKeys(pv, ov)) return false;
     const pd = pv === null ? null : (pv.data as Float64Array | Int32Array | Uint8Array);
     const od = ov === null ? null : (ov.data as Float64Array | Int32Array);
     this.rows += n;
-    if (pd === null && this.numParts === 0) this.newPart();
     const limit = this.limit;
     const s = this.sign;
     for (let i = 0; i < n; i++) {
-      let p = 0;
-      if (pd !== null) {
-        const x = pd[i]!;
-        if (x !== Math.floor(x)) return false; // fractions, NaN
-        let off = x - this.lo;
-        if (off < 0 || off >= this.span) {
-          if (!this.grow(x)) return false;
-          off = x - this.lo;
-        }
-        p = this.dense[off]!;
-        if (p < 0) {
-          if ((this.numParts + 1) * limit > 4 * this.rows + 4096) return false;
-          p = this.newPart();
-          this.dense[off] = p;
-        }
+      const p = pd === null ? 0 : this.ids.slot(pd[i]!);
+      if (p < 0) return false;
+      if (p === this.numParts) {
+        // Many partitions of few rows: candidate slots would outgrow the input.
+        if ((p + 1) * limit > 4 * this.rows + 4096) return false;
+        this.newPart();
       }
       const y = od === null ? 0 : s * od[i]!;
       if (y !== y) return false;
@@ -126,24 +288,7 @@ class StreamTopN {
     return true;
   }
 
-  private grow(x: number): boolean {
-    let lo = this.span === 0 ? x : Math.min(this.lo, x);
-    let hi = this.span === 0 ? x : Math.max(this.lo + this.span - 1, x);
-    // Slack on the side that grew, so that keys arriving in order grow the table O(log) times.
-    const slack = Math.max(1024, this.span);
-    if (x < this.lo || this.span === 0) lo -= slack;
-    if (x >= this.lo + this.span || this.span === 0) hi += slack;
-    const span = hi - lo + 1;
-    if (span > MAX_SPAN) return false;
-    const dense = new Int32Array(span).fill(-1);
-    if (this.span > 0) dense.set(this.dense, this.lo - lo);
-    this.dense = dense;
-    this.lo = lo;
-    this.span = span;
-    return true;
-  }
-
-  private newPart(): number {
+  private newPart(): void {
     if (this.numParts === this.cap) {
       const cap = Math.max(64, this.cap * 2);
       const l = this.limit;
@@ -158,11 +303,10 @@ class StreamTopN {
       this.count = count;
       this.cap = cap;
     }
-    return this.numParts++;
+    this.numParts++;
   }
 
-  /** The kept rows of `batches`, in input order, as one batch. */
-  take(batches: readonly Batch[], types: Parameters<typeof concatBatches>[0]): Batch {
+  kept(): Int32Array {
     let m = 0;
     for (let p = 0; p < this.numParts; p++) m += this.count[p]!;
     const keep = new Int32Array(m);
@@ -171,22 +315,7 @@ class StreamTopN {
       const b0 = p * this.limit;
       for (let i = 0; i < this.count[p]!; i++) keep[j++] = this.candRow[b0 + i]!;
     }
-    keep.sort();
-    const parts: Batch[] = [];
-    let k = 0;
-    let start = 0;
-    for (const b of batches) {
-      const end = start + b.length;
-      const from = k;
-      while (k < m && keep[k]! < end) k++;
-      if (k > from) {
-        const sel = new Int32Array(k - from);
-        for (let q = from; q < k; q++) sel[q - from] = keep[q]! - start;
-        parts.push(takeBatch(b, sel));
-      }
-      start = end;
-    }
-    return concatBatches(types, parts);
+    return keep.sort();
   }
 }
 
