@@ -166,6 +166,8 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
       throw invalid(`Job ${p}:${job.location}.${job.jobId} is still running; cancel it before deleting its metadata.`);
     }
     ctx.jobs.delete(p, job.jobId);
+    // As the real jobs.delete: a script's child jobs go with it.
+    for (const child of ctx.jobs.list(p)) if (child.parentJobId === job.jobId) ctx.jobs.delete(p, child.jobId);
     return noContent(reply);
   });
 
