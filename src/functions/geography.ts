@@ -2,7 +2,7 @@
 // spherical measures live in ./geography/: values are normalized S2-style
 // collections of points, geodesic polylines and polygons; lengths, distances
 // and areas are on the sphere of radius 6371008.8 m, as the service computes them.
-import { T, arrayOf, type SqlType } from '../types/types.js';
+import { T, arrayOf, structOf, type SqlType } from '../types/types.js';
 import type { Geography, Value } from '../types/values.js';
 import { vectorFromValues } from '../types/vector.js';
 import type { GroupsAccumulator } from './registry.js';
@@ -13,6 +13,7 @@ import { areaMeters, centroid, contains, covers, distanceMeters, intersects, len
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
 import { boundary, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
+import { extentOf, toBox, type Box, type Extent } from './geography/bounds.js';
 
 const geo = (g: Geo): Geography => geoValue(g, toWkt);
 /** Text stored in a GEOGRAPHY column (loaded or streamed) may be WKT, GeoJSON or hex WKB, as loads accept. */
@@ -311,6 +312,48 @@ export function registerGeography(): void {
   defineScalar('ST_UNION', [
     sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(unionAll([G(v[0]!), G(v[1]!)])))),
     sig(['ARRAY<GEOGRAPHY>'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(unionAll((v[0] as Value[]).filter((x) => x !== null).map(G))))),
+  ]);
+
+  const BOX = structOf(['xmin', 'ymin', 'xmax', 'ymax'].map((name) => ({ name, type: T.FLOAT64 })));
+  const boxValue = (b: Box): Value[] => [b.xmin, b.ymin, b.xmax, b.ymax];
+  defineScalar('ST_BOUNDINGBOX', [
+    sig(['GEOGRAPHY'], () => BOX, rowKernel(BOX, (v) => {
+      const e = extentOf(G(v[0]!));
+      return e ? boxValue(toBox(e)) : null;
+    })),
+  ]);
+  // ST_EXTENT: the box of all inputs; a longitude span of 180 degrees or more becomes [-180, 180] (documented).
+  defineAggregate('ST_EXTENT', [
+    asig(['GEOGRAPHY'], () => BOX, () => () => {
+      const groups: Extent[][] = [];
+      const accum: GroupsAccumulator = {
+        resize(n) {
+          while (groups.length < n) groups.push([]);
+        },
+        update(args, g, n) {
+          const vals = valuesOf(args[0]!, n);
+          for (let i = 0; i < n; i++) {
+            if (vals[i] === null) continue;
+            const e = extentOf(G(vals[i]!));
+            if (e) groups[g[i]!]!.push(e);
+          }
+        },
+        finish(n) {
+          const out: Value[] = [];
+          for (let i = 0; i < n; i++) {
+            const es = groups[i] ?? [];
+            if (es.length === 0) {
+              out.push(null);
+              continue;
+            }
+            const all: Extent = { lng: es.flatMap((e) => e.lng), lat: [Math.min(...es.map((e) => e.lat[0])), Math.max(...es.map((e) => e.lat[1]))] };
+            out.push(boxValue(toBox(all, true)));
+          }
+          return vectorFromValues(BOX, out);
+        },
+      };
+      return accum;
+    }),
   ]);
 
   // ST_CENTROID_AGG: the centroid of all inputs taken together (highest dimension wins).

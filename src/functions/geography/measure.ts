@@ -127,9 +127,16 @@ export function covers(a: Geo, b: Geo): boolean {
   const aEdges = a.polys.flatMap(polyEdges);
   // Every edge of b must stay inside a: it may not cross a polygon boundary, and
   // its midpoint must be covered too (an edge may leave and re-enter through vertices).
-  for (const e of [...b.lines.flatMap(lineEdges), ...b.polys.flatMap(polyEdges)]) {
-    if (!covered(a, midpoint(e))) return false;
-    if (edgesCrossProperly([e], aEdges)) return false;
+  const bEdges = [...b.lines.flatMap(lineEdges), ...b.polys.flatMap(polyEdges)];
+  if (edgesCrossProperly(bEdges, aEdges)) return false;
+  // Vertices of a lying on an edge of b cut it into pieces that must each be
+  // covered (a line of a may stop and restart along the edge).
+  const aVerts = vertexPoints(a);
+  for (const e of bEdges) {
+    const cuts = aVerts.filter((x) => !x.equals(e[0]) && !x.equals(e[1]) && onEdge(x, e));
+    const along = (x: s2.Point) => angleBetween(e[0].vector, x.vector);
+    const stops = [e[0], ...cuts.sort((x, y) => along(x) - along(y)), e[1]];
+    for (let i = 1; i < stops.length; i++) if (!covered(a, midpoint([stops[i - 1]!, stops[i]!]))) return false;
   }
   // A hole of a inside a polygon of b leaves part of b uncovered.
   for (const p of a.polys) for (const hole of p.slice(1)) for (const bp of b.polys) if (polyContains(bp, s2p(hole[0]!)) && !onPolyBoundary(bp, s2p(hole[0]!))) return false;
