@@ -1346,7 +1346,7 @@ function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Le
   const input = resolveFrom(an, p.input, inner, outer);
   const aggs = new AggCollector(inner);
   const ctx: ExprCtx = { scope: inner, clause: 'PIVOT clause', aggs };
-  const forExpr = resolveExpr(an, p.forExpr, { scope: inner, clause: 'PIVOT clause' });
+  let forExpr = resolveExpr(an, p.forExpr, { scope: inner, clause: 'PIVOT clause' });
   const aggExprs = p.aggregates.map((a) => {
     const before = aggs.calls.length;
     const e = resolveExpr(an, a.expr, ctx);
@@ -1369,6 +1369,35 @@ function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Le
   }
   const groupCols = (inner.starList ?? []).filter((c) => !used.has(c.id));
   const keyCols = groupCols.map((c) => an.newColumn(c.name, c.type));
+  // A volatile aggregate argument (SUM(RAND())) is computed once per input row and
+  // shared by every pivot column, as the reference does: project it below the aggregate.
+  let aggInput = input;
+  const volatileArgs = aggExprs.flatMap((a) => a.args.filter((x) => isVolatileExpr(x)));
+  if (volatileArgs.length) {
+    const proj = project(an, input, [...input.columns.map((c) => colRef(c)), ...volatileArgs], [...input.columns.map((c) => c.name), ...volatileArgs.map(() => '$pivot_arg')]);
+    const idMap = new Map(input.columns.map((c, i) => [c.id, proj.columns[i]!]));
+    const argCol = new Map(volatileArgs.map((x, i) => [x, proj.columns[input.columns.length + i]!]));
+    const remap = (e: Expr): Expr =>
+      rewriteExpr(e, (x) => {
+        const ac = argCol.get(x);
+        if (ac) return colRef(ac);
+        if (x.kind === 'column' && !x.correlated && idMap.has(x.columnId)) return colRef(idMap.get(x.columnId)!);
+        return undefined;
+      });
+    aggInput = proj;
+    forExpr = remap(forExpr);
+    for (let i = 0; i < aggExprs.length; i++) {
+      const a = aggExprs[i]!;
+      aggExprs[i] = {
+        ...a,
+        args: a.args.map(remap),
+        orderBy: a.orderBy.map((k) => ({ ...k, expr: remap(k.expr) })),
+        ...(a.having ? { having: { ...a.having, expr: remap(a.having.expr) } } : {}),
+        ...(a.filter ? { filter: remap(a.filter) } : {}),
+      };
+    }
+    groupCols.splice(0, groupCols.length, ...groupCols.map((c) => { const m = idMap.get(c.id); return m ? { ...m, name: c.name } : c; }));
+  }
   const calls = [];
   const outNames: string[] = [];
   for (const v of p.inValues) {
@@ -1392,7 +1421,7 @@ function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Le
   }
   const rel: AggregateRel = {
     kind: 'aggregate',
-    input,
+    input: aggInput,
     groupBy: groupCols.map((c, i) => ({ column: keyCols[i]!, expr: colRef(c) })),
     aggregates: calls,
     columns: [...keyCols, ...calls.map((c) => c.column)],
@@ -1400,6 +1429,16 @@ function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Le
   const alias = p.alias ?? '';
   const rv = rangeOver(alias, rel, [...groupCols.map((c) => c.name), ...outNames]);
   return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+}
+
+/** Whether an expression calls a volatile function (RAND, GENERATE_UUID, ...). */
+function isVolatileExpr(e: Expr): boolean {
+  let v = false;
+  rewriteExpr(e, (x) => {
+    if (x.kind === 'call' && (lookupFunction(x.name) as { volatile?: boolean } | undefined)?.volatile) v = true;
+    return undefined;
+  });
+  return v;
 }
 
 function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | undefined): Leaf {
