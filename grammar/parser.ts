@@ -45,6 +45,13 @@ const QUERY_START = new Set(['SELECT', 'WITH', 'FROM']);
 const JOIN_START = new Set(['JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'NATURAL']);
 const CLAUSE_END = new Set(['FROM', 'WHERE', 'GROUP', 'HAVING', 'QUALIFY', 'WINDOW', 'ORDER', 'LIMIT', 'UNION', 'INTERSECT', 'EXCEPT']);
 
+/**
+ * Reserved words that end an expression wherever they follow one: no operator
+ * or postfix form continues with them (the operators are symbols and AND, OR,
+ * NOT, IS, IN, LIKE, BETWEEN, which are not here).
+ */
+const TERMINATOR_WORDS = new Set(['WHEN', 'THEN', 'ELSE', 'END', 'AS', 'FROM', 'WHERE', 'GROUP', 'HAVING', 'QUALIFY', 'WINDOW', 'ORDER', 'LIMIT', 'UNION', 'INTERSECT', 'EXCEPT', 'ASC', 'DESC']);
+
 /** Word operators that start an expression (and are not calls): `NOT (x)`. */
 const PREFIX_WORDS = new Set(['NOT']);
 
@@ -3426,7 +3433,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           if (s === ',' || s === ';') return k > 1;
           if (s !== '+' && s !== '-' && s !== '*' && s !== '/' && s !== '||' && s !== '.') return false;
         }
-      } else if (depth === 0 && x.kind === T.Word && RESERVED.has(x.upper)) return false;
+      } else if (depth === 0 && x.kind === T.Word && RESERVED.has(x.upper)) return k > 1 && TERMINATOR_WORDS.has(x.upper);
     }
   }
 
@@ -3472,6 +3479,18 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private lonePrimaryAhead(): boolean {
     let k = 1;
     const t = this.la(1);
+    if (t.kind === T.Word && t.upper === 'CASE') {
+      // CASE ... END (nested CASEs counted).
+      let open = 0;
+      for (;; k++) {
+        const x = this.la(k);
+        if (x.tokenType === EOF) return false;
+        if (x.kind !== T.Word) continue;
+        if (x.upper === 'CASE') open++;
+        else if (x.upper === 'END' && --open === 0) break;
+      }
+      return this.endsExpression(k + 1);
+    }
     if (t.kind === T.Word || t.kind === T.QuotedIdent) {
       if (t.kind === T.Word && PREFIX_WORDS.has(t.upper)) return false;
       k = 2;
@@ -3479,8 +3498,15 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     if (!this.isSym('(', k)) return false;
     k = this.matchingParen(k);
     if (k < 0) return false;
-    const after = this.la(k + 1);
-    return after.tokenType === EOF || (after.kind === T.Symbol && (after.image === ')' || after.image === ',' || after.image === ';'));
+    return this.endsExpression(k + 1);
+  }
+
+  /** The token at k cannot continue an expression: `)`, `]`, `,`, `;`, the end, or a clause word (THEN, ELSE, END, AS, FROM, ...). */
+  private endsExpression(k: number): boolean {
+    const x = this.la(k);
+    if (x.tokenType === EOF) return true;
+    if (x.kind === T.Symbol) return x.image === ')' || x.image === ']' || x.image === ',' || x.image === ';';
+    return x.kind === T.Word && TERMINATOR_WORDS.has(x.upper);
   }
 
   private notExprAlts: IOrAlt<A.Expr>[] | undefined;
