@@ -770,16 +770,16 @@ export function unnestRows(
     m += len;
   }
   const owner = new Int32Array(m);
-  const offsets = new Float64Array(m);
+  // WITH OFFSET only: most UNNESTs never read the positions.
+  const offsets = rel.offset ? new Float64Array(m) : null;
   for (let i = 0, k = 0; i < n; i++) {
-    for (let e = 0; e < lens[i]!; e++, k++) {
-      owner[k] = i;
-      offsets[k] = e;
-    }
+    const len = lens[i]!;
+    for (let e = 0; e < len; e++, k++) owner[k] = i;
+    if (offsets !== null) for (let e = 0, k2 = k - len; e < len; e++, k2++) offsets[k2] = e;
   }
   const byId = new Map<number, Vector>();
   rel.elements.forEach((c, a) => byId.set(c.id, elementColumn(c.type, vals[a]!, lens, m)));
-  if (rel.offset) byId.set(rel.offset.id, { type: T.INT64, length: m, data: offsets, nulls: null });
+  if (rel.offset && offsets !== null) byId.set(rel.offset.id, { type: T.INT64, length: m, data: offsets, nulls: null });
   return { rows: { length: m, columns: rel.columns.map((c) => byId.get(c.id)!) }, owner };
 }
 
