@@ -1122,6 +1122,7 @@ function routineStmt(an: Analyzer, r: Record<string, unknown>): A.CreateFunction
 function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, ctx: ExprCtx): Expr {
   const external = languageOf(udf) !== undefined;
   if (!udf.body && !external) throw sqlError(`Function ${n.name.join('.')} has no SQL body`, n.loc);
+  if (n.distinct && !udf.aggregate) throw sqlError(`Non-aggregate function ${n.name.join('.')} cannot be called with DISTINCT`, n.loc);
   if (external && udf.aggregate) {
     // JavaScript UDAF: resolved like a built-in aggregate over a registry-shaped definition (src/udf/).
     const types = udf.params.map((p) => (p.type.kind === 'AnyType' ? T.STRING : typeFromNode(p.type)));
