@@ -269,16 +269,16 @@ type WithStatistics = QueryResult & { statistics?: Record<string, unknown> };
  */
 function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, results: ResultStore): Record<string, unknown> {
   const jobId = childJobId(a.jobId, index);
-  const text = a.query.slice(c.start, c.end);
-  const from = position(a.query, c.start);
-  const to = position(a.query, Math.max(c.start, c.end - 1));
+  const stackFrames = c.frames.map((f) => {
+    const src = f.procedure ? f.procedure.text : a.query;
+    const from = position(src, f.start);
+    const to = position(src, Math.max(f.start, f.end - 1));
+    return { startLine: from.line, startColumn: from.column, endLine: to.line, endColumn: to.column, ...(f.procedure ? { procedureId: f.procedure.id } : {}), text: src.slice(f.start, f.end) };
+  });
   const j: Record<string, unknown> = {
     jobId,
-    query: text,
-    scriptStatistics: {
-      evaluationKind: 'STATEMENT',
-      stackFrames: [{ startLine: from.line, startColumn: from.column, endLine: to.line, endColumn: to.column, text }],
-    },
+    query: stackFrames[0]?.text ?? '',
+    scriptStatistics: { evaluationKind: 'STATEMENT', stackFrames },
   };
   if (!c.result) {
     // A statement that failed (inside an EXCEPTION handler's block): the child job carries the error.

@@ -18,6 +18,7 @@ import { Session, parse } from './session.js';
 import * as S from './statements.js';
 import * as D from './data-statements.js';
 import { sqlError } from '../analyzer/errors.js';
+import { tableIdOf } from '../analyzer/names.js';
 import { foldExpr } from './rules/fold.js';
 
 class BreakSignal {
@@ -28,10 +29,17 @@ class ContinueSignal {
 }
 class ReturnSignal {}
 
-/** One SQL statement a script ran (source offsets, and its result or error): the engine reports each as a child job. */
-export interface ScriptChild {
+/** Where a statement sits: offsets into the script's text, or into a CALLed procedure's CREATE PROCEDURE text. */
+export interface StackFrame {
   readonly start: number;
   readonly end: number;
+  readonly procedure?: { readonly text: string; readonly id: string };
+}
+
+/** One SQL statement a script ran (where, and its result or error): the engine reports each as a child job. */
+export interface ScriptChild {
+  /** Innermost first: the statement, then each CALL that led to it. */
+  readonly frames: readonly StackFrame[];
   readonly result?: QueryResult;
   readonly error?: QueryError;
   /** Older than the newest MAX_CHILD_ROWS children: its rows were let go. */
@@ -48,8 +56,11 @@ export type ScriptFailure = QueryError & { scriptChildren?: readonly ScriptChild
 const NOT_CHILD_JOBS = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise', 'Call']);
 
 interface ScriptState {
-  /** Statements of the script's own text that produced a result; unset inside procedure bodies (another text). */
+  /** SQL statements run so far (script child jobs); unset outside scripts. */
   children?: ScriptChild[];
+  /** The CALLs running now (innermost first) and the procedure whose body runs. */
+  calls?: readonly StackFrame[];
+  procedure?: StackFrame['procedure'];
   last?: QueryResult;
   lastSelect?: QueryResult;
   count: number;
@@ -173,12 +184,16 @@ async function loopBody(s: Session, label: string | undefined, body: readonly A.
 
 const MAX_ITERATIONS = 1_000_000;
 
+function framesOf(st: A.Statement, state: ScriptState): StackFrame[] {
+  return [{ start: st.start, end: st.end, ...(state.procedure ? { procedure: state.procedure } : {}) }, ...(state.calls ?? [])];
+}
+
 async function runStatement(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
   try {
     await runOne(s, st, state);
   } catch (e) {
     // A failed statement is a failed child job too (the script may go on in an EXCEPTION handler).
-    if (state.children && e instanceof QueryError && !NOT_CHILD_JOBS.has(st.kind)) state.children.push({ start: st.start, end: st.end, error: e });
+    if (state.children && e instanceof QueryError && !NOT_CHILD_JOBS.has(st.kind)) state.children.push({ frames: framesOf(st, state), error: e });
     throw e;
   }
 }
@@ -396,7 +411,7 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
     state.last = r;
     const kids = state.children;
     if (kids) {
-      kids.push({ start: st.start, end: st.end, result: r });
+      kids.push({ frames: framesOf(st, state), result: r });
       const old = kids[kids.length - 1 - MAX_CHILD_ROWS];
       if (old?.result?.batches.length) kids[kids.length - 1 - MAX_CHILD_ROWS] = { ...old, result: { ...old.result, batches: [] }, rowsDropped: true };
     }
@@ -425,8 +440,12 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
     }
   }
   const saved = new Map(s.variables);
-  const children = state.children;
-  state.children = undefined;
+  // Statements of the body are child jobs too, their stack frames in the procedure's text.
+  const outer = { calls: state.calls, procedure: state.procedure };
+  const id = tableIdOf(s.analyzer(), st.name, st.loc);
+  const ddl = s.ctx.catalog.getChild('routines', id.projectId, id.datasetId, id.tableId)?.['ddl'];
+  state.calls = framesOf(st, state);
+  state.procedure = { text: typeof ddl === 'string' ? ddl : '', id: `${id.projectId}.${id.datasetId}.${id.tableId}` };
   s.variables.clear();
   for (const [k, v] of saved) if (k.startsWith('@@')) s.variables.set(k, v);
   for (const [k, v] of bound) s.variables.set(k, v);
@@ -439,7 +458,8 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
     }
   } finally {
     results = new Map(s.variables);
-    state.children = children;
+    state.calls = outer.calls;
+    state.procedure = outer.procedure;
     s.variables.clear();
     for (const [k, v] of saved) s.variables.set(k, v);
   }

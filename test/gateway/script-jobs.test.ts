@@ -138,6 +138,22 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     expect(page.body.jobs).toHaveLength(1000);
   });
 
+  it('statements in a CALLed procedure are child jobs with the procedure and the CALL on their stack', async () => {
+    await rest(url('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'pr' } } });
+    const q = await query('CREATE PROCEDURE pr.twice(x INT64)\nBEGIN\n  SELECT x * 2 AS y;\nEND;\nCALL pr.twice(21);');
+    expect(q.status).toBe(200);
+    expect(q.body.rows).toEqual([{ f: [{ v: '42' }] }]);
+    const parentId: string = q.body.jobReference.jobId;
+    expect((await rest(url(`/jobs/${parentId}`))).body.statistics.numChildJobs).toBe('2');
+    const inner = (await rest(url(`/jobs/script_job_${parentId}_1`))).body;
+    expect(inner.configuration.query.query).toBe('SELECT x * 2 AS y');
+    expect(inner.statistics.scriptStatistics.stackFrames).toEqual([
+      { startLine: 3, startColumn: 3, endLine: 3, endColumn: 19, procedureId: 'sj.pr.twice', text: 'SELECT x * 2 AS y' },
+      { startLine: 5, startColumn: 1, endLine: 5, endColumn: 17, text: 'CALL pr.twice(21)' },
+    ]);
+    expect((await rest(url(`/queries/script_job_${parentId}_1`))).body.rows).toEqual([{ f: [{ v: '42' }] }]);
+  });
+
   it('Node client: getJobs({parentJobId}) lists the script children', async () => {
     const bq = new BigQuery({ projectId: 'sj', apiEndpoint: emu.url, authClient: fakeAuth() });
     const [job] = await bq.createQueryJob({ query: 'DECLARE n INT64 DEFAULT 2;\nSELECT n * 10 AS v;\nSELECT n + 1 AS w;' });
