@@ -242,7 +242,12 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
 
     ExecuteQuery: unary(async (r: QueryRequest, call) => {
       const abort = new AbortController();
-      call.on('cancelled', () => abort.abort());
+      // grpc-js emits 'cancelled' on every stream close, finished calls included:
+      // only a call still running is cancelled (and no abort reason is built for nothing).
+      let finished = false;
+      call.on('cancelled', () => {
+        if (!finished) abort.abort();
+      });
       const dd = r.defaultDataset;
       const defaultDataset =
         dd && dd.datasetId
@@ -251,23 +256,27 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
             ? { projectId: opts.defaultProject || r.projectId, datasetId: opts.defaultDataset }
             : undefined;
       const dest = ref(r.destination);
-      return await executeQuery(st, catalog, results, {
-        projectId: r.projectId,
-        jobId: r.jobId,
-        query: r.query,
-        defaultDataset,
-        parametersJson: r.parameters?.parametersJson,
-        parameterMode: r.parameters?.parameterMode,
-        dryRun: r.dryRun,
-        destination: dest.tableId ? { ...dest, projectId: dest.projectId || r.projectId } : undefined,
-        writeDisposition: r.writeDisposition,
-        createDisposition: r.createDisposition,
-        maxResults: r.maxResults,
-        wire: wireOptions(r.timestampFormat, r.stringScalars),
-        signal: abort.signal,
-        jobsSnapshotJson: r.jobsSnapshotJson,
-        ...(r.timeZone ? { timeZone: r.timeZone } : {}),
-      });
+      try {
+        return await executeQuery(st, catalog, results, {
+          projectId: r.projectId,
+          jobId: r.jobId,
+          query: r.query,
+          defaultDataset,
+          parametersJson: r.parameters?.parametersJson,
+          parameterMode: r.parameters?.parameterMode,
+          dryRun: r.dryRun,
+          destination: dest.tableId ? { ...dest, projectId: dest.projectId || r.projectId } : undefined,
+          writeDisposition: r.writeDisposition,
+          createDisposition: r.createDisposition,
+          maxResults: r.maxResults,
+          wire: wireOptions(r.timestampFormat, r.stringScalars),
+          signal: abort.signal,
+          jobsSnapshotJson: r.jobsSnapshotJson,
+          ...(r.timeZone ? { timeZone: r.timeZone } : {}),
+        });
+      } finally {
+        finished = true;
+      }
     }),
   };
 }
