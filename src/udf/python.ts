@@ -58,9 +58,13 @@ def enc(t, v):
         return {f['name']: enc(f['type'], x) for f, x in zip(t['fields'], v)}
     return v
 
+# The protocol owns the real stdout; the body's print() goes to stderr (like the service's logs).
+PROTO = sys.stdout
+sys.stdout = sys.stderr
+
 def out(o):
-    sys.stdout.write(json.dumps(o) + '\n')
-    sys.stdout.flush()
+    PROTO.write(json.dumps(o) + '\n')
+    PROTO.flush()
 
 def main():
     spec = json.loads(sys.stdin.readline())

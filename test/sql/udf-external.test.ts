@@ -116,6 +116,16 @@ def main(x):
     expect(rows).toEqual([['2020-01-03', '3']]);
   });
 
+  it('print() in the body does not disturb the results', async () => {
+    const rows = await query(`CREATE FUNCTION ds.noisy(x INT64) RETURNS INT64 LANGUAGE python ${OPTS} AS r'''
+def main(x):
+    print("computing", x)
+    return x * 10
+''';
+      SELECT SUM(ds.noisy(x)) AS s FROM UNNEST(GENERATE_ARRAY(1, 100)) x`);
+    expect(rows).toEqual([['50500']]);
+  });
+
   it('NULL arguments arrive as None', async () => {
     const rows = await query(`CREATE FUNCTION ds.isnone(x STRING) RETURNS BOOL LANGUAGE python ${OPTS} AS r'''
 def main(x):
