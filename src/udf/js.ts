@@ -159,6 +159,8 @@ export function jsError(e: unknown, place: string, file: string, headLength: num
 /** A fresh context with the libraries run in it (errors name the library). */
 export function newContext(name: string, libraries: readonly (readonly [string, string])[]): vm.Context {
   const ctx = vm.createContext({}, { name: `udf ${name}`, codeGeneration: { strings: true, wasm: false }, microtaskMode: 'afterEvaluate' });
+  // Debug output has nowhere to go: a console whose methods do nothing (made in the context's realm).
+  vm.runInContext("globalThis.console = Object.freeze({ log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {} });", ctx);
   for (const [uri, src] of libraries) {
     try {
       new vm.Script(src, { filename: uri }).runInContext(ctx, { timeout: udfTimeoutMs() });
