@@ -11,7 +11,7 @@ import { fail, rowKernel, valuesOf } from './vec.js';
 import { nodeToGeo, parseGeoJsonNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toWkb, toWkt } from './geography/io.js';
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters } from './geography/measure.js';
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
-import { boundary, unionAll } from './geography/ops.js';
+import { boundary, difference, intersection, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
 import { extentOf, toBox, type Box, type Extent } from './geography/bounds.js';
 
@@ -308,6 +308,8 @@ export function registerGeography(): void {
       return withName('S2_CELLIDFROMPOINT', () => acc.cellIdFromPoint(g, v.length > 1 ? Number(v[1] as bigint) : 30));
     })),
   ]);
+  defineScalar('ST_INTERSECTION', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(intersection(G(v[0]!), G(v[1]!)))))]);
+  defineScalar('ST_DIFFERENCE', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(difference(G(v[0]!), G(v[1]!)))))]);
   // ST_UNION: NULL arguments give NULL; NULL array elements are ignored (documented).
   defineScalar('ST_UNION', [
     sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(unionAll([G(v[0]!), G(v[1]!)])))),

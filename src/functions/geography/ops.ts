@@ -1,4 +1,5 @@
 // Operations that build new values: ST_BOUNDARY and the union behind ST_UNION_AGG.
+import { s2 } from 's2js';
 import { covers, intersects, locateEdgeMid } from './measure.js';
 import { fromS2, loopOf, s2p, sameLL, type Geo, type LngLat, type Poly, type Ring } from './model.js';
 import { crossing, CROSS, onSegment, segmentIntersection } from './sphere.js';
@@ -29,6 +30,8 @@ interface Piece {
   a: LngLat;
   b: LngLat;
   from: 0 | 1;
+  /** `${from}:${ring index}`: the input ring the piece comes from. */
+  ring: string;
 }
 
 /** Splits every ring edge of `p` at the given cut points lying on it (in order along the edge). */
@@ -42,7 +45,7 @@ function splitRings(p: Poly, cuts: Map<string, LngLat[]>, from: 0 | 1): Piece[] 
       pts.sort((x, y) => s2p(x).vector.sub(a).norm() - s2p(y).vector.sub(a).norm());
       let prev = v;
       for (const c of [...pts, w]) {
-        if (!sameLL(prev, c)) out.push({ a: prev, b: c, from });
+        if (!sameLL(prev, c)) out.push({ a: prev, b: c, from, ring: `${from}:${ri}` });
         prev = c;
       }
     }),
@@ -50,12 +53,16 @@ function splitRings(p: Poly, cuts: Map<string, LngLat[]>, from: 0 | 1): Piece[] 
   return out;
 }
 
+type Op = 'union' | 'intersection' | 'difference';
+
 /**
- * Union of two intersecting polygons: split both boundaries where they meet,
- * keep the pieces of each that lie outside the other (a shared piece once when
- * both interiors are on the same side), and chain the pieces back into rings.
+ * Overlay of two polygons: split both boundaries where they meet, keep the
+ * pieces each operation needs, and chain them back into rings. Union keeps the
+ * pieces outside the other polygon, intersection those inside (a shared piece
+ * once when both interiors are on the same side), difference p - q keeps p
+ * outside q and q inside p reversed (it becomes the new boundary).
  */
-function unionTwo(p: Poly, q: Poly): Poly[] {
+function overlayTwo(p: Poly, q: Poly, op: Op): Poly[] {
   const cuts = new Map<string, LngLat[]>();
   const addCut = (k: string, x: LngLat) => {
     const l = cuts.get(k) ?? [];
@@ -82,19 +89,39 @@ function unionTwo(p: Poly, q: Poly): Poly[] {
   }
   const keep: Piece[] = [];
   let dropped = 0;
-  for (const [pieces, other] of [[splitRings(p, cuts, 0), q], [splitRings(q, cuts, 1), p]] as const) {
-    for (const pc of pieces) {
-      const where = locateEdgeMid(other, s2p(pc.a), s2p(pc.b));
-      if (where === 'exterior' || (where === 'same' && pc.from === 0)) keep.push(pc);
-      else dropped++;
-    }
+  for (const pc of splitRings(p, cuts, 0)) {
+    const w = locateEdgeMid(q, s2p(pc.a), s2p(pc.b));
+    const k = op === 'union' ? w === 'exterior' || w === 'same' : op === 'intersection' ? w === 'interior' || w === 'same' : w === 'exterior' || w === 'opposite';
+    if (k) keep.push(pc);
+    else dropped++;
+  }
+  for (const pc of splitRings(q, cuts, 1)) {
+    const w = locateEdgeMid(p, s2p(pc.a), s2p(pc.b));
+    if (op === 'union' && w === 'exterior') keep.push(pc);
+    else if (op === 'intersection' && w === 'interior') keep.push(pc);
+    else if (op === 'difference' && w === 'interior') keep.push({ ...pc, a: pc.b, b: pc.a });
+    else dropped++;
   }
   // Polygons that only touch at vertices stay two polygons.
-  return dropped === 0 ? [p, q] : chainRings(keep);
+  if (op === 'union' && dropped === 0) return [p, q];
+  // An input ring kept whole keeps its vertex order (reversed, as S2 inverts a
+  // loop, when it turns into a hole of a difference).
+  const whole: Ring[] = [];
+  const rest: Piece[] = [];
+  for (const [from, poly] of [[0, p], [1, q]] as const) {
+    poly.forEach((r, ri) => {
+      const tag = `${from}:${ri}`;
+      const kept = keep.filter((pc) => pc.ring === tag);
+      const uncut = ![...cuts.keys()].some((k) => k.startsWith(`${tag}:`));
+      if (uncut && kept.length === r.length) whole.push(kept[0]!.a === r[0] ? r : [...r].reverse());
+      else rest.push(...kept);
+    });
+  }
+  return chainRings(rest, whole);
 }
 
 /** Chains directed pieces into closed rings; small (counter-clockwise) rings are shells, the others holes. */
-function chainRings(pieces: Piece[]): Poly[] {
+function chainRings(pieces: Piece[], whole: Ring[] = []): Poly[] {
   const key = (v: LngLat) => {
     const x = s2p(v);
     return `${x.x},${x.y},${x.z}`;
@@ -105,7 +132,7 @@ function chainRings(pieces: Piece[]): Poly[] {
     byStart.set(k, [...(byStart.get(k) ?? []), pc]);
   }
   const used = new Set<Piece>();
-  const rings: Ring[] = [];
+  const rings: Ring[] = [...whole];
   for (const start of pieces) {
     if (used.has(start)) continue;
     const ring: LngLat[] = [];
@@ -138,7 +165,7 @@ function unionPolys(polys: readonly Poly[]): Poly[] {
       if (merged.length !== 1 || !intersects(one(r), one(m))) rest.push(r);
       else if (covers(one(r), one(m))) merged = [r];
       else if (covers(one(m), one(r))) continue;
-      else merged = unionTwo(r, m);
+      else merged = overlayTwo(r, m, 'union');
     }
     acc = [...rest, ...merged];
   }
@@ -167,4 +194,81 @@ export function unionAll(gs: readonly Geo[]): Geo {
     points.push(q);
   }
   return { points, lines, polys };
+}
+
+// ---------------------------------------------------------------- intersection and difference
+
+/** Cuts each edge of a polyline where it crosses `cutter`'s edges or passes its vertices; classifies the pieces. */
+function splitLine(l: readonly LngLat[], cutter: Geo, keepPiece: (a: LngLat, b: LngLat) => boolean): LngLat[][] {
+  const cEdges: [LngLat, LngLat][] = [
+    ...cutter.lines.flatMap((cl) => cl.slice(1).map((v, i) => [cl[i]!, v] as [LngLat, LngLat])),
+    ...cutter.polys.flatMap((p) => p.flatMap((r) => r.map((v, i) => [v, r[(i + 1) % r.length]!] as [LngLat, LngLat]))),
+  ];
+  const cVerts = [...cutter.points, ...cutter.lines.flat(), ...cutter.polys.flat(2)];
+  const out: LngLat[][] = [];
+  let cur: LngLat[] = [];
+  const flush = () => {
+    if (cur.length >= 2) out.push(cur);
+    cur = [];
+  };
+  for (let i = 1; i < l.length; i++) {
+    const [a, b] = [l[i - 1]!, l[i]!];
+    const [pa, pb] = [s2p(a), s2p(b)];
+    const cuts: LngLat[] = [];
+    for (const [c, d] of cEdges) if (crossing(pa, pb, s2p(c), s2p(d)) === CROSS) cuts.push(fromS2(segmentIntersection(pa, pb, s2p(c), s2p(d))));
+    for (const v of cVerts) if (!sameLL(v, a) && !sameLL(v, b) && onSegment(s2p(v), pa, pb)) cuts.push(v);
+    const along = (x: LngLat) => s2p(x).vector.sub(pa.vector).norm();
+    const stops = [a, ...cuts.sort((x, y) => along(x) - along(y)), b].filter((v, k, arr) => k === 0 || !sameLL(v, arr[k - 1]!));
+    for (let k = 1; k < stops.length; k++) {
+      const [x, y] = [stops[k - 1]!, stops[k]!];
+      if (keepPiece(x, y)) {
+        if (cur.length === 0) cur.push(x);
+        cur.push(y);
+      } else flush();
+    }
+  }
+  flush();
+  return out;
+}
+
+const midOf = (a: LngLat, b: LngLat) => fromS2(s2.Point.fromVector(s2p(a).vector.add(s2p(b).vector).normalize()));
+const asPoint = (p: LngLat): Geo => ({ points: [p], lines: [], polys: [] });
+
+/** The point set intersection (its closure), lower-dimensional parts kept where not covered. */
+export function intersection(a: Geo, b: Geo): Geo {
+  const polys = unionPolys(a.polys.flatMap((p) => b.polys.flatMap((q) => overlayTwo(p, q, 'intersection'))));
+  const lines: LngLat[][] = [];
+  const inside = (g: Geo) => (x: LngLat, y: LngLat) => covers(g, asPoint(midOf(x, y)));
+  for (const l of a.lines) lines.push(...splitLine(l, b, inside(b)));
+  const bLinesInA: Geo = { points: [], lines: [], polys: a.polys };
+  for (const l of b.lines) lines.push(...splitLine(l, a, inside(bLinesInA)));
+  const points: LngLat[] = [...a.points.filter((p) => covers(b, asPoint(p))), ...b.points.filter((p) => covers(a, asPoint(p)))];
+  // Lines crossing each other meet in points.
+  for (const la of a.lines) {
+    for (const lb of b.lines) {
+      for (let i = 1; i < la.length; i++) {
+        for (let j = 1; j < lb.length; j++) {
+          const [p, q, r, t] = [s2p(la[i - 1]!), s2p(la[i]!), s2p(lb[j - 1]!), s2p(lb[j]!)];
+          if (crossing(p, q, r, t) === CROSS) points.push(fromS2(segmentIntersection(p, q, r, t)));
+        }
+      }
+    }
+  }
+  return unionAll([{ points: [], lines: [], polys }, { points: [], lines, polys: [] }, { points, lines: [], polys: [] }]);
+}
+
+/** a minus b: the closure of the points of a not in b (b's lower dimensions remove nothing from areas). */
+export function difference(a: Geo, b: Geo): Geo {
+  let polys: Poly[] = a.polys;
+  for (const q of b.polys) polys = polys.flatMap((p) => (intersects(one(p), one(q)) ? overlayTwo(p, q, 'difference') : [p]));
+  const bArea: Geo = { points: [], lines: [], polys: b.polys };
+  const bLines: Geo = { points: [], lines: b.lines, polys: [] };
+  // Pieces of a's lines inside b (boundary included) are removed; b's points remove no length.
+  const keepLine = (x: LngLat, y: LngLat) => {
+    const m = asPoint(midOf(x, y));
+    return !(b.polys.length && covers(bArea, m)) && !(b.lines.length && covers(bLines, m));
+  };
+  const lines = a.lines.flatMap((l) => splitLine(l, b, keepLine));
+  const points = a.points.filter((p) => !covers(b, asPoint(p)));
+  return unionAll([{ points: [], lines: [], polys }, { points: [], lines, polys: [] }, { points, lines: [], polys: [] }]);
 }
