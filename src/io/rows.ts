@@ -32,7 +32,10 @@ export function decodeRow(fields: readonly RestField[], row: { f: { v: unknown }
   return o;
 }
 
-/** CSV/JSON export form: the real service writes TIMESTAMP as `2024-01-01 00:00:00 UTC`. */
+/**
+ * CSV/JSON export form: the real service writes TIMESTAMP as `2024-01-01 00:00:00 UTC`,
+ * and INT64 as a JSON string (to keep 64-bit precision), which the REST form already is.
+ */
 export function exportValue(f: RestField, v: unknown): unknown {
   if (v === null || v === undefined) return v;
   const t = f.type.toUpperCase();
@@ -43,7 +46,6 @@ export function exportValue(f: RestField, v: unknown): unknown {
     for (const sub of f.fields ?? []) o[sub.name] = exportValue(sub, v[sub.name]);
     return o;
   }
-  if (t === 'INTEGER' || t === 'INT64') return typeof v === 'string' && /^-?\d+$/.test(v) && Math.abs(Number(v)) <= Number.MAX_SAFE_INTEGER ? Number(v) : v;
   return v;
 }
 

@@ -92,7 +92,7 @@ describe('EXPORT DATA / LOAD DATA over object stores', () => {
     await sql(`EXPORT DATA OPTIONS (uri = 'gs://bkt/busy/f_*.json', format = 'JSON') AS SELECT 1 AS a`);
     expect(await sqlError(`EXPORT DATA OPTIONS (uri = 'gs://bkt/busy/f_*.json', format = 'JSON') AS SELECT 2 AS a`)).toContain('is not empty');
     await sql(`EXPORT DATA OPTIONS (uri = 'gs://bkt/busy/f_*.json', format = 'JSON', overwrite = true) AS SELECT 2 AS a`);
-    expect(objects.get('bkt/busy/f_000000000000.json')?.toString()).toBe('{"a":2}\n');
+    expect(objects.get('bkt/busy/f_000000000000.json')?.toString()).toBe('{"a":"2"}\n');
   });
 
   it('gs://: a missing object is notFound', async () => {
