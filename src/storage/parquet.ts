@@ -134,72 +134,77 @@ function groupColumn(col: Column, vecs: readonly Vector[]): GroupColumn {
   return { fixed, nulls, as };
 }
 
-interface EncodeJob {
-  readonly schema: Record<string, unknown>[];
-  readonly kv: { key: string; value: string }[];
-  readonly rowGroup: number;
-  /** Row groups; each a list of [column name, column data]. */
-  readonly groups: { name: string; col: GroupColumn }[][];
-}
+type Group = { name: string; col: GroupColumn }[];
 
-/**
- * Parquet encoding, shared verbatim by the worker (as source text) and the
- * in-thread fallback. `lib` is hyparquet-writer.
- */
-function encodeJob(lib: Writer, job: EncodeJob): ArrayBuffer {
-  const expand = (c: GroupColumn): unknown[] => {
-    if ('values' in c) return c.values;
-    const { fixed, nulls, as } = c;
-    const out = new Array<unknown>(fixed.length);
-    for (let i = 0; i < fixed.length; i++) {
-      if (nulls !== null && nulls[i] === 1) out[i] = null;
-      else if (as === 'bigint') out[i] = BigInt(fixed[i]!);
-      else if (as === 'bool') out[i] = fixed[i] === 1;
-      else out[i] = fixed[i];
-    }
-    return out;
-  };
-  const writer = new lib.ByteWriter();
-  const pw = new lib.ParquetWriter({ writer, schema: job.schema as never, statistics: false, kvMetadata: job.kv });
-  for (const g of job.groups) {
-    void pw.write({ columnData: g.map(({ name, col }) => ({ name, data: expand(col) })) as never, rowGroupSize: job.rowGroup });
+/** A group column as hyparquet-writer values. Self-contained: the worker runs it from its source text. */
+function expandColumn(c: GroupColumn): unknown[] {
+  if ('values' in c) return c.values;
+  const { fixed, nulls, as } = c;
+  const out = new Array<unknown>(fixed.length);
+  for (let i = 0; i < fixed.length; i++) {
+    if (nulls !== null && nulls[i] === 1) out[i] = null;
+    else if (as === 'bigint') out[i] = BigInt(fixed[i]!);
+    else if (as === 'bool') out[i] = fixed[i] === 1;
+    else out[i] = fixed[i];
   }
-  void pw.finish();
-  return writer.getBuffer();
+  return out;
 }
 
 // The compaction encoder runs on a worker thread so that folding a WAL into a
 // fragment (~3 µs/row of CPU) never stalls inserts and queries on the engine's
-// event loop. The worker is plain JS built from encodeJob's own source (works
+// event loop. The worker is plain JS built from expandColumn's source (works
 // the same bundled, under tsx and under vitest) and imports hyparquet-writer by
-// its resolved file URL. If it cannot start, encoding falls back to this thread.
+// its resolved file URL. A fragment goes over one row group at a time, each
+// acknowledged before the next is built, so neither thread ever holds more
+// than a group of converted values. If the worker cannot start, encoding
+// falls back to this thread (yielding between groups).
 const WORKER_IDLE_MS = 10_000;
 let worker: Worker | null = null;
 let workerBroken = false;
 let workerIdle: NodeJS.Timeout | null = null;
 let nextJob = 1;
-const jobs = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
+type Reply = { id: number; kind: 'ack' } | { id: number; kind: 'done'; buf: ArrayBuffer } | { id: number; kind: 'error'; error: string };
+/** The one outstanding request of each job. */
+const waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 
 function workerSource(libUrl: string): string {
   return `'use strict';
 const { parentPort } = require('node:worker_threads');
 const __name = (f) => f; // esbuild's keepNames helper, should the transpiler have added it
-const encodeJob = ${encodeJob.toString()};
+const expandColumn = ${expandColumn.toString()};
 let lib = null;
-parentPort.on('message', async (m) => {
+const jobs = new Map();
+let chain = Promise.resolve();
+parentPort.on('message', (m) => {
+  chain = chain.then(() => handle(m));
+});
+async function handle(m) {
   try {
     lib ??= await import(${JSON.stringify(libUrl)});
-    const buf = encodeJob(lib, m.job);
-    parentPort.postMessage({ id: m.id, buf }, [buf]);
+    if (m.kind === 'start') {
+      const writer = new lib.ByteWriter();
+      jobs.set(m.id, { writer, pw: new lib.ParquetWriter({ writer, schema: m.schema, statistics: false, kvMetadata: m.kv }) });
+      parentPort.postMessage({ id: m.id, kind: 'ack' });
+    } else if (m.kind === 'group') {
+      jobs.get(m.id).pw.write({ columnData: m.group.map((c) => ({ name: c.name, data: expandColumn(c.col) })), rowGroupSize: m.rowGroup });
+      parentPort.postMessage({ id: m.id, kind: 'ack' });
+    } else {
+      const j = jobs.get(m.id);
+      jobs.delete(m.id);
+      j.pw.finish();
+      const buf = j.writer.getBuffer();
+      parentPort.postMessage({ id: m.id, kind: 'done', buf }, [buf]);
+    }
   } catch (e) {
-    parentPort.postMessage({ id: m.id, error: String((e && e.stack) || e) });
+    jobs.delete(m.id);
+    parentPort.postMessage({ id: m.id, kind: 'error', error: String((e && e.stack) || e) });
   }
-});`;
+}`;
 }
 
 function failAll(e: Error): void {
-  for (const j of jobs.values()) j.reject(e);
-  jobs.clear();
+  for (const j of waiting.values()) j.reject(e);
+  waiting.clear();
 }
 
 function getWorker(): Worker | null {
@@ -208,23 +213,22 @@ function getWorker(): Worker | null {
   try {
     const libUrl = pathToFileURL(createRequire(import.meta.url).resolve('hyparquet-writer')).href;
     const w = new Worker(workerSource(libUrl), { eval: true });
-    w.on('message', (m: { id: number; buf?: ArrayBuffer; error?: string }) => {
-      const j = jobs.get(m.id);
+    w.on('message', (m: Reply) => {
+      const j = waiting.get(m.id);
       if (!j) return;
-      jobs.delete(m.id);
-      if (m.buf) j.resolve(new Uint8Array(m.buf));
-      else j.reject(new Error(`parquet encoder: ${m.error ?? 'no result'}`));
-      if (jobs.size === 0) {
-        w.unref();
-        idleWorker();
-      }
+      waiting.delete(m.id);
+      if (m.kind === 'error') j.reject(new Error(`parquet encoder: ${m.error}`));
+      else j.resolve(m);
     });
+    // Only the current worker can have requests out: one let go when idle had none.
     w.on('error', (e) => {
-      if (worker === w) worker = null;
+      if (worker !== w) return;
+      worker = null;
       failAll(e);
     });
     w.on('exit', () => {
-      if (worker === w) worker = null;
+      if (worker !== w) return;
+      worker = null;
       failAll(new Error('parquet encoder worker exited'));
     });
     w.unref();
@@ -236,12 +240,14 @@ function getWorker(): Worker | null {
   }
 }
 
+let activeJobs = 0;
+
 /** Lets an idle worker go (its heap is tens of MB); the next compaction starts another. */
 function idleWorker(): void {
   if (workerIdle) clearTimeout(workerIdle);
   workerIdle = setTimeout(() => {
     workerIdle = null;
-    if (jobs.size === 0 && worker) {
+    if (activeJobs === 0 && worker) {
       const w = worker;
       worker = null;
       void w.terminate();
@@ -250,33 +256,19 @@ function idleWorker(): void {
   workerIdle.unref();
 }
 
-async function runJob(job: EncodeJob): Promise<Uint8Array> {
-  const w = getWorker();
-  if (w) {
-    if (workerIdle) clearTimeout(workerIdle);
-    workerIdle = null;
-    const id = nextJob++;
-    // Referenced while a job is out, so a pending compaction keeps the process alive.
-    w.ref();
-    try {
-      return await new Promise<Uint8Array>((resolve, reject) => {
-        jobs.set(id, { resolve, reject });
-        w.postMessage({ id, job });
-      });
-    } catch (e) {
-      // Whatever went wrong in the worker, the encoding is retried here; a
-      // worker that fails outright is not started again.
-      if (!workerBroken) console.error(`parquet encoder worker failed, encoding on the main thread from now on: ${e instanceof Error ? e.message : String(e)}`);
-      workerBroken = true;
-    }
-  }
-  return new Uint8Array(encodeJob(await loadWriter(), job));
+function request(w: Worker, msg: { id: number; kind: string } & Record<string, unknown>): Promise<Reply> {
+  return new Promise<Reply>((resolve, reject) => {
+    waiting.set(msg.id, { resolve, reject });
+    w.postMessage(msg);
+  });
 }
+
+const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /**
  * Encodes the rows of `batches` (columns in `columns` order) as one parquet
  * file image. The encoding itself runs on a worker thread; this thread only
- * copies the column data into row-group-sized arrays.
+ * copies each row group's column data into arrays the worker can take.
  */
 export async function encodeFragment(columns: readonly Column[], batches: readonly Batch[], meta: Record<string, string>): Promise<Uint8Array> {
   const schema: Record<string, unknown>[] = [{ name: 'root', num_children: columns.length }];
@@ -287,13 +279,44 @@ export async function encodeFragment(columns: readonly Column[], batches: readon
     schema.push(el);
   }
   const total = batches.reduce((n, b) => n + b.length, 0);
-  const groups: EncodeJob['groups'] = [];
-  for (let start = 0; start < total; start += ROW_GROUP) {
-    const slice = sliceRows(batches, start, Math.min(total, start + ROW_GROUP));
-    groups.push(columns.map((c, ci) => ({ name: c.name, col: groupColumn(c, slice.map((b) => b.columns[ci]!)) })));
-  }
   const kv = Object.entries(meta).map(([key, value]) => ({ key, value }));
-  return runJob({ schema, kv, rowGroup: ROW_GROUP, groups });
+  const group = (start: number): Group => {
+    const slice = sliceRows(batches, start, Math.min(total, start + ROW_GROUP));
+    return columns.map((c, ci) => ({ name: c.name, col: groupColumn(c, slice.map((b) => b.columns[ci]!)) }));
+  };
+  const w = getWorker();
+  if (w) {
+    if (workerIdle) clearTimeout(workerIdle);
+    workerIdle = null;
+    const id = nextJob++;
+    // Referenced while a job is out, so a pending compaction keeps the process alive.
+    if (activeJobs++ === 0) w.ref();
+    try {
+      await request(w, { id, kind: 'start', schema, kv });
+      for (let start = 0; start < total; start += ROW_GROUP) await request(w, { id, kind: 'group', group: group(start), rowGroup: ROW_GROUP });
+      const done = await request(w, { id, kind: 'finish' });
+      if (done.kind === 'done') return new Uint8Array(done.buf);
+    } catch (e) {
+      // Whatever went wrong in the worker, the encoding is redone here; a
+      // worker that fails is not started again.
+      if (!workerBroken) console.error(`parquet encoder worker failed, encoding on the main thread from now on: ${e instanceof Error ? e.message : String(e)}`);
+      workerBroken = true;
+    } finally {
+      if (--activeJobs === 0) {
+        w.unref();
+        idleWorker();
+      }
+    }
+  }
+  const lib = await loadWriter();
+  const writer = new lib.ByteWriter();
+  const pw = new lib.ParquetWriter({ writer, schema: schema as never, statistics: false, kvMetadata: kv });
+  for (let start = 0; start < total; start += ROW_GROUP) {
+    await pw.write({ columnData: group(start).map((c) => ({ name: c.name, data: expandColumn(c.col) })) as never, rowGroupSize: ROW_GROUP });
+    await yieldToLoop();
+  }
+  await pw.finish();
+  return new Uint8Array(writer.getBuffer());
 }
 
 function decodeColumn(t: SqlType, raw: ArrayLike<unknown>): Vector {
