@@ -421,7 +421,15 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       if (n.op === 'AND' || n.op === 'OR') {
         return logical(n.op === 'AND' ? 'and' : 'or', [resolveExpr(an, n.left, ctx), resolveExpr(an, n.right, ctx)], n.loc, n.op);
       }
-      return callScalar(BINARY[n.op]!, [resolveExpr(an, n.left, ctx), resolveExpr(an, n.right, ctx)], n.loc);
+      const l = resolveExpr(an, n.left, ctx);
+      const r = resolveExpr(an, n.right, ctx);
+      // The service rejects an untyped NULL literal as an arithmetic, comparison or bitwise operand.
+      if (n.op !== '||') {
+        for (const node of [n.left, n.right]) {
+          if (node.kind === 'NullLiteral') throw sqlError(`Operands of ${n.op} cannot be literal NULL`, node.loc);
+        }
+      }
+      return callScalar(BINARY[n.op]!, [l, r], n.loc);
     }
     case 'LikeExpr':
       return resolveLike(an, n, ctx);
