@@ -23,38 +23,47 @@ const externalPackagesExceptChevrotain = {
 };
 
 /**
- * CommonJS packages that only some SQL functions need (s2js: GEOGRAPHY) are
- * loaded on their first property access instead of with the query pipeline:
- * s2js alone is ~1 MB of source and ~6 MB resident. Each named export becomes
- * a proxy over the package's export, required synchronously on first use.
- * Only for packages whose exports are namespaces read inside functions
- * (nothing may read them while modules load, or the saving is simply lost).
+ * CommonJS builds of packages that only some SQL functions need are loaded on
+ * first use instead of with the query pipeline: s2js (GEOGRAPHY; ~1 MB of
+ * source, ~6 MB resident), re2js (REGEXP_*), farmhash-modern
+ * (FARM_FINGERPRINT, a wasm module). A namespace or class export becomes a
+ * proxy over the real one, a function export a forwarding function; the
+ * package is required synchronously on the first access. Only for exports
+ * that are read inside functions (one read while modules load just loses
+ * the saving) and whose methods do not depend on `this`.
  */
-const LAZY_CJS = { s2js: ['geojson', 'r1', 'r2', 'r3', 's1', 's2'] };
+const LAZY_CJS = {
+  s2js: { proxies: ['geojson', 'r1', 'r2', 'r3', 's1', 's2'], functions: [] },
+  re2js: { proxies: ['RE2JS'], functions: [] },
+  'farmhash-modern': { proxies: [], functions: ['fingerprint64'] },
+};
 const lazyCjs = {
   name: 'lazy-cjs',
   setup(b) {
-    b.onResolve({ filter: new RegExp(`^(${Object.keys(LAZY_CJS).join('|')})$`) }, (args) =>
-      args.namespace === 'lazy-cjs' ? { path: args.path, external: true } : { path: args.path, namespace: 'lazy-cjs' },
-    );
-    b.onLoad({ filter: /.*/, namespace: 'lazy-cjs' }, (args) => ({
-      loader: 'js',
-      contents: [
-        `import { createRequire } from 'node:module';`,
-        `let mod;`,
-        `const load = () => (mod ??= createRequire(import.meta.url)(${JSON.stringify(args.path)}));`,
-        `const lazy = (name) => new Proxy({}, {`,
-        `  get: (_t, k) => load()[name][k],`,
-        `  has: (_t, k) => k in load()[name],`,
-        `  ownKeys: () => Reflect.ownKeys(load()[name]),`,
-        `  getOwnPropertyDescriptor: (_t, k) => {`,
-        `    const d = Reflect.getOwnPropertyDescriptor(load()[name], k);`,
-        `    return d && { ...d, configurable: true };`,
-        `  },`,
-        `});`,
-        ...LAZY_CJS[args.path].map((n) => `export const ${n} = lazy(${JSON.stringify(n)});`),
-      ].join('\n'),
-    }));
+    const names = Object.keys(LAZY_CJS).map((n) => n.replace(/[-/]/g, '\\$&'));
+    b.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'lazy-cjs' }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-cjs' }, (args) => {
+      const { proxies, functions } = LAZY_CJS[args.path];
+      return {
+        loader: 'js',
+        contents: [
+          `import { createRequire } from 'node:module';`,
+          `let mod;`,
+          `const load = () => (mod ??= createRequire(import.meta.url)(${JSON.stringify(args.path)}));`,
+          `const lazy = (name) => new Proxy({}, {`,
+          `  get: (_t, k) => load()[name][k],`,
+          `  has: (_t, k) => k in load()[name],`,
+          `  ownKeys: () => Reflect.ownKeys(load()[name]),`,
+          `  getOwnPropertyDescriptor: (_t, k) => {`,
+          `    const d = Reflect.getOwnPropertyDescriptor(load()[name], k);`,
+          `    return d && { ...d, configurable: true };`,
+          `  },`,
+          `});`,
+          ...proxies.map((n) => `export const ${n} = lazy(${JSON.stringify(n)});`),
+          ...functions.map((n) => `export const ${n} = (...args) => load()[${JSON.stringify(n)}](...args);`),
+        ].join('\n'),
+      };
+    });
   },
 };
 
