@@ -4401,6 +4401,7 @@ function checkDepth<T extends object>(root: T): T {
       for (const x of n) if (x !== null && typeof x === 'object') (nodes.push(x), depths.push(d));
       continue;
     }
+    if (n instanceof Uint8Array) continue;
     const kind = (n as { kind?: unknown }).kind;
     // Set operations chain without recursion downstream: they do not count.
     if (typeof kind === 'string' && kind !== 'SetOperation') d++;
@@ -4408,7 +4409,11 @@ function checkDepth<T extends object>(root: T): T {
       const loc = (n as { loc?: A.Loc }).loc;
       throw new SqlSyntaxError(`Syntax error: Expression is nested more than ${MAX_EXPRESSION_DEPTH} levels deep, which this emulator does not support; simplify the query (for example, group long operator chains with parentheses or use IN)`, loc?.line ?? 1, loc?.column ?? 1);
     }
-    for (const [k, v] of Object.entries(n)) if (k !== 'loc' && v !== null && typeof v === 'object') (nodes.push(v), depths.push(d));
+    for (const k in n) {
+      if (k === 'loc') continue;
+      const v = (n as Record<string, unknown>)[k];
+      if (v !== null && typeof v === 'object') (nodes.push(v), depths.push(d));
+    }
   }
   return root;
 }
