@@ -321,10 +321,6 @@ function instrBackward(s: string, needle: string, spec: string, back: number, oc
   return ok.length >= occ ? BigInt(ok[occ - 1]! + 1) : 0n;
 }
 
-/** The result type of a call with merged collation `spec`. */
-export function collatedReturnType(t: SqlType, spec: string | undefined): SqlType {
-  return spec ? withCollation(t, spec) : t;
-}
 
 /** MIN/MAX of collated strings: the collator's order picks the value (other aggregates unchanged). */
 export function collateAggregate(name: string, agg: ResolvedAggregate, spec: string): ResolvedAggregate {
