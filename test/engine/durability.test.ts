@@ -52,7 +52,11 @@ describe('durability', () => {
           }
         }
       });
-      await new Promise((r) => setTimeout(r, 150 + Math.random() * 600));
+      // Kill at a random point, but only once this cycle has had some rows
+      // acknowledged (a loaded machine may take a while to start streaming).
+      const ackedBefore = acked.size;
+      for (let waited = 0; acked.size < ackedBefore + 150 && waited < 20_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, Math.random() * 600));
       eng.proc.kill('SIGKILL');
       stop = true;
       await Promise.all(writers);
@@ -77,5 +81,5 @@ describe('durability', () => {
     eng.proc.kill('SIGTERM');
     await new Promise<void>((r) => eng.proc.once('exit', () => r()));
     eng.client.close();
-  }, 60_000);
+  }, 120_000);
 });
