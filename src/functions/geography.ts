@@ -11,7 +11,7 @@ import { fail, rowKernel, valuesOf } from './vec.js';
 import { nodeToGeo, parseGeoJsonNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toWkb, toWkt } from './geography/io.js';
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters } from './geography/measure.js';
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
-import { boundary, difference, intersection, unionAll } from './geography/ops.js';
+import { boundary, closestPoint, convexHull, difference, intersection, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
 import { extentOf, toBox, type Box, type Extent } from './geography/bounds.js';
 
@@ -306,6 +306,19 @@ export function registerGeography(): void {
       const g = G(v[0]!);
       if (isEmpty(g)) return null;
       return withName('S2_CELLIDFROMPOINT', () => acc.cellIdFromPoint(g, v.length > 1 ? Number(v[1] as bigint) : 30));
+    })),
+  ]);
+  defineScalar('ST_CLOSESTPOINT', [
+    sig(['GEOGRAPHY', 'GEOGRAPHY', opt('BOOL', 'use_spheroid')], 'GEOGRAPHY', rowKernel(GT, (v) => {
+      useSpheroid('ST_CLOSESTPOINT', v[2]);
+      const p = closestPoint(G(v[0]!), G(v[1]!));
+      return p ? geo({ points: [p], lines: [], polys: [] }) : null;
+    })),
+  ]);
+  defineScalar('ST_CONVEXHULL', [
+    sig(['GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => {
+      const h = withName('ST_CONVEXHULL', () => convexHull(G(v[0]!)));
+      return h ? geo(h) : null;
     })),
   ]);
   defineScalar('ST_INTERSECTION', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(intersection(G(v[0]!), G(v[1]!)))))]);

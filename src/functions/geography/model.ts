@@ -53,7 +53,8 @@ export function s2p(v: LngLat): s2.Point {
 }
 
 /** Computed vertices print with 15 significant digits: the last bits of an xyz -> degrees round trip are noise. */
-const round15 = (x: number): number => (x === 0 ? 0 : Number(x.toPrecision(15)));
+/** Also snaps rounding residue around 0 (below 1e-12 degrees, ~0.1 µm) to 0. */
+const round15 = (x: number): number => (Math.abs(x) < 1e-12 ? 0 : Number(x.toPrecision(15)));
 export function fromS2(p: s2.Point): LngLat {
   const ll = s2.LatLng.fromPoint(p);
   const lat = round15((ll.lat * 180) / Math.PI);

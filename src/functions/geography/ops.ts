@@ -1,8 +1,8 @@
 // Operations that build new values: ST_BOUNDARY and the union behind ST_UNION_AGG.
 import { s2 } from 's2js';
 import { covers, intersects, locateEdgeMid } from './measure.js';
-import { fromS2, loopOf, s2p, sameLL, type Geo, type LngLat, type Poly, type Ring } from './model.js';
-import { crossing, CROSS, onSegment, segmentIntersection } from './sphere.js';
+import { fromS2, geoFail, loopOf, s2p, sameLL, type Geo, type LngLat, type Poly, type Ring } from './model.js';
+import { angleBetween, crossing, CROSS, onSegment, segmentDistance, segmentIntersection } from './sphere.js';
 
 /** Polygon rings become closed linestrings; open polylines contribute endpoints seen an odd number of times. */
 export function boundary(g: Geo): Geo {
@@ -271,4 +271,110 @@ export function difference(a: Geo, b: Geo): Geo {
   const lines = a.lines.flatMap((l) => splitLine(l, b, keepLine));
   const points = a.points.filter((p) => !covers(b, asPoint(p)));
   return unionAll([{ points: [], lines: [], polys }, { points: [], lines, polys: [] }, { points, lines: [], polys: [] }]);
+}
+
+// ---------------------------------------------------------------- closest point and convex hull
+
+/** The point of `a` nearest to `b` (an intersection point when they meet); null when either is empty. */
+export function closestPoint(a: Geo, b: Geo): LngLat | null {
+  const aVerts = [...a.points, ...a.lines.flat(), ...a.polys.flat(2)];
+  const bVerts = [...b.points, ...b.lines.flat(), ...b.polys.flat(2)];
+  if (!aVerts.length || !bVerts.length) return null;
+  const aEdges = [...a.lines.flatMap((l) => l.slice(1).map((v, i) => [l[i]!, v] as const)), ...a.polys.flatMap((p) => p.flatMap((r) => r.map((v, i) => [v, r[(i + 1) % r.length]!] as const)))];
+  const bEdges = [...b.lines.flatMap((l) => l.slice(1).map((v, i) => [l[i]!, v] as const)), ...b.polys.flatMap((p) => p.flatMap((r) => r.map((v, i) => [v, r[(i + 1) % r.length]!] as const)))];
+  // b's parts inside a: the first such vertex is its own closest point.
+  for (const y of bVerts) if (covers(a, { points: [y], lines: [], polys: [] })) return y;
+  for (const [p, q] of aEdges) {
+    for (const [r, t] of bEdges) {
+      const [pp, qq, rr, tt] = [s2p(p), s2p(q), s2p(r), s2p(t)];
+      if (crossing(pp, qq, rr, tt) === CROSS) return fromS2(segmentIntersection(pp, qq, rr, tt));
+    }
+  }
+  for (const x of aVerts) if (covers(b, { points: [x], lines: [], polys: [] })) return x;
+  let best = Infinity;
+  let at: LngLat = aVerts[0]!;
+  const consider = (d: number, p: LngLat) => {
+    if (d < best) {
+      best = d;
+      at = p;
+    }
+  };
+  const bGeo = b;
+  for (const x of aVerts) consider(minDist(s2p(x), bGeo), x);
+  // A vertex of b is closest to some interior point of an edge of a: its projection.
+  for (const y of bVerts) {
+    const yp = s2p(y);
+    for (const [p, q] of aEdges) {
+      const c = closestOnSegment(yp, s2p(p), s2p(q));
+      consider(angleBetween(yp.vector, c.vector), c.equals(s2p(p)) ? p : c.equals(s2p(q)) ? q : fromS2(c));
+    }
+  }
+  return at;
+}
+
+function minDist(x: s2.Point, g: Geo): number {
+  let best = Infinity;
+  for (const q of [...g.points, ...g.lines.flat(), ...g.polys.flat(2)]) best = Math.min(best, angleBetween(x.vector, s2p(q).vector));
+  const edges = [...g.lines.flatMap((l) => l.slice(1).map((v, i) => [l[i]!, v] as const)), ...g.polys.flatMap((p) => p.flatMap((r) => r.map((v, i) => [v, r[(i + 1) % r.length]!] as const)))];
+  for (const [p, q] of edges) best = Math.min(best, segmentDistance(x, s2p(p), s2p(q)));
+  return best;
+}
+
+/** The point of the geodesic segment ab closest to x. */
+function closestOnSegment(x: s2.Point, a: s2.Point, b: s2.Point): s2.Point {
+  const n = a.vector.cross(b.vector);
+  if (n.norm() > 0) {
+    const nn = n.normalize();
+    if (nn.cross(a.vector).dot(x.vector) > 0 && b.vector.cross(nn).dot(x.vector) > 0) {
+      const proj = x.vector.sub(nn.mul(x.vector.dot(nn)));
+      if (proj.norm() > 0) return s2.Point.fromVector(proj.normalize());
+    }
+  }
+  return angleBetween(x.vector, a.vector) <= angleBetween(x.vector, b.vector) ? a : b;
+}
+
+/**
+ * Convex hull of all vertices. Within a hemisphere the gnomonic projection maps
+ * geodesics to straight lines, so the planar hull of the projected vertices is
+ * the spherical hull. Null for empty input.
+ */
+export function convexHull(g: Geo): Geo | null {
+  const vs = [...g.points, ...g.lines.flat(), ...g.polys.flat(2)].filter((v, i, arr) => arr.findIndex((w) => sameLL(v, w)) === i);
+  if (vs.length === 0) return null;
+  if (vs.length === 1) return { points: [vs[0]!], lines: [], polys: [] };
+  let c = vs.reduce((acc, v) => acc.add(s2p(v).vector), new s2.Point(0, 0, 0).vector);
+  // The hull of input spanning a hemisphere is the full globe, which this model cannot hold.
+  if (c.norm() === 0 || vs.some((v) => s2p(v).vector.dot(c) <= 1e-12 * c.norm())) geoFail('the convex hull of input spanning a hemisphere or more (the full globe) is not supported');
+  c = c.normalize();
+  // Tangent-plane basis at c.
+  const u = (Math.abs(c.z) < 0.9 ? new s2.Point(0, 0, 1).vector : new s2.Point(1, 0, 0).vector).cross(c).normalize();
+  const w = c.cross(u);
+  const pts = vs.map((v) => {
+    const p = s2p(v).vector;
+    const k = p.dot(c);
+    return { v, x: p.dot(u) / k, y: p.dot(w) / k };
+  });
+  pts.sort((p, q) => p.x - q.x || p.y - q.y);
+  const cross = (o: (typeof pts)[0], a: (typeof pts)[0], b: (typeof pts)[0]) => (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+  const half = (list: typeof pts) => {
+    const h: typeof pts = [];
+    for (const p of list) {
+      while (h.length >= 2 && cross(h[h.length - 2]!, h[h.length - 1]!, p) <= 1e-15) h.pop();
+      h.push(p);
+    }
+    return h;
+  };
+  const lower = half(pts);
+  const upper = half([...pts].reverse());
+  const hull = [...lower.slice(0, -1), ...upper.slice(0, -1)].map((p) => p.v);
+  if (hull.length < 3) {
+    // Collinear: the segment between the two extreme vertices.
+    return { points: [], lines: [[pts[0]!.v, pts[pts.length - 1]!.v]], polys: [] };
+  }
+  // Counter-clockwise in the tangent plane seen from outside the sphere is the S2 orientation.
+  const ring = loopOf(hull).area() <= 2 * Math.PI ? hull : [...hull].reverse();
+  // Start at the vertex first in S2 cell order, as the points of a value print.
+  let first = 0;
+  for (let i = 1; i < ring.length; i++) if (s2.cellid.fromPoint(s2p(ring[i]!)) < s2.cellid.fromPoint(s2p(ring[first]!))) first = i;
+  return { points: [], lines: [], polys: [[[...ring.slice(first), ...ring.slice(0, first)]]] };
 }
