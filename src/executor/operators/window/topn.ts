@@ -94,36 +94,54 @@ function typedKeys(pv: Vector | null, ov: Vector | null): boolean {
  * range beyond MAX_SPAN).
  */
 class DenseIds {
-  private lo = 0;
+  /** Key of table entry 0. */
+  lo = 0;
   private span = 0;
-  private dense = new Int32Array(0);
+  /** Partition id per key - lo; -1 for keys not seen yet. */
+  dense = new Int32Array(0);
   size = 0;
 
-  /** Id of key x, or the next id (size) when x is new: the caller then calls claim(). -1: no fit. */
-  slot(x: number): number {
-    if (x !== Math.floor(x)) return -1; // fractions, NaN
-    let off = x - this.lo;
-    if (off < 0 || off >= this.span) {
-      if (!this.grow(x)) return -1;
-      off = x - this.lo;
+  /** Makes the table cover every key of the batch; false when a key is no integer or the range is too wide. */
+  cover(pd: Float64Array | Int32Array | Uint8Array, n: number): boolean {
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const x = pd[i]!;
+      if (x !== Math.floor(x)) return false; // fractions, NaN
+      if (x < min) min = x;
+      if (x > max) max = x;
     }
+    if (n === 0 || (min >= this.lo && max < this.lo + this.span)) return true;
+    return this.grow(min, max);
+  }
+
+  /** Id of a covered key (assigning the next id to a new key). */
+  id(x: number): number {
+    const off = x - this.lo;
     const p = this.dense[off]!;
     if (p >= 0) return p;
     this.dense[off] = this.size;
     return this.size++;
   }
 
-  private grow(x: number): boolean {
-    let lo = this.span === 0 ? x : Math.min(this.lo, x);
-    let hi = this.span === 0 ? x : Math.max(this.lo + this.span - 1, x);
+  /** Id of any key (growing the table), or -1 when it does not fit. */
+  slot(x: number): number {
+    if (x !== Math.floor(x) || !this.cover(Float64Array.of(x), 1)) return -1;
+    return this.id(x);
+  }
+
+  private grow(min: number, max: number): boolean {
+    const had = this.span > 0;
+    let lo = had ? Math.min(this.lo, min) : min;
+    let hi = had ? Math.max(this.lo + this.span - 1, max) : max;
     // Slack on the side that grew, so that keys arriving in order grow the table O(log) times.
     const slack = Math.max(1024, this.span);
-    if (x < this.lo || this.span === 0) lo -= slack;
-    if (x >= this.lo + this.span || this.span === 0) hi += slack;
+    if (!had || min < this.lo) lo -= slack;
+    if (!had || max >= this.lo + this.span) hi += slack;
     const span = hi - lo + 1;
     if (span > MAX_SPAN) return false;
     const dense = new Int32Array(span).fill(-1);
-    if (this.span > 0) dense.set(this.dense, this.lo - lo);
+    if (had) dense.set(this.dense, this.lo - lo);
     this.dense = dense;
     this.lo = lo;
     this.span = span;
@@ -160,9 +178,9 @@ class StreamTopTies implements StreamSelector {
     if (!typedKeys(pv, ov)) return false;
     const pd = pv === null ? null : (pv.data as Float64Array | Int32Array | Uint8Array);
     const od = ov === null ? null : (ov.data as Float64Array | Int32Array);
+    if (pd !== null && !this.ids.cover(pd, n)) return false;
     for (let i = 0; i < n; i++) {
-      const p = pd === null ? 0 : this.ids.slot(pd[i]!);
-      if (p < 0) return false;
+      const p = pd === null ? 0 : this.ids.id(pd[i]!);
       if (p === this.vals.length) {
         this.vals.push([]);
         this.rows.push([]);
@@ -242,6 +260,7 @@ class StreamTopN implements StreamSelector {
   private candRow = new Int32Array(0);
   private candVal = new Float64Array(0);
   private count = new Int32Array(0);
+  private worst = new Float64Array(0);
   private rows = 0;
   private readonly sign: number;
 
@@ -259,22 +278,40 @@ class StreamTopN implements StreamSelector {
     this.rows += n;
     const limit = this.limit;
     const s = this.sign;
+    const ids = this.ids;
+    let dense = ids.dense;
+    let lo = ids.lo;
+    let worst = this.worst;
     for (let i = 0; i < n; i++) {
-      const p = pd === null ? 0 : this.ids.slot(pd[i]!);
-      if (p < 0) return false;
+      let p = 0;
+      if (pd !== null) {
+        // Out of the table's range or no integer (fraction, NaN): undefined, take the slow path.
+        const q = dense[pd[i]! - lo];
+        if (q !== undefined && q >= 0) p = q;
+        else {
+          p = ids.slot(pd[i]!);
+          if (p < 0) return false;
+          dense = ids.dense;
+          lo = ids.lo;
+        }
+      }
+      const y = od === null ? 0 : s * od[i]!;
+      // A full list's last value (Infinity before): a row not strictly smaller is never among the first `limit`.
+      const w = p < this.numParts ? worst[p]! : Infinity;
+      if (y >= w && w !== Infinity) continue;
       if (p === this.numParts) {
         // Many partitions of few rows: candidate slots would outgrow the input.
         if ((p + 1) * limit > 4 * this.rows + 4096) return false;
         this.newPart();
+        worst = this.worst;
       }
-      const y = od === null ? 0 : s * od[i]!;
-      if (y !== y) return false;
+      if (y !== y) return false; // NaN: the comparator path orders it
       const c = this.count[p]!;
       const b0 = p * limit;
       const vals = this.candVal;
-      // Not strictly smaller than a full list's last candidate: never among the first `limit`.
-      if (c === limit && !(y < vals[b0 + c - 1]!)) continue;
       const rowsArr = this.candRow;
+      // (An infinite last value passes the check above.)
+      if (c === limit && !(y < vals[b0 + c - 1]!)) continue;
       let j = c === limit ? c - 1 : c;
       if (c < limit) this.count[p] = c + 1;
       while (j > 0 && y < vals[b0 + j - 1]!) {
@@ -284,6 +321,7 @@ class StreamTopN implements StreamSelector {
       }
       vals[b0 + j] = y;
       rowsArr[b0 + j] = base + i;
+      if (this.count[p] === limit) worst[p] = vals[b0 + limit - 1]!;
     }
     return true;
   }
@@ -298,9 +336,12 @@ class StreamTopN implements StreamSelector {
       vals.set(this.candVal);
       const count = new Int32Array(cap);
       count.set(this.count);
+      const worst = new Float64Array(cap).fill(Infinity);
+      worst.set(this.worst);
       this.candRow = rows;
       this.candVal = vals;
       this.count = count;
+      this.worst = worst;
       this.cap = cap;
     }
     this.numParts++;
