@@ -382,3 +382,20 @@ export function registerCollationFunctions(): void {
     }),
   ]);
 }
+
+/**
+ * A table's or dataset's default collation applied to a column type: STRING
+ * fields without their own collation (nested ones too) take `spec`.
+ */
+export function withDefaultCollation(t: SqlType, spec: string): SqlType {
+  switch (t.kind) {
+    case 'STRING':
+      return t.collation ? t : withCollation(t, spec);
+    case 'ARRAY':
+      return arrayOf(withDefaultCollation(t.element, spec));
+    case 'STRUCT':
+      return { kind: 'STRUCT', fields: t.fields.map((f) => ({ name: f.name, type: withDefaultCollation(f.type, spec) })) };
+    default:
+      return t;
+  }
+}

@@ -13,6 +13,7 @@ import { canCoerce, typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { TableId, TableInfo } from '../storage/api.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
+import { withDefaultCollation } from '../functions/collation.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
@@ -194,7 +195,11 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   } else if (st.columns) {
     columns = columnsFromDefs(st.columns);
   } else throw sqlError('CREATE TABLE requires a column list or AS SELECT', st.loc);
+  // DEFAULT COLLATE (else the dataset's defaultCollation) for STRING columns without their own.
+  const defaultCollation = st.defaultCollate ?? (cat.getDataset(id.projectId, id.datasetId)?.resource.defaultCollation as string | undefined);
+  if (defaultCollation) columns = columns.map((c) => ({ ...c, type: withDefaultCollation(c.type, defaultCollation) }));
   const resource = await optionsToResource(s, st.options);
+  if (st.defaultCollate) resource.defaultCollation = st.defaultCollate;
   if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
   if (existing) await cat.dropTable(id);
   await cat.createTable(id, columns, { resource, orReplace: st.orReplace, ifNotExists: st.ifNotExists, temporary: st.temp });
@@ -797,7 +802,7 @@ export async function createSchema(s: Session, st: A.CreateSchemaStmt): Promise<
     if (st.ifNotExists) return result('CREATE_SCHEMA', { ddlOperationPerformed: 'SKIP' });
     if (!st.orReplace) throw already('Dataset', `${projectId}:${datasetId}`);
   }
-  const resource = { location: 'US', ...(await optionsToResource(s, st.options)) };
+  const resource = { location: 'US', ...(await optionsToResource(s, st.options)), ...(st.defaultCollate ? { defaultCollation: st.defaultCollate } : {}) };
   await cat.createDataset(projectId, datasetId, resource, st.ifNotExists || st.orReplace);
   return result('CREATE_SCHEMA', { ddlOperationPerformed: 'CREATE' });
 }
