@@ -1,9 +1,10 @@
 // JavaScript aggregate UDFs (CREATE AGGREGATE FUNCTION ... LANGUAGE js): the
 // body exports initialState / aggregate / merge / finalize (serialize and
 // deserialize are optional). One context per function per query; the group
-// states live inside that context, and each batch of rows is folded by one
-// script run (under the CPU timeout). NOT AGGREGATE arguments are constants
-// passed last to every function, as the real service does.
+// states live inside that context, and each batch of rows is folded into
+// partial states that are merged into the groups' states, by one script run
+// (under the CPU timeout). NOT AGGREGATE arguments are constants passed last
+// to every function, as the real service does.
 import vm from 'node:vm';
 import { QueryError } from '../planner/api.js';
 import type { AggregateFunctionDef, GroupsAccumulator, ResolvedAggregate } from '../functions/registry.js';
@@ -21,6 +22,9 @@ interface AggBridge {
   init: (...a: unknown[]) => unknown;
   aggregate: (...a: unknown[]) => unknown;
   finalize: (...a: unknown[]) => unknown;
+  merge: (...a: unknown[]) => unknown;
+  serialize: ((...a: unknown[]) => unknown) | undefined;
+  deserialize: ((...a: unknown[]) => unknown) | undefined;
   states: unknown[];
   consts: unknown[];
   cols: unknown[][] | null;
@@ -30,6 +34,9 @@ interface AggBridge {
 }
 
 // Folds the batch's rows into their groups' states; then (FINISH) finalizes every group.
+// Each batch is folded into fresh partial states, which are then merged into the
+// groups' states (through serialize/deserialize when the body defines them), as
+// the service combines partial aggregates: merge() runs for real.
 const UPDATE = `(() => {
   const a = __bqagg, host = a.cols, hg = a.groups, n = a.n2, st = a.states, c = a.consts;
   // Host arrays are copied into this realm and dropped before user code runs.
@@ -37,12 +44,20 @@ const UPDATE = `(() => {
   const k = host.length, cols = new Array(k), groups = new Array(n);
   for (let j = 0; j < k; j++) { const h = host[j], col = new Array(n); for (let i = 0; i < n; i++) col[i] = h[i]; cols[j] = col; }
   for (let i = 0; i < n; i++) groups[i] = hg[i];
-  const init = a.init, agg = a.aggregate, c0 = cols[0], nc = c.length;
+  const init = a.init, agg = a.aggregate, merge = a.merge, ser = a.serialize, de = a.deserialize, c0 = cols[0], nc = c.length;
+  const parts = [], touched = [];
   for (let i = 0; i < n; i++) {
     const g = groups[i];
+    let s = parts[g];
+    if (s === undefined) { s = parts[g] = init(...c); touched.push(g); }
+    const r = k === 1 && nc === 0 ? agg(s, c0[i]) : agg(s, ...cols.map((col) => col[i]), ...c);
+    if (r !== undefined) parts[g] = r;
+  }
+  for (const g of touched) {
+    const p0 = parts[g], p = ser && de ? de(ser(p0)) : p0;
     let s = st[g];
     if (s === undefined) s = st[g] = init(...c);
-    const r = k === 1 && nc === 0 ? agg(s, c0[i]) : agg(s, ...cols.map((col) => col[i]), ...c);
+    const r = merge(s, p, ...c);
     if (r !== undefined) st[g] = r;
   }
 })()`;
@@ -114,6 +129,9 @@ export class JsAggregate {
     bridge.init = this.exportsFn['initialState'] as AggBridge['init'];
     bridge.aggregate = this.exportsFn['aggregate'] as AggBridge['aggregate'];
     bridge.finalize = this.exportsFn['finalize'] as AggBridge['finalize'];
+    bridge.merge = this.exportsFn['merge'] as AggBridge['merge'];
+    bridge.serialize = this.exportsFn['serialize'] as AggBridge['serialize'];
+    bridge.deserialize = this.exportsFn['deserialize'] as AggBridge['deserialize'];
     let constsSet = false;
     const aggIdx = this.params.flatMap((p, i) => (p.notAggregate ? [] : [i]));
     const constIdx = this.params.flatMap((p, i) => (p.notAggregate ? [i] : []));
