@@ -11,7 +11,7 @@ import { fail, rowKernel, valuesOf } from './vec.js';
 import { nodeToGeo, parseGeoJsonNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toWkb, toWkt } from './geography/io.js';
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters } from './geography/measure.js';
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
-import { boundary, closestPoint, convexHull, difference, intersection, unionAll } from './geography/ops.js';
+import { boundary, closestPoint, convexHull, difference, intersection, simplify, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
 import { extentOf, toBox, type Box, type Extent } from './geography/bounds.js';
 
@@ -319,6 +319,14 @@ export function registerGeography(): void {
     sig(['GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => {
       const h = withName('ST_CONVEXHULL', () => convexHull(G(v[0]!)));
       return h ? geo(h) : null;
+    })),
+  ]);
+  defineScalar('ST_SIMPLIFY', [
+    sig(['GEOGRAPHY', 'FLOAT64'], 'GEOGRAPHY', rowKernel(GT, (v) => {
+      const tol = v[1] as number;
+      if (!(tol >= 0)) fail(`ST_SIMPLIFY: tolerance must be non-negative, got ${tol}`);
+      if (tol > 7800000) fail(`ST_SIMPLIFY: tolerance must be at most about 7800 km, got ${tol}`);
+      return geo(simplify(G(v[0]!), tol / R));
     })),
   ]);
   defineScalar('ST_INTERSECTION', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(intersection(G(v[0]!), G(v[1]!)))))]);

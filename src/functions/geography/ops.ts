@@ -378,3 +378,66 @@ export function convexHull(g: Geo): Geo | null {
   for (let i = 1; i < ring.length; i++) if (s2.cellid.fromPoint(s2p(ring[i]!)) < s2.cellid.fromPoint(s2p(ring[first]!))) first = i;
   return { points: [], lines: [], polys: [[[...ring.slice(first), ...ring.slice(0, first)]]] };
 }
+
+// ---------------------------------------------------------------- simplify
+
+/** Douglas-Peucker on the sphere: keeps the vertices farther than `tol` (radians) from the simplified chain. */
+function simplifyChain(vs: readonly LngLat[], tol: number): LngLat[] {
+  if (vs.length <= 2) return [...vs];
+  const keep = new Array<boolean>(vs.length).fill(false);
+  keep[0] = keep[vs.length - 1] = true;
+  const stack: [number, number][] = [[0, vs.length - 1]];
+  while (stack.length) {
+    const [i, j] = stack.pop()!;
+    let worst = -1;
+    let at = -1;
+    for (let k = i + 1; k < j; k++) {
+      const d = segmentDistance(s2p(vs[k]!), s2p(vs[i]!), s2p(vs[j]!));
+      if (d > worst) {
+        worst = d;
+        at = k;
+      }
+    }
+    if (at >= 0 && worst > tol) {
+      keep[at] = true;
+      stack.push([i, at], [at, j]);
+    }
+  }
+  return vs.filter((_, k) => keep[k]);
+}
+
+const within = (vs: readonly LngLat[], tol: number): boolean => vs.every((v) => angleBetween(s2p(v).vector, s2p(vs[0]!).vector) <= tol);
+
+/**
+ * ST_SIMPLIFY: chains of edges replaced by single edges while no removed vertex
+ * is farther than the tolerance; a ring or line that fits within the tolerance
+ * collapses to a line or a point. (Not topology-preserving across parts.)
+ */
+export function simplify(g: Geo, tol: number): Geo {
+  const points: LngLat[] = [...g.points];
+  const lines: LngLat[][] = [];
+  const polys: Poly[] = [];
+  for (const l of g.lines) {
+    if (within(l, tol)) points.push(l[0]!);
+    else lines.push(simplifyChain(l, tol));
+  }
+  for (const p of g.polys) {
+    const rings: Ring[] = [];
+    p.forEach((r, ri) => {
+      // Holes only matter while the shell is still a ring.
+      if (ri > 0 && rings.length === 0) return;
+      if (within(r, tol)) {
+        if (ri === 0) points.push(r[0]!);
+        return;
+      }
+      // Split the ring at its first vertex and the vertex farthest from it.
+      let far = 1;
+      for (let k = 2; k < r.length; k++) if (angleBetween(s2p(r[k]!).vector, s2p(r[0]!).vector) > angleBetween(s2p(r[far]!).vector, s2p(r[0]!).vector)) far = k;
+      const s = [...simplifyChain(r.slice(0, far + 1), tol), ...simplifyChain([...r.slice(far), r[0]!], tol).slice(1, -1)];
+      if (s.length >= 3) rings.push(s);
+      else if (ri === 0) lines.push(s);
+    });
+    if (rings.length) polys.push(rings);
+  }
+  return unionAll([{ points: [], lines: [], polys }, { points: [], lines, polys: [] }, { points, lines: [], polys: [] }]);
+}
