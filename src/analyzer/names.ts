@@ -274,7 +274,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'SCHEMATA': {
       const rows = cat.listDatasets(projectId).filter((d) => !d.startsWith('_')).map((d): Value[] => {
         const r = cat.getDataset(projectId, d)!.resource as Record<string, unknown>;
-        return [projectId, d, null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.location as string) ?? 'US', `CREATE SCHEMA \`${projectId}.${d}\``, null];
+        return [projectId, d, null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.location as string) ?? 'US', `CREATE SCHEMA \`${projectId}.${d}\``, (r.defaultCollation as string | undefined) ?? null];
       });
       return {
         columns: [col('catalog_name'), col('schema_name'), col('schema_owner'), col('creation_time', T.TIMESTAMP), col('last_modified_time', T.TIMESTAMP), col('location'), col('ddl'), col('default_collation_name')],
@@ -293,7 +293,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           'NO',
           msToMicros(t.resource.creationTime),
           ddlOf(t),
-          null,
+          (t.resource.defaultCollation as string | undefined) ?? null,
         ]),
       };
     case 'COLUMNS':
@@ -306,7 +306,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         rows: tables().flatMap((t) =>
           t.columns.map((c, i): Value[] => [
             t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(c.type),
-            'NEVER', null, null, 'NO', null, 'NO', 'NO', null, 'NULL', 'NULL', null,
+            'NEVER', null, null, 'NO', null, 'NO', 'NO', null, collationName(c.type), 'NULL', null,
           ]),
         ),
       };
@@ -317,7 +317,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           t.columns.flatMap((c) => {
             const paths: { path: string; type: SqlType }[] = [];
             fieldPaths(c.name, c.type, paths);
-            return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), null, 'NULL', null]);
+            return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), null, collationName(p.type), null]);
           }),
         ),
       };
@@ -423,4 +423,10 @@ function jobsTable(an: Analyzer, projectId: string): VirtualTable {
   // Spec §1.6.5: the engine fills `_bqemu_jobs.JOBS` from the job registry before execution.
   void projectId;
   return { columns: JOBS_COLUMNS, rows: [] };
+}
+
+/** INFORMATION_SCHEMA collation_name: a STRING's (or ARRAY<STRING>'s) collation, else the text NULL. */
+function collationName(t: SqlType): string {
+  const el = t.kind === 'ARRAY' ? t.element : t;
+  return el.kind === 'STRING' && el.collation ? el.collation : 'NULL';
 }
