@@ -9,7 +9,8 @@ import type { GroupsAccumulator } from './registry.js';
 import { asig, defineAggregate, defineScalar, opt, sig, sigf, type SigContext } from './signature.js';
 import { fail, rowKernel, valuesOf } from './vec.js';
 import { nodeToGeo, parseGeoJsonNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toWkb, toWkt } from './geography/io.js';
-import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters } from './geography/measure.js';
+import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters, touches } from './geography/measure.js';
+import { planarToGeodesic } from './geography/tessellate.js';
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
 import { boundary, closestPoint, convexHull, difference, intersection, simplify, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
@@ -261,6 +262,21 @@ export function registerGeography(): void {
   defineScalar('ST_COVEREDBY', pred((a, b) => covers(b, a)));
   defineScalar('ST_INTERSECTS', pred(intersects));
   defineScalar('ST_DISJOINT', pred((a, b) => !intersects(a, b)));
+  defineScalar('ST_TOUCHES', pred(touches));
+  // ST_INTERSECTSBOX: the box's sides follow parallels and meridians, i.e. planar
+  // edges in degrees, densified into geodesics (within 10 m) like GeoJSON input.
+  defineScalar('ST_INTERSECTSBOX', [
+    sig(['GEOGRAPHY', 'FLOAT64', 'FLOAT64', 'FLOAT64', 'FLOAT64'], 'BOOL', rowKernel(T.BOOL, (v) => {
+      const [lng1, lat1, lng2, lat2] = v.slice(1) as number[];
+      if (!(lat1! >= -90 && lat2! <= 90 && lat1! <= lat2!)) fail('ST_INTERSECTSBOX: latitudes must be in [-90, 90] with lat1 <= lat2');
+      let east = lng2!;
+      while (east < lng1!) east += 360;
+      const corners: LngLat[] = [[lng1!, lat1!], [east, lat1!], [east, lat2!], [lng1!, lat2!], [lng1!, lat1!]];
+      const ring = planarToGeodesic(corners).slice(0, -1).map((c) => checkLL(c[0], c[1]));
+      const box = withName('ST_INTERSECTSBOX', () => ({ points: [], lines: [], polys: [makePoly([makeRing([...ring, ring[0]!])], true)] }));
+      return intersects(G(v[0]!), box);
+    })),
+  ]);
   defineScalar('ST_EQUALS', pred((a, b) => (isEmpty(a) && isEmpty(b)) || (covers(a, b) && covers(b, a))));
 
   // ---------------------------------------------------------------- accessors and point measures

@@ -192,3 +192,16 @@ export function centroid(g: Geo): LngLat | null {
   return fromS2(s2.Point.fromVector(v.normalize()));
 }
 
+
+/** They meet, but their interiors do not: no proper crossing of edges, no interior sample of one inside the other's interior. */
+export function touches(a: Geo, b: Geo): boolean {
+  if (!intersects(a, b)) return false;
+  if (edgesCrossProperly(allEdges(a), allEdges(b))) return false;
+  const probes = (g: Geo): s2.Point[] => [
+    ...g.points.map(s2p),
+    ...g.lines.flatMap((l) => [...lineEdges(l).map(midpoint), ...l.slice(1, -1).map(s2p)]),
+    ...g.polys.flatMap(polyEdges).map(insideOf),
+  ];
+  const overlaps = (x: Geo, y: Geo) => probes(x).some((p) => locate(x, p) === 'interior' && locate(y, p) === 'interior');
+  return !overlaps(a, b) && !overlaps(b, a);
+}
