@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type * as A from '../../grammar/ast.js';
 import type { CallExpr, Expr } from '../analyzer/resolved.js';
 import type { AggregateFunctionDef } from '../functions/registry.js';
+import { localPath } from '../io/objects.js';
 import { QueryError } from '../planner/api.js';
 import type { SqlType } from '../types/types.js';
 import { typeToSql } from '../types/types.js';
@@ -77,9 +78,8 @@ export function checkExternalFunction(udf: A.CreateFunctionStmt, params: readonl
 /** Library source by URI: file:// (or a path) read directly, gs:// through the object-store emulator. */
 function readLibrary(uri: string): string {
   try {
-    if (uri.startsWith('file://') || uri.startsWith('/')) {
-      return fs.readFileSync(uri.startsWith('file://') ? decodeURIComponent(uri.slice(7)) : uri, 'utf8');
-    }
+    const local = localPath(uri);
+    if (local !== undefined) return fs.readFileSync(local, 'utf8');
     if (uri.startsWith('gs://')) {
       const rest = uri.slice(5);
       const slash = rest.indexOf('/');
@@ -95,7 +95,7 @@ function readLibrary(uri: string): string {
   throw new QueryError(`Invalid library URI ${uri}: expected gs://bucket/path or file://path`, 'invalidQuery', 400);
 }
 
-// Same discovery as the load jobs' object-store reader (src/io/objects.ts).
+// Same discovery as the load jobs' object-store reader (src/io/objects.ts, which does not export it).
 function objectStoreHost(): string | undefined {
   const env = process.env;
   const h = env['STORAGE_EMULATOR_HOST'];
