@@ -944,7 +944,16 @@ function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctio
   const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, safe: n.safe, ...(limit !== undefined ? { limit } : {}) };
   const r = def.resolve(exprs.map((e, i) => argInfo(e, names[i])), opts);
   if (!r.ok) throw sqlError(r.message, n.loc);
-  const args = exprs.map((e, i) => (r.resolved.argTypes[i] ? coerce(e, r.resolved.argTypes[i]!) : e));
+  let args = exprs.map((e, i) => (r.resolved.argTypes[i] ? coerce(e, r.resolved.argTypes[i]!) : e));
+  // DISTINCT over collated strings: one value per class equal under the collation.
+  if (n.distinct) {
+    args = args.map((a) => {
+      const c = a.type.kind === 'STRING' ? a.type.collation : undefined;
+      if (isBinaryCollation(c)) return a;
+      const canon = callScalar('$collation_canonical', [a, literal(T.STRING, c!)], n.loc);
+      return { ...canon, type: a.type };
+    });
+  }
   // Collation: MIN/MAX compare under it; ARRAY_AGG, STRING_AGG, ANY_VALUE ... carry it on.
   const coll = collationAffects(def.name) ? mergeCollations(exprs.map((e) => collationOf(e.type))).collation : undefined;
   const fn = coll ? collateAggregate(def.name, r.resolved, coll) : r.resolved;
@@ -1077,6 +1086,7 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
     partitionBy,
     orderBy,
     ...(frame ? { frame } : {}),
+    ...(n.safe && aggregate ? { safe: true } : {}),
   });
   return colRef(column);
 }

@@ -652,6 +652,7 @@ async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout
     distinct: call.distinct,
     ignoreNulls: call.ignoreNulls,
     hasOrderBy: false,
+    safe: call.safe === true,
   });
   const dedupe = call.distinct ? new GroupTable([T.INT64, ...args.map((a) => a.type)], 1024) : null;
   const ignoreNulls = call.ignoreNulls === true && args.length > 0;
@@ -739,7 +740,7 @@ async function cumulativeAggregate(call: WindowCall, args: readonly Vector[], g:
   let parts = 0;
   for (let ps = 0; ps < n; ps = g.partEnd[ps]!) {
     const pe = g.partEnd[ps]!;
-    const acc = call.aggregate!.create(ctx.eval, { distinct: false, ignoreNulls: call.ignoreNulls, hasOrderBy: false });
+    const acc = call.aggregate!.create(ctx.eval, { distinct: false, ignoreNulls: call.ignoreNulls, hasOrderBy: false, safe: call.safe === true });
     acc.resize(1);
     let curE = ps;
     let lastE = -1;
