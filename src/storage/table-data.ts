@@ -25,7 +25,7 @@ interface FragmentInfo {
  * rows. Appends only add rows at the end and compaction keeps row order, so
  * within one generation every older version is a prefix of the current rows.
  */
-type Version = readonly [ms: number, rows: number];
+export type Version = readonly [ms: number, rows: number];
 
 /**
  * The rows a replace (DML, WRITE_TRUNCATE) superseded, kept for time travel:
@@ -71,8 +71,13 @@ export const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
  */
 const MAX_PAST_GENERATIONS = 64;
 const MAX_PAST_ROWS = 20_000_000;
-/** Versions older than this are kept at one per second (the last in each), bounding the history's size. */
-const EXACT_HISTORY_MS = 3600 * 1000;
+/**
+ * History granularity, bounding its size under a steady insert stream: every
+ * version for the last minute, then the last one per second up to an hour,
+ * then the last one per minute (a read falls on the version kept before it).
+ */
+const EXACT_HISTORY_MS = 60 * 1000;
+const SECOND_HISTORY_MS = 3600 * 1000;
 
 /** Rows at `ms`: the last version at or before it; -1 when `ms` precedes them all. */
 function rowsAt(versions: readonly Version[], ms: number): number {
@@ -89,17 +94,21 @@ function rowsAt(versions: readonly Version[], ms: number): number {
 
 /**
  * The versions worth keeping at `now`: nothing older than the window except
- * the one live at its start; past the exact hour, the last per second.
+ * the one live at its start, and past the exact minute only the last version
+ * of each second (of each minute, past the hour).
  */
-function pruneVersions(versions: readonly Version[], now: number, retentionMs: number): Version[] {
+export function pruneVersions(versions: readonly Version[], now: number, retentionMs: number): Version[] {
   const cutoff = now - retentionMs;
-  const coarse = now - EXACT_HISTORY_MS;
   const out: Version[] = [];
   for (let i = 0; i < versions.length; i++) {
     const v = versions[i]!;
     const next = versions[i + 1];
-    if (next && next[0] <= cutoff) continue; // superseded before the window opened
-    if (next && v[0] < coarse && Math.floor(next[0] / 1000) === Math.floor(v[0] / 1000)) continue;
+    if (next) {
+      if (next[0] <= cutoff) continue; // superseded before the window opened
+      const age = now - v[0];
+      const bucket = age > SECOND_HISTORY_MS ? 60_000 : age > EXACT_HISTORY_MS ? 1000 : 0;
+      if (bucket > 0 && Math.floor(next[0] / bucket) === Math.floor(v[0] / bucket)) continue;
+    }
     out.push(v);
   }
   return out;
@@ -271,6 +280,8 @@ export class TableData {
     const at = last ? Math.max(ms, last[0]) : ms;
     if (last && last[0] === at) this.versions[this.versions.length - 1] = [at, rows];
     else this.versions.push([at, rows]);
+    // Thinned here too, not only at sidecar writes: a stream of small inserts may go long without one.
+    if (this.versions.length % 4096 === 0) this.versions = pruneVersions(this.versions, at, TableData.retentionMs);
     return at;
   }
 

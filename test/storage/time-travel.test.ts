@@ -4,7 +4,7 @@
 // generations are collected once they leave the time-travel window.
 import * as fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TableData } from '../../src/storage/table-data.js';
+import { pruneVersions, TableData, type Version } from '../../src/storage/table-data.js';
 import { restFieldToColumn } from '../../src/types/schema.js';
 import { getValue, vectorFromValues, type Batch } from '../../src/types/vector.js';
 import { tempDir } from '../engine/helpers.js';
@@ -134,5 +134,22 @@ describe('table history', () => {
     expect(parquetFiles(dir)).toHaveLength(65);
     expect(ids(await td.rowsAsOf(Date.now()))).toEqual([70]);
     await td.close();
+  });
+
+  it('thins old versions: exact for a minute, per second to an hour, per minute beyond, none before the window', () => {
+    const now = 10 * 24 * 3600_000;
+    const day = 24 * 3600_000;
+    const v: Version[] = [
+      [now - 9 * day, 1], // superseded before the window: dropped
+      [now - 8 * day, 2], // live at the window's start: kept
+      [now - 2 * day + 1_000, 3], // same minute as the next: dropped
+      [now - 2 * day + 2_000, 4],
+      [now - 1800_000 + 100, 5], // same second as the next: dropped
+      [now - 1800_000 + 200, 6],
+      [now - 1800_000 + 1_200, 7], // next second: kept
+      [now - 30_000 + 1, 8], // within the minute: all kept
+      [now - 30_000 + 2, 9],
+    ];
+    expect(pruneVersions(v, now, 7 * day).map((x) => x[1])).toEqual([2, 4, 6, 7, 8, 9]);
   });
 });
