@@ -155,7 +155,9 @@ export function parseTestFile(file: string, content: string): TestFile {
   for (const raw of rawCases) {
     const startLine = lineNo;
     lineNo += raw.split('\n').length - 1;
-    const sections = raw.split(/^--$/m);
+    // A line that starts with `--` or `==` inside a section is escaped as `\--` / `\==`
+    // (the sections split on bare `--` / `==` lines); the reference driver unescapes it.
+    const sections = raw.split(/^--$/m).map((sec) => sec.replace(/^\\(--|==)/gm, '$1'));
     const head = takeOptions(sections[0]!.split('\n'));
     const opts: TestOptions = {};
     let isPrepare = false;
