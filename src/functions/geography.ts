@@ -6,13 +6,13 @@ import { T, arrayOf, structOf, type SqlType } from '../types/types.js';
 import type { Geography, Value } from '../types/values.js';
 import { vectorFromValues } from '../types/vector.js';
 import type { GroupsAccumulator } from './registry.js';
-import { asig, defineAggregate, defineScalar, opt, sig, sigf, type SigContext } from './signature.js';
+import { asig, defineAggregate, defineScalar, named, opt, sig, sigf, type SigContext } from './signature.js';
 import { fail, rowKernel, valuesOf } from './vec.js';
 import { nodeToGeo, parseGeoJsonNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toWkb, toWkt } from './geography/io.js';
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters, touches } from './geography/measure.js';
 import { planarToGeodesic } from './geography/tessellate.js';
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
-import { boundary, closestPoint, convexHull, difference, intersection, simplify, unionAll } from './geography/ops.js';
+import { boundary, bufferPoints, closestPoint, convexHull, difference, intersection, sidesForTolerance, simplify, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
 import { extentOf, toBox, type Box, type Extent } from './geography/bounds.js';
 
@@ -344,6 +344,35 @@ export function registerGeography(): void {
       if (tol > 7800000) fail(`ST_SIMPLIFY: tolerance must be at most about 7800 km, got ${tol}`);
       return geo(simplify(G(v[0]!), tol / R));
     })),
+  ]);
+  // ST_BUFFER / ST_BUFFERWITHTOLERANCE of points: regular polygons on the circle
+  // (4 x num_seg_quarter_circle sides; or as many as the tolerance needs).
+  const bufferOpts = (fn: string, c: SigContext, v: readonly Value[], from: number) => {
+    useSpheroid(fn, argAt(c, v, from));
+    const endcap = argAt(c, v, from + 1);
+    const side = argAt(c, v, from + 2);
+    if (endcap !== undefined && endcap !== null && !['ROUND', 'FLAT'].includes(String(endcap).toUpperCase())) fail(`${fn}: endcap must be ROUND or FLAT`);
+    if (side !== undefined && side !== null && !['BOTH', 'LEFT', 'RIGHT'].includes(String(side).toUpperCase())) fail(`${fn}: side must be BOTH, LEFT or RIGHT`);
+  };
+  defineScalar('ST_BUFFER', [
+    sigf(['GEOGRAPHY', 'FLOAT64', opt('FLOAT64', 'num_seg_quarter_circle'), opt('BOOL', 'use_spheroid'), opt('STRING', 'endcap'), opt('STRING', 'side')], 'GEOGRAPHY', (c) =>
+      rowKernel(GT, (v) => {
+        bufferOpts('ST_BUFFER', c, v, 3);
+        const q = (argAt(c, v, 2) as number | undefined) ?? 8;
+        if (!(q >= 1)) fail('ST_BUFFER: num_seg_quarter_circle must be at least 1');
+        return withName('ST_BUFFER', () => geo(bufferPoints(G(v[0]!), (v[1] as number) / R, Math.round(4 * q))));
+      }),
+    ),
+  ]);
+  defineScalar('ST_BUFFERWITHTOLERANCE', [
+    sigf(['GEOGRAPHY', 'FLOAT64', named('tolerance_meters', 'FLOAT64', false), opt('BOOL', 'use_spheroid'), opt('STRING', 'endcap'), opt('STRING', 'side')], 'GEOGRAPHY', (c) =>
+      rowKernel(GT, (v) => {
+        bufferOpts('ST_BUFFERWITHTOLERANCE', c, v, 3);
+        const [r, tol] = [v[1] as number, argAt(c, v, 2) as number];
+        if (!(tol > 0)) fail('ST_BUFFERWITHTOLERANCE: tolerance_meters must be positive');
+        return withName('ST_BUFFERWITHTOLERANCE', () => geo(bufferPoints(G(v[0]!), r / R, sidesForTolerance(Math.abs(r), tol))));
+      }),
+    ),
   ]);
   defineScalar('ST_INTERSECTION', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(intersection(G(v[0]!), G(v[1]!)))))]);
   defineScalar('ST_DIFFERENCE', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(difference(G(v[0]!), G(v[1]!)))))]);

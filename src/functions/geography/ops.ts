@@ -441,3 +441,33 @@ export function simplify(g: Geo, tol: number): Geo {
   }
   return unionAll([{ points: [], lines: [], polys }, { points: [], lines, polys: [] }, { points, lines: [], polys: [] }]);
 }
+
+// ---------------------------------------------------------------- buffers of points
+
+/**
+ * The buffer of a point: a regular polygon of `sides` vertices on the circle
+ * of angular radius `d` (counter-clockwise, starting due north). Buffers of
+ * lines and polygons need a full buffer operation and are rejected.
+ */
+export function bufferPoints(g: Geo, d: number, sides: number): Geo {
+  if (g.lines.length || g.polys.length) geoFail('only point geographies can be buffered by this emulator');
+  if (d <= 0 || g.points.length === 0) return { points: [], lines: [], polys: [] };
+  const polys: Poly[] = g.points.map((p) => {
+    const [lng, lat] = [(p[0] * Math.PI) / 180, (p[1] * Math.PI) / 180];
+    const ring: LngLat[] = [];
+    for (let k = 0; k < sides; k++) {
+      const az = (-2 * Math.PI * k) / sides;
+      const lat2 = Math.asin(Math.sin(lat) * Math.cos(d) + Math.cos(lat) * Math.sin(d) * Math.cos(az));
+      const lng2 = lng + Math.atan2(Math.sin(az) * Math.sin(d) * Math.cos(lat), Math.cos(d) - Math.sin(lat) * Math.sin(lat2));
+      ring.push(fromS2(s2.Point.fromLatLng(new s2.LatLng(lat2, lng2))));
+    }
+    return [ring];
+  });
+  return unionAll([{ points: [], lines: [], polys }]);
+}
+
+/** Sides of a regular polygon whose edges stay within `tol` of a circle of radius `r` (same units): r (1 - cos(pi / n)) <= tol. */
+export function sidesForTolerance(r: number, tol: number): number {
+  if (tol >= r) return 3;
+  return Math.max(3, Math.ceil(Math.PI / Math.acos(1 - tol / r)));
+}
