@@ -76,8 +76,11 @@ export function windowTopN(rel: Rel): Rel {
   if (rel.kind !== 'filter' || rel.input.kind !== 'window') return rel;
   const win = rel.input;
   if (win.calls.length === 0 || win.calls.some((c) => !NUMBERING.has(c.name.toUpperCase()) || c.aggregate !== undefined)) return rel;
-  const spec = specKey(win.calls[0]!);
-  if (spec === null || win.calls.some((c) => specKey(c) !== spec)) return rel;
+  // Several calls must share one spec (compared structurally over columns and literals); one call may use any expressions.
+  if (win.calls.length > 1) {
+    const spec = specKey(win.calls[0]!);
+    if (spec === null || win.calls.some((c) => specKey(c) !== spec)) return rel;
+  }
   // RANK/DENSE_RANK without ORDER BY are rejected by the analyzer; all rows would be peers anyway.
   let best: { fn: Numbering; limit: number } | null = null;
   for (const p of conjuncts(rel.predicate)) {
