@@ -143,7 +143,12 @@ export function resolveSubquery(an: Analyzer, q: A.Query, ctx: ExprCtx, mode: Su
       ]);
       if (!st) throw sqlError(`Cannot execute IN subquery with uncomparable types ${typeToSql(inExpr!.type)} and ${typeToSql(cols[0]!.type)}`, loc);
       inExpr = coerce(inExpr!, st);
-      if (!typeEquals(cols[0]!.type, st)) plan = project(an, plan, [coerce(colRef(cols[0]!), st)], [cols[0]!.name]);
+      if (st.kind === 'STRING' && !isBinaryCollation(st.collation)) {
+        // IN under a collation: both sides compare as collation keys.
+        const spec = literal(T.STRING, st.collation!);
+        inExpr = expr.callScalar('$collation_key', [inExpr, spec], loc);
+        plan = project(an, plan, [expr.callScalar('$collation_key', [coerce(colRef(cols[0]!), st), spec], loc)], [cols[0]!.name]);
+      } else if (!typeEquals(cols[0]!.type, st)) plan = project(an, plan, [coerce(colRef(cols[0]!), st)], [cols[0]!.name]);
       type = T.BOOL;
     }
   }
