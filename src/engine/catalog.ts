@@ -3,7 +3,7 @@
 // the REST handlers, so tables made by SQL look like tables made by REST.
 import type { CreateTableOptions, QueryCatalog, ScanOptions, TableId, TableInfo } from '../storage/api.js';
 import { CatalogError, invalid, notFound } from '../storage/errors.js';
-import { conformBatches, TIME_TRAVEL_MS } from '../storage/table-data.js';
+import { conformBatches, mergeBatches, TIME_TRAVEL_MS } from '../storage/table-data.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
@@ -160,6 +160,14 @@ export class EngineCatalog implements QueryCatalog {
 
   async appendRows(id: TableId, batches: readonly Batch[]): Promise<void> {
     const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+    // A statement's rows as one append: a CTAS / INSERT ... SELECT of bulk size
+    // then goes straight to a fragment (not one WAL JSON record per 4096-row
+    // batch, compacted again in the background while later queries run).
+    const e = batches.length > 1 ? this.st.getTable(id.projectId, id.datasetId, id.tableId) : undefined;
+    if (e) {
+      await td.append(mergeBatches(this.st.columnsOf(e), batches));
+      return;
+    }
     for (const b of batches) await td.append(b);
   }
 
