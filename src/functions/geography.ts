@@ -12,7 +12,7 @@ import { nodeToGeo, parseGeoJsonNode, parseWkbNode, parseWkt, parseWktNode, toGe
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters, touches } from './geography/measure.js';
 import { planarToGeodesic } from './geography/tessellate.js';
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
-import { boundary, bufferPoints, closestPoint, convexHull, difference, intersection, sidesForTolerance, simplify, unionAll } from './geography/ops.js';
+import { boundary, bufferPoints, closestPoint, convexHull, difference, intersection, sidesForTolerance, simplify, snapToGrid, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
 import { extentOf, toBox, type Box, type Extent } from './geography/bounds.js';
 
@@ -374,6 +374,7 @@ export function registerGeography(): void {
       }),
     ),
   ]);
+  defineScalar('ST_SNAPTOGRID', [sig(['GEOGRAPHY', 'FLOAT64'], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_SNAPTOGRID', () => geo(snapToGrid(G(v[0]!), v[1] as number)))))]);
   defineScalar('ST_INTERSECTION', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(intersection(G(v[0]!), G(v[1]!)))))]);
   defineScalar('ST_DIFFERENCE', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(difference(G(v[0]!), G(v[1]!)))))]);
   // ST_UNION: NULL arguments give NULL; NULL array elements are ignored (documented).

@@ -471,3 +471,42 @@ export function sidesForTolerance(r: number, tol: number): number {
   if (tol >= r) return 3;
   return Math.max(3, Math.ceil(Math.PI / Math.acos(1 - tol / r)));
 }
+
+// ---------------------------------------------------------------- snap to grid
+
+/**
+ * Vertices rounded to a grid of 10^n degrees (the grid size is rounded to such
+ * a power, -10 < n < 0); repeated vertices merge and parts that collapse
+ * become lines or points.
+ */
+export function snapToGrid(g: Geo, gridSize: number): Geo {
+  if (!(gridSize > 0)) geoFail(`grid size must be positive, got ${gridSize}`);
+  const n = Math.min(-1, Math.max(-9, Math.round(Math.log10(gridSize))));
+  const snap = (x: number) => {
+    const y = Number((Math.round(x * 10 ** -n) / 10 ** -n).toFixed(-n));
+    return y === 0 ? 0 : y;
+  };
+  const sv = (v: LngLat): LngLat => [snap(v[0]), snap(v[1])];
+  const dedupe = (vs: LngLat[]) => vs.filter((v, i) => i === 0 || !sameLL(v, vs[i - 1]!));
+  const points = g.points.map(sv);
+  const lines: LngLat[][] = [];
+  for (const l of g.lines) {
+    const d = dedupe(l.map(sv));
+    if (d.length === 1) points.push(d[0]!);
+    else lines.push(d);
+  }
+  const polys: Poly[] = [];
+  for (const p of g.polys) {
+    const rings: Ring[] = [];
+    p.forEach((r, ri) => {
+      if (ri > 0 && rings.length === 0) return;
+      let d = dedupe(r.map(sv));
+      if (d.length > 1 && sameLL(d[0]!, d[d.length - 1]!)) d = d.slice(0, -1);
+      if (d.length >= 3) rings.push(d);
+      else if (ri === 0 && d.length === 2) lines.push(d);
+      else if (ri === 0 && d.length === 1) points.push(d[0]!);
+    });
+    if (rings.length) polys.push(rings);
+  }
+  return unionAll([{ points: [], lines: [], polys }, { points: [], lines, polys: [] }, { points, lines: [], polys: [] }]);
+}
