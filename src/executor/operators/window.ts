@@ -60,40 +60,51 @@ function specKey(c: WindowCall): string {
 }
 
 /**
- * Partition and peer-group bounds of every sorted position. A plain function:
- * V8 optimizes its loops far better than loops inside async functions.
+ * Partition and peer-group bounds of every sorted position. Plain functions:
+ * V8 optimizes their loops far better than loops inside async functions.
  */
 function boundaries(idx: Int32Array, n: number, pc: RowComparator | null, oc: RowComparator | null) {
+  const pFlags = changeFlags(idx, n, pc);
+  const oFlags = changeFlags(idx, n, oc);
   const partStart = new Int32Array(n);
   const partEnd = new Int32Array(n);
   const partIndex = new Int32Array(n);
+  let numParts = n > 0 ? 1 : 0;
+  if (pFlags === null) partEnd.fill(n);
+  else numParts = spans(pFlags, null, n, partStart, partEnd, partIndex);
   // Without ORDER BY (or when no call reads peers) every row of a partition is a peer of the others: share the arrays.
-  const peerStart = oc === null ? partStart : new Int32Array(n);
-  const peerEnd = oc === null ? partEnd : new Int32Array(n);
-  let numParts = 0;
-  let ps = 0;
-  let gs = 0;
-  const pFlags = changeFlags(idx, n, pc);
-  const oFlags = changeFlags(idx, n, oc);
-  for (let p = 0; p < n; p++) {
-    const newPart = p === 0 || (pFlags !== null && pFlags[p] === 1);
-    if (newPart) {
-      for (let q = ps; q < p; q++) partEnd[q] = p;
-      if (p > 0) numParts++;
-      ps = p;
-    }
-    if (oFlags !== null && (newPart || oFlags[p] === 1)) {
-      for (let q = gs; q < p; q++) peerEnd[q] = p;
-      gs = p;
-    }
-    partStart[p] = ps;
-    partIndex[p] = numParts;
-    if (oFlags !== null) peerStart[p] = gs;
+  let peerStart = partStart;
+  let peerEnd = partEnd;
+  if (oFlags !== null) {
+    peerStart = new Int32Array(n);
+    peerEnd = new Int32Array(n);
+    spans(oFlags, pFlags, n, peerStart, peerEnd, null);
   }
-  for (let q = ps; q < n; q++) partEnd[q] = n;
-  if (oFlags !== null) for (let q = gs; q < n; q++) peerEnd[q] = n;
-  if (n > 0) numParts++;
   return { partStart, partEnd, partIndex, peerStart, peerEnd, numParts };
+}
+
+/**
+ * Runs of sorted positions split where `flags` (or `more`) is set: each
+ * position's run start, run end and (when `index` is given) run number.
+ * Returns the number of runs.
+ */
+function spans(flags: Uint8Array, more: Uint8Array | null, n: number, start: Int32Array, end: Int32Array, index: Int32Array | null): number {
+  let s = 0;
+  let k = 0;
+  for (let p = 0; p < n; p++) {
+    if (flags[p] === 1 || (more !== null && more[p] === 1)) {
+      s = p;
+      k++;
+    }
+    start[p] = s;
+    if (index !== null) index[p] = k;
+  }
+  let e = n;
+  for (let p = n - 1; p >= 0; p--) {
+    end[p] = e;
+    if (start[p] === p) e = p;
+  }
+  return n > 0 ? k + 1 : 0;
 }
 
 /** flags[p] = 1 when sorted position p differs from p - 1 under `cmp` (rank comparators take the typed loop). */
