@@ -372,7 +372,9 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       return literal(T.INT64, null);
     case 'TypedLiteral': {
       const { type, value } = typedLiteral(n.typeName, n.value, n.loc);
-      return literal(type, value);
+      // An explicitly typed literal (NUMERIC '1.5', DATE '...') keeps its type in
+      // supertypes like a column does; only untyped literals coerce freely (ZetaSQL).
+      return literal(type, value, Origin.Column);
     }
     case 'RangeLiteral': {
       const t = typeFromNode({ kind: 'RangeType', loc: n.loc, element: n.elementType });
