@@ -8,7 +8,7 @@ import { vectorFromValues } from '../types/vector.js';
 import type { GroupsAccumulator } from './registry.js';
 import { asig, defineAggregate, defineScalar, named, opt, sig, sigf, type SigContext } from './signature.js';
 import { fail, rowKernel, valuesOf } from './vec.js';
-import { nodeToGeo, parseGeoJsonNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toWkb, toWkt } from './geography/io.js';
+import { nodeToGeo, parseGeoJsonNode, parseKmlNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toKml, toWkb, toWkt } from './geography/io.js';
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters, touches } from './geography/measure.js';
 import { planarToGeodesic } from './geography/tessellate.js';
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
@@ -168,6 +168,8 @@ export function registerGeography(): void {
   ]);
   defineScalar('ST_GEOGPOINTFROMGEOHASH', [sig(['STRING'], 'GEOGRAPHY', rowKernel(GT, (v) => geo({ points: [pointFromGeohash(v[0] as string)], lines: [], polys: [] })))]);
 
+  defineScalar('ST_ASKML', [sig(['GEOGRAPHY'], 'STRING', rowKernel(T.STRING, (v) => toKml(G(v[0]!))))]);
+  defineScalar('ST_GEOGFROMKML', [sig(['STRING'], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_GeogFromKml', () => geo(nodeToGeo(parseKmlNode(v[0] as string), false)))))]);
   defineScalar('ST_ASTEXT', [sig(['GEOGRAPHY'], 'STRING', rowKernel(T.STRING, (v) => toWkt(G(v[0]!))))]);
   defineScalar('ST_ASGEOJSON', [sig(['GEOGRAPHY'], 'STRING', rowKernel(T.STRING, (v) => toGeoJson(G(v[0]!))))]);
   defineScalar('ST_ASBINARY', [sig(['GEOGRAPHY'], 'BYTES', rowKernel(T.BYTES, (v) => toWkb(G(v[0]!))))]);

@@ -337,3 +337,85 @@ export function toWkb(g: Geo): Uint8Array {
   else multi(7, parts.length, () => parts.forEach((p) => p()));
   return Uint8Array.from(out);
 }
+
+// ---------------------------------------------------------------- KML
+
+/** KML coordinates: "lng,lat" with the shortest round-trip digits, space separated. */
+const kmlCoords = (vs: readonly LngLat[]): string => `<coordinates>${vs.map((v) => `${String(v[0])},${String(v[1])}`).join(' ')}</coordinates>`;
+const kmlPoint = (p: LngLat) => `<Point>${kmlCoords([p])}</Point>`;
+const kmlLine = (l: readonly LngLat[]) => `<LineString>${kmlCoords(l)}</LineString>`;
+const kmlPoly = (p: Poly) =>
+  `<Polygon><outerBoundaryIs><LinearRing>${kmlCoords(closed(p[0]!))}</LinearRing></outerBoundaryIs>${p
+    .slice(1)
+    .map((h) => `<innerBoundaryIs><LinearRing>${kmlCoords(closed(h))}</LinearRing></innerBoundaryIs>`)
+    .join('')}</Polygon>`;
+
+export function toKml(g: Geo): string {
+  const parts = [...g.points.map(kmlPoint), ...g.lines.map(kmlLine), ...g.polys.map(kmlPoly)];
+  return parts.length === 1 ? parts[0]! : `<MultiGeometry>${parts.join('')}</MultiGeometry>`;
+}
+
+/** KML geometry: Point, LineString, Polygon (boundaries only) and MultiGeometry. */
+export function parseKmlNode(text: string): Node {
+  let s = text.trim();
+  const bad = (what: string): never => geoFail(`Invalid KML: ${what}`);
+  const open = (tag: string): boolean => {
+    const m = new RegExp(`^<${tag}(\\s[^>]*)?>`).exec(s);
+    if (!m) return false;
+    s = s.slice(m[0].length).trimStart();
+    return true;
+  };
+  const close = (tag: string) => {
+    if (!s.startsWith(`</${tag}>`)) bad(`expected </${tag}>`);
+    s = s.slice(tag.length + 3).trimStart();
+  };
+  const coords = (): LngLat[] => {
+    if (!open('coordinates')) bad('expected <coordinates>');
+    const end = s.indexOf('</coordinates>');
+    if (end < 0) bad('unterminated <coordinates>');
+    const body = s.slice(0, end).trim();
+    s = s.slice(end).trimStart();
+    close('coordinates');
+    return body ? body.split(/\s+/).map((t) => {
+      const [x, y] = t.split(',').map(Number);
+      if (x === undefined || y === undefined || Number.isNaN(x) || Number.isNaN(y)) bad(`bad coordinate ${t}`);
+      return checkLL(x!, y!);
+    }) : [];
+  };
+  const ring = (boundary: string): LngLat[] => {
+    if (!open(boundary)) bad(`expected <${boundary}>`);
+    if (!open('LinearRing')) bad('expected <LinearRing>');
+    const r = coords();
+    close('LinearRing');
+    close(boundary);
+    return r;
+  };
+  const geom = (): Node => {
+    if (open('Point')) {
+      const c = coords();
+      close('Point');
+      return { t: 'Point', v: c[0] ?? null };
+    }
+    if (open('LineString')) {
+      const c = coords();
+      close('LineString');
+      return { t: 'LineString', v: c };
+    }
+    if (open('Polygon')) {
+      const rings = [ring('outerBoundaryIs')];
+      while (s.startsWith('<innerBoundaryIs')) rings.push(ring('innerBoundaryIs'));
+      close('Polygon');
+      return { t: 'Polygon', v: rings };
+    }
+    if (open('MultiGeometry')) {
+      const parts: Node[] = [];
+      while (!s.startsWith('</MultiGeometry>')) parts.push(geom());
+      close('MultiGeometry');
+      return { t: 'GeometryCollection', v: parts };
+    }
+    return bad('expected Point, LineString, Polygon or MultiGeometry');
+  };
+  const n = geom();
+  if (s.length) bad('unexpected trailing content');
+  return n;
+}
