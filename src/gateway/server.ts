@@ -3,7 +3,8 @@
 // every path family of naming.md.
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createRequire } from 'node:module';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { EMULATOR_PRINCIPAL_EMAIL, type Family, type GatewayContext, type Principal } from './context.js';
 import { envelope, RestError, type ErrorInfo } from './errors.js';
 import { registerHealth } from './plugins/health.js';
@@ -101,8 +102,27 @@ class RouteIndex {
   }
 }
 
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+type ValidatorFactory = NonNullable<CompilersFactory['buildValidator']>;
+type SerializerFactory = NonNullable<CompilersFactory['buildSerializer']>;
+
+/**
+ * No route declares a JSON schema, yet Fastify loads ajv and
+ * fast-json-stringify's compiler when it starts (~90 modules, a few MB of an
+ * idle gateway). These factories load them only if a schema is ever compiled.
+ */
+const requireHere = createRequire(import.meta.url);
+type AnyFactory = (externalSchemas?: unknown, options?: unknown) => unknown;
+const lazyCompilers: CompilersFactory = {
+  buildValidator: ((schemas?: unknown, options?: unknown) =>
+    (requireHere('@fastify/ajv-compiler') as () => AnyFactory)()(schemas, options)) as ValidatorFactory,
+  buildSerializer: ((schemas?: unknown, options?: unknown) =>
+    (requireHere('@fastify/fast-json-stringify-compiler') as () => AnyFactory)()(schemas, options)) as SerializerFactory,
+};
+
 export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance> {
   const app = Fastify({
+    schemaController: { compilersFactory: lazyCompilers },
     logger: false,
     bodyLimit: BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 10_000, ignoreDuplicateSlashes: true },
