@@ -123,7 +123,8 @@ export function needsUint64(v: Val): boolean {
 /** Internal-mode type names in SQL text (string literals and comments removed). */
 export function internalTypeFeature(sql: string): string | null {
   const s = sql.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|--[^\n]*|#[^\n]*/g, "''");
-  if (/\buint64\b/i.test(s)) return 'type:UINT64';
+  // also the _UINT64 variants of functions (KLL_QUANTILES.MERGE_UINT64): they return UINT64
+  if (/\buint64\b|_uint64\s*\(/i.test(s)) return 'type:UINT64';
   if (/\buint32\b/i.test(s)) return 'type:UINT32';
   if (/\bint32\b/i.test(s)) return 'type:INT32';
   if (/\bfloat32\b|\bAS\s+float\s*\)|<\s*float\s*>/i.test(s)) return 'type:FLOAT32';
@@ -491,7 +492,7 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
   }
 
   // An integer parameter beyond INT64 is a UINT64 value: no warehouse type holds it.
-  if (tc.parameters && parseParameterList(tc.parameters).some((p) => [...p.expr.matchAll(/(?<![\w.'"])\d{19,}(?![\w.])/g)].some((m) => BigInt(m[0]) > INT64_MAX))) {
+  if (tc.parameters && parseParameterList(tc.parameters).some((p) => [...p.expr.matchAll(/(?<![\w.'"])-?\d{19,}(?![\w.])/g)].some((m) => BigInt(m[0]) > INT64_MAX || BigInt(m[0]) < INT64_MIN))) {
     return skip(pseudo('type:UINT64'));
   }
 
