@@ -1,7 +1,7 @@
 // Table scan: reads the projected columns from storage and applies the
 // filters the planner pushed down, so later operators see fewer rows.
 import type { Expr, ScanRel } from '../../analyzer/resolved.js';
-import type { Batch } from '../../types/vector.js';
+import { BATCH_SIZE, type Batch } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
 import { rebatch, selectTrue, takeBatch } from '../vectors.js';
@@ -10,22 +10,31 @@ export async function* scanOp(rel: ScanRel, ctx: ExecContext): AsyncGenerator<Ba
   const layout = layoutOf(rel.columns);
   const filters = rel.pushedFilters ?? [];
   const src = ctx.query.catalog.scan(rel.table, { columns: rel.tableColumns, asOfMs: rel.asOfMs });
+  const scratch = { sel: new Int32Array(BATCH_SIZE) };
   for await (const raw of src) {
     await checkpoint(ctx);
     for (const b of rebatch(raw)) {
-      const out = filters.length ? await applyFilters(b, filters, layout, ctx) : b;
+      const out = filters.length ? await applyFilters(b, filters, layout, ctx, scratch) : b;
       if (out.length > 0) yield out;
     }
   }
 }
 
 /** Applies conjuncts one after the other, each on the survivors of the previous. */
-export async function applyFilters(b: Batch, filters: readonly Expr[], layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Batch> {
+export async function applyFilters(
+  b: Batch,
+  filters: readonly Expr[],
+  layout: ReadonlyMap<number, number>,
+  ctx: ExecContext,
+  /** Reused selection buffer (takeBatch copies the rows out of it). */
+  scratch?: { sel: Int32Array },
+): Promise<Batch> {
   let cur = b;
   for (const f of filters) {
     if (cur.length === 0) break;
     const v = await evaluate(f, cur, layout, ctx);
-    const { sel, count } = selectTrue(v, cur.length);
+    if (scratch && scratch.sel.length < cur.length) scratch.sel = new Int32Array(cur.length);
+    const { sel, count } = selectTrue(v, cur.length, scratch?.sel);
     if (count !== cur.length) cur = takeBatch(cur, sel, count);
   }
   return cur;
