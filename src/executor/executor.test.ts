@@ -364,6 +364,10 @@ describe('joins', () => {
       const got = await run(pruned);
       expect(got, `${jt}`).toEqual(want);
     }
+    // Smaller left input: the inner join builds on the left (swapped path), then projects.
+    const swapped: JoinRel = { kind: 'join', joinType: 'inner', left: uScan(), right: tScan(), columns: [uK, uV, tId, tG, tX], condition: eq(ref(uK), ref(tG)), lateral: false };
+    const wantSw = (await run(swapped)).map((r) => [r[1], r[2]]);
+    expect(await run({ ...swapped, columns: [uV, tId] })).toEqual(wantSw);
   });
   it('null-safe equi keys match NULLs', async () => {
     const rel: JoinRel = { ...join('inner'), equiKeys: [{ left: ref(tG), right: ref(uK), nullSafe: true }] };
