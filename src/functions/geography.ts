@@ -379,6 +379,18 @@ export function registerGeography(): void {
   defineScalar('ST_SNAPTOGRID', [sig(['GEOGRAPHY', 'FLOAT64'], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_SNAPTOGRID', () => geo(snapToGrid(G(v[0]!), v[1] as number)))))]);
   defineScalar('ST_INTERSECTION', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(intersection(G(v[0]!), G(v[1]!)))))]);
   defineScalar('ST_DIFFERENCE', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(difference(G(v[0]!), G(v[1]!)))))]);
+  defineScalar('S2_COVERINGCELLIDS', [
+    sigf(['GEOGRAPHY', opt('INT64', 'min_level'), opt('INT64', 'max_level'), opt('INT64', 'max_cells'), opt('FLOAT64', 'buffer')], 'ARRAY<INT64>', (c) =>
+      rowKernel(arrayOf(T.INT64), (v) => {
+        const num = (slot: number, dflt: number) => {
+          const x = argAt(c, v, slot);
+          return x === undefined || x === null ? dflt : Number(x as bigint | number);
+        };
+        if (num(4, 0) !== 0) fail('S2_COVERINGCELLIDS: a non-zero buffer is not supported by this emulator');
+        return withName('S2_COVERINGCELLIDS', () => acc.coveringCellIds(G(v[0]!), num(1, 0), num(2, 30), num(3, 8)));
+      }),
+    ),
+  ]);
   // ST_UNION: NULL arguments give NULL; NULL array elements are ignored (documented).
   defineScalar('ST_UNION', [
     sig(['GEOGRAPHY', 'GEOGRAPHY'], 'GEOGRAPHY', rowKernel(GT, (v) => geo(unionAll([G(v[0]!), G(v[1]!)])))),

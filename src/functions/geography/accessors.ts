@@ -214,3 +214,37 @@ export function cellIdFromPoint(g: Geo, level: number): bigint {
   const id = s2.cellid.parent(s2.cellid.fromPoint(s2p(p)), level);
   return BigInt.asIntN(64, id);
 }
+
+// ---------------------------------------------------------------- S2 coverings
+
+/** An S2 region for each part: points, polylines, polygons (holes as nested loops). */
+function regionsOf(g: Geo): s2.Region[] {
+  return [
+    ...g.points.map((p) => s2p(p) as s2.Region),
+    ...g.lines.map((l) => new s2.Polyline(l.map(s2p)) as s2.Region),
+    ...g.polys.map((p) => new s2.Polygon(p.map((r, i) => new s2.Loop((i === 0 ? r : [...r].reverse()).map(s2p)))) as s2.Region),
+  ];
+}
+
+/** Several parts as one region for the coverer (bounds are the whole sphere; cells test against every part). */
+function unionRegion(rs: s2.Region[]): s2.Region {
+  if (rs.length === 1) return rs[0]!;
+  return {
+    capBound: () => s2.Cap.fullCap(),
+    rectBound: () => s2.Rect.fullRect(),
+    containsCell: (c: s2.Cell) => rs.some((r) => r.containsCell(c)),
+    intersectsCell: (c: s2.Cell) => rs.some((r) => r.intersectsCell(c)),
+    containsPoint: (p: s2.Point) => rs.some((r) => r.containsPoint(p)),
+    cellUnionBound: () => rs.flatMap((r) => r.cellUnionBound()),
+  } as s2.Region;
+}
+
+/** S2_COVERINGCELLIDS: a covering of at most `maxCells` cells between the levels, as signed INT64 ids. */
+export function coveringCellIds(g: Geo, minLevel: number, maxLevel: number, maxCells: number): bigint[] {
+  if (minLevel < 0 || maxLevel > 30 || minLevel > maxLevel) geoFail(`levels must satisfy 0 <= min_level <= max_level <= 30`);
+  if (maxCells < 1) geoFail('max_cells must be positive');
+  const rs = regionsOf(g);
+  if (rs.length === 0) return [];
+  const cov = new s2.RegionCoverer({ minLevel, maxLevel, maxCells }).covering(unionRegion(rs));
+  return [...cov].map((id) => BigInt.asIntN(64, id));
+}
