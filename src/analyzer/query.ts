@@ -326,7 +326,10 @@ export function resolveQueryExpr(an: Analyzer, b: A.QueryExpr, outer: Scope | un
       // `FROM UNNEST(array_of_structs)` alone is a value table (its fields resolve by name in later pipes).
       const only = scope.rangeVars.length === 1 ? scope.rangeVars[0]! : undefined;
       const valueTable = !!only?.value && only.value.type.kind === 'STRUCT' && cols.length === 1 && cols[0]!.id === only.value.id;
-      return { rel: project(an, rel, exprs, valueTable ? [''] : names), names: valueTable ? [''] : names, isValueTable: valueTable };
+      const proj = project(an, rel, exprs, valueTable ? [''] : names);
+      // `FROM t |> WHERE t.x = 1`: the single range variable stays nameable in the following pipe operators.
+      if (only && !valueTable && only.name) pipeAliases.set(proj, only.name);
+      return { rel: proj, names: valueTable ? [''] : names, isValueTable: valueTable };
     }
   }
 }
@@ -1508,7 +1511,10 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
     const alias = pipeAliases.get(out.rel);
     const from: A.FromItem = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(alias ? { alias } : {}) };
     pipeInputs.set(from as A.TableRef, out);
-    return resolveSelect(an, { kind: 'Select', loc: p.loc, from, ...sel }, outer, orderBy);
+    const r = resolveSelect(an, { kind: 'Select', loc: p.loc, from, ...sel }, outer, orderBy);
+    // Operators that keep the rows' shape (WHERE, EXTEND, SET, DROP, WINDOW) keep the range variable's name.
+    if (alias && p.kind !== 'PipeSelect') pipeAliases.set(r.rel, alias);
+    return r;
   };
   const star: A.SelectStar = { kind: 'SelectStar', loc: p.loc };
   switch (p.kind) {
@@ -1614,9 +1620,10 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
       return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
     }
     case 'PipeMatchRecognize': {
-      const from: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
+      const alias = pipeAliases.get(out.rel);
+      const from: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(alias ? { alias } : {}) };
       pipeInputs.set(from, out);
-      const q = matchRecognizeQuery(an, from, undefined, p.spec, p.loc);
+      const q = matchRecognizeQuery(an, from, alias, p.spec, p.loc);
       return resolveQuery(an, q, outer);
     }
     default:
