@@ -328,7 +328,8 @@ export function resolveQueryExpr(an: Analyzer, b: A.QueryExpr, outer: Scope | un
       const valueTable = !!only?.value && only.value.type.kind === 'STRUCT' && cols.length === 1 && cols[0]!.id === only.value.id;
       const proj = project(an, rel, exprs, valueTable ? [''] : names);
       // `FROM t |> WHERE t.x = 1`: the single range variable stays nameable in the following pipe operators.
-      if (only && !valueTable && only.name) pipeAliases.set(proj, only.name);
+      // (Not for UNNEST ... AS x, where the alias names the element itself.)
+      if (only && !only.value && only.name && !cols.some((c) => c.name.toLowerCase() === only.name.toLowerCase())) pipeAliases.set(proj, only.name);
       return { rel: proj, names: valueTable ? [''] : names, isValueTable: valueTable };
     }
   }
