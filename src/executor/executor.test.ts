@@ -182,6 +182,26 @@ describe('aggregate', () => {
     expect(row![2]).toEqual([6n]);
     expect(row![3]).toBe(2n);
   });
+  it('GROUP BY FLOAT64 key: direct-indexed batches, then a growing range, then fractions / NaN / -0 switch to hashing', async () => {
+    const fk = col('fk', T.FLOAT64);
+    // Batch-sized runs: small integers, a jump far above (index grows), then values that force the hash table.
+    const vals: number[] = [];
+    for (let i = 0; i < 5000; i++) vals.push(i % 50);
+    for (let i = 0; i < 5000; i++) vals.push(300_000 + (i % 7));
+    for (let i = 0; i < 5000; i++) vals.push(i % 3 === 0 ? 0.5 : i % 3 === 1 ? NaN : -0);
+    vals.push(-1, 2 ** 40);
+    cat.addRows(TABLE('fkeys'), [{ name: 'fk', type: T.FLOAT64 }], vals.map((v) => [v]));
+    const g = col('g', T.FLOAT64);
+    const n = col('n', T.INT64);
+    const rel: Rel = { kind: 'aggregate', input: scan('fkeys', [fk]), columns: [g, n], groupBy: [{ column: g, expr: ref(fk) }], aggregates: [agg(n, 'COUNT', AGG.countStar(), [])] };
+    const got = new Map((await run(rel)).map((r) => [Object.is(r[0], -0) ? 0 : (r[0] as number), r[1]]));
+    const want = new Map<number, bigint>();
+    for (const v of vals) {
+      const k = Object.is(v, -0) ? 0 : v;
+      want.set(k, (want.get(k) ?? 0n) + 1n);
+    }
+    expect(got).toEqual(want);
+  });
   it('COUNT(DISTINCT) over several batches: global (keyed by the argument) and grouped', async () => {
     const dk = col('dk', T.INT64);
     const dg = col('dg', T.INT64);

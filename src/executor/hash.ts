@@ -345,13 +345,14 @@ function insertDense(d: Float64Array, from: number, n: number, out: Int32Array, 
   for (; i < n; i++) {
     const x = d[i]!;
     const j = x - lo;
-    // (j | 0) === j: an integer within int32 (NaN and fractions fail); then the bounds.
-    if ((j | 0) !== j || j < 0 || j >= len) break;
-    let g = dense[j]! - 1;
+    const ji = j | 0;
+    // ji === j: an integer within int32 (NaN and fractions fail); one unsigned compare for the bounds.
+    if (ji !== j || ji >>> 0 >= len) break;
+    let g = dense[ji]! - 1;
     if (g < 0) {
       g = size++;
       keys[g] = x;
-      dense[j] = g + 1;
+      dense[ji] = g + 1;
     }
     out[i] = g;
   }
