@@ -8,7 +8,7 @@ import { vectorFromValues } from '../types/vector.js';
 import type { GroupsAccumulator } from './registry.js';
 import { asig, defineAggregate, defineScalar, named, opt, sig, sigf, type SigContext } from './signature.js';
 import { fail, rowKernel, valuesOf } from './vec.js';
-import { nodeToGeo, parseGeoJsonNode, parseKmlNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toKml, toWkb, toWkt } from './geography/io.js';
+import { nodeToGeo, type Node, parseGeoJsonNode, parseKmlNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toKml, toWkb, toWkt } from './geography/io.js';
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters, touches } from './geography/measure.js';
 import { planarToGeodesic } from './geography/tessellate.js';
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
@@ -131,30 +131,29 @@ export function registerGeography(): void {
     sig(['FLOAT64', 'FLOAT64'], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_GeogPoint', () => geo({ points: [checkLL(v[0] as number, v[1] as number)], lines: [], polys: [] })))),
   ]);
 
-  const fromText = (fn: string) =>
-    sigf(['STRING', opt('BOOL', 'oriented'), opt('BOOL', 'planar'), opt('BOOL', 'make_valid')], 'GEOGRAPHY', (c) =>
+  // Parsers with the optional oriented / planar / make_valid flags (WKT and WKB).
+  const parser = (fn: string, argType: string, toNode: (v: Value) => Node) =>
+    sigf([argType, opt('BOOL', 'oriented'), opt('BOOL', 'planar'), opt('BOOL', 'make_valid')], 'GEOGRAPHY', (c) =>
       rowKernel(GT, (v) => {
         const oriented = argAt(c, v, 1) === true;
         const planar = argAt(c, v, 2) === true;
         if (oriented && planar) fail(`${fn}: 'oriented' and 'planar' cannot both be TRUE`);
         if (oriented && argAt(c, v, 3) === true) fail(`${fn}: 'oriented' and 'make_valid' cannot both be TRUE`);
-        return withName(fn, () => geo(nodeToGeo(parseWktNode(v[0] as string), oriented, planar)));
+        return withName(fn, () => geo(nodeToGeo(toNode(v[0]!), oriented, planar)));
       }),
     );
-  defineScalar('ST_GEOGFROMTEXT', [fromText('ST_GeogFromText')], { aliases: ['ST_GEOMETRYFROMTEXT'] });
-  defineScalar('ST_GEOGFROMGEOJSON', [
-    sigf(['STRING', opt('BOOL', 'make_valid')], 'GEOGRAPHY', () => rowKernel(GT, (v) => withName('ST_GeogFromGeoJson', () => geo(nodeToGeo(parseGeoJsonNode(v[0] as string), false, true))))),
-  ]);
-  const fromWkb = (bytes: (v: Value) => Uint8Array) =>
-    rowKernel(GT, (v) => withName('ST_GeogFromWkb', () => geo(nodeToGeo(parseWkbNode(bytes(v[0]!)), false))));
   const hexBytes = (v: Value): Uint8Array => {
     const s = v as string;
     if (!/^([0-9a-fA-F]{2})*$/.test(s)) geoFail('Invalid WKB: the input is not a hex string');
     return Uint8Array.from(Buffer.from(s, 'hex'));
   };
+  defineScalar('ST_GEOGFROMTEXT', [parser('ST_GeogFromText', 'STRING', (v) => parseWktNode(v as string))], { aliases: ['ST_GEOMETRYFROMTEXT'] });
+  defineScalar('ST_GEOGFROMGEOJSON', [
+    sigf(['STRING', opt('BOOL', 'make_valid')], 'GEOGRAPHY', () => rowKernel(GT, (v) => withName('ST_GeogFromGeoJson', () => geo(nodeToGeo(parseGeoJsonNode(v[0] as string), false, true))))),
+  ]);
   defineScalar('ST_GEOGFROMWKB', [
-    sig(['BYTES', opt('BOOL', 'oriented'), opt('BOOL', 'planar'), opt('BOOL', 'make_valid')], 'GEOGRAPHY', fromWkb((v) => v as Uint8Array)),
-    sig(['STRING', opt('BOOL', 'oriented'), opt('BOOL', 'planar'), opt('BOOL', 'make_valid')], 'GEOGRAPHY', fromWkb(hexBytes)),
+    parser('ST_GeogFromWkb', 'BYTES', (v) => parseWkbNode(v as Uint8Array)),
+    parser('ST_GeogFromWkb', 'STRING', (v) => parseWkbNode(hexBytes(v))),
   ]);
   // ST_GEOGFROM: WKT, WKB hex or GeoJSON text by its first character; WKB bytes.
   defineScalar('ST_GEOGFROM', [
@@ -164,7 +163,7 @@ export function registerGeography(): void {
       if (/^[0-9a-fA-F]+$/.test(s)) return withName('ST_GeogFrom', () => geo(nodeToGeo(parseWkbNode(hexBytes(s)), false)));
       return withName('ST_GeogFrom', () => geo(nodeToGeo(parseWktNode(s), false)));
     })),
-    sig(['BYTES'], 'GEOGRAPHY', fromWkb((v) => v as Uint8Array)),
+    sig(['BYTES'], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_GeogFrom', () => geo(nodeToGeo(parseWkbNode(v[0] as Uint8Array), false))))),
   ]);
   defineScalar('ST_GEOGPOINTFROMGEOHASH', [sig(['STRING'], 'GEOGRAPHY', rowKernel(GT, (v) => geo({ points: [pointFromGeohash(v[0] as string)], lines: [], polys: [] })))]);
 
