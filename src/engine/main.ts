@@ -2,6 +2,7 @@
 // [--host H] [--default-location L] [--project-id P] [--dataset D]`.
 // Locks the data dir, opens the catalog (rows load lazily), serves gRPC and
 // prints `engine serving on <port>`; SIGTERM/SIGINT fold WALs and exit.
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -20,6 +21,8 @@ interface Flags {
   defaultLocation: string;
   projectId: string;
   dataset: string;
+  /** Also serve on this Unix socket (the gateway's own engine: cheaper than loopback TCP). */
+  grpcSocket: string;
 }
 
 function parseFlags(argv: readonly string[]): Flags {
@@ -30,6 +33,7 @@ function parseFlags(argv: readonly string[]): Flags {
     defaultLocation: 'US',
     projectId: '',
     dataset: '',
+    grpcSocket: '',
   };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i]!;
@@ -69,6 +73,9 @@ function parseFlags(argv: readonly string[]): Flags {
       case 'dataset':
       case 'dataset-id':
         f.dataset = take();
+        break;
+      case 'grpc-socket':
+        f.grpcSocket = take();
         break;
       default:
         throw new Error(`unknown flag ${argv[i]}`);
@@ -149,6 +156,24 @@ function addStorageServices(server: grpc.Server, storage: Storage): void {
   server.addService(defs['BigQueryWrite']!, lazyHandlers(defs['BigQueryWrite']!, write));
 }
 
+/**
+ * Binds the gRPC server on a Unix socket as well (a stale file from a killed
+ * engine is removed first). A unary call costs ~25 us less CPU here and ~40 us
+ * less in the gateway than over loopback TCP. Failure only means TCP: ''.
+ */
+async function bindSocket(server: grpc.Server, socketPath: string): Promise<string> {
+  try {
+    rmSync(socketPath, { force: true });
+    await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    return socketPath;
+  } catch (e) {
+    console.error(`engine: cannot listen on unix:${socketPath} (${(e as Error).message}); TCP only`);
+    return '';
+  }
+}
+
 /** Run once at start, in process: loads the SQL pipeline and compiles its common path. */
 const WARM_UP_QUERY = 'SELECT 1';
 const WARM_UP_ROUNDS = 5;
@@ -211,10 +236,13 @@ async function main(): Promise<void> {
     console.error(`engine: cannot listen on ${host}:${flags.grpcPort}: ${(e as Error).message}`);
     process.exit(4);
   });
-  console.log(`engine serving on ${port}`);
+  const socket = flags.grpcSocket ? await bindSocket(server, flags.grpcSocket) : '';
+  // The gateway reads this line; ` socket <path>` tells it the Unix socket is up.
+  console.log(`engine serving on ${port}${socket ? ` socket ${socket}` : ''}`);
   void warmUp(storage);
 
   let stopping = false;
+  if (socket) process.on('exit', () => rmSync(socket, { force: true }));
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;

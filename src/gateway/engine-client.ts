@@ -90,7 +90,10 @@ type UnaryFn = (
 const DEFAULT_DEADLINE_MS = 60_000;
 
 export class EngineClient {
-  private readonly client: grpc.Client;
+  private client: grpc.Client;
+  private readonly ctor: grpc.ServiceClientConstructor;
+  /** Where calls go now: the TCP address, or `unix:<path>` once the spawned engine serves on a socket. */
+  private target: string;
 
   constructor(readonly address: string) {
     const def = protoLoader.loadSync(join(packageRoot(), 'proto', 'engine.proto'), {
@@ -103,8 +106,13 @@ export class EngineClient {
     const pkg = grpc.loadPackageDefinition(def) as unknown as {
       warehouse_emulator: { engine: { v1: { Engine: grpc.ServiceClientConstructor } } };
     };
-    const Ctor = pkg.warehouse_emulator.engine.v1.Engine;
-    this.client = new Ctor(address, grpc.credentials.createInsecure(), {
+    this.ctor = pkg.warehouse_emulator.engine.v1.Engine;
+    this.target = address;
+    this.client = this.connect(address);
+  }
+
+  private connect(target: string): grpc.Client {
+    return new this.ctor(target, grpc.credentials.createInsecure(), {
       // Result pages can be large pre-encoded JSON.
       'grpc.max_receive_message_length': -1,
       'grpc.max_send_message_length': -1,
@@ -114,6 +122,19 @@ export class EngineClient {
       // No channelz bookkeeping (per-call counters and traces nobody reads).
       'grpc.enable_channelz': 0,
     });
+  }
+
+  /**
+   * Calls go to the engine's Unix socket (`undefined`: back to the TCP
+   * address). Called by the supervisor when a spawned engine says where it
+   * serves, before any call to that engine; a no-op when nothing changes.
+   */
+  useSocket(path: string | undefined): void {
+    const target = path ? `unix:${path}` : this.address;
+    if (target === this.target) return;
+    this.client.close();
+    this.target = target;
+    this.client = this.connect(target);
   }
 
   call<M extends EngineMethod>(method: M, req: EngineRpcs[M][0], opts: CallOpts = {}): Promise<EngineRpcs[M][1]> {

@@ -1,6 +1,7 @@
 // Owns the engine process: spawn, wait for Health, forward output, restart
 // with backoff when it dies, stop it (no orphan) when the gateway stops.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineClient } from './engine-client.js';
 import { packageRoot } from './paths.js';
@@ -65,6 +66,8 @@ export class EngineSupervisor {
    */
   private sawServing = false;
   private spawnedAt = 0;
+  /** The Unix socket the current engine serves on, when it said so in its serving line. */
+  private socket: string | undefined;
   private client!: EngineClient;
 
   /**
@@ -78,6 +81,12 @@ export class EngineSupervisor {
 
   attachClient(client: EngineClient): void {
     this.client = client;
+    if (this.sawServing) client.useSocket(this.socket);
+  }
+
+  /** Unix socket of the spawned engine: per gateway process and gRPC port, in the temp dir (short enough for sun_path). */
+  private socketPath(): string {
+    return join(tmpdir(), `warehouse-engine-${process.pid}-${this.opts.grpcPort}.sock`);
   }
 
   /** Spawns the engine now without waiting for it (start() then adopts it). */
@@ -116,6 +125,9 @@ export class EngineSupervisor {
       '--default-location', this.opts.defaultLocation,
     ];
     if (this.opts.projectId) args.push('--project-id', this.opts.projectId);
+    // The project's own engine also serves on a Unix socket (cheaper than
+    // loopback TCP per call); other engine binaries may not know the flag.
+    if (this.opts.binary === undefined) args.push('--grpc-socket', this.socketPath());
     // A script runs under this very node; anything else is an executable.
     // Node engines get the parent-pipe watchdog preloaded (see PARENT_WATCHDOG).
     if (/\.(c|m)?js$/.test(bin)) return { file: process.execPath, args: ['--import', PARENT_WATCHDOG, bin, ...args] };
@@ -138,9 +150,11 @@ export class EngineSupervisor {
     this.child = child;
     child.stdout?.on('data', (b: Buffer) => {
       if (this.opts.copyStdout) process.stdout.write(b);
-      // The engine prints `engine serving on <port>` once it listens: probe Health right away.
+      // The engine prints `engine serving on <port>[ socket <path>]` once it listens: probe Health right away.
       if (!this.sawServing && b.includes('serving')) {
         this.sawServing = true;
+        this.socket = /serving on \S+ socket (\S+)/.exec(b.toString('utf8'))?.[1];
+        this.client?.useSocket(this.socket);
         this.kick?.();
       }
     });
