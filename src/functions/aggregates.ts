@@ -220,7 +220,27 @@ class SumFloatAcc implements GroupsAccumulator {
     const d = v.data as Float64Array;
     const s = this.sums;
     const c = this.counts;
-    for (let i = 0; i < n; i++) {
+    const nulls = v.nulls;
+    // Hot path while every sum is finite: plain adds; the first non-finite
+    // result (a NaN/inf input or an overflow) hands the rest to the full loop.
+    if (this.scaled === null) {
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const g = groups[i]!;
+        const r = s[g]! + d[i]!;
+        if (r - r !== 0) return this.updateFrom(v, d, groups, i, n);
+        s[g] = r;
+        c[g]!++;
+      }
+      return;
+    }
+    this.updateFrom(v, d, groups, 0, n);
+  }
+  /** Rows [from, n) with non-finite values and overflow tracking. */
+  private updateFrom(v: Vector, d: Float64Array, groups: Int32Array, from: number, n: number): void {
+    const s = this.sums;
+    const c = this.counts;
+    for (let i = from; i < n; i++) {
       if (!notNull(v, i)) continue;
       const g = groups[i]!;
       const x = d[i]!;
