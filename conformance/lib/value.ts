@@ -93,7 +93,9 @@ class Parser {
       }
       return this.value(t.type);
     }
-    if (this.startsWithWord('NULL')) {
+    // A JSON value prints `null` for JSON null; only upper-case NULL is SQL NULL there.
+    const isJson = type.kind === 'scalar' && type.name === 'JSON';
+    if (this.startsWithWord('NULL') && (!isJson || this.s.startsWith('NULL', this.i))) {
       this.i += 4;
       return { type, value: NULL };
     }

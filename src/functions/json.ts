@@ -492,8 +492,9 @@ export function registerJson(): void {
       const root = clone((v[0] as JsonValue).node);
       const steps = pathOrFail(path, false);
       if (steps.length === 0) {
+        // everything stripped: the result is JSON null, not SQL NULL
         const r = strip(root, arrays, empty);
-        return r === undefined ? null : new JsonValue(r);
+        return new JsonValue(r === undefined ? null : r);
       }
       const parent = jsonAtPath(root, steps.slice(0, -1));
       const last = steps[steps.length - 1]!;
