@@ -14,7 +14,7 @@ import { relInputs } from '../analyzer/rewrite.js';
 import type { Value } from '../types/values.js';
 import { getValue } from '../types/vector.js';
 import { QueryError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
-import { Session, parse } from './session.js';
+import { Session, parse, parseCached } from './session.js';
 import * as S from './statements.js';
 import * as D from './data-statements.js';
 import { sqlError } from '../analyzer/errors.js';
@@ -493,7 +493,7 @@ async function dryRun(s: Session, script: A.Script, single: boolean): Promise<Qu
 }
 
 export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult> => {
-  const script = parse(ctx.sql);
+  const script = parseCached(ctx.sql);
   const s = new Session(ctx);
   const state: ScriptState = { count: 0, children: [] };
   if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
