@@ -9,6 +9,7 @@ import { lookupFunction } from '../functions/registry.js';
 import { collateAggregate, collateScalar, collationAffects, collationByKeyArgs, isBinaryCollation, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
+import { BIGNUMERIC_MAX, BIGNUMERIC_MIN } from '../types/json-values.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { QueryError } from '../planner/api.js';
@@ -336,7 +337,6 @@ export function resolveExpr(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
   return e;
 }
 
-const BIGNUMERIC_MAX = new Decimal('578960446186580977117854925043439539266.34992332820282019728792003956564819967');
 /** A float literal's text as a NUMERIC/BIGNUMERIC literal when it fits (else the ordinary FLOAT64 cast reports the error). */
 function exactDecimalLiteral(text: string, to: SqlType): LiteralExpr | undefined {
   if (to.kind !== 'NUMERIC' && to.kind !== 'BIGNUMERIC') return undefined;
@@ -346,7 +346,7 @@ function exactDecimalLiteral(text: string, to: SqlType): LiteralExpr | undefined
   } catch {
     return undefined;
   }
-  const fits = to.kind === 'NUMERIC' ? d.abs().lt('1e29') : d.abs().lte(BIGNUMERIC_MAX);
+  const fits = to.kind === 'NUMERIC' ? d.abs().lt('1e29') : d.gte(BIGNUMERIC_MIN) && d.lte(BIGNUMERIC_MAX);
   return fits ? literal(to.kind === 'NUMERIC' ? T.NUMERIC : T.BIGNUMERIC, d) : undefined;
 }
 

@@ -1,6 +1,7 @@
 // NUMERIC (precision 38, scale 9) and BIGNUMERIC (precision 76.76, scale 38)
 // through decimal.js: results round half away from zero to the type's scale
 // and raise the service's overflow errors.
+import { BIGNUMERIC_MAX, BIGNUMERIC_MIN } from '../types/json-values.js';
 import { Decimal } from '../types/values.js';
 import { fail } from './vec.js';
 
@@ -8,8 +9,7 @@ import { fail } from './vec.js';
 Decimal.set({ precision: 200, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -100, toExpPos: 100, minE: -9e15, maxE: 9e15 });
 
 export const NUMERIC_MAX = new Decimal('99999999999999999999999999999.999999999');
-export const BIGNUMERIC_MAX = new Decimal('578960446186580977117854925043439539266.34992332820282019728792003956564819967');
-export const BIGNUMERIC_MIN = new Decimal('-578960446186580977117854925043439539266.34992332820282019728792003956564819968');
+export { BIGNUMERIC_MAX, BIGNUMERIC_MIN };
 
 export type DecKind = 'NUMERIC' | 'BIGNUMERIC';
 
