@@ -463,7 +463,8 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       if (originOf(x) !== Origin.Null && !canCast(x.type, to) && !typeEquals(x.type, to)) {
         throw sqlError(`Invalid cast from ${typeToSql(x.type)} to ${typeToSql(to)}`, n.expr.loc);
       }
-      if (originOf(x) === Origin.Null) return literal(to, null, Origin.Literal);
+      // CAST(NULL AS T) is a typed NULL: it keeps T in supertypes, as a typed literal does.
+      if (originOf(x) === Origin.Null) return literal(to, null, Origin.Column);
       const c: Expr = {
         kind: 'cast',
         type: to,

@@ -349,6 +349,11 @@ function castTo(an: Analyzer, out: RelOut, types: readonly SqlType[], loc: A.Loc
   void loc;
   const cols = out.rel.columns;
   if (cols.every((c, i) => typeEquals(c.type, types[i]!))) return out;
+  // A branch's literal coerces in place (a float literal becomes NUMERIC from its exact text).
+  const rel = out.rel;
+  if (rel.kind === 'project' && rel.exprs.every((e, i) => typeEquals(e.type, types[i]!) || e.kind === 'literal')) {
+    return { ...out, rel: project(an, rel.input, rel.exprs.map((e, i) => coerce(e, types[i]!)), out.names) };
+  }
   const exprs = cols.map((c, i) => coerce(colRef(c), types[i]!));
   return { ...out, rel: project(an, out.rel, exprs, out.names) };
 }
