@@ -177,6 +177,9 @@ async function bindSocket(server: grpc.Server, socketPath: string): Promise<stri
 /** Run once at start, in process: loads the SQL pipeline and compiles its common path. */
 const WARM_UP_QUERY = 'SELECT 1';
 const WARM_UP_ROUNDS = 5;
+/** Warm-up start: this long after the first Health answer, or after start when no Health call comes. */
+const WARM_UP_AFTER_PROBE_MS = 50;
+const WARM_UP_UNPROBED_MS = 2_000;
 
 /**
  * The first query of a fresh engine used to pay for loading the SQL pipeline
@@ -226,7 +229,23 @@ async function main(): Promise<void> {
     'grpc.enable_channelz': 0,
   });
   tuneServer(server);
-  server.addService(loadEngineService(), engineHandlers(storage, { defaultDataset: flags.dataset || undefined, defaultProject: flags.projectId || undefined }));
+  const handlers = engineHandlers(storage, { defaultDataset: flags.dataset || undefined, defaultProject: flags.projectId || undefined });
+  // Loading the pipeline blocks the event loop for a few hundred ms: start the
+  // warm-up only once the gateway's readiness probe (Health) has its answer,
+  // so start to healthy does not wait for it (or after a while when nobody probes).
+  let warm: NodeJS.Timeout | undefined = setTimeout(() => startWarmUp(), WARM_UP_UNPROBED_MS);
+  const startWarmUp = (): void => {
+    if (!warm) return;
+    clearTimeout(warm);
+    warm = undefined;
+    void warmUp(storage);
+  };
+  const health = handlers['Health'] as grpc.handleUnaryCall<unknown, unknown>;
+  handlers['Health'] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+    health(call, callback);
+    if (warm) setTimeout(startWarmUp, WARM_UP_AFTER_PROBE_MS);
+  }) as grpc.handleUnaryCall<unknown, unknown>;
+  server.addService(loadEngineService(), handlers);
   addStorageServices(server, storage);
   const host = flags.host.includes(':') && !flags.host.startsWith('[') ? `[${flags.host}]` : flags.host;
   const port = await new Promise<number>((resolve, reject) =>
@@ -239,7 +258,6 @@ async function main(): Promise<void> {
   const socket = flags.grpcSocket ? await bindSocket(server, flags.grpcSocket) : '';
   // The gateway reads this line; ` socket <path>` tells it the Unix socket is up.
   console.log(`engine serving on ${port}${socket ? ` socket ${socket}` : ''}`);
-  void warmUp(storage);
 
   let stopping = false;
   if (socket) process.on('exit', () => rmSync(socket, { force: true }));
