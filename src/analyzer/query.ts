@@ -6,6 +6,7 @@
 //   from -> Filter(WHERE) -> Aggregate -> Filter(HAVING) -> Window
 //        -> Filter(QUALIFY) -> Project(items + hidden ORDER BY keys)
 //        -> Aggregate(DISTINCT) -> Sort -> Limit -> Project(drop hidden)
+import type { Value } from '../types/values.js';
 import type * as A from '../../grammar/ast.js';
 import { T, arrayOf, isGroupable, isOrderable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer, CteDef } from './context.js';
@@ -1029,6 +1030,7 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
 function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   const fname = item.name.join('.').toUpperCase();
   if (fname.startsWith('ML.')) return mlStub(an, item, fname, scope);
+  if (fname === 'RANGE_SESSIONIZE') return rangeSessionize(an, item, scope);
   const def = expr.findUdf(an, item.name);
   if (!def || !def.tableFunction || !def.query) throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);
   if (item.args.length !== def.params.length) {
@@ -1072,6 +1074,89 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
     return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
   } finally {
     (an.tvfParams as Map<string, Expr>[]).pop();
+    an.ctes.push(...savedCtes);
+  }
+}
+
+/** The rows of a TABLE / subquery argument of a table function. */
+function tableArgument(an: Analyzer, a: A.TvfRef['args'][number], what: string): RelOut {
+  if (a.kind === 'TableArg') {
+    const r = resolveTableRef(an, { kind: 'TableRef', loc: a.loc, path: a.path }, undefined);
+    return { rel: r.rel, names: r.names, isValueTable: r.isValueTable };
+  }
+  if (a.kind === 'Query') return resolveQuery(an, a, undefined);
+  if (a.kind === 'ScalarSubquery') return resolveQuery(an, a.query, undefined);
+  throw sqlError(`${what} must be a TABLE or a subquery`, a.loc);
+}
+
+/**
+ * RANGE_SESSIONIZE(TABLE t, 'range_column', ['partition', ...] [, 'MEETS' | 'OVERLAPS']):
+ * the input rows plus `session_range`, the union of the ranges of the session
+ * (within the partition) that each row belongs to. Sessions join ranges that
+ * meet or overlap (MEETS, the default) or only overlap (OVERLAPS); a NULL
+ * bound is unbounded; a NULL range is in no session. Planned as a gaps-and-
+ * islands window query over the input bound as a CTE.
+ */
+function rangeSessionize(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
+  const fn = 'RANGE_SESSIONIZE';
+  if (item.args.length < 3 || item.args.length > 4) throw sqlError(`Number of arguments does not match for table-valued function ${fn}`, item.loc);
+  const input = tableArgument(an, item.args[0]!, `${fn} argument 1`);
+  const constant = (i: number, t: SqlType, what: string): Value => {
+    const a = item.args[i]!;
+    if (a.kind === 'TableArg' || a.kind === 'Query' || a.kind === 'ModelArg') throw sqlError(`${fn} ${what} must be a ${typeToSql(t)} literal`, a.loc);
+    const e = resolveExpr(an, a, { scope, clause: 'table-valued function argument' });
+    // `[]` is an empty array whatever element type it was given
+    const emptyArray = e.kind === 'literal' && t.kind === 'ARRAY' && e.type.kind === 'ARRAY' && Array.isArray(e.value) && e.value.length === 0;
+    if (e.kind !== 'literal' || (!typeEquals(e.type, t) && !emptyArray) || e.value === null) throw sqlError(`${fn} ${what} must be a non-NULL ${typeToSql(t)} literal`, a.loc);
+    return e.value;
+  };
+  const lower = input.names.map((n) => n.toLowerCase());
+  const column = (name: string, what: string): string => {
+    const i = lower.indexOf(name.toLowerCase());
+    if (i < 0) throw sqlError(`${fn} ${what} ${name} is not a column of the input table`, item.loc);
+    return '`' + input.names[i]!.replace(/[`\\]/g, '\\$&') + '`';
+  };
+  const rangeName = constant(1, T.STRING, 'range_column') as string;
+  const rc = column(rangeName, 'range_column');
+  if (input.rel.columns[lower.indexOf(rangeName.toLowerCase())]!.type.kind !== 'RANGE') {
+    throw sqlError(`${fn} range_column ${rangeName} must have a RANGE type`, item.args[1]!.loc);
+  }
+  const parts = (constant(2, { kind: 'ARRAY', element: T.STRING }, 'partitioning_columns') as string[]).map((c) => column(c, 'partitioning column'));
+  const option = item.args.length === 4 ? (constant(3, T.STRING, 'sessionize_option') as string).toUpperCase() : 'MEETS';
+  if (option !== 'MEETS' && option !== 'OVERLAPS') throw sqlError(`${fn} sessionize_option must be 'MEETS' or 'OVERLAPS'`, item.args[3]!.loc);
+  // A row starts a session when its start is past the end of every earlier
+  // range of the partition (ordered by start); MEETS also joins start = end.
+  const partition = [...parts, `${rc} IS NULL`].join(', ');
+  const after = option === 'MEETS' ? '>' : '>=';
+  const sql = `SELECT * EXCEPT (__rs_pcnt, __rs_pinf, __rs_pmax, __rs_new, __rs_sid),
+      IF(${rc} IS NULL, NULL, RANGE(
+        IF(LOGICAL_OR(RANGE_START(${rc}) IS NULL) OVER __rs_s, NULL, MIN(RANGE_START(${rc})) OVER __rs_s),
+        IF(LOGICAL_OR(RANGE_END(${rc}) IS NULL) OVER __rs_s, NULL, MAX(RANGE_END(${rc})) OVER __rs_s))) AS session_range
+    FROM (
+      SELECT *, SUM(__rs_new) OVER (PARTITION BY ${partition} ORDER BY RANGE_START(${rc}), RANGE_END(${rc}) ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS __rs_sid
+      FROM (
+        SELECT *, CASE WHEN __rs_pcnt = 0 THEN 1 WHEN __rs_pinf OR RANGE_START(${rc}) IS NULL THEN 0
+                       WHEN RANGE_START(${rc}) ${after} __rs_pmax THEN 1 ELSE 0 END AS __rs_new
+        FROM (
+          SELECT *, COUNT(*) OVER __rs_prev AS __rs_pcnt,
+                 LOGICAL_OR(RANGE_END(${rc}) IS NULL) OVER __rs_prev AS __rs_pinf,
+                 MAX(RANGE_END(${rc})) OVER __rs_prev AS __rs_pmax
+          FROM __rs_input
+          WINDOW __rs_prev AS (PARTITION BY ${partition} ORDER BY RANGE_START(${rc}), RANGE_END(${rc}) ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))))
+    WINDOW __rs_s AS (PARTITION BY ${partition}, __rs_sid)`;
+  const stmt = an.env.parse(sql).statements[0];
+  if (stmt?.kind !== 'QueryStatement') throw new Error('RANGE_SESSIONIZE: internal query did not parse');
+  const id = an.newId();
+  const columns = input.rel.columns.map((c, k) => ({ ...c, name: input.names[k] ?? c.name }));
+  const savedCtes = an.ctes.splice(0);
+  an.ctes.push(new Map([['__rs_input', { id, name: '__rs_input', columns, isValueTable: false }]]));
+  try {
+    const out = resolveQuery(an, stmt.query, undefined);
+    const rv = rangeOver(item.alias ?? 'range_sessionize', out.rel, out.names);
+    const rel: Rel = { kind: 'with', ctes: [{ id, name: '__rs_input', plan: input.rel }], body: out.rel, columns: out.rel.columns };
+    return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+  } finally {
+    an.ctes.splice(0);
     an.ctes.push(...savedCtes);
   }
 }
