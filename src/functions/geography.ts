@@ -440,52 +440,33 @@ export function registerGeography(): void {
 
   // ST_CENTROID_AGG: the centroid of all inputs taken together (highest dimension wins).
   defineAggregate('ST_CENTROID_AGG', [
-    asig(['GEOGRAPHY'], 'GEOGRAPHY', () => () => {
-      const groups: Geo[][] = [];
-      const accum: GroupsAccumulator = {
-        resize(n) {
-          while (groups.length < n) groups.push([]);
-        },
-        update(args, g, n) {
-          const vals = valuesOf(args[0]!, n);
-          for (let i = 0; i < n; i++) if (vals[i] !== null) groups[g[i]!]!.push(G(vals[i]!));
-        },
-        finish(n) {
-          const out: Value[] = [];
-          for (let i = 0; i < n; i++) {
-            const gs = groups[i] ?? [];
-            const all: Geo = { points: gs.flatMap((x) => x.points), lines: gs.flatMap((x) => x.lines), polys: gs.flatMap((x) => x.polys) };
-            const c = centroid(all);
-            out.push(c ? geo({ points: [c], lines: [], polys: [] }) : null);
-          }
-          return vectorFromValues(T.GEOGRAPHY, out);
-        },
-      };
-      return accum;
-    }),
+    asig(['GEOGRAPHY'], 'GEOGRAPHY', () => () => collectGeographies((gs) => {
+      const all: Geo = { points: gs.flatMap((x) => x.points), lines: gs.flatMap((x) => x.lines), polys: gs.flatMap((x) => x.polys) };
+      const c = centroid(all);
+      return c ? geo({ points: [c], lines: [], polys: [] }) : null;
+    })),
   ]);
 
   defineAggregate('ST_UNION_AGG', [
-    asig(['GEOGRAPHY'], 'GEOGRAPHY', () => () => {
-      const groups: Geo[][] = [];
-      const acc: GroupsAccumulator = {
-        resize(n) {
-          while (groups.length < n) groups.push([]);
-        },
-        update(args, g, n) {
-          const vals = valuesOf(args[0]!, n);
-          for (let i = 0; i < n; i++) if (vals[i] !== null) groups[g[i]!]!.push(G(vals[i]!));
-        },
-        finish(n) {
-          const out: Value[] = [];
-          for (let i = 0; i < n; i++) {
-            const gs = groups[i] ?? [];
-            out.push(gs.length === 0 ? null : geo(unionAll(gs)));
-          }
-          return vectorFromValues(T.GEOGRAPHY, out);
-        },
-      };
-      return acc;
-    }),
+    asig(['GEOGRAPHY'], 'GEOGRAPHY', () => () => collectGeographies((gs) => (gs.length === 0 ? null : geo(unionAll(gs))))),
   ]);
+}
+
+/** An aggregate over the non-NULL GEOGRAPHY inputs of each group, computed at the end from all of them. */
+function collectGeographies(finishGroup: (gs: Geo[]) => Value): GroupsAccumulator {
+  const groups: Geo[][] = [];
+  return {
+    resize(n) {
+      while (groups.length < n) groups.push([]);
+    },
+    update(args, g, n) {
+      const vals = valuesOf(args[0]!, n);
+      for (let i = 0; i < n; i++) if (vals[i] !== null) groups[g[i]!]!.push(G(vals[i]!));
+    },
+    finish(n) {
+      const out: Value[] = [];
+      for (let i = 0; i < n; i++) out.push(finishGroup(groups[i] ?? []));
+      return vectorFromValues(T.GEOGRAPHY, out);
+    },
+  };
 }
