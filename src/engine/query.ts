@@ -64,22 +64,15 @@ export const SESSION_USER = 'emulator@warehouse-emulator.local';
 
 let runQueryPromise: Promise<RunQuery | null> | null = null;
 
-/**
- * The pipeline's entry point, loaded on first use. The template specifier
- * makes esbuild bundle `src/planner/run*.ts` when it exists and leave a
- * "not in bundle" rejection when it does not, so the engine builds either way.
- */
+/** The SQL pipeline's entry point, loaded on first use (its own lazily loaded chunk of the bundle). */
 export function loadRunQuery(): Promise<RunQuery | null> {
-  runQueryPromise ??= (async () => {
-    const ext = '.ts';
-    try {
-      const mod = (await import(`../planner/run${ext}`)) as { runQuery?: RunQuery };
-      return typeof mod.runQuery === 'function' ? mod.runQuery : null;
-    } catch (e) {
-      if (process.env.WAREHOUSE_ENGINE_DEBUG) console.error('query pipeline not loaded:', e);
+  runQueryPromise ??= import('../planner/run.js').then(
+    (mod) => mod.runQuery,
+    (e: unknown) => {
+      console.error('engine: the query pipeline failed to load:', e);
       return null;
-    }
-  })();
+    },
+  );
   return runQueryPromise;
 }
 
