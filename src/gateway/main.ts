@@ -1,6 +1,5 @@
 // Gateway entry: parse the command line, prepare the data dir, start (or find)
 // the engine, apply seeds, and only then accept public HTTP traffic.
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 //
@@ -8,6 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 // statically (CLI, data dir, supervisor); the engine is spawned before gRPC,
 // protobuf and Fastify are imported (dynamically, below), so the engine boots
 // while the gateway loads and builds its HTTP app.
+import { ensureDirSync } from '../storage/fsutil.js';
 import { CliExit, parseCli, type GatewayConfig } from './cli.js';
 import { applyInitialDataDir, applySeedFiles, strayDbWarning } from './seed.js';
 import type { EngineClient } from './engine-client.js';
@@ -33,7 +33,12 @@ async function run(config: GatewayConfig): Promise<void> {
   for (const w of config.warnings) log(`warning: ${w}`);
 
   const dataDir = resolve(config.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  try {
+    ensureDirSync(dataDir);
+  } catch (e) {
+    log(`error: cannot create the data dir ${dataDir}: ${(e as Error).message}`);
+    process.exit(1);
+  }
   debug(`data dir ${dataDir} (from ${config.dataDirSource})`);
   applyInitialDataDir(config.initialDataDir, dataDir, log);
   const stray = strayDbWarning(dataDir);

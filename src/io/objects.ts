@@ -2,7 +2,8 @@
 // name: local paths (file:// or absolute), the object-store emulator (gs:// /
 // obj://, fake-gcs JSON API at STORAGE_EMULATOR_HOST), and the alternate
 // S3-style store (s3:// / alt://, path-style at S3_ENDPOINT / ALT_ENDPOINT).
-import { readdir, readFile, writeFile, mkdir, stat } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { ensureDir } from '../storage/fsutil.js';
 import { basename, dirname } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { IoError, ioInvalid, ioNotFound } from './errors.js';
@@ -142,25 +143,11 @@ export function maybeGunzip(data: Buffer): Buffer {
   return data.length > 2 && data[0] === 0x1f && data[1] === 0x8b ? gunzipSync(data) : data;
 }
 
-/**
- * Creates the missing directories of `dir` one level at a time. Node's
- * recursive mkdir never settles under pseudo file systems such as /proc, which
- * would leave the statement running forever; a failing level throws instead.
- */
-async function ensureDirectory(dir: string): Promise<void> {
-  if (await stat(dir).then((s) => s.isDirectory(), () => false)) return;
-  const parent = dirname(dir);
-  if (parent !== dir) await ensureDirectory(parent);
-  await mkdir(dir).catch((e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EEXIST') throw e;
-  });
-}
-
 export async function writeDestination(uri: string, data: Buffer): Promise<void> {
   const path = localPath(uri);
   if (path !== undefined) {
     try {
-      await ensureDirectory(dirname(path));
+      await ensureDir(dirname(path));
       await writeFile(path, data);
     } catch (e) {
       throw ioInvalid(`Cannot write ${uri}: ${(e as Error).message}`);

@@ -53,8 +53,33 @@ export function atomicWriteSync(file: string, data: string | Uint8Array): void {
   fsyncDirSync(path.dirname(file));
 }
 
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir never settles under
+ * pseudo file systems such as /proc (a user-chosen path must fail, not hang).
+ */
 export async function ensureDir(dir: string): Promise<void> {
-  await fsp.mkdir(dir, { recursive: true });
+  if (await fsp.stat(dir).then((s) => s.isDirectory(), () => false)) return;
+  const parent = path.dirname(dir);
+  if (parent !== dir) await ensureDir(parent);
+  await fsp.mkdir(dir).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EEXIST') throw e;
+  });
+}
+
+/** ensureDir, synchronously (start-up paths). */
+export function ensureDirSync(dir: string): void {
+  try {
+    if (fs.statSync(dir).isDirectory()) return;
+  } catch {
+    // missing: create it below
+  }
+  const parent = path.dirname(dir);
+  if (parent !== dir) ensureDirSync(parent);
+  try {
+    fs.mkdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
 }
 
 export function existsSync(p: string): boolean {

@@ -6,7 +6,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
 import { alreadyExists, notFound } from './errors.js';
-import { atomicWrite, durableRename, existsSync, fsyncDir } from './fsutil.js';
+import { atomicWrite, durableRename, ensureDir, existsSync, fsyncDir } from './fsutil.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.js';
 import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
@@ -86,7 +86,7 @@ export class Storage {
 
   static async open(dataDir: string, opts: StorageOptions = {}): Promise<Storage> {
     const dir = path.resolve(dataDir);
-    await fsp.mkdir(dir, { recursive: true });
+    await ensureDir(dir);
     const lock = opts.noLock ? null : acquireDirLock(dir);
     try {
       const s = new Storage(dir, opts.defaultLocation || 'US', lock);

@@ -61,4 +61,10 @@ describe('gateway command line', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/unknown option '--no-such-flag'/);
   });
+
+  it('a data dir that cannot be created exits 1 with a message (a recursive mkdir under /proc would hang)', async () => {
+    const r = await runGateway(['--data-dir', '/proc/warehouse-emulator-nope/data', '--http-port', '0', '--grpc-port', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr + r.stdout).toMatch(/cannot create the data dir \/proc\/warehouse-emulator-nope\/data/);
+  });
 });
