@@ -4,9 +4,7 @@
 // one (warehouse_emulator.v1.StorageRead). A session pins the table's rows as
 // they are when it is created; its streams are disjoint row ranges.
 import { randomBytes } from 'node:crypto';
-import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import type * as arrow from 'apache-arrow';
 import { invalid, notFound } from '../../storage/errors.js';
 import type { Storage } from '../../storage/store.js';
@@ -59,17 +57,6 @@ interface ReadRowsRequest {
 interface SplitReadStreamRequest {
   name: string;
   fraction: number;
-}
-
-export function loadStorageReadServices(protoDir: string): grpc.ServiceDefinition[] {
-  const def = protoLoader.loadSync(path.join(protoDir, 'warehouse_storage_read.proto'), {
-    keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true, includeDirs: [protoDir],
-  });
-  const pkg = grpc.loadPackageDefinition(def) as unknown as {
-    google: { cloud: { bigquery: { storage: { v1: { BigQueryRead: grpc.ServiceClientConstructor } } } } };
-    warehouse_emulator: { v1: { StorageRead: grpc.ServiceClientConstructor } };
-  };
-  return [pkg.google.cloud.bigquery.storage.v1.BigQueryRead.service, pkg.warehouse_emulator.v1.StorageRead.service];
 }
 
 const TABLE_PATH = /^projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)$/;

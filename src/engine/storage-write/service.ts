@@ -13,7 +13,6 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { invalid } from '../../storage/errors.js';
 import { schemaFieldsOf, type Resource } from '../../storage/resources.js';
 import type { Storage } from '../../storage/store.js';
@@ -75,16 +74,6 @@ function tableFieldSchema(f: RestField): unknown {
     fields: (f.fields ?? []).map(tableFieldSchema),
     ...(f.rangeElementType ? { rangeElementType: { type: f.rangeElementType.type.toUpperCase() } } : {}),
   };
-}
-
-export function loadStorageWriteService(protoDir: string): grpc.ServiceDefinition {
-  const def = protoLoader.loadSync(path.join(protoDir, 'storage_write.proto'), {
-    keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true, includeDirs: [protoDir],
-  });
-  const pkg = grpc.loadPackageDefinition(def) as unknown as {
-    google: { cloud: { bigquery: { storage: { v1: { BigQueryWrite: grpc.ServiceClientConstructor } } } } };
-  };
-  return pkg.google.cloud.bigquery.storage.v1.BigQueryWrite.service;
 }
 
 export class StorageWriteService {
