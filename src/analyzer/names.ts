@@ -93,9 +93,15 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   if (info.kind === 'VIEW' && info.viewQuery !== undefined) return expandView(an, info, alias, item.loc);
   let asOfMs: number | undefined;
   if (item.systemTime) {
-    const x = resolveExpr(an, item.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' });
+    let x = resolveExpr(an, item.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' });
+    // A string is read as a TIMESTAMP (a literal that is none is the cast's error).
+    if (x.type.kind === 'STRING') {
+      const c = coerce(x, T.TIMESTAMP);
+      if (x.kind === 'literal' && c.kind !== 'literal') throw sqlError(`Could not cast literal ${JSON.stringify(x.value)} to type TIMESTAMP`, item.systemTime.loc);
+      x = c;
+    }
     const v = constantValue(x);
-    if (v === undefined || v === null || (x.type.kind !== 'TIMESTAMP' && x.type.kind !== 'STRING')) {
+    if (v === undefined || v === null || x.type.kind !== 'TIMESTAMP') {
       throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', item.systemTime.loc);
     }
     asOfMs = Number((v as bigint) / 1000n);
