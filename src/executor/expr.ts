@@ -349,6 +349,42 @@ function finishParts(type: SqlType, n: number, parts: Part[]): Vector {
   return scatterVectors(type, n, parts);
 }
 
+/**
+ * Splits the remaining rows (`rem`, null = every row in order) by a BOOL
+ * evaluated on them: rows where it is TRUE, and the others (FALSE or NULL).
+ */
+function splitByCondition(cond: Vector, rem: Int32Array | null, remCount: number): { take: Int32Array; tc: number; rest: Int32Array; rc: number } {
+  const cd = cond.data as Uint8Array;
+  const cn = cond.nulls;
+  const take = new Int32Array(remCount);
+  const rest = new Int32Array(remCount);
+  let tc = 0;
+  let rc = 0;
+  for (let j = 0; j < remCount; j++) {
+    const row = rem === null ? j : rem[j]!;
+    if (cd[j] === 1 && (cn === null || cn[j] === 0)) take[tc++] = row;
+    else rest[rc++] = row;
+  }
+  return { take, tc, rest, rc };
+}
+
+/** Splits the remaining rows by a value's nulls: non-NULL rows (with their positions in the value, `takeLocal`), and NULL ones. */
+function splitNonNull(nulls: Uint8Array, rem: Int32Array | null, remCount: number): { take: Int32Array; takeLocal: Int32Array; tc: number; rest: Int32Array; rc: number } {
+  const take = new Int32Array(remCount);
+  const takeLocal = new Int32Array(remCount);
+  const rest = new Int32Array(remCount);
+  let tc = 0;
+  let rc = 0;
+  for (let j = 0; j < remCount; j++) {
+    const row = rem === null ? j : rem[j]!;
+    if (nulls[j] === 0) {
+      takeLocal[tc] = j;
+      take[tc++] = row;
+    } else rest[rc++] = row;
+  }
+  return { take, takeLocal, tc, rest, rc };
+}
+
 function evalCase(e: ConditionalExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
   const n = batch.length;
   let rem: Int32Array | null = null; // null = every row, in order
@@ -356,17 +392,7 @@ function evalCase(e: ConditionalExpr, batch: Batch, layout: ColumnLayout, env: E
   const parts: Part[] = [];
   for (let k = 0; k < e.whens.length && remCount > 0; k++) {
     const cond = evalOn(e.whens[k]!, batch, layout, env, rem, remCount);
-    const cd = cond.data as Uint8Array;
-    const cn = cond.nulls;
-    const take = new Int32Array(remCount);
-    const rest = new Int32Array(remCount);
-    let tc = 0;
-    let rc = 0;
-    for (let j = 0; j < remCount; j++) {
-      const row = rem === null ? j : rem[j]!;
-      if (cd[j] === 1 && (cn === null || cn[j] === 0)) take[tc++] = row;
-      else rest[rc++] = row;
-    }
+    const { take, tc, rest, rc } = splitByCondition(cond, rem, remCount);
     if (tc > 0) {
       const all = tc === n;
       parts.push({ sel: all ? allRows(n) : take, count: tc, vec: evalOn(e.thens[k]!, batch, layout, env, all ? null : take, tc) });
@@ -394,18 +420,7 @@ function evalCoalesce(e: ConditionalExpr, batch: Batch, layout: ColumnLayout, en
       remCount = 0;
       break;
     }
-    const take = new Int32Array(remCount);
-    const takeLocal = new Int32Array(remCount);
-    const rest = new Int32Array(remCount);
-    let tc = 0;
-    let rc = 0;
-    for (let j = 0; j < remCount; j++) {
-      const row = rem === null ? j : rem[j]!;
-      if (v.nulls[j] === 0) {
-        takeLocal[tc] = j;
-        take[tc++] = row;
-      } else rest[rc++] = row;
-    }
+    const { take, takeLocal, tc, rest, rc } = splitNonNull(v.nulls, rem, remCount);
     if (tc > 0) parts.push({ sel: take, count: tc, vec: takeVector(v, takeLocal, tc) });
     rem = rest;
     remCount = rc;
@@ -476,17 +491,7 @@ async function caseWith(e: ConditionalExpr, n: number, on: (x: Expr, sel: Int32A
   const parts: Part[] = [];
   for (let k = 0; k < e.whens.length && remCount > 0; k++) {
     const cond = await on(e.whens[k]!, rem, remCount);
-    const cd = cond.data as Uint8Array;
-    const cn = cond.nulls;
-    const take = new Int32Array(remCount);
-    const rest = new Int32Array(remCount);
-    let tc = 0;
-    let rc = 0;
-    for (let j = 0; j < remCount; j++) {
-      const row = rem === null ? j : rem[j]!;
-      if (cd[j] === 1 && (cn === null || cn[j] === 0)) take[tc++] = row;
-      else rest[rc++] = row;
-    }
+    const { take, tc, rest, rc } = splitByCondition(cond, rem, remCount);
     if (tc > 0) {
       const all = tc === n;
       parts.push({ sel: all ? allRows(n) : take, count: tc, vec: await on(e.thens[k]!, all ? null : take, tc) });
@@ -513,18 +518,7 @@ async function coalesceWith(e: ConditionalExpr, n: number, on: (x: Expr, sel: In
       remCount = 0;
       break;
     }
-    const take = new Int32Array(remCount);
-    const takeLocal = new Int32Array(remCount);
-    const rest = new Int32Array(remCount);
-    let tc = 0;
-    let rc = 0;
-    for (let j = 0; j < remCount; j++) {
-      const row = rem === null ? j : rem[j]!;
-      if (v.nulls[j] === 0) {
-        takeLocal[tc] = j;
-        take[tc++] = row;
-      } else rest[rc++] = row;
-    }
+    const { take, takeLocal, tc, rest, rc } = splitNonNull(v.nulls, rem, remCount);
     if (tc > 0) parts.push({ sel: take, count: tc, vec: takeVector(v, takeLocal, tc) });
     rem = rest;
     remCount = rc;

@@ -313,27 +313,11 @@ function rangeBound(b: FrameBound, keys: RangeKeys | null, off: Value, g: Geomet
   switch (ks.kind) {
     case 'num': {
       const o = ks.off(off);
-      const x = back ? ks.k[p]! - o : ks.k[p]! + o;
-      const k = ks.k;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const v = k[mid]!;
-        if (strict ? v <= x : v < x) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
+      return lowerBound(ks.k, back ? ks.k[p]! - o : ks.k[p]! + o, lo, hi, strict);
     }
     case 'big': {
       const o = ks.off(off);
-      const x = back ? ks.k[p]! - o : ks.k[p]! + o;
-      const k = ks.k;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const v = k[mid]!;
-        if (strict ? v <= x : v < x) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
+      return lowerBound(ks.k, back ? ks.k[p]! - o : ks.k[p]! + o, lo, hi, strict);
     }
     case 'dec': {
       const o = ks.off(off);
@@ -348,6 +332,17 @@ function rangeBound(b: FrameBound, keys: RangeKeys | null, off: Value, g: Geomet
       return lo;
     }
   }
+}
+
+/** First position in [lo, hi) of ascending `k` whose key is >= x (strict: > x). */
+function lowerBound<T extends number | bigint>(k: ArrayLike<T>, x: T, lo: number, hi: number, strict: boolean): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = k[mid]!;
+    if (strict ? v <= x : v < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function rowsBound(b: FrameBound, off: number, p: number, ps: number, pe: number, isStart: boolean): number {
