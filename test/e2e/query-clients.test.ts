@@ -7,15 +7,9 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
-import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../helpers/emulator.js';
-
-function fakeAuth(): OAuth2Client {
-  const c = new OAuth2Client();
-  c.setCredentials({ access_token: 'fake', expiry_date: Date.now() + 3600e3 });
-  return c;
-}
+import { fakeAuth } from '../helpers/auth.js';
 
 const hasBq = (process.env['PATH'] ?? '').split(':').some((d) => d && existsSync(join(d, 'bq')));
 

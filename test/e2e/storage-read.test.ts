@@ -9,15 +9,9 @@ import * as protoLoader from '@grpc/proto-loader';
 import { BigQuery } from '@google-cloud/bigquery';
 import { reader, v1 } from '@google-cloud/bigquery-storage';
 import avro from 'avsc';
-import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startEmulator, type Emulator } from '../helpers/emulator.js';
-
-function fakeAuth(): OAuth2Client {
-  const c = new OAuth2Client();
-  c.setCredentials({ access_token: 'fake', expiry_date: Date.now() + 3600e3 });
-  return c;
-}
+import { fakeAuth } from '../helpers/auth.js';
 
 const TABLE = 'projects/sr/datasets/ds/tables/people';
 

@@ -9,15 +9,9 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { BigQuery } from '@google-cloud/bigquery';
 import { adapt, managedwriter } from '@google-cloud/bigquery-storage';
-import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../helpers/emulator.js';
-
-function fakeAuth(): OAuth2Client {
-  const c = new OAuth2Client();
-  c.setCredentials({ access_token: 'fake', expiry_date: Date.now() + 3600e3 });
-  return c;
-}
+import { fakeAuth } from '../helpers/auth.js';
 
 const TABLE = 'projects/sw/datasets/ds/tables/events';
 

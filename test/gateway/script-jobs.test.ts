@@ -5,15 +5,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
-import { OAuth2Client } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
-
-function fakeAuth(): OAuth2Client {
-  const c = new OAuth2Client();
-  c.setCredentials({ access_token: 'fake', expiry_date: Date.now() + 3600e3 });
-  return c;
-}
+import { fakeAuth } from '../helpers/auth.js';
 
 describe.skipIf(!hasRealEngine())('script child jobs and data statements over HTTP', () => {
   let emu: Emulator;

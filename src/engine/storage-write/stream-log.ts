@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { fsyncDir } from '../../storage/fsutil.js';
+import { ensureDir, fsyncDir } from '../../storage/fsutil.js';
 
 export interface StreamMeta {
   readonly name: string;
@@ -82,7 +82,7 @@ export class StreamLog {
   private async handle(name: string): Promise<fsp.FileHandle> {
     let h = this.handles.get(name);
     if (!h) {
-      await fsp.mkdir(this.dir, { recursive: true });
+      await ensureDir(this.dir);
       h = await fsp.open(this.file(name), 'a');
       await fsyncDir(this.dir); // the new file's directory entry is durable too
       this.handles.set(name, h);
