@@ -311,6 +311,27 @@ export function registerGeography(): void {
       return d === null ? null : d * R;
     })),
   ]);
+  // The service measures Hausdorff distances on S2Earth's sphere (radius
+  // 6371.01 km), not the 6371008.8 m of ST_DISTANCE: its documented answers
+  // (1688933.9832041925, 5802892.745488612) are these radians times 6371010.
+  const HAUSDORFF_R = 6371010;
+  const directedArg = (c: SigContext, v: readonly Value[], slot: number): boolean => argAt(c, v, slot) === true;
+  defineScalar('ST_HAUSDORFFDISTANCE', [
+    sigf(['GEOGRAPHY', 'GEOGRAPHY', named('directed', 'BOOL')], 'FLOAT64', (c) =>
+      rowKernel(T.FLOAT64, (v) => {
+        const d = acc.hausdorffRad(G(v[0]!), G(v[1]!), directedArg(c, v, 2));
+        return d === null ? null : d * HAUSDORFF_R;
+      }),
+    ),
+  ]);
+  defineScalar('ST_HAUSDORFFDWITHIN', [
+    sigf(['GEOGRAPHY', 'GEOGRAPHY', 'FLOAT64', named('directed', 'BOOL')], 'BOOL', (c) =>
+      rowKernel(T.BOOL, (v) => {
+        const d = acc.hausdorffRad(G(v[0]!), G(v[1]!), directedArg(c, v, 3));
+        return d !== null && d * HAUSDORFF_R <= (v[2] as number);
+      }),
+    ),
+  ]);
   defineScalar('ST_LINELOCATEPOINT', [sig(['GEOGRAPHY', 'GEOGRAPHY'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => withName('ST_LINELOCATEPOINT', () => acc.lineLocatePoint(G(v[0]!), G(v[1]!)))))]);
   defineScalar('ST_LINEINTERPOLATEPOINT', [
     sig(['GEOGRAPHY', 'FLOAT64'], 'GEOGRAPHY', rowKernel(GT, (v) => withName('ST_LINEINTERPOLATEPOINT', () => geo(acc.lineInterpolatePoint(G(v[0]!), v[1] as number))))),

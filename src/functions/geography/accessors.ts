@@ -2,8 +2,9 @@
 // azimuth/angle, line location. Semantics follow the GoogleSQL geography
 // reference (e.g. interior rings come back counter-clockwise, as S2 stores them).
 import { s2 } from 's2js';
+import { distanceRad } from './measure.js';
 import { fromS2, geoFail, s2p, sameLL, type Geo, type LngLat } from './model.js';
-import { angleBetween, crossing, CROSS, geodesicAt, segmentDistance } from './sphere.js';
+import { angleBetween, crossing, CROSS, segmentDistance } from './sphere.js';
 
 const point = (p: LngLat): Geo => ({ points: [p], lines: [], polys: [] });
 const line = (l: LngLat[]): Geo => ({ points: [], lines: [l], polys: [] });
@@ -123,6 +124,25 @@ export function maxDistanceRad(g1: Geo, g2: Geo): number | null {
   return best;
 }
 
+/**
+ * Discrete Hausdorff distance in radians: the largest distance from a vertex
+ * (or point) of g1 to the nearest point of g2; undirected takes the larger of
+ * both directions. Null when either value is empty.
+ */
+export function hausdorffRad(g1: Geo, g2: Geo, directed: boolean): number | null {
+  const one = (a: Geo, b: Geo): number | null => {
+    const vs = [...a.points, ...a.lines.flat(), ...a.polys.flat(2)];
+    if (!vs.length) return null;
+    let worst = 0;
+    for (const v of vs) worst = Math.max(worst, distanceRad({ points: [v], lines: [], polys: [] }, b) ?? 0);
+    return worst;
+  };
+  const d = one(g1, g2);
+  if (d === null || directed) return d;
+  const back = one(g2, g1);
+  return back === null ? null : Math.max(d, back);
+}
+
 /** Fraction of the line's length before the point of the line closest to p. */
 export function lineLocatePoint(gl: Geo, gp: Geo): number {
   const l = singleLine(gl);
@@ -154,26 +174,19 @@ export function lineLocatePoint(gl: Geo, gp: Geo): number {
 
 // ---------------------------------------------------------------- positions along a linestring
 
-/** Cumulative positions of a line: its S2 points and edge lengths (radians). */
-function measureLine(l: readonly LngLat[]) {
-  const pts = l.map(s2p);
-  const lens = pts.slice(1).map((b, i) => angleBetween(pts[i]!.vector, b.vector));
-  return { pts, lens, total: lens.reduce((a, x) => a + x, 0) };
-}
-
-/** The point at arc length `at` (radians) from the start: a vertex, or on the geodesic of an edge. */
-function pointAt(l: readonly LngLat[], m: ReturnType<typeof measureLine>, at: number): LngLat {
-  let before = 0;
-  for (let i = 0; i < m.lens.length; i++) {
-    const len = m.lens[i]!;
-    if (at <= before + len) {
-      if (at <= before) return l[i]!;
-      if (at >= before + len) return l[i + 1]!;
-      return fromS2(geodesicAt(m.pts[i]!, m.pts[i + 1]!, (at - before) / len));
-    }
-    before += len;
-  }
-  return l[l.length - 1]!;
+/**
+ * The point at a fraction of the line's length and the index of the vertex
+ * after it, as S2Polyline::Interpolate computes it (the service's digits: the
+ * documented ST_LINESUBSTRING point 49.4760661523471 67.2419539103851 comes
+ * out of this and not of a slerp by the edge fraction).
+ */
+function interpolateLine(l: readonly LngLat[], fraction: number): [LngLat, number] {
+  if (fraction <= 0) return [l[0]!, 1];
+  if (fraction >= 1) return [l[l.length - 1]!, l.length];
+  const [p, next] = new s2.Polyline(l.map(s2p)).interpolate(fraction);
+  // A point that lands on a vertex keeps the vertex's own coordinates.
+  const v = l.find((x) => s2p(x).equals(p));
+  return [v ?? fromS2(p), next];
 }
 
 function checkFraction(f: number): void {
@@ -182,9 +195,7 @@ function checkFraction(f: number): void {
 
 export function lineInterpolatePoint(g: Geo, fraction: number): Geo {
   checkFraction(fraction);
-  const l = singleLine(g);
-  const m = measureLine(l);
-  return point(pointAt(l, m, fraction * m.total));
+  return point(interpolateLine(singleLine(g), fraction)[0]);
 }
 
 /** The part of the line between two fractions of its length; a point when they meet. */
@@ -193,17 +204,10 @@ export function lineSubstring(g: Geo, start: number, end: number): Geo {
   checkFraction(end);
   if (start > end) geoFail(`start fraction ${start} is greater than end fraction ${end}`);
   const l = singleLine(g);
-  const m = measureLine(l);
-  const a = start * m.total;
-  const b = end * m.total;
-  const out: LngLat[] = [pointAt(l, m, a)];
-  let before = 0;
-  for (let i = 0; i < m.lens.length; i++) {
-    before += m.lens[i]!;
-    if (before > a && before < b) out.push(l[i + 1]!);
-  }
-  out.push(pointAt(l, m, b));
-  const d = out.filter((v, i) => i === 0 || !sameLL(v, out[i - 1]!));
+  const [a, i] = interpolateLine(l, start);
+  const [b, j] = interpolateLine(l, end);
+  const out: LngLat[] = [a, ...l.slice(i, j), b];
+  const d = out.filter((v, k) => k === 0 || !sameLL(v, out[k - 1]!));
   return d.length === 1 ? point(d[0]!) : line(d);
 }
 

@@ -158,6 +158,12 @@ export function contains(a: Geo, b: Geo): boolean {
 
 /** Minimum geodesic distance in meters; null when either value is empty. */
 export function distanceMeters(a: Geo, b: Geo): number | null {
+  const d = distanceRad(a, b);
+  return d === null ? null : d * R;
+}
+
+/** Minimum geodesic distance in radians; null when either value is empty. */
+export function distanceRad(a: Geo, b: Geo): number | null {
   const av = vertexPoints(a);
   const bv = vertexPoints(b);
   if (av.length === 0 || bv.length === 0) return null;
@@ -173,7 +179,7 @@ export function distanceMeters(a: Geo, b: Geo): number | null {
     }
     return best;
   };
-  return Math.min(side(av, b), side(bv, a)) * R;
+  return Math.min(side(av, b), side(bv, a));
 }
 
 // ---------------------------------------------------------------- centroid
