@@ -12,6 +12,7 @@ import { registerMisc } from './misc.js';
 import { registerKeys } from './keys.js';
 import { registerGeography } from './geography.js';
 import { registerCollationFunctions } from './collation.js';
+import { registerCompression } from './compression.js';
 
 let done = false;
 export function registerAllFunctions(): void {
@@ -30,6 +31,7 @@ export function registerAllFunctions(): void {
   registerKeys();
   registerGeography();
   registerCollationFunctions();
+  registerCompression();
 }
 registerAllFunctions();
 
