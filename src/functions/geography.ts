@@ -11,6 +11,7 @@ import { fail, rowKernel, valuesOf } from './vec.js';
 import { nodeToGeo, type Node, parseGeoJsonNode, parseKmlNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toKml, toWkb, toWkt } from './geography/io.js';
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters, touches } from './geography/measure.js';
 import { planarToGeodesic } from './geography/tessellate.js';
+import { assembleLines } from './geography/polylines.js';
 import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
 import { boundary, bufferPoints, closestPoint, convexHull, difference, intersection, sidesForTolerance, simplify, snapToGrid, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
@@ -107,10 +108,17 @@ function lineVertices(gs: readonly Geo[]): LngLat[] {
   return out;
 }
 
+/**
+ * The vertices joined in order, then built as the service's S2 polyline layer
+ * builds them: a single repeated point stays a point, an edge doubling back
+ * over an earlier one is merged and the line splits there (the documented
+ * MULTILINESTRING((1 0, 5 0, 10 0), (5 0, 5 4)) for 1 0 -> 10 0 -> 5 0 -> 5 4).
+ */
 function makeLine(gs: readonly Geo[]): Geo {
   const vs = lineVertices(gs).filter((v, i, a) => i === 0 || !sameLL(v, a[i - 1]!));
-  if (vs.length < 2) geoFail('A linestring requires at least two distinct vertices');
-  return { points: [], lines: [vs], polys: [] };
+  if (vs.length === 0) geoFail('A linestring requires at least two distinct vertices');
+  if (vs.length === 1) return { points: [vs[0]!], lines: [], polys: [] };
+  return { points: [], lines: assembleLines([vs]).lines, polys: [] };
 }
 
 function ringFromLine(g: Geo): LngLat[] {

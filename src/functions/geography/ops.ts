@@ -1,6 +1,7 @@
 // Operations that build new values: ST_BOUNDARY and the union behind ST_UNION_AGG.
 import { s2 } from 's2js';
 import { covers, intersects, locateEdgeMid } from './measure.js';
+import { assembleLines } from './polylines.js';
 import { fromS2, geoFail, loopOf, s2p, sameLL, type Geo, type LngLat, type Poly, type Ring } from './model.js';
 import { angleBetween, crossing, CROSS, onSegment, segmentDistance, segmentIntersection } from './sphere.js';
 
@@ -182,7 +183,9 @@ export function unionAll(gs: readonly Geo[]): Geo {
     if (covers(area, lg) || covers({ points: [], lines, polys: [] }, lg)) continue;
     lines.push(l);
   }
-  const cover: Geo = { points: [], lines, polys };
+  // Lines that meet are joined into the longest paths, as S2's builder does.
+  const joined = assembleLines(lines).lines;
+  const cover: Geo = { points: [], lines: joined, polys };
   const points: LngLat[] = [];
   const seen = new Set<string>();
   for (const q of gs.flatMap((g) => g.points)) {
@@ -190,10 +193,10 @@ export function unionAll(gs: readonly Geo[]): Geo {
     const k = `${x.x},${x.y},${x.z}`;
     if (seen.has(k)) continue;
     seen.add(k);
-    if ((lines.length || polys.length) && covers(cover, { points: [q], lines: [], polys: [] })) continue;
+    if ((joined.length || polys.length) && covers(cover, { points: [q], lines: [], polys: [] })) continue;
     points.push(q);
   }
-  return { points, lines, polys };
+  return { points, lines: joined, polys };
 }
 
 // ---------------------------------------------------------------- intersection and difference
