@@ -100,7 +100,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     });
   } catch (e) {
     const kids = e instanceof QueryError ? (e as ScriptFailure).scriptChildren : undefined;
-    if (e instanceof QueryError && kids?.length && !a.signal.aborted) return failedScript(e, kids, a, results);
+    if (e instanceof QueryError && kids?.length && !a.signal.aborted) return await failedScript(e, kids, a, results);
     if (e instanceof QueryError) throw new CatalogError(e.httpCode, statusWord(e.httpCode), e.reason, e.message);
     throw e;
   }
@@ -116,7 +116,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     ddlTargetTable: result.ddlTargetTable ?? EMPTY_REF,
     ddlTargetRoutineJson: result.ddlTargetRoutine ? JSON.stringify(result.ddlTargetRoutine) : '',
     totalBytesProcessed: result.totalBytesProcessed,
-    statisticsJson: statisticsOf(result, a, results),
+    statisticsJson: await statisticsOf(result, a, results),
   };
   if (!result.columns || a.dryRun) {
     if (result.columns) reply.schemaJson = JSON.stringify({ fields: result.columns.map((c) => columnToRestField(c.name, c.type)) });
@@ -133,7 +133,8 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     reply.resultTable = dest;
   } else {
     const ref = { projectId: a.projectId, datasetId: ResultStore.datasetFor(a.projectId), tableId: 'anon' + a.jobId.replace(/[^A-Za-z0-9_]/g, '_') };
-    results.put({ ...ref, columns, batches, rowCount: total, etag: `"${Date.now().toString(36)}"` });
+    // On disk before the job is reported done (it must survive an engine restart).
+    await results.put({ ...ref, columns, batches, rowCount: total, etag: `"${Date.now().toString(36)}"` });
     reply.resultTable = ref;
   }
   if (a.maxResults >= 0) {
@@ -260,7 +261,7 @@ type WithStatistics = QueryResult & { statistics?: Record<string, unknown> };
  * stack frame of the statement), and for statements with rows a result table
  * in the result store, so getQueryResults on the child answers like the real service.
  */
-function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, results: ResultStore): Record<string, unknown> {
+function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, results: ResultStore, writes: Promise<void>[]): Record<string, unknown> {
   const jobId = childJobId(a.jobId, index);
   const stackFrames = c.frames.map((f) => {
     const src = f.procedure ? f.procedure.text : a.query;
@@ -289,7 +290,7 @@ function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, result
   else if (r.columns) {
     const total = r.batches.reduce((n, b) => n + b.length, 0);
     const ref = { projectId: a.projectId, datasetId: ResultStore.datasetFor(a.projectId), tableId: 'anon' + jobId.replace(/[^A-Za-z0-9_]/g, '_') };
-    results.put({ ...ref, columns: r.columns, batches: r.batches, rowCount: total, etag: `"${Date.now().toString(36)}"` });
+    writes.push(results.put({ ...ref, columns: r.columns, batches: r.batches, rowCount: total, etag: `"${Date.now().toString(36)}"` }));
     j.schema = { fields: r.columns.map((col: ResultColumn) => columnToRestField(col.name, col.type)) };
     j.totalRows = total;
     j.resultTable = ref;
@@ -302,7 +303,7 @@ function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, result
  * error and the child jobs of what ran, so the gateway lists them (the real
  * service keeps a failed script's children) while the job itself fails.
  */
-function failedScript(e: QueryError, kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore): ExecuteQueryReply {
+async function failedScript(e: QueryError, kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore): Promise<ExecuteQueryReply> {
   return {
     schemaJson: '',
     totalRows: 0,
@@ -315,7 +316,7 @@ function failedScript(e: QueryError, kids: readonly ScriptChild[], a: ExecuteQue
     ddlTargetTable: EMPTY_REF,
     ddlTargetRoutineJson: '',
     totalBytesProcessed: 0,
-    statisticsJson: JSON.stringify(childJobs(kids, a, results)),
+    statisticsJson: JSON.stringify(await childJobs(kids, a, results)),
     errorJson: JSON.stringify({ code: e.httpCode, status: statusWord(e.httpCode), reason: e.reason, message: e.message }),
   };
 }
@@ -323,16 +324,19 @@ function failedScript(e: QueryError, kids: readonly ScriptChild[], a: ExecuteQue
 /** Child jobs a script reports: the newest; a million-iteration loop must not make a reply of a million summaries. */
 const MAX_CHILD_JOBS = 1000;
 
-/** The newest MAX_CHILD_JOBS children as summaries (ids keep their index) and the total count. */
-function childJobs(kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore): Record<string, unknown> {
+/** The newest MAX_CHILD_JOBS children as summaries (ids keep their index) and the total count; their result tables are on disk when it resolves. */
+async function childJobs(kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore): Promise<Record<string, unknown>> {
   const from = Math.max(0, kids.length - MAX_CHILD_JOBS);
-  return { numChildJobs: String(kids.length), childJobs: kids.slice(from).map((c, k) => childSummary(c, from + k, a, results)) };
+  const writes: Promise<void>[] = [];
+  const childJobs = kids.slice(from).map((c, k) => childSummary(c, from + k, a, results, writes));
+  await Promise.all(writes);
+  return { numChildJobs: String(kids.length), childJobs };
 }
 
 /** `statistics_json`: script child-job summaries and any extra statistics the pipeline attaches. */
-function statisticsOf(result: QueryResult, a: ExecuteQueryArgs, results: ResultStore): string {
+async function statisticsOf(result: QueryResult, a: ExecuteQueryArgs, results: ResultStore): Promise<string> {
   const extra = result as WithStatistics & { scriptChildren?: readonly ScriptChild[] };
   const out: Record<string, unknown> = { ...(extra.statistics ?? {}) };
-  if (extra.scriptChildren) Object.assign(out, childJobs(extra.scriptChildren, a, results));
+  if (extra.scriptChildren) Object.assign(out, await childJobs(extra.scriptChildren, a, results));
   return Object.keys(out).length > 0 ? JSON.stringify(out) : '';
 }

@@ -234,7 +234,7 @@ export class RowService {
     let batches: readonly Batch[];
     let total: number;
     let etag: string;
-    const anon = ResultStore.isAnonDataset(d) ? this.results.get(p, d, t) : undefined;
+    const anon = ResultStore.isAnonDataset(d) ? await this.results.get(p, d, t, Math.max(0, a.startIndex), a.maxResults) : undefined;
     if (anon) {
       columns = anon.columns.map((c) => ({ name: c.name, type: c.type, required: false }));
       fields = anon.columns.map((c) => columnToRestField(c.name, c.type));

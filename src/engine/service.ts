@@ -172,7 +172,7 @@ export interface ServiceOptions {
 }
 
 export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.UntypedServiceImplementation {
-  const results = new ResultStore();
+  const results = new ResultStore({ dir: path.join(st.dataDir, '.results') });
   const catalog = new EngineCatalog(st);
   const rows = new RowService(st, results);
   const res = (r: unknown): { resourceJson: string } => ({ resourceJson: JSON.stringify(r) });
