@@ -152,21 +152,26 @@ class AggState {
       const best: (unknown | undefined)[] = new Array(numGroups);
       const want = call.having.max ? 1 : -1;
       const isNaN_ = (x: unknown) => typeof x === 'number' && Number.isNaN(x);
+      // A group with a NaN has MAX/MIN NaN (as MAX/MIN return), which no row equals: it aggregates no rows.
+      const hasNaN = new Uint8Array(numGroups);
       for (let i = 0; i < n; i++) {
         const v = hv.get(i);
         if (v === null) continue;
         const g = groups[i]!;
         const cur = best[g];
-        // NaN never qualifies (like NULL).
-        if (isNaN_(v)) continue;
+        if (isNaN_(v)) {
+          hasNaN[g] = 1;
+          continue;
+        }
         if (cur === undefined || compareValues(v, cur as never, t) * want > 0) best[g] = v;
       }
       let c = 0;
       for (let i = 0; i < n; i++) {
-        const b = best[groups[i]!];
+        const g = groups[i]!;
+        const b = best[g];
         const v = hv.get(i);
         // Rows whose HAVING expression is NULL never qualify (a group of only NULLs aggregates no rows).
-        if (b !== undefined && v !== null && !isNaN_(v) && compareValues(v, b as never, t) === 0) rows[c++] = i;
+        if (b !== undefined && hasNaN[g] === 0 && v !== null && !isNaN_(v) && compareValues(v, b as never, t) === 0) rows[c++] = i;
       }
       count = c;
     }
