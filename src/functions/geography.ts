@@ -147,7 +147,7 @@ export function registerGeography(): void {
         const planar = argAt(c, v, 2) === true;
         if (oriented && planar) fail(`${fn}: 'oriented' and 'planar' cannot both be TRUE`);
         if (oriented && argAt(c, v, 3) === true) fail(`${fn}: 'oriented' and 'make_valid' cannot both be TRUE`);
-        return withName(fn, () => geo(nodeToGeo(toNode(v[0]!), oriented, planar)));
+        return withName(fn, () => geo(nodeToGeo(toNode(v[0]!), oriented, planar, argAt(c, v, 3) === true)));
       }),
     );
   const hexBytes = (v: Value): Uint8Array => {
@@ -157,7 +157,7 @@ export function registerGeography(): void {
   };
   defineScalar('ST_GEOGFROMTEXT', [parser('ST_GeogFromText', 'STRING', (v) => parseWktNode(v as string))], { aliases: ['ST_GEOMETRYFROMTEXT'] });
   defineScalar('ST_GEOGFROMGEOJSON', [
-    sigf(['STRING', opt('BOOL', 'make_valid')], 'GEOGRAPHY', () => rowKernel(GT, (v) => withName('ST_GeogFromGeoJson', () => geo(nodeToGeo(parseGeoJsonNode(v[0] as string), false, true))))),
+    sigf(['STRING', opt('BOOL', 'make_valid')], 'GEOGRAPHY', (c) => rowKernel(GT, (v) => withName('ST_GeogFromGeoJson', () => geo(nodeToGeo(parseGeoJsonNode(v[0] as string), false, true, argAt(c, v, 1) === true))))),
   ]);
   defineScalar('ST_GEOGFROMWKB', [
     parser('ST_GeogFromWkb', 'BYTES', (v) => parseWkbNode(v as Uint8Array)),

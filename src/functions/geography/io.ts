@@ -2,6 +2,7 @@
 // normalized model and printed the way the service prints them (shells
 // counter-clockwise, holes clockwise, rings closed; a mixed value prints as a
 // GEOMETRYCOLLECTION of points, then lines, then polygons).
+import { repairPolygon } from './repair.js';
 import { formatG } from '../format-number.js';
 import { planarToGeodesic, geodesicToPlanar } from './tessellate.js';
 import { addLine, checkLL, geoFail, makePoly, makeRing, normalize, type Geo, type LngLat, type Poly } from './model.js';
@@ -19,11 +20,13 @@ export type Node =
  * Normalizes a parsed tree into one value. `planar`: the input's edges are
  * straight in degrees (GeoJSON, planar => TRUE) and get densified into geodesics.
  */
-export function nodeToGeo(n: Node, oriented: boolean, planar = false): Geo {
+export function nodeToGeo(n: Node, oriented: boolean, planar = false, makeValid = false): Geo {
   const g = { points: [] as LngLat[], lines: [] as LngLat[][], polys: [] as Poly[] };
   const edges = (vs: LngLat[]): LngLat[] => (planar ? planarToGeodesic(vs) : vs);
   const poly = (rings: LngLat[][]) => {
-    if (rings.length) g.polys.push(makePoly(rings.map((r) => makeRing(edges(r))), oriented));
+    if (!rings.length) return;
+    if (makeValid) g.polys.push(...repairPolygon(rings.map(edges)));
+    else g.polys.push(makePoly(rings.map((r) => makeRing(edges(r))), oriented));
   };
   const walk = (x: Node): void => {
     switch (x.t) {
