@@ -277,6 +277,7 @@ function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, result
   if (!c.result) {
     // A statement that failed (inside an EXCEPTION handler's block): the child job carries the error.
     if (c.error) j.error = { code: c.error.httpCode, reason: c.error.reason, message: c.error.message };
+    if (c.statementType) j.statementType = c.statementType;
     return j;
   }
   const r = c.result as WithStatistics;

@@ -17,6 +17,7 @@ import { QueryError, type QueryContext, type QueryResult, type RunQuery, type Ty
 import { Session, parse, parseCached } from './session.js';
 import * as S from './statements.js';
 import * as D from './data-statements.js';
+import { statementTypeOf } from './statement-type.js';
 import { sqlError } from '../analyzer/errors.js';
 import { tableIdOf } from '../analyzer/names.js';
 import { foldExpr } from './rules/fold.js';
@@ -42,6 +43,8 @@ export interface ScriptChild {
   readonly frames: readonly StackFrame[];
   readonly result?: QueryResult;
   readonly error?: QueryError;
+  /** A failed statement's type (a statement that ran has it in `result`). */
+  readonly statementType?: string;
   /** Older than the newest MAX_CHILD_ROWS children: its rows were let go. */
   readonly rowsDropped?: boolean;
 }
@@ -193,7 +196,7 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
     await runOne(s, st, state);
   } catch (e) {
     // A failed statement is a failed child job too (the script may go on in an EXCEPTION handler).
-    if (state.children && e instanceof QueryError && !NOT_CHILD_JOBS.has(st.kind)) state.children.push({ frames: framesOf(st, state), error: e });
+    if (state.children && e instanceof QueryError && !NOT_CHILD_JOBS.has(st.kind)) state.children.push({ frames: framesOf(st, state), error: e, statementType: statementTypeOf(st) });
     throw e;
   }
 }
@@ -470,21 +473,12 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
   }
 }
 
-const DRY_TYPES: Partial<Record<A.Statement['kind'], string>> = {
-  CreateTable: 'CREATE_TABLE', CreateView: 'CREATE_VIEW', Drop: 'DROP_TABLE', Insert: 'INSERT', Update: 'UPDATE', Delete: 'DELETE',
-  Merge: 'MERGE', Truncate: 'TRUNCATE_TABLE', Alter: 'ALTER_TABLE', CreateSchema: 'CREATE_SCHEMA', CreateFunction: 'CREATE_FUNCTION',
-  CreateProcedure: 'CREATE_PROCEDURE', CreateModel: 'CREATE_MODEL', ExportData: 'EXPORT_DATA', LoadData: 'LOAD_DATA',
-};
-
 /** Dry run: a SELECT is analyzed (schema known, nothing runs); other statements are parsed only and never applied. */
 async function dryRun(s: Session, script: A.Script, single: boolean): Promise<QueryResult> {
   const st = script.statements[0]!;
   if (single && st.kind === 'QueryStatement') return runSelect(s, st.query);
   if (single) {
-    let type = DRY_TYPES[st.kind] ?? st.kind.toUpperCase();
-    if (st.kind === 'CreateTable' && st.asQuery) type = 'CREATE_TABLE_AS_SELECT';
-    if (st.kind === 'CreateView' && st.materialized) type = 'CREATE_MATERIALIZED_VIEW';
-    if (st.kind === 'Drop') type = `DROP_${st.objectType.replace(/ /g, '_')}`;
+    const type = statementTypeOf(st) ?? st.kind.toUpperCase();
     if (st.kind === 'Insert' && st.query) s.analyze(st.query, { allowDuplicateNames: true });
     if (st.kind === 'CreateTable' && st.asQuery) s.analyze(st.asQuery);
     return { columns: null, batches: [], statementType: type, totalBytesProcessed: 0 };
