@@ -2,13 +2,15 @@
 // port under the real name (google.cloud.bigquery.storage.v1.BigQueryRead,
 // which the warehouse's Storage Read client libraries call) and the neutral
 // one (warehouse_emulator.v1.StorageRead). A session pins the table's rows as
-// they are when it is created; its streams are disjoint row ranges.
+// they are when it is created, or as they were at `table_modifiers.snapshot_time`;
+// its streams are disjoint row ranges.
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type * as arrow from 'apache-arrow';
 import { invalid, notFound } from '../../storage/errors.js';
 import type { Storage } from '../../storage/store.js';
 import type { Column } from '../../types/schema.js';
+import { rowsAsOf } from '../catalog.js';
 import { arrowSchema, RowSource, serializeRecordBatch, serializeSchema } from './arrow.js';
 import { avroSchema, serializeAvroRows } from './avro.js';
 import { parseRestriction, RestrictionError, selectRows } from './restriction.js';
@@ -103,15 +105,16 @@ export class StorageReadService {
     const format: DataFormat = rs.dataFormat === 'AVRO' ? 'AVRO' : rs.dataFormat === 'ARROW' ? 'ARROW' : (() => {
       throw invalid('data_format must be AVRO or ARROW');
     })();
-    if (rs.tableModifiers?.snapshotTime && rs.tableModifiers.snapshotTime.seconds * 1000 < Date.now() - 1000) {
-      throw invalid('table_modifiers.snapshot_time in the past is not supported by this emulator');
-    }
+    const snap = rs.tableModifiers?.snapshotTime;
+    const asOfMs = snap ? snap.seconds * 1000 + Math.floor(snap.nanos / 1e6) : undefined;
     const entry = this.storage.requireTable(p, d, t);
     if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`${p}:${d}.${t} is a view; the read API reads tables only`);
     const td = this.storage.tableData(p, d, t);
     await td.load();
     const columns = td.schema;
-    const batches = td.snapshot();
+    // A past snapshot_time reads the table's history (7-day window, the same
+    // reader as FOR SYSTEM_TIME AS OF and table@<ms>); now or later: the rows now.
+    const batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(this.storage, { projectId: p, datasetId: d, tableId: t }, entry, asOfMs) : td.snapshot();
     let restriction;
     try {
       restriction = parseRestriction(rs.readOptions?.rowRestriction ?? '', columns);
@@ -148,6 +151,7 @@ export class StorageReadService {
       dataFormat: format,
       ...(format === 'ARROW' ? { arrowSchema: { serializedSchema: Buffer.from(session.arrowSchemaBytes!) } } : { avroSchema: { schema: session.avroSchema } }),
       table: rs.table,
+      ...(snap ? { tableModifiers: { snapshotTime: snap } } : {}),
       // selected_fields is echoed, not enforced (spec §4.14): every column is returned.
       readOptions: rs.readOptions ?? undefined,
       streams: [...streams.keys()].map((id) => ({ name: `${name}/streams/${id}` })),
