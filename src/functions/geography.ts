@@ -1,7 +1,7 @@
 // GEOGRAPHY functions (ST_*). The value model, parsers and printers, and the
 // spherical measures live in ./geography/: values are normalized S2-style
 // collections of points, geodesic polylines and polygons; lengths, distances
-// and areas are on the sphere of radius 6371008.8 m, as the service computes them.
+// and areas are on the sphere of radius 6371010 m (S2Earth), as the service computes them.
 import { T, arrayOf, structOf, type SqlType } from '../types/types.js';
 import type { Geography, Value } from '../types/values.js';
 import { vectorFromValues } from '../types/vector.js';
@@ -319,16 +319,12 @@ export function registerGeography(): void {
       return d === null ? null : d * R;
     })),
   ]);
-  // The service measures Hausdorff distances on S2Earth's sphere (radius
-  // 6371.01 km), not the 6371008.8 m of ST_DISTANCE: its documented answers
-  // (1688933.9832041925, 5802892.745488612) are these radians times 6371010.
-  const HAUSDORFF_R = 6371010;
   const directedArg = (c: SigContext, v: readonly Value[], slot: number): boolean => argAt(c, v, slot) === true;
   defineScalar('ST_HAUSDORFFDISTANCE', [
     sigf(['GEOGRAPHY', 'GEOGRAPHY', named('directed', 'BOOL')], 'FLOAT64', (c) =>
       rowKernel(T.FLOAT64, (v) => {
         const d = acc.hausdorffRad(G(v[0]!), G(v[1]!), directedArg(c, v, 2));
-        return d === null ? null : d * HAUSDORFF_R;
+        return d === null ? null : d * R;
       }),
     ),
   ]);
@@ -336,7 +332,7 @@ export function registerGeography(): void {
     sigf(['GEOGRAPHY', 'GEOGRAPHY', 'FLOAT64', named('directed', 'BOOL')], 'BOOL', (c) =>
       rowKernel(T.BOOL, (v) => {
         const d = acc.hausdorffRad(G(v[0]!), G(v[1]!), directedArg(c, v, 3));
-        return d !== null && d * HAUSDORFF_R <= (v[2] as number);
+        return d !== null && d * R <= (v[2] as number);
       }),
     ),
   ]);

@@ -162,6 +162,39 @@ export function distanceMeters(a: Geo, b: Geo): number | null {
   return d === null ? null : d * R;
 }
 
+/**
+ * Angle between two points through their chord, as S2's closest-edge queries
+ * measure it (S1ChordAngle): the service's distances carry these digits
+ * (8219.632821167155 where atan2 gives 8219.632821166997).
+ */
+const chordDistance = (a: s2.Point, b: s2.Point): number => 2 * Math.asin(0.5 * Math.sqrt(Math.min(4, a.vector.sub(b.vector).norm2())));
+
+/**
+ * Distance from x to the geodesic segment ab the way S2's
+ * UpdateMinDistance measures it: the squared chord to the nearer vertex, or
+ * to the foot of x on the edge's great circle when that foot lies inside the
+ * edge, turned into an angle once.
+ */
+function chordEdgeDistance(x: s2.Point, a: s2.Point, b: s2.Point): number {
+  const [xv, av, bv] = [x.vector, a.vector, b.vector];
+  const xa2 = xv.sub(av).norm2();
+  const xb2 = xv.sub(bv).norm2();
+  let d2 = Math.min(xa2, xb2);
+  if (Math.max(xa2, xb2) < d2 + av.sub(bv).norm2()) {
+    const c = av.cross(bv);
+    const c2 = c.norm2();
+    if (c2 > 0) {
+      const cx = c.cross(xv);
+      if (av.sub(xv).dot(cx) < 0 && bv.sub(xv).dot(cx) > 0) {
+        const xc = xv.dot(c);
+        const qr = 1 - Math.sqrt(cx.norm2() / c2);
+        d2 = Math.min(d2, (xc * xc) / c2 + qr * qr);
+      }
+    }
+  }
+  return 2 * Math.asin(0.5 * Math.sqrt(Math.min(4, d2)));
+}
+
 /** Minimum geodesic distance in radians; null when either value is empty. */
 export function distanceRad(a: Geo, b: Geo): number | null {
   const av = vertexPoints(a);
@@ -174,8 +207,8 @@ export function distanceRad(a: Geo, b: Geo): number | null {
     const pts = g.points.map(s2p);
     let best = Infinity;
     for (const x of xs) {
-      for (const q of pts) best = Math.min(best, angleBetween(x.vector, q.vector));
-      for (const e of edges) best = Math.min(best, distToEdge(x, e));
+      for (const q of pts) best = Math.min(best, chordDistance(x, q));
+      for (const e of edges) best = Math.min(best, chordEdgeDistance(x, e[0], e[1]));
     }
     return best;
   };

@@ -7,8 +7,15 @@ import { Geography, type Value } from '../../types/values.js';
 import { fail } from '../vec.js';
 import { findCrossing } from './sphere.js';
 
-/** Mean Earth radius BigQuery uses for lengths, distances and areas. */
-export const R = 6371008.8;
+/**
+ * The Earth radius the service multiplies by: S2Earth's 6371.01 km. Its
+ * answers pin it down: ST_DISTANCE between (139.7454316 35.658584) and
+ * (139.8108103 35.7100069) is 8219.632821167155 and ST_AREA of
+ * POLYGON((-179 26, -179 48, -10 48, -10 26, -100 -10.1, -179 26)) is
+ * 9.564128913265508E13 (both as a real project returns them), and the
+ * documented ST_HAUSDORFFDISTANCE answers are these radians times 6371010.
+ */
+export const R = 6371010;
 
 export type LngLat = readonly [number, number];
 /** A polygon ring without its closing vertex, oriented with the interior on its left (shell CCW, holes CW). */
