@@ -571,11 +571,23 @@ async function evalParameters(ctx: RunContext, tc: TestCase, tf: TestFile, defau
     return Promise.all(list.map((p) => evalOneParameter(run, p)));
   }
   const cells = res.rows[0]?.f ?? [];
-  return list.map((p, i) => {
+  const params = list.map((p, i) => {
     const f = res.fields[i];
     if (!f) throw new ParamError(`parameter evaluation returned ${res.fields.length} columns for ${list.length} parameters`);
     return { name: p.name, parameterType: paramTypeOfField(f), parameterValue: paramValueOfCell(f, cells[i]?.v) };
   });
+  // A result returns a NULL array as [] (as the service does); a parameter can be a NULL
+  // array (no arrayValues): ask which of the empty ones are NULL.
+  return Promise.all(
+    params.map(async (q, i) => {
+      if (q.parameterType.type !== 'ARRAY' || (q.parameterValue.arrayValues?.length ?? 0) > 0) return q;
+      const r = await run(`SELECT (${list[i]!.expr}) IS NULL AS n`).catch((e: unknown) => {
+        throw new ParamError(`parameter evaluation of ${q.name} IS NULL: ${errorSummary(e)}`);
+      });
+      const isNull = String(r.rows[0]?.f?.[0]?.v) === 'true';
+      return isNull ? { ...q, parameterValue: {} } : q;
+    }),
+  );
 }
 
 type QueryRunner = (query: string) => Promise<{ fields: RestField[]; rows: Array<{ f?: Array<{ v?: unknown }> }> }>;

@@ -47,7 +47,8 @@ function paramValue(type: SqlType, v: RestParamValue | null | undefined, where: 
   try {
     switch (type.kind) {
       case 'ARRAY':
-        if (!Array.isArray(v.arrayValues)) return v.value === null || v.value === undefined ? [] : null;
+        // No arrayValues is a NULL array (the service's reading); `arrayValues: []` an empty one.
+        if (!Array.isArray(v.arrayValues)) return null;
         return v.arrayValues.map((x) => paramValue(type.element, x, where));
       case 'STRUCT': {
         const sv = v.structValues;

@@ -116,7 +116,8 @@ export function restParams(list: unknown[] | undefined): QueryParameters {
       return {
         name: p.name,
         parameterType: { type: 'ARRAY', arrayType: { type: p.array_element_type } },
-        parameterValue: { arrayValues: (p.array_values as unknown[]).map((v) => ({ value: v })) },
+        // array_values null: a NULL array, sent as the service reads one (no arrayValues).
+        parameterValue: p.array_values == null ? {} : { arrayValues: (p.array_values as unknown[]).map((v) => ({ value: v })) },
       };
     }
     if (p.type === 'STRUCT') {
