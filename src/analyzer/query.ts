@@ -973,8 +973,10 @@ interface Leaf {
   rel: Rel;
   rvs: RangeVar[];
   star: ResolvedColumn[];
-  /** True when the relation reads columns of earlier FROM items (lateral). */
+  /** True when the relation reads columns of earlier FROM items or of an enclosing query (correlated). */
   lateral: boolean;
+  /** The columns a correlated UNNEST reads from outside itself (earlier FROM items and enclosing queries). */
+  correlatedIds?: ReadonlySet<number>;
 }
 
 function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope | undefined): Leaf {
@@ -1299,7 +1301,7 @@ function unnestLeaf(
     star.push(off);
   }
   void loc;
-  return { rel, rvs, star, lateral: corr.ids.size > 0 };
+  return { rel, rvs, star, lateral: corr.ids.size > 0, correlatedIds: corr.ids };
 }
 
 function isLateralCandidate(item: A.FromItem): boolean {
@@ -1312,6 +1314,7 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
   const leftRvs = scope.rangeVars.slice();
   let right: Rel;
   let lateral = false;
+  let correlatedIds: ReadonlySet<number> | undefined;
   let rightRvs: RangeVar[];
   let rightStar: ResolvedColumn[];
   if (j.right.kind === 'JoinRef') {
@@ -1325,13 +1328,25 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     const leaf = isLateralCandidate(j.right) ? resolveLeaf(an, j.right, scope, outer) : resolveLeaf(an, j.right, new Scope(outer), outer);
     right = leaf.rel;
     lateral = leaf.lateral;
+    correlatedIds = leaf.correlatedIds;
     rightRvs = leaf.rvs;
     rightStar = leaf.star;
   }
-  for (const rv of rightRvs) scope.addRangeVar(rv);
   if (lateral && (j.joinType === 'RIGHT' || j.joinType === 'FULL')) {
-    throw sqlError(`${j.joinType} JOIN cannot be used with a correlated UNNEST or lateral reference`, j.loc);
+    // Only a reference to the join's left side is lateral; an UNNEST of an enclosing query's
+    // value is a constant here, so the join runs as an ordinary (non-lateral) one.
+    const leftIds = new Set<number>();
+    for (const rv of leftRvs) {
+      for (const c of rv.columns) leftIds.add(c.id);
+      if (rv.value) leftIds.add(rv.value.id);
+    }
+    for (const c of scope.extra.values()) leftIds.add(c.id);
+    if (!correlatedIds || [...correlatedIds].some((id) => leftIds.has(id))) {
+      throw sqlError(`${j.joinType} JOIN cannot be used with a correlated UNNEST or lateral reference`, j.loc);
+    }
+    lateral = false;
   }
+  for (const rv of rightRvs) scope.addRangeVar(rv);
   const joinType = j.joinType === 'COMMA' || j.joinType === 'CROSS' ? 'cross' : j.joinType === 'INNER' ? 'inner' : (j.joinType.toLowerCase() as 'left' | 'right' | 'full');
   let condition: Expr | undefined;
   let star = [...leftStar, ...rightStar];
