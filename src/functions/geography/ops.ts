@@ -336,6 +336,54 @@ function closestOnSegment(x: s2.Point, a: s2.Point, b: s2.Point): s2.Point {
   return angleBetween(x.vector, a.vector) <= angleBetween(x.vector, b.vector) ? a : b;
 }
 
+/** S2::Ortho as the C++ library computes it (the Go port that s2js follows picks another axis). */
+function orthoS2(a: s2.Point['vector']): s2.Point['vector'] {
+  const [ax, ay, az] = [Math.abs(a.x), Math.abs(a.y), Math.abs(a.z)];
+  const largest = ax > ay ? (ax > az ? 0 : 2) : ay > az ? 1 : 2;
+  const k = largest === 0 ? 2 : largest - 1;
+  const t: [number, number, number] = [0.012, 0.0053, 0.00457];
+  t[k] = 1;
+  return a.cross(s2.Point.fromCoords(t[0], t[1], t[2]).vector).normalize();
+}
+
+/**
+ * The hull of one point: S2ConvexHullQuery makes it a tiny triangle (the point
+ * moved 1e-15 along two tangent directions) and the service keeps the vertex
+ * that comes first in S2 order (cell id, then x, y, z), which is why the
+ * documented hull of POINT(1 1) is POINT(0.999999999999943 1).
+ */
+function singlePointHull(p: s2.Point): LngLat {
+  const v = p.vector;
+  const d0 = orthoS2(v);
+  const d1 = v.cross(d0);
+  const tri = [v, v.add(d0.mul(1e-15)).normalize(), v.add(d1.mul(1e-15)).normalize()].map((x) => s2.Point.fromVector(x));
+  const key = (x: s2.Point) => s2.cellid.fromPoint(x);
+  tri.sort((x, y) => {
+    const [kx, ky] = [key(x), key(y)];
+    if (kx !== ky) return kx < ky ? -1 : 1;
+    return x.x - y.x || x.y - y.y || x.z - y.z;
+  });
+  return fromS2(tri[0]!);
+}
+
+/**
+ * The hull of two points: S2ConvexHullQuery's loop through both points and
+ * their geodesic midpoint, ordered counter-clockwise around a point
+ * orthogonal to their bounding cap's centre; the service returns it as the
+ * line from the second point through the midpoint to the first (documented:
+ * LINESTRING(1 1, 2 2) has the hull LINESTRING(2 2, 1.49988573656168
+ * 1.5000570914792, 1 1)).
+ */
+function singleEdgeHull(u: LngLat, v: LngLat): Geo {
+  const [pu, pv] = [s2p(u), s2p(v)];
+  if (pu.vector.add(pv.vector).norm() === 0) geoFail('the convex hull of input spanning a hemisphere or more (the full globe) is not supported');
+  const rect = s2.Rect.fromLatLng(s2.LatLng.fromPoint(pu)).addPoint(s2.LatLng.fromPoint(pv));
+  const origin = orthoS2(rect.capBound().center.vector);
+  const [a, b] = origin.dot(pu.vector.cross(pv.vector)) > 0 ? [u, v] : [v, u];
+  const [mid] = new s2.Polyline([s2p(a), s2p(b)]).interpolate(0.5);
+  return { points: [], lines: [[b, fromS2(mid), a]], polys: [] };
+}
+
 /**
  * Convex hull of all vertices. Within a hemisphere the gnomonic projection maps
  * geodesics to straight lines, so the planar hull of the projected vertices is
@@ -344,7 +392,8 @@ function closestOnSegment(x: s2.Point, a: s2.Point, b: s2.Point): s2.Point {
 export function convexHull(g: Geo): Geo | null {
   const vs = [...g.points, ...g.lines.flat(), ...g.polys.flat(2)].filter((v, i, arr) => arr.findIndex((w) => sameLL(v, w)) === i);
   if (vs.length === 0) return null;
-  if (vs.length === 1) return { points: [vs[0]!], lines: [], polys: [] };
+  if (vs.length === 1) return { points: [singlePointHull(s2p(vs[0]!))], lines: [], polys: [] };
+  if (vs.length === 2) return singleEdgeHull(vs[0]!, vs[1]!);
   let c = vs.reduce((acc, v) => acc.add(s2p(v).vector), new s2.Point(0, 0, 0).vector);
   // The hull of input spanning a hemisphere is the full globe, which this model cannot hold.
   if (c.norm() === 0 || vs.some((v) => s2p(v).vector.dot(c) <= 1e-12 * c.norm())) geoFail('the convex hull of input spanning a hemisphere or more (the full globe) is not supported');
