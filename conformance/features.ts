@@ -49,6 +49,7 @@ export const FEATURES: Record<string, FeatureInfo> = {
   JSON_CONSTRUCTOR_FUNCTIONS: { supported: true, why: 'JSON_ARRAY / JSON_OBJECT' },
   JSON_KEYS_FUNCTION: { supported: true, why: 'JSON_KEYS' },
   JSON_MUTATOR_FUNCTIONS: { supported: true, why: 'JSON_SET / JSON_REMOVE / JSON_ARRAY_APPEND ...' },
+  JSON_FLATTEN_FUNCTION: { supported: true, why: 'JSON_FLATTEN (a Preview function in BigQuery\'s JSON functions reference)' },
   JSON_QUERY_LAX: { supported: true, why: "JSONPath 'lax' mode in JSON_QUERY" },
   JSON_STRICT_NUMBER_PARSING: { supported: true, why: 'BigQuery refuses lossy number conversion to JSON unless asked (stringify_wide_numbers)' },
   JSON_TYPE: { supported: true, why: 'JSON type' },
@@ -107,7 +108,6 @@ export const FEATURES: Record<string, FeatureInfo> = {
   FIRST_AND_LAST_N: { supported: false, why: 'ARRAY_FIRST_N / ARRAY_LAST_N are not BigQuery functions' },
   IMPLICIT_COERCION_STRING_LITERAL_TO_BYTES: { supported: false, why: 'BigQuery does not coerce STRING literals to BYTES' },
   INLINE_LAMBDA_ARGUMENT: { supported: false, why: 'lambda arguments (x -> ...) are not BigQuery syntax' },
-  JSON_FLATTEN_FUNCTION: { supported: false, why: 'JSON_FLATTEN is not a BigQuery function' },
   LATERAL_COLUMN_REFERENCES: { supported: false, why: 'select-list aliases referenced in the same SELECT' },
   LATERAL_JOIN: { supported: false, why: 'LATERAL joins' },
   LIKE_ANY_SOME_ALL_SUBQUERY: { supported: false, why: 'quantified LIKE over a subquery; BigQuery takes a list or UNNEST only' },
@@ -146,6 +146,9 @@ export const FEATURES: Record<string, FeatureInfo> = {
   'value_tables': { supported: false, why: 'value tables of a scalar (CREATE TABLE ... AS SELECT AS VALUE); BigQuery tables always have columns' },
   'named_constants': { supported: false, why: 'CREATE CONSTANT; BigQuery has no named constants' },
   'primary_key_mode:first_column_is_primary_key': { supported: false, why: 'BigQuery does not enforce primary keys' },
+  // feature-off variants (see FEATURE_OFF_CASES)
+  'feature_off:JSON_STRICT_NUMBER_PARSING': { supported: false, why: 'expects lossy NUMERIC/BIGNUMERIC to JSON conversion; BigQuery refuses it (TO_JSON docs; the _strict twin expects the error)' },
+  'feature_off:JSON_QUERY_LAX': { supported: false, why: "expects 'lax' JSONPaths refused; BigQuery's JSON_QUERY documents lax and lax recursive modes" },
 };
 
 export type SkipDecision = { skip: false } | { skip: true; feature: string; why: string };
@@ -159,4 +162,21 @@ export function decideSkip(required: Iterable<string>): SkipDecision {
     if (!info.supported) return { skip: true, feature: f, why: info.why };
   }
   return { skip: false };
+}
+
+/**
+ * Cases that test a feature switched OFF: their required_features leave out a
+ * feature BigQuery has, and their expected answer is the feature-off one (the
+ * file holds the feature-on twin too). Keyed `<file>:<case name>`; the value is
+ * the `feature_off:` pseudo-feature above.
+ */
+export const FEATURE_OFF_CASES: Record<string, string> = {
+  'json_queries.test:json_array_bignumeric': 'feature_off:JSON_STRICT_NUMBER_PARSING',
+  'json_queries.test:json_query_lax_no_feature_option': 'feature_off:JSON_QUERY_LAX',
+};
+
+/** Skip decision for a case that only holds with a feature BigQuery has switched off. */
+export function decideFeatureOff(caseKey: string): SkipDecision {
+  const f = FEATURE_OFF_CASES[caseKey];
+  return f ? { skip: true, feature: f, why: FEATURES[f]!.why } : { skip: false };
 }

@@ -5,7 +5,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { decideSkip, FEATURES } from '../features.js';
+import { decideFeatureOff, decideSkip, FEATURES } from '../features.js';
 import { errorSummary, firstLine, RestError, type Client, type QueryParameter } from '../lib/client.js';
 import { compareRows } from '../lib/compare.js';
 import { fail, type Group, type Outcome, type PlannedCase, type RunContext } from '../lib/model.js';
@@ -483,6 +483,8 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
   const skip = (s: { feature: string; why: string }): PlannedCase => ({ id, skip: s, run: async () => ({ status: 'skip', skipFeature: s.feature, skipWhy: s.why }) });
   const d = decideSkip(tc.requiredFeatures);
   if (d.skip) return skip({ feature: d.feature, why: d.why });
+  const off = decideFeatureOff(id.replace(/^googlesql\//, ''));
+  if (off.skip) return skip({ feature: off.feature, why: off.why });
   const pk = tc.options['primary_key_mode'];
   if (pk === 'first_column_is_primary_key') return skip(pseudo('primary_key_mode:first_column_is_primary_key'));
   const sel = selectExpected(tc.expected);

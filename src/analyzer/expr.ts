@@ -464,7 +464,8 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
         throw sqlError(`Invalid cast from ${typeToSql(x.type)} to ${typeToSql(to)}`, n.expr.loc);
       }
       // CAST(NULL AS T) is a typed NULL: it keeps T in supertypes, as a typed literal does.
-      if (originOf(x) === Origin.Null) return literal(to, null, Origin.Column);
+      // CAST([] AS ARRAY<T>) stays an empty array (the untyped [] shares NULL's free coercion).
+      if (originOf(x) === Origin.Null) return literal(to, x.kind === 'literal' && Array.isArray(x.value) ? [] : null, Origin.Column);
       const c: Expr = {
         kind: 'cast',
         type: to,

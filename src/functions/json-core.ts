@@ -1,5 +1,6 @@
 // JSON text parsing (with wide-number modes), canonical serialization and
 // JSONPath evaluation shared by the JSON family and TO_JSON_STRING.
+import { jsonDoubleText } from '../types/json-values.js';
 import type { JsonNode } from '../types/values.js';
 import { fail } from './vec.js';
 
@@ -147,7 +148,7 @@ export class JsonSyntaxError extends Error {}
 export function jsonNumberFromText(text: string, mode: WideNumberMode): JsonNode {
   if (/^-?\d+$/.test(text)) {
     const b = BigInt(text);
-    if (b >= -9007199254740992n && b <= 9007199254740992n) return Number(b);
+    if (b >= -9007199254740991n && b <= 9007199254740991n) return Number(b);
     if (b >= -9223372036854775808n && b <= 18446744073709551615n) return b;
     if (mode === 'exact') fail(`Invalid input to PARSE_JSON: Input number: ${text} cannot round-trip through string representation`);
     return Number(text);
@@ -208,9 +209,7 @@ export function escapeJsonString(s: string): string {
 }
 
 export function jsonNumberString(x: number): string {
-  if (Number.isInteger(x) && Math.abs(x) < 1e21) return Object.is(x, -0) ? '-0' : String(x);
-  const s = String(x);
-  return s;
+  return jsonDoubleText(x);
 }
 
 /** Canonical JSON text: compact, object keys sorted (the JSON type's normal form). */
@@ -336,4 +335,195 @@ export function jsonTypeName(v: JsonNode): string {
       return 'string';
   }
   return 'object';
+}
+
+// ---------------------------------------------------------------- JSON-formatted STRING inputs
+
+/**
+ * The JSON_* functions read a JSON-formatted STRING as text, left to right, and
+ * stop at the value the path names: what follows it is never validated, the
+ * first of duplicate keys wins, key order and number spelling are kept.
+ * Returns the [start, end) span of the value, or undefined when the path does
+ * not match or the text is malformed before the value ends.
+ */
+export function jsonTextSpan(s: string, steps: readonly PathStep[]): [number, number] | undefined {
+  const sc = new TextScanner(s);
+  try {
+    return sc.find(steps, 0);
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) return undefined;
+    throw e;
+  }
+}
+
+/** Spans of the elements of the JSON array at `span` (undefined: not an array). */
+export function jsonTextElements(s: string, span: [number, number]): [number, number][] | undefined {
+  if (s[span[0]] !== '[') return undefined;
+  const sc = new TextScanner(s);
+  sc.i = span[0] + 1;
+  const out: [number, number][] = [];
+  try {
+    sc.ws();
+    if (s[sc.i] === ']') return out;
+    for (;;) {
+      sc.ws();
+      const start = sc.i;
+      sc.skipValue();
+      out.push([start, sc.i]);
+      sc.ws();
+      if (s[sc.i] === ',') sc.i++;
+      else if (s[sc.i] === ']') return out;
+      else sc.err();
+    }
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) return undefined;
+    throw e;
+  }
+}
+
+/** The text of a span without the whitespace between tokens. */
+export function minifyJsonText(s: string, span: [number, number]): string {
+  let out = '';
+  for (let i = span[0]; i < span[1]; i++) {
+    const c = s[i]!;
+    if (c === '"') {
+      const j = TextScanner.stringEnd(s, i);
+      out += s.slice(i, j);
+      i = j - 1;
+    } else if (c !== ' ' && c !== '\t' && c !== '\n' && c !== '\r') out += c;
+  }
+  return out;
+}
+
+/** A scalar span as JSON_VALUE returns it: strings unescaped, numbers as written; NULL for null/containers. */
+export function scalarFromText(s: string, span: [number, number]): string | null {
+  const c = s[span[0]];
+  if (c === '{' || c === '[') return null;
+  const text = s.slice(span[0], span[1]);
+  if (text === 'null') return null;
+  if (c === '"') {
+    try {
+      return JSON.parse(text) as string;
+    } catch {
+      return null;
+    }
+  }
+  return text;
+}
+
+class TextScanner {
+  i = 0;
+  constructor(readonly s: string) {}
+
+  err(): never {
+    throw new JsonSyntaxError('malformed JSON text');
+  }
+
+  ws(): void {
+    const s = this.s;
+    while (this.i < s.length && (s[this.i] === ' ' || s[this.i] === '\t' || s[this.i] === '\n' || s[this.i] === '\r')) this.i++;
+  }
+
+  /** Index just past the closing quote of the string starting at `i` (or the text's end). */
+  static stringEnd(s: string, i: number): number {
+    let j = i + 1;
+    while (j < s.length && s[j] !== '"') j += s[j] === '\\' ? 2 : 1;
+    return Math.min(j + 1, s.length);
+  }
+
+  readString(): string {
+    if (this.s[this.i] !== '"') this.err();
+    const end = TextScanner.stringEnd(this.s, this.i);
+    if (this.s[end - 1] !== '"' || end - 1 === this.i) this.err();
+    const text = this.s.slice(this.i, end);
+    this.i = end;
+    try {
+      return JSON.parse(text) as string;
+    } catch {
+      return this.err();
+    }
+  }
+
+  skipValue(): void {
+    this.ws();
+    const s = this.s;
+    const c = s[this.i];
+    if (c === '"') {
+      this.readString();
+      return;
+    }
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      this.i++;
+      this.ws();
+      if (s[this.i] === close) {
+        this.i++;
+        return;
+      }
+      for (;;) {
+        this.ws();
+        if (c === '{') {
+          this.readString();
+          this.ws();
+          if (s[this.i] !== ':') this.err();
+          this.i++;
+        }
+        this.skipValue();
+        this.ws();
+        if (s[this.i] === ',') this.i++;
+        else if (s[this.i] === close) {
+          this.i++;
+          return;
+        } else this.err();
+      }
+    }
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(s.slice(this.i, this.i + 400));
+    if (!m) this.err();
+    this.i += m[0].length;
+  }
+
+  find(steps: readonly PathStep[], k: number): [number, number] | undefined {
+    this.ws();
+    if (k === steps.length) {
+      const start = this.i;
+      this.skipValue();
+      return [start, this.i];
+    }
+    const s = this.s;
+    const st = steps[k]!;
+    if (s[this.i] === '{') {
+      this.i++;
+      this.ws();
+      if (s[this.i] === '}') return undefined;
+      for (;;) {
+        this.ws();
+        const key = this.readString();
+        this.ws();
+        if (s[this.i] !== ':') this.err();
+        this.i++;
+        if (key === String(st)) return this.find(steps, k + 1);
+        this.skipValue();
+        this.ws();
+        if (s[this.i] === ',') this.i++;
+        else if (s[this.i] === '}') return undefined;
+        else this.err();
+      }
+    }
+    if (s[this.i] === '[') {
+      const idx = typeof st === 'number' ? st : /^\d+$/.test(st) ? Number(st) : -1;
+      if (idx < 0) return undefined;
+      this.i++;
+      this.ws();
+      if (s[this.i] === ']') return undefined;
+      for (let n = 0; ; n++) {
+        if (n === idx) return this.find(steps, k + 1);
+        this.skipValue();
+        this.ws();
+        if (s[this.i] === ',') this.i++;
+        else if (s[this.i] === ']') return undefined;
+        else this.err();
+      }
+    }
+    return undefined;
+  }
 }

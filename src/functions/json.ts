@@ -2,11 +2,14 @@
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
 import { formatDate, formatTime, splitMicros } from './civil.js';
-import { formatInterval } from './interval.js';
 import {
   JsonSyntaxError,
   jsonAtPath,
   jsonPretty,
+  jsonTextElements,
+  jsonTextSpan,
+  minifyJsonText,
+  scalarFromText,
   jsonToString,
   jsonTypeName,
   parseJsonPath,
@@ -27,15 +30,17 @@ function timestampJson(ts: bigint): string {
 }
 
 /** SQL value -> JSON node (TO_JSON, JSON_OBJECT, JSON_ARRAY, TO_JSON_STRING). */
-export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolean; fn?: string } = {}): JsonNode {
+export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolean; fn?: string; jsonString?: boolean } = {}): JsonNode {
   if (v === null) return null;
   switch (t.kind) {
     case 'BOOL':
       return v as boolean;
     case 'INT64': {
+      // Exact: a safe integer as a number, beyond that a bigint (a JSON number is never a rounded double).
       const b = v as bigint;
-      if (b >= -9007199254740992n && b <= 9007199254740992n) return Number(b);
-      return opts.stringifyWide ? b.toString() : b;
+      if (b >= -9007199254740991n && b <= 9007199254740991n) return Number(b);
+      if (b >= -9007199254740992n && b <= 9007199254740992n) return b;
+      return opts.stringifyWide || opts.jsonString ? b.toString() : b;
     }
     case 'FLOAT64': {
       const x = v as number;
@@ -47,8 +52,17 @@ export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolea
     case 'BIGNUMERIC': {
       const d = v as Decimal;
       const x = d.toNumber();
-      if (new Decimal(x).eq(d)) return Number.isInteger(x) && !Number.isSafeInteger(x) ? BigInt(d.toFixed()) : x;
-      if (opts.stringifyWide) return formatDecimal(d);
+      const integral = d.isInteger();
+      // TO_JSON_STRING: a number only for an integer within +-2^53, otherwise a string.
+      if (opts.jsonString) return integral && d.abs().lte(9007199254740992) ? BigInt(d.toFixed()) : formatDecimal(d);
+      const exactDouble = new Decimal(x).eq(d);
+      if (opts.stringifyWide && !(exactDouble && Math.abs(x) <= 9007199254740992)) return formatDecimal(d);
+      if (integral) {
+        const b = BigInt(d.toFixed());
+        if (b >= -9223372036854775808n && b <= 18446744073709551615n) return Number.isSafeInteger(x) ? x : b;
+      }
+      // A JSON number holds an integer or a double; anything else would lose digits.
+      if (!exactDouble) fail(`Invalid input to ${opts.fn ?? 'TO_JSON'}: Failed to convert type ${t.kind} to JSON`);
       return x;
     }
     case 'STRING':
@@ -66,7 +80,7 @@ export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolea
     case 'TIMESTAMP':
       return timestampJson(v as bigint);
     case 'INTERVAL':
-      return formatInterval(v as Interval);
+      return isoInterval(v as Interval);
     case 'JSON':
       return (v as JsonValue).node;
     case 'ARRAY':
@@ -89,6 +103,32 @@ export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolea
   return null;
 }
 
+/** ISO 8601 duration of an INTERVAL, as its JSON encoding: P-2Y-1M, P1DT5H30M, PT10H20M30.52S. */
+function isoInterval(iv: Interval): string {
+  const months = Number(iv.months);
+  const y = Math.trunc(months / 12);
+  const mo = months % 12;
+  const days = Number(iv.days);
+  const micros = BigInt(iv.micros);
+  const neg = micros < 0n;
+  const abs = neg ? -micros : micros;
+  const h = abs / 3600000000n;
+  const mi = (abs / 60000000n) % 60n;
+  const sec = (abs / 1000000n) % 60n;
+  const frac = abs % 1000000n;
+  const sg = neg ? '-' : '';
+  let out = 'P';
+  if (y) out += `${y}Y`;
+  if (mo) out += `${mo}M`;
+  if (days) out += `${days}D`;
+  let time = '';
+  if (h) time += `${sg}${h}H`;
+  if (mi) time += `${sg}${mi}M`;
+  if (sec || frac) time += `${sg}${sec}${frac ? '.' + frac.toString().padStart(6, '0').replace(/0+$/, '') : ''}S`;
+  if (time) out += 'T' + time;
+  return out === 'P' ? 'PT0S' : out;
+}
+
 /** TO_JSON_STRING keeps struct field order (it serializes the value, not a JSON object). */
 function toJsonStringOrdered(v: Value, t: SqlType, pretty: boolean, indent = ''): string {
   if (v === null) return 'null';
@@ -106,7 +146,7 @@ function toJsonStringOrdered(v: Value, t: SqlType, pretty: boolean, indent = '')
     if (!pretty || parts.length === 0) return '{' + parts.join(',') + '}';
     return '{\n' + parts.map((p) => inner + p).join(',\n') + '\n' + indent + '}';
   }
-  const node = valueToJson(v, t, { stringifyWide: true });
+  const node = valueToJson(v, t, { jsonString: true });
   if (t.kind === 'JSON') return pretty ? jsonPretty(node, indent) : jsonToString(node);
   if (t.kind === 'FLOAT64' && typeof node === 'number' && Number.isInteger(node) && Math.abs(node) < 1e21) return String(node);
   return jsonToString(node);
@@ -198,10 +238,12 @@ export function registerJson(): void {
   ] as const) {
     defineScalar(name, [
       sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => {
-        const node = readInput(v[0]!, false);
-        if (node === undefined) return null;
-        const r = jsonAtPath(node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
-        return r === undefined ? null : jsonToString(r, false);
+        const text = v[0] as string;
+        const span = jsonTextSpan(text, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        if (!span) return null;
+        const out = minifyJsonText(text, span);
+        // A JSON-formatted STRING yields SQL NULL for a JSON null (the JSON type keeps JSON null).
+        return out === 'null' ? null : out;
       })),
       sig(['JSON', opt('STRING')], 'JSON', rowKernel(T.JSON, (v) => {
         const p = v.length > 1 ? (v[1] as string) : '$';
@@ -218,9 +260,9 @@ export function registerJson(): void {
   ] as const) {
     defineScalar(name, [
       sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => {
-        const node = readInput(v[0]!, false);
-        if (node === undefined) return null;
-        return scalarString(jsonAtPath(node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy)));
+        const text = v[0] as string;
+        const span = jsonTextSpan(text, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        return span ? scalarFromText(text, span) : null;
       })),
       sig(['JSON', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => scalarString(jsonAtPath((v[0] as JsonValue).node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy))))),
     ]);
@@ -231,10 +273,10 @@ export function registerJson(): void {
   ] as const) {
     defineScalar(name, [
       sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
-        const node = readInput(v[0]!, false);
-        if (node === undefined) return null;
-        const r = jsonAtPath(node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
-        return Array.isArray(r) ? r.map((e) => jsonToString(e, false)) : null;
+        const text = v[0] as string;
+        const span = jsonTextSpan(text, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        const els = span && jsonTextElements(text, span);
+        return els ? els.map((e) => minifyJsonText(text, e)) : null;
       })),
       sig(['JSON', opt('STRING')], 'ARRAY<JSON>', rowKernel(arrayOf(T.JSON), (v) => {
         const r = jsonAtPath((v[0] as JsonValue).node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
@@ -258,7 +300,19 @@ export function registerJson(): void {
       return out;
     };
     defineScalar(name, [
-      sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => f(readInput(v[0]!, false), v.length > 1 ? (v[1] as string) : '$'))),
+      sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
+        const text = v[0] as string;
+        const span = jsonTextSpan(text, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        const els = span && jsonTextElements(text, span);
+        if (!els) return null;
+        const out: Value[] = [];
+        for (const e of els) {
+          const c = text[e[0]];
+          if (c === '{' || c === '[') return null;
+          out.push(scalarFromText(text, e));
+        }
+        return out;
+      })),
       sig(['JSON', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => f((v[0] as JsonValue).node, v.length > 1 ? (v[1] as string) : '$'))),
     ]);
   }
@@ -385,7 +439,6 @@ export function registerJson(): void {
       }, false);
     }),
     sigf([rep('ANY')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
-      if (v.length % 2 !== 0) fail('Number of arguments to JSON_OBJECT must be even');
       const o: { [k: string]: JsonNode } = {};
       for (let i = 0; i < v.length; i += 2) {
         if (v[i] === null) fail('Invalid input to JSON_OBJECT: A key cannot be NULL');
@@ -393,7 +446,7 @@ export function registerJson(): void {
         if (!Object.prototype.hasOwnProperty.call(o, k)) o[k] = valueToJson(v[i + 1]!, c.argTypes[i + 1]!, { fn: 'JSON_OBJECT' });
       }
       return new JsonValue(o);
-    }, false), (c) => c.argTypes.every((t, i) => i % 2 === 1 || t.kind === 'STRING')),
+    }, false), (c) => c.argTypes.length % 2 === 0 && c.argTypes.every((t, i) => i % 2 === 1 || t.kind === 'STRING' || c.args[i]?.untypedNull === true)),
   ]);
 
   // Mutation
@@ -418,16 +471,32 @@ export function registerJson(): void {
     }, false)),
   ]);
   defineScalar('JSON_SET', [
-    sigf(['JSON', rep('ANY')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
+    sigf(['JSON', rep('ANY'), named('create_if_missing', 'BOOL')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
       if (v[0] === null) return null;
+      let create = true;
+      const pairs: number[] = [];
+      v.forEach((x, i) => {
+        if (i === 0) return;
+        if (c.args[i]?.name) create = x as boolean;
+        else pairs.push(i);
+      });
+      // create_if_missing => NULL: every set operation is ignored.
+      if (create === null) return v[0];
       let root = clone((v[0] as JsonValue).node);
-      for (let i = 1; i + 1 < v.length; i += 2) {
-        if (v[i] === null) fail('The JSONPath cannot be NULL');
+      for (let k = 0; k + 1 < pairs.length; k += 2) {
+        const i = pairs[k]!;
+        if (v[i] === null) continue; // a NULL path skips its pair
         const steps = pathOrFail(v[i] as string, false);
-        const val = valueToJson(v[i + 1]!, c.argTypes[i + 1]!);
+        const val = valueToJson(v[i + 1]!, c.argTypes[i + 1]!, { fn: 'JSON_SET' });
         if (steps.length === 0) {
           root = val;
           continue;
+        }
+        // A JSON null where a container is needed becomes one (only when creating).
+        const fresh = (next: PathStep): JsonNode => (typeof next === 'number' ? [] : {});
+        if (root === null) {
+          if (!create) continue;
+          root = fresh(steps[0]!);
         }
         let cur: JsonNode = root;
         for (let s = 0; s < steps.length; s++) {
@@ -435,21 +504,29 @@ export function registerJson(): void {
           const isLast = s === steps.length - 1;
           if (cur === null || typeof cur !== 'object') break;
           if (Array.isArray(cur)) {
-            const idx = typeof st === 'number' ? st : Number(st);
-            if (!Number.isInteger(idx)) break;
-            while (cur.length < idx) cur.push(null);
-            if (isLast) cur[idx] = val;
+            if (typeof st !== 'number') break;
+            if (!create && st >= cur.length) break;
+            while (cur.length < st) cur.push(null);
+            if (isLast) cur[st] = val;
             else {
-              if (cur[idx] === undefined || cur[idx] === null) cur[idx] = typeof steps[s + 1] === 'number' ? [] : {};
-              cur = cur[idx]!;
+              if (cur[st] === undefined || cur[st] === null) {
+                if (!create) break;
+                cur[st] = fresh(steps[s + 1]!);
+              }
+              cur = cur[st]!;
             }
           } else {
+            if (typeof st === 'number') break;
             const o = cur as { [k: string]: JsonNode };
-            const k = String(st);
-            if (isLast) o[k] = val;
+            const has = Object.prototype.hasOwnProperty.call(o, st);
+            if (!create && !has) break;
+            if (isLast) o[st] = val;
             else {
-              if (!(k in o) || o[k] === null) o[k] = typeof steps[s + 1] === 'number' ? [] : {};
-              cur = o[k]!;
+              if (!has || o[st] === null) {
+                if (!create) break;
+                o[st] = fresh(steps[s + 1]!);
+              }
+              cur = o[st]!;
             }
           }
         }
@@ -510,10 +587,17 @@ export function registerJson(): void {
       return new JsonValue(root);
     }, false)),
   ]);
+  /** Puts `x` at the (existing) location `steps` of `root`; returns the new root. */
+  const replaceAt = (root: JsonNode, steps: readonly PathStep[], x: JsonNode): JsonNode => {
+    if (steps.length === 0) return x;
+    const parent = jsonAtPath(root, steps.slice(0, -1)) as Record<string | number, JsonNode>;
+    parent[steps[steps.length - 1]!] = x;
+    return root;
+  };
   const arrayMod = (insert: boolean) =>
     sigf(['JSON', rep('ANY'), named(insert ? 'insert_each_element' : 'append_each_element', 'BOOL')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
       if (v[0] === null) return null;
-      const root = clone((v[0] as JsonValue).node);
+      let root = clone((v[0] as JsonValue).node);
       // The trailing named flag (default true) spreads an ARRAY value into separate elements.
       let each = true;
       const pairs: number[] = [];
@@ -530,16 +614,24 @@ export function registerJson(): void {
         const vals: JsonNode[] = each && vt.kind === 'ARRAY' && v[i + 1] !== null
           ? (v[i + 1] as Value[]).map((e) => valueToJson(e, (vt as { element: SqlType }).element))
           : [valueToJson(v[i + 1]!, vt)];
+        // A JSON null at the target becomes an array (padded with nulls for INSERT).
         if (insert) {
-          const parent = jsonAtPath(root, steps.slice(0, -1));
           const idx = steps[steps.length - 1];
-          if (Array.isArray(parent) && typeof idx === 'number') {
+          if (typeof idx !== 'number') continue;
+          const at = steps.slice(0, -1);
+          let parent = jsonAtPath(root, at);
+          if (parent === null) {
+            parent = [];
+            root = replaceAt(root, at, parent);
+          }
+          if (Array.isArray(parent)) {
             while (parent.length < idx) parent.push(null);
             parent.splice(idx, 0, ...vals);
           }
         } else {
           const target = jsonAtPath(root, steps);
           if (Array.isArray(target)) target.push(...vals);
+          else if (target === null) root = replaceAt(root, steps, [...vals]);
         }
       }
       return new JsonValue(root);
@@ -549,6 +641,18 @@ export function registerJson(): void {
     args.filter((a, i) => i > 0 && a.name === undefined).length % 2 === 1 ? `Call to function ${fn} is missing repeated arguments.` : undefined;
   defineScalar('JSON_ARRAY_APPEND', [arrayMod(false)], { validate: pairsComplete('JSON_ARRAY_APPEND') });
   defineScalar('JSON_ARRAY_INSERT', [arrayMod(true)], { validate: pairsComplete('JSON_ARRAY_INSERT') });
+  // JSON_FLATTEN: the non-array values directly in the input or inside consecutively nested arrays.
+  defineScalar('JSON_FLATTEN', [
+    sig(['JSON'], 'ARRAY<JSON>', rowKernel(arrayOf(T.JSON), (v) => {
+      const out: JsonValue[] = [];
+      const walk = (n: JsonNode): void => {
+        if (Array.isArray(n)) for (const e of n) walk(e);
+        else out.push(new JsonValue(n));
+      };
+      walk((v[0] as JsonValue).node);
+      return out;
+    })),
+  ]);
   defineScalar('JSON_KEYS', [
     sigf(['JSON', opt('INT64'), named('mode', 'STRING')], 'ARRAY<STRING>', (c) => rowKernel(arrayOf(T.STRING), (v) => {
       let max = Infinity;

@@ -469,6 +469,26 @@ class ExactJsonParser {
   }
 }
 
+/**
+ * JSON text of a JSON number held as a double: safe integers plainly, other
+ * values with their shortest digits, in exponent form outside 1e-4 .. 1e15
+ * (the service prints 9.007199254740992e+15, 1e+100, 1e-05).
+ */
+export function jsonDoubleText(x: number): string {
+  if (!Number.isFinite(x)) return 'null';
+  if (Number.isSafeInteger(x)) return Object.is(x, -0) ? '-0' : String(x);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(x.toExponential())!;
+  const digits = m[2]! + (m[3] ?? '');
+  const k = digits.length;
+  const n = Number(m[4]) + 1; // position of the decimal point
+  const sign = m[1]!;
+  if (k <= n && n <= 15) return sign + digits + '0'.repeat(n - k) + '.0';
+  if (n > 0 && n <= 15) return sign + digits.slice(0, n) + '.' + digits.slice(n);
+  if (n > -4 && n <= 0) return sign + '0.' + '0'.repeat(-n) + digits;
+  const e = n - 1;
+  return sign + digits[0] + (k > 1 ? '.' + digits.slice(1) : '') + 'e' + (e < 0 ? '-' : '+') + String(Math.abs(e)).padStart(2, '0');
+}
+
 /** Compact JSON text of a JsonNode (bigint as a bare number). */
 export function jsonNodeToText(n: JsonNode): string {
   if (n === null) return 'null';
@@ -476,16 +496,17 @@ export function jsonNodeToText(n: JsonNode): string {
     case 'string':
       return JSON.stringify(n);
     case 'number':
-      return Number.isFinite(n) ? JSON.stringify(n) : 'null';
+      return jsonDoubleText(n);
     case 'bigint':
       return n.toString();
     case 'boolean':
       return n ? 'true' : 'false';
   }
   if (Array.isArray(n)) return '[' + n.map(jsonNodeToText).join(',') + ']';
+  // The JSON type's normal form orders object keys (the service prints {"a":..,"b":..}).
   let out = '{';
   let first = true;
-  for (const k in n) {
+  for (const k of Object.keys(n).sort()) {
     if (!first) out += ',';
     first = false;
     out += JSON.stringify(k) + ':' + jsonNodeToText(n[k]!);
@@ -555,6 +576,16 @@ function displayValue(v: unknown): string {
 }
 
 /**
+ * GEOGRAPHY text -> its stored form. The engine installs the canonical-WKT
+ * printer of the function library (src/engine/geography-text.ts); this layer
+ * cannot import it, and without it the text is kept as sent.
+ */
+let geographyText: (text: string) => string = (s) => s;
+export function setGeographyText(f: (text: string) => string): void {
+  geographyText = f;
+}
+
+/**
  * One JSON value (a cell of an insertAll row or a query parameter value) to
  * the value form of `type`. `null`/`undefined` give SQL NULL; REPEATED
  * (ARRAY) NULL gives the empty array, as the real service stores it.
@@ -601,7 +632,7 @@ export function convertJsonValue(type: SqlType, v: unknown): Value {
       return parseJsonValue(v);
     case 'GEOGRAPHY':
       if (typeof v !== 'string' || v.trim() === '') break;
-      return new Geography(null, v.trim());
+      return new Geography(null, geographyText(v.trim()));
     case 'RANGE':
       return parseRange(v, type.element);
     case 'ARRAY': {
