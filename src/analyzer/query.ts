@@ -1301,7 +1301,9 @@ function unnestLeaf(
     star.push(off);
   }
   void loc;
-  return { rel, rvs, star, lateral: corr.ids.size > 0, correlatedIds: corr.ids };
+  // A volatile array (UNNEST([RAND()])) is evaluated once per row of the FROM items before it,
+  // as a correlated one is: joined laterally even without a reference to them.
+  return { rel, rvs, star, lateral: corr.ids.size > 0 || arrays.some(isVolatileExpr), correlatedIds: corr.ids };
 }
 
 function isLateralCandidate(item: A.FromItem): boolean {
