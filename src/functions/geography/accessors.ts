@@ -20,9 +20,9 @@ export function geometryType(g: Geo): string {
 
 export const numGeometries = (g: Geo): number => g.points.length + g.lines.length + g.polys.length;
 
-/** Every element has an empty boundary: points, closed lines (polygons only when full, which is not representable here). */
+/** Every element has an empty boundary: points, closed lines, and polygons only when full. */
 export function isClosed(g: Geo): boolean {
-  if (numGeometries(g) === 0 || g.polys.length) return false;
+  if (numGeometries(g) === 0 || g.polys.some((p) => p.length > 0)) return false;
   return g.lines.every((l) => sameLL(l[0]!, l[l.length - 1]!));
 }
 
@@ -65,7 +65,11 @@ function singlePolygon(g: Geo) {
   if (g.polys.length !== 1 || g.points.length || g.lines.length) geoFail('the input must be a single polygon');
   return g.polys[0]!;
 }
-export const exteriorRing = (g: Geo): Geo => line(closed(singlePolygon(g)[0]!));
+/** The full globe has no rings: its exterior ring is the empty value. */
+export const exteriorRing = (g: Geo): Geo => {
+  const p = singlePolygon(g);
+  return p.length ? line(closed(p[0]!)) : { points: [], lines: [], polys: [] };
+};
 /** Holes are held clockwise; S2 (and so the service) hands them out counter-clockwise. */
 export const interiorRings = (g: Geo): Geo[] => singlePolygon(g).slice(1).map((h) => line(closed([...h].reverse())));
 

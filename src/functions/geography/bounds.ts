@@ -67,6 +67,7 @@ export function extentOf(g: Geo): Extent | null {
     for (let i = 1; i < l.length; i++) edge(l[i - 1]!, l[i]!);
   }
   for (const p of g.polys) {
+    if (p.length === 0) return { lng: [[-180, 360]], lat: [-90, 90] };
     for (const r of p) {
       r.forEach(vertex);
       r.forEach((v, i) => edge(v, r[(i + 1) % r.length]!));

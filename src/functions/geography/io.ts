@@ -5,7 +5,7 @@
 import { repairPolygon } from './repair.js';
 import { formatG } from '../format-number.js';
 import { planarToGeodesic, geodesicToPlanar } from './tessellate.js';
-import { addLine, checkLL, geoFail, makePoly, makeRing, normalize, type Geo, type LngLat, type Poly } from './model.js';
+import { addLine, checkLL, full, geoFail, isFull, makePoly, makeRing, normalize, type Geo, type LngLat, type Poly } from './model.js';
 
 export type Node =
   | { t: 'Point'; v: LngLat | null }
@@ -14,7 +14,8 @@ export type Node =
   | { t: 'MultiPoint'; v: LngLat[] }
   | { t: 'MultiLineString'; v: LngLat[][] }
   | { t: 'MultiPolygon'; v: LngLat[][][] }
-  | { t: 'GeometryCollection'; v: Node[] };
+  | { t: 'GeometryCollection'; v: Node[] }
+  | { t: 'FullGlobe' };
 
 /**
  * Normalizes a parsed tree into one value. `planar`: the input's edges are
@@ -51,9 +52,14 @@ export function nodeToGeo(n: Node, oriented: boolean, planar = false, makeValid 
         return;
       case 'GeometryCollection':
         x.v.forEach(walk);
+        return;
+      case 'FullGlobe':
+        g.polys.push([]);
     }
   };
   walk(n);
+  // Everything else lies inside the full globe.
+  if (isFull(g)) return full();
   return normalize(g);
 }
 
@@ -133,6 +139,8 @@ export function parseWktNode(text: string): Node {
         return { t: 'MultiPolygon', v: empty() ? [] : list(() => list(() => list(point))) };
       case 'GEOMETRYCOLLECTION':
         return { t: 'GeometryCollection', v: empty() ? [] : list(geom) };
+      case 'FULLGLOBE':
+        return { t: 'FullGlobe' };
     }
     return bad(`unknown geometry type ${w}`);
   };
@@ -162,6 +170,8 @@ function wktParts(g: Geo): string[] {
 }
 
 export function toWkt(g: Geo): string {
+  // The keyword the WKT parser takes for it (the service's own printed form is not documented).
+  if (isFull(g)) return 'FULLGLOBE';
   const parts = wktParts(g);
   if (parts.length === 0) return 'GEOMETRYCOLLECTION EMPTY';
   return parts.length === 1 ? parts[0]! : `GEOMETRYCOLLECTION(${parts.join(', ')})`;
@@ -222,6 +232,7 @@ const lineJ = (l: readonly LngLat[]): string => listJ(geodesicToPlanar(l).map(pt
 const polyJ = (p: Poly): string => listJ(p.map((r) => lineJ(closed(r))));
 
 export function toGeoJson(g: Geo): string {
+  if (isFull(g)) geoFail('the full globe has no GeoJSON representation');
   const { points, lines, polys } = g;
   const obj = (type: string, coords: string) => `{ "type": "${type}", "coordinates": ${coords} }`;
   const parts: string[] = [];
@@ -290,6 +301,7 @@ export function parseWkbNode(b: Uint8Array): Node {
 }
 
 export function toWkb(g: Geo): Uint8Array {
+  if (isFull(g)) geoFail('the full globe has no WKB representation');
   const out: number[] = [];
   const u32 = (x: number) => {
     const b = new Uint8Array(4);
@@ -354,6 +366,7 @@ const kmlPoly = (p: Poly) =>
     .join('')}</Polygon>`;
 
 export function toKml(g: Geo): string {
+  if (isFull(g)) geoFail('the full globe has no KML representation');
   const parts = [...g.points.map(kmlPoint), ...g.lines.map(kmlLine), ...g.polys.map(kmlPoly)];
   return parts.length === 1 ? parts[0]! : `<MultiGeometry>${parts.join('')}</MultiGeometry>`;
 }

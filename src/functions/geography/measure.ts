@@ -4,7 +4,7 @@
 // covers its vertices.
 import { s2 } from 's2js';
 import { angleBetween, arcCentroid, findCrossing, ON_EDGE, segmentDistance } from './sphere.js';
-import { fromS2, loopOf, R, s2p, sameLL, type Geo, type LngLat, type Poly } from './model.js';
+import { fromS2, isEmpty, isFull, loopOf, R, s2p, sameLL, type Geo, type LngLat, type Poly } from './model.js';
 
 
 type Edge = readonly [s2.Point, s2.Point];
@@ -57,7 +57,7 @@ export const lengthMeters = (g: Geo): number => g.lines.flatMap(lineEdges).reduc
 export const perimeterMeters = (g: Geo): number => g.polys.flatMap(polyEdges).reduce((a, e) => a + edgeLen(e), 0) * R;
 
 /** Shell area minus holes; a hole ring (clockwise) is a loop around everything but the hole. */
-const polyArea = (p: Poly): number => p.reduce((a, r, i) => (i === 0 ? loopOf(r).area() : a - (4 * Math.PI - loopOf(r).area())), 0);
+const polyArea = (p: Poly): number => (p.length === 0 ? 4 * Math.PI : 0) + p.reduce((a, r, i) => (i === 0 ? loopOf(r).area() : a - (4 * Math.PI - loopOf(r).area())), 0);
 export const areaMeters = (g: Geo): number => g.polys.reduce((a, p) => a + polyArea(p), 0) * R * R;
 
 // ---------------------------------------------------------------- point location
@@ -114,6 +114,7 @@ const edgesCrossProperly = (a: Edge[], b: Edge[]): boolean => a.length > 0 && b.
 const vertexPoints = (g: Geo): s2.Point[] => [...g.points, ...g.lines.flat(), ...g.polys.flat(2)].map(s2p);
 
 export function intersects(a: Geo, b: Geo): boolean {
+  if ((isFull(a) && !isEmpty(b)) || (isFull(b) && !isEmpty(a))) return true;
   if (vertexPoints(a).some((x) => covered(b, x))) return true;
   if (vertexPoints(b).some((x) => covered(a, x))) return true;
   // Otherwise they meet only where edges cross at points interior to both.
@@ -122,6 +123,8 @@ export function intersects(a: Geo, b: Geo): boolean {
 
 /** No point of b lies outside a (false when b is empty). */
 export function covers(a: Geo, b: Geo): boolean {
+  if (isFull(a)) return !isEmpty(b);
+  if (isFull(b)) return false;
   const bv = vertexPoints(b);
   if (bv.length === 0 || !bv.every((x) => covered(a, x))) return false;
   const aEdges = a.polys.flatMap(polyEdges);
@@ -199,7 +202,7 @@ function chordEdgeDistance(x: s2.Point, a: s2.Point, b: s2.Point): number {
 export function distanceRad(a: Geo, b: Geo): number | null {
   const av = vertexPoints(a);
   const bv = vertexPoints(b);
-  if (av.length === 0 || bv.length === 0) return null;
+  if (isEmpty(a) || isEmpty(b)) return null;
   if (intersects(a, b)) return 0;
   // Disjoint: the closest pair involves a vertex of one side.
   const side = (xs: s2.Point[], g: Geo): number => {

@@ -28,6 +28,14 @@ export interface Geo {
   readonly polys: Poly[];
 }
 
+/**
+ * The full sphere (WKT FULLGLOBE, S2's full loop) is a polygon with no rings:
+ * every point is inside it and it has no boundary. A value holding it holds
+ * nothing else.
+ */
+export const isFull = (g: Geo): boolean => g.polys.some((p) => p.length === 0);
+export const full = (): Geo => ({ points: [], lines: [], polys: [[]] });
+
 export const EMPTY: Geo = { points: [], lines: [], polys: [] };
 export const isEmpty = (g: Geo): boolean => g.points.length === 0 && g.lines.length === 0 && g.polys.length === 0;
 

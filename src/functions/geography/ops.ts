@@ -2,7 +2,7 @@
 import { s2 } from 's2js';
 import { covers, intersects, locateEdgeMid } from './measure.js';
 import { assembleLines } from './polylines.js';
-import { fromS2, geoFail, loopOf, s2p, sameLL, type Geo, type LngLat, type Poly, type Ring } from './model.js';
+import { fromS2, full, geoFail, isFull, loopOf, s2p, sameLL, type Geo, type LngLat, type Poly, type Ring } from './model.js';
 import { angleBetween, crossing, CROSS, onSegment, segmentDistance, segmentIntersection } from './sphere.js';
 
 /** Polygon rings become closed linestrings; open polylines contribute endpoints seen an odd number of times. */
@@ -175,6 +175,7 @@ function unionPolys(polys: readonly Poly[]): Poly[] {
 
 /** The union of values: polygons merged, lines and points dropped where already covered, duplicates removed. */
 export function unionAll(gs: readonly Geo[]): Geo {
+  if (gs.some(isFull)) return full();
   const polys = unionPolys(gs.flatMap((g) => g.polys));
   const area: Geo = { points: [], lines: [], polys };
   const lines: LngLat[][] = [];
@@ -239,6 +240,8 @@ const asPoint = (p: LngLat): Geo => ({ points: [p], lines: [], polys: [] });
 
 /** The point set intersection (its closure), lower-dimensional parts kept where not covered. */
 export function intersection(a: Geo, b: Geo): Geo {
+  if (isFull(a)) return b;
+  if (isFull(b)) return a;
   const polys = unionPolys(a.polys.flatMap((p) => b.polys.flatMap((q) => overlayTwo(p, q, 'intersection'))));
   const lines: LngLat[][] = [];
   const inside = (g: Geo) => (x: LngLat, y: LngLat) => covers(g, asPoint(midOf(x, y)));
@@ -260,8 +263,24 @@ export function intersection(a: Geo, b: Geo): Geo {
   return unionAll([{ points: [], lines: [], polys }, { points: [], lines, polys: [] }, { points, lines: [], polys: [] }]);
 }
 
+/**
+ * The full globe minus b (only b's polygons take area away): one polygon
+ * bounded by every shell of b turned inside out, plus each hole of b as a
+ * polygon of its own. This is how a polygon larger than a hemisphere is
+ * recovered with ST_DIFFERENCE(ST_GEOGFROMTEXT('fullglobe'), g).
+ */
+function complement(b: Geo): Geo {
+  const polys = unionPolys(b.polys);
+  if (!polys.length) return full();
+  const outside: Poly = polys.map((p) => [...p[0]!].reverse());
+  const holes: Poly[] = polys.flatMap((p) => p.slice(1).map((h) => [[...h].reverse()]));
+  return { points: [], lines: [], polys: [outside, ...holes] };
+}
+
 /** a minus b: the closure of the points of a not in b (b's lower dimensions remove nothing from areas). */
 export function difference(a: Geo, b: Geo): Geo {
+  if (isFull(b)) return { points: [], lines: [], polys: [] };
+  if (isFull(a)) return complement(b);
   let polys: Poly[] = a.polys;
   for (const q of b.polys) polys = polys.flatMap((p) => (intersects(one(p), one(q)) ? overlayTwo(p, q, 'difference') : [p]));
   const bArea: Geo = { points: [], lines: [], polys: b.polys };
