@@ -68,7 +68,9 @@ export async function* recursiveCteOp(rel: RecursiveCteRel, ctx: ExecContext): A
     }
   }
   let iterations = 0;
-  while (work.length > 0) {
+  // The recursive term runs at least once, even over an empty base: it may have rows of its own
+  // (`... UNION ALL SELECT 1`), and the reference evaluates it (its errors included).
+  while (iterations === 0 || work.length > 0) {
     if (++iterations > MAX_RECURSION_ITERATIONS) {
       throw new QueryError(`Recursive query exceeded the maximum number of iterations (${MAX_RECURSION_ITERATIONS}).`);
     }
