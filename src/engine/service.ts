@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { CatalogError } from '../storage/errors.js';
+import { setGeographyText } from '../types/json-values.js';
 import { InvalidNameError } from '../storage/names.js';
 import type { Storage } from '../storage/store.js';
 import type { TimestampFormat, WireOptions } from '../types/wire.js';
@@ -13,6 +14,7 @@ import { EngineCatalog } from './catalog.js';
 import * as children from './children.js';
 import * as datasets from './datasets.js';
 import { executeQuery, statusWord } from './query.js';
+import { canonicalGeographyText } from './geography-text.js';
 import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
 import * as tables from './tables.js';
@@ -172,6 +174,8 @@ export interface ServiceOptions {
 }
 
 export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.UntypedServiceImplementation {
+  // GEOGRAPHY text written by any path is stored as canonical WKT.
+  setGeographyText(canonicalGeographyText);
   const results = new ResultStore({ dir: path.join(st.dataDir, '.results') });
   const catalog = new EngineCatalog(st);
   const rows = new RowService(st, results);
