@@ -124,8 +124,9 @@ export function maxDistanceRad(g1: Geo, g2: Geo): number | null {
   const b = vs(g2);
   if (!a.length || !b.length) return null;
   let best = 0;
-  for (const x of a) for (const y of b) best = Math.max(best, angleBetween(x.vector, y.vector));
-  return best;
+  // Chord lengths, turned into an angle once, as S2's furthest-edge query measures.
+  for (const x of a) for (const y of b) best = Math.max(best, x.vector.sub(y.vector).norm2());
+  return 2 * Math.asin(0.5 * Math.sqrt(Math.min(4, best)));
 }
 
 /**
