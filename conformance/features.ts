@@ -142,6 +142,7 @@ export const FEATURES: Record<string, FeatureInfo> = {
   'type:UINT64': { supported: false, why: 'UINT64 (named in the query, or a value beyond the INT64 range in the data or result); BigQuery has INT64 only' },
   'type:DOUBLE': { supported: false, why: 'type name DOUBLE in the query; BigQuery spells it FLOAT64 (DOUBLE: "Type not found")' },
   'type:FLOAT32': { supported: false, why: 'FLOAT (32-bit) named in the query, or DML on a FLOAT column; BigQuery has FLOAT64 only' },
+  'type:EMPTY_STRUCT': { supported: false, why: 'a table column of type STRUCT<>; BigQuery tables cannot hold an empty RECORD ("Field ... is type RECORD but has no schema")' },
   'array_null_elements': { supported: false, why: 'table data with NULL elements in ARRAY columns; BigQuery arrays cannot hold NULL' },
   'value_tables': { supported: false, why: 'value tables of a scalar (CREATE TABLE ... AS SELECT AS VALUE); BigQuery tables always have columns' },
   'named_constants': { supported: false, why: 'CREATE CONSTANT; BigQuery has no named constants' },

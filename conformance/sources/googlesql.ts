@@ -79,6 +79,7 @@ function unstorableColumns(typed: TypedValue): Array<{ name: string; feature: st
     const name = c.name ?? `_col${i}`;
     const tf = typeFeature(c.type);
     if (tf) return void out.push({ name, feature: tf });
+    if (hasEmptyStruct(c.type)) return void out.push({ name, feature: 'type:EMPTY_STRUCT' });
     const cells = rows.map((r) => (r.k === 'struct' ? r.fields[i] : undefined)).filter((x): x is Val => x !== undefined);
     if (cells.some(needsUint64)) return void out.push({ name, feature: 'type:UINT64' });
     if (cells.some(hasNullElement)) out.push({ name, feature: 'array_null_elements' });
@@ -113,6 +114,14 @@ function mentions(text: string, name: string): boolean {
 }
 
 /** Which feature a type needs that BigQuery lacks (PROTO/ENUM/UUID pseudo-features). */
+/** A STRUCT<> anywhere in a column type: a table cannot hold it ("Field s is type RECORD but has no schema"). */
+function hasEmptyStruct(t: SqlType | null): boolean {
+  if (!t) return false;
+  if (t.kind === 'struct') return t.fields.length === 0 || t.fields.some((f) => hasEmptyStruct(f.type));
+  if (t.kind === 'array' || t.kind === 'range') return hasEmptyStruct(t.element);
+  return false;
+}
+
 function typeFeature(t: SqlType): string | null {
   const r = unsupportedInBigQuery(t);
   if (!r) return null;
