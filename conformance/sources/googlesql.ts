@@ -295,6 +295,8 @@ function expectedRows(typed: TypedValue): { rows: Val[][]; ordered: boolean } {
 }
 
 const DML_RE = /^\s*(INSERT|UPDATE|DELETE|MERGE)\b/i;
+/** The table a DML statement writes. */
+const DML_TARGET_RE = /^\s*(?:UPDATE|DELETE(?:\s+FROM)?|INSERT(?:\s+INTO)?|MERGE(?:\s+INTO)?)\s+([`\w.]+)/i;
 
 function dmlTarget(sql: string): string | null {
   const m = /^\s*(?:INSERT(?:\s+OR\s+\w+)?(?:\s+INTO)?|UPDATE|DELETE(?:\s+FROM)?|MERGE(?:\s+INTO)?)\s+([`\w.]+)/i.exec(sql);
@@ -531,6 +533,12 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
   let exp: Expectation;
   const section = sel.section;
   if (section.kind === 'error') {
+    // As below for DML results: an expected error of DML on a table with INT32/UINT32/UINT64/FLOAT
+    // columns is those types' coercion or overflow error, which BigQuery tables cannot reach.
+    const target = DML_TARGET_RE.exec(tc.query)?.[1]?.replace(/`/g, '').toLowerCase();
+    const tablePrep = target ? referenced.find((p) => p.kind === 'table' && p.name.toLowerCase() === target) : undefined;
+    const internal = tablePrep?.contents ? [...internalScalars(tablePrep.contents.type)] : [];
+    if (internal.length > 0) return skip(pseudo(internal[0]!));
     exp = { kind: 'error', section };
   } else {
     let typed: TypedValue;
