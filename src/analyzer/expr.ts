@@ -1067,6 +1067,11 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
     if ((name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && orderBy.length === 0 && name !== 'NTH_VALUE') {
       throw sqlError(`Window ORDER BY is required for analytic function ${name}`, n.loc);
     }
+  } else if (name === 'ST_CLUSTERDBSCAN') {
+    // Per-row cluster numbers over the partition (GEOGRAPHY library: clusterDbscan).
+    if (args.length !== 3) throw sqlError(`Number of arguments does not match for function ${name}`, n.loc);
+    args = [coerce(args[0]!, T.GEOGRAPHY), coerce(args[1]!, T.FLOAT64), coerce(args[2]!, T.INT64)];
+    type = T.INT64;
   } else {
     const def = lookupFunction(name === 'COUNT' && star ? '$count_star' : name);
     if (!def) throw sqlError(`Function not found: ${n.name.join('.')}`, n.loc);

@@ -495,3 +495,45 @@ function collectGeographies(finishGroup: (gs: Geo[]) => Value): GroupsAccumulato
     },
   };
 }
+
+// ---------------------------------------------------------------- ST_CLUSTERDBSCAN
+
+/**
+ * ST_CLUSTERDBSCAN over one window partition, rows in window order (the
+ * executor's window operator calls this). A value is a core value when at least
+ * `minPts` values, itself included, lie within `eps` meters; clusters are
+ * numbered from 0 in the order of their first core value, border values join
+ * the first cluster that reaches them, and noise and empty values get NULL.
+ */
+export function clusterDbscan(values: readonly Value[], eps: Value, minPts: Value): (bigint | null)[] {
+  if (eps === null || minPts === null) fail('ST_CLUSTERDBSCAN: epsilon and minimum_geographies must not be NULL');
+  const e = Number(eps);
+  const m = Number(minPts);
+  if (!(e >= 0)) fail('ST_CLUSTERDBSCAN: epsilon must be non-negative');
+  if (!(m >= 0)) fail('ST_CLUSTERDBSCAN: minimum_geographies must be non-negative');
+  const gs = values.map((v) => (v === null ? null : G(v)));
+  const near = gs.map((a) =>
+    gs.flatMap((b, j) => {
+      if (a === null || b === null) return [];
+      const d = distanceMeters(a, b);
+      return d !== null && d <= e ? [j] : [];
+    }),
+  );
+  const core = near.map((ns) => ns.length > 0 && ns.length >= m);
+  const out: (bigint | null)[] = values.map(() => null);
+  let next = 0n;
+  for (let i = 0; i < gs.length; i++) {
+    if (!core[i] || out[i] !== null) continue;
+    const id = next++;
+    out[i] = id;
+    const queue = [i];
+    while (queue.length) {
+      for (const j of near[queue.shift()!]!) {
+        if (out[j] !== null) continue;
+        out[j] = id;
+        if (core[j]) queue.push(j);
+      }
+    }
+  }
+  return out;
+}

@@ -10,6 +10,7 @@
 // aggregates over moving frames feed the accumulator with group = row and the
 // frame's rows (O(n × frame)).
 import type { Expr, FrameBound, SortKey, WindowCall, WindowRel } from '../../analyzer/resolved.js';
+import { clusterDbscan } from '../../functions/geography.js';
 import { QueryError } from '../../planner/api.js';
 import { T, type SqlType } from '../../types/types.js';
 import { Decimal, type Value } from '../../types/values.js';
@@ -516,6 +517,17 @@ async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: 
     case 'PERCENTILE_CONT':
     case 'PERCENTILE_DISC':
       return percentile(call, name === 'PERCENTILE_CONT', g, input, layout, ctx);
+    case 'ST_CLUSTERDBSCAN': {
+      // One DBSCAN run per partition, rows in window order (the GEOGRAPHY library clusters).
+      const v = await arg(0);
+      const [eps, minPts] = [await constantArg(call.args[1], input, layout, ctx), await constantArg(call.args[2], input, layout, ctx)];
+      const vals: Value[] = new Array<Value>(n).fill(null);
+      for (let p = 0; p < n; p = g.partEnd[p]!) {
+        const rows = Array.from({ length: g.partEnd[p]! - p }, (_, k) => idx[p + k]!);
+        clusterDbscan(rows.map((r) => getValue(v, r)), eps, minPts).forEach((c, k) => (vals[rows[k]!] = c));
+      }
+      return vectorFromValuesOf(T.INT64, vals);
+    }
     default:
       throw new QueryError(`Analytic function ${call.name} is not supported`, 'notImplemented', 501);
   }
