@@ -38,3 +38,84 @@ export function formatDouble(x: number): string {
 export function formatErrNum(x: number | bigint): string {
   return typeof x === 'bigint' ? x.toString() : formatG(x, 6);
 }
+
+// ---------------------------------------------------------------- printf-exact doubles
+
+/** The exact decimal value of |x| (finite, non-zero): 0.<digits> * 10^point, no trailing zeros. */
+function exactDigits(x: number): { digits: string; point: number } {
+  const dv = new DataView(new ArrayBuffer(8));
+  dv.setFloat64(0, Math.abs(x));
+  const hi = dv.getUint32(0);
+  const lo = dv.getUint32(4);
+  const bexp = (hi >>> 20) & 0x7ff;
+  let m = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  let e = -1074;
+  if (bexp !== 0) {
+    m |= 1n << 52n;
+    e = bexp - 1075;
+  }
+  const int = e >= 0 ? (m << BigInt(e)).toString() : (m * 5n ** BigInt(-e)).toString();
+  const point = int.length - (e >= 0 ? 0 : -e);
+  return { digits: int.replace(/0+$/, ''), point };
+}
+
+/** Keeps the first `keep` digits, rounding half to even on the exact value (as C's printf does). */
+function roundDigits(d: { digits: string; point: number }, keep: number): { digits: string; point: number } {
+  const { digits, point } = d;
+  if (keep >= digits.length) return d;
+  if (keep < 0) return { digits: '', point };
+  const head = digits.slice(0, keep);
+  const next = digits[keep]!;
+  const tail = digits.slice(keep + 1);
+  const lastOdd = keep > 0 && Number(head[keep - 1]) % 2 === 1;
+  const up = next > '5' || (next === '5' && (tail.length > 0 || lastOdd));
+  if (!up) return { digits: head.replace(/0+$/, ''), point };
+  const inc = (BigInt(head || '0') + 1n).toString();
+  if (keep === 0) return { digits: '1', point: point + 1 };
+  return inc.length > head.length ? { digits: inc.replace(/0+$/, ''), point: point + 1 } : { digits: inc.replace(/0+$/, ''), point };
+}
+
+function fixedText(d: { digits: string; point: number }, decimals: number, alt: boolean): string {
+  const all = d.digits;
+  let int: string;
+  let frac: string;
+  if (d.point <= 0) {
+    int = '0';
+    frac = ('0'.repeat(-d.point) + all).slice(0, decimals).padEnd(decimals, '0');
+  } else {
+    int = all.slice(0, d.point).padEnd(d.point, '0');
+    frac = all.slice(d.point, d.point + decimals).padEnd(decimals, '0');
+  }
+  if (int === '') int = '0';
+  return decimals > 0 ? `${int}.${frac}` : alt ? `${int}.` : int;
+}
+
+function expText(d: { digits: string; point: number }, decimals: number, alt: boolean, zero: boolean): string {
+  const all = (d.digits || '0').padEnd(decimals + 1, '0');
+  const e = zero ? 0 : d.point - 1;
+  const mant = decimals > 0 ? `${all[0]}.${all.slice(1, decimals + 1)}` : alt ? `${all[0]}.` : all[0]!;
+  const a = Math.abs(e);
+  return `${mant}e${e < 0 ? '-' : '+'}${a < 10 ? '0' + a : a}`;
+}
+
+/**
+ * %f / %e / %g of a finite double exactly as C's printf: digits from the exact
+ * binary value, ties rounded to even (2.5 -> "2" at %.0f), `alt` is the # flag.
+ * The sign is included; letters are lower-case.
+ */
+export function printfDouble(x: number, conv: 'f' | 'e' | 'g', prec: number, alt: boolean): string {
+  const sign = x < 0 || Object.is(x, -0) ? '-' : '';
+  const zero = x === 0;
+  const d = zero ? { digits: '', point: 1 } : exactDigits(x);
+  if (conv === 'f') return sign + fixedText(roundDigits(d, d.point + prec), prec, alt);
+  if (conv === 'e') {
+    const r = zero ? d : roundDigits(d, prec + 1);
+    return sign + expText(r, prec, alt, zero);
+  }
+  const P = prec === 0 ? 1 : prec;
+  const r = zero ? d : roundDigits(d, P);
+  const X = zero ? 0 : r.point - 1;
+  let s = X < -4 || X >= P ? expText(r, P - 1, alt, zero) : fixedText(r, P - 1 - X, alt);
+  if (!alt) s = s.replace(/\.?0+(?=e|$)/, (m) => (m.startsWith('.') || s.includes('.') ? '' : m));
+  return sign + s;
+}

@@ -2,15 +2,16 @@
 // for STRING and bytes for BYTES; strings without surrogates take the direct
 // UTF-16 path.
 import { T, arrayOf } from '../types/types.js';
-import { Decimal, type Value } from '../types/values.js';
+import { Decimal, JsonValue, type JsonNode, type Value } from '../types/values.js';
 import { castValue, decodeUtf8 } from './conversion.js';
-import { formatG } from './format-number.js';
+import { printfDouble } from './format-number.js';
 import { fromBase32, toBase32, toHex } from './cast-format.js';
 import { concatBytes } from './operators.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, named, opt, rep, sig, sigf } from './signature.js';
 import { fail, mergeNulls, rowKernel, valuesOf } from './vec.js';
 import { formatValueLiteral } from './format-value.js';
+import { jsonPretty, jsonToString } from './json-core.js';
 
 const SURR = /[\uD800-\uDFFF]/;
 const hasSurrogates = (s: string): boolean => SURR.test(s);
@@ -108,7 +109,8 @@ function instr(h: string | Uint8Array, nd: string | Uint8Array, position = 1, oc
   if (position > 0) {
     for (let i = position - 1; i + m <= L; i++) if (eq(i) && ++count === occurrence) return i + 1;
   } else {
-    for (let i = L + position - m + 1; i >= 0; i--) {
+    // searching backwards: a match may start at the position (counted from the end) or before it
+    for (let i = L + position; i >= 0; i--) {
       if (i + m > L) continue;
       if (eq(i) && ++count === occurrence) return i + 1;
     }
@@ -233,8 +235,13 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
   const re = /%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([a-zA-Z%])/g;
   let last = 0;
   let m: RegExpExecArray | null;
+  // A '%' that starts no valid specifier is an error, as is one cut off at the end.
+  const literal = (text: string): string => {
+    if (text.includes('%')) fail(`Invalid format specifier in FORMAT pattern "${fmt}"`);
+    return text;
+  };
   while ((m = re.exec(fmt)) !== null) {
-    out += fmt.slice(last, m.index);
+    out += literal(fmt.slice(last, m.index));
     last = re.lastIndex;
     const [, flags = '', widthS, precS, conv] = m;
     if (conv === '%') {
@@ -262,8 +269,9 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
         case 'i': {
           if (t.kind !== 'INT64') fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected integer; Got ${t.kind}`);
           s = (v as bigint).toString();
-          // A precision on %d is the minimum number of digits.
-          if (prec !== undefined) s = s.startsWith('-') ? '-' + s.slice(1).padStart(prec, '0') : s.padStart(prec, '0');
+          // A precision on %d is the minimum number of digits (%.0d prints nothing for 0).
+          if (prec === 0 && v === 0n) s = '';
+          else if (prec !== undefined) s = s.startsWith('-') ? '-' + s.slice(1).padStart(prec, '0') : s.padStart(prec, '0');
           if (flags.includes("'")) s = s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
           if (flags.includes('+') && (v as bigint) >= 0n) s = '+' + s;
           else if (flags.includes(' ') && (v as bigint) >= 0n) s = ' ' + s;
@@ -278,6 +286,10 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
           if (t.kind !== 'INT64') fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected integer; Got ${t.kind}`);
           const b = v as bigint;
           s = (b < 0n ? BigInt.asUintN(64, b) : b).toString(conv === 'o' ? 8 : 16);
+          if (prec === 0 && b === 0n) s = '';
+          else if (prec !== undefined) s = s.padStart(prec, '0');
+          // the ' flag groups hex digits by four with ':' and octal digits by four with ','
+          if (flags.includes("'")) s = s.replace(/\B(?=(?:[0-9a-f]{4})+$)/g, conv === 'o' ? ',' : ':');
           if (conv === 'X') s = s.toUpperCase();
           if (flags.includes('#') && b !== 0n) s = (conv === 'o' ? '0' : conv === 'x' ? '0x' : '0X') + s;
           break;
@@ -292,24 +304,31 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
           if (t.kind !== 'FLOAT64' && t.kind !== 'NUMERIC' && t.kind !== 'BIGNUMERIC' && t.kind !== 'INT64')
             fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected floating point; Got ${t.kind}`);
           const p = prec ?? 6;
+          const alt = flags.includes('#');
           if (Number.isNaN(x)) s = 'nan';
           else if (!Number.isFinite(x)) s = x > 0 ? 'inf' : '-inf';
-          else if (conv === 'f' || conv === 'F') s = v instanceof Decimal ? v.toFixed(p) : x.toFixed(p);
-          else if (conv === 'e' || conv === 'E') {
-            s = x.toExponential(p).replace(/e([+-])(\d)$/, 'e$10$2');
-          } else s = formatG(x, p === 0 ? 1 : p);
-          if (conv === 'E' || conv === 'G') s = s.toUpperCase();
+          else if ((conv === 'f' || conv === 'F') && v instanceof Decimal) s = v.toFixed(p) + (alt && p === 0 ? '.' : '');
+          else s = printfDouble(x, conv.toLowerCase() as 'f' | 'e' | 'g', p, alt);
+          if (conv === 'E' || conv === 'G' || conv === 'F') s = s.toUpperCase();
           if (flags.includes("'")) s = s.replace(/^(-?\d+)/, (q) => q.replace(/\B(?=(\d{3})+(?!\d))/g, ','));
           if (flags.includes('+') && x >= 0) s = '+' + s;
           else if (flags.includes(' ') && x >= 0) s = ' ' + s;
           break;
         }
         case 's':
-          s = t.kind === 'STRING' ? (v as string) : formatValueLiteral(v, t, false);
+          if (t.kind !== 'STRING') fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected STRING; Got ${t.kind}`);
+          s = v as string;
           if (prec !== undefined) s = codePoints(s).slice(0, prec).join('');
+          break;
+        case 'p':
+        case 'P':
+          if (t.kind !== 'JSON') fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected JSON; Got ${t.kind}`);
+          s = conv === 'p' ? jsonToString((v as JsonValue).node) : jsonPretty((v as JsonValue).node);
           break;
         case 't':
           s = formatValueLiteral(v, t, false);
+          // %t of a FLOAT64 always shows a fraction or exponent (123.0), unlike CAST
+          if (t.kind === 'FLOAT64' && /^-?\d+$/.test(s)) s += '.0';
           if (prec !== undefined) s = codePoints(s).slice(0, prec).join('');
           break;
         case 'T':
@@ -335,7 +354,7 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
     }
     out += s;
   }
-  out += fmt.slice(last);
+  out += literal(fmt.slice(last));
   if (argi < args.length) fail(`Too many arguments to FORMAT for pattern "${fmt}"; Expected ${argi + 1}; Got ${args.length + 1}`);
   return out;
 }
@@ -586,8 +605,9 @@ export function registerStrings(): void {
     if (m !== 'NFC' && m !== 'NFKC' && m !== 'NFD' && m !== 'NFKD') fail(`Invalid normalization mode: ${String(v)}`);
     return m;
   };
-  defineScalar('NORMALIZE', [sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1]))))]);
-  defineScalar('NORMALIZE_AND_CASEFOLD', [sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1])).toLowerCase().normalize(normMode(v[1]))))]);
+  // The mode is a keyword (NORMALIZE(x, NFKC)); a constant STRING slot lets the analyzer read it as one.
+  defineScalar('NORMALIZE', [sig(['STRING', { type: 'STRING', optional: true, constant: true }], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1]))))]);
+  defineScalar('NORMALIZE_AND_CASEFOLD', [sig(['STRING', { type: 'STRING', optional: true, constant: true }], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1])).toLowerCase().normalize(normMode(v[1]))))]);
   defineScalar('ASCII', [
     sig(['STRING'], 'INT64', rowKernel(T.INT64, (v) => {
       const s = v[0] as string;
@@ -680,7 +700,25 @@ export function registerStrings(): void {
   });
   defineScalar('CONTAINS_SUBSTR', [
     sigf(['ANY', 'STRING', named('json_scope', 'STRING')], 'BOOL', (c) => rowKernel(T.BOOL, (v) => {
+      if (v[1] === null) fail('The second argument of CONTAINS_SUBSTR must not be NULL');
       const needle = (v[1] as string).normalize('NFKC').toLowerCase();
+      const scope = v.length > 2 && v[2] !== null ? String(v[2]).toUpperCase() : 'JSON_VALUES';
+      if (scope !== 'JSON_VALUES' && scope !== 'JSON_KEYS' && scope !== 'JSON_KEYS_AND_VALUES') fail(`Invalid JSON scope: ${String(v[2])}`);
+      const hit = (s: string): boolean => s.normalize('NFKC').toLowerCase().includes(needle);
+      // JSON: keys and/or scalar values per json_scope, each searched on its own
+      const searchJson = (n: JsonNode): boolean => {
+        if (n === null) return false;
+        if (Array.isArray(n)) return n.some(searchJson);
+        if (typeof n === 'object') {
+          for (const [k, x] of Object.entries(n)) {
+            if (scope !== 'JSON_VALUES' && hit(k)) return true;
+            if (searchJson(x)) return true;
+          }
+          return false;
+        }
+        if (scope === 'JSON_KEYS') return false;
+        return hit(typeof n === 'string' ? n : jsonToString(n));
+      };
       const search = (x: Value, t: import('../types/types.js').SqlType): boolean | null => {
         if (x === null) return null;
         if (t.kind === 'ARRAY' || t.kind === 'STRUCT') {
@@ -693,10 +731,10 @@ export function registerStrings(): void {
           }
           return sawNull ? null : false;
         }
+        if (t.kind === 'JSON') return searchJson((x as JsonValue).node);
         const s = t.kind === 'STRING' ? (x as string) : formatValueLiteral(x, t, false);
-        return s.normalize('NFKC').toLowerCase().includes(needle);
+        return hit(s);
       };
-      if (v[1] === null) return null;
       return search(v[0]!, c.argTypes[0]!);
     }, false)),
   ]);
