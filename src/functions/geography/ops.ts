@@ -182,7 +182,9 @@ export function unionAll(gs: readonly Geo[]): Geo {
   for (const l of gs.flatMap((g) => g.lines)) {
     const lg: Geo = { points: [], lines: [l], polys: [] };
     if (covers(area, lg) || covers({ points: [], lines, polys: [] }, lg)) continue;
-    lines.push(l);
+    // The parts of a line inside the polygons (boundary included) are part of the area.
+    if (polys.length) lines.push(...splitLine(l, area, (x, y) => !covers(area, asPoint(midOf(x, y)))));
+    else lines.push(l);
   }
   // Lines that meet are joined into the longest paths, as S2's builder does.
   const joined = assembleLines(lines).lines;
