@@ -556,7 +556,12 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
       const allRows = typed.type.kind === 'struct' ? typed.type.fields[1]?.type : undefined;
       const internal = allRows ? [...internalScalars(allRows)] : [];
       if (internal.length > 0) return skip(pseudo(internal[0]!));
-      exp = { kind: 'dml', section, typed };
+      // A table the DML leaves with a NULL array element: BigQuery refuses the write.
+      const after = typed.value.k === 'struct' ? typed.value.fields[1] : undefined;
+      const rowsAfter = after?.k === 'array' ? after.elems : [];
+      exp = rowsAfter.some((r) => r.k === 'struct' && r.fields.some(hasNullElement))
+        ? { kind: 'error', section, typed, adjusted: 'DML writes an ARRAY with a NULL element (BigQuery: "Array cannot have a null element")' }
+        : { kind: 'dml', section, typed };
     } else {
 
       const adj = bigQueryAdjustment(typed);
