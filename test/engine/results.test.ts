@@ -115,7 +115,33 @@ describe('ResultStore', () => {
     const sweeper = new ResultStore({ dir, ttlMs: 60_000, now: () => Date.now() + 61_000 });
     expect(await sweeper.sweep()).toBeGreaterThanOrEqual(3); // two manifests and the large result's chunk
     expect(fs.readdirSync(path.join(dir, 'p', ResultStore.datasetFor('p')))).toEqual([]);
+    expect(fs.readdirSync(path.join(dir, 'log'))).toEqual([]);
     for (const x of [s, fresh, sweeper]) x.close();
+  });
+
+  it('small results share an append-only log; a line a kill cut short is dropped, the lines before it are read', async () => {
+    const dir = tempDir('wh-res-');
+    const a = new ResultStore({ dir });
+    for (let i = 0; i < 50; i++) await a.put(table(`anon_s${i}`, i + 1));
+    a.close();
+    const logs = fs.readdirSync(path.join(dir, 'log'));
+    expect(logs).toHaveLength(1);
+    // A torn tail, as a kill in the middle of write(2) leaves it.
+    fs.appendFileSync(path.join(dir, 'log', logs[0]!), `${JSON.stringify('p\u0000_anonp\u0000anon_torn')}\t{"projectId":"p","rowCo`);
+    const b = new ResultStore({ dir });
+    expect(await b.get('p', '_anonp', 'anon_torn')).toBeUndefined();
+    for (const i of [0, 17, 49]) {
+      const r = (await b.get('p', '_anonp', `anon_s${i}`))!;
+      expect(page(r, 0, i + 1)).toBe(encodeRows(table('x', i + 1).batches, 0, i + 1, wire));
+    }
+    // The new run appends to a log of its own; a rewrite of a key wins over the old line after another restart.
+    await b.put(table('anon_s3', 7));
+    b.close();
+    expect(fs.readdirSync(path.join(dir, 'log'))).toHaveLength(2);
+    const c = new ResultStore({ dir });
+    expect((await c.get('p', '_anonp', 'anon_s3'))!.rowCount).toBe(7);
+    expect((await c.get('p', '_anonp', 'anon_s4'))!.rowCount).toBe(5);
+    c.close();
   });
 
   it('a rewritten result (same job id) never serves the old rows', async () => {
