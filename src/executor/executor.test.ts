@@ -234,8 +234,41 @@ describe('aggregate', () => {
     expect(rows).toContainEqual([null, 2n, 0n]);
     expect(rows).toContainEqual(['a', 2n, 0n]);
     expect(rows.length).toBe(4);
+    // COUNT(*) counted by the group table (the analyzer's $count_star) agrees, grand total included.
+    expect(await run(asCountStar(rel))).toEqual(rows);
+  });
+  it('COUNT(*) from the group table: NULL keys, dense keys turning hashed mid-batch, empty input with a grand total', async () => {
+    const grouped: Rel = {
+      kind: 'aggregate',
+      input: tScan(),
+      columns: [gk, s, c],
+      groupBy: [{ column: gk, expr: ref(tG) }],
+      aggregates: [agg(s, 'SUM', AGG.sum(T.FLOAT64), [ref(tX)]), agg(c, 'COUNT', AGG.countStar(), [])],
+    };
+    expect(await run(asCountStar(grouped))).toEqual(await run(grouped));
+    const fk = col('fk', T.FLOAT64);
+    // Integers, then a fraction inside a batch: rows placed densely before it are counted once.
+    const vals: number[] = [];
+    for (let i = 0; i < 6000; i++) vals.push(i === 5000 ? 0.25 : i % 10);
+    cat.addRows(TABLE('fkeys2'), [{ name: 'fk', type: T.FLOAT64 }], vals.map((v) => [v]));
+    const g = col('g', T.FLOAT64);
+    const n = col('n', T.INT64);
+    const byKey: Rel = { kind: 'aggregate', input: scan('fkeys2', [fk]), columns: [g, n], groupBy: [{ column: g, expr: ref(fk) }], aggregates: [agg(n, '$count_star', AGG.countStar(), [])] };
+    const got = new Map((await run(byKey)).map((r) => [r[0] as number, r[1]]));
+    expect(got.get(0.25)).toBe(1n);
+    expect(got.get(0)).toBe(599n); // rows 0, 10, ..., 5990 except row 5000
+    expect(got.get(3)).toBe(600n);
+    const empty: Rel = { kind: 'filter', input: tScan(), columns: [tId, tG, tX], predicate: lit(false, T.BOOL) };
+    const rollup: Rel = { kind: 'aggregate', input: empty, columns: [gk, c], groupBy: [{ column: gk, expr: ref(tG) }], aggregates: [agg(c, '$count_star', AGG.countStar(), [])], groupingSets: [[0], []] };
+    expect(await run(rollup)).toEqual([[null, 0n]]);
   });
 });
+
+/** The plan with every COUNT(*) named as the analyzer names it (the aggregate then counts rows in the group table). */
+function asCountStar(rel: Rel): Rel {
+  if (rel.kind !== 'aggregate') return rel;
+  return { ...rel, aggregates: rel.aggregates.map((a) => (a.name === 'COUNT' && a.args.length === 0 ? { ...a, name: '$count_star' } : a)) };
+}
 
 describe('sort', () => {
   it('NULLs first ascending, NaN before numbers, stable', async () => {

@@ -234,7 +234,12 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
   const multi = rel.groupingSets !== undefined;
   const table = new GroupTable(multi ? [...keyTypes, T.INT64] : keyTypes, 1024);
   const globalOnly = !multi && keyTypes.length === 0;
-  const aggs = rel.aggregates.map((a) => new AggState(a, ctx, globalOnly));
+  // COUNT(*) without modifiers reads the table's own row counts (kept in the
+  // group-id pass) instead of a second pass over the ids. Global aggregates
+  // never run the table per batch; their COUNT(*) adds n per batch anyway.
+  const rowCount = (a: AggregateCall): boolean =>
+    !globalOnly && a.name === '$count_star' && a.args.length === 0 && !a.distinct && !a.filter && a.orderBy.length === 0 && a.limit === undefined && !a.having;
+  const aggs = rel.aggregates.filter((a) => !rowCount(a)).map((a) => new AggState(a, ctx, globalOnly));
   let groups = new Int32Array(BATCH_SIZE);
 
   const keyColumns = (keyVecs: readonly Vector[], setIndex: number, n: number): Vector[] => {
@@ -248,6 +253,8 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
   sets.forEach((set, si) => {
     if (set.length === 0) table.findOrInsert(keyColumns([], si, 1), 1, groups);
   });
+  // After the empty sets' entries: those start at zero rows.
+  if (rel.aggregates.some(rowCount)) table.countRows();
 
   for await (const b of executeRel(rel.input, ctx)) {
     await checkpoint(ctx);
@@ -269,7 +276,8 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
 
   const numGroups = table.size;
   const keys = table.keyVectors();
-  const results = aggs.map((a) => a.finish(numGroups, ctx));
+  let next = 0;
+  const results = rel.aggregates.map((a) => (rowCount(a) ? table.rowCountVector(numGroups) : aggs[next++]!.finish(numGroups, ctx)));
   const grouping: Vector[] = [];
   if (rel.groupingCalls?.length) {
     const setOf = keys[keyTypes.length];
