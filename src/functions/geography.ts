@@ -12,7 +12,7 @@ import { nodeToGeo, type Node, parseGeoJsonNode, parseKmlNode, parseWkbNode, par
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters, touches } from './geography/measure.js';
 import { planarToGeodesic } from './geography/tessellate.js';
 import { assembleLines } from './geography/polylines.js';
-import { checkLL, dimension, EMPTY, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
+import { checkLL, dimension, EMPTY, full, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, ringArea, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
 import { boundary, bufferPoints, closestPoint, convexHull, difference, intersection, sidesForTolerance, simplify, snapToGrid, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
 import { extentOf, toBox, type Box, type Extent } from './geography/bounds.js';
@@ -126,8 +126,19 @@ function ringFromLine(g: Geo): LngLat[] {
   return g.lines[0]!;
 }
 
+/**
+ * An empty geography stands for an empty ring, the full loop (documented for
+ * both constructors): an empty shell makes the full globe, minus any holes.
+ */
 function makePolygon(shell: Geo, holes: readonly Geo[], oriented: boolean): Geo {
-  const rings = [shell, ...holes].map((g) => makeRing(ringFromLine(g), true));
+  const hs = holes.filter((h) => !isEmpty(h)).map((g) => makeRing(ringFromLine(g), true));
+  if (isEmpty(shell)) {
+    if (!hs.length) return full();
+    // Without a shell every ring is a hole: clockwise unless oriented says otherwise.
+    const rings = oriented ? hs : hs.map((r) => (ringArea(r) > 2 * Math.PI ? r : [...r].reverse()));
+    return { points: [], lines: [], polys: [rings] };
+  }
+  const rings = [makeRing(ringFromLine(shell), true), ...hs];
   return { points: [], lines: [], polys: [makePoly(rings, oriented)] };
 }
 
