@@ -1,5 +1,5 @@
 // Engine process entry: `node dist/engine.js --grpc-port N --data-dir DIR
-// [--host H] [--default-location L] [--project-id P] [--dataset D]`.
+// [--host H] [--default-location L] [--project-id P] [--dataset D] [--sync-writes]`.
 // Locks the data dir, opens the catalog (rows load lazily), serves gRPC and
 // prints `engine serving on <port>`; SIGTERM/SIGINT fold WALs and exit.
 import { rmSync } from 'node:fs';
@@ -23,6 +23,8 @@ interface Flags {
   dataset: string;
   /** Also serve on this Unix socket (the gateway's own engine: cheaper than loopback TCP). */
   grpcSocket: string;
+  /** fdatasync each insert's WAL record before acknowledging it (power-loss durability; default: sync in the background). */
+  syncWrites: boolean;
 }
 
 function parseFlags(argv: readonly string[]): Flags {
@@ -34,6 +36,7 @@ function parseFlags(argv: readonly string[]): Flags {
     projectId: '',
     dataset: '',
     grpcSocket: '',
+    syncWrites: /^(1|true|yes|on)$/i.test(process.env.WAREHOUSE_EMULATOR_SYNC_WRITES || process.env.BIGQUERY_EMULATOR_SYNC_WRITES || ''),
   };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i]!;
@@ -76,6 +79,10 @@ function parseFlags(argv: readonly string[]): Flags {
         break;
       case 'grpc-socket':
         f.grpcSocket = take();
+        break;
+      case 'sync-writes':
+        // A bare flag, or --sync-writes=true|false.
+        f.syncWrites = v === undefined || /^(1|true|yes|on)$/i.test(v);
         break;
       default:
         throw new Error(`unknown flag ${argv[i]}`);
@@ -217,7 +224,7 @@ async function main(): Promise<void> {
   }
   let storage: Storage;
   try {
-    storage = await Storage.open(flags.dataDir, { defaultLocation: flags.defaultLocation });
+    storage = await Storage.open(flags.dataDir, { defaultLocation: flags.defaultLocation, syncWrites: flags.syncWrites });
   } catch (e) {
     console.error(`engine: ${e instanceof DataDirLockedError ? e.message : (e as Error).stack}`);
     process.exit(e instanceof DataDirLockedError ? 3 : 1);

@@ -55,6 +55,7 @@ async function run(config: GatewayConfig): Promise<void> {
       projectId: config.projectId,
       copyStdout: config.copyEngineStdout,
       copyStderr: config.copyEngineStderr,
+      syncWrites: config.syncWrites,
       log,
       debug,
     },

@@ -18,6 +18,8 @@ export interface SupervisorOptions {
   projectId: string;
   copyStdout: boolean;
   copyStderr: boolean;
+  /** Passed on as --sync-writes (fdatasync before acknowledging an insert). */
+  syncWrites?: boolean;
   log: (msg: string) => void;
   debug: (msg: string) => void;
 }
@@ -125,6 +127,7 @@ export class EngineSupervisor {
       '--default-location', this.opts.defaultLocation,
     ];
     if (this.opts.projectId) args.push('--project-id', this.opts.projectId);
+    if (this.opts.syncWrites) args.push('--sync-writes');
     // The project's own engine also serves on a Unix socket (cheaper than
     // loopback TCP per call); other engine binaries may not know the flag.
     if (this.opts.binary === undefined) args.push('--grpc-socket', this.socketPath());

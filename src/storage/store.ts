@@ -11,6 +11,7 @@ import { acquireDirLock, type DirLock } from './lock.js';
 import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.js';
 import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
 import { TableData } from './table-data.js';
+import type { WalSyncMode } from './wal.js';
 import type { TableKind } from './api.js';
 
 export const UNDELETE_WINDOW_MS = 7 * 24 * 3600 * 1000;
@@ -61,6 +62,8 @@ export interface StorageOptions {
   readonly defaultLocation?: string;
   /** Skip the data-dir lock (tests that open one dir twice on purpose). */
   readonly noLock?: boolean;
+  /** Acknowledge row appends only after their WAL fdatasync (survives power loss), not after the write (survives kill -9). */
+  readonly syncWrites?: boolean;
 }
 
 const dsKey = (p: string, d: string): string => `${p}\u0000${d}`;
@@ -82,6 +85,7 @@ export class Storage {
     readonly dataDir: string,
     readonly defaultLocation: string,
     private readonly lock: DirLock | null,
+    readonly walSync: WalSyncMode,
   ) {}
 
   static async open(dataDir: string, opts: StorageOptions = {}): Promise<Storage> {
@@ -89,7 +93,7 @@ export class Storage {
     await ensureDir(dir);
     const lock = opts.noLock ? null : acquireDirLock(dir);
     try {
-      const s = new Storage(dir, opts.defaultLocation || 'US', lock);
+      const s = new Storage(dir, opts.defaultLocation || 'US', lock, opts.syncWrites ? 'always' : 'background');
       await s.loadCatalog();
       return s;
     } catch (e) {
@@ -310,7 +314,7 @@ export class Storage {
       const stem = fileStem(t);
       // Files a crash left from an earlier table of this name must not leak in.
       await this.removeTableFiles(dir, stem);
-      const td = new TableData(dir, stem, this.columnsOf(entry));
+      const td = this.newTableData(dir, stem, this.columnsOf(entry));
       await td.create();
       this.data.set(tKey(p, d, t), td);
     }
@@ -330,13 +334,17 @@ export class Storage {
     await this.save();
   }
 
+  private newTableData(dir: string, stem: string, columns: readonly Column[]): TableData {
+    return new TableData(dir, stem, columns, undefined, this.walSync);
+  }
+
   /** Row storage of a table (lazily opened; rows load on first use). */
   tableData(p: string, d: string, t: string): TableData {
     const key = tKey(p, d, t);
     let td = this.data.get(key);
     if (!td) {
       const e = this.requireTable(p, d, t);
-      td = new TableData(this.datasetDir(p, d), fileStem(t), this.columnsOf(e));
+      td = this.newTableData(this.datasetDir(p, d), fileStem(t), this.columnsOf(e));
       this.data.set(key, td);
     }
     return td;
@@ -412,7 +420,7 @@ export class Storage {
     let td = this.trashData.get(x.trashDir);
     if (td) this.trashData.delete(x.trashDir);
     else {
-      td = new TableData(path.join(this.dataDir, x.trashDir), fileStem(x.tableId), columnsOf(schemaFieldsOf(x.entry.resource)));
+      td = this.newTableData(path.join(this.dataDir, x.trashDir), fileStem(x.tableId), columnsOf(schemaFieldsOf(x.entry.resource)));
       // A few recent snapshots stay open (a copy job pages through one); older ones are released.
       for (const [k, old] of this.trashData) {
         if (this.trashData.size < 4) break;

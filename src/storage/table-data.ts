@@ -12,7 +12,7 @@ import { Gate } from './gate.js';
 import { rowsToBatch } from './json-rows.js';
 import { encodeFragment, readFragment } from './parquet.js';
 import { nullVector, storedToVector, vectorToStored } from './vectors.js';
-import { encodeRecord, readWalSync, WalWriter } from './wal.js';
+import { encodeRecord, readWalSync, WalWriter, type WalSyncMode } from './wal.js';
 
 interface FragmentInfo {
   readonly file: string;
@@ -143,6 +143,8 @@ export class TableData {
     readonly stem: string,
     columns: readonly Column[],
     private readonly onError: (e: unknown) => void = (e) => console.error('table storage error', e),
+    /** When an append is acknowledged: after its WAL write ('background' fdatasync follows) or after its fdatasync ('always'). */
+    readonly walSync: WalSyncMode = 'background',
   ) {
     this.columns = columns;
   }
@@ -248,7 +250,7 @@ export class TableData {
     this.versions = versions;
     this.past = [...(sc.past ?? [])];
     this.historyFromMs = sc.historyFromMs ?? 0;
-    const wal = new WalWriter(this.walFile);
+    const wal = new WalWriter(this.walFile, this.walSync, this.onError);
     await wal.open(scan.validLength, scan.records.length);
     this.chunks = chunks;
     this.unflushedFrom = unflushedFrom;
@@ -339,7 +341,7 @@ export class TableData {
 
   /**
    * Appends one batch (columns in schema order) durably. Resolves once the
-   * WAL record is on disk. `rawRows`: the insertAll `rows` JSON text the batch
+   * WAL record is written (and synced, in 'always' mode; see wal.ts). `rawRows`: the insertAll `rows` JSON text the batch
    * was converted from; logged as is (cheaper than re-encoding the columns)
    * and converted again on replay.
    */

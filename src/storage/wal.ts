@@ -1,11 +1,17 @@
 // Per-table write-ahead log. Record layout (little endian):
 //   u32 payloadLength | u32 crc32(payload) | payload
 //   payload = u32 rowCount | f64 lsn | UTF-8 JSON {"n":[names],"c":[[stored values]...]}
-// Appends are group-committed: every record queued while a write+fdatasync is
-// in flight goes out with the next single write+fdatasync, and each append
-// resolves only once its bytes are durable. Recovery reads records until the
-// first short or checksum-failing one (a torn tail from a crash) and cuts the
-// file there.
+// Appends are group-committed: every record queued while a write is in flight
+// goes out with the next single write. When an append resolves depends on the
+// sync mode:
+//   'background' (default): once its bytes are written (write() returned):
+//     they are in the OS page cache, which survives kill -9 of the process;
+//     an fdatasync follows within BACKGROUND_SYNC_MS, so power loss can only
+//     take the last few tens of milliseconds of acknowledged appends.
+//   'always' (--sync-writes): once write + fdatasync both finished, so an
+//     acknowledged append also survives power loss.
+// Recovery reads records until the first short or checksum-failing one (a
+// torn tail from a crash) and cuts the file there.
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
@@ -13,6 +19,11 @@ import { crc32 } from 'node:zlib';
 import { fsyncDir } from './fsutil.js';
 
 const HEADER = 8;
+/** Background mode: the longest an acknowledged append waits for its fdatasync (bounds the power-loss window). */
+export const BACKGROUND_SYNC_MS = 50;
+
+/** When an append is acknowledged; see the header comment. */
+export type WalSyncMode = 'background' | 'always';
 const PAYLOAD_HEADER = 12;
 
 export interface WalRecordInfo {
@@ -84,8 +95,17 @@ export class WalWriter {
   private flushing: Promise<void> | null = null;
   private size = 0;
   private records = 0;
+  /** Background mode: bytes written since the last fdatasync started. */
+  private unsynced = false;
+  private syncTimer: NodeJS.Timeout | null = null;
+  private syncing: Promise<void> | null = null;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    readonly syncMode: WalSyncMode = 'background',
+    /** Reports a failed background fdatasync (no append is waiting for it any more). */
+    private readonly onSyncError: (e: unknown) => void = (e) => console.error(`WAL fdatasync failed: ${String(e)}`),
+  ) {}
 
   /** Opens for append after recovery cut the file to `validLength`. */
   async open(validLength: number, recordCount: number): Promise<void> {
@@ -112,6 +132,11 @@ export class WalWriter {
     return this.records;
   }
 
+  /** True while acknowledged bytes wait for their background fdatasync. */
+  get syncPending(): boolean {
+    return this.unsynced || this.syncing !== null;
+  }
+
   append(buf: Buffer): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ buf, resolve, reject });
@@ -128,10 +153,16 @@ export class WalWriter {
           const h = this.handle;
           if (!h) throw new Error(`WAL ${this.file} is closed`);
           const data = batch.length === 1 ? batch[0]!.buf : Buffer.concat(batch.map((p) => p.buf));
-          await h.write(data, 0, data.length, this.size);
-          await h.datasync();
+          // write() may write less than asked (a full disk, a signal): the rest follows.
+          for (let off = 0; off < data.length; ) {
+            const { bytesWritten } = await h.write(data, off, data.length - off, this.size + off);
+            if (bytesWritten <= 0) throw new Error(`WAL ${this.file}: write made no progress`);
+            off += bytesWritten;
+          }
+          if (this.syncMode === 'always') await h.datasync();
           this.size += data.length;
           this.records += batch.length;
+          if (this.syncMode === 'background') this.scheduleSync();
           for (const p of batch) p.resolve();
         } catch (e) {
           for (const p of batch) p.reject(e);
@@ -142,9 +173,45 @@ export class WalWriter {
     }
   }
 
+  private scheduleSync(): void {
+    this.unsynced = true;
+    if (this.syncTimer || this.syncing) return; // the running sync reschedules when it ends
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = null;
+      void this.syncNow().catch(this.onSyncError);
+    }, BACKGROUND_SYNC_MS);
+    // A pending sync does not keep the process alive: close() syncs what is left.
+    this.syncTimer.unref();
+  }
+
+  /** One fdatasync covering every write finished before it starts; writes finished meanwhile get the next one. */
+  private async syncNow(): Promise<void> {
+    if (this.syncing) await this.syncing.catch(() => undefined);
+    const h = this.handle;
+    if (!this.unsynced || !h) return;
+    this.unsynced = false;
+    const run = h.datasync();
+    this.syncing = run;
+    try {
+      await run;
+    } catch (e) {
+      // Those bytes may not be durable: the next write schedules another try.
+      this.unsynced = true;
+      throw e;
+    } finally {
+      this.syncing = null;
+    }
+    if (this.unsynced && this.handle) this.scheduleSync();
+  }
+
   /** Waits for queued appends. */
   async drain(): Promise<void> {
     while (this.flushing) await this.flushing;
+  }
+
+  private cancelSync(): void {
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.syncTimer = null;
   }
 
   /** Empties the log after its records reached a durable fragment. */
@@ -153,12 +220,23 @@ export class WalWriter {
     if (!this.handle) return;
     await this.handle.truncate(0);
     await this.handle.sync();
+    // Nothing left to sync: the records live on in a synced fragment.
+    this.cancelSync();
+    this.unsynced = false;
     this.size = 0;
     this.records = 0;
   }
 
-  async close(): Promise<void> {
+  /** Waits for queued appends and makes them durable (background mode: syncs now instead of later). */
+  async flush(): Promise<void> {
     await this.drain();
+    this.cancelSync();
+    await this.syncNow();
+  }
+
+  async close(): Promise<void> {
+    // A failed final sync is reported, and the log is closed all the same.
+    await this.flush().catch(this.onSyncError);
     const h = this.handle;
     this.handle = null;
     if (h) await h.close();
