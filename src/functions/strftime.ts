@@ -264,6 +264,11 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
   let epoch: bigint | undefined;
   let isoYear: number | undefined, isoWeek: number | undefined, wday: number | undefined;
   let weekNo: number | undefined, weekStart = 0;
+  let isoDoy: number | undefined;
+  // ISO elements (%G %g %V %J) are ignored when non-ISO date elements are present too
+  let nonIso = false;
+  // leading white space in the input is always allowed
+  while (i < input.length && /\s/.test(input[i]!)) i++;
   const num = (min: number, max: number, signed = false, skipSpace = false): number => {
     if (skipSpace) while (i < input.length && input[i] === ' ') i++;
     const re = new RegExp(`^${signed ? '[+-]?' : ''}[0-9]{${min},${max}}`);
@@ -337,6 +342,7 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
       f++;
       e = fmt[f];
     }
+    if (e !== undefined && 'YyCmdejbBhDxFcUWQ'.includes(e)) nonIso = true;
     switch (e) {
       case 'Y':
         y = num(1, 4);
@@ -437,6 +443,7 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
         word(DAYS, true);
         while (input[i] === ' ') i++;
         mo = word(MONTHS, true) + 1;
+        while (input[i] === ' ') i++;
         d = num(1, 2);
         while (input[i] === ' ') i++;
         h = num(1, 2);
@@ -468,8 +475,14 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
       case 'G':
         isoYear = num(1, 5);
         break;
-      case 'g':
-        isoYear = 2000 + num(1, 2);
+      case 'g': {
+        // two-digit years as %y: 69-99 are 19xx, 00-68 are 20xx
+        const v = num(1, 2);
+        isoYear = v < 69 ? 2000 + v : 1900 + v;
+        break;
+      }
+      case 'J':
+        isoDoy = num(1, 3);
         break;
       case 'Q': {
         const q = num(1, 1);
@@ -517,10 +530,10 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
     return { days: dd, tod: tt, ts: epoch };
   }
   let days: number;
-  if (isoYear !== undefined && isoWeek !== undefined) {
+  if (!nonIso && isoYear !== undefined && (isoWeek !== undefined || isoDoy !== undefined)) {
     const jan4 = daysFromCivil(isoYear, 1, 4);
     const start = jan4 - ((weekday(jan4) + 6) % 7);
-    days = start + (isoWeek - 1) * 7 + (wday === undefined ? 0 : (wday + 6) % 7);
+    days = isoWeek !== undefined ? start + (isoWeek - 1) * 7 + (wday === undefined ? 0 : (wday + 6) % 7) : start + isoDoy! - 1;
   } else if (weekNo !== undefined) {
     // %U / %W: week 1 starts on the year's first Sunday / Monday; the weekday defaults to that day.
     if (y < 1 || y > 9999) bad();
