@@ -26,27 +26,49 @@ const INT: SqlType = { kind: 'INT64' };
 const STR: SqlType = { kind: 'STRING' };
 const NUM: SqlType = { kind: 'NUMERIC' };
 const ARR: SqlType = { kind: 'ARRAY', element: INT };
+const F64: SqlType = { kind: 'FLOAT64' };
+const DATE: SqlType = { kind: 'DATE' };
+const BOOL: SqlType = { kind: 'BOOL' };
 const wire = { timestampFormat: 'RFC3339' as const, stringScalars: true };
 
-/** n rows (id, label, amount, tags) in executor-sized batches. */
+/**
+ * n rows in executor-sized batches: id (float-held INT64), label, amount,
+ * tags, f (NaN, -0, +-Infinity, NULL), big (INT64 past 2^53 in every other
+ * batch: two layouts in one column), d (DATE), b (BOOL with NULLs).
+ */
 function table(tableId: string, n: number): ResultTable {
   const batches: Batch[] = [];
   for (let s = 0; s < n; s += 4096) {
     const len = Math.min(4096, n - s);
     const ids: Value[] = [], labels: Value[] = [], amounts: Value[] = [], tags: Value[] = [];
+    const fs_: Value[] = [], bigs: Value[] = [], ds: Value[] = [], bs: Value[] = [];
+    const odd = (s / 4096) % 2 === 1;
     for (let i = s; i < s + len; i++) {
       ids.push(BigInt(i));
       labels.push(i % 7 === 0 ? null : `row ${i}`);
       amounts.push(new Decimal(`${i}.25`));
       tags.push(i % 3 === 0 ? [] : [BigInt(i), 9007199254740993n]);
+      fs_.push([NaN, -0, Infinity, -Infinity, null, i / 3][i % 6]!);
+      bigs.push(i % 5 === 0 ? null : odd ? (1n << 60n) + BigInt(i) : BigInt(-i));
+      ds.push(i % 11 === 0 ? null : i - 5000);
+      bs.push(i % 3 === 0 ? null : i % 2 === 0);
     }
-    batches.push({ length: len, columns: [vectorFromValues(INT, ids), vectorFromValues(STR, labels), vectorFromValues(NUM, amounts), vectorFromValues(ARR, tags)] });
+    batches.push({
+      length: len,
+      columns: [
+        vectorFromValues(INT, ids), vectorFromValues(STR, labels), vectorFromValues(NUM, amounts), vectorFromValues(ARR, tags),
+        vectorFromValues(F64, fs_), vectorFromValues(INT, bigs), vectorFromValues(DATE, ds), vectorFromValues(BOOL, bs),
+      ],
+    });
   }
   return {
     projectId: 'p',
     datasetId: ResultStore.datasetFor('p'),
     tableId,
-    columns: [{ name: 'id', type: INT }, { name: 'label', type: STR }, { name: 'amount', type: NUM }, { name: 'tags', type: ARR }],
+    columns: [
+      { name: 'id', type: INT }, { name: 'label', type: STR }, { name: 'amount', type: NUM }, { name: 'tags', type: ARR },
+      { name: 'f', type: F64 }, { name: 'big', type: INT }, { name: 'd', type: DATE }, { name: 'b', type: BOOL },
+    ],
     batches,
     rowCount: n,
     etag: `"e-${tableId}"`,
@@ -94,7 +116,12 @@ describe('ResultStore', () => {
     // A window across a chunk boundary.
     const across = (await b.get('p', t.datasetId, 'anon_large', 65_530, 12))!;
     expect(page(across, 65_530, 12)).toBe(encodeRows(t.batches, 65_530, 12, wire));
-    expect((await b.get('p', t.datasetId, 'anon_large', n - 1, 5))!.batches.at(-1)!.columns.length).toBe(4);
+    expect((await b.get('p', t.datasetId, 'anon_large', n - 1, 5))!.batches.at(-1)!.columns.length).toBe(8);
+    // Every row of every chunk, with NaN, -0, infinities, int64 past 2^53 and NULLs, as written.
+    const all = (await b.get('p', t.datasetId, 'anon_large'))!;
+    expect(page(all, 0, n)).toBe(encodeRows(t.batches, 0, n, wire));
+    expect(page(all, 0, 12)).toContain('"NaN"');
+    expect(page(all, 4096, 1)).toContain(String((1n << 60n) + 4096n));
     b.close();
   }, 60_000);
 
