@@ -23,7 +23,12 @@ function weekNum(days: number, start: number): number {
 function zoneAbbrev(zone: string, ts: bigint): string {
   if (/^(UTC|Etc\/UTC|Z|GMT)$/i.test(zone)) return 'UTC';
   const off = offsetSecondsAt(zone, ts);
-  if (/^[+-]|^UTC[+-]/i.test(zone)) return offsetString(off, true);
+  // a fixed offset zone is named by its offset: -05 -> UTC-5 (the format elements page's example)
+  if (/^[+-]|^UTC[+-]/i.test(zone)) {
+    const a = Math.abs(off);
+    const mins = Math.floor(a / 60) % 60;
+    return `UTC${off < 0 ? '-' : '+'}${Math.floor(a / 3600)}${mins ? ':' + pad(mins, 2) : ''}`;
+  }
   try {
     const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(Number(ts / 1000n)));
     const n = parts.find((p) => p.type === 'timeZoneName')?.value;
@@ -211,6 +216,12 @@ export function formatStrftime(fmt: string, days: number, tod: number, tz: { zon
       case 'G':
         out += String(isoWeekYear(days)[0]);
         break;
+      case 'J': {
+        // ISO 8601 day of the ISO year (001-371)
+        const jan4 = daysFromCivil(isoWeekYear(days)[0], 1, 4);
+        out += pad(days - (jan4 - ((weekday(jan4) + 6) % 7)) + 1, 3);
+        break;
+      }
       case 'g':
         out += pad(isoWeekYear(days)[0] % 100, 2);
         break;
