@@ -129,7 +129,7 @@ export const FEATURES: Record<string, FeatureInfo> = {
   STRATIFIED_RESERVOIR_TABLESAMPLE: { supported: false, why: 'TABLESAMPLE RESERVOIR ... PARTITION BY' },
   TIMESTAMP_NANOS: { supported: false, why: 'BigQuery TIMESTAMP has microsecond precision' },
   TYPEOF_FUNCTION: { supported: false, why: 'TYPEOF is not a BigQuery function' },
-  UNNEST_AND_FLATTEN_ARRAYS: { supported: false, why: 'FLATTEN / proto path UNNEST' },
+  UNNEST_AND_FLATTEN_ARRAYS: { supported: true, why: 'FLATTEN and the array elements field access operator (array.field) in FLATTEN/UNNEST, in BigQuery\'s array functions and operators references' },
   UUID_TYPE: { supported: false, why: 'BigQuery has no UUID type' },
   WITH_RECURSIVE_DEPTH_MODIFIER: { supported: false, why: 'WITH RECURSIVE ... WITH DEPTH' },
 

@@ -6,6 +6,7 @@
 import type * as A from '../../grammar/ast.js';
 import type { ArgInfo, AggregateFunctionDef, ScalarFunctionDef } from '../functions/registry.js';
 import { lookupFunction } from '../functions/registry.js';
+import { ARRAY_PATH, pathItemType, type PathStep } from '../functions/array-path.js';
 import { collateAggregate, collateScalar, collationAffects, collationByKeyArgs, isBinaryCollation, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
@@ -124,6 +125,11 @@ export interface ExprCtx {
   readonly lambdaParams?: ReadonlyMap<string, ResolvedColumn>;
   /** HAVING/QUALIFY: SELECT-list aliases (lower-cased) resolve to their expressions first. */
   readonly selectAliases?: ReadonlyMap<string, Expr>;
+  /**
+   * Inside FLATTEN(...) or UNNEST(...): a field access on an ARRAY is the array elements
+   * field access operator. Holds only along the path itself (names, fields, subscripts).
+   */
+  readonly flatten?: boolean;
 }
 
 // ---------------------------------------------------------------- coercion
@@ -332,6 +338,7 @@ function requireBool(e: Expr, loc: A.Loc, what: string): Expr {
 // ---------------------------------------------------------------- main entry
 
 export function resolveExpr(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
+  if (ctx.flatten && n.kind !== 'PathExpr' && n.kind !== 'FieldAccess' && n.kind !== 'Subscript') ctx = { ...ctx, flatten: false };
   const e = resolveInner(an, n, ctx);
   if (!tag(e)[LOC]) setLoc(e, n.loc);
   return e;
@@ -385,7 +392,7 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
     case 'PathExpr':
       return resolvePath(an, n, ctx);
     case 'FieldAccess':
-      return fieldAccess(resolveExpr(an, n.expr, ctx), n.field, n.loc);
+      return fieldAccess(resolveExpr(an, n.expr, ctx), n.field, n.loc, ctx.flatten);
     case 'Subscript':
       return resolveSubscript(an, n, ctx);
     case 'NamedParam': {
@@ -559,8 +566,20 @@ function systemVariable(an: Analyzer, n: A.SystemVariable): Expr {
 
 // ---------------------------------------------------------------- names
 
-export function fieldAccess(base: Expr, field: string, loc: A.Loc): Expr {
+export function fieldAccess(base: Expr, field: string, loc: A.Loc, flatten = false): Expr {
   const t = base.type;
+  if (flatten && t.kind === 'ARRAY') {
+    const el = arrayPathItem(base) ?? t.element;
+    const item = el.kind === 'ARRAY' ? el.element : el;
+    if (item.kind === 'STRUCT') {
+      const lf = field.toLowerCase();
+      const idx = item.fields.findIndex((f) => f.name.toLowerCase() === lf);
+      if (idx < 0) throw sqlError(`Field name ${field} does not exist in ${typeToSql(item)}`, loc);
+      if (item.fields.findIndex((f, i) => i > idx && f.name.toLowerCase() === lf) >= 0) throw sqlError(`Struct field name ${field} is ambiguous`, loc);
+      return extendArrayPath(base, { f: idx }, [], loc);
+    }
+    if (item.kind === 'JSON') return extendArrayPath(base, { j: field }, [], loc);
+  }
   if (t.kind === 'STRUCT') {
     const lf = field.toLowerCase();
     const idx = t.fields.findIndex((f) => f.name.toLowerCase() === lf);
@@ -582,6 +601,21 @@ export function fieldAccess(base: Expr, field: string, loc: A.Loc): Expr {
     throw sqlError(`Cannot access field ${field} on a value with type ${typeToSql(t)}`, loc);
   }
   throw sqlError(`Cannot access field ${field} on a value with type ${typeToSql(t)}`, loc);
+}
+
+/** The item type of an array path call (before its final flattening), else undefined. */
+function arrayPathItem(e: Expr): SqlType | undefined {
+  if (e.kind !== 'call' || e.name !== ARRAY_PATH) return undefined;
+  const t = pathItemType(e.args[1]!.type, JSON.parse((e.args[0] as { value: string }).value) as PathStep[]);
+  return typeof t === 'string' ? undefined : t;
+}
+
+/** `base` (an array, or an array path call) with one more step. */
+function extendArrayPath(base: Expr, step: PathStep, extra: Expr[], loc: A.Loc): Expr {
+  const prev = base.kind === 'call' && base.name === ARRAY_PATH ? base : undefined;
+  const plan: PathStep[] = prev ? [...(JSON.parse((prev.args[0] as { value: string }).value) as PathStep[]), step] : [step];
+  const rest = prev ? prev.args.slice(1) : [base];
+  return callScalar(ARRAY_PATH, [literal(T.STRING, JSON.stringify(plan)), ...rest, ...extra], loc);
 }
 
 function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
@@ -637,13 +671,18 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
   }
   if (!base) throw sqlError(`Unrecognized name: ${first}`, n.loc);
   setLoc(base, n.loc);
-  for (let i = rest; i < n.parts.length; i++) base = fieldAccess(base, n.parts[i]!, n.loc);
+  for (let i = rest; i < n.parts.length; i++) base = fieldAccess(base, n.parts[i]!, n.loc, ctx.flatten);
   return base;
 }
 
 function resolveSubscript(an: Analyzer, n: A.Subscript, ctx: ExprCtx): Expr {
   const base = resolveExpr(an, n.expr, ctx);
-  const idx = resolveExpr(an, n.index, ctx);
+  const idx = resolveExpr(an, n.index, { ...ctx, flatten: false });
+  // Inside an array path, a subscript applies to each element's array.
+  if (ctx.flatten && arrayPathItem(base)?.kind === 'ARRAY') {
+    const mode = n.mode === 'BARE' ? 'OFFSET' : n.mode;
+    return extendArrayPath(base, { s: mode, a: (base as CallExpr).args.length }, [idx], n.loc);
+  }
   if (base.type.kind === 'ARRAY') {
     const fn =
       n.mode === 'OFFSET' || n.mode === 'BARE' ? '$array_at_offset' : n.mode === 'ORDINAL' ? '$array_at_ordinal' : n.mode === 'SAFE_OFFSET' ? '$safe_array_at_offset' : '$safe_array_at_ordinal';
@@ -695,7 +734,7 @@ function resolveIn(an: Analyzer, n: A.InExpr, ctx: ExprCtx): Expr {
   if (n.list) {
     out = callScalar('$in', [x, ...n.list.map((e) => resolveExpr(an, e, ctx))], n.loc);
   } else if (n.unnest) {
-    out = callScalar('$in_array', [x, resolveExpr(an, n.unnest, ctx)], n.loc);
+    out = callScalar('$in_array', [x, resolveExpr(an, n.unnest, { ...ctx, flatten: true })], n.loc);
   } else {
     out = resolveSubquery(an, n.query!, ctx, 'in', n.loc, x);
   }
@@ -850,7 +889,8 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
     const { exprs, names } = resolveArgs(an, args, ctx);
     return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
   }
-  const { exprs, names } = resolveArgs(an, n.args, ctx, def.name);
+  // FLATTEN's argument is an array path (array elements field access).
+  const { exprs, names } = resolveArgs(an, n.args, def.name === 'FLATTEN' ? { ...ctx, flatten: true } : ctx, def.name);
   return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
 }
 

@@ -1265,7 +1265,8 @@ function unnestLeaf(
   const corr = new Correlation();
   const lat = new Scope(scope, corr);
   const arrays = exprs.map((e) => {
-    const x = resolveExpr(an, e, { scope: lat, clause: 'UNNEST' });
+    // An UNNEST argument may be an array path through arrays (implicitly flattened).
+    const x = resolveExpr(an, e, { scope: lat, clause: 'UNNEST', flatten: true });
     if (x.type.kind !== 'ARRAY') {
       if (originOf(x) === Origin.Null) return literal(arrayOf(T.INT64), null);
       throw sqlError(`Values referenced in UNNEST must be arrays. UNNEST contains expression of type ${typeToSql(x.type)}`, e.loc);

@@ -13,6 +13,7 @@ import { registerKeys } from './keys.js';
 import { registerGeography } from './geography.js';
 import { registerCollationFunctions } from './collation.js';
 import { registerCompression } from './compression.js';
+import { registerArrayPath } from './array-path.js';
 
 let done = false;
 export function registerAllFunctions(): void {
@@ -32,6 +33,7 @@ export function registerAllFunctions(): void {
   registerGeography();
   registerCollationFunctions();
   registerCompression();
+  registerArrayPath();
 }
 registerAllFunctions();
 

@@ -178,7 +178,8 @@ function supertypeOf2(a: SqlType, b: SqlType): SqlType | undefined {
     }
     return structOf(fields);
   }
-  if (a.kind === 'ARRAY' && b.kind === 'ARRAY') return typeEquals(a.element, b.element) ? a : undefined;
+  // Arrays whose elements differ only in STRUCT field names are equivalent (the first's names win).
+  if (a.kind === 'ARRAY' && b.kind === 'ARRAY') return sameShape(a.element, b.element) ? a : undefined;
   return undefined;
 }
 
