@@ -73,15 +73,6 @@ function roundingMode(s: Value): Decimal.Rounding {
   fail(`Invalid rounding mode: ${String(s)}`);
 }
 
-function roundHalfEvenDouble(x: number, digits: number): number {
-  if (!Number.isFinite(x)) return x;
-  if (digits < 0) {
-    const f = new Decimal(10).pow(-digits);
-    return new Decimal(x).div(f).toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).times(f).toNumber();
-  }
-  return new Decimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_HALF_EVEN).toNumber();
-}
-
 export function registerMath(): void {
   defineScalar('ABS', [
     sig(['INT64'], 'INT64', (args, n) => {
@@ -237,12 +228,9 @@ export function registerMath(): void {
       sig(['NUMERIC', 'INT64'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => roundDecimal('NUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode))),
       sig(['BIGNUMERIC', 'INT64'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => roundDecimal('BIGNUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode))),
     ];
+    // rounding_mode exists for NUMERIC and BIGNUMERIC only; with a FLOAT64 X the service rejects it
     if (name === 'ROUND') {
       s.push(
-        sig(['FLOAT64', 'INT64', 'STRING'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => {
-          const m = roundingMode(v[2]!);
-          return m === Decimal.ROUND_HALF_EVEN ? roundHalfEvenDouble(v[0] as number, Number(v[1] as bigint)) : roundDouble(v[0] as number, Number(v[1] as bigint));
-        })),
         sig(['NUMERIC', 'INT64', 'STRING'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => roundDecimal('NUMERIC', v[0] as Decimal, Number(v[1] as bigint), roundingMode(v[2]!)))),
         sig(['BIGNUMERIC', 'INT64', 'STRING'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => roundDecimal('BIGNUMERIC', v[0] as Decimal, Number(v[1] as bigint), roundingMode(v[2]!)))),
       );
@@ -304,8 +292,9 @@ export function registerMath(): void {
     sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => x.exp())),
     sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => x.exp())),
   ]);
+  // -inf is not an error: the service's tables give LN/LOG/LOG10(-inf) = NaN.
   const logCheck = (name: string) => (x: number) => {
-    if (x <= 0) fail(`Argument to ${name} must be positive: ${formatErrNum(x)}`);
+    if (x <= 0 && x !== -Infinity) fail(`Argument to ${name} must be positive: ${formatErrNum(x)}`);
   };
   defineScalar('LN', [
     sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.log, logCheck('LN'))),
@@ -318,6 +307,8 @@ export function registerMath(): void {
     sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => x.log(10))),
   ]);
   const logB = (x: number, b: number): number => {
+    // documented special cases: LOG(-inf, Y) and LOG(X, +inf) are NaN, not errors
+    if (x === -Infinity || b === Infinity) return NaN;
     if (x <= 0 || b <= 0 || b === 1) fail(`Invalid arguments to LOG: ${formatErrNum(x)}, ${formatErrNum(b)}`);
     return Math.log(x) / Math.log(b);
   };
@@ -332,8 +323,8 @@ export function registerMath(): void {
   // Trigonometry
   const trig: [string, (x: number) => number, ((x: number) => void)?][] = [
     ['COS', Math.cos], ['SIN', Math.sin], ['TAN', Math.tan],
-    ['ACOS', Math.acos, (x) => { if (x < -1 || x > 1) fail(`ACOS argument out of range: ${formatErrNum(x)}`); }],
-    ['ASIN', Math.asin, (x) => { if (x < -1 || x > 1) fail(`ASIN argument out of range: ${formatErrNum(x)}`); }],
+    ['ACOS', Math.acos, (x) => { if ((x < -1 || x > 1) && Number.isFinite(x)) fail(`ACOS argument out of range: ${formatErrNum(x)}`); }],
+    ['ASIN', Math.asin, (x) => { if ((x < -1 || x > 1) && Number.isFinite(x)) fail(`ASIN argument out of range: ${formatErrNum(x)}`); }],
     ['ATAN', Math.atan], ['COSH', (x) => {
       const r = Math.cosh(x);
       if (!Number.isFinite(r) && Number.isFinite(x)) fail(`double overflow: COSH(${formatErrNum(x)})`);
@@ -343,10 +334,10 @@ export function registerMath(): void {
       if (!Number.isFinite(r) && Number.isFinite(x)) fail(`double overflow: SINH(${formatErrNum(x)})`);
       return r;
     }], ['TANH', Math.tanh], ['ACOSH', (x) => {
-      if (x < 1) fail(`ACOSH argument out of range: ${formatErrNum(x)}`);
+      if (x < 1 && x !== -Infinity) fail(`ACOSH argument out of range: ${formatErrNum(x)}`);
       return Math.acosh(x);
     }], ['ASINH', Math.asinh], ['ATANH', (x) => {
-      if (x <= -1 || x >= 1) fail(`ATANH argument out of range: ${formatErrNum(x)}`);
+      if ((x <= -1 || x >= 1) && Number.isFinite(x)) fail(`ATANH argument out of range: ${formatErrNum(x)}`);
       return Math.atanh(x);
     }],
     ['COT', (x) => { if (x === 0) fail(`division by zero: COT(${formatErrNum(x)})`); return 1 / Math.tan(x); }],
