@@ -263,7 +263,10 @@ export class ResultStore {
       return undefined; // none, or torn by a crash: as if never written
     }
     const m: Manifest = { projectId: p, datasetId: d, tableId: t, columns: f.columns, rowCount: f.rowCount, etag: f.etag, createdMs: f.createdMs, id: f.id, chunks: f.chunks };
-    this.rememberManifest(keyOf(p, d, t), m);
+    this.rememberManifest(key, m);
+    // A log record carries the rows too: cached now rather than read again.
+    const data = f.data;
+    if (data) this.cacheChunk(key, m, 0, [{ length: m.rowCount, columns: m.columns.map((c, ci) => storedToVector(c.type, data[ci] ?? [])) }], cellsOf(m.rowCount, m.columns.length));
     return m;
   }
 
