@@ -1,4 +1,6 @@
 // Hash, UUID, bit, NET.*, RANGE, ERROR, SESSION_USER, TYPEOF and other small families.
+import { createRequire } from 'node:module';
+import { domainToASCII } from 'node:url';
 import { createHash, randomUUID } from 'node:crypto';
 import { fingerprint64 } from 'farmhash-modern';
 import { T, arrayOf, rangeOf, typeToSql, type ScalarType } from '../types/types.js';
@@ -100,6 +102,7 @@ function ipToString(b: Uint8Array): string {
   return hex.slice(0, bestS).join(':') + '::' + hex.slice(bestS + bestL).join(':');
 }
 
+/** The host of a URL as written (NET.HOST does no normalization); NULL when there is none. */
 function hostOf(url: string): string | null {
   let s = url.trim();
   const m = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(s);
@@ -107,17 +110,66 @@ function hostOf(url: string): string | null {
   else if (s.startsWith('//')) s = s.slice(2);
   s = s.replace(/^[^/?#@]*@/, '');
   const h = /^(\[[^\]]*\]|[^/?#:]*)/.exec(s)![0];
-  return h === '' ? null : h.toLowerCase();
+  return h === '' ? null : h;
 }
-// A small public-suffix approximation: the last label, or the last two when the
-// second-level label is a common registry label (co.uk, com.au, ...).
-const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go', 'gob', 'mil']);
+
+// The ICANN section of the Public Suffix List (private domains are not suffixes
+// here), loaded on first use. A suffix only counts when its top-level label is
+// listed: the list's '*' default rule (any unknown last label) does not make one.
+interface Psl {
+  getPublicSuffix(host: string, opts: { extractHostname: boolean; validateHostname: boolean }): string | null;
+  /** top-level labels of the list (undefined if the packaged data has another layout) */
+  tlds: ReadonlySet<string> | undefined;
+}
+let psl: Psl | undefined;
+function loadPsl(): Psl {
+  if (psl) return psl;
+  const req = createRequire(import.meta.url);
+  const lib = req('tldts-icann') as Pick<Psl, 'getPublicSuffix'>;
+  let tlds: Set<string> | undefined;
+  try {
+    // the root edges of the packaged rule trie are the listed TLDs
+    const d = req('tldts-icann/dist/cjs/src/data/trie.js') as { nodeFlags: ArrayLike<number>; edgeStart: ArrayLike<number>; edgeLength: ArrayLike<number>; labelText: string; rulesRoot: number };
+    const offsets: number[] = [];
+    let off = 0;
+    for (let n = 0; n < d.nodeFlags.length; n++)
+      for (let e = d.edgeStart[n]!; e < d.edgeStart[n + 1]!; e++) {
+        offsets[e] = off;
+        off += d.edgeLength[e]!;
+      }
+    tlds = new Set<string>();
+    for (let e = d.edgeStart[d.rulesRoot]!; e < d.edgeStart[d.rulesRoot + 1]!; e++) tlds.add(d.labelText.slice(offsets[e], offsets[e]! + d.edgeLength[e]!));
+    if (tlds.size === 0) tlds = undefined;
+  } catch {
+    tlds = undefined;
+  }
+  psl = { getPublicSuffix: lib.getPublicSuffix, tlds };
+  return psl;
+}
+
+/** Number of trailing labels of `host` that form its public suffix, or 0 for none. */
+function publicSuffixLabels(host: string): number {
+  const h = host.replace(/^\.+|\.+$/g, '');
+  if (h === '' || h.startsWith('[') || /^[\d.]+$/.test(h) || h.includes('..')) return 0;
+  // matching is on lower-cased ASCII; the result is cut from the host as written
+  const lower = h.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const { getPublicSuffix, tlds } = loadPsl();
+  const ps = getPublicSuffix(lower, { extractHostname: false, validateHostname: false });
+  if (!ps) return 0;
+  const top = ps.slice(ps.lastIndexOf('.') + 1);
+  if (tlds && !tlds.has(top) && !tlds.has(domainToASCII(top))) return 0;
+  return ps.split('.').length;
+}
+
 function publicSuffix(host: string): string | null {
-  if (/^[\d.]+$/.test(host) || host.startsWith('[')) return null;
-  const labels = host.replace(/\.$/, '').split('.');
-  if (labels.length === 0 || labels.some((l) => l === '')) return null;
-  if (labels.length >= 2 && SECOND_LEVEL.has(labels[labels.length - 2]!) && labels[labels.length - 1]!.length === 2) return labels.slice(-2).join('.');
-  return labels[labels.length - 1]!;
+  const n = publicSuffixLabels(host);
+  return n === 0 ? null : host.replace(/^\.+|\.+$/g, '').split('.').slice(-n).join('.');
+}
+
+function regDomain(host: string): string | null {
+  const n = publicSuffixLabels(host);
+  const labels = host.replace(/^\.+|\.+$/g, '').split('.');
+  return n === 0 || labels.length <= n ? null : labels.slice(-(n + 1)).join('.');
 }
 
 // ---------------------------------------------------------------- RANGE
@@ -266,13 +318,7 @@ export function registerMisc(): void {
   }))]);
   defineScalar('NET.REG_DOMAIN', [sig(['STRING'], 'STRING', rowKernel(T.STRING, (v) => {
     const h = hostOf(v[0] as string);
-    if (h === null) return null;
-    const ps = publicSuffix(h);
-    if (ps === null) return null;
-    const labels = h.replace(/\.$/, '').split('.');
-    const n = ps.split('.').length;
-    if (labels.length <= n) return null;
-    return labels.slice(-(n + 1)).join('.');
+    return h === null ? null : regDomain(h);
   }))]);
 
   // RANGE
