@@ -102,13 +102,18 @@ export function zstdCompress(input: Uint8Array, level: number): Uint8Array {
   }
 }
 
+/** Past the limit, a streamed output is decompressed this far to name its size in the error. */
+const MEASURE_CAP = 64 << 20;
+
 /**
  * Decompresses every frame of `input`; an output longer than `sizeLimit`
- * bytes is an error. The first frame's declared size sizes the buffer; frames
- * without one (streamed) grow it by doubling, up to the limit.
+ * bytes is an error naming both sizes (the service's "ZSTD output is too
+ * large: (5 bytes) > limit (1 bytes)"). The first frame's declared size sizes
+ * the buffer; frames without one (streamed) grow it by doubling.
  */
 export function zstdDecompress(input: Uint8Array, sizeLimit: number): Uint8Array {
   if (sizeLimit <= 0) fail(`ZSTD size limit must be positive, but was ${sizeLimit}`);
+  const tooLarge = (size: string): never => fail(`ZSTD output is too large: (${size} bytes) > limit (${sizeLimit} bytes)`);
   const m = zstdModule();
   const src = m._malloc(Math.max(input.length, 1));
   let dst = 0;
@@ -116,20 +121,24 @@ export function zstdDecompress(input: Uint8Array, sizeLimit: number): Uint8Array
     m.HEAPU8.set(input, src);
     const declared = m._ZSTD_getFrameContentSize(src, input.length);
     if (declared === -2) fail(`Invalid ZSTD input: ${input.length < 4 ? 'Src size is incorrect' : 'Unknown frame descriptor'}`);
-    if (declared > sizeLimit) fail(`ZSTD output exceeds the size limit of ${sizeLimit} bytes`);
+    if (declared > sizeLimit) tooLarge(String(declared));
     // -1: size unknown; other negatives: a declared size past 2^31 (the i32 result wrapped).
     let capacity = declared >= 0 ? declared : Math.min(sizeLimit, Math.max(1 << 16, input.length * 4));
+    const measureCap = Math.max(sizeLimit, MEASURE_CAP);
     for (;;) {
       dst = m._malloc(Math.max(capacity, 1));
       if (dst === 0) fail(`ZSTD output exceeds the available memory (${capacity} bytes)`);
       const r = m._ZSTD_decompress(dst, capacity, src, input.length);
-      if (!m._ZSTD_isError(r)) return m.HEAPU8.slice(dst, dst + r);
+      if (!m._ZSTD_isError(r)) {
+        if (r > sizeLimit) tooLarge(String(r));
+        return m.HEAPU8.slice(dst, dst + r);
+      }
       m._free(dst);
       dst = 0;
       const code = errorCode(r);
       if (code !== DST_TOO_SMALL) fail(`Invalid ZSTD input: ${ZSTD_ERRORS[code] ?? `error ${code}`}`);
-      if (capacity >= sizeLimit) fail(`ZSTD output exceeds the size limit of ${sizeLimit} bytes`);
-      capacity = Math.min(sizeLimit, Math.max(capacity * 2, 1 << 16));
+      if (capacity >= measureCap) tooLarge(`more than ${capacity}`);
+      capacity = Math.min(measureCap, Math.max(capacity * 2, 1 << 16));
     }
   } finally {
     if (dst !== 0) m._free(dst);
