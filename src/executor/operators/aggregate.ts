@@ -5,12 +5,12 @@
 // NULL. Aggregates with DISTINCT / ORDER BY / LIMIT / HAVING MAX|MIN buffer
 // their (group, args) rows as columns and apply those modifiers at the end,
 // before the rows reach the accumulator.
-import type { AggregateCall, AggregateRel } from '../../analyzer/resolved.js';
+import type { AggregateCall, AggregateRel, Expr } from '../../analyzer/resolved.js';
 import type { GroupsAccumulator } from '../../functions/registry.js';
 import { T, type SqlType } from '../../types/types.js';
 import { BATCH_SIZE, sliceVector, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
-import { evaluate, layoutOf } from '../expr.js';
+import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
 import { GroupTable } from '../hash.js';
 import { rowsComparator } from '../sort-keys.js';
@@ -18,6 +18,15 @@ import { compareValues } from '../values-compare.js';
 import { ColumnBuffer, growInt32, nullVector, selectTrue } from '../vectors.js';
 
 type Layout = ReadonlyMap<number, number>;
+
+/** One batch's rows that reach an aggregate call (after FILTER / IGNORE NULLS / DISTINCT). */
+interface SelectedRows {
+  readonly args: Vector[];
+  readonly groups: Int32Array;
+  readonly count: number;
+  /** Batch rows of the selection (null = rows 0..count-1). */
+  readonly sel: Int32Array | null;
+}
 
 /** One aggregate call's state. */
 class AggState {
@@ -59,17 +68,42 @@ class AggState {
     }
   }
 
-  /** Folds one batch (already mapped to group ids). */
+  /** Folds one batch (already mapped to group ids); the call's expressions hold no subquery. */
+  updateSync(b: Batch, layout: Layout, groups: Int32Array, numGroups: number, ctx: ExecContext): void {
+    const call = this.call;
+    const args: Vector[] = [];
+    for (const a of call.args) args.push(evaluateSync(a, b, layout, ctx));
+    const rows = this.select(args, call.filter ? evaluateSync(call.filter, b, layout, ctx) : null, b.length, groups);
+    if (rows === null) return;
+    if (!this.buffered) return this.accumulate(rows, numGroups);
+    const order: Vector[] = [];
+    for (const k of call.orderBy) order.push(evaluateSync(k.expr, b, layout, ctx));
+    this.buffer(rows, order, call.having ? evaluateSync(call.having.expr, b, layout, ctx) : null);
+  }
+
+  /** updateSync for calls whose expressions may hold subqueries. */
   async update(b: Batch, layout: Layout, groups: Int32Array, numGroups: number, ctx: ExecContext): Promise<void> {
     const call = this.call;
-    const n = b.length;
     const args: Vector[] = [];
     for (const a of call.args) args.push(await evaluate(a, b, layout, ctx));
-    // Rows that take part: FILTER predicate TRUE, and (IGNORE NULLS) a non-NULL first argument.
+    const rows = this.select(args, call.filter ? await evaluate(call.filter, b, layout, ctx) : null, b.length, groups);
+    if (rows === null) return;
+    if (!this.buffered) return this.accumulate(rows, numGroups);
+    const order: Vector[] = [];
+    for (const k of call.orderBy) order.push(await evaluate(k.expr, b, layout, ctx));
+    this.buffer(rows, order, call.having ? await evaluate(call.having.expr, b, layout, ctx) : null);
+  }
+
+  /**
+   * The rows that take part: FILTER predicate TRUE, (IGNORE NULLS) a non-NULL
+   * first argument, (DISTINCT) first occurrences of (group, args). Null when none.
+   */
+  private select(args: Vector[], filter: Vector | null, n: number, groups: Int32Array): SelectedRows | null {
+    const call = this.call;
     let sel: Int32Array | null = null;
     let count = n;
-    if (call.filter) {
-      const r = selectTrue(await evaluate(call.filter, b, layout, ctx), n);
+    if (filter) {
+      const r = selectTrue(filter, n);
       sel = r.sel;
       count = r.count;
     }
@@ -84,7 +118,7 @@ class AggState {
       sel = s2;
       count = c2;
     }
-    if (count === 0) return;
+    if (count === 0) return null;
     let g = groups;
     let a = args;
     if (sel) {
@@ -107,7 +141,7 @@ class AggState {
         keep[c++] = j;
         next++;
       }
-      if (c === 0) return;
+      if (c === 0) return null;
       if (c < count) {
         a = a.map((v) => takeVector(v, keep, c));
         const g2 = new Int32Array(c);
@@ -116,14 +150,17 @@ class AggState {
         count = c;
       }
     }
-    if (!this.buffered) {
-      this.acc.resize(numGroups);
-      this.acc.update(a, g, count);
-      return;
-    }
-    const order: Vector[] = [];
-    for (const k of call.orderBy) order.push(await evaluate(k.expr, b, layout, ctx));
-    const having = call.having ? await evaluate(call.having.expr, b, layout, ctx) : null;
+    return { args: a, groups: g, count, sel };
+  }
+
+  private accumulate(rows: SelectedRows, numGroups: number): void {
+    this.acc.resize(numGroups);
+    this.acc.update(rows.args, rows.groups, rows.count);
+  }
+
+  /** Buffered calls: keeps (group, args, order keys, HAVING value) of the selected rows for finish(). */
+  private buffer(rows: SelectedRows, order: readonly Vector[], having: Vector | null): void {
+    const { args: a, groups: g, count, sel } = rows;
     if (this.bCount + count > this.bGroups.length) this.bGroups = growInt32(this.bGroups, Math.max(this.bGroups.length * 2, this.bCount + count));
     this.bGroups.set(g.subarray(0, count), this.bCount);
     this.bCount += count;
@@ -226,71 +263,135 @@ class AggState {
   }
 }
 
-export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGenerator<Batch> {
-  const layout = layoutOf(rel.input.columns);
-  const keyTypes = rel.groupBy.map((g) => g.column.type);
-  const allKeys = rel.groupBy.map((_, i) => i);
-  const sets = rel.groupingSets ?? [allKeys];
-  const multi = rel.groupingSets !== undefined;
-  const table = new GroupTable(multi ? [...keyTypes, T.INT64] : keyTypes, 1024);
-  const globalOnly = !multi && keyTypes.length === 0;
-  // COUNT(*) without modifiers reads the table's own row counts (kept in the
-  // group-id pass) instead of a second pass over the ids. Global aggregates
-  // never run the table per batch; their COUNT(*) adds n per batch anyway.
-  const rowCount = (a: AggregateCall): boolean =>
-    !globalOnly && a.name === '$count_star' && a.args.length === 0 && !a.distinct && !a.filter && a.orderBy.length === 0 && a.limit === undefined && !a.having;
-  const aggs = rel.aggregates.filter((a) => !rowCount(a)).map((a) => new AggState(a, ctx, globalOnly));
-  let groups = new Int32Array(BATCH_SIZE);
+/**
+ * The aggregate's state across batches. Per-batch work lives in these methods
+ * rather than in the operator's async generator: a large generator body took
+ * V8 hundreds of ms to optimize (and went back to unoptimized code whenever a
+ * plan object's shape differed), which the first runs of a heavy query paid
+ * batch after batch; plain methods optimize quickly and independently.
+ */
+class Aggregation {
+  readonly layout: Layout;
+  readonly keyTypes: SqlType[];
+  readonly sets: readonly (readonly number[])[];
+  readonly multi: boolean;
+  readonly table: GroupTable;
+  readonly globalOnly: boolean;
+  readonly aggs: AggState[];
+  /** Which of rel.aggregates are COUNT(*) read from the table's row counts. */
+  readonly fromTable: boolean[];
+  /** No expression holds a subquery: batches are evaluated synchronously. */
+  readonly sync: boolean;
+  groups = new Int32Array(BATCH_SIZE);
 
-  const keyColumns = (keyVecs: readonly Vector[], setIndex: number, n: number): Vector[] => {
-    const set = sets[setIndex]!;
-    const cols = keyTypes.map((t, k) => (set.includes(k) ? keyVecs[k]! : nullVector(t, n)));
-    if (multi) cols.push({ type: T.INT64, length: n, data: new Float64Array(n).fill(setIndex), nulls: null });
-    return cols;
-  };
-
-  // Empty grouping sets (global aggregate, ROLLUP's grand total) produce a row even over empty input.
-  sets.forEach((set, si) => {
-    if (set.length === 0) table.findOrInsert(keyColumns([], si, 1), 1, groups);
-  });
-  // After the empty sets' entries: those start at zero rows.
-  if (rel.aggregates.some(rowCount)) table.countRows();
-
-  for await (const b of executeRel(rel.input, ctx)) {
-    await checkpoint(ctx);
-    const n = b.length;
-    if (n === 0) continue;
-    if (groups.length < n) {
-      groups = new Int32Array(n);
-      if (globalOnly) groups.fill(0);
+  constructor(
+    readonly rel: AggregateRel,
+    readonly ctx: ExecContext,
+  ) {
+    this.layout = layoutOf(rel.input.columns);
+    this.keyTypes = rel.groupBy.map((g) => g.column.type);
+    const allKeys = rel.groupBy.map((_, i) => i);
+    this.sets = rel.groupingSets ?? [allKeys];
+    this.multi = rel.groupingSets !== undefined;
+    this.table = new GroupTable(this.multi ? [...this.keyTypes, T.INT64] : this.keyTypes, 1024);
+    this.globalOnly = !this.multi && this.keyTypes.length === 0;
+    // COUNT(*) without modifiers reads the table's own row counts (kept in the
+    // group-id pass) instead of a second pass over the ids. Global aggregates
+    // never run the table per batch; their COUNT(*) adds n per batch anyway.
+    this.fromTable = rel.aggregates.map(
+      (a) => !this.globalOnly && a.name === '$count_star' && a.args.length === 0 && !a.distinct && !a.filter && a.orderBy.length === 0 && a.limit === undefined && !a.having,
+    );
+    this.aggs = rel.aggregates.filter((_, i) => !this.fromTable[i]).map((a) => new AggState(a, ctx, this.globalOnly));
+    const exprs: Expr[] = rel.groupBy.map((g) => g.expr);
+    for (const a of rel.aggregates) {
+      exprs.push(...a.args, ...a.orderBy.map((k) => k.expr));
+      if (a.filter) exprs.push(a.filter);
+      if (a.having) exprs.push(a.having.expr);
     }
+    this.sync = !exprs.some(hasSubquery);
+    // Empty grouping sets (global aggregate, ROLLUP's grand total) produce a row even over empty input.
+    this.sets.forEach((set, si) => {
+      if (set.length === 0) this.table.findOrInsert(this.keyColumns([], si, 1), 1, this.groups);
+    });
+    // After the empty sets' entries: those start at zero rows.
+    if (this.fromTable.includes(true)) this.table.countRows();
+  }
+
+  keyColumns(keyVecs: readonly Vector[], setIndex: number, n: number): Vector[] {
+    const set = this.sets[setIndex]!;
+    const cols = this.keyTypes.map((t, k) => (set.includes(k) ? keyVecs[k]! : nullVector(t, n)));
+    if (this.multi) cols.push({ type: T.INT64, length: n, data: new Float64Array(n).fill(setIndex), nulls: null });
+    return cols;
+  }
+
+  private groupsFor(n: number): Int32Array {
+    if (this.groups.length < n) {
+      this.groups = new Int32Array(n);
+      if (this.globalOnly) this.groups.fill(0);
+    }
+    return this.groups;
+  }
+
+  /** Folds one batch (sync: no subqueries). */
+  consume(b: Batch): void {
+    const n = b.length;
+    if (n === 0) return;
+    const groups = this.groupsFor(n);
     const keyVecs: Vector[] = [];
-    for (const g of rel.groupBy) keyVecs.push(await evaluate(g.expr, b, layout, ctx));
-    for (let si = 0; si < sets.length; si++) {
+    for (const g of this.rel.groupBy) keyVecs.push(evaluateSync(g.expr, b, this.layout, this.ctx));
+    for (let si = 0; si < this.sets.length; si++) {
       // Global aggregate: every row is in group 0 (inserted above; `groups` stays all
       // zeros, nothing else writes it), no hashing.
-      if (!globalOnly) table.findOrInsert(keyColumns(keyVecs, si, n), n, groups);
-      for (const a of aggs) await a.update(b, layout, groups, table.size, ctx);
+      if (!this.globalOnly) this.table.findOrInsert(this.keyColumns(keyVecs, si, n), n, groups);
+      for (const a of this.aggs) a.updateSync(b, this.layout, groups, this.table.size, this.ctx);
     }
   }
 
-  const numGroups = table.size;
-  const keys = table.keyVectors();
-  let next = 0;
-  const results = rel.aggregates.map((a) => (rowCount(a) ? table.rowCountVector(numGroups) : aggs[next++]!.finish(numGroups, ctx)));
-  const grouping: Vector[] = [];
-  if (rel.groupingCalls?.length) {
-    const setOf = keys[keyTypes.length];
-    for (const gc of rel.groupingCalls) {
-      const d = new Float64Array(numGroups);
-      for (let g = 0; g < numGroups; g++) {
-        const si = setOf ? (setOf.data as Float64Array)[g]! : 0;
-        d[g] = sets[si]!.includes(gc.keyIndex) ? 0 : 1;
-      }
-      grouping.push({ type: T.INT64, length: numGroups, data: d, nulls: null });
+  /** consume() for expressions with subqueries. */
+  async consumeAsync(b: Batch): Promise<void> {
+    const n = b.length;
+    if (n === 0) return;
+    const groups = this.groupsFor(n);
+    const keyVecs: Vector[] = [];
+    for (const g of this.rel.groupBy) keyVecs.push(await evaluate(g.expr, b, this.layout, this.ctx));
+    for (let si = 0; si < this.sets.length; si++) {
+      if (!this.globalOnly) this.table.findOrInsert(this.keyColumns(keyVecs, si, n), n, groups);
+      for (const a of this.aggs) await a.update(b, this.layout, groups, this.table.size, this.ctx);
     }
   }
-  const outCols = [...keys.slice(0, keyTypes.length), ...results, ...grouping];
+
+  /** Output columns: keys, aggregates, GROUPING() bits. */
+  finish(): Vector[] {
+    const { table, rel, sets, keyTypes } = this;
+    const numGroups = table.size;
+    const keys = table.keyVectors();
+    let next = 0;
+    const results = rel.aggregates.map((_, i) => (this.fromTable[i] ? table.rowCountVector(numGroups) : this.aggs[next++]!.finish(numGroups, this.ctx)));
+    const grouping: Vector[] = [];
+    if (rel.groupingCalls?.length) {
+      const setOf = keys[keyTypes.length];
+      for (const gc of rel.groupingCalls) {
+        const d = new Float64Array(numGroups);
+        for (let g = 0; g < numGroups; g++) {
+          const si = setOf ? (setOf.data as Float64Array)[g]! : 0;
+          d[g] = sets[si]!.includes(gc.keyIndex) ? 0 : 1;
+        }
+        grouping.push({ type: T.INT64, length: numGroups, data: d, nulls: null });
+      }
+    }
+    return [...keys.slice(0, keyTypes.length), ...results, ...grouping];
+  }
+}
+
+export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  const st = new Aggregation(rel, ctx);
+  for await (const b of executeRel(rel.input, ctx)) {
+    await checkpoint(ctx);
+    if (st.sync) st.consume(b);
+    else await st.consumeAsync(b);
+  }
+  const outCols = st.finish();
+  const numGroups = st.table.size;
   for (let s = 0; s < numGroups; s += BATCH_SIZE) {
     const e = Math.min(numGroups, s + BATCH_SIZE);
     yield { length: e - s, columns: outCols.map((c) => sliceVector(c, s, e)) };

@@ -12,7 +12,7 @@ import { T, type SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
 import { BATCH_SIZE, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
-import { columnRefsOf, evaluate, hasSubquery, layoutOf } from '../expr.js';
+import { columnRefsOf, evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel, materialize } from '../execute.js';
 import { hashRows } from '../hash.js';
 import { mix32, valuesEqual } from '../values-compare.js';
@@ -145,25 +145,34 @@ class PairEmitter {
   async flushPairs(left: Batch, lSel: Int32Array, rSel: Int32Array, identity = false): Promise<void> {
     let c = lSel.length;
     if (c === 0) return;
+    if (!this.residual) return this.emitPairs(left, lSel, rSel, identity, null);
+    const jt = this.rel.joinType;
+    let joined = this.pairBatch(left, lSel, rSel, c);
+    const { sel, count } = selectTrue(await evaluate(this.residual, joined, this.condLayout, this.ctx), c);
+    if (count < c) {
+      const l2 = new Int32Array(count);
+      const r2 = new Int32Array(count);
+      for (let j = 0; j < count; j++) {
+        l2[j] = lSel[sel[j]!]!;
+        r2[j] = rSel[sel[j]!]!;
+      }
+      if (jt !== 'semi' && jt !== 'anti') joined = { length: count, columns: joined.columns.map((v) => takeVector(v, sel, count)) };
+      lSel = l2;
+      rSel = r2;
+      c = count;
+    }
+    this.emitPairs(left, lSel, rSel, identity, joined);
+  }
+
+  /**
+   * flushPairs once the residual condition (if any) has been applied:
+   * records matches, emits the joined rows (`joined`: already paired, or null).
+   */
+  emitPairs(left: Batch, lSel: Int32Array, rSel: Int32Array, identity: boolean, joined: Batch | null): void {
+    const c = lSel.length;
+    if (c === 0) return;
     const jt = this.rel.joinType;
     const emitPairs = jt !== 'semi' && jt !== 'anti';
-    let joined: Batch | null = null;
-    if (this.residual) {
-      joined = this.pairBatch(left, lSel, rSel, c);
-      const { sel, count } = selectTrue(await evaluate(this.residual, joined, this.condLayout, this.ctx), c);
-      if (count < c) {
-        const l2 = new Int32Array(count);
-        const r2 = new Int32Array(count);
-        for (let j = 0; j < count; j++) {
-          l2[j] = lSel[sel[j]!]!;
-          r2[j] = rSel[sel[j]!]!;
-        }
-        if (emitPairs) joined = { length: count, columns: joined.columns.map((v) => takeVector(v, sel, count)) };
-        lSel = l2;
-        rSel = r2;
-        c = count;
-      }
-    }
     // Inner joins never read the match flags (finishLeft pads only LEFT/FULL, SEMI/ANTI).
     if (jt !== 'inner') markRows(this.leftMatched, lSel, c);
     if (this.rightMatched) markRows(this.rightMatched, rSel, c);
@@ -352,6 +361,7 @@ async function* joinAll(rel: JoinRel, ctx: ExecContext, narrow: { keep: OutputKe
     }
   }
   if (!keys || keys.length === 0) yield* nestedLoopJoin(rel, residual, ctx);
+  else if (buildsLeft(rel, ctx)) yield* hashJoinBuildLeft(rel, keys, residual, ctx);
   else yield* hashJoin(rel, keys, residual, ctx, residual ? null : narrow);
 }
 
@@ -607,87 +617,197 @@ function buildChains(bk: readonly Vector[], bh: Int32Array, m: number, nullSafe:
   return { head, next, mask };
 }
 
+/**
+ * A hash join's build side and the probing of left batches against it. The
+ * per-batch work lives in these methods and the hashJoin generator only
+ * loops and yields: a large async generator took V8 hundreds of ms to
+ * optimize (and fell back to unoptimized code when a plan object's shape
+ * changed), which the first runs of a heavy query paid on every batch.
+ */
+class HashJoinState {
+  readonly nullSafe: boolean[];
+  readonly dense: DenseIndex | null;
+  readonly bh: Int32Array;
+  readonly head: Int32Array;
+  readonly next: Int32Array;
+  readonly mask: number;
+  readonly firstOnly: boolean;
+  readonly uniqueProbe: boolean;
+  readonly em: PairEmitter;
+  readonly co: BatchCoalescer;
+  readonly lLayout: Map<number, number>;
+  /** The left key expressions hold no subquery. */
+  readonly syncKeys: boolean;
+  private ph = new Int32Array(BATCH_SIZE);
+  private pairBuf: Pairs = { l: new Int32Array(BATCH_SIZE), r: new Int32Array(BATCH_SIZE), count: 0, nextRow: 0, nextBuild: -1 };
+  // The left batch being probed, its keys and the resume point (from = left.length: done).
+  private left: Batch = { length: 0, columns: [] };
+  private pk: Vector[] = [];
+  private denseKeys: Float64Array | Int32Array | null = null;
+  private from = 0;
+  private fromBuild = -1;
+
+  constructor(
+    readonly rel: JoinRel,
+    readonly keys: readonly EquiKey[],
+    readonly residual: Expr | undefined,
+    readonly ctx: ExecContext,
+    readonly bk: readonly Vector[],
+    build: Batch,
+    /** Emit only these columns (a pruned join without residual); `rel` still lists all of them. */
+    readonly narrow: { keep: OutputKeep; rel: JoinRel } | null,
+  ) {
+    const m = build.length;
+    const jt = rel.joinType;
+    const keep = narrow?.keep ?? null;
+    // Pruned output: pairs gather only the kept build columns (and left columns).
+    const outRight: Batch = keep ? { length: m, columns: keep.right.map((i) => build.columns[i]!) } : build;
+    this.em = new PairEmitter(rel, residual, condLayoutOf(rel), outRight, jt === 'right' || jt === 'full' ? new Uint8Array(m) : null, ctx);
+    this.em.leftKeep = keep ? keep.left : null;
+    this.co = new BatchCoalescer((narrow ? narrow.rel : rel).columns.map((c) => c.type));
+    this.firstOnly = (jt === 'semi' || jt === 'anti') && !residual;
+    this.nullSafe = keys.map((k) => k.nullSafe);
+    // Dense integer keys (ids, dates) index build rows directly by value: no hashing at all.
+    this.dense = denseIndex(bk, m, this.nullSafe);
+    this.bh = this.dense ? new Int32Array(0) : new Int32Array(m);
+    if (!this.dense) hashRows(bk, m, this.bh);
+    const { head, next, mask } = this.dense ?? buildChains(bk, this.bh, m, this.nullSafe);
+    this.head = head;
+    this.next = next;
+    this.mask = mask;
+    this.uniqueProbe = this.dense !== null && this.dense.unique === true && !this.firstOnly;
+    this.lLayout = layoutOf(rel.left.columns);
+    this.syncKeys = !keys.some((k) => hasSubquery(k.left));
+  }
+
+  static async create(rel: JoinRel, keys: readonly EquiKey[], residual: Expr | undefined, ctx: ExecContext, narrow: { keep: OutputKeep; rel: JoinRel } | null): Promise<HashJoinState> {
+    const build = await materialize(rel.right, ctx);
+    const rLayout = layoutOf(rel.right.columns);
+    const bk: Vector[] = [];
+    for (const k of keys) bk.push(await evaluate(k.right, build, rLayout, ctx));
+    return new HashJoinState(rel, keys, residual, ctx, bk, build, narrow);
+  }
+
+  get done(): boolean {
+    return this.from >= this.left.length;
+  }
+
+  /** Starts a left batch (its keys evaluated synchronously when syncKeys). */
+  start(left: Batch, pk: Vector[] | null): void {
+    const n = left.length;
+    this.left = left;
+    this.pk = pk ?? this.keys.map((k) => evaluateSync(k.left, left, this.lLayout, this.ctx));
+    if (!this.dense) {
+      if (this.ph.length < n) this.ph = new Int32Array(n);
+      hashRows(this.pk, n, this.ph);
+    }
+    this.denseKeys = this.dense ? denseProbeKeys(this.pk[0]!) : null;
+    this.em.startLeft(n);
+    this.from = 0;
+    this.fromBuild = -1;
+  }
+
+  /** The left keys of a batch whose key expressions hold subqueries. */
+  async keysAsync(left: Batch): Promise<Vector[]> {
+    const pk: Vector[] = [];
+    for (const k of this.keys) pk.push(await evaluate(k.left, left, this.lLayout, this.ctx));
+    return pk;
+  }
+
+  /** Key matches of the current batch from the resume point, at most PROBE_CHUNK pairs (see probe()). */
+  private probeChunk(): Pairs {
+    const { dense, pk, em, from } = this;
+    const n = this.left.length;
+    const pairs = dense
+      ? this.uniqueProbe
+        ? probeUnique(this.denseKeys!, pk[0]!.nulls, n, dense, this.pairBuf, from)
+        : probeDense(this.denseKeys!, pk[0]!.nulls, n, dense, this.firstOnly, em.leftMatched, this.pairBuf, from, this.fromBuild)
+      : probe(pk, this.ph, n, this.bk, this.bh, this.head, this.next, this.mask, this.nullSafe, this.firstOnly, em.leftMatched, this.pairBuf, from, this.fromBuild);
+    this.pairBuf = pairs;
+    return pairs;
+  }
+
+  /**
+   * Without a residual condition: probes one chunk and emits its pairs; returns
+   * the output batches ready so far (all of them once the batch is done).
+   */
+  step(): Batch[] {
+    const pairs = this.probeChunk();
+    const left = this.left;
+    // A unique-key probe that matched every row from row 0 paired them in order.
+    const identity = this.uniqueProbe && this.from === 0 && pairs.count === left.length;
+    for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
+      const e = Math.min(pairs.count, s + BATCH_SIZE);
+      this.em.emitPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e), identity && s === 0 && e === left.length, null);
+    }
+    return this.advance(pairs);
+  }
+
+  /** step() through the (async) residual condition. */
+  async stepAsync(): Promise<Batch[]> {
+    const pairs = this.probeChunk();
+    const left = this.left;
+    const identity = this.uniqueProbe && this.from === 0 && pairs.count === left.length;
+    for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
+      const e = Math.min(pairs.count, s + BATCH_SIZE);
+      await this.em.flushPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e), identity && s === 0 && e === left.length);
+    }
+    return this.advance(pairs);
+  }
+
+  private advance(pairs: Pairs): Batch[] {
+    this.from = pairs.nextRow;
+    this.fromBuild = pairs.nextBuild;
+    // Many-to-many keys hand the joined rows on before probing further.
+    if (this.done) this.em.finishLeft(this.left);
+    return this.coalesce(this.em.out.splice(0));
+  }
+
+  private coalesce(batches: readonly Batch[]): Batch[] {
+    const out: Batch[] = [];
+    for (const b of batches) out.push(...this.co.push(b));
+    return out;
+  }
+
+  /** After the last left batch: RIGHT/FULL padding and what the coalescer holds. */
+  finish(): Batch[] {
+    const keep = this.narrow?.keep ?? null;
+    const rel = this.rel;
+    const out = this.coalesce(this.em.unmatchedRight(keep ? keep.left.map((i) => rel.left.columns[i]!) : rel.left.columns));
+    out.push(...this.co.drain());
+    return out;
+  }
+}
+
+/** Whether an inner join should build on its left input (the estimates say it is the smaller one). */
+function buildsLeft(rel: JoinRel, ctx: ExecContext): boolean {
+  if (rel.joinType !== 'inner') return false;
+  const le = estimateRows(rel.left, ctx);
+  return Number.isFinite(le) && le < estimateRows(rel.right, ctx);
+}
+
 async function* hashJoin(
   rel: JoinRel,
   keys: readonly EquiKey[],
   residual: Expr | undefined,
   ctx: ExecContext,
-  /** Emit only these columns (a pruned join without residual); `rel` still lists all of them. */
   narrow: { keep: OutputKeep; rel: JoinRel } | null = null,
 ): AsyncGenerator<Batch> {
-  // Inner joins build on the smaller side when the estimates say so.
-  if (rel.joinType === 'inner') {
-    const le = estimateRows(rel.left, ctx);
-    const re = estimateRows(rel.right, ctx);
-    if (Number.isFinite(le) && le < re) {
-      yield* hashJoinBuildLeft(rel, keys, residual, ctx);
-      return;
-    }
-  }
-  const keep = narrow?.keep ?? null;
-  const build = await materialize(rel.right, ctx);
-  const rLayout = layoutOf(rel.right.columns);
-  const bk: Vector[] = [];
-  for (const k of keys) bk.push(await evaluate(k.right, build, rLayout, ctx));
-  const nullSafe = keys.map((k) => k.nullSafe);
-  const m = build.length;
-  // Dense integer keys (ids, dates) index build rows directly by value: no hashing at all.
-  const dense = denseIndex(bk, m, nullSafe);
-  const bh = dense ? new Int32Array(0) : new Int32Array(m);
-  if (!dense) hashRows(bk, m, bh);
-  const { head, next, mask } = dense ?? buildChains(bk, bh, m, nullSafe);
+  const st = await HashJoinState.create(rel, keys, residual, ctx, narrow);
   await checkpoint(ctx);
-  const jt = rel.joinType;
-  // Pruned output: pairs gather only the kept build columns (and left columns).
-  const outRight: Batch = keep ? { length: m, columns: keep.right.map((i) => build.columns[i]!) } : build;
-  const em = new PairEmitter(rel, residual, condLayoutOf(rel), outRight, jt === 'right' || jt === 'full' ? new Uint8Array(m) : null, ctx);
-  em.leftKeep = keep ? keep.left : null;
-  const lLayout = layoutOf(rel.left.columns);
-  const firstOnly = (jt === 'semi' || jt === 'anti') && !residual;
-  const co = new BatchCoalescer((narrow ? narrow.rel : rel).columns.map((c) => c.type));
-  let ph = new Int32Array(BATCH_SIZE);
-  let pairBuf: Pairs = { l: new Int32Array(BATCH_SIZE), r: new Int32Array(BATCH_SIZE), count: 0, nextRow: 0, nextBuild: -1 };
   for await (const left of executeRel(rel.left, ctx)) {
     await checkpoint(ctx);
-    const n = left.length;
-    if (n === 0) continue;
-    const pk: Vector[] = [];
-    for (const k of keys) pk.push(await evaluate(k.left, left, lLayout, ctx));
-    if (!dense) {
-      if (ph.length < n) ph = new Int32Array(n);
-      hashRows(pk, n, ph);
+    if (left.length === 0) continue;
+    st.start(left, st.syncKeys ? null : await st.keysAsync(left));
+    for (;;) {
+      const out = residual ? await st.stepAsync() : st.step();
+      for (let i = 0; i < out.length; i++) yield out[i]!;
+      if (st.done) break;
+      await checkpoint(ctx);
     }
-    const denseKeys = dense ? denseProbeKeys(pk[0]!) : null;
-    em.startLeft(n);
-    let from = 0;
-    let fromBuild = -1;
-    const uniqueProbe = dense !== null && dense.unique === true && !firstOnly;
-    while (from < n) {
-      const pairs = dense
-        ? uniqueProbe
-          ? probeUnique(denseKeys!, pk[0]!.nulls, n, dense, pairBuf, from)
-          : probeDense(denseKeys!, pk[0]!.nulls, n, dense, firstOnly, em.leftMatched, pairBuf, from, fromBuild)
-        : probe(pk, ph, n, bk, bh, head, next, mask, nullSafe, firstOnly, em.leftMatched, pairBuf, from, fromBuild);
-      pairBuf = pairs;
-      // A unique-key probe that matched every row from row 0 paired them in order.
-      const identity = uniqueProbe && from === 0 && pairs.count === n;
-      for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
-        const e = Math.min(pairs.count, s + BATCH_SIZE);
-        await em.flushPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e), identity && s === 0 && e === n);
-      }
-      from = pairs.nextRow;
-      fromBuild = pairs.nextBuild;
-      if (from < n) {
-        // Many-to-many keys: hand the joined rows on before probing further.
-        for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
-        await checkpoint(ctx);
-      }
-    }
-    em.finishLeft(left);
-    for (const b of em.out.splice(0)) for (const o of co.push(b)) yield o;
   }
-  for (const b of em.unmatchedRight(keep ? keep.left.map((i) => rel.left.columns[i]!) : rel.left.columns)) for (const o of co.push(b)) yield o;
-  for (const o of co.drain()) yield o;
+  const rest = st.finish();
+  for (let i = 0; i < rest.length; i++) yield rest[i]!;
 }
 
 /** Inner hash join with the left input as build side (it is the smaller one). */
