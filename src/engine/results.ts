@@ -115,11 +115,25 @@ export class ResultStore {
     this.ttlMs = opts.ttlMs ?? RESULT_TTL_MS;
     this.now = opts.now ?? Date.now;
     if (this.dir) {
+      ResultStore.byDir.set(this.dir, this);
       this.log = new ResultLog(path.join(this.dir, 'log'), this.now, this.ttlMs);
       // Not on the start-up path: the first sweep runs a few seconds in.
       this.sweeper = setTimeout(() => this.sweepLoop(), 5_000);
       this.sweeper.unref();
     }
+  }
+
+  /** The newest store of each results dir in this process. */
+  private static byDir = new Map<string, ResultStore>();
+
+  /**
+   * The store the engine keeps a data dir's results in (created by
+   * `engineHandlers`), so that the Storage Read API shares its log, index and
+   * cache; one is opened if there is none yet.
+   */
+  static forDataDir(dataDir: string): ResultStore {
+    const dir = path.join(dataDir, '.results');
+    return ResultStore.byDir.get(dir) ?? new ResultStore({ dir });
   }
 
   static isAnonDataset(datasetId: string): boolean {

@@ -11,6 +11,7 @@ import { invalid, notFound } from '../../storage/errors.js';
 import type { Storage } from '../../storage/store.js';
 import type { Column } from '../../types/schema.js';
 import { rowsAsOf } from '../catalog.js';
+import { ResultStore } from '../results.js';
 import { arrowSchema, RowSource, serializeRecordBatch, serializeSchema } from './arrow.js';
 import { avroSchema, serializeAvroRows } from './avro.js';
 import { parseRestriction, RestrictionError, selectRows } from './restriction.js';
@@ -26,7 +27,10 @@ interface Session {
   readonly name: string;
   readonly format: DataFormat;
   readonly columns: readonly Column[];
-  readonly rows: RowSource;
+  /** Filtered rows in the session (stream ranges index these). */
+  readonly rowCount: number;
+  /** The rows for filtered positions [start, end): a table's pinned snapshot, or a result table's window read from the result store. */
+  readonly rowsFor: (start: number, end: number) => Promise<RowSource>;
   readonly arrowSchema: arrow.Schema | null;
   readonly arrowSchemaBytes: Uint8Array | null;
   readonly avroSchema: string | null;
@@ -107,38 +111,22 @@ export class StorageReadService {
     })();
     const snap = rs.tableModifiers?.snapshotTime;
     const asOfMs = snap ? snap.seconds * 1000 + Math.floor(snap.nanos / 1e6) : undefined;
-    const entry = this.storage.requireTable(p, d, t);
-    if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`${p}:${d}.${t} is a view; the read API reads tables only`);
-    const td = this.storage.tableData(p, d, t);
-    await td.load();
-    const columns = td.schema;
-    // A past snapshot_time reads the table's history (7-day window, the same
-    // reader as FOR SYSTEM_TIME AS OF and table@<ms>); now or later: the rows now.
-    const batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(this.storage, { projectId: p, datasetId: d, tableId: t }, entry, asOfMs) : td.snapshot();
-    let restriction;
-    try {
-      restriction = parseRestriction(rs.readOptions?.rowRestriction ?? '', columns);
-    } catch (e) {
-      if (e instanceof RestrictionError) throw invalid(e.message);
-      throw e;
-    }
-    const total = batches.reduce((s, b) => s + b.length, 0);
-    const selected = restriction ? selectRows(batches, restriction) : null;
-    const rows = new RowSource(batches, selected, selected ? selected.length : total);
+    const source = (ResultStore.isAnonDataset(d) ? await this.resultSource(p, d, t, rs.readOptions?.rowRestriction ?? '') : undefined) ?? (await this.tableSource(p, d, t, asOfMs, rs.readOptions?.rowRestriction ?? ''));
+    const { columns, rowCount, rowsFor } = source;
 
     const now = Date.now();
     this.sweep(now);
     const name = `projects/${parent[1]}/locations/us/sessions/${randomBytes(12).toString('base64url')}`;
     // The real service hands out no stream for an empty result, else up to
     // max_stream_count streams (0 = its choice); here ranges of ≥ 10k rows.
-    const wanted = rows.rowCount === 0 ? 0 : Math.max(1, Math.min(req.maxStreamCount > 0 ? req.maxStreamCount : 1000, Math.ceil(rows.rowCount / 10_000)));
+    const wanted = rowCount === 0 ? 0 : Math.max(1, Math.min(req.maxStreamCount > 0 ? req.maxStreamCount : 1000, Math.ceil(rowCount / 10_000)));
     const streams = new Map<string, { start: number; end: number }>();
     for (let i = 0; i < wanted; i++) {
-      streams.set(`s${i}`, { start: Math.floor((rows.rowCount * i) / wanted), end: Math.floor((rows.rowCount * (i + 1)) / wanted) });
+      streams.set(`s${i}`, { start: Math.floor((rowCount * i) / wanted), end: Math.floor((rowCount * (i + 1)) / wanted) });
     }
     const aSchema = format === 'ARROW' ? arrowSchema(columns) : null;
     const session: Session = {
-      name, format, columns, rows, streams,
+      name, format, columns, rowCount, rowsFor, streams,
       arrowSchema: aSchema,
       arrowSchemaBytes: aSchema ? serializeSchema(aSchema) : null,
       avroSchema: format === 'AVRO' ? avroSchema(columns) : null,
@@ -155,9 +143,60 @@ export class StorageReadService {
       // selected_fields is echoed, not enforced (spec §4.14): every column is returned.
       readOptions: rs.readOptions ?? undefined,
       streams: [...streams.keys()].map((id) => ({ name: `${name}/streams/${id}` })),
-      estimatedRowCount: rows.rowCount,
+      estimatedRowCount: rowCount,
       estimatedTotalBytesScanned: 0,
     };
+  }
+
+  /** A table's rows, pinned as they are now or were at `asOfMs`. */
+  private async tableSource(p: string, d: string, t: string, asOfMs: number | undefined, rowRestriction: string): Promise<Pick<Session, 'columns' | 'rowCount' | 'rowsFor'>> {
+    const entry = this.storage.requireTable(p, d, t);
+    if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`${p}:${d}.${t} is a view; the read API reads tables only`);
+    const td = this.storage.tableData(p, d, t);
+    await td.load();
+    const columns = td.schema;
+    // A past snapshot_time reads the table's history (7-day window, the same
+    // reader as FOR SYSTEM_TIME AS OF and table@<ms>); now or later: the rows now.
+    const batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(this.storage, { projectId: p, datasetId: d, tableId: t }, entry, asOfMs) : td.snapshot();
+    const restriction = this.restrictionOf(rowRestriction, columns);
+    const total = batches.reduce((s, b) => s + b.length, 0);
+    const selected = restriction ? selectRows(batches, restriction) : null;
+    const rows = new RowSource(batches, selected, selected ? selected.length : total);
+    return { columns, rowCount: rows.rowCount, rowsFor: () => Promise.resolve(rows) };
+  }
+
+  /**
+   * An anonymous query-result table (`_anon<project>.anon<job>`, a query
+   * job's destination, which client libraries read results from): rows come
+   * from the result store a response at a time, so a large result is not
+   * pinned in memory for the session's six hours. Undefined when there is none.
+   */
+  private async resultSource(p: string, d: string, t: string, rowRestriction: string): Promise<Pick<Session, 'columns' | 'rowCount' | 'rowsFor'> | undefined> {
+    const store = ResultStore.forDataDir(this.storage.dataDir);
+    const head = await store.get(p, d, t, 0, 0);
+    if (!head) return undefined;
+    const columns: Column[] = head.columns.map((c) => ({ name: c.name, type: c.type, required: false }));
+    const restriction = this.restrictionOf(rowRestriction, columns);
+    // A restriction is evaluated once, over every row; only the selected row numbers are kept.
+    const selected = restriction ? selectRows((await store.get(p, d, t))?.batches ?? [], restriction) : null;
+    const rowCount = selected ? selected.length : head.rowCount;
+    const rowsFor = async (start: number, end: number): Promise<RowSource> => {
+      const lo = selected ? selected[start]! : start;
+      const hi = selected ? selected[end - 1]! + 1 : end;
+      const r = await store.get(p, d, t, lo, hi - lo);
+      if (!r) throw notFound(`Table ${p}:${d}.${t}`);
+      return new RowSource(r.batches, selected, rowCount);
+    };
+    return { columns, rowCount, rowsFor };
+  }
+
+  private restrictionOf(rowRestriction: string, columns: readonly Column[]): ReturnType<typeof parseRestriction> {
+    try {
+      return parseRestriction(rowRestriction, columns);
+    } catch (e) {
+      if (e instanceof RestrictionError) throw invalid(e.message);
+      throw e;
+    }
   }
 
   private stream(name: string): { session: Session; range: { start: number; end: number }; id: string } {
@@ -176,9 +215,10 @@ export class StorageReadService {
     for (let at = range.start + offset; at < range.end && !call.cancelled; ) {
       const end = Math.min(range.end, at + ROWS_PER_RESPONSE);
       const n = end - at;
+      const src = await session.rowsFor(at, end);
       const rows = session.format === 'ARROW'
-        ? { arrowRecordBatch: { serializedRecordBatch: Buffer.from(serializeRecordBatch(session.arrowSchema!, session.arrowSchemaBytes!, session.columns, session.rows, at, end)), rowCount: n } }
-        : { avroRows: { serializedBinaryRows: serializeAvroRows(session.columns, session.rows, at, end), rowCount: n } };
+        ? { arrowRecordBatch: { serializedRecordBatch: Buffer.from(serializeRecordBatch(session.arrowSchema!, session.arrowSchemaBytes!, session.columns, src, at, end)), rowCount: n } }
+        : { avroRows: { serializedBinaryRows: serializeAvroRows(session.columns, src, at, end), rowCount: n } };
       const ok = call.write({
         ...rows,
         rowCount: n,
