@@ -202,8 +202,8 @@ export function parseDateString(s: string): number | undefined {
 
 function fracToMicros(f: string | undefined): number | undefined {
   if (!f) return 0;
-  if (f.length > 9) return undefined;
-  // Digits beyond microseconds are truncated.
+  // The service keeps microseconds and rejects a string with more than six subsecond digits.
+  if (f.length > 6) return undefined;
   return Number((f + '000000').slice(0, 6));
 }
 
