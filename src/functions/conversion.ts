@@ -334,7 +334,8 @@ function toStringValue(x: Value, from: SqlType, zone: string, invalid: () => nev
     case 'INT64':
       return (x as bigint).toString();
     case 'FLOAT64':
-      return formatDouble(x as number);
+      // the service never signs a zero here: CAST(-0.0 AS STRING) is '0'
+      return formatDouble(Object.is(x, -0) ? 0 : (x as number));
     case 'NUMERIC':
     case 'BIGNUMERIC':
       return formatDecimal(x as Decimal);

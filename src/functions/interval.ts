@@ -150,7 +150,8 @@ function parseIso(s: string, original: string): Interval | undefined {
       i++;
       continue;
     }
-    const m = /^-?\d+(?:\.\d+)?/.exec(s.slice(i));
+    // ISO 8601 allows a comma as the decimal mark ('PT10H20M30,456S' is documented)
+    const m = /^-?\d+(?:[.,]\d+)?/.exec(s.slice(i));
     if (!m) {
       if (i >= s.length) break;
       fail(`Invalid INTERVAL value '${original}': Unexpected '${s[i]}'`);
@@ -159,7 +160,7 @@ function parseIso(s: string, original: string): Interval | undefined {
     const unit = s[i];
     if (unit === undefined) fail(`Invalid INTERVAL value '${original}': Expected number at end of string`);
     i++;
-    const num = m[0];
+    const num = m[0].replace(',', '.');
     if (!inTime) {
       if (num.includes('.')) return undefined;
       const v = Number(num);
