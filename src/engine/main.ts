@@ -1,5 +1,6 @@
 // Engine process entry: `node dist/engine.js --grpc-port N --data-dir DIR
-// [--host H] [--default-location L] [--project-id P] [--dataset D] [--sync-writes]`.
+// [--host H] [--default-location L] [--project-id P] [--dataset D] [--sync-writes]
+// [--grpc-socket PATH] [--local-socket PATH]`.
 // Locks the data dir, opens the catalog (rows load lazily), serves gRPC and
 // prints `engine serving on <port>`; SIGTERM/SIGINT fold WALs and exit.
 import { rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
 import { EngineCatalog } from './catalog.js';
 import { executeQuery } from './query.js';
+import { serveLocal } from './local-rpc.js';
 
 interface Flags {
   grpcPort: number;
@@ -23,6 +25,8 @@ interface Flags {
   dataset: string;
   /** Also serve on this Unix socket (the gateway's own engine: cheaper than loopback TCP). */
   grpcSocket: string;
+  /** Also answer unary Engine calls on this Unix socket without gRPC (local-rpc.ts; the gateway's own engine). */
+  localSocket: string;
   /** fdatasync each insert's WAL record before acknowledging it (power-loss durability; default: sync in the background). */
   syncWrites: boolean;
 }
@@ -36,6 +40,7 @@ function parseFlags(argv: readonly string[]): Flags {
     projectId: '',
     dataset: '',
     grpcSocket: '',
+    localSocket: '',
     syncWrites: /^(1|true|yes|on)$/i.test(process.env.WAREHOUSE_EMULATOR_SYNC_WRITES || process.env.BIGQUERY_EMULATOR_SYNC_WRITES || ''),
   };
   for (let i = 0; i < argv.length; i++) {
@@ -79,6 +84,9 @@ function parseFlags(argv: readonly string[]): Flags {
         break;
       case 'grpc-socket':
         f.grpcSocket = take();
+        break;
+      case 'local-socket':
+        f.localSocket = take();
         break;
       case 'sync-writes':
         // A bare flag, or --sync-writes=true|false.
@@ -252,7 +260,8 @@ async function main(): Promise<void> {
     health(call, callback);
     if (warm) setTimeout(startWarmUp, WARM_UP_AFTER_PROBE_MS);
   }) as grpc.handleUnaryCall<unknown, unknown>;
-  server.addService(loadEngineService(), handlers);
+  const engineService = loadEngineService();
+  server.addService(engineService, handlers);
   addStorageServices(server, storage);
   const host = flags.host.includes(':') && !flags.host.startsWith('[') ? `[${flags.host}]` : flags.host;
   const port = await new Promise<number>((resolve, reject) =>
@@ -263,17 +272,20 @@ async function main(): Promise<void> {
     process.exit(4);
   });
   const socket = flags.grpcSocket ? await bindSocket(server, flags.grpcSocket) : '';
-  // The gateway reads this line; ` socket <path>` tells it the Unix socket is up.
-  console.log(`engine serving on ${port}${socket ? ` socket ${socket}` : ''}`);
+  const local = flags.localSocket ? await serveLocal(flags.localSocket, engineService, handlers) : { path: '' };
+  // The gateway reads this line; ` socket <path>` tells it the gRPC Unix socket is up, ` local <path>` the local one.
+  console.log(`engine serving on ${port}${socket ? ` socket ${socket}` : ''}${local.path ? ` local ${local.path}` : ''}`);
 
   let stopping = false;
   if (socket) process.on('exit', () => rmSync(socket, { force: true }));
+  if (local.path) process.on('exit', () => rmSync(local.path, { force: true }));
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     const hard = setTimeout(() => process.exit(0), 10_000);
     hard.unref();
     server.tryShutdown(() => undefined);
+    local.server?.close();
     storage
       .close()
       .catch((e: unknown) => console.error(`engine: flush on ${signal} failed`, e))

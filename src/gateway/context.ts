@@ -34,6 +34,9 @@ export class GatewayContext {
     if (s && !s.external && s.state !== 'serving') {
       return Promise.reject(unavailable(`The service is currently unavailable: ${s.downReason}. Retry shortly.`));
     }
+    // The spawned engine's local socket when connected (cheaper than gRPC per call), else gRPC.
+    const local = s?.local;
+    if (local?.ready) return local.call(method, req, opts);
     return this.engine.call(method, req, opts);
   }
 }

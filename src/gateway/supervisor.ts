@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineClient } from './engine-client.js';
+import { LocalEngineTransport } from './engine-local.js';
 import { packageRoot } from './paths.js';
 
 export type EngineState = 'starting' | 'serving' | 'down' | 'stopped';
@@ -80,7 +81,11 @@ export class EngineSupervisor {
   private spawnedAt = 0;
   /** The Unix socket the current engine serves on, when it said so in its serving line. */
   private socket: string | undefined;
+  /** Its local-RPC socket (engine/local-rpc.ts), likewise. */
+  private localSocket: string | undefined;
   private client!: EngineClient;
+  /** Unary calls to the spawned engine without gRPC, once connected (see GatewayContext.call). */
+  local: LocalEngineTransport | undefined;
 
   /**
    * The client may be attached later (`attachClient`): start-up spawns the
@@ -93,7 +98,11 @@ export class EngineSupervisor {
 
   attachClient(client: EngineClient): void {
     this.client = client;
-    if (this.sawServing) client.useSocket(this.socket);
+    if (this.opts.binary === undefined) this.local = new LocalEngineTransport(client.service);
+    if (this.sawServing) {
+      client.useSocket(this.socket);
+      this.local?.use(this.localSocket);
+    }
   }
 
   /** Unix socket of the spawned engine: per gateway process and gRPC port, in the temp dir (short enough for sun_path). */
@@ -140,7 +149,7 @@ export class EngineSupervisor {
     if (this.opts.syncWrites) args.push('--sync-writes');
     // The project's own engine also serves on a Unix socket (cheaper than
     // loopback TCP per call); other engine binaries may not know the flag.
-    if (this.opts.binary === undefined) args.push('--grpc-socket', this.socketPath());
+    if (this.opts.binary === undefined) args.push('--grpc-socket', this.socketPath(), '--local-socket', `${this.socketPath()}.local`);
     // A script runs under this very node; anything else is an executable.
     // Node engines get the parent-pipe watchdog preloaded (see PARENT_WATCHDOG).
     if (/\.(c|m)?js$/.test(bin)) return { file: process.execPath, args: [...ENGINE_NODE_OPTIONS, '--import', PARENT_WATCHDOG, bin, ...args] };
@@ -163,11 +172,14 @@ export class EngineSupervisor {
     this.child = child;
     child.stdout?.on('data', (b: Buffer) => {
       if (this.opts.copyStdout) process.stdout.write(b);
-      // The engine prints `engine serving on <port>[ socket <path>]` once it listens: probe Health right away.
+      // The engine prints `engine serving on <port>[ socket <path>][ local <path>]` once it listens: probe Health right away.
       if (!this.sawServing && b.includes('serving')) {
         this.sawServing = true;
-        this.socket = /serving on \S+ socket (\S+)/.exec(b.toString('utf8'))?.[1];
+        const line = b.toString('utf8');
+        this.socket = /serving on \S+ socket (\S+)/.exec(line)?.[1];
+        this.localSocket = /serving on .* local (\S+)/.exec(line)?.[1];
         this.client?.useSocket(this.socket);
+        this.local?.use(this.localSocket);
         this.kick?.();
       }
     });
@@ -270,6 +282,7 @@ export class EngineSupervisor {
     this.state = 'stopped';
     clearTimeout(this.restartTimer);
     clearInterval(this.monitorTimer);
+    this.local?.close();
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));

@@ -1,0 +1,158 @@
+// Client of the engine's local socket (src/engine/local-rpc.ts): the same
+// unary Engine calls as EngineClient, with the same protobuf messages and the
+// same RestError results, over one plain Unix-socket connection instead of
+// gRPC's HTTP/2. Used only for the engine this gateway spawned, once it has
+// said where it listens; until then, and after the connection drops, calls go
+// over gRPC.
+import { connect, type Socket } from 'node:net';
+import type * as grpc from '@grpc/grpc-js';
+import { FrameKind, FrameReader, frame } from '../engine/local-rpc.js';
+import type { CallOpts, EngineMethod, EngineRpcs } from './engine-client.js';
+import { RestError, unavailable, type ErrorInfo } from './errors.js';
+
+const DEFAULT_DEADLINE_MS = 60_000;
+/** gRPC status codes the local socket's errors carry (the subset toRestError maps without an error body). */
+const CANCELLED = 1;
+const DEADLINE_EXCEEDED = 4;
+const UNAVAILABLE = 14;
+
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: RestError) => void;
+  decode: (b: Buffer) => unknown;
+  timer: NodeJS.Timeout | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/** The error of an ERROR frame, as EngineClient's toRestError makes it from the same gRPC error. */
+function errorOf(body: Buffer): RestError {
+  let parsed: { code?: number; details?: string; error?: string } = {};
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as typeof parsed;
+  } catch {
+    // an unreadable error is an internal error below
+  }
+  if (parsed.error !== undefined) {
+    try {
+      const info = JSON.parse(parsed.error) as Partial<ErrorInfo>;
+      if (typeof info.code === 'number' && typeof info.message === 'string') {
+        return new RestError(info.code, info.reason ?? 'invalid', info.message, info.status);
+      }
+    } catch {
+      // fall through to the status mapping
+    }
+  }
+  const detail = parsed.details ?? '';
+  if (parsed.code === UNAVAILABLE) return unavailable();
+  if (parsed.code === 12) return new RestError(501, 'notImplemented', detail || 'Not implemented by the engine');
+  return new RestError(500, 'internalError', detail || 'An internal error occurred and the request could not be completed.');
+}
+
+export class LocalEngineTransport {
+  private sock: Socket | undefined;
+  private connected = false;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+
+  /** `service`: the Engine service definition of the gRPC client (its serializers). */
+  constructor(private readonly service: grpc.ServiceDefinition) {}
+
+  /** Whether calls can go over the socket now. */
+  get ready(): boolean {
+    return this.connected;
+  }
+
+  /** Connects to a (new) engine's socket; `undefined` disconnects. Calls made meanwhile use gRPC. */
+  use(path: string | undefined): void {
+    this.drop(unavailable());
+    if (!path) return;
+    const sock = connect(path);
+    this.sock = sock;
+    sock.setNoDelay(true);
+    const reader = new FrameReader((id, kind, body) => this.onFrame(id, kind, body));
+    sock.on('connect', () => {
+      if (this.sock === sock) this.connected = true;
+    });
+    sock.on('data', (b: Buffer) => reader.push(b));
+    sock.on('error', () => undefined);
+    sock.on('close', () => {
+      if (this.sock === sock) this.drop(unavailable());
+    });
+  }
+
+  /** Ends the connection; pending calls fail with `err` (the engine went away: 503). */
+  private drop(err: RestError): void {
+    const sock = this.sock;
+    this.sock = undefined;
+    this.connected = false;
+    sock?.destroy();
+    for (const [id, p] of this.pending) this.settle(id, p)?.reject(err);
+  }
+
+  close(): void {
+    this.drop(unavailable());
+  }
+
+  private settle(id: number, p: Pending): Pending | undefined {
+    if (!this.pending.delete(id)) return undefined;
+    clearTimeout(p.timer);
+    if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
+    return p;
+  }
+
+  private onFrame(id: number, kind: FrameKind, body: Buffer): void {
+    const p = this.pending.get(id);
+    if (!p || !this.settle(id, p)) return;
+    if (kind === FrameKind.Reply) {
+      let value: unknown;
+      try {
+        value = p.decode(body);
+      } catch (e) {
+        p.reject(new RestError(500, 'internalError', `Cannot decode the engine's reply: ${(e as Error).message}`));
+        return;
+      }
+      p.resolve(value);
+    } else p.reject(errorOf(body));
+  }
+
+  /** Same contract as EngineClient.call: resolves with the decoded reply, rejects with a RestError. */
+  call<M extends EngineMethod>(method: M, req: EngineRpcs[M][0], opts: CallOpts = {}): Promise<EngineRpcs[M][1]> {
+    const m = this.service[method];
+    const sock = this.sock;
+    if (!m || !sock) return Promise.reject(unavailable());
+    return new Promise((resolve, reject) => {
+      const signal = opts.signal;
+      if (signal?.aborted) {
+        reject(new RestError(400, 'stopped', 'Job execution was cancelled: User requested cancellation'));
+        return;
+      }
+      let payload: Buffer;
+      try {
+        payload = m.requestSerialize(req);
+      } catch (e) {
+        reject(new RestError(500, 'internalError', `Cannot encode the ${method} request: ${(e as Error).message}`));
+        return;
+      }
+      const id = this.nextId;
+      this.nextId = this.nextId >= 0x7fffffff ? 1 : this.nextId + 1;
+      const p: Pending = { resolve: resolve as (v: unknown) => void, reject, decode: m.responseDeserialize, timer: undefined, signal, onAbort: undefined };
+      // Giving up (deadline, cancel) tells the engine, which cancels the handler as gRPC would.
+      const giveUp = (code: number, detail: string): void => {
+        if (!this.settle(id, p)) return;
+        if (!sock.destroyed) sock.write(frame(id, FrameKind.Cancel));
+        p.reject(code === DEADLINE_EXCEEDED
+          ? new RestError(503, 'backendError', 'The engine did not answer in time: ' + detail, 'deadlineExceeded')
+          : new RestError(400, 'stopped', 'Job execution was cancelled: ' + detail, 'cancelled'));
+      };
+      const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+      if (deadlineMs > 0) p.timer = setTimeout(() => giveUp(DEADLINE_EXCEEDED, 'Deadline exceeded'), deadlineMs);
+      if (signal) {
+        p.onAbort = () => giveUp(CANCELLED, 'Cancelled on client');
+        signal.addEventListener('abort', p.onAbort, { once: true });
+      }
+      this.pending.set(id, p);
+      sock.write(frame(id, FrameKind.Request, payload, method));
+    });
+  }
+}
