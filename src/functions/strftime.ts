@@ -542,6 +542,7 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
   }
   let days: number;
   if (!nonIso && isoYear !== undefined && (isoWeek !== undefined || isoDoy !== undefined)) {
+    if (isoYear < 1 || isoYear > 9999 || (isoWeek !== undefined && (isoWeek < 1 || isoWeek > 53)) || (isoDoy !== undefined && (isoDoy < 1 || isoDoy > 371))) bad();
     const jan4 = daysFromCivil(isoYear, 1, 4);
     const start = jan4 - ((weekday(jan4) + 6) % 7);
     days = isoWeek !== undefined ? start + (isoWeek - 1) * 7 + (wday === undefined ? 0 : (wday + 6) % 7) : start + isoDoy! - 1;
@@ -553,7 +554,7 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
     const wd = wday === undefined ? weekStart : wday;
     days = first + (weekNo - 1) * 7 + ((wd - weekStart + 7) % 7);
   } else if (doy !== undefined) {
-    if (y < 1 || y > 9999) bad();
+    if (y < 1 || y > 9999 || doy < 1 || doy > (daysInMonth(y, 2) === 29 ? 366 : 365)) bad();
     days = daysFromCivil(y, 1, 1) + doy - 1;
   } else {
     if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) bad();
