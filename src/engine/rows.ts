@@ -83,6 +83,8 @@ export interface InsertRowsArgs {
   readonly datasetId: string;
   readonly tableId: string;
   readonly rowsJson: string;
+  /** The rows as UTF-8 JSON bytes as the client sent them (wins over rowsJson); logged to the WAL as they are. */
+  readonly rowsUtf8?: Buffer;
   readonly skipInvalidRows: boolean;
   readonly ignoreUnknownValues: boolean;
   readonly templateSuffix: string;
@@ -115,7 +117,8 @@ export class RowService {
     if (entry.kind === 'VIEW') throw invalid(`Cannot insert into view ${p}:${d}.${t}`);
     let rows: unknown;
     try {
-      rows = a.rowsJson ? JSON.parse(a.rowsJson) : [];
+      const text = a.rowsUtf8 ? a.rowsUtf8.toString('utf8') : a.rowsJson;
+      rows = text ? JSON.parse(text) : [];
     } catch {
       throw invalid('Invalid JSON payload received.');
     }
@@ -219,8 +222,8 @@ export class RowService {
     if (keep.length > 0) {
       let batch: Batch = { length: m, columns: builders.map((b) => b.finish(m)) };
       if (keep.length < m) batch = { length: keep.length, columns: batch.columns.map((v) => takeVector(v, keep)) };
-      // Every row stored as sent: the WAL keeps the request's own JSON text (no re-encoding).
-      const raw = keep.length === rows.length ? a.rowsJson : undefined;
+      // Every row stored as sent: the WAL keeps the request's own JSON (no re-encoding).
+      const raw = keep.length === rows.length ? (a.rowsUtf8 ?? a.rowsJson) : undefined;
       await this.st.tableData(p, d, t).append(batch, raw);
       this.dedup.remember(tableKey, newIds, now);
     }

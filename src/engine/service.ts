@@ -125,6 +125,7 @@ interface TableRef {
 interface InsertRowsRequest {
   table: TableRef | null;
   rowsJson: string;
+  rowsUtf8: Buffer;
   skipInvalidRows: boolean;
   ignoreUnknownValues: boolean;
   templateSuffix: string;
@@ -227,6 +228,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       const errs = await rows.insertRows({
         ...t,
         rowsJson: r.rowsJson,
+        rowsUtf8: r.rowsUtf8.length > 0 ? r.rowsUtf8 : undefined,
         skipInvalidRows: r.skipInvalidRows,
         ignoreUnknownValues: r.ignoreUnknownValues,
         templateSuffix: r.templateSuffix,

@@ -24,6 +24,8 @@ export interface ChildRequest {
 export type TimestampFormat = 'TIMESTAMP_RFC3339' | 'TIMESTAMP_FLOAT_SECONDS' | 'TIMESTAMP_INT64_MICROS';
 export interface InsertRowsRequest {
   table: TableRef; rows_json: string; skip_invalid_rows: boolean; ignore_unknown_values: boolean; template_suffix: string;
+  /** The rows as UTF-8 JSON bytes (a slice of the request body); wins over rows_json when non-empty. */
+  rows_utf8?: Buffer;
 }
 export interface InsertRowsReply { insert_errors_json: string }
 export interface ListRowsRequest {

@@ -189,18 +189,18 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
       done(null, undefined);
       return;
     }
-    const text = body.toString('utf8');
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
     if (req.url.includes('/insertAll')) {
-      // insertAll: the rows text goes to the engine unparsed (see insert-body.ts).
-      const split = splitInsertAllBody(text);
+      // insertAll: the rows bytes go to the engine undecoded and unparsed (see insert-body.ts).
+      const split = splitInsertAllBody(body);
       if (split) {
         done(null, split);
         return;
       }
+    }
+    const text = body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
     }
     try {
       done(null, JSON.parse(text));

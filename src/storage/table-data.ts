@@ -341,11 +341,12 @@ export class TableData {
 
   /**
    * Appends one batch (columns in schema order) durably. Resolves once the
-   * WAL record is written (and synced, in 'always' mode; see wal.ts). `rawRows`: the insertAll `rows` JSON text the batch
-   * was converted from; logged as is (cheaper than re-encoding the columns)
-   * and converted again on replay.
+   * WAL record is written (and synced, in 'always' mode; see wal.ts).
+   * `rawRows`: the insertAll `rows` JSON (text or UTF-8 bytes) the batch was
+   * converted from; logged as is (cheaper than re-encoding the columns) and
+   * converted again on replay.
    */
-  async append(batch: Batch, rawRows?: string): Promise<void> {
+  async append(batch: Batch, rawRows?: string | Uint8Array): Promise<void> {
     if (batch.length === 0) return;
     await this.load();
     if (batch.length >= BULK_ROWS && rawRows === undefined) {
@@ -360,7 +361,7 @@ export class TableData {
       const names = JSON.stringify(this.columns.map((c) => c.name));
       // `t`: the commit time, so that time travel survives a restart before compaction.
       const t = this.nextVersionMs();
-      const json = rawRows !== undefined ? `{"n":${names},"t":${t},"r":${rawRows}}` : `{"n":${names},"t":${t},"c":${JSON.stringify(batch.columns.map(vectorToStored))}}`;
+      const json = rawRows !== undefined ? [`{"n":${names},"t":${t},"r":`, rawRows, '}'] : `{"n":${names},"t":${t},"c":${JSON.stringify(batch.columns.map(vectorToStored))}}`;
       await wal.append(encodeRecord(lsn, batch.length, json));
       this.chunks.push(batch);
       this.rows += batch.length;

@@ -35,13 +35,23 @@ export interface WalRecord extends WalRecordInfo {
   readonly body: Buffer;
 }
 
-export function encodeRecord(lsn: number, rowCount: number, json: string): Buffer {
-  const bodyLen = Buffer.byteLength(json);
+/** `json`: the record's JSON text, whole or in pieces (UTF-8 bytes are copied as they are). */
+export function encodeRecord(lsn: number, rowCount: number, json: string | readonly (string | Uint8Array)[]): Buffer {
+  const parts = typeof json === 'string' ? [json] : json;
+  let bodyLen = 0;
+  for (const p of parts) bodyLen += typeof p === 'string' ? Buffer.byteLength(p) : p.length;
   const buf = Buffer.allocUnsafe(HEADER + PAYLOAD_HEADER + bodyLen);
   buf.writeUInt32LE(PAYLOAD_HEADER + bodyLen, 0);
   buf.writeUInt32LE(rowCount, HEADER);
   buf.writeDoubleLE(lsn, HEADER + 4);
-  buf.write(json, HEADER + PAYLOAD_HEADER, 'utf8');
+  let pos = HEADER + PAYLOAD_HEADER;
+  for (const p of parts) {
+    if (typeof p === 'string') pos += buf.write(p, pos, 'utf8');
+    else {
+      buf.set(p, pos);
+      pos += p.length;
+    }
+  }
   buf.writeUInt32LE(crc32(buf.subarray(HEADER)), 4);
   return buf;
 }

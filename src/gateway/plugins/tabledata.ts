@@ -1,10 +1,11 @@
 // tabledata.list / tabledata.insertAll (spec §4.4). Rows cross the gRPC
-// boundary as pre-encoded JSON text and are spliced into the answer unparsed.
+// boundary as pre-encoded JSON (insertAll: the request's own bytes) and list
+// rows are spliced into the answer unparsed.
 import type { FastifyInstance } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind, timestampFormat } from '../context.js';
 import { invalid, RestError } from '../errors.js';
-import { InsertAllBody, rowsTextKind } from '../insert-body.js';
+import { InsertAllBody, rowsKind } from '../insert-body.js';
 import { bodyObject, boolish, checkDatasetId, checkProjectId, checkTableId, qInt, qStr, str, type Query } from '../validate.js';
 import { sendJsonText, type TableParams } from './common.js';
 
@@ -61,14 +62,15 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
     const d = checkDatasetId(req.params.datasetId);
     const t = checkTableId(req.params.tableId);
     let body: Record<string, unknown>;
-    let rowsJson: string;
+    let rowsJson = '';
+    let rowsUtf8: Buffer | undefined;
     if (req.body instanceof InsertAllBody) {
-      // Fast path: the rows text is forwarded as sent (the engine parses it once).
+      // Fast path: the rows bytes are forwarded as sent (the engine parses them once).
       body = req.body.rest;
-      const k = rowsTextKind(req.body.rowsText);
+      const k = rowsKind(req.body.rows);
       if (k === 'other') throw invalid('Invalid value for rows: expected a list of rows');
       if (k !== 'items') throw invalid('No rows present in the request.');
-      rowsJson = req.body.rowsText;
+      rowsUtf8 = req.body.rows;
     } else {
       body = bodyObject(req.body);
       const rows = body['rows'];
@@ -79,6 +81,7 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
     const request = {
       table: { project_id: p, dataset_id: d, table_id: t },
       rows_json: rowsJson,
+      rows_utf8: rowsUtf8,
       skip_invalid_rows: boolish(body['skipInvalidRows']) ?? false,
       ignore_unknown_values: boolish(body['ignoreUnknownValues']) ?? false,
       template_suffix: str(body['templateSuffix']) ?? '',
