@@ -87,9 +87,10 @@ export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolea
       return (v as Value[]).map((e) => valueToJson(e, t.element, opts));
     case 'STRUCT': {
       const o: { [k: string]: JsonNode } = {};
+      // a repeated field name keeps its first value (TO_JSON omits the duplicates)
       (v as Value[]).forEach((e, i) => {
         const f = t.fields[i]!;
-        o[f.name] = valueToJson(e, f.type, opts);
+        if (!Object.prototype.hasOwnProperty.call(o, f.name)) o[f.name] = valueToJson(e, f.type, opts);
       });
       return o;
     }
