@@ -327,30 +327,32 @@ function outputKeep(rel: JoinRel): OutputKeep | null {
   return { left: pick(rel.left.columns), right: rel.joinType === 'semi' || rel.joinType === 'anti' ? [] : pick(rel.right.columns) };
 }
 
-export async function* joinOp(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Batch> {
+/**
+ * The join's batches. A plain function returning the chosen path's generator
+ * (no generator layer of its own: every layer costs a promise round per batch).
+ */
+export function joinOp(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Batch> {
   const keep = outputKeep(rel);
-  if (keep === null) {
-    yield* joinAll(rel, ctx, null);
-    return;
-  }
+  if (keep === null) return joinAll(rel, ctx, null).batches;
   const full: JoinRel = { ...rel, columns: allJoinColumns(rel) };
-  // The inner paths emit every column; drop the unread ones per batch.
+  const path = joinAll(full, ctx, { keep, rel });
+  if (path.narrow) return path.batches;
+  // The other paths emit every column; drop the unread ones per batch.
   const nl = rel.left.columns.length;
-  const pos = [...keep.left, ...keep.right.map((i) => nl + i)];
-  const project = (b: Batch): Batch => ({ length: b.length, columns: pos.map((i) => b.columns[i]!) });
-  for await (const b of joinAll(full, ctx, { keep, rel })) yield b.columns.length === pos.length ? b : project(b);
+  return projectColumns(path.batches, [...keep.left, ...keep.right.map((i) => nl + i)]);
+}
+
+async function* projectColumns(input: AsyncGenerator<Batch>, pos: readonly number[]): AsyncGenerator<Batch> {
+  for await (const b of input) yield { length: b.length, columns: pos.map((i) => b.columns[i]!) };
 }
 
 /**
- * Runs `rel` (all columns). `narrow`: the pruned join; paths that can gather
- * only its columns (hash join without residual, not swapped) emit those
- * directly, the rest emit all columns and joinOp projects.
+ * Picks the join's path over `rel` (all columns). `narrow`: the pruned join;
+ * a hash join without residual that is not swapped gathers only its columns
+ * (`narrow: true` in the answer), the other paths emit all columns.
  */
-async function* joinAll(rel: JoinRel, ctx: ExecContext, narrow: { keep: OutputKeep; rel: JoinRel } | null): AsyncGenerator<Batch> {
-  if (rel.lateral) {
-    yield* lateralJoin(rel, ctx);
-    return;
-  }
+function joinAll(rel: JoinRel, ctx: ExecContext, narrow: { keep: OutputKeep; rel: JoinRel } | null): { batches: AsyncGenerator<Batch>; narrow: boolean } {
+  if (rel.lateral) return { batches: lateralJoin(rel, ctx), narrow: false };
   let keys: readonly EquiKey[] | undefined = rel.equiKeys;
   let residual = rel.condition;
   if ((!keys || keys.length === 0) && residual && rel.joinType !== 'cross') {
@@ -360,9 +362,10 @@ async function* joinAll(rel: JoinRel, ctx: ExecContext, narrow: { keep: OutputKe
       residual = x.residual;
     }
   }
-  if (!keys || keys.length === 0) yield* nestedLoopJoin(rel, residual, ctx);
-  else if (buildsLeft(rel, ctx)) yield* hashJoinBuildLeft(rel, keys, residual, ctx);
-  else yield* hashJoin(rel, keys, residual, ctx, residual ? null : narrow);
+  if (!keys || keys.length === 0) return { batches: nestedLoopJoin(rel, residual, ctx), narrow: false };
+  if (buildsLeft(rel, ctx)) return { batches: hashJoinBuildLeft(rel, keys, residual, ctx), narrow: false };
+  const n = residual ? null : narrow;
+  return { batches: hashJoin(rel, keys, residual, ctx, n), narrow: n !== null };
 }
 
 function condLayoutOf(rel: JoinRel): Map<number, number> {
