@@ -463,11 +463,14 @@ export function registerDatetime(): void {
     sig(['DATETIME', partArg], 'DATETIME', rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), 'DATE_TRUNC', 'DATETIME'))),
     sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
   ]);
+  // each *_TRUNC also takes the other civil/absolute type (DATETIME_TRUNC(timestamp, part[, zone]), TIMESTAMP_TRUNC(datetime, part))
   defineScalar('DATETIME_TRUNC', [
     sig(['DATETIME', partArg], 'DATETIME', rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), 'DATETIME_TRUNC', 'DATETIME'))),
+    sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
   ]);
   defineScalar('TIMESTAMP_TRUNC', [
     sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
+    sig(['DATETIME', partArg], 'DATETIME', rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), 'TIMESTAMP_TRUNC', 'DATETIME'))),
   ]);
   defineScalar('TIME_TRUNC', [
     sig(['TIME', partArg], 'TIME', rowKernel(T.TIME, (v) => {
@@ -652,6 +655,9 @@ function truncTimestamp(ts: bigint, p: Part, zone: string): bigint {
   }
   const civil = utcToCivil(ts, zone);
   const t = truncDatetime(civil, p, 'TIMESTAMP_TRUNC', 'TIMESTAMP');
+  // HOUR/MINUTE subtract the civil minutes and seconds from the timestamp itself (the
+  // documented behaviour; it differs from re-reading the civil time around DST changes)
+  if (unit !== undefined && unit < US_DAY) return ts - (civil - t);
   return civilToUtc(t, zone);
 }
 
