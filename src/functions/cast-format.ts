@@ -2,7 +2,7 @@
 // elements (YYYY, MM, DD, HH24, MI, SS, FFn, AM, MON, MONTH, DAY, DY, TZH, TZM ...).
 import type { SqlType } from '../types/types.js';
 import { typeToSql } from '../types/types.js';
-import type { Decimal, Value } from '../types/values.js';
+import { Decimal, type Value } from '../types/values.js';
 import {
   civilFromDays,
   civilToUtc,
@@ -16,6 +16,7 @@ import {
   utcToCivil,
   weekday,
 } from './civil.js';
+import { printfDouble } from './format-number.js';
 import { fail } from './vec.js';
 
 // ---------------------------------------------------------------- bytes encodings
@@ -134,7 +135,8 @@ function decodeBytes(s: string, fmt: string, original: string): Uint8Array {
     }
     case 'BASE64':
     case 'BASE64M': {
-      const t = fmt === 'BASE64M' ? s.replace(/[\r\n]/g, '') : s;
+      // whitespace in the input is ignored by both BASE64 and BASE64M decoding
+      const t = s.replace(/\s/g, '');
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(t) || t.length % 4 === 1) fail(`Failed to decode invalid base64 string: "${original}"`);
       return Uint8Array.from(Buffer.from(t, 'base64'));
     }
@@ -191,7 +193,7 @@ function tokenize(fmt: string): Tok[] {
       i += el.length;
       continue;
     }
-    if (/[\s\-/,.;:]/.test(c)) {
+    if (/[\s\-/,.;:']/.test(c)) {
       out.push({ lit: c });
       i++;
       continue;
@@ -315,6 +317,23 @@ function formatDatetimeElements(fmt: string, kind: string, days: number, tod: nu
   return out;
 }
 
+/** The documented format model rules for parsing a string into date and time parts. */
+function checkParseModel(els: Set<string>): void {
+  const count = (cat: string) => [...els].filter((e) => CATEGORY[e] === cat).length;
+  for (const cat of ['MERIDIAN', 'YEAR', 'MONTH', 'HOUR']) {
+    if (count(cat) > 1) fail(`More than one format element in category ${cat} exist: ${[...els].filter((e) => CATEGORY[e] === cat).map((e) => `'${e}'`).join(', ')}`);
+  }
+  if (els.has('DDD') && count('MONTH') > 0) fail(`Format element in category MONTH and 'DDD' cannot exist simultaneously`);
+  const meridian = count('MERIDIAN') > 0;
+  const h12 = els.has('HH') || els.has('HH12');
+  if (els.has('HH24') && meridian) fail(`Format element 'HH24' and format element in category MERIDIAN cannot exist simultaneously`);
+  if (h12 && !meridian) fail(`Format element in category MERIDIAN is required when 'HH12' or 'HH' exists`);
+  if (meridian && !h12) fail(`Format element 'HH12' or 'HH' is required when a format element in category MERIDIAN exists`);
+  if (els.has('SSSSS') && (count('HOUR') > 0 || els.has('MI') || els.has('SS') || meridian)) {
+    fail(`Format element 'SSSSS' cannot exist simultaneously with format elements in category HOUR, MINUTE, SECOND or MERIDIAN`);
+  }
+}
+
 function parseDatetimeElements(input: string, fmt: string, kind: string, zone: string, nowMicros = 0n): { days: number; tod: number; zone?: string } {
   const toks = tokenize(fmt);
   const seen = new Set<string>();
@@ -326,6 +345,7 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
     if (seen.has(t.el)) fail(`Format element '${t.el}' appears more than once in the format string`);
     seen.add(t.el);
   }
+  checkParseModel(seen);
   let i = 0;
   const bad = (): never => fail(`Failed to parse input string "${input}"`);
   const num = (maxLen: number): number => {
@@ -430,11 +450,14 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
         break;
       default:
         if (t.el.startsWith('FF')) {
+          // FFn takes the digits there are and rounds them to n places ('07.16' with FF1 is 07.2)
           const n = Number(t.el.slice(2));
-          const m = new RegExp(`^[0-9]{1,${n}}`).exec(input.slice(i));
+          const m = /^[0-9]{1,9}/.exec(input.slice(i));
           if (!m) bad();
           i += m![0].length;
-          us = Number((m![0] + '000000000').slice(0, 6));
+          const nanos = Number((m![0] + '000000000').slice(0, 9));
+          const unit = 10 ** (9 - n);
+          us = Math.floor((Math.round(nanos / unit) * unit) / 1000);
         } else bad();
     }
   }
@@ -494,25 +517,385 @@ export function castWithFormat(x: Value, from: SqlType, to: SqlType, format: str
   fail(`FORMAT is not supported for CAST from ${typeToSql(from)} to ${typeToSql(to)}`);
 }
 
-/** Numeric FORMAT ('999.99', '0000', 'S999', '$999,999.00'): the common subset. */
+// ---------------------------------------------------------------- numeric format elements
+//
+// CAST(number AS STRING FORMAT '...'): digits 0 9 X x, decimal point . D V, group
+// separator , G, sign S MI PR, currency $ C c L, exponent EEEE, flags B FM, and RN.
+// Every element yields a fixed number of characters (one position is kept for the
+// sign when there is no sign element) and the output is aligned on the decimal
+// point; digits that do not fit turn every digit into '#'.
+
+type NumEl = '0' | '9' | 'X' | 'x' | '.' | 'D' | 'V' | ',' | 'G' | 'EEEE' | 'eeee';
+
+interface NumFormat {
+  kind: 'decimal' | 'hex' | 'roman';
+  /** Digits, decimal point, group separators and the exponent, in order. */
+  els: NumEl[];
+  /** Index in `els` of the decimal point (or of EEEE, or els.length). */
+  point: number;
+  firstZero: number | undefined;
+  scale: number;
+  intDigits: number;
+  exponent: boolean;
+  sign: 'S' | 'MI' | 'PR' | undefined;
+  signFront: boolean;
+  currency: '$' | 'C' | 'c' | 'L' | undefined;
+  b: boolean;
+  fm: boolean;
+  romanUpper: boolean;
+}
+
+const numFormatCache = new Map<string, NumFormat>();
+
+function formatError(msg: string): never {
+  fail(`Error in format string: ${msg}`);
+}
+
+/** The format element at the start of `s` and its length. */
+function numElement(s: string): [string, number] | undefined {
+  const c = s[0]!;
+  const u = s.slice(0, 4).toUpperCase();
+  if ('$09.,'.includes(c) || c === 'X' || c === 'x') return [c, 1];
+  if (u.startsWith('MI') || u.startsWith('PR') || u.startsWith('FM')) return [u.slice(0, 2), 2];
+  if (u.startsWith('RN')) return [c === 'r' ? 'rn' : 'RN', 2];
+  if (u === 'EEEE') return [c === 'e' ? 'eeee' : 'EEEE', 4];
+  if (u.startsWith('TM')) formatError("'TM', 'TM9' or 'TME' are not supported");
+  switch (c) {
+    case 'D': case 'd': return ['D', 1];
+    case 'G': case 'g': return ['G', 1];
+    case 'S': case 's': return ['S', 1];
+    case 'B': case 'b': return ['B', 1];
+    case 'V': case 'v': return ['V', 1];
+    case 'C': case 'c': return [c, 1];
+    case 'L': case 'l': return ['L', 1];
+  }
+  return undefined;
+}
+
+function parseNumFormat(format: string): NumFormat {
+  const cached = numFormatCache.get(format);
+  if (cached) return cached;
+  const f: NumFormat = {
+    kind: 'decimal', els: [], point: -1, firstZero: undefined, scale: 0, intDigits: 0, exponent: false,
+    sign: undefined, signFront: false, currency: undefined, b: false, fm: false, romanUpper: true,
+  };
+  type State = 'start' | 'int' | 'frac' | 'exp' | 'hex' | 'afterSign' | 'roman';
+  let state = 'start' as State;
+  let has9 = false, hasX = false, hasGroup = false, digits = 0, roman = false;
+  const setSign = (el: 'S' | 'MI' | 'PR') => {
+    if (f.sign) formatError("There can be at most one of 'S', 'MI', or 'PR'");
+    f.sign = el;
+    state = 'afterSign';
+  };
+  const setPoint = () => {
+    f.point = f.els.length - 1;
+    state = 'frac';
+  };
+  for (let i = 0; i < format.length; ) {
+    const m = numElement(format.slice(i));
+    if (!m) formatError(`Invalid format element '${format[i]}'`);
+    const [el, len] = m;
+    i += len;
+    if (el === 'FM') {
+      if (f.fm) formatError("'FM' cannot be repeated");
+      f.fm = true;
+      continue;
+    }
+    if (el === '$' || el === 'C' || el === 'c' || el === 'L') {
+      if (f.currency) formatError("There can be at most one of '$', 'C' or 'L'");
+      f.currency = el;
+      continue;
+    }
+    if (el === 'B') {
+      if (f.b) formatError("There can be at most one 'B'");
+      f.b = true;
+      continue;
+    }
+    if (el === '0' || el === '9' || el === 'X' || el === 'x') digits++;
+    if (['0', '9', 'X', 'x', '.', 'D', 'V', ',', 'G', 'EEEE', 'eeee'].includes(el)) {
+      f.els.push(el as NumEl);
+      if (el === '0' && f.firstZero === undefined) f.firstZero = f.els.length - 1;
+    }
+    const upperEl = el === 'x' ? 'X' : el === 'eeee' ? 'EEEE' : el === 'rn' ? 'RN' : el;
+    if (state === 'roman') formatError(`'RN' cannot appear together with '${upperEl}'`);
+    switch (state) {
+      case 'start':
+        if (el === 'S') { f.sign = 'S'; f.signFront = true; state = 'int'; }
+        else if (el === 'MI' || el === 'PR') formatError(`'${el}' can only appear after all digits and 'EEEE'`);
+        else if (el === '9') { has9 = true; state = 'int'; }
+        else if (el === '0') state = 'int';
+        else if (el === 'X' || el === 'x') { hasX = true; state = 'hex'; }
+        else if (el === 'RN' || el === 'rn') { roman = true; f.romanUpper = el === 'RN'; state = 'roman'; }
+        else if (el === '.' || el === 'D' || el === 'V') setPoint();
+        else formatError(`Unexpected '${upperEl}'`);
+        break;
+      case 'int':
+        if (el === 'S' || el === 'MI' || el === 'PR') setSign(el);
+        else if (el === 'EEEE' || el === 'eeee') {
+          if (hasGroup) formatError("',' or 'G' cannot appear together with 'EEEE'");
+          f.exponent = true;
+          f.point = f.els.length - 1;
+          state = 'exp';
+        } else if (el === 'X' || el === 'x') {
+          if (has9) formatError("'X' cannot appear together with '9'");
+          if (hasGroup) formatError("'X' cannot appear together with ',' or 'G'");
+          hasX = true;
+          state = 'hex';
+        } else if (el === '9') has9 = true;
+        else if (el === '0') { /* digit */ }
+        else if (el === ',' || el === 'G') hasGroup = true;
+        else if (el === '.' || el === 'D' || el === 'V') setPoint();
+        else formatError(`Unexpected '${upperEl}'`);
+        break;
+      case 'frac':
+        if (el === '0' || el === '9') f.scale++;
+        else if (el === 'X' || el === 'x') formatError(`'X' cannot appear together with '${f.els[f.point]}'`);
+        else if (el === 'EEEE' || el === 'eeee') {
+          if (hasGroup) formatError("',' or 'G' cannot appear together with 'EEEE'");
+          f.exponent = true;
+          state = 'exp';
+        } else if (el === 'S' || el === 'MI' || el === 'PR') setSign(el);
+        else if (el === '.' || el === 'D' || el === 'V') formatError("There can be at most one of '.', 'D', or 'V'");
+        else if (el === ',' || el === 'G') formatError("',' or 'G' cannot appear after '.', 'D' or 'V'");
+        else formatError(`Unexpected '${upperEl}'`);
+        break;
+      case 'exp':
+        if (el === 'S' || el === 'MI' || el === 'PR') setSign(el);
+        else if (el === ',' || el === 'G') formatError("',' or 'G' cannot appear together with 'EEEE'");
+        else formatError(`'${upperEl}' cannot appear after 'EEEE'`);
+        break;
+      case 'hex':
+        if (el === '0' || el === 'X' || el === 'x') { /* digit */ }
+        else if (el === 'S' || el === 'MI' || el === 'PR') setSign(el);
+        else formatError(`'X' cannot appear together with '${upperEl}'`);
+        break;
+      case 'afterSign':
+        if (['0', '9', 'X', 'x', 'EEEE', 'eeee'].includes(el)) {
+          if (f.sign === 'S') formatError("'S' can only appear before or after all digits and 'EEEE'");
+          formatError(`'${f.sign!}' can only appear after all digits and 'EEEE'`);
+        }
+        formatError(`Unexpected format element '${upperEl}'`);
+    }
+  }
+  if (f.currency && hasX) formatError(`'X' cannot appear together with '${f.currency.toUpperCase()}'`);
+  if (f.currency && roman) formatError(`'RN' cannot appear together with '${f.currency.toUpperCase()}'`);
+  if (f.b && hasX) formatError("'X' cannot appear together with 'B'");
+  if (f.b && roman) formatError("'RN' cannot appear together with 'B'");
+  if (roman) f.kind = 'roman';
+  else {
+    if (digits === 0) formatError("Format string must contain at least one of 'X', '0' or '9'");
+    if (hasX && digits > 16) formatError("Max number of 'X' is 16");
+    if (hasX) {
+      f.kind = 'hex';
+      // a '0' takes the letter case of the next X (upper case when there is none)
+      let next: NumEl = 'X';
+      for (let k = f.els.length - 1; k >= 0; k--) {
+        if (f.els[k] === '0') f.els[k] = next;
+        else next = f.els[k]!;
+      }
+    } else {
+      f.intDigits = digits - f.scale;
+      if (f.point < 0) f.point = f.els.length;
+      // with an exponent at most one integer digit is kept ('999.99EEEE' acts as '9.99EEEE')
+      if (f.exponent && f.point >= 2) {
+        f.els.splice(0, f.point - 1);
+        if (f.firstZero !== undefined) f.firstZero = Math.max(0, f.firstZero - (f.point - 1));
+        f.point = 1;
+      }
+    }
+  }
+  if (numFormatCache.size > 256) numFormatCache.clear();
+  numFormatCache.set(format, f);
+  return f;
+}
+
+interface NumParts {
+  negative: boolean;
+  inf: boolean;
+  nan: boolean;
+  /** Integer digits without leading zeros ('' for 0). */
+  int: string;
+  frac: string;
+  /** Exponent with sign, at least two digits ('+01'). */
+  exp: string;
+}
+
+/** printf '%#.{scale}f' / '%#.{scale}e' of the value, split into parts. */
+function numberParts(x: Value, kind: string, scale: number, exponent: boolean): NumParts {
+  let text: string;
+  if (kind === 'FLOAT64') {
+    const n = x as number;
+    if (Number.isNaN(n)) return { negative: false, inf: false, nan: true, int: '', frac: '', exp: '' };
+    if (!Number.isFinite(n)) return { negative: n < 0, inf: true, nan: false, int: '', frac: '', exp: '' };
+    // the service prints -0.0 as an unsigned zero
+    text = printfDouble(n === 0 ? 0 : n, exponent ? 'e' : 'f', scale, true);
+  } else {
+    const d = kind === 'INT64' ? new Decimal((x as bigint).toString()) : (x as Decimal);
+    if (exponent) {
+      const e = d.toExponential(scale, Decimal.ROUND_HALF_UP);
+      const [m, ex] = e.split('e') as [string, string];
+      const ev = Number(ex);
+      text = `${m.includes('.') ? m : m + '.'}e${ev < 0 ? '-' : '+'}${String(Math.abs(ev)).padStart(2, '0')}`;
+    } else {
+      text = d.toFixed(scale, Decimal.ROUND_HALF_UP);
+      if (!text.includes('.')) text += '.';
+    }
+    if (/^-0\.0*(e|$)/.test(text)) text = text.slice(1);
+  }
+  const negative = text.startsWith('-');
+  if (negative) text = text.slice(1);
+  let exp = '';
+  const ei = text.indexOf('e');
+  if (ei >= 0) {
+    exp = text.slice(ei + 1);
+    text = text.slice(0, ei);
+  }
+  const dot = text.indexOf('.');
+  const int = text.slice(0, dot);
+  return { negative, inf: false, nan: false, int: int === '0' ? '' : int, frac: text.slice(dot + 1), exp };
+}
+
+function signParts(f: NumFormat, negative: boolean, blank: boolean): [string, string] {
+  const pick = (s: string) => (blank ? ' '.repeat(s.length) : s);
+  switch (f.sign) {
+    case 'S':
+      return f.signFront ? [pick(negative ? '-' : '+'), ''] : ['', pick(negative ? '-' : '+')];
+    case 'MI':
+      return ['', pick(negative ? '-' : ' ')];
+    case 'PR':
+      return [pick(negative ? '<' : ' '), pick(negative ? '>' : ' ')];
+    default:
+      return [pick(negative ? '-' : ' '), ''];
+  }
+}
+
+function currencyText(f: NumFormat, blank: boolean): string {
+  if (!f.currency) return '';
+  const s = f.currency === '$' || f.currency === 'L' ? '$' : f.currency === 'C' ? 'USD' : 'usd';
+  return blank ? ' '.repeat(s.length) : s;
+}
+
+function finishNum(f: NumFormat, s: string): string {
+  return f.fm ? s.trim() : s;
+}
+
+function formatDecimalNum(f: NumFormat, x: Value, kind: string): string {
+  const n = numberParts(x, kind, f.scale, f.exponent);
+  if (f.fm) n.frac = n.frac.replace(/0+$/, '');
+  if (n.inf || n.nan) {
+    const word = n.inf ? 'INF' : 'NAN';
+    let body: string;
+    let pad: number;
+    if (f.exponent) {
+      body = word;
+      pad = f.els.length;
+    } else {
+      const overflow = f.point < 3;
+      let frac = '';
+      for (let k = f.point; k < f.els.length; k++) {
+        const el = f.els[k]!;
+        if (el === '.' || el === 'D') frac += overflow ? '.' : ' ';
+        else if (el === '0' || el === '9') frac += overflow ? '#' : ' ';
+      }
+      if (f.fm) frac = frac.trim();
+      let int = '';
+      let wi = word.length - 1, k = f.point - 1;
+      for (; wi >= 0 && k >= 0; k--, wi--) {
+        const el = f.els[k]!;
+        int = (overflow ? (el === ',' || el === 'G' ? ',' : '#') : word[wi]!) + int;
+      }
+      body = int + frac;
+      pad = k + 1;
+    }
+    let [pre, suf] = signParts(f, n.negative, false);
+    if (n.nan) [pre, suf] = [' '.repeat(pre.length), ' '.repeat(suf.length)];
+    return finishNum(f, (f.fm ? '' : ' '.repeat(pad)) + pre + currencyText(f, false) + body + suf);
+  }
+  const overflow = n.int.length > f.intDigits;
+  const blank = f.b && n.int === '';
+  let frac = '';
+  let fi = 0;
+  for (let k = f.point; k < f.els.length; k++) {
+    const el = f.els[k]!;
+    if (el === '.' || el === 'D') frac += blank ? ' ' : '.';
+    else if (el === '0' || el === '9') {
+      if (overflow) frac += '#';
+      else if (fi < n.frac.length) frac += blank ? ' ' : n.frac[fi];
+      fi++;
+    } else if (el === 'EEEE' || el === 'eeee') {
+      frac += overflow ? '####' : blank ? '    ' : (el === 'EEEE' ? 'E' : 'e') + n.exp;
+    }
+  }
+  let int = '';
+  let pad = f.point;
+  const wantInt = f.intDigits > 0 && (n.int !== '' || f.exponent || (f.firstZero !== undefined && f.firstZero < f.point) || n.frac === '');
+  if (wantInt) {
+    const digits = n.int === '' ? '0' : n.int;
+    let di = digits.length - 1;
+    let k = f.point - 1;
+    for (; k >= 0; k--) {
+      if (di < 0 && !(f.firstZero !== undefined && k >= f.firstZero)) break;
+      const el = f.els[k]!;
+      if (el === '0' || el === '9') {
+        int = (overflow ? '#' : blank ? ' ' : di >= 0 ? digits[di]! : '0') + int;
+        di--;
+      } else int = (blank ? ' ' : ',') + int;
+    }
+    pad = k + 1;
+  }
+  const [pre, suf] = signParts(f, n.negative, blank);
+  return finishNum(f, ' '.repeat(pad) + pre + currencyText(f, blank) + int + frac + suf);
+}
+
+function formatHexNum(f: NumFormat, x: Value, kind: string): string {
+  let negative: boolean;
+  let mag: bigint | undefined;
+  if (kind === 'INT64') {
+    const v = x as bigint;
+    negative = v < 0n;
+    mag = negative ? -v : v;
+  } else {
+    const d = kind === 'FLOAT64' ? new Decimal(x as number) : (x as Decimal);
+    negative = d.isNegative() && !d.isZero();
+    const r = d.abs().toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+    mag = r.isFinite() && r.lte('18446744073709551615') ? BigInt(r.toFixed(0)) : undefined;
+  }
+  const hex = mag === undefined ? '0'.repeat(17) : mag.toString(16);
+  const overflow = hex.length > f.els.length;
+  let out = '';
+  let hi = hex.length - 1;
+  let k = f.els.length - 1;
+  for (; k >= 0; k--) {
+    if (hi < 0 && !(f.firstZero !== undefined && k >= f.firstZero)) break;
+    const el = f.els[k]!;
+    const c = overflow ? '#' : hi >= 0 ? hex[hi]! : '0';
+    out = (el === 'X' ? c.toUpperCase() : c) + out;
+    hi--;
+  }
+  const [pre, suf] = signParts(f, negative, false);
+  return finishNum(f, (f.fm ? '' : ' '.repeat(k + 1)) + pre + out + suf);
+}
+
+const ROMAN: [number, string][] = [[1000, 'M'], [900, 'CM'], [500, 'D'], [400, 'CD'], [100, 'C'], [90, 'XC'], [50, 'L'], [40, 'XL'], [10, 'X'], [9, 'IX'], [5, 'V'], [4, 'IV'], [1, 'I']];
+
+function formatRomanNum(f: NumFormat, x: Value, kind: string): string {
+  const d = kind === 'INT64' ? new Decimal((x as bigint).toString()) : kind === 'FLOAT64' ? new Decimal(x as number) : (x as Decimal);
+  const n = d.isFinite() ? d.toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber() : NaN;
+  if (!(n >= 1 && n <= 3999)) fail(`Input value ${formatNumberForError(x, kind)} is out of the range of RN format, which must be between 1 and 3999`);
+  let r = '';
+  let rest = n;
+  for (const [v, s] of ROMAN) for (; rest >= v; rest -= v) r += s;
+  if (!f.romanUpper) r = r.toLowerCase();
+  return f.fm ? r : r.padStart(15, ' ');
+}
+
+function formatNumberForError(x: Value, kind: string): string {
+  return kind === 'INT64' ? (x as bigint).toString() : kind === 'FLOAT64' ? String(x) : (x as Decimal).toFixed();
+}
+
 function formatNumberElements(x: Value, kind: string, format: string): string {
-  const n = kind === 'INT64' ? Number(x as bigint) : kind === 'FLOAT64' ? (x as number) : (x as Decimal).toNumber();
-  const f = format.toUpperCase();
-  const dot = f.indexOf('.');
-  const intPart = (dot < 0 ? f : f.slice(0, dot)).replace(/[^09,]/g, '');
-  const fracDigits = dot < 0 ? 0 : f.slice(dot + 1).replace(/[^09]/g, '').length;
-  const neg = n < 0;
-  const abs = Math.abs(n);
-  let [ip, fp] = abs.toFixed(fracDigits).split('.') as [string, string | undefined];
-  const digitSlots = intPart.replace(/,/g, '').length;
-  if (ip.length > digitSlots) return '#'.repeat(f.length + 1);
-  const zeroPad = intPart.indexOf('0');
-  if (zeroPad >= 0) ip = ip.padStart(intPart.replace(/,/g, '').length - intPart.slice(0, zeroPad).replace(/,/g, '').length, '0');
-  if (ip === '0' && zeroPad < 0 && fracDigits > 0) ip = '';
-  if (intPart.includes(',')) ip = ip.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  let body = fp !== undefined ? `${ip}.${fp}` : ip;
-  if (f.includes('$')) body = '$' + body;
-  const width = intPart.length + (dot < 0 ? 0 : fracDigits + 1) + (f.includes('$') ? 1 : 0);
-  const signed = (neg ? '-' : f.startsWith('S') ? '+' : ' ') + body;
-  return signed.padStart(width + 1, ' ');
+  const f = parseNumFormat(format);
+  if (f.kind === 'hex') return formatHexNum(f, x, kind);
+  if (f.kind === 'roman') return formatRomanNum(f, x, kind);
+  return formatDecimalNum(f, x, kind);
 }
