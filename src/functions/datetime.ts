@@ -433,24 +433,28 @@ export function registerDatetime(): void {
   defineScalar('TIME_SUB', timeAdd(-1));
 
   // *_DIFF
-  defineScalar('DATE_DIFF', [
-    sig(['DATE', 'DATE', partArg], 'INT64', rowKernel(T.INT64, (v) => diffDays(v[0] as number, v[1] as number, parsePart(v[2] as string), 'DATE_DIFF'))),
-    sig(['DATETIME', 'DATETIME', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), 'DATE_DIFF', true))),
-    sig(['TIMESTAMP', 'TIMESTAMP', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), 'DATE_DIFF', false))),
-  ]);
-  defineScalar('DATETIME_DIFF', [
-    sig(['DATETIME', 'DATETIME', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), 'DATETIME_DIFF', true))),
-  ]);
-  defineScalar('TIMESTAMP_DIFF', [
-    sig(['TIMESTAMP', 'TIMESTAMP', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), 'TIMESTAMP_DIFF', false))),
-  ]);
-  defineScalar('TIME_DIFF', [
-    sig(['TIME', 'TIME', partArg], 'INT64', rowKernel(T.INT64, (v) => {
-      const unit = US_PER[parsePart(v[2] as string).name];
-      if (unit === undefined || unit === US_DAY) fail(`TIME_DIFF does not support the ${v[2] as string} date part`);
-      return BigInt((v[0] as number) - (v[1] as number)) / unit;
-    })),
-  ]);
+  // Each *_DIFF follows the type of its arguments (the pages' notes: DATE_DIFF(TIMESTAMP, ...) is
+  // TIMESTAMP_DIFF, TIMESTAMP_DIFF(DATE, ...) is DATE_DIFF, ...); its own type is listed first so a
+  // pair of string literals reads as that type.
+  const timeDiff = (fn: string) => sig(['TIME', 'TIME', partArg], 'INT64', rowKernel(T.INT64, (v) => {
+    const unit = US_PER[parsePart(v[2] as string).name];
+    if (unit === undefined || unit === US_DAY) fail(`${fn} does not support the ${v[2] as string} date part`);
+    return BigInt((v[0] as number) - (v[1] as number)) / unit;
+  }));
+  const diffSigs = (fn: string, first: 'DATE' | 'DATETIME' | 'TIMESTAMP' | 'TIME') => {
+    const all = {
+      DATE: sig(['DATE', 'DATE', partArg], 'INT64', rowKernel(T.INT64, (v) => diffDays(v[0] as number, v[1] as number, parsePart(v[2] as string), fn))),
+      DATETIME: sig(['DATETIME', 'DATETIME', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), fn, true))),
+      TIMESTAMP: sig(['TIMESTAMP', 'TIMESTAMP', partArg], 'INT64', rowKernel(T.INT64, (v) => diffMicros(v[0] as bigint, v[1] as bigint, parsePart(v[2] as string), fn, false))),
+      TIME: timeDiff(fn),
+    };
+    const order = [first, ...(['DATE', 'DATETIME', 'TIMESTAMP', 'TIME'] as const).filter((k) => k !== first)];
+    return order.map((k) => all[k]);
+  };
+  defineScalar('DATE_DIFF', diffSigs('DATE_DIFF', 'DATE'));
+  defineScalar('DATETIME_DIFF', diffSigs('DATETIME_DIFF', 'DATETIME'));
+  defineScalar('TIMESTAMP_DIFF', diffSigs('TIMESTAMP_DIFF', 'TIMESTAMP'));
+  defineScalar('TIME_DIFF', diffSigs('TIME_DIFF', 'TIME'));
 
   // *_TRUNC
   defineScalar('DATE_TRUNC', [
