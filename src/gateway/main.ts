@@ -92,7 +92,7 @@ async function run(config: GatewayConfig): Promise<void> {
   ]);
   client = new Client(`127.0.0.1:${config.grpcPort}`);
   supervisor.attachClient(client);
-  const ctx = new GatewayContext({ ...config, dataDir }, client, supervisor, new JobRegistry(), log, debug);
+  const ctx = new GatewayContext({ ...config, dataDir }, client, supervisor, new JobRegistry(dataDir), log, debug);
 
   // Build the HTTP app while the engine boots: route registration is not free.
   const appReady = buildServer(ctx).then(async (a) => {

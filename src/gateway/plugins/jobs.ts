@@ -126,12 +126,13 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const max = Math.max(1, Math.min(qInt(q, 'maxResults') ?? JOBS_LIST_DEFAULT, 1000));
     const token = qStr(q, 'pageToken');
     const start = token && /^\d+$/.test(token) ? Number(token) : 0;
-    const all = ctx.jobs.list(p).filter((j) =>
+    // Filters read the registry's entries; only the page's jobs are loaded (older ones live in its spill file).
+    const all = ctx.jobs.entries(p).filter((j) =>
       (states.size === 0 || states.has(j.state)) &&
       (minT === undefined || j.createdMs >= minT) &&
       (maxT === undefined || j.createdMs <= maxT) &&
       (parent ? j.parentJobId === parent : j.parentJobId === undefined));
-    const page = all.slice(start, start + max);
+    const page = all.slice(start, start + max).map((e) => e.load());
     const out: Json = {
       kind: kind(family, 'jobList'),
       etag: etagOf(page.map((j) => `${j.jobId}/${j.state}`).join(',')),
@@ -167,7 +168,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     }
     ctx.jobs.delete(p, job.jobId);
     // As the real jobs.delete: a script's child jobs go with it.
-    for (const child of ctx.jobs.list(p)) if (child.parentJobId === job.jobId) ctx.jobs.delete(p, child.jobId);
+    for (const child of ctx.jobs.entries(p)) if (child.parentJobId === job.jobId) ctx.jobs.delete(p, child.jobId);
     return noContent(reply);
   });
 
@@ -247,8 +248,8 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
 }
 
 /**
- * The registry keeps up to 10 000 jobs: once a result has been served, drop
- * the pre-encoded first page when the rows can be paged from the result table.
+ * The registry keeps many jobs: once a result has been served, drop the
+ * pre-encoded first page when the rows can be paged from the result table.
  */
 function releaseFirstPage(job: JobRecord): void {
   if (job.reply?.result_table?.table_id && job.reply.rows_json) job.reply.rows_json = '';
