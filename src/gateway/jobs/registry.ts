@@ -40,7 +40,7 @@ export interface JobRecord {
   done: Promise<void>;
 }
 
-export const MAX_JOBS = 200_000;
+export const MAX_JOBS = 100_000;
 /** Jobs kept as objects: the newest, whose results are usually still being read. */
 export const IN_MEMORY_JOBS = 1_000;
 /** Finished jobs move to the spill file this many at a time (one write). */
