@@ -1,7 +1,7 @@
 // Job registry. The gateway drives job states (PENDING -> RUNNING -> DONE);
 // the engine only runs ExecuteQuery. The newest jobs (and every unfinished
 // one) are objects in memory; older finished jobs are written to a spill file
-// and kept in memory only as a small index entry (~150 bytes instead of
+// and kept in memory only as a small index entry (~250 bytes instead of
 // ~1.2 KB for a SELECT 1 job), read back when asked for. Bounded: past
 // MAX_JOBS the oldest finished jobs are forgotten.
 import { randomBytes } from 'node:crypto';
