@@ -261,6 +261,10 @@ describe('aggregate', () => {
     const empty: Rel = { kind: 'filter', input: tScan(), columns: [tId, tG, tX], predicate: lit(false, T.BOOL) };
     const rollup: Rel = { kind: 'aggregate', input: empty, columns: [gk, c], groupBy: [{ column: gk, expr: ref(tG) }], aggregates: [agg(c, '$count_star', AGG.countStar(), [])], groupingSets: [[0], []] };
     expect(await run(rollup)).toEqual([[null, 0n]]);
+    // Global: the number of input rows, over several batches and over none.
+    const global: Rel = { kind: 'aggregate', input: scan('fkeys2', [fk]), columns: [n], groupBy: [], aggregates: [agg(n, '$count_star', AGG.countStar(), [])] };
+    expect(await run(global)).toEqual([[6000n]]);
+    expect(await run({ ...global, input: { kind: 'filter', input: scan('fkeys2', [fk]), columns: [fk], predicate: lit(false, T.BOOL) } })).toEqual([[0n]]);
   });
 });
 

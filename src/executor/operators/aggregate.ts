@@ -283,6 +283,8 @@ class Aggregation {
   /** No expression holds a subquery: batches are evaluated synchronously. */
   readonly sync: boolean;
   groups = new Int32Array(BATCH_SIZE);
+  /** Input rows (COUNT(*) of a global aggregate). */
+  private inputRows = 0;
 
   constructor(
     readonly rel: AggregateRel,
@@ -296,10 +298,10 @@ class Aggregation {
     this.table = new GroupTable(this.multi ? [...this.keyTypes, T.INT64] : this.keyTypes, 1024);
     this.globalOnly = !this.multi && this.keyTypes.length === 0;
     // COUNT(*) without modifiers reads the table's own row counts (kept in the
-    // group-id pass) instead of a second pass over the ids. Global aggregates
-    // never run the table per batch; their COUNT(*) adds n per batch anyway.
+    // group-id pass) instead of a second pass over the ids; a global aggregate's
+    // is the number of input rows.
     this.fromTable = rel.aggregates.map(
-      (a) => !this.globalOnly && a.name === '$count_star' && a.args.length === 0 && !a.distinct && !a.filter && a.orderBy.length === 0 && a.limit === undefined && !a.having,
+      (a) => a.name === '$count_star' && a.args.length === 0 && !a.distinct && !a.filter && a.orderBy.length === 0 && a.limit === undefined && !a.having,
     );
     this.aggs = rel.aggregates.filter((_, i) => !this.fromTable[i]).map((a) => new AggState(a, ctx, this.globalOnly));
     const exprs: Expr[] = rel.groupBy.map((g) => g.expr);
@@ -314,7 +316,7 @@ class Aggregation {
       if (set.length === 0) this.table.findOrInsert(this.keyColumns([], si, 1), 1, this.groups);
     });
     // After the empty sets' entries: those start at zero rows.
-    if (this.fromTable.includes(true)) this.table.countRows();
+    if (this.fromTable.includes(true) && !this.globalOnly) this.table.countRows();
   }
 
   keyColumns(keyVecs: readonly Vector[], setIndex: number, n: number): Vector[] {
@@ -336,6 +338,7 @@ class Aggregation {
   consume(b: Batch): void {
     const n = b.length;
     if (n === 0) return;
+    this.inputRows += n;
     const groups = this.groupsFor(n);
     const keyVecs: Vector[] = [];
     for (const g of this.rel.groupBy) keyVecs.push(evaluateSync(g.expr, b, this.layout, this.ctx));
@@ -351,6 +354,7 @@ class Aggregation {
   async consumeAsync(b: Batch): Promise<void> {
     const n = b.length;
     if (n === 0) return;
+    this.inputRows += n;
     const groups = this.groupsFor(n);
     const keyVecs: Vector[] = [];
     for (const g of this.rel.groupBy) keyVecs.push(await evaluate(g.expr, b, this.layout, this.ctx));
@@ -366,7 +370,9 @@ class Aggregation {
     const numGroups = table.size;
     const keys = table.keyVectors();
     let next = 0;
-    const results = rel.aggregates.map((_, i) => (this.fromTable[i] ? table.rowCountVector(numGroups) : this.aggs[next++]!.finish(numGroups, this.ctx)));
+    const counted = (): Vector =>
+      this.globalOnly ? { type: T.INT64, length: numGroups, data: new Float64Array(numGroups).fill(this.inputRows), nulls: null } : table.rowCountVector(numGroups);
+    const results = rel.aggregates.map((_, i) => (this.fromTable[i] ? counted() : this.aggs[next++]!.finish(numGroups, this.ctx)));
     const grouping: Vector[] = [];
     if (rel.groupingCalls?.length) {
       const setOf = keys[keyTypes.length];
