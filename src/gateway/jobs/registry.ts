@@ -72,8 +72,18 @@ export function slimFinishedJob(job: JobRecord): void {
 }
 const REQUEST_ID_TTL_MS = 15 * 60 * 1000;
 
+const ID_BYTES = 18;
+/** Random bytes for job ids, drawn 256 ids at a time (one CSPRNG call instead of one per query). */
+let idPool = Buffer.alloc(0);
+let idPos = 0;
+
 export function newJobId(): string {
-  return 'job_' + randomBytes(18).toString('base64url').replace(/-/g, '_');
+  if (idPos + ID_BYTES > idPool.length) {
+    idPool = randomBytes(ID_BYTES * 256);
+    idPos = 0;
+  }
+  idPos += ID_BYTES;
+  return 'job_' + idPool.toString('base64url', idPos - ID_BYTES, idPos).replace(/-/g, '_');
 }
 
 const key = (projectId: string, jobId: string): string => `${projectId}\u0000${jobId}`;
