@@ -20,23 +20,17 @@ function weekNum(days: number, start: number): number {
   return doy0 < offset ? 0 : Math.floor((doy0 - offset) / 7) + 1;
 }
 
+/**
+ * %Z: the zone's offset at that instant as UTC, UTC-7, UTC+5:30 (the service prints
+ * offsets, not tz abbreviations: the data types page shows UTC-7 for
+ * America/Los_Angeles in summer, the format elements page UTC-5).
+ */
 function zoneAbbrev(zone: string, ts: bigint): string {
-  if (/^(UTC|Etc\/UTC|Z|GMT)$/i.test(zone)) return 'UTC';
   const off = offsetSecondsAt(zone, ts);
-  // a fixed offset zone is named by its offset: -05 -> UTC-5 (the format elements page's example)
-  if (/^[+-]|^UTC[+-]/i.test(zone)) {
-    const a = Math.abs(off);
-    const mins = Math.floor(a / 60) % 60;
-    return `UTC${off < 0 ? '-' : '+'}${Math.floor(a / 3600)}${mins ? ':' + pad(mins, 2) : ''}`;
-  }
-  try {
-    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(Number(ts / 1000n)));
-    const n = parts.find((p) => p.type === 'timeZoneName')?.value;
-    if (n && !n.startsWith('GMT')) return n;
-  } catch {
-    /* fall through */
-  }
-  return offsetString(off, true);
+  if (off === 0) return 'UTC';
+  const a = Math.abs(off);
+  const mins = Math.floor(a / 60) % 60;
+  return `UTC${off < 0 ? '-' : '+'}${Math.floor(a / 3600)}${mins ? ':' + pad(mins, 2) : ''}`;
 }
 function offsetString(off: number, colon: boolean): string {
   const sign = off < 0 ? '-' : '+';
