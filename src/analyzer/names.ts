@@ -88,6 +88,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   const id = tableIdOf(an, item.path, item.loc);
   if (id.tableId.endsWith('*')) return wildcardTable(an, id, item);
   const info = an.getTable(id);
+  if (!info && (id.tableId === '__TABLES__' || id.tableId === '__TABLES_SUMMARY__')) return virtualRel(an, tablesMeta(an, id), item.alias ?? id.tableId);
   if (!info) throw tableNotFound(an, id);
   const alias = item.alias ?? parts[parts.length - 1]!;
   if (info.kind === 'VIEW' && info.viewQuery !== undefined) return expandView(an, info, alias, item.loc);
@@ -225,6 +226,55 @@ function virtualRel(an: Analyzer, vt: VirtualTable, alias: string): TableRefOut 
 
 // ---------------------------------------------------------------- INFORMATION_SCHEMA
 
+/**
+ * The legacy meta-tables `dataset.__TABLES__` and `dataset.__TABLES_SUMMARY__`
+ * (dbt's catalog query reads the former): one row per table, times in epoch
+ * ms, type 1 = table, 2 = view, 3 = external.
+ */
+function tablesMeta(an: Analyzer, id: TableId): VirtualTable {
+  const cat = an.env.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(an, id);
+  const I = T.INT64;
+  const ms = (v: unknown): bigint | null => (v === undefined || v === null || v === '' ? null : BigInt(Math.trunc(Number(v))));
+  const type = (t: TableInfo): bigint => (t.kind === 'VIEW' ? 2n : t.kind === 'EXTERNAL' ? 3n : 1n);
+  const tables = cat.listTables(id.projectId, id.datasetId).filter((t) => !t.id.tableId.startsWith('_'));
+  if (id.tableId === '__TABLES_SUMMARY__') {
+    return {
+      columns: [col('project_id'), col('dataset_id'), col('table_id'), col('creation_time', I), col('type', I)],
+      rows: tables.map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, ms(t.resource.creationTime), type(t)]),
+    };
+  }
+  return {
+    columns: [col('project_id'), col('dataset_id'), col('table_id'), col('creation_time', I), col('last_modified_time', I), col('row_count', I), col('size_bytes', I), col('type', I)],
+    rows: tables.map((t) => [
+      t.id.projectId, t.id.datasetId, t.id.tableId, ms(t.resource.creationTime), ms(t.resource.lastModifiedTime),
+      t.kind === 'VIEW' ? 0n : BigInt(t.rowCount), 0n, type(t),
+    ]),
+  };
+}
+
+/** The partitioning column of a table resource (time- or range-partitioned), if any. */
+function partitionField(r: Record<string, unknown>): string | undefined {
+  const tp = r.timePartitioning as { field?: string } | undefined;
+  const rp = r.rangePartitioning as { field?: string } | undefined;
+  return tp?.field ?? rp?.field;
+}
+
+/** Column descriptions by field path (`a`, `a.b`) from the resource's REST schema. */
+function fieldDescriptions(r: Record<string, unknown>): Map<string, string> {
+  const out = new Map<string, string>();
+  type F = { name?: string; description?: string; fields?: F[] };
+  const walk = (fields: F[] | undefined, prefix: string): void => {
+    for (const f of fields ?? []) {
+      const path = prefix + (f.name ?? '');
+      if (typeof f.description === 'string') out.set(path.toLowerCase(), f.description);
+      walk(f.fields, `${path}.`);
+    }
+  };
+  walk((r.schema as { fields?: F[] } | undefined)?.fields, '');
+  return out;
+}
+
 const S = T.STRING;
 const col = (name: string, type: SqlType = S) => ({ name, type });
 
@@ -309,23 +359,29 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           col('is_generated'), col('generation_expression'), col('is_stored'), col('is_hidden'), col('is_updatable'), col('is_system_defined'),
           col('is_partitioning_column'), col('clustering_ordinal_position', T.INT64), col('collation_name'), col('column_default'), col('rounding_mode'),
         ],
-        rows: tables().flatMap((t) =>
-          t.columns.map((c, i): Value[] => [
-            t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(c.type),
-            'NEVER', null, null, 'NO', null, 'NO', 'NO', null, collationName(c.type), 'NULL', null,
-          ]),
-        ),
+        rows: tables().flatMap((t) => {
+          const part = partitionField(t.resource)?.toLowerCase();
+          const clustering = ((t.resource.clustering as { fields?: string[] } | undefined)?.fields ?? []).map((f) => f.toLowerCase());
+          return t.columns.map((c, i): Value[] => {
+            const ci = clustering.indexOf(c.name.toLowerCase());
+            return [
+              t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(c.type),
+              'NEVER', null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), 'NULL', null,
+            ];
+          });
+        }),
       };
     case 'COLUMN_FIELD_PATHS':
       return {
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('field_path'), col('data_type'), col('description'), col('collation_name'), col('rounding_mode')],
-        rows: tables().flatMap((t) =>
-          t.columns.flatMap((c) => {
+        rows: tables().flatMap((t) => {
+          const desc = fieldDescriptions(t.resource);
+          return t.columns.flatMap((c) => {
             const paths: { path: string; type: SqlType }[] = [];
             fieldPaths(c.name, c.type, paths);
-            return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), null, collationName(p.type), null]);
-          }),
-        ),
+            return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), desc.get(p.path.toLowerCase()) ?? null, collationName(p.type), null]);
+          });
+        }),
       };
     case 'VIEWS':
       return {
@@ -345,6 +401,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         opt('friendly_name', 'STRING', r.friendlyName);
         if (r.expirationTime) opt('expiration_timestamp', 'TIMESTAMP', `TIMESTAMP "${new Date(Number(r.expirationTime)).toISOString().replace('T', ' ').replace('Z', '+00')}"`);
         if (r.labels && Object.keys(r.labels as object).length) opt('labels', 'ARRAY<STRUCT<STRING, STRING>>', r.labels);
+        const tp = r.timePartitioning as { expirationMs?: string } | undefined;
+        if (tp?.expirationMs) opt('partition_expiration_days', 'FLOAT64', Number(tp.expirationMs) / 86_400_000);
+        if (r.requirePartitionFilter === true) opt('require_partition_filter', 'BOOL', true);
       }
       return { columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('option_name'), col('option_type'), col('option_value')], rows };
     }
@@ -377,6 +436,13 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         rows: tables()
           .filter((t) => t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW')
           .map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, null, BigInt(t.rowCount), null, null, msToMicros(t.resource.lastModifiedTime), 'ACTIVE']),
+      };
+    case 'MATERIALIZED_VIEWS':
+      return {
+        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('last_refresh_time', T.TIMESTAMP), col('refresh_watermark', T.TIMESTAMP), col('last_refresh_status', errorResultType)],
+        rows: tables()
+          .filter((t) => t.kind === 'MATERIALIZED_VIEW')
+          .map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, msToMicros(t.resource.lastModifiedTime), msToMicros(t.resource.lastModifiedTime), null]),
       };
     case 'KEY_COLUMN_USAGE':
       return {
@@ -415,6 +481,8 @@ function ddlOf(t: TableInfo): string {
   const cols = t.columns.map((c) => `  ${c.name} ${typeToSql(c.type)}${c.required ? ' NOT NULL' : ''}`).join(',\n');
   return `CREATE TABLE ${name}\n(\n${cols}\n);`;
 }
+
+const errorResultType: SqlType = { kind: 'STRUCT', fields: [{ name: 'reason', type: S }, { name: 'location', type: S }, { name: 'message', type: S }] };
 
 export const JOBS_COLUMNS = [
   col('creation_time', T.TIMESTAMP), col('project_id'), col('project_number', T.INT64), col('user_email'), col('job_id'), col('job_type'),

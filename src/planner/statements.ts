@@ -66,6 +66,10 @@ async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | un
       case 'location':
         out.location = v;
         break;
+      case 'require_partition_filter':
+        // the REST field (timePartitioning.requirePartitionFilter is its deprecated twin)
+        out.requirePartitionFilter = v === true;
+        break;
       default:
         (out.options ??= {} as Record<string, unknown>);
         (out.options as Record<string, unknown>)[name] = typeof v === 'bigint' ? v.toString() : v instanceof Decimal ? v.toString() : v;
@@ -201,12 +205,86 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   const resource = await optionsToResource(s, st.options);
   if (st.defaultCollate) resource.defaultCollation = st.defaultCollate;
   if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
+  if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
   if (existing) await cat.dropTable(id);
   await cat.createTable(id, columns, { resource, orReplace: st.orReplace, ifNotExists: st.ifNotExists, temporary: st.temp });
   await schemaExtras(s, id, columns, st.columns);
   if (rows.length) await cat.appendRows(id, rows);
   if (st.temp) s.tempTables.set(id.tableId, id);
   return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
+}
+
+const PARTITION_BY_FORMS =
+  'PARTITION BY expression must be DATE(<timestamp_column>), DATE(<datetime_column>), DATETIME_TRUNC(<datetime_column>, DAY/HOUR/MONTH/YEAR), ' +
+  'a DATE-type column, TIMESTAMP_TRUNC(<timestamp_column>, DAY/HOUR/MONTH/YEAR), DATE_TRUNC(<date_column>, MONTH/YEAR), ' +
+  'or RANGE_BUCKET(<int64_column>, GENERATE_ARRAY(<int64_value>, <int64_value>[, <int64_value>]))';
+
+/**
+ * The REST `timePartitioning` / `rangePartitioning` of a CREATE TABLE's PARTITION BY
+ * (what tables.get shows, and what dbt compares to decide whether a table is replaceable).
+ * `partition_expiration_days` from OPTIONS becomes timePartitioning.expirationMs.
+ */
+async function partitioning(s: Session, e: A.Expr, columns: readonly Column[], resource: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const bad = (): Error => sqlError(PARTITION_BY_FORMS, e.loc);
+  const column = (x: A.Expr | undefined): Column | 'ingestion' => {
+    if (x?.kind !== 'PathExpr' || x.parts.length !== 1) throw bad();
+    const name = x.parts[0]!;
+    if (/^_PARTITION(TIME|DATE)$/i.test(name)) return 'ingestion';
+    const c = columns.find((k) => k.name.toLowerCase() === name.toLowerCase());
+    if (!c) throw sqlError(`Unrecognized name: ${name}`, x.loc);
+    return c;
+  };
+  const unit = (x: A.Expr | undefined, allowed: readonly string[]): string => {
+    const u = x?.kind === 'PathExpr' && x.parts.length === 1 ? x.parts[0]!.toUpperCase() : '';
+    if (!allowed.includes(u)) throw bad();
+    return u;
+  };
+  const time = (c: Column | 'ingestion', type: string): Record<string, unknown> => {
+    const options = resource.options as Record<string, unknown> | undefined;
+    const days = options?.['partition_expiration_days'];
+    const tp: Record<string, unknown> = { type, ...(c === 'ingestion' ? {} : { field: c.name }) };
+    if (days !== undefined && days !== null) tp.expirationMs = String(Math.round(Number(days) * 86_400_000));
+    return { timePartitioning: tp };
+  };
+  const kindOf = (c: Column | 'ingestion'): string => (c === 'ingestion' ? 'TIMESTAMP' : c.type.kind);
+  if (e.kind === 'PathExpr') {
+    const c = column(e);
+    if (c !== 'ingestion' && c.type.kind !== 'DATE') throw bad();
+    return time(c, 'DAY');
+  }
+  if (e.kind !== 'FunctionCall' || e.name.length !== 1) throw bad();
+  const fn = e.name[0]!.toUpperCase();
+  const [a0, a1] = e.args;
+  switch (fn) {
+    case 'DATE': {
+      const c = column(a0);
+      if (e.args.length !== 1 || !['TIMESTAMP', 'DATETIME'].includes(kindOf(c))) throw bad();
+      return time(c, 'DAY');
+    }
+    case 'TIMESTAMP_TRUNC':
+    case 'DATETIME_TRUNC':
+    case 'DATE_TRUNC': {
+      const c = column(a0);
+      const want = fn === 'TIMESTAMP_TRUNC' ? 'TIMESTAMP' : fn === 'DATETIME_TRUNC' ? 'DATETIME' : 'DATE';
+      if (e.args.length !== 2 || kindOf(c) !== want) throw bad();
+      return time(c, unit(a1, fn === 'DATE_TRUNC' ? ['MONTH', 'YEAR'] : ['DAY', 'HOUR', 'MONTH', 'YEAR']));
+    }
+    case 'RANGE_BUCKET': {
+      const c = column(a0);
+      if (c === 'ingestion' || c.type.kind !== 'INT64' || a1?.kind !== 'FunctionCall' || a1.name.join('.').toUpperCase() !== 'GENERATE_ARRAY') throw bad();
+      if (a1.args.length < 2 || a1.args.length > 3) throw bad();
+      const nums: bigint[] = [];
+      for (const x of a1.args) {
+        const v = (await s.evalScalar(x)).value;
+        if (typeof v !== 'bigint') throw bad();
+        nums.push(v);
+      }
+      const [start, end, interval = 1n] = nums as [bigint, bigint, bigint?];
+      return { rangePartitioning: { field: c.name, range: { start: String(start), end: String(end), interval: String(interval) } } };
+    }
+    default:
+      throw bad();
+  }
 }
 
 export async function createView(s: Session, st: A.CreateViewStmt): Promise<QueryResult> {
@@ -591,16 +669,26 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const tRel: Rel = project(an, target, [...target.columns.map((c) => colRef(c)), literal(T.BOOL, true)], [...info.columns.map((c) => c.name), '$t']);
   const tCols = tRel.columns.slice(0, -1);
   void tMark;
+  // ON and WHEN MATCHED see target and source; WHEN NOT MATCHED [BY TARGET] sees
+  // only the source and WHEN NOT MATCHED BY SOURCE only the target (a column both
+  // have, as in dbt's `insert (id) values (id)`, is not ambiguous there).
   const scope = new Scope();
-  scope.addRangeVar({ name: tname, lname: tname.toLowerCase(), columns: tCols.map((c, i) => ({ ...c, name: info.columns[i]!.name })) });
+  const targetOnly = new Scope();
+  const sourceOnly = new Scope();
+  const targetVar = { name: tname, lname: tname.toLowerCase(), columns: tCols.map((c, i) => ({ ...c, name: info.columns[i]!.name })) };
+  scope.addRangeVar(targetVar);
+  targetOnly.addRangeVar(targetVar);
   const srcScope = new Scope();
   const src = resolveFrom(an, st.source, srcScope, undefined);
   const sMarkRel = project(an, src, [...src.columns.map((c) => colRef(c)), literal(T.BOOL, true)], [...src.columns.map((c) => c.name), '$s']);
   // Re-point source range variables at the projected copies.
   const idMap = new Map(src.columns.map((c, i) => [c.id, sMarkRel.columns[i]!]));
   for (const rv of srcScope.rangeVars) {
-    scope.addRangeVar({ ...rv, columns: rv.columns.map((c) => ({ ...idMap.get(c.id)!, name: c.name })), ...(rv.value ? { value: { ...idMap.get(rv.value.id)!, name: rv.value.name } } : {}) });
+    const moved = { ...rv, columns: rv.columns.map((c) => ({ ...idMap.get(c.id)!, name: c.name })), ...(rv.value ? { value: { ...idMap.get(rv.value.id)!, name: rv.value.name } } : {}) };
+    scope.addRangeVar(moved);
+    sourceOnly.addRangeVar(moved);
   }
+  const scopeOf = (c: A.MergeStmt['clauses'][number]): Scope => (c.match === 'MATCHED' ? scope : c.match === 'NOT MATCHED BY SOURCE' ? targetOnly : sourceOnly);
   const on = resolveExpr(an, st.on, { scope, clause: 'ON clause' });
   const join: Rel = { kind: 'join', joinType: 'full', left: tRel, right: sMarkRel, condition: on, lateral: false, columns: [...tRel.columns, ...sMarkRel.columns] };
   const tFlag = colRef(tRel.columns[tRel.columns.length - 1]!);
@@ -615,7 +703,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const thens: Expr[] = [];
   st.clauses.forEach((c, i) => {
     const kind = c.match === 'MATCHED' ? matched : c.match === 'NOT MATCHED BY SOURCE' ? notMatchedBySource : notMatchedByTarget;
-    const cond = c.condition ? isTrue(resolveExpr(an, c.condition, { scope, clause: 'MERGE WHEN clause' })) : undefined;
+    const cond = c.condition ? isTrue(resolveExpr(an, c.condition, { scope: scopeOf(c), clause: 'MERGE WHEN clause' })) : undefined;
     whens.push(cond ? ({ kind: 'logical', type: T.BOOL, op: 'and', args: [kind, cond] } as Expr) : kind);
     thens.push(literal(T.INT64, BigInt(i)));
   });
@@ -632,7 +720,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
         const item = c.action.set.find((x) => x.target.kind === 'PathExpr' && x.target.parts[x.target.parts.length - 1]!.toLowerCase() === col.name.toLowerCase());
         if (item) {
           cw.push(isI);
-          ct.push(coerceForWrite(resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' }), col, item.value.loc));
+          ct.push(coerceForWrite(resolveExpr(an, item.value, { scope: scopeOf(c), clause: 'UPDATE SET' }), col, item.value.loc));
         }
       } else if (c.action.kind === 'MergeInsert') {
         const a = c.action;
@@ -645,7 +733,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
           const names = a.columns ?? info.columns.map((x) => x.name);
           const k = names.findIndex((n) => n.toLowerCase() === col.name.toLowerCase());
           const ve = k >= 0 ? a.values![k] : undefined;
-          v = !ve || ve.kind === 'DefaultExpr' ? await defaultValue(s, info, col) : coerceForWrite(resolveExpr(an, ve, { scope, clause: 'INSERT VALUES' }), col, ve.loc);
+          v = !ve || ve.kind === 'DefaultExpr' ? await defaultValue(s, info, col) : coerceForWrite(resolveExpr(an, ve, { scope: sourceOnly, clause: 'INSERT VALUES' }), col, ve.loc);
         }
         cw.push(isI);
         ct.push(v);
