@@ -221,16 +221,6 @@ function laxQuery(root: JsonNode, steps: readonly PathStep[], recursive: boolean
   return cur;
 }
 
-/** STRING input to JSON_* functions: invalid JSON text yields NULL (legacy behaviour). */
-function readInput(x: Value, isJson: boolean): JsonNode | undefined {
-  if (isJson) return (x as JsonValue).node;
-  try {
-    return parseJsonText(x as string, 'round');
-  } catch {
-    return undefined;
-  }
-}
-
 export function registerJson(): void {
   // Extraction, both legacy (JSON_EXTRACT*) and standard (JSON_QUERY/JSON_VALUE).
   for (const [name, legacy] of [
