@@ -32,6 +32,34 @@ function reconcileReference(body: Json, p: string, d: string, t: string | undefi
   return id;
 }
 
+/**
+ * A view inserted or updated through REST gets the schema the real service
+ * reports for it (bq show prints it): the columns of its query, from a dry run.
+ * Best effort: a query the engine cannot plan leaves the schema unset.
+ */
+async function addViewSchema(ctx: GatewayContext, p: string, body: Json): Promise<void> {
+  const v = isObj(body['view']) ? body['view'] : isObj(body['materializedView']) ? body['materializedView'] : undefined;
+  const query = v ? str(v['query']) : undefined;
+  if (!query || v?.['useLegacySql'] === true || isObj(body['schema'])) return;
+  try {
+    const r = await ctx.call('ExecuteQuery', {
+      project_id: p, job_id: '', query, dry_run: true, write_disposition: '', create_disposition: '', table_definitions_json: '',
+      jobs_snapshot_json: '', location: '', session_id: '', max_results: -1, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
+    });
+    if (r.schema_json) body['schema'] = JSON.parse(r.schema_json) as Json;
+  } catch {
+    // the view is stored as given; querying it reports the error
+  }
+}
+
+/** tables.get?selectedFields=a,b: the schema of those top-level columns only (as ListRows selects them; `a.b` selects `a`). */
+function selectSchema(table: Json, selected: string): void {
+  const s = table['schema'];
+  if (!isObj(s) || !Array.isArray(s['fields'])) return;
+  const names = new Set(selected.split(',').map((n) => n.trim().split('.')[0]!.toLowerCase()));
+  table['schema'] = { ...s, fields: (s['fields'] as RestField[]).filter((f) => names.has(f.name.toLowerCase())) };
+}
+
 export function registerTables(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
   const base = '/projects/:projectId/datasets/:datasetId/tables';
 
@@ -60,6 +88,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     const t = reconcileReference(body, p, d, undefined);
     const ext = isObj(body['externalDataConfiguration']) ? body['externalDataConfiguration'] : undefined;
     if (ext) rejectUnsupportedExternal(ext);
+    await addViewSchema(ctx, p, body);
     const r = await ctx.call('InsertTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify(body) });
     if (!ext) return resourceOut(r.resource_json, family, 'table');
     // External sources are read now and their rows stored (spec §4.3.2); a failed read undoes the insert.
@@ -88,7 +117,9 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     const view = qStr(req.query, 'view');
     if (view) options['view'] = view;
     const r = await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t, options });
-    return resourceOut(r.resource_json, family, 'table');
+    const out = resourceOut(r.resource_json, family, 'table');
+    if (sel) selectSchema(out, sel);
+    return out;
   });
 
   for (const method of ['PUT', 'PATCH'] as const) {
@@ -102,6 +133,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
         const body = { ...bodyObject(req.body) };
         reject501(body);
         reconcileReference(body, p, d, t);
+        await addViewSchema(ctx, p, body);
         const options: Record<string, string> = method === 'PATCH' ? { patch: 'true' } : {};
         const auto = qStr(req.query, 'autodetect_schema');
         if (auto) options['autodetectSchema'] = auto;
