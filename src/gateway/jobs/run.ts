@@ -169,6 +169,7 @@ function registerChildJobs(ctx: GatewayContext, parent: JobRecord, reply: QueryR
   const ref = (v: unknown): TableRef | null =>
     isObj(v) ? { project_id: str(v['projectId']) ?? '', dataset_id: str(v['datasetId']) ?? '', table_id: str(v['tableId']) ?? '' } : null;
   const end = Date.now();
+  const t0 = parent.startMs ?? parent.createdMs;
   children.forEach((c, i) => {
     const err = isObj(c['error']) ? c['error'] : undefined;
     const stats: Json = {};
@@ -180,9 +181,10 @@ function registerChildJobs(ctx: GatewayContext, parent: JobRecord, reply: QueryR
       location: parent.location,
       jobType: 'QUERY',
       state: 'DONE',
-      createdMs: parent.startMs ?? parent.createdMs,
-      startMs: parent.startMs,
-      endMs: end,
+      // A millisecond apart in statement order: bq sorts a script's children by creationTime to print them.
+      createdMs: t0 + i,
+      startMs: t0 + i,
+      endMs: Math.max(end, t0 + i),
       configuration: { query: { query: str(c['query']) ?? '', useLegacySql: false } },
       userEmail: parent.userEmail,
       parentJobId: parent.jobId,
