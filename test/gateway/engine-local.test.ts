@@ -1,0 +1,109 @@
+// The local-socket transport between the gateway and its own engine
+// (src/engine/local-rpc.ts, src/gateway/engine-local.ts): frames split and
+// joined across chunks, replies and errors decoded as over gRPC, cancel and
+// deadline reaching the handler, and a dropped engine failing calls with 503.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FrameKind, FrameReader, frame, serveLocal } from '../../src/engine/local-rpc.js';
+import { toServiceError } from '../../src/engine/service.js';
+import { CatalogError } from '../../src/storage/errors.js';
+import { LocalEngineTransport } from '../../src/gateway/engine-local.js';
+import { RestError } from '../../src/gateway/errors.js';
+
+type Pkg = { warehouse_emulator: { engine: { v1: { Engine: grpc.ServiceClientConstructor } } } };
+const protoFile = join(import.meta.dirname, '../../proto/engine.proto');
+const opts = { longs: Number, enums: String, defaults: true, oneofs: true };
+/** The engine's view (camelCase) and the gateway's (snake_case), as main.ts and engine-client.ts load them. */
+const serverDef = (grpc.loadPackageDefinition(protoLoader.loadSync(protoFile, { ...opts, keepCase: false })) as unknown as Pkg).warehouse_emulator.engine.v1.Engine.service;
+const clientDef = (grpc.loadPackageDefinition(protoLoader.loadSync(protoFile, { ...opts, keepCase: true })) as unknown as Pkg).warehouse_emulator.engine.v1.Engine.service;
+
+const dir = mkdtempSync(join(tmpdir(), 'local-rpc-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('frames', () => {
+  it('come out whole whatever the chunking', () => {
+    const frames = [frame(1, FrameKind.Request, Buffer.from('abc'), 'GetDataset'), frame(2, FrameKind.Cancel), frame(3, FrameKind.Reply, Buffer.alloc(100_000, 7))];
+    const all = Buffer.concat(frames);
+    for (const size of [1, 3, 5, 9, 4096, all.length]) {
+      const got: [number, number, number][] = [];
+      const r = new FrameReader((id, kind, body) => got.push([id, kind, body.length]));
+      for (let i = 0; i < all.length; i += size) r.push(all.subarray(i, i + size));
+      expect(got).toEqual([[1, FrameKind.Request, 1 + 'GetDataset'.length + 3], [2, FrameKind.Cancel, 0], [3, FrameKind.Reply, 100_000]]);
+    }
+  });
+});
+
+describe('engine local socket', () => {
+  const seen: { cancelled: string[] } = { cancelled: [] };
+  type Call = { request: Record<string, unknown>; on(ev: 'cancelled', f: () => void): void };
+  type Cb = (err: grpc.ServiceError | null, res?: unknown) => void;
+  const handlers = {
+    GetDataset: (call: Call, cb: Cb) => {
+      const r = call.request;
+      if (r['datasetId'] === 'missing') cb(toServiceError(new CatalogError(404, 'notFound', 'notFound', `Not found: Dataset ${String(r['projectId'])}:missing`)));
+      else cb(null, { resourceJson: JSON.stringify({ id: `${String(r['projectId'])}:${String(r['datasetId'])}`, options: r['options'] }) });
+    },
+    // Never answers on its own: ends when cancelled.
+    ExecuteQuery: (call: Call, cb: Cb) => {
+      call.on('cancelled', () => {
+        seen.cancelled.push(String(call.request['jobId']));
+        cb(toServiceError(Object.assign(new Error('aborted'), { name: 'AbortError' })));
+      });
+    },
+    ListRows: (call: Call, cb: Cb) => cb(null, { totalRows: 3_000_000_000, rowsJson: 'x'.repeat(Number(call.request['maxResults'])), schemaJson: '', nextIndex: -1, etag: 'e' }),
+  } as unknown as grpc.UntypedServiceImplementation;
+
+  it('answers with the same decoded replies and RestErrors as gRPC would', async () => {
+    const srv = await serveLocal(join(dir, 'a.sock'), serverDef, handlers);
+    const t = new LocalEngineTransport(clientDef);
+    t.use(srv.path);
+    await expect.poll(() => t.ready).toBe(true);
+    const ok = await t.call('GetDataset', { project_id: 'p', dataset_id: 'd', options: { patch: 'true' } });
+    expect(JSON.parse(ok.resource_json)).toEqual({ id: 'p:d', options: { patch: 'true' } });
+    const err = await t.call('GetDataset', { project_id: 'p', dataset_id: 'missing' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RestError);
+    expect((err as RestError).toInfo()).toMatchObject({ code: 404, reason: 'notFound', message: 'Not found: Dataset p:missing' });
+    // Many calls in flight at once, one large reply among them; int64 fields come back as numbers.
+    const rows = await Promise.all([10, 2_000_000, 5].map((n) => t.call('ListRows', { table: { project_id: 'p', dataset_id: 'd', table_id: 't' }, start_index: 0, max_results: n, selected_fields: '', timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false })));
+    expect(rows.map((r) => r.rows_json.length)).toEqual([10, 2_000_000, 5]);
+    expect(rows[0]!.total_rows).toBe(3_000_000_000);
+    // A method the engine does not implement here is a 501, as gRPC's UNIMPLEMENTED.
+    const missing = await t.call('GetTable', { project_id: 'p' }).catch((e: unknown) => e);
+    expect((missing as RestError).toInfo().code).toBe(501);
+    t.close();
+    srv.server?.close();
+  });
+
+  it('cancels the handler on abort and on deadline, and fails pending calls with 503 when the engine goes away', async () => {
+    const srv = await serveLocal(join(dir, 'b.sock'), serverDef, handlers);
+    const engineSide: import('node:net').Socket[] = [];
+    srv.server?.on('connection', (s) => engineSide.push(s));
+    const t = new LocalEngineTransport(clientDef);
+    t.use(srv.path);
+    await expect.poll(() => t.ready).toBe(true);
+    const q = (jobId: string) => ({ project_id: 'p', job_id: jobId, query: 'SELECT 1', dry_run: false, write_disposition: '', create_disposition: '', table_definitions_json: '', jobs_snapshot_json: '', location: 'US', session_id: '', max_results: 10, timestamp_format: 'TIMESTAMP_RFC3339' as const, string_scalars: false });
+
+    const ac = new AbortController();
+    const cancelled = t.call('ExecuteQuery', q('j1'), { deadlineMs: 0, signal: ac.signal }).catch((e: unknown) => e);
+    ac.abort();
+    expect((await cancelled as RestError).toInfo()).toMatchObject({ code: 400, reason: 'stopped', status: 'cancelled' });
+
+    const late = await t.call('ExecuteQuery', q('j2'), { deadlineMs: 50 }).catch((e: unknown) => e);
+    expect((late as RestError).toInfo()).toMatchObject({ code: 503, status: 'deadlineExceeded' });
+    await expect.poll(() => seen.cancelled).toEqual(['j1', 'j2']);
+
+    const pending = t.call('ExecuteQuery', q('j3'), { deadlineMs: 0 }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    // The engine dies: its end of the connection closes.
+    srv.server?.close();
+    for (const s of engineSide) s.destroy();
+    expect((await pending as RestError).toInfo().code).toBe(503);
+    expect(t.ready).toBe(false);
+    await expect(t.call('GetDataset', { project_id: 'p', dataset_id: 'd' })).rejects.toMatchObject({ code: 503 });
+    await expect.poll(() => seen.cancelled).toEqual(['j1', 'j2', 'j3']);
+  });
+});
