@@ -27,6 +27,9 @@ describe('sortRows (rank fast path) agrees with the comparator sort', () => {
     ['huge integral range', [vec(n, () => Math.floor(rnd() * 2 ** 50), T.INT64)]],
     // Radix over the doubles' bits: sign flips, infinities, tiny and huge magnitudes, duplicates.
     ['signed with infinities and duplicates', [vec(n, () => { const r = rnd(); return r < 0.05 ? -Infinity : r < 0.1 ? Infinity : r < 0.2 ? -1e-300 : r < 0.3 ? 2.5 : (rnd() - 0.5) * 10 ** Math.floor(rnd() * 30); })]],
+    // First key nearly unique: one rank pass, then ties (runs of a few rows) by the second key.
+    ['few ties on the first key', [vec(n, () => (rnd() < 0.02 ? null : Math.floor(rnd() * 3000) / 3), T.FLOAT64), vec(n, () => (rnd() < 0.05 ? null : Math.floor(rnd() * 10)))]],
+    ['unique first key', [vec(n, (i) => (i * 7919) % n, T.INT64), vec(n, () => rnd())]],
     ['wide DATE range (Int32Array)', [{ type: T.DATE, length: n, data: Int32Array.from({ length: n }, () => Math.floor((rnd() - 0.5) * 4e6)), nulls: null }]],
   ];
   const specsets: KeySpec[][] = [

@@ -100,8 +100,60 @@ export function sortIndexes(n: number, cmp: RowComparator): Int32Array {
  * layouts use the comparator sort.
  */
 export function sortRows(keys: readonly Vector[], specs: readonly KeySpec[], n: number): Int32Array {
-  const fast = rankSort(keys, specs, n);
+  const fast = keys.length > 1 ? firstKeyThenTies(keys, specs, n) : rankSort(keys, specs, n);
   return fast?.idx ?? sortIndexes(n, rowsComparator(keys, specs));
+}
+
+/** Longest run of equal first-key ranks that firstKeyThenTies orders with the comparator. */
+const MAX_TIE_RUN = 32;
+
+/**
+ * Several keys whose first one is (nearly) unique, as in ORDER BY k, id: one
+ * rank pass over the first key, then each run of ties ordered by the other
+ * keys with a stable insertion sort, instead of a rank pass per key. When the
+ * first key repeats more than MAX_TIE_RUN times, the full rank sort runs
+ * (reusing the first key's ranks).
+ */
+function firstKeyThenTies(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array } | null {
+  const d0 = keys[0]!.data;
+  if (n < 64 || !(d0 instanceof Float64Array || d0 instanceof Int32Array || d0 instanceof Uint8Array)) return rankSort(keys, specs, n);
+  const first = denseRanks(keys[0]!, specs[0]!, n);
+  // Fewer ranks than n / MAX_TIE_RUN: some run is longer for sure.
+  if (first.radix * MAX_TIE_RUN < n) return rankSort(keys, specs, n, null, first);
+  const r0 = first.ranks;
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  const byFirst = new Int32Array(n);
+  countingPass(idx, byFirst, r0, first.radix, n);
+  // Counting sorts are stable and start from row order: a run lists its rows ascending.
+  let maxRun = 1;
+  for (let s = 0; s < n; ) {
+    let e = s + 1;
+    const r = r0[byFirst[s]!]!;
+    while (e < n && r0[byFirst[e]!] === r) e++;
+    if (e - s > maxRun) maxRun = e - s;
+    s = e;
+  }
+  if (maxRun > MAX_TIE_RUN) return rankSort(keys, specs, n, null, first);
+  if (maxRun === 1) return { idx: byFirst };
+  const rest = rowsComparator(keys.slice(1), specs.slice(1));
+  for (let s = 0; s < n; ) {
+    let e = s + 1;
+    const r = r0[byFirst[s]!]!;
+    while (e < n && r0[byFirst[e]!] === r) e++;
+    // Insertion sort; rowsComparator breaks full ties by row index (stable).
+    for (let i = s + 1; i < e; i++) {
+      const row = byFirst[i]!;
+      let j = i;
+      while (j > s && rest(row, byFirst[j - 1]!) < 0) {
+        byFirst[j] = byFirst[j - 1]!;
+        j--;
+      }
+      byFirst[j] = row;
+    }
+    s = e;
+  }
+  return { idx: byFirst };
 }
 
 /**
@@ -119,7 +171,14 @@ export function sortRowsWithRanks(
   return fast ?? { idx: sortIndexes(n, rowsComparator(keys, specs)), ranks: null };
 }
 
-function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number, need: readonly boolean[] | null = null): { idx: Int32Array; ranks: Int32Array[] } | null {
+function rankSort(
+  keys: readonly Vector[],
+  specs: readonly KeySpec[],
+  n: number,
+  need: readonly boolean[] | null = null,
+  /** The first key's ranks when the caller computed them already. */
+  firstRanks: { ranks: Int32Array; radix: number } | null = null,
+): { idx: Int32Array; ranks: Int32Array[] } | null {
   if (n < 64 || keys.length === 0) return null;
   for (const k of keys) {
     const d = k.data;
@@ -139,7 +198,7 @@ function rankSort(keys: readonly Vector[], specs: readonly KeySpec[], n: number,
       continue;
     }
     identity = false;
-    const { ranks, radix } = denseRanks(keys[k]!, specs[k]!, n);
+    const { ranks, radix } = k === 0 && firstRanks !== null ? firstRanks : denseRanks(keys[k]!, specs[k]!, n);
     all[k] = ranks;
     // Rows already in this key's order (scan order of ids, a pre-sorted input): the pass would be the identity.
     if (inRankOrder(idx, ranks, n)) continue;
