@@ -6,6 +6,7 @@ import { invalid, notFound, notImplemented } from '../errors.js';
 import { bodyObject, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, str, type Json, type Query } from '../validate.js';
 import { etagOf, listItems, noContent, resourceOut, type DatasetParams, type TableParams } from './common.js';
 import { materializeExternal, rejectUnsupportedExternal, type RestField } from '../jobs/data-jobs.js';
+import { anonymousTable, isAnonDataset } from './anon-tables.js';
 
 /** 501 rules of §4.3.1. */
 function reject501(body: Json): void {
@@ -116,6 +117,8 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     if (sel) options['selectedFields'] = sel;
     const view = qStr(req.query, 'view');
     if (view) options['view'] = view;
+    const anon = isAnonDataset(d) ? await anonymousTable(ctx, family, p, d, t) : undefined;
+    if (anon) return anon;
     const r = await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t, options });
     const out = resourceOut(r.resource_json, family, 'table');
     if (sel) selectSchema(out, sel);
