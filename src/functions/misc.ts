@@ -360,6 +360,8 @@ export function registerMisc(): void {
     sigf(['RANGE<T1>', 'INTERVAL', opt('BOOL')], (c) => arrayOf(c.argTypes[0]!), (c) => {
       const el = (c.argTypes[0] as { element: ScalarType }).element;
       return rowKernel(c.returnType, (v) => {
+        // any NULL argument (range, step or include_last_partial_range) gives NULL
+        if (v.some((x) => x === null)) return null;
         const r = v[0] as RangeValue;
         const iv = v[1] as Interval;
         const lastPartial = v.length > 2 ? v[2] !== false : true;
