@@ -66,6 +66,35 @@ function roundDecimal(kind: DecKind, d: Decimal, digits: number, mode: Decimal.R
   return checkDecimal(d.toDecimalPlaces(digits, mode), kind);
 }
 
+// CBRT the way the service computes it: the C library's cube root (a polynomial
+// first guess refined by one Halley step), which is not correctly rounded -- the
+// documented CBRT(27) is 3.0000000000000004 where Math.cbrt gives 3.
+const CBRT_FACTOR = [1 / 1.5874010519681994748, 1 / 1.2599210498948731648, 1, 1.2599210498948731648, 1.5874010519681994748];
+const F64 = new Float64Array(1);
+const F64_BITS = new Uint32Array(F64.buffer);
+function cbrtService(x: number): number {
+  if (x === 0 || !Number.isFinite(x)) return x + x;
+  // frexp: |x| = xm * 2^xe with xm in [0.5, 1)
+  let a = Math.abs(x);
+  let bias = 0;
+  if (a < 2.2250738585072014e-308) {
+    a *= 2 ** 64;
+    bias = -64;
+  }
+  F64[0] = a;
+  const hi = F64_BITS[1]!;
+  const xe = ((hi >>> 20) & 0x7ff) - 1022 + bias;
+  F64_BITS[1] = (hi & 0x800fffff) | (1022 << 20);
+  const xm = F64[0];
+  const u = 0.354895765043919860 + ((1.50819193781584896 + ((-2.11499494167371287 + ((2.44693122563534430 +
+    ((-1.83469277483613086 + (0.784932344976639262 - 0.145263899385486377 * xm) * xm) * xm)) * xm)) * xm)) * xm);
+  const t2 = u * u * u;
+  // C's % and / truncate toward zero
+  const ym = ((u * (t2 + 2.0 * xm)) / (2.0 * t2 + xm)) * CBRT_FACTOR[2 + (xe % 3)]!;
+  const r = ym * 2 ** Math.trunc(xe / 3);
+  return x > 0 ? r : -r;
+}
+
 function roundingMode(s: Value): Decimal.Rounding {
   const m = String(s).toUpperCase();
   if (m === 'ROUND_HALF_EVEN') return Decimal.ROUND_HALF_EVEN;
@@ -318,7 +347,7 @@ export function registerMath(): void {
     sig(['NUMERIC', opt('NUMERIC')], 'NUMERIC', rowKernel(T.NUMERIC, (v) => checkDecimal(v.length > 1 ? (v[0] as Decimal).log(v[1] as Decimal) : (v[0] as Decimal).ln(), 'NUMERIC'))),
     sig(['BIGNUMERIC', opt('BIGNUMERIC')], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => checkDecimal(v.length > 1 ? (v[0] as Decimal).log(v[1] as Decimal) : (v[0] as Decimal).ln(), 'BIGNUMERIC'))),
   ]);
-  defineScalar('CBRT', [sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.cbrt))]);
+  defineScalar('CBRT', [sig(['FLOAT64'], 'FLOAT64', f64Unary(cbrtService))]);
 
   // Trigonometry
   const trig: [string, (x: number) => number, ((x: number) => void)?][] = [
