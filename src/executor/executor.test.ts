@@ -645,6 +645,19 @@ describe('more edge cases', () => {
       [-5n, null],
     ]);
   });
+  it('unique dense build keys: a leading run of matches, then misses and matches (inner and left)', async () => {
+    const a = col('a', T.INT64);
+    const b = col('b', T.INT64);
+    const v = col('v', T.INT64);
+    const keys = [1n, 2n, 3n, 100n, 2n, 0n, 3n, 7n];
+    const left: Rel = { kind: 'values', columns: [a], rows: keys.map((k) => [lit(k, T.INT64)]) };
+    const right: Rel = { kind: 'values', columns: [b, v], rows: [1n, 2n, 3n, 7n].map((k) => [lit(k, T.INT64), lit(k * 10n, T.INT64)]) };
+    const inner: Rel = { kind: 'join', joinType: 'inner', left, right, columns: [a, b, v], lateral: false, equiKeys: [{ left: ref(a), right: ref(b), nullSafe: false }] };
+    const want = keys.flatMap((k) => (k === 100n || k === 0n ? [] : [[k, k, k * 10n]]));
+    expect(await run(inner)).toEqual(want);
+    const outer: Rel = { ...inner, joinType: 'left' };
+    expect(await run(outer)).toEqual(keys.map((k) => (k === 100n || k === 0n ? [k, null, null] : [k, k, k * 10n])));
+  });
   it('GROUP BY STRUCT and ARRAY keys', async () => {
     const s = col('s', arrayOf(T.INT64));
     const k = col('k', arrayOf(T.INT64));
