@@ -98,6 +98,29 @@ function expText(d: { digits: string; point: number }, decimals: number, alt: bo
   return `${mant}e${e < 0 ? '-' : '+'}${a < 10 ? '0' + a : a}`;
 }
 
+/** Digits of a JS fixed or exponential rendering (no sign) as 0.<digits> * 10^point. */
+function digitsOf(text: string): { digits: string; point: number } {
+  const m = /^(\d+)(?:\.(\d*))?(?:e([+-]\d+))?$/.exec(text)!;
+  const all = m[1]! + (m[2] ?? '');
+  const lz = all.length - all.replace(/^0+/, '').length;
+  const digits = all.slice(lz).replace(/0+$/, '');
+  return { digits, point: m[1]!.length - lz + Number(m[3] ?? 0) };
+}
+
+// JS's toFixed/toExponential round the exact binary value correctly except at an
+// exact tie, where they round up and C rounds to even. Three extra digits reading
+// "500" flag a possible tie; only those take the exact (BigInt) path.
+function fastFixed(abs: number, prec: number): { digits: string; point: number } | undefined {
+  if (abs >= 1e21 || prec + 3 > 100) return undefined;
+  if (abs.toFixed(prec + 3).endsWith('500')) return undefined;
+  return digitsOf(abs.toFixed(prec));
+}
+function fastSig(abs: number, k: number): { digits: string; point: number } | undefined {
+  if (k + 2 > 100) return undefined;
+  if (abs.toExponential(k + 2).split('e')[0]!.endsWith('500')) return undefined;
+  return digitsOf(abs.toExponential(k - 1));
+}
+
 /**
  * %f / %e / %g of a finite double exactly as C's printf: digits from the exact
  * binary value, ties rounded to even (2.5 -> "2" at %.0f), `alt` is the # flag.
@@ -106,16 +129,17 @@ function expText(d: { digits: string; point: number }, decimals: number, alt: bo
 export function printfDouble(x: number, conv: 'f' | 'e' | 'g', prec: number, alt: boolean): string {
   const sign = x < 0 || Object.is(x, -0) ? '-' : '';
   const zero = x === 0;
-  const d = zero ? { digits: '', point: 1 } : exactDigits(x);
-  if (conv === 'f') return sign + fixedText(roundDigits(d, d.point + prec), prec, alt);
-  if (conv === 'e') {
-    const r = zero ? d : roundDigits(d, prec + 1);
-    return sign + expText(r, prec, alt, zero);
+  const abs = Math.abs(x);
+  const none = { digits: '', point: 1 };
+  if (conv === 'f') {
+    const r = zero ? none : fastFixed(abs, prec) ?? ((d) => roundDigits(d, d.point + prec))(exactDigits(x));
+    return sign + fixedText(r, prec, alt);
   }
-  const P = prec === 0 ? 1 : prec;
-  const r = zero ? d : roundDigits(d, P);
+  const k = conv === 'e' ? prec + 1 : prec === 0 ? 1 : prec;
+  const r = zero ? none : fastSig(abs, k) ?? roundDigits(exactDigits(x), k);
+  if (conv === 'e') return sign + expText(r, prec, alt, zero);
   const X = zero ? 0 : r.point - 1;
-  let s = X < -4 || X >= P ? expText(r, P - 1, alt, zero) : fixedText(r, P - 1 - X, alt);
+  let s = X < -4 || X >= k ? expText(r, k - 1, alt, zero) : fixedText(r, k - 1 - X, alt);
   if (!alt) s = s.replace(/\.?0+(?=e|$)/, (m) => (m.startsWith('.') || s.includes('.') ? '' : m));
   return sign + s;
 }
