@@ -48,6 +48,26 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect((await rest(bqUrl('/datasets/h1?deleteContents=true'), { method: 'DELETE' })).status).toBe(204);
   });
 
+  it('insertAll rows reach the engine as the request bytes: multi-byte text, keys after rows, malformed rows', async () => {
+    expect((await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'ins' } } })).status).toBe(200);
+    const t = await rest(bqUrl('/datasets/ins/tables'), { method: 'POST', json: { tableReference: { tableId: 't' }, schema: { fields: [{ name: 's', type: 'STRING' }, { name: 'n', type: 'NUMERIC' }] } } });
+    expect(t.status).toBe(200);
+    const post = (body: string) => rest(bqUrl('/datasets/ins/tables/t/insertAll'), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    // `rows` first, other keys after it; text with 2-, 3- and 4-byte UTF-8 and escapes.
+    const ok = await post('{ "rows": [{"insertId":"a","json":{"s":"ü \\"ключ\\" 😀 ]}","n":"1.5"}}], "skipInvalidRows": false, "ignoreUnknownValues": true }');
+    expect(ok.body).toEqual({ kind: 'bigquery#tableDataInsertAllResponse' });
+    const list = await rest(bqUrl('/datasets/ins/tables/t/data'));
+    expect(list.body.rows).toEqual([{ f: [{ v: 'ü "ключ" 😀 ]}' }, { v: '1.5' }] }]);
+    // Rows the gateway forwards unparsed but the engine cannot parse: the usual parse error.
+    const bad = await post('{"rows":[{"json":{"s":"x",}}]}');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.errors[0].reason).toBe('parseError');
+    expect(bad.body.error.message).toMatch(/^Parse error: invalid JSON payload received\./);
+    expect((await post('{"rows":{"json":{}}}')).body.error.message).toBe('Invalid value for rows: expected a list of rows');
+    expect((await post('{"rows":[ ]}')).body.error.message).toBe('No rows present in the request.');
+    expect((await rest(bqUrl('/datasets/ins/tables/t/data'))).body.totalRows).toBe('1');
+  });
+
   it('load (multipart and resumable uploads, file:// source), copy and extract jobs', async () => {
     await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'ld' } } });
     const meta = { configuration: { load: { destinationTable: { datasetId: 'ld', tableId: 'p' }, sourceFormat: 'CSV', skipLeadingRows: 1, schema: { fields: [{ name: 'name', type: 'STRING' }, { name: 'age', type: 'INTEGER' }] } } }, jobReference: { jobId: 'load1' } };
