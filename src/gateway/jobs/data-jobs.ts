@@ -279,6 +279,22 @@ export async function materializeTableDefinitions(ctx: GatewayContext, projectId
   }
 }
 
+/**
+ * What a load job's configuration says about the table it creates (bq load
+ * --time_partitioning_field, --clustering_fields, --destination_description...):
+ * applied when the job creates (or truncates into) the destination.
+ */
+function loadTableProperties(cfg: Json): Json {
+  const out: Json = {};
+  for (const k of ['timePartitioning', 'rangePartitioning', 'clustering']) if (isObj(cfg[k])) out[k] = cfg[k];
+  const props = cfg['destinationTableProperties'];
+  if (isObj(props)) {
+    for (const k of ['description', 'friendlyName']) if (str(props[k]) !== undefined) out[k] = props[k];
+    if (isObj(props['labels'])) out['labels'] = props['labels'];
+  }
+  return out;
+}
+
 export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json, uploaded: Buffer | undefined): Promise<DataJobResult> {
   try {
     const dest = tableRef(cfg['destinationTable'], projectId, 'destinationTable');
@@ -299,7 +315,7 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
     const write = str(cfg['writeDisposition']) ?? 'WRITE_APPEND';
     const knownSchema = jobSchema ?? (write === 'WRITE_TRUNCATE' && autodetect ? undefined : existing);
     const parsed = await parse(files, format, cfg, knownSchema, autodetect);
-    await prepareDestination(ctx, dest, parsed.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write);
+    await prepareDestination(ctx, dest, parsed.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, loadTableProperties(cfg));
     const maxBad = num(cfg['maxBadRecords']) ?? 0;
     const outcome = await insertAll(ctx, dest, parsed.rows, boolish(cfg['ignoreUnknownValues']) ?? false, maxBad > 0);
     const bytes = files.reduce((s, f) => s + f.data.length, 0);

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
 import { invalid, notFound, notImplemented } from '../errors.js';
-import { bodyObject, checkDatasetId, checkProjectId, isObj, qBool, qInt, qStr, str, type Query } from '../validate.js';
+import { bodyObject, checkDatasetId, checkProjectId, isObj, qBool, qInt, qStr, str, type Json, type Query } from '../validate.js';
 import { etagOf, listItems, noContent, resourceOut, type DatasetParams, type ProjectParams } from './common.js';
 
 function rejectExternal(body: Record<string, unknown>): void {
@@ -28,6 +28,15 @@ function reconcileReference(body: Record<string, unknown>, projectId: string, da
   checkDatasetId(id);
   body['datasetReference'] = { projectId, datasetId: id };
   return id;
+}
+
+/** int64 fields of the Dataset resource: JSON strings on the wire (bq sends them as numbers and they are stored as sent). */
+const INT64_FIELDS = ['defaultTableExpirationMs', 'defaultPartitionExpirationMs', 'maxTimeTravelHours'];
+
+function datasetOut(text: string, family: Family): Json {
+  const out = resourceOut(text, family, 'dataset');
+  for (const k of INT64_FIELDS) if (typeof out[k] === 'number') out[k] = String(out[k]);
+  return out;
 }
 
 export function registerDatasets(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
@@ -57,14 +66,14 @@ export function registerDatasets(app: FastifyInstance, ctx: GatewayContext, fami
     const d = reconcileReference(body, p, undefined);
     if (!str(body['location'])) body['location'] = ctx.config.defaultDatasetLocation;
     const r = await ctx.call('InsertDataset', { project_id: p, dataset_id: d, resource_json: JSON.stringify(body) });
-    return resourceOut(r.resource_json, family, 'dataset');
+    return datasetOut(r.resource_json, family);
   });
 
   app.get<{ Params: DatasetParams }>(`${base}/:datasetId`, async (req) => {
     const p = checkProjectId(req.params.projectId);
     const d = checkDatasetId(req.params.datasetId);
     const r = await ctx.call('GetDataset', { project_id: p, dataset_id: d });
-    return resourceOut(r.resource_json, family, 'dataset');
+    return datasetOut(r.resource_json, family);
   });
 
   for (const method of ['PUT', 'PATCH'] as const) {
@@ -83,7 +92,7 @@ export function registerDatasets(app: FastifyInstance, ctx: GatewayContext, fami
           resource_json: JSON.stringify(body),
           options: method === 'PATCH' ? { patch: 'true' } : {},
         });
-        return resourceOut(r.resource_json, family, 'dataset');
+        return datasetOut(r.resource_json, family);
       },
     });
   }
@@ -106,6 +115,6 @@ export function registerDatasets(app: FastifyInstance, ctx: GatewayContext, fami
     const d = checkDatasetId(seg.slice(0, colon));
     const body = bodyObject(req.body);
     const r = await ctx.call('UndeleteDataset', { project_id: p, dataset_id: d, resource_json: JSON.stringify(body) });
-    return resourceOut(r.resource_json, family, 'dataset');
+    return datasetOut(r.resource_json, family);
   });
 }
