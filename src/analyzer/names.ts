@@ -437,6 +437,16 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           .filter((t) => t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW')
           .map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, null, BigInt(t.rowCount), null, null, msToMicros(t.resource.lastModifiedTime), 'ACTIVE']),
       };
+    case 'OBJECT_PRIVILEGES': {
+      // What GRANT/REVOKE keep on tables and views (one row per role and grantee).
+      const rows: Value[][] = [];
+      for (const t of tables()) {
+        const bindings = (t.resource.iamPolicy as { bindings?: { role: string; members: string[] }[] } | undefined)?.bindings ?? [];
+        const objectType = t.kind === 'VIEW' || t.kind === 'MATERIALIZED_VIEW' ? 'VIEW' : 'TABLE';
+        for (const b of bindings) for (const m of b.members) rows.push([projectId, t.id.datasetId, t.id.tableId, objectType, b.role, m]);
+      }
+      return { columns: [col('object_catalog'), col('object_schema'), col('object_name'), col('object_type'), col('privilege_type'), col('grantee')], rows };
+    }
     case 'MATERIALIZED_VIEWS':
       return {
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('last_refresh_time', T.TIMESTAMP), col('refresh_watermark', T.TIMESTAMP), col('last_refresh_status', errorResultType)],

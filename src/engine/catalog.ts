@@ -93,7 +93,10 @@ export class EngineCatalog implements QueryCatalog {
         return e.kind === 'VIEW' ? 0 : st.tableData(id.projectId, id.datasetId, id.tableId).rowCount;
       },
       get resource(): Record<string, unknown> {
-        return presentTable(st, id.projectId, id.datasetId, id.tableId, e);
+        const r = presentTable(st, id.projectId, id.datasetId, id.tableId, e);
+        // GRANT bindings, hidden from REST, are what INFORMATION_SCHEMA.OBJECT_PRIVILEGES lists.
+        if (e.resource.iamPolicy !== undefined) r.iamPolicy = e.resource.iamPolicy;
+        return r;
       },
     };
   }

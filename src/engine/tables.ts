@@ -101,6 +101,8 @@ export async function insertTable(st: Storage, urlProject: string, urlDataset: s
 /** The stored resource plus the computed fields: numRows, byte counters, data modification time. */
 export function presentTable(st: Storage, p: string, d: string, t: string, e: TableEntry): Resource {
   const r: Resource = { ...e.resource };
+  // GRANT/REVOKE bindings (read by INFORMATION_SCHEMA.OBJECT_PRIVILEGES) are IAM, not part of the table resource.
+  delete r.iamPolicy;
   if (e.kind !== 'VIEW') {
     const td = st.tableData(p, d, t);
     r.numRows = String(td.rowCount);
@@ -119,7 +121,8 @@ export function getTable(st: Storage, p: string, d: string, t: string): Resource
     const x = st.resolveDecorated(p, d, t);
     if (x) {
       const td = st.deletedTableData(x);
-      return { ...x.entry.resource, numRows: String(td.rowCount), ...Object.fromEntries(ZERO_BYTE_FIELDS.map((k) => [k, '0'])) };
+      const { iamPolicy: _iam, ...resource } = x.entry.resource;
+      return { ...resource, numRows: String(td.rowCount), ...Object.fromEntries(ZERO_BYTE_FIELDS.map((k) => [k, '0'])) };
     }
   }
   return presentTable(st, p, d, t, st.requireTable(p, d, t));

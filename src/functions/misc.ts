@@ -189,6 +189,8 @@ export function registerMisc(): void {
   ]);
   defineScalar('GENERATE_UUID', [sig([], 'STRING', perRowKernel(T.STRING, () => randomUUID()))], { volatile: true, safeCallable: false });
   defineScalar('SESSION_USER', [sig([], 'STRING', constKernel(T.STRING, (ctx) => ctx.sessionUser))]);
+  // Undocumented synonym the service accepts; dbt-bigquery's grants query (`... != current_user()`) relies on it.
+  defineScalar('CURRENT_USER', [sig([], 'STRING', constKernel(T.STRING, (ctx) => ctx.sessionUser))]);
   defineScalar('ERROR', [
     sigf(['STRING'], 'INT64', () => rowKernel(T.INT64, (v) => fail(v[0] === null ? 'NULL' : (v[0] as string)), false)),
   ]);

@@ -406,8 +406,10 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
       r = await D.loadData(s, st);
       break;
     case 'Transaction':
+      r = { columns: null, batches: [], statementType: `${st.action}_TRANSACTION`, totalBytesProcessed: 0 };
+      break;
     case 'Grant':
-      r = { columns: null, batches: [], statementType: st.kind === 'Transaction' ? `${st.action}_TRANSACTION` : st.kind.toUpperCase(), totalBytesProcessed: 0 };
+      r = await S.grant(s, st);
       break;
   }
   if (r) {

@@ -62,7 +62,7 @@ export function statementTypeOf(st: A.Statement): string | undefined {
     case 'Transaction':
       return `${st.action}_TRANSACTION`;
     case 'Grant':
-      return 'GRANT';
+      return st.revoke ? 'REVOKE' : 'GRANT';
     case 'Call':
       return 'CALL';
     default:
