@@ -2,9 +2,10 @@
 // index array with typed comparators (stable), and emits rows in BATCH_SIZE
 // slices. With `limit` (top-N) it keeps only the best rows (see topN).
 import type { SortKey, SortRel } from '../../analyzer/resolved.js';
+import type { SqlType } from '../../types/types.js';
 import { BATCH_SIZE, concatVectors, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
-import { evaluate, layoutOf } from '../expr.js';
+import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
 import { peersComparator, sortRows } from '../sort-keys.js';
 import { concatBatches, sliceBatch, takeBatch } from '../vectors.js';
@@ -95,64 +96,102 @@ function numericBelow(t: readonly Vector[], keys: readonly Vector[], specs: read
   return c;
 }
 
-async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenerator<Batch> {
-  if (limit <= 0) return;
-  const layout = layoutOf(rel.input.columns);
-  const types = rel.input.columns.map((c) => c.type);
-  const keyTypes = rel.keys.map((k) => k.expr.type);
-  let kept: Batch | null = null; // sorted, at most `limit` rows
-  let keptKeys: Vector[] = [];
-  let threshold: Vector[] | null = null; // keys of kept's last row once kept is full
-  let pending: Batch[] = [];
-  let pendingKeys: Vector[][] = [];
-  let pendingRows = 0;
-  let selBuf = new Int32Array(BATCH_SIZE);
-  const compact = (): void => {
-    const batches = kept ? [kept, ...pending] : pending;
-    const keySets = kept ? [keptKeys, ...pendingKeys] : pendingKeys;
-    const all = concatBatches(types, batches);
-    const allKeys = keyTypes.map((t, k) => concatVectors(t, keySets.map((ks) => ks[k]!)));
-    const perm = sortRows(allKeys, rel.keys, all.length);
-    const keep = Math.min(limit, all.length);
-    const sel = perm.subarray(0, keep);
-    kept = takeBatch(all, sel, keep);
-    keptKeys = allKeys.map((v) => takeVector(v, sel, keep));
-    threshold = keep === limit ? keptKeys.map((v) => takeVector(v, Int32Array.of(keep - 1), 1)) : null;
-    pending = [];
-    pendingKeys = [];
-    pendingRows = 0;
-  };
-  for await (const b of executeRel(rel.input, ctx)) {
-    await checkpoint(ctx);
-    if (b.length === 0) continue;
+/**
+ * Top-N state. The per-batch work is in these methods, the topN generator only
+ * loops: large async generator bodies are slow for V8 to optimize, and the
+ * first runs of a query paid for that on every batch.
+ */
+class TopN {
+  readonly layout: Map<number, number>;
+  readonly types: SqlType[];
+  readonly keyTypes: SqlType[];
+  /** Sort keys hold no subquery: evaluated synchronously. */
+  readonly sync: boolean;
+  private kept: Batch | null = null; // sorted, at most `limit` rows
+  private keptKeys: Vector[] = [];
+  private threshold: Vector[] | null = null; // keys of kept's last row once kept is full
+  private pending: Batch[] = [];
+  private pendingKeys: Vector[][] = [];
+  private pendingRows = 0;
+  private selBuf = new Int32Array(BATCH_SIZE);
+
+  constructor(
+    readonly rel: SortRel,
+    readonly limit: number,
+    readonly ctx: ExecContext,
+  ) {
+    this.layout = layoutOf(rel.input.columns);
+    this.types = rel.input.columns.map((c) => c.type);
+    this.keyTypes = rel.keys.map((k) => k.expr.type);
+    this.sync = !rel.keys.some((k) => hasSubquery(k.expr));
+  }
+
+  keysSync(b: Batch): Vector[] {
+    return this.rel.keys.map((k) => evaluateSync(k.expr, b, this.layout, this.ctx));
+  }
+
+  /** Keeps the rows of `b` that can still be among the best `limit`. */
+  consume(b: Batch, keys: Vector[]): void {
+    const rel = this.rel;
     let batch = b;
-    let keys = await sortKeyVectors(rel.keys, b, layout, ctx);
-    if (threshold) {
-      const t: Vector[] = threshold;
+    if (this.threshold) {
+      const t: Vector[] = this.threshold;
       // Scratch: takeBatch/takeVector copy the selected rows out of it.
-      if (selBuf.length < b.length) selBuf = new Int32Array(Math.max(b.length, BATCH_SIZE));
-      const sel = selBuf;
+      if (this.selBuf.length < b.length) this.selBuf = new Int32Array(Math.max(b.length, BATCH_SIZE));
+      const sel = this.selBuf;
       let c = numericBelow(t, keys, rel.keys, b.length, sel);
       if (c < 0) {
         // Row 0 of the combined vectors is the threshold; batch row j is j + 1.
-        const combined = keyTypes.map((ty, k) => concatVectors(ty, [t[k]!, keys[k]!]));
+        const combined = this.keyTypes.map((ty, k) => concatVectors(ty, [t[k]!, keys[k]!]));
         const cmp = peersComparator(combined, rel.keys);
         c = 0;
         for (let j = 0; j < b.length; j++) if (cmp(j + 1, 0) < 0) sel[c++] = j;
       }
-      if (c === 0) continue;
+      if (c === 0) return;
       if (c < b.length) {
         batch = takeBatch(b, sel, c);
         keys = keys.map((v) => takeVector(v, sel, c));
       }
     }
-    pending.push(batch);
-    pendingKeys.push(keys);
-    pendingRows += batch.length;
-    if (pendingRows >= Math.max(limit, BATCH_SIZE)) compact();
+    this.pending.push(batch);
+    this.pendingKeys.push(keys);
+    this.pendingRows += batch.length;
+    if (this.pendingRows >= Math.max(this.limit, BATCH_SIZE)) this.compact();
   }
-  if (pendingRows > 0) compact();
-  const out = kept as Batch | null;
+
+  private compact(): void {
+    const { kept, limit } = this;
+    const batches = kept ? [kept, ...this.pending] : this.pending;
+    const keySets = kept ? [this.keptKeys, ...this.pendingKeys] : this.pendingKeys;
+    const all = concatBatches(this.types, batches);
+    const allKeys = this.keyTypes.map((t, k) => concatVectors(t, keySets.map((ks) => ks[k]!)));
+    const perm = sortRows(allKeys, this.rel.keys, all.length);
+    const keep = Math.min(limit, all.length);
+    const sel = perm.subarray(0, keep);
+    this.kept = takeBatch(all, sel, keep);
+    this.keptKeys = allKeys.map((v) => takeVector(v, sel, keep));
+    this.threshold = keep === limit ? this.keptKeys.map((v) => takeVector(v, Int32Array.of(keep - 1), 1)) : null;
+    this.pending = [];
+    this.pendingKeys = [];
+    this.pendingRows = 0;
+  }
+
+  /** The best rows, sorted (null: no input). */
+  result(): Batch | null {
+    if (this.pendingRows > 0) this.compact();
+    return this.kept;
+  }
+}
+
+async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenerator<Batch> {
+  if (limit <= 0) return;
+  const st = new TopN(rel, limit, ctx);
+  for await (const b of executeRel(rel.input, ctx)) {
+    await checkpoint(ctx);
+    if (b.length === 0) continue;
+    st.consume(b, st.sync ? st.keysSync(b) : await sortKeyVectors(rel.keys, b, st.layout, ctx));
+  }
+  const out = st.result();
   if (!out) return;
   for (let s = 0; s < out.length; s += BATCH_SIZE) {
     const e = Math.min(out.length, s + BATCH_SIZE);
