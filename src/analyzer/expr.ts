@@ -1026,6 +1026,10 @@ function mergeWindow(spec: A.WindowSpec, named: ReadonlyMap<string, A.WindowSpec
   const base = named.get(spec.baseName.toLowerCase());
   if (!base) throw sqlError(`Unrecognized window alias ${spec.baseName}`, loc);
   const b = mergeWindow(base, named, loc);
+  // The documented named-window rules: a referencing window may only extend what the named one leaves open.
+  if (spec.partitionBy.length) throw sqlError('If a window has a PARTITION BY, it cannot reference a named window', spec.loc);
+  if (spec.orderBy.length && b.orderBy.length) throw sqlError('If a window inherits an ORDER BY from its referenced window, it cannot have an inline ORDER BY', spec.loc);
+  if (b.frame && (spec.orderBy.length || spec.frame)) throw sqlError('Cannot reference a named window that has a window frame clause', spec.loc);
   return {
     kind: 'WindowSpec',
     loc: spec.loc,
