@@ -77,7 +77,7 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq query', () => {
       bq('query', '--nouse_legacy_sql', "DECLARE x INT64 DEFAULT 2;\nSELECT x * 10 AS y;\nSELECT 'done' AS s;"),
       bq('--format=json', 'query', '--nouse_legacy_sql', 'SELECT 1 AS a; SELECT 2 AS b;'),
       bq('query', '--nouse_legacy_sql', 'CREATE TABLE q.t2 (a INT64, b STRING)'),
-      bq('query', '--nouse_legacy_sql', '--destination_table=q.dest', 'SELECT name, age FROM q.people WHERE age < 35'),
+      bq('query', '--nouse_legacy_sql', '--destination_table=q.dest', '--clustering_fields=name', 'SELECT name, age FROM q.people WHERE age < 35'),
     ]);
     // A script prints each statement's result in statement order, headed by its text and position.
     expect(script.indexOf('SELECT x * 10 AS y; -- at [2:1]')).toBeGreaterThanOrEqual(0);
@@ -86,12 +86,18 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq query', () => {
     expect(JSON.parse(scriptJson)).toEqual([[{ a: '1' }], [{ b: '2' }]]);
     expect(ddl).toContain('Created test.q.t2');
     expect(prettyRows(dest).slice(1).sort()).toEqual([['ann', '30'], ['bob', '25']]);
+    // The destination a query job creates takes the job's clustering / partitioning.
+    expect((await rest(api('/datasets/q/tables/dest'))).body.clustering).toEqual({ fields: ['name'] });
 
-    const [insert, exists, append] = await Promise.all([
+    const [insert, exists, append, partitioned] = await Promise.all([
       bq('query', '--nouse_legacy_sql', "INSERT INTO q.t2 VALUES (1, 'x'), (2, 'y'), (3, 'z')"),
       bq.run('query', '--nouse_legacy_sql', '--destination_table=q.dest', 'SELECT 1 AS a'),
       bq('query', '--nouse_legacy_sql', '--destination_table=q.dest', '--append_table', "SELECT 'dee' AS name, 50 AS age"),
+      bq('query', '--nouse_legacy_sql', '--destination_table=q.byday', '--time_partitioning_field=ts', '--time_partitioning_type=DAY',
+        "SELECT TIMESTAMP '2024-05-06 07:08:09 UTC' AS ts, 1 AS x"),
     ]);
+    expect(prettyRows(partitioned)).toEqual([['ts', 'x'], ['2024-05-06 07:08:09', '1']]);
+    expect((await rest(api('/datasets/q/tables/byday'))).body.timePartitioning).toEqual({ type: 'DAY', field: 'ts' });
     expect(insert).toContain('Number of affected rows: 3');
     // WRITE_EMPTY (the default) on a table with rows: the real service's duplicate error.
     expect(exists.code).not.toBe(0);

@@ -11,6 +11,7 @@ import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../.
 import { readSources, writeDestination, type SourceFile } from '../../io/objects.js';
 import { decodeRow } from '../../io/rows.js';
 import type { ReadOptions } from '../../io/schema.js';
+import { copyPartitions, hasPartitionDecorator } from './partition-copy.js';
 
 export interface RestField {
   name: string;
@@ -29,9 +30,11 @@ export function tableRef(v: unknown, projectId: string, what: string, allowDecor
   const d = str(v['datasetId']);
   const t = str(v['tableId']);
   if (!d || !t) throw invalid(`${what} must name a dataset and a table`);
-  const at = allowDecorator ? t.lastIndexOf('@') : -1;
-  if (at > 0 && /^-?\d+$/.test(t.slice(at + 1))) checkTableId(t.slice(0, at));
-  else checkTableId(t);
+  // A partition decorator (`t$20240102`, copy jobs: partition-copy.ts) is checked on the table's name.
+  const base = t.includes('$') ? t.slice(0, t.indexOf('$')) : t;
+  const at = allowDecorator ? base.lastIndexOf('@') : -1;
+  if (at > 0 && /^-?\d+$/.test(base.slice(at + 1))) checkTableId(base.slice(0, at));
+  else checkTableId(base);
   return { project_id: checkProjectId(str(v['projectId']) || projectId), dataset_id: checkDatasetId(d), table_id: t };
 }
 
@@ -279,14 +282,36 @@ export async function materializeTableDefinitions(ctx: GatewayContext, projectId
   }
 }
 
+const TABLE_SPEC = ['timePartitioning', 'rangePartitioning', 'clustering'];
+
+/** A job configuration's partitioning and clustering of its destination table. */
+function tableSpecOf(cfg: Json): Json {
+  const out: Json = {};
+  for (const k of TABLE_SPEC) if (isObj(cfg[k])) out[k] = cfg[k];
+  return out;
+}
+
+/**
+ * A query job's destination takes the job's partitioning and clustering (bq query
+ * --destination_table --time_partitioning_field / --clustering_fields): the engine
+ * writes the rows, then a destination without a spec of its own gets the job's.
+ */
+export async function applyQueryDestinationSpec(ctx: GatewayContext, projectId: string, cfg: Json): Promise<void> {
+  const spec = tableSpecOf(cfg);
+  if (!Object.keys(spec).length || !isObj(cfg['destinationTable'])) return;
+  const dest = tableRef(cfg['destinationTable'], projectId, 'destinationTable');
+  const table = await getTable(ctx, dest);
+  if (!table || TABLE_SPEC.some((k) => table[k] !== undefined)) return;
+  await ctx.call('UpdateTable', { project_id: dest.project_id, dataset_id: dest.dataset_id, table_id: dest.table_id, resource_json: JSON.stringify(spec), options: { patch: 'true' } });
+}
+
 /**
  * What a load job's configuration says about the table it creates (bq load
  * --time_partitioning_field, --clustering_fields, --destination_description...):
  * applied when the job creates (or truncates into) the destination.
  */
 function loadTableProperties(cfg: Json): Json {
-  const out: Json = {};
-  for (const k of ['timePartitioning', 'rangePartitioning', 'clustering']) if (isObj(cfg[k])) out[k] = cfg[k];
+  const out = tableSpecOf(cfg);
   const props = cfg['destinationTableProperties'];
   if (isObj(props)) {
     for (const k of ['description', 'friendlyName']) if (str(props[k]) !== undefined) out[k] = props[k];
@@ -344,6 +369,7 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
 /** Copy: rows of every source appended (or truncated into) the destination; SNAPSHOT/CLONE/RESTORE stamp the type. */
 export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json): Promise<DataJobResult> {
   try {
+    if (hasPartitionDecorator(cfg)) return { statistics: { copy: { copiedRows: String(await copyPartitions(ctx, projectId, cfg)), copiedLogicalBytes: '0' } } };
     const sources = Array.isArray(cfg['sourceTables']) && cfg['sourceTables'].length
       ? (cfg['sourceTables'] as unknown[]).map((s) => tableRef(s, projectId, 'sourceTables', true))
       : [tableRef(cfg['sourceTable'], projectId, 'sourceTable', true)];

@@ -10,7 +10,7 @@ import { invalid, RestError, statusForCode, type ErrorInfo } from '../errors.js'
 import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
 import { etagOf } from '../plugins/common.js';
 import { prepareQueryText } from './legacy-sql.js';
-import { materializeTableDefinitions } from './data-jobs.js';
+import { applyQueryDestinationSpec, materializeTableDefinitions } from './data-jobs.js';
 import { slimFinishedJob, type JobRecord } from './registry.js';
 
 export const DEFAULT_LOCATION = 'US';
@@ -137,6 +137,12 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
             message: str(failed['message']) ?? '',
           };
         }
+        // --destination_table with --time_partitioning_field / --clustering_fields: the table gets the job's spec.
+        const q = job.configuration['query'];
+        if (failed || req.dry_run || !isObj(q)) return undefined;
+        return applyQueryDestinationSpec(ctx, job.projectId, q).catch((e: unknown) => {
+          job.error = e instanceof RestError ? e.toInfo() : { code: 500, status: 'internal', reason: 'internalError', message: String(e) };
+        });
       },
       (e: unknown) => {
         if (job.abort.signal.aborted) job.error = CANCELLED;
