@@ -2,6 +2,7 @@
 // written (it survives kill -9 from the page cache) and an fdatasync follows
 // in the background; with --sync-writes ('always') it resolves only after its
 // fdatasync. Counted fdatasync calls, not timings, tell the two apart.
+import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -10,7 +11,14 @@ import { TableData } from '../../src/storage/table-data.js';
 import { rowsToBatch } from '../../src/storage/json-rows.js';
 import { getValue, vectorFromValues } from '../../src/types/vector.js';
 import { encodeRecord, readWalSync, WalWriter } from '../../src/storage/wal.js';
-import { tempDir } from '../engine/helpers.js';
+import { tempDir as makeTempDir } from '../engine/helpers.js';
+
+const dirs: string[] = [];
+function tempDir(prefix: string): string {
+  const d = makeTempDir(prefix);
+  dirs.push(d);
+  return d;
+}
 
 /** Counts fdatasync calls on every FileHandle (the WAL's included). */
 async function spyDatasync(dir: string): Promise<{ calls: () => number }> {
@@ -29,6 +37,7 @@ async function until(cond: () => boolean): Promise<void> {
 
 afterEach(() => {
   vi.restoreAllMocks();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
 describe('WAL sync policy', () => {
