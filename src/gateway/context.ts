@@ -1,7 +1,8 @@
 // What every route plugin receives: configuration, the engine client guarded
 // by the supervisor's state, the job registry, logging, and family helpers.
 import type { GatewayConfig } from './cli.js';
-import type { CallOpts, EngineClient, EngineMethod, EngineRpcs, TimestampFormat } from './engine-client.js';
+import type { CallOpts, EngineMethod, EngineRpcs, TimestampFormat } from './engine-client.js';
+import type { EngineConnection } from './engine-local.js';
 import { unavailable } from './errors.js';
 import type { JobRegistry } from './jobs/registry.js';
 import type { EngineSupervisor } from './supervisor.js';
@@ -21,7 +22,7 @@ export interface Principal {
 export class GatewayContext {
   constructor(
     readonly config: GatewayConfig,
-    readonly engine: EngineClient,
+    readonly engine: EngineConnection,
     readonly supervisor: EngineSupervisor | undefined,
     readonly jobs: JobRegistry,
     readonly log: (msg: string) => void,
@@ -34,9 +35,6 @@ export class GatewayContext {
     if (s && !s.external && s.state !== 'serving') {
       return Promise.reject(unavailable(`The service is currently unavailable: ${s.downReason}. Retry shortly.`));
     }
-    // The spawned engine's local socket when connected (cheaper than gRPC per call), else gRPC.
-    const local = s?.local;
-    if (local?.ready) return local.call(method, req, opts);
     return this.engine.call(method, req, opts);
   }
 }

@@ -113,11 +113,6 @@ export class EngineClient {
     this.client = this.connect(address);
   }
 
-  /** The Engine service definition (method serializers), for the local-socket transport (engine-local.ts). */
-  get service(): grpc.ServiceDefinition {
-    return this.ctor.service;
-  }
-
   private connect(target: string): grpc.Client {
     return new this.ctor(target, grpc.credentials.createInsecure(), {
       // Result pages can be large pre-encoded JSON.

@@ -1,14 +1,21 @@
-// Client of the engine's local socket (src/engine/local-rpc.ts): the same
-// unary Engine calls as EngineClient, with the same protobuf messages and the
-// same RestError results, over one plain Unix-socket connection instead of
-// gRPC's HTTP/2. Used only for the engine this gateway spawned, once it has
-// said where it listens; until then, and after the connection drops, calls go
-// over gRPC.
+// The gateway's way to the engine. `EngineConnection` sends each call over
+// the engine's local socket (src/engine/local-rpc.ts) when connected: the
+// same unary Engine calls as EngineClient, with the same protobuf messages and
+// the same RestError results, over one plain Unix-socket connection instead
+// of gRPC's HTTP/2. The gateway's own engine says where that socket is in its
+// serving line; an external engine, or the gap before a restarted engine
+// serves, uses gRPC (EngineClient), which is loaded only then: a gateway
+// whose engine serves locally never loads grpc-js.
+import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
-import type * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { FrameKind, FrameReader, frame } from '../engine/local-rpc.js';
-import type { CallOpts, EngineMethod, EngineRpcs } from './engine-client.js';
+import type { CallOpts, EngineClient, EngineMethod, EngineRpcs } from './engine-client.js';
 import { RestError, unavailable, type ErrorInfo } from './errors.js';
+import { packageRoot } from './paths.js';
+
+/** What the transport needs of a method: its protobuf codecs (proto-loader's and grpc-js's definitions both fit). */
+export type MethodCodecs = Readonly<Record<string, { requestSerialize(v: unknown): Buffer; responseDeserialize(b: Buffer): unknown } | undefined>>;
 
 const DEFAULT_DEADLINE_MS = 60_000;
 /** gRPC status codes the local socket's errors carry (the subset toRestError maps without an error body). */
@@ -55,29 +62,33 @@ export class LocalEngineTransport {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
 
-  /** `service`: the Engine service definition of the gRPC client (its serializers). */
-  constructor(private readonly service: grpc.ServiceDefinition) {}
+  /** `service`: the Engine service's method codecs. */
+  constructor(private readonly service: MethodCodecs) {}
 
   /** Whether calls can go over the socket now. */
   get ready(): boolean {
     return this.connected;
   }
 
-  /** Connects to a (new) engine's socket; `undefined` disconnects. Calls made meanwhile use gRPC. */
-  use(path: string | undefined): void {
+  /** Connects to a (new) engine's socket; `undefined` disconnects. Resolves once connected or failed. */
+  use(path: string | undefined): Promise<void> {
     this.drop(unavailable());
-    if (!path) return;
+    if (!path) return Promise.resolve();
     const sock = connect(path);
     this.sock = sock;
     sock.setNoDelay(true);
     const reader = new FrameReader((id, kind, body) => this.onFrame(id, kind, body));
-    sock.on('connect', () => {
-      if (this.sock === sock) this.connected = true;
-    });
     sock.on('data', (b: Buffer) => reader.push(b));
-    sock.on('error', () => undefined);
-    sock.on('close', () => {
-      if (this.sock === sock) this.drop(unavailable());
+    return new Promise((resolve) => {
+      sock.on('connect', () => {
+        if (this.sock === sock) this.connected = true;
+        resolve();
+      });
+      sock.on('error', () => resolve());
+      sock.on('close', () => {
+        if (this.sock === sock) this.drop(unavailable());
+        resolve();
+      });
     });
   }
 
@@ -120,7 +131,7 @@ export class LocalEngineTransport {
   call<M extends EngineMethod>(method: M, req: EngineRpcs[M][0], opts: CallOpts = {}): Promise<EngineRpcs[M][1]> {
     const m = this.service[method];
     const sock = this.sock;
-    if (!m || !sock) return Promise.reject(unavailable());
+    if (!m || !sock || !this.connected) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
       const signal = opts.signal;
       if (signal?.aborted) {
@@ -136,7 +147,7 @@ export class LocalEngineTransport {
       }
       const id = this.nextId;
       this.nextId = this.nextId >= 0x7fffffff ? 1 : this.nextId + 1;
-      const p: Pending = { resolve: resolve as (v: unknown) => void, reject, decode: m.responseDeserialize, timer: undefined, signal, onAbort: undefined };
+      const p: Pending = { resolve: resolve as (v: unknown) => void, reject, decode: (b) => m.responseDeserialize(b), timer: undefined, signal, onAbort: undefined };
       // Giving up (deadline, cancel) tells the engine, which cancels the handler as gRPC would.
       const giveUp = (code: number, detail: string): void => {
         if (!this.settle(id, p)) return;
@@ -154,5 +165,66 @@ export class LocalEngineTransport {
       this.pending.set(id, p);
       sock.write(frame(id, FrameKind.Request, payload, method));
     });
+  }
+}
+
+/**
+ * Engine calls for the gateway: over the local socket when connected, else
+ * over gRPC (EngineClient, created on first need; the Unix socket the engine
+ * named for gRPC is remembered for it).
+ */
+export class EngineConnection {
+  private readonly local: LocalEngineTransport;
+  private grpcSocket: string | undefined;
+  private grpcClient: EngineClient | undefined;
+  private grpcLoading: Promise<EngineClient> | undefined;
+
+  constructor(readonly address: string) {
+    // The same loader options as EngineClient: snake_case fields, int64 as numbers, defaults filled.
+    const def = protoLoader.loadSync(join(packageRoot(), 'proto', 'engine.proto'), {
+      keepCase: true,
+      longs: Number,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    });
+    this.local = new LocalEngineTransport(def['warehouse_emulator.engine.v1.Engine'] as unknown as MethodCodecs);
+  }
+
+  /** Whether calls go over the local socket now. */
+  get localReady(): boolean {
+    return this.local.ready;
+  }
+
+  /** The engine's local socket (`undefined`: none); resolves once connected or failed. */
+  useLocal(path: string | undefined): Promise<void> {
+    return this.local.use(path);
+  }
+
+  /** The Unix socket of the engine's gRPC server (`undefined`: back to the TCP address). */
+  useSocket(path: string | undefined): void {
+    this.grpcSocket = path;
+    this.grpcClient?.useSocket(path);
+  }
+
+  call<M extends EngineMethod>(method: M, req: EngineRpcs[M][0], opts?: CallOpts): Promise<EngineRpcs[M][1]> {
+    if (this.local.ready) return this.local.call(method, req, opts);
+    if (this.grpcClient) return this.grpcClient.call(method, req, opts);
+    return this.grpc().then((c) => c.call(method, req, opts));
+  }
+
+  private grpc(): Promise<EngineClient> {
+    this.grpcLoading ??= import('./engine-client.js').then(({ EngineClient: Client }) => {
+      const c = new Client(this.address);
+      c.useSocket(this.grpcSocket);
+      this.grpcClient = c;
+      return c;
+    });
+    return this.grpcLoading;
+  }
+
+  close(): void {
+    this.local.close();
+    this.grpcClient?.close();
   }
 }

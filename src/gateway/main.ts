@@ -4,13 +4,13 @@ import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 //
 // Start-up order is tuned for time to healthy: only light modules are loaded
-// statically (CLI, data dir, supervisor); the engine is spawned before gRPC,
+// statically (CLI, data dir, supervisor); the engine is spawned before the engine client,
 // protobuf and Fastify are imported (dynamically, below), so the engine boots
 // while the gateway loads and builds its HTTP app.
 import { ensureDirSync } from '../storage/fsutil.js';
 import { CliExit, parseCli, type GatewayConfig } from './cli.js';
 import { applyInitialDataDir, applySeedFiles, strayDbWarning } from './seed.js';
-import type { EngineClient } from './engine-client.js';
+import type { EngineConnection } from './engine-local.js';
 import type { buildServer as BuildServer } from './server.js';
 import { EngineSupervisor } from './supervisor.js';
 
@@ -60,7 +60,7 @@ async function run(config: GatewayConfig): Promise<void> {
       debug,
     },
   );
-  let client: EngineClient | undefined;
+  let client: EngineConnection | undefined;
 
   let closing = false;
   let app: Awaited<ReturnType<typeof BuildServer>> | undefined;
@@ -84,8 +84,8 @@ async function run(config: GatewayConfig): Promise<void> {
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
 
   supervisor.spawnEarly();
-  const [{ EngineClient: Client }, { GatewayContext }, { JobRegistry }, { buildServer }] = await Promise.all([
-    import('./engine-client.js'),
+  const [{ EngineConnection: Client }, { GatewayContext }, { JobRegistry }, { buildServer }] = await Promise.all([
+    import('./engine-local.js'),
     import('./context.js'),
     import('./jobs/registry.js'),
     import('./server.js'),

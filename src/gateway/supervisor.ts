@@ -3,8 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EngineClient } from './engine-client.js';
-import { LocalEngineTransport } from './engine-local.js';
+import type { EngineConnection } from './engine-local.js';
 import { packageRoot } from './paths.js';
 
 export type EngineState = 'starting' | 'serving' | 'down' | 'stopped';
@@ -27,6 +26,12 @@ export interface SupervisorOptions {
 
 const HEALTH_POLL_MS = 100;
 const QUIET_START_MS = 1500;
+/**
+ * The project's own engine always prints its serving line, and its Health then
+ * goes over the local socket: waiting for the line (on a busy machine start-up
+ * takes seconds) keeps the gateway from ever loading grpc-js for it.
+ */
+const QUIET_START_OWN_MS = 10_000;
 
 /**
  * Preloaded into a node engine: when the gateway dies, even by SIGKILL, the
@@ -72,37 +77,46 @@ export class EngineSupervisor {
 
   /** Wakes the Health poll early (the engine printed its serving line). */
   private kick: (() => void) | undefined;
+  /** The spawned engine's serving line, once printed. */
+  private servingLine: string | undefined;
   /**
-   * Whether the spawned engine printed its serving line. Until then (for up to
-   * QUIET_START_MS) Health is not called: a refused connection would put the
-   * gRPC channel into reconnect backoff and delay the first successful call.
+   * Whether the spawned engine printed its serving line and the client uses
+   * the sockets it names (the local one connected). Until then (for up to
+   * QUIET_START_MS, QUIET_START_OWN_MS for the own engine) Health is not
+   * called: a refused connection would put the gRPC channel into reconnect
+   * backoff and delay the first successful call.
    */
   private sawServing = false;
   private spawnedAt = 0;
-  /** The Unix socket the current engine serves on, when it said so in its serving line. */
-  private socket: string | undefined;
-  /** Its local-RPC socket (engine/local-rpc.ts), likewise. */
-  private localSocket: string | undefined;
-  private client!: EngineClient;
-  /** Unary calls to the spawned engine without gRPC, once connected (see GatewayContext.call). */
-  local: LocalEngineTransport | undefined;
+  private client!: EngineConnection;
 
   /**
    * The client may be attached later (`attachClient`): start-up spawns the
-   * engine before gRPC is even loaded, so both boot at the same time.
+   * engine before the client's modules are even loaded, so both boot at the same time.
    */
-  constructor(private readonly opts: SupervisorOptions, client?: EngineClient) {
+  constructor(private readonly opts: SupervisorOptions, client?: EngineConnection) {
     if (client) this.client = client;
     process.on('exit', this.killOnExit);
   }
 
-  attachClient(client: EngineClient): void {
+  attachClient(client: EngineConnection): void {
     this.client = client;
-    if (this.opts.binary === undefined) this.local = new LocalEngineTransport(client.service);
-    if (this.sawServing) {
-      client.useSocket(this.socket);
-      this.local?.use(this.localSocket);
-    }
+    if (this.servingLine !== undefined) this.adoptSockets(this.servingLine);
+  }
+
+  /**
+   * Points the client at the sockets of the serving line
+   * (`engine serving on <port>[ socket <path>][ local <path>]`), then lets
+   * the Health poll go (at once, or once the local socket is connected).
+   */
+  private adoptSockets(line: string): void {
+    const child = this.child;
+    this.client.useSocket(/serving on \S+ socket (\S+)/.exec(line)?.[1]);
+    void this.client.useLocal(/serving on .* local (\S+)/.exec(line)?.[1]).then(() => {
+      if (this.child !== child) return;
+      this.sawServing = true;
+      this.kick?.();
+    });
   }
 
   /** Unix socket of the spawned engine: per gateway process and gRPC port, in the temp dir (short enough for sun_path). */
@@ -161,6 +175,7 @@ export class EngineSupervisor {
     this.opts.debug(`engine: spawning ${file} ${args.join(' ')}`);
     this.state = 'starting';
     this.sawServing = false;
+    this.servingLine = undefined;
     this.spawnedAt = Date.now();
     // stdin stays a pipe: if the gateway is SIGKILLed the engine sees EOF
     // (WAREHOUSE_ENGINE_PARENT_PIPE tells it to treat that as "parent gone").
@@ -173,14 +188,9 @@ export class EngineSupervisor {
     child.stdout?.on('data', (b: Buffer) => {
       if (this.opts.copyStdout) process.stdout.write(b);
       // The engine prints `engine serving on <port>[ socket <path>][ local <path>]` once it listens: probe Health right away.
-      if (!this.sawServing && b.includes('serving')) {
-        this.sawServing = true;
-        const line = b.toString('utf8');
-        this.socket = /serving on \S+ socket (\S+)/.exec(line)?.[1];
-        this.localSocket = /serving on .* local (\S+)/.exec(line)?.[1];
-        this.client?.useSocket(this.socket);
-        this.local?.use(this.localSocket);
-        this.kick?.();
+      if (this.servingLine === undefined && b.includes('serving')) {
+        this.servingLine = b.toString('utf8');
+        if (this.client) this.adoptSockets(this.servingLine);
       }
     });
     child.stderr?.on('data', (b: Buffer) => {
@@ -235,7 +245,8 @@ export class EngineSupervisor {
       if (!this.external && failOnExit && spawned && this.child !== spawned) {
         throw new Error(`engine ${this.lastExit} before serving`);
       }
-      const quiet = !this.external && !this.sawServing && this.child !== undefined && Date.now() - this.spawnedAt < QUIET_START_MS;
+      const quietMs = this.opts.binary === undefined ? QUIET_START_OWN_MS : QUIET_START_MS;
+      const quiet = !this.external && !this.sawServing && this.child !== undefined && Date.now() - this.spawnedAt < quietMs;
       if (!quiet) try {
         const h = await this.client.call('Health', {}, { deadlineMs: 1000 });
         if (h.status === '' || h.status === 'SERVING') {
@@ -282,7 +293,7 @@ export class EngineSupervisor {
     this.state = 'stopped';
     clearTimeout(this.restartTimer);
     clearInterval(this.monitorTimer);
-    this.local?.close();
+    this.client?.close();
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
