@@ -3,7 +3,7 @@
 import type { Expr, ScanRel } from '../../analyzer/resolved.js';
 import { BATCH_SIZE, type Batch } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
-import { evaluate, layoutOf } from '../expr.js';
+import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { rebatch, selectTrue, takeBatch } from '../vectors.js';
 
 export async function* scanOp(rel: ScanRel, ctx: ExecContext): AsyncGenerator<Batch> {
@@ -11,13 +11,28 @@ export async function* scanOp(rel: ScanRel, ctx: ExecContext): AsyncGenerator<Ba
   const filters = rel.pushedFilters ?? [];
   const src = ctx.query.catalog.scan(rel.table, { columns: rel.tableColumns, asOfMs: rel.asOfMs });
   const scratch = { sel: new Int32Array(BATCH_SIZE) };
+  // Pushed filters without subqueries: no await per filter and batch.
+  const sync = !filters.some(hasSubquery);
   for await (const raw of src) {
     await checkpoint(ctx);
     for (const b of rebatch(raw)) {
-      const out = filters.length ? await applyFilters(b, filters, layout, ctx, scratch) : b;
+      const out = filters.length === 0 ? b : sync ? applyFiltersSync(b, filters, layout, ctx, scratch) : await applyFilters(b, filters, layout, ctx, scratch);
       if (out.length > 0) yield out;
     }
   }
+}
+
+/** applyFilters for conjuncts without subqueries. */
+function applyFiltersSync(b: Batch, filters: readonly Expr[], layout: ReadonlyMap<number, number>, ctx: ExecContext, scratch: { sel: Int32Array }): Batch {
+  let cur = b;
+  for (const f of filters) {
+    if (cur.length === 0) break;
+    const v = evaluateSync(f, cur, layout, ctx);
+    if (scratch.sel.length < cur.length) scratch.sel = new Int32Array(cur.length);
+    const { sel, count } = selectTrue(v, cur.length, scratch.sel);
+    if (count !== cur.length) cur = takeBatch(cur, sel, count);
+  }
+  return cur;
 }
 
 /** Applies conjuncts one after the other, each on the survivors of the previous. */
