@@ -293,7 +293,6 @@ export class EngineSupervisor {
     this.state = 'stopped';
     clearTimeout(this.restartTimer);
     clearInterval(this.monitorTimer);
-    this.client?.close();
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
