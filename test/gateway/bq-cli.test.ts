@@ -1,17 +1,13 @@
 // The bq CLI against the real engine, fetching the gateway's discovery
 // document (no --discovery_file), as shared/clients/real-client-traces.md
-// records it. Its own file: each bq run costs seconds, so it runs in parallel
-// with the other suites.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// records it: the `bq` wrapper as users run it (gcloud bootstrapping included).
+// Its own file: each bq run costs seconds, so it runs in parallel with the other
+// suites (bq-cli-query.test.ts, bq-cli-data.test.ts: the bq program without the wrapper).
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
-
-function hasBq(): boolean {
-  return (process.env['PATH'] ?? '').split(':').some((d) => d && existsSync(join(d, 'bq')));
-}
+import { bqFor, hasBq } from './bq-cli-setup.js';
 
 describe.skipIf(!hasRealEngine() || !hasBq())('bq CLI', () => {
   let emu: Emulator;
@@ -22,24 +18,9 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq CLI', () => {
   const bqUrl = (p: string): string => `${emu.url}/bigquery/v2/projects/test${p}`;
 
   it('bq CLI: mk, ls, show, insert, head, query, rm through the served discovery document', async () => {
-    const cfg = mkdtempSync(join(tmpdir(), 'bq-cfg-'));
-    const rc = join(cfg, 'bigqueryrc');
-    writeFileSync(rc, '');
-    const rowsFile = join(cfg, 'rows.json');
+    const bq = bqFor(emu.url);
+    const rowsFile = join(bq.dir, 'rows.json');
     writeFileSync(rowsFile, '{"name":"a","age":3}\n{"name":"b","age":4}\n');
-    // bq shells out to `gcloud config list` on every run (~4 s of gcloud start-up). With an
-    // empty CLOUDSDK_CONFIG that answer is `{}` anyway, so a stub on PATH gives the same
-    // result without the wait; bq itself, its discovery fetch and its HTTP calls are real.
-    const stubDir = mkdtempSync(join(tmpdir(), 'gcloud-stub-'));
-    writeFileSync(join(stubDir, 'gcloud'), '#!/bin/sh\necho "{}"\n', { mode: 0o755 });
-    const bq = (...args: string[]): Promise<string> =>
-      new Promise((res, rej) => {
-        execFile('bq', [`--bigqueryrc=${rc}`, `--api=${emu.url.replace('localhost', '127.0.0.1')}`, '--project_id=test', '--oauth_access_token=fake', ...args],
-          { env: { ...process.env, CLOUDSDK_CONFIG: cfg, PATH: `${stubDir}:${process.env['PATH'] ?? ''}` }, timeout: 60_000 }, (err, stdout, stderr) => {
-            if (err) rej(new Error(`bq ${args.join(' ')}: ${err.message}\n${stdout}\n${stderr}`));
-            else res(stdout);
-          });
-      });
     // Each bq run costs seconds (it shells out to `gcloud config list`): independent commands run in parallel waves.
     expect(await bq('mk', '--dataset', 'test:bqds')).toMatch(/successfully created/);
     expect(await bq('mk', '--table', 'test:bqds.people', 'name:STRING,age:INTEGER')).toMatch(/successfully created/);
