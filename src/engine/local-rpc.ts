@@ -56,7 +56,8 @@ export class FrameReader {
       const all = this.chunks.length === 1 ? this.chunks[0]! : this.join();
       const f = all.subarray(0, need);
       const rest = all.subarray(need);
-      this.chunks = rest.length ? [rest] : [];
+      // A small tail is copied out of a large joined buffer, so that the buffer is not kept alive by it.
+      this.chunks = rest.length === 0 ? [] : [rest.length < all.length / 4 && all.length > 1 << 20 ? Buffer.from(rest) : rest];
       this.buffered = rest.length;
       this.onFrame(f.readUInt32BE(4), f.readUInt8(8) as FrameKind, f.subarray(HEADER));
     }
