@@ -308,9 +308,17 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   const names = st.columns ? st.columns.map((c) => c.name) : q.outputNames;
   const columns: Column[] = q.plan.columns.map((c, i) => ({ name: names[i] ?? `f${i}_`, type: c.type, required: false }));
   const resource = await optionsToResource(s, st.options);
+  if (st.materialized) {
+    if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
+    if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
+  }
   if (existing) await cat.dropTable(id);
   await cat.createTable(id, columns, { kind: st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', viewQuery: st.queryText, resource, orReplace: st.orReplace });
   if (st.materialized) {
+    // The refresh settings tables.get shows (defaults: enabled, every 30 minutes); dbt compares them to its config.
+    const o = (resource.options ?? {}) as Record<string, unknown>;
+    const minutes = o['refresh_interval_minutes'] !== undefined ? Number(o['refresh_interval_minutes']) : 30;
+    await cat.patchTableResource(id, { materializedView: { query: st.queryText, enableRefresh: o['enable_refresh'] !== false, refreshIntervalMs: String(Math.round(minutes * 60_000)) } });
     const rows = await s.run(q.plan);
     if (rows.length) await cat.appendRows(id, rows);
   }

@@ -263,6 +263,18 @@ from (select * from ${rel('raw_events')} where event_time >= '${day} 00:00:00+00
   async function dbtRunPass1(): Promise<void> {
     await run('model.jaffle_shop.stg_orders', STG_ORDERS);
 
+    // materialized_view (bigquery__get_create_materialized_view_as_sql)
+    await run(
+      'model.jaffle_shop.orders_by_day_mv',
+      `create materialized view ${rel('orders_by_day_mv')}
+        partition by order_date
+        cluster by status
+        options(
+            enable_refresh = True,refresh_interval_minutes = 30.0,description = """Orders per day and status"""
+        )
+    as select order_date, status, count(*) as n from ${rel('raw_orders')} group by order_date, status`,
+    );
+
     await run(
       'model.jaffle_shop.customers',
       `
@@ -358,10 +370,20 @@ from (select * from ${rel('raw_events')} where event_time >= '${day} 00:00:00+00
       orders_by_customer: 'TABLE',
       orders_daily: 'TABLE',
       orders_merge: 'TABLE',
+      orders_by_day_mv: 'MATERIALIZED_VIEW',
       raw_customers: 'TABLE',
       raw_events: 'TABLE',
       raw_orders: 'TABLE',
       stg_orders: 'VIEW',
+    });
+
+    const mv = await meta('orders_by_day_mv');
+    expect(mv).toMatchObject({
+      type: 'MATERIALIZED_VIEW',
+      description: 'Orders per day and status',
+      timePartitioning: { type: 'DAY', field: 'order_date' },
+      clustering: { fields: ['status'] },
+      materializedView: { enableRefresh: true, refreshIntervalMs: '1800000' },
     });
 
     const view = await meta('stg_orders');
@@ -994,7 +1016,8 @@ select * from ${rel('stg_orders')}
     expect(byCol('orders_merge', 'customer_id')).toMatchObject({ stats__clustering_fields__value: 'status, customer_id' });
     // one row per column of every table and view in the dataset
     const tablesSeen = new Set(rows.map((r) => r['table_name']));
-    expect([...tablesSeen].sort()).toEqual(['customers', 'events_daily', 'orders_by_customer', 'orders_daily', 'orders_merge', 'raw_customers', 'raw_events', 'raw_orders', 'stg_orders']);
+    expect([...tablesSeen].sort()).toEqual(['customers', 'events_daily', 'orders_by_customer', 'orders_by_day_mv', 'orders_daily', 'orders_merge', 'raw_customers', 'raw_events', 'raw_orders', 'stg_orders']);
+    expect(byCol('orders_by_day_mv', 'n')).toMatchObject({ table_type: 'materialized view', table_comment: 'Orders per day and status', stats__partitioning_type__value: 'order_date', stats__clustering_fields__value: 'status' });
     expect(rows.filter((r) => r['table_name'] === 'customers')).toHaveLength(8);
   });
 
