@@ -16,6 +16,7 @@ import { getValue } from '../types/vector.js';
 import { QueryError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
 import { Session, parse, parseCached } from './session.js';
 import * as S from './statements.js';
+import { checkPartitionFilters } from './partition-filter.js';
 import * as D from './data-statements.js';
 import { statementTypeOf } from './statement-type.js';
 import { sqlError } from '../analyzer/errors.js';
@@ -112,6 +113,7 @@ function bytesProcessed(s: Session, rel: Rel): number {
 
 async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
   const r = s.analyze(q);
+  checkPartitionFilters(s, r.plan);
   const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
   const plan = s.optimize(r.plan);
   const totalBytesProcessed = bytesProcessed(s, plan);

@@ -20,6 +20,7 @@ import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
+import { checkPartitionFilters } from './partition-filter.js';
 import { callScalar, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
 import { applyNested } from './nested-dml.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
@@ -171,6 +172,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     }
   } else if (st.asQuery) {
     const q = s.analyze(st.asQuery);
+    checkPartitionFilters(s, q.plan);
     if (q.isValueTable) throw sqlError('CREATE TABLE AS SELECT with a value table is not supported', st.asQuery.loc);
     const names = q.outputNames;
     let rel = q.plan;
@@ -475,6 +477,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
     rel = { kind: 'values', rows, columns: cols.map((c) => an.newColumn(c.name, c.type)) };
   } else {
     const q = s.analyze(st.query!, { allowDuplicateNames: true });
+    checkPartitionFilters(s, q.plan);
     const qc = q.plan.columns;
     if (qc.length !== targetIdx.length) {
       throw sqlError(`Inserted row has wrong column count; Has ${qc.length}, expected ${targetIdx.length}`, st.query!.loc);

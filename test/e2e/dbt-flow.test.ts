@@ -790,8 +790,10 @@ select * from ${rel('stg_orders')}
       { d: '2024-01-03', n_orders: 2, revenue_cents: 1900 },
       { d: '2024-01-04', n_orders: 1, revenue_cents: 3000 },
     ]);
-    // The table keeps requirePartitionFilter (the emulator does not enforce it on queries yet).
-    expect((await meta('orders_daily')).requirePartitionFilter).toBe(true);
+    // The filter the table requires is enforced.
+    await expect(run('model.jaffle_shop.orders_daily', `select count(*) from ${rel('orders_daily')}`)).rejects.toThrow(
+      /Cannot query over table 'dbt-proj\.analytics\.orders_daily' without a filter over column\(s\) 'order_date' that can be used for partition elimination/,
+    );
   });
 
   it('dbt run (pass 2): insert_overwrite with copy_partitions (tmp table, distinct partitions, copy jobs to $decorators)', async () => {
