@@ -4,7 +4,7 @@ import type { Expr, ScanRel } from '../../analyzer/resolved.js';
 import { BATCH_SIZE, type Batch } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
-import { rebatch, selectTrue, takeBatch } from '../vectors.js';
+import { selectTrue, sliceBatch, takeBatch } from '../vectors.js';
 
 export async function* scanOp(rel: ScanRel, ctx: ExecContext): AsyncGenerator<Batch> {
   const layout = layoutOf(rel.columns);
@@ -15,7 +15,11 @@ export async function* scanOp(rel: ScanRel, ctx: ExecContext): AsyncGenerator<Ba
   const sync = !filters.some(hasSubquery);
   for await (const raw of src) {
     await checkpoint(ctx);
-    for (const b of rebatch(raw)) {
+    // BATCH_SIZE slices of what storage hands over (a whole table can be one batch); an index
+    // loop rather than a nested generator keeps this generator small for V8 (README).
+    const n = raw.length;
+    for (let s = 0; s < n; s += BATCH_SIZE) {
+      const b = n <= BATCH_SIZE ? raw : sliceBatch(raw, s, Math.min(n, s + BATCH_SIZE));
       const out = filters.length === 0 ? b : sync ? applyFiltersSync(b, filters, layout, ctx, scratch) : await applyFilters(b, filters, layout, ctx, scratch);
       if (out.length > 0) yield out;
     }
