@@ -1,6 +1,6 @@
 // The bq CLI's table and job commands against the real engine: load (local CSV and
 // NEWLINE_DELIMITED_JSON media uploads, --autodetect, a schema file,
-// --skip_leading_rows, --replace, a gs:// source), extract and load through a
+// --skip_leading_rows, --replace, --schema_update_option, a gs:// source), extract and load through a
 // stand-in for the object-store emulator (bq itself only accepts gs:// extract URIs),
 // cp, mk --view / --schema file / partitioning and clustering, update, show --schema,
 // show -j, ls -j, ls -p, cancel, wait, rm -t, head -n/-s/-c and insert with a bad row.
@@ -151,7 +151,20 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq table and job commands', () =>
     expect(waited.code).not.toBe(0);
     expect(oneLine(waited)).toContain('Job execution was cancelled: User requested cancellation');
 
-    const [jobs, projects, removed] = await Promise.all([bq('ls', '-j', '-n', '100'), bq('ls', '-p'), bq('rm', '-f', '-t', 'd.copy')]);
+    const extra = file('extra.csv', 'name,age,score,note\ndee,9,0.25,new\n');
+    const [jobs, projects, removed, noAddition, addition] = await Promise.all([
+      bq('ls', '-j', '-n', '100'), bq('ls', '-p'), bq('rm', '-f', '-t', 'd.copy'),
+      bq.run('load', '--source_format=CSV', '--skip_leading_rows=1', 'd.lcsv', extra, 'name:STRING,age:INTEGER,score:FLOAT,note:STRING'),
+      bq('load', '--schema_update_option=ALLOW_FIELD_ADDITION', '--schema_update_option=ALLOW_FIELD_RELAXATION', '--source_format=CSV', '--skip_leading_rows=1', 'd.lschema', extra, 'name:STRING,age:INTEGER,score:FLOAT,note:STRING'),
+    ]);
+    // A load whose schema adds a column (and relaxes a REQUIRED one): the real service's error
+    // without --schema_update_option, the evolved table with it.
+    expect(noAddition.code).not.toBe(0);
+    expect(oneLine(noAddition)).toContain('Provided Schema does not match Table test:d.lcsv. Cannot add fields (field: note)');
+    expect(addition).not.toMatch(/error/i);
+    expect((await rest(api('/datasets/d/tables/lschema'))).body.schema.fields.map((f: { name: string; mode: string }) => `${f.name}:${f.mode}`))
+      .toEqual(['name:NULLABLE', 'age:NULLABLE', 'score:NULLABLE', 'note:NULLABLE']);
+    expect(await rows('lschema')).toEqual([['cy', '7', '0.5', null], ['dee', '9', '0.25', 'new']]);
     expect(jobs).toMatch(/load_auto\s+load\s+SUCCESS/);
     expect(jobs).toMatch(new RegExp(`${cancelled.job}\\s+query\\s+FAILURE`));
     expect(jobs).toMatch(/\s+extract\s+SUCCESS/);

@@ -70,6 +70,7 @@ async function prepareDestination(
   createDisposition: string,
   writeDisposition: string,
   extra: Json = {},
+  updateOptions?: readonly string[],
 ): Promise<RestField[]> {
   const existing = await getTable(ctx, dest);
   const create = async (fields: RestField[], base: Json): Promise<void> => {
@@ -86,6 +87,7 @@ async function prepareDestination(
   if (writeDisposition === 'WRITE_EMPTY' && Number(existing['numRows'] ?? 0) > 0) {
     throw new RestError(409, 'duplicate', `Already Exists: Table ${refText(dest)}`);
   }
+  if (updateOptions && schema && writeDisposition !== 'WRITE_TRUNCATE') return evolveSchema(ctx, dest, current, schema, updateOptions);
   if (writeDisposition === 'WRITE_TRUNCATE') {
     const base: Json = {};
     for (const k of KEEP_ON_TRUNCATE) if (existing[k] !== undefined) base[k] = existing[k];
@@ -95,6 +97,28 @@ async function prepareDestination(
     return fields;
   }
   return current.length ? current : schema ?? [];
+}
+
+/**
+ * A load job's schema against the existing table it appends to (schemaUpdateOptions):
+ * new columns need ALLOW_FIELD_ADDITION, REQUIRED -> NULLABLE needs
+ * ALLOW_FIELD_RELAXATION, with the real service's messages otherwise. The
+ * table's schema is patched (the engine checks the evolution rules) and returned.
+ */
+async function evolveSchema(ctx: GatewayContext, dest: TableRef, current: RestField[], schema: RestField[], options: readonly string[]): Promise<RestField[]> {
+  const byName = new Map(schema.map((f) => [f.name.toLowerCase(), f]));
+  const known = new Set(current.map((f) => f.name.toLowerCase()));
+  const added = schema.filter((f) => !known.has(f.name.toLowerCase()));
+  const relaxed = current.filter((f) => f.mode === 'REQUIRED' && (byName.get(f.name.toLowerCase())?.mode ?? 'NULLABLE') !== 'REQUIRED' && byName.has(f.name.toLowerCase()));
+  const prefix = `Provided Schema does not match Table ${refText(dest)}.`;
+  if (added.length && !options.includes('ALLOW_FIELD_ADDITION')) throw invalid(`${prefix} Cannot add fields (field: ${added[0]!.name})`);
+  if (relaxed.length && !options.includes('ALLOW_FIELD_RELAXATION')) {
+    throw invalid(`${prefix} Field ${relaxed[0]!.name} has changed mode from REQUIRED to NULLABLE`);
+  }
+  if (!added.length && !relaxed.length) return current;
+  const fields = [...current.map((f) => (relaxed.includes(f) ? { ...f, mode: 'NULLABLE' } : f)), ...added];
+  await ctx.call('UpdateTable', { project_id: dest.project_id, dataset_id: dest.dataset_id, table_id: dest.table_id, resource_json: JSON.stringify({ schema: { fields } }), options: { patch: 'true' } });
+  return fields;
 }
 
 interface InsertOutcome {
@@ -340,7 +364,10 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
     const write = str(cfg['writeDisposition']) ?? 'WRITE_APPEND';
     const knownSchema = jobSchema ?? (write === 'WRITE_TRUNCATE' && autodetect ? undefined : existing);
     const parsed = await parse(files, format, cfg, knownSchema, autodetect);
-    await prepareDestination(ctx, dest, parsed.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, loadTableProperties(cfg));
+    const updateOptions = Array.isArray(cfg['schemaUpdateOptions']) ? (cfg['schemaUpdateOptions'] as unknown[]).map(String) : [];
+    // Only a schema the job states can differ from the table's.
+    const stated = jobSchema ? updateOptions : undefined;
+    await prepareDestination(ctx, dest, parsed.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, loadTableProperties(cfg), stated);
     const maxBad = num(cfg['maxBadRecords']) ?? 0;
     const outcome = await insertAll(ctx, dest, parsed.rows, boolish(cfg['ignoreUnknownValues']) ?? false, maxBad > 0);
     const bytes = files.reduce((s, f) => s + f.data.length, 0);
