@@ -208,12 +208,34 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   if (st.defaultCollate) resource.defaultCollation = st.defaultCollate;
   if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
   if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
+  if (existing && existing.kind === 'TABLE') {
+    const was = partitionSpecText(existing.resource);
+    const now = partitionSpecText(resource);
+    if (was.key !== now.key) {
+      throw sqlError(`Cannot replace a table with a different partitioning spec. Instead, DROP the table, and then recreate it. New partitioning spec is ${now.text} and existing spec is ${was.text}`, st.loc);
+    }
+  }
   if (existing) await cat.dropTable(id);
   await cat.createTable(id, columns, { resource, orReplace: st.orReplace, ifNotExists: st.ifNotExists, temporary: st.temp });
   await schemaExtras(s, id, columns, st.columns);
   if (rows.length) await cat.appendRows(id, rows);
   if (st.temp) s.tempTables.set(id.tableId, id);
   return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
+}
+
+/**
+ * A table's partitioning as the service spells it in the replace error
+ * (`interval(type:day,field:d)`, `range(type:integer,field:x,start:0,end:10,interval:1)`,
+ * `none`, then ` clustering(a,b)`); `key` compares the partitioning alone.
+ */
+function partitionSpecText(r: Record<string, unknown>): { key: string; text: string } {
+  const tp = r.timePartitioning as { type?: string; field?: string } | undefined;
+  const rp = r.rangePartitioning as { field?: string; range?: { start?: string; end?: string; interval?: string } } | undefined;
+  let key = 'none';
+  if (tp) key = `interval(type:${(tp.type ?? 'DAY').toLowerCase()}${tp.field ? `,field:${tp.field}` : ''})`;
+  else if (rp) key = `range(type:integer,field:${rp.field ?? ''},start:${rp.range?.start ?? ''},end:${rp.range?.end ?? ''},interval:${rp.range?.interval ?? ''})`;
+  const fields = (r.clustering as { fields?: string[] } | undefined)?.fields;
+  return { key, text: fields?.length ? `${key} clustering(${fields.join(',')})` : key };
 }
 
 const PARTITION_BY_FORMS =
