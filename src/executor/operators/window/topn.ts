@@ -8,7 +8,7 @@ import type { WindowCall, WindowRel } from '../../../analyzer/resolved.js';
 import type { Batch, Vector } from '../../../types/vector.js';
 import { checkpoint, type ExecContext } from '../../context.js';
 import { executeRel } from '../../execute.js';
-import { evaluate, layoutOf } from '../../expr.js';
+import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../../expr.js';
 import { GroupTable } from '../../hash.js';
 import { rowsComparator, type RowComparator } from '../../sort-keys.js';
 import { concatBatches, takeBatch } from '../../vectors.js';
@@ -38,12 +38,16 @@ export async function topNInput(rel: WindowRel, ctx: ExecContext, partitionLimit
   const st: StreamSelector | null = !fits ? null : fn === 'ROW_NUMBER' ? new StreamTopN(limit, desc) : new StreamTopTies(limit, desc, fn === 'DENSE_RANK');
   let ok = st !== null;
   let base = 0;
+  const pe = call.partitionBy.length === 1 ? call.partitionBy[0]! : null;
+  const oe = call.orderBy.length === 1 ? call.orderBy[0]!.expr : null;
+  // Keys without subqueries: no await per key and batch.
+  const sync = !(pe && hasSubquery(pe)) && !(oe && hasSubquery(oe));
   for await (const b of executeRel(rel.input, ctx)) {
     if (b.length === 0) continue;
     batches.push(b);
     if (ok) {
-      const pv = call.partitionBy.length === 1 ? await evaluate(call.partitionBy[0]!, b, layout, ctx) : null;
-      const ov = call.orderBy.length === 1 ? await evaluate(call.orderBy[0]!.expr, b, layout, ctx) : null;
+      const pv = pe === null ? null : sync ? evaluateSync(pe, b, layout, ctx) : await evaluate(pe, b, layout, ctx);
+      const ov = oe === null ? null : sync ? evaluateSync(oe, b, layout, ctx) : await evaluate(oe, b, layout, ctx);
       ok = st!.add(pv, ov, b.length, base);
     }
     base += b.length;
