@@ -2,7 +2,10 @@
 // partitioning column, else the real service refuses it with "Cannot query
 // over table 'p.d.t' without a filter over column(s) 'c' that can be used for
 // partition elimination". Checked on the analyzed plan of SELECT, CTAS and
-// INSERT ... SELECT queries (DML targets and MERGE are not checked).
+// INSERT ... SELECT queries, and on a MERGE target (its ON or WHEN conditions
+// must reference the column, as dbt's insert_overwrite `when not matched by
+// source and DBT_INTERNAL_DEST.d in unnest(...)` does). UPDATE/DELETE targets
+// are not checked.
 //
 // Lenient on purpose: a filter counts when some WHERE / ON / HAVING predicate
 // of the statement references the partitioning column, directly or through
@@ -10,6 +13,7 @@
 // The service's own rule (a predicate usable for partition elimination) is
 // narrower; this refuses only queries that have no such predicate at all.
 import type { Expr, Rel } from '../analyzer/resolved.js';
+import type { TableId, TableInfo } from '../storage/api.js';
 import { QueryError } from './api.js';
 import type { Session } from './session.js';
 
@@ -41,6 +45,29 @@ function referenced(e: unknown, out: Set<number>): void {
   if (!isNode(e)) return;
   if (e['kind'] === 'column' && typeof e['columnId'] === 'number') out.add(e['columnId']);
   for (const v of Object.values(e)) if (typeof v === 'object') referenced(v, out);
+}
+
+/** The partitioning column of a table that requires a partition filter (undefined: no requirement, or ingestion-time). */
+function requiredField(info: TableInfo): string | undefined {
+  if (info.resource['requirePartitionFilter'] !== true) return undefined;
+  const tp = info.resource['timePartitioning'] as { field?: string } | undefined;
+  const rp = info.resource['rangePartitioning'] as { field?: string } | undefined;
+  return tp?.field ?? rp?.field;
+}
+
+function noFilter(t: TableId, field: string): QueryError {
+  return new QueryError(`Cannot query over table '${t.projectId}.${t.datasetId}.${t.tableId}' without a filter over column(s) '${field}' that can be used for partition elimination`, 'invalidQuery');
+}
+
+/** A MERGE target: `targetColumns` are the target's columns as the conditions see them, in table order. */
+export function checkMergeTargetFilter(info: TableInfo, targetColumns: readonly { id: number }[], conditions: readonly Expr[]): void {
+  const field = requiredField(info);
+  if (!field) return;
+  const idx = info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
+  const id = targetColumns[idx]?.id;
+  const refs = new Set<number>();
+  referenced(conditions, refs);
+  if (id === undefined || !refs.has(id)) throw noFilter(info.id, field);
 }
 
 export function checkPartitionFilters(s: Session, plan: Rel): void {
@@ -105,16 +132,12 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
   const filtered = new Set([...predicateCols].map((id) => lineage.find(id)));
   for (const scan of scans) {
     const info = s.ctx.catalog.getTable(scan.table);
-    if (!info || info.resource['requirePartitionFilter'] !== true) continue;
-    const tp = info.resource['timePartitioning'] as { field?: string } | undefined;
-    const rp = info.resource['rangePartitioning'] as { field?: string } | undefined;
-    const field = tp?.field ?? rp?.field;
-    if (!field) continue; // ingestion-time partitioning: its pseudo-columns are not modelled
+    const field = info ? requiredField(info) : undefined;
+    if (!info || !field) continue; // ingestion-time partitioning: its pseudo-columns are not modelled
     const idx = info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
     const pos = scan.tableColumns.indexOf(idx);
     const col = pos >= 0 ? scan.columns[pos] : undefined;
     if (col && filtered.has(lineage.find(col.id))) continue;
-    const { projectId, datasetId, tableId } = scan.table;
-    throw new QueryError(`Cannot query over table '${projectId}.${datasetId}.${tableId}' without a filter over column(s) '${field}' that can be used for partition elimination`, 'invalidQuery');
+    throw noFilter(scan.table, field);
   }
 }

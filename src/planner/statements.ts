@@ -20,7 +20,7 @@ import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
-import { checkPartitionFilters } from './partition-filter.js';
+import { checkMergeTargetFilter, checkPartitionFilters } from './partition-filter.js';
 import { callScalar, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
 import { applyNested } from './nested-dml.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
@@ -734,12 +734,15 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   // Per row: action index (first clause whose match kind and condition hold), -1 = none.
   const whens: Expr[] = [];
   const thens: Expr[] = [];
+  const conditions: Expr[] = [on];
   st.clauses.forEach((c, i) => {
     const kind = c.match === 'MATCHED' ? matched : c.match === 'NOT MATCHED BY SOURCE' ? notMatchedBySource : notMatchedByTarget;
     const cond = c.condition ? isTrue(resolveExpr(an, c.condition, { scope: scopeOf(c), clause: 'MERGE WHEN clause' })) : undefined;
+    if (cond) conditions.push(cond);
     whens.push(cond ? ({ kind: 'logical', type: T.BOOL, op: 'and', args: [kind, cond] } as Expr) : kind);
     thens.push(literal(T.INT64, BigInt(i)));
   });
+  checkMergeTargetFilter(info, tCols, conditions);
   const action: Expr = { kind: 'conditional', type: T.INT64, op: 'case', whens, thens, else: literal(T.INT64, -1n) };
   // Output row values: for each clause the new values; rows without action keep the target values.
   const rowExprs: Expr[] = [];
