@@ -1035,6 +1035,71 @@ select * from ${rel('stg_orders')}
     expect((await run('model.jaffle_shop.customers', show)).rows).toEqual([]);
   });
 
+  it('on_schema_change, --full-refresh with a new partitioning, source freshness, store_failures', async () => {
+    // on_schema_change='append_new_columns': bigquery__alter_relation_add_columns
+    await run('model.jaffle_shop.orders_merge', `alter table ${rel('orders_merge')}\n        \n          add column amount_usd FLOAT64\n        \n`);
+    expect(((await meta('orders_merge')).schema.fields as { name: string }[]).map((f) => f.name)).toContain('amount_usd');
+
+    // --full-refresh after partition_by changed: a plain create or replace is refused, so
+    // adapter.is_replaceable (tables.get) sends dbt to drop the table first.
+    const ctas = `create or replace table ${rel('orders_merge')}
+    partition by range_bucket(
+            customer_id,
+            generate_array(0, 100, 10)
+        )
+    cluster by status
+
+    OPTIONS()
+    as (
+      ${MERGE_SQL(false)}
+    );`;
+    await expect(run('model.jaffle_shop.orders_merge', ctas)).rejects.toThrow(
+      /Cannot replace a table with a different partitioning spec\. Instead, DROP the table, and then recreate it\. New partitioning spec is range\(type:integer,field:customer_id,start:0,end:100,interval:10\) clustering\(status\) and existing spec is interval\(type:day,field:order_date\) clustering\(status,customer_id\)/,
+    );
+    expect((await meta('orders_merge')).timePartitioning).toEqual({ type: 'DAY', field: 'order_date' });
+    await run('model.jaffle_shop.orders_merge', `drop table if exists ${rel('orders_merge')}`);
+    await run('model.jaffle_shop.orders_merge', ctas);
+    const m = await meta('orders_merge');
+    expect(m.rangePartitioning).toEqual({ field: 'customer_id', range: { start: '0', end: '100', interval: '10' } });
+    expect(m.timePartitioning).toBeUndefined();
+    expect(m.numRows).toBe('6');
+
+    // dbt source freshness / get_relation_last_modified
+    const before = Date.now();
+    const fresh = await run(
+      'source.jaffle_shop.raw.orders',
+      `select
+      project_id as table_database,
+      dataset_id as table_schema,
+      table_id as identifier,
+      TIMESTAMP_MILLIS(last_modified_time) as last_modified,
+      current_timestamp() as snapshotted_at
+    from \`${P}\`.\`${D}\`.__TABLES__
+    where (upper(dataset_id) = upper('${D}') and upper(table_id) = upper('raw_orders'))`,
+    );
+    expect(fresh.rows).toHaveLength(1);
+    expect(fresh.rows[0]).toMatchObject({ table_database: P, table_schema: D, identifier: 'raw_orders' });
+    const modified = Date.parse((fresh.rows[0]!['last_modified'] as { value: string }).value);
+    expect(modified).toBeLessThanOrEqual(before);
+    expect(modified).toBeGreaterThan(before - 10 * 60_000);
+
+    // dbt test --store-failures: the audit schema and table of the failing rows
+    await run('test.jaffle_shop.not_null_raw_customers_email', `create schema if not exists \`${P}\`.\`${D}_dbt_test__audit\``);
+    await run(
+      'test.jaffle_shop.not_null_raw_customers_email',
+      `create or replace table \`${P}\`.\`${D}_dbt_test__audit\`.\`not_null_raw_customers_email\`
+
+    OPTIONS()
+    as (
+      select *
+from ${rel('raw_customers')}
+where email is null
+    );`,
+    );
+    const audit = await run('test.jaffle_shop.not_null_raw_customers_email', `select id, first_name from \`${P}\`.\`${D}_dbt_test__audit\`.\`not_null_raw_customers_email\``);
+    expect(audit.rows).toEqual([{ id: 3, first_name: 'Linus' }]);
+  });
+
   it('drop_relation: drop view if exists / drop table if exists', async () => {
     await run('model.jaffle_shop.stg_orders', `drop view if exists ${rel('stg_orders')}`);
     await run('model.jaffle_shop.orders_daily', `drop table if exists ${rel('orders_daily')}`);
