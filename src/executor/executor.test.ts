@@ -234,10 +234,10 @@ describe('aggregate', () => {
     expect(rows).toContainEqual([null, 2n, 0n]);
     expect(rows).toContainEqual(['a', 2n, 0n]);
     expect(rows.length).toBe(4);
-    // COUNT(*) counted by the group table (the analyzer's $count_star) agrees, grand total included.
+    // COUNT(*) as the analyzer names it ($count_star) agrees, grand total included.
     expect(await run(asCountStar(rel))).toEqual(rows);
   });
-  it('COUNT(*) from the group table: NULL keys, dense keys turning hashed mid-batch, empty input with a grand total', async () => {
+  it('$count_star: NULL keys, dense keys turning hashed mid-batch, empty input with a grand total, global counts', async () => {
     const grouped: Rel = {
       kind: 'aggregate',
       input: tScan(),
@@ -268,7 +268,7 @@ describe('aggregate', () => {
   });
 });
 
-/** The plan with every COUNT(*) named as the analyzer names it (the aggregate then counts rows in the group table). */
+/** The plan with every COUNT(*) named as the analyzer names it (a global one is then the input row count). */
 function asCountStar(rel: Rel): Rel {
   if (rel.kind !== 'aggregate') return rel;
   return { ...rel, aggregates: rel.aggregates.map((a) => (a.name === 'COUNT' && a.args.length === 0 ? { ...a, name: '$count_star' } : a)) };

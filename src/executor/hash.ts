@@ -5,8 +5,7 @@
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import type { Vector } from '../types/vector.js';
-import { ColumnBuffer, Phys, physOf, growF64, growInt32 } from './vectors.js';
-import { T } from '../types/types.js';
+import { ColumnBuffer, Phys, physOf, growInt32 } from './vectors.js';
 import { NULL_HASH, combineHash, hashBigint, hashDouble, hashValue, mix32 } from './values-compare.js';
 
 /** Fills `out[0..n)` with the combined hash of the key columns of each row. */
@@ -66,12 +65,6 @@ export class GroupTable {
   private denseState = 0;
   private dense: Int32Array = new Int32Array(0);
   private denseLo = 0;
-  /**
-   * Rows per group (COUNT(*) without modifiers), kept by findOrInsert when
-   * enabled by countRows(): the dense loop counts as it assigns ids, so the
-   * aggregate needs no second pass over the group ids.
-   */
-  private rowCounts: Float64Array | null = null;
 
   constructor(readonly keyTypes: readonly SqlType[], capacity = 1024) {
     this.keys = keyTypes.map((t) => new ColumnBuffer(t, capacity));
@@ -79,19 +72,6 @@ export class GroupTable {
     while (cap < capacity * 2) cap *= 2;
     this.slots = new Int32Array(cap * 2);
     this.mask = cap - 1;
-  }
-
-  /** Starts counting rows per group (before the first findOrInsert that should count). */
-  countRows(): void {
-    this.rowCounts ??= new Float64Array(Math.max(16, this.size));
-  }
-
-  /** Rows per group as an INT64 vector (countRows() must have been called). */
-  rowCountVector(numGroups: number): Vector {
-    const rc = this.rowCounts!;
-    const d = new Float64Array(numGroups);
-    d.set(rc.subarray(0, Math.min(numGroups, rc.length)));
-    return { type: T.INT64, length: numGroups, data: d, nulls: null };
   }
 
   private hashesFor(cols: readonly Vector[], n: number): Int32Array {
@@ -134,7 +114,6 @@ export class GroupTable {
 
   /** Group id of every row, inserting new key tuples. Returns how many groups were added. */
   findOrInsert(cols: readonly Vector[], n: number, out: Int32Array): number {
-    if (this.rowCounts !== null && this.rowCounts.length < this.size + n) this.rowCounts = growF64(this.rowCounts, Math.max(this.rowCounts.length * 2, this.size + n));
     const before = this.size;
     const keys = this.keys;
     const k0 = keys.length === 1 ? keys[0]! : null;
@@ -152,25 +131,14 @@ export class GroupTable {
           done = this.insertDenseFrom(d, done, n, out, k0!);
         }
         if (done === n) return this.size - before;
-        // Rows placed densely before a misfit were counted; the hashed pass below counts the batch again.
-        if (this.rowCounts !== null) uncount(this.rowCounts, out, done);
       }
       // Rows inserted densely before a misfit keep their group ids: the hashed
       // pass below finds them again.
       this.toHashed();
     }
-    const added = this.findOrInsertHashed(cols, n, out, before, f64Fast);
-    if (this.rowCounts !== null) countIds(this.rowCounts, out, n);
-    return added;
-  }
-
-  /** findOrInsert in hashed mode. */
-  private findOrInsertHashed(cols: readonly Vector[], n: number, out: Int32Array, before: number, f64Fast: boolean): number {
-    const keys = this.keys;
-    const k0 = keys.length === 1 ? keys[0]! : null;
     const hashes = this.hashesFor(cols, n);
     this.reserve(n);
-    if (f64Fast && k0 !== null) {
+    if (f64Fast) {
       k0.ensure(n);
       this.size = insertF64(cols[0]!.data as Float64Array, n, hashes, out, this.slots, this.mask, this.groupHashes, k0.f64, k0.nulls, this.size);
       k0.length = this.size;
@@ -213,8 +181,7 @@ export class GroupTable {
 
   /** insertDense over rows [from, n); returns the first row it could not place (n when all fit). */
   private insertDenseFrom(d: Float64Array, from: number, n: number, out: Int32Array, k0: ColumnBuffer): number {
-    const rc = this.rowCounts;
-    const r = rc === null ? insertDense(d, from, n, out, this.dense, this.denseLo, k0.f64, this.size) : insertDenseCounting(d, from, n, out, this.dense, this.denseLo, k0.f64, this.size, rc);
+    const r = insertDense(d, from, n, out, this.dense, this.denseLo, k0.f64, this.size);
     this.size = r.size;
     k0.length = r.size;
     return r.stop;
@@ -392,47 +359,6 @@ function insertDense(d: Float64Array, from: number, n: number, out: Int32Array, 
   denseResult.size = size;
   denseResult.stop = i;
   return denseResult;
-}
-
-/** insertDense that also counts rows per group (rc has room for every new group). */
-function insertDenseCounting(
-  d: Float64Array,
-  from: number,
-  n: number,
-  out: Int32Array,
-  dense: Int32Array,
-  lo: number,
-  keys: Float64Array,
-  size: number,
-  rc: Float64Array,
-): { size: number; stop: number } {
-  const len = dense.length;
-  let i = from;
-  for (; i < n; i++) {
-    const x = d[i]!;
-    const j = x - lo;
-    const ji = j | 0;
-    if (ji !== j || ji >>> 0 >= len) break;
-    let g = dense[ji]! - 1;
-    if (g < 0) {
-      g = size++;
-      keys[g] = x;
-      dense[ji] = g + 1;
-    }
-    out[i] = g;
-    rc[g]!++;
-  }
-  denseResult.size = size;
-  denseResult.stop = i;
-  return denseResult;
-}
-
-function countIds(rc: Float64Array, ids: Int32Array, n: number): void {
-  for (let i = 0; i < n; i++) rc[ids[i]!]!++;
-}
-
-function uncount(rc: Float64Array, ids: Int32Array, n: number): void {
-  for (let i = 0; i < n; i++) rc[ids[i]!]!--;
 }
 
 /**
