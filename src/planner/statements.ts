@@ -154,11 +154,16 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   if (existing && !st.orReplace) throw already('Table', fq(id));
   let columns: Column[];
   let rows: Batch[] = [];
+  /** LIKE / COPY / CLONE: the source's metadata, which the statement's own clauses override. */
+  const inherited: Record<string, unknown> = {};
   if (st.like || st.copy || st.clone) {
     const src = targetId(s, (st.like ?? st.copy ?? st.clone!.source)!, st.loc);
     const info = cat.getTable(src);
     if (!info) throw tableNotFound(s.analyzer(), src);
     columns = info.columns.slice();
+    for (const k of ['description', 'friendlyName', 'labels', 'timePartitioning', 'rangePartitioning', 'clustering', 'requirePartitionFilter']) {
+      if (info.resource[k] !== undefined) inherited[k] = info.resource[k];
+    }
     if (st.copy || st.clone) {
       // CLONE ... FOR SYSTEM_TIME AS OF: the source as of that instant (the catalog's table history).
       let asOfMs: number | undefined;
@@ -204,7 +209,11 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   // DEFAULT COLLATE (else the dataset's defaultCollation) for STRING columns without their own.
   const defaultCollation = st.defaultCollate ?? (cat.getDataset(id.projectId, id.datasetId)?.resource.defaultCollation as string | undefined);
   if (defaultCollation) columns = columns.map((c) => ({ ...c, type: withDefaultCollation(c.type, defaultCollation) }));
-  const resource = await optionsToResource(s, st.options);
+  const resource = { ...inherited, ...(await optionsToResource(s, st.options)) };
+  if (st.partitionBy) {
+    delete resource.timePartitioning;
+    delete resource.rangePartitioning;
+  }
   if (st.defaultCollate) resource.defaultCollation = st.defaultCollate;
   if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
   if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
