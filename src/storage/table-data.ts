@@ -58,6 +58,20 @@ const EMPTY_SIDECAR: Sidecar = { version: 1, columns: [], fragments: [], flushed
 /** Compaction thresholds: the WAL is folded into a fragment past either bound, or when idle. */
 export const COMPACT_WAL_BYTES = Number(process.env.WAREHOUSE_COMPACT_WAL_BYTES) || 32 * 1024 * 1024;
 export const COMPACT_IDLE_MS = Number(process.env.WAREHOUSE_COMPACT_IDLE_MS) || 1500;
+/**
+ * An idle table's compaction waits while another table is taking appends
+ * (one within this long), checking again after it; but never longer than
+ * IDLE_DEFER_MAX_MS after the table's own last append.
+ */
+const IDLE_BUSY_MS = Math.min(250, COMPACT_IDLE_MS);
+const IDLE_DEFER_MAX_MS = 10 * COMPACT_IDLE_MS;
+/** The latest WAL append of this process, and its table (see scheduleIdleCompaction). */
+let lastAppend: { at: number; by: TableData | null } = { at: 0, by: null };
+
+/** Whether an idle table's fold waits: another table appended just now, and the table's own last change is recent enough. */
+export function idleFoldWaits(now: number, otherAppendAt: number | null, ownChangeAt: number): boolean {
+  return otherAppendAt !== null && now - otherAppendAt < IDLE_BUSY_MS && now - ownChangeAt < IDLE_DEFER_MAX_MS;
+}
 const MAX_SMALL_FRAGMENTS = 8;
 const SMALL_FRAGMENT_ROWS = 100_000;
 /** Appends of at least this many rows skip the WAL and become a fragment directly. */
@@ -368,19 +382,29 @@ export class TableData {
       this.noteVersion(this.rows, t);
       this.version++;
       this.modifiedMs = Date.now();
+      lastAppend = { at: this.modifiedMs, by: this };
     });
     const wal = this.wal;
     if (wal && wal.byteSize > COMPACT_WAL_BYTES) this.compactSoon();
     else this.scheduleIdleCompaction();
   }
 
-  private scheduleIdleCompaction(): void {
+  /**
+   * Folds the WAL once the table has been idle for COMPACT_IDLE_MS. "Idle"
+   * means the process too: while another table takes a stream of inserts,
+   * encoding this one's rows (parquet on the worker, ~5 µs per row on the same
+   * two cores) would slow that stream down, so the fold waits for a pause,
+   * bounded by IDLE_DEFER_MAX_MS after this table's last append. The size
+   * bound (COMPACT_WAL_BYTES) never waits.
+   */
+  private scheduleIdleCompaction(delayMs = COMPACT_IDLE_MS): void {
     if (this.closed) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
-      this.compactSoon();
-    }, COMPACT_IDLE_MS);
+      if (idleFoldWaits(Date.now(), lastAppend.by !== this ? lastAppend.at : null, this.modifiedMs)) this.scheduleIdleCompaction(IDLE_BUSY_MS);
+      else this.compactSoon();
+    }, delayMs);
     this.idleTimer.unref();
   }
 

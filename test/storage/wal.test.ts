@@ -7,7 +7,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Storage } from '../../src/storage/store.js';
-import { TableData } from '../../src/storage/table-data.js';
+import { COMPACT_IDLE_MS, idleFoldWaits, TableData } from '../../src/storage/table-data.js';
 import { rowsToBatch } from '../../src/storage/json-rows.js';
 import { getValue, vectorFromValues } from '../../src/types/vector.js';
 import { encodeRecord, readWalSync, WalWriter } from '../../src/storage/wal.js';
@@ -132,5 +132,18 @@ describe('WAL sync policy', () => {
     expect([0, 1].map((r) => [getValue(b!.columns[0]!, r), getValue(b!.columns[1]!, r)])).toEqual([['ü "😀" ключ', 7n], ['x', -2n]]);
     await again.close();
     await st.close();
+  });
+});
+
+describe('idle compaction', () => {
+  it("waits while another table takes appends, for at most ten idle periods after the table's own last change", () => {
+    const now = 1_000_000;
+    // Nobody else appending, or the last append was long ago / this table's own: fold now.
+    expect(idleFoldWaits(now, null, now - COMPACT_IDLE_MS)).toBe(false);
+    expect(idleFoldWaits(now, now - 10 * COMPACT_IDLE_MS, now - COMPACT_IDLE_MS)).toBe(false);
+    // Another table appended a moment ago: wait...
+    expect(idleFoldWaits(now, now - 1, now - COMPACT_IDLE_MS)).toBe(true);
+    // ...but not past the bound.
+    expect(idleFoldWaits(now, now - 1, now - 10 * COMPACT_IDLE_MS)).toBe(false);
   });
 });
