@@ -58,8 +58,14 @@ const CHUNK_ROWS = 65_536;
 const INLINE_CELLS = 50_000;
 /** Cells of result rows kept in memory for reads (recently written small results, recently read chunks). */
 const MAX_CACHED_CELLS = 4_000_000;
-/** Manifests kept in memory (each a few hundred bytes); the rest are read from disk on use. */
-const MAX_MANIFESTS = 10_000;
+/**
+ * Cached chunks and manifests kept in memory. A one-row result still costs
+ * ~1.5 KB of objects, so a count bound keeps thousands of small queries from
+ * growing the heap; clients read a result right after its query, and older
+ * ones are read back from disk.
+ */
+const MAX_CACHED_CHUNKS = 1_000;
+const MAX_MANIFESTS = 1_000;
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 interface ChunkRef {
@@ -304,7 +310,7 @@ export class ResultStore {
     this.chunks.set(ck, { batches, cells, key });
     this.cells += cells;
     for (const [k, v] of this.chunks) {
-      if (this.cells <= MAX_CACHED_CELLS || k === ck) break;
+      if ((this.cells <= MAX_CACHED_CELLS && this.chunks.size <= MAX_CACHED_CHUNKS) || k === ck) break;
       this.chunks.delete(k);
       this.cells -= v.cells;
       // Without a dir an evicted result is gone: its manifest too.
