@@ -39,7 +39,7 @@ export async function parseSources(files: readonly SourceFile[], format: string,
     case 'CSV':
       return csvRows(files, opts, schema, autodetect);
     case 'PARQUET':
-      return parquetRows(files, schema);
+      return parquetRows(files, schema, opts.parquetListInference ?? false);
     case 'AVRO':
       return avroRows(files, schema, opts.useAvroLogicalTypes ?? false);
     default:

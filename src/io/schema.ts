@@ -14,6 +14,8 @@ export interface ReadOptions {
   nullMarkers?: readonly string[];
   /** AVRO: logical types become DATE/TIME/TIMESTAMP/DATETIME instead of their raw INTEGER. */
   useAvroLogicalTypes?: boolean;
+  /** PARQUET (parquetOptions.enableListInference): LIST groups load as REPEATED fields of their element. */
+  parquetListInference?: boolean;
 }
 
 /** Rows as insertAll JSON objects (values in REST JSON form) and the schema they follow. */

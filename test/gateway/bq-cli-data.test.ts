@@ -1,6 +1,7 @@
 // The bq CLI's table and job commands against the real engine: load (local CSV and
 // NEWLINE_DELIMITED_JSON media uploads, --autodetect, a schema file,
-// --skip_leading_rows, --replace, --schema_update_option, a gs:// source), extract and load through a
+// --skip_leading_rows, --replace, --schema_update_option, a gs:// source; PARQUET with and without
+// list inference), extract and load through a
 // stand-in for the object-store emulator (bq itself only accepts gs:// extract URIs),
 // cp, mk --view / --schema file / partitioning and clustering, update, show --schema,
 // show -j, ls -j, ls -p, cancel, wait, rm -t, head -n/-s/-c and insert with a bad row.
@@ -8,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 import { bqFor, hasBq, startObjectStore, type Bq, type ObjectStore } from './bq-cli-setup.js';
@@ -60,9 +62,34 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq table and job commands', () =>
     const json = file('people.json', '{"name":"x","tags":["t1","t2"],"addr":{"city":"c","zip":1}}\n{"name":"y","tags":[],"addr":{"city":"d","zip":2}}\n');
     const schema = file('schema.json', JSON.stringify([{ name: 'name', type: 'STRING' }, { name: 'age', type: 'INTEGER', mode: 'REQUIRED' }, { name: 'score', type: 'FLOAT' }]));
     const bad = file('bad.json', '{"name":"ok","age":1}\n{"name":"bad","age":"notanint"}\n');
+    // A Parquet file as other writers make them: a 3-level LIST, a group, a DECIMAL, a local (not UTC) TIMESTAMP.
+    const parquet = join(bq.dir, 'nested.parquet');
+    writeFileSync(parquet, Buffer.from(parquetWriteBuffer({
+      columnData: [
+        { name: 'id', data: [1n, 2n] },
+        { name: 'tags', data: [['a', 'b'], []] },
+        { name: 'addr', data: [{ city: 'c', zip: 1 }, null] },
+        { name: 'price', data: [1.25, null] },
+        { name: 'at', data: [1704164645123456n, null] },
+        { name: 'day', data: [19723, null] },
+      ],
+      schema: [
+        { name: 'root', num_children: 6 },
+        { name: 'id', type: 'INT64', repetition_type: 'REQUIRED' },
+        { name: 'tags', repetition_type: 'OPTIONAL', num_children: 1, converted_type: 'LIST' },
+        { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+        { name: 'element', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+        { name: 'addr', repetition_type: 'OPTIONAL', num_children: 2 },
+        { name: 'city', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+        { name: 'zip', type: 'INT32', repetition_type: 'OPTIONAL' },
+        { name: 'price', type: 'INT64', repetition_type: 'OPTIONAL', converted_type: 'DECIMAL', precision: 18, scale: 2 },
+        { name: 'at', type: 'INT64', repetition_type: 'OPTIONAL', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MICROS' } },
+        { name: 'day', type: 'INT32', repetition_type: 'OPTIONAL', converted_type: 'DATE' },
+      ],
+    } as unknown as Parameters<typeof parquetWriteBuffer>[0])));
     const long = 'SELECT COUNT(*) FROM UNNEST(GENERATE_ARRAY(1, 100000)) a CROSS JOIN UNNEST(GENERATE_ARRAY(1, 100000)) b';
 
-    const [autoCsv, schemaCsv, autoJson, fromGcs, part, fromFile, view, insertBad, head, headCols, dataset, cancelled] = await Promise.all([
+    const [autoCsv, schemaCsv, autoJson, fromGcs, part, fromFile, view, insertBad, head, headCols, dataset, pq, pqList, cancelled] = await Promise.all([
       bq('--job_id=load_auto', 'load', '--autodetect', '--source_format=CSV', 'd.lcsv', csv),
       bq('load', '--source_format=CSV', '--skip_leading_rows=1', '--time_partitioning_type=DAY', 'd.lschema', csv, schema),
       bq('load', '--autodetect', '--source_format=NEWLINE_DELIMITED_JSON', 'd.ljson', json),
@@ -75,6 +102,8 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq table and job commands', () =>
       bq('head', '-n', '2', '-s', '1', 'd.base'),
       bq('head', '-c', 'name', 'd.base'),
       bq('mk', '--dataset', '--default_table_expiration=3600', '--description=two', 'test:d2'),
+      bq('load', '--source_format=PARQUET', 'd.pq', parquet),
+      bq('load', '--source_format=PARQUET', '--parquet_enable_list_inference', 'd.pqlist', parquet),
       // A query that runs until cancelled: started without waiting, then cancelled.
       (async () => {
         const started = await bq('query', '--nosync', '--nouse_legacy_sql', long);
@@ -97,6 +126,20 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq table and job commands', () =>
     // The table a load job creates takes the job's partitioning and clustering.
     expect((await rest(api('/datasets/d/tables/lgcs'))).body.clustering).toEqual({ fields: ['name'] });
     expect(dataset).toContain("Dataset 'test:d2' successfully created.");
+    // Parquet: the file's schema gives the types; a LIST is a record of repeated records unless list inference is on.
+    for (const out of [pq, pqList]) expect(out).not.toMatch(/error/i);
+    const typesOf = (fields: { name: string; type: string; mode: string; fields?: unknown[] }[]): string[] =>
+      fields.map((f) => `${f.name}:${f.type}:${f.mode}${f.fields ? `(${typesOf(f.fields as typeof fields).join(',')})` : ''}`);
+    expect(typesOf((await rest(api('/datasets/d/tables/pq'))).body.schema.fields)).toEqual([
+      'id:INTEGER:REQUIRED', 'tags:RECORD:NULLABLE(list:RECORD:REPEATED(element:STRING:NULLABLE))', 'addr:RECORD:NULLABLE(city:STRING:NULLABLE,zip:INTEGER:NULLABLE)',
+      'price:NUMERIC:NULLABLE', 'at:DATETIME:NULLABLE', 'day:DATE:NULLABLE',
+    ]);
+    expect(await rows('pq')).toEqual([
+      ['1', { f: [{ v: [{ v: { f: [{ v: 'a' }] } }, { v: { f: [{ v: 'b' }] } }] }] }, { f: [{ v: 'c' }, { v: '1' }] }, '1.25', '2024-01-02T03:04:05.123456', '2024-01-01'],
+      ['2', { f: [{ v: [] }] }, null, null, null, null],
+    ]);
+    expect(typesOf((await rest(api('/datasets/d/tables/pqlist'))).body.schema.fields)[1]).toBe('tags:STRING:REPEATED');
+    expect((await rows('pqlist'))[0]![1]).toEqual([{ v: 'a' }, { v: 'b' }]);
     expect(part).toContain("Table 'test:d.part' successfully created.");
     expect(fromFile).toContain("Table 'test:d.fromfile' successfully created.");
     expect(view).toContain("View 'test:d.v' successfully created.");

@@ -165,6 +165,7 @@ export function readOptionsOf(cfg: Json): ReadOptions {
   const c = isObj(cfg['csvOptions']) ? { ...cfg, ...cfg['csvOptions'] } : cfg;
   const markers = [...(str(c['nullMarker']) !== undefined ? [str(c['nullMarker'])!] : []), ...(Array.isArray(c['nullMarkers']) ? (c['nullMarkers'] as unknown[]).map(String) : [])];
   const avro = isObj(cfg['avroOptions']) ? cfg['avroOptions'] : {};
+  const parquet = isObj(cfg['parquetOptions']) ? cfg['parquetOptions'] : {};
   const skip = num(c['skipLeadingRows']);
   return {
     fieldDelimiter: delimiterOf(c['fieldDelimiter']),
@@ -172,6 +173,8 @@ export function readOptionsOf(cfg: Json): ReadOptions {
     ...(skip !== undefined ? { skipLeadingRows: skip } : {}),
     nullMarkers: markers,
     useAvroLogicalTypes: boolish(cfg['useAvroLogicalTypes']) ?? boolish(avro['useAvroLogicalTypes']) ?? false,
+    // bq sends this one in the proto's snake_case spelling, which the real API accepts too
+    parquetListInference: boolish(parquet['enableListInference'] ?? parquet['enable_list_inference']) ?? false,
   };
 }
 
