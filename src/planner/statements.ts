@@ -67,6 +67,12 @@ async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | un
       case 'location':
         out.location = v;
         break;
+      case 'kms_key_name':
+        out.encryptionConfiguration = v === null ? undefined : { kmsKeyName: v };
+        break;
+      case 'default_kms_key_name':
+        out.defaultEncryptionConfiguration = v === null ? undefined : { kmsKeyName: v };
+        break;
       case 'require_partition_filter':
         // the REST field (timePartitioning.requirePartitionFilter is its deprecated twin)
         out.requirePartitionFilter = v === true;

@@ -270,7 +270,7 @@ from (select * from ${rel('raw_events')} where event_time >= '${day} 00:00:00+00
         partition by order_date
         cluster by status
         options(
-            enable_refresh = True,refresh_interval_minutes = 30.0,description = """Orders per day and status"""
+            enable_refresh = True,refresh_interval_minutes = 30.0,kms_key_name = 'projects/dbt-proj/locations/us/keyRings/dbt/cryptoKeys/mv',description = """Orders per day and status"""
         )
     as select order_date, status, count(*) as n from ${rel('raw_orders')} group by order_date, status`,
     );
@@ -384,6 +384,7 @@ from (select * from ${rel('raw_events')} where event_time >= '${day} 00:00:00+00
       timePartitioning: { type: 'DAY', field: 'order_date' },
       clustering: { fields: ['status'] },
       materializedView: { enableRefresh: true, refreshIntervalMs: '1800000' },
+      encryptionConfiguration: { kmsKeyName: 'projects/dbt-proj/locations/us/keyRings/dbt/cryptoKeys/mv' },
     });
 
     const view = await meta('stg_orders');
