@@ -34,7 +34,8 @@ class Lineage {
 }
 
 type Node = Record<string, unknown>;
-const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null;
+/** Plan and expression objects (not byte or typed-array literal values, which are not walked). */
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !ArrayBuffer.isView(v);
 
 /** Column ids referenced anywhere inside an expression (subqueries included). */
 function referenced(e: unknown, out: Set<number>): void {
