@@ -120,14 +120,33 @@ function exprText(sql: string, offset: number): string {
  * Column extras the REST schema carries (OPTIONS(description=...), DEFAULT
  * expressions): patched into the stored schema after the table exists.
  */
+/** Whether a column type has OPTIONS on some nested STRUCT field (`STRUCT<x INT64 OPTIONS(description = '...')>`). */
+function hasNestedOptions(t: A.TypeNode): boolean {
+  const inner = t.kind === 'ArrayType' ? t.element : t;
+  return inner.kind === 'StructType' && inner.fields.some((f) => !!f.options?.length || hasNestedOptions(f.type));
+}
+
+/** Descriptions of nested STRUCT fields onto the REST field's sub-fields (same order). */
+async function nestedDescriptions(s: Session, t: A.TypeNode, f: RestField): Promise<void> {
+  const inner = t.kind === 'ArrayType' ? t.element : t;
+  if (inner.kind !== 'StructType' || !f.fields) return;
+  for (const [i, sf] of inner.fields.entries()) {
+    const rf = f.fields[i];
+    if (!rf) continue;
+    for (const o of sf.options ?? []) if (o.name.toLowerCase() === 'description') rf.description = String((await s.evalScalar(o.value)).value);
+    await nestedDescriptions(s, sf.type, rf);
+  }
+}
+
 async function schemaExtras(s: Session, id: TableId, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<void> {
-  if (!defs?.some((d) => d.default || d.options?.length)) return;
+  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type))) return;
   const fields = columns.map((c) => columnToRestField(c.name, c.type, c.required));
   for (const d of defs) {
     const f = fields.find((x) => x.name.toLowerCase() === d.name.toLowerCase());
     if (!f) continue;
     if (d.default) f.defaultValueExpression = exprText(s.ctx.sql, d.default.loc.offset);
     for (const o of d.options ?? []) if (o.name.toLowerCase() === 'description') f.description = String((await s.evalScalar(o.value)).value);
+    await nestedDescriptions(s, d.type, f);
   }
   await s.ctx.catalog.patchTableResource(id, { schema: { fields } });
 }
