@@ -4,8 +4,8 @@
 // partition elimination". Checked on the analyzed plan of SELECT, CTAS and
 // INSERT ... SELECT queries, and on a MERGE target (its ON or WHEN conditions
 // must reference the column, as dbt's insert_overwrite `when not matched by
-// source and DBT_INTERNAL_DEST.d in unnest(...)` does). UPDATE/DELETE targets
-// are not checked.
+// source and DBT_INTERNAL_DEST.d in unnest(...)` does) and on UPDATE / DELETE
+// targets (their WHERE).
 //
 // Lenient on purpose: a filter counts when some WHERE / ON / HAVING predicate
 // of the statement references the partitioning column, directly or through
@@ -60,8 +60,8 @@ function noFilter(t: TableId, field: string): QueryError {
   return new QueryError(`Cannot query over table '${t.projectId}.${t.datasetId}.${t.tableId}' without a filter over column(s) '${field}' that can be used for partition elimination`, 'invalidQuery');
 }
 
-/** A MERGE target: `targetColumns` are the target's columns as the conditions see them, in table order. */
-export function checkMergeTargetFilter(info: TableInfo, targetColumns: readonly { id: number }[], conditions: readonly Expr[]): void {
+/** A DML target: `targetColumns` are its columns as the conditions see them, in table order. */
+export function checkTargetFilter(info: TableInfo, targetColumns: readonly { id: number }[], conditions: readonly Expr[]): void {
   const field = requiredField(info);
   if (!field) return;
   const idx = info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());

@@ -20,7 +20,7 @@ import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
-import { checkMergeTargetFilter, checkPartitionFilters } from './partition-filter.js';
+import { checkTargetFilter, checkPartitionFilters } from './partition-filter.js';
 import { callScalar, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
 import { applyNested } from './nested-dml.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
@@ -614,6 +614,7 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
   let rel: Rel = scan;
   let rn: Expr | undefined;
   let matched: Expr | undefined;
+  let where: Expr | undefined;
   if (st.from) {
     // Number target rows, left-join the FROM source on the WHERE condition, and
     // check afterwards that each target row matched at most one source row.
@@ -628,12 +629,15 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
     }
     if (!st.where) throw sqlError('UPDATE must have a WHERE clause', st.loc);
     const cond = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+    where = cond;
     rel = { kind: 'join', joinType: 'left', left: numbered, right: marked, condition: cond, lateral: false, columns: [...numbered.columns, ...marked.columns] };
     rn = colRef(rnCol);
     matched = callScalar('$is_true', [colRef(marked.columns[marked.columns.length - 1]!)], st.loc);
   }
   if (!st.where) throw sqlError('UPDATE must have a WHERE clause', st.loc);
-  const hit = matched ?? callScalar('$is_true', [resolveExpr(an, st.where, { scope, clause: 'WHERE clause' })], st.where.loc);
+  where ??= resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+  checkTargetFilter(info, scanCols, [where]);
+  const hit = matched ?? callScalar('$is_true', [where], st.where.loc);
   const newVals: Expr[] = scanCols.map((c) => colRef(c));
   let setItems: readonly A.UpdateItem[] = st.set;
   if (st.nestedDml?.length) {
@@ -703,6 +707,7 @@ export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
   const scope = targetScope(s, info, st.alias, scan);
   if (!st.where) throw sqlError('DELETE must have a WHERE clause', st.loc);
   const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+  checkTargetFilter(info, scan.columns, [pred]);
   const keep = not(callScalar('$is_true', [pred], st.where.loc));
   const total = info.rowCount;
   const batches = await s.run({ kind: 'filter', input: scan, predicate: keep, columns: scan.columns });
@@ -776,7 +781,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     whens.push(cond ? ({ kind: 'logical', type: T.BOOL, op: 'and', args: [kind, cond] } as Expr) : kind);
     thens.push(literal(T.INT64, BigInt(i)));
   });
-  checkMergeTargetFilter(info, tCols, conditions);
+  checkTargetFilter(info, tCols, conditions);
   const action: Expr = { kind: 'conditional', type: T.INT64, op: 'case', whens, thens, else: literal(T.INT64, -1n) };
   // Output row values: for each clause the new values; rows without action keep the target values.
   const rowExprs: Expr[] = [];
