@@ -69,6 +69,8 @@ interface ParquetField extends RestField {
   timeUnit?: 'MILLIS' | 'MICROS' | 'NANOS';
   /** A LIST group kept as its record of repeated records (no list inference): values arrive as arrays. */
   listRecord?: boolean;
+  /** DECIMAL columns: hyparquet hands them over as doubles (see decimalText). */
+  decimalScale?: number;
   fields?: ParquetField[];
 }
 
@@ -85,7 +87,7 @@ function fieldOf(node: SchemaTree, listInference: boolean): ParquetField {
   if (!node.children.length) {
     const type = leafType(e);
     const unit = e.logical_type?.type === 'TIME' ? e.logical_type.unit : e.converted_type === 'TIME_MILLIS' ? 'MILLIS' : 'MICROS';
-    return { name, type, mode, ...(type === 'TIME' ? { timeUnit: unit } : {}) };
+    return { name, type, mode, ...(type === 'TIME' ? { timeUnit: unit } : {}), ...(type === 'NUMERIC' || type === 'BIGNUMERIC' ? { decimalScale: e.scale ?? 0 } : {}) };
   }
   if ((e.converted_type === 'LIST' || e.logical_type?.type === 'LIST') && node.children.length === 1) {
     // <list> (repeated group of one <element>) or the legacy 2-level form (the repeated child is the element)
@@ -99,6 +101,17 @@ function fieldOf(node: SchemaTree, listInference: boolean): ParquetField {
     }
   }
   return { name, type: 'RECORD', mode, fields: node.children.map((c) => fieldOf(c, listInference)) };
+}
+
+/**
+ * A DECIMAL that hyparquet decoded through a double (1250000000 * 1e-9 is
+ * 1.2500000000000002): the 15 significant digits a double holds, in plain notation.
+ */
+function decimalText(v: number, scale: number): string {
+  const r = Number(v.toPrecision(15));
+  const t = String(r);
+  if (/e/i.test(t) && Number.isInteger(r)) return BigInt(r).toString();
+  return /e/i.test(t) ? r.toFixed(Math.min(scale, 20)).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '') : t;
 }
 
 /** A decoded value of field `f` as insertAll JSON. */
@@ -126,7 +139,7 @@ function convertValue(f: ParquetField, v: unknown, inArray = false): unknown {
       return typeof v === 'string' ? v.replace(/Z$/, '') : parquetValue(v);
     case 'NUMERIC':
     case 'BIGNUMERIC':
-      return typeof v === 'number' ? String(v) : parquetValue(v);
+      return typeof v === 'number' ? decimalText(v, f.decimalScale ?? 0) : parquetValue(v);
     default:
       return parquetValue(v);
   }
@@ -168,47 +181,95 @@ export async function parquetRows(files: readonly SourceFile[], schema: RestFiel
 
 /** The REST schema of the file's fields (without the reader's own annotations). */
 function stripped(fields: readonly ParquetField[]): RestField[] {
-  return fields.map(({ timeUnit: _unit, listRecord: _list, fields: sub, ...f }) => ({ ...f, ...(sub ? { fields: stripped(sub) } : {}) }));
+  return fields.map(({ timeUnit: _unit, listRecord: _list, decimalScale: _scale, fields: sub, ...f }) => ({ ...f, ...(sub ? { fields: stripped(sub) } : {}) }));
 }
 
+/** A NUMERIC/BIGNUMERIC text as its unscaled integer at `scale` (hyparquet-writer writes bigints as DECIMAL bytes exactly). */
+function decimalUnscaled(text: string, scale: number): bigint {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!m) throw ioInvalid(`Invalid NUMERIC value for Parquet: ${text}`);
+  const v = BigInt(`${m[2] || '0'}${(m[3] ?? '').padEnd(scale, '0').slice(0, scale)}`);
+  return m[1] === '-' ? -v : v;
+}
+
+/** The leaf schema element and value conversion of a scalar REST type, as the real service exports it. */
+function parquetLeaf(type: string): { element: Record<string, unknown>; value: (v: unknown) => unknown } {
+  switch (type) {
+    case 'INTEGER':
+    case 'INT64':
+      return { element: { type: 'INT64' }, value: (v) => BigInt(String(v)) };
+    case 'FLOAT':
+    case 'FLOAT64':
+      return { element: { type: 'DOUBLE' }, value: (v) => Number(v) };
+    case 'BOOLEAN':
+    case 'BOOL':
+      return { element: { type: 'BOOLEAN' }, value: (v) => v === true || v === 'true' };
+    case 'BYTES':
+      return { element: { type: 'BYTE_ARRAY' }, value: (v) => new Uint8Array(Buffer.from(String(v), 'base64')) };
+    case 'DATE':
+      return { element: { type: 'INT32', converted_type: 'DATE' }, value: (v) => parseDate(String(v)) };
+    case 'TIMESTAMP':
+      return { element: { type: 'INT64', converted_type: 'TIMESTAMP_MICROS' }, value: (v) => parseTimestamp(String(v)) };
+    case 'DATETIME':
+      // a local timestamp: micros of the civil time read as UTC, not adjusted
+      return {
+        element: { type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MICROS' } },
+        value: (v) => parseTimestamp(`${String(v).replace(' ', 'T')}Z`),
+      };
+    case 'TIME':
+      return { element: { type: 'INT64', converted_type: 'TIME_MICROS' }, value: (v) => BigInt(parseTime(String(v))) };
+    case 'NUMERIC':
+      return { element: { type: 'FIXED_LEN_BYTE_ARRAY', type_length: 16, converted_type: 'DECIMAL', precision: 38, scale: 9 }, value: (v) => decimalUnscaled(String(v), 9) };
+    case 'BIGNUMERIC':
+      return { element: { type: 'FIXED_LEN_BYTE_ARRAY', type_length: 32, converted_type: 'DECIMAL', precision: 76, scale: 38 }, value: (v) => decimalUnscaled(String(v), 38) };
+    default:
+      // STRING, JSON, GEOGRAPHY, INTERVAL, RANGE: UTF8 text
+      return { element: { type: 'BYTE_ARRAY', converted_type: 'UTF8' }, value: (v) => (typeof v === 'object' ? JSON.stringify(v) : String(v)) };
+  }
+}
+
+/** An exported field's schema elements (depth first) and the conversion of its REST JSON values to the writer's. */
 interface ParquetColumn {
-  element: Record<string, unknown>;
-  data: unknown[];
+  elements: Record<string, unknown>[];
+  value: (v: unknown) => unknown;
 }
 
 /**
- * One flat Parquet column of an exported field. Scalars keep their physical
- * types (INT64, DOUBLE, BOOLEAN, DATE, TIMESTAMP/TIME in micros); NUMERIC,
- * DATETIME, GEOGRAPHY and JSON are UTF8 text; RECORD and REPEATED columns are
- * written as their JSON text (the emulator writes no nested Parquet groups).
+ * One exported field as the real service writes it: scalars with their
+ * physical and logical types (NUMERIC/BIGNUMERIC as DECIMAL, DATETIME as a
+ * local TIMESTAMP), RECORD as a group, REPEATED as a 3-level LIST
+ * (`name.list.element`).
  */
-function parquetColumn(f: RestField, rows: readonly Json[]): ParquetColumn {
-  const t = f.type.toUpperCase();
-  const values = rows.map((r) => r[f.name]);
-  const el = (type: string, converted?: string): Record<string, unknown> => ({ name: f.name, type, repetition_type: 'OPTIONAL', ...(converted ? { converted_type: converted } : {}) });
-  const map = <T>(fn: (v: unknown) => T): unknown[] => values.map((v) => (v === null || v === undefined ? null : fn(v)));
-  if ((f.mode ?? '').toUpperCase() === 'REPEATED' || t === 'RECORD' || t === 'STRUCT') return { element: el('BYTE_ARRAY', 'UTF8'), data: map((v) => JSON.stringify(v)) };
-  switch (t) {
-    case 'INTEGER':
-    case 'INT64':
-      return { element: el('INT64'), data: map((v) => BigInt(String(v))) };
-    case 'FLOAT':
-    case 'FLOAT64':
-      return { element: el('DOUBLE'), data: map((v) => Number(v)) };
-    case 'BOOLEAN':
-    case 'BOOL':
-      return { element: el('BOOLEAN'), data: map((v) => v === true || v === 'true') };
-    case 'BYTES':
-      return { element: el('BYTE_ARRAY'), data: map((v) => new Uint8Array(Buffer.from(String(v), 'base64'))) };
-    case 'DATE':
-      return { element: el('INT32', 'DATE'), data: map((v) => parseDate(String(v))) };
-    case 'TIMESTAMP':
-      return { element: el('INT64', 'TIMESTAMP_MICROS'), data: map((v) => parseTimestamp(String(v))) };
-    case 'TIME':
-      return { element: el('INT64', 'TIME_MICROS'), data: map((v) => BigInt(parseTime(String(v)))) };
-    default:
-      return { element: el('BYTE_ARRAY', 'UTF8'), data: map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))) };
+function parquetColumn(f: RestField, repetition = (f.mode ?? '').toUpperCase() === 'REQUIRED' ? 'REQUIRED' : 'OPTIONAL'): ParquetColumn {
+  if ((f.mode ?? '').toUpperCase() === 'REPEATED') {
+    const elem = parquetColumn({ ...f, name: 'element', mode: 'NULLABLE' }, 'REQUIRED');
+    return {
+      elements: [
+        { name: f.name, repetition_type: 'OPTIONAL', num_children: 1, converted_type: 'LIST' },
+        { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+        ...elem.elements,
+      ],
+      value: (v) => (Array.isArray(v) ? v.map(elem.value) : []),
+    };
   }
+  const t = f.type.toUpperCase();
+  if (t === 'RECORD' || t === 'STRUCT') {
+    const subs = (f.fields ?? []).map((sub) => ({ name: sub.name, col: parquetColumn(sub) }));
+    return {
+      elements: [{ name: f.name, repetition_type: repetition, num_children: subs.length }, ...subs.flatMap((x) => x.col.elements)],
+      value: (v) => {
+        if (v === null || v === undefined) return null;
+        const o: Json = {};
+        for (const x of subs) o[x.name] = x.col.value((v as Json)[x.name]);
+        return o;
+      },
+    };
+  }
+  const leaf = parquetLeaf(t);
+  return {
+    elements: [{ name: f.name, repetition_type: repetition, ...leaf.element }],
+    value: (v) => (v === null || v === undefined ? null : leaf.value(v)),
+  };
 }
 
 /** Page codecs for EXPORT DATA's compression option: hyparquet-writer ships SNAPPY; GZIP comes from zlib. */
@@ -217,10 +278,10 @@ export type ParquetCodec = 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP';
 /** Rows (REST JSON values) as one Parquet file (hyparquet-writer, loaded on first use). */
 export async function writeParquet(fields: readonly RestField[], rows: readonly Json[], codec: ParquetCodec = 'SNAPPY'): Promise<Buffer> {
   const { parquetWriteBuffer } = await import('hyparquet-writer');
-  const cols = fields.map((f) => parquetColumn(f, rows));
+  const cols = fields.map((f) => parquetColumn(f));
   const buf = parquetWriteBuffer({
-    columnData: fields.map((f, i) => ({ name: f.name, data: cols[i]!.data })),
-    schema: [{ name: 'root', num_children: fields.length }, ...cols.map((c) => c.element)],
+    columnData: fields.map((f, i) => ({ name: f.name, data: rows.map((r) => cols[i]!.value(r[f.name])) })),
+    schema: [{ name: 'root', num_children: fields.length }, ...cols.flatMap((c) => c.elements)],
     codec,
     compressors: { GZIP: (bytes: Uint8Array) => new Uint8Array(gzipSync(bytes)) },
   } as unknown as Parameters<typeof parquetWriteBuffer>[0]);

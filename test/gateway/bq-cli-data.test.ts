@@ -151,10 +151,11 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq table and job commands', () =>
     expect(prettyRows(headCols)).toEqual([['name'], ['ann'], ['bob'], ['cy']]);
     expect(cancelled.out).toContain('Job has been cancelled successfully.');
 
-    const [replaced, extractCsv, extractJson, copied, updated, showSchema, showPart, showView, showJob, showDataset, waited] = await Promise.all([
+    const [replaced, extractCsv, extractJson, extractPq, copied, updated, showSchema, showPart, showView, showJob, showDataset, waited] = await Promise.all([
       bq('load', '--replace', '--source_format=CSV', '--skip_leading_rows=1', 'd.lschema', file('people2.csv', 'name,age,score\ncy,7,0.5\n')),
       bq('extract', 'd.lcsv', 'gs://bkt/out/people.csv'),
       bq('extract', '--destination_format=NEWLINE_DELIMITED_JSON', '--compression=GZIP', 'd.ljson', 'gs://bkt/out/people.json.gz'),
+      bq('extract', '--destination_format=PARQUET', 'd.pqlist', 'gs://bkt/out/pq.parquet'),
       bq('cp', 'd.lcsv', 'd.copy'),
       bq('update', '--description=new desc', 'd.fromfile'),
       bq('--format=prettyjson', 'show', '--schema', 'd.ljson'),
@@ -195,11 +196,18 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq table and job commands', () =>
     expect(oneLine(waited)).toContain('Job execution was cancelled: User requested cancellation');
 
     const extra = file('extra.csv', 'name,age,score,note\ndee,9,0.25,new\n');
-    const [jobs, projects, removed, noAddition, addition] = await Promise.all([
+    expect(extractPq).not.toMatch(/error/i);
+    const [jobs, projects, removed, noAddition, addition, pqBack] = await Promise.all([
       bq('ls', '-j', '-n', '100'), bq('ls', '-p'), bq('rm', '-f', '-t', 'd.copy'),
       bq.run('load', '--source_format=CSV', '--skip_leading_rows=1', 'd.lcsv', extra, 'name:STRING,age:INTEGER,score:FLOAT,note:STRING'),
       bq('load', '--schema_update_option=ALLOW_FIELD_ADDITION', '--schema_update_option=ALLOW_FIELD_RELAXATION', '--source_format=CSV', '--skip_leading_rows=1', 'd.lschema', extra, 'name:STRING,age:INTEGER,score:FLOAT,note:STRING'),
+      bq('load', '--source_format=PARQUET', '--parquet_enable_list_inference', 'd.pqback', 'gs://bkt/out/pq.parquet'),
     ]);
+    // A Parquet extract loads back (with list inference) with the same schema and rows: DECIMAL, local TIMESTAMP,
+    // DATE, groups and REPEATED fields are written as such, not as text.
+    expect(pqBack).not.toMatch(/error/i);
+    expect((await rest(api('/datasets/d/tables/pqback'))).body.schema).toEqual((await rest(api('/datasets/d/tables/pqlist'))).body.schema);
+    expect(await rows('pqback')).toEqual(await rows('pqlist'));
     // A load whose schema adds a column (and relaxes a REQUIRED one): the real service's error
     // without --schema_update_option, the evolved table with it.
     expect(noAddition.code).not.toBe(0);
