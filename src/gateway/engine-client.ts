@@ -2,10 +2,8 @@
 // as a RestError: the engine's `x-warehouse-error` trailer verbatim when
 // present, otherwise a mapping of the gRPC status (UNAVAILABLE -> 503 so a
 // restarting engine never turns into a hang or a 500).
-import { join } from 'node:path';
-import { packageRoot } from './paths.js';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import { engineProto } from './engine-proto.js';
 import { RestError, unavailable, type ErrorInfo } from './errors.js';
 
 export interface TableRef { project_id: string; dataset_id: string; table_id: string }
@@ -98,14 +96,7 @@ export class EngineClient {
   private target: string;
 
   constructor(readonly address: string) {
-    const def = protoLoader.loadSync(join(packageRoot(), 'proto', 'engine.proto'), {
-      keepCase: true,
-      longs: Number,
-      enums: String,
-      defaults: true,
-      oneofs: true,
-    });
-    const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    const pkg = grpc.loadPackageDefinition(engineProto()) as unknown as {
       warehouse_emulator: { engine: { v1: { Engine: grpc.ServiceClientConstructor } } };
     };
     this.ctor = pkg.warehouse_emulator.engine.v1.Engine;

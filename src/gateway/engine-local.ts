@@ -6,13 +6,11 @@
 // serving line; an external engine, or the gap before a restarted engine
 // serves, uses gRPC (EngineClient), which is loaded only then: a gateway
 // whose engine serves locally never loads grpc-js.
-import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
-import * as protoLoader from '@grpc/proto-loader';
+import { engineProto } from './engine-proto.js';
 import { FrameKind, FrameReader, frame } from '../engine/local-rpc.js';
 import type { CallOpts, EngineClient, EngineMethod, EngineRpcs } from './engine-client.js';
 import { RestError, unavailable, type ErrorInfo } from './errors.js';
-import { packageRoot } from './paths.js';
 
 /** What the transport needs of a method: its protobuf codecs (proto-loader's and grpc-js's definitions both fit). */
 export type MethodCodecs = Readonly<Record<string, { requestSerialize(v: unknown): Buffer; responseDeserialize(b: Buffer): unknown } | undefined>>;
@@ -180,15 +178,7 @@ export class EngineConnection {
   private grpcLoading: Promise<EngineClient> | undefined;
 
   constructor(readonly address: string) {
-    // The same loader options as EngineClient: snake_case fields, int64 as numbers, defaults filled.
-    const def = protoLoader.loadSync(join(packageRoot(), 'proto', 'engine.proto'), {
-      keepCase: true,
-      longs: Number,
-      enums: String,
-      defaults: true,
-      oneofs: true,
-    });
-    this.local = new LocalEngineTransport(def['warehouse_emulator.engine.v1.Engine'] as unknown as MethodCodecs);
+    this.local = new LocalEngineTransport(engineProto()['warehouse_emulator.engine.v1.Engine'] as unknown as MethodCodecs);
   }
 
   /** Whether calls go over the local socket now. */
