@@ -92,6 +92,9 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   if (!info) throw tableNotFound(an, id);
   const alias = item.alias ?? parts[parts.length - 1]!;
   if (info.kind === 'VIEW' && info.viewQuery !== undefined) return expandView(an, info, alias, item.loc);
+  // A materialized view answers with its base tables' current data (the real service merges the
+  // stored part with the base tables' changes): expanded like a view, never read stale.
+  if (info.kind === 'MATERIALIZED_VIEW' && info.viewQuery && !item.systemTime) return expandView(an, info, alias, item.loc);
   let asOfMs: number | undefined;
   if (item.systemTime) {
     let x = resolveExpr(an, item.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' });

@@ -260,7 +260,8 @@ export class RowService {
         if (!deleted && !this.st.getTable(p, d, name)) name = t;
       }
       const entry = deleted ? deleted.entry : this.st.requireTable(p, d, name);
-      if (entry.kind === 'VIEW') throw invalid('Cannot list a table of type VIEW.');
+      // A materialized view is not listable either (the real service's message); it is read by queries.
+      if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`Cannot list a table of type ${entry.kind}.`);
       const td = deleted ? this.st.deletedTableData(deleted) : this.st.tableData(p, d, name);
       await td.load();
       columns = td.schema;

@@ -65,6 +65,13 @@ function shapeBody(body: Resource, kind: TableKind): Resource {
     if (typeof v.useLegacySql !== 'boolean') v.useLegacySql = false;
     out.view = v;
   }
+  if (kind === 'MATERIALIZED_VIEW') {
+    // The refresh settings the real service reports for a new MV (auto refresh every 30 minutes).
+    const mv = { ...(out.materializedView as Resource) };
+    if (typeof mv.enableRefresh !== 'boolean') mv.enableRefresh = true;
+    if (mv.refreshIntervalMs === undefined) mv.refreshIntervalMs = '1800000';
+    out.materializedView = mv;
+  }
   out.type = kind;
   return out;
 }
@@ -91,6 +98,8 @@ export async function insertTable(st: Storage, urlProject: string, urlDataset: s
   };
   if (fields) res.schema = { fields };
   else delete res.schema;
+  // Queries always see an MV's base tables as they are now: it counts as refreshed at creation.
+  if (kind === 'MATERIALIZED_VIEW') (res.materializedView as Resource).lastRefreshTime = now;
   // Datasets' default table expiration stamps new tables, as the real service does.
   const defExp = Number(ds.resource.defaultTableExpirationMs ?? 0);
   if (res.expirationTime === undefined && defExp > 0) res.expirationTime = String(Number(now) + defExp);

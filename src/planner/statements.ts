@@ -376,7 +376,8 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
     // The refresh settings tables.get shows (defaults: enabled, every 30 minutes); dbt compares them to its config.
     const o = (resource.options ?? {}) as Record<string, unknown>;
     const minutes = o['refresh_interval_minutes'] !== undefined ? Number(o['refresh_interval_minutes']) : 30;
-    await cat.patchTableResource(id, { materializedView: { query: st.queryText, enableRefresh: o['enable_refresh'] !== false, refreshIntervalMs: String(Math.round(minutes * 60_000)) } });
+    const created = cat.getTable(id)?.resource.materializedView as Record<string, unknown> | undefined;
+    await cat.patchTableResource(id, { materializedView: { ...created, query: st.queryText, enableRefresh: o['enable_refresh'] !== false, refreshIntervalMs: String(Math.round(minutes * 60_000)) } });
     const rows = await s.run(q.plan);
     if (rows.length) await cat.appendRows(id, rows);
   }
