@@ -147,6 +147,7 @@ const LOAD_OPTIONS = [
   'format', 'uris', 'skip_leading_rows', 'field_delimiter', 'quote', 'null_marker', 'null_markers', 'ignore_unknown_values',
   'max_bad_records', 'enable_logical_types', 'allow_jagged_rows', 'allow_quoted_newlines', 'encoding', 'compression',
   'preserve_ascii_control_characters', 'json_extension', 'decimal_target_types', 'hive_partition_uri_prefix', 'require_hive_partition_filter',
+  'enable_list_inference',
 ];
 
 async function tempTarget(s: Session, name: A.Path, loc: A.Loc): Promise<TableId> {
@@ -200,6 +201,8 @@ function readOptions(opts: Map<string, Value>): ReadOptions {
     ...(skip !== undefined ? { skipLeadingRows: skip } : {}),
     nullMarkers: markers,
     useAvroLogicalTypes: optBool(opts, 'enable_logical_types') ?? false,
+    // PARQUET: LIST groups load as REPEATED fields of their element (the load job's parquetOptions.enableListInference).
+    parquetListInference: optBool(opts, 'enable_list_inference') ?? false,
   };
 }
 
