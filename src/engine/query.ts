@@ -97,6 +97,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       nowMicros: BigInt(Date.now()) * 1000n,
       sessionUser: SESSION_USER,
       ...(a.timeZone ? { timeZone: a.timeZone } : {}),
+      hasDestination: !!a.destination?.tableId,
     });
   } catch (e) {
     const kids = e instanceof QueryError ? (e as ScriptFailure).scriptChildren : undefined;

@@ -33,6 +33,8 @@ export interface QueryContext {
   readonly sessionUser: string;
   /** Default time zone (the request's `time_zone` connection property); UTC when absent. */
   readonly timeZone?: string;
+  /** The job names a destination table (configuration.query.destinationTable): only a single query may have one. */
+  readonly hasDestination?: boolean;
 }
 
 export interface ResultColumn {

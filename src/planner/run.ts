@@ -490,12 +490,29 @@ async function dryRun(s: Session, script: A.Script, single: boolean): Promise<Qu
   return { columns: null, batches: [], statementType: 'SCRIPT', totalBytesProcessed: 0 };
 }
 
+const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE_TABLE']);
+
+/**
+ * A destination table takes a query's rows: the real service refuses it, before
+ * running anything, for a script (EXECUTE IMMEDIATE and CALL count as one) and
+ * for a single statement that is no query, naming its class.
+ */
+function checkDestination(statements: readonly A.Statement[], single: boolean): void {
+  const st = statements[0]!;
+  const type = single ? statementTypeOf(st) : undefined;
+  if (type === 'SELECT') return;
+  if (type === undefined || type === 'CALL') throw new QueryError('configuration.query.destinationTable cannot be set for scripts', 'invalid');
+  const what = DML.has(type) ? 'DML' : /^(CREATE|DROP|ALTER|UNDROP)_/.test(type) ? 'DDL' : type.replace(/_/g, ' ');
+  throw new QueryError(`Cannot set destination table in jobs with ${what} statements`, 'invalidQuery');
+}
+
 export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult> => {
   const script = parseCached(ctx.sql);
   const s = new Session(ctx);
   const state: ScriptState = { count: 0, children: [] };
   if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
   const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
+  if (ctx.hasDestination) checkDestination(script.statements, single);
   if (ctx.dryRun) return dryRun(s, script, single);
   try {
     await runBlock(s, script.statements, state);
