@@ -345,6 +345,17 @@ async function partitioning(s: Session, e: A.Expr, columns: readonly Column[], r
   }
 }
 
+/** An MV's `materializedView` with the refresh OPTIONS (enable_refresh, refresh_interval_minutes) applied over `base`. */
+function mvRefreshSettings(resource: Record<string, unknown>, base: Record<string, unknown> | undefined): Record<string, unknown> {
+  const o = (resource.options ?? {}) as Record<string, unknown>;
+  const out = { ...base };
+  if (o['enable_refresh'] !== undefined) out.enableRefresh = o['enable_refresh'] !== false;
+  if (o['refresh_interval_minutes'] !== undefined && o['refresh_interval_minutes'] !== null) {
+    out.refreshIntervalMs = String(Math.round(Number(o['refresh_interval_minutes']) * 60_000));
+  }
+  return out;
+}
+
 export async function createView(s: Session, st: A.CreateViewStmt): Promise<QueryResult> {
   const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
@@ -373,11 +384,9 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   if (existing) await cat.dropTable(id);
   await cat.createTable(id, columns, { kind: st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', viewQuery: st.queryText, resource, orReplace: st.orReplace });
   if (st.materialized) {
-    // The refresh settings tables.get shows (defaults: enabled, every 30 minutes); dbt compares them to its config.
-    const o = (resource.options ?? {}) as Record<string, unknown>;
-    const minutes = o['refresh_interval_minutes'] !== undefined ? Number(o['refresh_interval_minutes']) : 30;
+    // The refresh settings tables.get shows (defaults, filled at creation: enabled, every 30 minutes); dbt compares them to its config.
     const created = cat.getTable(id)?.resource.materializedView as Record<string, unknown> | undefined;
-    await cat.patchTableResource(id, { materializedView: { ...created, query: st.queryText, enableRefresh: o['enable_refresh'] !== false, refreshIntervalMs: String(Math.round(minutes * 60_000)) } });
+    await cat.patchTableResource(id, { materializedView: mvRefreshSettings(resource, { ...created, query: st.queryText }) });
     const rows = await s.run(q.plan);
     if (rows.length) await cat.appendRows(id, rows);
   }
@@ -926,9 +935,12 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         }
         break;
       }
-      case 'SetOptions':
-        await cat.patchTableResource(id, await optionsToResource(s, a.options));
+      case 'SetOptions': {
+        const patch = await optionsToResource(s, a.options);
+        if (info.kind === 'MATERIALIZED_VIEW') patch.materializedView = mvRefreshSettings(patch, info.resource.materializedView as Record<string, unknown> | undefined);
+        await cat.patchTableResource(id, patch);
         break;
+      }
       case 'RenameTo': {
         const to = tableIdOf(s.analyzer(), a.name.length === 1 ? [id.datasetId, a.name[0]!] : a.name, a.loc);
         if (cat.getTable(to)) throw already('Table', fq(to));

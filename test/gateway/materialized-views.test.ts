@@ -40,6 +40,20 @@ describe.skipIf(!hasRealEngine())('materialized views and query destinations ove
     expect(list.body.error.message).toBe('Cannot list a table of type MATERIALIZED_VIEW.');
   });
 
+  it('CREATE and ALTER MATERIALIZED VIEW set the refresh settings tables.get reports; the MV stays current', async () => {
+    expect((await query('CREATE TABLE d.b2 (n INT64); INSERT d.b2 VALUES (1)')).status).toBe(200);
+    expect((await query('CREATE MATERIALIZED VIEW d.mv2 OPTIONS (refresh_interval_minutes = 60) AS SELECT COUNT(*) AS c FROM d.b2')).status).toBe(200);
+    const mv = (await rest(url('/datasets/d/tables/mv2'))).body.materializedView;
+    expect(mv).toMatchObject({ enableRefresh: true, refreshIntervalMs: '3600000' });
+    expect(Number(mv.lastRefreshTime)).toBeGreaterThan(0);
+    expect((await query('ALTER MATERIALIZED VIEW d.mv2 SET OPTIONS (enable_refresh = false)')).status).toBe(200);
+    const altered = (await rest(url('/datasets/d/tables/mv2'))).body.materializedView;
+    expect(altered).toMatchObject({ enableRefresh: false, refreshIntervalMs: '3600000', lastRefreshTime: mv.lastRefreshTime });
+    expect(altered.query).toContain('COUNT(*)');
+    await query('INSERT d.b2 VALUES (2), (3)');
+    expect(rowsOf((await query('SELECT c FROM d.mv2')).body)).toEqual([['3']]);
+  });
+
   /** Inserts a query job with a destination table and waits for it. */
   const destJob = async (sql: string, tableId: string): Promise<any> => {
     const ins = await rest(url('/jobs'), {
