@@ -498,6 +498,9 @@ const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE_TABLE']);
  * for a single statement that is no query, naming its class.
  */
 function checkDestination(statements: readonly A.Statement[], single: boolean): void {
+  // Temporary functions ahead of one query make no script (the real service runs them as one query job).
+  const last = statements[statements.length - 1]!;
+  if (last.kind === 'QueryStatement' && statements.slice(0, -1).every((x) => x.kind === 'CreateFunction' && x.temp)) return;
   const st = statements[0]!;
   const type = single ? statementTypeOf(st) : undefined;
   if (type === 'SELECT') return;

@@ -86,5 +86,9 @@ describe.skipIf(!hasRealEngine())('materialized views and query destinations ove
     const ok = await destJob('SELECT 7 AS x', 'out5');
     expect(ok.status.errorResult).toBeUndefined();
     expect(rowsOf((await rest(url('/datasets/d/tables/out5/data'))).body)).toEqual([['7']]);
+    // Temporary functions ahead of one query make no script.
+    const udf = await destJob('CREATE TEMP FUNCTION twice(x INT64) AS (x * 2); SELECT twice(21) AS y', 'out6');
+    expect(udf.status.errorResult).toBeUndefined();
+    expect(rowsOf((await rest(url('/datasets/d/tables/out6/data'))).body)).toEqual([['42']]);
   });
 });
