@@ -63,6 +63,27 @@ async function listObjects(host: string, bucket: string, prefix: string, uri: st
   return (list.items ?? []).map((i) => i.name);
 }
 
+/** Text of an XML element (S3 listings escape &, <, >, quotes and control characters). */
+function xmlText(s: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  return s.replace(/&(#x[0-9a-fA-F]+|#\d+|\w+);/g, (all, e: string) =>
+    e[0] === '#' ? String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : named[e] ?? all);
+}
+
+/** Keys under `bucket` starting with `prefix` (S3 ListObjectsV2, path-style, following continuation tokens). */
+async function listS3(ep: string, bucket: string, prefix: string, uri: string): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = `${ep}/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}${token ? `&continuation-token=${encodeURIComponent(token)}` : ''}`;
+    const xml = (await httpGet(page, uri)).toString();
+    for (const m of xml.matchAll(/<Key>([^<]*)<\/Key>/g)) keys.push(xmlText(m[1]!));
+    const next = /<NextContinuationToken>([^<]*)<\/NextContinuationToken>/.exec(xml)?.[1];
+    token = /<IsTruncated>true<\/IsTruncated>/.test(xml) && next ? xmlText(next) : undefined;
+  } while (token);
+  return keys;
+}
+
 /** Expands one source URI (a `*` wildcard allowed in the object/file name) and reads every match. */
 export async function readSource(uri: string): Promise<SourceFile[]> {
   const path = localPath(uri);
@@ -101,7 +122,11 @@ export async function readSource(uri: string): Promise<SourceFile[]> {
     const ep = altEndpoint();
     if (!ep) throw ioInvalid(`Cannot read ${uri}: ${scheme} sources need S3_ENDPOINT (or ALT_ENDPOINT) set to a path-style endpoint`);
     const { bucket, key } = split(uri, scheme);
-    return [{ uri, data: await httpGet(`${ep}/${bucket}/${key}`, uri) }];
+    if (!key.includes('*')) return [{ uri, data: await httpGet(`${ep}/${bucket}/${key}`, uri) }];
+    const re = globToRegExp(key);
+    const names = (await listS3(ep, bucket, key.slice(0, key.indexOf('*')), uri)).filter((n) => re.test(n)).sort();
+    if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
+    return Promise.all(names.map(async (n) => ({ uri: `${scheme}${bucket}/${n}`, data: await httpGet(`${ep}/${bucket}/${n}`, n) })));
   }
   throw ioInvalid(`Unsupported source URI ${uri}: use file://, an absolute path, gs:// (object-store emulator) or s3:// (S3_ENDPOINT)`);
 }
@@ -113,8 +138,8 @@ export async function readSources(uris: readonly string[]): Promise<SourceFile[]
 
 /**
  * Whether anything already exists where a wildcard destination would write
- * (EXPORT DATA without overwrite). Only local and object-store destinations
- * can be listed; other schemes report false.
+ * (EXPORT DATA without overwrite). Local, gs:// and s3:// destinations are
+ * listed; other schemes report false.
  */
 export async function destinationHasFiles(uri: string): Promise<boolean> {
   const path = localPath(uri);
@@ -131,6 +156,19 @@ export async function destinationHasFiles(uri: string): Promise<boolean> {
     const re = globToRegExp(key);
     try {
       return (await listObjects(host, bucket, star >= 0 ? key.slice(0, key.indexOf('*')) : key, uri)).some((n) => re.test(n));
+    } catch (e) {
+      if (e instanceof IoError && e.code === 404) return false;
+      throw e;
+    }
+  }
+  for (const scheme of ['s3://', 'alt://']) {
+    if (!uri.startsWith(scheme)) continue;
+    const ep = altEndpoint();
+    if (!ep) return false;
+    const { bucket, key } = split(uri, scheme);
+    const re = globToRegExp(key);
+    try {
+      return (await listS3(ep, bucket, star >= 0 ? key.slice(0, key.indexOf('*')) : key, uri)).some((n) => re.test(n));
     } catch (e) {
       if (e instanceof IoError && e.code === 404) return false;
       throw e;
