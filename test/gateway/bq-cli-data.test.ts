@@ -2,7 +2,7 @@
 // NEWLINE_DELIMITED_JSON media uploads, --autodetect, a schema file,
 // --skip_leading_rows, --replace, --schema_update_option, a gs:// source; PARQUET with and without
 // list inference), extract and load through a
-// stand-in for the object-store emulator (bq itself only accepts gs:// extract URIs),
+// stand-in for the object-store emulator (test/helpers/object-store.ts; bq itself only accepts gs:// extract URIs),
 // cp, mk --view / --schema file / partitioning and clustering, update, show --schema,
 // show -j, ls -j, ls -p, cancel, wait, rm -t, head -n/-s/-c and insert with a bad row.
 // Each bq run costs seconds: independent commands run in parallel waves.
@@ -12,18 +12,8 @@ import { gunzipSync } from 'node:zlib';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
-import { bqFor, hasBq, startObjectStore, type Bq, type ObjectStore } from './bq-cli-setup.js';
-
-/** The rows of bq's default (pretty) table output, cells trimmed. */
-function prettyRows(out: string): string[][] {
-  return out
-    .split('\n')
-    .filter((l) => l.startsWith('|'))
-    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
-}
-
-/** bq wraps its messages at the terminal width: compare them with whitespace collapsed. */
-const oneLine = (r: { stdout: string; stderr: string }): string => `${r.stdout} ${r.stderr}`.replace(/\s+/g, ' ');
+import { startGcsStandIn, type ObjectStore } from '../helpers/object-store.js';
+import { bqFor, hasBq, oneLine, prettyRows, type Bq } from './bq-cli-setup.js';
 
 describe.skipIf(!hasRealEngine() || !hasBq())('bq table and job commands', () => {
   let emu: Emulator;
@@ -41,16 +31,16 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq table and job commands', () =>
   };
 
   beforeAll(async () => {
-    gcs = await startObjectStore();
-    emu = await startEmulator({ env: { STORAGE_EMULATOR_HOST: gcs.host } });
+    gcs = await startGcsStandIn(['bkt']);
+    emu = await startEmulator({ env: { STORAGE_EMULATOR_HOST: gcs.endpoint } });
     bq = bqFor(emu.url, { direct: true });
     expect((await rest(api('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'd' } } })).status).toBe(200);
     const fields = [{ name: 'name', type: 'STRING' }, { name: 'age', type: 'INTEGER' }, { name: 'ts', type: 'TIMESTAMP' }];
     expect((await rest(api('/datasets/d/tables'), { method: 'POST', json: { tableReference: { tableId: 'base' }, schema: { fields } } })).status).toBe(200);
     const seed = ['ann', 'bob', 'cy'].map((name, i) => ({ json: { name, age: 30 + i, ts: `2024-01-0${i + 1} 00:00:00` } }));
     expect((await rest(api('/datasets/d/tables/base/insertAll'), { method: 'POST', json: { rows: seed } })).body.insertErrors).toBeUndefined();
-    gcs.objects.set('bkt/in/part-1.json', Buffer.from('{"name":"g1","age":1}\n{"name":"g2","age":2}\n'));
-    gcs.objects.set('bkt/in/part-2.json', Buffer.from('{"name":"g3","age":3}\n'));
+    await gcs.put('bkt', 'in/part-1.json', Buffer.from('{"name":"g1","age":1}\n{"name":"g2","age":2}\n'));
+    await gcs.put('bkt', 'in/part-2.json', Buffer.from('{"name":"g3","age":3}\n'));
   });
   afterAll(async () => {
     await emu?.stop();
@@ -169,9 +159,9 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq table and job commands', () =>
     expect(await rows('lschema')).toEqual([['cy', '7', '0.5']]);
     expect((await rest(api('/datasets/d/tables/lschema'))).body.timePartitioning).toEqual({ type: 'DAY' });
     expect(extractCsv).not.toMatch(/error/i);
-    expect(gcs.objects.get('bkt/out/people.csv')?.toString()).toBe('name,age,score\nann,31,1.5\nbob,42,2.25\n');
+    expect((await gcs.get('bkt', 'out/people.csv'))?.toString()).toBe('name,age,score\nann,31,1.5\nbob,42,2.25\n');
     expect(extractJson).not.toMatch(/error/i);
-    const lines = gunzipSync(gcs.objects.get('bkt/out/people.json.gz')!).toString().trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const lines = gunzipSync((await gcs.get('bkt', 'out/people.json.gz'))!).toString().trim().split('\n').map((l) => JSON.parse(l) as unknown);
     expect(lines).toEqual([{ name: 'x', tags: ['t1', 't2'], addr: { city: 'c', zip: '1' } }, { name: 'y', tags: [], addr: { city: 'd', zip: '2' } }]);
     expect(copied).toContain("Table 'test:d.lcsv' successfully copied to 'test:d.copy'");
     expect(await rows('copy')).toEqual(await rows('lcsv'));

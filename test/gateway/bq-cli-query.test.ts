@@ -6,18 +6,7 @@
 // Each bq run costs seconds: independent commands run in parallel waves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
-import { bqFor, hasBq, type Bq } from './bq-cli-setup.js';
-
-/** The rows of bq's default (pretty) table output, cells trimmed. */
-function prettyRows(out: string): string[][] {
-  return out
-    .split('\n')
-    .filter((l) => l.startsWith('|'))
-    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
-}
-
-/** bq wraps its messages at the terminal width: compare them with whitespace collapsed. */
-const oneLine = (r: { stdout: string; stderr: string }): string => `${r.stdout} ${r.stderr}`.replace(/\s+/g, ' ');
+import { bqFor, hasBq, oneLine, prettyRows, type Bq } from './bq-cli-setup.js';
 
 describe.skipIf(!hasRealEngine() || !hasBq())('bq query', () => {
   let emu: Emulator;

@@ -3,8 +3,6 @@
 // as shared/clients/real-client-traces.md records it.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -82,46 +80,13 @@ export function bqFor(url: string, opts: { direct?: boolean } = {}): Bq {
   return bq;
 }
 
-/**
- * A stand-in for the object-store emulator's JSON API (what STORAGE_EMULATOR_HOST
- * points the gateway at): media uploads, object reads and prefix listings.
- */
-export interface ObjectStore {
-  host: string;
-  objects: Map<string, Buffer>;
-  close(): Promise<void>;
+/** The rows of bq's default (pretty) table output, cells trimmed. */
+export function prettyRows(out: string): string[][] {
+  return out
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
 }
 
-export async function startObjectStore(): Promise<ObjectStore> {
-  const objects = new Map<string, Buffer>();
-  const server = http.createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://x');
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let m: RegExpExecArray | null;
-      if (req.method === 'POST' && (m = /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/.exec(u.pathname))) {
-        objects.set(`${decodeURIComponent(m[1]!)}/${u.searchParams.get('name')}`, Buffer.concat(chunks));
-        res.end('{}');
-      } else if (req.method === 'GET' && (m = /^\/storage\/v1\/b\/([^/]+)\/o$/.exec(u.pathname))) {
-        const bucket = decodeURIComponent(m[1]!);
-        const prefix = u.searchParams.get('prefix') ?? '';
-        const items = [...objects.keys()].filter((k) => k.startsWith(`${bucket}/${prefix}`)).map((k) => ({ name: k.slice(bucket.length + 1) }));
-        res.end(JSON.stringify({ items }));
-      } else if (req.method === 'GET' && (m = /^\/(?:download\/)?storage\/v1\/b\/([^/]+)\/o\/(.+)$/.exec(u.pathname))) {
-        const data = objects.get(`${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`);
-        res.statusCode = data ? 200 : 404;
-        res.end(data ?? '');
-      } else {
-        res.statusCode = 400;
-        res.end();
-      }
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    host: `127.0.0.1:${(server.address() as AddressInfo).port}`,
-    objects,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+/** bq wraps its messages at the terminal width: compare them with whitespace collapsed. */
+export const oneLine = (r: { stdout: string; stderr: string }): string => `${r.stdout} ${r.stderr}`.replace(/\s+/g, ' ');

@@ -1,66 +1,30 @@
-// EXPORT DATA / LOAD DATA against object stores: gs:// through a stand-in for
-// the object-store emulator's JSON API (STORAGE_EMULATOR_HOST) and s3://
-// through a path-style stand-in (S3_ENDPOINT), both served in this process.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+// EXPORT DATA / LOAD DATA against object stores: gs:// through the stand-in for the
+// object-store emulator (STORAGE_EMULATOR_HOST; no GCS emulator installs here, see
+// test/helpers/object-store.ts) and s3:// through s3rver, a real S3 emulator (S3_ENDPOINT).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGcsStandIn, startS3, type ObjectStore } from '../helpers/object-store.js';
 import { errorMessage, openHarness, rowsOf, run, setupDataset, type Harness } from './harness.js';
 
 let h: Harness;
-let server: http.Server;
+let gcs: ObjectStore;
+let s3: ObjectStore;
 let n = 0;
-/** bucket/object -> bytes, shared by both stand-ins. */
-const objects = new Map<string, Buffer>();
 const saved = { gcs: process.env['STORAGE_EMULATOR_HOST'], s3: process.env['S3_ENDPOINT'] };
-
-function serve(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const u = new URL(req.url ?? '/', 'http://x');
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    let m: RegExpExecArray | null;
-    if (req.method === 'POST' && (m = /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/.exec(u.pathname))) {
-      objects.set(`${decodeURIComponent(m[1]!)}/${u.searchParams.get('name')}`, Buffer.concat(chunks));
-      res.end('{}');
-    } else if (req.method === 'GET' && (m = /^\/storage\/v1\/b\/([^/]+)\/o$/.exec(u.pathname))) {
-      const bucket = decodeURIComponent(m[1]!);
-      const prefix = u.searchParams.get('prefix') ?? '';
-      const items = [...objects.keys()].filter((k) => k.startsWith(`${bucket}/${prefix}`)).map((k) => ({ name: k.slice(bucket.length + 1) }));
-      res.end(JSON.stringify({ items }));
-    } else if (req.method === 'GET' && (m = /^\/storage\/v1\/b\/([^/]+)\/o\/(.+)$/.exec(u.pathname))) {
-      const data = objects.get(`${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`);
-      res.statusCode = data ? 200 : 404;
-      res.end(data ?? '');
-    } else if ((m = /^\/s3\/(.+)$/.exec(u.pathname))) {
-      if (req.method === 'PUT') {
-        objects.set(m[1]!, Buffer.concat(chunks));
-        res.end();
-      } else {
-        const data = objects.get(m[1]!);
-        res.statusCode = data ? 200 : 404;
-        res.end(data ?? '');
-      }
-    } else {
-      res.statusCode = 400;
-      res.end();
-    }
-  });
-}
 
 beforeAll(async () => {
   h = await openHarness();
-  server = http.createServer(serve);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  process.env['STORAGE_EMULATOR_HOST'] = `127.0.0.1:${port}`;
-  process.env['S3_ENDPOINT'] = `http://127.0.0.1:${port}/s3`;
+  gcs = await startGcsStandIn(['bkt']);
+  s3 = await startS3(['b3']);
+  process.env['STORAGE_EMULATOR_HOST'] = gcs.endpoint;
+  process.env['S3_ENDPOINT'] = s3.endpoint;
 });
 afterAll(async () => {
   for (const [k, v] of [['STORAGE_EMULATOR_HOST', saved.gcs], ['S3_ENDPOINT', saved.s3]] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
-  await new Promise((r) => server?.close(r));
+  await gcs?.close();
+  await s3?.close();
   await h?.close();
 });
 
@@ -84,7 +48,7 @@ describe('EXPORT DATA / LOAD DATA over object stores', () => {
     const rows = await sql(`EXPORT DATA OPTIONS (uri = 'gs://bkt/out/part_*.csv', format = 'CSV', header = true) AS SELECT 1 AS id, 'x' AS s UNION ALL SELECT 2, 'y';
       LOAD DATA INTO t FROM FILES (format = 'CSV', uris = ['gs://bkt/out/part_*.csv'], skip_leading_rows = 1);
       SELECT id, s FROM t ORDER BY id`);
-    expect(objects.get('bkt/out/part_000000000000.csv')?.toString()).toBe('id,s\n1,x\n2,y\n');
+    expect((await gcs.get('bkt', 'out/part_000000000000.csv'))?.toString()).toBe('id,s\n1,x\n2,y\n');
     expect(rows).toEqual([['1', 'x'], ['2', 'y']]);
   });
 
@@ -92,7 +56,7 @@ describe('EXPORT DATA / LOAD DATA over object stores', () => {
     await sql(`EXPORT DATA OPTIONS (uri = 'gs://bkt/busy/f_*.json', format = 'JSON') AS SELECT 1 AS a`);
     expect(await sqlError(`EXPORT DATA OPTIONS (uri = 'gs://bkt/busy/f_*.json', format = 'JSON') AS SELECT 2 AS a`)).toContain('is not empty');
     await sql(`EXPORT DATA OPTIONS (uri = 'gs://bkt/busy/f_*.json', format = 'JSON', overwrite = true) AS SELECT 2 AS a`);
-    expect(objects.get('bkt/busy/f_000000000000.json')?.toString()).toBe('{"a":"2"}\n');
+    expect((await gcs.get('bkt', 'busy/f_000000000000.json'))?.toString()).toBe('{"a":"2"}\n');
   });
 
   it('gs://: a missing object is notFound', async () => {
@@ -105,6 +69,24 @@ describe('EXPORT DATA / LOAD DATA over object stores', () => {
       LOAD DATA INTO a FROM FILES (format = 'AVRO', uris = ['s3://b3/x_000000000000.avro']);
       SELECT v, w FROM a`);
     expect(rows).toEqual([['5', 'q']]);
+    expect((await s3.get('b3', 'x_000000000000.avro'))?.subarray(0, 4).toString()).toBe('Obj\x01');
+  });
+
+  it('s3://: LOAD DATA expands a wildcard through the bucket listing; a non-empty destination needs overwrite', async () => {
+    await s3.put('b3', 'in/p1.csv', 'k\n1\n');
+    await s3.put('b3', 'in/p2.csv', 'k\n2\n');
+    await s3.put('b3', 'in/q & r.csv', 'k\n3\n');
+    await s3.put('b3', 'other.csv', 'k\n4\n');
+    expect(await sql(`LOAD DATA INTO t FROM FILES (format = 'CSV', uris = ['s3://b3/in/*.csv'], skip_leading_rows = 1); SELECT k FROM t ORDER BY k`)).toEqual([['1'], ['2'], ['3']]);
+    expect(await sqlError(`LOAD DATA INTO t (k INT64) FROM FILES (format = 'CSV', uris = ['s3://b3/in/none_*.csv'])`)).toBe('Not found: URI s3://b3/in/none_*.csv');
+    expect(await sqlError(`EXPORT DATA OPTIONS (uri = 's3://b3/in/p*.csv', format = 'CSV') AS SELECT 9 AS k`)).toContain('is not empty');
+    await sql(`EXPORT DATA OPTIONS (uri = 's3://b3/in/p*.csv', format = 'CSV', overwrite = true) AS SELECT 9 AS k`);
+    expect((await s3.get('b3', 'in/p000000000000.csv'))?.toString()).toBe('9\n');
+  });
+
+  it('s3://: a missing object or bucket is notFound', async () => {
+    expect(await sqlError(`LOAD DATA INTO t (x INT64) FROM FILES (format = 'CSV', uris = ['s3://b3/none.csv'])`)).toBe('Not found: URI s3://b3/none.csv');
+    expect(await sqlError(`LOAD DATA INTO t (x INT64) FROM FILES (format = 'CSV', uris = ['s3://nobucket/a.csv'])`)).toBe('Not found: URI s3://nobucket/a.csv');
   });
 
   it('gs:// without an object-store emulator says which variable to set', async () => {

@@ -1,12 +1,13 @@
-// JavaScript libraries (file:// and gs:// through an object-store stand-in)
+// JavaScript libraries (file:// and gs:// through the object-store stand-in of
+// test/helpers/object-store.ts)
 // and Python UDFs (LANGUAGE python: needs python3 on the machine; the cases
 // are skipped, with that reason, where there is none).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonPath } from '../../src/udf/python.js';
+import { startGcsStandIn } from '../helpers/object-store.js';
 import { errorMessage, openHarness, rowsOf, run, setupDataset, type Harness } from './harness.js';
 
 let h: Harness;
@@ -46,20 +47,10 @@ describe('JavaScript libraries', () => {
   });
 
   it('loads a library from gs:// through the object store', async () => {
-    // The stand-in store runs on its own thread: the engine thread blocks while it reads.
-    const server = new Worker(
-      `const http = require('node:http');
-       const { parentPort } = require('node:worker_threads');
-       const s = http.createServer((req, res) => {
-         if (req.url === '/storage/v1/b/libs/o/util%2\x46str.js?alt=media') res.end('function shout(s) { return s.toUpperCase() + "!"; }');
-         else { res.statusCode = 404; res.end('not found'); }
-       });
-       s.listen(0, '127.0.0.1', () => parentPort.postMessage(s.address().port));`,
-      { eval: true },
-    );
-    const port = await new Promise<number>((r) => server.once('message', r));
+    const gcs = await startGcsStandIn(['libs']);
+    await gcs.put('libs', 'util/str.js', 'function shout(s) { return s.toUpperCase() + "!"; }');
     const old = process.env['STORAGE_EMULATOR_HOST'];
-    process.env['STORAGE_EMULATOR_HOST'] = `http://127.0.0.1:${port}`;
+    process.env['STORAGE_EMULATOR_HOST'] = `http://${gcs.endpoint}`;
     try {
       const rows = await query(`CREATE TEMP FUNCTION s(x STRING) RETURNS STRING LANGUAGE js OPTIONS (library = 'gs://libs/util/str.js') AS "return shout(x);";
         SELECT s('hey') AS v`);
@@ -70,7 +61,7 @@ describe('JavaScript libraries', () => {
     } finally {
       if (old === undefined) delete process.env['STORAGE_EMULATOR_HOST'];
       else process.env['STORAGE_EMULATOR_HOST'] = old;
-      await server.terminate();
+      await gcs.close();
     }
   });
 
