@@ -495,6 +495,21 @@ function denseIndex(bk: readonly Vector[], m: number, nullSafe: readonly boolean
   const d = v.data;
   if (!(d instanceof Float64Array || d instanceof Int32Array)) return null;
   const nulls = v.nulls;
+  // Two standalone loops rather than one function: V8 OSRs the first loop of
+  // a once-per-query function with no feedback for the second yet, which then
+  // deoptimized there ("insufficient type feedback") on early builds.
+  const range = keyRange(d, nulls, m);
+  const min = range[0]!;
+  const max = range[1]!;
+  if (min === Infinity || max - min + 1 > 2 * m + 1024) return null;
+  const head = new Int32Array(max - min + 1).fill(-1);
+  const next = new Int32Array(m);
+  const unique = chainByValue(d, nulls, m, min, head, next);
+  return { min, max, head, next, mask: 0, unique };
+}
+
+/** [min, max] of the non-NULL keys ([Infinity, -Infinity] when none). */
+function keyRange(d: Float64Array | Int32Array, nulls: Uint8Array | null, m: number): [number, number] {
   let min = Infinity;
   let max = -Infinity;
   for (let j = 0; j < m; j++) {
@@ -503,9 +518,11 @@ function denseIndex(bk: readonly Vector[], m: number, nullSafe: readonly boolean
     if (x < min) min = x;
     if (x > max) max = x;
   }
-  if (min === Infinity || max - min + 1 > 2 * m + 1024) return null;
-  const head = new Int32Array(max - min + 1).fill(-1);
-  const next = new Int32Array(m);
+  return [min, max];
+}
+
+/** Chains build rows by `key - min` (from the end, so chains keep input order); true when no key repeats. */
+function chainByValue(d: Float64Array | Int32Array, nulls: Uint8Array | null, m: number, min: number, head: Int32Array, next: Int32Array): boolean {
   let unique = true;
   for (let j = m - 1; j >= 0; j--) {
     if (nulls !== null && nulls[j] === 1) {
@@ -518,7 +535,7 @@ function denseIndex(bk: readonly Vector[], m: number, nullSafe: readonly boolean
     next[j] = h;
     head[s] = j;
   }
-  return { min, max, head, next, mask: 0, unique };
+  return unique;
 }
 
 /** Probe keys as numbers; INT64 values beyond ±2^53 become NaN (they can't be in a dense range). */
@@ -551,18 +568,41 @@ function probeUnique(pd: Float64Array | Int32Array, pNulls: Uint8Array | null, n
     l = new Int32Array(n - from);
     r = new Int32Array(n - from);
   }
+  const c =
+    pd instanceof Float64Array
+      ? uniqueMatchesF64(pd, pNulls, from, n, idx.min, idx.max, idx.head, l, r)
+      : uniqueMatchesI32(pd, pNulls, from, n, idx.min, idx.max, idx.head, l, r);
+  return { l, r, count: c, nextRow: n, nextBuild: -1 };
+}
+
+// One loop per key layout so each stays monomorphic. Keys in [min, max] are
+// integers (INT64/DATE), so `(x - min) | 0` is exact and indexes as an int32.
+function uniqueMatchesF64(pd: Float64Array, pNulls: Uint8Array | null, from: number, n: number, min: number, max: number, head: Int32Array, l: Int32Array, r: Int32Array): number {
   let c = 0;
-  const { min, max, head } = idx;
   for (let i = from; i < n; i++) {
     const x = pd[i]!;
     if (!(x >= min && x <= max)) continue; // also drops NaN
     if (pNulls !== null && pNulls[i] === 1) continue;
-    const j = head[x - min]!;
+    const j = head[(x - min) | 0]!;
     if (j < 0) continue;
     l[c] = i;
     r[c++] = j;
   }
-  return { l, r, count: c, nextRow: n, nextBuild: -1 };
+  return c;
+}
+
+function uniqueMatchesI32(pd: Int32Array, pNulls: Uint8Array | null, from: number, n: number, min: number, max: number, head: Int32Array, l: Int32Array, r: Int32Array): number {
+  let c = 0;
+  for (let i = from; i < n; i++) {
+    const x = pd[i]!;
+    if (!(x >= min && x <= max)) continue;
+    if (pNulls !== null && pNulls[i] === 1) continue;
+    const j = head[(x - min) | 0]!;
+    if (j < 0) continue;
+    l[c] = i;
+    r[c++] = j;
+  }
+  return c;
 }
 
 /** probe() for a DenseIndex: one array lookup per probe row, no key comparison needed. */
