@@ -455,7 +455,11 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('last_refresh_time', T.TIMESTAMP), col('refresh_watermark', T.TIMESTAMP), col('last_refresh_status', errorResultType)],
         rows: tables()
           .filter((t) => t.kind === 'MATERIALIZED_VIEW')
-          .map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, msToMicros(t.resource.lastModifiedTime), msToMicros(t.resource.lastModifiedTime), null]),
+          .map((t) => {
+            // Queries read the base tables as they are now: the MV counts as refreshed when it was created.
+            const refreshed = (t.resource.materializedView as { lastRefreshTime?: unknown } | undefined)?.lastRefreshTime ?? t.resource.lastModifiedTime;
+            return [t.id.projectId, t.id.datasetId, t.id.tableId, msToMicros(refreshed), msToMicros(refreshed), null];
+          }),
       };
     case 'KEY_COLUMN_USAGE':
       return {
