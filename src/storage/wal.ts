@@ -250,6 +250,17 @@ export class WalWriter {
     await this.syncNow();
   }
 
+  /** Closes without the final sync, for a log its owner deletes next (the Storage Write API's stream logs). */
+  async discard(): Promise<void> {
+    await this.drain();
+    this.cancelSync();
+    this.unsynced = false;
+    await this.syncing?.catch(() => undefined);
+    const h = this.handle;
+    this.handle = null;
+    if (h) await h.close();
+  }
+
   async close(): Promise<void> {
     // A failed final sync is reported, and the log is closed all the same.
     await this.flush().catch(this.onSyncError);

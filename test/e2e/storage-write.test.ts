@@ -100,10 +100,11 @@ describe('Storage Write API through the real managed writer', () => {
     w.close();
   });
 
-  it('keeps a PENDING stream and its acknowledged rows across kill -9 of both processes', async () => {
+  // Both acknowledgement policies: the default (ack once written, background fdatasync) and --sync-writes.
+  it.each([[[]], [['--sync-writes']]] as [string[]][])('keeps a PENDING stream and its acknowledged rows across kill -9 of both processes (flags %j)', async (extra) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wh-sw-'));
     const clientOpts = (port: number) => ({ apiEndpoint: '127.0.0.1', port, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sw' }) as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0];
-    let e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
+    let e2 = await startEmulator({ args: ['--project-id', 'sw', ...extra], dataDir });
     try {
       const bq2 = new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() });
       await bq2.createDataset('ds');
@@ -118,7 +119,7 @@ describe('Storage Write API through the real managed writer', () => {
       w2.close();
       process.kill(-e2.proc.pid!, 'SIGKILL'); // gateway and engine share the process group
       await new Promise((r) => setTimeout(r, 300));
-      e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
+      e2 = await startEmulator({ args: ['--project-id', 'sw', ...extra], dataDir });
       w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
       expect(Number((await w2.finalizeWriteStream({ name: streamId })).rowCount)).toBe(2);
       expect((await w2.batchCommitWriteStream({ parent: 'projects/sw/datasets/ds/tables/t', writeStreams: [streamId] })).streamErrors ?? []).toEqual([]);

@@ -7,8 +7,8 @@
 // until FlushRows) streams with exact offsets. Rows that reach the table go
 // through the same durable insert path as tabledata.insertAll; created
 // streams (their offsets and the rows PENDING and BUFFERED streams hold) are
-// logged durably before an append is acknowledged (stream-log.ts), so both
-// survive a crash. A crash between a committed append's insert and its log
+// logged before an append is acknowledged (stream-log.ts; under the same sync
+// policy as the table WALs, --sync-writes included), so both survive kill -9. A crash between a committed append's insert and its log
 // line can make a client's retry of that append write it twice.
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
@@ -85,7 +85,7 @@ export class StorageWriteService {
     private readonly rows: RowService,
     private readonly toServiceError: (e: unknown) => grpc.ServiceError,
   ) {
-    this.log = new StreamLog(path.join(storage.dataDir, '_write_streams'));
+    this.log = new StreamLog(path.join(storage.dataDir, '_write_streams'), storage.walSync);
     for (const r of this.log.recover()) {
       this.streams.set(r.meta.name, { ...r.meta, rowCount: r.rowCount, held: r.held, flushed: r.flushed, finalized: r.finalized, committed: r.committed });
     }

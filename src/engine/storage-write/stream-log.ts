@@ -1,8 +1,20 @@
 // Durable state of created write streams: one append-only log per stream
-// under `<data dir>/_write_streams/` (project ids cannot start with `_`),
-// fsynced before an append is acknowledged, so that offsets and the rows a
-// PENDING or BUFFERED stream holds survive a crash of both processes. A log
-// is removed once its stream is committed or fully flushed and finalized.
+// under `<data dir>/_write_streams/` (project ids cannot start with `_`), so
+// that offsets and the rows a PENDING or BUFFERED stream holds survive a crash
+// of both processes. A log is removed once its stream is committed or fully
+// flushed and finalized.
+//
+// Lines are written by the table WAL's writer (src/storage/wal.ts), so they
+// follow the same acknowledgement policy: by default a line is acknowledged
+// once written (the page cache survives kill -9) and fdatasynced in the
+// background within BACKGROUND_SYNC_MS; with --sync-writes ('always') only
+// after its fdatasync. A new log's directory entry is fsynced before its
+// first line is acknowledged in both modes (as a new WAL's is): kill -9 alone
+// would not need it, but without it power loss could drop a whole stream
+// rather than the last few milliseconds of it; it costs one sync per
+// CreateWriteStream, not per append. Nothing syncs pending lines at a clean
+// stop (the service has no close hook): the page cache keeps them, and only a
+// power loss within the kernel's writeback delay after the stop could cost them.
 //
 // Lines: {"meta": {...}} first, then {"append": n, "rows": [...]} (rows only
 // for streams that hold them), {"finalized": true}, {"flushed": n},
@@ -12,6 +24,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { ensureDir, fsyncDir } from '../../storage/fsutil.js';
+import { WalWriter, type WalSyncMode } from '../../storage/wal.js';
 
 export interface StreamMeta {
   readonly name: string;
@@ -37,26 +50,40 @@ type Line =
   | { committed: number };
 
 export class StreamLog {
-  private readonly handles = new Map<string, fsp.FileHandle>();
+  /** Open writers by stream name (a promise, so that concurrent first writes share one open). */
+  private readonly writers = new Map<string, Promise<WalWriter>>();
+  /** Recovered logs by file: the valid prefix a writer resumes after (a torn tail is cut first). recover() runs before any write. */
+  private readonly resume = new Map<string, { bytes: number; lines: number }>();
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    readonly syncMode: WalSyncMode = 'background',
+  ) {}
 
   private file(name: string): string {
     return path.join(this.dir, createHash('sha256').update(name).digest('hex').slice(0, 32) + '.log');
   }
 
-  /** Every stream logged before the last stop, replayed. A torn last line (crash mid-write) was never acknowledged and is dropped. */
+  /**
+   * Every stream logged before the last stop, replayed. A torn last line
+   * (crash mid-write) was never acknowledged: it is dropped, and cut from the
+   * file before the stream's next line. A log without its meta line belongs
+   * to a stream whose creation was never acknowledged: it is deleted.
+   */
   recover(): RecoveredStream[] {
     if (!fs.existsSync(this.dir)) return [];
     const out: RecoveredStream[] = [];
     for (const f of fs.readdirSync(this.dir)) {
       if (!f.endsWith('.log')) continue;
+      const file = path.join(this.dir, f);
+      const buf = fs.readFileSync(file);
       let s: RecoveredStream | null = null;
-      for (const text of fs.readFileSync(path.join(this.dir, f), 'utf8').split('\n')) {
-        if (!text) continue;
+      let pos = 0;
+      let lines = 0;
+      for (let nl = buf.indexOf(10, pos); nl >= 0; nl = buf.indexOf(10, pos)) {
         let line: Line;
         try {
-          line = JSON.parse(text) as Line;
+          line = JSON.parse(buf.toString('utf8', pos, nl)) as Line;
         } catch {
           break;
         }
@@ -73,34 +100,57 @@ export class StreamLog {
           s.committed = line.committed;
           s.held = [];
         }
+        pos = nl + 1;
+        lines++;
       }
-      if (s) out.push(s);
+      if (s) {
+        out.push(s);
+        this.resume.set(file, { bytes: pos, lines });
+      } else fs.rmSync(file, { force: true });
     }
     return out;
   }
 
-  private async handle(name: string): Promise<fsp.FileHandle> {
-    let h = this.handles.get(name);
-    if (!h) {
-      await ensureDir(this.dir);
-      h = await fsp.open(this.file(name), 'a');
-      await fsyncDir(this.dir); // the new file's directory entry is durable too
-      this.handles.set(name, h);
+  private writer(name: string): Promise<WalWriter> {
+    let w = this.writers.get(name);
+    if (!w) {
+      w = this.open(name);
+      this.writers.set(name, w);
+      // A failed open is retried by the next write.
+      w.catch(() => {
+        if (this.writers.get(name) === w) this.writers.delete(name);
+      });
     }
-    return h;
+    return w;
   }
 
-  /** Appends one line and waits until it is on disk. */
+  private async open(name: string): Promise<WalWriter> {
+    if (!fs.existsSync(this.dir)) {
+      await ensureDir(this.dir);
+      await fsyncDir(path.dirname(this.dir)); // the directory's own entry, once
+    }
+    const file = this.file(name);
+    const w = new WalWriter(file, this.syncMode, (e) => console.error(`write stream log fdatasync failed: ${String(e)}`));
+    const r = this.resume.get(file);
+    // A new file's directory entry is fsynced by open() before any line in it is acknowledged.
+    await w.open(r?.bytes ?? 0, r?.lines ?? 0);
+    this.resume.delete(file);
+    return w;
+  }
+
+  /** Appends one line; resolves when the sync mode acknowledges it (see the header comment). */
   async write(name: string, line: Line): Promise<void> {
-    const h = await this.handle(name);
-    await h.appendFile(JSON.stringify(line) + '\n');
-    await h.sync();
+    const w = await this.writer(name);
+    await w.append(Buffer.from(JSON.stringify(line) + '\n'));
   }
 
+  /** Deletes a stream's log. Lines still waiting for their background sync are not synced: the file goes. */
   async remove(name: string): Promise<void> {
-    const h = this.handles.get(name);
-    this.handles.delete(name);
-    await h?.close();
-    await fsp.rm(this.file(name), { force: true });
+    const w = this.writers.get(name);
+    this.writers.delete(name);
+    const file = this.file(name);
+    this.resume.delete(file);
+    await (await w?.catch(() => undefined))?.discard();
+    await fsp.rm(file, { force: true });
   }
 }
