@@ -192,12 +192,50 @@ function addCompensated(st: [number, number], x: number): void {
   st[0] = t;
 }
 
+/**
+ * SumFloatAcc's NULL-free SUM loop: no per-row count (see SumFloatAcc.counts).
+ * Returns the first row whose sum is not finite (n when none), left undone.
+ */
+function sumDense(s: Float64Array, zeroSeen: Uint8Array, d: Float64Array, groups: Int32Array, n: number): number {
+  for (let i = 0; i < n; i++) {
+    const g = groups[i]!;
+    const r = s[g]! + d[i]!;
+    if (r - r !== 0) return i;
+    if (r === 0) zeroSeen[g] = 1;
+    s[g] = r;
+  }
+  return n;
+}
+
+/** SumFloatAcc's loop counting values per group (AVG, or NULLs present); returns as sumDense. */
+function sumCounted(s: Float64Array, c: Float64Array, d: Float64Array, nulls: Uint8Array | null, groups: Int32Array, n: number): number {
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const g = groups[i]!;
+    const r = s[g]! + d[i]!;
+    if (r - r !== 0) return i;
+    s[g] = r;
+    c[g]!++;
+  }
+  return n;
+}
+
 /** 2^-128: overflowed FLOAT64 sums continue scaled by this (see SumFloatAcc.scaled). */
 const SUM_SCALE = 2 ** -128;
 
 class SumFloatAcc implements GroupsAccumulator {
-  sums = new Float64Array(16);
+  /**
+   * Running sums, starting at -0 (the additive identity: -0 + x is x for every
+   * x, +0 included, so sums match a +0 start once finish() maps -0 to +0).
+   */
+  sums = new Float64Array(16).fill(-0);
+  /**
+   * Values added per group. SUM's NULL-free loop skips it (a per-row
+   * read-modify-write): a group then has values iff its sum left -0 or
+   * `zeroSeen` (a running sum of exactly ±0, which -0 cannot tell apart) is set.
+   */
   counts = new Float64Array(16);
+  zeroSeen = new Uint8Array(16);
   nonFinite = new Uint8Array(16);
   /**
    * Groups whose running sum of finite values left the double range: the
@@ -211,27 +249,23 @@ class SumFloatAcc implements GroupsAccumulator {
     private readonly safe = false,
   ) {}
   resize(n: number): void {
-    this.sums = growF64(this.sums, n);
+    if (this.sums.length < n) {
+      const b = new Float64Array(Math.max(n, this.sums.length * 2)).fill(-0);
+      b.set(this.sums);
+      this.sums = b;
+    }
     this.counts = growF64(this.counts, n);
+    this.zeroSeen = growU8(this.zeroSeen, n);
     this.nonFinite = growU8(this.nonFinite, n);
   }
   update(args: readonly Vector[], groups: Int32Array, n: number): void {
     const v = args[0]!;
     const d = v.data as Float64Array;
-    const s = this.sums;
-    const c = this.counts;
-    const nulls = v.nulls;
-    // Hot path while every sum is finite: plain adds; the first non-finite
+    // Hot paths while every sum is finite: plain adds; the first non-finite
     // result (a NaN/inf input or an overflow) hands the rest to the full loop.
     if (this.scaled === null) {
-      for (let i = 0; i < n; i++) {
-        if (nulls !== null && nulls[i] === 1) continue;
-        const g = groups[i]!;
-        const r = s[g]! + d[i]!;
-        if (r - r !== 0) return this.updateFrom(v, d, groups, i, n);
-        s[g] = r;
-        c[g]!++;
-      }
+      const stop = v.nulls === null && !this.avg ? sumDense(this.sums, this.zeroSeen, d, groups, n) : sumCounted(this.sums, this.counts, d, v.nulls, groups, n);
+      if (stop < n) this.updateFrom(v, d, groups, stop, n);
       return;
     }
     this.updateFrom(v, d, groups, 0, n);
@@ -262,13 +296,15 @@ class SumFloatAcc implements GroupsAccumulator {
     const out = new Float64Array(numGroups);
     let nulls: Uint8Array | null = null;
     for (let g = 0; g < numGroups; g++) {
-      if (this.counts[g] === 0) {
+      const sum = this.sums[g]!;
+      if (this.counts[g] === 0 && this.zeroSeen[g] === 0 && Object.is(sum, -0)) {
         nulls ??= new Uint8Array(numGroups);
         nulls[g] = 1;
         continue;
       }
       const sc = this.scaled?.get(g);
-      const s = sc !== undefined && !this.nonFinite[g] ? (sc[0] + sc[1]) / SUM_SCALE : this.sums[g]!;
+      // `+ 0`: a sum of only zeros is +0, as when sums started at +0.
+      const s = sc !== undefined && !this.nonFinite[g] ? (sc[0] + sc[1]) / SUM_SCALE : sum + 0;
       if (!Number.isFinite(s) && !this.nonFinite[g]) {
         if (this.safe) {
           nulls ??= new Uint8Array(numGroups);
