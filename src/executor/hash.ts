@@ -65,6 +65,8 @@ export class GroupTable {
   private denseState = 0;
   private dense: Int32Array = new Int32Array(0);
   private denseLo = 0;
+  /** insertDense's group count in and out (see there why not a returned object). */
+  private readonly sizeBox = new Int32Array(1);
 
   constructor(readonly keyTypes: readonly SqlType[], capacity = 1024) {
     this.keys = keyTypes.map((t) => new ColumnBuffer(t, capacity));
@@ -181,10 +183,12 @@ export class GroupTable {
 
   /** insertDense over rows [from, n); returns the first row it could not place (n when all fit). */
   private insertDenseFrom(d: Float64Array, from: number, n: number, out: Int32Array, k0: ColumnBuffer): number {
-    const r = insertDense(d, from, n, out, this.dense, this.denseLo, k0.f64, this.size);
-    this.size = r.size;
-    k0.length = r.size;
-    return r.stop;
+    const box = this.sizeBox;
+    box[0] = this.size;
+    const stop = insertDense(d, from, n, out, this.dense, this.denseLo, k0.f64, box);
+    this.size = box[0]!;
+    k0.length = this.size;
+    return stop;
   }
 
   /**
@@ -333,13 +337,17 @@ function insertF64Multi(
   return size;
 }
 
-const denseResult = { size: 0, stop: 0 };
-
 /**
  * findOrInsert in dense mode over rows [from, n): stops at the first key that
- * is not an integer inside the index (`stop`), having placed every row before it.
+ * is not an integer inside the index, having placed every row before it, and
+ * returns that row (n when all fit). `sizeBox[0]` is the group count, updated
+ * where a group is created: code after the loop must need no type feedback,
+ * because V8 OSR-compiles this loop during its first call, before that code
+ * ever ran; a named store there (the former `{ size, stop }` result object)
+ * deoptimized the OSR code at every call's exit, hundreds of times per query,
+ * in some processes.
  */
-function insertDense(d: Float64Array, from: number, n: number, out: Int32Array, dense: Int32Array, lo: number, keys: Float64Array, size: number): { size: number; stop: number } {
+function insertDense(d: Float64Array, from: number, n: number, out: Int32Array, dense: Int32Array, lo: number, keys: Float64Array, sizeBox: Int32Array): number {
   const len = dense.length;
   let i = from;
   for (; i < n; i++) {
@@ -350,15 +358,14 @@ function insertDense(d: Float64Array, from: number, n: number, out: Int32Array, 
     if (ji !== j || ji >>> 0 >= len) break;
     let g = dense[ji]! - 1;
     if (g < 0) {
-      g = size++;
+      g = sizeBox[0]!;
+      sizeBox[0] = g + 1;
       keys[g] = x;
       dense[ji] = g + 1;
     }
     out[i] = g;
   }
-  denseResult.size = size;
-  denseResult.stop = i;
-  return denseResult;
+  return i;
 }
 
 /**
