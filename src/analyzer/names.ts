@@ -4,6 +4,7 @@
 // literal rows from the catalog.
 import type * as A from '../../grammar/ast.js';
 import type { TableId, TableInfo } from '../storage/api.js';
+import { accessBindings } from '../storage/dataset-access.js';
 import { T, arrayOf, typeToSql, type SqlType, type StructType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import type { Analyzer, VirtualTable } from './context.js';
@@ -441,8 +442,12 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           .map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, null, BigInt(t.rowCount), null, null, msToMicros(t.resource.lastModifiedTime), 'ACTIVE']),
       };
     case 'OBJECT_PRIVILEGES': {
-      // What GRANT/REVOKE keep on tables and views (one row per role and grantee).
+      // What GRANT/REVOKE keep on tables and views (one row per role and grantee), and datasets' access lists.
       const rows: Value[][] = [];
+      for (const d of datasets.filter((x) => !x.startsWith('_'))) {
+        const access = cat.getDataset(projectId, d)?.resource.access;
+        for (const b of accessBindings(access, projectId)) for (const m of b.members) rows.push([projectId, null, d, 'SCHEMA', b.role, m]);
+      }
       for (const t of tables()) {
         const bindings = (t.resource.iamPolicy as { bindings?: { role: string; members: string[] }[] } | undefined)?.bindings ?? [];
         const objectType = t.kind === 'VIEW' || t.kind === 'MATERIALIZED_VIEW' ? 'VIEW' : 'TABLE';

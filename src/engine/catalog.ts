@@ -19,7 +19,7 @@ function widen(v: Value, to: SqlType): Value {
   return v;
 }
 import * as children from './children.js';
-import { deleteDataset, insertDataset, undeleteDataset } from './datasets.js';
+import { deleteDataset, insertDataset, undeleteDataset, updateDataset } from './datasets.js';
 import { insertTable, presentTable, updateTable } from './tables.js';
 
 function restFieldsOf(columns: readonly Column[], previous: readonly RestField[] = []): RestField[] {
@@ -253,6 +253,10 @@ export class EngineCatalog implements QueryCatalog {
   async undropDataset(projectId: string, datasetId: string, ifNotExists: boolean): Promise<void> {
     if (this.st.getDataset(projectId, datasetId) && ifNotExists) return;
     await undeleteDataset(this.st, projectId, datasetId);
+  }
+
+  async patchDatasetResource(projectId: string, datasetId: string, patch: Record<string, unknown>): Promise<void> {
+    await updateDataset(this.st, projectId, datasetId, patch, true);
   }
 
   async putChild(kind: string, projectId: string, datasetId: string, id: string, resource: Record<string, unknown>, tableId?: string): Promise<void> {

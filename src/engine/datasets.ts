@@ -3,6 +3,7 @@
 import { CatalogError, invalid, notFound, notImplemented } from '../storage/errors.js';
 import { newEtag, nowMsString, type Resource } from '../storage/resources.js';
 import type { DatasetEntry, Storage } from '../storage/store.js';
+import { legacyRole } from '../storage/dataset-access.js';
 import { dropNulls, mergePatch, obj, paginate, str, type Page } from './util.js';
 
 /** Fields the service assigns; client values for them are ignored. */
@@ -14,6 +15,14 @@ function defaultAccess(): Resource[] {
     { role: 'OWNER', specialGroup: 'projectOwners' },
     { role: 'READER', specialGroup: 'projectReaders' },
   ];
+}
+
+/** roles/bigquery.dataOwner/dataEditor/dataViewer are accepted but stored and returned as OWNER/WRITER/READER. */
+function legacyAccess(access: unknown[]): unknown[] {
+  return access.map((e) => {
+    const o = obj(e);
+    return o && typeof o.role === 'string' ? { ...o, role: legacyRole(o.role) } : e;
+  });
 }
 
 function rejectExternal(body: Resource): void {
@@ -46,7 +55,7 @@ export async function insertDataset(st: Storage, urlProject: string, urlDataset:
     lastModifiedTime: now,
     etag: newEtag(),
   };
-  if (!Array.isArray(res.access)) res.access = defaultAccess();
+  res.access = Array.isArray(res.access) ? legacyAccess(res.access) : defaultAccess();
   await st.createDataset(p, d, res);
   return res;
 }
@@ -101,6 +110,7 @@ export async function updateDataset(st: Storage, p: string, d: string, body: Res
     if (!Array.isArray(next.access)) next.access = old.access;
   }
   const res: Resource = { ...next, ...keep, lastModifiedTime: nextModified(old.lastModifiedTime), etag: newEtag() };
+  if (Array.isArray(res.access)) res.access = legacyAccess(res.access);
   await st.setDatasetResource(e, res);
   return res;
 }

@@ -203,7 +203,10 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
     UndeleteDataset: unary(async (r: ResourceRequest) => res(await datasets.undeleteDataset(st, r.projectId, r.datasetId))),
 
     InsertTable: unary(async (r: ResourceRequest) => res(await tables.insertTable(st, r.projectId, r.datasetId, r.tableId, parseResource(r.resourceJson)))),
-    GetTable: unary((r: ResourceRequest) => res(tables.getTable(st, r.projectId, r.datasetId, r.tableId))),
+    GetTable: unary((r: ResourceRequest) =>
+      // options.iamPolicy: the table's GRANT bindings (tables.getIamPolicy), which the REST resource hides.
+      res(flag(r.options, 'iamPolicy') ? (st.requireTable(r.projectId, r.datasetId, r.tableId).resource.iamPolicy ?? {}) : tables.getTable(st, r.projectId, r.datasetId, r.tableId)),
+    ),
     ListTables: unary((r: ListRequest) => list(tables.listTables(st, r.projectId, r.datasetId, r.pageToken, r.maxResults))),
     UpdateTable: unary(async (r: ResourceRequest) =>
       res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, parseResource(r.resourceJson), flag(r.options, 'patch'))),

@@ -24,6 +24,7 @@ import { checkTargetFilter, checkPartitionFilters } from './partition-filter.js'
 import { callScalar, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
 import { applyNested } from './nested-dml.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
+import { legacyRole, memberToAccess, sameGrant, type AccessEntry } from '../storage/dataset-access.js';
 
 const fq = (id: TableId) => `${id.projectId}:${id.datasetId}.${id.tableId}`;
 
@@ -1169,11 +1170,22 @@ export async function grant(s: Session, st: A.GrantStmt): Promise<QueryResult> {
     members.push(v);
   }
   if (st.resourceType.toUpperCase() === 'SCHEMA') {
-    // Accepted once the dataset exists; dataset-level grants are not kept (the catalog has no dataset patch).
+    // Dataset grants live in the dataset's access list (datasets.get `access[]`), as in the real service.
     const parts = splitPath(st.resource);
     const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
     const datasetId = parts[parts.length - 1]!;
-    if (!s.ctx.catalog.getDataset(projectId, datasetId)) throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
+    const ds = s.ctx.catalog.getDataset(projectId, datasetId);
+    if (!ds) throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
+    let access = (Array.isArray(ds.resource.access) ? ds.resource.access : []) as AccessEntry[];
+    for (const role of st.roles) {
+      for (const m of members) {
+        const principal = memberToAccess(m);
+        const has = access.some((e) => sameGrant(e, role, principal));
+        if (st.revoke) access = access.filter((e) => !sameGrant(e, role, principal));
+        else if (!has) access = [...access, { role: legacyRole(role), ...principal }];
+      }
+    }
+    await s.ctx.catalog.patchDatasetResource(projectId, datasetId, { access });
     return result(type, {});
   }
   const id = targetId(s, st.resource, st.loc);

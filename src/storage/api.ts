@@ -63,6 +63,8 @@ export interface QueryCatalog {
   createDataset(projectId: string, datasetId: string, resource: Record<string, unknown>, ifNotExists: boolean): Promise<void>;
   dropDataset(projectId: string, datasetId: string, cascade: boolean, ifExists: boolean): Promise<void>;
   undropDataset(projectId: string, datasetId: string, ifNotExists: boolean): Promise<void>;
+  /** datasets.patch of REST fields (GRANT/REVOKE ON SCHEMA edit `access`). */
+  patchDatasetResource(projectId: string, datasetId: string, patch: Record<string, unknown>): Promise<void>;
 
   /** Routines, models, row-access policies (JSON resources kept in catalog.store). */
   putChild(kind: string, projectId: string, datasetId: string, id: string, resource: Record<string, unknown>, tableId?: string): Promise<void>;

@@ -97,6 +97,7 @@ export class MemoryCatalog implements QueryCatalog {
   }
   async alterColumns(): Promise<void> {}
   async patchTableResource(): Promise<void> {}
+  async patchDatasetResource(): Promise<void> {}
   async createDataset(projectId: string, datasetId: string, resource: Record<string, unknown>): Promise<void> {
     this.datasets.set(`${projectId}.${datasetId}`, resource);
   }

@@ -165,9 +165,15 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
       throw notFound(`Not found: POST ${req.url.split('?')[0]}`);
     }
     const t = checkTableId(seg.slice(0, colon));
-    await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t });
     const body = bodyObject(req.body);
-    if (verb === 'getIamPolicy') return { version: 1, etag: 'BwYAAAAAAAA=' };
+    if (verb === 'getIamPolicy') {
+      // The bindings GRANT/REVOKE keep on the table (omitted when there are none, as the service does).
+      const r = await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t, options: { iamPolicy: 'true' } });
+      const policy = JSON.parse(r.resource_json || '{}') as { bindings?: unknown };
+      const bindings = Array.isArray(policy.bindings) && policy.bindings.length ? policy.bindings : undefined;
+      return { version: 1, etag: etagOf(JSON.stringify(bindings ?? [])), ...(bindings ? { bindings } : {}) };
+    }
+    await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t });
     if (verb === 'setIamPolicy') {
       const policy = isObj(body['policy']) ? body['policy'] : {};
       return { version: 1, ...policy, etag: 'BwYAAAAAAAE=' };
