@@ -6,7 +6,7 @@
 //   from -> Filter(WHERE) -> Aggregate -> Filter(HAVING) -> Window
 //        -> Filter(QUALIFY) -> Project(items + hidden ORDER BY keys)
 //        -> Aggregate(DISTINCT) -> Sort -> Limit -> Project(drop hidden)
-import type { Value } from '../types/values.js';
+import type { Interval, Value } from '../types/values.js';
 import type * as A from '../../grammar/ast.js';
 import { T, arrayOf, isGroupable, isOrderable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer, CteDef } from './context.js';
@@ -1033,6 +1033,7 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   const fname = item.name.join('.').toUpperCase();
   if (fname.startsWith('ML.')) return mlStub(an, item, fname, scope);
   if (fname === 'RANGE_SESSIONIZE') return rangeSessionize(an, item, scope);
+  if (fname === 'GAP_FILL') return gapFill(an, item, scope);
   const def = expr.findUdf(an, item.name);
   if (!def || !def.tableFunction || !def.query) throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);
   if (item.args.length !== def.params.length) {
@@ -1156,6 +1157,173 @@ function rangeSessionize(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
     const out = resolveQuery(an, stmt.query, undefined);
     const rv = rangeOver(item.alias ?? 'range_sessionize', out.rel, out.names);
     const rel: Rel = { kind: 'with', ctes: [{ id, name: '__rs_input', plan: input.rel }], body: out.rel, columns: out.rel.columns };
+    return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+  } finally {
+    an.ctes.splice(0);
+    an.ctes.push(...savedCtes);
+  }
+}
+
+/**
+ * GAP_FILL(TABLE t | (subquery), ts_column, bucket_width [, partitioning_columns => [...]]
+ * [, value_columns => [(col, 'null'|'locf'|'linear'), ...]] [, origin => x] [, ignore_null_values => b]):
+ * one row per grid point (origin + k * bucket_width) between the first and the
+ * last time point of each partition. A value is the input row's at exactly that
+ * point, or else filled: NULL, the last observed value (locf) or the linear
+ * interpolation of its neighbours. Planned as a window query over the input
+ * rows unioned with the grid points, ordered by time (input rows first at a tie).
+ */
+function gapFill(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
+  const fn = 'GAP_FILL';
+  if (!item.args.length) throw sqlError(`Number of arguments does not match for table-valued function ${fn}`, item.loc);
+  const input = tableArgument(an, item.args[0]!, `${fn} argument 1`);
+  const named = new Map<string, A.Expr>();
+  const positional: A.Expr[] = [];
+  for (const a of item.args.slice(1)) {
+    if (a.kind === 'TableArg' || a.kind === 'Query' || a.kind === 'ModelArg') throw sqlError(`${fn} takes a table only as its first argument`, a.loc);
+    if (a.kind === 'NamedArgument') {
+      const n = a.name.toLowerCase();
+      if (named.has(n)) throw sqlError(`Duplicate named argument ${a.name} in ${fn}`, a.loc);
+      named.set(n, a.value);
+    } else if (named.size) throw sqlError(`Positional argument follows named argument in ${fn}`, a.loc);
+    else positional.push(a);
+  }
+  const order = ['ts_column', 'bucket_width', 'partitioning_columns', 'value_columns', 'origin', 'ignore_null_values'];
+  if (positional.length > order.length) throw sqlError(`Number of arguments does not match for table-valued function ${fn}`, item.loc);
+  positional.forEach((a, i) => {
+    if (named.has(order[i]!)) throw sqlError(`Named argument ${order[i]} of ${fn} is also given positionally`, a.loc);
+    named.set(order[i]!, a);
+  });
+  for (const n of named.keys()) if (!order.includes(n)) throw sqlError(`Unknown named argument ${n} of ${fn}`, item.loc);
+  for (const n of ['ts_column', 'bucket_width']) if (!named.has(n)) throw sqlError(`${fn} requires argument ${n}`, item.loc);
+  const constant = (n: string): { value: Value; type: SqlType; loc: A.Loc } => {
+    const a = named.get(n)!;
+    const e = resolveExpr(an, a, { scope, clause: 'table-valued function argument' });
+    const v = constantValue(e);
+    if (v === undefined) throw sqlError(`${fn} argument ${n} must be a constant`, a.loc);
+    if (v === null) throw sqlError(`${fn} argument ${n} must not be NULL`, a.loc);
+    return { value: v, type: e.type, loc: a.loc };
+  };
+  const lower = input.names.map((c) => c.toLowerCase());
+  const q = (name: string): string => '`' + name.replace(/[`\\]/g, '\\$&') + '`';
+  const column = (name: string, what: string, loc: A.Loc): number => {
+    const i = lower.indexOf(name.toLowerCase());
+    if (i < 0) throw sqlError(`${fn} ${what} ${name} is not a column of the input table`, loc);
+    return i;
+  };
+
+  const ts = constant('ts_column');
+  if (ts.type.kind !== 'STRING') throw sqlError(`${fn} ts_column must be a STRING`, ts.loc);
+  const tsIdx = column(ts.value as string, 'ts_column', ts.loc);
+  const tsType = input.rel.columns[tsIdx]!.type;
+  if (tsType.kind !== 'DATE' && tsType.kind !== 'DATETIME' && tsType.kind !== 'TIMESTAMP') {
+    throw sqlError(`${fn} ts_column ${input.names[tsIdx]} must be of type DATE, DATETIME or TIMESTAMP, not ${typeToSql(tsType)}`, ts.loc);
+  }
+  const bw = constant('bucket_width');
+  if (bw.type.kind !== 'INTERVAL') throw sqlError(`${fn} bucket_width must be an INTERVAL`, bw.loc);
+  const iv = bw.value as Interval;
+  // The grid is kept in integer steps of the time column's unit (days for DATE, microseconds otherwise).
+  if (iv.months !== 0) throw sqlError(`${fn} bucket_width with a MONTH, QUARTER or YEAR part is not supported`, bw.loc);
+  let width: bigint;
+  if (tsType.kind === 'DATE') {
+    if (iv.micros !== 0n) throw sqlError(`${fn} bucket_width for a DATE column must be a whole number of days`, bw.loc);
+    width = BigInt(iv.days);
+  } else width = BigInt(iv.days) * 86_400_000_000n + iv.micros;
+  if (width <= 0n) throw sqlError(`${fn} bucket_width must be positive`, bw.loc);
+  let origin: bigint = tsType.kind === 'DATE' ? BigInt(Math.floor(Date.UTC(1950, 0, 1) / 86_400_000)) : BigInt(Date.UTC(1950, 0, 1)) * 1000n;
+  if (named.has('origin')) {
+    const o = constant('origin');
+    if (o.type.kind !== tsType.kind) throw sqlError(`${fn} origin must have the type of ts_column (${typeToSql(tsType)}), not ${typeToSql(o.type)}`, o.loc);
+    origin = typeof o.value === 'number' ? BigInt(o.value) : (o.value as bigint);
+  }
+  let parts: number[] = [];
+  if (named.has('partitioning_columns')) {
+    const p = constant('partitioning_columns');
+    if (p.type.kind !== 'ARRAY' || p.type.element.kind !== 'STRING') throw sqlError(`${fn} partitioning_columns must be an ARRAY<STRING>`, p.loc);
+    parts = (p.value as string[]).map((c) => column(c, 'partitioning column', p.loc));
+  }
+  let values: { idx: number; method: 'null' | 'locf' | 'linear' }[];
+  if (named.has('value_columns')) {
+    const v = constant('value_columns');
+    const ok = v.type.kind === 'ARRAY' && v.type.element.kind === 'STRUCT' && v.type.element.fields.length === 2 && v.type.element.fields.every((f) => f.type.kind === 'STRING');
+    if (!ok) throw sqlError(`${fn} value_columns must be an ARRAY<STRUCT<STRING, STRING>>`, v.loc);
+    values = (v.value as Value[][]).map(([name, method]) => {
+      const idx = column(name as string, 'value column', v.loc);
+      const m = String(method).toLowerCase();
+      if (m !== 'null' && m !== 'locf' && m !== 'linear') throw sqlError(`${fn} gap-filling method must be 'null', 'locf' or 'linear', not '${String(method)}'`, v.loc);
+      const t = input.rel.columns[idx]!.type.kind;
+      if (m === 'linear' && t !== 'INT64' && t !== 'FLOAT64' && t !== 'NUMERIC' && t !== 'BIGNUMERIC') {
+        throw sqlError(`${fn} linear gap filling requires a numeric column; ${input.names[idx]} is ${t}`, v.loc);
+      }
+      return { idx, method: m };
+    });
+  } else values = input.names.map((_, idx) => ({ idx, method: 'null' as const })).filter((c) => c.idx !== tsIdx && !parts.includes(c.idx));
+  const seen = new Set<number>();
+  for (const c of values) {
+    if (c.idx === tsIdx || parts.includes(c.idx)) throw sqlError(`${fn} value column ${input.names[c.idx]} is the ts_column or a partitioning column`, item.loc);
+    if (seen.has(c.idx)) throw sqlError(`${fn} value column ${input.names[c.idx]} is given more than once`, item.loc);
+    seen.add(c.idx);
+  }
+  let ignoreNulls = true;
+  if (named.has('ignore_null_values')) {
+    const b = constant('ignore_null_values');
+    if (b.type.kind !== 'BOOL') throw sqlError(`${fn} ignore_null_values must be a BOOL`, b.loc);
+    ignoreNulls = b.value as boolean;
+  }
+
+  const tsc = q(input.names[tsIdx]!);
+  const toUnit = tsType.kind === 'DATE' ? `UNIX_DATE(${tsc})` : tsType.kind === 'DATETIME' ? `UNIX_MICROS(TIMESTAMP(${tsc}, 'UTC'))` : `UNIX_MICROS(${tsc})`;
+  const fromUnit = (x: string): string => tsType.kind === 'DATE' ? `DATE_FROM_UNIX_DATE(${x})` : tsType.kind === 'DATETIME' ? `DATETIME(TIMESTAMP_MICROS(${x}), 'UTC')` : `TIMESTAMP_MICROS(${x})`;
+  // floor((x - origin) / width) with DIV/MOD, exact on INT64 (DIV truncates toward zero)
+  const floorIdx = (x: string): string => `(DIV(${x} - ${origin}, ${width}) - IF(MOD(${x} - ${origin}, ${width}) < 0, 1, 0))`;
+  const ceilIdx = (x: string): string => `(${floorIdx(x)} + IF(MOD(${x} - ${origin}, ${width}) = 0, 0, 1))`;
+  const pcols = parts.map((i) => q(input.names[i]!));
+  const vcol = (i: number): string => `__gf_v${i}`;
+  const dataSel = [...pcols, `${toUnit} AS __gf_t`, '0 AS __gf_grid', ...values.map((c, k) => `${q(input.names[c.idx]!)} AS ${vcol(k)}`)];
+  const gridSel = [...pcols, `${origin} + __gf_k * ${width} AS __gf_t`, '1 AS __gf_grid', ...values.map((c, k) => `CAST(NULL AS ${typeToSql(input.rel.columns[c.idx]!.type)}) AS ${vcol(k)}`)];
+  const partBy = pcols.length ? `PARTITION BY ${pcols.join(', ')} ` : '';
+  const upTo = `(${partBy}ORDER BY __gf_t, __gf_grid ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
+  const from = `(${partBy}ORDER BY __gf_t, __gf_grid ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)`;
+  // Per value column, the middle query keeps the neighbouring observations as STRUCT(t, v):
+  // a STRUCT is non-NULL even when its v is NULL ("the last input row" vs "the last non-NULL value").
+  const filled = values.map((c, k) => {
+    const v = vcol(k);
+    const obs = (nonNullOnly: boolean): string => `IF(__gf_grid = 0${nonNullOnly ? ` AND ${v} IS NOT NULL` : ''}, STRUCT(__gf_t AS t, ${v} AS v), NULL)`;
+    if (c.method === 'null') return `LAST_VALUE(${obs(false)} IGNORE NULLS) OVER ${upTo} AS __gf_p${k}`;
+    const prev = `LAST_VALUE(${obs(ignoreNulls)} IGNORE NULLS) OVER ${upTo} AS __gf_p${k}`;
+    if (c.method === 'locf') return prev;
+    return `${prev}, FIRST_VALUE(${obs(ignoreNulls)} IGNORE NULLS) OVER ${from} AS __gf_n${k}`;
+  });
+  const final = (k: number, method: 'null' | 'locf' | 'linear', type: SqlType): string => {
+    const p = `__gf_p${k}`, n = `__gf_n${k}`;
+    if (method === 'null') return `IF(${p}.t = __gf_t, ${p}.v, NULL)`;
+    if (method === 'locf') return `${p}.v`;
+    // INT64 is interpolated in FLOAT64 and rounded half away from zero (the documented 77.5 -> 78)
+    const calc = type.kind === 'INT64'
+      ? `CAST(ROUND(${p}.v + (${n}.v - ${p}.v) * (__gf_t - ${p}.t) / (${n}.t - ${p}.t)) AS INT64)`
+      : `${p}.v + (${n}.v - ${p}.v) * CAST(__gf_t - ${p}.t AS ${typeToSql(type)}) / CAST(${n}.t - ${p}.t AS ${typeToSql(type)})`;
+    return `CASE WHEN ${p}.t = __gf_t THEN ${p}.v WHEN ${p} IS NULL OR ${n} IS NULL THEN NULL ELSE ${calc} END`;
+  };
+  const outCols = [`${fromUnit('__gf_t')} AS ${tsc}`, ...pcols, ...values.map((c, k) => `${final(k, c.method, input.rel.columns[c.idx]!.type)} AS ${q(input.names[c.idx]!)}`)];
+  const sql = `SELECT ${outCols.join(', ')} FROM (
+      SELECT ${[...pcols, '__gf_t', '__gf_grid', ...filled].join(', ')}
+      FROM (
+        SELECT ${dataSel.join(', ')} FROM __gf_input WHERE ${tsc} IS NOT NULL
+        UNION ALL
+        SELECT ${gridSel.join(', ')}
+        FROM (SELECT ${[...pcols, `MIN(${toUnit}) AS __gf_lo`, `MAX(${toUnit}) AS __gf_hi`].join(', ')} FROM __gf_input WHERE ${tsc} IS NOT NULL${pcols.length ? ` GROUP BY ${pcols.join(', ')}` : ''}),
+          UNNEST(GENERATE_ARRAY(${ceilIdx('__gf_lo')}, ${floorIdx('__gf_hi')})) AS __gf_k))
+    WHERE __gf_grid = 1`;
+  const stmt = an.env.parse(sql).statements[0];
+  if (stmt?.kind !== 'QueryStatement') throw new Error('GAP_FILL: internal query did not parse');
+  const id = an.newId();
+  const columns = input.rel.columns.map((c, k) => ({ ...c, name: input.names[k] ?? c.name }));
+  const savedCtes = an.ctes.splice(0);
+  an.ctes.push(new Map([['__gf_input', { id, name: '__gf_input', columns, isValueTable: false }]]));
+  try {
+    const out = resolveQuery(an, stmt.query, undefined);
+    const rv = rangeOver(item.alias ?? 'gap_fill', out.rel, out.names);
+    const rel: Rel = { kind: 'with', ctes: [{ id, name: '__gf_input', plan: input.rel }], body: out.rel, columns: out.rel.columns };
     return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
   } finally {
     an.ctes.splice(0);
