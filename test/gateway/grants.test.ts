@@ -1,6 +1,6 @@
 // GRANT/REVOKE over HTTP: schema grants land in datasets.get `access[]` (the
 // three predefined data roles in their legacy form), table grants come back
-// from tables.getIamPolicy as bindings.
+// from tables.getIamPolicy as bindings (setIamPolicy replaces them).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 
@@ -57,5 +57,21 @@ describe.skipIf(!hasRealEngine())('GRANT and REVOKE through the REST API', () =>
 
     const missing = await rest(url('/datasets/d/tables/nope:getIamPolicy'), { method: 'POST', json: {} });
     expect(missing.status).toBe(404);
+  });
+
+  it('tables.setIamPolicy replaces the bindings getIamPolicy and OBJECT_PRIVILEGES read', async () => {
+    expect((await query('CREATE TABLE d.s (a INT64); GRANT `roles/bigquery.dataEditor` ON TABLE d.s TO "group:old@example.com"')).status).toBe(200);
+    const bindings = [{ role: 'roles/bigquery.dataViewer', members: ['user:cy@example.com'] }];
+    const set = await rest(url('/datasets/d/tables/s:setIamPolicy'), { method: 'POST', json: { policy: { bindings } } });
+    expect(set.status).toBe(200);
+    expect(set.body.bindings).toEqual(bindings);
+    const got = (await rest(url('/datasets/d/tables/s:getIamPolicy'), { method: 'POST', json: {} })).body;
+    expect(got).toEqual(set.body);
+    const privs = await query('SELECT privilege_type, grantee FROM gp.`region-us`.INFORMATION_SCHEMA.OBJECT_PRIVILEGES WHERE object_schema = "d" AND object_name = "s"');
+    expect(privs.body.rows.map((r: any) => r.f.map((c: any) => c.v))).toEqual([['roles/bigquery.dataViewer', 'user:cy@example.com']]);
+
+    const bad = await rest(url('/datasets/d/tables/s:setIamPolicy'), { method: 'POST', json: { policy: { bindings: [{ members: ['user:x@example.com'] }] } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toBe("Invalid value at 'policy.bindings[0]'");
   });
 });

@@ -173,11 +173,22 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
       const bindings = Array.isArray(policy.bindings) && policy.bindings.length ? policy.bindings : undefined;
       return { version: 1, etag: etagOf(JSON.stringify(bindings ?? [])), ...(bindings ? { bindings } : {}) };
     }
-    await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t });
     if (verb === 'setIamPolicy') {
+      // Replaces the bindings GRANT/REVOKE keep (what getIamPolicy and OBJECT_PRIVILEGES read); nothing is enforced.
       const policy = isObj(body['policy']) ? body['policy'] : {};
-      return { version: 1, ...policy, etag: 'BwYAAAAAAAE=' };
+      const raw = policy['bindings'] ?? [];
+      if (!Array.isArray(raw)) throw invalid("Invalid value at 'policy.bindings'");
+      const bindings = raw.map((b, i) => {
+        const members = isObj(b) ? b['members'] ?? [] : undefined;
+        if (!isObj(b) || typeof b['role'] !== 'string' || !Array.isArray(members) || !members.every((m) => typeof m === 'string')) {
+          throw invalid(`Invalid value at 'policy.bindings[${i}]'`);
+        }
+        return { role: b['role'], members: members as string[] };
+      }).filter((b) => b.members.length);
+      await ctx.call('UpdateTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify({ iamPolicy: { bindings } }), options: { patch: 'true' } });
+      return { version: 1, etag: etagOf(JSON.stringify(bindings.length ? bindings : [])), ...(bindings.length ? { bindings } : {}) };
     }
+    await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t });
     const perms = Array.isArray(body['permissions']) ? body['permissions'].filter((x): x is string => typeof x === 'string') : [];
     return perms.length ? { permissions: perms } : {};
   });
