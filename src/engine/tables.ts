@@ -160,6 +160,8 @@ export async function updateTable(st: Storage, p: string, d: string, t: string, 
   const clientFields = Object.fromEntries(Object.entries(body).filter(([k]) => !MANAGED.includes(k)));
   const kind = kindOf(patch ? { ...old, ...clientFields } : body, e.kind);
   let next: Resource = patch ? mergePatch(old, clientFields) : shapeBody(body, kind);
+  // GRANT/setIamPolicy bindings are IAM, not resource fields: tables.update keeps them.
+  if (!patch && old.iamPolicy !== undefined) next.iamPolicy = old.iamPolicy;
   next.type = kind;
   if (kind === 'VIEW' && obj(next.view) && typeof (next.view as Resource).useLegacySql !== 'boolean') next.view = { ...(next.view as Resource), useLegacySql: false };
   const oldFields = schemaFieldsOf(old);

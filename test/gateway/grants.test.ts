@@ -70,6 +70,11 @@ describe.skipIf(!hasRealEngine())('GRANT and REVOKE through the REST API', () =>
     const privs = await query('SELECT privilege_type, grantee FROM gp.`region-us`.INFORMATION_SCHEMA.OBJECT_PRIVILEGES WHERE object_schema = "d" AND object_name = "s"');
     expect(privs.body.rows.map((r: any) => r.f.map((c: any) => c.v))).toEqual([['roles/bigquery.dataViewer', 'user:cy@example.com']]);
 
+    // tables.update (PUT) replaces the resource, not its IAM policy.
+    const table = (await rest(url('/datasets/d/tables/s'))).body;
+    expect((await rest(url('/datasets/d/tables/s'), { method: 'PUT', json: { ...table, description: 'x' } })).status).toBe(200);
+    expect((await rest(url('/datasets/d/tables/s:getIamPolicy'), { method: 'POST', json: {} })).body.bindings).toEqual(bindings);
+
     const bad = await rest(url('/datasets/d/tables/s:setIamPolicy'), { method: 'POST', json: { policy: { bindings: [{ members: ['user:x@example.com'] }] } } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toBe("Invalid value at 'policy.bindings[0]'");
