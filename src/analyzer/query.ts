@@ -1222,12 +1222,16 @@ function gapFill(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   const bw = constant('bucket_width');
   if (bw.type.kind !== 'INTERVAL') throw sqlError(`${fn} bucket_width must be an INTERVAL`, bw.loc);
   const iv = bw.value as Interval;
-  // The grid is kept in integer steps of the time column's unit (days for DATE, microseconds otherwise).
-  if (iv.months !== 0) throw sqlError(`${fn} bucket_width with a MONTH, QUARTER or YEAR part is not supported`, bw.loc);
+  // The grid is kept in integer steps of the time column's unit (days for DATE,
+  // microseconds otherwise); a DATE grid may instead step in months (as DATE_BUCKET).
+  const monthly = tsType.kind === 'DATE' && iv.months !== 0;
+  if (iv.months !== 0 && (!monthly || iv.days !== 0 || iv.micros !== 0n)) {
+    throw sqlError(`${fn} bucket_width with a MONTH, QUARTER or YEAR part is only supported alone, for a DATE ts_column`, bw.loc);
+  }
   let width: bigint;
   if (tsType.kind === 'DATE') {
     if (iv.micros !== 0n) throw sqlError(`${fn} bucket_width for a DATE column must be a whole number of days`, bw.loc);
-    width = BigInt(iv.days);
+    width = BigInt(monthly ? iv.months : iv.days);
   } else width = BigInt(iv.days) * 86_400_000_000n + iv.micros;
   if (width <= 0n) throw sqlError(`${fn} bucket_width must be positive`, bw.loc);
   let origin: bigint = tsType.kind === 'DATE' ? BigInt(Math.floor(Date.UTC(1950, 0, 1) / 86_400_000)) : BigInt(Date.UTC(1950, 0, 1)) * 1000n;
@@ -1277,10 +1281,18 @@ function gapFill(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   // floor((x - origin) / width) with DIV/MOD, exact on INT64 (DIV truncates toward zero)
   const floorIdx = (x: string): string => `(DIV(${x} - ${origin}, ${width}) - IF(MOD(${x} - ${origin}, ${width}) < 0, 1, 0))`;
   const ceilIdx = (x: string): string => `(${floorIdx(x)} + IF(MOD(${x} - ${origin}, ${width}) = 0, 0, 1))`;
+  // Monthly DATE grid: bucket k starts at origin + k * width months; the first and last
+  // buckets come from DATE_BUCKET (its lower bounds are whole steps from the origin).
+  const od = `DATE_FROM_UNIX_DATE(${origin})`;
+  const mBucket = (x: string): string => `DATE_BUCKET(DATE_FROM_UNIX_DATE(${x}), INTERVAL ${width} MONTH, ${od})`;
+  const mIdx = (x: string): string => `DIV(DATE_DIFF(${mBucket(x)}, ${od}, MONTH), ${width})`;
+  const loIdx = monthly ? `(${mIdx('__gf_lo')} + IF(UNIX_DATE(${mBucket('__gf_lo')}) = __gf_lo, 0, 1))` : ceilIdx('__gf_lo');
+  const hiIdx = monthly ? mIdx('__gf_hi') : floorIdx('__gf_hi');
+  const gridT = monthly ? `UNIX_DATE(DATE_ADD(${od}, INTERVAL __gf_k * ${width} MONTH))` : `${origin} + __gf_k * ${width}`;
   const pcols = parts.map((i) => q(input.names[i]!));
   const vcol = (i: number): string => `__gf_v${i}`;
   const dataSel = [...pcols, `${toUnit} AS __gf_t`, '0 AS __gf_grid', ...values.map((c, k) => `${q(input.names[c.idx]!)} AS ${vcol(k)}`)];
-  const gridSel = [...pcols, `${origin} + __gf_k * ${width} AS __gf_t`, '1 AS __gf_grid', ...values.map((c, k) => `CAST(NULL AS ${typeToSql(input.rel.columns[c.idx]!.type)}) AS ${vcol(k)}`)];
+  const gridSel = [...pcols, `${gridT} AS __gf_t`, '1 AS __gf_grid', ...values.map((c, k) => `CAST(NULL AS ${typeToSql(input.rel.columns[c.idx]!.type)}) AS ${vcol(k)}`)];
   const partBy = pcols.length ? `PARTITION BY ${pcols.join(', ')} ` : '';
   const upTo = `(${partBy}ORDER BY __gf_t, __gf_grid ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
   const from = `(${partBy}ORDER BY __gf_t, __gf_grid ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)`;
@@ -1312,7 +1324,7 @@ function gapFill(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
         UNION ALL
         SELECT ${gridSel.join(', ')}
         FROM (SELECT ${[...pcols, `MIN(${toUnit}) AS __gf_lo`, `MAX(${toUnit}) AS __gf_hi`].join(', ')} FROM __gf_input WHERE ${tsc} IS NOT NULL${pcols.length ? ` GROUP BY ${pcols.join(', ')}` : ''}),
-          UNNEST(GENERATE_ARRAY(${ceilIdx('__gf_lo')}, ${floorIdx('__gf_hi')})) AS __gf_k))
+          UNNEST(GENERATE_ARRAY(${loIdx}, ${hiIdx})) AS __gf_k))
     WHERE __gf_grid = 1`;
   const stmt = an.env.parse(sql).statements[0];
   if (stmt?.kind !== 'QueryStatement') throw new Error('GAP_FILL: internal query did not parse');
