@@ -1147,21 +1147,7 @@ function rangeSessionize(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
           FROM __rs_input
           WINDOW __rs_prev AS (PARTITION BY ${partition} ORDER BY RANGE_START(${rc}), RANGE_END(${rc}) ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))))
     WINDOW __rs_s AS (PARTITION BY ${partition}, __rs_sid)`;
-  const stmt = an.env.parse(sql).statements[0];
-  if (stmt?.kind !== 'QueryStatement') throw new Error('RANGE_SESSIONIZE: internal query did not parse');
-  const id = an.newId();
-  const columns = input.rel.columns.map((c, k) => ({ ...c, name: input.names[k] ?? c.name }));
-  const savedCtes = an.ctes.splice(0);
-  an.ctes.push(new Map([['__rs_input', { id, name: '__rs_input', columns, isValueTable: false }]]));
-  try {
-    const out = resolveQuery(an, stmt.query, undefined);
-    const rv = rangeOver(item.alias ?? 'range_sessionize', out.rel, out.names);
-    const rel: Rel = { kind: 'with', ctes: [{ id, name: '__rs_input', plan: input.rel }], body: out.rel, columns: out.rel.columns };
-    return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
-  } finally {
-    an.ctes.splice(0);
-    an.ctes.push(...savedCtes);
-  }
+  return resolveRewrittenTvf(an, item, input, sql, '__rs_input', 'range_sessionize');
 }
 
 /**
@@ -1326,16 +1312,25 @@ function gapFill(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
         FROM (SELECT ${[...pcols, `MIN(${toUnit}) AS __gf_lo`, `MAX(${toUnit}) AS __gf_hi`].join(', ')} FROM __gf_input WHERE ${tsc} IS NOT NULL${pcols.length ? ` GROUP BY ${pcols.join(', ')}` : ''}),
           UNNEST(GENERATE_ARRAY(${loIdx}, ${hiIdx})) AS __gf_k))
     WHERE __gf_grid = 1`;
+  return resolveRewrittenTvf(an, item, input, sql, '__gf_input', 'gap_fill');
+}
+
+/**
+ * Resolves a built-in table function written as SQL over its table argument:
+ * the argument is visible to `sql` as the CTE `inputName` (and only it: the
+ * caller's CTEs are hidden), and the result is a WITH over the argument's plan.
+ */
+function resolveRewrittenTvf(an: Analyzer, item: A.TvfRef, input: RelOut, sql: string, inputName: string, defaultAlias: string): Leaf {
   const stmt = an.env.parse(sql).statements[0];
-  if (stmt?.kind !== 'QueryStatement') throw new Error('GAP_FILL: internal query did not parse');
+  if (stmt?.kind !== 'QueryStatement') throw new Error(`${defaultAlias}: internal query did not parse`);
   const id = an.newId();
   const columns = input.rel.columns.map((c, k) => ({ ...c, name: input.names[k] ?? c.name }));
   const savedCtes = an.ctes.splice(0);
-  an.ctes.push(new Map([['__gf_input', { id, name: '__gf_input', columns, isValueTable: false }]]));
+  an.ctes.push(new Map([[inputName, { id, name: inputName, columns, isValueTable: false }]]));
   try {
     const out = resolveQuery(an, stmt.query, undefined);
-    const rv = rangeOver(item.alias ?? 'gap_fill', out.rel, out.names);
-    const rel: Rel = { kind: 'with', ctes: [{ id, name: '__gf_input', plan: input.rel }], body: out.rel, columns: out.rel.columns };
+    const rv = rangeOver(item.alias ?? defaultAlias, out.rel, out.names);
+    const rel: Rel = { kind: 'with', ctes: [{ id, name: inputName, plan: input.rel }], body: out.rel, columns: out.rel.columns };
     return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
   } finally {
     an.ctes.splice(0);
