@@ -17,6 +17,13 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp('^' + glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
 }
 
+/** Object names under `key`'s literal prefix that match its wildcard pattern, sorted. */
+async function globMatches(key: string, list: (prefix: string) => Promise<string[]>): Promise<string[]> {
+  const star = key.indexOf('*');
+  const re = globToRegExp(key);
+  return (await list(star >= 0 ? key.slice(0, star) : key)).filter((n) => re.test(n)).sort();
+}
+
 function objectStoreHost(): string | undefined {
   const env = process.env;
   if (env['STORAGE_EMULATOR_HOST']) {
@@ -109,8 +116,7 @@ export async function readSource(uri: string): Promise<SourceFile[]> {
     if (!key.includes('*')) {
       return [{ uri, data: await httpGet(`${host}/storage/v1/b/${encodeURIComponent(bucket)}/o/${encodeURIComponent(key)}?alt=media`, uri) }];
     }
-    const re = globToRegExp(key);
-    const names = (await listObjects(host, bucket, key.slice(0, key.indexOf('*')), uri)).filter((n) => re.test(n)).sort();
+    const names = await globMatches(key, (prefix) => listObjects(host, bucket, prefix, uri));
     if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
     return Promise.all(names.map(async (n) => ({
       uri: `${scheme}${bucket}/${n}`,
@@ -123,8 +129,7 @@ export async function readSource(uri: string): Promise<SourceFile[]> {
     if (!ep) throw ioInvalid(`Cannot read ${uri}: ${scheme} sources need S3_ENDPOINT (or ALT_ENDPOINT) set to a path-style endpoint`);
     const { bucket, key } = split(uri, scheme);
     if (!key.includes('*')) return [{ uri, data: await httpGet(`${ep}/${bucket}/${key}`, uri) }];
-    const re = globToRegExp(key);
-    const names = (await listS3(ep, bucket, key.slice(0, key.indexOf('*')), uri)).filter((n) => re.test(n)).sort();
+    const names = await globMatches(key, (prefix) => listS3(ep, bucket, prefix, uri));
     if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
     return Promise.all(names.map(async (n) => ({ uri: `${scheme}${bucket}/${n}`, data: await httpGet(`${ep}/${bucket}/${n}`, n) })));
   }
@@ -143,7 +148,6 @@ export async function readSources(uris: readonly string[]): Promise<SourceFile[]
  */
 export async function destinationHasFiles(uri: string): Promise<boolean> {
   const path = localPath(uri);
-  const star = uri.indexOf('*');
   if (path !== undefined) {
     const re = globToRegExp(basename(path));
     return (await readdir(dirname(path)).catch(() => [] as string[])).some((n) => re.test(n));
@@ -153,9 +157,8 @@ export async function destinationHasFiles(uri: string): Promise<boolean> {
     const host = objectStoreHost();
     if (!host) return false;
     const { bucket, key } = split(uri, scheme);
-    const re = globToRegExp(key);
     try {
-      return (await listObjects(host, bucket, star >= 0 ? key.slice(0, key.indexOf('*')) : key, uri)).some((n) => re.test(n));
+      return (await globMatches(key, (prefix) => listObjects(host, bucket, prefix, uri))).length > 0;
     } catch (e) {
       if (e instanceof IoError && e.code === 404) return false;
       throw e;
@@ -166,9 +169,8 @@ export async function destinationHasFiles(uri: string): Promise<boolean> {
     const ep = altEndpoint();
     if (!ep) return false;
     const { bucket, key } = split(uri, scheme);
-    const re = globToRegExp(key);
     try {
-      return (await listS3(ep, bucket, star >= 0 ? key.slice(0, key.indexOf('*')) : key, uri)).some((n) => re.test(n));
+      return (await globMatches(key, (prefix) => listS3(ep, bucket, prefix, uri))).length > 0;
     } catch (e) {
       if (e instanceof IoError && e.code === 404) return false;
       throw e;
