@@ -166,7 +166,10 @@ export class EngineSupervisor {
     if (this.opts.binary === undefined) args.push('--grpc-socket', this.socketPath(), '--local-socket', `${this.socketPath()}.local`);
     // A script runs under this very node; anything else is an executable.
     // Node engines get the parent-pipe watchdog preloaded (see PARENT_WATCHDOG).
-    if (/\.(c|m)?js$/.test(bin)) return { file: process.execPath, args: [...ENGINE_NODE_OPTIONS, '--import', PARENT_WATCHDOG, bin, ...args] };
+    // WAREHOUSE_ENGINE_NODE_FLAGS adds node flags for profiling (e.g. `--cpu-prof`,
+    // which NODE_OPTIONS refuses).
+    const extra = (process.env.WAREHOUSE_ENGINE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    if (/\.(c|m)?js$/.test(bin)) return { file: process.execPath, args: [...ENGINE_NODE_OPTIONS, ...extra, '--import', PARENT_WATCHDOG, bin, ...args] };
     return { file: bin, args };
   }
 
