@@ -1,7 +1,39 @@
-// Minimal BigQuery v2 REST client over Node's fetch (undici keeps connections
-// alive, as a real client library would). Every call has a timeout so a hung
+// Minimal BigQuery v2 REST client over node:http with a keep-alive agent (as
+// the client libraries keep connections). Not fetch: undici's fetch costs
+// ~1 ms of client CPU per request on this 2-core machine (measured against a
+// sink server: 1.06 ms vs 0.30 ms for node:http), which the sequential
+// metrics would charge to the emulator. Every call has a timeout so a hung
 // emulator turns into an error for that case instead of stalling the run.
+import http from 'node:http';
 import type { RestField, RestCell } from './compare.js';
+
+const agent = new http.Agent({ keepAlive: true });
+
+/** One HTTP exchange; resolves with the status and the whole body as text. */
+function send(method: string, url: string, body: string | Buffer | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = typeof body === 'string' ? Buffer.from(body) : body;
+    const headers: http.OutgoingHttpHeaders = payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': payload.length };
+    const req = http.request(url, { method, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    req.end(payload);
+  });
+}
 
 export class RestError extends Error {
   constructor(message: string, readonly status: number) {
@@ -43,27 +75,20 @@ export class RestClient {
 
   async request<T>(method: string, url: string, body: unknown, timeoutMs: number): Promise<T> {
     timeoutMs = Math.min(timeoutMs, this.capMs);
-    let res: Response;
+    let res: { status: number; text: string };
     try {
-      res = await fetch(url, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      res = await send(method, url, body === undefined ? undefined : JSON.stringify(body), timeoutMs);
     } catch (e) {
-      const name = e instanceof Error ? e.name : '';
-      if (name === 'TimeoutError' || name === 'AbortError') throw new Error(`${method} ${url}: no answer within ${timeoutMs} ms`);
-      throw new Error(`${method} ${url}: ${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)}`);
+      throw new Error(`${method} ${url}: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const text = await res.text();
+    const text = res.text;
     let json: unknown = undefined;
     try {
       json = text === '' ? {} : JSON.parse(text);
     } catch {
       // Non-JSON body: report it as is below.
     }
-    if (!res.ok) {
+    if (res.status < 200 || res.status >= 300) {
       const msg = (json as { error?: { message?: string } } | undefined)?.error?.message ?? text.slice(0, 300);
       throw new RestError(`HTTP ${res.status}: ${msg}`, res.status);
     }
@@ -93,22 +118,17 @@ export class RestClient {
   }
 
   /** Throws when the service reports per-row insert errors. */
-  async insertAll(datasetId: string, tableId: string, body: string, timeoutMs = 60_000): Promise<void> {
+  async insertAll(datasetId: string, tableId: string, body: string | Buffer, timeoutMs = 60_000): Promise<void> {
     timeoutMs = Math.min(timeoutMs, this.capMs);
     // The body is pre-serialised by the caller so JSON.stringify is not timed.
-    let res: Response;
+    let res: { status: number; text: string };
     try {
-      res = await fetch(`${this.base}/datasets/${datasetId}/tables/${tableId}/insertAll`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      res = await send('POST', `${this.base}/datasets/${datasetId}/tables/${tableId}/insertAll`, body, timeoutMs);
     } catch (e) {
       throw new Error(`insertAll: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const text = await res.text();
-    if (!res.ok) throw new RestError(`insertAll HTTP ${res.status}: ${text.slice(0, 300)}`, res.status);
+    const text = res.text;
+    if (res.status < 200 || res.status >= 300) throw new RestError(`insertAll HTTP ${res.status}: ${text.slice(0, 300)}`, res.status);
     const json = JSON.parse(text || '{}') as InsertAllResponse;
     if (json.insertErrors && json.insertErrors.length > 0) {
       const first = json.insertErrors[0]!;

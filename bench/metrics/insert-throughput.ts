@@ -16,7 +16,7 @@ const FIELDS: RestField[] = [
   { name: 'category', type: 'STRING', mode: 'NULLABLE' },
 ];
 
-function batchBody(first: number, count: number): string {
+function batchBody(first: number, count: number): Buffer {
   const rows = [];
   for (let i = first; i < first + count; i++) {
     const day = new Date(Date.UTC(2024, 0, 1) + (i % 365) * 86_400_000).toISOString().slice(0, 10);
@@ -34,11 +34,11 @@ function batchBody(first: number, count: number): string {
       },
     });
   }
-  return JSON.stringify({ rows });
+  return Buffer.from(JSON.stringify({ rows }));
 }
 
-function batches(total: number, batch: number): string[] {
-  const out: string[] = [];
+function batches(total: number, batch: number): Buffer[] {
+  const out: Buffer[] = [];
   for (let first = 0; first < total; first += batch) out.push(batchBody(first, Math.min(batch, total - first)));
   return out;
 }
