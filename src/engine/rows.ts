@@ -3,18 +3,13 @@ import { invalid, notFound } from '../storage/errors.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
-import { ValueConversionError } from '../types/json-values.js';
-import { takeVector, type Batch } from '../types/vector.js';
-import { ColumnBuilder, setCell } from '../storage/json-rows.js';
+import type { Batch } from '../types/vector.js';
+import { convertRows, keptBatch, type InsertError } from '../storage/json-rows.js';
+import { scannable, scanRows } from '../storage/insert-scan.js';
 import { encodeRows, type WireOptions } from '../types/wire.js';
 import { ResultStore } from './results.js';
 import { insertTable } from './tables.js';
 import { rowsAsOf } from './catalog.js';
-
-interface InsertError {
-  readonly index: number;
-  readonly errors: { reason: string; location: string; debugInfo: string; message: string }[];
-}
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
 export const DEDUP_WINDOW_MS = 5 * 60 * 1000;
@@ -90,6 +85,19 @@ export interface InsertRowsArgs {
   readonly templateSuffix: string;
 }
 
+/** The request's rows parsed (the generic path). */
+function parseRows(a: InsertRowsArgs): unknown[] {
+  let rows: unknown;
+  try {
+    const text = a.rowsUtf8 ? a.rowsUtf8.toString('utf8') : a.rowsJson;
+    rows = text ? JSON.parse(text) : [];
+  } catch {
+    throw invalid('Invalid JSON payload received.');
+  }
+  if (!Array.isArray(rows)) throw invalid('Invalid JSON payload received. rows must be a list.');
+  return rows;
+}
+
 export class RowService {
   private dedup = new DedupCache();
 
@@ -115,115 +123,29 @@ export class RowService {
     }
     const entry = this.st.requireTable(p, d, t);
     if (entry.kind === 'VIEW') throw invalid(`Cannot insert into view ${p}:${d}.${t}`);
-    let rows: unknown;
-    try {
-      const text = a.rowsUtf8 ? a.rowsUtf8.toString('utf8') : a.rowsJson;
-      rows = text ? JSON.parse(text) : [];
-    } catch {
-      throw invalid('Invalid JSON payload received.');
-    }
-    if (!Array.isArray(rows)) throw invalid('Invalid JSON payload received. rows must be a list.');
     const columns = this.st.columnsOf(entry);
-    const nc = columns.length;
     const tableKey = `${p}\u0000${d}\u0000${t}`;
     const now = Date.now();
     const recentIds = this.dedup.forTable(tableKey, now);
-    const n = rows.length;
-    // Pass 1: the row objects to convert (slot k holds row cand[k]); rows that
-    // are not objects fail here, ids seen by earlier requests are skipped.
-    const objs: Record<string, unknown>[] = [];
-    const cand: number[] = [];
-    const candIds: (string | undefined)[] = [];
-    const notObject = new Set<number>();
-    for (let r = 0; r < n; r++) {
-      const item = rows[r] as { insertId?: unknown; json?: unknown } | null;
-      const json = item && typeof item === 'object' ? item.json : undefined;
-      if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-        notObject.add(r);
-        continue;
-      }
-      const insertId = typeof item!.insertId === 'string' && item!.insertId !== '' ? item!.insertId : undefined;
-      if (insertId !== undefined && recentIds.has(insertId)) continue;
-      objs.push(json as Record<string, unknown>);
-      cand.push(r);
-      candIds.push(insertId);
-    }
-    // Pass 2, one column at a time: a tight loop per column with a fixed
-    // converter, writing straight into the column's vector.
-    const m = objs.length;
-    const builders = columns.map((c) => new ColumnBuilder(c.type, m));
-    let rowErrors: (InsertError['errors'] | undefined)[] | null = null;
-    let lowerMaps: (Map<string, unknown> | undefined)[] | null = null;
-    for (let c = 0; c < nc; c++) {
-      const col = columns[c]!;
-      const name = col.name;
-      const lowerName = name.toLowerCase();
-      const type = col.type;
-      const b = builders[c]!;
-      for (let k = 0; k < m; k++) {
-        const o = objs[k]!;
-        let v = o[name];
-        if (v === undefined) {
-          // Column names are case-insensitive.
-          lowerMaps ??= new Array<Map<string, unknown> | undefined>(m);
-          let lower = lowerMaps[k];
-          if (lower === undefined) lowerMaps[k] = lower = new Map(Object.keys(o).map((key) => [key.toLowerCase(), o[key]]));
-          v = lower.get(lowerName);
-        }
-        if ((v === null || v === undefined) && col.required) {
-          rowErrors ??= new Array<InsertError['errors'] | undefined>(m);
-          (rowErrors[k] ??= []).push({ reason: 'invalid', location: name, debugInfo: '', message: `Missing required field: ${name}.` });
-          continue;
-        }
-        try {
-          setCell(b, k, type, v);
-        } catch (e) {
-          if (!(e instanceof ValueConversionError)) throw e;
-          rowErrors ??= new Array<InsertError['errors'] | undefined>(m);
-          (rowErrors[k] ??= []).push({ reason: 'invalid', location: [name, ...e.path].join('.'), debugInfo: '', message: e.message });
-        }
-      }
-    }
-    // Pass 3, in row order: errors, duplicates within the request (of an
-    // accepted row only, as a row-at-a-time loop would see them), acceptance.
-    const errors: InsertError[] = [];
-    const keep: number[] = [];
-    const newIds: string[] = [];
-    const seenInRequest = new Set<string>();
-    for (let r = 0, k = 0; r < n; r++) {
-      if (notObject.has(r)) {
-        errors.push({ index: r, errors: [{ reason: 'invalid', location: '', debugInfo: '', message: 'Row must be a JSON object.' }] });
-        continue;
-      }
-      if (k >= m || cand[k] !== r) continue; // an id seen by an earlier request
-      const slot = k++;
-      const insertId = candIds[slot];
-      if (insertId !== undefined && seenInRequest.has(insertId)) continue;
-      const errs = rowErrors?.[slot];
-      if (errs) {
-        errors.push({ index: r, errors: errs });
-        continue;
-      }
-      keep.push(slot);
-      if (insertId !== undefined) {
-        seenInRequest.add(insertId);
-        newIds.push(insertId);
-      }
-    }
+    // One pass over the request's bytes into the columns; anything unusual
+    // (including invalid JSON) goes the generic way: JSON.parse, then convertRows.
+    let bytes = a.rowsUtf8;
+    if (!bytes && a.rowsJson && !/\p{Cs}/u.test(a.rowsJson)) bytes = Buffer.from(a.rowsJson);
+    const conv = (bytes && scannable(columns) ? scanRows(bytes, columns, recentIds) : null) ?? convertRows(parseRows(a), columns, recentIds);
+    const { n, errors, keep, newIds } = conv;
     if (errors.length > 0 && !a.skipInvalidRows) {
       // The whole request is rejected: every other row is reported as stopped.
       const bad = new Set(errors.map((e) => e.index));
       const out: InsertError[] = [...errors];
-      for (let r = 0; r < rows.length; r++) {
+      for (let r = 0; r < n; r++) {
         if (!bad.has(r)) out.push({ index: r, errors: [{ reason: 'stopped', location: '', debugInfo: '', message: '' }] });
       }
       return JSON.stringify(out);
     }
     if (keep.length > 0) {
-      let batch: Batch = { length: m, columns: builders.map((b) => b.finish(m)) };
-      if (keep.length < m) batch = { length: keep.length, columns: batch.columns.map((v) => takeVector(v, keep)) };
+      const batch = keptBatch(conv);
       // Every row stored as sent: the WAL keeps the request's own JSON (no re-encoding).
-      const raw = keep.length === rows.length ? (a.rowsUtf8 ?? a.rowsJson) : undefined;
+      const raw = keep.length === n ? (a.rowsUtf8 ?? a.rowsJson) : undefined;
       await this.st.tableData(p, d, t).append(batch, raw);
       this.dedup.remember(tableKey, newIds, now);
     }

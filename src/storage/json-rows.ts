@@ -2,9 +2,9 @@
 // by WAL replay of raw-row records, so both convert identically.
 import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
-import { convertJsonValue, daysFromCivil } from '../types/json-values.js';
+import { convertJsonValue, daysFromCivil, ValueConversionError } from '../types/json-values.js';
 import { Decimal, type Value } from '../types/values.js';
-import { layoutOf, vectorFromValues, type Batch, type Layout, type Vector } from '../types/vector.js';
+import { layoutOf, takeVector, vectorFromValues, type Batch, type Layout, type Vector } from '../types/vector.js';
 
 /**
  * Builds one column of an insert batch in its vector layout directly (no
@@ -19,7 +19,7 @@ export class ColumnBuilder {
 
   constructor(
     private readonly type: SqlType,
-    private readonly capacity: number,
+    private capacity: number,
   ) {
     this.layout = layoutOf(type);
     switch (this.layout) {
@@ -36,6 +36,31 @@ export class ColumnBuilder {
       default:
         this.vals = new Array<Value>(capacity);
     }
+  }
+
+  /** Room for `capacity` slots (the insert scanner learns a request's row count as it goes). */
+  grow(capacity: number): void {
+    if (capacity <= this.capacity) return;
+    const num = this.num;
+    if (num) {
+      const a = num instanceof Float64Array ? new Float64Array(capacity) : num instanceof Int32Array ? new Int32Array(capacity) : new Uint8Array(capacity);
+      a.set(num);
+      this.num = a;
+    }
+    if (this.vals) this.vals.length = capacity;
+    if (this.nulls) {
+      const a = new Uint8Array(capacity);
+      a.set(this.nulls);
+      this.nulls = a;
+    }
+    this.capacity = capacity;
+  }
+
+  /** Slot i as never written (the insert scanner reuses the slot of a row it does not keep). */
+  clear(i: number): void {
+    if (this.num) this.num[i] = 0;
+    if (this.vals) this.vals[i] = undefined as unknown as Value;
+    if (this.nulls) this.nulls[i] = 0;
   }
 
   setNumber(i: number, x: number): void {
@@ -91,10 +116,20 @@ export class ColumnBuilder {
     const nulls = this.nulls ? this.nulls.subarray(0, n) : null;
     const anyNull = nulls !== null && nulls.includes(1);
     if (this.vals) {
-      // The builder owns its array: NULL and never-written (rejected row) slots are set in place.
-      const vals = this.vals.length === n ? this.vals : this.vals.slice(0, n);
-      for (let j = 0; j < n; j++) if ((nulls !== null && nulls[j] === 1) || vals[j] === undefined) vals[j] = null;
-      return vectorFromValues(this.type, vals);
+      // The builder owns its array: it is cut to n and NULL and never-written
+      // (rejected row) slots are set in place; it becomes the vector's data
+      // (vectorFromValues would copy it) unless exact INT64 values need their layout.
+      const vals = this.vals;
+      if (vals.length !== n) vals.length = n;
+      let valNulls: Uint8Array | null = null;
+      for (let j = 0; j < n; j++) {
+        if ((nulls !== null && nulls[j] === 1) || vals[j] === undefined || vals[j] === null) {
+          vals[j] = null;
+          (valNulls ??= new Uint8Array(n))[j] = 1;
+        }
+      }
+      if (this.layout === 'i64') return vectorFromValues(this.type, vals);
+      return { type: this.type, length: n, data: vals, nulls: valNulls };
     }
     const data = this.num!.length === n ? this.num! : this.num!.slice(0, n);
     return { type: this.type, length: n, data, nulls: anyNull ? nulls!.slice() : null };
@@ -188,6 +223,137 @@ function plainNumeric(s: string): boolean {
   return i === n && i - fracStart >= 1 && i - fracStart <= 9;
 }
 
+// Byte versions of the fast paths above, for the insert scanner
+// (insert-scan.ts): the same checks over ASCII bytes b[s, e), the same results.
+
+/** Value of the decimal digits b[from, to), or -1 when any is not a digit. */
+function digitsAt(b: Uint8Array, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = b[i]! - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+function isoDaysAt(b: Uint8Array, s: number): number {
+  if (b[s + 4] !== 45 || b[s + 7] !== 45) return NaN;
+  const y = digitsAt(b, s, s + 4), m = digitsAt(b, s + 5, s + 7), d = digitsAt(b, s + 8, s + 10);
+  if (y < 1000 || m < 1 || m > 12 || d < 1) return NaN;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  if (d > (m === 2 && leap ? 29 : DAYS_IN_MONTH[m - 1]!)) return NaN;
+  return daysFromCivil(y, m, d);
+}
+
+/** fastDate over bytes. */
+export function fastDateAt(b: Uint8Array, s: number, e: number): number {
+  return e - s === 10 ? isoDaysAt(b, s) : NaN;
+}
+
+/** fastTimestamp over bytes. */
+export function fastTimestampAt(b: Uint8Array, s: number, e: number): number {
+  const n = e - s;
+  if (n < 19 || n > 27) return NaN;
+  const sep = b[s + 10];
+  if ((sep !== 84 && sep !== 116 && sep !== 32) || b[s + 13] !== 58 || b[s + 16] !== 58) return NaN;
+  const year = digitsAt(b, s, s + 4);
+  if (year < 1700 || year > 2200) return NaN;
+  const days = isoDaysAt(b, s);
+  const h = digitsAt(b, s + 11, s + 13), mi = digitsAt(b, s + 14, s + 16), sec = digitsAt(b, s + 17, s + 19);
+  if (Number.isNaN(days) || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return NaN;
+  let end = n;
+  const last = b[e - 1];
+  if (last === 90 || last === 122) end--;
+  let micros = 0;
+  if (end > 19) {
+    if (b[s + 19] !== 46 || end === 20 || end > 26) return NaN;
+    const f = digitsAt(b, s + 20, s + end);
+    if (f < 0) return NaN;
+    micros = f * 10 ** (26 - end);
+  }
+  return days * MICROS_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1e6 + micros;
+}
+
+/** fastInt over bytes. */
+export function fastIntAt(b: Uint8Array, s: number, e: number): number {
+  const n = e - s;
+  const neg = n > 0 && b[s] === 45 ? 1 : 0;
+  if (n - neg < 1 || n - neg > 15) return NaN;
+  const x = digitsAt(b, s + neg, e);
+  if (x < 0) return NaN;
+  return neg ? -x || 0 : x;
+}
+
+/** plainNumeric over bytes. */
+export function plainNumericAt(b: Uint8Array, s: number, e: number): boolean {
+  let i = e > s && b[s] === 45 ? s + 1 : s;
+  const intStart = i;
+  while (i < e && b[i]! >= 48 && b[i]! <= 57) i++;
+  const intLen = i - intStart;
+  if (intLen < 1 || intLen > 29) return false;
+  if (i === e) return true;
+  if (b[i] !== 46) return false;
+  const fracStart = ++i;
+  while (i < e && b[i]! >= 48 && b[i]! <= 57) i++;
+  return i === e && i - fracStart >= 1 && i - fracStart <= 9;
+}
+
+const DIGITS = new Uint8Array(40);
+
+/** Value of DIGITS[from, to) (at most 7 digits). */
+function word(from: number, to: number): number {
+  let w = 0;
+  for (let i = from; i < to; i++) w = w * 10 + DIGITS[i]!;
+  return w;
+}
+
+/**
+ * `new Decimal(text)` for a plainNumericAt text b[s, e), zero normalised as
+ * setCell does, built without decimal.js's string parsing: the same sign,
+ * exponent and base-1e7 words as its parseDecimal computes (checked against
+ * it in test/storage/insert-scan.test.ts), in an array of exactly their
+ * number (parseDecimal's pushes leave room for 17).
+ */
+export function decimalAt(b: Uint8Array, s: number, e: number): Decimal {
+  const neg = b[s] === 45;
+  let nd = 0;
+  let intLen = -1;
+  for (let i = neg ? s + 1 : s; i < e; i++) {
+    const c = b[i]!;
+    if (c === 46) intLen = nd;
+    else DIGITS[nd++] = c - 48;
+  }
+  if (intLen < 0) intLen = nd;
+  let lz = 0;
+  while (lz < nd && DIGITS[lz] === 0) lz++;
+  if (lz === nd) return new Decimal(0);
+  let end = nd;
+  while (DIGITS[end - 1] === 0) end--;
+  // parseDecimal over the significant digits S = DIGITS[lz, end): exponent x
+  // of the first digit; the first word holds the digits up to the next
+  // multiple of 7 positions, the last is padded with zeros on the right.
+  const len = end - lz;
+  const x = intLen - lz - 1;
+  let first = (x + 1) % 7;
+  if (x < 0) first += 7;
+  let d: number[];
+  if (first >= len) d = [word(lz, end) * 10 ** (first - len)];
+  else {
+    const words: number[] = [];
+    if (first > 0) words.push(word(lz, lz + first));
+    let r = first;
+    for (; r < len - 7; r += 7) words.push(word(lz + r, lz + r + 7));
+    words.push(word(lz + r, end) * 10 ** (7 - (len - r)));
+    d = words.length === 2 ? [words[0]!, words[1]!] : words.length === 3 ? [words[0]!, words[1]!, words[2]!] : words;
+  }
+  const out = new Decimal(0) as { s: number; e: number; d: number[] };
+  out.s = neg ? -1 : 1;
+  out.e = x;
+  out.d = d;
+  return out as unknown as Decimal;
+}
+
 /**
  * Converts one JSON cell into slot `k` of `b` (a column of `type`). Throws
  * ValueConversionError (from convertJsonValue) for values the type rejects.
@@ -258,4 +424,148 @@ export function rowsToBatch(columns: readonly Column[], present: ReadonlySet<str
     }
   }
   return { length: n, columns: builders.map((b) => b.finish(n)) };
+}
+
+// --- insertAll requests --------------------------------------------------------
+
+export interface CellError {
+  readonly reason: string;
+  readonly location: string;
+  readonly debugInfo: string;
+  readonly message: string;
+}
+
+/** One `insertErrors` entry. */
+export interface InsertError {
+  readonly index: number;
+  readonly errors: CellError[];
+}
+
+/** insertIds stored by earlier requests. */
+export interface RecentIds {
+  has(id: string): boolean;
+}
+
+/** A request's rows converted into column builders. */
+export interface RowsConversion {
+  /** Rows in the request. */
+  readonly n: number;
+  /** Builder slots used: one per row not already stored by an earlier request, in row order. */
+  readonly m: number;
+  readonly builders: ColumnBuilder[];
+  /** Rejected rows, in row order. */
+  readonly errors: InsertError[];
+  /** Slots to store, in row order. */
+  readonly keep: number[];
+  /** insertIds of the rows to store. */
+  readonly newIds: string[];
+}
+
+/**
+ * Converts parsed insertAll rows (`[{insertId?, json}]`). The reference for
+ * the byte scanner of insert-scan.ts, which falls back to it for anything
+ * unusual.
+ */
+export function convertRows(rows: readonly unknown[], columns: readonly Column[], recentIds: RecentIds): RowsConversion {
+  const nc = columns.length;
+  const n = rows.length;
+  // Pass 1: the row objects to convert (slot k holds row cand[k]); rows that
+  // are not objects fail here, ids seen by earlier requests are skipped.
+  const objs: Record<string, unknown>[] = [];
+  const cand: number[] = [];
+  const candIds: (string | undefined)[] = [];
+  const notObject = new Set<number>();
+  for (let r = 0; r < n; r++) {
+    const item = rows[r] as { insertId?: unknown; json?: unknown } | null;
+    const json = item && typeof item === 'object' ? item.json : undefined;
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+      notObject.add(r);
+      continue;
+    }
+    const insertId = typeof item!.insertId === 'string' && item!.insertId !== '' ? item!.insertId : undefined;
+    if (insertId !== undefined && recentIds.has(insertId)) continue;
+    objs.push(json as Record<string, unknown>);
+    cand.push(r);
+    candIds.push(insertId);
+  }
+  // Pass 2, one column at a time: a tight loop per column with a fixed
+  // converter, writing straight into the column's vector.
+  const m = objs.length;
+  const builders = columns.map((c) => new ColumnBuilder(c.type, m));
+  let rowErrors: (CellError[] | undefined)[] | null = null;
+  let lowerMaps: (Map<string, unknown> | undefined)[] | null = null;
+  for (let c = 0; c < nc; c++) {
+    const col = columns[c]!;
+    const name = col.name;
+    const lowerName = name.toLowerCase();
+    const type = col.type;
+    const b = builders[c]!;
+    for (let k = 0; k < m; k++) {
+      const o = objs[k]!;
+      let v = o[name];
+      if (v === undefined) {
+        // Column names are case-insensitive.
+        lowerMaps ??= new Array<Map<string, unknown> | undefined>(m);
+        let lower = lowerMaps[k];
+        if (lower === undefined) lowerMaps[k] = lower = new Map(Object.keys(o).map((key) => [key.toLowerCase(), o[key]]));
+        v = lower.get(lowerName);
+      }
+      if ((v === null || v === undefined) && col.required) {
+        rowErrors ??= new Array<CellError[] | undefined>(m);
+        (rowErrors[k] ??= []).push(missingRequired(name));
+        continue;
+      }
+      try {
+        setCell(b, k, type, v);
+      } catch (e) {
+        if (!(e instanceof ValueConversionError)) throw e;
+        rowErrors ??= new Array<CellError[] | undefined>(m);
+        (rowErrors[k] ??= []).push(conversionError(name, e));
+      }
+    }
+  }
+  // Pass 3, in row order: errors, duplicates within the request (of an
+  // accepted row only, as a row-at-a-time loop would see them), acceptance.
+  const errors: InsertError[] = [];
+  const keep: number[] = [];
+  const newIds: string[] = [];
+  const seenInRequest = new Set<string>();
+  for (let r = 0, k = 0; r < n; r++) {
+    if (notObject.has(r)) {
+      errors.push({ index: r, errors: [{ reason: 'invalid', location: '', debugInfo: '', message: 'Row must be a JSON object.' }] });
+      continue;
+    }
+    if (k >= m || cand[k] !== r) continue; // an id seen by an earlier request
+    const slot = k++;
+    const insertId = candIds[slot];
+    if (insertId !== undefined && seenInRequest.has(insertId)) continue;
+    const errs = rowErrors?.[slot];
+    if (errs) {
+      errors.push({ index: r, errors: errs });
+      continue;
+    }
+    keep.push(slot);
+    if (insertId !== undefined) {
+      seenInRequest.add(insertId);
+      newIds.push(insertId);
+    }
+  }
+  return { n, m, builders, errors, keep, newIds };
+}
+
+/** The rows a conversion keeps, as the batch to store. */
+export function keptBatch(c: RowsConversion): Batch {
+  const { m, keep } = c;
+  const columns = c.builders.map((b) => b.finish(m));
+  // Rejected rows' slots hold whatever their conversion left: only kept slots are read.
+  if (keep.length === m) return { length: m, columns };
+  return { length: keep.length, columns: columns.map((v) => takeVector(v, keep)) };
+}
+
+export function missingRequired(name: string): CellError {
+  return { reason: 'invalid', location: name, debugInfo: '', message: `Missing required field: ${name}.` };
+}
+
+export function conversionError(name: string, e: ValueConversionError): CellError {
+  return { reason: 'invalid', location: [name, ...e.path].join('.'), debugInfo: '', message: e.message };
 }
