@@ -40,6 +40,8 @@ export interface AnalyzerEnv {
   readonly jobs?: () => VirtualTable;
   /** Statement start (epoch ms): time-travel window checks. */
   readonly nowMs?: number;
+  /** Called when the analysis reads `nowMs`: the plan cache never reuses such a plan. */
+  readonly onClock?: () => void;
   /** The principal (row-access policy grantees). */
   readonly sessionUser?: string;
   /** Views being expanded (cycle guard). */

@@ -110,6 +110,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
       throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', item.systemTime.loc);
     }
     asOfMs = Number((v as bigint) / 1000n);
+    an.env.onClock?.();
     const now = an.env.nowMs ?? Date.now();
     const fqn = `${info.id.projectId}:${info.id.datasetId}.${info.id.tableId}`;
     if (asOfMs < now - TIME_TRAVEL_MS) {

@@ -65,6 +65,15 @@ export class EngineCatalog implements QueryCatalog {
 
   constructor(private readonly st: Storage) {}
 
+  /** A read-only view that records what it reads (the plan cache's dependency checks). */
+  recording(): RecordingCatalog {
+    return new RecordingCatalog(this, this.st);
+  }
+
+  isVirtual(id: TableId): boolean {
+    return this.virtual.has(vKey(id));
+  }
+
   setVirtualTable(id: TableId, columns: readonly Column[], batch: Batch): void {
     const info: TableInfo = { id, kind: 'TABLE', columns, rowCount: batch.length, resource: { tableReference: { ...id }, type: 'TABLE' } };
     this.virtual.set(vKey(id), { info, batch });
@@ -288,5 +297,172 @@ export class EngineCatalog implements QueryCatalog {
       if (e instanceof CatalogError && e.code === 404) return false;
       throw e;
     }
+  }
+}
+
+/** Thrown by a recording view when the analysis tries to write: it is no pure read and not cached. */
+export class NotCacheable extends Error {}
+
+/** Resource fields of a TableInfo that follow the table's rows (not its stored resource). */
+const DATA_FIELDS = new Set(['numRows', 'lastModifiedTime']);
+
+/**
+ * A read-only view of an EngineCatalog for the plan cache (`plan-cache.ts`):
+ * every read leaves a check that is true while what it read is unchanged.
+ * Datasets, tables, routines and policies are compared by the identity of
+ * their stored entries and resources, which the storage and REST handlers
+ * replace on every change (never edit in place); row counts and the
+ * resource fields derived from rows by value. Reads whose answer the checks
+ * cannot cover (listings, INFORMATION_SCHEMA.JOBS, scans, writes) make the
+ * statement uncacheable.
+ */
+export class RecordingCatalog implements QueryCatalog {
+  readonly checks: (() => boolean)[] = [];
+  cacheable = true;
+
+  constructor(
+    private readonly cat: EngineCatalog,
+    private readonly st: Storage,
+  ) {}
+
+  getDataset(projectId: string, datasetId: string): { readonly resource: Record<string, unknown> } | undefined {
+    const st = this.st;
+    const e = st.getDataset(projectId, datasetId);
+    const res = e?.resource;
+    this.checks.push(() => {
+      const x = st.getDataset(projectId, datasetId);
+      return x === e && x?.resource === res;
+    });
+    return this.cat.getDataset(projectId, datasetId);
+  }
+
+  getTable(id: TableId): TableInfo | undefined {
+    const info = this.cat.getTable(id);
+    if (info && this.cat.isVirtual(id)) this.cacheable = false;
+    const st = this.st;
+    const e = st.getTable(id.projectId, id.datasetId, id.tableId);
+    const res = e?.resource;
+    const kind = e?.kind;
+    const cat = this.cat;
+    this.checks.push(() => {
+      const x = st.getTable(id.projectId, id.datasetId, id.tableId);
+      return x === e && x?.resource === res && x?.kind === kind && !cat.isVirtual(id);
+    });
+    if (!info) return undefined;
+    const checks = this.checks;
+    const rows = (): void => {
+      if (info.kind === 'VIEW') return; // no rows: presentTable adds no row-derived fields
+      const td = st.tableData(id.projectId, id.datasetId, id.tableId);
+      const n = td.rowCount;
+      const m = td.modifiedMs;
+      checks.push(() => {
+        const now = st.tableData(id.projectId, id.datasetId, id.tableId);
+        return now.rowCount === n && now.modifiedMs === m;
+      });
+    };
+    return {
+      id: info.id,
+      kind: info.kind,
+      columns: info.columns,
+      viewQuery: info.viewQuery,
+      get rowCount(): number {
+        rows();
+        return info.rowCount;
+      },
+      get resource(): Record<string, unknown> {
+        // Fields read one by one are covered by the stored resource's identity, except the row-derived ones.
+        return new Proxy(info.resource, {
+          get(t, k, r) {
+            if (typeof k === 'string' && DATA_FIELDS.has(k)) rows();
+            return Reflect.get(t, k, r);
+          },
+          ownKeys(t) {
+            rows();
+            return Reflect.ownKeys(t);
+          },
+          has(t, k) {
+            if (typeof k === 'string' && DATA_FIELDS.has(k)) rows();
+            return Reflect.has(t, k);
+          },
+          getOwnPropertyDescriptor(t, k) {
+            rows();
+            return Reflect.getOwnPropertyDescriptor(t, k);
+          },
+        });
+      },
+    };
+  }
+
+  getChild(kind: string, projectId: string, datasetId: string, id: string, tableId?: string): Record<string, unknown> | undefined {
+    const r = this.cat.getChild(kind, projectId, datasetId, id, tableId);
+    this.checks.push(() => this.cat.getChild(kind, projectId, datasetId, id, tableId) === r);
+    return r;
+  }
+
+  listChildren(kind: string, projectId: string, datasetId: string, tableId?: string): readonly Record<string, unknown>[] {
+    const rs = this.cat.listChildren(kind, projectId, datasetId, tableId);
+    // A table's row-access policies (read for every scan); other listings feed INFORMATION_SCHEMA.
+    if (kind !== 'rowAccessPolicies') this.cacheable = false;
+    this.checks.push(() => {
+      const now = this.cat.listChildren(kind, projectId, datasetId, tableId);
+      return now.length === rs.length && now.every((x, i) => x === rs[i]);
+    });
+    return rs;
+  }
+
+  listDatasets(projectId: string): readonly string[] {
+    this.cacheable = false;
+    return this.cat.listDatasets(projectId);
+  }
+
+  listTables(projectId: string, datasetId: string): readonly TableInfo[] {
+    this.cacheable = false;
+    return this.cat.listTables(projectId, datasetId);
+  }
+
+  scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch> {
+    this.cacheable = false;
+    return this.cat.scan(id, opts);
+  }
+
+  private write(): never {
+    this.cacheable = false;
+    throw new NotCacheable('a write during analysis');
+  }
+  createTable(): Promise<TableInfo> {
+    return this.write();
+  }
+  dropTable(): Promise<void> {
+    return this.write();
+  }
+  appendRows(): Promise<void> {
+    return this.write();
+  }
+  replaceRows(): Promise<void> {
+    return this.write();
+  }
+  alterColumns(): Promise<void> {
+    return this.write();
+  }
+  patchTableResource(): Promise<void> {
+    return this.write();
+  }
+  createDataset(): Promise<void> {
+    return this.write();
+  }
+  dropDataset(): Promise<void> {
+    return this.write();
+  }
+  undropDataset(): Promise<void> {
+    return this.write();
+  }
+  patchDatasetResource(): Promise<void> {
+    return this.write();
+  }
+  putChild(): Promise<void> {
+    return this.write();
+  }
+  deleteChild(): Promise<boolean> {
+    return this.write();
   }
 }

@@ -1,6 +1,6 @@
 // ExecuteQuery: parameters -> runQuery (the SQL pipeline) -> result table
 // (anonymous, in memory, or the requested destination) + first page + stats.
-import type { QueryResult, ResultColumn, RunQuery } from '../planner/api.js';
+import type { QueryContext, QueryResult, ResultColumn, RunQuery } from '../planner/api.js';
 import type { ScriptChild, ScriptFailure } from '../planner/run.js';
 import { QueryError } from '../planner/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
@@ -62,7 +62,9 @@ export interface ExecuteQueryReply {
 /** The principal every request runs as (spec §5: a fixed emulator address). */
 export const SESSION_USER = 'emulator@warehouse-emulator.local';
 
+type RunCached = (ctx: QueryContext, catalog: EngineCatalog) => Promise<QueryResult | undefined>;
 let runQueryPromise: Promise<RunQuery | null> | null = null;
+let runCachedPromise: Promise<RunCached> | null = null;
 
 /** The SQL pipeline's entry point, loaded on first use (its own lazily loaded chunk of the bundle). */
 export function loadRunQuery(): Promise<RunQuery | null> {
@@ -76,6 +78,15 @@ export function loadRunQuery(): Promise<RunQuery | null> {
   return runQueryPromise;
 }
 
+/** The plan cache (plan-cache.ts), loaded with the pipeline; without it every statement takes runQuery. */
+function loadRunCached(): Promise<RunCached> {
+  runCachedPromise ??= import('./plan-cache.js').then(
+    (mod) => mod.runCached,
+    (): RunCached => async () => undefined,
+  );
+  return runCachedPromise;
+}
+
 const EMPTY_REF: TableRefArg = { projectId: '', datasetId: '', tableId: '' };
 
 export async function executeQuery(st: Storage, catalog: EngineCatalog, results: ResultStore, a: ExecuteQueryArgs): Promise<ExecuteQueryReply> {
@@ -83,9 +94,10 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
   if (!runQuery) throw new CatalogError(501, 'notImplemented', 'notImplemented', 'Query engine not available');
   const params = decodeParameters(a.parametersJson, a.parameterMode);
   if (a.jobsSnapshotJson) materializeJobs(catalog, a.projectId, a.jobsSnapshotJson);
+  const runCached = await loadRunCached();
   let result: QueryResult;
   try {
-    result = await runQuery({
+    const ctx: QueryContext = {
       sql: a.query,
       projectId: a.projectId,
       defaultDataset: a.defaultDataset,
@@ -98,7 +110,8 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       sessionUser: SESSION_USER,
       ...(a.timeZone ? { timeZone: a.timeZone } : {}),
       hasDestination: !!a.destination?.tableId,
-    });
+    };
+    result = (await runCached(ctx, catalog)) ?? (await runQuery(ctx));
   } catch (e) {
     const kids = e instanceof QueryError ? (e as ScriptFailure).scriptChildren : undefined;
     if (e instanceof QueryError && kids?.length && !a.signal.aborted) return await failedScript(e, kids, a, results);

@@ -98,7 +98,7 @@ function typeBytes(t: SqlType): number {
 }
 
 /** Estimated bytes a plan scans: rows x width of the columns each scan reads (after pruning). */
-function bytesProcessed(s: Session, rel: Rel): number {
+export function bytesProcessed(s: Session, rel: Rel): number {
   let total = 0;
   const walk = (r: Rel): void => {
     if (r.kind === 'scan') {

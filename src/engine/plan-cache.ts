@@ -1,0 +1,225 @@
+// Plans of repeated single SELECT statements. A dashboard, a benchmark or a
+// polling client sends the same text again and again; its parse (a clone of
+// the cached AST), analysis, partition-filter check and optimization were
+// about half of the engine's CPU for a small GROUP BY, and their code is what
+// stays cold longest after start. A cached plan skips all four and goes
+// straight to the executor.
+//
+// Exactness, not heuristics, decides what may be reused:
+//   - key: the SQL text, project, default dataset, time zone and session
+//     user; statements with query parameters, dry runs and destination
+//     tables are never cached;
+//   - catalog: the analysis reads through a `RecordingCatalog` (catalog.ts)
+//     that leaves a check per read (dataset, table, routine, row-access
+//     policies by the identity of their stored entries; row counts by value);
+//     every use re-runs the checks, and a failed one rebuilds the plan.
+//     Listings (INFORMATION_SCHEMA), INFORMATION_SCHEMA.JOBS, scans and
+//     writes during analysis make a statement uncacheable;
+//   - time: a read of the analysing session's clock or random source (a
+//     folded CURRENT_DATE(), a time-travel bound) makes the statement
+//     uncacheable; as a second guard it is analysed again with the clock a
+//     year, seven hours and some microseconds later, and a plan or outcome
+//     that differs is never cached. Volatile functions (RAND, GENERATE_UUID)
+//     are never folded, so they run per execution anyway;
+//   - errors: only plans that analysed cleanly are kept; a failing statement
+//     goes through the normal path and fails there, with its own message.
+// A text is planned here only when it is seen the second time, so one-off
+// statements (most DDL/DML, conformance cases) cost nothing extra.
+import type { Rel } from '../analyzer/resolved.js';
+import { checkResultArrays } from '../executor/result-check.js';
+import type { QueryContext, QueryResult, ResultColumn } from '../planner/api.js';
+import { checkPartitionFilters } from '../planner/partition-filter.js';
+import { bytesProcessed } from '../planner/run.js';
+import { parseCached, Session } from '../planner/session.js';
+import type { EngineCatalog, RecordingCatalog } from './catalog.js';
+
+interface CachedPlan {
+  readonly columns: readonly ResultColumn[];
+  /** Optimized; shared by concurrent executions (the executor never mutates plans). */
+  readonly plan: Rel;
+  /** True while everything the analysis read is unchanged. */
+  readonly checks: readonly (() => boolean)[];
+}
+
+/** Longer texts are rare as repeated statements and not worth holding. */
+const MAX_SQL = 8 * 1024;
+const MAX_PLANS = 256;
+/** Bound of the keys remembered as seen once or uncacheable, in characters. */
+const MAX_SEEN_CHARS = 1024 * 1024;
+/** The second analysis's clock offset: crosses a day, month and year boundary, and a whole second. */
+const CLOCK_SHIFT_MICROS = ((366n * 24n + 7n) * 3600n + 13n) * 1_000_000n + 123_457n;
+
+class PlanCache {
+  /** LRU of plans by key. */
+  readonly plans = new Map<string, CachedPlan>();
+  /** Keys seen once (true) or found uncacheable (false), oldest first. */
+  readonly seen = new Map<string, boolean>();
+  seenChars = 0;
+  /** Executions from a cached plan (tests read it through planCacheHits). */
+  hits = 0;
+}
+
+const caches = new WeakMap<EngineCatalog, PlanCache>();
+
+/** How many statements of this catalog ran from a cached plan. */
+export function planCacheHits(catalog: EngineCatalog): number {
+  return caches.get(catalog)?.hits ?? 0;
+}
+
+function keyOf(ctx: QueryContext): string {
+  const dd = ctx.defaultDataset;
+  return `${ctx.projectId}\u0000${dd ? `${dd.projectId}.${dd.datasetId}` : ''}\u0000${ctx.timeZone ?? ''}\u0000${ctx.sessionUser}\u0000${ctx.sql}`;
+}
+
+function remember(m: Map<string, CachedPlan>, key: string, v: CachedPlan): void {
+  m.delete(key);
+  m.set(key, v);
+  if (m.size > MAX_PLANS) m.delete(m.keys().next().value!);
+}
+
+function see(pc: PlanCache, key: string, cacheable: boolean): void {
+  if (!pc.seen.delete(key)) pc.seenChars += key.length;
+  pc.seen.set(key, cacheable);
+  for (const k of pc.seen.keys()) {
+    if (pc.seenChars <= MAX_SEEN_CHARS) break;
+    pc.seen.delete(k);
+    pc.seenChars -= k.length;
+  }
+}
+
+/**
+ * Runs `ctx` from a cached plan when it is a repeated single SELECT whose
+ * plan is (or can now be) cached; undefined when the caller should run it
+ * through `runQuery`. The result and any execution error are those runQuery
+ * gives for the statement.
+ */
+export async function runCached(ctx: QueryContext, catalog: EngineCatalog): Promise<QueryResult | undefined> {
+  if (ctx.dryRun || ctx.hasDestination || ctx.sql.length > MAX_SQL || ctx.params.named.size > 0 || ctx.params.positional.length > 0) return undefined;
+  let pc = caches.get(catalog);
+  if (!pc) {
+    pc = new PlanCache();
+    caches.set(catalog, pc);
+  }
+  const key = keyOf(ctx);
+  let p = pc.plans.get(key);
+  if (p && !p.checks.every((check) => check())) {
+    pc.plans.delete(key);
+    p = undefined;
+  }
+  if (p) remember(pc.plans, key, p);
+  else {
+    const seen = pc.seen.get(key);
+    if (seen === false) return undefined;
+    if (seen === undefined) {
+      see(pc, key, true);
+      return undefined;
+    }
+    const built = build(ctx, catalog);
+    if (built === 'never') see(pc, key, false);
+    if (built === 'never' || built === 'failed') return undefined;
+    p = built;
+    remember(pc.plans, key, p);
+  }
+  pc.hits++;
+  // As runSelect in planner/run.ts: bytes from the row counts before the run.
+  const s = new Session(ctx);
+  const totalBytesProcessed = bytesProcessed(s, p.plan);
+  const batches = await s.runOptimized(p.plan);
+  checkResultArrays(p.columns, batches);
+  return { columns: p.columns, batches, statementType: 'SELECT', totalBytesProcessed };
+}
+
+/** Analysis, partition-filter check and optimization of a single SELECT, as runSelect in planner/run.ts does them. */
+function plan(ctx: QueryContext, rec: RecordingCatalog): { columns: ResultColumn[]; plan: Rel } {
+  const st = parseCached(ctx.sql).statements[0];
+  if (st?.kind !== 'QueryStatement') throw new Error('not a query');
+  const s = new Session({ ...ctx, catalog: rec });
+  watchClock(s, rec);
+  const r = s.analyze(st.query);
+  checkPartitionFilters(s, r.plan);
+  const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
+  return { columns, plan: s.optimize(r.plan) };
+}
+
+/**
+ * Makes the session's clock and random source mark the statement uncacheable
+ * when analysis or optimization reads them (a folded CURRENT_TIMESTAMP()
+ * comparison, a time-travel bound), whatever the plan looks like afterwards.
+ */
+function watchClock(s: Session, rec: RecordingCatalog): void {
+  const ev = s.exec.eval;
+  const { nowMicros, random } = ev;
+  // (A copy of the evaluation context made meanwhile reads both: conservative.)
+  Object.defineProperty(ev, 'nowMicros', { get: () => ((rec.cacheable = false), nowMicros) });
+  Object.defineProperty(ev, 'random', { get: () => ((rec.cacheable = false), random) });
+  // The analyzer's environment is copied for view bodies: a callback survives the copy.
+  (s.env as { onClock?: () => void }).onClock = () => (rec.cacheable = false);
+}
+
+/**
+ * A cacheable plan for `ctx`; 'never' when the text can never be cached
+ * (no single SELECT, reads the checks cannot cover, depends on the clock);
+ * 'failed' when it does not analyse now (the normal path reports why).
+ */
+function build(ctx: QueryContext, catalog: EngineCatalog): CachedPlan | 'never' | 'failed' {
+  let script;
+  try {
+    script = parseCached(ctx.sql);
+  } catch {
+    return 'never';
+  }
+  if (script.statements.length !== 1 || script.statements[0]!.kind !== 'QueryStatement') return 'never';
+  const rec = catalog.recording();
+  let a: { columns: ResultColumn[]; plan: Rel };
+  try {
+    a = plan(ctx, rec);
+  } catch {
+    return rec.cacheable ? 'failed' : 'never';
+  }
+  if (!rec.cacheable) return 'never';
+  const later = catalog.recording();
+  try {
+    const b = plan({ ...ctx, nowMicros: ctx.nowMicros + CLOCK_SHIFT_MICROS, catalog: later }, later);
+    if (!later.cacheable || !sameShape(a, b)) return 'never';
+  } catch {
+    return 'never'; // fails later but not now: depends on the clock
+  }
+  return { columns: a.columns, plan: a.plan, checks: rec.checks };
+}
+
+/**
+ * Structural equality of two analysis outputs: same kinds, keys and values
+ * (bigints, typed-array bytes, class instances field by field; functions by
+ * source text). Symbol-keyed analysis facts are not compared (the executor never
+ * reads them).
+ */
+export function sameShape(a: unknown, b: unknown, seen = new Map<object, object>()): boolean {
+  if (Object.is(a, b)) return true;
+  // Kernels and accumulator factories made per resolution: the same code, over what the plan also holds (types, literal arguments).
+  if (typeof a === 'function' && typeof b === 'function') return a.toString() === b.toString();
+  if (typeof a !== typeof b || typeof a !== 'object' || a === null || b === null) return false;
+  const x = a as object;
+  const y = b as object;
+  if (Object.getPrototypeOf(x) !== Object.getPrototypeOf(y)) return false;
+  if (seen.get(x) === y) return true;
+  seen.set(x, y);
+  if (ArrayBuffer.isView(x)) {
+    const u = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+    const v = new Uint8Array((y as ArrayBufferView).buffer, (y as ArrayBufferView).byteOffset, (y as ArrayBufferView).byteLength);
+    return u.length === v.length && u.every((n, i) => n === v[i]);
+  }
+  if (x instanceof Map || x instanceof Set) {
+    const ex = [...x.entries()];
+    const ey = [...(y as Map<unknown, unknown>).entries()];
+    return ex.length === ey.length && ex.every((e, i) => sameShape(e, ey[i], seen));
+  }
+  if (x instanceof Date) return x.getTime() === (y as Date).getTime();
+  const kx = Object.keys(x);
+  const ky = Object.keys(y);
+  if (kx.length !== ky.length) return false;
+  for (let i = 0; i < kx.length; i++) {
+    const k = kx[i]!;
+    if (k !== ky[i] || !sameShape((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], seen)) return false;
+  }
+  return true;
+}
