@@ -10,6 +10,9 @@
 //
 // Frame: u32 BE length of what follows, u32 BE call id, u8 kind, payload.
 //   REQUEST  u8 method-name length, method name (ASCII), request bytes
+//            (the gateway may write a large bytes field's key and value after
+//            the rest of the message, as separate writes: still one protobuf
+//            message, decoded the same, but the value is never copied)
 //   CANCEL   (empty)  the client gave up: the handler sees 'cancelled'
 //   REPLY    reply bytes
 //   ERROR    JSON {"code": <gRPC status>, "error": <x-warehouse-error value>}
@@ -23,11 +26,15 @@ export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];
 
 const HEADER = 9;
 
-export function frame(id: number, kind: FrameKind, payload?: Buffer, method?: string): Buffer {
+/**
+ * A frame; with `tail`, only its head: the caller writes `tail` more bytes of
+ * payload right after it (see LocalEngineTransport's out-of-line fields).
+ */
+export function frame(id: number, kind: FrameKind, payload?: Buffer, method?: string, tail = 0): Buffer {
   const nameLen = method === undefined ? 0 : 1 + method.length;
   const body = payload?.length ?? 0;
   const out = Buffer.allocUnsafe(HEADER + nameLen + body);
-  out.writeUInt32BE(HEADER - 4 + nameLen + body, 0);
+  out.writeUInt32BE(HEADER - 4 + nameLen + body + tail, 0);
   out.writeUInt32BE(id, 4);
   out.writeUInt8(kind, 8);
   if (method !== undefined) {
