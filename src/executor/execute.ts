@@ -23,7 +23,14 @@ import { concatBatches } from './vectors.js';
 export type { ExecContext } from './context.js';
 export { makeExecContext } from './context.js';
 
-export function executeRel(rel: Rel, ctx: ExecContext): AsyncIterable<Batch> {
+/**
+ * `transient`: the caller is done with each batch (keeps no reference to it or
+ * to its vectors) before it pulls the next one, so the operator may write the
+ * next batch into the same memory. A property of this edge of the plan, never
+ * of the node: only the consumer knows. Today only the hash join's
+ * single-column gather uses it (fed to an aggregate that copies what it keeps).
+ */
+export function executeRel(rel: Rel, ctx: ExecContext, transient = false): AsyncIterable<Batch> {
   switch (rel.kind) {
     case 'scan':
       return scanOp(rel, ctx);
@@ -36,7 +43,7 @@ export function executeRel(rel: Rel, ctx: ExecContext): AsyncIterable<Batch> {
     case 'aggregate':
       return aggregateOp(rel, ctx);
     case 'join':
-      return joinOp(rel, ctx);
+      return joinOp(rel, ctx, transient);
     case 'sort':
       return sortOp(rel, ctx);
     case 'limit':

@@ -504,10 +504,15 @@ export class BatchCoalescer {
   private rows = 0;
   constructor(private readonly types: readonly SqlType[]) {}
 
+  /** Whether push() of an n-row batch would hand that batch itself on, keeping no reference. */
+  passesThrough(n: number): boolean {
+    return this.rows === 0 && n >= BATCH_SIZE / 2 && n <= BATCH_SIZE;
+  }
+
   /** Adds a batch; returns batches ready to emit (never more than BATCH_SIZE rows). */
   push(b: Batch): Batch[] {
     if (b.length === 0) return [];
-    if (this.rows === 0 && b.length >= BATCH_SIZE / 2 && b.length <= BATCH_SIZE) return [b];
+    if (this.passesThrough(b.length)) return [b];
     this.pending.push(b);
     this.rows += b.length;
     if (this.rows < BATCH_SIZE) return [];

@@ -387,9 +387,23 @@ class Aggregation {
   }
 }
 
+/**
+ * Built-in aggregates whose accumulators copy what they keep out of each
+ * batch (numbers into their own arrays, values one by one): an aggregate made
+ * only of these, without DISTINCT / ORDER BY / LIMIT / HAVING (buffered as
+ * columns), takes its input as transient batches (executeRel).
+ */
+const COPYING_AGGREGATES = new Set(['$count_star', 'COUNT', 'COUNTIF', 'SUM', 'AVG', 'MIN', 'MAX', 'LOGICAL_AND', 'LOGICAL_OR', 'BIT_AND', 'BIT_OR', 'BIT_XOR']);
+
+/** Whether the aggregate keeps no reference to an input batch once it has folded it (see COPYING_AGGREGATES). */
+function keepsNoInput(rel: AggregateRel): boolean {
+  return rel.aggregates.every((a) => COPYING_AGGREGATES.has(a.name) && !a.distinct && a.orderBy.length === 0 && a.limit === undefined && !a.having);
+}
+
 export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGenerator<Batch> {
   const st = new Aggregation(rel, ctx);
-  for await (const b of executeRel(rel.input, ctx)) {
+  // Group keys are copied into the group table; sync evaluation finishes a batch before the next is pulled.
+  for await (const b of executeRel(rel.input, ctx, st.sync && keepsNoInput(rel))) {
     await checkpoint(ctx);
     if (st.sync) st.consume(b);
     else await st.consumeAsync(b);

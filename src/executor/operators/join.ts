@@ -303,6 +303,13 @@ class PairEmitter {
   }
 }
 
+/** A pruned join: the columns it emits, its real node, and whether its consumer takes batches as transient (executeRel). */
+interface Narrow {
+  readonly keep: OutputKeep;
+  readonly rel: JoinRel;
+  readonly transient: boolean;
+}
+
 /** Which input columns a join emits when pruning dropped some (indexes into left / right columns). */
 interface OutputKeep {
   readonly left: readonly number[];
@@ -331,11 +338,11 @@ function outputKeep(rel: JoinRel): OutputKeep | null {
  * The join's batches. A plain function returning the chosen path's generator
  * (no generator layer of its own: every layer costs a promise round per batch).
  */
-export function joinOp(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Batch> {
+export function joinOp(rel: JoinRel, ctx: ExecContext, transient = false): AsyncGenerator<Batch> {
   const keep = outputKeep(rel);
   if (keep === null) return joinAll(rel, ctx, null).batches;
   const full: JoinRel = { ...rel, columns: allJoinColumns(rel) };
-  const path = joinAll(full, ctx, { keep, rel });
+  const path = joinAll(full, ctx, { keep, rel, transient });
   if (path.narrow) return path.batches;
   // The other paths emit every column; drop the unread ones per batch.
   const nl = rel.left.columns.length;
@@ -351,7 +358,7 @@ async function* projectColumns(input: AsyncGenerator<Batch>, pos: readonly numbe
  * a hash join without residual that is not swapped gathers only its columns
  * (`narrow: true` in the answer), the other paths emit all columns.
  */
-function joinAll(rel: JoinRel, ctx: ExecContext, narrow: { keep: OutputKeep; rel: JoinRel } | null): { batches: AsyncGenerator<Batch>; narrow: boolean } {
+function joinAll(rel: JoinRel, ctx: ExecContext, narrow: Narrow | null): { batches: AsyncGenerator<Batch>; narrow: boolean } {
   if (rel.lateral) return { batches: lateralJoin(rel, ctx), narrow: false };
   let keys: readonly EquiKey[] | undefined = rel.equiKeys;
   let residual = rel.condition;
@@ -815,7 +822,7 @@ class HashJoinState {
     readonly bk: readonly Vector[],
     build: Batch,
     /** Emit only these columns (a pruned join without residual); `rel` still lists all of them. */
-    readonly narrow: { keep: OutputKeep; rel: JoinRel } | null,
+    readonly narrow: Narrow | null,
   ) {
     const m = build.length;
     const jt = rel.joinType;
@@ -843,7 +850,7 @@ class HashJoinState {
     this.syncKeys = !keys.some((k) => hasSubquery(k.left));
   }
 
-  static async create(rel: JoinRel, keys: readonly EquiKey[], residual: Expr | undefined, ctx: ExecContext, narrow: { keep: OutputKeep; rel: JoinRel } | null): Promise<HashJoinState> {
+  static async create(rel: JoinRel, keys: readonly EquiKey[], residual: Expr | undefined, ctx: ExecContext, narrow: Narrow | null): Promise<HashJoinState> {
     const build = await materialize(rel.right, ctx);
     const rLayout = layoutOf(rel.right.columns);
     const bk: Vector[] = [];
@@ -908,12 +915,18 @@ class HashJoinState {
   }
 
   /** step() for `gatherOnly`: the whole batch in one loop (a unique key pairs each probe row at most once). */
+  /** gatherStep's output memory when the consumer takes batches as transient. */
+  private gatherBuf = new Float64Array(0);
+
   private gatherStep(col: Vector): Batch[] {
     const left = this.left;
     const n = left.length;
     const idx = this.dense!;
     const pd = this.denseKeys!;
-    const out = new Float64Array(n);
+    // A transient consumer is done with the previous batch before asking for this one.
+    const reuse = this.narrow !== null && this.narrow.transient;
+    if (reuse && this.gatherBuf.length < n) this.gatherBuf = new Float64Array(Math.max(n, BATCH_SIZE));
+    const out = reuse ? this.gatherBuf : new Float64Array(n);
     const src = col.data as Float64Array;
     const pNulls = this.pk[0]!.nulls;
     const c =
@@ -922,7 +935,9 @@ class HashJoinState {
         : uniqueGatherI32(pd, pNulls, n, idx.min, idx.max, idx.head, src, out);
     this.from = n;
     if (c === 0) return [];
-    return this.co.push({ length: c, columns: [{ type: col.type, length: c, data: c === n ? out : out.subarray(0, c), nulls: null }] });
+    // The coalescer keeps small batches until it has a full one: those get memory of their own.
+    const data = reuse && !this.co.passesThrough(c) ? out.slice(0, c) : c === out.length ? out : out.subarray(0, c);
+    return this.co.push({ length: c, columns: [{ type: col.type, length: c, data, nulls: null }] });
   }
 
   /** step() through the (async) residual condition. */
@@ -973,7 +988,7 @@ async function* hashJoin(
   keys: readonly EquiKey[],
   residual: Expr | undefined,
   ctx: ExecContext,
-  narrow: { keep: OutputKeep; rel: JoinRel } | null = null,
+  narrow: Narrow | null = null,
 ): AsyncGenerator<Batch> {
   const st = await HashJoinState.create(rel, keys, residual, ctx, narrow);
   await checkpoint(ctx);
