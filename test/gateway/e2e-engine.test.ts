@@ -63,9 +63,14 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.errors[0].reason).toBe('parseError');
     expect(bad.body.error.message).toMatch(/^Parse error: invalid JSON payload received\./);
+    expect((await post('{"rows":[{"json":"unterminated}]}')).body.error.errors[0].reason).toBe('parseError');
+    // Rows not last: what a full parse of the body gives (another array after them; a repeated key, the last wins).
+    expect((await post('{"rows":[{"json":{"s":"after"}}],"other":[{"json":{"s":"not a row"}}]}')).body).toEqual({ kind: 'bigquery#tableDataInsertAllResponse' });
+    expect((await post('{"rows":[{"json":{"s":"first"}}], "rows":[{"json":{"s":"second"}}]}')).body).toEqual({ kind: 'bigquery#tableDataInsertAllResponse' });
     expect((await post('{"rows":{"json":{}}}')).body.error.message).toBe('Invalid value for rows: expected a list of rows');
     expect((await post('{"rows":[ ]}')).body.error.message).toBe('No rows present in the request.');
-    expect((await rest(bqUrl('/datasets/ins/tables/t/data'))).body.totalRows).toBe('1');
+    const after = await rest(bqUrl('/datasets/ins/tables/t/data'));
+    expect(after.body.rows.map((r: { f: { v: unknown }[] }) => r.f[0]!.v)).toEqual(['ü "ключ" 😀 ]}', 'after', 'second']);
   });
 
   it('load (multipart and resumable uploads, file:// source), copy and extract jobs', async () => {

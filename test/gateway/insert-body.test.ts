@@ -31,11 +31,33 @@ describe('splitInsertAllBody', () => {
       '{"rowsx":[]}',
       '{"rows":[{"json":{}}]',
       '{"rows":[{"json":{}}]} trailing',
-      '{"rows":[{"json":"unterminated}]}',
+      '{"rows":[{"json":"unterminated}], "x": 1}',
       '{"rows" [1]}',
       '{"rows":[1],}',
       '{"skip": tru e, "rows":[1]}',
     ]) expect(split(bad), bad).toBeUndefined();
+  });
+
+  it('takes rows that end the body to its last ] without scanning them (the engine parse decides)', () => {
+    const last = split('{"skipInvalidRows":true, "rows": [{"json":{"s":"]}"}}] \n}\n')!;
+    expect(last.rows.toString()).toBe('[{"json":{"s":"]}"}}]');
+    expect(last.scanned).toBe(false);
+    expect(last.rest).toEqual({ skipInvalidRows: true });
+    // Not one JSON value: the caller gets the bytes, the engine's parse rejects them, the full parse takes over.
+    for (const [body, rows] of [
+      ['{"rows":[{"json":"unterminated}]}', '[{"json":"unterminated}]'],
+      ['{"rows":[{"json":{}}],"x":[1]}', '[{"json":{}}],"x":[1]'],
+      ['{"rows":[{"json":{"a":1}}],"rows":[{"json":{"a":2}}]}', '[{"json":{"a":1}}],"rows":[{"json":{"a":2}}]'],
+    ] as const) {
+      const r = split(body)!;
+      expect(r.rows.toString(), body).toBe(rows);
+      expect(r.scanned).toBe(false);
+      expect(() => JSON.parse(r.rows.toString())).toThrow();
+    }
+    // Keys after rows: the rows value is scanned.
+    const scanned = split('{"rows":[{"json":{"s":"]"}}],"skipInvalidRows":true}')!;
+    expect(scanned.rows.toString()).toBe('[{"json":{"s":"]"}}]');
+    expect(scanned.scanned).toBe(true);
   });
 
   it('classifies the rows value', () => {

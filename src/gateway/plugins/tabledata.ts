@@ -57,49 +57,54 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
     return sendJsonText(reply, text + '}');
   });
 
+  /** The InsertRows request of a parsed insertAll body (rows re-encoded as JSON text). */
+  const parsedInsert = (body: Record<string, unknown>): { rowsJson: string; body: Record<string, unknown> } => {
+    const rows = body['rows'];
+    if (rows !== undefined && rows !== null && !Array.isArray(rows)) throw invalid('Invalid value for rows: expected a list of rows');
+    if (!Array.isArray(rows) || rows.length === 0) throw invalid('No rows present in the request.');
+    return { rowsJson: JSON.stringify(rows), body };
+  };
+
   app.post<{ Params: TableParams }>(`${base}/insertAll`, async (req, reply) => {
     const p = checkProjectId(req.params.projectId);
     const d = checkDatasetId(req.params.datasetId);
     const t = checkTableId(req.params.tableId);
-    let body: Record<string, unknown>;
-    let rowsJson = '';
-    let rowsUtf8: Buffer | undefined;
-    if (req.body instanceof InsertAllBody) {
-      // Fast path: the rows bytes are forwarded as sent (the engine parses them once).
-      body = req.body.rest;
-      const k = rowsKind(req.body.rows);
-      if (k === 'other') throw invalid('Invalid value for rows: expected a list of rows');
-      if (k !== 'items') throw invalid('No rows present in the request.');
-      rowsUtf8 = req.body.rows;
-    } else {
-      body = bodyObject(req.body);
-      const rows = body['rows'];
-      if (rows !== undefined && rows !== null && !Array.isArray(rows)) throw invalid('Invalid value for rows: expected a list of rows');
-      if (!Array.isArray(rows) || rows.length === 0) throw invalid('No rows present in the request.');
-      rowsJson = JSON.stringify(rows);
-    }
-    const request = {
+    const call = (body: Record<string, unknown>, rowsJson: string, rowsUtf8: Buffer | undefined) => ctx.call('InsertRows', {
       table: { project_id: p, dataset_id: d, table_id: t },
       rows_json: rowsJson,
       rows_utf8: rowsUtf8,
       skip_invalid_rows: boolish(body['skipInvalidRows']) ?? false,
       ignore_unknown_values: boolish(body['ignoreUnknownValues']) ?? false,
       template_suffix: str(body['templateSuffix']) ?? '',
-    };
+    });
     let r;
-    try {
-      r = await ctx.call('InsertRows', request);
-    } catch (e) {
-      // The engine could not parse the forwarded rows text: answer with the
-      // same parse error a fully parsed body would have given.
-      if (req.body instanceof InsertAllBody && e instanceof RestError && e.message.startsWith('Invalid JSON payload received')) {
+    if (req.body instanceof InsertAllBody) {
+      // Fast path: the rows bytes are forwarded as sent (the engine parses them once).
+      const split = req.body;
+      const k = rowsKind(split.rows);
+      if (k === 'other') throw invalid('Invalid value for rows: expected a list of rows');
+      if (k !== 'items') throw invalid('No rows present in the request.');
+      try {
+        r = await call(split.rest, '', split.rows);
+      } catch (e) {
+        if (!(e instanceof RestError && e.message.startsWith('Invalid JSON payload received'))) throw e;
+        // The engine could not parse the forwarded rows text: answer with the
+        // same parse error a fully parsed body would have given.
+        let whole: unknown;
         try {
-          JSON.parse(req.body.text);
+          whole = JSON.parse(split.text);
         } catch (pe) {
           throw new RestError(400, 'parseError', `Parse error: invalid JSON payload received. ${pe instanceof Error ? pe.message : String(pe)}`, 'invalid');
         }
+        // A valid body whose rows were not where the unscanned split assumed
+        // (another key after them): the parsed body's rows, as any other body.
+        if (split.scanned) throw e;
+        const again = parsedInsert(bodyObject(whole));
+        r = await call(again.body, again.rowsJson, undefined);
       }
-      throw e;
+    } else {
+      const { body, rowsJson } = parsedInsert(bodyObject(req.body));
+      r = await call(body, rowsJson, undefined);
     }
     let text = `{"kind":${JSON.stringify(kind(family, 'tableDataInsertAllResponse'))}`;
     if (r.insert_errors_json && r.insert_errors_json !== '[]') text += `,"insertErrors":${r.insert_errors_json}`;
