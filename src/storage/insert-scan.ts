@@ -90,6 +90,31 @@ export function scanRows(bytes: Uint8Array, columns: readonly Column[], recentId
   }
 }
 
+/** What the scanner needs of a schema, kept per columns array (Storage caches one per table). */
+interface ScanSchema {
+  readonly kinds: Uint8Array;
+  /** UTF-8 bytes of each column name. */
+  readonly names: Buffer[];
+  readonly byName: Map<string, number>;
+  readonly byLower: Set<string>;
+}
+
+const schemas = new WeakMap<readonly Column[], ScanSchema>();
+
+function scanSchema(columns: readonly Column[]): ScanSchema {
+  let s = schemas.get(columns);
+  if (!s) {
+    s = {
+      kinds: Uint8Array.from(columns, (c) => kindOf(c.type.kind)),
+      names: columns.map((c) => Buffer.from(c.name)),
+      byName: new Map(columns.map((c, i) => [c.name, i])),
+      byLower: new Set(columns.map((c) => c.name.toLowerCase())),
+    };
+    schemas.set(columns, s);
+  }
+  return s;
+}
+
 class Scanner {
   private p = 0;
   private readonly len: number;
@@ -125,20 +150,9 @@ class Scanner {
   ) {
     this.len = b.length;
     const nc = (this.nc = columns.length);
-    this.kinds = new Uint8Array(nc);
-    this.names = new Array<Buffer>(nc);
-    this.byName = new Map();
-    this.byLower = new Set();
-    this.builders = new Array<ColumnBuilder>(nc);
+    ({ kinds: this.kinds, names: this.names, byName: this.byName, byLower: this.byLower } = scanSchema(columns));
+    this.builders = columns.map((c) => new ColumnBuilder(c.type, this.capacity));
     this.seen = new Uint32Array(nc);
-    for (let c = 0; c < nc; c++) {
-      const col = columns[c]!;
-      this.kinds[c] = kindOf(col.type.kind);
-      this.names[c] = Buffer.from(col.name);
-      this.byName.set(col.name, c);
-      this.byLower.add(col.name.toLowerCase());
-      this.builders[c] = new ColumnBuilder(col.type, this.capacity);
-    }
   }
 
   rows(): RowsConversion {

@@ -340,12 +340,13 @@ export function decimalAt(b: Uint8Array, s: number, e: number): Decimal {
   let d: number[];
   if (first >= len) d = [word(lz, end) * 10 ** (first - len)];
   else {
-    const words: number[] = [];
-    if (first > 0) words.push(word(lz, lz + first));
+    const count = (first > 0 ? 1 : 0) + Math.ceil((len - first) / 7);
+    d = count === 2 ? [0, 0] : count === 3 ? [0, 0, 0] : new Array<number>(count).fill(0);
+    let j = 0;
+    if (first > 0) d[j++] = word(lz, lz + first);
     let r = first;
-    for (; r < len - 7; r += 7) words.push(word(lz + r, lz + r + 7));
-    words.push(word(lz + r, end) * 10 ** (7 - (len - r)));
-    d = words.length === 2 ? [words[0]!, words[1]!] : words.length === 3 ? [words[0]!, words[1]!, words[2]!] : words;
+    for (; r < len - 7; r += 7) d[j++] = word(lz + r, lz + r + 7);
+    d[j] = word(lz + r, end) * 10 ** (7 - (len - r));
   }
   const out = new Decimal(0) as { s: number; e: number; d: number[] };
   out.s = neg ? -1 : 1;
