@@ -38,6 +38,11 @@ function singleGroup(groups: Int32Array, n: number): number {
   return g0;
 }
 
+/** n group ids all `g` (updateGroup's fallback to update()). */
+function groupsOf(g: number, n: number): Int32Array {
+  return new Int32Array(n).fill(g);
+}
+
 class CountAcc implements GroupsAccumulator {
   counts = new Float64Array(16);
   constructor(private readonly star: boolean) {}
@@ -61,6 +66,12 @@ class CountAcc implements GroupsAccumulator {
     }
     if (nulls === null) for (let i = 0; i < n; i++) c[groups[i]!]!++;
     else for (let i = 0; i < n; i++) if (nulls[i] === 0) c[groups[i]!]!++;
+  }
+  updateGroup(args: readonly Vector[], group: number, n: number): void {
+    const nulls = this.star || args.length === 0 ? null : args[0]!.nulls;
+    let k = n;
+    if (nulls !== null) for (let i = 0; i < n; i++) k -= nulls[i]!;
+    this.counts[group]! += k;
   }
   finish(numGroups: number): Vector {
     return { type: T.INT64, length: numGroups, data: this.counts.slice(0, numGroups), nulls: null };
@@ -118,21 +129,7 @@ class SumInt64Acc implements GroupsAccumulator {
     const nulls = v.nulls;
     if (d instanceof Float64Array) {
       const g0 = nulls === null && n > 0 ? singleGroup(groups, n) : -1;
-      if (g0 >= 0 && isBig[g0] === 0) {
-        // One group for the whole batch: the same running sums, kept in a register.
-        let r = s[g0]!;
-        let i = 0;
-        for (; i < n; i++) {
-          r += d[i]!;
-          if (!(r < 9007199254740992 && r > -9007199254740992)) break;
-        }
-        if (i === n) {
-          s[g0] = r;
-          seen[g0] = 1;
-          counts[g0]! += n;
-          return;
-        }
-      }
+      if (g0 >= 0 && this.foldOne(d, g0, n)) return;
       for (let i = 0; i < n; i++) {
         if (nulls !== null && nulls[i] === 1) continue;
         const g = groups[i]!;
@@ -157,6 +154,29 @@ class SumInt64Acc implements GroupsAccumulator {
       counts[g]!++;
       this.addBig(g, d[i]!);
     }
+  }
+  /**
+   * One group for the whole (NULL-free) batch: the running sum kept in a
+   * register. False (nothing folded) when it would leave ±2^53.
+   */
+  private foldOne(d: Float64Array, g: number, n: number): boolean {
+    if (this.isBig[g] !== 0) return false;
+    let r = this.sums[g]!;
+    let i = 0;
+    for (; i < n; i++) {
+      r += d[i]!;
+      if (!(r < 9007199254740992 && r > -9007199254740992)) break;
+    }
+    if (i < n) return false;
+    this.sums[g] = r;
+    this.seen[g] = 1;
+    this.counts[g]! += n;
+    return true;
+  }
+  updateGroup(args: readonly Vector[], group: number, n: number): void {
+    const v = args[0]!;
+    if (n > 0 && v.nulls === null && v.data instanceof Float64Array && this.foldOne(v.data, group, n)) return;
+    this.update(args, groupsOf(group, n), n);
   }
   finish(numGroups: number): Vector {
     const out = new Array<Value>(numGroups);
@@ -205,6 +225,19 @@ function sumDense(s: Float64Array, zeroSeen: Uint8Array, d: Float64Array, groups
     s[g] = r;
   }
   return n;
+}
+
+/** sumDense for rows all in group g: the running sum in a register; returns as sumDense. */
+function sumOne(s: Float64Array, d: Float64Array, g: number, n: number): number {
+  let r = s[g]!;
+  let i = 0;
+  for (; i < n; i++) {
+    const x = r + d[i]!;
+    if (x - x !== 0) break;
+    r = x;
+  }
+  s[g] = r;
+  return i;
 }
 
 /** SumFloatAcc's loop counting values per group (AVG, or NULLs present); returns as sumDense. */
@@ -269,6 +302,18 @@ class SumFloatAcc implements GroupsAccumulator {
       return;
     }
     this.updateFrom(v, d, groups, 0, n);
+  }
+  updateGroup(args: readonly Vector[], group: number, n: number): void {
+    const v = args[0]!;
+    if (this.scaled === null && v.nulls === null && !this.avg) {
+      const d = v.data as Float64Array;
+      const stop = sumOne(this.sums, d, group, n);
+      // A group with values is flagged as for a zero running sum: finish() reads -0 with the flag as a sum.
+      if (stop > 0) this.zeroSeen[group] = 1;
+      if (stop < n) this.updateFrom(v, d, groupsOf(group, n), stop, n);
+      return;
+    }
+    this.update(args, groupsOf(group, n), n);
   }
   /** Rows [from, n) with non-finite values and overflow tracking. */
   private updateFrom(v: Vector, d: Float64Array, groups: Int32Array, from: number, n: number): void {

@@ -49,6 +49,8 @@ export interface GroupsAccumulator {
   /** Make room for group ids < numGroups. */
   resize(numGroups: number): void;
   update(args: readonly Vector[], groups: Int32Array, n: number): void;
+  /** Optional: update() of n rows that all belong to `group` (a global aggregate's batches: no group ids to read). */
+  updateGroup?(args: readonly Vector[], group: number, n: number): void;
   /** One value per group, in group-id order. */
   finish(numGroups: number): Vector;
 }

@@ -46,7 +46,8 @@ class AggState {
   constructor(
     readonly call: AggregateCall,
     ctx: ExecContext,
-    globalOnly = false,
+    /** No GROUP BY: every row is in group 0. */
+    private readonly globalOnly = false,
   ) {
     this.acc = call.fn.create(ctx.eval, {
       distinct: call.distinct,
@@ -155,7 +156,9 @@ class AggState {
 
   private accumulate(rows: SelectedRows, numGroups: number): void {
     this.acc.resize(numGroups);
-    this.acc.update(rows.args, rows.groups, rows.count);
+    // A global aggregate's rows are all group 0: accumulators that can skip reading group ids do.
+    if (this.globalOnly && this.acc.updateGroup) this.acc.updateGroup(rows.args, 0, rows.count);
+    else this.acc.update(rows.args, rows.groups, rows.count);
   }
 
   /** Buffered calls: keeps (group, args, order keys, HAVING value) of the selected rows for finish(). */
