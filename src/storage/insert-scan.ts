@@ -59,6 +59,8 @@ const K_TIMESTAMP = 5;
 const K_DATE = 6;
 const K_NUMERIC = 7;
 
+/** V8's SlicedString::kMinLength: shorter substrings are copies. */
+const SLICED_MIN = 13;
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 const JSON_KEY = Buffer.from('json');
 const INSERT_ID_KEY = Buffer.from('insertId');
@@ -97,6 +99,8 @@ interface ScanSchema {
   readonly names: Buffer[];
   readonly byName: Map<string, number>;
   readonly byLower: Set<string>;
+  /** 1 where the name's bytes hold no quote, backslash or control character (plainKey can match them). */
+  readonly plain: Uint8Array;
 }
 
 const schemas = new WeakMap<readonly Column[], ScanSchema>();
@@ -109,6 +113,7 @@ function scanSchema(columns: readonly Column[]): ScanSchema {
       names: columns.map((c) => Buffer.from(c.name)),
       byName: new Map(columns.map((c, i) => [c.name, i])),
       byLower: new Set(columns.map((c) => c.name.toLowerCase())),
+      plain: Uint8Array.from(columns, (c) => (/["\\\u0000-\u001f]/.test(c.name) ? 0 : 1)),
     };
     schemas.set(columns, s);
   }
@@ -132,6 +137,7 @@ class Scanner {
   private readonly names: Buffer[];
   private readonly byName: Map<string, number>;
   private readonly byLower: Set<string>;
+  private readonly plain: Uint8Array;
   private readonly builders: ColumnBuilder[];
   private capacity = 16;
   /** Row stamp per column: seen[c] === stamp when the current row named column c. */
@@ -142,6 +148,14 @@ class Scanner {
   private cellErrors: (CellError | undefined)[] | null = null;
   private nErrors = 0;
   private readonly stack: number[] = [];
+  /**
+   * The bytes as latin1 text (one char per byte): substrings of it are made
+   * in JS, where a Buffer slice is a call into C++. Only ASCII runs are read
+   * from it, and only as short strings or temporaries: V8 makes a substring
+   * of 13 chars or more a view of the whole text, which a stored value would
+   * keep alive.
+   */
+  private readonly text: string;
 
   constructor(
     private readonly b: Bytes,
@@ -149,8 +163,9 @@ class Scanner {
     private readonly recentIds: RecentIds,
   ) {
     this.len = b.length;
+    this.text = b.latin1Slice(0, b.length);
     const nc = (this.nc = columns.length);
-    ({ kinds: this.kinds, names: this.names, byName: this.byName, byLower: this.byLower } = scanSchema(columns));
+    ({ kinds: this.kinds, names: this.names, byName: this.byName, byLower: this.byLower, plain: this.plain } = scanSchema(columns));
     this.builders = columns.map((c) => new ColumnBuilder(c.type, this.capacity));
     this.seen = new Uint32Array(nc);
   }
@@ -226,13 +241,15 @@ class Scanner {
     let insertId: string | undefined;
     if (b[this.p] === 0x7d) throw GIVE_UP;
     for (;;) {
-      const ks = this.key();
-      const ke = this.ve;
-      if (equalAt(b, ks, ke, JSON_KEY)) {
+      let key = 0; // 1: json, 2: insertId, 0: another
+      if (this.plainKey(JSON_KEY)) key = 1;
+      else if (this.plainKey(INSERT_ID_KEY)) key = 2;
+      else this.key();
+      if (key === 1) {
         if (sawJson || b[this.p] !== 0x7b) throw GIVE_UP;
         sawJson = true;
         this.object(k);
-      } else if (equalAt(b, ks, ke, INSERT_ID_KEY)) {
+      } else if (key === 2) {
         if (sawId) throw GIVE_UP;
         sawId = true;
         this.value();
@@ -266,8 +283,16 @@ class Scanner {
     if (b[this.p] === 0x7d) this.p++;
     else {
       for (;;) {
-        const ks = this.key();
-        const c = this.column(ks, this.ve, this.ascii);
+        // Keys mostly come in schema order: the next column's name is tried first.
+        const h = this.hint;
+        let c: number;
+        if (h < nc && this.plain[h] === 1 && this.plainKey(this.names[h]!)) {
+          c = h;
+          this.hint = h + 1;
+        } else {
+          const ks = this.key();
+          c = this.column(ks, this.ve, this.ascii);
+        }
         this.value();
         if (c >= 0) {
           if (seen[c] === stamp) throw GIVE_UP; // duplicate key: JSON.parse keeps the last
@@ -302,7 +327,7 @@ class Scanner {
       this.hint = h + 1;
       return h;
     }
-    const key = ascii ? this.b.latin1Slice(ks, ke) : this.b.utf8Slice(ks, ke);
+    const key = ascii ? this.text.substring(ks, ke) : this.b.utf8Slice(ks, ke);
     const c = this.byName.get(key);
     if (c !== undefined) {
       this.hint = c + 1;
@@ -402,6 +427,24 @@ class Scanner {
       else break;
     }
     this.p = p;
+  }
+
+  /**
+   * At a key: when it is exactly `name` (bytes without quotes, backslashes
+   * or control characters), skips it and its colon.
+   */
+  private plainKey(name: Uint8Array): boolean {
+    const b = this.b;
+    const p = this.p;
+    const n = name.length;
+    if (b[p] !== 0x22 || b[p + 1 + n] !== 0x22) return false;
+    for (let i = 0; i < n; i++) if (b[p + 1 + i] !== name[i]) return false;
+    this.p = p + 2 + n;
+    this.ws();
+    if (b[this.p] !== 0x3a) throw GIVE_UP;
+    this.p++;
+    this.ws();
+    return true;
   }
 
   /** A key (no escapes) and its colon; returns its start, ve its end, ascii set. */
@@ -511,7 +554,7 @@ class Scanner {
    * (correctly rounded) division; anything else is parsed from its text.
    */
   private num(): number {
-    if (this.nExp || this.nDigits > 15) return Number(this.b.latin1Slice(this.vs, this.ve));
+    if (this.nExp || this.nDigits > 15) return Number(this.text.substring(this.vs, this.ve));
     const b = this.b;
     let m = 0;
     for (let i = this.vs; i < this.ve; i++) {
@@ -554,9 +597,10 @@ class Scanner {
     this.p = i + 1;
   }
 
-  /** The current plain string. */
+  /** The current plain string (a string of its own, never a view of the text). */
   private str(): string {
-    return this.ascii ? this.b.latin1Slice(this.vs, this.ve) : this.b.utf8Slice(this.vs, this.ve);
+    if (!this.ascii) return this.b.utf8Slice(this.vs, this.ve);
+    return this.ve - this.vs < SLICED_MIN ? this.text.substring(this.vs, this.ve) : this.b.latin1Slice(this.vs, this.ve);
   }
 
   /** The current token as JSON.parse of the whole text has it. */

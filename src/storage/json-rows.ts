@@ -237,19 +237,34 @@ function digitsAt(b: Uint8Array, from: number, to: number): number {
   return n;
 }
 
-function isoDaysAt(b: Uint8Array, s: number): number {
+/** The two digits b[i], b[i + 1], or -1. */
+function d2(b: Uint8Array, i: number): number {
+  const x = b[i]! - 48;
+  const y = b[i + 1]! - 48;
+  return x >= 0 && x <= 9 && y >= 0 && y <= 9 ? x * 10 + y : -1;
+}
+
+/** isoDays over bytes, given the year already read (-1 when not digits). */
+function isoDaysAt(b: Uint8Array, s: number, y: number): number {
   if (b[s + 4] !== 45 || b[s + 7] !== 45) return NaN;
-  const y = digitsAt(b, s, s + 4), m = digitsAt(b, s + 5, s + 7), d = digitsAt(b, s + 8, s + 10);
+  const m = d2(b, s + 5), d = d2(b, s + 8);
   if (y < 1000 || m < 1 || m > 12 || d < 1) return NaN;
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
   if (d > (m === 2 && leap ? 29 : DAYS_IN_MONTH[m - 1]!)) return NaN;
   return daysFromCivil(y, m, d);
 }
 
+function yearAt(b: Uint8Array, s: number): number {
+  const hi = d2(b, s), lo = d2(b, s + 2);
+  return hi < 0 || lo < 0 ? -1 : hi * 100 + lo;
+}
+
 /** fastDate over bytes. */
 export function fastDateAt(b: Uint8Array, s: number, e: number): number {
-  return e - s === 10 ? isoDaysAt(b, s) : NaN;
+  return e - s === 10 ? isoDaysAt(b, s, yearAt(b, s)) : NaN;
 }
+
+const FRACTION_SCALE = [1e6, 1e5, 1e4, 1e3, 100, 10, 1];
 
 /** fastTimestamp over bytes. */
 export function fastTimestampAt(b: Uint8Array, s: number, e: number): number {
@@ -257,10 +272,10 @@ export function fastTimestampAt(b: Uint8Array, s: number, e: number): number {
   if (n < 19 || n > 27) return NaN;
   const sep = b[s + 10];
   if ((sep !== 84 && sep !== 116 && sep !== 32) || b[s + 13] !== 58 || b[s + 16] !== 58) return NaN;
-  const year = digitsAt(b, s, s + 4);
+  const year = yearAt(b, s);
   if (year < 1700 || year > 2200) return NaN;
-  const days = isoDaysAt(b, s);
-  const h = digitsAt(b, s + 11, s + 13), mi = digitsAt(b, s + 14, s + 16), sec = digitsAt(b, s + 17, s + 19);
+  const days = isoDaysAt(b, s, year);
+  const h = d2(b, s + 11), mi = d2(b, s + 14), sec = d2(b, s + 17);
   if (Number.isNaN(days) || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return NaN;
   let end = n;
   const last = b[e - 1];
@@ -270,7 +285,7 @@ export function fastTimestampAt(b: Uint8Array, s: number, e: number): number {
     if (b[s + 19] !== 46 || end === 20 || end > 26) return NaN;
     const f = digitsAt(b, s + 20, s + end);
     if (f < 0) return NaN;
-    micros = f * 10 ** (26 - end);
+    micros = f * FRACTION_SCALE[end - 20]!; // 10 ** (26 - end)
   }
   return days * MICROS_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1e6 + micros;
 }
