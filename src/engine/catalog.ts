@@ -88,7 +88,18 @@ export class EngineCatalog implements QueryCatalog {
     return this.st.listDatasets(projectId).map((d) => d.datasetId);
   }
 
+  /** TableInfo by entry, while its resource and kind are those it was made from (its getters read rows live). */
+  private readonly infos = new WeakMap<TableEntry, { resource: Resource; kind: TableEntry['kind']; info: TableInfo }>();
+
   private info(id: TableId, e: TableEntry): TableInfo {
+    const hit = this.infos.get(e);
+    if (hit && hit.resource === e.resource && hit.kind === e.kind) return hit.info;
+    const info = this.makeInfo(id, e);
+    this.infos.set(e, { resource: e.resource, kind: e.kind, info });
+    return info;
+  }
+
+  private makeInfo(id: TableId, e: TableEntry): TableInfo {
     const st = this.st;
     const view = e.resource.view as Resource | undefined;
     const mv = e.resource.materializedView as Resource | undefined;

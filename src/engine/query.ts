@@ -133,13 +133,13 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     statisticsJson: await statisticsOf(result, a, results),
   };
   if (!result.columns || a.dryRun) {
-    if (result.columns) reply.schemaJson = JSON.stringify({ fields: result.columns.map((c) => columnToRestField(c.name, c.type)) });
+    if (result.columns) reply.schemaJson = schemaJsonOf(result.columns);
     return reply;
   }
   const columns = result.columns;
   const batches = result.batches;
   const total = batches.reduce((s, b) => s + b.length, 0);
-  reply.schemaJson = JSON.stringify({ fields: columns.map((c) => columnToRestField(c.name, c.type)) });
+  reply.schemaJson = schemaJsonOf(columns);
   reply.totalRows = total;
   const dest = a.destination && a.destination.tableId ? a.destination : undefined;
   if (dest) {
@@ -157,6 +157,18 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     reply.nextIndex = count < total ? count : -1;
   }
   return reply;
+}
+
+/** `schema_json` by result-columns array: a cached plan (plan-cache.ts) returns the same array every run. */
+const schemaJsons = new WeakMap<readonly ResultColumn[], string>();
+
+function schemaJsonOf(columns: readonly ResultColumn[]): string {
+  let j = schemaJsons.get(columns);
+  if (j === undefined) {
+    j = JSON.stringify({ fields: columns.map((c) => columnToRestField(c.name, c.type)) });
+    schemaJsons.set(columns, j);
+  }
+  return j;
 }
 
 async function writeDestination(st: Storage, catalog: EngineCatalog, dest: TableRefArg, columns: Column[], result: QueryResult, a: ExecuteQueryArgs): Promise<void> {

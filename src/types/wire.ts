@@ -242,8 +242,17 @@ export function encodeRows(
   return out.finish();
 }
 
+/**
+ * The first 64 KB of every page's bytes, shared: encodeRows is synchronous,
+ * and a fresh 64 KB buffer per call (off-heap, too large for Node's pool)
+ * was an allocation and a later free for every one-row page. Larger pages
+ * grow into buffers of their own.
+ */
+const SCRATCH_BYTES = 64 * 1024;
+let scratch: Buffer | undefined;
+
 class RowSink {
-  private buf = Buffer.allocUnsafe(64 * 1024);
+  private buf = (scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES));
   private pos = 1;
   private rows = 0;
 
