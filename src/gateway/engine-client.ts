@@ -71,10 +71,17 @@ export interface EngineRpcs {
 }
 export type EngineMethod = keyof EngineRpcs;
 
+/** What an engine call reads of its cancel signal: an AbortSignal fits, and so does a job's lighter JobCancel. */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface CallOpts {
   /** Milliseconds; 0 = no deadline (queries run as long as they need). */
   deadlineMs?: number;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /** The package root: the nearest ancestor holding proto/engine.proto (works from dist/ and src/). */

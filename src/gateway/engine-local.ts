@@ -9,7 +9,7 @@
 import { connect, type Socket } from 'node:net';
 import { engineProto } from './engine-proto.js';
 import { FrameKind, FrameReader, frame } from '../engine/local-rpc.js';
-import type { CallOpts, EngineClient, EngineMethod, EngineRpcs } from './engine-client.js';
+import type { CallOpts, CancelSignal, EngineClient, EngineMethod, EngineRpcs } from './engine-client.js';
 import { RestError, unavailable, type ErrorInfo } from './errors.js';
 
 /** A request field as proto-loader describes it (`requestType.type.field`). */
@@ -72,7 +72,7 @@ interface Pending {
   reject: (e: RestError) => void;
   decode: (b: Buffer) => unknown;
   timer: NodeJS.Timeout | undefined;
-  signal: AbortSignal | undefined;
+  signal: CancelSignal | undefined;
   onAbort: (() => void) | undefined;
 }
 

@@ -12,6 +12,7 @@ import { FrameKind, FrameReader, frame, serveLocal } from '../../src/engine/loca
 import { toServiceError } from '../../src/engine/service.js';
 import { CatalogError } from '../../src/storage/errors.js';
 import { LocalEngineTransport } from '../../src/gateway/engine-local.js';
+import { JobCancel } from '../../src/gateway/jobs/registry.js';
 import { RestError } from '../../src/gateway/errors.js';
 
 type Pkg = { warehouse_emulator: { engine: { v1: { Engine: grpc.ServiceClientConstructor } } } };
@@ -112,9 +113,15 @@ describe('engine local socket', () => {
     ac.abort();
     expect((await cancelled as RestError).toInfo()).toMatchObject({ code: 400, reason: 'stopped', status: 'cancelled' });
 
+    // A job's JobCancel works as an AbortSignal does.
+    const jc = new JobCancel();
+    const cancelledJob = t.call('ExecuteQuery', q('j1b'), { deadlineMs: 0, signal: jc.signal }).catch((e: unknown) => e);
+    jc.abort();
+    expect((await cancelledJob as RestError).toInfo()).toMatchObject({ code: 400, reason: 'stopped', status: 'cancelled' });
+
     const late = await t.call('ExecuteQuery', q('j2'), { deadlineMs: 50 }).catch((e: unknown) => e);
     expect((late as RestError).toInfo()).toMatchObject({ code: 503, status: 'deadlineExceeded' });
-    await expect.poll(() => seen.cancelled).toEqual(['j1', 'j2']);
+    await expect.poll(() => seen.cancelled).toEqual(['j1', 'j1b', 'j2']);
 
     const pending = t.call('ExecuteQuery', q('j3'), { deadlineMs: 0 }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 20));
@@ -124,6 +131,6 @@ describe('engine local socket', () => {
     expect((await pending as RestError).toInfo().code).toBe(503);
     expect(t.ready).toBe(false);
     await expect(t.call('GetDataset', { project_id: 'p', dataset_id: 'd' })).rejects.toMatchObject({ code: 503 });
-    await expect.poll(() => seen.cancelled).toEqual(['j1', 'j2', 'j3']);
+    await expect.poll(() => seen.cancelled).toEqual(['j1', 'j1b', 'j2', 'j3']);
   });
 });

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IN_MEMORY_JOBS, JobRegistry, slimFinishedJob, type JobRecord } from '../../src/gateway/jobs/registry.js';
+import { IN_MEMORY_JOBS, JobCancel, JobRegistry, slimFinishedJob, type JobRecord } from '../../src/gateway/jobs/registry.js';
 import type { QueryReply } from '../../src/gateway/engine-client.js';
 
 function job(projectId: string, n: number, state: JobRecord['state'] = 'DONE', parentJobId?: string): JobRecord {
@@ -38,7 +38,7 @@ function job(projectId: string, n: number, state: JobRecord['state'] = 'DONE', p
     ...(n % 7 === 0 ? { error: { code: 400, status: 'invalid', reason: 'invalidQuery', message: `bad ${n}` } } : {}),
     request: { session_id: '', dry_run: false, max_results: 100, timestamp_format: 'TIMESTAMP_INT64_MICROS', string_scalars: true } as JobRecord['request'],
     reply,
-    abort: new AbortController(),
+    abort: new JobCancel(),
     done: Promise.resolve(),
   };
   if (state === 'DONE') slimFinishedJob(j);

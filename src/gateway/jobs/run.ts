@@ -11,7 +11,7 @@ import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str,
 import { etagOf } from '../plugins/common.js';
 import { prepareQueryText } from './legacy-sql.js';
 import { applyQueryDestinationSpec, materializeTableDefinitions } from './data-jobs.js';
-import { slimFinishedJob, type JobRecord } from './registry.js';
+import { JobCancel, slimFinishedJob, type JobRecord } from './registry.js';
 
 export const DEFAULT_LOCATION = 'US';
 export const QUERY_TIMEOUT_DEFAULT_MS = 10_000;
@@ -211,7 +211,7 @@ function registerChildJobs(ctx: GatewayContext, parent: JobRecord, reply: QueryR
         statistics_json: Object.keys(stats).length ? JSON.stringify(stats) : '',
       },
       ...(err ? { error: { code: num(err['code']) ?? 400, status: statusForCode(num(err['code']) ?? 400), reason: str(err['reason']) ?? 'invalidQuery', message: str(err['message']) ?? '' } } : {}),
-      abort: new AbortController(),
+      abort: new JobCancel(),
       done: Promise.resolve(),
     };
     slimFinishedJob(child);
@@ -224,17 +224,18 @@ export async function waitDone(job: JobRecord, ms: number, reply?: FastifyReply)
   if (job.state === 'DONE') return true;
   if (ms <= 0) return false;
   let timer: NodeJS.Timeout | undefined;
-  let onClose: (() => void) | undefined;
-  const timeout = new Promise<void>((r) => {
+  let wake: (() => void) | undefined;
+  // One promise settled by whichever comes first (cheaper than Promise.race over three).
+  await new Promise<void>((r, fail) => {
+    wake = r;
     timer = setTimeout(r, Math.min(ms, QUERY_TIMEOUT_CAP_MS));
-    onClose = () => r();
     // A client that goes away stops the long poll (the job keeps running).
     // (the response's 'close' fires only if the connection drops: the answer is not sent yet)
-    reply?.raw.once('close', onClose);
+    reply?.raw.once('close', r);
+    void job.done.then(r, fail);
   });
-  await Promise.race([job.done, timeout]);
   clearTimeout(timer);
-  if (onClose) reply?.raw.off('close', onClose);
+  if (reply) reply.raw.off('close', wake!);
   return (job.state as string) === 'DONE';
 }
 

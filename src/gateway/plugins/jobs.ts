@@ -4,7 +4,7 @@ import type { Family, GatewayContext } from '../context.js';
 import { kind, timestampFormat } from '../context.js';
 import { envelope, invalid, jobNotFound, notImplemented, RestError } from '../errors.js';
 import type { TimestampFormat } from '../engine-client.js';
-import { newJobId, type JobRecord } from '../jobs/registry.js';
+import { JobCancel, newJobId, type JobRecord } from '../jobs/registry.js';
 import {
   buildQueryRequest,
   DEFAULT_LOCATION,
@@ -65,7 +65,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
       configuration,
       userEmail: opts.userEmail,
       request,
-      abort: new AbortController(),
+      abort: new JobCancel(),
       done: Promise.resolve(),
     };
   };
@@ -285,7 +285,7 @@ export async function runDataJob(ctx: GatewayContext, spec: DataJobSpec): Promis
     startMs: now,
     configuration: { ...spec.configuration, [spec.which]: cfg },
     userEmail: spec.userEmail,
-    abort: new AbortController(),
+    abort: new JobCancel(),
     done: Promise.resolve(),
   };
   ctx.jobs.add(job);
