@@ -324,6 +324,22 @@ function word(from: number, to: number): number {
 }
 
 /**
+ * A Decimal made directly from its sign, exponent and base-1e7 words: an
+ * instance of decimal.js's class with the own properties its constructor
+ * sets, in the same order (`constructor`, `s`, `e`, `d`), without going
+ * through its argument checks.
+ */
+const DecimalOf = function (this: { constructor: unknown; s: number; e: number; d: number[] }, s: number, e: number, d: number[]) {
+  this.constructor = Decimal;
+  this.s = s;
+  this.e = e;
+  this.d = d;
+} as unknown as new (s: number, e: number, d: number[]) => Decimal;
+DecimalOf.prototype = Decimal.prototype;
+
+const POW10_7 = [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000];
+
+/**
  * `new Decimal(text)` for a plainNumericAt text b[s, e), zero normalised as
  * setCell does, built without decimal.js's string parsing: the same sign,
  * exponent and base-1e7 words as its parseDecimal computes (checked against
@@ -353,21 +369,17 @@ export function decimalAt(b: Uint8Array, s: number, e: number): Decimal {
   let first = (x + 1) % 7;
   if (x < 0) first += 7;
   let d: number[];
-  if (first >= len) d = [word(lz, end) * 10 ** (first - len)];
+  if (first >= len) d = [word(lz, end) * POW10_7[first - len]!];
   else {
     const count = (first > 0 ? 1 : 0) + Math.ceil((len - first) / 7);
-    d = count === 2 ? [0, 0] : count === 3 ? [0, 0, 0] : new Array<number>(count).fill(0);
+    d = count === 1 ? [0] : count === 2 ? [0, 0] : count === 3 ? [0, 0, 0] : new Array<number>(count).fill(0);
     let j = 0;
     if (first > 0) d[j++] = word(lz, lz + first);
     let r = first;
     for (; r < len - 7; r += 7) d[j++] = word(lz + r, lz + r + 7);
-    d[j] = word(lz + r, end) * 10 ** (7 - (len - r));
+    d[j] = word(lz + r, end) * POW10_7[7 - (len - r)]!;
   }
-  const out = new Decimal(0) as { s: number; e: number; d: number[] };
-  out.s = neg ? -1 : 1;
-  out.e = x;
-  out.d = d;
-  return out as unknown as Decimal;
+  return new DecimalOf(neg ? -1 : 1, x, d);
 }
 
 /**

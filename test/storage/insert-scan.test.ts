@@ -305,6 +305,11 @@ describe('insert scanner', () => {
       expect(got).toBeInstanceOf(Decimal);
       expect({ s: got.s, e: got.e, d: got.d, own: Object.keys(got) }, t).toEqual({ s: want.s, e: want.e, d: want.d, own: Object.keys(want) });
       expect(got.toString(), t).toBe(want.toString());
+      // An instance like any other: same prototype and constructor, same arithmetic.
+      expect(Object.getPrototypeOf(got)).toBe(Object.getPrototypeOf(want));
+      expect(got.constructor).toBe(want.constructor);
+      expect(got.times(want).plus(1).toFixed(), t).toBe(want.times(got).plus(1).toFixed());
+      expect(got.cmp(want)).toBe(0);
     }
   });
 });
