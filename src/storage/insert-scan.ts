@@ -86,9 +86,9 @@ export function scanRows(bytes: Uint8Array, columns: readonly Column[], recentId
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   try {
     return new Scanner(buf as Bytes, columns, recentIds).rows();
-  } catch (e) {
-    if (e === GIVE_UP) return null;
-    throw e;
+  } catch {
+    // GIVE_UP, or anything unforeseen: the generic path answers either way.
+    return null;
   }
 }
 

@@ -179,8 +179,8 @@ function generic(text: string): unknown {
   return finished(convertRows(rows, COLUMNS, recentIds));
 }
 
-function scanned(text: string): unknown {
-  const c = scanRows(Buffer.from(text), COLUMNS, recentIds);
+function scanned(text: string | Buffer): unknown {
+  const c = scanRows(typeof text === 'string' ? Buffer.from(text) : text, COLUMNS, recentIds);
   return c === null ? null : finished(c);
 }
 
@@ -225,6 +225,26 @@ describe('insert scanner', () => {
       expect(fast, text).not.toBeNull();
       expect(fast, text).toEqual(generic(text));
     }
+  });
+
+  it('reads invalid UTF-8 as the generic path decodes it (U+FFFD)', () => {
+    const parts = (...xs: (string | number[])[]) => Buffer.concat(xs.map((x) => (typeof x === 'string' ? Buffer.from(x) : Buffer.from(x))));
+    const bodies = [
+      parts('[{"json":{"s":"a', [0xff], 'b","req":"x"}}]'),
+      parts('[{"json":{"s":"', [0xe2, 0x82], '","req":"x"}}]'), // a truncated sequence before the quote
+      parts('[{"insertId":"', [0xc3], '","json":{"req":"x"}},{"insertId":"', [0xc4], '","json":{"req":"y"}}]'), // both ids decode to U+FFFD
+      parts('[{"json":{"', [0xfe], 'k":1,"req":"x"}}]'), // an unknown key
+      parts('[{"json":{"s":"', [0xed, 0xa0, 0x80], '","req":"x"}}]'), // an encoded surrogate
+    ];
+    for (const body of bodies) {
+      const fast = scanned(body);
+      expect(fast, body.toString('hex')).not.toBeNull();
+      expect(fast, body.toString('hex')).toEqual(generic(body.toString('utf8')));
+    }
+    // Outside strings, a byte that is not JSON is invalid either way.
+    const bad = parts('[{"json":{"req":"x"}}', [0xff], ']');
+    expect(scanned(bad)).toBeNull();
+    expect(generic(bad.toString('utf8'))).toBe('invalid JSON');
   });
 
   it('gives up on what only the generic path decides', () => {
