@@ -7,7 +7,7 @@ import { conformBatches, mergeBatches, TIME_TRAVEL_MS } from '../storage/table-d
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
-import { BATCH_SIZE, getValue, sliceVector, vectorFromValues, type Batch } from '../types/vector.js';
+import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { Decimal, type Value } from '../types/values.js';
 import type { SqlType } from '../types/types.js';
 import { nullVector } from '../storage/vectors.js';
@@ -148,16 +148,9 @@ export class EngineCatalog implements QueryCatalog {
     const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
     await td.load();
     const batches = opts.asOfMs !== undefined && opts.asOfMs < Date.now() ? await rowsAsOf(this.st, id, e, opts.asOfMs) : td.snapshot();
-    for (const b of batches) {
-      for (let s = 0; s < b.length; s += BATCH_SIZE) {
-        const end = Math.min(b.length, s + BATCH_SIZE);
-        const whole = s === 0 && end === b.length;
-        yield {
-          length: end - s,
-          columns: opts.columns.map((c) => (whole ? b.columns[c]! : sliceVector(b.columns[c]!, s, end))),
-        };
-      }
-    }
+    // Whole chunks: the scan operator slices them to BATCH_SIZE in a plain loop
+    // (one generator hop per chunk instead of per 4096 rows; fewer functions to optimize early).
+    for (const b of batches) yield { length: b.length, columns: opts.columns.map((c) => b.columns[c]!) };
   }
 
   async createTable(id: TableId, columns: readonly Column[], opts: CreateTableOptions = {}): Promise<TableInfo> {

@@ -14,11 +14,12 @@ export async function* scanOp(rel: ScanRel, ctx: ExecContext): AsyncGenerator<Ba
   // Pushed filters without subqueries: no await per filter and batch.
   const sync = !filters.some(hasSubquery);
   for await (const raw of src) {
-    await checkpoint(ctx);
-    // BATCH_SIZE slices of what storage hands over (a whole table can be one batch); an index
-    // loop rather than a nested generator keeps this generator small for V8 (README).
+    // BATCH_SIZE slices of what storage hands over (stored chunks whole: a table
+    // can be one batch); an index loop rather than a nested generator keeps this
+    // generator small for V8 (README).
     const n = raw.length;
     for (let s = 0; s < n; s += BATCH_SIZE) {
+      await checkpoint(ctx);
       const b = n <= BATCH_SIZE ? raw : sliceBatch(raw, s, Math.min(n, s + BATCH_SIZE));
       const out = filters.length === 0 ? b : sync ? applyFiltersSync(b, filters, layout, ctx, scratch) : await applyFilters(b, filters, layout, ctx, scratch);
       if (out.length > 0) yield out;
