@@ -6,9 +6,9 @@
 // straight to the executor.
 //
 // Exactness, not heuristics, decides what may be reused:
-//   - key: the SQL text, project, default dataset, time zone and session
-//     user; statements with query parameters, dry runs and destination
-//     tables are never cached;
+//   - key: the SQL text, project, default dataset, time zone, session user
+//     and query parameters (names, types, values); dry runs and statements
+//     with a destination table are never cached;
 //   - catalog: the analysis reads through a `RecordingCatalog` (catalog.ts)
 //     that leaves a check per read (dataset, table, routine, row-access
 //     policies by the identity of their stored entries; row counts by value);
@@ -27,10 +27,11 @@
 // statements (most DDL/DML, conformance cases) cost nothing extra.
 import type { Rel } from '../analyzer/resolved.js';
 import { checkResultArrays } from '../executor/result-check.js';
-import type { QueryContext, QueryResult, ResultColumn } from '../planner/api.js';
+import type { QueryContext, QueryResult, ResultColumn, TypedValue } from '../planner/api.js';
 import { checkPartitionFilters } from '../planner/partition-filter.js';
 import { bytesProcessed } from '../planner/run.js';
 import { parseCached, Session } from '../planner/session.js';
+import { Decimal, Geography, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
 import type { EngineCatalog, RecordingCatalog } from './catalog.js';
 
 interface CachedPlan {
@@ -66,9 +67,50 @@ export function planCacheHits(catalog: EngineCatalog): number {
   return caches.get(catalog)?.hits ?? 0;
 }
 
-function keyOf(ctx: QueryContext): string {
+/** The cache key; undefined for parameter values it cannot spell (never cached). */
+function keyOf(ctx: QueryContext): string | undefined {
   const dd = ctx.defaultDataset;
-  return `${ctx.projectId}\u0000${dd ? `${dd.projectId}.${dd.datasetId}` : ''}\u0000${ctx.timeZone ?? ''}\u0000${ctx.sessionUser}\u0000${ctx.sql}`;
+  const { named, positional } = ctx.params;
+  const params = named.size === 0 && positional.length === 0 ? '' : paramsKey(named, positional);
+  if (params === undefined) return undefined;
+  return `${ctx.projectId}\u0000${dd ? `${dd.projectId}.${dd.datasetId}` : ''}\u0000${ctx.timeZone ?? ''}\u0000${ctx.sessionUser}\u0000${params}\u0000${ctx.sql}`;
+}
+
+/**
+ * Query parameters as key text: names, types and values, each value as a
+ * tagged tree so that distinct values never share a text (NaN and NULL,
+ * -0 and 0, 1 and 1n, '1' and 1 all differ; values are folded into plans).
+ */
+function paramsKey(named: ReadonlyMap<string, TypedValue>, positional: readonly TypedValue[]): string | undefined {
+  const one = (p: TypedValue): unknown => [p.type, valueTree(p.value)];
+  try {
+    return JSON.stringify([[...named].map(([n, p]) => [n, one(p)]), positional.map(one)]);
+  } catch {
+    return undefined;
+  }
+}
+
+function valueTree(v: Value): unknown {
+  if (v === null || typeof v === 'boolean') return v;
+  if (typeof v === 'string') return ['s', v];
+  if (typeof v === 'number') return ['n', Object.is(v, -0) ? '-0' : String(v)];
+  if (typeof v === 'bigint') return ['b', v.toString()];
+  if (Array.isArray(v)) return ['a', ...v.map(valueTree)];
+  if (v instanceof Uint8Array) return ['y', Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')];
+  if (v instanceof Decimal) return ['d', v.isNegative() ? '-' : '+', v.toString()];
+  if (v instanceof Interval) return ['i', v.months, v.days, v.micros.toString()];
+  if (v instanceof JsonValue) return ['j', jsonTree(v.node)];
+  if (v instanceof Geography) return ['g', v.wkt];
+  if (v instanceof RangeValue) return ['r', valueTree(v.start), valueTree(v.end)];
+  throw new Error('unknown parameter value');
+}
+
+function jsonTree(n: JsonNode): unknown {
+  if (n === null || typeof n === 'boolean' || typeof n === 'string') return n;
+  if (typeof n === 'number') return ['n', Object.is(n, -0) ? '-0' : String(n)];
+  if (typeof n === 'bigint') return ['b', n.toString()];
+  if (Array.isArray(n)) return ['a', ...n.map(jsonTree)];
+  return ['o', ...Object.entries(n).map(([k, x]) => [k, jsonTree(x)])];
 }
 
 function remember(m: Map<string, CachedPlan>, key: string, v: CachedPlan): void {
@@ -94,13 +136,14 @@ function see(pc: PlanCache, key: string, cacheable: boolean): void {
  * gives for the statement.
  */
 export async function runCached(ctx: QueryContext, catalog: EngineCatalog): Promise<QueryResult | undefined> {
-  if (ctx.dryRun || ctx.hasDestination || ctx.sql.length > MAX_SQL || ctx.params.named.size > 0 || ctx.params.positional.length > 0) return undefined;
+  if (ctx.dryRun || ctx.hasDestination || ctx.sql.length > MAX_SQL) return undefined;
   let pc = caches.get(catalog);
   if (!pc) {
     pc = new PlanCache();
     caches.set(catalog, pc);
   }
   const key = keyOf(ctx);
+  if (key === undefined) return undefined;
   let p = pc.plans.get(key);
   if (p && !p.checks.every((check) => check())) {
     pc.plans.delete(key);

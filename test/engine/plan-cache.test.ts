@@ -11,8 +11,9 @@ import { planCacheHits, runCached } from '../../src/engine/plan-cache.js';
 import type { QueryContext, QueryResult } from '../../src/planner/api.js';
 import { runQuery } from '../../src/planner/run.js';
 import { Storage } from '../../src/storage/store.js';
+import { T, type SqlType } from '../../src/types/types.js';
 import { getValue } from '../../src/types/vector.js';
-import type { Value } from '../../src/types/values.js';
+import { Decimal, type Value } from '../../src/types/values.js';
 
 let dir: string;
 let st: Storage;
@@ -181,11 +182,38 @@ describe('plan cache', () => {
     expect(await errorOf(exec(sql, { nowMicros: now + 8n * 86_400_000_000n }))).toMatch(/Invalid snapshot time/);
   });
 
-  it('never caches parameterized, dry-run, multi-statement or INFORMATION_SCHEMA queries', async () => {
+  it('keys on parameter names, types and values', async () => {
+    const named = (n: string, t: SqlType, v: Value): Partial<QueryContext> => ({ params: { named: new Map([[n, { type: t, value: v }]]), positional: [] } });
+    const sql = 'SELECT @x AS v, @x IS NULL AS isnull, IS_NAN(CAST(@x AS FLOAT64)) AS nan';
+    const cases: [SqlType, Value][] = [
+      [T.FLOAT64, NaN],
+      [T.FLOAT64, null],
+      [T.FLOAT64, 0],
+      [T.FLOAT64, -0],
+      [T.INT64, 0n],
+      [T.STRING, '0'],
+      [T.NUMERIC, new Decimal('1.5')],
+      [T.NUMERIC, new Decimal('-1.5')],
+    ];
+    const before = planCacheHits(catalog);
+    for (let round = 0; round < 3; round++) {
+      for (const [t, v] of cases) {
+        const got = await exec(sql, named('x', t, v));
+        const want = await runQuery(ctxOf(sql, named('x', t, v)));
+        expect(got.columns).toEqual(want.columns);
+        expect(rows(got)).toEqual(rows(want));
+      }
+    }
+    expect(planCacheHits(catalog) - before).toBe(2 * cases.length);
+    // The same value under another name is another statement.
+    expect(await errorOf(exec(sql, named('y', T.INT64, 1n)))).toMatch(/Query parameter 'x' not found/);
+    const pos = (v: Value): Partial<QueryContext> => ({ params: { named: new Map(), positional: [{ type: T.INT64, value: v }] } });
+    for (let i = 0; i < 4; i++) expect(rows(await exec('SELECT ? + 1 AS v', pos(BigInt(i))))).toEqual([[BigInt(i + 1)]]);
+  });
+
+  it('never caches dry-run, multi-statement or INFORMATION_SCHEMA queries', async () => {
     const before = planCacheHits(catalog);
     for (let i = 0; i < 3; i++) {
-      const p = await exec('SELECT @x AS v', { params: { named: new Map([['x', { type: { kind: 'INT64' }, value: BigInt(i) }]]), positional: [] } });
-      expect(rows(p)).toEqual([[BigInt(i)]]);
       await exec('SELECT 1 AS one', { dryRun: true });
       await exec('SELECT 1; SELECT 2');
       await exec('SELECT table_name FROM d.INFORMATION_SCHEMA.TABLES ORDER BY 1');
