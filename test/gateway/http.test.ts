@@ -113,7 +113,16 @@ describe('gateway without an engine (--engine-binary "")', () => {
     expect((await rest(`${emu.url}/v1/projects/p/transferConfigs/x`)).status).toBe(404);
     expect((await rest(`${emu.url}/v1/projects/p/transferConfigs`, { method: 'POST', json: {} })).status).toBe(501);
     expect((await rest(`${emu.url}/bigquery/v2/projects/p/serviceAccount`)).body.kind).toBe('bigquery#getServiceAccountResponse');
-    expect((await rest(`${emu.url}/bigquery/v2/projects`)).body.kind).toBe('bigquery#projectList');
+    // projects.list: every valid project seen in a request path (twice is once), never an invalid id.
+    await rest(`${emu.url}/bigquery/v2/projects/seen-proj/datasets`);
+    await rest(`${emu.url}/projects/seen-proj/datasets`);
+    await rest(`${emu.url}/bigquery/v2/projects/bad..id/datasets`);
+    const projects = await rest(`${emu.url}/bigquery/v2/projects`);
+    expect(projects.body.kind).toBe('bigquery#projectList');
+    const ids = (projects.body.projects as { id: string }[]).map((x) => x.id);
+    expect(ids.filter((x) => x === 'seen-proj')).toHaveLength(1);
+    expect(ids).toContain('p');
+    expect(ids).not.toContain('bad..id');
     // seed API is off by default
     expect((await rest(`${emu.url}/api/emulator/seed`, { method: 'POST', json: {} })).status).toBe(404);
   });

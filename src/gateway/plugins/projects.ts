@@ -14,14 +14,18 @@ export function noteProject(projectId: string): void {
 }
 
 export function registerProjects(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
-  app.addHook('preHandler', async (req) => {
+  // Callback form, and a seen project is not checked again: this hook runs on
+  // every REST request (an async hook costs a promise and a microtask hop each).
+  app.addHook('preHandler', (req, _reply, done) => {
     const p = (req.params as Partial<ProjectParams> | undefined)?.projectId;
-    if (typeof p !== 'string' || !p) return;
-    try {
-      noteProject(checkProjectId(p));
-    } catch {
-      // invalid ids (e.g. Node's unresolved {{projectId}}) are answered by the route, not listed
+    if (typeof p === 'string' && p && !seenProjects.has(p)) {
+      try {
+        noteProject(checkProjectId(p));
+      } catch {
+        // invalid ids (e.g. Node's unresolved {{projectId}}) are answered by the route, not listed
+      }
     }
+    done();
   });
 
   app.get('/projects', async () => {
