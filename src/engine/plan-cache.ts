@@ -62,9 +62,11 @@ class PlanCache {
 
 const caches = new WeakMap<EngineCatalog, PlanCache>();
 
-/** How many statements of this catalog ran from a cached plan. */
-export function planCacheHits(catalog: EngineCatalog): number {
-  return caches.get(catalog)?.hits ?? 0;
+let totalHits = 0;
+
+/** How many statements of this catalog (of every catalog without one) ran from a cached plan. */
+export function planCacheHits(catalog?: EngineCatalog): number {
+  return catalog ? (caches.get(catalog)?.hits ?? 0) : totalHits;
 }
 
 /** The cache key; undefined for parameter values it cannot spell (never cached). */
@@ -164,6 +166,7 @@ export async function runCached(ctx: QueryContext, catalog: EngineCatalog): Prom
     remember(pc.plans, key, p);
   }
   pc.hits++;
+  totalHits++;
   // As runSelect in planner/run.ts: bytes from the row counts before the run.
   const s = new Session(ctx);
   const totalBytesProcessed = bytesProcessed(s, p.plan);
