@@ -140,16 +140,23 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
   const index = new RouteIndex();
   app.addHook('onRoute', (r) => index.add(r.url ?? r.path, r.method));
 
-  app.decorateRequest('principal', null as unknown as Principal);
+  // The principal is parsed when a handler reads it (a few job routes), not in
+  // a hook on every request.
+  app.decorateRequest('principal', {
+    getter(this: FastifyRequest): Principal {
+      return parseAuthorization(this.headers.authorization);
+    },
+  });
   app.decorateRequest('startedAt', 0n);
 
   // Hooks in callback form: an async hook costs a promise and a microtask hop
   // on every request, which shows on the SELECT 1 round trip.
-  app.addHook('onRequest', (req, _reply, done) => {
-    if (ctx.config.logRequests) req.startedAt = process.hrtime.bigint();
-    req.principal = parseAuthorization(req.headers.authorization);
-    done();
-  });
+  if (ctx.config.logRequests) {
+    app.addHook('onRequest', (req, _reply, done) => {
+      req.startedAt = process.hrtime.bigint();
+      done();
+    });
+  }
 
   // gzip/deflate request bodies: decode before the content-type parser sees them.
   app.addHook('preParsing', (req, _reply, payload, done) => {
