@@ -29,6 +29,7 @@ import {
   type RecentIds,
   type RowsConversion,
 } from './json-rows.js';
+import { idHash, IdSet } from './id-set.js';
 
 /** Node's Buffer slicing decoders: what Buffer.toString calls, without its argument handling. */
 interface Slices {
@@ -175,7 +176,7 @@ class Scanner {
     const errors: InsertError[] = [];
     const keep: number[] = [];
     const newIds: string[] = [];
-    const seenInRequest = new Set<string>();
+    const seenInRequest = new IdSet();
     this.ws();
     if (b[this.p] !== 0x5b) throw GIVE_UP;
     this.p++;
@@ -191,17 +192,18 @@ class Scanner {
         // A row stored by an earlier request is not converted (its slot is
         // taken by the next row); a duplicate of a row accepted earlier in
         // this request is dropped without its errors.
-        if (insertId !== undefined && this.recentIds.has(insertId)) {
+        const h = insertId === undefined ? 0 : idHash(insertId);
+        if (insertId !== undefined && this.recentIds.has(insertId, h)) {
           // Converted before its id was read: the slot goes back to unwritten.
           for (const bl of this.builders) bl.clear(m);
         } else {
           const slot = m++;
-          if (insertId === undefined || !seenInRequest.has(insertId)) {
+          if (insertId === undefined || !seenInRequest.has(insertId, h)) {
             if (errs !== null) errors.push({ index: n, errors: errs });
             else {
               keep.push(slot);
               if (insertId !== undefined) {
-                seenInRequest.add(insertId);
+                seenInRequest.add(insertId, h);
                 newIds.push(insertId);
               }
             }
@@ -421,11 +423,9 @@ class Scanner {
   private ws(): void {
     const b = this.b;
     let p = this.p;
-    for (;;) {
-      const c = b[p];
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) p++;
-      else break;
-    }
+    let c = b[p]!;
+    if (c > 0x20) return; // compact JSON: no whitespace, one comparison
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++p]!;
     this.p = p;
   }
 

@@ -471,7 +471,8 @@ export interface InsertError {
 
 /** insertIds stored by earlier requests. */
 export interface RecentIds {
-  has(id: string): boolean;
+  /** `hash`: idHash(id) (id-set.ts), when the caller has it. */
+  has(id: string, hash?: number): boolean;
 }
 
 /** A request's rows converted into column builders. */
