@@ -12,7 +12,7 @@ import { joinOp } from './operators/join.js';
 import { limitOp } from './operators/limit.js';
 import { projectOp } from './operators/project.js';
 import { sampleOp } from './operators/sample.js';
-import { scanOp } from './operators/scan.js';
+import { scanOp, scanPick } from './operators/scan.js';
 import { setOpOp } from './operators/setop.js';
 import { sortOp } from './operators/sort.js';
 import { unnestOp } from './operators/unnest.js';
@@ -38,8 +38,11 @@ export function executeRel(rel: Rel, ctx: ExecContext, transient = false): Async
       return valuesOp(rel, ctx);
     case 'filter':
       return filterOp(rel, ctx);
-    case 'project':
-      return projectOp(rel, ctx);
+    case 'project': {
+      // Column references over a scan: the scan picks the columns (one generator layer less).
+      const pick = scanPick(rel);
+      return pick !== null && rel.input.kind === 'scan' ? scanOp(rel.input, ctx, pick) : projectOp(rel, ctx);
+    }
     case 'aggregate':
       return aggregateOp(rel, ctx);
     case 'join':
