@@ -147,7 +147,7 @@ export async function runCached(ctx: QueryContext, catalog: EngineCatalog): Prom
   const key = keyOf(ctx);
   if (key === undefined) return undefined;
   let p = pc.plans.get(key);
-  if (p && !p.checks.every((check) => check())) {
+  if (p && !valid(p)) {
     pc.plans.delete(key);
     p = undefined;
   }
@@ -173,6 +173,15 @@ export async function runCached(ctx: QueryContext, catalog: EngineCatalog): Prom
   const batches = await s.runOptimized(p.plan);
   checkResultArrays(p.columns, batches);
   return { columns: p.columns, batches, statementType: 'SELECT', totalBytesProcessed };
+}
+
+/** Whether everything the plan's analysis read is unchanged (a check that throws: changed). */
+function valid(p: CachedPlan): boolean {
+  try {
+    return p.checks.every((check) => check());
+  } catch {
+    return false;
+  }
 }
 
 /** Analysis, partition-filter check and optimization of a single SELECT, as runSelect in planner/run.ts does them. */
