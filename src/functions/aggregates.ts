@@ -38,9 +38,11 @@ function singleGroup(groups: Int32Array, n: number): number {
   return g0;
 }
 
-/** n group ids all `g` (updateGroup's fallback to update()). */
+/** At least n group ids all `g` (updateGroup's fallback to update(), which reads the first n; never written). */
+let sameGroups = new Int32Array(0);
 function groupsOf(g: number, n: number): Int32Array {
-  return new Int32Array(n).fill(g);
+  if (sameGroups.length < n || (n > 0 && sameGroups[0] !== g)) sameGroups = new Int32Array(Math.max(n, 4096)).fill(g);
+  return sameGroups;
 }
 
 class CountAcc implements GroupsAccumulator {

@@ -732,6 +732,8 @@ function buildJoinIndex(bk: readonly Vector[], m: number, nullSafe: readonly boo
 
 /** A cached index and what it was built from (the key column as a view: offset, rows, NULL flags). */
 interface CachedIndex {
+  /** The key column's array type (views of one buffer could differ in it). */
+  readonly kind: unknown;
   readonly offset: number;
   readonly rows: number;
   readonly nulls: Uint8Array | null;
@@ -763,9 +765,10 @@ function joinIndexFor(bk: readonly Vector[], m: number, nullSafe: readonly boole
   const offset = ArrayBuffer.isView(d) ? d.byteOffset : 0;
   const ns = nullSafe[0]!;
   const list = INDEX_CACHE.get(owner);
-  if (list) for (const e of list) if (e.offset === offset && e.rows === m && e.nulls === v.nulls && e.nullSafe === ns) return e.index;
+  const kind: unknown = d.constructor;
+  if (list) for (const e of list) if (e.kind === kind && e.offset === offset && e.rows === m && e.nulls === v.nulls && e.nullSafe === ns) return e.index;
   const index = buildJoinIndex(bk, m, nullSafe);
-  const entry: CachedIndex = { offset, rows: m, nulls: v.nulls, nullSafe: ns, index };
+  const entry: CachedIndex = { kind, offset, rows: m, nulls: v.nulls, nullSafe: ns, index };
   if (list) list.push(entry);
   else INDEX_CACHE.set(owner, [entry]);
   return index;
