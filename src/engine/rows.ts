@@ -17,8 +17,9 @@ export const DEDUP_WINDOW_MS = 5 * 60 * 1000;
 
 /**
  * Recently stored insertIds per table, in two generations of id sets: an id
- * is kept at least DEDUP_WINDOW_MS (at most twice that). Sets of strings, not
- * a map of expiry times: no boxed number per id and no sweeps over all ids.
+ * is kept at least DEDUP_WINDOW_MS (at most twice that). Sets of ids
+ * (storage/id-set.ts), not a map of expiry times: no boxed number per id and
+ * no sweeps over all ids.
  */
 export class IdGenerations {
   private current = new IdSet();

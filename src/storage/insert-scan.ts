@@ -176,7 +176,7 @@ class Scanner {
     const errors: InsertError[] = [];
     const keep: number[] = [];
     const newIds: string[] = [];
-    const seenInRequest = new IdSet();
+    const seenInRequest = new IdSet(256);
     this.ws();
     if (b[this.p] !== 0x5b) throw GIVE_UP;
     this.p++;
