@@ -749,8 +749,8 @@ interface CachedIndex {
  * Rebuilding it was ~2 ms per query for a 200k-row dimension table.
  */
 const INDEX_CACHE = new WeakMap<object, CachedIndex[]>();
-/** Larger build sides are indexed per query (the index costs 8-12 bytes per row). */
-const MAX_CACHED_BUILD_ROWS = 4_000_000;
+/** Larger build sides are indexed per query: the index costs 8-12 bytes per row, kept while the table lives (at most ~12 MB per key column). */
+const MAX_CACHED_BUILD_ROWS = 1_000_000;
 
 /**
  * The index for a build side; reused across queries when `stored` (the key
