@@ -104,6 +104,7 @@ export class EngineCatalog implements QueryCatalog {
     const view = e.resource.view as Resource | undefined;
     const mv = e.resource.materializedView as Resource | undefined;
     const viewQuery = e.kind === 'VIEW' ? (view?.query as string | undefined) : e.kind === 'MATERIALIZED_VIEW' ? (mv?.query as string | undefined) : undefined;
+    let presented: { from: Resource; rows: number; modified: number; r: Record<string, unknown> } | undefined;
     return {
       id,
       kind: e.kind,
@@ -113,9 +114,17 @@ export class EngineCatalog implements QueryCatalog {
         return e.kind === 'VIEW' ? 0 : st.tableData(id.projectId, id.datasetId, id.tableId).rowCount;
       },
       get resource(): Record<string, unknown> {
+        // Built once per state of the table (stored resource, row count, last
+        // change): the partition-filter check reads it for every scan of every
+        // statement. Readers never modify it (they copy).
+        const td = e.kind === 'VIEW' ? undefined : st.tableData(id.projectId, id.datasetId, id.tableId);
+        const rows = td ? td.rowCount : -1;
+        const modified = td ? td.modifiedMs : -1;
+        if (presented && presented.from === e.resource && presented.rows === rows && presented.modified === modified) return presented.r;
         const r = presentTable(st, id.projectId, id.datasetId, id.tableId, e);
         // GRANT bindings, hidden from REST, are what INFORMATION_SCHEMA.OBJECT_PRIVILEGES lists.
         if (e.resource.iamPolicy !== undefined) r.iamPolicy = e.resource.iamPolicy;
+        presented = { from: e.resource, rows, modified, r };
         return r;
       },
     };

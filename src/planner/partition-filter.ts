@@ -37,6 +37,13 @@ type Node = Record<string, unknown>;
 /** Plan and expression objects (not byte or typed-array literal values, which are not walked). */
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !ArrayBuffer.isView(v);
 
+/**
+ * Keys whose values never hold a plan, a predicate or a column reference:
+ * types, resolved functions (kernels, accumulator factories), literal values,
+ * output column lists. Skipping them keeps the walks to the plan's own nodes.
+ */
+const OPAQUE = new Set(['type', 'fn', 'aggregate', 'value', 'columns', 'cteColumns', 'table', 'tableColumns']);
+
 /** Column ids referenced anywhere inside an expression (subqueries included). */
 function referenced(e: unknown, out: Set<number>): void {
   if (Array.isArray(e)) {
@@ -45,14 +52,20 @@ function referenced(e: unknown, out: Set<number>): void {
   }
   if (!isNode(e)) return;
   if (e['kind'] === 'column' && typeof e['columnId'] === 'number') out.add(e['columnId']);
-  for (const v of Object.values(e)) if (typeof v === 'object') referenced(v, out);
+  for (const k in e) {
+    if (OPAQUE.has(k)) continue;
+    const v = e[k];
+    if (typeof v === 'object' && v !== null) referenced(v, out);
+  }
 }
 
 /** The partitioning column of a table that requires a partition filter (undefined: no requirement, or ingestion-time). */
 function requiredField(info: TableInfo): string | undefined {
-  if (info.resource['requirePartitionFilter'] !== true) return undefined;
-  const tp = info.resource['timePartitioning'] as { field?: string } | undefined;
-  const rp = info.resource['rangePartitioning'] as { field?: string } | undefined;
+  // One read: the catalog builds the presented resource on each access.
+  const r = info.resource;
+  if (r['requirePartitionFilter'] !== true) return undefined;
+  const tp = r['timePartitioning'] as { field?: string } | undefined;
+  const rp = r['rangePartitioning'] as { field?: string } | undefined;
   return tp?.field ?? rp?.field;
 }
 
@@ -71,12 +84,12 @@ export function checkTargetFilter(info: TableInfo, targetColumns: readonly { id:
   if (id === undefined || !refs.has(id)) throw noFilter(info.id, field);
 }
 
-export function checkPartitionFilters(s: Session, plan: Rel): void {
-  const lineage = new Lineage();
-  const predicateCols = new Set<number>();
-  const scans: Extract<Rel, { kind: 'scan' }>[] = [];
-  const cteOutputs = new Map<number, readonly { id: number }[]>();
-  const cteRefs: Extract<Rel, { kind: 'cte_ref' }>[] = [];
+type ScanNode = Extract<Rel, { kind: 'scan' }>;
+
+/** Every scan of the plan (subqueries, CTEs and views included) and the nodes that carry predicates or pass columns through. */
+function collect(plan: Rel): { scans: ScanNode[]; others: Rel[] } {
+  const scans: ScanNode[] = [];
+  const others: Rel[] = [];
   const seen = new Set<object>();
   const visit = (v: unknown): void => {
     if (Array.isArray(v)) {
@@ -85,11 +98,35 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
     }
     if (!isNode(v) || seen.has(v)) return;
     seen.add(v);
-    const r = v as unknown as Rel;
+    const kind = v['kind'];
+    if (kind === 'scan') scans.push(v as unknown as ScanNode);
+    else if (kind === 'filter' || kind === 'join' || kind === 'project' || kind === 'aggregate' || kind === 'setop' || kind === 'with' || kind === 'recursive_cte' || kind === 'cte_ref') others.push(v as unknown as Rel);
+    for (const k in v) {
+      if (OPAQUE.has(k)) continue;
+      const x = v[k];
+      if (typeof x === 'object' && x !== null) visit(x);
+    }
+  };
+  visit(plan);
+  return { scans, others };
+}
+
+export function checkPartitionFilters(s: Session, plan: Rel): void {
+  const { scans, others } = collect(plan);
+  // Most statements read no table that requires a partition filter: nothing more to do.
+  const required: { scan: ScanNode; info: TableInfo; field: string }[] = [];
+  for (const scan of scans) {
+    const info = s.ctx.catalog.getTable(scan.table);
+    const field = info ? requiredField(info) : undefined;
+    if (info && field) required.push({ scan, info, field }); // ingestion-time partitioning: its pseudo-columns are not modelled
+  }
+  if (required.length === 0) return;
+  const lineage = new Lineage();
+  const predicateCols = new Set<number>();
+  const cteOutputs = new Map<number, readonly { id: number }[]>();
+  const cteRefs: Extract<Rel, { kind: 'cte_ref' }>[] = [];
+  for (const r of others) {
     switch (r.kind) {
-      case 'scan':
-        scans.push(r);
-        break;
       case 'filter':
         referenced(r.predicate, predicateCols);
         break;
@@ -119,9 +156,7 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
       default:
         break;
     }
-    for (const x of Object.values(v)) if (typeof x === 'object') visit(x);
-  };
-  visit(plan);
+  }
   for (const ref of cteRefs) {
     ref.columns.forEach((c, i) => {
       const own = ref.cteColumns[i];
@@ -131,10 +166,7 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
     });
   }
   const filtered = new Set([...predicateCols].map((id) => lineage.find(id)));
-  for (const scan of scans) {
-    const info = s.ctx.catalog.getTable(scan.table);
-    const field = info ? requiredField(info) : undefined;
-    if (!info || !field) continue; // ingestion-time partitioning: its pseudo-columns are not modelled
+  for (const { scan, info, field } of required) {
     const idx = info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
     const pos = scan.tableColumns.indexOf(idx);
     const col = pos >= 0 ? scan.columns[pos] : undefined;

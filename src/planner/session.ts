@@ -32,31 +32,34 @@ export function parse(sql: string): A.Script {
  * a small GROUP BY, ~40% of the engine's CPU per query, so repeated texts (a
  * client's dashboard, the same query from many clients) skip it. Each caller
  * gets a structured clone: later stages may annotate their AST, and the
- * cached one must stay as parsed. Bounded by entry size and total text (an
- * AST is ~10-20x its text), least recently used first out; errors are not
- * cached.
+ * cached one must stay as parsed. A text seen for the first time is only
+ * remembered (null): its fresh AST goes to the caller unshared, so one-off
+ * statements (CI suites, dbt) pay no clone and keep no AST alive. Bounded by
+ * entry size and total text (an AST is ~10-20x its text), least recently used
+ * first out; errors are not cached.
  */
 const PARSE_CACHE_MAX_SQL = 8 * 1024;
 const PARSE_CACHE_MAX_TOTAL = 256 * 1024;
-const parseCache = new Map<string, A.Script>();
+const parseCache = new Map<string, A.Script | null>();
 let parseCacheChars = 0;
 
 export function parseCached(sql: string): A.Script {
   if (sql.length > PARSE_CACHE_MAX_SQL) return parse(sql);
-  let script = parseCache.get(sql);
-  if (script) {
-    parseCache.delete(sql);
-    parseCache.set(sql, script);
-  } else {
-    script = parse(sql);
-    parseCache.set(sql, script);
+  const cached = parseCache.get(sql);
+  if (cached === undefined) {
+    const script = parse(sql);
+    parseCache.set(sql, null);
     parseCacheChars += sql.length;
     for (const k of parseCache.keys()) {
       if (parseCacheChars <= PARSE_CACHE_MAX_TOTAL) break;
       parseCache.delete(k);
       parseCacheChars -= k.length;
     }
+    return script;
   }
+  const script = cached ?? parse(sql);
+  parseCache.delete(sql);
+  parseCache.set(sql, script);
   return structuredClone(script);
 }
 
