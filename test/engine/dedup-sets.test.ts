@@ -1,5 +1,6 @@
-// insertId de-duplication in open-addressing id sets: exact answers across
-// their growth (from 512 ids, doubling), for ids of any characters.
+// insertId de-duplication in open-addressing id sets over an arena of code
+// units: exact answers across their growth (from 512 ids, doubling), for ids
+// of any characters and length.
 import { describe, expect, it } from 'vitest';
 import { IdGenerations } from '../../src/engine/rows.js';
 
@@ -24,11 +25,12 @@ describe('IdGenerations id sets', () => {
 
   it('keeps ids of any characters, in both generations', () => {
     const g = new IdGenerations(0);
-    const ids = ['', 'é', '😀', '\ud800', 'a\u0000b', '日本語', 'A', 'a'];
+    const long = 'x'.repeat(70_000); // its length takes both arena units
+    const ids = ['', 'é', '😀', '\ud800', 'a\u0000b', '日本語', 'A', 'a', long, long.slice(1) + 'y'];
     g.add(ids);
     g.rotate(5 * 60 * 1000); // into the previous generation
     g.add(['new']);
     for (const id of [...ids, 'new']) expect(g.has(id)).toBe(true);
-    for (const id of ['b', 'é ', '\ud801', 'A ', 'aa']) expect(g.has(id)).toBe(false);
+    for (const id of ['b', 'é ', '\ud801', 'A ', 'aa', long + 'x', long.slice(1), 'x'.repeat(70_000 - 65_536)]) expect(g.has(id)).toBe(false);
   });
 });
