@@ -22,6 +22,7 @@
 // position is that of the offending token (end of text for end of script).
 import {
   EmbeddedActionsParser,
+  getLookaheadPaths,
   LLkLookaheadStrategy,
   MismatchedTokenException,
   type ILookaheadStrategy,
@@ -137,6 +138,55 @@ const errorMessageProvider: IParserErrorMessageProvider = {
  * first use instead of for the whole grammar at construction: a query touches
  * a small part of the grammar, so start-up pays only for grammar recording.
  */
+/**
+ * Chevrotain's lookahead for an OR with GATEs, as a table per alternative:
+ * the same decision (first alternative, in order, whose GATE is not false and
+ * whose first-token set holds the next token; an alternative that may be empty
+ * matches any token), without Chevrotain's per-call array of the GATEs and its
+ * path loops (each OR with a GATE ran them on every call). Undefined when a
+ * path is longer than one token (never at maxLookahead 1): Chevrotain's own.
+ */
+function gatedOneTokenLookahead(options: Parameters<ILookaheadStrategy['buildLookaheadForAlternation']>[0]): ((this: unknown, orAlts?: IOrAlt<unknown>[]) => number | undefined) | undefined {
+  if (options.dynamicTokensEnabled) return undefined;
+  const paths = getLookaheadPaths({ occurrence: options.prodOccurrence, rule: options.rule, prodType: 'Alternation', maxLookahead: options.maxLookahead });
+  const always: boolean[] = [];
+  const firsts: Set<number>[] = [];
+  for (const alt of paths) {
+    const first = new Set<number>();
+    let empty = false;
+    for (const path of alt) {
+      if (path.length > 1) return undefined;
+      const tt = path[0];
+      if (tt === undefined) {
+        empty = true;
+        continue;
+      }
+      first.add(tt.tokenTypeIdx!);
+      // A category token type matches the token types it categorizes.
+      if (tt.isParent === true) for (const [idx, yes] of Object.entries(tt.categoryMatchesMap ?? {})) if (yes === true) first.add(Number(idx));
+    }
+    always.push(empty);
+    firsts.push(first);
+  }
+  let size = 0;
+  for (const f of firsts) for (const i of f) size = Math.max(size, i + 1);
+  const tables = firsts.map((f) => {
+    const t = new Uint8Array(size);
+    for (const i of f) t[i] = 1;
+    return t;
+  });
+  const n = paths.length;
+  return function (this: unknown, orAlts?: IOrAlt<unknown>[]): number | undefined {
+    const idx = (this as { LA_FAST(k: number): IToken }).LA_FAST(1).tokenTypeIdx;
+    for (let t = 0; t < n; t++) {
+      const gate = (orAlts![t] as { GATE?: () => boolean }).GATE;
+      if (gate !== undefined && gate.call(this) === false) continue;
+      if (always[t] || tables[t]![idx] === 1) return t;
+    }
+    return undefined;
+  };
+}
+
 class LazyLookahead implements ILookaheadStrategy {
   private readonly llk = new LLkLookaheadStrategy({ maxLookahead: 1 });
   validate(options: Parameters<ILookaheadStrategy['validate']>[0]) {
@@ -146,7 +196,7 @@ class LazyLookahead implements ILookaheadStrategy {
     const llk = this.llk;
     let fn: ((orAlts?: IOrAlt<unknown>[]) => number | undefined) | undefined;
     return function (this: unknown, orAlts?: IOrAlt<unknown>[]) {
-      fn ??= llk.buildLookaheadForAlternation(options);
+      fn ??= (options.hasPredicates && gatedOneTokenLookahead(options)) || llk.buildLookaheadForAlternation(options);
       return fn.call(this, orAlts);
     };
   }
