@@ -9,7 +9,7 @@ import { CatalogError } from '../storage/errors.js';
 import { setGeographyText } from '../types/json-values.js';
 import { InvalidNameError } from '../storage/names.js';
 import type { Storage } from '../storage/store.js';
-import type { TimestampFormat, WireOptions } from '../types/wire.js';
+import { RowBytes, type TimestampFormat, type WireOptions } from '../types/wire.js';
 import { EngineCatalog } from './catalog.js';
 import * as children from './children.js';
 import * as datasets from './datasets.js';
@@ -137,6 +137,7 @@ interface ListRowsRequest {
   selectedFields: string;
   timestampFormat: string;
   stringScalars: boolean;
+  wantRowsUtf8: boolean;
 }
 interface QueryRequest {
   projectId: string;
@@ -156,14 +157,26 @@ interface QueryRequest {
   maxResults: number;
   timestampFormat: string;
   stringScalars: boolean;
+  wantRowsUtf8: boolean;
 }
 
 const flag = (o: Record<string, string> | undefined, k: string): boolean => (o?.[k] ?? '').toLowerCase() === 'true';
 
-function wireOptions(tf: string, stringScalars: boolean): WireOptions {
+/** The wire options of one call; with `bytes`, a large page of its rows comes back as bytes (withRowBytes). */
+function wireOptions(tf: string, stringScalars: boolean, bytes: boolean): WireOptions {
   const timestampFormat: TimestampFormat =
     tf === 'TIMESTAMP_FLOAT_SECONDS' ? 'FLOAT_SECONDS' : tf === 'TIMESTAMP_INT64_MICROS' ? 'INT64_MICROS' : 'RFC3339';
-  return { timestampFormat, stringScalars };
+  return bytes ? { timestampFormat, stringScalars, bytesOut: new RowBytes() } : { timestampFormat, stringScalars };
+}
+
+/**
+ * A reply whose large `rowsJson` page went to `wire.bytesOut` (encodeRows
+ * left the text empty) carries it as `rowsUtf8`: the gateway writes those
+ * bytes into its response as they are. Other replies are unchanged.
+ */
+function withRowBytes<R extends { rowsJson: string }>(reply: R, wire: WireOptions): R & { rowsUtf8?: Buffer } {
+  const bytes = wire.bytesOut?.bytes;
+  return bytes && reply.rowsJson === '' ? { ...reply, rowsUtf8: bytes } : reply;
 }
 
 const ref = (t: TableRef | null): TableRef => ({ projectId: t?.projectId ?? '', datasetId: t?.datasetId ?? '', tableId: t?.tableId ?? '' });
@@ -240,13 +253,9 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
     }),
     ListRows: unary(async (r: ListRowsRequest) => {
       const t = ref(r.table);
-      return await rows.listRows({
-        ...t,
-        startIndex: r.startIndex,
-        maxResults: r.maxResults,
-        selectedFields: r.selectedFields,
-        wire: wireOptions(r.timestampFormat, r.stringScalars),
-      });
+      const wire = wireOptions(r.timestampFormat, r.stringScalars, r.wantRowsUtf8);
+      const page = await rows.listRows({ ...t, startIndex: r.startIndex, maxResults: r.maxResults, selectedFields: r.selectedFields, wire });
+      return withRowBytes(page, wire);
     }),
 
     ExecuteQuery: unary(async (r: QueryRequest, call) => {
@@ -265,8 +274,9 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
             ? { projectId: opts.defaultProject || r.projectId, datasetId: opts.defaultDataset }
             : undefined;
       const dest = ref(r.destination);
+      const wire = wireOptions(r.timestampFormat, r.stringScalars, r.wantRowsUtf8);
       try {
-        return await executeQuery(st, catalog, results, {
+        const reply = await executeQuery(st, catalog, results, {
           projectId: r.projectId,
           jobId: r.jobId,
           query: r.query,
@@ -278,11 +288,12 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
           writeDisposition: r.writeDisposition,
           createDisposition: r.createDisposition,
           maxResults: r.maxResults,
-          wire: wireOptions(r.timestampFormat, r.stringScalars),
+          wire,
           signal: abort.signal,
           jobsSnapshotJson: r.jobsSnapshotJson,
           ...(r.timeZone ? { timeZone: r.timeZone } : {}),
         });
+        return withRowBytes(reply, wire);
       } finally {
         finished = true;
       }

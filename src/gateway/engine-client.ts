@@ -30,19 +30,29 @@ export interface ListRowsRequest {
   table: TableRef; start_index: number; max_results: number; selected_fields: string; timestamp_format: TimestampFormat;
   /** Real family: FLOAT64/BOOL cells as strings, as the real service sends them. */
   string_scalars: boolean;
+  /** The reply may carry a large page as rows_utf8 (rows-body.ts). */
+  want_rows_utf8?: boolean;
 }
-export interface ListRowsReply { total_rows: number; rows_json: string; schema_json: string; next_index: number; etag: string }
+export interface ListRowsReply {
+  total_rows: number; rows_json: string; schema_json: string; next_index: number; etag: string;
+  /** The page as UTF-8 JSON bytes; wins over rows_json when non-empty (rows-body.ts). */
+  rows_utf8?: Buffer;
+}
 export interface QueryRequest {
   project_id: string; job_id: string; query: string; default_dataset?: TableRef;
   parameters?: { parameters_json: string; parameter_mode: string };
   dry_run: boolean; destination?: TableRef; write_disposition: string; create_disposition: string;
   table_definitions_json: string; jobs_snapshot_json: string; location: string; session_id: string; time_zone?: string;
   max_results: number; timestamp_format: TimestampFormat; string_scalars: boolean;
+  /** The reply may carry a large first page as rows_utf8 (rows-body.ts). */
+  want_rows_utf8?: boolean;
 }
 export interface QueryReply {
   schema_json: string; total_rows: number; result_table: TableRef | null; rows_json: string; next_index: number;
   statement_type: string; num_dml_affected_rows: number; ddl_operation_performed: string; ddl_target_table: TableRef | null;
   ddl_target_routine_json: string; total_bytes_processed: number; statistics_json: string;
+  /** The first page as UTF-8 JSON bytes; wins over rows_json when non-empty (rows-body.ts). */
+  rows_utf8?: Buffer;
 }
 export interface HealthReply { status: string; version: string; pid: number }
 export type Empty = Record<string, never>;

@@ -8,58 +8,16 @@
 // whose engine serves locally never loads grpc-js.
 import { connect, type Socket } from 'node:net';
 import { engineProto } from './engine-proto.js';
-import { FrameKind, FrameReader, frame } from '../engine/local-rpc.js';
+import { FrameKind, FrameReader, frame, outOfLineFields, splitOutOfLine, writeFrame, type MessageTypeDescriptor, type OutOfLineField } from '../engine/local-rpc.js';
 import type { CallOpts, CancelSignal, EngineClient, EngineMethod, EngineRpcs } from './engine-client.js';
 import { RestError, unavailable, type ErrorInfo } from './errors.js';
-
-/** A request field as proto-loader describes it (`requestType.type.field`). */
-interface FieldDescriptor {
-  readonly name?: string;
-  readonly number?: number;
-  readonly type?: string;
-  readonly label?: string;
-}
 
 /** What the transport needs of a method: its protobuf codecs and request fields (proto-loader's and grpc-js's definitions both fit). */
 export type MethodCodecs = Readonly<Record<string, {
   requestSerialize(v: unknown): Buffer;
   responseDeserialize(b: Buffer): unknown;
-  readonly requestType?: { readonly type?: { readonly field?: readonly FieldDescriptor[] } };
+  readonly requestType?: MessageTypeDescriptor;
 } | undefined>>;
-
-/**
- * A top-level `bytes` field that is written out of line when large (InsertRows'
- * `rows_utf8`: a ~100 KB slice of the insertAll body). Protobuf fields may come
- * in any order, so the message is encoded without it and its key, length and
- * value follow as separate writes of one writev: no copy into the encoder's
- * buffer, none into the frame. Copies of 100 KB buffers are cheap in CPU but
- * count as external memory, which V8 adds to the old generation's growth: they
- * brought a full GC every ~30 insertAll requests.
- */
-interface OutOfLineField {
-  readonly name: string;
-  /** The field's key: (number << 3) | 2 (length-delimited), as a varint. */
-  readonly key: number;
-}
-/** Below this a bytes field is encoded inline: a copy costs less than an extra write part. */
-const OUT_OF_LINE_MIN = 16 * 1024;
-
-function outOfLineFields(codecs: MethodCodecs[string]): readonly OutOfLineField[] {
-  const out: OutOfLineField[] = [];
-  for (const f of codecs?.requestType?.type?.field ?? []) {
-    if (f.type === 'TYPE_BYTES' && f.label !== 'LABEL_REPEATED' && f.name && f.number) out.push({ name: f.name, key: (f.number << 3) | 2 });
-  }
-  return out;
-}
-
-/** Appends `v` as a protobuf varint (v < 2^32). */
-function pushVarint(out: number[], v: number): void {
-  while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80);
-    v >>>= 7;
-  }
-  out.push(v);
-}
 
 const DEFAULT_DEADLINE_MS = 60_000;
 /** gRPC status codes the local socket's errors carry (the subset toRestError maps without an error body). */
@@ -184,22 +142,9 @@ export class LocalEngineTransport {
         return;
       }
       let fields = this.bytesFields.get(method);
-      if (!fields) this.bytesFields.set(method, (fields = outOfLineFields(m)));
+      if (!fields) this.bytesFields.set(method, (fields = outOfLineFields(m.requestType)));
       // Large bytes values: left out of the encoded message, written after it (see OutOfLineField).
-      let msg = req as unknown as Record<string, unknown>;
-      let tail: Buffer[] | undefined;
-      let tailLen = 0;
-      for (const f of fields) {
-        const v = msg[f.name];
-        if (!(v instanceof Uint8Array) || v.length < OUT_OF_LINE_MIN) continue;
-        if (msg === (req as unknown)) msg = { ...msg };
-        msg[f.name] = undefined;
-        const prefix: number[] = [];
-        pushVarint(prefix, f.key);
-        pushVarint(prefix, v.length);
-        (tail ??= []).push(Buffer.from(prefix), v instanceof Buffer ? v : Buffer.from(v.buffer, v.byteOffset, v.length));
-        tailLen += prefix.length + v.length;
-      }
+      const { msg, tail, tailLen } = splitOutOfLine(req, fields);
       let payload: Buffer;
       try {
         payload = m.requestSerialize(msg);
@@ -225,15 +170,8 @@ export class LocalEngineTransport {
         signal.addEventListener('abort', p.onAbort, { once: true });
       }
       this.pending.set(id, p);
-      if (!tail) {
-        sock.write(frame(id, FrameKind.Request, payload, method));
-        return;
-      }
       // One writev for the head and the out-of-line values.
-      sock.cork();
-      sock.write(frame(id, FrameKind.Request, payload, method, tailLen));
-      for (const b of tail) sock.write(b);
-      sock.uncork();
+      writeFrame(sock, id, FrameKind.Request, payload, method, tail, tailLen);
     });
   }
 }

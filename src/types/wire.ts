@@ -26,7 +26,28 @@ export interface WireOptions {
    * JSON boolean; this flag selects the real family's strings.
    */
   readonly stringScalars?: boolean;
+  /**
+   * The caller takes a large page as bytes: encodeRows leaves its UTF-8 in
+   * here and returns '' (no string is made of it). The engine's ListRows and
+   * ExecuteQuery handlers pass one per call, so that a 10,000-row page crosses
+   * to the gateway and on to the client as the bytes encodeRows wrote: no
+   * ~1 MB string to decode (then a full GC every few pages), and no UTF-8
+   * re-encoding by protobuf's string writer, which measures it in a JS loop.
+   */
+  readonly bytesOut?: RowBytes;
 }
+
+/** Where encodeRows leaves a page taken as bytes (WireOptions.bytesOut). */
+export class RowBytes {
+  bytes: Buffer | undefined = undefined;
+}
+
+/**
+ * Pages of at least this many bytes go to WireOptions.bytesOut; a smaller
+ * one is returned as text (it costs nothing much, and its bytes would be a
+ * copy out of the shared scratch buffer).
+ */
+export const ROW_BYTES_MIN = 16 * 1024;
 
 /** Encodes one non-null scalar value of `type` as the JSON text of a `v`. */
 type ValueEncoder = (v: Value) => string;
@@ -198,23 +219,8 @@ function vectorCellEncoder(vec: Vector, opts: WireOptions): CellEncoder {
   return (i) => (nulls[i] === 1 ? nullCell : body(i));
 }
 
-/**
- * JSON text of the REST `rows` array for rows [start, start+count) of the
- * concatenation of `batches`, restricted to `columns` (indexes into each
- * batch's columns; all when omitted).
- */
-export function encodeRows(
-  batches: readonly Batch[],
-  start: number,
-  count: number,
-  opts: WireOptions,
-  columns?: readonly number[],
-): string {
-  if (count <= 0) return '[]';
-  // Each row's text goes straight into a growing byte buffer: the per-row
-  // temporaries die young, and the result is one flat string decoded once
-  // (a rope over the whole page made GC dominate large pages).
-  const out = new RowSink();
+/** Writes the REST `rows` array for rows [start, start+count) of `batches` into `out`. */
+function writeRows(out: RowSink, batches: readonly Batch[], start: number, count: number, opts: WireOptions, columns?: readonly number[]): void {
   let offset = 0;
   let remaining = count;
   let pos = start;
@@ -239,7 +245,32 @@ export function encodeRows(
     pos += to - from;
     offset = end;
   }
-  return out.finish();
+}
+
+/**
+ * JSON text of the REST `rows` array for rows [start, start+count) of the
+ * concatenation of `batches`, restricted to `columns` (indexes into each
+ * batch's columns; all when omitted). With `opts.bytesOut`, a page of
+ * ROW_BYTES_MIN bytes or more is left there as UTF-8 and '' is returned.
+ */
+export function encodeRows(
+  batches: readonly Batch[],
+  start: number,
+  count: number,
+  opts: WireOptions,
+  columns?: readonly number[],
+): string {
+  if (count <= 0) return '[]';
+  // Each row's text goes straight into a growing byte buffer: the per-row
+  // temporaries die young, and the result is one flat string decoded once
+  // (a rope over the whole page made GC dominate large pages), or no string.
+  const out = new RowSink();
+  writeRows(out, batches, start, count, opts, columns);
+  if (opts.bytesOut && out.length >= ROW_BYTES_MIN) {
+    opts.bytesOut.bytes = out.bytes();
+    return '';
+  }
+  return out.text();
 }
 
 /**
@@ -255,6 +286,7 @@ class RowSink {
   private buf = (scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES));
   private pos = 1;
   private rows = 0;
+  private closed = false;
 
   constructor() {
     this.buf[0] = 0x5b; // [
@@ -272,9 +304,26 @@ class RowSink {
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 
-  finish(): string {
+  /** The page's length in bytes, with its closing bracket (before close). */
+  get length(): number {
+    return this.pos + 1;
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.buf[this.pos++] = 0x5d; // ]
+  }
+
+  text(): string {
+    this.close();
     return this.buf.toString('utf8', 0, this.pos);
+  }
+
+  /** The page's bytes, owned by the caller: a view of a grown buffer, a copy of the shared scratch. */
+  bytes(): Buffer {
+    this.close();
+    return this.buf === scratch ? Buffer.from(this.buf.subarray(0, this.pos)) : this.buf.subarray(0, this.pos);
   }
 }
 

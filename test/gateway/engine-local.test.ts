@@ -38,6 +38,13 @@ describe('frames', () => {
   });
 });
 
+/** n bytes of every value, in no simple order. */
+function pattern(n: number): Buffer {
+  const b = Buffer.alloc(n);
+  for (let i = 0; i < n; i++) b[i] = (i * 7 + (i >> 9)) & 0xff;
+  return b;
+}
+
 describe('engine local socket', () => {
   const seen: { cancelled: string[] } = { cancelled: [] };
   type Call = { request: Record<string, unknown>; on(ev: 'cancelled', f: () => void): void };
@@ -60,7 +67,10 @@ describe('engine local socket', () => {
       const { rowsUtf8, ...rest } = call.request as { rowsUtf8: Buffer };
       cb(null, { insertErrorsJson: JSON.stringify({ ...rest, rows: rowsUtf8.toString('latin1') }) });
     },
-    ListRows: (call: Call, cb: Cb) => cb(null, { totalRows: 3_000_000_000, rowsJson: 'x'.repeat(Number(call.request['maxResults'])), schemaJson: '', nextIndex: -1, etag: 'e' }),
+    // selectedFields 'bytes': the page as rowsUtf8 (as the engine sends large pages), else as rowsJson text.
+    ListRows: (call: Call, cb: Cb) => cb(null, call.request['selectedFields'] === 'bytes'
+      ? { totalRows: 7, rowsJson: '', rowsUtf8: pattern(Number(call.request['maxResults'])), schemaJson: '{"fields":[]}', nextIndex: 3, etag: 'b' }
+      : { totalRows: 3_000_000_000, rowsJson: 'x'.repeat(Number(call.request['maxResults'])), schemaJson: '', nextIndex: -1, etag: 'e' }),
   } as unknown as grpc.UntypedServiceImplementation;
 
   it('answers with the same decoded replies and RestErrors as gRPC would', async () => {
@@ -95,6 +105,26 @@ describe('engine local socket', () => {
     // A method the engine does not implement here is a 501, as gRPC's UNIMPLEMENTED.
     const missing = await t.call('GetTable', { project_id: 'p' }).catch((e: unknown) => e);
     expect((missing as RestError).toInfo().code).toBe(501);
+    t.close();
+    srv.server?.close();
+  });
+
+  it('replies with large bytes fields written out of line: the same decoded reply as the inline encoding', async () => {
+    const srv = await serveLocal(join(dir, 'c.sock'), serverDef, handlers);
+    const t = new LocalEngineTransport(clientDef);
+    t.use(srv.path);
+    await expect.poll(() => t.ready).toBe(true);
+    const req = (n: number) => ({ table: { project_id: 'p', dataset_id: 'd', table_id: 't' }, start_index: 0, max_results: n, selected_fields: 'bytes', timestamp_format: 'TIMESTAMP_RFC3339' as const, string_scalars: false });
+    // Small (inline), just over the out-of-line size, and megabytes; all in flight at once, with a text reply among them.
+    const sizes = [5, 16 * 1024, 20_000, 3_000_000];
+    const [text, ...replies] = await Promise.all([t.call('ListRows', { ...req(10), selected_fields: '' }), ...sizes.map((n) => t.call('ListRows', req(n)))]);
+    expect(text!.rows_json).toBe('x'.repeat(10));
+    for (const [i, r] of replies.entries()) {
+      const n = sizes[i]!;
+      const inline = clientDef.ListRows!.responseDeserialize(serverDef.ListRows!.responseSerialize({ totalRows: 7, rowsJson: '', rowsUtf8: pattern(n), schemaJson: '{"fields":[]}', nextIndex: 3, etag: 'b' })) as typeof r;
+      expect(r.rows_utf8!.equals(pattern(n))).toBe(true);
+      expect({ ...r, rows_utf8: undefined }).toEqual({ ...inline, rows_utf8: undefined });
+    }
     t.close();
     srv.server?.close();
   });

@@ -128,3 +128,18 @@ it('spills to an unlinked file in the data dir: nothing left behind, held open b
   expect(open.some((l) => l.startsWith(join(dir, '.gateway-jobs-')) && l.endsWith('(deleted)'))).toBe(true);
   expect(reg.get('p', 'job_1')?.configuration).toEqual({ query: { query: 'SELECT 1 AS x', useLegacySql: false } });
 });
+
+it('spills a first page the engine sent as bytes as its text', () => {
+  const reg = new JobRegistry(undefined);
+  const text = '[{"f":[{"v":"ü 😀 \\"q\\""}]}]';
+  const first = job('p', 1);
+  first.reply = { ...first.reply!, rows_json: '', rows_utf8: Buffer.from(text) };
+  reg.add(first);
+  for (let n = 2; n <= IN_MEMORY_JOBS * 2; n++) reg.add(job('p', n));
+  const back = reg.get('p', 'job_1')!;
+  expect(back).not.toBe(first);
+  expect(back.reply!.rows_json).toBe(text);
+  expect(back.reply!.rows_utf8).toBeUndefined();
+  // The job in memory was left as it was.
+  expect(first.reply!.rows_utf8!.toString()).toBe(text);
+});

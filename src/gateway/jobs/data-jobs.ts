@@ -12,6 +12,7 @@ import { readSources, writeDestination, type SourceFile } from '../../io/objects
 import { decodeRow } from '../../io/rows.js';
 import type { ReadOptions } from '../../io/schema.js';
 import { copyPartitions, hasPartitionDecorator } from './partition-copy.js';
+import { rowsText } from '../rows-body.js';
 
 export interface RestField {
   name: string;
@@ -149,9 +150,9 @@ async function insertAll(ctx: GatewayContext, dest: TableRef, rows: Json[], igno
 async function* readRows(ctx: GatewayContext, src: TableRef): AsyncGenerator<{ fields: RestField[]; rows: Json[] }> {
   let start = 0;
   for (;;) {
-    const page = await ctx.call('ListRows', { table: src, start_index: start, max_results: READ_PAGE, selected_fields: '', timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false });
+    const page = await ctx.call('ListRows', { table: src, start_index: start, max_results: READ_PAGE, selected_fields: '', timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false, want_rows_utf8: true });
     const fields = (JSON.parse(page.schema_json || '{"fields":[]}') as { fields?: RestField[] }).fields ?? [];
-    const rows = (JSON.parse(page.rows_json || '[]') as { f: { v: unknown }[] }[]).map((r) => decodeRow(fields, r));
+    const rows = (JSON.parse(rowsText(page)) as { f: { v: unknown }[] }[]).map((r) => decodeRow(fields, r));
     yield { fields, rows };
     if (page.next_index < 0 || page.next_index >= page.total_rows || rows.length === 0) return;
     start = page.next_index;

@@ -10,6 +10,7 @@ import type { GatewayContext } from '../context.js';
 import type { QueryRequest, TableRef } from '../engine-client.js';
 import { invalid, RestError } from '../errors.js';
 import { checkDatasetId, checkProjectId, checkTableId, isObj, str, type Json } from '../validate.js';
+import { rowsText } from '../rows-body.js';
 
 interface Decorated {
   readonly ref: TableRef;
@@ -138,6 +139,6 @@ export async function copyPartitions(ctx: GatewayContext, projectId: string, cfg
     project_id: projectId, job_id: '', query: `SELECT COUNT(*) FROM ${q(dest.ref)} ${where}`, dry_run: false, write_disposition: '', create_disposition: '',
     table_definitions_json: '', jobs_snapshot_json: '', location: '', session_id: '', max_results: 1, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
   });
-  const rows = JSON.parse(reply.rows_json || '[]') as { f: { v: string }[] }[];
+  const rows = JSON.parse(rowsText(reply)) as { f: { v: string }[] }[];
   return Number(rows[0]?.f[0]?.v ?? 0);
 }

@@ -146,6 +146,9 @@ type StoredJob = Omit<JobRecord, 'abort' | 'done'>;
 
 function toStored(j: JobRecord): StoredJob {
   const { abort: _abort, done: _done, ...rest } = j;
+  // A first page the engine sent as bytes is stored as its text (a Buffer would be JSON'd as an array of numbers).
+  const r = rest.reply;
+  if (r?.rows_utf8 && r.rows_utf8.length > 0) rest.reply = { ...r, rows_json: r.rows_utf8.toString('utf8'), rows_utf8: undefined };
   return rest;
 }
 

@@ -9,6 +9,7 @@ import type { ListRowsReply, QueryReply, QueryRequest, TableRef, TimestampFormat
 import { invalid, RestError, statusForCode, type ErrorInfo } from '../errors.js';
 import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
 import { etagOf } from '../plugins/common.js';
+import { rowsOf, type RowsBody } from '../rows-body.js';
 import { prepareQueryText } from './legacy-sql.js';
 import { applyQueryDestinationSpec, materializeTableDefinitions } from './data-jobs.js';
 import { JobCancel, slimFinishedJob, type JobRecord } from './registry.js';
@@ -108,6 +109,7 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
     max_results: s.maxResults,
     timestamp_format: s.timestampFormat,
     string_scalars: s.family === 'bigquery',
+    want_rows_utf8: true,
   };
 }
 
@@ -390,7 +392,7 @@ export interface ResultWindow {
 
 /**
  * The body of a query response (jobs.query) or getQueryResults, as JSON text
- * with the pre-encoded rows spliced in. `firstPage` uses the rows the engine
+ * around the pre-encoded rows (sent with sendRowsBody). `firstPage` uses the rows the engine
  * encoded with the result; otherwise pages come from ListRows on the result table.
  */
 export async function resultBody(
@@ -402,17 +404,17 @@ export async function resultBody(
   ts: TimestampFormat,
   firstPage: boolean,
   extra: Json = {},
-): Promise<string> {
+): Promise<RowsBody> {
   const r = job.reply as QueryReply;
   // The engine's schema text is spliced in as it is (it is JSON.stringify of {fields}); parsing it only to re-stringify cost a parse per query.
   const schema = r.schema_json.startsWith('{') ? r.schema_json : '';
-  let rowsJson = '';
+  let rows: Buffer | string | undefined;
   let total = r.total_rows ?? 0;
   let next = -1;
   const table = r.result_table?.table_id ? r.result_table : undefined;
   if (schema && win.max > 0) {
-    if (firstPage && win.start === 0 && r.rows_json) {
-      rowsJson = r.rows_json;
+    if (firstPage && win.start === 0 && hasRows(r)) {
+      rows = rowsOf(r);
       next = r.next_index;
     } else if (table) {
       const page: ListRowsReply = await ctx.call('ListRows', {
@@ -422,12 +424,13 @@ export async function resultBody(
         selected_fields: '',
         timestamp_format: ts,
         string_scalars: family === 'bigquery',
+        want_rows_utf8: true,
       });
-      rowsJson = page.rows_json;
+      rows = rowsOf(page);
       next = page.next_index;
       total = page.total_rows;
-    } else if (win.start === 0 && r.rows_json) {
-      rowsJson = r.rows_json;
+    } else if (win.start === 0 && hasRows(r)) {
+      rows = rowsOf(r);
       next = r.next_index;
     }
   }
@@ -437,7 +440,8 @@ export async function resultBody(
   parts.push(`"jobReference":${JSON.stringify({ projectId: job.projectId, jobId: job.jobId, location: job.location })}`);
   parts.push(`"totalRows":"${total}"`);
   if (next >= 0 && next < total && win.max > 0) parts.push(`"pageToken":"${next}"`);
-  if (rowsJson && rowsJson !== '[]') parts.push(`"rows":${rowsJson}`);
+  const head = `{${parts.join(',')}`;
+  parts.length = 0;
   parts.push(`"totalBytesProcessed":"${r.total_bytes_processed ?? 0}"`);
   parts.push('"jobComplete":true', '"cacheHit":false');
   if (r.num_dml_affected_rows >= 0 && r.statement_type && r.statement_type !== 'SELECT') {
@@ -447,7 +451,12 @@ export async function resultBody(
   if (dml) parts.push(`"dmlStats":${JSON.stringify(dml)}`);
   if (job.request?.session_id) parts.push(`"sessionInfo":${JSON.stringify({ sessionId: job.request.session_id })}`);
   for (const [k, v] of Object.entries(extra)) parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
-  return `{${parts.join(',')}}`;
+  return { head, rows, tail: `,${parts.join(',')}}` };
+}
+
+/** Whether the reply carries a pre-encoded page (possibly `[]`), as a non-empty rows_json did. */
+function hasRows(r: QueryReply): boolean {
+  return r.rows_json !== '' || (r.rows_utf8 !== undefined && r.rows_utf8.length > 0);
 }
 
 export function incompleteBody(job: JobRecord, family: Family, kindWord: 'queryResponse' | 'getQueryResultsResponse', extra: Json = {}): Json {

@@ -17,8 +17,9 @@ import {
   waitDone,
 } from '../jobs/run.js';
 import { bodyObject, boolish, checkJobId, checkProjectId, isObj, num, qBool, qInt, qList, qStr, str, type Json, type Query } from '../validate.js';
-import { etagOf, noContent, sendJsonText, type ProjectParams } from './common.js';
+import { etagOf, noContent, type ProjectParams } from './common.js';
 import { pageWindow, ROWS_CAP, ROWS_DEFAULT } from './tabledata.js';
+import { sendRowsBody } from '../rows-body.js';
 import { runCopy, runExtract, runLoad, tableRef, refOut } from '../jobs/data-jobs.js';
 import { randomBytes } from 'node:crypto';
 
@@ -226,9 +227,9 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     }
     // A reused requestId job may have been encoded differently: page it from the table then.
     const firstPage = job.request?.max_results === max && job.request?.timestamp_format === ts && job.request?.string_scalars === (family === 'bigquery');
-    const text = await resultBody(ctx, job, family, 'queryResponse', { start: 0, max }, ts, firstPage, extra);
+    const out = await resultBody(ctx, job, family, 'queryResponse', { start: 0, max }, ts, firstPage, extra);
     releaseFirstPage(job);
-    return sendJsonText(reply, text);
+    return sendRowsBody(reply, out);
   });
 
   // jobs.getQueryResults: long-polls up to timeoutMs while the job runs.
@@ -241,9 +242,9 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const complete = await waitDone(job, timeoutOf(qStr(q, 'timeoutMs')), reply);
     if (!complete) return incompleteBody(job, family, 'getQueryResultsResponse', { etag: etagOf(job.jobId) });
     if (job.error) return sendError(reply, job.error);
-    const text = await resultBody(ctx, job, family, 'getQueryResultsResponse', win, ts, false);
+    const body = await resultBody(ctx, job, family, 'getQueryResultsResponse', win, ts, false);
     releaseFirstPage(job);
-    return sendJsonText(reply, text);
+    return sendRowsBody(reply, body);
   });
 }
 
@@ -252,7 +253,10 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
  * pre-encoded first page when the rows can be paged from the result table.
  */
 function releaseFirstPage(job: JobRecord): void {
-  if (job.reply?.result_table?.table_id && job.reply.rows_json) job.reply.rows_json = '';
+  const r = job.reply;
+  if (!r?.result_table?.table_id) return;
+  if (r.rows_json) r.rows_json = '';
+  if (r.rows_utf8 && r.rows_utf8.length > 0) r.rows_utf8 = undefined;
 }
 
 export interface DataJobSpec {

@@ -1,6 +1,6 @@
 // tabledata.list / tabledata.insertAll (spec §4.4). Rows cross the gRPC
 // boundary as pre-encoded JSON (insertAll: the request's own bytes) and list
-// rows are spliced into the answer unparsed.
+// rows are written into the answer unparsed (rows-body.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind, timestampFormat } from '../context.js';
@@ -8,6 +8,7 @@ import { invalid, RestError } from '../errors.js';
 import { InsertAllBody, rowsKind } from '../insert-body.js';
 import { bodyObject, boolish, checkDatasetId, checkProjectId, checkTableId, qInt, qStr, str, type Query } from '../validate.js';
 import { sendJsonText, type TableParams } from './common.js';
+import { rowsOf, sendRowsBody } from '../rows-body.js';
 
 export const ROWS_DEFAULT = 10_000;
 export const ROWS_CAP = 100_000;
@@ -47,14 +48,12 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
       selected_fields: qStr(req.query, 'selectedFields') ?? '',
       timestamp_format: timestampFormat(family, qStr(req.query, 'formatOptions.useInt64Timestamp'), qStr(req.query, 'formatOptions.timestampOutputFormat')),
       string_scalars: family === 'bigquery',
+      want_rows_utf8: true,
     });
     // Zero maxResults: totalRows and etag only (spec §4.4).
-    let text = `{"kind":${JSON.stringify(kind(family, 'tableDataList'))},"etag":${JSON.stringify(r.etag || '')},"totalRows":"${r.total_rows}"`;
-    if (max > 0) {
-      if (r.rows_json && r.rows_json !== '[]') text += `,"rows":${r.rows_json}`;
-      if (r.next_index >= 0 && r.next_index < r.total_rows) text += `,"pageToken":"${r.next_index}"`;
-    }
-    return sendJsonText(reply, text + '}');
+    const head = `{"kind":${JSON.stringify(kind(family, 'tableDataList'))},"etag":${JSON.stringify(r.etag || '')},"totalRows":"${r.total_rows}"`;
+    const token = max > 0 && r.next_index >= 0 && r.next_index < r.total_rows ? `,"pageToken":"${r.next_index}"` : '';
+    return sendRowsBody(reply, { head, rows: max > 0 ? rowsOf(r) : undefined, tail: token + '}' });
   });
 
   /** The InsertRows request of a parsed insertAll body (rows re-encoded as JSON text). */
