@@ -6,6 +6,7 @@
 // (~0.5-1.5 MB) is never decoded into a string, concatenated and encoded
 // again, which cost the gateway milliseconds per page and a full GC every
 // few pages.
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { sendJsonText } from './plugins/common.js';
 
@@ -42,11 +43,23 @@ export interface RowsBody {
 
 /**
  * Sends the answer with the same headers and bytes as sendJsonText of its
- * text: bytes rows go out as one Buffer (Fastify sets the same content-length
- * it computes for the text).
+ * text. Bytes rows are written as they came (a view of the engine's reply
+ * frame), between the head and the tail: a stream of three chunks with the
+ * content-length Fastify would compute, rather than one concatenated copy.
+ * Copies of a megabyte count as external memory, which V8 adds to the old
+ * generation: one per page brought a full GC every ~4 pages.
  */
 export function sendRowsBody(reply: FastifyReply, b: RowsBody): FastifyReply {
   if (typeof b.rows !== 'object') return sendJsonText(reply, b.rows === undefined ? b.head + b.tail : b.head + ',"rows":' + b.rows + b.tail);
-  const body = Buffer.concat([Buffer.from(b.head + ',"rows":', 'utf8'), b.rows, Buffer.from(b.tail, 'utf8')]);
-  return reply.type('application/json; charset=UTF-8').send(body);
+  const open = Buffer.from(b.head + ',"rows":', 'utf8');
+  const close = Buffer.from(b.tail, 'utf8');
+  const body = new Readable({ read: () => undefined });
+  body.push(open);
+  body.push(b.rows);
+  body.push(close);
+  body.push(null);
+  return reply
+    .type('application/json; charset=UTF-8')
+    .header('content-length', String(open.length + b.rows.length + close.length))
+    .send(body);
 }
