@@ -264,7 +264,7 @@ export function encodeRows(
   // Each row's text goes straight into a growing byte buffer: the per-row
   // temporaries die young, and the result is one flat string decoded once
   // (a rope over the whole page made GC dominate large pages), or no string.
-  const out = new RowSink();
+  const out = new RowSink(count);
   writeRows(out, batches, start, count, opts, columns);
   if (opts.bytesOut && out.length >= ROW_BYTES_MIN) {
     opts.bytesOut.bytes = out.bytes();
@@ -288,7 +288,8 @@ class RowSink {
   private rows = 0;
   private closed = false;
 
-  constructor() {
+  /** `count`: the rows the page will have. */
+  constructor(private readonly count: number) {
     this.buf[0] = 0x5b; // [
   }
 
@@ -296,7 +297,11 @@ class RowSink {
     // Worst case 3 bytes per UTF-16 unit, plus the separator.
     const need = this.pos + s.length * 3 + 2;
     if (need > this.buf.length) {
-      const nb = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      // Sized for the whole page from the rows so far (+1/8), so that a large
+      // page grows once or twice rather than doubling from 64 KB: each
+      // megabyte-sized step was a copy and external memory for V8 to count.
+      const estimate = this.rows > 0 ? Math.ceil((this.pos / this.rows) * this.count * 1.125) : 0;
+      const nb = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2, estimate));
       this.buf.copy(nb, 0, 0, this.pos);
       this.buf = nb;
     }
