@@ -133,35 +133,68 @@ export function writeFrame(sock: Socket, id: number, kind: FrameKind, payload: B
   sock.uncork();
 }
 
-/** Splits a byte stream into frames; a large frame is joined once, when complete. */
+/**
+ * Splits a byte stream into frames. A frame that arrives whole in one chunk
+ * is handed on as a view of it; one that spans chunks is copied into a buffer
+ * of its exact size as its bytes arrive (one allocation and one copy, however
+ * many reads a megabyte reply takes).
+ *
+ * `borrowed`: the caller reuses each chunk's memory once push returns (a
+ * socket reading into one buffer: `onread`), so every frame is copied out of
+ * it, and nothing of a chunk is kept.
+ */
 export class FrameReader {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
+  /** The frame being filled (without its length prefix), and how much of it has arrived. */
+  private frame: Buffer | undefined;
+  private filled = 0;
+  /** A length prefix split across chunks. */
+  private readonly len = Buffer.alloc(4);
+  private lenHave = 0;
 
-  constructor(private readonly onFrame: (id: number, kind: FrameKind, body: Buffer) => void) {}
+  constructor(
+    private readonly onFrame: (id: number, kind: FrameKind, body: Buffer) => void,
+    private readonly borrowed = false,
+  ) {}
 
   push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.buffered += chunk.length;
-    for (;;) {
-      if (this.buffered < 4) return;
-      const head = this.chunks[0]!.length >= 4 ? this.chunks[0]! : this.join();
-      const need = 4 + head.readUInt32BE(0);
-      if (this.buffered < need) return;
-      const all = this.chunks.length === 1 ? this.chunks[0]! : this.join();
-      const f = all.subarray(0, need);
-      const rest = all.subarray(need);
-      // A small tail is copied out of a large joined buffer, so that the buffer is not kept alive by it.
-      this.chunks = rest.length === 0 ? [] : [rest.length < all.length / 4 && all.length > 1 << 20 ? Buffer.from(rest) : rest];
-      this.buffered = rest.length;
-      this.onFrame(f.readUInt32BE(4), f.readUInt8(8) as FrameKind, f.subarray(HEADER));
+    let off = 0;
+    while (off < chunk.length) {
+      if (this.frame) {
+        const n = Math.min(chunk.length - off, this.frame.length - this.filled);
+        chunk.copy(this.frame, this.filled, off, off + n);
+        this.filled += n;
+        off += n;
+        if (this.filled === this.frame.length) {
+          const f = this.frame;
+          this.frame = undefined;
+          this.deliver(f);
+        }
+        continue;
+      }
+      let size: number;
+      if (this.lenHave > 0 || chunk.length - off < 4) {
+        while (this.lenHave < 4 && off < chunk.length) this.len[this.lenHave++] = chunk[off++]!;
+        if (this.lenHave < 4) return;
+        this.lenHave = 0;
+        size = this.len.readUInt32BE(0);
+      } else {
+        size = chunk.readUInt32BE(off);
+        off += 4;
+      }
+      if (chunk.length - off >= size) {
+        const f = chunk.subarray(off, off + size);
+        off += size;
+        this.deliver(this.borrowed ? Buffer.from(f) : f);
+        continue;
+      }
+      this.frame = Buffer.allocUnsafe(size);
+      this.filled = 0;
     }
   }
 
-  private join(): Buffer {
-    const b = Buffer.concat(this.chunks, this.buffered);
-    this.chunks = [b];
-    return b;
+  /** `f`: a frame without its length prefix. */
+  private deliver(f: Buffer): void {
+    this.onFrame(f.readUInt32BE(0), f.readUInt8(4) as FrameKind, f.subarray(HEADER - 4));
   }
 }
 

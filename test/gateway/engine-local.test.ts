@@ -26,6 +26,23 @@ const dir = mkdtempSync(join(tmpdir(), 'local-rpc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('frames', () => {
+  it('come out intact from a reader whose chunks are one reused buffer (borrowed)', () => {
+    const bodies = [Buffer.from('abc'), Buffer.alloc(0), pattern(100_000), pattern(70), pattern(3_000_000)];
+    const all = Buffer.concat(bodies.map((b, i) => frame(i + 1, FrameKind.Reply, b)));
+    for (const size of [1, 3, 7, 4096, 65_536, all.length]) {
+      const got: [number, number, Buffer][] = [];
+      const r = new FrameReader((id, kind, body) => got.push([id, kind, body]), true);
+      const shared = Buffer.alloc(size);
+      for (let i = 0; i < all.length; i += size) {
+        const n = all.copy(shared, 0, i, i + size);
+        r.push(shared.subarray(0, n));
+        shared.fill(0xee); // the socket's next read overwrites it
+      }
+      expect(got.map(([id, kind]) => [id, kind])).toEqual(bodies.map((_, i) => [i + 1, FrameKind.Reply]));
+      for (const [i, [, , body]] of got.entries()) expect(body.equals(bodies[i]!)).toBe(true);
+    }
+  });
+
   it('come out whole whatever the chunking', () => {
     const frames = [frame(1, FrameKind.Request, Buffer.from('abc'), 'GetDataset'), frame(2, FrameKind.Cancel), frame(3, FrameKind.Reply, Buffer.alloc(100_000, 7))];
     const all = Buffer.concat(frames);
