@@ -184,9 +184,13 @@ function valid(p: CachedPlan): boolean {
   }
 }
 
-/** Analysis, partition-filter check and optimization of a single SELECT, as runSelect in planner/run.ts does them. */
-function plan(ctx: QueryContext, rec: RecordingCatalog): { columns: ResultColumn[]; plan: Rel } {
-  const st = parseCached(ctx.sql).statements[0];
+/**
+ * Analysis, partition-filter check and optimization of a single SELECT, as
+ * runSelect in planner/run.ts does them. `script`: a parse of ctx.sql that
+ * nothing else uses (analysis may annotate it); parsed here when absent.
+ */
+function plan(ctx: QueryContext, rec: RecordingCatalog, script = parseCached(ctx.sql)): { columns: ResultColumn[]; plan: Rel } {
+  const st = script.statements[0];
   if (st?.kind !== 'QueryStatement') throw new Error('not a query');
   const s = new Session({ ...ctx, catalog: rec });
   watchClock(s, rec);
@@ -227,7 +231,7 @@ function build(ctx: QueryContext, catalog: EngineCatalog): CachedPlan | 'never' 
   const rec = catalog.recording();
   let a: { columns: ResultColumn[]; plan: Rel };
   try {
-    a = plan(ctx, rec);
+    a = plan(ctx, rec, script);
   } catch {
     return rec.cacheable ? 'failed' : 'never';
   }
