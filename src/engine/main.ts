@@ -15,6 +15,7 @@ import { RowService } from './rows.js';
 import { EngineCatalog } from './catalog.js';
 import { executeQuery } from './query.js';
 import { serveLocal } from './local-rpc.js';
+import { allowYoungGenerationGrowth, privateGc, YoungGenerationTrimmer } from './young-gen.js';
 
 interface Flags {
   grpcPort: number;
@@ -159,16 +160,59 @@ function once<T>(f: () => Promise<T>): () => Promise<T> {
   return () => (p ??= f());
 }
 
-function addStorageServices(server: grpc.Server, storage: Storage): void {
+/**
+ * Counts calls in flight for the young-generation trimmer: a unary call ends
+ * with its callback, a streaming one when grpc-js emits 'cancelled' (it does
+ * when any call closes, finished ones included). Health is left out: it is
+ * answered at once, and a caller polling it must not keep the engine "busy".
+ */
+function trackCalls(handlers: grpc.UntypedServiceImplementation, trimmer: YoungGenerationTrimmer): grpc.UntypedServiceImplementation {
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const [name, h] of Object.entries(handlers)) {
+    if (name === 'Health') {
+      out[name] = h;
+      continue;
+    }
+    const inner = h as unknown as AnyHandler;
+    const tracked: AnyHandler = (call, callback) => {
+      trimmer.begin();
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        trimmer.end();
+      };
+      try {
+        if (callback) {
+          inner(call, (err, value, trailer, flags) => {
+            end();
+            callback(err, value, trailer, flags);
+          });
+        } else {
+          (call as NodeJS.EventEmitter).once('cancelled', end);
+          inner(call);
+        }
+      } catch (e) {
+        end();
+        throw e;
+      }
+    };
+    out[name] = tracked as unknown as grpc.UntypedHandleCall;
+  }
+  return out;
+}
+
+function addStorageServices(server: grpc.Server, storage: Storage, trimmer: YoungGenerationTrimmer | undefined): void {
   const defs = storageServiceDefinitions();
   // One implementation behind both read service names (sessions are shared), as before.
   const read = once(async () => new (await import('./storage-read/service.js')).StorageReadService(storage, toServiceError).handlers());
   const write = once(async () =>
     new (await import('./storage-write/service.js')).StorageWriteService(storage, new RowService(storage, new ResultStore()), toServiceError).handlers(),
   );
-  server.addService(defs['BigQueryRead']!, lazyHandlers(defs['BigQueryRead']!, read));
-  server.addService(defs['StorageRead']!, lazyHandlers(defs['StorageRead']!, read));
-  server.addService(defs['BigQueryWrite']!, lazyHandlers(defs['BigQueryWrite']!, write));
+  const track = (h: grpc.UntypedServiceImplementation): grpc.UntypedServiceImplementation => (trimmer ? trackCalls(h, trimmer) : h);
+  server.addService(defs['BigQueryRead']!, track(lazyHandlers(defs['BigQueryRead']!, read)));
+  server.addService(defs['StorageRead']!, track(lazyHandlers(defs['StorageRead']!, read)));
+  server.addService(defs['BigQueryWrite']!, track(lazyHandlers(defs['BigQueryWrite']!, write)));
 }
 
 /**
@@ -253,16 +297,21 @@ async function main(): Promise<void> {
     if (!warm) return;
     clearTimeout(warm);
     warm = undefined;
-    void warmUp(storage);
+    // Start-up ran with new-space growth off (see allowYoungGenerationGrowth).
+    void warmUp(storage).finally(allowYoungGenerationGrowth);
   };
   const health = handlers['Health'] as grpc.handleUnaryCall<unknown, unknown>;
   handlers['Health'] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
     health(call, callback);
     if (warm) setTimeout(startWarmUp, WARM_UP_AFTER_PROBE_MS);
   }) as grpc.handleUnaryCall<unknown, unknown>;
+  // Young generation: grows under load, trimmed back when idle (young-gen.ts).
+  const gc = privateGc();
+  const trimmer = gc ? new YoungGenerationTrimmer(gc) : undefined;
+  const served = trimmer ? trackCalls(handlers, trimmer) : handlers;
   const engineService = loadEngineService();
-  server.addService(engineService, handlers);
-  addStorageServices(server, storage);
+  server.addService(engineService, served);
+  addStorageServices(server, storage, trimmer);
   const host = flags.host.includes(':') && !flags.host.startsWith('[') ? `[${flags.host}]` : flags.host;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${flags.grpcPort}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
@@ -272,7 +321,7 @@ async function main(): Promise<void> {
     process.exit(4);
   });
   const socket = flags.grpcSocket ? await bindSocket(server, flags.grpcSocket) : '';
-  const local = flags.localSocket ? await serveLocal(flags.localSocket, engineService, handlers) : { path: '' };
+  const local = flags.localSocket ? await serveLocal(flags.localSocket, engineService, served) : { path: '' };
   // The gateway reads this line; ` socket <path>` tells it the gRPC Unix socket is up, ` local <path>` the local one.
   console.log(`engine serving on ${port}${socket ? ` socket ${socket}` : ''}${local.path ? ` local ${local.path}` : ''}`);
 
@@ -282,6 +331,7 @@ async function main(): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
+    trimmer?.stop();
     const hard = setTimeout(() => process.exit(0), 10_000);
     hard.unref();
     server.tryShutdown(() => undefined);

@@ -48,15 +48,20 @@ export const PARENT_WATCHDOG =
       '}',
   );
 /**
- * V8 options of a node engine. The young generation stays at 2 x 1 MB: module
- * loading keeps most of what it allocates, which makes V8 grow it to 2 x 8 MB,
- * resident in an idle engine (~10 MB of its RSS, measured), and a stream of
- * small queries grows it the same way. 1M-row GROUP BY, ORDER BY, join and
- * window queries measured the same engine CPU with and without growth. On the
- * command line because it must precede the engine's module loading (V8 resets
- * a --semi-space-growth-factor below 2 given there, hence the size cap).
+ * V8 options of a node engine. The young generation may grow to 2 x 16 MB
+ * under load (with 2 x 1 MB, engine CPU measured +10% per SELECT 1, +30% per
+ * query from 16 clients, +40-60% for a 1M-row CTAS), and the engine trims it
+ * back after ~6 s idle (src/engine/young-gen.ts). Growth is off until the
+ * engine has warmed up (the engine turns it on at run time; V8 resets a
+ * --semi-space-growth-factor below 2 given on the command line, hence the
+ * preload): module loading keeps most of what it allocates, which would grow
+ * it to 2 x 8 MB before the first query (~10 MB of idle RSS).
  */
-const ENGINE_NODE_OPTIONS = ['--max-semi-space-size=1'];
+const ENGINE_NODE_OPTIONS = [
+  '--max-semi-space-size=16',
+  '--import',
+  'data:text/javascript,' + encodeURIComponent("import { setFlagsFromString } from 'node:v8'; setFlagsFromString('--semi-space-growth-factor=1');"),
+];
 const START_TIMEOUT_MS = 120_000;
 const MAX_BACKOFF_MS = 10_000;
 
