@@ -108,9 +108,14 @@ export function tokenize(sql: string): Token[] {
       }
     }
   };
+  // The first tab at or after the current line's start (-1: none left): columnAt's own
+  // search for it runs to the end of the text when there is none, once per token.
+  let tabAt = sql.indexOf('\t');
   const push = (type: T, start: number, end: number) => {
     const image = sql.slice(start, end);
-    out.push({ type, image, upper: type === T.Word ? image.toUpperCase() : image, offset: start, end, line, column: columnAt(sql, lineStart, start) });
+    if (tabAt >= 0 && tabAt < lineStart) tabAt = sql.indexOf('\t', lineStart);
+    const column = tabAt < 0 || tabAt >= start ? start - lineStart + 1 : columnAt(sql, lineStart, start);
+    out.push({ type, image, upper: type === T.Word ? image.toUpperCase() : image, offset: start, end, line, column });
   };
   const err = (msg: string, at: number): never => {
     throw new LexError(msg, line, columnAt(sql, lineStart, at));
