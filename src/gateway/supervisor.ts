@@ -49,13 +49,14 @@ export const PARENT_WATCHDOG =
   );
 /**
  * V8 options of a node engine. The young generation may grow to 2 x 16 MB
- * under load (with 2 x 1 MB, engine CPU measured +10% per SELECT 1, +30% per
- * query from 16 clients, +40-60% for a 1M-row CTAS), and the engine trims it
- * back after ~6 s idle (src/engine/young-gen.ts). Growth is off until the
- * engine has warmed up (the engine turns it on at run time; V8 resets a
- * --semi-space-growth-factor below 2 given on the command line, hence the
- * preload): module loading keeps most of what it allocates, which would grow
- * it to 2 x 8 MB before the first query (~10 MB of idle RSS).
+ * under load (capped at 2 x 1 MB, engine CPU measured +10% per SELECT 1, +25%
+ * per query from 16 clients, +55% for 1M-row CTAS, medians of 8 runs;
+ * insertAll the same), and the engine trims it back after ~6 s idle
+ * (src/engine/young-gen.ts). Growth is off until the engine has warmed up
+ * (the engine turns it on at run time; V8 resets a --semi-space-growth-factor
+ * below 2 given on the command line, hence the preload): module loading keeps
+ * most of what it allocates, which would grow it to 2 x 8 MB before the first
+ * query (~8 MB of idle RSS, measured).
  */
 const ENGINE_NODE_OPTIONS = [
   '--max-semi-space-size=16',
