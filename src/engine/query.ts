@@ -11,7 +11,7 @@ import type { Value } from '../types/values.js';
 import { JOBS_COLUMNS } from '../analyzer/names.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column } from '../types/schema.js';
-import { encodeRows, type WireOptions } from '../types/wire.js';
+import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.js';
 import type { EngineCatalog } from './catalog.js';
 import { decodeParameters } from './parameters.js';
 import { ResultStore } from './results.js';
@@ -42,11 +42,10 @@ export interface ExecuteQueryArgs {
   readonly timeZone?: string;
 }
 
-export interface ExecuteQueryReply {
+export interface ExecuteQueryReply extends RowsPage {
   schemaJson: string;
   totalRows: number;
   resultTable: TableRefArg;
-  rowsJson: string;
   nextIndex: number;
   statementType: string;
   numDmlAffectedRows: number;
@@ -153,7 +152,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
   }
   if (a.maxResults >= 0) {
     const count = Math.min(a.maxResults, total);
-    reply.rowsJson = encodeRows(batches, 0, count, a.wire);
+    Object.assign(reply, encodeRowsPage(batches, 0, count, a.wire));
     reply.nextIndex = count < total ? count : -1;
   }
   return reply;

@@ -7,7 +7,7 @@ import type { Batch } from '../types/vector.js';
 import { convertRows, keptBatch, type InsertError, type RecentIds } from '../storage/json-rows.js';
 import { scannable, scanRows } from '../storage/insert-scan.js';
 import { idHash, IdSet } from '../storage/id-set.js';
-import { encodeRows, type WireOptions } from '../types/wire.js';
+import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.js';
 import { ResultStore } from './results.js';
 import { insertTable } from './tables.js';
 import { rowsAsOf } from './catalog.js';
@@ -211,11 +211,11 @@ export class RowService {
     }
     const start = Math.max(0, a.startIndex);
     const count = Math.max(0, Math.min(a.maxResults, total - start));
-    const rowsJson = encodeRows(batches, start, count, a.wire, sel);
+    const page = encodeRowsPage(batches, start, count, a.wire, sel);
     const selFields = sel.map((i) => fields[i] ?? columnToRestField(columns[i]!.name, columns[i]!.type, columns[i]!.required));
     return {
+      ...page,
       totalRows: total,
-      rowsJson,
       schemaJson: JSON.stringify({ fields: selFields }),
       nextIndex: start + count < total && count > 0 ? start + count : -1,
       etag,
@@ -233,9 +233,8 @@ export interface ListRowsArgs {
   readonly wire: WireOptions;
 }
 
-export interface ListRowsResult {
+export interface ListRowsResult extends Readonly<RowsPage> {
   readonly totalRows: number;
-  readonly rowsJson: string;
   readonly schemaJson: string;
   readonly nextIndex: number;
   readonly etag: string;

@@ -9,7 +9,7 @@ import { CatalogError } from '../storage/errors.js';
 import { setGeographyText } from '../types/json-values.js';
 import { InvalidNameError } from '../storage/names.js';
 import type { Storage } from '../storage/store.js';
-import { RowBytes, type TimestampFormat, type WireOptions } from '../types/wire.js';
+import type { TimestampFormat, WireOptions } from '../types/wire.js';
 import { EngineCatalog } from './catalog.js';
 import * as children from './children.js';
 import * as datasets from './datasets.js';
@@ -162,21 +162,11 @@ interface QueryRequest {
 
 const flag = (o: Record<string, string> | undefined, k: string): boolean => (o?.[k] ?? '').toLowerCase() === 'true';
 
-/** The wire options of one call; with `bytes`, a large page of its rows comes back as bytes (withRowBytes). */
+/** The wire options of one call; with `bytes`, a large page of its rows comes back as `rowsUtf8` (encodeRowsPage). */
 function wireOptions(tf: string, stringScalars: boolean, bytes: boolean): WireOptions {
   const timestampFormat: TimestampFormat =
     tf === 'TIMESTAMP_FLOAT_SECONDS' ? 'FLOAT_SECONDS' : tf === 'TIMESTAMP_INT64_MICROS' ? 'INT64_MICROS' : 'RFC3339';
-  return bytes ? { timestampFormat, stringScalars, bytesOut: new RowBytes() } : { timestampFormat, stringScalars };
-}
-
-/**
- * A reply whose large `rowsJson` page went to `wire.bytesOut` (encodeRows
- * left the text empty) carries it as `rowsUtf8`: the gateway writes those
- * bytes into its response as they are. Other replies are unchanged.
- */
-function withRowBytes<R extends { rowsJson: string }>(reply: R, wire: WireOptions): R & { rowsUtf8?: Buffer } {
-  const bytes = wire.bytesOut?.bytes;
-  return bytes && reply.rowsJson === '' ? { ...reply, rowsUtf8: bytes } : reply;
+  return { timestampFormat, stringScalars, rowsAsBytes: bytes };
 }
 
 const ref = (t: TableRef | null): TableRef => ({ projectId: t?.projectId ?? '', datasetId: t?.datasetId ?? '', tableId: t?.tableId ?? '' });
@@ -254,8 +244,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
     ListRows: unary(async (r: ListRowsRequest) => {
       const t = ref(r.table);
       const wire = wireOptions(r.timestampFormat, r.stringScalars, r.wantRowsUtf8);
-      const page = await rows.listRows({ ...t, startIndex: r.startIndex, maxResults: r.maxResults, selectedFields: r.selectedFields, wire });
-      return withRowBytes(page, wire);
+      return rows.listRows({ ...t, startIndex: r.startIndex, maxResults: r.maxResults, selectedFields: r.selectedFields, wire });
     }),
 
     ExecuteQuery: unary(async (r: QueryRequest, call) => {
@@ -276,7 +265,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       const dest = ref(r.destination);
       const wire = wireOptions(r.timestampFormat, r.stringScalars, r.wantRowsUtf8);
       try {
-        const reply = await executeQuery(st, catalog, results, {
+        return await executeQuery(st, catalog, results, {
           projectId: r.projectId,
           jobId: r.jobId,
           query: r.query,
@@ -293,7 +282,6 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
           jobsSnapshotJson: r.jobsSnapshotJson,
           ...(r.timeZone ? { timeZone: r.timeZone } : {}),
         });
-        return withRowBytes(reply, wire);
       } finally {
         finished = true;
       }

@@ -27,24 +27,27 @@ export interface WireOptions {
    */
   readonly stringScalars?: boolean;
   /**
-   * The caller takes a large page as bytes: encodeRows leaves its UTF-8 in
-   * here and returns '' (no string is made of it). The engine's ListRows and
-   * ExecuteQuery handlers pass one per call, so that a 10,000-row page crosses
-   * to the gateway and on to the client as the bytes encodeRows wrote: no
-   * ~1 MB string to decode (then a full GC every few pages), and no UTF-8
-   * re-encoding by protobuf's string writer, which measures it in a JS loop.
+   * The caller takes a large page as bytes (encodeRowsPage). The gateway asks
+   * for it, so that a 10,000-row page crosses to the gateway and on to the
+   * client as the bytes encodeRows wrote: no ~1 MB string to decode (then a
+   * full GC every few pages), and no UTF-8 re-encoding by protobuf's string
+   * writer, which measures it in a JS loop.
    */
-  readonly bytesOut?: RowBytes;
-}
-
-/** Where encodeRows leaves a page taken as bytes (WireOptions.bytesOut). */
-export class RowBytes {
-  bytes: Buffer | undefined = undefined;
+  readonly rowsAsBytes?: boolean;
 }
 
 /**
- * Pages of at least this many bytes go to WireOptions.bytesOut; a smaller
- * one is returned as text (it costs nothing much, and its bytes would be a
+ * A page of REST rows as it goes on the wire: the JSON text, or for a large
+ * page asked for as bytes, '' and its UTF-8 (proto `rows_json` / `rows_utf8`).
+ */
+export interface RowsPage {
+  rowsJson: string;
+  rowsUtf8?: Buffer;
+}
+
+/**
+ * Pages of at least this many bytes are taken as bytes when asked for; a
+ * smaller one stays text (it costs nothing much, and its bytes would be a
  * copy out of the shared scratch buffer).
  */
 export const ROW_BYTES_MIN = 16 * 1024;
@@ -248,11 +251,29 @@ function writeRows(out: RowSink, batches: readonly Batch[], start: number, count
 }
 
 /**
- * JSON text of the REST `rows` array for rows [start, start+count) of the
- * concatenation of `batches`, restricted to `columns` (indexes into each
- * batch's columns; all when omitted). With `opts.bytesOut`, a page of
- * ROW_BYTES_MIN bytes or more is left there as UTF-8 and '' is returned.
+ * The REST `rows` array for rows [start, start+count) of the concatenation
+ * of `batches`, restricted to `columns` (indexes into each batch's columns;
+ * all when omitted): as UTF-8 bytes when `opts.rowsAsBytes` and the page is
+ * ROW_BYTES_MIN bytes or more, else as JSON text.
  */
+export function encodeRowsPage(
+  batches: readonly Batch[],
+  start: number,
+  count: number,
+  opts: WireOptions,
+  columns?: readonly number[],
+): RowsPage {
+  if (count <= 0) return { rowsJson: '[]' };
+  // Each row's text goes straight into a growing byte buffer: the per-row
+  // temporaries die young, and the result is one flat string decoded once
+  // (a rope over the whole page made GC dominate large pages), or no string.
+  const out = new RowSink(count);
+  writeRows(out, batches, start, count, opts, columns);
+  if (opts.rowsAsBytes && out.length >= ROW_BYTES_MIN) return { rowsJson: '', rowsUtf8: out.bytes() };
+  return { rowsJson: out.text() };
+}
+
+/** encodeRowsPage's JSON text, always as text. */
 export function encodeRows(
   batches: readonly Batch[],
   start: number,
@@ -260,17 +281,7 @@ export function encodeRows(
   opts: WireOptions,
   columns?: readonly number[],
 ): string {
-  if (count <= 0) return '[]';
-  // Each row's text goes straight into a growing byte buffer: the per-row
-  // temporaries die young, and the result is one flat string decoded once
-  // (a rope over the whole page made GC dominate large pages), or no string.
-  const out = new RowSink(count);
-  writeRows(out, batches, start, count, opts, columns);
-  if (opts.bytesOut && out.length >= ROW_BYTES_MIN) {
-    opts.bytesOut.bytes = out.bytes();
-    return '';
-  }
-  return out.text();
+  return encodeRowsPage(batches, start, count, { ...opts, rowsAsBytes: false }, columns).rowsJson;
 }
 
 /**
