@@ -32,7 +32,7 @@ export interface DatasetEntry {
   models: Record<string, Resource>;
 }
 
-interface Tombstone {
+export interface Tombstone {
   projectId: string;
   datasetId: string;
   deletedMs: number;
@@ -50,7 +50,7 @@ export interface DeletedTable {
   trashDir: string;
 }
 
-interface CatalogFile {
+export interface CatalogFile {
   format: 'warehouse-emulator-catalog';
   version: 1;
   datasets: DatasetEntry[];
@@ -66,6 +66,34 @@ export interface StorageOptions {
   readonly syncWrites?: boolean;
 }
 
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null;
+
+/**
+ * An object's JSON text as JSON.stringify writes it (own enumerable keys in
+ * order; a member whose text is undefined, i.e. undefined or a function, is
+ * left out), with each member's text from `member`. Only for plain objects
+ * (no toJSON), which the catalog's entries are.
+ */
+function objectText(o: object, member: (key: string, value: unknown) => string | undefined): string {
+  let s = '';
+  for (const k of Object.keys(o)) {
+    const t = member(k, (o as Record<string, unknown>)[k]);
+    if (t === undefined) continue;
+    s += `${s ? ',' : ''}${JSON.stringify(k)}:${t}`;
+  }
+  return `{${s}}`;
+}
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
+/** A map's (Record's) JSON text, each value's text from `value`. */
+function mapText(m: unknown, value: (v: unknown) => string | undefined): string | undefined {
+  return isObject(m) && !Array.isArray(m) ? objectText(m, (_, v) => value(v)) : JSON.stringify(m);
+}
+
 const dsKey = (p: string, d: string): string => `${p}\u0000${d}`;
 const tKey = (p: string, d: string, t: string): string => `${p}\u0000${d}\u0000${t}`;
 
@@ -76,6 +104,10 @@ export class Storage {
   private data = new Map<string, TableData>();
   private trashData = new Map<string, TableData>();
   private columnCache = new WeakMap<TableEntry, Column[]>();
+  /** JSON text of stored resources (catalogText). */
+  private texts = new WeakMap<object, string>();
+  /** A table's member text in its dataset's `tables` and what it was made from (catalogText). */
+  private entryTexts = new WeakMap<object, { key: string; resource: Resource; kind: TableKind; policies: Record<string, Resource>; text: string }>();
   private saving: Promise<void> | null = null;
   /** Deletes whose files are still moving; a create of the same name waits for them. */
   private moving = new Map<string, Promise<void>>();
@@ -159,18 +191,77 @@ export class Storage {
     while (this.saving) await this.saving;
     if (!this.dirty) return;
     this.dirty = false;
-    const file: CatalogFile = {
+    const text = this.catalogText();
+    this.saving = atomicWrite(this.catalogFile, text).finally(() => {
+      this.saving = null;
+    });
+    await this.saving;
+  }
+
+  /** The catalog as catalog.store holds it (the file is exactly `JSON.stringify` of this). */
+  catalogObject(): CatalogFile {
+    return {
       format: 'warehouse-emulator-catalog',
       version: 1,
       datasets: [...this.datasets.values()],
       tombstones: this.tombstones,
       deletedTables: this.deletedTables,
     };
-    const text = JSON.stringify(file);
-    this.saving = atomicWrite(this.catalogFile, text).finally(() => {
-      this.saving = null;
+  }
+
+  /**
+   * `JSON.stringify(this.catalogObject())`, byte for byte, without
+   * re-serialising every resource on every save (a DDL in a catalog of
+   * hundreds of tables used to stringify all of them). Resources (datasets',
+   * tables', routines', models', policies') are replaced on every change,
+   * never edited in place once stored (the plan cache's identity checks rely
+   * on the same), so their JSON text is cached by object. Entries and the
+   * maps holding them are edited in place (`e.resource = …`, `e.kind = …`,
+   * `tables[t] = …`, `policies[id] = …`), so they are walked on every save:
+   * a few string concatenations per table.
+   */
+  private catalogText(): string {
+    const datasetText = (e: DatasetEntry): string =>
+      objectText(e, (k, v) =>
+        k === 'resource' ? this.resourceText(v) : k === 'tables' ? tables(v) : k === 'routines' || k === 'models' ? mapText(v, resText) : JSON.stringify(v),
+      );
+    const resText = (v: unknown): string | undefined => this.resourceText(v);
+    const tableText = (e: unknown): string | undefined => (isObject(e) ? objectText(e, (k, v) => (k === 'resource' ? this.resourceText(v) : k === 'policies' ? mapText(v, resText) : JSON.stringify(v))) : JSON.stringify(e));
+    // A table's member text (`"id":{entry}`), reused while the entry holds the same resource, kind and no policies.
+    const tables = (m: unknown): string | undefined => {
+      if (!isObject(m) || Array.isArray(m)) return JSON.stringify(m);
+      let s = '';
+      for (const [k, e] of Object.entries(m as Record<string, TableEntry>)) {
+        let t: string | undefined;
+        const c = isObject(e) ? this.entryTexts.get(e) : undefined;
+        if (c && c.key === k && c.resource === e.resource && c.kind === e.kind && c.policies === e.policies && isEmpty(e.policies)) t = c.text;
+        else {
+          const text = tableText(e);
+          if (text === undefined) continue;
+          t = `${JSON.stringify(k)}:${text}`;
+          if (isObject(e) && isObject(e.policies) && isEmpty(e.policies)) this.entryTexts.set(e, { key: k, resource: e.resource, kind: e.kind, policies: e.policies, text: t });
+        }
+        s += s ? `,${t}` : t;
+      }
+      return `{${s}}`;
+    };
+    return objectText(this.catalogObject(), (k, v) => {
+      if (k === 'datasets') return `[${(v as DatasetEntry[]).map(datasetText).join(',')}]`;
+      if (k === 'tombstones') return `[${(v as Tombstone[]).map((t) => objectText(t, (tk, tv) => (tk === 'entry' ? datasetText(tv as DatasetEntry) : JSON.stringify(tv)))).join(',')}]`;
+      if (k === 'deletedTables') return `[${(v as DeletedTable[]).map((t) => objectText(t, (tk, tv) => (tk === 'entry' ? tableText(tv) : JSON.stringify(tv)))).join(',')}]`;
+      return JSON.stringify(v);
     });
-    await this.saving;
+  }
+
+  /** A stored resource's JSON text, cached by identity (see catalogText). */
+  private resourceText(r: unknown): string | undefined {
+    if (!isObject(r)) return JSON.stringify(r);
+    let t = this.texts.get(r);
+    if (t === undefined) {
+      t = JSON.stringify(r);
+      this.texts.set(r, t);
+    }
+    return t;
   }
 
   projectDir(p: string): string {

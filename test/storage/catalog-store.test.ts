@@ -1,0 +1,173 @@
+// catalog.store is assembled from cached per-resource (and per-table) texts
+// instead of one JSON.stringify of the whole catalog per save. The file must
+// stay exactly what JSON.stringify of the in-memory catalog would write, after
+// every kind of change (entries and maps are edited in place, resources are
+// replaced), and reload to the same catalog.
+import * as fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { EngineCatalog } from '../../src/engine/catalog.js';
+import { deleteChild, putChild } from '../../src/engine/children.js';
+import { deleteDataset, insertDataset, undeleteDataset, updateDataset } from '../../src/engine/datasets.js';
+import { deleteTable, insertTable, updateTable } from '../../src/engine/tables.js';
+import { Storage } from '../../src/storage/store.js';
+import { restFieldToColumn } from '../../src/types/schema.js';
+import { tempDir } from '../engine/helpers.js';
+
+/** Deterministic pseudo-random numbers (mulberry32), so a failure replays. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const onDisk = (st: Storage): string => fs.readFileSync(st.catalogFile, 'utf8');
+const plain = (st: Storage): string => JSON.stringify(st.catalogObject());
+
+describe('catalog.store', () => {
+  it('is what JSON.stringify of the catalog writes after creates, patches, renames, drops, children and undeletes, and reloads equal', async () => {
+    const dir = tempDir();
+    const st = await Storage.open(dir, { noLock: true });
+    const cat = new EngineCatalog(st);
+    const rand = rng(20261122);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const datasets: [string, string][] = [];
+    for (const p of ['proj-a', 'proj-b']) {
+      for (const d of ['raw', 'staging', 'marts', 'snapshots']) {
+        await insertDataset(st, p, d, { datasetReference: { projectId: p, datasetId: d }, description: `${d} of ${p}`, labels: { env: 'dev' } });
+        datasets.push([p, d]);
+      }
+    }
+    const live = new Map<string, [string, string, string]>();
+    const deletedDatasets: [string, string][] = [];
+    let n = 0;
+    const kinds: Record<string, number> = {};
+    for (let step = 0; step < 400; step++) {
+      const r = rand();
+      const liveTables = [...live.values()].filter(([p, d, t]) => st.getTable(p, d, t));
+      const liveDs = datasets.filter(([p, d]) => st.getDataset(p, d));
+      let op: string;
+      if (r < 0.35 || liveTables.length < 5) {
+        op = 'create';
+        const [p, d] = pick(liveDs);
+        // Numeric-looking ids come first in a JS object's key order: the file must follow it too.
+        const t = rand() < 0.1 ? String(n++) : `t_${n++}`;
+        const view = rand() < 0.2;
+        const body = view
+          ? { view: { query: `SELECT ${n} AS x` }, description: 'a "view"\n' }
+          : { schema: { fields: [{ name: 'id', type: 'INT64' }, { name: 'name', type: 'STRING', description: 'name ✓' }] }, labels: { team: 'a' } };
+        await insertTable(st, p, d, t, body);
+        live.set(`${p}.${d}.${t}`, [p, d, t]);
+      } else if (r < 0.45) {
+        op = 'patch';
+        const [p, d, t] = pick(liveTables);
+        await updateTable(st, p, d, t, { description: `patched ${step}`, labels: { step: String(step), team: null } }, true);
+      } else if (r < 0.5) {
+        op = 'update';
+        const [p, d, t] = pick(liveTables);
+        const e = st.requireTable(p, d, t);
+        await updateTable(st, p, d, t, { ...e.resource, friendlyName: `full ${step}` }, false);
+      } else if (r < 0.55) {
+        op = 'addColumn';
+        const [p, d, t] = pick(liveTables.filter(([p2, d2, t2]) => st.requireTable(p2, d2, t2).kind !== 'VIEW'));
+        const cols = st.columnsOf(st.requireTable(p, d, t));
+        await cat.alterColumns({ projectId: p, datasetId: d, tableId: t }, [...cols, restFieldToColumn({ name: `c${step}`, type: 'FLOAT64' })]);
+      } else if (r < 0.6) {
+        op = 'renameColumn';
+        const [p, d, t] = pick(liveTables.filter(([p2, d2, t2]) => st.requireTable(p2, d2, t2).kind !== 'VIEW'));
+        const cols = st.columnsOf(st.requireTable(p, d, t));
+        await cat.alterColumns({ projectId: p, datasetId: d, tableId: t }, cols.map((c, i) => (i === 0 ? { ...c, name: `${c.name}_r` } : c)));
+      } else if (r < 0.67) {
+        // ALTER TABLE RENAME TO: a new table of the same shape, the old one dropped.
+        op = 'renameTable';
+        const [p, d, t] = pick(liveTables.filter(([p2, d2, t2]) => st.requireTable(p2, d2, t2).kind !== 'VIEW'));
+        const to = `${t}_renamed${n++}`;
+        await cat.createTable({ projectId: p, datasetId: d, tableId: to }, st.columnsOf(st.requireTable(p, d, t)));
+        await cat.dropTable({ projectId: p, datasetId: d, tableId: t });
+        live.delete(`${p}.${d}.${t}`);
+        live.set(`${p}.${d}.${to}`, [p, d, to]);
+      } else if (r < 0.75) {
+        op = 'drop';
+        const [p, d, t] = pick(liveTables);
+        await deleteTable(st, p, d, t);
+        live.delete(`${p}.${d}.${t}`);
+      } else if (r < 0.8) {
+        op = 'policy';
+        const [p, d, t] = pick(liveTables.filter(([p2, d2, t2]) => st.requireTable(p2, d2, t2).kind !== 'VIEW'));
+        const id = `pol_${step % 3}`;
+        const has = st.requireTable(p, d, t).policies[id] !== undefined;
+        if (has && rand() < 0.5) await deleteChild(st, 'rowAccessPolicies', p, d, t, id);
+        else await putChild(st, 'rowAccessPolicies', p, d, t, id, { filterPredicate: `id > ${step}`, grantees: ['user:a@example.com'] }, false);
+      } else if (r < 0.86) {
+        op = 'routineOrModel';
+        const [p, d] = pick(liveDs);
+        const kind = rand() < 0.5 ? 'routines' : 'models';
+        const id = `${kind}_${step % 4}`;
+        const coll = kind === 'routines' ? st.requireDataset(p, d).routines : st.requireDataset(p, d).models;
+        if (coll[id] && rand() < 0.4) await deleteChild(st, kind, p, d, '', id);
+        else await putChild(st, kind, p, d, '', id, { routineType: 'SCALAR_FUNCTION', definitionBody: `x + ${step}`, description: 'ü' }, false);
+      } else if (r < 0.91) {
+        op = 'patchDataset';
+        const [p, d] = pick(liveDs);
+        await updateDataset(st, p, d, { description: `dataset patched ${step}`, labels: { step: String(step) } }, true);
+      } else if (r < 0.96 && liveDs.length > 3) {
+        op = 'dropDataset';
+        const [p, d] = pick(liveDs);
+        await deleteDataset(st, p, d, true);
+        deletedDatasets.push([p, d]);
+      } else if (deletedDatasets.length > 0) {
+        op = 'undeleteDataset';
+        const [p, d] = deletedDatasets.pop()!;
+        await undeleteDataset(st, p, d);
+      } else continue;
+      kinds[op] = (kinds[op] ?? 0) + 1;
+      expect(onDisk(st), `after step ${step} (${op})`).toBe(plain(st));
+    }
+    // Every kind of change ran at least once.
+    for (const op of ['create', 'patch', 'update', 'addColumn', 'renameColumn', 'renameTable', 'drop', 'policy', 'routineOrModel', 'patchDataset', 'dropDataset', 'undeleteDataset']) {
+      expect(kinds[op] ?? 0, op).toBeGreaterThan(0);
+    }
+    const text = onDisk(st);
+    const parsed = JSON.parse(text) as ReturnType<Storage['catalogObject']>;
+    expect(parsed.datasets.length).toBeGreaterThan(3);
+    expect(parsed.deletedTables.length).toBeGreaterThan(10);
+    await st.close();
+
+    // Reloaded, the catalog is the same, and its first save writes the same bytes.
+    const again = await Storage.open(dir, { noLock: true });
+    expect(plain(again)).toBe(text);
+    await again.setChildren();
+    expect(onDisk(again)).toBe(text);
+    for (const [p, d, t] of live.values()) {
+      if (!st.getTable(p, d, t)) continue;
+      expect(again.getTable(p, d, t)).toEqual(st.getTable(p, d, t));
+    }
+    await again.close();
+  }, 120_000);
+
+  it('notices a table entry whose resource, kind or policies changed in place', async () => {
+    const dir = tempDir();
+    const st = await Storage.open(dir, { noLock: true });
+    await insertDataset(st, 'p', 'd', { datasetReference: { projectId: 'p', datasetId: 'd' } });
+    await insertTable(st, 'p', 'd', 't', { schema: { fields: [{ name: 'x', type: 'INT64' }] } });
+    const e = st.requireTable('p', 'd', 't');
+    // What the engine's handlers do: replace the entry's resource and kind, then save.
+    e.kind = 'SNAPSHOT';
+    await st.setTableResource('p', 'd', 't', { ...e.resource, type: 'SNAPSHOT' }, false);
+    expect(onDisk(st)).toBe(plain(st));
+    expect(JSON.parse(onDisk(st)).datasets[0].tables.t.kind).toBe('SNAPSHOT');
+    // Policies are edited in place in the entry's map.
+    e.policies.p1 = { filterPredicate: 'x > 1' };
+    await st.save();
+    expect(JSON.parse(onDisk(st)).datasets[0].tables.t.policies).toEqual({ p1: { filterPredicate: 'x > 1' } });
+    delete e.policies.p1;
+    await st.save();
+    expect(onDisk(st)).toBe(plain(st));
+    expect(JSON.parse(onDisk(st)).datasets[0].tables.t.policies).toEqual({});
+    await st.close();
+  });
+});
