@@ -67,32 +67,89 @@ export interface StorageOptions {
 }
 
 const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null;
-
-/**
- * An object's JSON text as JSON.stringify writes it (own enumerable keys in
- * order; a member whose text is undefined, i.e. undefined or a function, is
- * left out), with each member's text from `member`. Only for plain objects
- * (no toJSON), which the catalog's entries are.
- */
-function objectText(o: object, member: (key: string, value: unknown) => string | undefined): string {
-  let s = '';
-  for (const k of Object.keys(o)) {
-    const t = member(k, (o as Record<string, unknown>)[k]);
-    if (t === undefined) continue;
-    s += `${s ? ',' : ''}${JSON.stringify(k)}:${t}`;
-  }
-  return `{${s}}`;
-}
+const isMap = (v: unknown): v is object => isObject(v) && !Array.isArray(v);
 
 function isEmpty(o: object): boolean {
   for (const _ in o) return false;
   return true;
 }
 
-/** A map's (Record's) JSON text, each value's text from `value`. */
-function mapText(m: unknown, value: (v: unknown) => string | undefined): string | undefined {
-  return isObject(m) && !Array.isArray(m) ? objectText(m, (_, v) => value(v)) : JSON.stringify(m);
+/** A member's JSON text, or a writer of it; undefined: left out (what JSON.stringify does with undefined). */
+type Member = string | ((w: ChunkWriter) => void) | undefined;
+
+const COMMA = Buffer.from(',');
+
+/** JSON text in pieces: small strings are joined and encoded once; cached UTF-8 pieces are copied only by the final concat. */
+class ChunkWriter {
+  private readonly chunks: Buffer[] = [];
+  private text = '';
+  put(s: string): void {
+    this.text += s;
+  }
+  comma(): void {
+    if (this.text) this.text += ',';
+    else this.chunks.push(COMMA);
+  }
+  putBytes(b: Buffer): void {
+    this.flush();
+    this.chunks.push(b);
+  }
+  bytes(): Buffer {
+    this.flush();
+    return Buffer.concat(this.chunks);
+  }
+  private flush(): void {
+    if (this.text) {
+      this.chunks.push(Buffer.from(this.text));
+      this.text = '';
+    }
+  }
 }
+
+function write(w: ChunkWriter, m: string | ((w: ChunkWriter) => void)): void {
+  if (typeof m === 'string') w.put(m);
+  else m(w);
+}
+
+/**
+ * An object as JSON.stringify writes it (own enumerable keys in order; a
+ * member that is undefined is left out), each member from `member`. Only for
+ * plain objects (no toJSON), which the catalog's entries are.
+ */
+function writeObject(w: ChunkWriter, o: object, member: (key: string, value: unknown) => Member): void {
+  w.put('{');
+  let first = true;
+  for (const k of Object.keys(o)) {
+    const m = member(k, (o as Record<string, unknown>)[k]);
+    if (m === undefined) continue;
+    w.put(`${first ? '' : ','}${JSON.stringify(k)}:`);
+    first = false;
+    write(w, m);
+  }
+  w.put('}');
+}
+
+/** An array as JSON.stringify writes it (an undefined item is `null`). */
+function writeArray(w: ChunkWriter, a: readonly unknown[], item: (v: unknown) => Member): void {
+  w.put('[');
+  for (let i = 0; i < a.length; i++) {
+    if (i > 0) w.comma();
+    write(w, item(a[i]) ?? 'null');
+  }
+  w.put(']');
+}
+
+/** What a table entry's cached bytes were made from. */
+interface EntryText {
+  resource: Resource;
+  kind: TableKind;
+  policies: Record<string, Resource>;
+  bytes: Buffer;
+}
+
+/** The entry still holds what its bytes were made from (policies: an empty map; maps with policies are edited in place, so never cached). */
+const sameEntry = (c: EntryText, e: TableEntry): boolean => c.resource === e.resource && c.kind === e.kind && c.policies === e.policies && isEmpty(e.policies);
+const cacheable = (e: unknown): e is TableEntry => isObject(e) && isMap((e as TableEntry).policies) && isEmpty((e as TableEntry).policies);
 
 const dsKey = (p: string, d: string): string => `${p}\u0000${d}`;
 const tKey = (p: string, d: string, t: string): string => `${p}\u0000${d}\u0000${t}`;
@@ -104,10 +161,12 @@ export class Storage {
   private data = new Map<string, TableData>();
   private trashData = new Map<string, TableData>();
   private columnCache = new WeakMap<TableEntry, Column[]>();
-  /** JSON text of stored resources (catalogText). */
+  /** JSON text of stored resources (catalogBytes). */
   private texts = new WeakMap<object, string>();
-  /** A table's member text in its dataset's `tables` and what it was made from (catalogText). */
-  private entryTexts = new WeakMap<object, { key: string; resource: Resource; kind: TableKind; policies: Record<string, Resource>; text: string }>();
+  /** A table's member bytes in its dataset's `tables` and what they were made from (catalogBytes). */
+  private entryTexts = new WeakMap<object, EntryText & { key: string }>();
+  /** A deleted-table snapshot's bytes and the entry state they were made from (catalogBytes). */
+  private deletedTexts = new WeakMap<DeletedTable, EntryText & { entry: TableEntry }>();
   private saving: Promise<void> | null = null;
   /** Deletes whose files are still moving; a create of the same name waits for them. */
   private moving = new Map<string, Promise<void>>();
@@ -191,8 +250,8 @@ export class Storage {
     while (this.saving) await this.saving;
     if (!this.dirty) return;
     this.dirty = false;
-    const text = this.catalogText();
-    this.saving = atomicWrite(this.catalogFile, text).finally(() => {
+    const bytes = this.catalogBytes();
+    this.saving = atomicWrite(this.catalogFile, bytes).finally(() => {
       this.saving = null;
     });
     await this.saving;
@@ -210,50 +269,81 @@ export class Storage {
   }
 
   /**
-   * `JSON.stringify(this.catalogObject())`, byte for byte, without
-   * re-serialising every resource on every save (a DDL in a catalog of
-   * hundreds of tables used to stringify all of them). Resources (datasets',
-   * tables', routines', models', policies') are replaced on every change,
-   * never edited in place once stored (the plan cache's identity checks rely
-   * on the same), so their JSON text is cached by object. Entries and the
-   * maps holding them are edited in place (`e.resource = …`, `e.kind = …`,
-   * `tables[t] = …`, `policies[id] = …`), so they are walked on every save:
-   * a few string concatenations per table.
+   * catalog.store's bytes: the UTF-8 of `JSON.stringify(this.catalogObject())`,
+   * byte for byte, without re-serialising every resource on every save (a DDL
+   * in a catalog of hundreds of tables used to stringify and encode all of
+   * them). Resources (datasets', tables', routines', models', policies') are
+   * replaced on every change, never edited in place once stored (the plan
+   * cache's identity checks rely on the same), so their JSON text is cached by
+   * object. Entries and the maps holding them are edited in place
+   * (`e.resource = …`, `e.kind = …`, `tables[t] = …`, `policies[id] = …`), so
+   * they are walked on every save; a table's whole member (`"id":{entry}`,
+   * UTF-8) and a deleted-table snapshot's are reused only while the entry still
+   * holds the same resource and kind and no policies.
    */
-  private catalogText(): string {
-    const datasetText = (e: DatasetEntry): string =>
-      objectText(e, (k, v) =>
-        k === 'resource' ? this.resourceText(v) : k === 'tables' ? tables(v) : k === 'routines' || k === 'models' ? mapText(v, resText) : JSON.stringify(v),
-      );
-    const resText = (v: unknown): string | undefined => this.resourceText(v);
-    const tableText = (e: unknown): string | undefined => (isObject(e) ? objectText(e, (k, v) => (k === 'resource' ? this.resourceText(v) : k === 'policies' ? mapText(v, resText) : JSON.stringify(v))) : JSON.stringify(e));
-    // A table's member text (`"id":{entry}`), reused while the entry holds the same resource, kind and no policies.
-    const tables = (m: unknown): string | undefined => {
-      if (!isObject(m) || Array.isArray(m)) return JSON.stringify(m);
-      let s = '';
-      for (const [k, e] of Object.entries(m as Record<string, TableEntry>)) {
-        let t: string | undefined;
-        const c = isObject(e) ? this.entryTexts.get(e) : undefined;
-        if (c && c.key === k && c.resource === e.resource && c.kind === e.kind && c.policies === e.policies && isEmpty(e.policies)) t = c.text;
-        else {
-          const text = tableText(e);
-          if (text === undefined) continue;
-          t = `${JSON.stringify(k)}:${text}`;
-          if (isObject(e) && isObject(e.policies) && isEmpty(e.policies)) this.entryTexts.set(e, { key: k, resource: e.resource, kind: e.kind, policies: e.policies, text: t });
-        }
-        s += s ? `,${t}` : t;
-      }
-      return `{${s}}`;
-    };
-    return objectText(this.catalogObject(), (k, v) => {
-      if (k === 'datasets') return `[${(v as DatasetEntry[]).map(datasetText).join(',')}]`;
-      if (k === 'tombstones') return `[${(v as Tombstone[]).map((t) => objectText(t, (tk, tv) => (tk === 'entry' ? datasetText(tv as DatasetEntry) : JSON.stringify(tv)))).join(',')}]`;
-      if (k === 'deletedTables') return `[${(v as DeletedTable[]).map((t) => objectText(t, (tk, tv) => (tk === 'entry' ? tableText(tv) : JSON.stringify(tv)))).join(',')}]`;
+  private catalogBytes(): Buffer {
+    const res = (v: unknown): Member => this.resourceText(v);
+    const map = (m: unknown, value: (v: unknown) => Member): Member => (isMap(m) ? (w) => writeObject(w, m, (_, v) => value(v)) : JSON.stringify(m));
+    const entry = (e: unknown): Member =>
+      isObject(e) ? (w) => writeObject(w, e, (k, v) => (k === 'resource' ? res(v) : k === 'policies' ? map(v, res) : JSON.stringify(v))) : JSON.stringify(e);
+    const tables = (m: unknown): Member =>
+      isMap(m)
+        ? (w) => {
+            w.put('{');
+            let first = true;
+            for (const k of Object.keys(m)) {
+              const b = this.tableMember(k, (m as Record<string, unknown>)[k], entry);
+              if (b === null) continue;
+              if (!first) w.comma();
+              first = false;
+              w.putBytes(b);
+            }
+            w.put('}');
+          }
+        : JSON.stringify(m);
+    const dataset = (e: unknown): Member =>
+      isObject(e)
+        ? (w) => writeObject(w, e, (k, v) => (k === 'resource' ? res(v) : k === 'tables' ? tables(v) : k === 'routines' || k === 'models' ? map(v, res) : JSON.stringify(v)))
+        : JSON.stringify(e);
+    const tombstone = (t: unknown): Member => (isObject(t) ? (w) => writeObject(w, t, (k, v) => (k === 'entry' ? dataset(v) : JSON.stringify(v))) : JSON.stringify(t));
+    const deleted = (x: unknown): Member => (isObject(x) ? (w) => w.putBytes(this.deletedMember(x as DeletedTable, entry)) : JSON.stringify(x));
+    const w = new ChunkWriter();
+    writeObject(w, this.catalogObject(), (k, v) => {
+      if (!Array.isArray(v)) return JSON.stringify(v);
+      if (k === 'datasets') return (w) => writeArray(w, v, dataset);
+      if (k === 'tombstones') return (w) => writeArray(w, v, tombstone);
+      if (k === 'deletedTables') return (w) => writeArray(w, v, deleted);
       return JSON.stringify(v);
     });
+    return w.bytes();
   }
 
-  /** A stored resource's JSON text, cached by identity (see catalogText). */
+  /** `"id":{entry}` of a dataset's table (null: left out, as JSON.stringify leaves out an undefined member). */
+  private tableMember(key: string, e: unknown, entry: (e: unknown) => Member): Buffer | null {
+    const c = isObject(e) ? this.entryTexts.get(e) : undefined;
+    if (c && c.key === key && sameEntry(c, e as TableEntry)) return c.bytes;
+    const m = entry(e);
+    if (m === undefined) return null;
+    const w = new ChunkWriter();
+    w.put(`${JSON.stringify(key)}:`);
+    write(w, m);
+    const bytes = w.bytes();
+    if (cacheable(e)) this.entryTexts.set(e, { key, resource: e.resource, kind: e.kind, policies: e.policies, bytes });
+    return bytes;
+  }
+
+  /** A deleted-table snapshot (its own fields are never reassigned; its entry is checked like a live table's). */
+  private deletedMember(x: DeletedTable, entry: (e: unknown) => Member): Buffer {
+    const c = this.deletedTexts.get(x);
+    if (c && c.entry === x.entry && sameEntry(c, x.entry)) return c.bytes;
+    const w = new ChunkWriter();
+    writeObject(w, x, (k, v) => (k === 'entry' ? entry(v) : JSON.stringify(v)));
+    const bytes = w.bytes();
+    if (cacheable(x.entry)) this.deletedTexts.set(x, { entry: x.entry, resource: x.entry.resource, kind: x.entry.kind, policies: x.entry.policies, bytes });
+    return bytes;
+  }
+
+  /** A stored resource's JSON text, cached by identity (see catalogBytes). */
   private resourceText(r: unknown): string | undefined {
     if (!isObject(r)) return JSON.stringify(r);
     let t = this.texts.get(r);
