@@ -151,6 +151,59 @@ interface EntryText {
 const sameEntry = (c: EntryText, e: TableEntry): boolean => c.resource === e.resource && c.kind === e.kind && c.policies === e.policies && isEmpty(e.policies);
 const cacheable = (e: unknown): e is TableEntry => isObject(e) && isMap((e as TableEntry).policies) && isEmpty((e as TableEntry).policies);
 
+/** What a dataset entry's cached bytes were made from; table and child maps as flat [key, value, ...] snapshots. */
+interface DatasetText {
+  resource: Resource;
+  projectId: string;
+  datasetId: string;
+  tablesMap: object;
+  routinesMap: object;
+  modelsMap: object;
+  /** [id, entry, entry.resource, entry.kind, entry.policies, ...] */
+  tables: unknown[];
+  /** [id, resource, ...] */
+  routines: unknown[];
+  models: unknown[];
+  bytes: Buffer;
+}
+
+/** The table entries' snapshot, or null when one has policies (edited in place: never cached). */
+function snapshotTables(m: Record<string, TableEntry>): unknown[] | null {
+  if (!isMap(m)) return null;
+  const out: unknown[] = [];
+  for (const k in m) {
+    const e = m[k];
+    if (!cacheable(e)) return null;
+    out.push(k, e, e.resource, e.kind, e.policies);
+  }
+  return out;
+}
+
+function sameTables(snap: unknown[], m: Record<string, TableEntry>): boolean {
+  let i = 0;
+  for (const k in m) {
+    const e = m[k]!;
+    if (snap[i] !== k || snap[i + 1] !== e || snap[i + 2] !== e.resource || snap[i + 3] !== e.kind || snap[i + 4] !== e.policies || !isEmpty(e.policies)) return false;
+    i += 5;
+  }
+  return i === snap.length;
+}
+
+function snapshotChildren(m: Record<string, Resource>): unknown[] {
+  const out: unknown[] = [];
+  for (const k in m) out.push(k, m[k]);
+  return out;
+}
+
+function sameChildren(snap: unknown[], m: Record<string, Resource>): boolean {
+  let i = 0;
+  for (const k in m) {
+    if (snap[i] !== k || snap[i + 1] !== m[k]) return false;
+    i += 2;
+  }
+  return i === snap.length;
+}
+
 const dsKey = (p: string, d: string): string => `${p}\u0000${d}`;
 const tKey = (p: string, d: string, t: string): string => `${p}\u0000${d}\u0000${t}`;
 
@@ -167,6 +220,8 @@ export class Storage {
   private entryTexts = new WeakMap<object, EntryText & { key: string }>();
   /** A deleted-table snapshot's bytes and the entry state they were made from (catalogBytes). */
   private deletedTexts = new WeakMap<DeletedTable, EntryText & { entry: TableEntry }>();
+  /** A dataset entry's bytes and what they were made from (catalogBytes). */
+  private datasetTexts = new WeakMap<DatasetEntry, DatasetText>();
   private saving: Promise<void> | null = null;
   /** Deletes whose files are still moving; a create of the same name waits for them. */
   private moving = new Map<string, Promise<void>>();
@@ -301,10 +356,9 @@ export class Storage {
             w.put('}');
           }
         : JSON.stringify(m);
-    const dataset = (e: unknown): Member =>
-      isObject(e)
-        ? (w) => writeObject(w, e, (k, v) => (k === 'resource' ? res(v) : k === 'tables' ? tables(v) : k === 'routines' || k === 'models' ? map(v, res) : JSON.stringify(v)))
-        : JSON.stringify(e);
+    const datasetMembers = (e: object): Member =>
+      (w: ChunkWriter) => writeObject(w, e, (k, v) => (k === 'resource' ? res(v) : k === 'tables' ? tables(v) : k === 'routines' || k === 'models' ? map(v, res) : JSON.stringify(v)));
+    const dataset = (e: unknown): Member => (isObject(e) ? (w) => w.putBytes(this.datasetBytes(e as DatasetEntry, datasetMembers)) : JSON.stringify(e));
     const tombstone = (t: unknown): Member => (isObject(t) ? (w) => writeObject(w, t, (k, v) => (k === 'entry' ? dataset(v) : JSON.stringify(v))) : JSON.stringify(t));
     const deleted = (x: unknown): Member => (isObject(x) ? (w) => w.putBytes(this.deletedMember(x as DeletedTable, entry)) : JSON.stringify(x));
     const w = new ChunkWriter();
@@ -316,6 +370,49 @@ export class Storage {
       return JSON.stringify(v);
     });
     return w.bytes();
+  }
+
+  /**
+   * A dataset entry's bytes, reused while it holds the same resource and ids,
+   * the same table entries (each with the same resource and kind, no
+   * policies) and the same routines and models, in the same order: a save in
+   * a catalog of hundreds of datasets copies their bytes instead of walking them.
+   */
+  private datasetBytes(e: DatasetEntry, members: (e: object) => Member): Buffer {
+    const c = this.datasetTexts.get(e);
+    if (
+      c &&
+      c.resource === e.resource &&
+      c.projectId === e.projectId &&
+      c.datasetId === e.datasetId &&
+      c.tablesMap === e.tables &&
+      c.routinesMap === e.routines &&
+      c.modelsMap === e.models &&
+      sameTables(c.tables, e.tables) &&
+      sameChildren(c.routines, e.routines) &&
+      sameChildren(c.models, e.models)
+    ) {
+      return c.bytes;
+    }
+    const w = new ChunkWriter();
+    write(w, members(e)!);
+    const bytes = w.bytes();
+    const tables = snapshotTables(e.tables);
+    if (tables && isMap(e.routines) && isMap(e.models)) {
+      this.datasetTexts.set(e, {
+        resource: e.resource,
+        projectId: e.projectId,
+        datasetId: e.datasetId,
+        tablesMap: e.tables,
+        routinesMap: e.routines,
+        modelsMap: e.models,
+        tables,
+        routines: snapshotChildren(e.routines),
+        models: snapshotChildren(e.models),
+        bytes,
+      });
+    }
+    return bytes;
   }
 
   /** `"id":{entry}` of a dataset's table (null: left out, as JSON.stringify leaves out an undefined member). */

@@ -168,6 +168,20 @@ describe('catalog.store', () => {
     await st.save();
     expect(onDisk(st)).toBe(plain(st));
     expect(JSON.parse(onDisk(st)).datasets[0].tables.t.policies).toEqual({});
+    // The dataset's maps and resource, as the children and dataset handlers change them.
+    const ds = st.requireDataset('p', 'd');
+    const states: unknown[] = [];
+    ds.routines.r1 = { definitionBody: '1' };
+    await st.save();
+    states.push(JSON.parse(onDisk(st)).datasets[0].routines);
+    ds.models.m1 = { modelType: 'LINEAR_REG' };
+    delete ds.routines.r1;
+    await st.save();
+    states.push(JSON.parse(onDisk(st)).datasets[0].routines, JSON.parse(onDisk(st)).datasets[0].models);
+    await st.setDatasetResource(ds, { ...ds.resource, description: 'changed' });
+    states.push(JSON.parse(onDisk(st)).datasets[0].resource.description);
+    expect(states).toEqual([{ r1: { definitionBody: '1' } }, {}, { m1: { modelType: 'LINEAR_REG' } }, 'changed']);
+    expect(onDisk(st)).toBe(plain(st));
     await st.close();
   });
 });
