@@ -27,17 +27,32 @@ export function fsyncDirSync(dir: string): void {
   }
 }
 
-export async function atomicWrite(file: string, data: string | Uint8Array): Promise<void> {
+/** `data` may be a list of pieces, written in order with writev (no copy into one buffer). */
+export async function atomicWrite(file: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
   const tmp = tmpName(file);
   const h = await fsp.open(tmp, 'w');
   try {
-    await h.writeFile(data);
+    if (Array.isArray(data)) await writeAll(h, data as readonly Uint8Array[]);
+    else await h.writeFile(data as string | Uint8Array);
     await h.sync();
   } finally {
     await h.close();
   }
   await fsp.rename(tmp, file);
   await fsyncDir(path.dirname(file));
+}
+
+/** Writes every piece in order, continuing after a short write. */
+async function writeAll(h: fsp.FileHandle, pieces: readonly Uint8Array[]): Promise<void> {
+  let rest = pieces.filter((b) => b.byteLength > 0);
+  while (rest.length > 0) {
+    let { bytesWritten } = await h.writev(rest);
+    if (bytesWritten === 0) throw new Error('writev wrote nothing');
+    let i = 0;
+    while (i < rest.length && bytesWritten >= rest[i]!.byteLength) bytesWritten -= rest[i++]!.byteLength;
+    rest = rest.slice(i);
+    if (bytesWritten > 0) rest[0] = rest[0]!.subarray(bytesWritten);
+  }
 }
 
 export function atomicWriteSync(file: string, data: string | Uint8Array): void {

@@ -94,9 +94,17 @@ class ChunkWriter {
     this.flush();
     this.chunks.push(b);
   }
-  bytes(): Buffer {
+  putChunks(bs: readonly Buffer[]): void {
     this.flush();
-    return Buffer.concat(this.chunks);
+    for (const b of bs) this.chunks.push(b);
+  }
+  /** The text so far as UTF-8 pieces (in order; cached pieces are shared, not copied). */
+  pieces(): Buffer[] {
+    this.flush();
+    return this.chunks;
+  }
+  bytes(): Buffer {
+    return Buffer.concat(this.pieces());
   }
   private flush(): void {
     if (this.text) {
@@ -164,7 +172,7 @@ interface DatasetText {
   /** [id, resource, ...] */
   routines: unknown[];
   models: unknown[];
-  bytes: Buffer;
+  bytes: Buffer[];
 }
 
 /** The table entries' snapshot, or null when one has policies (edited in place: never cached). */
@@ -305,8 +313,8 @@ export class Storage {
     while (this.saving) await this.saving;
     if (!this.dirty) return;
     this.dirty = false;
-    const bytes = this.catalogBytes();
-    this.saving = atomicWrite(this.catalogFile, bytes).finally(() => {
+    const pieces = this.catalogBytes();
+    this.saving = atomicWrite(this.catalogFile, pieces).finally(() => {
       this.saving = null;
     });
     await this.saving;
@@ -336,7 +344,7 @@ export class Storage {
    * UTF-8) and a deleted-table snapshot's are reused only while the entry still
    * holds the same resource and kind and no policies.
    */
-  private catalogBytes(): Buffer {
+  private catalogBytes(): Buffer[] {
     const res = (v: unknown): Member => this.resourceText(v);
     const map = (m: unknown, value: (v: unknown) => Member): Member => (isMap(m) ? (w) => writeObject(w, m, (_, v) => value(v)) : JSON.stringify(m));
     const entry = (e: unknown): Member =>
@@ -358,7 +366,7 @@ export class Storage {
         : JSON.stringify(m);
     const datasetMembers = (e: object): Member =>
       (w: ChunkWriter) => writeObject(w, e, (k, v) => (k === 'resource' ? res(v) : k === 'tables' ? tables(v) : k === 'routines' || k === 'models' ? map(v, res) : JSON.stringify(v)));
-    const dataset = (e: unknown): Member => (isObject(e) ? (w) => w.putBytes(this.datasetBytes(e as DatasetEntry, datasetMembers)) : JSON.stringify(e));
+    const dataset = (e: unknown): Member => (isObject(e) ? (w) => w.putChunks(this.datasetPieces(e as DatasetEntry, datasetMembers)) : JSON.stringify(e));
     const tombstone = (t: unknown): Member => (isObject(t) ? (w) => writeObject(w, t, (k, v) => (k === 'entry' ? dataset(v) : JSON.stringify(v))) : JSON.stringify(t));
     const deleted = (x: unknown): Member => (isObject(x) ? (w) => w.putBytes(this.deletedMember(x as DeletedTable, entry)) : JSON.stringify(x));
     const w = new ChunkWriter();
@@ -369,16 +377,16 @@ export class Storage {
       if (k === 'deletedTables') return (w) => writeArray(w, v, deleted);
       return JSON.stringify(v);
     });
-    return w.bytes();
+    return w.pieces();
   }
 
   /**
-   * A dataset entry's bytes, reused while it holds the same resource and ids,
+   * A dataset entry's bytes (as pieces), reused while it holds the same resource and ids,
    * the same table entries (each with the same resource and kind, no
    * policies) and the same routines and models, in the same order: a save in
    * a catalog of hundreds of datasets copies their bytes instead of walking them.
    */
-  private datasetBytes(e: DatasetEntry, members: (e: object) => Member): Buffer {
+  private datasetPieces(e: DatasetEntry, members: (e: object) => Member): Buffer[] {
     const c = this.datasetTexts.get(e);
     if (
       c &&
@@ -396,7 +404,7 @@ export class Storage {
     }
     const w = new ChunkWriter();
     write(w, members(e)!);
-    const bytes = w.bytes();
+    const bytes = w.pieces();
     const tables = snapshotTables(e.tables);
     if (tables && isMap(e.routines) && isMap(e.models)) {
       this.datasetTexts.set(e, {
@@ -597,6 +605,7 @@ export class Storage {
       this.data.set(tKey(p, d, t), td);
     }
     ds.tables[t] = entry;
+    this.datasetTexts.delete(ds);
     await this.save();
     return entry;
   }
@@ -606,6 +615,7 @@ export class Storage {
     const e = this.requireTable(p, d, t);
     e.resource = resource;
     this.columnCache.delete(e);
+    this.datasetTexts.delete(this.requireDataset(p, d));
     if (columnsChanged) {
       if (this.hasRows(e.kind)) await this.tableData(p, d, t).alter(this.columnsOf(e));
     }
@@ -674,6 +684,7 @@ export class Storage {
     const trashRel = path.join(path.relative(this.dataDir, this.datasetDir(p, d)), '.trash', `${stem}@${deletedMs}`);
     // Unlink first (synchronously): requests arriving while the rows close get 404, never a fresh handle.
     delete ds.tables[t];
+    this.datasetTexts.delete(ds);
     this.deletedTables.push({ projectId: p, datasetId: d, tableId: t, deletedMs, entry, trashDir: trashRel });
     await this.track(tKey(p, d, t), async () => {
       await this.closeData(p, d, t);

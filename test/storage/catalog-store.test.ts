@@ -9,6 +9,7 @@ import { EngineCatalog } from '../../src/engine/catalog.js';
 import { deleteChild, putChild } from '../../src/engine/children.js';
 import { deleteDataset, insertDataset, undeleteDataset, updateDataset } from '../../src/engine/datasets.js';
 import { deleteTable, insertTable, updateTable } from '../../src/engine/tables.js';
+import { atomicWrite } from '../../src/storage/fsutil.js';
 import { Storage } from '../../src/storage/store.js';
 import { restFieldToColumn } from '../../src/types/schema.js';
 import { tempDir } from '../engine/helpers.js';
@@ -183,5 +184,15 @@ describe('catalog.store', () => {
     expect(states).toEqual([{ r1: { definitionBody: '1' } }, {}, { m1: { modelType: 'LINEAR_REG' } }, 'changed']);
     expect(onDisk(st)).toBe(plain(st));
     await st.close();
+  });
+
+  it('atomicWrite writes a list of pieces in order (more than one writev can take, empty ones included)', async () => {
+    const file = `${tempDir()}/f.json`;
+    const pieces = Array.from({ length: 3000 }, (_, i) => Buffer.from(i % 7 === 0 ? '' : `piece ${i} ✓;`));
+    await atomicWrite(file, pieces);
+    expect(fs.readFileSync(file)).toEqual(Buffer.concat(pieces));
+    await atomicWrite(file, []);
+    expect(fs.readFileSync(file).length).toBe(0);
+    expect(fs.readdirSync(file.slice(0, file.lastIndexOf('/')))).toEqual(['f.json']);
   });
 });
