@@ -79,7 +79,7 @@ type Member = string | ((w: ChunkWriter) => void) | undefined;
 
 const COMMA = Buffer.from(',');
 
-/** JSON text in pieces: small strings are joined and encoded once; cached UTF-8 pieces are copied only by the final concat. */
+/** JSON text as UTF-8 pieces: small strings are joined and encoded once; cached pieces are shared, never copied (the file is written with writev). */
 class ChunkWriter {
   private readonly chunks: Buffer[] = [];
   private text = '';
@@ -222,13 +222,13 @@ export class Storage {
   private data = new Map<string, TableData>();
   private trashData = new Map<string, TableData>();
   private columnCache = new WeakMap<TableEntry, Column[]>();
-  /** JSON text of stored resources (catalogBytes). */
+  /** JSON text of stored resources (catalogPieces). */
   private texts = new WeakMap<object, string>();
-  /** A table's member bytes in its dataset's `tables` and what they were made from (catalogBytes). */
+  /** A table's member bytes in its dataset's `tables` and what they were made from (catalogPieces). */
   private entryTexts = new WeakMap<object, EntryText & { key: string }>();
-  /** A deleted-table snapshot's bytes and the entry state they were made from (catalogBytes). */
+  /** A deleted-table snapshot's bytes and the entry state they were made from (catalogPieces). */
   private deletedTexts = new WeakMap<DeletedTable, EntryText & { entry: TableEntry }>();
-  /** A dataset entry's bytes and what they were made from (catalogBytes). */
+  /** A dataset entry's bytes and what they were made from (catalogPieces). */
   private datasetTexts = new WeakMap<DatasetEntry, DatasetText>();
   private saving: Promise<void> | null = null;
   /** Deletes whose files are still moving; a create of the same name waits for them. */
@@ -313,7 +313,7 @@ export class Storage {
     while (this.saving) await this.saving;
     if (!this.dirty) return;
     this.dirty = false;
-    const pieces = this.catalogBytes();
+    const pieces = this.catalogPieces();
     this.saving = atomicWrite(this.catalogFile, pieces).finally(() => {
       this.saving = null;
     });
@@ -332,7 +332,7 @@ export class Storage {
   }
 
   /**
-   * catalog.store's bytes: the UTF-8 of `JSON.stringify(this.catalogObject())`,
+   * catalog.store's bytes, in pieces: the UTF-8 of `JSON.stringify(this.catalogObject())`,
    * byte for byte, without re-serialising every resource on every save (a DDL
    * in a catalog of hundreds of tables used to stringify and encode all of
    * them). Resources (datasets', tables', routines', models', policies') are
@@ -340,11 +340,12 @@ export class Storage {
    * cache's identity checks rely on the same), so their JSON text is cached by
    * object. Entries and the maps holding them are edited in place
    * (`e.resource = …`, `e.kind = …`, `tables[t] = …`, `policies[id] = …`), so
-   * they are walked on every save; a table's whole member (`"id":{entry}`,
+   * they are checked on every save: a table's whole member (`"id":{entry}`,
    * UTF-8) and a deleted-table snapshot's are reused only while the entry still
-   * holds the same resource and kind and no policies.
+   * holds the same resource and kind and no policies, a dataset's pieces only
+   * while all of its parts are the same objects (datasetPieces).
    */
-  private catalogBytes(): Buffer[] {
+  private catalogPieces(): Buffer[] {
     const res = (v: unknown): Member => this.resourceText(v);
     const map = (m: unknown, value: (v: unknown) => Member): Member => (isMap(m) ? (w) => writeObject(w, m, (_, v) => value(v)) : JSON.stringify(m));
     const entry = (e: unknown): Member =>
@@ -448,7 +449,7 @@ export class Storage {
     return bytes;
   }
 
-  /** A stored resource's JSON text, cached by identity (see catalogBytes). */
+  /** A stored resource's JSON text, cached by identity (see catalogPieces). */
   private resourceText(r: unknown): string | undefined {
     if (!isObject(r)) return JSON.stringify(r);
     let t = this.texts.get(r);
