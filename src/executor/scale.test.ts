@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Rel, WindowCall } from '../analyzer/resolved.js';
 import { T } from '../types/types.js';
-import type { Vector } from '../types/vector.js';
+import type { Batch, Vector } from '../types/vector.js';
+import type { ScanOptions, TableId } from '../storage/api.js';
 import { collect } from './execute.js';
 import { MemoryCatalog } from './testing/memory-catalog.js';
 import { TABLE, agg, col, ref, rowsOf, scan, testContext } from './testing/plan-builder.js';
@@ -79,7 +80,6 @@ describe('scale', () => {
     const v = col('v', T.FLOAT64);
     const s = col('s', T.FLOAT64);
     const gk = col('gk', T.INT64);
-    // 100k groups: long enough (many yields) for the timer to fire mid-query.
     const rel: Rel = {
       kind: 'aggregate',
       input: scan('big', [k, v]),
@@ -88,8 +88,18 @@ describe('scale', () => {
       aggregates: [agg(s, 'SUM', TYPED_AGG.sumF64(), [ref(v)])],
     };
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 1);
-    await expect(collect(rel, testContext(cat, ac.signal))).rejects.toMatchObject({
+    // Cancelled while running: when the scan is asked for its second batch (a
+    // timer could fire only after the whole query on a fast machine).
+    const cancelling = Object.assign(Object.create(cat) as MemoryCatalog, {
+      async *scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch> {
+        let n = 0;
+        for await (const b of cat.scan(id, opts)) {
+          if (n++ === 1) ac.abort();
+          yield b;
+        }
+      },
+    });
+    await expect(collect(rel, testContext(cancelling, ac.signal))).rejects.toMatchObject({
       message: 'Job execution was cancelled: User requested cancellation',
       reason: 'stopped',
     });
