@@ -91,6 +91,58 @@ async function listS3(ep: string, bucket: string, prefix: string, uri: string): 
   return keys;
 }
 
+/**
+ * An object store the URIs of one family name: where its endpoint is set, how
+ * an object is read, listed and written. The gs:// family talks to the
+ * object-store emulator's JSON API, the s3:// family to a path-style S3
+ * endpoint.
+ */
+interface ObjectStore {
+  readonly schemes: readonly string[];
+  endpoint(): string | undefined;
+  /** Why a read or write cannot start without an endpoint. */
+  noEndpoint(uri: string, scheme: string, op: 'read' | 'write'): string;
+  objectUrl(ep: string, bucket: string, key: string): string;
+  list(ep: string, bucket: string, prefix: string, uri: string): Promise<string[]>;
+  put(ep: string, bucket: string, key: string, data: Buffer, uri: string): Promise<Response>;
+}
+
+const STORES: readonly ObjectStore[] = [
+  {
+    schemes: ['gs://', 'obj://'],
+    endpoint: objectStoreHost,
+    noEndpoint: (uri, _scheme, op) => `Cannot ${op} ${uri}: set STORAGE_EMULATOR_HOST (or FAKE_GCS_PORT) to the object-store emulator`,
+    objectUrl: (host, bucket, key) => `${host}/storage/v1/b/${encodeURIComponent(bucket)}/o/${encodeURIComponent(key)}?alt=media`,
+    list: listObjects,
+    put: (host, bucket, key, data, uri) =>
+      fetch(`${host}/upload/storage/v1/b/${encodeURIComponent(bucket)}/o?uploadType=media&name=${encodeURIComponent(key)}`, {
+        method: 'POST',
+        body: data,
+        headers: { 'content-type': 'application/octet-stream' },
+      }).catch((e: Error) => {
+        throw ioInvalid(`Cannot write ${uri}: ${e.message}`);
+      }),
+  },
+  {
+    schemes: ['s3://', 'alt://'],
+    endpoint: altEndpoint,
+    noEndpoint: (uri, scheme, op) =>
+      op === 'read' ? `Cannot read ${uri}: ${scheme} sources need S3_ENDPOINT (or ALT_ENDPOINT) set to a path-style endpoint` : `Cannot write ${uri}: set S3_ENDPOINT (or ALT_ENDPOINT)`,
+    objectUrl: (ep, bucket, key) => `${ep}/${bucket}/${key}`,
+    list: listS3,
+    put: (ep, bucket, key, data) => fetch(`${ep}/${bucket}/${key}`, { method: 'PUT', body: data }),
+  },
+];
+
+/** The store and scheme a URI names, or undefined for other schemes. */
+function storeOf(uri: string): { store: ObjectStore; scheme: string } | undefined {
+  for (const store of STORES) {
+    const scheme = store.schemes.find((s) => uri.startsWith(s));
+    if (scheme) return { store, scheme };
+  }
+  return undefined;
+}
+
 /** Expands one source URI (a `*` wildcard allowed in the object/file name) and reads every match. */
 export async function readSource(uri: string): Promise<SourceFile[]> {
   const path = localPath(uri);
@@ -108,32 +160,16 @@ export async function readSource(uri: string): Promise<SourceFile[]> {
     if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
     return Promise.all(names.map(async (n) => ({ uri: `${dir}/${n}`, data: await readFile(`${dir}/${n}`) })));
   }
-  for (const scheme of ['gs://', 'obj://']) {
-    if (!uri.startsWith(scheme)) continue;
-    const host = objectStoreHost();
-    if (!host) throw ioInvalid(`Cannot read ${uri}: set STORAGE_EMULATOR_HOST (or FAKE_GCS_PORT) to the object-store emulator`);
-    const { bucket, key } = split(uri, scheme);
-    if (!key.includes('*')) {
-      return [{ uri, data: await httpGet(`${host}/storage/v1/b/${encodeURIComponent(bucket)}/o/${encodeURIComponent(key)}?alt=media`, uri) }];
-    }
-    const names = await globMatches(key, (prefix) => listObjects(host, bucket, prefix, uri));
-    if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
-    return Promise.all(names.map(async (n) => ({
-      uri: `${scheme}${bucket}/${n}`,
-      data: await httpGet(`${host}/storage/v1/b/${encodeURIComponent(bucket)}/o/${encodeURIComponent(n)}?alt=media`, n),
-    })));
-  }
-  for (const scheme of ['s3://', 'alt://']) {
-    if (!uri.startsWith(scheme)) continue;
-    const ep = altEndpoint();
-    if (!ep) throw ioInvalid(`Cannot read ${uri}: ${scheme} sources need S3_ENDPOINT (or ALT_ENDPOINT) set to a path-style endpoint`);
-    const { bucket, key } = split(uri, scheme);
-    if (!key.includes('*')) return [{ uri, data: await httpGet(`${ep}/${bucket}/${key}`, uri) }];
-    const names = await globMatches(key, (prefix) => listS3(ep, bucket, prefix, uri));
-    if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
-    return Promise.all(names.map(async (n) => ({ uri: `${scheme}${bucket}/${n}`, data: await httpGet(`${ep}/${bucket}/${n}`, n) })));
-  }
-  throw ioInvalid(`Unsupported source URI ${uri}: use file://, an absolute path, gs:// (object-store emulator) or s3:// (S3_ENDPOINT)`);
+  const named = storeOf(uri);
+  if (!named) throw ioInvalid(`Unsupported source URI ${uri}: use file://, an absolute path, gs:// (object-store emulator) or s3:// (S3_ENDPOINT)`);
+  const { store, scheme } = named;
+  const ep = store.endpoint();
+  if (!ep) throw ioInvalid(store.noEndpoint(uri, scheme, 'read'));
+  const { bucket, key } = split(uri, scheme);
+  if (!key.includes('*')) return [{ uri, data: await httpGet(store.objectUrl(ep, bucket, key), uri) }];
+  const names = await globMatches(key, (prefix) => store.list(ep, bucket, prefix, uri));
+  if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
+  return Promise.all(names.map(async (n) => ({ uri: `${scheme}${bucket}/${n}`, data: await httpGet(store.objectUrl(ep, bucket, n), n) })));
 }
 
 /** Reads every source URI (each may hold a wildcard), in order. */
@@ -152,31 +188,16 @@ export async function destinationHasFiles(uri: string): Promise<boolean> {
     const re = globToRegExp(basename(path));
     return (await readdir(dirname(path)).catch(() => [] as string[])).some((n) => re.test(n));
   }
-  for (const scheme of ['gs://', 'obj://']) {
-    if (!uri.startsWith(scheme)) continue;
-    const host = objectStoreHost();
-    if (!host) return false;
-    const { bucket, key } = split(uri, scheme);
-    try {
-      return (await globMatches(key, (prefix) => listObjects(host, bucket, prefix, uri))).length > 0;
-    } catch (e) {
-      if (e instanceof IoError && e.code === 404) return false;
-      throw e;
-    }
+  const named = storeOf(uri);
+  const ep = named?.store.endpoint();
+  if (!named || !ep) return false;
+  const { bucket, key } = split(uri, named.scheme);
+  try {
+    return (await globMatches(key, (prefix) => named.store.list(ep, bucket, prefix, uri))).length > 0;
+  } catch (e) {
+    if (e instanceof IoError && e.code === 404) return false;
+    throw e;
   }
-  for (const scheme of ['s3://', 'alt://']) {
-    if (!uri.startsWith(scheme)) continue;
-    const ep = altEndpoint();
-    if (!ep) return false;
-    const { bucket, key } = split(uri, scheme);
-    try {
-      return (await globMatches(key, (prefix) => listS3(ep, bucket, prefix, uri))).length > 0;
-    } catch (e) {
-      if (e instanceof IoError && e.code === 404) return false;
-      throw e;
-    }
-  }
-  return false;
 }
 
 export function maybeGunzip(data: Buffer): Buffer {
@@ -194,29 +215,11 @@ export async function writeDestination(uri: string, data: Buffer): Promise<void>
     }
     return;
   }
-  for (const scheme of ['gs://', 'obj://']) {
-    if (!uri.startsWith(scheme)) continue;
-    const host = objectStoreHost();
-    if (!host) throw ioInvalid(`Cannot write ${uri}: set STORAGE_EMULATOR_HOST (or FAKE_GCS_PORT) to the object-store emulator`);
-    const { bucket, key } = split(uri, scheme);
-    const r = await fetch(`${host}/upload/storage/v1/b/${encodeURIComponent(bucket)}/o?uploadType=media&name=${encodeURIComponent(key)}`, {
-      method: 'POST',
-      body: data,
-      headers: { 'content-type': 'application/octet-stream' },
-    }).catch((e: Error) => {
-      throw ioInvalid(`Cannot write ${uri}: ${e.message}`);
-    });
-    if (!r.ok) throw ioInvalid(`Cannot write ${uri}: HTTP ${r.status}`);
-    return;
-  }
-  for (const scheme of ['s3://', 'alt://']) {
-    if (!uri.startsWith(scheme)) continue;
-    const ep = altEndpoint();
-    if (!ep) throw ioInvalid(`Cannot write ${uri}: set S3_ENDPOINT (or ALT_ENDPOINT)`);
-    const { bucket, key } = split(uri, scheme);
-    const r = await fetch(`${ep}/${bucket}/${key}`, { method: 'PUT', body: data });
-    if (!r.ok) throw ioInvalid(`Cannot write ${uri}: HTTP ${r.status}`);
-    return;
-  }
-  throw ioInvalid(`Unsupported destination URI ${uri}`);
+  const named = storeOf(uri);
+  if (!named) throw ioInvalid(`Unsupported destination URI ${uri}`);
+  const ep = named.store.endpoint();
+  if (!ep) throw ioInvalid(named.store.noEndpoint(uri, named.scheme, 'write'));
+  const { bucket, key } = split(uri, named.scheme);
+  const r = await named.store.put(ep, bucket, key, data, uri);
+  if (!r.ok) throw ioInvalid(`Cannot write ${uri}: HTTP ${r.status}`);
 }
