@@ -13,18 +13,8 @@ import { atomicWrite } from '../../src/storage/fsutil.js';
 import { Storage } from '../../src/storage/store.js';
 import { restFieldToColumn } from '../../src/types/schema.js';
 import { tempDir } from '../engine/helpers.js';
+import { seededRandom } from '../../src/executor/operators/sample.js';
 
-/** Deterministic pseudo-random numbers (mulberry32), so a failure replays. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const onDisk = (st: Storage): string => fs.readFileSync(st.catalogFile, 'utf8');
 const plain = (st: Storage): string => JSON.stringify(st.catalogObject());
@@ -34,7 +24,7 @@ describe('catalog.store', () => {
     const dir = tempDir();
     const st = await Storage.open(dir, { noLock: true });
     const cat = new EngineCatalog(st);
-    const rand = rng(20261122);
+    const rand = seededRandom(20261122);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const datasets: [string, string][] = [];
     for (const p of ['proj-a', 'proj-b']) {

@@ -9,6 +9,7 @@ import { columnsOf } from '../../src/storage/resources.js';
 import type { RestField } from '../../src/types/schema.js';
 import { Decimal } from '../../src/types/values.js';
 import type { Vector } from '../../src/types/vector.js';
+import { seededRandom } from '../../src/executor/operators/sample.js';
 
 const FIELDS: RestField[] = [
   { name: 'i', type: 'INTEGER' },
@@ -46,23 +47,12 @@ const CELLS: Record<string, string[]> = {
   'naïve': ['1', '"2"', 'null'],
 };
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class BodyGen {
   private readonly r: () => number;
   private idSeq = 0;
   constructor(seed: number, readonly unusual: number) {
-    this.r = rng(seed);
+    this.r = seededRandom(seed);
   }
   pick<T>(a: readonly T[]): T {
     return a[Math.floor(this.r() * a.length)]!;
@@ -267,7 +257,7 @@ describe('insert scanner', () => {
   });
 
   it('reads TIMESTAMP, DATE, INT64 and NUMERIC texts from bytes as the generic path reads them', () => {
-    const r = rng(11);
+    const r = seededRandom(11);
     const pad = (x: number, n: number) => String(x).padStart(n, '0');
     const texts: string[] = [];
     for (let i = 0; i < 3000; i++) {
@@ -307,7 +297,7 @@ describe('insert scanner', () => {
   });
 
   it('builds NUMERIC values exactly as decimal.js parses them', () => {
-    const r = rng(7);
+    const r = seededRandom(7);
     const digits = (n: number) => Array.from({ length: n }, () => String(Math.floor(r() * 10))).join('');
     const texts = ['0', '-0', '0.000', '-0.00', '7000000', '1234567', '12345678', '0.1234567', '0.000000001', '100', '-5.5'];
     for (let i = 0; i < 5000; i++) {

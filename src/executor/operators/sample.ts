@@ -6,8 +6,8 @@ import { checkpoint, type ExecContext } from '../context.js';
 import { executeRel } from '../execute.js';
 import { takeBatch } from '../vectors.js';
 
-/** mulberry32: small seeded PRNG so REPEATABLE samples are deterministic. */
-function seeded(seed: number): () => number {
+/** mulberry32: small seeded PRNG so REPEATABLE samples are deterministic (tests use it for replayable data too). */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) | 0;
@@ -19,7 +19,7 @@ function seeded(seed: number): () => number {
 
 export async function* sampleOp(rel: SampleRel, ctx: ExecContext): AsyncGenerator<Batch> {
   const p = Math.max(0, Math.min(100, rel.percent)) / 100;
-  const rnd = rel.seed !== undefined ? seeded(rel.seed) : ctx.eval.random;
+  const rnd = rel.seed !== undefined ? seededRandom(rel.seed) : ctx.eval.random;
   for await (const b of executeRel(rel.input, ctx)) {
     await checkpoint(ctx);
     if (p >= 1) {
