@@ -2,6 +2,7 @@
 //   --quick            CI smoke: ≤ 2,000 rows per case, 1 warmup + 2 iterations,
 //                      tiny extra metrics, writes bench/results/tmp/
 //   --case <a,b>       only cases whose name contains one of the substrings
+//                      (writes results/tmp/, as every partial run does)
 //   --url <url>        use a running emulator instead of starting one
 //   --no-duckdb        skip the DuckDB reference side
 //   --no-emulator      DuckDB side only (checks the translation; writes tmp/)
@@ -35,8 +36,10 @@ const { values } = parseArgs({
 });
 
 const quick = values.quick ?? false;
-// latest.* always means the real emulator at full size; anything else goes to tmp/.
-const outDir = defaultOutDir(quick || values.gateway !== undefined || values['no-emulator'] === true || values.metric !== undefined);
+// latest.* always means a full run of the real emulator at full size; anything
+// else (a subset of cases or metrics included) goes to tmp/.
+const partial = values.case !== undefined || values.metric !== undefined || values['no-extra'] === true || values['no-duckdb'] === true;
+const outDir = defaultOutDir(quick || partial || values.gateway !== undefined || values['no-emulator'] === true);
 try {
   const result = await runBench({
     quick,
