@@ -10,6 +10,7 @@ import { scaleGenerateArrays, QUICK_MAX_ROWS } from './lib/quick-scale.js';
 import { loadCases, quickCase, loadOverrides, loadPeerTable, repoRoot } from './lib/cases.js';
 import { compareRows, hasTopLevelOrderBy, canonRestValue, isoMicros } from './lib/compare.js';
 import { runCaseOnDuckdb } from './lib/duckdb-side.js';
+import { runLockstep, type CaseSession } from './lib/case-session.js';
 import { runBench, type RunOptions } from './lib/runner.js';
 import { percentile } from './lib/stats.js';
 import type { BenchResult, CaseResult, SideResult } from './lib/types.js';
@@ -126,6 +127,54 @@ describe('result comparison', () => {
   it('interpolates percentiles', () => {
     expect(percentile([1, 2, 3, 4], 50)).toBe(2.5);
     expect(percentile([5], 95)).toBe(5);
+  });
+});
+
+describe('lockstep timing of the two sides', () => {
+  /** A side whose runs take `ms` (fake clock) and log their order; `failAt` throws on that run. */
+  function fakeSide(name: string, ms: number, log: string[], failAt = -1): CaseSession & { closed: number } {
+    let runs = 0;
+    const side = {
+      setupMs: 1,
+      sql: { setup: [], query: name },
+      closed: 0,
+      async run() {
+        log.push(`${name}${runs}`);
+        if (runs++ === failAt) throw new Error(`${name} broke`);
+        return ms;
+      },
+      lastRows: () => [[name]],
+      async close() {
+        side.closed++;
+      },
+    };
+    return side;
+  }
+
+  it('alternates the sides run by run and times only the iterations', async () => {
+    const log: string[] = [];
+    const a = fakeSide('emu', 5, log);
+    const b = fakeSide('duck', 2, log);
+    const [ea, eb] = await runLockstep([{ session: a }, { session: b }], 1, 2);
+    expect(log).toEqual(['emu0', 'duck0', 'emu1', 'duck1', 'emu2', 'duck2']);
+    expect(ea!.result.samples).toEqual([5, 5]);
+    expect(eb!.result.samples).toEqual([2, 2]);
+    expect(ea!.rows).toEqual([['emu']]);
+    expect([a.closed, b.closed]).toEqual([1, 1]);
+  });
+
+  it('drops a side that fails with its error and finishes the other', async () => {
+    const log: string[] = [];
+    const a = fakeSide('emu', 5, log, 2);
+    const b = fakeSide('duck', 2, log);
+    const failedSetup = { failed: { status: 'error' as const, error: 'setup: no' } };
+    const [ea, eb, ec] = await runLockstep([{ session: a }, { session: b }, failedSetup], 1, 3);
+    expect(log).toEqual(['emu0', 'duck0', 'emu1', 'duck1', 'emu2', 'duck2', 'duck3']);
+    expect(ea!.result.status).toBe('error');
+    expect(ea!.result.error).toBe('timed query: emu broke');
+    expect(eb!.result.samples).toEqual([2, 2, 2]);
+    expect(ec!.result).toEqual(failedSetup.failed);
+    expect([a.closed, b.closed]).toEqual([1, 1]);
   });
 });
 

@@ -1,18 +1,13 @@
-// Runs a case in-process on DuckDB, timed like the emulator side: warmup,
-// then `iterations` runs of (execute + read every row as JSON values). Each
-// case gets its own in-memory instance, closed afterwards, so memory from a
-// 2M-row case never carries into the next one.
-import { DuckDBInstance } from '@duckdb/node-api';
+// A case in-process on DuckDB, timed like the emulator side: each run is
+// execute + read every row as JSON values. Each case gets its own in-memory
+// instance, closed afterwards, so memory from a 2M-row case never carries into
+// the next one.
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { BenchCase, DuckdbOverride } from './cases.js';
 import { translateToDuckdb } from './sql-translate.js';
-import { summarize, errorMessage } from './stats.js';
-import { canonDuckValue, type CanonRow } from './compare.js';
-import type { SideResult } from './types.js';
-
-export interface DuckdbCaseOutput {
-  result: SideResult;
-  rows: CanonRow[] | null;
-}
+import { errorMessage } from './stats.js';
+import { canonDuckValue } from './compare.js';
+import { runLockstep, type OpenedSide, type SideOutput } from './case-session.js';
 
 export function translateCase(c: BenchCase, override: DuckdbOverride | undefined, schema: string): { setup: string[]; query: string } {
   // Overrides are written in DuckDB SQL already; only {{ds}} is substituted.
@@ -37,49 +32,55 @@ export async function duckdbVersion(): Promise<string | null> {
   }
 }
 
-export async function runCaseOnDuckdb(c: BenchCase, override: DuckdbOverride | undefined): Promise<DuckdbCaseOutput> {
+/** An in-memory instance with the case's setup done; closing the session closes the instance. */
+export async function openDuckdbCase(c: BenchCase, override: DuckdbOverride | undefined): Promise<OpenedSide> {
   const schema = 'bench_ds';
   let sql: { setup: string[]; query: string };
   try {
     sql = translateCase(c, override, schema);
   } catch (e) {
-    return { result: { status: 'error', error: `translation: ${errorMessage(e)}` }, rows: null };
+    return { failed: { status: 'error', error: `translation: ${errorMessage(e)}` } };
   }
   let instance: DuckDBInstance | null = null;
+  let conn: DuckDBConnection | null = null;
+  const close = async (): Promise<void> => {
+    conn?.closeSync();
+    instance?.closeSync();
+    conn = null;
+    instance = null;
+  };
   try {
     instance = await DuckDBInstance.create(':memory:');
-    const conn = await instance.connect();
-    try {
-      await conn.run(`CREATE SCHEMA ${schema}`);
-      const s0 = performance.now();
-      for (const stmt of sql.setup) await conn.run(stmt);
-      const setupMs = Math.round(performance.now() - s0);
-      const once = async (): Promise<{ types: string[]; rows: unknown[][] }> => {
-        const reader = await conn.runAndReadAll(sql.query);
-        return { types: reader.columnTypes().map((t) => t.toString()), rows: reader.getRowsJson() };
-      };
-      for (let i = 0; i < c.warmup; i++) await once();
-      const samples: number[] = [];
-      let last: { types: string[]; rows: unknown[][] } = { types: [], rows: [] };
-      for (let i = 0; i < c.iterations; i++) {
-        const t0 = performance.now();
-        last = await once();
-        samples.push(performance.now() - t0);
-      }
-      const rows = last.rows.map((r) => r.map((v, i) => canonDuckValue(last.types[i] ?? '', v)));
-      return {
-        result: {
-          status: 'ok', samples: samples.map((s) => Math.round(s * 100) / 100), latency: summarize(samples),
-          setupMs, rowCount: rows.length, sql,
+    const cn = await instance.connect();
+    conn = cn;
+    await cn.run(`CREATE SCHEMA ${schema}`);
+    const s0 = performance.now();
+    for (const stmt of sql.setup) await cn.run(stmt);
+    const setupMs = Math.round(performance.now() - s0);
+    const query = sql.query;
+    let last: { types: string[]; rows: unknown[][] } = { types: [], rows: [] };
+    return {
+      session: {
+        setupMs,
+        sql,
+        async run() {
+          const t0 = performance.now();
+          const reader = await cn.runAndReadAll(query);
+          last = { types: reader.columnTypes().map((t) => t.toString()), rows: reader.getRowsJson() };
+          return performance.now() - t0;
         },
-        rows,
-      };
-    } finally {
-      conn.closeSync();
-    }
+        lastRows: () => last.rows.map((r) => r.map((v, i) => canonDuckValue(last.types[i] ?? '', v))),
+        close,
+      },
+    };
   } catch (e) {
-    return { result: { status: 'error', error: errorMessage(e), sql }, rows: null };
-  } finally {
-    instance?.closeSync();
+    await close();
+    return { failed: { status: 'error', error: errorMessage(e), sql } };
   }
+}
+
+/** A case on DuckDB alone (the bench's own tests): setup, warmup, timed iterations. */
+export async function runCaseOnDuckdb(c: BenchCase, override: DuckdbOverride | undefined): Promise<SideOutput> {
+  const [out] = await runLockstep([await openDuckdbCase(c, override)], c.warmup, c.iterations);
+  return out!;
 }

@@ -10,13 +10,14 @@ import { randomBytes } from 'node:crypto';
 import { loadCases, quickCase, loadOverrides, loadPeerTable, repoRoot, type BenchCase } from './cases.js';
 import { startEmulator, attachEmulator, type EmulatorHandle } from './emulator-process.js';
 import { RestClient, RestError } from './rest-client.js';
-import { runCaseOnEmulator } from './emulator-side.js';
-import { runCaseOnDuckdb, duckdbVersion } from './duckdb-side.js';
+import { openEmulatorCase } from './emulator-side.js';
+import { openDuckdbCase, duckdbVersion } from './duckdb-side.js';
+import { runLockstep, type OpenedSide } from './case-session.js';
 import { compareRows, hasTopLevelOrderBy, type CanonRow } from './compare.js';
 import { errorMessage } from './stats.js';
 import { renderTable } from './report.js';
 import { renderSvg } from './chart-svg.js';
-import type { BenchResult, BenchSummary, CaseResult, ExtraMetrics, MachineInfo, MetricResult, SideResult } from './types.js';
+import type { BenchResult, BenchSummary, CaseResult, ExtraMetrics, MachineInfo, MetricResult } from './types.js';
 import { FULL_SIZES, QUICK_SIZES, type MetricContext } from '../metrics/context.js';
 import { sampleRss } from '../metrics/rss.js';
 import { measureSelect1, measureConcurrentSmall } from '../metrics/latency.js';
@@ -257,39 +258,28 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
   for (const c0 of cases) {
     const c = opts.requestTimeoutMs ? { ...c0, timeoutMs: Math.min(c0.timeoutMs, opts.requestTimeoutMs) } : c0;
     log(`case ${c.name}`);
-    let emuSide: SideResult;
-    let emuRows: CanonRow[] | null = null;
     await ensureEmulator(`before ${c.name}`);
-    if (!useEmulator) {
-      emuSide = { status: 'skipped' };
-    } else if (!budgetLeft()) {
-      // A hung or very slow emulator must not make a smoke run unbounded (DuckDB is cheap and still runs).
-      emuSide = { status: 'error', error: `not run: run time budget of ${opts.budgetMs} ms used up` };
-    } else if (emu) {
-      const out = await runCaseOnEmulator(new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs), c, runId);
-      emuSide = out.result;
-      emuRows = out.rows;
-      if (emuSide.status === 'error') {
-        // A crash shows up as a closed connection before the exit event: let it land so the next case restarts.
-        const stopped = opts.url ? null : await settle(emu, opts.projectId, Math.min(5_000, opts.requestTimeoutMs ?? 5_000), log);
-        if (stopped) stopReason = `emulator ${stopped} after ${c.name}`;
-        else if (!emu.alive()) emuSide.error += `\n(emulator ${emu.exitReason() ?? 'died'})\n${emu.logTail()}`;
-      }
-    } else {
-      emuSide = { status: 'error', error: `emulator not running: ${emulatorInfo.error ?? 'unknown'}` };
+    // Both sides are set up, then timed in lockstep (case-session.ts).
+    let emuOpen: OpenedSide;
+    if (!useEmulator) emuOpen = { failed: { status: 'skipped' } };
+    // A hung or very slow emulator must not make a smoke run unbounded (DuckDB is cheap and still runs).
+    else if (!budgetLeft()) emuOpen = { failed: { status: 'error', error: `not run: run time budget of ${opts.budgetMs} ms used up` } };
+    else if (emu) emuOpen = await openEmulatorCase(new RestClient(emu.url, opts.projectId, opts.requestTimeoutMs), c, runId);
+    else emuOpen = { failed: { status: 'error', error: `emulator not running: ${emulatorInfo.error ?? 'unknown'}` } };
+    const duckOpen: OpenedSide = opts.duckdb ? await openDuckdbCase(c, overrides[c.name]) : { failed: { status: 'skipped' } };
+    const [emuOut, duckOut] = await runLockstep([emuOpen, duckOpen], c.warmup, c.iterations);
+    const emuSide = emuOut!.result;
+    const duckSide = duckOut!.result;
+    if (emu && emuSide.status === 'error') {
+      // A crash shows up as a closed connection before the exit event: let it land so the next case restarts.
+      const stopped = opts.url ? null : await settle(emu, opts.projectId, Math.min(5_000, opts.requestTimeoutMs ?? 5_000), log);
+      if (stopped) stopReason = `emulator ${stopped} after ${c.name}`;
+      else if (!emu.alive()) emuSide.error += `\n(emulator ${emu.exitReason() ?? 'died'})\n${emu.logTail()}`;
     }
-    log(`  emulator: ${emuSide.status === 'ok' ? `p50 ${emuSide.latency?.p50} ms` : emuSide.error ?? ''}`);
-
-    let duckSide: SideResult = { status: 'skipped' };
-    let duckRows: CanonRow[] | null = null;
-    if (opts.duckdb) {
-      // Let the emulator's background work (GC, dropping the case's dataset) finish first.
-      if (!opts.quick && emuSide.status !== 'skipped') await new Promise((r) => setTimeout(r, 250));
-      const out = await runCaseOnDuckdb(c, overrides[c.name]);
-      duckSide = out.result;
-      duckRows = out.rows;
-      log(`  duckdb:   ${duckSide.status === 'ok' ? `p50 ${duckSide.latency?.p50} ms` : duckSide.error ?? ''}`);
-    }
+    log(`  emulator: ${emuSide.status === 'ok' ? `p50 ${emuSide.latency?.p50} ms` : emuSide.error ?? emuSide.status}`);
+    log(`  duckdb:   ${duckSide.status === 'ok' ? `p50 ${duckSide.latency?.p50} ms` : duckSide.error ?? duckSide.status}`);
+    const emuRows = emuOut!.rows;
+    const duckRows = duckOut!.rows;
     const ep = emuSide.latency?.p50;
     const dp = duckSide.latency?.p50;
     results.push({
