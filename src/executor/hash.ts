@@ -127,11 +127,16 @@ export class GroupTable {
         // One pass while every key lands inside the current index; only a key
         // outside it (or a fraction) costs a range scan of the batch, then the
         // insert resumes where it stopped (group ids survive the index growing).
-        let done = this.denseState === 1 ? this.insertDenseFrom(d, 0, n, out, k0!) : 0;
+        const box = this.sizeBox;
+        box[0] = this.size;
+        let done = this.denseState === 1 ? insertDense(d, 0, n, out, this.dense, this.denseLo, k0!.f64, box) : 0;
+        this.size = box[0]!;
         if (done < n && this.fitDense(d, n)) {
           this.denseState = 1;
-          done = this.insertDenseFrom(d, done, n, out, k0!);
+          done = insertDense(d, done, n, out, this.dense, this.denseLo, k0!.f64, box);
+          this.size = box[0]!;
         }
+        k0!.length = this.size;
         if (done === n) return this.size - before;
       }
       // Rows inserted densely before a misfit keep their group ids: the hashed
@@ -179,16 +184,6 @@ export class GroupTable {
       out[i] = g;
     }
     return this.size - before;
-  }
-
-  /** insertDense over rows [from, n); returns the first row it could not place (n when all fit). */
-  private insertDenseFrom(d: Float64Array, from: number, n: number, out: Int32Array, k0: ColumnBuffer): number {
-    const box = this.sizeBox;
-    box[0] = this.size;
-    const stop = insertDense(d, from, n, out, this.dense, this.denseLo, k0.f64, box);
-    this.size = box[0]!;
-    k0.length = this.size;
-    return stop;
   }
 
   /**
