@@ -3,6 +3,7 @@
 // p50), the emulator/DuckDB ratio and result check on the right, and a panel
 // of the extra metrics below with a small drift plot.
 import type { BenchResult, MetricResult } from './types.js';
+import { probeText } from './report.js';
 
 const COLORS = { emulator: '#2563eb', duckdb: '#f59e0b', peer: '#9ca3af', error: '#dc2626', grid: '#e5e7eb', text: '#111827', muted: '#6b7280' };
 
@@ -49,7 +50,7 @@ export function renderSvg(r: BenchResult): string {
     cmd && cmd !== 'dist/gateway.js' ? `STAND-IN gateway ${cmd.split(' ').pop() ?? ''}` : '',
   ].filter(Boolean).join(' · ');
   if (flags) out.push(text(W - 16, 26, flags, `text-anchor="end" font-size="12" fill="${COLORS.error}"`));
-  out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · load ${m.loadAvg1m} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'}`, `fill="${COLORS.muted}"`));
+  out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · ${m.cpus}× ${m.cpuModel} · load ${m.loadAvg1m} · speed probe ${probeText(m.speedProbeMs)} · node ${m.node} · DuckDB ${m.duckdb ?? '-'} · commit ${m.gitCommit ?? '-'}`, `fill="${COLORS.muted}"`));
   out.push(text(16, 62, 'p50 in ms, log scale, shorter is faster · emulator = HTTP round trip incl. all pages · DuckDB = same case in-process · peer = published, other machine', `fill="${COLORS.muted}"`));
   // Legend.
   const legend: [string, string][] = [['emulator', COLORS.emulator], ['DuckDB', COLORS.duckdb], ['peer (published, other machine)', COLORS.peer]];

@@ -1,6 +1,6 @@
 // Human-readable summary for stdout: one line per case, then errors, then the
 // extra metrics.
-import type { BenchResult, MetricResult } from './types.js';
+import type { BenchResult, MachineInfo, MetricResult } from './types.js';
 
 const fmt = (v: number | null | undefined, digits = 1): string =>
   v === null || v === undefined || Number.isNaN(v) ? '-' : v >= 1000 ? v.toFixed(0) : v.toFixed(digits);
@@ -20,7 +20,7 @@ const mb = (v: number | null): string => (v === null ? '-' : `${v.toFixed(0)} MB
 export function renderTable(r: BenchResult): string {
   const lines: string[] = [];
   const m = r.machine;
-  lines.push(`bench ${r.options.quick ? '(quick) ' : ''}${m.date}  node ${m.node}  ${m.cpus}x ${m.cpuModel}  DuckDB ${m.duckdb ?? '-'}  load ${m.loadAvg1m}`);
+  lines.push(`bench ${r.options.quick ? '(quick) ' : ''}${m.date}  node ${m.node}  ${m.cpus}x ${m.cpuModel}  DuckDB ${m.duckdb ?? '-'}  load ${m.loadAvg1m}  speed probe ${probeText(m.speedProbeMs)}`);
   if (r.emulator.command && r.emulator.command !== 'dist/gateway.js') lines.push(`emulator command: ${r.emulator.command} (not the real gateway)`);
   if (r.options.url) lines.push(`emulator: attached to ${r.options.url}`);
   if (r.emulator.status === 'skipped') lines.push('emulator: not run (--no-emulator)');
@@ -82,4 +82,9 @@ export function renderTable(r: BenchResult): string {
   }
   lines.push('', `total ${(r.totalMs / 1000).toFixed(1)} s`);
   return lines.join('\n');
+}
+
+/** The speed probe at start → end; older results have none. */
+export function probeText(p: MachineInfo['speedProbeMs'] | undefined): string {
+  return p ? `${p.start} → ${p.end ?? '-'} ms` : '-';
 }

@@ -1,5 +1,5 @@
 // The bench run: start (or attach to) an emulator, run every case on it and
-// on DuckDB one after the other (never concurrently: 2-core machines), then
+// on DuckDB in lockstep (never concurrently: 2-core machines), then
 // the extra metrics, then write results. Any failure is recorded on the case
 // or metric it belongs to and the run goes on.
 import os from 'node:os';
@@ -13,6 +13,7 @@ import { RestClient, RestError } from './rest-client.js';
 import { openEmulatorCase } from './emulator-side.js';
 import { openDuckdbCase, duckdbVersion } from './duckdb-side.js';
 import { runLockstep, type OpenedSide } from './case-session.js';
+import { speedProbeMs } from './speed-probe.js';
 import { compareRows, hasTopLevelOrderBy, type CanonRow } from './compare.js';
 import { errorMessage } from './stats.js';
 import { renderTable } from './report.js';
@@ -63,6 +64,7 @@ async function machineInfo(): Promise<MachineInfo> {
     cpuModel: os.cpus()[0]?.model ?? 'unknown',
     totalMemMB: Math.round(os.totalmem() / 1024 / 1024),
     loadAvg1m: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
+    speedProbeMs: { start: speedProbeMs(), end: null },
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
     duckdb: await duckdbVersion(),
@@ -310,6 +312,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
     emulatorInfo.log = emu.logTail();
     await emu.stop();
   }
+  machine.speedProbeMs.end = speedProbeMs();
   const result: BenchResult = {
     summary: summarizeCases(results),
     machine,

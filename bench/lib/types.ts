@@ -40,6 +40,8 @@ export interface MachineInfo {
   totalMemMB: number;
   /** 1-minute load average at the start: other work on the machine skews timings. */
   loadAvg1m: number;
+  /** speed-probe.ts at the start and the end of the run (ms; lower is faster). */
+  speedProbeMs: { start: number; end: number | null };
   node: string;
   platform: string;
   duckdb: string | null;
