@@ -165,17 +165,19 @@ export class EngineCatalog implements QueryCatalog {
   async createTable(id: TableId, columns: readonly Column[], opts: CreateTableOptions = {}): Promise<TableInfo> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const existing = this.st.getTable(p, d, t);
+    const kind = opts.kind ?? 'TABLE';
+    // A view replacing a view swaps the catalog entry in one save; anything else is a drop, then a create.
+    const swapView = existing !== undefined && opts.orReplace === true && existing.kind === 'VIEW' && kind === 'VIEW';
     if (existing) {
       if (opts.ifNotExists) return this.info(id, existing);
-      if (opts.orReplace) await this.st.deleteTable(p, d, t);
+      if (opts.orReplace && !swapView) await this.st.deleteTable(p, d, t);
     }
-    const kind = opts.kind ?? 'TABLE';
     const body: Resource = { ...(opts.resource ?? {}), tableReference: { projectId: p, datasetId: d, tableId: t } };
     if (columns.length > 0 || kind !== 'VIEW') body.schema = { fields: restFieldsOf(columns) };
     if (kind === 'VIEW') body.view = { query: opts.viewQuery ?? '', useLegacySql: false };
     if (kind === 'MATERIALIZED_VIEW') body.materializedView = { query: opts.viewQuery ?? '' };
     if (kind === 'SNAPSHOT' || kind === 'EXTERNAL') body.type = kind;
-    await insertTable(this.st, p, d, t, body);
+    await insertTable(this.st, p, d, t, body, swapView);
     return this.getTable(id)!;
   }
 

@@ -76,7 +76,15 @@ function shapeBody(body: Resource, kind: TableKind): Resource {
   return out;
 }
 
-export async function insertTable(st: Storage, urlProject: string, urlDataset: string, urlTable: string, body: Resource): Promise<Resource> {
+export async function insertTable(
+  st: Storage,
+  urlProject: string,
+  urlDataset: string,
+  urlTable: string,
+  body: Resource,
+  /** CREATE OR REPLACE VIEW of an existing view (Storage.replaceView). */
+  replaceView = false,
+): Promise<Resource> {
   rejectUnsupported(body);
   const ref = obj(body.tableReference) ?? {};
   const p = str(ref.projectId) ?? urlProject;
@@ -103,7 +111,8 @@ export async function insertTable(st: Storage, urlProject: string, urlDataset: s
   // Datasets' default table expiration stamps new tables, as the real service does.
   const defExp = Number(ds.resource.defaultTableExpirationMs ?? 0);
   if (res.expirationTime === undefined && defExp > 0) res.expirationTime = String(Number(now) + defExp);
-  await st.createTable(p, d, t, kind, res);
+  if (replaceView && kind === 'VIEW') await st.replaceView(p, d, t, res);
+  else await st.createTable(p, d, t, kind, res);
   return presentTable(st, p, d, t, st.requireTable(p, d, t));
 }
 

@@ -382,7 +382,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
     if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
     if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
   }
-  if (existing) await cat.dropTable(id);
+  // An existing object here means OR REPLACE: the catalog drops it (or swaps a view for a view in one save).
   await cat.createTable(id, columns, { kind: st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', viewQuery: st.queryText, resource, orReplace: st.orReplace });
   if (st.materialized) {
     // The refresh settings tables.get shows (defaults, filled at creation: enabled, every 30 minutes); dbt compares them to its config.

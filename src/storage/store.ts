@@ -611,6 +611,26 @@ export class Storage {
     return entry;
   }
 
+  /**
+   * CREATE OR REPLACE VIEW over a view: the new entry takes the old one's
+   * place with one catalog save (neither has row files), so no crash can
+   * leave neither, and the DDL pays one durable write instead of a drop's and
+   * a create's. The old entry is kept as dropped, as deleteTable keeps it.
+   */
+  async replaceView(p: string, d: string, t: string, resource: Resource): Promise<TableEntry> {
+    await this.settled(dsKey(p, d), tKey(p, d, t));
+    const ds = this.requireDataset(p, d);
+    const old = ds.tables[t];
+    if (!old || old.kind !== 'VIEW') throw new Error(`replaceView: ${p}:${d}.${t} is not a view`);
+    const deletedMs = Date.now();
+    this.deletedTables.push({ projectId: p, datasetId: d, tableId: t, deletedMs, entry: old, trashDir: this.trashDirOf(p, d, t, deletedMs) });
+    const entry: TableEntry = { resource, kind: 'VIEW', policies: {} };
+    ds.tables[t] = entry;
+    this.datasetTexts.delete(ds);
+    await this.save();
+    return entry;
+  }
+
   /** Replaces the stored resource; `columnsChanged` re-derives the row schema (adds columns, relaxes modes). */
   async setTableResource(p: string, d: string, t: string, resource: Resource, columnsChanged: boolean): Promise<void> {
     const e = this.requireTable(p, d, t);
@@ -675,6 +695,11 @@ export class Storage {
     await fsyncDir(dir);
   }
 
+  /** Where a table dropped at `deletedMs` keeps its files (relative to the data dir). */
+  private trashDirOf(p: string, d: string, t: string, deletedMs: number): string {
+    return path.join(path.relative(this.dataDir, this.datasetDir(p, d)), '.trash', `${fileStem(t)}@${deletedMs}`);
+  }
+
   /** Drops a table, keeping its rows and resource as a snapshot for time-travel restore. */
   async deleteTable(p: string, d: string, t: string): Promise<void> {
     const ds = this.requireDataset(p, d);
@@ -682,7 +707,7 @@ export class Storage {
     if (!entry) throw notFound(`Table ${p}:${d}.${t}`);
     const deletedMs = Date.now();
     const stem = fileStem(t);
-    const trashRel = path.join(path.relative(this.dataDir, this.datasetDir(p, d)), '.trash', `${stem}@${deletedMs}`);
+    const trashRel = this.trashDirOf(p, d, t, deletedMs);
     // Unlink first (synchronously): requests arriving while the rows close get 404, never a fresh handle.
     delete ds.tables[t];
     this.datasetTexts.delete(ds);

@@ -81,6 +81,14 @@ describe('catalog.store', () => {
         await cat.dropTable({ projectId: p, datasetId: d, tableId: t });
         live.delete(`${p}.${d}.${t}`);
         live.set(`${p}.${d}.${to}`, [p, d, to]);
+      } else if (r < 0.7 && liveTables.some(([p2, d2, t2]) => st.requireTable(p2, d2, t2).kind === 'VIEW')) {
+        // CREATE OR REPLACE VIEW over a view: the entry is swapped in one save.
+        op = 'replaceView';
+        const [p, d, t] = pick(liveTables.filter(([p2, d2, t2]) => st.requireTable(p2, d2, t2).kind === 'VIEW'));
+        const before = st.catalogObject().deletedTables.length;
+        await cat.createTable({ projectId: p, datasetId: d, tableId: t }, [], { kind: 'VIEW', viewQuery: `SELECT ${step} AS y`, orReplace: true });
+        expect((st.requireTable(p, d, t).resource.view as { query: string }).query).toBe(`SELECT ${step} AS y`);
+        expect(st.catalogObject().deletedTables.length).toBe(before + 1);
       } else if (r < 0.75) {
         op = 'drop';
         const [p, d, t] = pick(liveTables);
@@ -119,7 +127,7 @@ describe('catalog.store', () => {
       expect(onDisk(st), `after step ${step} (${op})`).toBe(plain(st));
     }
     // Every kind of change ran at least once.
-    for (const op of ['create', 'patch', 'update', 'addColumn', 'renameColumn', 'renameTable', 'drop', 'policy', 'routineOrModel', 'patchDataset', 'dropDataset', 'undeleteDataset']) {
+    for (const op of ['create', 'patch', 'update', 'addColumn', 'renameColumn', 'renameTable', 'replaceView', 'drop', 'policy', 'routineOrModel', 'patchDataset', 'dropDataset', 'undeleteDataset']) {
       expect(kinds[op] ?? 0, op).toBeGreaterThan(0);
     }
     const text = onDisk(st);
