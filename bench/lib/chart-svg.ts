@@ -141,7 +141,11 @@ export function renderSvg(r: BenchResult): string {
     if (rssShown) line(rss, 'stroke-dasharray="5 3"', '#7c3aed');
     // Start → end values as text: two series on one small plot would collide as labels.
     out.push(text(px0, py1 + 28, `p50 ${fmtMs(lat[0]!)} → ${fmtMs(lat[lat.length - 1]!)} ms`, `font-size="11" fill="${COLORS.emulator}"`));
-    if (rssShown) out.push(text(px1, py1 + 28, `RSS ${rss[0]!.toFixed(0)} → ${rss[rss.length - 1]!.toFixed(0)} MB`, `text-anchor="end" font-size="11" fill="#7c3aed"`));
+    if (rssShown) {
+      const idle = x.drift.afterIdle;
+      const idleText = idle ? ` (${((idle.gatewayMB ?? 0) + (idle.engineMB ?? 0)).toFixed(0)} idle)` : '';
+      out.push(text(px1, py1 + 28, `RSS ${rss[0]!.toFixed(0)} → ${rss[rss.length - 1]!.toFixed(0)} MB${idleText}`, `text-anchor="end" font-size="11" fill="#7c3aed"`));
+    }
     out.push(text(px0, py1 + 14, '0', `font-size="10" fill="${COLORS.muted}"`));
     out.push(text(px1, py1 + 14, `${maxQ} queries`, `text-anchor="end" font-size="10" fill="${COLORS.muted}"`));
   } else {

@@ -78,7 +78,8 @@ export function renderTable(r: BenchResult): string {
     lines.push('  ' + metricLine('/healthz during GROUP BY', x.healthzUnderLoad, (v) =>
       `p50 ${fmt(v.latency.p50, 2)} ms, max ${fmt(v.latency.max)} ms over ${v.probes} probes (${v.groupByRows}-row GROUP BY took ${v.queryMs} ms)`));
     lines.push('  ' + metricLine('drift', x.drift, (v) => v.points
-      .map((p) => `${p.queries}: ${fmt(p.select1P50, 2)} ms ${mb(p.gatewayMB)}/${mb(p.engineMB)}`).join('; ')));
+      .map((p) => `${p.queries}: ${fmt(p.select1P50, 2)} ms ${mb(p.gatewayMB)}/${mb(p.engineMB)}`).join('; ') +
+      (v.afterIdle ? `; after ${v.afterIdle.idleMs / 1000} s idle: ${mb(v.afterIdle.gatewayMB)}/${mb(v.afterIdle.engineMB)}` : '')));
   }
   lines.push('', `total ${(r.totalMs / 1000).toFixed(1)} s`);
   return lines.join('\n');

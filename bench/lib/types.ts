@@ -75,6 +75,8 @@ export interface ExtraMetrics {
   healthzUnderLoad: MetricResult<{ groupByRows: number; queryMs: number; probes: number; latency: Summary }>;
   drift: MetricResult<{
     points: { queries: number; select1P50: number; gatewayMB: number | null; engineMB: number | null }[];
+    /** RSS after the queries and an idle pause of `idleMs`. */
+    afterIdle?: RssSample & { idleMs: number };
   }>;
 }
 

@@ -13,6 +13,8 @@ export interface MetricSizes {
   driftTotal: number;
   driftStep: number;
   driftSample: number;
+  /** Idle pause after the drift queries before RSS is read again (0: not read). */
+  driftIdleMs: number;
 }
 
 export const FULL_SIZES: MetricSizes = {
@@ -26,6 +28,8 @@ export const FULL_SIZES: MetricSizes = {
   driftTotal: 5000,
   driftStep: 1000,
   driftSample: 50,
+  // The engine trims its young generation ~6 s after the last call (src/engine/young-gen.ts).
+  driftIdleMs: 8000,
 };
 
 export const QUICK_SIZES: MetricSizes = {
@@ -39,6 +43,7 @@ export const QUICK_SIZES: MetricSizes = {
   driftTotal: 100,
   driftStep: 20,
   driftSample: 5,
+  driftIdleMs: 0,
 };
 
 export interface MetricContext {

@@ -1,5 +1,8 @@
 // Drift check: SELECT 1 latency and RSS after every `driftStep` queries, to
-// catch leaks (RSS climbing) or slowdowns (latency climbing) over a session.
+// catch leaks (RSS climbing) or slowdowns (latency climbing) over a session;
+// then RSS once more after an idle pause, which tells memory sized to the
+// load (the engine's young generation grows while busy and is trimmed when
+// idle) from memory that stays.
 import { sampleRss } from './rss.js';
 import { summarize } from '../lib/stats.js';
 import type { MetricContext } from './context.js';
@@ -8,7 +11,7 @@ import type { ExtraMetrics } from '../lib/types.js';
 type DriftPoint = Extract<ExtraMetrics['drift'], { status: 'ok' }>['points'][number];
 
 export async function measureDrift(ctx: MetricContext): Promise<ExtraMetrics['drift']> {
-  const { driftTotal, driftStep, driftSample } = ctx.sizes;
+  const { driftTotal, driftStep, driftSample, driftIdleMs } = ctx.sizes;
   const points: DriftPoint[] = [];
   const checkpoint = async (queries: number): Promise<void> => {
     const samples: number[] = [];
@@ -25,5 +28,7 @@ export async function measureDrift(ctx: MetricContext): Promise<ExtraMetrics['dr
     done += driftStep;
     await checkpoint(done);
   }
-  return { status: 'ok', points };
+  if (driftIdleMs <= 0) return { status: 'ok', points };
+  await new Promise((r) => setTimeout(r, driftIdleMs));
+  return { status: 'ok', points, afterIdle: { idleMs: driftIdleMs, ...sampleRss(ctx.gatewayPid) } };
 }
