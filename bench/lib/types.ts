@@ -66,6 +66,9 @@ export interface ExtraMetrics {
     rows: number;
     batchRows: number;
     columns: number;
+    /** Untimed batches sent first, and their rate (a fresh insert path's warm-up). */
+    warmupBatches?: number;
+    warmupRowsPerSec?: number;
     sequentialRowsPerSec: number;
     concurrentStreams: number;
     concurrentRowsPerSec: number;

@@ -9,6 +9,8 @@ export interface MetricSizes {
   insertRows: number;
   insertBatch: number;
   insertStreams: number;
+  /** Untimed batches first (as cases have warmup runs): the insert path's first requests are its JIT warm-up. */
+  insertWarmupBatches: number;
   loadRows: number;
   driftTotal: number;
   driftStep: number;
@@ -24,6 +26,7 @@ export const FULL_SIZES: MetricSizes = {
   insertRows: 100_000,
   insertBatch: 500,
   insertStreams: 4,
+  insertWarmupBatches: 20,
   loadRows: 2_000_000,
   driftTotal: 5000,
   driftStep: 1000,
@@ -39,6 +42,7 @@ export const QUICK_SIZES: MetricSizes = {
   insertRows: 2000,
   insertBatch: 500,
   insertStreams: 4,
+  insertWarmupBatches: 1,
   loadRows: 2000,
   driftTotal: 100,
   driftStep: 20,
