@@ -116,18 +116,33 @@ export function formatTimestampRfc3339(micros: bigint | number): string {
  * Built from the exact microsecond count, so no digit is lost to a double.
  */
 export function formatTimestampFloatSeconds(micros: bigint | number): string {
+  // Safe-integer counts (every TIMESTAMP from year 1685 to 2255) take plain
+  // number arithmetic: exact there, and several times cheaper than BigInt.
+  if (typeof micros === 'number' && Number.isSafeInteger(micros)) {
+    const m = Math.abs(micros);
+    const frac = m % 1_000_000;
+    return floatSecondsText(micros < 0, m, String((m - frac) / 1_000_000), frac);
+  }
   let m = BigInt(micros);
   const neg = m < 0n;
   if (neg) m = -m;
-  const intPart = (m / 1_000_000n).toString();
-  const fracPart = (m % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
+  const frac = m % 1_000_000n;
+  return floatSecondsText(neg, m < 10_000_000_000_000n ? Number(m) : Infinity, (m / 1_000_000n).toString(), Number(frac));
+}
+
+/** formatTimestampFloatSeconds from |micros| (only compared with 1e3 and 1e13), its whole seconds' digits and its microseconds. */
+function floatSecondsText(neg: boolean, m: number, intPart: string, frac: number): string {
+  const frac6 = String(frac).padStart(6, '0');
+  const fracPart = frac6.replace(/0+$/, '');
   let out: string;
-  if (m === 0n) out = '0.0';
-  else if (m >= 1000n && m < 10_000_000_000_000n) {
+  if (m === 0) out = '0.0';
+  else if (m >= 1000 && m < 10_000_000_000_000) {
     // 1e-3 <= x < 1e7: plain notation, at least one fractional digit.
     out = `${intPart}.${fracPart || '0'}`;
   } else {
-    const digits = (intPart === '0' ? '' : intPart) + fracPart.padStart(intPart === '0' ? 6 : 0, '0');
+    // Scientific: the significant digits of intPart.frac6 (leading zeros of
+    // the fraction count towards the exponent when there are no whole seconds).
+    const digits = intPart === '0' ? frac6 : intPart + fracPart;
     const firstNonZero = digits.search(/[1-9]/);
     const sig = digits.slice(firstNonZero).replace(/0+$/, '');
     const exp = intPart === '0' ? -(firstNonZero + 1) : intPart.length - 1;

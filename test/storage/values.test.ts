@@ -13,7 +13,8 @@ import {
 } from '../../src/types/json-values.js';
 import { arrayOf, rangeOf, structOf, T } from '../../src/types/types.js';
 import { Decimal, Interval } from '../../src/types/values.js';
-import { encodeCell } from '../../src/types/wire.js';
+import { encodeCell, javaDouble } from '../../src/types/wire.js';
+import { seededRandom } from '../../src/executor/operators/sample.js';
 
 const neutral = { timestampFormat: 'RFC3339' as const };
 
@@ -36,6 +37,26 @@ describe('timestamps', () => {
     expect(formatTimestampFloatSeconds(1500000n)).toBe('1.5');
     expect(formatTimestampFloatSeconds(1n)).toBe('1.0E-6');
     expect(formatTimestampFloatSeconds(-62135596800000000n)).toBe('-6.21355968E10');
+    // Within a millisecond of the epoch: the fraction's leading zeros set the exponent.
+    expect(formatTimestampFloatSeconds(500n)).toBe('5.0E-4');
+    expect(formatTimestampFloatSeconds(10n)).toBe('1.0E-5');
+    expect(formatTimestampFloatSeconds(-120n)).toBe('-1.2E-4');
+    expect(formatTimestampFloatSeconds(999n)).toBe('9.99E-4');
+  });
+
+  it('prints float seconds the same from a number and from a bigint, as Java prints the double', () => {
+    const rand = seededRandom(5);
+    for (let i = 0; i < 20_000; i++) {
+      // Magnitudes from 1 µs to ~2^53 µs, either sign, often with trailing zeros.
+      const digits = 1 + Math.floor(rand() * 16);
+      let m = Math.floor(rand() * 10 ** digits);
+      if (rand() < 0.3) m -= m % 10 ** Math.floor(rand() * 6);
+      if (rand() < 0.3) m = -m || 0;
+      const viaNumber = formatTimestampFloatSeconds(m);
+      expect(viaNumber, String(m)).toBe(formatTimestampFloatSeconds(BigInt(m)));
+      // With at most 15 significant digits the nearest double prints back as the decimal itself.
+      if (String(Math.abs(m)).replace(/0+$/, '').length <= 15) expect(viaNumber, String(m)).toBe(javaDouble(m / 1e6));
+    }
   });
 
   it('encodes the three wire forms', () => {
