@@ -13,7 +13,8 @@ import {
 } from '../../src/types/json-values.js';
 import { arrayOf, rangeOf, structOf, T } from '../../src/types/types.js';
 import { Decimal, Interval } from '../../src/types/values.js';
-import { encodeCell, javaDouble } from '../../src/types/wire.js';
+import { encodeCell, encodeRows, encodeRowsPage, javaDouble } from '../../src/types/wire.js';
+import { vectorFromValues } from '../../src/types/vector.js';
 import { seededRandom } from '../../src/executor/operators/sample.js';
 
 const neutral = { timestampFormat: 'RFC3339' as const };
@@ -106,5 +107,22 @@ describe('other scalar forms', () => {
     expect(v).toEqual([[], 'x']);
     expect(encodeCell(st, v, neutral)).toBe('{"v":{"f":[{"v":[]},{"v":"x"}]}}');
     expect(encodeCell(arrayOf(T.INT64), null, neutral)).toBe('{"v":[]}');
+  });
+});
+
+describe('row pages', () => {
+  it('a page is its rows one by one, joined: large, multi-byte, as text and as bytes', () => {
+    const n = 3000;
+    const strings = Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : `ü"\\${'é'.repeat(i % 5)}${i}${i % 11 === 0 ? '\u2028🎉' : ''}`));
+    const batches = [0, 1].map((b) => ({
+      length: n,
+      columns: [vectorFromValues(T.INT64, Array.from({ length: n }, (_, i) => BigInt(b * n + i))), vectorFromValues(T.STRING, strings)],
+    }));
+    const opts = { timestampFormat: 'RFC3339' as const, stringScalars: true };
+    const oneByOne = '[' + Array.from({ length: 2 * n - 10 }, (_, r) => encodeRows(batches, 5 + r, 1, opts).slice(1, -1)).join(',') + ']';
+    expect(encodeRows(batches, 5, 2 * n - 10, opts)).toBe(oneByOne);
+    const asBytes = encodeRowsPage(batches, 5, 2 * n - 10, { ...opts, rowsAsBytes: true });
+    expect(asBytes.rowsUtf8?.toString('utf8')).toBe(oneByOne);
+    expect((JSON.parse(oneByOne) as unknown[]).length).toBe(2 * n - 10);
   });
 });
