@@ -210,14 +210,7 @@ class Scanner {
           }
         }
         n++;
-        this.ws();
-        const c = b[this.p++];
-        if (c === 0x2c) {
-          this.ws();
-          continue;
-        }
-        if (c === 0x5d) break;
-        throw GIVE_UP;
+        if (!this.more(0x5d)) break;
       }
     }
     this.ws();
@@ -259,14 +252,7 @@ class Scanner {
         else if (this.tok === T_ESC) insertId = (this.jsValue() as string) || undefined;
         else if (this.tok === T_COMPOSITE) throw GIVE_UP;
       } else this.skipValue();
-      this.ws();
-      const c = b[this.p++];
-      if (c === 0x2c) {
-        this.ws();
-        continue;
-      }
-      if (c === 0x7d) break;
-      throw GIVE_UP;
+      if (!this.more(0x7d)) break;
     }
     if (!sawJson) throw GIVE_UP;
     return insertId;
@@ -302,14 +288,7 @@ class Scanner {
           named++;
           this.cell(c, k);
         } else if (this.tok === T_ESC || this.tok === T_COMPOSITE) this.jsValue(); // validates it
-        this.ws();
-        const ch = b[this.p++];
-        if (ch === 0x2c) {
-          this.ws();
-          continue;
-        }
-        if (ch === 0x7d) break;
-        throw GIVE_UP;
+        if (!this.more(0x7d)) break;
       }
     }
     if (named < nc) {
@@ -419,6 +398,21 @@ class Scanner {
   }
 
   // --- tokens ---------------------------------------------------------------
+
+  /**
+   * After a member or element: true past a comma (and the whitespace after
+   * it), false past the closing bracket `close`; anything else gives up.
+   */
+  private more(close: number): boolean {
+    this.ws();
+    const c = this.b[this.p++];
+    if (c === 0x2c) {
+      this.ws();
+      return true;
+    }
+    if (c === close) return false;
+    throw GIVE_UP;
+  }
 
   private ws(): void {
     const b = this.b;
