@@ -138,21 +138,18 @@ function packText(values: readonly unknown[]): GroupColumn | null {
   const n = values.length;
   const ends = new Int32Array(n);
   let nulls: Uint8Array | null = null;
-  const parts: string[] = new Array<string>(n);
   let len = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i];
-    if (v === null || v === undefined) {
-      (nulls ??= new Uint8Array(n))[i] = 1;
-      parts[i] = '';
-    } else {
-      parts[i] = v as string;
+    if (v === null || v === undefined) (nulls ??= new Uint8Array(n))[i] = 1;
+    else {
       len += (v as string).length;
       if (len > PACKED_TEXT_MAX) return null;
     }
     ends[i] = len;
   }
-  return { text: parts.join(''), ends, nulls };
+  // join writes null and undefined as ''.
+  return { text: values.join(''), ends, nulls };
 }
 
 function groupColumn(col: Column, vecs: readonly Vector[]): GroupColumn {
