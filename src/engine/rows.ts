@@ -4,7 +4,7 @@ import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
-import { convertRows, keptBatch, type InsertError, type RecentIds } from '../storage/json-rows.js';
+import { convertRows, DeferredBatch, keptBatch, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
 import { scannable, scanRows } from '../storage/insert-scan.js';
 import { idHash, IdSet } from '../storage/id-set.js';
 import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.js';
@@ -88,17 +88,39 @@ export interface InsertRowsArgs {
   readonly templateSuffix: string;
 }
 
-/** The request's rows parsed (the generic path). */
-function parseRows(a: InsertRowsArgs): unknown[] {
+/** The request's rows (JSON text or UTF-8 bytes) parsed: the generic path. */
+function parseRows(text: string | Buffer): unknown[] {
   let rows: unknown;
   try {
-    const text = a.rowsUtf8 ? a.rowsUtf8.toString('utf8') : a.rowsJson;
-    rows = text ? JSON.parse(text) : [];
+    const t = typeof text === 'string' ? text : text.toString('utf8');
+    rows = t ? JSON.parse(t) : [];
   } catch {
     throw invalid('Invalid JSON payload received.');
   }
   if (!Array.isArray(rows)) throw invalid('Invalid JSON payload received. rows must be a list.');
   return rows;
+}
+
+/**
+ * The request's rows converted: one pass over their bytes into the columns;
+ * anything unusual (including invalid JSON) goes the generic way, JSON.parse
+ * then convertRows.
+ */
+function convertRequestRows(rows: string | Buffer, columns: readonly Column[], recentIds: RecentIds): RowsConversion {
+  const bytes = typeof rows !== 'string' ? rows : rows && !/\p{Cs}/u.test(rows) ? Buffer.from(rows) : undefined;
+  return (bytes && scannable(columns) ? scanRows(bytes, columns, recentIds) : null) ?? convertRows(parseRows(rows), columns, recentIds);
+}
+
+/**
+ * An accepted request's rows as a batch converted again when first read
+ * (DeferredBatch). Bytes are held as a latin1 string (one char per byte, so
+ * exact): a heap object the GC never looks inside, where a Buffer held per
+ * request (external memory) made V8 run a full GC every few dozen requests.
+ */
+function deferredRows(rows: string | Buffer, columns: readonly Column[], n: number): Batch {
+  if (typeof rows === 'string') return new DeferredBatch(n, () => keptBatch(convertRequestRows(rows, columns, NO_IDS)));
+  const held = rows.toString('latin1');
+  return new DeferredBatch(n, () => keptBatch(convertRequestRows(Buffer.from(held, 'latin1'), columns, NO_IDS)));
 }
 
 export class RowService {
@@ -130,11 +152,8 @@ export class RowService {
     const tableKey = `${p}\u0000${d}\u0000${t}`;
     const now = Date.now();
     const recentIds = this.dedup.forTable(tableKey, now);
-    // One pass over the request's bytes into the columns; anything unusual
-    // (including invalid JSON) goes the generic way: JSON.parse, then convertRows.
-    let bytes = a.rowsUtf8;
-    if (!bytes && a.rowsJson && !/\p{Cs}/u.test(a.rowsJson)) bytes = Buffer.from(a.rowsJson);
-    const conv = (bytes && scannable(columns) ? scanRows(bytes, columns, recentIds) : null) ?? convertRows(parseRows(a), columns, recentIds);
+    const rows = a.rowsUtf8 ?? a.rowsJson;
+    const conv = convertRequestRows(rows, columns, recentIds);
     const { n, errors, keep, newIds } = conv;
     if (errors.length > 0 && !a.skipInvalidRows) {
       // The whole request is rejected: every other row is reported as stopped.
@@ -146,10 +165,13 @@ export class RowService {
       return JSON.stringify(out);
     }
     if (keep.length > 0) {
-      const batch = keptBatch(conv);
-      // Every row stored as sent: the WAL keeps the request's own JSON (no re-encoding).
-      const raw = keep.length === n ? (a.rowsUtf8 ?? a.rowsJson) : undefined;
-      await this.st.tableData(p, d, t).append(batch, raw);
+      // Every row stored as sent: the WAL keeps the request's own JSON (no
+      // re-encoding), and so does memory until the rows are read. Converting
+      // them again gives the same rows: nothing was dropped, and conversion
+      // depends on the bytes and the columns only.
+      const all = keep.length === n;
+      const batch = all ? deferredRows(rows, columns, n) : keptBatch(conv);
+      await this.st.tableData(p, d, t).append(batch, all ? rows : undefined);
       this.dedup.remember(tableKey, newIds, now);
     }
     return errors.length > 0 ? JSON.stringify(errors) : '';

@@ -591,6 +591,33 @@ export function keptBatch(c: RowsConversion): Batch {
   return { length: keep.length, columns: columns.map((v) => takeVector(v, keep)) };
 }
 
+/**
+ * A batch whose columns are made when first read. An accepted insertAll
+ * request is kept as its own bytes until a query or a fold reads it
+ * (engine/rows.ts): converted, its values (a string or a Decimal per cell)
+ * would all survive the young generation, and copying them out of it, with
+ * the major GCs that follow, cost an insert stream about a quarter of the
+ * engine's CPU (its GC threads included). `make` must give `length` rows.
+ */
+export class DeferredBatch implements Batch {
+  private made: readonly Vector[] | null = null;
+
+  constructor(
+    readonly length: number,
+    private make: (() => Batch) | null,
+  ) {}
+
+  get columns(): readonly Vector[] {
+    if (this.made === null) {
+      const b = this.make!();
+      if (b.length !== this.length) throw new Error(`deferred batch: ${b.length} rows made, ${this.length} expected`);
+      this.made = b.columns;
+      this.make = null;
+    }
+    return this.made;
+  }
+}
+
 export function missingRequired(name: string): CellError {
   return { reason: 'invalid', location: name, debugInfo: '', message: `Missing required field: ${name}.` };
 }

@@ -2,7 +2,7 @@
 // what the general converter (convertJsonValue) stores, and fail with its
 // messages, for every input form, not just the canonical ones they target.
 import { describe, expect, it } from 'vitest';
-import { ColumnBuilder, setCell } from '../../src/storage/json-rows.js';
+import { ColumnBuilder, DeferredBatch, setCell } from '../../src/storage/json-rows.js';
 import { convertJsonValue } from '../../src/types/json-values.js';
 import type { SqlType } from '../../src/types/types.js';
 import { getValue } from '../../src/types/vector.js';
@@ -56,4 +56,26 @@ describe('insert cell fast paths', () => {
       }
     });
   }
+});
+
+describe('DeferredBatch', () => {
+  it('makes its columns once, on first read, and checks their row count', () => {
+    let made = 0;
+    const type: SqlType = { kind: 'INT64' } as SqlType;
+    const make = (n: number) => () => {
+      made++;
+      const b = new ColumnBuilder(type, 2);
+      b.setNumber(0, 5);
+      b.setNumber(1, 6);
+      return { length: n, columns: [b.finish(n)] };
+    };
+    const d = new DeferredBatch(2, make(2));
+    expect(made).toBe(0);
+    expect(d.length).toBe(2);
+    const cols = d.columns;
+    expect(getValue(cols[0]!, 1)).toBe(6n);
+    expect(d.columns).toBe(cols);
+    expect(made).toBe(1);
+    expect(() => new DeferredBatch(3, make(2)).columns).toThrow(/2 rows made, 3 expected/);
+  });
 });
