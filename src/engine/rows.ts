@@ -113,14 +113,14 @@ function convertRequestRows(rows: string | Buffer, columns: readonly Column[], r
 
 /**
  * An accepted request's rows as a batch converted again when first read
- * (DeferredBatch). Bytes are held as a latin1 string (one char per byte, so
- * exact): a heap object the GC never looks inside, where a Buffer held per
- * request (external memory) made V8 run a full GC every few dozen requests.
+ * (DeferredBatch). `held`: the rows' JSON text, or with `bytes` their UTF-8
+ * bytes as a latin1 string (one char per byte, so exact): a heap object the
+ * GC never looks inside, where a Buffer held per request (external memory)
+ * made V8 run a full GC every few dozen requests. The request's Buffer is no
+ * variable here, so the closure cannot keep it.
  */
-function deferredRows(rows: string | Buffer, columns: readonly Column[], n: number): Batch {
-  if (typeof rows === 'string') return new DeferredBatch(n, () => keptBatch(convertRequestRows(rows, columns, NO_IDS)));
-  const held = rows.toString('latin1');
-  return new DeferredBatch(n, () => keptBatch(convertRequestRows(Buffer.from(held, 'latin1'), columns, NO_IDS)));
+function deferredRows(held: string, bytes: boolean, columns: readonly Column[], n: number): Batch {
+  return new DeferredBatch(n, () => keptBatch(convertRequestRows(bytes ? Buffer.from(held, 'latin1') : held, columns, NO_IDS)));
 }
 
 export class RowService {
@@ -170,7 +170,7 @@ export class RowService {
       // them again gives the same rows: nothing was dropped, and conversion
       // depends on the bytes and the columns only.
       const all = keep.length === n;
-      const batch = all ? deferredRows(rows, columns, n) : keptBatch(conv);
+      const batch = !all ? keptBatch(conv) : typeof rows === 'string' ? deferredRows(rows, false, columns, n) : deferredRows(rows.toString('latin1'), true, columns, n);
       await this.st.tableData(p, d, t).append(batch, all ? rows : undefined);
       this.dedup.remember(tableKey, newIds, now);
     }
