@@ -55,9 +55,17 @@ const NO_IDS: RecentIds = { has: () => false };
 
 class DedupCache {
   private byTable = new Map<string, IdGenerations>();
+  /**
+   * Ids of acknowledged requests not yet in their sets. Adding 500 ids to a
+   * large set (a cache miss per id) took ~0.1 ms of the engine's ~1 ms per
+   * insertAll; it runs right after the reply is written (setImmediate), while
+   * the gateway and the client handle it, and any check settles them first.
+   */
+  private pending: { table: string; ids: readonly string[]; now: number }[] = [];
 
   /** The table's recent ids (read-only use). */
   forTable(table: string, now: number): RecentIds {
+    this.settle();
     const g = this.byTable.get(table);
     if (!g) return NO_IDS;
     if (g.rotate(now)) {
@@ -69,10 +77,20 @@ class DedupCache {
 
   remember(table: string, ids: readonly string[], now: number): void {
     if (ids.length === 0) return;
-    let g = this.byTable.get(table);
-    if (!g) this.byTable.set(table, (g = new IdGenerations(now)));
-    g.rotate(now);
-    g.add(ids);
+    if (this.pending.length === 0) setImmediate(() => this.settle());
+    this.pending.push({ table, ids, now });
+  }
+
+  private settle(): void {
+    if (this.pending.length === 0) return;
+    const pending = this.pending;
+    this.pending = [];
+    for (const { table, ids, now } of pending) {
+      let g = this.byTable.get(table);
+      if (!g) this.byTable.set(table, (g = new IdGenerations(now)));
+      g.rotate(now);
+      g.add(ids);
+    }
   }
 }
 
@@ -104,11 +122,12 @@ function parseRows(text: string | Buffer): unknown[] {
 /**
  * The request's rows converted: one pass over their bytes into the columns;
  * anything unusual (including invalid JSON) goes the generic way, JSON.parse
- * then convertRows.
+ * then convertRows. `build` false: the scanner only checks the rows where it
+ * can (see scanRows), and the result may have `built` false.
  */
-function convertRequestRows(rows: string | Buffer, columns: readonly Column[], recentIds: RecentIds): RowsConversion {
+function convertRequestRows(rows: string | Buffer, columns: readonly Column[], recentIds: RecentIds, build = true): RowsConversion {
   const bytes = typeof rows !== 'string' ? rows : rows && !/\p{Cs}/u.test(rows) ? Buffer.from(rows) : undefined;
-  return (bytes && scannable(columns) ? scanRows(bytes, columns, recentIds) : null) ?? convertRows(parseRows(rows), columns, recentIds);
+  return (bytes && scannable(columns) ? scanRows(bytes, columns, recentIds, build) : null) ?? convertRows(parseRows(rows), columns, recentIds);
 }
 
 /**
@@ -153,7 +172,9 @@ export class RowService {
     const now = Date.now();
     const recentIds = this.dedup.forTable(tableKey, now);
     const rows = a.rowsUtf8 ?? a.rowsJson;
-    const conv = convertRequestRows(rows, columns, recentIds);
+    // Checked only: the rows are made from their bytes again when read (or
+    // below, in the rare case that only some of them are kept).
+    const conv = convertRequestRows(rows, columns, recentIds, false);
     const { n, errors, keep, newIds } = conv;
     if (errors.length > 0 && !a.skipInvalidRows) {
       // The whole request is rejected: every other row is reported as stopped.
@@ -170,7 +191,7 @@ export class RowService {
       // them again gives the same rows: nothing was dropped, and conversion
       // depends on the bytes and the columns only.
       const all = keep.length === n;
-      const batch = !all ? keptBatch(conv) : typeof rows === 'string' ? deferredRows(rows, false, columns, n) : deferredRows(rows.toString('latin1'), true, columns, n);
+      const batch = !all ? keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds)) : typeof rows === 'string' ? deferredRows(rows, false, columns, n) : deferredRows(rows.toString('latin1'), true, columns, n);
       await this.st.tableData(p, d, t).append(batch, all ? rows : undefined);
       this.dedup.remember(tableKey, newIds, now);
     }

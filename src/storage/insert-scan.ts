@@ -81,12 +81,14 @@ export function scannable(columns: readonly Column[]): boolean {
 
 /**
  * Converts the rows array text `bytes` (UTF-8) exactly as convertRows would
- * convert JSON.parse of it, or returns null for the generic path.
+ * convert JSON.parse of it, or returns null for the generic path. `build`
+ * false only checks the rows: plain strings and NUMERICs (which never fail)
+ * are not made, ~18% of the scan; every other field of the result is the same.
  */
-export function scanRows(bytes: Uint8Array, columns: readonly Column[], recentIds: RecentIds): RowsConversion | null {
+export function scanRows(bytes: Uint8Array, columns: readonly Column[], recentIds: RecentIds, build = true): RowsConversion | null {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   try {
-    return new Scanner(buf as Bytes, columns, recentIds).rows();
+    return new Scanner(buf as Bytes, columns, recentIds, build).rows();
   } catch {
     // GIVE_UP, or anything unforeseen: the generic path answers either way.
     return null;
@@ -162,6 +164,7 @@ class Scanner {
     private readonly b: Bytes,
     private readonly columns: readonly Column[],
     private readonly recentIds: RecentIds,
+    private readonly build: boolean,
   ) {
     this.len = b.length;
     this.text = b.latin1Slice(0, b.length);
@@ -215,7 +218,7 @@ class Scanner {
     }
     this.ws();
     if (this.p !== this.len) throw GIVE_UP;
-    return { n, m, builders: this.builders, errors, keep, newIds };
+    return { n, m, builders: this.builders, errors, keep, newIds, built: this.build };
   }
 
   /** Room for more rows, projected from the bytes per row so far. */
@@ -326,7 +329,10 @@ class Scanner {
     const b = this.b;
     switch (this.kinds[c]) {
       case K_STRING:
-        if (tok === T_STR) return bl.setValue(k, this.str());
+        if (tok === T_STR) {
+          if (this.build) bl.setValue(k, this.str());
+          return;
+        }
         break;
       case K_INT64:
         if (tok === T_NUM) {
@@ -356,7 +362,10 @@ class Scanner {
         }
         break;
       case K_NUMERIC:
-        if (tok === T_STR && plainNumericAt(b, this.vs, this.ve)) return bl.setValue(k, decimalAt(b, this.vs, this.ve));
+        if (tok === T_STR && plainNumericAt(b, this.vs, this.ve)) {
+          if (this.build) bl.setValue(k, decimalAt(b, this.vs, this.ve));
+          return;
+        }
         break;
     }
     if (tok === T_NULL && this.columns[c]!.required) return this.fail(c, k, missingRequired(this.columns[c]!.name));

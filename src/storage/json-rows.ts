@@ -488,6 +488,8 @@ export interface RowsConversion {
   readonly keep: number[];
   /** insertIds of the rows to store. */
   readonly newIds: string[];
+  /** false: the rows were only checked (insert-scan.ts), the builders hold no strings or NUMERICs; same other fields. */
+  readonly built: boolean;
 }
 
 /**
@@ -579,11 +581,12 @@ export function convertRows(rows: readonly unknown[], columns: readonly Column[]
       newIds.push(insertId);
     }
   }
-  return { n, m, builders, errors, keep, newIds };
+  return { n, m, builders, errors, keep, newIds, built: true };
 }
 
 /** The rows a conversion keeps, as the batch to store. */
 export function keptBatch(c: RowsConversion): Batch {
+  if (!c.built) throw new Error('keptBatch: the rows were only checked');
   const { m, keep } = c;
   const columns = c.builders.map((b) => b.finish(m));
   // Rejected rows' slots hold whatever their conversion left: only kept slots are read.

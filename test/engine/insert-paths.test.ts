@@ -85,6 +85,24 @@ describe('InsertRows over rows_utf8', () => {
     expect(await rows(eng, 'errs')).toHaveLength(1);
   });
 
+  it('stores the values of the kept rows when only some are kept (rows only checked at first)', async () => {
+    // The scanner first only checks a request's rows; when not all of them
+    // are kept (a rejected row under skipInvalidRows, a repeated insertId), the
+    // kept ones are made from the bytes again.
+    await table('some');
+    const body =
+      `[{"insertId":"k1","json":{"id":"1","Name":"first é","amount":"10.5","at":"2024-01-01T00:00:00Z"}},` +
+      `{"json":{"id":"x","Name":"bad","amount":"1"}},` +
+      `{"insertId":"k1","json":{"id":"9","Name":"repeat","amount":"9"}},` +
+      `{"json":{"id":"2","Name":"second","amount":"-0.25"}}]`;
+    const r = await insert('some', body, { skipInvalidRows: true });
+    expect(JSON.parse(r.insertErrorsJson).map((e: { index: number }) => e.index)).toEqual([1]);
+    expect(await rows(eng, 'some')).toEqual([
+      { f: [{ v: '1' }, { v: 'first é' }, { v: '10.5' }, { v: '2024-01-01T00:00:00Z' }, { v: [] }] },
+      { f: [{ v: '2' }, { v: 'second' }, { v: '-0.25' }, { v: null }, { v: [] }] },
+    ]);
+  });
+
   it('rejects invalid JSON and a non-list as before', async () => {
     await table('bad');
     for (const [body, message] of [

@@ -169,8 +169,21 @@ function generic(text: string): unknown {
   return finished(convertRows(rows, COLUMNS, recentIds));
 }
 
+/** What the insert path decides from a conversion (everything but the values). */
+function decisions(c: RowsConversion | null): unknown {
+  return c === null ? null : { n: c.n, m: c.m, errors: c.errors, keep: c.keep, newIds: c.newIds };
+}
+
 function scanned(text: string | Buffer): unknown {
-  const c = scanRows(typeof text === 'string' ? Buffer.from(text) : text, COLUMNS, recentIds);
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+  const c = scanRows(bytes, COLUMNS, recentIds);
+  // Only checking the rows decides exactly the same, and says it built nothing.
+  const checked = scanRows(bytes, COLUMNS, recentIds, false);
+  expect(decisions(checked)).toEqual(decisions(c));
+  if (checked) {
+    expect(checked.built).toBe(false);
+    expect(() => keptBatch(checked)).toThrow(/only checked/);
+  }
   return c === null ? null : finished(c);
 }
 
