@@ -5,7 +5,7 @@ import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
 import { convertRows, DeferredBatch, keptBatch, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
-import { scannable, scanRows } from '../storage/insert-scan.js';
+import { scannable, scanRows, type ScanOptions } from '../storage/insert-scan.js';
 import { idHash, IdSet } from '../storage/id-set.js';
 import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.js';
 import { ResultStore } from './results.js';
@@ -122,12 +122,12 @@ function parseRows(text: string | Buffer): unknown[] {
 /**
  * The request's rows converted: one pass over their bytes into the columns;
  * anything unusual (including invalid JSON) goes the generic way, JSON.parse
- * then convertRows. `build` false: the scanner only checks the rows where it
- * can (see scanRows), and the result may have `built` false.
+ * then convertRows. `opts` are the scanner's (build false: the result may
+ * have `built` false; latin1: of a Buffer's bytes).
  */
-function convertRequestRows(rows: string | Buffer, columns: readonly Column[], recentIds: RecentIds, build = true): RowsConversion {
+function convertRequestRows(rows: string | Buffer, columns: readonly Column[], recentIds: RecentIds, opts?: ScanOptions): RowsConversion {
   const bytes = typeof rows !== 'string' ? rows : rows && !/\p{Cs}/u.test(rows) ? Buffer.from(rows) : undefined;
-  return (bytes && scannable(columns) ? scanRows(bytes, columns, recentIds, build) : null) ?? convertRows(parseRows(rows), columns, recentIds);
+  return (bytes && scannable(columns) ? scanRows(bytes, columns, recentIds, opts) : null) ?? convertRows(parseRows(rows), columns, recentIds);
 }
 
 /**
@@ -139,7 +139,7 @@ function convertRequestRows(rows: string | Buffer, columns: readonly Column[], r
  * variable here, so the closure cannot keep it.
  */
 function deferredRows(held: string, bytes: boolean, columns: readonly Column[], n: number): Batch {
-  return new DeferredBatch(n, () => keptBatch(convertRequestRows(bytes ? Buffer.from(held, 'latin1') : held, columns, NO_IDS)));
+  return new DeferredBatch(n, () => keptBatch(bytes ? convertRequestRows(Buffer.from(held, 'latin1'), columns, NO_IDS, { latin1: held }) : convertRequestRows(held, columns, NO_IDS)));
 }
 
 export class RowService {
@@ -172,9 +172,11 @@ export class RowService {
     const now = Date.now();
     const recentIds = this.dedup.forTable(tableKey, now);
     const rows = a.rowsUtf8 ?? a.rowsJson;
-    // Checked only: the rows are made from their bytes again when read (or
-    // below, in the rare case that only some of them are kept).
-    const conv = convertRequestRows(rows, columns, recentIds, false);
+    // Only checked: the rows are made from their bytes again when read (or
+    // below, when only some are kept). A Buffer's latin1 text, which the
+    // scanner reads, is made once: it is also what is held.
+    const latin1 = typeof rows === 'string' ? undefined : rows.toString('latin1');
+    const conv = convertRequestRows(rows, columns, recentIds, { build: false, latin1 });
     const { n, errors, keep, newIds } = conv;
     if (errors.length > 0 && !a.skipInvalidRows) {
       // The whole request is rejected: every other row is reported as stopped.
@@ -191,7 +193,7 @@ export class RowService {
       // them again gives the same rows: nothing was dropped, and conversion
       // depends on the bytes and the columns only.
       const all = keep.length === n;
-      const batch = !all ? keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds)) : typeof rows === 'string' ? deferredRows(rows, false, columns, n) : deferredRows(rows.toString('latin1'), true, columns, n);
+      const batch = !all ? keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1 })) : deferredRows(latin1 ?? (rows as string), latin1 !== undefined, columns, n);
       await this.st.tableData(p, d, t).append(batch, all ? rows : undefined);
       this.dedup.remember(tableKey, newIds, now);
     }

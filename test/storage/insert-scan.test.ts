@@ -178,7 +178,7 @@ function scanned(text: string | Buffer): unknown {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
   const c = scanRows(bytes, COLUMNS, recentIds);
   // Only checking the rows decides exactly the same, and says it built nothing.
-  const checked = scanRows(bytes, COLUMNS, recentIds, false);
+  const checked = scanRows(bytes, COLUMNS, recentIds, { build: false });
   expect(decisions(checked)).toEqual(decisions(c));
   if (checked) {
     expect(checked.built).toBe(false);
