@@ -4,7 +4,7 @@ import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
-import { convertRows, DeferredBatch, keptBatch, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
+import { convertRows, keptBatch, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
 import { scannable, scanRows, type ScanOptions } from '../storage/insert-scan.js';
 import { idHash, IdSet } from '../storage/id-set.js';
 import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.js';
@@ -131,15 +131,12 @@ function convertRequestRows(rows: string | Buffer, columns: readonly Column[], r
 }
 
 /**
- * An accepted request's rows as a batch converted again when first read
- * (DeferredBatch). `held`: the rows' JSON text, or with `bytes` their UTF-8
- * bytes as a latin1 string (one char per byte, so exact): a heap object the
- * GC never looks inside, where a Buffer held per request (external memory)
- * made V8 run a full GC every few dozen requests. The request's Buffer is no
- * variable here, so the closure cannot keep it.
+ * How an accepted request's rows are made again from their bytes read back
+ * from the log (TableData.appendRequestRows). Made here, apart from any request, so
+ * that the closure cannot hold one.
  */
-function deferredRows(held: string, bytes: boolean, columns: readonly Column[], n: number): Batch {
-  return new DeferredBatch(n, () => keptBatch(bytes ? convertRequestRows(Buffer.from(held, 'latin1'), columns, NO_IDS, { latin1: held }) : convertRequestRows(held, columns, NO_IDS)));
+function rowsMaker(columns: readonly Column[]): (rows: Buffer) => Batch {
+  return (rows) => keptBatch(convertRequestRows(rows, columns, NO_IDS));
 }
 
 export class RowService {
@@ -173,8 +170,8 @@ export class RowService {
     const recentIds = this.dedup.forTable(tableKey, now);
     const rows = a.rowsUtf8 ?? a.rowsJson;
     // Only checked: the rows are made from their bytes again when read (or
-    // below, when only some are kept). A Buffer's latin1 text, which the
-    // scanner reads, is made once: it is also what is held.
+    // below, when some are not kept or they came as text). A Buffer's latin1
+    // text, which the scanner reads, is made once for both scans.
     const latin1 = typeof rows === 'string' ? undefined : rows.toString('latin1');
     const conv = convertRequestRows(rows, columns, recentIds, { build: false, latin1 });
     const { n, errors, keep, newIds } = conv;
@@ -189,12 +186,16 @@ export class RowService {
     }
     if (keep.length > 0) {
       // Every row stored as sent: the WAL keeps the request's own JSON (no
-      // re-encoding), and so does memory until the rows are read. Converting
-      // them again gives the same rows: nothing was dropped, and conversion
-      // depends on the bytes and the columns only.
+      // re-encoding), and request bytes are made into rows from the log when
+      // read. Converting them again gives the same rows: nothing was dropped,
+      // and conversion depends on the bytes and the columns only.
       const all = keep.length === n;
-      const batch = !all ? keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1 })) : deferredRows(latin1 ?? (rows as string), latin1 !== undefined, columns, n);
-      await this.st.tableData(p, d, t).append(batch, all ? rows : undefined);
+      const data = this.st.tableData(p, d, t);
+      if (all && typeof rows !== 'string') await data.appendRequestRows(rows, n, rowsMaker(columns));
+      else {
+        const batch = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1 }));
+        await data.append(batch, all && typeof rows === 'string' ? rows : undefined);
+      }
       this.dedup.remember(tableKey, newIds, now);
     }
     return errors.length > 0 ? JSON.stringify(errors) : '';

@@ -25,6 +25,8 @@ export const BACKGROUND_SYNC_MS = 50;
 /** When an append is acknowledged; see the header comment. */
 export type WalSyncMode = 'background' | 'always';
 const PAYLOAD_HEADER = 12;
+/** Where a record's JSON starts, from the record's start. */
+export const RECORD_JSON_OFFSET = HEADER + PAYLOAD_HEADER;
 
 export interface WalRecordInfo {
   readonly lsn: number;
@@ -95,7 +97,7 @@ export function readWalSync(file: string, headersOnly = false): WalScan {
 
 interface Pending {
   readonly buf: Buffer;
-  readonly resolve: () => void;
+  readonly resolve: (at: number) => void;
   readonly reject: (e: unknown) => void;
 }
 
@@ -109,6 +111,8 @@ export class WalWriter {
   private unsynced = false;
   private syncTimer: NodeJS.Timeout | null = null;
   private syncing: Promise<void> | null = null;
+  /** Counts truncations and closes: bytes read back must be from the log they were written to (see read). */
+  private epochs = 0;
 
   constructor(
     readonly file: string,
@@ -147,8 +151,14 @@ export class WalWriter {
     return this.unsynced || this.syncing !== null;
   }
 
-  append(buf: Buffer): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /** The current epoch: changes when the log is emptied or closed. */
+  get epoch(): number {
+    return this.epochs;
+  }
+
+  /** Appends a record; resolves with its offset in the file. */
+  append(buf: Buffer): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
       this.queue.push({ buf, resolve, reject });
       if (!this.flushing) this.flushing = this.flushLoop();
     });
@@ -176,10 +186,14 @@ export class WalWriter {
             off += n;
           }
           if (this.syncMode === 'always') await h.datasync();
+          let at = this.size;
           this.size += data.length;
           this.records += batch.length;
           if (this.syncMode === 'background') this.scheduleSync();
-          for (const p of batch) p.resolve();
+          for (const p of batch) {
+            p.resolve(at);
+            at += p.buf.length;
+          }
         } catch (e) {
           for (const p of batch) p.reject(e);
         }
@@ -220,6 +234,23 @@ export class WalWriter {
     if (this.unsynced && this.handle) this.scheduleSync();
   }
 
+  /**
+   * `len` bytes at offset `at` of records appended in epoch `epoch`, read back
+   * (from the page cache, as a rule). Throws once the log has been emptied or
+   * closed since: its owner makes what it still needs before either.
+   */
+  read(at: number, len: number, epoch: number): Buffer {
+    const h = this.handle;
+    if (epoch !== this.epochs || !h) throw new Error(`WAL ${this.file}: the bytes at ${at} are no longer in the log`);
+    const buf = Buffer.allocUnsafeSlow(len);
+    for (let off = 0; off < len; ) {
+      const n = fs.readSync(h.fd, buf, off, len - off, at + off);
+      if (n <= 0) throw new Error(`WAL ${this.file}: short read at ${at + off}`);
+      off += n;
+    }
+    return buf;
+  }
+
   /** Waits for queued appends. */
   async drain(): Promise<void> {
     while (this.flushing) await this.flushing;
@@ -234,6 +265,7 @@ export class WalWriter {
   async truncate(): Promise<void> {
     await this.drain();
     if (!this.handle) return;
+    this.epochs++;
     await this.handle.truncate(0);
     await this.handle.sync();
     // Nothing left to sync: the records live on in a synced fragment.
@@ -258,6 +290,7 @@ export class WalWriter {
     await this.syncing?.catch(() => undefined);
     const h = this.handle;
     this.handle = null;
+    this.epochs++;
     if (h) await h.close();
   }
 
@@ -266,6 +299,7 @@ export class WalWriter {
     await this.flush().catch(this.onSyncError);
     const h = this.handle;
     this.handle = null;
+    this.epochs++;
     if (h) await h.close();
   }
 }

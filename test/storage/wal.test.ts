@@ -120,11 +120,14 @@ describe('WAL sync policy', () => {
     await st.createTable('p', 'd', 't', 'TABLE', { tableReference: { projectId: 'p', datasetId: 'd', tableId: 't' }, schema: { fields: [{ name: 's', type: 'STRING' }, { name: 'n', type: 'INTEGER' }] } });
     const td = st.tableData('p', 'd', 't');
     const raw = Buffer.from('[{"insertId":"1","json":{"s":"ü \\"😀\\" ключ","n":"7"}},{"json":{"S":"x","n":-2}}]', 'utf8');
-    const rows = JSON.parse(raw.toString('utf8')) as { json: unknown }[];
-    await td.append(rowsToBatch(td.schema, new Set(['s', 'n']), rows), raw);
-    // The record holds the request's bytes verbatim.
+    const make = (bytes: Buffer) => rowsToBatch(td.schema, new Set(['s', 'n']), JSON.parse(bytes.toString('utf8')) as { json: unknown }[]);
+    await td.appendRequestRows(raw, 2, make);
+    // The record holds the request's bytes verbatim, and the rows are made from them, read back from the log.
     const rec = readWalSync(td.walFile).records[0]!;
     expect(rec.body.includes(raw)).toBe(true);
+    const [held] = td.snapshot();
+    expect(held!.length).toBe(2);
+    expect([0, 1].map((r) => [getValue(held!.columns[0]!, r), getValue(held!.columns[1]!, r)])).toEqual([['ü "😀" ключ', 7n], ['x', -2n]]);
     // Replay (no compaction ran: the rows come back from the WAL).
     const again = new TableData(st.datasetDir('p', 'd'), 't', td.schema);
     await again.load();
@@ -132,6 +135,43 @@ describe('WAL sync policy', () => {
     expect([0, 1].map((r) => [getValue(b!.columns[0]!, r), getValue(b!.columns[1]!, r)])).toEqual([['ü "😀" ключ', 7n], ['x', -2n]]);
     await again.close();
     await st.close();
+  });
+});
+
+describe('rows read back from the log', () => {
+  it('an append resolves with its offset, also for appends written together; reads stop once the log is emptied', async () => {
+    const w = new WalWriter(path.join(tempDir('wh-wal-'), 't.wal'));
+    await w.open(0, 0);
+    const recs = [1, 2, 3].map((lsn) => encodeRecord(lsn, 1, `{"n":["a"],"r":[${'7'.repeat(lsn * 5)}]}`));
+    const first = await w.append(recs[0]!);
+    // Queued in the same tick: one write for both.
+    const [second, third] = await Promise.all([w.append(recs[1]!), w.append(recs[2]!)]);
+    expect([first, second, third]).toEqual([0, recs[0]!.length, recs[0]!.length + recs[1]!.length]);
+    for (const [i, at] of [first, second, third].entries()) expect(w.read(at!, recs[i]!.length, w.epoch)).toEqual(recs[i]);
+    const epoch = w.epoch;
+    await w.truncate();
+    expect(() => w.read(0, 4, epoch)).toThrow(/no longer in the log/);
+    await w.close();
+  });
+
+  it('held rows are made before a fold empties the log and before the table closes', async () => {
+    const dir = tempDir('wh-wal-');
+    const cols = [{ name: 'n', type: { kind: 'INT64' }, required: false }] as const;
+    const make = (bytes: Buffer) => rowsToBatch(cols, new Set(['n']), JSON.parse(bytes.toString('utf8')) as { json: unknown }[]);
+    const values = (b: { columns: readonly unknown[] } | undefined) => [0, 1].map((r) => getValue((b as { columns: Parameters<typeof getValue>[0][] }).columns[0]!, r));
+    const td = new TableData(dir, 't', cols);
+    await td.load();
+    await td.appendRequestRows(Buffer.from('[{"json":{"n":1}},{"json":{"n":2}}]'), 2, make);
+    const beforeFold = td.snapshot();
+    await td.compact();
+    // The fold made the rows from the log before emptying it; the batch a reader took is the same object.
+    expect(values(beforeFold[0])).toEqual([1n, 2n]);
+    expect(values(td.snapshot()[0])).toEqual([1n, 2n]);
+    await td.appendRequestRows(Buffer.from('[{"json":{"n":3}},{"json":{"n":4}}]'), 2, make);
+    const beforeClose = td.snapshot();
+    await td.close();
+    // A query may still hold a dropped table's rows.
+    expect(values(beforeClose[1])).toEqual([3n, 4n]);
   });
 });
 
