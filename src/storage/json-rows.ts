@@ -595,12 +595,9 @@ export function keptBatch(c: RowsConversion): Batch {
 }
 
 /**
- * A batch whose columns are made when first read. An accepted insertAll
- * request is kept as its own bytes until a query or a fold reads it
- * (engine/rows.ts): converted, its values (a string or a Decimal per cell)
- * would all survive the young generation, and copying them out of it, with
- * the major GCs that follow, cost an insert stream about a quarter of the
- * engine's CPU (its GC threads included). `make` must give `length` rows.
+ * A batch whose columns are made when first read: an accepted insertAll
+ * request's rows stay in the WAL until a query or a fold reads them
+ * (TableData.appendRequestRows). `make` must give `length` rows.
  */
 export class DeferredBatch implements Batch {
   private made: readonly Vector[] | null = null;

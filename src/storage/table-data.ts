@@ -605,8 +605,15 @@ export class TableData {
     if (this.loading) await this.loading.catch(() => undefined);
     await this.gate.runExclusive(async () => {
       this.closed = true;
-      // Rows still only in the log are made now: a query may still hold them (a dropped table).
-      for (let i = this.unflushedFrom; i < this.chunks.length; i++) void this.chunks[i]!.columns;
+      // Rows still only in the log are made now: a query may still hold them
+      // (a dropped table). One that cannot be read says so when it is read.
+      for (let i = this.unflushedFrom; i < this.chunks.length; i++) {
+        try {
+          void this.chunks[i]!.columns;
+        } catch {
+          // reported to its reader
+        }
+      }
       const wal = this.wal;
       this.wal = null;
       if (wal) await wal.close();
