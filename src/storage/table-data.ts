@@ -138,7 +138,12 @@ export class TableData {
   private nextLsn = 1;
   private wal: WalWriter | null = null;
   private loading: Promise<void> | null = null;
+  /** Appends run shared; a change of all rows (a fold's start and end, replace, alter, close) exclusive. */
   private readonly gate = new Gate();
+  /** One fold, replace, alter or close at a time (used exclusively only): a fold encodes outside `gate`. */
+  private readonly upkeep = new Gate();
+  /** A size- or idle-triggered fold is under way or queued (appends meanwhile do not queue more). */
+  private folding = false;
   private idleTimer: NodeJS.Timeout | null = null;
   private closed = false;
   /** Versions of the current generation (all committed rows, WAL included), oldest first. */
@@ -434,7 +439,15 @@ export class TableData {
   }
 
   private compactSoon(): void {
-    this.compact().catch(this.onError);
+    if (this.folding) return;
+    this.folding = true;
+    this.compact()
+      .catch(this.onError)
+      .finally(() => {
+        this.folding = false;
+        // Appends made while it ran stay in the log: they fold when idle, or at the size bound.
+        if (this.wal && this.wal.byteSize > 0) this.scheduleIdleCompaction();
+      });
   }
 
   private fragmentName(lastLsn: number): string {
@@ -492,64 +505,95 @@ export class TableData {
 
   /**
    * Writes the unflushed chunks (plus `extra`, appended after them) as one
-   * fragment, commits the sidecar, empties the WAL. Durable when it resolves.
+   * fragment, commits the sidecar, empties the WAL (of those chunks' records).
+   * Durable when it resolves.
    */
   private foldIntoFragment(extra: Batch | null): Promise<void> {
-    return this.gate.runExclusive(async () => {
+    return this.upkeep.runExclusive(() => (extra ? this.gate.runExclusive(() => this.foldWith(extra)) : this.foldLog()));
+  }
+
+  /**
+   * Folds the WAL's rows while appends go on: the rows pending when it starts
+   * are made and encoded outside the gate (hundreds of milliseconds for a
+   * 32 MB log, which stalled a stream of inserts every few hundred requests),
+   * and the records appended meanwhile stay in the log (WalWriter.dropBefore).
+   */
+  private async foldLog(): Promise<void> {
+    const start = await this.gate.runExclusive(async () => {
       const wal = this.wal;
-      if (!wal || this.closed) {
-        if (extra) throw new Error(`table storage ${this.stem} is closed`);
-        return;
-      }
+      if (!wal || this.closed) return null;
       await wal.drain();
-      const pending = this.chunks.slice(this.unflushedFrom);
-      if (extra) {
-        pending.push(extra);
-        this.nextLsn++;
-      }
-      if (pending.length === 0) {
+      if (this.unflushedFrom === this.chunks.length) {
         if (wal.byteSize > 0) await wal.truncate();
-        return;
+        return null;
       }
-      const lastLsn = this.nextLsn - 1;
-      const merged = mergeBatches(this.columns, pending);
-      const frag = await this.writeFragment([merged], lastLsn);
-      let fragments = [...this.sidecar.fragments, frag];
-      let chunks = [...this.chunks.slice(0, this.unflushedFrom), merged];
-      const obsolete: string[] = [];
-      // Small fragments (idle-time WAL folds) are merged once 8 of them trail
-      // the list; fragments of SMALL_FRAGMENT_ROWS or more are never rewritten
-      // (except by replace), so bulk loads are encoded once.
-      let k = fragments.length;
-      while (k > 0 && fragments[k - 1]!.rows < SMALL_FRAGMENT_ROWS) k--;
-      if (fragments.length - k >= MAX_SMALL_FRAGMENTS) {
-        const tail = chunks.slice(k);
-        const big = mergeBatches(this.columns, tail);
-        const bigFrag = await this.writeFragment([big], lastLsn);
-        obsolete.push(...fragments.slice(k).map((f) => f.file));
-        fragments = [...fragments.slice(0, k), bigFrag];
-        chunks = [...chunks.slice(0, k), big];
-      }
-      if (extra) {
-        this.modifiedMs = Date.now();
-        this.noteVersion(this.rows + extra.length);
-      }
-      await this.commitSidecar(fragments, lastLsn);
-      await wal.truncate();
-      for (const f of obsolete) await fsp.rm(path.join(this.dir, f), { force: true });
-      this.chunks = chunks;
-      this.unflushedFrom = chunks.length;
-      if (extra) {
-        this.rows += extra.length;
-        this.version++;
-      }
+      return { wal, from: this.unflushedFrom, to: this.chunks.length, lastLsn: this.nextLsn - 1, cut: wal.end };
     });
+    if (!start) return;
+    const { wal, from, to, lastLsn, cut } = start;
+    // Nothing but appends changes the chunks or the sidecar meanwhile (upkeep).
+    const merged = mergeBatches(this.columns, this.chunks.slice(from, to));
+    const { fragments, head, obsolete } = await this.withFragment(this.chunks.slice(0, from), merged, lastLsn);
+    await this.gate.runExclusive(async () => {
+      await this.commitSidecar(fragments, lastLsn);
+      // The rows are in the committed fragment now, whatever befalls the log:
+      // its folded records are skipped on recovery (lsn <= flushedLsn).
+      this.chunks = [...head, ...this.chunks.slice(to)];
+      this.unflushedFrom = head.length;
+      await wal.dropBefore(cut);
+      for (const f of obsolete) await fsp.rm(path.join(this.dir, f), { force: true });
+    });
+  }
+
+  /** foldLog for a bulk append (`extra`), all under the gate: its rows go after the pending ones. */
+  private async foldWith(extra: Batch): Promise<void> {
+    const wal = this.wal;
+    if (!wal || this.closed) throw new Error(`table storage ${this.stem} is closed`);
+    await wal.drain();
+    const pending = [...this.chunks.slice(this.unflushedFrom), extra];
+    const lastLsn = this.nextLsn++;
+    const merged = mergeBatches(this.columns, pending);
+    const { fragments, head, obsolete } = await this.withFragment(this.chunks.slice(0, this.unflushedFrom), merged, lastLsn);
+    this.modifiedMs = Date.now();
+    this.noteVersion(this.rows + extra.length);
+    await this.commitSidecar(fragments, lastLsn);
+    this.chunks = head;
+    this.unflushedFrom = head.length;
+    this.rows += extra.length;
+    this.version++;
+    await wal.truncate();
+    for (const f of obsolete) await fsp.rm(path.join(this.dir, f), { force: true });
+  }
+
+  /**
+   * Writes `merged` as a new fragment after the fragments of `flushed` (the
+   * chunks already in fragments); small fragments (idle-time WAL folds) are
+   * merged once 8 of them trail the list. Fragments of SMALL_FRAGMENT_ROWS
+   * or more are never rewritten (except by replace), so bulk loads are
+   * encoded once. Returns the fragment list and chunks to commit, and the
+   * files they make obsolete.
+   */
+  private async withFragment(flushed: readonly Batch[], merged: Batch, lastLsn: number): Promise<{ fragments: FragmentInfo[]; head: Batch[]; obsolete: string[] }> {
+    const frag = await this.writeFragment([merged], lastLsn);
+    let fragments = [...this.sidecar.fragments, frag];
+    let head = [...flushed, merged];
+    const obsolete: string[] = [];
+    let k = fragments.length;
+    while (k > 0 && fragments[k - 1]!.rows < SMALL_FRAGMENT_ROWS) k--;
+    if (fragments.length - k >= MAX_SMALL_FRAGMENTS) {
+      const big = mergeBatches(this.columns, head.slice(k));
+      const bigFrag = await this.writeFragment([big], lastLsn);
+      obsolete.push(...fragments.slice(k).map((f) => f.file));
+      fragments = [...fragments.slice(0, k), bigFrag];
+      head = [...head.slice(0, k), big];
+    }
+    return { fragments, head, obsolete };
   }
 
   /** Replaces every row (DML results, WRITE_TRUNCATE), optionally with a new schema. */
   async replace(batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {
     await this.load();
-    await this.gate.runExclusive(async () => {
+    await this.exclusively(async () => {
       const wal = this.wal!;
       await wal.drain();
       // The superseded rows stay readable by time travel: rows still only in
@@ -579,7 +623,7 @@ export class TableData {
   /** New schema keeping rows: columns matched by name, new ones NULL. Same-named columns keep their vectors. */
   async alter(columns: readonly Column[]): Promise<void> {
     await this.load();
-    await this.gate.runExclusive(async () => {
+    await this.exclusively(async () => {
       const byName = new Map(this.columns.map((c, i) => [c.name.toLowerCase(), i]));
       this.chunks = this.chunks.map((b) => ({
         length: b.length,
@@ -594,6 +638,11 @@ export class TableData {
     });
   }
 
+  /** Runs `fn` with no append, fold or other change of all rows under way. */
+  private exclusively<T>(fn: () => Promise<T>): Promise<T> {
+    return this.upkeep.runExclusive(() => this.gate.runExclusive(fn));
+  }
+
   /** Folds everything into fragments (clean shutdown). */
   async flush(): Promise<void> {
     if (this.isLoaded) await this.compact();
@@ -603,7 +652,7 @@ export class TableData {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     if (this.loading) await this.loading.catch(() => undefined);
-    await this.gate.runExclusive(async () => {
+    await this.exclusively(async () => {
       this.closed = true;
       // Rows still only in the log are made now: a query may still hold them
       // (a dropped table). One that cannot be read says so when it is read.
@@ -636,8 +685,7 @@ function isRows(content: Batch | string | Uint8Array): content is string | Uint8
  * closure must hold no request data (closures share their scope's context).
  */
 function heldInLog(wal: WalWriter, at: number, len: number, n: number, make: (rows: Buffer) => Batch): Batch {
-  const epoch = wal.epoch;
-  return new DeferredBatch(n, () => make(wal.read(at, len, epoch)));
+  return new DeferredBatch(n, () => make(wal.read(at, len)));
 }
 
 /**

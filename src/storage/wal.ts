@@ -111,8 +111,12 @@ export class WalWriter {
   private unsynced = false;
   private syncTimer: NodeJS.Timeout | null = null;
   private syncing: Promise<void> | null = null;
-  /** Counts truncations and closes: bytes read back must be from the log they were written to (see read). */
-  private epochs = 0;
+  /**
+   * The offset of the file's first byte in the log's whole history: offsets
+   * given out by append stay valid while their bytes are in the file, across
+   * dropBefore, and not after (see read).
+   */
+  private base = 0;
 
   constructor(
     readonly file: string,
@@ -151,12 +155,12 @@ export class WalWriter {
     return this.unsynced || this.syncing !== null;
   }
 
-  /** The current epoch: changes when the log is emptied or closed. */
-  get epoch(): number {
-    return this.epochs;
+  /** The offset the next record will have (see base). */
+  get end(): number {
+    return this.base + this.size;
   }
 
-  /** Appends a record; resolves with its offset in the file. */
+  /** Appends a record; resolves with its offset (see base). */
   append(buf: Buffer): Promise<number> {
     return new Promise<number>((resolve, reject) => {
       this.queue.push({ buf, resolve, reject });
@@ -186,7 +190,7 @@ export class WalWriter {
             off += n;
           }
           if (this.syncMode === 'always') await h.datasync();
-          let at = this.size;
+          let at = this.end;
           this.size += data.length;
           this.records += batch.length;
           if (this.syncMode === 'background') this.scheduleSync();
@@ -235,20 +239,66 @@ export class WalWriter {
   }
 
   /**
-   * `len` bytes at offset `at` of records appended in epoch `epoch`, read back
-   * (from the page cache, as a rule). Throws once the log has been emptied or
-   * closed since: its owner makes what it still needs before either.
+   * `len` bytes at offset `at` (see base), read back (from the page cache,
+   * as a rule). Throws once they are no longer in the log (emptied, dropped
+   * or closed): its owner makes what it still needs before either.
    */
-  read(at: number, len: number, epoch: number): Buffer {
+  read(at: number, len: number): Buffer {
     const h = this.handle;
-    if (epoch !== this.epochs || !h) throw new Error(`WAL ${this.file}: the bytes at ${at} are no longer in the log`);
+    const pos = at - this.base;
+    if (!h || pos < 0 || pos + len > this.size) throw new Error(`WAL ${this.file}: the bytes at ${at} are no longer in the log`);
     const buf = Buffer.allocUnsafeSlow(len);
     for (let off = 0; off < len; ) {
-      const n = fs.readSync(h.fd, buf, off, len - off, at + off);
-      if (n <= 0) throw new Error(`WAL ${this.file}: short read at ${at + off}`);
+      const n = fs.readSync(h.fd, buf, off, len - off, pos + off);
+      if (n <= 0) throw new Error(`WAL ${this.file}: short read at ${pos + off}`);
       off += n;
     }
     return buf;
+  }
+
+  /**
+   * Drops the records before offset `cut` (a record boundary; see base),
+   * keeping the ones after it: a fold wrote the first ones to a fragment
+   * while appends went on. The kept records are copied to a new file that
+   * is synced and renamed over the log, so a crash leaves either the whole
+   * old log (whose folded records recovery skips) or the kept records. No
+   * append may start meanwhile (the owner holds its table's gate).
+   */
+  async dropBefore(cut: number): Promise<void> {
+    await this.drain();
+    const h = this.handle;
+    if (!h || cut <= this.base) return;
+    if (cut >= this.end) return this.truncate();
+    const keep = Buffer.allocUnsafe(this.end - cut);
+    const from = cut - this.base;
+    for (let off = 0; off < keep.length; ) {
+      const n = fs.readSync(h.fd, keep, off, keep.length - off, from + off);
+      if (n <= 0) throw new Error(`WAL ${this.file}: short read at ${from + off}`);
+      off += n;
+    }
+    // The new file is opened before the rename, so the log is never without a
+    // handle: held rows after `cut` stay readable from the old file (its bytes
+    // do not change) until the swap, which is one synchronous step.
+    const tmp = `${this.file}.tmp`;
+    const t = await fsp.open(tmp, 'w+');
+    try {
+      await t.writeFile(keep);
+      await t.sync();
+      await fsp.rename(tmp, this.file);
+    } catch (e) {
+      await t.close();
+      throw e;
+    }
+    // The old file's pending sync no longer matters: what it kept is synced in the new one.
+    await this.syncing?.catch(() => undefined);
+    this.cancelSync();
+    this.unsynced = false;
+    this.handle = t;
+    this.base = cut;
+    this.size = keep.length;
+    this.records = scanWal(keep, true).records.length;
+    await h.close();
+    await fsyncDir(path.dirname(this.file));
   }
 
   /** Waits for queued appends. */
@@ -265,12 +315,12 @@ export class WalWriter {
   async truncate(): Promise<void> {
     await this.drain();
     if (!this.handle) return;
-    this.epochs++;
     await this.handle.truncate(0);
     await this.handle.sync();
     // Nothing left to sync: the records live on in a synced fragment.
     this.cancelSync();
     this.unsynced = false;
+    this.base += this.size;
     this.size = 0;
     this.records = 0;
   }
@@ -290,7 +340,6 @@ export class WalWriter {
     await this.syncing?.catch(() => undefined);
     const h = this.handle;
     this.handle = null;
-    this.epochs++;
     if (h) await h.close();
   }
 
@@ -299,7 +348,6 @@ export class WalWriter {
     await this.flush().catch(this.onSyncError);
     const h = this.handle;
     this.handle = null;
-    this.epochs++;
     if (h) await h.close();
   }
 }

@@ -139,19 +139,42 @@ describe('WAL sync policy', () => {
 });
 
 describe('rows read back from the log', () => {
-  it('an append resolves with its offset, also for appends written together; reads stop once the log is emptied', async () => {
-    const w = new WalWriter(path.join(tempDir('wh-wal-'), 't.wal'));
+  it('an append resolves with its offset, also for appends written together; reads stop once the bytes left the log', async () => {
+    const file = path.join(tempDir('wh-wal-'), 't.wal');
+    const w = new WalWriter(file);
     await w.open(0, 0);
-    const recs = [1, 2, 3].map((lsn) => encodeRecord(lsn, 1, `{"n":["a"],"r":[${'7'.repeat(lsn * 5)}]}`));
+    const rec = (lsn: number) => encodeRecord(lsn, 1, `{"n":["a"],"r":[${'7'.repeat(lsn * 5)}]}`);
+    const recs = [1, 2, 3, 4].map(rec);
     const first = await w.append(recs[0]!);
     // Queued in the same tick: one write for both.
     const [second, third] = await Promise.all([w.append(recs[1]!), w.append(recs[2]!)]);
     expect([first, second, third]).toEqual([0, recs[0]!.length, recs[0]!.length + recs[1]!.length]);
-    for (const [i, at] of [first, second, third].entries()) expect(w.read(at!, recs[i]!.length, w.epoch)).toEqual(recs[i]);
-    const epoch = w.epoch;
+    const offsets = [first, second, third];
+    for (const [i, at] of offsets.entries()) expect(w.read(at, recs[i]!.length)).toEqual(recs[i]);
+    // Dropping the first two records keeps the third at its offset, in a file
+    // of its own; it stays readable at every step of the swap (a query may read held rows then).
+    let dropped = false;
+    const dropping = w.dropBefore(third).then(() => {
+      dropped = true;
+    });
+    for (let turns = 0; !dropped; turns++) {
+      expect(w.read(third, recs[2]!.length)).toEqual(recs[2]);
+      await new Promise((r) => setImmediate(r));
+      expect(turns).toBeLessThan(10_000);
+    }
+    await dropping;
+    expect(readWalSync(file).records.map((r) => r.lsn)).toEqual([3]);
+    expect(w.read(third, recs[2]!.length)).toEqual(recs[2]);
+    expect(() => w.read(second, recs[1]!.length)).toThrow(/no longer in the log/);
+    const fourth = await w.append(recs[3]!);
+    expect(fourth).toBe(third + recs[2]!.length);
+    expect(w.read(fourth, recs[3]!.length)).toEqual(recs[3]);
+    expect(readWalSync(file).records.map((r) => r.lsn)).toEqual([3, 4]);
     await w.truncate();
-    expect(() => w.read(0, 4, epoch)).toThrow(/no longer in the log/);
+    expect(() => w.read(fourth, 4)).toThrow(/no longer in the log/);
+    expect(await w.append(recs[0]!)).toBe(fourth + recs[3]!.length);
     await w.close();
+    expect(() => w.read(0, 4)).toThrow(/no longer in the log/);
   });
 
   it('held rows are made before a fold empties the log and before the table closes', async () => {
