@@ -73,6 +73,8 @@ export function idleFoldWaits(now: number, otherAppendAt: number | null, ownChan
   return otherAppendAt !== null && now - otherAppendAt < IDLE_BUSY_MS && now - ownChangeAt < IDLE_DEFER_MAX_MS;
 }
 const MAX_SMALL_FRAGMENTS = 8;
+/** A fold makes held rows in slices of about this long between turns of the event loop (see makeHeld). */
+const MAKE_SLICE_MS = 4;
 const SMALL_FRAGMENT_ROWS = 100_000;
 /** Appends of at least this many rows skip the WAL and become a fragment directly. */
 const BULK_ROWS = 20_000;
@@ -270,7 +272,7 @@ export class TableData {
     this.past = [...(sc.past ?? [])];
     this.historyFromMs = sc.historyFromMs ?? 0;
     const wal = new WalWriter(this.walFile, this.walSync, this.onError);
-    await wal.open(scan.validLength, scan.records.length);
+    await wal.open(scan.validLength);
     this.chunks = chunks;
     this.unflushedFrom = unflushedFrom;
     this.rows = chunks.reduce((s, b) => s + b.length, 0);
@@ -532,17 +534,34 @@ export class TableData {
     if (!start) return;
     const { wal, from, to, lastLsn, cut } = start;
     // Nothing but appends changes the chunks or the sidecar meanwhile (upkeep).
+    await this.makeHeld(from, to);
     const merged = mergeBatches(this.columns, this.chunks.slice(from, to));
     const { fragments, head, obsolete } = await this.withFragment(this.chunks.slice(0, from), merged, lastLsn);
     await this.gate.runExclusive(async () => {
       await this.commitSidecar(fragments, lastLsn);
-      // The rows are in the committed fragment now, whatever befalls the log:
-      // its folded records are skipped on recovery (lsn <= flushedLsn).
       this.chunks = [...head, ...this.chunks.slice(to)];
       this.unflushedFrom = head.length;
-      await wal.dropBefore(cut);
-      for (const f of obsolete) await fsp.rm(path.join(this.dir, f), { force: true });
     });
+    // The rows are in the committed fragment now, whatever befalls the log:
+    // its folded records are skipped on recovery (lsn <= flushedLsn).
+    await wal.dropBefore(cut, (fn) => this.gate.runExclusive(fn));
+    for (const f of obsolete) await fsp.rm(path.join(this.dir, f), { force: true });
+  }
+
+  /**
+   * Makes the rows held as request bytes in chunks [from, to) a few at a
+   * time, letting appends and queries run in between: a 32 MB log holds
+   * ~170k rows, ~0.3 s of work that would otherwise stall the event loop.
+   */
+  private async makeHeld(from: number, to: number): Promise<void> {
+    let slice = performance.now();
+    for (let i = from; i < to; i++) {
+      void this.chunks[i]!.columns;
+      if (performance.now() - slice >= MAKE_SLICE_MS) {
+        await new Promise<void>((r) => setImmediate(r));
+        slice = performance.now();
+      }
+    }
   }
 
   /** foldLog for a bulk append (`extra`), all under the gate: its rows go after the pending ones. */

@@ -95,6 +95,13 @@ export function readWalSync(file: string, headersOnly = false): WalScan {
   return scanWal(buf, headersOnly);
 }
 
+/** A kept tail being copied to a new log file (see dropBefore): bytes [cut, upTo) are in `t`. */
+interface Copy {
+  readonly t: fsp.FileHandle;
+  readonly cut: number;
+  upTo: number;
+}
+
 interface Pending {
   readonly buf: Buffer;
   readonly resolve: (at: number) => void;
@@ -106,7 +113,6 @@ export class WalWriter {
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private size = 0;
-  private records = 0;
   /** Background mode: bytes written since the last fdatasync started. */
   private unsynced = false;
   private syncTimer: NodeJS.Timeout | null = null;
@@ -126,7 +132,7 @@ export class WalWriter {
   ) {}
 
   /** Opens for append after recovery cut the file to `validLength`. */
-  async open(validLength: number, recordCount: number): Promise<void> {
+  async open(validLength: number): Promise<void> {
     const existed = fs.existsSync(this.file);
     const h = await fsp.open(this.file, fs.constants.O_RDWR | fs.constants.O_CREAT);
     // A new log's directory entry must be durable before records in it are acknowledged.
@@ -139,15 +145,10 @@ export class WalWriter {
     }
     this.handle = h;
     this.size = validLength;
-    this.records = recordCount;
   }
 
   get byteSize(): number {
     return this.size;
-  }
-
-  get recordCount(): number {
-    return this.records;
   }
 
   /** True while acknowledged bytes wait for their background fdatasync. */
@@ -192,7 +193,6 @@ export class WalWriter {
           if (this.syncMode === 'always') await h.datasync();
           let at = this.end;
           this.size += data.length;
-          this.records += batch.length;
           if (this.syncMode === 'background') this.scheduleSync();
           for (const p of batch) {
             p.resolve(at);
@@ -261,44 +261,61 @@ export class WalWriter {
    * keeping the ones after it: a fold wrote the first ones to a fragment
    * while appends went on. The kept records are copied to a new file that
    * is synced and renamed over the log, so a crash leaves either the whole
-   * old log (whose folded records recovery skips) or the kept records. No
-   * append may start meanwhile (the owner holds its table's gate).
+   * old log (whose folded records recovery skips) or the kept records.
+   * Appends go on while the records there are so far are copied (off the
+   * event loop); `exclusive` runs the rest, the copy of the last few and the
+   * swap, with no append under way (the owner's table gate).
    */
-  async dropBefore(cut: number): Promise<void> {
-    await this.drain();
-    const h = this.handle;
-    if (!h || cut <= this.base) return;
-    if (cut >= this.end) return this.truncate();
-    const keep = Buffer.allocUnsafe(this.end - cut);
-    const from = cut - this.base;
-    for (let off = 0; off < keep.length; ) {
-      const n = fs.readSync(h.fd, keep, off, keep.length - off, from + off);
-      if (n <= 0) throw new Error(`WAL ${this.file}: short read at ${from + off}`);
-      off += n;
-    }
-    // The new file is opened before the rename, so the log is never without a
-    // handle: held rows after `cut` stay readable from the old file (its bytes
-    // do not change) until the swap, which is one synchronous step.
+  async dropBefore(cut: number, exclusive: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn()): Promise<void> {
     const tmp = `${this.file}.tmp`;
-    const t = await fsp.open(tmp, 'w+');
+    let copy: Copy | null = null;
     try {
-      await t.writeFile(keep);
-      await t.sync();
-      await fsp.rename(tmp, this.file);
-    } catch (e) {
-      await t.close();
-      throw e;
+      await this.drain();
+      if (this.handle && cut > this.base && this.end > cut) {
+        copy = { t: await fsp.open(tmp, 'w+'), cut, upTo: cut };
+        await this.copyTail(copy);
+      }
+      await exclusive(async () => {
+        await this.drain();
+        const h = this.handle;
+        if (!h || cut <= this.base) return;
+        if (cut >= this.end) return this.truncate();
+        copy ??= { t: await fsp.open(tmp, 'w+'), cut, upTo: cut };
+        await this.copyTail(copy);
+        const { t } = copy;
+        await fsp.rename(tmp, this.file);
+        copy = null;
+        // One synchronous step from here: held rows after `cut` are read from
+        // the old file (its bytes do not change) until the new one takes over.
+        await this.syncing?.catch(() => undefined);
+        this.cancelSync();
+        this.unsynced = false;
+        this.size = this.end - cut;
+        this.base = cut;
+        this.handle = t;
+        await h.close();
+        await fsyncDir(path.dirname(this.file));
+      });
+    } finally {
+      if (copy) {
+        await copy.t.close();
+        await fsp.rm(tmp, { force: true });
+      }
     }
-    // The old file's pending sync no longer matters: what it kept is synced in the new one.
-    await this.syncing?.catch(() => undefined);
-    this.cancelSync();
-    this.unsynced = false;
-    this.handle = t;
-    this.base = cut;
-    this.size = keep.length;
-    this.records = scanWal(keep, true).records.length;
-    await h.close();
-    await fsyncDir(path.dirname(this.file));
+  }
+
+  /** Copies the log's bytes from `copy.upTo` to its end into `copy.t` (at their offset less the cut) and syncs them. */
+  private async copyTail(copy: Copy): Promise<void> {
+    const h = this.handle!;
+    const end = this.end;
+    const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, end - copy.upTo)));
+    while (copy.upTo < end) {
+      const { bytesRead } = await h.read(buf, 0, Math.min(buf.length, end - copy.upTo), copy.upTo - this.base);
+      if (bytesRead <= 0) throw new Error(`WAL ${this.file}: short read at ${copy.upTo - this.base}`);
+      for (let off = 0; off < bytesRead; ) off += (await copy.t.write(buf, off, bytesRead - off, copy.upTo - copy.cut + off)).bytesWritten;
+      copy.upTo += bytesRead;
+    }
+    await copy.t.datasync();
   }
 
   /** Waits for queued appends. */
@@ -322,7 +339,6 @@ export class WalWriter {
     this.unsynced = false;
     this.base += this.size;
     this.size = 0;
-    this.records = 0;
   }
 
   /** Waits for queued appends and makes them durable (background mode: syncs now instead of later). */

@@ -46,7 +46,7 @@ describe('WAL sync policy', () => {
     const file = path.join(dir, 't.wal');
     const w = new WalWriter(file);
     expect(w.syncMode).toBe('background');
-    await w.open(0, 0);
+    await w.open(0);
     const sync = await spyDatasync(dir);
     await w.append(encodeRecord(1, 1, '{"n":["a"],"c":[[1]]}'));
     // Acknowledged: the record is in the file (what kill -9 leaves behind) and no fdatasync ran yet.
@@ -66,7 +66,7 @@ describe('WAL sync policy', () => {
   it('background: flush() and close() sync what is pending right away', async () => {
     const dir = tempDir('wh-wal-');
     const w = new WalWriter(path.join(dir, 't.wal'));
-    await w.open(0, 0);
+    await w.open(0);
     const sync = await spyDatasync(dir);
     await w.append(encodeRecord(1, 1, '{"n":["a"],"c":[[1]]}'));
     expect(sync.calls()).toBe(0);
@@ -81,7 +81,7 @@ describe('WAL sync policy', () => {
   it("always (--sync-writes): every append is acknowledged only after its fdatasync", async () => {
     const dir = tempDir('wh-wal-');
     const w = new WalWriter(path.join(dir, 't.wal'), 'always');
-    await w.open(0, 0);
+    await w.open(0);
     const sync = await spyDatasync(dir);
     await w.append(encodeRecord(1, 1, '{"n":["a"],"c":[[1]]}'));
     expect(sync.calls()).toBe(1);
@@ -142,9 +142,9 @@ describe('rows read back from the log', () => {
   it('an append resolves with its offset, also for appends written together; reads stop once the bytes left the log', async () => {
     const file = path.join(tempDir('wh-wal-'), 't.wal');
     const w = new WalWriter(file);
-    await w.open(0, 0);
+    await w.open(0);
     const rec = (lsn: number) => encodeRecord(lsn, 1, `{"n":["a"],"r":[${'7'.repeat(lsn * 5)}]}`);
-    const recs = [1, 2, 3, 4].map(rec);
+    const recs = [1, 2, 3, 4, 5].map(rec);
     const first = await w.append(recs[0]!);
     // Queued in the same tick: one write for both.
     const [second, third] = await Promise.all([w.append(recs[1]!), w.append(recs[2]!)]);
@@ -152,27 +152,38 @@ describe('rows read back from the log', () => {
     const offsets = [first, second, third];
     for (const [i, at] of offsets.entries()) expect(w.read(at, recs[i]!.length)).toEqual(recs[i]);
     // Dropping the first two records keeps the third at its offset, in a file
-    // of its own; it stays readable at every step of the swap (a query may read held rows then).
+    // of its own; it stays readable at every step of the swap (a query may
+    // read held rows then). The fourth is appended after the third was
+    // copied, before the exclusive step: it is kept too.
     let dropped = false;
-    const dropping = w.dropBefore(third).then(() => {
-      dropped = true;
-    });
+    let fourth = -1;
+    const dropping = w
+      .dropBefore(third, async (fn) => {
+        fourth = await w.append(recs[3]!);
+        return fn();
+      })
+      .then(() => {
+        dropped = true;
+      });
     for (let turns = 0; !dropped; turns++) {
       expect(w.read(third, recs[2]!.length)).toEqual(recs[2]);
       await new Promise((r) => setImmediate(r));
       expect(turns).toBeLessThan(10_000);
     }
     await dropping;
-    expect(readWalSync(file).records.map((r) => r.lsn)).toEqual([3]);
-    expect(w.read(third, recs[2]!.length)).toEqual(recs[2]);
-    expect(() => w.read(second, recs[1]!.length)).toThrow(/no longer in the log/);
-    const fourth = await w.append(recs[3]!);
     expect(fourth).toBe(third + recs[2]!.length);
-    expect(w.read(fourth, recs[3]!.length)).toEqual(recs[3]);
     expect(readWalSync(file).records.map((r) => r.lsn)).toEqual([3, 4]);
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['t.wal']);
+    expect(w.read(third, recs[2]!.length)).toEqual(recs[2]);
+    expect(w.read(fourth, recs[3]!.length)).toEqual(recs[3]);
+    expect(() => w.read(second, recs[1]!.length)).toThrow(/no longer in the log/);
+    const fifth = await w.append(recs[4]!);
+    expect(fifth).toBe(fourth + recs[3]!.length);
+    expect(w.read(fifth, recs[4]!.length)).toEqual(recs[4]);
+    expect(readWalSync(file).records.map((r) => r.lsn)).toEqual([3, 4, 5]);
     await w.truncate();
-    expect(() => w.read(fourth, 4)).toThrow(/no longer in the log/);
-    expect(await w.append(recs[0]!)).toBe(fourth + recs[3]!.length);
+    expect(() => w.read(fifth, 4)).toThrow(/no longer in the log/);
+    expect(await w.append(recs[0]!)).toBe(fifth + recs[4]!.length);
     await w.close();
     expect(() => w.read(0, 4)).toThrow(/no longer in the log/);
   });

@@ -53,7 +53,7 @@ export class StreamLog {
   /** Open writers by stream name (a promise, so that concurrent first writes share one open). */
   private readonly writers = new Map<string, Promise<WalWriter>>();
   /** Recovered logs by file: the valid prefix a writer resumes after (a torn tail is cut first). recover() runs before any write. */
-  private readonly resume = new Map<string, { bytes: number; lines: number }>();
+  private readonly resume = new Map<string, number>();
 
   constructor(
     private readonly dir: string,
@@ -79,7 +79,6 @@ export class StreamLog {
       const buf = fs.readFileSync(file);
       let s: RecoveredStream | null = null;
       let pos = 0;
-      let lines = 0;
       for (let nl = buf.indexOf(10, pos); nl >= 0; nl = buf.indexOf(10, pos)) {
         let line: Line;
         try {
@@ -101,11 +100,10 @@ export class StreamLog {
           s.held = [];
         }
         pos = nl + 1;
-        lines++;
       }
       if (s) {
         out.push(s);
-        this.resume.set(file, { bytes: pos, lines });
+        this.resume.set(file, pos);
       } else fs.rmSync(file, { force: true });
     }
     return out;
@@ -133,7 +131,7 @@ export class StreamLog {
     const w = new WalWriter(file, this.syncMode, (e) => console.error(`write stream log fdatasync failed: ${String(e)}`));
     const r = this.resume.get(file);
     // A new file's directory entry is fsynced by open() before any line in it is acknowledged.
-    await w.open(r?.bytes ?? 0, r?.lines ?? 0);
+    await w.open(r ?? 0);
     this.resume.delete(file);
     return w;
   }
