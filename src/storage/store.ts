@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
+import { DeletedTableLog, type DeletedTable } from './deleted-tables.js';
 import { alreadyExists, notFound } from './errors.js';
 import { atomicWrite, durableRename, ensureDir, existsSync, fsyncDir } from './fsutil.js';
 import { acquireDirLock, type DirLock } from './lock.js';
@@ -41,21 +42,15 @@ export interface Tombstone {
   trashDir: string;
 }
 
-export interface DeletedTable {
-  projectId: string;
-  datasetId: string;
-  tableId: string;
-  deletedMs: number;
-  entry: TableEntry;
-  trashDir: string;
-}
+export type { DeletedTable } from './deleted-tables.js';
 
 export interface CatalogFile {
   format: 'warehouse-emulator-catalog';
   version: 1;
   datasets: DatasetEntry[];
   tombstones: Tombstone[];
-  deletedTables: DeletedTable[];
+  /** Catalogs written before deleted-tables.log kept the snapshots here; moved out on load. */
+  deletedTables?: DeletedTable[];
 }
 
 export interface StorageOptions {
@@ -218,7 +213,7 @@ const tKey = (p: string, d: string, t: string): string => `${p}\u0000${d}\u0000$
 export class Storage {
   private datasets = new Map<string, DatasetEntry>();
   private tombstones: Tombstone[] = [];
-  private deletedTables: DeletedTable[] = [];
+  private readonly deletedTables: DeletedTableLog;
   private data = new Map<string, TableData>();
   private trashData = new Map<string, TableData>();
   private columnCache = new WeakMap<TableEntry, Column[]>();
@@ -226,8 +221,6 @@ export class Storage {
   private texts = new WeakMap<object, string>();
   /** A table's member bytes in its dataset's `tables` and what they were made from (catalogPieces). */
   private entryTexts = new WeakMap<object, EntryText & { key: string }>();
-  /** A deleted-table snapshot's bytes and the entry state they were made from (catalogPieces). */
-  private deletedTexts = new WeakMap<DeletedTable, EntryText & { entry: TableEntry }>();
   /** A dataset entry's bytes and what they were made from (catalogPieces). */
   private datasetTexts = new WeakMap<DatasetEntry, DatasetText>();
   private saving: Promise<void> | null = null;
@@ -240,7 +233,9 @@ export class Storage {
     readonly defaultLocation: string,
     private readonly lock: DirLock | null,
     readonly walSync: WalSyncMode,
-  ) {}
+  ) {
+    this.deletedTables = new DeletedTableLog(path.join(dataDir, 'deleted-tables.log'));
+  }
 
   static async open(dataDir: string, opts: StorageOptions = {}): Promise<Storage> {
     const dir = path.resolve(dataDir);
@@ -269,42 +264,50 @@ export class Storage {
     }
     // Leftover temp files of an interrupted catalog write.
     for (const n of fs.readdirSync(this.dataDir)) if (n.startsWith('catalog.store.') && n.endsWith('.tmp')) fs.rmSync(path.join(this.dataDir, n), { force: true });
+    const logged = await this.deletedTables.open();
     if (!file) {
       await this.save();
       return;
     }
     for (const d of file.datasets) this.datasets.set(dsKey(d.projectId, d.datasetId), d);
     this.tombstones = file.tombstones ?? [];
-    this.deletedTables = file.deletedTables ?? [];
-    await this.reconcile();
+    // Snapshots of a catalog from before the log join it (once: a crash between the log's rewrite and the catalog's save moved them already).
+    const inLog = new Set(logged.map((x) => x.trashDir));
+    const moved = (file.deletedTables ?? []).filter((x) => !inLog.has(x.trashDir));
+    await this.reconcile([...logged, ...moved], file.deletedTables !== undefined);
   }
 
-  /** Finishes moves that a crash interrupted and purges trash older than the undelete window. */
-  private async reconcile(): Promise<void> {
+  /**
+   * Finishes moves that a crash interrupted, drops snapshots of drops that
+   * never reached the catalog, and purges trash older than the undelete window.
+   */
+  private async reconcile(deleted: readonly DeletedTable[], catalogChanged: boolean): Promise<void> {
     const now = Date.now();
-    let changed = false;
     for (const t of this.tombstones) {
       const trash = path.join(this.dataDir, t.trashDir);
       const live = this.datasetDir(t.projectId, t.datasetId);
       if (!existsSync(trash) && existsSync(live) && !this.datasets.has(dsKey(t.projectId, t.datasetId))) await durableRename(live, trash);
     }
-    for (const t of this.deletedTables) {
+    const keepD: DeletedTable[] = [];
+    for (const t of deleted) {
       const trash = path.join(this.dataDir, t.trashDir);
-      if (!existsSync(trash) && this.datasets.has(dsKey(t.projectId, t.datasetId)) && !this.datasets.get(dsKey(t.projectId, t.datasetId))!.tables[t.tableId]) {
-        await this.moveTableFiles(this.datasetDir(t.projectId, t.datasetId), fileStem(t.tableId), trash);
-      }
+      const ds = this.datasets.get(dsKey(t.projectId, t.datasetId));
+      const live = ds?.tables[t.tableId];
+      // The snapshot was logged, then the crash came before the catalog lost the table: it was never dropped.
+      const created = t.entry.resource.creationTime;
+      if (live && created !== undefined && live.resource.creationTime === created) continue;
+      if (ds && !live && !existsSync(trash)) await this.moveTableFiles(this.datasetDir(t.projectId, t.datasetId), fileStem(t.tableId), trash);
+      if (now - t.deletedMs < UNDELETE_WINDOW_MS) keepD.push(t);
     }
     const keepT = this.tombstones.filter((t) => now - t.deletedMs < UNDELETE_WINDOW_MS);
-    const keepD = this.deletedTables.filter((t) => now - t.deletedMs < UNDELETE_WINDOW_MS);
-    for (const t of [...this.tombstones, ...this.deletedTables]) {
-      if (now - t.deletedMs >= UNDELETE_WINDOW_MS) {
-        await fsp.rm(path.join(this.dataDir, t.trashDir), { recursive: true, force: true });
-        changed = true;
-      }
+    for (const t of [...this.tombstones, ...deleted]) {
+      if (now - t.deletedMs >= UNDELETE_WINDOW_MS) await fsp.rm(path.join(this.dataDir, t.trashDir), { recursive: true, force: true });
     }
-    this.tombstones = keepT;
-    this.deletedTables = keepD;
-    if (changed) await this.save();
+    if (keepD.length !== deleted.length || catalogChanged) await this.deletedTables.rewrite(keepD);
+    if (keepT.length !== this.tombstones.length || catalogChanged) {
+      this.tombstones = keepT;
+      await this.save();
+    }
   }
 
   /** Writes catalog.store atomically; concurrent callers share one write. */
@@ -313,6 +316,8 @@ export class Storage {
     while (this.saving) await this.saving;
     if (!this.dirty) return;
     this.dirty = false;
+    // No catalog without a dropped table may be durable before its snapshot is.
+    await this.deletedTables.flush();
     const pieces = this.catalogPieces();
     this.saving = atomicWrite(this.catalogFile, pieces).finally(() => {
       this.saving = null;
@@ -327,7 +332,6 @@ export class Storage {
       version: 1,
       datasets: [...this.datasets.values()],
       tombstones: this.tombstones,
-      deletedTables: this.deletedTables,
     };
   }
 
@@ -369,13 +373,11 @@ export class Storage {
       (w: ChunkWriter) => writeObject(w, e, (k, v) => (k === 'resource' ? res(v) : k === 'tables' ? tables(v) : k === 'routines' || k === 'models' ? map(v, res) : JSON.stringify(v)));
     const dataset = (e: unknown): Member => (isObject(e) ? (w) => w.putChunks(this.datasetPieces(e as DatasetEntry, datasetMembers)) : JSON.stringify(e));
     const tombstone = (t: unknown): Member => (isObject(t) ? (w) => writeObject(w, t, (k, v) => (k === 'entry' ? dataset(v) : JSON.stringify(v))) : JSON.stringify(t));
-    const deleted = (x: unknown): Member => (isObject(x) ? (w) => w.putBytes(this.deletedMember(x as DeletedTable, entry)) : JSON.stringify(x));
     const w = new ChunkWriter();
     writeObject(w, this.catalogObject(), (k, v) => {
       if (!Array.isArray(v)) return JSON.stringify(v);
       if (k === 'datasets') return (w) => writeArray(w, v, dataset);
       if (k === 'tombstones') return (w) => writeArray(w, v, tombstone);
-      if (k === 'deletedTables') return (w) => writeArray(w, v, deleted);
       return JSON.stringify(v);
     });
     return w.pieces();
@@ -435,17 +437,6 @@ export class Storage {
     write(w, m);
     const bytes = w.bytes();
     if (cacheable(e)) this.entryTexts.set(e, { key, resource: e.resource, kind: e.kind, policies: e.policies, bytes });
-    return bytes;
-  }
-
-  /** A deleted-table snapshot (its own fields are never reassigned; its entry is checked like a live table's). */
-  private deletedMember(x: DeletedTable, entry: (e: unknown) => Member): Buffer {
-    const c = this.deletedTexts.get(x);
-    if (c && c.entry === x.entry && sameEntry(c, x.entry)) return c.bytes;
-    const w = new ChunkWriter();
-    writeObject(w, x, (k, v) => (k === 'entry' ? entry(v) : JSON.stringify(v)));
-    const bytes = w.bytes();
-    if (cacheable(x.entry)) this.deletedTexts.set(x, { entry: x.entry, resource: x.entry.resource, kind: x.entry.kind, policies: x.entry.policies, bytes });
     return bytes;
   }
 
@@ -623,7 +614,7 @@ export class Storage {
     const old = ds.tables[t];
     if (!old || old.kind !== 'VIEW') throw new Error(`replaceView: ${p}:${d}.${t} is not a view`);
     const deletedMs = Date.now();
-    this.deletedTables.push({ projectId: p, datasetId: d, tableId: t, deletedMs, entry: old, trashDir: this.trashDirOf(p, d, t, deletedMs) });
+    this.deletedTables.add({ projectId: p, datasetId: d, tableId: t, deletedMs, entry: old, trashDir: this.trashDirOf(p, d, t, deletedMs) });
     const entry: TableEntry = { resource, kind: 'VIEW', policies: {} };
     ds.tables[t] = entry;
     this.datasetTexts.delete(ds);
@@ -711,7 +702,7 @@ export class Storage {
     // Unlink first (synchronously): requests arriving while the rows close get 404, never a fresh handle.
     delete ds.tables[t];
     this.datasetTexts.delete(ds);
-    this.deletedTables.push({ projectId: p, datasetId: d, tableId: t, deletedMs, entry, trashDir: trashRel });
+    this.deletedTables.add({ projectId: p, datasetId: d, tableId: t, deletedMs, entry, trashDir: trashRel });
     await this.track(tKey(p, d, t), async () => {
       await this.closeData(p, d, t);
       await this.save();
@@ -721,13 +712,7 @@ export class Storage {
 
   /** The newest deleted snapshot of a table that existed at `atMs` (or the newest one). */
   findDeletedTable(p: string, d: string, t: string, atMs?: number): DeletedTable | undefined {
-    let best: DeletedTable | undefined;
-    for (const x of this.deletedTables) {
-      if (x.projectId !== p || x.datasetId !== d || x.tableId !== t) continue;
-      if (atMs !== undefined && x.deletedMs < atMs) continue;
-      if (!best || (atMs !== undefined ? x.deletedMs < best.deletedMs : x.deletedMs > best.deletedMs)) best = x;
-    }
-    return best;
+    return this.deletedTables.find(p, d, t, atMs);
   }
 
   /** Row storage of a deleted table snapshot (read-only use: copy restores, `table@epoch` reads). */
@@ -782,6 +767,7 @@ export class Storage {
     for (const td of this.trashData.values()) await td.close();
     this.trashData.clear();
     while (this.saving) await this.saving;
+    await this.deletedTables.close();
     this.lock?.release();
   }
 }

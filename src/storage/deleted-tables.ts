@@ -1,0 +1,170 @@
+// Snapshots of dropped and replaced tables (kept 7 days for `table@ms` reads,
+// copy restores and time travel to before a CREATE OR REPLACE), in an
+// append-only log beside catalog.store instead of inside it. catalog.store is
+// rewritten whole on every DDL, and a CREATE OR REPLACE loop grew it by one
+// snapshot per statement (2,000 replaces: 1.1 MB, DDL p50 11 -> 16 ms). Here
+// a drop adds one line, written with the next catalog save (before it: no
+// catalog without the table is durable before its snapshot is), and memory
+// keeps only each snapshot's ids and place in the file; a snapshot is read
+// back when wanted (rare: undelete-style reads).
+//
+// File: one JSON DeletedTable per line. A crash mid-append leaves a torn last
+// line, cut on open.
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { atomicWrite, fsyncDir } from './fsutil.js';
+import type { TableEntry } from './store.js';
+
+export interface DeletedTable {
+  projectId: string;
+  datasetId: string;
+  tableId: string;
+  deletedMs: number;
+  entry: TableEntry;
+  /** Relative to the data dir. */
+  trashDir: string;
+}
+
+/** Where a snapshot is: its line in the file (at, len), or still only in memory (held). */
+interface Slot {
+  readonly projectId: string;
+  readonly datasetId: string;
+  readonly tableId: string;
+  readonly deletedMs: number;
+  at: number;
+  len: number;
+  held: DeletedTable | null;
+}
+
+const NL = 0x0a;
+
+export class DeletedTableLog {
+  private slots: Slot[] = [];
+  private handle: fsp.FileHandle | null = null;
+  private size = 0;
+  private flushing: Promise<void> | null = null;
+
+  constructor(readonly file: string) {}
+
+  /** Opens the log (created when missing; a torn last line cut); returns every snapshot in it, oldest first. */
+  async open(): Promise<DeletedTable[]> {
+    let buf: Buffer;
+    try {
+      buf = await fsp.readFile(this.file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      buf = Buffer.alloc(0);
+    }
+    const existed = buf.length > 0 || fs.existsSync(this.file);
+    const entries: DeletedTable[] = [];
+    this.slots = [];
+    let pos = 0;
+    for (let nl = buf.indexOf(NL); nl >= 0; nl = buf.indexOf(NL, pos)) {
+      const x = JSON.parse(buf.toString('utf8', pos, nl)) as DeletedTable;
+      entries.push(x);
+      this.slots.push(slotOf(x, pos, nl - pos));
+      pos = nl + 1;
+    }
+    const h = await fsp.open(this.file, fs.constants.O_RDWR | fs.constants.O_CREAT);
+    if (pos !== buf.length) {
+      await h.truncate(pos);
+      await h.sync();
+    }
+    if (!existed) await fsyncDir(path.dirname(this.file));
+    this.handle = h;
+    this.size = pos;
+    return entries;
+  }
+
+  /** Replaces the whole log with `entries` (durable when it resolves): start-up purges and the move out of older catalogs. */
+  async rewrite(entries: readonly DeletedTable[]): Promise<void> {
+    await this.flush();
+    const lines = entries.map((x) => `${JSON.stringify(x)}\n`);
+    await atomicWrite(this.file, lines.join(''));
+    const old = this.handle;
+    this.handle = await fsp.open(this.file, fs.constants.O_RDWR);
+    await old?.close();
+    this.slots = [];
+    let at = 0;
+    entries.forEach((x, i) => {
+      const len = Buffer.byteLength(lines[i]!) - 1;
+      this.slots.push(slotOf(x, at, len));
+      at += len + 1;
+    });
+    this.size = at;
+  }
+
+  /** Records a snapshot; findable at once, in the file after the next flush. */
+  add(x: DeletedTable): void {
+    const s = slotOf(x, -1, 0);
+    s.held = x;
+    this.slots.push(s);
+  }
+
+  /** Writes the snapshots added since the last flush, in one write, and syncs them. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    const pending = this.slots.filter((s) => s.held !== null);
+    if (pending.length === 0 || !this.handle) return;
+    const h = this.handle;
+    this.flushing = (async () => {
+      const texts = pending.map((s) => Buffer.from(`${JSON.stringify(s.held)}\n`));
+      const data = Buffer.concat(texts);
+      for (let off = 0; off < data.length; ) off += (await h.write(data, off, data.length - off, this.size + off)).bytesWritten;
+      await h.datasync();
+      let at = this.size;
+      pending.forEach((s, i) => {
+        s.at = at;
+        s.len = texts[i]!.length - 1;
+        s.held = null;
+        at += texts[i]!.length;
+      });
+      this.size = at;
+    })().finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  /**
+   * The snapshot of p:d.t dropped at or after `atMs`, the earliest such (the
+   * table live then); without `atMs`, the newest one.
+   */
+  find(p: string, d: string, t: string, atMs?: number): DeletedTable | undefined {
+    let best: Slot | undefined;
+    for (const s of this.slots) {
+      if (s.projectId !== p || s.datasetId !== d || s.tableId !== t) continue;
+      if (atMs !== undefined && s.deletedMs < atMs) continue;
+      if (!best || (atMs !== undefined ? s.deletedMs < best.deletedMs : s.deletedMs > best.deletedMs)) best = s;
+    }
+    return best && this.read(best);
+  }
+
+  /** Snapshots in memory and in the file (tests). */
+  get count(): number {
+    return this.slots.length;
+  }
+
+  private read(s: Slot): DeletedTable {
+    if (s.held) return s.held;
+    const buf = Buffer.allocUnsafe(s.len);
+    for (let off = 0; off < s.len; ) {
+      const n = fs.readSync(this.handle!.fd, buf, off, s.len - off, s.at + off);
+      if (n <= 0) throw new Error(`${this.file}: short read at ${s.at + off}`);
+      off += n;
+    }
+    return JSON.parse(buf.toString('utf8')) as DeletedTable;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    const h = this.handle;
+    this.handle = null;
+    await h?.close();
+  }
+}
+
+function slotOf(x: DeletedTable, at: number, len: number): Slot {
+  return { projectId: x.projectId, datasetId: x.datasetId, tableId: x.tableId, deletedMs: x.deletedMs, at, len, held: null };
+}
