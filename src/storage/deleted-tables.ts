@@ -61,7 +61,12 @@ export class DeletedTableLog {
     this.slots = [];
     let pos = 0;
     for (let nl = buf.indexOf(NL); nl >= 0; nl = buf.indexOf(NL, pos)) {
-      const x = JSON.parse(buf.toString('utf8', pos, nl)) as DeletedTable;
+      let x: DeletedTable;
+      try {
+        x = JSON.parse(buf.toString('utf8', pos, nl)) as DeletedTable;
+      } catch (e) {
+        throw new Error(`cannot read ${this.file} at byte ${pos}: ${(e as Error).message}`);
+      }
       entries.push(x);
       this.slots.push(slotOf(x, pos, nl - pos));
       pos = nl + 1;
@@ -102,7 +107,7 @@ export class DeletedTableLog {
     this.slots.push(s);
   }
 
-  /** Writes the snapshots added since the last flush, in one write, and syncs them. */
+  /** Writes the snapshots added before the call (and since the last flush), in one write, and syncs them. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
     const pending = this.slots.filter((s) => s.held !== null);

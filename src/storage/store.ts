@@ -316,12 +316,16 @@ export class Storage {
     while (this.saving) await this.saving;
     if (!this.dirty) return;
     this.dirty = false;
-    // No catalog without a dropped table may be durable before its snapshot is.
-    await this.deletedTables.flush();
     const pieces = this.catalogPieces();
-    this.saving = atomicWrite(this.catalogFile, pieces).finally(() => {
-      this.saving = null;
-    });
+    // No catalog without a dropped table may be durable before its snapshot
+    // is: a drop adds the snapshot as it unlinks the table, so every snapshot
+    // these pieces need is held now, and this flush writes it.
+    this.saving = this.deletedTables
+      .flush()
+      .then(() => atomicWrite(this.catalogFile, pieces))
+      .finally(() => {
+        this.saving = null;
+      });
     await this.saving;
   }
 
