@@ -73,6 +73,8 @@ export function renderTable(r: BenchResult): string {
     lines.push('  ' + metricLine('insertAll', x.insertAll, (v) =>
       `${v.rows} rows × ${v.columns} cols in ${v.batchRows}-row batches: ${v.sequentialRowsPerSec} rows/s sequential, ${v.concurrentRowsPerSec} rows/s with ${v.concurrentStreams} streams` +
       (v.warmupBatches ? ` (after ${v.warmupBatches} untimed batches, ${v.warmupRowsPerSec} rows/s)` : '')));
+    lines.push('  ' + metricLine('DDL drift', x.ddlDrift, (v) =>
+      `CREATE OR REPLACE TABLE ... AS SELECT × ${v.statements}: p50 ${fmt(v.firstP50, 2)} ms (first ${v.sample}) → ${fmt(v.lastP50, 2)} ms (last ${v.sample})`));
     lines.push('  ' + metricLine('SELECT 1', x.select1, (v) => `p50 ${fmt(v.latency.p50, 2)} ms, p95 ${fmt(v.latency.p95, 2)} ms (${v.runs} runs)`));
     lines.push('  ' + metricLine('small query, concurrent', x.concurrentSmall, (v) =>
       `${v.clients} clients: p50 ${fmt(v.latency.p50)} ms, p95 ${fmt(v.latency.p95)} ms, ${v.qps} q/s`));

@@ -76,6 +76,8 @@ export interface ExtraMetrics {
   select1: MetricResult<{ runs: number; latency: Summary }>;
   concurrentSmall: MetricResult<{ clients: number; perClient: number; latency: Summary; qps: number }>;
   healthzUnderLoad: MetricResult<{ groupByRows: number; queryMs: number; probes: number; latency: Summary }>;
+  /** CREATE OR REPLACE TABLE ... AS SELECT repeated on one table: p50 of the first and of the last `sample` statements. */
+  ddlDrift: MetricResult<{ statements: number; sample: number; firstP50: number; lastP50: number }>;
   drift: MetricResult<{
     points: { queries: number; select1P50: number; gatewayMB: number | null; engineMB: number | null }[];
     /** RSS after the queries and an idle pause of `idleMs`. */

@@ -17,6 +17,9 @@ export interface MetricSizes {
   driftSample: number;
   /** Idle pause after the drift queries before RSS is read again (0: not read). */
   driftIdleMs: number;
+  /** CREATE OR REPLACE TABLE statements of the DDL drift check, and how many at each end make a p50. */
+  ddlTotal: number;
+  ddlSample: number;
 }
 
 export const FULL_SIZES: MetricSizes = {
@@ -33,6 +36,8 @@ export const FULL_SIZES: MetricSizes = {
   driftSample: 50,
   // The engine trims its young generation ~6 s after the last call (src/engine/young-gen.ts).
   driftIdleMs: 8000,
+  ddlTotal: 1000,
+  ddlSample: 100,
 };
 
 export const QUICK_SIZES: MetricSizes = {
@@ -48,6 +53,8 @@ export const QUICK_SIZES: MetricSizes = {
   driftStep: 20,
   driftSample: 5,
   driftIdleMs: 0,
+  ddlTotal: 20,
+  ddlSample: 5,
 };
 
 export interface MetricContext {
