@@ -108,7 +108,7 @@ export function renderSvg(r: BenchResult): string {
         ['idle RSS (gateway / engine)', metricText(x.idleRss, (v) => `${mb(v.gatewayMB)} / ${mb(v.engineMB)}`)],
         ['RSS after load (gateway / engine)', metricText(x.rssAfterLoad, (v) => `${mb(v.gatewayMB)} / ${mb(v.engineMB)} after ${v.rows.toLocaleString('en-US')} rows (${v.loadMs} ms)`)],
         ['insertAll rows/s (seq / 4 streams)', metricText(x.insertAll, (v) => `${v.sequentialRowsPerSec.toLocaleString('en-US')} / ${v.concurrentRowsPerSec.toLocaleString('en-US')}  (${v.rows.toLocaleString('en-US')} rows, ${v.batchRows}/batch, ${v.columns} cols${v.warmupBatches ? `, after ${v.warmupBatches} warm-up batches at ${(v.warmupRowsPerSec ?? 0).toLocaleString('en-US')}` : ''})`)],
-        ['CREATE OR REPLACE TABLE p50, first → last', metricText(x.ddlDrift, (v) => `${fmtMs(v.firstP50)} → ${fmtMs(v.lastP50)} ms (${v.sample} of ${v.statements.toLocaleString('en-US')} statements each)`)],
+        ['CREATE OR REPLACE p50, first → last', metricText(x.ddlDrift, (v) => `${fmtMs(v.firstP50)} → ${fmtMs(v.lastP50)} ms (${v.sample} of ${v.statements.toLocaleString('en-US')} statements each)`)],
         ['SELECT 1 p50 / p95', metricText(x.select1, (v) => `${fmtMs(v.latency.p50)} / ${fmtMs(v.latency.p95)} ms (${v.runs} runs)`)],
         ['small query, 16 clients p50 / p95', metricText(x.concurrentSmall, (v) => `${fmtMs(v.latency.p50)} / ${fmtMs(v.latency.p95)} ms, ${v.qps} q/s`)],
         ['/healthz during GROUP BY p50 / max', metricText(x.healthzUnderLoad, (v) => `${fmtMs(v.latency.p50)} / ${fmtMs(v.latency.max)} ms (${v.probes} probes, query ${v.queryMs} ms)`)],
