@@ -41,6 +41,8 @@ const NL = 0x0a;
 
 export class DeletedTableLog {
   private slots: Slot[] = [];
+  /** Slots added since the last flush, oldest first. */
+  private pending: Slot[] = [];
   private handle: fsp.FileHandle | null = null;
   private size = 0;
   private flushing: Promise<void> | null = null;
@@ -85,19 +87,13 @@ export class DeletedTableLog {
   /** Replaces the whole log with `entries` (durable when it resolves): start-up purges and the move out of older catalogs. */
   async rewrite(entries: readonly DeletedTable[]): Promise<void> {
     await this.flush();
-    const lines = entries.map((x) => `${JSON.stringify(x)}\n`);
-    await atomicWrite(this.file, lines.join(''));
+    const lines = entries.map(lineOf);
+    await atomicWrite(this.file, lines);
     const old = this.handle;
     this.handle = await fsp.open(this.file, fs.constants.O_RDWR);
     await old?.close();
-    this.slots = [];
-    let at = 0;
-    entries.forEach((x, i) => {
-      const len = Buffer.byteLength(lines[i]!) - 1;
-      this.slots.push(slotOf(x, at, len));
-      at += len + 1;
-    });
-    this.size = at;
+    this.slots = entries.map((x) => slotOf(x, 0, 0));
+    this.size = place(this.slots, lines, 0);
   }
 
   /** Records a snapshot; findable at once, in the file after the next flush. */
@@ -105,30 +101,31 @@ export class DeletedTableLog {
     const s = slotOf(x, -1, 0);
     s.held = x;
     this.slots.push(s);
+    this.pending.push(s);
   }
 
   /** Writes the snapshots added before the call (and since the last flush), in one write, and syncs them. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    const pending = this.slots.filter((s) => s.held !== null);
-    if (pending.length === 0 || !this.handle) return;
+    if (this.pending.length === 0 || !this.handle) return;
     const h = this.handle;
+    const pending = this.pending;
+    this.pending = [];
     this.flushing = (async () => {
-      const texts = pending.map((s) => Buffer.from(`${JSON.stringify(s.held)}\n`));
-      const data = Buffer.concat(texts);
+      const lines = pending.map((s) => lineOf(s.held!));
+      const data = Buffer.concat(lines);
       for (let off = 0; off < data.length; ) off += (await h.write(data, off, data.length - off, this.size + off)).bytesWritten;
       await h.datasync();
-      let at = this.size;
-      pending.forEach((s, i) => {
-        s.at = at;
-        s.len = texts[i]!.length - 1;
-        s.held = null;
-        at += texts[i]!.length;
+      this.size = place(pending, lines, this.size);
+    })()
+      .catch((e: unknown) => {
+        // Still held (findable); the next flush tries them again.
+        this.pending = [...pending, ...this.pending];
+        throw e;
+      })
+      .finally(() => {
+        this.flushing = null;
       });
-      this.size = at;
-    })().finally(() => {
-      this.flushing = null;
-    });
     await this.flushing;
   }
 
@@ -144,11 +141,6 @@ export class DeletedTableLog {
       if (!best || (atMs !== undefined ? s.deletedMs < best.deletedMs : s.deletedMs > best.deletedMs)) best = s;
     }
     return best && this.read(best);
-  }
-
-  /** Snapshots in memory and in the file (tests). */
-  get count(): number {
-    return this.slots.length;
   }
 
   private read(s: Slot): DeletedTable {
@@ -168,6 +160,22 @@ export class DeletedTableLog {
     this.handle = null;
     await h?.close();
   }
+}
+
+/** A snapshot's line in the file, newline included. */
+function lineOf(x: DeletedTable): Buffer {
+  return Buffer.from(`${JSON.stringify(x)}\n`);
+}
+
+/** Points `slots` at their `lines`, written one after another from `at`; returns the end. */
+function place(slots: readonly Slot[], lines: readonly Buffer[], at: number): number {
+  slots.forEach((s, i) => {
+    s.at = at;
+    s.len = lines[i]!.length - 1;
+    s.held = null;
+    at += lines[i]!.length;
+  });
+  return at;
 }
 
 function slotOf(x: DeletedTable, at: number, len: number): Slot {

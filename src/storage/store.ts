@@ -42,8 +42,6 @@ export interface Tombstone {
   trashDir: string;
 }
 
-export type { DeletedTable } from './deleted-tables.js';
-
 export interface CatalogFile {
   format: 'warehouse-emulator-catalog';
   version: 1;

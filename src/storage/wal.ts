@@ -266,7 +266,7 @@ export class WalWriter {
    * event loop); `exclusive` runs the rest, the copy of the last few and the
    * swap, with no append under way (the owner's table gate).
    */
-  async dropBefore(cut: number, exclusive: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn()): Promise<void> {
+  async dropBefore(cut: number, exclusive: <T>(fn: () => Promise<T>) => Promise<T>): Promise<void> {
     const tmp = `${this.file}.tmp`;
     let copy: Copy | null = null;
     try {
