@@ -60,12 +60,13 @@ export const PARENT_WATCHDOG =
  *
  * --initial-old-space-size is the floor of V8's old-generation limit. V8
  * starts incremental marking once the limit is less than the new space's
- * capacity ahead of the old generation, and after a full GC of a small old
- * generation (~16 MB) it sets the limit only ~24 MB ahead: with a grown
- * young generation (2 x 16 MB), marking then never stopped. After heavy
- * queries an insertAll stream ran a full GC every ~40 requests (old space
- * flat at 13 MB) and GC threads took 0.35-0.6 ms of CPU per request, against
- * 0.05-0.15 with this floor (measured with v8.GCProfiler and /proc).
+ * capacity ahead of the old generation plus the external memory (request
+ * Buffers: ~0.3 MB per 500-row insert) allocated since the last full GC.
+ * After a full GC of a small old generation (~16 MB) it sets the limit only
+ * ~24 MB ahead; with the young generation grown to 2 x 16 MB by heavy
+ * queries, scavenges (which free dead Buffers) come every ~70 inserts, so
+ * marking restarted every ~40: GC threads took 0.35-0.6 ms of CPU per
+ * request, against 0.05-0.15 with this floor (v8.GCProfiler and /proc).
  */
 const ENGINE_NODE_OPTIONS = [
   '--max-semi-space-size=16',
