@@ -29,6 +29,15 @@ export function fsyncDirSync(dir: string): void {
 
 /** `data` may be a list of pieces, written in order with writev (no copy into one buffer). */
 export async function atomicWrite(file: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
+  await commitTemp(await writeTemp(file, data), file);
+}
+
+/**
+ * atomicWrite's first half: `data` in a synced temp file beside `file`
+ * (returned). Nothing is visible under `file` until commitTemp; a caller that
+ * gives up removes the temp file (a crash's leftovers are the owner's to clean).
+ */
+export async function writeTemp(file: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<string> {
   const tmp = tmpName(file);
   const h = await fsp.open(tmp, 'w');
   try {
@@ -38,6 +47,11 @@ export async function atomicWrite(file: string, data: string | Uint8Array | read
   } finally {
     await h.close();
   }
+  return tmp;
+}
+
+/** atomicWrite's second half: the temp file becomes `file`, durably. */
+export async function commitTemp(tmp: string, file: string): Promise<void> {
   await fsp.rename(tmp, file);
   await fsyncDir(path.dirname(file));
 }

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
 import { DeletedTableLog, type DeletedTable } from './deleted-tables.js';
 import { alreadyExists, notFound } from './errors.js';
-import { atomicWrite, durableRename, ensureDir, existsSync, fsyncDir } from './fsutil.js';
+import { commitTemp, durableRename, ensureDir, existsSync, fsyncDir, writeTemp } from './fsutil.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.js';
 import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
@@ -317,10 +317,18 @@ export class Storage {
     const pieces = this.catalogPieces();
     // No catalog without a dropped table may be durable before its snapshot
     // is: a drop adds the snapshot as it unlinks the table, so every snapshot
-    // these pieces need is held now, and this flush writes it.
-    this.saving = this.deletedTables
-      .flush()
-      .then(() => atomicWrite(this.catalogFile, pieces))
+    // these pieces need is held now, and this flush writes it. The catalog's
+    // temp file is written and synced meanwhile (two fsyncs overlap); only
+    // its rename, which makes it the catalog, waits for the flush.
+    this.saving = Promise.allSettled([this.deletedTables.flush(), writeTemp(this.catalogFile, pieces)])
+      .then(async ([flushed, written]) => {
+        if (flushed.status === 'rejected') {
+          if (written.status === 'fulfilled') await fsp.rm(written.value, { force: true });
+          throw flushed.reason;
+        }
+        if (written.status === 'rejected') throw written.reason;
+        await commitTemp(written.value, this.catalogFile);
+      })
       .finally(() => {
         this.saving = null;
       });
@@ -589,18 +597,24 @@ export class Storage {
     const ds = this.requireDataset(p, d);
     if (ds.tables[t]) throw alreadyExists(`Table ${p}:${d}.${t}`);
     const entry: TableEntry = { resource, kind, policies: {} };
+    let created: Promise<void> | undefined;
     if (this.hasRows(kind)) {
       const dir = this.datasetDir(p, d);
       const stem = fileStem(t);
       // Files a crash left from an earlier table of this name must not leak in.
       await this.removeTableFiles(dir, stem);
       const td = this.newTableData(dir, stem, this.columnsOf(entry));
-      await td.create();
+      // The empty sidecar is written while the catalog is saved (their fsyncs
+      // overlap): a table whose sidecar a crash lost reads as empty, as it is.
+      created = td.create();
       this.data.set(tKey(p, d, t), td);
     }
     ds.tables[t] = entry;
     this.datasetTexts.delete(ds);
-    await this.save();
+    // Both settle before either's failure is thrown: nothing of this create is still being written then.
+    const [made, saved] = await Promise.allSettled([created, this.save()]);
+    if (made.status === 'rejected') throw made.reason;
+    if (saved.status === 'rejected') throw saved.reason;
     return entry;
   }
 
@@ -684,8 +698,7 @@ export class Storage {
     for (const n of names) {
       if (n === `${stem}.meta.json` || n === `${stem}.wal` || n.startsWith(`${stem}@`)) await fsp.rename(path.join(dir, n), path.join(to, n));
     }
-    await fsyncDir(to);
-    await fsyncDir(dir);
+    await Promise.all([fsyncDir(to), fsyncDir(dir)]);
   }
 
   /** Where a table dropped at `deletedMs` keeps its files (relative to the data dir). */

@@ -3,9 +3,10 @@
 // torn line, and dropped when a crash came before the catalog lost the table.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { insertDataset } from '../../src/engine/datasets.js';
 import { deleteTable, insertTable } from '../../src/engine/tables.js';
+import { DeletedTableLog } from '../../src/storage/deleted-tables.js';
 import { Storage } from '../../src/storage/store.js';
 import { tempDir } from '../engine/helpers.js';
 
@@ -88,5 +89,25 @@ describe('deleted-table snapshots', () => {
     await deleteTable(again, 'p', 'd', 'b');
     expect(logLines(dir).map((l) => JSON.parse(l).tableId)).toEqual(['a', 'b']);
     await again.close();
+  });
+
+  it('a catalog save whose snapshot flush fails leaves the stored catalog as it was and no temp file', async () => {
+    // The catalog's temp file is written while the snapshots flush; only its rename waits for them.
+    const dir = tempDir();
+    const st = await withTables(dir, ['a']);
+    const before = fs.readFileSync(st.catalogFile, 'utf8');
+    const flush = vi.spyOn(DeletedTableLog.prototype, 'flush').mockRejectedValueOnce(new Error('disk full'));
+    try {
+      await expect(deleteTable(st, 'p', 'd', 'a')).rejects.toThrow('disk full');
+    } finally {
+      flush.mockRestore();
+    }
+    expect(fs.readFileSync(st.catalogFile, 'utf8')).toBe(before);
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    // The next save writes the held snapshot, then the catalog without the table.
+    await st.save();
+    expect(logLines(dir).map((l) => JSON.parse(l).tableId)).toEqual(['a']);
+    expect(JSON.parse(fs.readFileSync(st.catalogFile, 'utf8')).datasets[0].tables.a).toBeUndefined();
+    await st.close();
   });
 });
