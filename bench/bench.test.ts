@@ -233,6 +233,11 @@ describe('runner end to end (quick)', () => {
     const x = r.extra!;
     for (const [name, m] of Object.entries(x)) expect(m.status, `${name}: ${JSON.stringify(m)}`).toBe('ok');
     if (x.idleRss.status === 'ok') expect(x.idleRss.engineMB).toBeGreaterThan(0);
+    if (x.insertAll.status === 'ok') {
+      const runs = x.insertAll.sequentialRuns!;
+      expect(runs).toHaveLength(3);
+      expect(x.insertAll.sequentialRowsPerSec).toBe([...runs].sort((a, b) => a - b)[1]);
+    }
   }, 60_000);
 
   it('survives a gateway that hangs one query, freezes, and crashes', async () => {

@@ -71,7 +71,9 @@ export function renderTable(r: BenchResult): string {
     lines.push('  ' + metricLine('RSS after load', x.rssAfterLoad, (v) =>
       `${v.rows} rows in ${v.loadMs} ms: gateway ${mb(v.gatewayMB)}, engine ${mb(v.engineMB)} (before: ${mb(v.before.gatewayMB)}, ${mb(v.before.engineMB)})`));
     lines.push('  ' + metricLine('insertAll', x.insertAll, (v) =>
-      `${v.rows} rows × ${v.columns} cols in ${v.batchRows}-row batches: ${v.sequentialRowsPerSec} rows/s sequential, ${v.concurrentRowsPerSec} rows/s with ${v.concurrentStreams} streams` +
+      `${v.rows} rows × ${v.columns} cols in ${v.batchRows}-row batches: ${v.sequentialRowsPerSec} rows/s sequential` +
+      (v.sequentialRuns && v.sequentialRuns.length > 1 ? ` (median of ${v.sequentialRuns.join(', ')})` : '') +
+      `, ${v.concurrentRowsPerSec} rows/s with ${v.concurrentStreams} streams` +
       (v.warmupBatches ? ` (after ${v.warmupBatches} untimed batches, ${v.warmupRowsPerSec} rows/s)` : '')));
     lines.push('  ' + metricLine('DDL drift', x.ddlDrift, (v) =>
       `CREATE OR REPLACE TABLE ... AS SELECT × ${v.statements}: p50 ${fmt(v.firstP50, 2)} ms (first ${v.sample}) → ${fmt(v.lastP50, 2)} ms (last ${v.sample})`));

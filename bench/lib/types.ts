@@ -69,7 +69,10 @@ export interface ExtraMetrics {
     /** Untimed batches sent first, and their rate (a fresh insert path's warm-up). */
     warmupBatches?: number;
     warmupRowsPerSec?: number;
+    /** The median of sequentialRuns. */
     sequentialRowsPerSec: number;
+    /** Each timed sequential stream's rate, in run order (absent in runs before 2026-11-28). */
+    sequentialRuns?: number[];
     concurrentStreams: number;
     concurrentRowsPerSec: number;
   }>;

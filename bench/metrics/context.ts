@@ -11,6 +11,8 @@ export interface MetricSizes {
   insertStreams: number;
   /** Untimed batches first (as cases have warmup runs): the insert path's first requests are its JIT warm-up. */
   insertWarmupBatches: number;
+  /** Timed sequential streams (each into a table of its own); the median is the reported rate. */
+  insertSequentialRuns: number;
   loadRows: number;
   driftTotal: number;
   driftStep: number;
@@ -30,6 +32,7 @@ export const FULL_SIZES: MetricSizes = {
   insertBatch: 500,
   insertStreams: 4,
   insertWarmupBatches: 20,
+  insertSequentialRuns: 3,
   loadRows: 2_000_000,
   driftTotal: 5000,
   driftStep: 1000,
@@ -48,6 +51,7 @@ export const QUICK_SIZES: MetricSizes = {
   insertBatch: 500,
   insertStreams: 4,
   insertWarmupBatches: 1,
+  insertSequentialRuns: 3,
   loadRows: 2000,
   driftTotal: 100,
   driftStep: 20,
