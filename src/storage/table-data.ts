@@ -150,6 +150,8 @@ export class TableData {
   private closed = false;
   /** Versions of the current generation (all committed rows, WAL included), oldest first. */
   private versions: Version[] = [];
+  /** create()'s sidecar write, which a load waits for. */
+  private creating: Promise<void> | null = null;
   private past: PastGeneration[] = [];
   private historyFromMs = 0;
   /** The time-travel window; tests shorten it to see old versions collected. */
@@ -191,17 +193,27 @@ export class TableData {
     return names.filter((n) => n === `${this.stem}.meta.json` || n === `${this.stem}.wal` || n.startsWith(`${this.stem}@`)).map((n) => path.join(this.dir, n));
   }
 
-  /** Creates the sidecar of a new, empty table. */
-  async create(): Promise<void> {
+  /**
+   * Creates the sidecar of a new, empty table. The table may be visible
+   * while this writes (Storage.createTable saves the catalog meanwhile):
+   * a load waits for it, so nothing it writes can land on a newer sidecar.
+   */
+  create(): Promise<void> {
+    this.creating = this.writeEmptySidecar();
+    return this.creating;
+  }
+
+  private async writeEmptySidecar(): Promise<void> {
+    const now = Date.now();
+    const sidecar: Sidecar = { ...EMPTY_SIDECAR, columns: this.columns.map(colInfo), modifiedMs: now, versions: [[now, 0]] };
+    this.sidecar = sidecar;
+    this.countHint = 0;
     const made = await fsp.mkdir(this.dir, { recursive: true });
     if (made !== undefined) {
       // New <project>/<dataset> directories: make their entries durable up to the data dir.
       for (let d = this.dir; d.length >= made.length; d = path.dirname(d)) await fsyncDir(path.dirname(d));
     }
-    const now = Date.now();
-    this.sidecar = { ...EMPTY_SIDECAR, columns: this.columns.map(colInfo), modifiedMs: now, versions: [[now, 0]] };
-    await atomicWrite(this.sidecarFile, JSON.stringify(this.sidecar));
-    this.countHint = 0;
+    await atomicWrite(this.sidecarFile, JSON.stringify(sidecar));
   }
 
   private readSidecarSync(): Sidecar {
@@ -235,6 +247,7 @@ export class TableData {
   }
 
   private async doLoad(): Promise<void> {
+    await this.creating?.catch(() => undefined);
     await fsp.mkdir(this.dir, { recursive: true });
     const sc = this.readSidecarSync();
     this.sidecar = sc;
