@@ -114,7 +114,8 @@ export class DeletedTableLog {
     this.flushing = (async () => {
       const lines = pending.map((s) => lineOf(s.held!));
       const data = Buffer.concat(lines);
-      for (let off = 0; off < data.length; ) off += (await h.write(data, off, data.length - off, this.size + off)).bytesWritten;
+      // Written in place, synced on the thread pool (see fsutil.ts).
+      for (let off = 0; off < data.length; ) off += fs.writeSync(h.fd, data, off, data.length - off, this.size + off);
       await h.datasync();
       this.size = place(pending, lines, this.size);
     })()

@@ -602,7 +602,7 @@ export class Storage {
       const dir = this.datasetDir(p, d);
       const stem = fileStem(t);
       // Files a crash left from an earlier table of this name must not leak in.
-      await this.removeTableFiles(dir, stem);
+      this.removeTableFiles(dir, stem);
       const td = this.newTableData(dir, stem, this.columnsOf(entry));
       // The empty sidecar is written while the catalog is saved (their fsyncs
       // overlap): a table whose sidecar a crash lost reads as empty, as it is.
@@ -675,29 +675,26 @@ export class Storage {
     }
   }
 
-  private async removeTableFiles(dir: string, stem: string): Promise<void> {
-    let names: string[] = [];
+  /** A table's files in `dir` (names), null when the directory is missing. Directory work is done in place (see fsutil.ts). */
+  private tableFiles(dir: string, stem: string): string[] | null {
+    let names: string[];
     try {
-      names = await fsp.readdir(dir);
+      names = fs.readdirSync(dir);
     } catch {
-      return;
+      return null;
     }
-    for (const n of names) {
-      if (n === `${stem}.meta.json` || n === `${stem}.wal` || n.startsWith(`${stem}@`)) await fsp.rm(path.join(dir, n), { force: true });
-    }
+    return names.filter((n) => n === `${stem}.meta.json` || n === `${stem}.wal` || n.startsWith(`${stem}@`));
+  }
+
+  private removeTableFiles(dir: string, stem: string): void {
+    for (const n of this.tableFiles(dir, stem) ?? []) fs.rmSync(path.join(dir, n), { force: true });
   }
 
   private async moveTableFiles(dir: string, stem: string, to: string): Promise<void> {
-    let names: string[] = [];
-    try {
-      names = await fsp.readdir(dir);
-    } catch {
-      return;
-    }
-    await fsp.mkdir(to, { recursive: true });
-    for (const n of names) {
-      if (n === `${stem}.meta.json` || n === `${stem}.wal` || n.startsWith(`${stem}@`)) await fsp.rename(path.join(dir, n), path.join(to, n));
-    }
+    const names = this.tableFiles(dir, stem);
+    if (names === null) return;
+    fs.mkdirSync(to, { recursive: true });
+    for (const n of names) fs.renameSync(path.join(dir, n), path.join(to, n));
     await Promise.all([fsyncDir(to), fsyncDir(dir)]);
   }
 

@@ -208,7 +208,7 @@ export class TableData {
     const sidecar: Sidecar = { ...EMPTY_SIDECAR, columns: this.columns.map(colInfo), modifiedMs: now, versions: [[now, 0]] };
     this.sidecar = sidecar;
     this.countHint = 0;
-    const made = await fsp.mkdir(this.dir, { recursive: true });
+    const made = fs.mkdirSync(this.dir, { recursive: true });
     if (made !== undefined) {
       // New <project>/<dataset> directories: make their entries durable up to the data dir.
       for (let d = this.dir; d.length >= made.length; d = path.dirname(d)) await fsyncDir(path.dirname(d));
@@ -248,7 +248,7 @@ export class TableData {
 
   private async doLoad(): Promise<void> {
     await this.creating?.catch(() => undefined);
-    await fsp.mkdir(this.dir, { recursive: true });
+    fs.mkdirSync(this.dir, { recursive: true });
     const sc = this.readSidecarSync();
     this.sidecar = sc;
     this.modifiedMs = sc.modifiedMs;
@@ -473,16 +473,8 @@ export class TableData {
     const file = this.fragmentName(lastLsn);
     const rows = batches.reduce((s, b) => s + b.length, 0);
     const img = await encodeFragment(this.columns, batches, { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(this.columns.map(colInfo)) });
-    const tmp = path.join(this.dir, `${this.stem}.${process.pid}.frag.tmp`);
-    const h = await fsp.open(tmp, 'w');
-    try {
-      await h.writeFile(img);
-      await h.sync();
-    } finally {
-      await h.close();
-    }
-    await fsp.rename(tmp, path.join(this.dir, file));
-    await fsyncDir(this.dir);
+    // Its temp file starts with `${stem}@`: an orphan of a crash is removed on load.
+    await atomicWrite(path.join(this.dir, file), img);
     return { file, rows, lastLsn };
   }
 

@@ -4,7 +4,7 @@
 // ('always') only after its fdatasync. Counted sync calls, not timings, tell the
 // modes apart. Also: a torn tail is cut before the next line, so lines written
 // after a crash are not glued to it.
-import * as fs from 'node:fs';
+import fsExports, * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
@@ -25,16 +25,17 @@ function tempDir(): string {
   return d;
 }
 
-/** Counts fdatasync (the log's lines) and fsync (directory entries) calls on every FileHandle. */
+/** Counts fdatasync (the log's lines, on every FileHandle) and fsync (directory entries: FileHandle's or node:fs's) calls. */
 async function spySyncs(dir: string): Promise<{ datasync: () => number; fsync: () => number }> {
   const h = await fsp.open(path.join(dir, 'probe'), 'w');
   const proto = Object.getPrototypeOf(h) as { datasync: () => Promise<void>; sync: () => Promise<void> };
   await h.close();
   const datasync = vi.spyOn(proto, 'datasync');
   const fsync = vi.spyOn(proto, 'sync');
+  const fdSync = vi.spyOn(fsExports, 'fsync');
   datasync.mockClear();
   fsync.mockClear();
-  return { datasync: () => datasync.mock.calls.length, fsync: () => fsync.mock.calls.length };
+  return { datasync: () => datasync.mock.calls.length, fsync: () => fsync.mock.calls.length + fdSync.mock.calls.length };
 }
 
 async function until(cond: () => boolean): Promise<void> {
