@@ -117,6 +117,10 @@ export class RestClient {
     }, 30_000);
   }
 
+  async deleteTable(datasetId: string, tableId: string): Promise<void> {
+    await this.request('DELETE', `${this.base}/datasets/${datasetId}/tables/${tableId}`, undefined, 30_000);
+  }
+
   /** Throws when the service reports per-row insert errors. */
   async insertAll(datasetId: string, tableId: string, body: string | Buffer, timeoutMs = 60_000): Promise<void> {
     timeoutMs = Math.min(timeoutMs, this.capMs);

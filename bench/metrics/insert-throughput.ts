@@ -55,7 +55,8 @@ async function countRows(ctx: MetricContext, table: string): Promise<number> {
 export async function measureInsertAll(ctx: MetricContext): Promise<ExtraMetrics['insertAll']> {
   const { insertRows: total, insertBatch: batch, insertStreams: streams, insertWarmupBatches: warm, insertSequentialRuns: runs } = ctx.sizes;
   const seqTables = Array.from({ length: runs }, (_, r) => `ins_seq_${r + 1}`);
-  for (const t of ['ins_warm', ...seqTables, 'ins_conc']) await ctx.client.createTable(ctx.dataset, t, FIELDS);
+  const tables = ['ins_warm', ...seqTables, 'ins_conc'];
+  for (const t of tables) await ctx.client.createTable(ctx.dataset, t, FIELDS);
   const bodies = batches(total, batch);
 
   let t0 = performance.now();
@@ -83,6 +84,8 @@ export async function measureInsertAll(ctx: MetricContext): Promise<ExtraMetrics
     const n = await countRows(ctx, t);
     if (n !== total) throw new Error(`row count after insertAll: ${t} has ${n}, expected ${total}`);
   }
+  // Dropped again, so that the metrics after this one find the engine as it was.
+  for (const t of tables) await ctx.client.deleteTable(ctx.dataset, t);
   return {
     status: 'ok', rows: total, batchRows: batch, columns: FIELDS.length,
     warmupBatches: warm,

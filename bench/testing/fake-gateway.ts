@@ -105,6 +105,11 @@ async function route(method: string, url: URL, body: Record<string, unknown>): P
     tables.set(`${rest[1]}.${ref.tableId}`, fields);
     return [200, { tableReference: ref, schema: { fields } }];
   }
+  if (method === 'DELETE' && rest[0] === 'datasets' && rest[2] === 'tables' && rest.length === 4) {
+    if (!tables.delete(`${rest[1]}.${rest[3]}`)) return [404, { error: { code: 404, message: `Not found: Table ${rest[1]}.${rest[3]}` } }];
+    await conn.run(`DROP TABLE "${rest[1]}"."${rest[3]}"`);
+    return [204, {}];
+  }
   if (method === 'POST' && rest[4] === 'insertAll') {
     const fields = tables.get(`${rest[1]}.${rest[3]}`);
     if (!fields) return [404, { error: { code: 404, message: `Not found: Table ${rest[1]}.${rest[3]}` } }];
