@@ -5,6 +5,7 @@
 // first requests are the insert path's JIT warm-up, 6-24 ms instead of ~2.5;
 // their rate is reported too). Bodies are built and serialised before the
 // clock starts, so only the service is timed.
+import { summarize } from '../lib/stats.js';
 import type { MetricContext } from './context.js';
 import type { ExtraMetrics } from '../lib/types.js';
 import type { RestField } from '../lib/compare.js';
@@ -90,7 +91,7 @@ export async function measureInsertAll(ctx: MetricContext): Promise<ExtraMetrics
     status: 'ok', rows: total, batchRows: batch, columns: FIELDS.length,
     warmupBatches: warm,
     warmupRowsPerSec: Math.round((warm * batch) / (warmMs / 1000)),
-    sequentialRowsPerSec: [...sequentialRuns].sort((a, b) => a - b)[sequentialRuns.length >> 1]!,
+    sequentialRowsPerSec: Math.round(summarize(sequentialRuns).p50),
     sequentialRuns,
     concurrentStreams: streams,
     concurrentRowsPerSec: Math.round(total / (concMs / 1000)),

@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { atomicWrite, fsyncDir } from './fsutil.js';
+import { atomicWrite, fsyncDir, readExactSync } from './fsutil.js';
 import type { TableEntry } from './store.js';
 
 export interface DeletedTable {
@@ -146,13 +146,7 @@ export class DeletedTableLog {
 
   private read(s: Slot): DeletedTable {
     if (s.held) return s.held;
-    const buf = Buffer.allocUnsafe(s.len);
-    for (let off = 0; off < s.len; ) {
-      const n = fs.readSync(this.handle!.fd, buf, off, s.len - off, s.at + off);
-      if (n <= 0) throw new Error(`${this.file}: short read at ${s.at + off}`);
-      off += n;
-    }
-    return JSON.parse(buf.toString('utf8')) as DeletedTable;
+    return JSON.parse(readExactSync(this.handle!.fd, s.len, s.at, this.file).toString('utf8')) as DeletedTable;
   }
 
   async close(): Promise<void> {

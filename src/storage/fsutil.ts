@@ -30,6 +30,17 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** `len` bytes of `fd` at `pos`; a file shorter than that is an error naming `file`. */
+export function readExactSync(fd: number, len: number, pos: number, file: string): Buffer {
+  const buf = Buffer.allocUnsafeSlow(len);
+  for (let off = 0; off < len; ) {
+    const n = fs.readSync(fd, buf, off, len - off, pos + off);
+    if (n <= 0) throw new Error(`${file}: short read at ${pos + off}`);
+    off += n;
+  }
+  return buf;
+}
+
 export function fsyncDirSync(dir: string): void {
   const fd = fs.openSync(dir, 'r');
   try {

@@ -182,17 +182,6 @@ export class TableData {
     return this.wal !== null;
   }
 
-  /** Every file this table owns (for moving it to the trash). */
-  ownFiles(): string[] {
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(this.dir);
-    } catch {
-      return [];
-    }
-    return names.filter((n) => n === `${this.stem}.meta.json` || n === `${this.stem}.wal` || n.startsWith(`${this.stem}@`)).map((n) => path.join(this.dir, n));
-  }
-
   /**
    * Creates the sidecar of a new, empty table. The table may be visible
    * while this writes (Storage.createTable saves the catalog meanwhile):
@@ -516,7 +505,7 @@ export class TableData {
    * Durable when it resolves.
    */
   private foldIntoFragment(extra: Batch | null): Promise<void> {
-    return this.upkeep.runExclusive(() => (extra ? this.gate.runExclusive(() => this.foldWith(extra)) : this.foldLog()));
+    return extra ? this.exclusively(() => this.foldWith(extra)) : this.upkeep.runExclusive(() => this.foldLog());
   }
 
   /**

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { fsyncDir } from './fsutil.js';
+import { fsyncDir, readExactSync } from './fsutil.js';
 
 const HEADER = 8;
 /** Background mode: the longest an acknowledged append waits for its fdatasync (bounds the power-loss window). */
@@ -247,13 +247,7 @@ export class WalWriter {
     const h = this.handle;
     const pos = at - this.base;
     if (!h || pos < 0 || pos + len > this.size) throw new Error(`WAL ${this.file}: the bytes at ${at} are no longer in the log`);
-    const buf = Buffer.allocUnsafeSlow(len);
-    for (let off = 0; off < len; ) {
-      const n = fs.readSync(h.fd, buf, off, len - off, pos + off);
-      if (n <= 0) throw new Error(`WAL ${this.file}: short read at ${pos + off}`);
-      off += n;
-    }
-    return buf;
+    return readExactSync(h.fd, len, pos, `WAL ${this.file}`);
   }
 
   /**
