@@ -25,9 +25,6 @@ interface Case {
  * green while they fail and turns red once they pass (then drop them here).
  */
 const KNOWN: Record<string, string> = {
-  // The oracle holds (1,1),(2,2),(NULL,NULL) for l={1,2} FULL JOIN r={2,3}, which no
-  // FULL JOIN of those rows produces; it looks like a recording anomaly.
-  full_join: 'oracle rows inconsistent with the setup',
   // Parameter wire values are validated by the gateway ("Invalid timestamp string");
   // in-process the engine's decoder words the error differently. Passes through REST.
   params_timestamp_reject: 'parameter validation wording lives in the gateway',
