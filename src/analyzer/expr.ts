@@ -31,7 +31,7 @@ import type {
   WindowCall,
   WindowFrame,
 } from './resolved.js';
-import { Scope, colRef } from './scope.js';
+import { Correlation, Scope, colRef } from './scope.js';
 import {
   Origin,
   canCast,
@@ -628,6 +628,7 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
   else if (ctx.udfArgs?.has(lfirst)) base = ctx.udfArgs.get(lfirst)!;
   else if (ctx.selectAliases?.has(lfirst)) base = ctx.selectAliases.get(lfirst)!;
   if (!base) {
+    let arg: ReturnType<Scope['lookupUdfArg']>;
     const hit = ctx.scope.lookup(first);
     if (hit?.kind === 'ambiguous') throw sqlError(`Column ${first} is ambiguous`, n.loc);
     if (hit?.kind === 'column') {
@@ -662,6 +663,8 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
         });
         base = { kind: 'make_struct', type: structOf(rv.columns.map((c) => ({ name: c.name, type: c.type }))), fields };
       }
+    } else if ((arg = ctx.scope.lookupUdfArg(first))) {
+      base = arg.crossed.length ? correlateArg(arg.expr, arg.crossed) : arg.expr;
     } else {
       const tp = an.tvfParams[an.tvfParams.length - 1]?.get(lfirst);
       const v = tp ? undefined : an.env.variables.get(lfirst);
@@ -673,6 +676,25 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
   setLoc(base, n.loc);
   for (let i = rest; i < n.parts.length; i++) base = fieldAccess(base, n.parts[i]!, n.loc, ctx.flatten);
   return base;
+}
+
+/**
+ * A SQL function argument used inside a subquery of the function's body: its
+ * columns are outer columns there, read through every boundary crossed.
+ */
+function correlateArg(e: Expr, crossed: readonly Correlation[]): Expr {
+  const add = (id: number) => {
+    for (const c of crossed) c.ids.add(id);
+  };
+  return rewriteExpr(e, (x) => {
+    if (x.kind === 'subquery') {
+      x.correlatedColumns.forEach(add);
+      return x;
+    }
+    if (x.kind !== 'column') return undefined;
+    add(x.columnId);
+    return x.correlated ? x : { ...x, correlated: true };
+  });
 }
 
 function resolveSubscript(an: Analyzer, n: A.Subscript, ctx: ExprCtx): Expr {
@@ -1230,7 +1252,9 @@ function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, c
     }
   }
   // The body sees only its parameters (and may call aggregates when the caller allows them).
-  let body = resolveExpr(an, udf.body!, { scope: new Scope(), clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
+  const bodyScope = new Scope();
+  bodyScope.udfArgs = m;
+  let body = resolveExpr(an, udf.body!, { scope: bodyScope, clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
   if (udf.returns) {
     const rt = typeFromNode(udf.returns);
     if (!typeEquals(body.type, rt)) body = coerce(body, rt);

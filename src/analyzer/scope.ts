@@ -37,6 +37,12 @@ export class Scope {
   starList?: ResolvedColumn[];
   /** Names that may not be referenced unqualified: ambiguous after a join. */
   readonly ambiguous = new Set<string>();
+  /**
+   * The parameters of a SQL function whose body starts at this scope (the
+   * arguments' expressions, in the caller's terms): visible to every query of
+   * the body, subqueries included, after the names of their own FROM clauses.
+   */
+  udfArgs?: ReadonlyMap<string, Expr>;
 
   constructor(
     readonly parent?: Scope,
@@ -109,6 +115,22 @@ export class Scope {
         return { ...hit, correlated: true };
       }
       if (s.correlation) (crossed ??= []).push(s.correlation);
+    }
+    return undefined;
+  }
+
+  /**
+   * A SQL function parameter visible from here: the argument's expression, and
+   * the subquery boundaries between here and the function body, which read the
+   * argument's columns as correlated ones.
+   */
+  lookupUdfArg(name: string): { expr: Expr; crossed: Correlation[] } | undefined {
+    const lname = name.toLowerCase();
+    const crossed: Correlation[] = [];
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const e = s.udfArgs?.get(lname);
+      if (e) return { expr: e, crossed };
+      if (s.correlation) crossed.push(s.correlation);
     }
     return undefined;
   }
