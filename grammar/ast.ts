@@ -901,6 +901,7 @@ export interface PipeWindow extends NodeBase {
 /** |> WITH name AS (query), ... */
 export interface PipeWith extends NodeBase {
   kind: 'PipeWith';
+  recursive: boolean;
   ctes: Cte[];
 }
 /** |> IF cond THEN ( |> ops ) [ELSEIF cond THEN ( |> ops )]... [ELSE ( |> ops )] (ZetaSQL). */

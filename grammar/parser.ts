@@ -2388,11 +2388,36 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private queryPrimary = this.RULE('queryPrimary', (): A.QueryExpr => {
     const t = this.la(1);
     return this.or(1, [
+      {
+        // `(query) AS t |> ...`: a pipe query may start with an aliased subquery (pipe syntax reference, AS/JOIN examples).
+        GATE: () => this.startsAliasedPipeInput(),
+        ALT: (): A.QueryExpr => {
+          const query = this.subrule(6, this.parenQuery);
+          const alias = this.subrule(7, this.aliasRequired);
+          return { kind: 'FromQuery', loc: this.loc(t), from: { kind: 'SubqueryRef', loc: this.loc(t), query, alias } };
+        },
+      },
       { ALT: (): A.QueryExpr => this.subrule(2, this.parenQuery) },
       { ALT: (): A.QueryExpr => this.subrule(3, this.select) },
       { ALT: (): A.QueryExpr => (this.consume(4, K.FROM!), { kind: 'FromQuery', loc: this.loc(t), from: this.subrule(5, this.fromClause) }) },
     ]);
   });
+
+  /** `( ... ) [AS] alias |>`: the closing parenthesis of the first one, then an alias, then a pipe. */
+  private startsAliasedPipeInput(): boolean {
+    if (!this.isSym('(')) return false;
+    let depth = 0;
+    for (let k = 1; ; k++) {
+      const t = this.la(k);
+      if (t.tokenType === EOF) return false;
+      if (t.kind !== T.Symbol) continue;
+      if (t.image === '(') depth++;
+      else if (t.image === ')' && --depth === 0) {
+        const a = this.isKw('AS', k + 1) ? k + 2 : k + 1;
+        return this.isIdent(a) && this.isSym('|>', a + 1);
+      }
+    }
+  }
 
   private select = this.RULE('select', (): A.Select => {
     const t = this.consume(1, K.SELECT!);
@@ -3342,7 +3367,12 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           return { kind: 'PipeDescribe', loc, static: this.up(k) === 'STATIC_DESCRIBE' };
         },
       },
-      { ALT: (): A.PipeOp => ({ kind: 'PipeWith', loc, ctes: this.subrule(104, this.withClause).ctes }) },
+      {
+        ALT: (): A.PipeOp => {
+          const w = this.subrule(104, this.withClause);
+          return { kind: 'PipeWith', loc, recursive: w.recursive, ctes: w.ctes };
+        },
+      },
       {
         ALT: (): A.PipeOp => {
           this.consume(105, K.ASSERT!);

@@ -50,6 +50,18 @@ export interface RelOut {
   readonly rel: Rel;
   readonly names: readonly string[];
   readonly isValueTable: boolean;
+  /** Table aliases the next pipe operator sees (pipe syntax: "a pipe operator can see every alias that exists in the table preceding the pipe"). */
+  readonly pipeVars?: readonly PipeVar[];
+  /** How many trailing columns only `pipeVars` read (values an alias keeps after `|> SET`/`DROP`); never output. */
+  readonly hidden?: number;
+}
+
+/** A pipe table alias: its columns by position in the table's columns. */
+export interface PipeVar {
+  readonly name: string;
+  readonly columns: readonly { readonly name: string; readonly index: number }[];
+  /** A value table's alias: the row value is this column. */
+  readonly valueIndex?: number;
 }
 
 // ---------------------------------------------------------------- small builders
@@ -182,7 +194,7 @@ export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined)
           // |> WITH: CTEs visible to the remaining pipe operators of this query.
           an.ctes.push(new Map());
           pipeCteLevels++;
-          for (const c of p.ctes) ctes.push(resolveCte(an, c, false, outer));
+          for (const c of p.recursive ? dependencyOrder(p.ctes) : p.ctes) ctes.push(resolveCte(an, c, p.recursive, outer));
           continue;
         }
         out = applyPipe(an, out, p, outer);
@@ -190,6 +202,8 @@ export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined)
     } finally {
       for (let i = 0; i < pipeCteLevels; i++) an.ctes.pop();
     }
+    // A query's table aliases end with it.
+    out = withoutPipeVars(an, out);
     if (ctes.length) {
       out = { ...out, rel: { kind: 'with', ctes, body: out.rel, columns: out.rel.columns } };
     }
@@ -328,10 +342,14 @@ export function resolveQueryExpr(an: Analyzer, b: A.QueryExpr, outer: Scope | un
       const only = scope.rangeVars.length === 1 ? scope.rangeVars[0]! : undefined;
       const valueTable = !!only?.value && only.value.type.kind === 'STRUCT' && cols.length === 1 && cols[0]!.id === only.value.id;
       const proj = project(an, rel, exprs, valueTable ? [''] : names);
-      // `FROM t |> WHERE t.x = 1`: the single range variable stays nameable in the following pipe operators.
-      // (Not for UNNEST ... AS x, where the alias names the element itself.)
-      if (only && !only.value && only.name && !cols.some((c) => c.name.toLowerCase() === only.name.toLowerCase())) pipeAliases.set(proj, only.name);
-      return { rel: proj, names: valueTable ? [''] : names, isValueTable: valueTable };
+      if (valueTable) return { rel: proj, names: [''], isValueTable: true, ...(only.name ? { pipeVars: [{ name: only.name, columns: [], valueIndex: 0 }] } : {}) };
+      // `FROM t AS a JOIN u |> WHERE a.x = u.y`: the FROM clause's table aliases stay nameable in the following pipe operators
+      // (not UNNEST ... AS x, where the alias names the element, a column itself; nor an alias that a column's name hides).
+      const pos = new Map(cols.map((c, i) => [c.id, i]));
+      const pipeVars = scope.rangeVars
+        .filter((rv) => rv.name && !rv.value && !names.some((n) => n.toLowerCase() === rv.lname))
+        .map((rv) => ({ name: rv.name, columns: rv.columns.filter((c) => pos.has(c.id)).map((c) => ({ name: c.name, index: pos.get(c.id)! })) }));
+      return { rel: proj, names, isValueTable: false, ...(pipeVars.length ? { pipeVars } : {}) };
     }
   }
 }
@@ -536,6 +554,7 @@ export function resolveSelect(
   orderBy?: readonly A.OrderByItem[],
   limit?: A.Expr,
   offset?: A.Expr,
+  carry?: (scope: Scope) => SelItem[],
 ): RelOut {
   const scope = new Scope(outer);
   let rel: Rel = sel.from ? resolveFrom(an, sel.from, scope, outer) : oneRow();
@@ -561,6 +580,7 @@ export function resolveSelect(
       items.push({ name: alias, expr, loc: it.loc, aliasable: !!alias });
     }
   }
+  if (carry) items.push(...carry(scope));
 
   // GROUP BY keys.
   const keys: { expr: Expr; name: string; loc: A.Loc }[] = [];
@@ -990,6 +1010,17 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
           const alias = item.alias ?? item.path[item.path.length - 1]!;
           return unnestLeaf(an, [{ kind: 'PathExpr', loc: item.loc, parts: item.path }], alias, item.withOffset, scope, item.loc);
         }
+      }
+      const pipe = pipeInputs.get(item);
+      if (pipe && (pipe.pipeVars || pipe.hidden)) {
+        // The current table of a pipe: its visible columns unqualified, its table aliases by name.
+        const hiddenIds = new Set(pipe.rel.columns.slice(pipe.rel.columns.length - (pipe.hidden ?? 0)).map((c) => c.id));
+        const name = item.alias ?? '';
+        const rv: RangeVar = pipe.isValueTable
+          ? { name, lname: name.toLowerCase(), columns: [], value: { ...pipe.rel.columns[0]!, name } }
+          : { ...rangeOver(name, pipe.rel, pipe.names), ...(hiddenIds.size ? { hidden: hiddenIds } : {}) };
+        const star = rv.value ? [rv.value] : rv.columns.filter((c) => !hiddenIds.has(c.id));
+        return { rel: pipe.rel, rvs: [rv, ...pipeRangeVars(pipe)], star, lateral: false };
       }
       const r = resolveTableRef(an, item, outer);
       const rv = r.isValueTable
@@ -1771,77 +1802,121 @@ function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | undefined)
 }
 
 // ---------------------------------------------------------------- pipes
+//
+// Each operator rewrites to the equivalent SELECT over the current table, read
+// through a synthetic `$pipe` table reference (pipeInputs). Table aliases
+// follow the pipe syntax reference: WHERE, ORDER BY, LIMIT, TABLESAMPLE,
+// DISTINCT, EXTEND, WINDOW, SET, DROP, RENAME and JOIN keep the input's
+// aliases (JOIN adds the right side's); after SET, DROP and RENAME an alias
+// still reads the original values, so those are carried as hidden trailing
+// columns; AS replaces every alias with one; the other operators make a new
+// table without aliases (CALL, PIVOT and UNPIVOT may name it).
 
-function outScope(out: RelOut, outer: Scope | undefined, alias = ''): Scope {
-  const s = new Scope(outer);
-  if (out.isValueTable) {
-    const v = { ...out.rel.columns[0]!, name: alias };
-    s.addRangeVar({ name: alias, lname: alias.toLowerCase(), columns: [], value: v });
-    s.starList = [v];
-  } else {
-    const rv = rangeOver(alias, out.rel, out.names);
-    s.addRangeVar(rv);
-    s.starList = rv.columns.slice();
-  }
-  return s;
+/** The visible table of `out`: hidden columns projected away, no aliases. */
+function withoutPipeVars(an: Analyzer, out: RelOut): RelOut {
+  if (!out.pipeVars && !out.hidden) return out;
+  const n = out.rel.columns.length - (out.hidden ?? 0);
+  const names = out.names.slice(0, n);
+  const rel = out.hidden ? project(an, out.rel, out.rel.columns.slice(0, n).map((c) => colRef(c)), names) : out.rel;
+  return { rel, names, isValueTable: out.isValueTable };
 }
 
-/** Pipe operators rewrite to the equivalent SELECT over the current result. */
-const pipeAliases = new WeakMap<Rel, string>();
+/** The table aliases' range variables for a `$pipe` reference to `out`. */
+export function pipeRangeVars(out: RelOut): RangeVar[] {
+  return (out.pipeVars ?? []).map((v) => {
+    const cols = out.rel.columns;
+    if (v.valueIndex !== undefined) return { name: v.name, lname: v.name.toLowerCase(), columns: [], value: { ...cols[v.valueIndex]!, name: v.name }, qualifiedOnly: true };
+    return { name: v.name, lname: v.name.toLowerCase(), columns: v.columns.map((c) => ({ ...cols[c.index]!, name: c.name })), qualifiedOnly: true };
+  });
+}
+
+/** One alias over every visible column of `out` (`|> AS t`, `|> CALL f() AS t`). */
+function aliased(out: RelOut, alias: string | undefined): RelOut {
+  if (!alias) return out;
+  const v: PipeVar = out.isValueTable
+    ? { name: alias, columns: [], valueIndex: 0 }
+    : { name: alias, columns: out.names.map((name, index) => ({ name, index })) };
+  return { ...out, pipeVars: [v] };
+}
+
+const HIDDEN = '$pipe_alias';
 
 function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefined): RelOut {
-  const viaSelect = (sel: Omit<A.Select, 'kind' | 'loc' | 'from'>, orderBy?: A.OrderByItem[]): RelOut => {
-    // `|> AS t` names the rows for the next operator.
-    const alias = pipeAliases.get(out.rel);
-    const from: A.FromItem = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(alias ? { alias } : {}) };
-    pipeInputs.set(from as A.TableRef, out);
-    const r = resolveSelect(an, { kind: 'Select', loc: p.loc, from, ...sel }, outer, orderBy);
-    // Operators that keep the rows' shape (WHERE, EXTEND, SET, DROP, WINDOW) keep the range variable's name.
-    if (alias && p.kind !== 'PipeSelect') pipeAliases.set(r.rel, alias);
-    return r;
+  const pipeRef = (input: RelOut, alias?: string): A.TableRef => {
+    const ref: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(alias ? { alias } : {}) };
+    pipeInputs.set(ref, input);
+    return ref;
+  };
+  /** The operator as a SELECT over the current table: `keep` carries the table aliases in scope (and the input's) to the output. */
+  const viaSelect = (sel: Omit<A.Select, 'kind' | 'loc' | 'from'>, keep: boolean, orderBy?: A.OrderByItem[], from: A.FromItem = pipeRef(out)): RelOut => {
+    let vars: { rv: RangeVar; first: number }[] = [];
+    let carried = 0;
+    const carry = keep
+      ? (scope: Scope): SelItem[] => {
+          const items: SelItem[] = [];
+          vars = [];
+          for (const rv of scope.rangeVars) {
+            if (!rv.lname || (rv.value && !rv.qualifiedOnly)) continue;
+            vars.push({ rv, first: items.length });
+            for (const c of rv.value ? [rv.value] : rv.columns) items.push({ name: HIDDEN, expr: colRef(c), loc: p.loc, aliasable: false });
+          }
+          carried = items.length;
+          return items;
+        }
+      : undefined;
+    const r = resolveSelect(an, { kind: 'Select', loc: p.loc, from, ...sel }, outer, orderBy, undefined, undefined, carry);
+    if (!carried) return r;
+    const start = r.names.length - carried;
+    const pipeVars = vars.map(({ rv, first }): PipeVar =>
+      rv.value ? { name: rv.name, columns: [], valueIndex: start + first } : { name: rv.name, columns: rv.columns.map((c, k) => ({ name: c.name, index: start + first + k })) },
+    );
+    return { ...r, pipeVars, hidden: carried };
   };
   const star: A.SelectStar = { kind: 'SelectStar', loc: p.loc };
   switch (p.kind) {
     case 'PipeWhere':
       // A window function in |> WHERE filters after windowing, like QUALIFY.
-      return hasOver(p.cond) ? viaSelect({ distinct: false, items: [star], qualify: p.cond }) : viaSelect({ distinct: false, items: [star], where: p.cond });
+      return hasOver(p.cond) ? viaSelect({ distinct: false, items: [star], qualify: p.cond }, true) : viaSelect({ distinct: false, items: [star], where: p.cond }, true);
     case 'PipeSelect':
-      return viaSelect({ distinct: p.distinct, ...(p.asMode ? { asMode: p.asMode } : {}), items: p.items, ...(p.window ? { window: p.window } : {}) });
+      return viaSelect({ distinct: p.distinct, ...(p.asMode ? { asMode: p.asMode } : {}), items: p.items, ...(p.window ? { window: p.window } : {}) }, false);
     case 'PipeExtend':
-      return viaSelect({ distinct: false, items: [star, ...p.items], ...(p.window ? { window: p.window } : {}) });
+      return viaSelect({ distinct: false, items: [star, ...p.items], ...(p.window ? { window: p.window } : {}) }, true);
     case 'PipeWindow':
-      return viaSelect({ distinct: false, items: [star, ...p.items] });
+      return viaSelect({ distinct: false, items: [star, ...p.items] }, true);
     case 'PipeSet': {
       const replace = p.assignments.map((a) => ({ expr: a.expr, alias: a.column[a.column.length - 1]! }));
-      return viaSelect({ distinct: false, items: [{ ...star, replace }] });
+      return viaSelect({ distinct: false, items: [{ ...star, replace }] }, true);
     }
     case 'PipeDrop':
-      return viaSelect({ distinct: false, items: [{ ...star, except: p.columns.map((c) => c[c.length - 1]!) }] });
+      return viaSelect({ distinct: false, items: [{ ...star, except: p.columns.map((c) => c[c.length - 1]!) }] }, true);
     case 'PipeRename': {
-      const names = out.names.map((n) => {
-        const r = p.renames.find((x) => x.from[x.from.length - 1]!.toLowerCase() === n.toLowerCase());
-        return r ? r.to : n;
-      });
+      const visible = out.names.length - (out.hidden ?? 0);
       for (const r of p.renames) {
-        if (!out.names.some((n) => n.toLowerCase() === r.from[r.from.length - 1]!.toLowerCase())) {
+        if (!out.names.slice(0, visible).some((n) => n.toLowerCase() === r.from[r.from.length - 1]!.toLowerCase())) {
           throw sqlError(`Column ${r.from.join('.')} in pipe RENAME not found`, p.loc);
         }
       }
+      const names = out.names.map((n, i) => {
+        const r = i < visible ? p.renames.find((x) => x.from[x.from.length - 1]!.toLowerCase() === n.toLowerCase()) : undefined;
+        return r ? r.to : n;
+      });
+      // The aliases keep the old names (pipe syntax reference, RENAME).
       return { ...out, names };
     }
-    case 'PipeAs': {
-      const from: A.FromItem = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], alias: p.alias };
-      pipeInputs.set(from as A.TableRef, out);
-      const r = resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
-      pipeAliases.set(r.rel, p.alias);
-      return r;
-    }
+    case 'PipeAs':
+      return aliased(withoutPipeVars(an, out), p.alias);
     case 'PipeOrderBy':
-      return viaSelect({ distinct: false, items: [star] }, p.items);
+      return viaSelect({ distinct: false, items: [star] }, true, p.items);
     case 'PipeLimit':
       return applyLimit(an, out, p.limit, p.offset);
-    case 'PipeDistinct':
-      return viaSelect({ distinct: true, items: [star] });
+    case 'PipeDistinct': {
+      // Distinct over the visible columns; the aliases keep the columns that are visible ones.
+      const vis = withoutPipeVars(an, { ...out, pipeVars: undefined });
+      const r = viaSelect({ distinct: true, items: [star] }, false, undefined, pipeRef(vis));
+      const n = vis.names.length;
+      const pipeVars = (out.pipeVars ?? []).map((v) => ({ ...v, columns: v.columns.filter((c) => c.index < n) })).filter((v) => v.valueIndex === undefined || v.valueIndex < n);
+      return pipeVars.length ? { ...r, pipeVars } : r;
+    }
     case 'PipeAggregate': {
       const items: A.SelectItem[] = [];
       const groupItems: A.GroupingItem[] = [];
@@ -1857,13 +1932,11 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
       }
       if (p.groupingItems) groupItems.push(...p.groupingItems);
       const groupBy: A.GroupBy | undefined = groupItems.length ? { kind: 'GroupBy', loc: p.loc, all: false, items: groupItems } : undefined;
-      return viaSelect({ distinct: false, items, ...(groupBy ? { groupBy } : {}) }, order.length ? order : undefined);
+      return viaSelect({ distinct: false, items, ...(groupBy ? { groupBy } : {}) }, false, order.length ? order : undefined);
     }
     case 'PipeJoin': {
-      const left: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(pipeAliases.has(out.rel) ? { alias: pipeAliases.get(out.rel)! } : {}) };
-      pipeInputs.set(left, out);
-      const from: A.JoinRef = { kind: 'JoinRef', loc: p.loc, joinType: p.joinType, natural: p.natural, left, right: p.right, ...(p.on ? { on: p.on } : {}), ...(p.using ? { using: p.using } : {}) };
-      return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
+      const from: A.JoinRef = { kind: 'JoinRef', loc: p.loc, joinType: p.joinType, natural: p.natural, left: pipeRef(out), right: p.right, ...(p.on ? { on: p.on } : {}), ...(p.using ? { using: p.using } : {}) };
+      return viaSelect({ distinct: false, items: [star] }, true, undefined, from);
     }
     case 'PipeSetOp': {
       const others = p.queries.map((q) => resolveQuery(an, q, outer));
@@ -1872,7 +1945,7 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
         ...(p.outerMode ? { outerMode: p.outerMode } : {}), ...(p.corresponding ? { corresponding: p.corresponding } : {}), ...(p.byName ? { byName: p.byName } : {}),
         left: p.queries[0]!.body, right: p.queries[0]!.body,
       };
-      return combineSetOp(an, b, [out, ...others], [p, ...p.queries]);
+      return combineSetOp(an, b, [withoutPipeVars(an, out), ...others], [p, ...p.queries]);
     }
     case 'PipeTablesample':
       return { ...out, rel: sample(an, out.rel, p.sample) };
@@ -1885,28 +1958,24 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
         kind: 'FunctionCall', loc: p.loc, name: ['IF'], safe: false, distinct: false,
         args: [{ kind: 'IsExpr', loc: p.loc, expr: p.cond, not: false, what: 'TRUE' }, { kind: 'BoolLiteral', loc: p.loc, value: true }, { kind: 'IsExpr', loc: p.loc, not: false, what: 'NULL', expr: { kind: 'FunctionCall', loc: p.loc, name: ['ERROR'], safe: false, distinct: false, args: [msg] } }],
       };
-      return viaSelect({ distinct: false, items: [star], where: check });
+      return viaSelect({ distinct: false, items: [star], where: check }, true);
     }
     case 'PipeCall': {
-      // |> CALL tvf(args): the current rows are the first (TABLE) argument.
-      const input: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
-      pipeInputs.set(input, out);
-      const q: A.Query = { kind: 'Query', loc: p.loc, body: { kind: 'Select', loc: p.loc, distinct: false, items: [star], from: input }, pipes: [] };
+      // |> CALL tvf(args) [AS alias]: the current rows are the first (TABLE) argument.
+      const q: A.Query = { kind: 'Query', loc: p.loc, body: { kind: 'Select', loc: p.loc, distinct: false, items: [star], from: pipeRef(withoutPipeVars(an, out)) }, pipes: [] };
       const from: A.TvfRef = { ...p.tvf, args: [q, ...p.tvf.args] };
-      return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
+      return aliased(viaSelect({ distinct: false, items: [star] }, false, undefined, from), p.tvf.alias);
     }
     case 'PipePivot':
     case 'PipeUnpivot': {
-      const input: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'] };
-      pipeInputs.set(input, out);
       const { kind, ...rest } = p;
-      const from = { ...rest, kind: kind === 'PipePivot' ? 'PivotRef' : 'UnpivotRef', input } as A.FromItem;
-      return resolveSelect(an, { kind: 'Select', loc: p.loc, distinct: false, items: [star], from }, outer);
+      const from = { ...rest, kind: kind === 'PipePivot' ? 'PivotRef' : 'UnpivotRef', input: pipeRef(withoutPipeVars(an, out)) } as A.FromItem;
+      return aliased(viaSelect({ distinct: false, items: [star] }, false, undefined, from), p.alias);
     }
     case 'PipeMatchRecognize': {
-      const alias = pipeAliases.get(out.rel);
-      const from: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(alias ? { alias } : {}) };
-      pipeInputs.set(from, out);
+      const vis = withoutPipeVars(an, out);
+      const alias = out.pipeVars?.length === 1 ? out.pipeVars[0]!.name : undefined;
+      const from = pipeRef(vis, alias);
       const q = matchRecognizeQuery(an, from, alias, p.spec, p.loc);
       return resolveQuery(an, q, outer);
     }
@@ -1917,4 +1986,3 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
 
 /** Pipe inputs are passed to resolveTableRef through this side table keyed by the synthetic TableRef. */
 export const pipeInputs = new WeakMap<A.TableRef, RelOut>();
-void outScope;

@@ -16,6 +16,12 @@ export interface RangeVar {
   readonly value?: ResolvedColumn;
   /** Column ids that `*` skips (the right copy of a USING key). */
   readonly hidden?: ReadonlySet<number>;
+  /**
+   * A pipe table alias carried past operators that changed the visible columns
+   * (`|> SET`, `|> DROP`, ...): reached only as `alias` or `alias.column`, never
+   * by an unqualified column name nor by `*`.
+   */
+  readonly qualifiedOnly?: boolean;
 }
 
 export class Correlation {
@@ -68,6 +74,7 @@ export class Scope {
     if (rv) return { kind: 'range', rv, correlated: false };
     let hit: Lookup;
     for (const r of this.rangeVars) {
+      if (r.qualifiedOnly) continue;
       if (r.value) {
         const t = r.value.type;
         if (t.kind === 'STRUCT') {
@@ -140,6 +147,7 @@ export class Scope {
     if (this.starList) return this.starList;
     const out: ResolvedColumn[] = [];
     for (const rv of this.rangeVars) {
+      if (rv.qualifiedOnly) continue;
       if (rv.value) {
         out.push(rv.value);
         continue;
