@@ -4,7 +4,8 @@
 // Packages stay external (loaded from node_modules), except chevrotain, the
 // grammar's parser library: unbundled, its module graph (lodash-es: hundreds of
 // small ESM files) costs ~300 ms to load; bundled it loads in a few tens of ms.
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
@@ -98,21 +99,54 @@ function asciiOnly(file) {
   writeFileSync(file, text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`));
 }
 
+/**
+ * Process entries (bundled with lazily loaded chunks) and the programmatic
+ * entry (`import { startEmulator } from 'warehouse-emulator'`: node builtins
+ * only, one file, declarations generated beside it). A new entry is one line here.
+ */
+const ENTRIES = [
+  { name: 'gateway', entry: 'src/gateway/main.ts', split: true, bin: true },
+  { name: 'engine', entry: 'src/engine/main.ts', split: true },
+  { name: 'index', entry: 'src/api/index.ts', split: false, declarations: true },
+];
+
 const written = new Set();
-for (const [name, entry] of [['gateway', 'src/gateway/main.ts'], ['engine', 'src/engine/main.ts']]) {
-  const r = await build({ ...common, entryPoints: { [name]: entry }, outdir: OUT, splitting: true, chunkNames: `${name}-[name]-[hash]`, metafile: true });
+for (const { name, entry, split, bin, declarations } of ENTRIES) {
+  const r = await build({
+    ...common,
+    entryPoints: { [name]: entry },
+    outdir: OUT,
+    ...(split ? { splitting: true, chunkNames: `${name}-[name]-[hash]` } : {}),
+    ...(bin ? { banner: { js: '#!/usr/bin/env node' } } : {}),
+    metafile: true,
+  });
   for (const f of Object.keys(r.metafile.outputs)) {
     written.add(resolve(f));
     if (f.endsWith('.js')) asciiOnly(f);
   }
+  if (bin) chmodSync(resolve(OUT, `${name}.js`), 0o755);
+  if (declarations) writeDeclarations(entry, resolve(OUT, `${name}.d.ts`));
 }
+
+/** `.d.ts` of a self-contained entry (explicit types on its exports), without a type-checking pass. */
+function writeDeclarations(entry, out) {
+  const require = createRequire(import.meta.url);
+  const ts = require('typescript');
+  const r = ts.transpileDeclaration(readFileSync(entry, 'utf8'), { fileName: entry, compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022 } });
+  const errors = (r.diagnostics ?? []).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  if (errors.length) throw new Error(`declarations of ${entry}:\n${errors.join('\n')}`);
+  writeFileSync(out, r.outputText);
+}
+
 // Chunks of earlier builds stay for a day: a running engine imports some of
 // its chunks on first use (the query pipeline, the Storage APIs), and chunk
 // names change with their content, so deleting them at once would break
 // processes started before this build (several people share one dist/).
+// `--clean` (npm pack) keeps only this build's files, so the package ships no stale chunk.
+const CLEAN = process.argv.includes('--clean');
 const DAY_MS = 24 * 3600 * 1000;
 for (const f of readdirSync(OUT)) {
   const p = resolve(OUT, f);
   if (!/^(gateway|engine)-/.test(f) || written.has(p)) continue;
-  if (Date.now() - statSync(p).mtimeMs > DAY_MS) rmSync(p);
+  if (CLEAN || Date.now() - statSync(p).mtimeMs > DAY_MS) rmSync(p);
 }

@@ -201,8 +201,17 @@ export class EngineConnection {
   private grpcClient: EngineClient | undefined;
   private grpcLoading: Promise<EngineClient> | undefined;
 
-  constructor(readonly address: string) {
+  constructor(public address: string) {
     this.local = new LocalEngineTransport(engineProto()['warehouse_emulator.engine.v1.Engine'] as unknown as MethodCodecs);
+  }
+
+  /** The engine's TCP address once known (an engine spawned with --grpc-port 0 names its port when it serves). */
+  useAddress(address: string): void {
+    if (address === this.address) return;
+    this.address = address;
+    this.grpcClient?.close();
+    this.grpcClient = undefined;
+    this.grpcLoading = undefined;
   }
 
   /** Whether calls go over the local socket now. */

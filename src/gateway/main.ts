@@ -82,6 +82,9 @@ async function run(config: GatewayConfig): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
+  // Started by startEmulator() (src/api/): its process going away, even by
+  // SIGKILL, closes the IPC channel, and the emulator goes with it.
+  if (process.send) process.on('disconnect', () => void shutdown('parent gone'));
 
   supervisor.spawnEarly();
   const [{ EngineConnection: Client }, { GatewayContext }, { JobRegistry }, { buildServer }] = await Promise.all([
@@ -134,7 +137,16 @@ async function run(config: GatewayConfig): Promise<void> {
   }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.httpPort;
-  log(`listening on http://${config.listenHost}:${port} (engine gRPC ${config.grpcPort}, data dir ${dataDir}, ready in ${Date.now() - started} ms)`);
+  log(`listening on http://${config.listenHost}:${port} (engine gRPC ${supervisor.grpcPort}, data dir ${dataDir}, ready in ${Date.now() - started} ms)`);
+  process.send?.({ type: 'ready', httpPort: port, grpcPort: supervisor.grpcPort, dataDir } satisfies ReadyMessage);
+}
+
+/** What a gateway with an IPC channel (startEmulator) sends its parent once it serves. */
+interface ReadyMessage {
+  type: 'ready';
+  httpPort: number;
+  grpcPort: number;
+  dataDir: string;
 }
 
 function main(): void {

@@ -1,6 +1,7 @@
 // Owns the engine process: spawn, wait for Health, forward output, restart
 // with backoff when it dies, stop it (no orphan) when the gateway stops.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineConnection } from './engine-local.js';
@@ -128,6 +129,12 @@ export class EngineSupervisor {
    */
   private adoptSockets(line: string): void {
     const child = this.child;
+    // --grpc-port 0: the engine chose a port; restarts keep it.
+    const port = Number(/serving on (\d+)/.exec(line)?.[1]);
+    if (this.opts.grpcPort === 0 && port > 0) {
+      this.opts.grpcPort = port;
+      this.client.useAddress(`127.0.0.1:${port}`);
+    }
     this.client.useSocket(/serving on \S+ socket (\S+)/.exec(line)?.[1]);
     void this.client.useLocal(/serving on .* local (\S+)/.exec(line)?.[1]).then(() => {
       if (this.child !== child) return;
@@ -141,9 +148,17 @@ export class EngineSupervisor {
     return join(tmpdir(), `warehouse-engine-${process.pid}-${this.opts.grpcPort}.sock`);
   }
 
+  /** The engine's gRPC port: the flag's, or the one the engine chose for --grpc-port 0 once it serves. */
+  get grpcPort(): number {
+    return this.opts.grpcPort;
+  }
+
   /** Spawns the engine now without waiting for it (start() then adopts it). */
   spawnEarly(): void {
-    if (!this.external && !this.child) this.spawnEngine();
+    if (!this.external && !this.child) {
+      removeStaleSockets();
+      this.spawnEngine();
+    }
   }
 
   get external(): boolean {
@@ -162,7 +177,10 @@ export class EngineSupervisor {
   /** Spawns (unless external) and resolves once Health answers; rejects when it never does. */
   async start(): Promise<void> {
     if (!this.external) {
-      if (!this.child) this.spawnEngine();
+      if (!this.child) {
+        removeStaleSockets();
+        this.spawnEngine();
+      }
     } else this.opts.debug(`engine: external, expecting it on ${this.client.address}`);
     await this.waitHealthy(START_TIMEOUT_MS, true);
     this.startMonitor();
@@ -321,5 +339,35 @@ export class EngineSupervisor {
     await exited;
     clearTimeout(timer);
     process.off('exit', this.killOnExit);
+  }
+}
+
+const SOCKET_NAME = /^warehouse-engine-(\d+)-\d+\.sock(\.local)?$/;
+
+/**
+ * An engine removes its sockets when it exits; one that was SIGKILLed (or
+ * died with its gateway in a killed process group) leaves them in the temp
+ * dir. Sockets named after a gateway pid that no longer runs are such leftovers.
+ */
+export function removeStaleSockets(dir = tmpdir()): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(SOCKET_NAME.exec(name)?.[1]);
+    if (!pid || pid === process.pid || pidAlive(pid)) continue;
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
