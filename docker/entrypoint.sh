@@ -1,16 +1,56 @@
 #!/bin/sh
-# Spec §1.4: inject three defaults only when the caller did not pass that flag.
-set -e
-host=1; dir=1; seed=1
-for a in "$@"; do
-  case "$a" in
-    --hostname|--hostname=*|--listen-host|--listen-host=*|--listen_host|--listen_host=*) host=0 ;;
-    --data-dir|--data-dir=*|--data_dir|--data_dir=*) dir=0 ;;
-    --seed-data-file|--seed-data-file=*|--seed_data_file|--seed_data_file=*|--seed-yaml|--seed-yaml=*|--data-from-yaml|--data-from-yaml=*) seed=0 ;;
+# Container entrypoint (spec §1.4.3-4): every argument goes to the gateway;
+# three defaults are added in front, each only when the caller passed no form
+# of that flag (hyphen, underscore, alias, `--flag value` or `--flag=value`,
+# or the environment variable the gateway would fall back to):
+#   --hostname=0.0.0.0                    (listen-host, hostname)
+#   --data-dir=/var/lib/warehouse-emulator (data-dir, database; WAREHOUSE_EMULATOR_DATA_DIR, BIGQUERY_EMULATOR_DATA_DIR)
+#   --seed-data-file=<bundled sample data> (seed-data-file, seed-yaml, data-from-yaml)
+# The bundled seed is also left out once the data dir holds a catalog: seed
+# rows are appended at every start (spec §1.3.1.9), so a persistent volume
+# would otherwise get the samples again on each restart.
+set -eu
+
+seed_file="${WAREHOUSE_EMULATOR_BUNDLED_SEED:-/usr/local/share/warehouse-emulator/seed/public.yaml}"
+default_dir=/var/lib/warehouse-emulator
+
+want_host=1
+want_dir=1
+want_seed=1
+flag_dir=""
+db_dir=""
+pending=""
+for arg in "$@"; do
+  if [ -n "$pending" ]; then
+    # the value of a `--flag value` pair
+    case "$pending" in
+      dir) flag_dir="$arg" ;;
+      db) db_dir="$(dirname -- "$arg")" ;;
+    esac
+    pending=""
+    continue
+  fi
+  case "$arg" in
+    --) break ;;
+    --hostname | --hostname=* | --listen-host | --listen-host=* | --listen_host | --listen_host=*) want_host=0 ;;
+    --data-dir | --data_dir) want_dir=0; pending=dir ;;
+    --data-dir=* | --data_dir=*) want_dir=0; flag_dir="${arg#*=}" ;;
+    --database) want_dir=0; pending=db ;;
+    --database=*) want_dir=0; db_dir="$(dirname -- "${arg#*=}")" ;;
+    --seed-data-file | --seed-data-file=* | --seed_data_file | --seed_data_file=* | \
+      --seed-yaml | --seed-yaml=* | --seed_yaml | --seed_yaml=* | \
+      --data-from-yaml | --data-from-yaml=* | --data_from_yaml | --data_from_yaml=*) want_seed=0 ;;
   esac
 done
-set -- "$@"
-[ $host = 1 ] && set -- --hostname=0.0.0.0 "$@"
-[ $dir = 1 ] && set -- --data-dir=/var/lib/warehouse-emulator "$@"
-if [ $seed = 1 ] && [ -f /app/dist/seed/public.yaml ]; then set -- --seed-data-file=/app/dist/seed/public.yaml "$@"; fi
-exec node /app/dist/gateway.js "$@"
+if [ -n "${WAREHOUSE_EMULATOR_DATA_DIR:-}" ] || [ -n "${BIGQUERY_EMULATOR_DATA_DIR:-}" ]; then want_dir=0; fi
+
+# The data dir the gateway will use (same precedence as its CLI: flag, --database, env, default).
+data_dir="${flag_dir:-${db_dir:-${WAREHOUSE_EMULATOR_DATA_DIR:-${BIGQUERY_EMULATOR_DATA_DIR:-$default_dir}}}}"
+
+if [ "$want_seed" = 1 ] && [ -f "$seed_file" ] && [ ! -e "$data_dir/catalog.store" ]; then
+  set -- "--seed-data-file=$seed_file" "$@"
+fi
+if [ "$want_dir" = 1 ]; then set -- "--data-dir=$default_dir" "$@"; fi
+if [ "$want_host" = 1 ]; then set -- --hostname=0.0.0.0 "$@"; fi
+
+exec warehouse-emulator "$@"
