@@ -4,9 +4,11 @@
 // Packages stay external (loaded from node_modules), except chevrotain, the
 // grammar's parser library: unbundled, its module graph (lodash-es: hundreds of
 // small ESM files) costs ~300 ms to load; bundled it loads in a few tens of ms.
-import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const BUNDLED = /^(chevrotain|@chevrotain\/.*|lodash-es)(\/|$)/;
@@ -100,6 +102,46 @@ function asciiOnly(file) {
 }
 
 /**
+ * The web console (console/, served by src/gateway/plugins/console.ts): one
+ * browser bundle (preact + CodeMirror, minified), its CSS and index.html in
+ * dist/console/, each with a gzipped twin the gateway sends when accepted, and
+ * functions.json: the function registry's names and signatures, read by
+ * running scripts/console-functions.ts (the editor's completion lists exactly
+ * what the engine implements).
+ */
+async function buildConsole() {
+  const out = resolve(OUT, 'console');
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  await build({
+    entryPoints: { app: 'console/src/main.tsx' },
+    outdir: out,
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: ['chrome100', 'firefox100', 'safari15'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  copyFileSync('console/src/index.html', resolve(out, 'index.html'));
+  const lister = resolve(OUT, '.console-functions.mjs');
+  await build({ ...common, sourcemap: false, entryPoints: ['scripts/console-functions.ts'], outfile: lister });
+  try {
+    writeFileSync(resolve(out, 'functions.json'), execFileSync(process.execPath, [lister], { maxBuffer: 64 * 1024 * 1024 }));
+  } finally {
+    rmSync(lister, { force: true });
+  }
+  for (const f of readdirSync(out)) writeFileSync(resolve(out, f + '.gz'), gzipSync(readFileSync(resolve(out, f)), { level: 9 }));
+}
+
+if (process.argv.includes('--console-only')) {
+  await buildConsole();
+  process.exit(0);
+}
+
+/**
  * Process entries (bundled with lazily loaded chunks) and the programmatic
  * entry (`import { startEmulator } from 'warehouse-emulator'`: node builtins
  * only, one file, declarations generated beside it). A new entry is one line here.
@@ -127,6 +169,7 @@ for (const { name, entry, split, bin, declarations } of ENTRIES) {
   if (bin) chmodSync(resolve(OUT, `${name}.js`), 0o755);
   if (declarations) writeDeclarations(entry, resolve(OUT, `${name}.d.ts`));
 }
+await buildConsole();
 
 /** `.d.ts` of a self-contained entry (explicit types on its exports), without a type-checking pass. */
 function writeDeclarations(entry, out) {

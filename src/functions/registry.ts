@@ -96,6 +96,8 @@ export interface ScalarFunctionDef {
    * ('DAY', 'WEEK(MONDAY)'), exactly like the first argument of `$extract`.
    */
   readonly datePartArgs?: readonly number[];
+  /** Each overload as shown to people ("ABS(INT64) -> INT64"); read by the web console's completion at build time. */
+  signatures?(): readonly string[];
   resolve(args: readonly ArgInfo[]): FunctionResolution<ResolvedScalar> | FunctionMismatch;
 }
 
@@ -105,6 +107,8 @@ export interface AggregateFunctionDef {
   readonly safeCallable?: boolean;
   /** Usable as an analytic (window) function too. Every aggregate is, unless stated. */
   readonly analytic?: boolean;
+  /** As ScalarFunctionDef.signatures. */
+  signatures?(): readonly string[];
   resolve(args: readonly ArgInfo[], opts: AggregateOptions): FunctionResolution<ResolvedAggregate> | FunctionMismatch;
 }
 

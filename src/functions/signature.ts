@@ -409,6 +409,12 @@ export function mismatchMessage<I>(name: string, sigs: readonly Signature<I>[], 
   return `No matching signature for ${display.what} for argument types: ${argStr}. Supported signature${uniq.length === 1 ? '' : 's'}: ${uniq.join('; ')}`;
 }
 
+/** The overloads as people read them: the "Supported signatures" forms, with the result type when it is fixed by a pattern. */
+function signatureList<I>(name: string, sigs: readonly Signature<I>[], display: Display): string[] {
+  const out = sigs.map((s) => display.signature(name, s.args.map(specDisplay)) + (typeof s.ret === 'string' ? ` -> ${patternDisplay(s.ret)}` : ''));
+  return [...new Set(out)];
+}
+
 /** A NULL that already carries a concrete type (CAST(NULL AS TIMESTAMP)) is not an untyped NULL. */
 function typedNullFix(a: ArgInfo): ArgInfo {
   if (!a.untypedNull) return a;
@@ -455,6 +461,7 @@ export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>
     safeCallable: opts.safeCallable ?? !name.startsWith('$'),
     volatile: opts.volatile,
     datePartArgs: opts.datePartArgs ?? datePartPositions(sigs),
+    signatures: () => signatureList(name, sigs, display),
     resolve(args: readonly ArgInfo[]): FunctionResolution<ResolvedScalar> | FunctionMismatch {
       const firstNamed = args.findIndex((a) => a.name !== undefined);
       if (firstNamed >= 0 && args.slice(firstNamed).some((a) => a.name === undefined))
@@ -502,6 +509,7 @@ export function defineAggregate(name: string, sigs: readonly Signature<Accumulat
     name,
     safeCallable: true,
     analytic: opts.analytic ?? true,
+    signatures: () => signatureList(name, sigs, functionDisplay(name)),
     resolve(args, aggOpts): FunctionResolution<ResolvedAggregate> | FunctionMismatch {
       const r = matchSignature(name, sigs, args);
       if (!r.ok) return r;

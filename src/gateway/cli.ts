@@ -32,6 +32,8 @@ export interface GatewayConfig {
   seedDataFiles: string[];
   /** Engine acknowledges inserts only after their WAL fdatasync (default: after the write, synced within ~50 ms). */
   syncWrites: boolean;
+  /** Serve the web console at /console (and at / to browsers). */
+  console: boolean;
   warnings: string[];
 }
 
@@ -70,6 +72,7 @@ const FLAGS: FlagSpec[] = [
   { name: 'seed-api-allow-remote', aliases: [], kind: 'bool', description: 'Remove the loopback-only gate of the seed API', defaultText: 'false' },
   { name: 'seed-api-seed-token', aliases: [], kind: 'string', description: 'Required X-Warehouse-Emulator-Seed-Token (or X-BigQuery-Emulator-Seed-Token) header value (env WAREHOUSE_EMULATOR_SEED_TOKEN / BIGQUERY_EMULATOR_SEED_TOKEN)' },
   { name: 'sync-writes', aliases: [], kind: 'bool', description: 'Acknowledge inserts only after fdatasync (survive power loss; default: after the write, synced within ~50 ms) (env WAREHOUSE_EMULATOR_SYNC_WRITES / BIGQUERY_EMULATOR_SYNC_WRITES)', defaultText: 'false' },
+  { name: 'console', aliases: ['enable-console'], kind: 'bool', description: 'Serve the web console at /console (and at / to a browser); --no-console turns it off', defaultText: 'true' },
   { name: 'seed-data-file', aliases: ['seed-yaml', 'data-from-yaml'], kind: 'list', description: 'YAML seed file; repeatable' },
 ];
 
@@ -266,6 +269,7 @@ export function parseCli(args: readonly string[], env: NodeJS.ProcessEnv = proce
     seedApiSeedToken: str('seedApiSeedToken') || firstEnv('WAREHOUSE_EMULATOR_SEED_TOKEN', 'BIGQUERY_EMULATOR_SEED_TOKEN') || '',
     seedDataFiles: Array.isArray(o['seedDataFile']) ? (o['seedDataFile'] as string[]) : [],
     syncWrites: bool('syncWrites', /^(1|true|yes|on)$/i.test(firstEnv('WAREHOUSE_EMULATOR_SYNC_WRITES', 'BIGQUERY_EMULATOR_SYNC_WRITES') ?? '')),
+    console: bool('console', true),
     warnings,
   };
 }

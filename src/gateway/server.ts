@@ -8,6 +8,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { EMULATOR_PRINCIPAL_EMAIL, type Family, type GatewayContext, type Principal } from './context.js';
 import { envelope, RestError, type ErrorInfo } from './errors.js';
 import { registerHealth } from './plugins/health.js';
+import { registerConsole } from './plugins/console.js';
 import { registerDiscovery } from './plugins/discovery.js';
 import { registerDatasets } from './plugins/datasets.js';
 import { registerTables } from './plugins/tables.js';
@@ -247,7 +248,8 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
   });
 
   await app.register(async (root) => {
-    registerHealth(root);
+    registerHealth(root, ctx.config.console);
+    if (ctx.config.console) registerConsole(root);
     registerDiscovery(root);
     registerMigration(root);
     registerTransfer(root);
