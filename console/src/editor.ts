@@ -12,6 +12,7 @@ import { EditorState, type Extension } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, placeholder } from '@codemirror/view';
 import { tags as t } from '@lezer/highlight';
 import type { Catalog } from './catalog.js';
+import { errorPosition, referencedTables } from './sql-text.js';
 
 export const KEYWORDS = (
   'all and any array as asc assert_rows_modified at between by case cast collate contains create cross cube current default define ' +
@@ -93,18 +94,6 @@ const keywordCompletions: Completion[] = [
   ...TYPES.split(' ').map((k) => ({ label: k.toUpperCase(), type: 'type', boost: -3 })),
 ];
 
-/** Tables named after FROM/JOIN in the query, with their aliases: their columns are offered. */
-export function referencedTables(text: string): { path: string[]; alias?: string }[] {
-  const out: { path: string[]; alias?: string }[] = [];
-  const re = /\b(?:from|join)\s+`?([\w-]+(?:\.[\w-]+){1,2})`?(?:\s+(?:as\s+)?(\w+))?/gi;
-  const notAlias = /^(where|on|using|join|inner|left|right|full|cross|group|order|limit|window|qualify|having|union|except|intersect|as|select|for|tablesample|pivot|unpivot)$/i;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const alias = m[2] && !notAlias.test(m[2]) ? m[2] : undefined;
-    out.push({ path: m[1]!.split('.'), ...(alias ? { alias } : {}) });
-  }
-  return out;
-}
-
 function sqlCompletion(catalog: Catalog) {
   return async (ctx: CompletionContext): Promise<CompletionResult | null> => {
     const token = ctx.matchBefore(/`?[\w-]*(?:\.[\w-]*)*$/);
@@ -149,12 +138,6 @@ function dedupe(cs: Completion[]): Completion[] {
 }
 
 // ---------------------------------------------------------------- errors at [line:col]
-
-/** The service's error position, "… at [3:14]": 1-based line and column. */
-export function errorPosition(message: string): { line: number; col: number } | undefined {
-  const m = /\[(\d+):(\d+)\]/.exec(message);
-  return m ? { line: Number(m[1]), col: Number(m[2]) } : undefined;
-}
 
 /**
  * Marks an error of a query that began at document offset `base` (the

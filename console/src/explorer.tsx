@@ -48,7 +48,7 @@ async function projectChildren(projectId: string): Promise<Node[]> {
   }));
 }
 
-export function Explorer(props: { project: string; version: number; onOpen: (r: Resource) => void; onCreateDataset: () => void; selected?: string }) {
+export function Explorer(props: { project: string; hidden: boolean; version: number; onOpen: (r: Resource) => void; onCreateDataset: () => void; selected?: string }) {
   const root: Node = { key: `p:${props.project}`, label: props.project, level: 1, icon: ICONS['project']!, expandable: true };
   const [expanded, setExpanded] = useState<Set<string>>(new Set([root.key]));
   const [children, setChildren] = useState<Map<string, Node[] | 'loading' | string>>(new Map());
@@ -147,7 +147,7 @@ export function Explorer(props: { project: string; version: number; onOpen: (r: 
   };
 
   return (
-    <nav class="explorer" aria-label="Explorer">
+    <nav class="explorer" aria-label="Explorer" hidden={props.hidden}>
       <div class="explorer-head">
         <h2>Explorer</h2>
         <button type="button" onClick={props.onCreateDataset} title="Create dataset">+ Dataset</button>

@@ -190,8 +190,8 @@ function App() {
         <button type="button" class="icon" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => setHelpOpen(true)}>?</button>
       </header>
       <main id="main" class={`app-main view-${view}`}>
-        {view === 'workspace' && project && (
-          <Explorer project={project} version={explorerVersion} onOpen={openResource} onCreateDataset={() => setCreateOpen(true)} selected={activeTab?.kind === 'resource' ? resourceKey(activeTab.resource) : undefined} />
+        {project && (
+          <Explorer project={project} hidden={view !== 'workspace'} version={explorerVersion} onOpen={openResource} onCreateDataset={() => setCreateOpen(true)} selected={activeTab?.kind === 'resource' ? resourceKey(activeTab.resource) : undefined} />
         )}
         <div class="workspace" hidden={view !== 'workspace'}>
           <div class="tabstrip">

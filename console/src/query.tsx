@@ -241,7 +241,7 @@ export function QueryTab(props: {
         </span>
       </div>
       {showParams && <ParamsEditor params={params} onChange={setParams} />}
-      <section class="results" aria-label="Query results">
+      <section class="results" aria-label="Query results" data-run-id={run?.jobId} data-run-state={run?.status}>
         {!run && <p class="empty">Run a query to see its results here.</p>}
         {run && (
           <>
