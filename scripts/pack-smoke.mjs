@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCES = ['package.json', 'package-lock.json', 'README.md', 'tsconfig.json', 'scripts', 'src', 'grammar', 'proto'];
+const SOURCES = ['package.json', 'package-lock.json', 'README.md', 'tsconfig.json', 'scripts', 'src', 'grammar', 'proto', 'console'];
 const DEV_ONLY = ['typescript', 'esbuild', 'vitest', 'tsx', 'chevrotain', '@duckdb/node-api', '@google-cloud/bigquery'];
 const work = mkdtempSync(join(tmpdir(), 'pack-smoke-'));
 const keep = process.argv.includes('--keep');
@@ -38,10 +38,10 @@ const tarball = join(work, packed.filename);
 
 // 2. contents
 const files = packed.files.map((f) => f.path);
-for (const need of ['dist/gateway.js', 'dist/engine.js', 'dist/index.js', 'dist/index.d.ts', 'proto/engine.proto', 'package.json']) {
+for (const need of ['dist/gateway.js', 'dist/engine.js', 'dist/index.js', 'dist/index.d.ts', 'dist/console/index.html', 'dist/console/app.js', 'proto/engine.proto', 'package.json']) {
   if (!files.includes(need)) fail(`${need} is missing from the tarball`);
 }
-const stray = files.filter((f) => !/^(dist\/[^/]+\.(js|d\.ts)|proto\/.+\.proto|package\.json|README\.md)$/.test(f));
+const stray = files.filter((f) => !/^(dist\/[^/]+\.(js|d\.ts)|dist\/console\/[^/]+|proto\/.+\.proto|package\.json|README\.md)$/.test(f));
 if (stray.length) fail(`the tarball holds files that do not run: ${stray.slice(0, 10).join(', ')}`);
 if (!readFileSync(join(stage, 'dist', 'gateway.js'), 'utf8').startsWith('#!/usr/bin/env node')) fail('dist/gateway.js has no shebang');
 
