@@ -3692,10 +3692,15 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           if (this.must(unnest === undefined)) {
             this.consume(11, LP);
             this.or(12, [
-              { GATE: () => this.startsQuery(), ALT: () => (node.query = this.subrule(13, this.query)) },
-              { ALT: () => (node.patterns = this.subrule(14, this.exprList)) },
+              // `LIKE ANY ((SELECT p), 'q')` is a list whose first pattern is a scalar subquery.
+              { GATE: () => this.startsQuery() && (!this.isSym('(') || this.speculate(this.queryThenRParen)), ALT: () => (node.query = this.subrule(13, this.queryThenRParen)) },
+              {
+                ALT: () => {
+                  node.patterns = this.subrule(14, this.exprList);
+                  this.consume(15, RP);
+                },
+              },
             ]);
-            this.consume(15, RP);
           }
           return node;
         },

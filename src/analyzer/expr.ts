@@ -744,7 +744,10 @@ function resolveLike(an: Analyzer, n: A.LikeExpr, ctx: ExprCtx): Expr {
       const arrFn = (n.not ? '$not_' : '$') + (n.quantifier === 'ALL' ? 'like_all_array' : 'like_any_array');
       return callScalar(arrFn, [x, resolveExpr(an, n.unnest, ctx)], n.loc);
     } else {
-      throw sqlError('LIKE ANY/ALL with a subquery is not supported', n.loc);
+      // The subquery's rows are the patterns; only an empty subquery answers differently from UNNEST (operators reference).
+      const arr = resolveSubquery(an, n.query!, ctx, 'array', n.loc);
+      const fn = (n.not ? '$not_' : '$') + (n.quantifier === 'ALL' ? 'like_all_subquery' : 'like_any_subquery');
+      return callScalar(fn, [x, arr], n.loc);
     }
   }
   return n.not ? not(out) : out;

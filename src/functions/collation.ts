@@ -129,7 +129,7 @@ export function propagatesCollation(name: string): boolean {
 const KEYED = new Set([
   '$equal', '$not_equal', '$is_distinct_from', '$is_not_distinct_from', '$in', '$in_array', '$like', '$like_any',
   '$like_all', '$not_like_any', '$not_like_all', '$like_any_array', '$like_all_array', '$not_like_any_array',
-  '$not_like_all_array', 'STARTS_WITH', 'ENDS_WITH',
+  '$not_like_all_array', '$like_any_subquery', '$like_all_subquery', '$not_like_any_subquery', '$not_like_all_subquery', 'STARTS_WITH', 'ENDS_WITH',
 ]);
 /** Ordering comparisons: the collator's order. */
 const ORDERED: Record<string, (c: number) => boolean> = {

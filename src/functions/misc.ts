@@ -245,12 +245,13 @@ export function registerMisc(): void {
   ]);
   defineScalar('HLL_COUNT.EXTRACT', [sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => (v[0] === null ? 0n : hllExtract(v[0] as Uint8Array)), false))]);
 
-  // LIKE ANY/ALL UNNEST(array)
-  const likeArr = (all: boolean, negate = false) =>
+  // LIKE ANY/ALL UNNEST(array) and LIKE ANY/ALL (subquery), the subquery's rows as an array. Per pattern, NOT LIKE
+  // applies before the quantifier; with no patterns the operators reference defines each answer (before a NULL search value).
+  const likeArr = (all: boolean, negate: boolean, empty: boolean) =>
     rowKernel(T.BOOL, (v) => {
       const x = v[0]!;
       const pats = v[1] as Value[] | null;
-      if (pats === null || pats.length === 0) return all;
+      if (pats === null || pats.length === 0) return empty;
       if (x === null) return null;
       let sawNull = false;
       for (const p of pats) {
@@ -264,19 +265,20 @@ export function registerMisc(): void {
       }
       return sawNull ? null : all;
     }, false);
-  defineScalar('$like_any_array', [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(false)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(false))], {
-    display: operatorDisplay('LIKE ANY', 'custom', (a) => `${a[0]} LIKE ANY UNNEST(${a[1]})`),
-  });
-  defineScalar('$like_all_array', [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(true)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(true))], {
-    display: operatorDisplay('LIKE ALL', 'custom', (a) => `${a[0]} LIKE ALL UNNEST(${a[1]})`),
-  });
-
-  defineScalar('$not_like_any_array', [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(false, true)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(false, true))], {
-    display: operatorDisplay('NOT LIKE ANY', 'custom', (a) => `${a[0]} NOT LIKE ANY UNNEST(${a[1]})`),
-  });
-  defineScalar('$not_like_all_array', [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(true, true)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(true, true))], {
-    display: operatorDisplay('NOT LIKE ALL', 'custom', (a) => `${a[0]} NOT LIKE ALL UNNEST(${a[1]})`),
-  });
+  const quantifiedLike = (name: string, op: string, form: 'UNNEST' | 'subquery', all: boolean, negate: boolean, empty: boolean) =>
+    defineScalar(name, [sig(['STRING', 'ARRAY<STRING>'], 'BOOL', likeArr(all, negate, empty)), sig(['BYTES', 'ARRAY<BYTES>'], 'BOOL', likeArr(all, negate, empty))], {
+      display: operatorDisplay(op, 'custom', (a) => (form === 'UNNEST' ? `${a[0]} ${op} UNNEST(${a[1]})` : `${a[0]} ${op} (subquery)`)),
+    });
+  // An empty or NULL array: ANY is FALSE, ALL is TRUE, NOT or not (the reference implementation's answers; the
+  // reference page's rules for an empty pattern_array say otherwise for LIKE ALL and NOT LIKE ANY).
+  quantifiedLike('$like_any_array', 'LIKE ANY', 'UNNEST', false, false, false);
+  quantifiedLike('$like_all_array', 'LIKE ALL', 'UNNEST', true, false, true);
+  quantifiedLike('$not_like_any_array', 'NOT LIKE ANY', 'UNNEST', false, true, false);
+  quantifiedLike('$not_like_all_array', 'NOT LIKE ALL', 'UNNEST', true, true, true);
+  quantifiedLike('$like_any_subquery', 'LIKE ANY', 'subquery', false, false, false);
+  quantifiedLike('$like_all_subquery', 'LIKE ALL', 'subquery', true, false, true);
+  quantifiedLike('$not_like_any_subquery', 'NOT LIKE ANY', 'subquery', false, true, true);
+  quantifiedLike('$not_like_all_subquery', 'NOT LIKE ALL', 'subquery', true, true, false);
 
   // NET.*
   defineScalar('NET.IP_FROM_STRING', [sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => {
