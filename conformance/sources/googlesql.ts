@@ -231,6 +231,21 @@ export function bigQueryAdjustment(typed: TypedValue): string | null {
   return null;
 }
 
+// Aggregate functions of the aggregate, statistical aggregate and approximate aggregate references.
+const AGGREGATE_NAMES = [
+  'ANY_VALUE', 'ARRAY_AGG', 'ARRAY_CONCAT_AGG', 'AVG', 'BIT_AND', 'BIT_OR', 'BIT_XOR', 'COUNT', 'COUNTIF', 'LOGICAL_AND',
+  'LOGICAL_OR', 'MAX', 'MAX_BY', 'MIN', 'MIN_BY', 'STRING_AGG', 'SUM', 'CORR', 'COVAR_POP', 'COVAR_SAMP', 'STDDEV',
+  'STDDEV_POP', 'STDDEV_SAMP', 'VARIANCE', 'VAR_POP', 'VAR_SAMP', 'APPROX_COUNT_DISTINCT', 'APPROX_QUANTILES',
+  'APPROX_TOP_COUNT', 'APPROX_TOP_SUM', 'PERCENTILE_CONT', 'PERCENTILE_DISC',
+];
+const SAFE_AGGREGATE_RE = new RegExp(`\\bSAFE\\s*\\.\\s*(${AGGREGATE_NAMES.join('|')})\\s*\\(`, 'i');
+
+/** A query calling an aggregate function with the SAFE. prefix, which BigQuery refuses. */
+export function safeAggregateAdjustment(query: string): string | null {
+  const m = SAFE_AGGREGATE_RE.exec(query);
+  return m ? `SAFE. prefix on the aggregate function ${m[1]!.toUpperCase()} (BigQuery: "SAFE is not supported for function ${m[1]!.toUpperCase()}")` : null;
+}
+
 /** Columns of a result table type `ARRAY<STRUCT<...>>` (or a value table `ARRAY<T>`). */
 function columnTypes(t: SqlType): Array<{ name: string | null; type: SqlType }> | null {
   if (t.kind !== 'array' || !t.element) return null;
@@ -564,7 +579,7 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
         : { kind: 'dml', section, typed };
     } else {
 
-      const adj = bigQueryAdjustment(typed);
+      const adj = bigQueryAdjustment(typed) ?? safeAggregateAdjustment(tc.query);
       exp = adj ? { kind: 'error', section, typed, adjusted: adj } : { kind: 'rows', section, typed };
     }
   }

@@ -7,6 +7,7 @@ import type * as A from '../../grammar/ast.js';
 import type { ArgInfo, AggregateFunctionDef, ScalarFunctionDef } from '../functions/registry.js';
 import { lookupFunction } from '../functions/registry.js';
 import { ARRAY_PATH, pathItemType, type PathStep } from '../functions/array-path.js';
+import { intervalFromPart } from '../functions/interval.js';
 import { collateAggregate, collateScalar, collationAffects, collationByKeyArgs, isBinaryCollation, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
@@ -36,7 +37,6 @@ import {
   Origin,
   canCast,
   canCoerce,
-  intervalFromPart,
   parseDateValue,
   parseDatetimeValue,
   parseIntLiteral,
@@ -130,6 +130,18 @@ export interface ExprCtx {
    * field access operator. Holds only along the path itself (names, fields, subscripts).
    */
   readonly flatten?: boolean;
+}
+
+/**
+ * For a STRING type with a non-binary collation: wraps values in
+ * `$collation_canonical` (one table for every use of the returned function),
+ * so that grouping, DISTINCT and set operations see strings equal under the
+ * collation as one value. Undefined when the type needs nothing.
+ */
+export function collationGrouper(t: SqlType): ((e: Expr) => Expr) | undefined {
+  if (t.kind !== 'STRING' || isBinaryCollation(t.collation)) return undefined;
+  const base = callScalar('$collation_canonical', [literal(T.STRING, ''), literal(T.STRING, t.collation!)], undefined);
+  return (e) => ({ ...base, type: t, args: [e, base.args[1]!] });
 }
 
 // ---------------------------------------------------------------- coercion
@@ -716,11 +728,13 @@ function resolveSubscript(an: Analyzer, n: A.Subscript, ctx: ExprCtx): Expr {
   return callScalar('$subscript', [base, idx], n.loc);
 }
 
+const INTERVAL_PARTS = new Set(['YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND']);
+
 function resolveInterval(an: Analyzer, n: A.IntervalExpr, ctx: ExprCtx): Expr {
   const v = resolveExpr(an, n.value, ctx);
   if (!n.toPart && v.kind === 'literal' && v.type.kind === 'INT64' && v.value !== null) {
-    const iv = intervalFromPart(v.value as bigint, n.part);
-    if (iv) return literal(T.INTERVAL, iv);
+    // Folded here with the range checks of the runtime constructor (Interval overflow).
+    if (INTERVAL_PARTS.has(n.part)) return literal(T.INTERVAL, intervalFromPart(v.value as bigint, n.part));
   }
   const args = [v, literal(T.STRING, n.part)];
   if (n.toPart) args.push(literal(T.STRING, n.toPart));
@@ -1001,8 +1015,14 @@ function constInt(an: Analyzer, e: A.Expr, ctx: ExprCtx, what: string): number {
   return Number(v as bigint);
 }
 
+/** The service refuses the SAFE. prefix on aggregate functions, as aggregates or in an OVER clause. */
+function safeAggregateError(name: string, loc: A.Loc): QueryError {
+  return sqlError(`SAFE is not supported for function ${name}`, loc);
+}
+
 function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctionDef, ctx: ExprCtx): Expr {
   const disp = n.name.join('.').toUpperCase();
+  if (n.safe) throw safeAggregateError(disp, n.loc);
   if (ctx.inAggregate) throw sqlError('Aggregations of aggregations are not allowed', n.loc);
   if (!ctx.aggs) throw sqlError(`Aggregate function ${disp} not allowed in ${ctx.clause}`, n.loc);
   const actx: ExprCtx = { scope: ctx.aggs.scope, clause: ctx.clause, inAggregate: true, udfArgs: ctx.udfArgs, lambdaParams: ctx.lambdaParams };
@@ -1085,7 +1105,11 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
   const spec = mergeWindow(n.over!, wins.named, n.loc);
   // Arguments, PARTITION BY and ORDER BY see the post-aggregation row (aggregates allowed).
   const ectx: ExprCtx = { ...ctx, wins: undefined, clause: 'analytic function' };
-  const partitionBy = spec.partitionBy.map((p) => resolveExpr(an, p, ectx));
+  // Partitions of collated strings follow the collation, as GROUP BY does (collation concepts: WINDOW).
+  const partitionBy = spec.partitionBy.map((p) => {
+    const e = resolveExpr(an, p, ectx);
+    return collationGrouper(e.type)?.(e) ?? e;
+  });
   const orderBy = orderKeys(an, spec.orderBy, ectx);
   let frame: WindowFrame | undefined;
   if (spec.frame) {
@@ -1145,6 +1169,7 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
     const def = lookupFunction(name === 'COUNT' && star ? '$count_star' : name);
     if (!def) throw sqlError(`Function not found: ${n.name.join('.')}`, n.loc);
     if (def.kind !== 'aggregate') throw sqlError(`Function ${name} does not support an OVER clause`, n.loc);
+    if (n.safe) throw safeAggregateError(name, n.loc);
     const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: false };
     const r = def.resolve(args.map((e) => argInfo(e)), opts);
     if (!r.ok) throw sqlError(r.message, n.loc);

@@ -18,6 +18,7 @@ import {
   orderCollation,
   WindowCollector,
   coerce,
+  collationGrouper,
   exprEquals,
   literal,
   locOf,
@@ -71,17 +72,6 @@ export function project(an: Analyzer, input: Rel, exprs: readonly Expr[], names:
   return { kind: 'project', input, exprs, columns };
 }
 
-/**
- * For a STRING type with a non-binary collation: wraps values in
- * `$collation_canonical` (one table for every use of the returned function),
- * so that grouping, DISTINCT and set operations see strings equal under the
- * collation as one value. Undefined when the type needs nothing.
- */
-function collationGrouper(t: SqlType): ((e: Expr) => Expr) | undefined {
-  if (t.kind !== 'STRING' || isBinaryCollation(t.collation)) return undefined;
-  const base = expr.callScalar('$collation_canonical', [literal(T.STRING, ''), literal(T.STRING, t.collation!)], undefined);
-  return (e) => ({ ...base, type: t, args: [e, base.args[1]!] });
-}
 
 function filter(input: Rel, predicate: Expr): Rel {
   return { kind: 'filter', input, predicate, columns: input.columns };
@@ -1430,6 +1420,7 @@ function sample(an: Analyzer, rel: Rel, s: A.TableSample): Rel {
     }
   }
   if (s.unit === 'ROWS') {
+    if (n < 0) throw sqlError('SampleScan requires non-negative size', s.size.loc);
     if (!s.withWeight) return { kind: 'limit', input: rel, limit: n, offset: 0, columns: rel.columns };
     // WITH WEIGHT: each kept row stands for max(input rows / n, 1) rows.
     const def = lookupFunction('$count_star');

@@ -307,30 +307,3 @@ export function rangeLiteral(type: SqlType, text: string, loc: Loc): Value {
   return new RangeValue(one(m[1]!), one(m[2]!));
 }
 
-/** INTERVAL literal value from a number and a date part (INTERVAL 90 MINUTE). */
-export function intervalFromPart(n: bigint, part: string): Interval | undefined {
-  switch (part) {
-    case 'YEAR':
-      return new Interval(Number(n) * 12, 0, 0n);
-    case 'QUARTER':
-      return new Interval(Number(n) * 3, 0, 0n);
-    case 'MONTH':
-      return new Interval(Number(n), 0, 0n);
-    case 'WEEK':
-      return new Interval(0, Number(n) * 7, 0n);
-    case 'DAY':
-      return new Interval(0, Number(n), 0n);
-    case 'HOUR':
-      return new Interval(0, 0, n * 3600000000n);
-    case 'MINUTE':
-      return new Interval(0, 0, n * 60000000n);
-    case 'SECOND':
-      return new Interval(0, 0, n * 1000000n);
-    case 'MILLISECOND':
-      return new Interval(0, 0, n * 1000n);
-    case 'MICROSECOND':
-      return new Interval(0, 0, n);
-    default:
-      return undefined;
-  }
-}

@@ -7,6 +7,7 @@ import { Decimal, Interval, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { compareValues, valueKey } from './compare.js';
 import { fitDecimal } from './numeric.js';
+import { makeInterval } from './interval.js';
 import type { AggregateOptions, EvalContext, GroupsAccumulator } from './registry.js';
 import { asig, defineAggregate, type AccumulatorMaker, type SigContext } from './signature.js';
 import { concatBytes } from './operators.js';
@@ -620,6 +621,12 @@ function decimalVariance(xs: Decimal[], sample: boolean): number | null {
   for (const x of xs) m2 = m2.plus(x.minus(mean).pow(2));
   return m2.div(sample ? n - 1 : n).toNumber();
 }
+/** `xs` divided by its largest finite magnitude when that is extreme (products would overflow or underflow). */
+function unitScaled(xs: number[]): number[] {
+  let m = 0;
+  for (const x of xs) if (Number.isFinite(x) && Math.abs(x) > m) m = Math.abs(x);
+  return m > 1e150 || (m > 0 && m < 1e-150) ? xs.map((x) => x / m) : xs;
+}
 function covariance(pairs: [number, number][], sample: boolean): number | null {
   const n = pairs.length;
   if (n === 0 || (sample && n < 2)) return null;
@@ -665,11 +672,15 @@ function registerStats(): void {
       if (p.length < 2) return null;
       // A constant input has zero variance: the correlation is undefined (NaN).
       if (p.every((x) => x[0] === p[0]![0]) || p.every((x) => x[1] === p[0]![1])) return NaN;
-      const c = covariance(p, false)!;
-      const vx = variance(p.map((x) => x[0]), false)!;
-      const vy = variance(p.map((x) => x[1]), false)!;
+      // The correlation does not change with the scale of either input: dividing each by its largest magnitude
+      // keeps the sums of products finite and normal at extreme slopes (x against -1e300 * x is -1, not -Infinity).
+      const xs = unitScaled(p.map((x) => x[0]));
+      const ys = unitScaled(p.map((x) => x[1]));
+      const c = covariance(xs.map((x, i) => [x, ys[i]!]), false)!;
+      const vx = variance(xs, false)!;
+      const vy = variance(ys, false)!;
       if (vx === 0 || vy === 0) return NaN;
-      return c / Math.sqrt(vx * vy);
+      return Math.max(-1, Math.min(1, c / Math.sqrt(vx * vy)));
     }),
   );
 }
@@ -753,13 +764,17 @@ export function registerAggregates(): void {
     asig(['BIGNUMERIC'], 'BIGNUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('BIGNUMERIC', false, o.safe ?? ao.safe)),
     asig(['FLOAT64'], 'FLOAT64', (_m, ao) => (_c, o) => new SumFloatAcc(false, o.safe ?? ao.safe)),
     asig(['INTERVAL'], 'INTERVAL', collect((rows) => {
-      let acc: import('../types/values.js').Interval | null = null;
+      // Exact sums of each part; a total outside the INTERVAL range is an error, as for + (Interval overflow).
+      let m = 0, d = 0, us = 0n, any = false;
       for (const r of rows) {
-        const x = r[0] as import('../types/values.js').Interval | null;
+        const x = r[0] as Interval | null;
         if (x === null) continue;
-        acc = acc === null ? x : new (x.constructor as typeof import('../types/values.js').Interval)(acc.months + x.months, acc.days + x.days, acc.micros + x.micros);
+        m += x.months;
+        d += x.days;
+        us += x.micros;
+        any = true;
       }
-      return acc;
+      return any ? makeInterval(m, d, us) : null;
     })),
   ]);
   defineAggregate('AVG', [
@@ -929,6 +944,9 @@ function registerApprox(): void {
       return [...m.values()].sort((a, b) => b.n - a.n || a.first - b.first).slice(0, k).map((e) => [e.v, BigInt(e.n)]);
     })),
   ]);
+  // The weights' sums overflow as SUM does.
+  const checkedInt64 = (x: bigint): bigint => (x > 9223372036854775807n || x < -9223372036854775808n ? fail('int64 overflow') : x);
+  const checkedDecimal = (x: Decimal, t: string): Decimal => fitDecimal(x, t === 'NUMERIC' ? 'NUMERIC' : 'BIGNUMERIC') ?? fail(`${t === 'NUMERIC' ? 'numeric' : 'BIGNUMERIC'} overflow: APPROX_TOP_SUM`);
   const topSum = (t: string) =>
     asig(['ANY', t, 'INT64'], (c) => topType(c, 'sum'), collect((rows) => {
       if (rows.length === 0) return null;
@@ -939,7 +957,7 @@ function registerApprox(): void {
         if (w !== null && (toNum(w) < 0 || Number.isNaN(toNum(w)))) fail(`APPROX_TOP_SUM does not support negative or NaN weights in the second argument; got ${String(w)}`);
         const key = valueKey(r[0]!);
         const e = m.get(key);
-        const add = (a: Value, b: Value): Value => (b === null ? a : a === null ? b : typeof a === 'bigint' ? a + (b as bigint) : a instanceof Decimal ? a.plus(b as Decimal) : (a as number) + (b as number));
+        const add = (a: Value, b: Value): Value => (b === null ? a : a === null ? b : typeof a === 'bigint' ? checkedInt64(a + (b as bigint)) : a instanceof Decimal ? checkedDecimal(a.plus(b as Decimal), t) : (a as number) + (b as number));
         if (e) e.s = add(e.s, w);
         else m.set(key, { v: r[0]!, s: w, first: i });
       });

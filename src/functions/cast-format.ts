@@ -84,7 +84,8 @@ function encodeBytes(b: Uint8Array, fmt: string): string {
       return Buffer.from(b).toString('base64');
     case 'BASE64M': {
       const s = Buffer.from(b).toString('base64');
-      return s.replace(/(.{76})(?=.)/g, '$1\r\n');
+      // MIME lines of 76 characters, separated by a line feed (as the reference implementation writes them).
+      return s.replace(/(.{76})(?=.)/g, '$1\n');
     }
     case 'ASCII':
       for (const x of b) if (x > 127) fail('Failed to decode invalid ASCII string');

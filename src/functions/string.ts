@@ -158,25 +158,25 @@ function pad(value: string | Uint8Array, len: number, fill: string | Uint8Array 
   return left ? p + value : value + p;
 }
 
+/**
+ * SOUNDEX as the reference implementation computes it: letters other than A-Z/a-z are
+ * skipped, the first letter keeps its case, a letter coded as the last coded letter is
+ * dropped even across vowels, H, W and Y (which have no code).
+ */
 function soundex(s: string): string {
   const codes: Record<string, string> = { B: '1', F: '1', P: '1', V: '1', C: '2', G: '2', J: '2', K: '2', Q: '2', S: '2', X: '2', Z: '2', D: '3', T: '3', L: '4', M: '5', N: '5', R: '6' };
   let out = '';
   let last = '';
   for (const ch of s) {
-    const c = ch.toUpperCase();
-    if (!/[A-Z]/.test(c)) continue;
+    if (!/^[A-Za-z]$/.test(ch)) continue;
+    const code = codes[ch.toUpperCase()];
     if (out === '') {
-      out = c;
-      last = codes[c] ?? '';
+      out = ch;
+      last = code ?? '';
       continue;
     }
-    const code = codes[c];
-    if (code === undefined) {
-      // H and W do not separate equal codes; vowels do.
-      if (c !== 'H' && c !== 'W') last = '';
-      continue;
-    }
-    if (code !== last) out += code;
+    if (code === undefined || code === last) continue;
+    out += code;
     last = code;
     if (out.length === 4) break;
   }
