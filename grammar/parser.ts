@@ -496,31 +496,23 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     this.consume(2, LP);
     const out: A.OptionEntry[] = [];
     this.option(3, () => {
-      const entry = () => {
-        const name = this.subrule(4, this.identAfterDot);
-        this.consume(5, S['=']!);
-        out.push({ name, value: this.subrule(6, this.expr) });
-      };
-      entry();
+      out.push(this.subrule(4, this.optionEntry));
       this.many(7, () => {
         this.consume(8, COMMA);
         // A trailing comma is allowed; anything else must be an entry.
-        this.or(9, [
-          { GATE: () => this.isSym(')'), ALT: () => undefined },
-          {
-            ALT: () => {
-              const name = this.subrule(10, this.identAfterDot);
-              this.consume(11, S['=']!);
-              out.push({ name, value: this.subrule(12, this.expr) });
-            },
-          },
-        ]);
+        this.or(9, [{ GATE: () => this.isSym(')'), ALT: () => undefined }, { ALT: () => out.push(this.subrule(10, this.optionEntry)) }]);
       });
-      void entry;
     });
     this.consume(13, RP);
     return out;
   });
+  /** `name = value`; the options of SELECT WITH AGGREGATION_THRESHOLD / DIFFERENTIAL_PRIVACY are also written `name => value`. */
+  private optionEntry = this.RULE('optionEntry', (): A.OptionEntry => {
+    const name = this.subrule(1, this.identAfterDot);
+    this.or(2, [{ ALT: () => this.consume(3, S['=']!) }, { GATE: () => this.inSelectModifier, ALT: () => this.consume(4, S['=>']!) }]);
+    return { name, value: this.subrule(5, this.expr) };
+  });
+  private inSelectModifier = false;
 
   private connectionName = this.RULE('connectionName', (): A.Path =>
     this.or(1, [
@@ -2427,7 +2419,12 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       DEF: () => {
         this.consume(3, K.WITH!);
         const name = this.str(this.subrule(4, this.ident)).toUpperCase();
-        s.withModifier = { name, options: this.option(5, () => this.subrule(6, this.optionsList)) };
+        this.inSelectModifier = true;
+        try {
+          s.withModifier = { name, options: this.option(5, () => this.subrule(6, this.optionsList)) };
+        } finally {
+          this.inSelectModifier = false;
+        }
       },
     });
     this.option(7, () =>
