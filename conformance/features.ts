@@ -14,6 +14,8 @@
 export interface FeatureInfo {
   supported: boolean;
   why: string;
+  /** For a feature BigQuery lacks: the BigQuery reference page of that area (where it would be documented). */
+  link?: string;
 }
 
 export const FEATURES: Record<string, FeatureInfo> = {
@@ -152,6 +154,71 @@ export const FEATURES: Record<string, FeatureInfo> = {
   'feature_off:JSON_QUERY_LAX': { supported: false, why: "expects 'lax' JSONPaths refused; BigQuery's JSON_QUERY documents lax and lax recursive modes" },
 };
 
+// The reference page that shows each missing feature's area without it.
+const REF = 'https://cloud.google.com/bigquery/docs/reference/standard-sql/';
+const LINKS: Record<string, string> = {
+  ADDITIONAL_DATE_TIME_FUNCTIONS: 'date_functions',
+  AGGREGATE_FILTERING: 'aggregate-function-calls',
+  ALIASES_FOR_STRING_AND_DATE_FUNCTIONS: 'string_functions',
+  ANALYSIS_CONSTANT_INTERVAL_CONSTRUCTOR: 'data-definition-language',
+  ARRAY_AGGREGATION_FUNCTIONS: 'array_functions',
+  ARRAY_ELEMENTS_WITH_SET: 'dml-syntax#update_statement',
+  ARRAY_EQUALITY: 'operators#comparison_operators',
+  ARRAY_FIND_FUNCTIONS: 'array_functions',
+  ARRAY_ORDERING: 'data-types#orderable_data_types',
+  BITWISE_AGGREGATE_BYTES_SIGNATURES: 'aggregate_functions#bit_and',
+  COLLATION_IN_EXPLICIT_CAST: 'conversion_functions#cast',
+  CONCAT_MIXED_TYPES: 'operators#concatenation_operator',
+  CORRELATED_REFS_IN_NESTED_DML: 'dml-syntax',
+  DISABLE_ARRAY_MIN_AND_MAX: 'aggregate_functions#max',
+  DISALLOW_GROUP_BY_FLOAT: 'data-types#groupable_data_types',
+  DISALLOW_NULL_PRIMARY_KEYS: 'data-definition-language#primary_key',
+  DISALLOW_PRIMARY_KEY_UPDATES: 'data-definition-language#primary_key',
+  ENFORCE_CONDITIONAL_EVALUATION: 'aggregate-function-calls',
+  EXTENDED_DATE_TIME_SIGNATURES: 'date_functions#date_add',
+  FIRST_AND_LAST_N: 'array_functions',
+  IMPLICIT_COERCION_STRING_LITERAL_TO_BYTES: 'conversion_rules#coercion',
+  INLINE_LAMBDA_ARGUMENT: 'functions-reference',
+  LATERAL_COLUMN_REFERENCES: 'query-syntax#select_list',
+  LATERAL_JOIN: 'query-syntax#join_types',
+  LIMIT_ALL: 'query-syntax#limit_and_offset_clause',
+  LITERAL_CONCATENATION: 'lexical#string_and_bytes_literals',
+  MULTILEVEL_AGGREGATION: 'aggregate-function-calls',
+  NESTED_UPDATE_DELETE_WITH_OFFSET: 'dml-syntax#update_statement',
+  PIPE_ASSERT: 'pipe-syntax#pipe_operator_list',
+  PIPE_CALL_INPUT_TABLE: 'pipe-syntax#call_pipe_operator',
+  PIPE_DESCRIBE: 'pipe-syntax#pipe_operator_list',
+  PIPE_IF: 'pipe-syntax#pipe_operator_list',
+  PIPE_NAMED_WINDOWS: 'pipe-syntax#select_pipe_operator',
+  PIPE_STATIC_DESCRIBE: 'pipe-syntax#pipe_operator_list',
+  RADIANS_DEGREES_FUNCTIONS: 'mathematical_functions',
+  REPLACE_FIELDS: 'functions-all',
+  REPLACE_FIELDS_ALLOW_MULTI_ONEOF: 'functions-all',
+  SAFE_FUNCTION_CALL_WITH_LAMBDA_ARGS: 'functions-reference#safe_prefix',
+  SINGLE_TABLE_NAME_ARRAY_PATH: 'query-syntax#unnest_operator',
+  STRATIFIED_RESERVOIR_TABLESAMPLE: 'query-syntax#tablesample_operator',
+  TIMESTAMP_NANOS: 'data-types#timestamp_type',
+  TYPEOF_FUNCTION: 'functions-all',
+  UUID_TYPE: 'data-types',
+  WITH_RECURSIVE_DEPTH_MODIFIER: 'query-syntax#with_clause',
+  'type:PROTO': 'data-types',
+  'type:ENUM': 'data-types',
+  'type:UUID': 'data-types',
+  'type:INT32': 'data-types#integer_types',
+  'type:UINT32': 'data-types#integer_types',
+  'type:UINT64': 'data-types#integer_types',
+  'type:DOUBLE': 'data-types#floating_point_types',
+  'type:FLOAT32': 'data-types#floating_point_types',
+  'type:EMPTY_STRUCT': 'data-types#struct_type',
+  array_null_elements: 'data-types#array_nulls',
+  value_tables: 'query-syntax#value_tables',
+  named_constants: 'data-definition-language',
+  'primary_key_mode:first_column_is_primary_key': 'data-definition-language#primary_key',
+  'feature_off:JSON_STRICT_NUMBER_PARSING': 'json_functions#to_json',
+  'feature_off:JSON_QUERY_LAX': 'json_functions#JSONPath_mode',
+};
+for (const [f, page] of Object.entries(LINKS)) FEATURES[f]!.link = REF + page;
+
 export type SkipDecision = { skip: false } | { skip: true; feature: string; why: string };
 
 /** The first unsupported feature among `required`, or no skip. Unknown names skip too (loudly). */
@@ -160,7 +227,7 @@ export function decideSkip(required: Iterable<string>): SkipDecision {
     if (!f) continue;
     const info = FEATURES[f];
     if (!info) return { skip: true, feature: f, why: 'feature not in conformance/features.ts (add it)' };
-    if (!info.supported) return { skip: true, feature: f, why: info.why };
+    if (!info.supported) return { skip: true, feature: f, why: `${info.why} (${info.link})` };
   }
   return { skip: false };
 }
@@ -179,5 +246,5 @@ export const FEATURE_OFF_CASES: Record<string, string> = {
 /** Skip decision for a case that only holds with a feature BigQuery has switched off. */
 export function decideFeatureOff(caseKey: string): SkipDecision {
   const f = FEATURE_OFF_CASES[caseKey];
-  return f ? { skip: true, feature: f, why: FEATURES[f]!.why } : { skip: false };
+  return f ? { skip: true, feature: f, why: `${FEATURES[f]!.why} (${FEATURES[f]!.link})` } : { skip: false };
 }

@@ -103,7 +103,10 @@ describe.skipIf(!haveShared)('googlesql .test files', () => {
     expect(skipped.length).toBeGreaterThan(0);
     for (const s of skipped) {
       expect(FEATURES[s.skip!.feature]?.supported, `${s.id}: ${s.skip!.feature}`).toBe(false);
+      // Every skip names the reference page of the missing feature's area.
+      expect(s.skip!.why, s.id).toMatch(/\(https:\/\/cloud\.google\.com\/bigquery\/docs\/reference\/standard-sql\/[\w#-]+\)/);
     }
+    for (const [name, f] of Object.entries(FEATURES)) if (!f.supported) expect(f.link, name).toMatch(/^https:\/\//);
     expect(new Set(planned.map((p) => p.id)).size).toBe(planned.length);
   });
 });

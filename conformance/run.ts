@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, firstLine } from './lib/client.js';
 import { ALL_SOURCES, type CaseResult, type Group, type Outcome, type RunContext, type SourceName } from './lib/model.js';
 import { attach, spawnEmulator, type Emulator } from './lib/server.js';
+import { FEATURES } from './features.js';
 import { planGoogleSql } from './sources/googlesql.js';
 import { loadFixtures, loadProjectCases, loadRecorded, planYamlCases } from './sources/yamlcases.js';
 
@@ -218,7 +219,7 @@ function printReport(results: CaseResult[], groups: Group[], opts: Options): voi
   for (const r of results) if (r.status === 'skip') skipByFeature.set(r.skipFeature ?? '?', (skipByFeature.get(r.skipFeature ?? '?') ?? 0) + 1);
   if (skipByFeature.size > 0) {
     console.log('\nSkips by feature:');
-    for (const [f, n] of [...skipByFeature.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  ${f}`);
+    for (const [f, n] of [...skipByFeature.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  ${f}${FEATURES[f]?.link ? `  ${FEATURES[f]!.link}` : ''}`);
   }
   const errExp = results.filter((r) => r.status === 'pass' && r.errorExpected && r.errorMessageMatched !== undefined);
   if (errExp.length > 0) {
@@ -226,8 +227,14 @@ function printReport(results: CaseResult[], groups: Group[], opts: Options): voi
   }
   const adjusted = results.filter((r) => r.adjusted);
   if (adjusted.length > 0) console.log(`BigQuery-adjusted expectations (reference result not returnable by BigQuery → error expected): ${adjusted.length}`);
-  const shape = results.filter((r) => r.shapeOnly);
-  if (shape.length > 0) console.log(`Non-deterministic results compared by shape only: ${shape.length}`);
+  const nondet = results.filter((r) => r.nondeterministic);
+  if (nondet.length > 0) {
+    const by = (k: string) => nondet.filter((r) => r.nondeterministic === k).length;
+    console.log(`Results the reference marks non-deterministic: ${nondet.length} passed; compared exactly: ${by('exact')}, ignoring row and array order: ${by('unordered')}, by shape only (schema, row count): ${by('shape')}`);
+    const why = new Map<string, number>();
+    for (const r of nondet) if (r.shapeWhy) why.set(r.shapeWhy, (why.get(r.shapeWhy) ?? 0) + 1);
+    for (const [w, n] of [...why.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  shape only: ${w}`);
+  }
   console.log('');
   for (const src of opts.sources) console.log(`conformance[${src}]: ${line(tally(bySource.get(src) ?? []))}`);
   console.log(`conformance: ${line(tally(results))}`);

@@ -23,6 +23,13 @@ export interface Outcome {
   adjusted?: string;
   /** set when only schema and row count were compared (non-deterministic result) */
   shapeOnly?: boolean;
+  /** why a non-deterministic result could only be compared by shape (see nondeterministicWhy) */
+  shapeWhy?: string;
+  /**
+   * How a result the reference marks non-deterministic was compared: `exact` (it
+   * matched as it stands), `unordered` (rows and nested arrays as multisets), `shape`.
+   */
+  nondeterministic?: 'exact' | 'unordered' | 'shape';
 }
 
 export interface CaseResult extends Outcome {
