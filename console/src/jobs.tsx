@@ -118,7 +118,7 @@ export function JobsView(props: { project: string; selected?: { jobId: string; l
                     </td>
                     <td>{jobType(j)}</td>
                     <td>{j.statistics?.query?.statementType ?? ''}</td>
-                    <td>{formatMillis(j.statistics?.creationTime).replace(' UTC', '')}</td>
+                    <td>{formatMillis(j.statistics?.creationTime).slice(5, 19)}</td>
                     <td class="num">{d === undefined ? '' : formatDuration(d)}</td>
                     <td class="num">{j.statistics?.query?.totalBytesProcessed !== undefined ? formatBytes(j.statistics.query.totalBytesProcessed) : ''}</td>
                   </tr>

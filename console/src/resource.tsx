@@ -132,10 +132,11 @@ export function SchemaTable(props: { fields: FieldSchema[] }) {
   );
 }
 
-function Labels(props: { labels?: Record<string, string> }) {
-  const l = Object.entries(props.labels ?? {});
-  if (l.length === 0) return null;
-  return <span class="labels">{l.map(([k, v]) => <span class="label-chip" key={k}>{v ? `${k}: ${v}` : k}</span>)}</span>;
+/** Labels as chips; undefined (the fact is left out) when there are none. */
+function labels(l: Record<string, string> | undefined) {
+  const entries = Object.entries(l ?? {});
+  if (entries.length === 0) return undefined;
+  return <span class="labels">{entries.map(([k, v]) => <span class="label-chip" key={k}>{v ? `${k}: ${v}` : k}</span>)}</span>;
 }
 
 function TableFacts(props: { t: Table }) {
@@ -149,7 +150,7 @@ function TableFacts(props: { t: Table }) {
           ['Table ID', `${t.tableReference.projectId}.${t.tableReference.datasetId}.${t.tableReference.tableId}`],
           ['Type', t.type],
           ['Description', t.description],
-          ['Labels', <Labels labels={t.labels} />],
+          ['Labels', labels(t.labels)],
           ['Number of rows', t.numRows !== undefined ? Number(t.numRows).toLocaleString() : undefined],
           ['Size', t.numBytes !== undefined ? formatBytes(t.numBytes) : undefined],
           ['Created', formatMillis(t.creationTime)],
@@ -180,7 +181,7 @@ function DatasetFacts(props: { d: Record<string, unknown> }) {
       items={[
         ['Dataset ID', str(d['id'])],
         ['Description', str(d['description'])],
-        ['Labels', <Labels labels={d['labels'] as Record<string, string> | undefined} />],
+        ['Labels', labels(d['labels'] as Record<string, string> | undefined)],
         ['Location', str(d['location'])],
         ['Created', formatMillis(str(d['creationTime']))],
         ['Last modified', formatMillis(str(d['lastModifiedTime']))],
@@ -233,7 +234,7 @@ function ModelFacts(props: { d: Record<string, unknown> }) {
       items={[
         ['Model type', str(d['modelType'])],
         ['Description', str(d['description'])],
-        ['Labels', <Labels labels={d['labels'] as Record<string, string> | undefined} />],
+        ['Labels', labels(d['labels'] as Record<string, string> | undefined)],
         ['Feature columns', cols('featureColumns')],
         ['Label columns', cols('labelColumns')],
         ['Created', formatMillis(str(d['creationTime']))],
