@@ -169,9 +169,9 @@ export function ResultGrid(props: { fields: FieldSchema[]; rows: Value[][]; pagi
             </select>
           </label>
           <button type="button" aria-label="First page" disabled={pageNo <= 1 || paging.loading} onClick={() => paging.onPage(0)}>«</button>
-          <button type="button" aria-label="Previous page" disabled={pageNo <= 1 || paging.loading} onClick={() => paging.onPage(Math.max(0, paging.start - paging.pageSize))}>‹ Prev</button>
+          <button type="button" disabled={pageNo <= 1 || paging.loading} onClick={() => paging.onPage(Math.max(0, paging.start - paging.pageSize))}>‹ Previous page</button>
           <span>Page {pageNo} of {pages}</span>
-          <button type="button" aria-label="Next page" disabled={pageNo >= pages || paging.loading} onClick={() => paging.onPage(paging.start + paging.pageSize)}>Next ›</button>
+          <button type="button" disabled={pageNo >= pages || paging.loading} onClick={() => paging.onPage(paging.start + paging.pageSize)}>Next page ›</button>
           <button type="button" aria-label="Last page" disabled={pageNo >= pages || paging.loading} onClick={() => paging.onPage((pages - 1) * paging.pageSize)}>»</button>
         </div>
       </div>

@@ -162,6 +162,24 @@ function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, [active]);
 
+  /** The tab list's keys: arrows move between tabs, Home/End to the ends, Delete closes. */
+  const onTabKey = (e: KeyboardEvent, i: number): void => {
+    const ts = tabsRef.current;
+    let j: number | undefined;
+    if (e.key === 'ArrowRight') j = (i + 1) % ts.length;
+    else if (e.key === 'ArrowLeft') j = (i - 1 + ts.length) % ts.length;
+    else if (e.key === 'Home') j = 0;
+    else if (e.key === 'End') j = ts.length - 1;
+    else if (e.key === 'Delete') closeTab(ts[i]!.id);
+    else return;
+    e.preventDefault();
+    if (j !== undefined) {
+      const id = ts[j]!.id;
+      setActive(id);
+      requestAnimationFrame(() => document.getElementById(`tab-${id}`)?.focus());
+    }
+  };
+
   const activeTab = tabs.find((t) => t.id === active);
   return (
     <>
@@ -197,12 +215,23 @@ function App() {
           <div class="tabstrip">
             <div role="tablist" aria-label="Open tabs" class="tabs">
               {tabs.map((t, i) => (
-                <div key={t.id} class={`tab${t.id === active ? ' active' : ''}`}>
-                  <button type="button" role="tab" aria-selected={t.id === active} id={`tab-${t.id}`} aria-controls={`panel-${t.id}`} onClick={() => setActive(t.id)} title={t.kind === 'resource' ? fullName(t.resource) : `${t.title} (Alt+${i + 1})`}>
+                <div key={t.id} role="presentation" class={`tab${t.id === active ? ' active' : ''}`}>
+                  <button
+                    type="button"
+                    role="tab"
+                    aria-selected={t.id === active}
+                    id={`tab-${t.id}`}
+                    aria-controls={`panel-${t.id}`}
+                    tabIndex={t.id === active ? 0 : -1}
+                    onClick={() => setActive(t.id)}
+                    onKeyDown={(e) => onTabKey(e, i)}
+                    title={`${t.kind === 'resource' ? fullName(t.resource) : t.title} (Alt+${i + 1}; Delete closes)`}
+                  >
                     <span aria-hidden="true">{t.kind === 'query' ? '✎ ' : '▦ '}</span>
                     {t.title}
                   </button>
-                  <button type="button" class="tab-close" aria-label={`Close ${t.title}`} onClick={() => closeTab(t.id)}>×</button>
+                  {/* For the mouse; the keyboard closes a tab with Delete or Alt+W (a button here would break the tab list's structure). */}
+                  <span class="tab-close" aria-hidden="true" title={`Close ${t.title}`} onClick={() => closeTab(t.id)}>×</span>
                 </div>
               ))}
             </div>

@@ -2,7 +2,8 @@
 // playwright-core against the real emulator (gateway + engine). Every step is
 // what a person does with the mouse and keyboard; the answers are checked in
 // the page and, where it matters, through the REST API.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -13,6 +14,21 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureConsoleBuilt } from './browser.js';
 const PROJECT = 'console-test';
 /** ~400 million joined rows: runs for tens of seconds, long enough to be cancelled. */
 const SLOW_QUERY = 'SELECT COUNT(*) AS n FROM UNNEST(GENERATE_ARRAY(1, 20000)) a CROSS JOIN UNNEST(GENERATE_ARRAY(1, 20000)) b WHERE MOD(a * b, 7) = 1';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical findings on the page as it is (WCAG 2 A/AA rules: names, roles, contrast). */
+async function accessibilityViolations(): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const r = await page.evaluate(() =>
+    (window as unknown as { axe: { run: (ctx: Document, opts: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    }),
+  );
+  return r.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join(' | ')}`);
+}
 
 let emu: Emulator;
 let ctx: BrowserContext;
@@ -121,6 +137,19 @@ describe('web console (Debian chromium)', () => {
     await expect(inspector.locator('pre.json').textContent()).resolves.toBe('{\n  "big": 12345678901234567890\n}');
   });
 
+  it('passes axe-core (WCAG 2.1 A/AA) in the light and dark themes, with results and a dialog open', async () => {
+    const theme = page.getByLabel('Theme');
+    for (const t of ['light', 'dark']) {
+      await theme.selectOption(t);
+      await page.waitForFunction((want) => document.documentElement.dataset['theme'] === want, t);
+      expect(await accessibilityViolations()).toEqual([]);
+    }
+    await page.getByRole('button', { name: 'Keyboard shortcuts' }).click();
+    expect(await accessibilityViolations()).toEqual([]);
+    await page.keyboard.press('Escape');
+    await theme.selectOption('system');
+  });
+
   it('marks an error at its [line:col] in the editor, for the whole text and for a selection', async () => {
     await runQuery('SELECT id,\n  nosuch_column + 1\nFROM shop.orders', 'error');
     await page.getByRole('alert').filter({ hasText: 'Unrecognized name: nosuch_column at [2:3]' }).waitFor();
@@ -190,6 +219,7 @@ describe('web console (Debian chromium)', () => {
     await page.getByRole('button', { name: jobId }).click();
     const detail = page.locator('.job-detail');
     await detail.getByRole('progressbar').waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
     await detail.getByRole('button', { name: '■ Cancel job' }).click();
     await detail.locator('.state-cancelled').first().waitFor();
     const job = await rest(`${emu.url}/bigquery/v2/projects/${PROJECT}/jobs/${jobId}`);
@@ -211,6 +241,7 @@ describe('web console (Debian chromium)', () => {
     await tab.locator('.pager-info').filter({ hasText: 'Rows 1–100 of 250' }).waitFor();
     await tab.getByRole('button', { name: 'Last page' }).click();
     await tab.locator('.pager-info').filter({ hasText: 'Rows 201–250 of 250' }).waitFor();
+    expect(await accessibilityViolations()).toEqual([]);
 
     await tab.getByRole('button', { name: 'Copy name' }).click();
     await page.getByRole('status').filter({ hasText: `Copied ${PROJECT}.shop.orders` }).waitFor();
