@@ -89,6 +89,8 @@ export function Explorer(props: { project: string; hidden: boolean; version: num
     if (expanded.has(n.key) && Array.isArray(kids)) for (const k of kids) walk(k, n.key);
   };
   walk(root);
+  // The focused node may have gone (deleted, filtered out): the tree's one tab stop falls back to the project.
+  const focusKey = visible.some((v) => v.node.key === focus) ? focus : root.key;
 
   const toggle = (n: Node, open?: boolean): void => {
     const willOpen = open ?? !expanded.has(n.key);
@@ -108,7 +110,7 @@ export function Explorer(props: { project: string; hidden: boolean; version: num
   };
 
   const onKey = (e: KeyboardEvent): void => {
-    const i = visible.findIndex((v) => v.node.key === focus);
+    const i = visible.findIndex((v) => v.node.key === focusKey);
     if (i < 0) return;
     const { node, parent } = visible[i]!;
     let next: string | undefined;
@@ -166,7 +168,7 @@ export function Explorer(props: { project: string; hidden: boolean; version: num
               aria-level={node.level}
               aria-expanded={node.expandable ? expanded.has(node.key) : undefined}
               aria-selected={selected}
-              tabIndex={node.key === focus ? 0 : -1}
+              tabIndex={node.key === focusKey ? 0 : -1}
               class={`tree-item level-${node.level}${selected ? ' selected' : ''}`}
               onClick={(e) => {
                 e.stopPropagation();

@@ -185,6 +185,43 @@ describe('web console (Debian chromium)', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('works from the keyboard: new tab, explorer tree, tab list, history', async () => {
+    await page.keyboard.press('Alt+N');
+    const tabs = page.getByRole('tablist', { name: 'Open tabs' }).getByRole('tab');
+    const count = await tabs.count();
+    await expect(tabs.nth(count - 1).getAttribute('aria-selected')).resolves.toBe('true');
+    // The new tab's editor has the focus: type and run without touching the mouse.
+    await page.waitForFunction(() => document.activeElement?.closest('.tab-panel:not([hidden]) .cm-editor') != null);
+    await page.keyboard.insertText('SELECT 6 * 7 AS answer');
+    await page.keyboard.press('Control+Enter');
+    await page.locator('.tab-panel:not([hidden]) td[data-col="answer"]').filter({ hasText: '42' }).waitFor();
+
+    // Alt+E: the explorer tree; arrows walk it, Right expands, Enter opens.
+    await page.keyboard.press('Alt+E');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('role') === 'treeitem');
+    await page.keyboard.press('ArrowDown'); // the dataset
+    await page.keyboard.press('ArrowRight'); // expand it
+    await page.getByRole('treeitem', { name: 'orders' }).waitFor();
+    await page.keyboard.press('ArrowDown');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-key')?.endsWith('.shop.orders'));
+    await page.keyboard.press('Enter');
+    await page.locator('.resource-tab:not([hidden]) h2').filter({ hasText: `${PROJECT}.shop.orders` }).waitFor();
+
+    // Tab list: Left moves to the previous tab, Delete closes the focused one.
+    await page.getByRole('tab', { name: /orders/ }).focus();
+    await page.keyboard.press('Delete');
+    await page.getByRole('tab', { name: /orders/ }).waitFor({ state: 'detached' });
+    await expect(tabs.count()).resolves.toBe(count);
+
+    // History (Alt+H) lists the query just run; opening it makes a new tab with its text.
+    await page.keyboard.press('Alt+H');
+    const history = page.getByRole('complementary', { name: 'Query history' });
+    await history.getByText('SELECT 6 * 7 AS answer').click();
+    await expect(tabs.count()).resolves.toBe(count + 1);
+    await expect(editor().textContent()).resolves.toBe('SELECT 6 * 7 AS answer');
+    await page.keyboard.press('Alt+H');
+  });
+
   it('cancels a running query from the editor and opens the job details', async () => {
     await setQuery(SLOW_QUERY);
     // jobs.insert of this run (the editor's live validation posts dry runs to the same URL).
