@@ -239,9 +239,10 @@ function App() {
             <button type="button" aria-pressed={showHistory} onClick={() => setShowHistory(!showHistory)} aria-keyshortcuts="Alt+H">History</button>
           </div>
           <div class="tab-panels">
+            {/* Keyed by project too: a query tab's editor, completion and checks belong to one project. */}
             {project &&
               tabs.map((t) => (
-                <div key={t.id} role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} class="tab-panel" hidden={t.id !== active}>
+                <div key={`${t.id}@${project}`} role="tabpanel" id={`panel-${t.id}`} aria-labelledby={`tab-${t.id}`} class="tab-panel" hidden={t.id !== active}>
                   {t.kind === 'query' ? (
                     <QueryTab
                       project={project}

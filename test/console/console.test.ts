@@ -20,7 +20,8 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 /** axe-core's serious and critical findings on the page as it is (WCAG 2 A/AA rules: names, roles, contrast). */
 async function accessibilityViolations(): Promise<string[]> {
   await page.evaluate(AXE_SOURCE);
-  // Page-side code is passed as text: this project's type check has no DOM library.
+  // Page-side code is passed as text (this project's type check has no DOM library); page.evaluate
+  // runs it through the DevTools protocol, which the console's CSP (no 'unsafe-eval') allows.
   const r = (await page.evaluate(
     "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })",
   )) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
@@ -140,7 +141,7 @@ describe('web console (Debian chromium)', () => {
     const theme = page.getByLabel('Theme');
     for (const t of ['light', 'dark']) {
       await theme.selectOption(t);
-      await page.waitForFunction(`document.documentElement.dataset.theme === '${t}'`);
+      await page.locator(`html[data-theme="${t}"]`).waitFor();
       expect(await accessibilityViolations()).toEqual([]);
     }
     await page.getByRole('button', { name: 'Keyboard shortcuts' }).click();
@@ -190,19 +191,19 @@ describe('web console (Debian chromium)', () => {
     const count = await tabs.count();
     await expect(tabs.nth(count - 1).getAttribute('aria-selected')).resolves.toBe('true');
     // The new tab's editor has the focus: type and run without touching the mouse.
-    await page.waitForFunction("document.activeElement?.closest('.tab-panel:not([hidden]) .cm-editor') != null");
+    await page.locator('.tab-panel:not([hidden]) .cm-editor.cm-focused').waitFor();
     await page.keyboard.insertText('SELECT 6 * 7 AS answer');
     await page.keyboard.press('Control+Enter');
     await page.locator('.tab-panel:not([hidden]) td[data-col="answer"]').filter({ hasText: '42' }).waitFor();
 
     // Alt+E: the explorer tree; arrows walk it, Right expands, Enter opens.
     await page.keyboard.press('Alt+E');
-    await page.waitForFunction("document.activeElement?.getAttribute('role') === 'treeitem'");
+    await page.locator('[role="treeitem"]:focus').waitFor();
     await page.keyboard.press('ArrowDown'); // the dataset
     await page.keyboard.press('ArrowRight'); // expand it
     await page.getByRole('treeitem', { name: 'orders' }).waitFor();
     await page.keyboard.press('ArrowDown');
-    await page.waitForFunction("document.activeElement?.getAttribute('data-key')?.endsWith('.shop.orders')");
+    await page.locator('[role="treeitem"][data-key$=".shop.orders"]:focus').waitFor();
     await page.keyboard.press('Enter');
     await page.locator('.resource-tab:not([hidden]) h2').filter({ hasText: `${PROJECT}.shop.orders` }).waitFor();
 
