@@ -3,7 +3,7 @@
 // the REST handlers, so tables made by SQL look like tables made by REST.
 import type { CreateTableOptions, QueryCatalog, ScanOptions, TableId, TableInfo } from '../storage/api.js';
 import { CatalogError, invalid, notFound } from '../storage/errors.js';
-import { conformBatches, mergeBatches, TIME_TRAVEL_MS } from '../storage/table-data.js';
+import { conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type TableState } from '../storage/table-data.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
@@ -166,18 +166,14 @@ export class EngineCatalog implements QueryCatalog {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const existing = this.st.getTable(p, d, t);
     const kind = opts.kind ?? 'TABLE';
-    // A view replacing a view swaps the catalog entry in one save; anything else is a drop, then a create.
-    const swapView = existing !== undefined && opts.orReplace === true && existing.kind === 'VIEW' && kind === 'VIEW';
-    if (existing) {
-      if (opts.ifNotExists) return this.info(id, existing);
-      if (opts.orReplace && !swapView) await this.st.deleteTable(p, d, t);
-    }
+    if (existing && opts.ifNotExists) return this.info(id, existing);
     const body: Resource = { ...(opts.resource ?? {}), tableReference: { projectId: p, datasetId: d, tableId: t } };
     if (columns.length > 0 || kind !== 'VIEW') body.schema = { fields: restFieldsOf(columns) };
     if (kind === 'VIEW') body.view = { query: opts.viewQuery ?? '', useLegacySql: false };
     if (kind === 'MATERIALIZED_VIEW') body.materializedView = { query: opts.viewQuery ?? '' };
     if (kind === 'SNAPSHOT' || kind === 'EXTERNAL') body.type = kind;
-    await insertTable(this.st, p, d, t, body, swapView);
+    // OR REPLACE: the new table takes the old one's place in one commit (a reader never finds neither).
+    await insertTable(this.st, p, d, t, body, opts.orReplace === true);
     return this.getTable(id)!;
   }
 
@@ -186,27 +182,20 @@ export class EngineCatalog implements QueryCatalog {
   }
 
   async appendRows(id: TableId, batches: readonly Batch[]): Promise<void> {
-    const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+    const { projectId: p, datasetId: d, tableId: t } = id;
     // A statement's rows as one append: a CTAS / INSERT ... SELECT of bulk size
     // then goes straight to a fragment (not one WAL JSON record per 4096-row
     // batch, compacted again in the background while later queries run).
-    const e = batches.length > 1 ? this.st.getTable(id.projectId, id.datasetId, id.tableId) : undefined;
-    if (e) {
-      await td.append(mergeBatches(this.st.columnsOf(e), batches));
-      return;
-    }
-    for (const b of batches) await td.append(b);
+    const e = this.st.requireTable(p, d, t);
+    const batch = batches.length === 1 ? batches[0]! : mergeBatches(this.st.columnsOf(e), batches);
+    await this.st.writeRows(p, d, t, (td) => td.append(batch));
   }
 
-  async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {
+  async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], base?: TableState): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const e = this.st.requireTable(p, d, t);
-    if (columns) {
-      e.resource = { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } };
-      await this.st.setTableResource(p, d, t, e.resource, false);
-    }
-    const td = this.st.tableData(p, d, t);
-    await td.replace(batches, columns ? this.st.columnsOf(e) : undefined);
+    const resource = columns ? { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } } : undefined;
+    await this.st.replaceRows(p, d, t, batches, { resource, base });
   }
 
   async alterColumns(id: TableId, columns: readonly Column[]): Promise<void> {
@@ -226,18 +215,18 @@ export class EngineCatalog implements QueryCatalog {
       // RENAME COLUMN: same shape, new names. Fragments are read by name, so the rows are rewritten under the new names.
       const td = this.st.tableData(p, d, t);
       await td.load();
-      const batches = td.snapshot().map((b) => ({ length: b.length, columns: columns.map((c, i) => ({ ...b.columns[i]!, type: c.type })) }));
-      e.resource = resource;
-      await this.st.setTableResource(p, d, t, resource, false);
-      await td.replace(batches, this.st.columnsOf(e));
+      const base = td.state();
+      const batches = stateBatches(base).map((b) => ({ length: b.length, columns: columns.map((c, i) => ({ ...b.columns[i]!, type: c.type })) }));
+      await this.st.replaceRows(p, d, t, batches, { resource, base });
       return;
     }
     if (retyped && e.kind !== 'VIEW') {
       // ALTER COLUMN SET DATA TYPE widens values (INT64 -> NUMERIC/BIGNUMERIC/FLOAT64, NUMERIC -> BIGNUMERIC/FLOAT64): rewrite rows.
       const td = this.st.tableData(p, d, t);
       await td.load();
+      const base = td.state();
       const oldIdx = new Map(old.map((c, i) => [c.name.toLowerCase(), i]));
-      const batches = td.snapshot().map((b) => ({
+      const batches = stateBatches(base).map((b) => ({
         length: b.length,
         columns: columns.map((c) => {
           const i = oldIdx.get(c.name.toLowerCase());
@@ -249,9 +238,7 @@ export class EngineCatalog implements QueryCatalog {
           return vectorFromValues(c.type, vals);
         }),
       }));
-      e.resource = resource;
-      await this.st.setTableResource(p, d, t, resource, false);
-      await td.replace(batches, this.st.columnsOf(e));
+      await this.st.replaceRows(p, d, t, batches, { resource, base });
       return;
     }
     await this.st.setTableResource(p, d, t, resource, true);

@@ -33,7 +33,7 @@ function describe(info: KindInfo, p: string, d: string, t: string, id: string): 
 }
 
 /** The map holding a collection (dataset-level, or the table's for policies). */
-export function collection(st: Storage, kind: string, p: string, d: string, t: string): Record<string, Resource> {
+export function collection(st: Storage, kind: string, p: string, d: string, t: string): Readonly<Record<string, Resource>> {
   const [k] = kindInfo(kind);
   if (k === 'rowAccessPolicies') return st.requireTable(p, d, t).policies;
   const ds = st.requireDataset(p, d);
@@ -61,8 +61,7 @@ export async function putChild(st: Storage, kind: string, p: string, d: string, 
     etag: newEtag(),
   };
   delete res.kind;
-  coll[id] = res;
-  await st.save();
+  await setIn(st, k, p, d, t, id, res);
   return res;
 }
 
@@ -84,7 +83,10 @@ export async function deleteChild(st: Storage, kind: string, p: string, d: strin
   const [k, info] = kindInfo(kind);
   const coll = collection(st, k, p, d, t);
   if (!coll[id]) throw notFound(describe(info, p, d, t, id));
-  delete coll[id];
-  await st.save();
+  await setIn(st, k, p, d, t, id, null);
   return true;
+}
+
+function setIn(st: Storage, k: ChildKind, p: string, d: string, t: string, id: string, res: Resource | null): Promise<void> {
+  return k === 'rowAccessPolicies' ? st.setPolicy(p, d, t, id, res) : st.setChild(p, d, k, id, res);
 }

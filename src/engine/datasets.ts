@@ -133,7 +133,6 @@ export async function deleteDataset(st: Storage, p: string, d: string, deleteCon
 export async function undeleteDataset(st: Storage, p: string, d: string): Promise<Resource> {
   const e = await st.undeleteDataset(p, d);
   if (!e) throw notFound(`Dataset ${p}:${d}`);
-  e.resource = { ...e.resource, lastModifiedTime: nextModified(e.resource.lastModifiedTime), etag: newEtag() };
-  await st.save();
+  await st.setDatasetResource(e, { ...e.resource, lastModifiedTime: nextModified(e.resource.lastModifiedTime), etag: newEtag() });
   return e.resource;
 }

@@ -82,8 +82,8 @@ export async function insertTable(
   urlDataset: string,
   urlTable: string,
   body: Resource,
-  /** CREATE OR REPLACE VIEW of an existing view (Storage.replaceView). */
-  replaceView = false,
+  /** CREATE OR REPLACE: an existing table of the name is replaced in the same commit. */
+  replace = false,
 ): Promise<Resource> {
   rejectUnsupported(body);
   const ref = obj(body.tableReference) ?? {};
@@ -111,8 +111,7 @@ export async function insertTable(
   // Datasets' default table expiration stamps new tables, as the real service does.
   const defExp = Number(ds.resource.defaultTableExpirationMs ?? 0);
   if (res.expirationTime === undefined && defExp > 0) res.expirationTime = String(Number(now) + defExp);
-  if (replaceView && kind === 'VIEW') await st.replaceView(p, d, t, res);
-  else await st.createTable(p, d, t, kind, res);
+  await st.publishTable(p, d, t, st.prepareTable(p, d, t, kind, res), replace);
   return presentTable(st, p, d, t, st.requireTable(p, d, t));
 }
 
@@ -191,9 +190,8 @@ export async function updateTable(st: Storage, p: string, d: string, t: string, 
     lastModifiedTime: nextModified(old.lastModifiedTime),
     etag: newEtag(),
   };
-  e.kind = kind;
-  await st.setTableResource(p, d, t, next, columnsChanged);
-  return presentTable(st, p, d, t, e);
+  await st.setTableEntry(p, d, t, { ...e, kind, resource: next }, columnsChanged);
+  return presentTable(st, p, d, t, st.requireTable(p, d, t));
 }
 
 export async function deleteTable(st: Storage, p: string, d: string, t: string): Promise<void> {

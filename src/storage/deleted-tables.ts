@@ -139,7 +139,8 @@ export class DeletedTableLog {
     for (const s of this.slots) {
       if (s.projectId !== p || s.datasetId !== d || s.tableId !== t) continue;
       if (atMs !== undefined && s.deletedMs < atMs) continue;
-      if (!best || (atMs !== undefined ? s.deletedMs < best.deletedMs : s.deletedMs > best.deletedMs)) best = s;
+      // Slots are in drop order: of two drops in one millisecond the later one is the newer.
+      if (!best || (atMs !== undefined ? s.deletedMs < best.deletedMs : s.deletedMs >= best.deletedMs)) best = s;
     }
     return best && this.read(best);
   }

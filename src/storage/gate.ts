@@ -42,3 +42,39 @@ export class Gate {
     return p;
   }
 }
+
+/**
+ * One holder at a time per key, first come first served: DDL on one name
+ * (validate, log, apply) and mutating DML on one table run one after another.
+ */
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const release = await this.acquire(key);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /** Waits for the key; the returned function releases it (call it exactly once). */
+  async acquire(key: string): Promise<() => void> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const tail = prev.then(() => mine);
+    this.tails.set(key, tail);
+    await prev;
+    return () => {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    };
+  }
+
+  /** Whether someone holds or waits for the key. */
+  busy(key: string): boolean {
+    return this.tails.has(key);
+  }
+}

@@ -1,50 +1,54 @@
-// The persistent catalog (catalog.store) and the row storage of every table
-// under one data dir. REST semantics (what a field means, which error a call
-// gets) live in src/engine/; this module keeps state consistent and durable.
+// The persistent catalog and the row storage of every table under one data
+// dir. The catalog is catalog.store (a checkpoint) plus catalog.log (each
+// committed change since, one record per commit; catalog-log.ts); REST
+// semantics (what a field means, which error a call gets) live in
+// src/engine/. See README.md "Catalog commits".
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { Column } from '../types/schema.js';
+import type { Batch } from '../types/vector.js';
+import type { TableKind } from './api.js';
+import { CatalogLog, type CatalogOp, type CatalogRecord, type TableEntry } from './catalog-log.js';
 import { DeletedTableLog, type DeletedTable } from './deleted-tables.js';
 import { alreadyExists, notFound } from './errors.js';
-import { commitTemp, durableRename, ensureDir, existsSync, fsyncDir, writeTemp } from './fsutil.js';
+import { atomicWrite, durableRename, ensureDir, existsSync, fsyncDir } from './fsutil.js';
+import { Gate, KeyedMutex } from './gate.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.js';
 import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
-import { TableData } from './table-data.js';
+import { TableClosedError, TableData, type CommitPlan, type PreparedRows, type TableState } from './table-data.js';
+import { CommitClock } from './clock.js';
 import type { WalSyncMode } from './wal.js';
-import type { TableKind } from './api.js';
+
+export type { CatalogOp, TableEntry } from './catalog-log.js';
 
 export const UNDELETE_WINDOW_MS = 7 * 24 * 3600 * 1000;
 
-export interface TableEntry {
-  resource: Resource;
-  kind: TableKind;
-  /** Row-access policies by id. */
-  policies: Record<string, Resource>;
-}
-
 export interface DatasetEntry {
-  projectId: string;
-  datasetId: string;
+  readonly projectId: string;
+  readonly datasetId: string;
   resource: Resource;
-  tables: Record<string, TableEntry>;
-  routines: Record<string, Resource>;
-  models: Record<string, Resource>;
+  readonly tables: Record<string, TableEntry>;
+  readonly routines: Record<string, Resource>;
+  readonly models: Record<string, Resource>;
 }
 
 export interface Tombstone {
-  projectId: string;
-  datasetId: string;
-  deletedMs: number;
-  entry: DatasetEntry;
+  readonly projectId: string;
+  readonly datasetId: string;
+  readonly deletedMs: number;
+  readonly entry: DatasetEntry;
   /** Relative to the data dir. */
-  trashDir: string;
+  readonly trashDir: string;
 }
 
 export interface CatalogFile {
   format: 'warehouse-emulator-catalog';
   version: 1;
+  /** The last catalog.log record this checkpoint holds (absent: none; older catalogs). */
+  seq?: number;
   datasets: DatasetEntry[];
   tombstones: Tombstone[];
   /** Catalogs written before deleted-tables.log kept the snapshots here; moved out on load. */
@@ -59,172 +63,49 @@ export interface StorageOptions {
   readonly syncWrites?: boolean;
 }
 
-const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null;
-const isMap = (v: unknown): v is object => isObject(v) && !Array.isArray(v);
-
-function isEmpty(o: object): boolean {
-  for (const _ in o) return false;
-  return true;
-}
-
-/** A member's JSON text, or a writer of it; undefined: left out (what JSON.stringify does with undefined). */
-type Member = string | ((w: ChunkWriter) => void) | undefined;
-
-const COMMA = Buffer.from(',');
-
-/** JSON text as UTF-8 pieces: small strings are joined and encoded once; cached pieces are shared, never copied (the file is written with writev). */
-class ChunkWriter {
-  private readonly chunks: Buffer[] = [];
-  private text = '';
-  put(s: string): void {
-    this.text += s;
-  }
-  comma(): void {
-    if (this.text) this.text += ',';
-    else this.chunks.push(COMMA);
-  }
-  putBytes(b: Buffer): void {
-    this.flush();
-    this.chunks.push(b);
-  }
-  putChunks(bs: readonly Buffer[]): void {
-    this.flush();
-    for (const b of bs) this.chunks.push(b);
-  }
-  /** The text so far as UTF-8 pieces (in order; cached pieces are shared, not copied). */
-  pieces(): Buffer[] {
-    this.flush();
-    return this.chunks;
-  }
-  bytes(): Buffer {
-    return Buffer.concat(this.pieces());
-  }
-  private flush(): void {
-    if (this.text) {
-      this.chunks.push(Buffer.from(this.text));
-      this.text = '';
-    }
-  }
-}
-
-function write(w: ChunkWriter, m: string | ((w: ChunkWriter) => void)): void {
-  if (typeof m === 'string') w.put(m);
-  else m(w);
-}
-
-/**
- * An object as JSON.stringify writes it (own enumerable keys in order; a
- * member that is undefined is left out), each member from `member`. Only for
- * plain objects (no toJSON), which the catalog's entries are.
- */
-function writeObject(w: ChunkWriter, o: object, member: (key: string, value: unknown) => Member): void {
-  w.put('{');
-  let first = true;
-  for (const k of Object.keys(o)) {
-    const m = member(k, (o as Record<string, unknown>)[k]);
-    if (m === undefined) continue;
-    w.put(`${first ? '' : ','}${JSON.stringify(k)}:`);
-    first = false;
-    write(w, m);
-  }
-  w.put('}');
-}
-
-/** An array as JSON.stringify writes it (an undefined item is `null`). */
-function writeArray(w: ChunkWriter, a: readonly unknown[], item: (v: unknown) => Member): void {
-  w.put('[');
-  for (let i = 0; i < a.length; i++) {
-    if (i > 0) w.comma();
-    write(w, item(a[i]) ?? 'null');
-  }
-  w.put(']');
-}
-
-/** What a table entry's cached bytes were made from. */
-interface EntryText {
-  resource: Resource;
-  kind: TableKind;
-  policies: Record<string, Resource>;
-  bytes: Buffer;
-}
-
-/** The entry still holds what its bytes were made from (policies: an empty map; maps with policies are edited in place, so never cached). */
-const sameEntry = (c: EntryText, e: TableEntry): boolean => c.resource === e.resource && c.kind === e.kind && c.policies === e.policies && isEmpty(e.policies);
-const cacheable = (e: unknown): e is TableEntry => isObject(e) && isMap((e as TableEntry).policies) && isEmpty((e as TableEntry).policies);
-
-/** What a dataset entry's cached bytes were made from; table and child maps as flat [key, value, ...] snapshots. */
-interface DatasetText {
-  resource: Resource;
-  projectId: string;
-  datasetId: string;
-  tablesMap: object;
-  routinesMap: object;
-  modelsMap: object;
-  /** [id, entry, entry.resource, entry.kind, entry.policies, ...] */
-  tables: unknown[];
-  /** [id, resource, ...] */
-  routines: unknown[];
-  models: unknown[];
-  bytes: Buffer[];
-}
-
-/** The table entries' snapshot, or null when one has policies (edited in place: never cached). */
-function snapshotTables(m: Record<string, TableEntry>): unknown[] | null {
-  if (!isMap(m)) return null;
-  const out: unknown[] = [];
-  for (const k in m) {
-    const e = m[k];
-    if (!cacheable(e)) return null;
-    out.push(k, e, e.resource, e.kind, e.policies);
-  }
-  return out;
-}
-
-function sameTables(snap: unknown[], m: Record<string, TableEntry>): boolean {
-  let i = 0;
-  for (const k in m) {
-    const e = m[k]!;
-    if (snap[i] !== k || snap[i + 1] !== e || snap[i + 2] !== e.resource || snap[i + 3] !== e.kind || snap[i + 4] !== e.policies || !isEmpty(e.policies)) return false;
-    i += 5;
-  }
-  return i === snap.length;
-}
-
-function snapshotChildren(m: Record<string, Resource>): unknown[] {
-  const out: unknown[] = [];
-  for (const k in m) out.push(k, m[k]);
-  return out;
-}
-
-function sameChildren(snap: unknown[], m: Record<string, Resource>): boolean {
-  let i = 0;
-  for (const k in m) {
-    if (snap[i] !== k || snap[i + 1] !== m[k]) return false;
-    i += 2;
-  }
-  return i === snap.length;
-}
+/** A checkpoint is written once the log holds this many bytes, and at least as many as the last checkpoint had: amortized O(change) per commit. */
+const CHECKPOINT_MIN_BYTES = Number(process.env.WAREHOUSE_CATALOG_CHECKPOINT_BYTES) || 1024 * 1024;
 
 const dsKey = (p: string, d: string): string => `${p}\u0000${d}`;
 const tKey = (p: string, d: string, t: string): string => `${p}\u0000${d}\u0000${t}`;
+
+/** A new incarnation's file stem: the name's stem, `+` (never in a name's stem), a unique id. */
+function newStorageStem(t: string): string {
+  return `${fileStem(t)}+${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+}
+
+/** The file stem a table's row storage uses. */
+export function storageStem(t: string, e: TableEntry): string {
+  return e.storage ?? fileStem(t);
+}
+
+/** The stem of a table file's name (`<stem>.meta.json`, `<stem>.wal`, `<stem>@…parquet`, temp files), or null. */
+function stemOfFile(name: string): string | null {
+  const m = /^([^.@]+)(?:\.meta\.json|\.wal|@)/.exec(name);
+  return m ? m[1]! : null;
+}
 
 export class Storage {
   private datasets = new Map<string, DatasetEntry>();
   private tombstones: Tombstone[] = [];
   private readonly deletedTables: DeletedTableLog;
+  private readonly log: CatalogLog;
+  /** The last record logged and applied. */
+  private seq = 0;
+  /** Size of the last checkpoint (see CHECKPOINT_MIN_BYTES). */
+  private checkpointBytes = 0;
+  /** Commits run shared; a checkpoint exclusive (it captures the catalog with no commit half done). */
+  private readonly commits = new Gate();
+  private checkpointing: Promise<void> | null = null;
+  /** Validate-log-apply of one name (a dataset, a table) at a time. */
+  private readonly names = new KeyedMutex();
   private data = new Map<string, TableData>();
   private trashData = new Map<string, TableData>();
   private columnCache = new WeakMap<TableEntry, Column[]>();
-  /** JSON text of stored resources (catalogPieces). */
-  private texts = new WeakMap<object, string>();
-  /** A table's member bytes in its dataset's `tables` and what they were made from (catalogPieces). */
-  private entryTexts = new WeakMap<object, EntryText & { key: string }>();
-  /** A dataset entry's bytes and what they were made from (catalogPieces). */
-  private datasetTexts = new WeakMap<DatasetEntry, DatasetText>();
-  private saving: Promise<void> | null = null;
-  /** Deletes whose files are still moving; a create of the same name waits for them. */
+  /** Deletes whose files are still moving; an undelete of the same dataset waits for them. */
   private moving = new Map<string, Promise<void>>();
-  private dirty = false;
+  /** The order of commits, for snapshots (clock.ts). */
+  readonly clock = new CommitClock();
 
   private constructor(
     readonly dataDir: string,
@@ -233,6 +114,7 @@ export class Storage {
     readonly walSync: WalSyncMode,
   ) {
     this.deletedTables = new DeletedTableLog(path.join(dataDir, 'deleted-tables.log'));
+    this.log = new CatalogLog(path.join(dataDir, 'catalog.log'), walSync);
   }
 
   static async open(dataDir: string, opts: StorageOptions = {}): Promise<Storage> {
@@ -255,24 +137,160 @@ export class Storage {
 
   private async loadCatalog(): Promise<void> {
     let file: CatalogFile | null = null;
+    let text = '';
     try {
-      file = JSON.parse(await fsp.readFile(this.catalogFile, 'utf8')) as CatalogFile;
+      text = await fsp.readFile(this.catalogFile, 'utf8');
+      file = JSON.parse(text) as CatalogFile;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${this.catalogFile}: ${(e as Error).message}`);
     }
-    // Leftover temp files of an interrupted catalog write.
+    // Leftover temp files of an interrupted checkpoint.
     for (const n of fs.readdirSync(this.dataDir)) if (n.startsWith('catalog.store.') && n.endsWith('.tmp')) fs.rmSync(path.join(this.dataDir, n), { force: true });
     const logged = await this.deletedTables.open();
-    if (!file) {
-      await this.save();
-      return;
+    const records = await this.log.open();
+    if (file) {
+      for (const d of file.datasets) this.datasets.set(dsKey(d.projectId, d.datasetId), d);
+      this.tombstones = file.tombstones ?? [];
+      this.seq = file.seq ?? 0;
+      this.checkpointBytes = Buffer.byteLength(text);
     }
-    for (const d of file.datasets) this.datasets.set(dsKey(d.projectId, d.datasetId), d);
-    this.tombstones = file.tombstones ?? [];
-    // Snapshots of a catalog from before the log join it (once: a crash between the log's rewrite and the catalog's save moved them already).
+    const redo = this.replay(records);
+    // Snapshots of a catalog from before the log join it (once: a crash between the log's rewrite and the catalog's checkpoint moved them already).
     const inLog = new Set(logged.map((x) => x.trashDir));
-    const moved = (file.deletedTables ?? []).filter((x) => !inLog.has(x.trashDir));
-    await this.reconcile([...logged, ...moved], file.deletedTables !== undefined);
+    const moved = (file?.deletedTables ?? []).filter((x) => !inLog.has(x.trashDir));
+    await this.reconcile([...logged, ...moved], file?.deletedTables !== undefined);
+    await this.redoSidecars(redo);
+    this.sweepOrphans();
+    if (!file || file.deletedTables !== undefined || this.log.byteSize > 0) await this.checkpoint();
+  }
+
+  /** Applies the log's records newer than the checkpoint; returns the sidecar writes they hold (the last per file). */
+  private replay(records: readonly CatalogRecord[]): Map<string, { seq: number; text: string }> {
+    const redo = new Map<string, { seq: number; text: string }>();
+    for (const r of records) {
+      if (r.seq <= this.seq) continue;
+      for (const op of r.ops) {
+        if (op.op === 'sidecar') redo.set(op.file, { seq: r.seq, text: op.text });
+        else this.apply(op);
+      }
+      this.seq = r.seq;
+    }
+    return redo;
+  }
+
+  /** Writes the sidecars of multi-table commits that a crash cut short (a sidecar older than its record). */
+  private async redoSidecars(redo: Map<string, { seq: number; text: string }>): Promise<void> {
+    for (const [rel, { seq, text }] of redo) {
+      const file = path.join(this.dataDir, rel);
+      if (!existsSync(path.dirname(file))) continue;
+      let have = 0;
+      try {
+        have = (JSON.parse(fs.readFileSync(file, 'utf8')) as { seq?: number }).seq ?? 0;
+      } catch {
+        // missing or unreadable: written below
+      }
+      if (have < seq) await atomicWrite(file, text);
+    }
+  }
+
+  /** One catalog change in memory: the same code for a live commit and a replayed record. */
+  private apply(op: CatalogOp): void {
+    switch (op.op) {
+      case 'dataset': {
+        const e = this.datasets.get(dsKey(op.p, op.d));
+        if (e) e.resource = op.resource;
+        else this.datasets.set(dsKey(op.p, op.d), { projectId: op.p, datasetId: op.d, resource: op.resource, tables: {}, routines: {}, models: {} });
+        return;
+      }
+      case 'dropDataset': {
+        const entry = this.datasets.get(dsKey(op.p, op.d));
+        if (!entry) return;
+        this.datasets.delete(dsKey(op.p, op.d));
+        this.tombstones.push({ projectId: op.p, datasetId: op.d, deletedMs: op.deletedMs, entry, trashDir: op.trashDir });
+        return;
+      }
+      case 'undropDataset': {
+        const t = this.tombstones.find((x) => x.projectId === op.p && x.datasetId === op.d && x.deletedMs === op.deletedMs);
+        if (!t) return;
+        this.tombstones = this.tombstones.filter((x) => x !== t);
+        this.datasets.set(dsKey(op.p, op.d), t.entry);
+        return;
+      }
+      case 'purgeTombstones':
+        this.tombstones = this.tombstones.filter((t) => t.deletedMs >= op.before);
+        return;
+      case 'table': {
+        const ds = this.datasets.get(dsKey(op.p, op.d));
+        if (!ds) return;
+        if (op.entry) ds.tables[op.t] = op.entry;
+        else delete ds.tables[op.t];
+        return;
+      }
+      case 'child': {
+        const ds = this.datasets.get(dsKey(op.p, op.d));
+        if (!ds) return;
+        const coll = op.kind === 'routines' ? ds.routines : ds.models;
+        if (op.resource) coll[op.id] = op.resource;
+        else delete coll[op.id];
+        return;
+      }
+      case 'sidecar':
+        return;
+    }
+  }
+
+  /**
+   * Commits catalog changes: one log record, then the change in memory.
+   * `inMemory` runs in the same synchronous step as the apply (state that
+   * must change with the catalog, such as a table's row storage), `durable`
+   * after it, still inside the commit (a checkpoint waits for it: the
+   * sidecar writes of a multi-table commit).
+   */
+  async commit(ops: readonly CatalogOp[] | ((seq: number) => readonly CatalogOp[]), inMemory?: () => void, durable?: () => Promise<void>): Promise<void> {
+    await this.commits.runShared(async () => {
+      const seq = ++this.seq;
+      const list = typeof ops === 'function' ? ops(seq) : ops;
+      await this.log.append(seq, list);
+      for (const op of list) this.apply(op);
+      inMemory?.();
+      await durable?.();
+    });
+    if (this.log.byteSize >= Math.max(CHECKPOINT_MIN_BYTES, this.checkpointBytes)) void this.checkpointSoon();
+  }
+
+  private checkpointSoon(): Promise<void> {
+    this.checkpointing ??= this.checkpoint()
+      .catch((e: unknown) => console.error('catalog checkpoint failed:', e))
+      .finally(() => (this.checkpointing = null));
+    return this.checkpointing;
+  }
+
+  /**
+   * catalog.store := the catalog now (with the last record's seq), then the
+   * log is emptied. A crash between the two replays records the checkpoint
+   * already holds: their seq tells, and they are skipped. Snapshots of
+   * dropped tables reach deleted-tables.log first (a checkpoint without a
+   * table must not be durable before its snapshot).
+   */
+  private async checkpoint(): Promise<void> {
+    await this.commits.runExclusive(async () => {
+      await this.deletedTables.flush();
+      const text = JSON.stringify(this.catalogObject());
+      await atomicWrite(this.catalogFile, text);
+      this.checkpointBytes = Buffer.byteLength(text);
+      await this.log.truncate();
+    });
+  }
+
+  /** The catalog as catalog.store holds it (the file is exactly `JSON.stringify` of this). */
+  catalogObject(): CatalogFile {
+    return {
+      format: 'warehouse-emulator-catalog',
+      version: 1,
+      seq: this.seq,
+      datasets: [...this.datasets.values()],
+      tombstones: this.tombstones,
+    };
   }
 
   /**
@@ -292,173 +310,38 @@ export class Storage {
       const ds = this.datasets.get(dsKey(t.projectId, t.datasetId));
       const live = ds?.tables[t.tableId];
       // The snapshot was logged, then the crash came before the catalog lost the table: it was never dropped.
-      const created = t.entry.resource.creationTime;
-      if (live && created !== undefined && live.resource.creationTime === created) continue;
-      if (ds && !live && !existsSync(trash)) await this.moveTableFiles(this.datasetDir(t.projectId, t.datasetId), fileStem(t.tableId), trash);
+      if (live && storageStem(t.tableId, live) === storageStem(t.tableId, t.entry) && live.resource.creationTime === t.entry.resource.creationTime) continue;
+      if (ds && !existsSync(trash) && (!live || storageStem(t.tableId, live) !== storageStem(t.tableId, t.entry))) {
+        await this.moveTableFiles(this.datasetDir(t.projectId, t.datasetId), storageStem(t.tableId, t.entry), trash);
+      }
       if (now - t.deletedMs < UNDELETE_WINDOW_MS) keepD.push(t);
     }
-    const keepT = this.tombstones.filter((t) => now - t.deletedMs < UNDELETE_WINDOW_MS);
     for (const t of [...this.tombstones, ...deleted]) {
       if (now - t.deletedMs >= UNDELETE_WINDOW_MS) await fsp.rm(path.join(this.dataDir, t.trashDir), { recursive: true, force: true });
     }
     if (keepD.length !== deleted.length || catalogChanged) await this.deletedTables.rewrite(keepD);
-    if (keepT.length !== this.tombstones.length || catalogChanged) {
-      this.tombstones = keepT;
-      await this.save();
-    }
-  }
-
-  /** Writes catalog.store atomically; concurrent callers share one write. */
-  async save(): Promise<void> {
-    this.dirty = true;
-    while (this.saving) await this.saving;
-    if (!this.dirty) return;
-    this.dirty = false;
-    const pieces = this.catalogPieces();
-    // No catalog without a dropped table may be durable before its snapshot
-    // is: a drop adds the snapshot as it unlinks the table, so every snapshot
-    // these pieces need is held now, and this flush writes it. The catalog's
-    // temp file is written and synced meanwhile (two fsyncs overlap); only
-    // its rename, which makes it the catalog, waits for the flush.
-    this.saving = Promise.allSettled([this.deletedTables.flush(), writeTemp(this.catalogFile, pieces)])
-      .then(async ([flushed, written]) => {
-        if (flushed.status === 'rejected') {
-          if (written.status === 'fulfilled') await fsp.rm(written.value, { force: true });
-          throw flushed.reason;
-        }
-        if (written.status === 'rejected') throw written.reason;
-        await commitTemp(written.value, this.catalogFile);
-      })
-      .finally(() => {
-        this.saving = null;
-      });
-    await this.saving;
-  }
-
-  /** The catalog as catalog.store holds it (the file is exactly `JSON.stringify` of this). */
-  catalogObject(): CatalogFile {
-    return {
-      format: 'warehouse-emulator-catalog',
-      version: 1,
-      datasets: [...this.datasets.values()],
-      tombstones: this.tombstones,
-    };
+    if (this.tombstones.some((t) => now - t.deletedMs >= UNDELETE_WINDOW_MS)) await this.commit([{ op: 'purgeTombstones', before: now - UNDELETE_WINDOW_MS }]);
   }
 
   /**
-   * catalog.store's bytes, in pieces: the UTF-8 of `JSON.stringify(this.catalogObject())`,
-   * byte for byte, without re-serialising every resource on every save (a DDL
-   * in a catalog of hundreds of tables used to stringify and encode all of
-   * them). Resources (datasets', tables', routines', models', policies') are
-   * replaced on every change, never edited in place once stored (the plan
-   * cache's identity checks rely on the same), so their JSON text is cached by
-   * object. Entries and the maps holding them are edited in place
-   * (`e.resource = …`, `e.kind = …`, `tables[t] = …`, `policies[id] = …`), so
-   * they are checked on every save: a table's whole member (`"id":{entry}`,
-   * UTF-8) and a deleted-table snapshot's are reused only while the entry still
-   * holds the same resource and kind and no policies, a dataset's pieces only
-   * while all of its parts are the same objects (datasetPieces).
+   * Removes the files of incarnations no catalog entry names: a create or
+   * replace that a crash stopped before its catalog record.
    */
-  private catalogPieces(): Buffer[] {
-    const res = (v: unknown): Member => this.resourceText(v);
-    const map = (m: unknown, value: (v: unknown) => Member): Member => (isMap(m) ? (w) => writeObject(w, m, (_, v) => value(v)) : JSON.stringify(m));
-    const entry = (e: unknown): Member =>
-      isObject(e) ? (w) => writeObject(w, e, (k, v) => (k === 'resource' ? res(v) : k === 'policies' ? map(v, res) : JSON.stringify(v))) : JSON.stringify(e);
-    const tables = (m: unknown): Member =>
-      isMap(m)
-        ? (w) => {
-            w.put('{');
-            let first = true;
-            for (const k of Object.keys(m)) {
-              const b = this.tableMember(k, (m as Record<string, unknown>)[k], entry);
-              if (b === null) continue;
-              if (!first) w.comma();
-              first = false;
-              w.putBytes(b);
-            }
-            w.put('}');
-          }
-        : JSON.stringify(m);
-    const datasetMembers = (e: object): Member =>
-      (w: ChunkWriter) => writeObject(w, e, (k, v) => (k === 'resource' ? res(v) : k === 'tables' ? tables(v) : k === 'routines' || k === 'models' ? map(v, res) : JSON.stringify(v)));
-    const dataset = (e: unknown): Member => (isObject(e) ? (w) => w.putChunks(this.datasetPieces(e as DatasetEntry, datasetMembers)) : JSON.stringify(e));
-    const tombstone = (t: unknown): Member => (isObject(t) ? (w) => writeObject(w, t, (k, v) => (k === 'entry' ? dataset(v) : JSON.stringify(v))) : JSON.stringify(t));
-    const w = new ChunkWriter();
-    writeObject(w, this.catalogObject(), (k, v) => {
-      if (!Array.isArray(v)) return JSON.stringify(v);
-      if (k === 'datasets') return (w) => writeArray(w, v, dataset);
-      if (k === 'tombstones') return (w) => writeArray(w, v, tombstone);
-      return JSON.stringify(v);
-    });
-    return w.pieces();
-  }
-
-  /**
-   * A dataset entry's bytes (as pieces), reused while it holds the same resource and ids,
-   * the same table entries (each with the same resource and kind, no
-   * policies) and the same routines and models, in the same order: a save in
-   * a catalog of hundreds of datasets copies their bytes instead of walking them.
-   */
-  private datasetPieces(e: DatasetEntry, members: (e: object) => Member): Buffer[] {
-    const c = this.datasetTexts.get(e);
-    if (
-      c &&
-      c.resource === e.resource &&
-      c.projectId === e.projectId &&
-      c.datasetId === e.datasetId &&
-      c.tablesMap === e.tables &&
-      c.routinesMap === e.routines &&
-      c.modelsMap === e.models &&
-      sameTables(c.tables, e.tables) &&
-      sameChildren(c.routines, e.routines) &&
-      sameChildren(c.models, e.models)
-    ) {
-      return c.bytes;
+  private sweepOrphans(): void {
+    for (const ds of this.datasets.values()) {
+      const dir = this.datasetDir(ds.projectId, ds.datasetId);
+      let names: string[];
+      try {
+        names = fs.readdirSync(dir);
+      } catch {
+        continue;
+      }
+      const live = new Set(Object.entries(ds.tables).map(([t, e]) => storageStem(t, e)));
+      for (const n of names) {
+        const stem = stemOfFile(n);
+        if (stem !== null && stem.includes('+') && !live.has(stem)) fs.rmSync(path.join(dir, n), { force: true });
+      }
     }
-    const w = new ChunkWriter();
-    write(w, members(e)!);
-    const bytes = w.pieces();
-    const tables = snapshotTables(e.tables);
-    if (tables && isMap(e.routines) && isMap(e.models)) {
-      this.datasetTexts.set(e, {
-        resource: e.resource,
-        projectId: e.projectId,
-        datasetId: e.datasetId,
-        tablesMap: e.tables,
-        routinesMap: e.routines,
-        modelsMap: e.models,
-        tables,
-        routines: snapshotChildren(e.routines),
-        models: snapshotChildren(e.models),
-        bytes,
-      });
-    }
-    return bytes;
-  }
-
-  /** `"id":{entry}` of a dataset's table (null: left out, as JSON.stringify leaves out an undefined member). */
-  private tableMember(key: string, e: unknown, entry: (e: unknown) => Member): Buffer | null {
-    const c = isObject(e) ? this.entryTexts.get(e) : undefined;
-    if (c && c.key === key && sameEntry(c, e as TableEntry)) return c.bytes;
-    const m = entry(e);
-    if (m === undefined) return null;
-    const w = new ChunkWriter();
-    w.put(`${JSON.stringify(key)}:`);
-    write(w, m);
-    const bytes = w.bytes();
-    if (cacheable(e)) this.entryTexts.set(e, { key, resource: e.resource, kind: e.kind, policies: e.policies, bytes });
-    return bytes;
-  }
-
-  /** A stored resource's JSON text, cached by identity (see catalogPieces). */
-  private resourceText(r: unknown): string | undefined {
-    if (!isObject(r)) return JSON.stringify(r);
-    let t = this.texts.get(r);
-    if (t === undefined) {
-      t = JSON.stringify(r);
-      this.texts.set(r, t);
-    }
-    return t;
   }
 
   projectDir(p: string): string {
@@ -491,17 +374,16 @@ export class Storage {
   async createDataset(p: string, d: string, resource: Resource): Promise<DatasetEntry> {
     checkProjectId(p);
     checkDatasetId(d);
-    await this.settled(dsKey(p, d));
-    if (this.datasets.has(dsKey(p, d))) throw alreadyExists(`Dataset ${p}:${d}`);
-    const entry: DatasetEntry = { projectId: p, datasetId: d, resource, tables: {}, routines: {}, models: {} };
-    this.datasets.set(dsKey(p, d), entry);
-    await this.save();
-    return entry;
+    return this.names.run(dsKey(p, d), async () => {
+      await this.settled(dsKey(p, d));
+      if (this.datasets.has(dsKey(p, d))) throw alreadyExists(`Dataset ${p}:${d}`);
+      await this.commit([{ op: 'dataset', p, d, resource }]);
+      return this.requireDataset(p, d);
+    });
   }
 
   async setDatasetResource(entry: DatasetEntry, resource: Resource): Promise<void> {
-    entry.resource = resource;
-    await this.save();
+    await this.commit([{ op: 'dataset', p: entry.projectId, d: entry.datasetId, resource }]);
   }
 
   isDatasetEmpty(e: DatasetEntry): boolean {
@@ -510,17 +392,16 @@ export class Storage {
 
   /** Moves the dataset (with its tables, rows and children) to a tombstone. */
   async deleteDataset(p: string, d: string): Promise<void> {
-    const entry = this.requireDataset(p, d);
-    // Unlink from the catalog first (synchronously), so no request opens its tables while they close.
-    const deletedMs = Date.now();
-    const trashDir = path.join('.trash', fileStem(p), `${d}@${deletedMs}`);
-    this.datasets.delete(dsKey(p, d));
-    this.tombstones.push({ projectId: p, datasetId: d, deletedMs, entry, trashDir });
-    await this.track(dsKey(p, d), async () => {
-      for (const t of Object.keys(entry.tables)) await this.closeData(p, d, t);
-      await this.save();
-      const live = this.datasetDir(p, d);
-      if (existsSync(live)) await durableRename(live, path.join(this.dataDir, trashDir));
+    await this.names.run(dsKey(p, d), async () => {
+      const entry = this.requireDataset(p, d);
+      const deletedMs = Date.now();
+      const trashDir = path.join('.trash', fileStem(p), `${d}@${deletedMs}`);
+      await this.commit([{ op: 'dropDataset', p, d, deletedMs, trashDir }]);
+      await this.track(dsKey(p, d), async () => {
+        for (const t of Object.keys(entry.tables)) await this.closeData(p, d, t);
+        const live = this.datasetDir(p, d);
+        if (existsSync(live)) await durableRename(live, path.join(this.dataDir, trashDir));
+      });
     });
   }
 
@@ -548,21 +429,22 @@ export class Storage {
 
   /** Restores the newest tombstone of p:d within the window; undefined when none. */
   async undeleteDataset(p: string, d: string): Promise<DatasetEntry | undefined> {
-    await this.settled(dsKey(p, d));
-    if (this.datasets.has(dsKey(p, d))) throw alreadyExists(`Dataset ${p}:${d}`);
-    let best: Tombstone | undefined;
-    for (const t of this.tombstones) {
-      if (t.projectId === p && t.datasetId === d && Date.now() - t.deletedMs < UNDELETE_WINDOW_MS && (!best || t.deletedMs > best.deletedMs)) best = t;
-    }
-    if (!best) return undefined;
-    const trash = path.join(this.dataDir, best.trashDir);
-    const live = this.datasetDir(p, d);
-    if (existsSync(live)) await fsp.rm(live, { recursive: true, force: true });
-    if (existsSync(trash)) await durableRename(trash, live);
-    this.tombstones = this.tombstones.filter((t) => t !== best);
-    this.datasets.set(dsKey(p, d), best.entry);
-    await this.save();
-    return best.entry;
+    return this.names.run(dsKey(p, d), async () => {
+      await this.settled(dsKey(p, d));
+      if (this.datasets.has(dsKey(p, d))) throw alreadyExists(`Dataset ${p}:${d}`);
+      let best: Tombstone | undefined;
+      for (const t of this.tombstones) {
+        if (t.projectId === p && t.datasetId === d && Date.now() - t.deletedMs < UNDELETE_WINDOW_MS && (!best || t.deletedMs > best.deletedMs)) best = t;
+      }
+      if (!best) return undefined;
+      // The files move back first: a crash before the record leaves the tombstone, whose files reconcile moves back again.
+      const trash = path.join(this.dataDir, best.trashDir);
+      const live = this.datasetDir(p, d);
+      if (existsSync(live)) await fsp.rm(live, { recursive: true, force: true });
+      if (existsSync(trash)) await durableRename(trash, live);
+      await this.commit([{ op: 'undropDataset', p, d, deletedMs: best.deletedMs }]);
+      return best.entry;
+    });
   }
 
   // --- tables ----------------------------------------------------------------
@@ -591,67 +473,126 @@ export class Storage {
     return kind !== 'VIEW';
   }
 
-  async createTable(p: string, d: string, t: string, kind: TableKind, resource: Resource): Promise<TableEntry> {
+  /**
+   * A new table's entry and row storage, not yet in the catalog: rows can
+   * be written to it (bulk appends go straight to fragments) before
+   * `publishTable` makes it the table of its name in one commit.
+   */
+  prepareTable(p: string, d: string, t: string, kind: TableKind, resource: Resource): { entry: TableEntry; data: TableData | null } {
     checkTableId(t);
-    await this.settled(dsKey(p, d), tKey(p, d, t));
-    const ds = this.requireDataset(p, d);
-    if (ds.tables[t]) throw alreadyExists(`Table ${p}:${d}.${t}`);
-    const entry: TableEntry = { resource, kind, policies: {} };
-    let created: Promise<void> | undefined;
-    if (this.hasRows(kind)) {
-      const dir = this.datasetDir(p, d);
-      const stem = fileStem(t);
-      // Files a crash left from an earlier table of this name must not leak in.
-      this.removeTableFiles(dir, stem);
-      const td = this.newTableData(dir, stem, this.columnsOf(entry));
-      // The empty sidecar is written while the catalog is saved (their fsyncs
-      // overlap): a table whose sidecar a crash lost reads as empty, as it is.
-      created = td.create();
-      this.data.set(tKey(p, d, t), td);
-    }
-    ds.tables[t] = entry;
-    this.datasetTexts.delete(ds);
-    // Both settle before either's failure is thrown: nothing of this create is still being written then.
-    const [made, saved] = await Promise.allSettled([created, this.save()]);
-    if (made.status === 'rejected') throw made.reason;
-    if (saved.status === 'rejected') throw saved.reason;
-    return entry;
+    this.requireDataset(p, d);
+    const entry: TableEntry = this.hasRows(kind) ? { resource, kind, policies: {}, storage: newStorageStem(t) } : { resource, kind, policies: {} };
+    const data = this.hasRows(kind) ? this.newTableData(this.datasetDir(p, d), entry.storage!, this.columnsOf(entry)) : null;
+    return { entry, data };
   }
 
   /**
-   * CREATE OR REPLACE VIEW over a view: the new entry takes the old one's
-   * place with one catalog save (neither has row files), so no crash can
-   * leave neither, and the DDL pays one durable write instead of a drop's and
-   * a create's. The old entry is kept as dropped, as deleteTable keeps it.
+   * Makes a prepared table the table of its name: created, or replacing the
+   * existing one (`replace`), atomically: readers see the old table or the
+   * new one, never neither, and a crash leaves one of them (the replaced
+   * one is kept as a dropped table's snapshot, as deleteTable keeps it).
    */
-  async replaceView(p: string, d: string, t: string, resource: Resource): Promise<TableEntry> {
-    await this.settled(dsKey(p, d), tKey(p, d, t));
-    const ds = this.requireDataset(p, d);
-    const old = ds.tables[t];
-    if (!old || old.kind !== 'VIEW') throw new Error(`replaceView: ${p}:${d}.${t} is not a view`);
-    const deletedMs = Date.now();
-    this.deletedTables.add({ projectId: p, datasetId: d, tableId: t, deletedMs, entry: old, trashDir: this.trashDirOf(p, d, t, deletedMs) });
-    const entry: TableEntry = { resource, kind: 'VIEW', policies: {} };
-    ds.tables[t] = entry;
-    this.datasetTexts.delete(ds);
-    await this.save();
-    return entry;
+  async publishTable(p: string, d: string, t: string, prepared: { entry: TableEntry; data: TableData | null }, replace: boolean): Promise<TableEntry> {
+    return this.names.run(tKey(p, d, t), async () => {
+      const ds = this.requireDataset(p, d);
+      const old = ds.tables[t];
+      if (old && !replace) throw alreadyExists(`Table ${p}:${d}.${t}`);
+      if (!old) {
+        await this.commit([{ op: 'table', p, d, t, entry: prepared.entry }], () => this.setData(p, d, t, prepared.data));
+        return prepared.entry;
+      }
+      await this.unlinkTable(p, d, t, old, prepared);
+      return prepared.entry;
+    });
   }
 
-  /** Replaces the stored resource; `columnsChanged` re-derives the row schema (adds columns, relaxes modes). */
+  /** Creates an empty table (tables.insert, CREATE TABLE without rows). */
+  async createTable(p: string, d: string, t: string, kind: TableKind, resource: Resource): Promise<TableEntry> {
+    return this.publishTable(p, d, t, this.prepareTable(p, d, t, kind, resource), false);
+  }
+
+  /** Replaces the stored entry (resource, kind, policies); `columnsChanged` re-derives the row schema (adds columns, relaxes modes). */
+  async setTableEntry(p: string, d: string, t: string, entry: TableEntry, columnsChanged: boolean): Promise<void> {
+    await this.names.run(tKey(p, d, t), async () => {
+      const old = this.requireTable(p, d, t);
+      const next: TableEntry = old.storage !== undefined ? { ...entry, storage: old.storage } : entry;
+      await this.commit([{ op: 'table', p, d, t, entry: next }]);
+      if (columnsChanged && this.hasRows(next.kind)) await this.tableData(p, d, t).alter(this.columnsOf(next));
+    });
+  }
+
+  /** Replaces the stored resource (see setTableEntry). */
   async setTableResource(p: string, d: string, t: string, resource: Resource, columnsChanged: boolean): Promise<void> {
     const e = this.requireTable(p, d, t);
-    e.resource = resource;
-    this.columnCache.delete(e);
-    this.datasetTexts.delete(this.requireDataset(p, d));
-    if (columnsChanged) {
-      if (this.hasRows(e.kind)) await this.tableData(p, d, t).alter(this.columnsOf(e));
-    }
-    await this.save();
+    await this.setTableEntry(p, d, t, { ...e, resource }, columnsChanged);
   }
 
   private newTableData(dir: string, stem: string, columns: readonly Column[]): TableData {
-    return new TableData(dir, stem, columns, undefined, this.walSync);
+    return new TableData(dir, stem, columns, undefined, this.walSync, this.clock);
+  }
+
+  private setData(p: string, d: string, t: string, td: TableData | null): void {
+    if (td) this.data.set(tKey(p, d, t), td);
+    else this.data.delete(tKey(p, d, t));
+  }
+
+  /**
+   * Replaces a table's rows (DML results, WRITE_TRUNCATE): of `base` (rows
+   * appended since are kept; see TableData.replace) or of whatever is there.
+   * With `resource` (a new schema) the catalog entry changes in the same
+   * commit.
+   */
+  async replaceRows(p: string, d: string, t: string, batches: readonly Batch[], opts: { resource?: Resource; base?: TableState } = {}): Promise<void> {
+    const resource = opts.resource;
+    if (!resource) {
+      await this.writeRows(p, d, t, (td) => td.replace(batches, undefined, opts.base));
+      return;
+    }
+    await this.names.run(tKey(p, d, t), () =>
+      this.writeRows(p, d, t, async (td) => {
+        const entry: TableEntry = { ...this.requireTable(p, d, t), resource };
+        const prepared = await td.prepare(opts.base ?? 'all', batches, this.columnsOf(entry));
+        await this.commitRows([prepared], [{ op: 'table', p, d, t, entry }]);
+      }),
+    );
+  }
+
+  /**
+   * Commits prepared rows of several tables, and catalog changes, as one:
+   * one catalog record holds the changes and every table's new sidecar
+   * (redone on start-up if a crash cuts the sidecar writes short); one
+   * table alone needs only its sidecar write. Tables are locked in one
+   * order (their sidecar paths), so concurrent commits cannot deadlock.
+   */
+  async commitRows(prepared: readonly PreparedRows[], ops: readonly CatalogOp[] = []): Promise<void> {
+    if (prepared.length === 1 && ops.length === 0) return prepared[0]!.td.commit(prepared[0]!);
+    const sorted = [...prepared].sort((a, b) => (a.td.sidecarFile < b.td.sidecarFile ? -1 : a.td.sidecarFile > b.td.sidecarFile ? 1 : 0));
+    const plans: { td: TableData; plan: CommitPlan; text: string }[] = [];
+    const lockFrom = async (i: number): Promise<void> => {
+      if (i < sorted.length) {
+        const p = sorted[i]!;
+        return p.td.withCommitPlan(p, async (plan) => {
+          plans.push({ td: p.td, plan, text: '' });
+          await lockFrom(i + 1);
+        });
+      }
+      await this.commit(
+        (seq) => [
+          ...ops,
+          ...plans.map((x): CatalogOp => {
+            x.text = x.td.withSeq(x.plan, seq);
+            return { op: 'sidecar', file: x.td.sidecarPathFrom(this.dataDir), text: x.text };
+          }),
+        ],
+        () => {
+          for (const x of plans) x.plan.apply();
+        },
+        async () => {
+          for (const x of plans) await atomicWrite(x.td.sidecarFile, x.text);
+        },
+      );
+    };
+    await lockFrom(0);
   }
 
   /** Row storage of a table (lazily opened; rows load on first use). */
@@ -660,10 +601,26 @@ export class Storage {
     let td = this.data.get(key);
     if (!td) {
       const e = this.requireTable(p, d, t);
-      td = this.newTableData(this.datasetDir(p, d), fileStem(t), this.columnsOf(e));
+      td = this.newTableData(this.datasetDir(p, d), storageStem(t, e), this.columnsOf(e));
       this.data.set(key, td);
     }
     return td;
+  }
+
+  /**
+   * Runs a write on the table's row storage; when a replace or drop retired
+   * that storage meanwhile, on the storage that now has the name (or fails
+   * with notFound): an acknowledged write always lands in the live table.
+   */
+  async writeRows<T>(p: string, d: string, t: string, fn: (td: TableData) => Promise<T>): Promise<T> {
+    for (;;) {
+      const td = this.tableData(p, d, t);
+      try {
+        return await fn(td);
+      } catch (e) {
+        if (!(e instanceof TableClosedError) || this.data.get(tKey(p, d, t)) === td) throw e;
+      }
+    }
   }
 
   private async closeData(p: string, d: string, t: string): Promise<void> {
@@ -675,7 +632,7 @@ export class Storage {
     }
   }
 
-  /** A table's files in `dir` (names), null when the directory is missing. Directory work is done in place (see fsutil.ts). */
+  /** A table's files in `dir` (names), null when the directory is missing. */
   private tableFiles(dir: string, stem: string): string[] | null {
     let names: string[];
     try {
@@ -683,43 +640,55 @@ export class Storage {
     } catch {
       return null;
     }
-    return names.filter((n) => n === `${stem}.meta.json` || n === `${stem}.wal` || n.startsWith(`${stem}@`));
-  }
-
-  private removeTableFiles(dir: string, stem: string): void {
-    for (const n of this.tableFiles(dir, stem) ?? []) fs.rmSync(path.join(dir, n), { force: true });
+    return names.filter((n) => stemOfFile(n) === stem);
   }
 
   private async moveTableFiles(dir: string, stem: string, to: string): Promise<void> {
     const names = this.tableFiles(dir, stem);
-    if (names === null) return;
+    if (names === null || names.length === 0) return;
     fs.mkdirSync(to, { recursive: true });
     for (const n of names) fs.renameSync(path.join(dir, n), path.join(to, n));
     await Promise.all([fsyncDir(to), fsyncDir(dir)]);
   }
 
   /** Where a table dropped at `deletedMs` keeps its files (relative to the data dir). */
-  private trashDirOf(p: string, d: string, t: string, deletedMs: number): string {
-    return path.join(path.relative(this.dataDir, this.datasetDir(p, d)), '.trash', `${fileStem(t)}@${deletedMs}`);
+  private trashDirOf(p: string, d: string, stem: string, deletedMs: number): string {
+    return path.join(path.relative(this.dataDir, this.datasetDir(p, d)), '.trash', `${stem}@${deletedMs}`);
   }
 
   /** Drops a table, keeping its rows and resource as a snapshot for time-travel restore. */
   async deleteTable(p: string, d: string, t: string): Promise<void> {
-    const ds = this.requireDataset(p, d);
-    const entry = ds.tables[t];
-    if (!entry) throw notFound(`Table ${p}:${d}.${t}`);
-    const deletedMs = Date.now();
-    const stem = fileStem(t);
-    const trashRel = this.trashDirOf(p, d, t, deletedMs);
-    // Unlink first (synchronously): requests arriving while the rows close get 404, never a fresh handle.
-    delete ds.tables[t];
-    this.datasetTexts.delete(ds);
-    this.deletedTables.add({ projectId: p, datasetId: d, tableId: t, deletedMs, entry, trashDir: trashRel });
-    await this.track(tKey(p, d, t), async () => {
-      await this.closeData(p, d, t);
-      await this.save();
-      if (this.hasRows(entry.kind)) await this.moveTableFiles(this.datasetDir(p, d), stem, path.join(this.dataDir, trashRel));
+    await this.names.run(tKey(p, d, t), async () => {
+      const entry = this.requireTable(p, d, t);
+      await this.unlinkTable(p, d, t, entry, null);
     });
+  }
+
+  /**
+   * Takes `old` out of the catalog, in favour of `next` or of nothing, in
+   * one commit. Appends in flight to its rows finish first and later ones
+   * go to the new table (writeRows): the old storage's gate is held across
+   * the commit. Then its files move to the trash, kept as a snapshot.
+   */
+  private async unlinkTable(p: string, d: string, t: string, old: TableEntry, next: { entry: TableEntry; data: TableData | null } | null): Promise<void> {
+    const deletedMs = Date.now();
+    const stem = storageStem(t, old);
+    const trashRel = this.trashDirOf(p, d, stem, deletedMs);
+    const oldData = this.hasRows(old.kind) ? this.tableData(p, d, t) : null;
+    this.deletedTables.add({ projectId: p, datasetId: d, tableId: t, deletedMs, entry: old, trashDir: trashRel });
+    // The snapshot is durable before any catalog without the table can be.
+    await this.deletedTables.flush();
+    const commit = (): Promise<void> =>
+      this.commit([{ op: 'table', p, d, t, entry: next ? next.entry : null }], () => {
+        this.setData(p, d, t, next ? next.data : null);
+        oldData?.retire();
+      });
+    if (oldData) await oldData.whileNoWrites(commit);
+    else await commit();
+    if (oldData) {
+      await oldData.close();
+      await this.moveTableFiles(this.datasetDir(p, d), stem, path.join(this.dataDir, trashRel));
+    }
   }
 
   /** The newest deleted snapshot of a table that existed at `atMs` (or the newest one). */
@@ -732,7 +701,7 @@ export class Storage {
     let td = this.trashData.get(x.trashDir);
     if (td) this.trashData.delete(x.trashDir);
     else {
-      td = this.newTableData(path.join(this.dataDir, x.trashDir), fileStem(x.tableId), columnsOf(schemaFieldsOf(x.entry.resource)));
+      td = this.newTableData(path.join(this.dataDir, x.trashDir), storageStem(x.tableId, x.entry), columnsOf(schemaFieldsOf(x.entry.resource)));
       // A few recent snapshots stay open (a copy job pages through one); older ones are released.
       for (const [k, old] of this.trashData) {
         if (this.trashData.size < 4) break;
@@ -759,8 +728,23 @@ export class Storage {
     return x;
   }
 
-  async setChildren(): Promise<void> {
-    await this.save();
+  // --- routines, models, row-access policies ----------------------------------
+
+  /** Sets (resource) or removes (null) a routine or model. */
+  async setChild(p: string, d: string, kind: 'routines' | 'models', id: string, resource: Resource | null): Promise<void> {
+    this.requireDataset(p, d);
+    await this.commit([{ op: 'child', p, d, kind, id, resource }]);
+  }
+
+  /** Sets (resource) or removes (null) a table's row-access policy. */
+  async setPolicy(p: string, d: string, t: string, id: string, resource: Resource | null): Promise<void> {
+    await this.names.run(tKey(p, d, t), async () => {
+      const e = this.requireTable(p, d, t);
+      const policies = { ...e.policies };
+      if (resource) policies[id] = resource;
+      else delete policies[id];
+      await this.commit([{ op: 'table', p, d, t, entry: { ...e, policies } }]);
+    });
   }
 
   // --- lifecycle -------------------------------------------------------------
@@ -778,8 +762,9 @@ export class Storage {
     this.data.clear();
     for (const td of this.trashData.values()) await td.close();
     this.trashData.clear();
-    while (this.saving) await this.saving;
+    await this.checkpointing;
     await this.deletedTables.close();
+    await this.log.close();
     this.lock?.release();
   }
 }

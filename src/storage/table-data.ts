@@ -7,6 +7,7 @@ import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
 import { concatVectors, sliceVector, type Batch, type Vector } from '../types/vector.js';
 import type { Stored } from './codec.js';
+import { CommitClock } from './clock.js';
 import { atomicWrite, fsyncDir } from './fsutil.js';
 import { Gate } from './gate.js';
 import { DeferredBatch, rowsToBatch } from './json-rows.js';
@@ -51,6 +52,65 @@ interface Sidecar {
   readonly past?: readonly PastGeneration[];
   /** History before this instant was dropped early (the past-generations cap), not by the window. */
   readonly historyFromMs?: number;
+  /** The catalog.log record of the multi-table commit that last wrote this sidecar whole (0: none; see Storage.redoSidecars). */
+  readonly seq?: number;
+}
+
+/** The table's storage was replaced or dropped: a write retries on the table that now has the name (Storage.writeRows). */
+export class TableClosedError extends Error {}
+
+/** A commit whose base was replaced meanwhile (a transaction raced a DML statement or another transaction). */
+export class TableConflictError extends Error {}
+
+/**
+ * A committed state of the table's rows: what a snapshot reads. Immutable:
+ * `chunks` is only ever appended to past `count`, never changed below it.
+ */
+export interface TableState {
+  /** Bumps when the rows are replaced or the schema changes; appends keep it. */
+  readonly generation: number;
+  readonly columns: readonly Column[];
+  readonly chunks: readonly Batch[];
+  readonly count: number;
+  readonly rows: number;
+  /** The commit that made this state current (clock.ts). */
+  readonly csn: number;
+}
+
+/** The batches of a state. */
+export function stateBatches(s: TableState): Batch[] {
+  return s.chunks.slice(0, s.count);
+}
+
+/** What writing a sidecar changes (TableData.sidecarFor). */
+interface SidecarChange {
+  readonly sidecar: Sidecar;
+  readonly versions: Version[];
+  readonly past: PastGeneration[];
+  readonly historyFromMs: number;
+  /** Fragment files no sidecar names once this one is written. */
+  readonly obsolete: string[];
+}
+
+/** Rows written ahead of their commit (TableData.prepare). */
+export interface PreparedRows {
+  readonly td: TableData;
+  /** null: appended at the end; a state: replacing its rows; 'all': replacing whatever rows the commit meets. */
+  readonly base: TableState | 'all' | null;
+  readonly columns: readonly Column[];
+  /** The rows come with a schema of their own (replace with columns). */
+  readonly schemaChange: boolean;
+  readonly rows: number;
+  readonly merged: Batch | null;
+  readonly fragment: FragmentInfo | null;
+}
+
+/** What a commit of prepared rows writes and changes (TableData.withCommitPlan). */
+export interface CommitPlan {
+  readonly sidecar: Sidecar;
+  readonly obsolete: readonly string[];
+  /** Switches memory to the committed state; call once the sidecar (or a record that redoes it) is durable. */
+  apply: () => void;
 }
 
 const EMPTY_SIDECAR: Sidecar = { version: 1, columns: [], fragments: [], flushedLsn: 0, modifiedMs: 0 };
@@ -150,8 +210,15 @@ export class TableData {
   private closed = false;
   /** Versions of the current generation (all committed rows, WAL included), oldest first. */
   private versions: Version[] = [];
-  /** create()'s sidecar write, which a load waits for. */
-  private creating: Promise<void> | null = null;
+  /** Bumps when all rows are replaced or the schema changes (TableState.generation). */
+  private generation = 0;
+  /** The commit that made the current state (clock.ts); 0 for a state from before this process. */
+  private csn = 0;
+  /** States replaced while an open snapshot may still read them, oldest first. */
+  private history: { state: TableState; until: number }[] = [];
+  private stateCache: TableState | null = null;
+  /** Replaced or dropped: writes fail with TableClosedError (and go to the new table), reads of held snapshots go on. */
+  private retired = false;
   private past: PastGeneration[] = [];
   private historyFromMs = 0;
   /** The time-travel window; tests shorten it to see old versions collected. */
@@ -168,6 +235,7 @@ export class TableData {
     private readonly onError: (e: unknown) => void = (e) => console.error('table storage error', e),
     /** When an append is acknowledged: after its WAL write ('background' fdatasync follows) or after its fdatasync ('always'). */
     readonly walSync: WalSyncMode = 'background',
+    private readonly clock: CommitClock = new CommitClock(),
   ) {
     this.columns = columns;
   }
@@ -180,29 +248,6 @@ export class TableData {
   }
   get isLoaded(): boolean {
     return this.wal !== null;
-  }
-
-  /**
-   * Creates the sidecar of a new, empty table. The table may be visible
-   * while this writes (Storage.createTable saves the catalog meanwhile):
-   * a load waits for it, so nothing it writes can land on a newer sidecar.
-   */
-  create(): Promise<void> {
-    this.creating = this.writeEmptySidecar();
-    return this.creating;
-  }
-
-  private async writeEmptySidecar(): Promise<void> {
-    const now = Date.now();
-    const sidecar: Sidecar = { ...EMPTY_SIDECAR, columns: this.columns.map(colInfo), modifiedMs: now, versions: [[now, 0]] };
-    this.sidecar = sidecar;
-    this.countHint = 0;
-    const made = fs.mkdirSync(this.dir, { recursive: true });
-    if (made !== undefined) {
-      // New <project>/<dataset> directories: make their entries durable up to the data dir.
-      for (let d = this.dir; d.length >= made.length; d = path.dirname(d)) await fsyncDir(path.dirname(d));
-    }
-    await atomicWrite(this.sidecarFile, JSON.stringify(sidecar));
   }
 
   private readSidecarSync(): Sidecar {
@@ -227,7 +272,7 @@ export class TableData {
   }
 
   load(): Promise<void> {
-    if (this.closed) return Promise.reject(new Error(`table storage ${this.stem} is closed`));
+    if (this.closed) return Promise.reject(new TableClosedError(`table storage ${this.stem} is closed`));
     if (this.isLoaded) return Promise.resolve();
     this.loading ??= this.doLoad().finally(() => {
       this.loading = null;
@@ -236,8 +281,11 @@ export class TableData {
   }
 
   private async doLoad(): Promise<void> {
-    await this.creating?.catch(() => undefined);
-    fs.mkdirSync(this.dir, { recursive: true });
+    const made = fs.mkdirSync(this.dir, { recursive: true });
+    if (made !== undefined) {
+      // New <project>/<dataset> directories: make their entries durable up to the data dir.
+      for (let d = this.dir; d.length >= made.length; d = path.dirname(d)) await fsyncDir(path.dirname(d));
+    }
     const sc = this.readSidecarSync();
     this.sidecar = sc;
     this.modifiedMs = sc.modifiedMs;
@@ -362,6 +410,56 @@ export class TableData {
     return this.chunks.slice();
   }
 
+  /** The current state; callers must `load()` first. */
+  state(): TableState {
+    this.stateCache ??= { generation: this.generation, columns: this.columns, chunks: this.chunks, count: this.chunks.length, rows: this.rows, csn: this.csn };
+    return this.stateCache;
+  }
+
+  /**
+   * The state an open snapshot `s` (clock.ts) reads: the current one, or
+   * the one current at `s` (kept while open snapshots need it), or none
+   * for a table made after `s`.
+   */
+  stateAt(s: number): TableState {
+    if (s >= this.csn) return this.state();
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const h = this.history[i]!;
+      if (h.state.csn <= s && s < h.until) return h.state;
+    }
+    return { generation: -1, columns: this.columns, chunks: [], count: 0, rows: 0, csn: 0 };
+  }
+
+  /**
+   * Called in the synchronous step that changes the rows, before the change:
+   * the state it replaces is kept while an open snapshot reads it, and the
+   * new state gets the next commit number.
+   */
+  private changing(): void {
+    const csn = this.clock.tick();
+    if (this.clock.readers > 0) {
+      const cur = this.state();
+      if (this.clock.needed(cur.csn, csn)) this.history.push({ state: cur, until: csn });
+      this.history = this.history.filter((h) => this.clock.needed(h.state.csn, h.until));
+    } else if (this.history.length > 0) this.history = [];
+    this.csn = csn;
+    this.stateCache = null;
+  }
+
+  /** The table was replaced or dropped: later writes fail with TableClosedError (Storage.writeRows retries them on the new table). */
+  retire(): void {
+    this.retired = true;
+  }
+
+  private checkWritable(): void {
+    if (this.retired || this.closed) throw new TableClosedError(`table storage ${this.stem} is closed`);
+  }
+
+  /** Runs `fn` with no write, fold or other change of the rows under way (a replace of the whole table in the catalog). */
+  whileNoWrites<T>(fn: () => Promise<T>): Promise<T> {
+    return this.exclusively(fn);
+  }
+
   /**
    * Appends one batch (columns in schema order) durably. Resolves once the
    * WAL record is written (and synced, in 'always' mode; see wal.ts).
@@ -371,6 +469,7 @@ export class TableData {
    */
   async append(batch: Batch, rawRows?: string): Promise<void> {
     if (batch.length === 0) return;
+    this.checkWritable();
     await this.load();
     if (batch.length >= BULK_ROWS && rawRows === undefined) {
       // Bulk appends (CTAS, INSERT ... SELECT, loads) go straight to a fragment:
@@ -392,6 +491,7 @@ export class TableData {
    */
   async appendRequestRows(rows: Uint8Array, n: number, make: (rows: Buffer) => Batch): Promise<void> {
     if (n === 0) return;
+    this.checkWritable();
     await this.load();
     await this.logged(n, rows, (wal, at) => heldInLog(wal, at, rows.length, n, make));
   }
@@ -403,6 +503,8 @@ export class TableData {
    */
   private async logged(n: number, content: Batch | string | Uint8Array, chunk: (wal: WalWriter, at: number) => Batch): Promise<void> {
     await this.gate.runShared(async () => {
+      // Retired while this waited for the gate: the rows go to the table that has the name now.
+      this.checkWritable();
       const wal = this.wal!;
       const lsn = this.nextLsn++;
       const names = JSON.stringify(this.columns.map((c) => c.name));
@@ -411,6 +513,7 @@ export class TableData {
       const head = `{"n":${names},"t":${t},"${isRows(content) ? 'r' : 'c'}":`;
       const json = isRows(content) ? [head, content, '}'] : [head, JSON.stringify(content.columns.map(vectorToStored)), '}'];
       const at = await wal.append(encodeRecord(lsn, n, json));
+      this.changing();
       this.chunks.push(chunk(wal, at + RECORD_JSON_OFFSET + Buffer.byteLength(head)));
       this.rows += n;
       this.noteVersion(this.rows, t);
@@ -458,39 +561,72 @@ export class TableData {
     return `${this.stem}@${String(lastLsn).padStart(12, '0')}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.parquet`;
   }
 
-  private async writeFragment(batches: readonly Batch[], lastLsn: number): Promise<FragmentInfo> {
+  private async writeFragment(batches: readonly Batch[], lastLsn: number, columns: readonly Column[] = this.columns): Promise<FragmentInfo> {
     const file = this.fragmentName(lastLsn);
     const rows = batches.reduce((s, b) => s + b.length, 0);
-    const img = await encodeFragment(this.columns, batches, { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(this.columns.map(colInfo)) });
+    const img = await encodeFragment(columns, batches, { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(columns.map(colInfo)) });
     // Its temp file starts with `${stem}@`: an orphan of a crash is removed on load.
     await atomicWrite(path.join(this.dir, file), img);
     return { file, rows, lastLsn };
   }
 
   /**
-   * Rewrites the sidecar; also where history is pruned: versions are thinned
-   * and generations that left the time-travel window are dropped (their
-   * fragment files are deleted once the sidecar no longer names them).
+   * The sidecar listing `fragments` (and the history as of now) and what
+   * writing it changes: history is pruned here, versions thinned and
+   * generations that left the time-travel window dropped (their fragment
+   * files are deleted once no sidecar names them). Nothing changes until
+   * `apply` runs; `versions` and `past` are the ones to keep.
    */
-  private async commitSidecar(fragments: readonly FragmentInfo[], flushedLsn: number): Promise<void> {
+  private sidecarFor(fragments: readonly FragmentInfo[], flushedLsn: number, versions = this.versions, past = this.past, columns = this.columns): SidecarChange {
     const now = Date.now();
     const retention = TableData.retentionMs;
-    this.versions = pruneVersions(this.versions, now, retention);
-    const expired = this.past.filter((g) => g.endMs <= now - retention);
-    this.past = this.past.filter((g) => g.endMs > now - retention).map((g) => ({ ...g, versions: pruneVersions(g.versions, now, retention) }));
-    const pastRows = (): number => this.past.reduce((n, g) => n + g.fragments.reduce((m, f) => m + f.rows, 0), 0);
-    while (this.past.length > MAX_PAST_GENERATIONS || (this.past.length > 0 && pastRows() > MAX_PAST_ROWS)) {
-      const g = this.past.shift()!;
+    let historyFromMs = this.historyFromMs;
+    const keptVersions = pruneVersions(versions, now, retention);
+    const expired = past.filter((g) => g.endMs <= now - retention);
+    let kept = past.filter((g) => g.endMs > now - retention).map((g) => ({ ...g, versions: pruneVersions(g.versions, now, retention) }));
+    const pastRows = (): number => kept.reduce((n, g) => n + g.fragments.reduce((m, f) => m + f.rows, 0), 0);
+    while (kept.length > MAX_PAST_GENERATIONS || (kept.length > 0 && pastRows() > MAX_PAST_ROWS)) {
+      const g = kept[0]!;
+      kept = kept.slice(1);
       expired.push(g);
-      this.historyFromMs = Math.max(this.historyFromMs, g.endMs);
+      historyFromMs = Math.max(historyFromMs, g.endMs);
     }
     // Versions of rows still only in the WAL are rebuilt from its records on load.
     const fragmentRows = fragments.reduce((s, f) => s + f.rows, 0);
-    const versions = this.versions.filter((v) => v[1] <= fragmentRows);
-    this.sidecar = { version: 1, columns: this.columns.map(colInfo), fragments, flushedLsn, modifiedMs: this.modifiedMs || now, versions, past: this.past, historyFromMs: this.historyFromMs || undefined };
-    await atomicWrite(this.sidecarFile, JSON.stringify(this.sidecar));
-    const live = new Set([...fragments, ...this.past.flatMap((g) => g.fragments)].map((f) => f.file));
-    for (const g of expired) for (const f of g.fragments) if (!live.has(f.file)) await fsp.rm(path.join(this.dir, f.file), { force: true });
+    const sidecar: Sidecar = {
+      version: 1,
+      columns: columns.map(colInfo),
+      fragments,
+      flushedLsn,
+      modifiedMs: this.modifiedMs || now,
+      versions: keptVersions.filter((v) => v[1] <= fragmentRows),
+      past: kept,
+      historyFromMs: historyFromMs || undefined,
+      seq: this.sidecar.seq,
+    };
+    const live = new Set([...fragments, ...kept.flatMap((g) => g.fragments)].map((f) => f.file));
+    const obsolete = expired.flatMap((g) => g.fragments.map((f) => f.file)).filter((f) => !live.has(f));
+    return { sidecar, versions: keptVersions, past: kept, historyFromMs, obsolete };
+  }
+
+  /** Takes a written sidecar's history as the table's own. */
+  private adoptSidecar(c: SidecarChange): void {
+    this.sidecar = c.sidecar;
+    this.versions = c.versions;
+    this.past = c.past;
+    this.historyFromMs = c.historyFromMs;
+  }
+
+  /** Rewrites the sidecar listing `fragments` (see sidecarFor), then deletes what it made obsolete. */
+  private async commitSidecar(fragments: readonly FragmentInfo[], flushedLsn: number): Promise<void> {
+    const c = this.sidecarFor(fragments, flushedLsn);
+    await atomicWrite(this.sidecarFile, JSON.stringify(c.sidecar));
+    this.adoptSidecar(c);
+    await this.removeFiles(c.obsolete);
+  }
+
+  private async removeFiles(files: readonly string[]): Promise<void> {
+    for (const f of files) await fsp.rm(path.join(this.dir, f), { force: true });
   }
 
   /** Folds the WAL into a new fragment (and merges small fragments), then empties the WAL. */
@@ -504,8 +640,9 @@ export class TableData {
    * fragment, commits the sidecar, empties the WAL (of those chunks' records).
    * Durable when it resolves.
    */
-  private foldIntoFragment(extra: Batch | null): Promise<void> {
-    return extra ? this.exclusively(() => this.foldWith(extra)) : this.upkeep.runExclusive(() => this.foldLog());
+  private async foldIntoFragment(extra: Batch | null): Promise<void> {
+    if (!extra) return this.upkeep.runExclusive(() => this.foldLog());
+    await this.commit(await this.prepare(null, [extra]));
   }
 
   /**
@@ -533,8 +670,10 @@ export class TableData {
     const { fragments, head, obsolete } = await this.withFragment(this.chunks.slice(0, from), merged, lastLsn);
     await this.gate.runExclusive(async () => {
       await this.commitSidecar(fragments, lastLsn);
+      // The same rows in fewer chunks: no new state for snapshots (theirs keep the old array).
       this.chunks = [...head, ...this.chunks.slice(to)];
       this.unflushedFrom = head.length;
+      this.stateCache = null;
     });
     // The rows are in the committed fragment now, whatever befalls the log:
     // its folded records are skipped on recovery (lsn <= flushedLsn).
@@ -556,26 +695,6 @@ export class TableData {
         slice = performance.now();
       }
     }
-  }
-
-  /** foldLog for a bulk append (`extra`), all under the gate: its rows go after the pending ones. */
-  private async foldWith(extra: Batch): Promise<void> {
-    const wal = this.wal;
-    if (!wal || this.closed) throw new Error(`table storage ${this.stem} is closed`);
-    await wal.drain();
-    const pending = [...this.chunks.slice(this.unflushedFrom), extra];
-    const lastLsn = this.nextLsn++;
-    const merged = mergeBatches(this.columns, pending);
-    const { fragments, head, obsolete } = await this.withFragment(this.chunks.slice(0, this.unflushedFrom), merged, lastLsn);
-    this.modifiedMs = Date.now();
-    this.noteVersion(this.rows + extra.length);
-    await this.commitSidecar(fragments, lastLsn);
-    this.chunks = head;
-    this.unflushedFrom = head.length;
-    this.rows += extra.length;
-    this.version++;
-    await wal.truncate();
-    for (const f of obsolete) await fsp.rm(path.join(this.dir, f), { force: true });
   }
 
   /**
@@ -603,34 +722,143 @@ export class TableData {
     return { fragments, head, obsolete };
   }
 
-  /** Replaces every row (DML results, WRITE_TRUNCATE), optionally with a new schema. */
-  async replace(batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {
+  /**
+   * Replaces every row (DML results, WRITE_TRUNCATE), optionally with a new
+   * schema. `base`: the state the new rows were computed from; rows appended
+   * since (insertAll, Storage Write, INSERT) are kept after the new ones,
+   * and a replace of `base` meanwhile is a TableConflictError. Without it,
+   * the rows at the commit are replaced, whatever they are.
+   */
+  async replace(batches: readonly Batch[], columns?: readonly Column[], base?: TableState): Promise<void> {
     await this.load();
-    await this.exclusively(async () => {
+    await this.commit(await this.prepare(base ?? 'all', batches, columns));
+  }
+
+  /**
+   * New rows written to a fragment ahead of their commit, outside any gate
+   * (encoding a big result must not stall the table's appends): to be added
+   * at the end (`base` null) or to replace the rows of `base` ('all': of
+   * whatever state the commit meets). Nothing names the file until a
+   * commit does; a crash before leaves an orphan that the next load removes.
+   */
+  async prepare(base: TableState | 'all' | null, batches: readonly Batch[], columns?: readonly Column[]): Promise<PreparedRows> {
+    await this.load();
+    const cols = columns ?? this.columns;
+    const rows = batches.reduce((s, b) => s + b.length, 0);
+    const merged = rows > 0 ? mergeBatches(cols, batches) : null;
+    const fragment = merged ? await this.writeFragment([merged], this.nextLsn - 1, cols) : null;
+    return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, merged, fragment };
+  }
+
+  /** Commits prepared rows of this table alone: one sidecar write. */
+  async commit(p: PreparedRows): Promise<void> {
+    await this.withCommitPlan(p, async (plan) => {
+      await atomicWrite(this.sidecarFile, JSON.stringify(plan.sidecar));
+      plan.apply();
+    });
+  }
+
+  /**
+   * Runs `fn` with the plan of committing `p` under the table's exclusive
+   * gate (no append or fold meanwhile): the sidecar to write and the
+   * in-memory switch to run once it is durable. A transaction over several
+   * tables nests these (transactions.ts). The WAL is emptied after `fn`.
+   */
+  async withCommitPlan<T>(p: PreparedRows, fn: (plan: CommitPlan) => Promise<T>): Promise<T> {
+    return this.exclusively(async () => {
+      this.checkWritable();
       const wal = this.wal!;
       await wal.drain();
-      // The superseded rows stay readable by time travel: rows still only in
-      // the WAL are written to a fragment first, then the old fragments move
-      // to the past generations (deleted when they leave the window).
-      const pending = this.chunks.slice(this.unflushedFrom);
-      let oldFragments = this.sidecar.fragments;
-      if (pending.length > 0) oldFragments = [...oldFragments, await this.writeFragment([mergeBatches(this.columns, pending)], this.nextLsn - 1)];
-      const now = this.nextVersionMs();
-      if (this.versions.length > 0) this.past.push({ columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now });
-      if (columns) this.columns = columns;
-      const rows = batches.reduce((s, b) => s + b.length, 0);
-      const lastLsn = this.nextLsn++;
-      const merged = rows > 0 ? mergeBatches(this.columns, batches) : null;
-      const fragments = merged ? [await this.writeFragment([merged], lastLsn)] : [];
-      this.modifiedMs = Date.now();
-      this.versions = [[now, rows]];
-      await this.commitSidecar(fragments, lastLsn);
+      const plan = p.base === null ? await this.appendPlan(p) : await this.replacePlan(p);
+      const out = await fn(plan);
       await wal.truncate();
-      this.chunks = merged ? [merged] : [];
-      this.unflushedFrom = this.chunks.length;
-      this.rows = rows;
-      this.version++;
+      await this.removeFiles(plan.obsolete);
+      return out;
     });
+  }
+
+  /** The plan of appending `p`'s rows after the rows now (WAL rows first: every older version stays a prefix). */
+  private async appendPlan(p: PreparedRows): Promise<CommitPlan> {
+    const pending = this.chunks.slice(this.unflushedFrom);
+    const lastLsn = this.nextLsn;
+    const pendingMerged = pending.length > 0 ? mergeBatches(this.columns, pending) : null;
+    const pendingFragment = pendingMerged ? await this.writeFragment([pendingMerged], lastLsn) : null;
+    const fragments = [...this.sidecar.fragments, ...(pendingFragment ? [pendingFragment] : []), ...(p.fragment ? [p.fragment] : [])];
+    const head = [...this.chunks.slice(0, this.unflushedFrom), ...(pendingMerged ? [pendingMerged] : []), ...(p.merged ? [p.merged] : [])];
+    const rows = this.rows + p.rows;
+    const at = this.nextVersionMs();
+    const versions = [...this.versions, [at, rows] as const];
+    const c = this.sidecarFor(fragments, lastLsn, versions);
+    return {
+      sidecar: c.sidecar,
+      obsolete: c.obsolete,
+      apply: () => {
+        this.changing();
+        this.nextLsn = Math.max(this.nextLsn, lastLsn + 1);
+        this.adoptSidecar(c);
+        this.chunks = head;
+        this.unflushedFrom = head.length;
+        this.rows = rows;
+        this.version++;
+        this.modifiedMs = Date.now();
+      },
+    };
+  }
+
+  /** The plan of replacing `p.base`'s rows by `p`'s, keeping rows appended since base. */
+  private async replacePlan(p: PreparedRows): Promise<CommitPlan> {
+    const base = p.base === 'all' ? this.state() : p.base!;
+    if (base.generation !== this.generation) throw new TableConflictError(`table storage ${this.stem}: rows replaced since the snapshot`);
+    // Rows appended since the base, in the new schema (matched by name).
+    let tail = sliceBatches(stateBatches(this.state()), base.rows, this.rows);
+    if (p.schemaChange) tail = conformBatches(this.columns, p.columns, tail);
+    const tailMerged = tail.length > 0 ? mergeBatches(p.columns, tail) : null;
+    // The superseded rows stay readable by time travel: rows still only in
+    // the WAL are written to a fragment first, then the old fragments become
+    // a past generation (deleted when they leave the window).
+    const pending = this.chunks.slice(this.unflushedFrom);
+    let oldFragments = this.sidecar.fragments;
+    if (pending.length > 0) oldFragments = [...oldFragments, await this.writeFragment([mergeBatches(this.columns, pending)], this.nextLsn - 1)];
+    const lastLsn = this.nextLsn;
+    const tailFragment = tailMerged ? await this.writeFragment([tailMerged], lastLsn, p.columns) : null;
+    const now = this.nextVersionMs();
+    const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now }] : this.past;
+    const rows = p.rows + (tailMerged?.length ?? 0);
+    const fragments = [...(p.fragment ? [p.fragment] : []), ...(tailFragment ? [tailFragment] : [])];
+    const chunks = [...(p.merged ? [p.merged] : []), ...(tailMerged ? [tailMerged] : [])];
+    const c = this.sidecarFor(fragments, lastLsn, [[now, rows]], past, p.columns);
+    return {
+      sidecar: c.sidecar,
+      obsolete: c.obsolete,
+      apply: () => {
+        this.changing();
+        this.nextLsn = Math.max(this.nextLsn, lastLsn + 1);
+        this.columns = p.columns;
+        this.adoptSidecar(c);
+        this.chunks = chunks;
+        this.unflushedFrom = chunks.length;
+        this.rows = rows;
+        this.generation++;
+        this.version++;
+        this.modifiedMs = Date.now();
+      },
+    };
+  }
+
+  /** Marks this table's sidecar as written by the catalog record `seq` (a multi-table commit; see Sidecar.seq). */
+  withSeq(plan: CommitPlan, seq: number): string {
+    const sidecar = { ...plan.sidecar, seq };
+    const apply = plan.apply;
+    plan.apply = () => {
+      apply();
+      this.sidecar = sidecar;
+    };
+    return JSON.stringify(sidecar);
+  }
+
+  /** The sidecar's path from the data dir's root `root`. */
+  sidecarPathFrom(root: string): string {
+    return path.relative(root, this.sidecarFile);
   }
 
   /** New schema keeping rows: columns matched by name, new ones NULL. Same-named columns keep their vectors. */
@@ -638,6 +866,8 @@ export class TableData {
     await this.load();
     await this.exclusively(async () => {
       const byName = new Map(this.columns.map((c, i) => [c.name.toLowerCase(), i]));
+      this.changing();
+      this.generation++;
       this.chunks = this.chunks.map((b) => ({
         length: b.length,
         columns: columns.map((c) => {

@@ -79,7 +79,7 @@ describe('TableData', () => {
   it('round-trips every type through the WAL and through parquet', async () => {
     const dir = tempDir();
     const td = new TableData(dir, 't', columns);
-    await td.create();
+    await td.load();
     await td.append(batchOf([rowA, rowB]));
     await td.append(batchOf([rowC]));
     const expected = [rowA, rowB, rowC].map((r) => r.map(norm));
@@ -121,7 +121,7 @@ describe('TableData', () => {
     const dir = tempDir();
     const cols = [restFieldToColumn({ name: 'x', type: 'INT64' })];
     const td = new TableData(dir, 't', cols);
-    await td.create();
+    await td.load();
     for (let i = 0; i < 3; i++) await td.append({ length: 1, columns: [vectorFromValues(cols[0]!.type, [BigInt(i)])] });
     await td.close();
     const wal = path.join(dir, 't.wal');
@@ -154,7 +154,7 @@ describe('TableData', () => {
     const dir = tempDir();
     const cols = [restFieldToColumn({ name: 'x', type: 'INT64' })];
     const td = new TableData(dir, 't', cols);
-    await td.create();
+    await td.load();
     for (let i = 0; i < 5; i++) await td.append({ length: 1, columns: [vectorFromValues(cols[0]!.type, [BigInt(i)])] });
     const walBefore = fs.readFileSync(path.join(dir, 't.wal'));
     await td.compact();
@@ -186,7 +186,7 @@ describe('TableData', () => {
     const make = (bytes: Buffer) => ({ length: 1, columns: [vectorFromValues(cols[0]!.type, [BigInt(JSON.parse(bytes.toString('utf8'))[0].json.x)])] });
     const append = (x: number) => td.appendRequestRows(Buffer.from(`[{"json":{"x":${x}}}]`), 1, make);
     const td = new TableData(dir, 't', cols);
-    await td.create();
+    await td.load();
     for (let x = 0; x < 2000; x++) await append(x);
     let done = false;
     const folding = td.compact().then(() => {
@@ -229,7 +229,7 @@ describe('TableData', () => {
     const dir = tempDir();
     const cols = [restFieldToColumn({ name: 'x', type: 'INT64' })];
     const td = new TableData(dir, 't', cols);
-    await td.create();
+    await td.load();
     for (let i = 0; i < 30; i++) {
       await td.append({ length: 2, columns: [vectorFromValues(cols[0]!.type, [BigInt(2 * i), BigInt(2 * i + 1)])] });
       await td.compact();
@@ -265,7 +265,7 @@ describe('bulk appends', () => {
     const dir = tempDir();
     const cols = [restFieldToColumn({ name: 'x', type: 'INT64' })];
     const td = new TableData(dir, 't', cols);
-    await td.create();
+    await td.load();
     await td.append({ length: 1, columns: [vectorFromValues(cols[0]!.type, [-1n])] });
     const n = 25_000;
     await td.append({ length: n, columns: [vectorFromValues(cols[0]!.type, Array.from({ length: n }, (_, i) => BigInt(i)))] });

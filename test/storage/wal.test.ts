@@ -106,7 +106,7 @@ describe('WAL sync policy', () => {
       // Only the synchronous mode pays an fdatasync before the append resolves.
       expect(sync.calls()).toBe(syncWrites ? 1 : 0);
       await st.close();
-      const reopened = new TableData(st.datasetDir('p', 'd'), 't', td.schema);
+      const reopened = new TableData(st.datasetDir('p', 'd'), td.stem, td.schema);
       await reopened.load();
       expect(reopened.rowCount).toBe(1);
       await reopened.close();
@@ -129,7 +129,7 @@ describe('WAL sync policy', () => {
     expect(held!.length).toBe(2);
     expect([0, 1].map((r) => [getValue(held!.columns[0]!, r), getValue(held!.columns[1]!, r)])).toEqual([['ü "😀" ключ', 7n], ['x', -2n]]);
     // Replay (no compaction ran: the rows come back from the WAL).
-    const again = new TableData(st.datasetDir('p', 'd'), 't', td.schema);
+    const again = new TableData(st.datasetDir('p', 'd'), td.stem, td.schema);
     await again.load();
     const [b] = again.snapshot();
     expect([0, 1].map((r) => [getValue(b!.columns[0]!, r), getValue(b!.columns[1]!, r)])).toEqual([['ü "😀" ключ', 7n], ['x', -2n]]);
