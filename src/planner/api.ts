@@ -35,6 +35,17 @@ export interface QueryContext {
   readonly timeZone?: string;
   /** The job names a destination table (configuration.query.destinationTable): only a single query may have one. */
   readonly hasDestination?: boolean;
+  /** A session's state its queries share (createSession / connectionProperties session_id); absent for a lone query. */
+  readonly session?: SessionState;
+}
+
+/** What a session keeps between its queries (with its catalog's temporary tables and open transaction). */
+export interface SessionState {
+  readonly variables: Map<string, TypedValue>;
+  readonly tempFunctions: Map<string, import('../../grammar/ast.js').CreateFunctionStmt>;
+  readonly tempTables: Map<string, TableId>;
+  /** Ends the session after the running query (CALL BQ.ABORT_SESSION()). */
+  readonly abort: () => void;
 }
 
 export interface ResultColumn {
@@ -56,18 +67,7 @@ export interface QueryResult {
   readonly totalBytesProcessed: number;
 }
 
-/**
- * Errors the pipeline raises carry the REST envelope fields; the engine
- * service passes them to the gateway unchanged.
- */
-export class QueryError extends Error {
-  constructor(
-    message: string,
-    readonly reason: 'invalidQuery' | 'invalid' | 'notFound' | 'duplicate' | 'notImplemented' | 'stopped' | 'accessDenied' | 'quotaExceeded' = 'invalidQuery',
-    readonly httpCode = 400,
-  ) {
-    super(message);
-  }
-}
+// The pipeline's error type lives on the ground floor (storage and the engine raise it too).
+export { QueryError } from '../types/errors.js';
 
 export type RunQuery = (ctx: QueryContext) => Promise<QueryResult>;
