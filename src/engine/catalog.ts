@@ -3,7 +3,7 @@
 // the REST handlers, so tables made by SQL look like tables made by REST.
 import type { CreateTableOptions, QueryCatalog, ScanOptions, TableId, TableInfo } from '../storage/api.js';
 import { CatalogError, invalid, notFound } from '../storage/errors.js';
-import { conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type TableState } from '../storage/table-data.js';
+import { conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type TableData, type TableState } from '../storage/table-data.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
@@ -168,17 +168,25 @@ export class EngineCatalog implements QueryCatalog {
     const kind = opts.kind ?? 'TABLE';
     if (existing && opts.ifNotExists) return this.info(id, existing);
     const body: Resource = { ...(opts.resource ?? {}), tableReference: { projectId: p, datasetId: d, tableId: t } };
-    if (columns.length > 0 || kind !== 'VIEW') body.schema = { fields: restFieldsOf(columns) };
+    // Descriptions and default values the statement gave (opts.resource.schema) stay on their fields.
+    if (columns.length > 0 || kind !== 'VIEW') body.schema = { fields: restFieldsOf(columns, schemaFieldsOf(body)) };
     if (kind === 'VIEW') body.view = { query: opts.viewQuery ?? '', useLegacySql: false };
-    if (kind === 'MATERIALIZED_VIEW') body.materializedView = { query: opts.viewQuery ?? '' };
+    if (kind === 'MATERIALIZED_VIEW') body.materializedView = { ...(body.materializedView as Resource | undefined), query: opts.viewQuery ?? '' };
     if (kind === 'SNAPSHOT' || kind === 'EXTERNAL') body.type = kind;
-    // OR REPLACE: the new table takes the old one's place in one commit (a reader never finds neither).
-    await insertTable(this.st, p, d, t, body, opts.orReplace === true);
+    // OR REPLACE: the new table takes the old one's place in one commit (a reader never finds neither),
+    // with its rows, if any (written to the new table's storage before it appears).
+    const rows = opts.rows?.filter((b) => b.length > 0) ?? [];
+    const fill = rows.length > 0 ? (td: TableData) => td.append(mergeBatches(td.schema, rows)) : undefined;
+    await insertTable(this.st, p, d, t, body, opts.orReplace === true, fill);
     return this.getTable(id)!;
   }
 
   async dropTable(id: TableId): Promise<void> {
     await this.st.deleteTable(id.projectId, id.datasetId, id.tableId);
+  }
+
+  async renameTable(id: TableId, to: TableId): Promise<void> {
+    await this.st.renameTable(id.projectId, id.datasetId, id.tableId, to.tableId);
   }
 
   async appendRows(id: TableId, batches: readonly Batch[]): Promise<void> {
@@ -196,6 +204,22 @@ export class EngineCatalog implements QueryCatalog {
     const e = this.st.requireTable(p, d, t);
     const resource = columns ? { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } } : undefined;
     await this.st.replaceRows(p, d, t, batches, { resource, base });
+  }
+
+  /**
+   * Replaces all rows outside any statement (a job's WRITE_TRUNCATE): in
+   * turn with the table's mutating statements (its mutation lock), rows
+   * appended meanwhile kept.
+   */
+  async replaceRowsQueued(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {
+    const release = await this.st.mutations.acquire({ p: id.projectId, d: id.datasetId, t: id.tableId }, { kind: 'statement' });
+    try {
+      const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+      await td.load();
+      await this.replaceRows(id, batches, columns, td.state());
+    } finally {
+      release();
+    }
   }
 
   async alterColumns(id: TableId, columns: readonly Column[]): Promise<void> {
@@ -435,6 +459,9 @@ export class RecordingCatalog implements QueryCatalog {
     return this.write();
   }
   dropTable(): Promise<void> {
+    return this.write();
+  }
+  renameTable(): Promise<void> {
     return this.write();
   }
   appendRows(): Promise<void> {

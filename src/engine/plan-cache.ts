@@ -170,7 +170,7 @@ export async function runCached(ctx: QueryContext, catalog: EngineCatalog): Prom
   // As runSelect in planner/run.ts: bytes from the row counts before the run.
   const s = new Session(ctx);
   const totalBytesProcessed = bytesProcessed(s, p.plan);
-  const batches = await s.runOptimized(p.plan);
+  const batches = await s.scoped(() => s.runOptimized(p.plan));
   checkResultArrays(p.columns, batches);
   return { columns: p.columns, batches, statementType: 'SELECT', totalBytesProcessed };
 }

@@ -1,6 +1,6 @@
 // ExecuteQuery: parameters -> runQuery (the SQL pipeline) -> result table
 // (anonymous, in memory, or the requested destination) + first page + stats.
-import type { QueryContext, QueryResult, ResultColumn, RunQuery } from '../planner/api.js';
+import type { QueryContext, QueryResult, ResultColumn, RunQuery, SessionState } from '../planner/api.js';
 import type { ScriptChild, ScriptFailure } from '../planner/run.js';
 import { QueryError } from '../planner/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
@@ -15,6 +15,8 @@ import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.j
 import type { EngineCatalog } from './catalog.js';
 import { decodeParameters } from './parameters.js';
 import { ResultStore } from './results.js';
+import { SessionCatalog } from './session-catalog.js';
+import type { Sessions } from './sessions.js';
 
 export interface TableRefArg {
   readonly projectId: string;
@@ -40,6 +42,9 @@ export interface ExecuteQueryArgs {
   readonly jobsSnapshotJson?: string;
   /** Default time zone (connection property `time_zone`). */
   readonly timeZone?: string;
+  /** The session the query runs in (connectionProperties session_id), made by this query when `createSession`. */
+  readonly sessionId?: string;
+  readonly createSession?: boolean;
 }
 
 export interface ExecuteQueryReply extends RowsPage {
@@ -88,20 +93,21 @@ function loadRunCached(): Promise<RunCached> {
 
 const EMPTY_REF: TableRefArg = { projectId: '', datasetId: '', tableId: '' };
 
-export async function executeQuery(st: Storage, catalog: EngineCatalog, results: ResultStore, a: ExecuteQueryArgs): Promise<ExecuteQueryReply> {
+export async function executeQuery(st: Storage, catalog: EngineCatalog, results: ResultStore, a: ExecuteQueryArgs, sessions?: Sessions): Promise<ExecuteQueryReply> {
   const runQuery = await loadRunQuery();
   if (!runQuery) throw new CatalogError(501, 'notImplemented', 'notImplemented', 'Query engine not available');
   const params = decodeParameters(a.parametersJson, a.parameterMode);
   if (a.jobsSnapshotJson) materializeJobs(catalog, a.projectId, a.jobsSnapshotJson);
   const runCached = await loadRunCached();
   let result: QueryResult;
-  try {
+  // A lone query gets a catalog view of its own (its temporary tables end with it); a session's queries share one.
+  const run = async (view: SessionCatalog, session?: SessionState): Promise<QueryResult> => {
     const ctx: QueryContext = {
       sql: a.query,
       projectId: a.projectId,
       defaultDataset: a.defaultDataset,
       params,
-      catalog,
+      catalog: view,
       jobId: a.jobId,
       signal: a.signal,
       dryRun: a.dryRun,
@@ -109,8 +115,14 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       sessionUser: SESSION_USER,
       ...(a.timeZone ? { timeZone: a.timeZone } : {}),
       hasDestination: !!a.destination?.tableId,
+      ...(session ? { session } : {}),
     };
-    result = (await runCached(ctx, catalog)) ?? (await runQuery(ctx));
+    // Cached plans know no session state (temporary tables, variables, an open transaction).
+    return (session ? undefined : await runCached(ctx, catalog)) ?? (await runQuery(ctx));
+  };
+  try {
+    if (a.sessionId && sessions) result = await sessions.run(a.sessionId, a.projectId, a.createSession === true, run);
+    else result = await run(new SessionCatalog(catalog, st));
   } catch (e) {
     const kids = e instanceof QueryError ? (e as ScriptFailure).scriptChildren : undefined;
     if (e instanceof QueryError && kids?.length && !a.signal.aborted) return await failedScript(e, kids, a, results);
@@ -178,12 +190,12 @@ async function writeDestination(st: Storage, catalog: EngineCatalog, dest: Table
   if (!existing) {
     if (create === 'CREATE_NEVER') throw notFound(`Table ${p}:${d}.${t}`);
     st.requireDataset(p, d);
-    await catalog.createTable(dest, columns);
-    await catalog.appendRows(dest, result.batches);
+    // The table appears with its rows (one commit).
+    await catalog.createTable(dest, columns, { rows: result.batches });
     return;
   }
   if (write === 'WRITE_TRUNCATE') {
-    await catalog.replaceRows(dest, result.batches, columns);
+    await catalog.replaceRowsQueued(dest, result.batches, columns);
     return;
   }
   if (write !== 'WRITE_APPEND' && st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);

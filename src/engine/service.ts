@@ -17,6 +17,7 @@ import { executeQuery, statusWord } from './query.js';
 import { canonicalGeographyText } from './geography-text.js';
 import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
+import { Sessions } from './sessions.js';
 import * as tables from './tables.js';
 import { parseResource } from './util.js';
 
@@ -153,6 +154,7 @@ interface QueryRequest {
   jobsSnapshotJson: string;
   location: string;
   sessionId: string;
+  createSession: boolean;
   timeZone: string;
   maxResults: number;
   timestampFormat: string;
@@ -182,6 +184,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
   setGeographyText(canonicalGeographyText);
   const results = new ResultStore({ dir: path.join(st.dataDir, '.results') });
   const catalog = new EngineCatalog(st);
+  const sessions = new Sessions(catalog, st);
   const rows = new RowService(st, results);
   const res = (r: unknown): { resourceJson: string } => ({ resourceJson: JSON.stringify(r) });
   const list = (p: { items: unknown[]; next: string; total: number }): { itemsJson: string[]; nextPageToken: string; totalItems: number } => ({
@@ -281,7 +284,8 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
           signal: abort.signal,
           jobsSnapshotJson: r.jobsSnapshotJson,
           ...(r.timeZone ? { timeZone: r.timeZone } : {}),
-        });
+          ...(r.sessionId ? { sessionId: r.sessionId, createSession: r.createSession } : {}),
+        }, sessions);
       } finally {
         finished = true;
       }

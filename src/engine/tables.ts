@@ -12,6 +12,7 @@ import {
   type Resource,
 } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
+import type { TableData } from '../storage/table-data.js';
 import type { RestField } from '../types/schema.js';
 import { nextModified } from './datasets.js';
 import { dropNulls, mergePatch, obj, paginate, str, type Page } from './util.js';
@@ -84,6 +85,8 @@ export async function insertTable(
   body: Resource,
   /** CREATE OR REPLACE: an existing table of the name is replaced in the same commit. */
   replace = false,
+  /** Writes the new table's rows before it appears (CREATE TABLE ... AS SELECT: it appears with them). */
+  fill?: (td: TableData) => Promise<void>,
 ): Promise<Resource> {
   rejectUnsupported(body);
   const ref = obj(body.tableReference) ?? {};
@@ -111,7 +114,14 @@ export async function insertTable(
   // Datasets' default table expiration stamps new tables, as the real service does.
   const defExp = Number(ds.resource.defaultTableExpirationMs ?? 0);
   if (res.expirationTime === undefined && defExp > 0) res.expirationTime = String(Number(now) + defExp);
-  await st.publishTable(p, d, t, st.prepareTable(p, d, t, kind, res), replace);
+  const prepared = st.prepareTable(p, d, t, kind, res);
+  try {
+    if (fill && prepared.data) await fill(prepared.data);
+    await st.publishTable(p, d, t, prepared, replace);
+  } catch (e) {
+    await st.discardPrepared(p, d, prepared);
+    throw e;
+  }
   return presentTable(st, p, d, t, st.requireTable(p, d, t));
 }
 

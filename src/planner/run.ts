@@ -20,7 +20,9 @@ import { checkPartitionFilters } from './partition-filter.js';
 import * as D from './data-statements.js';
 import { statementTypeOf } from './statement-type.js';
 import { sqlError } from '../analyzer/errors.js';
-import { tableIdOf } from '../analyzer/names.js';
+import { splitPath, tableIdOf } from '../analyzer/names.js';
+
+const splitPathLength = (p: A.Path): number => splitPath(p).length;
 import { foldExpr } from './rules/fold.js';
 
 class BreakSignal {
@@ -203,7 +205,52 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
   }
 }
 
+/**
+ * Statements that run in a statement scope of their own (one snapshot; see
+ * TransactionControl): all but control flow, whose conditions are scoped
+ * where they are evaluated (Session.evalScalar), and EXECUTE IMMEDIATE and
+ * CALL, whose statements are scoped one by one.
+ */
+const UNSCOPED = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise', 'Call', 'ExecuteImmediate', 'Transaction', 'Assert']);
+
+/** The service's refusal of permanent DDL inside a transaction (its typo included). */
+const DDL_IN_TRANSACTION = 'DDL statements are not supported in a transaction, except for those creating or droping temporary tables or temporary functions.';
+
+/** Whether a statement changes permanent catalog objects (refused inside a transaction; temporary tables and functions are allowed). */
+function permanentDdl(st: A.Statement): boolean {
+  switch (st.kind) {
+    case 'CreateTable':
+    case 'CreateFunction':
+      return !st.temp;
+    case 'Drop':
+      return st.objectType !== 'TABLE' && st.objectType !== 'FUNCTION' ? true : splitPathLength(st.name) > 1;
+    case 'CreateView':
+    case 'Alter':
+    case 'CreateSchema':
+    case 'UndropSchema':
+    case 'CreateModel':
+    case 'CreateProcedure':
+    case 'CreateRowAccessPolicy':
+    case 'Grant':
+      return true;
+    default:
+      return false;
+  }
+}
+
 async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
+  const tx = s.ctx.catalog.transactions;
+  if (!tx || UNSCOPED.has(st.kind)) return runStatementKind(s, st, state);
+  if (tx.inTransaction && permanentDdl(st)) throw sqlError(DDL_IN_TRANSACTION, st.loc);
+  tx.beginStatement();
+  try {
+    await runStatementKind(s, st, state);
+  } finally {
+    tx.endStatement();
+  }
+}
+
+async function runStatementKind(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
   state.count++;
   if (st.kind !== 'Block' && st.kind !== 'If' && st.kind !== 'While' && st.kind !== 'Loop' && st.kind !== 'Repeat' && st.kind !== 'ForIn' && st.kind !== 'CaseStmt') {
     state.current = s.ctx.sql.slice(st.start, st.end);
@@ -296,7 +343,7 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
       }
       return;
     case 'ForIn': {
-      const res = await runSelect(s, st.query);
+      const res = await s.scoped(() => runSelect(s, st.query));
       const cols = res.columns ?? [];
       const type = { kind: 'STRUCT' as const, fields: cols.map((c) => ({ name: c.name, type: c.type })) };
       const name = st.variable.toLowerCase();
@@ -407,9 +454,16 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
     case 'LoadData':
       r = await D.loadData(s, st);
       break;
-    case 'Transaction':
+    case 'Transaction': {
+      const tx = s.ctx.catalog.transactions;
+      if (tx) {
+        if (st.action === 'BEGIN') tx.beginTransaction();
+        else if (st.action === 'COMMIT') await tx.commitTransaction();
+        else tx.rollbackTransaction();
+      }
       r = { columns: null, batches: [], statementType: `${st.action}_TRANSACTION`, totalBytesProcessed: 0 };
       break;
+    }
     case 'Grant':
       r = await S.grant(s, st);
       break;
@@ -427,6 +481,12 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
 
 /** CALL: runs the procedure body with its own variables; OUT/INOUT arguments (variables) receive the results. */
 async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Promise<void> {
+  if (splitPath(st.name).join('.').toUpperCase() === 'BQ.ABORT_SESSION') {
+    // The system procedure that ends the session (its transaction rolls back, its temporary tables go).
+    if (!s.ctx.session) throw sqlError('BQ.ABORT_SESSION can only be called in a session', st.loc);
+    s.ctx.session.abort();
+    return;
+  }
   const proc = S.findProcedure(s, st.name, st.loc);
   if (st.args.length !== proc.params.length) throw sqlError(`Procedure ${st.name.join('.')} expects ${proc.params.length} arguments, but ${st.args.length} were given`, st.loc);
   const bound = new Map<string, TypedValue>();
@@ -517,9 +577,14 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
   const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
   if (ctx.hasDestination) checkDestination(script.statements, single);
   if (ctx.dryRun) return dryRun(s, script, single);
+  const tx = ctx.catalog.transactions;
   try {
     await runBlock(s, script.statements, state);
+    // A transaction the script left open rolls back (in a session it stays open for the session's next query).
+    if (tx?.inTransaction && !ctx.session) tx.rollbackTransaction();
   } catch (e) {
+    // A failure without a handler rolls the open transaction back.
+    if (tx?.inTransaction) tx.rollbackTransaction();
     if (e instanceof ReturnSignal) {
       /* RETURN ends the script normally */
     } else if (e instanceof BreakSignal || e instanceof ContinueSignal) {

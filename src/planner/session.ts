@@ -66,11 +66,15 @@ export function parseCached(sql: string): A.Script {
 export class Session {
   readonly env: AnalyzerEnv;
   readonly exec: ExecContext;
-  readonly tempFunctions = new Map<string, A.CreateFunctionStmt>();
-  readonly variables = new Map<string, TypedValue>();
-  readonly tempTables = new Map<string, TableId>();
+  readonly tempFunctions: Map<string, A.CreateFunctionStmt>;
+  readonly variables: Map<string, TypedValue>;
+  readonly tempTables: Map<string, TableId>;
 
   constructor(readonly ctx: QueryContext) {
+    // A session's queries share these (and its catalog's temporary tables and transaction).
+    this.tempFunctions = ctx.session?.tempFunctions ?? new Map();
+    this.variables = ctx.session?.variables ?? new Map();
+    this.tempTables = ctx.session?.tempTables ?? new Map();
     this.exec = makeExecContext(ctx, { timeZone: ctx.timeZone ?? 'UTC' });
     const ev = this.exec.eval;
     setConstantFolder((e) => {
@@ -115,8 +119,24 @@ export class Session {
     return collect(rel, this.exec);
   }
 
-  /** Evaluates a scalar expression with no FROM (script conditions, SET values, OPTIONS). */
-  async evalScalar(e: A.Expr, an = this.analyzer()): Promise<TypedValue> {
+  /** Runs `fn` in a statement scope (one snapshot of every table) unless one is open already (TransactionControl). */
+  async scoped<T>(fn: () => Promise<T>): Promise<T> {
+    const tx = this.ctx.catalog.transactions;
+    if (!tx) return fn();
+    tx.beginStatement();
+    try {
+      return await fn();
+    } finally {
+      tx.endStatement();
+    }
+  }
+
+  /** Evaluates a scalar expression with no FROM (script conditions, SET values, OPTIONS): in a scope of its own outside a statement. */
+  evalScalar(e: A.Expr, an = this.analyzer()): Promise<TypedValue> {
+    return this.scoped(() => this.evalScalarNow(e, an));
+  }
+
+  private async evalScalarNow(e: A.Expr, an: Analyzer): Promise<TypedValue> {
     const x = resolveExpr(an, e, { scope: new Scope(), clause: 'expression' });
     const folded = foldExpr(x, this.exec.eval);
     if (folded.kind === 'literal') return { type: folded.type, value: folded.value };

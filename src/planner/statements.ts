@@ -139,8 +139,9 @@ async function nestedDescriptions(s: Session, t: A.TypeNode, f: RestField): Prom
   }
 }
 
-async function schemaExtras(s: Session, id: TableId, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<void> {
-  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type))) return;
+/** The schema's fields with the column definitions' defaults and descriptions; undefined when they have none. */
+async function schemaExtras(s: Session, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<RestField[] | undefined> {
+  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type))) return undefined;
   const fields = columns.map((c) => columnToRestField(c.name, c.type, c.required));
   for (const d of defs) {
     const f = fields.find((x) => x.name.toLowerCase() === d.name.toLowerCase());
@@ -149,7 +150,7 @@ async function schemaExtras(s: Session, id: TableId, columns: readonly Column[],
     for (const o of d.options ?? []) if (o.name.toLowerCase() === 'description') f.description = String((await s.evalScalar(o.value)).value);
     await nestedDescriptions(s, d.type, f);
   }
-  await s.ctx.catalog.patchTableResource(id, { schema: { fields } });
+  return fields;
 }
 
 async function ensureTempDataset(s: Session): Promise<{ projectId: string; datasetId: string }> {
@@ -250,10 +251,10 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       throw sqlError(`Cannot replace a table with a different partitioning spec. Instead, DROP the table, and then recreate it. New partitioning spec is ${now.text} and existing spec is ${was.text}`, st.loc);
     }
   }
-  if (existing) await cat.dropTable(id);
-  await cat.createTable(id, columns, { resource, orReplace: st.orReplace, ifNotExists: st.ifNotExists, temporary: st.temp });
-  await schemaExtras(s, id, columns, st.columns);
-  if (rows.length) await cat.appendRows(id, rows);
+  const fields = await schemaExtras(s, columns, st.columns);
+  if (fields) resource.schema = { fields };
+  // One commit: the table appears with its rows, in place of the one it replaces (readers see one or the other).
+  await cat.createTable(id, columns, { resource, orReplace: existing !== undefined, temporary: st.temp, rows });
   if (st.temp) s.tempTables.set(id.tableId, id);
   return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
 }
@@ -382,15 +383,11 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
     if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
     if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
   }
-  // An existing object here means OR REPLACE: the catalog drops it (or swaps a view for a view in one save).
-  await cat.createTable(id, columns, { kind: st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', viewQuery: st.queryText, resource, orReplace: st.orReplace });
-  if (st.materialized) {
-    // The refresh settings tables.get shows (defaults, filled at creation: enabled, every 30 minutes); dbt compares them to its config.
-    const created = cat.getTable(id)?.resource.materializedView as Record<string, unknown> | undefined;
-    await cat.patchTableResource(id, { materializedView: mvRefreshSettings(resource, { ...created, query: st.queryText }) });
-    const rows = await s.run(q.plan);
-    if (rows.length) await cat.appendRows(id, rows);
-  }
+  // The refresh settings tables.get shows (defaults, filled at creation: enabled, every 30 minutes); dbt compares them to its config.
+  if (st.materialized) resource.materializedView = mvRefreshSettings(resource, { query: st.queryText });
+  const rows = st.materialized ? await s.run(q.plan) : [];
+  // An existing object here means OR REPLACE: the new one takes its place, with its rows, in one commit.
+  await cat.createTable(id, columns, { kind: st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', viewQuery: st.queryText, resource, orReplace: st.orReplace, rows });
   return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
 }
 
@@ -464,6 +461,17 @@ function writeTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
   const info = s.ctx.catalog.getTable(id);
   if (!info) throw tableNotFound(s.analyzer(), id);
   if (info.kind === 'VIEW' || info.kind === 'MATERIALIZED_VIEW') throw sqlError(`Cannot modify ${info.kind === 'VIEW' ? 'view' : 'materialized view'} ${fq(id)}`, loc);
+  return info;
+}
+
+/**
+ * The target of UPDATE, DELETE, MERGE, TRUNCATE: its mutation lock is taken
+ * before anything reads it (mutations of one table run one at a time, each
+ * seeing the ones before; see src/storage/transaction.ts).
+ */
+async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<TableInfo> {
+  const info = writeTarget(s, path, loc);
+  await s.ctx.catalog.transactions?.lockForMutation(info.id);
   return info;
 }
 
@@ -616,7 +624,7 @@ function replaceField(base: Expr, path: readonly string[], value: Expr, loc: A.L
 }
 
 export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult> {
-  const info = writeTarget(s, st.target, st.loc);
+  const info = await mutationTarget(s, st.target, st.loc);
   const an = s.analyzer();
   const scan = scanAll(s, info);
   const scanCols = scan.columns;
@@ -712,7 +720,7 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
 }
 
 export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
-  const info = writeTarget(s, st.target, st.loc);
+  const info = await mutationTarget(s, st.target, st.loc);
   const an = s.analyzer();
   const scan = scanAll(s, info);
   const scope = targetScope(s, info, st.alias, scan);
@@ -734,7 +742,7 @@ export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
 }
 
 export async function truncate(s: Session, st: A.TruncateStmt): Promise<QueryResult> {
-  const info = writeTarget(s, st.name, st.loc);
+  const info = await mutationTarget(s, st.name, st.loc);
   const n = info.rowCount;
   await s.ctx.catalog.replaceRows(info.id, []);
   return result('TRUNCATE_TABLE', { numDmlAffectedRows: n });
@@ -743,7 +751,7 @@ export async function truncate(s: Session, st: A.TruncateStmt): Promise<QueryRes
 // ---------------------------------------------------------------- MERGE
 
 export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
-  const info = writeTarget(s, st.target, st.loc);
+  const info = await mutationTarget(s, st.target, st.loc);
   const an = s.analyzer();
   const target = scanAll(s, info);
   const tname = st.alias ?? info.id.tableId;
@@ -875,6 +883,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     if (st.ifExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
     throw new QueryError(`Not found: Table ${fq(id)}`, 'notFound', 404);
   }
+  // A rewrite of the rows (SET DATA TYPE, DROP COLUMN, ...) waits for the mutations queued before it, as DML does.
+  if (info.kind === 'TABLE') await cat.transactions?.lockForMutation(id);
   let cols = info.columns.slice();
   // Source column index of each new column (-1 = added), for data rewrites.
   let origin = cols.map((_, i) => i);
@@ -945,10 +955,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
       case 'RenameTo': {
         const to = tableIdOf(s.analyzer(), a.name.length === 1 ? [id.datasetId, a.name[0]!] : a.name, a.loc);
         if (cat.getTable(to)) throw already('Table', fq(to));
-        const rows = await s.run(scanAll(s, info));
-        await cat.createTable(to, cols, { resource: { ...info.resource } });
-        if (rows.length) await cat.appendRows(to, rows);
-        await cat.dropTable(id);
+        // The table (rows, history, metadata) takes the new name in one commit.
+        await cat.renameTable(id, to);
         return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
       }
       default:

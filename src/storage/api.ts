@@ -38,9 +38,30 @@ export interface CreateTableOptions {
   readonly orReplace?: boolean;
   /** Session-scoped temporary table: not persisted. */
   readonly temporary?: boolean;
+  /** The new table's rows: a table made with its rows appears with them, in one commit (CREATE TABLE ... AS SELECT). */
+  readonly rows?: readonly Batch[];
+}
+
+/**
+ * Statements and transactions over a catalog (the engine's catalog has
+ * them; test doubles need not): the planner opens a statement around each
+ * SQL statement (its reads see one snapshot), takes the mutation lock of a
+ * mutating statement's target before reading it, and runs BEGIN / COMMIT /
+ * ROLLBACK TRANSACTION. See src/storage/transaction.ts.
+ */
+export interface TransactionControl {
+  readonly inTransaction: boolean;
+  beginStatement(): void;
+  /** Ends the statement (ok or not): outside a transaction, its snapshot and locks go. */
+  endStatement(): void;
+  lockForMutation(id: TableId): Promise<void>;
+  beginTransaction(): void;
+  commitTransaction(): Promise<void>;
+  rollbackTransaction(): void;
 }
 
 export interface QueryCatalog {
+  readonly transactions?: TransactionControl;
   getDataset(projectId: string, datasetId: string): { readonly resource: Record<string, unknown> } | undefined;
   listDatasets(projectId: string): readonly string[];
   getTable(id: TableId): TableInfo | undefined;
@@ -51,6 +72,8 @@ export interface QueryCatalog {
 
   createTable(id: TableId, columns: readonly Column[], opts?: CreateTableOptions): Promise<TableInfo>;
   dropTable(id: TableId): Promise<void>;
+  /** ALTER TABLE RENAME TO (same dataset): the table, rows and history included, takes the new name in one commit. */
+  renameTable(id: TableId, to: TableId): Promise<void>;
   /** Appends rows durably (acknowledged = survives kill -9). Batches carry every column in schema order. */
   appendRows(id: TableId, batches: readonly Batch[]): Promise<void>;
   /** Replaces all rows atomically (DML UPDATE/DELETE/MERGE results, WRITE_TRUNCATE). */

@@ -20,6 +20,7 @@ import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.
 import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
 import { TableClosedError, TableData, type CommitPlan, type PreparedRows, type TableState } from './table-data.js';
 import { CommitClock } from './clock.js';
+import { MutationLocks } from './transaction.js';
 import type { WalSyncMode } from './wal.js';
 
 export type { CatalogOp, TableEntry } from './catalog-log.js';
@@ -106,6 +107,8 @@ export class Storage {
   private moving = new Map<string, Promise<void>>();
   /** The order of commits, for snapshots (clock.ts). */
   readonly clock = new CommitClock();
+  /** Mutating statements and transactions, one at a time per table (transaction.ts). */
+  readonly mutations = new MutationLocks();
 
   private constructor(
     readonly dataDir: string,
@@ -506,6 +509,14 @@ export class Storage {
     });
   }
 
+  /** Removes the files of a prepared table that was never published (its create failed). */
+  async discardPrepared(p: string, d: string, prepared: { entry: TableEntry; data: TableData | null }): Promise<void> {
+    if (!prepared.data) return;
+    await prepared.data.close().catch(() => undefined);
+    const dir = this.datasetDir(p, d);
+    for (const n of this.tableFiles(dir, prepared.entry.storage!) ?? []) fs.rmSync(path.join(dir, n), { force: true });
+  }
+
   /** Creates an empty table (tables.insert, CREATE TABLE without rows). */
   async createTable(p: string, d: string, t: string, kind: TableKind, resource: Resource): Promise<TableEntry> {
     return this.publishTable(p, d, t, this.prepareTable(p, d, t, kind, resource), false);
@@ -689,6 +700,34 @@ export class Storage {
       await oldData.close();
       await this.moveTableFiles(this.datasetDir(p, d), stem, path.join(this.dataDir, trashRel));
     }
+  }
+
+  /**
+   * Gives a table a new name in its dataset, in one commit: its entry moves
+   * (naming its storage explicitly, which keeps its files and history), and
+   * writes to the old name from then on find no table.
+   */
+  async renameTable(p: string, d: string, t: string, to: string): Promise<void> {
+    checkTableId(to);
+    const [first, second] = [tKey(p, d, t), tKey(p, d, to)].sort();
+    await this.names.run(first!, () =>
+      this.names.run(second!, async () => {
+        const e = this.requireTable(p, d, t);
+        if (this.getTable(p, d, to)) throw alreadyExists(`Table ${p}:${d}.${to}`);
+        const moved: TableEntry = { ...e, storage: storageStem(t, e), resource: { ...e.resource, id: `${p}:${d}.${to}`, tableReference: { projectId: p, datasetId: d, tableId: to } } };
+        const td = this.hasRows(e.kind) ? this.tableData(p, d, t) : null;
+        await this.commit(
+          [
+            { op: 'table', p, d, t: to, entry: moved },
+            { op: 'table', p, d, t, entry: null },
+          ],
+          () => {
+            this.setData(p, d, t, null);
+            this.setData(p, d, to, td);
+          },
+        );
+      }),
+    );
   }
 
   /** The newest deleted snapshot of a table that existed at `atMs` (or the newest one). */

@@ -121,13 +121,13 @@ describe('stream log sync policy', () => {
     for (const syncWrites of [false, true]) {
       const dir = tempDir();
       const st = await Storage.open(dir, { syncWrites, noLock: true });
+      // No background sync (the catalog log's after the creates below, the stream log's) can sneak in before the count, however loaded the machine is.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       await st.createDataset('p', 'd', { datasetReference: { projectId: 'p', datasetId: 'd' } });
       await st.createTable('p', 'd', 't', 'TABLE', { tableReference: { projectId: 'p', datasetId: 'd', tableId: 't' }, schema: { fields: [{ name: 'id', type: 'INTEGER' }] } });
       const handlers = new StorageWriteService(st, new RowService(st, new ResultStore()), toServiceError).handlers();
       const create = handlers['CreateWriteStream'] as grpc.handleUnaryCall<unknown, { name: string }>;
       const sync = await spySyncs(dir);
-      // A background sync cannot sneak in before the count, however loaded the machine is.
-      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       const created = await new Promise<{ name: string }>((resolve, reject) =>
         create({ request: { parent: 'projects/p/datasets/d/tables/t', writeStream: { type: 'PENDING' } } } as grpc.ServerUnaryCall<unknown, { name: string }>, (e, r) => (e ? reject(e) : resolve(r!))),
       );

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EngineCatalog } from '../../src/engine/catalog.js';
+import { SessionCatalog } from '../../src/engine/session-catalog.js';
 import { decodeParameters } from '../../src/engine/parameters.js';
 import { QueryError, type QueryParameters, type QueryResult } from '../../src/planner/api.js';
 import { runQuery } from '../../src/planner/run.js';
@@ -48,7 +49,8 @@ export function run(h: Harness, sql: string, o: RunOpts): Promise<QueryResult> {
     projectId: o.projectId,
     ...(o.defaultDataset ? { defaultDataset: o.defaultDataset } : {}),
     params: o.params ?? NO_PARAMS,
-    catalog: h.catalog,
+    // As the engine runs a lone query: through a catalog view of its own (statement snapshots, transactions, temporary tables).
+    catalog: new SessionCatalog(h.catalog, h.storage),
     jobId: 'job_test',
     signal: new AbortController().signal,
     dryRun: o.dryRun ?? false,

@@ -69,10 +69,17 @@ export class MemoryCatalog implements QueryCatalog {
   async createTable(id: TableId, columns: readonly Column[], opts?: CreateTableOptions): Promise<TableInfo> {
     const info: TableInfo = { id, kind: opts?.kind ?? 'TABLE', columns, rowCount: 0, resource: opts?.resource ?? {} };
     this.tables.set(keyOf(id), { info, data: columns.map((c) => vectorFromValues(c.type, [])), length: 0 });
-    return info;
+    if (opts?.rows?.length) await this.appendRows(id, opts.rows);
+    return this.tables.get(keyOf(id))!.info;
   }
   async dropTable(id: TableId): Promise<void> {
     this.tables.delete(keyOf(id));
+  }
+  async renameTable(id: TableId, to: TableId): Promise<void> {
+    const t = this.tables.get(keyOf(id));
+    if (!t) throw new Error('no table');
+    this.tables.delete(keyOf(id));
+    this.tables.set(keyOf(to), { ...t, info: { ...t.info, id: to } });
   }
   async appendRows(id: TableId, batches: readonly Batch[]): Promise<void> {
     const t = this.tables.get(keyOf(id));

@@ -105,6 +105,7 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
     location: s.location,
     // createSession: the gateway mints the id; the engine keeps the session's temp state under it.
     session_id: session ? String(session['value'] ?? '') : boolish(cfg['createSession']) ? newSessionId() : '',
+    create_session: !session && boolish(cfg['createSession']),
     time_zone: timeZone ? String(timeZone['value'] ?? '') : '',
     max_results: s.maxResults,
     timestamp_format: s.timestampFormat,

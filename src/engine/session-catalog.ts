@@ -1,0 +1,306 @@
+// The catalog a query (and a session: its queries in turn) runs against: the
+// engine's catalog seen through a transaction (src/storage/transaction.ts).
+// Each statement reads one snapshot of every table; mutating statements
+// lock their target first; BEGIN TRANSACTION ... COMMIT stages its writes
+// and commits them as one. Temporary tables (CREATE TEMP TABLE, the
+// `_session` dataset) live here, in memory: they exist for the script or
+// session that made them and are gone afterwards, restarts included.
+import type { CreateTableOptions, QueryCatalog, ScanOptions, TableId, TableInfo, TransactionControl } from '../storage/api.js';
+import { notFound } from '../storage/errors.js';
+import type { Storage } from '../storage/store.js';
+import { Transaction, type TableKey } from '../storage/transaction.js';
+import { QueryError } from '../types/errors.js';
+import { columnToRestField, type Column } from '../types/schema.js';
+import type { Batch } from '../types/vector.js';
+import type { EngineCatalog } from './catalog.js';
+
+/** The dataset temporary tables are named in (their ddlTargetTable). */
+export const TEMP_DATASET = '_session';
+
+const keyOf = (id: TableId): TableKey => ({ p: id.projectId, d: id.datasetId, t: id.tableId });
+
+/** The service's words for permanent DDL inside a transaction (its typo included). */
+const DDL_IN_TRANSACTION = 'DDL statements are not supported in a transaction, except for those creating or droping temporary tables or temporary functions.';
+
+interface TempTable {
+  info: TableInfo;
+  rows: Batch[];
+}
+
+export class SessionCatalog implements QueryCatalog, TransactionControl {
+  readonly transactions: TransactionControl = this;
+  /** The statement's or the explicit transaction's. */
+  private txn: Transaction | null = null;
+  /** Nested statement scopes (a scalar subquery's evaluation inside a statement): only the outermost opens and ends one. */
+  private depth = 0;
+  private readonly temps = new Map<string, TempTable>();
+
+  constructor(
+    private readonly cat: EngineCatalog,
+    private readonly st: Storage,
+  ) {}
+
+  // --- statements and transactions --------------------------------------------
+
+  get inTransaction(): boolean {
+    return this.txn?.explicit === true;
+  }
+
+  beginStatement(): void {
+    this.depth++;
+    if (!this.txn) this.txn = new Transaction(this.st, false);
+  }
+
+  endStatement(): void {
+    if (this.depth > 0) this.depth--;
+    if (this.depth === 0 && this.txn && !this.txn.explicit) {
+      this.txn.end();
+      this.txn = null;
+    }
+  }
+
+  async lockForMutation(id: TableId): Promise<void> {
+    if (this.isTemp(id) || this.cat.isVirtual(id)) return;
+    const txn = this.current();
+    try {
+      await txn.lockForMutation(keyOf(id));
+    } catch (e) {
+      if (txn.explicit) this.abort();
+      throw e;
+    }
+  }
+
+  beginTransaction(): void {
+    if (this.inTransaction) throw new QueryError('Nested transactions are not supported', 'invalidQuery');
+    this.txn?.end();
+    this.txn = new Transaction(this.st, true);
+  }
+
+  async commitTransaction(): Promise<void> {
+    const txn = this.txn;
+    if (!txn?.explicit) throw new QueryError('COMMIT TRANSACTION was called without an active transaction', 'invalidQuery');
+    this.txn = null;
+    await txn.commit();
+  }
+
+  rollbackTransaction(): void {
+    if (!this.inTransaction) throw new QueryError('ROLLBACK TRANSACTION was called without an active transaction', 'invalidQuery');
+    this.abort();
+  }
+
+  /** Ends whatever is open, dropping staged writes (a script that failed or ended inside a transaction, a closed session). */
+  abort(): void {
+    this.txn?.rollback();
+    this.txn = null;
+  }
+
+  /** The open transaction; a read outside any statement scope (none should happen) gets a scope that the next statement's end closes. */
+  private current(): Transaction {
+    this.txn ??= new Transaction(this.st, false);
+    return this.txn;
+  }
+
+  private permanentDdl(): void {
+    if (this.inTransaction) throw new QueryError(DDL_IN_TRANSACTION, 'invalidQuery');
+  }
+
+  // --- reads ----------------------------------------------------------------
+
+  getDataset(projectId: string, datasetId: string): { readonly resource: Record<string, unknown> } | undefined {
+    if (datasetId === TEMP_DATASET) return { resource: { datasetReference: { projectId, datasetId }, location: 'US' } };
+    return this.cat.getDataset(projectId, datasetId);
+  }
+
+  listDatasets(projectId: string): readonly string[] {
+    return this.cat.listDatasets(projectId);
+  }
+
+  getTable(id: TableId): TableInfo | undefined {
+    if (this.isTemp(id)) return this.temps.get(id.tableId)?.info;
+    const info = this.cat.getTable(id);
+    if (!info || info.kind === 'VIEW' || this.cat.isVirtual(id) || !this.txn) return info;
+    // The row count this transaction sees (its snapshot, its own changes) once it read the table.
+    const txn = this.txn;
+    const key = keyOf(id);
+    return {
+      id: info.id,
+      kind: info.kind,
+      columns: info.columns,
+      viewQuery: info.viewQuery,
+      get rowCount(): number {
+        return txn.rowCount(key) ?? info.rowCount;
+      },
+      get resource(): Record<string, unknown> {
+        return info.resource;
+      },
+    };
+  }
+
+  listTables(projectId: string, datasetId: string): readonly TableInfo[] {
+    if (datasetId === TEMP_DATASET) return [...this.temps.values()].filter((t) => t.info.id.projectId === projectId).map((t) => t.info);
+    return this.cat.listTables(projectId, datasetId);
+  }
+
+  async *scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch> {
+    let batches: readonly Batch[];
+    if (this.isTemp(id)) {
+      const tt = this.temps.get(id.tableId);
+      if (!tt) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+      batches = tt.rows;
+    } else if (opts.asOfMs !== undefined || this.cat.isVirtual(id)) {
+      yield* this.cat.scan(id, opts);
+      return;
+    } else {
+      const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
+      if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+      if (e.kind === 'VIEW') return;
+      batches = await this.current().rows(keyOf(id));
+    }
+    for (const b of batches) yield { length: b.length, columns: opts.columns.map((c) => b.columns[c]!) };
+  }
+
+  // --- writes ---------------------------------------------------------------
+
+  async createTable(id: TableId, columns: readonly Column[], opts: CreateTableOptions = {}): Promise<TableInfo> {
+    if (opts.temporary || this.isTemp(id)) return this.createTemp(id, columns, opts);
+    this.permanentDdl();
+    return this.cat.createTable(id, columns, opts);
+  }
+
+  async dropTable(id: TableId): Promise<void> {
+    if (this.isTemp(id)) {
+      this.temps.delete(id.tableId);
+      return;
+    }
+    this.permanentDdl();
+    await this.cat.dropTable(id);
+  }
+
+  async renameTable(id: TableId, to: TableId): Promise<void> {
+    this.permanentDdl();
+    await this.cat.renameTable(id, to);
+  }
+
+  async appendRows(id: TableId, batches: readonly Batch[]): Promise<void> {
+    if (this.isTemp(id)) {
+      this.temp(id).rows.push(...batches);
+      return;
+    }
+    await this.current().append(keyOf(id), batches, () => this.cat.appendRows(id, batches));
+  }
+
+  async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {
+    if (this.isTemp(id)) {
+      const tt = this.temp(id);
+      tt.rows = [...batches];
+      if (columns) tt.info = tempInfo(id, columns, tt);
+      return;
+    }
+    if (columns) this.permanentDdl();
+    await this.current().replace(keyOf(id), batches, columns, (base) => this.cat.replaceRows(id, batches, columns, base));
+  }
+
+  async alterColumns(id: TableId, columns: readonly Column[]): Promise<void> {
+    if (this.isTemp(id)) {
+      const tt = this.temp(id);
+      tt.info = tempInfo(id, columns, tt);
+      return;
+    }
+    this.permanentDdl();
+    // A rewrite of the rows is a mutation like any other: after the DML queued before it.
+    await this.lockForMutation(id);
+    await this.cat.alterColumns(id, columns);
+  }
+
+  async patchTableResource(id: TableId, patch: Record<string, unknown>): Promise<void> {
+    if (this.isTemp(id)) return;
+    this.permanentDdl();
+    await this.cat.patchTableResource(id, patch);
+  }
+
+  async createDataset(projectId: string, datasetId: string, resource: Record<string, unknown>, ifNotExists: boolean): Promise<void> {
+    if (datasetId === TEMP_DATASET) return;
+    this.permanentDdl();
+    await this.cat.createDataset(projectId, datasetId, resource, ifNotExists);
+  }
+
+  async dropDataset(projectId: string, datasetId: string, cascade: boolean, ifExists: boolean): Promise<void> {
+    this.permanentDdl();
+    await this.cat.dropDataset(projectId, datasetId, cascade, ifExists);
+  }
+
+  async undropDataset(projectId: string, datasetId: string, ifNotExists: boolean): Promise<void> {
+    this.permanentDdl();
+    await this.cat.undropDataset(projectId, datasetId, ifNotExists);
+  }
+
+  async patchDatasetResource(projectId: string, datasetId: string, patch: Record<string, unknown>): Promise<void> {
+    this.permanentDdl();
+    await this.cat.patchDatasetResource(projectId, datasetId, patch);
+  }
+
+  async putChild(kind: string, projectId: string, datasetId: string, id: string, resource: Record<string, unknown>, tableId?: string): Promise<void> {
+    this.permanentDdl();
+    await this.cat.putChild(kind, projectId, datasetId, id, resource, tableId);
+  }
+
+  getChild(kind: string, projectId: string, datasetId: string, id: string, tableId?: string): Record<string, unknown> | undefined {
+    return this.cat.getChild(kind, projectId, datasetId, id, tableId);
+  }
+
+  listChildren(kind: string, projectId: string, datasetId: string, tableId?: string): readonly Record<string, unknown>[] {
+    return this.cat.listChildren(kind, projectId, datasetId, tableId);
+  }
+
+  async deleteChild(kind: string, projectId: string, datasetId: string, id: string, tableId?: string): Promise<boolean> {
+    this.permanentDdl();
+    return this.cat.deleteChild(kind, projectId, datasetId, id, tableId);
+  }
+
+  // --- temporary tables -------------------------------------------------------
+
+  private isTemp(id: TableId): boolean {
+    return id.datasetId === TEMP_DATASET;
+  }
+
+  private temp(id: TableId): TempTable {
+    const tt = this.temps.get(id.tableId);
+    if (!tt) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+    return tt;
+  }
+
+  private createTemp(id: TableId, columns: readonly Column[], opts: CreateTableOptions): TableInfo {
+    const had = this.temps.get(id.tableId);
+    if (had && opts.ifNotExists) return had.info;
+    if (had && !opts.orReplace) throw new QueryError(`Already Exists: Table ${id.projectId}:${id.datasetId}.${id.tableId}`, 'duplicate', 409);
+    const tt: TempTable = { info: undefined as unknown as TableInfo, rows: [...(opts.rows ?? [])] };
+    tt.info = tempInfo(id, columns, tt, opts.resource);
+    this.temps.set(id.tableId, tt);
+    return tt.info;
+  }
+
+  /** Ends the session: its transaction rolls back, its temporary tables go. */
+  close(): void {
+    this.abort();
+    this.temps.clear();
+  }
+}
+
+function tempInfo(id: TableId, columns: readonly Column[], tt: { rows: readonly Batch[] }, extra: Record<string, unknown> = {}): TableInfo {
+  const resource = {
+    ...extra,
+    tableReference: { ...id },
+    type: 'TABLE',
+    schema: { fields: columns.map((c) => columnToRestField(c.name, c.type, c.required)) },
+    creationTime: String(Date.now()),
+  };
+  return {
+    id,
+    kind: 'TABLE',
+    columns,
+    get rowCount(): number {
+      return tt.rows.reduce((n, b) => n + b.length, 0);
+    },
+    resource,
+  };
+}

@@ -1,0 +1,244 @@
+// Transactions: what a statement or a BEGIN ... COMMIT reads and writes.
+//
+// - Reads: one snapshot (clock.ts) for the whole transaction: every table is
+//   read as it was when the transaction began (TableData.stateAt), plus what
+//   the transaction itself changed.
+// - Mutations (UPDATE, DELETE, MERGE, TRUNCATE, a replace of all rows) of
+//   one table are serialized, as the warehouse queues mutating DML: a lock
+//   per table, taken before the statement reads its target. A statement
+//   outside a transaction waits for it; a transaction that finds the lock
+//   held by another transaction, or its table mutated since its snapshot, is
+//   aborted ("Transaction is aborted due to concurrent update against table
+//   ..."), as the service cancels conflicting transactions.
+// - Appends (insertAll, Storage Write, INSERT, loads with WRITE_APPEND) take
+//   no lock: they commit on their own, and a mutation keeps every row
+//   appended after the state it read (TableData.replace with a base).
+// - Writes of a statement outside a transaction commit at once; those of an
+//   explicit transaction are staged in memory and committed together by
+//   COMMIT (Storage.commitRows: one catalog record for several tables), or
+//   dropped by ROLLBACK.
+import { QueryError } from '../types/errors.js';
+import type { Column } from '../types/schema.js';
+import type { Batch } from '../types/vector.js';
+import type { Storage } from './store.js';
+import { stateBatches, TableConflictError, type PreparedRows, type TableState } from './table-data.js';
+
+export interface TableKey {
+  readonly p: string;
+  readonly d: string;
+  readonly t: string;
+}
+
+const keyOf = (k: TableKey): string => `${k.p}\u0000${k.d}\u0000${k.t}`;
+
+/** Who holds a table's mutation lock: a statement outside a transaction, or an explicit transaction (its id). */
+type Holder = { readonly kind: 'statement' } | { readonly kind: 'transaction'; readonly id: string };
+
+interface Waiter {
+  readonly holder: Holder;
+  readonly grant: () => void;
+  readonly abort: (e: Error) => void;
+}
+
+export function concurrentUpdate(k: TableKey, txnId: string, blocking?: string): Error {
+  return new QueryError(`Transaction is aborted due to concurrent update against table ${k.p}:${k.d}.${k.t}. Transaction ID: ${txnId}${blocking ? `. Blocking job: ${blocking}` : ''}`, 'invalidQuery', 400);
+}
+
+/** Per-table mutation locks, first come first served; a transaction never waits for another one (see header). */
+export class MutationLocks {
+  private readonly locks = new Map<string, { holder: Holder; queue: Waiter[] }>();
+
+  /** Waits for the lock of `k`; resolves with its release. A transaction meeting another transaction is refused at once. */
+  acquire(k: TableKey, holder: Holder): Promise<() => void> {
+    const key = keyOf(k);
+    const lock = this.locks.get(key);
+    const release = (): void => this.release(key);
+    if (!lock) {
+      this.locks.set(key, { holder, queue: [] });
+      return Promise.resolve(release);
+    }
+    if (holder.kind === 'transaction' && (lock.holder.kind === 'transaction' || lock.queue.some((w) => w.holder.kind === 'transaction'))) {
+      const other = lock.holder.kind === 'transaction' ? lock.holder.id : undefined;
+      return Promise.reject(concurrentUpdate(k, holder.id, other));
+    }
+    return new Promise((resolve, reject) => lock.queue.push({ holder, grant: () => resolve(release), abort: reject }));
+  }
+
+  private release(key: string): void {
+    const lock = this.locks.get(key);
+    if (!lock) return;
+    const next = lock.queue.shift();
+    if (!next) {
+      this.locks.delete(key);
+      return;
+    }
+    lock.holder = next.holder;
+    next.grant();
+  }
+}
+
+/** What an explicit transaction changed in one table. */
+interface Staged {
+  readonly key: TableKey;
+  /** The state its changes start from: the transaction's read of the table when it first wrote it. */
+  readonly base: TableState;
+  /** Rows replacing base's (null: base's rows stay). */
+  rows: Batch[] | null;
+  columns?: readonly Column[];
+  /** Rows added after those. */
+  appended: Batch[];
+}
+
+let txnCounter = 0;
+
+export class Transaction {
+  /** The clock's snapshot every read of this transaction sees. */
+  readonly snapshot: number;
+  readonly id: string;
+  private readonly pins = new Map<string, TableState>();
+  private readonly locks = new Map<string, () => void>();
+  private readonly staged = new Map<string, Staged>();
+  private ended = false;
+
+  constructor(
+    private readonly st: Storage,
+    /** BEGIN TRANSACTION ... COMMIT (staged writes); otherwise a single statement's (writes commit at once). */
+    readonly explicit: boolean,
+  ) {
+    this.snapshot = st.clock.acquire();
+    this.id = `${Date.now().toString(36)}_${(++txnCounter).toString(36)}`;
+  }
+
+  /** The rows this transaction sees: its snapshot of the table, with its own changes. */
+  async rows(k: TableKey): Promise<Batch[]> {
+    const s = this.staged.get(keyOf(k));
+    if (s) return [...(s.rows ?? stateBatches(s.base)), ...s.appended];
+    return stateBatches(await this.state(k));
+  }
+
+  /** How many rows `rows` gives, without reading them (undefined: the table was not read yet). */
+  rowCount(k: TableKey): number | undefined {
+    const s = this.staged.get(keyOf(k));
+    if (s) return (s.rows ?? stateBatches(s.base)).reduce((n, b) => n + b.length, 0) + s.appended.reduce((n, b) => n + b.length, 0);
+    return this.pins.get(keyOf(k))?.rows;
+  }
+
+  /** The committed state this transaction reads (pinned on first read). */
+  private async state(k: TableKey): Promise<TableState> {
+    const key = keyOf(k);
+    const pinned = this.pins.get(key);
+    if (pinned) return pinned;
+    const td = this.st.tableData(k.p, k.d, k.t);
+    await td.load();
+    const again = this.pins.get(key);
+    if (again) return again;
+    const s = td.stateAt(this.snapshot);
+    this.pins.set(key, s);
+    return s;
+  }
+
+  /**
+   * Takes the table's mutation lock before a mutating statement reads it.
+   * Outside a transaction the statement then reads the table as it is now
+   * (every change committed before included); in one, a table mutated
+   * since the snapshot is a conflict.
+   */
+  async lockForMutation(k: TableKey): Promise<void> {
+    const key = keyOf(k);
+    if (this.locks.has(key)) return;
+    const release = await this.st.mutations.acquire(k, this.explicit ? { kind: 'transaction', id: this.id } : { kind: 'statement' });
+    this.locks.set(key, release);
+    const td = this.st.tableData(k.p, k.d, k.t);
+    await td.load();
+    if (!this.explicit) {
+      this.pins.set(key, td.state());
+      return;
+    }
+    const read = await this.state(k);
+    if (read.generation !== td.state().generation) throw concurrentUpdate(k, this.id);
+  }
+
+  /** Adds rows at the end of a table. */
+  async append(k: TableKey, batches: readonly Batch[], appendNow: () => Promise<void>): Promise<void> {
+    if (!this.explicit) return appendNow();
+    const s = await this.stage(k);
+    s.appended.push(...batches);
+  }
+
+  /**
+   * Replaces the rows this transaction read (lockForMutation first): rows
+   * appended by others since are kept. `replaceNow` commits it at once
+   * (outside a transaction) from the base state it is given.
+   */
+  async replace(k: TableKey, batches: readonly Batch[], columns: readonly Column[] | undefined, replaceNow: (base: TableState) => Promise<void>): Promise<void> {
+    if (!this.locks.has(keyOf(k))) await this.lockForMutation(k);
+    if (!this.explicit) {
+      try {
+        await replaceNow(this.pins.get(keyOf(k))!);
+      } catch (e) {
+        if (e instanceof TableConflictError) throw concurrentUpdate(k, this.id);
+        throw e;
+      }
+      return;
+    }
+    const s = await this.stage(k);
+    s.rows = [...batches];
+    s.appended = [];
+    if (columns) s.columns = columns;
+  }
+
+  private async stage(k: TableKey): Promise<Staged> {
+    const key = keyOf(k);
+    let s = this.staged.get(key);
+    if (!s) {
+      s = { key: k, base: await this.state(k), rows: null, appended: [] };
+      this.staged.set(key, s);
+    }
+    return s;
+  }
+
+  /** Whether this transaction changed anything. */
+  get hasChanges(): boolean {
+    return this.staged.size > 0;
+  }
+
+  /** Commits the staged changes of every table as one, then ends the transaction. */
+  async commit(): Promise<void> {
+    try {
+      const prepared: PreparedRows[] = [];
+      for (const s of this.staged.values()) {
+        const td = this.st.tableData(s.key.p, s.key.d, s.key.t);
+        if (s.rows) prepared.push(await td.prepare(s.base, [...s.rows, ...s.appended], s.columns));
+        else if (s.appended.length > 0) prepared.push(await td.prepare(null, s.appended));
+      }
+      if (prepared.length === 0) return;
+      try {
+        await this.st.commitRows(prepared);
+      } catch (e) {
+        if (e instanceof TableConflictError) {
+          const s = [...this.staged.values()].find((x) => x.rows)!;
+          throw concurrentUpdate(s.key, this.id);
+        }
+        throw e;
+      }
+    } finally {
+      this.end();
+    }
+  }
+
+  /** Drops the staged changes and ends the transaction. */
+  rollback(): void {
+    this.end();
+  }
+
+  /** Releases the snapshot and the locks (idempotent). */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.staged.clear();
+    this.pins.clear();
+    for (const release of this.locks.values()) release();
+    this.locks.clear();
+    this.st.clock.release(this.snapshot);
+  }
+}
