@@ -2,7 +2,7 @@
 // name: local paths (file:// or absolute), the object-store emulator (gs:// /
 // obj://, fake-gcs JSON API at STORAGE_EMULATOR_HOST), and the alternate
 // S3-style store (s3:// / alt://, path-style at S3_ENDPOINT / ALT_ENDPOINT).
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { ensureDir } from '../storage/fsutil.js';
 import { basename, dirname } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -143,22 +143,41 @@ function storeOf(uri: string): { store: ObjectStore; scheme: string } | undefine
   return undefined;
 }
 
+/**
+ * The local files a `file://` or absolute-path source URI names (a `*` in
+ * the file name matches several, sorted); undefined for other schemes.
+ */
+export async function localFiles(uri: string): Promise<string[] | undefined> {
+  const path = localPath(uri);
+  if (path === undefined) return undefined;
+  if (!path.includes('*')) {
+    try {
+      if ((await stat(path)).isFile()) return [path];
+    } catch {
+      // reported below
+    }
+    throw ioNotFound(`Not found: URI ${uri}`);
+  }
+  const dir = dirname(path);
+  const re = globToRegExp(basename(path));
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => re.test(n)).sort();
+  if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
+  return names.map((n) => `${dir}/${n}`);
+}
+
 /** Expands one source URI (a `*` wildcard allowed in the object/file name) and reads every match. */
 export async function readSource(uri: string): Promise<SourceFile[]> {
-  const path = localPath(uri);
-  if (path !== undefined) {
-    if (!path.includes('*')) {
-      try {
-        return [{ uri, data: await readFile(path) }];
-      } catch {
-        throw ioNotFound(`Not found: URI ${uri}`);
-      }
-    }
-    const dir = dirname(path);
-    const re = globToRegExp(basename(path));
-    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => re.test(n)).sort();
-    if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
-    return Promise.all(names.map(async (n) => ({ uri: `${dir}/${n}`, data: await readFile(`${dir}/${n}`) })));
+  const local = await localFiles(uri);
+  if (local) {
+    return Promise.all(
+      local.map(async (p) => {
+        try {
+          return { uri: uri.includes('*') ? p : uri, data: await readFile(p) };
+        } catch {
+          throw ioNotFound(`Not found: URI ${uri}`);
+        }
+      }),
+    );
   }
   const named = storeOf(uri);
   if (!named) throw ioInvalid(`Unsupported source URI ${uri}: use file://, an absolute path, gs:// (object-store emulator) or s3:// (S3_ENDPOINT)`);

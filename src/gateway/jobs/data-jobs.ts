@@ -1,6 +1,8 @@
 // Load, copy and extract jobs, built from the engine's catalog and row RPCs
 // only (GetTable/InsertTable/DeleteTable/InsertRows/ListRows), so they do not
-// depend on the SQL engine. Load jobs are synchronous (spec §3.4).
+// depend on the SQL engine. Load jobs are synchronous (spec §3.4): the insert
+// answers once the job is DONE; meanwhile jobs.get shows it RUNNING with its
+// statistics growing (ProgressSink).
 import type { GatewayContext } from '../context.js';
 import type { TableRef } from '../engine-client.js';
 import { invalid, RestError, type ErrorInfo } from '../errors.js';
@@ -8,7 +10,8 @@ import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str,
 import { IoError } from '../../io/errors.js';
 import { delimiterOf } from '../../io/schema.js';
 import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../../io/formats.js';
-import { readSources, writeDestination, type SourceFile } from '../../io/objects.js';
+import { localFiles, readSources, writeDestination, type SourceFile } from '../../io/objects.js';
+import { bufferSource, fileSource, streamRows, type ByteSource, type ReadProgress } from '../../io/stream.js';
 import { decodeRow } from '../../io/rows.js';
 import type { ReadOptions } from '../../io/schema.js';
 import { copyPartitions, hasPartitionDecorator } from './partition-copy.js';
@@ -147,13 +150,13 @@ async function insertAll(ctx: GatewayContext, dest: TableRef, rows: Json[], igno
   return out;
 }
 
-async function* readRows(ctx: GatewayContext, src: TableRef): AsyncGenerator<{ fields: RestField[]; rows: Json[] }> {
+async function* readRows(ctx: GatewayContext, src: TableRef): AsyncGenerator<{ fields: RestField[]; rows: Json[]; totalRows: number }> {
   let start = 0;
   for (;;) {
     const page = await ctx.call('ListRows', { table: src, start_index: start, max_results: READ_PAGE, selected_fields: '', timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false, want_rows_utf8: true });
     const fields = (JSON.parse(page.schema_json || '{"fields":[]}') as { fields?: RestField[] }).fields ?? [];
     const rows = (JSON.parse(rowsText(page)) as { f: { v: unknown }[] }[]).map((r) => decodeRow(fields, r));
-    yield { fields, rows };
+    yield { fields, rows, totalRows: Number(page.total_rows) };
     if (page.next_index < 0 || page.next_index >= page.total_rows || rows.length === 0) return;
     start = page.next_index;
   }
@@ -348,36 +351,88 @@ function loadTableProperties(cfg: Json): Json {
   return out;
 }
 
-export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json, uploaded: Buffer | undefined): Promise<DataJobResult> {
+/** An upload spooled to disk: the data part is bytes [start, end) of the file (plugins/uploads.ts). */
+export interface UploadedData {
+  path: string;
+  start: number;
+  end: number;
+}
+
+/** A running job's statistics so far (jobs.get shows them while it is RUNNING). */
+export type ProgressSink = (statistics: Json) => void;
+
+/** Formats read as a stream of rows; Parquet and Avro readers need the whole file. */
+const STREAMED = ['CSV', 'NEWLINE_DELIMITED_JSON'];
+
+/** A load's sources as byte streams: the upload, local files (unread), or fetched objects. */
+async function loadSources(uris: readonly string[], uploaded: UploadedData | undefined): Promise<ByteSource[]> {
+  if (uploaded) return [fileSource('upload', uploaded.path, uploaded.start, uploaded.end)];
+  const out: ByteSource[] = [];
+  for (const uri of uris) {
+    const local = await localFiles(uri).catch((e: unknown) => {
+      throw rest(e);
+    });
+    if (local) out.push(...local.map((p) => fileSource(uri.includes('*') ? p : uri, p)));
+    else out.push(...(await readAll([uri])).map(bufferSource));
+  }
+  return out;
+}
+
+function loadStatistics(files: number, bytes: number, rows: number, bad: number): Json {
+  return { load: { inputFiles: String(files), inputFileBytes: String(bytes), outputRows: String(rows), outputBytes: '0', badRecords: String(bad) } };
+}
+
+export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json, uploaded: UploadedData | undefined, progress: ProgressSink = () => undefined): Promise<DataJobResult> {
   try {
     const dest = tableRef(cfg['destinationTable'], projectId, 'destinationTable');
     const format = normalizeFormat(str(cfg['sourceFormat']));
     checkReadable(format);
-    let files: SourceFile[];
-    if (uploaded) files = [{ uri: 'upload', data: uploaded }];
-    else {
-      const uris = Array.isArray(cfg['sourceUris']) ? (cfg['sourceUris'] as unknown[]).filter((u): u is string => typeof u === 'string') : [];
+    const uris = Array.isArray(cfg['sourceUris']) ? (cfg['sourceUris'] as unknown[]).filter((u): u is string => typeof u === 'string') : [];
+    if (!uploaded) {
       if (!uris.length) throw invalid('Required parameter is missing: sourceUris');
       const web = uris.find((u) => /^https?:\/\//i.test(u));
       if (web) throw invalid(`Unsupported source URI ${web}: direct http(s) fetches are not supported in load; use file://, an absolute path, gs:// or s3://`);
-      files = await readAll(uris);
     }
     const jobSchema = isObj(cfg['schema']) && Array.isArray(cfg['schema']['fields']) ? (cfg['schema']['fields'] as RestField[]) : undefined;
     const autodetect = boolish(cfg['autodetect']) ?? false;
     const existing = jobSchema ? undefined : fieldsOf(await getTable(ctx, dest));
     const write = str(cfg['writeDisposition']) ?? 'WRITE_APPEND';
     const knownSchema = jobSchema ?? (write === 'WRITE_TRUNCATE' && autodetect ? undefined : existing);
-    const parsed = await parse(files, format, cfg, knownSchema, autodetect);
     const updateOptions = Array.isArray(cfg['schemaUpdateOptions']) ? (cfg['schemaUpdateOptions'] as unknown[]).map(String) : [];
     // Only a schema the job states can differ from the table's.
     const stated = jobSchema ? updateOptions : undefined;
-    await prepareDestination(ctx, dest, parsed.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, loadTableProperties(cfg), stated);
     const maxBad = num(cfg['maxBadRecords']) ?? 0;
-    const outcome = await insertAll(ctx, dest, parsed.rows, boolish(cfg['ignoreUnknownValues']) ?? false, maxBad > 0);
-    const bytes = files.reduce((s, f) => s + f.data.length, 0);
-    const statistics: Json = {
-      load: { inputFiles: String(files.length), inputFileBytes: String(bytes), outputRows: String(outcome.rows), outputBytes: '0', badRecords: String(outcome.errors.length) },
-    };
+    const ignoreUnknown = boolish(cfg['ignoreUnknownValues']) ?? false;
+    const sources = await loadSources(uris, uploaded);
+    const read: ReadProgress = { bytesRead: 0, totalBytes: sources.reduce((n, f) => n + f.size, 0) };
+    const outcome: InsertOutcome = { rows: 0, errors: [] };
+    const report = (): Json => loadStatistics(sources.length, read.totalBytes, outcome.rows, outcome.errors.length);
+    if (STREAMED.includes(format)) {
+      // Rows are made and inserted a batch at a time; the destination is
+      // prepared once the first batch has settled the schema. A file that
+      // turns out malformed after the first batch leaves the rows before it
+      // inserted (the real service's loads are all-or-nothing).
+      let prepared = false;
+      for await (const batch of streamRows(sources, format, readOptionsOf(cfg), knownSchema, autodetect, INSERT_BATCH, read)) {
+        if (!prepared) {
+          await prepareDestination(ctx, dest, batch.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, loadTableProperties(cfg), stated);
+          prepared = true;
+        }
+        if (!batch.rows.length) continue;
+        const offset = outcome.rows + outcome.errors.length;
+        const r = await insertAll(ctx, dest, batch.rows, ignoreUnknown, maxBad > 0);
+        outcome.rows += r.rows;
+        outcome.errors.push(...r.errors.map((e) => ({ ...e, index: Number(e['index'] ?? 0) + offset })));
+        progress({ ...report(), completionRatio: read.totalBytes ? Math.min(1, read.bytesRead / read.totalBytes) : 1 });
+        if (r.errors.length && maxBad === 0) break;
+      }
+    } else {
+      const files = await Promise.all(sources.map(async (src): Promise<SourceFile> => ({ uri: src.uri, data: await readAllBytes(src) })));
+      const parsed = await parse(files, format, cfg, knownSchema, autodetect);
+      await prepareDestination(ctx, dest, parsed.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, loadTableProperties(cfg), stated);
+      Object.assign(outcome, await insertAll(ctx, dest, parsed.rows, ignoreUnknown, maxBad > 0));
+    }
+    const statistics = report();
     if (outcome.errors.length > maxBad || (outcome.errors.length && maxBad === 0)) {
       const first = (outcome.errors[0]?.['errors'] as Json[] | undefined)?.[0];
       const errors = outcome.errors.slice(0, 10).map((e) => ({
@@ -395,6 +450,12 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
   } catch (e) {
     return { error: loadError(e), statistics: {} };
   }
+}
+
+async function readAllBytes(src: ByteSource): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of src.chunks()) parts.push(c);
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
 /** Copy: rows of every source appended (or truncated into) the destination; SNAPSHOT/CLONE/RESTORE stamp the type. */
@@ -451,7 +512,7 @@ export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json)
 }
 
 /** Extract: the table as CSV, NEWLINE_DELIMITED_JSON (optionally GZIP), AVRO (optionally DEFLATE) or PARQUET to each destination URI. */
-export async function runExtract(ctx: GatewayContext, projectId: string, cfg: Json): Promise<DataJobResult> {
+export async function runExtract(ctx: GatewayContext, projectId: string, cfg: Json, progress: ProgressSink = () => undefined): Promise<DataJobResult> {
   try {
     const src = tableRef(cfg['sourceTable'], projectId, 'sourceTable');
     const uris = Array.isArray(cfg['destinationUris']) ? (cfg['destinationUris'] as string[]) : str(cfg['destinationUri']) ? [str(cfg['destinationUri'])!] : [];
@@ -464,7 +525,9 @@ export async function runExtract(ctx: GatewayContext, projectId: string, cfg: Js
     const rows: Json[] = [];
     for await (const page of readRows(ctx, src)) {
       fields = page.fields.length ? page.fields : fields;
-      rows.push(...page.rows);
+      for (const r of page.rows) rows.push(r);
+      // Reading the rows is most of an extract's work: the ratio follows it.
+      progress({ extract: { destinationUriFileCounts: uris.map(() => '0'), inputBytes: '0' }, completionRatio: page.totalRows ? Math.min(1, rows.length / page.totalRows) : 1 });
     }
     const data = await encodeExport(fields, rows, {
       format,

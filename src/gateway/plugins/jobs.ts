@@ -20,8 +20,7 @@ import { bodyObject, boolish, checkJobId, checkProjectId, isObj, num, qBool, qIn
 import { etagOf, noContent, type ProjectParams } from './common.js';
 import { pageWindow, ROWS_CAP, ROWS_DEFAULT } from './tabledata.js';
 import { sendRowsBody } from '../rows-body.js';
-import { runCopy, runExtract, runLoad, tableRef, refOut } from '../jobs/data-jobs.js';
-import { randomBytes } from 'node:crypto';
+import { runCopy, runExtract, runLoad, tableRef, refOut, type UploadedData } from '../jobs/data-jobs.js';
 
 interface JobParams extends ProjectParams { jobId: string }
 
@@ -266,7 +265,8 @@ export interface DataJobSpec {
   configuration: Json;
   which: 'load' | 'copy' | 'extract';
   userEmail: string;
-  uploaded?: Buffer;
+  /** A load's uploaded data, spooled to disk (plugins/uploads.ts). */
+  uploaded?: UploadedData;
 }
 
 /** Runs a load/copy/extract job to completion (they are synchronous) and registers it. */
@@ -293,7 +293,11 @@ export async function runDataJob(ctx: GatewayContext, spec: DataJobSpec): Promis
     done: Promise.resolve(),
   };
   ctx.jobs.add(job);
-  const run = spec.which === 'load' ? runLoad(ctx, p, cfg, spec.uploaded) : spec.which === 'copy' ? runCopy(ctx, p, cfg) : runExtract(ctx, p, cfg);
+  // Statistics so far are shown by jobs.get while the job runs.
+  const progress = (statistics: Json): void => {
+    job.extraStatistics = statistics;
+  };
+  const run = spec.which === 'load' ? runLoad(ctx, p, cfg, spec.uploaded, progress) : spec.which === 'copy' ? runCopy(ctx, p, cfg) : runExtract(ctx, p, cfg, progress);
   job.done = run.then((r) => {
     job.error = r.error;
     job.errors = r.errors;
@@ -303,124 +307,4 @@ export async function runDataJob(ctx: GatewayContext, spec: DataJobSpec): Promis
   });
   await job.done;
   return job;
-}
-
-interface UploadSession {
-  projectId: string;
-  metadata: Json;
-  chunks: Buffer[];
-  received: number;
-  createdMs: number;
-  userEmail: string;
-}
-
-const SESSION_TTL_MS = 60 * 60 * 1000;
-const MAX_SESSIONS = 1000;
-
-/** Splits a multipart/related body into its parts (headers are not needed beyond order). */
-export function multipartParts(body: Buffer, contentType: string): Buffer[] {
-  const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
-  if (!m) throw invalid('Multipart upload without a boundary');
-  const delim = Buffer.from('--' + (m[1] ?? m[2]));
-  const parts: Buffer[] = [];
-  let pos = body.indexOf(delim);
-  while (pos >= 0) {
-    let start = pos + delim.length;
-    if (body[start] === 0x2d && body[start + 1] === 0x2d) break; // closing --boundary--
-    if (body[start] === 0x0d) start++;
-    if (body[start] === 0x0a) start++;
-    const next = body.indexOf(delim, start);
-    if (next < 0) break;
-    let end = next;
-    if (body[end - 1] === 0x0a) end--;
-    if (body[end - 1] === 0x0d) end--;
-    const part = body.subarray(start, end);
-    let sep = part.indexOf('\r\n\r\n');
-    let sepLen = 4;
-    if (sep < 0) {
-      sep = part.indexOf('\n\n');
-      sepLen = 2;
-    }
-    parts.push(sep < 0 ? Buffer.alloc(0) : part.subarray(sep + sepLen));
-    pos = next;
-  }
-  return parts;
-}
-
-function metadataJson(buf: Buffer): Json {
-  if (!buf.length) return {};
-  try {
-    const v = JSON.parse(buf.toString('utf8')) as unknown;
-    if (isObj(v)) return v;
-  } catch {
-    // fall through
-  }
-  throw new RestError(400, 'parseError', 'Parse error: the job metadata of the upload is not a JSON object', 'invalid');
-}
-
-/**
- * Upload endpoints for load jobs: multipart (job JSON part + data part) and
- * resumable (POST metadata -> Location with upload_id, then PUT the bytes,
- * possibly in Content-Range chunks answered 308 until complete).
- */
-export function registerUploads(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
-  const sessions = new Map<string, UploadSession>();
-  const startLoad = async (p: string, metadata: Json, data: Buffer, userEmail: string, q: Query): Promise<Json> => {
-    const ref = isObj(metadata['jobReference']) ? metadata['jobReference'] : {};
-    const configuration = isObj(metadata['configuration']) ? metadata['configuration'] : undefined;
-    if (!configuration || !isObj(configuration['load'])) throw invalid('Required parameter is missing: configuration.load');
-    const job = await runDataJob(ctx, {
-      projectId: p,
-      jobId: str(ref['jobId']) ? checkJobId(str(ref['jobId'])!) : newJobId(),
-      location: str(ref['location']) || qStr(q, 'location') || DEFAULT_LOCATION,
-      configuration,
-      which: 'load',
-      userEmail,
-      uploaded: data,
-    });
-    return renderJob(job, family);
-  };
-
-  app.post<{ Params: ProjectParams; Querystring: Query }>('/projects/:projectId/jobs', async (req, reply) => {
-    const p = checkProjectId(req.params.projectId);
-    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body === undefined ? '' : JSON.stringify(req.body));
-    const type = qStr(req.query, 'uploadType') ?? 'multipart';
-    if (type === 'resumable') {
-      const metadata = metadataJson(body);
-      const now = Date.now();
-      for (const [id, s] of sessions) if (now - s.createdMs > SESSION_TTL_MS || sessions.size >= MAX_SESSIONS) sessions.delete(id);
-      const id = randomBytes(16).toString('hex');
-      sessions.set(id, { projectId: p, metadata, chunks: [], received: 0, createdMs: now, userEmail: req.principal.email });
-      const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost');
-      const path = req.url.split('?')[0];
-      return reply.header('location', `${req.protocol}://${host}${path}?uploadType=resumable&upload_id=${id}`).send({});
-    }
-    if (type === 'multipart') {
-      const parts = multipartParts(body, String(req.headers['content-type'] ?? ''));
-      if (parts.length < 1) throw invalid('Multipart upload without parts');
-      return startLoad(p, metadataJson(parts[0]!), parts[1] ?? Buffer.alloc(0), req.principal.email, req.query);
-    }
-    throw invalid(`Unsupported uploadType ${type}: use multipart or resumable`);
-  });
-
-  app.put<{ Params: ProjectParams; Querystring: Query }>('/projects/:projectId/jobs', async (req, reply) => {
-    const p = checkProjectId(req.params.projectId);
-    const id = qStr(req.query, 'upload_id') ?? '';
-    const session = sessions.get(id);
-    if (!session || session.projectId !== p) throw new RestError(404, 'notFound', `Not found: Upload session ${id}`);
-    const chunk = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const range = String(req.headers['content-range'] ?? '');
-    const m = /bytes\s+(?:(\d+)-(\d+)|\*)\/(\d+|\*)/i.exec(range);
-    if (chunk.length) {
-      session.chunks.push(chunk);
-      session.received += chunk.length;
-    }
-    const total = m && m[3] !== '*' ? Number(m[3]) : undefined;
-    if (total !== undefined && session.received < total) {
-      if (session.received > 0) void reply.header('range', `bytes=0-${session.received - 1}`);
-      return reply.code(308).send();
-    }
-    sessions.delete(id);
-    return startLoad(p, session.metadata, Buffer.concat(session.chunks), session.userEmail, req.query);
-  });
 }

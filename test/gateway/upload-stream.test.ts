@@ -1,0 +1,130 @@
+// Uploads are spooled to disk and loaded as a stream (plugins/uploads.ts,
+// io/stream.ts): the job shows RUNNING with growing statistics while it
+// loads, resumable chunks and gzipped data work, and no spool file is left.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+
+let emu: Emulator;
+const dataDir = mkdtempSync(join(tmpdir(), 'upload-stream-'));
+// A spool file of a gateway that no longer runs: the next start removes it.
+const deadPid = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+const stale = join(dataDir, '.uploads', `${deadPid}-0123456789abcdef.upload`);
+
+beforeAll(async () => {
+  mkdirSync(join(dataDir, '.uploads'), { recursive: true });
+  writeFileSync(stale, 'left over');
+  emu = await startEmulator({ dataDir, args: ['--project-id', 'test'] });
+  await rest(`${emu.url}/bigquery/v2/projects/test/datasets`, { method: 'POST', json: { datasetReference: { datasetId: 'up' } } });
+}, 120_000);
+afterAll(async () => {
+  await emu?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const SCHEMA = { fields: [{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'STRING' }, { name: 'note', type: 'STRING' }] };
+const load = (table: string, jobId: string, extra: Record<string, unknown> = {}) => ({
+  jobReference: { projectId: 'test', jobId },
+  configuration: { load: { destinationTable: { projectId: 'test', datasetId: 'up', tableId: table }, schema: SCHEMA, ...extra } },
+});
+
+function csv(rows: number): Buffer {
+  const lines: string[] = [];
+  for (let i = 0; i < rows; i++) lines.push(`${i},name-${i},"a note, with a comma, row ${i}"`);
+  return Buffer.from(lines.join('\n') + '\n');
+}
+
+function multipart(metadata: unknown, data: Buffer, boundary = 'xyz-boundary'): { body: Buffer; type: string } {
+  return {
+    type: `multipart/related; boundary=${boundary}`,
+    body: Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(metadata)}\r\n--${boundary}\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      data,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]),
+  };
+}
+
+const count = async (table: string): Promise<string> =>
+  (await rest(`${emu.url}/bigquery/v2/projects/test/queries`, { method: 'POST', json: { query: `SELECT COUNT(*) FROM up.${table}`, useLegacySql: false } })).body.rows[0].f[0].v;
+
+it('removed the spool file a dead gateway left', () => {
+  expect(existsSync(stale)).toBe(false);
+});
+
+it('a multipart load is spooled, shows RUNNING with growing statistics, and ends DONE with every row', async () => {
+  const rows = 60_000;
+  const { body, type } = multipart(load('big', 'job_stream_1'), csv(rows));
+  const samples: { rows: number; ratio: number }[] = [];
+  let spooled = false;
+  let finished = false;
+  const poll = (async () => {
+    while (!finished) {
+      if (readdirSync(join(dataDir, '.uploads')).length) spooled = true;
+      const j = await rest(`${emu.url}/bigquery/v2/projects/test/jobs/job_stream_1`);
+      if (j.status === 200 && j.body.status.state === 'RUNNING' && j.body.statistics.load) {
+        samples.push({ rows: Number(j.body.statistics.load.outputRows), ratio: j.body.statistics.completionRatio });
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const r = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, { method: 'POST', body, headers: { 'content-type': type } });
+  finished = true;
+  await poll;
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  expect(r.body.status.state).toBe('DONE');
+  expect(r.body.statistics.load.outputRows).toBe(String(rows));
+  expect(r.body.statistics.load.inputFileBytes).toBe(String(csv(rows).length));
+  expect(spooled).toBe(true);
+  expect(samples.length).toBeGreaterThan(0);
+  for (const s of samples) {
+    expect(s.rows).toBeGreaterThan(0);
+    expect(s.ratio).toBeGreaterThan(0);
+    expect(s.ratio).toBeLessThanOrEqual(1);
+  }
+  for (let i = 1; i < samples.length; i++) expect(samples[i]!.rows).toBeGreaterThanOrEqual(samples[i - 1]!.rows);
+  expect(await count('big')).toBe(String(rows));
+  expect(readdirSync(join(dataDir, '.uploads'))).toEqual([]);
+}, 120_000);
+
+it('a resumable upload in Content-Range chunks, with gzipped newline-delimited JSON', async () => {
+  const lines = Array.from({ length: 3000 }, (_v, i) => JSON.stringify({ id: i, name: `n${i}`, note: i % 2 ? null : 'even' })).join('\n');
+  const data = gzipSync(Buffer.from(lines));
+  const init = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=resumable`, {
+    method: 'POST',
+    json: load('resumed', 'job_resumable_1', { sourceFormat: 'NEWLINE_DELIMITED_JSON' }),
+  });
+  expect(init.status).toBe(200);
+  const location = init.headers.get('location')!;
+  const cut = [0, Math.floor(data.length / 3), Math.floor((2 * data.length) / 3), data.length];
+  let last: Awaited<ReturnType<typeof rest>> | undefined;
+  for (let k = 0; k < 3; k++) {
+    last = await rest(location, { method: 'PUT', body: data.subarray(cut[k], cut[k + 1]), headers: { 'content-range': `bytes ${cut[k]}-${cut[k + 1]! - 1}/${data.length}` } });
+    if (k < 2) {
+      expect(last.status).toBe(308);
+      expect(last.headers.get('range')).toBe(`bytes=0-${cut[k + 1]! - 1}`);
+    }
+  }
+  expect(last!.status).toBe(200);
+  expect(last!.body.status.state).toBe('DONE');
+  expect(last!.body.statistics.load.outputRows).toBe('3000');
+  expect(await count('resumed')).toBe('3000');
+  expect(readdirSync(join(dataDir, '.uploads'))).toEqual([]);
+});
+
+it('a gzip Content-Encoding request body and a bad row fail the job with the row named', async () => {
+  const { body, type } = multipart(load('bad', 'job_bad_1'), Buffer.from('1,a,x\nnot-a-number,b,y\n'));
+  const r = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, {
+    method: 'POST',
+    body: gzipSync(body),
+    headers: { 'content-type': type, 'content-encoding': 'gzip' },
+  });
+  expect(r.status).toBe(200);
+  expect(r.body.status.errorResult.reason).toBe('invalid');
+  expect(r.body.status.errors[0].location).toBe('row 1');
+  expect(readdirSync(join(dataDir, '.uploads'))).toEqual([]);
+});
