@@ -1,5 +1,6 @@
 // Registers every built-in function family into the registry (import once, for its effect).
 import { registerAggregates } from './aggregates.js';
+import { registerHll } from './hll.js';
 import { registerIntervalFunctions } from './interval.js';
 import { registerOperators } from './operators.js';
 import { registerMath } from './math.js';
@@ -22,6 +23,7 @@ export function registerAllFunctions(): void {
   registerOperators();
   registerIntervalFunctions();
   registerAggregates();
+  registerHll();
   registerMath();
   registerStrings();
   registerJson();

@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { fingerprint64 } from 'farmhash-modern';
 import { T, arrayOf, rangeOf, typeToSql, type ScalarType } from '../types/types.js';
 import { RangeValue, type Value } from '../types/values.js';
-import { hllExtract, kllDecode, kllPoint, kllQuantiles } from './aggregates.js';
+import { kllDecode, kllPoint, kllQuantiles } from './aggregates.js';
 import { compareValues } from './compare.js';
 import { encodeUtf8 } from './conversion.js';
 import { bytesToLatin1, likeRegex } from './operators.js';
@@ -243,7 +243,6 @@ export function registerMisc(): void {
       return h.invoke([args[0]!], rows);
     }),
   ]);
-  defineScalar('HLL_COUNT.EXTRACT', [sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => (v[0] === null ? 0n : hllExtract(v[0] as Uint8Array)), false))]);
 
   // LIKE ANY/ALL UNNEST(array) and LIKE ANY/ALL (subquery), the subquery's rows as an array. Per pattern, NOT LIKE
   // applies before the quantifier; with no patterns the operators reference defines each answer (before a NULL search value).
