@@ -5,7 +5,8 @@
 // into the enclosing query's collectors and replaced by column references.
 import type * as A from '../../grammar/ast.js';
 import type { ArgInfo, AggregateFunctionDef, ScalarFunctionDef } from '../functions/registry.js';
-import { lookupFunction } from '../functions/registry.js';
+import { allFunctions, lookupFunction } from '../functions/registry.js';
+import { didYouMean } from './suggest.js';
 import { ARRAY_PATH, pathItemType, type PathStep } from '../functions/array-path.js';
 import { intervalFromPart } from '../functions/interval.js';
 import { collateAggregate, collateScalar, collationAffects, collationByKeyArgs, isBinaryCollation, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
@@ -241,10 +242,15 @@ function argInfo(e: Expr, name?: string): ArgInfo {
 
 // ---------------------------------------------------------------- calls
 
+/** `; Did you mean f?` with the closest built-in function, in lower case as the service writes it. */
+function functionHint(typed: string): string {
+  return didYouMean(typed, [...allFunctions()].map(([n]) => n.toLowerCase()));
+}
+
 /** Resolves a registry scalar function over resolved arguments (casts inserted per its argTypes). */
 export function callScalar(name: string, args: Expr[], loc: A.Loc | undefined, opts: { safe?: boolean; display?: string; names?: (string | undefined)[]; collation?: string } = {}): CallExpr {
   const def = lookupFunction(name);
-  if (!def || def.kind !== 'scalar') throw sqlError(`Function not found: ${opts.display ?? name}`, loc);
+  if (!def || def.kind !== 'scalar') throw sqlError(`Function not found: ${opts.display ?? name}${def ? '' : functionHint(opts.display ?? name)}`, loc);
   return applyScalar(def, args, loc, opts);
 }
 
@@ -684,7 +690,7 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
       else if (v) base = literal(v.type, v.value, Origin.Param);
     }
   }
-  if (!base) throw sqlError(`Unrecognized name: ${first}`, n.loc);
+  if (!base) throw sqlError(`Unrecognized name: ${first}${didYouMean(first, ctx.scope.visibleNames())}`, n.loc);
   setLoc(base, n.loc);
   for (let i = rest; i < n.parts.length; i++) base = fieldAccess(base, n.parts[i]!, n.loc, ctx.flatten);
   return base;
@@ -913,7 +919,7 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   const udf = findUdf(an, n.name);
   if (udf) return inlineUdf(an, udf, n, ctx);
   const def = lookupFunction(name === 'COUNT' && n.args[0]?.kind === 'StarArg' ? '$count_star' : name);
-  if (!def) throw sqlError(`Function not found: ${n.name.join('.')}`, n.loc);
+  if (!def) throw sqlError(`Function not found: ${n.name.join('.')}${functionHint(n.name.join('.'))}`, n.loc);
   if (def.kind === 'aggregate') return resolveAggregate(an, n, def, ctx);
   if (n.distinct) throw sqlError(`Non-aggregate function ${name} cannot be called with DISTINCT`, n.loc);
   if (n.safe && def.safeCallable === false) throw sqlError(`Function ${name} does not support SAFE error mode`, n.loc);
@@ -1167,7 +1173,7 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
     type = T.INT64;
   } else {
     const def = lookupFunction(name === 'COUNT' && star ? '$count_star' : name);
-    if (!def) throw sqlError(`Function not found: ${n.name.join('.')}`, n.loc);
+    if (!def) throw sqlError(`Function not found: ${n.name.join('.')}${functionHint(n.name.join('.'))}`, n.loc);
     if (def.kind !== 'aggregate') throw sqlError(`Function ${name} does not support an OVER clause`, n.loc);
     if (n.safe) throw safeAggregateError(name, n.loc);
     const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: false };

@@ -99,6 +99,21 @@ export class Scope {
     return hit;
   }
 
+  /** Every unqualified name visible here and outward (for "Did you mean" suggestions). */
+  visibleNames(): string[] {
+    const out: string[] = [];
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      out.push(...s.extra.keys());
+      for (const r of s.rangeVars) {
+        out.push(r.name);
+        if (r.qualifiedOnly) continue;
+        if (r.value?.type.kind === 'STRUCT') out.push(...r.value.type.fields.map((f) => f.name));
+        else out.push(...r.columns.map((c) => c.name));
+      }
+    }
+    return out;
+  }
+
   /** Like lookup, without recording correlation (a probe that may not become a reference). */
   peek(name: string): Lookup {
     const lname = name.toLowerCase();
