@@ -128,3 +128,12 @@ it('a gzip Content-Encoding request body and a bad row fail the job with the row
   expect(r.body.status.errors[0].location).toBe('row 1');
   expect(readdirSync(join(dataDir, '.uploads'))).toEqual([]);
 });
+
+it('an empty or boundary-less multipart body is a 400 envelope, not a crash', async () => {
+  const empty = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, { method: 'POST', headers: { 'content-type': 'multipart/related; boundary=b' } });
+  expect(empty.status).toBe(400);
+  expect(empty.body.error.message).toMatch(/without parts/);
+  const noBoundary = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, { method: 'POST', body: 'x', headers: { 'content-type': 'multipart/related' } });
+  expect(noBoundary.status).toBe(400);
+  expect(readdirSync(join(dataDir, '.uploads'))).toEqual([]);
+});

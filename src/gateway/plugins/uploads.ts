@@ -10,8 +10,8 @@
 // the next start removes those of gateways no longer running.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { open, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { appendFile, open, rm, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
@@ -60,7 +60,10 @@ class UploadStore {
 
   /** Appends a request body to `file`, logging progress of large uploads; returns the bytes written. */
   async spool(body: unknown, file: string, label: string, already = 0): Promise<number> {
-    if (!isReadable(body)) return 0;
+    if (!isReadable(body)) {
+      await appendFile(file, ''); // an empty body still makes (or keeps) the file
+      return 0;
+    }
     let n = 0;
     let nextLog = Math.ceil((already + 1) / LOG_EVERY) * LOG_EVERY;
     const started = Date.now();
@@ -217,7 +220,7 @@ export function registerUploads(app: FastifyInstance, ctx: GatewayContext, famil
     if (type !== 'multipart') throw invalid(`Unsupported uploadType ${type}: use multipart or resumable`);
     const file = uploads.newFile();
     try {
-      await uploads.spool(req.body, file, `multipart ${file.slice(-22, -7)}`);
+      await uploads.spool(req.body, file, `multipart ${basename(file, '.upload')}`);
       const { metadata, data } = await multipartLayout(file, String(req.headers['content-type'] ?? ''));
       return await startLoad(p, metadataJson(metadata), data, req.principal.email, req.query);
     } finally {
