@@ -287,7 +287,9 @@ function applyCall(e: CallExpr, args: Vector[], batch: Batch, layout: ColumnLayo
   if (!e.safe) return e.fn.kernel(args, n, env.ctx.eval);
   try {
     return e.fn.kernel(args, n, env.ctx.eval);
-  } catch {
+  } catch (err) {
+    // A query out of time or memory (a UDF's CPU or heap limit) fails whole: SAFE. covers the function's own errors only.
+    if (err instanceof QueryError && err.message.startsWith('Resources exceeded')) throw err;
     // SAFE.: redo row by row and turn only the failing rows into NULL.
     const out: Value[] = new Array(n);
     const one = new Int32Array(1);

@@ -1,79 +1,27 @@
 // JavaScript aggregate UDFs (CREATE AGGREGATE FUNCTION ... LANGUAGE js): the
 // body exports initialState / aggregate / merge / finalize (serialize and
-// deserialize are optional). One context per function per query; the group
-// states live inside that context, and each batch of rows is folded into
-// partial states that are merged into the groups' states, by one script run
-// (under the CPU timeout). NOT AGGREGATE arguments are constants passed last
-// to every function, as the real service does.
-import vm from 'node:vm';
+// deserialize are optional). One isolate per function per query (sandbox.ts);
+// the group states live inside it, and each batch of rows is folded into
+// partial states that are merged into the groups' states, by one call into the
+// isolate (under the CPU time limit). NOT AGGREGATE arguments are constants
+// passed last to every function, as the real service does.
 import { QueryError } from '../planner/api.js';
 import type { AggregateFunctionDef, GroupsAccumulator, ResolvedAggregate } from '../functions/registry.js';
 import type { SqlType } from '../types/types.js';
 import { typeEquals, typeToSql } from '../types/types.js';
-import type { Value } from '../types/values.js';
-import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
-import { describe, jsError, newContext, udfTimeoutMs, type UdfParam } from './js.js';
-import { fromJs, toJs, type Realm } from './types.js';
+import { getValue, type Vector } from '../types/vector.js';
+import { convertResults, jsError, loadError, signature, type UdfParam } from './js.js';
+import { Sandbox, type Answer } from './sandbox.js';
+import { toJs } from './types.js';
 
 const FILE = 'udaf.js';
 const REQUIRED = ['initialState', 'aggregate', 'merge', 'finalize'] as const;
+const EXPORTS = [...REQUIRED, 'serialize', 'deserialize'];
 
-interface AggBridge {
-  init: (...a: unknown[]) => unknown;
-  aggregate: (...a: unknown[]) => unknown;
-  finalize: (...a: unknown[]) => unknown;
-  merge: (...a: unknown[]) => unknown;
-  serialize: ((...a: unknown[]) => unknown) | undefined;
-  deserialize: ((...a: unknown[]) => unknown) | undefined;
-  states: unknown[];
-  consts: unknown[];
-  cols: unknown[][] | null;
-  groups: Int32Array | null;
-  n2: number;
-  out: unknown[] | null;
-}
-
-// Folds the batch's rows into their groups' states; then (FINISH) finalizes every group.
-// Each batch is folded into fresh partial states, which are then merged into the
-// groups' states (through serialize/deserialize when the body defines them), as
-// the service combines partial aggregates: merge() runs for real.
-const UPDATE = `(() => {
-  const a = __bqagg, host = a.cols, hg = a.groups, n = a.n2, st = a.states, c = a.consts;
-  // Host arrays are copied into this realm and dropped before user code runs.
-  a.cols = null; a.groups = null;
-  const k = host.length, cols = new Array(k), groups = new Array(n);
-  for (let j = 0; j < k; j++) { const h = host[j], col = new Array(n); for (let i = 0; i < n; i++) col[i] = h[i]; cols[j] = col; }
-  for (let i = 0; i < n; i++) groups[i] = hg[i];
-  const init = a.init, agg = a.aggregate, merge = a.merge, ser = a.serialize, de = a.deserialize, c0 = cols[0], nc = c.length;
-  const parts = [], touched = [];
-  for (let i = 0; i < n; i++) {
-    const g = groups[i];
-    let s = parts[g];
-    if (s === undefined) { s = parts[g] = init(...c); touched.push(g); }
-    const r = k === 1 && nc === 0 ? agg(s, c0[i]) : agg(s, ...cols.map((col) => col[i]), ...c);
-    if (r !== undefined) parts[g] = r;
-  }
-  for (const g of touched) {
-    const p0 = parts[g], p = ser && de ? de(ser(p0)) : p0;
-    let s = st[g];
-    if (s === undefined) s = st[g] = init(...c);
-    const r = merge(s, p, ...c);
-    if (r !== undefined) st[g] = r;
-  }
-})()`;
-const FINISH = `(() => {
-  const a = __bqagg, st = a.states, c = a.consts, out = new Array(a.n);
-  for (let g = 0; g < a.n; g++) out[g] = a.finalize(st[g] === undefined ? a.init(...c) : st[g], ...c);
-  a.out = out;
-})()`;
-
-/** Compiled once per query; each GROUP BY (or window of the executor) gets its own states. */
+/** Loaded once per query; each GROUP BY (or window of the executor) gets its own states. */
 export class JsAggregate {
-  private ctx: vm.Context | undefined;
-  private realm!: Realm;
-  private exportsFn!: Record<string, unknown>;
-  private readonly update = new vm.Script(UPDATE, { filename: 'aggregate.js' });
-  private readonly finish = new vm.Script(FINISH, { filename: 'finalize.js' });
+  private sandbox: Sandbox | undefined;
+  private loadError: QueryError | undefined;
 
   constructor(
     readonly name: string,
@@ -84,98 +32,69 @@ export class JsAggregate {
   ) {}
 
   private signature(): string {
-    return `${this.name}(${this.params.map((p) => typeToSql(p.type)).join(', ')})`;
+    return signature(this.name, this.params);
   }
 
-  private error(e: unknown): QueryError {
-    return jsError(e, this.signature(), FILE, 0);
-  }
-
-  private compile(): void {
-    if (this.ctx) return;
-    const ctx = newContext(this.name, this.libraries);
-    // The body is module-like (`export function ...`): run it as a script with the exports kept as globals.
+  private load(): Sandbox {
+    if (this.loadError) throw this.loadError;
+    if (this.sandbox) return this.sandbox;
+    const sandbox = new Sandbox(this.signature());
+    // The body is module-like (`export function ...`): it runs as a script, and an
+    // expression after it hands the exported functions to the runtime.
     const script = this.code.replace(/(^|[\s;])export\s+(?=(async\s+)?function\b|const\b|let\b|var\b|class\b)/g, '$1');
-    try {
-      new vm.Script(script, { filename: FILE }).runInContext(ctx, { timeout: udfTimeoutMs() });
-    } catch (e) {
-      throw this.error(e);
+    const handOver = `\n;({ ${EXPORTS.map((n) => `${n}: typeof ${n} === 'function' ? ${n} : undefined`).join(', ')} })`;
+    const spec = {
+      params: this.params.filter((p) => !p.notAggregate).map((p) => p.type),
+      consts: this.params.filter((p) => p.notAggregate).map((p) => p.type),
+      returns: this.returnType,
+    };
+    const failed = sandbox.load(this.libraries, { file: FILE, code: script + handOver }, spec);
+    if (failed) this.loadError = loadError(failed, this.signature(), FILE, 0);
+    else {
+      const missing = sandbox.call('missing', REQUIRED) as string[];
+      if (missing.length) this.loadError = new QueryError(`JavaScript aggregate function ${this.name} must export ${missing.map((m) => `${m}()`).join(', ')}`, 'invalidQuery', 400);
     }
-    const names = [...REQUIRED, 'serialize', 'deserialize'];
-    this.exportsFn = vm.runInContext(`({ ${names.map((n) => `${n}: typeof ${n} === 'function' ? ${n} : undefined`).join(', ')} })`, ctx) as Record<string, unknown>;
-    const missing = REQUIRED.filter((n) => typeof this.exportsFn[n] !== 'function');
-    if (missing.length) throw new QueryError(`JavaScript aggregate function ${this.name} must export ${missing.map((m) => `${m}()`).join(', ')}`, 'invalidQuery', 400);
-    this.realm = vm.runInContext('({ Date, Object, Array })', ctx) as Realm;
-    this.ctx = ctx;
+    if (this.loadError) {
+      sandbox.dispose();
+      throw this.loadError;
+    }
+    this.sandbox = sandbox;
+    return sandbox;
   }
 
-  private run(script: vm.Script): void {
-    try {
-      script.runInContext(this.ctx!, { timeout: udfTimeoutMs() });
-    } catch (e) {
-      if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-        this.ctx = undefined;
-        throw new QueryError(`Resources exceeded during query execution: JavaScript UDF ${this.signature()} exceeded the CPU time limit (${udfTimeoutMs()} ms per batch).`, 'invalidQuery', 400);
-      }
-      throw this.error(e);
-    }
+  private check(answer: Answer | null): void {
+    if (answer?.error) throw jsError(answer.error, this.signature(), FILE, 0);
   }
 
-  /** A fresh accumulator: its group states live in the context, under their own bridge. */
+  /** A fresh accumulator: its group states live in the isolate, under their own id. */
   accumulator(): GroupsAccumulator {
-    this.compile();
-    const ctx = this.ctx!;
-    const bridge = vm.runInContext('({ states: [], consts: [], cols: null, groups: null, n2: 0, out: null, n: 0 })', ctx) as AggBridge & { n: number };
-    bridge.init = this.exportsFn['initialState'] as AggBridge['init'];
-    bridge.aggregate = this.exportsFn['aggregate'] as AggBridge['aggregate'];
-    bridge.finalize = this.exportsFn['finalize'] as AggBridge['finalize'];
-    bridge.merge = this.exportsFn['merge'] as AggBridge['merge'];
-    bridge.serialize = this.exportsFn['serialize'] as AggBridge['serialize'];
-    bridge.deserialize = this.exportsFn['deserialize'] as AggBridge['deserialize'];
-    let constsSet = false;
+    const sandbox = this.load();
+    const id = sandbox.call('open') as number;
+    let constsSent = false;
     const aggIdx = this.params.flatMap((p, i) => (p.notAggregate ? [] : [i]));
     const constIdx = this.params.flatMap((p, i) => (p.notAggregate ? [i] : []));
-    const setBridge = vm.runInContext('(b) => { globalThis.__bqagg = b; }', ctx) as (b: unknown) => void;
-    const use = () => setBridge(bridge);
     return {
-      resize: (numGroups: number) => {
-        bridge.n = Math.max(bridge.n, numGroups);
-      },
+      resize: () => undefined,
       update: (args: readonly Vector[], groups: Int32Array, n: number) => {
-        if (!constsSet && n > 0) {
-          bridge.consts = this.realm.Array.of(...constIdx.map((k) => toJs(this.params[k]!.type, getValue(args[k]!, 0), this.realm)));
-          constsSet = true;
+        // NOT AGGREGATE arguments are constants: taken from the first row once.
+        let consts: unknown[] | null = null;
+        if (!constsSent && n > 0) {
+          consts = constIdx.map((k) => toJs(this.params[k]!.type, getValue(args[k]!, 0)));
+          constsSent = true;
         }
         const cols = aggIdx.map((k) => {
           const t = this.params[k]!.type;
           const v = args[k]!;
           const col = new Array<unknown>(n);
-          for (let i = 0; i < n; i++) col[i] = toJs(t, getValue(v, i), this.realm);
+          for (let i = 0; i < n; i++) col[i] = toJs(t, getValue(v, i));
           return col;
         });
-        bridge.cols = cols;
-        bridge.groups = groups;
-        bridge.n2 = n;
-        use();
-        this.run(this.update);
-        bridge.cols = null;
-        bridge.groups = null;
+        this.check(sandbox.call('update', id, cols, groups.slice(0, n), n, consts) as Answer | null);
       },
       finish: (numGroups: number) => {
-        bridge.n = numGroups;
-        use();
-        this.run(this.finish);
-        const out = bridge.out!;
-        bridge.out = null;
-        const values = new Array<Value>(numGroups);
-        for (let g = 0; g < numGroups; g++) {
-          try {
-            values[g] = fromJs(this.returnType, out[g]);
-          } catch (e) {
-            throw new QueryError(`Failed to coerce output value ${describe(out[g])} to type ${typeToSql(this.returnType)}: ${(e as Error).message}`, 'invalidQuery', 400);
-          }
-        }
-        return vectorFromValues(this.returnType, values);
+        const answer = sandbox.call('finish', id, numGroups) as Answer;
+        this.check(answer);
+        return convertResults(this.returnType, answer.out!, numGroups);
       },
     };
   }

@@ -31,33 +31,26 @@ export function jsUnsupportedType(t: SqlType): string | undefined {
   }
 }
 
-/** Constructors of the UDF's own realm, so that `x instanceof Date` holds inside the body. */
-export interface Realm {
-  readonly Date: DateConstructor;
-  readonly Object: ObjectConstructor;
-  readonly Array: ArrayConstructor;
-}
-
 const TWO53 = 2 ** 53;
 
 function base64(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 }
 
-function jsonToJs(n: JsonNode, realm: Realm): unknown {
+function jsonToJs(n: JsonNode): unknown {
   if (n === null || typeof n !== 'object') return typeof n === 'bigint' ? Number(n) : n;
-  if (Array.isArray(n)) {
-    const a = new realm.Array();
-    for (const x of n) a.push(jsonToJs(x, realm));
-    return a;
-  }
-  const o = new realm.Object() as Record<string, unknown>;
-  for (const [k, v] of Object.entries(n)) o[k] = jsonToJs(v, realm);
+  if (Array.isArray(n)) return n.map(jsonToJs);
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(n)) o[k] = jsonToJs(v);
   return o;
 }
 
-/** A SQL value as the JavaScript body sees it. */
-export function toJs(t: SqlType, v: Value, realm: Realm): unknown {
+/**
+ * A SQL value as it is copied into the UDF's isolate (structured clone): as
+ * the body sees it, except TIMESTAMP, which crosses as BigInt microseconds and
+ * becomes a Date with a `microsecond` field there (isolate-runtime.ts).
+ */
+export function toJs(t: SqlType, v: Value): unknown {
   if (v === null) return null;
   switch (t.kind) {
     case 'INT64':
@@ -74,29 +67,21 @@ export function toJs(t: SqlType, v: Value, realm: Realm): unknown {
     case 'BYTES':
       return base64(v as Uint8Array);
     case 'DATE':
-      return new realm.Date((v as number) * 86_400_000);
-    case 'DATETIME':
-    case 'TIMESTAMP': {
+      return new Date((v as number) * 86_400_000);
+    case 'DATETIME': {
       const us = v as bigint;
-      const ms = us >= 0n ? us / 1000n : -((-us + 999n) / 1000n);
-      const d = new realm.Date(Number(ms));
-      if (t.kind === 'TIMESTAMP') {
-        const frac = us % 1_000_000n;
-        (d as Date & { microsecond: number }).microsecond = Number(frac < 0n ? frac + 1_000_000n : frac);
-      }
-      return d;
+      return new Date(Number(us >= 0n ? us / 1000n : -((-us + 999n) / 1000n)));
     }
+    case 'TIMESTAMP':
+      return v;
     case 'JSON':
-      return jsonToJs((v as JsonValue).node, realm);
-    case 'ARRAY': {
-      const a = new realm.Array();
-      for (const x of v as Value[]) a.push(toJs(t.element, x, realm));
-      return a;
-    }
+      return jsonToJs((v as JsonValue).node);
+    case 'ARRAY':
+      return (v as Value[]).map((x) => toJs(t.element, x));
     case 'STRUCT': {
-      const o = new realm.Object() as Record<string, unknown>;
+      const o: Record<string, unknown> = {};
       const vals = v as Value[];
-      t.fields.forEach((f, i) => (o[f.name] = toJs(f.type, vals[i]!, realm)));
+      t.fields.forEach((f, i) => (o[f.name] = toJs(f.type, vals[i]!)));
       return o;
     }
     default:
@@ -105,7 +90,6 @@ export function toJs(t: SqlType, v: Value, realm: Realm): unknown {
 }
 
 function isDate(x: unknown): x is Date {
-  // Dates made in the UDF's realm fail `instanceof Date` here.
   return Object.prototype.toString.call(x) === '[object Date]';
 }
 
@@ -162,6 +146,7 @@ export function fromJs(t: SqlType, x: unknown): Value {
       if (isDate(x)) return timeOf(x);
       return convertJsonValue(t, String(x));
     case 'TIMESTAMP': {
+      if (typeof x === 'bigint') return x; // epoch microseconds: a Date with its microsecond field (isolate-runtime.ts)
       if (isDate(x)) {
         // A `microsecond` field refines the Date's milliseconds (as on input).
         const us = (x as Date & { microsecond?: unknown }).microsecond;
