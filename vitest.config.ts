@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // In-process engines run JavaScript UDFs in isolated-vm isolates, which need it (see src/gateway/supervisor.ts).
+    execArgv: ['--no-node-snapshot'],
   },
 });

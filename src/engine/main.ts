@@ -1,5 +1,6 @@
 // Engine process entry: `node dist/engine.js --grpc-port N --data-dir DIR
 // [--host H] [--default-location L] [--project-id P] [--dataset D] [--sync-writes]
+// [--enable-python-udfs]
 // [--grpc-socket PATH] [--local-socket PATH]`.
 // Locks the data dir, opens the catalog (rows load lazily), serves gRPC and
 // prints `engine serving on <port>`; SIGTERM/SIGINT fold WALs and exit.
@@ -9,6 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { DataDirLockedError } from '../storage/lock.js';
 import { Storage } from '../storage/store.js';
+import { enablePythonUdfs, pythonUdfsEnvEnabled } from '../udf/python.js';
 import { engineHandlers, findProto, loadEngineService, toServiceError, tuneServer } from './service.js';
 import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
@@ -30,6 +32,8 @@ interface Flags {
   localSocket: string;
   /** fdatasync each insert's WAL record before acknowledging it (power-loss durability; default: sync in the background). */
   syncWrites: boolean;
+  /** Run LANGUAGE python UDFs (their code runs on this host). */
+  enablePythonUdfs: boolean;
 }
 
 function parseFlags(argv: readonly string[]): Flags {
@@ -43,6 +47,7 @@ function parseFlags(argv: readonly string[]): Flags {
     grpcSocket: '',
     localSocket: '',
     syncWrites: /^(1|true|yes|on)$/i.test(process.env.WAREHOUSE_EMULATOR_SYNC_WRITES || process.env.BIGQUERY_EMULATOR_SYNC_WRITES || ''),
+    enablePythonUdfs: pythonUdfsEnvEnabled(),
   };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i]!;
@@ -92,6 +97,9 @@ function parseFlags(argv: readonly string[]): Flags {
       case 'sync-writes':
         // A bare flag, or --sync-writes=true|false.
         f.syncWrites = v === undefined || /^(1|true|yes|on)$/i.test(v);
+        break;
+      case 'enable-python-udfs':
+        f.enablePythonUdfs = v === undefined || /^(1|true|yes|on)$/i.test(v);
         break;
       default:
         throw new Error(`unknown flag ${argv[i]}`);
@@ -274,6 +282,7 @@ async function main(): Promise<void> {
     console.error(`engine: ${(e as Error).message}`);
     process.exit(2);
   }
+  enablePythonUdfs(flags.enablePythonUdfs);
   let storage: Storage;
   try {
     storage = await Storage.open(flags.dataDir, { defaultLocation: flags.defaultLocation, syncWrites: flags.syncWrites });

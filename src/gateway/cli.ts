@@ -34,6 +34,8 @@ export interface GatewayConfig {
   syncWrites: boolean;
   /** Serve the web console at /console (and at / to browsers). */
   console: boolean;
+  /** Engine runs LANGUAGE python UDFs (their code runs on this host; off by default). */
+  enablePythonUdfs: boolean;
   warnings: string[];
 }
 
@@ -73,6 +75,7 @@ const FLAGS: FlagSpec[] = [
   { name: 'seed-api-seed-token', aliases: [], kind: 'string', description: 'Required X-Warehouse-Emulator-Seed-Token (or X-BigQuery-Emulator-Seed-Token) header value (env WAREHOUSE_EMULATOR_SEED_TOKEN / BIGQUERY_EMULATOR_SEED_TOKEN)' },
   { name: 'sync-writes', aliases: [], kind: 'bool', description: 'Acknowledge inserts only after fdatasync (survive power loss; default: after the write, synced within ~50 ms) (env WAREHOUSE_EMULATOR_SYNC_WRITES / BIGQUERY_EMULATOR_SYNC_WRITES)', defaultText: 'false' },
   { name: 'console', aliases: ['enable-console'], kind: 'bool', description: 'Serve the web console at /console (and at / to a browser); --no-console turns it off', defaultText: 'true' },
+  { name: 'enable-python-udfs', aliases: [], kind: 'bool', description: 'Run LANGUAGE python UDFs: their code runs in python3 on this host with the emulator\'s rights; off, calls fail (CREATE still works) (env WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS / BIGQUERY_EMULATOR_ENABLE_PYTHON_UDFS)', defaultText: 'false' },
   { name: 'seed-data-file', aliases: ['seed-yaml', 'data-from-yaml'], kind: 'list', description: 'YAML seed file; repeatable' },
 ];
 
@@ -270,6 +273,7 @@ export function parseCli(args: readonly string[], env: NodeJS.ProcessEnv = proce
     seedDataFiles: Array.isArray(o['seedDataFile']) ? (o['seedDataFile'] as string[]) : [],
     syncWrites: bool('syncWrites', /^(1|true|yes|on)$/i.test(firstEnv('WAREHOUSE_EMULATOR_SYNC_WRITES', 'BIGQUERY_EMULATOR_SYNC_WRITES') ?? '')),
     console: bool('console', true),
+    enablePythonUdfs: bool('enablePythonUdfs', /^(1|true|yes|on)$/i.test(firstEnv('WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS', 'BIGQUERY_EMULATOR_ENABLE_PYTHON_UDFS') ?? '')),
     warnings,
   };
 }

@@ -56,6 +56,7 @@ async function run(config: GatewayConfig): Promise<void> {
       copyStdout: config.copyEngineStdout,
       copyStderr: config.copyEngineStderr,
       syncWrites: config.syncWrites,
+      enablePythonUdfs: config.enablePythonUdfs,
       log,
       debug,
     },

@@ -118,6 +118,17 @@ export function pythonPath(): string | null {
   return python;
 }
 
+/** WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS (or BIGQUERY_...) is true. */
+export function pythonUdfsEnvEnabled(): boolean {
+  return /^(1|true|yes|on)$/i.test(process.env['WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS'] || process.env['BIGQUERY_EMULATOR_ENABLE_PYTHON_UDFS'] || '');
+}
+
+let enabled: boolean | undefined;
+/** The engine's --enable-python-udfs; without a call, the environment variable decides (in-process use). */
+export function enablePythonUdfs(on: boolean): void {
+  enabled = on;
+}
+
 let nextId = 0;
 const live = new FinalizationRegistry<number>((id) => postAsync({ op: 'py-stop', id }));
 
@@ -145,6 +156,14 @@ export class PythonUdf {
   /** Starts the process on first call; it lives until the UDF object is collected (end of the query). */
   private start(): void {
     if (this.started) return;
+    // The body is arbitrary code run by the host's python3 with the emulator's rights: only where the operator said so.
+    if (!(enabled ?? pythonUdfsEnvEnabled())) {
+      throw new QueryError(
+        `Python UDF ${this.signature()} cannot run: Python UDFs are disabled in this emulator, because their code runs on its host with its rights. Start it with --enable-python-udfs (or WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS=true) to run them.`,
+        'invalidQuery',
+        400,
+      );
+    }
     const cmd = pythonPath();
     if (!cmd) throw new QueryError('Python UDFs need python3, which this emulator host does not have', 'invalidQuery', 400);
     this.id = ++nextId;

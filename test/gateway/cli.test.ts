@@ -33,6 +33,10 @@ describe('gateway command line', () => {
     expect(parseCli([], { BIGQUERY_EMULATOR_INITIAL_DATA_DIR: '/bi', EMULATOR_INITIAL_DATA_DIR: '/i' }).initialDataDir).toBe('/bi');
     expect(parseCli([], { BIGQUERY_EMULATOR_SEED_TOKEN: 't' }).seedApiSeedToken).toBe('t');
     expect(parseCli([], { WAREHOUSE_EMULATOR_SEED_TOKEN: 'w' }).seedApiSeedToken).toBe('w');
+    expect(d.enablePythonUdfs).toBe(false);
+    expect(parseCli(['--enable_python_udfs'], {}).enablePythonUdfs).toBe(true);
+    expect(parseCli([], { BIGQUERY_EMULATOR_ENABLE_PYTHON_UDFS: '1' }).enablePythonUdfs).toBe(true);
+    expect(parseCli(['--enable-python-udfs=false'], { WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS: 'true' }).enablePythonUdfs).toBe(false);
   });
 
   it('maps --database to its parent directory with a deprecation warning', () => {

@@ -1,7 +1,8 @@
 // JavaScript libraries (file:// and gs:// through the object-store stand-in of
 // test/helpers/object-store.ts)
-// and Python UDFs (LANGUAGE python: needs python3 on the machine; the cases
-// are skipped, with that reason, where there is none).
+// and Python UDFs (LANGUAGE python: they run only when enabled, here through
+// WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS; they need python3 on the machine, the
+// cases are skipped, with that reason, where there is none).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,7 +78,37 @@ describe('JavaScript libraries', () => {
 const python = pythonPath();
 const OPTS = `OPTIONS (entry_point = 'main', runtime_version = 'python-3.11')`;
 
-describe.skipIf(!python)('Python UDFs (python3 present)', () => {
+describe('Python UDFs without --enable-python-udfs', () => {
+  it('CREATE works, a call fails saying how to enable them', async () => {
+    const old = process.env['WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS'];
+    delete process.env['WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS'];
+    try {
+      const projectId = `pu${++n}`;
+      await setupDataset(h, projectId, 'ds');
+      const opts = { projectId, defaultDataset: { projectId, datasetId: 'ds' } };
+      await run(h, `CREATE FUNCTION ds.py_off(x INT64) RETURNS INT64 LANGUAGE python ${OPTS} AS "def main(x): return x"`, opts);
+      let msg = '';
+      try {
+        await run(h, 'SELECT ds.py_off(1)', opts);
+      } catch (e) {
+        msg = errorMessage(e);
+      }
+      expect(msg).toContain('Python UDF ds.py_off(INT64) cannot run: Python UDFs are disabled');
+      expect(msg).toContain('--enable-python-udfs');
+    } finally {
+      if (old !== undefined) process.env['WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS'] = old;
+    }
+  });
+});
+
+describe.skipIf(!python)('Python UDFs (python3 present, enabled)', () => {
+  beforeAll(() => {
+    process.env['WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS'] = 'true';
+  });
+  afterAll(() => {
+    delete process.env['WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS'];
+  });
+
   it('adds one over many rows in one process', async () => {
     const rows = await query(`CREATE FUNCTION ds.py_add(x INT64) RETURNS INT64 LANGUAGE python ${OPTS} AS r'''
 def main(x):
