@@ -10,6 +10,11 @@
 // Values cross by structured clone: numbers, strings, booleans, null, Dates,
 // plain objects and arrays as they are; a TIMESTAMP crosses as BigInt
 // microseconds and becomes a Date with a `microsecond` field here (and back).
+// Number columns (FLOAT64, INT64) cross as { f64: Float64Array, nulls:
+// Uint8Array | null } and STRING columns as { str: all values joined, lens:
+// Int32Array, nulls }, both ways when every value allows it: a typed array or
+// one string is copied as one block, where an Array of 4,096 values is cloned
+// value by value (1 M short strings: ~0.4 s against ~0.03 s).
 //
 // User code runs through one chain of evals: the first library by an indirect
 // eval (global code: its `var`s and functions become globals, as in a script),
@@ -40,6 +45,8 @@ export const RUNTIME = String.raw`(() => {
   }
 
   const Arr = Array, isArray = Array.isArray, keys = Object.keys, create = Object.create, setProto = Object.setPrototypeOf;
+  const F64 = Float64Array, U8 = Uint8Array, I32 = Int32Array, TWO53 = 2 ** 53, MAX_JOINED = 2 ** 28;
+  const slice = String.prototype.slice, join = Array.prototype.join;
   const D = Date, getTime = Date.prototype.getTime, S = String, N = Number, BI = BigInt, isInt = Number.isInteger, floor = Math.floor;
   const defineProperty = Object.defineProperty, indirectEval = eval;
   const MAX_DEPTH = 1000, MAX_TEXT = 4096;
@@ -145,13 +152,76 @@ export const RUNTIME = String.raw`(() => {
 
   function decodeColumns(types, cols, n) {
     for (let j = 0; j < types.length; j++) {
-      if (!hasTimestamp(types[j])) continue;
       const c = cols[j];
-      for (let i = 0; i < n; i++) c[i] = dec(types[j], c[i]);
+      if (!isArray(c)) {
+        const nulls = c.nulls, a = new Arr(n);
+        if (c.f64 !== undefined) {
+          const f = c.f64;
+          for (let i = 0; i < n; i++) a[i] = nulls !== null && nulls[i] === 1 ? null : f[i];
+        } else {
+          const str = c.str, lens = c.lens;
+          for (let i = 0, o = 0; i < n; i++) {
+            const l = lens[i];
+            a[i] = nulls !== null && nulls[i] === 1 ? null : slice.call(str, o, o + l);
+            o += l;
+          }
+        }
+        cols[j] = a;
+      } else if (hasTimestamp(types[j])) {
+        for (let i = 0; i < n; i++) c[i] = dec(types[j], c[i]);
+      }
     }
   }
 
+  // FLOAT64 and INT64 results as one Float64Array, when every value converts exactly as the engine
+  // would convert it (numbers, booleans, null; INT64 integers within ±2^53); else null.
+  function encodeNumbers(t, values, n) {
+    const int = t.kind === 'INT64', f = new F64(n);
+    let nulls = null;
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (v === null || v === undefined) {
+        if (nulls === null) nulls = new U8(n);
+        nulls[i] = 1;
+      } else if (typeof v === 'number') {
+        if (int && !(isInt(v) && v <= TWO53 && v >= -TWO53)) return null;
+        f[i] = v;
+      } else if (typeof v === 'boolean') f[i] = v ? 1 : 0;
+      else return null;
+    }
+    const r = record();
+    r.f64 = f;
+    r.nulls = nulls;
+    return r;
+  }
+
+  // STRING results as one joined string, when every value is a string or null; else null.
+  function encodeStrings(values, n) {
+    const parts = new Arr(n), lens = new I32(n);
+    let nulls = null, total = 0;
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (v === null || v === undefined) {
+        if (nulls === null) nulls = new U8(n);
+        nulls[i] = 1;
+        parts[i] = '';
+      } else if (typeof v === 'string') {
+        parts[i] = v;
+        lens[i] = v.length;
+        total += v.length;
+      } else return null;
+    }
+    if (total > MAX_JOINED) return null;
+    const r = record();
+    r.str = join.call(parts, '');
+    r.lens = lens;
+    r.nulls = nulls;
+    return r;
+  }
+
   function encodeAll(t, values, n) {
+    const fast = t.kind === 'FLOAT64' || t.kind === 'INT64' ? encodeNumbers(t, values, n) : t.kind === 'STRING' ? encodeStrings(values, n) : null;
+    if (fast !== null) return fast;
     const out = list(n);
     for (let i = 0; i < n; i++) out[i] = enc(t, values[i], 0);
     const r = record();

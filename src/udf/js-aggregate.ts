@@ -10,7 +10,7 @@ import type { AggregateFunctionDef, GroupsAccumulator, ResolvedAggregate } from 
 import type { SqlType } from '../types/types.js';
 import { typeEquals, typeToSql } from '../types/types.js';
 import { getValue, type Vector } from '../types/vector.js';
-import { convertResults, jsError, loadError, signature, type UdfParam } from './js.js';
+import { columnToJs, convertResults, jsError, loadError, signature, type UdfParam } from './js.js';
 import { Sandbox, type Answer } from './sandbox.js';
 import { toJs } from './types.js';
 
@@ -82,19 +82,13 @@ export class JsAggregate {
           consts = constIdx.map((k) => toJs(this.params[k]!.type, getValue(args[k]!, 0)));
           constsSent = true;
         }
-        const cols = aggIdx.map((k) => {
-          const t = this.params[k]!.type;
-          const v = args[k]!;
-          const col = new Array<unknown>(n);
-          for (let i = 0; i < n; i++) col[i] = toJs(t, getValue(v, i));
-          return col;
-        });
+        const cols = aggIdx.map((k) => columnToJs(this.params[k]!.type, args[k]!, n));
         this.check(sandbox.call('update', id, cols, groups.slice(0, n), n, consts) as Answer | null);
       },
       finish: (numGroups: number) => {
         const answer = sandbox.call('finish', id, numGroups) as Answer;
         this.check(answer);
-        return convertResults(this.returnType, answer.out!, numGroups);
+        return convertResults(this.returnType, answer, numGroups);
       },
     };
   }

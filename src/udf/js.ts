@@ -63,24 +63,64 @@ export class JsUdf {
   /** Vectorized call: one vector per parameter, `n` rows. */
   call(args: readonly Vector[], n: number): Vector {
     const sandbox = this.init();
-    const cols = new Array<unknown[]>(args.length);
-    for (let k = 0; k < args.length; k++) {
-      const t = this.params[k]!.type;
-      const v = args[k]!;
-      const c = new Array<unknown>(n);
-      for (let i = 0; i < n; i++) c[i] = toJs(t, getValue(v, i));
-      cols[k] = c;
-    }
+    const cols = args.map((v, k) => columnToJs(this.params[k]!.type, v, n));
     let answer = sandbox.call('call', cols, n) as Answer;
     // Promise results settle in the isolate's microtasks, which run as the call returns.
     if (answer.pending) answer = sandbox.call('settle') as Answer;
     if (answer.error) throw jsError(answer.error, signature(this.name, this.params), FILE, this.headLength);
-    return convertResults(this.returnType, answer.out!, n);
+    return convertResults(this.returnType, answer, n);
   }
 }
 
+/** Longest joined STRING column sent as one string (V8's string limit is 2^29 - 24 characters). */
+const MAX_JOINED = 2 ** 28;
+
+/**
+ * `n` rows of a column as they are copied into the isolate: number columns as
+ * one Float64Array, STRING columns as one joined string, others value by
+ * value (isolate-runtime.ts).
+ */
+export function columnToJs(t: SqlType, v: Vector, n: number): unknown {
+  if ((t.kind === 'FLOAT64' || t.kind === 'INT64') && v.data instanceof Float64Array) return { f64: own(v.data, n), nulls: v.nulls && own(v.nulls, n) };
+  if (t.kind === 'STRING') {
+    const parts = new Array<string>(n);
+    const lens = new Int32Array(n);
+    let nulls: Uint8Array | null = null;
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const x = getValue(v, i) as string | null;
+      if (x === null) (nulls ??= new Uint8Array(n))[i] = 1;
+      parts[i] = x ?? '';
+      lens[i] = parts[i]!.length;
+      total += lens[i]!;
+    }
+    if (total <= MAX_JOINED) return { str: parts.join(''), lens, nulls };
+  }
+  const c = new Array<unknown>(n);
+  for (let i = 0; i < n; i++) c[i] = toJs(t, getValue(v, i));
+  return c;
+}
+
+/** The first `n` elements in an array of their own: a clone of a view copies its whole buffer (a scan's batch is a view of its column). */
+function own<A extends Float64Array | Uint8Array>(a: A, n: number): A {
+  return a.length === n && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : (a.slice(0, n) as A);
+}
+
 /** The answer's values as a vector of the declared return type. */
-export function convertResults(returnType: SqlType, out: readonly unknown[], n: number): Vector {
+export function convertResults(returnType: SqlType, answer: Answer, n: number): Vector {
+  // FLOAT64/INT64 results the isolate found exact: already the vector's layout (INT64 within ±2^53 as Float64Array).
+  if (answer.f64) return { type: returnType, length: n, data: answer.f64, nulls: answer.nulls ?? null };
+  if (answer.str !== undefined) {
+    const { str, lens, nulls } = answer;
+    const values = new Array<Value>(n);
+    for (let i = 0, o = 0; i < n; i++) {
+      const l = lens![i]!;
+      values[i] = nulls && nulls[i] === 1 ? null : str.slice(o, o + l);
+      o += l;
+    }
+    return vectorFromValues(returnType, values);
+  }
+  const out = answer.out!;
   const values = new Array<Value>(n);
   for (let i = 0; i < n; i++) {
     try {

@@ -37,6 +37,12 @@ export interface ErrorInfo {
 /** The runtime's answer to one op (see isolate-runtime.ts). */
 export interface Answer {
   readonly out?: unknown[];
+  /** FLOAT64 and INT64 results in one block (every value a number; `nulls[i]` 1 for NULL). */
+  readonly f64?: Float64Array;
+  /** STRING results joined into one string, `lens[i]` characters each. */
+  readonly str?: string;
+  readonly lens?: Int32Array;
+  readonly nulls?: Uint8Array | null;
   readonly pending?: boolean;
   readonly error?: ErrorInfo;
   /** Row of the batch whose call failed, -1 when not one row's. */
