@@ -19,13 +19,18 @@ COPY src ./src
 RUN npm pack --pack-destination /tmp && mv /tmp/warehouse-emulator-*.tgz /tmp/warehouse-emulator.tgz
 
 FROM --platform=linux/amd64 node:20.20-bookworm-slim
-# python3 runs Python UDFs (CREATE FUNCTION ... LANGUAGE python) and, with make and g++,
-# node-gyp's build of isolated-vm (JavaScript UDF isolates) from source: never a downloaded binary.
+# python3 runs Python UDFs (CREATE FUNCTION ... LANGUAGE python).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends python3 make g++ \
+    && apt-get install -y --no-install-recommends python3 \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=pack /tmp/warehouse-emulator.tgz /tmp/warehouse-emulator.tgz
-RUN npm_config_build_from_source=true npm install --global --omit=dev --no-audit --no-fund /tmp/warehouse-emulator.tgz \
+# isolated-vm (JavaScript UDF isolates; an optional peer of the package) is compiled
+# here by node-gyp, never fetched prebuilt; the compilers go again in the same layer.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends make g++ \
+    && npm_config_build_from_source=true npm install --global --omit=dev --no-audit --no-fund /tmp/warehouse-emulator.tgz isolated-vm@5.0.4 \
+    && apt-get purge -y --auto-remove make g++ \
+    && rm -rf /var/lib/apt/lists/* \
     && rm /tmp/warehouse-emulator.tgz \
     && npm cache clean --force \
     && mkdir -p /var/lib/warehouse-emulator \

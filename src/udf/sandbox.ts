@@ -62,7 +62,7 @@ type Ivm = typeof IsolatedVM;
 let ivm: Ivm | undefined;
 let ivmError: string | undefined;
 
-/** isolated-vm, loaded on the first JavaScript UDF call (an optional dependency: a native addon compiled at install). */
+/** isolated-vm, loaded on the first JavaScript UDF call (an optional peer of the package: a native addon compiled at install). */
 function loadIvm(): Ivm {
   if (ivm) return ivm;
   if (ivmError === undefined) {
@@ -74,7 +74,7 @@ function loadIvm(): Ivm {
     }
   }
   throw new QueryError(
-    `JavaScript UDFs need the isolated-vm package, which did not load (${ivmError}); it is compiled when the emulator is installed, which needs make, g++ and python3 (then run npm rebuild isolated-vm)`,
+    `JavaScript UDFs need the isolated-vm package, which did not load (${ivmError}). It is a native addon compiled at install (make, g++ and python3): npm_config_build_from_source=true npm install isolated-vm@5 beside the emulator`,
     'invalidQuery',
     400,
   );
