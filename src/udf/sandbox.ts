@@ -101,8 +101,7 @@ export class Sandbox {
       onCatastrophicError: (message) => process.stderr.write(`JavaScript UDF ${signature}: isolate failed: ${message}\n`),
     });
     live.register(this, this.isolate, this);
-    const context = this.isolate.createContextSync();
-    this.run = this.guard(() => context.evalSync(RUNTIME, { reference: true, timeout: udfTimeoutMs() })) as typeof this.run;
+    this.run = this.guard(() => this.isolate.createContextSync().evalSync(RUNTIME, { reference: true, timeout: udfTimeoutMs() })) as typeof this.run;
   }
 
   /** Runs the libraries ([uri, source]) and the body (`file`: its name in stack traces); null when all went well. */
