@@ -148,6 +148,7 @@ function truncDatetime(dt: bigint, part: Part, fn: string, kind: string): bigint
   const [d] = splitMicros(dt);
   const td = truncDays(d, part);
   if (Number.isNaN(td)) fail(`${fn} does not support the ${part.name} date part when the argument is ${kind}`);
+  if (td < MIN_DATE) fail(`Truncating date ${formatDate(d)} to ${part.name} resulted in an out of range date value: ${td}`);
   return joinMicros(td, 0);
 }
 
@@ -462,7 +463,8 @@ export function registerDatetime(): void {
       const p = parsePart(v[1] as string);
       const r = truncDays(v[0] as number, p);
       if (Number.isNaN(r)) fail(`DATE_TRUNC does not support the ${p.name} date part when the argument is DATE`);
-      return Math.max(r, MIN_DATE);
+      if (r < MIN_DATE) fail(`Truncating date ${formatDate(v[0] as number)} to ${p.name} resulted in an out of range date value: ${r}`);
+      return r;
     })),
     sig(['DATETIME', partArg], 'DATETIME', rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), 'DATE_TRUNC', 'DATETIME'))),
     sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
@@ -625,7 +627,12 @@ function fastDateTrunc(partValue: Value | undefined): ScalarKernel | undefined {
     const v = args[0]!;
     const d = v.data as Int32Array;
     const out = new Int32Array(n);
-    for (let i = 0; i < n; i++) if (v.nulls === null || v.nulls[i] === 0) out[i] = Math.max(truncDays(d[i]!, part), MIN_DATE);
+    for (let i = 0; i < n; i++) {
+      if (v.nulls !== null && v.nulls[i] !== 0) continue;
+      const r = truncDays(d[i]!, part);
+      if (r < MIN_DATE) fail(`Truncating date ${formatDate(d[i]!)} to ${part.name} resulted in an out of range date value: ${r}`);
+      out[i] = r;
+    }
     return { type: T.DATE, length: n, data: out, nulls: v.nulls };
   };
 }

@@ -38,6 +38,8 @@ function roundDouble(x: number, digits: number): number {
   if (digits === 0) return x < 0 ? -Math.round(-x) : Math.round(x);
   if (digits < 0) {
     const f = Math.pow(10, -digits);
+    // Past 10^308 every finite double rounds to 0 (not 0 * Infinity).
+    if (!Number.isFinite(f)) return 0;
     return (x < 0 ? -Math.round(-x / f) : Math.round(x / f)) * f;
   }
   // Round the decimal text of x so 1.005 style inputs round as written.
@@ -51,6 +53,7 @@ function truncDouble(x: number, digits: number): number {
   if (digits === 0) return Math.trunc(x);
   if (digits < 0) {
     const f = Math.pow(10, -digits);
+    if (!Number.isFinite(f)) return 0;
     return Math.trunc(x / f) * f;
   }
   return new Decimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_DOWN).toNumber();
