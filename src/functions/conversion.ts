@@ -217,7 +217,8 @@ function castInner(x: Value, from: SqlType, to: SqlType, opts: CastOptions, ctx:
         case 'INT64':
           return (x as bigint) !== 0n;
         case 'STRING': {
-          const s = (x as string).trim().toLowerCase();
+          // Only 'true' / 'false' in any case; no surrounding spaces (the reference's "Bad bool value").
+          const s = (x as string).toLowerCase();
           if (s === 'true') return true;
           if (s === 'false') return false;
           fail(`Bad bool value: ${x as string}`);

@@ -539,9 +539,8 @@ export function registerDatetime(): void {
       const end = v[1] as number;
       const out: Value[] = [];
       const pos = iv.months > 0 || (iv.months === 0 && iv.days > 0);
-      for (let k = 0; ; k++) {
-        const d = addMonthsToDays(start, k * iv.months) + k * iv.days;
-        if (Number.isNaN(d) || (pos ? d > end : d < end)) break;
+      // Each element is the previous one plus the step (the reference's sequence: 01-31, 02-29, 03-29, ...).
+      for (let d = start; !Number.isNaN(d) && (pos ? d <= end : d >= end); d = addMonthsToDays(d, iv.months) + iv.days) {
         out.push(d);
         if (out.length > 1048576) fail('GENERATE_DATE_ARRAY would produce more than 1048576 elements');
       }

@@ -42,8 +42,8 @@ function roundDouble(x: number, digits: number): number {
     if (!Number.isFinite(f)) return 0;
     return (x < 0 ? -Math.round(-x / f) : Math.round(x / f)) * f;
   }
-  // Round the decimal text of x so 1.005 style inputs round as written.
-  const r = new Decimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_HALF_UP).toNumber();
+  // Round the double's exact binary value, as the reference does: ROUND(2.55, 1) is 2.5 (2.5499999...).
+  const r = exactDecimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_HALF_UP).toNumber();
   if (!Number.isFinite(r)) fail(`double overflow: ROUND(${formatErrNum(x)}, ${digits})`);
   return r;
 }
@@ -56,7 +56,12 @@ function truncDouble(x: number, digits: number): number {
     if (!Number.isFinite(f)) return 0;
     return Math.trunc(x / f) * f;
   }
-  return new Decimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_DOWN).toNumber();
+  return exactDecimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_DOWN).toNumber();
+}
+
+/** A double's exact binary value as a decimal (to 100 significant digits, past any rounding position that can change the result). */
+function exactDecimal(x: number): Decimal {
+  return new Decimal(x.toPrecision(100));
 }
 
 function roundDecimal(kind: DecKind, d: Decimal, digits: number, mode: Decimal.Rounding): Decimal {

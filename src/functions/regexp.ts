@@ -132,7 +132,15 @@ function replace(v: Value[], bytes: boolean): Value {
   let out = '';
   let last = 0;
   let from = 0;
+  let prevEnd = -1;
   while (from <= s.length && m.find(from)) {
+    // As RE2's global replace: no empty match right where the previous match ended ('aaa' ~ a* -> one replacement).
+    if (m.start() === m.end() && m.start() === prevEnd) {
+      from = m.start() + 1;
+      prevEnd = -1;
+      continue;
+    }
+    prevEnd = m.end();
     out += s.slice(last, m.start());
     // \0..\9 are group references, \\ a backslash.
     for (let i = 0; i < rep.length; i++) {

@@ -163,6 +163,19 @@ function pad(value: string | Uint8Array, len: number, fill: string | Uint8Array 
  * skipped, the first letter keeps its case, a letter coded as the last coded letter is
  * dropped even across vowels, H, W and Y (which have no code).
  */
+/**
+ * Full Unicode case folding (ß and ẞ fold to ss, ligatures expand): upper then lower case per
+ * character approximates it, except for the dotless ı, which folds to itself.
+ */
+function caseFold(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    const f = ch === 'ı' ? ch : ch.toUpperCase().toLowerCase();
+    out += f === 'ß' ? 'ss' : f; // the capital ẞ upper-cases to itself
+  }
+  return out;
+}
+
 function soundex(s: string): string {
   const codes: Record<string, string> = { B: '1', F: '1', P: '1', V: '1', C: '2', G: '2', J: '2', K: '2', Q: '2', S: '2', X: '2', Z: '2', D: '3', T: '3', L: '4', M: '5', N: '5', R: '6' };
   let out = '';
@@ -607,7 +620,7 @@ export function registerStrings(): void {
   };
   // The mode is a keyword (NORMALIZE(x, NFKC)); a constant STRING slot lets the analyzer read it as one.
   defineScalar('NORMALIZE', [sig(['STRING', { type: 'STRING', optional: true, constant: true }], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1]))))]);
-  defineScalar('NORMALIZE_AND_CASEFOLD', [sig(['STRING', { type: 'STRING', optional: true, constant: true }], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1])).toLowerCase().normalize(normMode(v[1]))))]);
+  defineScalar('NORMALIZE_AND_CASEFOLD', [sig(['STRING', { type: 'STRING', optional: true, constant: true }], 'STRING', rowKernel(T.STRING, (v) => caseFold((v[0] as string).normalize(normMode(v[1]))).normalize(normMode(v[1]))))]);
   defineScalar('ASCII', [
     sig(['STRING'], 'INT64', rowKernel(T.INT64, (v) => {
       const s = v[0] as string;
