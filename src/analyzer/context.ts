@@ -44,6 +44,8 @@ export interface AnalyzerEnv {
   readonly onClock?: () => void;
   /** The principal (row-access policy grantees). */
   readonly sessionUser?: string;
+  /** The job's location, named in not-found errors (US when absent). */
+  readonly location?: { readonly value: string };
   /** Views being expanded (cycle guard). */
   readonly expanding?: Set<string>;
 }

@@ -45,11 +45,15 @@ export function tableIdOf(an: Analyzer, path: readonly string[], loc?: A.Loc): T
   throw sqlError(`Invalid table name: ${path.join('.')}`, loc);
 }
 
+function locationOf(an: Analyzer): string {
+  return an.env.location?.value ?? 'US';
+}
+
 export function tableNotFound(an: Analyzer, id: TableId): Error {
   if (!an.env.catalog.getDataset(id.projectId, id.datasetId)) {
-    return notFound(`Not found: Dataset ${id.projectId}:${id.datasetId} was not found in location US`);
+    return notFound(`Not found: Dataset ${id.projectId}:${id.datasetId} was not found in location ${locationOf(an)}`);
   }
-  return notFound(`Not found: Table ${id.projectId}:${id.datasetId}.${id.tableId} was not found in location US`);
+  return notFound(`Not found: Table ${id.projectId}:${id.datasetId}.${id.tableId} was not found in location ${locationOf(an)}`);
 }
 
 export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | undefined): TableRefOut {
@@ -327,7 +331,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     datasets = cat.listDatasets(projectId).slice();
   } else {
     const ds = qualifier[qualifier.length - 1]!;
-    if (!cat.getDataset(projectId, ds)) throw notFound(`Not found: Dataset ${projectId}:${ds} was not found in location US`);
+    if (!cat.getDataset(projectId, ds)) throw notFound(`Not found: Dataset ${projectId}:${ds} was not found in location ${locationOf(an)}`);
     datasets = [ds];
   }
   const tables = () => datasets.flatMap((d) => cat.listTables(projectId, d).filter((t) => !t.id.tableId.startsWith('_')));
@@ -487,7 +491,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'JOBS_BY_USER':
       return jobsTable(an, projectId);
     default:
-      throw notFound(`Not found: Table ${projectId}:${qualifier.join('.')}.INFORMATION_SCHEMA.${view} was not found in location US`);
+      throw notFound(`Not found: Table ${projectId}:${qualifier.join('.')}.INFORMATION_SCHEMA.${view} was not found in location ${locationOf(an)}`);
   }
 }
 

@@ -32,10 +32,14 @@ import { checkPartitionFilters } from '../planner/partition-filter.js';
 import { bytesProcessed } from '../planner/run.js';
 import { parseCached, Session } from '../planner/session.js';
 import { Decimal, Geography, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
+import type { QueryCatalog } from '../storage/api.js';
 import type { EngineCatalog, RecordingCatalog } from './catalog.js';
+import { DEFAULT_JOB_LOCATION, JobLocation, type CatalogView } from './location.js';
 
 interface CachedPlan {
   readonly columns: readonly ResultColumn[];
+  /** The job location the analysis resolved (a job that named none takes it on every use). */
+  readonly location: string;
   /** Optimized; shared by concurrent executions (the executor never mutates plans). */
   readonly plan: Rel;
   /** True while everything the analysis read is unchanged. */
@@ -70,12 +74,12 @@ export function planCacheHits(catalog?: EngineCatalog): number {
 }
 
 /** The cache key; undefined for parameter values it cannot spell (never cached). */
-function keyOf(ctx: QueryContext): string | undefined {
+function keyOf(ctx: QueryContext, location: string): string | undefined {
   const dd = ctx.defaultDataset;
   const { named, positional } = ctx.params;
   const params = named.size === 0 && positional.length === 0 ? '' : paramsKey(named, positional);
   if (params === undefined) return undefined;
-  return `${ctx.projectId}\u0000${dd ? `${dd.projectId}.${dd.datasetId}` : ''}\u0000${ctx.timeZone ?? ''}\u0000${ctx.sessionUser}\u0000${params}\u0000${ctx.sql}`;
+  return `${ctx.projectId}\u0000${location}\u0000${dd ? `${dd.projectId}.${dd.datasetId}` : ''}\u0000${ctx.timeZone ?? ''}\u0000${ctx.sessionUser}\u0000${params}\u0000${ctx.sql}`;
 }
 
 /**
@@ -135,16 +139,23 @@ function see(pc: PlanCache, key: string, cacheable: boolean): void {
  * Runs `ctx` from a cached plan when it is a repeated single SELECT whose
  * plan is (or can now be) cached; undefined when the caller should run it
  * through `runQuery`. The result and any execution error are those runQuery
- * gives for the statement.
+ * gives for the statement. `view` is the catalog as the job's location `loc`
+ * sees it (location.ts): plans are keyed on the requested location, and a
+ * hit settles an inferred one as the plan's analysis did.
  */
-export async function runCached(ctx: QueryContext, catalog: EngineCatalog): Promise<QueryResult | undefined> {
+export async function runCached(
+  ctx: QueryContext,
+  catalog: EngineCatalog,
+  loc = new JobLocation('', DEFAULT_JOB_LOCATION),
+  view: CatalogView = (c) => c,
+): Promise<QueryResult | undefined> {
   if (ctx.dryRun || ctx.hasDestination || ctx.sql.length > MAX_SQL) return undefined;
   let pc = caches.get(catalog);
   if (!pc) {
     pc = new PlanCache();
     caches.set(catalog, pc);
   }
-  const key = keyOf(ctx);
+  const key = keyOf(ctx, loc.requested);
   if (key === undefined) return undefined;
   let p = pc.plans.get(key);
   if (p && !valid(p)) {
@@ -159,12 +170,13 @@ export async function runCached(ctx: QueryContext, catalog: EngineCatalog): Prom
       see(pc, key, true);
       return undefined;
     }
-    const built = build(ctx, catalog);
+    const built = build(ctx, catalog, loc, view);
     if (built === 'never') see(pc, key, false);
     if (built === 'never' || built === 'failed') return undefined;
     p = built;
     remember(pc.plans, key, p);
   }
+  loc.admits(p.location);
   pc.hits++;
   totalHits++;
   // As runSelect in planner/run.ts: bytes from the row counts before the run.
@@ -189,10 +201,10 @@ function valid(p: CachedPlan): boolean {
  * runSelect in planner/run.ts does them. `script`: a parse of ctx.sql that
  * nothing else uses (analysis may annotate it); parsed here when absent.
  */
-function plan(ctx: QueryContext, rec: RecordingCatalog, script = parseCached(ctx.sql)): { columns: ResultColumn[]; plan: Rel } {
+function plan(ctx: QueryContext, located: QueryCatalog, rec: RecordingCatalog, script = parseCached(ctx.sql)): { columns: ResultColumn[]; plan: Rel } {
   const st = script.statements[0];
   if (st?.kind !== 'QueryStatement') throw new Error('not a query');
-  const s = new Session({ ...ctx, catalog: rec });
+  const s = new Session({ ...ctx, catalog: located });
   watchClock(s, rec);
   const r = s.analyze(st.query);
   checkPartitionFilters(s, r.plan);
@@ -220,7 +232,7 @@ function watchClock(s: Session, rec: RecordingCatalog): void {
  * (no single SELECT, reads the checks cannot cover, depends on the clock);
  * 'failed' when it does not analyse now (the normal path reports why).
  */
-function build(ctx: QueryContext, catalog: EngineCatalog): CachedPlan | 'never' | 'failed' {
+function build(ctx: QueryContext, catalog: EngineCatalog, loc: JobLocation, view: CatalogView): CachedPlan | 'never' | 'failed' {
   let script;
   try {
     script = parseCached(ctx.sql);
@@ -231,19 +243,19 @@ function build(ctx: QueryContext, catalog: EngineCatalog): CachedPlan | 'never' 
   const rec = catalog.recording();
   let a: { columns: ResultColumn[]; plan: Rel };
   try {
-    a = plan(ctx, rec, script);
+    a = plan(ctx, view(rec), rec, script);
   } catch {
     return rec.cacheable ? 'failed' : 'never';
   }
   if (!rec.cacheable) return 'never';
   const later = catalog.recording();
   try {
-    const b = plan({ ...ctx, nowMicros: ctx.nowMicros + CLOCK_SHIFT_MICROS, catalog: later }, later);
+    const b = plan({ ...ctx, nowMicros: ctx.nowMicros + CLOCK_SHIFT_MICROS }, view(later), later);
     if (!later.cacheable || !sameShape(a, b)) return 'never';
   } catch {
     return 'never'; // fails later but not now: depends on the clock
   }
-  return { columns: a.columns, plan: a.plan, checks: rec.checks };
+  return { columns: a.columns, location: loc.value, plan: a.plan, checks: rec.checks };
 }
 
 /**

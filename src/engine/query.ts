@@ -17,6 +17,7 @@ import { decodeParameters } from './parameters.js';
 import { ResultStore } from './results.js';
 import { SessionCatalog } from './session-catalog.js';
 import type { Sessions } from './sessions.js';
+import { DEFAULT_JOB_LOCATION, JobLocation, locatedCatalog, type CatalogView } from './location.js';
 
 export interface TableRefArg {
   readonly projectId: string;
@@ -45,6 +46,8 @@ export interface ExecuteQueryArgs {
   /** The session the query runs in (connectionProperties session_id), made by this query when `createSession`. */
   readonly sessionId?: string;
   readonly createSession?: boolean;
+  /** The job's location as the client named it; empty or absent: inferred from the datasets read. */
+  readonly location?: string;
 }
 
 export interface ExecuteQueryReply extends RowsPage {
@@ -61,12 +64,14 @@ export interface ExecuteQueryReply extends RowsPage {
   statisticsJson: string;
   /** Set when a script failed after running statements (proto QueryReply.error_json). */
   errorJson?: string;
+  /** The job's location: the requested one, else the one its datasets decided (proto QueryReply.location). */
+  location: string;
 }
 
 /** The principal every request runs as (spec §5: a fixed emulator address). */
 export const SESSION_USER = 'emulator@warehouse-emulator.local';
 
-type RunCached = (ctx: QueryContext, catalog: EngineCatalog) => Promise<QueryResult | undefined>;
+type RunCached = (ctx: QueryContext, catalog: EngineCatalog, loc: JobLocation, view: CatalogView) => Promise<QueryResult | undefined>;
 let runQueryPromise: Promise<RunQuery | null> | null = null;
 let runCachedPromise: Promise<RunCached> | null = null;
 
@@ -99,6 +104,8 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
   const params = decodeParameters(a.parametersJson, a.parameterMode);
   if (a.jobsSnapshotJson) materializeJobs(catalog, a.projectId, a.jobsSnapshotJson);
   const runCached = await loadRunCached();
+  const loc = new JobLocation(a.location ?? '', DEFAULT_JOB_LOCATION);
+  const locate: CatalogView = (c) => locatedCatalog(c, loc, st.defaultLocation);
   let result: QueryResult;
   // A lone query gets a catalog view of its own (its temporary tables end with it); a session's queries share one.
   const run = async (view: SessionCatalog, session?: SessionState): Promise<QueryResult> => {
@@ -107,7 +114,8 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       projectId: a.projectId,
       defaultDataset: a.defaultDataset,
       params,
-      catalog: view,
+      catalog: locate(view),
+      location: loc,
       jobId: a.jobId,
       signal: a.signal,
       dryRun: a.dryRun,
@@ -118,14 +126,14 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       ...(session ? { session } : {}),
     };
     // Cached plans know no session state (temporary tables, variables, an open transaction).
-    return (session ? undefined : await runCached(ctx, catalog)) ?? (await runQuery(ctx));
+    return (session ? undefined : await runCached(ctx, catalog, loc, locate)) ?? (await runQuery(ctx));
   };
   try {
     if (a.sessionId && sessions) result = await sessions.run(a.sessionId, a.projectId, a.createSession === true, run);
     else result = await run(new SessionCatalog(catalog, st));
   } catch (e) {
     const kids = e instanceof QueryError ? (e as ScriptFailure).scriptChildren : undefined;
-    if (e instanceof QueryError && kids?.length && !a.signal.aborted) return await failedScript(e, kids, a, results);
+    if (e instanceof QueryError && kids?.length && !a.signal.aborted) return await failedScript(e, kids, a, results, loc.resolved);
     if (e instanceof QueryError) throw new CatalogError(e.httpCode, statusWord(e.httpCode), e.reason, e.message);
     throw e;
   }
@@ -142,6 +150,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     ddlTargetRoutineJson: result.ddlTargetRoutine ? JSON.stringify(result.ddlTargetRoutine) : '',
     totalBytesProcessed: result.totalBytesProcessed,
     statisticsJson: await statisticsOf(result, a, results),
+    location: loc.resolved,
   };
   if (!result.columns || a.dryRun) {
     if (result.columns) reply.schemaJson = schemaJsonOf(result.columns);
@@ -154,7 +163,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
   reply.totalRows = total;
   const dest = a.destination && a.destination.tableId ? a.destination : undefined;
   if (dest) {
-    await writeDestination(st, catalog, dest, columns.map((c) => ({ name: c.name, type: c.type, required: false })), result, a);
+    await writeDestination(st, locate(catalog), loc, dest, columns.map((c) => ({ name: c.name, type: c.type, required: false })), result, a);
     reply.resultTable = dest;
   } else {
     const ref = { projectId: a.projectId, datasetId: ResultStore.datasetFor(a.projectId), tableId: 'anon' + a.jobId.replace(/[^A-Za-z0-9_]/g, '_') };
@@ -182,8 +191,10 @@ function schemaJsonOf(columns: readonly ResultColumn[]): string {
   return j;
 }
 
-async function writeDestination(st: Storage, catalog: EngineCatalog, dest: TableRefArg, columns: Column[], result: QueryResult, a: ExecuteQueryArgs): Promise<void> {
+/** `catalog`: as the job's location sees it (a destination elsewhere is not found). */
+async function writeDestination(st: Storage, catalog: EngineCatalog, loc: JobLocation, dest: TableRefArg, columns: Column[], result: QueryResult, a: ExecuteQueryArgs): Promise<void> {
   const { projectId: p, datasetId: d, tableId: t } = dest;
+  if (st.getDataset(p, d) && !catalog.getDataset(p, d)) throw notFound(`Dataset ${p}:${d} was not found in location ${loc.value}`);
   const write = (a.writeDisposition || 'WRITE_EMPTY').toUpperCase();
   const create = (a.createDisposition || 'CREATE_IF_NEEDED').toUpperCase();
   const existing = st.getTable(p, d, t);
@@ -341,7 +352,7 @@ function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, result
  * error and the child jobs of what ran, so the gateway lists them (the real
  * service keeps a failed script's children) while the job itself fails.
  */
-async function failedScript(e: QueryError, kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore): Promise<ExecuteQueryReply> {
+async function failedScript(e: QueryError, kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore, location: string): Promise<ExecuteQueryReply> {
   return {
     schemaJson: '',
     totalRows: 0,
@@ -356,6 +367,7 @@ async function failedScript(e: QueryError, kids: readonly ScriptChild[], a: Exec
     totalBytesProcessed: 0,
     statisticsJson: JSON.stringify(await childJobs(kids, a, results)),
     errorJson: JSON.stringify({ code: e.httpCode, status: statusWord(e.httpCode), reason: e.reason, message: e.message }),
+    location,
   };
 }
 

@@ -285,6 +285,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
           jobsSnapshotJson: r.jobsSnapshotJson,
           ...(r.timeZone ? { timeZone: r.timeZone } : {}),
           ...(r.sessionId ? { sessionId: r.sessionId, createSession: r.createSession } : {}),
+          location: r.location,
         }, sessions);
       } finally {
         finished = true;

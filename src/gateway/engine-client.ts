@@ -53,6 +53,8 @@ export interface QueryReply {
   ddl_target_routine_json: string; total_bytes_processed: number; statistics_json: string;
   /** The first page as UTF-8 JSON bytes; wins over rows_json when non-empty (rows-body.ts). */
   rows_utf8?: Buffer;
+  /** The job's location (requested, else inferred from its datasets). */
+  location?: string;
 }
 export interface HealthReply { status: string; version: string; pid: number }
 export type Empty = Record<string, never>;

@@ -37,6 +37,8 @@ export interface QueryContext {
   readonly hasDestination?: boolean;
   /** A session's state its queries share (createSession / connectionProperties session_id); absent for a lone query. */
   readonly session?: SessionState;
+  /** The job's location (engine/location.ts: read when the analysis has resolved it), named in not-found errors; US when absent. */
+  readonly location?: { readonly value: string };
 }
 
 /** What a session keeps between its queries (with its catalog's temporary tables and open transaction). */

@@ -93,6 +93,7 @@ export class Session {
       tempTables: this.tempTables,
       nowMs: Number(ctx.nowMicros / 1000n),
       sessionUser: ctx.sessionUser,
+      ...(ctx.location ? { location: ctx.location } : {}),
     };
   }
 

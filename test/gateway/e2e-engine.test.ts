@@ -209,16 +209,20 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect(ins.body).toMatchObject({ numDmlAffectedRows: '3', dmlStats: { insertedRowCount: '3' } });
     const job = await rest(bqUrl(`/jobs/${ins.body.jobReference.jobId}`));
     expect(job.body.statistics.query).toMatchObject({ statementType: 'INSERT', numDmlAffectedRows: '3' });
-    const ddl = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { query: { query: 'CREATE TABLE qj.u AS SELECT 1 AS one', useLegacySql: false } } } });
+    // jobs.insert answers RUNNING; getQueryResults waits for the end.
+    const ddlRunning = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { query: { query: 'CREATE TABLE qj.u AS SELECT 1 AS one', useLegacySql: false } } } });
+    expect((await rest(bqUrl(`/queries/${ddlRunning.body.jobReference.jobId}?maxResults=0`))).body.jobComplete).toBe(true);
+    const ddl = await rest(bqUrl(`/jobs/${ddlRunning.body.jobReference.jobId}`));
     expect(ddl.body.statistics.query).toMatchObject({ ddlOperationPerformed: 'CREATE', ddlTargetTable: { projectId: 'test', datasetId: 'qj', tableId: 'u' } });
     const legacy = await q({ query: 'SELECT a FROM [test:qj.t] WHERE a = 2' });
     expect(legacy.body.rows).toEqual([{ f: [{ v: '2' }] }]);
     const bad = await q({ query: 'SELECT nope FROM qj.t', useLegacySql: false });
     expect(bad.status).toBe(400);
     expect(bad.body.error.errors[0].reason).toBe('invalidQuery');
-    const sel = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { query: { query: 'SELECT a FROM qj.t ORDER BY a', useLegacySql: false } }, jobReference: { jobId: 'sel1' } } });
-    expect(sel.body.status.state).toBe('DONE');
+    await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { query: { query: 'SELECT a FROM qj.t ORDER BY a', useLegacySql: false } }, jobReference: { jobId: 'sel1' } } });
     const p1 = await rest(bqUrl('/queries/sel1?maxResults=2'));
+    const sel = await rest(bqUrl('/jobs/sel1'));
+    expect(sel.body.status.state).toBe('DONE');
     expect(p1.body).toMatchObject({ jobComplete: true, totalRows: '3', pageToken: '2' });
     const p2 = await rest(bqUrl('/queries/sel1?pageToken=2'));
     expect(p2.body.rows).toEqual([{ f: [{ v: '3' }] }]);

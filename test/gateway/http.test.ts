@@ -264,13 +264,16 @@ describe('gateway with the fake engine', () => {
     const js = await rest(bq('/queries'), { method: 'POST', json: { query: 'SELECT COUNT(*) FROM `region-us`.INFORMATION_SCHEMA.JOBS', useLegacySql: false } });
     expect(Number(js.body.rows[0].f[0].v)).toBeGreaterThan(3);
 
-    const script = await rest(bq('/jobs'), { method: 'POST', json: { configuration: { query: { query: 'SCRIPT', useLegacySql: false } }, jobReference: { jobId: 'script1' } } });
+    await rest(bq('/jobs'), { method: 'POST', json: { configuration: { query: { query: 'SCRIPT', useLegacySql: false } }, jobReference: { jobId: 'script1' } } });
+    expect((await rest(bq('/queries/script1'))).body.jobComplete).toBe(true);
+    const script = await rest(bq('/jobs/script1'));
     expect(script.body.statistics.numChildJobs).toBe('2');
     const kids = await rest(bq('/jobs?parentJobId=script1'));
     expect(kids.body.jobs.map((j: any) => j.statistics.query.statementType).sort()).toEqual(['CREATE_TABLE', 'INSERT']);
     expect((await rest(bq('/jobs?maxResults=1000'))).body.jobs.some((j: any) => j.jobReference.jobId.startsWith('script_job_'))).toBe(false);
 
-    expect((await rest(bq('/jobs/slow1/delete'), { method: 'DELETE' })).status).toBe(204);
+    const deleted = await rest(bq('/jobs/slow1/delete'), { method: 'DELETE' });
+    expect([deleted.status, deleted.body]).toEqual([200, {}]);
     const gone = await rest(bq('/jobs/slow1'));
     expect(gone.status).toBe(404);
     expect(gone.body.error.message).toBe('Not found: Job test:slow1');

@@ -43,7 +43,7 @@ export function tableRef(v: unknown, projectId: string, what: string, allowDecor
 }
 
 export const refOut = (r: TableRef): Json => ({ projectId: r.project_id, datasetId: r.dataset_id, tableId: r.table_id });
-const refText = (r: TableRef): string => `${r.project_id}:${r.dataset_id}.${r.table_id}`;
+export const refText = (r: TableRef): string => `${r.project_id}:${r.dataset_id}.${r.table_id}`;
 
 async function getTable(ctx: GatewayContext, r: TableRef): Promise<Json | undefined> {
   try {

@@ -16,7 +16,14 @@ export type JobState = 'PENDING' | 'RUNNING' | 'DONE';
 export interface JobRecord {
   readonly projectId: string;
   readonly jobId: string;
-  readonly location: string;
+  /**
+   * Where the job runs: as the client named it, else the location of its
+   * datasets once the engine has inferred it, else US. An answer that showed
+   * the job while its location was still open sets `locationShown`: clients
+   * poll with the location they were given, so it no longer changes.
+   */
+  location: string;
+  locationShown?: boolean;
   readonly jobType: 'QUERY' | 'LOAD' | 'COPY' | 'EXTRACT';
   state: JobState;
   readonly createdMs: number;

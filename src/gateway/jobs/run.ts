@@ -13,8 +13,8 @@ import { rowsOf, type RowsBody } from '../rows-body.js';
 import { prepareQueryText } from './legacy-sql.js';
 import { applyQueryDestinationSpec, materializeTableDefinitions } from './data-jobs.js';
 import { JobCancel, slimFinishedJob, type JobRecord } from './registry.js';
+export { DEFAULT_LOCATION } from './location.js';
 
-export const DEFAULT_LOCATION = 'US';
 export const QUERY_TIMEOUT_DEFAULT_MS = 10_000;
 /** Longest a single request waits for a job (long-poll cap), whatever timeoutMs says. */
 export const QUERY_TIMEOUT_CAP_MS = 60_000;
@@ -114,21 +114,39 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
   };
 }
 
-/** Starts the engine call; the job is RUNNING until the call settles, then DONE. */
-export function startJob(ctx: GatewayContext, job: JobRecord): void {
-  job.state = 'RUNNING';
+/**
+ * Starts the job: query-time tables are materialized, then with `analyze` a
+ * dry run checks the statement and settles the job's location (jobs.insert:
+ * the service answers analysis errors, such as a table not found in the
+ * job's location, on the insert as a DONE job, and a location it inferred),
+ * then the engine call runs; the job is RUNNING until it settles, then DONE.
+ * Resolves once the job is RUNNING (or DONE, when it failed before running).
+ */
+export function startJob(ctx: GatewayContext, job: JobRecord, analyze = false): Promise<void> {
   job.startMs = Date.now();
   const req = job.request!;
-  // The view shows the querying job itself as RUNNING, as the real one does: re-snapshot now it is registered.
-  if (req.jobs_snapshot_json) req.jobs_snapshot_json = jobsSnapshot(ctx.jobs.list(req.project_id));
   const prepare = req.table_definitions_json
     ? materializeTableDefinitions(ctx, req.project_id, JSON.parse(req.table_definitions_json) as Json)
     : Promise.resolve();
+  let running!: () => void;
+  const started = new Promise<void>((r) => (running = r));
+  const call = { deadlineMs: 0, signal: job.abort.signal };
   job.done = prepare
-    .then(() => ctx.call('ExecuteQuery', req, { deadlineMs: 0, signal: job.abort.signal }))
+    .then(async () => {
+      if (analyze && !req.dry_run) {
+        const dry = await ctx.call('ExecuteQuery', { ...req, dry_run: true, max_results: -1, jobs_snapshot_json: '' }, call);
+        if (dry.location) req.location = job.location = dry.location;
+      }
+      job.state = 'RUNNING';
+      running();
+      // The view shows the querying job itself as RUNNING, as the real one does: re-snapshot now it is.
+      if (req.jobs_snapshot_json) req.jobs_snapshot_json = jobsSnapshot(ctx.jobs.list(req.project_id));
+      return ctx.call('ExecuteQuery', req, call);
+    })
     .then(
       (reply) => {
         job.reply = reply;
+        if (reply.location && !job.locationShown) job.location = reply.location;
         registerChildJobs(ctx, job, reply);
         // A script that failed after running statements: the call succeeded to carry its child jobs; the job fails.
         const failed = parseObj((reply as QueryReply & { error_json?: string }).error_json ?? '');
@@ -159,7 +177,9 @@ export function startJob(ctx: GatewayContext, job: JobRecord): void {
       // The registry keeps up to MAX_JOBS jobs: drop the request's bulky inputs
       // (a JOBS snapshot is O(jobs) per job) and per-job machinery once done.
       slimFinishedJob(job);
+      running();
     });
+  return started;
 }
 
 /**
@@ -320,6 +340,7 @@ export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
 
 export function renderJob(job: JobRecord, family: Family, projection: 'full' | 'minimal' = 'full', listItem = false): Json {
   const dryRun = job.request?.dry_run ?? false;
+  if (job.state !== 'DONE') job.locationShown = true;
   const configuration: Json = { ...job.configuration };
   if (job.jobType === 'QUERY' && isObj(configuration['query'])) {
     const q: Json = { ...configuration['query'] };
@@ -461,6 +482,7 @@ function hasRows(r: QueryReply): boolean {
 }
 
 export function incompleteBody(job: JobRecord, family: Family, kindWord: 'queryResponse' | 'getQueryResultsResponse', extra: Json = {}): Json {
+  job.locationShown = true;
   return {
     kind: kind(family, kindWord),
     jobReference: { projectId: job.projectId, jobId: job.jobId, location: job.location },

@@ -17,15 +17,14 @@ import {
   waitDone,
 } from '../jobs/run.js';
 import { bodyObject, boolish, checkJobId, checkProjectId, isObj, num, qBool, qInt, qList, qStr, str, type Json, type Query } from '../validate.js';
-import { etagOf, noContent, type ProjectParams } from './common.js';
+import { etagOf, type ProjectParams } from './common.js';
 import { pageWindow, ROWS_CAP, ROWS_DEFAULT } from './tabledata.js';
 import { sendRowsBody } from '../rows-body.js';
 import { runCopy, runExtract, runLoad, tableRef, refOut, type UploadedData } from '../jobs/data-jobs.js';
+import { dataJobLocation, jobInLocation } from '../jobs/location.js';
 
 interface JobParams extends ProjectParams { jobId: string }
 
-/** How long jobs.insert waits before answering RUNNING: short queries come back DONE, sparing bq a 1 s poll. */
-const INSERT_GRACE_MS = 2_000;
 const JOBS_LIST_DEFAULT = 50;
 
 function sendError(reply: FastifyReply, e: { code: number; status: string; reason: string; message: string }): FastifyReply {
@@ -37,10 +36,11 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
 
   const lookup = (p: string, jobId: string, location?: string): JobRecord => {
     const job = ctx.jobs.get(p, jobId);
-    if (!job) throw jobNotFound(p, jobId, location);
+    if (!job || !jobInLocation(job.location, location)) throw jobNotFound(p, jobId, location);
     return job;
   };
 
+  /** `location`: as the client named it, empty when it did not (the engine infers it from the datasets). */
   const newQueryJob = (p: string, jobId: string, location: string, configuration: Json, cfgQuery: Json, opts: {
     dryRun: boolean; maxResults: number; useInt64: unknown; userEmail: string; ts?: TimestampFormat;
   }): JobRecord => {
@@ -58,7 +58,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     return {
       projectId: p,
       jobId,
-      location,
+      location: location || DEFAULT_LOCATION,
       jobType: 'QUERY',
       state: 'PENDING',
       createdMs: Date.now(),
@@ -83,16 +83,16 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     for (const other of ['load', 'copy', 'extract'] as const) {
       if (!isObj(configuration[other])) continue;
       const jobId = str(ref['jobId']) ? checkJobId(str(ref['jobId'])!) : newJobId();
-      const location = str(ref['location']) || qStr(req.query, 'location') || DEFAULT_LOCATION;
+      const location = str(ref['location']) || qStr(req.query, 'location') || '';
       const job = await runDataJob(ctx, { projectId: p, jobId, location, configuration, which: other, userEmail: req.principal.email });
       return renderJob(job, family);
     }
     const q = configuration['query'];
     if (!isObj(q)) throw invalid('Required parameter is missing: configuration.query');
     const jobId = str(ref['jobId']) ? checkJobId(str(ref['jobId'])!) : newJobId();
-    const location = str(ref['location']) || qStr(req.query, 'location') || DEFAULT_LOCATION;
+    const location = str(ref['location']) || qStr(req.query, 'location') || '';
     const dryRun = boolish(configuration['dryRun']) ?? false;
-    if (!dryRun && ctx.jobs.has(p, jobId)) throw new RestError(409, 'duplicate', `Already Exists: Job ${p}:${location}.${jobId}`);
+    if (!dryRun && ctx.jobs.has(p, jobId)) throw new RestError(409, 'duplicate', `Already Exists: Job ${p}:${location || DEFAULT_LOCATION}.${jobId}`);
     const job = newQueryJob(p, jobId, location, configuration, q, {
       dryRun,
       maxResults: -1,
@@ -101,14 +101,16 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     });
     if (dryRun) {
       // Dry runs are not kept: validate and estimate, answer DONE (or the error) at once.
-      startJob(ctx, job);
+      void startJob(ctx, job);
       await job.done;
       if (job.error) return sendError(reply, job.error);
       return renderJob(job, family);
     }
+    // As the service: the answer comes once the statement is analysed (an
+    // analysis error makes it DONE with the error), with the job RUNNING;
+    // clients poll jobs.get / getQueryResults.
     ctx.jobs.add(job);
-    startJob(ctx, job);
-    await waitDone(job, INSERT_GRACE_MS, reply);
+    await startJob(ctx, job, true);
     return renderJob(job, family);
   });
 
@@ -169,7 +171,8 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     ctx.jobs.delete(p, job.jobId);
     // As the real jobs.delete: a script's child jobs go with it.
     for (const child of ctx.jobs.entries(p)) if (child.parentJobId === job.jobId) ctx.jobs.delete(p, child.jobId);
-    return noContent(reply);
+    // The service answers 200 with an empty JSON object (the Node client resolves to `{}`).
+    return {};
   });
 
   // jobs.query
@@ -189,7 +192,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
 
     let job = requestId && !dryRun ? ctx.jobs.byRequestId(p, requestId) : undefined;
     if (!job) {
-      const location = str(body['location']) || DEFAULT_LOCATION;
+      const location = str(body['location']) || '';
       const cfgQuery: Json = {};
       for (const k of ['query', 'useLegacySql', 'defaultDataset', 'queryParameters', 'parameterMode', 'tableDefinitions', 'connectionProperties', 'useQueryCache', 'createSession', 'maximumBytesBilled', 'continuous']) {
         if (body[k] !== undefined && body[k] !== null) cfgQuery[k] = body[k];
@@ -206,7 +209,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
         ctx.jobs.add(job);
         if (requestId) ctx.jobs.rememberRequestId(p, requestId, job);
       }
-      startJob(ctx, job);
+      void startJob(ctx, job);
     }
     const extra: Json = optional ? { queryId: job.jobId } : {};
     const complete = dryRun ? (await job.done, true) : await waitDone(job, timeout, reply);
@@ -261,6 +264,7 @@ function releaseFirstPage(job: JobRecord): void {
 export interface DataJobSpec {
   projectId: string;
   jobId: string;
+  /** As the client named it; empty: the location of the job's datasets. */
   location: string;
   configuration: Json;
   which: 'load' | 'copy' | 'extract';
@@ -271,9 +275,10 @@ export interface DataJobSpec {
 
 /** Runs a load/copy/extract job to completion (they are synchronous) and registers it. */
 export async function runDataJob(ctx: GatewayContext, spec: DataJobSpec): Promise<JobRecord> {
-  const { projectId: p, jobId, location } = spec;
-  if (ctx.jobs.has(p, jobId)) throw new RestError(409, 'duplicate', `Already Exists: Job ${p}:${location}.${jobId}`);
+  const { projectId: p, jobId } = spec;
+  if (ctx.jobs.has(p, jobId)) throw new RestError(409, 'duplicate', `Already Exists: Job ${p}:${spec.location || DEFAULT_LOCATION}.${jobId}`);
   const cfg = { ...(spec.configuration[spec.which] as Json) };
+  const location = await dataJobLocation(ctx, p, spec.which, cfg, spec.location);
   // Echo references with the project filled in, as the real service does.
   for (const k of ['destinationTable', 'sourceTable']) {
     if (isObj(cfg[k])) cfg[k] = refOut(tableRef(cfg[k], p, k, k === 'sourceTable'));

@@ -19,7 +19,7 @@ import type { Family, GatewayContext } from '../context.js';
 import { invalid, RestError } from '../errors.js';
 import type { UploadedData } from '../jobs/data-jobs.js';
 import { newJobId } from '../jobs/registry.js';
-import { DEFAULT_LOCATION, renderJob } from '../jobs/run.js';
+import { renderJob } from '../jobs/run.js';
 import { checkJobId, checkProjectId, isObj, qStr, str, type Json, type Query } from '../validate.js';
 import type { ProjectParams } from './common.js';
 import { runDataJob } from './jobs.js';
@@ -195,7 +195,7 @@ export function registerUploads(app: FastifyInstance, ctx: GatewayContext, famil
     const job = await runDataJob(ctx, {
       projectId: p,
       jobId: str(ref['jobId']) ? checkJobId(str(ref['jobId'])!) : newJobId(),
-      location: str(ref['location']) || qStr(q, 'location') || DEFAULT_LOCATION,
+      location: str(ref['location']) || qStr(q, 'location') || '',
       configuration,
       which: 'load',
       userEmail,

@@ -1,0 +1,61 @@
+// Job locations (the service's regions and multi-regions): where a job runs,
+// how a lookup names it, and where a load/copy/extract job runs. Queries are
+// located by the engine (src/engine/location.ts), which knows what they read.
+import type { GatewayContext } from '../context.js';
+import type { TableRef } from '../engine-client.js';
+import { RestError } from '../errors.js';
+import { isObj, str, type Json } from '../validate.js';
+import { refText } from './data-jobs.js';
+
+/** Where a job runs when neither the client nor a dataset says. */
+export const DEFAULT_LOCATION = 'US';
+
+/** Location names compare case-insensitively (`us` = `US`). */
+export function sameLocation(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * Whether a job in `jobLocation` is the one a lookup (jobs.get, cancel,
+ * getQueryResults, delete) names with `?location=`: the same location, or,
+ * without one, a job in the US or EU multi-region (the service requires the
+ * location for every other one).
+ */
+export function jobInLocation(jobLocation: string, requested: string | undefined): boolean {
+  if (!requested) return sameLocation(jobLocation, 'US') || sameLocation(jobLocation, 'EU');
+  return sameLocation(jobLocation, requested);
+}
+
+/**
+ * Where a load, copy or extract job runs: the location the client named,
+ * else that of the first dataset it touches (sources, then the
+ * destination). Every dataset it touches must be there: one elsewhere is not
+ * found in the job's location (404 on the insert, as the service answers).
+ */
+export async function dataJobLocation(ctx: GatewayContext, projectId: string, which: 'load' | 'copy' | 'extract', cfg: Json, requested: string): Promise<string> {
+  const refs: { ref: TableRef; whole: boolean }[] = [];
+  const add = (v: unknown, whole: boolean): void => {
+    if (isObj(v) && str(v['datasetId'])) refs.push({ ref: { project_id: str(v['projectId']) || projectId, dataset_id: str(v['datasetId'])!, table_id: str(v['tableId']) ?? '' }, whole });
+  };
+  if (which === 'copy') for (const s of Array.isArray(cfg['sourceTables']) ? cfg['sourceTables'] : [cfg['sourceTable']]) add(s, false);
+  if (which === 'extract') add(cfg['sourceTable'] ?? cfg['sourceModel'], false);
+  if (which !== 'extract') add(cfg['destinationTable'], true);
+  let location = requested;
+  for (const { ref, whole } of refs) {
+    let resource: Json;
+    try {
+      resource = JSON.parse((await ctx.call('GetDataset', { project_id: ref.project_id, dataset_id: ref.dataset_id })).resource_json) as Json;
+    } catch (e) {
+      if (e instanceof RestError && e.code === 404) continue; // the job reports the missing dataset itself
+      throw e;
+    }
+    const here = str(resource['location']) ?? DEFAULT_LOCATION;
+    if (!location) location = here;
+    else if (!sameLocation(here, location)) {
+      const what = whole || !ref.table_id ? `Dataset ${ref.project_id}:${ref.dataset_id}` : `Table ${refText(ref)}`;
+      throw new RestError(404, 'notFound', `Not found: ${what} was not found in location ${location}`);
+    }
+  }
+  return location || DEFAULT_LOCATION;
+}
+
