@@ -55,7 +55,7 @@ describe('queries through real clients', () => {
   });
 
   it('Node client: a bad query rejects with the real error', async () => {
-    await expect(client.query({ query: 'SELECT nope FROM qc.people' })).rejects.toThrow(/Unrecognized name: nope at \[1:8\]/);
+    await expect(client.query({ query: 'SELECT nope FROM qc.people' })).rejects.toThrow(/Unrecognized name: nope; Did you mean name\? at \[1:8\]/);
   });
 
   it.skipIf(!hasBq)('bq CLI: query with parameters, dry run, max rows, legacy default', async () => {
