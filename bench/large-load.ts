@@ -7,6 +7,8 @@
 // Prints one JSON line: bytes, seconds, MB/s, rows, max RSS of each process,
 // and the RUNNING samples seen (outputRows, completionRatio).
 import { readFileSync, readdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { Readable } from 'node:stream';
 import { startEmulator } from '../src/api/index.js';
 
 const mbArg = process.argv.indexOf('--mb');
@@ -94,13 +96,15 @@ const poll = (async () => {
 })();
 
 const t0 = performance.now();
-const res = await fetch(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, {
-  method: 'POST',
-  headers: { 'content-type': `multipart/related; boundary=${boundary}` },
-  body: ReadableStream.from(body()),
-  duplex: 'half',
-} as RequestInit);
-const job = (await res.json()) as { status?: { state: string; errorResult?: unknown }; statistics?: { load?: { outputRows?: string } } };
+// node:http, not fetch: fetch gives up on a response that takes more than 5 minutes (loads are synchronous).
+const job = await new Promise<{ status?: { state: string; errorResult?: unknown }; statistics?: { load?: { outputRows?: string } } }>((resolve, reject) => {
+  const req = request(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, { method: 'POST', headers: { 'content-type': `multipart/related; boundary=${boundary}` } }, (res) => {
+    let text = '';
+    res.setEncoding('utf8').on('data', (s: string) => (text += s)).on('end', () => resolve(JSON.parse(text)));
+  });
+  req.on('error', reject);
+  Readable.from(body()).pipe(req);
+});
 const seconds = (performance.now() - t0) / 1000;
 done = true;
 await poll;

@@ -106,7 +106,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (tempDir && !options.keepDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   const child = spawn(process.execPath, [gatewayScript(), ...flags(options, dataDir, projectId)], {
-    env: { ...process.env, ...options.env },
+    // A temporary data dir is named to the gateway, which removes it if this process dies without stop().
+    env: { ...process.env, ...options.env, ...(tempDir && !options.keepDataDir ? { WAREHOUSE_EMULATOR_TEMP_DATA_DIR: dataDir } : {}) },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   // If this process exits without stop(), take the emulator along (the IPC

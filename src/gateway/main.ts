@@ -1,5 +1,6 @@
 // Gateway entry: parse the command line, prepare the data dir, start (or find)
 // the engine, apply seeds, and only then accept public HTTP traffic.
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 //
@@ -78,6 +79,8 @@ async function run(config: GatewayConfig): Promise<void> {
     }
     await supervisor.stop();
     client?.close();
+    // A temporary data dir of startEmulator() whose caller is gone: nobody else will remove it.
+    if (signal === 'parent gone' && process.env['WAREHOUSE_EMULATOR_TEMP_DATA_DIR'] === dataDir) rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -104,17 +104,19 @@ describe('startEmulator', () => {
     writeFileSync(
       script,
       `import { startEmulator } from ${JSON.stringify(join(ROOT, 'dist', 'index.js'))};\n` +
-        'const emu = await startEmulator();\nprocess.stdout.write(JSON.stringify({ pid: emu.pid }) + "\\n");\nsetInterval(() => {}, 1000);\n',
+        'const emu = await startEmulator();\nprocess.stdout.write(JSON.stringify({ pid: emu.pid, dataDir: emu.dataDir }) + "\\n");\nsetInterval(() => {}, 1000);\n',
     );
     const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const line = await new Promise<string>((res) => parent.stdout!.once('data', (b: Buffer) => res(b.toString())));
-    const { pid } = JSON.parse(line) as { pid: number };
+    const { pid, dataDir } = JSON.parse(line) as { pid: number; dataDir: string };
+    expect(existsSync(dataDir)).toBe(true);
     const engine = childrenOf(pid);
     expect(engine.length).toBe(1);
     parent.kill('SIGKILL');
     await until('the gateway to exit', () => !alive(pid));
     await until('the engine to exit', () => !alive(engine[0]!));
     await until('its sockets to go', () => sockets(pid).length === 0);
+    await until('its temporary data dir to go', () => !existsSync(dataDir));
   });
 
   it('removes sockets that a SIGKILLed emulator left in the temp dir', async () => {
