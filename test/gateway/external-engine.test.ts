@@ -61,6 +61,6 @@ describe('gateway over gRPC to an engine it did not spawn', () => {
     const r = await rest(`${base()}/queries`, { method: 'POST', json: { query: 'SELECT nope FROM d.t', useLegacySql: false } });
     expect(r.status).toBe(400);
     expect(r.body.error.errors[0].reason).toBe('invalidQuery');
-    expect(r.body.error.message).toMatch(/^Unrecognized name: nope at \[1:8\]/);
+    expect(r.body.error.message).toMatch(/^Unrecognized name: nope; Did you mean name\? at \[1:8\]/);
   });
 });
