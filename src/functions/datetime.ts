@@ -175,8 +175,17 @@ function diffDays(a: number, b: number, part: Part, fn: string): bigint {
   fail(`${fn} does not support the ${part.name} date part`);
 }
 
+/** Floor division of micros by a unit (toward minus infinity). */
+function floorDiv(x: bigint, unit: bigint): bigint {
+  const q = x / unit;
+  return x % unit !== 0n && x < 0n ? q - 1n : q;
+}
+
 function diffMicros(a: bigint, b: bigint, part: Part, fn: string, civil: boolean): bigint {
   const unit = US_PER[part.name];
+  // DATETIME_DIFF counts the part boundaries between the values (09:59:59 to 10:00:00 is one MINUTE);
+  // TIMESTAMP_DIFF truncates the difference (the reference's answers).
+  if (unit !== undefined && part.name !== 'DAY' && civil) return floorDiv(a, unit) - floorDiv(b, unit);
   if (unit !== undefined && (part.name !== 'DAY' || !civil)) return (a - b) / unit;
   if (!civil) fail(`${fn} does not support the ${part.name} date part`);
   return diffDays(splitMicros(a)[0], splitMicros(b)[0], part, fn);
@@ -440,7 +449,8 @@ export function registerDatetime(): void {
   const timeDiff = (fn: string) => sig(['TIME', 'TIME', partArg], 'INT64', rowKernel(T.INT64, (v) => {
     const unit = US_PER[parsePart(v[2] as string).name];
     if (unit === undefined || unit === US_DAY) fail(`${fn} does not support the ${v[2] as string} date part`);
-    return BigInt((v[0] as number) - (v[1] as number)) / unit;
+    // Part boundaries between the two times, as DATETIME_DIFF.
+    return floorDiv(BigInt(v[0] as number), unit) - floorDiv(BigInt(v[1] as number), unit);
   }));
   const diffSigs = (fn: string, first: 'DATE' | 'DATETIME' | 'TIMESTAMP' | 'TIME') => {
     const all = {

@@ -154,6 +154,8 @@ export function jsonNumberFromText(text: string, mode: WideNumberMode): JsonNode
     return Number(text);
   }
   const x = Number(text);
+  // Beyond the double range no mode can keep the number (the reference: "number overflow").
+  if (!Number.isFinite(x)) fail(`Invalid input to PARSE_JSON: number overflow parsing '${text}'`);
   if (mode === 'exact' && !decimalTextEqualsDouble(text, x)) {
     fail(`Invalid input to PARSE_JSON: Input number: ${text} cannot round-trip through string representation`);
   }
@@ -388,11 +390,21 @@ export function minifyJsonText(s: string, span: [number, number]): string {
     const c = s[i]!;
     if (c === '"') {
       const j = TextScanner.stringEnd(s, i);
-      out += s.slice(i, j);
+      const raw = s.slice(i, j);
+      // Escapes are written canonically, as the reference re-serializes a string ("\u00e9" -> "é", "\/" -> "/").
+      out += raw.includes('\\') ? reescape(raw) : raw;
       i = j - 1;
     } else if (c !== ' ' && c !== '\t' && c !== '\n' && c !== '\r') out += c;
   }
   return out;
+}
+
+function reescape(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw) as string);
+  } catch {
+    return raw;
+  }
 }
 
 /** A scalar span as JSON_VALUE returns it: strings unescaped, numbers as written; NULL for null/containers. */
