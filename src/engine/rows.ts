@@ -2,6 +2,7 @@
 import { invalid, notFound } from '../storage/errors.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage } from '../storage/store.js';
+import type { TableData } from '../storage/table-data.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
 import { convertRows, keptBatch, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
@@ -125,7 +126,7 @@ function parseRows(text: string | Buffer): unknown[] {
  * then convertRows. `opts` are the scanner's (build false: the result may
  * have `built` false; latin1: of a Buffer's bytes).
  */
-function convertRequestRows(rows: string | Buffer, columns: readonly Column[], recentIds: RecentIds, opts?: ScanOptions): RowsConversion {
+export function convertRequestRows(rows: string | Buffer, columns: readonly Column[], recentIds: RecentIds = NO_IDS, opts?: ScanOptions): RowsConversion {
   const bytes = typeof rows !== 'string' ? rows : rows && !/\p{Cs}/u.test(rows) ? Buffer.from(rows) : undefined;
   return (bytes && scannable(columns) ? scanRows(bytes, columns, recentIds, opts) : null) ?? convertRows(parseRows(rows), columns, recentIds);
 }
@@ -162,6 +163,11 @@ export class RowService {
       }
       t = target;
     }
+    // A replace or drop of the table meanwhile: the rows go to the table of that name now (with its schema), or fail.
+    return this.st.writeRows(p, d, t, (data) => this.insertInto(data, a, p, d, t));
+  }
+
+  private async insertInto(data: TableData, a: InsertRowsArgs, p: string, d: string, t: string): Promise<string> {
     const entry = this.st.requireTable(p, d, t);
     if (entry.kind === 'VIEW') throw invalid(`Cannot insert into view ${p}:${d}.${t}`);
     const columns = this.st.columnsOf(entry);
@@ -190,7 +196,6 @@ export class RowService {
       // read. Converting them again gives the same rows: nothing was dropped,
       // and conversion depends on the bytes and the columns only.
       const all = keep.length === n;
-      const data = this.st.tableData(p, d, t);
       if (all && typeof rows !== 'string') await data.appendRequestRows(rows, n, rowsMaker(columns));
       else {
         const batch = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1 }));
@@ -217,29 +222,10 @@ export class RowService {
       etag = anon.etag;
     } else {
       if (ResultStore.isAnonDataset(d) && !this.st.getDataset(p, d)) throw notFound(`Table ${p}:${d}.${t}`);
-      let name = t;
-      let deleted = undefined as ReturnType<Storage['resolveDecorated']>;
-      let asOfMs: number | undefined;
-      const decorated = /^(.+)@(-?\d+)$/.exec(t);
-      if (!this.st.getTable(p, d, t) && decorated) {
-        // Snapshot decorator `table@<epoch ms>` (negative: that long ago; 0: now): a
-        // live table reads as of that instant, a deleted one from its snapshot.
-        name = decorated[1]!;
-        const at = Number(decorated[2]);
-        if (this.st.getTable(p, d, name)) asOfMs = at < 0 ? Date.now() + at : at === 0 ? undefined : at;
-        else deleted = this.st.resolveDecorated(p, d, t);
-        if (!deleted && !this.st.getTable(p, d, name)) name = t;
-      }
-      const entry = deleted ? deleted.entry : this.st.requireTable(p, d, name);
-      // A materialized view is not listable either (the real service's message); it is read by queries.
-      if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`Cannot list a table of type ${entry.kind}.`);
-      const td = deleted ? this.st.deletedTableData(deleted) : this.st.tableData(p, d, name);
-      await td.load();
-      columns = td.schema;
-      fields = schemaFieldsOf(entry.resource as Resource);
-      batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(this.st, { projectId: p, datasetId: d, tableId: name }, entry, asOfMs) : td.snapshot();
+      const read = await readTableRows(this.st, p, d, t);
+      ({ columns, fields, batches } = read);
       total = batches.reduce((s, b) => s + b.length, 0);
-      etag = `"${Buffer.from(`${p}.${d}.${t}:${td.version}:${total}`).toString('base64').slice(-16)}"`;
+      etag = `"${Buffer.from(`${p}.${d}.${t}:${read.version}:${total}`).toString('base64').slice(-16)}"`;
     }
     let sel = columns.map((_, i) => i);
     if (a.selectedFields) {
@@ -286,3 +272,30 @@ export interface ListRowsResult extends Readonly<RowsPage> {
   readonly etag: string;
 }
 
+
+/**
+ * A table's rows as tabledata.list and copy jobs read them: the live table,
+ * or with a snapshot decorator `table@<epoch ms>` (negative: that long ago;
+ * 0: now) the live table as of that instant, or a deleted one from its
+ * snapshot.
+ */
+export async function readTableRows(st: Storage, p: string, d: string, t: string): Promise<{ columns: readonly Column[]; fields: RestField[]; batches: readonly Batch[]; version: number }> {
+  let name = t;
+  let deleted = undefined as ReturnType<Storage['resolveDecorated']>;
+  let asOfMs: number | undefined;
+  const decorated = /^(.+)@(-?\d+)$/.exec(t);
+  if (!st.getTable(p, d, t) && decorated) {
+    name = decorated[1]!;
+    const at = Number(decorated[2]);
+    if (st.getTable(p, d, name)) asOfMs = at < 0 ? Date.now() + at : at === 0 ? undefined : at;
+    else deleted = st.resolveDecorated(p, d, t);
+    if (!deleted && !st.getTable(p, d, name)) name = t;
+  }
+  const entry = deleted ? deleted.entry : st.requireTable(p, d, name);
+  // A materialized view is not listable either (the real service's message); it is read by queries.
+  if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`Cannot list a table of type ${entry.kind}.`);
+  const td = deleted ? st.deletedTableData(deleted) : st.tableData(p, d, name);
+  await td.load();
+  const batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(st, { projectId: p, datasetId: d, tableId: name }, entry, asOfMs) : td.snapshot();
+  return { columns: td.schema, fields: schemaFieldsOf(entry.resource as Resource), batches, version: td.version };
+}

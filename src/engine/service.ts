@@ -18,6 +18,7 @@ import { canonicalGeographyText } from './geography-text.js';
 import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
 import { Sessions } from './sessions.js';
+import { TableWrites } from './table-writes.js';
 import * as tables from './tables.js';
 import { parseResource } from './util.js';
 
@@ -185,6 +186,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
   const results = new ResultStore({ dir: path.join(st.dataDir, '.results') });
   const catalog = new EngineCatalog(st);
   const sessions = new Sessions(catalog, st);
+  const writes = new TableWrites(st, catalog);
   const rows = new RowService(st, results);
   const res = (r: unknown): { resourceJson: string } => ({ resourceJson: JSON.stringify(r) });
   const list = (p: { items: unknown[]; next: string; total: number }): { itemsJson: string[]; nextPageToken: string; totalItems: number } => ({
@@ -248,6 +250,21 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       const t = ref(r.table);
       const wire = wireOptions(r.timestampFormat, r.stringScalars, r.wantRowsUtf8);
       return rows.listRows({ ...t, startIndex: r.startIndex, maxResults: r.maxResults, selectedFields: r.selectedFields, wire });
+    }),
+
+    BeginTableWrite: unary((r: { table: TableRef | null; writeDisposition: string; createDisposition: string; resourceJson: string }) => {
+      const t = ref(r.table);
+      return { writeId: writes.begin(t.projectId, t.datasetId, t.tableId, r.writeDisposition, r.createDisposition, parseResource(r.resourceJson)), rows: 0 };
+    }),
+    AppendTableWrite: unary(async (r: { writeId: string; rowsJson: string; skipInvalidRows: boolean; source: TableRef | null }) => {
+      const src = ref(r.source);
+      if (src.tableId) return { insertErrorsJson: '', sourceRows: await writes.appendFrom(r.writeId, src.projectId, src.datasetId, src.tableId) };
+      return { insertErrorsJson: writes.append(r.writeId, r.rowsJson, r.skipInvalidRows), sourceRows: 0 };
+    }),
+    CommitTableWrite: unary(async (r: { writeId: string }) => ({ writeId: r.writeId, rows: await writes.commit(r.writeId) })),
+    AbortTableWrite: unary((r: { writeId: string }) => {
+      writes.abort(r.writeId);
+      return { writeId: r.writeId, rows: 0 };
     }),
 
     ExecuteQuery: unary(async (r: QueryRequest, call) => {

@@ -56,6 +56,11 @@ export interface QueryReply {
   /** The job's location (requested, else inferred from its datasets). */
   location?: string;
 }
+export interface BeginTableWriteRequest { table: TableRef; write_disposition: string; create_disposition: string; resource_json: string }
+export interface AppendTableWriteRequest { write_id: string; rows_json?: string; skip_invalid_rows?: boolean; source?: TableRef }
+export interface AppendTableWriteReply { insert_errors_json: string; source_rows: number }
+export interface TableWriteRequest { write_id: string }
+export interface TableWriteReply { write_id: string; rows: number }
 export interface HealthReply { status: string; version: string; pid: number }
 export type Empty = Record<string, never>;
 
@@ -79,6 +84,10 @@ export interface EngineRpcs {
   DeleteChild: [ChildRequest, Empty];
   InsertRows: [InsertRowsRequest, InsertRowsReply];
   ListRows: [ListRowsRequest, ListRowsReply];
+  BeginTableWrite: [BeginTableWriteRequest, TableWriteReply];
+  AppendTableWrite: [AppendTableWriteRequest, AppendTableWriteReply];
+  CommitTableWrite: [TableWriteRequest, TableWriteReply];
+  AbortTableWrite: [TableWriteRequest, TableWriteReply];
   ExecuteQuery: [QueryRequest, QueryReply];
 }
 export type EngineMethod = keyof EngineRpcs;
