@@ -60,14 +60,14 @@ function fieldsOf(resource: Json | undefined): RestField[] | undefined {
   return isObj(s) && Array.isArray(s['fields']) ? (s['fields'] as RestField[]) : undefined;
 }
 
-const KEEP_ON_TRUNCATE = ['description', 'friendlyName', 'labels', 'timePartitioning', 'rangePartitioning', 'clustering', 'expirationTime'];
-
 /**
- * Makes the destination ready per create/write disposition and returns its schema.
- * WRITE_TRUNCATE recreates the table (keeping its REST metadata) since the
- * contract has no truncate RPC.
+ * Starts the job's write into `dest` (the engine's staged table writes): what
+ * it stages is seen by nobody until commitWrite applies all of it as one, as
+ * the service's jobs are all-or-nothing. Checks the dispositions against the
+ * table now (the engine checks WRITE_EMPTY again at the commit) and returns
+ * the schema the rows take.
  */
-async function prepareDestination(
+async function beginWrite(
   ctx: GatewayContext,
   dest: TableRef,
   schema: RestField[] | undefined,
@@ -75,32 +75,55 @@ async function prepareDestination(
   writeDisposition: string,
   extra: Json = {},
   updateOptions?: readonly string[],
-): Promise<RestField[]> {
+): Promise<{ id: string; fields: RestField[] }> {
   const existing = await getTable(ctx, dest);
-  const create = async (fields: RestField[], base: Json): Promise<void> => {
-    const body: Json = { ...base, ...extra, tableReference: refOut(dest), schema: { fields } };
-    await ctx.call('InsertTable', { project_id: dest.project_id, dataset_id: dest.dataset_id, table_id: dest.table_id, resource_json: JSON.stringify(body) });
-  };
+  let fields: RestField[];
   if (!existing) {
     if (createDisposition === 'CREATE_NEVER') throw new RestError(404, 'notFound', `Not found: Table ${refText(dest)}`);
     if (!schema) throw invalid('No schema specified on job or table.');
-    await create(schema, {});
-    return schema;
+    fields = schema;
+  } else {
+    const current = fieldsOf(existing) ?? [];
+    if (writeDisposition === 'WRITE_EMPTY' && Number(existing['numRows'] ?? 0) > 0) {
+      throw new RestError(409, 'duplicate', `Already Exists: Table ${refText(dest)}`);
+    }
+    if (updateOptions && schema && writeDisposition !== 'WRITE_TRUNCATE') fields = await evolveSchema(ctx, dest, current, schema, updateOptions);
+    else if (writeDisposition === 'WRITE_TRUNCATE') fields = schema ?? current;
+    else fields = current.length ? current : (schema ?? []);
   }
-  const current = fieldsOf(existing) ?? [];
-  if (writeDisposition === 'WRITE_EMPTY' && Number(existing['numRows'] ?? 0) > 0) {
-    throw new RestError(409, 'duplicate', `Already Exists: Table ${refText(dest)}`);
+  const body: Json = { ...extra, tableReference: refOut(dest), schema: { fields } };
+  const r = await ctx.call('BeginTableWrite', { table: dest, write_disposition: writeDisposition, create_disposition: createDisposition, resource_json: JSON.stringify(body) });
+  return { id: r.write_id, fields };
+}
+
+/** Applies a write's staged rows (one commit); returns how many. */
+async function commitWrite(ctx: GatewayContext, id: string): Promise<number> {
+  return Number((await ctx.call('CommitTableWrite', { write_id: id })).rows);
+}
+
+/** Drops a write's staged rows (a failed job leaves the table as it was). */
+async function abortWrite(ctx: GatewayContext, id: string | undefined): Promise<void> {
+  if (id) await ctx.call('AbortTableWrite', { write_id: id }).catch(() => undefined);
+}
+
+/** Stages rows into a write, INSERT_BATCH at a time, as insertAll reports them; stops at the first rejected batch unless `skipInvalid`. */
+async function stageRows(ctx: GatewayContext, writeId: string, rows: Json[], skipInvalid: boolean): Promise<InsertOutcome> {
+  const out: InsertOutcome = { rows: 0, errors: [] };
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    const batch = rows.slice(i, i + INSERT_BATCH);
+    const reply = await ctx.call('AppendTableWrite', { write_id: writeId, rows_json: JSON.stringify(batch.map((json) => ({ json }))), skip_invalid_rows: skipInvalid });
+    addOutcome(out, reply.insert_errors_json, batch.length, i, skipInvalid);
+    if (out.errors.length && !skipInvalid) break;
   }
-  if (updateOptions && schema && writeDisposition !== 'WRITE_TRUNCATE') return evolveSchema(ctx, dest, current, schema, updateOptions);
-  if (writeDisposition === 'WRITE_TRUNCATE') {
-    const base: Json = {};
-    for (const k of KEEP_ON_TRUNCATE) if (existing[k] !== undefined) base[k] = existing[k];
-    await ctx.call('DeleteTable', { project_id: dest.project_id, dataset_id: dest.dataset_id, table_id: dest.table_id });
-    const fields = schema ?? current;
-    await create(fields, base);
-    return fields;
-  }
-  return current.length ? current : schema ?? [];
+  return out;
+}
+
+/** Adds one batch's insertAll-style errors (rows at `offset`) to `out`; 'stopped' rows are no errors of their own. */
+function addOutcome(out: InsertOutcome, errorsJson: string, n: number, offset: number, skipInvalid: boolean): void {
+  const errs = errorsJson ? (JSON.parse(errorsJson) as Json[]) : [];
+  const bad = errs.filter((e) => Array.isArray(e['errors']) && (e['errors'] as Json[]).some((x) => x['reason'] !== 'stopped'));
+  out.errors.push(...bad.map((e) => ({ ...e, index: Number(e['index'] ?? 0) + offset })));
+  out.rows += skipInvalid ? n - bad.length : errs.length ? 0 : n;
 }
 
 /**
@@ -141,11 +164,8 @@ async function insertAll(ctx: GatewayContext, dest: TableRef, rows: Json[], igno
       ignore_unknown_values: ignoreUnknown,
       template_suffix: '',
     });
-    const errs = reply.insert_errors_json ? (JSON.parse(reply.insert_errors_json) as Json[]) : [];
-    const bad = errs.filter((e) => Array.isArray(e['errors']) && (e['errors'] as Json[]).some((x) => x['reason'] !== 'stopped'));
-    out.errors.push(...bad.map((e) => ({ ...e, index: Number(e['index'] ?? 0) + i })));
-    out.rows += skipInvalid ? batch.length - bad.length : errs.length ? 0 : batch.length;
-    if (errs.length && !skipInvalid) break;
+    addOutcome(out, reply.insert_errors_json, batch.length, i, skipInvalid);
+    if (out.errors.length && !skipInvalid) break;
   }
   return out;
 }
@@ -402,38 +422,41 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
     // Only a schema the job states can differ from the table's.
     const stated = jobSchema ? updateOptions : undefined;
     const maxBad = num(cfg['maxBadRecords']) ?? 0;
-    const ignoreUnknown = boolish(cfg['ignoreUnknownValues']) ?? false;
     const sources = await loadSources(uris, uploaded);
     const read: ReadProgress = { bytesRead: 0, totalBytes: sources.reduce((n, f) => n + f.size, 0) };
     const outcome: InsertOutcome = { rows: 0, errors: [] };
     const report = (): Json => loadStatistics(sources.length, read.totalBytes, outcome.rows, outcome.errors.length);
-    if (STREAMED.includes(format)) {
-      // Rows are made and inserted a batch at a time; the destination is
-      // prepared once the first batch has settled the schema. A file that
-      // turns out malformed after the first batch leaves the rows before it
-      // inserted (the real service's loads are all-or-nothing).
-      let prepared = false;
-      for await (const batch of streamRows(sources, format, readOptionsOf(cfg), knownSchema, autodetect, INSERT_BATCH, read)) {
-        if (!prepared) {
-          await prepareDestination(ctx, dest, batch.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, loadTableProperties(cfg), stated);
-          prepared = true;
+    const create = str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED';
+    // Every row is staged, then committed as one: the table has all of them or (on any failure) none.
+    let writeId: string | undefined;
+    try {
+      if (STREAMED.includes(format)) {
+        // Rows are made and staged a batch at a time; the write begins once the first batch has settled the schema.
+        for await (const batch of streamRows(sources, format, readOptionsOf(cfg), knownSchema, autodetect, INSERT_BATCH, read)) {
+          writeId ??= (await beginWrite(ctx, dest, batch.fields, create, write, loadTableProperties(cfg), stated)).id;
+          if (!batch.rows.length) continue;
+          const offset = outcome.rows + outcome.errors.length;
+          const r = await stageRows(ctx, writeId, batch.rows, maxBad > 0);
+          outcome.rows += r.rows;
+          outcome.errors.push(...r.errors.map((e) => ({ ...e, index: Number(e['index'] ?? 0) + offset })));
+          progress({ ...report(), completionRatio: read.totalBytes ? Math.min(1, read.bytesRead / read.totalBytes) : 1 });
+          if (r.errors.length && maxBad === 0) break;
         }
-        if (!batch.rows.length) continue;
-        const offset = outcome.rows + outcome.errors.length;
-        const r = await insertAll(ctx, dest, batch.rows, ignoreUnknown, maxBad > 0);
-        outcome.rows += r.rows;
-        outcome.errors.push(...r.errors.map((e) => ({ ...e, index: Number(e['index'] ?? 0) + offset })));
-        progress({ ...report(), completionRatio: read.totalBytes ? Math.min(1, read.bytesRead / read.totalBytes) : 1 });
-        if (r.errors.length && maxBad === 0) break;
+      } else {
+        const files = await Promise.all(sources.map(async (src): Promise<SourceFile> => ({ uri: src.uri, data: await readAllBytes(src) })));
+        const parsed = await parse(files, format, cfg, knownSchema, autodetect);
+        writeId = (await beginWrite(ctx, dest, parsed.fields, create, write, loadTableProperties(cfg), stated)).id;
+        Object.assign(outcome, await stageRows(ctx, writeId, parsed.rows, maxBad > 0));
       }
-    } else {
-      const files = await Promise.all(sources.map(async (src): Promise<SourceFile> => ({ uri: src.uri, data: await readAllBytes(src) })));
-      const parsed = await parse(files, format, cfg, knownSchema, autodetect);
-      await prepareDestination(ctx, dest, parsed.fields, str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, loadTableProperties(cfg), stated);
-      Object.assign(outcome, await insertAll(ctx, dest, parsed.rows, ignoreUnknown, maxBad > 0));
+    } catch (e) {
+      await abortWrite(ctx, writeId);
+      throw e;
     }
     const statistics = report();
-    if (outcome.errors.length > maxBad || (outcome.errors.length && maxBad === 0)) {
+    const failed = outcome.errors.length > maxBad || (outcome.errors.length > 0 && maxBad === 0);
+    if (failed) await abortWrite(ctx, writeId);
+    else if (writeId) await commitWrite(ctx, writeId);
+    if (failed) {
       const first = (outcome.errors[0]?.['errors'] as Json[] | undefined)?.[0];
       const errors = outcome.errors.slice(0, 10).map((e) => ({
         reason: 'invalid',
@@ -478,33 +501,16 @@ export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json)
       extra['cloneDefinition'] = { baseTableReference: refOut(sources[0]!), cloneTime: new Date().toISOString() };
     }
     const write = str(cfg['writeDisposition']) ?? 'WRITE_EMPTY';
-    // Restoring `t@epoch` into `t` itself: once `t` exists again the decorator
-    // reads the live (new, empty) table, so such sources are read up front.
-    const base = (r: TableRef): string => `${r.project_id}:${r.dataset_id}.${r.table_id.split('@')[0]}`;
-    const buffered = new Map<TableRef, Json[][]>();
-    for (const src of sources) {
-      if (base(src) !== base(dest)) continue;
-      const pages: Json[][] = [];
-      for await (const page of readRows(ctx, src)) pages.push(page.rows);
-      buffered.set(src, pages);
-    }
-    await prepareDestination(ctx, dest, fieldsOf(first), str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, extra);
+    // The engine reads every source (a `t@epoch` restore of `t` itself included) and commits them as one.
+    const { id } = await beginWrite(ctx, dest, fieldsOf(first), str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, extra);
     let copied = 0;
-    async function* pagesOf(src: TableRef): AsyncGenerator<{ rows: Json[] }> {
-      const pre = buffered.get(src);
-      if (pre) for (const rows of pre) yield { rows };
-      else yield* readRows(ctx, src);
+    try {
+      for (const src of sources) copied += Number((await ctx.call('AppendTableWrite', { write_id: id, source: src })).source_rows);
+    } catch (e) {
+      await abortWrite(ctx, id);
+      throw e;
     }
-    for (const src of sources) {
-      for await (const page of pagesOf(src)) {
-        if (!page.rows.length) continue;
-        const outcome = await insertAll(ctx, dest, page.rows, true, false);
-        if (outcome.errors.length) {
-          throw invalid(`Copy failed: ${String((outcome.errors[0]?.['errors'] as Json[] | undefined)?.[0]?.['message'] ?? 'incompatible rows')}`);
-        }
-        copied += outcome.rows;
-      }
-    }
+    await commitWrite(ctx, id);
     return { statistics: { copy: { copiedRows: String(copied), copiedLogicalBytes: '0' } } };
   } catch (e) {
     return { error: loadError(e), statistics: {} };
