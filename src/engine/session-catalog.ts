@@ -8,7 +8,8 @@
 import type { CreateTableOptions, QueryCatalog, ScanOptions, TableId, TableInfo, TransactionControl } from '../storage/api.js';
 import { notFound } from '../storage/errors.js';
 import type { Storage } from '../storage/store.js';
-import { Transaction, type TableKey } from '../storage/transaction.js';
+import { conformBatches } from '../storage/table-data.js';
+import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/transaction.js';
 import { QueryError } from '../types/errors.js';
 import { columnToRestField, type Column } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
@@ -19,8 +20,6 @@ export const TEMP_DATASET = '_session';
 
 const keyOf = (id: TableId): TableKey => ({ p: id.projectId, d: id.datasetId, t: id.tableId });
 
-/** The service's words for permanent DDL inside a transaction (its typo included). */
-const DDL_IN_TRANSACTION = 'DDL statements are not supported in a transaction, except for those creating or droping temporary tables or temporary functions.';
 
 interface TempTable {
   info: TableInfo;
@@ -202,7 +201,9 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
 
   async alterColumns(id: TableId, columns: readonly Column[]): Promise<void> {
     if (this.isTemp(id)) {
+      // Columns matched by name; added ones read as NULL.
       const tt = this.temp(id);
+      tt.rows = conformBatches(tt.info.columns, columns, tt.rows);
       tt.info = tempInfo(id, columns, tt);
       return;
     }
@@ -273,8 +274,8 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     const had = this.temps.get(id.tableId);
     if (had && opts.ifNotExists) return had.info;
     if (had && !opts.orReplace) throw new QueryError(`Already Exists: Table ${id.projectId}:${id.datasetId}.${id.tableId}`, 'duplicate', 409);
-    const tt: TempTable = { info: undefined as unknown as TableInfo, rows: [...(opts.rows ?? [])] };
-    tt.info = tempInfo(id, columns, tt, opts.resource);
+    const rows = { rows: [...(opts.rows ?? [])] };
+    const tt: TempTable = Object.assign(rows, { info: tempInfo(id, columns, rows, opts.resource) });
     this.temps.set(id.tableId, tt);
     return tt.info;
   }

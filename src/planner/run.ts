@@ -21,6 +21,7 @@ import * as D from './data-statements.js';
 import { statementTypeOf } from './statement-type.js';
 import { sqlError } from '../analyzer/errors.js';
 import { splitPath, tableIdOf } from '../analyzer/names.js';
+import { DDL_IN_TRANSACTION } from '../storage/transaction.js';
 
 const splitPathLength = (p: A.Path): number => splitPath(p).length;
 import { foldExpr } from './rules/fold.js';
@@ -213,8 +214,6 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
  */
 const UNSCOPED = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise', 'Call', 'ExecuteImmediate', 'Transaction', 'Assert']);
 
-/** The service's refusal of permanent DDL inside a transaction (its typo included). */
-const DDL_IN_TRANSACTION = 'DDL statements are not supported in a transaction, except for those creating or droping temporary tables or temporary functions.';
 
 /** Whether a statement changes permanent catalog objects (refused inside a transaction; temporary tables and functions are allowed). */
 function permanentDdl(st: A.Statement): boolean {
@@ -595,7 +594,8 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
       throw e;
     }
   }
-  if (single) return state.last!;
+  // A statement that reported nothing of its own (a CALL of an empty procedure, BQ.ABORT_SESSION) still has a type.
+  if (single) return state.last ?? { columns: null, batches: [], statementType: statementTypeOf(script.statements[0]!) ?? 'SCRIPT', totalBytesProcessed: 0 };
   const base = state.lastSelect ?? state.last;
   const out: QueryResult & { scriptChildren: readonly ScriptChild[] } = {
     columns: base?.columns ?? null,

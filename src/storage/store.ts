@@ -164,7 +164,9 @@ export class Storage {
     await this.reconcile([...logged, ...moved], file?.deletedTables !== undefined);
     await this.redoSidecars(redo);
     this.sweepOrphans();
-    if (!file || file.deletedTables !== undefined || this.log.byteSize > 0) await this.checkpoint();
+    // A new data dir gets its catalog.store now (it marks the dir initialized); a long log is folded in the background.
+    if (!file || file.deletedTables !== undefined) await this.checkpoint();
+    else if (this.log.byteSize >= Math.max(CHECKPOINT_MIN_BYTES, this.checkpointBytes)) void this.checkpointSoon();
   }
 
   /** Applies the log's records newer than the checkpoint; returns the sidecar writes they hold (the last per file). */
@@ -802,6 +804,8 @@ export class Storage {
     for (const td of this.trashData.values()) await td.close();
     this.trashData.clear();
     await this.checkpointing;
+    // A clean stop leaves the catalog in one file: the next start replays nothing.
+    if (this.log.byteSize > 0) await this.checkpoint();
     await this.deletedTables.close();
     await this.log.close();
     this.lock?.release();

@@ -40,6 +40,9 @@ interface Waiter {
   readonly abort: (e: Error) => void;
 }
 
+/** The service's refusal of permanent DDL inside a transaction (its typo included). */
+export const DDL_IN_TRANSACTION = 'DDL statements are not supported in a transaction, except for those creating or droping temporary tables or temporary functions.';
+
 export function concurrentUpdate(k: TableKey, txnId: string, blocking?: string): Error {
   return new QueryError(`Transaction is aborted due to concurrent update against table ${k.p}:${k.d}.${k.t}. Transaction ID: ${txnId}${blocking ? `. Blocking job: ${blocking}` : ''}`, 'invalidQuery', 400);
 }

@@ -1,0 +1,76 @@
+// Sessions and transactions through the real Node client: a query job with
+// createSession gets a session id (statistics.sessionInfo); later queries
+// name it in connectionProperties and share its temporary tables, variables
+// and open transaction; BQ.ABORT_SESSION ends it. A script's own temporary
+// table is gone after the script; a restart ends every session.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BigQuery } from '@google-cloud/bigquery';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeAuth } from '../helpers/auth.js';
+import { startEmulator, type Emulator } from '../helpers/emulator.js';
+
+describe('sessions through the real client', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wh-sessions-'));
+  let emu: Emulator;
+  let bq: BigQuery;
+
+  beforeAll(async () => {
+    process.env['METADATA_SERVER_DETECTION'] = 'none';
+    emu = await startEmulator({ dataDir, args: ['--project-id', 'sess'] });
+    bq = new BigQuery({ projectId: 'sess', apiEndpoint: emu.url, authClient: fakeAuth() });
+    await bq.createDataset('d');
+    await bq.query('CREATE TABLE d.t (id INT64, v INT64); INSERT INTO d.t VALUES (1, 10)');
+  }, 120_000);
+  afterAll(async () => {
+    await emu?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const inSession = async (query: string, sessionId: string): Promise<Record<string, unknown>[]> => {
+    const [rows] = await bq.query({ query, connectionProperties: [{ key: 'session_id', value: sessionId }] });
+    return rows as Record<string, unknown>[];
+  };
+
+  it('keeps temporary tables, variables and an open transaction between queries, until BQ.ABORT_SESSION', async () => {
+    const [job] = await bq.createQueryJob({ query: 'CREATE TEMP TABLE kept AS SELECT 5 AS x; DECLARE k INT64 DEFAULT 3;', createSession: true });
+    await job.getQueryResults();
+    const [meta] = await job.getMetadata();
+    const sessionId = meta.statistics?.sessionInfo?.sessionId as string;
+    expect(sessionId).toBeTruthy();
+    expect(await inSession('SELECT x * k AS y FROM kept', sessionId)).toEqual([{ y: 15 }]);
+    // A transaction across two queries of the session: invisible to others until COMMIT.
+    await inSession('BEGIN TRANSACTION; UPDATE d.t SET v = v + 1 WHERE id = 1', sessionId);
+    const [outside] = await bq.query('SELECT v FROM d.t');
+    expect(outside).toEqual([{ v: 10 }]);
+    expect(await inSession('SELECT v FROM d.t', sessionId)).toEqual([{ v: 11 }]);
+    await inSession('COMMIT TRANSACTION', sessionId);
+    const [after] = await bq.query('SELECT v FROM d.t');
+    expect(after).toEqual([{ v: 11 }]);
+    await inSession('CALL BQ.ABORT_SESSION()', sessionId);
+    await expect(inSession('SELECT 1', sessionId)).rejects.toThrow(/not found|expired/i);
+  });
+
+  it('drops a script\'s temporary table with the script (the same script runs twice)', async () => {
+    const script = 'CREATE TEMP TABLE x AS SELECT 1 AS a; SELECT a FROM x;';
+    expect((await bq.query(script))[0]).toEqual([{ a: 1 }]);
+    expect((await bq.query(script))[0]).toEqual([{ a: 1 }]);
+    // Nothing of it reached the catalog.
+    const [datasets] = await bq.getDatasets({ all: true });
+    expect(datasets.map((d) => d.id)).toEqual(['d']);
+  });
+
+  it('rolls back a transaction the session left open when the emulator restarts (sessions live in memory)', async () => {
+    const [job] = await bq.createQueryJob({ query: 'BEGIN TRANSACTION; DELETE FROM d.t WHERE TRUE;', createSession: true });
+    await job.getQueryResults();
+    const [meta] = await job.getMetadata();
+    const sessionId = meta.statistics?.sessionInfo?.sessionId as string;
+    expect(await inSession('SELECT COUNT(*) AS n FROM d.t', sessionId)).toEqual([{ n: 0 }]);
+    await emu.stop();
+    emu = await startEmulator({ dataDir, args: ['--project-id', 'sess'] });
+    bq = new BigQuery({ projectId: 'sess', apiEndpoint: emu.url, authClient: fakeAuth() });
+    expect((await bq.query('SELECT COUNT(*) AS n FROM d.t'))[0]).toEqual([{ n: 1 }]);
+    await expect(inSession('SELECT 1', sessionId)).rejects.toThrow(/not found|expired/i);
+  }, 120_000);
+});
