@@ -26,7 +26,7 @@ export function fileSource(uri: string, path: string, start = 0, end?: number): 
   return {
     uri,
     size: stop - start,
-    chunks: () => (stop > start ? createReadStream(path, { start, end: stop - 1, highWaterMark: 1 << 20 }) : Readable.from([])),
+    chunks: () => (stop > start ? createReadStream(path, { start, end: stop - 1, highWaterMark: 256 * 1024 }) : Readable.from([])),
   };
 }
 
