@@ -165,7 +165,9 @@ export function listTables(st: Storage, p: string, d: string, pageToken: string,
       const r = ds.tables[id]!.resource;
       const item: Resource = { id: r.id, tableReference: r.tableReference, type: r.type, creationTime: r.creationTime };
       for (const k of ['friendlyName', 'labels', 'expirationTime', 'timePartitioning', 'rangePartitioning', 'clustering']) if (r[k] !== undefined) item[k] = r[k];
-      if (r.view) item.view = { useLegacySql: (r.view as Resource).useLegacySql ?? false };
+      // Spec §4.3.3: views list with their query, materialized views with theirs.
+      if (r.view) item.view = { query: (r.view as Resource).query, useLegacySql: (r.view as Resource).useLegacySql ?? false };
+      if (r.materializedView) item.materializedView = { query: (r.materializedView as Resource).query };
       return item;
     }),
   };

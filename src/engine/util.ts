@@ -40,7 +40,9 @@ export function mergePatch(base: Resource, patch: Resource): Resource {
         if (lv === null) delete labels[lk];
         else labels[lk] = lv;
       }
-      out.labels = labels;
+      // A map emptied of its last label is left out, as the service does.
+      if (Object.keys(labels).length) out.labels = labels;
+      else delete out.labels;
     } else out[k] = v;
   }
   return out;

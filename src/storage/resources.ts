@@ -33,9 +33,12 @@ export function normalizeFields(fields: readonly RestField[], where = ''): RestF
     if (typeof f.type !== 'string') throw invalid(`Field ${f.name}: type is required`);
     const up = f.type.toUpperCase();
     const type = ECHO_TYPE[up] ?? up;
-    const mode = (typeof f.mode === 'string' && f.mode !== '' ? f.mode : 'NULLABLE').toUpperCase();
+    const given = typeof f.mode === 'string' && f.mode !== '';
+    const mode = (given ? f.mode! : 'NULLABLE').toUpperCase();
     if (mode !== 'NULLABLE' && mode !== 'REQUIRED' && mode !== 'REPEATED') throw invalid(`Invalid value for mode: ${f.mode} is not a valid value`);
-    const out: RestField = { ...f, name: f.name, type, mode };
+    // A field sent without a mode is echoed without one, as the service does (NULLABLE is its meaning).
+    const out: RestField = { ...f, name: f.name, type, ...(given ? { mode } : {}) };
+    if (!given) delete out.mode;
     for (const k of Object.keys(out)) if (out[k] === null) delete out[k];
     if (type === 'RECORD') {
       if (!Array.isArray(f.fields) || f.fields.length === 0) throw invalid(`Field ${f.name} is type RECORD but has no schema`);
@@ -87,8 +90,10 @@ export function checkSchemaEvolution(tableName: string, oldFields: readonly Rest
     const full = path + o.name;
     if (!n) throw invalid(`${prefix} Field ${full} is missing in new schema`);
     if (n.type !== o.type) throw invalid(`${prefix} Field ${full} has changed type from ${o.type} to ${n.type}`);
-    if (n.mode !== o.mode && !(o.mode === 'REQUIRED' && n.mode === 'NULLABLE')) {
-      throw invalid(`${prefix} Field ${full} has changed mode from ${o.mode} to ${n.mode}`);
+    const om = o.mode ?? 'NULLABLE';
+    const nm = n.mode ?? 'NULLABLE';
+    if (nm !== om && !(om === 'REQUIRED' && nm === 'NULLABLE')) {
+      throw invalid(`${prefix} Field ${full} has changed mode from ${om} to ${nm}`);
     }
     if (o.type === 'RECORD') checkSchemaEvolution(tableName, o.fields ?? [], n.fields ?? [], full + '.');
   }

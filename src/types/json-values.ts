@@ -624,7 +624,7 @@ export function convertJsonValue(type: SqlType, v: unknown): Value {
     case 'STRING':
       if (typeof v === 'string') return v;
       if (typeof v === 'number' || typeof v === 'bigint') return String(v);
-      if (typeof v === 'boolean') throw new ValueConversionError('Conversion from bool to string is unsupported.');
+      if (typeof v === 'boolean') throw new ValueConversionError('Conversion from bool to std::string is unsupported.');
       throw new ValueConversionError('This field is not a record.');
     case 'BYTES':
       return parseBytes(v);

@@ -40,6 +40,27 @@ export function noContent(reply: FastifyReply): FastifyReply {
   return reply.code(204).send();
 }
 
+/**
+ * `If-Match` on a PUT/PATCH (the Node client sends the resource's etag): the
+ * service answers 412 when the resource changed since (its etag differs).
+ */
+export function checkIfMatch(header: string | string[] | undefined, current: unknown): void {
+  const want = Array.isArray(header) ? header[0] : header;
+  if (!want || want === '*' || want === current) return;
+  throw new RestError(412, 'conditionNotMet', 'Precondition check failed.');
+}
+
+/** The int64 fields of a resource (dotted paths) as the JSON strings the service echoes; clients may send numbers. */
+export function int64Strings(body: Json, paths: readonly string[]): void {
+  for (const path of paths) {
+    const keys = path.split('.');
+    let o: unknown = body;
+    for (const k of keys.slice(0, -1)) o = o && typeof o === 'object' ? (o as Json)[k] : undefined;
+    const last = keys[keys.length - 1]!;
+    if (o && typeof o === 'object' && typeof (o as Json)[last] === 'number') (o as Json)[last] = String((o as Json)[last]);
+  }
+}
+
 /** A weak etag from content, like the real service's opaque base64 tags. */
 export function etagOf(text: string): string {
   let h = 2166136261;

@@ -4,7 +4,7 @@ import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
 import { invalid, notFound, notImplemented } from '../errors.js';
 import { bodyObject, checkDatasetId, checkProjectId, isObj, qBool, qInt, qStr, str, type Json, type Query } from '../validate.js';
-import { etagOf, listItems, noContent, resourceOut, type DatasetParams, type ProjectParams } from './common.js';
+import { checkIfMatch, etagOf, listItems, noContent, resourceOut, type DatasetParams, type ProjectParams } from './common.js';
 
 function rejectExternal(body: Record<string, unknown>): void {
   if (body['externalDatasetReference'] !== undefined && body['externalDatasetReference'] !== null) {
@@ -86,6 +86,7 @@ export function registerDatasets(app: FastifyInstance, ctx: GatewayContext, fami
         const body = { ...bodyObject(req.body) };
         rejectExternal(body);
         reconcileReference(body, p, d);
+        if (req.headers['if-match']) checkIfMatch(req.headers['if-match'], JSON.parse((await ctx.call('GetDataset', { project_id: p, dataset_id: d })).resource_json).etag);
         const r = await ctx.call('UpdateDataset', {
           project_id: p,
           dataset_id: d,

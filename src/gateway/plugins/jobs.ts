@@ -188,7 +188,6 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const max = maxRaw === undefined ? ROWS_DEFAULT : Math.min(maxRaw, ROWS_CAP);
     const timeout = timeoutOf(body['timeoutMs']);
     const dryRun = boolish(body['dryRun']) ?? false;
-    const optional = str(body['jobCreationMode']) === 'JOB_CREATION_OPTIONAL';
 
     let job = requestId && !dryRun ? ctx.jobs.byRequestId(p, requestId) : undefined;
     if (!job) {
@@ -211,7 +210,8 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
       }
       void startJob(ctx, job);
     }
-    const extra: Json = optional ? { queryId: job.jobId } : {};
+    // The service names every jobs.query answer's query (`queryId`), with or without JOB_CREATION_OPTIONAL.
+    const extra: Json = { queryId: job.jobId };
     const complete = dryRun ? (await job.done, true) : await waitDone(job, timeout, reply);
     if (!complete) return incompleteBody(job, family, 'queryResponse', extra);
     if (job.error) return sendError(reply, job.error);

@@ -4,7 +4,7 @@ import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
 import { invalid, notFound, notImplemented } from '../errors.js';
 import { bodyObject, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, str, type Json, type Query } from '../validate.js';
-import { etagOf, listItems, noContent, resourceOut, type DatasetParams, type TableParams } from './common.js';
+import { checkIfMatch, etagOf, int64Strings, listItems, noContent, resourceOut, type DatasetParams, type TableParams } from './common.js';
 import { materializeExternal, rejectUnsupportedExternal, type RestField } from '../jobs/data-jobs.js';
 import { anonymousTable, isAnonDataset } from './anon-tables.js';
 
@@ -53,6 +53,35 @@ async function addViewSchema(ctx: GatewayContext, p: string, body: Json): Promis
   }
 }
 
+/** int64 fields of the Table resource a client may send as JSON numbers (the service echoes strings). */
+const INT64_FIELDS = ['expirationTime', 'timePartitioning.expirationMs', 'rangePartitioning.range.start', 'rangePartitioning.range.end', 'rangePartitioning.range.interval'];
+
+/** What tables.get?view=BASIC leaves out: the storage statistics (the default view, STORAGE_STATS, has them). */
+const STORAGE_STATS = [
+  'numBytes', 'numLongTermBytes', 'numRows', 'numActiveLogicalBytes', 'numLongTermLogicalBytes', 'numTotalLogicalBytes',
+  'numActivePhysicalBytes', 'numLongTermPhysicalBytes', 'numTotalPhysicalBytes', 'numTimeTravelPhysicalBytes', 'numPhysicalBytes',
+  'numCurrentPhysicalBytes', 'lastModifiedTime', 'streamingBuffer',
+];
+
+/**
+ * A table's default collation (its own, else its dataset's) applies to its
+ * STRING fields that name none, as the service stores it (recursively into RECORDs).
+ * `only`: just these fields (new ones of an update).
+ */
+function applyCollation(fields: RestField[], collation: string, only?: (f: RestField) => boolean): RestField[] {
+  return fields.map((f) => {
+    if (only && !only(f)) return f;
+    const t = String(f.type ?? '').toUpperCase();
+    if ((t === 'RECORD' || t === 'STRUCT') && Array.isArray(f.fields)) return { ...f, fields: applyCollation(f.fields, collation) };
+    return t === 'STRING' && f['collation'] === undefined ? { ...f, collation } : f;
+  });
+}
+
+function fieldsOfBody(body: Json): RestField[] | undefined {
+  const s = body['schema'];
+  return isObj(s) && Array.isArray(s['fields']) ? (s['fields'] as RestField[]) : undefined;
+}
+
 /** tables.get?selectedFields=a,b: the schema of those top-level columns only (as ListRows selects them; `a.b` selects `a`). */
 function selectSchema(table: Json, selected: string): void {
   const s = table['schema'];
@@ -87,6 +116,12 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     const body = { ...bodyObject(req.body) };
     reject501(body);
     const t = reconcileReference(body, p, d, undefined);
+    int64Strings(body, INT64_FIELDS);
+    const fields = fieldsOfBody(body);
+    if (fields) {
+      const collation = str(body['defaultCollation']) ?? str(JSON.parse((await ctx.call('GetDataset', { project_id: p, dataset_id: d })).resource_json).defaultCollation);
+      if (collation) body['schema'] = { ...(body['schema'] as Json), fields: applyCollation(fields, collation) };
+    }
     const ext = isObj(body['externalDataConfiguration']) ? body['externalDataConfiguration'] : undefined;
     if (ext) rejectUnsupportedExternal(ext);
     await addViewSchema(ctx, p, body);
@@ -122,6 +157,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     const r = await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t, options });
     const out = resourceOut(r.resource_json, family, 'table');
     if (sel) selectSchema(out, sel);
+    if (view?.toUpperCase() === 'BASIC') for (const k of STORAGE_STATS) delete out[k];
     return out;
   });
 
@@ -136,6 +172,16 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
         const body = { ...bodyObject(req.body) };
         reject501(body);
         reconcileReference(body, p, d, t);
+        int64Strings(body, INT64_FIELDS);
+        const fields = fieldsOfBody(body);
+        if (req.headers['if-match'] || fields) {
+          const current = JSON.parse((await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t })).resource_json) as Json;
+          checkIfMatch(req.headers['if-match'], current['etag']);
+          // Fields the update adds take the table's default collation (as it is after the update).
+          const collation = body['defaultCollation'] !== undefined ? str(body['defaultCollation']) : str(current['defaultCollation']);
+          const had = new Set((fieldsOfBody(current) ?? []).map((f) => f.name.toLowerCase()));
+          if (fields && collation) body['schema'] = { ...(body['schema'] as Json), fields: applyCollation(fields, collation, (f) => !had.has(String(f.name).toLowerCase())) };
+        }
         await addViewSchema(ctx, p, body);
         const options: Record<string, string> = method === 'PATCH' ? { patch: 'true' } : {};
         const auto = qStr(req.query, 'autodetect_schema');
