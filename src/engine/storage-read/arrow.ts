@@ -214,6 +214,11 @@ export class RowSource {
     }
   }
 
+  /** The same rows with only the columns at `idx` (selected_fields), in that order. */
+  project(idx: readonly number[]): RowSource {
+    return new RowSource(this.batches.map((b) => ({ length: b.length, columns: idx.map((i) => b.columns[i]!) })), this.selected, this.rowCount);
+  }
+
   /** Scalar values of column k for filtered rows [start, end) (row numbers ascend, so the batch cursor only moves forward). */
   values(k: number, start: number, end: number): Value[] {
     const out: Value[] = new Array(end - start);

@@ -1,6 +1,7 @@
 // `row_restriction` of a read session (spec §4.14): exactly one equality
 // clause `<column> = <literal>`, the literal an INT64, a BOOL (true/false in
-// any case) or a STRING in single quotes with '' as the escaped quote. The
+// any case) or a STRING in single quotes ('' or \' for a quote) or in double
+// quotes as GoogleSQL writes it ("WA", with backslash escapes). The
 // column is bare or backtick-quoted and must hold INT64, BOOL or STRING to
 // match the literal. Anything else is rejected when the session is created.
 import type { Column } from '../../types/schema.js';
@@ -13,7 +14,16 @@ export interface RowRestriction {
   readonly value: bigint | boolean | string;
 }
 
-const CLAUSE = /^\s*(?:`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*))\s*=\s*(-?\d+|true|false|'(?:[^']|'')*')\s*$/i;
+const CLAUSE = /^\s*(?:`([^`]+)`|([A-Za-z_][A-Za-z0-9_]*))\s*=\s*(-?\d+|true|false|'(?:[^'\\]|''|\\.)*'|"(?:[^"\\]|\\.)*")\s*$/i;
+
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '`': '`' };
+
+/** The text of a quoted string literal: backslash escapes, and '' in single quotes. */
+function stringLiteral(lit: string): string {
+  const body = lit.slice(1, -1);
+  const text = body.replace(/\\(.)/g, (all, c: string) => ESCAPES[c] ?? all);
+  return lit.startsWith("'") ? text.replace(/''/g, "'") : text;
+}
 
 export function parseRestriction(text: string, columns: readonly Column[]): RowRestriction | null {
   if (text.trim() === '') return null;
@@ -27,8 +37,8 @@ export function parseRestriction(text: string, columns: readonly Column[]): RowR
   const lit = m[3]!;
   let value: bigint | boolean | string;
   let kind: string;
-  if (lit.startsWith("'")) {
-    value = lit.slice(1, -1).replace(/''/g, "'");
+  if (lit.startsWith("'") || lit.startsWith('"')) {
+    value = stringLiteral(lit);
     kind = 'STRING';
   } else if (/^(true|false)$/i.test(lit)) {
     value = lit.toLowerCase() === 'true';

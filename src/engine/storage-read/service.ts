@@ -68,6 +68,26 @@ interface SplitReadStreamRequest {
 const TABLE_PATH = /^projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)$/;
 const STREAM_PATH = /^(projects\/[^/]+\/locations\/[^/]+\/sessions\/[^/]+)\/streams\/([^/]+)$/;
 
+type Source = Pick<Session, 'columns' | 'rowCount' | 'rowsFor'>;
+
+/**
+ * `selected_fields`: only those top-level columns (`a.b` selects `a`), in the
+ * table's order, as the service returns them; a name the table lacks fails
+ * the session with the service's text.
+ */
+function selectFields(source: Source, fields: readonly string[]): Source {
+  if (!fields.length) return source;
+  const wanted = new Set(fields.map((f) => f.split('.')[0]!.toLowerCase()));
+  const missing = fields.filter((f) => !source.columns.some((c) => c.name.toLowerCase() === f.split('.')[0]!.toLowerCase()));
+  if (missing.length) throw invalid(`request failed: The following selected fields do not exist in the table schema: ${missing.join(', ')}`);
+  const idx = source.columns.flatMap((c, i) => (wanted.has(c.name.toLowerCase()) ? [i] : []));
+  return {
+    columns: idx.map((i) => source.columns[i]!),
+    rowCount: source.rowCount,
+    rowsFor: async (start, end) => (await source.rowsFor(start, end)).project(idx),
+  };
+}
+
 export class StorageReadService {
   private readonly sessions = new Map<string, Session>();
 
@@ -112,7 +132,7 @@ export class StorageReadService {
     const snap = rs.tableModifiers?.snapshotTime;
     const asOfMs = snap ? snap.seconds * 1000 + Math.floor(snap.nanos / 1e6) : undefined;
     const source = (ResultStore.isAnonDataset(d) ? await this.resultSource(p, d, t, rs.readOptions?.rowRestriction ?? '') : undefined) ?? (await this.tableSource(p, d, t, asOfMs, rs.readOptions?.rowRestriction ?? ''));
-    const { columns, rowCount, rowsFor } = source;
+    const { columns, rowCount, rowsFor } = selectFields(source, rs.readOptions?.selectedFields ?? []);
 
     const now = Date.now();
     this.sweep(now);
@@ -140,7 +160,6 @@ export class StorageReadService {
       ...(format === 'ARROW' ? { arrowSchema: { serializedSchema: Buffer.from(session.arrowSchemaBytes!) } } : { avroSchema: { schema: session.avroSchema } }),
       table: rs.table,
       ...(snap ? { tableModifiers: { snapshotTime: snap } } : {}),
-      // selected_fields is echoed, not enforced (spec §4.14): every column is returned.
       readOptions: rs.readOptions ?? undefined,
       streams: [...streams.keys()].map((id) => ({ name: `${name}/streams/${id}` })),
       estimatedRowCount: rowCount,

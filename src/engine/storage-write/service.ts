@@ -121,7 +121,8 @@ export class StorageWriteService {
     const s: WriteStreamState = { name, type, table: { p, d, t }, created: Date.now(), committed: null, finalized: false, rowCount: 0, held: [], flushed: 0 };
     await this.log.write(name, { meta: { name, type, table: s.table, created: s.created } });
     this.streams.set(name, s);
-    return this.describe(s, false);
+    // The service answers CreateWriteStream with the table's schema (clients build their row descriptor from it).
+    return this.describe(s, true);
   }
 
   /** The stream by name; `_default` exists for every table. */
