@@ -1082,6 +1082,9 @@ function externalRoutineFields(st: A.CreateFunctionStmt): Record<string, unknown
 export async function createModel(s: Session, st: A.CreateModelStmt): Promise<QueryResult> {
   const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  // The training query is analysed as the service does: a table it reads that does not exist is notFound.
+  if (st.query) s.analyze(st.query);
   const existing = cat.getChild('models', id.projectId, id.datasetId, id.tableId);
   if (existing && st.ifNotExists) return result('CREATE_MODEL', { ddlOperationPerformed: 'SKIP' });
   if (existing && !st.orReplace) throw already('Model', `${id.projectId}:${id.datasetId}.${id.tableId}`);

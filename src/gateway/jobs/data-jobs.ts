@@ -143,7 +143,8 @@ async function evolveSchema(ctx: GatewayContext, dest: TableRef, current: RestFi
     throw invalid(`${prefix} Field ${relaxed[0]!.name} has changed mode from REQUIRED to NULLABLE`);
   }
   if (!added.length && !relaxed.length) return current;
-  const fields = [...current.map((f) => (relaxed.includes(f) ? { ...f, mode: 'NULLABLE' } : f)), ...added];
+  // A load writes its schema with every mode spelled out (as parse() makes it): the added columns too.
+  const fields = [...current.map((f) => (relaxed.includes(f) ? { ...f, mode: 'NULLABLE' } : f)), ...added.map((f) => ({ ...f, mode: f.mode ?? 'NULLABLE' }))];
   await ctx.call('UpdateTable', { project_id: dest.project_id, dataset_id: dest.dataset_id, table_id: dest.table_id, resource_json: JSON.stringify({ schema: { fields } }), options: { patch: 'true' } });
   return fields;
 }
