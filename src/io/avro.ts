@@ -12,6 +12,7 @@ import type * as Avsc from 'avsc';
 import { formatDate, formatDatetime, formatTime, formatTimestampRfc3339, parseDate, parseDatetime, parseTime, parseTimestamp } from '../types/json-values.js';
 import { ioInvalid, ioNotImplemented, isObj, type Json } from './errors.js';
 import type { SourceFile } from './objects.js';
+import { avroSnappyBlock } from './snappy.js';
 import type { Parsed, RestField } from './schema.js';
 
 type AvroLib = typeof Avsc;
@@ -183,6 +184,15 @@ function jsonValue(schema: AvroSchema, v: unknown, logical: boolean, named: Name
 }
 
 /** Avro container files -> rows; the file's writer schema gives the columns unless `schema` is set. */
+/** avsc's codec callback form of avroSnappyBlock. */
+function snappyCodec(buf: Buffer, cb: (err: Error | null, data?: Buffer) => void): void {
+  try {
+    cb(null, avroSnappyBlock(buf));
+  } catch (e) {
+    cb(e as Error);
+  }
+}
+
 export async function avroRows(files: readonly SourceFile[], schema: RestField[] | undefined, logical: boolean): Promise<Parsed> {
   const avro = await loadAvsc();
   const long = bigintLong(avro);
@@ -193,6 +203,8 @@ export async function avroRows(files: readonly SourceFile[], schema: RestField[]
     const records: unknown[] = [];
     await new Promise<void>((resolveP, reject) => {
       const dec = new avro.streams.BlockDecoder({
+        // avsc knows null and deflate; snappy blocks (what many writers use) are decoded here.
+        codecs: { ...avro.streams.BlockDecoder.defaultCodecs(), snappy: snappyCodec },
         parseHook: (s: Avsc.Schema) => {
           writer = s as AvroSchema;
           return avro.Type.forSchema(s, { registry: { long } });

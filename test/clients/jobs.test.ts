@@ -72,4 +72,14 @@ describe('query jobs through the Node client', () => {
     const [rows] = await table.getRows();
     expect(rows).toHaveLength(2);
   });
+
+  it('an Avro file written with the snappy codec loads (fixture made by Apache Avro\'s Python writer: fixtures/make-snappy-avro.py)', async () => {
+    const table = bq.dataset('jd').table('snappy');
+    const [job] = await table.createLoadJob(join(import.meta.dirname, 'fixtures', 'snappy.avro'), { sourceFormat: 'AVRO' });
+    expect(job.metadata.status).toEqual({ state: 'DONE' });
+    const [rows] = await bq.query('SELECT COUNT(*) AS n, COUNTIF(population IS NULL) AS missing, MAX(name) AS top FROM jd.snappy');
+    expect(rows).toEqual([{ n: 203, missing: 1, top: 'State 99 of the long list of states' }]);
+    const [first] = await bq.query("SELECT post_abbr, population FROM jd.snappy WHERE name = 'Alaska'");
+    expect(first).toEqual([{ post_abbr: 'AK', population: 733391 }]);
+  });
 });
