@@ -53,7 +53,7 @@ export function defaultOutDir(quick: boolean): string {
   return path.join(repoRoot, 'bench', 'results', ...(quick ? ['tmp'] : []));
 }
 
-async function machineInfo(): Promise<MachineInfo> {
+export async function machineInfo(): Promise<MachineInfo> {
   let gitCommit: string | null = null;
   try {
     gitCommit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
