@@ -19,6 +19,15 @@ export interface SharedExecState {
   readonly uncorrelated: Map<SubqueryExpr, Promise<SubqueryResult>>;
   /** Correlated subqueries: one result per distinct binding of their correlated columns. */
   readonly correlated: Map<SubqueryExpr, Map<string, SubqueryResult>>;
+  /** Pure calls over one STRING argument: results per distinct value (expr.ts), per call. */
+  readonly memos: WeakMap<object, ValueMemo>;
+}
+
+/** A pure call's results by argument value, for one statement; `off` once values proved too distinct to pay. */
+export interface ValueMemo {
+  readonly results: Map<Value, Value>;
+  rows: number;
+  off: boolean;
 }
 
 export interface ExecContext {
@@ -46,7 +55,7 @@ export function makeExecContext(query: QueryContext, evalCtx?: Partial<EvalConte
     eval: ev,
     outer: new Map(),
     ctes: new Map(),
-    shared: { lastYield: performance.now(), uncorrelated: new Map(), correlated: new Map() },
+    shared: { lastYield: performance.now(), uncorrelated: new Map(), correlated: new Map(), memos: new WeakMap() },
   };
 }
 

@@ -12,7 +12,7 @@ import { joinOp } from './operators/join.js';
 import { limitOp } from './operators/limit.js';
 import { projectOp } from './operators/project.js';
 import { sampleOp } from './operators/sample.js';
-import { scanOp, scanPick } from './operators/scan.js';
+import { filteredScan, scanOp, scanPick } from './operators/scan.js';
 import { setOpOp } from './operators/setop.js';
 import { sortOp } from './operators/sort.js';
 import { unnestOp } from './operators/unnest.js';
@@ -37,11 +37,13 @@ export function executeRel(rel: Rel, ctx: ExecContext, transient = false): Async
     case 'values':
       return valuesOp(rel, ctx);
     case 'filter':
-      return filterOp(rel, ctx);
+      // A filter over a scan runs in the scan: the predicate reads only its columns, the rest are copied for the rows kept.
+      return rel.input.kind === 'scan' ? scanOp(rel.input, ctx, null, rel.predicate) : filterOp(rel, ctx);
     case 'project': {
-      // Column references over a scan: the scan picks the columns (one generator layer less).
+      // Column references over a (filtered) scan: the scan picks the columns (one generator layer less).
       const pick = scanPick(rel);
-      return pick !== null && rel.input.kind === 'scan' ? scanOp(rel.input, ctx, pick) : projectOp(rel, ctx);
+      const src = pick === null ? null : filteredScan(rel.input);
+      return src !== null ? scanOp(src.scan, ctx, pick, src.predicate) : projectOp(rel, ctx);
     }
     case 'aggregate':
       return aggregateOp(rel, ctx);
@@ -88,7 +90,7 @@ export async function collectRows(rel: Rel, ctx: ExecContext): Promise<Batch[]> 
 
 /** A context with fresh statement-level caches (subquery results). */
 export function statementScope(ctx: ExecContext): ExecContext {
-  return { ...ctx, shared: { lastYield: ctx.shared.lastYield, uncorrelated: new Map(), correlated: new Map() } };
+  return { ...ctx, shared: { lastYield: ctx.shared.lastYield, uncorrelated: new Map(), correlated: new Map(), memos: new WeakMap() } };
 }
 
 /** The whole output as one batch (build sides, sort and window inputs). */

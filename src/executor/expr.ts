@@ -21,7 +21,7 @@ import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { constantVector, getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import { castVector } from './cast.js';
-import type { ExecContext } from './context.js';
+import type { ExecContext, ValueMemo } from './context.js';
 import { executeRel } from './execute.js';
 import { GroupTable } from './hash.js';
 import { tupleKey } from './values-compare.js';
@@ -278,9 +278,111 @@ function fieldOf(type: SqlType, s: Vector, fieldIndex: number, n: number): Vecto
 
 function evalCall(e: CallExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
   const n = batch.length;
+  const m = memoArg(e);
+  if (m >= 0 && n > 0) {
+    const memo = memoOf(env.ctx, e);
+    if (!memo.off) return memoCall(e, m, evalExpr(e.args[m]!, batch, layout, env), memo, env);
+  }
   const args = e.args.map((a) => (a.kind === 'lambda' ? lambdaVector(a, batch, layout, env, n, null) : evalExpr(a, batch, layout, env)));
   return applyCall(e, args, batch, layout, env);
 }
+
+// ---------------------------------------------------------------- per-value memo of pure calls
+
+/** Result types whose values are immutable scalars (one value may be shared by many rows). */
+const MEMO_RESULTS = new Set(['STRING', 'BOOL', 'INT64', 'FLOAT64', 'DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'NUMERIC', 'BIGNUMERIC']);
+/** Rows seen before judging whether values repeat enough (at most one distinct value per two rows), and most values kept. */
+const MEMO_TRIAL_ROWS = 1 << 16;
+const MEMO_MAX_VALUES = 1 << 16;
+
+const memoArgCache = new WeakMap<CallExpr, number>();
+/**
+ * For a pure call whose arguments are one STRING expression and literals,
+ * that expression's index (else -1): the call can be computed once per
+ * distinct string (`LOWER(s)`, `REGEXP_CONTAINS(s, r'..')`, `s LIKE 'a%'`).
+ */
+function memoArg(e: CallExpr): number {
+  let r = memoArgCache.get(e);
+  if (r !== undefined) return r;
+  r = -1;
+  if (e.fn.pure && !e.safe && MEMO_RESULTS.has(e.type.kind)) {
+    for (let i = 0; i < e.args.length; i++) {
+      const a = e.args[i]!;
+      if (a.kind === 'literal') continue;
+      if (r !== -1 || a.kind === 'lambda' || a.type.kind !== 'STRING') {
+        r = -1;
+        break;
+      }
+      r = i;
+    }
+  }
+  memoArgCache.set(e, r);
+  return r;
+}
+
+function memoOf(ctx: ExecContext, e: CallExpr): ValueMemo {
+  let m = ctx.shared.memos.get(e);
+  if (!m) ctx.shared.memos.set(e, (m = { results: new Map(), rows: 0, off: false }));
+  return m;
+}
+
+/**
+ * Evaluates `e` through its memo: rows whose value was seen take the stored
+ * result; the kernel runs once on the batch's new distinct values, in their
+ * order of first appearance (so an error names the same value the batch
+ * would). Results are the kernel's own, shared between equal inputs. Once
+ * values prove mostly distinct (or too many), the memo turns off for the
+ * statement and the call runs as usual.
+ */
+function memoCall(e: CallExpr, m: number, x: Vector, memo: ValueMemo, env: Env): Vector {
+  const n = x.length;
+  const xs = x.data as Value[];
+  const xn = x.nulls;
+  const results = memo.results;
+  const out = new Array<Value>(n);
+  let missing: Value[] | null = null;
+  let missRows: Int32Array | null = null;
+  let misses = 0;
+  for (let i = 0; i < n; i++) {
+    const key = xn !== null && xn[i] === 1 ? null : xs[i]!;
+    const r = results.get(key);
+    if (r !== undefined) out[i] = r;
+    else {
+      missRows ??= new Int32Array(n);
+      missRows[misses++] = i;
+    }
+  }
+  if (misses > 0) {
+    // The batch's new values, distinct, in order of first appearance.
+    const seen = new Set<Value>();
+    missing = [];
+    for (let j = 0; j < misses; j++) {
+      const i = missRows![j]!;
+      const key = xn !== null && xn[i] === 1 ? null : xs[i]!;
+      if (!seen.has(key)) {
+        seen.add(key);
+        missing.push(key);
+      }
+    }
+    const k = missing.length;
+    const none: Batch = { length: k, columns: [] };
+    const args = e.args.map((a, i) => (i === m ? vectorFromValues(x.type, missing!) : evalExpr(a, none, EMPTY_LAYOUT, env)));
+    const r = e.fn.kernel(args, k, env.ctx.eval);
+    for (let j = 0; j < k; j++) results.set(missing[j]!, getValue(r, j));
+    for (let j = 0; j < misses; j++) {
+      const i = missRows![j]!;
+      out[i] = results.get(xn !== null && xn[i] === 1 ? null : xs[i]!)!;
+    }
+  }
+  memo.rows += n;
+  if (results.size > MEMO_MAX_VALUES || (memo.rows >= MEMO_TRIAL_ROWS && results.size * 2 > memo.rows)) {
+    memo.off = true;
+    results.clear();
+  }
+  return vectorFromValues(e.type, out);
+}
+
+const EMPTY_LAYOUT: ColumnLayout = new Map();
 
 function applyCall(e: CallExpr, args: Vector[], batch: Batch, layout: ColumnLayout, env: Env): Vector {
   const n = batch.length;
@@ -430,6 +532,74 @@ function evalCoalesce(e: ConditionalExpr, batch: Batch, layout: ColumnLayout, en
   return finishParts(e.type, n, parts);
 }
 
+/**
+ * Functions whose kernels never raise, whatever their (error-free) arguments:
+ * comparisons and NULL tests. An AND/OR of such operands (over columns and
+ * literals) needs no short-circuit to stay error-free.
+ */
+const NEVER_RAISE = new Set(['$equal', '$not_equal', '$less', '$less_or_equal', '$greater', '$greater_or_equal', '$between', '$is_null', '$is_true', '$is_false', '$is_distinct_from', '$is_not_distinct_from']);
+
+const neverRaisesCache = new WeakMap<Expr, boolean>();
+/** Whether evaluating `e` can never raise an error (so it may run on rows a short-circuit would skip). */
+function neverRaises(e: Expr): boolean {
+  let r = neverRaisesCache.get(e);
+  if (r !== undefined) return r;
+  switch (e.kind) {
+    case 'column':
+    case 'literal':
+      r = true;
+      break;
+    case 'call':
+      r = !e.safe && NEVER_RAISE.has(e.name) && e.args.every(neverRaises);
+      break;
+    case 'logical':
+      r = e.args.every(neverRaises);
+      break;
+    default:
+      r = false;
+  }
+  neverRaisesCache.set(e, r);
+  return r;
+}
+
+/**
+ * AND/OR of operands that never raise: every operand on every row, combined
+ * with typed loops (three-valued). `a >= x AND a <= y` costs two comparison
+ * loops instead of a selection, a take of `a` and a scatter.
+ */
+function evalLogicalDense(e: LogicalExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
+  const n = batch.length;
+  const isAnd = e.op === 'and';
+  // decided[i]: some operand has the dominant value (FALSE for AND, TRUE for OR); unknown[i]: some operand is NULL.
+  const decided = new Uint8Array(n);
+  let unknown: Uint8Array | null = null;
+  for (const a of e.args) {
+    const v = evalExpr(a, batch, layout, env);
+    if (v.nulls !== null) unknown ??= new Uint8Array(n);
+    combineDominant(v.data as Uint8Array, v.nulls, isAnd ? 0 : 1, n, decided, unknown);
+  }
+  // AND: TRUE unless decided (FALSE) or unknown; OR: TRUE when decided.
+  const data = isAnd ? new Uint8Array(n) : decided;
+  let nulls: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    if (decided[i] === 1) continue;
+    if (unknown !== null && unknown[i] === 1) (nulls ??= new Uint8Array(n))[i] = 1;
+    else if (isAnd) data[i] = 1;
+  }
+  return { type: e.type, length: n, data, nulls };
+}
+
+function combineDominant(d: Uint8Array, nulls: Uint8Array | null, dominant: number, n: number, decided: Uint8Array, unknown: Uint8Array | null): void {
+  if (nulls === null) {
+    for (let i = 0; i < n; i++) decided[i] |= d[i] === dominant ? 1 : 0;
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    if (nulls[i] === 1) unknown![i] = 1;
+    else decided[i] |= d[i] === dominant ? 1 : 0;
+  }
+}
+
 /** Three-valued AND/OR with short-circuit by selection; NOT. */
 function evalLogical(e: LogicalExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
   const n = batch.length;
@@ -440,6 +610,7 @@ function evalLogical(e: LogicalExpr, batch: Batch, layout: ColumnLayout, env: En
     for (let i = 0; i < n; i++) out[i] = d[i]! ^ 1;
     return { type: e.type, length: n, data: out, nulls: v.nulls };
   }
+  if (neverRaises(e)) return evalLogicalDense(e, batch, layout, env);
   const isAnd = e.op === 'and';
   // `decided` = the dominant value (FALSE for AND, TRUE for OR).
   const dominant = isAnd ? 0 : 1;

@@ -5,7 +5,7 @@ import { typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { MAX_DATE, MIN_DATE } from './civil.js';
-import { compareValues, groupEquals, sqlEquals } from './compare.js';
+import { compareStrings, compareValues, groupEquals, sqlEquals } from './compare.js';
 import { formatErrNum } from './format-number.js';
 import {
   datetimeAddInterval,
@@ -382,6 +382,80 @@ function comparisonKernel(op: CmpOp): ScalarKernel {
   };
 }
 
+// ---------------------------------------------------------------- BETWEEN
+
+/** One row of BETWEEN on scalar values: x >= lo AND x <= hi with three-valued AND (NaN is unordered: FALSE). */
+function betweenRow(x: Value, lo: Value, hi: Value): boolean | null {
+  const a = compareOp('ge', x, lo);
+  const b = compareOp('le', x, hi);
+  if (a === false || b === false) return false;
+  if (a === null || b === null) return null;
+  return true;
+}
+
+// One loop per layout: a shared loop over ArrayLike<number> goes megamorphic.
+function betweenF64(x: Float64Array, lo: Float64Array, hi: Float64Array, n: number, out: Uint8Array): void {
+  for (let i = 0; i < n; i++) {
+    const v = x[i]!;
+    out[i] = v >= lo[i]! && v <= hi[i]! ? 1 : 0;
+  }
+}
+
+function betweenI32(x: Int32Array, lo: Int32Array, hi: Int32Array, n: number, out: Uint8Array): void {
+  for (let i = 0; i < n; i++) {
+    const v = x[i]!;
+    out[i] = v >= lo[i]! && v <= hi[i]! ? 1 : 0;
+  }
+}
+
+function betweenStr(x: Value[], lo: Value[], hi: Value[], n: number, nulls: Uint8Array | null, out: Uint8Array): void {
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const v = x[i] as string;
+    out[i] = compareStrings(v, lo[i] as string) >= 0 && compareStrings(v, hi[i] as string) <= 0 ? 1 : 0;
+  }
+}
+
+/**
+ * x BETWEEN lo AND hi. Typed layouts (FLOAT64, INT64 as doubles, DATE,
+ * TIME, TIMESTAMP, DATETIME) and STRING run one loop over the batch; rows
+ * with a NULL argument are redone as scalars afterwards (a NULL bound still
+ * gives FALSE when the other bound fails). Other layouts go row by row.
+ */
+const betweenKernel: ScalarKernel = (args, n) => {
+  const [x, lo, hi] = args as [Vector, Vector, Vector];
+  const xd = x.data;
+  const ld = lo.data;
+  const hd = hi.data;
+  const nulls = mergeNulls(args, n);
+  const out = new Uint8Array(n);
+  if (xd instanceof Float64Array && ld instanceof Float64Array && hd instanceof Float64Array) betweenF64(xd, ld, hd, n, out);
+  else if (xd instanceof Int32Array && ld instanceof Int32Array && hd instanceof Int32Array) betweenI32(xd, ld, hd, n, out);
+  else if (x.type.kind === 'STRING' && Array.isArray(xd) && Array.isArray(ld) && Array.isArray(hd)) betweenStr(xd, ld, hd, n, nulls, out);
+  else {
+    const xs = valuesOf(x, n);
+    const ls = valuesOf(lo, n);
+    const hs = valuesOf(hi, n);
+    const data = new Uint8Array(n);
+    let rn: Uint8Array | null = null;
+    for (let i = 0; i < n; i++) {
+      const r = betweenRow(xs[i]!, ls[i]!, hs[i]!);
+      if (r === null) (rn ??= new Uint8Array(n))[i] = 1;
+      else data[i] = r ? 1 : 0;
+    }
+    return { type: T.BOOL, length: n, data, nulls: rn };
+  }
+  if (nulls === null) return { type: T.BOOL, length: n, data: out, nulls: null };
+  let rn: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    if (nulls[i] === 0) continue;
+    const r = betweenRow(getValue(x, i), getValue(lo, i), getValue(hi, i));
+    out[i] = r === true ? 1 : 0;
+    if (r === null) (rn ??= new Uint8Array(n))[i] = 1;
+  }
+  return { type: T.BOOL, length: n, data: out, nulls: rn };
+};
+
 function equalityAccept(c: Omit<SigContext, 'returnType'>): boolean {
   const t = c.argTypes[0]!;
   return supportsEquality(t);
@@ -429,20 +503,7 @@ function registerComparisons(): void {
   defineScalar('$is_distinct_from', [sig(['T1', 'T1'], 'BOOL', distinct(true), equalityAccept)], { display: operatorDisplay('IS DISTINCT FROM') });
   defineScalar('$is_not_distinct_from', [sig(['T1', 'T1'], 'BOOL', distinct(false), equalityAccept)], { display: operatorDisplay('IS NOT DISTINCT FROM') });
 
-  // BETWEEN: x >= lo AND x <= hi with three-valued AND.
-  defineScalar(
-    '$between',
-    [
-      sig(['T1', 'T1', 'T1'], 'BOOL', rowKernel(T.BOOL, (v) => {
-        const a = compareOp('ge', v[0]!, v[1]!);
-        const b = compareOp('le', v[0]!, v[2]!);
-        if (a === false || b === false) return false;
-        if (a === null || b === null) return null;
-        return true;
-      }, false), orderingAccept),
-    ],
-    { display: operatorDisplay('BETWEEN', 'between') },
-  );
+  defineScalar('$between', [sig(['T1', 'T1', 'T1'], 'BOOL', betweenKernel, orderingAccept)], { display: operatorDisplay('BETWEEN', 'between') });
 
   // x IN (a, b, ...). With an all-constant list of a hashable scalar type the list
   // becomes a Set once per batch and each row is one lookup.
@@ -606,6 +667,7 @@ function registerLike(): void {
     return { type: T.BOOL, length: n, data: out, nulls };
   };
   defineScalar('$like', [sig(['STRING', 'STRING'], 'BOOL', likeKernel(false)), sig(['BYTES', 'BYTES'], 'BOOL', likeKernel(true))], {
+    pure: true,
     display: operatorDisplay('LIKE'),
   });
   // LIKE ANY/ALL; `negate` gives NOT LIKE ANY/ALL, which apply NOT LIKE per pattern
@@ -625,15 +687,19 @@ function registerLike(): void {
       return sawNull ? null : all;
     }, false);
   defineScalar('$like_any', [sig(['STRING', { type: 'STRING', repeated: true }], 'BOOL', quant(false, false)), sig(['BYTES', { type: 'BYTES', repeated: true }], 'BOOL', quant(false, true))], {
+    pure: true,
     display: operatorDisplay('LIKE ANY', 'custom', (a) => `${a[0]} LIKE ANY (${a.slice(1).join(', ')})`),
   });
   defineScalar('$like_all', [sig(['STRING', { type: 'STRING', repeated: true }], 'BOOL', quant(true, false)), sig(['BYTES', { type: 'BYTES', repeated: true }], 'BOOL', quant(true, true))], {
+    pure: true,
     display: operatorDisplay('LIKE ALL', 'custom', (a) => `${a[0]} LIKE ALL (${a.slice(1).join(', ')})`),
   });
   defineScalar('$not_like_any', [sig(['STRING', { type: 'STRING', repeated: true }], 'BOOL', quant(false, false, true)), sig(['BYTES', { type: 'BYTES', repeated: true }], 'BOOL', quant(false, true, true))], {
+    pure: true,
     display: operatorDisplay('NOT LIKE ANY', 'custom', (a) => `${a[0]} NOT LIKE ANY (${a.slice(1).join(', ')})`),
   });
   defineScalar('$not_like_all', [sig(['STRING', { type: 'STRING', repeated: true }], 'BOOL', quant(true, false, true)), sig(['BYTES', { type: 'BYTES', repeated: true }], 'BOOL', quant(true, true, true))], {
+    pure: true,
     display: operatorDisplay('NOT LIKE ALL', 'custom', (a) => `${a[0]} NOT LIKE ALL (${a.slice(1).join(', ')})`),
   });
 }

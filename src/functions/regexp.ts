@@ -171,27 +171,27 @@ export function registerRegexp(): void {
   defineScalar('REGEXP_CONTAINS', [
     sig(['STRING', 'STRING'], 'BOOL', rowKernel(T.BOOL, (v) => compile(v[1] as string, false).matcher(v[0] as string).find())),
     sig(['BYTES', 'BYTES'], 'BOOL', rowKernel(T.BOOL, (v) => compile(toStr(v[1]!, true), true).matcher(toStr(v[0]!, true)).find())),
-  ]);
+  ], { pure: true });
   defineScalar('REGEXP_MATCH', [
     sig(['STRING', 'STRING'], 'BOOL', rowKernel(T.BOOL, (v) => compile(v[1] as string, false).matcher(v[0] as string).matches())),
     sig(['BYTES', 'BYTES'], 'BOOL', rowKernel(T.BOOL, (v) => compile(toStr(v[1]!, true), true).matcher(toStr(v[0]!, true)).matches())),
-  ]);
+  ], { pure: true });
   const ext = [
     sig(['STRING', 'STRING', opt('INT64'), opt('INT64')], 'STRING', rowKernel(T.STRING, (v) => extract(v, false))),
     sig(['BYTES', 'BYTES', opt('INT64'), opt('INT64')], 'BYTES', rowKernel(T.BYTES, (v) => extract(v, true))),
   ];
-  defineScalar('REGEXP_EXTRACT', ext);
-  defineScalar('REGEXP_SUBSTR', ext);
+  defineScalar('REGEXP_EXTRACT', ext, { pure: true });
+  defineScalar('REGEXP_SUBSTR', ext, { pure: true });
   defineScalar('REGEXP_EXTRACT_ALL', [
     sig(['STRING', 'STRING'], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => extractAll(v, false))),
     sig(['BYTES', 'BYTES'], 'ARRAY<BYTES>', rowKernel(arrayOf(T.BYTES), (v) => extractAll(v, true))),
-  ]);
+  ], { pure: true });
   defineScalar('REGEXP_INSTR', [
     sig(['STRING', 'STRING', opt('INT64'), opt('INT64'), opt('INT64')], 'INT64', rowKernel(T.INT64, (v) => instr(v, false))),
     sig(['BYTES', 'BYTES', opt('INT64'), opt('INT64'), opt('INT64')], 'INT64', rowKernel(T.INT64, (v) => instr(v, true))),
-  ]);
+  ], { pure: true });
   defineScalar('REGEXP_REPLACE', [
     sig(['STRING', 'STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => replace(v, false))),
     sig(['BYTES', 'BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => replace(v, true))),
-  ]);
+  ], { pure: true });
 }

@@ -38,6 +38,12 @@ export interface ResolvedScalar {
   /** The types each argument must be cast to before the kernel sees it (same length as the call's args). */
   readonly argTypes: readonly SqlType[];
   readonly kernel: ScalarKernel;
+  /**
+   * Each row's result depends only on that row's argument values (and the
+   * statement's EvalContext), so the executor may compute it once per distinct
+   * value (string columns repeat values: categories, codes, dictionary pages).
+   */
+  readonly pure?: boolean;
 }
 
 /**

@@ -451,6 +451,8 @@ export interface ScalarOptions {
   readonly validate?: (args: readonly ArgInfo[], m: MatchResult<KernelMaker>) => string | undefined;
   /** Argument positions taking a date part keyword (see ScalarFunctionDef.datePartArgs). */
   readonly datePartArgs?: readonly number[];
+  /** See ResolvedScalar.pure. */
+  readonly pure?: boolean;
 }
 
 export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>[], opts: ScalarOptions = {}): ScalarFunctionDef {
@@ -477,7 +479,7 @@ export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>
         if (msg) return { ok: false, message: msg };
       }
       const kernel = m.sig.impl({ argTypes: m.argTypes, returnType: m.returnType, args, templates: m.templates, assign: m.assign });
-      return { ok: true, resolved: { returnType: m.returnType, argTypes: m.argTypes, kernel } };
+      return { ok: true, resolved: { returnType: m.returnType, argTypes: m.argTypes, kernel, ...(opts.pure ? { pure: true } : {}) } };
     },
   };
   registerFunction(def, ...(opts.aliases ?? []));

@@ -395,16 +395,16 @@ export function registerStrings(): void {
     // Other scalar types are converted as CAST(x AS STRING) would.
     sigf([rep('ANY')], 'STRING', (c) => rowKernel(T.STRING, (v, ctx) => v.map((x, i) => castValue(x, c.argTypes[i]!, T.STRING, { safe: false }, ctx) as string).join('')), (c) =>
       c.argTypes.every((t) => t.kind !== 'BYTES' && t.kind !== 'ARRAY' && t.kind !== 'STRUCT' && t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY')),
-  ], { validate: (args) => (args.length === 0 ? 'No matching signature for function CONCAT with no arguments. Supported signatures: CONCAT(STRING, [STRING, ...]); CONCAT(BYTES, [BYTES, ...])' : undefined) });
+  ], { pure: true, validate: (args) => (args.length === 0 ? 'No matching signature for function CONCAT with no arguments. Supported signatures: CONCAT(STRING, [STRING, ...]); CONCAT(BYTES, [BYTES, ...])' : undefined) });
 
-  defineScalar('LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false)), sig(['BYTES'], 'INT64', lengthKernel(true, false))]);
-  defineScalar('CHAR_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false))], { aliases: ['CHARACTER_LENGTH'] });
-  defineScalar('BYTE_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, true)), sig(['BYTES'], 'INT64', lengthKernel(true, false))], { aliases: ['OCTET_LENGTH'] });
+  defineScalar('LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false)), sig(['BYTES'], 'INT64', lengthKernel(true, false))], { pure: true });
+  defineScalar('CHAR_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false))], { pure: true, aliases: ['CHARACTER_LENGTH'] });
+  defineScalar('BYTE_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, true)), sig(['BYTES'], 'INT64', lengthKernel(true, false))], { pure: true, aliases: ['OCTET_LENGTH'] });
 
   const asciiCase = (upper: boolean) => rowKernel(T.BYTES, (v) => (v[0] as Uint8Array).map((c) => (upper ? (c >= 97 && c <= 122 ? c - 32 : c) : c >= 65 && c <= 90 ? c + 32 : c)));
-  defineScalar('LOWER', [sig(['STRING'], 'STRING', strUnary((s) => s.toLowerCase())), sig(['BYTES'], 'BYTES', asciiCase(false))]);
-  defineScalar('UPPER', [sig(['STRING'], 'STRING', strUnary((s) => s.toUpperCase())), sig(['BYTES'], 'BYTES', asciiCase(true))]);
-  defineScalar('INITCAP', [sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => initcap(v[0] as string, v[1] as string | undefined)))]);
+  defineScalar('LOWER', [sig(['STRING'], 'STRING', strUnary((s) => s.toLowerCase())), sig(['BYTES'], 'BYTES', asciiCase(false))], { pure: true });
+  defineScalar('UPPER', [sig(['STRING'], 'STRING', strUnary((s) => s.toUpperCase())), sig(['BYTES'], 'BYTES', asciiCase(true))], { pure: true });
+  defineScalar('INITCAP', [sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => initcap(v[0] as string, v[1] as string | undefined)))], { pure: true });
 
   const trim = (left: boolean, right: boolean) => [
     sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => {
@@ -414,16 +414,16 @@ export function registerStrings(): void {
     })),
     sig(['BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => trimBytes(v[0] as Uint8Array, v[1] as Uint8Array, left, right))),
   ];
-  defineScalar('TRIM', trim(true, true));
-  defineScalar('LTRIM', trim(true, false));
-  defineScalar('RTRIM', trim(false, true));
+  defineScalar('TRIM', trim(true, true), { pure: true });
+  defineScalar('LTRIM', trim(true, false), { pure: true });
+  defineScalar('RTRIM', trim(false, true), { pure: true });
 
   const padSigs = (left: boolean) => [
     sig(['STRING', 'INT64', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => pad(v[0] as string, clampNum(v[1] as bigint), v[2] as string | undefined, left))),
     sig(['BYTES', 'INT64', opt('BYTES')], 'BYTES', rowKernel(T.BYTES, (v) => pad(v[0] as Uint8Array, clampNum(v[1] as bigint), v[2] as Uint8Array | undefined, left))),
   ];
-  defineScalar('LPAD', padSigs(true));
-  defineScalar('RPAD', padSigs(false));
+  defineScalar('LPAD', padSigs(true), { pure: true });
+  defineScalar('RPAD', padSigs(false), { pure: true });
 
   defineScalar('REPEAT', [
     sig(['STRING', 'INT64'], 'STRING', rowKernel(T.STRING, (v) => {
@@ -459,11 +459,11 @@ export function registerStrings(): void {
       parts.push(s.slice(i));
       return concatBytes(parts);
     })),
-  ]);
+  ], { pure: true });
   defineScalar('REVERSE', [
     sig(['STRING'], 'STRING', strUnary((s) => codePoints(s).reverse().join(''))),
     sig(['BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => (v[0] as Uint8Array).slice().reverse())),
-  ]);
+  ], { pure: true });
   defineScalar('SUBSTR', [
     sig(['STRING', 'INT64', opt('INT64')], 'STRING', (args, n) => {
       // Typed access: positions are read as doubles, no BigInt per row.
@@ -484,7 +484,7 @@ export function registerStrings(): void {
       return { type: T.STRING, length: n, data: out, nulls };
     }),
     sig(['BYTES', 'INT64', opt('INT64')], 'BYTES', rowKernel(T.BYTES, (v) => substrBytes(v[0] as Uint8Array, clampNum(v[1] as bigint), v.length > 2 ? clampNum(v[2] as bigint) : undefined))),
-  ], { aliases: ['SUBSTRING'] });
+  ], { pure: true, aliases: ['SUBSTRING'] });
   const leftRight = (left: boolean) => [
     sig(['STRING', 'INT64'], 'STRING', rowKernel(T.STRING, (v) => {
       const k = clampNum(v[1] as bigint);
@@ -499,16 +499,16 @@ export function registerStrings(): void {
       return left ? b.slice(0, k) : b.slice(Math.max(0, b.length - k));
     })),
   ];
-  defineScalar('LEFT', leftRight(true));
-  defineScalar('RIGHT', leftRight(false));
+  defineScalar('LEFT', leftRight(true), { pure: true });
+  defineScalar('RIGHT', leftRight(false), { pure: true });
   defineScalar('STRPOS', [
     sig(['STRING', 'STRING'], 'INT64', rowKernel(T.INT64, (v) => BigInt(instr(v[0] as string, v[1] as string)))),
     sig(['BYTES', 'BYTES'], 'INT64', rowKernel(T.INT64, (v) => BigInt(instr(v[0] as Uint8Array, v[1] as Uint8Array)))),
-  ]);
+  ], { pure: true });
   defineScalar('INSTR', [
     sig(['STRING', 'STRING', opt('INT64'), opt('INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(instr(v[0] as string, v[1] as string, v.length > 2 ? clampNum(v[2] as bigint) : 1, v.length > 3 ? clampNum(v[3] as bigint) : 1)))),
     sig(['BYTES', 'BYTES', opt('INT64'), opt('INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(instr(v[0] as Uint8Array, v[1] as Uint8Array, v.length > 2 ? clampNum(v[2] as bigint) : 1, v.length > 3 ? clampNum(v[3] as bigint) : 1)))),
-  ]);
+  ], { pure: true });
   const startsEnds = (starts: boolean) => [
     sig(['STRING', 'STRING'], 'BOOL', (args, n) => {
       const a = valuesOf(args[0]!, n);
@@ -532,8 +532,8 @@ export function registerStrings(): void {
       return true;
     })),
   ];
-  defineScalar('STARTS_WITH', startsEnds(true));
-  defineScalar('ENDS_WITH', startsEnds(false));
+  defineScalar('STARTS_WITH', startsEnds(true), { pure: true });
+  defineScalar('ENDS_WITH', startsEnds(false), { pure: true });
 
   defineScalar('SPLIT', [
     sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
@@ -612,15 +612,15 @@ export function registerStrings(): void {
       return Uint8Array.from(out);
     })),
   ]);
-  defineScalar('SOUNDEX', [sig(['STRING'], 'STRING', strUnary(soundex))]);
+  defineScalar('SOUNDEX', [sig(['STRING'], 'STRING', strUnary(soundex))], { pure: true });
   const normMode = (v: Value | undefined): 'NFC' | 'NFKC' | 'NFD' | 'NFKD' => {
     const m = v === undefined ? 'NFC' : String(v).toUpperCase();
     if (m !== 'NFC' && m !== 'NFKC' && m !== 'NFD' && m !== 'NFKD') fail(`Invalid normalization mode: ${String(v)}`);
     return m;
   };
   // The mode is a keyword (NORMALIZE(x, NFKC)); a constant STRING slot lets the analyzer read it as one.
-  defineScalar('NORMALIZE', [sig(['STRING', { type: 'STRING', optional: true, constant: true }], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1]))))]);
-  defineScalar('NORMALIZE_AND_CASEFOLD', [sig(['STRING', { type: 'STRING', optional: true, constant: true }], 'STRING', rowKernel(T.STRING, (v) => caseFold((v[0] as string).normalize(normMode(v[1]))).normalize(normMode(v[1]))))]);
+  defineScalar('NORMALIZE', [sig(['STRING', { type: 'STRING', optional: true, constant: true }], 'STRING', rowKernel(T.STRING, (v) => (v[0] as string).normalize(normMode(v[1]))))], { pure: true });
+  defineScalar('NORMALIZE_AND_CASEFOLD', [sig(['STRING', { type: 'STRING', optional: true, constant: true }], 'STRING', rowKernel(T.STRING, (v) => caseFold((v[0] as string).normalize(normMode(v[1]))).normalize(normMode(v[1]))))], { pure: true });
   defineScalar('ASCII', [
     sig(['STRING'], 'INT64', rowKernel(T.INT64, (v) => {
       const s = v[0] as string;
