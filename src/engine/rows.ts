@@ -12,6 +12,8 @@ import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.j
 import { ResultStore } from './results.js';
 import { insertTable } from './tables.js';
 import { rowsAsOf } from './catalog.js';
+import { sliceBatches } from '../storage/table-data.js';
+import { readState } from '../storage/table-state.js';
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
 export const DEDUP_WINDOW_MS = 5 * 60 * 1000;
@@ -210,22 +212,24 @@ export class RowService {
     const { projectId: p, datasetId: d, tableId: t } = a;
     let columns: readonly Column[];
     let fields: RestField[];
-    let batches: readonly Batch[];
     let total: number;
     let etag: string;
+    /** The page's rows [start, start + count), from `pageRows` of the batches it gives. */
+    let pageOf: (start: number, count: number) => Promise<{ batches: readonly Batch[]; at: number }>;
     const anon = ResultStore.isAnonDataset(d) ? await this.results.get(p, d, t, Math.max(0, a.startIndex), a.maxResults) : undefined;
     if (anon) {
       columns = anon.columns.map((c) => ({ name: c.name, type: c.type, required: false }));
       fields = anon.columns.map((c) => columnToRestField(c.name, c.type));
-      batches = anon.batches;
       total = anon.rowCount;
       etag = anon.etag;
+      pageOf = (start) => Promise.resolve({ batches: anon.batches, at: start });
     } else {
       if (ResultStore.isAnonDataset(d) && !this.st.getDataset(p, d)) throw notFound(`Table ${p}:${d}.${t}`);
       const read = await readTableRows(this.st, p, d, t);
-      ({ columns, fields, batches } = read);
-      total = batches.reduce((s, b) => s + b.length, 0);
+      ({ columns, fields, total } = read);
       etag = `"${Buffer.from(`${p}.${d}.${t}:${read.version}:${total}`).toString('base64').slice(-16)}"`;
+      // Only the page's rows are read (the row groups holding them).
+      pageOf = async (start, count) => ({ batches: await read.rows(start, start + count), at: 0 });
     }
     let sel = columns.map((_, i) => i);
     if (a.selectedFields) {
@@ -243,7 +247,8 @@ export class RowService {
     }
     const start = Math.max(0, a.startIndex);
     const count = Math.max(0, Math.min(a.maxResults, total - start));
-    const page = encodeRowsPage(batches, start, count, a.wire, sel);
+    const rows = await pageOf(start, count);
+    const page = encodeRowsPage(rows.batches, rows.at, count, a.wire, sel);
     const selFields = sel.map((i) => fields[i] ?? columnToRestField(columns[i]!.name, columns[i]!.type, columns[i]!.required));
     return {
       ...page,
@@ -279,7 +284,12 @@ export interface ListRowsResult extends Readonly<RowsPage> {
  * 0: now) the live table as of that instant, or a deleted one from its
  * snapshot.
  */
-export async function readTableRows(st: Storage, p: string, d: string, t: string): Promise<{ columns: readonly Column[]; fields: RestField[]; batches: readonly Batch[]; version: number }> {
+export async function readTableRows(
+  st: Storage,
+  p: string,
+  d: string,
+  t: string,
+): Promise<{ columns: readonly Column[]; fields: RestField[]; total: number; version: number; rows: (start: number, end: number) => Promise<readonly Batch[]> }> {
   let name = t;
   let deleted = undefined as ReturnType<Storage['resolveDecorated']>;
   let asOfMs: number | undefined;
@@ -296,6 +306,13 @@ export async function readTableRows(st: Storage, p: string, d: string, t: string
   if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`Cannot list a table of type ${entry.kind}.`);
   const td = deleted ? st.deletedTableData(deleted) : st.tableData(p, d, name);
   await td.load();
-  const batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(st, { projectId: p, datasetId: d, tableId: name }, entry, asOfMs) : td.snapshot();
-  return { columns: td.schema, fields: schemaFieldsOf(entry.resource as Resource), batches, version: td.version };
+  const fields = schemaFieldsOf(entry.resource as Resource);
+  if (asOfMs !== undefined && asOfMs < Date.now()) {
+    const batches = await rowsAsOf(st, { projectId: p, datasetId: d, tableId: name }, entry, asOfMs);
+    const total = batches.reduce((s, b) => s + b.length, 0);
+    return { columns: td.schema, fields, total, version: td.version, rows: (start, end) => Promise.resolve(sliceBatches(batches, start, end)) };
+  }
+  const state = td.state();
+  const all = state.columns.map((_, i) => i);
+  return { columns: state.columns, fields, total: state.rows, version: td.version, rows: (start, end) => readState(state, all, start, end) };
 }

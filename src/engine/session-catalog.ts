@@ -153,7 +153,8 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
       const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
       if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
       if (e.kind === 'VIEW') return;
-      batches = await this.current().rows(keyOf(id));
+      yield* this.current().scan(keyOf(id), opts.columns, opts.filters);
+      return;
     }
     for (const b of batches) yield { length: b.length, columns: opts.columns.map((c) => b.columns[c]!) };
   }

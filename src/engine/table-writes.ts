@@ -85,9 +85,8 @@ export class TableWrites {
   async appendFrom(id: string, p: string, d: string, t: string): Promise<number> {
     const w = this.get(id);
     const src = await readTableRows(this.st, p, d, t);
-    const rows = src.batches.reduce((n, b) => n + b.length, 0);
-    if (rows > 0) this.stage(w, mergeBatches(w.columns, conformBatches(src.columns, w.columns, src.batches)));
-    return rows;
+    if (src.total > 0) this.stage(w, mergeBatches(w.columns, conformBatches(src.columns, w.columns, await src.rows(0, src.total))));
+    return src.total;
   }
 
   private stage(w: StagedWrite, b: Batch): void {

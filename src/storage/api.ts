@@ -27,6 +27,24 @@ export interface ScanOptions {
   readonly columns: readonly number[];
   /** Time travel: the table as of this epoch-ms instant (FOR SYSTEM_TIME AS OF). */
   readonly asOfMs?: number;
+  /**
+   * Conditions every row the query wants meets (conjuncts of its WHERE):
+   * storage may skip row groups whose statistics rule them out. Rows it
+   * returns may still fail them (the executor filters again).
+   */
+  readonly filters?: readonly ScanFilter[];
+}
+
+/** A comparable value of a scan filter: numbers or bigints (numeric, date and time types), strings, booleans. */
+export type ScanValue = number | bigint | string | boolean;
+
+/** `column op values` on a table column (ScanOptions.filters). */
+export interface ScanFilter {
+  /** Index into TableInfo.columns. */
+  readonly column: number;
+  readonly op: '=' | '<' | '<=' | '>' | '>=' | 'in' | 'isNull' | 'notNull';
+  /** One value for the comparisons, the list for `in`, none for the NULL tests. */
+  readonly values: readonly ScanValue[];
 }
 
 export interface CreateTableOptions {

@@ -41,4 +41,11 @@ export class CommitClock {
   get readers(): number {
     return this.open.size;
   }
+
+  /** The oldest snapshot open now (Infinity when none is). */
+  oldest(): number {
+    let min = Infinity;
+    for (const s of this.open.keys()) if (s < min) min = s;
+    return min;
+  }
 }

@@ -21,6 +21,8 @@ import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
 import { TableClosedError, TableData, type CommitPlan, type PreparedRows, type TableState } from './table-data.js';
 import { CommitClock } from './clock.js';
 import { MutationLocks } from './transaction.js';
+import { Graveyard } from './graveyard.js';
+import { chunkCache } from './chunk-cache.js';
 import type { WalSyncMode } from './wal.js';
 
 export type { CatalogOp, TableEntry } from './catalog-log.js';
@@ -109,6 +111,8 @@ export class Storage {
   readonly clock = new CommitClock();
   /** Mutating statements and transactions, one at a time per table (transaction.ts). */
   readonly mutations = new MutationLocks();
+  /** File removals and moves that wait for readers (graveyard.ts). */
+  private readonly graveyard = new Graveyard(this.clock);
 
   private constructor(
     readonly dataDir: string,
@@ -541,7 +545,7 @@ export class Storage {
   }
 
   private newTableData(dir: string, stem: string, columns: readonly Column[]): TableData {
-    return new TableData(dir, stem, columns, undefined, this.walSync, this.clock);
+    return new TableData(dir, stem, columns, undefined, this.walSync, this.clock, this.graveyard);
   }
 
   private setData(p: string, d: string, t: string, td: TableData | null): void {
@@ -700,7 +704,12 @@ export class Storage {
     else await commit();
     if (oldData) {
       await oldData.close();
-      await this.moveTableFiles(this.datasetDir(p, d), stem, path.join(this.dataDir, trashRel));
+      // Readers of the old table's rows may still be reading its files: they move to the trash once they cannot be.
+      const dir = this.datasetDir(p, d);
+      void this.graveyard.defer(async () => {
+        for (const n of this.tableFiles(dir, stem) ?? []) chunkCache.forget(path.join(dir, n));
+        await this.moveTableFiles(dir, stem, path.join(this.dataDir, trashRel));
+      });
     }
   }
 
@@ -742,7 +751,12 @@ export class Storage {
     let td = this.trashData.get(x.trashDir);
     if (td) this.trashData.delete(x.trashDir);
     else {
-      td = this.newTableData(path.join(this.dataDir, x.trashDir), storageStem(x.tableId, x.entry), columnsOf(schemaFieldsOf(x.entry.resource)));
+      // Its files move to the trash once no reader needs them where they were (unlinkTable): until then they are read there.
+      const trash = path.join(this.dataDir, x.trashDir);
+      const stem = storageStem(x.tableId, x.entry);
+      const live = this.datasetDir(x.projectId, x.datasetId);
+      const dir = existsSync(trash) || (this.tableFiles(live, stem) ?? []).length === 0 ? trash : live;
+      td = this.newTableData(dir, stem, columnsOf(schemaFieldsOf(x.entry.resource)));
       // A few recent snapshots stay open (a copy job pages through one); older ones are released.
       for (const [k, old] of this.trashData) {
         if (this.trashData.size < 4) break;
@@ -803,6 +817,7 @@ export class Storage {
     this.data.clear();
     for (const td of this.trashData.values()) await td.close();
     this.trashData.clear();
+    await this.graveyard.flush();
     await this.checkpointing;
     // A clean stop leaves the catalog in one file: the next start replays nothing.
     if (this.log.byteSize > 0) await this.checkpoint();

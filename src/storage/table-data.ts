@@ -1,5 +1,8 @@
-// Row storage of one table: parquet fragments + a write-ahead log on disk, the
-// rows as column batches in memory once loaded. See README.md "Durability".
+// Row storage of one table: fragment files + a write-ahead log on disk. A
+// table's state is a list of segments (table-state.ts): windows of fragment
+// files, read a row group and a column at a time through the chunk cache,
+// and the rows appended since the last fold, held in memory (made from the
+// log's bytes when first read). See README.md "Durability".
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
@@ -8,17 +11,24 @@ import type { SqlType } from '../types/types.js';
 import { concatVectors, sliceVector, type Batch, type Vector } from '../types/vector.js';
 import type { Stored } from './codec.js';
 import { CommitClock } from './clock.js';
+import { encodeFragmentFile, FILE_ROWS } from './fragment-file.js';
 import { atomicWrite, fsyncDir } from './fsutil.js';
 import { Gate } from './gate.js';
+import { Graveyard } from './graveyard.js';
 import { DeferredBatch, rowsToBatch } from './json-rows.js';
-import { encodeFragment, readFragment } from './parquet.js';
+import { segmentRows, sliceSegments, stateBatches, stateSegments, type FileSegment, type Segment, type TableState } from './table-state.js';
 import { nullVector, storedToVector, vectorToStored } from './vectors.js';
 import { encodeRecord, readWalSync, RECORD_JSON_OFFSET, WalWriter, type WalSyncMode } from './wal.js';
 
+export type { TableState } from './table-state.js';
+export { stateBatches } from './table-state.js';
+
+/** A fragment file of the table, or the window [skip, skip + rows) of one (a replace kept rows appended after its base). */
 interface FragmentInfo {
   readonly file: string;
   readonly rows: number;
   readonly lastLsn: number;
+  readonly skip?: number;
 }
 
 /**
@@ -62,26 +72,6 @@ export class TableClosedError extends Error {}
 /** A commit whose base was replaced meanwhile (a transaction raced a DML statement or another transaction). */
 export class TableConflictError extends Error {}
 
-/**
- * A committed state of the table's rows: what a snapshot reads. Immutable:
- * `chunks` is only ever appended to past `count`, never changed below it.
- */
-export interface TableState {
-  /** Bumps when the rows are replaced or the schema changes; appends keep it. */
-  readonly generation: number;
-  readonly columns: readonly Column[];
-  readonly chunks: readonly Batch[];
-  readonly count: number;
-  readonly rows: number;
-  /** The commit that made this state current (clock.ts). */
-  readonly csn: number;
-}
-
-/** The batches of a state. */
-export function stateBatches(s: TableState): Batch[] {
-  return s.chunks.slice(0, s.count);
-}
-
 /** What writing a sidecar changes (TableData.sidecarFor). */
 interface SidecarChange {
   readonly sidecar: Sidecar;
@@ -101,8 +91,8 @@ export interface PreparedRows {
   /** The rows come with a schema of their own (replace with columns). */
   readonly schemaChange: boolean;
   readonly rows: number;
-  readonly merged: Batch | null;
-  readonly fragment: FragmentInfo | null;
+  /** The files the rows were written to, in order (each at most FILE_ROWS rows). */
+  readonly fragments: readonly FragmentInfo[];
 }
 
 /** What a commit of prepared rows writes and changes (TableData.withCommitPlan). */
@@ -193,8 +183,9 @@ export function pruneVersions(versions: readonly Version[], now: number, retenti
 export class TableData {
   private columns: readonly Column[];
   private sidecar: Sidecar = EMPTY_SIDECAR;
-  private chunks: Batch[] = [];
-  /** Index of the first chunk not yet in a fragment. */
+  /** The table's rows: file segments (the sidecar's fragments, in order), then memory segments (the WAL's records). */
+  private segments: Segment[] = [];
+  /** Index of the first segment not yet in a fragment (all before it are file segments). */
   private unflushedFrom = 0;
   private rows = 0;
   private nextLsn = 1;
@@ -236,6 +227,8 @@ export class TableData {
     /** When an append is acknowledged: after its WAL write ('background' fdatasync follows) or after its fdatasync ('always'). */
     readonly walSync: WalSyncMode = 'background',
     private readonly clock: CommitClock = new CommitClock(),
+    /** Where fragment files no state names go until no reader can need them (a table on its own: deleted at once). */
+    private readonly graveyard: Graveyard = new Graveyard(clock, 0),
   ) {
     this.columns = columns;
   }
@@ -280,6 +273,11 @@ export class TableData {
     return this.loading;
   }
 
+  private fileSegment(f: FragmentInfo): FileSegment {
+    return { kind: 'file', path: path.join(this.dir, f.file), skip: f.skip ?? 0, rows: f.rows };
+  }
+
+  /** Opens the table: the sidecar's fragments become file segments (nothing is read from them), the WAL's records memory segments. */
   private async doLoad(): Promise<void> {
     const made = fs.mkdirSync(this.dir, { recursive: true });
     if (made !== undefined) {
@@ -295,13 +293,9 @@ export class TableData {
       if (n.startsWith(`${this.stem}@`) && !listed.has(n)) await fsp.rm(path.join(this.dir, n), { force: true });
       else if (n.startsWith(`${this.stem}.`) && n.endsWith('.tmp')) await fsp.rm(path.join(this.dir, n), { force: true });
     }
-    const chunks: Batch[] = [];
-    for (const f of sc.fragments) {
-      const { batch } = await readFragment(path.join(this.dir, f.file), this.columns);
-      chunks.push(batch);
-    }
-    const unflushedFrom = chunks.length;
-    const fragmentRows = chunks.reduce((s, b) => s + b.length, 0);
+    const segments: Segment[] = sc.fragments.map((f) => this.fileSegment(f));
+    const unflushedFrom = segments.length;
+    const fragmentRows = sc.fragments.reduce((s, f) => s + f.rows, 0);
     // Sidecars from before versioned history: the stored rows count as always there (as time travel read them before).
     const versions: Version[] = sc.versions ? sc.versions.map((v) => [v[0], v[1]] as const) : [[0, fragmentRows]];
     const scan = readWalSync(this.walFile);
@@ -310,7 +304,7 @@ export class TableData {
     for (const r of scan.records) {
       if (r.lsn <= sc.flushedLsn) continue;
       const { batch, ms } = this.decodeRecord(r.body, r.rowCount);
-      chunks.push(batch);
+      segments.push({ kind: 'mem', batch });
       rows += batch.length;
       maxLsn = Math.max(maxLsn, r.lsn);
       const last = versions[versions.length - 1];
@@ -323,12 +317,13 @@ export class TableData {
     this.historyFromMs = sc.historyFromMs ?? 0;
     const wal = new WalWriter(this.walFile, this.walSync, this.onError);
     await wal.open(scan.validLength);
-    this.chunks = chunks;
+    this.segments = segments;
     this.unflushedFrom = unflushedFrom;
-    this.rows = chunks.reduce((s, b) => s + b.length, 0);
+    this.rows = rows;
     this.nextLsn = maxLsn + 1;
     this.wal = wal;
     this.countHint = null;
+    this.stateCache = null;
     // Generations that left the time-travel window while the table was idle.
     if (this.past.some((g) => g.endMs <= Date.now() - TableData.retentionMs)) await this.commitSidecar(sc.fragments, sc.flushedLsn);
     if (wal.byteSize > 0) this.scheduleIdleCompaction();
@@ -375,24 +370,21 @@ export class TableData {
   }
 
   /**
-   * The rows as of `ms` (epoch): the prefix of the current rows when `ms` is
-   * in the current generation, else the rows of the replaced generation live
-   * then. null when `ms` precedes the retained history.
+   * The rows as of `ms` (epoch), as a state to read: a prefix of the current
+   * rows when `ms` is in the current generation, else the rows of the
+   * replaced generation live then, in that generation's schema (its
+   * `columns`). null when `ms` precedes the retained history.
    */
-  async rowsAsOf(ms: number): Promise<readonly Batch[] | null> {
+  async rowsAsOf(ms: number): Promise<TableState | null> {
     await this.load();
     const cur = this.versions;
-    if (cur.length > 0 && ms >= cur[0]![0]) {
-      const chunks = this.chunks.slice();
-      return sliceBatches(chunks, 0, rowsAt(cur, ms));
-    }
+    if (cur.length > 0 && ms >= cur[0]![0]) return { ...this.state(), rows: Math.max(0, rowsAt(cur, ms)) };
     for (let i = this.past.length - 1; i >= 0; i--) {
       const g = this.past[i]!;
       if (g.versions.length === 0 || ms < g.versions[0]![0] || ms >= g.endMs) continue;
       const then: Column[] = g.columns.map((c) => ({ name: c.name, type: JSON.parse(c.type) as SqlType, required: false }));
-      const batches: Batch[] = [];
-      for (const f of g.fragments) batches.push((await readFragment(path.join(this.dir, f.file), then)).batch);
-      return conformBatches(then, this.columns, sliceBatches(batches, 0, rowsAt(g.versions, ms)));
+      const segments = g.fragments.map((f) => this.fileSegment(f));
+      return { generation: -1, columns: then, segments, count: segments.length, rows: Math.max(0, rowsAt(g.versions, ms)), csn: 0 };
     }
     return null;
   }
@@ -405,14 +397,9 @@ export class TableData {
     return this.isLoaded ? this.rows : this.rowCountSync();
   }
 
-  /** Loaded chunks; callers must `load()` first. The array is replaced, never mutated in place, except by appends. */
-  snapshot(): readonly Batch[] {
-    return this.chunks.slice();
-  }
-
   /** The current state; callers must `load()` first. */
   state(): TableState {
-    this.stateCache ??= { generation: this.generation, columns: this.columns, chunks: this.chunks, count: this.chunks.length, rows: this.rows, csn: this.csn };
+    this.stateCache ??= { generation: this.generation, columns: this.columns, segments: this.segments, count: this.segments.length, rows: this.rows, csn: this.csn };
     return this.stateCache;
   }
 
@@ -427,7 +414,7 @@ export class TableData {
       const h = this.history[i]!;
       if (h.state.csn <= s && s < h.until) return h.state;
     }
-    return { generation: -1, columns: this.columns, chunks: [], count: 0, rows: 0, csn: 0 };
+    return { generation: -1, columns: this.columns, segments: [], count: 0, rows: 0, csn: 0 };
   }
 
   /**
@@ -472,9 +459,9 @@ export class TableData {
     this.checkWritable();
     await this.load();
     if (batch.length >= BULK_ROWS && rawRows === undefined) {
-      // Bulk appends (CTAS, INSERT ... SELECT, loads) go straight to a fragment:
+      // Bulk appends (CTAS, INSERT ... SELECT, loads) go straight to fragments:
       // logging them first would encode every row twice.
-      await this.foldIntoFragment(batch);
+      await this.commit(await this.prepare(null, [batch]));
       return;
     }
     await this.logged(batch.length, rawRows ?? batch, () => batch);
@@ -514,7 +501,7 @@ export class TableData {
       const json = isRows(content) ? [head, content, '}'] : [head, JSON.stringify(content.columns.map(vectorToStored)), '}'];
       const at = await wal.append(encodeRecord(lsn, n, json));
       this.changing();
-      this.chunks.push(chunk(wal, at + RECORD_JSON_OFFSET + Buffer.byteLength(head)));
+      this.segments.push({ kind: 'mem', batch: chunk(wal, at + RECORD_JSON_OFFSET + Buffer.byteLength(head)) });
       this.rows += n;
       this.noteVersion(this.rows, t);
       this.version++;
@@ -529,10 +516,9 @@ export class TableData {
   /**
    * Folds the WAL once the table has been idle for COMPACT_IDLE_MS. "Idle"
    * means the process too: while another table takes a stream of inserts,
-   * encoding this one's rows (parquet on the worker, ~5 µs per row on the same
-   * two cores) would slow that stream down, so the fold waits for a pause,
-   * bounded by IDLE_DEFER_MAX_MS after this table's last append. The size
-   * bound (COMPACT_WAL_BYTES) never waits.
+   * encoding this one's rows would slow that stream down, so the fold waits
+   * for a pause, bounded by IDLE_DEFER_MAX_MS after this table's last append.
+   * The size bound (COMPACT_WAL_BYTES) never waits.
    */
   private scheduleIdleCompaction(delayMs = COMPACT_IDLE_MS): void {
     if (this.closed) return;
@@ -561,13 +547,20 @@ export class TableData {
     return `${this.stem}@${String(lastLsn).padStart(12, '0')}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.parquet`;
   }
 
-  private async writeFragment(batches: readonly Batch[], lastLsn: number, columns: readonly Column[] = this.columns): Promise<FragmentInfo> {
-    const file = this.fragmentName(lastLsn);
-    const rows = batches.reduce((s, b) => s + b.length, 0);
-    const img = await encodeFragment(columns, batches, { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(columns.map(colInfo)) });
-    // Its temp file starts with `${stem}@`: an orphan of a crash is removed on load.
-    await atomicWrite(path.join(this.dir, file), img);
-    return { file, rows, lastLsn };
+  /** Writes rows as fragment files of at most FILE_ROWS rows each (temp, fsync, rename), in the given schema. */
+  private async writeFragments(batches: readonly Batch[], lastLsn: number, columns: readonly Column[] = this.columns): Promise<FragmentInfo[]> {
+    const total = batches.reduce((s, b) => s + b.length, 0);
+    const out: FragmentInfo[] = [];
+    const meta = { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(columns.map(colInfo)) };
+    for (let start = 0; start < total; start += FILE_ROWS) {
+      const end = Math.min(total, start + FILE_ROWS);
+      const file = this.fragmentName(lastLsn);
+      const pieces = await encodeFragmentFile(columns, sliceBatches(batches, start, end), meta);
+      // Its temp file starts with `${stem}@`: an orphan of a crash is removed on load.
+      await atomicWrite(path.join(this.dir, file), pieces);
+      out.push({ file, rows: end - start, lastLsn });
+    }
+    return out;
   }
 
   /**
@@ -605,7 +598,8 @@ export class TableData {
       seq: this.sidecar.seq,
     };
     const live = new Set([...fragments, ...kept.flatMap((g) => g.fragments)].map((f) => f.file));
-    const obsolete = expired.flatMap((g) => g.fragments.map((f) => f.file)).filter((f) => !live.has(f));
+    // Files of expired generations, and of the current list that the new one drops (merged small fragments, a replace without history).
+    const obsolete = [...new Set([...expired.flatMap((g) => g.fragments.map((f) => f.file)), ...this.sidecar.fragments.map((f) => f.file)])].filter((f) => !live.has(f));
     return { sidecar, versions: keptVersions, past: kept, historyFromMs, obsolete };
   }
 
@@ -617,32 +611,23 @@ export class TableData {
     this.historyFromMs = c.historyFromMs;
   }
 
-  /** Rewrites the sidecar listing `fragments` (see sidecarFor), then deletes what it made obsolete. */
+  /** Rewrites the sidecar listing `fragments` (see sidecarFor), then lets go of what it made obsolete. */
   private async commitSidecar(fragments: readonly FragmentInfo[], flushedLsn: number): Promise<void> {
     const c = this.sidecarFor(fragments, flushedLsn);
     await atomicWrite(this.sidecarFile, JSON.stringify(c.sidecar));
     this.adoptSidecar(c);
-    await this.removeFiles(c.obsolete);
+    await this.bury(c.obsolete);
   }
 
-  private async removeFiles(files: readonly string[]): Promise<void> {
-    for (const f of files) await fsp.rm(path.join(this.dir, f), { force: true });
+  /** Files no state of this table will name again: deleted once no reader can need them (graveyard.ts). */
+  private bury(files: readonly string[]): Promise<void> {
+    return this.graveyard.bury(files.map((f) => path.join(this.dir, f)));
   }
 
   /** Folds the WAL into a new fragment (and merges small fragments), then empties the WAL. */
   compact(): Promise<void> {
     if (!this.isLoaded || this.closed) return Promise.resolve();
-    return this.foldIntoFragment(null);
-  }
-
-  /**
-   * Writes the unflushed chunks (plus `extra`, appended after them) as one
-   * fragment, commits the sidecar, empties the WAL (of those chunks' records).
-   * Durable when it resolves.
-   */
-  private async foldIntoFragment(extra: Batch | null): Promise<void> {
-    if (!extra) return this.upkeep.runExclusive(() => this.foldLog());
-    await this.commit(await this.prepare(null, [extra]));
+    return this.upkeep.runExclusive(() => this.foldLog());
   }
 
   /**
@@ -656,40 +641,41 @@ export class TableData {
       const wal = this.wal;
       if (!wal || this.closed) return null;
       await wal.drain();
-      if (this.unflushedFrom === this.chunks.length) {
+      if (this.unflushedFrom === this.segments.length) {
         if (wal.byteSize > 0) await wal.truncate();
         return null;
       }
-      return { wal, from: this.unflushedFrom, to: this.chunks.length, lastLsn: this.nextLsn - 1, cut: wal.end };
+      return { wal, from: this.unflushedFrom, to: this.segments.length, lastLsn: this.nextLsn - 1, cut: wal.end };
     });
     if (!start) return;
     const { wal, from, to, lastLsn, cut } = start;
-    // Nothing but appends changes the chunks or the sidecar meanwhile (upkeep).
+    // Nothing but appends changes the segments or the sidecar meanwhile (upkeep).
     await this.makeHeld(from, to);
-    const merged = mergeBatches(this.columns, this.chunks.slice(from, to));
-    const { fragments, head, obsolete } = await this.withFragment(this.chunks.slice(0, from), merged, lastLsn);
+    const pending = this.segments.slice(from, to).map((s) => (s as { batch: Batch }).batch);
+    const { fragments, obsolete } = await this.withFragments(await this.writeFragments(pending, lastLsn), lastLsn);
     await this.gate.runExclusive(async () => {
       await this.commitSidecar(fragments, lastLsn);
-      // The same rows in fewer chunks: no new state for snapshots (theirs keep the old array).
-      this.chunks = [...head, ...this.chunks.slice(to)];
-      this.unflushedFrom = head.length;
+      // The same rows in fewer segments: no new state for snapshots (theirs keep the old array).
+      this.segments = [...fragments.map((f) => this.fileSegment(f)), ...this.segments.slice(to)];
+      this.unflushedFrom = fragments.length;
       this.stateCache = null;
     });
     // The rows are in the committed fragment now, whatever befalls the log:
     // its folded records are skipped on recovery (lsn <= flushedLsn).
     await wal.dropBefore(cut, (fn) => this.gate.runExclusive(fn));
-    for (const f of obsolete) await fsp.rm(path.join(this.dir, f), { force: true });
+    await this.bury(obsolete);
   }
 
   /**
-   * Makes the rows held as request bytes in chunks [from, to) a few at a
+   * Makes the rows held as request bytes in segments [from, to) a few at a
    * time, letting appends and queries run in between: a 32 MB log holds
    * ~170k rows, ~0.3 s of work that would otherwise stall the event loop.
    */
   private async makeHeld(from: number, to: number): Promise<void> {
     let slice = performance.now();
     for (let i = from; i < to; i++) {
-      void this.chunks[i]!.columns;
+      const s = this.segments[i]!;
+      if (s.kind === 'mem') void s.batch.columns;
       if (performance.now() - slice >= MAKE_SLICE_MS) {
         await new Promise<void>((r) => setImmediate(r));
         slice = performance.now();
@@ -698,28 +684,23 @@ export class TableData {
   }
 
   /**
-   * Writes `merged` as a new fragment after the fragments of `flushed` (the
-   * chunks already in fragments); small fragments (idle-time WAL folds) are
-   * merged once 8 of them trail the list. Fragments of SMALL_FRAGMENT_ROWS
-   * or more are never rewritten (except by replace), so bulk loads are
-   * encoded once. Returns the fragment list and chunks to commit, and the
-   * files they make obsolete.
+   * The fragment list after `added` (new files) go after the current ones;
+   * small fragments (idle-time WAL folds) are merged once 8 of them trail the
+   * list. Fragments of SMALL_FRAGMENT_ROWS or more are never rewritten
+   * (except by a replace), so bulk loads are encoded once. Returns the list to
+   * commit and the files it makes obsolete.
    */
-  private async withFragment(flushed: readonly Batch[], merged: Batch, lastLsn: number): Promise<{ fragments: FragmentInfo[]; head: Batch[]; obsolete: string[] }> {
-    const frag = await this.writeFragment([merged], lastLsn);
-    let fragments = [...this.sidecar.fragments, frag];
-    let head = [...flushed, merged];
-    const obsolete: string[] = [];
+  private async withFragments(added: readonly FragmentInfo[], lastLsn: number): Promise<{ fragments: FragmentInfo[]; obsolete: string[] }> {
+    let fragments = [...this.sidecar.fragments, ...added];
     let k = fragments.length;
     while (k > 0 && fragments[k - 1]!.rows < SMALL_FRAGMENT_ROWS) k--;
-    if (fragments.length - k >= MAX_SMALL_FRAGMENTS) {
-      const big = mergeBatches(this.columns, head.slice(k));
-      const bigFrag = await this.writeFragment([big], lastLsn);
-      obsolete.push(...fragments.slice(k).map((f) => f.file));
-      fragments = [...fragments.slice(0, k), bigFrag];
-      head = [...head.slice(0, k), big];
-    }
-    return { fragments, head, obsolete };
+    if (fragments.length - k < MAX_SMALL_FRAGMENTS) return { fragments, obsolete: [] };
+    const small = fragments.slice(k);
+    const segs = small.map((f) => this.fileSegment(f));
+    const rows = await stateBatches({ generation: 0, columns: this.columns, segments: segs, count: segs.length, rows: small.reduce((n, f) => n + f.rows, 0), csn: 0 });
+    const merged = await this.writeFragments(rows, lastLsn);
+    fragments = [...fragments.slice(0, k), ...merged];
+    return { fragments, obsolete: small.map((f) => f.file) };
   }
 
   /**
@@ -735,19 +716,19 @@ export class TableData {
   }
 
   /**
-   * New rows written to a fragment ahead of their commit, outside any gate
-   * (encoding a big result must not stall the table's appends): to be added
-   * at the end (`base` null) or to replace the rows of `base` ('all': of
-   * whatever state the commit meets). Nothing names the file until a
-   * commit does; a crash before leaves an orphan that the next load removes.
+   * New rows written to fragment files ahead of their commit, outside any
+   * gate (encoding a big result must not stall the table's appends): to be
+   * added at the end (`base` null) or to replace the rows of `base` ('all':
+   * of whatever state the commit meets). Nothing names the files until a
+   * commit does; a crash before leaves orphans that the next load removes.
+   * The rows are not kept: readers read them from the files.
    */
   async prepare(base: TableState | 'all' | null, batches: readonly Batch[], columns?: readonly Column[]): Promise<PreparedRows> {
     await this.load();
     const cols = columns ?? this.columns;
     const rows = batches.reduce((s, b) => s + b.length, 0);
-    const merged = rows > 0 ? mergeBatches(cols, batches) : null;
-    const fragment = merged ? await this.writeFragment([merged], this.nextLsn - 1, cols) : null;
-    return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, merged, fragment };
+    const fragments = rows > 0 ? await this.writeFragments(batches, this.nextLsn - 1, cols) : [];
+    return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, fragments };
   }
 
   /** Commits prepared rows of this table alone: one sidecar write. */
@@ -762,7 +743,7 @@ export class TableData {
    * Runs `fn` with the plan of committing `p` under the table's exclusive
    * gate (no append or fold meanwhile): the sidecar to write and the
    * in-memory switch to run once it is durable. A transaction over several
-   * tables nests these (transactions.ts). The WAL is emptied after `fn`.
+   * tables nests these (Storage.commitRows). The WAL is emptied after `fn`.
    */
   async withCommitPlan<T>(p: PreparedRows, fn: (plan: CommitPlan) => Promise<T>): Promise<T> {
     return this.exclusively(async () => {
@@ -772,32 +753,35 @@ export class TableData {
       const plan = p.base === null ? await this.appendPlan(p) : await this.replacePlan(p);
       const out = await fn(plan);
       await wal.truncate();
-      await this.removeFiles(plan.obsolete);
+      await this.bury(plan.obsolete);
       return out;
     });
   }
 
+  /** The rows still only in the WAL written to a fragment (their records then fold with the commit). */
+  private async pendingFragments(lastLsn: number): Promise<FragmentInfo[]> {
+    const pending = this.segments.slice(this.unflushedFrom).map((s) => (s as { batch: Batch }).batch);
+    return pending.length > 0 ? this.writeFragments(pending, lastLsn) : [];
+  }
+
   /** The plan of appending `p`'s rows after the rows now (WAL rows first: every older version stays a prefix). */
   private async appendPlan(p: PreparedRows): Promise<CommitPlan> {
-    const pending = this.chunks.slice(this.unflushedFrom);
     const lastLsn = this.nextLsn;
-    const pendingMerged = pending.length > 0 ? mergeBatches(this.columns, pending) : null;
-    const pendingFragment = pendingMerged ? await this.writeFragment([pendingMerged], lastLsn) : null;
-    const fragments = [...this.sidecar.fragments, ...(pendingFragment ? [pendingFragment] : []), ...(p.fragment ? [p.fragment] : [])];
-    const head = [...this.chunks.slice(0, this.unflushedFrom), ...(pendingMerged ? [pendingMerged] : []), ...(p.merged ? [p.merged] : [])];
+    const pending = await this.pendingFragments(lastLsn);
+    const { fragments, obsolete } = await this.withFragments([...pending, ...p.fragments], lastLsn);
     const rows = this.rows + p.rows;
     const at = this.nextVersionMs();
     const versions = [...this.versions, [at, rows] as const];
     const c = this.sidecarFor(fragments, lastLsn, versions);
     return {
       sidecar: c.sidecar,
-      obsolete: c.obsolete,
+      obsolete: [...c.obsolete, ...obsolete],
       apply: () => {
         this.changing();
         this.nextLsn = Math.max(this.nextLsn, lastLsn + 1);
         this.adoptSidecar(c);
-        this.chunks = head;
-        this.unflushedFrom = head.length;
+        this.segments = fragments.map((f) => this.fileSegment(f));
+        this.unflushedFrom = this.segments.length;
         this.rows = rows;
         this.version++;
         this.modifiedMs = Date.now();
@@ -809,23 +793,29 @@ export class TableData {
   private async replacePlan(p: PreparedRows): Promise<CommitPlan> {
     const base = p.base === 'all' ? this.state() : p.base!;
     if (base.generation !== this.generation) throw new TableConflictError(`table storage ${this.stem}: rows replaced since the snapshot`);
-    // Rows appended since the base, in the new schema (matched by name).
-    let tail = sliceBatches(stateBatches(this.state()), base.rows, this.rows);
-    if (p.schemaChange) tail = conformBatches(this.columns, p.columns, tail);
-    const tailMerged = tail.length > 0 ? mergeBatches(p.columns, tail) : null;
+    const lastLsn = this.nextLsn;
     // The superseded rows stay readable by time travel: rows still only in
     // the WAL are written to a fragment first, then the old fragments become
     // a past generation (deleted when they leave the window).
-    const pending = this.chunks.slice(this.unflushedFrom);
-    let oldFragments = this.sidecar.fragments;
-    if (pending.length > 0) oldFragments = [...oldFragments, await this.writeFragment([mergeBatches(this.columns, pending)], this.nextLsn - 1)];
-    const lastLsn = this.nextLsn;
-    const tailFragment = tailMerged ? await this.writeFragment([tailMerged], lastLsn, p.columns) : null;
+    const oldFragments = [...this.sidecar.fragments, ...(await this.pendingFragments(lastLsn))];
+    // Rows appended since the base, kept after the new rows: windows of the
+    // files they are in (memory rows are in `oldFragments`' last file now).
+    const oldSegments = oldFragments.map((f) => this.fileSegment(f));
+    let tail: FragmentInfo[] = sliceSegments(oldSegments, base.rows, this.rows).map((s) => {
+      const seg = s as FileSegment;
+      const f = oldFragments.find((x) => path.join(this.dir, x.file) === seg.path)!;
+      return { file: f.file, rows: seg.rows, lastLsn: f.lastLsn, skip: seg.skip };
+    });
+    if (p.schemaChange && tail.length > 0) {
+      // Rows of the old schema under the new one (read by position for a rename, else by name), in a file of their own.
+      const tailSegs = tail.map((f) => this.fileSegment(f));
+      const old = await stateBatches({ generation: 0, columns: this.columns, segments: tailSegs, count: tailSegs.length, rows: tail.reduce((n, f) => n + f.rows, 0), csn: 0 });
+      tail = await this.writeFragments(conformTail(this.columns, p.columns, old), lastLsn, p.columns);
+    }
     const now = this.nextVersionMs();
     const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now }] : this.past;
-    const rows = p.rows + (tailMerged?.length ?? 0);
-    const fragments = [...(p.fragment ? [p.fragment] : []), ...(tailFragment ? [tailFragment] : [])];
-    const chunks = [...(p.merged ? [p.merged] : []), ...(tailMerged ? [tailMerged] : [])];
+    const fragments = [...p.fragments, ...tail];
+    const rows = p.rows + tail.reduce((n, f) => n + f.rows, 0);
     const c = this.sidecarFor(fragments, lastLsn, [[now, rows]], past, p.columns);
     return {
       sidecar: c.sidecar,
@@ -835,8 +825,8 @@ export class TableData {
         this.nextLsn = Math.max(this.nextLsn, lastLsn + 1);
         this.columns = p.columns;
         this.adoptSidecar(c);
-        this.chunks = chunks;
-        this.unflushedFrom = chunks.length;
+        this.segments = fragments.map((f) => this.fileSegment(f));
+        this.unflushedFrom = this.segments.length;
         this.rows = rows;
         this.generation++;
         this.version++;
@@ -861,20 +851,27 @@ export class TableData {
     return path.relative(root, this.sidecarFile);
   }
 
-  /** New schema keeping rows: columns matched by name, new ones NULL. Same-named columns keep their vectors. */
+  /** New schema keeping rows: columns matched by name, new ones NULL. Fragment files are read by name, so only rows in memory change. */
   async alter(columns: readonly Column[]): Promise<void> {
     await this.load();
     await this.exclusively(async () => {
       const byName = new Map(this.columns.map((c, i) => [c.name.toLowerCase(), i]));
       this.changing();
       this.generation++;
-      this.chunks = this.chunks.map((b) => ({
-        length: b.length,
-        columns: columns.map((c) => {
-          const i = byName.get(c.name.toLowerCase());
-          return i === undefined ? nullVector(c.type, b.length) : { ...b.columns[i]!, type: c.type };
-        }),
-      }));
+      this.segments = this.segments.map((s) =>
+        s.kind === 'file'
+          ? s
+          : {
+              kind: 'mem',
+              batch: {
+                length: s.batch.length,
+                columns: columns.map((c) => {
+                  const i = byName.get(c.name.toLowerCase());
+                  return i === undefined ? nullVector(c.type, s.batch.length) : { ...s.batch.columns[i]!, type: c.type };
+                }),
+              },
+            },
+      );
       this.columns = columns;
       this.version++;
       await this.commitSidecar(this.sidecar.fragments, this.sidecar.flushedLsn);
@@ -899,9 +896,10 @@ export class TableData {
       this.closed = true;
       // Rows still only in the log are made now: a query may still hold them
       // (a dropped table). One that cannot be read says so when it is read.
-      for (let i = this.unflushedFrom; i < this.chunks.length; i++) {
+      for (let i = this.unflushedFrom; i < this.segments.length; i++) {
         try {
-          void this.chunks[i]!.columns;
+          const s = this.segments[i]!;
+          if (s.kind === 'mem') void s.batch.columns;
         } catch {
           // reported to its reader
         }
@@ -911,11 +909,16 @@ export class TableData {
       if (wal) await wal.close();
     });
   }
+}
 
-  /** Points the table at another directory after its files moved (dataset undelete). */
-  relocate(dir: string): void {
-    this.dir = dir;
-  }
+/**
+ * Rows of schema `from` in schema `to`: by position when only names changed
+ * (RENAME COLUMN), else by name (conformBatches).
+ */
+function conformTail(from: readonly Column[], to: readonly Column[], batches: readonly Batch[]): Batch[] {
+  const renamed = from.length === to.length && from.every((c, i) => JSON.stringify(c.type) === JSON.stringify(to[i]!.type));
+  if (renamed) return batches.map((b) => ({ length: b.length, columns: b.columns.map((v, i) => ({ ...v, type: to[i]!.type })) }));
+  return conformBatches(from, to, batches);
 }
 
 function isRows(content: Batch | string | Uint8Array): content is string | Uint8Array {

@@ -21,7 +21,9 @@ import { QueryError } from '../types/errors.js';
 import type { Column } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
 import type { Storage } from './store.js';
-import { stateBatches, TableConflictError, type PreparedRows, type TableState } from './table-data.js';
+import type { ScanFilter } from './api.js';
+import { TableConflictError, type PreparedRows, type TableState } from './table-data.js';
+import { scanSegments, stateSegments } from './table-state.js';
 
 export interface TableKey {
   readonly p: string;
@@ -112,17 +114,24 @@ export class Transaction {
     this.id = `${Date.now().toString(36)}_${(++txnCounter).toString(36)}`;
   }
 
-  /** The rows this transaction sees: its snapshot of the table, with its own changes. */
-  async rows(k: TableKey): Promise<Batch[]> {
+  /**
+   * The rows this transaction sees, columns `cols` (indexes into the
+   * table's columns): its snapshot of the table (row groups `filters` rule
+   * out skipped), with its own changes.
+   */
+  async *scan(k: TableKey, cols: readonly number[], filters?: readonly ScanFilter[]): AsyncGenerator<Batch> {
     const s = this.staged.get(keyOf(k));
-    if (s) return [...(s.rows ?? stateBatches(s.base)), ...s.appended];
-    return stateBatches(await this.state(k));
+    const state = s ? s.base : await this.state(k);
+    if (s?.rows) for (const b of s.rows) yield { length: b.length, columns: cols.map((c) => b.columns[c]!) };
+    else yield* scanSegments(stateSegments(state), state.columns, cols, filters);
+    for (const b of s?.appended ?? []) yield { length: b.length, columns: cols.map((c) => b.columns[c]!) };
   }
 
-  /** How many rows `rows` gives, without reading them (undefined: the table was not read yet). */
+  /** How many rows `scan` gives, without reading them (undefined: the table was not read yet). */
   rowCount(k: TableKey): number | undefined {
     const s = this.staged.get(keyOf(k));
-    if (s) return (s.rows ?? stateBatches(s.base)).reduce((n, b) => n + b.length, 0) + s.appended.reduce((n, b) => n + b.length, 0);
+    const count = (bs: readonly Batch[]): number => bs.reduce((n, b) => n + b.length, 0);
+    if (s) return (s.rows ? count(s.rows) : s.base.rows) + count(s.appended);
     return this.pins.get(keyOf(k))?.rows;
   }
 

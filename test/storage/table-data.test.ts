@@ -2,6 +2,7 @@
 // fragments; torn WAL tails; crash windows of compaction; the data-dir lock.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { stateBatches } from '../../src/storage/table-state.js';
 import { describe, expect, it } from 'vitest';
 import { parquetMetadata } from 'hyparquet';
 import { encodeFragment, PAGE_CODEC, readFragment } from '../../src/storage/parquet.js';
@@ -83,14 +84,14 @@ describe('TableData', () => {
     await td.append(batchOf([rowA, rowB]));
     await td.append(batchOf([rowC]));
     const expected = [rowA, rowB, rowC].map((r) => r.map(norm));
-    expect(rowsOf(td.snapshot()).map((r) => r.map(norm))).toEqual(expected);
+    expect(rowsOf(await stateBatches(td.state())).map((r) => r.map(norm))).toEqual(expected);
     await td.close();
 
     // Replay from the WAL only.
     const td2 = new TableData(dir, 't', columns);
     expect(td2.rowCountSync()).toBe(3);
     await td2.load();
-    expect(rowsOf(td2.snapshot()).map((r) => r.map(norm))).toEqual(expected);
+    expect(rowsOf(await stateBatches(td2.state())).map((r) => r.map(norm))).toEqual(expected);
     await td2.compact();
     expect(fs.statSync(path.join(dir, 't.wal')).size).toBe(0);
     expect(fs.readdirSync(dir).filter((n) => n.endsWith('.parquet'))).toHaveLength(1);
@@ -99,7 +100,7 @@ describe('TableData', () => {
     // From the parquet fragment.
     const td3 = new TableData(dir, 't', columns);
     await td3.load();
-    expect(rowsOf(td3.snapshot()).map((r) => r.map(norm))).toEqual(expected);
+    expect(rowsOf(await stateBatches(td3.state())).map((r) => r.map(norm))).toEqual(expected);
     await td3.close();
 
     // Pages are written uncompressed; a fragment an earlier version wrote with
@@ -113,7 +114,7 @@ describe('TableData', () => {
     fs.writeFileSync(file, snappy);
     const td4 = new TableData(dir, 't', columns);
     await td4.load();
-    expect(rowsOf(td4.snapshot()).map((r) => r.map(norm))).toEqual(expected);
+    expect(rowsOf(await stateBatches(td4.state())).map((r) => r.map(norm))).toEqual(expected);
     await td4.close();
   });
 
@@ -138,7 +139,7 @@ describe('TableData', () => {
     expect(fs.statSync(wal).size).toBeGreaterThan(full.length);
     const td3 = new TableData(dir, 't', cols);
     await td3.load();
-    expect(rowsOf(td3.snapshot()).map((r) => r[0])).toEqual([0n, 1n, 2n, 7n]);
+    expect(rowsOf(await stateBatches(td3.state())).map((r) => r[0])).toEqual([0n, 1n, 2n, 7n]);
     // A flipped byte inside the last record is a checksum failure: cut there.
     await td3.close();
     const buf = fs.readFileSync(wal);
@@ -167,14 +168,14 @@ describe('TableData', () => {
     fs.writeFileSync(path.join(dir, 't@999999999999-zz.parquet.123.1.tmp'), 'garbage');
     const td2 = new TableData(dir, 't', cols);
     await td2.load();
-    expect(rowsOf(td2.snapshot()).map((r) => r[0])).toEqual([0n, 1n, 2n, 3n, 4n]);
+    expect(rowsOf(await stateBatches(td2.state())).map((r) => r[0])).toEqual([0n, 1n, 2n, 3n, 4n]);
     expect(fs.readdirSync(dir).filter((n) => n.includes('999999999999') || n.endsWith('.tmp'))).toEqual([]);
     // New appends continue after the highest LSN, never colliding with folded ones.
     await td2.append({ length: 1, columns: [vectorFromValues(cols[0]!.type, [5n])] });
     await td2.close();
     const td3 = new TableData(dir, 't', cols);
     await td3.load();
-    expect(rowsOf(td3.snapshot()).map((r) => r[0])).toEqual([0n, 1n, 2n, 3n, 4n, 5n]);
+    expect(rowsOf(await stateBatches(td3.state())).map((r) => r[0])).toEqual([0n, 1n, 2n, 3n, 4n, 5n]);
     await td3.close();
   });
 
@@ -207,19 +208,19 @@ describe('TableData', () => {
     expect(tail.length).toBeGreaterThan(0);
     expect(tail.length).toBeLessThan(next - 2000 + 1);
     const all = Array.from({ length: next }, (_, i) => BigInt(i));
-    expect(rowsOf(td.snapshot()).map((r) => r[0])).toEqual(all);
+    expect(rowsOf(await stateBatches(td.state())).map((r) => r[0])).toEqual(all);
     await append(next);
     await td.close();
     const td2 = new TableData(dir, 't', cols);
     await td2.load();
-    expect(rowsOf(td2.snapshot()).map((r) => r[0])).toEqual([...all, BigInt(next)]);
+    expect(rowsOf(await stateBatches(td2.state())).map((r) => r[0])).toEqual([...all, BigInt(next)]);
     await td2.close();
     // A crash after the fragment and sidecar were written but before the log
     // was cut: the old log's folded records are skipped, the rest replayed.
     fs.writeFileSync(walFile, walBefore);
     const td3 = new TableData(dir, 't', cols);
     await td3.load();
-    const xs = rowsOf(td3.snapshot()).map((r) => Number(r[0]));
+    const xs = rowsOf(await stateBatches(td3.state())).map((r) => Number(r[0]));
     expect(xs).toEqual(Array.from({ length: xs.length }, (_, i) => i));
     expect(xs.length).toBeGreaterThanOrEqual(next - 1);
     await td3.close();
@@ -236,12 +237,12 @@ describe('TableData', () => {
     }
     const frags = fs.readdirSync(dir).filter((n) => n.endsWith('.parquet'));
     expect(frags.length).toBeLessThanOrEqual(12);
-    expect(rowsOf(td.snapshot()).map((r) => Number(r[0]))).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    expect(rowsOf(await stateBatches(td.state())).map((r) => Number(r[0]))).toEqual(Array.from({ length: 60 }, (_, i) => i));
     await td.replace([{ length: 1, columns: [vectorFromValues(cols[0]!.type, [42n])] }]);
     await td.close();
     const td2 = new TableData(dir, 't', cols);
     await td2.load();
-    expect(rowsOf(td2.snapshot()).map((r) => r[0])).toEqual([42n]);
+    expect(rowsOf(await stateBatches(td2.state())).map((r) => r[0])).toEqual([42n]);
     // The replaced rows' fragments stay for time travel until they leave the window.
     expect(fs.readdirSync(dir).filter((n) => n.endsWith('.parquet')).length).toBeGreaterThan(1);
     await td2.close();
@@ -251,7 +252,7 @@ describe('TableData', () => {
       await new Promise((r) => setTimeout(r, 5));
       const td3 = new TableData(dir, 't', cols);
       await td3.load();
-      expect(rowsOf(td3.snapshot()).map((r) => r[0])).toEqual([42n]);
+      expect(rowsOf(await stateBatches(td3.state())).map((r) => r[0])).toEqual([42n]);
       expect(fs.readdirSync(dir).filter((n) => n.endsWith('.parquet'))).toHaveLength(1);
       await td3.close();
     } finally {
@@ -274,7 +275,7 @@ describe('bulk appends', () => {
     await td.close();
     const td2 = new TableData(dir, 't', cols);
     await td2.load();
-    const xs = rowsOf(td2.snapshot()).map((r) => Number(r[0]));
+    const xs = rowsOf(await stateBatches(td2.state())).map((r) => Number(r[0]));
     expect(xs.length).toBe(n + 2);
     expect(xs[0]).toBe(-1);
     expect(xs[1]).toBe(0);

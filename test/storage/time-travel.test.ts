@@ -4,14 +4,16 @@
 // generations are collected once they leave the time-travel window.
 import * as fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pruneVersions, TableData, type Version } from '../../src/storage/table-data.js';
+import { conformBatches, pruneVersions, stateBatches, TableData, type TableState, type Version } from '../../src/storage/table-data.js';
 import { restFieldToColumn } from '../../src/types/schema.js';
 import { getValue, vectorFromValues, type Batch } from '../../src/types/vector.js';
 import { tempDir } from '../engine/helpers.js';
 
 const cols = [restFieldToColumn({ name: 'x', type: 'INT64' })];
 const batch = (...xs: number[]): Batch => ({ length: xs.length, columns: [vectorFromValues(cols[0]!.type, xs.map(BigInt))] });
-const ids = (bs: readonly Batch[] | null): number[] | null => (bs === null ? null : bs.flatMap((b) => Array.from({ length: b.length }, (_, i) => Number(getValue(b.columns[0]!, i)))));
+const idsOf = (bs: readonly Batch[]): number[] => bs.flatMap((b) => Array.from({ length: b.length }, (_, i) => Number(getValue(b.columns[0]!, i))));
+/** The ids of a state (rowsAsOf, state()), read as a scan reads them. */
+const ids = async (s: TableState | null): Promise<number[] | null> => (s === null ? null : idsOf(await stateBatches(s)));
 /** Lets the clock move on, so that the next commit is at a later millisecond. */
 const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 5));
 const parquetFiles = (dir: string): string[] => fs.readdirSync(dir).filter((n) => n.endsWith('.parquet'));
@@ -38,12 +40,12 @@ describe('table history', () => {
     await tick();
     await td.append(batch(4));
     const check = async (): Promise<void> => {
-      expect(ids(await td.rowsAsOf(t0))).toEqual([]);
-      expect(ids(await td.rowsAsOf(t1))).toEqual([1, 2]);
-      expect(ids(await td.rowsAsOf(t2))).toEqual([1, 2, 3]);
-      expect(ids(await td.rowsAsOf(Date.now()))).toEqual([1, 2, 3, 4]);
+      expect(await ids(await td.rowsAsOf(t0))).toEqual([]);
+      expect(await ids(await td.rowsAsOf(t1))).toEqual([1, 2]);
+      expect(await ids(await td.rowsAsOf(t2))).toEqual([1, 2, 3]);
+      expect(await ids(await td.rowsAsOf(Date.now()))).toEqual([1, 2, 3, 4]);
       // Before its first write a table has no history of its own (the engine bounds reads by the table's creation time).
-      expect(ids(await td.rowsAsOf(t0 - 60_000))).toEqual([]);
+      expect(await ids(await td.rowsAsOf(t0 - 60_000))).toEqual([]);
     };
     await check();
     // Restart with the rows only in the WAL: the record times rebuild the history.
@@ -78,10 +80,10 @@ describe('table history', () => {
     await td.append(batch(5));
     await td.replace([]); // TRUNCATE
     const check = async (): Promise<void> => {
-      expect(ids(await td.rowsAsOf(beforeDelete))).toEqual([1, 2, 3]);
-      expect(ids(await td.rowsAsOf(beforeReplace))).toEqual([1, 2, 3, 4]);
-      expect(ids(await td.rowsAsOf(afterReplace))).toEqual([1, 3]);
-      expect(ids(await td.rowsAsOf(Date.now() + 1))).toEqual([]);
+      expect(await ids(await td.rowsAsOf(beforeDelete))).toEqual([1, 2, 3]);
+      expect(await ids(await td.rowsAsOf(beforeReplace))).toEqual([1, 2, 3, 4]);
+      expect(await ids(await td.rowsAsOf(afterReplace))).toEqual([1, 3]);
+      expect(await ids(await td.rowsAsOf(Date.now() + 1))).toEqual([]);
     };
     await check();
     await td.close();
@@ -100,7 +102,7 @@ describe('table history', () => {
     expect(parquetFiles(dir)).toEqual([]); // the live generation is empty (truncated)
     expect(await td.rowsAsOf(beforeReplace)).toBeNull();
     await td.append(batch(7));
-    expect(ids(td.snapshot())).toEqual([7]);
+    expect(await ids(td.state())).toEqual([7]);
     await td.close();
   });
 
@@ -115,7 +117,10 @@ describe('table history', () => {
     await tick();
     const now = [restFieldToColumn({ name: 'x', type: 'FLOAT64' }), restFieldToColumn({ name: 'y', type: 'STRING' })];
     await td.replace([{ length: 1, columns: [vectorFromValues(now[0]!.type, [1.5]), vectorFromValues(now[1]!.type, ['y'])] }], now);
-    const rows = (await td.rowsAsOf(then))!;
+    // The generation then, in its own schema; matched to today's by name (and type), its columns read as NULL.
+    const state = (await td.rowsAsOf(then))!;
+    expect(state.columns.map((c) => c.name)).toEqual(['x', 'gone']);
+    const rows = conformBatches(state.columns, td.schema, await stateBatches(state));
     expect(rows.reduce((s, b) => s + b.length, 0)).toBe(1);
     expect(rows[0]!.columns.map((v) => getValue(v, 0))).toEqual([null, null]);
     await td.close();
@@ -133,7 +138,7 @@ describe('table history', () => {
     expect(td.truncatedBeforeMs).toBeGreaterThan(first);
     // 64 past generations and the live one's fragment.
     expect(parquetFiles(dir)).toHaveLength(65);
-    expect(ids(await td.rowsAsOf(Date.now()))).toEqual([70]);
+    expect(await ids(await td.rowsAsOf(Date.now()))).toEqual([70]);
     await td.close();
   });
 

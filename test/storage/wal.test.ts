@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
+import { stateBatches } from '../../src/storage/table-state.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Storage } from '../../src/storage/store.js';
 import { COMPACT_IDLE_MS, idleFoldWaits, TableData } from '../../src/storage/table-data.js';
@@ -141,13 +142,13 @@ describe('WAL sync policy', () => {
     // The record holds the request's bytes verbatim, and the rows are made from them, read back from the log.
     const rec = readWalSync(td.walFile).records[0]!;
     expect(rec.body.includes(raw)).toBe(true);
-    const [held] = td.snapshot();
+    const [held] = await stateBatches(td.state());
     expect(held!.length).toBe(2);
     expect([0, 1].map((r) => [getValue(held!.columns[0]!, r), getValue(held!.columns[1]!, r)])).toEqual([['ü "😀" ключ', 7n], ['x', -2n]]);
     // Replay (no compaction ran: the rows come back from the WAL).
     const again = new TableData(st.datasetDir('p', 'd'), td.stem, td.schema);
     await again.load();
-    const [b] = again.snapshot();
+    const [b] = await stateBatches(again.state());
     expect([0, 1].map((r) => [getValue(b!.columns[0]!, r), getValue(b!.columns[1]!, r)])).toEqual([['ü "😀" ключ', 7n], ['x', -2n]]);
     await again.close();
     await st.close();
@@ -212,16 +213,16 @@ describe('rows read back from the log', () => {
     const td = new TableData(dir, 't', cols);
     await td.load();
     await td.appendRequestRows(Buffer.from('[{"json":{"n":1}},{"json":{"n":2}}]'), 2, make);
-    const beforeFold = td.snapshot();
+    const beforeFold = td.state();
     await td.compact();
-    // The fold made the rows from the log before emptying it; the batch a reader took is the same object.
-    expect(values(beforeFold[0])).toEqual([1n, 2n]);
-    expect(values(td.snapshot()[0])).toEqual([1n, 2n]);
+    // The fold made the rows from the log before emptying it; a reader's state still reads them.
+    expect(values((await stateBatches(beforeFold))[0])).toEqual([1n, 2n]);
+    expect(values((await stateBatches(td.state()))[0])).toEqual([1n, 2n]);
     await td.appendRequestRows(Buffer.from('[{"json":{"n":3}},{"json":{"n":4}}]'), 2, make);
-    const beforeClose = td.snapshot();
+    const beforeClose = td.state();
     await td.close();
     // A query may still hold a dropped table's rows.
-    expect(values(beforeClose[1])).toEqual([3n, 4n]);
+    expect(values((await stateBatches(beforeClose))[1])).toEqual([3n, 4n]);
   });
 });
 

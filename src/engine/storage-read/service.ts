@@ -11,6 +11,7 @@ import { invalid, notFound } from '../../storage/errors.js';
 import type { Storage } from '../../storage/store.js';
 import type { Column } from '../../types/schema.js';
 import { rowsAsOf } from '../catalog.js';
+import { stateBatches } from '../../storage/table-state.js';
 import { ResultStore } from '../results.js';
 import { arrowSchema, RowSource, serializeRecordBatch, serializeSchema } from './arrow.js';
 import { avroSchema, serializeAvroRows } from './avro.js';
@@ -176,7 +177,7 @@ export class StorageReadService {
     const columns = td.schema;
     // A past snapshot_time reads the table's history (7-day window, the same
     // reader as FOR SYSTEM_TIME AS OF and table@<ms>); now or later: the rows now.
-    const batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(this.storage, { projectId: p, datasetId: d, tableId: t }, entry, asOfMs) : td.snapshot();
+    const batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(this.storage, { projectId: p, datasetId: d, tableId: t }, entry, asOfMs) : await stateBatches(td.state());
     const restriction = this.restrictionOf(rowRestriction, columns);
     const total = batches.reduce((s, b) => s + b.length, 0);
     const selected = restriction ? selectRows(batches, restriction) : null;

@@ -5,6 +5,7 @@ import { BATCH_SIZE, sliceVector, takeVector, type Batch, type Vector } from '..
 import { checkpoint, type ExecContext } from '../context.js';
 import { columnRefsOf, evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { BatchCoalescer, sliceBatch } from '../vectors.js';
+import { scanFilters } from './scan-filters.js';
 
 /**
  * `pick`: output these scan columns (positions in `rel.columns`) instead of
@@ -16,7 +17,9 @@ export async function* scanOp(rel: ScanRel, ctx: ExecContext, pick: readonly num
   const filters = prepareFilters(predicate === null ? rel.pushedFilters ?? [] : [...(rel.pushedFilters ?? []), predicate], rel.columns);
   // Selective filters leave small batches: coalesce them back towards BATCH_SIZE.
   const co = filters.length > 0 ? new BatchCoalescer((pick ?? rel.columns.map((_, i) => i)).map((i) => rel.columns[i]!.type)) : null;
-  const src = ctx.query.catalog.scan(rel.table, { columns: rel.tableColumns, asOfMs: rel.asOfMs });
+  // Storage skips row groups whose statistics rule out these filters (scan-filters.ts); rows are still filtered here.
+  const storageFilters = scanFilters(rel, predicate === null ? [] : [predicate]);
+  const src = ctx.query.catalog.scan(rel.table, { columns: rel.tableColumns, asOfMs: rel.asOfMs, filters: storageFilters });
   const scratch: SelScratch = { a: new Int32Array(BATCH_SIZE), b: new Int32Array(BATCH_SIZE) };
   // Pushed filters without subqueries: no await per filter and batch.
   const sync = filters.every((f) => f.sync);

@@ -1,0 +1,119 @@
+// Decoded column chunks of fragment files (a row group's column each), kept
+// under a memory budget and evicted least recently used first. A scan asks
+// for the chunks it needs; a miss reads only that column chunk's bytes from
+// the file and decodes it (fragment-file.ts). The budget is the engine's
+// `--memory-limit` share for table data (default: a quarter of the machine's
+// memory, at least 256 MB); a chunk a running scan still holds stays alive
+// until the scan moves on, so the resident set is the budget plus what scans
+// hold right now.
+import * as os from 'node:os';
+import { chunkBytes, type ColumnChunk } from './column-chunk.js';
+import { FragmentFile } from './fragment-file.js';
+
+/** The default budget for decoded table data. */
+export function defaultMemoryLimit(): number {
+  return Math.max(256 * 1024 * 1024, Math.floor(os.totalmem() / 4));
+}
+
+interface Entry {
+  readonly chunk: ColumnChunk;
+  readonly bytes: number;
+}
+
+export class ChunkCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<ColumnChunk>>();
+  private readonly files = new Map<string, Promise<FragmentFile>>();
+  private used = 0;
+  /** Counters (tests and the bench read them). */
+  hits = 0;
+  misses = 0;
+  evictions = 0;
+
+  constructor(public budget: number) {}
+
+  get bytesUsed(): number {
+    return this.used;
+  }
+
+  /** The file's footer (row groups, statistics), read once and kept (a few KB each; at most MAX_FILES). */
+  file(path: string): Promise<FragmentFile> {
+    let f = this.files.get(path);
+    if (f) {
+      this.files.delete(path);
+      this.files.set(path, f);
+      return f;
+    }
+    f = FragmentFile.open(path);
+    f.catch(() => this.files.delete(path));
+    this.files.set(path, f);
+    for (const k of this.files.keys()) {
+      if (this.files.size <= MAX_FILES) break;
+      this.files.delete(k);
+    }
+    return f;
+  }
+
+  /** One row group's column, decoded (from the cache or the file). */
+  async chunk(path: string, rg: number, name: string, load: () => Promise<ColumnChunk>): Promise<ColumnChunk> {
+    const key = `${path}\u0000${rg}\u0000${name}`;
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.hits++;
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.chunk;
+    }
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    this.misses++;
+    const p = load().then(
+      (chunk) => {
+        this.loading.delete(key);
+        const bytes = chunkBytes(chunk);
+        this.entries.set(key, { chunk, bytes });
+        this.used += bytes;
+        this.evict();
+        return chunk;
+      },
+      (e: unknown) => {
+        this.loading.delete(key);
+        throw e;
+      },
+    );
+    this.loading.set(key, p);
+    return p;
+  }
+
+  private evict(): void {
+    for (const [k, e] of this.entries) {
+      if (this.used <= this.budget) break;
+      this.entries.delete(k);
+      this.used -= e.bytes;
+      this.evictions++;
+    }
+  }
+
+  /** Forgets a file (deleted): its footer and chunks. */
+  forget(path: string): void {
+    this.files.delete(path);
+    const prefix = `${path}\u0000`;
+    for (const [k, e] of this.entries) {
+      if (!k.startsWith(prefix)) continue;
+      this.entries.delete(k);
+      this.used -= e.bytes;
+    }
+  }
+
+  /** Drops everything (tests). */
+  clear(): void {
+    this.entries.clear();
+    this.files.clear();
+    this.used = 0;
+  }
+}
+
+const MAX_FILES = 4096;
+
+/** The engine's cache (its budget set from --memory-limit at start). */
+export const chunkCache = new ChunkCache(defaultMemoryLimit());

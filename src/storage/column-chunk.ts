@@ -1,0 +1,139 @@
+// A column of one row group as storage holds it in memory: the Arrow layout
+// (validity bitmap, fixed-width value buffer, offsets + UTF-8 bytes,
+// dictionary indices), decoded from a fragment's pages and cached under the
+// memory budget (chunk-cache.ts). The executor gets batches as views of it
+// (`chunkVector`): typed arrays are shared, not copied; strings are made per
+// batch (dictionary strings once per chunk). Types without a fixed-width or
+// string layout (NUMERIC, JSON, GEOGRAPHY, INTERVAL, RANGE, ARRAY, STRUCT)
+// keep their values (values.ts forms), made once when decoded.
+import type { SqlType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import { layoutOf, type Vector } from '../types/vector.js';
+
+/** Bit i set: row i is valid (not NULL), as Arrow's validity bitmap and parquet's definition levels (bit-packed, LSB first). */
+export type Validity = Uint8Array | null;
+
+export type ColumnChunk =
+  | { readonly kind: 'fixed'; readonly length: number; readonly values: Float64Array | BigInt64Array | Int32Array | Uint8Array; readonly validity: Validity }
+  | { readonly kind: 'utf8'; readonly length: number; readonly offsets: Int32Array; readonly bytes: Uint8Array; readonly validity: Validity; readonly ascii: boolean }
+  | { readonly kind: 'dict'; readonly length: number; readonly indices: Int32Array; readonly dictionary: readonly string[]; readonly validity: Validity }
+  | { readonly kind: 'binary'; readonly length: number; readonly offsets: Int32Array; readonly bytes: Uint8Array; readonly validity: Validity }
+  | { readonly kind: 'values'; readonly length: number; readonly values: readonly Value[] }
+  | { readonly kind: 'null'; readonly length: number };
+
+/** Bytes a chunk holds (the cache's accounting); value and string objects are estimated. */
+export function chunkBytes(c: ColumnChunk): number {
+  const v = 'validity' in c && c.validity ? c.validity.byteLength : 0;
+  switch (c.kind) {
+    case 'fixed':
+      return c.values.byteLength + v + 64;
+    case 'utf8':
+    case 'binary':
+      return c.offsets.byteLength + c.bytes.byteLength + v + 64;
+    case 'dict': {
+      let s = 0;
+      for (const d of c.dictionary) s += 24 + 2 * d.length;
+      return c.indices.byteLength + s + v + 64;
+    }
+    case 'values':
+      return c.length * 48 + 64;
+    case 'null':
+      return 64;
+  }
+}
+
+export function isValid(validity: Validity, i: number): boolean {
+  return validity === null || (validity[i >> 3]! & (1 << (i & 7))) !== 0;
+}
+
+/** The executor's NULL bytes (1 = NULL) of rows [s, e); null when none of them is NULL. */
+function nullsOf(validity: Validity, s: number, e: number): Uint8Array | null {
+  if (validity === null) return null;
+  const n = e - s;
+  let out: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    const r = s + i;
+    if ((validity[r >> 3]! & (1 << (r & 7))) === 0) (out ??= new Uint8Array(n))[i] = 1;
+  }
+  return out;
+}
+
+const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const latin1 = (b: Uint8Array, s: number, e: number): string => asBuffer(b).toString('latin1', s, e);
+const utf8 = (b: Uint8Array, s: number, e: number): string => asBuffer(b).toString('utf8', s, e);
+
+/**
+ * Rows [s, e) of a chunk as an executor vector of type `t`: fixed-width
+ * values as views, strings made for these rows only.
+ */
+export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): Vector {
+  const n = e - s;
+  switch (c.kind) {
+    case 'fixed':
+      return { type: t, length: n, data: c.values.subarray(s, e), nulls: nullsOf(c.validity, s, e) };
+    case 'utf8': {
+      const out = new Array<Value>(n);
+      const { offsets, bytes, validity } = c;
+      const make = c.ascii ? latin1 : utf8;
+      if (c.ascii && n > 0) {
+        // One string for the rows' bytes, then substrings of it (V8 shares the characters).
+        const all = latin1(bytes, offsets[s]!, offsets[e]!);
+        const base = offsets[s]!;
+        for (let i = 0; i < n; i++) out[i] = isValid(validity, s + i) ? all.slice(offsets[s + i]! - base, offsets[s + i + 1]! - base) : null;
+      } else {
+        for (let i = 0; i < n; i++) out[i] = isValid(validity, s + i) ? make(bytes, offsets[s + i]!, offsets[s + i + 1]!) : null;
+      }
+      return { type: t, length: n, data: out, nulls: nullsOf(validity, s, e) };
+    }
+    case 'dict': {
+      const out = new Array<Value>(n);
+      const { indices, dictionary, validity } = c;
+      for (let i = 0; i < n; i++) out[i] = isValid(validity, s + i) ? dictionary[indices[s + i]!]! : null;
+      return { type: t, length: n, data: out, nulls: nullsOf(validity, s, e) };
+    }
+    case 'binary': {
+      const out = new Array<Value>(n);
+      const { offsets, bytes, validity } = c;
+      for (let i = 0; i < n; i++) out[i] = isValid(validity, s + i) ? bytes.slice(offsets[s + i]!, offsets[s + i + 1]!) : null;
+      return { type: t, length: n, data: out, nulls: nullsOf(validity, s, e) };
+    }
+    case 'values': {
+      const data = c.values.slice(s, e) as Value[];
+      let nulls: Uint8Array | null = null;
+      // NULL arrays stay NULL (nested DML tells them from empty ones); the wire writes them as [].
+      for (let i = 0; i < n; i++) if (data[i] === null) (nulls ??= new Uint8Array(n))[i] = 1;
+      return { type: t, length: n, data, nulls };
+    }
+    case 'null':
+      return nullVectorOf(t, n);
+  }
+}
+
+/** A vector of `n` NULLs (ARRAY: empty arrays). */
+export function nullVectorOf(t: SqlType, n: number): Vector {
+  if (t.kind === 'ARRAY') return { type: t, length: n, data: Array.from({ length: n }, () => []), nulls: null };
+  const nulls = new Uint8Array(n).fill(1);
+  switch (layoutOf(t)) {
+    case 'f64':
+    case 'i64':
+      return { type: t, length: n, data: new Float64Array(n), nulls };
+    case 'i32':
+      return { type: t, length: n, data: new Int32Array(n), nulls };
+    case 'bool':
+      return { type: t, length: n, data: new Uint8Array(n), nulls };
+    default:
+      return { type: t, length: n, data: new Array<Value>(n).fill(null), nulls };
+  }
+}
+
+/** The validity bitmap of executor NULL bytes (null when none is NULL). */
+export function validityOf(nulls: Uint8Array | null, n: number): Validity {
+  if (nulls === null) return null;
+  let any = false;
+  const out = new Uint8Array((n + 7) >> 3);
+  for (let i = 0; i < n; i++) {
+    if (nulls[i] === 1) any = true;
+    else out[i >> 3]! |= 1 << (i & 7);
+  }
+  return any ? out : null;
+}
