@@ -1,6 +1,6 @@
 // Engine process entry: `node dist/engine.js --grpc-port N --data-dir DIR
 // [--host H] [--default-location L] [--project-id P] [--dataset D] [--sync-writes]
-// [--enable-python-udfs]
+// [--enable-python-udfs] [--memory-limit SIZE]
 // [--grpc-socket PATH] [--local-socket PATH]`.
 // Locks the data dir, opens the catalog (rows load lazily), serves gRPC and
 // prints `engine serving on <port>`; SIGTERM/SIGINT fold WALs and exit.
@@ -10,6 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { DataDirLockedError } from '../storage/lock.js';
 import { Storage } from '../storage/store.js';
+import { chunkCache } from '../storage/chunk-cache.js';
 import { enablePythonUdfs, pythonUdfsEnvEnabled } from '../udf/python.js';
 import { engineHandlers, findProto, loadEngineService, toServiceError, tuneServer } from './service.js';
 import { ResultStore } from './results.js';
@@ -34,6 +35,16 @@ interface Flags {
   syncWrites: boolean;
   /** Run LANGUAGE python UDFs (their code runs on this host). */
   enablePythonUdfs: boolean;
+  /** Budget of decoded table data in bytes (the chunk cache); 0: its default. */
+  memoryLimit: number;
+}
+
+/** Bytes of a size like 2GB, 512MB, 1.5G or 1048576. */
+export function parseMemorySize(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmg])?i?b?$/i.exec(v.trim());
+  if (!m) throw new Error(`invalid --memory-limit ${v}`);
+  const unit = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase() as 'k' | 'm' | 'g'] ?? 1;
+  return Math.floor(Number(m[1]) * unit);
 }
 
 function parseFlags(argv: readonly string[]): Flags {
@@ -48,7 +59,10 @@ function parseFlags(argv: readonly string[]): Flags {
     localSocket: '',
     syncWrites: /^(1|true|yes|on)$/i.test(process.env.WAREHOUSE_EMULATOR_SYNC_WRITES || process.env.BIGQUERY_EMULATOR_SYNC_WRITES || ''),
     enablePythonUdfs: pythonUdfsEnvEnabled(),
+    memoryLimit: 0,
   };
+  const envLimit = process.env.WAREHOUSE_EMULATOR_MEMORY_LIMIT || process.env.BIGQUERY_EMULATOR_MEMORY_LIMIT;
+  if (envLimit) f.memoryLimit = parseMemorySize(envLimit);
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i]!;
     let v: string | undefined;
@@ -100,6 +114,9 @@ function parseFlags(argv: readonly string[]): Flags {
         break;
       case 'enable-python-udfs':
         f.enablePythonUdfs = v === undefined || /^(1|true|yes|on)$/i.test(v);
+        break;
+      case 'memory-limit':
+        f.memoryLimit = parseMemorySize(take());
         break;
       default:
         throw new Error(`unknown flag ${argv[i]}`);
@@ -285,6 +302,7 @@ async function main(): Promise<void> {
   enablePythonUdfs(flags.enablePythonUdfs);
   let storage: Storage;
   try {
+    if (flags.memoryLimit > 0) chunkCache.budget = flags.memoryLimit;
     storage = await Storage.open(flags.dataDir, { defaultLocation: flags.defaultLocation, syncWrites: flags.syncWrites });
   } catch (e) {
     console.error(`engine: ${e instanceof DataDirLockedError ? e.message : (e as Error).stack}`);

@@ -36,6 +36,8 @@ export interface GatewayConfig {
   console: boolean;
   /** Engine runs LANGUAGE python UDFs (their code runs on this host; off by default). */
   enablePythonUdfs: boolean;
+  /** --memory-limit as given ('' = the engine's default). */
+  memoryLimit: string;
   warnings: string[];
 }
 
@@ -76,6 +78,7 @@ const FLAGS: FlagSpec[] = [
   { name: 'sync-writes', aliases: [], kind: 'bool', description: 'Acknowledge inserts only after fdatasync (survive power loss; default: after the write, synced within ~50 ms) (env WAREHOUSE_EMULATOR_SYNC_WRITES / BIGQUERY_EMULATOR_SYNC_WRITES)', defaultText: 'false' },
   { name: 'console', aliases: ['enable-console'], kind: 'bool', description: 'Serve the web console at /console (and at / to a browser); --no-console turns it off', defaultText: 'true' },
   { name: 'enable-python-udfs', aliases: [], kind: 'bool', description: 'Run LANGUAGE python UDFs: their code runs in python3 on this host with the emulator\'s rights; off, calls fail (CREATE still works) (env WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS / BIGQUERY_EMULATOR_ENABLE_PYTHON_UDFS)', defaultText: 'false' },
+  { name: 'memory-limit', aliases: [], kind: 'string', description: 'Memory for decoded table data the engine keeps (bytes, or with KB/MB/GB); tables larger than it are read from disk a row group at a time (env WAREHOUSE_EMULATOR_MEMORY_LIMIT / BIGQUERY_EMULATOR_MEMORY_LIMIT)', defaultText: 'a quarter of the machine\'s memory, at least 256MB' },
   { name: 'seed-data-file', aliases: ['seed-yaml', 'data-from-yaml'], kind: 'list', description: 'YAML seed file; repeatable' },
 ];
 
@@ -274,8 +277,16 @@ export function parseCli(args: readonly string[], env: NodeJS.ProcessEnv = proce
     syncWrites: bool('syncWrites', /^(1|true|yes|on)$/i.test(firstEnv('WAREHOUSE_EMULATOR_SYNC_WRITES', 'BIGQUERY_EMULATOR_SYNC_WRITES') ?? '')),
     console: bool('console', true),
     enablePythonUdfs: bool('enablePythonUdfs', /^(1|true|yes|on)$/i.test(firstEnv('WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS', 'BIGQUERY_EMULATOR_ENABLE_PYTHON_UDFS') ?? '')),
+    memoryLimit: memoryLimitOf(str('memoryLimit') || firstEnv('WAREHOUSE_EMULATOR_MEMORY_LIMIT', 'BIGQUERY_EMULATOR_MEMORY_LIMIT') || ''),
     warnings,
   };
+}
+
+/** A memory size as the engine takes it: bytes, or a number with KB/MB/GB (powers of 1024); '' stays the default. */
+function memoryLimitOf(v: string): string {
+  if (v === '') return '';
+  if (!/^\d+(\.\d+)?\s*([kmg]i?b?)?$/i.test(v.trim())) throw new CliExit(2, `error: invalid --memory-limit ${v} (bytes, or a number with KB, MB or GB)\n`, true);
+  return v.trim();
 }
 
 function dirnameOf(file: string): string {

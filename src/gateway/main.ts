@@ -58,6 +58,7 @@ async function run(config: GatewayConfig): Promise<void> {
       copyStderr: config.copyEngineStderr,
       syncWrites: config.syncWrites,
       enablePythonUdfs: config.enablePythonUdfs,
+      memoryLimit: config.memoryLimit,
       log,
       debug,
     },

@@ -21,6 +21,8 @@ export interface SupervisorOptions {
   copyStderr: boolean;
   /** Passed on as --sync-writes (fdatasync before acknowledging an insert). */
   syncWrites?: boolean;
+  /** Passed on as --memory-limit ('' or absent: the engine's default). */
+  memoryLimit?: string;
   /** Passed on as --enable-python-udfs. */
   enablePythonUdfs?: boolean;
   log: (msg: string) => void;
@@ -202,6 +204,7 @@ export class EngineSupervisor {
     if (this.opts.projectId) args.push('--project-id', this.opts.projectId);
     if (this.opts.syncWrites) args.push('--sync-writes');
     if (this.opts.enablePythonUdfs) args.push('--enable-python-udfs');
+    if (this.opts.memoryLimit) args.push(`--memory-limit=${this.opts.memoryLimit}`);
     // The project's own engine also serves on a Unix socket (cheaper than
     // loopback TCP per call); other engine binaries may not know the flag.
     if (this.opts.binary === undefined) args.push('--grpc-socket', this.socketPath(), '--local-socket', `${this.socketPath()}.local`);
