@@ -10,7 +10,9 @@ import { convertJsonValue } from '../types/json-values.js';
 import type { Value } from '../types/values.js';
 import { JOBS_COLUMNS } from '../analyzer/names.js';
 import type { Storage } from '../storage/store.js';
-import { columnToRestField, type Column } from '../types/schema.js';
+import { columnToRestField, type Column, type RestField } from '../types/schema.js';
+import { schemaFieldsOf } from '../storage/resources.js';
+import { updateTable } from './tables.js';
 import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.js';
 import type { EngineCatalog } from './catalog.js';
 import { decodeParameters } from './parameters.js';
@@ -36,6 +38,8 @@ export interface ExecuteQueryArgs {
   readonly destination?: TableRefArg;
   readonly writeDisposition?: string;
   readonly createDisposition?: string;
+  /** ALLOW_FIELD_ADDITION / ALLOW_FIELD_RELAXATION for a WRITE_APPEND destination. */
+  readonly schemaUpdateOptions?: readonly string[];
   readonly maxResults: number;
   readonly wire: WireOptions;
   readonly signal: AbortSignal;
@@ -210,7 +214,31 @@ async function writeDestination(st: Storage, catalog: EngineCatalog, loc: JobLoc
     return;
   }
   if (write !== 'WRITE_APPEND' && st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);
-  await catalog.appendRows(dest, alignToTable(st.columnsOf(existing), columns, result.batches, `${p}:${d}.${t}`));
+  const options = a.schemaUpdateOptions ?? [];
+  if (options.length && write !== 'WRITE_APPEND') {
+    throw invalid('Schema update options should only be specified with WRITE_APPEND disposition, or with WRITE_TRUNCATE disposition on a table partition.');
+  }
+  const table = options.length ? await evolveDestination(st, dest, columns, options) : existing;
+  await catalog.appendRows(dest, alignToTable(st.columnsOf(table), columns, result.batches, `${p}:${d}.${t}`));
+}
+
+/**
+ * schemaUpdateOptions of a query appending to a table: ALLOW_FIELD_ADDITION
+ * adds the result's new columns (NULLABLE), ALLOW_FIELD_RELAXATION makes the
+ * table's REQUIRED fields NULLABLE (a query's result columns are all
+ * nullable). The table is patched as tables.patch would be; returns its entry.
+ */
+async function evolveDestination(st: Storage, dest: TableRefArg, columns: readonly Column[], options: readonly string[]) {
+  const { projectId: p, datasetId: d, tableId: t } = dest;
+  const current = schemaFieldsOf(st.requireTable(p, d, t).resource);
+  const known = new Set(current.map((f) => f.name.toLowerCase()));
+  const added = options.includes('ALLOW_FIELD_ADDITION') ? columns.filter((c) => !known.has(c.name.toLowerCase())).map((c) => columnToRestField(c.name, c.type)) : [];
+  const relax = (fs: readonly RestField[]): RestField[] =>
+    fs.map((f) => ({ ...f, ...(f.mode === 'REQUIRED' ? { mode: 'NULLABLE' } : {}), ...(f.fields ? { fields: relax(f.fields) } : {}) }));
+  const kept = options.includes('ALLOW_FIELD_RELAXATION') ? relax(current) : current;
+  const fields = [...kept, ...added];
+  if (JSON.stringify(fields) !== JSON.stringify(current)) await updateTable(st, p, d, t, { schema: { fields } }, true);
+  return st.requireTable(p, d, t);
 }
 
 /** Result columns matched to the destination's columns by name; absent ones NULL. */

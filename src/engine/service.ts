@@ -151,6 +151,7 @@ interface QueryRequest {
   destination: TableRef | null;
   writeDisposition: string;
   createDisposition: string;
+  schemaUpdateOptions: string[];
   tableDefinitionsJson: string;
   jobsSnapshotJson: string;
   location: string;
@@ -296,6 +297,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
           destination: dest.tableId ? { ...dest, projectId: dest.projectId || r.projectId } : undefined,
           writeDisposition: r.writeDisposition,
           createDisposition: r.createDisposition,
+          schemaUpdateOptions: r.schemaUpdateOptions ?? [],
           maxResults: r.maxResults,
           wire,
           signal: abort.signal,

@@ -631,8 +631,9 @@ export function likeRegex(pattern: string, bytes: boolean): RegExp {
   likeCache.set(key, re);
   return re;
 }
+// Outside a character class a `u`-flag RegExp refuses `\-` (LIKE 'a-b' failed to compile): `-` needs no escape here.
 function escapeRe(c: string): string {
-  return c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  return c.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
 export function bytesToLatin1(b: Uint8Array): string {
   let s = '';

@@ -43,6 +43,7 @@ export interface QueryRequest {
   parameters?: { parameters_json: string; parameter_mode: string };
   dry_run: boolean; destination?: TableRef; write_disposition: string; create_disposition: string;
   table_definitions_json: string; jobs_snapshot_json: string; location: string; session_id: string; create_session?: boolean; time_zone?: string;
+  schema_update_options?: string[];
   max_results: number; timestamp_format: TimestampFormat; string_scalars: boolean;
   /** The reply may carry a large first page as rows_utf8 (rows-body.ts). */
   want_rows_utf8?: boolean;

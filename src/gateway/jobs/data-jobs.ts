@@ -136,11 +136,13 @@ async function evolveSchema(ctx: GatewayContext, dest: TableRef, current: RestFi
   const byName = new Map(schema.map((f) => [f.name.toLowerCase(), f]));
   const known = new Set(current.map((f) => f.name.toLowerCase()));
   const added = schema.filter((f) => !known.has(f.name.toLowerCase()));
-  const relaxed = current.filter((f) => f.mode === 'REQUIRED' && (byName.get(f.name.toLowerCase())?.mode ?? 'NULLABLE') !== 'REQUIRED' && byName.has(f.name.toLowerCase()));
+  // A REQUIRED field the job's schema leaves out is relaxed too (its rows get NULL).
+  const relaxed = current.filter((f) => f.mode === 'REQUIRED' && (byName.get(f.name.toLowerCase())?.mode ?? 'NULLABLE') !== 'REQUIRED');
   const prefix = `Provided Schema does not match Table ${refText(dest)}.`;
   if (added.length && !options.includes('ALLOW_FIELD_ADDITION')) throw invalid(`${prefix} Cannot add fields (field: ${added[0]!.name})`);
   if (relaxed.length && !options.includes('ALLOW_FIELD_RELAXATION')) {
-    throw invalid(`${prefix} Field ${relaxed[0]!.name} has changed mode from REQUIRED to NULLABLE`);
+    const f = relaxed[0]!;
+    throw invalid(`${prefix} Field ${f.name} ${byName.has(f.name.toLowerCase()) ? 'has changed mode from REQUIRED to NULLABLE' : 'is missing in new schema'}`);
   }
   if (!added.length && !relaxed.length) return current;
   // A load writes its schema with every mode spelled out (as parse() makes it): the added columns too.

@@ -97,8 +97,9 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
     ...(params.length ? { parameters: { parameters_json: JSON.stringify(params), parameter_mode: mode } } : {}),
     dry_run: s.dryRun,
     ...(tableRefIn(cfg['destinationTable'], s.projectId, 'destinationTable') ? { destination: tableRefIn(cfg['destinationTable'], s.projectId, 'destinationTable')! } : {}),
-    write_disposition: str(cfg['writeDisposition']) ?? '',
-    create_disposition: str(cfg['createDisposition']) ?? '',
+    write_disposition: oneWord(cfg['writeDisposition']) ?? '',
+    create_disposition: oneWord(cfg['createDisposition']) ?? '',
+    schema_update_options: Array.isArray(cfg['schemaUpdateOptions']) ? cfg['schemaUpdateOptions'].map(String) : [],
     table_definitions_json: isObj(cfg['tableDefinitions']) ? JSON.stringify(cfg['tableDefinitions']) : '',
     // A text check, not SQL parsing: only queries naming the view pay for the snapshot.
     jobs_snapshot_json: /INFORMATION_SCHEMA\s*`?\s*\.\s*`?\s*JOBS/i.test(text) ? s.jobsSnapshot() : '',
@@ -112,6 +113,11 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
     string_scalars: s.family === 'bigquery',
     want_rows_utf8: true,
   };
+}
+
+/** An enum field; the service also takes it as a one-element array (the samples send `writeDisposition: ['WRITE_APPEND']`). */
+function oneWord(v: unknown): string | undefined {
+  return str(v) ?? (Array.isArray(v) && v.length === 1 ? str(v[0]) : undefined);
 }
 
 /**
