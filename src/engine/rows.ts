@@ -5,7 +5,8 @@ import type { Storage } from '../storage/store.js';
 import type { TableData } from '../storage/table-data.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
-import { convertRows, keptBatch, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
+import { convertRows, keptBatch, type CellError, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
+import type { SqlType } from '../types/types.js';
 import { scannable, scanRows, type ScanOptions } from '../storage/insert-scan.js';
 import { idHash, IdSet } from '../storage/id-set.js';
 import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.js';
@@ -128,9 +129,57 @@ function parseRows(text: string | Buffer): unknown[] {
  * then convertRows. `opts` are the scanner's (build false: the result may
  * have `built` false; latin1: of a Buffer's bytes).
  */
-export function convertRequestRows(rows: string | Buffer, columns: readonly Column[], recentIds: RecentIds = NO_IDS, opts?: ScanOptions): RowsConversion {
+export function convertRequestRows(rows: string | Buffer, columns: readonly Column[], recentIds: RecentIds = NO_IDS, opts: ScanOptions = {}): RowsConversion {
   const bytes = typeof rows !== 'string' ? rows : rows && !/\p{Cs}/u.test(rows) ? Buffer.from(rows) : undefined;
-  return (bytes && scannable(columns) ? scanRows(bytes, columns, recentIds, opts) : null) ?? convertRows(parseRows(rows), columns, recentIds);
+  // The scanner checks top-level keys only: a RECORD's unknown sub-fields are found on the generic path.
+  const scan = bytes && scannable(columns) && !(opts.rejectUnknown && hasRecord(columns)) ? scanRows(bytes, columns, recentIds, opts) : null;
+  if (scan) return scan;
+  const parsed = parseRows(rows);
+  return opts.rejectUnknown ? convertReportingUnknown(parsed, columns, recentIds) : convertRows(parsed, columns, recentIds);
+}
+
+const withRecords = new WeakMap<readonly Column[], boolean>();
+function hasRecord(columns: readonly Column[]): boolean {
+  let r = withRecords.get(columns);
+  if (r === undefined) withRecords.set(columns, (r = columns.some((c) => (c.type.kind === 'ARRAY' ? c.type.element : c.type).kind === 'STRUCT')));
+  return r;
+}
+
+/**
+ * convertRows, where a row naming a field the schema lacks (at any depth) is
+ * rejected as the service rejects it without ignoreUnknownValues: reason
+ * invalid, location the field's path, `no such field: <path>.`.
+ */
+function convertReportingUnknown(rows: unknown[], columns: readonly Column[], recentIds: RecentIds): RowsConversion {
+  const unknown = new Map<number, CellError[]>();
+  rows.forEach((item, r) => {
+    const json = item !== null && typeof item === 'object' ? (item as { json?: unknown }).json : undefined;
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) return;
+    const errs: CellError[] = [];
+    unknownFields(json as Record<string, unknown>, columns, '', errs);
+    if (errs.length) unknown.set(r, errs);
+  });
+  if (unknown.size === 0) return convertRows(rows, columns, recentIds);
+  // Such rows go in as non-objects (rejected, no builder slot) and their error is replaced.
+  const conv = convertRows(rows.map((item, r) => (unknown.has(r) ? null : item)), columns, recentIds);
+  return { ...conv, errors: conv.errors.map((e) => ({ index: e.index, errors: unknown.get(e.index) ?? e.errors })) };
+}
+
+function unknownFields(o: Record<string, unknown>, fields: readonly { name: string; type: SqlType }[], path: string, out: CellError[]): void {
+  for (const key of Object.keys(o)) {
+    const lower = key.toLowerCase();
+    const f = fields.find((x) => x.name === key) ?? fields.find((x) => x.name.toLowerCase() === lower);
+    if (!f) {
+      out.push({ reason: 'invalid', location: path + key, debugInfo: '', message: `no such field: ${path + key}.` });
+      continue;
+    }
+    const t = f.type.kind === 'ARRAY' ? f.type.element : f.type;
+    if (t.kind !== 'STRUCT') continue;
+    const v = o[key];
+    for (const item of Array.isArray(v) ? v : [v]) {
+      if (item !== null && typeof item === 'object' && !Array.isArray(item)) unknownFields(item as Record<string, unknown>, t.fields, `${path}${f.name}.`, out);
+    }
+  }
 }
 
 /**
@@ -181,7 +230,8 @@ export class RowService {
     // below, when some are not kept or they came as text). A Buffer's latin1
     // text, which the scanner reads, is made once for both scans.
     const latin1 = typeof rows === 'string' ? undefined : rows.toString('latin1');
-    const conv = convertRequestRows(rows, columns, recentIds, { build: false, latin1 });
+    const rejectUnknown = !a.ignoreUnknownValues;
+    const conv = convertRequestRows(rows, columns, recentIds, { build: false, latin1, rejectUnknown });
     const { n, errors, keep, newIds } = conv;
     if (errors.length > 0 && !a.skipInvalidRows) {
       // The whole request is rejected: every other row is reported as stopped.
@@ -200,7 +250,7 @@ export class RowService {
       const all = keep.length === n;
       if (all && typeof rows !== 'string') await data.appendRequestRows(rows, n, rowsMaker(columns));
       else {
-        const batch = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1 }));
+        const batch = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1, rejectUnknown }));
         await data.append(batch, all && typeof rows === 'string' ? rows : undefined);
       }
       this.dedup.remember(tableKey, newIds, now);

@@ -88,6 +88,8 @@ export interface ScanOptions {
   readonly build?: boolean;
   /** The bytes as latin1 text (one char per byte), when the caller has made it already. */
   readonly latin1?: string;
+  /** A key that names no column gives up (the caller reports it: insertAll without ignoreUnknownValues). */
+  readonly rejectUnknown?: boolean;
 }
 
 /**
@@ -97,7 +99,7 @@ export interface ScanOptions {
 export function scanRows(bytes: Uint8Array, columns: readonly Column[], recentIds: RecentIds, opts: ScanOptions = {}): RowsConversion | null {
   const buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as Bytes;
   try {
-    return new Scanner(buf, opts.latin1 ?? buf.latin1Slice(0, buf.length), columns, recentIds, opts.build ?? true).rows();
+    return new Scanner(buf, opts.latin1 ?? buf.latin1Slice(0, buf.length), columns, recentIds, opts.build ?? true, opts.rejectUnknown ?? false).rows();
   } catch {
     // GIVE_UP, or anything unforeseen: the generic path answers either way.
     return null;
@@ -173,6 +175,7 @@ class Scanner {
     private readonly columns: readonly Column[],
     private readonly recentIds: RecentIds,
     private readonly build: boolean,
+    private readonly rejectUnknown: boolean,
   ) {
     if (text.length !== b.length) throw GIVE_UP;
     this.len = b.length;
@@ -326,7 +329,7 @@ class Scanner {
       return c;
     }
     // A case-insensitive match: the generic path's lookup rules.
-    if (this.byLower.has(key.toLowerCase())) throw GIVE_UP;
+    if (this.byLower.has(key.toLowerCase()) || this.rejectUnknown) throw GIVE_UP;
     return -1;
   }
 

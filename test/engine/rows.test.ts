@@ -166,8 +166,10 @@ describe('insertErrors', () => {
     expect((await list('req')).totalRows).toBe(0);
   });
 
-  it('skipInvalidRows stores the valid rows; unknown keys are dropped', async () => {
-    const r = await insert('req', [{ json: { a: 'ok', zzz: 1 } }, { json: { a: 'x', n: 'abc' } }], { skipInvalidRows: true });
+  it('skipInvalidRows stores the valid rows; unknown keys are dropped with ignoreUnknownValues, else rejected', async () => {
+    const strict = await insert('req', [{ json: { a: 'ok', zzz: 1 } }], { skipInvalidRows: true });
+    expect(JSON.parse(strict.insertErrorsJson)).toEqual([{ index: 0, errors: [{ reason: 'invalid', location: 'zzz', debugInfo: '', message: 'no such field: zzz.' }] }]);
+    const r = await insert('req', [{ json: { a: 'ok', zzz: 1 } }, { json: { a: 'x', n: 'abc' } }], { skipInvalidRows: true, ignoreUnknownValues: true });
     expect(JSON.parse(r.insertErrorsJson).map((e: { index: number }) => e.index)).toEqual([1]);
     const l = await list('req');
     expect(JSON.parse(l.rowsJson)).toEqual([{ f: [{ v: 'ok' }, { v: null }] }]);
