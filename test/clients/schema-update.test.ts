@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BigQuery, type Dataset } from '@google-cloud/bigquery';
+import { BigQuery, type Dataset, type JobLoadMetadata } from '@google-cloud/bigquery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../helpers/emulator.js';
 import { fakeAuth } from '../helpers/auth.js';
@@ -55,7 +55,7 @@ describe('schemaUpdateOptions through the Node client', () => {
     // The samples pass the disposition as a one-element array; the service reads it.
     await bq.createJob({
       configuration: {
-        query: { query: 'SELECT age, 2 AS id FROM su.relax', destinationTable: ref('relax'), schemaUpdateOptions: ['ALLOW_FIELD_RELAXATION'], writeDisposition: ['WRITE_APPEND'], useLegacySql: false },
+        query: { query: 'SELECT age, 2 AS id FROM su.relax', destinationTable: ref('relax'), schemaUpdateOptions: ['ALLOW_FIELD_RELAXATION'], writeDisposition: ['WRITE_APPEND'] as unknown as string, useLegacySql: false },
       },
     }).then(([job]) => job.getQueryResults());
     expect((await fields('relax')).map((f) => f.mode)).toEqual(['NULLABLE', 'NULLABLE']);
@@ -78,7 +78,8 @@ describe('schemaUpdateOptions through the Node client', () => {
     });
     const file = join(mkdtempSync(join(tmpdir(), 'su-')), 'partial.csv');
     writeFileSync(file, '30,70.5\n41,80\n');
-    const options = { schema: 'Age:INTEGER, Weight:FLOAT', writeDisposition: 'WRITE_APPEND', sourceFormat: 'CSV' };
+    // The samples' string form of a schema; the client expands it.
+    const options = { schema: 'Age:INTEGER, Weight:FLOAT', writeDisposition: 'WRITE_APPEND', sourceFormat: 'CSV' } as unknown as JobLoadMetadata;
     await expect(table.load(file, options)).rejects.toThrow('Provided Schema does not match Table su-p:su.load_relax. Field Name is missing in new schema');
     const [job] = await table.load(file, { ...options, schemaUpdateOptions: ['ALLOW_FIELD_RELAXATION'] });
     expect(job.status).toEqual({ state: 'DONE' });

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CancelSignal, QueryReply, QueryRequest } from '../engine-client.js';
+import type { CancelSignal, QueryReply, QueryRequest, TableRef } from '../engine-client.js';
 import type { ErrorInfo } from '../errors.js';
 import type { Json } from '../validate.js';
 
@@ -36,6 +36,8 @@ export interface JobRecord {
   /** The query the engine runs (after legacy rewriting). */
   readonly request?: QueryRequest;
   reply?: QueryReply;
+  /** A SELECT job's anonymous destination, named once the insert's analysis knows the statement. */
+  resultTable?: TableRef;
   error?: ErrorInfo;
   /** Per-row errors of a failed load (status.errors); defaults to [errorResult]. */
   errors?: Json[];

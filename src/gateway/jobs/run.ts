@@ -115,6 +115,11 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
   };
 }
 
+/** The anonymous table the engine keeps a query's rows in (ANON_DATASET_PREFIX and the `anon<jobId>` name of src/engine/results.ts). */
+export function anonResultRef(projectId: string, jobId: string): TableRef {
+  return { project_id: projectId, dataset_id: '_anon' + projectId.replace(/[^A-Za-z0-9_]/g, '_'), table_id: 'anon' + jobId.replace(/[^A-Za-z0-9_]/g, '_') };
+}
+
 /** An enum field; the service also takes it as a one-element array (the samples send `writeDisposition: ['WRITE_APPEND']`). */
 function oneWord(v: unknown): string | undefined {
   return str(v) ?? (Array.isArray(v) && v.length === 1 ? str(v[0]) : undefined);
@@ -142,6 +147,8 @@ export function startJob(ctx: GatewayContext, job: JobRecord, analyze = false): 
       if (analyze && !req.dry_run) {
         const dry = await ctx.call('ExecuteQuery', { ...req, dry_run: true, max_results: -1, jobs_snapshot_json: '' }, call);
         if (dry.location) req.location = job.location = dry.location;
+        // The service names a query's destination on the insert (clients such as Go's read it from there).
+        if (dry.statement_type === 'SELECT' && !req.destination) job.resultTable = anonResultRef(job.projectId, job.jobId);
       }
       job.state = 'RUNNING';
       running();
@@ -350,7 +357,7 @@ export function renderJob(job: JobRecord, family: Family, projection: 'full' | '
   const configuration: Json = { ...job.configuration };
   if (job.jobType === 'QUERY' && isObj(configuration['query'])) {
     const q: Json = { ...configuration['query'] };
-    const dest = tableRefOut(job.reply?.result_table) ?? (isObj(q['destinationTable']) ? q['destinationTable'] : undefined);
+    const dest = tableRefOut(job.reply?.result_table ?? job.resultTable) ?? (isObj(q['destinationTable']) ? q['destinationTable'] : undefined);
     if (dest) q['destinationTable'] = dest;
     if (q['priority'] === undefined) q['priority'] = 'INTERACTIVE';
     configuration['query'] = q;
