@@ -8,6 +8,9 @@ import type { Vector } from '../types/vector.js';
 import { ColumnBuffer, Phys, physOf, growInt32 } from './vectors.js';
 import { NULL_HASH, combineHash, hashBigint, hashDouble, hashValue, mix32 } from './values-compare.js';
 
+/** Most slots of a dense group index (512 MB): beyond, even 4 slots per group is too much at once. */
+const DENSE_MAX = 1 << 27;
+
 /** Fills `out[0..n)` with the combined hash of the key columns of each row. */
 export function hashRows(cols: readonly Vector[], n: number, out: Int32Array): void {
   for (let c = 0; c < cols.length; c++) hashColumnInto(cols[c]!, n, out, c === 0);
@@ -67,6 +70,16 @@ export class GroupTable {
   private denseLo = 0;
   /** insertDense's group count in and out (see there why not a returned object). */
   private readonly sizeBox = new Int32Array(1);
+  /**
+   * While hashed, for one FLOAT64-layout key that never saw NULL: the range of
+   * the keys so far and whether all are integers. Keys spread over a range
+   * wider than the first batch allows (ids, hash buckets: 5M distinct keys in
+   * [0, 5M) arrive in random order) go back to the dense index once the range
+   * is at most 4 × groups (the index then costs less memory than the table).
+   */
+  private denseCandidate = true;
+  private keyLo = Infinity;
+  private keyHi = -Infinity;
 
   constructor(readonly keyTypes: readonly SqlType[], capacity = 1024) {
     this.keys = keyTypes.map((t) => new ColumnBuffer(t, capacity));
@@ -149,8 +162,10 @@ export class GroupTable {
       k0.ensure(n);
       this.size = insertF64(cols[0]!.data as Float64Array, n, hashes, out, this.slots, this.mask, this.groupHashes, k0.f64, k0.nulls, this.size);
       k0.length = this.size;
+      if (this.denseCandidate && this.size > before) this.backToDense(before);
       return this.size - before;
     }
+    this.denseCandidate = false;
     const nk = keys.length;
     const slots = this.slots;
     const mask = this.mask;
@@ -188,7 +203,7 @@ export class GroupTable {
 
   /**
    * Whether the batch's keys (all integers) fit the dense index, growing it as
-   * needed within a memory bound (range ≤ max(1M, 4 × groups), ≤ 8M slots).
+   * needed within a memory bound (range ≤ max(1M, 4 × groups), ≤ DENSE_MAX slots).
    */
   private fitDense(d: Float64Array, n: number): boolean {
     if (n === 0) return true;
@@ -206,7 +221,7 @@ export class GroupTable {
     const newLo = len > 0 ? Math.min(lo, curLo) : lo;
     const newHi = len > 0 ? Math.max(hi, curLo + len - 1) : hi;
     const need = newHi - newLo + 1;
-    const limit = Math.min(1 << 23, Math.max(1 << 20, 4 * (this.size + n)));
+    const limit = Math.min(DENSE_MAX, Math.max(1 << 20, 4 * (this.size + n)));
     if (need > limit) return false;
     const cap = Math.min(limit, Math.max(need, 2 * len, 1024));
     const next = new Int32Array(cap);
@@ -216,6 +231,43 @@ export class GroupTable {
     this.dense = next;
     this.denseLo = base;
     return true;
+  }
+
+  /**
+   * After a hashed insert of groups [from, size): folds their keys into the
+   * range, and rebuilds the dense index when the keys are integers whose range
+   * is at most 4 × groups (from 64k groups on, so small tables stay put).
+   */
+  private backToDense(from: number): void {
+    const k = this.keys[0]!;
+    if (k.nulls !== null) {
+      this.denseCandidate = false;
+      return;
+    }
+    const f = k.f64;
+    let lo = this.keyLo;
+    let hi = this.keyHi;
+    for (let g = from; g < this.size; g++) {
+      const x = f[g]!;
+      if (Math.floor(x) !== x) {
+        this.denseCandidate = false; // a fraction or NaN: the dense index cannot hold it
+        return;
+      }
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+    this.keyLo = lo;
+    this.keyHi = hi;
+    const range = hi - lo + 1;
+    if (this.size < 1 << 16 || range > 4 * this.size || range > DENSE_MAX) return;
+    const dense = new Int32Array(Math.min(DENSE_MAX, range + (range >> 2)));
+    const base = lo - Math.floor((dense.length - range) / 2); // headroom on both sides
+    for (let g = 0; g < this.size; g++) dense[f[g]! - base] = g + 1;
+    this.dense = dense;
+    this.denseLo = base;
+    this.denseState = 1;
+    this.slots = new Int32Array(32); // toHashed() rebuilds the table if a key ever misfits
+    this.mask = 15;
   }
 
   /** Leaves dense mode: hashes every group's key and builds the open-addressing table. */
