@@ -7,7 +7,7 @@ import { BATCH_SIZE, concatVectors, takeVector, type Batch, type Vector } from '
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
-import { peersComparator, sortRows } from '../sort-keys.js';
+import { sortRows, thresholdComparator, type ValueComparator } from '../sort-keys.js';
 import { concatBatches, sliceBatch, takeBatch } from '../vectors.js';
 
 export async function sortKeyVectors(keys: readonly SortKey[], b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Vector[]> {
@@ -96,6 +96,18 @@ function numericBelow(t: readonly Vector[], keys: readonly Vector[], specs: read
   return c;
 }
 
+/** Rows strictly before the threshold by per-key comparators (the first key decides most rows). */
+function below(cmps: readonly ValueComparator[], n: number, sel: Int32Array): number {
+  const c0 = cmps[0]!;
+  let c = 0;
+  for (let j = 0; j < n; j++) {
+    let r = c0(j);
+    for (let k = 1; r === 0 && k < cmps.length; k++) r = cmps[k]!(j);
+    if (r < 0) sel[c++] = j;
+  }
+  return c;
+}
+
 /**
  * Top-N state. The per-batch work is in these methods, the topN generator only
  * loops: large async generator bodies are slow for V8 to optimize, and the
@@ -140,13 +152,7 @@ class TopN {
       if (this.selBuf.length < b.length) this.selBuf = new Int32Array(Math.max(b.length, BATCH_SIZE));
       const sel = this.selBuf;
       let c = numericBelow(t, keys, rel.keys, b.length, sel);
-      if (c < 0) {
-        // Row 0 of the combined vectors is the threshold; batch row j is j + 1.
-        const combined = this.keyTypes.map((ty, k) => concatVectors(ty, [t[k]!, keys[k]!]));
-        const cmp = peersComparator(combined, rel.keys);
-        c = 0;
-        for (let j = 0; j < b.length; j++) if (cmp(j + 1, 0) < 0) sel[c++] = j;
-      }
+      if (c < 0) c = below(keys.map((v, k) => thresholdComparator(v, t[k]!, rel.keys[k]!)), b.length, sel);
       if (c === 0) return;
       if (c < b.length) {
         batch = takeBatch(b, sel, c);
