@@ -179,8 +179,8 @@ export class EngineCatalog implements QueryCatalog {
     if (kind === 'SNAPSHOT' || kind === 'EXTERNAL') body.type = kind;
     // OR REPLACE: the new table takes the old one's place in one commit (a reader never finds neither),
     // with its rows, if any (written to the new table's storage before it appears).
-    const rows = opts.rows?.filter((b) => b.length > 0) ?? [];
-    const fill = rows.length > 0 ? (td: TableData) => td.append(mergeBatches(td.schema, rows)) : undefined;
+    const rows = opts.rows;
+    const fill = rows ? async (td: TableData) => td.commit(await td.prepare(null, rows)) : undefined;
     await insertTable(this.st, p, d, t, body, opts.orReplace === true, fill);
     return this.getTable(id)!;
   }

@@ -271,11 +271,11 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     return tt;
   }
 
-  private createTemp(id: TableId, columns: readonly Column[], opts: CreateTableOptions): TableInfo {
+  private async createTemp(id: TableId, columns: readonly Column[], opts: CreateTableOptions): Promise<TableInfo> {
     const had = this.temps.get(id.tableId);
     if (had && opts.ifNotExists) return had.info;
     if (had && !opts.orReplace) throw new QueryError(`Already Exists: Table ${id.projectId}:${id.datasetId}.${id.tableId}`, 'duplicate', 409);
-    const rows = { rows: [...(opts.rows ?? [])] };
+    const rows = { rows: await collectBatches(opts.rows) };
     const tt: TempTable = Object.assign(rows, { info: tempInfo(id, columns, rows, opts.resource) });
     this.temps.set(id.tableId, tt);
     return tt.info;
@@ -286,6 +286,13 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     this.abort();
     this.temps.clear();
   }
+}
+
+/** A stream's or a list's batches, in a list (temporary tables live in memory). */
+async function collectBatches(rows: CreateTableOptions['rows']): Promise<Batch[]> {
+  const out: Batch[] = [];
+  for await (const b of rows ?? []) out.push(b);
+  return out;
 }
 
 function tempInfo(id: TableId, columns: readonly Column[], tt: { rows: readonly Batch[] }, extra: Record<string, unknown> = {}): TableInfo {

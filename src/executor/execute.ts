@@ -81,6 +81,11 @@ export async function collect(rel: Rel, ctx: ExecContext): Promise<Batch[]> {
   return collectRows(rel, statementScope(ctx));
 }
 
+/** The output as it is made, batch by batch (empty batches left out): a consumer that writes as it reads holds no whole result. */
+export async function* stream(rel: Rel, ctx: ExecContext): AsyncGenerator<Batch> {
+  for await (const b of executeRel(rel, statementScope(ctx))) if (b.length > 0) yield b;
+}
+
 /** collect() for operators: same statement scope as the caller. */
 export async function collectRows(rel: Rel, ctx: ExecContext): Promise<Batch[]> {
   const out: Batch[] = [];

@@ -10,7 +10,7 @@ import { setConstantFolder } from '../analyzer/names.js';
 import { setLiteralTimeZone } from '../analyzer/types.js';
 import type { Rel, ResolvedQuery } from '../analyzer/resolved.js';
 import { Scope } from '../analyzer/scope.js';
-import { collect, makeExecContext, type ExecContext } from '../executor/execute.js';
+import { collect, makeExecContext, stream, type ExecContext } from '../executor/execute.js';
 import { QueryError, type QueryContext, type TypedValue } from './api.js';
 import { optimize } from './optimize.js';
 import { foldExpr } from './rules/fold.js';
@@ -113,6 +113,11 @@ export class Session {
 
   async run(rel: Rel): Promise<Batch[]> {
     return collect(this.optimize(rel), this.exec);
+  }
+
+  /** run(), batch by batch as the plan makes them (CTAS writes them as they come). */
+  stream(rel: Rel): AsyncGenerator<Batch> {
+    return stream(this.optimize(rel), this.exec);
   }
 
   /** Executes a plan that already went through optimize(). */

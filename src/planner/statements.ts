@@ -163,6 +163,14 @@ function targetId(s: Session, path: A.Path, loc: A.Loc): TableId {
   return tableIdOf(s.analyzer(), path, loc);
 }
 
+/** `src`'s batches, each passed to `check` (which throws to fail the statement) before it is handed on. */
+async function* checked(src: AsyncIterable<Batch>, check: (b: Batch) => void): AsyncGenerator<Batch> {
+  for await (const b of src) {
+    check(b);
+    yield b;
+  }
+}
+
 // ---------------------------------------------------------------- CREATE TABLE / VIEW
 
 export async function createTable(s: Session, st: A.CreateTableStmt): Promise<QueryResult> {
@@ -180,7 +188,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
   if (existing && !st.orReplace) throw already('Table', fq(id));
   let columns: Column[];
-  let rows: Batch[] = [];
+  let rows: Batch[] | AsyncIterable<Batch> = [];
   /** LIKE / COPY / CLONE: the source's metadata, which the statement's own clauses override. */
   const inherited: Record<string, unknown> = {};
   if (st.like || st.copy || st.clone) {
@@ -228,8 +236,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       }
       columns = rel.columns.map((c, i) => ({ name: names[i]!, type: c.type, required: false }));
     }
-    rows = await s.run(rel);
-    checkResultArrays(columns, rows);
+    // Written as the query makes them (a large result is never held whole), each batch checked on its way.
+    rows = checked(s.stream(rel), (b) => checkResultArrays(columns, [b]));
   } else if (st.columns) {
     columns = columnsFromDefs(st.columns);
   } else throw sqlError('CREATE TABLE requires a column list or AS SELECT', st.loc);

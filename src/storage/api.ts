@@ -56,8 +56,12 @@ export interface CreateTableOptions {
   readonly orReplace?: boolean;
   /** Session-scoped temporary table: not persisted. */
   readonly temporary?: boolean;
-  /** The new table's rows: a table made with its rows appears with them, in one commit (CREATE TABLE ... AS SELECT). */
-  readonly rows?: readonly Batch[];
+  /**
+   * The new table's rows: a table made with its rows appears with them, in
+   * one commit (CREATE TABLE ... AS SELECT). A stream is written as it comes
+   * (a large result is never held whole).
+   */
+  readonly rows?: readonly Batch[] | AsyncIterable<Batch>;
 }
 
 /**

@@ -723,11 +723,40 @@ export class TableData {
    * commit does; a crash before leaves orphans that the next load removes.
    * The rows are not kept: readers read them from the files.
    */
-  async prepare(base: TableState | 'all' | null, batches: readonly Batch[], columns?: readonly Column[]): Promise<PreparedRows> {
+  async prepare(base: TableState | 'all' | null, batches: readonly Batch[] | AsyncIterable<Batch>, columns?: readonly Column[]): Promise<PreparedRows> {
     await this.load();
     const cols = columns ?? this.columns;
-    const rows = batches.reduce((s, b) => s + b.length, 0);
-    const fragments = rows > 0 ? await this.writeFragments(batches, this.nextLsn - 1, cols) : [];
+    const lastLsn = this.nextLsn - 1;
+    if (Array.isArray(batches)) {
+      const list = batches as readonly Batch[];
+      const rows = list.reduce((s, b) => s + b.length, 0);
+      const fragments = rows > 0 ? await this.writeFragments(list, lastLsn, cols) : [];
+      return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, fragments };
+    }
+    // A stream is written a file (FILE_ROWS rows) at a time: never more than that is held.
+    const fragments: FragmentInfo[] = [];
+    let held: Batch[] = [];
+    let heldRows = 0;
+    let rows = 0;
+    const flush = async (): Promise<void> => {
+      if (heldRows > 0) fragments.push(...(await this.writeFragments(held, lastLsn, cols)));
+      held = [];
+      heldRows = 0;
+    };
+    for await (const b of batches as AsyncIterable<Batch>) {
+      if (b.length === 0) continue;
+      held.push(b);
+      heldRows += b.length;
+      rows += b.length;
+      if (heldRows >= FILE_ROWS) {
+        // A whole file now; the rows past it start the next one.
+        const rest = sliceBatches(held, FILE_ROWS, heldRows);
+        fragments.push(...(await this.writeFragments(sliceBatches(held, 0, FILE_ROWS), lastLsn, cols)));
+        held = rest;
+        heldRows -= FILE_ROWS;
+      }
+    }
+    await flush();
     return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, fragments };
   }
 

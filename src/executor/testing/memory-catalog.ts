@@ -69,7 +69,11 @@ export class MemoryCatalog implements QueryCatalog {
   async createTable(id: TableId, columns: readonly Column[], opts?: CreateTableOptions): Promise<TableInfo> {
     const info: TableInfo = { id, kind: opts?.kind ?? 'TABLE', columns, rowCount: 0, resource: opts?.resource ?? {} };
     this.tables.set(keyOf(id), { info, data: columns.map((c) => vectorFromValues(c.type, [])), length: 0 });
-    if (opts?.rows?.length) await this.appendRows(id, opts.rows);
+    if (opts?.rows) {
+      const rows: Batch[] = [];
+      for await (const b of opts.rows) rows.push(b);
+      if (rows.length) await this.appendRows(id, rows);
+    }
     return this.tables.get(keyOf(id))!.info;
   }
   async dropTable(id: TableId): Promise<void> {
