@@ -1552,6 +1552,9 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
   const left = resolveFrom(an, j.left, scope, outer);
   const leftStar = scope.starList ?? [];
   const leftRvs = scope.rangeVars.slice();
+  // USING keys merged by the left side's joins: `a JOIN b USING (x) JOIN c USING (x)` finds its left x there.
+  const leftExtra = new Map(scope.extra);
+  let rightExtra = new Map<string, ResolvedColumn>();
   let right: Rel;
   let lateral = false;
   let correlatedIds: ReadonlySet<number> | undefined;
@@ -1563,6 +1566,7 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     right = resolveFrom(an, j.right, sub, outer);
     rightRvs = sub.rangeVars;
     rightStar = sub.starList ?? [];
+    rightExtra = sub.extra;
     for (const [k, v] of sub.extra) scope.extra.set(k, v);
   } else {
     const leaf = isLateralCandidate(j.right) ? resolveLeaf(an, j.right, scope, outer) : resolveLeaf(an, j.right, new Scope(outer), outer);
@@ -1595,13 +1599,17 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     const names = j.using ?? [];
     const lscope = new Scope();
     lscope.rangeVars = leftRvs;
+    for (const [k, v] of leftExtra) lscope.extra.set(k, v);
     const rscope = new Scope();
     rscope.rangeVars = rightRvs;
+    for (const [k, v] of rightExtra) rscope.extra.set(k, v);
     const conds: Expr[] = [];
     const merged: { name: string; l: ResolvedColumn; r: ResolvedColumn }[] = [];
     for (const n of names) {
       const lh = lscope.lookup(n);
       const rh = rscope.lookup(n);
+      if (lh?.kind === 'ambiguous') throw sqlError(`Column ${n} in USING clause is ambiguous on left side of join`, j.loc);
+      if (rh?.kind === 'ambiguous') throw sqlError(`Column ${n} in USING clause is ambiguous on right side of join`, j.loc);
       if (!lh || lh.kind !== 'column') throw sqlError(`Column ${n} in USING clause not found on left side of join`, j.loc);
       if (!rh || rh.kind !== 'column') throw sqlError(`Column ${n} in USING clause not found on right side of join`, j.loc);
       const st = supertype([

@@ -271,13 +271,17 @@ function tryMatch<I>(s: Signature<I>, args: readonly ArgInfo[]): { cost: number;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const p = parsePattern(s.args[assign[i]!]!.type);
+    if (p.p === 'concrete' && !decimalSignatureApplies(p.t, args)) return undefined;
     const target = targetType(p, a, templates);
     if (!target) return undefined;
-    const c = coercionCost(a.type, target, asCoercible(a));
+    const ca = asCoercible(a);
+    const c = coercionCost(a.type, target, ca);
     if (c < 0) return undefined;
     if (c > 0 && !literalFits(a, target)) return undefined;
-    // ZetaSQL ranks first by how many arguments need a coercion, then by distance.
-    cost += c > 0 && !a.untypedNull ? 1000 + c : c;
+    // ZetaSQL ranks by how many non-literal arguments need a coercion, then their
+    // distance, then how many literals (and parameters) do, then theirs.
+    if (c > 0 && !a.untypedNull) cost += ca.isLiteral || ca.isParameter ? 100 + c : 1_000_000 + 10_000 * c;
+    else cost += c;
     argTypes.push(target);
   }
   const partial = { argTypes, args, templates, assign };
@@ -291,6 +295,17 @@ function tryMatch<I>(s: Signature<I>, args: readonly ArgInfo[]): { cost: number;
     returnType = rt;
   }
   return { cost, res: { sig: s, argTypes, returnType, templates, assign } };
+}
+
+/**
+ * A built-in's NUMERIC (BIGNUMERIC) signature is only a candidate when some
+ * argument is NUMERIC (BIGNUMERIC), as the reference's signatures constrain
+ * them: DIV(2.5, 1) and ROUND(2, 0, 'ROUND_HALF_EVEN') match nothing, and an
+ * INT64 argument alone picks the FLOAT64 signature.
+ */
+function decimalSignatureApplies(t: SqlType, args: readonly ArgInfo[]): boolean {
+  if (t.kind !== 'NUMERIC' && t.kind !== 'BIGNUMERIC') return true;
+  return args.some((a) => a.type.kind === t.kind);
 }
 
 /** A STRING literal only coerces to a date/time type when its text parses as one. */

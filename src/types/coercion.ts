@@ -58,8 +58,9 @@ export function coercionCost(from: SqlType, to: SqlType, opts: CoercionOpts = {}
   const tr = NUMERIC_RANK[to.kind];
   if (fr !== undefined && tr !== undefined) {
     if (tr > fr) return NUMERIC_DISTANCE[from.kind]![to.kind]!;
-    // FLOAT64 literals may become NUMERIC/BIGNUMERIC (ZetaSQL literal coercion).
-    if (from.kind === 'FLOAT64' && (opts.isLiteral || opts.isParameter)) return 4;
+    // FLOAT64 literals may become NUMERIC/BIGNUMERIC (ZetaSQL literal coercion), never INT64.
+    // Closer than either decimal type is to FLOAT64 the other way: NUMERIC '1' / 2.5 is NUMERIC.
+    if (from.kind === 'FLOAT64' && to.kind !== 'INT64' && (opts.isLiteral || opts.isParameter)) return 0.5;
     return -1;
   }
   if (from.kind === 'DATE' && to.kind === 'DATETIME') return 1;
@@ -119,8 +120,10 @@ export function commonSupertype(inputArgs: readonly CoercibleArg[]): SqlType | u
   // Non-literal arguments fix the type; then non-STRING literals; STRING literals
   // (which may become DATE/TIME/...) are the softest.
   const soft = (a: CoercibleArg) => !!(a.isLiteral || a.isParameter);
+  // FLOAT64 literals are softer than other numeric literals: GREATEST(NUMERIC '1', 2.5) is NUMERIC.
   const tiers = [
     typed.filter((a) => !soft(a)),
+    typed.filter((a) => !soft(a) || (a.type.kind !== 'STRING' && a.type.kind !== 'FLOAT64')),
     typed.filter((a) => !soft(a) || a.type.kind !== 'STRING'),
     typed,
   ];
