@@ -9,7 +9,8 @@
 //   --no-extra         skip the extra process metrics
 //   --metric <a,b>     only the extra metrics whose key contains a substring
 //                      (select1, concurrentSmall, drift, insertAll, rssAfterLoad,
-//                      healthzUnderLoad; startup and idle RSS always); no cases
+//                      healthzUnderLoad, resultPaging, loadJobs; startup and idle
+//                      RSS always); no cases
 //                      unless --case is given; writes results/tmp/
 //   --project <id>     project id (default bench-project)
 //   --gateway <path>   gateway entry to start instead of dist/gateway.js

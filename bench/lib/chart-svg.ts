@@ -37,7 +37,7 @@ export function renderSvg(r: BenchResult): string {
     barX0 + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (barX1 - barX0);
   const chartBottom = top + r.cases.length * group;
   const panelTop = chartBottom + 60;
-  const H = panelTop + 230;
+  const H = panelTop + 274;
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12" fill="${COLORS.text}">`);
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
@@ -111,6 +111,8 @@ export function renderSvg(r: BenchResult): string {
         ['CREATE OR REPLACE p50, first → last', metricText(x.ddlDrift, (v) => `${fmtMs(v.firstP50)} → ${fmtMs(v.lastP50)} ms (${v.sample} of ${v.statements.toLocaleString('en-US')} statements each)`)],
         ['SELECT 1 p50 / p95', metricText(x.select1, (v) => `${fmtMs(v.latency.p50)} / ${fmtMs(v.latency.p95)} ms (${v.runs} runs)`)],
         ['small query, 16 clients p50 / p95', metricText(x.concurrentSmall, (v) => `${fmtMs(v.latency.p50)} / ${fmtMs(v.latency.p95)} ms, ${v.qps} q/s`)],
+        ['result paging rows/s (DuckDB)', metricText(x.resultPaging ?? { status: 'skipped', reason: 'not run' }, (v) => `getQueryResults ${v.getQueryResults.rowsPerSec.toLocaleString('en-US')}, 100k-row pages ${v.largePages.rowsPerSec.toLocaleString('en-US')}, tabledata.list ${v.tabledata.rowsPerSec.toLocaleString('en-US')} (DuckDB ${v.duckdbRowsPerSec?.toLocaleString('en-US') ?? '-'}; ${v.rows.toLocaleString('en-US')} rows)`)],
+        ['load job rows/s (DuckDB)', metricText(x.loadJobs ?? { status: 'skipped', reason: 'not run' }, (v) => `${Object.entries(v.formats).map(([f, l]) => `${f === 'NEWLINE_DELIMITED_JSON' ? 'NDJSON' : f} ${l.rowsPerSec.toLocaleString('en-US')} (${v.duckdbRowsPerSec[f]?.toLocaleString('en-US') ?? '-'})`).join(', ')}, upload ${v.upload.rowsPerSec.toLocaleString('en-US')}`)],
         ['/healthz during GROUP BY p50 / max', metricText(x.healthzUnderLoad, (v) => `${fmtMs(v.latency.p50)} / ${fmtMs(v.latency.max)} ms (${v.probes} probes, query ${v.queryMs} ms)`)],
       ]
     : [['extra metrics', 'not run (--no-extra)']];

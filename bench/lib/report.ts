@@ -77,6 +77,16 @@ export function renderTable(r: BenchResult): string {
       (v.warmupBatches ? ` (after ${v.warmupBatches} untimed batches, ${v.warmupRowsPerSec} rows/s)` : '')));
     lines.push('  ' + metricLine('DDL drift', x.ddlDrift, (v) =>
       `CREATE OR REPLACE TABLE ... AS SELECT × ${v.statements}: p50 ${fmt(v.firstP50, 2)} ms (first ${v.sample}) → ${fmt(v.lastP50, 2)} ms (last ${v.sample})`));
+    if (x.resultPaging) {
+      lines.push('  ' + metricLine('result paging', x.resultPaging, (v) =>
+        `${v.rows} rows × ${v.columns} cols: getQueryResults ${v.getQueryResults.rowsPerSec} rows/s (${v.getQueryResults.pages} pages, ${v.getQueryResults.mb} MB, server CPU ${v.getQueryResults.serverCpuMs ?? '-'} ms; median of ${v.getQueryResultsRuns.join(', ')}; client parse ${v.getQueryResults.parseMs} ms apart), ` +
+        `maxResults=100000 ${v.largePages.rowsPerSec} rows/s, tabledata.list ${v.tabledata.rowsPerSec} rows/s; DuckDB reads them at ${v.duckdbRowsPerSec ?? '-'} rows/s`));
+    }
+    if (x.loadJobs) {
+      lines.push('  ' + metricLine('load jobs', x.loadJobs, (v) =>
+        `${v.rows} rows × ${v.columns} cols: ` + Object.entries(v.formats).map(([f, l]) => `${f} ${l.rowsPerSec} rows/s (${l.mb} MB, server CPU ${l.serverCpuMs ?? '-'} ms; DuckDB ${v.duckdbRowsPerSec[f] ?? '-'})`).join(', ') +
+        `, CSV upload ${v.upload.rowsPerSec} rows/s`));
+    }
     lines.push('  ' + metricLine('SELECT 1', x.select1, (v) => `p50 ${fmt(v.latency.p50, 2)} ms, p95 ${fmt(v.latency.p95, 2)} ms (${v.runs} runs)`));
     lines.push('  ' + metricLine('small query, concurrent', x.concurrentSmall, (v) =>
       `${v.clients} clients: p50 ${fmt(v.latency.p50)} ms, p95 ${fmt(v.latency.p95)} ms, ${v.qps} q/s`));

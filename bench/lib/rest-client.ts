@@ -10,10 +10,10 @@ import type { RestField, RestCell } from './compare.js';
 const agent = new http.Agent({ keepAlive: true });
 
 /** One HTTP exchange; resolves with the status and the whole body as text. */
-function send(method: string, url: string, body: string | Buffer | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+function send(method: string, url: string, body: string | Buffer | undefined, timeoutMs: number, contentType = 'application/json'): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const payload = typeof body === 'string' ? Buffer.from(body) : body;
-    const headers: http.OutgoingHttpHeaders = payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': payload.length };
+    const headers: http.OutgoingHttpHeaders = payload === undefined ? {} : { 'content-type': contentType, 'content-length': payload.length };
     const req = http.request(url, { method, agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -94,6 +94,18 @@ export class RestClient {
     }
     if (json === undefined) throw new Error(`${method} ${url}: response is not JSON: ${text.slice(0, 200)}`);
     return json as T;
+  }
+
+  /** One exchange whose 2xx body is returned as text, unparsed (the paging metric times bytes apart from parsing). */
+  async text(method: string, url: string, body: string | Buffer | undefined, timeoutMs: number, contentType?: string): Promise<string> {
+    const res = await send(method, url, body, Math.min(timeoutMs, this.capMs), contentType);
+    if (res.status < 200 || res.status >= 300) throw new RestError(`${method} ${url}: HTTP ${res.status}: ${res.text.slice(0, 300)}`, res.status);
+    return res.text;
+  }
+
+  /** The project's REST base, `<url>/bigquery/v2/projects/<project>`. */
+  get projectBase(): string {
+    return this.base;
   }
 
   async healthz(timeoutMs = 2000): Promise<void> {

@@ -26,6 +26,7 @@ import { measureInsertAll } from '../metrics/insert-throughput.js';
 import { measureRssAfterLoad, measureHealthzUnderLoad } from '../metrics/memory-load.js';
 import { measureDrift } from '../metrics/drift.js';
 import { measureDdlDrift } from '../metrics/ddl-drift.js';
+import { measureLoadJobs, measureResultPaging } from '../metrics/edges.js';
 
 export interface RunOptions {
   quick: boolean;
@@ -147,13 +148,15 @@ export async function runExtraMetrics(ctx: MetricContext, log: (l: string) => vo
   const created = await ctx.client.createDataset(ctx.dataset).then(() => null, (e: unknown) => errorMessage(e));
   const fail = { status: 'error' as const, error: `create metrics dataset: ${created ?? ''}` };
   if (created !== null) {
-    return { select1: fail, concurrentSmall: fail, insertAll: fail, ddlDrift: fail, rssAfterLoad: fail, healthzUnderLoad: fail, drift: fail };
+    return { select1: fail, concurrentSmall: fail, insertAll: fail, ddlDrift: fail, resultPaging: fail, loadJobs: fail, rssAfterLoad: fail, healthzUnderLoad: fail, drift: fail };
   }
   try {
     const select1 = await metric('SELECT 1 latency', log, () => measureSelect1(ctx), budgetLeft, want('select1'));
     const concurrentSmall = await metric(`${ctx.sizes.concurrentClients} concurrent clients`, log, () => measureConcurrentSmall(ctx), budgetLeft, want('concurrentSmall'));
     const insertAll = await metric('insertAll throughput', log, () => measureInsertAll(ctx), budgetLeft, want('insertAll'));
     const ddlDrift = await metric('DDL drift', log, () => measureDdlDrift(ctx), budgetLeft, want('ddlDrift'));
+    const resultPaging = await metric(`paging a ${ctx.sizes.pagingRows}-row result`, log, () => measureResultPaging(ctx), budgetLeft, want('resultPaging'));
+    const loadJobs = await metric(`${ctx.sizes.loadJobRows}-row load jobs`, log, () => measureLoadJobs(ctx), budgetLeft, want('loadJobs'));
     // /healthz under load groups the table the RSS metric loads.
     const rssAfterLoad = await metric(`RSS after ${ctx.sizes.loadRows}-row load`, log, () => measureRssAfterLoad(ctx), budgetLeft, want('rssAfterLoad') || want('healthzUnderLoad'));
     const healthzUnderLoad = rssAfterLoad.status !== 'ok'
@@ -161,7 +164,7 @@ export async function runExtraMetrics(ctx: MetricContext, log: (l: string) => vo
       : await metric('/healthz under load', log, () => measureHealthzUnderLoad(ctx), budgetLeft, want('healthzUnderLoad'));
     // Last: it ends with an idle pause, after which the engine's young generation is small again.
     const drift = await metric('drift', log, () => measureDrift(ctx), budgetLeft, want('drift'));
-    return { select1, concurrentSmall, insertAll, ddlDrift, rssAfterLoad, healthzUnderLoad, drift };
+    return { select1, concurrentSmall, insertAll, ddlDrift, resultPaging, loadJobs, rssAfterLoad, healthzUnderLoad, drift };
   } finally {
     await ctx.client.deleteDataset(ctx.dataset).catch(() => undefined);
   }
@@ -225,7 +228,7 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
   if (opts.extra && useEmulator) {
     const skipped = { status: 'skipped' as const, reason: 'emulator not running' };
     extra = {
-      startupMs: skipped, idleRss: skipped, rssAfterLoad: skipped, insertAll: skipped, ddlDrift: skipped,
+      startupMs: skipped, idleRss: skipped, rssAfterLoad: skipped, insertAll: skipped, ddlDrift: skipped, resultPaging: skipped, loadJobs: skipped,
       select1: skipped, concurrentSmall: skipped, healthzUnderLoad: skipped, drift: skipped,
     };
     if (emu) {
@@ -304,11 +307,12 @@ export async function runBench(opts: RunOptions): Promise<BenchResult> {
       sizes: opts.quick ? QUICK_SIZES : FULL_SIZES,
       dataset: `bench_${runId}_metrics`,
       heavyTimeoutMs: opts.requestTimeoutMs ?? 300_000,
+      duckdb: opts.duckdb,
     };
     Object.assign(extra, await runExtraMetrics(ctx, log, budgetLeft, opts.metricFilter ?? null));
   } else if (extra && emu) {
     const dead = { status: 'error' as const, error: `emulator died during the cases: ${emu.logTail().split('\n').slice(-3).join(' | ')}` };
-    Object.assign(extra, { select1: dead, concurrentSmall: dead, insertAll: dead, ddlDrift: dead, rssAfterLoad: dead, healthzUnderLoad: dead, drift: dead });
+    Object.assign(extra, { select1: dead, concurrentSmall: dead, insertAll: dead, ddlDrift: dead, resultPaging: dead, loadJobs: dead, rssAfterLoad: dead, healthzUnderLoad: dead, drift: dead });
   }
 
   if (emu) {

@@ -80,6 +80,9 @@ const FUNCTION_RULES: Readonly<Record<string, Rule>> = {
   FORMAT_DATE: (a, n) => (arity(n, a, 2), `strftime(${a[1]!.trim()}, ${a[0]!.trim()})`),
   FORMAT_TIMESTAMP: (a, n) => (arity(n, a, 2), `strftime(${a[1]!.trim()}, ${a[0]!.trim()})`),
   ARRAY_LENGTH: (a, n) => (arity(n, a, 1), `len(${a[0]!.trim()})`),
+  DIV: (a, n) => (arity(n, a, 2), `((${a[0]!.trim()}) // (${a[1]!.trim()}))`),
+  // GoogleSQL's FORMAT takes printf-style specifiers, as DuckDB's printf does.
+  FORMAT: (a) => `printf(${a.map((x) => x.trim()).join(', ')})`,
 };
 
 const IDENT_START = /[A-Za-z_]/;

@@ -57,6 +57,27 @@ export interface RssSample {
   engineMB: number | null;
 }
 
+/** One pass of paging a result out (edges.ts): time with requests in flight; the client's JSON.parse apart. */
+export interface PagingRun {
+  rows: number;
+  pages: number;
+  mb: number;
+  ms: number;
+  parseMs: number;
+  rowsPerSec: number;
+  /** CPU the gateway and the engine used meanwhile (null: not a local emulator); steadier than wall time on a shared machine. */
+  serverCpuMs: number | null;
+}
+
+/** One load job, insert to DONE. */
+export interface LoadRun {
+  ms: number;
+  mb: number;
+  rowsPerSec: number;
+  /** CPU the gateway and the engine used meanwhile (null: not a local emulator). */
+  serverCpuMs: number | null;
+}
+
 export interface ExtraMetrics {
   /** Spawn → first 200 of /healthz, and spawn → first successful SELECT 1. */
   startupMs: MetricResult<{ ms: number; firstQueryMs: number | null }>;
@@ -81,6 +102,26 @@ export interface ExtraMetrics {
   healthzUnderLoad: MetricResult<{ groupByRows: number; queryMs: number; probes: number; latency: Summary }>;
   /** CREATE OR REPLACE TABLE ... AS SELECT repeated on one table: p50 of the first and of the last `sample` statements. */
   ddlDrift: MetricResult<{ statements: number; sample: number; firstP50: number; lastP50: number }>;
+  /** A query result paged out through REST (the median of the default-page runs), beside DuckDB reading the rows into JS. */
+  resultPaging?: MetricResult<{
+    rows: number;
+    columns: number;
+    getQueryResults: PagingRun;
+    getQueryResultsRuns: number[];
+    largePages: PagingRun;
+    tabledata: PagingRun;
+    duckdbRowsPerSec: number | null;
+    /** DuckDB rows/s over the emulator's getQueryResults rows/s. */
+    ratio: number | null;
+  }>;
+  /** Load jobs from local files (file:// per format, and a multipart upload of the CSV), beside DuckDB's CREATE TABLE AS SELECT from them. */
+  loadJobs?: MetricResult<{
+    rows: number;
+    columns: number;
+    formats: Record<string, LoadRun>;
+    upload: LoadRun;
+    duckdbRowsPerSec: Record<string, number>;
+  }>;
   drift: MetricResult<{
     points: { queries: number; select1P50: number; gatewayMB: number | null; engineMB: number | null }[];
     /** RSS after the queries and an idle pause of `idleMs`. */

@@ -22,6 +22,11 @@ export interface MetricSizes {
   /** CREATE OR REPLACE TABLE statements of the DDL drift check, and how many at each end make a p50. */
   ddlTotal: number;
   ddlSample: number;
+  /** Rows of the result paged out through REST (edges.ts), and timed passes of the default paging. */
+  pagingRows: number;
+  pagingRuns: number;
+  /** Rows of each load job from a local file (edges.ts). */
+  loadJobRows: number;
 }
 
 export const FULL_SIZES: MetricSizes = {
@@ -41,6 +46,9 @@ export const FULL_SIZES: MetricSizes = {
   driftIdleMs: 8000,
   ddlTotal: 1000,
   ddlSample: 100,
+  pagingRows: 1_000_000,
+  pagingRuns: 3,
+  loadJobRows: 2_000_000,
 };
 
 export const QUICK_SIZES: MetricSizes = {
@@ -59,6 +67,9 @@ export const QUICK_SIZES: MetricSizes = {
   driftIdleMs: 0,
   ddlTotal: 20,
   ddlSample: 5,
+  pagingRows: 3000,
+  pagingRuns: 1,
+  loadJobRows: 2000,
 };
 
 export interface MetricContext {
@@ -69,6 +80,8 @@ export interface MetricContext {
   dataset: string;
   /** Ceiling for one heavy statement (2M-row load / GROUP BY). */
   heavyTimeoutMs: number;
+  /** Whether metrics with a DuckDB equivalent time it too (false with --no-duckdb). */
+  duckdb: boolean;
 }
 
 /** `n` rows as one or two cross-joined GENERATE_ARRAYs (one array of 2M is what the peer cases avoid too). */

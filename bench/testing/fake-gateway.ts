@@ -5,6 +5,9 @@
 // Not a reference for anything: only the runner's tests start it.
 import http from 'node:http';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { translateToDuckdb, translateType } from '../lib/sql-translate.js';
@@ -83,9 +86,62 @@ function literal(field: RestField, v: unknown): string {
 
 const tables = new Map<string, RestField[]>();
 
-async function route(method: string, url: URL, body: Record<string, unknown>): Promise<[number, object]> {
+/** jobs.insert resources by id (query jobs' results page as tables `_anon.<jobId>`). */
+const jobResources = new Map<string, object>();
+const uploads = mkdtempSync(path.join(tmpdir(), 'fake-gateway-'));
+
+/** A load job: the file read by DuckDB into the destination table. */
+async function load(cfg: Record<string, unknown>, file: string): Promise<object> {
+  const dest = cfg['destinationTable'] as { datasetId: string; tableId: string };
+  const format = String(cfg['sourceFormat'] ?? 'CSV');
+  const reader = format === 'PARQUET' ? `read_parquet('${file}')` : format === 'NEWLINE_DELIMITED_JSON' ? `read_json('${file}', format = 'newline_delimited')` : `read_csv('${file}', header = ${Number(cfg['skipLeadingRows'] ?? 0) > 0})`;
+  await conn.run(`CREATE OR REPLACE TABLE "${dest.datasetId}"."${dest.tableId}" AS SELECT * FROM ${reader}`);
+  const n = (await conn.runAndReadAll(`SELECT COUNT(*) FROM "${dest.datasetId}"."${dest.tableId}"`)).getRowsJson()[0]![0];
+  tables.set(`${dest.datasetId}.${dest.tableId}`, []);
+  return { statistics: { load: { outputRows: String(n) } } };
+}
+
+/** jobs.insert: query and load jobs, DONE when answered. */
+async function insertJob(body: Record<string, unknown>, file?: string): Promise<object> {
+  const cfg = body['configuration'] as Record<string, Record<string, unknown>>;
+  const jobId = `job_${++jobSeq}`;
+  let extra: object;
+  if (cfg['load']) {
+    const uri = String((cfg['load']['sourceUris'] as string[] | undefined)?.[0] ?? '');
+    extra = await load(cfg['load'], file ?? uri.replace(/^file:\/\//, ''));
+  } else {
+    jobs.set(jobId, await runQuery(String(cfg['query']!['query'])));
+    extra = { configuration: { query: { ...cfg['query'], destinationTable: { projectId: values['project-id'], datasetId: '_anon', tableId: jobId } } } };
+  }
+  const job = { jobReference: { projectId: values['project-id'], jobId }, status: { state: 'DONE' }, configuration: cfg, ...extra };
+  jobResources.set(jobId, job);
+  return job;
+}
+
+/** A multipart/related upload: the job JSON part, then the data part (spooled to a file). */
+function multipart(raw: Buffer, contentType: string): { config: Record<string, unknown>; data: Buffer } {
+  const boundary = `--${/boundary=([^;]+)/.exec(contentType)![1]!}`;
+  const parts: Buffer[] = [];
+  for (let at = raw.indexOf(boundary); at >= 0; ) {
+    const next = raw.indexOf(boundary, at + boundary.length);
+    if (next < 0) break;
+    const part = raw.subarray(at + boundary.length, next);
+    const head = part.indexOf('\r\n\r\n');
+    parts.push(part.subarray(head + 4, part.length - 2));
+    at = next;
+  }
+  return { config: JSON.parse(parts[0]!.toString('utf8')) as Record<string, unknown>, data: parts[1]! };
+}
+
+async function route(method: string, url: URL, body: Record<string, unknown>, raw: Buffer, contentType: string): Promise<[number, object]> {
   const p = url.pathname.split('/').filter(Boolean);
   if (url.pathname === '/healthz' || url.pathname === '/') return [200, { service: 'fake-gateway', status: 'ok' }];
+  if (method === 'POST' && p[0] === 'upload' && p[5] === 'jobs') {
+    const { config, data } = multipart(raw, contentType);
+    const file = path.join(uploads, `upload_${jobSeq}`);
+    writeFileSync(file, data);
+    return [200, await insertJob(config, file)];
+  }
   // /bigquery/v2/projects/{p}/...
   const rest = p.slice(4);
   if (method === 'POST' && rest.length === 1 && rest[0] === 'datasets') {
@@ -130,6 +186,17 @@ async function route(method: string, url: URL, body: Record<string, unknown>): P
     if (jobSeq % 2 === 0) return [200, { jobComplete: false, jobReference: { projectId: values['project-id'], jobId } }];
     return [200, page(jobId, job, 0)];
   }
+  if (method === 'POST' && rest.length === 1 && rest[0] === 'jobs') return [200, await insertJob(body)];
+  if (method === 'GET' && rest[0] === 'jobs' && rest.length === 2) {
+    const job = jobResources.get(rest[1]!);
+    return job ? [200, job] : [404, { error: { code: 404, message: `Not found: Job ${rest[1]}` } }];
+  }
+  if (method === 'GET' && rest[0] === 'datasets' && rest[1] === '_anon' && rest[4] === 'data') {
+    const job = jobs.get(rest[3]!);
+    if (!job) return [404, { error: { code: 404, message: `Not found: Table _anon.${rest[3]}` } }];
+    const { rows, totalRows, pageToken } = page(rest[3]!, job, Number(url.searchParams.get('pageToken') ?? 0)) as { rows: unknown[]; totalRows: string; pageToken?: string };
+    return [200, { kind: 'bigquery#tableDataList', rows, totalRows, ...(pageToken ? { pageToken } : {}) }];
+  }
   if (method === 'GET' && rest[0] === 'queries' && rest.length === 2) {
     const job = jobs.get(rest[1]!);
     if (!job) return [404, { error: { code: 404, message: `Not found: Job ${rest[1]}` } }];
@@ -143,9 +210,10 @@ const server = http.createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const text = Buffer.concat(chunks).toString('utf8');
-    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
-    route(req.method ?? 'GET', url, body)
+    const raw = Buffer.concat(chunks);
+    const contentType = req.headers['content-type'] ?? '';
+    const body = (raw.length && !contentType.startsWith('multipart/') ? JSON.parse(raw.toString('utf8')) : {}) as Record<string, unknown>;
+    route(req.method ?? 'GET', url, body, raw, contentType)
       .then(([status, obj]) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(obj)); })
       .catch((e: unknown) => {
         res.writeHead(400, { 'content-type': 'application/json' });
