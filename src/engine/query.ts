@@ -54,7 +54,7 @@ export interface ExecuteQueryArgs {
   readonly location?: string;
 }
 
-export interface ExecuteQueryReply extends RowsPage {
+export interface ExecuteQueryReply extends Omit<RowsPage, 'rows'> {
   schemaJson: string;
   totalRows: number;
   resultTable: TableRefArg;
@@ -176,9 +176,9 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     reply.resultTable = ref;
   }
   if (a.maxResults >= 0) {
-    const count = Math.min(a.maxResults, total);
-    Object.assign(reply, encodeRowsPage(batches, 0, count, a.wire));
-    reply.nextIndex = count < total ? count : -1;
+    const { rowsJson, rowsUtf8, rows } = encodeRowsPage(batches, 0, Math.min(a.maxResults, total), a.wire);
+    Object.assign(reply, { rowsJson, rowsUtf8 });
+    reply.nextIndex = rows < total ? rows : -1;
   }
   return reply;
 }

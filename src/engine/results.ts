@@ -392,6 +392,46 @@ export class ResultStore {
   }
 }
 
+/** Pages encoded ahead kept at once (each up to the gateway's 10 MB page bound), and for how long. */
+const AHEAD_PAGES = 4;
+const AHEAD_TTL_MS = 30_000;
+
+/**
+ * Pages encoded ahead of their request: a client paging a large result asks
+ * for the page after the one it just got, so that page is written while the
+ * client still reads the last one (on another core), instead of after it
+ * asks. Keyed by everything that shapes a page; a few at once, each kept a
+ * short while. `P`: the page as the caller serves it.
+ */
+export class PagesAhead<P> {
+  private readonly pages = new Map<string, { page: Promise<P | undefined>; timer: NodeJS.Timeout }>();
+
+  /** The page encoded ahead under `key` (undefined: none; a promise of undefined: its encoding failed), taken out. */
+  take(key: string): Promise<P | undefined> | undefined {
+    const e = this.pages.get(key);
+    if (!e) return undefined;
+    this.pages.delete(key);
+    clearTimeout(e.timer);
+    return e.page;
+  }
+
+  /** Starts encoding the page of `key` (unless it is under way), dropping the oldest page past AHEAD_PAGES. */
+  add(key: string, make: () => Promise<P>): void {
+    if (this.pages.has(key)) return;
+    for (const [k, e] of this.pages) {
+      if (this.pages.size < AHEAD_PAGES) break;
+      clearTimeout(e.timer);
+      this.pages.delete(k);
+    }
+    const page = make().catch(() => undefined);
+    const timer = setTimeout(() => {
+      if (this.pages.get(key)?.page === page) this.pages.delete(key);
+    }, AHEAD_TTL_MS);
+    timer.unref();
+    this.pages.set(key, { page, timer });
+  }
+}
+
 /** Consecutive batches grouped into chunks of about CHUNK_ROWS rows. */
 function groupChunks(batches: readonly Batch[]): { rows: number; batches: Batch[] }[] {
   const out: { rows: number; batches: Batch[] }[] = [];

@@ -9,8 +9,8 @@ import { convertRows, keptBatch, type CellError, type InsertError, type RecentId
 import type { SqlType } from '../types/types.js';
 import { scannable, scanRows, type ScanOptions } from '../storage/insert-scan.js';
 import { idHash, IdSet } from '../storage/id-set.js';
-import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.js';
-import { ResultStore } from './results.js';
+import { encodeRowsPageAsync, type RowsPage, type WireOptions } from '../types/wire.js';
+import { PagesAhead, ResultStore } from './results.js';
 import { insertTable } from './tables.js';
 import { rowsAsOf } from './catalog.js';
 import { sliceBatches } from '../storage/table-data.js';
@@ -193,6 +193,7 @@ function rowsMaker(columns: readonly Column[]): (rows: Buffer) => Batch {
 
 export class RowService {
   private dedup = new DedupCache();
+  private readonly ahead = new PagesAhead<ListRowsResult>();
 
   constructor(
     private readonly st: Storage,
@@ -258,7 +259,22 @@ export class RowService {
     return errors.length > 0 ? JSON.stringify(errors) : '';
   }
 
+  /**
+   * A page of a table's rows. Pages of a query result (immutable) are also
+   * encoded one ahead (PagesAhead): the next page is being written while the
+   * client reads this one.
+   */
   async listRows(a: ListRowsArgs): Promise<ListRowsResult> {
+    if (!ResultStore.isAnonDataset(a.datasetId)) return this.readPage(a);
+    const page = (await this.ahead.take(pageKey(a))) ?? (await this.readPage(a));
+    if (page.nextIndex >= 0 && a.maxResults > 0) {
+      const next = { ...a, startIndex: page.nextIndex };
+      this.ahead.add(pageKey(next), () => this.readPage(next));
+    }
+    return page;
+  }
+
+  private async readPage(a: ListRowsArgs): Promise<ListRowsResult> {
     const { projectId: p, datasetId: d, tableId: t } = a;
     let columns: readonly Column[];
     let fields: RestField[];
@@ -297,17 +313,24 @@ export class RowService {
     }
     const start = Math.max(0, a.startIndex);
     const count = Math.max(0, Math.min(a.maxResults, total - start));
-    const rows = await pageOf(start, count);
-    const page = encodeRowsPage(rows.batches, rows.at, count, a.wire, sel);
+    const got = await pageOf(start, count);
+    const { rowsJson, rowsUtf8, rows } = await encodeRowsPageAsync(got.batches, got.at, count, a.wire, sel);
     const selFields = sel.map((i) => fields[i] ?? columnToRestField(columns[i]!.name, columns[i]!.type, columns[i]!.required));
     return {
-      ...page,
+      rowsJson,
+      ...(rowsUtf8 ? { rowsUtf8 } : {}),
       totalRows: total,
       schemaJson: JSON.stringify({ fields: selFields }),
-      nextIndex: start + count < total && count > 0 ? start + count : -1,
+      nextIndex: start + rows < total && rows > 0 ? start + rows : -1,
       etag,
     };
   }
+}
+
+/** Everything that shapes a page of rows. */
+function pageKey(a: ListRowsArgs): string {
+  const w = a.wire;
+  return [a.projectId, a.datasetId, a.tableId, a.startIndex, a.maxResults, a.selectedFields, w.timestampFormat, w.stringScalars, w.rowsAsBytes, w.maxBytes].join('\u0000');
 }
 
 export interface ListRowsArgs {
@@ -320,7 +343,7 @@ export interface ListRowsArgs {
   readonly wire: WireOptions;
 }
 
-export interface ListRowsResult extends Readonly<RowsPage> {
+export interface ListRowsResult extends Readonly<Omit<RowsPage, 'rows'>> {
   readonly totalRows: number;
   readonly schemaJson: string;
   readonly nextIndex: number;

@@ -140,6 +140,7 @@ interface ListRowsRequest {
   timestampFormat: string;
   stringScalars: boolean;
   wantRowsUtf8: boolean;
+  maxBytes: number;
 }
 interface QueryRequest {
   projectId: string;
@@ -162,15 +163,17 @@ interface QueryRequest {
   timestampFormat: string;
   stringScalars: boolean;
   wantRowsUtf8: boolean;
+  maxBytes: number;
 }
 
 const flag = (o: Record<string, string> | undefined, k: string): boolean => (o?.[k] ?? '').toLowerCase() === 'true';
 
 /** The wire options of one call; with `bytes`, a large page of its rows comes back as `rowsUtf8` (encodeRowsPage). */
-function wireOptions(tf: string, stringScalars: boolean, bytes: boolean): WireOptions {
+function wireOptions(r: { timestampFormat: string; stringScalars: boolean; wantRowsUtf8: boolean; maxBytes: number }): WireOptions {
+  const tf = r.timestampFormat;
   const timestampFormat: TimestampFormat =
     tf === 'TIMESTAMP_FLOAT_SECONDS' ? 'FLOAT_SECONDS' : tf === 'TIMESTAMP_INT64_MICROS' ? 'INT64_MICROS' : 'RFC3339';
-  return { timestampFormat, stringScalars, rowsAsBytes: bytes };
+  return { timestampFormat, stringScalars: r.stringScalars, rowsAsBytes: r.wantRowsUtf8, maxBytes: Number(r.maxBytes) || 0 };
 }
 
 const ref = (t: TableRef | null): TableRef => ({ projectId: t?.projectId ?? '', datasetId: t?.datasetId ?? '', tableId: t?.tableId ?? '' });
@@ -249,7 +252,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
     }),
     ListRows: unary(async (r: ListRowsRequest) => {
       const t = ref(r.table);
-      const wire = wireOptions(r.timestampFormat, r.stringScalars, r.wantRowsUtf8);
+      const wire = wireOptions(r);
       return rows.listRows({ ...t, startIndex: r.startIndex, maxResults: r.maxResults, selectedFields: r.selectedFields, wire });
     }),
 
@@ -284,7 +287,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
             ? { projectId: opts.defaultProject || r.projectId, datasetId: opts.defaultDataset }
             : undefined;
       const dest = ref(r.destination);
-      const wire = wireOptions(r.timestampFormat, r.stringScalars, r.wantRowsUtf8);
+      const wire = wireOptions(r);
       try {
         return await executeQuery(st, catalog, results, {
           projectId: r.projectId,

@@ -32,6 +32,8 @@ export interface ListRowsRequest {
   string_scalars: boolean;
   /** The reply may carry a large page as rows_utf8 (rows-body.ts). */
   want_rows_utf8?: boolean;
+  /** The page ends with the row that brings it to this many bytes (0: max_results alone). */
+  max_bytes?: number;
 }
 export interface ListRowsReply {
   total_rows: number; rows_json: string; schema_json: string; next_index: number; etag: string;
@@ -47,6 +49,8 @@ export interface QueryRequest {
   max_results: number; timestamp_format: TimestampFormat; string_scalars: boolean;
   /** The reply may carry a large first page as rows_utf8 (rows-body.ts). */
   want_rows_utf8?: boolean;
+  /** The first page's byte bound (ListRowsRequest.max_bytes). */
+  max_bytes?: number;
 }
 export interface QueryReply {
   schema_json: string; total_rows: number; result_table: TableRef | null; rows_json: string; next_index: number;

@@ -10,6 +10,16 @@ import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { sendJsonText } from './plugins/common.js';
 
+/**
+ * Bytes of rows in one answer: the real service limits every response to
+ * 10 MB besides maxResults, and a query result's pages (jobs.query,
+ * getQueryResults) have no row default at all, only this bound. Here they
+ * default to ROWS_CAP (plugins/tabledata.ts) rows within it: a client that pages a large result
+ * without maxResults (the Node client) fetches ~10x fewer pages than at
+ * 10,000 rows each.
+ */
+export const PAGE_BYTES = 10 * 1024 * 1024;
+
 /** The rows of a ListRows or ExecuteQuery reply. */
 export interface RowsReply {
   rows_json: string;

@@ -9,7 +9,7 @@ import type { ListRowsReply, QueryReply, QueryRequest, TableRef, TimestampFormat
 import { invalid, RestError, statusForCode, type ErrorInfo } from '../errors.js';
 import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
 import { etagOf } from '../plugins/common.js';
-import { rowsOf, type RowsBody } from '../rows-body.js';
+import { PAGE_BYTES, rowsOf, type RowsBody } from '../rows-body.js';
 import { prepareQueryText } from './legacy-sql.js';
 import { applyQueryDestinationSpec, materializeTableDefinitions } from './data-jobs.js';
 import { JobCancel, slimFinishedJob, type JobRecord } from './registry.js';
@@ -112,6 +112,7 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
     timestamp_format: s.timestampFormat,
     string_scalars: s.family === 'bigquery',
     want_rows_utf8: true,
+    max_bytes: PAGE_BYTES,
   };
 }
 
@@ -460,6 +461,7 @@ export async function resultBody(
         timestamp_format: ts,
         string_scalars: family === 'bigquery',
         want_rows_utf8: true,
+        max_bytes: PAGE_BYTES,
       });
       rows = rowsOf(page);
       next = page.next_index;

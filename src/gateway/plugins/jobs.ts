@@ -18,7 +18,7 @@ import {
 } from '../jobs/run.js';
 import { bodyObject, boolish, checkJobId, checkProjectId, isObj, num, qBool, qInt, qList, qStr, str, type Json, type Query } from '../validate.js';
 import { etagOf, type ProjectParams } from './common.js';
-import { pageWindow, ROWS_CAP, ROWS_DEFAULT } from './tabledata.js';
+import { pageWindow, ROWS_CAP } from './tabledata.js';
 import { sendRowsBody } from '../rows-body.js';
 import { runCopy, runExtract, runLoad, tableRef, refOut, type UploadedData } from '../jobs/data-jobs.js';
 import { dataJobLocation, jobInLocation } from '../jobs/location.js';
@@ -185,7 +185,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const ts = timestampFormat(family, fmt, outFmt);
     const maxRaw = num(body['maxResults']);
     if (maxRaw !== undefined && maxRaw < 0) throw invalid(`Invalid value for maxResults: ${maxRaw}`);
-    const max = maxRaw === undefined ? ROWS_DEFAULT : Math.min(maxRaw, ROWS_CAP);
+    const max = maxRaw === undefined ? ROWS_CAP : Math.min(maxRaw, ROWS_CAP);
     const timeout = timeoutOf(body['timeoutMs']);
     const dryRun = boolish(body['dryRun']) ?? false;
 
@@ -239,7 +239,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const p = checkProjectId(req.params.projectId);
     const q = req.query;
     const job = lookup(p, req.params.jobId, qStr(q, 'location'));
-    const win = pageWindow(q);
+    const win = pageWindow(q, ROWS_CAP);
     const ts = timestampFormat(family, qStr(q, 'formatOptions.useInt64Timestamp'), qStr(q, 'formatOptions.timestampOutputFormat'));
     const complete = await waitDone(job, timeoutOf(qStr(q, 'timeoutMs')), reply);
     if (!complete) return incompleteBody(job, family, 'getQueryResultsResponse', { etag: etagOf(job.jobId) });

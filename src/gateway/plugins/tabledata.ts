@@ -8,7 +8,7 @@ import { invalid, RestError } from '../errors.js';
 import { InsertAllBody, rowsKind } from '../insert-body.js';
 import { bodyObject, boolish, checkDatasetId, checkProjectId, checkTableId, qInt, qStr, str, type Query } from '../validate.js';
 import { sendJsonText, type TableParams } from './common.js';
-import { rowsOf, sendRowsBody } from '../rows-body.js';
+import { PAGE_BYTES, rowsOf, sendRowsBody } from '../rows-body.js';
 
 export const ROWS_DEFAULT = 10_000;
 export const ROWS_CAP = 100_000;
@@ -49,6 +49,7 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
       timestamp_format: timestampFormat(family, qStr(req.query, 'formatOptions.useInt64Timestamp'), qStr(req.query, 'formatOptions.timestampOutputFormat')),
       string_scalars: family === 'bigquery',
       want_rows_utf8: true,
+      max_bytes: PAGE_BYTES,
     });
     // Zero maxResults: totalRows and etag only (spec §4.4).
     const head = `{"kind":${JSON.stringify(kind(family, 'tableDataList'))},"etag":${JSON.stringify(r.etag || '')},"totalRows":"${r.total_rows}"`;
