@@ -233,6 +233,7 @@ function argInfo(e: Expr, name?: string): ArgInfo {
   const o = originOf(e);
   const info: { -readonly [K in keyof ArgInfo]: ArgInfo[K] } = { type: e.type };
   if (e.kind === 'literal') info.constant = { value: e.value };
+  if (e.kind === 'lambda') info.lambda = true;
   if (o === Origin.Null) info.untypedNull = true;
   if (o === Origin.Literal || o === Origin.Null) info.isLiteral = true;
   if (o === Origin.Param) (info as { isParameter?: boolean }).isParameter = true;

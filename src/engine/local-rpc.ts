@@ -234,9 +234,18 @@ function serveConnection(sock: Socket, def: grpc.ServiceDefinition, handlers: gr
     let fields = replyFields.get(method);
     if (!fields) replyFields.set(method, (fields = outOfLineFields((m as { responseType?: MessageTypeDescriptor }).responseType)));
     const { msg, tail, tailLen } = fields.length > 0 && res ? splitOutOfLine(res, fields) : { msg: res, tail: undefined, tailLen: 0 };
-    writeFrame(sock, id, FrameKind.Reply, m.responseSerialize(msg), undefined, tail, tailLen);
+    let payload: Buffer;
+    try {
+      payload = m.responseSerialize(msg);
+    } catch (e) {
+      // A reply protobuf cannot carry is an internal error of this call, not of the engine.
+      console.error(`engine: cannot encode the ${method} reply`, e);
+      send(frame(id, FrameKind.Error, Buffer.from(JSON.stringify({ code: 13, details: `Cannot encode the ${method} reply: ${(e as Error).message}` }))));
+      return;
+    }
+    writeFrame(sock, id, FrameKind.Reply, payload, undefined, tail, tailLen);
   };
-  const reader = new FrameReader((id, kind, body) => {
+  const onFrame = (id: number, kind: FrameKind, body: Buffer): void => {
     if (kind === FrameKind.Cancel) {
       calls.get(id)?.cancel();
       return;
@@ -263,8 +272,18 @@ function serveConnection(sock: Socket, def: grpc.ServiceDefinition, handlers: gr
       if (err) send(frame(id, FrameKind.Error, errorPayload(err)));
       else reply(id, method, m, res);
     });
+  };
+  const reader = new FrameReader(onFrame);
+  sock.on('data', (b: Buffer) => {
+    try {
+      reader.push(b);
+    } catch (e) {
+      // Bytes that are not frames (or a handler that threw before answering): this connection
+      // is beyond repair, the engine is not. The gateway sees the close and reconnects.
+      console.error('engine: dropping a local-socket connection', e);
+      sock.destroy();
+    }
   });
-  sock.on('data', (b: Buffer) => reader.push(b));
   sock.on('error', () => undefined);
   // The gateway went away: its calls are cancelled, as gRPC does on a dropped stream.
   sock.on('close', () => {

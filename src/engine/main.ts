@@ -291,7 +291,26 @@ async function warmUp(storage: Storage): Promise<void> {
   }
 }
 
+/**
+ * Last resort for errors no handler caught. Every RPC answers its own errors
+ * (service.ts unary, local-rpc.ts), so these mean a bug, never a client's input.
+ * A rejected promise nobody awaited has already unwound its work like any
+ * caught error (storage never relies on a crash: a failed WAL sync is handled
+ * where it happens): it is logged and the engine goes on. A synchronous throw
+ * out of an event callback may have stopped halfway through changing in-memory
+ * state, so the engine exits and the supervisor restarts it from the data on
+ * disk, which is always consistent.
+ */
+function guardProcess(): void {
+  process.on('unhandledRejection', (e) => console.error('engine: unhandled promise rejection (the engine goes on):', e));
+  process.on('uncaughtException', (e) => {
+    console.error('engine: uncaught exception, exiting so that the engine restarts from its data on disk:', e);
+    process.exit(70);
+  });
+}
+
 async function main(): Promise<void> {
+  guardProcess();
   let flags: Flags;
   try {
     flags = parseFlags(process.argv.slice(2));

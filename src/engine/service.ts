@@ -21,6 +21,7 @@ import { Sessions } from './sessions.js';
 import { TableWrites } from './table-writes.js';
 import * as tables from './tables.js';
 import { parseResource } from './util.js';
+import { resourceError } from '../planner/api.js';
 
 export const ENGINE_VERSION = '0.1.0';
 
@@ -68,16 +69,59 @@ export function errorBody(e: unknown): ErrorBody {
     return { code: err.httpCode, status: statusWord(err.httpCode), reason: err.reason, message: String(err.message) };
   }
   if (err?.name === 'AbortError') return { code: 499, status: 'cancelled', reason: 'stopped', message: 'Job execution was cancelled' };
+  // V8 giving out (a stack overflow, a string or array past its maximum length) on what a client sent.
+  const exceeded = resourceError(e);
+  if (exceeded) return { code: 400, status: 'invalid', reason: exceeded.reason, message: exceeded.message };
   return { code: 500, status: 'internalError', reason: 'internalError', message: String(err?.message ?? e) };
 }
 
+/**
+ * JSON with every character outside printable ASCII escaped (\uXXXX): gRPC
+ * metadata values must be printable ASCII (grpc-js throws on anything else),
+ * and JSON.parse on the other side restores the text exactly.
+ */
+export function asciiJson(v: unknown): string {
+  return JSON.stringify(v).replace(/[^\x20-\x7e]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+/** A status message for grpc-message, which grpc-js percent-encodes with encodeURI: lone surrogates would throw there. */
+function wellFormed(s: string): string {
+  return s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
+/**
+ * Longest error message an answer carries (UTF-16 units; longer ones are cut
+ * with an ellipsis). gRPC sends errors in HTTP/2 headers, escaped and
+ * percent-encoded, and a header block past ~100 KB makes the client drop the
+ * call (a 503 instead of the error); the local socket carries the same text.
+ */
+export const MAX_ERROR_MESSAGE = 8192;
+/** grpc-message is only the fallback when x-warehouse-error is missing. */
+const MAX_STATUS_MESSAGE = 1024;
+
+function cut(s: string, n: number): string {
+  if (s.length <= n) return s;
+  let end = n - 1;
+  const last = s.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // not half a surrogate pair
+  return s.slice(0, end) + '\u2026';
+}
+
 export function toServiceError(e: unknown): grpc.ServiceError {
-  const body = errorBody(e);
-  if (body.code >= 500 && body.code !== 501 && body.code !== 503) console.error('engine internal error:', e);
-  const md = new grpc.Metadata();
-  md.set('x-warehouse-error', JSON.stringify(body));
-  const code = body.code === 400 && body.status === 'failedPrecondition' ? grpc.status.FAILED_PRECONDITION : (GRPC_BY_HTTP[body.code] ?? grpc.status.INTERNAL);
-  return Object.assign(new Error(body.message), { code, details: body.message, metadata: md }) as grpc.ServiceError;
+  try {
+    const full = errorBody(e);
+    if (full.code >= 500 && full.code !== 501 && full.code !== 503) console.error('engine internal error:', e);
+    const body = { ...full, message: cut(full.message, MAX_ERROR_MESSAGE) };
+    const md = new grpc.Metadata();
+    md.set('x-warehouse-error', asciiJson(body));
+    const code = body.code === 400 && body.status === 'failedPrecondition' ? grpc.status.FAILED_PRECONDITION : (GRPC_BY_HTTP[body.code] ?? grpc.status.INTERNAL);
+    const details = wellFormed(cut(body.message, MAX_STATUS_MESSAGE));
+    return Object.assign(new Error(details), { code, details, metadata: md }) as grpc.ServiceError;
+  } catch (inner) {
+    // Last resort: an error that cannot be described still becomes an answer, never a throw out of a handler.
+    console.error('engine: cannot describe an error', e, inner);
+    return Object.assign(new Error('internal error'), { code: grpc.status.INTERNAL, details: 'An internal error occurred and the request could not be completed.', metadata: new grpc.Metadata() }) as grpc.ServiceError;
+  }
 }
 
 type Handler<Req, Res> = (req: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res> | Res;

@@ -11,7 +11,8 @@ import { makeInterval } from './interval.js';
 import type { AggregateOptions, EvalContext, GroupsAccumulator } from './registry.js';
 import { asig, defineAggregate, type AccumulatorMaker, type SigContext } from './signature.js';
 import { concatBytes } from './operators.js';
-import { fail, valuesOf } from './vec.js';
+import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
+import { approxBytes, fail, valuesOf } from './vec.js';
 
 function growF64(a: Float64Array<ArrayBuffer>, n: number, fill = 0): Float64Array<ArrayBuffer> {
   if (a.length >= n) return a;
@@ -823,6 +824,8 @@ export function registerAggregates(): void {
       let vals = rows.map((r) => r[0]!);
       if (o.ignoreNulls) vals = vals.filter((x) => x !== null);
       if (o.limit !== undefined) vals = vals.slice(0, o.limit);
+      let bytes = 0;
+      for (const v of vals) if ((bytes += approxBytes(v)) > MAX_ROW_BYTES) throw rowTooLarge();
       return vals.length === 0 ? null : vals;
     })),
   ], {
@@ -833,7 +836,16 @@ export function registerAggregates(): void {
       let arrs = rows.map((r) => r[0] as Value[] | null).filter((x) => x !== null) as Value[][];
       if (o.limit !== undefined) arrs = arrs.slice(0, o.limit);
       if (arrs.length === 0) return null;
-      return ([] as Value[]).concat(...arrs);
+      // Element by element: a spread of a million arrays overflows the call stack.
+      const out: Value[] = [];
+      let bytes = 0;
+      for (const a of arrs) {
+        for (const v of a) {
+          if ((bytes += approxBytes(v)) > MAX_ROW_BYTES) throw rowTooLarge();
+          out.push(v);
+        }
+      }
+      return out;
     })),
   ]);
   const stringAgg = (bytes: boolean) =>
@@ -843,18 +855,26 @@ export function registerAggregates(): void {
       if (vals.length === 0) return null;
       const hasDelim = c.args.length > 1;
       if (hasDelim && vals.some((r) => r[1] === null)) fail('Illegal NULL separator in STRING_AGG');
+      // The result is one value of one row: past the service's row limit it fails, as there.
+      let size = 0;
+      const grow = (n: number): void => {
+        if ((size += n) > MAX_ROW_BYTES) throw rowTooLarge();
+      };
       if (bytes) {
         const parts: Uint8Array[] = [];
         vals.forEach((r, i) => {
-          if (i > 0) parts.push(hasDelim ? (r[1] as Uint8Array) : new Uint8Array([44]));
+          const sep = i > 0 ? (hasDelim ? (r[1] as Uint8Array) : new Uint8Array([44])) : undefined;
+          grow((sep?.length ?? 0) + (r[0] as Uint8Array).length);
+          if (sep) parts.push(sep);
           parts.push(r[0] as Uint8Array);
         });
         return concatBytes(parts);
       }
       let s = '';
       vals.forEach((r, i) => {
-        if (i > 0) s += hasDelim ? (r[1] as string) : ',';
-        s += r[0] as string;
+        const sep = i > 0 ? (hasDelim ? (r[1] as string) : ',') : '';
+        grow(sep.length + (r[0] as string).length);
+        s += sep + (r[0] as string);
       });
       return s;
     });

@@ -7,7 +7,7 @@ import type { Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
 import { compareValues, sqlEquals, valueKey } from './compare.js';
 import type { ScalarKernel } from './registry.js';
-import { defineScalar, opt, rep, sig, sigf } from './signature.js';
+import { defineScalar, lambdaArg, opt, rep, sig, sigf } from './signature.js';
 import { fail, rowKernel, valuesOf } from './vec.js';
 import { concatBytes } from './operators.js';
 import { Decimal } from '../types/values.js';
@@ -152,7 +152,7 @@ export function registerArrays(): void {
       for (const e of v[0] as Value[]) if (sqlEquals(e, v[1]!) === true) return true;
       return false;
     }, false)),
-    sigf(['ARRAY', 'BOOL'], 'BOOL', (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, T.BOOL, false, (_a, res) => res.some((x) => x === true))),
+    sigf(['ARRAY', lambdaArg('BOOL')], 'BOOL', (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, T.BOOL, false, (_a, res) => res.some((x) => x === true))),
   ]);
   const incl = (all: boolean) =>
     sig(['ARRAY<T1>', 'ARRAY<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
@@ -212,10 +212,10 @@ export function registerArrays(): void {
     return true;
   }))]);
   defineScalar('ARRAY_FILTER', [
-    sigf(['ARRAY', 'BOOL'], (c) => c.argTypes[0]!, (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, c.argTypes[0]!, false, (a, res) => a.filter((_e, i) => res[i] === true))),
+    sigf(['ARRAY', lambdaArg('BOOL')], (c) => c.argTypes[0]!, (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, c.argTypes[0]!, false, (a, res) => a.filter((_e, i) => res[i] === true))),
   ]);
   defineScalar('ARRAY_TRANSFORM', [
-    sigf(['ARRAY', 'ANY'], (c) => arrayOf(c.argTypes[1]!), (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, arrayOf(c.argTypes[1]!), false, (_a, res) => res)),
+    sigf(['ARRAY', lambdaArg('ANY')], (c) => arrayOf(c.argTypes[1]!), (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, arrayOf(c.argTypes[1]!), false, (_a, res) => res)),
   ]);
   defineScalar('ARRAY_SUM', [
     sig(['ARRAY<INT64>'], 'INT64', rowKernel(T.INT64, (v) => {

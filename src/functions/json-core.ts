@@ -1,6 +1,6 @@
 // JSON text parsing (with wide-number modes), canonical serialization and
 // JSONPath evaluation shared by the JSON family and TO_JSON_STRING.
-import { jsonDoubleText } from '../types/json-values.js';
+import { JSON_NESTING_ERROR, MAX_JSON_NESTING, jsonDoubleText } from '../types/json-values.js';
 import type { JsonNode } from '../types/values.js';
 import { fail } from './vec.js';
 
@@ -24,9 +24,9 @@ class JsonParser {
     }
   }
   value(depth = 0): JsonNode {
-    if (depth > 1000) this.err('JSON nesting too deep');
     this.ws();
     const c = this.s[this.i];
+    if ((c === '{' || c === '[') && depth >= MAX_JSON_NESTING) this.err(JSON_NESTING_ERROR);
     if (c === '{') {
       this.i++;
       const obj: { [k: string]: JsonNode } = {};
@@ -456,7 +456,8 @@ class TextScanner {
     }
   }
 
-  skipValue(): void {
+  /** `depth`: containers around this value (a deeper one is an error, not a stack overflow). */
+  skipValue(depth = 0): void {
     this.ws();
     const s = this.s;
     const c = s[this.i];
@@ -465,6 +466,7 @@ class TextScanner {
       return;
     }
     if (c === '{' || c === '[') {
+      if (depth >= MAX_JSON_NESTING) fail(JSON_NESTING_ERROR);
       const close = c === '{' ? '}' : ']';
       this.i++;
       this.ws();
@@ -480,7 +482,7 @@ class TextScanner {
           if (s[this.i] !== ':') this.err();
           this.i++;
         }
-        this.skipValue();
+        this.skipValue(depth + 1);
         this.ws();
         if (s[this.i] === ',') this.i++;
         else if (s[this.i] === close) {

@@ -8,8 +8,8 @@ import { RangeValue, type Value } from '../types/values.js';
 import { kllDecode, kllPoint, kllQuantiles } from './aggregates.js';
 import { compareValues } from './compare.js';
 import { encodeUtf8 } from './conversion.js';
-import { bytesToLatin1, likeRegex } from './operators.js';
-import { defineScalar, operatorDisplay, opt, sig, sigf } from './signature.js';
+import { likeMatch } from './operators.js';
+import { defineScalar, lambdaArg, operatorDisplay, opt, sig, sigf } from './signature.js';
 import { constKernel, fail, perRowKernel, rowKernel } from './vec.js';
 import { Interval } from '../types/values.js';
 import { datetimeAddInterval } from './interval.js';
@@ -236,7 +236,7 @@ export function registerMisc(): void {
   defineScalar('KLL_QUANTILES.EXTRACT_POINT_FLOAT64', [kllExtract('FLOAT64', true)], { aliases: ['KLL_QUANTILES.EXTRACT_POINT_DOUBLE'] });
   // APPLY(value, x -> expr): the lambda sees the value of each row.
   defineScalar('APPLY', [
-    sigf(['ANY', 'ANY'], (c) => c.argTypes[1]!, () => (args, n) => {
+    sigf(['ANY', lambdaArg('ANY')], (c) => c.argTypes[1]!, () => (args, n) => {
       const h = (args[1]!.data as unknown[])[0] as { invoke(p: readonly import('../types/vector.js').Vector[], rows: Int32Array): import('../types/vector.js').Vector };
       const rows = new Int32Array(n);
       for (let i = 0; i < n; i++) rows[i] = i;
@@ -258,7 +258,7 @@ export function registerMisc(): void {
           sawNull = true;
           continue;
         }
-        let r = typeof x === 'string' ? likeRegex(p as string, false).test(x) : likeRegex(bytesToLatin1(p as Uint8Array), true).test(bytesToLatin1(x as Uint8Array));
+        let r = likeMatch(x, p, typeof x !== 'string') === true;
         if (negate) r = !r;
         if (r !== all) return !all;
       }

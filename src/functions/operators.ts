@@ -16,6 +16,8 @@ import {
   intervalNeg,
   timestampAddInterval,
 } from './interval.js';
+import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
+import { likeMatches } from './like.js';
 import { checkDecimal, type DecKind } from './numeric.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, operatorDisplay, sig, sigf, type Signature, type KernelMaker, type SigContext } from './signature.js';
@@ -608,43 +610,16 @@ function registerComparisons(): void {
 
 // ---------------------------------------------------------------- LIKE
 
-const likeCache = new Map<string, RegExp>();
-/** Compiles a LIKE pattern (% _ and backslash escapes) to an anchored RegExp. */
-export function likeRegex(pattern: string, bytes: boolean): RegExp {
-  const key = (bytes ? 'b' : 's') + pattern;
-  let re = likeCache.get(key);
-  if (re) return re;
-  let src = '^';
-  const chars = bytes ? pattern.split('') : Array.from(pattern);
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
-    if (c === '\\') {
-      if (i + 1 >= chars.length) fail('LIKE pattern ends with a backslash');
-      src += escapeRe(chars[++i]!);
-    } else if (c === '%') src += '.*';
-    else if (c === '_') src += '.';
-    else src += escapeRe(c);
-  }
-  src += '$';
-  re = new RegExp(src, bytes ? 's' : 'su');
-  if (likeCache.size > 10000) likeCache.clear();
-  likeCache.set(key, re);
-  return re;
-}
-// Outside a character class a `u`-flag RegExp refuses `\-` (LIKE 'a-b' failed to compile): `-` needs no escape here.
-function escapeRe(c: string): string {
-  return c.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
-}
 export function bytesToLatin1(b: Uint8Array): string {
   let s = '';
   for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
   return s;
 }
 
-function likeMatch(x: Value, p: Value, bytes: boolean): boolean | null {
+export function likeMatch(x: Value, p: Value, bytes: boolean): boolean | null {
   if (x === null || p === null) return null;
-  if (bytes) return likeRegex(bytesToLatin1(p as Uint8Array), true).test(bytesToLatin1(x as Uint8Array));
-  return likeRegex(p as string, false).test(x as string);
+  if (bytes) return likeMatches(bytesToLatin1(p as Uint8Array), bytesToLatin1(x as Uint8Array), true);
+  return likeMatches(p as string, x as string, false);
 }
 
 function registerLike(): void {
@@ -653,17 +628,9 @@ function registerLike(): void {
     const ps = valuesOf(args[1]!, n);
     const nulls = mergeNulls(args, n);
     const out = new Uint8Array(n);
-    // Patterns are almost always constant: reuse the compiled regex while it repeats.
-    let lastP: Value = null;
-    let re: RegExp | null = null;
     for (let i = 0; i < n; i++) {
       if (nulls !== null && nulls[i] === 1) continue;
-      const p = ps[i]!;
-      if (p !== lastP || re === null) {
-        re = likeRegex(bytes ? bytesToLatin1(p as Uint8Array) : (p as string), bytes);
-        lastP = p;
-      }
-      out[i] = re.test(bytes ? bytesToLatin1(xs[i] as Uint8Array) : (xs[i] as string)) ? 1 : 0;
+      out[i] = likeMatch(xs[i]!, ps[i]!, bytes) ? 1 : 0;
     }
     return { type: T.BOOL, length: n, data: out, nulls };
   };
@@ -763,9 +730,16 @@ function registerBitwise(): void {
 
 // ---------------------------------------------------------------- concat, array access, subscript
 
+/** A STRING built from its parts, refused past the service's row size (V8 gives out at ~512M characters). */
+export function rowSized(s: string): string {
+  if (s.length > MAX_ROW_BYTES) throw rowTooLarge();
+  return s;
+}
+
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   let len = 0;
   for (const p of parts) len += p.length;
+  if (len > MAX_ROW_BYTES) throw rowTooLarge();
   const out = new Uint8Array(len);
   let k = 0;
   for (const p of parts) {
@@ -793,7 +767,7 @@ function registerAccess(): void {
         const b = valuesOf(args[1]!, n);
         const nulls = mergeNulls(args, n);
         const out = new Array<Value>(n);
-        for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : (a[i] as string) + (b[i] as string);
+        for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : rowSized((a[i] as string) + (b[i] as string));
         return { type: T.STRING, length: n, data: out, nulls };
       }),
       sig(['BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => concatBytes([v[0] as Uint8Array, v[1] as Uint8Array]))),

@@ -31,6 +31,8 @@ export interface ArgInfo {
   readonly isLiteral?: boolean;
   /** Named argument (`name => value`). */
   readonly name?: string;
+  /** A lambda (`x -> expr`); `type` is its body's. */
+  readonly lambda?: boolean;
 }
 
 export interface ResolvedScalar {

@@ -39,6 +39,8 @@ export interface ArgSpec {
   readonly constant?: boolean;
   /** For constant STRING args: false when it is not a date part keyword slot. */
   readonly datePart?: boolean;
+  /** The argument is a lambda (`x -> expr`) whose body has this type; only such slots take lambdas. */
+  readonly lambda?: boolean;
 }
 
 export interface SigContext {
@@ -67,6 +69,7 @@ export const opt = (type: string, name?: string): ArgSpec => ({ type, optional: 
 export const rep = (type: string): ArgSpec => ({ type, repeated: true });
 export const named = (name: string, type: string, optional = true): ArgSpec => ({ type, name, optional });
 export const constArg = (type: string): ArgSpec => ({ type, constant: true });
+export const lambdaArg = (bodyType: string): ArgSpec => ({ type: bodyType, lambda: true });
 
 function toSpecs(args: readonly (string | ArgSpec)[]): ArgSpec[] {
   return args.map((a) => (typeof a === 'string' ? { type: a } : a));
@@ -413,6 +416,7 @@ function specDisplay(s: ArgSpec): string {
 }
 
 export function argTypeDisplay(a: ArgInfo): string {
+  if (a.lambda) return `LAMBDA(${typeToSql(a.type)})`;
   if (a.untypedNull) return a.type.kind === 'ARRAY' ? 'ARRAY<INT64>' : 'NULL';
   return typeToSql(a.type);
 }
@@ -448,6 +452,8 @@ export function matchSignature<I>(
   let best: { cost: number; res: MatchResult<I> } | undefined;
   for (const s of sigs) {
     const m = tryMatch(s, args);
+    // A lambda fits a lambda slot only, and a lambda slot nothing else.
+    if (m && !args.every((a, i) => !!a.lambda === !!s.args[m.res.assign[i]!]?.lambda)) continue;
     if (m && (!best || m.cost < best.cost)) best = m;
   }
   if (!best) return { ok: false, message: mismatchMessage(name, sigs, args, display) };

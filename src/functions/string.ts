@@ -6,7 +6,7 @@ import { Decimal, JsonValue, type JsonNode, type Value } from '../types/values.j
 import { castValue, decodeUtf8 } from './conversion.js';
 import { printfDouble } from './format-number.js';
 import { fromBase32, toBase32, toHex } from './cast-format.js';
-import { concatBytes } from './operators.js';
+import { concatBytes, rowSized } from './operators.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, named, opt, rep, sig, sigf } from './signature.js';
 import { fail, mergeNulls, rowKernel, valuesOf } from './vec.js';
@@ -387,7 +387,7 @@ export function registerStrings(): void {
         }
         let s = '';
         for (let k = 0; k < cols.length; k++) s += cols[k]![i] as string;
-        out[i] = s;
+        out[i] = rowSized(s);
       }
       return { type: T.STRING, length: n, data: out, nulls };
     }),

@@ -1,7 +1,7 @@
 // Kernel building blocks: null masks, INT64 output that starts as doubles and
 // switches to BigInt64Array only when a value leaves ±2^53, and the generic
 // row-wise adapter used by the long tail of functions.
-import { QueryError } from '../planner/api.js';
+import { QueryError, resourceError } from '../planner/api.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { getValue, layoutOf, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
@@ -119,6 +119,8 @@ export function rowKernel(returnType: SqlType, fn: RowFn, nullPropagate = true):
 /** Arithmetic library errors (decimal.js, BigInt RangeError) surface as query errors, not crashes. */
 export function asQueryError(e: unknown): unknown {
   if (e instanceof QueryError) return e;
+  const exceeded = resourceError(e);
+  if (exceeded) return exceeded;
   if (e instanceof RangeError || (e instanceof Error && /DecimalError/.test(e.message))) return new QueryError(e.message.replace(/^\[DecimalError\] /, ''), 'invalidQuery');
   return e;
 }
@@ -138,4 +140,21 @@ export function perRowKernel(returnType: SqlType, fn: (ctx: EvalContext) => Valu
     for (let i = 0; i < n; i++) out[i] = fn(ctx);
     return vectorFromValues(returnType, out);
   };
+}
+
+/**
+ * A value's size as the row-size limit counts it, roughly (fixed-width values
+ * 8 or 16 bytes, STRING its length, BYTES its bytes, ARRAY and STRUCT their
+ * parts): enough to stop a value long before V8's own limits.
+ */
+export function approxBytes(v: Value): number {
+  if (v === null) return 1;
+  if (typeof v === 'string') return v.length;
+  if (v instanceof Uint8Array) return v.length;
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (const x of v) n += approxBytes(x);
+    return n;
+  }
+  return typeof v === 'object' ? 16 : 8;
 }

@@ -70,6 +70,6 @@ export interface QueryResult {
 }
 
 // The pipeline's error type lives on the ground floor (storage and the engine raise it too).
-export { QueryError } from '../types/errors.js';
+export { MAX_ROW_BYTES, QueryError, resourceError, rowTooLarge } from '../types/errors.js';
 
 export type RunQuery = (ctx: QueryContext) => Promise<QueryResult>;

@@ -386,11 +386,32 @@ export function parseInterval(v: unknown): Interval {
   throw new ValueConversionError(`Invalid INTERVAL value: ${displayValue(v)}`);
 }
 
+/** Levels of arrays and objects a JSON value may nest, as the service parses it (ZetaSQL's max_nesting). */
+export const MAX_JSON_NESTING = 500;
+export const JSON_NESTING_ERROR = `Max nesting of ${MAX_JSON_NESTING} has been exceeded while parsing JSON document`;
+
+/** Throws a SyntaxError when `text` nests arrays and objects deeper than MAX_JSON_NESTING (strings skipped). */
+function checkJsonNesting(text: string): void {
+  // Nesting past the limit needs that many brackets.
+  if (text.length <= MAX_JSON_NESTING) return;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip a string, escapes included.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_NESTING) throw new SyntaxError(JSON_NESTING_ERROR);
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
+
 /**
  * Parses JSON text keeping integers beyond 2^53 exact (as bigint). Texts
  * without a long digit run take the native parser; the rest a small exact one.
  */
 export function parseJsonText(text: string): JsonNode {
+  checkJsonNesting(text);
   if (!/\d{16}/.test(text)) return JSON.parse(text) as JsonNode;
   return new ExactJsonParser(text).parseDocument();
 }
