@@ -1,7 +1,7 @@
 // ExecuteQuery: parameters -> runQuery (the SQL pipeline) -> result table
 // (anonymous, in memory, or the requested destination) + first page + stats.
 import type { QueryContext, QueryResult, ResultColumn, RunQuery, SessionState } from '../planner/api.js';
-import type { ScriptChild, ScriptFailure } from '../planner/run.js';
+import type { ScriptChild, ScriptChildren, ScriptFailure } from '../planner/run.js';
 import { QueryError } from '../planner/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { nullVector } from '../storage/vectors.js';
@@ -137,7 +137,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     else result = await run(new SessionCatalog(catalog, st));
   } catch (e) {
     const kids = e instanceof QueryError ? (e as ScriptFailure).scriptChildren : undefined;
-    if (e instanceof QueryError && kids?.length && !a.signal.aborted) return await failedScript(e, kids, a, results, loc.resolved);
+    if (e instanceof QueryError && kids?.list.length && !a.signal.aborted) return await failedScript(e, kids, a, results, loc.resolved);
     if (e instanceof QueryError) throw new CatalogError(e.httpCode, statusWord(e.httpCode), e.reason, e.message);
     throw e;
   }
@@ -380,7 +380,7 @@ function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, result
  * error and the child jobs of what ran, so the gateway lists them (the real
  * service keeps a failed script's children) while the job itself fails.
  */
-async function failedScript(e: QueryError, kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore, location: string): Promise<ExecuteQueryReply> {
+async function failedScript(e: QueryError, kids: ScriptChildren, a: ExecuteQueryArgs, results: ResultStore, location: string): Promise<ExecuteQueryReply> {
   return {
     schemaJson: '',
     totalRows: 0,
@@ -403,17 +403,17 @@ async function failedScript(e: QueryError, kids: readonly ScriptChild[], a: Exec
 const MAX_CHILD_JOBS = 1000;
 
 /** The newest MAX_CHILD_JOBS children as summaries (ids keep their index) and the total count; their result tables are on disk when it resolves. */
-async function childJobs(kids: readonly ScriptChild[], a: ExecuteQueryArgs, results: ResultStore): Promise<Record<string, unknown>> {
-  const from = Math.max(0, kids.length - MAX_CHILD_JOBS);
+async function childJobs(kids: ScriptChildren, a: ExecuteQueryArgs, results: ResultStore): Promise<Record<string, unknown>> {
+  const from = Math.max(0, kids.list.length - MAX_CHILD_JOBS);
   const writes: Promise<void>[] = [];
-  const childJobs = kids.slice(from).map((c, k) => childSummary(c, from + k, a, results, writes));
+  const childJobs = kids.list.slice(from).map((c, k) => childSummary(c, kids.dropped + from + k, a, results, writes));
   await Promise.all(writes);
-  return { numChildJobs: String(kids.length), childJobs };
+  return { numChildJobs: String(kids.dropped + kids.list.length), childJobs };
 }
 
 /** `statistics_json`: script child-job summaries and any extra statistics the pipeline attaches. */
 async function statisticsOf(result: QueryResult, a: ExecuteQueryArgs, results: ResultStore): Promise<string> {
-  const extra = result as WithStatistics & { scriptChildren?: readonly ScriptChild[] };
+  const extra = result as WithStatistics & { scriptChildren?: ScriptChildren };
   const out: Record<string, unknown> = { ...(extra.statistics ?? {}) };
   if (extra.scriptChildren) Object.assign(out, await childJobs(extra.scriptChildren, a, results));
   return Object.keys(out).length > 0 ? JSON.stringify(out) : '';

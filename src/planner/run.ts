@@ -13,7 +13,8 @@ import type { Rel } from '../analyzer/resolved.js';
 import { relInputs } from '../analyzer/rewrite.js';
 import type { Value } from '../types/values.js';
 import { getValue } from '../types/vector.js';
-import { QueryError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
+import { QueryError, resourceError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
+import { checkpoint } from '../executor/context.js';
 import { Session, parse, parseCached } from './session.js';
 import * as S from './statements.js';
 import { checkPartitionFilters } from './partition-filter.js';
@@ -55,16 +56,41 @@ export interface ScriptChild {
 
 /** Script children whose rows are kept (the newest): a long loop must not hold every SELECT's batches. */
 const MAX_CHILD_ROWS = 100;
+/** Script children kept at least (the newest; the engine reports 1,000): a loop may run millions of statements. */
+const MAX_CHILDREN = 1000;
+
+/** A script's child jobs: the newest ones, and how many ran before them. */
+export interface ScriptChildren {
+  readonly list: readonly ScriptChild[];
+  readonly dropped: number;
+}
+
+class ChildList implements ScriptChildren {
+  readonly list: ScriptChild[] = [];
+  dropped = 0;
+
+  push(c: ScriptChild): void {
+    const kids = this.list;
+    kids.push(c);
+    const old = kids[kids.length - 1 - MAX_CHILD_ROWS];
+    if (old?.result?.batches.length) kids[kids.length - 1 - MAX_CHILD_ROWS] = { ...old, result: { ...old.result, batches: [] }, rowsDropped: true };
+    // Trimmed in steps of MAX_CHILDREN, so each child is moved at most once.
+    if (kids.length > 2 * MAX_CHILDREN) {
+      kids.splice(0, MAX_CHILDREN);
+      this.dropped += MAX_CHILDREN;
+    }
+  }
+}
 
 /** The error of a script that failed after running statements, with their child jobs. */
-export type ScriptFailure = QueryError & { scriptChildren?: readonly ScriptChild[] };
+export type ScriptFailure = QueryError & { scriptChildren?: ScriptChildren };
 
 /** Control flow and variables run inside the script job; every other statement is a child job of its own. */
 const NOT_CHILD_JOBS = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise', 'Call']);
 
 interface ScriptState {
   /** SQL statements run so far (script child jobs); unset outside scripts. */
-  children?: ScriptChild[];
+  children?: ChildList;
   /** The CALLs running now (innermost first) and the procedure whose body runs. */
   calls?: readonly StackFrame[];
   procedure?: StackFrame['procedure'];
@@ -74,6 +100,8 @@ interface ScriptState {
   error?: QueryError;
   /** Text of the statement running now (for @@error.statement_text). */
   current?: string;
+  /** performance.now() past which the script fails (scriptTimeLimitMs). */
+  deadline: number;
 }
 
 /** Logical bytes per value the service bills for fixed-width types; variable-width ones use a nominal size. */
@@ -190,7 +218,21 @@ async function loopBody(s: Session, label: string | undefined, body: readonly A.
   }
 }
 
-const MAX_ITERATIONS = 1_000_000;
+/**
+ * How long a script may run: the service's cumulative time limit of a
+ * multi-statement query (24 hours), or WAREHOUSE_EMULATOR_SCRIPT_TIMEOUT_MS
+ * (BIGQUERY_EMULATOR_SCRIPT_TIMEOUT_MS) for tests that must reach it.
+ * Loops have no iteration limit of their own, as in the service.
+ */
+function scriptTimeLimitMs(): number {
+  const env = Number(process.env.WAREHOUSE_EMULATOR_SCRIPT_TIMEOUT_MS || process.env.BIGQUERY_EMULATOR_SCRIPT_TIMEOUT_MS);
+  return Number.isFinite(env) && env > 0 ? env : 24 * 3600 * 1000;
+}
+
+function timedOut(limitMs: number): QueryError {
+  const after = limitMs >= 360_000 ? `${(limitMs / 3_600_000).toFixed(1)} hours` : `${(limitMs / 1000).toFixed(1)} seconds`;
+  return new QueryError(`Operation timed out after ${after}. Consider reducing the amount of work performed by your operation so that it can complete within this limit.`, 'timeout');
+}
 
 function framesOf(st: A.Statement, state: ScriptState): StackFrame[] {
   return [{ start: st.start, end: st.end, ...(state.procedure ? { procedure: state.procedure } : {}) }, ...(state.calls ?? [])];
@@ -199,11 +241,22 @@ function framesOf(st: A.Statement, state: ScriptState): StackFrame[] {
 async function runStatement(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
   try {
     await runOne(s, st, state);
-  } catch (e) {
+  } catch (e0) {
+    const e = resourceError(e0) ?? e0;
     // A failed statement is a failed child job too (the script may go on in an EXCEPTION handler).
     if (state.children && e instanceof QueryError && !NOT_CHILD_JOBS.has(st.kind)) state.children.push({ frames: framesOf(st, state), error: e, statementType: statementTypeOf(st) });
     throw e;
   }
+}
+
+/**
+ * Before every statement and loop iteration: cancellation, a turn of the event
+ * loop now and then (a loop of SETs never reaches an operator's checkpoint and
+ * would hold the engine), and the script's time limit.
+ */
+async function tick(s: Session, state: ScriptState): Promise<void> {
+  await checkpoint(s.exec);
+  if (performance.now() > state.deadline) throw timedOut(scriptTimeLimitMs());
 }
 
 /**
@@ -238,6 +291,7 @@ function permanentDdl(st: A.Statement): boolean {
 }
 
 async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
+  await tick(s, state);
   const tx = s.ctx.catalog.transactions;
   if (!tx || UNSCOPED.has(st.kind)) return runStatementKind(s, st, state);
   if (tx.inTransaction && permanentDdl(st)) throw sqlError(DDL_IN_TRANSACTION, st.loc);
@@ -327,20 +381,22 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       return;
     }
     case 'Loop':
-      for (let i = 0; i < MAX_ITERATIONS; i++) if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
-      throw new QueryError('Loop exceeded the maximum number of iterations', 'invalidQuery');
+      for (;;) {
+        await tick(s, state);
+        if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
+      }
     case 'While':
-      for (let i = 0; i < MAX_ITERATIONS; i++) {
+      for (;;) {
+        await tick(s, state);
         if (!truthy(await s.evalScalar(st.cond), st.cond.loc)) return;
         if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
       }
-      return;
     case 'Repeat':
-      for (let i = 0; i < MAX_ITERATIONS; i++) {
+      for (;;) {
+        await tick(s, state);
         if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
         if (truthy(await s.evalScalar(st.until), st.until.loc)) return;
       }
-      return;
     case 'ForIn': {
       const res = await s.scoped(() => runSelect(s, st.query));
       const cols = res.columns ?? [];
@@ -350,6 +406,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       try {
         for (const b of res.batches) {
           for (let i = 0; i < b.length; i++) {
+            await tick(s, state);
             s.variables.set(name, { type, value: b.columns.map((v) => getValue(v, i)) });
             if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
           }
@@ -429,7 +486,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       for (const [k, v] of s.variables) inner.variables.set(k, v);
       for (const [k, v] of s.tempFunctions) inner.tempFunctions.set(k, v);
       for (const [k, v] of s.tempTables) inner.tempTables.set(k, v);
-      const sub: ScriptState = { count: 0 };
+      const sub: ScriptState = { count: 0, deadline: state.deadline };
       await runBlock(inner, parse(sqlV.value).statements, sub);
       for (const [k, v] of inner.tempTables) s.tempTables.set(k, v);
       if (st.into && sub.lastSelect) {
@@ -469,12 +526,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
   }
   if (r) {
     state.last = r;
-    const kids = state.children;
-    if (kids) {
-      kids.push({ frames: framesOf(st, state), result: r });
-      const old = kids[kids.length - 1 - MAX_CHILD_ROWS];
-      if (old?.result?.batches.length) kids[kids.length - 1 - MAX_CHILD_ROWS] = { ...old, result: { ...old.result, batches: [] }, rowsDropped: true };
-    }
+    state.children?.push({ frames: framesOf(st, state), result: r });
   }
 }
 
@@ -571,7 +623,7 @@ function checkDestination(statements: readonly A.Statement[], single: boolean): 
 export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult> => {
   const script = parseCached(ctx.sql);
   const s = new Session(ctx);
-  const state: ScriptState = { count: 0, children: [] };
+  const state: ScriptState = { count: 0, children: new ChildList(), deadline: performance.now() + scriptTimeLimitMs() };
   if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
   const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
   if (ctx.hasDestination) checkDestination(script.statements, single);
@@ -590,19 +642,19 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
       throw new QueryError('BREAK/CONTINUE outside of a loop', 'invalidQuery');
     } else {
       // A failed script still had child jobs (those that ran, and the failing one): the engine reports them with the error.
-      if (!single && e instanceof QueryError && state.children?.length) (e as ScriptFailure).scriptChildren = state.children;
+      if (!single && e instanceof QueryError && state.children?.list.length) (e as ScriptFailure).scriptChildren = state.children;
       throw e;
     }
   }
   // A statement that reported nothing of its own (a CALL of an empty procedure, BQ.ABORT_SESSION) still has a type.
   if (single) return state.last ?? { columns: null, batches: [], statementType: statementTypeOf(script.statements[0]!) ?? 'SCRIPT', totalBytesProcessed: 0 };
   const base = state.lastSelect ?? state.last;
-  const out: QueryResult & { scriptChildren: readonly ScriptChild[] } = {
+  const out: QueryResult & { scriptChildren: ScriptChildren } = {
     columns: base?.columns ?? null,
     batches: base?.batches ?? [],
     statementType: 'SCRIPT',
     totalBytesProcessed: 0,
-    scriptChildren: state.children ?? [],
+    scriptChildren: state.children!,
   };
   return out;
 };
