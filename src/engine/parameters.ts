@@ -27,23 +27,38 @@ interface RestParam {
   parameterValue?: RestParamValue | null;
 }
 
-export function paramType(t: RestParamType | undefined, where: string): SqlType {
-  const name = (t?.type ?? '').toUpperCase();
+/** Parameter types nest this deep at most (the deepest a schema may nest is 15). */
+const MAX_TYPE_DEPTH = 32;
+
+const isObject = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+export function paramType(t: RestParamType | undefined, where: string, depth = 0): SqlType {
+  // Any JSON may arrive here (the gateway reads numbers as text, and gRPC callers send what they like).
+  if (t !== undefined && t !== null && !isObject(t)) throw invalid(`Invalid query parameter type for ${where}: ${JSON.stringify(t)}`);
+  if (depth > MAX_TYPE_DEPTH) throw invalid(`Invalid query parameter type for ${where}: nested more than ${MAX_TYPE_DEPTH} levels`);
+  const raw = t?.type ?? '';
+  const name = (typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '\u0000').toUpperCase();
   if (name === '') return T.STRING;
-  if (name === 'ARRAY') return arrayOf(paramType(t!.arrayType, where));
+  if (name === 'ARRAY') return arrayOf(paramType(t!.arrayType, where, depth + 1));
   if (name === 'STRUCT' || name === 'RECORD') {
-    return structOf((t!.structTypes ?? []).map((f) => ({ name: f.name ?? '', type: paramType(f.type, where) })));
+    const fields = t!.structTypes ?? [];
+    if (!Array.isArray(fields)) throw invalid(`Invalid query parameter type for ${where}: structTypes must be a list`);
+    return structOf(fields.map((f) => {
+      if (!isObject(f)) throw invalid(`Invalid query parameter type for ${where}: ${JSON.stringify(f)}`);
+      return { name: typeof f.name === 'string' ? f.name : '', type: paramType(f.type, where, depth + 1) };
+    }));
   }
-  if (name === 'RANGE') return rangeOf(paramType(t!.rangeElementType, where) as ScalarType);
+  if (name === 'RANGE') return rangeOf(paramType(t!.rangeElementType, where, depth + 1) as ScalarType);
   try {
     return restFieldToColumn({ name: 'p', type: name }).type;
   } catch {
-    throw invalid(`Invalid query parameter type ${t?.type} for ${where}`);
+    throw invalid(`Invalid query parameter type ${JSON.stringify(raw)} for ${where}`);
   }
 }
 
 function paramValue(type: SqlType, v: RestParamValue | null | undefined, where: string): Value {
   if (v === null || v === undefined) return null;
+  if (!isObject(v)) throw invalid(`Invalid value for query parameter ${where}: ${JSON.stringify(v)}`);
   try {
     switch (type.kind) {
       case 'ARRAY':
@@ -53,10 +68,12 @@ function paramValue(type: SqlType, v: RestParamValue | null | undefined, where: 
       case 'STRUCT': {
         const sv = v.structValues;
         if (!sv) return null;
+        if (!isObject(sv)) throw invalid(`Invalid value for query parameter ${where}: ${JSON.stringify(sv)}`);
         return type.fields.map((f, i) => paramValue(f.type, sv[f.name] ?? sv[String(i)], where));
       }
       case 'RANGE': {
         if (v.rangeValue) {
+          if (!isObject(v.rangeValue)) throw invalid(`Invalid value for query parameter ${where}: ${JSON.stringify(v.rangeValue)}`);
           const el = type.element;
           return new RangeValue(paramValue(el, v.rangeValue.start, where), paramValue(el, v.rangeValue.end, where));
         }
@@ -83,8 +100,10 @@ export function decodeParameters(json: string | undefined, mode: string | undefi
   }
   if (!Array.isArray(list)) return { named, positional };
   const m = (mode ?? '').toUpperCase();
-  const byName = m === 'NAMED' || (m !== 'POSITIONAL' && list.some((p: RestParam) => p && typeof p.name === 'string' && p.name !== ''));
+  const byName = m === 'NAMED' || (m !== 'POSITIONAL' && list.some((p: RestParam) => isObject(p) && typeof p.name === 'string' && p.name !== ''));
   list.forEach((p: RestParam, i: number) => {
+    if (!isObject(p)) throw invalid(`Invalid query parameter at position ${i + 1}: ${JSON.stringify(p)}`);
+    if (p.name !== undefined && p.name !== null && typeof p.name !== 'string') throw invalid(`Invalid query parameter name at position ${i + 1}: ${JSON.stringify(p.name)}`);
     const where = p.name ? `@${p.name}` : `at position ${i + 1}`;
     const type = paramType(p.parameterType, where);
     const tv: TypedValue = { type, value: paramValue(type, p.parameterValue, where) };

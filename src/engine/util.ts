@@ -54,9 +54,10 @@ export interface Page<T> {
   readonly total: number;
 }
 
-/** Offset pagination: the page token is the decimal index of the next item. */
+/** Offset pagination: the page token is the decimal index of the next item; any other token is refused. */
 export function paginate<T>(all: readonly T[], pageToken: string | undefined, maxResults: number | undefined, def = 50): Page<T> {
-  const start = pageToken && /^\d+$/.test(pageToken) ? parseInt(pageToken, 10) : 0;
+  if (pageToken && !/^\d{1,15}$/.test(pageToken)) throw invalid(`Invalid page token: ${pageToken}`);
+  const start = pageToken ? parseInt(pageToken, 10) : 0;
   const size = maxResults && maxResults > 0 ? maxResults : def;
   const items = all.slice(start, start + size);
   const next = start + size < all.length ? String(start + size) : '';

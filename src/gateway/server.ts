@@ -4,7 +4,9 @@
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { createRequire } from 'node:module';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type preValidationHookHandler } from 'fastify';
 import { EMULATOR_PRINCIPAL_EMAIL, type Family, type GatewayContext, type Principal } from './context.js';
 import { envelope, RestError, type ErrorInfo } from './errors.js';
 import { registerHealth } from './plugins/health.js';
@@ -20,7 +22,8 @@ import { registerChildren } from './plugins/children.js';
 import { registerMigration } from './plugins/migration.js';
 import { registerTransfer } from './plugins/transfer.js';
 import { registerSeedApi } from './plugins/seed-api.js';
-import { splitInsertAllBody } from './insert-body.js';
+import { InsertAllBody, splitInsertAllBody } from './insert-body.js';
+import { checkBody, tooDeep, type BodyMessage } from './body-schema.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,6 +56,25 @@ export function parseAuthorization(header: string | undefined): Principal {
   return { email: EMULATOR_PRINCIPAL_EMAIL, anonymous: false, credential: m ? m[1]!.trim() : header };
 }
 
+/**
+ * The answer to a request Node's HTTP parser refused before Fastify saw it
+ * (Fastify's default writes its own JSON shape): the envelope, then close.
+ */
+function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const info: ErrorInfo =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? { code: 431, status: 'invalid', reason: 'invalid', message: `Request Header Fields Too Large: the request line and headers exceed ${maxHeaderSize} bytes.` }
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? { code: 408, status: 'deadlineExceeded', reason: 'timeout', message: 'The request was not received in time.' }
+        : { code: 400, status: 'invalid', reason: 'invalid', message: `Bad Request: the HTTP request could not be parsed (${err.code ?? err.message}).` };
+  if (socket.writable) {
+    const body = JSON.stringify(envelope(info));
+    socket.write(`HTTP/1.1 ${info.code} ${STATUS_CODES[info.code]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=UTF-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
 function fastifyErrorInfo(err: FastifyError): ErrorInfo {
   if (typeof err.code === 'string' && err.code.startsWith('Z_')) {
     return { code: 400, status: 'invalid', reason: 'parseError', message: `Parse error: the request body could not be decompressed (${err.message})` };
@@ -69,6 +91,10 @@ function fastifyErrorInfo(err: FastifyError): ErrorInfo {
     default:
       break;
   }
+  // V8 giving out on what a client sent (a stack overflow walking a deep body, a string past its maximum length).
+  if (err instanceof RangeError && /^(Maximum call stack size exceeded|Invalid (string|array) length)/.test(err.message)) {
+    return { code: 400, status: 'invalid', reason: 'resourcesExceeded', message: `Resources exceeded: the request is too large or too deeply nested (${err.message}).` };
+  }
   const code = err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
   return {
     code,
@@ -77,6 +103,23 @@ function fastifyErrorInfo(err: FastifyError): ErrorInfo {
     message: code === 500 ? `An internal error occurred and the request could not be completed. (${err.message})` : err.message,
   };
 }
+
+/** Request bodies by route: URL (suffix), methods, the body's message and its field in the request ('' = the whole request). */
+const ROUTE_BODIES: readonly (readonly [RegExp, readonly string[], BodyMessage, string])[] = [
+  [/\/projects\/:projectId\/datasets$/, ['POST'], 'Dataset', 'dataset'],
+  [/\/datasets\/:datasetId$/, ['PUT', 'PATCH'], 'Dataset', 'dataset'],
+  [/\/datasets\/:datasetId$/, ['POST'], 'UndeleteDatasetRequest', ''],
+  [/\/tables$/, ['POST'], 'Table', 'table'],
+  [/\/tables\/:tableId$/, ['PUT', 'PATCH'], 'Table', 'table'],
+  [/\/tables\/:tableId$/, ['POST'], 'TableIamRequest', ''],
+  [/\/insertAll$/, ['POST'], 'TableDataInsertAllRequest', ''],
+  // Upload routes share the path; their bodies are bytes, which checkBody leaves alone.
+  [/\/projects\/:projectId\/jobs$/, ['POST'], 'Job', 'job'],
+  [/\/projects\/:projectId\/queries$/, ['POST'], 'QueryRequest', 'query_request'],
+  [/\/routines(\/:routineId)?$/, ['POST', 'PUT'], 'Routine', 'routine'],
+  [/\/models\/:modelId$/, ['PATCH'], 'Model', 'model'],
+  [/\/rowAccessPolicies(\/:policyId)?$/, ['POST', 'PUT'], 'RowAccessPolicy', 'row_access_policy'],
+];
 
 /** Route patterns seen by onRoute, so the not-found handler can tell 404 from 405. */
 class RouteIndex {
@@ -131,6 +174,8 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
     forceCloseConnections: true,
     // Long-polled getQueryResults may hold a request for timeoutMs.
     requestTimeout: 0,
+    // Requests Node's HTTP parser refuses (a 70 KB URL, a malformed request line) get the envelope too.
+    clientErrorHandler: clientError,
     // Errors raised before routing (bad percent-encoding) get the envelope too.
     frameworkErrors: (err, _req, reply) => {
       const info = fastifyErrorInfo(err);
@@ -140,7 +185,26 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
   });
 
   const index = new RouteIndex();
-  app.addHook('onRoute', (r) => index.add(r.url ?? r.path, r.method));
+  app.addHook('onRoute', (r) => {
+    const url = r.url ?? r.path;
+    index.add(url, r.method);
+    // Routes that take a JSON body check its JSON types first (body-schema.ts).
+    const methods = Array.isArray(r.method) ? r.method : [r.method];
+    const typed = ROUTE_BODIES.find(([re, ms]) => re.test(url) && methods.some((m) => ms.includes(m)));
+    if (!typed) return;
+    const [, , message, root] = typed;
+    const check: preValidationHookHandler = (req, _reply, done) => {
+      try {
+        checkBody(message, req.body instanceof InsertAllBody ? req.body.rest : req.body, root);
+      } catch (e) {
+        done(e as Error);
+        return;
+      }
+      done();
+    };
+    const before = r.preValidation;
+    r.preValidation = before === undefined ? [check] : [...(Array.isArray(before) ? before : [before]), check];
+  });
 
   // The principal is parsed when a handler reads it (a few job routes), not in
   // a hook on every request.
@@ -209,6 +273,11 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
     const text = body.toString('utf8');
     if (text.trim() === '') {
       done(null, undefined);
+      return;
+    }
+    const deep = tooDeep(body);
+    if (deep) {
+      done(deep, undefined);
       return;
     }
     try {

@@ -68,12 +68,34 @@ export function qBool(q: Query, name: string): boolean | undefined {
   throw invalid(`Invalid value for ${name}: ${v} is not a valid boolean`);
 }
 
+const UINT32 = 'type.googleapis.com/google.protobuf.UInt32Value';
+/** Integer query parameters: their protobuf type (as a refusal names it) and range. */
+const INT_PARAMS: Record<string, readonly [string, number, number]> = {
+  maxResults: [UINT32, 0, 4294967295],
+  timeoutMs: [UINT32, 0, 4294967295],
+  pageSize: ['TYPE_INT32', -2147483648, 2147483647],
+  startIndex: ['type.googleapis.com/google.protobuf.UInt64Value', 0, Number.MAX_SAFE_INTEGER],
+  minCreationTime: ['TYPE_UINT64', 0, Number.MAX_SAFE_INTEGER],
+  maxCreationTime: ['TYPE_UINT64', 0, Number.MAX_SAFE_INTEGER],
+  accessPolicyVersion: ['TYPE_INT32', -2147483648, 2147483647],
+};
+
+/** An integer query parameter in its protobuf type's range; a bad one is refused as the service words it. */
 export function qInt(q: Query, name: string): number | undefined {
   const v = qStr(q, name);
   if (v === undefined || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || !Number.isInteger(n)) throw invalid(`Invalid value for ${name}: ${v} is not a valid integer`);
+  const [proto, min, max] = INT_PARAMS[name] ?? ['TYPE_INT64', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+  const n = /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!(n >= min && n <= max)) throw invalid(`Invalid value at '${name.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())}' (${proto}), ${JSON.stringify(v)}`);
   return n;
+}
+
+/** A page token of the offset form every list here hands out (the next item's decimal index); 0 when absent. */
+export function qPageToken(q: Query): number {
+  const t = qStr(q, 'pageToken');
+  if (t === undefined || t === '') return 0;
+  if (!/^\d{1,15}$/.test(t)) throw invalid(`Invalid page token: ${t}`);
+  return Number(t);
 }
 
 /** A JSON body as an object ({} when absent); arrays and scalars are rejected like the real service does. */

@@ -23,7 +23,10 @@ const ECHO_TYPE: Record<string, string> = {
   BIGDECIMAL: 'BIGNUMERIC',
 };
 
-export function normalizeFields(fields: readonly RestField[], where = ''): RestField[] {
+/** RECORD fields nest this deep at most (top-level fields are level 1). */
+export const MAX_SCHEMA_NESTING = 15;
+
+export function normalizeFields(fields: readonly RestField[], where = '', parents: readonly string[] = []): RestField[] {
   const seen = new Set<string>();
   return fields.map((f) => {
     if (typeof f?.name !== 'string' || f.name === '') throw invalid(`Empty field name${where ? ' in ' + where : ''}`);
@@ -42,7 +45,9 @@ export function normalizeFields(fields: readonly RestField[], where = ''): RestF
     for (const k of Object.keys(out)) if (out[k] === null) delete out[k];
     if (type === 'RECORD') {
       if (!Array.isArray(f.fields) || f.fields.length === 0) throw invalid(`Field ${f.name} is type RECORD but has no schema`);
-      out.fields = normalizeFields(f.fields, f.name);
+      const path = [...parents, f.name];
+      if (path.length >= MAX_SCHEMA_NESTING) throw invalid(`Schema nested too deeply for field ${path.join('.')}, maximum allowed depth is ${MAX_SCHEMA_NESTING}.`);
+      out.fields = normalizeFields(f.fields, f.name, path);
     } else delete out.fields;
     if (type === 'RANGE' && f.rangeElementType) out.rangeElementType = { type: String(f.rangeElementType.type).toUpperCase() };
     try {

@@ -16,7 +16,7 @@ import {
   timeoutOf,
   waitDone,
 } from '../jobs/run.js';
-import { bodyObject, boolish, checkJobId, checkProjectId, isObj, num, qBool, qInt, qList, qStr, str, type Json, type Query } from '../validate.js';
+import { bodyObject, boolish, checkJobId, checkProjectId, isObj, num, qBool, qInt, qList, qPageToken, qStr, str, type Json, type Query } from '../validate.js';
 import { etagOf, type ProjectParams } from './common.js';
 import { pageWindow, ROWS_CAP } from './tabledata.js';
 import { sendRowsBody } from '../rows-body.js';
@@ -126,8 +126,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const parent = qStr(q, 'parentJobId');
     const projection = qStr(q, 'projection') === 'minimal' ? 'minimal' : 'full';
     const max = Math.max(1, Math.min(qInt(q, 'maxResults') ?? JOBS_LIST_DEFAULT, 1000));
-    const token = qStr(q, 'pageToken');
-    const start = token && /^\d+$/.test(token) ? Number(token) : 0;
+    const start = qPageToken(q);
     // Filters read the registry's entries; only the page's jobs are loaded (older ones live in its spill file).
     const all = ctx.jobs.entries(p).filter((j) =>
       (states.size === 0 || states.has(j.state)) &&
@@ -241,7 +240,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const job = lookup(p, req.params.jobId, qStr(q, 'location'));
     const win = pageWindow(q, ROWS_CAP);
     const ts = timestampFormat(family, qStr(q, 'formatOptions.useInt64Timestamp'), qStr(q, 'formatOptions.timestampOutputFormat'));
-    const complete = await waitDone(job, timeoutOf(qStr(q, 'timeoutMs')), reply);
+    const complete = await waitDone(job, timeoutOf(qInt(q, 'timeoutMs')), reply);
     if (!complete) return incompleteBody(job, family, 'getQueryResultsResponse', { etag: etagOf(job.jobId) });
     if (job.error) return sendError(reply, job.error);
     const body = await resultBody(ctx, job, family, 'getQueryResultsResponse', win, ts, false);

@@ -6,7 +6,7 @@ import type { Family, GatewayContext } from '../context.js';
 import { kind, timestampFormat } from '../context.js';
 import { invalid, RestError } from '../errors.js';
 import { InsertAllBody, rowsKind } from '../insert-body.js';
-import { bodyObject, boolish, checkDatasetId, checkProjectId, checkTableId, qInt, qStr, str, type Query } from '../validate.js';
+import { bodyObject, boolish, checkDatasetId, checkProjectId, checkTableId, qInt, qPageToken, qStr, str, type Query } from '../validate.js';
 import { sendJsonText, type TableParams } from './common.js';
 import { PAGE_BYTES, rowsOf, sendRowsBody } from '../rows-body.js';
 
@@ -16,20 +16,8 @@ export const ROWS_CAP = 100_000;
 /** maxResults / pageToken / startIndex -> [start, max]; pageToken (a decimal row index) wins over startIndex. */
 export function pageWindow(q: Query, defaultMax = ROWS_DEFAULT): { start: number; max: number } {
   const maxRaw = qInt(q, 'maxResults');
-  if (maxRaw !== undefined && maxRaw < 0) throw invalid(`Invalid value for maxResults: ${maxRaw}`);
   const max = maxRaw === undefined ? defaultMax : Math.min(maxRaw, ROWS_CAP);
-  const token = qStr(q, 'pageToken');
-  let start = 0;
-  if (token) {
-    if (!/^\d+$/.test(token)) throw invalid(`Invalid page token: ${token}`);
-    start = Number(token);
-  } else {
-    const si = qStr(q, 'startIndex');
-    if (si !== undefined && si !== '') {
-      if (!/^\d+$/.test(si)) throw invalid(`Invalid value for startIndex: ${si}`);
-      start = Number(si);
-    }
-  }
+  const start = qStr(q, 'pageToken') ? qPageToken(q) : (qInt(q, 'startIndex') ?? 0);
   return { start, max };
 }
 
