@@ -52,7 +52,7 @@ export function paramType(t: RestParamType | undefined, where: string, depth = 0
   try {
     return restFieldToColumn({ name: 'p', type: name }).type;
   } catch {
-    throw invalid(`Invalid query parameter type ${JSON.stringify(raw)} for ${where}`);
+    throw invalid(`Invalid query parameter type ${String(raw)} for ${where}`);
   }
 }
 

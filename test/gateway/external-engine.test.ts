@@ -63,4 +63,16 @@ describe('gateway over gRPC to an engine it did not spawn', () => {
     expect(r.body.error.errors[0].reason).toBe('invalidQuery');
     expect(r.body.error.message).toMatch(/^Unrecognized name: nope; Did you mean name\? at \[1:8\]/);
   });
+
+  it('carries any error text through gRPC metadata, cut when it would not fit', async () => {
+    const q = (query: string) => rest(`${base()}/queries`, { method: 'POST', json: { query, useLegacySql: false } });
+    const r = await q('SELECT ERROR("café ☃ 😀")');
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('café ☃ 😀');
+    // 100,000 emoji escaped into headers once made the client drop the call (503).
+    const long = await q("SELECT ERROR(REPEAT('😀', 100000))");
+    expect(long.status).toBe(400);
+    expect(long.body.error.message.endsWith('😀…')).toBe(true);
+    expect((await q('SELECT 1')).status).toBe(200);
+  });
 });
