@@ -19,6 +19,8 @@ import { EngineCatalog } from './catalog.js';
 import { executeQuery } from './query.js';
 import { serveLocal } from './local-rpc.js';
 import { allowYoungGenerationGrowth, privateGc, YoungGenerationTrimmer } from './young-gen.js';
+import { memoryCheck } from './memory-guard.js';
+import { setMemoryCheck } from '../executor/context.js';
 
 interface Flags {
   grpcPort: number;
@@ -353,6 +355,8 @@ async function main(): Promise<void> {
   }) as grpc.handleUnaryCall<unknown, unknown>;
   // Young generation: grows under load, trimmed back when idle (young-gen.ts).
   const gc = privateGc();
+  // A full GC is `gc()` without arguments.
+  setMemoryCheck(memoryCheck(gc && (() => (gc as unknown as () => void)())));
   const trimmer = gc ? new YoungGenerationTrimmer(gc) : undefined;
   const served = trimmer ? trackCalls(handlers, trimmer) : handlers;
   const engineService = loadEngineService();

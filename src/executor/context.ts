@@ -76,6 +76,18 @@ export function throwIfCancelled(ctx: ExecContext): void {
 const yieldNow = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * Whether memory is past what a running statement may take: the engine
+ * installs its check (engine/memory-guard.ts); a statement that yields while
+ * it is true fails with the service's "resources exceeded" error instead of
+ * growing the engine into an out-of-memory abort nothing can catch.
+ */
+let memoryExhausted: () => boolean = () => false;
+
+export function setMemoryCheck(check: () => boolean): void {
+  memoryExhausted = check;
+}
+
+/**
  * Call once per batch (or per few thousand rows) in every operator loop.
  * Cheap when no yield is due: one clock read.
  */
@@ -83,6 +95,7 @@ export async function checkpoint(ctx: ExecContext): Promise<void> {
   throwIfCancelled(ctx);
   const now = performance.now();
   if (now - ctx.shared.lastYield >= YIELD_INTERVAL_MS) {
+    if (memoryExhausted()) throw new QueryError('Resources exceeded during query execution: The query could not be executed in the allotted memory.', 'resourcesExceeded');
     await yieldNow();
     ctx.shared.lastYield = performance.now();
     throwIfCancelled(ctx);

@@ -16,7 +16,7 @@ import type {
   LogicalExpr,
   SubqueryExpr,
 } from '../analyzer/resolved.js';
-import { QueryError } from '../planner/api.js';
+import { MAX_ROW_BYTES, QueryError, rowTooLarge } from '../planner/api.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { constantVector, getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
@@ -26,6 +26,7 @@ import { executeRel } from './execute.js';
 import { GroupTable } from './hash.js';
 import { tupleKey } from './values-compare.js';
 import { sqlEquals } from '../functions/compare.js';
+import { approxBytes } from '../functions/vec.js';
 import { scatterVectors } from './vectors.js';
 
 export type ColumnLayout = ReadonlyMap<number, number>;
@@ -858,9 +859,15 @@ async function runSubquery(s: SubqueryExpr, ctx: ExecContext): Promise<SubResult
     }
     case 'array': {
       const out: Value[] = [];
+      // One value of one row: past the service's row limit it fails, as there (not as V8 running out of heap).
+      let bytes = 0;
       for await (const b of executeRel(plan, ctx)) {
         const c = b.columns[0]!;
-        for (let i = 0; i < b.length; i++) out.push(getValue(c, i));
+        for (let i = 0; i < b.length; i++) {
+          const v = getValue(c, i);
+          if ((bytes += approxBytes(v)) > MAX_ROW_BYTES) throw rowTooLarge();
+          out.push(v);
+        }
       }
       return out;
     }

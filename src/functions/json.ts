@@ -179,6 +179,8 @@ function scalarString(v: JsonNode | undefined): string | null {
 }
 
 function pathOrFail(p: string, legacy: boolean): PathStep[] {
+  // Paths come from arguments some signatures leave untyped (JSON_SET's pairs) or NULL.
+  if (typeof p !== 'string') fail('JSONPath must be a string literal or query parameter');
   const steps = parseJsonPath(p, legacy);
   if (!steps) fail(p.trimStart().startsWith('$') ? `Invalid JSONPath: ${p}` : `JSONPath must start with '$'`);
   return steps;
@@ -347,6 +349,8 @@ export function registerJson(): void {
   defineScalar('INT64', [sig(['JSON'], 'INT64', rowKernel(T.INT64, (v) => toInt((v[0] as JsonValue).node, true)))]);
   defineScalar('FLOAT64', [
     sig(['JSON', named('wide_number_mode', 'STRING')], 'FLOAT64', rowKernel(T.FLOAT64, (v) => {
+      // Not null-propagating (a NULL mode is checked below), but a NULL JSON is NULL.
+      if (v[0] === null) return null;
       const n = (v[0] as JsonValue).node;
       const mode = wideMode(v[1] ?? 'round');
       if (typeof n === 'number') return n;

@@ -1,6 +1,7 @@
 // REGEXP_* with RE2 semantics through re2js (never JavaScript RegExp).
 // BYTES patterns/values are matched as Latin-1 strings (one char per byte).
 import { RE2JS } from 're2js';
+import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
 import { T, arrayOf } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { bytesToLatin1 } from './operators.js';
@@ -124,11 +125,36 @@ function instr(v: Value[], bytes: boolean): Value {
   return 0n;
 }
 
+/** A REGEXP_REPLACE rewrite string: literal text and capturing-group numbers (\\0..\\9), in order. */
+function parseRewrite(rep: string, groups: number): (string | number)[] {
+  const parts: (string | number)[] = [];
+  let lit = '';
+  for (let i = 0; i < rep.length; i++) {
+    const c = rep[i]!;
+    if (c !== '\\') {
+      lit += c;
+      continue;
+    }
+    if (i + 1 >= rep.length) fail('Invalid REGEXP_REPLACE pattern');
+    const d = rep[++i]!;
+    if (d === '\\') lit += '\\';
+    else if (d >= '0' && d <= '9') {
+      if (Number(d) > groups) fail('Rewrite pattern references a non-existent capturing group');
+      parts.push(lit, Number(d));
+      lit = '';
+    } else fail('Invalid REGEXP_REPLACE pattern');
+  }
+  parts.push(lit);
+  return parts;
+}
+
 function replace(v: Value[], bytes: boolean): Value {
   const s = toStr(v[0]!, bytes);
   const re = compile(toStr(v[1]!, bytes), bytes);
   const rep = toStr(v[2]!, bytes);
   const m = re.matcher(s);
+  // The rewrite is read once (at the first match, so a bad one fails only where it is used).
+  let rewrite: (string | number)[] | undefined;
   let out = '';
   let last = 0;
   let from = 0;
@@ -142,20 +168,9 @@ function replace(v: Value[], bytes: boolean): Value {
     }
     prevEnd = m.end();
     out += s.slice(last, m.start());
-    // \0..\9 are group references, \\ a backslash.
-    for (let i = 0; i < rep.length; i++) {
-      const c = rep[i]!;
-      if (c === '\\' && i + 1 < rep.length) {
-        const d = rep[++i]!;
-        if (d >= '0' && d <= '9') {
-          const gi = Number(d);
-          if (gi > re.groupCount()) fail('Rewrite pattern references a non-existent capturing group');
-          out += m.group(gi) ?? '';
-        } else if (d === '\\') out += '\\';
-        else fail('Invalid REGEXP_REPLACE pattern');
-      } else if (c === '\\') fail('Invalid REGEXP_REPLACE pattern');
-      else out += c;
-    }
+    rewrite ??= parseRewrite(rep, re.groupCount());
+    for (const p of rewrite) out += typeof p === 'number' ? (m.group(p) ?? '') : p;
+    if (out.length > MAX_ROW_BYTES) throw rowTooLarge();
     last = m.end();
     if (m.end() === m.start()) {
       if (m.end() < s.length) out += s[m.end()];

@@ -1,6 +1,7 @@
 // STRING and BYTES functions. Positions and lengths count Unicode code points
 // for STRING and bytes for BYTES; strings without surrogates take the direct
 // UTF-16 path.
+import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
 import { T, arrayOf } from '../types/types.js';
 import { Decimal, JsonValue, type JsonNode, type Value } from '../types/values.js';
 import { castValue, decodeUtf8 } from './conversion.js';
@@ -438,11 +439,21 @@ export function registerStrings(): void {
       if (k < 0n) fail('Second argument (repeat count) for REPEAT cannot be negative');
       const b = v[0] as Uint8Array;
       if (b.length * Number(k) > 1048576) fail('Output of REPEAT exceeds max allowed output size of 1MB');
-      return concatBytes(new Array(Number(k)).fill(b));
+      // Straight into the output: an empty input may come with a count in the billions.
+      const out = new Uint8Array(b.length * Number(k));
+      if (b.length > 0) for (let at = 0; at < out.length; at += b.length) out.set(b, at);
+      return out;
     })),
   ]);
   defineScalar('REPLACE', [
-    sig(['STRING', 'STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => ((v[1] as string) === '' ? (v[0] as string) : (v[0] as string).split(v[1] as string).join(v[2] as string)))),
+    sig(['STRING', 'STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => {
+      const [s, f, r] = v as [string, string, string];
+      if (f === '') return s;
+      const parts = s.split(f);
+      // The output's size is known before it is built: past the row limit it is refused, not allocated.
+      if (s.length + (parts.length - 1) * (r.length - f.length) > MAX_ROW_BYTES) throw rowTooLarge();
+      return parts.join(r);
+    })),
     sig(['BYTES', 'BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, (v) => {
       const s = v[0] as Uint8Array;
       const f = v[1] as Uint8Array;

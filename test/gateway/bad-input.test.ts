@@ -1,17 +1,9 @@
 // Bad input over HTTP against the real gateway and engine: each known case of
 // issue 15 gets the error envelope with a 4xx and the service's wording, the
 // engine process never changes, and what is stored stays as it was.
-import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rest, startEmulator, type Emulator } from '../helpers/emulator.js';
-
-/** The spawned engine's pid: the gateway's only child process. */
-export function enginePid(emu: Emulator): number {
-  const pid = emu.proc.pid!;
-  const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  return Number(kids[0]);
-}
+import { enginePid, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 function expectEnvelope(r: { status: number; body: any }, code: number, reason: string, message?: string | RegExp): void {
   expect(r.status, JSON.stringify(r.body)).toBe(code);
@@ -148,4 +140,27 @@ describe('bad input gets the envelope, never a crash', () => {
     const garbled = await raw(emu.httpPort, 'GARBAGE / HTTP/9.9\r\n\r\n');
     expectEnvelope(garbled, 400, 'invalid', /^Bad Request/);
   });
+});
+
+describe('a statement that outgrows memory', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    // A small heap, so that the run reaches it in a second or two.
+    emu = await startEmulator({ env: { WAREHOUSE_ENGINE_NODE_FLAGS: '--max-old-space-size=256' } });
+  }, 60_000);
+  afterAll(async () => emu?.stop());
+
+  it('fails with resources exceeded, and the engine goes on', async () => {
+    const pid = enginePid(emu);
+    const q = (query: string) => rest(`${emu.url}/bigquery/v2/projects/p/queries`, { method: 'POST', json: { query, useLegacySql: false, timeoutMs: 120_000 } });
+    // 8 million distinct strings, every one kept for the result.
+    const big = "SELECT CONCAT('x', CAST(x AS STRING)) AS s FROM UNNEST(GENERATE_ARRAY(1, 1000000)) AS x, UNNEST(GENERATE_ARRAY(1, 8)) AS y";
+    expectEnvelope(await q(big), 400, 'resourcesExceeded', 'Resources exceeded during query execution: The query could not be executed in the allotted memory.');
+    // The same rows streamed through an aggregate need no memory: the guard tells garbage from live data.
+    const count = await q(`SELECT COUNT(*) AS n FROM (${big})`);
+    expect(count.status).toBe(200);
+    expect(count.body.rows).toEqual([{ f: [{ v: '8000000' }] }]);
+    expect(enginePid(emu)).toBe(pid);
+    expect(emu.output()).not.toMatch(/engine: (exited|killed)|out of memory/);
+  }, 120_000);
 });

@@ -2,7 +2,7 @@
 // when stale, runs `node dist/gateway.js` on free ports with a temp data dir,
 // waits for /healthz and stops everything (gateway and engine) afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -186,6 +186,13 @@ export async function startEmulator(opts: StartOptions = {}): Promise<Emulator> 
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The pid of the engine the gateway spawned (its only child process; Linux /proc). */
+export function enginePid(emu: Emulator): number {
+  const pid = emu.proc.pid!;
+  const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return Number(kids[0]);
 }
 
 /** Runs the gateway to completion (for --help, --version, bad flags). */
