@@ -154,10 +154,10 @@ const LITERALS: readonly [string, SqlType, unknown?][] = [
   ["CAST('nan' AS FLOAT64)", T.FLOAT64], ["CAST('-inf' AS FLOAT64)", T.FLOAT64], ['-0.0', T.FLOAT64], ['1e308', T.FLOAT64], ['1.5', T.FLOAT64],
   ["NUMERIC '99999999999999999999999999999.999999999'", T.NUMERIC], ["NUMERIC '-1e-9'", T.NUMERIC], ["BIGNUMERIC '1e38'", T.BIGNUMERIC],
   ['TRUE', T.BOOL], ["''", T.STRING, ''], ["'a-b'", T.STRING, 'a-b'], ["'%_\\\\'", T.STRING, '%_\\'], ["'😀é'", T.STRING, '😀é'],
-  ["REPEAT('ab', 100000)", T.STRING], ["'$.a[0]'", T.STRING, '$.a[0]'], ["'$'", T.STRING, '$'], ["'YEAR'", T.STRING, 'YEAR'],
+  ["REPEAT('ab', 5000)", T.STRING], ["'$.a[0]'", T.STRING, '$.a[0]'], ["'$'", T.STRING, '$'], ["'YEAR'", T.STRING, 'YEAR'],
   ["'%Y-%m-%d %H:%M:%E*S'", T.STRING, '%Y-%m-%d %H:%M:%E*S'], ["'[a-z'", T.STRING, '[a-z'], ["'(a*)*b'", T.STRING, '(a*)*b'],
   ["'POINT(1 2)'", T.STRING, 'POINT(1 2)'], ["'{\"a\": [1, {\"b\": null}]}'", T.STRING, '{"a": [1, {"b": null}]}'],
-  ["b''", T.BYTES], ["b'\\xff\\x00'", T.BYTES], ["REPEAT(b'x', 100000)", T.BYTES],
+  ["b''", T.BYTES], ["b'\\xff\\x00'", T.BYTES], ["REPEAT(b'x', 10000)", T.BYTES],
   ["DATE '0001-01-01'", T.DATE], ["DATE '9999-12-31'", T.DATE], ["DATETIME '9999-12-31 23:59:59.999999'", T.DATETIME],
   ["TIME '23:59:59.999999'", T.TIME], ["TIMESTAMP '0001-01-01 00:00:00+00'", T.TIMESTAMP], ["TIMESTAMP '9999-12-31 23:59:59.999999+00'", T.TIMESTAMP],
   ['INTERVAL 10000 YEAR', T.INTERVAL], ["INTERVAL '-1 2 3:4:5.6' DAY TO SECOND", T.INTERVAL],
@@ -203,6 +203,22 @@ export function randomCall(r: Rng, names: readonly string[]): string {
     case 1: return `SELECT ${call} FROM UNNEST(GENERATE_ARRAY(1, 50)) AS i`;
     case 2: return `SELECT ${call}, ${call}`;
     default: return `SELECT ${call}`;
+  }
+}
+
+const OPERATORS = ['+', '-', '*', '/', '||', '=', '<', '>=', '!=', 'LIKE', 'NOT LIKE', 'IS DISTINCT FROM', '&', '|', '^', '<<', '>>', 'AND', 'OR', 'IN UNNEST'];
+const CAST_TYPES = ['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC', 'BOOL', 'STRING', 'BYTES', 'DATE', 'DATETIME', 'TIME', 'TIMESTAMP', 'INTERVAL', 'JSON', 'GEOGRAPHY', 'ARRAY<INT64>', 'STRUCT<a INT64>', 'RANGE<DATE>'];
+
+/** An operator, a CAST or an array access over awkward literals. */
+export function randomExpr(r: Rng): string {
+  const a = r.pick(LITERALS)[0];
+  const b = r.pick(LITERALS)[0];
+  switch (r.int(5)) {
+    case 0: return `SELECT ${r.pick(['CAST', 'SAFE_CAST'])}(${a} AS ${r.pick(CAST_TYPES)})`;
+    case 1: return `SELECT ${a}[${r.pick(['OFFSET', 'SAFE_OFFSET', 'ORDINAL', 'SAFE_ORDINAL'])}(${b})]`;
+    case 2: return `SELECT ${a} BETWEEN ${b} AND ${r.pick(LITERALS)[0]}`;
+    case 3: return `SELECT CAST(${a} AS STRING FORMAT ${r.pick(["'YYYY-MM-DD'", "'9,999.99'", "'HEX'", "'ASCII'", "'%'", "''"])})`;
+    default: return `SELECT ${a} ${r.pick(OPERATORS)} ${b}`;
   }
 }
 

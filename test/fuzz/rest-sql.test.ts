@@ -13,7 +13,7 @@ import '../../src/functions/index.js';
 import { allFunctions } from '../../src/functions/registry.js';
 import { collectCorpus } from '../../grammar/corpus.js';
 import { ROOT, enginePid, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
-import { Rng, dataFile, deepSql, mutateJson, mutateSql, oddValue, projectSql, randomCall } from './gen.js';
+import { Rng, dataFile, deepSql, mutateJson, mutateSql, oddValue, projectSql, randomCall, randomExpr } from './gen.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 15);
 const ROUNDS = Number(process.env.FUZZ_ROUNDS ?? 1200);
@@ -220,8 +220,9 @@ function generate(r: Rng, functions: readonly string[], corpus: readonly string[
       case 2:
         return r.pick(corpus);
       case 3:
-      case 4:
         return randomCall(r, functions);
+      case 4:
+        return r.chance(0.5) ? randomCall(r, functions) : randomExpr(r);
       case 5:
         return deepSql(r);
       default:

@@ -20,6 +20,7 @@ import { invalid, RestError } from '../errors.js';
 import type { UploadedData } from '../jobs/data-jobs.js';
 import { newJobId } from '../jobs/registry.js';
 import { renderJob } from '../jobs/run.js';
+import { checkBody, tooDeep } from '../body-schema.js';
 import { checkJobId, checkProjectId, isObj, qStr, str, type Json, type Query } from '../validate.js';
 import type { ProjectParams } from './common.js';
 import { runDataJob } from './jobs.js';
@@ -121,13 +122,17 @@ async function readSmall(body: unknown, limit = 1024 * 1024): Promise<Buffer> {
 
 function metadataJson(buf: Buffer): Json {
   if (!buf.length) return {};
+  const deep = tooDeep(buf);
+  if (deep) throw deep;
+  let v: unknown;
   try {
-    const v = JSON.parse(buf.toString('utf8')) as unknown;
-    if (isObj(v)) return v;
+    v = JSON.parse(buf.toString('utf8'));
   } catch {
-    // fall through
+    // refused below
   }
-  throw new RestError(400, 'parseError', 'Parse error: the job metadata of the upload is not a JSON object', 'invalid');
+  if (!isObj(v)) throw new RestError(400, 'parseError', 'Parse error: the job metadata of the upload is not a JSON object', 'invalid');
+  checkBody('Job', v, 'job');
+  return v;
 }
 
 /** Where a part's body starts: after its header block (a blank line; bare \n accepted). */
