@@ -10,7 +10,7 @@
 // otherwise they load as their raw INTEGER.
 import type * as Avsc from 'avsc';
 import { formatDate, formatDatetime, formatTime, formatTimestampRfc3339, parseDate, parseDatetime, parseTime, parseTimestamp } from '../types/json-values.js';
-import { ioInvalid, ioNotImplemented, isObj, type Json } from './errors.js';
+import { IoError, ioInvalid, ioNotImplemented, isObj, type Json } from './errors.js';
 import type { SourceFile } from './objects.js';
 import { avroSnappyBlock } from './snappy.js';
 import type { Parsed, RestField } from './schema.js';
@@ -18,7 +18,73 @@ import type { Parsed, RestField } from './schema.js';
 type AvroLib = typeof Avsc;
 let lib: Promise<AvroLib> | undefined;
 const loadAvsc = (): Promise<AvroLib> =>
-  (lib ??= import('avsc').then((m) => (m as unknown as { default?: AvroLib }).default ?? (m as unknown as AvroLib)));
+  (lib ??= import('avsc').then((m) => guardCounts((m as unknown as { default?: AvroLib }).default ?? (m as unknown as AvroLib))));
+
+/** What avsc's readers see of a type and its read position. */
+interface AvscTap {
+  buf: Uint8Array;
+  pos: number;
+  readLong(): number;
+  skipLong(): void;
+  readString(): string;
+}
+interface AvscType {
+  typeName: string;
+  _read(tap: AvscTap): unknown;
+  readonly itemsType?: AvscType;
+  readonly valuesType?: AvscType;
+  readonly fields?: readonly { readonly type: AvscType }[];
+  readonly underlyingType?: AvscType;
+  readonly size?: number;
+}
+
+/** Whether a value of type `t` can take no bytes (so a count of them is not bounded by the bytes left). */
+function zeroSize(t: AvscType | undefined, depth = 0): boolean {
+  if (!t || depth > 50) return false;
+  if (t.typeName === 'null') return true;
+  if (t.fields) return t.fields.every((f) => zeroSize(f.type, depth + 1));
+  if (t.typeName === 'fixed') return t.size === 0;
+  return t.underlyingType !== undefined && zeroSize(t.underlyingType, depth + 1);
+}
+
+/**
+ * avsc trusts the item counts of arrays and maps: it made `new Array(count)`
+ * with a count read from the file (V8 aborts the whole process past ~134M
+ * elements) and read that many items past the end of the data. These readers
+ * refuse a block claiming more items than bytes are left (each item takes a
+ * byte at least), or more than MAX_EMPTY_RECORDS items that take none.
+ */
+function guardCounts(avro: AvroLib): AvroLib {
+  const builtins = (avro as unknown as { types: Record<string, { prototype: AvscType }> }).types;
+  const blockSize = (tap: AvscTap, itemType: AvscType | undefined): number => {
+    let n = tap.readLong();
+    if (n < 0) {
+      n = -n;
+      tap.skipLong();
+    }
+    if (n > (zeroSize(itemType) ? MAX_EMPTY_RECORDS : tap.buf.length - tap.pos)) throw new Error(`an array or map block claims ${n} items`);
+    return n;
+  };
+  builtins['ArrayType']!.prototype._read = function (this: AvscType, tap: AvscTap): unknown[] {
+    const items = this.itemsType!;
+    const out: unknown[] = [];
+    for (let n = blockSize(tap, items); n !== 0; n = blockSize(tap, items)) while (n-- > 0) out.push(items._read(tap));
+    return out;
+  };
+  builtins['MapType']!.prototype._read = function (this: AvscType, tap: AvscTap): Record<string, unknown> {
+    const values = this.valuesType!;
+    const out: Record<string, unknown> = {};
+    // Keys are strings: a byte each at least, whatever the values.
+    for (let n = blockSize(tap, undefined); n !== 0; n = blockSize(tap, undefined)) {
+      while (n-- > 0) {
+        const key = tap.readString();
+        out[key] = values._read(tap);
+      }
+    }
+    return out;
+  };
+  return avro;
+}
 
 /** A schema as avsc hands it to the parse hook (JSON form). */
 type AvroSchema = string | AvroSchema[] | { type: AvroSchema; [k: string]: unknown };
@@ -183,6 +249,81 @@ function jsonValue(schema: AvroSchema, v: unknown, logical: boolean, named: Name
   }
 }
 
+/**
+ * A container file's framing, checked before avsc reads it: avsc trusts the
+ * counts it finds, so a metadata map claiming 2^31 entries in a few hundred
+ * bytes kept it (and the process reading it) busy for minutes, and a block of
+ * billions of zero-byte records would fill the memory. Throws the service's
+ * refusal for a file that cannot be what it claims.
+ */
+export function checkAvroContainer(data: Uint8Array, uri: string): void {
+  let pos = 4;
+  const bad = (what: string): never => {
+    throw ioInvalid(`Error while reading data, error message: not a readable Avro file (${what}) File: ${uri}`);
+  };
+  const long = (): number => {
+    let n = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      if (pos >= data.length) bad('truncated');
+      const b = data[pos++]!;
+      n += (b & 0x7f) * mul;
+      if (b < 0x80) return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+      mul *= 128;
+    }
+    return bad('bad varint');
+  };
+  const left = (): number => data.length - pos;
+  if (data.length < 4 || data[0] !== 0x4f || data[1] !== 0x62 || data[2] !== 0x6a || data[3] !== 1) return; // avsc names a wrong magic
+  // Header metadata: blocks of (key, value) byte strings, each at least two bytes.
+  let schemaText: string | undefined;
+  for (let count = long(); count !== 0; count = long()) {
+    if (count < 0) {
+      count = -count;
+      long();
+    }
+    if (count > left() / 2) bad('metadata count past the end of the file');
+    for (let i = 0; i < count; i++) {
+      const k = long();
+      if (k < 0 || k > left()) bad('metadata key past the end of the file');
+      const key = Buffer.from(data.buffer, data.byteOffset + pos, k).toString('latin1');
+      pos += k;
+      const v = long();
+      if (v < 0 || v > left()) bad('metadata value past the end of the file');
+      if (key === 'avro.schema') schemaText = Buffer.from(data.buffer, data.byteOffset + pos, v).toString('utf8');
+      pos += v;
+    }
+  }
+  pos += 16;
+  let empty = false;
+  try {
+    empty = schemaText !== undefined && canBeEmpty(JSON.parse(schemaText) as AvroSchema, new Map(), 0);
+  } catch {
+    return; // avsc reports the schema
+  }
+  // Data blocks: a record of nulls takes no bytes, so only a count bounds them.
+  while (empty && pos < data.length) {
+    const count = long();
+    const size = long();
+    if (count > MAX_EMPTY_RECORDS || size < 0 || size > left()) bad('a data block past the end of the file');
+    pos += size + 16;
+  }
+}
+
+/** Records a block may hold when a record takes no bytes. */
+const MAX_EMPTY_RECORDS = 1_000_000;
+
+/** Whether a value of this schema can be encoded in no bytes (null, and records of such fields). */
+function canBeEmpty(s: AvroSchema, named: Named, depth: number): boolean {
+  if (depth > 100) return false;
+  if (typeof s === 'string') return s === 'null' || (named.has(s) && canBeEmpty(named.get(s)!, named, depth + 1));
+  if (Array.isArray(s)) return false; // a union writes its branch index
+  remember(s, named);
+  if (s.type === 'record') return Array.isArray(s['fields']) && (s['fields'] as { type: AvroSchema }[]).every((f) => canBeEmpty(f.type, named, depth + 1));
+  if (s.type === 'fixed') return s['size'] === 0;
+  return canBeEmpty(s.type, named, depth + 1);
+}
+
 /** Avro container files -> rows; the file's writer schema gives the columns unless `schema` is set. */
 /** avsc's codec callback form of avroSnappyBlock. */
 function snappyCodec(buf: Buffer, cb: (err: Error | null, data?: Buffer) => void): void {
@@ -199,8 +340,10 @@ export async function avroRows(files: readonly SourceFile[], schema: RestField[]
   const rows: Json[] = [];
   let fields = schema;
   for (const file of files) {
+    checkAvroContainer(file.data, file.uri);
     let writer: AvroSchema | undefined;
     const records: unknown[] = [];
+    const unreadable = (e: unknown): IoError => ioInvalid(`Error while reading data, error message: not a readable Avro file (${(e as Error)?.message ?? String(e)}) File: ${file.uri}`);
     await new Promise<void>((resolveP, reject) => {
       const dec = new avro.streams.BlockDecoder({
         // avsc knows null and deflate; snappy blocks (what many writers use) are decoded here.
@@ -212,8 +355,11 @@ export async function avroRows(files: readonly SourceFile[], schema: RestField[]
       });
       dec.on('data', (r: unknown) => records.push(r));
       dec.on('end', () => resolveP());
-      dec.on('error', (e: Error) => reject(ioInvalid(`Error while reading data, error message: not a readable Avro file (${e.message}) File: ${file.uri}`)));
+      dec.on('error', (e: Error) => reject(unreadable(e)));
+      // A reader may also throw where avsc does not catch (the header): the same refusal.
       dec.end(file.data);
+    }).catch((e: unknown) => {
+      throw e instanceof IoError ? e : unreadable(e);
     });
     if (!writer) throw ioInvalid(`Error while reading data, error message: not a readable Avro file File: ${file.uri}`);
     const named: Named = new Map();

@@ -1,7 +1,10 @@
 // Parquet sources: decoded with hyparquet (loaded on first use) into insertAll rows.
 import { ioInvalid, type Json } from './errors.js';
 import type { SourceFile } from './objects.js';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { parseDate, parseTime, parseTimestamp } from '../types/json-values.js';
 import type { SchemaElement, SchemaTree } from 'hyparquet';
 import type { Parsed, RestField } from './schema.js';
@@ -28,13 +31,62 @@ function microsIso(us: bigint): string {
   return `${new Date(Number(s) * 1000).toISOString().slice(0, 19)}.${frac.toString().padStart(6, '0')}Z`;
 }
 
-/** hyparquet's conversions of date/time columns, exact to the microsecond and as the text insertAll takes. */
-const PARSERS = {
-  timestampFromMilliseconds: (ms: bigint | number) => microsIso(BigInt(ms) * 1000n),
-  timestampFromMicroseconds: (us: bigint | number) => microsIso(BigInt(us)),
-  timestampFromNanoseconds: (ns: bigint | number) => microsIso(BigInt(ns) / 1000n),
-  dateFromDays: (days: number) => new Date(days * 86_400_000).toISOString().slice(0, 10),
+/**
+ * Decoding runs on a worker thread, ended past a deadline: hyparquet loops
+ * without end on some damaged pages (a bit-packed run of width 0 with a huge
+ * count; minutes for a 2 KB file), and neither the gateway (load jobs) nor
+ * the engine (LOAD DATA) may stall on a file a client sent. The worker gets
+ * the file's bytes and hands back hyparquet's row objects, its date/time
+ * columns converted as below (exact to the microsecond, as insertAll takes
+ * them: the worker's copy of microsIso).
+ */
+function decoderSource(libUrl: string): string {
+  return `
+const { parentPort } = require('node:worker_threads');
+const { gunzipSync } = require('node:zlib');
+function microsIso(us) {
+  const s = us / 1000000n - (us % 1000000n < 0n ? 1n : 0n);
+  const frac = us - s * 1000000n;
+  return new Date(Number(s) * 1000).toISOString().slice(0, 19) + '.' + frac.toString().padStart(6, '0') + 'Z';
+}
+const parsers = {
+  timestampFromMilliseconds: (ms) => microsIso(BigInt(ms) * 1000n),
+  timestampFromMicroseconds: (us) => microsIso(BigInt(us)),
+  timestampFromNanoseconds: (ns) => microsIso(BigInt(ns) / 1000n),
+  dateFromDays: (days) => new Date(days * 86400000).toISOString().slice(0, 10),
 };
+parentPort.once('message', async (file) => {
+  try {
+    const lib = await import(${JSON.stringify(libUrl)});
+    // GZIP pages (other writers, our own exports) through zlib; hyparquet decodes SNAPPY itself.
+    // utf8: false keeps unannotated byte arrays as bytes (BYTES), as the file declares them.
+    const objs = await lib.parquetReadObjects({ file, utf8: false, parsers, compressors: { GZIP: (input) => new Uint8Array(gunzipSync(input)) } });
+    parentPort.postMessage({ objs });
+  } catch (e) {
+    parentPort.postMessage({ error: String((e && e.message) || e) });
+  }
+});`;
+}
+
+/** A file may take `baseMs` to decode, plus `perMbMs` per megabyte (tests shorten it). */
+export const PARQUET_DEADLINE = { baseMs: 10_000, perMbMs: 1_000 };
+
+function decodeOnWorker(ab: ArrayBuffer): Promise<Record<string, unknown>[]> {
+  const libUrl = pathToFileURL(createRequire(import.meta.url).resolve('hyparquet')).href;
+  const deadlineMs = PARQUET_DEADLINE.baseMs + (PARQUET_DEADLINE.perMbMs * ab.byteLength) / (1 << 20);
+  return new Promise((resolve, reject) => {
+    const w = new Worker(decoderSource(libUrl), { eval: true });
+    const done = (f: () => void): void => {
+      clearTimeout(timer);
+      void w.terminate();
+      f();
+    };
+    const timer = setTimeout(() => done(() => reject(new Error(`decoding did not finish within ${Math.round(deadlineMs / 1000)} s`))), deadlineMs);
+    w.once('message', (m: { objs?: Record<string, unknown>[]; error?: string }) => done(() => (m.error !== undefined ? reject(new Error(m.error)) : resolve(m.objs!))));
+    w.once('error', (e) => done(() => reject(e)));
+    w.postMessage(ab, [ab]);
+  });
+}
 
 /**
  * The REST type of a Parquet leaf column, from its physical and logical types
@@ -151,7 +203,7 @@ function convertValue(f: ParquetField, v: unknown, inArray = false): unknown {
  * when there is one, names the destination columns.
  */
 export async function parquetRows(files: readonly SourceFile[], schema: RestField[] | undefined, listInference = false): Promise<Parsed> {
-  const { parquetMetadata, parquetReadObjects, parquetSchema } = await import('hyparquet');
+  const { parquetMetadata, parquetSchema } = await import('hyparquet');
   const rows: Json[] = [];
   let fileFields: ParquetField[] | undefined;
   for (const f of files) {
@@ -160,12 +212,7 @@ export async function parquetRows(files: readonly SourceFile[], schema: RestFiel
     let fields: ParquetField[];
     try {
       fields = parquetSchema(parquetMetadata(ab)).children.map((c) => fieldOf(c, listInference));
-      // hyparquet decodes SNAPPY itself; GZIP pages (other writers, our own exports) through zlib.
-      // utf8: false keeps unannotated byte arrays as bytes (BYTES), as the file declares them.
-      objs = await parquetReadObjects({
-        file: ab, utf8: false, parsers: PARSERS,
-        compressors: { GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)) },
-      } as Parameters<typeof parquetReadObjects>[0]);
+      objs = await decodeOnWorker(ab);
     } catch (e) {
       throw ioInvalid(`Error while reading data, error message: not a readable Parquet file (${(e as Error).message}) File: ${f.uri}`);
     }

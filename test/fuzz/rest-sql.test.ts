@@ -13,7 +13,7 @@ import '../../src/functions/index.js';
 import { allFunctions } from '../../src/functions/registry.js';
 import { collectCorpus } from '../../grammar/corpus.js';
 import { ROOT, enginePid, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
-import { Rng, dataFile, deepSql, mutateJson, mutateSql, oddValue, projectSql, randomCall, randomExpr } from './gen.js';
+import { P, Rng, generate, projectSql, type Req } from './gen.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 15);
 const ROUNDS = Number(process.env.FUZZ_ROUNDS ?? 1200);
@@ -25,25 +25,12 @@ const KNOWN_REASONS = new Set([
   'rateLimitExceeded', 'resourceInUse', 'resourcesExceeded', 'responseTooLarge', 'stopped', 'tableUnavailable', 'timeout', 'parseError',
 ]);
 
-interface Req {
-  kind: string;
-  method: string;
-  path: string;
-  body?: unknown;
-  /** Raw body (with its content type), instead of JSON. */
-  raw?: { text: string | Buffer; type: string; encoding?: string };
-  /** Writes to the protected dataset/table: checked against the snapshot when rejected. */
-  protectedWrite?: boolean;
-}
-
 interface Res {
   status: number;
   body: any;
 }
 
 type Json = Record<string, unknown>;
-
-const P = '/bigquery/v2/projects/fz';
 
 describe('fuzz: REST bodies and SQL never crash the engine', () => {
   let emu: Emulator;
@@ -185,124 +172,4 @@ function rawHttp(port: number, text: string): Promise<Res> {
     });
     sock.end(text);
   });
-}
-
-// ---------------------------------------------------------------- request generators
-
-const VALID_TABLE = { tableReference: { tableId: 'x' }, schema: { fields: [{ name: 'a', type: 'STRING', mode: 'NULLABLE' }, { name: 'r', type: 'RECORD', fields: [{ name: 'b', type: 'INTEGER' }] }] }, labels: { k: 'v' }, description: 'd', timePartitioning: { type: 'DAY' } };
-const VALID_DATASET = { datasetReference: { datasetId: 'x' }, labels: { k: 'v' }, description: 'd', defaultTableExpirationMs: '3600000', access: [{ role: 'READER', specialGroup: 'projectReaders' }] };
-const PARAMS = [
-  { name: 'x', parameterType: { type: 'INT64' }, parameterValue: { value: '1' } },
-  { name: 'y', parameterType: { type: 'ARRAY', arrayType: { type: 'STRING' } }, parameterValue: { arrayValues: [{ value: 'a' }, { value: null }] } },
-  { name: 'z', parameterType: { type: 'STRUCT', structTypes: [{ name: 'a', type: { type: 'DATE' } }] }, parameterValue: { structValues: { a: { value: '2020-01-01' } } } },
-  { name: 'w', parameterType: { type: 'RANGE', rangeElementType: { type: 'DATE' } }, parameterValue: { rangeValue: { start: { value: '2020-01-01' }, end: { value: null } } } },
-];
-const DML = [
-  "UPDATE fz.t SET s = CONCAT(s, '!') WHERE id = 1",
-  'UPDATE fz.t SET id = CAST(10 / (id - 2) AS INT64) WHERE TRUE',
-  "UPDATE fz.t SET s = ERROR('stop') WHERE id = 3",
-  "INSERT fz.t (id, s) SELECT 100 + i, IF(i = 3, ERROR('stop'), 'v') FROM UNNEST([1, 2, 3]) AS i",
-  'DELETE fz.t WHERE id / (id - 2) > 0',
-  "MERGE fz.t AS t USING (SELECT 1 AS id UNION ALL SELECT 1) AS s ON t.id = s.id WHEN MATCHED THEN UPDATE SET t.s = 'twice'",
-  'ALTER TABLE fz.t ADD COLUMN id INT64',
-  'ALTER TABLE fz.t ALTER COLUMN id SET DATA TYPE STRING',
-  "INSERT fz.t (id, j) VALUES (200, JSON '[[[[1]]]]')",
-  'TRUNCATE TABLE fz.t_missing',
-];
-
-function generate(r: Rng, functions: readonly string[], corpus: readonly string[], i: number): Req {
-  // SQL that never writes the protected table (jobs may finish after later requests).
-  const sql = (): string => {
-    switch (r.int(7)) {
-      case 0:
-      case 1:
-        return mutateSql(r, r.pick(corpus));
-      case 2:
-        return r.pick(corpus);
-      case 3:
-        return randomCall(r, functions);
-      case 4:
-        return r.chance(0.5) ? randomCall(r, functions) : randomExpr(r);
-      case 5:
-        return deepSql(r);
-      default:
-        return `DECLARE i INT64 DEFAULT 0; ${r.pick(['WHILE TRUE DO SET i = i + 1; END WHILE', 'LOOP SELECT i; SET i = i + 1; END LOOP', 'REPEAT SET i = i + 1; UNTIL i < 0 END REPEAT'])}; SELECT i`;
-    }
-  };
-  const scratch = `s${i}`;
-  switch (r.int(15)) {
-    case 13: {
-      // A load job of a damaged data file (multipart upload into a scratch table).
-      const { format, bytes } = dataFile(r);
-      const meta = mutateJson(r, { configuration: { load: { destinationTable: { datasetId: 'scratch', tableId: `l${i}` }, sourceFormat: format, autodetect: r.chance(0.3), schema: { fields: [{ name: 'a', type: 'INTEGER' }, { name: 'b', type: 'STRING' }] } } } } as never);
-      const b = 'fuzz_boundary';
-      const body = Buffer.concat([
-        Buffer.from(`--${b}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(meta)}\r\n--${b}\r\nContent-Type: application/octet-stream\r\n\r\n`),
-        bytes,
-        Buffer.from(`\r\n--${b}--`),
-      ]);
-      return { kind: `load ${format}`, method: 'POST', path: `/upload${P}/jobs?uploadType=multipart`, raw: { text: body, type: `multipart/related; boundary=${b}` } };
-    }
-    case 0:
-      return { kind: 'datasets.insert', method: 'POST', path: `${P}/datasets`, body: mutateJson(r, { ...VALID_DATASET, datasetReference: { datasetId: `d${i}` } } as never) };
-    case 1:
-      return { kind: 'datasets.patch', method: r.pick(['PATCH', 'PUT']), path: `${P}/datasets/fz`, body: mutateJson(r, { ...VALID_DATASET, datasetReference: { datasetId: 'fz' } } as never), protectedWrite: true };
-    case 2:
-      return { kind: 'tables.insert', method: 'POST', path: `${P}/datasets/scratch/tables`, body: mutateJson(r, { ...VALID_TABLE, tableReference: { tableId: scratch } } as never) };
-    case 3:
-      return { kind: 'tables.patch', method: r.pick(['PATCH', 'PUT']), path: `${P}/datasets/fz/tables/t`, body: mutateJson(r, { schema: { fields: [{ name: 'id', type: 'INTEGER' }, { name: 'extra', type: 'STRING' }] }, labels: { a: 'b' } } as never), protectedWrite: true };
-    case 4: {
-      const rows = [{ insertId: `i${i}`, json: { id: 1000 + i, s: 'ok', a: [1], r: { x: 1, y: 'y' }, j: { k: 1 } } }, { json: { id: 'x', nope: 1, a: 'no', r: 5, ts: 'never', g: 'POINT(1' } }];
-      return { kind: 'insertAll', method: 'POST', path: `${P}/datasets/fz/tables/t/insertAll`, body: mutateJson(r, { skipInvalidRows: false, rows } as never), protectedWrite: true };
-    }
-    case 5:
-      return { kind: 'jobs.insert', method: 'POST', path: `${P}/jobs`, body: mutateJson(r, { configuration: { query: { query: sql(), useLegacySql: false, queryParameters: PARAMS, maximumBytesBilled: '1000000', labels: { a: 'b' } } } } as never) };
-    case 6:
-    case 7:
-    case 8: {
-      const body: Json = { query: sql(), useLegacySql: false, timeoutMs: 20_000 };
-      if (r.chance(0.4)) body['queryParameters'] = r.chance(0.5) ? PARAMS : mutateJson(r, PARAMS as never);
-      const dml = r.chance(0.2);
-      if (dml) body['query'] = mutateSql(r, r.pick(DML));
-      return { kind: dml ? 'jobs.query dml' : 'jobs.query', method: 'POST', path: `${P}/queries`, body: r.chance(0.2) ? mutateJson(r, body as never) : body, protectedWrite: dml };
-    }
-    case 9: {
-      const family = r.pick(['routines', 'models', 'rowAccessPolicies']);
-      if (family === 'routines') return { kind: 'routines', method: r.pick(['POST', 'PUT']), path: `${P}/datasets/scratch/routines${r.chance(0.5) ? '' : '/f'}`, body: mutateJson(r, { routineReference: { routineId: `f${i}` }, routineType: 'SCALAR_FUNCTION', language: 'SQL', definitionBody: 'x + 1', arguments: [{ name: 'x', dataType: { typeKind: 'INT64' } }] } as never) };
-      if (family === 'models') return { kind: 'models', method: 'PATCH', path: `${P}/datasets/scratch/models/m`, body: mutateJson(r, { description: 'd', labels: { a: 'b' }, expirationTime: '1' } as never) };
-      return { kind: 'rowAccessPolicies', method: 'POST', path: `${P}/datasets/scratch/tables/s/rowAccessPolicies`, body: mutateJson(r, { rowAccessPolicyReference: { policyId: `p${i}` }, filterPredicate: 'id > 0', grantees: ['user:a@b.c'] } as never) };
-    }
-    case 10: {
-      // List routes and getQueryResults with random query parameters.
-      const path = r.pick(['datasets', 'datasets/fz/tables', 'jobs', 'datasets/fz/routines', 'datasets/fz/models', 'datasets/fz/tables/t/data', 'datasets/fz/tables/t/rowAccessPolicies', 'queries/nope']);
-      const params = Array.from({ length: 1 + r.int(3) }, () => `${r.pick(['maxResults', 'pageToken', 'startIndex', 'timeoutMs', 'pageSize', 'all', 'stateFilter', 'selectedFields', 'formatOptions.useInt64Timestamp', 'minCreationTime'])}=${encodeURIComponent(String(r.pick([-1, 0, 1, 'abc', '1e3', '99999999999999999999', '', 'true', '%', '😀', 'a'.repeat(500)])))}`);
-      return { kind: 'list', method: 'GET', path: `${P}/${path}?${params.join('&')}` };
-    }
-    case 11: {
-      // Bodies that are no JSON object, in every encoding a client might claim.
-      const text = r.pick(['', '{', '[]', 'null', '"x"', '{"query": 1', '\u0000\u0001', '{"a":' + '['.repeat(3000), JSON.stringify(oddValue(r)), '{"query": "SELECT 1"}']);
-      const path = r.pick([`${P}/queries`, `${P}/datasets`, `${P}/jobs`, `${P}/datasets/fz/tables/t/insertAll`, `${P}/datasets/fz/tables`]);
-      return { kind: 'body', method: 'POST', path, raw: { text, type: r.pick(['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/related; boundary=x']), ...(r.chance(0.2) ? { encoding: r.pick(['gzip', 'deflate', 'br', 'zstd']) } : {}) } };
-    }
-    case 12: {
-      // Raw HTTP the parser or router refuses.
-      const text = r.pick([
-        `GET /bigquery/v2/projects/fz/datasets/${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
-        'GARBAGE / HTTP/9.9\r\n\r\n',
-        `POST ${P}/queries HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n{}`,
-        `POST ${P}/queries HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}`,
-        `GET ${P}/datasets/%E0%A4%A HTTP/1.1\r\nHost: x\r\n\r\n`,
-        `GET ${P}/datasets/..%2F..%2Fetc HTTP/1.1\r\nHost: x\r\n\r\n`,
-        `DELETE ${P}/datasets/fz/tables/%00 HTTP/1.1\r\nHost: x\r\n\r\n`,
-        `GET /bigquery/v2/projects/${'p'.repeat(200)}/datasets HTTP/1.1\r\nHost: x\r\nX-Big: ${'h'.repeat(20_000)}\r\n\r\n`,
-      ]);
-      return { kind: 'http', method: 'RAW', path: '', raw: { text, type: '' } };
-    }
-    default: {
-      // A body nested to a random depth on a route that takes one.
-      const depth = r.pick([50, 99, 100, 101, 500, 10_000]);
-      const text = `{"query": "SELECT 1", "queryParameters": [{"name": "x", "parameterType": ${'{"type": "ARRAY", "arrayType": '.repeat(depth)}{"type": "INT64"}${'}'.repeat(depth)}}]}`;
-      return { kind: 'deep body', method: 'POST', path: `${P}/queries`, raw: { text, type: 'application/json' } };
-    }
-  }
 }
