@@ -8,7 +8,7 @@ import { jsonRows, writeNdjson } from './json.js';
 import type { SourceFile } from './objects.js';
 import { parquetRows, writeParquet } from './parquet.js';
 import { exportRow } from './rows.js';
-import type { Parsed, ReadOptions, RestField } from './schema.js';
+import { checkSchema, type Parsed, type ReadOptions, type RestField } from './schema.js';
 
 /** Source formats the emulator reads. */
 export const READABLE_FORMATS = ['CSV', 'NEWLINE_DELIMITED_JSON', 'PARQUET', 'AVRO'] as const;
@@ -35,6 +35,7 @@ export function checkReadable(format: string): void {
 
 export async function parseSources(files: readonly SourceFile[], format: string, opts: ReadOptions, schema: RestField[] | undefined, autodetect: boolean): Promise<Parsed> {
   checkReadable(format);
+  if (schema) checkSchema(schema);
   switch (format) {
     case 'CSV':
       return csvRows(files, opts, schema, autodetect);

@@ -1,6 +1,6 @@
 // What the codecs share: parse options, the parsed result, schema inference.
-import type { RestField } from '../types/schema.js';
-import { isObj, type Json } from './errors.js';
+import { isKnownRestType, MAX_SCHEMA_NESTING, nestedTooDeeply, type RestField } from '../types/schema.js';
+import { ioInvalid, isObj, type Json } from './errors.js';
 
 export type { RestField };
 
@@ -68,4 +68,32 @@ export function inferFromRows(rows: readonly Json[]): RestField[] {
   const sample = rows.slice(0, 1000);
   const keys = [...new Set(sample.flatMap((r) => Object.keys(r)))];
   return keys.map((k) => inferJsonField(k, sample.map((r) => r[k])));
+}
+
+/**
+ * A schema a reader is told to use (a load job's, an external table's), as
+ * the service checks it: named fields, known types and modes, RECORDs with
+ * fields, at most 15 levels. Any JSON may arrive here from a request.
+ */
+export function checkSchema(fields: unknown, parents: readonly string[] = []): void {
+  if (!Array.isArray(fields)) throw ioInvalid('Invalid value for schema.fields: expected a list of fields');
+  const seen = new Set<string>();
+  for (const f of fields as unknown[]) {
+    if (!isObj(f) || typeof f['name'] !== 'string' || f['name'] === '') throw ioInvalid(`Empty field name${parents.length ? ' in ' + parents.join('.') : ''}`);
+    const name = f['name'];
+    if (seen.has(name.toLowerCase())) throw ioInvalid(`Field ${name} already exists in schema`);
+    seen.add(name.toLowerCase());
+    const type = f['type'];
+    if (typeof type !== 'string' || !isKnownRestType(type)) throw ioInvalid(`Invalid value for type: ${String(type)} is not a valid value`);
+    const mode = f['mode'];
+    if (mode !== undefined && mode !== null && mode !== '' && !['NULLABLE', 'REQUIRED', 'REPEATED'].includes(String(mode).toUpperCase())) {
+      throw ioInvalid(`Invalid value for mode: ${String(mode)} is not a valid value`);
+    }
+    if (['RECORD', 'STRUCT'].includes(type.toUpperCase())) {
+      if (!Array.isArray(f['fields']) || f['fields'].length === 0) throw ioInvalid(`Field ${name} is type RECORD but has no schema`);
+      const path = [...parents, name];
+      if (path.length >= MAX_SCHEMA_NESTING) throw ioInvalid(nestedTooDeeply(path));
+      checkSchema(f['fields'], path);
+    }
+  }
 }

@@ -10,7 +10,7 @@ import { createGunzip } from 'node:zlib';
 import { CsvParser, csvRow, csvSchema, leadingRows, type CsvCell } from './csv.js';
 import { ioInvalid, isObj, type Json } from './errors.js';
 import type { SourceFile } from './objects.js';
-import { inferFromRows, type ReadOptions, type RestField } from './schema.js';
+import { checkSchema, inferFromRows, type ReadOptions, type RestField } from './schema.js';
 
 /** Bytes of one source file (maybe gzipped: detected by its magic bytes). */
 export interface ByteSource {
@@ -93,6 +93,7 @@ export async function* streamRows(
   batchRows: number,
   progress: ReadProgress,
 ): AsyncGenerator<RowBatch> {
+  if (schema) checkSchema(schema);
   const rows = format === 'CSV' ? csvStream(sources, opts, schema, autodetect, progress) : ndjsonStream(sources, schema, autodetect, progress);
   let fields: RestField[] | undefined;
   let batch: Json[] = [];

@@ -1,7 +1,7 @@
 // REST resource stamping shared by the gRPC handlers and the SQL catalog:
 // ids, timestamps, etags, schema echo.
 import { randomBytes } from 'node:crypto';
-import { restFieldToColumn, type Column, type RestField } from '../types/schema.js';
+import { MAX_SCHEMA_NESTING, nestedTooDeeply, restFieldToColumn, type Column, type RestField } from '../types/schema.js';
 import { invalid } from './errors.js';
 
 export type Resource = Record<string, unknown>;
@@ -23,9 +23,6 @@ const ECHO_TYPE: Record<string, string> = {
   BIGDECIMAL: 'BIGNUMERIC',
 };
 
-/** RECORD fields nest this deep at most (top-level fields are level 1). */
-export const MAX_SCHEMA_NESTING = 15;
-
 export function normalizeFields(fields: readonly RestField[], where = '', parents: readonly string[] = []): RestField[] {
   const seen = new Set<string>();
   return fields.map((f) => {
@@ -46,7 +43,7 @@ export function normalizeFields(fields: readonly RestField[], where = '', parent
     if (type === 'RECORD') {
       if (!Array.isArray(f.fields) || f.fields.length === 0) throw invalid(`Field ${f.name} is type RECORD but has no schema`);
       const path = [...parents, f.name];
-      if (path.length >= MAX_SCHEMA_NESTING) throw invalid(`Schema nested too deeply for field ${path.join('.')}, maximum allowed depth is ${MAX_SCHEMA_NESTING}.`);
+      if (path.length >= MAX_SCHEMA_NESTING) throw invalid(nestedTooDeeply(path));
       out.fields = normalizeFields(f.fields, f.name, path);
     } else delete out.fields;
     if (type === 'RANGE' && f.rangeElementType) out.rangeElementType = { type: String(f.rangeElementType.type).toUpperCase() };

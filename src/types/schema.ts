@@ -1,4 +1,5 @@
 // REST table schemas (TableFieldSchema JSON) <-> SqlType columns.
+import { QueryError } from './errors.js';
 import { arrayOf, rangeOf, scalar, structOf, type ScalarKind, type ScalarType, type SqlType } from './types.js';
 
 /** The REST `TableFieldSchema` as clients send it and the service echoes it. */
@@ -51,14 +52,21 @@ const REST_TYPE: Record<string, ScalarKind | 'STRUCT' | 'RANGE'> = {
   RANGE: 'RANGE',
 };
 
+/** RECORD fields nest this deep at most (top-level fields are level 1). */
+export const MAX_SCHEMA_NESTING = 15;
+
+/** The service's refusal of a RECORD at `path` whose fields would nest deeper. */
+export const nestedTooDeeply = (path: readonly string[]): string =>
+  `Schema nested too deeply for field ${path.join('.')}, maximum allowed depth is ${MAX_SCHEMA_NESTING}.`;
+
 export function isKnownRestType(type: string): boolean {
   return REST_TYPE[type.toUpperCase()] !== undefined;
 }
 
-/** Throws an Error with the real service's wording for unknown types; callers map it to 400 invalid. */
+/** Refuses an unknown type or a RANGE without its element type with the real service's wording (400 invalid). */
 export function restFieldToColumn(f: RestField): Column {
   const kind = REST_TYPE[(f.type ?? '').toUpperCase()];
-  if (!kind) throw new Error(`Invalid value for type: ${f.type} is not a valid value`);
+  if (!kind) throw new QueryError(`Invalid value for type: ${f.type} is not a valid value`, 'invalid');
   let t: SqlType;
   if (kind === 'STRUCT') {
     t = structOf((f.fields ?? []).map((sub) => {
@@ -68,7 +76,7 @@ export function restFieldToColumn(f: RestField): Column {
   } else if (kind === 'RANGE') {
     const el = REST_TYPE[(f.rangeElementType?.type ?? '').toUpperCase()];
     if (el !== 'DATE' && el !== 'DATETIME' && el !== 'TIMESTAMP') {
-      throw new Error('Field ' + f.name + ' of type RANGE must have a range element type of DATE, DATETIME or TIMESTAMP');
+      throw new QueryError('Field ' + f.name + ' of type RANGE must have a range element type of DATE, DATETIME or TIMESTAMP', 'invalid');
     }
     t = rangeOf(scalar(el));
   } else if (kind === 'STRING' && typeof f.collation === 'string' && f.collation !== '') {

@@ -122,6 +122,28 @@ describe('bad input gets the envelope, never a crash', () => {
     expectEnvelope(r, 400, 'invalid', "Invalid JSON payload received. Message too deep. Max recursion depth reached for key 'fields'");
   });
 
+  it('load jobs of bad schemas and damaged files fail as jobs, with the service\'s reasons', async () => {
+    const load = async (meta: unknown, data: Buffer) => {
+      const b = 'xbx';
+      const body = Buffer.concat([Buffer.from(`--${b}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(meta)}\r\n--${b}\r\n\r\n`), data, Buffer.from(`\r\n--${b}--`)]);
+      return rest(`${emu.url}/upload/bigquery/v2/projects/p/jobs?uploadType=multipart`, { method: 'POST', body, headers: { 'content-type': `multipart/related; boundary=${b}` } });
+    };
+    const cfg = (format: string, fields: unknown[]) => ({ configuration: { load: { destinationTable: { datasetId: 'd', tableId: 'loaded' }, sourceFormat: format, schema: { fields } } } });
+    const cases: [unknown, Buffer, string][] = [
+      [cfg('CSV', [{ name: 'a', type: 'None' }]), Buffer.from('1\n'), 'Invalid value for type: None is not a valid value'],
+      [cfg('NEWLINE_DELIMITED_JSON', [{ type: 'STRING' }]), Buffer.from('{}\n'), 'Empty field name'],
+      // An Avro header claiming 2^31 metadata entries: avsc once spun on it for minutes, holding the gateway.
+      [cfg('AVRO', [{ name: 'a', type: 'INTEGER' }]), Buffer.concat([Buffer.from('Obj\x01', 'latin1'), Buffer.from([0xfe, 0xff, 0xff, 0xff, 0x0f]), Buffer.alloc(64, 7)]), 'not a readable Avro file'],
+    ];
+    for (const [meta, data, message] of cases) {
+      const r = await load(meta, data);
+      expect(r.status).toBe(200);
+      expect(r.body.status.errorResult.reason).toBe('invalid');
+      expect(r.body.status.errorResult.message).toContain(message);
+    }
+    expect((await rest(`${base()}/datasets/d/tables/loaded`)).status).toBe(404);
+  });
+
   it('query parameters out of range and garbage page tokens', async () => {
     for (const path of ['datasets', 'datasets/d/tables', 'jobs', 'datasets/d/routines', 'datasets/d/tables/t/data']) {
       expectEnvelope(await rest(`${base()}/${path}?maxResults=-1`), 400, 'invalid', "Invalid value at 'max_results' (type.googleapis.com/google.protobuf.UInt32Value), \"-1\"");
