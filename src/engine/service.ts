@@ -21,7 +21,7 @@ import { Sessions } from './sessions.js';
 import { TableWrites } from './table-writes.js';
 import * as tables from './tables.js';
 import { parseResource } from './util.js';
-import { resourceError } from '../planner/api.js';
+import { resourceError } from '../types/errors.js';
 
 export const ENGINE_VERSION = '0.1.0';
 

@@ -550,12 +550,13 @@ export function jsonNodeToText(n: JsonNode): string {
   return out + '}';
 }
 
-function toJsonNode(v: unknown): JsonNode {
+function toJsonNode(v: unknown, depth = 0): JsonNode {
   if (v === null || typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number' || typeof v === 'bigint') return v;
-  if (Array.isArray(v)) return v.map(toJsonNode);
+  if (typeof v === 'object' && depth >= MAX_JSON_NESTING) throw new ValueConversionError(`Invalid JSON value: ${JSON_NESTING_ERROR}`);
+  if (Array.isArray(v)) return v.map((x) => toJsonNode(x, depth + 1));
   if (typeof v === 'object') {
     const o: { [k: string]: JsonNode } = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) o[k] = toJsonNode(x);
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) o[k] = toJsonNode(x, depth + 1);
     return o;
   }
   throw new ValueConversionError('Invalid JSON value');
