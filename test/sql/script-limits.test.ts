@@ -49,6 +49,7 @@ describe('script time limit', () => {
   }
 
   it('a script that ends in time is not affected', async () => {
+    process.env.WAREHOUSE_EMULATOR_SCRIPT_TIMEOUT_MS = '60000';
     const r = await run(h, 'DECLARE i INT64 DEFAULT 0; WHILE i < 1000 DO SET i = i + 1; END WHILE; SELECT i', { projectId: 'p' });
     expect(r.statementType).toBe('SCRIPT');
   });
