@@ -356,7 +356,7 @@ async function main(): Promise<void> {
   // Young generation: grows under load, trimmed back when idle (young-gen.ts).
   const gc = privateGc();
   // A full GC is `gc()` without arguments.
-  setMemoryCheck(memoryCheck(gc && (() => (gc as unknown as () => void)())));
+  setMemoryCheck(memoryCheck(gc && (() => (gc as unknown as () => void)()), () => chunkCache.bytesUsed));
   const trimmer = gc ? new YoungGenerationTrimmer(gc) : undefined;
   const served = trimmer ? trackCalls(handlers, trimmer) : handlers;
   const engineService = loadEngineService();
