@@ -8,8 +8,9 @@
 // (paths in the protobuf's snake_case names, one line per bad value). Fields
 // not declared here pass unchecked: an unlisted field of a real client must
 // never be refused. As the service reads JSON: null is an absent field, a
-// single value where a list goes a one-element list, and a number or boolean
-// in a string field its text (clients rely on that for parameter values).
+// single value where a list goes a one-element list (and a one-element list
+// where a single value goes that value), and a number or boolean in a string
+// field its text (clients rely on that for parameter values).
 import { invalid, type RestError } from './errors.js';
 
 /**
@@ -229,6 +230,10 @@ class Checker {
       if (t.k === 'list') {
         const list = Array.isArray(v) ? v : (obj[key] = [v]) as unknown[];
         list.forEach((e, i) => (list[i] = this.value(t.of, e, `${at}[${i}]`, path, key, true)));
+      } else if (Array.isArray(v) && t.k === 'scalar' && t.t !== 'any' && v.length === 1) {
+        // The service reads a one-element list where one value goes as that value (the
+        // samples send `writeDisposition: ['WRITE_APPEND']`); a longer list it refuses.
+        obj[key] = this.value(t, v[0], at, path, key, false);
       } else if (Array.isArray(v) && !(t.k === 'scalar' && t.t === 'any')) {
         this.add(`Invalid JSON payload received. Unknown name "${key}" at '${path}': Proto field is not repeating, cannot start list.`);
       } else if (t.k === 'map') {
