@@ -143,6 +143,12 @@ function storeOf(uri: string): { store: ObjectStore; scheme: string } | undefine
   return undefined;
 }
 
+/** The guidance when `uri` names an object store whose endpoint is not set (no request could reach it), else undefined. */
+export function missingEndpoint(uri: string): string | undefined {
+  const named = storeOf(uri);
+  return named && !named.store.endpoint() ? named.store.noEndpoint(uri, named.scheme, 'read') : undefined;
+}
+
 /**
  * The local files a `file://` or absolute-path source URI names (a `*` in
  * the file name matches several, sorted); undefined for other schemes.

@@ -1092,17 +1092,24 @@ export async function createModel(s: Session, st: A.CreateModelStmt): Promise<Qu
   const cat = s.ctx.catalog;
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
   // The training query is analysed as the service does: a table it reads that does not exist is notFound.
-  if (st.query) s.analyze(st.query);
+  const training = st.query ? s.analyze(st.query) : undefined;
   const existing = cat.getChild('models', id.projectId, id.datasetId, id.tableId);
   if (existing && st.ifNotExists) return result('CREATE_MODEL', { ddlOperationPerformed: 'SKIP' });
   if (existing && !st.orReplace) throw already('Model', `${id.projectId}:${id.datasetId}.${id.tableId}`);
   const opts = await optionsToResource(s, st.options);
+  const options = (opts.options as Record<string, unknown> | undefined) ?? {};
+  const labels = (options.input_label_cols as string[] | undefined) ?? ['label'];
+  const isLabel = (name: string): boolean => labels.some((l) => l.toLowerCase() === name.toLowerCase());
+  // The training query's columns as StandardSqlFields: the label columns, the others are features
+  // (bq show --model prints both; ML.PREDICT's stub names predicted_<label> from the labels).
+  const trained = training?.plan.columns.map((c, i) => ({ name: training.outputNames[i] ?? c.name, type: typeJson(c.type) }));
+  const labelColumns = trained?.filter((c) => isLabel(c.name));
   const now = String(Date.now());
   await cat.putChild('models', id.projectId, id.datasetId, id.tableId, {
     modelReference: { projectId: id.projectId, datasetId: id.datasetId, modelId: id.tableId },
-    modelType: String(((opts.options as Record<string, unknown> | undefined)?.model_type as string | undefined) ?? 'MODEL_TYPE_UNSPECIFIED').toUpperCase(),
-    // Kept for the ML.PREDICT stub's predicted_<label> columns.
-    labelColumns: (((opts.options as Record<string, unknown> | undefined)?.input_label_cols as string[] | undefined) ?? ['label']).map((name) => ({ name })),
+    modelType: String((options.model_type as string | undefined) ?? 'MODEL_TYPE_UNSPECIFIED').toUpperCase(),
+    ...(trained ? { featureColumns: trained.filter((c) => !isLabel(c.name)) } : {}),
+    labelColumns: labelColumns?.length ? labelColumns : labels.map((name) => ({ name, type: { typeKind: 'FLOAT64' } })),
     creationTime: now,
     lastModifiedTime: now,
     location: 'US',

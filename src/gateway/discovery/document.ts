@@ -163,7 +163,7 @@ function schemas(): Json {
   return out;
 }
 
-const SCOPES = ['https://www.googleapis.com/auth/bigquery', 'https://www.googleapis.com/auth/cloud-platform'];
+export const SCOPES = ['https://www.googleapis.com/auth/bigquery', 'https://www.googleapis.com/auth/cloud-platform'];
 
 function method(m: MethodSpec, api: string): Json {
   const parameters: Json = {};
@@ -207,6 +207,21 @@ function method(m: MethodSpec, api: string): Json {
   return out;
 }
 
+/** The query parameters every Google API method takes. */
+export const COMMON_PARAMETERS: Json = {
+  alt: { type: 'string', location: 'query', default: 'json', enum: ['json', 'media', 'proto'], enumDescriptions: ['JSON', 'Media', 'Protobuf'], description: 'Data format for response.' },
+  fields: { type: 'string', location: 'query', description: 'Selector specifying which fields to include in a partial response.' },
+  key: { type: 'string', location: 'query', description: 'API key.' },
+  oauth_token: { type: 'string', location: 'query', description: 'OAuth 2.0 token for the current user.' },
+  access_token: { type: 'string', location: 'query', description: 'OAuth access token.' },
+  prettyPrint: { type: 'boolean', location: 'query', default: 'true', description: 'Returns response with indentations and line breaks.' },
+  quotaUser: { type: 'string', location: 'query', description: 'Quota user.' },
+  callback: { type: 'string', location: 'query', description: 'JSONP' },
+  uploadType: { type: 'string', location: 'query', description: 'Legacy upload protocol for media (e.g. "media", "multipart").' },
+  upload_protocol: { type: 'string', location: 'query', description: 'Upload protocol for media (e.g. "raw", "multipart").' },
+  '$.xgafv': { type: 'string', location: 'query', enum: ['1', '2'], enumDescriptions: ['v1 error format', 'v2 error format'], description: 'V1 error format.' },
+};
+
 /** The document for `api` (bigquery or warehouse), rooted at the caller's own address. */
 export function discoveryDocument(api: 'bigquery' | 'warehouse', rootUrl: string): Json {
   const root = rootUrl.endsWith('/') ? rootUrl : rootUrl + '/';
@@ -236,19 +251,7 @@ export function discoveryDocument(api: 'bigquery' | 'warehouse', rootUrl: string
     baseUrl: `${root}${api}/v2/`,
     batchPath: `batch/${api}/v2`,
     fullyEncodeReservedExpansion: true,
-    parameters: {
-      alt: { type: 'string', location: 'query', default: 'json', enum: ['json', 'media', 'proto'], enumDescriptions: ['JSON', 'Media', 'Protobuf'], description: 'Data format for response.' },
-      fields: { type: 'string', location: 'query', description: 'Selector specifying which fields to include in a partial response.' },
-      key: { type: 'string', location: 'query', description: 'API key.' },
-      oauth_token: { type: 'string', location: 'query', description: 'OAuth 2.0 token for the current user.' },
-      access_token: { type: 'string', location: 'query', description: 'OAuth access token.' },
-      prettyPrint: { type: 'boolean', location: 'query', default: 'true', description: 'Returns response with indentations and line breaks.' },
-      quotaUser: { type: 'string', location: 'query', description: 'Quota user.' },
-      callback: { type: 'string', location: 'query', description: 'JSONP' },
-      uploadType: { type: 'string', location: 'query', description: 'Legacy upload protocol for media (e.g. "media", "multipart").' },
-      upload_protocol: { type: 'string', location: 'query', description: 'Upload protocol for media (e.g. "raw", "multipart").' },
-      '$.xgafv': { type: 'string', location: 'query', enum: ['1', '2'], enumDescriptions: ['v1 error format', 'v2 error format'], description: 'V1 error format.' },
-    },
+    parameters: COMMON_PARAMETERS,
     auth: { oauth2: { scopes: Object.fromEntries(SCOPES.map((s) => [s, { description: s }])) } },
     schemas: schemas(),
     resources,

@@ -10,7 +10,7 @@ import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str,
 import { IoError } from '../../io/errors.js';
 import { delimiterOf } from '../../io/schema.js';
 import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../../io/formats.js';
-import { localFiles, readSources, writeDestination, type SourceFile } from '../../io/objects.js';
+import { localFiles, missingEndpoint, readSources, writeDestination, type SourceFile } from '../../io/objects.js';
 import { bufferSource, fileSource, streamRows, type ByteSource, type ReadProgress } from '../../io/stream.js';
 import { decodeRow } from '../../io/rows.js';
 import type { ReadOptions } from '../../io/schema.js';
@@ -241,46 +241,65 @@ function urisOf(v: unknown): string[] {
   return Array.isArray(v) ? (v as unknown[]).filter((u): u is string => typeof u === 'string') : [];
 }
 
-/**
- * Table insert with externalDataConfiguration (spec §4.3.2): object-store and
- * local sources in CSV / NEWLINE_DELIMITED_JSON / PARQUET / AVRO are read now
- * and their rows stored in the (already created) table. Returns the inferred
- * schema when the definition had none.
- */
-export async function materializeExternal(ctx: GatewayContext, dest: TableRef, ext: Json, schema: RestField[] | undefined): Promise<RestField[] | undefined> {
-  const format = normalizeFormat(str(ext['sourceFormat']));
+/** The format and read options of an external definition. A Sheets source (spec §4.3.2, "for fixtures") is the sheet as a CSV file, local or in an object store. */
+function externalFormat(def: Json): { format: string; options: Json } {
+  const format = normalizeFormat(str(def['sourceFormat']));
+  if (format !== 'GOOGLE_SHEETS' && format !== 'SHEETS') return { format, options: def };
+  const sheets = isObj(def['googleSheetsOptions']) ? def['googleSheetsOptions'] : {};
+  if (str(sheets['range'])) throw invalid('googleSheetsOptions.range is not supported by the emulator: a Sheets fixture is the whole sheet, as a CSV file');
+  return { format: 'CSV', options: { ...def, csvOptions: { skipLeadingRows: sheets['skipLeadingRows'] } } };
+}
+
+/** An external definition's schema and rows, read now; undefined for metadata-only sources and definitions without URIs. */
+async function readExternal(def: Json, schema: RestField[] | undefined): Promise<{ fields: RestField[]; rows: Json[] } | undefined> {
+  const { format, options } = externalFormat(def);
   if (METADATA_ONLY_EXTERNAL.includes(format)) return undefined;
   try {
     checkReadable(format);
   } catch (e) {
     throw rest(e);
   }
-  const uris = urisOf(ext['sourceUris']);
+  const uris = urisOf(def['sourceUris']);
   if (!uris.length) return undefined;
-  const files = await readAll(uris);
-  const autodetect = boolish(ext['autodetect']) ?? schema === undefined;
-  const parsed = await parse(files, format, ext, schema, autodetect);
+  return parse(await readAll(uris), format, options, schema, boolish(def['autodetect']) ?? schema === undefined);
+}
+
+/**
+ * Table insert with externalDataConfiguration (spec §4.3.2): object-store and
+ * local sources in CSV / NEWLINE_DELIMITED_JSON / PARQUET / AVRO (and Sheets
+ * fixtures) are read now and their rows stored in the (already created)
+ * table. A definition without a schema gives the table the inferred one
+ * before its rows are stored.
+ */
+export async function materializeExternal(ctx: GatewayContext, dest: TableRef, ext: Json, schema: RestField[] | undefined): Promise<void> {
+  const parsed = await readExternal(ext, schema);
+  if (!parsed) return;
+  if (!schema) {
+    const { project_id, dataset_id, table_id } = dest;
+    await ctx.call('UpdateTable', { project_id, dataset_id, table_id, resource_json: JSON.stringify({ schema: { fields: parsed.fields } }), options: { patch: 'true' } });
+  }
   const outcome = await insertAll(ctx, dest, parsed.rows, boolish(ext['ignoreUnknownValues']) ?? false, (num(ext['maxBadRecords']) ?? 0) > 0);
   if (outcome.errors.length && (num(ext['maxBadRecords']) ?? 0) === 0) {
     throw invalid(`Error while reading data, error message: ${String((outcome.errors[0]?.['errors'] as Json[] | undefined)?.[0]?.['message'] ?? 'invalid row')}`);
   }
-  return schema ? undefined : parsed.fields;
 }
 
 /**
  * Sources an external table can never read offline (spec §4.3.2, §4.5): 400
  * with an explicit message at definition time, rather than a table that
- * silently reads as empty. Google Sheets and Drive need Google's services;
- * bare http(s) URLs are not a source the real service reads either.
+ * silently reads as empty. Google Sheets and Drive URLs need Google's
+ * services; bare http(s) URLs are not a source the real service reads
+ * either. A wide-column (Bigtable) URI is never read: such tables are
+ * metadata only.
  */
 export function rejectUnsupportedExternal(ext: Json): void {
-  const format = normalizeFormat(str(ext['sourceFormat']), '');
+  if (METADATA_ONLY_EXTERNAL.includes(normalizeFormat(str(ext['sourceFormat']), ''))) return;
   for (const u of urisOf(ext['sourceUris'])) {
     if (/^azure:\/\//i.test(u) || /\.blob\.core\.windows\.net/i.test(u)) {
       throw invalid(`Unsupported external data source ${u}: Azure Blob Storage sources are not supported by the emulator`);
     }
-    if (format === 'GOOGLE_SHEETS' || format === 'SHEETS' || /^https:\/\/(docs|drive)\.google\.com\//i.test(u)) {
-      throw invalid(`Unsupported external data source ${u}: Google Sheets and Google Drive sources are not supported by the emulator (it cannot reach Google Drive); load the data from a file instead`);
+    if (/^https:\/\/(docs|drive)\.google\.com\//i.test(u)) {
+      throw invalid(`Unsupported external data source ${u}: Google Sheets and Google Drive sources are not supported by the emulator (it cannot reach Google Drive); give a Sheets fixture as a CSV file (file://, gs://) instead`);
     }
     if (/^https?:\/\//i.test(u)) {
       throw invalid(`Unsupported external data source ${u}: direct http(s) URLs are not supported; use file://, an absolute path, gs:// (object-store emulator) or s3:// (S3_ENDPOINT)`);
@@ -291,7 +310,8 @@ export function rejectUnsupportedExternal(ext: Json): void {
 /**
  * Query-time external tables (spec §1.6.4): each `tableDefinitions` entry is
  * materialized as a table of the internal dataset `_bq_external_temp`, which
- * becomes the default dataset when the request names none.
+ * becomes the default dataset when the request names none (the engine
+ * resolves the names there before the default dataset in either case).
  */
 export async function materializeTableDefinitions(ctx: GatewayContext, projectId: string, defs: Json): Promise<void> {
   const ds = '_bq_external_temp';
@@ -311,18 +331,8 @@ export async function materializeTableDefinitions(ctx: GatewayContext, projectId
       if (!(e instanceof RestError && e.code === 404)) throw e;
     }
     const schema = isObj(def['schema']) && Array.isArray(def['schema']['fields']) ? (def['schema']['fields'] as RestField[]) : undefined;
-    const format = normalizeFormat(str(def['sourceFormat']));
-    const uris = urisOf(def['sourceUris']);
-    if (!METADATA_ONLY_EXTERNAL.includes(format)) {
-      try {
-        checkReadable(format);
-      } catch (e) {
-        throw rest(e);
-      }
-    }
     // Parse first (schema may be inferred), then create a plain table and fill it.
-    const files = !METADATA_ONLY_EXTERNAL.includes(format) && uris.length ? await readAll(uris) : [];
-    const parsed = files.length ? await parse(files, format, def, schema, boolish(def['autodetect']) ?? schema === undefined) : { fields: schema ?? [], rows: [] };
+    const parsed = (await readExternal(def, schema)) ?? { fields: schema ?? [], rows: [] };
     await ctx.call('InsertTable', {
       project_id: projectId,
       dataset_id: ds,
@@ -403,6 +413,18 @@ async function loadSources(uris: readonly string[], uploaded: UploadedData | und
 
 function loadStatistics(files: number, bytes: number, rows: number, bad: number): Json {
   return { load: { inputFiles: String(files), inputFileBytes: String(bytes), outputRows: String(rows), outputBytes: '0', badRecords: String(bad) } };
+}
+
+/**
+ * Spec §4.5: a load naming an object store whose endpoint is not configured
+ * (alt:// without ALT_ENDPOINT, gs:// without STORAGE_EMULATOR_HOST) is refused
+ * at jobs.insert with a 400 that names the variable, instead of a failed job.
+ */
+export function checkLoadSources(cfg: Json): void {
+  for (const uri of urisOf(cfg['sourceUris'])) {
+    const guidance = missingEndpoint(uri);
+    if (guidance) throw invalid(guidance);
+  }
 }
 
 export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json, uploaded: UploadedData | undefined, progress: ProgressSink = () => undefined): Promise<DataJobResult> {

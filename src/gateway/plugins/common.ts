@@ -3,8 +3,8 @@ import type { FastifyReply } from 'fastify';
 import type { Family } from '../context.js';
 import { kind } from '../context.js';
 import type { ListReply } from '../engine-client.js';
-import { RestError } from '../errors.js';
-import type { Json } from '../validate.js';
+import { invalid, RestError } from '../errors.js';
+import { isObj, type Json } from '../validate.js';
 
 export interface ProjectParams { projectId: string }
 export interface DatasetParams extends ProjectParams { datasetId: string }
@@ -74,4 +74,20 @@ export function stampKind(r: Json, k: string): Json {
   Object.assign(out, r);
   out['kind'] = k;
   return out;
+}
+
+/** `policy.bindings` of a setIamPolicy body, checked; bindings without members are dropped. */
+export function policyBindings(body: Json): { role: string; members: string[] }[] {
+  const policy = isObj(body['policy']) ? body['policy'] : {};
+  const raw = policy['bindings'] ?? [];
+  if (!Array.isArray(raw)) throw invalid("Invalid value at 'policy.bindings'");
+  return raw
+    .map((b, i) => {
+      const members = isObj(b) ? b['members'] ?? [] : undefined;
+      if (!isObj(b) || typeof b['role'] !== 'string' || !Array.isArray(members) || !members.every((m) => typeof m === 'string')) {
+        throw invalid(`Invalid value at 'policy.bindings[${i}]'`);
+      }
+      return { role: b['role'], members: members as string[] };
+    })
+    .filter((b) => b.members.length);
 }

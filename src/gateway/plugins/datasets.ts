@@ -4,7 +4,8 @@ import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
 import { invalid, notFound, notImplemented } from '../errors.js';
 import { bodyObject, checkDatasetId, checkProjectId, isObj, qBool, qInt, qStr, str, type Json, type Query } from '../validate.js';
-import { checkIfMatch, etagOf, listItems, noContent, resourceOut, type DatasetParams, type ProjectParams } from './common.js';
+import { accessBindings, accessMember, iamRole, legacyRole, memberToAccess, type AccessEntry } from '../../storage/dataset-access.js';
+import { checkIfMatch, etagOf, listItems, noContent, policyBindings, resourceOut, type DatasetParams, type ProjectParams } from './common.js';
 
 function rejectExternal(body: Record<string, unknown>): void {
   if (body['externalDatasetReference'] !== undefined && body['externalDatasetReference'] !== null) {
@@ -106,16 +107,40 @@ export function registerDatasets(app: FastifyInstance, ctx: GatewayContext, fami
     return noContent(reply);
   });
 
-  // Colon methods on a dataset (`{datasetId}:undelete`): the router hands us the whole segment.
+  // Colon methods on a dataset (`{datasetId}:undelete`, the IAM methods): the router hands us the whole segment.
   app.post<{ Params: DatasetParams }>(`${base}/:datasetId`, async (req) => {
     const p = checkProjectId(req.params.projectId);
     const seg = req.params.datasetId;
     const colon = seg.lastIndexOf(':');
     const verb = colon >= 0 ? seg.slice(colon + 1) : '';
-    if (verb !== 'undelete') throw notFound(`Not found: POST ${req.url.split('?')[0]}`);
+    if (!['undelete', 'getIamPolicy', 'setIamPolicy', 'testIamPermissions'].includes(verb)) throw notFound(`Not found: POST ${req.url.split('?')[0]}`);
     const d = checkDatasetId(seg.slice(0, colon));
     const body = bodyObject(req.body);
-    const r = await ctx.call('UndeleteDataset', { project_id: p, dataset_id: d, resource_json: JSON.stringify(body) });
-    return datasetOut(r.resource_json, family);
+    if (verb === 'undelete') {
+      const r = await ctx.call('UndeleteDataset', { project_id: p, dataset_id: d, resource_json: JSON.stringify(body) });
+      return datasetOut(r.resource_json, family);
+    }
+    const access = (): Promise<AccessEntry[]> =>
+      ctx.call('GetDataset', { project_id: p, dataset_id: d }).then((r) => (JSON.parse(r.resource_json) as { access?: AccessEntry[] }).access ?? []);
+    if (verb === 'testIamPermissions') {
+      await access();
+      const perms = Array.isArray(body['permissions']) ? body['permissions'].filter((x): x is string => typeof x === 'string') : [];
+      return perms.length ? { permissions: perms } : {};
+    }
+    if (verb === 'setIamPolicy') {
+      // The policy's bindings replace the access list's role entries (view, routine and dataset entries stay), as the service keeps one list.
+      // An entry whose grant the policy keeps stays as it was (a project special group keeps its specialGroup form).
+      const bindings = policyBindings(body);
+      const before = await access();
+      const kept = before.filter((e) => typeof e.role !== 'string');
+      const granted = bindings.flatMap((b) =>
+        b.members.map((m) => before.find((e) => e.role && iamRole(e.role) === iamRole(b.role) && accessMember(e, p) === m) ?? { role: legacyRole(b.role), ...memberToAccess(m) }),
+      );
+      await ctx.call('UpdateDataset', { project_id: p, dataset_id: d, resource_json: JSON.stringify({ access: [...granted, ...kept] }), options: { patch: 'true' } });
+    }
+    // The dataset's access list as IAM bindings (the three basic roles in their roles/bigquery.data* form).
+    const bindings = accessBindings(await access(), p);
+    return { version: 1, etag: etagOf(JSON.stringify(bindings)), ...(bindings.length ? { bindings } : {}) };
   });
 }
+

@@ -4,7 +4,7 @@ import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
 import { invalid, notFound, notImplemented } from '../errors.js';
 import { bodyObject, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, str, type Json, type Query } from '../validate.js';
-import { checkIfMatch, etagOf, int64Strings, listItems, noContent, resourceOut, type DatasetParams, type TableParams } from './common.js';
+import { checkIfMatch, etagOf, int64Strings, listItems, noContent, policyBindings, resourceOut, type DatasetParams, type TableParams } from './common.js';
 import { materializeExternal, rejectUnsupportedExternal, type RestField } from '../jobs/data-jobs.js';
 import { anonymousTable, isAnonDataset } from './anon-tables.js';
 
@@ -131,10 +131,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     const ref = { project_id: p, dataset_id: d, table_id: t };
     const schemaOf = (v: unknown): RestField[] | undefined => (isObj(v) && Array.isArray(v['fields']) ? (v['fields'] as RestField[]) : undefined);
     try {
-      const inferred = await materializeExternal(ctx, ref, ext, schemaOf(body['schema']) ?? schemaOf(ext['schema']));
-      if (inferred) {
-        await ctx.call('UpdateTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify({ schema: { fields: inferred } }), options: { patch: 'true' } });
-      }
+      await materializeExternal(ctx, ref, ext, schemaOf(body['schema']) ?? schemaOf(ext['schema']));
     } catch (e) {
       await ctx.call('DeleteTable', { project_id: p, dataset_id: d, table_id: t }).catch(() => undefined);
       throw e;
@@ -221,16 +218,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     }
     if (verb === 'setIamPolicy') {
       // Replaces the bindings GRANT/REVOKE keep (what getIamPolicy and OBJECT_PRIVILEGES read); nothing is enforced.
-      const policy = isObj(body['policy']) ? body['policy'] : {};
-      const raw = policy['bindings'] ?? [];
-      if (!Array.isArray(raw)) throw invalid("Invalid value at 'policy.bindings'");
-      const bindings = raw.map((b, i) => {
-        const members = isObj(b) ? b['members'] ?? [] : undefined;
-        if (!isObj(b) || typeof b['role'] !== 'string' || !Array.isArray(members) || !members.every((m) => typeof m === 'string')) {
-          throw invalid(`Invalid value at 'policy.bindings[${i}]'`);
-        }
-        return { role: b['role'], members: members as string[] };
-      }).filter((b) => b.members.length);
+      const bindings = policyBindings(body);
       await ctx.call('UpdateTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify({ iamPolicy: { bindings } }), options: { patch: 'true' } });
       return { version: 1, etag: etagOf(JSON.stringify(bindings.length ? bindings : [])), ...(bindings.length ? { bindings } : {}) };
     }
