@@ -36,6 +36,8 @@ export interface AnalyzerEnv {
   readonly variables: Map<string, TypedValue>;
   /** Session temp tables: bare name -> storage id. */
   readonly tempTables: Map<string, TableId>;
+  /** The request's tableDefinitions (spec §1.6.4): bare name -> the table they were read into; before the default dataset. */
+  readonly externalTables?: ReadonlyMap<string, TableId>;
   /** Rows of region-*.INFORMATION_SCHEMA.JOBS (job registry snapshot). */
   readonly jobs?: () => VirtualTable;
   /** Statement start (epoch ms): time-travel window checks. */

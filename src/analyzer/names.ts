@@ -34,7 +34,7 @@ export function splitPath(path: readonly string[]): string[] {
 export function tableIdOf(an: Analyzer, path: readonly string[], loc?: A.Loc): TableId {
   const parts = splitPath(path);
   if (parts.length === 1) {
-    const temp = an.env.tempTables.get(parts[0]!);
+    const temp = an.env.tempTables.get(parts[0]!) ?? an.env.externalTables?.get(parts[0]!);
     if (temp) return temp;
     const d = an.env.defaultDataset;
     if (!d) throw sqlError(`Table "${parts[0]}" must be qualified with a dataset (e.g. dataset.table).`);
@@ -211,10 +211,10 @@ function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): T
   const script = an.env.parse(info.viewQuery!);
   const stmt = script.statements[0];
   if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError(`View ${key} has an invalid definition`, loc);
-  // The view body resolves bare names against the view's own dataset and sees no CTEs of the caller.
+  // The view body resolves bare names against the view's own dataset and sees no CTEs or query-time tables of the caller.
   const saved = { env: an.env, ctes: an.ctes.splice(0) };
   expanding.add(key);
-  (an as { env: Analyzer['env'] }).env = { ...an.env, defaultDataset: { projectId: info.id.projectId, datasetId: info.id.datasetId }, expanding };
+  (an as { env: Analyzer['env'] }).env = { ...an.env, defaultDataset: { projectId: info.id.projectId, datasetId: info.id.datasetId }, externalTables: undefined, expanding };
   try {
     const out = resolveQuery(an, stmt.query, undefined);
     // A view's stored schema carries its column list (CREATE VIEW v (a, b) AS ...).

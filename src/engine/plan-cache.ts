@@ -76,6 +76,8 @@ export function planCacheHits(catalog?: EngineCatalog): number {
 /** The cache key; undefined for parameter values it cannot spell (never cached). */
 function keyOf(ctx: QueryContext, location: string): string | undefined {
   const dd = ctx.defaultDataset;
+  // Query-time tables are read anew for each request: nothing to reuse.
+  if (ctx.externalTables?.size) return undefined;
   const { named, positional } = ctx.params;
   const params = named.size === 0 && positional.length === 0 ? '' : paramsKey(named, positional);
   if (params === undefined) return undefined;

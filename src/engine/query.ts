@@ -52,7 +52,12 @@ export interface ExecuteQueryArgs {
   readonly createSession?: boolean;
   /** The job's location as the client named it; empty or absent: inferred from the datasets read. */
   readonly location?: string;
+  /** The names of the request's tableDefinitions, which the gateway read into EXTERNAL_TABLES_DATASET. */
+  readonly externalTables?: readonly string[];
 }
+
+/** The dataset the gateway reads a request's tableDefinitions into (spec §1.6.4). */
+export const EXTERNAL_TABLES_DATASET = '_bq_external_temp';
 
 export interface ExecuteQueryReply extends Omit<RowsPage, 'rows'> {
   schemaJson: string;
@@ -128,6 +133,9 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       ...(a.timeZone ? { timeZone: a.timeZone } : {}),
       hasDestination: !!a.destination?.tableId,
       ...(session ? { session } : {}),
+      ...(a.externalTables?.length
+        ? { externalTables: new Map(a.externalTables.map((tableId) => [tableId, { projectId: a.projectId, datasetId: EXTERNAL_TABLES_DATASET, tableId }])) }
+        : {}),
     };
     // Cached plans know no session state (temporary tables, variables, an open transaction).
     return (session ? undefined : await runCached(ctx, catalog, loc, locate)) ?? (await runQuery(ctx));

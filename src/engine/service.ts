@@ -220,6 +220,17 @@ function wireOptions(r: { timestampFormat: string; stringScalars: boolean; wantR
   return { timestampFormat, stringScalars: r.stringScalars, rowsAsBytes: r.wantRowsUtf8, maxBytes: Number(r.maxBytes) || 0 };
 }
 
+/** The table names of a request's tableDefinitions (JSON object text; empty or unreadable: none). */
+function tableDefinitionNames(json: string | undefined): string[] {
+  if (!json) return [];
+  try {
+    const defs = JSON.parse(json) as unknown;
+    return defs && typeof defs === 'object' && !Array.isArray(defs) ? Object.keys(defs) : [];
+  } catch {
+    return [];
+  }
+}
+
 const ref = (t: TableRef | null): TableRef => ({ projectId: t?.projectId ?? '', datasetId: t?.datasetId ?? '', tableId: t?.tableId ?? '' });
 
 export interface ServiceOptions {
@@ -352,6 +363,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
           ...(r.timeZone ? { timeZone: r.timeZone } : {}),
           ...(r.sessionId ? { sessionId: r.sessionId, createSession: r.createSession } : {}),
           location: r.location,
+          externalTables: tableDefinitionNames(r.tableDefinitionsJson),
         }, sessions);
       } finally {
         finished = true;

@@ -39,6 +39,8 @@ export interface QueryContext {
   readonly session?: SessionState;
   /** The job's location (engine/location.ts: read when the analysis has resolved it), named in not-found errors; US when absent. */
   readonly location?: { readonly value: string };
+  /** The request's tableDefinitions, read into tables (spec §1.6.4): bare name -> table, resolved before the default dataset. */
+  readonly externalTables?: ReadonlyMap<string, TableId>;
 }
 
 /** What a session keeps between its queries (with its catalog's temporary tables and open transaction). */

@@ -94,6 +94,7 @@ export class Session {
       nowMs: Number(ctx.nowMicros / 1000n),
       sessionUser: ctx.sessionUser,
       ...(ctx.location ? { location: ctx.location } : {}),
+      ...(ctx.externalTables ? { externalTables: ctx.externalTables } : {}),
     };
   }
 

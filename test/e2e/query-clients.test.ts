@@ -79,7 +79,7 @@ describe('queries through real clients', () => {
       bq('query', '--nouse_legacy_sql', '--parameter=min:INT64:40', '--parameter=suffix::!', "SELECT CONCAT(name, @suffix) AS n FROM qc.people WHERE age > @min ORDER BY n"),
       bq('query', '--nouse_legacy_sql', '--dry_run', 'SELECT name FROM qc.people'),
       bq('query', '--nouse_legacy_sql', '--max_rows=2', 'SELECT n FROM UNNEST(GENERATE_ARRAY(1, 10)) AS n ORDER BY n'),
-      bq('query', 'SELECT COUNT(*) AS c FROM [test:qc.people]'),
+      bq('query', '--use_legacy_sql', 'SELECT COUNT(*) AS c FROM [test:qc.people]'),
     ]);
     expect(JSON.parse(withParams)).toEqual([{ n: 'grace!' }, { n: 'linus!' }]);
     const dryJob = JSON.parse(dry) as { configuration: { dryRun: boolean }; statistics: { totalBytesProcessed: string; query: { schema: unknown } } };

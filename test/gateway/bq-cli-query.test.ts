@@ -1,4 +1,4 @@
-// `bq query` as people type it, against the real engine: legacy SQL by default,
+// `bq query` as people type it, against the real engine: standard SQL without a flag (spec §1.6.3), --use_legacy_sql,
 // --max_rows, --destination_table with --replace/--append_table, the output
 // formats over nested and typed columns, ARRAY/STRUCT/NULL parameters, errors,
 // scripts, DDL and DML. bq formats the API responses itself, so a field name or
@@ -24,15 +24,15 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq query', () => {
   });
   afterAll(async () => emu?.stop());
 
-  it('legacy SQL by default, --max_rows, formats, parameters, errors', async () => {
+  it('--use_legacy_sql, standard SQL without a flag, --max_rows, formats, parameters, errors', async () => {
     const typed = `SELECT [1, 2] AS arr, STRUCT(1 AS a, 'x' AS b) AS st, NUMERIC '1.50' AS num,
       TIMESTAMP '2024-01-02 03:04:05 UTC' AS ts, CAST(NULL AS STRING) AS n, [STRUCT(7 AS k, [2.5] AS f)] AS nested`;
     const flat = `SELECT NUMERIC '-3' AS num, CAST(NULL AS TIMESTAMP) AS ts, 'q"' AS s, 1.5 AS f
       UNION ALL SELECT NUMERIC '1.50', TIMESTAMP '2024-01-02 03:04:05 UTC', 'a,b', NULL ORDER BY num`;
     const [legacy, maxRows, pretty, csv, sparse, params, syntax, missing, divide] = await Promise.all([
-      // No flag: the API default, legacy SQL, with its bracketed table reference.
-      bq('query', 'SELECT name, age FROM [test:q.people] WHERE age > 26 ORDER BY age'),
-      bq('query', '--nouse_legacy_sql', '--max_rows=2', 'SELECT name FROM q.people ORDER BY name'),
+      // --use_legacy_sql: its bracketed table reference (spec §1.6.3: bq sends no flag at all without it, which is standard SQL here).
+      bq('query', '--use_legacy_sql', 'SELECT name, age FROM [test:q.people] WHERE age > 26 ORDER BY age'),
+      bq('query', '--max_rows=2', 'SELECT name FROM `test.q.people` ORDER BY name'),
       bq('--format=prettyjson', 'query', '--nouse_legacy_sql', typed),
       bq('--format=csv', 'query', '--nouse_legacy_sql', flat),
       bq('--format=sparse', 'query', '--nouse_legacy_sql', "SELECT 1 AS a, 'x' AS b, NULL AS c"),

@@ -150,6 +150,33 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
       json: { query: 'SELECT SUM(n) AS total FROM ext1', useLegacySql: false, tableDefinitions: { ext1: { sourceUris: [`file://${csv}`], sourceFormat: 'CSV', autodetect: true } } },
     });
     expect(q.body.rows).toEqual([{ f: [{ v: '3' }] }]);
+    // With a defaultDataset too (spec §1.6.4): the definitions resolve as bare names before the dataset's tables.
+    const withDefault = await rest(bqUrl('/queries'), {
+      method: 'POST',
+      json: { query: 'SELECT SUM(ext1.n) AS total FROM ext1, e', useLegacySql: false, defaultDataset: { datasetId: 'ex' }, tableDefinitions: { ext1: { sourceUris: [`file://${csv}`], sourceFormat: 'CSV', autodetect: true } } },
+    });
+    expect(withDefault.body.rows).toEqual([{ f: [{ v: '6' }] }]);
+    // No schema: the inferred one is the table's before its rows are stored.
+    const auto = await rest(bqUrl('/datasets/ex/tables'), { method: 'POST', json: { tableReference: { tableId: 'auto' }, externalDataConfiguration: { sourceUris: [`file://${csv}`], sourceFormat: 'CSV', autodetect: true } } });
+    expect(auto.body.schema.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).toEqual(['n:INTEGER', 's:STRING']);
+    expect((await rest(bqUrl('/datasets/ex/tables/auto/data'))).body.rows).toEqual([{ f: [{ v: '1' }, { v: 'a' }] }, { f: [{ v: '2' }, { v: 'b' }] }]);
+    // Spec §4.3.2: a Sheets fixture is a CSV file; a Bigtable source registers metadata only, URI and all.
+    const sheet = await rest(bqUrl('/datasets/ex/tables'), {
+      method: 'POST',
+      json: { tableReference: { tableId: 'sheet' }, externalDataConfiguration: { sourceUris: [`file://${csv}`], sourceFormat: 'GOOGLE_SHEETS', googleSheetsOptions: { skipLeadingRows: 1 }, schema: { fields: [{ name: 'n', type: 'INTEGER' }, { name: 's', type: 'STRING' }] } } },
+    });
+    expect(sheet.status).toBe(200);
+    expect((await rest(bqUrl('/datasets/ex/tables/sheet/data'))).body.totalRows).toBe('2');
+    const bigtable = await rest(bqUrl('/datasets/ex/tables'), {
+      method: 'POST',
+      json: { tableReference: { tableId: 'bt' }, externalDataConfiguration: { sourceUris: ['https://googleapis.com/bigtable/projects/test/instances/i/tables/t'], sourceFormat: 'BIGTABLE' } },
+    });
+    expect(bigtable.status).toBe(200);
+    expect((await rest(bqUrl('/datasets/ex/tables/bt/data'))).body.totalRows).toBe('0');
+    // Spec §7: an alt:// load without ALT_ENDPOINT is refused at insert, naming the variable.
+    const alt = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { load: { sourceUris: ['alt://bkt/x.csv'], destinationTable: { datasetId: 'ex', tableId: 'alt' } } } } });
+    expect(alt.status).toBe(400);
+    expect(alt.body.error.message).toContain('ALT_ENDPOINT');
     await rest(bqUrl('/datasets/ex?deleteContents=true'), { method: 'DELETE' });
   });
 
@@ -214,8 +241,13 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect((await rest(bqUrl(`/queries/${ddlRunning.body.jobReference.jobId}?maxResults=0`))).body.jobComplete).toBe(true);
     const ddl = await rest(bqUrl(`/jobs/${ddlRunning.body.jobReference.jobId}`));
     expect(ddl.body.statistics.query).toMatchObject({ ddlOperationPerformed: 'CREATE', ddlTargetTable: { projectId: 'test', datasetId: 'qj', tableId: 'u' } });
-    const legacy = await q({ query: 'SELECT a FROM [test:qj.t] WHERE a = 2' });
+    // Spec §1.6.3: only useLegacySql true rewrites bracket references; unset is standard SQL.
+    const legacy = await q({ query: 'SELECT a FROM [test:qj.t] WHERE a = 2', useLegacySql: true });
     expect(legacy.body.rows).toEqual([{ f: [{ v: '2' }] }]);
+    const unset = await q({ query: 'SELECT a FROM [test:qj.t] WHERE a = 2' });
+    expect(unset.status).toBe(400);
+    expect(unset.body.error.errors[0].reason).toBe('invalidQuery');
+    expect((await q({ query: 'SELECT a FROM `test.qj.t` WHERE a = 3' })).body.rows).toEqual([{ f: [{ v: '3' }] }]);
     const bad = await q({ query: 'SELECT nope FROM qj.t', useLegacySql: false });
     expect(bad.status).toBe(400);
     expect(bad.body.error.errors[0].reason).toBe('invalidQuery');

@@ -15,12 +15,13 @@ describe('useLegacySql handling', () => {
 
   it('rejects legacy-only constructs with invalidQuery', () => {
     for (const q of ['#legacySQL\nSELECT 1', 'SELECT * FROM TABLE_DATE_RANGE(x, a, b)', 'SELECT a FROM t GROUP EACH BY a', 'SELECT NTH(1, x) FROM t', 'SELECT a FROM t WHERE a CONTAINS "x"']) {
-      expect(() => prepareQueryText(q, undefined), q).toThrow(expect.objectContaining({ code: 400, reason: 'invalidQuery' }));
+      expect(() => prepareQueryText(q, true), q).toThrow(expect.objectContaining({ code: 400, reason: 'invalidQuery' }));
     }
   });
 
-  it('runs standard SQL unchanged when useLegacySql is false, and checks the dialect prefix', () => {
+  it('runs standard SQL unchanged when useLegacySql is false or unset (spec §1.6.3), and checks the dialect prefix', () => {
     expect(prepareQueryText('SELECT * FROM [a.b]', false)).toBe('SELECT * FROM [a.b]');
+    for (const q of ['SELECT * FROM [a.b]', 'SELECT NOW() FROM t', 'SELECT a FROM t GROUP EACH BY a']) expect(prepareQueryText(q, undefined)).toBe(q);
     expect(prepareQueryText('#standardSQL\nSELECT [1]', undefined)).toBe('#standardSQL\nSELECT [1]');
     expect(() => prepareQueryText('#legacySQL\nSELECT 1', false)).toThrow(/use_legacy_sql:true/);
   });

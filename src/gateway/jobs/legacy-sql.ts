@@ -31,7 +31,8 @@ export function dialectPrefix(sql: string): 'legacy' | 'standard' | undefined {
 
 /**
  * Returns the query text the engine runs. `useLegacySql` is the request's
- * value (undefined = missing = legacy, the API default).
+ * value; unset is standard SQL as false is (spec §1.6.3): only true rewrites
+ * bracket references and rejects the legacy constructs.
  */
 export function prepareQueryText(sql: string, useLegacySql: boolean | undefined): string {
   const prefix = dialectPrefix(sql);
@@ -43,7 +44,7 @@ export function prepareQueryText(sql: string, useLegacySql: boolean | undefined)
     throw invalidQuery('Query text specifies use_legacy_sql:false, while API options specify:true');
   }
   if (prefix === 'legacy') throw legacyError('#legacySQL');
-  const legacy = useLegacySql !== false && prefix !== 'standard';
+  const legacy = useLegacySql === true;
   return legacy ? rewriteLegacy(sql) : sql;
 }
 
