@@ -1,6 +1,6 @@
 // Gateway entry: parse the command line, prepare the data dir, start (or find)
 // the engine, apply seeds, and only then accept public HTTP traffic.
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 //
@@ -45,6 +45,11 @@ async function run(config: GatewayConfig): Promise<void> {
   const stray = strayDbWarning(dataDir);
   if (stray) log(`warning: ${stray}`);
 
+  // Spec §1.1: a named engine binary that is not there is a start-up error, not a gateway waiting for it.
+  if (config.engineBinary?.includes('/') && !existsSync(config.engineBinary)) {
+    log(`error: --engine-binary ${config.engineBinary}: no such file`);
+    process.exit(1);
+  }
   const started = Date.now();
   const supervisor = new EngineSupervisor(
     {

@@ -318,7 +318,7 @@ export async function buildServer(ctx: GatewayContext): Promise<FastifyInstance>
   });
 
   await app.register(async (root) => {
-    registerHealth(root, ctx.config.console);
+    registerHealth(root, ctx.supervisor, ctx.config.console);
     if (ctx.config.console) registerConsole(root);
     registerDiscovery(root);
     registerMigration(root);

@@ -178,12 +178,15 @@ export class EngineSupervisor {
 
   /** A human reason for the 503 message while the engine is not serving. */
   get downReason(): string {
+    if (this.external) return `no engine serving on ${this.client.address}`;
     return this.lastExit ? `engine is restarting (${this.lastExit})` : 'engine is starting';
   }
 
   /** Spawns (unless external) and resolves once Health answers; rejects when it never does. */
   async start(): Promise<void> {
     if (!this.external) {
+      // The early spawn already failed or exited: that is the start-up's answer.
+      if (!this.child && this.lastExit) throw new Error(`engine ${this.lastExit} before serving`);
       if (!this.child) {
         removeStaleSockets();
         this.spawnEngine();
@@ -245,8 +248,15 @@ export class EngineSupervisor {
     });
     child.stdin?.on('error', () => undefined);
     child.on('error', (e) => {
+      if (this.child !== child) return;
+      // Not started (EACCES, ENOENT): as an exit, so a first start fails at once instead of waiting for Health.
+      this.child = undefined;
       this.lastExit = `spawn failed: ${e.message}`;
       this.opts.log(`engine: ${this.lastExit}`);
+      if (this.everServed && !this.stopping) {
+        this.state = 'down';
+        this.scheduleRestart();
+      }
     });
     child.on('exit', (code, signal) => {
       if (this.child !== child) return;

@@ -1,4 +1,7 @@
 // Command line (spec §1.1, §1.2): parsing in-process, exit behaviour through the real binary.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { normalizeArgv, parseCli } from '../../src/gateway/cli.js';
 import { runGateway } from '../helpers/emulator.js';
@@ -70,5 +73,24 @@ describe('gateway command line', () => {
     const r = await runGateway(['--data-dir', '/proc/warehouse-emulator-nope/data', '--http-port', '0', '--grpc-port', '0']);
     expect(r.code).toBe(1);
     expect(r.stderr + r.stdout).toMatch(/cannot create the data dir \/proc\/warehouse-emulator-nope\/data/);
+  });
+
+  it('an engine binary that is missing or cannot run exits 1 at once, naming it (spec §1.1)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wh-cli-'));
+    try {
+      const missing = await runGateway(['--engine-binary', join(dir, 'no-engine'), '--data-dir', dir, '--http-port', '0', '--grpc-port', '0']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(`--engine-binary ${join(dir, 'no-engine')}: no such file`);
+      // On PATH lookup or not executable: the spawn error ends the start-up, not a wait for Health.
+      const notExec = join(dir, 'engine.sh');
+      writeFileSync(notExec, '#!/bin/sh\n', { mode: 0o644 });
+      for (const bin of [notExec, 'warehouse-emulator-no-such-engine']) {
+        const r = await runGateway(['--engine-binary', bin, '--data-dir', dir, '--http-port', '0', '--grpc-port', '0']);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/engine did not start: engine spawn failed: spawn \S+ (EACCES|ENOENT)/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -22,11 +22,11 @@ describe('gateway without an engine (--engine-binary "")', () => {
   });
   afterAll(async () => emu?.stop());
 
-  it('answers health by itself', async () => {
+  it('answers health by itself, never ok while no engine serves (spec §1.1)', async () => {
     for (const p of ['/', '/healthz']) {
       const r = await rest(emu.url + p);
-      expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ service: expect.any(String), status: 'ok' });
+      expect(r.status).toBe(503);
+      expect(r.body).toMatchObject({ service: 'warehouse-emulator', status: 'starting', message: expect.stringMatching(/no engine serving on 127\.0\.0\.1:\d+/) });
     }
   });
 

@@ -116,6 +116,22 @@ it('a resumable upload in Content-Range chunks, with gzipped newline-delimited J
   expect(readdirSync(join(dataDir, '.uploads'))).toEqual([]);
 });
 
+it('resumable chunks of an unknown total (bytes a-b/*) answer 308 until the chunk that names the total', async () => {
+  const data = Buffer.from('1,a,x\n2,b,y\n3,c,z\n');
+  const init = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=resumable`, { method: 'POST', json: load('streamed', 'job_resumable_star') });
+  const location = init.headers.get('location')!;
+  const first = await rest(location, { method: 'PUT', body: data.subarray(0, 6), headers: { 'content-range': 'bytes 0-5/*' } });
+  expect(first.status).toBe(308);
+  expect(first.headers.get('range')).toBe('bytes=0-5');
+  const second = await rest(location, { method: 'PUT', body: data.subarray(6, 12), headers: { 'content-range': 'bytes 6-11/*' } });
+  expect(second.status).toBe(308);
+  expect(second.headers.get('range')).toBe('bytes=0-11');
+  const last = await rest(location, { method: 'PUT', body: data.subarray(12), headers: { 'content-range': `bytes 12-${data.length - 1}/${data.length}` } });
+  expect(last.status).toBe(200);
+  expect(last.body.status).toEqual({ state: 'DONE' });
+  expect(await count('streamed')).toBe('3');
+});
+
 it('a gzip Content-Encoding request body and a bad row fail the job with the row named', async () => {
   const { body, type } = multipart(load('bad', 'job_bad_1'), Buffer.from('1,a,x\nnot-a-number,b,y\n'));
   const r = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, {

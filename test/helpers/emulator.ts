@@ -176,7 +176,8 @@ export async function startEmulator(opts: StartOptions = {}): Promise<Emulator> 
     if (proc.exitCode !== null) throw new Error(`gateway exited with ${proc.exitCode} before serving:\n${out}`);
     try {
       const r = await fetch(`${url}/healthz`);
-      if (r.ok) return emu;
+      // Without an engine of its own (engineBinary ''), the gateway listens and says 503 until one serves.
+      if (r.ok || (r.status === 503 && opts.engineBinary === '')) return emu;
     } catch {
       // not listening yet
     }

@@ -239,9 +239,10 @@ export function registerUploads(app: FastifyInstance, ctx: GatewayContext, famil
     const session = uploads.sessions.get(id);
     if (!session || session.projectId !== p) throw new RestError(404, 'notFound', `Not found: Upload session ${id}`);
     session.received += await uploads.spool(req.body, session.file, `resumable ${id.slice(0, 8)}`, session.received);
+    // No Content-Range: the whole file in one PUT. `bytes a-b/*`: the total is not known yet, so more
+    // chunks follow (the final one names it). `bytes a-b/N`: complete once N bytes are in.
     const m = /bytes\s+(?:(\d+)-(\d+)|\*)\/(\d+|\*)/i.exec(String(req.headers['content-range'] ?? ''));
-    const total = m && m[3] !== '*' ? Number(m[3]) : undefined;
-    if (total !== undefined && session.received < total) {
+    if (m && (m[3] === '*' || session.received < Number(m[3]))) {
       if (session.received > 0) void reply.header('range', `bytes=0-${session.received - 1}`);
       return reply.code(308).send();
     }
