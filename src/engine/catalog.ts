@@ -1,10 +1,10 @@
 // QueryCatalog (src/storage/api.ts) over the engine's storage: what the SQL
 // pipeline reads and writes. DDL goes through the same resource stamping as
 // the REST handlers, so tables made by SQL look like tables made by REST.
-import type { CreateTableOptions, QueryCatalog, ScanOptions, TableId, TableInfo } from '../storage/api.js';
+import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, TableId, TableInfo } from '../storage/api.js';
 import { CatalogError, invalid, notFound } from '../storage/errors.js';
 import { conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type TableData, type TableState } from '../storage/table-data.js';
-import { scanSegments, stateSegments } from '../storage/table-state.js';
+import { scanBatches, scanState } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
@@ -150,7 +150,7 @@ export class EngineCatalog implements QueryCatalog {
   async *scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch> {
     const v = this.virtual.get(vKey(id));
     if (v) {
-      yield { length: v.batch.length, columns: opts.columns.map((c) => v.batch.columns[c]!) };
+      yield* scanBatches([v.batch], opts.columns);
       return;
     }
     const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
@@ -159,11 +159,10 @@ export class EngineCatalog implements QueryCatalog {
     const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
     await td.load();
     if (opts.asOfMs !== undefined && opts.asOfMs < Date.now()) {
-      for (const b of await rowsAsOf(this.st, id, e, opts.asOfMs)) yield { length: b.length, columns: opts.columns.map((c) => b.columns[c]!) };
+      yield* scanBatches(await rowsAsOf(this.st, id, e, opts.asOfMs), opts.columns);
       return;
     }
-    const state = td.state();
-    yield* scanSegments(stateSegments(state), state.columns, opts.columns, opts.filters);
+    yield* scanState(td.state(), opts.columns, opts.filters);
   }
 
   async createTable(id: TableId, columns: readonly Column[], opts: CreateTableOptions = {}): Promise<TableInfo> {
@@ -201,6 +200,14 @@ export class EngineCatalog implements QueryCatalog {
     const e = this.st.requireTable(p, d, t);
     const batch = batches.length === 1 ? batches[0]! : mergeBatches(this.st.columnsOf(e), batches);
     await this.st.writeRows(p, d, t, (td) => td.append(batch));
+  }
+
+  /** `base`: the state the change's positions are in (the statement's read of the table); else the table's state now. */
+  async changeRows(id: TableId, change: RowChange, base?: TableState): Promise<void> {
+    const { projectId: p, datasetId: d, tableId: t } = id;
+    this.st.requireTable(p, d, t);
+    // No retry on the table that has the name now (Storage.writeRows): the positions are this table's.
+    await this.st.tableData(p, d, t).change(base ?? null, change.deleted, change.added);
   }
 
   async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], base?: TableState): Promise<void> {
@@ -469,6 +476,9 @@ export class RecordingCatalog implements QueryCatalog {
     return this.write();
   }
   appendRows(): Promise<void> {
+    return this.write();
+  }
+  changeRows(): Promise<void> {
     return this.write();
   }
   replaceRows(): Promise<void> {

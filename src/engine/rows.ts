@@ -14,7 +14,7 @@ import { PagesAhead, ResultStore } from './results.js';
 import { insertTable } from './tables.js';
 import { rowsAsOf } from './catalog.js';
 import { sliceBatches } from '../storage/table-data.js';
-import { readState } from '../storage/table-state.js';
+import { liveRows, readState } from '../storage/table-state.js';
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
 export const DEDUP_WINDOW_MS = 5 * 60 * 1000;
@@ -387,5 +387,5 @@ export async function readTableRows(
   }
   const state = td.state();
   const all = state.columns.map((_, i) => i);
-  return { columns: state.columns, fields, total: state.rows, version: td.version, rows: (start, end) => readState(state, all, start, end) };
+  return { columns: state.columns, fields, total: liveRows(state), version: td.version, rows: (start, end) => readState(state, all, start, end) };
 }

@@ -5,10 +5,11 @@
 // and commits them as one. Temporary tables (CREATE TEMP TABLE, the
 // `_session` dataset) live here, in memory: they exist for the script or
 // session that made them and are gone afterwards, restarts included.
-import type { CreateTableOptions, QueryCatalog, ScanOptions, TableId, TableInfo, TransactionControl } from '../storage/api.js';
+import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, TableId, TableInfo, TransactionControl } from '../storage/api.js';
 import { notFound } from '../storage/errors.js';
 import type { Storage } from '../storage/store.js';
 import { conformBatches } from '../storage/table-data.js';
+import { changedBatches, scanBatches } from '../storage/table-state.js';
 import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/transaction.js';
 import { QueryError } from '../types/errors.js';
 import { columnToRestField, type Column } from '../types/schema.js';
@@ -156,7 +157,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
       yield* this.current().scan(keyOf(id), opts.columns, opts.filters);
       return;
     }
-    for (const b of batches) yield { length: b.length, columns: opts.columns.map((c) => b.columns[c]!) };
+    yield* scanBatches(batches, opts.columns);
   }
 
   // --- writes ---------------------------------------------------------------
@@ -187,6 +188,15 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
       return;
     }
     await this.current().append(keyOf(id), batches, () => this.cat.appendRows(id, batches));
+  }
+
+  async changeRows(id: TableId, change: RowChange): Promise<void> {
+    if (this.isTemp(id)) {
+      const tt = this.temp(id);
+      tt.rows = changedBatches(tt.rows, change.deleted, change.added);
+      return;
+    }
+    await this.current().change(keyOf(id), change, (base) => this.cat.changeRows(id, change, base));
   }
 
   async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {

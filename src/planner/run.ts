@@ -16,6 +16,7 @@ import { getValue } from '../types/vector.js';
 import { QueryError, resourceError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
 import { checkpoint } from '../executor/context.js';
 import { Session, parse, parseCached } from './session.js';
+import * as Dml from './dml.js';
 import * as S from './statements.js';
 import { checkPartitionFilters } from './partition-filter.js';
 import * as D from './data-statements.js';
@@ -324,19 +325,19 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       r = await S.drop(s, st);
       break;
     case 'Insert':
-      r = await S.insert(s, st);
+      r = await Dml.insert(s, st);
       break;
     case 'Update':
-      r = await S.update(s, st);
+      r = await Dml.update(s, st);
       break;
     case 'Delete':
-      r = await S.del(s, st);
+      r = await Dml.del(s, st);
       break;
     case 'Merge':
-      r = await S.merge(s, st);
+      r = await Dml.merge(s, st);
       break;
     case 'Truncate':
-      r = await S.truncate(s, st);
+      r = await Dml.truncate(s, st);
       break;
     case 'Alter':
       r = await S.alter(s, st);

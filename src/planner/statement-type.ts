@@ -3,6 +3,16 @@
 // fails (the real service still types a failed child: SELECT, INSERT, ...).
 // The names match what the statements report when they run (statements.ts).
 import type * as A from '../../grammar/ast.js';
+import type { TableId } from '../storage/api.js';
+import type { QueryResult } from './api.js';
+
+/** A statement's result without rows (DDL, DML). */
+export function statementResult(statementType: string, extra: Partial<QueryResult> = {}): QueryResult {
+  return { columns: null, batches: [], statementType, totalBytesProcessed: 0, ...extra };
+}
+
+/** A table's name as the service's messages write it (`p:d.t`). */
+export const fq = (id: TableId): string => `${id.projectId}:${id.datasetId}.${id.tableId}`;
 
 const DROP_TYPES: Partial<Record<A.DropObjectType, string>> = {
   'AGGREGATE FUNCTION': 'DROP_FUNCTION',

@@ -22,8 +22,24 @@ export interface TableInfo {
   readonly resource: Record<string, unknown>;
 }
 
+/**
+ * A scan column that is no table column: each row's position among the rows
+ * the scan reads (INT64), which changeRows takes to name the rows it deletes.
+ */
+export const ROW_POSITION = -1;
+
+/**
+ * A row-level change of a table (UPDATE, DELETE, MERGE): the rows at
+ * `deleted` (ROW_POSITION values of a scan the same statement made) go, and
+ * `added` (every column, schema order) come, as one commit.
+ */
+export interface RowChange {
+  readonly deleted: readonly number[];
+  readonly added: readonly Batch[];
+}
+
 export interface ScanOptions {
-  /** Indexes into TableInfo.columns to read, in this order. */
+  /** Indexes into TableInfo.columns to read, in this order (or ROW_POSITION). */
   readonly columns: readonly number[];
   /** Time travel: the table as of this epoch-ms instant (FOR SYSTEM_TIME AS OF). */
   readonly asOfMs?: number;
@@ -98,7 +114,13 @@ export interface QueryCatalog {
   renameTable(id: TableId, to: TableId): Promise<void>;
   /** Appends rows durably (acknowledged = survives kill -9). Batches carry every column in schema order. */
   appendRows(id: TableId, batches: readonly Batch[]): Promise<void>;
-  /** Replaces all rows atomically (DML UPDATE/DELETE/MERGE results, WRITE_TRUNCATE). */
+  /**
+   * Deletes and adds rows in one commit (UPDATE, DELETE, MERGE): what the
+   * statement changed, not the whole table. Its positions come from a scan
+   * made after lockForMutation, in the same statement.
+   */
+  changeRows(id: TableId, change: RowChange): Promise<void>;
+  /** Replaces all rows atomically (TRUNCATE, WRITE_TRUNCATE, schema rewrites). */
   replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void>;
   /** Changes the schema (ALTER TABLE), keeping rows; new columns read as NULL. */
   alterColumns(id: TableId, columns: readonly Column[]): Promise<void>;

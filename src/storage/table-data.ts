@@ -16,7 +16,7 @@ import { atomicWrite, fsyncDir } from './fsutil.js';
 import { Gate } from './gate.js';
 import { Graveyard } from './graveyard.js';
 import { DeferredBatch, rowsToBatch } from './json-rows.js';
-import { segmentRows, sliceSegments, stateBatches, stateSegments, type FileSegment, type Segment, type TableState } from './table-state.js';
+import { NONE_DELETED, plainState, scanSegments, segmentRows, sliceSegments, stateBatches, stateSegments, type FileSegment, type Segment, type TableState } from './table-state.js';
 import { nullVector, storedToVector, vectorToStored } from './vectors.js';
 import { encodeRecord, readWalSync, RECORD_JSON_OFFSET, WalWriter, type WalSyncMode } from './wal.js';
 
@@ -33,10 +33,13 @@ interface FragmentInfo {
 
 /**
  * A committed version of the table: at `ms` (epoch) the table held `rows`
- * rows. Appends only add rows at the end and compaction keeps row order, so
- * within one generation every older version is a prefix of the current rows.
+ * rows, of which the first `deletes` entries of the generation's deletion
+ * log were deleted. Appends only add rows at the end, compaction keeps row
+ * order and row-level DML deletes by position and appends, so within one
+ * generation every older version is a prefix of the current rows and of
+ * the deletion log.
  */
-export type Version = readonly [ms: number, rows: number];
+export type Version = readonly [ms: number, rows: number, deletes?: number];
 
 /**
  * The rows a replace (DML, WRITE_TRUNCATE) superseded, kept for time travel:
@@ -48,6 +51,8 @@ interface PastGeneration {
   readonly fragments: readonly FragmentInfo[];
   readonly versions: readonly Version[];
   readonly endMs: number;
+  /** Its deletion log (row-level DML), in commit order. */
+  readonly deletes?: readonly number[];
 }
 
 interface Sidecar {
@@ -56,6 +61,8 @@ interface Sidecar {
   readonly fragments: readonly FragmentInfo[];
   /** Every WAL record with lsn <= flushedLsn is already in a fragment. */
   readonly flushedLsn: number;
+  /** Positions of rows deleted by row-level DML, in commit order: those of WAL records up to flushedLsn (later ones come from the WAL). */
+  readonly deletes?: readonly number[];
   readonly modifiedMs: number;
   /** Versions of the current generation up to the fragments' rows (later ones come from WAL record times). Absent in old sidecars. */
   readonly versions?: readonly Version[];
@@ -128,6 +135,12 @@ const MAKE_SLICE_MS = 4;
 const SMALL_FRAGMENT_ROWS = 100_000;
 /** Appends of at least this many rows skip the WAL and become a fragment directly. */
 const BULK_ROWS = 20_000;
+/**
+ * Row-level changes keep deleted rows in place, named by position, until
+ * this many (or an eighth of the rows) are; a change past it rewrites the
+ * table without them instead (scans pay for every deleted row they skip).
+ */
+const DELETES_BEFORE_REWRITE = 20_000;
 /** Time travel window (FOR SYSTEM_TIME AS OF, `table@ms`): BigQuery's 7 days. */
 export const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
 /**
@@ -145,17 +158,29 @@ const MAX_PAST_ROWS = 20_000_000;
 const EXACT_HISTORY_MS = 60 * 1000;
 const SECOND_HISTORY_MS = 3600 * 1000;
 
-/** Rows at `ms`: the last version at or before it; -1 when `ms` precedes them all. */
-function rowsAt(versions: readonly Version[], ms: number): number {
-  let lo = 0, hi = versions.length - 1, found = -1;
+/** The last version at or before `ms`; undefined when `ms` precedes them all. */
+function versionAt(versions: readonly Version[], ms: number): Version | undefined {
+  let lo = 0, hi = versions.length - 1;
+  let found: Version | undefined;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     if (versions[mid]![0] <= ms) {
-      found = versions[mid]![1];
+      found = versions[mid]!;
       lo = mid + 1;
     } else hi = mid - 1;
   }
   return found;
+}
+
+/** The first `n` entries of a deletion log, ascending (a state's `deleted`). */
+function sortedDeletes(log: readonly number[], n: number): Uint32Array {
+  if (n === 0) return NONE_DELETED;
+  return Uint32Array.from(log.slice(0, n)).sort();
+}
+
+/** A state of `segments` as of version `v` of a generation whose deletion log is `log`. */
+function stateAtVersion(columns: readonly Column[], segments: readonly Segment[], v: Version | undefined, log: readonly number[]): TableState {
+  return { generation: -1, columns, segments, count: segments.length, rows: v ? v[1] : 0, csn: 0, deleted: sortedDeletes(log, v?.[2] ?? 0) };
 }
 
 /**
@@ -201,6 +226,13 @@ export class TableData {
   private closed = false;
   /** Versions of the current generation (all committed rows, WAL included), oldest first. */
   private versions: Version[] = [];
+  /** The generation's deletion log: positions of rows row-level DML deleted, in commit order, and the WAL record of each (0: in the sidecar). */
+  private deletes: number[] = [];
+  private deleteLsns: number[] = [];
+  /** `deletes`, ascending (the current state's `deleted`). */
+  private deleted: Uint32Array = NONE_DELETED;
+  /** One row-level change at a time (their statements hold the mutation lock; this keeps the check and the write together regardless). */
+  private readonly changes = new Gate();
   /** Bumps when all rows are replaced or the schema changes (TableState.generation). */
   private generation = 0;
   /** The commit that made the current state (clock.ts); 0 for a state from before this process. */
@@ -257,8 +289,8 @@ export class TableData {
     if (this.isLoaded) return this.rows;
     if (this.countHint !== null) return this.countHint;
     const sc = this.readSidecarSync();
-    let n = sc.fragments.reduce((s, f) => s + f.rows, 0);
-    for (const r of readWalSync(this.walFile, true).records) if (r.lsn > sc.flushedLsn) n += r.rowCount;
+    let n = sc.fragments.reduce((s, f) => s + f.rows, 0) - (sc.deletes?.length ?? 0);
+    for (const r of readWalSync(this.walFile).records) if (r.lsn > sc.flushedLsn) n += r.rowCount - recordDeletes(r.body).length;
     this.countHint = n;
     this.modifiedMs = sc.modifiedMs;
     return n;
@@ -297,22 +329,31 @@ export class TableData {
     const unflushedFrom = segments.length;
     const fragmentRows = sc.fragments.reduce((s, f) => s + f.rows, 0);
     // Sidecars from before versioned history: the stored rows count as always there (as time travel read them before).
-    const versions: Version[] = sc.versions ? sc.versions.map((v) => [v[0], v[1]] as const) : [[0, fragmentRows]];
+    const versions: Version[] = sc.versions ? sc.versions.map((v) => [...v] as const) : [[0, fragmentRows]];
+    const deletes = [...(sc.deletes ?? [])];
+    const deleteLsns = deletes.map(() => 0);
     const scan = readWalSync(this.walFile);
     let maxLsn = sc.flushedLsn;
     let rows = fragmentRows;
     for (const r of scan.records) {
       if (r.lsn <= sc.flushedLsn) continue;
       const { batch, ms } = this.decodeRecord(r.body, r.rowCount);
-      segments.push({ kind: 'mem', batch });
+      if (batch.length > 0) segments.push({ kind: 'mem', batch });
+      for (const d of recordDeletes(r.body)) {
+        deletes.push(d);
+        deleteLsns.push(r.lsn);
+      }
       rows += batch.length;
       maxLsn = Math.max(maxLsn, r.lsn);
       const last = versions[versions.length - 1];
       const at = Math.max(ms ?? sc.modifiedMs, last ? last[0] : 0);
-      if (last && last[0] === at) versions[versions.length - 1] = [at, rows];
-      else versions.push([at, rows]);
+      if (last && last[0] === at) versions[versions.length - 1] = [at, rows, deletes.length];
+      else versions.push([at, rows, deletes.length]);
     }
     this.versions = versions;
+    this.deletes = deletes;
+    this.deleteLsns = deleteLsns;
+    this.deleted = sortedDeletes(deletes, deletes.length);
     this.past = [...(sc.past ?? [])];
     this.historyFromMs = sc.historyFromMs ?? 0;
     const wal = new WalWriter(this.walFile, this.walSync, this.onError);
@@ -332,6 +373,7 @@ export class TableData {
   /** A WAL record's rows and commit time (`t`, absent in records from before versioned history). */
   private decodeRecord(body: Buffer, rowCount: number): { batch: Batch; ms: number | undefined } {
     const rec = JSON.parse(body.toString('utf8')) as { n: string[]; t?: number; c?: Stored[][]; r?: { json?: unknown }[] };
+    if (rowCount === 0) return { batch: { length: 0, columns: [] }, ms: rec.t };
     if (rec.r) return { batch: rowsToBatch(this.columns, new Set(rec.n.map((n) => n.toLowerCase())), rec.r), ms: rec.t };
     const byName = new Map<string, number>();
     rec.n.forEach((n, i) => byName.set(n.toLowerCase(), i));
@@ -346,8 +388,8 @@ export class TableData {
   private noteVersion(rows: number, ms = Date.now()): number {
     const last = this.versions[this.versions.length - 1];
     const at = last ? Math.max(ms, last[0]) : ms;
-    if (last && last[0] === at) this.versions[this.versions.length - 1] = [at, rows];
-    else this.versions.push([at, rows]);
+    if (last && last[0] === at) this.versions[this.versions.length - 1] = [at, rows, this.deletes.length];
+    else this.versions.push([at, rows, this.deletes.length]);
     // Thinned here too, not only at sidecar writes: a stream of small inserts may go long without one.
     if (this.versions.length % 4096 === 0) this.versions = pruneVersions(this.versions, at, TableData.retentionMs);
     return at;
@@ -378,13 +420,16 @@ export class TableData {
   async rowsAsOf(ms: number): Promise<TableState | null> {
     await this.load();
     const cur = this.versions;
-    if (cur.length > 0 && ms >= cur[0]![0]) return { ...this.state(), rows: Math.max(0, rowsAt(cur, ms)) };
+    if (cur.length > 0 && ms >= cur[0]![0]) {
+      const v = versionAt(cur, ms);
+      return { ...stateAtVersion(this.columns, this.segments, v, this.deletes), generation: this.generation };
+    }
     for (let i = this.past.length - 1; i >= 0; i--) {
       const g = this.past[i]!;
       if (g.versions.length === 0 || ms < g.versions[0]![0] || ms >= g.endMs) continue;
       const then: Column[] = g.columns.map((c) => ({ name: c.name, type: JSON.parse(c.type) as SqlType, required: false }));
       const segments = g.fragments.map((f) => this.fileSegment(f));
-      return { generation: -1, columns: then, segments, count: segments.length, rows: Math.max(0, rowsAt(g.versions, ms)), csn: 0 };
+      return stateAtVersion(then, segments, versionAt(g.versions, ms), g.deletes ?? []);
     }
     return null;
   }
@@ -393,13 +438,14 @@ export class TableData {
     return this.columns;
   }
 
+  /** The rows readers see (deleted ones not counted). */
   get rowCount(): number {
-    return this.isLoaded ? this.rows : this.rowCountSync();
+    return this.isLoaded ? this.rows - this.deleted.length : this.rowCountSync();
   }
 
   /** The current state; callers must `load()` first. */
   state(): TableState {
-    this.stateCache ??= { generation: this.generation, columns: this.columns, segments: this.segments, count: this.segments.length, rows: this.rows, csn: this.csn };
+    this.stateCache ??= { generation: this.generation, columns: this.columns, segments: this.segments, count: this.segments.length, rows: this.rows, csn: this.csn, deleted: this.deleted, stem: this.stem };
     return this.stateCache;
   }
 
@@ -414,7 +460,7 @@ export class TableData {
       const h = this.history[i]!;
       if (h.state.csn <= s && s < h.until) return h.state;
     }
-    return { generation: -1, columns: this.columns, segments: [], count: 0, rows: 0, csn: 0 };
+    return { generation: -1, columns: this.columns, segments: [], count: 0, rows: 0, csn: 0, deleted: NONE_DELETED };
   }
 
   /**
@@ -431,6 +477,11 @@ export class TableData {
     } else if (this.history.length > 0) this.history = [];
     this.csn = csn;
     this.stateCache = null;
+  }
+
+  /** Whether `s` still describes this table's rows, appends since aside (no replace, schema change or row-level change since). */
+  private isCurrent(s: TableState): boolean {
+    return s.stem === this.stem && s.generation === this.generation && s.deleted.length === this.deleted.length;
   }
 
   /** The table was replaced or dropped: later writes fail with TableClosedError (Storage.writeRows retries them on the new table). */
@@ -570,7 +621,14 @@ export class TableData {
    * files are deleted once no sidecar names them). Nothing changes until
    * `apply` runs; `versions` and `past` are the ones to keep.
    */
-  private sidecarFor(fragments: readonly FragmentInfo[], flushedLsn: number, versions = this.versions, past = this.past, columns = this.columns): SidecarChange {
+  private sidecarFor(
+    fragments: readonly FragmentInfo[],
+    flushedLsn: number,
+    versions = this.versions,
+    past = this.past,
+    columns = this.columns,
+    deletes: { readonly log: readonly number[]; readonly lsns: readonly number[] } = { log: this.deletes, lsns: this.deleteLsns },
+  ): SidecarChange {
     const now = Date.now();
     const retention = TableData.retentionMs;
     let historyFromMs = this.historyFromMs;
@@ -584,15 +642,18 @@ export class TableData {
       expired.push(g);
       historyFromMs = Math.max(historyFromMs, g.endMs);
     }
-    // Versions of rows still only in the WAL are rebuilt from its records on load.
+    // Versions of rows (and deletions) still only in the WAL are rebuilt from its records on load.
     const fragmentRows = fragments.reduce((s, f) => s + f.rows, 0);
+    let flushedDeletes = 0;
+    while (flushedDeletes < deletes.lsns.length && deletes.lsns[flushedDeletes]! <= flushedLsn) flushedDeletes++;
     const sidecar: Sidecar = {
       version: 1,
       columns: columns.map(colInfo),
       fragments,
       flushedLsn,
+      ...(flushedDeletes > 0 ? { deletes: deletes.log.slice(0, flushedDeletes) } : {}),
       modifiedMs: this.modifiedMs || now,
-      versions: keptVersions.filter((v) => v[1] <= fragmentRows),
+      versions: keptVersions.filter((v) => v[1] <= fragmentRows && (v[2] ?? 0) <= flushedDeletes),
       past: kept,
       historyFromMs: historyFromMs || undefined,
       seq: this.sidecar.seq,
@@ -642,7 +703,12 @@ export class TableData {
       if (!wal || this.closed) return null;
       await wal.drain();
       if (this.unflushedFrom === this.segments.length) {
-        if (wal.byteSize > 0) await wal.truncate();
+        if (wal.byteSize > 0) {
+          // Only deletions (row-level DML) in the log: the sidecar takes them before the log is emptied.
+          const flushed = this.sidecar.flushedLsn;
+          if (this.deleteLsns.some((l) => l > flushed)) await this.commitSidecar(this.sidecar.fragments, this.nextLsn - 1);
+          await wal.truncate();
+        }
         return null;
       }
       return { wal, from: this.unflushedFrom, to: this.segments.length, lastLsn: this.nextLsn - 1, cut: wal.end };
@@ -697,7 +763,8 @@ export class TableData {
     if (fragments.length - k < MAX_SMALL_FRAGMENTS) return { fragments, obsolete: [] };
     const small = fragments.slice(k);
     const segs = small.map((f) => this.fileSegment(f));
-    const rows = await stateBatches({ generation: 0, columns: this.columns, segments: segs, count: segs.length, rows: small.reduce((n, f) => n + f.rows, 0), csn: 0 });
+    // Every row, deleted ones too: positions (the deletion log's) stay as they were.
+    const rows = await stateBatches(plainState(this.columns, segs));
     const merged = await this.writeFragments(rows, lastLsn);
     fragments = [...fragments.slice(0, k), ...merged];
     return { fragments, obsolete: small.map((f) => f.file) };
@@ -713,6 +780,56 @@ export class TableData {
   async replace(batches: readonly Batch[], columns?: readonly Column[], base?: TableState): Promise<void> {
     await this.load();
     await this.commit(await this.prepare(base ?? 'all', batches, columns));
+  }
+
+  /**
+   * A row-level change (UPDATE, DELETE, MERGE): the rows at `deleted`
+   * (positions in `base`, the state the statement read under its mutation
+   * lock) go and `added` come, in one commit. A small change is one WAL
+   * record (the positions and the new rows): it costs what it changes, not
+   * the table's size. A large one, or one past DELETES_BEFORE_REWRITE,
+   * rewrites the rows (replace with `base`). Rows appended since `base` stay.
+   */
+  async change(base: TableState | null, deleted: readonly number[], added: readonly Batch[]): Promise<void> {
+    await this.load();
+    const from = base ?? this.state();
+    const rows = added.filter((b) => b.length > 0);
+    const addedRows = rows.reduce((n, b) => n + b.length, 0);
+    const positions = Uint32Array.from(new Set(deleted)).sort();
+    if (positions.length === 0 && addedRows === 0) return;
+    if (positions.some((p) => p >= from.rows)) throw new Error(`row-level change of ${this.stem}: a position past the rows it read`);
+    if (addedRows >= BULK_ROWS || this.deletes.length + positions.length > Math.max(DELETES_BEFORE_REWRITE, this.rows / 8)) {
+      const gone = { ...from, deleted: mergeSorted(from.deleted, positions) };
+      await this.commit(await this.prepare(from, rewrittenRows(gone, rows)));
+      return;
+    }
+    await this.changes.runExclusive(() =>
+      this.gate.runShared(async () => {
+        this.checkWritable();
+        if (!this.isCurrent(from)) throw new TableConflictError(`table storage ${this.stem}: rows changed since the snapshot`);
+        const wal = this.wal!;
+        const lsn = this.nextLsn++;
+        const t = this.nextVersionMs();
+        const batch = addedRows > 0 ? mergeBatches(this.columns, rows) : null;
+        const head = `{"d":${JSON.stringify(Array.from(positions))},"n":${JSON.stringify(this.columns.map((c) => c.name))},"t":${t},"c":`;
+        await wal.append(encodeRecord(lsn, addedRows, [head, JSON.stringify(batch ? batch.columns.map(vectorToStored) : []), '}']));
+        this.changing();
+        for (const p of positions) {
+          this.deletes.push(p);
+          this.deleteLsns.push(lsn);
+        }
+        this.deleted = mergeSorted(this.deleted, positions);
+        if (batch) {
+          this.segments.push({ kind: 'mem', batch });
+          this.rows += addedRows;
+        }
+        this.noteVersion(this.rows, t);
+        this.version++;
+        this.modifiedMs = Date.now();
+      }),
+    );
+    if (this.wal && this.wal.byteSize > COMPACT_WAL_BYTES) this.compactSoon();
+    else this.scheduleIdleCompaction();
   }
 
   /**
@@ -800,7 +917,7 @@ export class TableData {
     const { fragments, obsolete } = await this.withFragments([...pending, ...p.fragments], lastLsn);
     const rows = this.rows + p.rows;
     const at = this.nextVersionMs();
-    const versions = [...this.versions, [at, rows] as const];
+    const versions = [...this.versions, [at, rows, this.deletes.length] as const];
     const c = this.sidecarFor(fragments, lastLsn, versions);
     return {
       sidecar: c.sidecar,
@@ -821,7 +938,7 @@ export class TableData {
   /** The plan of replacing `p.base`'s rows by `p`'s, keeping rows appended since base. */
   private async replacePlan(p: PreparedRows): Promise<CommitPlan> {
     const base = p.base === 'all' ? this.state() : p.base!;
-    if (base.generation !== this.generation) throw new TableConflictError(`table storage ${this.stem}: rows replaced since the snapshot`);
+    if (!this.isCurrent(base)) throw new TableConflictError(`table storage ${this.stem}: rows replaced since the snapshot`);
     const lastLsn = this.nextLsn;
     // The superseded rows stay readable by time travel: rows still only in
     // the WAL are written to a fragment first, then the old fragments become
@@ -838,14 +955,15 @@ export class TableData {
     if (p.schemaChange && tail.length > 0) {
       // Rows of the old schema under the new one (read by position for a rename, else by name), in a file of their own.
       const tailSegs = tail.map((f) => this.fileSegment(f));
-      const old = await stateBatches({ generation: 0, columns: this.columns, segments: tailSegs, count: tailSegs.length, rows: tail.reduce((n, f) => n + f.rows, 0), csn: 0 });
+      const old = await stateBatches(plainState(this.columns, tailSegs));
       tail = await this.writeFragments(conformTail(this.columns, p.columns, old), lastLsn, p.columns);
     }
     const now = this.nextVersionMs();
-    const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now }] : this.past;
+    const gone = this.deletes.length > 0 ? { deletes: this.deletes } : {};
+    const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now, ...gone }] : this.past;
     const fragments = [...p.fragments, ...tail];
     const rows = p.rows + tail.reduce((n, f) => n + f.rows, 0);
-    const c = this.sidecarFor(fragments, lastLsn, [[now, rows]], past, p.columns);
+    const c = this.sidecarFor(fragments, lastLsn, [[now, rows, 0]], past, p.columns, { log: [], lsns: [] });
     return {
       sidecar: c.sidecar,
       obsolete: c.obsolete,
@@ -857,6 +975,9 @@ export class TableData {
         this.segments = fragments.map((f) => this.fileSegment(f));
         this.unflushedFrom = this.segments.length;
         this.rows = rows;
+        this.deletes = [];
+        this.deleteLsns = [];
+        this.deleted = NONE_DELETED;
         this.generation++;
         this.version++;
         this.modifiedMs = Date.now();
@@ -948,6 +1069,30 @@ function conformTail(from: readonly Column[], to: readonly Column[], batches: re
   const renamed = from.length === to.length && from.every((c, i) => JSON.stringify(c.type) === JSON.stringify(to[i]!.type));
   if (renamed) return batches.map((b) => ({ length: b.length, columns: b.columns.map((v, i) => ({ ...v, type: to[i]!.type })) }));
   return conformBatches(from, to, batches);
+}
+
+/** The positions a WAL record deletes (a row-level change's record starts `{"d":[...]`). */
+function recordDeletes(body: Buffer): readonly number[] {
+  if (body.length < 5 || body[2] !== 0x64 /* d */ || body[3] !== 0x22) return [];
+  return (JSON.parse(body.toString('utf8')) as { d: number[] }).d;
+}
+
+/** Two ascending position lists as one (no position is in both). */
+function mergeSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out = new Uint32Array(a.length + b.length);
+  let i = 0, j = 0, k = 0;
+  while (i < a.length && j < b.length) out[k++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
+/** A state's live rows (every column), then `added`: a row-level change written as a rewrite. */
+async function* rewrittenRows(s: TableState, added: readonly Batch[]): AsyncGenerator<Batch> {
+  yield* scanSegments(stateSegments(s), s.columns, s.columns.map((_, i) => i), [], undefined, s.deleted);
+  yield* added;
 }
 
 function isRows(content: Batch | string | Uint8Array): content is string | Uint8Array {

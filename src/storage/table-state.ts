@@ -6,11 +6,13 @@
 // row groups are decoded on demand through the chunk cache (a row group whose
 // statistics rule out the scan's filters is skipped), and come out as
 // BATCH_SIZE batches whose fixed-width columns are views of the cached
-// chunks.
-import type { ScanFilter, ScanValue } from './api.js';
+// chunks. A state may also name deleted rows (row-level DML): positions in
+// its sequence of rows that scans leave out.
+import { ROW_POSITION, type ScanFilter, type ScanValue } from './api.js';
 import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
-import { BATCH_SIZE, sliceVector, type Batch, type Vector } from '../types/vector.js';
+import { T } from '../types/types.js';
+import { BATCH_SIZE, sliceVector, takeVector, type Batch, type Vector } from '../types/vector.js';
 import { chunkCache } from './chunk-cache.js';
 import { chunkVector, nullVectorOf } from './column-chunk.js';
 import type { ColumnStats, FragmentFile } from './fragment-file.js';
@@ -48,6 +50,43 @@ export interface TableState {
   readonly rows: number;
   /** The commit that made this state current (clock.ts). */
   readonly csn: number;
+  /** Positions (0-based, among `rows`) of rows deleted by row-level DML, ascending; scans leave them out. */
+  readonly deleted: Uint32Array;
+  /** The storage stem of the table incarnation whose state this is (absent: a state made for reading only). */
+  readonly stem?: string;
+}
+
+/** No deleted rows. */
+export const NONE_DELETED = new Uint32Array(0);
+
+/** The rows a state's readers see (its rows less the deleted ones). */
+export const liveRows = (s: TableState): number => s.rows - s.deleted.length;
+
+/** A state of segments with every row live (rewrites and merges read files whole). */
+export function plainState(columns: readonly Column[], segments: readonly Segment[], rows = segments.reduce((n, g) => n + segmentRows(g), 0)): TableState {
+  return { generation: 0, columns, segments, count: segments.length, rows, csn: 0, deleted: NONE_DELETED };
+}
+
+/** How many of the ascending `positions` are below `p`. */
+export function countBelow(positions: Uint32Array, p: number): number {
+  let lo = 0, hi = positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (positions[mid]! < p) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The position among all rows of the `i`-th live row (deleted rows skipped). */
+export function physicalIndex(deleted: Uint32Array, i: number): number {
+  let p = i;
+  // Each deleted position at or below p pushes the live row one further.
+  for (let k = countBelow(deleted, p + 1), seen = 0; k > seen; k = countBelow(deleted, p + 1)) {
+    p += k - seen;
+    seen = k;
+  }
+  return p;
 }
 
 /** Row groups read and skipped by statistics (tests assert on them: pruning is counted, never timed). */
@@ -103,10 +142,17 @@ export async function* scanSegments(
   cols: readonly number[],
   filters: readonly ScanFilter[] = [],
   stats: ScanStats = scanCounters,
+  deleted: Uint32Array = NONE_DELETED,
+  /** The position of `segs`' first row among the state's rows. */
+  firstRow = 0,
 ): AsyncGenerator<Batch> {
+  let off = firstRow;
   for (const seg of segs) {
+    const segStart = off;
+    off += segmentRows(seg);
     if (seg.kind === 'mem') {
-      if (seg.batch.length > 0) yield { length: seg.batch.length, columns: cols.map((c) => seg.batch.columns[c]!) };
+      const out = live(seg.batch.length, (c) => seg.batch.columns[c]!, cols, segStart, deleted);
+      if (out.length > 0) yield out;
       continue;
     }
     const file = await chunkCache.file(seg.path);
@@ -126,6 +172,7 @@ export async function* scanSegments(
       stats.rowGroupsRead++;
       const chunks = await Promise.all(
         cols.map((c) => {
+          if (c === ROW_POSITION) return null;
           const col = columns[c]!;
           // A column the file lacks or has with another type (ALTER) reads as NULL.
           if (!file.columnNames.has(col.name) || (types && types.get(col.name) !== JSON.stringify(col.type))) return null;
@@ -134,14 +181,48 @@ export async function* scanSegments(
       );
       for (let s = a; s < b; s += BATCH_SIZE) {
         const e = Math.min(b, s + BATCH_SIZE);
-        const vectors: Vector[] = cols.map((c, i) => {
+        const out = live(e - s, (c, i) => {
           const ch = chunks[i];
           return ch ? chunkVector(columns[c]!.type, ch, s - base, e - base) : nullVectorOf(columns[c]!.type, e - s);
-        });
-        yield { length: e - s, columns: vectors };
+        }, cols, segStart + s - seg.skip, deleted);
+        if (out.length > 0) yield out;
       }
     }
   }
+}
+
+/**
+ * The batch of `n` rows starting at position `first`, columns `cols` made by
+ * `column` (ROW_POSITION: the rows' positions), less the rows `deleted` names.
+ */
+function live(n: number, column: (c: number, i: number) => Vector, cols: readonly number[], first: number, deleted: Uint32Array): Batch {
+  let keep: Int32Array | null = null;
+  let kept = n;
+  const from = deleted.length > 0 ? countBelow(deleted, first) : 0;
+  if (from < deleted.length && deleted[from]! < first + n) {
+    keep = new Int32Array(n);
+    kept = 0;
+    let d = from;
+    for (let i = 0; i < n; i++) {
+      if (d < deleted.length && deleted[d] === first + i) d++;
+      else keep[kept++] = i;
+    }
+  }
+  const columns = cols.map((c, i) => {
+    if (c === ROW_POSITION) {
+      const pos = new Float64Array(kept);
+      for (let k = 0; k < kept; k++) pos[k] = first + (keep ? keep[k]! : k);
+      return { type: T.INT64, length: kept, data: pos, nulls: null };
+    }
+    const v = column(c, i);
+    return keep ? takeVector(v, keep, kept) : v;
+  });
+  return { length: kept, columns };
+}
+
+/** The rows of a state that readers see, columns `cols` (ROW_POSITION: each row's position), row groups `filters` rule out skipped. */
+export function scanState(s: TableState, cols: readonly number[], filters: readonly ScanFilter[] = [], stats: ScanStats = scanCounters): AsyncGenerator<Batch> {
+  return scanSegments(stateSegments(s), s.columns, cols, filters, stats, s.deleted);
 }
 
 /** The types a file's columns were written with (`warehouse.columns`), by name; null for files without that key. */
@@ -156,17 +237,20 @@ function fileTypes(f: FragmentFile): Map<string, string> | null {
   return t;
 }
 
-/** All rows of a state (every column): for rewrites and small reads. */
+/** All rows of a state readers see (every column): for rewrites and small reads. */
 export async function stateBatches(s: TableState): Promise<Batch[]> {
   const out: Batch[] = [];
-  for await (const b of scanSegments(stateSegments(s), s.columns, s.columns.map((_, i) => i))) out.push(b);
+  for await (const b of scanState(s, s.columns.map((_, i) => i))) out.push(b);
   return out;
 }
 
-/** Rows [start, end) of a state, columns `cols`. */
+/** The state's live rows [start, end) (deleted rows not counted), columns `cols`. */
 export async function readState(s: TableState, cols: readonly number[], start: number, end: number): Promise<Batch[]> {
   const out: Batch[] = [];
-  for await (const b of scanSegments(sliceSegments(stateSegments(s), start, end), s.columns, cols)) out.push(b);
+  if (end <= start) return out;
+  const from = physicalIndex(s.deleted, start);
+  const to = physicalIndex(s.deleted, end - 1) + 1;
+  for await (const b of scanSegments(sliceSegments(stateSegments(s), from, to), s.columns, cols, [], scanCounters, s.deleted, from)) out.push(b);
   return out;
 }
 
@@ -219,3 +303,26 @@ function comparable(t: SqlType): boolean {
 
 /** Strings compare by UTF-16 units here and by code points in SQL: the same order unless surrogates are involved. */
 const safe = (v: ScanValue): boolean => typeof v !== 'string' || !/[\uD800-\uFFFF]/.test(v);
+
+/** Batches held in memory as a scan gives them: columns `cols` (ROW_POSITION: each row's index among them all, from `first`). */
+export function* scanBatches(batches: readonly Batch[], cols: readonly number[], first = 0): Generator<Batch> {
+  let off = first;
+  for (const b of batches) {
+    const out = live(b.length, (c) => b.columns[c]!, cols, off, NONE_DELETED);
+    off += b.length;
+    if (out.length > 0) yield out;
+  }
+}
+
+/** A row-level change applied to rows held in memory (positions as scanBatches gives them): the rows kept, then the added ones. */
+export function changedBatches(batches: readonly Batch[], deleted: readonly number[], added: readonly Batch[]): Batch[] {
+  const gone = Uint32Array.from(new Set(deleted)).sort();
+  const out: Batch[] = [];
+  let off = 0;
+  for (const b of batches) {
+    const kept = live(b.length, (c) => b.columns[c]!, b.columns.map((_, i) => i), off, gone);
+    off += b.length;
+    if (kept.length > 0) out.push(kept);
+  }
+  return [...out, ...added.filter((b) => b.length > 0)];
+}

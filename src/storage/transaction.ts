@@ -19,11 +19,11 @@
 //   dropped by ROLLBACK.
 import { QueryError } from '../types/errors.js';
 import type { Column } from '../types/schema.js';
-import type { Batch } from '../types/vector.js';
+import { takeVector, type Batch } from '../types/vector.js';
 import type { Storage } from './store.js';
-import type { ScanFilter } from './api.js';
+import { ROW_POSITION, type RowChange, type ScanFilter } from './api.js';
 import { TableConflictError, type PreparedRows, type TableState } from './table-data.js';
-import { scanSegments, stateSegments } from './table-state.js';
+import { liveRows, scanBatches, scanState } from './table-state.js';
 
 export interface TableKey {
   readonly p: string;
@@ -96,6 +96,8 @@ interface Staged {
 
 let txnCounter = 0;
 
+const count = (bs: readonly Batch[]): number => bs.reduce((n, b) => n + b.length, 0);
+
 export class Transaction {
   /** The clock's snapshot every read of this transaction sees. */
   readonly snapshot: number;
@@ -116,23 +118,24 @@ export class Transaction {
 
   /**
    * The rows this transaction sees, columns `cols` (indexes into the
-   * table's columns): its snapshot of the table (row groups `filters` rule
-   * out skipped), with its own changes.
+   * table's columns, or ROW_POSITION): its snapshot of the table (row groups
+   * `filters` rule out skipped), with its own changes. Positions: the
+   * state's, then its staged rows' past them.
    */
   async *scan(k: TableKey, cols: readonly number[], filters?: readonly ScanFilter[]): AsyncGenerator<Batch> {
     const s = this.staged.get(keyOf(k));
     const state = s ? s.base : await this.state(k);
-    if (s?.rows) for (const b of s.rows) yield { length: b.length, columns: cols.map((c) => b.columns[c]!) };
-    else yield* scanSegments(stateSegments(state), state.columns, cols, filters);
-    for (const b of s?.appended ?? []) yield { length: b.length, columns: cols.map((c) => b.columns[c]!) };
+    if (s?.rows) yield* scanBatches(s.rows, cols);
+    else yield* scanState(state, cols, filters);
+    yield* scanBatches(s?.appended ?? [], cols, s?.rows ? count(s.rows) : state.rows);
   }
 
   /** How many rows `scan` gives, without reading them (undefined: the table was not read yet). */
   rowCount(k: TableKey): number | undefined {
     const s = this.staged.get(keyOf(k));
-    const count = (bs: readonly Batch[]): number => bs.reduce((n, b) => n + b.length, 0);
-    if (s) return (s.rows ? count(s.rows) : s.base.rows) + count(s.appended);
-    return this.pins.get(keyOf(k))?.rows;
+    if (s) return (s.rows ? count(s.rows) : liveRows(s.base)) + count(s.appended);
+    const pinned = this.pins.get(keyOf(k));
+    return pinned && liveRows(pinned);
   }
 
   /** The committed state this transaction reads (pinned on first read). */
@@ -197,6 +200,37 @@ export class Transaction {
     s.rows = [...batches];
     s.appended = [];
     if (columns) s.columns = columns;
+  }
+
+  /**
+   * Deletes and adds rows of a table this transaction locked
+   * (lockForMutation), positions from its own scan. `changeNow` commits it
+   * at once (outside a transaction) against the state the positions are in.
+   */
+  async change(k: TableKey, change: RowChange, changeNow: (base: TableState) => Promise<void>): Promise<void> {
+    if (!this.locks.has(keyOf(k))) await this.lockForMutation(k);
+    if (!this.explicit) {
+      try {
+        await changeNow(this.pins.get(keyOf(k))!);
+      } catch (e) {
+        if (e instanceof TableConflictError) throw concurrentUpdate(k, this.id);
+        throw e;
+      }
+      return;
+    }
+    // Staged: the rows it sees now, less the deleted ones, then the added ones.
+    const s = await this.stage(k);
+    const gone = new Set(change.deleted);
+    const cols = (s.columns ?? s.base.columns).map((_, i) => i);
+    const kept: Batch[] = [];
+    for await (const b of this.scan(k, [...cols, ROW_POSITION])) {
+      const pos = b.columns[cols.length]!.data as Float64Array;
+      const keep: number[] = [];
+      for (let i = 0; i < b.length; i++) if (!gone.has(pos[i]!)) keep.push(i);
+      kept.push({ length: keep.length, columns: b.columns.slice(0, cols.length).map((v) => takeVector(v, keep)) });
+    }
+    s.rows = [...kept, ...change.added];
+    s.appended = [];
   }
 
   private async stage(k: TableKey): Promise<Staged> {

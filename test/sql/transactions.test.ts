@@ -132,12 +132,12 @@ describe('mutations and appends', () => {
   it('keep rows appended while a DML statement ran (it mutates the rows it read; the others stay, once)', async () => {
     await q('CREATE TABLE d.s (id INT64, v INT64); INSERT INTO d.s SELECT x, 0 FROM UNNEST(GENERATE_ARRAY(1, 1000)) AS x');
     const id = { projectId: P, datasetId: 'd', tableId: 's' };
-    // An insert commits after the UPDATE read the table and before it commits (the moment its new rows are prepared).
-    const original = TableData.prototype.prepare;
-    const prepare = vi.spyOn(TableData.prototype, 'prepare');
+    // An insert commits after the UPDATE read the table and before it commits (the moment it hands storage its change).
+    const original = TableData.prototype.change;
+    const change = vi.spyOn(TableData.prototype, 'change');
     let appended = false;
-    prepare.mockImplementation(async function (this: TableData, ...args: Parameters<TableData['prepare']>) {
-      if (!appended && args[0] !== null) {
+    change.mockImplementation(async function (this: TableData, ...args: Parameters<TableData['change']>) {
+      if (!appended) {
         appended = true;
         await h.catalog.appendRows(id, [{ length: 2, columns: [vectorFromValues(T.INT64, [2002n, 2004n]), vectorFromValues(T.INT64, [0n, 0n])] }]);
       }
@@ -146,7 +146,7 @@ describe('mutations and appends', () => {
     try {
       expect((await q('UPDATE d.s SET v = v + 1 WHERE MOD(id, 2) = 0')).numDmlAffectedRows).toBe(500);
     } finally {
-      prepare.mockRestore();
+      change.mockRestore();
     }
     expect(appended).toBe(true);
     const r = await q('SELECT COUNT(*), COUNTIF(v = 1), COUNT(DISTINCT id) FROM d.s');

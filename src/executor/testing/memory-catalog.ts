@@ -2,7 +2,8 @@
 // (src/storage) in executor tests only. Tables are column vectors; scans
 // return BATCH_SIZE slices of the requested columns. Metadata and write
 // methods do the minimum the tests need.
-import type { QueryCatalog, ScanOptions, TableId, TableInfo, CreateTableOptions } from '../../storage/api.js';
+import type { QueryCatalog, RowChange, ScanOptions, TableId, TableInfo, CreateTableOptions } from '../../storage/api.js';
+import { changedBatches, scanBatches } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
 import type { SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
@@ -62,7 +63,7 @@ export class MemoryCatalog implements QueryCatalog {
     if (!t) throw new Error(`Not found: Table ${keyOf(id)}`);
     for (let s = 0; s < t.length; s += BATCH_SIZE) {
       const e = Math.min(t.length, s + BATCH_SIZE);
-      yield { length: e - s, columns: opts.columns.map((c) => sliceVector(t.data[c]!, s, e)) };
+      yield* scanBatches([{ length: e - s, columns: t.data.map((v) => sliceVector(v, s, e)) }], opts.columns, s);
     }
   }
 
@@ -96,6 +97,11 @@ export class MemoryCatalog implements QueryCatalog {
     t.length = all.length;
     t.info = { ...t.info, rowCount: all.length };
   }
+  async changeRows(id: TableId, change: RowChange): Promise<void> {
+    const t = this.tables.get(keyOf(id));
+    if (!t) throw new Error('no table');
+    await this.replaceRows(id, changedBatches([{ length: t.length, columns: t.data }], change.deleted, change.added));
+  }
   async replaceRows(id: TableId, batches: readonly Batch[]): Promise<void> {
     const t = this.tables.get(keyOf(id));
     if (!t) throw new Error('no table');
@@ -105,6 +111,7 @@ export class MemoryCatalog implements QueryCatalog {
     );
     t.data = [...all.columns];
     t.length = all.length;
+    t.info = { ...t.info, rowCount: all.length };
   }
   async alterColumns(): Promise<void> {}
   async patchTableResource(): Promise<void> {}

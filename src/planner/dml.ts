@@ -1,0 +1,453 @@
+// INSERT, UPDATE, DELETE, MERGE, TRUNCATE. UPDATE, DELETE and MERGE change
+// rows, not tables: they read the target with each row's position
+// (ROW_POSITION), compute only the rows they touch, and hand storage the
+// positions that go and the rows that come (QueryCatalog.changeRows), so a
+// one-row UPDATE of a big table costs one row. An updated row comes back as
+// a new row at the end: row order is no part of a table, as in the service.
+import type * as A from '../../grammar/ast.js';
+import { callScalar, coerce, literal, originOf, resolveExpr } from '../analyzer/expr.js';
+import { outputNames, type Analyzer } from '../analyzer/index.js';
+import { project, resolveFrom } from '../analyzer/query.js';
+import type { Expr, Rel, ResolvedColumn } from '../analyzer/resolved.js';
+import { Scope, colRef } from '../analyzer/scope.js';
+import { canCoerce } from '../analyzer/types.js';
+import { sqlError } from '../analyzer/errors.js';
+import { checkResultArrays } from '../executor/result-check.js';
+import { ROW_POSITION, type TableInfo } from '../storage/api.js';
+import type { Column } from '../types/schema.js';
+import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import type { Value } from '../types/values.js';
+import { getValue, takeVector, type Batch } from '../types/vector.js';
+import { QueryError, type QueryResult } from './api.js';
+import { checkPartitionFilters, checkTargetFilter } from './partition-filter.js';
+import { applyNested } from './nested-dml.js';
+import type { Session } from './session.js';
+import { fq, statementResult as result } from './statement-type.js';
+import { splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
+
+// ---------------------------------------------------------------- DML helpers
+
+export function writeTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
+  const parts = splitPath(path);
+  const temp = parts.length === 1 ? s.tempTables.get(parts[0]!) : undefined;
+  const id = temp ?? tableIdOf(s.analyzer(), path, loc);
+  const info = s.ctx.catalog.getTable(id);
+  if (!info) throw tableNotFound(s.analyzer(), id);
+  if (info.kind === 'VIEW' || info.kind === 'MATERIALIZED_VIEW') throw sqlError(`Cannot modify ${info.kind === 'VIEW' ? 'view' : 'materialized view'} ${fq(id)}`, loc);
+  return info;
+}
+
+/**
+ * The target of UPDATE, DELETE, MERGE, TRUNCATE: its mutation lock is taken
+ * before anything reads it (mutations of one table run one at a time, each
+ * seeing the ones before; see src/storage/transaction.ts).
+ */
+async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<TableInfo> {
+  const info = writeTarget(s, path, loc);
+  await s.ctx.catalog.transactions?.lockForMutation(info.id);
+  return info;
+}
+
+/** Assignment coercion into a column (INSERT, UPDATE SET, MERGE). */
+export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined): Expr {
+  if (typeEquals(e.type, c.type)) return e;
+  if (canCoerce(e.type, c.type, originOf(e)) || (c.type.kind === e.type.kind)) return coerce(e, c.type);
+  throw sqlError(`Value has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
+}
+
+function checkRequired(info: TableInfo, batches: readonly Batch[]): void {
+  info.columns.forEach((c, i) => {
+    if (!c.required) return;
+    for (const b of batches) {
+      const v = b.columns[i]!;
+      if (v.nulls) for (let r = 0; r < b.length; r++) if (v.nulls[r]) throw new QueryError(`Required field ${c.name} cannot be null`, 'invalidQuery');
+    }
+  });
+}
+
+function rowCount(batches: readonly Batch[]): number {
+  return batches.reduce((n, b) => n + b.length, 0);
+}
+
+export function scanAll(s: Session, info: TableInfo): Rel {
+  const an = s.analyzer();
+  return { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c) => an.newColumn(c.name, c.type)) };
+}
+
+async function defaultValue(s: Session, info: TableInfo, c: Column): Promise<Expr> {
+  const fields = (info.resource.schema as { fields?: { name: string; defaultValueExpression?: string }[] } | undefined)?.fields;
+  const dflt = fields?.find((f) => f.name === c.name)?.defaultValueExpression;
+  if (dflt) {
+    const { parseExpression } = await import('../../grammar/index.js');
+    const v = await s.evalScalar(parseExpression(dflt));
+    return coerce(literal(v.type, v.value), c.type);
+  }
+  return literal(c.type, null);
+}
+
+// ---------------------------------------------------------------- INSERT
+
+export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult> {
+  const info = writeTarget(s, st.target, st.loc);
+  if (st.insertMode) {
+    // INSERT OR IGNORE/REPLACE/UPDATE needs an enforced primary key, which tables here never have.
+    const pk = (info.resource as { tableConstraints?: { primaryKey?: { columns?: string[] } } }).tableConstraints?.primaryKey?.columns;
+    if (!pk?.length) throw sqlError(`INSERT OR ${st.insertMode} is not allowed because the table does not have a primary key`, st.loc);
+    throw sqlError(`INSERT OR ${st.insertMode} is not supported`, st.loc);
+  }
+  const an = s.analyzer();
+  const cols = info.columns;
+  let targetIdx: number[];
+  if (st.columns) {
+    targetIdx = st.columns.map((n) => {
+      const i = cols.findIndex((c) => c.name.toLowerCase() === n.toLowerCase());
+      if (i < 0) throw sqlError(`Column ${n} is not present in table ${fq(info.id)}`, st.loc);
+      return i;
+    });
+    if (new Set(targetIdx).size !== targetIdx.length) throw sqlError('INSERT has columns with duplicate name', st.loc);
+  } else targetIdx = cols.map((_, i) => i);
+  let rel: Rel;
+  if (st.values) {
+    const rows: Expr[][] = [];
+    for (const row of st.values) {
+      if (row.length !== targetIdx.length) {
+        throw sqlError(`Inserted row has wrong column count; Has ${row.length}, expected ${targetIdx.length}`, row[0]?.loc ?? st.loc);
+      }
+      const full: Expr[] = [];
+      for (let i = 0; i < cols.length; i++) {
+        const k = targetIdx.indexOf(i);
+        const c = cols[i]!;
+        if (k < 0 || row[k]!.kind === 'DefaultExpr') full.push(await defaultValue(s, info, c));
+        else full.push(coerceForWrite(resolveExpr(an, row[k]!, { scope: new Scope(), clause: 'INSERT VALUES' }), c, row[k]!.loc));
+      }
+      rows.push(full);
+    }
+    rel = { kind: 'values', rows, columns: cols.map((c) => an.newColumn(c.name, c.type)) };
+  } else {
+    const q = s.analyze(st.query!, { allowDuplicateNames: true });
+    checkPartitionFilters(s, q.plan);
+    const qc = q.plan.columns;
+    if (qc.length !== targetIdx.length) {
+      throw sqlError(`Inserted row has wrong column count; Has ${qc.length}, expected ${targetIdx.length}`, st.query!.loc);
+    }
+    const exprs: Expr[] = [];
+    for (let i = 0; i < cols.length; i++) {
+      const k = targetIdx.indexOf(i);
+      exprs.push(k < 0 ? await defaultValue(s, info, cols[i]!) : coerceForWrite(colRef(qc[k]!), cols[i]!, st.query!.loc));
+    }
+    rel = project(an, q.plan, exprs, cols.map((c) => c.name));
+  }
+  const batches = await s.run(rel);
+  checkRequired(info, batches);
+  checkResultArrays(cols, batches);
+  const n = rowCount(batches);
+  if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, n);
+  const ret = st.returning ? await returning(s, info, undefined, batches, st.returning) : {};
+  if (n) await s.ctx.catalog.appendRows(info.id, batches);
+  return result('INSERT', { numDmlAffectedRows: n, ...ret });
+}
+
+async function assertRows(s: Session, e: A.Expr, n: number): Promise<void> {
+  const v = (await s.evalScalar(e)).value;
+  if (v === null) throw new QueryError('ASSERT_ROWS_MODIFIED must have a non-NULL argument', 'invalidQuery');
+  if (BigInt(v as bigint) !== BigInt(n)) throw new QueryError(`ASSERT_ROWS_MODIFIED expected ${v} rows modified, but found ${n}`, 'invalidQuery');
+}
+
+// ---------------------------------------------------------------- UPDATE / DELETE / TRUNCATE
+
+/** Scope over the target table's columns (`cols`, in table order) under its alias (and its name). */
+function targetScope(info: TableInfo, alias: string | undefined, cols: readonly ResolvedColumn[]): Scope {
+  const scope = new Scope();
+  const name = alias ?? info.id.tableId;
+  scope.addRangeVar({ name, lname: name.toLowerCase(), columns: cols.map((c, i) => ({ ...c, name: info.columns[i]!.name })) });
+  return scope;
+}
+
+/** The column and nested field path an UPDATE SET target names (`col`, `alias.col`, `col.f.g`). */
+function setTargetPath(info: TableInfo, alias: string, t: A.Expr): { col: number; fields: string[] } {
+  const parts: string[] = [];
+  let e: A.Expr = t;
+  while (e.kind === 'FieldAccess') {
+    parts.unshift(e.field);
+    e = e.expr;
+  }
+  if (e.kind !== 'PathExpr') throw sqlError('UPDATE of array elements is not supported', t.loc);
+  parts.unshift(...e.parts);
+  if (parts.length > 1 && parts[0]!.toLowerCase() === alias.toLowerCase() && !info.columns.some((c) => c.name.toLowerCase() === parts[0]!.toLowerCase())) parts.shift();
+  const i = info.columns.findIndex((c) => c.name.toLowerCase() === parts[0]!.toLowerCase());
+  if (i < 0) throw sqlError(`Unrecognized name: ${parts[0]}`, t.loc);
+  return { col: i, fields: parts.slice(1) };
+}
+
+/** Rebuilds `base` with the field at `path` replaced by `value` (nested SET s.a.b = v). */
+function replaceField(base: Expr, path: readonly string[], value: Expr, loc: A.Loc): Expr {
+  if (path.length === 0) return value;
+  const t = base.type;
+  if (t.kind !== 'STRUCT') throw sqlError(`Cannot access field ${path[0]} on a value with type ${typeToSql(t)}`, loc);
+  const k = t.fields.findIndex((f) => f.name.toLowerCase() === path[0]!.toLowerCase());
+  if (k < 0) throw sqlError(`Field name ${path[0]} does not exist in ${typeToSql(t)}`, loc);
+  const fields = t.fields.map((f, i): Expr => {
+    const fe: Expr = { kind: 'field', type: f.type, arg: base, fieldIndex: i };
+    return i === k ? replaceField(fe, path.slice(1), value, loc) : fe;
+  });
+  // Setting a field of a NULL struct is an error (checked lazily, per row).
+  const fail = callScalar('ERROR', [literal(T.STRING, `Cannot set field of NULL ${typeToSql(t)}`)], loc);
+  const raise: Expr = { kind: 'conditional', type: t, op: 'case', whens: [callScalar('$is_null', [fail], loc)], thens: [base], else: base };
+  return { kind: 'conditional', type: t, op: 'case', whens: [callScalar('$is_null', [base], loc)], thens: [raise], else: { kind: 'make_struct', type: t, fields } };
+}
+
+
+/**
+ * A scan of every column of the target plus each row's position (the last
+ * column), for a row-level change. `an`: the statement's analyzer (column ids are unique per analyzer).
+ */
+function positionedScan(an: Analyzer, info: TableInfo): { scan: Rel; cols: ResolvedColumn[]; pos: ResolvedColumn } {
+  const cols = info.columns.map((c) => an.newColumn(c.name, c.type));
+  const pos = an.newColumn('$pos', T.INT64);
+  return { scan: { kind: 'scan', table: info.id, tableColumns: [...info.columns.map((_, i) => i), ROW_POSITION], columns: [...cols, pos] }, cols, pos };
+}
+
+/** The positions in column `col` of `batches` (a positioned scan's). */
+function positionsOf(batches: readonly Batch[], col: number): number[] {
+  const out: number[] = [];
+  for (const b of batches) for (let i = 0; i < b.length; i++) out.push(Number(getValue(b.columns[col]!, i)));
+  return out;
+}
+
+/** The first `n` columns of each batch. */
+const firstColumns = (batches: readonly Batch[], n: number): Batch[] => batches.map((b) => ({ length: b.length, columns: b.columns.slice(0, n) }));
+
+const MATCHED_TWICE = 'UPDATE/MERGE must match at most one source row for each target row';
+
+export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult> {
+  const info = await mutationTarget(s, st.target, st.loc);
+  const an = s.analyzer();
+  const { scan, cols, pos } = positionedScan(an, info);
+  const scope = targetScope(info, st.alias, cols);
+  const alias = st.alias ?? info.id.tableId;
+  if (!st.where) throw sqlError('UPDATE must have a WHERE clause', st.loc);
+  let rel: Rel;
+  let where: Expr;
+  if (st.from) {
+    // Target rows joined to the source rows the WHERE condition pairs them with; a target row paired twice is an error.
+    const srcScope = new Scope();
+    const src = resolveFrom(an, st.from, srcScope, undefined);
+    for (const rv of srcScope.rangeVars) scope.addRangeVar(rv);
+    where = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+    rel = { kind: 'join', joinType: 'inner', left: scan, right: src, condition: where, lateral: false, columns: [...scan.columns, ...src.columns] };
+  } else {
+    where = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+    // A filter keeps the rows its predicate is TRUE for; as a plain WHERE it reaches the scan (row groups skipped by statistics).
+    rel = { kind: 'filter', input: scan, predicate: where, columns: scan.columns };
+  }
+  checkTargetFilter(info, cols, [where]);
+  // The new values of the rows the WHERE selects.
+  const newVals: Expr[] = cols.map((c) => colRef(c));
+  let setItems: readonly A.UpdateItem[] = st.set;
+  if (st.nestedDml?.length) {
+    const { parseExpression } = await import('../../grammar/index.js');
+    setItems = applyNested(parseExpression, st.set, st.nestedDml);
+  }
+  for (const item of setItems) {
+    const { col: i, fields } = setTargetPath(info, alias, item.target);
+    const c = info.columns[i]!;
+    if (item.value.kind === 'DefaultExpr' && fields.length === 0) {
+      newVals[i] = await defaultValue(s, info, c);
+      continue;
+    }
+    // A nested field's DEFAULT is NULL (fields have no default expressions).
+    const raw = item.value.kind === 'DefaultExpr' ? literal(T.INT64, null) : resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' });
+    if (fields.length === 0) newVals[i] = coerceForWrite(raw, c, item.value.loc);
+    else {
+      let ft: SqlType = c.type;
+      for (const f of fields) ft = ft.kind === 'STRUCT' ? (ft.fields.find((x) => x.name.toLowerCase() === f.toLowerCase())?.type ?? ft) : ft;
+      // Several SETs of fields of one column build on each other.
+      newVals[i] = replaceField(newVals[i]!, fields, coerceForWrite(raw, { name: c.name, type: ft, required: false }, item.value.loc), item.target.loc);
+    }
+  }
+  const nc = info.columns.length;
+  const batches = await s.run(project(an, rel, [...newVals, colRef(pos)], [...info.columns.map((c) => c.name), '$pos']));
+  const deleted = positionsOf(batches, nc);
+  if (st.from && new Set(deleted).size !== deleted.length) throw new QueryError(MATCHED_TWICE, 'invalidQuery');
+  const added = firstColumns(batches, nc);
+  checkRequired(info, added);
+  checkResultArrays(info.columns, added);
+  if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, deleted.length);
+  await s.ctx.catalog.changeRows(info.id, { deleted, added });
+  return result('UPDATE', { numDmlAffectedRows: deleted.length });
+}
+
+export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
+  const info = await mutationTarget(s, st.target, st.loc);
+  const an = s.analyzer();
+  const { scan, cols } = positionedScan(an, info);
+  const scope = targetScope(info, st.alias, cols);
+  if (!st.where) throw sqlError('DELETE must have a WHERE clause', st.loc);
+  const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+  checkTargetFilter(info, cols, [pred]);
+  const gone = await s.run({ kind: 'filter', input: scan, predicate: pred, columns: scan.columns });
+  const deleted = positionsOf(gone, cols.length);
+  if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, deleted.length);
+  const ret = st.returning ? await returning(s, info, st.alias, firstColumns(gone, cols.length), st.returning) : {};
+  await s.ctx.catalog.changeRows(info.id, { deleted, added: [] });
+  return result('DELETE', { numDmlAffectedRows: deleted.length, ...ret });
+}
+
+export async function truncate(s: Session, st: A.TruncateStmt): Promise<QueryResult> {
+  const info = await mutationTarget(s, st.name, st.loc);
+  const n = info.rowCount;
+  await s.ctx.catalog.replaceRows(info.id, []);
+  return result('TRUNCATE_TABLE', { numDmlAffectedRows: n });
+}
+
+// ---------------------------------------------------------------- MERGE
+
+export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
+  const info = await mutationTarget(s, st.target, st.loc);
+  const an = s.analyzer();
+  const nc = info.columns.length;
+  const target = positionedScan(an, info);
+  const tname = st.alias ?? info.id.tableId;
+  // Mark target rows with a constant TRUE column so the full join tells matched from unmatched.
+  const tRel: Rel = project(an, target.scan, [...target.cols.map((c) => colRef(c)), literal(T.BOOL, true), colRef(target.pos)], [...info.columns.map((c) => c.name), '$t', '$pos']);
+  const tCols = tRel.columns.slice(0, nc);
+  // ON and WHEN MATCHED see target and source; WHEN NOT MATCHED [BY TARGET] sees
+  // only the source and WHEN NOT MATCHED BY SOURCE only the target (a column both
+  // have, as in dbt's `insert (id) values (id)`, is not ambiguous there).
+  const scope = new Scope();
+  const targetOnly = new Scope();
+  const sourceOnly = new Scope();
+  const targetVar = { name: tname, lname: tname.toLowerCase(), columns: tCols.map((c, i) => ({ ...c, name: info.columns[i]!.name })) };
+  scope.addRangeVar(targetVar);
+  targetOnly.addRangeVar(targetVar);
+  const srcScope = new Scope();
+  const src = resolveFrom(an, st.source, srcScope, undefined);
+  const sMarkRel = project(an, src, [...src.columns.map((c) => colRef(c)), literal(T.BOOL, true)], [...src.columns.map((c) => c.name), '$s']);
+  // Re-point source range variables at the projected copies.
+  const idMap = new Map(src.columns.map((c, i) => [c.id, sMarkRel.columns[i]!]));
+  for (const rv of srcScope.rangeVars) {
+    const moved = { ...rv, columns: rv.columns.map((c) => ({ ...idMap.get(c.id)!, name: c.name })), ...(rv.value ? { value: { ...idMap.get(rv.value.id)!, name: rv.value.name } } : {}) };
+    scope.addRangeVar(moved);
+    sourceOnly.addRangeVar(moved);
+  }
+  const scopeOf = (c: A.MergeStmt['clauses'][number]): Scope => (c.match === 'MATCHED' ? scope : c.match === 'NOT MATCHED BY SOURCE' ? targetOnly : sourceOnly);
+  const on = resolveExpr(an, st.on, { scope, clause: 'ON clause' });
+  // Target rows no source row matches take part only through WHEN NOT MATCHED BY SOURCE: without one, a right join
+  // hands on the matched target rows alone (a one-row MERGE into a big table costs one row past the probe).
+  const bySource = st.clauses.some((c) => c.match === 'NOT MATCHED BY SOURCE');
+  const join: Rel = { kind: 'join', joinType: bySource ? 'full' : 'right', left: tRel, right: sMarkRel, condition: on, lateral: false, columns: [...tRel.columns, ...sMarkRel.columns] };
+  const tFlag = colRef(tRel.columns[nc]!);
+  const sFlag = colRef(sMarkRel.columns[sMarkRel.columns.length - 1]!);
+  const isTrue = (e: Expr) => callScalar('$is_true', [e], st.loc);
+  const isNull = (e: Expr) => callScalar('$is_null', [e], st.loc);
+  const matched = { kind: 'logical', type: T.BOOL, op: 'and', args: [isTrue(tFlag), isTrue(sFlag)] } as Expr;
+  const notMatchedByTarget = { kind: 'logical', type: T.BOOL, op: 'and', args: [isNull(tFlag), isTrue(sFlag)] } as Expr;
+  const notMatchedBySource = { kind: 'logical', type: T.BOOL, op: 'and', args: [isTrue(tFlag), isNull(sFlag)] } as Expr;
+  // Per row: action index (first clause whose match kind and condition hold), -1 = none.
+  const whens: Expr[] = [];
+  const thens: Expr[] = [];
+  const conditions: Expr[] = [on];
+  st.clauses.forEach((c, i) => {
+    const kind = c.match === 'MATCHED' ? matched : c.match === 'NOT MATCHED BY SOURCE' ? notMatchedBySource : notMatchedByTarget;
+    const cond = c.condition ? isTrue(resolveExpr(an, c.condition, { scope: scopeOf(c), clause: 'MERGE WHEN clause' })) : undefined;
+    if (cond) conditions.push(cond);
+    whens.push(cond ? ({ kind: 'logical', type: T.BOOL, op: 'and', args: [kind, cond] } as Expr) : kind);
+    thens.push(literal(T.INT64, BigInt(i)));
+  });
+  checkTargetFilter(info, tCols, conditions);
+  const action: Expr = { kind: 'conditional', type: T.INT64, op: 'case', whens, thens, else: literal(T.INT64, -1n) };
+  // Output row values: for each clause the new values; rows without action keep the target values.
+  const rowExprs: Expr[] = [];
+  for (let ci = 0; ci < info.columns.length; ci++) {
+    const col = info.columns[ci]!;
+    const cw: Expr[] = [];
+    const ct: Expr[] = [];
+    for (const [i, c] of st.clauses.entries()) {
+      const isI = callScalar('$equal', [action, literal(T.INT64, BigInt(i))], st.loc);
+      if (c.action.kind === 'MergeUpdate') {
+        const item = c.action.set.find((x) => x.target.kind === 'PathExpr' && x.target.parts[x.target.parts.length - 1]!.toLowerCase() === col.name.toLowerCase());
+        if (item) {
+          cw.push(isI);
+          ct.push(coerceForWrite(resolveExpr(an, item.value, { scope: scopeOf(c), clause: 'UPDATE SET' }), col, item.value.loc));
+        }
+      } else if (c.action.kind === 'MergeInsert') {
+        const a = c.action;
+        let v: Expr;
+        if (a.row) {
+          const sc = srcScope.starColumns().map((x) => idMap.get(x.id) ?? x);
+          const k = a.columns ? a.columns.findIndex((n) => n.toLowerCase() === col.name.toLowerCase()) : ci;
+          v = k >= 0 && sc[k] ? coerceForWrite(colRef(sc[k]!), col, st.loc) : literal(col.type, null);
+        } else {
+          const names = a.columns ?? info.columns.map((x) => x.name);
+          const k = names.findIndex((n) => n.toLowerCase() === col.name.toLowerCase());
+          const ve = k >= 0 ? a.values![k] : undefined;
+          v = !ve || ve.kind === 'DefaultExpr' ? await defaultValue(s, info, col) : coerceForWrite(resolveExpr(an, ve, { scope: sourceOnly, clause: 'INSERT VALUES' }), col, ve.loc);
+        }
+        cw.push(isI);
+        ct.push(v);
+      }
+    }
+    rowExprs.push(cw.length ? { kind: 'conditional', type: col.type, op: 'case', whens: cw, thens: ct, else: colRef(tCols[ci]!) } : colRef(tCols[ci]!));
+  }
+  const p = project(an, join, [...rowExprs, action, colRef(tRel.columns[nc + 1]!)], [...info.columns.map((c) => c.name), '$action', '$pos']);
+  const batches = await s.run(p);
+  // Per row: the target row it replaces or deletes (its position), the row it adds.
+  let n = 0;
+  const deleted: number[] = [];
+  const added: Batch[] = [];
+  for (const b of batches) {
+    const act = b.columns[nc]!;
+    const posCol = b.columns[nc + 1]!;
+    const keep: number[] = [];
+    for (let i = 0; i < b.length; i++) {
+      const a = getValue(act, i) as bigint | null;
+      const ai = a === null ? -1 : Number(a);
+      if (ai < 0) continue;
+      n++;
+      const kind = st.clauses[ai]!.action.kind;
+      if (kind !== 'MergeInsert') deleted.push(Number(getValue(posCol, i)));
+      if (kind !== 'MergeDelete') keep.push(i);
+    }
+    if (keep.length > 0) added.push({ length: keep.length, columns: b.columns.slice(0, nc).map((v) => takeVector(v, keep)) });
+  }
+  if (new Set(deleted).size !== deleted.length) throw new QueryError(MATCHED_TWICE, 'invalidQuery');
+  checkRequired(info, added);
+  checkResultArrays(info.columns, added);
+  await s.ctx.catalog.changeRows(info.id, { deleted, added });
+  return result('MERGE', { numDmlAffectedRows: n });
+}
+
+// ---------------------------------------------------------------- THEN RETURN
+
+/**
+ * DML ... THEN RETURN items: the items evaluated over the affected rows
+ * (inserted, deleted, or updated values), which are fed back as literal rows.
+ */
+async function returning(s: Session, info: TableInfo, alias: string | undefined, rows: readonly Batch[], items: readonly A.SelectItem[]): Promise<Pick<QueryResult, 'columns' | 'batches'>> {
+  const an = s.analyzer();
+  const rowType = { kind: 'STRUCT' as const, fields: info.columns.map((c) => ({ name: c.name, type: c.type })) };
+  const values: Value[] = [];
+  for (const b of rows) for (let i = 0; i < b.length; i++) values.push(b.columns.map((v) => getValue(v, i)));
+  const cols = info.columns.map((c) => an.newColumn(c.name, c.type));
+  const src: Rel = { kind: 'array_scan', array: literal({ kind: 'ARRAY', element: rowType }, values), columns: cols };
+  const scope = new Scope();
+  const name = alias ?? info.id.tableId;
+  scope.addRangeVar({ name, lname: name.toLowerCase(), columns: cols });
+  const exprs: Expr[] = [];
+  const names: string[] = [];
+  for (const it of items) {
+    if (it.kind === 'SelectStar') {
+      cols.forEach((c) => {
+        exprs.push(colRef(c));
+        names.push(c.name);
+      });
+    } else {
+      exprs.push(resolveExpr(an, it.expr, { scope, clause: 'THEN RETURN' }));
+      names.push(it.alias ?? (it.expr.kind === 'PathExpr' ? it.expr.parts[it.expr.parts.length - 1]! : ''));
+    }
+  }
+  const out = outputNames(names);
+  const p = project(an, src, exprs, out);
+  const batches = await s.run(p);
+  return { columns: p.columns.map((c, i) => ({ name: out[i]!, type: c.type })), batches };
+}
