@@ -105,6 +105,11 @@ describe('bad input gets the envelope, never a crash', () => {
     // A parameter type that is no type name: the engine's refusal.
     const r = await query('SELECT @x', { queryParameters: [{ name: 'x', parameterType: { type: 5 }, parameterValue: { value: '1' } }] });
     expectEnvelope(r, 400, 'invalid', 'Invalid query parameter type 5 for @x');
+    // A view's query is checked as the service checks it: `true` is read as text, then refused as SQL.
+    const view = (query: unknown) => rest(`${base()}/datasets/d/tables`, { method: 'POST', json: { tableReference: { tableId: 'v' }, view: { query } } });
+    expectEnvelope(await view(true), 400, 'invalidQuery', 'Syntax error: Unexpected keyword TRUE at [1:1]');
+    expectEnvelope(await view('SELECT nope FROM d.t'), 400, 'invalidQuery', 'Unrecognized name: nope at [1:8]');
+    expectEnvelope(await view('SELECT * FROM d.missing'), 404, 'notFound', /^Not found: Table p:d.missing/);
     // Nothing above was created.
     expect((await rest(`${base()}/datasets/x1`)).status).toBe(404);
     expect((await rest(`${base()}/datasets/d/tables/v`)).status).toBe(404);

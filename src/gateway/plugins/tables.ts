@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
-import { invalid, notFound, notImplemented } from '../errors.js';
+import { invalid, notFound, notImplemented, RestError } from '../errors.js';
 import { bodyObject, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, str, type Json, type Query } from '../validate.js';
 import { checkIfMatch, etagOf, int64Strings, listItems, noContent, policyBindings, resourceOut, type DatasetParams, type TableParams } from './common.js';
 import { materializeExternal, rejectUnsupportedExternal, type RestField } from '../jobs/data-jobs.js';
@@ -34,22 +34,26 @@ function reconcileReference(body: Json, p: string, d: string, t: string | undefi
 }
 
 /**
- * A view inserted or updated through REST gets the schema the real service
- * reports for it (bq show prints it): the columns of its query, from a dry run.
- * Best effort: a query the engine cannot plan leaves the schema unset.
+ * A view inserted or updated through REST is checked as the real service
+ * checks it: its query is planned (a dry run), and a query the service would
+ * refuse (syntax, unknown names, missing tables: the engine's 4xx) refuses the
+ * request. It gets the schema the service reports for it (bq show prints it),
+ * the columns of its query, unless the body gives one. An engine failure of
+ * its own (5xx) leaves the view stored as given: querying it reports the error.
+ * Legacy SQL views are stored unchecked.
  */
-async function addViewSchema(ctx: GatewayContext, p: string, body: Json): Promise<void> {
+async function checkView(ctx: GatewayContext, p: string, body: Json): Promise<void> {
   const v = isObj(body['view']) ? body['view'] : isObj(body['materializedView']) ? body['materializedView'] : undefined;
   const query = v ? str(v['query']) : undefined;
-  if (!query || v?.['useLegacySql'] === true || isObj(body['schema'])) return;
+  if (!query || v?.['useLegacySql'] === true) return;
   try {
     const r = await ctx.call('ExecuteQuery', {
       project_id: p, job_id: '', query, dry_run: true, write_disposition: '', create_disposition: '', table_definitions_json: '',
       jobs_snapshot_json: '', location: '', session_id: '', max_results: -1, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
     });
-    if (r.schema_json) body['schema'] = JSON.parse(r.schema_json) as Json;
-  } catch {
-    // the view is stored as given; querying it reports the error
+    if (r.schema_json && !isObj(body['schema'])) body['schema'] = JSON.parse(r.schema_json) as Json;
+  } catch (e) {
+    if (e instanceof RestError && e.code >= 400 && e.code < 500) throw e;
   }
 }
 
@@ -124,7 +128,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     }
     const ext = isObj(body['externalDataConfiguration']) ? body['externalDataConfiguration'] : undefined;
     if (ext) rejectUnsupportedExternal(ext);
-    await addViewSchema(ctx, p, body);
+    await checkView(ctx, p, body);
     const r = await ctx.call('InsertTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify(body) });
     if (!ext) return resourceOut(r.resource_json, family, 'table');
     // External sources are read now and their rows stored (spec §4.3.2); a failed read undoes the insert.
@@ -179,7 +183,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
           const had = new Set((fieldsOfBody(current) ?? []).map((f) => f.name.toLowerCase()));
           if (fields && collation) body['schema'] = { ...(body['schema'] as Json), fields: applyCollation(fields, collation, (f) => !had.has(String(f.name).toLowerCase())) };
         }
-        await addViewSchema(ctx, p, body);
+        await checkView(ctx, p, body);
         const options: Record<string, string> = method === 'PATCH' ? { patch: 'true' } : {};
         const auto = qStr(req.query, 'autodetect_schema');
         if (auto) options['autodetectSchema'] = auto;
