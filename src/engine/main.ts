@@ -20,6 +20,7 @@ import { executeQuery } from './query.js';
 import { serveLocal } from './local-rpc.js';
 import { allowYoungGenerationGrowth, privateGc, YoungGenerationTrimmer } from './young-gen.js';
 import { memoryCheck } from './memory-guard.js';
+import { refuseUndecodable, tolerantDecoding } from './grpc-guard.js';
 import { setMemoryCheck } from '../executor/context.js';
 
 interface Flags {
@@ -145,9 +146,9 @@ function storageServiceDefinitions(): Services {
   const read = load('warehouse_storage_read.proto') as unknown as { google: { cloud: { bigquery: { storage: { v1: Pkg[string] } } } }; warehouse_emulator: { v1: Pkg[string] } };
   const write = load('storage_write.proto') as unknown as { google: { cloud: { bigquery: { storage: { v1: Pkg[string] } } } } };
   return {
-    BigQueryRead: read.google.cloud.bigquery.storage.v1['BigQueryRead']!.service,
-    StorageRead: read.warehouse_emulator.v1['StorageRead']!.service,
-    BigQueryWrite: write.google.cloud.bigquery.storage.v1['BigQueryWrite']!.service,
+    BigQueryRead: tolerantDecoding(read.google.cloud.bigquery.storage.v1['BigQueryRead']!.service),
+    StorageRead: tolerantDecoding(read.warehouse_emulator.v1['StorageRead']!.service),
+    BigQueryWrite: tolerantDecoding(write.google.cloud.bigquery.storage.v1['BigQueryWrite']!.service),
   };
 }
 
@@ -237,9 +238,10 @@ function addStorageServices(server: grpc.Server, storage: Storage, trimmer: Youn
     new (await import('./storage-write/service.js')).StorageWriteService(storage, new RowService(storage, new ResultStore()), toServiceError).handlers(),
   );
   const track = (h: grpc.UntypedServiceImplementation): grpc.UntypedServiceImplementation => (trimmer ? trackCalls(h, trimmer) : h);
-  server.addService(defs['BigQueryRead']!, track(lazyHandlers(defs['BigQueryRead']!, read)));
-  server.addService(defs['StorageRead']!, track(lazyHandlers(defs['StorageRead']!, read)));
-  server.addService(defs['BigQueryWrite']!, track(lazyHandlers(defs['BigQueryWrite']!, write)));
+  for (const [name, impl] of [['BigQueryRead', read], ['StorageRead', read], ['BigQueryWrite', write]] as const) {
+    const def = defs[name]!;
+    server.addService(def, track(refuseUndecodable(def, lazyHandlers(def, impl))));
+  }
 }
 
 /**
@@ -358,8 +360,9 @@ async function main(): Promise<void> {
   // A full GC is `gc()` without arguments.
   setMemoryCheck(memoryCheck(gc && (() => (gc as unknown as () => void)()), () => chunkCache.bytesUsed));
   const trimmer = gc ? new YoungGenerationTrimmer(gc) : undefined;
-  const served = trimmer ? trackCalls(handlers, trimmer) : handlers;
-  const engineService = loadEngineService();
+  const engineService = tolerantDecoding(loadEngineService());
+  const guarded = refuseUndecodable(engineService, handlers);
+  const served = trimmer ? trackCalls(guarded, trimmer) : guarded;
   server.addService(engineService, served);
   addStorageServices(server, storage, trimmer);
   const host = flags.host.includes(':') && !flags.host.startsWith('[') ? `[${flags.host}]` : flags.host;

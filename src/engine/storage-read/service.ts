@@ -89,6 +89,19 @@ function selectFields(source: Source, fields: readonly string[]): Source {
   };
 }
 
+/** Resolves when the call can take more, or when the client has gone (no 'drain' comes then). */
+function drainedOrCancelled(call: grpc.ServerWritableStream<ReadRowsRequest, unknown>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      call.off('drain', done);
+      call.off('cancelled', done);
+      resolve();
+    };
+    call.on('drain', done);
+    call.on('cancelled', done);
+  });
+}
+
 export class StorageReadService {
   private readonly sessions = new Map<string, Session>();
 
@@ -103,7 +116,8 @@ export class StorageReadService {
         this.createReadSession(call.request).then((r) => cb(null, r), (e: unknown) => cb(this.toServiceError(e)));
       },
       ReadRows: (call: grpc.ServerWritableStream<ReadRowsRequest, unknown>) => {
-        this.readRows(call).then(() => call.end(), (e: unknown) => call.destroy(this.toServiceError(e)));
+        // An error goes out as the call's status by 'error' (grpc-js sends no status after destroy(): the client would wait forever).
+        this.readRows(call).then(() => call.end(), (e: unknown) => call.emit('error', this.toServiceError(e)));
       },
       SplitReadStream: (call: grpc.ServerUnaryCall<SplitReadStreamRequest, unknown>, cb: grpc.sendUnaryData<unknown>) => {
         try {
@@ -245,7 +259,7 @@ export class StorageReadService {
         stats: { progress: { atResponseStart: (at - range.start) / size, atResponseEnd: (end - range.start) / size } },
       });
       at = end;
-      if (!ok) await new Promise<void>((resolve) => call.once('drain', resolve));
+      if (!ok) await drainedOrCancelled(call);
     }
   }
 

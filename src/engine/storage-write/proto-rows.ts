@@ -133,7 +133,11 @@ function findNested(root: MessageDescriptor, typeName: string): MessageDescripto
   throw new RowDecodeError(`message type ${typeName} is not in the writer schema`);
 }
 
-function decodeMessage(bytes: Uint8Array, desc: MessageDescriptor, root: MessageDescriptor): Decoded {
+/** Message nesting a row may have: protobuf parsers' own default limit (a table nests at most 15 levels). */
+const MAX_DEPTH = 100;
+
+function decodeMessage(bytes: Uint8Array, desc: MessageDescriptor, root: MessageDescriptor, depth = 0): Decoded {
+  if (depth > MAX_DEPTH) throw new RowDecodeError(`message nested more than ${MAX_DEPTH} levels deep`);
   const byNumber = new Map(desc.field.map((f) => [f.number, f]));
   const out: Decoded = new Map();
   const r = new Reader(bytes);
@@ -146,10 +150,14 @@ function decodeMessage(bytes: Uint8Array, desc: MessageDescriptor, root: Message
     })();
     const f = byNumber.get(num);
     if (!f) continue; // unknown field numbers are skipped, as protobuf parsers do
+    // A value of another wire type is none of this field's (a varint where a message goes read as one looped forever);
+    // scalars may also come packed, one length-delimited run.
+    const want = wireTypeOf(f.type);
+    if (wt !== want && !(wt === 2 && want !== 2)) throw new RowDecodeError(`Field ${f.name}: wire type ${wt} does not fit its type ${f.type}`);
     const repeated = f.label === 'LABEL_REPEATED';
     let values: unknown[];
     if (f.type === 'TYPE_MESSAGE') {
-      values = [decodeMessage(raw as Uint8Array, findNested(root, f.typeName), root)];
+      values = [decodeMessage(raw as Uint8Array, findNested(root, f.typeName), root, depth + 1)];
     } else if (f.type === 'TYPE_STRING') {
       values = [Buffer.from(raw as Uint8Array).toString('utf8')];
     } else if (f.type === 'TYPE_BYTES') {

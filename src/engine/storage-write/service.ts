@@ -18,6 +18,7 @@ import { schemaFieldsOf, type Resource } from '../../storage/resources.js';
 import type { Storage } from '../../storage/store.js';
 import type { RestField } from '../../types/schema.js';
 import type { RowService } from '../rows.js';
+import { isUndecodable, undecodableError } from '../grpc-guard.js';
 import { decodeRows, RowDecodeError, type MessageDescriptor } from './proto-rows.js';
 import { StreamLog } from './stream-log.js';
 
@@ -91,11 +92,16 @@ export class StorageWriteService {
     }
   }
 
+  /** A gRPC error made here (grpcError) as it is; any other (catalog errors carry HTTP codes) through the engine's mapping. */
+  private serviceError(e: unknown): grpc.ServiceError {
+    return e instanceof Error && 'metadata' in e && typeof (e as { code?: unknown }).code === 'number' ? (e as grpc.ServiceError) : this.toServiceError(e);
+  }
+
   handlers(): grpc.UntypedServiceImplementation {
     const unary = <Req>(fn: (req: Req) => Promise<unknown> | unknown) => (call: grpc.ServerUnaryCall<Req, unknown>, cb: grpc.sendUnaryData<unknown>) => {
       Promise.resolve()
         .then(() => fn(call.request))
-        .then((r) => cb(null, r), (e: unknown) => cb(e instanceof Error && 'code' in e && typeof (e as { code: unknown }).code === 'number' ? (e as grpc.ServiceError) : this.toServiceError(e)));
+        .then((r) => cb(null, r), (e: unknown) => cb(this.serviceError(e)));
     };
     return {
       CreateWriteStream: unary((req: { parent: string; writeStream: { type: string } | null }) => this.create(req.parent, req.writeStream?.type ?? '')),
@@ -168,19 +174,27 @@ export class StorageWriteService {
   private appendRows(call: grpc.ServerDuplexStream<AppendRowsRequest, unknown>): void {
     let streamName = '';
     let schema: MessageDescriptor | null = null;
-    // Requests are answered strictly in order, one at a time.
+    // Requests are answered strictly in order, one at a time. An error ends the call with its
+    // status ('error': grpc-js sends none after destroy()); requests queued behind it are dropped.
     let chain = Promise.resolve();
-    call.on('data', (req: AppendRowsRequest) => {
+    let failed = false;
+    call.on('data', (req: AppendRowsRequest | unknown) => {
       chain = chain.then(async () => {
-        if (req.writeStream) streamName = req.writeStream;
-        if (req.protoRows?.writerSchema?.protoDescriptor) schema = req.protoRows.writerSchema.protoDescriptor;
-        call.write(await this.appendOne(streamName, schema, req));
+        if (failed) return;
+        if (isUndecodable(req)) throw undecodableError(req);
+        const r = req as AppendRowsRequest;
+        if (r.writeStream) streamName = r.writeStream;
+        if (r.protoRows?.writerSchema?.protoDescriptor) schema = r.protoRows.writerSchema.protoDescriptor;
+        call.write(await this.appendOne(streamName, schema, r));
       }).catch((e: unknown) => {
-        call.destroy(e instanceof Error && typeof (e as { code?: unknown }).code === 'number' ? (e as grpc.ServiceError) : this.toServiceError(e));
+        failed = true;
+        call.emit('error', this.serviceError(e));
       });
     });
     call.on('end', () => {
-      void chain.then(() => call.end());
+      void chain.then(() => {
+        if (!failed) call.end();
+      });
     });
     call.on('error', () => undefined);
   }
