@@ -13,7 +13,7 @@ import type { Column } from '../../types/schema.js';
 import type { SqlType } from '../../types/types.js';
 import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
 import { formatInterval, jsonNodeToText } from '../../types/json-values.js';
-import { getValue, type Batch } from '../../types/vector.js';
+import { getValue, layoutOf, sliceVector, takeVector, type Batch, type Vector } from '../../types/vector.js';
 
 // makeData's per-type prop interfaces are not exported; the props built here
 // follow the Arrow layout of each type, checked by the client-library test.
@@ -189,9 +189,111 @@ export function serializeSchema(schema: arrow.Schema): Uint8Array {
   return bytes.subarray(0, bytes.length - EOS_BYTES);
 }
 
+/** The validity bitmap of column pieces (bit set = present), or none when nothing is NULL. */
+function validityOf(parts: readonly Vector[], length: number): { bitmap: Uint8Array | undefined; nullCount: number } {
+  if (parts.every((p) => p.nulls === null)) return { bitmap: undefined, nullCount: 0 };
+  const bitmap = new Uint8Array((length + 7) >> 3).fill(0xff);
+  let nullCount = 0;
+  let at = 0;
+  for (const p of parts) {
+    const nulls = p.nulls;
+    if (nulls) {
+      for (let i = 0; i < p.length; i++) {
+        if (nulls[i] !== 1) continue;
+        const r = at + i;
+        bitmap[r >> 3]! &= ~(1 << (r & 7));
+        nullCount++;
+      }
+    }
+    at += p.length;
+  }
+  return { bitmap, nullCount };
+}
+
+/** INT64-like values (bigints, or doubles holding integers) as little-endian 64-bit words. */
+function int64Words(parts: readonly Vector[], length: number): BigInt64Array {
+  const out = new BigInt64Array(length);
+  const words = new Uint32Array(out.buffer);
+  let at = 0;
+  for (const p of parts) {
+    const d = p.data;
+    if (d instanceof BigInt64Array) out.set(d, at);
+    else {
+      // Doubles hold exact integers here (|x| <= 2^53): two 32-bit halves, no BigInt per value.
+      const f = d as Float64Array;
+      for (let i = 0; i < p.length; i++) {
+        const x = f[i]!;
+        const hi = Math.floor(x / 4294967296);
+        words[2 * (at + i)] = x - hi * 4294967296;
+        words[2 * (at + i) + 1] = hi >>> 0;
+      }
+    }
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * Arrow data of one column from the executor's column pieces: fixed-width
+ * types copied buffer to buffer (NULL bytes become the validity bitmap),
+ * strings encoded in one go when they are ASCII; the other types through
+ * their values.
+ */
+function vectorData(t: SqlType, parts: readonly Vector[]): arrow.Data {
+  const length = parts.reduce((n, p) => n + p.length, 0);
+  const layout = layoutOf(t);
+  if (layout === 'values' && t.kind !== 'STRING') return columnData(t, parts.flatMap((p) => Array.from({ length: p.length }, (_, i) => getValue(p, i))));
+  const { bitmap, nullCount } = validityOf(parts, length);
+  const fixed = (data: ArrayLike<number> | ArrayLike<bigint>): arrow.Data => makeData({ type: arrowType(t), length, nullCount, nullBitmap: bitmap, data });
+  switch (layout) {
+    case 'i64':
+      return fixed(int64Words(parts, length));
+    case 'f64': {
+      const out = new Float64Array(length);
+      let at = 0;
+      for (const p of parts) {
+        out.set(p.data as Float64Array, at);
+        at += p.length;
+      }
+      // TIME: micros of day as time64[us].
+      return fixed(t.kind === 'TIME' ? int64Words([{ type: t, length, data: out, nulls: null }], length) : out);
+    }
+    case 'i32': {
+      const out = new Int32Array(length);
+      let at = 0;
+      for (const p of parts) {
+        out.set(p.data as Int32Array, at);
+        at += p.length;
+      }
+      return fixed(out);
+    }
+    case 'bool': {
+      const bits = new Uint8Array((length + 7) >> 3);
+      let at = 0;
+      for (const p of parts) {
+        const d = p.data as Uint8Array;
+        for (let i = 0; i < p.length; i++) if (d[i] === 1) bits[(at + i) >> 3]! |= 1 << ((at + i) & 7);
+        at += p.length;
+      }
+      return fixed(bits);
+    }
+    default: {
+      // STRING: offsets by character count when every string is ASCII (one encode of their concatenation).
+      const strs: string[] = [];
+      for (const p of parts) for (let i = 0; i < p.length; i++) strs.push(p.nulls?.[i] === 1 ? '' : ((p.data as Value[])[i] as string));
+      const joined = strs.join('');
+      const data = Buffer.from(joined, 'utf8');
+      if (data.length !== joined.length) return columnData(t, parts.flatMap((p) => Array.from({ length: p.length }, (_, i) => getValue(p, i))));
+      const offsets = new Int32Array(length + 1);
+      for (let i = 0; i < length; i++) offsets[i + 1] = offsets[i]! + strs[i]!.length;
+      return makeData({ type: new arrow.Utf8(), length, nullCount, nullBitmap: bitmap, valueOffsets: offsets, data: new Uint8Array(data.buffer, data.byteOffset, data.length) });
+    }
+  }
+}
+
 /** One encapsulated record-batch message of rows [start, end) of `rows`. */
 export function serializeRecordBatch(schema: arrow.Schema, schemaBytes: Uint8Array, columns: readonly Column[], rows: RowSource, start: number, end: number): Uint8Array {
-  const children = columns.map((c, k) => columnData(c.type, rows.values(k, start, end)));
+  const children = columns.map((c, k) => vectorData(c.type, rows.vectors(k, start, end)));
   const data = makeData({ type: new arrow.Struct(schema.fields), length: end - start, nullCount: 0, children });
   const bytes = streamBytes(schema, [new arrow.RecordBatch(schema, data as arrow.Data<arrow.Struct>)]);
   return bytes.subarray(schemaBytes.length, bytes.length - EOS_BYTES);
@@ -206,8 +308,10 @@ export class RowSource {
     /** Row numbers (in snapshot order) that pass the filter; null = all rows. */
     private readonly selected: Int32Array | null,
     readonly rowCount: number,
+    /** The row number of the batches' first row (they hold a window of the rows). */
+    private readonly base = 0,
   ) {
-    let s = 0;
+    let s = base;
     for (const b of batches) {
       this.starts.push(s);
       s += b.length;
@@ -216,7 +320,31 @@ export class RowSource {
 
   /** The same rows with only the columns at `idx` (selected_fields), in that order. */
   project(idx: readonly number[]): RowSource {
-    return new RowSource(this.batches.map((b) => ({ length: b.length, columns: idx.map((i) => b.columns[i]!) })), this.selected, this.rowCount);
+    return new RowSource(this.batches.map((b) => ({ length: b.length, columns: idx.map((i) => b.columns[i]!) })), this.selected, this.rowCount, this.base);
+  }
+
+  /** Column k of filtered rows [start, end) as vector pieces (slices of the batches; selections taken). */
+  vectors(k: number, start: number, end: number): Vector[] {
+    const out: Vector[] = [];
+    let b = 0;
+    for (let i = start; i < end; ) {
+      const r = this.selected ? this.selected[i]! : i;
+      while (this.starts[b]! + this.batches[b]!.length <= r) b++;
+      const bs = this.starts[b]!;
+      const v = this.batches[b]!.columns[k]!;
+      const be = bs + this.batches[b]!.length;
+      if (!this.selected) {
+        const e = Math.min(end, be);
+        out.push(sliceVector(v, r - bs, e - bs));
+        i = e;
+        continue;
+      }
+      // The selected rows in this batch.
+      const sel: number[] = [];
+      while (i < end && this.selected[i]! < be) sel.push(this.selected[i++]! - bs);
+      out.push(takeVector(v, sel));
+    }
+    return out;
   }
 
   /** Scalar values of column k for filtered rows [start, end) (row numbers ascend, so the batch cursor only moves forward). */

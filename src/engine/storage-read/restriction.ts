@@ -5,7 +5,7 @@
 // column is bare or backtick-quoted and must hold INT64, BOOL or STRING to
 // match the literal. Anything else is rejected when the session is created.
 import type { Column } from '../../types/schema.js';
-import { getValue, type Batch } from '../../types/vector.js';
+import { getValue, type Batch, type Vector } from '../../types/vector.js';
 
 export class RestrictionError extends Error {}
 
@@ -55,13 +55,18 @@ export function parseRestriction(text: string, columns: readonly Column[]): RowR
   return { column, value };
 }
 
-/** Row numbers (in snapshot order) whose column equals the literal; NULL never matches. */
+/** Whether row i of the restriction's column `v` equals its literal; NULL never matches. */
+export function matches(v: Vector, i: number, r: RowRestriction): boolean {
+  return getValue(v, i) === r.value;
+}
+
+/** Row numbers (in snapshot order) whose column equals the literal. */
 export function selectRows(batches: readonly Batch[], r: RowRestriction): Int32Array {
   const out: number[] = [];
   let base = 0;
   for (const b of batches) {
     const v = b.columns[r.column]!;
-    for (let i = 0; i < b.length; i++) if (getValue(v, i) === r.value) out.push(base + i);
+    for (let i = 0; i < b.length; i++) if (matches(v, i, r)) out.push(base + i);
     base += b.length;
   }
   return Int32Array.from(out);

@@ -9,13 +9,14 @@ import * as grpc from '@grpc/grpc-js';
 import type * as arrow from 'apache-arrow';
 import { invalid, notFound } from '../../storage/errors.js';
 import type { Storage } from '../../storage/store.js';
+import type { TableState } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
 import { rowsAsOf } from '../catalog.js';
-import { stateBatches } from '../../storage/table-state.js';
+import { liveRows, readState, scanState } from '../../storage/table-state.js';
 import { ResultStore } from '../results.js';
 import { arrowSchema, RowSource, serializeRecordBatch, serializeSchema } from './arrow.js';
 import { avroSchema, serializeAvroRows } from './avro.js';
-import { parseRestriction, RestrictionError, selectRows } from './restriction.js';
+import { matches, parseRestriction, RestrictionError, selectRows, type RowRestriction } from './restriction.js';
 
 /** Rows per ReadRows response. */
 const ROWS_PER_RESPONSE = 2048;
@@ -38,6 +39,8 @@ interface Session {
   /** Stream id -> row range [start, end) of the filtered rows. */
   readonly streams: Map<string, { start: number; end: number }>;
   readonly expires: number;
+  /** Lets go of what the session pins (its table snapshot). */
+  readonly release: () => void;
 }
 
 interface Timestamp {
@@ -69,19 +72,25 @@ interface SplitReadStreamRequest {
 const TABLE_PATH = /^projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)$/;
 const STREAM_PATH = /^(projects\/[^/]+\/locations\/[^/]+\/sessions\/[^/]+)\/streams\/([^/]+)$/;
 
-type Source = Pick<Session, 'columns' | 'rowCount' | 'rowsFor'>;
+type Source = Pick<Session, 'columns' | 'rowCount' | 'rowsFor'> & { readonly release?: () => void };
 
 /**
- * `selected_fields`: only those top-level columns (`a.b` selects `a`), in the
- * table's order, as the service returns them; a name the table lacks fails
- * the session with the service's text.
+ * `selected_fields`: the indexes of those top-level columns (`a.b` selects
+ * `a`), in the table's order, as the service returns them; a name the table
+ * lacks fails the session with the service's text. Every column without any.
  */
+function fieldIndexes(columns: readonly Column[], fields: readonly string[]): number[] {
+  if (!fields.length) return columns.map((_, i) => i);
+  const wanted = new Set(fields.map((f) => f.split('.')[0]!.toLowerCase()));
+  const missing = fields.filter((f) => !columns.some((c) => c.name.toLowerCase() === f.split('.')[0]!.toLowerCase()));
+  if (missing.length) throw invalid(`request failed: The following selected fields do not exist in the table schema: ${missing.join(', ')}`);
+  return columns.flatMap((c, i) => (wanted.has(c.name.toLowerCase()) ? [i] : []));
+}
+
+/** `selected_fields` over a source that reads every column. */
 function selectFields(source: Source, fields: readonly string[]): Source {
   if (!fields.length) return source;
-  const wanted = new Set(fields.map((f) => f.split('.')[0]!.toLowerCase()));
-  const missing = fields.filter((f) => !source.columns.some((c) => c.name.toLowerCase() === f.split('.')[0]!.toLowerCase()));
-  if (missing.length) throw invalid(`request failed: The following selected fields do not exist in the table schema: ${missing.join(', ')}`);
-  const idx = source.columns.flatMap((c, i) => (wanted.has(c.name.toLowerCase()) ? [i] : []));
+  const idx = fieldIndexes(source.columns, fields);
   return {
     columns: idx.map((i) => source.columns[i]!),
     rowCount: source.rowCount,
@@ -100,6 +109,18 @@ function drainedOrCancelled(call: grpc.ServerWritableStream<ReadRowsRequest, unk
     call.on('drain', done);
     call.on('cancelled', done);
   });
+}
+
+/** The live-row numbers of a state whose restriction column matches, reading that column alone. */
+async function selectedRows(state: TableState, r: RowRestriction): Promise<Int32Array> {
+  const out: number[] = [];
+  let base = 0;
+  for await (const b of scanState(state, [r.column])) {
+    const v = b.columns[0]!;
+    for (let i = 0; i < b.length; i++) if (matches(v, i, r)) out.push(base + i);
+    base += b.length;
+  }
+  return Int32Array.from(out);
 }
 
 export class StorageReadService {
@@ -130,7 +151,11 @@ export class StorageReadService {
   }
 
   private sweep(now: number): void {
-    for (const [k, s] of this.sessions) if (s.expires <= now) this.sessions.delete(k);
+    for (const [k, s] of this.sessions) {
+      if (s.expires > now) continue;
+      this.sessions.delete(k);
+      s.release();
+    }
   }
 
   async createReadSession(req: CreateReadSessionRequest): Promise<unknown> {
@@ -146,8 +171,10 @@ export class StorageReadService {
     })();
     const snap = rs.tableModifiers?.snapshotTime;
     const asOfMs = snap ? snap.seconds * 1000 + Math.floor(snap.nanos / 1e6) : undefined;
-    const source = (ResultStore.isAnonDataset(d) ? await this.resultSource(p, d, t, rs.readOptions?.rowRestriction ?? '') : undefined) ?? (await this.tableSource(p, d, t, asOfMs, rs.readOptions?.rowRestriction ?? ''));
-    const { columns, rowCount, rowsFor } = selectFields(source, rs.readOptions?.selectedFields ?? []);
+    const fields = rs.readOptions?.selectedFields ?? [];
+    const restriction = rs.readOptions?.rowRestriction ?? '';
+    const result = ResultStore.isAnonDataset(d) ? await this.resultSource(p, d, t, restriction) : undefined;
+    const { columns, rowCount, rowsFor, release } = result ? selectFields(result, fields) : await this.tableSource(p, d, t, asOfMs, restriction, fields);
 
     const now = Date.now();
     this.sweep(now);
@@ -161,7 +188,7 @@ export class StorageReadService {
     }
     const aSchema = format === 'ARROW' ? arrowSchema(columns) : null;
     const session: Session = {
-      name, format, columns, rowCount, rowsFor, streams,
+      name, format, columns, rowCount, rowsFor, streams, release: release ?? (() => undefined),
       arrowSchema: aSchema,
       arrowSchemaBytes: aSchema ? serializeSchema(aSchema) : null,
       avroSchema: format === 'AVRO' ? avroSchema(columns) : null,
@@ -182,21 +209,43 @@ export class StorageReadService {
     };
   }
 
-  /** A table's rows, pinned as they are now or were at `asOfMs`. */
-  private async tableSource(p: string, d: string, t: string, asOfMs: number | undefined, rowRestriction: string): Promise<Pick<Session, 'columns' | 'rowCount' | 'rowsFor'>> {
+  /**
+   * A table's rows, pinned as they are now or were at `asOfMs`, only the
+   * `fields` columns. The rows now are read a response at a time from the
+   * table's files (the session holds a snapshot, so they stay; nothing is
+   * held whole); a restriction reads its column once to number the rows it selects.
+   */
+  private async tableSource(p: string, d: string, t: string, asOfMs: number | undefined, rowRestriction: string, fields: readonly string[]): Promise<Source> {
     const entry = this.storage.requireTable(p, d, t);
     if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`${p}:${d}.${t} is a view; the read API reads tables only`);
     const td = this.storage.tableData(p, d, t);
     await td.load();
-    const columns = td.schema;
-    // A past snapshot_time reads the table's history (7-day window, the same
-    // reader as FOR SYSTEM_TIME AS OF and table@<ms>); now or later: the rows now.
-    const batches = asOfMs !== undefined && asOfMs < Date.now() ? await rowsAsOf(this.storage, { projectId: p, datasetId: d, tableId: t }, entry, asOfMs) : await stateBatches(td.state());
-    const restriction = this.restrictionOf(rowRestriction, columns);
-    const total = batches.reduce((s, b) => s + b.length, 0);
-    const selected = restriction ? selectRows(batches, restriction) : null;
-    const rows = new RowSource(batches, selected, selected ? selected.length : total);
-    return { columns, rowCount: rows.rowCount, rowsFor: () => Promise.resolve(rows) };
+    const all = td.schema;
+    const idx = fieldIndexes(all, fields);
+    const columns = idx.map((i) => all[i]!);
+    const restriction = this.restrictionOf(rowRestriction, all);
+    if (asOfMs !== undefined && asOfMs < Date.now()) {
+      // A past snapshot_time reads the table's history (7-day window, the same reader as FOR SYSTEM_TIME AS OF and table@<ms>).
+      const batches = await rowsAsOf(this.storage, { projectId: p, datasetId: d, tableId: t }, entry, asOfMs);
+      const selected = restriction ? selectRows(batches, restriction) : null;
+      const rows = new RowSource(batches, selected, selected ? selected.length : batches.reduce((s, b) => s + b.length, 0)).project(idx);
+      return { columns, rowCount: rows.rowCount, rowsFor: () => Promise.resolve(rows) };
+    }
+    const snapshot = this.storage.clock.acquire();
+    const state = td.state();
+    try {
+      const selected = restriction ? await selectedRows(state, restriction) : null;
+      const rowCount = selected ? selected.length : liveRows(state);
+      const rowsFor = async (start: number, end: number): Promise<RowSource> => {
+        const lo = selected ? selected[start]! : start;
+        const hi = selected ? selected[end - 1]! + 1 : end;
+        return new RowSource(await readState(state, idx, lo, hi), selected, rowCount, lo);
+      };
+      return { columns, rowCount, rowsFor, release: () => this.storage.clock.release(snapshot) };
+    } catch (e) {
+      this.storage.clock.release(snapshot);
+      throw e;
+    }
   }
 
   /**
