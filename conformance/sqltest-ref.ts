@@ -8,18 +8,23 @@
 //   npm install --no-save @fivetrandevelopers/zetasql   # dev-only, not a dependency
 //   node --import tsx conformance/sqltest-ref.ts test/sql/docs-bit.sqltest [...]
 //   node --import tsx conformance/sqltest-ref.ts --query "SELECT 1 AS x"
+//   node --import tsx conformance/sqltest-ref.ts --emu [--fill] draft.sqltest
 //
 // Prints one line per case (`same`, `DIFF`, `ref-error` or `skipped: why`),
-// with both answers for the differing ones. The packaged reference is an older
+// with both answers for the differing ones. `--emu` also runs each case in the
+// emulator (in process, as test/sql does) and prints `EMU` where the emulator's
+// answer differs from the reference's. `--fill` writes the reference's rows
+// into cases that have neither `--- rows` nor `--- error` (a draft: queries
+// written from the documentation, answers to be checked against it). The packaged reference is an older
 // ZetaSQL in external mode: a `ref-error` is often a feature it lacks, and
 // FLOAT64 text and a few functions changed since; a DIFF is a lead to check
 // against the documentation, not a verdict.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { javaDouble } from '../src/types/wire.js';
-import { connect, languageOptions, type Call, type EvalResponse, type TypeProto, type ValueProto, wireOf } from './lib/reference.js';
+import { connect, languageOptions, type Call, restField, type EvalResponse, type TypeProto, type ValueProto, wireOf, type YamlField } from './lib/reference.js';
 
-interface SqlCase { name: string; sections: Map<string, string> }
+interface SqlCase { name: string; flags: string[]; sections: Map<string, string> }
 
 function parseCases(text: string): SqlCase[] {
   const cases: SqlCase[] = [];
@@ -27,13 +32,14 @@ function parseCases(text: string): SqlCase[] {
   let section: string | undefined;
   for (const line of text.split('\n')) {
     if (line.startsWith('=== ')) {
-      cur = { name: line.slice(4).trim(), sections: new Map() };
+      cur = { name: line.slice(4).trim(), flags: [], sections: new Map() };
       cases.push(cur);
       section = undefined;
     } else if (cur && line.startsWith('--- ')) {
       section = line.slice(4).trim();
       cur.sections.set(section, '');
     } else if (cur && section) cur.sections.set(section, cur.sections.get(section)! + line + '\n');
+    else if (cur && line.startsWith('@')) cur.flags.push(line.slice(1).trim());
   }
   return cases;
 }
@@ -48,10 +54,26 @@ function cell(t: TypeProto, v: ValueProto): unknown {
     return Number.isNaN(d) ? 'NaN' : d === Infinity ? 'Infinity' : d === -Infinity ? '-Infinity' : javaDouble(d);
   }
   const w = wireOf(t, v);
+  // The REST API writes a DATETIME/TIME fraction with all six digits.
+  if ((t.type_kind === 'TYPE_DATETIME' || t.type_kind === 'TYPE_TIME') && typeof w === 'string') return w.replace(/\.(\d{1,6})$/, (_, f: string) => '.' + f.padEnd(6, '0'));
   return typeof w === 'boolean' ? String(w) : w;
 }
 
-async function evaluate(call: Call, lang: Record<string, unknown>, sql: string): Promise<{ rows: unknown[]; schema: string } | { error: string }> {
+/** The reference service, restarted when a query does not come back in time (it has hung on a few). */
+let ref: Awaited<ReturnType<typeof connect>>;
+async function evaluate(lang: Record<string, unknown>, sql: string): Promise<{ rows: unknown[]; schema: string } | { error: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<{ error: string }>((resolve) => { timer = setTimeout(() => resolve({ error: 'reference timed out' }), 30_000); });
+  const r = await Promise.race([evaluateOnce(ref.call, lang, sql), timeout]);
+  clearTimeout(timer);
+  if ('error' in r && r.error === 'reference timed out') {
+    ref.stop();
+    ref = await connect();
+  }
+  return r;
+}
+
+async function evaluateOnce(call: Call, lang: Record<string, unknown>, sql: string): Promise<{ rows: unknown[]; schema: string } | { error: string }> {
   const req = {
     sql,
     options: { language_options: lang, default_timezone: 'UTC' },
@@ -60,46 +82,111 @@ async function evaluate(call: Call, lang: Record<string, unknown>, sql: string):
   try {
     const res = await call<EvalResponse>('EvaluateQuery', req);
     const cols = res.prepared?.columns ?? [];
-    const schema = cols.map((c) => `${c.name} ${typeText(c.type)}`).join(', ');
+    // An unnamed column is f<i>_ in the service's results.
+    const schema = cols.map((c, i) => fieldText(restField(c.name || `f${i}_`, c.type))).join(', ');
     return { schema, rows: (res.content?.table_data?.row ?? []).map((r) => cols.map((c, i) => cell(c.type, r.cell?.[i] ?? {}))) };
   } catch (e) {
     return { error: (e as { details?: string }).details ?? (e as Error).message };
   }
 }
 
-function typeText(t: TypeProto): string {
-  if (t.type_kind === 'TYPE_ARRAY') return `ARRAY<${typeText(t.array_type!.element_type)}>`;
-  if (t.type_kind === 'TYPE_STRUCT') return `STRUCT<${t.struct_type!.field.map((f) => `${f.field_name ?? ''} ${typeText(f.field_type)}`).join(', ')}>`;
-  return t.type_kind.replace(/^TYPE_/, '');
+/** A REST field as test/sql writes schemas: `name TYPE[(fields)][ REPEATED]`. */
+function fieldText(f: YamlField): string {
+  return `${f.name} ${f.type}${f.fields ? `(${f.fields.map(fieldText).join(', ')})` : ''}${f.mode === 'REPEATED' ? ' REPEATED' : ''}`;
 }
 
 const key = (x: unknown) => JSON.stringify(x);
 
+/** The emulator's answer to a setup-free case, in process (test/sql's harness). */
+async function emulator(sql: string, noDefaultDataset: boolean): Promise<{ rows: unknown[]; schema: string } | { error: string }> {
+  const h = await harness();
+  const projectId = `p${++emuSeq}`;
+  await h.mod.setupDataset(h.h, projectId, 'ds');
+  try {
+    const r = await h.mod.run(h.h, sql, { projectId, ...(noDefaultDataset ? {} : { defaultDataset: { projectId, datasetId: 'ds' } }) });
+    return { rows: h.mod.rowsOf(r), schema: h.mod.schemaText(h.mod.schemaOf(r)) };
+  } catch (e) {
+    return { error: h.mod.errorMessage(e) };
+  }
+}
+type HarnessModule = typeof import('../test/sql/harness.js');
+let emuSeq = 0;
+let emuHarness: { mod: HarnessModule; h: Awaited<ReturnType<HarnessModule['openHarness']>> } | undefined;
+async function harness() {
+  if (!emuHarness) {
+    const mod = await import('../test/sql/harness.js');
+    emuHarness = { mod, h: await mod.openHarness() };
+  }
+  return emuHarness;
+}
+
+function sameRows(a: unknown[], b: unknown[], ordered: boolean): boolean {
+  const x = a.map(key), y = b.map(key);
+  if (!ordered) { x.sort(); y.sort(); }
+  return key(x) === key(y);
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const { call, stop } = await connect();
+  const withEmu = args.includes('--emu');
+  const fill = args.includes('--fill');
+  ref = await connect();
   try {
-    const lang = await languageOptions(call);
+    const lang = await languageOptions(ref.call);
     const qi = args.indexOf('--query');
     if (qi >= 0) {
-      const r = await evaluate(call, lang, args[qi + 1]!);
+      const r = await evaluate(lang, args[qi + 1]!);
       if ('error' in r) console.log(`error: ${r.error}`);
       else {
         console.log(r.schema);
         for (const row of r.rows) console.log(key(row));
       }
+      if (withEmu) {
+        const e = await emulator(args[qi + 1]!, false);
+        console.log('emulator:');
+        if ('error' in e) console.log(`error: ${e.error}`);
+        else {
+          console.log(e.schema);
+          for (const row of e.rows) console.log(key(row));
+        }
+      }
       return;
     }
-    let same = 0, diff = 0, refErr = 0, skipped = 0;
-    for (const file of args) {
-      for (const c of parseCases(readFileSync(file, 'utf8'))) {
+    let same = 0, diff = 0, refErr = 0, skipped = 0, emuDiff = 0, filled = 0;
+    for (const file of args.filter((a) => !a.startsWith('--'))) {
+      const text = readFileSync(file, 'utf8');
+      const cases = parseCases(text);
+      const fills = new Map<number, string>();
+      for (const [ci, c] of cases.entries()) {
         const label = `${file.replace(/^.*\//, '')}: ${c.name}`;
         if (c.sections.has('setup') || c.sections.has('params')) { skipped++; continue; }
         const query = c.sections.get('query')?.trim();
         if (!query || /^(CREATE|INSERT|UPDATE|DELETE|MERGE|DECLARE|BEGIN|DROP|ALTER)\b/i.test(query)) { skipped++; continue; }
-        const r = await evaluate(call, lang, query);
+        const r = await evaluate(lang, query);
         const wantError = c.sections.get('error')?.trim();
         const rowsText = c.sections.get('rows');
+        const ordered = !c.flags.includes('unordered') && /\bORDER\s+BY\b[^)]*$/i.test(query);
+        if (withEmu) {
+          const e = await emulator(query, c.flags.includes('no_default_dataset'));
+          if ('error' in r || 'error' in e) {
+            if (!('error' in r && 'error' in e)) {
+              emuDiff++;
+              console.log(`EMU ${label}\n    ref: ${'error' in r ? `error ${r.error.split('\n')[0]}` : r.rows.map(key).join(' ')}\n    emu: ${'error' in e ? `error ${e.error.split('\n')[0]}` : e.rows.map(key).join(' ')}`);
+            }
+          } else if (!sameRows(r.rows, e.rows, ordered) || r.schema !== e.schema) {
+            emuDiff++;
+            console.log(`EMU ${label}\n    ref: ${r.schema} | ${r.rows.map(key).join(' ')}\n    emu: ${e.schema} | ${e.rows.map(key).join(' ')}`);
+          }
+          if (fill && wantError === undefined && rowsText === undefined) {
+            // Where the reference refuses (often a feature its older version lacks), the
+            // emulator's answer goes in marked UNCHECKED, to be checked against the documentation.
+            if ('error' in r) {
+              const ref = `# reference: ${r.error.split('\n')[0]}\n`;
+              fills.set(ci, 'error' in e ? `--- error\n~ ${e.error}\n${ref}` : `--- rows\n# UNCHECKED emulator answer\n${ref}${e.rows.map(key).join('\n')}${e.rows.length ? '\n' : ''}`);
+            }
+            else fills.set(ci, `--- rows\n${r.rows.map(key).join('\n')}${r.rows.length ? '\n' : ''}`);
+          }
+        }
         if ('error' in r) {
           if (wantError !== undefined) { same++; continue; }
           refErr++;
@@ -109,16 +196,22 @@ async function main(): Promise<void> {
         if (wantError !== undefined) { diff++; console.log(`DIFF ${label}\n    want error: ${wantError}\n    ref rows:   ${r.rows.map(key).join(' ')}`); continue; }
         if (rowsText === undefined) { skipped++; continue; }
         const want = rowsText.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')).map((l) => JSON.parse(l) as unknown);
-        const ordered = /\bORDER\s+BY\b[^)]*$/i.test(query);
-        const a = want.map(key), b = r.rows.map(key);
-        if (!ordered) { a.sort(); b.sort(); }
-        if (key(a) === key(b)) same++;
-        else { diff++; console.log(`DIFF ${label}\n    want: ${a.join(' ')}\n    ref:  ${b.join(' ')}`); }
+        if (sameRows(want, r.rows, ordered)) same++;
+        else { diff++; console.log(`DIFF ${label}\n    want: ${want.map(key).join(' ')}\n    ref:  ${r.rows.map(key).join(' ')}`); }
+      }
+      if (fills.size) {
+        // Chunks split at each case header: chunk i + 1 is case i.
+        const chunks = text.split(/^(?==== )/m);
+        const off = chunks[0]!.startsWith('=== ') ? 0 : 1;
+        for (const [ci, add] of fills) chunks[ci + off] = `${chunks[ci + off]!.trimEnd()}\n${add}\n`;
+        writeFileSync(file, chunks.join(''));
+        filled += fills.size;
       }
     }
-    console.log(`same ${same}, differ ${diff}, reference error ${refErr}, skipped ${skipped}`);
+    console.log(`same ${same}, differ ${diff}, reference error ${refErr}, skipped ${skipped}${withEmu ? `, emulator differs ${emuDiff}` : ''}${fill ? `, filled ${filled}` : ''}`);
   } finally {
-    stop();
+    ref.stop();
+    await emuHarness?.h.close();
   }
 }
 
