@@ -10,7 +10,7 @@ import { didYouMean } from './suggest.js';
 import { ARRAY_PATH, pathItemType, type PathStep } from '../functions/array-path.js';
 import { intervalFromPart } from '../functions/interval.js';
 import { collateAggregate, collateScalar, collationAffects, collationByKeyArgs, isBinaryCollation, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
-import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { T, arrayOf, isEqualityComparable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { BIGNUMERIC_MAX, BIGNUMERIC_MIN } from '../types/json-values.js';
 import type { Analyzer } from './context.js';
@@ -451,11 +451,9 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       }
       const l = resolveExpr(an, n.left, ctx);
       const r = resolveExpr(an, n.right, ctx);
-      // The service rejects an untyped NULL literal as an arithmetic, comparison or bitwise operand.
-      if (n.op !== '||') {
-        for (const node of [n.left, n.right]) {
-          if (node.kind === 'NullLiteral') throw sqlError(`Operands of ${n.op} cannot be literal NULL`, node.loc);
-        }
+      // The service rejects an untyped NULL literal as an arithmetic, comparison, bitwise or || operand.
+      for (const node of [n.left, n.right]) {
+        if (node.kind === 'NullLiteral') throw sqlError(`Operands of ${n.op} cannot be literal NULL`, node.loc);
       }
       return callScalar(BINARY[n.op]!, [l, r], n.loc);
     }
@@ -794,6 +792,7 @@ function resolveCase(an: Analyzer, n: A.CaseExpr, ctx: ExprCtx): Expr {
     // Simple CASE: compare with a common type (WHEN values and operand unify).
     const ws = n.whens.map((w) => resolveExpr(an, w.when, ctx));
     const u = unify([operand, ...ws], n.loc, 'operator CASE');
+    if (!isEqualityComparable(u.type)) throw sqlError(`CASE (with value comparison) is not defined for arguments of type ${typeToSql(u.type)}`, n.loc);
     // The operand and every WHEN value compare under their one common collation.
     const collation = collationOf(u.type) ?? '';
     for (let i = 0; i < ws.length; i++) whens.push(callScalar('$equal', [u.exprs[0]!, u.exprs[i + 1]!], n.whens[i]!.when.loc, { collation }));
@@ -968,6 +967,7 @@ function resolveConditional(an: Analyzer, n: A.FunctionCall, name: string, ctx: 
     case 'NULLIF': {
       arity(2);
       const u = unify(args, n.loc, 'function NULLIF');
+      if (!isEqualityComparable(u.type)) throw sqlError(`NULLIF is not defined for arguments of type ${typeToSql(u.type)}`, n.loc);
       const eq = callScalar('$equal', [u.exprs[0]!, u.exprs[1]!], n.loc, { collation: collationOf(u.type) ?? '' });
       return { kind: 'conditional', type: u.type, op: 'case', whens: [eq], thens: [literal(u.type, null)], else: u.exprs[0]! };
     }
@@ -1040,6 +1040,9 @@ function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctio
   const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, safe: n.safe, ...(limit !== undefined ? { limit } : {}) };
   const r = def.resolve(exprs.map((e, i) => argInfo(e, names[i])), opts);
   if (!r.ok) throw sqlError(r.message, n.loc);
+  if (n.distinct && orderBy.some((k) => !exprs.some((e) => exprEquals(e, k.expr)))) {
+    throw sqlError('An aggregate function that has both DISTINCT and ORDER BY arguments can only ORDER BY expressions that are arguments to the function', n.orderBy![0]!.loc);
+  }
   let args = exprs.map((e, i) => (r.resolved.argTypes[i] ? coerce(e, r.resolved.argTypes[i]!) : e));
   // DISTINCT over collated strings: one value per class equal under the collation.
   if (n.distinct) {
@@ -1177,6 +1180,7 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
     if (!def) throw sqlError(`Function not found: ${n.name.join('.')}${functionHint(n.name.join('.'))}`, n.loc);
     if (def.kind !== 'aggregate') throw sqlError(`Function ${name} does not support an OVER clause`, n.loc);
     if (n.safe) throw safeAggregateError(name, n.loc);
+    if (n.distinct && orderBy.length > 0) throw sqlError('Window ORDER BY is not allowed if DISTINCT is specified', n.over!.loc);
     const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: false };
     const r = def.resolve(args.map((e) => argInfo(e)), opts);
     if (!r.ok) throw sqlError(r.message, n.loc);

@@ -576,6 +576,20 @@ function hasColumnIn(e: Expr, ids: ReadonlySet<number>): boolean {
   return found;
 }
 
+/** A SELECT without FROM has one row and no clause that filters, groups, windows or orders it. */
+function checkNoFromClauses(sel: A.Select, orderBy: readonly A.OrderByItem[] | undefined): void {
+  const clause = (what: string, loc: A.Loc): never => {
+    throw sqlError(`Query without FROM clause cannot ${what}`, loc);
+  };
+  if (sel.where) clause('have a WHERE clause', sel.where.loc);
+  if (sel.groupBy) clause('have a GROUP BY clause', sel.groupBy.loc);
+  if (sel.having) clause('have a HAVING clause', sel.having.loc);
+  if (sel.qualify) clause('have an QUALIFY clause', sel.qualify.loc);
+  if (sel.window?.length) clause('have a WINDOW clause', sel.window[0]!.loc);
+  if (sel.distinct) clause('use SELECT DISTINCT', sel.loc);
+  if (orderBy?.length) clause('have an ORDER BY clause', orderBy[0]!.loc);
+}
+
 export function resolveSelect(
   an: Analyzer,
   sel: A.Select,
@@ -586,6 +600,7 @@ export function resolveSelect(
   carry?: (scope: Scope) => SelItem[],
 ): RelOut {
   if (sel.withModifier?.name === 'AGGREGATION_THRESHOLD') sel = withAggregationThreshold(an, sel);
+  if (!sel.from) checkNoFromClauses(sel, orderBy);
   const scope = new Scope(outer);
   let rel: Rel = sel.from ? resolveFrom(an, sel.from, scope, outer) : oneRow();
 
@@ -611,6 +626,8 @@ export function resolveSelect(
     }
   }
   if (carry) items.push(...carry(scope));
+  if (!sel.from && aggs.calls.length > 0) throw sqlError('SELECT without FROM clause cannot use aggregation', sel.loc);
+  if (!sel.from && wins.calls.length > 0) throw sqlError('SELECT without FROM clause cannot use analytic functions', sel.loc);
 
   // GROUP BY keys.
   const keys: { expr: Expr; name: string; loc: A.Loc }[] = [];
@@ -849,6 +866,10 @@ function resolveGroupBy(
     return keys.length - 1;
   };
   const one = (e: A.Expr): number => {
+    // An integer is a select-list ordinal; any other plain literal is refused (typed literals group).
+    if (e.kind === 'FloatLiteral' || e.kind === 'StringLiteral' || e.kind === 'BytesLiteral' || e.kind === 'BoolLiteral' || e.kind === 'NullLiteral') {
+      throw sqlError('Cannot GROUP BY literal values', e.loc);
+    }
     if (e.kind === 'IntLiteral') {
       const k = Number(e.text);
       if (!(k >= 1 && k <= items.length)) throw sqlError(`GROUP BY column number exceeds input table column count: ${k} vs ${items.length}`, e.loc);
@@ -952,6 +973,7 @@ function expandStar(an: Analyzer, it: A.SelectStar, scope: Scope, ctx: ExprCtx):
     }
     const ex = new Set(it.except.map((x) => x.toLowerCase()));
     cols = cols.filter((c) => !ex.has(c.name.toLowerCase()));
+    if (cols.length === 0) throw sqlError('SELECT * expands to zero columns after applying EXCEPT', it.loc);
   }
   if (it.replace) {
     for (const r of it.replace) {
@@ -1595,8 +1617,9 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
   let condition: Expr | undefined;
   let star = [...leftStar, ...rightStar];
   let rel: Rel;
-  if (j.using || j.natural) {
-    const names = j.using ?? [];
+  if (j.natural) throw sqlError('Natural join not supported', j.loc);
+  if (j.using) {
+    const names = j.using;
     const lscope = new Scope();
     lscope.rangeVars = leftRvs;
     for (const [k, v] of leftExtra) lscope.extra.set(k, v);
@@ -1704,6 +1727,7 @@ function valueName(e: A.Expr): string {
 }
 
 function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Leaf {
+  if (p.input.kind === 'UnnestRef') throw sqlError('PIVOT is not allowed with array scans', p.loc);
   const inner = new Scope(outer);
   const input = resolveFrom(an, p.input, inner, outer);
   const aggs = new AggCollector(inner);
@@ -1804,6 +1828,7 @@ function isVolatileExpr(e: Expr): boolean {
 }
 
 function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | undefined): Leaf {
+  if (u.input.kind === 'UnnestRef') throw sqlError('UNPIVOT is not allowed with array scans', u.loc);
   const inner = new Scope(outer);
   const input = resolveFrom(an, u.input, inner, outer);
   const all = inner.starList ?? [];
@@ -1895,7 +1920,7 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
           const items: SelItem[] = [];
           vars = [];
           for (const rv of scope.rangeVars) {
-            if (!rv.lname || (rv.value && !rv.qualifiedOnly)) continue;
+            if (!rv.lname) continue;
             vars.push({ rv, first: items.length });
             for (const c of rv.value ? [rv.value] : rv.columns) items.push({ name: HIDDEN, expr: colRef(c), loc: p.loc, aliasable: false });
           }

@@ -21,6 +21,7 @@ import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } f
 import { sqlError } from './errors.js';
 import { canCoerce as sharedCanCoerce, commonSupertype, type CoercibleArg } from '../types/coercion.js';
 import { parseTimestampString } from '../functions/civil.js';
+import { fitDecimal } from '../functions/numeric.js';
 import { parseJsonText } from '../functions/json-core.js';
 
 const TYPE_NAMES: Record<string, ScalarKind> = {
@@ -281,7 +282,11 @@ export function typedLiteral(typeName: string, text: string, loc: Loc): { type: 
     case 'NUMERIC':
     case 'BIGNUMERIC': {
       if (!NUMERIC_RE.test(text)) bad();
-      return { type: scalar(k), value: new Decimal(text.trim()) };
+      // A literal must be exact: no digits beyond the type's scale, no value beyond its range.
+      const d = new Decimal(text.trim());
+      const fit = fitDecimal(d, k);
+      if (fit === undefined || !fit.eq(d)) bad();
+      return { type: scalar(k), value: fit! };
     }
     case 'JSON':
       try {

@@ -61,6 +61,15 @@ export function parseFloat64(s: string): number | undefined {
   const t = s.trim();
   if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
   if (/^[+-]?nan$/i.test(t)) return NaN;
+  // Hexadecimal text is read as C's strtod reads it (0x1.8p3), as the reference implementation does.
+  const hex = /^([+-]?)0x([0-9a-f]*)(?:\.([0-9a-f]*))?(?:p([+-]?\d+))?$/i.exec(t);
+  if (hex) {
+    const [, sign, int = '', frac = '', exp] = hex;
+    if (!int && !frac) return undefined;
+    const digits = int + frac;
+    const v = (digits ? Number(BigInt('0x' + digits)) : 0) * 2 ** (Number(exp ?? 0) - 4 * frac.length);
+    return sign === '-' ? -v : v;
+  }
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return undefined;
   return Number(t);
 }

@@ -37,14 +37,27 @@ export function escapeBytes(b: Uint8Array, quote = '"'): string {
   return out;
 }
 
+/** A quoted literal's quote: single only when the text holds a double quote and no single quote (as the reference prints literals). */
+function quoteFor(text: string): string {
+  return text.includes('"') && !text.includes("'") ? "'" : '"';
+}
+
+function stringLiteral(s: string): string {
+  const q = quoteFor(s);
+  return q + escapeString(s, q) + q;
+}
+
 /** %t (literal=false) and %T (literal=true) renderings. */
 export function formatValueLiteral(v: Value, t: SqlType, literal: boolean): string {
   if (v === null) return 'NULL';
   switch (t.kind) {
     case 'STRING':
-      return literal ? `"${escapeString(v as string)}"` : (v as string);
-    case 'BYTES':
-      return literal ? `b"${escapeBytes(v as Uint8Array)}"` : escapeBytes(v as Uint8Array, '');
+      return literal ? stringLiteral(v as string) : (v as string);
+    case 'BYTES': {
+      if (!literal) return escapeBytes(v as Uint8Array, '');
+      const q = quoteFor(Buffer.from(v as Uint8Array).toString('latin1'));
+      return `b${q}${escapeBytes(v as Uint8Array, q)}${q}`;
+    }
     case 'INT64':
       return (v as bigint).toString();
     case 'BOOL':
@@ -75,7 +88,7 @@ export function formatValueLiteral(v: Value, t: SqlType, literal: boolean): stri
     case 'INTERVAL':
       return literal ? `INTERVAL "${formatInterval(v as Interval)}" YEAR TO SECOND` : formatInterval(v as Interval);
     case 'JSON':
-      return literal ? `JSON '${jsonToString((v as JsonValue).node)}'` : jsonToString((v as JsonValue).node);
+      return literal ? `JSON ${stringLiteral(jsonToString((v as JsonValue).node))}` : jsonToString((v as JsonValue).node);
     case 'ARRAY': {
       const inner = (v as Value[]).map((e) => formatValueLiteral(e, t.element, literal)).join(', ');
       return `[${inner}]`;

@@ -1,7 +1,7 @@
 // Operators as functions, under ZetaSQL's internal names ($add, $equal, ...).
 // Arithmetic and comparisons are the hottest kernels: typed-array loops over
 // the vector layouts, with BigInt only when an INT64 leaves ±2^53.
-import { typeToSql, T, type SqlType } from '../types/types.js';
+import { isEqualityComparable, isGroupable, typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { MAX_DATE, MIN_DATE } from './civil.js';
@@ -459,14 +459,7 @@ const betweenKernel: ScalarKernel = (args, n) => {
 };
 
 function equalityAccept(c: Omit<SigContext, 'returnType'>): boolean {
-  const t = c.argTypes[0]!;
-  return supportsEquality(t);
-}
-function supportsEquality(t: SqlType): boolean {
-  if (t.kind === 'JSON' || t.kind === 'GEOGRAPHY') return false;
-  if (t.kind === 'ARRAY') return supportsEquality(t.element);
-  if (t.kind === 'STRUCT') return t.fields.every((f) => supportsEquality(f.type));
-  return true;
+  return isGroupable(c.argTypes[0]!);
 }
 function orderingAccept(c: Omit<SigContext, 'returnType'>): boolean {
   const t = c.argTypes[0]!;
@@ -488,7 +481,7 @@ function registerComparisons(): void {
       display: operatorDisplay(sym),
       validate: (_args, m) => {
         const t = m.argTypes[0]!;
-        if ((op === 'eq' || op === 'ne') && !supportsEquality(t)) return `Equality is not defined for arguments of type ${typeToSql(t)}`;
+        if ((op === 'eq' || op === 'ne') && !isEqualityComparable(t)) return `${op === 'eq' ? 'Equality' : 'Inequality'} is not defined for arguments of type ${typeToSql(t)}`;
         return undefined;
       },
     });
@@ -568,7 +561,7 @@ function registerComparisons(): void {
         };
       }, equalityAccept),
     ],
-    { display: operatorDisplay('IN', 'in') },
+    { display: operatorDisplay('IN', 'in'), validate: (_args, m) => (isEqualityComparable(m.argTypes[0]!) ? undefined : `IN is not defined for arguments of type ${typeToSql(m.argTypes[0]!)}`) },
   );
   // x IN UNNEST(array)
   defineScalar(
@@ -815,7 +808,7 @@ export function registerOperators(): void {
 }
 
 // Re-exported helpers other families use.
-export { int64Binary, float64Binary, decimalBinary, comparisonKernel, supportsEquality };
+export { int64Binary, float64Binary, decimalBinary, comparisonKernel };
 export type { CmpOp };
 export function vectorOf(type: SqlType, values: Value[]): Vector {
   return vectorFromValues(type, values);

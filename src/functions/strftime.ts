@@ -189,6 +189,9 @@ export function formatStrftime(fmt: string, days: number, tod: number, tz: { zon
       case 'R':
         out += `${pad(h, 2)}:${pad(mi, 2)}`;
         break;
+      case 'r':
+        out += `${pad(h % 12 === 0 ? 12 : h % 12, 2)}:${pad(mi, 2)}:${pad(s, 2)} ${h < 12 ? 'AM' : 'PM'}`;
+        break;
       case 'c':
         out += `${DAYS[weekday(days)]!.slice(0, 3)} ${MONTHS[m - 1]!.slice(0, 3)} ${String(d).padStart(2, ' ')} ${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)} ${y}`;
         break;
@@ -444,6 +447,21 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
         if (input[i++] !== ':') bad();
         mi = num(1, 2);
         break;
+      case 'r': {
+        h = num(1, 2);
+        hour12 = true;
+        if (input[i++] !== ':') bad();
+        mi = num(1, 2);
+        if (input[i++] !== ':') bad();
+        s = num(1, 2);
+        while (input[i] === ' ') i++;
+        const w = input.slice(i, i + 2).toUpperCase();
+        if (w === 'AM') pm = false;
+        else if (w === 'PM') pm = true;
+        else bad();
+        i += 2;
+        break;
+      }
       case 'c': {
         word(DAYS, true);
         while (input[i] === ' ') i++;

@@ -701,12 +701,28 @@ export function registerStrings(): void {
       return r;
     })),
   ]);
+  /** Every byte that does not start a well-formed UTF-8 sequence becomes one U+FFFD (as the reference replaces them). */
+  const replaceInvalidUtf8 = (b: Uint8Array): string => {
+    let out = '';
+    let i = 0;
+    while (i < b.length) {
+      const c = b[i]!;
+      const len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+      const s = len > 0 && i + len <= b.length ? decodeUtf8(b.subarray(i, i + len)) : undefined;
+      if (s === undefined) {
+        out += '\uFFFD';
+        i++;
+      } else {
+        out += s;
+        i += len;
+      }
+    }
+    return out;
+  };
   defineScalar('SAFE_CONVERT_BYTES_TO_STRING', [
     sig(['BYTES'], 'STRING', rowKernel(T.STRING, (v) => {
       const b = v[0] as Uint8Array;
-      const s = decodeUtf8(b);
-      if (s !== undefined) return s;
-      return new TextDecoder('utf-8', { fatal: false }).decode(b);
+      return decodeUtf8(b) ?? replaceInvalidUtf8(b);
     })),
   ]);
   defineScalar('FORMAT', [

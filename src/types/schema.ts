@@ -112,7 +112,8 @@ export function columnToRestField(name: string, t: SqlType, required = false): R
   const repeated = t.kind === 'ARRAY';
   const inner = t.kind === 'ARRAY' ? t.element : t;
   const out: RestField = { name, type: restTypeName(inner), mode: repeated ? 'REPEATED' : required ? 'REQUIRED' : 'NULLABLE' };
-  if (inner.kind === 'STRUCT') out.fields = inner.fields.map((f) => columnToRestField(f.name, f.type));
+  // An anonymous struct field is named by its position in schemas, as the service names it.
+  if (inner.kind === 'STRUCT') out.fields = inner.fields.map((f, i) => columnToRestField(f.name || `_field_${i + 1}`, f.type));
   if (inner.kind === 'RANGE') out.rangeElementType = { type: (inner.element as ScalarType).kind };
   if (inner.kind === 'STRING' && inner.collation) out.collation = inner.collation;
   return out;

@@ -142,7 +142,7 @@ export function isOrderable(t: SqlType): boolean {
   }
 }
 
-/** Types that support equality (GROUP BY, DISTINCT, =, JOIN keys). */
+/** Types that support grouping equality (GROUP BY, DISTINCT, IS DISTINCT FROM). */
 export function isGroupable(t: SqlType): boolean {
   switch (t.kind) {
     case 'JSON':
@@ -154,5 +154,21 @@ export function isGroupable(t: SqlType): boolean {
       return t.fields.every((f) => isGroupable(f.type));
     default:
       return true;
+  }
+}
+
+/**
+ * Types the `=` family compares (=, !=, IN, simple CASE, NULLIF, join keys):
+ * the groupable ones without an ARRAY anywhere (BigQuery groups arrays but
+ * has no array equality operator).
+ */
+export function isEqualityComparable(t: SqlType): boolean {
+  switch (t.kind) {
+    case 'ARRAY':
+      return false;
+    case 'STRUCT':
+      return t.fields.every((f) => isEqualityComparable(f.type));
+    default:
+      return isGroupable(t);
   }
 }

@@ -242,11 +242,19 @@ class AggState {
       rows = Int32Array.from(sub);
       if (call.limit !== undefined) {
         const lim = call.limit;
+        // LIMIT counts the values the aggregate keeps: STRING_AGG, ARRAY_CONCAT_AGG and
+        // ARRAY_AGG ... IGNORE NULLS drop NULL inputs before the limit applies.
+        const first = argVecs[0];
+        const skipNulls = first?.nulls && (call.name !== 'ARRAY_AGG' || call.ignoreNulls) ? first.nulls : null;
         let c = 0;
         let run = 0;
+        let prevGroup = -1;
         for (let j = 0; j < count; j++) {
-          run = j > 0 && groups[rows[j]!] === groups[rows[j - 1]!] ? run + 1 : 0;
-          if (run < lim) rows[c++] = rows[j]!;
+          const r = rows[j]!;
+          if (skipNulls && skipNulls[r] === 1) continue;
+          run = groups[r] === prevGroup ? run + 1 : 0;
+          prevGroup = groups[r]!;
+          if (run < lim) rows[c++] = r;
         }
         count = c;
       }

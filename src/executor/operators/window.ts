@@ -438,7 +438,7 @@ async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: 
       const kv = await constantArg(call.args[0], input, layout, ctx);
       if (kv === null) throw new QueryError('The N value of NTILE cannot be NULL');
       const k = toNum(kv);
-      if (k <= 0) throw new QueryError('The N value of NTILE must be positive');
+      if (k <= 0) throw new QueryError('The N value (number of buckets) for the NTILE function must be positive');
       const d = new Float64Array(n);
       for (let p = 0; p < n; p++) {
         const ps = g.partStart[p]!;
@@ -457,7 +457,7 @@ async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: 
       const offV = call.args.length > 1 ? await constantArg(call.args[1], input, layout, ctx) : 1n;
       if (offV === null) throw new QueryError(`The offset to ${name} must not be NULL`);
       const off = toNum(offV);
-      if (off < 0) throw new QueryError(`The offset to ${name} must be non-negative`);
+      if (off < 0) throw new QueryError(`The offset to the function ${name} must not be negative`);
       const def = call.args.length > 2 ? await arg(2) : null;
       const pick = new Int32Array(n);
       const useDefault = new Uint8Array(n);
