@@ -492,6 +492,7 @@ export class Storage {
     this.requireDataset(p, d);
     const entry: TableEntry = this.hasRows(kind) ? { resource, kind, policies: {}, storage: newStorageStem(t) } : { resource, kind, policies: {} };
     const data = this.hasRows(kind) ? this.newTableData(this.datasetDir(p, d), entry.storage!, this.columnsOf(entry)) : null;
+    if (data) data.layoutBy = layoutColumns(resource);
     return { entry, data };
   }
 
@@ -616,11 +617,12 @@ export class Storage {
   tableData(p: string, d: string, t: string): TableData {
     const key = tKey(p, d, t);
     let td = this.data.get(key);
+    const e = this.requireTable(p, d, t);
     if (!td) {
-      const e = this.requireTable(p, d, t);
       td = this.newTableData(this.datasetDir(p, d), storageStem(t, e), this.columnsOf(e));
       this.data.set(key, td);
     }
+    td.layoutBy = layoutColumns(e.resource);
     return td;
   }
 
@@ -825,4 +827,16 @@ export class Storage {
     await this.log.close();
     this.lock?.release();
   }
+}
+
+/**
+ * The columns a table's files are ordered by (TableData.layoutBy): its
+ * partitioning column (none for ingestion-time partitioning), then its
+ * clustering columns, as the service lays partitioned and clustered tables
+ * out so that their filters prune.
+ */
+function layoutColumns(resource: Resource): string[] {
+  const r = resource as { timePartitioning?: { field?: string }; rangePartitioning?: { field?: string }; clustering?: { fields?: string[] } };
+  const part = r.timePartitioning?.field ?? r.rangePartitioning?.field;
+  return [...(part ? [part] : []), ...(r.clustering?.fields ?? [])];
 }

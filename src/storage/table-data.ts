@@ -8,7 +8,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
-import { concatVectors, sliceVector, type Batch, type Vector } from '../types/vector.js';
+import { concatVectors, layoutOf, sliceVector, takeVector, type Batch, type Vector } from '../types/vector.js';
 import type { Stored } from './codec.js';
 import { CommitClock } from './clock.js';
 import { encodeFragmentFile, FILE_ROWS } from './fragment-file.js';
@@ -246,6 +246,12 @@ export class TableData {
   private historyFromMs = 0;
   /** The time-travel window; tests shorten it to see old versions collected. */
   static retentionMs = TIME_TRAVEL_MS;
+  /**
+   * Columns (names) rows written by `prepare` are ordered by within each
+   * file: the partitioning column, then the clustering ones (Storage sets
+   * them from the table's resource), so that their filters skip row groups.
+   */
+  layoutBy: readonly string[] = [];
   /** Bumps on every change; the etag of tabledata.list. */
   version = 0;
   modifiedMs = 0;
@@ -847,7 +853,8 @@ export class TableData {
     if (Array.isArray(batches)) {
       const list = batches as readonly Batch[];
       const rows = list.reduce((s, b) => s + b.length, 0);
-      const fragments = rows > 0 ? await this.writeFragments(list, lastLsn, cols) : [];
+      const fragments: FragmentInfo[] = [];
+      for (let s = 0; s < rows; s += FILE_ROWS) fragments.push(...(await this.writeFragments(this.laidOut(sliceBatches(list, s, Math.min(rows, s + FILE_ROWS)), cols), lastLsn, cols)));
       return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, fragments };
     }
     // A stream is written a file (FILE_ROWS rows) at a time: never more than that is held.
@@ -856,7 +863,7 @@ export class TableData {
     let heldRows = 0;
     let rows = 0;
     const flush = async (): Promise<void> => {
-      if (heldRows > 0) fragments.push(...(await this.writeFragments(held, lastLsn, cols)));
+      if (heldRows > 0) fragments.push(...(await this.writeFragments(this.laidOut(held, cols), lastLsn, cols)));
       held = [];
       heldRows = 0;
     };
@@ -868,13 +875,46 @@ export class TableData {
       if (heldRows >= FILE_ROWS) {
         // A whole file now; the rows past it start the next one.
         const rest = sliceBatches(held, FILE_ROWS, heldRows);
-        fragments.push(...(await this.writeFragments(sliceBatches(held, 0, FILE_ROWS), lastLsn, cols)));
+        fragments.push(...(await this.writeFragments(this.laidOut(sliceBatches(held, 0, FILE_ROWS), cols), lastLsn, cols)));
         held = rest;
         heldRows -= FILE_ROWS;
       }
     }
     await flush();
     return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, fragments };
+  }
+
+  /** One file's rows in the table's layout order (`layoutBy`); as they are without one. */
+  private laidOut(batches: readonly Batch[], columns: readonly Column[]): readonly Batch[] {
+    const keys = this.layoutBy.flatMap((name) => {
+      const i = columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
+      const t = columns[i]?.type;
+      // Keys compared as they are held: numbers, bigints, strings (others, such as NUMERIC objects, are left out).
+      return t && (layoutOf(t) !== 'values' || t.kind === 'STRING') ? [i] : [];
+    });
+    const n = batches.reduce((s, b) => s + b.length, 0);
+    if (keys.length === 0 || n < 2) return batches;
+    const all = mergeBatches(columns, batches);
+    const order = Int32Array.from({ length: n }, (_, i) => i);
+    const data = keys.map((k) => all.columns[k]!.data as ArrayLike<number | bigint | string>);
+    const nulls = keys.map((k) => all.columns[k]!.nulls);
+    order.sort((a, b) => {
+      for (let k = 0; k < keys.length; k++) {
+        const nl = nulls[k];
+        const na = nl !== null && nl[a] === 1;
+        const nb = nl !== null && nl[b] === 1;
+        if (na || nb) {
+          if (na !== nb) return na ? -1 : 1;
+          continue;
+        }
+        const x = data[k]![a]!;
+        const y = data[k]![b]!;
+        if (x < y) return -1;
+        if (x > y) return 1;
+      }
+      return a - b;
+    });
+    return [{ length: n, columns: all.columns.map((v) => takeVector(v, order)) }];
   }
 
   /** Commits prepared rows of this table alone: one sidecar write. */
