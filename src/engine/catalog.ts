@@ -3,7 +3,7 @@
 // the REST handlers, so tables made by SQL look like tables made by REST.
 import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, TableId, TableInfo } from '../storage/api.js';
 import { CatalogError, invalid, notFound } from '../storage/errors.js';
-import { conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type TableData, type TableState } from '../storage/table-data.js';
+import { BULK_ROWS, conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type TableData, type TableState } from '../storage/table-data.js';
 import { scanBatches, scanState } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
@@ -192,8 +192,30 @@ export class EngineCatalog implements QueryCatalog {
     await this.st.renameTable(id.projectId, id.datasetId, id.tableId, to.tableId);
   }
 
-  async appendRows(id: TableId, batches: readonly Batch[]): Promise<void> {
+  async appendRows(id: TableId, rows: readonly Batch[] | AsyncIterable<Batch>): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
+    if (!Array.isArray(rows)) {
+      // Held until they make a bulk append: a small result is one WAL record, a large one goes to files as it comes.
+      const it = (rows as AsyncIterable<Batch>)[Symbol.asyncIterator]();
+      const held: Batch[] = [];
+      let n = 0;
+      for (let r = await it.next(); ; r = await it.next()) {
+        if (r.done) return n > 0 ? this.appendRows(id, held) : undefined;
+        if (r.value.length === 0) continue;
+        held.push(r.value);
+        n += r.value.length;
+        if (n >= BULK_ROWS) break;
+      }
+      async function* all(): AsyncGenerator<Batch> {
+        yield* held;
+        for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+      }
+      // Not retried on the table that has the name now (Storage.writeRows): a stream is read once; a replace meanwhile fails the statement.
+      const td = this.st.tableData(p, d, t);
+      await td.commit(await td.prepare(null, all()));
+      return;
+    }
+    const batches = rows as readonly Batch[];
     // A statement's rows as one append: a CTAS / INSERT ... SELECT of bulk size
     // then goes straight to a fragment (not one WAL JSON record per 4096-row
     // batch, compacted again in the background while later queries run).

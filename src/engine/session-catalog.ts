@@ -9,7 +9,7 @@ import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, TableId,
 import { notFound } from '../storage/errors.js';
 import type { Storage } from '../storage/store.js';
 import { conformBatches } from '../storage/table-data.js';
-import { changedBatches, scanBatches } from '../storage/table-state.js';
+import { changedBatches, collectBatches, scanBatches } from '../storage/table-state.js';
 import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/transaction.js';
 import { QueryError } from '../types/errors.js';
 import { columnToRestField, type Column } from '../types/schema.js';
@@ -182,12 +182,14 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     await this.cat.renameTable(id, to);
   }
 
-  async appendRows(id: TableId, batches: readonly Batch[]): Promise<void> {
+  async appendRows(id: TableId, rows: readonly Batch[] | AsyncIterable<Batch>): Promise<void> {
     if (this.isTemp(id)) {
-      this.temp(id).rows.push(...batches);
+      this.temp(id).rows.push(...(await collectBatches(rows)));
       return;
     }
-    await this.current().append(keyOf(id), batches, () => this.cat.appendRows(id, batches));
+    // Staged rows of an explicit transaction are held; otherwise a stream goes on as it comes.
+    if (this.inTransaction) rows = await collectBatches(rows);
+    await this.current().append(keyOf(id), rows, () => this.cat.appendRows(id, rows));
   }
 
   async changeRows(id: TableId, change: RowChange): Promise<void> {
@@ -285,7 +287,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     const had = this.temps.get(id.tableId);
     if (had && opts.ifNotExists) return had.info;
     if (had && !opts.orReplace) throw new QueryError(`Already Exists: Table ${id.projectId}:${id.datasetId}.${id.tableId}`, 'duplicate', 409);
-    const rows = { rows: await collectBatches(opts.rows) };
+    const rows = { rows: await collectBatches(opts.rows ?? []) };
     const tt: TempTable = Object.assign(rows, { info: tempInfo(id, columns, rows, opts.resource) });
     this.temps.set(id.tableId, tt);
     return tt.info;
@@ -296,13 +298,6 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     this.abort();
     this.temps.clear();
   }
-}
-
-/** A stream's or a list's batches, in a list (temporary tables live in memory). */
-async function collectBatches(rows: CreateTableOptions['rows']): Promise<Batch[]> {
-  const out: Batch[] = [];
-  for await (const b of rows ?? []) out.push(b);
-  return out;
 }
 
 function tempInfo(id: TableId, columns: readonly Column[], tt: { rows: readonly Batch[] }, extra: Record<string, unknown> = {}): TableInfo {

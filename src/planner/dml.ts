@@ -27,6 +27,14 @@ import { splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
 
 // ---------------------------------------------------------------- DML helpers
 
+/** `src`'s batches, each passed to `check` (which throws to fail the statement) before it is handed on. */
+export async function* checked(src: AsyncIterable<Batch>, check: (b: Batch) => void): AsyncGenerator<Batch> {
+  for await (const b of src) {
+    check(b);
+    yield b;
+  }
+}
+
 export function writeTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
   const parts = splitPath(path);
   const temp = parts.length === 1 ? s.tempTables.get(parts[0]!) : undefined;
@@ -136,6 +144,17 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
       exprs.push(k < 0 ? await defaultValue(s, info, cols[i]!) : coerceForWrite(colRef(qc[k]!), cols[i]!, st.query!.loc));
     }
     rel = project(an, q.plan, exprs, cols.map((c) => c.name));
+  }
+  if (!st.returning && !st.assertRowsModified) {
+    // Written as the query makes them (a large INSERT ... SELECT is never held whole), each batch checked on its way.
+    let n = 0;
+    const rows = checked(s.stream(rel), (b) => {
+      checkRequired(info, [b]);
+      checkResultArrays(cols, [b]);
+      n += b.length;
+    });
+    await s.ctx.catalog.appendRows(info.id, rows);
+    return result('INSERT', { numDmlAffectedRows: n });
   }
   const batches = await s.run(rel);
   checkRequired(info, batches);

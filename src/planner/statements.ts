@@ -22,7 +22,7 @@ import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { checkTargetFilter, checkPartitionFilters } from './partition-filter.js';
 import { callScalar, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
-import { coerceForWrite, scanAll, writeTarget } from './dml.js';
+import { checked, coerceForWrite, scanAll, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
 import { legacyRole, memberToAccess, sameGrant, type AccessEntry } from '../storage/dataset-access.js';
@@ -160,13 +160,6 @@ function targetId(s: Session, path: A.Path, loc: A.Loc): TableId {
   return tableIdOf(s.analyzer(), path, loc);
 }
 
-/** `src`'s batches, each passed to `check` (which throws to fail the statement) before it is handed on. */
-async function* checked(src: AsyncIterable<Batch>, check: (b: Batch) => void): AsyncGenerator<Batch> {
-  for await (const b of src) {
-    check(b);
-    yield b;
-  }
-}
 
 // ---------------------------------------------------------------- CREATE TABLE / VIEW
 

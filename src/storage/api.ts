@@ -112,8 +112,12 @@ export interface QueryCatalog {
   dropTable(id: TableId): Promise<void>;
   /** ALTER TABLE RENAME TO (same dataset): the table, rows and history included, takes the new name in one commit. */
   renameTable(id: TableId, to: TableId): Promise<void>;
-  /** Appends rows durably (acknowledged = survives kill -9). Batches carry every column in schema order. */
-  appendRows(id: TableId, batches: readonly Batch[]): Promise<void>;
+  /**
+   * Appends rows durably (acknowledged = survives kill -9), in one commit.
+   * Batches carry every column in schema order; a stream is written as it
+   * comes (INSERT ... SELECT of a large result is never held whole).
+   */
+  appendRows(id: TableId, batches: readonly Batch[] | AsyncIterable<Batch>): Promise<void>;
   /**
    * Deletes and adds rows in one commit (UPDATE, DELETE, MERGE): what the
    * statement changed, not the whole table. Its positions come from a scan

@@ -134,7 +134,7 @@ const MAX_SMALL_FRAGMENTS = 8;
 const MAKE_SLICE_MS = 4;
 const SMALL_FRAGMENT_ROWS = 100_000;
 /** Appends of at least this many rows skip the WAL and become a fragment directly. */
-const BULK_ROWS = 20_000;
+export const BULK_ROWS = 20_000;
 /**
  * Row-level changes keep deleted rows in place, named by position, until
  * this many (or an eighth of the rows) are; a change past it rewrites the
@@ -867,20 +867,26 @@ export class TableData {
       held = [];
       heldRows = 0;
     };
-    for await (const b of batches as AsyncIterable<Batch>) {
-      if (b.length === 0) continue;
-      held.push(b);
-      heldRows += b.length;
-      rows += b.length;
-      if (heldRows >= FILE_ROWS) {
-        // A whole file now; the rows past it start the next one.
-        const rest = sliceBatches(held, FILE_ROWS, heldRows);
-        fragments.push(...(await this.writeFragments(this.laidOut(sliceBatches(held, 0, FILE_ROWS), cols), lastLsn, cols)));
-        held = rest;
-        heldRows -= FILE_ROWS;
+    try {
+      for await (const b of batches as AsyncIterable<Batch>) {
+        if (b.length === 0) continue;
+        held.push(b);
+        heldRows += b.length;
+        rows += b.length;
+        if (heldRows >= FILE_ROWS) {
+          // A whole file now; the rows past it start the next one.
+          const rest = sliceBatches(held, FILE_ROWS, heldRows);
+          fragments.push(...(await this.writeFragments(this.laidOut(sliceBatches(held, 0, FILE_ROWS), cols), lastLsn, cols)));
+          held = rest;
+          heldRows -= FILE_ROWS;
+        }
       }
+      await flush();
+    } catch (e) {
+      // The stream failed (its query did): the files written so far are no one's.
+      await Promise.all(fragments.map((f) => fsp.rm(path.join(this.dir, f.file), { force: true })));
+      throw e;
     }
-    await flush();
     return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, fragments };
   }
 

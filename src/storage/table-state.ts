@@ -304,6 +304,14 @@ function comparable(t: SqlType): boolean {
 /** Strings compare by UTF-16 units here and by code points in SQL: the same order unless surrogates are involved. */
 const safe = (v: ScanValue): boolean => typeof v !== 'string' || !/[\uD800-\uFFFF]/.test(v);
 
+/** A stream's or a list's batches, in a list (for rows held in memory). */
+export async function collectBatches(rows: readonly Batch[] | AsyncIterable<Batch>): Promise<Batch[]> {
+  if (Array.isArray(rows)) return [...(rows as readonly Batch[])];
+  const out: Batch[] = [];
+  for await (const b of rows) out.push(b);
+  return out;
+}
+
 /** Batches held in memory as a scan gives them: columns `cols` (ROW_POSITION: each row's index among them all, from `first`). */
 export function* scanBatches(batches: readonly Batch[], cols: readonly number[], first = 0): Generator<Batch> {
   let off = first;

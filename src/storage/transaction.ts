@@ -23,7 +23,7 @@ import { takeVector, type Batch } from '../types/vector.js';
 import type { Storage } from './store.js';
 import { ROW_POSITION, type RowChange, type ScanFilter } from './api.js';
 import { TableConflictError, type PreparedRows, type TableState } from './table-data.js';
-import { liveRows, scanBatches, scanState } from './table-state.js';
+import { collectBatches, liveRows, scanBatches, scanState } from './table-state.js';
 
 export interface TableKey {
   readonly p: string;
@@ -173,11 +173,11 @@ export class Transaction {
     if (read.generation !== td.state().generation) throw concurrentUpdate(k, this.id);
   }
 
-  /** Adds rows at the end of a table. */
-  async append(k: TableKey, batches: readonly Batch[], appendNow: () => Promise<void>): Promise<void> {
+  /** Adds rows at the end of a table (a stream only outside an explicit transaction: staged rows are held). */
+  async append(k: TableKey, batches: readonly Batch[] | AsyncIterable<Batch>, appendNow: () => Promise<void>): Promise<void> {
     if (!this.explicit) return appendNow();
     const s = await this.stage(k);
-    s.appended.push(...batches);
+    s.appended.push(...(await collectBatches(batches)));
   }
 
   /**

@@ -31,7 +31,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('CREATE TABLE AS SELECT, streamed', () => {
+describe('CREATE TABLE AS SELECT and INSERT ... SELECT, streamed', () => {
   it('writes every batch the query makes', async () => {
     await q('CREATE TABLE d.t AS SELECT x AS id, CAST(x AS STRING) AS s FROM UNNEST(GENERATE_ARRAY(1, 100000)) AS x');
     expect(first(await q('SELECT COUNT(*), SUM(id), COUNT(DISTINCT s) FROM d.t'))).toEqual([100000n, 5000050000n, 100000n]);
@@ -56,5 +56,19 @@ describe('CREATE TABLE AS SELECT, streamed', () => {
     // An array the new table cannot store (a NULL element) fails the statement the same way.
     await expect(q('CREATE TABLE d.u AS SELECT [x, NULL] AS a FROM UNNEST(GENERATE_ARRAY(1, 10)) AS x')).rejects.toThrow(/null element/);
     expect(h.catalog.getTable({ projectId: P, datasetId: 'd', tableId: 'u' })).toBeUndefined();
+  });
+
+  it('INSERT ... SELECT: a large result goes to files as it comes, a failing one leaves nothing behind', async () => {
+    await q('CREATE TABLE d.ins (id INT64)');
+    const n = Math.ceil(FILE_ROWS / 1000) * 1000 + 1000;
+    const x = 'a * 1000 + b';
+    const from = `FROM UNNEST(GENERATE_ARRAY(0, ${n / 1000 - 1})) AS a, UNNEST(GENERATE_ARRAY(0, 999)) AS b`;
+    const before = files().filter((f) => f.endsWith('.parquet'));
+    await expect(q(`INSERT INTO d.ins SELECT IF(${x} < ${n - 1}, ${x}, ERROR('boom')) ${from}`)).rejects.toThrow(/boom/);
+    expect(files().filter((f) => f.endsWith('.parquet'))).toEqual(before);
+    expect(first(await q('SELECT COUNT(*) FROM d.ins'))).toEqual([0n]);
+    expect((await q(`INSERT INTO d.ins SELECT ${x} ${from}`)).numDmlAffectedRows).toBe(n);
+    expect((await q('INSERT INTO d.ins VALUES (-1), (-2)')).numDmlAffectedRows).toBe(2);
+    expect(first(await q('SELECT COUNT(*), SUM(id) FROM d.ins'))).toEqual([BigInt(n + 2), BigInt((n * (n - 1)) / 2 - 3)]);
   });
 });

@@ -3,7 +3,7 @@
 // return BATCH_SIZE slices of the requested columns. Metadata and write
 // methods do the minimum the tests need.
 import type { QueryCatalog, RowChange, ScanOptions, TableId, TableInfo, CreateTableOptions } from '../../storage/api.js';
-import { changedBatches, scanBatches } from '../../storage/table-state.js';
+import { changedBatches, collectBatches, scanBatches } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
 import type { SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
@@ -70,11 +70,7 @@ export class MemoryCatalog implements QueryCatalog {
   async createTable(id: TableId, columns: readonly Column[], opts?: CreateTableOptions): Promise<TableInfo> {
     const info: TableInfo = { id, kind: opts?.kind ?? 'TABLE', columns, rowCount: 0, resource: opts?.resource ?? {} };
     this.tables.set(keyOf(id), { info, data: columns.map((c) => vectorFromValues(c.type, [])), length: 0 });
-    if (opts?.rows) {
-      const rows: Batch[] = [];
-      for await (const b of opts.rows) rows.push(b);
-      if (rows.length) await this.appendRows(id, rows);
-    }
+    if (opts?.rows) await this.appendRows(id, opts.rows);
     return this.tables.get(keyOf(id))!.info;
   }
   async dropTable(id: TableId): Promise<void> {
@@ -86,9 +82,10 @@ export class MemoryCatalog implements QueryCatalog {
     this.tables.delete(keyOf(id));
     this.tables.set(keyOf(to), { ...t, info: { ...t.info, id: to } });
   }
-  async appendRows(id: TableId, batches: readonly Batch[]): Promise<void> {
+  async appendRows(id: TableId, rows: readonly Batch[] | AsyncIterable<Batch>): Promise<void> {
     const t = this.tables.get(keyOf(id));
     if (!t) throw new Error('no table');
+    const batches = await collectBatches(rows);
     const all = concatBatches(
       t.info.columns.map((c) => c.type),
       [{ length: t.length, columns: t.data }, ...batches],
