@@ -8,7 +8,8 @@ import type * as A from '../../grammar/ast.js';
 import { callScalar, coerce, literal, originOf, resolveExpr } from '../analyzer/expr.js';
 import { outputNames, type Analyzer } from '../analyzer/index.js';
 import { project, resolveFrom } from '../analyzer/query.js';
-import type { Expr, Rel, ResolvedColumn } from '../analyzer/resolved.js';
+import type { ColumnRefExpr, Expr, Rel, ResolvedColumn } from '../analyzer/resolved.js';
+import { extractEquiKeys } from '../executor/operators/join.js';
 import { Scope, colRef } from '../analyzer/scope.js';
 import { canCoerce } from '../analyzer/types.js';
 import { sqlError } from '../analyzer/errors.js';
@@ -321,6 +322,47 @@ export async function truncate(s: Session, st: A.TruncateStmt): Promise<QueryRes
 
 // ---------------------------------------------------------------- MERGE
 
+/** Source rows up to which a MERGE reads its source first to narrow the target scan. */
+const SMALL_SOURCE = 10_000;
+
+/**
+ * A MERGE whose target rows matter only where the source matches them (no
+ * WHEN NOT MATCHED BY SOURCE): a small source is read first (once: the join
+ * then reads those rows as literals), and the target's scan gets
+ * `key IN (the source's keys)` for each `target column = source column` of
+ * ON, so that it skips row groups by their statistics and hands on only
+ * rows that can match (a one-row MERGE into a big table reads one row group).
+ */
+async function narrowTarget(s: Session, tRel: Rel, scan: Rel, source: Rel, on: Expr): Promise<{ target: Rel; source: Rel }> {
+  const keys = extractEquiKeys(on, tRel, source).keys.filter((k) => k.left.kind === 'column' && k.right.kind === 'column');
+  if (keys.length === 0 || tRel.kind !== 'project') return { target: tRel, source };
+  const rows = await s.run(source);
+  if (rows.reduce((n, b) => n + b.length, 0) > SMALL_SOURCE) return { target: tRel, source };
+  const literals: Expr[][] = [];
+  for (const b of rows) for (let i = 0; i < b.length; i++) literals.push(source.columns.map((c, k) => literal(c.type, getValue(b.columns[k]!, i))));
+  const read: Rel = { kind: 'values', rows: literals, columns: source.columns };
+  // tRel's columns are the scan's, projected in order: a key column of tRel is the scan column at the same place.
+  const preds: Expr[] = [];
+  for (const k of keys) {
+    const at = tRel.columns.findIndex((c) => c.id === (k.left as ColumnRefExpr).columnId);
+    const from = source.columns.findIndex((c) => c.id === (k.right as ColumnRefExpr).columnId);
+    const col = scan.columns[at];
+    const st = source.columns[from]?.type;
+    // Same type and no collation: the IN list then matches exactly the rows ON's equality can.
+    if (!col || !st || !typeEquals(col.type, st) || (col.type as { collation?: string }).collation || (st as { collation?: string }).collation) continue;
+    const seen = new Map<string, Expr>();
+    for (const r of literals) {
+      const v = r[from]! as { value: Value };
+      if (v.value !== null) seen.set(String(v.value), r[from]!);
+    }
+    // No source key at all: no target row can match.
+    preds.push(seen.size === 0 ? literal(T.BOOL, false) : callScalar('$in', [colRef(col), ...seen.values()], undefined));
+  }
+  if (preds.length === 0) return { target: tRel, source: read };
+  const predicate: Expr = preds.length === 1 ? preds[0]! : { kind: 'logical', type: T.BOOL, op: 'and', args: preds };
+  return { target: { ...tRel, input: { kind: 'filter', input: scan, predicate, columns: scan.columns } }, source: read };
+}
+
 export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const info = await mutationTarget(s, st.target, st.loc);
   const an = s.analyzer();
@@ -354,7 +396,8 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   // Target rows no source row matches take part only through WHEN NOT MATCHED BY SOURCE: without one, a right join
   // hands on the matched target rows alone (a one-row MERGE into a big table costs one row past the probe).
   const bySource = st.clauses.some((c) => c.match === 'NOT MATCHED BY SOURCE');
-  const join: Rel = { kind: 'join', joinType: bySource ? 'full' : 'right', left: tRel, right: sMarkRel, condition: on, lateral: false, columns: [...tRel.columns, ...sMarkRel.columns] };
+  const sides = bySource ? { target: tRel, source: sMarkRel as Rel } : await narrowTarget(s, tRel, target.scan, sMarkRel, on);
+  const join: Rel = { kind: 'join', joinType: bySource ? 'full' : 'right', left: sides.target, right: sides.source, condition: on, lateral: false, columns: [...tRel.columns, ...sMarkRel.columns] };
   const tFlag = colRef(tRel.columns[nc]!);
   const sFlag = colRef(sMarkRel.columns[sMarkRel.columns.length - 1]!);
   const isTrue = (e: Expr) => callScalar('$is_true', [e], st.loc);

@@ -58,6 +58,17 @@ describe('scans read what the query needs', () => {
     expect(first(none.result)[0]).toBe(0n);
   });
 
+  it('a MERGE with a small source reads only the target row groups its keys can be in', async () => {
+    const m = await counted(`MERGE d.big USING (SELECT ${ROW_GROUP + 5} AS id, 'x' AS s UNION ALL SELECT -1, 'new') AS src ON big.id = src.id
+      WHEN MATCHED THEN UPDATE SET s = src.s WHEN NOT MATCHED THEN INSERT (id, k, s, day) VALUES (src.id, 0, src.s, NULL)`);
+    expect(m.result.numDmlAffectedRows).toBe(2);
+    expect(m.read).toBe(1);
+    expect(first(await q(`SELECT COUNTIF(s = 'x'), COUNTIF(id = -1), COUNT(*) FROM d.big`))).toEqual([1n, 1n, BigInt(4 * ROW_GROUP + 1)]);
+    // Put back as it was (the tests after this one read the whole table).
+    await q(`DELETE FROM d.big WHERE id = -1`);
+    await q(`UPDATE d.big SET s = CONCAT('s', CAST(MOD(id, 100) AS STRING)) WHERE id = ${ROW_GROUP + 5}`);
+  });
+
   it('partitioned and clustered tables are laid out by their keys, so their filters prune', async () => {
     // Rows arrive in no order of day or k: written as they come, every row group would hold every day.
     const rows = 4 * ROW_GROUP;
