@@ -32,7 +32,11 @@ export function delimiterOf(v: unknown): string {
   return d;
 }
 
-/** The type autodetect gives a column of CSV strings. */
+const DATETIME_TEXT = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+/** A date and time of day with an optional zone: `Z`, `UTC`, `+hh`, `+hh:mm`, `+hhmm`, a space before it or not. */
+const TIMESTAMP_TEXT = /^\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,9})?)?(\s*(Z|UTC|[+-]\d{1,2}(:?\d{2})?))?$/i;
+
+/** The type autodetect gives a column of CSV strings (and of JSON strings). */
 export function inferScalar(values: readonly string[]): string {
   const vals = values.filter((v) => v !== '');
   if (!vals.length) return 'STRING';
@@ -40,8 +44,9 @@ export function inferScalar(values: readonly string[]): string {
   if (vals.every((v) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v))) return 'FLOAT';
   if (vals.every((v) => /^(true|false)$/i.test(v))) return 'BOOLEAN';
   if (vals.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v))) return 'DATE';
-  if (vals.every((v) => /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(v))) return 'DATETIME';
-  if (vals.every((v) => /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})$/i.test(v))) return 'TIMESTAMP';
+  if (vals.every((v) => DATETIME_TEXT.test(v))) return 'DATETIME';
+  // Any mix of spellings with and without a zone is a TIMESTAMP column (zone-less values are UTC), as the service detects it.
+  if (vals.every((v) => TIMESTAMP_TEXT.test(v))) return 'TIMESTAMP';
   if (vals.every((v) => /^\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(v))) return 'TIME';
   return 'STRING';
 }
