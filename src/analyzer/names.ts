@@ -325,7 +325,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
   const projectId = region ? (qualifier.length === 2 ? qualifier[0]! : an.env.projectId) : qualifier.length === 2 ? qualifier[0]! : an.env.projectId;
   let datasets: string[];
   if (region || qualifier.length === 0) {
-    if (qualifier.length === 0 && view !== 'SCHEMATA' && !view.startsWith('JOBS')) {
+    if (qualifier.length === 0 && view !== 'SCHEMATA' && view !== 'SCHEMATA_OPTIONS' && !view.startsWith('JOBS')) {
       throw sqlError(`Table "INFORMATION_SCHEMA.${view}" must be qualified with a dataset (e.g. dataset.table).`, loc);
     }
     datasets = cat.listDatasets(projectId).slice();
@@ -438,6 +438,54 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         ],
         rows,
       };
+    }
+    case 'TABLE_STORAGE': {
+      // Byte counters are zero as on the table resource (spec §8); rows and partitions as stored.
+      const bytes = ['total_logical_bytes', 'active_logical_bytes', 'long_term_logical_bytes', 'current_physical_bytes', 'total_physical_bytes', 'active_physical_bytes', 'long_term_physical_bytes', 'time_travel_physical_bytes'];
+      return {
+        columns: [
+          col('project_id'), col('project_number', T.INT64), col('table_catalog'), col('table_schema'), col('table_name'), col('creation_time', T.TIMESTAMP),
+          col('total_rows', T.INT64), col('total_partitions', T.INT64), ...bytes.map((b) => col(b, T.INT64)), col('storage_last_modified_time', T.TIMESTAMP),
+          col('deleted', T.BOOL), col('table_type'), col('fail_safe_physical_bytes', T.INT64), col('last_metadata_index_refresh_time', T.TIMESTAMP),
+        ],
+        rows: tables()
+          .filter((t) => t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW' || t.kind === 'SNAPSHOT' || t.kind === 'EXTERNAL')
+          .map((t) => [
+            t.id.projectId, null, t.id.projectId, t.id.datasetId, t.id.tableId, msToMicros(t.resource.creationTime), BigInt(t.rowCount),
+            t.resource.timePartitioning || t.resource.rangePartitioning ? null : 1n, ...bytes.map(() => 0n),
+            msToMicros(t.resource.lastModifiedTime), false, TABLE_TYPE[t.kind] ?? 'BASE TABLE', 0n, null,
+          ]),
+      };
+    }
+    case 'TABLE_SNAPSHOTS':
+      return {
+        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('base_table_catalog'), col('base_table_schema'), col('base_table_name'), col('snapshot_time', T.TIMESTAMP)],
+        rows: tables()
+          .filter((t) => t.kind === 'SNAPSHOT')
+          .map((t) => {
+            const def = (t.resource.snapshotDefinition ?? {}) as { baseTableReference?: Record<string, string>; snapshotTime?: string };
+            const base = def.baseTableReference ?? {};
+            const at = def.snapshotTime ? BigInt(Date.parse(def.snapshotTime)) * 1000n : msToMicros(t.resource.creationTime);
+            return [t.id.projectId, t.id.datasetId, t.id.tableId, base.projectId ?? null, base.datasetId ?? null, base.tableId ?? null, at];
+          }),
+      };
+    case 'SCHEMATA_OPTIONS': {
+      const rows: Value[][] = [];
+      for (const d of datasets.filter((x) => !x.startsWith('_'))) {
+        const r = cat.getDataset(projectId, d)!.resource as Record<string, unknown>;
+        const opt = (name: string, type: string, v: unknown) => {
+          if (v !== undefined && v !== null && v !== '') rows.push([projectId, d, name, type, optionValueSql(v)]);
+        };
+        opt('description', 'STRING', r.description);
+        opt('friendly_name', 'STRING', r.friendlyName);
+        if (r.defaultTableExpirationMs) opt('default_table_expiration_days', 'FLOAT64', Number(r.defaultTableExpirationMs) / 86_400_000);
+        if (r.defaultPartitionExpirationMs) opt('default_partition_expiration_days', 'FLOAT64', Number(r.defaultPartitionExpirationMs) / 86_400_000);
+        if (r.labels && Object.keys(r.labels as object).length) opt('labels', 'ARRAY<STRUCT<STRING, STRING>>', r.labels);
+        opt('default_collation_name', 'STRING', r.defaultCollation);
+        if (r.maxTimeTravelHours) opt('max_time_travel_hours', 'INT64', Number(r.maxTimeTravelHours));
+        if (r.isCaseInsensitive === true) opt('is_case_insensitive', 'BOOL', true);
+      }
+      return { columns: [col('catalog_name'), col('schema_name'), col('option_name'), col('option_type'), col('option_value')], rows };
     }
     case 'PARTITIONS':
       return {

@@ -181,6 +181,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   let rows: Batch[] | AsyncIterable<Batch> = [];
   /** LIKE / COPY / CLONE: the source's metadata, which the statement's own clauses override. */
   const inherited: Record<string, unknown> = {};
+  /** CLONE ... FOR SYSTEM_TIME AS OF: the source as of that instant (the catalog's table history). */
+  let asOfMs: number | undefined;
   if (st.like || st.copy || st.clone) {
     const src = targetId(s, (st.like ?? st.copy ?? st.clone!.source)!, st.loc);
     const info = cat.getTable(src);
@@ -190,8 +192,6 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       if (info.resource[k] !== undefined) inherited[k] = info.resource[k];
     }
     if (st.copy || st.clone) {
-      // CLONE ... FOR SYSTEM_TIME AS OF: the source as of that instant (the catalog's table history).
-      let asOfMs: number | undefined;
       if (st.clone?.systemTime) {
         const v = constantValue(resolveExpr(s.analyzer(), st.clone.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' }));
         if (typeof v !== 'bigint') throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', st.clone.systemTime.loc);
@@ -240,6 +240,15 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     delete resource.rangePartitioning;
   }
   if (st.defaultCollate) resource.defaultCollation = st.defaultCollate;
+  if (st.snapshot && st.clone) {
+    // CREATE SNAPSHOT TABLE: a SNAPSHOT of its base table at that instant (INFORMATION_SCHEMA.TABLE_SNAPSHOTS, tables.get).
+    const base = targetId(s, st.clone.source, st.loc);
+    resource.type = 'SNAPSHOT';
+    resource.snapshotDefinition = {
+      baseTableReference: { projectId: base.projectId, datasetId: base.datasetId, tableId: base.tableId },
+      snapshotTime: new Date(asOfMs ?? Number(s.ctx.nowMicros / 1000n)).toISOString(),
+    };
+  }
   if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
   if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
   if (existing && existing.kind === 'TABLE') {
