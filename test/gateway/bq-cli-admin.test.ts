@@ -71,7 +71,7 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq admin commands', () => {
     expect(clone).toContain("Table 'test:a.t' successfully cloned to 'test:a.clone'");
 
     writeFileSync(join(bq.dir, 'def.json'), def);
-    const [removed, ext, restored, snapInfo, dropped] = await Promise.all([
+    const [removed, ext, restored, snapInfo, dropped, modelExport] = await Promise.all([
       bq('--format=json', 'remove-iam-policy-binding', '--member=user:ann@example.com', '--role=roles/bigquery.dataViewer', 'a'),
       bq('mk', '--external_table_definition=./def.json', 'a.ext'),
       bq('cp', '--restore', 'a.snap', 'a.restored'),
@@ -81,7 +81,11 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq admin commands', () => {
         await bq('rm', '-f', '-d', 'gone');
         return bq('undelete', 'gone');
       })(),
+      bq.run('extract', '--model', 'a.m', 'gs://bkt/model'),
     ]);
+    // Models are metadata only: an export is refused at insert, saying why.
+    expect(modelExport.code).not.toBe(0);
+    expect(oneLine(modelExport)).toContain('Exporting models is not supported by the emulator');
     expect(policyOf(removed).bindings).toEqual(expect.arrayContaining([{ role: 'roles/bigquery.dataViewer', members: ['projectViewer:test'] }]));
     expect(ext).toContain("Table 'test:a.ext' successfully created.");
     // An autodetected external definition (bq mkdef): the inferred schema and the file's rows.

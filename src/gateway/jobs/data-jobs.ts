@@ -5,7 +5,7 @@
 // statistics growing (ProgressSink).
 import type { GatewayContext } from '../context.js';
 import type { TableRef } from '../engine-client.js';
-import { invalid, RestError, type ErrorInfo } from '../errors.js';
+import { invalid, notImplemented, RestError, type ErrorInfo } from '../errors.js';
 import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
 import { IoError } from '../../io/errors.js';
 import { delimiterOf } from '../../io/schema.js';
@@ -416,14 +416,21 @@ function loadStatistics(files: number, bytes: number, rows: number, bad: number)
 }
 
 /**
- * Spec §4.5: a load naming an object store whose endpoint is not configured
- * (alt:// without ALT_ENDPOINT, gs:// without STORAGE_EMULATOR_HOST) is refused
- * at jobs.insert with a 400 that names the variable, instead of a failed job.
+ * What jobs.insert refuses before a load or extract job exists. Spec §4.5: a
+ * load naming an object store whose endpoint is not configured (alt:// without
+ * ALT_ENDPOINT, gs:// without STORAGE_EMULATOR_HOST) is a 400 that names the
+ * variable, not a failed job. An extract of a model is a 501: models are
+ * metadata only (spec §1.6.6), there is nothing trained to write.
  */
-export function checkLoadSources(cfg: Json): void {
-  for (const uri of urisOf(cfg['sourceUris'])) {
-    const guidance = missingEndpoint(uri);
-    if (guidance) throw invalid(guidance);
+export function checkDataJob(which: 'load' | 'copy' | 'extract', cfg: Json): void {
+  if (which === 'load') {
+    for (const uri of urisOf(cfg['sourceUris'])) {
+      const guidance = missingEndpoint(uri);
+      if (guidance) throw invalid(guidance);
+    }
+  }
+  if (which === 'extract' && cfg['sourceModel'] !== undefined && cfg['sourceTable'] === undefined) {
+    throw notImplemented('Exporting models is not supported by the emulator: models are metadata only (CREATE MODEL trains nothing), so there is no model to write');
   }
 }
 

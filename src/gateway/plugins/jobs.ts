@@ -20,7 +20,7 @@ import { bodyObject, boolish, checkJobId, checkProjectId, isObj, num, qBool, qIn
 import { etagOf, type ProjectParams } from './common.js';
 import { pageWindow, ROWS_CAP } from './tabledata.js';
 import { sendRowsBody } from '../rows-body.js';
-import { checkLoadSources, runCopy, runExtract, runLoad, tableRef, refOut, type UploadedData } from '../jobs/data-jobs.js';
+import { checkDataJob, runCopy, runExtract, runLoad, tableRef, refOut, type UploadedData } from '../jobs/data-jobs.js';
 import { dataJobLocation, jobInLocation } from '../jobs/location.js';
 
 interface JobParams extends ProjectParams { jobId: string }
@@ -277,7 +277,7 @@ export async function runDataJob(ctx: GatewayContext, spec: DataJobSpec): Promis
   const { projectId: p, jobId } = spec;
   if (ctx.jobs.has(p, jobId)) throw new RestError(409, 'duplicate', `Already Exists: Job ${p}:${spec.location || DEFAULT_LOCATION}.${jobId}`);
   const cfg = { ...(spec.configuration[spec.which] as Json) };
-  if (spec.which === 'load') checkLoadSources(cfg);
+  checkDataJob(spec.which, cfg);
   const location = await dataJobLocation(ctx, p, spec.which, cfg, spec.location);
   // Echo references with the project filled in, as the real service does.
   for (const k of ['destinationTable', 'sourceTable']) {
