@@ -235,7 +235,8 @@ function argInfo(e: Expr, name?: string): ArgInfo {
   if (e.kind === 'literal') info.constant = { value: e.value };
   if (e.kind === 'lambda') info.lambda = true;
   if (o === Origin.Null) info.untypedNull = true;
-  if (o === Origin.Literal || o === Origin.Null) info.isLiteral = true;
+  // Always said: an explicitly typed literal (NUMERIC '1.5') holds a constant but coerces as a column does.
+  info.isLiteral = o === Origin.Literal || o === Origin.Null;
   if (o === Origin.Param) (info as { isParameter?: boolean }).isParameter = true;
   if (name) info.name = name;
   return info;
