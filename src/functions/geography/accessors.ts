@@ -248,12 +248,39 @@ function unionRegion(rs: s2.Region[]): s2.Region {
   } as s2.Region;
 }
 
+/**
+ * Cells a covering may hold here (min_level comes before max_cells in S2's
+ * coverer). s2js's coverer takes time quadratic in the cells: ~2 s for 11k,
+ * ~20 s for 45k, minutes and a stack overflow for 180k, the engine held all along.
+ */
+const MAX_COVERING_CELLS = 10_000;
+
+/** Roughly how many cells of `level` meet the geography: its area and its edges' length in cells of that size, plus its vertices. */
+function cellsMeeting(g: Geo, rs: readonly s2.Region[], level: number): number {
+  const cellArea = (4 * Math.PI) / (6 * 4 ** level);
+  const cellEdge = Math.sqrt(cellArea);
+  const crossed = (vs: readonly LngLat[]): number => {
+    let len = 0;
+    for (let i = 1; i < vs.length; i++) len += angleBetween(s2p(vs[i - 1]!).vector, s2p(vs[i]!).vector);
+    return vs.length + (2 * len) / cellEdge;
+  };
+  let n = g.points.length;
+  for (const l of g.lines) n += crossed(l);
+  for (const p of g.polys) for (const r of p) n += crossed(r.length ? [...r, r[0]!] : r);
+  for (const r of rs) if (r instanceof s2.Polygon) n += r.area() / cellArea;
+  return n;
+}
+
 /** S2_COVERINGCELLIDS: a covering of at most `maxCells` cells between the levels, as signed INT64 ids. */
 export function coveringCellIds(g: Geo, minLevel: number, maxLevel: number, maxCells: number): bigint[] {
   if (minLevel < 0 || maxLevel > 30 || minLevel > maxLevel) geoFail(`levels must satisfy 0 <= min_level <= max_level <= 30`);
   if (maxCells < 1) geoFail('max_cells must be positive');
   const rs = regionsOf(g);
   if (rs.length === 0) return [];
+  // A region large for its min_level needs that many cells whatever max_cells says (a 10-degree
+  // square at level 30: ~10^17): refused up front, the coverer would run without end.
+  const needed = cellsMeeting(g, rs, minLevel);
+  if (needed > MAX_COVERING_CELLS) geoFail(`a covering at min_level ${minLevel} would take about ${needed.toPrecision(2)} cells; this emulator makes coverings of at most ${MAX_COVERING_CELLS}`);
   const cov = new s2.RegionCoverer({ minLevel, maxLevel, maxCells }).covering(unionRegion(rs));
   return [...cov].map((id) => BigInt.asIntN(64, id));
 }

@@ -13,7 +13,7 @@
 // LINESTRING(-100.19 47.69, -122.12 47.67, -122.19 47.69), and ST_MAKELINE over
 // 1 0 -> 10 0 -> 5 0 -> 5 4 is MULTILINESTRING((1 0, 5 0, 10 0), (5 0, 5 4)).
 import { s2 } from 's2js';
-import { s2p, type LngLat } from './model.js';
+import { geoFail, s2p, type LngLat } from './model.js';
 import { angleBetween, onSegment } from './sphere.js';
 
 interface Edge {
@@ -28,6 +28,64 @@ export interface Assembled {
   lines: LngLat[][];
   /** Vertices left without any edge (a line that collapsed to one point). */
   points: LngLat[];
+}
+
+/** Vertex tests the edges of one call may make, per vertex and at least (past it the input is refused, not held for minutes). */
+const EDGE_TESTS_PER_VERTEX = 8;
+const MIN_EDGE_TESTS = 2_000_000;
+
+/**
+ * The vertices that may lie on an edge: those inside the box of its endpoints
+ * grown by the arc's bulge (1 - cos(angle / 2) from the chord), found by
+ * binary search along whichever axis gives the fewest (was every vertex for
+ * every edge: a 20,000-point ST_MAKELINE held the engine for minutes).
+ */
+class NearEdge {
+  private readonly coords: [Float64Array, Float64Array, Float64Array];
+  /** Vertex ids sorted by x, y and z. */
+  private readonly order: [Int32Array, Int32Array, Int32Array];
+  private readonly sorted: [Float64Array, Float64Array, Float64Array];
+  private tests = 0;
+  private readonly maxTests: number;
+
+  constructor(pts: readonly s2.Point[]) {
+    const n = pts.length;
+    this.maxTests = Math.max(MIN_EDGE_TESTS, EDGE_TESTS_PER_VERTEX * n);
+    this.coords = [new Float64Array(n), new Float64Array(n), new Float64Array(n)];
+    pts.forEach((p, i) => {
+      this.coords[0][i] = p.x;
+      this.coords[1][i] = p.y;
+      this.coords[2][i] = p.z;
+    });
+    const axis = (k: 0 | 1 | 2) => Int32Array.from({ length: n }, (_, i) => i).sort((i, j) => this.coords[k][i]! - this.coords[k][j]!);
+    this.order = [axis(0), axis(1), axis(2)];
+    this.sorted = [0, 1, 2].map((k) => Float64Array.from(this.order[k as 0]!, (i) => this.coords[k as 0][i]!)) as [Float64Array, Float64Array, Float64Array];
+  }
+
+  candidates(a: number, b: number): Int32Array {
+    const c = this.coords;
+    const chord = Math.hypot(c[0][a]! - c[0][b]!, c[1][a]! - c[1][b]!, c[2][a]! - c[2][b]!);
+    const half = Math.asin(Math.min(1, chord / 2));
+    const grow = 1 - Math.cos(half) + 1e-12;
+    let best: Int32Array | undefined;
+    for (const k of [0, 1, 2] as const) {
+      const lo = lowerBound(this.sorted[k], Math.min(c[k][a]!, c[k][b]!) - grow);
+      const hi = lowerBound(this.sorted[k], Math.max(c[k][a]!, c[k][b]!) + grow + Number.EPSILON);
+      if (!best || hi - lo < best.length) best = this.order[k].subarray(lo, hi);
+    }
+    if ((this.tests += best!.length) > this.maxTests) geoFail('the input has too many edges passing near many of its vertices for this emulator');
+    return best!;
+  }
+}
+
+function lowerBound(xs: Float64Array, x: number): number {
+  let [lo, hi] = [0, xs.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export function assembleLines(input: readonly (readonly LngLat[])[]): Assembled {
@@ -49,13 +107,14 @@ export function assembleLines(input: readonly (readonly LngLat[])[]): Assembled 
   const pts = verts.map(s2p);
 
   // Split every edge at the input vertices lying inside it.
+  const near = new NearEdge(pts);
   const raw: [number, number][] = [];
   for (const path of paths) {
     for (let i = 1; i < path.length; i++) {
       const [a, b] = [path[i - 1]!, path[i]!];
       if (a === b) continue;
       const inside: number[] = [];
-      for (let v = 0; v < pts.length; v++) if (v !== a && v !== b && onSegment(pts[v]!, pts[a]!, pts[b]!)) inside.push(v);
+      for (const v of near.candidates(a, b)) if (v !== a && v !== b && onSegment(pts[v]!, pts[a]!, pts[b]!)) inside.push(v);
       inside.sort((x, y) => angleBetween(pts[a]!.vector, pts[x]!.vector) - angleBetween(pts[a]!.vector, pts[y]!.vector));
       const chain = [a, ...inside, b];
       for (let k = 1; k < chain.length; k++) raw.push([chain[k - 1]!, chain[k]!]);
