@@ -10,6 +10,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, enginePid, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { Rng } from '../fuzz/gen.js';
 
 const T = 'projects/p/datasets/d/tables/t';
 const DEFAULT_STREAM = `${T}/streams/_default`;
@@ -44,6 +45,7 @@ describe('bad input over the Storage gRPC APIs', () => {
     const q = (query: string) => rest(`${emu.url}/bigquery/v2/projects/p/queries`, { method: 'POST', json: { query, useLegacySql: false } });
     expect((await rest(`${emu.url}/bigquery/v2/projects/p/datasets`, { method: 'POST', json: { datasetReference: { datasetId: 'd' } } })).status).toBe(200);
     expect((await q('CREATE TABLE d.t (id INT64, s STRING, r STRUCT<x INT64>)')).status).toBe(200);
+    expect((await q('CREATE TABLE d.f (id INT64, s STRING, r STRUCT<x INT64>, a ARRAY<FLOAT64>)')).status).toBe(200);
     expect((await q("INSERT d.t (id, s) VALUES (1, 'a'), (2, 'b')")).status).toBe(200);
     const { Read, Write } = services();
     addr = `127.0.0.1:${emu.grpcPort}`;
@@ -129,5 +131,52 @@ describe('bad input over the Storage gRPC APIs', () => {
     expect(enginePid(emu)).toBe(pid);
     expect(await rows()).toEqual(before);
     expect(emu.output()).not.toMatch(/engine: (exited|killed)|internal error|unhandled promise rejection/);
+  }, 120_000);
+
+  it('seeded random rows and descriptors: every append answered, the engine unchanged', async () => {
+    const SEED = Number(process.env.FUZZ_SEED ?? 15);
+    const r = new Rng(SEED);
+    const pid = enginePid(emu);
+    const types = ['TYPE_INT64', 'TYPE_STRING', 'TYPE_BYTES', 'TYPE_DOUBLE', 'TYPE_FLOAT', 'TYPE_BOOL', 'TYPE_MESSAGE', 'TYPE_SINT64', 'TYPE_FIXED32', 'TYPE_GROUP'];
+    const field = (name: string, number: number) => {
+      const type = r.pick(types);
+      return { name, number, type, label: r.chance(0.3) ? 'LABEL_REPEATED' : 'LABEL_OPTIONAL', ...(type === 'TYPE_MESSAGE' ? { typeName: r.pick(['X', 'R', 'Nope']) } : {}) };
+    };
+    const bytes = (): Buffer => {
+      // Valid-looking tags with random payloads, or plain noise.
+      if (r.chance(0.3)) return Buffer.from(Array.from({ length: r.int(40) }, () => r.int(256)));
+      const parts: Buffer[] = [];
+      for (let k = r.int(6); k > 0; k--) {
+        const wt = r.pick([0, 1, 2, 5, 3]);
+        parts.push(varint(((1 + r.int(5)) << 3) | wt));
+        if (wt === 0) parts.push(varint(r.int(1 << 30)));
+        else if (wt === 1) parts.push(Buffer.alloc(8, r.int(256)));
+        else if (wt === 5) parts.push(Buffer.alloc(4, r.int(256)));
+        else if (wt === 2) {
+          const inner = r.chance(0.5) ? Buffer.from([8, r.int(128)]) : Buffer.alloc(r.int(10), 0x41);
+          parts.push(varint(r.chance(0.1) ? 1 << 30 : inner.length), inner);
+        }
+      }
+      return Buffer.concat(parts);
+    };
+    const names = ['id', 's', 'r', 'a', 'x'];
+    const answered: number[] = [];
+    for (let i = 0; i < 150; i++) {
+      const writerSchema = {
+        protoDescriptor: {
+          name: 'R',
+          field: Array.from({ length: 1 + r.int(4) }, (_, k) => field(names[k]!, 1 + k)),
+          nestedType: [{ name: 'X', field: [field('x', 1)] }],
+        },
+      };
+      const res = await append([{ writeStream: 'projects/p/datasets/d/tables/f/streams/_default', protoRows: { writerSchema, rows: { serializedRows: Array.from({ length: 1 + r.int(3) }, bytes) } } }]);
+      // One response (its own error or a result) and a clean end: never a failed or unanswered call.
+      expect([i, res.status?.code ?? null, res.errors.length]).toEqual([i, null, 1]);
+      answered.push(res.errors[0]!);
+    }
+    expect(enginePid(emu)).toBe(pid);
+    // Some appends went in, some were refused, by the same seed every run.
+    expect(answered.filter((c) => c === 0).length).toBeGreaterThan(0);
+    expect(answered.filter((c) => c === grpc.status.INVALID_ARGUMENT).length).toBeGreaterThan(0);
   }, 120_000);
 });
