@@ -38,7 +38,43 @@ function offsetString(off: number, colon: boolean): string {
   return `${sign}${pad(Math.floor(a / 3600), 2)}${colon ? ':' : ''}${pad(Math.floor(a / 60) % 60, 2)}`;
 }
 
-export function formatStrftime(fmt: string, days: number, tod: number, tz: { zone: string; ts: bigint } | null, _kind: string): string {
+const DATE_ELEMENTS = new Set('AaBbhCDdeFGgjmUuVWwxYyQJ');
+const TIME_ELEMENTS = new Set('HIklMpPRrSTX');
+
+/**
+ * The element's part of a value: date, time, both (%c), zone, epoch (%s), or
+ * none (%f is no element of the service's: printed as is everywhere).
+ */
+function elementPart(el: string): 'date' | 'time' | 'both' | 'zone' | 'epoch' | 'none' | 'other' {
+  const body = el.startsWith('E') || el.startsWith('O') ? (/^E(\d+|\*)S$/.test(el) ? 'S' : el === 'E4Y' ? 'Y' : el.slice(1)) : el;
+  if (body === 'c') return 'both';
+  if (DATE_ELEMENTS.has(body)) return 'date';
+  if (TIME_ELEMENTS.has(body)) return 'time';
+  if (body === 'z' || body === 'Z') return 'zone';
+  if (body === 's') return 'epoch';
+  if (body === 'f') return 'none';
+  return 'other';
+}
+
+const APPLIES: Record<string, ReadonlySet<string>> = {
+  DATE: new Set(['date', 'other']),
+  TIME: new Set(['time', 'other']),
+  DATETIME: new Set(['date', 'time', 'both', 'epoch', 'other']),
+  TIMESTAMP: new Set(['date', 'time', 'both', 'zone', 'epoch', 'other']),
+};
+
+/**
+ * FORMAT_<kind>: an element that is not part of the value's type (an hour in
+ * FORMAT_DATE, a year in FORMAT_TIME, a zone outside FORMAT_TIMESTAMP) is
+ * printed as written, as the reference implementation does.
+ */
+export function formatStrftime(fmt: string, days: number, tod: number, tz: { zone: string; ts: bigint } | null, kind: string): string {
+  const applies = APPLIES[kind];
+  const text = applies ? fmt.replace(/%(E(?:\d+|\*)S|E4Y|E[zYyCcxX]|O[a-zA-Z]|[\s\S])/g, (all, el: string) => (applies.has(elementPart(el)) ? all : '%' + all)) : fmt;
+  return formatElements(text, days, tod, tz);
+}
+
+function formatElements(fmt: string, days: number, tod: number, tz: { zone: string; ts: bigint } | null): string {
   const [y, m, d] = civilFromDays(days);
   const h = Math.floor(tod / 3600e6);
   const mi = Math.floor(tod / 60e6) % 60;

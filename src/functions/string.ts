@@ -299,13 +299,15 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
         case 'o': {
           if (t.kind !== 'INT64') fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected integer; Got ${t.kind}`);
           const b = v as bigint;
-          s = (b < 0n ? BigInt.asUintN(64, b) : b).toString(conv === 'o' ? 8 : 16);
+          // A negative value prints its magnitude after a minus sign (-ff), as the reference does.
+          s = (b < 0n ? -b : b).toString(conv === 'o' ? 8 : 16);
           if (prec === 0 && b === 0n) s = '';
           else if (prec !== undefined) s = s.padStart(prec, '0');
           // the ' flag groups hex digits by four with ':' and octal digits by four with ','
           if (flags.includes("'")) s = s.replace(/\B(?=(?:[0-9a-f]{4})+$)/g, conv === 'o' ? ',' : ':');
           if (conv === 'X') s = s.toUpperCase();
           if (flags.includes('#') && b !== 0n) s = (conv === 'o' ? '0' : conv === 'x' ? '0x' : '0X') + s;
+          if (b < 0n) s = '-' + s;
           break;
         }
         case 'f':
