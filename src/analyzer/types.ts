@@ -20,7 +20,7 @@ import {
 import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
 import { sqlError } from './errors.js';
 import { canCoerce as sharedCanCoerce, commonSupertype, type CoercibleArg } from '../types/coercion.js';
-import { parseTimestampString } from '../functions/civil.js';
+import { parseDateString, parseDatetimeString, parseTimeString, parseTimestampString } from '../functions/civil.js';
 import { fitDecimal } from '../functions/numeric.js';
 import { parseJsonText } from '../functions/json-core.js';
 
@@ -187,50 +187,10 @@ export function parseIntLiteral(text: string, negate = false): bigint | undefine
   return v > INT64_MAX || v < INT64_MIN ? undefined : v;
 }
 
-const DAY_MS = 86400000;
-
-export function parseDateValue(s: string): number | undefined {
-  const m = /^\s*(\d{1,4})-(\d{1,2})-(\d{1,2})\s*$/.exec(s);
-  if (!m) return undefined;
-  return civilDays(+m[1]!, +m[2]!, +m[3]!);
-}
-
-function civilDays(y: number, mo: number, d: number): number | undefined {
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1 || y > 9999) return undefined;
-  const dt = new Date(0);
-  dt.setUTCFullYear(y, mo - 1, d);
-  if (dt.getUTCMonth() !== mo - 1 || dt.getUTCDate() !== d) return undefined;
-  return Math.floor(dt.getTime() / DAY_MS);
-}
-
-/** HH:MM[:SS[.ffffff]] -> microseconds of the day. */
-export function parseTimeValue(s: string): number | undefined {
-  const t = timeOfDay(s);
-  // 23:59:60 wraps to midnight for a TIME.
-  return t === undefined ? undefined : t % 86400e6;
-}
-
-function timeOfDay(s: string): number | undefined {
-  const m = /^\s*(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*$/.exec(s);
-  if (!m) return undefined;
-  const h = +m[1]!, mi = +m[2]!, se = +(m[3] ?? 0);
-  // A leap second (:60) is accepted and becomes the start of the next minute
-  // (its fraction dropped), as ZetaSQL does for TIME and DATETIME.
-  if (h > 23 || mi > 59 || se > 60) return undefined;
-  const frac = m[4] && se !== 60 ? Number((m[4] + '000000').slice(0, 6)) : 0;
-  return ((h * 60 + mi) * 60 + se) * 1e6 + frac;
-}
-
-/** Civil date-time -> microseconds since 1970-01-01T00:00:00 (no zone). */
-export function parseDatetimeValue(s: string): bigint | undefined {
-  const m = /^\s*(\d{1,4}-\d{1,2}-\d{1,2})(?:[ Tt](\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d{1,9})?)?))?\s*$/.exec(s);
-  if (!m) return undefined;
-  const d = parseDateValue(m[1]!);
-  if (d === undefined) return undefined;
-  const t = m[2] ? timeOfDay(m[2]) : 0;
-  if (t === undefined) return undefined;
-  return BigInt(d) * 86400000000n + BigInt(t);
-}
+// Literals read their text as CAST does (functions/civil.ts: the canonical forms only).
+export const parseDateValue = (s: string): number | undefined => parseDateString(s);
+export const parseTimeValue = (s: string): number | undefined => parseTimeString(s);
+export const parseDatetimeValue = (s: string): bigint | undefined => parseDatetimeString(s);
 
 let literalZone = 'UTC';
 /**
@@ -246,7 +206,7 @@ export function setLiteralTimeZone(zone: string): void {
  * micros, with the same second-exact zone rules as CAST (functions/civil.ts).
  */
 export function parseTimestampValue(s: string, defaultZone = literalZone): bigint | undefined {
-  return parseTimestampString(s.trim(), defaultZone);
+  return parseTimestampString(s, defaultZone);
 }
 
 /** The function library's JSON parser keeps integers beyond 2^53 exact (Node 20's JSON.parse reviver cannot). */

@@ -193,7 +193,7 @@ function validYmd(y: number, m: number, d: number): boolean {
 
 /** 'YYYY-[M]M-[D]D' -> days, or undefined. */
 export function parseDateString(s: string): number | undefined {
-  const m = /^\s*(\d{1,4})-(\d{1,2})-(\d{1,2})\s*$/.exec(s);
+  const m = /^(\d{1,4})-(\d{1,2})-(\d{1,2})$/.exec(s);
   if (!m) return undefined;
   const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]);
   if (!validYmd(y, mo, d)) return undefined;
@@ -209,7 +209,7 @@ function fracToMicros(f: string | undefined): number | undefined {
 
 /** '[H]H:[M]M:[S]S[.F]' -> micros of day. */
 export function parseTimeString(s: string): number | undefined {
-  const m = /^\s*(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?\s*$/.exec(s);
+  const m = /^(\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d+))?$/.exec(s);
   if (!m) return undefined;
   const h = Number(m[1]), mi = Number(m[2]), se = Number(m[3] ?? 0);
   const us = fracToMicros(m[4]);
@@ -218,12 +218,15 @@ export function parseTimeString(s: string): number | undefined {
   return ((h * 60 + mi) * 60 + se) * 1e6 + us;
 }
 
-const DT_RE = /^\s*(\d{1,4})-(\d{1,2})-(\d{1,2})(?:(?:[ T]|\s+)(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?\s*(.*?)\s*$/i;
+// The canonical forms as the reference reads them: no surrounding space, one 'T' or space
+// before the time, seconds present, digits after a '.', a zone only after a time: an
+// offset or Z written against it, or a zone name after one space.
+const DT_RE = /^(\d{1,4})-(\d{1,2})-(\d{1,2})(?:[Tt ](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d+))?(?:([Zz]|[+-]\d{1,2}(?::?\d{2})?)| (?![+-]\d|[Zz]$)(\S.*))?)?$/;
 
 /** DATETIME canonical string -> civil micros. */
 export function parseDatetimeString(s: string): bigint | undefined {
   const m = DT_RE.exec(s);
-  if (!m || m[8] !== '') return undefined;
+  if (!m || m[8] !== undefined || m[9] !== undefined) return undefined;
   return datetimeFromMatch(m);
 }
 
@@ -245,11 +248,7 @@ export function parseTimestampString(s: string, defaultZone: string): bigint | u
   if (!m) return undefined;
   const civil = datetimeFromMatch(m, true);
   if (civil === undefined) return undefined;
-  let zone = m[8]!;
-  if (zone === '') zone = defaultZone;
-  else if (/^z$/i.test(zone)) zone = 'UTC';
-  else if (/^[+-]\d{1,2}(:?\d{2})?$/.test(zone)) zone = zone;
-  else if (m[4] === undefined) return undefined;
+  const zone = m[8] === undefined ? (m[9] ?? defaultZone) : /^z$/i.test(m[8]) ? 'UTC' : m[8];
   let ts: bigint;
   try {
     ts = civilToUtc(civil, zone);
