@@ -7,7 +7,8 @@
 // until the scan moves on, so the resident set is the budget plus what scans
 // hold right now.
 import * as os from 'node:os';
-import { chunkBytes, type ColumnChunk } from './column-chunk.js';
+import { getHeapStatistics } from 'node:v8';
+import { chunkBytes, chunkHeapBytes, type ColumnChunk } from './column-chunk.js';
 import { FragmentFile } from './fragment-file.js';
 
 /** The default budget for decoded table data. */
@@ -18,13 +19,26 @@ export function defaultMemoryLimit(): number {
 interface Entry {
   readonly chunk: ColumnChunk;
   readonly bytes: number;
+  /** Of those, the bytes on V8's heap (value objects, dictionary strings). */
+  readonly heap: number;
 }
+
+/**
+ * The share of V8's heap limit that chunks living on the heap may take
+ * (NUMERIC values, nested values, dictionary strings): the budget may be
+ * larger than the heap, and the engine's memory guard refuses statements
+ * at 60% of it.
+ */
+const HEAP_SHARE = 0.25;
 
 export class ChunkCache {
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<ColumnChunk>>();
   private readonly files = new Map<string, Promise<FragmentFile>>();
   private used = 0;
+  private heapUsed = 0;
+  /** The bound on heap-resident chunks (HEAP_SHARE of the heap limit, or the budget if smaller). */
+  heapBudget = HEAP_SHARE * getHeapStatistics().heap_size_limit;
   /** Counters (tests and the bench read them). */
   hits = 0;
   misses = 0;
@@ -71,8 +85,10 @@ export class ChunkCache {
       (chunk) => {
         this.loading.delete(key);
         const bytes = chunkBytes(chunk);
-        this.entries.set(key, { chunk, bytes });
+        const heap = chunkHeapBytes(chunk);
+        this.entries.set(key, { chunk, bytes, heap });
         this.used += bytes;
+        this.heapUsed += heap;
         this.evict();
         return chunk;
       },
@@ -88,21 +104,35 @@ export class ChunkCache {
   private evict(): void {
     for (const [k, e] of this.entries) {
       if (this.used <= this.budget) break;
-      this.entries.delete(k);
-      this.used -= e.bytes;
+      this.drop(k, e);
       this.evictions++;
     }
+    const heapBudget = Math.min(this.budget, this.heapBudget);
+    if (this.heapUsed <= heapBudget) return;
+    for (const [k, e] of this.entries) {
+      if (this.heapUsed <= heapBudget) break;
+      if (e.heap === 0) continue;
+      this.drop(k, e);
+      this.evictions++;
+    }
+  }
+
+  private drop(k: string, e: Entry): void {
+    this.entries.delete(k);
+    this.used -= e.bytes;
+    this.heapUsed -= e.heap;
+  }
+
+  /** Bytes of cached chunks on V8's heap. */
+  get heapBytesUsed(): number {
+    return this.heapUsed;
   }
 
   /** Forgets a file (deleted): its footer and chunks. */
   forget(path: string): void {
     this.files.delete(path);
     const prefix = `${path}\u0000`;
-    for (const [k, e] of this.entries) {
-      if (!k.startsWith(prefix)) continue;
-      this.entries.delete(k);
-      this.used -= e.bytes;
-    }
+    for (const [k, e] of this.entries) if (k.startsWith(prefix)) this.drop(k, e);
   }
 
   /** Drops everything (tests). */
@@ -110,6 +140,7 @@ export class ChunkCache {
     this.entries.clear();
     this.files.clear();
     this.used = 0;
+    this.heapUsed = 0;
   }
 }
 

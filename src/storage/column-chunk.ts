@@ -42,6 +42,21 @@ export function chunkBytes(c: ColumnChunk): number {
   }
 }
 
+/** Of chunkBytes, what lives on V8's heap (value objects, dictionary strings); typed-array data lives outside it. */
+export function chunkHeapBytes(c: ColumnChunk): number {
+  switch (c.kind) {
+    case 'values':
+      return chunkBytes(c);
+    case 'dict': {
+      let s = 0;
+      for (const d of c.dictionary) s += 24 + 2 * d.length;
+      return s;
+    }
+    default:
+      return 0;
+  }
+}
+
 export function isValid(validity: Validity, i: number): boolean {
   return validity === null || (validity[i >> 3]! & (1 << (i & 7))) !== 0;
 }
