@@ -148,15 +148,16 @@ if (process.argv.includes('--console-only')) {
  */
 const ENTRIES = [
   { name: 'gateway', entry: 'src/gateway/main.ts', split: true, bin: true },
-  { name: 'engine', entry: 'src/engine/main.ts', split: true },
+  // The execution worker threads (src/executor/parallel/pool.ts) share the engine's chunks.
+  { name: 'engine', entry: 'src/engine/main.ts', split: true, also: { 'exec-worker': 'src/executor/parallel/worker.ts' } },
   { name: 'index', entry: 'src/api/index.ts', split: false, declarations: true },
 ];
 
 const written = new Set();
-for (const { name, entry, split, bin, declarations } of ENTRIES) {
+for (const { name, entry, split, bin, declarations, also } of ENTRIES) {
   const r = await build({
     ...common,
-    entryPoints: { [name]: entry },
+    entryPoints: { [name]: entry, ...also },
     outdir: OUT,
     ...(split ? { splitting: true, chunkNames: `${name}-[name]-[hash]` } : {}),
     ...(bin ? { banner: { js: '#!/usr/bin/env node' } } : {}),

@@ -5,7 +5,7 @@
 // into the enclosing query's collectors and replaced by column references.
 import type * as A from '../../grammar/ast.js';
 import type { ArgInfo, AggregateFunctionDef, ScalarFunctionDef } from '../functions/registry.js';
-import { allFunctions, lookupFunction } from '../functions/registry.js';
+import { allFunctions, lookupFunction, resolveAggregate as resolveAggregateFn, resolveScalar } from '../functions/registry.js';
 import { didYouMean } from './suggest.js';
 import { ARRAY_PATH, pathItemType, type PathStep } from '../functions/array-path.js';
 import { intervalFromPart } from '../functions/interval.js';
@@ -258,7 +258,7 @@ export function callScalar(name: string, args: Expr[], loc: A.Loc | undefined, o
 
 function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefined, opts: { safe?: boolean; names?: (string | undefined)[]; collation?: string }): CallExpr {
   const infos = args.map((a, i) => argInfo(a, opts.names?.[i]));
-  const r = def.resolve(infos);
+  const r = resolveScalar(def, infos);
   if (!r.ok) throw sqlError(r.message, loc);
   let fn = r.resolved;
   let cargs = args.map((a, i) => (fn.argTypes[i] ? coerce(a, fn.argTypes[i]!) : a));
@@ -1039,7 +1039,7 @@ function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctio
   const orderBy = orderKeys(an, n.orderBy, actx);
   const limit = n.limit ? constInt(an, n.limit, ctx, 'LIMIT') : undefined;
   const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, safe: n.safe, ...(limit !== undefined ? { limit } : {}) };
-  const r = def.resolve(exprs.map((e, i) => argInfo(e, names[i])), opts);
+  const r = resolveAggregateFn(def, exprs.map((e, i) => argInfo(e, names[i])), opts);
   if (!r.ok) throw sqlError(r.message, n.loc);
   if (n.distinct && orderBy.some((k) => !exprs.some((e) => exprEquals(e, k.expr)))) {
     throw sqlError('An aggregate function that has both DISTINCT and ORDER BY arguments can only ORDER BY expressions that are arguments to the function', n.orderBy![0]!.loc);

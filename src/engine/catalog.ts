@@ -1,10 +1,10 @@
 // QueryCatalog (src/storage/api.ts) over the engine's storage: what the SQL
 // pipeline reads and writes. DDL goes through the same resource stamping as
 // the REST handlers, so tables made by SQL look like tables made by REST.
-import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, TableId, TableInfo } from '../storage/api.js';
+import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanParts, TableId, TableInfo } from '../storage/api.js';
 import { CatalogError, invalid, notFound } from '../storage/errors.js';
 import { BULK_ROWS, conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type TableData, type TableState } from '../storage/table-data.js';
-import { scanBatches, scanState } from '../storage/table-state.js';
+import { scanBatches, scanState, stateParts } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
@@ -163,6 +163,17 @@ export class EngineCatalog implements QueryCatalog {
       return;
     }
     yield* scanState(td.state(), opts.columns, opts.filters);
+  }
+
+  async scanParts(id: TableId, opts: ScanOptions): Promise<ScanParts | null> {
+    if (this.virtual.has(vKey(id)) || (opts.asOfMs !== undefined && opts.asOfMs < Date.now())) return null;
+    const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
+    if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+    if (e.kind === 'VIEW') return { columns: [], parts: [] };
+    const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+    await td.load();
+    const state = td.state();
+    return { columns: state.columns, parts: await stateParts(state, opts.filters) };
   }
 
   async createTable(id: TableId, columns: readonly Column[], opts: CreateTableOptions = {}): Promise<TableInfo> {

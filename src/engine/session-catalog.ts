@@ -5,11 +5,11 @@
 // and commits them as one. Temporary tables (CREATE TEMP TABLE, the
 // `_session` dataset) live here, in memory: they exist for the script or
 // session that made them and are gone afterwards, restarts included.
-import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, TableId, TableInfo, TransactionControl } from '../storage/api.js';
+import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanParts, TableId, TableInfo, TransactionControl } from '../storage/api.js';
 import { notFound } from '../storage/errors.js';
 import type { Storage } from '../storage/store.js';
 import { conformBatches } from '../storage/table-data.js';
-import { changedBatches, collectBatches, scanBatches } from '../storage/table-state.js';
+import { changedBatches, collectBatches, memParts, scanBatches } from '../storage/table-state.js';
 import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/transaction.js';
 import { QueryError } from '../types/errors.js';
 import { columnToRestField, type Column } from '../types/schema.js';
@@ -158,6 +158,19 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
       return;
     }
     yield* scanBatches(batches, opts.columns);
+  }
+
+  async scanParts(id: TableId, opts: ScanOptions): Promise<ScanParts | null> {
+    if (this.isTemp(id)) {
+      const tt = this.temps.get(id.tableId);
+      if (!tt) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+      return { columns: tt.info.columns, parts: memParts(tt.rows) };
+    }
+    if (opts.asOfMs !== undefined || this.cat.isVirtual(id)) return null;
+    const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
+    if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+    if (e.kind === 'VIEW') return { columns: [], parts: [] };
+    return this.current().scanParts(keyOf(id), opts.filters);
   }
 
   // --- writes ---------------------------------------------------------------

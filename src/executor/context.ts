@@ -7,7 +7,8 @@ import type { EvalContext } from '../functions/registry.js';
 import { QueryError, type QueryContext } from '../planner/api.js';
 import type { Value } from '../types/values.js';
 import type { Batch } from '../types/vector.js';
-import type { SubqueryExpr } from '../analyzer/resolved.js';
+import type { ScanRel, SubqueryExpr } from '../analyzer/resolved.js';
+import type { ScanOptions } from '../storage/api.js';
 
 /** What a finished subquery evaluation leaves behind (see expr.ts). */
 export type SubqueryResult = unknown;
@@ -38,6 +39,12 @@ export interface ExecContext {
   /** Materialized CTEs by id; a WithRel scope copies the map so nested scopes stay independent. */
   readonly ctes: Map<number, Promise<Batch[]>>;
   readonly shared: SharedExecState;
+  /**
+   * Scans that read given rows instead of asking the catalog (parallel
+   * execution: a worker's morsel, or the parts a scan listed already), by
+   * the plan's ScanRel; `opts.columns` are the columns to read.
+   */
+  readonly scanSources?: ReadonlyMap<ScanRel, (opts: ScanOptions) => AsyncIterable<Batch>>;
 }
 
 /** Milliseconds of work between two yields to the event loop. */

@@ -18,6 +18,7 @@ import { sortOp } from './operators/sort.js';
 import { unnestOp } from './operators/unnest.js';
 import { valuesOp } from './operators/values.js';
 import { windowOp } from './operators/window.js';
+import { parallelAggregate, parallelTopN } from './parallel/run.js';
 import { concatBatches } from './vectors.js';
 
 export type { ExecContext } from './context.js';
@@ -46,11 +47,11 @@ export function executeRel(rel: Rel, ctx: ExecContext, transient = false): Async
       return src !== null ? scanOp(src.scan, ctx, pick, src.predicate) : projectOp(rel, ctx);
     }
     case 'aggregate':
-      return aggregateOp(rel, ctx);
+      return parallelAggregate(rel, ctx) ?? aggregateOp(rel, ctx);
     case 'join':
       return joinOp(rel, ctx, transient);
     case 'sort':
-      return sortOp(rel, ctx);
+      return parallelTopN(rel, ctx) ?? sortOp(rel, ctx);
     case 'limit':
       return limitOp(rel, ctx);
     case 'window':

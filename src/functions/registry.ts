@@ -136,3 +136,44 @@ export function lookupFunction(name: string): FunctionDef | undefined {
 export function allFunctions(): IterableIterator<[string, FunctionDef]> {
   return catalog.entries();
 }
+
+/**
+ * How a function call was resolved: the definition and the argument facts.
+ * Parallel execution ships plans to worker threads, which replay the
+ * resolution to get the same kernel or accumulator (closures cannot cross
+ * threads). Recorded for resolutions made through resolveScalar /
+ * resolveAggregate (the analyzer's); others (UDFs, collated wrappers) have
+ * none, and plans holding them stay on the main thread.
+ */
+export interface Resolution {
+  readonly name: string;
+  readonly args: readonly ArgInfo[];
+  /** Aggregates only. */
+  readonly opts?: AggregateOptions;
+}
+
+const resolutions = new WeakMap<ResolvedScalar | ResolvedAggregate, Resolution>();
+
+export function resolveScalar(def: ScalarFunctionDef, args: readonly ArgInfo[]): FunctionResolution<ResolvedScalar> | FunctionMismatch {
+  const r = def.resolve(args);
+  if (r.ok) resolutions.set(r.resolved, { name: def.name, args });
+  return r;
+}
+
+export function resolveAggregate(def: AggregateFunctionDef, args: readonly ArgInfo[], opts: AggregateOptions): FunctionResolution<ResolvedAggregate> | FunctionMismatch {
+  const r = def.resolve(args, opts);
+  if (r.ok) resolutions.set(r.resolved, { name: def.name, args, opts });
+  return r;
+}
+
+export function resolutionOf(fn: ResolvedScalar | ResolvedAggregate): Resolution | undefined {
+  return resolutions.get(fn);
+}
+
+/** The resolution made again (in another thread's registry); undefined when it no longer resolves. */
+export function replayResolution(r: Resolution): ResolvedScalar | ResolvedAggregate | undefined {
+  const def = lookupFunction(r.name);
+  if (!def) return undefined;
+  const out = def.kind === 'scalar' ? resolveScalar(def, r.args) : r.opts ? resolveAggregate(def, r.args, r.opts) : undefined;
+  return out?.ok ? out.resolved : undefined;
+}

@@ -2,6 +2,7 @@
 // the analyzer (name resolution, schemas) and the executor (scans, writes) use it.
 import type { Column } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
+import type { ScanPart } from './table-state.js';
 
 export interface TableId {
   readonly projectId: string;
@@ -49,6 +50,12 @@ export interface ScanOptions {
    * returns may still fail them (the executor filters again).
    */
   readonly filters?: readonly ScanFilter[];
+}
+
+/** A scan as parts (QueryCatalog.scanParts): `columns` is the table schema the parts are read in (ScanOptions.columns index it). */
+export interface ScanParts {
+  readonly columns: readonly Column[];
+  readonly parts: readonly ScanPart[];
 }
 
 /** A comparable value of a scan filter: numbers or bigints (numeric, date and time types), strings, booleans. */
@@ -107,6 +114,14 @@ export interface QueryCatalog {
 
   /** Column batches of the table's rows in storage order. */
   scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch>;
+  /**
+   * Optional (parallel execution): what `scan` with these options would read,
+   * as parts each readable on its own (a worker thread reads a row group by
+   * path, table-state.ts readPart), in scan order, with the schema the
+   * file columns are read in. Null when the rows are not held that way (time
+   * travel, virtual tables): the caller scans.
+   */
+  scanParts?(id: TableId, opts: ScanOptions): Promise<ScanParts | null>;
 
   createTable(id: TableId, columns: readonly Column[], opts?: CreateTableOptions): Promise<TableInfo>;
   dropTable(id: TableId): Promise<void>;

@@ -155,39 +155,112 @@ export async function* scanSegments(
       if (out.length > 0) yield out;
       continue;
     }
-    const file = await chunkCache.file(seg.path);
-    const types = fileTypes(file);
-    let rgStart = 0;
-    for (let rg = 0; rg < file.rowGroups.length; rg++) {
-      const g = file.rowGroups[rg]!;
-      const a = Math.max(seg.skip, rgStart);
-      const b = Math.min(seg.skip + seg.rows, rgStart + g.rows);
-      const base = rgStart;
-      rgStart += g.rows;
-      if (a >= b) continue;
-      if (filters.length > 0 && !filters.every((f) => mayMatch(f, columns[f.column]!, g.columns.get(columns[f.column]!.name)?.stats, types))) {
-        stats.rowGroupsSkipped++;
-        continue;
-      }
-      stats.rowGroupsRead++;
-      const chunks = await Promise.all(
-        cols.map((c) => {
-          if (c === ROW_POSITION) return null;
-          const col = columns[c]!;
-          // A column the file lacks or has with another type (ALTER) reads as NULL.
-          if (!file.columnNames.has(col.name) || (types && types.get(col.name) !== JSON.stringify(col.type))) return null;
-          return chunkCache.chunk(seg.path, rg, col.name, () => file.readChunk(rg, col.name, col.type));
-        }),
-      );
-      for (let s = a; s < b; s += BATCH_SIZE) {
-        const e = Math.min(b, s + BATCH_SIZE);
-        const out = live(e - s, (c, i) => {
-          const ch = chunks[i];
-          return ch ? chunkVector(columns[c]!.type, ch, s - base, e - base) : nullVectorOf(columns[c]!.type, e - s);
-        }, cols, segStart + s - seg.skip, deleted);
-        if (out.length > 0) yield out;
-      }
+    for (const p of await fileParts(seg, segStart, columns, filters, stats, deleted)) yield* readPart(p, columns, cols);
+  }
+}
+
+/**
+ * A unit of a scan that can be read on its own (a morsel of parallel
+ * execution): rows [start, end) of one row group of a fragment file, or a
+ * batch held in memory (every column, table order). `first`: the position of
+ * its first row among the state's rows; `deleted`: positions (ascending) of
+ * its rows that readers leave out.
+ */
+export type ScanPart =
+  | { readonly kind: 'rowGroup'; readonly path: string; readonly rowGroup: number; readonly start: number; readonly end: number; readonly first: number; readonly deleted: Uint32Array }
+  | { readonly kind: 'mem'; readonly batch: Batch; readonly first: number; readonly deleted: Uint32Array };
+
+/** The parts scanState would read, in its order: row groups `filters` rule out are skipped (and counted in `stats`). */
+export async function stateParts(s: TableState, filters: readonly ScanFilter[] = [], stats: ScanStats = scanCounters): Promise<ScanPart[]> {
+  const out: ScanPart[] = [];
+  let off = 0;
+  for (const seg of stateSegments(s)) {
+    const segStart = off;
+    off += segmentRows(seg);
+    if (seg.kind === 'file') out.push(...(await fileParts(seg, segStart, s.columns, filters, stats, s.deleted)));
+    else if (seg.batch.length > 0) out.push({ kind: 'mem', batch: seg.batch, first: segStart, deleted: deletedWithin(s.deleted, segStart, seg.batch.length) });
+  }
+  return out;
+}
+
+/** Batches held in memory as parts (positions from `first`, as scanBatches gives them). */
+export function memParts(batches: readonly Batch[], first = 0): ScanPart[] {
+  const out: ScanPart[] = [];
+  let off = first;
+  for (const b of batches) {
+    if (b.length > 0) out.push({ kind: 'mem', batch: b, first: off, deleted: NONE_DELETED });
+    off += b.length;
+  }
+  return out;
+}
+
+/** The positions of `deleted` in [first, first + n) (a copy: a part may be sent to another thread). */
+function deletedWithin(deleted: Uint32Array, first: number, n: number): Uint32Array {
+  if (deleted.length === 0) return NONE_DELETED;
+  return deleted.slice(countBelow(deleted, first), countBelow(deleted, first + n));
+}
+
+/** The row groups of a file segment (its first row at position `segStart`) that may hold rows meeting `filters`, cut to the segment's window. */
+async function fileParts(seg: FileSegment, segStart: number, columns: readonly Column[], filters: readonly ScanFilter[], stats: ScanStats, deleted: Uint32Array): Promise<ScanPart[]> {
+  const file = await chunkCache.file(seg.path);
+  const types = fileTypes(file);
+  const out: ScanPart[] = [];
+  let rgStart = 0;
+  for (let rg = 0; rg < file.rowGroups.length; rg++) {
+    const g = file.rowGroups[rg]!;
+    const a = Math.max(seg.skip, rgStart);
+    const b = Math.min(seg.skip + seg.rows, rgStart + g.rows);
+    const base = rgStart;
+    rgStart += g.rows;
+    if (a >= b) continue;
+    if (filters.length > 0 && !filters.every((f) => mayMatch(f, columns[f.column]!, g.columns.get(columns[f.column]!.name)?.stats, types))) {
+      stats.rowGroupsSkipped++;
+      continue;
     }
+    stats.rowGroupsRead++;
+    const first = segStart + a - seg.skip;
+    out.push({ kind: 'rowGroup', path: seg.path, rowGroup: rg, start: a - base, end: b - base, first, deleted: deletedWithin(deleted, first, b - a) });
+  }
+  return out;
+}
+
+/**
+ * A part's rows, columns `cols` of table schema `columns` (ROW_POSITION:
+ * each row's position), in BATCH_SIZE batches, deleted rows left out. Row
+ * groups are read through this thread's chunk cache (a worker thread reads
+ * files by path with its own).
+ */
+export async function* readPart(p: ScanPart, columns: readonly Column[], cols: readonly number[]): AsyncGenerator<Batch> {
+  if (p.kind === 'mem') {
+    const out = live(p.batch.length, (c) => p.batch.columns[c]!, cols, p.first, p.deleted);
+    if (out.length > 0) yield out;
+    return;
+  }
+  const file = await chunkCache.file(p.path);
+  const types = fileTypes(file);
+  const rg = p.rowGroup;
+  const chunks = await Promise.all(
+    cols.map((c) => {
+      if (c === ROW_POSITION) return null;
+      const col = columns[c]!;
+      // A column the file lacks or has with another type (ALTER) reads as NULL.
+      if (!file.columnNames.has(col.name) || (types && types.get(col.name) !== JSON.stringify(col.type))) return null;
+      return chunkCache.chunk(p.path, rg, col.name, () => file.readChunk(rg, col.name, col.type));
+    }),
+  );
+  for (let s = p.start; s < p.end; s += BATCH_SIZE) {
+    const e = Math.min(p.end, s + BATCH_SIZE);
+    const out = live(
+      e - s,
+      (c, i) => {
+        const ch = chunks[i];
+        return ch ? chunkVector(columns[c]!.type, ch, s, e) : nullVectorOf(columns[c]!.type, e - s);
+      },
+      cols,
+      p.first + s - p.start,
+      p.deleted,
+    );
+    if (out.length > 0) yield out;
   }
 }
 

@@ -23,7 +23,7 @@ import { takeVector, type Batch } from '../types/vector.js';
 import type { Storage } from './store.js';
 import { ROW_POSITION, type RowChange, type ScanFilter } from './api.js';
 import { TableConflictError, type PreparedRows, type TableState } from './table-data.js';
-import { collectBatches, liveRows, scanBatches, scanState } from './table-state.js';
+import { collectBatches, liveRows, memParts, scanBatches, scanState, stateParts, type ScanPart } from './table-state.js';
 
 export interface TableKey {
   readonly p: string;
@@ -128,6 +128,14 @@ export class Transaction {
     if (s?.rows) yield* scanBatches(s.rows, cols);
     else yield* scanState(state, cols, filters);
     yield* scanBatches(s?.appended ?? [], cols, s?.rows ? count(s.rows) : state.rows);
+  }
+
+  /** What `scan` reads, as parts (QueryCatalog.scanParts): staged and appended rows as memory parts. */
+  async scanParts(k: TableKey, filters?: readonly ScanFilter[]): Promise<{ columns: readonly Column[]; parts: ScanPart[] }> {
+    const s = this.staged.get(keyOf(k));
+    const state = s ? s.base : await this.state(k);
+    const parts = s?.rows ? memParts(s.rows) : await stateParts(state, filters);
+    return { columns: state.columns, parts: [...parts, ...memParts(s?.appended ?? [], s?.rows ? count(s.rows) : state.rows)] };
   }
 
   /** How many rows `scan` gives, without reading them (undefined: the table was not read yet). */

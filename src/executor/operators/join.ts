@@ -980,7 +980,7 @@ class HashJoinState {
 }
 
 /** Whether an inner join should build on its left input (the estimates say it is the smaller one). */
-function buildsLeft(rel: JoinRel, ctx: ExecContext): boolean {
+export function buildsLeft(rel: JoinRel, ctx: ExecContext): boolean {
   if (rel.joinType !== 'inner') return false;
   const le = estimateRows(rel.left, ctx);
   return Number.isFinite(le) && le < estimateRows(rel.right, ctx);

@@ -1,0 +1,294 @@
+// Parallel execution of the morsel-driven pipelines: an aggregate or a top-N
+// over filters, projections and hash joins of one table scan (split.ts). The
+// scan's parts are listed once (storage skips row groups by statistics) and
+// grouped into morsels; each morsel of row groups runs the partial plan on a
+// worker thread, memory batches run on this thread; the merge plan folds the
+// partial results strictly in morsel order, so the answer never depends on
+// which worker finished first. Small inputs, plans a worker cannot run, and
+// any failure of the parallel run (an error raised by a row, a worker gone)
+// take the serial path over the same parts: its result and its errors are the
+// serial ones.
+import type { AggregateRel, Rel, ScanRel, SortRel } from '../../analyzer/resolved.js';
+import type { ScanParts } from '../../storage/api.js';
+import type { ScanPart } from '../../storage/table-state.js';
+import { T } from '../../types/types.js';
+import type { Batch, Vector } from '../../types/vector.js';
+import { checkpoint, type ExecContext } from '../context.js';
+import { collectRows } from '../execute.js';
+import { aggregateOp } from '../operators/aggregate.js';
+import { scanFilters } from '../operators/scan-filters.js';
+import { sortOp } from '../operators/sort.js';
+import { sliceBatch } from '../vectors.js';
+import { decodeBatch, encodeBatch, encodeRel, tableKey, Unencodable, type Encoded } from './codec.js';
+import { broadcastSource, partRows, withParts, withScanSource } from './parts.js';
+import { parallelEnabled, workerPool, type EncodedPart, type EncodedPlan, type RowGroupPart } from './pool.js';
+import { pipelineOf, scansOf, splitAggregate, splitTopN, type MergeStep, type ScanInput, type TwoPhase } from './split.js';
+
+/** Tunables (tests force parallel runs over small tables). */
+export const parallelOptions = {
+  /** Inputs (rows of the listed parts) below this run serially: the pool's messages would cost more than they save. */
+  minRows: 262_144,
+  /** Parts cut to at most this many rows before they are grouped into morsels (0: as listed). */
+  morselRows: 0,
+  /**
+   * Run the two phases even when every part is held in memory (all of them
+   * then run on this thread): no faster, but checks the split and merge over
+   * any table (tests).
+   */
+  splitMemory: false,
+};
+
+/** Parallel runs in this process, and those that fell back to the serial path (tests assert on them). */
+export const parallelCounters = { runs: 0, fallbacks: 0, morsels: 0 };
+
+/** Build sides of more rows run serially (every worker would hold its own copy). */
+const MAX_BROADCAST_ROWS = 1_000_000;
+
+/**
+ * An aggregate whose partial results are not much smaller than its input
+ * (GROUP BY a key of nearly unique values) gains nothing from the split: the
+ * merge would redo the work on this thread. Checked on the first morsels.
+ */
+class NotReducing extends Error {}
+/** Input rows from which the reduction is checked (on the morsels up to 4x this). */
+const REDUCE_CHECK_ROWS = 32_768;
+
+interface Prepared {
+  readonly split: TwoPhase;
+  readonly encoded: Encoded;
+  /** scansOf(split.partial): the order the worker names the scans in. */
+  readonly scans: readonly ScanRel[];
+}
+
+// Plans are reused (the engine's plan cache): split and encode each once.
+const prepared = new WeakMap<Rel, Prepared | null>();
+
+function prepare<R extends Rel, S extends TwoPhase>(rel: R, split: (r: R) => S | null): (Prepared & { split: S }) | null {
+  let p = prepared.get(rel);
+  if (p === undefined) {
+    p = null;
+    const s = split(rel);
+    if (s) {
+      try {
+        p = { split: s, encoded: encodeRel(s.partial), scans: scansOf(s.partial) };
+      } catch (e) {
+        if (!(e instanceof Unencodable)) throw e;
+      }
+    }
+    prepared.set(rel, p);
+  }
+  return p as (Prepared & { split: S }) | null;
+}
+
+/** The aggregate run in parallel, or null when it cannot be (the caller runs aggregateOp). */
+export function parallelAggregate(rel: AggregateRel, ctx: ExecContext): AsyncIterable<Batch> | null {
+  if (!parallelEnabled() || !ctx.query.catalog.scanParts) return null;
+  const p = prepare(rel, splitAggregate);
+  // A scan served from given rows (a merge plan's partial rows, parts listed already) is no catalog scan to split.
+  if (!p || p.scans.some((s) => ctx.scanSources?.has(s))) return null;
+  const keys = rel.groupBy.length;
+  return runTwoPhase(p, ctx, {
+    serial: (c) => aggregateOp(rel, c),
+    finish: (merged) => merged.map((b) => finishAggregate(b, keys, p.split.steps)),
+    check: (inputRows, partialRows) => {
+      if (partialRows > inputRows / 2) throw new NotReducing();
+    },
+  });
+}
+
+/** The top-N (ORDER BY .. LIMIT) run in parallel, or null (the caller runs sortOp). */
+export function parallelTopN(rel: SortRel, ctx: ExecContext): AsyncIterable<Batch> | null {
+  if (rel.limit === undefined || !parallelEnabled() || !ctx.query.catalog.scanParts) return null;
+  const p = prepare(rel, splitTopN);
+  if (!p || p.scans.some((s) => ctx.scanSources?.has(s))) return null;
+  return runTwoPhase(p, ctx, { serial: (c) => sortOp(rel, c), finish: (merged) => merged });
+}
+
+/** Output columns from the merge's: keys and most aggregates as they are, AVG as merged sum / merged count. */
+function finishAggregate(b: Batch, keys: number, steps: readonly MergeStep[]): Batch {
+  const out: Vector[] = b.columns.slice(0, keys);
+  for (const s of steps) {
+    if (s.kind === 'same') {
+      out.push(b.columns[keys + s.from]!);
+      continue;
+    }
+    const sum = b.columns[keys + s.sum]!;
+    const count = b.columns[keys + s.count]!;
+    const d = new Float64Array(b.length);
+    let nulls: Uint8Array | null = null;
+    for (let i = 0; i < b.length; i++) {
+      const c = Number(count.data[i]);
+      if (c === 0) (nulls ??= new Uint8Array(b.length))[i] = 1;
+      else d[i] = Number(sum.data[i]) / c;
+    }
+    out.push({ type: T.FLOAT64, length: b.length, data: d, nulls });
+  }
+  return { length: b.length, columns: out };
+}
+
+interface Phases {
+  /** The plan itself, serially, with its scans reading from the context. */
+  serial(ctx: ExecContext): AsyncIterable<Batch>;
+  /** The merge plan's output as the plan's. */
+  finish(merged: Batch[]): Batch[];
+  /** Called after each morsel's partial result is merged (input rows so far, partial rows so far); may throw NotReducing. */
+  check?(inputRows: number, partialRows: number): void;
+}
+
+let nextPlanId = 1;
+
+const listParts = (s: ScanInput, ctx: ExecContext): Promise<ScanParts | null> =>
+  ctx.query.catalog.scanParts!(s.scan.table, { columns: s.scan.tableColumns, asOfMs: s.scan.asOfMs, filters: scanFilters(s.scan, s.filter ? [s.filter] : []) });
+
+/**
+ * Lists the scans' parts, then runs the partial plan per morsel and the merge
+ * plan over the results; or the plan serially over the listed parts, for
+ * small inputs and after any failure.
+ */
+async function* runTwoPhase(p: Prepared, ctx: ExecContext, phases: Phases): AsyncGenerator<Batch> {
+  const { partial, merge, mergeScan } = p.split;
+  const pipe = pipelineOf((partial as AggregateRel | SortRel).input, ctx);
+  const listed = pipe && (await listParts(pipe.morsel, ctx));
+  const built = pipe && listed ? await Promise.all(pipe.broadcast.map((b) => listParts(b, ctx))) : [];
+  if (!pipe || !listed || built.some((b) => b === null)) {
+    yield* phases.serial(ctx);
+    return;
+  }
+  const broadcast = pipe.broadcast.map((b, i) => ({ scan: b.scan, ...built[i]! }));
+  // Every thread reads a build side once per query (not once per morsel): its join index is cached for that batch.
+  let base = ctx;
+  for (const b of broadcast) base = withScanSource(base, b.scan, broadcastSource(b.columns, b.parts));
+  const scan = pipe.morsel.scan;
+  const parts = cut(listed.parts);
+  const serialCtx = withParts(base, scan, listed.columns, parts);
+  const rows = parts.reduce((n, x) => n + partRows(x), 0);
+  const buildRows = broadcast.reduce((n, b) => n + b.parts.reduce((k, x) => k + partRows(x), 0), 0);
+  const pool =
+    // No parts: nothing to merge (a global aggregate's partials would not make its one row of an empty input).
+    parts.length === 0 || rows < parallelOptions.minRows || buildRows > MAX_BROADCAST_ROWS || (!parallelOptions.splitMemory && parts.every((x) => x.kind === 'mem'))
+      ? null
+      : workerPool();
+  if (!pool) {
+    yield* phases.serial(serialCtx);
+    return;
+  }
+  const tasks = morsels(parts, rows, pool.size);
+  parallelCounters.runs++;
+  parallelCounters.morsels += tasks.length;
+  const planId = nextPlanId++;
+  const plan = (): EncodedPlan => ({
+    rel: p.encoded,
+    morselScan: p.scans.indexOf(scan),
+    columns: listed.columns,
+    broadcast: broadcast.map((b) => ({ scan: p.scans.indexOf(b.scan), columns: b.columns, parts: b.parts.map(encodePart) })),
+    rowCounts: Object.fromEntries(p.scans.map((s) => [tableKey(s.table), ctx.query.catalog.getTable(s.table)?.rowCount ?? Infinity])),
+    eval: { nowMicros: String(ctx.eval.nowMicros), timeZone: ctx.eval.timeZone, sessionUser: ctx.eval.sessionUser },
+  });
+  const run = (m: Morsel, i: number): Promise<Batch[]> =>
+    m.kind === 'mem'
+      ? collectRows(partial, withParts(base, scan, listed.columns, [m]))
+      : pool.run(planId, plan, m.parts, affinity(m.parts[0]!, i)).then((bs) => bs.map(decodeBatch));
+  let out: Batch[] | null = null;
+  try {
+    const source = inOrder(tasks, run, 2 * pool.size, ctx, phases.check);
+    out = phases.finish(await collectRows(merge, withScanSource(ctx, mergeScan, () => source)));
+  } catch (e) {
+    if (ctx.query.signal.aborted) throw e;
+  } finally {
+    pool.release(planId);
+  }
+  if (out === null) {
+    parallelCounters.fallbacks++;
+    yield* phases.serial(serialCtx);
+  } else yield* out;
+}
+
+function encodePart(p: ScanPart): EncodedPart {
+  return p.kind === 'mem' ? { ...p, batch: encodeBatch(p.batch, []) } : p;
+}
+
+/** Parts cut to at most parallelOptions.morselRows rows (tests). */
+function cut(parts: readonly ScanPart[]): ScanPart[] {
+  const max = parallelOptions.morselRows;
+  if (max <= 0) return [...parts];
+  const out: ScanPart[] = [];
+  for (const p of parts) {
+    const n = partRows(p);
+    for (let s = 0; s < n; s += max) {
+      const e = Math.min(n, s + max);
+      // (`deleted` may name positions outside a cut: readers look up the ones in their rows.)
+      out.push(p.kind === 'mem' ? { ...p, batch: sliceBatch(p.batch, s, e), first: p.first + s } : { ...p, start: p.start + s, end: p.start + e, first: p.first + s });
+    }
+  }
+  return out;
+}
+
+/** A unit of work: consecutive row groups of one file (run by a worker), or a memory batch (run here). */
+type Morsel = { readonly kind: 'file'; readonly parts: RowGroupPart[]; rows: number } | (ScanPart & { kind: 'mem' });
+
+/** Rows a morsel holds at most: a few row groups (fewer messages and partial rows to merge). */
+const MORSEL_ROWS = 262_144;
+
+/** Parts grouped into morsels of up to MORSEL_ROWS rows, fewer when that leaves under ~4 per worker. */
+function morsels(parts: readonly ScanPart[], rows: number, workers: number): Morsel[] {
+  const max = Math.min(MORSEL_ROWS, Math.ceil(rows / (4 * workers)));
+  const out: Morsel[] = [];
+  let cur: (Morsel & { kind: 'file' }) | null = null;
+  for (const p of parts) {
+    if (p.kind === 'mem') {
+      out.push(p);
+      cur = null;
+      continue;
+    }
+    const n = partRows(p);
+    if (cur === null || cur.parts[0]!.path !== p.path || cur.rows + n > max) out.push((cur = { kind: 'file', parts: [], rows: 0 }));
+    cur.parts.push(p);
+    cur.rows += n;
+  }
+  return out;
+}
+
+const morselRows = (m: Morsel): number => (m.kind === 'mem' ? m.batch.length : m.rows);
+
+/** The worker a morsel goes to: by its first row group, so the same one gets it every time and its chunks stay cached there (cut parts: round robin). */
+function affinity(p: RowGroupPart, i: number): number {
+  if (parallelOptions.morselRows > 0) return i;
+  let h = p.rowGroup;
+  for (let k = 0; k < p.path.length; k++) h = (h * 31 + p.path.charCodeAt(k)) | 0;
+  return h >>> 0;
+}
+
+/**
+ * The partial results of every morsel, in order, as one stream of batches,
+ * with at most `ahead` morsels started beyond the one being merged.
+ */
+async function* inOrder(
+  tasks: readonly Morsel[],
+  run: (m: Morsel, i: number) => Promise<Batch[]>,
+  ahead: number,
+  ctx: ExecContext,
+  check?: (inputRows: number, partialRows: number) => void,
+): AsyncGenerator<Batch> {
+  const pending: (Promise<Batch[]> | undefined)[] = new Array(tasks.length);
+  let next = 0;
+  let inputRows = 0;
+  let partialRows = 0;
+  for (let i = 0; i < tasks.length; i++) {
+    for (; next < tasks.length && next <= i + ahead; next++) {
+      const p = run(tasks[next]!, next);
+      // A rejection is seen when its morsel's turn comes (or never, once an earlier one failed).
+      p.catch(() => {});
+      pending[next] = p;
+    }
+    const batches = await pending[i]!;
+    pending[i] = undefined;
+    const n = morselRows(tasks[i]!);
+    inputRows += n;
+    for (const b of batches) {
+      partialRows += b.length;
+      yield b;
+    }
+    if (check && inputRows >= REDUCE_CHECK_ROWS && inputRows - n < REDUCE_CHECK_ROWS * 4) check(inputRows, partialRows);
+    await checkpoint(ctx);
+  }
+}
