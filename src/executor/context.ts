@@ -6,8 +6,8 @@
 import type { EvalContext } from '../functions/registry.js';
 import { QueryError, type QueryContext } from '../planner/api.js';
 import type { Value } from '../types/values.js';
-import type { Batch } from '../types/vector.js';
-import type { ScanRel, SubqueryExpr } from '../analyzer/resolved.js';
+import type { Batch, Vector } from '../types/vector.js';
+import type { ScanRel, SortRel, SubqueryExpr } from '../analyzer/resolved.js';
 import type { ScanOptions } from '../storage/api.js';
 
 /** What a finished subquery evaluation leaves behind (see expr.ts). */
@@ -45,6 +45,18 @@ export interface ExecContext {
    * the plan's ScanRel; `opts.columns` are the columns to read.
    */
   readonly scanSources?: ReadonlyMap<ScanRel, (opts: ScanOptions) => AsyncIterable<Batch>>;
+  /** Where a top-N starts (parallel execution: from other morsels' results), by SortRel. */
+  readonly topNSeeds?: ReadonlyMap<SortRel, TopNSeed>;
+}
+
+/**
+ * Sort keys (one row) a top-N's rows must beat from the start: the n-th best
+ * row of another morsel. `strict`: that morsel comes first, so a row equal to
+ * it loses the tie and is dropped too; else rows equal to it are kept.
+ */
+export interface TopNSeed {
+  readonly keys: Vector[];
+  readonly strict: boolean;
 }
 
 /** Milliseconds of work between two yields to the event loop. */

@@ -71,6 +71,9 @@ const PARALLEL = [
   'SELECT dim.g, COUNT(*) FROM d.dim JOIN d.t ON dim.dk = t.id WHERE t.b GROUP BY dim.g',
   'SELECT t.id, dim.g, t.v FROM d.t JOIN d.dim ON dim.dk = MOD(t.id, 500) WHERE dim.w > 10 ORDER BY t.v DESC, t.id LIMIT 9',
   'SELECT id, v FROM d.t ORDER BY v DESC, id LIMIT 7',
+  // Ties across morsels: the serial (stable) order decides which rows make it.
+  'SELECT id, k FROM d.t ORDER BY k LIMIT 50',
+  'SELECT id, k2 FROM d.t ORDER BY k2 DESC LIMIT 30',
   'SELECT s, id FROM d.t ORDER BY s NULLS LAST, id DESC LIMIT 40',
   'SELECT k, v FROM d.t WHERE v IS NULL OR v = 0 ORDER BY k LIMIT 25',
   'SELECT id + 1 AS i, s FROM d.t WHERE k = 3 ORDER BY day DESC, s LIMIT 3',

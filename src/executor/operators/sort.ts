@@ -4,7 +4,7 @@
 import type { SortKey, SortRel } from '../../analyzer/resolved.js';
 import type { SqlType } from '../../types/types.js';
 import { BATCH_SIZE, concatVectors, takeVector, type Batch, type Vector } from '../../types/vector.js';
-import { checkpoint, type ExecContext } from '../context.js';
+import { checkpoint, type ExecContext, type TopNSeed } from '../context.js';
 import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
 import { sortRows, thresholdComparator, type ValueComparator } from '../sort-keys.js';
@@ -54,10 +54,11 @@ export async function* sortOp(rel: SortRel, ctx: ExecContext): AsyncGenerator<Ba
  * occasional compaction sorts only n + BATCH_SIZE rows.
  */
 /**
- * Rows strictly before the threshold row, for numeric keys without NULLs or
- * NaNs (typed compare, no per-batch concat). -1 when it does not apply.
+ * Rows strictly before the threshold row (`ties`: or equal to it), for
+ * numeric keys without NULLs or NaNs (typed compare, no per-batch concat).
+ * -1 when it does not apply.
  */
-function numericBelow(t: readonly Vector[], keys: readonly Vector[], specs: readonly SortKey[], n: number, sel: Int32Array): number {
+function numericBelow(t: readonly Vector[], keys: readonly Vector[], specs: readonly SortKey[], n: number, sel: Int32Array, ties: boolean): number {
   const nk = keys.length;
   const tv = new Float64Array(nk);
   const data: (Float64Array | Int32Array)[] = [];
@@ -80,7 +81,7 @@ function numericBelow(t: readonly Vector[], keys: readonly Vector[], specs: read
   for (let j = 0; j < n; j++) {
     const a = d0[j]!;
     if (a === x0) {
-      let better = false;
+      let better = ties;
       for (let k = 1; k < nk; k++) {
         const b = data[k]![j]!;
         const x = tv[k]!;
@@ -96,14 +97,15 @@ function numericBelow(t: readonly Vector[], keys: readonly Vector[], specs: read
   return c;
 }
 
-/** Rows strictly before the threshold by per-key comparators (the first key decides most rows). */
-function below(cmps: readonly ValueComparator[], n: number, sel: Int32Array): number {
+/** Rows strictly before the threshold (`ties`: or equal to it) by per-key comparators (the first key decides most rows). */
+function below(cmps: readonly ValueComparator[], n: number, sel: Int32Array, ties: boolean): number {
   const c0 = cmps[0]!;
+  const bound = ties ? 1 : 0;
   let c = 0;
   for (let j = 0; j < n; j++) {
     let r = c0(j);
     for (let k = 1; r === 0 && k < cmps.length; k++) r = cmps[k]!(j);
-    if (r < 0) sel[c++] = j;
+    if (r < bound) sel[c++] = j;
   }
   return c;
 }
@@ -131,11 +133,14 @@ class TopN {
     readonly rel: SortRel,
     readonly limit: number,
     readonly ctx: ExecContext,
+    /** Keys a row must beat to be kept at all (ExecContext.topNSeeds). */
+    private readonly seed: TopNSeed | null = null,
   ) {
     this.layout = layoutOf(rel.input.columns);
     this.types = rel.input.columns.map((c) => c.type);
     this.keyTypes = rel.keys.map((k) => k.expr.type);
     this.sync = !rel.keys.some((k) => hasSubquery(k.expr));
+    this.threshold = seed?.keys ?? null;
   }
 
   keysSync(b: Batch): Vector[] {
@@ -151,8 +156,10 @@ class TopN {
       // Scratch: takeBatch/takeVector copy the selected rows out of it.
       if (this.selBuf.length < b.length) this.selBuf = new Int32Array(Math.max(b.length, BATCH_SIZE));
       const sel = this.selBuf;
-      let c = numericBelow(t, keys, rel.keys, b.length, sel);
-      if (c < 0) c = below(keys.map((v, k) => thresholdComparator(v, t[k]!, rel.keys[k]!)), b.length, sel);
+      // A seed from a later morsel loses ties: rows equal to it are kept.
+      const ties = t === this.seed?.keys && !this.seed.strict;
+      let c = numericBelow(t, keys, rel.keys, b.length, sel, ties);
+      if (c < 0) c = below(keys.map((v, k) => thresholdComparator(v, t[k]!, rel.keys[k]!)), b.length, sel, ties);
       if (c === 0) return;
       if (c < b.length) {
         batch = takeBatch(b, sel, c);
@@ -176,7 +183,7 @@ class TopN {
     const sel = perm.subarray(0, keep);
     this.kept = takeBatch(all, sel, keep);
     this.keptKeys = allKeys.map((v) => takeVector(v, sel, keep));
-    this.threshold = keep === limit ? this.keptKeys.map((v) => takeVector(v, Int32Array.of(keep - 1), 1)) : null;
+    this.threshold = keep === limit ? this.keptKeys.map((v) => takeVector(v, Int32Array.of(keep - 1), 1)) : (this.seed?.keys ?? null);
     this.pending = [];
     this.pendingKeys = [];
     this.pendingRows = 0;
@@ -191,7 +198,7 @@ class TopN {
 
 async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenerator<Batch> {
   if (limit <= 0) return;
-  const st = new TopN(rel, limit, ctx);
+  const st = new TopN(rel, limit, ctx, ctx.topNSeeds?.get(rel) ?? null);
   for await (const b of executeRel(rel.input, ctx)) {
     await checkpoint(ctx);
     if (b.length === 0) continue;

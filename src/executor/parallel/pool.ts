@@ -21,6 +21,12 @@ export interface WorkerInit {
   readonly entry?: string;
 }
 
+/** A TopNSeed (context.ts) with its keys as a one-row batch. */
+export interface EncodedSeed {
+  readonly keys: EncodedBatch;
+  readonly strict: boolean;
+}
+
 /** A part of a join's build side as a worker receives it: a row group read by path, or rows held in the main thread's memory. */
 export type EncodedPart = RowGroupPart | (Omit<ScanPart & { kind: 'mem' }, 'batch'> & { readonly batch: EncodedBatch });
 
@@ -40,7 +46,9 @@ export interface EncodedPlan {
 }
 
 /** A task: plan `planId` over `parts` (a morsel: consecutive row groups of one file). */
-export type ToWorker = { type: 'task'; id: number; planId: number; plan?: EncodedPlan; parts: RowGroupPart[] } | { type: 'drop'; planId: number };
+export type ToWorker =
+  | { type: 'task'; id: number; planId: number; plan?: EncodedPlan; parts: RowGroupPart[]; seed: EncodedSeed | null }
+  | { type: 'drop'; planId: number };
 export type FromWorker = { type: 'done'; id: number; batches: EncodedBatch[] } | { type: 'failed'; id: number; message: string };
 
 /** Worker threads: WAREHOUSE_EMULATOR_EXEC_THREADS, else one per core (none on one core: nothing to gain; none in a worker). */
@@ -127,16 +135,17 @@ export class WorkerPool {
   /**
    * Runs plan `planId` over one morsel on a worker: `affinity` names the
    * worker it goes to unless that one has more work queued than another.
-   * `plan` is called (encoded) only for a worker that has not seen it.
+   * `plan` is called (encoded) only for a worker that has not seen it;
+   * `seed`: a top-N plan's ExecContext.topNSeeds entry.
    */
-  run(planId: number, plan: () => EncodedPlan, parts: RowGroupPart[], affinity: number): Promise<EncodedBatch[]> {
+  run(planId: number, plan: () => EncodedPlan, parts: RowGroupPart[], affinity: number, seed: EncodedSeed | null = null): Promise<EncodedBatch[]> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     let m = this.members[affinity % this.size]!;
     for (const x of this.members) if (x.inFlight + 1 < m.inFlight) m = x;
     if (m.inFlight++ === 0) m.w.ref();
     const id = this.nextId++;
-    const msg: ToWorker = { type: 'task', id, planId, parts, ...(m.plans.has(planId) ? {} : { plan: plan() }) };
+    const msg: ToWorker = { type: 'task', id, planId, parts, seed, ...(m.plans.has(planId) ? {} : { plan: plan() }) };
     m.plans.add(planId);
     return new Promise<EncodedBatch[]>((resolve, reject) => {
       m.pending.set(id, { resolve, reject });

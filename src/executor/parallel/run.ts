@@ -13,7 +13,9 @@ import type { ScanParts } from '../../storage/api.js';
 import type { ScanPart } from '../../storage/table-state.js';
 import { T } from '../../types/types.js';
 import type { Batch, Vector } from '../../types/vector.js';
-import { checkpoint, type ExecContext } from '../context.js';
+import { checkpoint, type ExecContext, type TopNSeed } from '../context.js';
+import { evaluateSync, layoutOf } from '../expr.js';
+import { thresholdComparator } from '../sort-keys.js';
 import { collectRows } from '../execute.js';
 import { aggregateOp } from '../operators/aggregate.js';
 import { scanFilters } from '../operators/scan-filters.js';
@@ -82,7 +84,7 @@ function prepare<R extends Rel, S extends TwoPhase>(rel: R, split: (r: R) => S |
 
 /** The aggregate run in parallel, or null when it cannot be (the caller runs aggregateOp). */
 export function parallelAggregate(rel: AggregateRel, ctx: ExecContext): AsyncIterable<Batch> | null {
-  if (!parallelEnabled() || !ctx.query.catalog.scanParts) return null;
+  if (!parallelEnabled() || !ctx.query.catalog.scanParts || countsRows(rel)) return null;
   const p = prepare(rel, splitAggregate);
   // A scan served from given rows (a merge plan's partial rows, parts listed already) is no catalog scan to split.
   if (!p || p.scans.some((s) => ctx.scanSources?.has(s))) return null;
@@ -96,12 +98,35 @@ export function parallelAggregate(rel: AggregateRel, ctx: ExecContext): AsyncIte
   });
 }
 
+/** COUNT(*) of a table: counting batch lengths costs less than the messages. */
+function countsRows(rel: AggregateRel): boolean {
+  return rel.input.kind === 'scan' && rel.groupBy.length === 0 && rel.aggregates.every((a) => a.name === '$count_star' && !a.filter);
+}
+
 /** The top-N (ORDER BY .. LIMIT) run in parallel, or null (the caller runs sortOp). */
 export function parallelTopN(rel: SortRel, ctx: ExecContext): AsyncIterable<Batch> | null {
   if (rel.limit === undefined || !parallelEnabled() || !ctx.query.catalog.scanParts) return null;
   const p = prepare(rel, splitTopN);
   if (!p || p.scans.some((s) => ctx.scanSources?.has(s))) return null;
-  return runTwoPhase(p, ctx, { serial: (c) => sortOp(rel, c), finish: (merged) => merged });
+  const layout = layoutOf(rel.columns);
+  return runTwoPhase(p, ctx, {
+    serial: (c) => sortOp(rel, c),
+    finish: (merged) => merged,
+    // A morsel's n-th best row: no other morsel's row that ranks after it can be among the best.
+    seedOf: (batches) => {
+      if (batches.reduce((n, b) => n + b.length, 0) !== rel.limit) return null;
+      const last = batches[batches.length - 1]!;
+      const row = sliceBatch(last, last.length - 1, last.length);
+      return rel.keys.map((k) => evaluateSync(k.expr, row, layout, ctx));
+    },
+    beats: (a, b) => {
+      for (let k = 0; k < rel.keys.length; k++) {
+        const c = thresholdComparator(a[k]!, b[k]!, rel.keys[k]!)(0);
+        if (c !== 0) return c < 0;
+      }
+      return false;
+    },
+  });
 }
 
 /** Output columns from the merge's: keys and most aggregates as they are, AVG as merged sum / merged count. */
@@ -133,6 +158,10 @@ interface Phases {
   finish(merged: Batch[]): Batch[];
   /** Called after each morsel's partial result is merged (input rows so far, partial rows so far); may throw NotReducing. */
   check?(inputRows: number, partialRows: number): void;
+  /** Top-N: the sort keys a later morsel's rows must beat, from a morsel's partial result (null: none). */
+  seedOf?(batches: Batch[]): Vector[] | null;
+  /** Whether seed `a` is the stricter one. */
+  beats?(a: readonly Vector[], b: readonly Vector[]): boolean;
 }
 
 let nextPlanId = 1;
@@ -163,11 +192,13 @@ async function* runTwoPhase(p: Prepared, ctx: ExecContext, phases: Phases): Asyn
   const serialCtx = withParts(base, scan, listed.columns, parts);
   const rows = parts.reduce((n, x) => n + partRows(x), 0);
   const buildRows = broadcast.reduce((n, b) => n + b.parts.reduce((k, x) => k + partRows(x), 0), 0);
-  const pool =
+  const serial =
     // No parts: nothing to merge (a global aggregate's partials would not make its one row of an empty input).
-    parts.length === 0 || rows < parallelOptions.minRows || buildRows > MAX_BROADCAST_ROWS || (!parallelOptions.splitMemory && parts.every((x) => x.kind === 'mem'))
-      ? null
-      : workerPool();
+    parts.length === 0 ||
+    rows < parallelOptions.minRows ||
+    buildRows > MAX_BROADCAST_ROWS ||
+    (!parallelOptions.splitMemory && parts.every((x) => x.kind === 'mem'));
+  const pool = serial ? null : workerPool();
   if (!pool) {
     yield* phases.serial(serialCtx);
     return;
@@ -184,13 +215,36 @@ async function* runTwoPhase(p: Prepared, ctx: ExecContext, phases: Phases): Asyn
     rowCounts: Object.fromEntries(p.scans.map((s) => [tableKey(s.table), ctx.query.catalog.getTable(s.table)?.rowCount ?? Infinity])),
     eval: { nowMicros: String(ctx.eval.nowMicros), timeZone: ctx.eval.timeZone, sessionUser: ctx.eval.sessionUser },
   });
-  const run = (m: Morsel, i: number): Promise<Batch[]> =>
-    m.kind === 'mem'
-      ? collectRows(partial, withParts(base, scan, listed.columns, [m]))
-      : pool.run(planId, plan, m.parts, affinity(m.parts[0]!, i)).then((bs) => bs.map(decodeBatch));
+  // Seeds of finished morsels: the strictest for morsel i (an earlier morsel's wins ties, a later one's loses them).
+  const seeds: { at: number; keys: Vector[] }[] = [];
+  const seedFor = (i: number): TopNSeed | null => {
+    let best: TopNSeed | null = null;
+    for (const s of seeds) {
+      const strict = s.at < i;
+      if (best === null || phases.beats!(s.keys, best.keys) || (strict && !best.strict && !phases.beats!(best.keys, s.keys))) best = { keys: s.keys, strict };
+    }
+    return best;
+  };
+  const run = (m: Morsel, i: number): Promise<Batch[]> => {
+    const seed = phases.seedOf ? seedFor(i) : null;
+    const out =
+      m.kind === 'mem'
+        ? collectRows(partial, withSeed(withParts(base, scan, listed.columns, [m]), partial, seed))
+        : pool.run(planId, plan, m.parts, affinity(m.parts[0]!, i), seed && { keys: encodeBatch({ length: 1, columns: seed.keys }, []), strict: seed.strict }).then((bs) => bs.map(decodeBatch));
+    if (phases.seedOf) {
+      out.then(
+        (bs) => {
+          const keys = phases.seedOf!(bs);
+          if (keys) seeds.push({ at: i, keys });
+        },
+        () => {},
+      );
+    }
+    return out;
+  };
   let out: Batch[] | null = null;
   try {
-    const source = inOrder(tasks, run, 2 * pool.size, ctx, phases.check);
+    const source = inOrder(tasks, run, 2 * pool.size, pool.size, ctx, phases.check);
     out = phases.finish(await collectRows(merge, withScanSource(ctx, mergeScan, () => source)));
   } catch (e) {
     if (ctx.query.signal.aborted) throw e;
@@ -201,6 +255,10 @@ async function* runTwoPhase(p: Prepared, ctx: ExecContext, phases: Phases): Asyn
     parallelCounters.fallbacks++;
     yield* phases.serial(serialCtx);
   } else yield* out;
+}
+
+function withSeed(ctx: ExecContext, partial: Rel, seed: TopNSeed | null): ExecContext {
+  return seed && partial.kind === 'sort' ? { ...ctx, topNSeeds: new Map([[partial, seed]]) } : ctx;
 }
 
 function encodePart(p: ScanPart): EncodedPart {
@@ -229,9 +287,13 @@ type Morsel = { readonly kind: 'file'; readonly parts: RowGroupPart[]; rows: num
 /** Rows a morsel holds at most: a few row groups (fewer messages and partial rows to merge). */
 const MORSEL_ROWS = 262_144;
 
-/** Parts grouped into morsels of up to MORSEL_ROWS rows, fewer when that leaves under ~4 per worker. */
+/**
+ * Parts grouped into morsels of up to MORSEL_ROWS rows, fewer when that
+ * leaves under ~4 per worker. The first morsel of each worker is one part:
+ * the first results (the reduction check, a top-N's seed) come in early.
+ */
 function morsels(parts: readonly ScanPart[], rows: number, workers: number): Morsel[] {
-  const max = Math.min(MORSEL_ROWS, Math.ceil(rows / (4 * workers)));
+  const most = Math.min(MORSEL_ROWS, Math.ceil(rows / (4 * workers)));
   const out: Morsel[] = [];
   let cur: (Morsel & { kind: 'file' }) | null = null;
   for (const p of parts) {
@@ -241,6 +303,7 @@ function morsels(parts: readonly ScanPart[], rows: number, workers: number): Mor
       continue;
     }
     const n = partRows(p);
+    const max = out.length < workers ? 0 : most;
     if (cur === null || cur.parts[0]!.path !== p.path || cur.rows + n > max) out.push((cur = { kind: 'file', parts: [], rows: 0 }));
     cur.parts.push(p);
     cur.rows += n;
@@ -260,12 +323,15 @@ function affinity(p: RowGroupPart, i: number): number {
 
 /**
  * The partial results of every morsel, in order, as one stream of batches,
- * with at most `ahead` morsels started beyond the one being merged.
+ * with at most `ahead` morsels started beyond the one being merged; at first
+ * `start` morsels in flight, until the first morsel is in (with a `check`:
+ * until the reduction is checked).
  */
 async function* inOrder(
   tasks: readonly Morsel[],
   run: (m: Morsel, i: number) => Promise<Batch[]>,
   ahead: number,
+  start: number,
   ctx: ExecContext,
   check?: (inputRows: number, partialRows: number) => void,
 ): AsyncGenerator<Batch> {
@@ -273,8 +339,10 @@ async function* inOrder(
   let next = 0;
   let inputRows = 0;
   let partialRows = 0;
+  // A slow start: a split that does not pay wastes little, and a top-N's first result seeds the rest.
+  let started = false;
   for (let i = 0; i < tasks.length; i++) {
-    for (; next < tasks.length && next <= i + ahead; next++) {
+    for (; next < tasks.length && next < i + (started ? 1 + ahead : start); next++) {
       const p = run(tasks[next]!, next);
       // A rejection is seen when its morsel's turn comes (or never, once an earlier one failed).
       p.catch(() => {});
@@ -289,6 +357,7 @@ async function* inOrder(
       yield b;
     }
     if (check && inputRows >= REDUCE_CHECK_ROWS && inputRows - n < REDUCE_CHECK_ROWS * 4) check(inputRows, partialRows);
+    started ||= !check || inputRows >= REDUCE_CHECK_ROWS;
     await checkpoint(ctx);
   }
 }

@@ -187,12 +187,32 @@ function mergeCall(fnName: string, from: ResolvedColumn, out: ResolvedColumn): A
   return { column: out, name: fnName, fn, args: [ref(from)], distinct: false, ignoreNulls: undefined, orderBy: [] };
 }
 
+/** Calls that compute the same thing (SUM(v) and AVG(v)'s SUM(v)) are one partial call. */
+function callKey(name: string, c: AggregateCall): string {
+  const big = (_k: string, v: unknown): unknown => (typeof v === 'bigint' ? `${v}n` : v);
+  return `${name}|${c.ignoreNulls}|${JSON.stringify(c.args, big)}|${JSON.stringify(c.filter ?? null, big)}`;
+}
+
 export function splitAggregate(rel: AggregateRel): SplitAggregate | null {
   if (!isPipeline(rel.input) || rel.groupingSets || rel.groupingCalls?.length) return null;
   const partialCalls: AggregateCall[] = [];
   const mergeCalls: AggregateCall[] = [];
   const steps: MergeStep[] = [];
   const keys = rel.groupBy.map((g) => g.column);
+  /** Merge column index of each distinct partial call. */
+  const merged = new Map<string, number>();
+  /** The merge column of `call` (made under `name`), adding its partial and merge calls the first time. */
+  const share = (name: string, call: AggregateCall, merge: () => AggregateCall | null): number | null => {
+    const key = callKey(name, call);
+    const at = merged.get(key);
+    if (at !== undefined) return at;
+    const mc = merge();
+    if (!mc) return null;
+    partialCalls.push(call);
+    merged.set(key, mergeCalls.length);
+    mergeCalls.push(mc);
+    return mergeCalls.length - 1;
+  };
   // Partial rows: keys, then the partial calls' columns; merge calls read them by id.
   for (const c of rel.aggregates) {
     if (c.distinct || c.orderBy.length > 0 || c.limit !== undefined || c.having !== undefined) return null;
@@ -203,24 +223,20 @@ export function splitAggregate(rel: AggregateRel): SplitAggregate | null {
       const sumFn = resolved('SUM', [t!], opts);
       const countFn = resolved('COUNT', [t!], opts);
       if (!sumFn || !countFn) return null;
-      const sumCol = synthetic('$avg_sum', sumFn.returnType);
-      const countCol = synthetic('$avg_count', countFn.returnType);
       const base = { args: c.args, distinct: false, ignoreNulls: c.ignoreNulls, orderBy: [], ...(c.filter ? { filter: c.filter } : {}) };
-      partialCalls.push({ ...base, column: sumCol, name: 'SUM', fn: sumFn }, { ...base, column: countCol, name: 'COUNT', fn: countFn });
-      const ms = mergeCall('SUM', sumCol, synthetic('$avg_sum', sumFn.returnType));
-      const mc = mergeCall('SUM', countCol, synthetic('$avg_count', countFn.returnType));
-      if (!ms || !mc) return null;
-      steps.push({ kind: 'avg', sum: mergeCalls.length, count: mergeCalls.length + 1 });
-      mergeCalls.push(ms, mc);
+      const sumCall: AggregateCall = { ...base, column: synthetic('$avg_sum', sumFn.returnType), name: 'SUM', fn: sumFn };
+      const countCall: AggregateCall = { ...base, column: synthetic('$avg_count', countFn.returnType), name: 'COUNT', fn: countFn };
+      const sum = share('SUM', sumCall, () => mergeCall('SUM', sumCall.column, synthetic('$avg_sum', sumFn.returnType)));
+      const count = share('COUNT', countCall, () => mergeCall('SUM', countCall.column, synthetic('$avg_count', countFn.returnType)));
+      if (sum === null || count === null) return null;
+      steps.push({ kind: 'avg', sum, count });
       continue;
     }
     const m = MERGE[c.name];
     if (!m || (c.name === 'SUM' && !numeric(c.args[0]?.type))) return null;
-    const mc = mergeCall(m, c.column, c.column);
-    if (!mc) return null;
-    partialCalls.push(c);
-    steps.push({ kind: 'same', from: mergeCalls.length });
-    mergeCalls.push(mc);
+    const from = share(c.name, c, () => mergeCall(m, c.column, c.column));
+    if (from === null) return null;
+    steps.push({ kind: 'same', from });
   }
   const partial: AggregateRel = { ...rel, aggregates: partialCalls, columns: [...keys, ...partialCalls.map((c) => c.column)] };
   const src = partialScan(partial.columns);

@@ -84,7 +84,9 @@ function planOf(m: ToWorker & { type: 'task' }): Plan {
 async function run(m: ToWorker & { type: 'task' }): Promise<void> {
   try {
     const p = planOf(m);
-    const out = await collectRows(p.rel, withParts(p.ctx, p.scan, p.columns, m.parts));
+    let ctx = withParts(p.ctx, p.scan, p.columns, m.parts);
+    if (m.seed && p.rel.kind === 'sort') ctx = { ...ctx, topNSeeds: new Map([[p.rel, { keys: [...decodeBatch(m.seed.keys).columns], strict: m.seed.strict }]]) };
+    const out = await collectRows(p.rel, ctx);
     const transfer: ArrayBuffer[] = [];
     const batches = out.map((b) => encodeBatch(b, transfer));
     port.postMessage({ type: 'done', id: m.id, batches } satisfies FromWorker, transfer);
