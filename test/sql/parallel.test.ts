@@ -36,6 +36,9 @@ beforeAll(async () => {
       CAST(x AS NUMERIC) / 4 AS n,
       IF(x <= 20000, 4611686018427387904, -4611686018427387904) AS big
     FROM UNNEST(GENERATE_ARRAY(1, ${N})) AS x`);
+  // Row-level changes: deleted positions inside the file's row groups, changed rows appended after them.
+  await q('DELETE FROM d.t WHERE MOD(id, 1000) = 7');
+  await q("UPDATE d.t SET s = 'upd', v = 0.5 WHERE MOD(id, 4000) = 11");
   // Join build sides: one held in memory (a small CTAS stays in the WAL), one in a file.
   await q(`CREATE TABLE d.dim AS SELECT x AS dk, CONCAT('g', CAST(MOD(x, 7) AS STRING)) AS g, x * 2 AS w FROM UNNEST(GENERATE_ARRAY(0, 499)) AS x`);
   await q(`CREATE TABLE d.big_dim AS SELECT x AS dk, MOD(x, 3) AS g3 FROM UNNEST(GENERATE_ARRAY(0, 29999)) AS x`);

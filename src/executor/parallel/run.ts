@@ -9,7 +9,7 @@
 // take the serial path over the same parts: its result and its errors are the
 // serial ones.
 import type { AggregateRel, Rel, ScanRel, SortRel } from '../../analyzer/resolved.js';
-import type { ScanParts } from '../../storage/api.js';
+import { ROW_POSITION, type ScanParts } from '../../storage/api.js';
 import type { ScanPart } from '../../storage/table-state.js';
 import { T } from '../../types/types.js';
 import type { Batch, Vector } from '../../types/vector.js';
@@ -70,7 +70,8 @@ function prepare<R extends Rel, S extends TwoPhase>(rel: R, split: (r: R) => S |
   if (p === undefined) {
     p = null;
     const s = split(rel);
-    if (s) {
+    // Row positions (a DML statement's target scan) stay with the serial scan.
+    if (s && !scansOf(s.partial).some((x) => x.tableColumns.includes(ROW_POSITION))) {
       try {
         p = { split: s, encoded: encodeRel(s.partial), scans: scansOf(s.partial) };
       } catch (e) {
