@@ -111,7 +111,10 @@ export class WorkerPool {
     const fail = (e: Error): void => {
       if (m.dead) return;
       m.dead = true;
-      if (!m.answered) this.broken = true;
+      if (!m.answered && !this.broken) {
+        this.broken = true;
+        console.error(`execution worker failed before its first answer (${e.message}): queries run on one thread from now on`);
+      }
       for (const p of m.pending.values()) p.reject(e);
       m.pending.clear();
       m.inFlight = 0;
@@ -127,6 +130,7 @@ export class WorkerPool {
   private settled(m: Member): void {
     if (--m.inFlight === 0) m.w.unref();
     if (this.members.every((x) => x.inFlight === 0)) {
+      if (this.idleTimer) clearTimeout(this.idleTimer);
       this.idleTimer = setTimeout(() => this.close(), IDLE_MS);
       this.idleTimer.unref();
     }
