@@ -73,11 +73,11 @@ const PARALLEL = [
   'SELECT k, COUNT(*) FROM d.t WHERE k2 IN (SELECT dk FROM d.dim WHERE g = "g1") GROUP BY k',
   'SELECT dim.g, COUNT(*) FROM d.dim JOIN d.t ON dim.dk = t.id WHERE t.b GROUP BY dim.g',
   'SELECT t.id, dim.g, t.v FROM d.t JOIN d.dim ON dim.dk = MOD(t.id, 500) WHERE dim.w > 10 ORDER BY t.v DESC, t.id LIMIT 9',
-  'SELECT id, v FROM d.t ORDER BY v DESC, id LIMIT 7',
+  'SELECT id, v FROM d.t ORDER BY v * 2 DESC, id LIMIT 7',
   // Ties across morsels: the serial (stable) order decides which rows make it.
-  'SELECT id, k FROM d.t ORDER BY k LIMIT 50',
-  'SELECT id, k2 FROM d.t ORDER BY k2 DESC LIMIT 30',
-  'SELECT s, id FROM d.t ORDER BY s NULLS LAST, id DESC LIMIT 40',
+  'SELECT id, k FROM d.t WHERE id > 0 ORDER BY k LIMIT 50',
+  'SELECT id, k2 FROM d.t WHERE b IS NOT NULL ORDER BY k2 DESC LIMIT 30',
+  'SELECT s, id FROM d.t ORDER BY LOWER(s) NULLS LAST, id DESC LIMIT 40',
   'SELECT k, v FROM d.t WHERE v IS NULL OR v = 0 ORDER BY k LIMIT 25',
   'SELECT id + 1 AS i, s FROM d.t WHERE k = 3 ORDER BY day DESC, s LIMIT 3',
 ];
@@ -93,7 +93,13 @@ const FALLBACK = [
 ];
 
 /** Plans a worker cannot run: serial, never started in parallel. */
-const SERIAL = ['SELECT k, COUNT(DISTINCT s) FROM d.t GROUP BY k ORDER BY k', 'SELECT SUM(n), AVG(n) FROM d.t', 'SELECT COUNT(*) FROM d.t WHERE RAND() < 2'];
+const SERIAL = [
+  'SELECT k, COUNT(DISTINCT s) FROM d.t GROUP BY k ORDER BY k',
+  'SELECT SUM(n), AVG(n) FROM d.t',
+  'SELECT COUNT(*) FROM d.t WHERE RAND() < 2',
+  // Nothing per row but the comparison: the serial top-N's threshold beats splitting.
+  'SELECT id, v FROM d.t ORDER BY v DESC, id LIMIT 7',
+];
 
 describe('parallel execution answers as serial execution', () => {
   const serial = new Map<string, unknown>();

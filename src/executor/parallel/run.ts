@@ -104,9 +104,20 @@ function countsRows(rel: AggregateRel): boolean {
   return rel.input.kind === 'scan' && rel.groupBy.length === 0 && rel.aggregates.every((a) => a.name === '$count_star' && !a.filter);
 }
 
+/**
+ * A top-N of stored columns by stored columns: each row costs one comparison
+ * with the threshold, less than what splitting costs (every morsel starts
+ * without the serial run's threshold).
+ */
+function comparesOnly(rel: SortRel): boolean {
+  let r = rel.input;
+  while (r.kind === 'project' && r.exprs.every((e) => e.kind === 'column')) r = r.input;
+  return r.kind === 'scan' && !r.pushedFilters?.length && rel.keys.every((k) => k.expr.kind === 'column');
+}
+
 /** The top-N (ORDER BY .. LIMIT) run in parallel, or null (the caller runs sortOp). */
 export function parallelTopN(rel: SortRel, ctx: ExecContext): AsyncIterable<Batch> | null {
-  if (rel.limit === undefined || !parallelEnabled() || !ctx.query.catalog.scanParts) return null;
+  if (rel.limit === undefined || !parallelEnabled() || !ctx.query.catalog.scanParts || comparesOnly(rel)) return null;
   const p = prepare(rel, splitTopN);
   if (!p || p.scans.some((s) => ctx.scanSources?.has(s))) return null;
   const layout = layoutOf(rel.columns);
