@@ -3,7 +3,7 @@
 // the REST handlers, so tables made by SQL look like tables made by REST.
 import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanParts, TableId, TableInfo } from '../storage/api.js';
 import { CatalogError, invalid, notFound } from '../storage/errors.js';
-import { BULK_ROWS, conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type TableData, type TableState } from '../storage/table-data.js';
+import { BULK_ROWS, conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type NewRows, type TableData, type TableState } from '../storage/table-data.js';
 import { scanBatches, scanState, stateParts } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
@@ -243,7 +243,7 @@ export class EngineCatalog implements QueryCatalog {
     await this.st.tableData(p, d, t).change(base ?? null, change.deleted, change.added);
   }
 
-  async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], base?: TableState): Promise<void> {
+  async replaceRows(id: TableId, batches: NewRows, columns?: readonly Column[], base?: TableState): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const e = this.st.requireTable(p, d, t);
     const resource = columns ? { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } } : undefined;
@@ -255,7 +255,7 @@ export class EngineCatalog implements QueryCatalog {
    * turn with the table's mutating statements (its mutation lock), rows
    * appended meanwhile kept.
    */
-  async replaceRowsQueued(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {
+  async replaceRowsQueued(id: TableId, batches: NewRows, columns?: readonly Column[]): Promise<void> {
     const release = await this.st.mutations.acquire({ p: id.projectId, d: id.datasetId, t: id.tableId }, { kind: 'statement' });
     try {
       const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);

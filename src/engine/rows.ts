@@ -13,7 +13,7 @@ import { encodeRowsPageAsync, type RowsPage, type WireOptions } from '../types/w
 import { PagesAhead, ResultStore } from './results.js';
 import { insertTable } from './tables.js';
 import { rowsAsOf } from './catalog.js';
-import { sliceBatches } from '../storage/table-data.js';
+import { sliceBatches } from '../types/vector.js';
 import { liveRows, readState } from '../storage/table-state.js';
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */

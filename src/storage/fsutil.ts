@@ -120,6 +120,13 @@ export async function ensureDir(dir: string): Promise<void> {
   });
 }
 
+/** mkdir -p whose new entries are durable: each directory it makes is synced into its parent. */
+export async function ensureDirDurable(dir: string): Promise<void> {
+  const made = fs.mkdirSync(dir, { recursive: true });
+  if (made === undefined) return;
+  for (let d = dir; d.length >= made.length; d = path.dirname(d)) await fsyncDir(path.dirname(d));
+}
+
 /** ensureDir, synchronously (start-up paths). */
 export function ensureDirSync(dir: string): void {
   try {

@@ -18,7 +18,8 @@ import { Gate, KeyedMutex } from './gate.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.js';
 import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
-import { TableClosedError, TableData, type CommitPlan, type PreparedRows, type TableState } from './table-data.js';
+import { StagedRows } from './fragment-writes.js';
+import { TableClosedError, TableData, type CommitPlan, type NewRows, type PreparedRows, type TableState } from './table-data.js';
 import { CommitClock } from './clock.js';
 import { MutationLocks } from './transaction.js';
 import { Graveyard } from './graveyard.js';
@@ -516,6 +517,19 @@ export class Storage {
     });
   }
 
+  /**
+   * Rows of a write job into p:d.t (a load, a copy), written to files in
+   * the table's dataset directory as they come, under a stem of their own
+   * (a crash's are removed at start-up, as a prepared table's), in the
+   * layout of the table (else of `resource`, the one the job would make):
+   * committed to whichever table has the name then (TableData.prepare), or
+   * dropped.
+   */
+  stageRows(p: string, d: string, t: string, columns: readonly Column[], resource: Resource): StagedRows {
+    this.requireDataset(p, d);
+    return new StagedRows(this.datasetDir(p, d), newStorageStem(t), columns, 0, layoutColumns(this.getTable(p, d, t)?.resource ?? resource));
+  }
+
   /** Removes the files of a prepared table that was never published (its create failed). */
   async discardPrepared(p: string, d: string, prepared: { entry: TableEntry; data: TableData | null }): Promise<void> {
     if (!prepared.data) return;
@@ -560,7 +574,7 @@ export class Storage {
    * With `resource` (a new schema) the catalog entry changes in the same
    * commit.
    */
-  async replaceRows(p: string, d: string, t: string, batches: readonly Batch[], opts: { resource?: Resource; base?: TableState } = {}): Promise<void> {
+  async replaceRows(p: string, d: string, t: string, batches: NewRows, opts: { resource?: Resource; base?: TableState } = {}): Promise<void> {
     const resource = opts.resource;
     if (!resource) {
       await this.writeRows(p, d, t, (td) => td.replace(batches, undefined, opts.base));

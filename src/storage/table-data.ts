@@ -8,11 +8,11 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
-import { concatVectors, layoutOf, sliceVector, takeVector, type Batch, type Vector } from '../types/vector.js';
+import { concatVectors, type Batch, type Vector } from '../types/vector.js';
 import type { Stored } from './codec.js';
 import { CommitClock } from './clock.js';
-import { encodeFragmentFile, FILE_ROWS } from './fragment-file.js';
-import { atomicWrite, fsyncDir } from './fsutil.js';
+import { colInfo, fragmentName, StagedRows, writeFragments, type FragmentInfo } from './fragment-writes.js';
+import { atomicWrite, ensureDirDurable } from './fsutil.js';
 import { Gate } from './gate.js';
 import { Graveyard } from './graveyard.js';
 import { DeferredBatch, rowsToBatch } from './json-rows.js';
@@ -22,14 +22,6 @@ import { encodeRecord, readWalSync, RECORD_JSON_OFFSET, WalWriter, type WalSyncM
 
 export type { TableState } from './table-state.js';
 export { stateBatches } from './table-state.js';
-
-/** A fragment file of the table, or the window [skip, skip + rows) of one (a replace kept rows appended after its base). */
-interface FragmentInfo {
-  readonly file: string;
-  readonly rows: number;
-  readonly lastLsn: number;
-  readonly skip?: number;
-}
 
 /**
  * A committed version of the table: at `ms` (epoch) the table held `rows`
@@ -88,6 +80,12 @@ interface SidecarChange {
   /** Fragment files no sidecar names once this one is written. */
   readonly obsolete: string[];
 }
+
+/**
+ * New rows for a table (TableData.prepare): batches, a stream of them
+ * (written as it comes), or rows already staged to files (StagedRows).
+ */
+export type NewRows = readonly Batch[] | AsyncIterable<Batch> | StagedRows;
 
 /** Rows written ahead of their commit (TableData.prepare). */
 export interface PreparedRows {
@@ -317,11 +315,8 @@ export class TableData {
 
   /** Opens the table: the sidecar's fragments become file segments (nothing is read from them), the WAL's records memory segments. */
   private async doLoad(): Promise<void> {
-    const made = fs.mkdirSync(this.dir, { recursive: true });
-    if (made !== undefined) {
-      // New <project>/<dataset> directories: make their entries durable up to the data dir.
-      for (let d = this.dir; d.length >= made.length; d = path.dirname(d)) await fsyncDir(path.dirname(d));
-    }
+    // New <project>/<dataset> directories: their entries durable up to the data dir.
+    await ensureDirDurable(this.dir);
     const sc = this.readSidecarSync();
     this.sidecar = sc;
     this.modifiedMs = sc.modifiedMs;
@@ -600,24 +595,9 @@ export class TableData {
       });
   }
 
-  private fragmentName(lastLsn: number): string {
-    return `${this.stem}@${String(lastLsn).padStart(12, '0')}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.parquet`;
-  }
-
-  /** Writes rows as fragment files of at most FILE_ROWS rows each (temp, fsync, rename), in the given schema. */
-  private async writeFragments(batches: readonly Batch[], lastLsn: number, columns: readonly Column[] = this.columns): Promise<FragmentInfo[]> {
-    const total = batches.reduce((s, b) => s + b.length, 0);
-    const out: FragmentInfo[] = [];
-    const meta = { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(columns.map(colInfo)) };
-    for (let start = 0; start < total; start += FILE_ROWS) {
-      const end = Math.min(total, start + FILE_ROWS);
-      const file = this.fragmentName(lastLsn);
-      const pieces = await encodeFragmentFile(columns, sliceBatches(batches, start, end), meta);
-      // Its temp file starts with `${stem}@`: an orphan of a crash is removed on load.
-      await atomicWrite(path.join(this.dir, file), pieces);
-      out.push({ file, rows: end - start, lastLsn });
-    }
-    return out;
+  /** Writes rows as fragment files of at most FILE_ROWS rows each, in the given schema. */
+  private writeFragments(batches: readonly Batch[], lastLsn: number, columns: readonly Column[] = this.columns): Promise<FragmentInfo[]> {
+    return writeFragments(this.dir, this.stem, columns, batches, lastLsn);
   }
 
   /**
@@ -783,7 +763,7 @@ export class TableData {
    * and a replace of `base` meanwhile is a TableConflictError. Without it,
    * the rows at the commit are replaced, whatever they are.
    */
-  async replace(batches: readonly Batch[], columns?: readonly Column[], base?: TableState): Promise<void> {
+  async replace(batches: NewRows, columns?: readonly Column[], base?: TableState): Promise<void> {
     await this.load();
     await this.commit(await this.prepare(base ?? 'all', batches, columns));
   }
@@ -844,83 +824,30 @@ export class TableData {
    * added at the end (`base` null) or to replace the rows of `base` ('all':
    * of whatever state the commit meets). Nothing names the files until a
    * commit does; a crash before leaves orphans that the next load removes.
-   * The rows are not kept: readers read them from the files.
+   * The rows are not kept: readers read them from the files. A stream is
+   * written a file at a time (never more held); staged rows (a load job's)
+   * are already in files beside this table's, which are linked under the
+   * table's names, not rewritten.
    */
-  async prepare(base: TableState | 'all' | null, batches: readonly Batch[] | AsyncIterable<Batch>, columns?: readonly Column[]): Promise<PreparedRows> {
+  async prepare(base: TableState | 'all' | null, rows: NewRows, columns?: readonly Column[]): Promise<PreparedRows> {
     await this.load();
     const cols = columns ?? this.columns;
     const lastLsn = this.nextLsn - 1;
-    if (Array.isArray(batches)) {
-      const list = batches as readonly Batch[];
-      const rows = list.reduce((s, b) => s + b.length, 0);
-      const fragments: FragmentInfo[] = [];
-      for (let s = 0; s < rows; s += FILE_ROWS) fragments.push(...(await this.writeFragments(this.laidOut(sliceBatches(list, s, Math.min(rows, s + FILE_ROWS)), cols), lastLsn, cols)));
-      return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, fragments };
+    const prepared = (count: number, fragments: readonly FragmentInfo[]): PreparedRows => ({ td: this, base, columns: cols, schemaChange: columns !== undefined, rows: count, fragments });
+    if (rows instanceof StagedRows) {
+      if (rows.dir !== this.dir) throw new Error(`staged rows in ${rows.dir} cannot be committed to a table in ${this.dir}`);
+      return prepared(rows.rows, await rows.linkInto(this.dir, () => fragmentName(this.stem, lastLsn)));
     }
-    // A stream is written a file (FILE_ROWS rows) at a time: never more than that is held.
-    const fragments: FragmentInfo[] = [];
-    let held: Batch[] = [];
-    let heldRows = 0;
-    let rows = 0;
-    const flush = async (): Promise<void> => {
-      if (heldRows > 0) fragments.push(...(await this.writeFragments(this.laidOut(held, cols), lastLsn, cols)));
-      held = [];
-      heldRows = 0;
-    };
+    // Written a file (FILE_ROWS rows) at a time, in the table's layout order: never more than that is held.
+    const staged = new StagedRows(this.dir, this.stem, cols, lastLsn, this.layoutBy);
     try {
-      for await (const b of batches as AsyncIterable<Batch>) {
-        if (b.length === 0) continue;
-        held.push(b);
-        heldRows += b.length;
-        rows += b.length;
-        if (heldRows >= FILE_ROWS) {
-          // A whole file now; the rows past it start the next one.
-          const rest = sliceBatches(held, FILE_ROWS, heldRows);
-          fragments.push(...(await this.writeFragments(this.laidOut(sliceBatches(held, 0, FILE_ROWS), cols), lastLsn, cols)));
-          held = rest;
-          heldRows -= FILE_ROWS;
-        }
-      }
-      await flush();
+      for await (const b of rows) await staged.add(b);
+      return prepared(staged.rows, await staged.finish());
     } catch (e) {
       // The stream failed (its query did): the files written so far are no one's.
-      await Promise.all(fragments.map((f) => fsp.rm(path.join(this.dir, f.file), { force: true })));
+      await staged.discard();
       throw e;
     }
-    return { td: this, base, columns: cols, schemaChange: columns !== undefined, rows, fragments };
-  }
-
-  /** One file's rows in the table's layout order (`layoutBy`); as they are without one. */
-  private laidOut(batches: readonly Batch[], columns: readonly Column[]): readonly Batch[] {
-    const keys = this.layoutBy.flatMap((name) => {
-      const i = columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
-      const t = columns[i]?.type;
-      // Keys compared as they are held: numbers, bigints, strings (others, such as NUMERIC objects, are left out).
-      return t && (layoutOf(t) !== 'values' || t.kind === 'STRING') ? [i] : [];
-    });
-    const n = batches.reduce((s, b) => s + b.length, 0);
-    if (keys.length === 0 || n < 2) return batches;
-    const all = mergeBatches(columns, batches);
-    const order = Int32Array.from({ length: n }, (_, i) => i);
-    const data = keys.map((k) => all.columns[k]!.data as ArrayLike<number | bigint | string>);
-    const nulls = keys.map((k) => all.columns[k]!.nulls);
-    order.sort((a, b) => {
-      for (let k = 0; k < keys.length; k++) {
-        const nl = nulls[k];
-        const na = nl !== null && nl[a] === 1;
-        const nb = nl !== null && nl[b] === 1;
-        if (na || nb) {
-          if (na !== nb) return na ? -1 : 1;
-          continue;
-        }
-        const x = data[k]![a]!;
-        const y = data[k]![b]!;
-        if (x < y) return -1;
-        if (x > y) return 1;
-      }
-      return a - b;
-    });
-    return [{ length: n, columns: all.columns.map((v) => takeVector(v, order)) }];
   }
 
   /** Commits prepared rows of this table alone: one sidecar write. */
@@ -1170,28 +1097,10 @@ export function conformBatches(from: readonly Column[], to: readonly Column[], b
   }));
 }
 
-function colInfo(c: Column): { name: string; type: string } {
-  return { name: c.name, type: JSON.stringify(c.type) };
-}
-
 /** One batch of all rows, so scans and later merges touch few large vectors. */
 export function mergeBatches(columns: readonly Column[], batches: readonly Batch[]): Batch {
   if (batches.length === 1) return batches[0]!;
   const length = batches.reduce((s, b) => s + b.length, 0);
   const cols: Vector[] = columns.map((c, i) => concatVectors(c.type, batches.map((b) => b.columns[i]!)));
   return { length, columns: cols };
-}
-
-/** Rows [start, end) of consecutive batches as batches sharing memory. */
-export function sliceBatches(batches: readonly Batch[], start: number, end: number): Batch[] {
-  const out: Batch[] = [];
-  let off = 0;
-  for (const b of batches) {
-    const bs = off, be = off + b.length;
-    off = be;
-    if (be <= start || bs >= end) continue;
-    const s = Math.max(start, bs) - bs, e = Math.min(end, be) - bs;
-    out.push(s === 0 && e === b.length ? b : { length: e - s, columns: b.columns.map((v) => sliceVector(v, s, e)) });
-  }
-  return out;
 }

@@ -221,3 +221,17 @@ export function concatVectors(type: SqlType, parts: readonly Vector[]): Vector {
   }
   return { type, length: total, data, nulls };
 }
+
+/** Rows [start, end) of consecutive batches as batches sharing memory. */
+export function sliceBatches(batches: readonly Batch[], start: number, end: number): Batch[] {
+  const out: Batch[] = [];
+  let off = 0;
+  for (const b of batches) {
+    const bs = off, be = off + b.length;
+    off = be;
+    if (be <= start || bs >= end) continue;
+    const s = Math.max(start, bs) - bs, e = Math.min(end, be) - bs;
+    out.push(s === 0 && e === b.length ? b : { length: e - s, columns: b.columns.map((v) => sliceVector(v, s, e)) });
+  }
+  return out;
+}
