@@ -9,6 +9,7 @@ import { CatalogError } from '../storage/errors.js';
 import { setGeographyText } from '../types/json-values.js';
 import { InvalidNameError } from '../storage/names.js';
 import type { Storage } from '../storage/store.js';
+import type { ReadOptions, RestField } from '../io/schema.js';
 import type { TimestampFormat, WireOptions } from '../types/wire.js';
 import { EngineCatalog } from './catalog.js';
 import * as children from './children.js';
@@ -210,6 +211,14 @@ interface QueryRequest {
   maxBytes: number;
 }
 
+interface AppendTableWriteRequest {
+  writeId: string;
+  rowsJson: string;
+  skipInvalidRows: boolean;
+  source: TableRef | null;
+  file: { path: string; start: number; end: number; uri: string; format: string; optionsJson: string; fieldsJson: string; maxRows: number } | null;
+}
+
 const flag = (o: Record<string, string> | undefined, k: string): boolean => (o?.[k] ?? '').toLowerCase() === 'true';
 
 /** The wire options of one call; with `bytes`, a large page of its rows comes back as `rowsUtf8` (encodeRowsPage). */
@@ -315,14 +324,26 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       const t = ref(r.table);
       return { writeId: writes.begin(t.projectId, t.datasetId, t.tableId, r.writeDisposition, r.createDisposition, parseResource(r.resourceJson)), rows: 0 };
     }),
-    AppendTableWrite: unary(async (r: { writeId: string; rowsJson: string; skipInvalidRows: boolean; source: TableRef | null }) => {
+    AppendTableWrite: unary(async (r: AppendTableWriteRequest) => {
       const src = ref(r.source);
       if (src.tableId) return { insertErrorsJson: '', sourceRows: await writes.appendFrom(r.writeId, src.projectId, src.datasetId, src.tableId) };
-      return { insertErrorsJson: writes.append(r.writeId, r.rowsJson, r.skipInvalidRows), sourceRows: 0 };
+      const f = r.file;
+      if (f?.path) {
+        const out = await writes.appendFile(r.writeId, {
+          file: { path: f.path, start: f.start, ...(f.end > 0 ? { end: f.end } : {}), uri: f.uri || f.path },
+          format: f.format,
+          options: f.optionsJson ? (JSON.parse(f.optionsJson) as ReadOptions) : {},
+          ...(f.fieldsJson ? { fields: JSON.parse(f.fieldsJson) as RestField[] } : {}),
+          skipInvalidRows: r.skipInvalidRows,
+          maxRows: f.maxRows > 0 ? f.maxRows : Number.POSITIVE_INFINITY,
+        });
+        return { insertErrorsJson: out.errorsJson, sourceRows: 0, fileRecords: out.records, fileBytesRead: out.bytesRead, fileDone: out.done };
+      }
+      return { insertErrorsJson: await writes.append(r.writeId, r.rowsJson, r.skipInvalidRows), sourceRows: 0 };
     }),
     CommitTableWrite: unary(async (r: { writeId: string }) => ({ writeId: r.writeId, rows: await writes.commit(r.writeId) })),
-    AbortTableWrite: unary((r: { writeId: string }) => {
-      writes.abort(r.writeId);
+    AbortTableWrite: unary(async (r: { writeId: string }) => {
+      await writes.abort(r.writeId);
       return { writeId: r.writeId, rows: 0 };
     }),
 

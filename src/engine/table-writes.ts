@@ -8,10 +8,18 @@
 //     with mutating statements on it, keeping its other metadata;
 //   WRITE_APPEND: the rows are appended in one commit;
 //   WRITE_EMPTY: as WRITE_APPEND, when the table holds no rows at commit.
+// Staged rows go to fragment files as they come (StagedRows), so a load of
+// any size holds at most one file's rows in memory; the commit links those
+// files into the table, never rewriting them.
 import { randomBytes } from 'node:crypto';
-import { alreadyExists, invalid, notFound } from '../storage/errors.js';
+import { IoError } from '../io/errors.js';
+import { loadFileChunks, type LoadChunk, type LoadFile } from '../io/load-files.js';
+import type { ReadOptions, RestField } from '../io/schema.js';
+import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { columnsOf, schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage } from '../storage/store.js';
+import { FILE_ROWS } from '../storage/fragment-file.js';
+import type { StagedRows } from '../storage/fragment-writes.js';
 import { conformBatches, mergeBatches, type TableData } from '../storage/table-data.js';
 import { keptBatch, type InsertError } from '../storage/json-rows.js';
 import type { Column } from '../types/schema.js';
@@ -31,9 +39,33 @@ interface StagedWrite {
   readonly resource: Resource;
   /** The columns the staged rows have. */
   readonly columns: readonly Column[];
-  readonly batches: Batch[];
-  rows: number;
+  /** The rows, in files as they come (made with the first rows). */
+  staged: StagedRows | null;
   lastUsedMs: number;
+  /** The local file a load reads into this write, where the last appendFile stopped. */
+  file?: { readonly key: string; readonly chunks: AsyncGenerator<LoadChunk> };
+  /** The write's calls, one at a time (an abort waits for an append under way). */
+  queue: Promise<unknown>;
+}
+
+/** A load's local file and how to read it (proto LoadFile). */
+export interface FileAppend {
+  readonly file: LoadFile;
+  readonly format: string;
+  readonly options: ReadOptions;
+  /** CSV: the file's fields in file order. */
+  readonly fields?: readonly RestField[];
+  readonly skipInvalidRows: boolean;
+  /** Records to read in this call (whole chunks: about). */
+  readonly maxRows: number;
+}
+
+export interface FileAppendResult {
+  /** Rejected records (index from this call's first record), as insertAll reports rows; '' when none. */
+  readonly errorsJson: string;
+  readonly records: number;
+  readonly bytesRead: number;
+  readonly done: boolean;
 }
 
 /** A staged write nobody committed or aborted (its job's gateway went away) is dropped after this long. */
@@ -62,76 +94,141 @@ export class TableWrites {
     if (existing?.kind === 'VIEW' || existing?.kind === 'MATERIALIZED_VIEW') throw invalid(`Cannot write to ${existing.kind === 'VIEW' ? 'view' : 'materialized view'} ${p}:${d}.${t}`);
     const columns = existing && w !== 'WRITE_TRUNCATE' ? this.st.columnsOf(existing) : columnsOf(schemaFieldsOf(resource));
     const id = randomBytes(12).toString('hex');
-    this.writes.set(id, { p, d, t, write: w, resource, columns, batches: [], rows: 0, lastUsedMs: Date.now() });
+    this.writes.set(id, { p, d, t, write: w, resource, columns, staged: null, lastUsedMs: Date.now(), queue: Promise.resolve() });
     return id;
   }
 
   /** Stages insertAll-shaped rows (`[{"json": {...}}, ...]`); returns the rejected rows' errors, as insertAll reports them ('' when none). */
-  append(id: string, rowsJson: string, skipInvalidRows: boolean): string {
-    const w = this.get(id);
-    const conv = convertRequestRows(rowsJson, w.columns);
-    const { n, errors } = conv;
-    if (errors.length > 0 && !skipInvalidRows) {
-      const bad = new Set(errors.map((e) => e.index));
-      const out: InsertError[] = [...errors];
-      for (let r = 0; r < n; r++) if (!bad.has(r)) out.push({ index: r, errors: [{ reason: 'stopped', location: '', debugInfo: '', message: '' }] });
-      return JSON.stringify(out);
-    }
-    if (conv.keep.length > 0) this.stage(w, keptBatch(conv.built ? conv : convertRequestRows(rowsJson, w.columns)));
-    return errors.length > 0 ? JSON.stringify(errors) : '';
+  append(id: string, rowsJson: string, skipInvalidRows: boolean): Promise<string> {
+    return this.run(id, async (w) => {
+      const conv = convertRequestRows(rowsJson, w.columns);
+      const { n, errors } = conv;
+      if (errors.length > 0 && !skipInvalidRows) {
+        const bad = new Set(errors.map((e) => e.index));
+        const out: InsertError[] = [...errors];
+        for (let r = 0; r < n; r++) if (!bad.has(r)) out.push({ index: r, errors: [{ reason: 'stopped', location: '', debugInfo: '', message: '' }] });
+        return JSON.stringify(out);
+      }
+      if (conv.keep.length > 0) await this.stage(w, keptBatch(conv.built ? conv : convertRequestRows(rowsJson, w.columns)));
+      return errors.length > 0 ? JSON.stringify(errors) : '';
+    });
   }
 
-  /** Stages every row of a table (copy jobs; snapshot decorators read as tabledata.list reads them), columns matched by name. */
-  async appendFrom(id: string, p: string, d: string, t: string): Promise<number> {
-    const w = this.get(id);
-    const src = await readTableRows(this.st, p, d, t);
-    if (src.total > 0) this.stage(w, mergeBatches(w.columns, conformBatches(src.columns, w.columns, await src.rows(0, src.total))));
-    return src.total;
+  /** Stages every row of a table (copy jobs; snapshot decorators read as tabledata.list reads them), columns matched by name, a file's worth at a time. */
+  appendFrom(id: string, p: string, d: string, t: string): Promise<number> {
+    return this.run(id, async (w) => {
+      const src = await readTableRows(this.st, p, d, t);
+      for (let at = 0; at < src.total; at += FILE_ROWS) {
+        const part = await src.rows(at, Math.min(src.total, at + FILE_ROWS));
+        await this.stage(w, mergeBatches(w.columns, conformBatches(src.columns, w.columns, part)));
+      }
+      return src.total;
+    });
   }
 
-  private stage(w: StagedWrite, b: Batch): void {
+  /**
+   * Stages records of a load's local file, read by the engine straight into
+   * the write's columns (src/io/load-files.ts), about `maxRows` per call: a
+   * call naming the same file continues where the last one stopped, so the
+   * job reports progress between calls. A chunk with a rejected record is
+   * not staged unless skipInvalidRows (the job then fails and aborts, as
+   * with insertAll rows). Errors that stop a load (an unreadable file, JSON
+   * that does not parse) fail the call with their envelope.
+   */
+  appendFile(id: string, a: FileAppend): Promise<FileAppendResult> {
+    return this.run(id, async (w) => {
+      const key = JSON.stringify([a.file.path, a.file.start ?? 0, a.file.end ?? 0]);
+      if (w.file?.key !== key) {
+        await closeFile(w);
+        w.file = { key, chunks: loadFileChunks(a.file, a.format, a.options, a.fields, w.columns) };
+      }
+      const chunks = w.file.chunks;
+      const errors: InsertError[] = [];
+      let records = 0;
+      let bytesRead = 0;
+      let done = false;
+      try {
+        while (records < a.maxRows) {
+          const next = await chunks.next();
+          if (next.done) {
+            w.file = undefined;
+            done = true;
+            break;
+          }
+          const ch = next.value;
+          for (const e of ch.errors) errors.push({ index: e.index + records, errors: e.errors });
+          records += ch.records;
+          bytesRead = ch.bytesRead;
+          if (ch.errors.length > 0 && !a.skipInvalidRows) break;
+          await this.stage(w, ch.batch);
+        }
+      } catch (e) {
+        await closeFile(w);
+        throw e instanceof IoError ? new CatalogError(e.code, e.reason, e.reason, e.message) : e;
+      }
+      return { errorsJson: errors.length ? JSON.stringify(errors) : '', records, bytesRead, done };
+    });
+  }
+
+  private async stage(w: StagedWrite, b: Batch): Promise<void> {
     if (b.length === 0) return;
-    w.batches.push(b);
-    w.rows += b.length;
+    w.staged ??= this.st.stageRows(w.p, w.d, w.t, w.columns, w.resource);
+    await w.staged.add(b);
   }
 
-  /** Commits the staged rows (see the header); returns how many. */
+  /** Commits the staged rows (see the header); returns how many. Whatever happens, the write is over. */
   async commit(id: string): Promise<number> {
-    const w = this.get(id);
-    this.writes.delete(id);
-    const { p, d, t } = w;
+    const w = this.take(id);
+    await w.queue.catch(() => undefined);
+    try {
+      await closeFile(w);
+      await this.apply(w);
+      return w.staged?.rows ?? 0;
+    } finally {
+      // Committed rows are in the table's own links to the files now.
+      await w.staged?.discard();
+    }
+  }
+
+  private async apply(w: StagedWrite): Promise<void> {
+    const { p, d, t, staged } = w;
     const table = { projectId: p, datasetId: d, tableId: t };
-    const rows = w.batches;
     if (!this.st.getTable(p, d, t)) {
-      const fill = rows.length > 0 ? (td: TableData) => td.append(mergeBatches(td.schema, rows)) : undefined;
+      const fill = staged ? async (td: TableData) => td.commit(await td.prepare(null, staged)) : undefined;
       try {
         await insertTable(this.st, p, d, t, { ...w.resource, tableReference: table }, false, fill);
-        return w.rows;
+        return;
       } catch (e) {
         // Made meanwhile by someone else: the disposition applies to it.
         if (!this.st.getTable(p, d, t)) throw e;
       }
     }
-    if (w.write === 'WRITE_TRUNCATE') {
-      await this.catalog.replaceRowsQueued(table, rows, w.columns);
-      return w.rows;
-    }
+    if (w.write === 'WRITE_TRUNCATE') return this.catalog.replaceRowsQueued(table, staged ?? [], w.columns);
     // WRITE_EMPTY is checked at the commit, in turn with the table's mutations.
     const release = w.write === 'WRITE_EMPTY' ? await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' }) : undefined;
     try {
       if (release && this.st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);
-      if (rows.length > 0) {
-        const batch = mergeBatches(w.columns, rows);
-        await this.st.writeRows(p, d, t, (td) => td.append(conformBatches(w.columns, td.schema, [batch])[0]!));
-      }
+      // The files are read by column name, as conformBatches matches them: columns added since read NULL.
+      if (staged) await this.st.writeRows(p, d, t, async (td) => td.commit(await td.prepare(null, staged)));
     } finally {
       release?.();
     }
-    return w.rows;
   }
 
-  abort(id: string): void {
+  /** Drops the write and its staged rows (once a call under way is done). */
+  async abort(id: string): Promise<void> {
+    const w = this.writes.get(id);
+    if (!w) return;
     this.writes.delete(id);
+    await drop(w);
+  }
+
+  /** Runs `fn` on write `id` after its earlier calls. */
+  private run<T>(id: string, fn: (w: StagedWrite) => Promise<T>): Promise<T> {
+    const w = this.get(id);
+    const out = w.queue.catch(() => undefined).then(() => fn(w));
+    w.queue = out;
+    return out;
   }
 
   private get(id: string): StagedWrite {
@@ -141,8 +238,30 @@ export class TableWrites {
     return w;
   }
 
+  private take(id: string): StagedWrite {
+    const w = this.get(id);
+    this.writes.delete(id);
+    return w;
+  }
+
   private dropStale(): void {
     const now = Date.now();
-    for (const [id, w] of this.writes) if (now - w.lastUsedMs > STALE_MS) this.writes.delete(id);
+    for (const [id, w] of this.writes) {
+      if (now - w.lastUsedMs <= STALE_MS) continue;
+      this.writes.delete(id);
+      void drop(w);
+    }
   }
+}
+
+async function closeFile(w: StagedWrite): Promise<void> {
+  const f = w.file;
+  w.file = undefined;
+  await f?.chunks.return(undefined).catch(() => undefined);
+}
+
+async function drop(w: StagedWrite): Promise<void> {
+  await w.queue.catch(() => undefined);
+  await closeFile(w);
+  await w.staged?.discard();
 }

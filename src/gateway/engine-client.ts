@@ -62,8 +62,16 @@ export interface QueryReply {
   location?: string;
 }
 export interface BeginTableWriteRequest { table: TableRef; write_disposition: string; create_disposition: string; resource_json: string }
-export interface AppendTableWriteRequest { write_id: string; rows_json?: string; skip_invalid_rows?: boolean; source?: TableRef }
-export interface AppendTableWriteReply { insert_errors_json: string; source_rows: number }
+/** A load's local file the engine reads (proto LoadFile). */
+export interface LoadFile {
+  path: string; start: number; end: number; uri: string; format: string; options_json: string; fields_json: string; max_rows: number;
+}
+export interface AppendTableWriteRequest { write_id: string; rows_json?: string; skip_invalid_rows?: boolean; source?: TableRef; file?: LoadFile }
+export interface AppendTableWriteReply {
+  insert_errors_json: string; source_rows: number;
+  /** A file: records read by the call, the file's bytes read so far, whether it is read to its end. */
+  file_records?: number; file_bytes_read?: number; file_done?: boolean;
+}
 export interface TableWriteRequest { write_id: string }
 export interface TableWriteReply { write_id: string; rows: number }
 export interface HealthReply { status: string; version: string; pid: number }

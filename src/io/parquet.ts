@@ -1,4 +1,6 @@
-// Parquet sources: decoded with hyparquet (loaded on first use) into insertAll rows.
+// Parquet sources: decoded with hyparquet (loaded on first use) into insertAll
+// rows (parquetRows; load-files.ts reads local files into columns instead).
+import { open } from 'node:fs/promises';
 import { ioInvalid, type Json } from './errors.js';
 import type { SourceFile } from './objects.js';
 import { gzipSync } from 'node:zlib';
@@ -6,7 +8,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { parseDate, parseTime, parseTimestamp } from '../types/json-values.js';
-import type { SchemaElement, SchemaTree } from 'hyparquet';
+import type { AsyncBuffer, FileMetaData, SchemaElement, SchemaTree } from 'hyparquet';
 import type { Parsed, RestField } from './schema.js';
 
 /** Parquet values as insertAll JSON: int64 as strings, timestamps as ISO, bytes as base64. */
@@ -25,11 +27,40 @@ function parquetValue(v: unknown): unknown {
 }
 
 /** Microseconds since the epoch as RFC 3339 with all six fraction digits (a JS Date keeps only milliseconds). */
-function microsIso(us: bigint): string {
+export function microsIso(us: bigint): string {
   const s = us / 1_000_000n - (us % 1_000_000n < 0n ? 1n : 0n);
   const frac = us - s * 1_000_000n;
   return `${new Date(Number(s) * 1000).toISOString().slice(0, 19)}.${frac.toString().padStart(6, '0')}Z`;
 }
+
+/**
+ * For decoder workers (their source is JS text): hyparquet's conversions of
+ * date/time columns as the text insertAll takes, exact to the microsecond
+ * (TEXT_PARSERS, the worker's copy of microsIso), and as raw values
+ * (RAW_PARSERS: microseconds as a number where exact, else a bigint; days).
+ */
+export const WORKER_PARSERS_JS = `
+function microsIso(us) {
+  const s = us / 1000000n - (us % 1000000n < 0n ? 1n : 0n);
+  const frac = us - s * 1000000n;
+  return new Date(Number(s) * 1000).toISOString().slice(0, 19) + '.' + frac.toString().padStart(6, '0') + 'Z';
+}
+const TEXT_PARSERS = {
+  timestampFromMilliseconds: (ms) => microsIso(BigInt(ms) * 1000n),
+  timestampFromMicroseconds: (us) => microsIso(BigInt(us)),
+  timestampFromNanoseconds: (ns) => microsIso(BigInt(ns) / 1000n),
+  dateFromDays: (days) => new Date(days * 86400000).toISOString().slice(0, 10),
+};
+function micros(us) {
+  const n = Number(us);
+  return Number.isSafeInteger(n) ? n : BigInt(us);
+}
+const RAW_PARSERS = {
+  timestampFromMilliseconds: (ms) => micros(BigInt(ms) * 1000n),
+  timestampFromMicroseconds: (us) => micros(us),
+  timestampFromNanoseconds: (ns) => micros(BigInt(ns) / 1000n),
+  dateFromDays: (days) => days,
+};`;
 
 /**
  * Decoding runs on a worker thread, ended past a deadline: hyparquet loops
@@ -37,24 +68,14 @@ function microsIso(us: bigint): string {
  * count; minutes for a 2 KB file), and neither the gateway (load jobs) nor
  * the engine (LOAD DATA) may stall on a file a client sent. The worker gets
  * the file's bytes and hands back hyparquet's row objects, its date/time
- * columns converted as below (exact to the microsecond, as insertAll takes
- * them: the worker's copy of microsIso).
+ * columns converted by TEXT_PARSERS (above).
  */
 function decoderSource(libUrl: string): string {
   return `
 const { parentPort } = require('node:worker_threads');
 const { gunzipSync } = require('node:zlib');
-function microsIso(us) {
-  const s = us / 1000000n - (us % 1000000n < 0n ? 1n : 0n);
-  const frac = us - s * 1000000n;
-  return new Date(Number(s) * 1000).toISOString().slice(0, 19) + '.' + frac.toString().padStart(6, '0') + 'Z';
-}
-const parsers = {
-  timestampFromMilliseconds: (ms) => microsIso(BigInt(ms) * 1000n),
-  timestampFromMicroseconds: (us) => microsIso(BigInt(us)),
-  timestampFromNanoseconds: (ns) => microsIso(BigInt(ns) / 1000n),
-  dateFromDays: (days) => new Date(days * 86400000).toISOString().slice(0, 10),
-};
+${WORKER_PARSERS_JS}
+const parsers = TEXT_PARSERS;
 parentPort.once('message', async (file) => {
   try {
     const lib = await import(${JSON.stringify(libUrl)});
@@ -116,7 +137,7 @@ function leafType(e: SchemaElement): string {
 }
 
 /** A column read as REST type `type`, with what converting its decoded values needs. */
-interface ParquetField extends RestField {
+export interface ParquetField extends RestField {
   /** TIME columns: the unit of the decoded integer. */
   timeUnit?: 'MILLIS' | 'MICROS' | 'NANOS';
   /** A LIST group kept as its record of repeated records (no list inference): values arrive as arrays. */
@@ -131,7 +152,7 @@ interface ParquetField extends RestField {
  * loads it, a RECORD holding the REPEATED record of its element (`tags.list.element`),
  * or with list inference (parquetOptions.enableListInference) a REPEATED field of the element.
  */
-function fieldOf(node: SchemaTree, listInference: boolean): ParquetField {
+export function fieldOf(node: SchemaTree, listInference: boolean): ParquetField {
   const e = node.element;
   const name = e.name;
   const repeated = e.repetition_type === 'REPEATED';
@@ -166,8 +187,8 @@ function decimalText(v: number, scale: number): string {
   return /e/i.test(t) ? r.toFixed(Math.min(scale, 20)).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '') : t;
 }
 
-/** A decoded value of field `f` as insertAll JSON. */
-function convertValue(f: ParquetField, v: unknown, inArray = false): unknown {
+/** A decoded value of field `f` (read with TEXT_PARSERS) as insertAll JSON. */
+export function convertValue(f: ParquetField, v: unknown, inArray = false): unknown {
   if (v === null || v === undefined) return null;
   if (f.mode === 'REPEATED' && !inArray) return Array.isArray(v) ? v.map((x) => convertValue(f, x, true)) : [];
   switch (f.type) {
@@ -214,7 +235,7 @@ export async function parquetRows(files: readonly SourceFile[], schema: RestFiel
       fields = parquetSchema(parquetMetadata(ab)).children.map((c) => fieldOf(c, listInference));
       objs = await decodeOnWorker(ab);
     } catch (e) {
-      throw ioInvalid(`Error while reading data, error message: not a readable Parquet file (${(e as Error).message}) File: ${f.uri}`);
+      throw unreadable(e, f.uri);
     }
     fileFields ??= fields;
     for (const o of objs) {
@@ -226,8 +247,43 @@ export async function parquetRows(files: readonly SourceFile[], schema: RestFiel
   return { fields: schema ?? stripped(fileFields ?? []), rows };
 }
 
+/** Bytes [start, end) of a local file as hyparquet reads a file: slices read on demand (the footer, then a row group's column chunks). */
+export async function fileRangeBuffer(path: string, start = 0, end?: number): Promise<AsyncBuffer & { close(): Promise<void> }> {
+  const fh = await open(path, 'r');
+  const stop = end ?? (await fh.stat()).size;
+  return {
+    byteLength: stop - start,
+    async slice(from: number, to?: number): Promise<ArrayBuffer> {
+      const n = Math.max(0, Math.min(to ?? stop - start, stop - start) - from);
+      const buf = Buffer.allocUnsafeSlow(n);
+      for (let off = 0; off < n; ) {
+        const { bytesRead } = await fh.read(buf, off, n - off, start + from + off);
+        if (bytesRead === 0) throw new Error('unexpected end of file');
+        off += bytesRead;
+      }
+      return buf.buffer as ArrayBuffer;
+    },
+    close: () => fh.close(),
+  };
+}
+
+/** A local Parquet file's metadata and fields (the footer only); IoError when it is not a readable Parquet file. */
+export async function parquetFileSchema(file: AsyncBuffer, uri: string, listInference: boolean): Promise<{ metadata: FileMetaData; fields: ParquetField[] }> {
+  const { parquetMetadataAsync, parquetSchema } = await import('hyparquet');
+  try {
+    const metadata = await parquetMetadataAsync(file);
+    return { metadata, fields: parquetSchema(metadata).children.map((c) => fieldOf(c, listInference)) };
+  } catch (e) {
+    throw unreadable(e, uri);
+  }
+}
+
+export function unreadable(e: unknown, uri: string): Error {
+  return ioInvalid(`Error while reading data, error message: not a readable Parquet file (${(e as Error).message}) File: ${uri}`);
+}
+
 /** The REST schema of the file's fields (without the reader's own annotations). */
-function stripped(fields: readonly ParquetField[]): RestField[] {
+export function stripped(fields: readonly ParquetField[]): RestField[] {
   return fields.map(({ timeUnit: _unit, listRecord: _list, decimalScale: _scale, fields: sub, ...f }) => ({ ...f, ...(sub ? { fields: stripped(sub) } : {}) }));
 }
 

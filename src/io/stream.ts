@@ -20,13 +20,13 @@ export interface ByteSource {
   chunks(): AsyncIterable<Buffer>;
 }
 
-/** A local file, or the byte range [start, end) of one (an upload's data part inside the spooled request). */
-export function fileSource(uri: string, path: string, start = 0, end?: number): ByteSource {
+/** A local file, or the byte range [start, end) of one (an upload's data part inside the spooled request), read `chunkBytes` at a time. */
+export function fileSource(uri: string, path: string, start = 0, end?: number, chunkBytes = 256 * 1024): ByteSource {
   const stop = end ?? statSync(path).size;
   return {
     uri,
     size: stop - start,
-    chunks: () => (stop > start ? createReadStream(path, { start, end: stop - 1, highWaterMark: 256 * 1024 }) : Readable.from([])),
+    chunks: () => (stop > start ? createReadStream(path, { start, end: stop - 1, highWaterMark: chunkBytes }) : Readable.from([])),
   };
 }
 
@@ -41,7 +41,7 @@ export interface ReadProgress {
 }
 
 /** The source's bytes, gunzipped when they start with the gzip magic; counts raw bytes into `progress`. */
-async function* plainBytes(src: ByteSource, progress: ReadProgress): AsyncGenerator<Buffer> {
+export async function* plainBytes(src: ByteSource, progress: ReadProgress): AsyncGenerator<Buffer> {
   const it = src.chunks()[Symbol.asyncIterator]();
   const first = await it.next();
   if (first.done) return;
@@ -59,7 +59,7 @@ async function* plainBytes(src: ByteSource, progress: ReadProgress): AsyncGenera
 }
 
 /** Text of a source in pieces (UTF-8 split safely across chunks, a leading BOM dropped). */
-async function* textOf(src: ByteSource, progress: ReadProgress): AsyncGenerator<string> {
+export async function* textOf(src: ByteSource, progress: ReadProgress): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
   let first = true;
   for await (const chunk of plainBytes(src, progress)) {
@@ -169,33 +169,60 @@ async function* ndjsonStream(sources: readonly ByteSource[], schema: RestField[]
     return out;
   };
   for (const src of sources) {
-    let carry = '';
-    let lineNo = 0;
-    const line = (text: string): void => {
-      const i = lineNo++;
-      if (text.trim() === '') return;
-      let v: unknown;
-      try {
-        v = JSON.parse(text);
-      } catch (e) {
-        throw ioInvalid(`Error while reading data, error message: JSON parsing error in row starting at position ${i}: ${(e as Error).message} File: ${src.uri}`);
-      }
-      if (!isObj(v)) throw ioInvalid(`Error while reading data, error message: JSON table encountered a non-object row ${i + 1} in ${src.uri}`);
-      pending.push(v);
-    };
-    for await (const piece of textOf(src, progress)) {
-      const text = carry + piece;
-      let start = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-        line(text.charCodeAt(nl - 1) === 13 ? text.slice(start, nl - 1) : text.slice(start, nl));
-        start = nl + 1;
-      }
-      carry = text.slice(start);
+    for await (const objs of ndjsonObjects(src, progress)) {
+      for (const o of objs) pending.push(o);
       const rows = flush(false);
       if (rows?.length) yield { fields: fields!, rows };
     }
-    if (carry) line(carry.endsWith('\r') ? carry.slice(0, -1) : carry);
   }
   const rows = flush(true);
   if (rows?.length || fields) yield { fields: fields!, rows: rows ?? [] };
+}
+
+/**
+ * The objects of a newline-delimited JSON source, those of each piece read
+ * at a time. A line that is not JSON, or not an object, fails the load with
+ * its position (0-based line number) and the file's URI.
+ */
+export async function* ndjsonObjects(src: ByteSource, progress: ReadProgress): AsyncGenerator<Json[]> {
+  let carry = '';
+  let lineNo = 0;
+  for await (const piece of textOf(src, progress)) {
+    const text = carry + piece;
+    const end = text.lastIndexOf('\n') + 1;
+    carry = text.slice(end);
+    if (end === 0) continue;
+    const out: Json[] = [];
+    lineNo += ndjsonLines(text.slice(0, end), lineNo, src.uri, out);
+    if (out.length) yield out;
+  }
+  const out: Json[] = [];
+  if (carry) ndjsonLines(carry, lineNo, src.uri, out);
+  if (out.length) yield out;
+}
+
+/**
+ * Adds to `out` the objects of `text`'s lines (each ends at \n, the last one
+ * perhaps at the text's end; a \r before it is no part of it; blank lines
+ * are skipped), numbered from `firstLine` for errors; returns how many lines.
+ */
+export function ndjsonLines(text: string, firstLine: number, uri: string, out: Json[]): number {
+  let i = firstLine;
+  for (let start = 0; start < text.length; ) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    const line = text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end);
+    const at = i++;
+    start = end + 1;
+    if (line.trim() === '') continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch (e) {
+      throw ioInvalid(`Error while reading data, error message: JSON parsing error in row starting at position ${at}: ${(e as Error).message} File: ${uri}`);
+    }
+    if (!isObj(v)) throw ioInvalid(`Error while reading data, error message: JSON table encountered a non-object row ${at + 1} in ${uri}`);
+    out.push(v);
+  }
+  return i - firstLine;
 }

@@ -1,4 +1,5 @@
-// insertAll rows bytes -> column builders in one pass, without row objects.
+// insertAll rows bytes -> column builders in one pass, without row objects
+// (and newline-delimited JSON load files the same way: scanNdjson).
 //
 // JSON.parse of a 500-row request builds a few thousand objects and strings
 // that die with the request; under the engine's small young generation the
@@ -105,6 +106,23 @@ export function scanRows(bytes: Uint8Array, columns: readonly Column[], recentId
     return null;
   }
 }
+
+/**
+ * Converts newline-delimited JSON (whole lines, UTF-8; a load file's piece)
+ * exactly as convertRows would convert `{json: JSON.parse(line)}` for each
+ * line that is not blank, or returns null: then the caller parses the lines
+ * itself (a line that is not one JSON object, or anything unusual).
+ */
+export function scanNdjson(bytes: Buffer, columns: readonly Column[]): RowsConversion | null {
+  const buf = bytes as Bytes;
+  try {
+    return new Scanner(buf, buf.latin1Slice(0, buf.length), columns, NO_IDS, true, false).ndjsonRows();
+  } catch {
+    return null;
+  }
+}
+
+const NO_IDS: RecentIds = { has: () => false };
 
 /** What the scanner needs of a schema, kept per columns array (Storage caches one per table). */
 interface ScanSchema {
@@ -230,6 +248,35 @@ class Scanner {
     this.ws();
     if (this.p !== this.len) throw GIVE_UP;
     return { n, m, builders: this.builders, errors, keep, newIds, built: this.build };
+  }
+
+  /** Newline-delimited objects, one per line (blank lines skipped); no insertIds. */
+  ndjsonRows(): RowsConversion {
+    const b = this.b;
+    const len = this.len;
+    const errors: InsertError[] = [];
+    const keep: number[] = [];
+    let m = 0;
+    for (;;) {
+      this.ws();
+      if (this.p >= len) break;
+      const start = this.p;
+      if (b[start] !== 0x7b) throw GIVE_UP;
+      if (m === this.capacity) this.grow(m);
+      this.object(m);
+      // The object is the whole of its line: no line break inside, only spaces after it.
+      const nl = b.indexOf(0x0a, start);
+      if (nl >= 0 && nl < this.p) throw GIVE_UP;
+      let p = this.p;
+      while (p < len && (b[p] === 0x20 || b[p] === 0x09 || b[p] === 0x0d)) p++;
+      if (p < len && b[p] !== 0x0a) throw GIVE_UP;
+      this.p = p;
+      const errs = this.rowErrors();
+      if (errs !== null) errors.push({ index: m, errors: errs });
+      else keep.push(m);
+      m++;
+    }
+    return { n: m, m, builders: this.builders, errors, keep, newIds: [], built: true };
   }
 
   /** Room for more rows, projected from the bytes per row so far. */

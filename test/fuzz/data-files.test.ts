@@ -1,13 +1,19 @@
 // Damaged data files through the one reader load jobs (gateway) and LOAD DATA
-// (engine) share: valid CSV, JSON lines, Avro and Parquet files written by the
-// emulator's own encoder, then cut, flipped, grown or given absurd lengths.
+// (engine) share, and through the engine's readers of load jobs' local files
+// (io/load-files.ts): valid CSV, JSON lines, Avro and Parquet files written by
+// the emulator's own encoder, then cut, flipped, grown or given absurd lengths.
 // Every one must parse or be refused with the codecs' error (the service's
 // 400), never another exception (a 500) and never a long stall.
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { IoError } from '../../src/io/errors.js';
 import { encodeExport, parseSources } from '../../src/io/formats.js';
+import { loadFileChunks } from '../../src/io/load-files.js';
 import { PARQUET_DEADLINE } from '../../src/io/parquet.js';
 import type { RestField } from '../../src/io/schema.js';
+import { restFieldToColumn } from '../../src/types/schema.js';
 import { Rng } from './gen.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 15);
@@ -79,6 +85,40 @@ describe('damaged data files', () => {
       }
       expect(failures.slice(0, 10)).toEqual([]);
       // No file this small may keep a reader busy: Avro and Parquet once stalled for minutes.
+      expect(slowest).toBeLessThan(5000);
+    }, 120_000);
+  }
+});
+
+describe('damaged load files read by the engine (io/load-files.ts)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fuzz-load-files-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  for (const format of ['CSV', 'NEWLINE_DELIMITED_JSON', 'PARQUET'] as const) {
+    it(`${format}: every damaged file is read or refused with the service's error`, async () => {
+      const csvFields = FIELDS.filter((f) => f.mode !== 'REPEATED' && f.type !== 'RECORD');
+      const fields = format === 'CSV' ? csvFields : FIELDS;
+      const rows = format === 'CSV' ? ROWS.map(({ a, b, g }) => ({ a, b, g })) : ROWS;
+      const columns = fields.map(restFieldToColumn);
+      const valid = await encodeExport(fields, rows, { format, fieldDelimiter: ',', header: true, compression: 'NONE', useAvroLogicalTypes: false });
+      const r = new Rng(SEED * 7 + format.length);
+      const failures: string[] = [];
+      let slowest = 0;
+      // Parquet fewer: each file starts a decoder worker.
+      for (let i = 0; i < (format === 'PARQUET' ? PER_FORMAT / 6 : PER_FORMAT); i++) {
+        const data = i === 0 ? valid : damage(r, valid);
+        const path = join(dir, `f${i}`);
+        writeFileSync(path, data);
+        const t0 = performance.now();
+        let read = 0;
+        try {
+          for await (const ch of loadFileChunks({ path, uri: `file://${path}` }, format, { skipLeadingRows: 1 }, format === 'CSV' ? csvFields : undefined, columns)) read += ch.records;
+          if (i === 0) expect(read).toBe(20);
+        } catch (e) {
+          if (!(e instanceof IoError)) failures.push(`#${i}: ${(e as Error)?.constructor?.name}: ${(e as Error)?.message} (${data.subarray(0, 40).toString('hex')}...)`);
+        }
+        slowest = Math.max(slowest, performance.now() - t0);
+      }
+      expect(failures.slice(0, 10)).toEqual([]);
       expect(slowest).toBeLessThan(5000);
     }, 120_000);
   }

@@ -13,6 +13,7 @@ import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../.
 import { localFiles, missingEndpoint, readSources, writeDestination, type SourceFile } from '../../io/objects.js';
 import { bufferSource, fileSource, streamRows, type ByteSource, type ReadProgress } from '../../io/stream.js';
 import { decodeRow } from '../../io/rows.js';
+import { loadSchema, type LoadFile } from '../../io/load-files.js';
 import type { ReadOptions } from '../../io/schema.js';
 import { copyPartitions, hasPartitionDecorator } from './partition-copy.js';
 import { rowsText } from '../rows-body.js';
@@ -118,7 +119,10 @@ async function stageRows(ctx: GatewayContext, writeId: string, rows: Json[], ski
   return out;
 }
 
-/** Adds one batch's insertAll-style errors (rows at `offset`) to `out`; 'stopped' rows are no errors of their own. */
+/**
+ * Adds one batch's insertAll-style errors (rows at `offset`) to `out`; 'stopped' rows are no errors of their own.
+ * Without `skipInvalid` a batch with errors stores none of its `n` rows.
+ */
 function addOutcome(out: InsertOutcome, errorsJson: string, n: number, offset: number, skipInvalid: boolean): void {
   const errs = errorsJson ? (JSON.parse(errorsJson) as Json[]) : [];
   const bad = errs.filter((e) => Array.isArray(e['errors']) && (e['errors'] as Json[]).some((x) => x['reason'] !== 'stopped'));
@@ -396,17 +400,31 @@ export type ProgressSink = (statistics: Json) => void;
 
 /** Formats read as a stream of rows; Parquet and Avro readers need the whole file. */
 const STREAMED = ['CSV', 'NEWLINE_DELIMITED_JSON'];
+/** Formats the engine reads from a local file itself (src/io/load-files.ts): no rows cross as JSON. */
+const ENGINE_READ = ['CSV', 'NEWLINE_DELIMITED_JSON', 'PARQUET'];
+/** Records the engine reads per AppendTableWrite of a file: the job's statistics move between calls. */
+const FILE_CALL_RECORDS = 32_768;
 
-/** A load's sources as byte streams: the upload, local files (unread), or fetched objects. */
-async function loadSources(uris: readonly string[], uploaded: UploadedData | undefined): Promise<ByteSource[]> {
-  if (uploaded) return [fileSource('upload', uploaded.path, uploaded.start, uploaded.end)];
-  const out: ByteSource[] = [];
+/** A load source: its bytes, and for a local file (or the spooled upload) where it is. */
+interface LoadSource {
+  readonly bytes: ByteSource;
+  readonly file?: LoadFile;
+}
+
+/** A load's sources: the upload, local files (unread), or fetched objects. */
+async function loadSources(uris: readonly string[], uploaded: UploadedData | undefined): Promise<LoadSource[]> {
+  if (uploaded) return [{ bytes: fileSource('upload', uploaded.path, uploaded.start, uploaded.end), file: { path: uploaded.path, start: uploaded.start, end: uploaded.end, uri: 'upload' } }];
+  const out: LoadSource[] = [];
   for (const uri of uris) {
     const local = await localFiles(uri).catch((e: unknown) => {
       throw rest(e);
     });
-    if (local) out.push(...local.map((p) => fileSource(uri.includes('*') ? p : uri, p)));
-    else out.push(...(await readAll([uri])).map(bufferSource));
+    if (local) {
+      for (const p of local) {
+        const named = uri.includes('*') ? p : uri;
+        out.push({ bytes: fileSource(named, p), file: { path: p, uri: named } });
+      }
+    } else out.push(...(await readAll([uri])).map((f) => ({ bytes: bufferSource(f) })));
   }
   return out;
 }
@@ -455,29 +473,63 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
     const stated = jobSchema ? updateOptions : undefined;
     const maxBad = num(cfg['maxBadRecords']) ?? 0;
     const sources = await loadSources(uris, uploaded);
-    const read: ReadProgress = { bytesRead: 0, totalBytes: sources.reduce((n, f) => n + f.size, 0) };
+    const read: ReadProgress = { bytesRead: 0, totalBytes: sources.reduce((n, f) => n + f.bytes.size, 0) };
     const outcome: InsertOutcome = { rows: 0, errors: [] };
     const report = (): Json => loadStatistics(sources.length, read.totalBytes, outcome.rows, outcome.errors.length);
+    const ratio = (): number => (read.totalBytes ? Math.min(1, read.bytesRead / read.totalBytes) : 1);
     const create = str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED';
+    const begin = async (fields: RestField[]): Promise<string> => (await beginWrite(ctx, dest, fields, create, write, loadTableProperties(cfg), stated)).id;
+    const opts = readOptionsOf(cfg);
     // Every row is staged, then committed as one: the table has all of them or (on any failure) none.
     let writeId: string | undefined;
     try {
-      if (STREAMED.includes(format)) {
+      const files = sources.map((s) => s.file);
+      // An engine the gateway did not spawn may not see the gateway's files.
+      const engineReads = ENGINE_READ.includes(format) && ctx.supervisor?.external !== true;
+      if (engineReads && files.every((f): f is LoadFile => f !== undefined)) {
+        // Local files: the engine reads them straight into the table's columns, a share of records per call.
+        const schema = await loadSchema(files, format, opts, knownSchema, autodetect).catch((e: unknown) => {
+          throw rest(e);
+        });
+        writeId = await begin(schema.fields);
+        const fileOpts = JSON.stringify({ ...opts, skipLeadingRows: schema.skipLeadingRows });
+        let before = 0; // bytes of the files done
+        sources: for (const [i, f] of files.entries()) {
+          for (;;) {
+            const r = await ctx.call('AppendTableWrite', {
+              write_id: writeId,
+              skip_invalid_rows: maxBad > 0,
+              file: {
+                path: f.path, start: f.start ?? 0, end: f.end ?? 0, uri: f.uri, format, options_json: fileOpts,
+                fields_json: format === 'CSV' ? JSON.stringify(schema.fields) : '', max_rows: FILE_CALL_RECORDS,
+              },
+            });
+            const records = Number(r.file_records ?? 0);
+            const offset = outcome.rows + outcome.errors.length;
+            addOutcome(outcome, r.insert_errors_json, records, offset, maxBad > 0);
+            read.bytesRead = before + Number(r.file_bytes_read ?? 0);
+            progress({ ...report(), completionRatio: ratio() });
+            if (outcome.errors.length > maxBad) break sources;
+            if (r.file_done) break;
+          }
+          before += sources[i]!.bytes.size;
+        }
+      } else if (STREAMED.includes(format)) {
         // Rows are made and staged a batch at a time; the write begins once the first batch has settled the schema.
-        for await (const batch of streamRows(sources, format, readOptionsOf(cfg), knownSchema, autodetect, INSERT_BATCH, read)) {
-          writeId ??= (await beginWrite(ctx, dest, batch.fields, create, write, loadTableProperties(cfg), stated)).id;
+        for await (const batch of streamRows(sources.map((s) => s.bytes), format, opts, knownSchema, autodetect, INSERT_BATCH, read)) {
+          writeId ??= await begin(batch.fields);
           if (!batch.rows.length) continue;
           const offset = outcome.rows + outcome.errors.length;
           const r = await stageRows(ctx, writeId, batch.rows, maxBad > 0);
           outcome.rows += r.rows;
           outcome.errors.push(...r.errors.map((e) => ({ ...e, index: Number(e['index'] ?? 0) + offset })));
-          progress({ ...report(), completionRatio: read.totalBytes ? Math.min(1, read.bytesRead / read.totalBytes) : 1 });
+          progress({ ...report(), completionRatio: ratio() });
           if (r.errors.length && maxBad === 0) break;
         }
       } else {
-        const files = await Promise.all(sources.map(async (src): Promise<SourceFile> => ({ uri: src.uri, data: await readAllBytes(src) })));
+        const files = await Promise.all(sources.map(async ({ bytes }): Promise<SourceFile> => ({ uri: bytes.uri, data: await readAllBytes(bytes) })));
         const parsed = await parse(files, format, cfg, knownSchema, autodetect);
-        writeId = (await beginWrite(ctx, dest, parsed.fields, create, write, loadTableProperties(cfg), stated)).id;
+        writeId = await begin(parsed.fields);
         Object.assign(outcome, await stageRows(ctx, writeId, parsed.rows, maxBad > 0));
       }
     } catch (e) {
