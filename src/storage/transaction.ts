@@ -194,16 +194,7 @@ export class Transaction {
    * (outside a transaction) from the base state it is given.
    */
   async replace(k: TableKey, batches: readonly Batch[], columns: readonly Column[] | undefined, replaceNow: (base: TableState) => Promise<void>): Promise<void> {
-    if (!this.locks.has(keyOf(k))) await this.lockForMutation(k);
-    if (!this.explicit) {
-      try {
-        await replaceNow(this.pins.get(keyOf(k))!);
-      } catch (e) {
-        if (e instanceof TableConflictError) throw concurrentUpdate(k, this.id);
-        throw e;
-      }
-      return;
-    }
+    if (await this.mutatedNow(k, replaceNow)) return;
     const s = await this.stage(k);
     s.rows = [...batches];
     s.appended = [];
@@ -216,16 +207,7 @@ export class Transaction {
    * at once (outside a transaction) against the state the positions are in.
    */
   async change(k: TableKey, change: RowChange, changeNow: (base: TableState) => Promise<void>): Promise<void> {
-    if (!this.locks.has(keyOf(k))) await this.lockForMutation(k);
-    if (!this.explicit) {
-      try {
-        await changeNow(this.pins.get(keyOf(k))!);
-      } catch (e) {
-        if (e instanceof TableConflictError) throw concurrentUpdate(k, this.id);
-        throw e;
-      }
-      return;
-    }
+    if (await this.mutatedNow(k, changeNow)) return;
     // Staged: the rows it sees now, less the deleted ones, then the added ones.
     const s = await this.stage(k);
     const gone = new Set(change.deleted);
@@ -239,6 +221,23 @@ export class Transaction {
     }
     s.rows = [...kept, ...change.added];
     s.appended = [];
+  }
+
+  /**
+   * Takes the table's mutation lock; outside an explicit transaction, runs
+   * `now` against the state read under it (a conflict becomes the service's
+   * error) and says it did; inside one, the caller stages the change.
+   */
+  private async mutatedNow(k: TableKey, now: (base: TableState) => Promise<void>): Promise<boolean> {
+    if (!this.locks.has(keyOf(k))) await this.lockForMutation(k);
+    if (this.explicit) return false;
+    try {
+      await now(this.pins.get(keyOf(k))!);
+    } catch (e) {
+      if (e instanceof TableConflictError) throw concurrentUpdate(k, this.id);
+      throw e;
+    }
+    return true;
   }
 
   private async stage(k: TableKey): Promise<Staged> {

@@ -233,6 +233,16 @@ function int64Words(parts: readonly Vector[], length: number): BigInt64Array {
   return out;
 }
 
+/** `out` filled with the pieces' values, one after another (their data of `out`'s layout). */
+function concatTyped<A extends Float64Array | Int32Array>(out: A, parts: readonly Vector[]): A {
+  let at = 0;
+  for (const p of parts) {
+    out.set(p.data as A, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /**
  * Arrow data of one column from the executor's column pieces: fixed-width
  * types copied buffer to buffer (NULL bytes become the validity bitmap),
@@ -249,24 +259,12 @@ function vectorData(t: SqlType, parts: readonly Vector[]): arrow.Data {
     case 'i64':
       return fixed(int64Words(parts, length));
     case 'f64': {
-      const out = new Float64Array(length);
-      let at = 0;
-      for (const p of parts) {
-        out.set(p.data as Float64Array, at);
-        at += p.length;
-      }
+      const out = concatTyped(new Float64Array(length), parts);
       // TIME: micros of day as time64[us].
       return fixed(t.kind === 'TIME' ? int64Words([{ type: t, length, data: out, nulls: null }], length) : out);
     }
-    case 'i32': {
-      const out = new Int32Array(length);
-      let at = 0;
-      for (const p of parts) {
-        out.set(p.data as Int32Array, at);
-        at += p.length;
-      }
-      return fixed(out);
-    }
+    case 'i32':
+      return fixed(concatTyped(new Int32Array(length), parts));
     case 'bool': {
       const bits = new Uint8Array((length + 7) >> 3);
       let at = 0;
