@@ -1,7 +1,7 @@
 // Table rows: InsertRows (insertAll) and ListRows (tabledata.list), spec 2.3, 2.8, 4.4.
 import { invalid, notFound } from '../storage/errors.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
-import type { Storage } from '../storage/store.js';
+import type { CommitFile, Storage } from '../storage/store.js';
 import type { TableData } from '../storage/table-data.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
@@ -217,6 +217,26 @@ export class RowService {
     }
     // A replace or drop of the table meanwhile: the rows go to the table of that name now (with its schema), or fail.
     return this.st.writeRows(p, d, t, (data) => this.insertInto(data, a, p, d, t));
+  }
+
+  /**
+   * Rows held by Storage Write streams, committed as one table commit with
+   * the streams' state `files` (Storage.commitRows): after a crash either
+   * the rows are in the table and the files say so, or neither, so a stream
+   * is never committed twice. Nothing is written when a row does not
+   * convert: its errors are returned.
+   */
+  async commitStreamRows(p: string, d: string, t: string, rows: readonly Record<string, unknown>[], files: readonly CommitFile[]): Promise<InsertError[]> {
+    return this.st.writeRows(p, d, t, async (td) => {
+      let batch: Batch | null = null;
+      if (rows.length > 0) {
+        const conv = convertRequestRows(JSON.stringify(rows.map((json) => ({ json }))), this.st.columnsOf(this.st.requireTable(p, d, t)), NO_IDS, { rejectUnknown: true });
+        if (conv.errors.length > 0) return conv.errors;
+        batch = keptBatch(conv);
+      }
+      await this.st.commitRows(batch ? [await td.prepare(null, [batch])] : [], [], files);
+      return [];
+    });
   }
 
   private async insertInto(data: TableData, a: InsertRowsArgs, p: string, d: string, t: string): Promise<string> {

@@ -35,10 +35,11 @@ export type CatalogOp =
   | { readonly op: 'table'; readonly p: string; readonly d: string; readonly t: string; readonly entry: TableEntry | null }
   | { readonly op: 'child'; readonly p: string; readonly d: string; readonly kind: 'routines' | 'models'; readonly id: string; readonly resource: Resource | null }
   /**
-   * A table's sidecar as a multi-table commit wrote it (path relative to the
-   * data dir): redone on start-up when the file is older than the record
-   * (its `seq`), so that a crash between the record and the sidecar writes
-   * leaves the whole commit, never a part of it.
+   * A file a commit writes beside its record (path relative to the data
+   * dir): a table's sidecar in a multi-table commit, or a caller's state
+   * file (Storage.commitRows). Redone on start-up when the file is older
+   * than the record (its `seq`), so that a crash between the record and the
+   * file writes leaves the whole commit, never a part of it.
    */
   | { readonly op: 'sidecar'; readonly file: string; readonly text: string };
 

@@ -28,6 +28,13 @@ import type { WalSyncMode } from './wal.js';
 
 export type { CatalogOp, TableEntry } from './catalog-log.js';
 
+/** A JSON file written with a commit (Storage.commitRows): `text(seq)` must hold `"seq": seq` at its top level. */
+export interface CommitFile {
+  /** Absolute path, under the data dir. */
+  readonly file: string;
+  readonly text: (seq: number) => string;
+}
+
 export const UNDELETE_WINDOW_MS = 7 * 24 * 3600 * 1000;
 
 export interface DatasetEntry {
@@ -595,9 +602,12 @@ export class Storage {
    * (redone on start-up if a crash cuts the sidecar writes short); one
    * table alone needs only its sidecar write. Tables are locked in one
    * order (their sidecar paths), so concurrent commits cannot deadlock.
+   * `files` are written with the commit the same way (redone on start-up
+   * like the sidecars): state of the commit's caller that must change with
+   * the rows, such as a write stream's committed or flushed mark.
    */
-  async commitRows(prepared: readonly PreparedRows[], ops: readonly CatalogOp[] = []): Promise<void> {
-    if (prepared.length === 1 && ops.length === 0) return prepared[0]!.td.commit(prepared[0]!);
+  async commitRows(prepared: readonly PreparedRows[], ops: readonly CatalogOp[] = [], files: readonly CommitFile[] = []): Promise<void> {
+    if (prepared.length === 1 && ops.length === 0 && files.length === 0) return prepared[0]!.td.commit(prepared[0]!);
     const sorted = [...prepared].sort((a, b) => (a.td.sidecarFile < b.td.sidecarFile ? -1 : a.td.sidecarFile > b.td.sidecarFile ? 1 : 0));
     const plans: { td: TableData; plan: CommitPlan; text: string }[] = [];
     const lockFrom = async (i: number): Promise<void> => {
@@ -608,6 +618,7 @@ export class Storage {
           await lockFrom(i + 1);
         });
       }
+      const written: { file: string; text: string }[] = [];
       await this.commit(
         (seq) => [
           ...ops,
@@ -615,12 +626,18 @@ export class Storage {
             x.text = x.td.withSeq(x.plan, seq);
             return { op: 'sidecar', file: x.td.sidecarPathFrom(this.dataDir), text: x.text };
           }),
+          ...files.map((f): CatalogOp => {
+            const text = f.text(seq);
+            written.push({ file: f.file, text });
+            return { op: 'sidecar', file: path.relative(this.dataDir, f.file), text };
+          }),
         ],
         () => {
           for (const x of plans) x.plan.apply();
         },
         async () => {
           for (const x of plans) await atomicWrite(x.td.sidecarFile, x.text);
+          for (const f of written) await atomicWrite(f.file, f.text);
         },
       );
     };

@@ -3,7 +3,7 @@
 // gRPC port: the default stream, PENDING streams with offsets, finalize and
 // batch commit, BUFFERED streams with flush, row errors, a PENDING stream
 // surviving kill -9; every row checked through a query.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -126,6 +126,55 @@ describe('Storage Write API through the real managed writer', () => {
       w2.close();
       const [r] = await new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() }).query({ query: 'SELECT id FROM ds.t ORDER BY id' });
       expect(r).toEqual([{ id: 1 }, { id: 2 }]);
+    } finally {
+      await e2.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  // A kill -9 between the table commit that takes a stream's rows and the stream's own
+  // files catching up (its log removed, its state file written) must not let the rows be
+  // committed again: the files are put back as such a crash leaves them, then both calls retried.
+  it('commits and flushes a stream exactly once across a crash inside the commit', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wh-sw-'));
+    const streamsDir = join(dataDir, '_write_streams');
+    const clientOpts = (port: number) => ({ apiEndpoint: '127.0.0.1', port, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sw' }) as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0];
+    const t = 'projects/sw/datasets/ds/tables/t';
+    let e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
+    try {
+      const bq2 = new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() });
+      await bq2.createDataset('ds');
+      await bq2.query({ query: 'CREATE TABLE ds.t (id INT64)' });
+      let w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
+      const append = async (type: typeof managedwriter.PendingStream | typeof managedwriter.BufferedStream, ids: number[]): Promise<string> => {
+        const streamId = await w2.createWriteStream({ streamType: type, destinationTable: t });
+        const ws = await w2.getWriteStream({ streamId, view: 'FULL' as never });
+        const jw = new managedwriter.JSONWriter({ connection: await w2.createStreamConnection({ streamId }), protoDescriptor: adapt.convertStorageSchemaToProto2Descriptor(ws.tableSchema!, 'root') });
+        await jw.appendRows(ids.map((id) => ({ id })), 0).getResult();
+        jw.close();
+        return streamId;
+      };
+      const pending = [await append(managedwriter.PendingStream, [1, 2]), await append(managedwriter.PendingStream, [3])];
+      const buffered = await append(managedwriter.BufferedStream, [10, 11, 12]);
+      for (const s of pending) await w2.finalizeWriteStream({ name: s });
+      const logs = new Map(readdirSync(streamsDir).map((f) => [f, readFileSync(join(streamsDir, f))]));
+      expect((await w2.batchCommitWriteStream({ parent: t, writeStreams: pending })).streamErrors ?? []).toEqual([]);
+      expect(Number((await w2.flushRows({ writeStream: buffered, offset: { value: 1 } })).offset)).toBe(1);
+      w2.close();
+      process.kill(-e2.proc.pid!, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 300));
+      // As a crash right after the commit records leaves it: the PENDING logs still there, no state files.
+      for (const [f, bytes] of logs) writeFileSync(join(streamsDir, f), bytes);
+      for (const f of readdirSync(streamsDir)) if (f.endsWith('.state')) rmSync(join(streamsDir, f));
+      e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
+      w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
+      const again = await w2.batchCommitWriteStream({ parent: t, writeStreams: pending });
+      expect(again.streamErrors?.map((e) => e.code)).toEqual(['STREAM_NOT_FOUND', 'STREAM_NOT_FOUND']);
+      expect(Number((await w2.flushRows({ writeStream: buffered, offset: { value: 1 } })).offset)).toBe(1);
+      expect(Number((await w2.flushRows({ writeStream: buffered, offset: { value: 2 } })).offset)).toBe(2);
+      w2.close();
+      const [r] = await new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() }).query({ query: 'SELECT id FROM ds.t ORDER BY id' });
+      expect(r).toEqual([1, 2, 3, 10, 11, 12].map((id) => ({ id })));
     } finally {
       await e2.stop();
       rmSync(dataDir, { recursive: true, force: true });

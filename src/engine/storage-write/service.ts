@@ -8,8 +8,11 @@
 // through the same durable insert path as tabledata.insertAll; created
 // streams (their offsets and the rows PENDING and BUFFERED streams hold) are
 // logged before an append is acknowledged (stream-log.ts; under the same sync
-// policy as the table WALs, --sync-writes included), so both survive kill -9. A crash between a committed append's insert and its log
-// line can make a client's retry of that append write it twice.
+// policy as the table WALs, --sync-writes included), so both survive kill -9.
+// Commits and flushes move a stream's rows into its table in one table
+// commit with the stream's new state, so they happen once. A crash between a
+// COMMITTED stream's append and its log line can make a client's retry of
+// that append write it twice.
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -21,6 +24,8 @@ import type { RowService } from '../rows.js';
 import { isUndecodable, undecodableError } from '../grpc-guard.js';
 import { decodeRows, RowDecodeError, type MessageDescriptor } from './proto-rows.js';
 import { StreamLog } from './stream-log.js';
+import { KeyedMutex } from '../../storage/gate.js';
+import type { CommitFile } from '../../storage/store.js';
 
 type StreamType = 'COMMITTED' | 'PENDING' | 'BUFFERED';
 
@@ -79,6 +84,8 @@ function tableFieldSchema(f: RestField): unknown {
 
 export class StorageWriteService {
   private readonly streams = new Map<string, WriteStreamState>();
+  /** FlushRows of one stream, one at a time (each moves the rows the one before left). */
+  private readonly flushes = new KeyedMutex();
   private readonly log: StreamLog;
 
   constructor(
@@ -268,29 +275,47 @@ export class StorageWriteService {
     }
     // All or nothing, as the real service commits a batch atomically.
     if (errors.length > 0) return { commitTime: null, streamErrors: errors };
+    const [, p, d, t] = m as unknown as [string, string, string, string];
+    const other = streams.find((s) => s.table.p !== p || s.table.d !== d || s.table.t !== t);
+    if (other) throw invalid(`Stream ${other.name} does not belong to table ${parent}`);
+    // One table commit for every stream's rows, with each stream's committed mark (stream-log.ts).
     const now = Date.now();
+    for (const s of streams) s.committed = now; // a concurrent commit of the same stream sees it taken
+    try {
+      const files = streams.map((s) => ({ file: this.log.stateFile(s.name), text: StreamLog.stateText({ committed: now }) }));
+      await this.commitRows(p, d, t, streams.flatMap((s) => s.held), files, streams.map((s) => s.name).join(', '));
+    } catch (e) {
+      for (const s of streams) s.committed = null;
+      throw e;
+    }
     for (const s of streams) {
-      const rowErrors = await this.insert(s, s.held);
-      if (rowErrors.length > 0) throw invalid(`Rows of ${s.name} no longer fit the table: ${rowErrors[0]!.message}`);
       s.held = [];
-      s.committed = now;
       await this.log.remove(s.name);
     }
     return { commitTime: ts(now), streamErrors: [] };
   }
 
+  /** Rows leaving streams for their table, with the streams' state files (RowService.commitStreamRows). */
+  private async commitRows(p: string, d: string, t: string, rows: readonly Record<string, unknown>[], files: readonly CommitFile[], what: string): Promise<void> {
+    const rowErrors = await this.rows.commitStreamRows(p, d, t, rows, files);
+    const first = rowErrors[0]?.errors[0];
+    if (first) throw invalid(`Rows of ${what} no longer fit the table: ${first.message}`);
+  }
+
   private async flush(name: string, offset: number | null): Promise<unknown> {
     const s = this.stream(name);
     if (s.type !== 'BUFFERED') throw invalid(`FlushRows is only supported on BUFFERED streams: ${name}`);
-    const upTo = offset === null ? s.rowCount : offset + 1;
-    if (upTo > s.rowCount) throw grpcError(grpc.status.OUT_OF_RANGE, `Offset ${offset} is beyond the end of stream ${name} (${s.rowCount} rows)`);
-    if (upTo > s.flushed) {
-      const batch = s.held.splice(0, upTo - s.flushed);
-      const rowErrors = await this.insert(s, batch);
-      if (rowErrors.length > 0) throw invalid(`Rows of ${name} no longer fit the table: ${rowErrors[0]!.message}`);
-      s.flushed = upTo;
-      await this.log.write(name, { flushed: upTo });
-    }
-    return { offset: s.flushed - 1 };
+    return this.flushes.run(name, async () => {
+      const upTo = offset === null ? s.rowCount : offset + 1;
+      if (upTo > s.rowCount) throw grpcError(grpc.status.OUT_OF_RANGE, `Offset ${offset} is beyond the end of stream ${name} (${s.rowCount} rows)`);
+      if (upTo > s.flushed) {
+        const { p, d, t } = s.table;
+        await this.commitRows(p, d, t, s.held.slice(0, upTo - s.flushed), [{ file: this.log.stateFile(name), text: StreamLog.stateText({ flushed: upTo }) }], name);
+        s.held.splice(0, upTo - s.flushed);
+        s.flushed = upTo;
+        if (s.finalized && s.flushed === s.rowCount) await this.log.remove(name);
+      }
+      return { offset: s.flushed - 1 };
+    });
   }
 }

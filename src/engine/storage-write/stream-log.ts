@@ -17,8 +17,13 @@
 // power loss within the kernel's writeback delay after the stop could cost them.
 //
 // Lines: {"meta": {...}} first, then {"append": n, "rows": [...]} (rows only
-// for streams that hold them), {"finalized": true}, {"flushed": n},
-// {"committed": ms}.
+// for streams that hold them), {"finalized": true} ({"flushed": n} and
+// {"committed": ms} in logs of earlier versions).
+//
+// Rows leaving a stream for its table (BatchCommitWriteStreams, FlushRows)
+// change the stream's state file `<log>.state` ({"seq", "flushed"?,
+// "committed"?}) in the same table commit (Storage.commitRows): a crash
+// leaves both or neither, so rows are never committed twice.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -42,6 +47,14 @@ export interface RecoveredStream {
   committed: number | null;
 }
 
+/** What the stream's state file says (written with table commits). */
+export interface StreamState {
+  /** BUFFERED: rows [0, flushed) are in the table. */
+  readonly flushed?: number;
+  /** PENDING: committed at this time (ms); the stream is gone. */
+  readonly committed?: number;
+}
+
 type Line =
   | { meta: StreamMeta }
   | { append: number; rows?: Record<string, unknown>[] }
@@ -62,6 +75,24 @@ export class StreamLog {
 
   private file(name: string): string {
     return path.join(this.dir, createHash('sha256').update(name).digest('hex').slice(0, 32) + '.log');
+  }
+
+  /** The stream's state file, written by the table commit that moves its rows (see the header). */
+  stateFile(name: string): string {
+    return this.file(name).replace(/\.log$/, '.state');
+  }
+
+  /** A state file's text (CommitFile.text) for the commit whose record is `seq`. */
+  static stateText(state: StreamState): (seq: number) => string {
+    return (seq) => JSON.stringify({ seq, ...state });
+  }
+
+  private readState(file: string): StreamState {
+    try {
+      return JSON.parse(fs.readFileSync(file.replace(/\.log$/, '.state'), 'utf8')) as StreamState;
+    } catch {
+      return {};
+    }
   }
 
   /**
@@ -101,10 +132,23 @@ export class StreamLog {
         }
         pos = nl + 1;
       }
-      if (s) {
+      const state = this.readState(file);
+      if (s && state.flushed !== undefined && state.flushed > s.flushed) {
+        s.held.splice(0, state.flushed - s.flushed);
+        s.flushed = state.flushed;
+      }
+      if (s && state.committed === undefined) {
         out.push(s);
         this.resume.set(file, pos);
-      } else fs.rmSync(file, { force: true });
+      } else {
+        // Never created, or committed (its log was to go with the commit).
+        fs.rmSync(file, { force: true });
+        fs.rmSync(file.replace(/\.log$/, '.state'), { force: true });
+      }
+    }
+    // State files whose log is gone (a start-up redid the commit's write of them).
+    for (const f of fs.readdirSync(this.dir)) {
+      if (f.endsWith('.state') && !fs.existsSync(path.join(this.dir, f.replace(/\.state$/, '.log')))) fs.rmSync(path.join(this.dir, f), { force: true });
     }
     return out;
   }
@@ -150,5 +194,6 @@ export class StreamLog {
     this.resume.delete(file);
     await (await w?.catch(() => undefined))?.discard();
     await fsp.rm(file, { force: true });
+    await fsp.rm(this.stateFile(name), { force: true });
   }
 }
