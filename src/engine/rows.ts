@@ -2,7 +2,7 @@
 import { invalid, notFound } from '../storage/errors.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { CommitFile, Storage } from '../storage/store.js';
-import type { TableData } from '../storage/table-data.js';
+import type { Mark, TableData } from '../storage/table-data.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
 import { convertRows, keptBatch, type CellError, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
@@ -108,6 +108,8 @@ export interface InsertRowsArgs {
   readonly skipInvalidRows: boolean;
   readonly ignoreUnknownValues: boolean;
   readonly templateSuffix: string;
+  /** A mark the table keeps with these rows (TableData.append): a Storage Write stream's offset. */
+  readonly mark?: Mark;
 }
 
 /** The request's rows (JSON text or UTF-8 bytes) parsed: the generic path. */
@@ -269,10 +271,10 @@ export class RowService {
       // read. Converting them again gives the same rows: nothing was dropped,
       // and conversion depends on the bytes and the columns only.
       const all = keep.length === n;
-      if (all && typeof rows !== 'string') await data.appendRequestRows(rows, n, rowsMaker(columns));
+      if (all && typeof rows !== 'string') await data.appendRequestRows(rows, n, rowsMaker(columns), a.mark);
       else {
         const batch = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1, rejectUnknown }));
-        await data.append(batch, all && typeof rows === 'string' ? rows : undefined);
+        await data.append(batch, all && typeof rows === 'string' ? rows : undefined, a.mark);
       }
       this.dedup.remember(tableKey, newIds, now);
     }

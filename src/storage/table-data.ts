@@ -63,6 +63,8 @@ interface Sidecar {
   readonly historyFromMs?: number;
   /** The catalog.log record of the multi-table commit that last wrote this sidecar whole (0: none; see Storage.redoSidecars). */
   readonly seq?: number;
+  /** Writers' marks (TableData.append) of WAL records up to flushedLsn, by key. */
+  readonly marks?: Readonly<Record<string, number>>;
 }
 
 /** The table's storage was replaced or dropped: a write retries on the table that now has the name (Storage.writeRows). */
@@ -87,6 +89,9 @@ interface SidecarChange {
  */
 export type NewRows = readonly Batch[] | AsyncIterable<Batch> | StagedRows;
 
+/** A writer's [key, value] kept with the rows of one append (TableData.append). */
+export type Mark = readonly [string, number];
+
 /** Rows written ahead of their commit (TableData.prepare). */
 export interface PreparedRows {
   readonly td: TableData;
@@ -109,6 +114,9 @@ export interface CommitPlan {
 }
 
 const EMPTY_SIDECAR: Sidecar = { version: 1, columns: [], fragments: [], flushedLsn: 0, modifiedMs: 0 };
+
+/** Marks kept per table (the most recent ones; see TableData.append). */
+const MAX_MARKS = 1000;
 
 /** Compaction thresholds: the WAL is folded into a fragment past either bound, or when idle. */
 export const COMPACT_WAL_BYTES = Number(process.env.WAREHOUSE_COMPACT_WAL_BYTES) || 32 * 1024 * 1024;
@@ -206,6 +214,8 @@ export function pruneVersions(versions: readonly Version[], now: number, retenti
 export class TableData {
   private columns: readonly Column[];
   private sidecar: Sidecar = EMPTY_SIDECAR;
+  /** Writers' marks by key, most recent last, with the WAL record that set each (see append). */
+  private marks = new Map<string, { value: number; lsn: number }>();
   /** The table's rows: file segments (the sidecar's fragments, in order), then memory segments (the WAL's records). */
   private segments: Segment[] = [];
   /** Index of the first segment not yet in a fragment (all before it are file segments). */
@@ -333,13 +343,16 @@ export class TableData {
     const versions: Version[] = sc.versions ? sc.versions.map((v) => [...v] as const) : [[0, fragmentRows]];
     const deletes = [...(sc.deletes ?? [])];
     const deleteLsns = deletes.map(() => 0);
+    this.marks = new Map();
+    for (const [k, v] of Object.entries(sc.marks ?? {})) this.setMark(k, v, 0);
     const scan = readWalSync(this.walFile);
     let maxLsn = sc.flushedLsn;
     let rows = fragmentRows;
     for (const r of scan.records) {
       if (r.lsn <= sc.flushedLsn) continue;
-      const { batch, ms } = this.decodeRecord(r.body, r.rowCount);
+      const { batch, ms, mark } = this.decodeRecord(r.body, r.rowCount);
       if (batch.length > 0) segments.push({ kind: 'mem', batch });
+      if (mark) this.setMark(mark[0], mark[1], r.lsn);
       for (const d of recordDeletes(r.body)) {
         deletes.push(d);
         deleteLsns.push(r.lsn);
@@ -372,17 +385,17 @@ export class TableData {
   }
 
   /** A WAL record's rows and commit time (`t`, absent in records from before versioned history). */
-  private decodeRecord(body: Buffer, rowCount: number): { batch: Batch; ms: number | undefined } {
-    const rec = JSON.parse(body.toString('utf8')) as { n: string[]; t?: number; c?: Stored[][]; r?: { json?: unknown }[] };
-    if (rowCount === 0) return { batch: { length: 0, columns: [] }, ms: rec.t };
-    if (rec.r) return { batch: rowsToBatch(this.columns, new Set(rec.n.map((n) => n.toLowerCase())), rec.r), ms: rec.t };
+  private decodeRecord(body: Buffer, rowCount: number): { batch: Batch; ms: number | undefined; mark: Mark | undefined } {
+    const rec = JSON.parse(body.toString('utf8')) as { n: string[]; t?: number; m?: Mark; c?: Stored[][]; r?: { json?: unknown }[] };
+    if (rowCount === 0) return { batch: { length: 0, columns: [] }, ms: rec.t, mark: rec.m };
+    if (rec.r) return { batch: rowsToBatch(this.columns, new Set(rec.n.map((n) => n.toLowerCase())), rec.r), ms: rec.t, mark: rec.m };
     const byName = new Map<string, number>();
     rec.n.forEach((n, i) => byName.set(n.toLowerCase(), i));
     const columns = this.columns.map((c) => {
       const i = byName.get(c.name.toLowerCase());
       return i === undefined ? nullVector(c.type, rowCount) : storedToVector(c.type, rec.c![i]!);
     });
-    return { batch: { length: rowCount, columns }, ms: rec.t };
+    return { batch: { length: rowCount, columns }, ms: rec.t, mark: rec.m };
   }
 
   /** Records that the table holds `rows` rows from now on; returns the version's time (never before the previous one). */
@@ -504,19 +517,32 @@ export class TableData {
    * WAL record is written (and synced, in 'always' mode; see wal.ts).
    * `rawRows`: the insertAll `rows` JSON text the batch was converted from;
    * logged as is (cheaper than re-encoding the columns) and converted again
-   * on replay.
+   * on replay. `mark`: a writer's [key, value] recorded in the same WAL
+   * record, so that what it says survives exactly when the rows do (the
+   * Storage Write API's offsets: markOf).
    */
-  async append(batch: Batch, rawRows?: string): Promise<void> {
+  async append(batch: Batch, rawRows?: string, mark?: Mark): Promise<void> {
     if (batch.length === 0) return;
     this.checkWritable();
     await this.load();
-    if (batch.length >= BULK_ROWS && rawRows === undefined) {
+    if (batch.length >= BULK_ROWS && rawRows === undefined && !mark) {
       // Bulk appends (CTAS, INSERT ... SELECT, loads) go straight to fragments:
       // logging them first would encode every row twice.
       await this.commit(await this.prepare(null, [batch]));
       return;
     }
-    await this.logged(batch.length, rawRows ?? batch, () => batch);
+    await this.logged(batch.length, rawRows ?? batch, () => batch, mark);
+  }
+
+  /** The value of the last mark with `key` (see append; kept across a truncation of the rows); undefined when none. */
+  markOf(key: string): number | undefined {
+    return this.marks.get(key)?.value;
+  }
+
+  private setMark(key: string, value: number, lsn: number): void {
+    this.marks.delete(key); // most recent last
+    this.marks.set(key, { value, lsn });
+    if (this.marks.size > MAX_MARKS) this.marks.delete(this.marks.keys().next().value!);
   }
 
   /**
@@ -528,11 +554,11 @@ export class TableData {
    * streamed rows survived every young-generation collection, and copying
    * them there cost an insert stream a third of the engine's CPU.
    */
-  async appendRequestRows(rows: Uint8Array, n: number, make: (rows: Buffer) => Batch): Promise<void> {
+  async appendRequestRows(rows: Uint8Array, n: number, make: (rows: Buffer) => Batch, mark?: Mark): Promise<void> {
     if (n === 0) return;
     this.checkWritable();
     await this.load();
-    await this.logged(n, rows, (wal, at) => heldInLog(wal, at, rows.length, n, make));
+    await this.logged(n, rows, (wal, at) => heldInLog(wal, at, rows.length, n, make), mark);
   }
 
   /**
@@ -540,7 +566,7 @@ export class TableData {
    * text or bytes), then adds the batch `chunk` gives for it (`at`: where the
    * content's JSON starts in the log).
    */
-  private async logged(n: number, content: Batch | string | Uint8Array, chunk: (wal: WalWriter, at: number) => Batch): Promise<void> {
+  private async logged(n: number, content: Batch | string | Uint8Array, chunk: (wal: WalWriter, at: number) => Batch, mark?: Mark): Promise<void> {
     await this.gate.runShared(async () => {
       // Retired while this waited for the gate: the rows go to the table that has the name now.
       this.checkWritable();
@@ -549,10 +575,11 @@ export class TableData {
       const names = JSON.stringify(this.columns.map((c) => c.name));
       // `t`: the commit time, so that time travel survives a restart before compaction.
       const t = this.nextVersionMs();
-      const head = `{"n":${names},"t":${t},"${isRows(content) ? 'r' : 'c'}":`;
+      const head = `{"n":${names},"t":${t},${mark ? `"m":${JSON.stringify(mark)},` : ''}"${isRows(content) ? 'r' : 'c'}":`;
       const json = isRows(content) ? [head, content, '}'] : [head, JSON.stringify(content.columns.map(vectorToStored)), '}'];
       const at = await wal.append(encodeRecord(lsn, n, json));
       this.changing();
+      if (mark) this.setMark(mark[0], mark[1], lsn);
       this.segments.push({ kind: 'mem', batch: chunk(wal, at + RECORD_JSON_OFFSET + Buffer.byteLength(head)) });
       this.rows += n;
       this.noteVersion(this.rows, t);
@@ -643,6 +670,7 @@ export class TableData {
       past: kept,
       historyFromMs: historyFromMs || undefined,
       seq: this.sidecar.seq,
+      marks: this.marks.size > 0 ? Object.fromEntries([...this.marks].filter(([, m]) => m.lsn <= flushedLsn).map(([k, m]) => [k, m.value])) : undefined,
     };
     const live = new Set([...fragments, ...kept.flatMap((g) => g.fragments)].map((f) => f.file));
     // Files of expired generations, and of the current list that the new one drops (merged small fragments, a replace without history).

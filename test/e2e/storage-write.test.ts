@@ -181,6 +181,51 @@ describe('Storage Write API through the real managed writer', () => {
     }
   });
 
+  // A kill -9 after a COMMITTED stream's append reached the table's WAL and before the
+  // stream's own log line: the log is cut as such a crash leaves it, and the client's retry
+  // of that append (same offset) must find the offset taken, not write the rows again.
+  it('keeps a COMMITTED stream\'s offsets exact across a crash between the rows and the stream log', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wh-sw-'));
+    const streamsDir = join(dataDir, '_write_streams');
+    const clientOpts = (port: number) => ({ apiEndpoint: '127.0.0.1', port, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sw' }) as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0];
+    let e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
+    try {
+      const bq2 = new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() });
+      await bq2.createDataset('ds');
+      await bq2.query({ query: 'CREATE TABLE ds.t (id INT64)' });
+      let w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
+      const streamId = await w2.createWriteStream({ streamType: managedwriter.CommittedStream, destinationTable: 'projects/sw/datasets/ds/tables/t' });
+      const descriptor = adapt.convertStorageSchemaToProto2Descriptor((await w2.getWriteStream({ streamId, view: 'FULL' as never })).tableSchema!, 'root');
+      let jw = new managedwriter.JSONWriter({ connection: await w2.createStreamConnection({ streamId }), protoDescriptor: descriptor });
+      await jw.appendRows([{ id: 1 }, { id: 2 }], 0).getResult();
+      await jw.appendRows([{ id: 3 }], 2).getResult();
+      jw.close();
+      w2.close();
+      process.kill(-e2.proc.pid!, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 300));
+      const [log] = readdirSync(streamsDir).filter((f) => f.endsWith('.log'));
+      const lines = readFileSync(join(streamsDir, log!), 'utf8').split('\n').filter(Boolean);
+      expect(lines.at(-1)).toBe('{"append":1}');
+      writeFileSync(join(streamsDir, log!), lines.slice(0, -1).map((l) => l + '\n').join(''));
+      e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
+      w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
+      jw = new managedwriter.JSONWriter({ connection: await w2.createStreamConnection({ streamId }), protoDescriptor: descriptor });
+      const retry = await jw.appendRows([{ id: 3 }], 2).getResult().catch((e: unknown) => e);
+      expect(JSON.stringify(retry)).toMatch(/offset is within stream, expected offset 3/);
+      jw.close();
+      jw = new managedwriter.JSONWriter({ connection: await w2.createStreamConnection({ streamId }), protoDescriptor: descriptor });
+      expect(Number((await jw.appendRows([{ id: 4 }], 3).getResult()).appendResult?.offset?.value)).toBe(3);
+      jw.close();
+      expect(Number((await w2.finalizeWriteStream({ name: streamId })).rowCount)).toBe(4);
+      w2.close();
+      const [r] = await new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() }).query({ query: 'SELECT id FROM ds.t ORDER BY id' });
+      expect(r).toEqual([1, 2, 3, 4].map((id) => ({ id })));
+    } finally {
+      await e2.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('answers NOT_FOUND for a stream of a missing table', async () => {
     await expect(writer.getWriteStream({ streamId: 'projects/sw/datasets/ds/tables/nope/streams/_default' })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
   });

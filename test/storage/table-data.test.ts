@@ -77,6 +77,35 @@ function norm(v: Value): unknown {
 }
 
 describe('TableData', () => {
+  it('keeps a writer\'s marks with their rows: through WAL replay, a fold and a truncation', async () => {
+    const dir = tempDir();
+    const cols: Column[] = [restFieldToColumn({ name: 'i', type: 'INT64' })];
+    const rows = (...v: number[]): Batch => ({ length: v.length, columns: [vectorFromValues(cols[0]!.type, v.map(BigInt))] });
+    const td = new TableData(dir, 't', cols);
+    await td.load();
+    await td.append(rows(1, 2), undefined, ['s1', 2]);
+    await td.append(rows(3), undefined, ['s1', 3]);
+    await td.append(rows(4), undefined, ['s2', 1]);
+    expect([td.markOf('s1'), td.markOf('s2'), td.markOf('s3')]).toEqual([3, 1, undefined]);
+    await td.close();
+    const td2 = new TableData(dir, 't', cols);
+    await td2.load();
+    expect([td2.markOf('s1'), td2.markOf('s2')]).toEqual([3, 1]);
+    await td2.compact();
+    await td2.append(rows(5), undefined, ['s2', 2]);
+    await td2.close();
+    const td3 = new TableData(dir, 't', cols);
+    await td3.load();
+    expect([td3.markOf('s1'), td3.markOf('s2')]).toEqual([3, 2]);
+    // A truncation removes rows, not what a stream has written: its offsets stay taken.
+    await td3.replace([]);
+    await td3.close();
+    const td4 = new TableData(dir, 't', cols);
+    await td4.load();
+    expect([td4.markOf('s1'), td4.markOf('s2'), td4.rowCountSync()]).toEqual([3, 2, 0]);
+    await td4.close();
+  });
+
   it('round-trips every type through the WAL and through parquet', async () => {
     const dir = tempDir();
     const td = new TableData(dir, 't', columns);

@@ -10,9 +10,9 @@
 // logged before an append is acknowledged (stream-log.ts; under the same sync
 // policy as the table WALs, --sync-writes included), so both survive kill -9.
 // Commits and flushes move a stream's rows into its table in one table
-// commit with the stream's new state, so they happen once. A crash between a
-// COMMITTED stream's append and its log line can make a client's retry of
-// that append write it twice.
+// commit with the stream's new state, and a COMMITTED stream's append logs
+// its next offset with its rows in the table's WAL record (TableData marks),
+// so every acknowledged row is written once, whatever a crash interrupts.
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -26,6 +26,7 @@ import { decodeRows, RowDecodeError, type MessageDescriptor } from './proto-rows
 import { StreamLog } from './stream-log.js';
 import { KeyedMutex } from '../../storage/gate.js';
 import type { CommitFile } from '../../storage/store.js';
+import type { TableData } from '../../storage/table-data.js';
 
 type StreamType = 'COMMITTED' | 'PENDING' | 'BUFFERED';
 
@@ -165,13 +166,19 @@ export class StorageWriteService {
     };
   }
 
-  /** Writes JSON rows to the table through the durable insertAll path; returns row errors. */
-  private async insert(s: WriteStreamState, rows: Record<string, unknown>[]): Promise<{ index: number; message: string }[]> {
+  /**
+   * Writes a COMMITTED stream's JSON rows to the table through the durable
+   * insertAll path; returns row errors. A created stream's rows carry its
+   * next offset as the table's mark in the same WAL record, so the offset is
+   * known exactly when the rows are there (settle).
+   */
+  private async insert(s: WriteStreamState, rows: Record<string, unknown>[], isDefault: boolean): Promise<{ index: number; message: string }[]> {
     if (rows.length === 0) return [];
     const errs = await this.rows.insertRows({
       projectId: s.table.p, datasetId: s.table.d, tableId: s.table.t,
       rowsJson: JSON.stringify(rows.map((json) => ({ json }))),
       skipInvalidRows: false, ignoreUnknownValues: false, templateSuffix: '',
+      ...(isDefault ? {} : { mark: [s.name, s.rowCount + rows.length] as const }),
     });
     if (errs === '') return [];
     const parsed = JSON.parse(errs) as { index: number; errors: { reason: string; message: string }[] }[];
@@ -215,15 +222,14 @@ export class StorageWriteService {
     if (s.finalized) return status(grpc.status.INVALID_ARGUMENT, `Stream is finalized: ${streamName}`);
     if (s.committed !== null && s.type !== 'COMMITTED') return status(grpc.status.INVALID_ARGUMENT, `Stream is already committed: ${streamName}`);
     const isDefault = streamName.endsWith('/streams/_default');
+    if (!this.storage.getTable(s.table.p, s.table.d, s.table.t)) return status(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: projects/${s.table.p}/datasets/${s.table.d}/tables/${s.table.t}`);
+    const td = await this.settle(s);
     const offset = req.offset ? req.offset.value : null;
     if (offset !== null) {
       if (isDefault) return status(grpc.status.INVALID_ARGUMENT, 'The offset is not supported on the default stream');
       if (offset < s.rowCount) return status(grpc.status.ALREADY_EXISTS, `The offset is within stream, expected offset ${s.rowCount}, received ${offset}`);
       if (offset > s.rowCount) return status(grpc.status.OUT_OF_RANGE, `The offset is beyond stream, expected offset ${s.rowCount}, received ${offset}`);
     }
-    if (!this.storage.getTable(s.table.p, s.table.d, s.table.t)) return status(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: projects/${s.table.p}/datasets/${s.table.d}/tables/${s.table.t}`);
-    const td = this.storage.tableData(s.table.p, s.table.d, s.table.t);
-    await td.load();
     let decoded;
     try {
       decoded = decodeRows(req.protoRows?.rows?.serializedRows ?? [], schema, td.schema);
@@ -232,7 +238,7 @@ export class StorageWriteService {
       throw e;
     }
     let rowErrors = decoded.errors;
-    if (rowErrors.length === 0 && s.type === 'COMMITTED') rowErrors = await this.insert(s, decoded.rows);
+    if (rowErrors.length === 0 && s.type === 'COMMITTED') rowErrors = await this.insert(s, decoded.rows, isDefault);
     if (rowErrors.length > 0) {
       // The whole request is rejected; nothing of it is written.
       return {
@@ -248,9 +254,23 @@ export class StorageWriteService {
     return { appendResult: isDefault ? {} : { offset: { value: start } }, writeStream: streamName };
   }
 
+  /**
+   * The stream's table, loaded; a COMMITTED stream's row count caught up
+   * with its mark there (a crash after an append's rows were logged and
+   * before the stream's own log line: the append happened, and a retry of
+   * it must find its offset taken).
+   */
+  private async settle(s: WriteStreamState): Promise<TableData> {
+    const td = this.storage.tableData(s.table.p, s.table.d, s.table.t);
+    await td.load();
+    if (s.type === 'COMMITTED') s.rowCount = Math.max(s.rowCount, td.markOf(s.name) ?? 0);
+    return td;
+  }
+
   private async finalize(name: string): Promise<unknown> {
     const s = this.stream(name);
     if (name.endsWith('/streams/_default')) throw invalid('FinalizeWriteStream is not supported on the default stream');
+    if (this.storage.getTable(s.table.p, s.table.d, s.table.t)) await this.settle(s);
     if (!s.finalized) {
       await this.log.write(name, { finalized: true });
       s.finalized = true;
