@@ -4,6 +4,8 @@
 # here is what `npx warehouse-emulator` runs. linux/amd64 only (spec §1.4.1).
 #   docker build --platform linux/amd64 -t warehouse-emulator .
 #   docker run --rm -p 9050:9050 -p 9060:9060 warehouse-emulator [gateway flags...]
+# Local files for load/extract jobs, LOAD DATA and friends: /data (the entrypoint's
+# --local-files default), e.g. -v "$PWD/fixtures:/data", then file:///data/x.csv.
 
 FROM --platform=linux/amd64 node:20.20-bookworm-slim AS pack
 WORKDIR /src
@@ -33,8 +35,8 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && rm /tmp/warehouse-emulator.tgz \
     && npm cache clean --force \
-    && mkdir -p /var/lib/warehouse-emulator \
-    && chown node:node /var/lib/warehouse-emulator
+    && mkdir -p /var/lib/warehouse-emulator /data \
+    && chown node:node /var/lib/warehouse-emulator /data
 COPY docker/seed/public.yaml /usr/local/share/warehouse-emulator/seed/public.yaml
 COPY scripts/smoke.mjs /usr/local/share/warehouse-emulator/smoke.mjs
 COPY docker/entrypoint.sh /usr/local/bin/warehouse-emulator-entrypoint

@@ -32,6 +32,8 @@ export interface EmulatorOptions {
   grpcPort?: number;
   /** Acknowledge inserts only after fdatasync (`--sync-writes`). */
   syncWrites?: boolean;
+  /** Directories local `file://` and absolute paths in loads, extracts, LOAD DATA, EXPORT DATA, external tables and UDF libraries are confined to (`--local-files`); default: any path on a loopback host, none on another. */
+  localFiles?: string[];
   /** Further gateway flags, as on the command line. */
   args?: string[];
   /** Environment of the emulator processes (added to this process's). */
@@ -84,6 +86,7 @@ function flags(o: EmulatorOptions, dataDir: string, projectId: string): string[]
   if (o.dataset) a.push(`--dataset=${o.dataset}`);
   if (o.defaultDatasetLocation) a.push(`--default-dataset-location=${o.defaultDatasetLocation}`);
   if (o.syncWrites) a.push('--sync-writes');
+  if (o.localFiles?.length) a.push(`--local-files=${o.localFiles.join(',')}`);
   return [...a, ...(o.args ?? [])];
 }
 

@@ -1,6 +1,6 @@
 // Engine process entry: `node dist/engine.js --grpc-port N --data-dir DIR
 // [--host H] [--default-location L] [--project-id P] [--dataset D] [--sync-writes]
-// [--enable-python-udfs] [--memory-limit SIZE]
+// [--enable-python-udfs] [--memory-limit SIZE] [--local-files DIRS | --no-local-files]
 // [--grpc-socket PATH] [--local-socket PATH]`.
 // Locks the data dir, opens the catalog (rows load lazily), serves gRPC and
 // prints `engine serving on <port>`; SIGTERM/SIGINT fold WALs and exit.
@@ -12,6 +12,7 @@ import { DataDirLockedError } from '../storage/lock.js';
 import { Storage } from '../storage/store.js';
 import { chunkCache } from '../storage/chunk-cache.js';
 import { enablePythonUdfs, pythonUdfsEnvEnabled } from '../udf/python.js';
+import { envDirs, policyFor, setLocalFilesPolicy, splitDirs } from '../io/local-access.js';
 import { engineHandlers, findProto, loadEngineService, toServiceError, tuneServer } from './service.js';
 import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
@@ -40,6 +41,8 @@ interface Flags {
   enablePythonUdfs: boolean;
   /** Budget of decoded table data in bytes (the chunk cache); 0: its default. */
   memoryLimit: number;
+  /** --local-files directories (undefined: none given, the environment's or the default for the host); [] after --no-local-files. */
+  localFiles: string[] | undefined;
 }
 
 /** Bytes of a size like 2GB, 512MB, 1.5G or 1048576. */
@@ -63,6 +66,7 @@ function parseFlags(argv: readonly string[]): Flags {
     syncWrites: /^(1|true|yes|on)$/i.test(process.env.WAREHOUSE_EMULATOR_SYNC_WRITES || process.env.BIGQUERY_EMULATOR_SYNC_WRITES || ''),
     enablePythonUdfs: pythonUdfsEnvEnabled(),
     memoryLimit: 0,
+    localFiles: undefined,
   };
   const envLimit = process.env.WAREHOUSE_EMULATOR_MEMORY_LIMIT || process.env.BIGQUERY_EMULATOR_MEMORY_LIMIT;
   if (envLimit) f.memoryLimit = parseMemorySize(envLimit);
@@ -120,6 +124,12 @@ function parseFlags(argv: readonly string[]): Flags {
         break;
       case 'memory-limit':
         f.memoryLimit = parseMemorySize(take());
+        break;
+      case 'local-files':
+        f.localFiles = [...(f.localFiles ?? []), ...splitDirs([take()])];
+        break;
+      case 'no-local-files':
+        f.localFiles = [];
         break;
       default:
         throw new Error(`unknown flag ${argv[i]}`);
@@ -323,6 +333,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   enablePythonUdfs(flags.enablePythonUdfs);
+  const dirs = flags.localFiles ?? envDirs();
+  // --no-local-files refuses every path, whatever the host.
+  setLocalFilesPolicy(dirs?.length === 0 && flags.localFiles ? { mode: 'none' } : policyFor(dirs, flags.host), [path.join(path.resolve(flags.dataDir), '.uploads')]);
   let storage: Storage;
   try {
     if (flags.memoryLimit > 0) chunkCache.budget = flags.memoryLimit;

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
+import { envDirs, splitDirs } from '../io/local-access.js';
 import { packageRoot } from './paths.js';
 
 export interface GatewayConfig {
@@ -38,6 +39,8 @@ export interface GatewayConfig {
   enablePythonUdfs: boolean;
   /** --memory-limit as given ('' = the engine's default). */
   memoryLimit: string;
+  /** --local-files directories (or the environment's); undefined: none given (io/local-access.ts decides by listenHost). */
+  localFiles: string[] | undefined;
   warnings: string[];
 }
 
@@ -80,6 +83,7 @@ const FLAGS: FlagSpec[] = [
   { name: 'enable-python-udfs', aliases: [], kind: 'bool', description: 'Run LANGUAGE python UDFs: their code runs in python3 on this host with the emulator\'s rights; off, calls fail (CREATE still works) (env WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS / BIGQUERY_EMULATOR_ENABLE_PYTHON_UDFS)', defaultText: 'false' },
   { name: 'memory-limit', aliases: [], kind: 'string', description: 'Memory for decoded table data the engine keeps (bytes, or with KB/MB/GB); tables larger than it are read from disk a row group at a time (env WAREHOUSE_EMULATOR_MEMORY_LIMIT / BIGQUERY_EMULATOR_MEMORY_LIMIT)', defaultText: 'a quarter of the machine\'s memory, at least 256MB' },
   { name: 'seed-data-file', aliases: ['seed-yaml', 'data-from-yaml'], kind: 'list', description: 'YAML seed file; repeatable' },
+  { name: 'local-files', aliases: [], kind: 'list', description: 'Directories (comma-separated; repeatable) that load/extract jobs, LOAD DATA, EXPORT DATA, external tables and JavaScript UDF libraries may read and write as file:// or absolute paths; paths are resolved with realpath, so symlinks and .. cannot leave them (env WAREHOUSE_EMULATOR_LOCAL_FILES / BIGQUERY_EMULATOR_LOCAL_FILES)', defaultText: 'any path when listening on loopback only, none otherwise' },
 ];
 
 /** Every accepted spelling (without --) -> canonical name. */
@@ -190,7 +194,7 @@ function buildCommand(): Command {
         opt = new Option(`--${f.name} <port>`, desc).argParser(parsePort(f.name));
         break;
       case 'list':
-        opt = new Option(`--${f.name} <file>`, desc).argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
+        opt = new Option(`--${f.name} <${f.name === 'local-files' ? 'dirs' : 'file'}>`, desc).argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
         break;
       default:
         opt = new Option(`--${f.name} <value>`, desc);
@@ -278,8 +282,15 @@ export function parseCli(args: readonly string[], env: NodeJS.ProcessEnv = proce
     console: bool('console', true),
     enablePythonUdfs: bool('enablePythonUdfs', /^(1|true|yes|on)$/i.test(firstEnv('WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS', 'BIGQUERY_EMULATOR_ENABLE_PYTHON_UDFS') ?? '')),
     memoryLimit: memoryLimitOf(str('memoryLimit') || firstEnv('WAREHOUSE_EMULATOR_MEMORY_LIMIT', 'BIGQUERY_EMULATOR_MEMORY_LIMIT') || ''),
+    localFiles: localFilesOf(o['localFiles'], env),
     warnings,
   };
+}
+
+/** --local-files values split at commas, else the environment's; undefined when neither names a directory. */
+function localFilesOf(flag: unknown, env: NodeJS.ProcessEnv): string[] | undefined {
+  const dirs = Array.isArray(flag) ? splitDirs(flag as string[]) : envDirs(env);
+  return dirs?.length ? dirs : undefined;
 }
 
 /** A memory size as the engine takes it: bytes, or a number with KB/MB/GB (powers of 1024); '' stays the default. */

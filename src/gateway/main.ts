@@ -1,7 +1,7 @@
 // Gateway entry: parse the command line, prepare the data dir, start (or find)
 // the engine, apply seeds, and only then accept public HTTP traffic.
 import { existsSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 //
 // Start-up order is tuned for time to healthy: only light modules are loaded
@@ -9,6 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 // protobuf and Fastify are imported (dynamically, below), so the engine boots
 // while the gateway loads and builds its HTTP app.
 import { ensureDirSync } from '../storage/fsutil.js';
+import { describePolicy, policyFor, setLocalFilesPolicy } from '../io/local-access.js';
 import { CliExit, parseCli, type GatewayConfig } from './cli.js';
 import { applyInitialDataDir, applySeedFiles, strayDbWarning } from './seed.js';
 import type { EngineConnection } from './engine-local.js';
@@ -50,6 +51,10 @@ async function run(config: GatewayConfig): Promise<void> {
     log(`error: --engine-binary ${config.engineBinary}: no such file`);
     process.exit(1);
   }
+  // Both processes read and write the local paths clients name: one policy for both (io/local-access.ts).
+  const localFiles = policyFor(config.localFiles, config.listenHost);
+  setLocalFilesPolicy(localFiles, [join(dataDir, '.uploads')]);
+  log(describePolicy(localFiles));
   const started = Date.now();
   const supervisor = new EngineSupervisor(
     {
@@ -64,6 +69,7 @@ async function run(config: GatewayConfig): Promise<void> {
       syncWrites: config.syncWrites,
       enablePythonUdfs: config.enablePythonUdfs,
       memoryLimit: config.memoryLimit,
+      localFiles,
       log,
       debug,
     },

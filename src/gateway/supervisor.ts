@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LocalFilesPolicy } from '../io/local-access.js';
 import type { EngineConnection } from './engine-local.js';
 import { packageRoot } from './paths.js';
 
@@ -25,6 +26,8 @@ export interface SupervisorOptions {
   memoryLimit?: string;
   /** Passed on as --enable-python-udfs. */
   enablePythonUdfs?: boolean;
+  /** Passed on as --local-files=DIRS or --no-local-files (absent, or any path: the engine's default for its host). */
+  localFiles?: LocalFilesPolicy;
   log: (msg: string) => void;
   debug: (msg: string) => void;
 }
@@ -208,6 +211,9 @@ export class EngineSupervisor {
     if (this.opts.syncWrites) args.push('--sync-writes');
     if (this.opts.enablePythonUdfs) args.push('--enable-python-udfs');
     if (this.opts.memoryLimit) args.push(`--memory-limit=${this.opts.memoryLimit}`);
+    const local = this.opts.localFiles;
+    if (local?.mode === 'dirs') args.push(`--local-files=${local.dirs.join(',')}`);
+    if (local?.mode === 'none') args.push('--no-local-files');
     // The project's own engine also serves on a Unix socket (cheaper than
     // loopback TCP per call); other engine binaries may not know the flag.
     if (this.opts.binary === undefined) args.push('--grpc-socket', this.socketPath(), '--local-socket', `${this.socketPath()}.local`);

@@ -2,11 +2,11 @@
 // engine types): the gateway maps them to its REST envelope, the engine to a
 // QueryError, each keeping code, reason and message.
 
-export type IoReason = 'invalid' | 'notFound' | 'notImplemented';
+export type IoReason = 'invalid' | 'notFound' | 'notImplemented' | 'accessDenied';
 
 export class IoError extends Error {
   constructor(
-    readonly code: 400 | 404 | 501,
+    readonly code: 400 | 403 | 404 | 501,
     readonly reason: IoReason,
     message: string,
   ) {

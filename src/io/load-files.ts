@@ -19,6 +19,7 @@ import { scanNdjson } from '../storage/insert-scan.js';
 import { CsvParser, csvSchema, leadingRows, type CsvCell } from './csv.js';
 import { byteScannable, CsvCells, C_NULL, C_PLAIN, kindOf, scanCsv, setPlain } from './csv-bytes.js';
 import { ioInvalid, type Json } from './errors.js';
+import { checkLocalPath } from './local-access.js';
 import { convertValue, fileRangeBuffer, microsIso, parquetFileSchema, stripped, unreadable, type ParquetField } from './parquet.js';
 import { flatColumns, RowGroupDecoder, type GroupColumns, type GroupRequest } from './parquet-pages.js';
 import type { FileMetaData } from 'hyparquet';
@@ -104,17 +105,20 @@ const CHUNK_RECORDS = 32_768;
  * chunks of `columns`. CSV needs `fields`: its columns in file order (names
  * matched to `columns`) and `opts.skipLeadingRows` as the load applies it
  * (autodetect's header included). Errors that stop a load (unreadable
- * files, JSON that does not parse) are IoErrors.
+ * files, JSON that does not parse, a path the local-files policy refuses)
+ * are IoErrors, thrown by the first next().
  */
-export function loadFileChunks(file: LoadFile, format: string, opts: ReadOptions, fields: readonly RestField[] | undefined, columns: readonly Column[]): AsyncGenerator<LoadChunk> {
+export async function* loadFileChunks(named: LoadFile, format: string, opts: ReadOptions, fields: readonly RestField[] | undefined, columns: readonly Column[]): AsyncGenerator<LoadChunk> {
+  // The engine checks the path itself: its gRPC port may be reachable without the gateway.
+  const file = { ...named, path: checkLocalPath(named.path, named.uri) };
   switch (format) {
     case 'CSV':
       if (!fields) throw ioInvalid('No schema specified on job or table.');
-      return csvChunks(file, opts, fields, columns);
+      return yield* csvChunks(file, opts, fields, columns);
     case 'NEWLINE_DELIMITED_JSON':
-      return ndjsonChunks(file, columns);
+      return yield* ndjsonChunks(file, columns);
     case 'PARQUET':
-      return parquetChunks(file, opts, columns);
+      return yield* parquetChunks(file, opts, columns);
     default:
       throw ioInvalid(`Source format ${format} is not read from files by the engine`);
   }

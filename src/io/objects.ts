@@ -7,6 +7,7 @@ import { ensureDir } from '../storage/fsutil.js';
 import { basename, dirname } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { IoError, ioInvalid, ioNotFound } from './errors.js';
+import { checkLocalPath } from './local-access.js';
 
 export interface SourceFile {
   uri: string;
@@ -46,7 +47,7 @@ function split(uri: string, scheme: string): { bucket: string; key: string } {
   return { bucket: rest.slice(0, slash), key: rest.slice(slash + 1) };
 }
 
-/** A local path named by `file://...` or an absolute path; undefined for other schemes. */
+/** A local path named by `file://...` or an absolute path; undefined for other schemes. Readers and writers check it with checkLocalPath (local-access.ts). */
 export function localPath(uri: string): string | undefined {
   if (uri.startsWith('file://')) return decodeURIComponent(uri.slice('file://'.length));
   return uri.startsWith('/') ? uri : undefined;
@@ -154,9 +155,10 @@ export function missingEndpoint(uri: string): string | undefined {
  * the file name matches several, sorted); undefined for other schemes.
  */
 export async function localFiles(uri: string): Promise<string[] | undefined> {
-  const path = localPath(uri);
-  if (path === undefined) return undefined;
-  if (!path.includes('*')) {
+  const named = localPath(uri);
+  if (named === undefined) return undefined;
+  if (!named.includes('*')) {
+    const path = checkLocalPath(named, uri);
     try {
       if ((await stat(path)).isFile()) return [path];
     } catch {
@@ -164,11 +166,12 @@ export async function localFiles(uri: string): Promise<string[] | undefined> {
     }
     throw ioNotFound(`Not found: URI ${uri}`);
   }
-  const dir = dirname(path);
-  const re = globToRegExp(basename(path));
+  const dir = checkLocalPath(dirname(named), uri);
+  const re = globToRegExp(basename(named));
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => re.test(n)).sort();
   if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
-  return names.map((n) => `${dir}/${n}`);
+  // A match may be a symlink out of the allowed directories.
+  return names.map((n) => checkLocalPath(`${dir}/${n}`, uri));
 }
 
 /** Expands one source URI (a `*` wildcard allowed in the object/file name) and reads every match. */
@@ -211,7 +214,7 @@ export async function destinationHasFiles(uri: string): Promise<boolean> {
   const path = localPath(uri);
   if (path !== undefined) {
     const re = globToRegExp(basename(path));
-    return (await readdir(dirname(path)).catch(() => [] as string[])).some((n) => re.test(n));
+    return (await readdir(checkLocalPath(dirname(path), uri)).catch(() => [] as string[])).some((n) => re.test(n));
   }
   const named = storeOf(uri);
   const ep = named?.store.endpoint();
@@ -230,8 +233,9 @@ export function maybeGunzip(data: Buffer): Buffer {
 }
 
 export async function writeDestination(uri: string, data: Buffer): Promise<void> {
-  const path = localPath(uri);
-  if (path !== undefined) {
+  const local = localPath(uri);
+  if (local !== undefined) {
+    const path = checkLocalPath(local, uri);
     try {
       await ensureDir(dirname(path));
       await writeFile(path, data);

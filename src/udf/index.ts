@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import type * as A from '../../grammar/ast.js';
 import type { CallExpr, Expr } from '../analyzer/resolved.js';
 import type { AggregateFunctionDef } from '../functions/registry.js';
+import { IoError } from '../io/errors.js';
+import { checkLocalPath } from '../io/local-access.js';
 import { localPath } from '../io/objects.js';
 import { QueryError } from '../planner/api.js';
 import type { SqlType } from '../types/types.js';
@@ -79,7 +81,7 @@ export function checkExternalFunction(udf: A.CreateFunctionStmt, params: readonl
 function readLibrary(uri: string): string {
   try {
     const local = localPath(uri);
-    if (local !== undefined) return fs.readFileSync(local, 'utf8');
+    if (local !== undefined) return fs.readFileSync(checkLocalPath(local, uri), 'utf8');
     if (uri.startsWith('gs://')) {
       const rest = uri.slice(5);
       const slash = rest.indexOf('/');
@@ -90,6 +92,7 @@ function readLibrary(uri: string): string {
       return runSync({ op: 'fetch', url }, udfTimeoutMs());
     }
   } catch (e) {
+    if (e instanceof IoError) throw new QueryError(e.message, e.reason, e.code);
     throw new QueryError(`Cannot read JavaScript library ${uri}: ${(e as Error).message}`, 'invalidQuery', 400);
   }
   throw new QueryError(`Invalid library URI ${uri}: expected gs://bucket/path or file://path`, 'invalidQuery', 400);

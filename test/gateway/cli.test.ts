@@ -40,6 +40,9 @@ describe('gateway command line', () => {
     expect(parseCli(['--enable_python_udfs'], {}).enablePythonUdfs).toBe(true);
     expect(parseCli([], { BIGQUERY_EMULATOR_ENABLE_PYTHON_UDFS: '1' }).enablePythonUdfs).toBe(true);
     expect(parseCli(['--enable-python-udfs=false'], { WAREHOUSE_EMULATOR_ENABLE_PYTHON_UDFS: 'true' }).enablePythonUdfs).toBe(false);
+    expect(d.localFiles).toBeUndefined();
+    expect(parseCli(['--local-files=/a,/b', '--local_files', '/c'], { WAREHOUSE_EMULATOR_LOCAL_FILES: '/w' }).localFiles).toEqual(['/a', '/b', '/c']);
+    expect(parseCli([], { BIGQUERY_EMULATOR_LOCAL_FILES: '/x, /y' }).localFiles).toEqual(['/x', '/y']);
   });
 
   it('maps --database to its parent directory with a deprecation warning', () => {

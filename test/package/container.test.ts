@@ -37,54 +37,67 @@ describe('docker/entrypoint.sh', () => {
   const host = '--hostname=0.0.0.0';
   const dir = `--data-dir=${DEFAULT_DIR}`;
   const seedFlag = `--seed-data-file=${seed}`;
+  const files = '--local-files=/data';
 
-  it('adds the three defaults in front of the caller flags', () => {
-    expect(argv([])).toEqual([host, dir, seedFlag]);
-    expect(argv(['--project-id=p', '--debug'])).toEqual([host, dir, seedFlag, '--project-id=p', '--debug']);
+  it('adds the four defaults in front of the caller flags', () => {
+    expect(argv([])).toEqual([host, dir, seedFlag, files]);
+    expect(argv(['--project-id=p', '--debug'])).toEqual([host, dir, seedFlag, files, '--project-id=p', '--debug']);
   });
 
   it.each([
     ['--hostname=127.0.0.1'], ['--hostname', '::'], ['--listen-host=x'], ['--listen-host', 'x'], ['--listen_host=x'], ['--listen_host', 'x'],
   ])('a host flag (%s) drops only the host default', (...flag) => {
-    expect(argv(flag)).toEqual([dir, seedFlag, ...flag]);
+    expect(argv(flag)).toEqual([dir, seedFlag, files, ...flag]);
   });
 
   it.each([
     ['--seed-data-file=/s.yaml'], ['--seed-data-file', '/s.yaml'], ['--seed_data_file=/s.yaml'], ['--seed-yaml=/s.yaml'],
     ['--seed_yaml', '/s.yaml'], ['--data-from-yaml=/s.yaml'], ['--data_from_yaml', '/s.yaml'],
   ])('a seed flag (%s) drops only the bundled seed', (...flag) => {
-    expect(argv(flag)).toEqual([host, dir, ...flag]);
+    expect(argv(flag)).toEqual([host, dir, files, ...flag]);
   });
 
   it.each([['--data-dir=/d'], ['--data-dir', '/d'], ['--data_dir=/d'], ['--data_dir', '/d'], ['--database=/d/old.db'], ['--database', '/d/old.db']])(
     'a data dir flag (%s) drops only the data dir default',
     (...flag) => {
-      expect(argv(flag)).toEqual([host, seedFlag, ...flag]);
+      expect(argv(flag)).toEqual([host, seedFlag, files, ...flag]);
     },
   );
 
   it('the data dir environment fallbacks count as passed', () => {
-    expect(argv([], { WAREHOUSE_EMULATOR_DATA_DIR: '/e' })).toEqual([host, seedFlag]);
-    expect(argv([], { BIGQUERY_EMULATOR_DATA_DIR: '/e' })).toEqual([host, seedFlag]);
-    expect(argv([], { WAREHOUSE_EMULATOR_DATA_DIR: '' })).toEqual([host, dir, seedFlag]);
+    expect(argv([], { WAREHOUSE_EMULATOR_DATA_DIR: '/e' })).toEqual([host, seedFlag, files]);
+    expect(argv([], { BIGQUERY_EMULATOR_DATA_DIR: '/e' })).toEqual([host, seedFlag, files]);
+    expect(argv([], { WAREHOUSE_EMULATOR_DATA_DIR: '' })).toEqual([host, dir, seedFlag, files]);
+  });
+
+  it.each([['--local-files=/in'], ['--local-files', '/in'], ['--local_files=/in,/out'], ['--local_files', '/in']])(
+    'a local files flag (%s) drops only the /data default',
+    (...flag) => {
+      expect(argv(flag)).toEqual([host, dir, seedFlag, ...flag]);
+    },
+  );
+
+  it('the local files environment fallbacks count as passed', () => {
+    expect(argv([], { WAREHOUSE_EMULATOR_LOCAL_FILES: '/in' })).toEqual([host, dir, seedFlag]);
+    expect(argv([], { BIGQUERY_EMULATOR_LOCAL_FILES: '/in' })).toEqual([host, dir, seedFlag]);
   });
 
   it('leaves the bundled seed out once the data dir in effect holds a catalog (seed rows are appended at every start)', () => {
     const used = join(work, 'used');
     mkdirSync(used, { recursive: true });
     writeFileSync(join(used, 'catalog.store'), '');
-    expect(argv(['--data-dir', used])).toEqual([host, '--data-dir', used]);
-    expect(argv([`--database=${used}/x.db`])).toEqual([host, `--database=${used}/x.db`]);
-    expect(argv([], { WAREHOUSE_EMULATOR_DATA_DIR: used })).toEqual([host]);
-    expect(argv(['--data-dir', join(work, 'fresh')])).toEqual([host, seedFlag, '--data-dir', join(work, 'fresh')]);
+    expect(argv(['--data-dir', used])).toEqual([host, files, '--data-dir', used]);
+    expect(argv([`--database=${used}/x.db`])).toEqual([host, files, `--database=${used}/x.db`]);
+    expect(argv([], { WAREHOUSE_EMULATOR_DATA_DIR: used })).toEqual([host, files]);
+    expect(argv(['--data-dir', join(work, 'fresh')])).toEqual([host, seedFlag, files, '--data-dir', join(work, 'fresh')]);
   });
 
   it('does not read flags after --', () => {
-    expect(argv(['--project-id=p', '--', '--data-dir=/x'])).toEqual([host, dir, seedFlag, '--project-id=p', '--', '--data-dir=/x']);
+    expect(argv(['--project-id=p', '--', '--data-dir=/x'])).toEqual([host, dir, seedFlag, files, '--project-id=p', '--', '--data-dir=/x']);
   });
 
   it('without the bundled file, no seed flag is invented', () => {
-    expect(argv([], { WAREHOUSE_EMULATOR_BUNDLED_SEED: join(work, 'missing.yaml') })).toEqual([host, dir]);
+    expect(argv([], { WAREHOUSE_EMULATOR_BUNDLED_SEED: join(work, 'missing.yaml') })).toEqual([host, dir, files]);
   });
 });
 

@@ -3,6 +3,7 @@
 // depend on the SQL engine. Load jobs are synchronous (spec §3.4): the insert
 // answers once the job is DONE; meanwhile jobs.get shows it RUNNING with its
 // statistics growing (ProgressSink).
+import { dirname } from 'node:path';
 import type { GatewayContext } from '../context.js';
 import type { TableRef } from '../engine-client.js';
 import { invalid, notImplemented, RestError, type ErrorInfo } from '../errors.js';
@@ -10,7 +11,8 @@ import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str,
 import { IoError } from '../../io/errors.js';
 import { delimiterOf } from '../../io/schema.js';
 import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../../io/formats.js';
-import { localFiles, missingEndpoint, readSources, writeDestination, type SourceFile } from '../../io/objects.js';
+import { localFiles, localPath, missingEndpoint, readSources, writeDestination, type SourceFile } from '../../io/objects.js';
+import { checkLocalPath } from '../../io/local-access.js';
 import { bufferSource, fileSource, streamRows, type ByteSource, type ReadProgress } from '../../io/stream.js';
 import { decodeRow } from '../../io/rows.js';
 import { loadSchema, type LoadFile } from '../../io/load-files.js';
@@ -445,6 +447,17 @@ export function checkDataJob(which: 'load' | 'copy' | 'extract', cfg: Json): voi
     for (const uri of urisOf(cfg['sourceUris'])) {
       const guidance = missingEndpoint(uri);
       if (guidance) throw invalid(guidance);
+    }
+  }
+  // A local path the --local-files policy refuses is a 403 now, not a failed job (the job checks again as it reads).
+  if (which !== 'copy') {
+    for (const uri of urisOf(cfg[which === 'load' ? 'sourceUris' : 'destinationUris'])) {
+      const local = localPath(uri);
+      try {
+        if (local !== undefined) checkLocalPath(local.includes('*') ? dirname(local) : local, uri);
+      } catch (e) {
+        throw rest(e);
+      }
     }
   }
   if (which === 'extract' && cfg['sourceModel'] !== undefined && cfg['sourceTable'] === undefined) {
