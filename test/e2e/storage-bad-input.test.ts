@@ -114,6 +114,11 @@ describe('bad input over the Storage gRPC APIs', () => {
     // A message field sent as a varint (this looped forever), and a type the schema does not have.
     await rowRefused('wire type of another type', appendRows(schema([{ name: 'r', number: 3, type: 'TYPE_MESSAGE', typeName: 'X' }], [{ name: 'X', field: [{ name: 'x', number: 1, type: 'TYPE_INT64' }] }]), [Buffer.from([0x18, 1])]));
     await rowRefused('unknown message type', appendRows(schema([{ name: 'r', number: 3, type: 'TYPE_MESSAGE', typeName: 'Nope' }]), [Buffer.from([0x1a, 0])]));
+    // A STRING field whose bytes are not UTF-8, and descriptors protobuf's own builder rejects.
+    const text = { name: 's', number: 2, type: 'TYPE_STRING' };
+    await rowRefused('string that is not UTF-8', appendRows(schema([id, text]), [Buffer.from([8, 7, 0x12, 2, 0xc3, 0x28])]));
+    await rowRefused('field number used twice', appendRows(schema([id, { ...text, number: 1 }]), [Buffer.from([8, 7])]));
+    await rowRefused('field name used twice', appendRows(schema([id, { ...id, number: 2 }]), [Buffer.from([8, 7])]));
     // A self-referencing descriptor and a row nested 5,000 levels deep in it.
     let deep = Buffer.from([8, 1]);
     for (let i = 0; i < 5000; i++) deep = Buffer.concat([Buffer.from([0x1a]), varint(deep.length), deep]);

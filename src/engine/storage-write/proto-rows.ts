@@ -118,6 +118,44 @@ function wireTypeOf(type: string): number {
   return 2;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A string field's text; bytes that are not UTF-8 are the row's error (the service never stores them). */
+function utf8Text(b: Uint8Array, field: string): string {
+  try {
+    return utf8.decode(b);
+  } catch {
+    throw new RowDecodeError(`Field ${field}: String field contains invalid UTF-8`);
+  }
+}
+
+const checked = new WeakSet<MessageDescriptor>();
+
+/**
+ * The writer schema must be a valid message descriptor (as protobuf's
+ * descriptor builder checks it): field numbers and names unique within a
+ * message, numbers positive. Checked once per descriptor.
+ */
+function checkDescriptor(desc: MessageDescriptor): void {
+  if (checked.has(desc)) return;
+  const visit = (m: MessageDescriptor, depth: number): void => {
+    if (depth > MAX_DEPTH) throw new RowDecodeError(`Invalid proto schema: message types nested more than ${MAX_DEPTH} levels deep`);
+    const numbers = new Map<number, string>();
+    const names = new Set<string>();
+    for (const f of m.field) {
+      if (names.has(f.name)) throw new RowDecodeError(`Invalid proto schema: "${m.name}.${f.name}" is already defined.`);
+      names.add(f.name);
+      if (!(f.number > 0)) throw new RowDecodeError(`Invalid proto schema: Field numbers must be positive integers (field "${f.name}" in "${m.name}").`);
+      const prev = numbers.get(f.number);
+      if (prev !== undefined) throw new RowDecodeError(`Invalid proto schema: Field number ${f.number} has already been used in "${m.name}" by field "${prev}".`);
+      numbers.set(f.number, f.name);
+    }
+    for (const n of m.nestedType) visit(n, depth + 1);
+  };
+  visit(desc, 0);
+  checked.add(desc);
+}
+
 /** Field values by field name; repeated fields as arrays. */
 type Decoded = Map<string, unknown>;
 
@@ -159,7 +197,7 @@ function decodeMessage(bytes: Uint8Array, desc: MessageDescriptor, root: Message
     if (f.type === 'TYPE_MESSAGE') {
       values = [decodeMessage(raw as Uint8Array, findNested(root, f.typeName), root, depth + 1)];
     } else if (f.type === 'TYPE_STRING') {
-      values = [Buffer.from(raw as Uint8Array).toString('utf8')];
+      values = [utf8Text(raw as Uint8Array, f.name)];
     } else if (f.type === 'TYPE_BYTES') {
       values = [raw];
     } else if (wt === 2 && wireTypeOf(f.type) !== 2) {
@@ -269,6 +307,7 @@ function structJson(columns: readonly { name: string; type: SqlType }[], m: Deco
 
 /** Decodes serialized rows into insertAll JSON rows for the table's columns; rows that do not fit are reported by index. */
 export function decodeRows(rows: readonly Uint8Array[], desc: MessageDescriptor, columns: readonly Column[]): { rows: Record<string, unknown>[]; errors: { index: number; message: string }[] } {
+  checkDescriptor(desc);
   const out: Record<string, unknown>[] = [];
   const errors: { index: number; message: string }[] = [];
   rows.forEach((b, index) => {
