@@ -18,7 +18,19 @@ import type { Batch } from '../types/vector.js';
 import { getValue } from '../types/vector.js';
 import type { TableId } from '../storage/api.js';
 
+/** The service's limit on a GoogleSQL text (1,024K characters, comments and white space included). */
+export const MAX_QUERY_CHARS = 1024 * 1024;
+
+/** Characters (code points) of `sql`, counted only when its UTF-16 length could pass the limit. */
+function tooLong(sql: string): boolean {
+  if (sql.length <= MAX_QUERY_CHARS) return false;
+  let n = 0;
+  for (const _ of sql) if (++n > MAX_QUERY_CHARS) return true;
+  return false;
+}
+
 export function parse(sql: string): A.Script {
+  if (tooLong(sql)) throw new QueryError('The query is too large. The maximum standard SQL query length is 1024.00K characters, including comments and white space characters.', 'invalid');
   try {
     return parseScript(sql);
   } catch (e) {

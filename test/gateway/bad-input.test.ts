@@ -78,6 +78,10 @@ describe('bad input gets the envelope, never a crash', () => {
     expectEnvelope(await query("SELECT PARSE_JSON(CONCAT(REPEAT('[', 10000), REPEAT(']', 10000)))"), 400, 'invalidQuery', /Max nesting of 500 has been exceeded/);
     expectEnvelope(await query("SELECT LENGTH(STRING_AGG(s)) FROM UNNEST(GENERATE_ARRAY(1, 3000)) AS i, (SELECT REPEAT('x', 1000000) AS s)"), 400, 'resourcesExceeded', 'Cannot query rows larger than 100MB limit.');
     expectEnvelope(await query(`SELECT ${'ABS('.repeat(5000)}1${')'.repeat(5000)}`), 400, 'invalidQuery', /too deeply nested/);
+    // The service's limit on the text: 1,024K characters (not UTF-16 units), comments included.
+    const tooLong = `SELECT 1 -- ${'x'.repeat(1024 * 1024)}`;
+    expectEnvelope(await query(tooLong), 400, 'invalid', 'The query is too large. The maximum standard SQL query length is 1024.00K characters, including comments and white space characters.');
+    expect((await query(`SELECT 1 -- ${'😀'.repeat(600_000)}`)).status).toBe(200);
     const r = await query("SELECT 'a-b' LIKE '%a-b%' AS l");
     expect(r.status).toBe(200);
     expect(r.body.rows).toEqual([{ f: [{ v: 'true' }] }]);
