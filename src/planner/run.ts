@@ -532,6 +532,13 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
 }
 
 /** CALL: runs the procedure body with its own variables; OUT/INOUT arguments (variables) receive the results. */
+/**
+ * CALLs running at once (a procedure calling itself without end). The
+ * service documents no figure; past this a script fails at once instead of
+ * growing until the memory guard stops it.
+ */
+const MAX_CALL_DEPTH = 1000;
+
 async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Promise<void> {
   if (splitPath(st.name).join('.').toUpperCase() === 'BQ.ABORT_SESSION') {
     // The system procedure that ends the session (its transaction rolls back, its temporary tables go).
@@ -558,6 +565,7 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
       bound.set(p.name.toLowerCase(), f && f.kind === 'literal' ? { type: t, value: f.value } : v);
     }
   }
+  if ((state.calls?.length ?? 0) >= MAX_CALL_DEPTH) throw new QueryError(`Procedure calls are nested more than ${MAX_CALL_DEPTH} levels deep`, 'resourcesExceeded');
   const saved = new Map(s.variables);
   // Statements of the body are child jobs too, their stack frames in the procedure's text.
   const outer = { calls: state.calls, procedure: state.procedure };

@@ -48,6 +48,17 @@ describe('script time limit', () => {
     });
   }
 
+  it('a procedure that calls itself without end fails at the call depth limit, at once', async () => {
+    process.env.WAREHOUSE_EMULATOR_SCRIPT_TIMEOUT_MS = '60000';
+    await run(h, 'CREATE OR REPLACE PROCEDURE ds.forever(n INT64) BEGIN CALL ds.forever(n + 1); END', { projectId: 'p' });
+    const e = await failure(run(h, 'CALL ds.forever(0)', { projectId: 'p' }));
+    expect([e.reason, e.message]).toEqual(['resourcesExceeded', 'Procedure calls are nested more than 1000 levels deep']);
+    // Deep but finite recursion still runs.
+    await run(h, 'CREATE OR REPLACE PROCEDURE ds.down(n INT64, OUT r INT64) BEGIN IF n = 0 THEN SET r = 0; ELSE CALL ds.down(n - 1, r); SET r = r + 1; END IF; END', { projectId: 'p' });
+    const r = await run(h, 'DECLARE r INT64; CALL ds.down(500, r); SELECT r', { projectId: 'p' });
+    expect(rowsOf(r)).toEqual([['500']]);
+  });
+
   it('a script that ends in time is not affected', async () => {
     process.env.WAREHOUSE_EMULATOR_SCRIPT_TIMEOUT_MS = '60000';
     const r = await run(h, 'DECLARE i INT64 DEFAULT 0; WHILE i < 1000 DO SET i = i + 1; END WHILE; SELECT i', { projectId: 'p' });
