@@ -22,6 +22,7 @@ function widen(v: Value, to: SqlType): Value {
 import * as children from './children.js';
 import { deleteDataset, insertDataset, undeleteDataset, updateDataset } from './datasets.js';
 import { insertTable, presentTable, updateTable } from './tables.js';
+import { streamingBuffer } from './streaming-buffer.js';
 
 function restFieldsOf(columns: readonly Column[], previous: readonly RestField[] = []): RestField[] {
   const prev = new Map(previous.map((f) => [f.name.toLowerCase(), f]));
@@ -106,7 +107,7 @@ export class EngineCatalog implements QueryCatalog {
     const view = e.resource.view as Resource | undefined;
     const mv = e.resource.materializedView as Resource | undefined;
     const viewQuery = e.kind === 'VIEW' ? (view?.query as string | undefined) : e.kind === 'MATERIALIZED_VIEW' ? (mv?.query as string | undefined) : undefined;
-    let presented: { from: Resource; rows: number; modified: number; r: Record<string, unknown> } | undefined;
+    let presented: { from: Resource; rows: number; modified: number; buffered: string; r: Record<string, unknown> } | undefined;
     return {
       id,
       kind: e.kind,
@@ -122,11 +123,12 @@ export class EngineCatalog implements QueryCatalog {
         const td = e.kind === 'VIEW' ? undefined : st.tableData(id.projectId, id.datasetId, id.tableId);
         const rows = td ? td.rowCount : -1;
         const modified = td ? td.modifiedMs : -1;
-        if (presented && presented.from === e.resource && presented.rows === rows && presented.modified === modified) return presented.r;
+        const buffered = td?.isLoaded ? streamingBuffer.key(td, td.state()) : '';
+        if (presented && presented.from === e.resource && presented.rows === rows && presented.modified === modified && presented.buffered === buffered) return presented.r;
         const r = presentTable(st, id.projectId, id.datasetId, id.tableId, e);
         // GRANT bindings, hidden from REST, are what INFORMATION_SCHEMA.OBJECT_PRIVILEGES lists.
         if (e.resource.iamPolicy !== undefined) r.iamPolicy = e.resource.iamPolicy;
-        presented = { from: e.resource, rows, modified, r };
+        presented = { from: e.resource, rows, modified, buffered, r };
         return r;
       },
     };

@@ -15,6 +15,7 @@ import { insertTable } from './tables.js';
 import { rowsAsOf } from './catalog.js';
 import { sliceBatches } from '../types/vector.js';
 import { liveRows, readState } from '../storage/table-state.js';
+import { streamingBuffer } from './streaming-buffer.js';
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
 export const DEDUP_WINDOW_MS = 5 * 60 * 1000;
@@ -110,6 +111,8 @@ export interface InsertRowsArgs {
   readonly templateSuffix: string;
   /** A mark the table keeps with these rows (TableData.append): a Storage Write stream's offset. */
   readonly mark?: Mark;
+  /** The rows enter the streaming buffer (tabledata.insertAll; not the Storage Write API, seeds or external tables). */
+  readonly streaming?: boolean;
 }
 
 /** The request's rows (JSON text or UTF-8 bytes) parsed: the generic path. */
@@ -271,11 +274,14 @@ export class RowService {
       // read. Converting them again gives the same rows: nothing was dropped,
       // and conversion depends on the bytes and the columns only.
       const all = keep.length === n;
+      await data.load();
+      const before = data.state();
       if (all && typeof rows !== 'string') await data.appendRequestRows(rows, n, rowsMaker(columns), a.mark);
       else {
         const batch = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1, rejectUnknown }));
         await data.append(batch, all && typeof rows === 'string' ? rows : undefined, a.mark);
       }
+      if (a.streaming) streamingBuffer.note(data, before, data.state(), typeof rows === 'string' ? Buffer.byteLength(rows) : rows.length);
       this.dedup.remember(tableKey, newIds, now);
     }
     return errors.length > 0 ? JSON.stringify(errors) : '';
@@ -313,7 +319,7 @@ export class RowService {
       pageOf = (start) => Promise.resolve({ batches: anon.batches, at: start });
     } else {
       if (ResultStore.isAnonDataset(d) && !this.st.getDataset(p, d)) throw notFound(`Table ${p}:${d}.${t}`);
-      const read = await readTableRows(this.st, p, d, t);
+      const read = await readTableRows(this.st, p, d, t, a.settled);
       ({ columns, fields, total } = read);
       etag = `"${Buffer.from(`${p}.${d}.${t}:${read.version}:${total}`).toString('base64').slice(-16)}"`;
       // Only the page's rows are read (the row groups holding them).
@@ -363,6 +369,8 @@ export interface ListRowsArgs {
   readonly maxResults: number;
   readonly selectedFields: string;
   readonly wire: WireOptions;
+  /** Leave out the streaming buffer's rows (extract jobs). */
+  readonly settled?: boolean;
 }
 
 export interface ListRowsResult extends Readonly<Omit<RowsPage, 'rows'>> {
@@ -384,6 +392,8 @@ export async function readTableRows(
   p: string,
   d: string,
   t: string,
+  /** Leave out rows still in the streaming buffer (copy and extract jobs read only managed storage). */
+  settled = false,
 ): Promise<{ columns: readonly Column[]; fields: RestField[]; total: number; version: number; rows: (start: number, end: number) => Promise<readonly Batch[]> }> {
   let name = t;
   let deleted = undefined as ReturnType<Storage['resolveDecorated']>;
@@ -407,7 +417,7 @@ export async function readTableRows(
     const total = batches.reduce((s, b) => s + b.length, 0);
     return { columns: td.schema, fields, total, version: td.version, rows: (start, end) => Promise.resolve(sliceBatches(batches, start, end)) };
   }
-  const state = td.state();
+  const state = settled ? streamingBuffer.settled(td, td.state()) : td.state();
   const all = state.columns.map((_, i) => i);
   return { columns: state.columns, fields, total: liveRows(state), version: td.version, rows: (start, end) => readState(state, all, start, end) };
 }

@@ -176,6 +176,7 @@ interface InsertRowsRequest {
   skipInvalidRows: boolean;
   ignoreUnknownValues: boolean;
   templateSuffix: string;
+  streaming: boolean;
 }
 interface ListRowsRequest {
   table: TableRef | null;
@@ -186,6 +187,7 @@ interface ListRowsRequest {
   stringScalars: boolean;
   wantRowsUtf8: boolean;
   maxBytes: number;
+  settled: boolean;
 }
 interface QueryRequest {
   projectId: string;
@@ -311,13 +313,14 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
         skipInvalidRows: r.skipInvalidRows,
         ignoreUnknownValues: r.ignoreUnknownValues,
         templateSuffix: r.templateSuffix,
+        streaming: r.streaming,
       });
       return { insertErrorsJson: errs };
     }),
     ListRows: unary(async (r: ListRowsRequest) => {
       const t = ref(r.table);
       const wire = wireOptions(r);
-      return rows.listRows({ ...t, startIndex: r.startIndex, maxResults: r.maxResults, selectedFields: r.selectedFields, wire });
+      return rows.listRows({ ...t, startIndex: r.startIndex, maxResults: r.maxResults, selectedFields: r.selectedFields, wire, settled: r.settled });
     }),
 
     BeginTableWrite: unary((r: { table: TableRef | null; writeDisposition: string; createDisposition: string; resourceJson: string }) => {

@@ -114,10 +114,10 @@ export class TableWrites {
     });
   }
 
-  /** Stages every row of a table (copy jobs; snapshot decorators read as tabledata.list reads them), columns matched by name, a file's worth at a time. */
+  /** Stages every row of a table outside its streaming buffer (copy jobs; snapshot decorators read as tabledata.list reads them), columns matched by name, a file's worth at a time. */
   appendFrom(id: string, p: string, d: string, t: string): Promise<number> {
     return this.run(id, async (w) => {
-      const src = await readTableRows(this.st, p, d, t);
+      const src = await readTableRows(this.st, p, d, t, true);
       for (let at = 0; at < src.total; at += FILE_ROWS) {
         const part = await src.rows(at, Math.min(src.total, at + FILE_ROWS));
         await this.stage(w, mergeBatches(w.columns, conformBatches(src.columns, w.columns, part)));

@@ -15,6 +15,7 @@ import type { Storage, TableEntry } from '../storage/store.js';
 import type { TableData } from '../storage/table-data.js';
 import type { RestField } from '../types/schema.js';
 import { nextModified } from './datasets.js';
+import { streamingBuffer } from './streaming-buffer.js';
 import { dropNulls, mergePatch, obj, paginate, str, type Page } from './util.js';
 
 const MANAGED = [
@@ -132,7 +133,10 @@ export function presentTable(st: Storage, p: string, d: string, t: string, e: Ta
   delete r.iamPolicy;
   if (e.kind !== 'VIEW') {
     const td = st.tableData(p, d, t);
-    r.numRows = String(td.rowCount);
+    // numRows leaves out the streaming buffer, reported apart (streaming-buffer.ts); a table not loaded has none.
+    const buffer = td.isLoaded ? streamingBuffer.stats(td, td.state()) : undefined;
+    r.numRows = String(td.rowCount - Number(buffer?.estimatedRows ?? 0));
+    if (buffer) r.streamingBuffer = buffer;
     for (const k of ZERO_BYTE_FIELDS) r[k] = '0';
     const lm = parseInt(String(r.lastModifiedTime ?? '0'), 10);
     if (td.modifiedMs > lm) r.lastModifiedTime = String(td.modifiedMs);

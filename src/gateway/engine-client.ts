@@ -24,6 +24,8 @@ export interface InsertRowsRequest {
   table: TableRef; rows_json: string; skip_invalid_rows: boolean; ignore_unknown_values: boolean; template_suffix: string;
   /** The rows as UTF-8 JSON bytes (a slice of the request body); wins over rows_json when non-empty. */
   rows_utf8?: Buffer;
+  /** The rows enter the streaming buffer (tabledata.insertAll only). */
+  streaming?: boolean;
 }
 export interface InsertRowsReply { insert_errors_json: string }
 export interface ListRowsRequest {
@@ -34,6 +36,8 @@ export interface ListRowsRequest {
   want_rows_utf8?: boolean;
   /** The page ends with the row that brings it to this many bytes (0: max_results alone). */
   max_bytes?: number;
+  /** Only rows outside the streaming buffer (extract jobs). */
+  settled?: boolean;
 }
 export interface ListRowsReply {
   total_rows: number; rows_json: string; schema_json: string; next_index: number; etag: string;

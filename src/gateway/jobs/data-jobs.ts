@@ -182,7 +182,7 @@ async function insertAll(ctx: GatewayContext, dest: TableRef, rows: Json[], igno
 async function* readRows(ctx: GatewayContext, src: TableRef): AsyncGenerator<{ fields: RestField[]; rows: Json[]; totalRows: number }> {
   let start = 0;
   for (;;) {
-    const page = await ctx.call('ListRows', { table: src, start_index: start, max_results: READ_PAGE, selected_fields: '', timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false, want_rows_utf8: true });
+    const page = await ctx.call('ListRows', { table: src, start_index: start, max_results: READ_PAGE, selected_fields: '', timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false, want_rows_utf8: true, settled: true });
     const fields = (JSON.parse(page.schema_json || '{"fields":[]}') as { fields?: RestField[] }).fields ?? [];
     const rows = (JSON.parse(rowsText(page)) as { f: { v: unknown }[] }[]).map((r) => decodeRow(fields, r));
     yield { fields, rows, totalRows: Number(page.total_rows) };

@@ -64,6 +64,7 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
       skip_invalid_rows: boolish(body['skipInvalidRows']) ?? false,
       ignore_unknown_values: boolish(body['ignoreUnknownValues']) ?? false,
       template_suffix: str(body['templateSuffix']) ?? '',
+      streaming: true,
     });
     let r;
     if (req.body instanceof InsertAllBody) {
