@@ -3,7 +3,7 @@
 import type { GatewayConfig } from './cli.js';
 import type { CallOpts, EngineMethod, EngineRpcs, TimestampFormat } from './engine-client.js';
 import type { EngineConnection } from './engine-local.js';
-import { unavailable } from './errors.js';
+import { invalid, unavailable } from './errors.js';
 import type { JobRegistry } from './jobs/registry.js';
 import type { EngineSupervisor } from './supervisor.js';
 
@@ -45,10 +45,13 @@ export function kind(family: Family, what: string): string {
 
 /** TIMESTAMP cell form: int64 micros when asked, else the family default of naming.md. */
 export function timestampFormat(family: Family, useInt64: unknown, outputFormat?: unknown): TimestampFormat {
-  // Newer clients send formatOptions.timestampOutputFormat instead of the boolean.
+  const int64 = useInt64 === true || useInt64 === 'true';
+  // Newer clients send formatOptions.timestampOutputFormat instead of the boolean; the service refuses both
+  // at once unless they agree (INT64) or the format is left unspecified.
+  if (int64 && (outputFormat === 'FLOAT64' || outputFormat === 'ISO8601_STRING')) throw invalid('Cannot specify both use_int64_timestamp and timestamp_output_format.');
   if (outputFormat === 'INT64') return 'TIMESTAMP_INT64_MICROS';
   if (outputFormat === 'ISO8601_STRING') return 'TIMESTAMP_RFC3339';
   if (outputFormat === 'FLOAT64') return 'TIMESTAMP_FLOAT_SECONDS';
-  if (useInt64 === true || useInt64 === 'true') return 'TIMESTAMP_INT64_MICROS';
+  if (int64) return 'TIMESTAMP_INT64_MICROS';
   return family === 'bigquery' ? 'TIMESTAMP_FLOAT_SECONDS' : 'TIMESTAMP_RFC3339';
 }

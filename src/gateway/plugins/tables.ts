@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
 import { invalid, notFound, notImplemented, RestError } from '../errors.js';
-import { bodyObject, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, str, type Json, type Query } from '../validate.js';
+import { bodyObject, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, schemaFieldsIn, str, type Json, type Query } from '../validate.js';
 import { checkIfMatch, etagOf, int64Strings, listItems, noContent, policyBindings, resourceOut, type DatasetParams, type TableParams } from './common.js';
 import { materializeExternal, rejectUnsupportedExternal, type RestField } from '../jobs/data-jobs.js';
 import { anonymousTable, isAnonDataset } from './anon-tables.js';
@@ -86,6 +86,13 @@ function fieldsOfBody(body: Json): RestField[] | undefined {
   return isObj(s) && Array.isArray(s['fields']) ? (s['fields'] as RestField[]) : undefined;
 }
 
+/** int64 members of the body as the service echoes them (strings), its schema's fields too; picosecond TIMESTAMPs refused (schemaFieldsIn). */
+function normalizeInt64s(body: Json): void {
+  int64Strings(body, INT64_FIELDS);
+  const fields = fieldsOfBody(body);
+  if (fields) body['schema'] = { ...(body['schema'] as Json), fields: schemaFieldsIn(fields) };
+}
+
 /** tables.get?selectedFields=a,b: the schema of those top-level columns only (as ListRows selects them; `a.b` selects `a`). */
 function selectSchema(table: Json, selected: string): void {
   const s = table['schema'];
@@ -120,7 +127,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     const body = { ...bodyObject(req.body) };
     reject501(body);
     const t = reconcileReference(body, p, d, undefined);
-    int64Strings(body, INT64_FIELDS);
+    normalizeInt64s(body);
     const fields = fieldsOfBody(body);
     if (fields) {
       const collation = str(body['defaultCollation']) ?? str(JSON.parse((await ctx.call('GetDataset', { project_id: p, dataset_id: d })).resource_json).defaultCollation);
@@ -173,7 +180,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
         const body = { ...bodyObject(req.body) };
         reject501(body);
         reconcileReference(body, p, d, t);
-        int64Strings(body, INT64_FIELDS);
+        normalizeInt64s(body);
         const fields = fieldsOfBody(body);
         if (req.headers['if-match'] || fields) {
           const current = JSON.parse((await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t })).resource_json) as Json;
