@@ -73,6 +73,17 @@ describe('bad input gets the envelope, never a crash', () => {
     expect(r.body.error.message.endsWith('😀…')).toBe(true);
   });
 
+  it('invalid project ids in the path are a 400 on every route family, and create nothing', async () => {
+    const bad = `${emu.url}/bigquery/v2/projects/Bad%20Id!`;
+    const msg = /^Invalid project ID 'Bad Id!'/;
+    expectEnvelope(await rest(`${bad}/datasets`, { method: 'POST', json: { datasetReference: { datasetId: 'x' } } }), 400, 'invalid', msg);
+    expectEnvelope(await rest(`${bad}/datasets`), 400, 'invalid', msg);
+    expectEnvelope(await rest(`${bad}/jobs`, { method: 'POST', json: { configuration: { query: { query: 'SELECT 1' } } } }), 400, 'invalid', msg);
+    expectEnvelope(await rest(`${bad}/queries`, { method: 'POST', json: { query: 'SELECT 1' } }), 400, 'invalid', msg);
+    expectEnvelope(await rest(`${bad}/datasets/d/tables/t/data`), 400, 'invalid', msg);
+    expect((await rest(`${emu.url}/bigquery/v2/projects`)).body.projects?.map((p: { id: string }) => p.id) ?? []).not.toContain('Bad Id!');
+  });
+
   it('SQL that once answered 500 is a 400', async () => {
     expectEnvelope(await query("SELECT APPLY(NUMERIC '1.1', '$.a')"), 400, 'invalidQuery', /^No matching signature for function APPLY/);
     expectEnvelope(await query("SELECT PARSE_JSON(CONCAT(REPEAT('[', 10000), REPEAT(']', 10000)))"), 400, 'invalidQuery', /Max nesting of 500 has been exceeded/);
