@@ -47,7 +47,8 @@ describe('TIMESTAMP formats and precision through the Node client', () => {
 
   it('FLOAT64 or ISO8601_STRING together with useInt64Timestamp=true is refused with the service message', async () => {
     for (const format of ['FLOAT64', 'ISO8601_STRING']) {
-      await expect(table.getRows({ 'formatOptions.timestampOutputFormat': format, 'formatOptions.useInt64Timestamp': true })).rejects.toThrow(BOTH);
+      const options: Record<string, unknown> = { 'formatOptions.timestampOutputFormat': format, 'formatOptions.useInt64Timestamp': true };
+      await expect(table.getRows(options)).rejects.toThrow(BOTH);
       const r = await rest(`${emu.url}/bigquery/v2/projects/ts-p/queries`, { method: 'POST', json: { query: 'SELECT 1', formatOptions: { useInt64Timestamp: true, timestampOutputFormat: format } } });
       expect(r.status).toBe(400);
       expect(r.body.error.errors[0].reason).toBe('invalid');
