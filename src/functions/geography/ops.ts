@@ -58,6 +58,27 @@ function splitRings(p: Poly, cuts: Map<string, LngLat[]>, from: 0 | 1): Piece[] 
 type Op = 'union' | 'intersection' | 'difference';
 
 /**
+ * Edges with a box around their arc ([minX, minY, minZ, maxX, maxY, maxZ] of
+ * the unit vectors): the endpoints' box grown by the arc's greatest distance
+ * from its chord (1 - cos(angle / 2)) and a margin for rounding, so boxes
+ * that do not meet prove the arcs share no point. Sorted by minX; the
+ * sweep in overlayTwo relies on it, and maxX never falls below minX.
+ */
+function boxed<E extends { a: LngLat; b: LngLat }>(es: readonly E[]): (E & { box: readonly number[] })[] {
+  // maxX sorted too would be needed for an exact early exit: the sweep only skips on minX order, rechecking maxX per pair.
+  return es
+    .map((e) => {
+      const a = s2p(e.a).vector;
+      const b = s2p(e.b).vector;
+      const dot = Math.min(1, Math.max(-1, a.x * b.x + a.y * b.y + a.z * b.z));
+      const grow = 1 - Math.cos(Math.acos(dot) / 2) + 1e-12;
+      const box = [Math.min(a.x, b.x) - grow, Math.min(a.y, b.y) - grow, Math.min(a.z, b.z) - grow, Math.max(a.x, b.x) + grow, Math.max(a.y, b.y) + grow, Math.max(a.z, b.z) + grow];
+      return { ...e, box };
+    })
+    .sort((x, y) => x.box[0]! - y.box[0]!);
+}
+
+/**
  * Overlay of two polygons: split both boundaries where they meet, keep the
  * pieces each operation needs, and chain them back into rings. Union keeps the
  * pieces outside the other polygon, intersection those inside (a shared piece
@@ -72,10 +93,16 @@ function overlayTwo(p: Poly, q: Poly, op: Op): Poly[] {
     cuts.set(k, l);
   };
   const edges = (poly: Poly) => poly.flatMap((r, ri) => r.map((v, i) => ({ key: `${ri}:${i}`, a: v, b: r[(i + 1) % r.length]! })));
-  const pe = edges(p);
-  const qe = edges(q);
+  const pe = boxed(edges(p));
+  const qe = boxed(edges(q));
+  // Only pairs whose boxes meet can cross or touch: a sweep along x over both lists sorted by minX.
+  let from = 0;
   for (const e of pe) {
-    for (const f of qe) {
+    while (from < qe.length && qe[from]!.box[3] < e.box[0]) from++;
+    for (let j = from; j < qe.length; j++) {
+      const f = qe[j]!;
+      if (f.box[0] > e.box[3]) break;
+      if (f.box[3] < e.box[0] || f.box[4] < e.box[1] || f.box[1] > e.box[4] || f.box[5] < e.box[2] || f.box[2] > e.box[5]) continue;
       const [a, b, c, d] = [s2p(e.a), s2p(e.b), s2p(f.a), s2p(f.b)];
       if (crossing(a, b, c, d) === CROSS) {
         const x = fromS2(segmentIntersection(a, b, c, d));
@@ -157,7 +184,18 @@ function chainRings(pieces: Piece[], whole: Ring[] = []): Poly[] {
   return polys;
 }
 
+/**
+ * The union of polygons, merged pairwise in a balanced tree: merging each
+ * polygon into one growing result costs the result's size per polygon
+ * (quadratic in the output), halves of similar size do not.
+ */
 function unionPolys(polys: readonly Poly[]): Poly[] {
+  if (polys.length <= 8) return unionInto(polys);
+  const mid = polys.length >> 1;
+  return unionInto([...unionPolys(polys.slice(0, mid)), ...unionPolys(polys.slice(mid))]);
+}
+
+function unionInto(polys: readonly Poly[]): Poly[] {
   let acc: Poly[] = [];
   for (const p of polys) {
     let merged: Poly[] = [p];

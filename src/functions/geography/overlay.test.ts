@@ -40,6 +40,23 @@ describe('polygon overlay invariants', () => {
     }
   });
 
+  it('a union of many overlapping polygons does not depend on their order, and covers each', () => {
+    // 60 random quadrilaterals in a small region: merged in a balanced tree (unionPolys), in
+    // two orders; the edge-box sweep must find every crossing either way.
+    const r = rng(11);
+    const quads = Array.from({ length: 60 }, () => {
+      const cx = r() * 4;
+      const cy = r() * 4;
+      const pts = [0, 1, 2, 3].map((k) => `${(cx + Math.cos(k * 1.6 + r()) * (0.4 + r())).toFixed(4)} ${(cy + Math.sin(k * 1.6 + r()) * (0.4 + r())).toFixed(4)}`);
+      return parseWkt(`POLYGON((${[...pts, pts[0]].join(', ')}))`);
+    });
+    const u1 = unionAll(quads);
+    const u2 = unionAll([...quads].reverse());
+    expect(Math.abs(areaMeters(u1)! - areaMeters(u2)!)).toBeLessThan(1e-6 * areaMeters(u1)!);
+    for (const q of quads) expect(covers(u1, q)).toBe(true);
+    expect(areaMeters(u1)!).toBeLessThanOrEqual(quads.reduce((n, q) => n + areaMeters(q)!, 0));
+  });
+
   it('holds for grid rectangles sharing edges and vertices, and around a hole', () => {
     const r = rng(7);
     const ri = (k: number) => Math.floor(r() * k);
