@@ -1,6 +1,7 @@
 // Uploads are spooled to disk and loaded as a stream (plugins/uploads.ts,
 // io/stream.ts): the job shows RUNNING with growing statistics while it
 // loads, resumable chunks and gzipped data work, and no spool file is left.
+// Extract jobs show RUNNING with a growing completion ratio too.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,6 +90,37 @@ it('a multipart load is spooled, shows RUNNING with growing statistics, and ends
   for (let i = 1; i < samples.length; i++) expect(samples[i]!.rows).toBeGreaterThanOrEqual(samples[i - 1]!.rows);
   expect(await count('big')).toBe(String(rows));
   expect(readdirSync(join(dataDir, '.uploads'))).toEqual([]);
+}, 120_000);
+
+it('an extract job shows RUNNING with its completion ratio growing as pages are read, and ends DONE', async () => {
+  // 150,000 rows: three pages of data-jobs.ts's reads, so ratios below 1 last two pages.
+  const made = await rest(`${emu.url}/bigquery/v2/projects/test/queries`, {
+    method: 'POST',
+    json: { query: 'CREATE TABLE up.many AS SELECT x, CONCAT("row ", CAST(x AS STRING)) AS s FROM UNNEST(GENERATE_ARRAY(1, 150000)) AS x', useLegacySql: false },
+  });
+  expect(made.status, JSON.stringify(made.body)).toBe(200);
+  const samples: number[] = [];
+  let finished = false;
+  const poll = (async () => {
+    while (!finished) {
+      const j = await rest(`${emu.url}/bigquery/v2/projects/test/jobs/job_extract_1`);
+      if (j.status === 200 && j.body.status.state === 'RUNNING' && j.body.statistics.extract) samples.push(j.body.statistics.completionRatio);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  const r = await rest(`${emu.url}/bigquery/v2/projects/test/jobs`, {
+    method: 'POST',
+    json: { jobReference: { projectId: 'test', jobId: 'job_extract_1' }, configuration: { extract: { sourceTable: { projectId: 'test', datasetId: 'up', tableId: 'many' }, destinationUris: [`file://${dataDir}/out/many.csv`] } } },
+  });
+  finished = true;
+  await poll;
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  expect(r.body.status.state).toBe('DONE');
+  expect(r.body.status.errorResult).toBeUndefined();
+  expect(samples.length).toBeGreaterThan(0);
+  for (const s of samples) expect(s).toBeGreaterThan(0);
+  for (let i = 1; i < samples.length; i++) expect(samples[i]!).toBeGreaterThanOrEqual(samples[i - 1]!);
+  expect(samples[0]!).toBeLessThan(1);
 }, 120_000);
 
 it('a resumable upload in Content-Range chunks, with gzipped newline-delimited JSON', async () => {
