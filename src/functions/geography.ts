@@ -12,7 +12,7 @@ import { nodeToGeo, type Node, parseGeoJsonNode, parseKmlNode, parseWkbNode, par
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters, touches } from './geography/measure.js';
 import { planarToGeodesic } from './geography/tessellate.js';
 import { assembleLines } from './geography/polylines.js';
-import { checkLL, dimension, EMPTY, full, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, ringArea, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
+import { checkLL, dimension, EMPTY, full, geoFail, geoOf, geoValue, isEmpty, makePoly, makeRing, R, ringArea, s2p, sameLL, vertices, withName, type Geo, type LngLat } from './geography/model.js';
 import { boundary, bufferPoints, closestPoint, convexHull, difference, intersection, sidesForTolerance, simplify, snapToGrid, unionAll } from './geography/ops.js';
 import * as acc from './geography/accessors.js';
 import { extentOf, toBox, type Box, type Extent } from './geography/bounds.js';
@@ -510,6 +510,45 @@ function collectGeographies(finishGroup: (gs: Geo[]) => Value): GroupsAccumulato
 // ---------------------------------------------------------------- ST_CLUSTERDBSCAN
 
 /**
+ * When every value is one point: for each value, the indexes (ascending) of
+ * the values that can lie within `eps` meters, from a grid over the points'
+ * unit vectors with cells as wide as that distance's chord (a small margin
+ * keeps rounding on the safe side; the caller still measures each pair). A
+ * grid cell's 27 neighbours hold every such point, so the pairs measured
+ * are the near ones, not all n^2. Undefined otherwise (lines and polygons
+ * reach beyond their vertices).
+ */
+function pointCandidates(gs: readonly (Geo | null)[], eps: number): ((i: number) => number[]) | undefined {
+  const pts: (ReturnType<typeof s2p> | null)[] = [];
+  for (const g of gs) {
+    if (g === null || isEmpty(g)) pts.push(null);
+    else if (g.points.length === 1 && g.lines.length === 0 && g.polys.length === 0) pts.push(s2p(g.points[0]!));
+    else return undefined;
+  }
+  const angle = eps / R;
+  if (!(angle < Math.PI / 2)) return undefined;
+  const cell = 2 * Math.sin(angle / 2) * (1 + 1e-9) + 1e-12;
+  const keyOf = (x: number, y: number, z: number) => `${x},${y},${z}`;
+  const cells = new Map<string, number[]>();
+  const at = pts.map((p, i) => {
+    if (!p) return null;
+    const c = [Math.floor(p.vector.x / cell), Math.floor(p.vector.y / cell), Math.floor(p.vector.z / cell)] as const;
+    const k = keyOf(...c);
+    const list = cells.get(k);
+    if (list) list.push(i);
+    else cells.set(k, [i]);
+    return c;
+  });
+  return (i) => {
+    const c = at[i];
+    if (!c) return [];
+    const out: number[] = [];
+    for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) for (let dz = -1; dz <= 1; dz++) out.push(...(cells.get(keyOf(c[0] + dx, c[1] + dy, c[2] + dz)) ?? []));
+    return out.sort((a, b) => a - b);
+  };
+}
+
+/**
  * ST_CLUSTERDBSCAN over one window partition, rows in window order (the
  * executor's window operator calls this). A value is a core value when at least
  * `minPts` values, itself included, lie within `eps` meters; clusters are
@@ -523,13 +562,13 @@ export function clusterDbscan(values: readonly Value[], eps: Value, minPts: Valu
   if (!(e >= 0)) fail('ST_CLUSTERDBSCAN: epsilon must be non-negative');
   if (!(m >= 0)) fail('ST_CLUSTERDBSCAN: minimum_geographies must be non-negative');
   const gs = values.map((v) => (v === null ? null : G(v)));
-  const near = gs.map((a) =>
-    gs.flatMap((b, j) => {
-      if (a === null || b === null) return [];
-      const d = distanceMeters(a, b);
-      return d !== null && d <= e ? [j] : [];
-    }),
-  );
+  const within = (a: Geo | null, b: Geo | null): boolean => {
+    if (a === null || b === null) return false;
+    const d = distanceMeters(a, b);
+    return d !== null && d <= e;
+  };
+  const candidates = pointCandidates(gs, e);
+  const near = gs.map((a, i) => (candidates ? candidates(i) : gs.map((_, j) => j)).filter((j) => within(a, gs[j]!)));
   const core = near.map((ns) => ns.length > 0 && ns.length >= m);
   const out: (bigint | null)[] = values.map(() => null);
   let next = 0n;
