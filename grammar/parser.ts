@@ -107,6 +107,9 @@ export function describeToken(t: IToken): string {
   }
 }
 
+/** Tokens that would continue a comparison: after one, a syntax error ("Unexpected ..."). */
+const COMPARISON_NEXT = ['=', '!=', '<>', '<', '>', '<=', '>=', 'LIKE', 'BETWEEN', 'IN', 'IS', 'NOT'];
+
 /** What CONSUME(tokType) expected, in the service's words; undefined = just "Unexpected". */
 function expectedLabel(tt: TokenType): string | undefined {
   if (tt === Identifier || tt === AnyWord || tt === PathPart || tt === QuotedIdent) return undefined;
@@ -3601,10 +3604,11 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   private comparison = this.RULE('comparison', (): A.Expr => {
     let left = this.subrule(1, this.bitOr);
-    this.many(2, {
+    // Comparison operators do not chain (`a < b < c`, `a = b IS NULL` are syntax errors, as in GoogleSQL).
+    const compared = this.option(2, {
       // NOT continues the comparison only as NOT LIKE / NOT BETWEEN / NOT IN.
       GATE: () => !this.isKw('NOT') || this.isKw('LIKE', 2) || this.isKw('BETWEEN', 2) || this.isKw('IN', 2),
-      DEF: () =>
+      DEF: () => {
         this.or(3, [
           {
             ALT: () => {
@@ -3667,8 +3671,11 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
               ]);
             },
           },
-        ]),
+        ]);
+        return true;
+      },
     });
+    if (this.live && compared !== undefined && COMPARISON_NEXT.some((w) => (w.length > 2 || /^[A-Z]/.test(w) ? this.isKw(w) : this.isSym(w)))) this.fail(this.la(1));
     return left;
   });
 
