@@ -332,19 +332,23 @@ export function typedOf(e: Expr): { type: SqlType; origin: Origin; value?: unkno
   return e.kind === 'literal' ? { type: e.type, origin: originOf(e), value: e.value } : { type: e.type, origin: originOf(e) };
 }
 
-/** Unifies branch types (CASE/IF/COALESCE) and coerces every branch to the supertype. */
-function unify(exprs: Expr[], loc: A.Loc, what: string): { type: SqlType; exprs: Expr[] } {
+/**
+ * Unifies branch types (CASE/IF/COALESCE) and coerces every branch to the supertype.
+ * `fn` words a conditional function's refusal as the service does: every argument's type, then its signature.
+ */
+function unify(exprs: Expr[], loc: A.Loc, what: string, fn?: { args: readonly Expr[]; signature: string }): { type: SqlType; exprs: Expr[] } {
   // ERROR(...) never returns: it takes the type the other branches agree on.
   const isError = (e: Expr) => e.kind === 'call' && !e.safe && e.name.toUpperCase() === 'ERROR';
   if (exprs.some(isError) && !exprs.every(isError)) {
     const rest = exprs.filter((e) => !isError(e));
-    const u = unify(rest, loc, what);
+    const u = unify(rest, loc, what, fn);
     let k = 0;
     return { type: u.type, exprs: exprs.map((e) => (isError(e) ? { ...e, type: u.type } : u.exprs[k++]!)) };
   }
   const t = supertype(exprs.map(typedOf));
   if (!t) {
-    throw sqlError(`No matching signature for ${what} for argument types: ${exprs.map((e) => (originOf(e) === Origin.Null ? 'NULL' : typeToSql(e.type))).join(', ')}`, loc);
+    const shown = (fn?.args ?? exprs).map((e) => (originOf(e) === Origin.Null ? 'NULL' : typeToSql(e.type))).join(', ');
+    throw sqlError(`No matching signature for ${what} for argument types: ${shown}${fn ? `. Supported signature: ${fn.signature}` : ''}`, loc);
   }
   return { type: t, exprs: exprs.map((e) => coerce(e, t)) };
 }
@@ -826,7 +830,7 @@ function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
     if (!t) throw sqlError(`Array elements of types {${[...new Set(els.map((e) => typeToSql(e.type)))].join(', ')}} do not have a common supertype`, n.loc);
     elType = t;
   }
-  if (elType.kind === 'ARRAY') throw sqlError('Cannot construct array with element type ARRAY because nested arrays are not supported', n.loc);
+  if (elType.kind === 'ARRAY') throw sqlError(`Cannot construct array with element type ${typeToSql(elType)} because nested arrays are not supported`, n.loc);
   const coerced = els.map((e, i) => {
     if (!canCoerce(e.type, elType, originOf(e), e.kind === 'literal' ? e.value : undefined) && !typeEquals(e.type, elType)) {
       throw sqlError(`Array element type ${typeToSql(e.type)} does not coerce to ${typeToSql(elType)}`, n.elements[i]!.loc);
@@ -957,24 +961,24 @@ function resolveConditional(an: Analyzer, n: A.FunctionCall, name: string, ctx: 
     case 'IF': {
       arity(3);
       const c = requireBool(args[0]!, n.args[0]!.loc, 'IF condition');
-      const u = unify([args[1]!, args[2]!], n.loc, 'function IF');
+      const u = unify([args[1]!, args[2]!], n.loc, 'function IF', { args, signature: 'IF(BOOL, ANY, ANY)' });
       return { kind: 'conditional', type: u.type, op: 'case', whens: [c], thens: [u.exprs[0]!], else: u.exprs[1]! };
     }
     case 'IFNULL': {
       arity(2);
-      const u = unify(args, n.loc, 'function IFNULL');
+      const u = unify(args, n.loc, 'function IFNULL', { args, signature: 'IFNULL(ANY, ANY)' });
       return { kind: 'conditional', type: u.type, op: 'coalesce', whens: [], thens: u.exprs };
     }
     case 'NULLIF': {
       arity(2);
-      const u = unify(args, n.loc, 'function NULLIF');
+      const u = unify(args, n.loc, 'function NULLIF', { args, signature: 'NULLIF(ANY, ANY)' });
       if (!isEqualityComparable(u.type)) throw sqlError(`NULLIF is not defined for arguments of type ${typeToSql(u.type)}`, n.loc);
       const eq = callScalar('$equal', [u.exprs[0]!, u.exprs[1]!], n.loc, { collation: collationOf(u.type) ?? '' });
       return { kind: 'conditional', type: u.type, op: 'case', whens: [eq], thens: [literal(u.type, null)], else: u.exprs[0]! };
     }
     default: {
-      if (args.length === 0) throw sqlError('No matching signature for function COALESCE with no arguments', n.loc);
-      const u = unify(args, n.loc, 'function COALESCE');
+      if (args.length === 0) throw sqlError('No matching signature for function COALESCE with no arguments. Supported signature: COALESCE([ANY, ...])', n.loc);
+      const u = unify(args, n.loc, 'function COALESCE', { args, signature: 'COALESCE([ANY, ...])' });
       return { kind: 'conditional', type: u.type, op: 'coalesce', whens: [], thens: u.exprs };
     }
   }
@@ -1085,7 +1089,7 @@ function mergeWindow(spec: A.WindowSpec, named: ReadonlyMap<string, A.WindowSpec
   // The documented named-window rules: a referencing window may only extend what the named one leaves open.
   if (spec.partitionBy.length) throw sqlError('If a window has a PARTITION BY, it cannot reference a named window', spec.loc);
   if (spec.orderBy.length && b.orderBy.length) throw sqlError('If a window inherits an ORDER BY from its referenced window, it cannot have an inline ORDER BY', spec.loc);
-  if (b.frame && (spec.orderBy.length || spec.frame)) throw sqlError('Cannot reference a named window that has a window frame clause', spec.loc);
+  if (b.frame && (spec.orderBy.length || spec.frame)) throw sqlError('If a window has an inline ORDER BY or window frame clause, it cannot reference another window that contains or inherits a window frame clause', spec.loc);
   return {
     kind: 'WindowSpec',
     loc: spec.loc,
@@ -1093,6 +1097,28 @@ function mergeWindow(spec: A.WindowSpec, named: ReadonlyMap<string, A.WindowSpec
     orderBy: spec.orderBy.length ? spec.orderBy : b.orderBy,
     ...(spec.frame ?? b.frame ? { frame: spec.frame ?? b.frame } : {}),
   };
+}
+
+/** Window partition keys: no floating point, JSON or GEOGRAPHY, also inside arrays and structs (window-function-calls: PARTITION BY). */
+function partitionable(t: SqlType): boolean {
+  if (t.kind === 'FLOAT64' || t.kind === 'JSON' || t.kind === 'GEOGRAPHY') return false;
+  if (t.kind === 'ARRAY') return partitionable(t.element);
+  return t.kind !== 'STRUCT' || t.fields.every((f) => partitionable(f.type));
+}
+
+/** A frame must not end before it starts (the window-function-calls page's frame rules, in the service's words). */
+function checkFrameOrder(f: A.WindowFrame, loc: A.Loc): void {
+  const word = (t: A.FrameBound['type']) => (t === 'PRECEDING' ? 'OFFSET PRECEDING' : t === 'FOLLOWING' ? 'OFFSET FOLLOWING' : t);
+  const start = f.start.type;
+  if (start === 'UNBOUNDED FOLLOWING') throw sqlError('Starting window framing expression cannot be UNBOUNDED FOLLOWING', loc);
+  if (!f.end) {
+    if (start === 'FOLLOWING') throw sqlError('Starting window framing expression cannot be OFFSET FOLLOWING because the implicit ending window framing expression is CURRENT ROW', loc);
+    return;
+  }
+  const end = f.end.type;
+  if (end === 'UNBOUNDED PRECEDING') throw sqlError('Ending window framing expression cannot be UNBOUNDED PRECEDING', loc);
+  if (start === 'CURRENT ROW' && end === 'PRECEDING') throw sqlError('Starting window framing expression cannot be CURRENT ROW when the ending window framing expression is OFFSET PRECEDING', loc);
+  if (start === 'FOLLOWING' && (end === 'CURRENT ROW' || end === 'PRECEDING')) throw sqlError(`Ending window framing expression cannot be ${word(end)} when the starting window framing expression is OFFSET FOLLOWING`, loc);
 }
 
 function frameBound(an: Analyzer, b: A.FrameBound, ctx: ExprCtx): FrameBound {
@@ -1119,11 +1145,13 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
   // Partitions of collated strings follow the collation, as GROUP BY does (collation concepts: WINDOW).
   const partitionBy = spec.partitionBy.map((p) => {
     const e = resolveExpr(an, p, ectx);
+    if (!partitionable(e.type)) throw sqlError(`Partitioning by expressions of type ${typeToSql(e.type)} is not allowed`, p.loc);
     return collationGrouper(e.type)?.(e) ?? e;
   });
   const orderBy = orderKeys(an, spec.orderBy, ectx);
   let frame: WindowFrame | undefined;
   if (spec.frame) {
+    checkFrameOrder(spec.frame, n.over!.loc);
     frame = {
       unit: spec.frame.unit,
       start: frameBound(an, spec.frame.start, ctx),

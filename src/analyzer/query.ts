@@ -130,8 +130,9 @@ export function resolveSubquery(an: Analyzer, q: A.Query, ctx: ExprCtx, mode: Su
   let type: SqlType;
   if (mode === 'exists') type = T.BOOL;
   else {
+    if (cols.length !== 1 && mode === 'in') throw sqlError('Subquery of type IN must have only one output column', loc);
     if (cols.length !== 1) {
-      const what = mode === 'array' ? 'ARRAY subquery' : mode === 'in' ? 'IN subquery' : 'Scalar subquery';
+      const what = mode === 'array' ? 'ARRAY subquery' : 'Scalar subquery';
       throw sqlError(`${what} cannot have more than one column unless using SELECT AS STRUCT to build STRUCT values`, loc);
     }
     type = cols[0]!.type;
@@ -373,9 +374,18 @@ function castTo(an: Analyzer, out: RelOut, types: readonly SqlType[], loc: A.Loc
  * appearance order); BY (list) fixes the list. Missing columns are NULL.
  */
 function correspondingInputs(an: Analyzer, b: A.SetOperation, outs: RelOut[], what: string): RelOut[] {
+  // Plain BY NAME is STRICT: every input has the same column names.
+  const strict = !!b.corresponding?.strict || (!!b.byName && !b.outerMode);
   const mode = b.outerMode ?? 'INNER';
   const lower = (o: RelOut) => o.names.map((n) => n.toLowerCase());
-  const full = `${what} CORRESPONDING`;
+  const full = `${what} ${b.byName ? 'BY NAME' : 'CORRESPONDING'}`;
+  if (strict && !b.corresponding?.by) {
+    const first = lower(outs[0]!);
+    outs.forEach((o, qi) => {
+      const extra = o.names.find((n) => !first.includes(n.toLowerCase())) ?? (qi > 0 ? outs[0]!.names.find((n) => !lower(o).includes(n.toLowerCase())) : undefined);
+      if (extra !== undefined) throw sqlError(`${full} requires all input queries to have the same column names, but column ${extra} is not in every input`, b.loc);
+    });
+  }
   let names: string[];
   if (b.corresponding?.by) names = b.corresponding.by.slice();
   else if (mode === 'FULL') {
@@ -383,7 +393,7 @@ function correspondingInputs(an: Analyzer, b: A.SetOperation, outs: RelOut[], wh
     for (const o of outs) for (const n of o.names) if (n && !names.some((x) => x.toLowerCase() === n.toLowerCase())) names.push(n);
   } else if (mode === 'LEFT') names = outs[0]!.names.filter((n, i) => n && lower(outs[0]!).indexOf(n.toLowerCase()) === i);
   else names = outs[0]!.names.filter((n, i) => n && lower(outs[0]!).indexOf(n.toLowerCase()) === i && outs.every((o) => lower(o).includes(n.toLowerCase())));
-  if (names.length === 0) throw sqlError(`${full} requires at least one column name in common between all inputs`, b.loc);
+  if (names.length === 0) throw sqlError(`Queries of the set operation using ${b.byName ? 'BY NAME' : 'CORRESPONDING'} do not have any columns in common`, b.loc);
   return outs.map((o, qi) => {
     const ln = lower(o);
     const exprs = names.map((n) => {
@@ -489,7 +499,7 @@ function orderByOutput(an: Analyzer, out: RelOut, items: readonly A.OrderByItem[
     let expr: Expr;
     if (o.expr.kind === 'IntLiteral') {
       const k = Number(o.expr.text);
-      if (!(k >= 1 && k <= out.rel.columns.length)) throw sqlError(`ORDER BY column number exceeds input table column count: ${k} vs ${out.rel.columns.length}`, o.expr.loc);
+      if (!(k >= 1 && k <= out.rel.columns.length)) throw sqlError(`ORDER BY is out of SELECT column number range: ${k}`, o.expr.loc);
       expr = colRef(out.rel.columns[k - 1]!);
     } else {
       expr = resolveExpr(an, o.expr, { scope, clause: 'ORDER BY clause' });
@@ -650,7 +660,7 @@ export function resolveSelect(
   for (const o of orderBy ?? []) {
     if (o.expr.kind === 'IntLiteral') {
       const k = Number(o.expr.text);
-      if (!(k >= 1 && k <= items.length)) throw sqlError(`ORDER BY column number exceeds input table column count: ${k} vs ${items.length}`, o.expr.loc);
+      if (!(k >= 1 && k <= items.length)) throw sqlError(`ORDER BY is out of SELECT column number range: ${k}`, o.expr.loc);
       order.push({ ref: k - 1, item: o });
       continue;
     }
@@ -719,7 +729,7 @@ export function resolveSelect(
     rel = { kind: 'window', input: rel, calls: windowCalls, columns: [...rel.columns, ...windowCalls.map((w) => w.column)] };
   }
   if (qualifyExpr) {
-    if (!windowCalls.length) throw sqlError('QUALIFY clause must be used in conjunction with WINDOW functions', sel.qualify!.loc);
+    if (!windowCalls.length) throw sqlError('The QUALIFY clause requires analytic function to be present', sel.qualify!.loc);
     rel = filter(rel, requireBool(qualifyExpr, sel.qualify!.loc, 'QUALIFY clause'));
   }
 
@@ -872,7 +882,7 @@ function resolveGroupBy(
     }
     if (e.kind === 'IntLiteral') {
       const k = Number(e.text);
-      if (!(k >= 1 && k <= items.length)) throw sqlError(`GROUP BY column number exceeds input table column count: ${k} vs ${items.length}`, e.loc);
+      if (!(k >= 1 && k <= items.length)) throw sqlError(`GROUP BY is out of SELECT column number range: ${k}`, e.loc);
       const it = items[k - 1]!;
       if (hasColumnIn(it.expr, aggIds())) throw sqlError(`GROUP BY ${k} refers to an expression that contains an aggregate function`, e.loc);
       return keyIndex(it.expr, it.name, e.loc, true);

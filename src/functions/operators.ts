@@ -4,7 +4,7 @@
 import { isEqualityComparable, isGroupable, typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
-import { MAX_DATE, MIN_DATE } from './civil.js';
+import { formatDate, MAX_DATE, MIN_DATE } from './civil.js';
 import { compareStrings, compareValues, groupEquals, sqlEquals } from './compare.js';
 import { formatErrNum } from './format-number.js';
 import {
@@ -147,7 +147,7 @@ function dateAddDays(sign: number, dateFirst: boolean): ScalarKernel {
       if (nulls !== null && nulls[i] === 1) continue;
       const k = kv.data instanceof Float64Array ? kv.data[i]! : Number((kv.data as BigInt64Array)[i]!);
       const r = d[i]! + sign * k;
-      if (r < MIN_DATE || r > MAX_DATE) fail(`DATE_${sign > 0 ? 'ADD' : 'SUB'} overflow`);
+      if (r < MIN_DATE || r > MAX_DATE) fail(`Adding ${sign * k} DAY to date ${formatDate(d[i]!)} causes overflow`);
       out[i] = r;
     }
     return { type: T.DATE, length: n, data: out, nulls };
@@ -461,9 +461,10 @@ const betweenKernel: ScalarKernel = (args, n) => {
 function equalityAccept(c: Omit<SigContext, 'returnType'>): boolean {
   return isGroupable(c.argTypes[0]!);
 }
+/** Ordering matches STRUCT and ARRAY too, so that `validate` words the refusal as the service does ("Less than is not defined ..."). */
 function orderingAccept(c: Omit<SigContext, 'returnType'>): boolean {
   const t = c.argTypes[0]!;
-  return t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY' && t.kind !== 'STRUCT' && t.kind !== 'ARRAY';
+  return t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY';
 }
 
 function registerComparisons(): void {
@@ -482,6 +483,7 @@ function registerComparisons(): void {
       validate: (_args, m) => {
         const t = m.argTypes[0]!;
         if ((op === 'eq' || op === 'ne') && !isEqualityComparable(t)) return `${op === 'eq' ? 'Equality' : 'Inequality'} is not defined for arguments of type ${typeToSql(t)}`;
+        if ((t.kind === 'STRUCT' || t.kind === 'ARRAY') && op !== 'eq' && op !== 'ne') return `${op === 'lt' || op === 'le' ? 'Less than' : 'Greater than'} is not defined for arguments of type ${typeToSql(t)}`;
         return undefined;
       },
     });
@@ -498,7 +500,7 @@ function registerComparisons(): void {
   defineScalar('$is_distinct_from', [sig(['T1', 'T1'], 'BOOL', distinct(true), equalityAccept)], { display: operatorDisplay('IS DISTINCT FROM') });
   defineScalar('$is_not_distinct_from', [sig(['T1', 'T1'], 'BOOL', distinct(false), equalityAccept)], { display: operatorDisplay('IS NOT DISTINCT FROM') });
 
-  defineScalar('$between', [sig(['T1', 'T1', 'T1'], 'BOOL', betweenKernel, orderingAccept)], { display: operatorDisplay('BETWEEN', 'between') });
+  defineScalar('$between', [sig(['T1', 'T1', 'T1'], 'BOOL', betweenKernel, (c) => orderingAccept(c) && c.argTypes[0]!.kind !== 'STRUCT' && c.argTypes[0]!.kind !== 'ARRAY')], { display: operatorDisplay('BETWEEN', 'between') });
 
   // x IN (a, b, ...). With an all-constant list of a hashable scalar type the list
   // becomes a Set once per batch and each row is one lookup.
