@@ -193,23 +193,24 @@ function diffMicros(a: bigint, b: bigint, part: Part, fn: string, civil: boolean
 
 // ---------------------------------------------------------------- add/sub with a part
 
-function checkDateRange(d: number, fn: string): number {
-  if (!(d >= MIN_DATE && d <= MAX_DATE)) fail(`${fn} overflow`);
+/** A date result in range, or the service's overflow error ("Adding -1 MONTH to date 0001-01-01 causes overflow"). */
+function checkDateRange(d: number, from: number, n: number | string, part: string): number {
+  if (!(d >= MIN_DATE && d <= MAX_DATE)) fail(`Adding ${n} ${part} to date ${formatDate(from)} causes overflow`);
   return d;
 }
 
 function addToDays(days: number, n: number, part: Part, fn: string): number {
   switch (part.name) {
     case 'DAY':
-      return checkDateRange(days + n, fn);
+      return checkDateRange(days + n, days, n, part.name);
     case 'WEEK':
-      return checkDateRange(days + 7 * n, fn);
+      return checkDateRange(days + 7 * n, days, n, part.name);
     case 'MONTH':
-      return checkDateRange(addMonthsToDays(days, n), fn);
+      return checkDateRange(addMonthsToDays(days, n), days, n, part.name);
     case 'QUARTER':
-      return checkDateRange(addMonthsToDays(days, 3 * n), fn);
+      return checkDateRange(addMonthsToDays(days, 3 * n), days, n, part.name);
     case 'YEAR':
-      return checkDateRange(addMonthsToDays(days, 12 * n), fn);
+      return checkDateRange(addMonthsToDays(days, 12 * n), days, n, part.name);
   }
   fail(`Unsupported date part ${part.name} in function ${fn}`);
 }
@@ -401,8 +402,8 @@ export function registerDatetime(): void {
         const x = ivs[i] as Interval;
         if (x.micros !== 0n) fail(`${fn} does not support time parts; use DATETIME_${fn.slice(5)}`);
         let d = dd[i]!;
-        if (x.months !== 0) d = addMonthsToDays(d, sign * x.months);
-        out[i] = checkDateRange(d + sign * x.days, fn);
+        if (x.months !== 0) d = checkDateRange(addMonthsToDays(d, sign * x.months), dd[i]!, sign * x.months, 'MONTH');
+        out[i] = checkDateRange(d + sign * x.days, dd[i]!, sign * x.days, 'DAY');
       }
       return { type: T.DATE, length: n, data: out, nulls };
     }),

@@ -15,6 +15,7 @@ import { registerGeography } from './geography.js';
 import { registerCollationFunctions } from './collation.js';
 import { registerCompression } from './compression.js';
 import { registerArrayPath } from './array-path.js';
+import { registerSearch } from './search.js';
 
 let done = false;
 export function registerAllFunctions(): void {
@@ -36,6 +37,7 @@ export function registerAllFunctions(): void {
   registerCollationFunctions();
   registerCompression();
   registerArrayPath();
+  registerSearch();
 }
 registerAllFunctions();
 

@@ -155,7 +155,8 @@ function newKey(keyType: string, ks: Keyset | null, fn: string): Key {
     case 'DETERMINISTIC_AEAD_AES_SIV_CMAC_256':
       return { typeUrl: URL_SIV, value: Uint8Array.from(lenField(2, randomBytes(64))), materialType: 1, status: 1, keyId: newKeyId(ks), prefix: 1 };
   }
-  fail(`Unsupported key type in ${fn}: ${keyType}`);
+  const which = fn === 'KEYS.NEW_KEYSET' ? 'First' : 'Second';
+  fail(`${which} argument (key type) in function ${fn} must be one of 'AEAD_AES_GCM_256', 'DETERMINISTIC_AEAD_AES_SIV_CMAC_256', but is '${keyType}'`);
 }
 
 // ---------------------------------------------------------------- AES-GCM / AES-SIV

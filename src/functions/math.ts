@@ -418,7 +418,7 @@ export function registerMath(): void {
       if (typeof x === 'number' && Number.isNaN(x)) return null;
       for (let i = 0; i < arr.length; i++) {
         if (arr[i] === null) fail('Elements in the second argument of RANGE_BUCKET cannot be NULL');
-        if (i > 0 && compareValues(arr[i]!, arr[i - 1]!) < 0) fail('The second argument of RANGE_BUCKET must be an array of sorted values');
+        if (i > 0 && compareValues(arr[i]!, arr[i - 1]!) < 0) fail(`Elements in input array to RANGE_BUCKET must be in ascending order. Nonconforming elements found at position ${i} and ${i + 1}`);
       }
       let k = 0;
       while (k < arr.length && compareValues(arr[k]!, x) <= 0) k++;
@@ -491,10 +491,11 @@ export function registerMath(): void {
     const m = /^([+-]?)\s*([0-9][0-9,]*)?(\.[0-9]*)?([eE][+-]?[0-9]+)?\s*([+-]?)$/.exec(s);
     const intPart = (m?.[2] ?? '').replace(/,/g, '');
     const frac = m?.[3] ?? '';
-    if (!m || (intPart === '' && frac.length <= 1) || (m[1] && m[5]) || (m[2] ?? '').startsWith(',')) fail(`Invalid ${kind} value: ${v[0] as string}`);
+    const invalid = `Invalid input to PARSE_${kind}: "${v[0] as string}"`;
+    if (!m || (intPart === '' && frac.length <= 1) || (m[1] && m[5]) || (m[2] ?? '').startsWith(',')) fail(invalid);
     const d = new Decimal((m[1] || m[5] || '') + (intPart || '0') + frac + (m[4] ?? ''));
     const r = fitDecimal(d, kind);
-    if (r === undefined) fail(`Invalid ${kind} value: ${v[0] as string}`);
+    if (r === undefined) fail(invalid);
     return r;
   });
   defineScalar('PARSE_NUMERIC', [sig(['STRING'], 'NUMERIC', parseNum('NUMERIC'))]);
