@@ -10,11 +10,16 @@
 //   CREATE TABLE, DROP TABLE each acknowledged create there unless a drop was sent, each acknowledged drop gone
 //   ALTER TABLE ADD COLUMN   every acknowledged column in the schema
 //   transaction commits      the accounts balance against the ledger written in the same commits
+//   Storage Write            each PENDING stream's rows (created, appended at offset 0, finalized, committed
+//                            by BatchCommitWriteStreams) present once when its commit was acknowledged, whole
+//                            or not at all otherwise, and still once after the commit is retried after the restart
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Emulator } from '../helpers/emulator.js';
+import { ROOT, startEmulator, type Emulator } from '../helpers/emulator.js';
 import { Client, PROJECT, type Outcome } from './client.js';
 
 const CYCLES = Number(process.env.INTEGRITY_CRASH_CYCLES) || 20;
@@ -46,6 +51,77 @@ function killGroup(e: Emulator): Promise<void> {
   return exited;
 }
 
+type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: any) => void) => void;
+
+/**
+ * The Storage Write API through grpc-js without the client library's retries
+ * (a killed engine must fail the call, not have it retried for minutes):
+ * one PENDING stream of 10 INT64 rows, appended, finalized and committed.
+ */
+class StreamWriter {
+  private static readonly Write = (() => {
+    const dir = join(ROOT, 'proto');
+    const def = protoLoader.loadSync(join(dir, 'storage_write.proto'), { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [dir] });
+    return (grpc.loadPackageDefinition(def) as any).google.cloud.bigquery.storage.v1.BigQueryWrite as new (a: string, c: grpc.ChannelCredentials) => grpc.Client & Record<string, Unary>;
+  })();
+  private readonly client: grpc.Client & Record<string, Unary>;
+  static readonly TABLE = `projects/${PROJECT}/datasets/d/tables/sw`;
+
+  constructor(emu: Emulator) {
+    this.client = new StreamWriter.Write(`127.0.0.1:${emu.grpcPort}`, grpc.credentials.createInsecure());
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private unary(method: string, req: unknown): Promise<any> {
+    return new Promise((resolve, reject) => this.client[method]!(req, { deadline: Date.now() + 30_000 }, (e, r) => (e ? reject(e) : resolve(r))));
+  }
+
+  private append(stream: string, ids: number[]): Promise<void> {
+    const varint = (n: number): number[] => {
+      const out: number[] = [];
+      for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
+      return [...out, n];
+    };
+    return new Promise((resolve, reject) => {
+      const call = (this.client as unknown as Record<string, (o: grpc.CallOptions) => grpc.ClientDuplexStream<unknown, any>>)['AppendRows']!({ deadline: Date.now() + 30_000 });
+      call.on('data', (d) => (d.error ? reject(new Error(d.error.message)) : resolve()));
+      call.on('error', reject);
+      call.write({
+        writeStream: stream,
+        offset: { value: 0 },
+        protoRows: { writerSchema: { protoDescriptor: { name: 'R', field: [{ name: 'id', number: 1, type: 'TYPE_INT64', label: 'LABEL_OPTIONAL' }] } }, rows: { serializedRows: ids.map((id) => Buffer.from([8, ...varint(id)])) } },
+      });
+      call.end();
+    });
+  }
+
+  /** Stream name once created; the outcome of its commit (status 0: the connection died). */
+  async batch(ids: number[], created: (stream: string) => void): Promise<Outcome<unknown>> {
+    try {
+      const { name } = await this.unary('CreateWriteStream', { parent: StreamWriter.TABLE, writeStream: { type: 'PENDING' } });
+      created(name);
+      await this.append(name, ids);
+      await this.unary('FinalizeWriteStream', { name });
+      return await this.commit(name);
+    } catch (e) {
+      return { ok: false, status: 0, error: String(e) };
+    }
+  }
+
+  async commit(name: string): Promise<Outcome<unknown>> {
+    try {
+      const r = await this.unary('BatchCommitWriteStreams', { parent: StreamWriter.TABLE, writeStreams: [name] });
+      if (r.streamErrors?.length) return { ok: false, status: 400, error: r.streamErrors.map((x: { code: string }) => x.code).join() };
+      return { ok: true, value: r };
+    } catch (e) {
+      return { ok: false, status: 0, error: String(e) };
+    }
+  }
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), 'wh-crash-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -64,6 +140,7 @@ describe('kill -9 of both processes during every kind of write', () => {
   it(`keeps every acknowledged write and every commit whole, over ${CYCLES} cycles`, async () => {
     let emu = await startEmulator({ dataDir, args: ['--project-id', PROJECT] });
     let c = new Client(emu);
+    let writer = new StreamWriter(emu);
     const setup = await c.query(`CREATE SCHEMA d;
       CREATE TABLE d.ins (id INT64); CREATE TABLE d.dml (id INT64);
       CREATE TABLE d.upd (id INT64, v INT64); INSERT INTO d.upd VALUES (1, 0);
@@ -76,12 +153,15 @@ describe('kill -9 of both processes during every kind of write', () => {
       CREATE TABLE d.lod AS SELECT x AS id, 0 AS gen FROM UNNEST(GENERATE_ARRAY(1, 50)) AS x;
       CREATE TABLE d.alt (id INT64);
       CREATE TABLE d.acct AS SELECT x AS id, 1000 AS bal FROM UNNEST(GENERATE_ARRAY(1, 6)) AS x;
-      CREATE TABLE d.ledger (src INT64, dst INT64, amt INT64);`);
+      CREATE TABLE d.ledger (src INT64, dst INT64, amt INT64);
+      CREATE TABLE d.sw (id INT64);`);
     expect(setup.ok, setup.ok ? '' : setup.error).toBe(true);
     const t = {
       ins: new Tally(), dml: new Tally(), upd: new Tally(), mrg: new Tally(), del: new Tally(),
-      trn: new Tally(), ctas: new Tally(), cpy: new Tally(), lod: new Tally(), create: new Tally(), drop: new Tally(), alt: new Tally(), bank: new Tally(),
+      trn: new Tally(), ctas: new Tally(), cpy: new Tally(), lod: new Tally(), create: new Tally(), drop: new Tally(), alt: new Tally(), bank: new Tally(), sw: new Tally(),
     };
+    /** Storage Write streams whose commit was not acknowledged: retried after the restart, as a client would. */
+    let unsettled: { k: number; stream: string }[] = [];
     let seq = 0;
     const conflict = (e: string): boolean => /Transaction is aborted due to concurrent update/.test(e);
     for (let cycle = 0; cycle < CYCLES; cycle++) {
@@ -144,15 +224,34 @@ describe('kill -9 of both processes during every kind of write', () => {
           await t.bank.run(k, c.query(`BEGIN TRANSACTION; UPDATE d.acct SET bal = bal - 3 WHERE id = ${from}; UPDATE d.acct SET bal = bal + 3 WHERE id = ${to};
             INSERT INTO d.ledger VALUES (${from}, ${to}, 3); COMMIT TRANSACTION;`), conflict);
         }),
+        loop(async () => {
+          const base = ++seq * 100;
+          let stream = '';
+          await t.sw.run(base, writer.batch(Array.from({ length: 10 }, (_, i) => base + i), (s) => (stream = s)));
+          if (stream && !t.sw.acked.has(base)) unsettled.push({ k: base, stream });
+        }),
       ];
       await new Promise((r) => setTimeout(r, 300 + Math.floor(Math.random() * 1200)));
       await killGroup(emu);
       stop = true;
       await Promise.all(work);
+      writer.close();
 
       emu = await startEmulator({ dataDir, args: ['--project-id', PROJECT] });
       c = new Client(emu);
+      writer = new StreamWriter(emu);
       const where = `cycle ${cycle}`;
+      // Storage Write: commits retried (a stream the crash committed is gone: STREAM_NOT_FOUND); then each batch once or not at all.
+      for (const u of unsettled) {
+        const o = await writer.commit(u.stream);
+        if (o.ok) t.sw.acked.add(u.k);
+      }
+      unsettled = [];
+      const swCounts = await c.column('SELECT COUNT(*) FROM d.sw GROUP BY DIV(id, 100)');
+      expect(swCounts.ok && swCounts.value.every((n) => n === '10'), `${where}: Storage Write batches whole and once`).toBe(true);
+      const swIds = await ids(c, 'SELECT DISTINCT DIV(id, 100) * 100 FROM d.sw');
+      expect([...t.sw.acked].filter((k) => !swIds.has(k)), `${where}: Storage Write rows lost`).toEqual([]);
+      expect([...swIds].filter((k) => !t.sw.sent.has(k)), where).toEqual([]);
       // insertAll and INSERT: acknowledged rows present exactly once; nothing never sent.
       const insIds = await ids(c, 'SELECT DIV(id, 100) * 100 FROM d.ins GROUP BY 1 HAVING COUNT(*) = 20');
       expect(await one(c, 'SELECT COUNT(*) - COUNT(DISTINCT id) FROM d.ins'), where).toEqual(['0']);
@@ -199,6 +298,7 @@ describe('kill -9 of both processes during every kind of write', () => {
       expect(Number(bank[1]), where).toBeGreaterThanOrEqual(t.bank.acked.size);
       expect(Number(bank[1]), where).toBeLessThanOrEqual(t.bank.sent.size);
     }
+    writer.close();
     await emu.stop();
     const kinds = Object.entries(t).map(([k, v]) => `${k} ${v.acked.size}/${v.sent.size}`).join(', ');
     console.log(`crash cycles: ${CYCLES}; acknowledged/sent per kind: ${kinds}`);
