@@ -44,6 +44,8 @@ export interface ResolvedScalar {
    * Each row's result depends only on that row's argument values (and the
    * statement's EvalContext), so the executor may compute it once per distinct
    * value (string columns repeat values: categories, codes, dictionary pages).
+   * Set only where the kernel costs more per value than a Map lookup (not on
+   * LENGTH or STARTS_WITH).
    */
   readonly pure?: boolean;
 }

@@ -400,9 +400,10 @@ export function registerStrings(): void {
       c.argTypes.every((t) => t.kind !== 'BYTES' && t.kind !== 'ARRAY' && t.kind !== 'STRUCT' && t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY')),
   ], { pure: true, validate: (args) => (args.length === 0 ? 'No matching signature for function CONCAT with no arguments. Supported signatures: CONCAT(STRING, [STRING, ...]); CONCAT(BYTES, [BYTES, ...])' : undefined) });
 
-  defineScalar('LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false)), sig(['BYTES'], 'INT64', lengthKernel(true, false))], { pure: true });
-  defineScalar('CHAR_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false))], { pure: true, aliases: ['CHARACTER_LENGTH'] });
-  defineScalar('BYTE_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, true)), sig(['BYTES'], 'INT64', lengthKernel(true, false))], { pure: true, aliases: ['OCTET_LENGTH'] });
+  // Not `pure` (memoized), nor STARTS_WITH / ENDS_WITH: one pass over a string costs less than the memo's lookup.
+  defineScalar('LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false)), sig(['BYTES'], 'INT64', lengthKernel(true, false))]);
+  defineScalar('CHAR_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false))], { aliases: ['CHARACTER_LENGTH'] });
+  defineScalar('BYTE_LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, true)), sig(['BYTES'], 'INT64', lengthKernel(true, false))], { aliases: ['OCTET_LENGTH'] });
 
   const asciiCase = (upper: boolean) => rowKernel(T.BYTES, (v) => (v[0] as Uint8Array).map((c) => (upper ? (c >= 97 && c <= 122 ? c - 32 : c) : c >= 65 && c <= 90 ? c + 32 : c)));
   defineScalar('LOWER', [sig(['STRING'], 'STRING', strUnary((s) => s.toLowerCase())), sig(['BYTES'], 'BYTES', asciiCase(false))], { pure: true });
@@ -545,8 +546,8 @@ export function registerStrings(): void {
       return true;
     })),
   ];
-  defineScalar('STARTS_WITH', startsEnds(true), { pure: true });
-  defineScalar('ENDS_WITH', startsEnds(false), { pure: true });
+  defineScalar('STARTS_WITH', startsEnds(true));
+  defineScalar('ENDS_WITH', startsEnds(false));
 
   defineScalar('SPLIT', [
     sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
