@@ -52,6 +52,8 @@ const { values } = parseArgs({
     metric: { type: 'string' },
     project: { type: 'string', default: 'bench-project' },
     gateway: { type: 'string' },
+    'memory-limit': { type: 'string' },
+    'no-restart': { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -81,6 +83,8 @@ async function scaleMain(): Promise<void> {
       gateway: values.gateway
         ? { script: path.resolve(values.gateway), nodeArgs: values.gateway.endsWith('.ts') ? ['--import', 'tsx'] : [] }
         : undefined,
+      memoryLimit: values['memory-limit'] ?? null,
+      restart: !values['no-restart'],
       log: (line) => process.stderr.write(`${line}\n`),
     });
     process.stdout.write(`\n${renderScaleTable(result)}\n`);

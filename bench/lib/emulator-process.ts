@@ -64,12 +64,16 @@ export interface StartOptions {
   /** Extra node flags before the script, e.g. ['--import', 'tsx'] for a TypeScript stand-in. */
   nodeArgs?: string[];
   startTimeoutMs?: number;
+  /** Data directory to use (kept at stop: a restart on it finds the tables); default a fresh temp dir, removed at stop. */
+  dataDir?: string;
+  /** Extra gateway flags, e.g. ['--memory-limit', '4GB']. */
+  args?: string[];
 }
 
 export async function startEmulator(gatewayJs: string, projectId: string, opts: StartOptions = {}): Promise<EmulatorHandle> {
   const startTimeoutMs = opts.startTimeoutMs ?? 30_000;
   if (!existsSync(gatewayJs)) throw new Error(`${path.relative(repoRoot, gatewayJs)} not found (run npm run build)`);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-emu-'));
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'bench-emu-'));
   const httpPort = await freePort();
   const grpcPort = await freePort();
   let log = '';
@@ -79,7 +83,7 @@ export async function startEmulator(gatewayJs: string, projectId: string, opts: 
   const t0 = performance.now();
   const child: ChildProcess = spawn(process.execPath, [
     ...(opts.nodeArgs ?? []), gatewayJs, '--http-port', String(httpPort), '--grpc-port', String(grpcPort),
-    '--data-dir', dataDir, '--project-id', projectId,
+    '--data-dir', dataDir, '--project-id', projectId, ...(opts.args ?? []),
   ], { stdio: ['ignore', 'pipe', 'pipe'], cwd: repoRoot });
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
@@ -109,7 +113,7 @@ export async function startEmulator(gatewayJs: string, projectId: string, opts: 
         await sleep(200);
         try { process.kill(engine, 0); process.kill(engine, 'SIGKILL'); } catch { /* already gone */ }
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (opts.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 

@@ -39,9 +39,19 @@ export function renderScaleTable(r: ScaleResult): string {
   lines.push('(ms p50 of the timed runs; emu = REST round trip incl. all pages; RSS = peak MB during the case: emulator engine process, DuckDB bench process)');
   const s = r.summary;
   lines.push(`same rows ${s.equal}/${s.cases}, different ${s.different}, geometric mean emu/duck ${s.geomeanRatio === null ? '-' : `${s.geomeanRatio}x`}, worst ${s.worstRatio === null ? '-' : `${s.worstRatio}x`}`);
+  lines.push(restartLine(r));
   if (problems.length) lines.push('', 'problems:', ...problems.map((p) => `  ${p}`));
   lines.push('', `total ${(r.totalMs / 1000).toFixed(1)} s`);
   return lines.join('\n');
+}
+
+/** The restart check in one line (also under the chart). */
+export function restartLine(r: ScaleResult): string {
+  const rs = r.restart;
+  if (!rs || rs.status === 'skipped') return 'restart: not run';
+  if (rs.status === 'error') return `restart: ERROR ${rs.error?.split('\n')[0] ?? ''}`;
+  const cases = rs.cases.map((c) => (c.status === 'ok' ? `${c.name} ${fmt(c.ms)} ms cold${c.equal === false ? ' DIFFERENT' : c.equal ? ' same' : ''}` : `${c.name} ERROR ${c.error?.split('\n')[0] ?? ''}`));
+  return `restart (same data dir${r.options.memoryLimit ? `, --memory-limit ${r.options.memoryLimit}` : ''}): healthy in ${fmt(rs.startMs, 0)} ms, engine RSS ${fmt(rs.idleRssMB, 0)} MB; ${cases.join('; ')}`;
 }
 
 const COLORS = { emulator: '#2563eb', duckdb: '#f59e0b', error: '#dc2626', grid: '#e5e7eb', text: '#111827', muted: '#6b7280', ok: '#059669' };
@@ -60,7 +70,7 @@ export function renderScaleSvg(r: ScaleResult): string {
   const lo = 1;
   const hi = Math.max(1000, 10 ** Math.ceil(Math.log10(Math.max(...values, 1))));
   const xOf = (v: number): number => barX0 + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (barX1 - barX0);
-  const H = top + r.cases.length * group + 50;
+  const H = top + r.cases.length * group + 66;
   const m = r.machine;
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12" fill="${COLORS.text}">`);
@@ -107,7 +117,8 @@ export function renderScaleSvg(r: ScaleResult): string {
     out.push(`<text x="${barX1 + 235}" y="${y + bar + 4}" fill="${color}"><title>${esc(c.match.detail)}</title>${esc(label)}</text>`);
   });
   const s = r.summary;
-  out.push(text(16, H - 20, `geometric mean emu/duck ${s.geomeanRatio ?? '-'}× · worst ${s.worstRatio ?? '-'}× · same rows ${s.equal}/${s.cases} · ratio red above 2× (the issue's target at 10M rows)`, `fill="${COLORS.muted}"`));
+  out.push(text(16, H - 20, restartLine(r), `fill="${r.restart?.status === 'error' || r.restart?.cases.some((c) => c.status === 'error' || c.equal === false) ? COLORS.error : COLORS.muted}"`));
+  out.push(text(16, H - 36, `geometric mean emu/duck ${s.geomeanRatio ?? '-'}× · worst ${s.worstRatio ?? '-'}× · same rows ${s.equal}/${s.cases} · ratio red above 2× (the issue's target at 10M rows)`, `fill="${COLORS.muted}"`));
   out.push('</svg>');
   return out.join('\n') + '\n';
 }

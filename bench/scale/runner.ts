@@ -5,7 +5,8 @@
 // the run goes on; an emulator that dies takes its tables with it, so the
 // cases after that report it instead of reloading.
 import path from 'node:path';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { repoRoot } from '../lib/cases.js';
@@ -39,8 +40,15 @@ export interface ScaleOptions {
   /** Per query (and per load statement) ceiling. */
   timeoutMs: number;
   gateway?: { script: string; nodeArgs?: string[] };
+  /** The engine's --memory-limit (e.g. '4GB'); null: its default. */
+  memoryLimit: string | null;
+  /** After the cases, restart the emulator on its data directory and answer RESTART_CASES again (needs an emulator started here). */
+  restart: boolean;
   log: (line: string) => void;
 }
+
+/** Re-run after a restart: the row count, and a case reading every row group of three columns from disk again. */
+const RESTART_CASES = ['count_star', 'sum_avg_by_key1000'];
 
 export interface ScaleSide extends SideResult {
   /** Highest RSS seen while the case ran (emulator: the engine process; DuckDB: this process, which hosts it). */
@@ -66,15 +74,26 @@ export interface LoadResult {
   sql?: string[];
 }
 
+/** The emulator stopped and started again on the same data directory; then cases answered again, cold. */
+export interface RestartResult {
+  status: 'ok' | 'error' | 'skipped';
+  error?: string;
+  /** Spawn to the first 200 of /healthz. */
+  startMs?: number | null;
+  idleRssMB?: number | null;
+  cases: { name: string; status: 'ok' | 'error'; ms?: number; peakRssMB?: number | null; equal?: boolean; error?: string }[];
+}
+
 export interface ScaleResult {
   kind: 'scale';
   rows: number;
   size: string;
   machine: MachineInfo;
-  options: { warmup: number; iterations: number; caseFilter: string | null; url: string | null; emulator: boolean; duckdb: boolean; duckdbThreads: number };
+  options: { warmup: number; iterations: number; caseFilter: string | null; url: string | null; emulator: boolean; duckdb: boolean; duckdbThreads: number; memoryLimit: string | null };
   emulator: { url: string | null; command: string | null; status: 'ok' | 'error' | 'skipped'; error?: string; log?: string; idleRssMB?: number | null };
   load: { emulator: LoadResult; duckdb: LoadResult };
   cases: ScaleCaseResult[];
+  restart: RestartResult;
   summary: { cases: number; equal: number; different: number; geomeanRatio: number | null; worstRatio: number | null };
   totalMs: number;
 }
@@ -146,12 +165,17 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
   let instance: DuckDBInstance | null = null;
   let conn: DuckDBConnection | null = null;
   const results: ScaleCaseResult[] = [];
+  const emuRows = new Map<string, CanonRow[]>();
+  const restart: RestartResult = { status: 'skipped', cases: [] };
+  const restartable = opts.restart && opts.emulator && !opts.url;
+  const dataDir = restartable ? mkdtempSync(path.join(os.tmpdir(), 'bench-scale-')) : undefined;
+  const startOpts = { nodeArgs: gateway.nodeArgs, dataDir, args: opts.memoryLimit ? ['--memory-limit', opts.memoryLimit] : [] };
   try {
     // ---- emulator: start, load
     if (opts.emulator) {
       try {
         log(opts.url ? `attaching to ${opts.url}` : `starting ${path.relative(repoRoot, gateway.script)}`);
-        emu = opts.url ? await attachEmulator(opts.url, opts.projectId) : await startEmulator(gateway.script, opts.projectId, { nodeArgs: gateway.nodeArgs });
+        emu = opts.url ? await attachEmulator(opts.url, opts.projectId) : await startEmulator(gateway.script, opts.projectId, startOpts);
         emuInfo.url = emu.url;
         enginePid = emu.pid === null ? null : findEnginePid(emu.pid);
         client = new RestClient(emu.url, opts.projectId);
@@ -216,6 +240,7 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
       if (e.status === 'error' && emu && !emu.alive()) e.error += `\n(emulator ${emu.exitReason() ?? 'died'})\n${emu.logTail()}`;
       const ep = e.latency?.p50;
       const dp = d.latency?.p50;
+      if (emuOut!.rows) emuRows.set(c.name, emuOut!.rows);
       const match: ScaleCaseResult['match'] = emuOut!.rows && duckOut!.rows
         ? (() => {
             const r = compareRows(emuOut!.rows!, duckOut!.rows!, c.ordered);
@@ -227,6 +252,40 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
       log(`  duckdb:   ${d.status === 'ok' ? `p50 ${dp} ms` : (d.error ?? d.status).split('\n')[0]}`);
       log(`  ${match.status}: ${match.detail}`);
     }
+
+    // ---- restart on the same data directory, answer again from disk
+    if (restartable && emu && client && load.emulator.status === 'ok') {
+      log('restart: stopping the emulator, starting it on the same data directory');
+      try {
+        await emu.stop();
+        emu = await startEmulator(gateway.script, opts.projectId, startOpts);
+        enginePid = emu.pid === null ? null : findEnginePid(emu.pid);
+        client = new RestClient(emu.url, opts.projectId);
+        restart.status = 'ok';
+        restart.startMs = emu.startupMs;
+        restart.idleRssMB = enginePid === null ? null : readRssMB(enginePid);
+        sampler.take();
+        for (const c of cases.filter((k) => RESTART_CASES.includes(k.name))) {
+          const sql = bindTables(c.emulator, `${ds}.f`, `${ds}.dim`);
+          try {
+            const t0 = performance.now();
+            const a = await client.query(sql, opts.timeoutMs);
+            const ms = Math.round((performance.now() - t0) * 10) / 10;
+            const before = emuRows.get(c.name);
+            const equal = before ? compareRows(canonRestRows(a.fields, a.rows), before, c.ordered).equal : undefined;
+            restart.cases.push({ name: c.name, status: 'ok', ms, peakRssMB: sampler.take().emulator, ...(equal === undefined ? {} : { equal }) });
+            log(`  ${c.name} after restart: ${ms} ms${equal === undefined ? '' : equal ? ', same answer' : ', DIFFERENT answer'}`);
+          } catch (e) {
+            restart.cases.push({ name: c.name, status: 'error', error: errorMessage(e) });
+            log(`  ${c.name} after restart failed: ${errorMessage(e)}`);
+          }
+        }
+      } catch (e) {
+        restart.status = 'error';
+        restart.error = errorMessage(e);
+        log(`  restart failed: ${restart.error}`);
+      }
+    }
   } finally {
     sampler.stop();
     if (client && load.emulator.status === 'ok') await client.deleteDataset(ds).catch(() => undefined);
@@ -234,6 +293,7 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
       emuInfo.log = emu.logTail();
       await emu.stop();
     }
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     conn?.closeSync();
     instance?.closeSync();
   }
@@ -243,10 +303,11 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
     rows: opts.rows,
     size: sizeLabel(opts.rows),
     machine,
-    options: { warmup: opts.warmup, iterations: opts.iterations, caseFilter: opts.caseFilter, url: opts.url, emulator: opts.emulator, duckdb: opts.duckdb, duckdbThreads: opts.duckdbThreads },
+    options: { warmup: opts.warmup, iterations: opts.iterations, caseFilter: opts.caseFilter, url: opts.url, emulator: opts.emulator, duckdb: opts.duckdb, duckdbThreads: opts.duckdbThreads, memoryLimit: opts.memoryLimit },
     emulator: emuInfo,
     load,
     cases: results,
+    restart,
     summary: summarize(results),
     totalMs: Math.round(performance.now() - t0),
   };

@@ -28,7 +28,7 @@ describe.skipIf(!existsSync(path.join(repoRoot, 'dist', 'gateway.js')))('scale s
   it('loads both sides and every case answers the same on the emulator and DuckDB', async () => {
     const r = await runScale({
       rows: 20_000, warmup: 0, iterations: 1, caseFilter: null, url: null, emulator: true, duckdb: true,
-      duckdbThreads: 2, outDir: null, projectId: 'scale-test', timeoutMs: 60_000, log: () => {},
+      duckdbThreads: 2, outDir: null, projectId: 'scale-test', timeoutMs: 60_000, memoryLimit: '64MB', restart: true, log: () => {},
     });
     expect(r.load.emulator.status, r.load.emulator.error).toBe('ok');
     expect(r.load.duckdb.status, r.load.duckdb.error).toBe('ok');
@@ -36,6 +36,9 @@ describe.skipIf(!existsSync(path.join(repoRoot, 'dist', 'gateway.js')))('scale s
       .toEqual(r.cases.map((c) => expect.stringMatching(new RegExp(`^${c.name}: equal `))));
     expect(r.cases).toHaveLength(9);
     for (const c of r.cases) expect(c.emulator.peakRssMB).toBeGreaterThan(0);
+    // Restarted on its data directory, the engine answers again from the files, the same.
+    expect(r.restart.status, r.restart.error).toBe('ok');
+    expect(r.restart.cases.map((c) => `${c.name} ${c.status} ${c.equal} ${c.error ?? ''}`)).toEqual(['count_star ok true ', 'sum_avg_by_key1000 ok true ']);
     expect(renderScaleSvg(r)).toContain('✓ same');
     expect(renderScaleTable(r)).toContain('same rows 9/9');
   }, 90_000);
