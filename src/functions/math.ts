@@ -223,9 +223,12 @@ export function registerMath(): void {
         const f = out.f!;
         for (let i = 0; i < n; i++) {
           if (nulls !== null && nulls[i] === 1) continue;
+          const x = a[i]!;
           const y = b[i]!;
-          if (y === 0) fail(`division by zero: ${a[i]} / ${y}`);
-          const r = a[i]! % y;
+          if (y === 0) fail(`division by zero: ${x} / ${y}`);
+          // x - trunc(x / y) * y is exact while |x| + |y| < 2^53 (the quotient cannot round across an
+          // integer) and ~10x faster than %, which V8 runs as a call to C's fmod (~40 ns per row).
+          const r = x < 2 ** 52 && x > -(2 ** 52) && y < 2 ** 52 && y > -(2 ** 52) ? x - Math.trunc(x / y) * y : x % y;
           f[i] = r === 0 ? 0 : r;
         }
         return out.vector(T.INT64, nulls);
