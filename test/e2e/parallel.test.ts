@@ -29,7 +29,7 @@ function engineThreads(e: Emulator): number {
 
 describe('parallel execution in the engine', () => {
   it.runIf(process.platform === 'linux')('runs a large aggregate, join and top-N on worker threads', async () => {
-    emu = await startEmulator({ args: ['--project-id', 'par'], env: { WAREHOUSE_EMULATOR_EXEC_THREADS: '2' } });
+    emu = await startEmulator({ args: ['--project-id', 'par'], env: { WAREHOUSE_EMULATOR_EXEC_THREADS: '2', WAREHOUSE_EMULATOR_PARALLEL_MIN_ROWS: '262144' } });
     await query(emu, 'CREATE SCHEMA d');
     await query(emu, `CREATE TABLE d.t AS SELECT a * 1000 + b AS id, MOD(a * 1000 + b, 10) AS k FROM UNNEST(GENERATE_ARRAY(0, ${N / 1000 - 1})) AS a, UNNEST(GENERATE_ARRAY(0, 999)) AS b`);
     await query(emu, `CREATE TABLE d.dim AS SELECT x AS dk, MOD(x, 2) AS parity FROM UNNEST(GENERATE_ARRAY(0, 9)) AS x`);

@@ -22,6 +22,7 @@ async function answer(sql: string): Promise<unknown> {
 }
 
 const N = 40_000;
+const defaultMinRows = parallelOptions.minRows;
 
 beforeAll(async () => {
   h = await openHarness();
@@ -49,7 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   setPoolSize(0);
-  parallelOptions.minRows = 262_144;
+  parallelOptions.minRows = defaultMinRows;
   parallelOptions.morselRows = 0;
   await h?.close();
 });

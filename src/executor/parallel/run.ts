@@ -26,10 +26,20 @@ import { broadcastSource, partRows, withParts, withScanSource } from './parts.js
 import { parallelEnabled, workerPool, type EncodedPart, type EncodedPlan, type RowGroupPart } from './pool.js';
 import { pipelineOf, scansOf, splitAggregate, splitTopN, type MergeStep, type ScanInput, type TwoPhase } from './split.js';
 
+function minRowsOf(env: string | undefined): number {
+  return env !== undefined && /^\d+$/.test(env) ? Number(env) : 4_194_304;
+}
+
 /** Tunables (tests force parallel runs over small tables). */
 export const parallelOptions = {
-  /** Inputs (rows of the listed parts) below this run serially: the pool's messages would cost more than they save. */
-  minRows: 262_144,
+  /**
+   * Inputs (rows of the listed parts) below this run serially: at 1-2M rows
+   * the split (plan encoding, messages, each worker's own warm-up, the merge)
+   * cost about what it saved on a quiet 2-core machine and lost on a busy one
+   * (bench agg_group_by_1m 3.7x -> 4.2x DuckDB, join_hash_2m 1.6x -> 3.0x
+   * when 256k was the threshold). Env WAREHOUSE_EMULATOR_PARALLEL_MIN_ROWS.
+   */
+  minRows: minRowsOf(process.env.WAREHOUSE_EMULATOR_PARALLEL_MIN_ROWS ?? process.env.BIGQUERY_EMULATOR_PARALLEL_MIN_ROWS),
   /** Parts cut to at most this many rows before they are grouped into morsels (0: as listed). */
   morselRows: 0,
   /**
