@@ -16,6 +16,8 @@ export interface ReadOptions {
   useAvroLogicalTypes?: boolean;
   /** PARQUET (parquetOptions.enableListInference): LIST groups load as REPEATED fields of their element. */
   parquetListInference?: boolean;
+  /** DATASTORE_BACKUP (projectionFields): only these top-level properties. */
+  projectionFields?: readonly string[];
 }
 
 /** Rows as insertAll JSON objects (values in REST JSON form) and the schema they follow. */

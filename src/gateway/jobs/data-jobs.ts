@@ -208,6 +208,7 @@ export function readOptionsOf(cfg: Json): ReadOptions {
     useAvroLogicalTypes: boolish(cfg['useAvroLogicalTypes']) ?? boolish(avro['useAvroLogicalTypes']) ?? false,
     // bq sends this one in the proto's snake_case spelling, which the real API accepts too
     parquetListInference: boolish(parquet['enableListInference'] ?? parquet['enable_list_inference']) ?? false,
+    ...(Array.isArray(cfg['projectionFields']) ? { projectionFields: (cfg['projectionFields'] as unknown[]).map(String) } : {}),
   };
 }
 
