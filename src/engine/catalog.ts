@@ -241,8 +241,12 @@ export class EngineCatalog implements QueryCatalog {
   async changeRows(id: TableId, change: RowChange, base?: TableState): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     this.st.requireTable(p, d, t);
+    const td = this.st.tableData(p, d, t);
+    if (td.isLoaded && streamingBuffer.recentlyStreamed(td, base ?? td.state(), change.deleted)) {
+      throw new CatalogError(400, 'invalid', 'invalidQuery', `UPDATE or DELETE statement over table ${p}.${d}.${t} would affect rows in the streaming buffer, which is not supported`);
+    }
     // No retry on the table that has the name now (Storage.writeRows): the positions are this table's.
-    await this.st.tableData(p, d, t).change(base ?? null, change.deleted, change.added);
+    await td.change(base ?? null, change.deleted, change.added);
   }
 
   async replaceRows(id: TableId, batches: NewRows, columns?: readonly Column[], base?: TableState): Promise<void> {

@@ -6,6 +6,10 @@
 // and extract jobs do not see them ("up to 90 minutes to become available
 // for copy and export operations").
 //
+// Row-level DML (UPDATE, DELETE, MERGE) may not change rows streamed within
+// the last 30 minutes that are still buffered: the statement fails with the
+// service's error, as documented among DML's limitations.
+//
 // When rows leave the buffer is the emulator's rule, chosen to keep tests
 // deterministic: a request's rows leave STREAMING_BUFFER_MS after it was
 // acknowledged (WAREHOUSE_EMULATOR_STREAMING_BUFFER_SECONDS, default 90
@@ -26,6 +30,9 @@ const envSeconds = Number(process.env.WAREHOUSE_EMULATOR_STREAMING_BUFFER_SECOND
 
 /** How long a request's rows stay in the buffer. */
 export const STREAMING_BUFFER_MS = Number.isFinite(envSeconds) && envSeconds >= 0 ? envSeconds * 1000 : 90 * 60 * 1000;
+
+/** UPDATE, DELETE and MERGE may not change rows streamed within this time (the documented 30 minutes; rows out of the buffer always may). */
+export const DML_RECENT_MS = 30 * 60 * 1000;
 
 interface Entry {
   /** Positions [start, end) of the generation. */
@@ -72,7 +79,8 @@ export class StreamingBuffer {
     const b = this.tables.get(td);
     if (!b) return [];
     if (b.generation !== state.generation) {
-      this.tables.delete(td);
+      // A newer generation replaced the buffered rows; an older state (a statement's earlier read) has none of them.
+      if (state.generation > b.generation) this.tables.delete(td);
       return [];
     }
     const from = now - this.windowMs;
@@ -87,6 +95,14 @@ export class StreamingBuffer {
   key(td: TableData, state: TableState, now = Date.now()): string {
     const entries = this.live(td, state, now);
     return entries.length === 0 ? '' : `${entries.length}:${entries[0]!.ms}:${entries[entries.length - 1]!.end}`;
+  }
+
+  /** Whether any of `positions` (of `state`) was streamed within DML_RECENT_MS and is still buffered: row-level DML may not change it. */
+  recentlyStreamed(td: TableData, state: TableState, positions: readonly number[], now = Date.now()): boolean {
+    const recent = this.live(td, state, now).filter((e) => e.ms > now - DML_RECENT_MS);
+    if (recent.length === 0 || positions.length === 0) return false;
+    const ranges = this.ranges(recent, state);
+    return positions.some((p) => ranges.some(([a, b]) => p >= a && p < b));
   }
 
   /** The entries' positions within `state` as disjoint ranges, ascending. */

@@ -1,7 +1,8 @@
 // The streaming buffer through the real Node client (src/engine/streaming-buffer.ts):
 // rows written by insertAll are queried and listed at once, but tables.get
-// reports them under streamingBuffer and leaves them out of numRows, and copy
-// and extract jobs do not see them; rows written by DML are not buffered. With
+// reports them under streamingBuffer and leaves them out of numRows, copy
+// and extract jobs do not see them and UPDATE/DELETE/MERGE may not change
+// them; rows written by DML are not buffered. With
 // the buffer turned off (WAREHOUSE_EMULATOR_STREAMING_BUFFER_SECONDS=0) every
 // row is in managed storage at once.
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -50,17 +51,22 @@ describe('streaming buffer through the Node client', () => {
     expect(basic.metadata.streamingBuffer).toBeUndefined();
   });
 
-  it('DML rows are in managed storage: numRows counts them, and a DML delete of a buffered row leaves the buffer smaller', async () => {
+  it('DML rows are in managed storage: numRows counts them, DML changes them; DML over recently streamed rows fails as on the service', async () => {
     const [t] = await ds.createTable('mixed', { schema: SCHEMA });
     await t.insert([{ id: 1, name: 'streamed' }, { id: 2, name: 'streamed' }]);
     await bq.query(`INSERT sb.mixed (id, name) VALUES (10, 'dml'), (11, 'dml')`);
-    let [meta] = await t.getMetadata();
+    const [meta] = await t.getMetadata();
     expect(meta.numRows).toBe('2');
     expect(meta.streamingBuffer.estimatedRows).toBe('2');
-    await bq.query(`DELETE sb.mixed WHERE id = 1`);
-    [meta] = await t.getMetadata();
-    expect(meta.numRows).toBe('2');
-    expect(meta.streamingBuffer.estimatedRows).toBe('1');
+    await bq.query(`UPDATE sb.mixed SET name = 'changed' WHERE id = 10`);
+    await bq.query(`DELETE sb.mixed WHERE id = 11`);
+    const refusal = 'UPDATE or DELETE statement over table sb-p.sb.mixed would affect rows in the streaming buffer, which is not supported';
+    await expect(bq.query(`DELETE sb.mixed WHERE id = 1`)).rejects.toThrow(refusal);
+    await expect(bq.query(`UPDATE sb.mixed SET name = 'x' WHERE TRUE`)).rejects.toThrow(refusal);
+    await expect(bq.query(`MERGE sb.mixed m USING (SELECT 2 AS id) s ON m.id = s.id WHEN MATCHED THEN DELETE`)).rejects.toThrow(refusal);
+    expect((await bq.query('SELECT id, name FROM sb.mixed ORDER BY id'))[0]).toEqual([
+      { id: 1, name: 'streamed' }, { id: 2, name: 'streamed' }, { id: 10, name: 'changed' },
+    ]);
   });
 
   it('copy jobs copy managed storage only: a table of buffered rows copies as empty (twice, WRITE_EMPTY), DML rows are copied', async () => {

@@ -77,9 +77,10 @@ describe('Storage Read API: snapshot_time', () => {
     await bq.query({ query: 'CREATE TABLE ds.t (id INT64, v STRING)' });
     createdMs = Number((await rest(`${emu.url}/bigquery/v2/projects/ss/datasets/ds/tables/t`)).body.creationTime);
     await mark(); // empty
-    await bq.dataset('ds').table('t').insert([{ id: 1, v: 'a' }, { id: 2, v: 'b' }]);
+    // Rows by DML, not insertAll: streamed rows stay in the streaming buffer, which the UPDATE below may not change.
+    await bq.query({ query: "INSERT ds.t VALUES (1, 'a'), (2, 'b')" });
     await mark();
-    await bq.dataset('ds').table('t').insert([{ id: 3, v: 'c' }]);
+    await bq.query({ query: "INSERT ds.t VALUES (3, 'c')" });
     await mark();
     await bq.query({ query: "UPDATE ds.t SET v = CONCAT(v, '!') WHERE id >= 2" }); // replaces the rows: a new generation
     await mark();

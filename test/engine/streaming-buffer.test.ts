@@ -36,12 +36,26 @@ describe('StreamingBuffer', () => {
     expect(buf.settled(td, s, 61_001)).toBe(s);
   });
 
-  it('a new generation (rows replaced) empties the buffer; a window of 0 buffers nothing', () => {
+  it('row-level DML may not touch rows streamed within 30 minutes that are still buffered', () => {
+    const buf = new StreamingBuffer(90 * 60_000);
+    const td = {} as TableData;
+    buf.note(td, state(2), state(4), 20, 0);
+    buf.note(td, state(4), state(6), 20, 40 * 60_000);
+    const s = state(6);
+    expect(buf.recentlyStreamed(td, s, [0, 1], 41 * 60_000)).toBe(false); // loaded rows
+    expect(buf.recentlyStreamed(td, s, [5], 41 * 60_000)).toBe(true);
+    expect(buf.recentlyStreamed(td, s, [2, 3], 41 * 60_000)).toBe(false); // buffered, but streamed 41 minutes ago
+    expect(buf.recentlyStreamed(td, s, [5], 71 * 60_000)).toBe(false);
+  });
+
+  it('a new generation (rows replaced) empties the buffer; an older state sees none of it; a window of 0 buffers nothing', () => {
     const buf = new StreamingBuffer(60_000);
     const td = {} as TableData;
-    buf.note(td, state(0), state(4), 40, 1_000);
-    expect(buf.stats(td, state(4, 1), 2_000)).toBeUndefined();
+    buf.note(td, state(0, 1), state(4, 1), 40, 1_000);
     expect(buf.stats(td, state(4, 0), 2_000)).toBeUndefined();
+    expect(buf.stats(td, state(4, 1), 2_000)?.estimatedRows).toBe('4');
+    expect(buf.stats(td, state(4, 2), 2_000)).toBeUndefined();
+    expect(buf.stats(td, state(4, 1), 2_000)).toBeUndefined();
     const none = new StreamingBuffer(0);
     none.note(td, state(0), state(4), 40, 1_000);
     expect(none.stats(td, state(4), 1_000)).toBeUndefined();
