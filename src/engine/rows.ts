@@ -274,14 +274,13 @@ export class RowService {
       // read. Converting them again gives the same rows: nothing was dropped,
       // and conversion depends on the bytes and the columns only.
       const all = keep.length === n;
-      await data.load();
-      const before = data.state();
-      if (all && typeof rows !== 'string') await data.appendRequestRows(rows, n, rowsMaker(columns), a.mark);
+      let placed;
+      if (all && typeof rows !== 'string') placed = await data.appendRequestRows(rows, n, rowsMaker(columns), a.mark);
       else {
         const batch = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1, rejectUnknown }));
-        await data.append(batch, all && typeof rows === 'string' ? rows : undefined, a.mark);
+        placed = await data.append(batch, all && typeof rows === 'string' ? rows : undefined, a.mark);
       }
-      if (a.streaming) streamingBuffer.note(data, before, data.state(), typeof rows === 'string' ? Buffer.byteLength(rows) : rows.length);
+      if (a.streaming && placed) streamingBuffer.note(data, placed, typeof rows === 'string' ? Buffer.byteLength(rows) : rows.length);
       this.dedup.remember(tableKey, newIds, now);
     }
     return errors.length > 0 ? JSON.stringify(errors) : '';

@@ -20,10 +20,10 @@
 // from the acknowledgement on, whatever this says).
 //
 // Rows are tracked by position in the table's generation, the positions an
-// append took (see TableData.state: appends only ever add positions at the
-// end), so that a reader that must not see them reads the state with those
-// positions as deleted ones.
-import type { TableData } from '../storage/table-data.js';
+// append took (TableData's appends report them; appends only ever add
+// positions at the end), so that a reader that must not see them reads the
+// state with those positions as deleted ones.
+import type { AppendedRows, TableData } from '../storage/table-data.js';
 import { countBelow, type TableState } from '../storage/table-state.js';
 
 const envSeconds = Number(process.env.WAREHOUSE_EMULATOR_STREAMING_BUFFER_SECONDS ?? process.env.BIGQUERY_EMULATOR_STREAMING_BUFFER_SECONDS);
@@ -59,19 +59,16 @@ export class StreamingBuffer {
 
   constructor(private readonly windowMs = STREAMING_BUFFER_MS) {}
 
-  /**
-   * Records an acknowledged insertAll append: the state before it and after
-   * it (concurrent appends between the two are taken in too; they are
-   * streamed rows as well, but for a rare load committing meanwhile).
-   */
-  note(td: TableData, before: TableState, after: TableState, bytes: number, ms = Date.now()): void {
-    if (this.windowMs <= 0 || after.generation !== before.generation || after.rows <= before.rows) return;
+  /** Records an acknowledged insertAll append: the positions its rows took (TableData.appendRequestRows / append). */
+  note(td: TableData, rows: AppendedRows, bytes: number, ms = Date.now()): void {
+    if (this.windowMs <= 0 || rows.end <= rows.start) return;
     let b = this.tables.get(td);
-    if (!b || b.generation !== after.generation) this.tables.set(td, (b = { generation: after.generation, entries: [] }));
+    if (b && rows.generation < b.generation) return;
+    if (!b || b.generation !== rows.generation) this.tables.set(td, (b = { generation: rows.generation, entries: [] }));
     const last = b.entries[b.entries.length - 1];
     // Appends within a second of the last one that follow it join its entry: a stream of requests keeps one entry a second.
-    if (last && last.end === before.rows && ms - last.ms < 1000) b.entries[b.entries.length - 1] = { ...last, end: after.rows, bytes: last.bytes + bytes };
-    else b.entries.push({ start: before.rows, end: after.rows, bytes, ms });
+    if (last && last.end === rows.start && ms - last.ms < 1000) b.entries[b.entries.length - 1] = { ...last, end: rows.end, bytes: last.bytes + bytes };
+    else b.entries.push({ start: rows.start, end: rows.end, bytes, ms });
   }
 
   /** The entries still buffered for `state` (expired ones and those of an older generation dropped). */

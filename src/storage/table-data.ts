@@ -211,6 +211,13 @@ export function pruneVersions(versions: readonly Version[], now: number, retenti
   return out;
 }
 
+/** Where an append's rows went: positions [start, end) of the table's generation (the streaming buffer tracks insertAll's). */
+export interface AppendedRows {
+  readonly generation: number;
+  readonly start: number;
+  readonly end: number;
+}
+
 export class TableData {
   private columns: readonly Column[];
   private sidecar: Sidecar = EMPTY_SIDECAR;
@@ -521,17 +528,17 @@ export class TableData {
    * record, so that what it says survives exactly when the rows do (the
    * Storage Write API's offsets: markOf).
    */
-  async append(batch: Batch, rawRows?: string, mark?: Mark): Promise<void> {
-    if (batch.length === 0) return;
+  async append(batch: Batch, rawRows?: string, mark?: Mark): Promise<AppendedRows | undefined> {
+    if (batch.length === 0) return undefined;
     this.checkWritable();
     await this.load();
     if (batch.length >= BULK_ROWS && rawRows === undefined && !mark) {
       // Bulk appends (CTAS, INSERT ... SELECT, loads) go straight to fragments:
       // logging them first would encode every row twice.
       await this.commit(await this.prepare(null, [batch]));
-      return;
+      return undefined;
     }
-    await this.logged(batch.length, rawRows ?? batch, () => batch, mark);
+    return this.logged(batch.length, rawRows ?? batch, () => batch, mark);
   }
 
   /** The value of the last mark with `key` (see append; kept across a truncation of the rows); undefined when none. */
@@ -554,11 +561,11 @@ export class TableData {
    * streamed rows survived every young-generation collection, and copying
    * them there cost an insert stream a third of the engine's CPU.
    */
-  async appendRequestRows(rows: Uint8Array, n: number, make: (rows: Buffer) => Batch, mark?: Mark): Promise<void> {
-    if (n === 0) return;
+  async appendRequestRows(rows: Uint8Array, n: number, make: (rows: Buffer) => Batch, mark?: Mark): Promise<AppendedRows | undefined> {
+    if (n === 0) return undefined;
     this.checkWritable();
     await this.load();
-    await this.logged(n, rows, (wal, at) => heldInLog(wal, at, rows.length, n, make), mark);
+    return this.logged(n, rows, (wal, at) => heldInLog(wal, at, rows.length, n, make), mark);
   }
 
   /**
@@ -566,8 +573,8 @@ export class TableData {
    * text or bytes), then adds the batch `chunk` gives for it (`at`: where the
    * content's JSON starts in the log).
    */
-  private async logged(n: number, content: Batch | string | Uint8Array, chunk: (wal: WalWriter, at: number) => Batch, mark?: Mark): Promise<void> {
-    await this.gate.runShared(async () => {
+  private async logged(n: number, content: Batch | string | Uint8Array, chunk: (wal: WalWriter, at: number) => Batch, mark?: Mark): Promise<AppendedRows> {
+    const placed = await this.gate.runShared(async (): Promise<AppendedRows> => {
       // Retired while this waited for the gate: the rows go to the table that has the name now.
       this.checkWritable();
       const wal = this.wal!;
@@ -586,10 +593,12 @@ export class TableData {
       this.version++;
       this.modifiedMs = Date.now();
       lastAppend = { at: this.modifiedMs, by: this };
+      return { generation: this.generation, start: this.rows - n, end: this.rows };
     });
     const wal = this.wal;
     if (wal && wal.byteSize > COMPACT_WAL_BYTES) this.compactSoon();
     else this.scheduleIdleCompaction();
+    return placed;
   }
 
   /**
