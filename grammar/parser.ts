@@ -20,6 +20,7 @@
 // Y" or, with an ERR_MSG, "Expected <ERR_MSG> but got Y", NotAllInputParsed →
 // "Expected end of input but got Y") and by `fail()` for semantic checks. The
 // position is that of the offending token (end of text for end of script).
+import { checkScript } from './script-checks.js';
 import {
   EmbeddedActionsParser,
   getLookaheadPaths,
@@ -4466,7 +4467,7 @@ function parser(): GoogleSqlParser {
 
 /** Parse a script (one or more `;`-separated statements). */
 export function parseScript(sql: string): A.Script {
-  return checkDepth(parser().parseScript(sql));
+  return checkScript(checkDepth(parser().parseScript(sql)));
 }
 
 /**
