@@ -46,6 +46,8 @@ export interface AnalyzerEnv {
   readonly onClock?: () => void;
   /** The principal (row-access policy grantees). */
   readonly sessionUser?: string;
+  /** The running job's id (@@current_job_id). */
+  readonly jobId?: string;
   /** The job's location, named in not-found errors (US when absent). */
   readonly location?: { readonly value: string };
   /** Views being expanded (cycle guard). */

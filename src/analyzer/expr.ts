@@ -578,6 +578,10 @@ function systemVariable(an: Analyzer, n: A.SystemVariable): Expr {
       return literal(T.STRING, an.env.timeZone ?? 'UTC', Origin.Param);
     case 'location':
       return literal(T.STRING, 'US', Origin.Param);
+    case 'current_job_id':
+      // Differs per job: like the clock, it keeps the plan out of the plan cache.
+      an.env.onClock?.();
+      return literal(T.STRING, an.env.jobId ?? null, Origin.Param);
     default: {
       const v = an.env.variables.get('@@' + name);
       if (v) return literal(v.type, v.value, Origin.Param);

@@ -105,6 +105,7 @@ export class Session {
       tempTables: this.tempTables,
       nowMs: Number(ctx.nowMicros / 1000n),
       sessionUser: ctx.sessionUser,
+      jobId: ctx.jobId,
       ...(ctx.location ? { location: ctx.location } : {}),
       ...(ctx.externalTables ? { externalTables: ctx.externalTables } : {}),
     };
