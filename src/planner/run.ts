@@ -491,7 +491,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       await runBlock(inner, parse(sqlV.value).statements, sub);
       for (const [k, v] of inner.tempTables) s.tempTables.set(k, v);
       if (st.into && sub.lastSelect) {
-        const b = sub.lastSelect.batches[0];
+        // INTO takes one row: none sets NULLs, more is an error (procedural-language: EXECUTE IMMEDIATE).
+        if (sub.lastSelect.batches.reduce((k, x) => k + x.length, 0) > 1) throw sqlError('EXECUTE IMMEDIATE INTO: the query returned more than one row', st.loc);
+        const b = sub.lastSelect.batches.find((x) => x.length > 0);
         st.into.forEach((name, i) => {
           const cur = s.variables.get(name.toLowerCase());
           if (!cur) throw sqlError(`Undeclared variable: ${name}`, st.loc);
