@@ -1637,36 +1637,61 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     rscope.rangeVars = rightRvs;
     for (const [k, v] of rightExtra) rscope.extra.set(k, v);
     const conds: Expr[] = [];
-    const merged: { name: string; l: ResolvedColumn; r: ResolvedColumn }[] = [];
+    // A key is a column, or a field of a STRUCT value table (`JOIN UNNEST(structs) USING (f)`).
+    type Key = { expr: Expr; col?: ResolvedColumn; value?: ResolvedColumn; fieldIndex?: number };
+    const keyOf = (h: ReturnType<Scope['lookup']>, side: string): Key => {
+      if (h?.kind === 'column') return { expr: colRef(h.column), col: h.column };
+      if (h?.kind === 'field') return { expr: { kind: 'field', type: h.type, arg: colRef(h.column), fieldIndex: h.fieldIndex }, value: h.column, fieldIndex: h.fieldIndex };
+      throw sqlError(`Column ${names[merged.length]} in USING clause not found on ${side} side of join`, j.loc);
+    };
+    const merged: { name: string; l: Key; r: Key; type: SqlType }[] = [];
     for (const n of names) {
       const lh = lscope.lookup(n);
       const rh = rscope.lookup(n);
       if (lh?.kind === 'ambiguous') throw sqlError(`Column ${n} in USING clause is ambiguous on left side of join`, j.loc);
       if (rh?.kind === 'ambiguous') throw sqlError(`Column ${n} in USING clause is ambiguous on right side of join`, j.loc);
-      if (!lh || lh.kind !== 'column') throw sqlError(`Column ${n} in USING clause not found on left side of join`, j.loc);
-      if (!rh || rh.kind !== 'column') throw sqlError(`Column ${n} in USING clause not found on right side of join`, j.loc);
+      const l = keyOf(lh, 'left');
+      const r = keyOf(rh, 'right');
       const st = supertype([
-        { type: lh.column.type, origin: Origin.Column },
-        { type: rh.column.type, origin: Origin.Column },
+        { type: l.expr.type, origin: Origin.Column },
+        { type: r.expr.type, origin: Origin.Column },
       ]);
-      if (!st) throw sqlError(`Column ${n} in USING has incompatible types on either side of the join: ${typeToSql(lh.column.type)} and ${typeToSql(rh.column.type)}`, j.loc);
+      if (!st) throw sqlError(`Column ${n} in USING has incompatible types on either side of the join: ${typeToSql(l.expr.type)} and ${typeToSql(r.expr.type)}`, j.loc);
       const { callScalar } = expr;
-      conds.push(callScalar('$equal', [coerce(colRef(lh.column), st), coerce(colRef(rh.column), st)], j.loc));
-      merged.push({ name: n, l: lh.column, r: rh.column });
+      conds.push(callScalar('$equal', [coerce(l.expr, st), coerce(r.expr, st)], j.loc));
+      merged.push({ name: n, l, r, type: st });
     }
     condition = conds.length === 0 ? undefined : conds.length === 1 ? conds[0] : { kind: 'logical', type: T.BOOL, op: 'and', args: conds };
     rel = { kind: 'join', joinType: conds.length ? joinType : 'cross', left, right, ...(condition ? { condition } : {}), lateral, columns: [...left.columns, ...right.columns] };
     const keyCols: ResolvedColumn[] = [];
-    if (joinType === 'full') {
+    if (joinType === 'full' || merged.some((m) => !m.l.col || !m.r.col)) {
+      // The keys become columns of a projection over the join: FULL takes either side's
+      // value; a struct field key is computed, and its value table's other fields stand in
+      // for the struct in SELECT * (the key is listed once, first).
       const exprs: Expr[] = rel.columns.map((c) => colRef(c));
       const extraNames = rel.columns.map((c) => c.name);
       for (const m of merged) {
-        const st = supertype([
-          { type: m.l.type, origin: Origin.Column },
-          { type: m.r.type, origin: Origin.Column },
-        ])!;
-        exprs.push({ kind: 'conditional', type: st, op: 'coalesce', whens: [], thens: [coerce(colRef(m.l), st), coerce(colRef(m.r), st)] });
+        exprs.push(
+          joinType === 'full'
+            ? { kind: 'conditional', type: m.type, op: 'coalesce', whens: [], thens: [coerce(m.l.expr, m.type), coerce(m.r.expr, m.type)] }
+            : joinType === 'right' ? m.r.expr : m.l.expr,
+        );
         extraNames.push(m.name);
+      }
+      const usedFields = new Map<number, Set<number>>();
+      for (const m of merged) for (const k of [m.l, m.r]) if (k.value) (usedFields.get(k.value.id) ?? usedFields.set(k.value.id, new Set()).get(k.value.id)!).add(k.fieldIndex!);
+      const expanded = new Map<number, number[]>();
+      for (const [id, used] of usedFields) {
+        const v = rel.columns.find((c) => c.id === id)!;
+        if (v.type.kind !== 'STRUCT') continue;
+        const at: number[] = [];
+        v.type.fields.forEach((f, i) => {
+          if (used.has(i)) return;
+          at.push(exprs.length);
+          exprs.push({ kind: 'field', type: f.type, arg: colRef(v), fieldIndex: i });
+          extraNames.push(f.name);
+        });
+        expanded.set(id, at);
       }
       const p = project(an, rel, exprs, extraNames);
       // Re-point range variables at the projected copies of the join's columns.
@@ -1675,24 +1700,25 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
       const remap = (rv: RangeVar): RangeVar => ({ ...rv, columns: rv.columns.map((c) => ({ ...idMap.get(c.id)!, name: c.name })), ...(rv.value ? { value: { ...idMap.get(rv.value.id)!, name: rv.value.name } } : {}) });
       scope.rangeVars = scope.rangeVars.map((rv) => (leftRvs.includes(rv) || rightRvs.includes(rv) ? remap(rv) : rv));
       for (const [k, v] of scope.extra) if (idMap.has(v.id)) scope.extra.set(k, idMap.get(v.id)!);
-      star = star.map((c) => idMap.get(c.id) ?? c);
       merged.forEach((m, i) => {
         const col = { ...p.columns[rel.columns.length + i]!, name: m.name };
         keyCols.push(col);
         scope.extra.set(m.name.toLowerCase(), col);
       });
-      const lIds = new Set(merged.map((m) => idMap.get(m.l.id)!.id));
-      const rIds = new Set(merged.map((m) => idMap.get(m.r.id)!.id));
-      star = [...keyCols, ...star.filter((c) => !lIds.has(c.id) && !rIds.has(c.id))];
+      const drop = new Set(merged.flatMap((m) => [m.l.col?.id, m.r.col?.id]));
+      star = [
+        ...keyCols,
+        ...star.flatMap((c) => (drop.has(c.id) ? [] : expanded.has(c.id) ? expanded.get(c.id)!.map((k) => p.columns[k]!) : [idMap.get(c.id) ?? c])),
+      ];
       scope.starList = star;
       return p;
     }
     for (const m of merged) {
-      const col = joinType === 'right' ? m.r : m.l;
+      const col = joinType === 'right' ? m.r.col! : m.l.col!;
       keyCols.push({ ...col, name: m.name });
       scope.extra.set(m.name.toLowerCase(), { ...col, name: m.name });
     }
-    const drop = new Set(merged.flatMap((m) => [m.l.id, m.r.id]));
+    const drop = new Set(merged.flatMap((m) => [m.l.col!.id, m.r.col!.id]));
     star = [...keyCols, ...star.filter((c) => !drop.has(c.id))];
     scope.starList = star;
     return rel;
