@@ -34,7 +34,7 @@ describe('sessions through the real client', () => {
   };
 
   it('keeps temporary tables, variables and an open transaction between queries, until BQ.ABORT_SESSION', async () => {
-    const [job] = await bq.createQueryJob({ query: 'CREATE TEMP TABLE kept AS SELECT 5 AS x; DECLARE k INT64 DEFAULT 3;', createSession: true });
+    const [job] = await bq.createQueryJob({ query: 'DECLARE k INT64 DEFAULT 3; CREATE TEMP TABLE kept AS SELECT 5 AS x;', createSession: true });
     await job.getQueryResults();
     const [meta] = await job.getMetadata();
     const sessionId = meta.statistics?.sessionInfo?.sessionId as string;

@@ -171,7 +171,7 @@ describe('temporary tables and sessions', () => {
   });
 
   it('a session keeps its temporary tables, variables and open transaction across queries until it is aborted', async () => {
-    await inSession('s-keep', 'CREATE TEMP TABLE kept AS SELECT 7 AS a; DECLARE n INT64 DEFAULT 3;');
+    await inSession('s-keep', 'DECLARE n INT64 DEFAULT 3; CREATE TEMP TABLE kept AS SELECT 7 AS a;');
     expect(col(await inSession('s-keep', 'SELECT a * n FROM kept'))).toEqual([21n]);
     await inSession('s-keep', 'CALL BQ.ABORT_SESSION()');
     expect(await errorOf(sessions.run('s-keep', P, false, async () => 0))).toMatch(/Session s-keep was not found/);
