@@ -93,7 +93,7 @@ function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
   });
 }
 
-/** Source text of an expression starting at `offset` (up to the next top-level `,` or `)`). */
+/** Source text of an expression starting at `offset` (up to the next top-level `,`, `)` or `;`). */
 function exprText(sql: string, offset: number): string {
   let depth = 0;
   let quote: string | undefined;
@@ -109,7 +109,7 @@ function exprText(sql: string, offset: number): string {
     else if (ch === ')' || ch === ']') {
       if (depth === 0) return sql.slice(offset, i).trim();
       depth--;
-    } else if (ch === ',' && depth === 0) return sql.slice(offset, i).trim();
+    } else if ((ch === ',' || ch === ';') && depth === 0) return sql.slice(offset, i).trim();
   }
   return sql.slice(offset).trim();
 }
@@ -486,6 +486,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   // Source column index of each new column (-1 = added), for data rewrites.
   let origin = cols.map((_, i) => i);
   let rewrite = false;
+  // Column defaults set (text) or dropped (null) by the actions: kept in the schema's defaultValueExpression.
+  const defaults = new Map<string, string | null>();
   for (const a of st.actions) {
     switch (a.kind) {
       case 'AddColumn': {
@@ -496,6 +498,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if (a.column.notNull) throw sqlError(`Cannot add a REQUIRED column ${a.column.name} to an existing table`, a.loc);
         cols.push({ name: a.column.name, type: typeFromNode(a.column.type), required: false });
         origin.push(-1);
+        // The default applies to rows written later; existing rows read NULL (data-definition-language: ADD COLUMN).
+        if (a.column.default) defaults.set(a.column.name.toLowerCase(), exprText(s.ctx.sql, a.column.default.loc.offset));
         break;
       }
       case 'DropColumn': {
@@ -527,6 +531,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column not found: ${a.name}`, a.loc);
         }
         if (a.action.kind === 'DropNotNull') cols[i] = { ...cols[i]!, required: false };
+        else if (a.action.kind === 'SetDefault') defaults.set(cols[i]!.name.toLowerCase(), exprText(s.ctx.sql, a.action.expr.loc.offset));
+        else if (a.action.kind === 'DropDefault') defaults.set(cols[i]!.name.toLowerCase(), null);
         else if (a.action.kind === 'SetDataType') {
           const t = typeFromNode(a.action.type);
           if (!canCoerce(cols[i]!.type, t) && cols[i]!.type.kind !== t.kind) {
@@ -571,6 +577,16 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     await cat.replaceRows(id, rows, cols);
   } else if (cols.length !== info.columns.length || cols.some((c, i) => c !== info.columns[i])) {
     await cat.alterColumns(id, cols);
+  }
+  if (defaults.size) {
+    const now = cat.getTable(id)!;
+    const fields = ((now.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? now.columns.map((c) => columnToRestField(c.name, c.type, c.required))).map((f) => {
+      const d = defaults.get(f.name.toLowerCase());
+      if (d === undefined) return f;
+      const { defaultValueExpression: _, ...rest } = f;
+      return d === null ? rest : { ...rest, defaultValueExpression: d };
+    });
+    await cat.patchTableResource(id, { schema: { fields } });
   }
   return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
 }
