@@ -8,7 +8,7 @@ import { QueryError, type QueryContext } from '../planner/api.js';
 import type { Value } from '../types/values.js';
 import type { Batch, Vector } from '../types/vector.js';
 import type { ScanRel, SortRel, SubqueryExpr } from '../analyzer/resolved.js';
-import type { ScanOptions } from '../storage/api.js';
+import type { ScanFilter, ScanOptions } from '../storage/api.js';
 
 /** What a finished subquery evaluation leaves behind (see expr.ts). */
 export type SubqueryResult = unknown;
@@ -45,6 +45,8 @@ export interface ExecContext {
    * the plan's ScanRel; `opts.columns` are the columns to read.
    */
   readonly scanSources?: ReadonlyMap<ScanRel, (opts: ScanOptions) => AsyncIterable<Batch>>;
+  /** Statistics filters a scan adds to its own (a hash join's build key range, operators/join-filter.ts), by ScanRel. */
+  readonly runtimeFilters?: ReadonlyMap<ScanRel, readonly ScanFilter[]>;
   /** Where a top-N starts (parallel execution: from other morsels' results), by SortRel. */
   readonly topNSeeds?: ReadonlyMap<SortRel, TopNSeed>;
 }

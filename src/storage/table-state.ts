@@ -225,6 +225,22 @@ async function fileParts(seg: FileSegment, segStart: number, columns: readonly C
 }
 
 /**
+ * Whether a listed part may hold rows meeting `filters` (more than it was
+ * listed with: a hash join's build key range, known only once the build side
+ * is read). A row group they rule out moves from read to skipped in `stats`.
+ */
+export async function partMayMatch(p: ScanPart, columns: readonly Column[], filters: readonly ScanFilter[], stats: ScanStats = scanCounters): Promise<boolean> {
+  if (p.kind === 'mem' || filters.length === 0) return true;
+  const file = await chunkCache.file(p.path);
+  const g = file.rowGroups[p.rowGroup]!;
+  const types = fileTypes(file);
+  if (filters.every((f) => mayMatch(f, columns[f.column]!, g.columns.get(columns[f.column]!.name)?.stats, types))) return true;
+  stats.rowGroupsRead--;
+  stats.rowGroupsSkipped++;
+  return false;
+}
+
+/**
  * A part's rows, columns `cols` of table schema `columns` (ROW_POSITION:
  * each row's position), in BATCH_SIZE batches, deleted rows left out. Row
  * groups are read through this thread's chunk cache (a worker thread reads

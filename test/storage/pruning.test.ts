@@ -58,6 +58,26 @@ describe('scans read what the query needs', () => {
     expect(first(none.result)[0]).toBe(0n);
   });
 
+  it('a hash join reads only the probe row groups the build keys can be in (runtime join filter)', async () => {
+    await q(`CREATE TABLE d.few AS SELECT id, CONCAT('n', CAST(id AS STRING)) AS name FROM UNNEST([${ROW_GROUP + 5}, ${ROW_GROUP + 7}, ${2 * ROW_GROUP - 1}]) AS id`);
+    const inner = await counted('SELECT COUNT(*), SUM(big.k), MAX(few.name) FROM d.big JOIN d.few USING (id)');
+    expect(first(inner.result)).toEqual([3n, BigInt((ROW_GROUP + 5) % 7 + (ROW_GROUP + 7) % 7 + (2 * ROW_GROUP - 1) % 7), `n${ROW_GROUP + 7}`]);
+    // (d.few's own row group is read too.)
+    expect([inner.read, inner.skipped]).toEqual([2, 3]);
+    const semi = await counted('SELECT COUNT(*) FROM d.big WHERE id IN (SELECT id FROM d.few)');
+    expect(first(semi.result)[0]).toBe(3n);
+    expect([semi.read, semi.skipped]).toEqual([2, 3]);
+    // No build key at all: nothing is read.
+    const empty = await counted('SELECT COUNT(*) FROM d.big JOIN (SELECT id FROM d.few WHERE id < 0) AS f USING (id)');
+    expect(first(empty.result)[0]).toBe(0n);
+    expect([empty.read, empty.skipped]).toEqual([0, 5]);
+    // A LEFT join keeps every probe row: no filter.
+    const left = await counted('SELECT COUNT(*), COUNT(few.name) FROM d.big LEFT JOIN d.few USING (id)');
+    expect(first(left.result)).toEqual([BigInt(4 * ROW_GROUP), 3n]);
+    expect([left.read, left.skipped]).toEqual([5, 0]);
+    await q('DROP TABLE d.few');
+  });
+
   it('a MERGE with a small source reads only the target row groups its keys can be in', async () => {
     const m = await counted(`MERGE d.big USING (SELECT ${ROW_GROUP + 5} AS id, 'x' AS s UNION ALL SELECT -1, 'new') AS src ON big.id = src.id
       WHEN MATCHED THEN UPDATE SET s = src.s WHEN NOT MATCHED THEN INSERT (id, k, s, day) VALUES (src.id, 0, src.s, NULL)`);

@@ -15,6 +15,7 @@ import { checkpoint, type ExecContext } from '../context.js';
 import { columnRefsOf, evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel, materialize } from '../execute.js';
 import { hashRows } from '../hash.js';
+import { withRuntimeFilter } from './join-filter.js';
 import { mix32, valuesEqual } from '../values-compare.js';
 import { BatchCoalescer, ColumnBuffer, Phys, concatBatches, growInt32, nullVector, physOf, selectTrue, takeOrNull } from '../vectors.js';
 
@@ -995,7 +996,7 @@ async function* hashJoin(
 ): AsyncGenerator<Batch> {
   const st = await HashJoinState.create(rel, keys, residual, ctx, narrow);
   await checkpoint(ctx);
-  for await (const left of executeRel(rel.left, ctx)) {
+  for await (const left of executeRel(rel.left, withRuntimeFilter(rel, keys, st.bk, ctx))) {
     await checkpoint(ctx);
     if (left.length === 0) continue;
     st.start(left, st.syncKeys ? null : await st.keysAsync(left));

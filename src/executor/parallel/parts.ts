@@ -1,16 +1,19 @@
 // A plan's scan served from listed parts (storage's ScanPart: a row group's
 // rows or a batch held in memory), on whichever thread runs the plan.
 import type { ScanRel } from '../../analyzer/resolved.js';
-import type { ScanOptions } from '../../storage/api.js';
-import { readPart, type ScanPart } from '../../storage/table-state.js';
+import type { ScanFilter, ScanOptions } from '../../storage/api.js';
+import { partMayMatch, readPart, type ScanPart } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
 import type { Batch } from '../../types/vector.js';
 import type { ExecContext } from '../context.js';
 import { concatBatches } from '../vectors.js';
 
-/** Columns `cols` (of table schema `columns`) of the parts' rows, in order. */
-export async function* readParts(parts: readonly ScanPart[], columns: readonly Column[], cols: readonly number[]): AsyncGenerator<Batch> {
-  for (const p of parts) yield* readPart(p, columns, cols);
+/**
+ * Columns `cols` (of table schema `columns`) of the parts' rows, in order;
+ * parts `filters` rule out (a runtime join filter added since the listing) are skipped.
+ */
+export async function* readParts(parts: readonly ScanPart[], columns: readonly Column[], cols: readonly number[], filters: readonly ScanFilter[] = []): AsyncGenerator<Batch> {
+  for (const p of parts) if (await partMayMatch(p, columns, filters)) yield* readPart(p, columns, cols);
 }
 
 /** `ctx` with `scan` reading `source` instead of the catalog. */
@@ -22,7 +25,7 @@ export function withScanSource(ctx: ExecContext, scan: ScanRel, source: (opts: S
 
 /** `ctx` with `scan` reading `parts` (read in table schema `columns`). */
 export function withParts(ctx: ExecContext, scan: ScanRel, columns: readonly Column[], parts: readonly ScanPart[]): ExecContext {
-  return withScanSource(ctx, scan, (opts) => readParts(parts, columns, opts.columns));
+  return withScanSource(ctx, scan, (opts) => readParts(parts, columns, opts.columns, opts.filters));
 }
 
 /**
