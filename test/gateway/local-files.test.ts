@@ -75,6 +75,16 @@ describe('--local-files=<dir>', () => {
     expect(q.body.rows[0].f[0].v).toBe('4');
   });
 
+  it('uploads still load: the engine reads the gateway spool, the emulator\'s own directory (the container runs with --local-files=/data)', async () => {
+    const boundary = 'b0undary';
+    const meta = { configuration: { load: { destinationTable: { datasetId: 'd', tableId: 'up' }, sourceFormat: 'CSV', skipLeadingRows: 1, schema: { fields: [{ name: 'id', type: 'INTEGER' }] } } } };
+    const body = `--${boundary}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(meta)}\r\n--${boundary}\r\nContent-Type: application/octet-stream\r\n\r\nid\n5\n6\n\r\n--${boundary}--\r\n`;
+    const r = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, { method: 'POST', body, headers: { 'content-type': `multipart/related; boundary=${boundary}` } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.status.errorResult).toBeUndefined();
+    expect((await query('SELECT SUM(id) FROM d.up')).body.rows[0].f[0].v).toBe('11');
+  });
+
   it('refuses a load outside it, through a symlink, a symlinked directory or ..', async () => {
     for (const uri of ['/etc/passwd', `file://${secret}`, `file://${allowed}/link.csv`, `${allowed}/out-dir/secret.csv`, `file://${allowed}/../outside/secret.csv`, `file://${allowed}/out-dir/*.csv`]) {
       expectDenied(await load(uri, 'never'));
