@@ -2,7 +2,7 @@
 // a temporary data dir, options for the flags, and a stop() that leaves no
 // process, socket or temp dir behind, also when its caller is SIGKILLed.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +57,8 @@ describe('startEmulator', () => {
   afterAll(() => rmSync(seed, { force: true }));
 
   it('serves on ephemeral ports with a temporary data dir, applies the flag options, and stops without leftovers', async () => {
-    const emu = await startEmulator({ projectId: 'proj-a', seedDataFiles: [seed], dataset: 'shop' });
+    const lines: string[] = [];
+    const emu = await startEmulator({ projectId: 'proj-a', seedDataFiles: [seed], dataset: 'shop', localFiles: [tmpdir()], log: (l) => lines.push(l) });
     const engine = childrenOf(emu.pid);
     try {
       expect(emu.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -72,6 +73,7 @@ describe('startEmulator', () => {
       expect(q.body.rows.map((r: { f: { v: string }[] }) => r.f[0]!.v)).toEqual(['apple', 'pear']);
       expect(engine.length).toBe(1);
       expect(sockets(emu.pid).length).toBeGreaterThan(0);
+      expect(lines.join('\n')).toContain(`local files: under ${realpathSync(tmpdir())}`);
     } finally {
       await emu.stop();
     }
