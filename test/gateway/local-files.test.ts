@@ -110,6 +110,10 @@ describe('--local-files=<dir>', () => {
     for (const uri of [`file://${outside}/t.csv`, `file://${allowed}/dangling.csv`, `file://${allowed}/new/../../outside/t.csv`]) {
       expectDenied(await extract(uri));
     }
+    // The singular destinationUri too.
+    expectDenied(
+      await rest(`${base()}/jobs`, { method: 'POST', json: { configuration: { extract: { sourceTable: { datasetId: 'd', tableId: 't' }, destinationUri: `file://${outside}/t.csv` } } } }),
+    );
     expect(existsSync(join(outside, 't.csv'))).toBe(false);
     expect(existsSync(join(outside, 'created.csv'))).toBe(false);
   });

@@ -455,7 +455,8 @@ export function checkDataJob(which: 'load' | 'copy' | 'extract', cfg: Json): voi
   }
   // A local path the --local-files policy refuses is a 403 now, not a failed job (the job checks again as it reads).
   if (which !== 'copy') {
-    for (const uri of urisOf(cfg[which === 'load' ? 'sourceUris' : 'destinationUris'])) {
+    const uris = which === 'load' ? urisOf(cfg['sourceUris']) : [...urisOf(cfg['destinationUris']), ...urisOf([cfg['destinationUri']])];
+    for (const uri of uris) {
       const local = localPath(uri);
       try {
         if (local !== undefined) checkLocalPath(local.includes('*') ? dirname(local) : local, uri);
