@@ -60,7 +60,7 @@ export interface ExportOptions {
   format: string;
   fieldDelimiter: string;
   header: boolean;
-  /** NONE, GZIP (CSV/JSON/Parquet), DEFLATE (Avro), SNAPPY (Parquet, its default). */
+  /** NONE, GZIP (CSV/JSON/Parquet), DEFLATE (Avro), SNAPPY (Parquet, its default), ZSTD (Parquet). */
   compression: string;
   useAvroLogicalTypes: boolean;
 }
@@ -71,9 +71,9 @@ export async function encodeExport(fields: readonly RestField[], rows: readonly 
   // An unset compression is '' for Parquet (SNAPPY by default) and NONE elsewhere.
   if (o.format === 'AVRO') return writeAvro(fields, rows, avroCodec(compression), o.useAvroLogicalTypes);
   if (o.format === 'PARQUET') {
-    // The real service's default is SNAPPY; ZSTD has no codec in this Node version's zlib.
-    const codec = compression === '' || compression === 'SNAPPY' ? 'SNAPPY' : compression === 'NONE' ? 'UNCOMPRESSED' : compression === 'GZIP' ? 'GZIP' : undefined;
-    if (!codec) throw ioNotImplemented(`Parquet compression ${compression} is not supported by the emulator (SNAPPY, GZIP and NONE are)`);
+    // The real service's default is SNAPPY.
+    const codec = compression === '' || compression === 'SNAPPY' ? 'SNAPPY' : compression === 'NONE' ? 'UNCOMPRESSED' : compression === 'GZIP' || compression === 'ZSTD' ? compression : undefined;
+    if (!codec) throw ioInvalid(`Compression ${compression} is not supported for PARQUET exports (SNAPPY, GZIP, ZSTD or NONE)`);
     return writeParquet(fields, rows, codec);
   }
   let text: string;

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FileMetaData } from 'hyparquet';
-import { PARQUET_DEADLINE, WORKER_PARSERS_JS } from './parquet.js';
+import { PARQUET_DEADLINE, WORKER_PARSERS_JS, workerCompressorsJs } from './parquet.js';
 
 /** What to decode of a row group: flat columns (raw: RAW_PARSERS, else TEXT_PARSERS) and nested ones (TEXT_PARSERS). */
 export interface GroupRequest {
@@ -50,8 +50,8 @@ function libUrls(): Record<string, string> {
 const WORKER_JS = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
-const { gunzipSync } = require('node:zlib');
 ${WORKER_PARSERS_JS}
+${workerCompressorsJs()}
 // The file is opened (and closed) by the thread that made this one: a worker ended at its deadline leaves no descriptor open.
 const { fd, start, end, urls } = workerData;
 const size = (end > 0 ? end : fs.fstatSync(fd).size) - start;
@@ -68,14 +68,13 @@ const file = {
     return buf.buffer;
   },
 };
-// GZIP pages (other writers, our own exports) through zlib; hyparquet decodes SNAPPY itself.
-const compressors = { GZIP: (input) => new Uint8Array(gunzipSync(input)) };
 let lib, metadata, groupStarts;
 
 async function init() {
   const [main, column, convert, datapage, schema] = await Promise.all([urls.main, urls.column, urls.convert, urls.datapage, urls.schema].map((u) => import(u)));
   lib = { main, column, convert, datapage, schema };
   metadata = await main.parquetMetadataAsync(file);
+  if (metadata.row_groups.some((g) => g.columns.some((c) => c.meta_data && c.meta_data.codec === 'ZSTD'))) await withZstd();
   groupStarts = [];
   let at = 0;
   for (const g of metadata.row_groups) { groupStarts.push(at); at += Number(g.num_rows); }

@@ -8,6 +8,10 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { parseDate, parseTime, parseTimestamp } from '../types/json-values.js';
+import { zstdCompress } from '../functions/compression.js';
+
+/** zstd's own default level. */
+const ZSTD_LEVEL = 3;
 import type { AsyncBuffer, FileMetaData, SchemaElement, SchemaTree } from 'hyparquet';
 import type { Parsed, RestField } from './schema.js';
 
@@ -63,6 +67,26 @@ const RAW_PARSERS = {
 };`;
 
 /**
+ * For decoder workers: the page decompressors hyparquet does not carry:
+ * GZIP through zlib, ZSTD through the zstd wasm package (the codec of
+ * Parquet exports with compression ZSTD; loaded by `await withZstd()`, which
+ * a worker calls when a file's column chunks use it). hyparquet decodes
+ * SNAPPY itself.
+ */
+export function workerCompressorsJs(): string {
+  const zstd = createRequire(import.meta.url).resolve('@bokuweb/zstd-wasm');
+  return `
+const { gunzipSync } = require('node:zlib');
+const compressors = { GZIP: (input) => new Uint8Array(gunzipSync(input)) };
+async function withZstd() {
+  if (compressors.ZSTD) return;
+  const z = require(${JSON.stringify(zstd)});
+  await z.init();
+  compressors.ZSTD = (input) => z.decompress(input);
+}`;
+}
+
+/**
  * Decoding runs on a worker thread, ended past a deadline: hyparquet loops
  * without end on some damaged pages (a bit-packed run of width 0 with a huge
  * count; minutes for a 2 KB file), and neither the gateway (load jobs) nor
@@ -73,15 +97,16 @@ const RAW_PARSERS = {
 function decoderSource(libUrl: string): string {
   return `
 const { parentPort } = require('node:worker_threads');
-const { gunzipSync } = require('node:zlib');
 ${WORKER_PARSERS_JS}
+${workerCompressorsJs()}
 const parsers = TEXT_PARSERS;
 parentPort.once('message', async (file) => {
   try {
     const lib = await import(${JSON.stringify(libUrl)});
-    // GZIP pages (other writers, our own exports) through zlib; hyparquet decodes SNAPPY itself.
+    const metadata = await lib.parquetMetadataAsync(file);
+    if (metadata.row_groups.some((g) => g.columns.some((c) => c.meta_data && c.meta_data.codec === 'ZSTD'))) await withZstd();
     // utf8: false keeps unannotated byte arrays as bytes (BYTES), as the file declares them.
-    const objs = await lib.parquetReadObjects({ file, utf8: false, parsers, compressors: { GZIP: (input) => new Uint8Array(gunzipSync(input)) } });
+    const objs = await lib.parquetReadObjects({ file, metadata, utf8: false, parsers, compressors });
     parentPort.postMessage({ objs });
   } catch (e) {
     parentPort.postMessage({ error: String((e && e.message) || e) });
@@ -375,8 +400,8 @@ function parquetColumn(f: RestField, repetition = (f.mode ?? '').toUpperCase() =
   };
 }
 
-/** Page codecs for EXPORT DATA's compression option: hyparquet-writer ships SNAPPY; GZIP comes from zlib. */
-export type ParquetCodec = 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP';
+/** Page codecs for EXPORT DATA's compression option: hyparquet-writer ships SNAPPY; GZIP comes from zlib, ZSTD from the zstd wasm package. */
+export type ParquetCodec = 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP' | 'ZSTD';
 
 /** Rows (REST JSON values) as one Parquet file (hyparquet-writer, loaded on first use). */
 export async function writeParquet(fields: readonly RestField[], rows: readonly Json[], codec: ParquetCodec = 'SNAPPY'): Promise<Buffer> {
@@ -386,7 +411,7 @@ export async function writeParquet(fields: readonly RestField[], rows: readonly 
     columnData: fields.map((f, i) => ({ name: f.name, data: rows.map((r) => cols[i]!.value(r[f.name])) })),
     schema: [{ name: 'root', num_children: fields.length }, ...cols.flatMap((c) => c.elements)],
     codec,
-    compressors: { GZIP: (bytes: Uint8Array) => new Uint8Array(gzipSync(bytes)) },
+    compressors: { GZIP: (bytes: Uint8Array) => new Uint8Array(gzipSync(bytes)), ZSTD: (bytes: Uint8Array) => zstdCompress(bytes, ZSTD_LEVEL) },
   } as unknown as Parameters<typeof parquetWriteBuffer>[0]);
   return Buffer.from(buf);
 }
