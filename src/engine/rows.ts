@@ -2,7 +2,7 @@
 import { invalid, notFound } from '../storage/errors.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { CommitFile, Storage } from '../storage/store.js';
-import type { Mark, TableData } from '../storage/table-data.js';
+import type { AppendedRows, Mark, TableData } from '../storage/table-data.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
 import { convertRows, keptBatch, type CellError, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
@@ -274,7 +274,7 @@ export class RowService {
       // read. Converting them again gives the same rows: nothing was dropped,
       // and conversion depends on the bytes and the columns only.
       const all = keep.length === n;
-      let placed;
+      let placed: AppendedRows | undefined;
       if (all && typeof rows !== 'string') placed = await data.appendRequestRows(rows, n, rowsMaker(columns), a.mark);
       else {
         const batch = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1, rejectUnknown }));
