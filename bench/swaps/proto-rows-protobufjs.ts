@@ -1,4 +1,4 @@
-// A copy of src/engine/storage-write/proto-rows.ts (issue 17 library swap
+// A copy of src/engine/storage-write/proto-rows.ts as of d5b991c (issue 17 library swap
 // trial, bench/swaps/README.md) whose wire decoding is protobufjs's: the
 // writer's DescriptorProto becomes a protobufjs Type (Type.fromDescriptor,
 // its decoder generated once per descriptor), and each decoded message is
