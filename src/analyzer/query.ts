@@ -266,6 +266,8 @@ function resolveRecursiveCte(an: Analyzer, c: A.Cte, body: A.SetOperation, id: n
   const map = an.ctes[an.ctes.length - 1]!;
   const lname = c.name.toLowerCase();
   {
+    // The last UNION input is the recursive term; the ones before it are the base.
+    if (queryMentions(body.left, lname)) throw sqlError('Recursive reference is not allowed in non-recursive UNION term', body.loc);
     const base = resolveQueryExpr(an, body.left, outer);
     const cols = base.rel.columns.map((col, i) => an.newColumn(base.names[i] ?? '', col.type));
     map.set(lname, { id, name: c.name, columns: cols, isValueTable: false });
@@ -774,7 +776,12 @@ export function resolveSelect(
         const visible = new Set(distinctOut.map((c) => c.id));
         rewriteExpr(expr, (x) => {
           if (x.kind === 'column' && !x.correlated && !visible.has(x.columnId)) {
-            throw sqlError('ORDER BY clause expression references column which is not visible after SELECT DISTINCT', o.item.expr.loc);
+            // Named as the service names it: a column, or a value table's range variable (`table alias y`).
+            const rvs = ctx.scope.rangeVars;
+            const column = rvs.flatMap((rv) => rv.columns).find((c) => c.id === x.columnId)?.name;
+            const alias = column === undefined ? rvs.find((rv) => rv.value?.id === x.columnId)?.name : undefined;
+            const what = column ? `column ${column} ` : alias ? `table alias ${alias} ` : 'column ';
+            throw sqlError(`ORDER BY clause expression references ${what}which is not visible after SELECT DISTINCT`, o.item.expr.loc);
           }
           return undefined;
         });

@@ -243,6 +243,16 @@ export function formatPrintf(fmt: string, args: Value[], types: readonly import(
   }
 }
 
+/** How many values a FORMAT pattern consumes (one per specifier but %%, one more per `*`). */
+function formatArgsNeeded(fmt: string): number {
+  let n = 0;
+  for (const m of fmt.matchAll(/%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([a-zA-Z%])/g)) {
+    if (m[4] === '%') continue;
+    n += 1 + (m[2] === '*' ? 1 : 0) + (m[3] === '*' ? 1 : 0);
+  }
+  return n;
+}
+
 function formatPrintfInner(fmt: string, args: Value[], types: readonly import('../types/types.js').SqlType[]): string {
   let out = '';
   let argi = 0;
@@ -269,7 +279,7 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
     };
     let width = widthS === undefined ? undefined : widthS === '*' ? star() : Number(widthS);
     const prec = precS === undefined ? undefined : precS === '*' ? star() : Number(precS);
-    if (argi >= args.length) fail(`Too few arguments to FORMAT for pattern "${fmt}"`);
+    if (argi >= args.length) fail(`Too few arguments to FORMAT for pattern "${fmt}"; Expected ${formatArgsNeeded(fmt) + 1}; Got ${args.length + 1}`);
     const v = args[argi];
     // A NULL argument prints as NULL for %t/%T; for other specifiers the result is NULL.
     if (v === null && conv !== 't' && conv !== 'T') throw NULL_RESULT;
