@@ -295,14 +295,7 @@ const MEMO_RESULTS = new Set(['STRING', 'BOOL', 'INT64', 'FLOAT64', 'DATE', 'TIM
 /** Rows seen before judging whether values repeat enough (at most one distinct value per two rows), and most values kept. */
 const MEMO_TRIAL_ROWS = 1 << 16;
 const MEMO_MAX_VALUES = 1 << 16;
-/**
- * Rows after which a batch made almost entirely of new values (more than
- * 7/8 of its rows) turns the memo off at once: a column of unique strings
- * pays a lookup, a set insert and a copy per row for nothing (50k unique
- * names: 3 -> 18 ms). From the second batch on, since a first batch of
- * 10,000 values cycling at random is ~80% new and then repeats.
- */
-const MEMO_FIRST_BATCH_ROWS = 4096;
+
 
 const memoArgCache = new WeakMap<CallExpr, number>();
 /**
@@ -361,7 +354,6 @@ function memoCall(e: CallExpr, m: number, x: Vector, memo: ValueMemo, env: Env):
       missRows[misses++] = i;
     }
   }
-  const rowsBefore = memo.rows;
   if (misses > 0) {
     // The batch's new values, distinct, in order of first appearance.
     const seen = new Set<Value>();
@@ -385,12 +377,8 @@ function memoCall(e: CallExpr, m: number, x: Vector, memo: ValueMemo, env: Env):
     }
   }
   memo.rows += n;
-  const fresh = missing === null ? 0 : missing.length;
-  if (
-    results.size > MEMO_MAX_VALUES ||
-    (memo.rows >= MEMO_TRIAL_ROWS && results.size * 2 > memo.rows) ||
-    (rowsBefore >= MEMO_FIRST_BATCH_ROWS && n >= 1024 && fresh * 8 > n * 7)
-  ) {
+  // Not judged on the first batches: a column cycling through 10,000 values in table order has 10,000 new ones first.
+  if (results.size > MEMO_MAX_VALUES || (memo.rows >= MEMO_TRIAL_ROWS && results.size * 2 > memo.rows)) {
     memo.off = true;
     results.clear();
   }
