@@ -296,7 +296,6 @@ const MEMO_RESULTS = new Set(['STRING', 'BOOL', 'INT64', 'FLOAT64', 'DATE', 'TIM
 const MEMO_TRIAL_ROWS = 1 << 16;
 const MEMO_MAX_VALUES = 1 << 16;
 
-
 const memoArgCache = new WeakMap<CallExpr, number>();
 /**
  * For a pure call whose arguments are one STRING expression and literals,
