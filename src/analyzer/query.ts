@@ -94,9 +94,12 @@ function constIntExpr(an: Analyzer, e: A.Expr, what: string): number {
   if ((x.type.kind !== 'INT64' && originOf(x) !== Origin.Null) || v === undefined) {
     throw sqlError(`${what} expects an integer literal or parameter`, e.loc);
   }
-  if (v === null) throw sqlError(`${what} must not be null`, e.loc);
+  // A NULL or negative LIMIT/OFFSET that is not a written literal fails as the service's evaluation does.
+  const limit = what === 'LIMIT' || what === 'OFFSET';
+  const written = e.kind === 'IntLiteral' || (e.kind === 'UnaryExpr' && e.operand.kind === 'IntLiteral');
+  if (v === null) throw sqlError(limit ? 'Limit requires non-null count and offset' : `${what} must not be null`, e.loc);
   const n = Number(v as bigint);
-  if (n < 0) throw sqlError(`${what} expects a non-negative integer literal or parameter`, e.loc);
+  if (n < 0) throw sqlError(limit && !written ? 'Limit requires non-negative count and offset' : `${what} expects a non-negative integer literal or parameter`, e.loc);
   return n;
 }
 
