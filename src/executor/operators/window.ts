@@ -197,9 +197,9 @@ async function frames(call: WindowCall, g: Geometry, input: Batch, layout: Layou
   const offsetOf = async (b: FrameBound): Promise<Value> => {
     if (b.type !== 'preceding' && b.type !== 'following') return 0;
     const v = await constantArg(b.offset, input, layout, ctx);
-    if (v === null) throw new QueryError('Window frame offset cannot be NULL');
+    if (v === null) throw new QueryError('The boundary offset value cannot be null');
     const x = v instanceof Decimal ? v.toNumber() : toNum(v);
-    if (!(x >= 0)) throw new QueryError(`Window frame offset for PRECEDING or FOLLOWING must be non-negative${Number.isNaN(x) ? ', but was nan' : ''}`);
+    if (!(x >= 0)) throw new QueryError(`Window frame offset for PRECEDING or FOLLOWING must be non-negative, but was ${Number.isNaN(x) ? 'nan' : String(v)}`);
     return v;
   };
   const offsets = { start: await offsetOf(f.start), end: await offsetOf(f.end) };
@@ -485,7 +485,8 @@ async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: 
       let nth = 1;
       if (name === 'NTH_VALUE') {
         const nv = await constantArg(call.args[1], input, layout, ctx);
-        if (nv === null || toNum(nv) <= 0) throw new QueryError('The N value of NTH_VALUE must be positive');
+        if (nv === null) throw new QueryError('The N value for the NthValue function must not be NULL');
+        if (toNum(nv) <= 0) throw new QueryError('The N value for the NthValue function must be positive');
         nth = toNum(nv);
       }
       const ignore = call.ignoreNulls === true;
