@@ -121,7 +121,21 @@ export function hasRealEngine(): boolean {
   return existsSync(join(ROOT, 'src', 'engine', 'main.ts'));
 }
 
+/** The gateway could not bind a port freePort chose (another process took it meanwhile). */
+class PortTakenError extends Error {}
+
+/** Starts gateway + engine; a port taken between freePort and the bind is retried with new ports. */
 export async function startEmulator(opts: StartOptions = {}): Promise<Emulator> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (e) {
+      if (!(e instanceof PortTakenError) || attempt >= 3) throw e;
+    }
+  }
+}
+
+async function startOnce(opts: StartOptions): Promise<Emulator> {
   await ensureBuilt();
   const httpPort = await freePort();
   const grpcPort = await freePort();
@@ -173,7 +187,13 @@ export async function startEmulator(opts: StartOptions = {}): Promise<Emulator> 
   if (opts.waitHealthy === false) return emu;
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`gateway exited with ${proc.exitCode} before serving:\n${out}`);
+    if (proc.exitCode !== null) {
+      if (/EADDRINUSE/.test(out)) {
+        if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+        throw new PortTakenError(out);
+      }
+      throw new Error(`gateway exited with ${proc.exitCode} before serving:\n${out}`);
+    }
     try {
       const r = await fetch(`${url}/healthz`);
       // Without an engine of its own (engineBinary ''), the gateway listens and says 503 until one serves.
