@@ -57,11 +57,24 @@ async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<Tab
   return info;
 }
 
-/** Assignment coercion into a column (INSERT, UPDATE SET, MERGE). */
-export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined): Expr {
+/**
+ * Assignment coercion into a column (INSERT, UPDATE SET, MERGE). `what`
+ * names the value in the refusal: 'Value' for an expression, `Query column
+ * N` for a column of INSERT's query.
+ */
+export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined, what = 'Value'): Expr {
   if (typeEquals(e.type, c.type)) return e;
   if (canCoerce(e.type, c.type, originOf(e)) || (c.type.kind === e.type.kind)) return coerce(e, c.type);
-  throw sqlError(`Value has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
+  throw sqlError(`${what} has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
+}
+
+/** UPDATE SET / MERGE UPDATE SET: a target named twice is refused, as the service refuses it. */
+function checkAssignedOnce(paths: readonly string[], loc: A.Loc | undefined): void {
+  const seen = new Set<string>();
+  for (const p of paths) {
+    if (seen.has(p.toLowerCase())) throw sqlError(`Update item ${p} assigned more than once`, loc);
+    seen.add(p.toLowerCase());
+  }
 }
 
 function checkRequired(info: TableInfo, batches: readonly Batch[]): void {
@@ -113,7 +126,8 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
       if (i < 0) throw sqlError(`Column ${n} is not present in table ${fq(info.id)}`, st.loc);
       return i;
     });
-    if (new Set(targetIdx).size !== targetIdx.length) throw sqlError('INSERT has columns with duplicate name', st.loc);
+    const twice = targetIdx.find((c, k) => targetIdx.indexOf(c) !== k);
+    if (twice !== undefined) throw sqlError(`INSERT has columns with duplicate name: ${cols[twice]!.name}`, st.loc);
   } else targetIdx = cols.map((_, i) => i);
   let rel: Rel;
   if (st.values) {
@@ -142,7 +156,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
     const exprs: Expr[] = [];
     for (let i = 0; i < cols.length; i++) {
       const k = targetIdx.indexOf(i);
-      exprs.push(k < 0 ? await defaultValue(s, info, cols[i]!) : coerceForWrite(colRef(qc[k]!), cols[i]!, st.query!.loc));
+      exprs.push(k < 0 ? await defaultValue(s, info, cols[i]!) : coerceForWrite(colRef(qc[k]!), cols[i]!, st.query!.loc, `Query column ${k + 1}`));
     }
     rel = project(an, q.plan, exprs, cols.map((c) => c.name));
   }
@@ -268,8 +282,9 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
     const { parseExpression } = await import('../../grammar/index.js');
     setItems = applyNested(parseExpression, st.set, st.nestedDml);
   }
-  for (const item of setItems) {
-    const { col: i, fields } = setTargetPath(info, alias, item.target);
+  const targets = setItems.map((item) => ({ item, ...setTargetPath(info, alias, item.target) }));
+  checkAssignedOnce(targets.map((x) => [info.columns[x.col]!.name, ...x.fields].join('.')), st.loc);
+  for (const { item, col: i, fields } of targets) {
     const c = info.columns[i]!;
     if (item.value.kind === 'DefaultExpr' && fields.length === 0) {
       newVals[i] = await defaultValue(s, info, c);
@@ -420,6 +435,9 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const action: Expr = { kind: 'conditional', type: T.INT64, op: 'case', whens, thens, else: literal(T.INT64, -1n) };
   // Output row values: for each clause the new values; rows without action keep the target values.
   const rowExprs: Expr[] = [];
+  for (const c of st.clauses) {
+    if (c.action.kind === 'MergeUpdate') checkAssignedOnce(c.action.set.map((x) => (x.target.kind === 'PathExpr' ? x.target.parts[x.target.parts.length - 1]! : '')), st.loc);
+  }
   for (let ci = 0; ci < info.columns.length; ci++) {
     const col = info.columns[ci]!;
     const cw: Expr[] = [];
