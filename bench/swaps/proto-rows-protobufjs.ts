@@ -2,37 +2,18 @@
 // trial, bench/swaps/README.md) whose wire decoding is protobufjs's: the
 // writer's DescriptorProto becomes a protobufjs Type (Type.fromDescriptor,
 // its decoder generated once per descriptor), and each decoded message is
-// turned into the field-name map the rest of the module (copied unchanged)
-// converts to insertAll JSON. Not used by the engine; measured against the
-// hand-written decoder by bench/swaps/run.ts (proto), with and without the
+// turned into the field-name map that proto-rows.ts's structJson converts
+// to insertAll JSON (imported, as are its descriptor helpers). Not used by
+// the engine; measured against the hand-written decoder by bench/swaps/run.ts (proto), with and without the
 // wire check the hand-written decoder does and protobufjs does not.
 import { isUtf8 } from 'node:buffer';
 import protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor/index.js';
 import type { Column } from '../../src/types/schema.js';
-import type { SqlType } from '../../src/types/types.js';
-import { formatDate, formatTimestampRfc3339 } from '../../src/types/json-values.js';
-
-/** DescriptorProto as proto-loader decodes it (camelCase, enums as names). */
-export interface MessageDescriptor {
-  name: string;
-  field: FieldDescriptor[];
-  nestedType: MessageDescriptor[];
-}
-
-export interface FieldDescriptor {
-  name: string;
-  number: number;
-  label: string;
-  type: string;
-  typeName: string;
-}
-
-export class RowDecodeError extends Error {}
-
-
-/** Field values by field name; repeated fields as arrays. */
-type Decoded = Map<string, unknown>;
+import {
+  findNested, MAX_DEPTH, RowDecodeError, structJson, wireTypeOf,
+  type Decoded, type FieldDescriptor, type MessageDescriptor,
+} from '../../src/engine/storage-write/proto-rows.js';
 
 const TYPE_NUMBERS: Record<string, number> = {
   TYPE_DOUBLE: 1, TYPE_FLOAT: 2, TYPE_INT64: 3, TYPE_UINT64: 4, TYPE_INT32: 5, TYPE_FIXED64: 6, TYPE_FIXED32: 7, TYPE_BOOL: 8, TYPE_STRING: 9,
@@ -111,30 +92,6 @@ function typeOf(desc: MessageDescriptor): protobuf.Type {
   return t;
 }
 
-const VARINT_TYPES = new Set(['TYPE_INT64', 'TYPE_UINT64', 'TYPE_INT32', 'TYPE_UINT32', 'TYPE_SINT32', 'TYPE_SINT64', 'TYPE_BOOL', 'TYPE_ENUM']);
-const FIXED64_TYPES = new Set(['TYPE_DOUBLE', 'TYPE_FIXED64', 'TYPE_SFIXED64']);
-const FIXED32_TYPES = new Set(['TYPE_FLOAT', 'TYPE_FIXED32', 'TYPE_SFIXED32']);
-
-function wireTypeOf(type: string): number {
-  if (VARINT_TYPES.has(type)) return 0;
-  if (FIXED64_TYPES.has(type)) return 1;
-  if (FIXED32_TYPES.has(type)) return 5;
-  return 2;
-}
-
-function findNested(root: MessageDescriptor, typeName: string): MessageDescriptor {
-  const last = typeName.split('.').pop()!;
-  const stack = [root];
-  while (stack.length) {
-    const m = stack.pop()!;
-    if (m.name === last && m !== root) return m;
-    stack.push(...m.nestedType);
-  }
-  if (root.name === last) return root;
-  throw new RowDecodeError(`message type ${typeName} is not in the writer schema`);
-}
-
-const MAX_DEPTH = 100;
 const nestedCache = new WeakMap<FieldDescriptor, MessageDescriptor>();
 
 function nestedOf(root: MessageDescriptor, f: FieldDescriptor): MessageDescriptor {
@@ -209,92 +166,6 @@ function decodeMessage(bytes: Uint8Array, desc: MessageDescriptor): Decoded {
     throw new RowDecodeError((e as Error).message);
   }
   return mapOf(t, m);
-}
-
-/** Little-endian two's complement unscaled bytes -> decimal text. */
-function decimalFromBytes(b: Uint8Array, scale: number): string {
-  let n = 0n;
-  for (let i = b.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(b[i]!);
-  if (b.length > 0 && (b[b.length - 1]! & 0x80) !== 0) n -= 1n << BigInt(8 * b.length);
-  const neg = n < 0n;
-  const digits = (neg ? -n : n).toString().padStart(scale + 1, '0');
-  const text = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
-  return (neg ? '-' : '') + text;
-}
-
-function mismatch(col: string, t: SqlType, v: unknown): RowDecodeError {
-  return new RowDecodeError(`Field ${col}: a ${typeof v === 'object' ? 'message' : typeof v} value cannot be written to a column of type ${t.kind}`);
-}
-
-/** One field value as insertAll JSON for a column of type t. */
-function jsonValue(col: string, t: SqlType, v: unknown): unknown {
-  if (v === undefined || v === null) return null;
-  if (t.kind === 'ARRAY') {
-    if (!Array.isArray(v)) throw mismatch(col, t, v);
-    return v.map((e) => jsonValue(col, t.element, e));
-  }
-  if (Array.isArray(v)) throw new RowDecodeError(`Field ${col}: a repeated field cannot be written to a column of type ${t.kind}`);
-  if (v instanceof Map) {
-    if (t.kind === 'STRUCT') return structJson(t.fields.map((f) => ({ name: f.name, type: f.type })), v, `${col}.`);
-    if (t.kind === 'RANGE') {
-      const side = (s: string) => (v.get(s) === undefined ? 'UNBOUNDED' : String(jsonValue(`${col}.${s}`, t.element, v.get(s))));
-      return `[${side('start')}, ${side('end')})`;
-    }
-    throw mismatch(col, t, v);
-  }
-  switch (t.kind) {
-    case 'INT64':
-      if (typeof v === 'bigint' || typeof v === 'string') return String(v);
-      break;
-    case 'FLOAT64':
-      if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
-      if (typeof v === 'bigint') return Number(v);
-      if (typeof v === 'string') return v;
-      break;
-    case 'BOOL':
-      if (typeof v === 'boolean') return v;
-      if (typeof v === 'string') return v;
-      break;
-    case 'BYTES':
-      if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
-      break;
-    case 'TIMESTAMP':
-      if (typeof v === 'bigint') return formatTimestampRfc3339(v);
-      if (typeof v === 'string') return v;
-      break;
-    case 'DATE':
-      if (typeof v === 'bigint') return formatDate(Number(v));
-      if (typeof v === 'string') return v;
-      break;
-    case 'NUMERIC':
-    case 'BIGNUMERIC':
-      if (v instanceof Uint8Array) return decimalFromBytes(v, t.kind === 'NUMERIC' ? 9 : 38);
-      if (typeof v === 'string' || typeof v === 'bigint') return String(v);
-      if (typeof v === 'number') return String(v);
-      break;
-    case 'STRING':
-    case 'JSON':
-    case 'GEOGRAPHY':
-    case 'INTERVAL':
-    case 'DATETIME':
-    case 'TIME':
-      if (typeof v === 'string') return v;
-      break;
-    default:
-      break;
-  }
-  throw mismatch(col, t, v);
-}
-
-function structJson(columns: readonly { name: string; type: SqlType }[], m: Decoded, prefix: string): Record<string, unknown> {
-  const byName = new Map(columns.map((c) => [c.name.toLowerCase(), c]));
-  const out: Record<string, unknown> = {};
-  for (const [name, v] of m) {
-    const c = byName.get(name.toLowerCase());
-    if (!c) throw new RowDecodeError(`Input schema has more fields than BigQuery schema, extra fields: '${prefix}${name}'`);
-    out[c.name] = jsonValue(prefix + c.name, c.type, v);
-  }
-  return out;
 }
 
 /** Decodes serialized rows into insertAll JSON rows for the table's columns; rows that do not fit are reported by index. */

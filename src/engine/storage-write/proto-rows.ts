@@ -111,7 +111,7 @@ function scalarOf(type: string, raw: Raw): bigint | number | boolean | Uint8Arra
   return raw;
 }
 
-function wireTypeOf(type: string): number {
+export function wireTypeOf(type: string): number {
   if (VARINT_TYPES.has(type)) return 0;
   if (FIXED64_TYPES.has(type)) return 1;
   if (FIXED32_TYPES.has(type)) return 5;
@@ -157,9 +157,9 @@ function checkDescriptor(desc: MessageDescriptor): void {
 }
 
 /** Field values by field name; repeated fields as arrays. */
-type Decoded = Map<string, unknown>;
+export type Decoded = Map<string, unknown>;
 
-function findNested(root: MessageDescriptor, typeName: string): MessageDescriptor {
+export function findNested(root: MessageDescriptor, typeName: string): MessageDescriptor {
   const last = typeName.split('.').pop()!;
   const stack = [root];
   while (stack.length) {
@@ -172,7 +172,7 @@ function findNested(root: MessageDescriptor, typeName: string): MessageDescripto
 }
 
 /** Message nesting a row may have: protobuf parsers' own default limit (a table nests at most 15 levels). */
-const MAX_DEPTH = 100;
+export const MAX_DEPTH = 100;
 
 function decodeMessage(bytes: Uint8Array, desc: MessageDescriptor, root: MessageDescriptor, depth = 0): Decoded {
   if (depth > MAX_DEPTH) throw new RowDecodeError(`message nested more than ${MAX_DEPTH} levels deep`);
@@ -294,7 +294,8 @@ function jsonValue(col: string, t: SqlType, v: unknown): unknown {
   throw mismatch(col, t, v);
 }
 
-function structJson(columns: readonly { name: string; type: SqlType }[], m: Decoded, prefix: string): Record<string, unknown> {
+/** A decoded message as an insertAll JSON row for `columns` (also used by bench/swaps' protobufjs trial). */
+export function structJson(columns: readonly { name: string; type: SqlType }[], m: Decoded, prefix: string): Record<string, unknown> {
   const byName = new Map(columns.map((c) => [c.name.toLowerCase(), c]));
   const out: Record<string, unknown> = {};
   for (const [name, v] of m) {
