@@ -10,8 +10,8 @@
 // skipped, a quote opening a quoted field only at the field's start, `""`
 // inside one a quote, text after its closing quote appended, an unquoted
 // empty field NULL and a quoted one ''. Other delimiters take CsvParser.
-import type { Column } from '../types/schema.js';
 import { ColumnBuilder, decimalAt, fastDateAt, fastIntAt, fastTimestampAt, plainNumericAt } from '../storage/json-rows.js';
+import { K_BOOL, K_DATE, K_FLOAT64, K_INT64, K_NUMERIC, K_STRING, K_TIMESTAMP } from '../storage/insert-scan.js';
 
 /** Node's Buffer slicing decoders (what Buffer.toString calls, without its argument handling). */
 type Bytes = Buffer & { latin1Slice(start: number, end: number): string; utf8Slice(start: number, end: number): string };
@@ -215,37 +215,6 @@ export function scanCsv(b: Bytes, from: number, last: boolean, delimiter: number
 function wideAt(b: Uint8Array, s: number, e: number): number {
   for (let i = s; i < e; i++) if (b[i]! >= 0x80) return 1;
   return 0;
-}
-
-// Column kinds with a byte-level converter.
-const K_OTHER = 0;
-const K_STRING = 1;
-const K_INT64 = 2;
-const K_FLOAT64 = 3;
-const K_BOOL = 4;
-const K_TIMESTAMP = 5;
-const K_DATE = 6;
-const K_NUMERIC = 7;
-
-export function kindOf(c: Column): number {
-  switch (c.type.kind) {
-    case 'STRING':
-      return K_STRING;
-    case 'INT64':
-      return K_INT64;
-    case 'FLOAT64':
-      return K_FLOAT64;
-    case 'BOOL':
-      return K_BOOL;
-    case 'TIMESTAMP':
-      return K_TIMESTAMP;
-    case 'DATE':
-      return K_DATE;
-    case 'NUMERIC':
-      return K_NUMERIC;
-    default:
-      return K_OTHER;
-  }
 }
 
 /**

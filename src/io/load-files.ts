@@ -15,9 +15,9 @@ import type { SqlType } from '../types/types.js';
 import type { Batch } from '../types/vector.js';
 import { MAX_DATE_DAYS, MIN_DATE_DAYS, MAX_TIMESTAMP_MICROS, MIN_TIMESTAMP_MICROS, ValueConversionError } from '../types/json-values.js';
 import { ColumnBuilder, conversionError, convertRows, keptBatch, missingRequired, setCell, type CellError, type InsertError, type RowsConversion } from '../storage/json-rows.js';
-import { scanNdjson } from '../storage/insert-scan.js';
+import { kindOf, scanNdjson } from '../storage/insert-scan.js';
 import { CsvParser, csvSchema, leadingRows, type CsvCell } from './csv.js';
-import { byteScannable, CsvCells, C_NULL, C_PLAIN, kindOf, scanCsv, setPlain } from './csv-bytes.js';
+import { byteScannable, CsvCells, C_NULL, C_PLAIN, scanCsv, setPlain } from './csv-bytes.js';
 import { ioInvalid, type Json } from './errors.js';
 import { checkLocalPath } from './local-access.js';
 import { convertValue, fileRangeBuffer, microsIso, parquetFileSchema, stripped, unreadable, type ParquetField } from './parquet.js';
@@ -226,7 +226,7 @@ async function* csvByteChunks(
 ): AsyncGenerator<LoadChunk> {
   const progress: ReadProgress = { bytesRead: 0, totalBytes: 0 };
   const cells = new CsvCells();
-  const kinds = columns.map(kindOf);
+  const kinds = columns.map((c) => kindOf(c.type.kind));
   let skip = skipLeadingRows;
   let carry: Buffer | null = null;
   let first = true;

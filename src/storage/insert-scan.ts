@@ -52,14 +52,14 @@ const T_NULL = 5;
 const T_COMPOSITE = 6; // object or array: [vs, ve) including brackets
 
 // Column kinds with a byte-level converter.
-const K_OTHER = 0;
-const K_STRING = 1;
-const K_INT64 = 2;
-const K_FLOAT64 = 3;
-const K_BOOL = 4;
-const K_TIMESTAMP = 5;
-const K_DATE = 6;
-const K_NUMERIC = 7;
+export const K_OTHER = 0;
+export const K_STRING = 1;
+export const K_INT64 = 2;
+export const K_FLOAT64 = 3;
+export const K_BOOL = 4;
+export const K_TIMESTAMP = 5;
+export const K_DATE = 6;
+export const K_NUMERIC = 7;
 
 /** V8's SlicedString::kMinLength: shorter substrings are copies. */
 const SLICED_MIN = 13;
@@ -707,7 +707,8 @@ function equalAt(b: Uint8Array, s: number, e: number, name: Uint8Array): boolean
   return true;
 }
 
-function kindOf(kind: string): number {
+/** A column type's fast-path kind (K_*), shared with the CSV byte scanner (io/csv-bytes.ts). */
+export function kindOf(kind: string): number {
   switch (kind) {
     case 'STRING':
       return K_STRING;
