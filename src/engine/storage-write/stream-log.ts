@@ -55,6 +55,9 @@ export interface StreamState {
   readonly committed?: number;
 }
 
+/** A stream log's state file (`<hash>.log` -> `<hash>.state`). */
+const stateOf = (logFile: string): string => logFile.replace(/\.log$/, '.state');
+
 type Line =
   | { meta: StreamMeta }
   | { append: number; rows?: Record<string, unknown>[] }
@@ -79,7 +82,7 @@ export class StreamLog {
 
   /** The stream's state file, written by the table commit that moves its rows (see the header). */
   stateFile(name: string): string {
-    return this.file(name).replace(/\.log$/, '.state');
+    return stateOf(this.file(name));
   }
 
   /** A state file's text (CommitFile.text) for the commit whose record is `seq`. */
@@ -89,7 +92,7 @@ export class StreamLog {
 
   private readState(file: string): StreamState {
     try {
-      return JSON.parse(fs.readFileSync(file.replace(/\.log$/, '.state'), 'utf8')) as StreamState;
+      return JSON.parse(fs.readFileSync(stateOf(file), 'utf8')) as StreamState;
     } catch {
       return {};
     }
@@ -143,7 +146,7 @@ export class StreamLog {
       } else {
         // Never created, or committed (its log was to go with the commit).
         fs.rmSync(file, { force: true });
-        fs.rmSync(file.replace(/\.log$/, '.state'), { force: true });
+        fs.rmSync(stateOf(file), { force: true });
       }
     }
     // State files whose log is gone (a start-up redid the commit's write of them).

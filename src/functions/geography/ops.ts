@@ -3,7 +3,7 @@ import { s2 } from 's2js';
 import { covers, intersects, locateEdgeMid } from './measure.js';
 import { assembleLines } from './polylines.js';
 import { fromS2, full, geoFail, isFull, loopOf, s2p, sameLL, type Geo, type LngLat, type Poly, type Ring } from './model.js';
-import { angleBetween, crossing, CROSS, onSegment, segmentDistance, segmentIntersection } from './sphere.js';
+import { angleBetween, arcBulge, crossing, CROSS, onSegment, segmentDistance, segmentIntersection } from './sphere.js';
 import { MAX_ROW_BYTES, rowTooLarge } from '../../types/errors.js';
 
 /** Polygon rings become closed linestrings; open polylines contribute endpoints seen an odd number of times. */
@@ -59,19 +59,15 @@ type Op = 'union' | 'intersection' | 'difference';
 
 /**
  * Edges with a box around their arc ([minX, minY, minZ, maxX, maxY, maxZ] of
- * the unit vectors): the endpoints' box grown by the arc's greatest distance
- * from its chord (1 - cos(angle / 2)) and a margin for rounding, so boxes
- * that do not meet prove the arcs share no point. Sorted by minX; the
- * sweep in overlayTwo relies on it, and maxX never falls below minX.
+ * the unit vectors, grown by arcBulge), so boxes that do not meet prove the
+ * arcs share no point. Sorted by minX, as the sweep in overlayTwo needs.
  */
 function boxed<E extends { a: LngLat; b: LngLat }>(es: readonly E[]): (E & { box: readonly number[] })[] {
-  // maxX sorted too would be needed for an exact early exit: the sweep only skips on minX order, rechecking maxX per pair.
   return es
     .map((e) => {
       const a = s2p(e.a).vector;
       const b = s2p(e.b).vector;
-      const dot = Math.min(1, Math.max(-1, a.x * b.x + a.y * b.y + a.z * b.z));
-      const grow = 1 - Math.cos(Math.acos(dot) / 2) + 1e-12;
+      const grow = arcBulge(Math.hypot(a.x - b.x, a.y - b.y, a.z - b.z));
       const box = [Math.min(a.x, b.x) - grow, Math.min(a.y, b.y) - grow, Math.min(a.z, b.z) - grow, Math.max(a.x, b.x) + grow, Math.max(a.y, b.y) + grow, Math.max(a.z, b.z) + grow];
       return { ...e, box };
     })

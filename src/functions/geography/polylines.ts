@@ -14,7 +14,7 @@
 // 1 0 -> 10 0 -> 5 0 -> 5 4 is MULTILINESTRING((1 0, 5 0, 10 0), (5 0, 5 4)).
 import { s2 } from 's2js';
 import { geoFail, s2p, type LngLat } from './model.js';
-import { angleBetween, onSegment } from './sphere.js';
+import { angleBetween, arcBulge, onSegment } from './sphere.js';
 
 interface Edge {
   a: number;
@@ -64,9 +64,7 @@ class NearEdge {
 
   candidates(a: number, b: number): Int32Array {
     const c = this.coords;
-    const chord = Math.hypot(c[0][a]! - c[0][b]!, c[1][a]! - c[1][b]!, c[2][a]! - c[2][b]!);
-    const half = Math.asin(Math.min(1, chord / 2));
-    const grow = 1 - Math.cos(half) + 1e-12;
+    const grow = arcBulge(Math.hypot(c[0][a]! - c[0][b]!, c[1][a]! - c[1][b]!, c[2][a]! - c[2][b]!));
     let best: Int32Array | undefined;
     for (const k of [0, 1, 2] as const) {
       const lo = lowerBound(this.sorted[k], Math.min(c[k][a]!, c[k][b]!) - grow);

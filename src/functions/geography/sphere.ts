@@ -62,6 +62,15 @@ export const onSegment = (x: s2.Point, a: s2.Point, b: s2.Point): boolean => seg
 /** Points closer than this (radians, ~0.06 µm on the Earth) to an edge lie on it: exact in S2, rounding noise here. */
 export const ON_EDGE = 1e-14;
 
+/**
+ * How far the arc between two unit vectors `chord` apart can stray from
+ * their chord (1 - cos(angle / 2)), plus a margin for rounding: a box around
+ * the endpoints grown by it on every axis holds the whole arc.
+ */
+export function arcBulge(chord: number): number {
+  return 1 - Math.cos(Math.asin(Math.min(1, chord / 2))) + 1e-12;
+}
+
 /** The point where two crossing segments ab and cd meet. */
 export function segmentIntersection(a: s2.Point, b: s2.Point, c: s2.Point, d: s2.Point): s2.Point {
   let x = a.vector.cross(b.vector).cross(c.vector.cross(d.vector)).normalize();
