@@ -15,6 +15,52 @@ import { fakeAuth } from '../helpers/auth.js';
 
 const TABLE = 'projects/sw/datasets/ds/tables/events';
 
+interface Crashable {
+  /** The write client of the emulator running now. */
+  readonly writer: managedwriter.WriterClient;
+  readonly streamsDir: string;
+  /** kill -9 of gateway and engine (one process group), `meanwhile` on the stopped files, then a restart on the same data dir. */
+  crash(meanwhile?: () => void): Promise<void>;
+  /** `SELECT id FROM ds.t ORDER BY id` as the Node client returns it. */
+  ids(): Promise<unknown[]>;
+}
+
+/** Runs `body` against an emulator on a data dir of its own holding an empty ds.t (id INT64), which `crash` restarts. */
+async function onCrashable(extra: string[], body: (c: Crashable) => Promise<void>): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wh-sw-'));
+  const start = () => startEmulator({ args: ['--project-id', 'sw', ...extra], dataDir });
+  const writerOf = (e: Emulator) =>
+    new managedwriter.WriterClient({ apiEndpoint: '127.0.0.1', port: e.grpcPort, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sw' } as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0]);
+  const bqOf = (e: Emulator) => new BigQuery({ projectId: 'sw', apiEndpoint: e.url, authClient: fakeAuth() });
+  let emu = await start();
+  let writer = writerOf(emu);
+  try {
+    await bqOf(emu).createDataset('ds');
+    await bqOf(emu).query({ query: 'CREATE TABLE ds.t (id INT64)' });
+    await body({
+      get writer() {
+        return writer;
+      },
+      streamsDir: join(dataDir, '_write_streams'),
+      async crash(meanwhile) {
+        writer.close();
+        process.kill(-emu.proc.pid!, 'SIGKILL');
+        await new Promise((r) => setTimeout(r, 300));
+        meanwhile?.();
+        emu = await start();
+        writer = writerOf(emu);
+      },
+      async ids() {
+        return (await bqOf(emu).query({ query: 'SELECT id FROM ds.t ORDER BY id' }))[0];
+      },
+    });
+  } finally {
+    writer.close();
+    await emu.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe('Storage Write API through the real managed writer', () => {
   let emu: Emulator;
   let bq: BigQuery;
@@ -102,128 +148,81 @@ describe('Storage Write API through the real managed writer', () => {
 
   // Both acknowledgement policies: the default (ack once written, background fdatasync) and --sync-writes.
   it.each([[[]], [['--sync-writes']]] as [string[]][])('keeps a PENDING stream and its acknowledged rows across kill -9 of both processes (flags %j)', async (extra) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'wh-sw-'));
-    const clientOpts = (port: number) => ({ apiEndpoint: '127.0.0.1', port, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sw' }) as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0];
-    let e2 = await startEmulator({ args: ['--project-id', 'sw', ...extra], dataDir });
-    try {
-      const bq2 = new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() });
-      await bq2.createDataset('ds');
-      await bq2.query({ query: 'CREATE TABLE ds.t (id INT64)' });
-      let w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
-      const streamId = await w2.createWriteStream({ streamType: managedwriter.PendingStream, destinationTable: 'projects/sw/datasets/ds/tables/t' });
-      const ws = await w2.getWriteStream({ streamId, view: 'FULL' as never });
-      const conn = await w2.createStreamConnection({ streamId });
+    await onCrashable(extra, async (c) => {
+      const streamId = await c.writer.createWriteStream({ streamType: managedwriter.PendingStream, destinationTable: 'projects/sw/datasets/ds/tables/t' });
+      const ws = await c.writer.getWriteStream({ streamId, view: 'FULL' as never });
+      const conn = await c.writer.createStreamConnection({ streamId });
       const jw = new managedwriter.JSONWriter({ connection: conn, protoDescriptor: adapt.convertStorageSchemaToProto2Descriptor(ws.tableSchema!, 'root') });
       await jw.appendRows([{ id: 1 }, { id: 2 }], 0).getResult();
       jw.close();
-      w2.close();
-      process.kill(-e2.proc.pid!, 'SIGKILL'); // gateway and engine share the process group
-      await new Promise((r) => setTimeout(r, 300));
-      e2 = await startEmulator({ args: ['--project-id', 'sw', ...extra], dataDir });
-      w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
-      expect(Number((await w2.finalizeWriteStream({ name: streamId })).rowCount)).toBe(2);
-      expect((await w2.batchCommitWriteStream({ parent: 'projects/sw/datasets/ds/tables/t', writeStreams: [streamId] })).streamErrors ?? []).toEqual([]);
-      w2.close();
-      const [r] = await new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() }).query({ query: 'SELECT id FROM ds.t ORDER BY id' });
-      expect(r).toEqual([{ id: 1 }, { id: 2 }]);
-    } finally {
-      await e2.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      await c.crash();
+      expect(Number((await c.writer.finalizeWriteStream({ name: streamId })).rowCount)).toBe(2);
+      expect((await c.writer.batchCommitWriteStream({ parent: 'projects/sw/datasets/ds/tables/t', writeStreams: [streamId] })).streamErrors ?? []).toEqual([]);
+      expect(await c.ids()).toEqual([{ id: 1 }, { id: 2 }]);
+    });
   });
 
   // A kill -9 between the table commit that takes a stream's rows and the stream's own
   // files catching up (its log removed, its state file written) must not let the rows be
   // committed again: the files are put back as such a crash leaves them, then both calls retried.
   it('commits and flushes a stream exactly once across a crash inside the commit', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'wh-sw-'));
-    const streamsDir = join(dataDir, '_write_streams');
-    const clientOpts = (port: number) => ({ apiEndpoint: '127.0.0.1', port, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sw' }) as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0];
-    const t = 'projects/sw/datasets/ds/tables/t';
-    let e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
-    try {
-      const bq2 = new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() });
-      await bq2.createDataset('ds');
-      await bq2.query({ query: 'CREATE TABLE ds.t (id INT64)' });
-      let w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
+    await onCrashable([], async (c) => {
+      const t = 'projects/sw/datasets/ds/tables/t';
       const append = async (type: typeof managedwriter.PendingStream | typeof managedwriter.BufferedStream, ids: number[]): Promise<string> => {
-        const streamId = await w2.createWriteStream({ streamType: type, destinationTable: t });
-        const ws = await w2.getWriteStream({ streamId, view: 'FULL' as never });
-        const jw = new managedwriter.JSONWriter({ connection: await w2.createStreamConnection({ streamId }), protoDescriptor: adapt.convertStorageSchemaToProto2Descriptor(ws.tableSchema!, 'root') });
+        const streamId = await c.writer.createWriteStream({ streamType: type, destinationTable: t });
+        const ws = await c.writer.getWriteStream({ streamId, view: 'FULL' as never });
+        const jw = new managedwriter.JSONWriter({ connection: await c.writer.createStreamConnection({ streamId }), protoDescriptor: adapt.convertStorageSchemaToProto2Descriptor(ws.tableSchema!, 'root') });
         await jw.appendRows(ids.map((id) => ({ id })), 0).getResult();
         jw.close();
         return streamId;
       };
       const pending = [await append(managedwriter.PendingStream, [1, 2]), await append(managedwriter.PendingStream, [3])];
       const buffered = await append(managedwriter.BufferedStream, [10, 11, 12]);
-      for (const s of pending) await w2.finalizeWriteStream({ name: s });
-      const logs = new Map(readdirSync(streamsDir).map((f) => [f, readFileSync(join(streamsDir, f))]));
-      expect((await w2.batchCommitWriteStream({ parent: t, writeStreams: pending })).streamErrors ?? []).toEqual([]);
-      expect(Number((await w2.flushRows({ writeStream: buffered, offset: { value: 1 } })).offset)).toBe(1);
-      w2.close();
-      process.kill(-e2.proc.pid!, 'SIGKILL');
-      await new Promise((r) => setTimeout(r, 300));
-      // As a crash right after the commit records leaves it: the PENDING logs still there, no state files.
-      for (const [f, bytes] of logs) writeFileSync(join(streamsDir, f), bytes);
-      for (const f of readdirSync(streamsDir)) if (f.endsWith('.state')) rmSync(join(streamsDir, f));
-      e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
-      w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
-      const again = await w2.batchCommitWriteStream({ parent: t, writeStreams: pending });
+      for (const s of pending) await c.writer.finalizeWriteStream({ name: s });
+      const logs = new Map(readdirSync(c.streamsDir).map((f) => [f, readFileSync(join(c.streamsDir, f))]));
+      expect((await c.writer.batchCommitWriteStream({ parent: t, writeStreams: pending })).streamErrors ?? []).toEqual([]);
+      expect(Number((await c.writer.flushRows({ writeStream: buffered, offset: { value: 1 } })).offset)).toBe(1);
+      await c.crash(() => {
+        // As a crash right after the commit records leaves it: the PENDING logs still there, no state files.
+        for (const [f, bytes] of logs) writeFileSync(join(c.streamsDir, f), bytes);
+        for (const f of readdirSync(c.streamsDir)) if (f.endsWith('.state')) rmSync(join(c.streamsDir, f));
+      });
+      const again = await c.writer.batchCommitWriteStream({ parent: t, writeStreams: pending });
       expect(again.streamErrors?.map((e) => e.code)).toEqual(['STREAM_NOT_FOUND', 'STREAM_NOT_FOUND']);
-      expect(Number((await w2.flushRows({ writeStream: buffered, offset: { value: 1 } })).offset)).toBe(1);
-      expect(Number((await w2.flushRows({ writeStream: buffered, offset: { value: 2 } })).offset)).toBe(2);
-      w2.close();
-      const [r] = await new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() }).query({ query: 'SELECT id FROM ds.t ORDER BY id' });
-      expect(r).toEqual([1, 2, 3, 10, 11, 12].map((id) => ({ id })));
-    } finally {
-      await e2.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      expect(Number((await c.writer.flushRows({ writeStream: buffered, offset: { value: 1 } })).offset)).toBe(1);
+      expect(Number((await c.writer.flushRows({ writeStream: buffered, offset: { value: 2 } })).offset)).toBe(2);
+      expect(await c.ids()).toEqual([1, 2, 3, 10, 11, 12].map((id) => ({ id })));
+    });
   });
 
   // A kill -9 after a COMMITTED stream's append reached the table's WAL and before the
   // stream's own log line: the log is cut as such a crash leaves it, and the client's retry
   // of that append (same offset) must find the offset taken, not write the rows again.
   it('keeps a COMMITTED stream\'s offsets exact across a crash between the rows and the stream log', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'wh-sw-'));
-    const streamsDir = join(dataDir, '_write_streams');
-    const clientOpts = (port: number) => ({ apiEndpoint: '127.0.0.1', port, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sw' }) as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0];
-    let e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
-    try {
-      const bq2 = new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() });
-      await bq2.createDataset('ds');
-      await bq2.query({ query: 'CREATE TABLE ds.t (id INT64)' });
-      let w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
-      const streamId = await w2.createWriteStream({ streamType: managedwriter.CommittedStream, destinationTable: 'projects/sw/datasets/ds/tables/t' });
-      const descriptor = adapt.convertStorageSchemaToProto2Descriptor((await w2.getWriteStream({ streamId, view: 'FULL' as never })).tableSchema!, 'root');
-      let jw = new managedwriter.JSONWriter({ connection: await w2.createStreamConnection({ streamId }), protoDescriptor: descriptor });
+    await onCrashable([], async (c) => {
+      const streamId = await c.writer.createWriteStream({ streamType: managedwriter.CommittedStream, destinationTable: 'projects/sw/datasets/ds/tables/t' });
+      const descriptor = adapt.convertStorageSchemaToProto2Descriptor((await c.writer.getWriteStream({ streamId, view: 'FULL' as never })).tableSchema!, 'root');
+      const connect = async () => new managedwriter.JSONWriter({ connection: await c.writer.createStreamConnection({ streamId }), protoDescriptor: descriptor });
+      let jw = await connect();
       await jw.appendRows([{ id: 1 }, { id: 2 }], 0).getResult();
       await jw.appendRows([{ id: 3 }], 2).getResult();
       jw.close();
-      w2.close();
-      process.kill(-e2.proc.pid!, 'SIGKILL');
-      await new Promise((r) => setTimeout(r, 300));
-      const [log] = readdirSync(streamsDir).filter((f) => f.endsWith('.log'));
-      const lines = readFileSync(join(streamsDir, log!), 'utf8').split('\n').filter(Boolean);
-      expect(lines.at(-1)).toBe('{"append":1}');
-      writeFileSync(join(streamsDir, log!), lines.slice(0, -1).map((l) => l + '\n').join(''));
-      e2 = await startEmulator({ args: ['--project-id', 'sw'], dataDir });
-      w2 = new managedwriter.WriterClient(clientOpts(e2.grpcPort));
-      jw = new managedwriter.JSONWriter({ connection: await w2.createStreamConnection({ streamId }), protoDescriptor: descriptor });
+      await c.crash(() => {
+        const [log] = readdirSync(c.streamsDir).filter((f) => f.endsWith('.log'));
+        const lines = readFileSync(join(c.streamsDir, log!), 'utf8').split('\n').filter(Boolean);
+        expect(lines.at(-1)).toBe('{"append":1}');
+        writeFileSync(join(c.streamsDir, log!), lines.slice(0, -1).map((l) => l + '\n').join(''));
+      });
+      jw = await connect();
       const retry = await jw.appendRows([{ id: 3 }], 2).getResult().catch((e: unknown) => e);
       expect(JSON.stringify(retry)).toMatch(/offset is within stream, expected offset 3/);
       jw.close();
-      jw = new managedwriter.JSONWriter({ connection: await w2.createStreamConnection({ streamId }), protoDescriptor: descriptor });
+      jw = await connect();
       expect(Number((await jw.appendRows([{ id: 4 }], 3).getResult()).appendResult?.offset?.value)).toBe(3);
       jw.close();
-      expect(Number((await w2.finalizeWriteStream({ name: streamId })).rowCount)).toBe(4);
-      w2.close();
-      const [r] = await new BigQuery({ projectId: 'sw', apiEndpoint: e2.url, authClient: fakeAuth() }).query({ query: 'SELECT id FROM ds.t ORDER BY id' });
-      expect(r).toEqual([1, 2, 3, 4].map((id) => ({ id })));
-    } finally {
-      await e2.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      expect(Number((await c.writer.finalizeWriteStream({ name: streamId })).rowCount)).toBe(4);
+      expect(await c.ids()).toEqual([1, 2, 3, 4].map((id) => ({ id })));
+    });
   });
 
   it('answers NOT_FOUND for a stream of a missing table', async () => {
