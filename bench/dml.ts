@@ -6,7 +6,7 @@
 // replayed from the log). Prints a table and writes bench/results/dml-<size>.json.
 //   npm run build && node --import tsx bench/dml.ts [--rows 1000000] [--iterations 30]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startEmulator, type RunningEmulator } from '../src/api/index.js';
@@ -22,13 +22,21 @@ const ITER = arg('iterations', 30);
 const P = 'dml';
 
 async function query(emu: RunningEmulator, sql: string): Promise<unknown> {
-  const r = await fetch(`${emu.url}/bigquery/v2/projects/${P}/queries`, {
+  const base = `${emu.url}/bigquery/v2/projects/${P}/queries`;
+  const r = await fetch(base, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query: sql, useLegacySql: false, defaultDataset: { projectId: P, datasetId: 'd' }, timeoutMs: 600_000 }),
   });
-  const body = (await r.json()) as { jobComplete?: boolean; error?: unknown };
-  if (!r.ok || body.jobComplete === false) throw new Error(`${sql}: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
+  let body = (await r.json()) as { jobComplete?: boolean; error?: unknown; jobReference?: { jobId: string; location?: string } };
+  if (!r.ok) throw new Error(`${sql}: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
+  // A long statement (the 100M-row CTAS) outlives the service's wait cap: poll as a client does.
+  while (body.jobComplete === false) {
+    const ref = body.jobReference!;
+    const g = await fetch(`${base}/${ref.jobId}?timeoutMs=10000&location=${ref.location ?? 'US'}`);
+    body = (await g.json()) as typeof body;
+    if (!g.ok) throw new Error(`${sql}: ${g.status} ${JSON.stringify(body).slice(0, 300)}`);
+  }
   return body;
 }
 
@@ -93,6 +101,7 @@ try {
     cases: results,
     updateAfterRestartP50Ms: summarize(afterRestart).p50,
     at: new Date().toISOString(),
+    machine: { cores: cpus().length, loadAverage1m: Number(loadavg()[0]!.toFixed(2)) },
   };
   for (const [name, r] of Object.entries(results)) console.log(`${name.padEnd(16)} emulator ${r.emulatorP50Ms.toFixed(1)} ms  duckdb ${r.duckdbP50Ms.toFixed(1)} ms  ratio ${r.ratio.toFixed(2)}`);
   console.log(`update after restart p50 ${out.updateAfterRestartP50Ms.toFixed(1)} ms; load emulator ${out.load.emulatorMs} ms, duckdb ${out.load.duckdbMs} ms`);
