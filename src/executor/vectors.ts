@@ -306,7 +306,7 @@ function anyNull(nulls: Uint8Array, start: number, end: number): boolean {
   return false;
 }
 
-function growF64(a: Float64Array, cap: number): Float64Array {
+export function growF64(a: Float64Array, cap: number): Float64Array {
   const b = new Float64Array(cap);
   b.set(a.subarray(0, Math.min(a.length, cap)));
   return b;

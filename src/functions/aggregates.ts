@@ -321,25 +321,32 @@ class SumFloatAcc implements GroupsAccumulator {
   }
   /** Rows [from, n) with non-finite values and overflow tracking. */
   private updateFrom(v: Vector, d: Float64Array, groups: Int32Array, from: number, n: number): void {
+    for (let i = from; i < n; i++) if (notNull(v, i)) this.add(groups[i]!, d[i]!, 1);
+  }
+  /**
+   * Folds per-group partial sums of finite values (the executor's fused
+   * COUNT/SUM/AVG loop, operators/aggregate-fused.ts): `sums[g]` over `counts[g]`
+   * values, as if those values had been added one by one.
+   */
+  mergePartial(sums: Float64Array, counts: Float64Array, numGroups: number): void {
+    this.resize(numGroups);
+    for (let g = 0; g < numGroups; g++) if (counts[g] !== 0) this.add(g, sums[g]!, counts[g]!);
+  }
+  /** Adds x (`count` values' sum) to group g, tracking non-finite values and overflow. */
+  private add(g: number, x: number, count: number): void {
     const s = this.sums;
-    const c = this.counts;
-    for (let i = from; i < n; i++) {
-      if (!notNull(v, i)) continue;
-      const g = groups[i]!;
-      const x = d[i]!;
-      if (!Number.isFinite(x)) this.nonFinite[g] = 1;
-      const cur = s[g]!;
-      const r = cur + x;
-      c[g]!++;
-      const sc = this.scaled?.get(g);
-      if (sc !== undefined) addCompensated(sc, x * SUM_SCALE);
-      else if (r - r !== 0 && cur - cur === 0 && x - x === 0) {
-        const st: [number, number] = [cur * SUM_SCALE, 0];
-        addCompensated(st, x * SUM_SCALE);
-        (this.scaled ??= new Map()).set(g, st);
-      }
-      s[g] = r;
+    if (!Number.isFinite(x)) this.nonFinite[g] = 1;
+    const cur = s[g]!;
+    const r = cur + x;
+    this.counts[g]! += count;
+    const sc = this.scaled?.get(g);
+    if (sc !== undefined) addCompensated(sc, x * SUM_SCALE);
+    else if (r - r !== 0 && cur - cur === 0 && x - x === 0) {
+      const st: [number, number] = [cur * SUM_SCALE, 0];
+      addCompensated(st, x * SUM_SCALE);
+      (this.scaled ??= new Map()).set(g, st);
     }
+    s[g] = r;
   }
   finish(numGroups: number): Vector {
     const out = new Float64Array(numGroups);

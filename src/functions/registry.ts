@@ -61,6 +61,11 @@ export interface GroupsAccumulator {
   update(args: readonly Vector[], groups: Int32Array, n: number): void;
   /** Optional: update() of n rows that all belong to `group` (a global aggregate's batches: no group ids to read). */
   updateGroup?(args: readonly Vector[], group: number, n: number): void;
+  /**
+   * Optional (SUM/AVG of FLOAT64): fold per-group partial sums of finite
+   * values, `counts[g]` values summing to `sums[g]` (groups with count 0 skipped).
+   */
+  mergePartial?(sums: Float64Array, counts: Float64Array, numGroups: number): void;
   /** One value per group, in group-id order. */
   finish(numGroups: number): Vector;
 }

@@ -13,6 +13,7 @@ import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
 import { GroupTable } from '../hash.js';
+import { FusedSums } from './aggregate-fused.js';
 import { rowsComparator } from '../sort-keys.js';
 import { compareValues } from '../values-compare.js';
 import { ColumnBuffer, growInt32, nullVector, selectTrue } from '../vectors.js';
@@ -288,9 +289,12 @@ class Aggregation {
   readonly multi: boolean;
   readonly table: GroupTable;
   readonly globalOnly: boolean;
-  readonly aggs: AggState[];
+  /** Per rel.aggregates entry: its accumulator state, or null when `counted` or fused. */
+  readonly aggs: (AggState | null)[];
   /** Which of rel.aggregates are a global COUNT(*): the number of input rows. */
   readonly counted: boolean[];
+  /** Grouped COUNT / SUM / AVG of FLOAT64 in one loop per argument (aggregate-fused.ts). */
+  readonly fused: FusedSums | null;
   /** No expression holds a subquery: batches are evaluated synchronously. */
   readonly sync: boolean;
   groups = new Int32Array(BATCH_SIZE);
@@ -314,7 +318,9 @@ class Aggregation {
     this.counted = rel.aggregates.map(
       (a) => this.globalOnly && a.name === '$count_star' && a.args.length === 0 && !a.distinct && !a.filter && a.orderBy.length === 0 && a.limit === undefined && !a.having,
     );
-    this.aggs = rel.aggregates.filter((_, i) => !this.counted[i]).map((a) => new AggState(a, ctx, this.globalOnly));
+    // A global aggregate's accumulators sum each batch in a register (updateGroup): not fused.
+    this.fused = this.globalOnly ? null : FusedSums.plan(rel.aggregates, this.counted, ctx);
+    this.aggs = rel.aggregates.map((a, i) => (this.counted[i] || this.fused?.outputs[i] ? null : new AggState(a, ctx, this.globalOnly)));
     const exprs: Expr[] = rel.groupBy.map((g) => g.expr);
     for (const a of rel.aggregates) {
       exprs.push(...a.args, ...a.orderBy.map((k) => k.expr));
@@ -355,7 +361,12 @@ class Aggregation {
       // Global aggregate: every row is in group 0 (inserted above; `groups` stays all
       // zeros, nothing else writes it), no hashing.
       if (!this.globalOnly) this.table.findOrInsert(this.keyColumns(keyVecs, si, n), n, groups);
-      for (const a of this.aggs) a.updateSync(b, this.layout, groups, this.table.size, this.ctx);
+      if (this.fused) {
+        const vecs: Vector[] = [];
+        for (const a of this.fused.args) vecs.push(evaluateSync(a.expr, b, this.layout, this.ctx));
+        this.fused.update(vecs, groups, n, this.table.size);
+      }
+      for (const a of this.aggs) a?.updateSync(b, this.layout, groups, this.table.size, this.ctx);
     }
   }
 
@@ -369,7 +380,12 @@ class Aggregation {
     for (const g of this.rel.groupBy) keyVecs.push(await evaluate(g.expr, b, this.layout, this.ctx));
     for (let si = 0; si < this.sets.length; si++) {
       if (!this.globalOnly) this.table.findOrInsert(this.keyColumns(keyVecs, si, n), n, groups);
-      for (const a of this.aggs) await a.update(b, this.layout, groups, this.table.size, this.ctx);
+      if (this.fused) {
+        const vecs: Vector[] = [];
+        for (const a of this.fused.args) vecs.push(await evaluate(a.expr, b, this.layout, this.ctx));
+        this.fused.update(vecs, groups, n, this.table.size);
+      }
+      for (const a of this.aggs) await a?.update(b, this.layout, groups, this.table.size, this.ctx);
     }
   }
 
@@ -378,10 +394,11 @@ class Aggregation {
     const { table, rel, sets, keyTypes } = this;
     const numGroups = table.size;
     const keys = table.keyVectors();
-    let next = 0;
-    const results = rel.aggregates.map((_, i) =>
-      this.counted[i] ? { type: T.INT64, length: numGroups, data: new Float64Array(numGroups).fill(this.inputRows), nulls: null } : this.aggs[next++]!.finish(numGroups, this.ctx),
-    );
+    const results = rel.aggregates.map((_, i): Vector => {
+      if (this.counted[i]) return { type: T.INT64, length: numGroups, data: new Float64Array(numGroups).fill(this.inputRows), nulls: null };
+      const a = this.aggs[i];
+      return a ? a.finish(numGroups, this.ctx) : this.fused!.finish(i, numGroups);
+    });
     const grouping: Vector[] = [];
     if (rel.groupingCalls?.length) {
       const setOf = keys[keyTypes.length];
