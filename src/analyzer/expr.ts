@@ -13,6 +13,7 @@ import { collateAggregate, collateScalar, collationAffects, collationByKeyArgs, 
 import { T, arrayOf, isEqualityComparable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { BIGNUMERIC_MAX, BIGNUMERIC_MIN } from '../types/json-values.js';
+import { microsToPicos } from '../types/picos.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { QueryError } from '../planner/api.js';
@@ -42,6 +43,7 @@ import {
   parseDatetimeValue,
   parseIntLiteral,
   parseTimeValue,
+  parseTimestampPicosValue,
   parseTimestampValue,
   rangeLiteral,
   supertype,
@@ -217,10 +219,16 @@ function foldLiteralCast(v: Value, from: SqlType, to: SqlType): Value | undefine
           return parseDatetimeValue(s);
         case 'TIMESTAMP':
           return parseTimestampValue(s);
+        case 'TIMESTAMP_PICOS':
+          return parseTimestampPicosValue(s);
         default:
           return undefined;
       }
     }
+    case 'TIMESTAMP':
+      // A TIMESTAMP literal widened to TIMESTAMP(12): exact.
+      if (to.kind === 'TIMESTAMP_PICOS') return microsToPicos(v as bigint);
+      return undefined;
     case 'DATE':
       if (to.kind === 'DATETIME') return BigInt(v as number) * 86400000000n;
       return undefined;

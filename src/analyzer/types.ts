@@ -23,6 +23,7 @@ import { canCoerce as sharedCanCoerce, commonSupertype, type CoercibleArg } from
 import { parseDateString, parseDatetimeString, parseTimeString, parseTimestampString } from '../functions/civil.js';
 import { fitDecimal } from '../functions/numeric.js';
 import { parseJsonText } from '../functions/json-core.js';
+import { parseTimestampPicosString } from '../functions/timestamp-picos.js';
 
 const TYPE_NAMES: Record<string, ScalarKind> = {
   INT64: 'INT64', INT: 'INT64', INTEGER: 'INT64', SMALLINT: 'INT64', BIGINT: 'INT64', TINYINT: 'INT64', BYTEINT: 'INT64',
@@ -44,6 +45,8 @@ export function typeFromNode(n: TypeNode): SqlType {
       if (!k) throw sqlError(`Type not found: ${n.name}`, n.loc);
       // COLLATE on a STRING column type (DDL) is an annotation of the type.
       const coll = k === 'STRING' && n.collate ? { collation: n.collate } : {};
+      // TIMESTAMP(12) is its own kind (picoseconds, src/types/README.md); TIMESTAMP(6) is TIMESTAMP.
+      if (k === 'TIMESTAMP' && n.params.length) return timestampOfPrecision(n.params, n.loc);
       if (n.params.length) return { kind: k, params: n.params.map(Number), ...coll };
       return coll.collation ? { kind: k, ...coll } : scalar(k);
     }
@@ -64,6 +67,13 @@ export function typeFromNode(n: TypeNode): SqlType {
     default:
       throw sqlError(`Type ${n.kind} is not allowed here`, n.loc);
   }
+}
+
+function timestampOfPrecision(params: readonly (string | number)[], loc: Loc): ScalarType {
+  const p = params.length === 1 ? Number(params[0]) : NaN;
+  if (p === 12) return T.TIMESTAMP_PICOS;
+  if (p === 6) return T.TIMESTAMP;
+  throw sqlError(`TIMESTAMP precision must be 6 or 12, but was ${params.join(', ')}`, loc);
 }
 
 /** Strip parameters: STRING(10) and STRING are the same type for expressions. */
@@ -142,13 +152,15 @@ export function canCast(from: SqlType, to: SqlType): boolean {
     case 'BYTES':
       return f === 'STRING';
     case 'DATE':
-      return f === 'STRING' || f === 'DATETIME' || f === 'TIMESTAMP';
+      return f === 'STRING' || f === 'DATETIME' || f === 'TIMESTAMP' || f === 'TIMESTAMP_PICOS';
     case 'TIME':
-      return f === 'STRING' || f === 'DATETIME' || f === 'TIMESTAMP';
+      return f === 'STRING' || f === 'DATETIME' || f === 'TIMESTAMP' || f === 'TIMESTAMP_PICOS';
     case 'DATETIME':
-      return f === 'STRING' || f === 'DATE' || f === 'TIMESTAMP';
+      return f === 'STRING' || f === 'DATE' || f === 'TIMESTAMP' || f === 'TIMESTAMP_PICOS';
     case 'TIMESTAMP':
-      return f === 'STRING' || f === 'DATE' || f === 'DATETIME';
+      return f === 'STRING' || f === 'DATE' || f === 'DATETIME' || f === 'TIMESTAMP_PICOS';
+    case 'TIMESTAMP_PICOS':
+      return f === 'STRING' || f === 'DATE' || f === 'DATETIME' || f === 'TIMESTAMP';
     case 'INTERVAL':
       return f === 'STRING';
     case 'JSON':
@@ -207,6 +219,11 @@ export function setLiteralTimeZone(zone: string): void {
  */
 export function parseTimestampValue(s: string, defaultZone = literalZone): bigint | undefined {
   return parseTimestampString(s, defaultZone);
+}
+
+/** TIMESTAMP(12) text -> epoch picoseconds (a STRING literal coerced to TIMESTAMP(12)). */
+export function parseTimestampPicosValue(s: string): bigint | undefined {
+  return parseTimestampPicosString(s, literalZone);
 }
 
 /** The function library's JSON parser keeps integers beyond 2^53 exact (Node 20's JSON.parse reviver cannot). */

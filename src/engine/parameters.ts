@@ -12,6 +12,8 @@ interface RestParamType {
   arrayType?: RestParamType;
   structTypes?: { name?: string; type?: RestParamType }[];
   rangeElementType?: RestParamType;
+  /** '12' for a TIMESTAMP(12) parameter (the Node client's `TIMESTAMP(12)` type). */
+  timestampPrecision?: string | number;
 }
 
 interface RestParamValue {
@@ -50,7 +52,7 @@ export function paramType(t: RestParamType | undefined, where: string, depth = 0
   }
   if (name === 'RANGE') return rangeOf(paramType(t!.rangeElementType, where, depth + 1) as ScalarType);
   try {
-    return restFieldToColumn({ name: 'p', type: name }).type;
+    return restFieldToColumn({ name: 'p', type: name, timestampPrecision: t?.timestampPrecision === undefined ? undefined : String(t.timestampPrecision) }).type;
   } catch {
     throw invalid(`Invalid query parameter type ${String(raw)} for ${where}`);
   }

@@ -695,7 +695,7 @@ function registerStats(): void {
 
 // ---------------------------------------------------------------- registration
 
-const ORDERABLE_TYPES = ['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC', 'BOOL', 'STRING', 'BYTES', 'DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'INTERVAL'];
+const ORDERABLE_TYPES = ['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC', 'BOOL', 'STRING', 'BYTES', 'DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'TIMESTAMP_PICOS', 'INTERVAL'];
 
 /** MIN/MAX of INT64/TIMESTAMP/DATETIME: doubles while the batches are exact, BigInt per group otherwise. */
 class MinMaxI64Acc implements GroupsAccumulator {

@@ -26,6 +26,8 @@ import { fitDecimal, formatDecimal, parseDecimal } from './numeric.js';
 import type { EvalContext } from './registry.js';
 import { fail } from './vec.js';
 import { castWithFormat } from './cast-format.js';
+import { formatTimestampPicos, parseTimestampPicosString } from './timestamp-picos.js';
+import { microsToPicos, picosToMicros } from '../types/picos.js';
 
 export interface CastOptions {
   readonly safe: boolean;
@@ -141,6 +143,9 @@ export function castValue(x: Value, from: SqlType, to: SqlType, opts: CastOption
 function castInner(x: Value, from: SqlType, to: SqlType, opts: CastOptions, ctx: EvalContext): Value {
   const zone = opts.timeZone ?? ctx.timeZone;
   const invalid = (): never => fail(`Invalid cast from ${typeToSql(from)} to ${typeToSql(to)}`);
+  // TIMESTAMP(12) <-> anything but STRING goes through the microsecond TIMESTAMP (digits past the sixth dropped).
+  if (from.kind === 'TIMESTAMP_PICOS' && to.kind !== 'STRING' && to.kind !== 'TIMESTAMP_PICOS') return castInner(picosToMicros(x as bigint), T.TIMESTAMP, to, opts, ctx);
+  if (to.kind === 'TIMESTAMP_PICOS' && from.kind !== 'STRING' && from.kind !== 'TIMESTAMP_PICOS') return microsToPicos(castInner(x, from, T.TIMESTAMP, opts, ctx) as bigint);
   switch (to.kind) {
     case 'INT64':
       switch (from.kind) {
@@ -306,6 +311,12 @@ function castInner(x: Value, from: SqlType, to: SqlType, opts: CastOptions, ctx:
         }
       }
       return invalid();
+    case 'TIMESTAMP_PICOS': {
+      if (from.kind === 'TIMESTAMP_PICOS') return x;
+      const t = parseTimestampPicosString(x as string, zone);
+      if (t === undefined) fail(`Invalid timestamp: '${x as string}'`);
+      return t;
+    }
     case 'INTERVAL':
       if (from.kind === 'STRING') {
         const iv = parseIntervalString(x as string);
@@ -364,6 +375,8 @@ function toStringValue(x: Value, from: SqlType, zone: string, invalid: () => nev
       return formatDatetime(x as bigint);
     case 'TIMESTAMP':
       return formatTimestamp(x as bigint, zone);
+    case 'TIMESTAMP_PICOS':
+      return formatTimestampPicos(x as bigint, zone);
     case 'INTERVAL':
       return formatInterval(x as Interval);
     case 'RANGE': {
@@ -443,9 +456,9 @@ export function canCast(from: SqlType, to: SqlType): boolean {
   if (t === 'STRING') return f !== 'JSON' && f !== 'GEOGRAPHY' && f !== 'ARRAY' && f !== 'STRUCT';
   if (f === 'STRING') return t !== 'JSON' && t !== 'GEOGRAPHY' && t !== 'ARRAY' && t !== 'STRUCT';
   if ((f === 'BOOL' && t === 'INT64') || (f === 'INT64' && t === 'BOOL')) return true;
-  const dt = new Set(['DATE', 'DATETIME', 'TIMESTAMP']);
+  const dt = new Set(['DATE', 'DATETIME', 'TIMESTAMP', 'TIMESTAMP_PICOS']);
   if (dt.has(f) && dt.has(t)) return true;
-  if ((f === 'DATETIME' || f === 'TIMESTAMP') && t === 'TIME') return true;
+  if ((f === 'DATETIME' || f === 'TIMESTAMP' || f === 'TIMESTAMP_PICOS') && t === 'TIME') return true;
   if (f === 'ARRAY' && t === 'ARRAY') return canCast(from.element, (to as { element: SqlType }).element);
   if (f === 'STRUCT' && t === 'STRUCT') {
     const tf = (to as { fields: readonly { type: SqlType }[] }).fields;

@@ -48,7 +48,7 @@ const MESSAGES: Record<string, string> = {
   RangeElementType: 'type',
   TableFieldSchema:
     'name type mode fields:[TableFieldSchema] description:s? policyTags:PolicyTagList maxLength:i64 precision:i64 scale:i64 ' +
-    'roundingMode:e collation:s? defaultValueExpression:s? rangeElementType:RangeElementType foreignTypeDefinition',
+    'roundingMode:e collation:s? defaultValueExpression:s? rangeElementType:RangeElementType foreignTypeDefinition timestampPrecision:i64?',
   TableSchema: 'fields:[TableFieldSchema]',
   TimePartitioning: 'type expirationMs:i64? field:s? requirePartitionFilter:b?',
   Range: 'start:i64 end:i64 interval:i64',
@@ -83,7 +83,7 @@ const MESSAGES: Record<string, string> = {
   TableDataInsertAllRequest: 'kind skipInvalidRows:b? ignoreUnknownValues:b? templateSuffix rows:[InsertAllRow] traceId',
 
   StructType: 'name type:QueryParameterType description',
-  QueryParameterType: 'type arrayType:QueryParameterType structTypes:[StructType] rangeElementType:QueryParameterType',
+  QueryParameterType: 'type arrayType:QueryParameterType structTypes:[StructType] rangeElementType:QueryParameterType timestampPrecision:i64?',
   RangeValue: 'start:QueryParameterValue end:QueryParameterValue',
   QueryParameterValue: 'value:s? arrayValues:[QueryParameterValue] structValues:{QueryParameterValue} rangeValue:RangeValue',
   QueryParameter: 'name parameterType:QueryParameterType parameterValue:QueryParameterValue',

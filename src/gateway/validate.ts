@@ -1,7 +1,7 @@
 // Id checks and query-parameter readers shared by the route plugins. Ids are
 // checked here, before the engine, so names that could escape the data dir
 // (.., /, NUL) never reach storage.
-import { invalid, notImplemented } from './errors.js';
+import { invalid } from './errors.js';
 
 export type Query = Record<string, string | string[] | undefined>;
 export type Json = Record<string, unknown>;
@@ -135,18 +135,13 @@ const FIELD_INT64 = ['maxLength', 'precision', 'scale', 'timestampPrecision'] as
 /**
  * A schema's fields as they are stored and echoed (recursively): int64
  * members as strings. `timestampPrecision` is 6 (microseconds, the default)
- * or 12 (picoseconds); the emulator's TIMESTAMP keeps microseconds, so a
- * picosecond column is refused with a 501 rather than made to store values
- * with their last six digits cut off.
+ * or 12 (picoseconds: TIMESTAMP(12), src/types/README.md).
  */
 export function schemaFieldsIn(fields: readonly unknown[]): Json[] {
   return fields.map((f) => {
     if (!isObj(f)) return f as Json;
     const out: Json = { ...f };
     for (const k of FIELD_INT64) if (typeof out[k] === 'number') out[k] = String(out[k]);
-    if (out['timestampPrecision'] === '12') {
-      throw notImplemented(`Field ${String(out['name'])}: TIMESTAMP with picosecond precision (timestampPrecision 12) is not supported by the emulator: its TIMESTAMP keeps microseconds`);
-    }
     if (Array.isArray(out['fields'])) out['fields'] = schemaFieldsIn(out['fields'] as unknown[]);
     return out;
   });

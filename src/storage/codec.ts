@@ -16,6 +16,8 @@ export function toStored(type: SqlType, v: Value): Stored {
     case 'TIMESTAMP':
       // Numbers stay numbers while exact (cheaper to write and parse).
       return typeof v === 'bigint' ? (v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v.toString()) : (v as number);
+    case 'TIMESTAMP_PICOS':
+      return (v as bigint).toString();
     case 'FLOAT64': {
       const x = v as number;
       return Number.isFinite(x) ? (Object.is(x, -0) ? '-0' : x) : String(x);
@@ -65,6 +67,7 @@ export function fromStored(type: SqlType, s: Stored | undefined): Value {
     case 'INT64':
     case 'DATETIME':
     case 'TIMESTAMP':
+    case 'TIMESTAMP_PICOS':
       return BigInt(s as number | string);
     case 'FLOAT64':
       return typeof s === 'number' ? s : Number(s);

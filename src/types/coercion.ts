@@ -3,7 +3,8 @@
 // The rules follow ZetaSQL's Coercer:
 //   - INT64 -> NUMERIC -> BIGNUMERIC -> FLOAT64 (each step implicit), INT64 -> FLOAT64.
 //   - DATE -> DATETIME (implicit, used for supertypes).
-//   - STRING literals and query parameters coerce to DATE, TIME, DATETIME, TIMESTAMP and RANGE<T>.
+//   - TIMESTAMP -> TIMESTAMP(12) (implicit and exact: a microsecond instant is a picosecond one).
+//   - STRING literals and query parameters coerce to DATE, TIME, DATETIME, TIMESTAMP(12) and RANGE<T>.
 //   - Untyped NULL and the untyped empty array `[]` coerce to any type.
 //   - STRUCT coerces field-wise (same arity); ARRAY only to an ARRAY of the exact same element
 //     type (ARRAY<INT64> does not coerce to ARRAY<FLOAT64>).
@@ -35,7 +36,7 @@ const NUMERIC_DISTANCE: Partial<Record<string, Partial<Record<string, number>>>>
   NUMERIC: { BIGNUMERIC: 1, FLOAT64: 2 },
   BIGNUMERIC: { FLOAT64: 1 },
 };
-const STRING_LITERAL_TARGETS = new Set(['DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'RANGE']);
+const STRING_LITERAL_TARGETS = new Set(['DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'TIMESTAMP_PICOS', 'RANGE']);
 
 /** Whether a value of `from` may be used where `to` is expected without an explicit CAST. */
 export function canCoerce(from: SqlType, to: SqlType, opts: CoercionOpts = {}): boolean {
@@ -64,6 +65,7 @@ export function coercionCost(from: SqlType, to: SqlType, opts: CoercionOpts = {}
     return -1;
   }
   if (from.kind === 'DATE' && to.kind === 'DATETIME') return 1;
+  if (from.kind === 'TIMESTAMP' && to.kind === 'TIMESTAMP_PICOS') return 1;
   if (from.kind === 'STRING' && (opts.isLiteral || opts.isParameter) && STRING_LITERAL_TARGETS.has(to.kind)) return 1;
   if (from.kind === 'STRUCT' && to.kind === 'STRUCT') {
     if (from.fields.length !== to.fields.length) return -1;
@@ -170,6 +172,7 @@ function supertypeOf2(a: SqlType, b: SqlType): SqlType | undefined {
   const br = NUMERIC_RANK[b.kind];
   if (ar !== undefined && br !== undefined) return T[(ar >= br ? a.kind : b.kind) as ScalarKind];
   if ((a.kind === 'DATE' && b.kind === 'DATETIME') || (a.kind === 'DATETIME' && b.kind === 'DATE')) return T.DATETIME;
+  if ((a.kind === 'TIMESTAMP' && b.kind === 'TIMESTAMP_PICOS') || (a.kind === 'TIMESTAMP_PICOS' && b.kind === 'TIMESTAMP')) return T.TIMESTAMP_PICOS;
   if (a.kind === 'STRUCT' && b.kind === 'STRUCT') {
     if (a.fields.length !== b.fields.length) return undefined;
     const fields: StructField[] = [];

@@ -7,6 +7,7 @@
 import { Decimal } from 'decimal.js';
 import type { SqlType } from './types.js';
 import { Geography, Interval, JsonValue, RangeValue, type JsonNode, type Value } from './values.js';
+import { parseTimestampPicos } from './picos.js';
 
 export class ValueConversionError extends Error {
   /** Field path below the column where the bad value sits (STRUCT sub-fields), outermost first. */
@@ -663,6 +664,9 @@ export function convertJsonValue(type: SqlType, v: unknown): Value {
       if (typeof v === 'number') return epochSecondsToMicros(v, v);
       if (typeof v !== 'string') break;
       return parseTimestamp(v);
+    case 'TIMESTAMP_PICOS':
+      if (typeof v !== 'string' && typeof v !== 'number') break;
+      return parseTimestampPicos(v);
     case 'INTERVAL':
       return parseInterval(v);
     case 'JSON':

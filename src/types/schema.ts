@@ -1,6 +1,6 @@
 // REST table schemas (TableFieldSchema JSON) <-> SqlType columns.
 import { QueryError } from './errors.js';
-import { arrayOf, rangeOf, scalar, structOf, type ScalarKind, type ScalarType, type SqlType } from './types.js';
+import { T, arrayOf, rangeOf, scalar, structOf, type ScalarKind, type ScalarType, type SqlType } from './types.js';
 
 /** The REST `TableFieldSchema` as clients send it and the service echoes it. */
 export interface RestField {
@@ -13,6 +13,8 @@ export interface RestField {
   maxLength?: string;
   precision?: string;
   scale?: string;
+  /** TIMESTAMP only: '6' (microseconds, the default) or '12' (picoseconds, TIMESTAMP(12)). */
+  timestampPrecision?: string;
   defaultValueExpression?: string;
   collation?: string;
   policyTags?: unknown;
@@ -79,6 +81,8 @@ export function restFieldToColumn(f: RestField): Column {
       throw new QueryError('Field ' + f.name + ' of type RANGE must have a range element type of DATE, DATETIME or TIMESTAMP', 'invalid');
     }
     t = rangeOf(scalar(el));
+  } else if (kind === 'TIMESTAMP' && String(f.timestampPrecision ?? '6') === '12') {
+    t = T.TIMESTAMP_PICOS;
   } else if (kind === 'STRING' && typeof f.collation === 'string' && f.collation !== '') {
     t = { kind, collation: f.collation };
   } else {
@@ -102,6 +106,8 @@ export function restTypeName(t: SqlType): string {
       return 'RECORD';
     case 'ARRAY':
       return restTypeName(t.element);
+    case 'TIMESTAMP_PICOS':
+      return 'TIMESTAMP';
     default:
       return t.kind;
   }
@@ -116,5 +122,6 @@ export function columnToRestField(name: string, t: SqlType, required = false): R
   if (inner.kind === 'STRUCT') out.fields = inner.fields.map((f, i) => columnToRestField(f.name || `_field_${i + 1}`, f.type));
   if (inner.kind === 'RANGE') out.rangeElementType = { type: (inner.element as ScalarType).kind };
   if (inner.kind === 'STRING' && inner.collation) out.collation = inner.collation;
+  if (inner.kind === 'TIMESTAMP_PICOS') out.timestampPrecision = '12';
   return out;
 }

@@ -13,6 +13,8 @@ export type ScalarKind =
   | 'TIME'
   | 'DATETIME'
   | 'TIMESTAMP'
+  /** TIMESTAMP(12): picosecond precision (REST `timestampPrecision: "12"`); see README.md. */
+  | 'TIMESTAMP_PICOS'
   | 'INTERVAL'
   | 'JSON'
   | 'GEOGRAPHY';
@@ -75,6 +77,7 @@ export const T = {
   TIME: scalar('TIME'),
   DATETIME: scalar('DATETIME'),
   TIMESTAMP: scalar('TIMESTAMP'),
+  TIMESTAMP_PICOS: scalar('TIMESTAMP_PICOS'),
   INTERVAL: scalar('INTERVAL'),
   JSON: scalar('JSON'),
   GEOGRAPHY: scalar('GEOGRAPHY'),
@@ -121,6 +124,8 @@ export function typeToSql(t: SqlType): string {
       return `RANGE<${typeToSql(t.element)}>`;
     case 'STRUCT':
       return `STRUCT<${t.fields.map((f) => (f.name ? `${f.name} ${typeToSql(f.type)}` : typeToSql(f.type))).join(', ')}>`;
+    case 'TIMESTAMP_PICOS':
+      return 'TIMESTAMP(12)';
     default:
       return t.params?.length ? `${t.kind}(${t.params.join(', ')})` : t.kind;
   }

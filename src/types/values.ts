@@ -13,6 +13,7 @@
 //   TIME                      number  (microseconds since midnight)
 //   DATETIME                  bigint  (microseconds since 1970-01-01T00:00:00, civil, no zone)
 //   TIMESTAMP                 bigint  (microseconds since the Unix epoch, UTC)
+//   TIMESTAMP(12)             bigint  (picoseconds since the Unix epoch, UTC; kind TIMESTAMP_PICOS, picos.ts)
 //   INTERVAL                  Interval
 //   JSON                      JsonValue
 //   GEOGRAPHY                 Geography

@@ -15,6 +15,7 @@ import {
   formatTimestampRfc3339,
   jsonNodeToText,
 } from './json-values.js';
+import { formatTimestampPicosRfc3339, picosToMicros } from './picos.js';
 
 /** How TIMESTAMP cells are written; mirrors proto TimestampFormat. */
 export type TimestampFormat = 'RFC3339' | 'FLOAT_SECONDS' | 'INT64_MICROS';
@@ -139,6 +140,9 @@ export function valueEncoder(type: SqlType, opts: WireOptions): ValueEncoder {
       return (v) => q(formatDatetime(v as bigint));
     case 'TIMESTAMP':
       return (v) => timestampText(v as bigint, tf);
+    case 'TIMESTAMP_PICOS':
+      // Only ISO8601_STRING (RFC3339) carries the twelve digits; the numeric forms are of the microsecond.
+      return tf === 'RFC3339' ? (v) => q(formatTimestampPicosRfc3339(v as bigint)) : (v) => timestampText(picosToMicros(v as bigint), tf);
     case 'INTERVAL':
       return (v) => q(formatInterval(v as Interval));
     case 'JSON':

@@ -45,9 +45,9 @@ function batch(from: number, n: number, big = false): Batch {
 
 /** The rows of one record-batch message, as apache-arrow decodes them. */
 function decode(rows: RowSource, start: number, end: number): unknown[][] {
-  const schema = arrowSchema(columns);
+  const schema = arrowSchema(columns, 'MICROS');
   const schemaBytes = serializeSchema(schema);
-  const msg = serializeRecordBatch(schema, schemaBytes, columns, rows, start, end);
+  const msg = serializeRecordBatch(schema, schemaBytes, columns, rows, start, end, 'MICROS');
   const table = arrow.tableFromIPC([schemaBytes, msg]);
   return Array.from({ length: table.numRows }, (_, r) => columns.map((_, k) => table.getChildAt(k)!.get(r)));
 }

@@ -66,7 +66,7 @@ export function schemaOf(r: QueryResult): RestField[] {
 
 export function schemaText(fields: readonly RestField[]): string {
   const one = (f: RestField): string =>
-    `${f.name} ${f.type}${f.fields ? `(${f.fields.map(one).join(', ')})` : ''}${f.mode === 'REPEATED' ? ' REPEATED' : f.mode === 'REQUIRED' ? ' REQUIRED' : ''}`;
+    `${f.name} ${f.type}${f.timestampPrecision === '12' ? '(12)' : ''}${f.fields ? `(${f.fields.map(one).join(', ')})` : ''}${f.mode === 'REPEATED' ? ' REPEATED' : f.mode === 'REQUIRED' ? ' REQUIRED' : ''}`;
   return fields.map(one).join(', ');
 }
 

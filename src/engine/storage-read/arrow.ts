@@ -7,19 +7,22 @@
 // STRING utf8, BYTES binary, DATE date32, TIME time64[us], DATETIME
 // timestamp[us], TIMESTAMP timestamp[us, UTC], NUMERIC decimal128(38, 9),
 // BIGNUMERIC decimal256(76, 38), GEOGRAPHY / JSON / INTERVAL utf8 text,
-// ARRAY list, STRUCT struct, RANGE struct<start, end>.
+// ARRAY list, STRUCT struct, RANGE struct<start, end>. TIMESTAMP(12) as the
+// session's picos_timestamp_precision asks: timestamp[us, UTC] (MICROS, the
+// default), timestamp[ns, UTC] (NANOS) or utf8 RFC 3339 text (PICOS).
 import * as arrow from 'apache-arrow';
 import type { Column } from '../../types/schema.js';
 import type { SqlType } from '../../types/types.js';
 import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
 import { formatInterval, jsonNodeToText } from '../../types/json-values.js';
 import { getValue, layoutOf, sliceVector, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { formatTimestampPicosRfc3339, picosToInt64Nanos, picosToMicros, type PicosPrecision } from '../../types/picos.js';
 
 // makeData's per-type prop interfaces are not exported; the props built here
 // follow the Arrow layout of each type, checked by the client-library test.
 const makeData = arrow.makeData as unknown as (props: Record<string, unknown>) => arrow.Data;
 
-function arrowType(t: SqlType): arrow.DataType {
+function arrowType(t: SqlType, picos: PicosPrecision): arrow.DataType {
   switch (t.kind) {
     case 'INT64':
       return new arrow.Int64();
@@ -42,21 +45,23 @@ function arrowType(t: SqlType): arrow.DataType {
       return new arrow.TimestampMicrosecond();
     case 'TIMESTAMP':
       return new arrow.TimestampMicrosecond('UTC');
+    case 'TIMESTAMP_PICOS':
+      return picos === 'PICOS' ? new arrow.Utf8() : picos === 'NANOS' ? new arrow.TimestampNanosecond('UTC') : new arrow.TimestampMicrosecond('UTC');
     case 'NUMERIC':
       return new arrow.Decimal(9, 38, 128);
     case 'BIGNUMERIC':
       return new arrow.Decimal(38, 76, 256);
     case 'ARRAY':
-      return new arrow.List(new arrow.Field('item', arrowType(t.element), false));
+      return new arrow.List(new arrow.Field('item', arrowType(t.element, picos), false));
     case 'STRUCT':
-      return new arrow.Struct(t.fields.map((f, i) => new arrow.Field(f.name || `_field_${i + 1}`, arrowType(f.type), true)));
+      return new arrow.Struct(t.fields.map((f, i) => new arrow.Field(f.name || `_field_${i + 1}`, arrowType(f.type, picos), true)));
     case 'RANGE':
-      return new arrow.Struct([new arrow.Field('start', arrowType(t.element), true), new arrow.Field('end', arrowType(t.element), true)]);
+      return new arrow.Struct([new arrow.Field('start', arrowType(t.element, picos), true), new arrow.Field('end', arrowType(t.element, picos), true)]);
   }
 }
 
-export function arrowSchema(columns: readonly Column[]): arrow.Schema {
-  return new arrow.Schema(columns.map((c) => new arrow.Field(c.name, arrowType(c.type), !c.required || c.type.kind === 'ARRAY')));
+export function arrowSchema(columns: readonly Column[], picos: PicosPrecision): arrow.Schema {
+  return new arrow.Schema(columns.map((c) => new arrow.Field(c.name, arrowType(c.type, picos), !c.required || c.type.kind === 'ARRAY')));
 }
 
 /** Validity bitmap (bit set = value present), or null when every value is present. */
@@ -119,7 +124,7 @@ function decimalWords(values: readonly Value[], scale: number, words: number): U
 }
 
 /** Arrow data of one column from scalar values (values.ts forms). */
-function columnData(t: SqlType, values: readonly Value[]): arrow.Data {
+function columnData(t: SqlType, values: readonly Value[], picos: PicosPrecision): arrow.Data {
   const length = values.length;
   const { bitmap, nullCount } = validity(values);
   const fixed = (type: arrow.DataType, data: ArrayLike<number> | ArrayLike<bigint>): arrow.Data => makeData({ type, length, nullCount, nullBitmap: bitmap, data });
@@ -127,24 +132,29 @@ function columnData(t: SqlType, values: readonly Value[]): arrow.Data {
     case 'INT64':
     case 'DATETIME':
     case 'TIMESTAMP':
-      return fixed(arrowType(t), BigInt64Array.from(values, (v) => (v === null ? 0n : (v as bigint))));
+      return fixed(arrowType(t, picos), BigInt64Array.from(values, (v) => (v === null ? 0n : (v as bigint))));
+    case 'TIMESTAMP_PICOS': {
+      if (picos === 'PICOS') return variableWidth(new arrow.Utf8(), values.map((v) => (v === null ? null : utf8.encode(formatTimestampPicosRfc3339(v as bigint)))), values);
+      const cut = picos === 'NANOS' ? picosToInt64Nanos : picosToMicros;
+      return fixed(arrowType(t, picos), BigInt64Array.from(values, (v) => (v === null ? 0n : cut(v as bigint))));
+    }
     case 'TIME':
-      return fixed(arrowType(t), BigInt64Array.from(values, (v) => (v === null ? 0n : BigInt(v as number))));
+      return fixed(arrowType(t, picos), BigInt64Array.from(values, (v) => (v === null ? 0n : BigInt(v as number))));
     case 'FLOAT64':
-      return fixed(arrowType(t), Float64Array.from(values, (v) => (v === null ? 0 : (v as number))));
+      return fixed(arrowType(t, picos), Float64Array.from(values, (v) => (v === null ? 0 : (v as number))));
     case 'DATE':
-      return fixed(arrowType(t), Int32Array.from(values, (v) => (v === null ? 0 : (v as number))));
+      return fixed(arrowType(t, picos), Int32Array.from(values, (v) => (v === null ? 0 : (v as number))));
     case 'BOOL': {
       const bits = new Uint8Array((length + 7) >> 3);
       values.forEach((v, i) => {
         if (v === true) bits[i >> 3]! |= 1 << (i & 7);
       });
-      return fixed(arrowType(t), bits);
+      return fixed(arrowType(t, picos), bits);
     }
     case 'NUMERIC':
-      return fixed(arrowType(t), decimalWords(values, 9, 4));
+      return fixed(arrowType(t, picos), decimalWords(values, 9, 4));
     case 'BIGNUMERIC':
-      return fixed(arrowType(t), decimalWords(values, 38, 8));
+      return fixed(arrowType(t, picos), decimalWords(values, 38, 8));
     case 'BYTES':
       return variableWidth(new arrow.Binary(), values.map((v) => (v === null ? null : (v as Uint8Array))), values);
     case 'STRING':
@@ -159,18 +169,18 @@ function columnData(t: SqlType, values: readonly Value[]): arrow.Data {
         if (v !== null) for (const e of v as Value[]) flat.push(e);
         offsets[i + 1] = flat.length;
       });
-      const type = arrowType(t) as arrow.List;
+      const type = arrowType(t, picos) as arrow.List;
       // A NULL array reads as an empty one: the real service never returns NULL arrays.
-      return makeData({ type, length, nullCount: 0, valueOffsets: offsets, child: columnData(t.element, flat) });
+      return makeData({ type, length, nullCount: 0, valueOffsets: offsets, child: columnData(t.element, flat, picos) });
     }
     case 'STRUCT': {
-      const type = arrowType(t) as arrow.Struct;
-      const children = t.fields.map((f, k) => columnData(f.type, values.map((v) => (v === null ? null : (v as Value[])[k]!))));
+      const type = arrowType(t, picos) as arrow.Struct;
+      const children = t.fields.map((f, k) => columnData(f.type, values.map((v) => (v === null ? null : (v as Value[])[k]!)), picos));
       return makeData({ type, length, nullCount, nullBitmap: bitmap, children });
     }
     case 'RANGE': {
-      const type = arrowType(t) as arrow.Struct;
-      const side = (pick: (r: RangeValue) => Value) => columnData(t.element, values.map((v) => (v === null ? null : pick(v as RangeValue))));
+      const type = arrowType(t, picos) as arrow.Struct;
+      const side = (pick: (r: RangeValue) => Value) => columnData(t.element, values.map((v) => (v === null ? null : pick(v as RangeValue))), picos);
       return makeData({ type, length, nullCount, nullBitmap: bitmap, children: [side((r) => r.start), side((r) => r.end)] });
     }
   }
@@ -249,12 +259,12 @@ function concatTyped<A extends Float64Array | Int32Array>(out: A, parts: readonl
  * strings encoded in one go when they are ASCII; the other types through
  * their values.
  */
-function vectorData(t: SqlType, parts: readonly Vector[]): arrow.Data {
+function vectorData(t: SqlType, parts: readonly Vector[], picos: PicosPrecision): arrow.Data {
   const length = parts.reduce((n, p) => n + p.length, 0);
   const layout = layoutOf(t);
-  if (layout === 'values' && t.kind !== 'STRING') return columnData(t, parts.flatMap((p) => Array.from({ length: p.length }, (_, i) => getValue(p, i))));
+  if (layout === 'values' && t.kind !== 'STRING') return columnData(t, parts.flatMap((p) => Array.from({ length: p.length }, (_, i) => getValue(p, i))), picos);
   const { bitmap, nullCount } = validityOf(parts, length);
-  const fixed = (data: ArrayLike<number> | ArrayLike<bigint>): arrow.Data => makeData({ type: arrowType(t), length, nullCount, nullBitmap: bitmap, data });
+  const fixed = (data: ArrayLike<number> | ArrayLike<bigint>): arrow.Data => makeData({ type: arrowType(t, picos), length, nullCount, nullBitmap: bitmap, data });
   switch (layout) {
     case 'i64':
       return fixed(int64Words(parts, length));
@@ -281,7 +291,7 @@ function vectorData(t: SqlType, parts: readonly Vector[]): arrow.Data {
       for (const p of parts) for (let i = 0; i < p.length; i++) strs.push(p.nulls?.[i] === 1 ? '' : ((p.data as Value[])[i] as string));
       const joined = strs.join('');
       const data = Buffer.from(joined, 'utf8');
-      if (data.length !== joined.length) return columnData(t, parts.flatMap((p) => Array.from({ length: p.length }, (_, i) => getValue(p, i))));
+      if (data.length !== joined.length) return columnData(t, parts.flatMap((p) => Array.from({ length: p.length }, (_, i) => getValue(p, i))), picos);
       const offsets = new Int32Array(length + 1);
       for (let i = 0; i < length; i++) offsets[i + 1] = offsets[i]! + strs[i]!.length;
       return makeData({ type: new arrow.Utf8(), length, nullCount, nullBitmap: bitmap, valueOffsets: offsets, data: new Uint8Array(data.buffer, data.byteOffset, data.length) });
@@ -290,8 +300,8 @@ function vectorData(t: SqlType, parts: readonly Vector[]): arrow.Data {
 }
 
 /** One encapsulated record-batch message of rows [start, end) of `rows`. */
-export function serializeRecordBatch(schema: arrow.Schema, schemaBytes: Uint8Array, columns: readonly Column[], rows: RowSource, start: number, end: number): Uint8Array {
-  const children = columns.map((c, k) => vectorData(c.type, rows.vectors(k, start, end)));
+export function serializeRecordBatch(schema: arrow.Schema, schemaBytes: Uint8Array, columns: readonly Column[], rows: RowSource, start: number, end: number, picos: PicosPrecision): Uint8Array {
+  const children = columns.map((c, k) => vectorData(c.type, rows.vectors(k, start, end), picos));
   const data = makeData({ type: new arrow.Struct(schema.fields), length: end - start, nullCount: 0, children });
   const bytes = streamBytes(schema, [new arrow.RecordBatch(schema, data as arrow.Data<arrow.Struct>)]);
   return bytes.subarray(schemaBytes.length, bytes.length - EOS_BYTES);

@@ -3,16 +3,19 @@
 // Avro binary encoding (no container framing). NULLABLE columns are unions
 // ["null", T]; REPEATED ones arrays; logical types as the real service
 // writes them (date, time-micros, timestamp-micros, datetime as a string,
-// decimal bytes for NUMERIC(38, 9) and BIGNUMERIC(77, 38)).
+// decimal bytes for NUMERIC(38, 9) and BIGNUMERIC(77, 38)). TIMESTAMP(12) as
+// the session's picos_timestamp_precision asks: timestamp-micros (MICROS, the
+// default), timestamp-nanos (NANOS) or an RFC 3339 string (PICOS).
 import type { Column } from '../../types/schema.js';
 import type { SqlType } from '../../types/types.js';
 import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
 import { formatDatetime, formatInterval, jsonNodeToText } from '../../types/json-values.js';
 import type { RowSource } from './arrow.js';
+import { formatTimestampPicosRfc3339, picosToInt64Nanos, picosToMicros, type PicosPrecision } from '../../types/picos.js';
 
 type AvroType = string | Record<string, unknown> | AvroType[];
 
-function baseType(t: SqlType, name: string): AvroType {
+function baseType(t: SqlType, name: string, picos: PicosPrecision): AvroType {
   switch (t.kind) {
     case 'INT64':
       return 'long';
@@ -30,6 +33,8 @@ function baseType(t: SqlType, name: string): AvroType {
       return { type: 'long', logicalType: 'time-micros' };
     case 'TIMESTAMP':
       return { type: 'long', logicalType: 'timestamp-micros' };
+    case 'TIMESTAMP_PICOS':
+      return picos === 'PICOS' ? 'string' : { type: 'long', logicalType: picos === 'NANOS' ? 'timestamp-nanos' : 'timestamp-micros' };
     case 'DATETIME':
       return { type: 'string', logicalType: 'datetime' };
     case 'NUMERIC':
@@ -43,36 +48,36 @@ function baseType(t: SqlType, name: string): AvroType {
     case 'INTERVAL':
       return { type: 'string', sqlType: 'INTERVAL' };
     case 'ARRAY':
-      return { type: 'array', items: baseType(t.element, name) };
+      return { type: 'array', items: baseType(t.element, name, picos) };
     case 'STRUCT':
       return {
         type: 'record',
         name,
         fields: t.fields.map((f, i) => {
           const fname = f.name || `_field_${i + 1}`;
-          return { name: fname, type: fieldType(f.type, false, `${name}__${fname}`) };
+          return { name: fname, type: fieldType(f.type, false, `${name}__${fname}`, picos) };
         }),
       };
     case 'RANGE':
       return {
         type: 'record',
         name,
-        fields: ['start', 'end'].map((side) => ({ name: side, type: ['null', baseType(t.element, `${name}__${side}`)] })),
+        fields: ['start', 'end'].map((side) => ({ name: side, type: ['null', baseType(t.element, `${name}__${side}`, picos)] })),
       };
   }
 }
 
 /** Arrays are never NULL (a NULL array reads as empty); other nullable columns are unions. */
-function fieldType(t: SqlType, required: boolean, name: string): AvroType {
-  const b = baseType(t, name);
+function fieldType(t: SqlType, required: boolean, name: string, picos: PicosPrecision): AvroType {
+  const b = baseType(t, name, picos);
   return required || t.kind === 'ARRAY' ? b : ['null', b];
 }
 
-export function avroSchema(columns: readonly Column[]): string {
+export function avroSchema(columns: readonly Column[], picos: PicosPrecision): string {
   return JSON.stringify({
     type: 'record',
     name: '__root__',
-    fields: columns.map((c) => ({ name: c.name, type: fieldType(c.type, c.required, `__root__${c.name}`) })),
+    fields: columns.map((c) => ({ name: c.name, type: fieldType(c.type, c.required, `__root__${c.name}`, picos) })),
   });
 }
 
@@ -139,11 +144,15 @@ function decimalBytes(d: Decimal, scale: number): Uint8Array {
   return Uint8Array.from(out);
 }
 
-function writeValue(w: Writer, t: SqlType, v: Value): void {
+function writeValue(w: Writer, t: SqlType, v: Value, picos: PicosPrecision): void {
   switch (t.kind) {
     case 'INT64':
     case 'TIMESTAMP':
       return w.long(v as bigint);
+    case 'TIMESTAMP_PICOS': {
+      const p = v as bigint;
+      return picos === 'PICOS' ? w.string(formatTimestampPicosRfc3339(p)) : w.long(picos === 'NANOS' ? picosToInt64Nanos(p) : picosToMicros(p));
+    }
     case 'TIME':
     case 'DATE':
       return w.long(v as number);
@@ -171,34 +180,34 @@ function writeValue(w: Writer, t: SqlType, v: Value): void {
       const items = (v as Value[] | null) ?? [];
       if (items.length > 0) {
         w.long(items.length);
-        for (const e of items) writeValue(w, t.element, e);
+        for (const e of items) writeValue(w, t.element, e, picos);
       }
       return w.long(0);
     }
     case 'STRUCT':
-      t.fields.forEach((f, i) => writeField(w, f.type, false, (v as Value[])[i]!));
+      t.fields.forEach((f, i) => writeField(w, f.type, false, (v as Value[])[i]!, picos));
       return;
     case 'RANGE': {
       const r = v as RangeValue;
-      writeField(w, t.element, false, r.start);
-      writeField(w, t.element, false, r.end);
+      writeField(w, t.element, false, r.start, picos);
+      writeField(w, t.element, false, r.end, picos);
       return;
     }
   }
 }
 
-function writeField(w: Writer, t: SqlType, required: boolean, v: Value): void {
-  if (required || t.kind === 'ARRAY') return writeValue(w, t, v);
+function writeField(w: Writer, t: SqlType, required: boolean, v: Value, picos: PicosPrecision): void {
+  if (required || t.kind === 'ARRAY') return writeValue(w, t, v, picos);
   if (v === null) return w.long(0);
   w.long(1);
-  writeValue(w, t, v);
+  writeValue(w, t, v, picos);
 }
 
-export function serializeAvroRows(columns: readonly Column[], rows: RowSource, start: number, end: number): Buffer {
+export function serializeAvroRows(columns: readonly Column[], rows: RowSource, start: number, end: number, picos: PicosPrecision): Buffer {
   const cols = columns.map((_, k) => rows.values(k, start, end));
   const w = new Writer();
   for (let i = 0; i < end - start; i++) {
-    columns.forEach((c, k) => writeField(w, c.type, c.required, cols[k]![i]!));
+    columns.forEach((c, k) => writeField(w, c.type, c.required, cols[k]![i]!, picos));
   }
   return w.done();
 }

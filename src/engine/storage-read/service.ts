@@ -16,6 +16,7 @@ import { liveRows, readState, scanState } from '../../storage/table-state.js';
 import { ResultStore } from '../results.js';
 import { arrowSchema, RowSource, serializeRecordBatch, serializeSchema } from './arrow.js';
 import { avroSchema, serializeAvroRows } from './avro.js';
+import type { PicosPrecision } from '../../types/picos.js';
 import { matches, parseRestriction, RestrictionError, selectRows, type RowRestriction } from './restriction.js';
 
 /** Rows per ReadRows response. */
@@ -36,6 +37,8 @@ interface Session {
   readonly arrowSchema: arrow.Schema | null;
   readonly arrowSchemaBytes: Uint8Array | null;
   readonly avroSchema: string | null;
+  /** How TIMESTAMP(12) columns are encoded (read_options' picos_timestamp_precision). */
+  readonly picos: PicosPrecision;
   /** Stream id -> row range [start, end) of the filtered rows. */
   readonly streams: Map<string, { start: number; end: number }>;
   readonly expires: number;
@@ -48,12 +51,27 @@ interface Timestamp {
   nanos: number;
 }
 
+interface SerializationOptions {
+  picosTimestampPrecision?: string;
+}
+
+/** TIMESTAMP_PRECISION_NANOS / _PICOS of the format's options; anything else (UNSPECIFIED) is microseconds. */
+function picosPrecision(o: SerializationOptions | null | undefined): PicosPrecision {
+  const p = o?.picosTimestampPrecision;
+  return p === 'TIMESTAMP_PRECISION_NANOS' ? 'NANOS' : p === 'TIMESTAMP_PRECISION_PICOS' ? 'PICOS' : 'MICROS';
+}
+
 interface CreateReadSessionRequest {
   parent: string;
   readSession: {
     table: string;
     dataFormat: string;
-    readOptions: { selectedFields: string[]; rowRestriction: string } | null;
+    readOptions: {
+      selectedFields: string[];
+      rowRestriction: string;
+      arrowSerializationOptions?: SerializationOptions | null;
+      avroSerializationOptions?: SerializationOptions | null;
+    } | null;
     tableModifiers: { snapshotTime: Timestamp | null } | null;
   } | null;
   maxStreamCount: number;
@@ -186,12 +204,15 @@ export class StorageReadService {
     for (let i = 0; i < wanted; i++) {
       streams.set(`s${i}`, { start: Math.floor((rowCount * i) / wanted), end: Math.floor((rowCount * (i + 1)) / wanted) });
     }
-    const aSchema = format === 'ARROW' ? arrowSchema(columns) : null;
+    const ro = rs.readOptions;
+    const picos = picosPrecision(format === 'ARROW' ? ro?.arrowSerializationOptions : ro?.avroSerializationOptions);
+    const aSchema = format === 'ARROW' ? arrowSchema(columns, picos) : null;
     const session: Session = {
       name, format, columns, rowCount, rowsFor, streams, release: release ?? (() => undefined),
       arrowSchema: aSchema,
       arrowSchemaBytes: aSchema ? serializeSchema(aSchema) : null,
-      avroSchema: format === 'AVRO' ? avroSchema(columns) : null,
+      avroSchema: format === 'AVRO' ? avroSchema(columns, picos) : null,
+      picos,
       expires: now + SESSION_TTL_MS,
     };
     this.sessions.set(name, session);
@@ -300,8 +321,8 @@ export class StorageReadService {
       const n = end - at;
       const src = await session.rowsFor(at, end);
       const rows = session.format === 'ARROW'
-        ? { arrowRecordBatch: { serializedRecordBatch: Buffer.from(serializeRecordBatch(session.arrowSchema!, session.arrowSchemaBytes!, session.columns, src, at, end)), rowCount: n } }
-        : { avroRows: { serializedBinaryRows: serializeAvroRows(session.columns, src, at, end), rowCount: n } };
+        ? { arrowRecordBatch: { serializedRecordBatch: Buffer.from(serializeRecordBatch(session.arrowSchema!, session.arrowSchemaBytes!, session.columns, src, at, end, session.picos)), rowCount: n } }
+        : { avroRows: { serializedBinaryRows: serializeAvroRows(session.columns, src, at, end, session.picos), rowCount: n } };
       const ok = call.write({
         ...rows,
         rowCount: n,

@@ -11,6 +11,7 @@
 import type { Column } from '../../types/schema.js';
 import type { SqlType } from '../../types/types.js';
 import { formatDate, formatTimestampRfc3339 } from '../../types/json-values.js';
+import { formatTimestampPicosRfc3339, microsToPicos } from '../../types/picos.js';
 
 /** DescriptorProto as proto-loader decodes it (camelCase, enums as names). */
 export interface MessageDescriptor {
@@ -268,6 +269,11 @@ function jsonValue(col: string, t: SqlType, v: unknown): unknown {
       break;
     case 'TIMESTAMP':
       if (typeof v === 'bigint') return formatTimestampRfc3339(v);
+      if (typeof v === 'string') return v;
+      break;
+    case 'TIMESTAMP_PICOS':
+      // int64: microseconds, as for TIMESTAMP; string: the text, every digit kept.
+      if (typeof v === 'bigint') return formatTimestampPicosRfc3339(microsToPicos(v));
       if (typeof v === 'string') return v;
       break;
     case 'DATE':

@@ -80,6 +80,7 @@ function tableFieldSchema(f: RestField): unknown {
     mode: (f.mode ?? 'NULLABLE').toUpperCase(),
     fields: (f.fields ?? []).map(tableFieldSchema),
     ...(f.rangeElementType ? { rangeElementType: { type: f.rangeElementType.type.toUpperCase() } } : {}),
+    ...(f.timestampPrecision === '12' ? { timestampPrecision: { value: 12 } } : {}),
   };
 }
 

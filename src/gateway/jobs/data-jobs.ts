@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import type { GatewayContext } from '../context.js';
 import type { TableRef } from '../engine-client.js';
 import { invalid, notImplemented, RestError, type ErrorInfo } from '../errors.js';
-import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, schemaFieldsIn, str, type Json } from '../validate.js';
+import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
 import { IoError } from '../../io/errors.js';
 import { delimiterOf } from '../../io/schema.js';
 import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../../io/formats.js';
@@ -441,8 +441,7 @@ function loadStatistics(files: number, bytes: number, rows: number, bad: number)
  * load naming an object store whose endpoint is not configured (alt:// without
  * ALT_ENDPOINT, gs:// without STORAGE_EMULATOR_HOST) is a 400 that names the
  * variable, not a failed job. An extract of a model is a 501: models are
- * metadata only (spec §1.6.6), there is nothing trained to write. A
- * picosecond TIMESTAMP field is a 501 (validate.ts schemaFieldsIn).
+ * metadata only (spec §1.6.6), there is nothing trained to write.
  */
 export function checkDataJob(which: 'load' | 'copy' | 'extract', cfg: Json): void {
   if (which === 'load') {
@@ -450,8 +449,6 @@ export function checkDataJob(which: 'load' | 'copy' | 'extract', cfg: Json): voi
       const guidance = missingEndpoint(uri);
       if (guidance) throw invalid(guidance);
     }
-    // A picosecond TIMESTAMP in the job's schema: refused as tables.insert refuses it.
-    if (isObj(cfg['schema']) && Array.isArray(cfg['schema']['fields'])) schemaFieldsIn(cfg['schema']['fields'] as unknown[]);
   }
   // A local path the --local-files policy refuses is a 403 now, not a failed job (the job checks again as it reads).
   if (which !== 'copy') {

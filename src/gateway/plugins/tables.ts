@@ -86,7 +86,7 @@ function fieldsOfBody(body: Json): RestField[] | undefined {
   return isObj(s) && Array.isArray(s['fields']) ? (s['fields'] as RestField[]) : undefined;
 }
 
-/** int64 members of the body as the service echoes them (strings), its schema's fields too; picosecond TIMESTAMPs refused (schemaFieldsIn). */
+/** int64 members of the body as the service echoes them (strings), its schema's fields too (schemaFieldsIn). */
 function normalizeInt64s(body: Json): void {
   int64Strings(body, INT64_FIELDS);
   const fields = fieldsOfBody(body);
