@@ -4,6 +4,7 @@ import { Decimal, Interval, JsonValue, RangeValue, type Value } from '../types/v
 import { formatDate, formatDatetime, formatTime, formatTimestamp } from './civil.js';
 import { formatDouble } from './format-number.js';
 import { formatInterval } from './interval.js';
+import { formatTimestampPicos } from './timestamp-picos.js';
 import { formatDecimal } from './numeric.js';
 import { jsonToString } from './json-core.js';
 
@@ -84,6 +85,11 @@ export function formatValueLiteral(v: Value, t: SqlType, literal: boolean): stri
     case 'TIMESTAMP': {
       const s = formatTimestamp(v as bigint, 'UTC');
       return literal ? `TIMESTAMP "${s}"` : s;
+    }
+    case 'TIMESTAMP_PICOS': {
+      // %T: a literal that reads back as TIMESTAMP(12) (a TIMESTAMP literal holds six digits).
+      const s = formatTimestampPicos(v as bigint, 'UTC');
+      return literal ? `CAST("${s}" AS TIMESTAMP(12))` : s;
     }
     case 'INTERVAL':
       return literal ? `INTERVAL "${formatInterval(v as Interval)}" YEAR TO SECOND` : formatInterval(v as Interval);

@@ -2,6 +2,7 @@
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
 import { formatDate, formatTime, splitMicros } from './civil.js';
+import { formatTimestampPicosRfc3339 } from '../types/picos.js';
 import {
   JsonSyntaxError,
   jsonAtPath,
@@ -79,6 +80,8 @@ export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolea
     }
     case 'TIMESTAMP':
       return timestampJson(v as bigint);
+    case 'TIMESTAMP_PICOS':
+      return formatTimestampPicosRfc3339(v as bigint);
     case 'INTERVAL':
       return isoInterval(v as Interval);
     case 'JSON':

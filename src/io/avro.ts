@@ -13,6 +13,7 @@ import { formatDate, formatDatetime, formatTime, formatTimestampRfc3339, parseDa
 import { IoError, ioInvalid, ioNotImplemented, isObj, type Json } from './errors.js';
 import type { SourceFile } from './objects.js';
 import { avroSnappyBlock } from './snappy.js';
+import { picosTextToMicros } from '../types/picos.js';
 import type { Parsed, RestField } from './schema.js';
 
 type AvroLib = typeof Avsc;
@@ -476,7 +477,8 @@ function avroValue(f: RestField, v: unknown, logical: boolean, repeatedDone = fa
     // Logical longs go through avsc's own long type (its registry only replaces
     // bare 'long'): doubles, exact for timestamps up to year ~2255.
     case 'TIMESTAMP':
-      return Number(parseTimestamp(s));
+      // TIMESTAMP(12) cells carry twelve digits; timestamp-micros holds six.
+      return Number(f.timestampPrecision === '12' ? picosTextToMicros(s) : parseTimestamp(s));
     case 'DATE':
       return logical ? parseDate(s) : s;
     case 'TIME':

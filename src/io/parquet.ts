@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { parseDate, parseTime, parseTimestamp } from '../types/json-values.js';
+import { picosTextToMicros } from '../types/picos.js';
 import { zstdCompress } from '../functions/compression.js';
 
 /** zstd's own default level. */
@@ -338,6 +339,9 @@ function parquetLeaf(type: string): { element: Record<string, unknown>; value: (
       return { element: { type: 'INT32', converted_type: 'DATE' }, value: (v) => parseDate(String(v)) };
     case 'TIMESTAMP':
       return { element: { type: 'INT64', converted_type: 'TIMESTAMP_MICROS' }, value: (v) => parseTimestamp(String(v)) };
+    case 'TIMESTAMP(12)':
+      // Twelve-digit cells, written as the microsecond (TIMESTAMP_MICROS, as the other TIMESTAMPs).
+      return { element: { type: 'INT64', converted_type: 'TIMESTAMP_MICROS' }, value: (v) => picosTextToMicros(String(v)) };
     case 'DATETIME':
       // a local timestamp: micros of the civil time read as UTC, not adjusted
       return {
@@ -393,7 +397,7 @@ function parquetColumn(f: RestField, repetition = (f.mode ?? '').toUpperCase() =
       },
     };
   }
-  const leaf = parquetLeaf(t);
+  const leaf = parquetLeaf(t === 'TIMESTAMP' && f.timestampPrecision === '12' ? 'TIMESTAMP(12)' : t);
   return {
     elements: [{ name: f.name, repetition_type: repetition, ...leaf.element }],
     value: (v) => (v === null || v === undefined ? null : leaf.value(v)),

@@ -76,6 +76,9 @@ export function parseTimestampPicos(v: string | number): bigint {
   return inRange(micros * PICOS_PER_MICRO + BigInt(frac.slice(6).padEnd(6, '0')), s);
 }
 
+/** TIMESTAMP(12) text to the microsecond TIMESTAMP (exports whose timestamp types hold microseconds). */
+export const picosTextToMicros = (s: string): bigint => picosToMicros(parseTimestampPicos(s));
+
 /** How a reader asked for TIMESTAMP(12) values (the Read API's PicosTimestampPrecision; UNSPECIFIED is MICROS). */
 export type PicosPrecision = 'MICROS' | 'NANOS' | 'PICOS';
 

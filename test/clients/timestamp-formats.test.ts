@@ -3,10 +3,9 @@
 // BIGQUERY_PICOSECOND_SUPPORT, jobs.query too): every combination of
 // formatOptions.timestampOutputFormat and useInt64Timestamp reads the same
 // instant, the two combinations the service refuses are refused with its
-// message, int64 members of a field schema echo as strings, and a picosecond
-// TIMESTAMP (timestampPrecision 12), which the emulator cannot hold, is a 501
-// at tables.insert and at a load job's insert instead of a column that would
-// cut its values.
+// message, and int64 members of a field schema echo as strings. The
+// picosecond TIMESTAMP (timestampPrecision 12) has its own file,
+// timestamp-picos.test.ts.
 import { BigQuery, type Dataset, type Table } from '@google-cloud/bigquery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rest, startEmulator, type Emulator } from '../helpers/emulator.js';
@@ -81,17 +80,5 @@ describe('TIMESTAMP formats and precision through the Node client', () => {
     ]);
     await t.insert([{ ts: INSTANT }]);
     expect((await bq.query('SELECT ts FROM ts.lengths'))[0][0].ts.value).toBe(AS_CLIENT_READS);
-  });
-
-  it('timestampPrecision 12 (picoseconds) is a 501 at tables.insert, tables.patch and a load job insert', async () => {
-    const picos = [{ name: 'ts', type: 'TIMESTAMP', timestampPrecision: '12' }];
-    await expect(ds.createTable('picos', { schema: picos })).rejects.toThrow(/picosecond precision \(timestampPrecision 12\) is not supported by the emulator/);
-    const r = await rest(`${emu.url}/bigquery/v2/projects/ts-p/datasets/ts/tables`, { method: 'POST', json: { tableReference: { tableId: 'picos' }, schema: { fields: picos } } });
-    expect(r.status).toBe(501);
-    expect(r.body.error.errors[0].reason).toBe('notImplemented');
-    const [t] = await ds.createTable('grow', { schema: [{ name: 'a', type: 'STRING' }] });
-    await expect(t.setMetadata({ schema: { fields: [{ name: 'a', type: 'STRING' }, ...picos] } })).rejects.toThrow(/timestampPrecision 12/);
-    await expect(bq.createJob({ configuration: { load: { sourceUris: ['/nonexistent.csv'], schema: { fields: picos }, destinationTable: { projectId: 'ts-p', datasetId: 'ts', tableId: 'loaded' } } } })).rejects.toThrow(/timestampPrecision 12/);
-    expect((await ds.getTables())[0].map((x) => x.id)).not.toContain('picos');
   });
 });
