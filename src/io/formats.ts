@@ -5,6 +5,7 @@ import { avroCodec, avroRows, writeAvro } from './avro.js';
 import { checkFlatForCsv, csvRows, writeCsv } from './csv.js';
 import { ioInvalid, ioNotImplemented, type Json } from './errors.js';
 import { jsonRows, writeNdjson } from './json.js';
+import { orcRows } from './orc.js';
 import { readSources, type SourceFile } from './objects.js';
 import { backupFileUris, datastoreRows } from './datastore-backup.js';
 import { parquetRows, writeParquet } from './parquet.js';
@@ -12,7 +13,7 @@ import { exportRow } from './rows.js';
 import { checkSchema, type Parsed, type ReadOptions, type RestField } from './schema.js';
 
 /** Source formats the emulator reads. */
-export const READABLE_FORMATS = ['CSV', 'NEWLINE_DELIMITED_JSON', 'PARQUET', 'AVRO', 'DATASTORE_BACKUP', 'DOCSTORE_BACKUP'] as const;
+export const READABLE_FORMATS = ['CSV', 'NEWLINE_DELIMITED_JSON', 'PARQUET', 'AVRO', 'ORC', 'DATASTORE_BACKUP', 'DOCSTORE_BACKUP'] as const;
 
 /** REST and SQL spellings -> the REST sourceFormat name (`JSON` is NEWLINE_DELIMITED_JSON). */
 export function normalizeFormat(f: string | undefined, fallback = 'CSV'): string {
@@ -21,15 +22,14 @@ export function normalizeFormat(f: string | undefined, fallback = 'CSV'): string
 }
 
 /**
- * Formats the real service reads that the emulator cannot: ORC has no
- * JavaScript reader (on npm there is none), Sheets, Bigtable and table
- * formats need Google services. 501 with the reason, never an empty result.
+ * Formats the real service reads that the emulator cannot: Sheets, Bigtable
+ * and table formats need Google services. 501 with the reason, never an
+ * empty result.
  */
 export function checkReadable(format: string): void {
   if ((READABLE_FORMATS as readonly string[]).includes(format)) return;
-  if (format === 'ORC') throw ioNotImplemented('Source format ORC is not supported by the emulator: no JavaScript ORC reader is available (CSV, NEWLINE_DELIMITED_JSON, AVRO, PARQUET and DATASTORE_BACKUP are)');
   if (['GOOGLE_SHEETS', 'SHEETS', 'BIGTABLE', 'ICEBERG', 'DELTA_LAKE'].includes(format)) {
-    throw ioNotImplemented(`Source format ${format} is not supported by the emulator (CSV, NEWLINE_DELIMITED_JSON, AVRO, PARQUET and DATASTORE_BACKUP are)`);
+    throw ioNotImplemented(`Source format ${format} is not supported by the emulator (CSV, NEWLINE_DELIMITED_JSON, AVRO, PARQUET, ORC and DATASTORE_BACKUP are)`);
   }
   throw ioInvalid(`Invalid source format ${format}`);
 }
@@ -44,6 +44,8 @@ export async function parseSources(files: readonly SourceFile[], format: string,
       return parquetRows(files, schema, opts.parquetListInference ?? false);
     case 'AVRO':
       return avroRows(files, schema, opts.useAvroLogicalTypes ?? false);
+    case 'ORC':
+      return orcRows(files, schema);
     case 'DATASTORE_BACKUP':
     case 'DOCSTORE_BACKUP': {
       // One URI, the kind's .export_metadata; the rows are in the files it names beside it.

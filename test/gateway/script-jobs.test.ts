@@ -1,4 +1,4 @@
-// Script child jobs, EXPORT DATA / LOAD DATA as query jobs, AVRO/ORC loads and
+// Script child jobs, EXPORT DATA / LOAD DATA as query jobs, AVRO loads and
 // unsupported external sources, over HTTP against the real engine (and the
 // Node client for jobs.list with parentJobId).
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -197,12 +197,9 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     const badUri = await query(`EXPORT DATA OPTIONS (uri = 'gs://b/one.csv', format = 'CSV') AS SELECT 1 AS id`);
     expect(badUri.status).toBe(400);
     expect(badUri.body.error.errors[0].reason).toBe('invalidQuery');
-    const orc = await query(`LOAD DATA INTO io.o FROM FILES (format = 'ORC', uris = ['file://${dir}/x.orc'])`);
-    expect(orc.status).toBe(501);
-    expect(orc.body.error.errors[0].reason).toBe('notImplemented');
   });
 
-  it('AVRO load jobs map logical types per useAvroLogicalTypes; ORC loads answer 501; AVRO extracts', async () => {
+  it('AVRO load jobs map logical types per useAvroLogicalTypes; AVRO extracts', async () => {
     const avro = `file://${dir}/av_*.avro`;
     const ex = await query(`EXPORT DATA OPTIONS (uri = '${avro}', format = 'AVRO', use_avro_logical_types = true) AS SELECT 1 AS id, TIMESTAMP '2024-01-01 00:00:00 UTC' AS ts, DATE '2024-01-02' AS d`);
     expect(ex.status).toBe(200);
@@ -218,10 +215,6 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     const t2 = await rest(url('/datasets/io/tables/av2'));
     expect(t2.body.schema.fields.map((f: any) => f.type)).toEqual(['INTEGER', 'INTEGER', 'INTEGER']);
     expect((await rest(url('/datasets/io/tables/av2/data'))).body.rows).toEqual([{ f: [{ v: '1' }, { v: '1704067200000000' }, { v: '19724' }] }]);
-
-    const orc = await rest(url('/jobs'), { method: 'POST', json: { configuration: { load: { destinationTable: { datasetId: 'io', tableId: 'o' }, sourceFormat: 'ORC', sourceUris: [`file://${dir}/x.orc`] } } } });
-    expect(orc.body.status.errorResult).toMatchObject({ reason: 'notImplemented' });
-    expect(orc.body.status.errorResult.message).toContain('ORC');
 
     const out = `file://${dir}/extract_*.avro`;
     const extract = await rest(url('/jobs'), { method: 'POST', json: { configuration: { extract: { sourceTable: { datasetId: 'io', tableId: 'av1' }, destinationUris: [out], destinationFormat: 'AVRO' } } } });
