@@ -1,10 +1,11 @@
 // Damaged data files through the one reader load jobs (gateway) and LOAD DATA
 // (engine) share, and through the engine's readers of load jobs' local files
 // (io/load-files.ts): valid CSV, JSON lines, Avro and Parquet files written by
-// the emulator's own encoder, then cut, flipped, grown or given absurd lengths.
+// the emulator's own encoder, and ORC files Apache ORC wrote, then cut,
+// flipped, grown or given absurd lengths.
 // Every one must parse or be refused with the codecs' error (the service's
 // 400), never another exception (a 500) and never a long stall.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -85,6 +86,30 @@ describe('damaged data files', () => {
       }
       expect(failures.slice(0, 10)).toEqual([]);
       // No file this small may keep a reader busy: Avro and Parquet once stalled for minutes.
+      expect(slowest).toBeLessThan(5000);
+    }, 120_000);
+  }
+});
+
+describe('damaged ORC files', () => {
+  // The emulator writes no ORC: the valid files are ones Apache ORC wrote (test/fixtures/orc).
+  for (const name of ['TestOrcFile.test1.orc', 'TestOrcFile.testUnionAndTimestamp.orc', 'TestVectorOrcFile.testLz4.orc']) {
+    it(`${name}: every damaged copy parses or is refused with the service's error`, async () => {
+      const valid = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'orc', name));
+      const r = new Rng(SEED + name.length);
+      const failures: string[] = [];
+      let slowest = 0;
+      for (let i = 0; i < PER_FORMAT / 3; i++) {
+        const data = damage(r, valid);
+        const t0 = performance.now();
+        try {
+          await parseSources([{ uri: `file:///f${i}`, data }], 'ORC', {} as never, undefined, false);
+        } catch (e) {
+          if (!(e instanceof IoError)) failures.push(`#${i}: ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}`);
+        }
+        slowest = Math.max(slowest, performance.now() - t0);
+      }
+      expect(failures.slice(0, 10)).toEqual([]);
       expect(slowest).toBeLessThan(5000);
     }, 120_000);
   }
