@@ -708,5 +708,6 @@ export function convertJsonValue(type: SqlType, v: unknown): Value {
       return out;
     }
   }
-  throw new ValueConversionError(`Cannot convert value to ${type.kind.toLowerCase()} (bad value): ${displayValue(v)}`);
+  // TIMESTAMP(12) is a timestamp in the service's words.
+  throw new ValueConversionError(`Cannot convert value to ${type.kind === 'TIMESTAMP_PICOS' ? 'timestamp' : type.kind.toLowerCase()} (bad value): ${displayValue(v)}`);
 }

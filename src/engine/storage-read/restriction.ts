@@ -5,6 +5,7 @@
 // column is bare or backtick-quoted and must hold INT64, BOOL or STRING to
 // match the literal. Anything else is rejected when the session is created.
 import type { Column } from '../../types/schema.js';
+import { typeToSql } from '../../types/types.js';
 import { getValue, type Batch, type Vector } from '../../types/vector.js';
 
 export class RestrictionError extends Error {}
@@ -50,7 +51,7 @@ export function parseRestriction(text: string, columns: readonly Column[]): RowR
   }
   const colKind = columns[column]!.type.kind;
   if (colKind !== kind) {
-    throw new RestrictionError(`Unsupported row restriction "${text}": column ${name} has type ${colKind}, the literal is ${kind}`);
+    throw new RestrictionError(`Unsupported row restriction "${text}": column ${name} has type ${typeToSql(columns[column]!.type)}, the literal is ${kind}`);
   }
   return { column, value };
 }

@@ -9,7 +9,7 @@
 // nested messages, ARRAY as repeated fields, the rest as their natural type
 // or a string.
 import type { Column } from '../../types/schema.js';
-import type { SqlType } from '../../types/types.js';
+import { typeToSql, type SqlType } from '../../types/types.js';
 import { formatDate, formatTimestampRfc3339 } from '../../types/json-values.js';
 import { formatTimestampPicosRfc3339, microsToPicos } from '../../types/picos.js';
 
@@ -232,7 +232,7 @@ function decimalFromBytes(b: Uint8Array, scale: number): string {
 }
 
 function mismatch(col: string, t: SqlType, v: unknown): RowDecodeError {
-  return new RowDecodeError(`Field ${col}: a ${typeof v === 'object' ? 'message' : typeof v} value cannot be written to a column of type ${t.kind}`);
+  return new RowDecodeError(`Field ${col}: a ${typeof v === 'object' ? 'message' : typeof v} value cannot be written to a column of type ${typeToSql(t)}`);
 }
 
 /** One field value as insertAll JSON for a column of type t. */
@@ -242,7 +242,7 @@ function jsonValue(col: string, t: SqlType, v: unknown): unknown {
     if (!Array.isArray(v)) throw mismatch(col, t, v);
     return v.map((e) => jsonValue(col, t.element, e));
   }
-  if (Array.isArray(v)) throw new RowDecodeError(`Field ${col}: a repeated field cannot be written to a column of type ${t.kind}`);
+  if (Array.isArray(v)) throw new RowDecodeError(`Field ${col}: a repeated field cannot be written to a column of type ${typeToSql(t)}`);
   if (v instanceof Map) {
     if (t.kind === 'STRUCT') return structJson(t.fields.map((f) => ({ name: f.name, type: f.type })), v, `${col}.`);
     if (t.kind === 'RANGE') {
