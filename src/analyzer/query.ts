@@ -1994,18 +1994,20 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
     case 'PipeWindow':
       return viaSelect({ distinct: false, items: [star, ...p.items] }, true);
     case 'PipeSet': {
+      checkPipeColumns(out, 'SET', p.assignments.map((a) => a.column[a.column.length - 1]!), p.loc);
       const replace = p.assignments.map((a) => ({ expr: a.expr, alias: a.column[a.column.length - 1]! }));
       return viaSelect({ distinct: false, items: [{ ...star, replace }] }, true);
     }
-    case 'PipeDrop':
-      return viaSelect({ distinct: false, items: [{ ...star, except: p.columns.map((c) => c[c.length - 1]!) }] }, true);
+    case 'PipeDrop': {
+      const dropped = p.columns.map((c) => c[c.length - 1]!);
+      checkPipeColumns(out, 'DROP', dropped, p.loc);
+      const gone = new Set(dropped.map((n) => n.toLowerCase()));
+      if (!out.isValueTable && visibleNames(out).every((n) => gone.has(n.toLowerCase()))) throw sqlError('Pipe DROP dropped all columns in the input table', p.loc);
+      return viaSelect({ distinct: false, items: [{ ...star, except: dropped }] }, true);
+    }
     case 'PipeRename': {
       const visible = out.names.length - (out.hidden ?? 0);
-      for (const r of p.renames) {
-        if (!out.names.slice(0, visible).some((n) => n.toLowerCase() === r.from[r.from.length - 1]!.toLowerCase())) {
-          throw sqlError(`Column ${r.from.join('.')} in pipe RENAME not found`, p.loc);
-        }
-      }
+      checkPipeColumns(out, 'RENAME', p.renames.map((r) => r.from[r.from.length - 1]!), p.loc);
       const names = out.names.map((n, i) => {
         const r = i < visible ? p.renames.find((x) => x.from[x.from.length - 1]!.toLowerCase() === n.toLowerCase()) : undefined;
         return r ? r.to : n;
@@ -2037,6 +2039,7 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
         if (g.direction || p.groupAndOrder) order.push({ kind: 'OrderByItem', loc: g.expr.loc, expr: g.expr, ...(g.direction ? { direction: g.direction } : {}), ...(g.nulls ? { nulls: g.nulls } : {}) });
       }
       for (const a of p.items) {
+        if (!hasAggregateCall(a.expr)) throw sqlError('Pipe AGGREGATE cannot include non-aggregate expressions', a.expr.loc);
         items.push({ kind: 'SelectExpr', loc: a.expr.loc, expr: a.expr, ...(a.alias ? { alias: a.alias } : {}) });
         if (a.direction) order.push({ kind: 'OrderByItem', loc: a.expr.loc, expr: a.expr, direction: a.direction, ...(a.nulls ? { nulls: a.nulls } : {}) });
       }
@@ -2092,6 +2095,57 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
     default:
       throw sqlError(`Pipe operator ${p.kind} is not supported yet`, p.loc);
   }
+}
+
+/** The columns a pipe operator sees by name (the trailing hidden ones only feed table aliases). */
+function visibleNames(out: RelOut): string[] {
+  return out.names.slice(0, out.names.length - (out.hidden ?? 0));
+}
+
+/**
+ * The name rules of pipe SET, DROP and RENAME (pipe syntax reference): each name is
+ * given once and is a column of the input table; RENAME also refuses a name that
+ * is a table alias or that more than one column has. Wording as the service's analyzer.
+ */
+function checkPipeColumns(out: RelOut, op: 'SET' | 'DROP' | 'RENAME', names: readonly string[], loc: A.Loc): void {
+  // A value table's fields are checked where the star expansion resolves them.
+  if (out.isValueTable) return;
+  const visible = visibleNames(out).map((n) => n.toLowerCase());
+  const seen = new Set<string>();
+  const verb = op.toLowerCase();
+  for (const name of names) {
+    const l = name.toLowerCase();
+    if (seen.has(l)) throw sqlError(`Duplicate column name in pipe ${op}: ${name}`, loc);
+    seen.add(l);
+    const count = visible.filter((n) => n === l).length;
+    const isAlias = (out.pipeVars ?? []).some((v) => v.name.toLowerCase() === l);
+    if (count === 0 || (op === 'RENAME' && isAlias)) {
+      if (isAlias) throw sqlError(`Name in pipe ${op} is a table alias; ${op} can only ${verb} columns: ${name}`, loc);
+      throw sqlError(`Column name in pipe ${op} not found in input table: ${name}`, loc);
+    }
+    if (op === 'RENAME' && count > 1) throw sqlError(`Column name in pipe RENAME exists more than once in input table: ${name}`, loc);
+  }
+}
+
+/** True when an AST expression calls an aggregate function outside subqueries and windows (a name that is no built-in may be a user aggregate: its resolution decides). */
+function hasAggregateCall(e: unknown): boolean {
+  const stack: unknown[] = [e];
+  while (stack.length) {
+    const x = stack.pop();
+    if (!x || typeof x !== 'object') continue;
+    if (Array.isArray(x)) {
+      stack.push(...x);
+      continue;
+    }
+    const o = x as { kind?: string; over?: unknown; name?: string[] };
+    if (o.kind === 'Query') continue;
+    if (o.kind === 'FunctionCall' && !o.over) {
+      const def = lookupFunction(o.name!.join('.'));
+      if (!def || def.kind === 'aggregate') return true;
+    }
+    stack.push(...Object.values(o));
+  }
+  return false;
 }
 
 /** Pipe inputs are passed to resolveTableRef through this side table keyed by the synthetic TableRef. */
