@@ -1,7 +1,7 @@
 // Operators as functions, under ZetaSQL's internal names ($add, $equal, ...).
 // Arithmetic and comparisons are the hottest kernels: typed-array loops over
 // the vector layouts, with BigInt only when an INT64 leaves ±2^53.
-import { isEqualityComparable, isGroupable, typeToSql, T, type SqlType } from '../types/types.js';
+import { isEqualityComparable, isGroupable, isOrderable, typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { formatDate, MAX_DATE, MIN_DATE } from './civil.js';
@@ -461,7 +461,6 @@ const betweenKernel: ScalarKernel = (args, n) => {
 function equalityAccept(c: Omit<SigContext, 'returnType'>): boolean {
   return isGroupable(c.argTypes[0]!);
 }
-/** Ordering matches STRUCT and ARRAY too, so that `validate` words the refusal as the service does ("Less than is not defined ..."). */
 function orderingAccept(c: Omit<SigContext, 'returnType'>): boolean {
   const t = c.argTypes[0]!;
   return t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY';
@@ -477,13 +476,15 @@ function registerComparisons(): void {
     ['$greater_or_equal', 'ge', '>='],
   ];
   for (const [name, op, sym] of defs) {
-    const accept = op === 'eq' || op === 'ne' ? equalityAccept : orderingAccept;
-    defineScalar(name, [sig(['T1', 'T1'], 'BOOL', comparisonKernel(op), accept)], {
+    // Every type matches, so that `validate` words the refusal of a type without equality
+    // or ordering (ARRAY, STRUCT, JSON, GEOGRAPHY) as the service does ("Equality is not defined ...").
+    defineScalar(name, [sig(['T1', 'T1'], 'BOOL', comparisonKernel(op))], {
       display: operatorDisplay(sym),
       validate: (_args, m) => {
         const t = m.argTypes[0]!;
-        if ((op === 'eq' || op === 'ne') && !isEqualityComparable(t)) return `${op === 'eq' ? 'Equality' : 'Inequality'} is not defined for arguments of type ${typeToSql(t)}`;
-        if ((t.kind === 'STRUCT' || t.kind === 'ARRAY') && op !== 'eq' && op !== 'ne') return `${op === 'lt' || op === 'le' ? 'Less than' : 'Greater than'} is not defined for arguments of type ${typeToSql(t)}`;
+        if (op === 'eq' || op === 'ne') {
+          if (!isEqualityComparable(t)) return `${op === 'eq' ? 'Equality' : 'Inequality'} is not defined for arguments of type ${typeToSql(t)}`;
+        } else if (!isOrderable(t)) return `${op === 'lt' || op === 'le' ? 'Less than' : 'Greater than'} is not defined for arguments of type ${typeToSql(t)}`;
         return undefined;
       },
     });

@@ -30,7 +30,7 @@ describe('overload choice', () => {
   it('templated T1 unifies', () => expect(resolve('$in_array', [a(T.INT64), a(arrayOf(T.FLOAT64))])).toBe('FLOAT64,ARRAY<FLOAT64> -> BOOL'));
   it('non-literal arrays keep their element type', () => expect(resolve('$in_array', [a(T.FLOAT64), a(arrayOf(T.INT64))])).toMatch(/No matching signature/));
   it('named arguments bind by name', () => expect(resolve('MAKE_INTERVAL', [a(T.INT64, { name: 'day' })])).toBe('INT64 -> INTERVAL'));
-  it('equality on JSON is rejected', () => expect(resolve('$equal', [a(T.JSON), a(T.JSON)])).toMatch(/No matching signature for operator =/));
+  it('equality on JSON is rejected', () => expect(resolve('$equal', [a(T.JSON), a(T.JSON)])).toMatch(/^Equality is not defined for arguments of type JSON/));
 });
 
 describe('supertypes', () => {
