@@ -755,7 +755,7 @@ const INTERVAL_PARTS = new Set(['YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY', 'HOUR
 function resolveInterval(an: Analyzer, n: A.IntervalExpr, ctx: ExprCtx): Expr {
   const v = resolveExpr(an, n.value, ctx);
   if (!n.toPart && v.kind === 'literal' && v.type.kind === 'INT64' && v.value !== null) {
-    // Folded here with the range checks of the runtime constructor (Interval overflow).
+    // Folded here with the range checks of the runtime constructor.
     if (INTERVAL_PARTS.has(n.part)) return literal(T.INTERVAL, intervalFromPart(v.value as bigint, n.part));
   }
   const args = [v, literal(T.STRING, n.part)];

@@ -772,7 +772,7 @@ export function registerAggregates(): void {
     asig(['BIGNUMERIC'], 'BIGNUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('BIGNUMERIC', false, o.safe ?? ao.safe)),
     asig(['FLOAT64'], 'FLOAT64', (_m, ao) => (_c, o) => new SumFloatAcc(false, o.safe ?? ao.safe)),
     asig(['INTERVAL'], 'INTERVAL', collect((rows) => {
-      // Exact sums of each part; a total outside the INTERVAL range is an error, as for + (Interval overflow).
+      // Exact sums of each part; a total outside the INTERVAL range is an error.
       let m = 0, d = 0, us = 0n, any = false;
       for (const r of rows) {
         const x = r[0] as Interval | null;
@@ -782,7 +782,7 @@ export function registerAggregates(): void {
         us += x.micros;
         any = true;
       }
-      return any ? makeInterval(m, d, us) : null;
+      return any ? makeInterval(m, d, us, 'nanoseconds') : null;
     })),
   ]);
   defineAggregate('AVG', [

@@ -586,7 +586,7 @@ export function registerDatetime(): void {
   defineScalar('UNIX_MICROS', [sig(['TIMESTAMP'], 'INT64', rowKernel(T.INT64, (v) => v[0]!))]);
   const fromUnix = (mult: bigint) => rowKernel(T.TIMESTAMP, (v) => {
     const r = (v[0] as bigint) * mult;
-    if (r < MIN_TS || r > MAX_TS) fail(`Timestamp value out of range: ${v[0]}`);
+    if (r < MIN_TS || r > MAX_TS) fail(`Input value ${v[0]} cannot be converted into a TIMESTAMP, because it would be out of the allowed range between ${MIN_TS} to ${MAX_TS} (microseconds)`);
     return r;
   });
   defineScalar('TIMESTAMP_SECONDS', [sig(['INT64'], 'TIMESTAMP', fromUnix(1000000n))]);

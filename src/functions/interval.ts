@@ -15,20 +15,28 @@ const US_MIN = 60000000n;
 const US_SEC = 1000000n;
 const US_DAY = 86400000000n;
 
-export function makeInterval(months: number, days: number, micros: bigint): Interval {
-  if (Math.abs(months) > MAX_MONTHS || Math.abs(days) > MAX_DAYS || micros > MAX_MICROS || micros < -MAX_MICROS) fail('Interval overflow');
+/**
+ * An INTERVAL from its parts, each checked against its range. The error names the
+ * first part out of range as the service does ("Interval field months '120012' is out
+ * of range -120000 to 120000"); arithmetic (+, -, *, /, SUM) words the time part in
+ * nanoseconds (`timeUnit`), as the reference implementation builds those results.
+ */
+export function makeInterval(months: number, days: number, micros: bigint, timeUnit: 'microseconds' | 'nanoseconds' = 'microseconds'): Interval {
+  const scale = timeUnit === 'nanoseconds' ? 1000n : 1n;
+  const field = Math.abs(months) > MAX_MONTHS ? ['months', months, MAX_MONTHS] : Math.abs(days) > MAX_DAYS ? ['days', days, MAX_DAYS] : micros > MAX_MICROS || micros < -MAX_MICROS ? [timeUnit, micros * scale, MAX_MICROS * scale] : undefined;
+  if (field) fail(`Interval field ${field[0]} '${field[1]}' is out of range -${field[2]} to ${field[2]}`);
   return new Interval(months, days, micros);
 }
 
 export function intervalAdd(a: Interval, b: Interval): Interval {
-  return makeInterval(a.months + b.months, a.days + b.days, a.micros + b.micros);
+  return makeInterval(a.months + b.months, a.days + b.days, a.micros + b.micros, 'nanoseconds');
 }
 export function intervalNeg(a: Interval): Interval {
   return new Interval(-a.months || 0, -a.days || 0, -a.micros);
 }
 export function intervalMul(a: Interval, k: bigint): Interval {
   const kn = Number(k);
-  return makeInterval(a.months * kn, a.days * kn, a.micros * k);
+  return makeInterval(a.months * kn, a.days * kn, a.micros * k, 'nanoseconds');
 }
 /** INTERVAL / INT64: fractional months spill into days, fractional days into micros (ZetaSQL). */
 export function intervalDiv(a: Interval, k: bigint): Interval {
@@ -40,7 +48,7 @@ export function intervalDiv(a: Interval, k: bigint): Interval {
   const days = Math.trunc(daysTotal / kn);
   const remDays = daysTotal - days * kn;
   const micros = (a.micros + BigInt(remDays) * US_DAY) / k;
-  return makeInterval(months, days, micros);
+  return makeInterval(months, days, micros, 'nanoseconds');
 }
 
 export function formatInterval(iv: Interval): string {

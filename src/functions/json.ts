@@ -359,7 +359,7 @@ export function registerJson(): void {
       if (typeof n === 'number') return n;
       if (typeof n === 'bigint') {
         const x = Number(n);
-        if (mode === 'exact' && BigInt(x) !== n) fail(`JSON number: ${n} cannot be converted to DOUBLE without loss of precision`);
+        if (mode === 'exact' && BigInt(x) !== n) fail(`JSON number: ${n} cannot be converted to FLOAT64 without loss of precision`);
         return x;
       }
       fail('The provided JSON input is not a number');

@@ -139,7 +139,7 @@ function parseRewrite(rep: string, groups: number): (string | number)[] {
     const d = rep[++i]!;
     if (d === '\\') lit += '\\';
     else if (d >= '0' && d <= '9') {
-      if (Number(d) > groups) fail('Rewrite pattern references a non-existent capturing group');
+      if (Number(d) > groups) fail(`Invalid REGEXP_REPLACE pattern: Rewrite schema requests ${d} matches, but the regexp only has ${groups} parenthesized subexpressions.`);
       parts.push(lit, Number(d));
       lit = '';
     } else fail('Invalid REGEXP_REPLACE pattern');
