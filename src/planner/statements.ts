@@ -136,6 +136,14 @@ async function nestedDescriptions(s: Session, t: A.TypeNode, f: RestField): Prom
   }
 }
 
+/** A column DEFAULT must be assignable to the column's type (the service's analyzer checks it when the column is defined). */
+function checkDefault(s: Session, e: A.Expr, t: SqlType): void {
+  const x = resolveExpr(s.analyzer(), e, { scope: new Scope(), clause: 'a column default expression' });
+  if (!typeEquals(x.type, t) && !canCoerce(x.type, t, originOf(x))) {
+    throw sqlError(`Column default expression has type ${typeToSql(x.type)} which cannot be assigned to column type ${typeToSql(t)}`, e.loc);
+  }
+}
+
 /** The schema's fields with the column definitions' defaults and descriptions; undefined when they have none. */
 async function schemaExtras(s: Session, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<RestField[] | undefined> {
   if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type))) return undefined;
@@ -143,7 +151,10 @@ async function schemaExtras(s: Session, columns: readonly Column[], defs: readon
   for (const d of defs) {
     const f = fields.find((x) => x.name.toLowerCase() === d.name.toLowerCase());
     if (!f) continue;
-    if (d.default) f.defaultValueExpression = exprText(s.ctx.sql, d.default.loc.offset);
+    if (d.default) {
+      checkDefault(s, d.default, columns.find((c) => c.name.toLowerCase() === d.name.toLowerCase())!.type);
+      f.defaultValueExpression = exprText(s.ctx.sql, d.default.loc.offset);
+    }
     for (const o of d.options ?? []) if (o.name.toLowerCase() === 'description') f.description = String((await s.evalScalar(o.value)).value);
     await nestedDescriptions(s, d.type, f);
   }
@@ -499,7 +510,10 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         cols.push({ name: a.column.name, type: typeFromNode(a.column.type), required: false });
         origin.push(-1);
         // The default applies to rows written later; existing rows read NULL (data-definition-language: ADD COLUMN).
-        if (a.column.default) defaults.set(a.column.name.toLowerCase(), exprText(s.ctx.sql, a.column.default.loc.offset));
+        if (a.column.default) {
+          checkDefault(s, a.column.default, cols[cols.length - 1]!.type);
+          defaults.set(a.column.name.toLowerCase(), exprText(s.ctx.sql, a.column.default.loc.offset));
+        }
         break;
       }
       case 'DropColumn': {
@@ -531,8 +545,10 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column not found: ${a.name}`, a.loc);
         }
         if (a.action.kind === 'DropNotNull') cols[i] = { ...cols[i]!, required: false };
-        else if (a.action.kind === 'SetDefault') defaults.set(cols[i]!.name.toLowerCase(), exprText(s.ctx.sql, a.action.expr.loc.offset));
-        else if (a.action.kind === 'DropDefault') defaults.set(cols[i]!.name.toLowerCase(), null);
+        else if (a.action.kind === 'SetDefault') {
+          checkDefault(s, a.action.expr, cols[i]!.type);
+          defaults.set(cols[i]!.name.toLowerCase(), exprText(s.ctx.sql, a.action.expr.loc.offset));
+        } else if (a.action.kind === 'DropDefault') defaults.set(cols[i]!.name.toLowerCase(), null);
         else if (a.action.kind === 'SetDataType') {
           const t = typeFromNode(a.action.type);
           if (!canCoerce(cols[i]!.type, t) && cols[i]!.type.kind !== t.kind) {
