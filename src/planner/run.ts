@@ -478,7 +478,12 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       if (typeof sqlV.value !== 'string') throw sqlError('EXECUTE IMMEDIATE requires a STRING', st.sql.loc);
       const using = new Map(s.ctx.params.named);
       const positional: TypedValue[] = [];
+      const names = new Set<string>();
       for (const u of st.using ?? []) {
+        // USING is all positional or all named, each name once (the service's analyzer).
+        if (!u.alias !== !st.using![0]!.alias) throw sqlError('Cannot mix named and positional parameters', u.expr.loc);
+        if (u.alias && names.has(u.alias.toLowerCase())) throw sqlError(`The same parameter cannot be assigned multiple times in a USING clause: ${u.alias}`, u.expr.loc);
+        if (u.alias) names.add(u.alias.toLowerCase());
         const v = await s.evalScalar(u.expr);
         if (u.alias) using.set(u.alias.toLowerCase(), v);
         else positional.push(v);
