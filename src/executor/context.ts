@@ -6,7 +6,7 @@
 import type { EvalContext } from '../functions/registry.js';
 import { QueryError, type QueryContext } from '../planner/api.js';
 import type { Value } from '../types/values.js';
-import type { Batch, Vector } from '../types/vector.js';
+import type { Batch, DictCodes, Vector } from '../types/vector.js';
 import type { ScanRel, SortRel, SubqueryExpr } from '../analyzer/resolved.js';
 import type { ScanFilter, ScanOptions } from '../storage/api.js';
 
@@ -22,6 +22,8 @@ export interface SharedExecState {
   readonly correlated: Map<SubqueryExpr, Map<string, SubqueryResult>>;
   /** Pure calls over one STRING argument: results per distinct value (expr.ts), per call. */
   readonly memos: WeakMap<object, ValueMemo>;
+  /** A call's results per dictionary (expr.ts dictCall), by the dictionary's values array. */
+  readonly dictResults: WeakMap<DictCodes['values'], Map<object, Vector | null>>;
 }
 
 /** A pure call's results by argument value, for one statement; `off` once values proved too distinct to pay. */
@@ -76,7 +78,7 @@ export function makeExecContext(query: QueryContext, evalCtx?: Partial<EvalConte
     eval: ev,
     outer: new Map(),
     ctes: new Map(),
-    shared: { lastYield: performance.now(), uncorrelated: new Map(), correlated: new Map(), memos: new WeakMap() },
+    shared: { lastYield: performance.now(), uncorrelated: new Map(), correlated: new Map(), memos: new WeakMap(), dictResults: new WeakMap() },
   };
 }
 

@@ -96,7 +96,7 @@ export async function collectRows(rel: Rel, ctx: ExecContext): Promise<Batch[]> 
 
 /** A context with fresh statement-level caches (subquery results). */
 export function statementScope(ctx: ExecContext): ExecContext {
-  return { ...ctx, shared: { lastYield: ctx.shared.lastYield, uncorrelated: new Map(), correlated: new Map(), memos: new WeakMap() } };
+  return { ...ctx, shared: { lastYield: ctx.shared.lastYield, uncorrelated: new Map(), correlated: new Map(), memos: new WeakMap(), dictResults: new WeakMap() } };
 }
 
 /** The whole output as one batch (build sides, sort and window inputs). */

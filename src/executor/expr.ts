@@ -282,10 +282,93 @@ function evalCall(e: CallExpr, batch: Batch, layout: ColumnLayout, env: Env): Ve
   const m = memoArg(e);
   if (m >= 0 && n > 0) {
     const memo = memoOf(env.ctx, e);
-    if (!memo.off) return memoCall(e, m, evalExpr(e.args[m]!, batch, layout, env), memo, env);
+    const x = evalExpr(e.args[m]!, batch, layout, env);
+    const r = x.dict ? dictCall(e, m, x, memo, env) : null;
+    if (r !== null) return r;
+    if (!memo.off) return memoCall(e, m, x, memo, env);
+    return applyCall(e, e.args.map((a, i) => (i === m ? x : evalExpr(a, batch, layout, env))), batch, layout, env);
   }
   const args = e.args.map((a) => (a.kind === 'lambda' ? lambdaVector(a, batch, layout, env, n, null) : evalExpr(a, batch, layout, env)));
   return applyCall(e, args, batch, layout, env);
+}
+
+// ---------------------------------------------------------------- calls over dictionary codes
+
+/**
+ * A memoizable call (memoArg) whose STRING argument comes as dictionary codes
+ * (Vector.dict: a dictionary-encoded chunk, or such a call's results): the
+ * call runs once per dictionary value (plus NULL, at index `values.length`),
+ * cached for the statement by dictionary, and each row takes its code's
+ * result. A STRING result without NULLs keeps the codes, so `LOWER(s)`
+ * under `REGEXP_CONTAINS` is one gather each. Null when the call raised over
+ * the dictionary: a value no row of the batch holds may be the cause, so the
+ * rows decide (the per-value path).
+ */
+function dictCall(e: CallExpr, m: number, x: Vector, memo: ValueMemo, env: Env): Vector | null {
+  const { codes, values } = x.dict!;
+  const cache = env.ctx.shared.dictResults;
+  let byCall = cache.get(values);
+  if (!byCall) cache.set(values, (byCall = new Map()));
+  let r = byCall.get(e);
+  if (r === undefined) {
+    const d = values.length;
+    const data: Value[] = values.slice();
+    data.push(null);
+    const nulls = new Uint8Array(d + 1);
+    for (let j = 0; j <= d; j++) if (data[j] === null) nulls[j] = 1;
+    const dv: Vector = { type: x.type, length: d + 1, data, nulls };
+    try {
+      if (!memo.off) r = memoCall(e, m, dv, memo, env);
+      else {
+        const none: Batch = { length: d + 1, columns: [] };
+        r = e.fn.kernel(e.args.map((a, i) => (i === m ? dv : evalExpr(a, none, EMPTY_LAYOUT, env))), d + 1, env.ctx.eval);
+      }
+      // NULL results as null values: another call over these results as a dictionary sees NULLs.
+      if (r.nulls !== null && Array.isArray(r.data)) {
+        const rn = r.nulls;
+        r = { ...r, data: r.data.map((v, i) => (rn[i] === 1 ? null : v)) };
+      }
+    } catch {
+      r = null;
+    }
+    byCall.set(e, r);
+  }
+  if (r === null) return null;
+  return gatherCodes(e.type, r, codes, x.nulls, values.length);
+}
+
+/** Rows of dictionary results `r`: row i takes r[codes[i]], or r[nullIndex] where `nulls` marks it. */
+function gatherCodes(type: SqlType, r: Vector, codes: Int32Array, nulls: Uint8Array | null, nullIndex: number): Vector {
+  const n = codes.length;
+  let idx = codes;
+  if (nulls !== null) {
+    idx = new Int32Array(n);
+    for (let i = 0; i < n; i++) idx[i] = nulls[i] === 1 ? nullIndex : codes[i]!;
+  }
+  const rd = r.data;
+  let data: Vector['data'];
+  if (Array.isArray(rd)) {
+    const out = new Array<Value>(n);
+    for (let i = 0; i < n; i++) out[i] = rd[idx[i]!]!;
+    data = out;
+  } else {
+    const out = new (rd.constructor as new (n: number) => typeof rd)(n);
+    gatherTyped(out as Float64Array, rd as Float64Array, idx, n);
+    data = out;
+  }
+  let outNulls: Uint8Array | null = null;
+  if (r.nulls !== null) {
+    const rn = r.nulls;
+    for (let i = 0; i < n; i++) if (rn[idx[i]!] === 1) (outNulls ??= new Uint8Array(n))[i] = 1;
+  }
+  // STRING results are a dictionary of their own (NULL rows index the NULL input's result).
+  const dict = type.kind === 'STRING' && Array.isArray(rd) ? { codes: idx, values: rd as (string | null)[] } : undefined;
+  return dict ? { type, length: n, data, nulls: outNulls, dict } : { type, length: n, data, nulls: outNulls };
+}
+
+/** out[i] = src[idx[i]] over same-kind typed arrays (one loop for every layout; V8 keys it by element kind). */
+function gatherTyped(out: Float64Array, src: Float64Array, idx: Int32Array, n: number): void {
+  for (let i = 0; i < n; i++) out[i] = src[idx[i]!]!;
 }
 
 // ---------------------------------------------------------------- per-value memo of pure calls

@@ -104,7 +104,7 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
       const out = new Array<Value>(n);
       const { indices, dictionary, validity } = c;
       for (let i = 0; i < n; i++) out[i] = isValid(validity, s + i) ? dictionary[indices[s + i]!]! : null;
-      return { type: t, length: n, data: out, nulls: nullsOf(validity, s, e) };
+      return { type: t, length: n, data: out, nulls: nullsOf(validity, s, e), dict: { codes: indices.subarray(s, e), values: dictionary } };
     }
     case 'binary': {
       const out = new Array<Value>(n);

@@ -23,6 +23,20 @@ export interface Vector {
   readonly length: number;
   readonly data: VectorData;
   readonly nulls: Uint8Array | null;
+  /**
+   * STRING rows that are codes into a dictionary (a dictionary-encoded
+   * chunk's, or a call's results over one): `data[i]` is `dict.values[dict.codes[i]]`
+   * for every non-NULL row. `data` stays filled, so kernels may ignore it; a
+   * call of one such argument and literals runs once per dictionary value
+   * (expr.ts). Vectors made from another (take, slice, concat) drop it.
+   */
+  readonly dict?: DictCodes;
+}
+
+export interface DictCodes {
+  readonly codes: Int32Array;
+  /** Shared by every batch of the chunk: the identity caches results per dictionary. NULL entries: no row's value. */
+  readonly values: readonly (string | null)[];
 }
 
 export interface Batch {
