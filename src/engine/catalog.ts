@@ -10,6 +10,7 @@ import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { Decimal, type Value } from '../types/values.js';
+import { microsToPicos } from '../types/picos.js';
 import type { SqlType } from '../types/types.js';
 import { nullVector } from '../storage/vectors.js';
 
@@ -17,6 +18,7 @@ function widen(v: Value, to: SqlType): Value {
   if (v === null) return null;
   if (to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC') return typeof v === 'bigint' ? new Decimal(v.toString()) : v;
   if (to.kind === 'FLOAT64') return typeof v === 'bigint' ? Number(v) : v instanceof Decimal ? v.toNumber() : v;
+  if (to.kind === 'TIMESTAMP_PICOS') return typeof v === 'bigint' ? microsToPicos(v) : v;
   return v;
 }
 import * as children from './children.js';
@@ -30,7 +32,12 @@ function restFieldsOf(columns: readonly Column[], previous: readonly RestField[]
     const f = columnToRestField(c.name, c.type, c.required);
     const old = prev.get(c.name.toLowerCase());
     // Keep descriptions and other REST-only attributes of unchanged columns.
-    return old && old.type === f.type ? { ...old, mode: f.mode } : f;
+    if (!old || old.type !== f.type) return f;
+    const kept: RestField = { ...old, mode: f.mode };
+    // TIMESTAMP and TIMESTAMP(12) share the REST type: the precision tells them apart.
+    if (f.timestampPrecision !== undefined) kept.timestampPrecision = f.timestampPrecision;
+    else if (kept.timestampPrecision === '12') delete kept.timestampPrecision;
+    return kept;
   });
 }
 

@@ -79,6 +79,9 @@ export const ZERO_BYTE_FIELDS = [
   'numTimeTravelPhysicalBytes',
 ] as const;
 
+const precisionOf = (f: RestField): string => String(f.timestampPrecision ?? '6');
+const typeText = (f: RestField): string => (precisionOf(f) === '12' ? `${f.type}(12)` : f.type);
+
 /**
  * Schema evolution rules of tables.update/patch: columns may be added
  * (NULLABLE or REPEATED) and modes relaxed (REQUIRED -> NULLABLE); nothing
@@ -91,7 +94,8 @@ export function checkSchemaEvolution(tableName: string, oldFields: readonly Rest
     const n = byName.get(o.name.toLowerCase());
     const full = path + o.name;
     if (!n) throw invalid(`${prefix} Field ${full} is missing in new schema`);
-    if (n.type !== o.type) throw invalid(`${prefix} Field ${full} has changed type from ${o.type} to ${n.type}`);
+    // TIMESTAMP and TIMESTAMP(12) share the REST type; the precision is part of the type.
+    if (n.type !== o.type || precisionOf(n) !== precisionOf(o)) throw invalid(`${prefix} Field ${full} has changed type from ${typeText(o)} to ${typeText(n)}`);
     const om = o.mode ?? 'NULLABLE';
     const nm = n.mode ?? 'NULLABLE';
     if (nm !== om && !(om === 'REQUIRED' && nm === 'NULLABLE')) {

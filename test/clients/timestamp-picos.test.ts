@@ -54,6 +54,12 @@ describe('TIMESTAMP(12) through the real clients', () => {
     const [grown] = await ds.createTable('grown', { schema: [{ name: 'a', type: 'STRING' }] });
     await grown.setMetadata({ schema: { fields: [{ name: 'a', type: 'STRING' }, { name: 'p', type: 'TIMESTAMP', timestampPrecision: '12' }] } });
     expect((await grown.getMetadata())[0].schema.fields[1]).toEqual({ name: 'p', type: 'TIMESTAMP', timestampPrecision: '12' });
+    // The precision is part of the type: tables.patch cannot change it either way (the rows would not read back).
+    await expect(grown.setMetadata({ schema: { fields: [{ name: 'a', type: 'STRING' }, { name: 'p', type: 'TIMESTAMP' }] } })).rejects.toThrow(
+      'Provided Schema does not match Table pc:pc.grown. Field p has changed type from TIMESTAMP(12) to TIMESTAMP',
+    );
+    const [micro] = await ds.createTable('micro', { schema: [{ name: 'ts', type: 'TIMESTAMP' }] });
+    await expect(micro.setMetadata({ schema: { fields: [{ name: 'ts', type: 'TIMESTAMP', timestampPrecision: '12' }] } })).rejects.toThrow(/Field ts has changed type from TIMESTAMP to TIMESTAMP\(12\)/);
   });
 
   // The client's own system test's matrix (system-test/timestamp_output_format.ts of nodejs-bigquery).
