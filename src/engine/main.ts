@@ -11,6 +11,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { DataDirLockedError } from '../storage/lock.js';
 import { Storage } from '../storage/store.js';
 import { chunkCache } from '../storage/chunk-cache.js';
+import { memoryBudget, parseMemorySize } from '../storage/memory-budget.js';
 import { enablePythonUdfs, pythonUdfsEnvEnabled } from '../udf/python.js';
 import { envDirs, policyFor, setLocalFilesPolicy, splitDirs } from '../io/local-access.js';
 import { engineHandlers, findProto, loadEngineService, toServiceError, tuneServer } from './service.js';
@@ -23,6 +24,7 @@ import { allowYoungGenerationGrowth, privateGc, YoungGenerationTrimmer } from '.
 import { memoryCheck } from './memory-guard.js';
 import { refuseUndecodable, tolerantDecoding } from './grpc-guard.js';
 import { setMemoryCheck } from '../executor/context.js';
+import { setSpillDir } from '../executor/spill.js';
 
 interface Flags {
   grpcPort: number;
@@ -43,14 +45,6 @@ interface Flags {
   memoryLimit: number;
   /** --local-files directories (undefined: none given, the environment's or the default for the host); [] after --no-local-files. */
   localFiles: string[] | undefined;
-}
-
-/** Bytes of a size like 2GB, 512MB, 1.5G or 1048576. */
-export function parseMemorySize(v: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([kmg])?i?b?$/i.exec(v.trim());
-  if (!m) throw new Error(`invalid --memory-limit ${v}`);
-  const unit = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase() as 'k' | 'm' | 'g'] ?? 1;
-  return Math.floor(Number(m[1]) * unit);
 }
 
 function parseFlags(argv: readonly string[]): Flags {
@@ -339,6 +333,9 @@ async function main(): Promise<void> {
   let storage: Storage;
   try {
     if (flags.memoryLimit > 0) chunkCache.budget = flags.memoryLimit;
+    memoryBudget.limit = chunkCache.budget;
+    // Operators' spill files live beside the data (the temp directory may be a small tmpfs); a crash's leftovers go now.
+    setSpillDir(path.join(path.resolve(flags.dataDir), '.spill'));
     storage = await Storage.open(flags.dataDir, { defaultLocation: flags.defaultLocation, syncWrites: flags.syncWrites });
   } catch (e) {
     console.error(`engine: ${e instanceof DataDirLockedError ? e.message : (e as Error).stack}`);
@@ -371,7 +368,9 @@ async function main(): Promise<void> {
   // Young generation: grows under load, trimmed back when idle (young-gen.ts).
   const gc = privateGc();
   // A full GC is `gc()` without arguments.
-  setMemoryCheck(memoryCheck(gc && (() => (gc as unknown as () => void)()), () => chunkCache.bytesUsed));
+  setMemoryCheck(memoryCheck(gc && (() => gc()), () => chunkCache.bytesUsed));
+  // Dead chunks and operator state outside V8's heap are collected once enough piled up (memory-budget.ts).
+  if (gc) memoryBudget.collect = () => gc();
   const trimmer = gc ? new YoungGenerationTrimmer(gc) : undefined;
   const engineService = tolerantDecoding(loadEngineService());
   const guarded = refuseUndecodable(engineService, handlers);

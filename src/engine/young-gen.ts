@@ -10,10 +10,9 @@
 // initial size and unmaps the pages (VmRSS -30 MB, measured). A scavenge of an
 // idle engine's young generation takes ~0.5-4 ms.
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
-/** The `gc` function of V8's gc extension; in V8 11 any argument means a scavenge. */
-export type GcFunction = (options: { type: 'minor' }) => void;
+export { privateGc, type GcFunction } from '../storage/memory-budget.js';
+import type { GcFunction } from '../storage/memory-budget.js';
 
 export interface TrimmerOptions {
   /** No call started or running for this long: the engine is idle. */
@@ -37,23 +36,6 @@ export const DEFAULT_TRIMMER_OPTIONS: TrimmerOptions = {
 export function newSpaceBytes(): number {
   for (const s of getHeapSpaceStatistics()) if (s.space_name === 'new_space') return s.space_size;
   return 0;
-}
-
-/**
- * V8's `gc` without --expose-gc on the command line: that flag would also put
- * `gc` into every context created later, JavaScript UDFs' included. The flag
- * is on only while one private context is made (~0.5 MB).
- */
-export function privateGc(): GcFunction | undefined {
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc: unknown = runInNewContext('gc');
-    return typeof gc === 'function' ? (gc as GcFunction) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    setFlagsFromString('--no-expose-gc');
-  }
 }
 
 /**

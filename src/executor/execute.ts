@@ -5,6 +5,7 @@ import type { Rel } from '../analyzer/resolved.js';
 import type { Batch } from '../types/vector.js';
 import type { ExecContext } from './context.js';
 import { aggregateOp } from './operators/aggregate.js';
+import { spillingAggregate } from './operators/aggregate-spill.js';
 import { arrayScanOp } from './operators/array-scan.js';
 import { cteRefOp, withOp, recursiveCteOp } from './operators/cte.js';
 import { filterOp } from './operators/filter.js';
@@ -19,7 +20,8 @@ import { unnestOp } from './operators/unnest.js';
 import { valuesOp } from './operators/values.js';
 import { windowOp } from './operators/window.js';
 import { parallelAggregate, parallelTopN } from './parallel/run.js';
-import { concatBatches } from './vectors.js';
+import { batchBytes, concatBatches } from './vectors.js';
+import type { Reservation } from '../storage/memory-budget.js';
 
 export type { ExecContext } from './context.js';
 export { makeExecContext } from './context.js';
@@ -47,7 +49,7 @@ export function executeRel(rel: Rel, ctx: ExecContext, transient = false): Async
       return src !== null ? scanOp(src.scan, ctx, pick, src.predicate) : projectOp(rel, ctx);
     }
     case 'aggregate':
-      return parallelAggregate(rel, ctx) ?? aggregateOp(rel, ctx);
+      return parallelAggregate(rel, ctx) ?? spillingAggregate(rel, ctx) ?? aggregateOp(rel, ctx);
     case 'join':
       return joinOp(rel, ctx, transient);
     case 'sort':
@@ -99,10 +101,22 @@ export function statementScope(ctx: ExecContext): ExecContext {
   return { ...ctx, shared: { lastYield: ctx.shared.lastYield, uncorrelated: new Map(), correlated: new Map(), memos: new WeakMap(), dictResults: new WeakMap() } };
 }
 
-/** The whole output as one batch (build sides, sort and window inputs). */
-export async function materialize(rel: Rel, ctx: ExecContext): Promise<Batch> {
-  return concatBatches(
-    rel.columns.map((c) => c.type),
-    await collectRows(rel, ctx),
-  );
+/**
+ * The whole output as one batch (build sides, sort and window inputs).
+ * `held`: the caller's reservation, kept at what the rows take as they
+ * arrive (the engine's chunk caches give way to them).
+ */
+export async function materialize(rel: Rel, ctx: ExecContext, held?: Reservation): Promise<Batch> {
+  const parts: Batch[] = [];
+  let bytes = 0;
+  for await (const b of executeRel(rel, ctx)) {
+    if (b.length === 0) continue;
+    parts.push(b);
+    if (held) held.set((bytes += batchBytes(b)));
+  }
+  // The parts and their concatenation live side by side for a moment.
+  held?.set(2 * bytes);
+  const all = concatBatches(rel.columns.map((c) => c.type), parts);
+  held?.set(bytes);
+  return all;
 }

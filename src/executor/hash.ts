@@ -89,6 +89,13 @@ export class GroupTable {
     this.mask = cap - 1;
   }
 
+  /** Bytes the table holds (index, hashes, stored keys): what its aggregate reserves. */
+  bytes(): number {
+    let n = this.slots.byteLength + this.groupHashes.byteLength + this.dense.byteLength + this.scratch.byteLength;
+    for (const k of this.keys) n += k.bytes();
+    return n;
+  }
+
   private hashesFor(cols: readonly Vector[], n: number): Int32Array {
     if (this.scratch.length < n) this.scratch = new Int32Array(Math.max(n, 4096));
     hashRows(cols, n, this.scratch);

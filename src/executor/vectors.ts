@@ -225,6 +225,12 @@ export class ColumnBuffer {
     this.length += n;
   }
 
+  /** Bytes held (typed buffers; value-layout cells counted at VALUE_BYTES each). */
+  bytes(): number {
+    const nulls = this.nulls ? this.nulls.byteLength : 0;
+    return this.f64.byteLength + this.big.byteLength + this.i32.byteLength + this.u8.byteLength + this.vals.length * VALUE_BYTES + nulls;
+  }
+
   isNull(i: number): boolean {
     return this.nulls !== null && this.nulls[i] === 1;
   }
@@ -555,4 +561,20 @@ export function takeOrNull(v: Vector, sel: Int32Array, count = sel.length): Vect
   const t = v.length === 0 ? nullVector(v.type, count) : takeVector(v, safeSel, count);
   if (Array.isArray(t.data)) for (let i = 0; i < count; i++) if (nulls[i] === 1) (t.data as Value[])[i] = null;
   return { type: v.type, length: count, data: t.data, nulls };
+}
+
+/** What one value-layout cell (a string, a Decimal, an array...) is counted as in memory reservations: a rough mean, pointer included. */
+export const VALUE_BYTES = 48;
+
+/** Bytes a vector holds (typed data, NULL flags; value-layout cells at VALUE_BYTES each): what operators reserve for what they keep. */
+export function vectorBytes(v: Vector): number {
+  const d = v.data as ArrayLike<unknown> & { byteLength?: number };
+  return (d.byteLength ?? v.length * VALUE_BYTES) + (v.nulls ? v.nulls.byteLength : 0);
+}
+
+/** vectorBytes over a batch's columns. */
+export function batchBytes(b: Batch): number {
+  let n = 0;
+  for (const c of b.columns) n += vectorBytes(c);
+  return n;
 }

@@ -3,18 +3,14 @@
 // for the chunks it needs; a miss reads only that column chunk's bytes from
 // the file and decodes it (fragment-file.ts). The budget is the engine's
 // `--memory-limit` share for table data (default: a quarter of the machine's
-// memory, at least 256 MB); a chunk a running scan still holds stays alive
-// until the scan moves on, so the resident set is the budget plus what scans
-// hold right now.
-import * as os from 'node:os';
+// memory, at least 256 MB), less the fraction of the limit operators have
+// reserved (memory-budget.ts): the cache gives way to group tables, sort and
+// join state. A chunk a running scan still holds stays alive until the scan
+// moves on, so the resident set is the budget plus what scans hold right now.
 import { getHeapStatistics } from 'node:v8';
 import { chunkBytes, chunkHeapBytes, type ColumnChunk } from './column-chunk.js';
 import { FragmentFile } from './fragment-file.js';
-
-/** The default budget for decoded table data. */
-export function defaultMemoryLimit(): number {
-  return Math.max(256 * 1024 * 1024, Math.floor(os.totalmem() / 4));
-}
+import { defaultMemoryLimit, memoryBudget } from './memory-budget.js';
 
 interface Entry {
   readonly chunk: ColumnChunk;
@@ -101,13 +97,24 @@ export class ChunkCache {
     return p;
   }
 
+  /** The bytes the cache may hold now: its budget less the share operators reserved. */
+  get allowance(): number {
+    return Math.floor(this.budget * memoryBudget.cacheFraction());
+  }
+
+  /** Evicts down to the allowance (operators reserved more). */
+  shrink(): void {
+    this.evict();
+  }
+
   private evict(): void {
+    const allowance = this.allowance;
     for (const [k, e] of this.entries) {
-      if (this.used <= this.budget) break;
+      if (this.used <= allowance) break;
       this.drop(k, e);
       this.evictions++;
     }
-    const heapBudget = Math.min(this.budget, this.heapBudget);
+    const heapBudget = Math.min(allowance, this.heapBudget);
     if (this.heapUsed <= heapBudget) return;
     for (const [k, e] of this.entries) {
       if (this.heapUsed <= heapBudget) break;
@@ -121,6 +128,7 @@ export class ChunkCache {
     this.entries.delete(k);
     this.used -= e.bytes;
     this.heapUsed -= e.heap;
+    memoryBudget.dropped(e.bytes - e.heap);
   }
 
   /** Bytes of cached chunks on V8's heap. */
@@ -146,5 +154,6 @@ export class ChunkCache {
 
 const MAX_FILES = 4096;
 
-/** The engine's cache (its budget set from --memory-limit at start). */
+/** The engine's cache (its budget set from --memory-limit at start); it gives way at once when this thread's operators reserve memory. */
 export const chunkCache = new ChunkCache(defaultMemoryLimit());
+memoryBudget.onChange(() => chunkCache.shrink());

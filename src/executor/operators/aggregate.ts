@@ -16,7 +16,8 @@ import { GroupTable } from '../hash.js';
 import { FusedSums } from './aggregate-fused.js';
 import { rowsComparator } from '../sort-keys.js';
 import { compareValues } from '../values-compare.js';
-import { ColumnBuffer, growInt32, nullVector, selectTrue } from '../vectors.js';
+import { ColumnBuffer, growInt32, nullVector, selectTrue, vectorBytes } from '../vectors.js';
+import { Reservation } from '../../storage/memory-budget.js';
 
 type Layout = ReadonlyMap<number, number>;
 
@@ -68,6 +69,18 @@ class AggState {
       this.bOrder = call.orderBy.map((k) => new ColumnBuffer(k.expr.type));
       if (call.having) this.bHaving = new ColumnBuffer(call.having.expr.type);
     }
+  }
+
+  /** Bytes this call holds for `numGroups` groups: its DISTINCT table, buffered rows, and the accumulator's state (estimated: ACC_BYTES a group). */
+  bytes(numGroups: number): number {
+    let n = numGroups * ACC_BYTES + (this.seen ? this.seen.bytes() : 0);
+    if (this.buffered) {
+      n += this.bGroups.byteLength;
+      for (const b of this.bArgs) n += b.bytes();
+      for (const b of this.bOrder) n += b.bytes();
+      if (this.bHaving) n += this.bHaving.bytes();
+    }
+    return n;
   }
 
   /** Folds one batch (already mapped to group ids); the call's expressions hold no subquery. */
@@ -282,7 +295,7 @@ class AggState {
  * plan object's shape differed), which the first runs of a heavy query paid
  * batch after batch; plain methods optimize quickly and independently.
  */
-class Aggregation {
+export class Aggregation {
   readonly layout: Layout;
   readonly keyTypes: SqlType[];
   readonly sets: readonly (readonly number[])[];
@@ -304,13 +317,15 @@ class Aggregation {
   constructor(
     readonly rel: AggregateRel,
     readonly ctx: ExecContext,
+    /** Groups to make room for up front (a spilling aggregation's next table: as many as the last one held). */
+    capacity = 1024,
   ) {
     this.layout = layoutOf(rel.input.columns);
     this.keyTypes = rel.groupBy.map((g) => g.column.type);
     const allKeys = rel.groupBy.map((_, i) => i);
     this.sets = rel.groupingSets ?? [allKeys];
     this.multi = rel.groupingSets !== undefined;
-    this.table = new GroupTable(this.multi ? [...this.keyTypes, T.INT64] : this.keyTypes, 1024);
+    this.table = new GroupTable(this.multi ? [...this.keyTypes, T.INT64] : this.keyTypes, capacity);
     this.globalOnly = !this.multi && this.keyTypes.length === 0;
     // A global COUNT(*) without modifiers is the number of input rows: no
     // accumulator checking every batch's group ids. (Grouped ones keep the
@@ -347,6 +362,13 @@ class Aggregation {
       if (this.globalOnly) this.groups.fill(0);
     }
     return this.groups;
+  }
+
+  /** Bytes the aggregation holds: what it reserves from the engine's memory budget. */
+  bytes(): number {
+    let n = this.table.bytes();
+    for (const a of this.aggs) n += a.bytes(this.table.size);
+    return n;
   }
 
   /** Folds one batch (sync: no subqueries). */
@@ -424,7 +446,7 @@ class Aggregation {
 const COPYING_AGGREGATES = new Set(['$count_star', 'COUNT', 'COUNTIF', 'SUM', 'AVG', 'MIN', 'MAX', 'LOGICAL_AND', 'LOGICAL_OR', 'BIT_AND', 'BIT_OR', 'BIT_XOR']);
 
 /** Whether the aggregate keeps no reference to an input batch once it has folded it (see COPYING_AGGREGATES). */
-function keepsNoInput(rel: AggregateRel): boolean {
+export function keepsNoInput(rel: AggregateRel): boolean {
   return rel.aggregates.every((a) => COPYING_AGGREGATES.has(a.name) && !a.distinct && a.orderBy.length === 0 && a.limit === undefined && !a.having);
 }
 
@@ -447,21 +469,32 @@ async function storedRowCount(st: Aggregation, ctx: ExecContext): Promise<number
 
 export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGenerator<Batch> {
   const st = new Aggregation(rel, ctx);
-  const stored = await storedRowCount(st, ctx);
-  if (stored !== null) st.inputRows = stored;
-  else {
-    // Group keys are copied into the group table; sync evaluation finishes a batch before the next is pulled.
-    for await (const b of executeRel(rel.input, ctx, st.sync && keepsNoInput(rel))) {
-      await checkpoint(ctx);
-      if (st.sync) st.consume(b);
-      else await st.consumeAsync(b);
+  // The group table and accumulators draw on the engine's memory budget: the chunk caches give way as they grow.
+  const held = new Reservation();
+  try {
+    const stored = await storedRowCount(st, ctx);
+    if (stored !== null) st.inputRows = stored;
+    else {
+      // Group keys are copied into the group table; sync evaluation finishes a batch before the next is pulled.
+      for await (const b of executeRel(rel.input, ctx, st.sync && keepsNoInput(rel))) {
+        held.set(st.bytes());
+        await checkpoint(ctx);
+        if (st.sync) st.consume(b);
+        else await st.consumeAsync(b);
+      }
     }
-  }
-  const outCols = st.finish();
-  const numGroups = st.table.size;
-  for (let s = 0; s < numGroups; s += BATCH_SIZE) {
-    const e = Math.min(numGroups, s + BATCH_SIZE);
-    yield { length: e - s, columns: outCols.map((c) => sliceVector(c, s, e)) };
-    await checkpoint(ctx);
+    const outCols = st.finish();
+    held.set(st.bytes() + outCols.reduce((n, c) => n + vectorBytes(c), 0));
+    const numGroups = st.table.size;
+    for (let s = 0; s < numGroups; s += BATCH_SIZE) {
+      const e = Math.min(numGroups, s + BATCH_SIZE);
+      yield { length: e - s, columns: outCols.map((c) => sliceVector(c, s, e)) };
+      await checkpoint(ctx);
+    }
+  } finally {
+    held.release();
   }
 }
+
+/** An accumulator's state per group, as reserved (a sum and a count, or a value and a flag). */
+const ACC_BYTES = 16;

@@ -6,7 +6,8 @@ import type { SqlType } from '../../types/types.js';
 import { BATCH_SIZE, concatVectors, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext, type TopNSeed } from '../context.js';
 import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
-import { executeRel } from '../execute.js';
+import { executeRel, materialize } from '../execute.js';
+import { Reservation } from '../../storage/memory-budget.js';
 import { sortRows, thresholdComparator, type ValueComparator } from '../sort-keys.js';
 import { concatBatches, sliceBatch, takeBatch } from '../vectors.js';
 
@@ -28,23 +29,26 @@ export async function* sortOp(rel: SortRel, ctx: ExecContext): AsyncGenerator<Ba
     return;
   }
   const layout = layoutOf(rel.input.columns);
-  const types = rel.input.columns.map((c) => c.type);
-  let parts: Batch[] = [];
-  for await (const b of executeRel(rel.input, ctx)) {
+  // The input, its keys and the permutation draw on the engine's memory budget.
+  const held = new Reservation();
+  try {
+    const all = await materialize(rel.input, ctx, held);
+    if (all.length === 0) return;
+    held.set(held.held + all.length * SORT_ROW_BYTES);
+    const perm = await sortPermutation(rel.keys, all, layout, ctx);
     await checkpoint(ctx);
-    if (b.length > 0) parts.push(b);
-  }
-  const all = concatBatches(types, parts);
-  parts = [];
-  if (all.length === 0) return;
-  const perm = await sortPermutation(rel.keys, all, layout, ctx);
-  await checkpoint(ctx);
-  for (let s = 0; s < all.length; s += BATCH_SIZE) {
-    const e = Math.min(all.length, s + BATCH_SIZE);
-    yield takeBatch(all, perm.subarray(s, e), e - s);
-    await checkpoint(ctx);
+    for (let s = 0; s < all.length; s += BATCH_SIZE) {
+      const e = Math.min(all.length, s + BATCH_SIZE);
+      yield takeBatch(all, perm.subarray(s, e), e - s);
+      await checkpoint(ctx);
+    }
+  } finally {
+    held.release();
   }
 }
+
+/** A sorted row's own state beside its columns: key ranks and the permutation (Int32Arrays). */
+const SORT_ROW_BYTES = 16;
 
 /**
  * ORDER BY ... LIMIT n: keeps the best n rows seen so far. Once n rows are

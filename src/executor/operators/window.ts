@@ -18,6 +18,7 @@ import { BATCH_SIZE, MAX_SAFE, getValue, takeVector, type Batch, type Vector } f
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
 import { materialize } from '../execute.js';
+import { Reservation } from '../../storage/memory-budget.js';
 import { GroupTable } from '../hash.js';
 import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
 import { rebatch, takeOrNull } from '../vectors.js';
@@ -368,8 +369,22 @@ function int64Vector(d: Float64Array, nulls: Uint8Array | null = null): Vector {
 }
 
 export async function* windowOp(rel: WindowRel, ctx: ExecContext): AsyncGenerator<Batch> {
+  // The input and the per-row state beside it draw on the engine's memory budget.
+  const held = new Reservation();
+  try {
+    yield* windowRows(rel, ctx, held);
+  } finally {
+    held.release();
+  }
+}
+
+/** A windowed row's own state beside its columns: sort ranks and permutation, partition and peer bounds, a result (typed arrays). */
+const WINDOW_ROW_BYTES = 32;
+
+async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation): AsyncGenerator<Batch> {
   // With partitionLimit only each partition's first rows can pass the filter above: number just those.
-  const input = rel.partitionLimit !== undefined && rel.calls.length > 0 ? await topNInput(rel, ctx, rel.partitionLimit) : await materialize(rel.input, ctx);
+  const input = rel.partitionLimit !== undefined && rel.calls.length > 0 ? await topNInput(rel, ctx, rel.partitionLimit) : await materialize(rel.input, ctx, held);
+  held.set(held.held + input.length * WINDOW_ROW_BYTES * rel.calls.length);
   const layout = layoutOf(rel.input.columns);
   const results: Vector[] = new Array(rel.calls.length);
   const bySpec = new Map<string, number[]>();

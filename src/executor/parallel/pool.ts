@@ -5,10 +5,14 @@
 // table, unless that worker is busier than another. The decoded-data budget
 // (--memory-limit, the main thread's chunk cache) is split while the pool
 // runs: half stays with the main thread, the other half is shared by the
-// workers' caches.
+// workers' caches. Every cache also gives way to operator reservations on any
+// thread (storage/memory-budget.ts: the counters are shared with the workers;
+// idle workers are told to shrink when the reservations move).
 import * as os from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { isMainThread, Worker } from 'node:worker_threads';
 import { chunkCache } from '../../storage/chunk-cache.js';
+import { defaultMemoryLimit, heapLimitsMb, memoryBudget } from '../../storage/memory-budget.js';
 import type { ScanPart } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
 import type { Encoded, EncodedBatch } from './codec.js';
@@ -17,6 +21,8 @@ export type RowGroupPart = ScanPart & { kind: 'rowGroup' };
 
 export interface WorkerInit {
   readonly cacheBudget: number;
+  /** The engine's memory budget counters (memory-budget.ts), shared. */
+  readonly budget: SharedArrayBuffer;
   /** The TypeScript entry when started from sources (dev-worker.mjs). */
   readonly entry?: string;
 }
@@ -48,7 +54,9 @@ export interface EncodedPlan {
 /** A task: plan `planId` over `parts` (a morsel: consecutive row groups of one file). */
 export type ToWorker =
   | { type: 'task'; id: number; planId: number; plan?: EncodedPlan; parts: RowGroupPart[]; seed: EncodedSeed | null }
-  | { type: 'drop'; planId: number };
+  | { type: 'drop'; planId: number }
+  /** Reservations moved: evict down to the cache's allowance now (an idle worker's cache would wait for its next task). */
+  | { type: 'trim' };
 export type FromWorker = { type: 'done'; id: number; batches: EncodedBatch[] } | { type: 'failed'; id: number; message: string };
 
 /** Worker threads: WAREHOUSE_EMULATOR_EXEC_THREADS, else one per core (none on one core: nothing to gain; none in a worker). */
@@ -85,18 +93,34 @@ export class WorkerPool {
   /** The main thread's chunk-cache budget before the split. */
   private readonly total: number;
 
+  /** The reservations the workers last shrank to, and the listener that tells them. */
+  private trimmedAt = memoryBudget.reserved;
+  private readonly unlisten: () => void;
+
   constructor(readonly size: number) {
     this.total = chunkCache.budget;
     chunkCache.budget = Math.floor(this.total / 2);
     for (let i = 0; i < size; i++) this.members.push(this.spawn());
+    this.unlisten = memoryBudget.onChange(() => this.trimWorkers());
+  }
+
+  /** Tells the workers to shrink their caches once reservations grew by a 32nd of the limit since the last time. */
+  private trimWorkers(): void {
+    const r = memoryBudget.reserved;
+    if (r < this.trimmedAt) this.trimmedAt = r;
+    if (r - this.trimmedAt < memoryBudget.limit / 32) return;
+    this.trimmedAt = r;
+    for (const m of this.members) if (!m.dead) m.w.postMessage({ type: 'trim' } satisfies ToWorker);
   }
 
   private spawn(): Member {
     const here = import.meta.url;
     const fromSources = here.endsWith('.ts');
-    const init: WorkerInit = { cacheBudget: Math.floor(this.total / 2 / this.size), ...(fromSources ? { entry: new URL('./worker.ts', here).href } : {}) };
+    const init: WorkerInit = { cacheBudget: Math.floor(this.total / 2 / this.size), budget: memoryBudget.shared, ...(fromSources ? { entry: new URL('./worker.ts', here).href } : {}) };
     // No inherited execArgv: the engine's preloads (the gateway's parent-pipe watchdog) are for the main thread only.
-    const w = new Worker(new URL(fromSources ? './dev-worker.mjs' : './exec-worker.js', here), { workerData: init, execArgv: [] });
+    // Its heap bounded from the memory budget (a worker past it ends alone, reported as a failed morsel; the query then runs serially).
+    const maxOldGenerationSizeMb = heapLimitsMb(memoryBudget.limit || defaultMemoryLimit(), this.size, getHeapStatistics().heap_size_limit / 1024 / 1024).worker;
+    const w = new Worker(new URL(fromSources ? './dev-worker.mjs' : './exec-worker.js', here), { workerData: init, execArgv: [], resourceLimits: { maxOldGenerationSizeMb } });
     w.unref();
     const m = new Member(w);
     w.on('message', (msg: FromWorker) => {
@@ -166,6 +190,7 @@ export class WorkerPool {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     if (pool === this) pool = null;
+    this.unlisten();
     chunkCache.budget = this.total;
     for (const m of this.members) {
       m.dead = true;

@@ -18,13 +18,14 @@ import { evaluateSync, layoutOf } from '../expr.js';
 import { thresholdComparator } from '../sort-keys.js';
 import { collectRows } from '../execute.js';
 import { aggregateOp } from '../operators/aggregate.js';
+import { spillingAggregate } from '../operators/aggregate-spill.js';
 import { scanFilters } from '../operators/scan-filters.js';
 import { sortOp } from '../operators/sort.js';
 import { sliceBatch } from '../vectors.js';
 import { decodeBatch, encodeBatch, encodeRel, tableKey, Unencodable, type Encoded } from './codec.js';
 import { broadcastSource, partRows, withParts, withScanSource } from './parts.js';
 import { parallelEnabled, workerPool, type EncodedPart, type EncodedPlan, type RowGroupPart } from './pool.js';
-import { pipelineOf, scansOf, splitAggregate, splitTopN, type MergeStep, type ScanInput, type TwoPhase } from './split.js';
+import { finishAggregate, pipelineOf, scansOf, splitAggregate, splitTopN, type ScanInput, type TwoPhase } from './split.js';
 
 function minRowsOf(env: string | undefined): number {
   return env !== undefined && /^\d+$/.test(env) ? Number(env) : 4_194_304;
@@ -101,7 +102,7 @@ export function parallelAggregate(rel: AggregateRel, ctx: ExecContext): AsyncIte
   if (!p || p.scans.some((s) => ctx.scanSources?.has(s))) return null;
   const keys = rel.groupBy.length;
   return runTwoPhase(p, ctx, {
-    serial: (c) => aggregateOp(rel, c),
+    serial: (c) => spillingAggregate(rel, c) ?? aggregateOp(rel, c),
     finish: (merged) => merged.map((b) => finishAggregate(b, keys, p.split.steps)),
     check: (inputRows, partialRows) => {
       if (partialRows > inputRows / 2) throw new NotReducing();
@@ -151,27 +152,6 @@ export function parallelTopN(rel: SortRel, ctx: ExecContext): AsyncIterable<Batc
   });
 }
 
-/** Output columns from the merge's: keys and most aggregates as they are, AVG as merged sum / merged count. */
-function finishAggregate(b: Batch, keys: number, steps: readonly MergeStep[]): Batch {
-  const out: Vector[] = b.columns.slice(0, keys);
-  for (const s of steps) {
-    if (s.kind === 'same') {
-      out.push(b.columns[keys + s.from]!);
-      continue;
-    }
-    const sum = b.columns[keys + s.sum]!;
-    const count = b.columns[keys + s.count]!;
-    const d = new Float64Array(b.length);
-    let nulls: Uint8Array | null = null;
-    for (let i = 0; i < b.length; i++) {
-      const c = Number(count.data[i]);
-      if (c === 0) (nulls ??= new Uint8Array(b.length))[i] = 1;
-      else d[i] = Number(sum.data[i]) / c;
-    }
-    out.push({ type: T.FLOAT64, length: b.length, data: d, nulls });
-  }
-  return { length: b.length, columns: out };
-}
 
 interface Phases {
   /** The plan itself, serially, with its scans reading from the context. */

@@ -17,7 +17,8 @@
 // N rows, then the top N of those.
 import type { AggregateCall, AggregateRel, Expr, JoinRel, Rel, ResolvedColumn, ScanRel, SortRel } from '../../analyzer/resolved.js';
 import { lookupFunction, resolveAggregate, type AggregateOptions, type ResolvedAggregate } from '../../functions/registry.js';
-import type { SqlType } from '../../types/types.js';
+import { T, type SqlType } from '../../types/types.js';
+import type { Batch, Vector } from '../../types/vector.js';
 import type { ExecContext } from '../context.js';
 import { buildsLeft } from '../operators/join.js';
 
@@ -193,8 +194,9 @@ function callKey(name: string, c: AggregateCall): string {
   return `${name}|${c.ignoreNulls}|${JSON.stringify(c.args, big)}|${JSON.stringify(c.filter ?? null, big)}`;
 }
 
-export function splitAggregate(rel: AggregateRel): SplitAggregate | null {
-  if (!isPipeline(rel.input) || rel.groupingSets || rel.groupingCalls?.length) return null;
+/** `anyInput`: the partial aggregate runs over the input as it is (spilling, aggregate-spill.ts), not per morsel of a pipeline. */
+export function splitAggregate(rel: AggregateRel, anyInput = false): SplitAggregate | null {
+  if ((!anyInput && !isPipeline(rel.input)) || rel.groupingSets || rel.groupingCalls?.length) return null;
   const partialCalls: AggregateCall[] = [];
   const mergeCalls: AggregateCall[] = [];
   const steps: MergeStep[] = [];
@@ -248,6 +250,28 @@ export function splitAggregate(rel: AggregateRel): SplitAggregate | null {
     columns: [...keys, ...mergeCalls.map((c) => c.column)],
   };
   return { partial, merge, mergeScan: src, steps };
+}
+
+/** Output columns from the merge's: keys and most aggregates as they are, AVG as merged sum / merged count. */
+export function finishAggregate(b: Batch, keys: number, steps: readonly MergeStep[]): Batch {
+  const out: Vector[] = b.columns.slice(0, keys);
+  for (const s of steps) {
+    if (s.kind === 'same') {
+      out.push(b.columns[keys + s.from]!);
+      continue;
+    }
+    const sum = b.columns[keys + s.sum]!;
+    const count = b.columns[keys + s.count]!;
+    const d = new Float64Array(b.length);
+    let nulls: Uint8Array | null = null;
+    for (let i = 0; i < b.length; i++) {
+      const c = Number(count.data[i]);
+      if (c === 0) (nulls ??= new Uint8Array(b.length))[i] = 1;
+      else d[i] = Number(sum.data[i]) / c;
+    }
+    out.push({ type: T.FLOAT64, length: b.length, data: d, nulls });
+  }
+  return { length: b.length, columns: out };
 }
 
 // ---------------------------------------------------------------- top-N

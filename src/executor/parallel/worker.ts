@@ -9,6 +9,7 @@ import type { Rel, ScanRel } from '../../analyzer/resolved.js';
 import type { QueryContext } from '../../planner/api.js';
 import type { TableId } from '../../storage/api.js';
 import { chunkCache } from '../../storage/chunk-cache.js';
+import { memoryBudget, privateGc } from '../../storage/memory-budget.js';
 import type { ScanPart } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
 import { makeExecContext, type ExecContext } from '../context.js';
@@ -27,6 +28,10 @@ interface Plan {
 }
 
 const init = workerData as WorkerInit;
+memoryBudget.attach(init.budget);
+// This thread's dead chunks are collected once enough piled up, as on the main thread.
+const gc = privateGc();
+if (gc) memoryBudget.collect = () => gc();
 chunkCache.budget = init.cacheBudget;
 const port = parentPort!;
 const plans = new Map<number, Plan>();
@@ -97,5 +102,6 @@ async function run(m: ToWorker & { type: 'task' }): Promise<void> {
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'drop') plans.delete(m.planId);
+  else if (m.type === 'trim') chunkCache.shrink();
   else void run(m);
 });

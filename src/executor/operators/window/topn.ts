@@ -7,11 +7,11 @@
 import type { WindowCall, WindowRel } from '../../../analyzer/resolved.js';
 import type { Batch, Vector } from '../../../types/vector.js';
 import { checkpoint, type ExecContext } from '../../context.js';
-import { executeRel } from '../../execute.js';
+import { collectRows, executeRel } from '../../execute.js';
 import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../../expr.js';
 import { GroupTable } from '../../hash.js';
 import { rowsComparator, type RowComparator } from '../../sort-keys.js';
-import { concatBatches, takeBatch } from '../../vectors.js';
+import { batchBytes, concatBatches, takeBatch } from '../../vectors.js';
 
 type Layout = ReadonlyMap<number, number>;
 
@@ -42,21 +42,77 @@ export async function topNInput(rel: WindowRel, ctx: ExecContext, partitionLimit
   const oe = call.orderBy.length === 1 ? call.orderBy[0]!.expr : null;
   // Keys without subqueries: no await per key and batch.
   const sync = !(pe && hasSubquery(pe)) && !(oe && hasSubquery(oe));
+  // Rows that can no longer pass are let go: every topNOptions.compactBytes of
+  // input, what is held shrinks to the rows that can still pass (the input
+  // itself, often a whole table, is never held at once). The streaming
+  // selectors know them by position; otherwise ROW_NUMBER's top rows of
+  // what is held are its top rows of the input so far (the top k of a union
+  // is the top k of the parts' top k; held rows stay in input order, so ties
+  // break as the stable sort would).
+  let compact: Compact | null = null;
+  let survivors: Batch | null = null;
+  let heldBytes = 0;
   for await (const b of executeRel(rel.input, ctx)) {
     if (b.length === 0) continue;
     batches.push(b);
+    heldBytes += batchBytes(b);
     if (ok) {
       const pv = pe === null ? null : sync ? evaluateSync(pe, b, layout, ctx) : await evaluate(pe, b, layout, ctx);
       const ov = oe === null ? null : sync ? evaluateSync(oe, b, layout, ctx) : await evaluate(oe, b, layout, ctx);
       ok = st!.add(pv, ov, b.length, base);
     }
     base += b.length;
+    if (heldBytes > topNOptions.compactBytes) {
+      if (ok) {
+        const keep = st!.kept();
+        compact = { batch: gather(keep, types, compact, batches), rows: keep, end: base };
+        batches.length = 0;
+        heldBytes = batchBytes(compact.batch);
+        topNOptions.compactions++;
+      } else if (compact === null && fn === 'ROW_NUMBER') {
+        const held = concatBatches(types, survivors ? [survivors, ...batches] : batches);
+        const keep = await topRowsPerPartition(call, held, layout, ctx, limit);
+        survivors = keep === null ? held : takeBatch(held, keep);
+        batches.length = 0;
+        heldBytes = batchBytes(survivors);
+        topNOptions.compactions++;
+      }
+    }
     await checkpoint(ctx);
   }
-  if (ok) return takeRows(batches, types, st!.kept());
-  const input = concatBatches(types, batches);
+  if (ok) return gather(st!.kept(), types, compact, batches);
+  // The fast path gave up after rows were let go: read the input again, whole.
+  const all = compact !== null ? await collectRows(rel.input, ctx) : survivors ? [survivors, ...batches] : batches;
+  const input = concatBatches(types, all);
   const keep = fn === 'ROW_NUMBER' ? await topRowsPerPartition(call, input, layout, ctx, limit) : null;
   return keep === null ? input : takeBatch(input, keep);
+}
+
+/** Input held so far, shrunk to the rows candidates then: row i is global row `rows[i]`, all rows before `end`. */
+interface Compact {
+  readonly batch: Batch;
+  readonly rows: Int32Array;
+  readonly end: number;
+}
+
+/** Input bytes held before they shrink to the candidates' rows (a tunable for tests), and how often that happened. */
+export const topNOptions = { compactBytes: 32 << 20, compactions: 0 };
+
+/** The rows `keep` (ascending global row numbers) of what is held (a compacted part, then batches from its end on), in input order, as one batch. */
+function gather(keep: Int32Array, types: Parameters<typeof concatBatches>[0], compact: Compact | null, batches: readonly Batch[]): Batch {
+  let k = 0;
+  const parts: Batch[] = [];
+  if (compact !== null) {
+    const sel: number[] = [];
+    let i = 0;
+    for (; k < keep.length && keep[k]! < compact.end; k++) {
+      while (compact.rows[i]! < keep[k]!) i++;
+      sel.push(i);
+    }
+    if (sel.length > 0) parts.push(takeBatch(compact.batch, Int32Array.from(sel)));
+  }
+  takeRows(batches, keep.subarray(k), compact?.end ?? 0, parts);
+  return concatBatches(types, parts);
 }
 
 interface StreamSelector {
@@ -66,12 +122,10 @@ interface StreamSelector {
   kept(): Int32Array;
 }
 
-/** The rows `keep` (ascending global row numbers) of `batches`, in input order, as one batch. */
-function takeRows(batches: readonly Batch[], types: Parameters<typeof concatBatches>[0], keep: Int32Array): Batch {
+/** Appends to `parts` the rows `keep` (ascending global row numbers) of `batches` (the first one starting at global row `start`), in input order. */
+function takeRows(batches: readonly Batch[], keep: Int32Array, start: number, parts: Batch[]): void {
   const m = keep.length;
-  const parts: Batch[] = [];
   let k = 0;
-  let start = 0;
   for (const b of batches) {
     const end = start + b.length;
     const from = k;
@@ -83,7 +137,6 @@ function takeRows(batches: readonly Batch[], types: Parameters<typeof concatBatc
     }
     start = end;
   }
-  return concatBatches(types, parts);
 }
 
 /** Whether a batch's key vectors fit the streaming selectors (typed, no NULLs). */

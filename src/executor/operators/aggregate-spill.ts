@@ -1,0 +1,109 @@
+// Hash aggregation past the memory budget, Grace-style. A GROUP BY whose
+// calls split into partial and merge calls (parallel/split.ts: COUNT, SUM,
+// AVG as SUM and COUNT, MIN, MAX, ...) runs as its partial aggregate; when
+// the group table and accumulators pass their share of the engine's memory
+// limit, the groups so far are written out as partial rows, spread over
+// SPILL_PARTITIONS files by the hash of their keys, and the table starts
+// empty again. At the end the last groups go out too, and each file is merged
+// on its own (the merge plan over its partial rows: its keys are no other
+// file's, so each output group comes from one file, holding 1/SPILL_PARTITIONS
+// of the groups at a time). An aggregation that never passes its share is
+// finished in place, as aggregateOp would: no file, no merge.
+import type { AggregateRel } from '../../analyzer/resolved.js';
+import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
+import { BATCH_SIZE, sliceVector, type Batch } from '../../types/vector.js';
+import { checkpoint, type ExecContext } from '../context.js';
+import { collectRows, executeRel } from '../execute.js';
+import { withScanSource } from '../parallel/parts.js';
+import { finishAggregate, splitAggregate, type SplitAggregate } from '../parallel/split.js';
+import { SpillPartitions } from '../spill.js';
+import { vectorBytes } from '../vectors.js';
+import { Aggregation, keepsNoInput } from './aggregate.js';
+
+/** The share of the memory limit one aggregation holds before it spills (a tunable for tests), and how many files it spreads groups over. */
+export const aggregateSpillOptions = { share: 0.6, partitions: 32 };
+
+const splits = new WeakMap<AggregateRel, SplitAggregate | null>();
+/** The merge plans this module runs over spill files: never spilled again (their groups are one file's). */
+const merges = new WeakSet<AggregateRel>();
+
+/**
+ * The aggregate as a spilling one, or null when it need not or cannot be:
+ * no memory limit, no GROUP BY, calls that do not split, or the merge of a
+ * spill file (its groups are that file's share already).
+ */
+export function spillingAggregate(rel: AggregateRel, ctx: ExecContext): AsyncGenerator<Batch> | null {
+  if (memoryBudget.limit <= 0 || rel.groupBy.length === 0 || merges.has(rel)) return null;
+  let split = splits.get(rel);
+  if (split === undefined) {
+    split = splitAggregate(rel, true);
+    splits.set(rel, split);
+    if (split) merges.add(split.merge);
+  }
+  return split === null ? null : aggregateSpilling(rel, split, ctx);
+}
+
+async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx: ExecContext): AsyncGenerator<Batch> {
+  const keys = rel.groupBy.length;
+  const keyCols = Array.from({ length: keys }, (_, i) => i);
+  const held = new Reservation();
+  let st = new Aggregation(split.partial, ctx);
+  let spill: SpillPartitions | null = null;
+  try {
+    const transient = st.sync && keepsNoInput(split.partial);
+    for await (const b of executeRel(rel.input, ctx, transient)) {
+      const bytes = st.bytes();
+      held.set(bytes);
+      if (bytes > aggregateSpillOptions.share * memoryBudget.limit) {
+        spill ??= new SpillPartitions(aggregateSpillOptions.partitions);
+        writeGroups(st, spill, keyCols);
+        const groups = st.table.size;
+        st = new Aggregation(split.partial, ctx, groups);
+        held.set(st.bytes());
+      }
+      await checkpoint(ctx);
+      if (st.sync) st.consume(b);
+      else await st.consumeAsync(b);
+    }
+    if (spill === null) {
+      const out = st.finish();
+      held.set(st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0));
+      const numGroups = st.table.size;
+      for (let s = 0; s < numGroups; s += BATCH_SIZE) {
+        const e = Math.min(numGroups, s + BATCH_SIZE);
+        yield finishAggregate({ length: e - s, columns: out.map((c) => sliceVector(c, s, e)) }, keys, split.steps);
+        await checkpoint(ctx);
+      }
+      return;
+    }
+    writeGroups(st, spill, keyCols);
+    held.release();
+    for (const file of spill.files) {
+      const source = async function* (): AsyncGenerator<Batch> {
+        yield* file.read();
+      };
+      const merged = await collectRows(split.merge, withScanSource(ctx, split.mergeScan, source));
+      file.close();
+      for (const b of merged) {
+        yield finishAggregate(b, keys, split.steps);
+        await checkpoint(ctx);
+      }
+    }
+  } finally {
+    held.release();
+    spill?.close();
+  }
+}
+
+/** The aggregation's groups so far, as partial rows, to the spill files of their keys. */
+function writeGroups(st: Aggregation, spill: SpillPartitions, keyCols: readonly number[]): void {
+  const out = st.finish();
+  const n = st.table.size;
+  for (let s = 0; s < n; s += SPILL_BATCH) {
+    const e = Math.min(n, s + SPILL_BATCH);
+    spill.write({ length: e - s, columns: out.map((c) => sliceVector(c, s, e)) }, keyCols);
+  }
+}
+
+/** Partial rows per write (fewer, larger frames than BATCH_SIZE). */
+const SPILL_BATCH = 64 * 1024;
