@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import type { Batch } from '../types/vector.js';
+import { sliceVector, type Batch, type Vector } from '../types/vector.js';
 import { hashRows } from './hash.js';
 import { decodeBatch, encodeBatch, type EncodedBatch } from './parallel/codec.js';
 import { takeBatch } from './vectors.js';
@@ -22,6 +22,14 @@ export function setSpillDir(dir: string): void {
   spillDir = dir;
   rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * When operators spill: past `share` of the engine's memory limit (the chunk
+ * caches hold the rest: giving way, they keep the engine near the limit), into
+ * `partitions` files by key hash (each then holds ~1/partitions of the state).
+ * Tunables for tests.
+ */
+export const spillOptions = { share: 0.6, partitions: 32 };
 
 /** What spilled (tests and the bench read them). */
 export const spillCounters = { files: 0, batches: 0, bytes: 0 };
@@ -80,6 +88,9 @@ export class SpillFile {
  * hash partitioning). `level` picks other hash bits for a second split of one
  * partition.
  */
+/** Rows per frame when whole columns are written (fewer, larger frames than BATCH_SIZE). */
+const SPILL_BATCH = 64 * 1024;
+
 export class SpillPartitions {
   readonly files: SpillFile[] = [];
   private hashes = new Int32Array(0);
@@ -89,6 +100,14 @@ export class SpillPartitions {
     private readonly level = 0,
   ) {
     for (let i = 0; i < n; i++) this.files.push(new SpillFile());
+  }
+
+  /** Writes rows [0, n) of `columns` (whole columns of some state, say a group table's keys) in slices of SPILL_BATCH rows. */
+  writeColumns(columns: readonly Vector[], n: number, keys: readonly number[]): void {
+    for (let s = 0; s < n; s += SPILL_BATCH) {
+      const e = Math.min(n, s + SPILL_BATCH);
+      this.write({ length: e - s, columns: columns.map((c) => sliceVector(c, s, e)) }, keys);
+    }
   }
 
   /** Writes `b`'s rows to the files of their keys (`keys`: column indices of `b`). */

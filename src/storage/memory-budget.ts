@@ -170,13 +170,14 @@ export class Reservation {
     return this.bytes;
   }
 
-  /** The operator now holds `bytes` in all. */
-  set(bytes: number): void {
+  /** The operator now holds `bytes` in all (returned, for a check against the limit). */
+  set(bytes: number): number {
     const delta = Math.round(bytes) - this.bytes;
     // Small moves are noise next to any limit: skip the shared write and the caches' check.
-    if (delta === 0 || (delta > 0 && delta < SMALL && bytes < SMALL)) return;
+    if (delta === 0 || (delta > 0 && delta < SMALL && bytes < SMALL)) return bytes;
     this.bytes += delta;
     this.budget.add(delta);
+    return bytes;
   }
 
   release(): void {

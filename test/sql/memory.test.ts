@@ -8,9 +8,8 @@
 // resident set under --memory-limit is measured against the built emulator
 // in test/e2e/memory-limit.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aggregateSpillOptions } from '../../src/executor/operators/aggregate-spill.js';
 import { topNOptions } from '../../src/executor/operators/window/topn.js';
-import { spillCounters } from '../../src/executor/spill.js';
+import { spillCounters, spillOptions } from '../../src/executor/spill.js';
 import { memoryBudget } from '../../src/storage/memory-budget.js';
 import { openHarness, run, wireRows, type Harness } from './harness.js';
 
@@ -20,7 +19,7 @@ const q = async (sql: string): Promise<unknown[]> => wireRows(await run(h, sql, 
 const sorted = (rows: unknown[]): string[] => rows.map((r) => JSON.stringify(r)).sort();
 
 const N = 200_000;
-const saved = { ...aggregateSpillOptions, compactBytes: topNOptions.compactBytes };
+const saved = { ...spillOptions, compactBytes: topNOptions.compactBytes };
 
 beforeAll(async () => {
   h = await openHarness();
@@ -34,7 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   memoryBudget.limit = 0;
-  Object.assign(aggregateSpillOptions, { share: saved.share, partitions: saved.partitions });
+  Object.assign(spillOptions, { share: saved.share, partitions: saved.partitions });
   topNOptions.compactBytes = saved.compactBytes;
   await h?.close();
 });
@@ -61,6 +60,19 @@ describe('operators under a small memory budget', () => {
     expect(sorted(tight)).toEqual(sorted(free));
     expect(spillCounters.files).toBeGreaterThan(before);
     // Everything reserved was given back.
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
+  it('COUNT(DISTINCT) and SUM(DISTINCT), global and grouped, spill their DISTINCT tables and dedupe file by file', async () => {
+    for (const sql of [
+      'SELECT COUNT(DISTINCT hk) AS n, COUNT(DISTINCT s) AS ns, SUM(DISTINCT hk) AS sh, COUNT(*) AS c FROM d.t',
+      'SELECT k, COUNT(DISTINCT hk) AS n, SUM(DISTINCT v) AS sv FROM d.t GROUP BY k',
+    ]) {
+      const before = spillCounters.files;
+      const { free, tight } = await both(sql);
+      expect(sorted(tight)).toEqual(sorted(free));
+      expect(spillCounters.files).toBeGreaterThan(before);
+    }
     expect(memoryBudget.reserved).toBe(0);
   });
 

@@ -3,10 +3,10 @@
 // AVG as SUM and COUNT, MIN, MAX, ...) runs as its partial aggregate; when
 // the group table and accumulators pass their share of the engine's memory
 // limit, the groups so far are written out as partial rows, spread over
-// SPILL_PARTITIONS files by the hash of their keys, and the table starts
+// spillOptions.partitions files by the hash of their keys, and the table starts
 // empty again. At the end the last groups go out too, and each file is merged
 // on its own (the merge plan over its partial rows: its keys are no other
-// file's, so each output group comes from one file, holding 1/SPILL_PARTITIONS
+// file's, so each output group comes from one file, holding 1/partitions
 // of the groups at a time). An aggregation that never passes its share is
 // finished in place, as aggregateOp would: no file, no merge.
 import type { AggregateRel } from '../../analyzer/resolved.js';
@@ -16,12 +16,9 @@ import { checkpoint, type ExecContext } from '../context.js';
 import { collectRows, executeRel } from '../execute.js';
 import { withScanSource } from '../parallel/parts.js';
 import { finishAggregate, splitAggregate, type SplitAggregate } from '../parallel/split.js';
-import { SpillPartitions } from '../spill.js';
+import { SpillPartitions, spillOptions } from '../spill.js';
 import { vectorBytes } from '../vectors.js';
 import { Aggregation, keepsNoInput } from './aggregate.js';
-
-/** The share of the memory limit one aggregation holds before it spills (a tunable for tests), and how many files it spreads groups over. */
-export const aggregateSpillOptions = { share: 0.6, partitions: 32 };
 
 const splits = new WeakMap<AggregateRel, SplitAggregate | null>();
 /** The merge plans this module runs over spill files: never spilled again (their groups are one file's). */
@@ -54,8 +51,8 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
     for await (const b of executeRel(rel.input, ctx, transient)) {
       const bytes = st.bytes();
       held.set(bytes);
-      if (bytes > aggregateSpillOptions.share * memoryBudget.limit) {
-        spill ??= new SpillPartitions(aggregateSpillOptions.partitions);
+      if (bytes > spillOptions.share * memoryBudget.limit) {
+        spill ??= new SpillPartitions(spillOptions.partitions);
         writeGroups(st, spill, keyCols);
         const groups = st.table.size;
         st = new Aggregation(split.partial, ctx, groups);
@@ -97,13 +94,5 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
 
 /** The aggregation's groups so far, as partial rows, to the spill files of their keys. */
 function writeGroups(st: Aggregation, spill: SpillPartitions, keyCols: readonly number[]): void {
-  const out = st.finish();
-  const n = st.table.size;
-  for (let s = 0; s < n; s += SPILL_BATCH) {
-    const e = Math.min(n, s + SPILL_BATCH);
-    spill.write({ length: e - s, columns: out.map((c) => sliceVector(c, s, e)) }, keyCols);
-  }
+  spill.writeColumns(st.finish(), st.table.size, keyCols);
 }
-
-/** Partial rows per write (fewer, larger frames than BATCH_SIZE). */
-const SPILL_BATCH = 64 * 1024;

@@ -17,7 +17,8 @@ import { FusedSums } from './aggregate-fused.js';
 import { rowsComparator } from '../sort-keys.js';
 import { compareValues } from '../values-compare.js';
 import { ColumnBuffer, growInt32, nullVector, selectTrue, vectorBytes } from '../vectors.js';
-import { Reservation } from '../../storage/memory-budget.js';
+import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
+import { SpillPartitions, spillOptions } from '../spill.js';
 
 type Layout = ReadonlyMap<number, number>;
 
@@ -41,6 +42,12 @@ class AggState {
   private bOrder: ColumnBuffer[] = [];
   private bHaving: ColumnBuffer | null = null;
   private seen: GroupTable | null = null;
+  /**
+   * DISTINCT past the memory budget (spillDistinct): the tuples seen so far
+   * (accumulated already) and every later selected tuple (not yet), in files
+   * by the tuple's hash; finish() dedupes and accumulates file by file.
+   */
+  private spilled: { readonly seen: SpillPartitions; readonly rest: SpillPartitions; readonly keys: readonly number[] } | null = null;
 
   /** The DISTINCT table is keyed by the arguments alone (a global aggregate: every row is group 0). */
   private readonly seenByArgs: boolean;
@@ -141,13 +148,16 @@ class AggState {
       for (let j = 0; j < count; j++) g[j] = groups[sel[j]!]!;
       a = args.map((v) => takeVector(v, sel!, count));
     }
+    if (this.spilled) {
+      this.spilled.rest.write({ length: count, columns: this.seenByArgs ? a : [groupVector(g, count), ...a] }, this.spilled.keys);
+      return null;
+    }
     if (this.seen) {
       const ids = new Int32Array(count);
       const before = this.seen.size;
       if (this.seenByArgs) this.seen.findOrInsert(a, count, ids);
       else {
-        const gv: Vector = { type: T.INT64, length: count, data: Float64Array.from(g.subarray(0, count)), nulls: null };
-        this.seen.findOrInsert([gv, ...a], count, ids);
+        this.seen.findOrInsert([groupVector(g, count), ...a], count, ids);
       }
       const keep = new Int32Array(count);
       let c = 0;
@@ -186,10 +196,65 @@ class AggState {
     if (having) this.bHaving!.appendVector(sel ? takeVector(having, sel, count) : having);
   }
 
+  /** Moves the DISTINCT table to spill files (see `spilled`); false when there is none to move. */
+  spillDistinct(): boolean {
+    const seen = this.seen;
+    if (seen === null || this.spilled !== null || seen.size === 0) return false;
+    const keys = seen.keyTypes.map((_, i) => i);
+    this.spilled = { seen: new SpillPartitions(spillOptions.partitions), rest: new SpillPartitions(spillOptions.partitions), keys };
+    this.spilled.seen.writeColumns(seen.keyVectors(), seen.size, keys);
+    this.seen = null;
+    return true;
+  }
+
   finish(numGroups: number, ctx: ExecContext): Vector {
     this.acc.resize(numGroups);
+    if (this.spilled) this.accumulateSpilled(numGroups);
     if (this.buffered) this.flushBuffered(numGroups, ctx);
     return this.acc.finish(numGroups);
+  }
+
+  /** Spilled DISTINCT: per file, the tuples accumulated before the spill, then the first occurrences of the others, accumulated. */
+  private accumulateSpilled(numGroups: number): void {
+    const { seen, rest, keys } = this.spilled!;
+    this.spilled = null;
+    try {
+      for (let p = 0; p < seen.files.length; p++) {
+        const argTypes = this.call.args.map((a) => a.type);
+        const table = new GroupTable(this.seenByArgs ? argTypes : [T.INT64, ...argTypes], 1024);
+        let ids = new Int32Array(0);
+        for (const b of seen.files[p]!.read()) {
+          if (ids.length < b.length) ids = new Int32Array(b.length);
+          table.findOrInsert(b.columns, b.length, ids);
+        }
+        seen.files[p]!.close();
+        for (const b of rest.files[p]!.read()) {
+          const n = b.length;
+          if (ids.length < n) ids = new Int32Array(n);
+          let next = table.size;
+          table.findOrInsert(b.columns, n, ids);
+          const keep = new Int32Array(n);
+          let c = 0;
+          for (let j = 0; j < n; j++) if (ids[j] === next) {
+            keep[c++] = j;
+            next++;
+          }
+          if (c === 0) continue;
+          const cols = c < n ? b.columns.map((v) => takeVector(v, keep, c)) : [...b.columns];
+          const args = this.seenByArgs ? cols : cols.slice(1);
+          const groups = new Int32Array(c);
+          if (!this.seenByArgs) {
+            const gd = cols[0]!.data as Float64Array;
+            for (let j = 0; j < c; j++) groups[j] = gd[j]!;
+          }
+          this.accumulate({ args, groups, count: c, sel: null }, numGroups);
+        }
+        rest.files[p]!.close();
+      }
+    } finally {
+      seen.close();
+      rest.close();
+    }
   }
 
   /** Applies HAVING MAX/MIN, DISTINCT, ORDER BY and LIMIT, then feeds the accumulator. */
@@ -371,6 +436,13 @@ export class Aggregation {
     return n;
   }
 
+  /** Moves DISTINCT tables to spill files (past the memory budget); false when there was none. */
+  spillDistinct(): boolean {
+    let any = false;
+    for (const a of this.aggs) if (a.spillDistinct()) any = true;
+    return any;
+  }
+
   /** Folds one batch (sync: no subqueries). */
   consume(b: Batch): void {
     const n = b.length;
@@ -477,7 +549,8 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
     else {
       // Group keys are copied into the group table; sync evaluation finishes a batch before the next is pulled.
       for await (const b of executeRel(rel.input, ctx, st.sync && keepsNoInput(rel))) {
-        held.set(st.bytes());
+        // DISTINCT tables past the budget go to spill files (a GROUP BY's own groups spill in aggregate-spill.ts).
+        if (held.set(st.bytes()) > spillOptions.share * memoryBudget.limit && memoryBudget.limit > 0 && st.spillDistinct()) held.set(st.bytes());
         await checkpoint(ctx);
         if (st.sync) st.consume(b);
         else await st.consumeAsync(b);
@@ -494,6 +567,11 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
   } finally {
     held.release();
   }
+}
+
+/** Group ids as the INT64 key column of a DISTINCT table keyed by (group, args). */
+function groupVector(g: Int32Array, n: number): Vector {
+  return { type: T.INT64, length: n, data: Float64Array.from(g.subarray(0, n)), nulls: null };
 }
 
 /** An accumulator's state per group, as reserved (a sum and a count, or a value and a flag). */
