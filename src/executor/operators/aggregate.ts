@@ -431,15 +431,18 @@ export class Aggregation {
 
   /** Bytes the aggregation holds: what it reserves from the engine's memory budget. */
   bytes(): number {
+    const groups = this.table.size;
     let n = this.table.bytes();
-    for (const a of this.aggs) n += a.bytes(this.table.size);
+    for (const a of this.aggs) if (a) n += a.bytes(groups);
+    // Fused sums: a row count per group, a sum and a NULL count per group and argument (Float64Arrays).
+    if (this.fused) n += groups * (8 + 16 * this.fused.args.length);
     return n;
   }
 
   /** Moves DISTINCT tables to spill files (past the memory budget); false when there was none. */
   spillDistinct(): boolean {
     let any = false;
-    for (const a of this.aggs) if (a.spillDistinct()) any = true;
+    for (const a of this.aggs) if (a?.spillDistinct()) any = true;
     return any;
   }
 
