@@ -51,7 +51,7 @@ export interface ScaleOptions {
 const RESTART_CASES = ['count_star', 'sum_avg_by_key1000'];
 
 export interface ScaleSide extends SideResult {
-  /** Highest RSS seen while the case ran (emulator: the engine process; DuckDB: this process, which hosts it). */
+  /** Highest RSS seen while the case ran (emulator: gateway + engine with its worker threads; DuckDB: this process, which hosts it). */
   peakRssMB?: number | null;
 }
 
@@ -68,7 +68,7 @@ export interface LoadResult {
   status: 'ok' | 'error' | 'skipped';
   ms?: number;
   rowsPerSec?: number;
-  /** RSS after the load (emulator: the engine process). */
+  /** RSS after the load (emulator: gateway + engine). */
   rssMB?: number | null;
   error?: string;
   sql?: string[];
@@ -98,18 +98,27 @@ export interface ScaleResult {
   totalMs: number;
 }
 
+/** The summed VmRSS of `pids` in MB (null when none can be read). */
+function treeRssMB(pids: readonly number[]): number | null {
+  let sum: number | null = null;
+  for (const p of pids) {
+    const r = readRssMB(p);
+    if (r !== null) sum = (sum ?? 0) + r;
+  }
+  return sum === null ? null : Math.round(sum * 10) / 10;
+}
+
 /** Samples both sides' RSS every 100 ms; `take()` returns and resets the peaks. */
 class RssSampler {
   private emuPeak: number | null = null;
   private duckPeak: number | null = null;
   private readonly timer: NodeJS.Timeout;
-  constructor(private enginePid: () => number | null) {
+  constructor(private emulatorPids: () => readonly number[]) {
     this.timer = setInterval(() => this.sample(), 100);
     this.timer.unref();
   }
   sample(): void {
-    const pid = this.enginePid();
-    const e = pid === null ? null : readRssMB(pid);
+    const e = treeRssMB(this.emulatorPids());
     if (e !== null && (this.emuPeak === null || e > this.emuPeak)) this.emuPeak = e;
     const d = Math.round(process.memoryUsage.rss() / 1024 / 1024 * 10) / 10;
     if (this.duckPeak === null || d > this.duckPeak) this.duckPeak = d;
@@ -160,7 +169,9 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
   const ds = `scale_${randomBytes(3).toString('hex')}`;
   let emu: EmulatorHandle | null = null;
   let enginePid: number | null = null;
-  const sampler = new RssSampler(() => enginePid);
+  // The emulator's resident set: gateway + engine (its execution workers are threads of the engine).
+  const emulatorPids = (): number[] => (emu?.pid == null ? [] : enginePid === null ? [emu.pid] : [emu.pid, enginePid]);
+  const sampler = new RssSampler(emulatorPids);
   let client: RestClient | null = null;
   let instance: DuckDBInstance | null = null;
   let conn: DuckDBConnection | null = null;
@@ -180,7 +191,7 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
         enginePid = emu.pid === null ? null : findEnginePid(emu.pid);
         client = new RestClient(emu.url, opts.projectId);
         await client.query('SELECT 1', 30_000);
-        emuInfo.idleRssMB = enginePid === null ? null : readRssMB(enginePid);
+        emuInfo.idleRssMB = treeRssMB(emulatorPids());
       } catch (e) {
         emuInfo.status = 'error';
         emuInfo.error = errorMessage(e);
@@ -197,7 +208,7 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
           await client.query(sql.fact, opts.timeoutMs);
           const ms = performance.now() - l0;
           await client.query(sql.dim, opts.timeoutMs);
-          load.emulator = { ...load.emulator, ms: Math.round(ms), rowsPerSec: Math.round(opts.rows / (ms / 1000)), rssMB: enginePid === null ? null : readRssMB(enginePid) };
+          load.emulator = { ...load.emulator, ms: Math.round(ms), rowsPerSec: Math.round(opts.rows / (ms / 1000)), rssMB: treeRssMB(emulatorPids()) };
           log(`  loaded in ${(ms / 1000).toFixed(1)} s (${load.emulator.rowsPerSec!.toLocaleString('en')} rows/s), engine RSS ${load.emulator.rssMB ?? '-'} MB`);
         } catch (e) {
           load.emulator = { ...load.emulator, status: 'error', error: errorMessage(e) };
@@ -263,7 +274,7 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
         client = new RestClient(emu.url, opts.projectId);
         restart.status = 'ok';
         restart.startMs = emu.startupMs;
-        restart.idleRssMB = enginePid === null ? null : readRssMB(enginePid);
+        restart.idleRssMB = treeRssMB(emulatorPids());
         sampler.take();
         for (const c of cases.filter((k) => RESTART_CASES.includes(k.name))) {
           const sql = bindTables(c.emulator, `${ds}.f`, `${ds}.dim`);

@@ -83,6 +83,17 @@ describe('operators under a small memory budget', () => {
     expect(spillCounters.files).toBe(before);
   });
 
+  it('a window with PARTITION BY spills its input by partition key and windows file by file', async () => {
+    const before = spillCounters.files;
+    const sql = `SELECT id, k, SUM(v) OVER (PARTITION BY k ORDER BY id) AS run, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn,
+      LAG(s) OVER (PARTITION BY k ORDER BY id) AS prev, COUNT(*) OVER (PARTITION BY k) AS n FROM d.t`;
+    const { free, tight } = await both(sql);
+    expect(free.length).toBe(N);
+    expect(sorted(tight)).toEqual(sorted(free));
+    expect(spillCounters.files).toBeGreaterThan(before);
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
   it('ROW_NUMBER per partition with rn = 1 holds only the rows that can still pass', async () => {
     topNOptions.compactBytes = 256 << 10;
     try {

@@ -17,11 +17,12 @@ import { Decimal, type Value } from '../../types/values.js';
 import { BATCH_SIZE, MAX_SAFE, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
-import { materialize } from '../execute.js';
-import { Reservation } from '../../storage/memory-budget.js';
+import { executeRel, materialize } from '../execute.js';
+import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
+import { SpillPartitions, spillOptions } from '../spill.js';
 import { GroupTable } from '../hash.js';
 import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
-import { rebatch, takeOrNull } from '../vectors.js';
+import { batchBytes, concatBatches, rebatch, takeOrNull } from '../vectors.js';
 import { topNInput } from './window/topn.js';
 
 type Layout = ReadonlyMap<number, number>;
@@ -383,7 +384,82 @@ const WINDOW_ROW_BYTES = 32;
 
 async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation): AsyncGenerator<Batch> {
   // With partitionLimit only each partition's first rows can pass the filter above: number just those.
-  const input = rel.partitionLimit !== undefined && rel.calls.length > 0 ? await topNInput(rel, ctx, rel.partitionLimit) : await materialize(rel.input, ctx, held);
+  if (rel.partitionLimit !== undefined && rel.calls.length > 0) {
+    yield* windowOver(rel, await topNInput(rel, ctx, rel.partitionLimit), ctx, held);
+    return;
+  }
+  const spillable = memoryBudget.limit > 0 && sharedPartitioning(rel);
+  if (!spillable) {
+    yield* windowOver(rel, await materialize(rel.input, ctx, held), ctx, held);
+    return;
+  }
+  // Past its share of the memory budget the input goes to spill files by
+  // its PARTITION BY keys (shared by every call), and each file is windowed
+  // on its own: a partition's rows are in one file, in input order.
+  const types = rel.input.columns.map((c) => c.type);
+  const layout = layoutOf(rel.input.columns);
+  const partitionBy = rel.calls[0]!.partitionBy;
+  const keyCols = partitionBy.map((_, i) => types.length + i);
+  const parts: Batch[] = [];
+  let bytes = 0;
+  let spill: SpillPartitions | null = null;
+  const toSpill = async (b: Batch): Promise<void> => {
+    const keys: Vector[] = [];
+    for (const e of partitionBy) keys.push(await evaluate(e, b, layout, ctx));
+    spill!.write({ length: b.length, columns: [...b.columns, ...keys] }, keyCols);
+  };
+  try {
+    for await (const b of executeRel(rel.input, ctx)) {
+      if (b.length === 0) continue;
+      if (spill) {
+        await toSpill(b);
+        continue;
+      }
+      parts.push(b);
+      bytes += batchBytes(b);
+      held.set(bytes);
+      if (bytes > spillOptions.share * memoryBudget.limit) {
+        spill = new SpillPartitions(spillOptions.partitions);
+        for (const p of parts) await toSpill(p);
+        parts.length = 0;
+        held.set(0);
+      }
+    }
+    if (!spill) {
+      held.set(2 * bytes);
+      const input = concatBatches(types, parts);
+      parts.length = 0;
+      held.set(bytes);
+      yield* windowOver(rel, input, ctx, held);
+      return;
+    }
+    for (const file of spill.files) {
+      const rows: Batch[] = [];
+      let n = 0;
+      for (const b of file.read()) {
+        rows.push({ length: b.length, columns: b.columns.slice(0, types.length) });
+        n += batchBytes(rows[rows.length - 1]!);
+      }
+      file.close();
+      if (rows.length === 0) continue;
+      held.set(n);
+      yield* windowOver(rel, concatBatches(types, rows), ctx, held);
+    }
+  } finally {
+    spill?.close();
+  }
+}
+
+/** Whether every call partitions by the same non-empty keys (then a partition's rows can be windowed apart from the others'). */
+function sharedPartitioning(rel: WindowRel): boolean {
+  const first = rel.calls[0];
+  if (!first || first.partitionBy.length === 0) return false;
+  const key = first.partitionBy.map(exprKey).join(',');
+  return rel.calls.every((c) => c.partitionBy.map(exprKey).join(',') === key);
+}
+
+/** The window's calls over `input` (all of its rows, or one spill file's partitions), with the input's columns first. */
+async function* windowOver(rel: WindowRel, input: Batch, ctx: ExecContext, held: Reservation): AsyncGenerator<Batch> {
   held.set(held.held + input.length * WINDOW_ROW_BYTES * rel.calls.length);
   const layout = layoutOf(rel.input.columns);
   const results: Vector[] = new Array(rel.calls.length);
