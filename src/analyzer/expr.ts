@@ -688,14 +688,15 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
         setRefName(base, `${first}.${n.parts[1]}`);
         rest = 2;
       } else {
-        // The range variable as a value: a STRUCT of its columns.
-        const fields = rv.columns.map((c) => {
+        // The range variable as a value: a STRUCT of its columns (pseudo-columns left out, as `*` leaves them).
+        const shown = rv.hidden ? rv.columns.filter((c) => !rv.hidden!.has(c.id)) : rv.columns;
+        const fields = shown.map((c) => {
           const r = colRef(c, hit.correlated);
           setRefName(r, first);
           setLoc(r, n.loc);
           return r;
         });
-        base = { kind: 'make_struct', type: structOf(rv.columns.map((c) => ({ name: c.name, type: c.type }))), fields };
+        base = { kind: 'make_struct', type: structOf(shown.map((c) => ({ name: c.name, type: c.type }))), fields };
       }
     } else if ((arg = ctx.scope.lookupUdfArg(first))) {
       base = arg.crossed.length ? correlateArg(arg.expr, arg.crossed) : arg.expr;

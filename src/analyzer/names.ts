@@ -19,8 +19,8 @@ export interface TableRefOut {
   readonly names: readonly string[];
   readonly alias: string;
   readonly isValueTable: boolean;
-  /** The last column is a pseudo-column (_TABLE_SUFFIX) that `*` skips. */
-  readonly hiddenLast?: boolean;
+  /** The last columns, this many, are pseudo-columns (_TABLE_SUFFIX, _PARTITIONTIME, _PARTITIONDATE) that `*` skips. */
+  readonly hidden?: number;
 }
 
 /** Splits raw path parts (a quoted part may hold dots) into identifiers. */
@@ -124,9 +124,21 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   }
   void outer;
   const columns = info.columns.map((c) => an.newColumn(c.name, c.type));
-  let rel: Rel = { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), ...(asOfMs !== undefined ? { asOfMs } : {}), columns };
+  const tableColumns = info.columns.map((_, i) => i);
+  // An ingestion-time partitioned table's rows carry their partition time after its columns (storage/ingestion.ts).
+  if (info.partitionUnit) {
+    columns.push(an.newColumn('_PARTITIONTIME', T.TIMESTAMP));
+    tableColumns.push(info.columns.length);
+  }
+  let rel: Rel = { kind: 'scan', table: info.id, tableColumns, ...(asOfMs !== undefined ? { asOfMs } : {}), columns };
   rel = rowAccessFilter(an, info, rel);
-  return { rel, names: info.columns.map((c) => c.name), alias, isValueTable: false };
+  const names = info.columns.map((c) => c.name);
+  if (!info.partitionUnit) return { rel, names, alias, isValueTable: false };
+  // The pseudo-columns _PARTITIONTIME and _PARTITIONDATE (its UTC date), which `*` does not show.
+  const time = columns[columns.length - 1]!;
+  const exprs = [...columns.map((c) => colRefOf(c)), { kind: 'cast', type: T.DATE, arg: colRefOf(time), safe: false } as const];
+  const out = [...columns.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_PARTITIONDATE', T.DATE)];
+  return { rel: { kind: 'project', input: rel, exprs, columns: out }, names: [...names, '_PARTITIONTIME', '_PARTITIONDATE'], alias, isValueTable: false, hidden: 2 };
 }
 
 /** The time-travel window: seven days. */
@@ -146,7 +158,7 @@ function rowAccessFilter(an: Analyzer, info: TableInfo, scan: Rel): Rel {
     return g.some((x) => x === 'allUsers' || x === 'allAuthenticatedUsers' || x === `user:${user}` || (x.startsWith('domain:') && user.endsWith('@' + x.slice(7))));
   };
   const scope = new Scope();
-  scope.addRangeVar({ name: info.id.tableId, lname: info.id.tableId.toLowerCase(), columns: scan.columns.map((c, i) => ({ ...c, name: info.columns[i]!.name })) });
+  scope.addRangeVar({ name: info.id.tableId, lname: info.id.tableId.toLowerCase(), columns: scan.columns.map((c, i) => ({ ...c, name: info.columns[i]?.name ?? c.name })) });
   const preds: import('./resolved.js').Expr[] = [];
   for (const p of policies) {
     if (!applies(p) || typeof p.filterPredicate !== 'string') continue;
@@ -187,7 +199,7 @@ function wildcardTable(an: Analyzer, id: TableId, item: A.TableRef): TableRefOut
   });
   const columns = [...cols.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_TABLE_SUFFIX', T.STRING)];
   const rel: Rel = branches.length === 1 ? branches[0]! : { kind: 'setop', op: 'union', all: true, inputs: branches, columns };
-  return { rel, names: [...cols.map((c) => c.name), '_TABLE_SUFFIX'], alias: item.alias ?? id.tableId, isValueTable: false, hiddenLast: true };
+  return { rel, names: [...cols.map((c) => c.name), '_TABLE_SUFFIX'], alias: item.alias ?? id.tableId, isValueTable: false, hidden: 1 };
 }
 
 function colRefOf(c: { id: number; type: SqlType }): import('./resolved.js').ColumnRefExpr {

@@ -1100,8 +1100,9 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
         : rangeOver(r.alias, r.rel, r.names);
       let rel = r.rel;
       if (item.sample) rel = sample(an, rel, item.sample);
-      const star = rv.value ? [rv.value] : r.hiddenLast ? rv.columns.slice(0, -1) : rv.columns.slice();
-      return { rel, rvs: [r.hiddenLast ? { ...rv, hidden: new Set([rv.columns[rv.columns.length - 1]!.id]) } : rv], star, lateral: false };
+      const shown = rv.columns.length - (r.hidden ?? 0);
+      const star = rv.value ? [rv.value] : rv.columns.slice(0, shown);
+      return { rel, rvs: [r.hidden ? { ...rv, hidden: new Set(rv.columns.slice(shown).map((c) => c.id)) } : rv], star, lateral: false };
     }
     case 'UnnestRef': {
       const l = unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases, item.mode);

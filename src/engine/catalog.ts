@@ -8,11 +8,13 @@ import { scanBatches, scanState, stateParts } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
-import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
+import { getValue, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import { Decimal, type Value } from '../types/values.js';
 import { microsToPicos } from '../types/picos.js';
 import type { SqlType } from '../types/types.js';
 import { nullVector } from '../storage/vectors.js';
+import { ingestionUnit, isPartitionTime, visibleColumns, partitionOfMs, withPartitionTime } from '../storage/ingestion.js';
+import { StagedRows } from '../storage/fragment-writes.js';
 
 function widen(v: Value, to: SqlType): Value {
   if (v === null) return null;
@@ -28,7 +30,7 @@ import { streamingBuffer } from './streaming-buffer.js';
 
 function restFieldsOf(columns: readonly Column[], previous: readonly RestField[] = []): RestField[] {
   const prev = new Map(previous.map((f) => [f.name.toLowerCase(), f]));
-  return columns.map((c) => {
+  return visibleColumns(columns).map((c) => {
     const f = columnToRestField(c.name, c.type, c.required);
     const old = prev.get(c.name.toLowerCase());
     // Keep descriptions and other REST-only attributes of unchanged columns.
@@ -54,7 +56,7 @@ export async function rowsAsOf(st: Storage, id: TableId, e: TableEntry, ms: numb
   await td.load();
   const earliest = Math.max(created, Date.now() - TIME_TRAVEL_MS, td.truncatedBeforeMs);
   // A state of another schema (an older generation, a replaced table) in today's columns, matched by name.
-  const read = async (s: TableState | null): Promise<Batch[]> => (s ? conformBatches(s.columns, st.columnsOf(e), await stateBatches(s)) : []);
+  const read = async (s: TableState | null): Promise<Batch[]> => (s ? conformBatches(s.columns, st.storedColumnsOf(e), await stateBatches(s)) : []);
   if (ms >= earliest) {
     // null: between the resource's creation stamp and the first version, when there were no rows yet.
     return read(await td.rowsAsOf(ms));
@@ -66,6 +68,26 @@ export async function rowsAsOf(st: Storage, id: TableId, e: TableEntry, ms: numb
   }
   throw invalid(`Invalid snapshot time ${ms} for table ${p}:${d}.${t}@${ms}. Cannot read before ${earliest}.`);
 }
+
+/**
+ * Rows of a table's visible columns completed with its hidden partition time
+ * (storage/ingestion.ts), that of a write now: the writers that name none
+ * (a query job's destination, a TRUNCATE's empty rows). Rows that carry it
+ * pass as they are; so do tables not partitioned by ingestion time.
+ */
+export function completedRows<R extends NewRows>(stored: readonly Column[], resource: Record<string, unknown>, rows: R): R {
+  const unit = ingestionUnit(resource);
+  if (!unit || !stored.some(isPartitionTime) || rows instanceof StagedRows) return rows;
+  const at = partitionOfMs(Date.now(), unit);
+  if (Array.isArray(rows)) return (rows as readonly Batch[]).map((b) => withPartitionTime(b, stored, at)) as unknown as R;
+  const source = rows as AsyncIterable<Batch>;
+  return (async function* (): AsyncGenerator<Batch> {
+    for await (const b of source) yield withPartitionTime(b, stored, at);
+  })() as unknown as R;
+}
+
+/** The hidden partition time of a batch of a table's stored rows (after its `visible` columns), if it has one: kept by schema rewrites. */
+const hiddenOf = (b: Batch, visible: readonly Column[]): Vector[] => b.columns.slice(visible.length, visible.length + 1);
 
 const vKey = (id: TableId): string => `${id.projectId}\u0000${id.datasetId}\u0000${id.tableId}`;
 
@@ -120,6 +142,7 @@ export class EngineCatalog implements QueryCatalog {
       kind: e.kind,
       columns: st.columnsOf(e),
       viewQuery,
+      ...(st.storedColumnsOf(e).length > st.columnsOf(e).length ? { partitionUnit: ingestionUnit(e.resource) } : {}),
       get rowCount(): number {
         return e.kind === 'VIEW' ? 0 : st.tableData(id.projectId, id.datasetId, id.tableId).rowCount;
       },
@@ -199,7 +222,7 @@ export class EngineCatalog implements QueryCatalog {
     // OR REPLACE: the new table takes the old one's place in one commit (a reader never finds neither),
     // with its rows, if any (written to the new table's storage before it appears).
     const rows = opts.rows;
-    const fill = rows ? async (td: TableData) => td.commit(await td.prepare(null, rows)) : undefined;
+    const fill = rows ? async (td: TableData) => td.commit(await td.prepare(null, completedRows(td.schema, body, rows))) : undefined;
     await insertTable(this.st, p, d, t, body, opts.orReplace === true, fill);
     return this.getTable(id)!;
   }
@@ -212,8 +235,10 @@ export class EngineCatalog implements QueryCatalog {
     await this.st.renameTable(id.projectId, id.datasetId, id.tableId, to.tableId);
   }
 
-  async appendRows(id: TableId, rows: readonly Batch[] | AsyncIterable<Batch>): Promise<void> {
+  async appendRows(id: TableId, given: readonly Batch[] | AsyncIterable<Batch>): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
+    const entry = this.st.requireTable(p, d, t);
+    const rows = completedRows(this.st.storedColumnsOf(entry), entry.resource, given);
     if (!Array.isArray(rows)) {
       // Held until they make a bulk append: a small result is one WAL record, a large one goes to files as it comes.
       const it = (rows as AsyncIterable<Batch>)[Symbol.asyncIterator]();
@@ -239,28 +264,28 @@ export class EngineCatalog implements QueryCatalog {
     // A statement's rows as one append: a CTAS / INSERT ... SELECT of bulk size
     // then goes straight to a fragment (not one WAL JSON record per 4096-row
     // batch, compacted again in the background while later queries run).
-    const e = this.st.requireTable(p, d, t);
-    const batch = batches.length === 1 ? batches[0]! : mergeBatches(this.st.columnsOf(e), batches);
+    const batch = batches.length === 1 ? batches[0]! : mergeBatches(this.st.storedColumnsOf(entry), batches);
     await this.st.writeRows(p, d, t, (td) => td.append(batch));
   }
 
   /** `base`: the state the change's positions are in (the statement's read of the table); else the table's state now. */
   async changeRows(id: TableId, change: RowChange, base?: TableState): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
-    this.st.requireTable(p, d, t);
+    const e = this.st.requireTable(p, d, t);
     const td = this.st.tableData(p, d, t);
     if (td.isLoaded && streamingBuffer.recentlyStreamed(td, base ?? td.state(), change.deleted)) {
       throw new CatalogError(400, 'invalid', 'invalidQuery', `UPDATE or DELETE statement over table ${p}.${d}.${t} would affect rows in the streaming buffer, which is not supported`);
     }
     // No retry on the table that has the name now (Storage.writeRows): the positions are this table's.
-    await td.change(base ?? null, change.deleted, change.added);
+    await td.change(base ?? null, change.deleted, completedRows(this.st.storedColumnsOf(e), e.resource, change.added));
   }
 
   async replaceRows(id: TableId, batches: NewRows, columns?: readonly Column[], base?: TableState): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const e = this.st.requireTable(p, d, t);
     const resource = columns ? { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } } : undefined;
-    await this.st.replaceRows(p, d, t, batches, { resource, base });
+    const stored = this.st.storedColumnsOf(resource ? { ...e, resource } : e);
+    await this.st.replaceRows(p, d, t, completedRows(stored, e.resource, batches), { resource, base });
   }
 
   /**
@@ -297,7 +322,7 @@ export class EngineCatalog implements QueryCatalog {
       const td = this.st.tableData(p, d, t);
       await td.load();
       const base = td.state();
-      const batches = (await stateBatches(base)).map((b) => ({ length: b.length, columns: columns.map((c, i) => ({ ...b.columns[i]!, type: c.type })) }));
+      const batches = (await stateBatches(base)).map((b) => ({ length: b.length, columns: [...columns.map((c, i) => ({ ...b.columns[i]!, type: c.type })), ...hiddenOf(b, old)] }));
       await this.st.replaceRows(p, d, t, batches, { resource, base });
       return;
     }
@@ -317,7 +342,7 @@ export class EngineCatalog implements QueryCatalog {
           const vals: Value[] = [];
           for (let r = 0; r < b.length; r++) vals.push(widen(getValue(v, r), c.type));
           return vectorFromValues(c.type, vals);
-        }),
+        }).concat(hiddenOf(b, old)),
       }));
       await this.st.replaceRows(p, d, t, batches, { resource, base });
       return;
@@ -448,6 +473,7 @@ export class RecordingCatalog implements QueryCatalog {
       kind: info.kind,
       columns: info.columns,
       viewQuery: info.viewQuery,
+      ...(info.partitionUnit ? { partitionUnit: info.partitionUnit } : {}),
       get rowCount(): number {
         rows();
         return info.rowCount;

@@ -1,5 +1,6 @@
 // Table rows: InsertRows (insertAll) and ListRows (tabledata.list), spec 2.3, 2.8, 4.4.
 import { invalid, notFound } from '../storage/errors.js';
+import { decoratorPartition, ingestionUnit, partitionOfMs, visibleColumns, withPartitionTime } from '../storage/ingestion.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { CommitFile, Storage } from '../storage/store.js';
 import type { AppendedRows, Mark, TableData } from '../storage/table-data.js';
@@ -196,6 +197,20 @@ function rowsMaker(columns: readonly Column[]): (rows: Buffer) => Batch {
   return (rows) => keptBatch(convertRequestRows(rows, columns, NO_IDS));
 }
 
+/**
+ * The partition time insertAll rows into `entry` get (ingestion-time
+ * partitioned tables; undefined for others): the decorator's partition
+ * (`t$20240101`), else that of their arrival.
+ */
+function streamedPartition(entry: { resource: Record<string, unknown> }, name: string, decorator: string | undefined, now: number): bigint | undefined {
+  const unit = ingestionUnit(entry.resource);
+  if (decorator === undefined) return unit ? partitionOfMs(now, unit) : undefined;
+  if (!unit) throw invalid(`Streaming to a partition decorator is supported for ingestion-time partitioned tables only (emulator): ${name}$${decorator}`);
+  const at = decoratorPartition(decorator, unit);
+  if (at === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${name}`);
+  return at;
+}
+
 export class RowService {
   private dedup = new DedupCache();
   private readonly ahead = new PagesAhead<ListRowsResult>();
@@ -208,7 +223,10 @@ export class RowService {
   /** Returns the JSON text of `insertErrors`, or '' when every row was stored. */
   async insertRows(a: InsertRowsArgs): Promise<string> {
     const { projectId: p, datasetId: d } = a;
-    let t = a.tableId;
+    // `t$20240101`: the rows go to that partition of an ingestion-time partitioned table.
+    const dollar = a.tableId.indexOf('$');
+    let t = dollar >= 0 ? a.tableId.slice(0, dollar) : a.tableId;
+    const decorator = dollar >= 0 ? a.tableId.slice(dollar + 1) : undefined;
     const base = this.st.requireTable(p, d, t);
     if (a.templateSuffix) {
       // Template tables: rows go to `<table><suffix>`, created from the template's schema.
@@ -221,7 +239,7 @@ export class RowService {
       t = target;
     }
     // A replace or drop of the table meanwhile: the rows go to the table of that name now (with its schema), or fail.
-    return this.st.writeRows(p, d, t, (data) => this.insertInto(data, a, p, d, t));
+    return this.st.writeRows(p, d, t, (data) => this.insertInto(data, a, p, d, t, decorator));
   }
 
   /**
@@ -235,21 +253,25 @@ export class RowService {
     return this.st.writeRows(p, d, t, async (td) => {
       let batch: Batch | null = null;
       if (rows.length > 0) {
-        const conv = convertRequestRows(JSON.stringify(rows.map((json) => ({ json }))), this.st.columnsOf(this.st.requireTable(p, d, t)), NO_IDS, { rejectUnknown: true });
+        const entry = this.st.requireTable(p, d, t);
+        const conv = convertRequestRows(JSON.stringify(rows.map((json) => ({ json }))), this.st.columnsOf(entry), NO_IDS, { rejectUnknown: true });
         if (conv.errors.length > 0) return conv.errors;
-        batch = keptBatch(conv);
+        const partition = streamedPartition(entry, `${p}:${d}.${t}`, undefined, Date.now());
+        batch = partition === undefined ? keptBatch(conv) : withPartitionTime(keptBatch(conv), this.st.storedColumnsOf(entry), partition);
       }
       await this.st.commitRows(batch ? [await td.prepare(null, [batch])] : [], [], files);
       return [];
     });
   }
 
-  private async insertInto(data: TableData, a: InsertRowsArgs, p: string, d: string, t: string): Promise<string> {
+  private async insertInto(data: TableData, a: InsertRowsArgs, p: string, d: string, t: string, decorator?: string): Promise<string> {
     const entry = this.st.requireTable(p, d, t);
     if (entry.kind === 'VIEW') throw invalid(`Cannot insert into view ${p}:${d}.${t}`);
     const columns = this.st.columnsOf(entry);
+    const stored = this.st.storedColumnsOf(entry);
     const tableKey = `${p}\u0000${d}\u0000${t}`;
     const now = Date.now();
+    const partition = streamedPartition(entry, `${p}:${d}.${t}`, decorator, now);
     const recentIds = this.dedup.forTable(tableKey, now);
     const rows = a.rowsUtf8 ?? a.rowsJson;
     // Only checked: the rows are made from their bytes again when read (or
@@ -275,10 +297,12 @@ export class RowService {
       // and conversion depends on the bytes and the columns only.
       const all = keep.length === n;
       let placed: AppendedRows | undefined;
-      if (all && typeof rows !== 'string') placed = await data.appendRequestRows(rows, n, rowsMaker(columns), a.mark);
+      // Rows of an ingestion-time partitioned table carry their partition time: logged as columns, not as the request's JSON.
+      if (all && typeof rows !== 'string' && partition === undefined) placed = await data.appendRequestRows(rows, n, rowsMaker(columns), a.mark);
       else {
-        const batch = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1, rejectUnknown }));
-        placed = await data.append(batch, all && typeof rows === 'string' ? rows : undefined, a.mark);
+        const kept = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1, rejectUnknown }));
+        const batch = partition === undefined ? kept : withPartitionTime(kept, stored, partition);
+        placed = await data.append(batch, all && typeof rows === 'string' && partition === undefined ? rows : undefined, a.mark);
       }
       if (a.streaming && placed) streamingBuffer.note(data, placed, typeof rows === 'string' ? Buffer.byteLength(rows) : rows.length);
       this.dedup.remember(tableKey, newIds, now);
@@ -393,6 +417,8 @@ export async function readTableRows(
   t: string,
   /** Leave out rows still in the streaming buffer (copy and extract jobs read only managed storage). */
   settled = false,
+  /** With an ingestion-time partitioned table's hidden partition time, last (copy jobs keep each row's partition). */
+  withPartitionTime = false,
 ): Promise<{ columns: readonly Column[]; fields: RestField[]; total: number; version: number; rows: (start: number, end: number) => Promise<readonly Batch[]> }> {
   let name = t;
   let deleted = undefined as ReturnType<Storage['resolveDecorated']>;
@@ -414,9 +440,13 @@ export async function readTableRows(
   if (asOfMs !== undefined && asOfMs < Date.now()) {
     const batches = await rowsAsOf(st, { projectId: p, datasetId: d, tableId: name }, entry, asOfMs);
     const total = batches.reduce((s, b) => s + b.length, 0);
-    return { columns: td.schema, fields, total, version: td.version, rows: (start, end) => Promise.resolve(sliceBatches(batches, start, end)) };
+    const kept = withPartitionTime ? td.schema : visibleColumns(td.schema);
+    const slice = (start: number, end: number): Batch[] => sliceBatches(batches, start, end).map((b) => ({ length: b.length, columns: b.columns.slice(0, kept.length) }));
+    return { columns: kept, fields, total, version: td.version, rows: (start, end) => Promise.resolve(slice(start, end)) };
   }
   const state = settled ? streamingBuffer.settled(td, td.state()) : td.state();
-  const all = state.columns.map((_, i) => i);
-  return { columns: state.columns, fields, total: liveRows(state), version: td.version, rows: (start, end) => readState(state, all, start, end) };
+  // The hidden partition time is the last stored column.
+  const columns = withPartitionTime ? state.columns : visibleColumns(state.columns);
+  const all = columns.map((_, i) => i);
+  return { columns, fields, total: liveRows(state), version: td.version, rows: (start, end) => readState(state, all, start, end) };
 }

@@ -127,6 +127,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
       kind: info.kind,
       columns: info.columns,
       viewQuery: info.viewQuery,
+      ...(info.partitionUnit ? { partitionUnit: info.partitionUnit } : {}),
       get rowCount(): number {
         return txn.rowCount(key) ?? info.rowCount;
       },

@@ -23,7 +23,9 @@ import type { StagedRows } from '../storage/fragment-writes.js';
 import { conformBatches, mergeBatches, type TableData } from '../storage/table-data.js';
 import { keptBatch, type InsertError } from '../storage/json-rows.js';
 import type { Column } from '../types/schema.js';
-import type { Batch } from '../types/vector.js';
+import { getValue, takeVector, type Batch } from '../types/vector.js';
+import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, storedColumns, withPartitionTime } from '../storage/ingestion.js';
+import { scanState } from '../storage/table-state.js';
 import type { EngineCatalog } from './catalog.js';
 import { convertRequestRows, readTableRows } from './rows.js';
 import { insertTable } from './tables.js';
@@ -37,8 +39,14 @@ interface StagedWrite {
   readonly write: WriteDisposition;
   /** The table to create when missing (its REST body), or for WRITE_TRUNCATE the schema it leaves. */
   readonly resource: Resource;
-  /** The columns the staged rows have. */
+  /** The columns the rows are read in (the table's schema). */
   readonly columns: readonly Column[];
+  /** The columns the staged rows have: `columns`, then an ingestion-time partitioned table's hidden partition time. */
+  readonly stored: readonly Column[];
+  /** The partition time rows of an ingestion-time partitioned table get: a decorator's (`t$20240101`), else that of the job. */
+  readonly partition?: bigint;
+  /** The decorator's partition id, when the write names one: WRITE_TRUNCATE replaces only it, WRITE_EMPTY needs only it empty. */
+  readonly decorator?: string;
   /** The rows, in files as they come (made with the first rows). */
   staged: StagedRows | null;
   lastUsedMs: number;
@@ -84,8 +92,11 @@ export class TableWrites {
    * make when it is missing (CREATE_IF_NEEDED), and the schema the rows
    * have; an existing table keeps its own schema unless WRITE_TRUNCATE.
    */
-  begin(p: string, d: string, t: string, write: string, create: string, resource: Resource): string {
+  begin(p: string, d: string, table: string, write: string, create: string, resource: Resource): string {
     this.dropStale();
+    const dollar = table.indexOf('$');
+    const t = dollar >= 0 ? table.slice(0, dollar) : table;
+    const decorator = dollar >= 0 ? table.slice(dollar + 1) : undefined;
     this.st.requireDataset(p, d);
     const w = (write || 'WRITE_APPEND').toUpperCase();
     if (w !== 'WRITE_APPEND' && w !== 'WRITE_TRUNCATE' && w !== 'WRITE_EMPTY') throw invalid(`Invalid value for writeDisposition: ${write}`);
@@ -93,8 +104,20 @@ export class TableWrites {
     if (!existing && (create || 'CREATE_IF_NEEDED').toUpperCase() === 'CREATE_NEVER') throw notFound(`Table ${p}:${d}.${t}`);
     if (existing?.kind === 'VIEW' || existing?.kind === 'MATERIALIZED_VIEW') throw invalid(`Cannot write to ${existing.kind === 'VIEW' ? 'view' : 'materialized view'} ${p}:${d}.${t}`);
     const columns = existing && w !== 'WRITE_TRUNCATE' ? this.st.columnsOf(existing) : columnsOf(schemaFieldsOf(resource));
+    // A truncating write keeps the table's partitioning; a new table takes the job's.
+    const partitioning = existing?.resource ?? resource;
+    const unit = ingestionUnit(partitioning);
+    const stored = storedColumns(existing?.kind ?? 'TABLE', partitioning, columns);
+    let partition = unit ? partitionOfMs(Date.now(), unit) : undefined;
+    if (decorator !== undefined) {
+      const name = `${p}:${d}.${t}$${decorator}`;
+      if (!existing) throw notFound(`Table ${p}:${d}.${t}`);
+      if (!unit) throw invalid(`Partition decorators of load destinations are supported for ingestion-time partitioned tables only (emulator): ${name}`);
+      partition = decoratorPartition(decorator, unit);
+      if (partition === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${p}:${d}.${t}`);
+    }
     const id = randomBytes(12).toString('hex');
-    this.writes.set(id, { p, d, t, write: w, resource, columns, staged: null, lastUsedMs: Date.now(), queue: Promise.resolve() });
+    this.writes.set(id, { p, d, t, write: w, resource, columns, stored, partition, decorator, staged: null, lastUsedMs: Date.now(), queue: Promise.resolve() });
     return id;
   }
 
@@ -117,10 +140,12 @@ export class TableWrites {
   /** Stages every row of a table outside its streaming buffer (copy jobs; snapshot decorators read as tabledata.list reads them), columns matched by name, a file's worth at a time. */
   appendFrom(id: string, p: string, d: string, t: string): Promise<number> {
     return this.run(id, async (w) => {
-      const src = await readTableRows(this.st, p, d, t, true);
+      // Rows keep their partition time when both tables are partitioned by ingestion time (stage gives the others the job's).
+      const src = await readTableRows(this.st, p, d, t, true, true);
+      const into = src.columns.some(isPartitionTime) ? w.stored : w.columns;
       for (let at = 0; at < src.total; at += FILE_ROWS) {
         const part = await src.rows(at, Math.min(src.total, at + FILE_ROWS));
-        await this.stage(w, mergeBatches(w.columns, conformBatches(src.columns, w.columns, part)));
+        await this.stage(w, mergeBatches(into, conformBatches(src.columns, into, part)));
       }
       return src.total;
     });
@@ -172,8 +197,8 @@ export class TableWrites {
 
   private async stage(w: StagedWrite, b: Batch): Promise<void> {
     if (b.length === 0) return;
-    w.staged ??= this.st.stageRows(w.p, w.d, w.t, w.columns, w.resource);
-    await w.staged.add(b);
+    w.staged ??= this.st.stageRows(w.p, w.d, w.t, w.stored, w.resource);
+    await w.staged.add(w.partition === undefined ? b : withPartitionTime(b, w.stored, w.partition));
   }
 
   /** Commits the staged rows (see the header); returns how many. Whatever happens, the write is over. */
@@ -203,6 +228,7 @@ export class TableWrites {
         if (!this.st.getTable(p, d, t)) throw e;
       }
     }
+    if (w.decorator !== undefined) return this.applyToPartition(w);
     if (w.write === 'WRITE_TRUNCATE') return this.catalog.replaceRowsQueued(table, staged ?? [], w.columns);
     // WRITE_EMPTY is checked at the commit, in turn with the table's mutations.
     const release = w.write === 'WRITE_EMPTY' ? await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' }) : undefined;
@@ -212,6 +238,45 @@ export class TableWrites {
       if (staged) await this.st.writeRows(p, d, t, async (td) => td.commit(await td.prepare(null, staged)));
     } finally {
       release?.();
+    }
+  }
+
+  /**
+   * A write into one partition of an ingestion-time partitioned table
+   * (`t$20240101`), in turn with the table's mutations: WRITE_TRUNCATE
+   * replaces only that partition's rows (the others are staged with the new
+   * ones and the whole is one replace), WRITE_EMPTY needs it empty,
+   * WRITE_APPEND adds to it.
+   */
+  private async applyToPartition(w: StagedWrite): Promise<void> {
+    const { p, d, t } = w;
+    const release = await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' });
+    try {
+      const td = this.st.tableData(p, d, t);
+      await td.load();
+      const base = td.state();
+      const hidden = base.columns.findIndex(isPartitionTime);
+      if (hidden < 0 || base.columns.length !== w.stored.length) throw invalid(`Table ${p}:${d}.${t} changed while the job ran`);
+      const all = base.columns.map((_, i) => i);
+      const inPartition = (b: Batch, r: number): boolean => getValue(b.columns[hidden]!, r) === w.partition;
+      if (w.write === 'WRITE_EMPTY') {
+        for await (const b of scanState(base, all)) {
+          for (let r = 0; r < b.length; r++) if (inPartition(b, r)) throw alreadyExists(`Table ${p}:${d}.${t}$${w.decorator}`);
+        }
+      }
+      if (w.write !== 'WRITE_TRUNCATE') {
+        if (w.staged) await td.commit(await td.prepare(null, w.staged));
+        return;
+      }
+      // The other partitions' rows go with the new ones (a partition replaced is the table's rows replaced without it).
+      for await (const b of scanState(base, all)) {
+        const keep: number[] = [];
+        for (let r = 0; r < b.length; r++) if (!inPartition(b, r)) keep.push(r);
+        if (keep.length > 0) await this.stage(w, { length: keep.length, columns: b.columns.map((v) => takeVector(v, keep)) });
+      }
+      await this.catalog.replaceRows({ projectId: p, datasetId: d, tableId: t }, w.staged ?? [], undefined, base);
+    } finally {
+      release();
     }
   }
 

@@ -15,6 +15,7 @@ import { canCoerce } from '../analyzer/types.js';
 import { sqlError } from '../analyzer/errors.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { ROW_POSITION, type TableInfo } from '../storage/api.js';
+import { partitionOfMs } from '../storage/ingestion.js';
 import type { Column } from '../types/schema.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
@@ -45,6 +46,23 @@ export function writeTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
   if (info.kind === 'VIEW' || info.kind === 'MATERIALIZED_VIEW') throw sqlError(`Cannot modify ${info.kind === 'VIEW' ? 'view' : 'materialized view'} ${fq(id)}`, loc);
   return info;
 }
+
+/** The pseudo-column an ingestion-time partitioned table's rows carry their partition time in. */
+const PARTITION_TIME: Column = { name: '_PARTITIONTIME', type: T.TIMESTAMP, required: false };
+
+/**
+ * The columns INSERT, UPDATE, DELETE and MERGE read and write: the table's,
+ * then for an ingestion-time partitioned table its _PARTITIONTIME (stored
+ * after them: scan index `columns.length`), which INSERT may name, UPDATE may
+ * set and every other write keeps (storage/ingestion.ts).
+ */
+function dmlTarget(info: TableInfo): TableInfo {
+  if (!info.partitionUnit) return info;
+  return { id: info.id, kind: info.kind, rowCount: info.rowCount, resource: info.resource, partitionUnit: info.partitionUnit, columns: [...info.columns, PARTITION_TIME] };
+}
+
+/** The number of a DML target's columns a row without a column list gives (all but _PARTITIONTIME). */
+const ownColumns = (info: TableInfo): number => info.columns.length - (info.partitionUnit ? 1 : 0);
 
 /**
  * The target of UPDATE, DELETE, MERGE, TRUNCATE: its mutation lock is taken
@@ -91,12 +109,16 @@ function rowCount(batches: readonly Batch[]): number {
   return batches.reduce((n, b) => n + b.length, 0);
 }
 
-export function scanAll(s: Session, info: TableInfo): Rel {
+/** A scan of every column of a table, for a rewrite of its rows: an ingestion-time partitioned table's _PARTITIONTIME last (dmlTarget). */
+export function scanAll(s: Session, table: TableInfo): Rel {
   const an = s.analyzer();
+  const info = dmlTarget(table);
   return { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c) => an.newColumn(c.name, c.type)) };
 }
 
 async function defaultValue(s: Session, info: TableInfo, c: Column): Promise<Expr> {
+  // Rows written without a partition time go to the partition of the write.
+  if (c === PARTITION_TIME && info.partitionUnit) return literal(T.TIMESTAMP, partitionOfMs(Date.now(), info.partitionUnit));
   const fields = (info.resource.schema as { fields?: { name: string; defaultValueExpression?: string }[] } | undefined)?.fields;
   const dflt = fields?.find((f) => f.name === c.name)?.defaultValueExpression;
   if (dflt) {
@@ -110,7 +132,7 @@ async function defaultValue(s: Session, info: TableInfo, c: Column): Promise<Exp
 // ---------------------------------------------------------------- INSERT
 
 export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult> {
-  const info = writeTarget(s, st.target, st.loc);
+  const info = dmlTarget(writeTarget(s, st.target, st.loc));
   if (st.insertMode) {
     // INSERT OR IGNORE/REPLACE/UPDATE needs an enforced primary key, which tables here never have.
     const pk = (info.resource as { tableConstraints?: { primaryKey?: { columns?: string[] } } }).tableConstraints?.primaryKey?.columns;
@@ -128,7 +150,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
     });
     const twice = targetIdx.find((c, k) => targetIdx.indexOf(c) !== k);
     if (twice !== undefined) throw sqlError(`INSERT has columns with duplicate name: ${cols[twice]!.name}`, st.loc);
-  } else targetIdx = cols.map((_, i) => i);
+  } else targetIdx = cols.slice(0, ownColumns(info)).map((_, i) => i);
   let rel: Rel;
   if (st.values) {
     const rows: Expr[][] = [];
@@ -190,11 +212,17 @@ async function assertRows(s: Session, e: A.Expr, n: number): Promise<void> {
 // ---------------------------------------------------------------- UPDATE / DELETE / TRUNCATE
 
 /** Scope over the target table's columns (`cols`, in table order) under its alias (and its name). */
-function targetScope(info: TableInfo, alias: string | undefined, cols: readonly ResolvedColumn[]): Scope {
+function targetScope(info: TableInfo, alias: string | undefined, cols: readonly ResolvedColumn[], date?: ResolvedColumn): Scope {
   const scope = new Scope();
   const name = alias ?? info.id.tableId;
-  scope.addRangeVar({ name, lname: name.toLowerCase(), columns: cols.map((c, i) => ({ ...c, name: info.columns[i]!.name })) });
+  scope.addRangeVar({ name, lname: name.toLowerCase(), columns: targetColumns(info, cols, date) });
   return scope;
+}
+
+/** The target's columns under their names; then _PARTITIONDATE of an ingestion-time partitioned table (positionedScan). */
+function targetColumns(info: TableInfo, cols: readonly ResolvedColumn[], date?: ResolvedColumn): ResolvedColumn[] {
+  const out = cols.map((c, i) => ({ ...c, name: info.columns[i]!.name }));
+  return date ? [...out, { ...date, name: '_PARTITIONDATE' }] : out;
 }
 
 /** The column and nested field path an UPDATE SET target names (`col`, `alias.col`, `col.f.g`). */
@@ -235,10 +263,16 @@ function replaceField(base: Expr, path: readonly string[], value: Expr, loc: A.L
  * A scan of every column of the target plus each row's position (the last
  * column), for a row-level change. `an`: the statement's analyzer (column ids are unique per analyzer).
  */
-function positionedScan(an: Analyzer, info: TableInfo): { scan: Rel; cols: ResolvedColumn[]; pos: ResolvedColumn } {
+function positionedScan(an: Analyzer, info: TableInfo): { scan: Rel; cols: ResolvedColumn[]; pos: ResolvedColumn; date?: ResolvedColumn } {
   const cols = info.columns.map((c) => an.newColumn(c.name, c.type));
   const pos = an.newColumn('$pos', T.INT64);
-  return { scan: { kind: 'scan', table: info.id, tableColumns: [...info.columns.map((_, i) => i), ROW_POSITION], columns: [...cols, pos] }, cols, pos };
+  const scan: Rel = { kind: 'scan', table: info.id, tableColumns: [...info.columns.map((_, i) => i), ROW_POSITION], columns: [...cols, pos] };
+  if (!info.partitionUnit) return { scan, cols, pos };
+  // An ingestion-time partitioned table's conditions may also read _PARTITIONDATE, the date of its _PARTITIONTIME (the last of `cols`).
+  const date: Expr = { kind: 'cast', type: T.DATE, arg: colRef(cols[cols.length - 1]!), safe: false };
+  const p = project(an, scan, [...scan.columns.map((c) => colRef(c)), date], [...info.columns.map((c) => c.name), '$pos', '_PARTITIONDATE']);
+  const n = cols.length;
+  return { scan: p, cols: p.columns.slice(0, n), pos: p.columns[n]!, date: p.columns[n + 1]! };
 }
 
 /** The positions in column `col` of `batches` (a positioned scan's). */
@@ -254,10 +288,10 @@ const firstColumns = (batches: readonly Batch[], n: number): Batch[] => batches.
 const MATCHED_TWICE = 'UPDATE/MERGE must match at most one source row for each target row';
 
 export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult> {
-  const info = await mutationTarget(s, st.target, st.loc);
+  const info = dmlTarget(await mutationTarget(s, st.target, st.loc));
   const an = s.analyzer();
-  const { scan, cols, pos } = positionedScan(an, info);
-  const scope = targetScope(info, st.alias, cols);
+  const { scan, cols, pos, date } = positionedScan(an, info);
+  const scope = targetScope(info, st.alias, cols, date);
   const alias = st.alias ?? info.id.tableId;
   if (!st.where) throw sqlError('UPDATE must have a WHERE clause', st.loc);
   let rel: Rel;
@@ -274,7 +308,7 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
     // A filter keeps the rows its predicate is TRUE for; as a plain WHERE it reaches the scan (row groups skipped by statistics).
     rel = { kind: 'filter', input: scan, predicate: where, columns: scan.columns };
   }
-  checkTargetFilter(info, cols, [where]);
+  checkTargetFilter(info, cols, [where], date);
   // The new values of the rows the WHERE selects.
   const newVals: Expr[] = cols.map((c) => colRef(c));
   let setItems: readonly A.UpdateItem[] = st.set;
@@ -313,13 +347,13 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
 }
 
 export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
-  const info = await mutationTarget(s, st.target, st.loc);
+  const info = dmlTarget(await mutationTarget(s, st.target, st.loc));
   const an = s.analyzer();
-  const { scan, cols } = positionedScan(an, info);
-  const scope = targetScope(info, st.alias, cols);
+  const { scan, cols, date } = positionedScan(an, info);
+  const scope = targetScope(info, st.alias, cols, date);
   if (!st.where) throw sqlError('DELETE must have a WHERE clause', st.loc);
   const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
-  checkTargetFilter(info, cols, [pred]);
+  checkTargetFilter(info, cols, [pred], date);
   const gone = await s.run({ kind: 'filter', input: scan, predicate: pred, columns: scan.columns });
   const deleted = positionsOf(gone, cols.length);
   if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, deleted.length);
@@ -379,13 +413,14 @@ async function narrowTarget(s: Session, tRel: Rel, scan: Rel, source: Rel, on: E
 }
 
 export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
-  const info = await mutationTarget(s, st.target, st.loc);
+  const info = dmlTarget(await mutationTarget(s, st.target, st.loc));
   const an = s.analyzer();
   const nc = info.columns.length;
   const target = positionedScan(an, info);
   const tname = st.alias ?? info.id.tableId;
   // Mark target rows with a constant TRUE column so the full join tells matched from unmatched.
-  const tRel: Rel = project(an, target.scan, [...target.cols.map((c) => colRef(c)), literal(T.BOOL, true), colRef(target.pos)], [...info.columns.map((c) => c.name), '$t', '$pos']);
+  const date = target.date ? [target.date] : [];
+  const tRel: Rel = project(an, target.scan, [...target.cols.map((c) => colRef(c)), literal(T.BOOL, true), colRef(target.pos), ...date.map((c) => colRef(c))], [...info.columns.map((c) => c.name), '$t', '$pos', ...date.map(() => '_PARTITIONDATE')]);
   const tCols = tRel.columns.slice(0, nc);
   // ON and WHEN MATCHED see target and source; WHEN NOT MATCHED [BY TARGET] sees
   // only the source and WHEN NOT MATCHED BY SOURCE only the target (a column both
@@ -393,7 +428,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const scope = new Scope();
   const targetOnly = new Scope();
   const sourceOnly = new Scope();
-  const targetVar = { name: tname, lname: tname.toLowerCase(), columns: tCols.map((c, i) => ({ ...c, name: info.columns[i]!.name })) };
+  const targetVar = { name: tname, lname: tname.toLowerCase(), columns: targetColumns(info, tCols, target.date ? tRel.columns[nc + 2] : undefined) };
   scope.addRangeVar(targetVar);
   targetOnly.addRangeVar(targetVar);
   const srcScope = new Scope();
@@ -431,7 +466,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     whens.push(cond ? ({ kind: 'logical', type: T.BOOL, op: 'and', args: [kind, cond] } as Expr) : kind);
     thens.push(literal(T.INT64, BigInt(i)));
   });
-  checkTargetFilter(info, tCols, conditions);
+  checkTargetFilter(info, tCols, conditions, target.date ? tRel.columns[nc + 2] : undefined);
   const action: Expr = { kind: 'conditional', type: T.INT64, op: 'case', whens, thens, else: literal(T.INT64, -1n) };
   // Output row values: for each clause the new values; rows without action keep the target values.
   const rowExprs: Expr[] = [];
@@ -455,8 +490,8 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
         let v: Expr;
         if (a.row) {
           const sc = srcScope.starColumns().map((x) => idMap.get(x.id) ?? x);
-          const k = a.columns ? a.columns.findIndex((n) => n.toLowerCase() === col.name.toLowerCase()) : ci;
-          v = k >= 0 && sc[k] ? coerceForWrite(colRef(sc[k]!), col, st.loc) : literal(col.type, null);
+          const k = a.columns ? a.columns.findIndex((n) => n.toLowerCase() === col.name.toLowerCase()) : ci < ownColumns(info) ? ci : -1;
+          v = k >= 0 && sc[k] ? coerceForWrite(colRef(sc[k]!), col, st.loc) : col === PARTITION_TIME ? await defaultValue(s, info, col) : literal(col.type, null);
         } else {
           const names = a.columns ?? info.columns.map((x) => x.name);
           const k = names.findIndex((n) => n.toLowerCase() === col.name.toLowerCase());

@@ -9,7 +9,9 @@
 //
 // Lenient on purpose: a filter counts when some WHERE / ON / HAVING predicate
 // of the statement references the partitioning column, directly or through
-// the pass-through columns of projections, CTEs, set operations and views.
+// the pass-through columns (or casts) of projections, CTEs, set operations
+// and views. An ingestion-time partitioned table is filtered on its
+// pseudo-columns _PARTITIONTIME or _PARTITIONDATE.
 // The service's own rule (a predicate usable for partition elimination) is
 // narrower; this refuses only queries that have no such predicate at all.
 import type { Expr, Rel } from '../analyzer/resolved.js';
@@ -59,29 +61,39 @@ function referenced(e: unknown, out: Set<number>): void {
   }
 }
 
-/** The partitioning column of a table that requires a partition filter (undefined: no requirement, or ingestion-time). */
+/** The pseudo-column an ingestion-time partitioned table is partitioned by (stored after its columns; _PARTITIONDATE is its date). */
+const PARTITION_TIME = '_PARTITIONTIME';
+
+/** The partitioning column of a table that requires a partition filter (undefined: no requirement); _PARTITIONTIME for ingestion-time partitioning. */
 function requiredField(info: TableInfo): string | undefined {
   // One read: the catalog builds the presented resource on each access.
   const r = info.resource;
   if (r['requirePartitionFilter'] !== true) return undefined;
+  if (info.partitionUnit) return PARTITION_TIME;
   const tp = r['timePartitioning'] as { field?: string } | undefined;
   const rp = r['rangePartitioning'] as { field?: string } | undefined;
   return tp?.field ?? rp?.field;
 }
 
 function noFilter(t: TableId, field: string): QueryError {
-  return new QueryError(`Cannot query over table '${t.projectId}.${t.datasetId}.${t.tableId}' without a filter over column(s) '${field}' that can be used for partition elimination`, 'invalidQuery');
+  // An ingestion-time partitioned table names its pseudo-columns, as the service does.
+  const cols = field === PARTITION_TIME ? "'_PARTITION_LOAD_TIME', '_PARTITIONDATE', '_PARTITIONTIME'" : `'${field}'`;
+  return new QueryError(`Cannot query over table '${t.projectId}.${t.datasetId}.${t.tableId}' without a filter over column(s) ${cols} that can be used for partition elimination`, 'invalidQuery');
 }
 
-/** A DML target: `targetColumns` are its columns as the conditions see them, in table order. */
-export function checkTargetFilter(info: TableInfo, targetColumns: readonly { id: number }[], conditions: readonly Expr[]): void {
+/**
+ * A DML target: `targetColumns` are its columns as the conditions see them,
+ * in table order (for an ingestion-time partitioned table _PARTITIONTIME
+ * last, and `date` its _PARTITIONDATE).
+ */
+export function checkTargetFilter(info: TableInfo, targetColumns: readonly { id: number }[], conditions: readonly Expr[], date?: { id: number }): void {
   const field = requiredField(info);
   if (!field) return;
   const idx = info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
   const id = targetColumns[idx]?.id;
   const refs = new Set<number>();
   referenced(conditions, refs);
-  if (id === undefined || !refs.has(id)) throw noFilter(info.id, field);
+  if ((id === undefined || !refs.has(id)) && !(date && refs.has(date.id))) throw noFilter(info.id, field);
 }
 
 type ScanNode = Extract<Rel, { kind: 'scan' }>;
@@ -118,7 +130,7 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
   for (const scan of scans) {
     const info = s.ctx.catalog.getTable(scan.table);
     const field = info ? requiredField(info) : undefined;
-    if (info && field) required.push({ scan, info, field }); // ingestion-time partitioning: its pseudo-columns are not modelled
+    if (info && field) required.push({ scan, info, field });
   }
   if (required.length === 0) return;
   const lineage = new Lineage();
@@ -136,6 +148,8 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
       case 'project':
         r.exprs.forEach((e: Expr, i) => {
           if (e.kind === 'column') lineage.join(r.columns[i]!.id, e.columnId);
+          // A cast of a column (_PARTITIONDATE, the date of _PARTITIONTIME) filters as the column does.
+          else if (e.kind === 'cast' && e.arg.kind === 'column') lineage.join(r.columns[i]!.id, e.arg.columnId);
         });
         break;
       case 'aggregate':
@@ -167,7 +181,8 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
   }
   const filtered = new Set([...predicateCols].map((id) => lineage.find(id)));
   for (const { scan, info, field } of required) {
-    const idx = info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
+    // An ingestion-time partitioned table's _PARTITIONTIME is scanned as the column after its own.
+    const idx = field === PARTITION_TIME && info.partitionUnit ? info.columns.length : info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
     const pos = scan.tableColumns.indexOf(idx);
     const col = pos >= 0 ? scan.columns[pos] : undefined;
     if (col && filtered.has(lineage.find(col.id))) continue;

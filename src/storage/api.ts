@@ -3,6 +3,7 @@
 import type { Column } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
 import type { ScanPart } from './table-state.js';
+import type { PartitionUnit } from './ingestion.js';
 
 export interface TableId {
   readonly projectId: string;
@@ -21,6 +22,12 @@ export interface TableInfo {
   readonly rowCount: number;
   /** The REST table resource as stored (for INFORMATION_SCHEMA and DDL echo). */
   readonly resource: Record<string, unknown>;
+  /**
+   * Partitioned by ingestion time (storage/ingestion.ts): each row's
+   * partition time is a hidden TIMESTAMP stored after `columns` (scan column
+   * index `columns.length`; writes carry it last), in this unit.
+   */
+  readonly partitionUnit?: PartitionUnit;
 }
 
 /**

@@ -18,6 +18,7 @@ import { Gate, KeyedMutex } from './gate.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.js';
 import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
+import { ingestionUnit, PARTITION_TIME_COLUMN, storedColumns } from './ingestion.js';
 import { StagedRows } from './fragment-writes.js';
 import { TableClosedError, TableData, type CommitPlan, type NewRows, type PreparedRows, type TableState } from './table-data.js';
 import { CommitClock } from './clock.js';
@@ -113,6 +114,7 @@ export class Storage {
   private data = new Map<string, TableData>();
   private trashData = new Map<string, TableData>();
   private columnCache = new WeakMap<TableEntry, Column[]>();
+  private storedCache = new WeakMap<TableEntry, Column[]>();
   /** Deletes whose files are still moving; an undelete of the same dataset waits for them. */
   private moving = new Map<string, Promise<void>>();
   /** The order of commits, for snapshots (clock.ts). */
@@ -486,6 +488,19 @@ export class Storage {
     return c;
   }
 
+  /**
+   * The columns a table's rows are stored in: its schema's, then, for an
+   * ingestion-time partitioned table, the hidden partition time (ingestion.ts).
+   */
+  storedColumnsOf(e: TableEntry): Column[] {
+    let c = this.storedCache.get(e);
+    if (!c) {
+      c = storedColumns(e.kind, e.resource, this.columnsOf(e));
+      this.storedCache.set(e, c);
+    }
+    return c;
+  }
+
   hasRows(kind: TableKind): boolean {
     return kind !== 'VIEW';
   }
@@ -499,7 +514,7 @@ export class Storage {
     checkTableId(t);
     this.requireDataset(p, d);
     const entry: TableEntry = this.hasRows(kind) ? { resource, kind, policies: {}, storage: newStorageStem(t) } : { resource, kind, policies: {} };
-    const data = this.hasRows(kind) ? this.newTableData(this.datasetDir(p, d), entry.storage!, this.columnsOf(entry)) : null;
+    const data = this.hasRows(kind) ? this.newTableData(this.datasetDir(p, d), entry.storage!, this.storedColumnsOf(entry)) : null;
     if (data) data.layoutBy = layoutColumns(resource);
     return { entry, data };
   }
@@ -556,7 +571,7 @@ export class Storage {
       const old = this.requireTable(p, d, t);
       const next: TableEntry = old.storage !== undefined ? { ...entry, storage: old.storage } : entry;
       await this.commit([{ op: 'table', p, d, t, entry: next }]);
-      if (columnsChanged && this.hasRows(next.kind)) await this.tableData(p, d, t).alter(this.columnsOf(next));
+      if (columnsChanged && this.hasRows(next.kind)) await this.tableData(p, d, t).alter(this.storedColumnsOf(next));
     });
   }
 
@@ -590,7 +605,7 @@ export class Storage {
     await this.names.run(tKey(p, d, t), () =>
       this.writeRows(p, d, t, async (td) => {
         const entry: TableEntry = { ...this.requireTable(p, d, t), resource };
-        const prepared = await td.prepare(opts.base ?? 'all', batches, this.columnsOf(entry));
+        const prepared = await td.prepare(opts.base ?? 'all', batches, this.storedColumnsOf(entry));
         await this.commitRows([prepared], [{ op: 'table', p, d, t, entry }]);
       }),
     );
@@ -650,7 +665,7 @@ export class Storage {
     let td = this.data.get(key);
     const e = this.requireTable(p, d, t);
     if (!td) {
-      td = this.newTableData(this.datasetDir(p, d), storageStem(t, e), this.columnsOf(e));
+      td = this.newTableData(this.datasetDir(p, d), storageStem(t, e), this.storedColumnsOf(e));
       this.data.set(key, td);
     }
     td.layoutBy = layoutColumns(e.resource);
@@ -789,7 +804,7 @@ export class Storage {
       const stem = storageStem(x.tableId, x.entry);
       const live = this.datasetDir(x.projectId, x.datasetId);
       const dir = existsSync(trash) || (this.tableFiles(live, stem) ?? []).length === 0 ? trash : live;
-      td = this.newTableData(dir, stem, columnsOf(schemaFieldsOf(x.entry.resource)));
+      td = this.newTableData(dir, stem, storedColumns(x.entry.kind, x.entry.resource, columnsOf(schemaFieldsOf(x.entry.resource))));
       // A few recent snapshots stay open (a copy job pages through one); older ones are released.
       for (const [k, old] of this.trashData) {
         if (this.trashData.size < 4) break;
@@ -862,12 +877,13 @@ export class Storage {
 
 /**
  * The columns a table's files are ordered by (TableData.layoutBy): its
- * partitioning column (none for ingestion-time partitioning), then its
+ * partitioning column (for ingestion-time partitioning the hidden partition
+ * time), then its
  * clustering columns, as the service lays partitioned and clustered tables
  * out so that their filters prune.
  */
 function layoutColumns(resource: Resource): string[] {
   const r = resource as { timePartitioning?: { field?: string }; rangePartitioning?: { field?: string }; clustering?: { fields?: string[] } };
-  const part = r.timePartitioning?.field ?? r.rangePartitioning?.field;
+  const part = r.timePartitioning?.field ?? r.rangePartitioning?.field ?? (ingestionUnit(resource) ? PARTITION_TIME_COLUMN : undefined);
   return [...(part ? [part] : []), ...(r.clustering?.fields ?? [])];
 }

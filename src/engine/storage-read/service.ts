@@ -4,6 +4,7 @@
 // one (warehouse_emulator.v1.StorageRead). A session pins the table's rows as
 // they are when it is created, or as they were at `table_modifiers.snapshot_time`;
 // its streams are disjoint row ranges.
+import { visibleColumns } from '../../storage/ingestion.js';
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type * as arrow from 'apache-arrow';
@@ -241,7 +242,8 @@ export class StorageReadService {
     if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`${p}:${d}.${t} is a view; the read API reads tables only`);
     const td = this.storage.tableData(p, d, t);
     await td.load();
-    const all = td.schema;
+    // An ingestion-time partitioned table's hidden partition time (last) is no field of it.
+    const all = visibleColumns(td.schema);
     const idx = fieldIndexes(all, fields);
     const columns = idx.map((i) => all[i]!);
     const restriction = this.restrictionOf(rowRestriction, all);

@@ -50,7 +50,8 @@ export const refText = (r: TableRef): string => `${r.project_id}:${r.dataset_id}
 
 async function getTable(ctx: GatewayContext, r: TableRef): Promise<Json | undefined> {
   try {
-    const reply = await ctx.call('GetTable', { project_id: r.project_id, dataset_id: r.dataset_id, table_id: r.table_id });
+    // A partition's table (`t$20240101`): the table's resource.
+    const reply = await ctx.call('GetTable', { project_id: r.project_id, dataset_id: r.dataset_id, table_id: r.table_id.replace(/\$.*$/, '') });
     return JSON.parse(reply.resource_json) as Json;
   } catch (e) {
     if (e instanceof RestError && e.code === 404 && /Table/.test(e.message)) return undefined;
@@ -87,7 +88,8 @@ async function beginWrite(
     fields = schema;
   } else {
     const current = fieldsOf(existing) ?? [];
-    if (writeDisposition === 'WRITE_EMPTY' && Number(existing['numRows'] ?? 0) > 0) {
+    // Into a partition (`t$20240101`) the engine checks that partition at the commit.
+    if (writeDisposition === 'WRITE_EMPTY' && !dest.table_id.includes('$') && Number(existing['numRows'] ?? 0) > 0) {
       throw new RestError(409, 'duplicate', `Already Exists: Table ${refText(dest)}`);
     }
     if (updateOptions && schema && writeDisposition !== 'WRITE_TRUNCATE') fields = await evolveSchema(ctx, dest, current, schema, updateOptions);

@@ -56,7 +56,9 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
   app.post<{ Params: TableParams }>(`${base}/insertAll`, async (req, reply) => {
     const p = checkProjectId(req.params.projectId);
     const d = checkDatasetId(req.params.datasetId);
-    const t = checkTableId(req.params.tableId);
+    // A partition decorator (`t$20240101`) goes to the engine with the table's name.
+    const [name, partition] = req.params.tableId.split(/(?=\$)/, 2) as [string, string | undefined];
+    const t = checkTableId(name) + (partition ?? '');
     const call = (body: Record<string, unknown>, rowsJson: string, rowsUtf8: Buffer | undefined) => ctx.call('InsertRows', {
       table: { project_id: p, dataset_id: d, table_id: t },
       rows_json: rowsJson,
