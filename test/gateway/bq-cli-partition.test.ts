@@ -2,8 +2,10 @@
 // partitions of one table, a copy job per shard to `dest$YYYYMMDD`. Into a
 // table partitioned by a DATE column the shards' rows land in their
 // partitions. A destination bq has to create itself is partitioned by
-// ingestion time (_PARTITIONTIME), which the emulator does not model: those
-// copies are refused with a 400 saying so, and nothing is copied.
+// ingestion time (_PARTITIONTIME): each shard's rows get that partition's time.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 import { bqFor, hasBq, type Bq } from './bq-cli-setup.js';
@@ -42,13 +44,32 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq partition', () => {
     expect((await query('SELECT COUNT(*) FROM sh.by_day')).rows[0].f[0].v).toBe('6');
   });
 
-  it('into a destination bq creates (ingestion-time partitioned) the copies are refused with a 400 naming the gap', async () => {
-    const r = await bq.run('partition', 'sh.ev_', 'sh.by_ingestion');
-    expect(r.code).not.toBe(0);
-    // bq wraps its error text: compared with the line breaks as spaces.
-    expect((r.stdout + r.stderr).replace(/\s+/g, ' ')).toContain('Partition decorators of ingestion-time partitioned tables are not supported by the emulator');
+  it('into a destination bq creates, partitioned by ingestion time, each shard lands in its partition', async () => {
+    const out = await bq('partition', 'sh.ev_', 'sh.by_ingestion');
+    for (const day of ['20240101', '20240102', '20240103']) expect(out).toContain(`Successfully copied test:sh.ev_${day} to test:sh.by_ingestion$${day}`);
     const t = await rest(api('/datasets/sh/tables/by_ingestion'));
     expect(t.body.timePartitioning).toEqual({ type: 'DAY' });
-    expect(t.body.numRows).toBe('0');
+    // The pseudo-column is no field of the table.
+    expect(t.body.schema.fields.map((f: { name: string }) => f.name)).toEqual(['day', 'n']);
+    const r = await query('SELECT FORMAT_DATE("%Y%m%d", _PARTITIONDATE) AS p, COUNTIF(day = _PARTITIONDATE) AS same, COUNT(*) AS n FROM sh.by_ingestion GROUP BY p ORDER BY p');
+    expect(r.rows.map((x: { f: { v: string }[] }) => x.f.map((c) => c.v))).toEqual([['20240101', '2', '2'], ['20240102', '2', '2'], ['20240103', '2', '2']]);
+  });
+
+  it('bq load into a partition decorator replaces only that partition with WRITE_TRUNCATE; bq query reads _PARTITIONTIME', async () => {
+    await query('CREATE TABLE sh.ing (name STRING) PARTITION BY _PARTITIONDATE');
+    const dir = mkdtempSync(join(tmpdir(), 'bq-ing-'));
+    const csv = (name: string, rows: string[]): string => {
+      const f = join(dir, name);
+      writeFileSync(f, rows.join('\n') + '\n');
+      return f;
+    };
+    await bq('load', '--source_format=CSV', 'sh.ing$20240101', csv('a.csv', ['a1', 'a2']), 'name:STRING');
+    await bq('load', '--source_format=CSV', 'sh.ing$20240102', csv('b.csv', ['b1']), 'name:STRING');
+    await bq('load', '--source_format=CSV', '--replace', 'sh.ing$20240101', csv('c.csv', ['c1']), 'name:STRING');
+    const out = await bq('--format=json', 'query', '--use_legacy_sql=false', 'SELECT name, _PARTITIONTIME AS pt FROM sh.ing ORDER BY name');
+    expect(JSON.parse(out)).toEqual([
+      { name: 'b1', pt: '2024-01-02 00:00:00' },
+      { name: 'c1', pt: '2024-01-01 00:00:00' },
+    ]);
   });
 });

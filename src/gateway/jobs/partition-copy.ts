@@ -52,9 +52,9 @@ export function partitionPredicate(table: Json, id: string, name: string): strin
   const rp = isObj(table['rangePartitioning']) ? table['rangePartitioning'] : undefined;
   const field = str(tp?.['field']) ?? str(rp?.['field']);
   if (!tp && !rp) throw invalid(`Cannot read partition information from a table that is not partitioned: ${name}`);
-  if (!field) throw invalid(`Partition decorators of ingestion-time partitioned tables are not supported by the emulator: ${name}$${id}`);
-  const col = ident(field);
-  if (id === '__NULL__') return `${col} IS NULL`;
+  // Ingestion-time partitioning: the partition is the rows' _PARTITIONTIME (NULL while streamed rows are buffered).
+  const col = field ? ident(field) : '_PARTITIONTIME';
+  if (id === '__NULL__' || (!field && id === '__UNPARTITIONED__')) return `${col} IS NULL`;
   if (rp) {
     const range = isObj(rp['range']) ? rp['range'] : {};
     const start = BigInt(String(range['start'] ?? '0'));
@@ -75,11 +75,18 @@ export function partitionPredicate(table: Json, id: string, name: string): strin
   const m = id.length >= 6 ? id.slice(4, 6) : '01';
   const d = id.length >= 8 ? id.slice(6, 8) : '01';
   const h = id.length >= 10 ? id.slice(8, 10) : '00';
+  if (!field) return `${col} = TIMESTAMP '${y}-${m}-${d} ${h}:00:00'`;
   const fields = Array.isArray((table['schema'] as Json | undefined)?.['fields']) ? ((table['schema'] as Json)['fields'] as Json[]) : [];
   const type = String(fields.find((f) => String(f['name']).toLowerCase() === field.toLowerCase())?.['type'] ?? 'DATE').toUpperCase();
   if (type === 'DATE') return unit === 'DAY' ? `${col} = DATE '${y}-${m}-${d}'` : `DATE_TRUNC(${col}, ${unit}) = DATE '${y}-${m}-${d}'`;
   const fn = type === 'DATETIME' ? 'DATETIME' : 'TIMESTAMP';
   return `${fn}_TRUNC(${col}, ${unit}) = ${fn} '${y}-${m}-${d} ${h}:00:00'`;
+}
+
+/** Whether a table is partitioned by ingestion time (timePartitioning without a field). */
+function byIngestionTime(table: Json): boolean {
+  const tp = table['timePartitioning'];
+  return isObj(tp) && !str(tp['field']);
 }
 
 async function run(ctx: GatewayContext, projectId: string, query: string): Promise<number> {
@@ -110,6 +117,11 @@ export async function copyPartitions(ctx: GatewayContext, projectId: string, cfg
   const destFields = ((destTable['schema'] as Json | undefined)?.['fields'] as Json[] | undefined) ?? [];
   const cols = destFields.map((f) => ident(String(f['name']))).join(', ');
   const destPred = dest.partition !== undefined ? partitionPredicate(destTable, dest.partition, text(dest.ref)) : undefined;
+  // Into an ingestion-time partitioned table the rows' partition time is written too: the decorator's
+  // partition (its predicate is `_PARTITIONTIME = <start>`), else the source's own (an ingestion-time
+  // partitioned source), else that of the copy (what INSERT gives rows that name none).
+  const destIngestion = byIngestionTime(destTable);
+  const destTime = destIngestion && destPred?.startsWith('_PARTITIONTIME = ') ? destPred.slice('_PARTITIONTIME = '.length) : undefined;
   const write = (str(cfg['writeDisposition']) ?? 'WRITE_EMPTY').toUpperCase();
   const where = destPred ? `WHERE ${destPred}` : 'WHERE TRUE';
   if (write === 'WRITE_EMPTY') {
@@ -122,15 +134,18 @@ export async function copyPartitions(ctx: GatewayContext, projectId: string, cfg
   for (const src of sources) {
     const srcTable = await tableOf(ctx, src.ref);
     const srcPred = src.partition !== undefined ? partitionPredicate(srcTable, src.partition, text(src.ref)) : 'TRUE';
-    if (destPred) {
+    if (destPred && !destIngestion) {
       await run(ctx, projectId, `ASSERT NOT EXISTS (SELECT 1 FROM ${q(src.ref)} WHERE (${srcPred}) AND NOT COALESCE(${destPred}, FALSE)) AS 'Some rows belong to different partitions rather than destination partition ${dest.partition}'`);
     }
-    selects.push(`SELECT ${cols} FROM ${q(src.ref)} WHERE ${srcPred}`);
+    const unit = (str((destTable['timePartitioning'] as Json | undefined)?.['type']) ?? 'DAY').toUpperCase();
+    const now = `TIMESTAMP_TRUNC(CURRENT_TIMESTAMP(), ${['HOUR', 'MONTH', 'YEAR'].includes(unit) ? unit : 'DAY'})`;
+    const time = destTime ?? (byIngestionTime(srcTable) ? '_PARTITIONTIME' : now);
+    selects.push(`SELECT ${destIngestion ? `${time}, ` : ''}${cols} FROM ${q(src.ref)} WHERE ${srcPred}`);
   }
   // One script: the partition is replaced and refilled together.
   const statements = [
     ...(write === 'WRITE_TRUNCATE' ? [`DELETE FROM ${q(dest.ref)} ${where}`] : []),
-    `INSERT INTO ${q(dest.ref)} (${cols}) ${selects.join(' UNION ALL ')}`,
+    `INSERT INTO ${q(dest.ref)} (${destIngestion ? '_PARTITIONTIME, ' : ''}${cols}) ${selects.join(' UNION ALL ')}`,
   ];
   if (statements.length === 1) return run(ctx, projectId, statements[0]!);
   await run(ctx, projectId, `BEGIN TRANSACTION;\n${statements.join(';\n')};\nCOMMIT TRANSACTION`);
