@@ -1,19 +1,19 @@
 // QueryCatalog (src/storage/api.ts) over the engine's storage: what the SQL
 // pipeline reads and writes. DDL goes through the same resource stamping as
 // the REST handlers, so tables made by SQL look like tables made by REST.
-import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanParts, TableId, TableInfo } from '../storage/api.js';
-import { CatalogError, invalid, notFound } from '../storage/errors.js';
+import { ROW_POSITION, type CreateTableOptions, type QueryCatalog, type RowChange, type ScanFilter, type ScanOptions, type ScanParts, type TableId, type TableInfo } from '../storage/api.js';
+import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { BULK_ROWS, conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type NewRows, type TableData, type TableState } from '../storage/table-data.js';
-import { scanBatches, scanState, stateParts } from '../storage/table-state.js';
+import { liveRows, scanBatches, scanState, stateParts } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
-import { getValue, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
+import { getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import { Decimal, type Value } from '../types/values.js';
 import { microsToPicos } from '../types/picos.js';
 import type { SqlType } from '../types/types.js';
 import { nullVector } from '../storage/vectors.js';
-import { ingestionUnit, isPartitionTime, visibleColumns, partitionOfMs, withPartitionTime } from '../storage/ingestion.js';
+import { ingestionUnit, isPartitionTime, partitionId, visibleColumns, partitionOfMs, withPartitionTime } from '../storage/ingestion.js';
 import { StagedRows } from '../storage/fragment-writes.js';
 
 function widen(v: Value, to: SqlType): Value {
@@ -84,6 +84,55 @@ export function completedRows<R extends NewRows>(stored: readonly Column[], reso
   return (async function* (): AsyncGenerator<Batch> {
     for await (const b of source) yield withPartitionTime(b, stored, at);
   })() as unknown as R;
+}
+
+/** The streaming buffer's positions whose partition time a scan with `opts` must read as NULL (none: nothing to mask). */
+function bufferedPositions(td: TableData, opts: ScanOptions): [number, number][] {
+  const state = td.state();
+  const reads = opts.columns.some((i) => i >= 0 && state.columns[i] !== undefined && isPartitionTime(state.columns[i]!));
+  return reads ? streamingBuffer.bufferedRanges(td, state) : [];
+}
+
+/** Whether a scan with `opts` reads the partition time of rows still in the streaming buffer (parallel parts cannot mask them: the caller scans). */
+export function masksPartitionTime(td: TableData, opts: ScanOptions): boolean {
+  return bufferedPositions(td, opts).length > 0;
+}
+
+/**
+ * The rows `read` gives for `opts` (a scan of a table's stored columns, or
+ * ROW_POSITION), with an ingestion-time partitioned table's partition time
+ * NULL for rows still in the streaming buffer, as the service documents
+ * (`WHERE _PARTITIONTIME IS NULL` selects them). Each row's position tells;
+ * filters on the partition time are left to the executor (statistics know
+ * the stored times, not the NULLs read).
+ */
+export async function* bufferedPartitionTime(
+  td: TableData,
+  opts: ScanOptions,
+  read: (cols: readonly number[], filters: readonly ScanFilter[] | undefined) => AsyncIterable<Batch>,
+): AsyncGenerator<Batch> {
+  const buffered = bufferedPositions(td, opts);
+  if (buffered.length === 0) {
+    yield* read(opts.columns, opts.filters);
+    return;
+  }
+  const stored = td.schema;
+  const at = opts.columns.map((i, k) => (i >= 0 && stored[i] && isPartitionTime(stored[i]!) ? k : -1)).filter((k) => k >= 0);
+  const filters = (opts.filters ?? []).filter((f) => !(stored[f.column] && isPartitionTime(stored[f.column]!)));
+  const n = opts.columns.length;
+  for await (const b of read([...opts.columns, ROW_POSITION], filters)) {
+    const pos = b.columns[n]!;
+    const columns = b.columns.slice(0, n);
+    for (const k of at) {
+      const values: Value[] = [];
+      for (let r = 0; r < b.length; r++) {
+        const p = Number(getValue(pos, r));
+        values.push(buffered.some(([lo, hi]) => p >= lo && p < hi) ? null : getValue(columns[k]!, r));
+      }
+      columns[k] = vectorFromValues(columns[k]!.type, values);
+    }
+    yield { length: b.length, columns };
+  }
 }
 
 /** The hidden partition time of a batch of a table's stored rows (after its `visible` columns), if it has one: kept by schema rewrites. */
@@ -194,7 +243,8 @@ export class EngineCatalog implements QueryCatalog {
       yield* scanBatches(await rowsAsOf(this.st, id, e, opts.asOfMs), opts.columns);
       return;
     }
-    yield* scanState(td.state(), opts.columns, opts.filters);
+    const state = td.state();
+    yield* bufferedPartitionTime(td, opts, (cols, filters) => scanState(state, cols, filters));
   }
 
   async scanParts(id: TableId, opts: ScanOptions): Promise<ScanParts | null> {
@@ -205,6 +255,7 @@ export class EngineCatalog implements QueryCatalog {
     const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
     await td.load();
     const state = td.state();
+    if (masksPartitionTime(td, opts)) return null;
     return { columns: state.columns, parts: await stateParts(state, opts.filters) };
   }
 
@@ -299,6 +350,51 @@ export class EngineCatalog implements QueryCatalog {
       const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
       await td.load();
       await this.replaceRows(id, batches, columns, td.state());
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Rows into one partition of an ingestion-time partitioned table (a
+   * decorated destination, `t$20240101`; the rows carry its partition time),
+   * in turn with the table's mutations: WRITE_TRUNCATE replaces that
+   * partition's rows (one replace of the table: the other partitions' rows
+   * and the new ones), WRITE_EMPTY needs it empty, WRITE_APPEND adds.
+   */
+  async writePartition(id: TableId, partition: bigint, rows: readonly Batch[], write: string): Promise<void> {
+    const { projectId: p, datasetId: d, tableId: t } = id;
+    const release = await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' });
+    try {
+      const td = this.st.tableData(p, d, t);
+      await td.load();
+      const base = td.state();
+      const hidden = base.columns.findIndex(isPartitionTime);
+      if (hidden < 0) throw invalid(`Table ${p}:${d}.${t} is not partitioned by ingestion time`);
+      const all = base.columns.map((_, i) => i);
+      // The rows of the other partitions, as they are read.
+      async function* others(): AsyncGenerator<Batch> {
+        for await (const b of scanState(base, all)) {
+          const keep: number[] = [];
+          for (let r = 0; r < b.length; r++) if (getValue(b.columns[hidden]!, r) !== partition) keep.push(r);
+          if (keep.length === b.length) yield b;
+          else if (keep.length > 0) yield { length: keep.length, columns: b.columns.map((v) => takeVector(v, keep)) };
+        }
+      }
+      if (write === 'WRITE_EMPTY') {
+        let outside = 0;
+        for await (const b of others()) outside += b.length;
+        if (outside < liveRows(base)) throw alreadyExists(`Table ${p}:${d}.${t}$${partitionId(partition, ingestionUnit(this.st.requireTable(p, d, t).resource) ?? 'DAY')}`);
+      }
+      if (write !== 'WRITE_TRUNCATE') {
+        await td.commit(await td.prepare(null, rows));
+        return;
+      }
+      async function* replaced(): AsyncGenerator<Batch> {
+        yield* others();
+        yield* rows;
+      }
+      await this.st.replaceRows(p, d, t, replaced(), { base });
     } finally {
       release();
     }

@@ -1,5 +1,6 @@
 // ExecuteQuery: parameters -> runQuery (the SQL pipeline) -> result table
 // (anonymous, in memory, or the requested destination) + first page + stats.
+import { decoratorPartition, ingestionUnit, withPartitionTime } from '../storage/ingestion.js';
 import type { QueryContext, QueryResult, ResultColumn, RunQuery, SessionState } from '../planner/api.js';
 import type { ScriptChild, ScriptChildren, ScriptFailure } from '../planner/run.js';
 import { QueryError } from '../planner/api.js';
@@ -209,6 +210,7 @@ async function writeDestination(st: Storage, catalog: EngineCatalog, loc: JobLoc
   if (st.getDataset(p, d) && !catalog.getDataset(p, d)) throw notFound(`Dataset ${p}:${d} was not found in location ${loc.value}`);
   const write = (a.writeDisposition || 'WRITE_EMPTY').toUpperCase();
   const create = (a.createDisposition || 'CREATE_IF_NEEDED').toUpperCase();
+  if (t.includes('$')) return writePartition(st, catalog, dest, columns, result, write);
   const existing = st.getTable(p, d, t);
   if (!existing) {
     if (create === 'CREATE_NEVER') throw notFound(`Table ${p}:${d}.${t}`);
@@ -228,6 +230,24 @@ async function writeDestination(st: Storage, catalog: EngineCatalog, loc: JobLoc
   }
   const table = options.length ? await evolveDestination(st, dest, columns, options) : existing;
   await catalog.appendRows(dest, alignToTable(st.columnsOf(table), columns, result.batches, `${p}:${d}.${t}`));
+}
+
+/**
+ * A query's rows into one partition of an ingestion-time partitioned table
+ * (`t$20240101`): WRITE_TRUNCATE replaces that partition only, WRITE_EMPTY
+ * needs it empty, WRITE_APPEND adds to it.
+ */
+async function writePartition(st: Storage, catalog: EngineCatalog, dest: TableRefArg, columns: Column[], result: QueryResult, write: string): Promise<void> {
+  const { projectId: p, datasetId: d } = dest;
+  const [t, decorator] = dest.tableId.split('$', 2) as [string, string];
+  const table = st.requireTable(p, d, t);
+  const unit = ingestionUnit(table.resource);
+  if (!unit) throw invalid(`Partition decorators of query destinations are supported for ingestion-time partitioned tables only (emulator): ${p}:${d}.${dest.tableId}`);
+  const partition = decoratorPartition(decorator, unit);
+  if (partition === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${p}:${d}.${t}`);
+  const stored = st.storedColumnsOf(table);
+  const rows = alignToTable(st.columnsOf(table), columns, result.batches, `${p}:${d}.${t}`).map((b) => withPartitionTime(b, stored, partition));
+  await catalog.writePartition({ projectId: p, datasetId: d, tableId: t }, partition, rows, write);
 }
 
 /**

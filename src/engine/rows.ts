@@ -1,6 +1,6 @@
 // Table rows: InsertRows (insertAll) and ListRows (tabledata.list), spec 2.3, 2.8, 4.4.
 import { invalid, notFound } from '../storage/errors.js';
-import { decoratorPartition, ingestionUnit, partitionOfMs, visibleColumns, withPartitionTime } from '../storage/ingestion.js';
+import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, visibleColumns, withPartitionTime } from '../storage/ingestion.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { CommitFile, Storage } from '../storage/store.js';
 import type { AppendedRows, Mark, TableData } from '../storage/table-data.js';
@@ -13,9 +13,9 @@ import { idHash, IdSet } from '../storage/id-set.js';
 import { encodeRowsPageAsync, type RowsPage, type WireOptions } from '../types/wire.js';
 import { PagesAhead, ResultStore } from './results.js';
 import { insertTable } from './tables.js';
-import { rowsAsOf } from './catalog.js';
-import { sliceBatches } from '../types/vector.js';
-import { liveRows, readState } from '../storage/table-state.js';
+import { bufferedPartitionTime, rowsAsOf } from './catalog.js';
+import { getValue, sliceBatches, takeVector } from '../types/vector.js';
+import { liveRows, readState, scanState } from '../storage/table-state.js';
 import { streamingBuffer } from './streaming-buffer.js';
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
@@ -404,6 +404,39 @@ export interface ListRowsResult extends Readonly<Omit<RowsPage, 'rows'>> {
 }
 
 
+type TableRows = Awaited<ReturnType<typeof readTableRows>>;
+
+/**
+ * The rows of one partition of an ingestion-time partitioned table
+ * (`t$20240101`; `$__UNPARTITIONED__`: rows still in the streaming buffer,
+ * whose partition time reads NULL), as tabledata.list lists them (and a query
+ * job into that partition reports them). Read whole: the partition's rows
+ * are held for the listing.
+ */
+async function partitionRows(st: Storage, p: string, d: string, t: string, decorator: string, settled: boolean, withPartitionTime: boolean): Promise<TableRows> {
+  const entry = st.requireTable(p, d, t);
+  const unit = ingestionUnit(entry.resource);
+  if (!unit) throw invalid(`Partition decorators are supported for ingestion-time partitioned tables only (emulator): ${p}:${d}.${t}$${decorator}`);
+  const want = decorator === '__UNPARTITIONED__' ? null : decoratorPartition(decorator, unit);
+  if (want === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${p}:${d}.${t}`);
+  const td = st.tableData(p, d, t);
+  await td.load();
+  const state = settled ? streamingBuffer.settled(td, td.state()) : td.state();
+  const stored = state.columns;
+  const hidden = stored.findIndex(isPartitionTime);
+  const kept = withPartitionTime ? stored : visibleColumns(stored);
+  const opts = { columns: stored.map((_, i) => i) };
+  const batches: Batch[] = [];
+  // Buffered rows read NULL as queries read them.
+  for await (const b of bufferedPartitionTime(td, opts, (cols, filters) => scanState(state, cols, filters))) {
+    const keep: number[] = [];
+    for (let r = 0; r < b.length; r++) if (getValue(b.columns[hidden]!, r) === want) keep.push(r);
+    if (keep.length > 0) batches.push({ length: keep.length, columns: b.columns.slice(0, kept.length).map((v) => takeVector(v, keep)) });
+  }
+  const total = batches.reduce((n, b) => n + b.length, 0);
+  return { columns: kept, fields: schemaFieldsOf(entry.resource as Resource), total, version: td.version, rows: (start, end) => Promise.resolve(sliceBatches(batches, start, end)) };
+}
+
 /**
  * A table's rows as tabledata.list and copy jobs read them: the live table,
  * or with a snapshot decorator `table@<epoch ms>` (negative: that long ago;
@@ -420,6 +453,9 @@ export async function readTableRows(
   /** With an ingestion-time partitioned table's hidden partition time, last (copy jobs keep each row's partition). */
   withPartitionTime = false,
 ): Promise<{ columns: readonly Column[]; fields: RestField[]; total: number; version: number; rows: (start: number, end: number) => Promise<readonly Batch[]> }> {
+  // A partition of an ingestion-time partitioned table (`t$20240101`): its rows only.
+  const dollar = t.indexOf('$');
+  if (dollar > 0) return partitionRows(st, p, d, t.slice(0, dollar), t.slice(dollar + 1), settled, withPartitionTime);
   let name = t;
   let deleted = undefined as ReturnType<Storage['resolveDecorated']>;
   let asOfMs: number | undefined;

@@ -14,7 +14,7 @@ import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/trans
 import { QueryError } from '../types/errors.js';
 import { columnToRestField, type Column } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
-import type { EngineCatalog } from './catalog.js';
+import { bufferedPartitionTime, masksPartitionTime, type EngineCatalog } from './catalog.js';
 
 /** The dataset temporary tables are named in (their ddlTargetTable). */
 export const TEMP_DATASET = '_session';
@@ -155,7 +155,10 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
       const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
       if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
       if (e.kind === 'VIEW') return;
-      yield* this.current().scan(keyOf(id), opts.columns, opts.filters);
+      const txn = this.current();
+      const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+      await td.load();
+      yield* bufferedPartitionTime(td, opts, (cols, filters) => txn.scan(keyOf(id), cols, filters));
       return;
     }
     yield* scanBatches(batches, opts.columns);
@@ -171,6 +174,9 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
     if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
     if (e.kind === 'VIEW') return { columns: [], parts: [] };
+    const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+    await td.load();
+    if (masksPartitionTime(td, opts)) return null;
     return this.current().scanParts(keyOf(id), opts.filters);
   }
 

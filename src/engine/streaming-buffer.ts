@@ -124,6 +124,12 @@ export class StreamingBuffer {
     return { estimatedRows: String(rows), estimatedBytes: String(bytes), oldestEntryTime: String(entries[0]!.ms) };
   }
 
+  /** The positions of `state` still buffered, as disjoint ranges [start, end), ascending (an ingestion-time partitioned table's _PARTITIONTIME reads NULL there). */
+  bufferedRanges(td: TableData, state: TableState, now = Date.now()): [number, number][] {
+    const entries = this.live(td, state, now);
+    return entries.length === 0 ? [] : this.ranges(entries, state);
+  }
+
   /** The rows of `state` in managed storage: its buffered rows read as deleted (copy and extract jobs read this). */
   settled(td: TableData, state: TableState, now = Date.now()): TableState {
     const entries = this.live(td, state, now);

@@ -27,7 +27,10 @@ function tableRefIn(v: unknown, projectId: string, what: string): TableRef | und
   const d = str(v['datasetId']);
   const t = str(v['tableId']);
   if (!d || !t) throw invalid(`${what} must name a dataset and a table`);
-  return { project_id: checkProjectId(p), dataset_id: checkDatasetId(d), table_id: checkTableId(t) };
+  // A partition decorator (`t$20240101`) is checked on the table's name; the engine writes that partition.
+  const dollar = t.indexOf('$');
+  const table = dollar >= 0 ? checkTableId(t.slice(0, dollar)) + t.slice(dollar) : checkTableId(t);
+  return { project_id: checkProjectId(p), dataset_id: checkDatasetId(d), table_id: table };
 }
 
 export function tableRefOut(r: TableRef | null | undefined): Json | undefined {

@@ -21,13 +21,19 @@ export function pageWindow(q: Query, defaultMax = ROWS_DEFAULT): { start: number
   return { start, max };
 }
 
+/** A table id, or one with a partition decorator (`t$20240101`: the engine reads or writes that partition), checked on the table's name. */
+function decoratedTableId(id: string): string {
+  const dollar = id.indexOf('$');
+  return dollar < 0 ? checkTableId(id) : checkTableId(id.slice(0, dollar)) + id.slice(dollar);
+}
+
 export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, family: Family): void {
   const base = '/projects/:projectId/datasets/:datasetId/tables/:tableId';
 
   app.get<{ Params: TableParams; Querystring: Query }>(`${base}/data`, async (req, reply) => {
     const p = checkProjectId(req.params.projectId);
     const d = checkDatasetId(req.params.datasetId);
-    const t = checkTableId(req.params.tableId);
+    const t = decoratedTableId(req.params.tableId);
     const { start, max } = pageWindow(req.query);
     const r = await ctx.call('ListRows', {
       table: { project_id: p, dataset_id: d, table_id: t },
@@ -56,9 +62,7 @@ export function registerTabledata(app: FastifyInstance, ctx: GatewayContext, fam
   app.post<{ Params: TableParams }>(`${base}/insertAll`, async (req, reply) => {
     const p = checkProjectId(req.params.projectId);
     const d = checkDatasetId(req.params.datasetId);
-    // A partition decorator (`t$20240101`) goes to the engine with the table's name.
-    const [name, partition] = req.params.tableId.split(/(?=\$)/, 2) as [string, string | undefined];
-    const t = checkTableId(name) + (partition ?? '');
+    const t = decoratedTableId(req.params.tableId);
     const call = (body: Record<string, unknown>, rowsJson: string, rowsUtf8: Buffer | undefined) => ctx.call('InsertRows', {
       table: { project_id: p, dataset_id: d, table_id: t },
       rows_json: rowsJson,
