@@ -10,7 +10,7 @@ import { QueryError } from '../../planner/api.js';
 import type { Expr, JoinRel, Rel, ResolvedColumn, UnnestRel, LogicalExpr } from '../../analyzer/resolved.js';
 import { T, type SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
-import { BATCH_SIZE, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { BATCH_SIZE, getValue, sliceVector, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { columnRefsOf, evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel, materialize } from '../execute.js';
@@ -1142,6 +1142,26 @@ function generalElementColumn(type: SqlType, arrs: readonly (Value[] | null)[], 
   return buf.toVector();
 }
 
+/** An inner UNNEST's output batches: rel.columns from the owners' left rows and the element rows. */
+function unnestPairs(rel: JoinRel, left: Batch, { rows, owner }: { rows: Batch; owner: Int32Array }): Batch[] {
+  const leftAt = new Map(rel.left.columns.map((c, i) => [c.id, i]));
+  const rightAt = new Map(rel.right.columns.map((c, i) => [c.id, i]));
+  const out: Batch[] = [];
+  for (let s = 0; s < rows.length; s += BATCH_SIZE) {
+    const e = Math.min(rows.length, s + BATCH_SIZE);
+    const sel = owner.subarray(s, e);
+    const whole = s === 0 && e === rows.length;
+    const columns = rel.columns.map((c) => {
+      const l = leftAt.get(c.id);
+      if (l !== undefined) return takeVector(left.columns[l]!, sel, e - s);
+      const r = rows.columns[rightAt.get(c.id)!]!;
+      return whole ? r : sliceVector(r, s, e);
+    });
+    out.push({ length: e - s, columns });
+  }
+  return out;
+}
+
 async function* lateralJoin(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Batch> {
   const lLayout = layoutOf(rel.left.columns);
   const co = new BatchCoalescer(rel.columns.map((c) => c.type));
@@ -1153,6 +1173,14 @@ async function* lateralJoin(rel: JoinRel, ctx: ExecContext): AsyncGenerator<Batc
     const n = left.length;
     if (n === 0) continue;
     em.startLeft(n);
+    if (rel.right.kind === 'unnest' && (rel.joinType === 'inner' || rel.joinType === 'cross') && !residual) {
+      // Every element row pairs with its owner, in order: the output is the
+      // owners' left columns and the element columns, no pairs to match.
+      const arrays: Vector[] = [];
+      for (const a of rel.right.arrays) arrays.push(await evaluate(a, left, lLayout, ctx));
+      for (const b of unnestPairs(rel, left, unnestRows(rel.right, arrays, n))) for (const o of co.push(b)) yield o;
+      continue;
+    }
     if (rel.right.kind === 'unnest') {
       // Fast path: unnest the arrays of the whole left batch at once.
       const arrays: Vector[] = [];
