@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { sliceVector, type Batch, type Vector } from '../types/vector.js';
+import { memoryBudget } from '../storage/memory-budget.js';
 import { hashRows } from './hash.js';
 import { decodeBatch, encodeBatch, type EncodedBatch } from './parallel/codec.js';
 import { takeBatch } from './vectors.js';
@@ -56,6 +57,8 @@ export class SpillFile {
     writeSync(this.fd, head, 0, 4, this.bytes);
     writeSync(this.fd, body, 0, body.length, this.bytes + 4);
     this.bytes += 4 + body.length;
+    // The encoded copy and its bytes are garbage outside V8's heap now (memory-budget.ts collects once enough piled up).
+    memoryBudget.dropped(2 * body.length);
     this.batches++;
     spillCounters.batches++;
     spillCounters.bytes += 4 + body.length;
@@ -70,7 +73,9 @@ export class SpillFile {
       const body = Buffer.allocUnsafe(n);
       readSync(this.fd, body, 0, n, at + 4);
       at += 4 + n;
-      yield decodeBatch(deserialize(body) as EncodedBatch);
+      const b = decodeBatch(deserialize(body) as EncodedBatch);
+      memoryBudget.dropped(n);
+      yield b;
     }
   }
 

@@ -1,8 +1,8 @@
 // Hash aggregation past the memory budget, Grace-style. A GROUP BY whose
 // calls split into partial and merge calls (parallel/split.ts: COUNT, SUM,
 // AVG as SUM and COUNT, MIN, MAX, ...) runs as its partial aggregate; when
-// the group table and accumulators pass their share of the engine's memory
-// limit, the groups so far are written out as partial rows, spread over
+// the group table and accumulators pass half their share of the engine's
+// memory limit (the partial rows take as much again while written), the groups so far are written out as partial rows, spread over
 // spillOptions.partitions files by the hash of their keys, and the table starts
 // empty again. At the end the last groups go out too, and each file is merged
 // on its own (the merge plan over its partial rows: its keys are no other
@@ -51,11 +51,17 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
     for await (const b of executeRel(rel.input, ctx, transient)) {
       const bytes = st.bytes();
       held.set(bytes);
-      if (bytes > spillOptions.share * memoryBudget.limit) {
+      // Half the share: the groups' partial rows take about as much again while they are written.
+      if (bytes > (spillOptions.share / 2) * memoryBudget.limit) {
         spill ??= new SpillPartitions(spillOptions.partitions);
-        writeGroups(st, spill, keyCols);
+        // The groups as partial rows (room made first: the caches give way); the table and accumulators behind them are let go (and collected) before the rows are written.
+        held.set(2 * bytes);
+        const out = st.finish();
         const groups = st.table.size;
         st = new Aggregation(split.partial, ctx, groups);
+        held.set(st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0));
+        await yieldTurn();
+        spill.writeColumns(out, groups, keyCols);
         held.set(st.bytes());
       }
       await checkpoint(ctx);
@@ -73,8 +79,11 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
       }
       return;
     }
-    writeGroups(st, spill, keyCols);
+    spill.writeColumns(st.finish(), st.table.size, keyCols);
+    // Let the last table go (the merges below hold one file's groups at a time).
+    st = new Aggregation(split.partial, ctx);
     held.release();
+    await yieldTurn();
     for (const file of spill.files) {
       const source = async function* (): AsyncGenerator<Batch> {
         yield* file.read();
@@ -92,7 +101,7 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
   }
 }
 
-/** The aggregation's groups so far, as partial rows, to the spill files of their keys. */
-function writeGroups(st: Aggregation, spill: SpillPartitions, keyCols: readonly number[]): void {
-  spill.writeColumns(st.finish(), st.table.size, keyCols);
+/** One turn of the event loop (a collection the released state asked for runs there). */
+function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
