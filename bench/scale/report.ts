@@ -36,7 +36,7 @@ export function renderScaleTable(r: ScaleResult): string {
     if (c.duckdb.status === 'error') problems.push(`${c.name} [duckdb]: ${c.duckdb.error?.split('\n')[0] ?? ''}`);
     if (c.match.status === 'different') problems.push(`${c.name} [result]: ${c.match.detail}`);
   }
-  lines.push('(ms p50 of the timed runs; emu = REST round trip incl. all pages; RSS = peak MB during the case: emulator engine process, DuckDB bench process)');
+  lines.push('(ms p50 of the timed runs; emu = REST round trip incl. all pages; RSS = peak MB during the case: emulator gateway + engine, DuckDB bench process)');
   const s = r.summary;
   lines.push(`same rows ${s.equal}/${s.cases}, different ${s.different}, geometric mean emu/duck ${s.geomeanRatio === null ? '-' : `${s.geomeanRatio}x`}, worst ${s.worstRatio === null ? '-' : `${s.worstRatio}x`}`);
   lines.push(restartLine(r));
@@ -51,7 +51,7 @@ export function restartLine(r: ScaleResult): string {
   if (!rs || rs.status === 'skipped') return 'restart: not run';
   if (rs.status === 'error') return `restart: ERROR ${rs.error?.split('\n')[0] ?? ''}`;
   const cases = rs.cases.map((c) => (c.status === 'ok' ? `${c.name} ${fmt(c.ms)} ms cold${c.equal === false ? ' DIFFERENT' : c.equal ? ' same' : ''}` : `${c.name} ERROR ${c.error?.split('\n')[0] ?? ''}`));
-  return `restart (same data dir${r.options.memoryLimit ? `, --memory-limit ${r.options.memoryLimit}` : ''}): healthy in ${fmt(rs.startMs, 0)} ms, engine RSS ${fmt(rs.idleRssMB, 0)} MB; ${cases.join('; ')}`;
+  return `restart (same data dir${r.options.memoryLimit ? `, --memory-limit ${r.options.memoryLimit}` : ''}): healthy in ${fmt(rs.startMs, 0)} ms, emulator RSS ${fmt(rs.idleRssMB, 0)} MB; ${cases.join('; ')}`;
 }
 
 const COLORS = { emulator: '#2563eb', duckdb: '#f59e0b', error: '#dc2626', grid: '#e5e7eb', text: '#111827', muted: '#6b7280', ok: '#059669' };
@@ -79,7 +79,7 @@ export function renderScaleSvg(r: ScaleResult): string {
   out.push(text(16, 46, `${m.date.slice(0, 16).replace('T', ' ')} UTC · commit ${m.gitCommit ?? '-'} · ${m.cpus}× ${m.cpuModel} · load ${m.loadAvg1m} · speed probe ${probeText(m.speedProbeMs)} · node ${m.node} · DuckDB ${m.duckdb ?? '-'}`, `fill="${COLORS.muted}"`));
   const l = r.load;
   const loadText = (x: typeof l.emulator): string => (x.status === 'ok' ? `${fmt((x.ms ?? 0) / 1000)} s` : x.status);
-  out.push(text(16, 62, `p50 of ${r.options.iterations} runs (after ${r.options.warmup} warmup), ms, log scale · emulator = REST round trip · load: emulator CTAS ${loadText(l.emulator)} (engine RSS ${fmt(l.emulator.rssMB, 0)} MB), DuckDB ${loadText(l.duckdb)}`, `fill="${COLORS.muted}"`));
+  out.push(text(16, 62, `p50 of ${r.options.iterations} runs (after ${r.options.warmup} warmup), ms, log scale · emulator = REST round trip · load: emulator CTAS ${loadText(l.emulator)} (emulator RSS ${fmt(l.emulator.rssMB, 0)} MB), DuckDB ${loadText(l.duckdb)}`, `fill="${COLORS.muted}"`));
   let lx = 16;
   for (const [label, color] of [['emulator', COLORS.emulator], ['DuckDB', COLORS.duckdb]] as const) {
     out.push(`<rect x="${lx}" y="74" width="12" height="12" fill="${color}"/>`);

@@ -209,7 +209,7 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
           const ms = performance.now() - l0;
           await client.query(sql.dim, opts.timeoutMs);
           load.emulator = { ...load.emulator, ms: Math.round(ms), rowsPerSec: Math.round(opts.rows / (ms / 1000)), rssMB: treeRssMB(emulatorPids()) };
-          log(`  loaded in ${(ms / 1000).toFixed(1)} s (${load.emulator.rowsPerSec!.toLocaleString('en')} rows/s), engine RSS ${load.emulator.rssMB ?? '-'} MB`);
+          log(`  loaded in ${(ms / 1000).toFixed(1)} s (${load.emulator.rowsPerSec!.toLocaleString('en')} rows/s), emulator RSS ${load.emulator.rssMB ?? '-'} MB`);
         } catch (e) {
           load.emulator = { ...load.emulator, status: 'error', error: errorMessage(e) };
           log(`  emulator load failed: ${load.emulator.error}`);

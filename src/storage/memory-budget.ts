@@ -14,7 +14,7 @@
 // and V8 collects when its heap grows, not when buffers outside it die: a
 // scan through the cache left several times the budget of dead chunks
 // (measured: 25M rows, 1 GB limit, ~600 MB past the cache). So every thread
-// reports what it let go (`dropped`), and once that passes a 16th of the
+// reports what it let go (`dropped`), and once that passes a 32nd of the
 // limit (at least 64 MB) a full collection runs at the next turn of its
 // event loop (`collect`, installed by the engine and its workers).
 
@@ -141,7 +141,7 @@ export class MemoryBudget {
   dropped(bytes: number): void {
     this.garbage += bytes;
     const collect = this.collect;
-    if (collect === null || this.collecting || this.garbage < Math.max(MIN_GARBAGE, this.limit / 16)) return;
+    if (collect === null || this.collecting || this.garbage < Math.max(MIN_GARBAGE, this.limit / 32)) return;
     this.collecting = true;
     setImmediate(() => {
       this.collecting = false;
