@@ -87,8 +87,9 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
         return { rel, names: info.columns.map((c) => c.name), alias: item.alias ?? parts[parts.length - 1]!, isValueTable: false };
       }
     }
-    const vt = informationSchema(an, parts.slice(0, isIdx), parts[isIdx + 1]!.toUpperCase(), item.loc);
-    return virtualRel(an, vt, item.alias ?? parts[parts.length - 1]!);
+    const vt = informationSchema(an, parts.slice(0, isIdx), view, item.loc);
+    const rel = virtualRel(an, vt, item.alias ?? parts[parts.length - 1]!);
+    return view === 'PARTITIONS' ? ingestionPartitions(an, parts.slice(0, isIdx), rel, item.loc) : rel;
   }
   const id = tableIdOf(an, item.path, item.loc);
   if (id.tableId.endsWith('*')) return wildcardTable(an, id, item);
@@ -239,6 +240,35 @@ function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): T
   }
 }
 
+/** `partition_id` of an ingestion-time partition by unit (rows still in the streaming buffer have none: `__STREAMING_UNPARTITIONED__`). */
+const PARTITION_ID_FORMAT = { HOUR: '%Y%m%d%H', DAY: '%Y%m%d', MONTH: '%Y%m', YEAR: '%Y' } as const;
+
+/**
+ * INFORMATION_SCHEMA.PARTITIONS with a row per partition of each
+ * ingestion-time partitioned table in scope, counted from its rows by
+ * _PARTITIONTIME: `rel` (the other tables' rows) UNION ALL one aggregate per
+ * such table.
+ */
+function ingestionPartitions(an: Analyzer, qualifier: readonly string[], rel: TableRefOut, loc: A.Loc): TableRefOut {
+  const { projectId, datasets } = schemaScope(an, qualifier, 'PARTITIONS', loc);
+  const tables = datasets.flatMap((d) => an.env.catalog.listTables(projectId, d)).filter((t) => t.partitionUnit && !t.id.tableId.startsWith('_'));
+  if (tables.length === 0) return rel;
+  const str = (v: string): string => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  const selects = tables.map((t) => {
+    const { projectId: p, datasetId: d, tableId: name } = t.id;
+    const id = `IF(_PARTITIONTIME IS NULL, '__STREAMING_UNPARTITIONED__', FORMAT_TIMESTAMP('${PARTITION_ID_FORMAT[t.partitionUnit!]}', _PARTITIONTIME))`;
+    const modified = Number(t.resource.lastModifiedTime ?? 0);
+    // Every partition is read, as the service's view reads them whatever require_partition_filter says: the
+    // predicate names _PARTITIONTIME so that the requirement (src/planner/partition-filter.ts) is met.
+    return `SELECT ${str(p)}, ${str(d)}, ${str(name)}, ${id} AS partition_id, COUNT(*), CAST(NULL AS INT64), CAST(NULL AS INT64), TIMESTAMP_MILLIS(${modified}), 'ACTIVE' FROM \`${p}.${d}.${name}\` WHERE _PARTITIONTIME IS NULL OR TRUE GROUP BY partition_id`;
+  });
+  const stmt = an.env.parse(selects.join(' UNION ALL ')).statements[0];
+  if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError('INFORMATION_SCHEMA.PARTITIONS could not be built', loc);
+  const counted = resolveQuery(an, stmt.query, undefined).rel;
+  const columns = rel.rel.columns.map((c) => an.newColumn(c.name, c.type));
+  return { ...rel, rel: { kind: 'setop', op: 'union', all: true, inputs: [rel.rel, counted], columns } };
+}
+
 function virtualRel(an: Analyzer, vt: VirtualTable, alias: string): TableRefOut {
   const columns = vt.columns.map((c) => an.newColumn(c.name, c.type));
   const rows = vt.rows.map((r) => r.map((v, i) => literal(vt.columns[i]!.type, v)));
@@ -330,7 +360,8 @@ function optionValueSql(v: unknown): string {
   return String(v);
 }
 
-export function informationSchema(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): VirtualTable {
+/** The project and datasets an INFORMATION_SCHEMA view's qualifier selects (`ds.`, `p.ds.`, `region-us.`, `p.region-us.`). */
+function schemaScope(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): { projectId: string; datasets: string[] } {
   const cat = an.env.catalog;
   // region-us / region-* qualifiers select the whole project.
   const region = qualifier.length > 0 && /^region-/i.test(qualifier[qualifier.length - 1]!);
@@ -346,6 +377,12 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     if (!cat.getDataset(projectId, ds)) throw notFound(`Not found: Dataset ${projectId}:${ds} was not found in location ${locationOf(an)}`);
     datasets = [ds];
   }
+  return { projectId, datasets };
+}
+
+export function informationSchema(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): VirtualTable {
+  const cat = an.env.catalog;
+  const { projectId, datasets } = schemaScope(an, qualifier, view, loc);
   const tables = () => datasets.flatMap((d) => cat.listTables(projectId, d).filter((t) => !t.id.tableId.startsWith('_')));
   switch (view) {
     case 'SCHEMATA': {
@@ -502,8 +539,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'PARTITIONS':
       return {
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('partition_id'), col('total_rows', T.INT64), col('total_logical_bytes', T.INT64), col('total_billable_bytes', T.INT64), col('last_modified_time', T.TIMESTAMP), col('storage_tier')],
+        // Ingestion-time partitioned tables have a row per partition, counted from their rows (ingestionPartitions).
         rows: tables()
-          .filter((t) => t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW')
+          .filter((t) => (t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW') && !t.partitionUnit)
           .map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, null, BigInt(t.rowCount), null, null, msToMicros(t.resource.lastModifiedTime), 'ACTIVE']),
       };
     case 'OBJECT_PRIVILEGES': {

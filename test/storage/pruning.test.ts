@@ -106,6 +106,19 @@ describe('scans read what the query needs', () => {
     expect(again.read).toBeLessThanOrEqual(2);
   });
 
+  it('an ingestion-time partitioned table is laid out by its hidden partition time, so _PARTITIONTIME filters prune', async () => {
+    const rows = 4 * ROW_GROUP;
+    await q('CREATE TABLE d.ing (id INT64) PARTITION BY _PARTITIONDATE');
+    // Partitions in no order of arrival: the bulk INSERT's file is ordered by partition time.
+    await q(`INSERT INTO d.ing (_PARTITIONTIME, id) SELECT TIMESTAMP_ADD(TIMESTAMP '2024-01-01', INTERVAL MOD(x * 7919, 64) DAY), x FROM UNNEST(GENERATE_ARRAY(0, ${rows - 1})) AS x`);
+    const hit = await counted(`SELECT COUNT(*) FROM d.ing WHERE _PARTITIONTIME = TIMESTAMP '2024-01-05'`);
+    expect(first(hit.result)[0]).toBe(BigInt(rows / 64));
+    expect([hit.read, hit.skipped]).toEqual([1, 3]);
+    const range = await counted(`SELECT COUNT(*) FROM d.ing WHERE _PARTITIONTIME >= TIMESTAMP '2024-02-15'`);
+    expect(first(range.result)[0]).toBe(BigInt((rows / 64) * 19));
+    expect(range.read).toBe(2);
+  });
+
   it('a table several times the memory budget is read whole after a restart, the cache within its budget', async () => {
     const dir = h.storage.dataDir;
     const done = h.close;
