@@ -53,6 +53,10 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq partition', () => {
     expect(t.body.schema.fields.map((f: { name: string }) => f.name)).toEqual(['day', 'n']);
     const r = await query('SELECT FORMAT_DATE("%Y%m%d", _PARTITIONDATE) AS p, COUNTIF(day = _PARTITIONDATE) AS same, COUNT(*) AS n FROM sh.by_ingestion GROUP BY p ORDER BY p');
     expect(r.rows.map((x: { f: { v: string }[] }) => x.f.map((c) => c.v))).toEqual([['20240101', '2', '2'], ['20240102', '2', '2'], ['20240103', '2', '2']]);
+    // bq rm of a partition decorator deletes that partition's rows; the table stays.
+    await bq('rm', '-f', '-t', 'sh.by_ingestion$20240102');
+    const left = await query('SELECT FORMAT_DATE("%Y%m%d", _PARTITIONDATE) AS p, COUNT(*) FROM sh.by_ingestion GROUP BY p ORDER BY p');
+    expect(left.rows.map((x: { f: { v: string }[] }) => x.f.map((c) => c.v))).toEqual([['20240101', '2'], ['20240103', '2']]);
   });
 
   it('bq load into a partition decorator replaces only that partition with WRITE_TRUNCATE; bq query reads _PARTITIONTIME', async () => {

@@ -98,6 +98,12 @@ async function run(ctx: GatewayContext, projectId: string, query: string): Promi
   return Number(reply.num_dml_affected_rows || 0);
 }
 
+/** tables.delete of a partition decorator (`t$20240101`, `bq rm 't$20240101'`): that partition's rows are deleted, the table stays. */
+export async function deletePartition(ctx: GatewayContext, ref: TableRef, partition: string): Promise<void> {
+  const pred = partitionPredicate(await tableOf(ctx, ref), partition, text(ref));
+  await run(ctx, ref.project_id, `DELETE FROM ${q(ref)} WHERE ${pred}`);
+}
+
 /** Runs a copy job whose source or destination has a partition decorator; returns the rows copied. */
 export async function copyPartitions(ctx: GatewayContext, projectId: string, cfg: Json): Promise<number> {
   const sources = Array.isArray(cfg['sourceTables']) && cfg['sourceTables'].length

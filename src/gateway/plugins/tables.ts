@@ -1,4 +1,5 @@
 // tables.* (spec §4.3) and the IAM stubs on tables.
+import { deletePartition } from '../jobs/partition-copy.js';
 import type { FastifyInstance } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { kind } from '../context.js';
@@ -203,6 +204,13 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
   app.delete<{ Params: TableParams }>(`${base}/:tableId`, async (req, reply) => {
     const p = checkProjectId(req.params.projectId);
     const d = checkDatasetId(req.params.datasetId);
+    const dollar = req.params.tableId.indexOf('$');
+    if (dollar >= 0) {
+      // A partition decorator deletes that partition only.
+      const ref = { project_id: p, dataset_id: d, table_id: checkTableId(req.params.tableId.slice(0, dollar)) };
+      await deletePartition(ctx, ref, req.params.tableId.slice(dollar + 1));
+      return noContent(reply);
+    }
     const t = checkTableId(req.params.tableId);
     await ctx.call('DeleteTable', { project_id: p, dataset_id: d, table_id: t });
     return noContent(reply);
