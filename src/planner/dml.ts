@@ -267,8 +267,8 @@ function positionedScan(an: Analyzer, info: TableInfo): { scan: Rel; cols: Resol
   const cols = info.columns.map((c) => an.newColumn(c.name, c.type));
   const pos = an.newColumn('$pos', T.INT64);
   const scan: Rel = { kind: 'scan', table: info.id, tableColumns: [...info.columns.map((_, i) => i), ROW_POSITION], columns: [...cols, pos] };
-  if (!info.partitionUnit) return { scan, cols, pos };
-  // An ingestion-time partitioned table's conditions may also read _PARTITIONDATE, the date of its _PARTITIONTIME (the last of `cols`).
+  if (info.partitionUnit !== 'DAY') return { scan, cols, pos };
+  // A daily ingestion-time partitioned table's conditions may also read _PARTITIONDATE, the date of its _PARTITIONTIME (the last of `cols`).
   const date: Expr = { kind: 'cast', type: T.DATE, arg: colRef(cols[cols.length - 1]!), safe: false };
   const p = project(an, scan, [...scan.columns.map((c) => colRef(c)), date], [...info.columns.map((c) => c.name), '$pos', '_PARTITIONDATE']);
   const n = cols.length;

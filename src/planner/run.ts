@@ -129,13 +129,18 @@ function typeBytes(t: SqlType): number {
   }
 }
 
-/** Estimated bytes a plan scans: rows x width of the columns each scan reads (after pruning). */
+/**
+ * Estimated bytes a plan scans: rows x width of the columns each scan reads
+ * (after pruning). An ingestion-time partitioned table's _PARTITIONTIME (scan
+ * index past its columns) is no column of its data: not billed, as the
+ * service bills a query of the pseudo-columns alone nothing.
+ */
 export function bytesProcessed(s: Session, rel: Rel): number {
   let total = 0;
   const walk = (r: Rel): void => {
     if (r.kind === 'scan') {
       const info = s.ctx.catalog.getTable(r.table);
-      if (info) total += info.rowCount * r.columns.reduce((n, c) => n + typeBytes(c.type), 0);
+      if (info) total += info.rowCount * r.columns.reduce((n, c, i) => n + (r.tableColumns[i] === info.columns.length && info.partitionUnit ? 0 : typeBytes(c.type)), 0);
     }
     for (const i of relInputs(r)) walk(i);
   };

@@ -4,8 +4,9 @@
 // partition unit, in a hidden physical TIMESTAMP column stored after the
 // table's own columns: the catalog never shows it (REST schema, `SELECT *`,
 // INFORMATION_SCHEMA.COLUMNS, tabledata.list, reads); SQL reads it as the
-// pseudo-columns _PARTITIONTIME and _PARTITIONDATE. Its name cannot be a user
-// column's (field names are letters, digits and underscores).
+// pseudo-column _PARTITIONTIME (and, for daily partitions, _PARTITIONDATE,
+// its date). Its name cannot be a user column's (field names are letters,
+// digits and underscores).
 import { T } from '../types/types.js';
 import type { Column } from '../types/schema.js';
 import { constantVector, type Batch } from '../types/vector.js';

@@ -5,7 +5,7 @@
 // columns only its own condition reads (`a JOIN b USING (k)` feeding an
 // aggregate of b.v need not gather b.k for every pair).
 import type { JoinRel, Rel, ValuesRel } from '../../analyzer/resolved.js';
-import { relInputs, visitRelExprs } from '../../analyzer/rewrite.js';
+import { relInputs, visitExpr, visitRelExprs } from '../../analyzer/rewrite.js';
 
 /** Column id -> number of references (positional uses count too). */
 type RefCounts = Map<number, number>;
@@ -51,9 +51,16 @@ function rebuild(rel: Rel, used: RefCounts): Rel {
       return { ...rel, columns: k.map((i) => rel.columns[i]!), tableColumns: k.map((i) => rel.tableColumns[i]!) };
     }
     case 'project': {
-      const input = rebuild(rel.input, used);
       const keep = rel.columns.map((c, i) => (isUsed(c.id) ? i : -1)).filter((i) => i >= 0);
       const k = keep.length ? keep : rel.columns.length ? [0] : [];
+      // A dropped output's references go with it (a projection passing every scan column through,
+      // as an ingestion-time partitioned table's pseudo-columns are added, then leaves the scan
+      // only the columns something reads).
+      const kept = new Set(k);
+      rel.exprs.forEach((e, i) => {
+        if (!kept.has(i)) visitExpr(e, (x) => x.kind === 'column' && bump(used, x.columnId, -1));
+      });
+      const input = rebuild(rel.input, used);
       return { ...rel, input, columns: k.map((i) => rel.columns[i]!), exprs: k.map((i) => rel.exprs[i]!) };
     }
     case 'filter':
