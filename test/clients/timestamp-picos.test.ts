@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { BigQuery, type Dataset, type Table } from '@google-cloud/bigquery';
-import { adapt, managedwriter, v1 } from '@google-cloud/bigquery-storage';
+import { adapt, managedwriter, reader, v1 } from '@google-cloud/bigquery-storage';
 import { RecordBatchReader, Table as ArrowTable } from 'apache-arrow';
 import avro from 'avsc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +175,18 @@ describe('TIMESTAMP(12) through the real clients', () => {
     const picos = await arrowRead('TIMESTAMP_PRECISION_PICOS');
     expect(picos.type).toBe('Utf8');
     expect(picos.values).toEqual([PICOS, BEFORE_EPOCH, null]);
+  });
+
+  it("the client's Arrow table reader asks for PICOS and gets the RFC 3339 text", async () => {
+    const client = new reader.ReadClient();
+    client.setClient(read);
+    const arrowReader = new reader.ArrowTableReader(client, { projectId: 'pc', datasetId: 'pc', tableId: 't' });
+    // 3 = TIMESTAMP_PRECISION_PICOS, as the client's enum gives it.
+    const batches = await arrowReader.getRecordBatchStream({ arrowSerializationOptions: { picosTimestampPrecision: 3 } });
+    const got: unknown[] = [];
+    for await (const b of batches) for (let i = 0; i < b.numRows; i++) got.push(b.getChild('ts')!.get(i));
+    expect(got.sort()).toEqual([BEFORE_EPOCH, PICOS, null].sort());
+    arrowReader.close();
   });
 
   it('Storage Read, Avro: timestamp-micros by default, timestamp-nanos for NANOS (exact), strings for PICOS', async () => {
