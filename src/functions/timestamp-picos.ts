@@ -3,9 +3,7 @@
 // through the microsecond TIMESTAMP (conversion.ts): the extra six digits
 // are kept only where the value stays TIMESTAMP(12).
 import { formatOffset, formatTimestamp, offsetSecondsAt, parseTimestampString } from './civil.js';
-import { PICOS_PER_MICRO } from '../types/picos.js';
-
-const PICOS_PER_SECOND = 1_000_000_000_000n;
+import { PICOS_PER_MICRO, PICOS_PER_SECOND } from '../types/picos.js';
 
 /** A fraction of the seconds, split around its sixth digit (the rest of the text is CAST's TIMESTAMP text). */
 const FRACTION = /^(.*?\d{1,2}:\d{1,2}:\d{1,2})\.(\d+)(.*)$/;

@@ -10,7 +10,7 @@ import { formatDatetime, parseTimestamp, ValueConversionError } from './json-val
 import { QueryError } from './errors.js';
 
 export const PICOS_PER_MICRO = 1_000_000n;
-const PICOS_PER_SECOND = 1_000_000_000_000n;
+export const PICOS_PER_SECOND = 1_000_000_000_000n;
 /** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999999999Z (json-values' TIMESTAMP range, in picoseconds). */
 export const MIN_TIMESTAMP_PICOS = -62_135_596_800n * PICOS_PER_SECOND;
 export const MAX_TIMESTAMP_PICOS = 253_402_300_800n * PICOS_PER_SECOND - 1n;
@@ -63,10 +63,10 @@ function inRange(p: bigint, raw: string): bigint {
  */
 export function parseTimestampPicos(v: string | number): bigint {
   const s = typeof v === 'number' ? String(v) : v.trim();
-  if (typeof v === 'number' || (EPOCH_SECONDS.test(s) && !/^\d{4}-/.test(s))) {
+  if (typeof v === 'number' || EPOCH_SECONDS.test(s)) {
     if (typeof v === 'number' && !Number.isFinite(v)) throw new ValueConversionError(`Cannot convert value to timestamp (bad value): ${s}`);
-    // Decimal keeps every digit of the text (a double would not).
-    return inRange(BigInt(new Decimal(s).mul(1e12).toFixed(0, Decimal.ROUND_FLOOR)), s);
+    // Decimal keeps every digit of the text (a double would not); toFixed is exact whatever its precision setting.
+    return inRange(BigInt(new Decimal(s).toFixed(12, Decimal.ROUND_FLOOR).replace('.', '')), s);
   }
   const m = FRACTION.exec(s);
   if (!m) return parseTimestamp(s) * PICOS_PER_MICRO;

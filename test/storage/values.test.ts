@@ -16,8 +16,34 @@ import { Decimal, Interval } from '../../src/types/values.js';
 import { encodeCell, encodeRows, encodeRowsPage, javaDouble } from '../../src/types/wire.js';
 import { vectorFromValues } from '../../src/types/vector.js';
 import { seededRandom } from '../../src/executor/operators/sample.js';
+import { formatTimestampPicosRfc3339, parseTimestampPicos, picosToMicros, picosToNanos } from '../../src/types/picos.js';
 
 const neutral = { timestampFormat: 'RFC3339' as const };
+
+describe('TIMESTAMP(12) values (src/types/picos.ts)', () => {
+  it('reads text with up to twelve digits and epoch seconds exactly; more digits or the range is an error', () => {
+    expect(parseTimestampPicos('2024-01-01 00:00:00.000000000001')).toBe(1704067200000000000001n);
+    expect(parseTimestampPicos('2024-01-01T01:00:00.123456789012+01:00')).toBe(1704067200123456789012n);
+    expect(parseTimestampPicos('2024-01-01')).toBe(1704067200000000000000n);
+    expect(parseTimestampPicos('-0.000000000001')).toBe(-1n);
+    expect(parseTimestampPicos('1704067200.1234567890129')).toBe(1704067200123456789012n);
+    expect(parseTimestampPicos(1.5)).toBe(1500000000000n);
+    expect(() => parseTimestampPicos('2024-01-01 00:00:00.0000000000001')).toThrow(ValueConversionError);
+    expect(() => parseTimestampPicos('999999999999')).toThrow(/out of range/);
+    expect(parseTimestampPicos('9999-12-31 23:59:59.999999999999')).toBe(253402300799999999999999n);
+  });
+
+  it('prints twelve digits when the fraction is not zero; truncation floors before the epoch', () => {
+    expect(formatTimestampPicosRfc3339(1704067200000000000001n)).toBe('2024-01-01T00:00:00.000000000001Z');
+    expect(formatTimestampPicosRfc3339(1704067200000000000000n)).toBe('2024-01-01T00:00:00Z');
+    expect(formatTimestampPicosRfc3339(-1n)).toBe('1969-12-31T23:59:59.999999999999Z');
+    expect([picosToMicros(-1n), picosToNanos(-1n), picosToMicros(1_999_999n)]).toEqual([-1n, -1n, 1n]);
+    const v = vectorFromValues(T.TIMESTAMP_PICOS, [-1n, null]);
+    expect(encodeRows([{ length: 2, columns: [v] }], 0, 2, neutral)).toBe('[{"f":[{"v":"1969-12-31T23:59:59.999999999999Z"}]},{"f":[{"v":null}]}]');
+    expect(encodeRows([{ length: 1, columns: [v] }], 0, 1, { timestampFormat: 'INT64_MICROS' })).toBe('[{"f":[{"v":"-1"}]}]');
+    expect(encodeRows([{ length: 1, columns: [v] }], 0, 1, { timestampFormat: 'FLOAT_SECONDS' })).toBe('[{"f":[{"v":"-1.0E-6"}]}]');
+  });
+});
 
 describe('timestamps', () => {
   it('accepts the forms clients send', () => {
