@@ -3,7 +3,7 @@
 import type { QueryParameters, TypedValue } from '../planner/api.js';
 import { invalid } from '../storage/errors.js';
 import { convertJsonValue, ValueConversionError } from '../types/json-values.js';
-import { restFieldToColumn } from '../types/schema.js';
+import { restFieldToColumn, timestampPrecisionError } from '../types/schema.js';
 import { arrayOf, rangeOf, structOf, T, type ScalarType, type SqlType } from '../types/types.js';
 import { RangeValue, type Value } from '../types/values.js';
 
@@ -51,6 +51,8 @@ export function paramType(t: RestParamType | undefined, where: string, depth = 0
     }));
   }
   if (name === 'RANGE') return rangeOf(paramType(t!.rangeElementType, where, depth + 1) as ScalarType);
+  const badPrecision = t ? timestampPrecisionError({ name: where, timestampPrecision: t.timestampPrecision }) : undefined;
+  if (badPrecision) throw invalid(badPrecision);
   try {
     return restFieldToColumn({ name: 'p', type: name, timestampPrecision: t?.timestampPrecision === undefined ? undefined : String(t.timestampPrecision) }).type;
   } catch {

@@ -2,6 +2,7 @@
 // checked here, before the engine, so names that could escape the data dir
 // (.., /, NUL) never reach storage.
 import { invalid } from './errors.js';
+import { timestampPrecisionError } from '../types/schema.js';
 
 export type Query = Record<string, string | string[] | undefined>;
 export type Json = Record<string, unknown>;
@@ -142,6 +143,8 @@ export function schemaFieldsIn(fields: readonly unknown[]): Json[] {
     if (!isObj(f)) return f as Json;
     const out: Json = { ...f };
     for (const k of FIELD_INT64) if (typeof out[k] === 'number') out[k] = String(out[k]);
+    const bad = timestampPrecisionError(out);
+    if (bad) throw invalid(bad);
     if (Array.isArray(out['fields'])) out['fields'] = schemaFieldsIn(out['fields'] as unknown[]);
     return out;
   });

@@ -61,6 +61,17 @@ export const MAX_SCHEMA_NESTING = 15;
 export const nestedTooDeeply = (path: readonly string[]): string =>
   `Schema nested too deeply for field ${path.join('.')}, maximum allowed depth is ${MAX_SCHEMA_NESTING}.`;
 
+/**
+ * The refusal of a `timestampPrecision` other than the service's two (6 and
+ * 12), for the schemas requests bring (tables, load jobs, parameters); the
+ * wording is the emulator's.
+ */
+export function timestampPrecisionError(f: { name?: unknown; timestampPrecision?: unknown }): string | undefined {
+  const p = f.timestampPrecision;
+  if (p === undefined || p === null || String(p) === '6' || String(p) === '12') return undefined;
+  return `Invalid value for timestampPrecision of field ${String(f.name)}: ${String(p)}; it must be 6 (microseconds) or 12 (picoseconds)`;
+}
+
 export function isKnownRestType(type: string): boolean {
   return REST_TYPE[type.toUpperCase()] !== undefined;
 }
@@ -81,7 +92,8 @@ export function restFieldToColumn(f: RestField): Column {
       throw new QueryError('Field ' + f.name + ' of type RANGE must have a range element type of DATE, DATETIME or TIMESTAMP', 'invalid');
     }
     t = rangeOf(scalar(el));
-  } else if (kind === 'TIMESTAMP' && String(f.timestampPrecision ?? '6') === '12') {
+  } else if (kind === 'TIMESTAMP' && String(f.timestampPrecision) === '12') {
+    // Other precisions are refused where schemas come in (timestampPrecisionError), not when stored ones are read.
     t = T.TIMESTAMP_PICOS;
   } else if (kind === 'STRING' && typeof f.collation === 'string' && f.collation !== '') {
     t = { kind, collation: f.collation };

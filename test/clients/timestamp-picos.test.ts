@@ -58,6 +58,8 @@ describe('TIMESTAMP(12) through the real clients', () => {
     await expect(grown.setMetadata({ schema: { fields: [{ name: 'a', type: 'STRING' }, { name: 'p', type: 'TIMESTAMP' }] } })).rejects.toThrow(
       'Provided Schema does not match Table pc:pc.grown. Field p has changed type from TIMESTAMP(12) to TIMESTAMP',
     );
+    // 6 and 12 are the precisions there are.
+    await expect(ds.createTable('nine', { schema: [{ name: 'ts', type: 'TIMESTAMP', timestampPrecision: '9' }] })).rejects.toThrow(/timestampPrecision of field ts: 9/);
     const [micro] = await ds.createTable('micro', { schema: [{ name: 'ts', type: 'TIMESTAMP' }] });
     await expect(micro.setMetadata({ schema: { fields: [{ name: 'ts', type: 'TIMESTAMP', timestampPrecision: '12' }] } })).rejects.toThrow(/Field ts has changed type from TIMESTAMP to TIMESTAMP\(12\)/);
   });

@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import type { GatewayContext } from '../context.js';
 import type { TableRef } from '../engine-client.js';
 import { invalid, notImplemented, RestError, type ErrorInfo } from '../errors.js';
-import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, str, type Json } from '../validate.js';
+import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, schemaFieldsIn, str, type Json } from '../validate.js';
 import { IoError } from '../../io/errors.js';
 import { delimiterOf } from '../../io/schema.js';
 import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../../io/formats.js';
@@ -451,6 +451,8 @@ export function checkDataJob(which: 'load' | 'copy' | 'extract', cfg: Json): voi
       const guidance = missingEndpoint(uri);
       if (guidance) throw invalid(guidance);
     }
+    // The schema's fields as tables.insert takes them (a timestampPrecision other than 6 or 12 is a 400).
+    if (isObj(cfg['schema']) && Array.isArray(cfg['schema']['fields'])) schemaFieldsIn(cfg['schema']['fields'] as unknown[]);
   }
   // A local path the --local-files policy refuses is a 403 now, not a failed job (the job checks again as it reads).
   if (which !== 'copy') {
