@@ -3,7 +3,7 @@
 // generators that pull from their inputs (Volcano-style, one batch at a time).
 import type { Rel } from '../analyzer/resolved.js';
 import type { Batch } from '../types/vector.js';
-import type { ExecContext } from './context.js';
+import { checkpoint, type ExecContext } from './context.js';
 import { aggregateOp } from './operators/aggregate.js';
 import { spillingAggregate } from './operators/aggregate-spill.js';
 import { arrayScanOp } from './operators/array-scan.js';
@@ -110,6 +110,8 @@ export async function materialize(rel: Rel, ctx: ExecContext, held?: Reservation
   const parts: Batch[] = [];
   let bytes = 0;
   for await (const b of executeRel(rel, ctx)) {
+    // Every materialization checks memory as it grows: its input may come from operators that yield without checking.
+    await checkpoint(ctx);
     if (b.length === 0) continue;
     parts.push(b);
     if (held) held.set((bytes += batchBytes(b)));

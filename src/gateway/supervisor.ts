@@ -3,12 +3,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { getHeapStatistics } from 'node:v8';
 import { join } from 'node:path';
 import type { LocalFilesPolicy } from '../io/local-access.js';
 import type { EngineConnection } from './engine-local.js';
 import { packageRoot } from './paths.js';
-import { defaultMemoryLimit, heapLimitsMb, parseMemorySize } from '../storage/memory-budget.js';
 
 export type EngineState = 'starting' | 'serving' | 'down' | 'stopped';
 
@@ -234,15 +232,8 @@ export class EngineSupervisor {
     // WAREHOUSE_ENGINE_NODE_FLAGS adds node flags for profiling (e.g. `--cpu-prof`,
     // which NODE_OPTIONS refuses).
     const extra = (process.env.WAREHOUSE_ENGINE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-    if (/\.(c|m)?js$/.test(bin)) return { file: process.execPath, args: [...ENGINE_NODE_OPTIONS, ...this.heapFlag(extra), ...extra, '--import', PARENT_WATCHDOG, bin, ...args] };
+    if (/\.(c|m)?js$/.test(bin)) return { file: process.execPath, args: [...ENGINE_NODE_OPTIONS, ...extra, '--import', PARENT_WATCHDOG, bin, ...args] };
     return { file: bin, args };
-  }
-
-  /** The engine's V8 heap limit from its memory limit (memory-budget.ts heapLimitsMb), unless the extra node flags set one. */
-  private heapFlag(extra: readonly string[]): string[] {
-    if (extra.some((f) => f.startsWith('--max-old-space-size'))) return [];
-    const limit = this.opts.memoryLimit ? parseMemorySize(this.opts.memoryLimit) : defaultMemoryLimit();
-    return [`--max-old-space-size=${heapLimitsMb(limit, 1, getHeapStatistics().heap_size_limit / 1024 / 1024).engine}`];
   }
 
   private spawnEngine(): void {

@@ -200,21 +200,19 @@ export function parseMemorySize(v: string): number {
 }
 
 /**
- * V8 old-generation limits (MB) under a memory limit: what lives on V8's
- * heaps (catalog, STRING and other value-layout columns, plans) is bounded
- * too, so the engine's resident set is the budget plus these at most. The
- * engine's heap gets half the limit, the workers together a quarter; never
- * less than the floors (start-up, the catalog, a wide page of results), never
- * more than V8's own default. The memory guard refuses a statement at 60% of
- * the engine's heap (engine/memory-guard.ts) long before V8 would abort.
+ * The V8 old-generation limit (MB) of each execution worker under a memory
+ * limit: together they get a quarter of it, never less than the floor, never
+ * more than V8's default. A worker past its heap ends alone and its morsel
+ * runs again serially. The engine's own heap keeps V8's default: past it V8
+ * aborts the whole process, while the memory guard (engine/memory-guard.ts)
+ * refuses a statement only at an executor checkpoint, so a heap cut to the
+ * budget turned work that allocates between checkpoints (a 20M-row join's
+ * build under a 1 GB limit) into an engine exit. The engine's heap is bounded
+ * by the guard and the operators' reservations instead.
  */
-export function heapLimitsMb(limitBytes: number, workers: number, v8DefaultMb: number): { engine: number; worker: number } {
+export function workerHeapLimitMb(limitBytes: number, workers: number, v8DefaultMb: number): number {
   const mb = limitBytes / 1024 / 1024;
-  return {
-    engine: Math.round(Math.min(v8DefaultMb, Math.max(ENGINE_HEAP_FLOOR_MB, mb / 2))),
-    worker: Math.round(Math.min(v8DefaultMb, Math.max(WORKER_HEAP_FLOOR_MB, mb / 4 / Math.max(1, workers)))),
-  };
+  return Math.round(Math.min(v8DefaultMb, Math.max(WORKER_HEAP_FLOOR_MB, mb / 4 / Math.max(1, workers))));
 }
 
-const ENGINE_HEAP_FLOOR_MB = 768;
 const WORKER_HEAP_FLOOR_MB = 256;

@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { isMainThread, Worker } from 'node:worker_threads';
 import { chunkCache } from '../../storage/chunk-cache.js';
-import { defaultMemoryLimit, heapLimitsMb, memoryBudget } from '../../storage/memory-budget.js';
+import { defaultMemoryLimit, memoryBudget, workerHeapLimitMb } from '../../storage/memory-budget.js';
 import type { ScanPart } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
 import type { Encoded, EncodedBatch } from './codec.js';
@@ -119,7 +119,7 @@ export class WorkerPool {
     const init: WorkerInit = { cacheBudget: Math.floor(this.total / 2 / this.size), budget: memoryBudget.shared, ...(fromSources ? { entry: new URL('./worker.ts', here).href } : {}) };
     // No inherited execArgv: the engine's preloads (the gateway's parent-pipe watchdog) are for the main thread only.
     // Its heap bounded from the memory budget (a worker past it ends alone, reported as a failed morsel; the query then runs serially).
-    const maxOldGenerationSizeMb = heapLimitsMb(memoryBudget.limit || defaultMemoryLimit(), this.size, getHeapStatistics().heap_size_limit / 1024 / 1024).worker;
+    const maxOldGenerationSizeMb = workerHeapLimitMb(memoryBudget.limit || defaultMemoryLimit(), this.size, getHeapStatistics().heap_size_limit / 1024 / 1024);
     const w = new Worker(new URL(fromSources ? './dev-worker.mjs' : './exec-worker.js', here), { workerData: init, execArgv: [], resourceLimits: { maxOldGenerationSizeMb } });
     w.unref();
     const m = new Member(w);
