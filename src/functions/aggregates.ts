@@ -2,14 +2,14 @@
 // COUNTIF, LOGICAL_*, BIT_* run as typed-array loops over group ids; the long
 // tail (ARRAY_AGG, STRING_AGG, statistics, approximations) collects values per
 // group through a generic adapter and finalizes each group once.
-import { T, arrayOf, structOf, type SqlType } from '../types/types.js';
+import { T, arrayOf, isOrderable, structOf, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { compareValues, valueKey } from './compare.js';
 import { fitDecimal } from './numeric.js';
 import { makeInterval } from './interval.js';
 import type { AggregateOptions, EvalContext, GroupsAccumulator } from './registry.js';
-import { asig, defineAggregate, type AccumulatorMaker, type SigContext } from './signature.js';
+import { asig, defineAggregate, type AccumulatorMaker, type MatchResult, type SigContext } from './signature.js';
 import { concatBytes } from './operators.js';
 import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
 import { approxBytes, fail, valuesOf } from './vec.js';
@@ -809,12 +809,19 @@ export function registerAggregates(): void {
       return new Interval(Number(mq), Number(dq), usTot / n);
     })),
   ]);
+  // Every type matches (ANY, last), so that a type without ordering is refused in the
+  // service's words: 'MAX is not defined for arguments of type ARRAY<INT64>'.
   const mm = (max: boolean) => [
     ...ORDERABLE_TYPES.map((t) => asig([t], t, minMaxMaker(max))),
     asig(['RANGE'], (c) => c.argTypes[0]!, minMaxMaker(max)),
+    asig(['ANY'], (c) => c.argTypes[0]!, minMaxMaker(max)),
   ];
-  defineAggregate('MIN', mm(false));
-  defineAggregate('MAX', mm(true));
+  const orderedOnly = (name: string) => (_args: unknown, m: MatchResult<AccumulatorMaker>): string | undefined => {
+    const t = m.argTypes[0]!;
+    return isOrderable(t) || t.kind === 'RANGE' ? undefined : `${name} is not defined for arguments of type ${typeToSql(t)}`;
+  };
+  defineAggregate('MIN', mm(false), { validate: orderedOnly('MIN') });
+  defineAggregate('MAX', mm(true), { validate: orderedOnly('MAX') });
   defineAggregate('LOGICAL_AND', [asig(['BOOL'], 'BOOL', () => () => new LogicalAcc(true))]);
   defineAggregate('LOGICAL_OR', [asig(['BOOL'], 'BOOL', () => () => new LogicalAcc(false))]);
   defineAggregate('BIT_AND', [asig(['INT64'], 'INT64', () => () => new BitAcc('and'))]);

@@ -381,8 +381,9 @@ export interface Display {
   readonly what: string;
 }
 
-export function functionDisplay(name: string): Display {
-  return { what: `function ${name}`, signature: (n, a) => `${n}(${a.join(', ')})` };
+/** `aggregate`: an aggregate function is named so in a mismatch ("No matching signature for aggregate function SUM ..."). */
+export function functionDisplay(name: string, aggregate = false): Display {
+  return { what: `${aggregate ? 'aggregate function' : 'function'} ${name}`, signature: (n, a) => `${n}(${a.join(', ')})` };
 }
 
 export function operatorDisplay(symbol: string, form: 'infix' | 'prefix' | 'postfix' | 'between' | 'in' | 'custom' = 'infix', custom?: (a: readonly string[]) => string): Display {
@@ -425,7 +426,8 @@ export function mismatchMessage<I>(name: string, sigs: readonly Signature<I>[], 
   const argStr = args.map(argTypeDisplay).join(', ');
   const list = sigs.map((s) => display.signature(name, s.args.map(specDisplay)));
   const uniq = [...new Set(list)];
-  return `No matching signature for ${display.what} for argument types: ${argStr}. Supported signature${uniq.length === 1 ? '' : 's'}: ${uniq.join('; ')}`;
+  const given = args.length ? ` for argument types: ${argStr}` : ' with no arguments';
+  return `No matching signature for ${display.what}${given}. Supported signature${uniq.length === 1 ? '' : 's'}: ${uniq.join('; ')}`;
 }
 
 /** The overloads as people read them: the "Supported signatures" forms, with the result type when it is fixed by a pattern. */
@@ -534,7 +536,7 @@ export function defineAggregate(name: string, sigs: readonly Signature<Accumulat
     analytic: opts.analytic ?? true,
     signatures: () => signatureList(name, sigs, functionDisplay(name)),
     resolve(args, aggOpts): FunctionResolution<ResolvedAggregate> | FunctionMismatch {
-      const r = matchSignature(name, sigs, args);
+      const r = matchSignature(name, sigs, args, functionDisplay(name, true));
       if (!r.ok) return r;
       const m = r.match;
       if (opts.validate) {
