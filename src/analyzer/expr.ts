@@ -973,6 +973,9 @@ function resolveConditional(an: Analyzer, n: A.FunctionCall, name: string, ctx: 
   switch (name) {
     case 'IF': {
       arity(3);
+      if (args[0]!.type.kind !== 'BOOL' && originOf(args[0]!) !== Origin.Null) {
+        throw sqlError(`No matching signature for function IF for argument types: ${args.map((a) => typeToSql(a.type)).join(', ')}. Supported signature: IF(BOOL, ANY, ANY)`, n.loc);
+      }
       const c = requireBool(args[0]!, n.args[0]!.loc, 'IF condition');
       const u = unify([args[1]!, args[2]!], n.loc, 'function IF', { args, signature: 'IF(BOOL, ANY, ANY)' });
       return { kind: 'conditional', type: u.type, op: 'case', whens: [c], thens: [u.exprs[0]!], else: u.exprs[1]! };
@@ -1049,7 +1052,7 @@ function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctio
   const disp = n.name.join('.').toUpperCase();
   if (n.safe) throw safeAggregateError(disp, n.loc);
   if (ctx.inAggregate) throw sqlError('Aggregations of aggregations are not allowed', n.loc);
-  if (!ctx.aggs) throw sqlError(`Aggregate function ${disp} not allowed in ${ctx.clause}`, n.loc);
+  if (!ctx.aggs) throw sqlError(`Aggregate function ${disp}${n.args.length === 1 && n.args[0]!.kind === 'StarArg' ? '(*)' : ''} not allowed in ${ctx.clause}`, n.loc);
   const actx: ExprCtx = { scope: ctx.aggs.scope, clause: ctx.clause, inAggregate: true, udfArgs: ctx.udfArgs, lambdaParams: ctx.lambdaParams };
   const star = n.args[0]?.kind === 'StarArg';
   const { exprs, names } = star ? { exprs: [] as Expr[], names: [] as (string | undefined)[] } : resolveArgs(an, n.args, actx);

@@ -657,7 +657,13 @@ export function resolveSelect(
   const selectAliases = new Map<string, Expr>();
   for (const it of items) if (it.aliasable && !selectAliases.has(it.name.toLowerCase())) selectAliases.set(it.name.toLowerCase(), it.expr);
   aggs.selectAliases = selectAliases;
+  const groupedBeforeHaving = !!sel.groupBy || aggs.calls.length > 0 || aggs.grouping.length > 0;
   const having = sel.having ? resolveExpr(an, sel.having, { ...ctx, clause: 'HAVING clause', selectAliases }) : undefined;
+  if (sel.having && !groupedBeforeHaving) {
+    // HAVING filters groups: without GROUP BY or SELECT-list aggregation there are none (the service's analyzer).
+    if (aggs.calls.length > 0) throw sqlError('The HAVING clause only allows aggregation if GROUP BY or SELECT list aggregation is present', sel.having.loc);
+    throw sqlError('The HAVING clause requires GROUP BY or aggregation to be present', sel.having.loc);
+  }
   const qualify = sel.qualify ? resolveExpr(an, sel.qualify, { ...ctx, clause: 'QUALIFY clause', selectAliases }) : undefined;
 
   // ORDER BY keys: select-list ordinals and aliases first, then expressions over the FROM scope.
@@ -714,7 +720,9 @@ export function resolveSelect(
       columns: [...keyCols, ...aggs.calls.map((c) => c.column), ...groupingCalls.map((g) => g.column)],
     };
     rel = agg;
-    const post = (e: Expr, clause: string): Expr => postAggregate(e, keys, keyCols, fromIds, clause);
+    // A value table's alias (UNNEST(...) AS x) is named a table alias in the refusal, as the service does.
+    const aliasIds = new Set(scope.rangeVars.flatMap((rv) => (rv.value ? [rv.value.id] : [])));
+    const post = (e: Expr, clause: string): Expr => postAggregate(e, keys, keyCols, fromIds, clause, aliasIds);
     selectExprs = selectExprs.map((e) => post(e, 'SELECT list'));
     havingExpr = havingExpr && post(havingExpr, 'HAVING clause');
     qualifyExpr = qualifyExpr && post(qualifyExpr, 'QUALIFY clause');
@@ -828,7 +836,7 @@ function allRangeColumns(scope: Scope): number[] {
 }
 
 /** Rewrites a pre-aggregation expression over the aggregate's output; ungrouped column refs are errors. */
-function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean }[], keyCols: readonly ResolvedColumn[], fromIds: ReadonlySet<number>, clause: string): Expr {
+function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean }[], keyCols: readonly ResolvedColumn[], fromIds: ReadonlySet<number>, clause: string, aliasIds: ReadonlySet<number> = new Set()): Expr {
   // A grouped column reference wins over a grouped expression containing it
   // (ZetaSQL: `SELECT a + 1 ... GROUP BY ROLLUP(a, a + 1)` is key(a) + 1).
   const isPath = (x: Expr): boolean => x.kind === 'column' || (x.kind === 'field' && isPath(x.arg));
@@ -847,7 +855,7 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
     for (let i = 0; i < keys.length; i++) if ((!shadowed || keys[i]!.selectRef) && exprEquals(keys[i]!.expr, x)) return colRef(keyCols[i]!);
     if (x.kind === 'column' && !x.correlated && fromIds.has(x.columnId)) {
       const name = refNameOf(x) ?? String(x.columnId);
-      throw sqlError(`${clause} expression references column ${name} which is neither grouped nor aggregated`, locOf(x));
+      throw sqlError(`${clause} expression references ${aliasIds.has(x.columnId) ? 'table alias' : 'column'} ${name} which is neither grouped nor aggregated`, locOf(x));
     }
     if (x.kind === 'subquery' && x.correlatedColumns.some((id) => fromIds.has(id))) {
       // Correlated references to this block's columns must be grouping keys.
@@ -859,7 +867,7 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
         map.set(id, keyCols[k]!.id);
       }
       const plan = mapRelExprs(x.plan, (y) => (y.kind === 'column' && y.correlated && map.has(y.columnId) ? { ...y, columnId: map.get(y.columnId)! } : undefined));
-      const inExpr = x.inExpr ? postAggregate(x.inExpr, keys, keyCols, fromIds, clause) : undefined;
+      const inExpr = x.inExpr ? postAggregate(x.inExpr, keys, keyCols, fromIds, clause, aliasIds) : undefined;
       return { ...x, plan, ...(inExpr ? { inExpr } : {}), correlatedColumns: x.correlatedColumns.map((id) => map.get(id) ?? id) };
     }
     return undefined;
