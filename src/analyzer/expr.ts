@@ -803,6 +803,27 @@ function resolveIn(an: Analyzer, n: A.InExpr, ctx: ExprCtx): Expr {
   return n.not ? not(out) : out;
 }
 
+/**
+ * A searched CASE whose WHENs are not all BOOL or whose results have no common type is
+ * refused as the service's analyzer words it: what is wrong, then every argument's type.
+ */
+function checkSearchedCase(whens: readonly Expr[], results: readonly Expr[], n: A.CaseExpr): void {
+  const shown = (e: Expr) => (originOf(e) === Origin.Null ? 'NULL' : typeToSql(e.type));
+  const sorted = (xs: string[]) => [...new Set(xs)].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+  const nonBool = sorted(whens.filter((w) => w.type.kind !== 'BOOL' && originOf(w) !== Origin.Null).map(shown));
+  // ERROR(...) never returns, so it takes the other results' type (as in unify).
+  const returning = results.filter((e) => !(e.kind === 'call' && !e.safe && e.name.toUpperCase() === 'ERROR'));
+  const noSupertype = returning.length > 0 && !supertype(returning.map(typedOf));
+  if (!nonBool.length && !noSupertype) return;
+  let msg = 'No matching signature for operator CASE';
+  if (nonBool.length) msg += `; all WHEN argument types must be BOOL but found: ${nonBool.join(', ')}`;
+  const typed = sorted(results.filter((e) => originOf(e) !== Origin.Null).map(shown));
+  if (typed.length > 1) msg += `; all THEN/ELSE arguments must be coercible to a common type but found: ${typed.join(', ')}`;
+  const pairs = whens.map((w, i) => ` (${shown(w)} ${shown(results[i]!)})`).join('');
+  msg += `; actual argument types (WHEN THEN) ELSE:${pairs} ${n.else ? shown(results[results.length - 1]!) : 'NULL'}`;
+  throw sqlError(msg, n.loc);
+}
+
 function resolveCase(an: Analyzer, n: A.CaseExpr, ctx: ExprCtx): Expr {
   const operand = n.operand ? resolveExpr(an, n.operand, ctx) : undefined;
   const whens: Expr[] = [];
@@ -815,10 +836,14 @@ function resolveCase(an: Analyzer, n: A.CaseExpr, ctx: ExprCtx): Expr {
     const collation = collationOf(u.type) ?? '';
     for (let i = 0; i < ws.length; i++) whens.push(callScalar('$equal', [u.exprs[0]!, u.exprs[i + 1]!], n.whens[i]!.when.loc, { collation }));
   } else {
-    for (const w of n.whens) whens.push(requireBool(resolveExpr(an, w.when, ctx), w.when.loc, 'WHEN clause'));
+    for (const w of n.whens) whens.push(resolveExpr(an, w.when, ctx));
   }
   const thens = n.whens.map((w) => resolveExpr(an, w.then, ctx));
   const all = n.else ? [...thens, resolveExpr(an, n.else, ctx)] : thens;
+  if (!operand) {
+    checkSearchedCase(whens, all, n);
+    for (let i = 0; i < whens.length; i++) whens[i] = requireBool(whens[i]!, n.whens[i]!.when.loc, 'WHEN clause');
+  }
   const u = unify(all, n.loc, 'operator CASE');
   return {
     kind: 'conditional',
