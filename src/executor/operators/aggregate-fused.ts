@@ -26,8 +26,8 @@ interface FusedArg {
   readonly accs: GroupsAccumulator[];
   /** Partial sums of finite values, from -0 (the additive identity). */
   sums: Float64Array;
-  /** NULL values per group. */
-  nulls: Float64Array;
+  /** NULL values per group (allocated at the first NULL). */
+  nulls: Float64Array | null;
   /** Non-NULL values per group given to the accumulators directly (rows after a non-finite sum). */
   fedAcc: Float64Array | null;
 }
@@ -68,7 +68,7 @@ export class FusedSums {
     const argOf = (e: Expr): FusedArg => {
       let a = args.find((x) => sameExpr(x.expr, e));
       if (!a) {
-        a = { expr: e, accs: [], sums: new Float64Array(16).fill(-0), nulls: new Float64Array(16), fedAcc: null };
+        a = { expr: e, accs: [], sums: new Float64Array(16).fill(-0), nulls: null, fedAcc: null };
         args.push(a);
       }
       return a;
@@ -101,7 +101,7 @@ export class FusedSums {
       const s = new Float64Array(cap).fill(-0);
       s.set(a.sums);
       a.sums = s;
-      a.nulls = growF64(a.nulls, cap);
+      if (a.nulls) a.nulls = growF64(a.nulls, cap);
       if (a.fedAcc) a.fedAcc = growF64(a.fedAcc, cap);
     }
     this.capacity = cap;
@@ -118,7 +118,7 @@ export class FusedSums {
       const d = v.data;
       let stop = 0;
       if (d instanceof Float64Array) {
-        if (v.nulls !== null) stop = sumNulls(a.sums, a.nulls, d, v.nulls, groups, n);
+        if (v.nulls !== null) stop = sumNulls(a.sums, (a.nulls ??= new Float64Array(this.capacity)), d, v.nulls, groups, n);
         else if (counted === 0) counted = stop = sumRows(this.rows, a.sums, d, groups, n);
         else stop = sumOnly(a.sums, d, groups, n);
       }
@@ -131,8 +131,9 @@ export class FusedSums {
   private feedAccs(a: FusedArg, v: Vector, groups: Int32Array, from: number, n: number): void {
     const fed = (a.fedAcc ??= new Float64Array(this.capacity));
     const nulls = v.nulls;
+    const nullCounts = nulls !== null ? (a.nulls ??= new Float64Array(this.capacity)) : null;
     for (let i = from; i < n; i++) {
-      if (nulls !== null && nulls[i] === 1) a.nulls[groups[i]!]!++;
+      if (nullCounts !== null && nulls![i] === 1) nullCounts[groups[i]!]!++;
       else fed[groups[i]!]!++;
     }
     const part = sliceVector(v, from, n);
@@ -151,7 +152,8 @@ export class FusedSums {
     const a = out.arg;
     // Non-NULL values per group; less those the accumulators took directly, the values in the partial sums.
     const values = new Float64Array(numGroups);
-    for (let g = 0; g < numGroups; g++) values[g] = this.rows[g]! - a.nulls[g]!;
+    if (a.nulls) for (let g = 0; g < numGroups; g++) values[g] = this.rows[g]! - a.nulls[g]!;
+    else values.set(this.rows.subarray(0, numGroups));
     if (out.kind === 'count') return { type: T.INT64, length: numGroups, data: values, nulls: null };
     if (a.fedAcc) for (let g = 0; g < numGroups; g++) values[g]! -= a.fedAcc[g]!;
     out.acc.resize(numGroups);
