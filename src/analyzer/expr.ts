@@ -516,6 +516,8 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
     case 'ExtractExpr': {
       const part = n.weekday ? `${n.part}(${n.weekday})` : n.part;
       const args = [literal(T.STRING, part), resolveExpr(an, n.expr, ctx)];
+      // A STRING literal is not coerced to a date/time here, as the service's analyzer refuses it.
+      if (args[1]!.type.kind === 'STRING' && originOf(args[1]!) === Origin.Literal) throw sqlError('EXTRACT does not support literal STRING arguments', n.expr.loc);
       if (n.timeZone) args.push(resolveExpr(an, n.timeZone, ctx));
       return callScalar('$extract', args, n.loc);
     }

@@ -24,6 +24,8 @@ describe('overload choice', () => {
   it('DATE literal string', () => expect(resolve('DATE_ADD', [lit(T.STRING, '2020-01-01'), a(T.INTERVAL)])).toBe('DATE,INTERVAL -> DATE'));
   it('a non-date string literal does not become a DATE', () =>
     expect(resolve('$add', [a(T.INT64), lit(T.STRING, 'a')])).toMatch(/^No matching signature for operator \+ for argument types: INT64, STRING\. Supported signatures: INT64 \+ INT64; /));
+  it('a function\'s string literal that is no DATE fails its cast', () =>
+    expect(resolve('DATE_ADD', [lit(T.STRING, '2020-13-01'), a(T.INTERVAL)])).toBe('Could not cast literal "2020-13-01" to type DATE'));
   it('function mismatch message', () =>
     expect(resolve('ABS', [a(T.STRING)])).toBe('No matching signature for function ABS for argument types: STRING. Supported signatures: ABS(INT64); ABS(NUMERIC); ABS(BIGNUMERIC); ABS(FLOAT64)'));
   it('single signature wording', () => expect(resolve('ARRAY_LENGTH', [a(T.INT64)])).toBe('No matching signature for function ARRAY_LENGTH for argument types: INT64. Supported signature: ARRAY_LENGTH(ARRAY)'));

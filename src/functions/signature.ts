@@ -458,8 +458,29 @@ export function matchSignature<I>(
     if (m && !args.every((a, i) => !!a.lambda === !!s.args[m.res.assign[i]!]?.lambda)) continue;
     if (m && (!best || m.cost < best.cost)) best = m;
   }
-  if (!best) return { ok: false, message: mismatchMessage(name, sigs, args, display) };
+  if (!best) return { ok: false, message: (display.what.startsWith('function ') ? badLiteralMessage(sigs, args) : undefined) ?? mismatchMessage(name, sigs, args, display) };
   return { ok: true, match: best.res };
+}
+
+const CIVIL_KINDS = new Set(['DATE', 'TIME', 'DATETIME', 'TIMESTAMP']);
+
+/**
+ * A function's STRING literal argument that some signature takes as a date/time type by
+ * its type, but whose text is no such value: the service coerces the literal, and its
+ * cast fails ('Could not cast literal "2024-01-01x" to type DATE'). Operators keep the
+ * signature mismatch (`1 + 'a'`), as the reference implementation does.
+ */
+function badLiteralMessage<I>(sigs: readonly Signature<I>[], args: readonly ArgInfo[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.type.kind !== 'STRING' || typeof a.constant?.value !== 'string' || a.isLiteral === false) continue;
+    const loose = args.map((x, k): ArgInfo => (k === i ? { type: x.type, isLiteral: true, ...(x.name ? { name: x.name } : {}) } : x));
+    for (const s of sigs) {
+      const t = tryMatch(s, loose)?.res.argTypes[i];
+      if (t && CIVIL_KINDS.has(t.kind)) return `Could not cast literal ${JSON.stringify(a.constant.value)} to type ${typeToSql(t)}`;
+    }
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------- definitions
