@@ -94,6 +94,21 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   });
 
+  it('ORDER BY without LIMIT sorts runs into spill files and merges them, ties in input order', async () => {
+    for (const sql of [
+      'SELECT id, v, s FROM d.t ORDER BY v DESC, s',
+      'SELECT id, k, s FROM d.t ORDER BY s NULLS LAST, k DESC',
+    ]) {
+      const before = spillCounters.files;
+      const { free, tight } = await both(sql);
+      expect(free.length).toBe(N);
+      // In order: rows with equal keys keep their input order in both runs.
+      expect(tight).toEqual(free);
+      expect(spillCounters.files).toBeGreaterThan(before + 1);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
   it('ROW_NUMBER per partition with rn = 1 holds only the rows that can still pass', async () => {
     topNOptions.compactBytes = 256 << 10;
     try {

@@ -3,13 +3,14 @@
 // slices. With `limit` (top-N) it keeps only the best rows (see topN).
 import type { SortKey, SortRel } from '../../analyzer/resolved.js';
 import type { SqlType } from '../../types/types.js';
-import { BATCH_SIZE, concatVectors, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { BATCH_SIZE, concatVectors, sliceVector, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext, type TopNSeed } from '../context.js';
 import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
-import { executeRel, materialize } from '../execute.js';
-import { Reservation } from '../../storage/memory-budget.js';
+import { executeRel } from '../execute.js';
+import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
+import { SpillFile, spillOptions } from '../spill.js';
 import { sortRows, thresholdComparator, type ValueComparator } from '../sort-keys.js';
-import { concatBatches, sliceBatch, takeBatch } from '../vectors.js';
+import { batchBytes, concatBatches, sliceBatch, takeBatch } from '../vectors.js';
 
 export async function sortKeyVectors(keys: readonly SortKey[], b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Vector[]> {
   const out: Vector[] = [];
@@ -29,12 +30,44 @@ export async function* sortOp(rel: SortRel, ctx: ExecContext): AsyncGenerator<Ba
     return;
   }
   const layout = layoutOf(rel.input.columns);
-  // The input, its keys and the permutation draw on the engine's memory budget.
+  const types = rel.input.columns.map((c) => c.type);
+  // The input, its keys and the permutation draw on the engine's memory budget;
+  // past half its share the rows so far become a sorted run in a spill file.
   const held = new Reservation();
+  const runs: SpillFile[] = [];
   try {
-    const all = await materialize(rel.input, ctx, held);
+    let parts: Batch[] = [];
+    let bytes = 0;
+    let rows = 0;
+    for await (const b of executeRel(rel.input, ctx)) {
+      await checkpoint(ctx);
+      if (b.length === 0) continue;
+      parts.push(b);
+      bytes += batchBytes(b);
+      rows += b.length;
+      // Half the share: the run's concatenation and sort arrays take about as much again.
+      if (held.set(bytes + rows * SORT_ROW_BYTES) > (spillOptions.share / 2) * memoryBudget.limit && memoryBudget.limit > 0) {
+        held.set(2 * bytes + rows * SORT_ROW_BYTES);
+        const input = concatBatches(types, parts);
+        parts = [];
+        runs.push(await writeRun(rel, input, ctx));
+        bytes = 0;
+        rows = 0;
+        held.set(0);
+      }
+    }
+    if (runs.length > 0) {
+      if (parts.length > 0) runs.push(await writeRun(rel, concatBatches(types, parts), ctx));
+      parts = [];
+      held.set(0);
+      yield* mergeRuns(rel, runs, ctx, held);
+      return;
+    }
+    held.set(2 * bytes + rows * SORT_ROW_BYTES);
+    const all = concatBatches(types, parts);
+    parts = [];
+    held.set(bytes + rows * SORT_ROW_BYTES);
     if (all.length === 0) return;
-    held.set(held.held + all.length * SORT_ROW_BYTES);
     const perm = await sortPermutation(rel.keys, all, layout, ctx);
     await checkpoint(ctx);
     for (let s = 0; s < all.length; s += BATCH_SIZE) {
@@ -44,6 +77,7 @@ export async function* sortOp(rel: SortRel, ctx: ExecContext): AsyncGenerator<Ba
     }
   } finally {
     held.release();
+    for (const r of runs) r.close();
   }
 }
 
@@ -214,4 +248,112 @@ async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenera
     const e = Math.min(out.length, s + BATCH_SIZE);
     yield sliceBatch(out, s, e);
   }
+}
+
+// ---------------------------------------------------------------- external sort
+//
+// ORDER BY past the memory budget: an external merge sort. The input is cut
+// into runs of what fits (sorted in memory, written to a spill file each,
+// in input order), then merged a step at a time. Each step takes the run
+// whose current batch ends lowest (ties: the earliest run) as the bound;
+// every row that sorts before the bound row, plus that run's whole batch and
+// the rows equal to the bound of earlier runs, can go out now: no later row
+// of any run sorts before them, and equal rows keep run order (input order),
+// as the stable in-memory sort would. Those rows are sorted (stably, in run
+// order) and emitted; the bound run moves to its next batch, so every step
+// progresses. A step holds one batch per run.
+
+/** Rows per frame of a run (fewer, larger frames than BATCH_SIZE). */
+const RUN_BATCH = 64 * 1024;
+
+/** Sorts `input` (one run's rows) and writes it to a new spill file. */
+async function writeRun(rel: SortRel, input: Batch, ctx: ExecContext): Promise<SpillFile> {
+  const perm = await sortPermutation(rel.keys, input, layoutOf(rel.input.columns), ctx);
+  const file = new SpillFile();
+  for (let s = 0; s < input.length; s += RUN_BATCH) {
+    const e = Math.min(input.length, s + RUN_BATCH);
+    file.write(takeBatch(input, perm.subarray(s, e), e - s));
+    await checkpoint(ctx);
+  }
+  return file;
+}
+
+interface RunCursor {
+  readonly rows: Iterator<Batch>;
+  batch: Batch | null;
+  keys: Vector[];
+  pos: number;
+}
+
+/** The runs' rows in ORDER BY order. */
+async function* mergeRuns(rel: SortRel, runs: readonly SpillFile[], ctx: ExecContext, held: Reservation): AsyncGenerator<Batch> {
+  const layout = layoutOf(rel.input.columns);
+  const types = rel.input.columns.map((c) => c.type);
+  const cursors: RunCursor[] = runs.map((f) => ({ rows: f.read(), batch: null, keys: [], pos: 0 }));
+  const advance = async (c: RunCursor): Promise<void> => {
+    const next = c.rows.next();
+    c.batch = next.done ? null : next.value;
+    c.pos = 0;
+    c.keys = c.batch ? await sortKeyVectors(rel.keys, c.batch, layout, ctx) : [];
+  };
+  for (const c of cursors) await advance(c);
+  for (;;) {
+    let m = -1;
+    for (let r = 0; r < cursors.length; r++) {
+      const c = cursors[r]!;
+      if (c.batch === null) continue;
+      if (m < 0 || endsBefore(c, cursors[m]!, rel)) m = r;
+    }
+    if (m < 0) return;
+    const bound = cursors[m]!;
+    const last = bound.batch!.length - 1;
+    const boundKeys = bound.keys.map((k) => sliceVector(k, last, last + 1));
+    const parts: Batch[] = [];
+    let bytes = 0;
+    for (let r = 0; r < cursors.length; r++) {
+      const c = cursors[r]!;
+      if (c.batch === null) continue;
+      // Rows before the bound (runs after the bound's: strictly before; earlier runs and the bound run: ties too).
+      const end = r === m ? c.batch.length : prefixBefore(c, boundKeys, rel, r < m);
+      if (end > c.pos) {
+        const part = sliceBatch(c.batch, c.pos, end);
+        parts.push(part);
+        bytes += batchBytes(part);
+        c.pos = end;
+      }
+    }
+    held.set(2 * bytes);
+    const step = concatBatches(types, parts);
+    const perm = await sortPermutation(rel.keys, step, layout, ctx);
+    for (let s = 0; s < step.length; s += BATCH_SIZE) {
+      const e = Math.min(step.length, s + BATCH_SIZE);
+      yield takeBatch(step, perm.subarray(s, e), e - s);
+      await checkpoint(ctx);
+    }
+    for (const c of cursors) if (c.batch !== null && c.pos >= c.batch.length) await advance(c);
+  }
+}
+
+/** Whether run a's current batch ends strictly before run b's. */
+function endsBefore(a: RunCursor, b: RunCursor, rel: SortRel): boolean {
+  const i = a.batch!.length - 1;
+  const j = b.batch!.length - 1;
+  for (let k = 0; k < rel.keys.length; k++) {
+    const c = thresholdComparator(sliceVector(a.keys[k]!, i, i + 1), sliceVector(b.keys[k]!, j, j + 1), rel.keys[k]!)(0);
+    if (c !== 0) return c < 0;
+  }
+  return false;
+}
+
+/** The end of the run's rows from its position that sort before the bound row (`ties`: or equal to it); a run's batch is sorted. */
+function prefixBefore(c: RunCursor, bound: readonly Vector[], rel: SortRel, ties: boolean): number {
+  const cmps = rel.keys.map((k, i) => thresholdComparator(c.keys[i]!, bound[i]!, k));
+  const n = c.batch!.length;
+  let p = c.pos;
+  for (; p < n; p++) {
+    let r = 0;
+    for (let k = 0; r === 0 && k < cmps.length; k++) r = cmps[k]!(p);
+    if (r > 0 || (r === 0 && !ties)) break;
+  }
+  return p;
 }
