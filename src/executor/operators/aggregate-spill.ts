@@ -48,23 +48,31 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
   let spill: SpillPartitions | null = null;
   try {
     const transient = st.sync && keepsNoInput(split.partial);
+    /** Rows folded into `st`; once a spilled table held more than half as many groups, grouping does not reduce. */
+    let rows = 0;
+    let reducing = true;
     for await (const b of executeRel(rel.input, ctx, transient)) {
       const bytes = st.bytes();
       held.set(bytes);
       // Half the share: the groups' partial rows take about as much again while they are written.
-      if (bytes > (spillOptions.share / 2) * memoryBudget.limit) {
+      // Not reducing (nearly unique keys): each PASS_ROWS of input goes out as its own small table's partial rows,
+      // rather than re-growing a large hashed table between spills.
+      if (bytes > (spillOptions.share / 2) * memoryBudget.limit || (!reducing && rows >= PASS_ROWS)) {
         spill ??= new SpillPartitions(spillOptions.partitions);
         // The groups as partial rows (room made first: the caches give way); the table and accumulators behind them are let go (and collected) before the rows are written.
         held.set(2 * bytes);
         const out = st.finish();
         const groups = st.table.size;
-        st = new Aggregation(split.partial, ctx, groups);
+        if (groups > rows / 2) reducing = false;
+        st = new Aggregation(split.partial, ctx, reducing ? groups : PASS_ROWS);
+        rows = 0;
         held.set(st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0));
-        await yieldTurn();
+        if (reducing) await yieldTurn();
         spill.writeColumns(out, groups, keyCols);
         held.set(st.bytes());
       }
       await checkpoint(ctx);
+      rows += b.length;
       if (st.sync) st.consume(b);
       else await st.consumeAsync(b);
     }
@@ -100,6 +108,9 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
     spill?.close();
   }
 }
+
+/** Input rows per small table once grouping does not reduce (a table that stays in the CPU caches). */
+const PASS_ROWS = 64 * 1024;
 
 /** One turn of the event loop (a collection the released state asked for runs there). */
 function yieldTurn(): Promise<void> {
