@@ -2,9 +2,11 @@
 // calls split into partial and merge calls (parallel/split.ts: COUNT, SUM,
 // AVG as SUM and COUNT, MIN, MAX, ...) runs as its partial aggregate; when
 // the group table and accumulators pass half their share of the engine's
-// memory limit (the partial rows take as much again while written), the groups so far are written out as partial rows, spread over
-// spillOptions.partitions files by the hash of their keys, and the table starts
-// empty again. At the end the last groups go out too, and each file is merged
+// memory limit (the partial rows take as much again while written), the
+// groups so far are written out as partial rows, spread over
+// spillOptions.partitions files by the hash of their keys, and the table
+// starts empty again (nearly unique keys: a small table per 64k input rows).
+// At the end the last groups go out too, and each file is merged
 // on its own (the merge plan over its partial rows: its keys are no other
 // file's, so each output group comes from one file, holding 1/partitions
 // of the groups at a time). An aggregation that never passes its share is
@@ -59,7 +61,8 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
       // rather than re-growing a large hashed table between spills.
       if (bytes > (spillOptions.share / 2) * memoryBudget.limit || (!reducing && rows >= PASS_ROWS)) {
         spill ??= new SpillPartitions(spillOptions.partitions);
-        // The groups as partial rows (room made first: the caches give way); the table and accumulators behind them are let go (and collected) before the rows are written.
+        // The groups as partial rows (room made first: the caches give way); the table and
+        // accumulators behind them are let go (and collected) before the rows are written.
         held.set(2 * bytes);
         const out = st.finish();
         const groups = st.table.size;
