@@ -360,9 +360,10 @@ export class EngineCatalog implements QueryCatalog {
    * decorated destination, `t$20240101`; the rows carry its partition time),
    * in turn with the table's mutations: WRITE_TRUNCATE replaces that
    * partition's rows (one replace of the table: the other partitions' rows
-   * and the new ones), WRITE_EMPTY needs it empty, WRITE_APPEND adds.
+   * and the new ones; staged rows get the others staged with them),
+   * WRITE_EMPTY needs it empty, WRITE_APPEND adds.
    */
-  async writePartition(id: TableId, partition: bigint, rows: readonly Batch[], write: string): Promise<void> {
+  async writePartition(id: TableId, partition: bigint, rows: readonly Batch[] | StagedRows, write: string): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const release = await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' });
     try {
@@ -384,15 +385,22 @@ export class EngineCatalog implements QueryCatalog {
       if (write === 'WRITE_EMPTY') {
         let outside = 0;
         for await (const b of others()) outside += b.length;
-        if (outside < liveRows(base)) throw alreadyExists(`Table ${p}:${d}.${t}$${partitionId(partition, ingestionUnit(this.st.requireTable(p, d, t).resource) ?? 'DAY')}`);
+        const unit = ingestionUnit(this.st.requireTable(p, d, t).resource) ?? 'DAY';
+        if (outside < liveRows(base)) throw alreadyExists(`Table ${p}:${d}.${t}$${partitionId(partition, unit)}`);
       }
       if (write !== 'WRITE_TRUNCATE') {
         await td.commit(await td.prepare(null, rows));
         return;
       }
+      if (rows instanceof StagedRows) {
+        for await (const b of others()) await rows.add(b);
+        await this.st.replaceRows(p, d, t, rows, { base });
+        return;
+      }
+      const given = rows;
       async function* replaced(): AsyncGenerator<Batch> {
         yield* others();
-        yield* rows;
+        yield* given;
       }
       await this.st.replaceRows(p, d, t, replaced(), { base });
     } finally {

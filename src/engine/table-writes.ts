@@ -23,9 +23,8 @@ import type { StagedRows } from '../storage/fragment-writes.js';
 import { conformBatches, mergeBatches, type TableData } from '../storage/table-data.js';
 import { keptBatch, type InsertError } from '../storage/json-rows.js';
 import type { Column } from '../types/schema.js';
-import { getValue, takeVector, type Batch } from '../types/vector.js';
+import type { Batch } from '../types/vector.js';
 import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, storedColumns, withPartitionTime } from '../storage/ingestion.js';
-import { scanState } from '../storage/table-state.js';
 import type { EngineCatalog } from './catalog.js';
 import { convertRequestRows, readTableRows } from './rows.js';
 import { insertTable } from './tables.js';
@@ -228,7 +227,11 @@ export class TableWrites {
         if (!this.st.getTable(p, d, t)) throw e;
       }
     }
-    if (w.decorator !== undefined) return this.applyToPartition(w);
+    // Into one partition (`t$20240101`): WRITE_TRUNCATE replaces only it (the other partitions' rows are staged with the new ones).
+    if (w.partition !== undefined && w.decorator !== undefined) {
+      w.staged ??= this.st.stageRows(p, d, t, w.stored, w.resource);
+      return this.catalog.writePartition(table, w.partition, w.staged, w.write);
+    }
     if (w.write === 'WRITE_TRUNCATE') return this.catalog.replaceRowsQueued(table, staged ?? [], w.columns);
     // WRITE_EMPTY is checked at the commit, in turn with the table's mutations.
     const release = w.write === 'WRITE_EMPTY' ? await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' }) : undefined;
@@ -238,45 +241,6 @@ export class TableWrites {
       if (staged) await this.st.writeRows(p, d, t, async (td) => td.commit(await td.prepare(null, staged)));
     } finally {
       release?.();
-    }
-  }
-
-  /**
-   * A write into one partition of an ingestion-time partitioned table
-   * (`t$20240101`), in turn with the table's mutations: WRITE_TRUNCATE
-   * replaces only that partition's rows (the others are staged with the new
-   * ones and the whole is one replace), WRITE_EMPTY needs it empty,
-   * WRITE_APPEND adds to it.
-   */
-  private async applyToPartition(w: StagedWrite): Promise<void> {
-    const { p, d, t } = w;
-    const release = await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' });
-    try {
-      const td = this.st.tableData(p, d, t);
-      await td.load();
-      const base = td.state();
-      const hidden = base.columns.findIndex(isPartitionTime);
-      if (hidden < 0 || base.columns.length !== w.stored.length) throw invalid(`Table ${p}:${d}.${t} changed while the job ran`);
-      const all = base.columns.map((_, i) => i);
-      const inPartition = (b: Batch, r: number): boolean => getValue(b.columns[hidden]!, r) === w.partition;
-      if (w.write === 'WRITE_EMPTY') {
-        for await (const b of scanState(base, all)) {
-          for (let r = 0; r < b.length; r++) if (inPartition(b, r)) throw alreadyExists(`Table ${p}:${d}.${t}$${w.decorator}`);
-        }
-      }
-      if (w.write !== 'WRITE_TRUNCATE') {
-        if (w.staged) await td.commit(await td.prepare(null, w.staged));
-        return;
-      }
-      // The other partitions' rows go with the new ones (a partition replaced is the table's rows replaced without it).
-      for await (const b of scanState(base, all)) {
-        const keep: number[] = [];
-        for (let r = 0; r < b.length; r++) if (!inPartition(b, r)) keep.push(r);
-        if (keep.length > 0) await this.stage(w, { length: keep.length, columns: b.columns.map((v) => takeVector(v, keep)) });
-      }
-      await this.catalog.replaceRows({ projectId: p, datasetId: d, tableId: t }, w.staged ?? [], undefined, base);
-    } finally {
-      release();
     }
   }
 
