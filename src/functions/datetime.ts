@@ -361,18 +361,6 @@ export function registerDatetime(): void {
     '$extract',
     [
       sigf([partArg, 'DATE'], 'INT64', (c) => fastExtract(c.args[0]!.constant?.value, 'DATE') ?? rowKernel(T.INT64, (v) => extractCivil(parsePart(v[0] as string), v[1] as number, 0, 'DATE'))),
-      sig([partArg, 'TIME'], 'INT64', rowKernel(T.INT64, (v) => {
-        const p = parsePart(v[0] as string);
-        if (!['HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND'].includes(p.name)) fail(`EXTRACT from TIME does not support the ${p.name} date part`);
-        return extractCivil(p, 0, v[1] as number, 'TIME');
-      })),
-      sigf([partArg, 'DATETIME'], (c) => extractType(c.args[0]!.constant?.value), (c) => fastExtract(c.args[0]!.constant?.value, 'DATETIME') ?? rowKernel(extractType(c.args[0]!.constant?.value), (v) => {
-        const p = parsePart(v[0] as string);
-        const [d, t] = splitMicros(v[1] as bigint);
-        if (p.name === 'DATE') return d;
-        if (p.name === 'TIME') return t;
-        return extractCivil(p, d, t, 'DATETIME');
-      })),
       sigf([partArg, 'TIMESTAMP', opt('STRING')], (c) => extractType(c.args[0]!.constant?.value), (c) => (c.args.length === 2 ? fastExtract(c.args[0]!.constant?.value, 'TIMESTAMP') : undefined) ?? rowKernel(extractType(c.args[0]!.constant?.value), (v, ctx) => {
         const p = parsePart(v[0] as string);
         const civil = utcToCivil(v[1] as bigint, zoneOf(v, 2, ctx));
@@ -382,9 +370,29 @@ export function registerDatetime(): void {
         if (p.name === 'DATETIME') return civil;
         return extractCivil(p, d, t, 'TIMESTAMP');
       })),
+      sigf([partArg, 'DATETIME'], (c) => extractType(c.args[0]!.constant?.value), (c) => fastExtract(c.args[0]!.constant?.value, 'DATETIME') ?? rowKernel(extractType(c.args[0]!.constant?.value), (v) => {
+        const p = parsePart(v[0] as string);
+        const [d, t] = splitMicros(v[1] as bigint);
+        if (p.name === 'DATE') return d;
+        if (p.name === 'TIME') return t;
+        return extractCivil(p, d, t, 'DATETIME');
+      })),
+      sig([partArg, 'TIME'], 'INT64', rowKernel(T.INT64, (v) => {
+        const p = parsePart(v[0] as string);
+        if (!['HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND'].includes(p.name)) fail(`EXTRACT from TIME does not support the ${p.name} date part`);
+        return extractCivil(p, 0, v[1] as number, 'TIME');
+      })),
       sig([partArg, 'INTERVAL'], 'INT64', rowKernel(T.INT64, (v) => extractInterval(v[1] as Interval, parsePart(v[0] as string).name))),
     ],
-    { safeCallable: false },
+    {
+      safeCallable: false,
+      // Named as users write it ("No matching signature for function EXTRACT for argument types: DATE_TIME_PART FROM INT64").
+      display: {
+        what: 'function EXTRACT',
+        given: (a) => `DATE_TIME_PART FROM ${a[1]}${a[2] ? ` AT TIME ZONE ${a[2]}` : ''}`,
+        signature: (_n, a) => `EXTRACT(DATE_TIME_PART FROM ${a[1]}${a[2] ? ' [AT TIME ZONE STRING]' : ''})`,
+      },
+    },
   );
 
   // *_ADD / *_SUB with INTERVAL (the analyzer passes `INTERVAL n PART` as an INTERVAL value)

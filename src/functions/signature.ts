@@ -379,6 +379,8 @@ export interface Display {
   readonly signature: (name: string, argStrs: readonly string[]) => string;
   /** "function ABS" or "operator +". */
   readonly what: string;
+  /** The given argument types as the mismatch names them, when not a comma list ("DATE_TIME_PART FROM INT64"). */
+  readonly given?: (argStrs: readonly string[]) => string;
 }
 
 /** `aggregate`: an aggregate function is named so in a mismatch ("No matching signature for aggregate function SUM ..."). */
@@ -423,7 +425,8 @@ export function argTypeDisplay(a: ArgInfo): string {
 }
 
 export function mismatchMessage<I>(name: string, sigs: readonly Signature<I>[], args: readonly ArgInfo[], display: Display): string {
-  const argStr = args.map(argTypeDisplay).join(', ');
+  const argStrs = args.map(argTypeDisplay);
+  const argStr = display.given?.(argStrs) ?? argStrs.join(', ');
   const list = sigs.map((s) => display.signature(name, s.args.map(specDisplay)));
   const uniq = [...new Set(list)];
   const given = args.length ? ` for argument types: ${argStr}` : ' with no arguments';
