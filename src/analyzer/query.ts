@@ -285,8 +285,8 @@ function resolveRecursiveCte(an: Analyzer, c: A.Cte, body: A.SetOperation, id: n
   }
 }
 
-/** True when an AST expression calls an analytic function (outside subqueries). */
-function hasOver(e: unknown): boolean {
+/** True when a call in an AST expression, outside subqueries, satisfies `pred`. */
+function someCall(e: unknown, pred: (call: { over?: unknown; name?: string[] }) => boolean): boolean {
   const stack: unknown[] = [e];
   while (stack.length) {
     const x = stack.pop();
@@ -295,13 +295,16 @@ function hasOver(e: unknown): boolean {
       stack.push(...x);
       continue;
     }
-    const o = x as { kind?: string; over?: unknown };
+    const o = x as { kind?: string; over?: unknown; name?: string[] };
     if (o.kind === 'Query') continue;
-    if (o.kind === 'FunctionCall' && o.over) return true;
+    if (o.kind === 'FunctionCall' && pred(o)) return true;
     for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
   }
   return false;
 }
+
+/** True when an AST expression calls an analytic function (outside subqueries). */
+const hasOver = (e: unknown): boolean => someCall(e, (c) => !!c.over);
 
 function queryMentions(q: unknown, lname: string): boolean {
   // Cheap structural search for a TableRef naming the CTE.
@@ -2138,23 +2141,11 @@ function checkPipeColumns(out: RelOut, op: 'SET' | 'DROP' | 'RENAME', names: rea
 
 /** True when an AST expression calls an aggregate function outside subqueries and windows (a name that is no built-in may be a user aggregate: its resolution decides). */
 function hasAggregateCall(e: unknown): boolean {
-  const stack: unknown[] = [e];
-  while (stack.length) {
-    const x = stack.pop();
-    if (!x || typeof x !== 'object') continue;
-    if (Array.isArray(x)) {
-      stack.push(...x);
-      continue;
-    }
-    const o = x as { kind?: string; over?: unknown; name?: string[] };
-    if (o.kind === 'Query') continue;
-    if (o.kind === 'FunctionCall' && !o.over) {
-      const def = lookupFunction(o.name!.join('.'));
-      if (!def || def.kind === 'aggregate') return true;
-    }
-    stack.push(...Object.values(o));
-  }
-  return false;
+  return someCall(e, (c) => {
+    if (c.over) return false;
+    const def = lookupFunction(c.name!.join('.'));
+    return !def || def.kind === 'aggregate';
+  });
 }
 
 /** Pipe inputs are passed to resolveTableRef through this side table keyed by the synthetic TableRef. */

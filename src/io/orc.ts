@@ -17,6 +17,8 @@ import { ioInvalid, ioNotImplemented, IoError, type Json } from './errors.js';
 import type { SourceFile } from './objects.js';
 import type { Parsed, RestField } from './schema.js';
 import { snappyDecompress } from './snappy.js';
+import { microsIso } from './parquet.js';
+import { formatDate } from '../types/json-values.js';
 
 class OrcError extends Error {}
 /**
@@ -401,22 +403,6 @@ function fieldOf(types: OrcType[], id: number, name: string): RestField {
 
 const MICROS_2015 = 1_420_070_400_000_000n;
 
-/** Days since 1970-01-01 -> 'YYYY-MM-DD' (proleptic Gregorian, as the service's DATE). */
-function dateText(days: bigint): string {
-  const d = new Date(Number(days) * 86_400_000);
-  const y = d.getUTCFullYear();
-  const ys = y < 0 ? `-${String(-y).padStart(4, '0')}` : String(y).padStart(4, '0');
-  return `${ys}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-${String(d.getUTCDate()).padStart(2, '0')}`;
-}
-
-/** Microseconds since the epoch -> RFC 3339 with six fractional digits. */
-function timestampText(us: bigint): string {
-  const ms = us / 1000n - (us % 1000n < 0n ? 1n : 0n);
-  const frac = ((us % 1_000_000n) + 1_000_000n) % 1_000_000n;
-  const iso = new Date(Number(ms)).toISOString();
-  return `${iso.slice(0, 19)}.${String(frac).padStart(6, '0')}Z`;
-}
-
 /** An unscaled decimal at `scale` -> its text. */
 function decimalText(unscaled: bigint, scale: number): string {
   const neg = unscaled < 0n;
@@ -536,7 +522,7 @@ function presentValues(types: OrcType[], st: Stripe, id: number, t: OrcType, m: 
     case 'LONG':
       return ints(st, id, DATA, m, true).map(String);
     case 'DATE':
-      return ints(st, id, DATA, m, true).map(dateText);
+      return ints(st, id, DATA, m, true).map((d) => formatDate(Number(d)));
     case 'FLOAT':
     case 'DOUBLE': {
       const s = need(st, id, DATA);
@@ -579,7 +565,7 @@ function presentValues(types: OrcType[], st: Stripe, id: number, t: OrcType, m: 
     case 'TIMESTAMP_INSTANT': {
       const secs = ints(st, id, DATA, m, true);
       const nanos = ints(st, id, SECONDARY, m, false);
-      return secs.map((s, i) => timestampText(timestampMicros(st, s, nanosOf(nanos[i]!), t.kind === 'TIMESTAMP_INSTANT')));
+      return secs.map((s, i) => microsIso(timestampMicros(st, s, nanosOf(nanos[i]!), t.kind === 'TIMESTAMP_INSTANT')));
     }
     case 'STRUCT': {
       const cols = t.children.map((c) => readColumn(types, st, c, m));
