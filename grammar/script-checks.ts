@@ -1,7 +1,8 @@
 // Checks a parsed script as GoogleSQL does before any of it runs (procedural-language
 // page): DECLARE only at the start of the script or of a BEGIN block, no variable
 // declared twice while the first is in scope (nor over a procedure argument),
-// BREAK/CONTINUE only inside a loop, a bare RAISE only inside an exception handler.
+// BREAK/CONTINUE only inside a loop or naming an enclosing label (CONTINUE: a loop's),
+// no label reused inside its own statement, a bare RAISE only inside an exception handler.
 import type * as A from './ast.js';
 import { SqlSyntaxError } from './errors.js';
 
@@ -11,6 +12,8 @@ interface Walk {
   readonly args: ReadonlySet<string>;
   loops: number;
   handlers: number;
+  /** Labels of the enclosing loops and blocks, lower-cased. */
+  readonly labels: Map<string, 'loop' | 'block'>;
 }
 
 function fail(message: string, loc: A.Loc): never {
@@ -18,7 +21,7 @@ function fail(message: string, loc: A.Loc): never {
 }
 
 export function checkScript(script: A.Script): A.Script {
-  list(script.statements, true, { vars: new Set(), args: new Set(), loops: 0, handlers: 0 });
+  list(script.statements, true, { vars: new Set(), args: new Set(), loops: 0, handlers: 0, labels: new Map() });
   return script;
 }
 
@@ -47,21 +50,36 @@ function list(stmts: readonly A.Statement[], declarationsAllowed: boolean, w: Wa
   for (const n of declared) w.vars.delete(n);
 }
 
-function loopBody(body: readonly A.Statement[], w: Walk): void {
-  w.loops++;
-  list(body, false, w);
-  w.loops--;
+/** Runs `inner` with `label` (if any) naming an enclosing statement of `kind`. */
+function labeled(label: string | undefined, kind: 'loop' | 'block', loc: A.Loc, w: Walk, inner: () => void): void {
+  const k = label?.toLowerCase();
+  if (k !== undefined) {
+    if (w.labels.has(k)) fail(`Label ${label} already exists`, loc);
+    w.labels.set(k, kind);
+  }
+  inner();
+  if (k !== undefined) w.labels.delete(k);
+}
+
+function loopBody(s: A.LoopStmt | A.WhileStmt | A.RepeatStmt | A.ForInStmt, w: Walk): void {
+  labeled(s.label, 'loop', s.loc, w, () => {
+    w.loops++;
+    list(s.body, false, w);
+    w.loops--;
+  });
 }
 
 function statement(s: A.Statement, w: Walk): void {
   switch (s.kind) {
     case 'Block':
-      list(s.body, true, w);
-      if (s.exceptionHandler) {
-        w.handlers++;
-        list(s.exceptionHandler, false, w);
-        w.handlers--;
-      }
+      labeled(s.label, 'block', s.loc, w, () => {
+        list(s.body, true, w);
+        if (s.exceptionHandler) {
+          w.handlers++;
+          list(s.exceptionHandler, false, w);
+          w.handlers--;
+        }
+      });
       return;
     case 'If':
       for (const b of s.branches) list(b.body, false, w);
@@ -74,25 +92,29 @@ function statement(s: A.Statement, w: Walk): void {
     case 'Loop':
     case 'While':
     case 'Repeat':
-      loopBody(s.body, w);
+      loopBody(s, w);
       return;
     case 'ForIn': {
       declare(s.variable, w, s.loc);
-      loopBody(s.body, w);
+      loopBody(s, w);
       w.vars.delete(s.variable.toLowerCase());
       return;
     }
     case 'Break':
     case 'Continue':
-      if (w.loops === 0 && !s.label) fail(`${s.keyword} without label is only allowed inside of a loop body`, s.loc);
+      if (s.label) {
+        const target = w.labels.get(s.label.toLowerCase());
+        if (!target) fail(`Label ${s.label} does not exist or is out of scope`, s.loc);
+        if (s.kind === 'Continue' && target === 'block') fail(`${s.keyword} with label must refer to a loop`, s.loc);
+      } else if (w.loops === 0) fail(`${s.keyword} without label is only allowed inside of a loop body`, s.loc);
       return;
     case 'Raise':
       if (!s.message && w.handlers === 0) fail('Cannot re-raise an existing exception outside of an exception handler', s.loc);
       return;
     case 'CreateProcedure':
       // A procedure body is a script of its own, its arguments in scope.
-      list(s.body.body, true, { vars: new Set(), args: new Set(s.params.map((p) => p.name.toLowerCase())), loops: 0, handlers: 0 });
-      if (s.body.exceptionHandler) list(s.body.exceptionHandler, false, { vars: new Set(), args: new Set(), loops: 0, handlers: 1 });
+      list(s.body.body, true, { vars: new Set(), args: new Set(s.params.map((p) => p.name.toLowerCase())), loops: 0, handlers: 0, labels: new Map() });
+      if (s.body.exceptionHandler) list(s.body.exceptionHandler, false, { vars: new Set(), args: new Set(), loops: 0, handlers: 1, labels: new Map() });
       return;
     default:
       return;

@@ -666,7 +666,7 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
   if (!base) {
     let arg: ReturnType<Scope['lookupUdfArg']>;
     const hit = ctx.scope.lookup(first);
-    if (hit?.kind === 'ambiguous') throw sqlError(`Column ${first} is ambiguous`, n.loc);
+    if (hit?.kind === 'ambiguous') throw sqlError(`Column name ${first} is ambiguous`, n.loc);
     if (hit?.kind === 'column') {
       base = colRef(hit.column, hit.correlated);
       setRefName(base, first);

@@ -723,8 +723,8 @@ export function resolveSelect(
       columns: [...keyCols, ...aggs.calls.map((c) => c.column), ...groupingCalls.map((g) => g.column)],
     };
     rel = agg;
-    // A value table's alias (UNNEST(...) AS x) is named a table alias in the refusal, as the service does.
-    const aliasIds = new Set(scope.rangeVars.flatMap((rv) => (rv.value ? [rv.value.id] : [])));
+    // A value table's alias (UNNEST(...) AS x) is named a table alias in the refusal, as the service does; its fields are columns.
+    const aliasIds = new Map(scope.rangeVars.flatMap((rv) => (rv.value ? [[rv.value.id, rv.lname] as const] : [])));
     const post = (e: Expr, clause: string): Expr => postAggregate(e, keys, keyCols, fromIds, clause, aliasIds);
     selectExprs = selectExprs.map((e) => post(e, 'SELECT list'));
     havingExpr = havingExpr && post(havingExpr, 'HAVING clause');
@@ -839,7 +839,7 @@ function allRangeColumns(scope: Scope): number[] {
 }
 
 /** Rewrites a pre-aggregation expression over the aggregate's output; ungrouped column refs are errors. */
-function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean }[], keyCols: readonly ResolvedColumn[], fromIds: ReadonlySet<number>, clause: string, aliasIds: ReadonlySet<number> = new Set()): Expr {
+function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean }[], keyCols: readonly ResolvedColumn[], fromIds: ReadonlySet<number>, clause: string, aliasIds: ReadonlyMap<number, string> = new Map()): Expr {
   // A grouped column reference wins over a grouped expression containing it
   // (ZetaSQL: `SELECT a + 1 ... GROUP BY ROLLUP(a, a + 1)` is key(a) + 1).
   const isPath = (x: Expr): boolean => x.kind === 'column' || (x.kind === 'field' && isPath(x.arg));
@@ -858,7 +858,7 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
     for (let i = 0; i < keys.length; i++) if ((!shadowed || keys[i]!.selectRef) && exprEquals(keys[i]!.expr, x)) return colRef(keyCols[i]!);
     if (x.kind === 'column' && !x.correlated && fromIds.has(x.columnId)) {
       const name = refNameOf(x) ?? String(x.columnId);
-      throw sqlError(`${clause} expression references ${aliasIds.has(x.columnId) ? 'table alias' : 'column'} ${name} which is neither grouped nor aggregated`, locOf(x));
+      throw sqlError(`${clause} expression references ${aliasIds.get(x.columnId) === name.toLowerCase() ? 'table alias' : 'column'} ${name} which is neither grouped nor aggregated`, locOf(x));
     }
     if (x.kind === 'subquery' && x.correlatedColumns.some((id) => fromIds.has(id))) {
       // Correlated references to this block's columns must be grouping keys.
@@ -905,7 +905,7 @@ function resolveGroupBy(
       const k = Number(e.text);
       if (!(k >= 1 && k <= items.length)) throw sqlError(`GROUP BY is out of SELECT column number range: ${k}`, e.loc);
       const it = items[k - 1]!;
-      if (hasColumnIn(it.expr, aggIds())) throw sqlError(`GROUP BY ${k} refers to an expression that contains an aggregate function`, e.loc);
+      if (hasColumnIn(it.expr, aggIds())) throw sqlError(`Column ${k} contains an aggregation function, which is not allowed in GROUP BY`, e.loc);
       return keyIndex(it.expr, it.name, e.loc, true);
     }
     if (e.kind === 'PathExpr' && e.parts.length === 1) {
@@ -916,6 +916,8 @@ function resolveGroupBy(
         const fromHit = scope.peek(e.parts[0]!);
         if (!fromHit || fromHit.kind === 'ambiguous' || it.expr.kind !== 'column' || true) return keyIndex(it.expr, it.name, e.loc, true);
       }
+      // An alias of an aggregate (and of no FROM column) cannot be a grouping key.
+      if (it && !scope.peek(e.parts[0]!)) throw sqlError(`Column ${e.parts[0]} contains an aggregation function, which is not allowed in GROUP BY`, e.loc);
     }
     const x = resolveExpr(an, e, { scope, clause: 'GROUP BY clause' });
     return keyIndex(x, implicitAlias(e), e.loc);
@@ -1899,10 +1901,14 @@ function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | undefined)
   const keep = all.filter((c) => !consumed.has(c.id));
   const nv = u.valueColumns.length;
   const valueTypes: SqlType[] = [];
+  // The IN clause's columns must all have the first one's type (no coercion).
   for (let k = 0; k < nv; k++) {
-    const st = supertype(u.inColumns.map((s) => ({ type: byName(s.columns[k]!).type, origin: Origin.Column })));
-    if (!st) throw sqlError('UNPIVOT columns have incompatible types', u.loc);
-    valueTypes.push(st);
+    const first = byName(u.inColumns[0]!.columns[k]!).type;
+    for (const s of u.inColumns) {
+      const t = byName(s.columns[k]!).type;
+      if (!typeEquals(t, first)) throw sqlError(`The datatype of column does not match with other datatypes in the IN clause. Expected ${typeToSql(first)}, Found ${typeToSql(t)}`, u.loc);
+    }
+    valueTypes.push(first);
   }
   const labels = u.inColumns.map((s) => (s.alias ? resolveExpr(an, s.alias, { scope: new Scope(), clause: 'UNPIVOT' }) : literal(T.STRING, s.columns.join('_'))));
   const labelType = supertype(labels.map((l) => ({ type: l.type, origin: originOf(l) }))) ?? T.STRING;

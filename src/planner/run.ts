@@ -69,10 +69,13 @@ export interface ScriptChildren {
 class ChildList implements ScriptChildren {
   readonly list: ScriptChild[] = [];
   dropped = 0;
+  /** Bytes processed by all children so far (@@script.bytes_processed). */
+  bytes = 0;
 
   push(c: ScriptChild): void {
     const kids = this.list;
     kids.push(c);
+    this.bytes += c.result?.totalBytesProcessed ?? 0;
     const old = kids[kids.length - 1 - MAX_CHILD_ROWS];
     if (old?.result?.batches.length) kids[kids.length - 1 - MAX_CHILD_ROWS] = { ...old, result: { ...old.result, batches: [] }, rowsDropped: true };
     // Trimmed in steps of MAX_CHILDREN, so each child is moved at most once.
@@ -168,9 +171,10 @@ function truthy(v: TypedValue, loc: A.Loc): boolean {
 async function declare(s: Session, st: A.DeclareStmt): Promise<void> {
   let tv: TypedValue;
   if (st.default) {
-    const v = await s.evalScalar(st.default);
-    if (st.type) {
-      const t = typeFromNode(st.type);
+    const declared = st.type ? typeFromNode(st.type) : undefined;
+    const v = await s.evalScalar(st.default, undefined, declared);
+    if (declared) {
+      const t = declared;
       if (!typeEquals(v.type, t) && !canCoerce(v.type, t)) throw sqlError(`Cannot coerce ${typeToSql(v.type)} to ${typeToSql(t)}`, st.default.loc);
       const f = foldExpr(coerce(literal(v.type, v.value), t), s.exec.eval);
       tv = { type: t, value: f.kind === 'literal' ? f.value : v.value };
@@ -186,7 +190,8 @@ async function declare(s: Session, st: A.DeclareStmt): Promise<void> {
 }
 
 async function setVar(s: Session, st: A.SetStmt): Promise<void> {
-  const v = await s.evalScalar(st.value);
+  const one = !st.tuple && !st.targets[0]!.system ? s.variables.get(st.targets[0]!.name.toLowerCase()) : undefined;
+  const v = await s.evalScalar(st.value, undefined, one?.type);
   const assign = (name: string, system: boolean, val: TypedValue) => {
     if (system) {
       s.variables.set('@@' + name.toLowerCase(), val);
@@ -244,7 +249,17 @@ function framesOf(st: A.Statement, state: ScriptState): StackFrame[] {
   return [{ start: st.start, end: st.end, ...(state.procedure ? { procedure: state.procedure } : {}) }, ...(state.calls ?? [])];
 }
 
+/** The documented read-only @@script.* system variables, as of the statement about to run. */
+function setScriptVariables(s: Session, children: ChildList): void {
+  const bytes = BigInt(children.bytes);
+  s.variables.set('@@script.num_child_jobs', { type: T.INT64, value: BigInt(children.list.length + children.dropped) });
+  s.variables.set('@@script.bytes_processed', { type: T.INT64, value: bytes });
+  s.variables.set('@@script.bytes_billed', { type: T.INT64, value: bytes });
+  s.variables.set('@@script.slot_ms', { type: T.INT64, value: 0n });
+}
+
 async function runStatement(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
+  if (state.children) setScriptVariables(s, state.children);
   try {
     await runOne(s, st, state);
   } catch (e0) {
@@ -645,6 +660,8 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
   const script = parseCached(ctx.sql);
   const s = new Session(ctx);
   const state: ScriptState = { count: 0, children: new ChildList(), deadline: performance.now() + scriptTimeLimitMs() };
+  s.variables.set('@@script.job_id', { type: T.STRING, value: ctx.jobId });
+  s.variables.set('@@script.creation_time', { type: T.TIMESTAMP, value: ctx.nowMicros });
   if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
   const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
   if (ctx.hasDestination) checkDestination(script.statements, single);

@@ -5,9 +5,10 @@ import type * as A from '../../grammar/ast.js';
 import { parseScript, SqlSyntaxError } from '../../grammar/index.js';
 import { Analyzer, type AnalyzerEnv } from '../analyzer/context.js';
 import { analyzeQuery } from '../analyzer/index.js';
-import { resolveExpr } from '../analyzer/expr.js';
+import { coerce, originOf, resolveExpr } from '../analyzer/expr.js';
 import { setConstantFolder } from '../analyzer/names.js';
-import { setLiteralTimeZone } from '../analyzer/types.js';
+import { canCoerce, setLiteralTimeZone } from '../analyzer/types.js';
+import { typeEquals, type SqlType } from '../types/types.js';
 import type { Rel, ResolvedQuery } from '../analyzer/resolved.js';
 import { Scope } from '../analyzer/scope.js';
 import { collect, makeExecContext, stream, type ExecContext } from '../executor/execute.js';
@@ -152,12 +153,14 @@ export class Session {
   }
 
   /** Evaluates a scalar expression with no FROM (script conditions, SET values, OPTIONS): in a scope of its own outside a statement. */
-  evalScalar(e: A.Expr, an = this.analyzer()): Promise<TypedValue> {
-    return this.scoped(() => this.evalScalarNow(e, an));
+  /** `target`: the type the value goes to (a variable's), coerced to when the expression may coerce (an untyped [] or NULL, a literal). */
+  evalScalar(e: A.Expr, an = this.analyzer(), target?: SqlType): Promise<TypedValue> {
+    return this.scoped(() => this.evalScalarNow(e, an, target));
   }
 
-  private async evalScalarNow(e: A.Expr, an: Analyzer): Promise<TypedValue> {
-    const x = resolveExpr(an, e, { scope: new Scope(), clause: 'expression' });
+  private async evalScalarNow(e: A.Expr, an: Analyzer, target: SqlType | undefined): Promise<TypedValue> {
+    let x = resolveExpr(an, e, { scope: new Scope(), clause: 'expression' });
+    if (target && !typeEquals(x.type, target) && canCoerce(x.type, target, originOf(x))) x = coerce(x, target);
     const folded = foldExpr(x, this.exec.eval);
     if (folded.kind === 'literal') return { type: folded.type, value: folded.value };
     const col = an.newColumn('v', x.type);
