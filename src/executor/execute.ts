@@ -3,7 +3,7 @@
 // generators that pull from their inputs (Volcano-style, one batch at a time).
 import type { Rel } from '../analyzer/resolved.js';
 import type { Batch } from '../types/vector.js';
-import { checkpoint, type ExecContext } from './context.js';
+import { checkpoint, sharedState, type ExecContext } from './context.js';
 import { aggregateOp } from './operators/aggregate.js';
 import { spillingAggregate } from './operators/aggregate-spill.js';
 import { arrayScanOp } from './operators/array-scan.js';
@@ -98,7 +98,7 @@ export async function collectRows(rel: Rel, ctx: ExecContext): Promise<Batch[]> 
 
 /** A context with fresh statement-level caches (subquery results). */
 export function statementScope(ctx: ExecContext): ExecContext {
-  return { ...ctx, shared: { lastYield: ctx.shared.lastYield, uncorrelated: new Map(), correlated: new Map(), memos: new WeakMap(), dictResults: new WeakMap() } };
+  return { ...ctx, shared: sharedState(ctx.query, ctx.shared.lastYield) };
 }
 
 /**

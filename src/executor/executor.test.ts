@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Expr, JoinRel, Rel, SortKey, WindowCall } from '../analyzer/resolved.js';
 import { T, arrayOf, structOf, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { collect } from './execute.js';
+import { collect, executeRel } from './execute.js';
 import { checkResultArrays } from './result-check.js';
 import { MemoryCatalog } from './testing/memory-catalog.js';
 import {
@@ -621,6 +621,16 @@ describe('scheduling and results', () => {
     const ac = new AbortController();
     ac.abort();
     await expect(collect(tScan(), testContext(cat, ac.signal))).rejects.toThrow(/Job execution was cancelled/);
+  });
+  it('cancellation between batches stops the statement at the next batch, with the reason', async () => {
+    const big = new MemoryCatalog();
+    const n = col('n', T.INT64);
+    big.addTable(TABLE('big'), [{ name: 'n', type: T.INT64 }], [{ type: T.INT64, length: 3 * 4096, data: new Float64Array(3 * 4096), nulls: null }]);
+    const ac = new AbortController();
+    const it = executeRel(scan('big', [n]), testContext(big, ac.signal))[Symbol.asyncIterator]();
+    expect((await it.next()).done).toBe(false);
+    ac.abort('stopped by the test');
+    await expect(it.next()).rejects.toThrow('Job execution was cancelled: stopped by the test');
   });
   it('arrays with NULL elements are rejected in results', () => {
     const t = arrayOf(T.INT64);
