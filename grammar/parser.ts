@@ -1907,6 +1907,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     ]});
     const condition = this.option(11, () => (this.consume(12, K.AND!), this.subrule(13, this.expr)));
     this.consume(14, K.THEN!);
+    const next = this.LA(1);
     const action = this.or(15, [
       { ALT: (): A.MergeAction => (this.consume(16, K.UPDATE!), this.consume(17, K.SET!), { kind: 'MergeUpdate', set: this.subrule(18, this.updateItems) }) },
       { ALT: (): A.MergeAction => (this.consume(19, K.DELETE!), { kind: 'MergeDelete' }) },
@@ -1934,6 +1935,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         },
       },
     ]);
+    // The documented grammar: WHEN MATCHED and NOT MATCHED BY SOURCE take UPDATE or DELETE, NOT MATCHED [BY TARGET] takes INSERT.
+    this.ACTION(() => {
+      const byTarget = match === 'NOT MATCHED BY TARGET';
+      if (byTarget !== (action.kind === 'MergeInsert')) {
+        throw new SqlSyntaxError(`Syntax error: Expected ${byTarget ? 'keyword INSERT' : 'keyword DELETE or keyword UPDATE'} but got keyword ${next.image.toUpperCase()}`, next.startLine!, next.startColumn!);
+      }
+    });
     return { match, condition, action };
   });
 

@@ -243,6 +243,11 @@ function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, outer: Scope | u
     map.set(lname, { id, name: c.name, columns: r.plan.columns, isValueTable: false });
     return innerCtes.length ? { ...r, plan: { kind: 'with', ctes: innerCtes, body: r.plan, columns: r.plan.columns } } : r;
   }
+  if (selfRef) {
+    if (c.query.orderBy) throw sqlError('A recursive query may not use ORDER BY', c.loc);
+    if (c.query.limit) throw sqlError('A recursive query may not use LIMIT', c.loc);
+    throw sqlError('Recursive query does not have the form <non-recursive-term> UNION [ALL|DISTINCT] <recursive-term>', c.loc);
+  }
   const out = resolveQuery(an, c.query, outer);
   const cols = out.rel.columns.map((col, i) => ({ ...col, name: out.names[i] ?? '' }));
   map.set(lname, { id, name: c.name, columns: cols, isValueTable: out.isValueTable });
@@ -271,6 +276,7 @@ function resolveRecursiveCte(an: Analyzer, c: A.Cte, body: A.SetOperation, id: n
   {
     // The last UNION input is the recursive term; the ones before it are the base.
     if (queryMentions(body.left, lname)) throw sqlError('Recursive reference is not allowed in non-recursive UNION term', body.loc);
+    checkRecursiveTerm(body.right, c.name, body.loc);
     const base = resolveQueryExpr(an, body.left, outer);
     const cols = base.rel.columns.map((col, i) => an.newColumn(base.names[i] ?? '', col.type));
     map.set(lname, { id, name: c.name, columns: cols, isValueTable: false });
@@ -283,6 +289,72 @@ function resolveRecursiveCte(an: Analyzer, c: A.Cte, body: A.SetOperation, id: n
     const plan: Rel = { kind: 'recursive_cte', cteId: id, base: base.rel, recursive: rec.rel, distinct: body.quantifier === 'DISTINCT', columns: cols };
     return { id, name: c.name, plan };
   }
+}
+
+/**
+ * The reference's limits on the recursive term of WITH RECURSIVE: one reference to the
+ * CTE, never inside an expression subquery, not under DISTINCT, GROUP BY or an aggregate,
+ * not on the outer-joined side of a join.
+ */
+function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
+  const lname = name.toLowerCase();
+  let refs = 0;
+  const inExprs = (...es: unknown[]): void => {
+    if (es.some((e) => queryMentions(e, lname))) throw sqlError('A recursive reference from inside an expression subquery is not allowed', loc);
+  };
+  const query = (q: A.QueryExpr): void => {
+    switch (q.kind) {
+      case 'Query':
+        for (const c of q.with?.ctes ?? []) query(c.query);
+        query(q.body);
+        inExprs(q.orderBy, q.limit, q.offset, q.pipes);
+        return;
+      case 'SetOperation':
+        query(q.left);
+        query(q.right);
+        return;
+      case 'FromQuery':
+        from(q.from);
+        return;
+      case 'Select':
+        if (q.from) {
+          from(q.from);
+          const aggregate = (e: unknown) => someCall(e, (c) => !c.over && lookupFunction(c.name!.join('.'))?.kind === 'aggregate');
+          if (queryMentions(q.from, lname) && (q.distinct || q.groupBy || q.items.some((i) => i.kind === 'SelectExpr' && aggregate(i.expr)) || aggregate(q.having))) {
+            throw sqlError('A subquery containing a recursive reference may not use DISTINCT, GROUP BY, or any aggregate function', loc);
+          }
+        }
+        inExprs(q.items, q.where, q.groupBy, q.having, q.qualify, q.window);
+        return;
+    }
+  };
+  const from = (f: A.FromItem): void => {
+    switch (f.kind) {
+      case 'TableRef':
+        if (f.path.length === 1 && f.path[0]!.toLowerCase() === lname && ++refs > 1) throw sqlError(`Multiple recursive references to table '${name}' are not allowed`, loc);
+        return;
+      case 'SubqueryRef':
+        query(f.query);
+        return;
+      case 'JoinRef': {
+        from(f.left);
+        from(f.right);
+        const l = queryMentions(f.left, lname), r = queryMentions(f.right, lname);
+        if (f.joinType === 'FULL' && (l || r)) throw sqlError('A query containing a recursive reference may not be used as an operand of a FULL OUTER JOIN', loc);
+        if (f.joinType === 'LEFT' && r) throw sqlError('A query containing a recursive reference may not be used as the right operand of a LEFT JOIN', loc);
+        if (f.joinType === 'RIGHT' && l) throw sqlError('A query containing a recursive reference may not be used as the left operand of a RIGHT JOIN', loc);
+        inExprs(f.on);
+        return;
+      }
+      case 'PivotRef':
+      case 'UnpivotRef':
+        from(f.input);
+        return;
+      default:
+        inExprs(f);
+    }
+  };
+  query(term);
 }
 
 /** True when a call in an AST expression, outside subqueries, satisfies `pred`. */
