@@ -933,17 +933,37 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
       throw sqlError(`${clause} expression references ${aliasIds.get(x.columnId) === name.toLowerCase() ? 'table alias' : 'column'} ${name} which is neither grouped nor aggregated`, locOf(x));
     }
     if (x.kind === 'subquery' && x.correlatedColumns.some((id) => fromIds.has(id))) {
-      // Correlated references to this block's columns must be grouping keys.
+      // Correlated references to this block's columns must be grouping keys: a grouped column,
+      // or a grouped field path of one (`g` of `FROM UNNEST([STRUCT(1 AS g)])` is a field of the row).
       const map = new Map<number, number>();
+      const viaPaths = new Set<number>();
       for (const id of x.correlatedColumns) {
         if (!fromIds.has(id)) continue;
         const k = keys.findIndex((kk) => kk.expr.kind === 'column' && kk.expr.columnId === id);
-        if (k < 0) throw sqlError(`${clause} expression references column which is neither grouped nor aggregated`, locOf(x));
-        map.set(id, keyCols[k]!.id);
+        if (k >= 0) map.set(id, keyCols[k]!.id);
+        else viaPaths.add(id);
       }
-      const plan = mapRelExprs(x.plan, (y) => (y.kind === 'column' && y.correlated && map.has(y.columnId) ? { ...y, columnId: map.get(y.columnId)! } : undefined));
+      const refused = (name: string | undefined) => sqlError(`An expression references column ${name ?? ''} which is neither grouped nor aggregated`, locOf(x));
+      const pathKeys = new Set<number>();
+      const plan = mapRelExprs(x.plan, (y) => {
+        if (y.kind === 'field' && viaPaths.size) {
+          const root = (z: Expr): Expr => (z.kind === 'field' ? root(z.arg) : z);
+          const r = root(y);
+          if (r.kind === 'column' && r.correlated && viaPaths.has(r.columnId)) {
+            const plain = rewriteExpr(y, (z) => (z.kind === 'column' && z.correlated ? { kind: 'column', type: z.type, columnId: z.columnId } : undefined));
+            const k = keys.findIndex((kk) => exprEquals(kk.expr, plain));
+            if (k < 0) throw refused(y.arg.type.kind === 'STRUCT' ? y.arg.type.fields[y.fieldIndex]?.name : undefined);
+            pathKeys.add(keyCols[k]!.id);
+            return colRef(keyCols[k]!, true);
+          }
+        }
+        if (y.kind !== 'column' || !y.correlated) return undefined;
+        if (viaPaths.has(y.columnId)) throw refused(refNameOf(y));
+        return map.has(y.columnId) ? { ...y, columnId: map.get(y.columnId)! } : undefined;
+      });
       const inExpr = x.inExpr ? postAggregate(x.inExpr, keys, keyCols, fromIds, clause, aliasIds) : undefined;
-      return { ...x, plan, ...(inExpr ? { inExpr } : {}), correlatedColumns: x.correlatedColumns.map((id) => map.get(id) ?? id) };
+      const correlatedColumns = [...x.correlatedColumns.filter((id) => !viaPaths.has(id)).map((id) => map.get(id) ?? id), ...pathKeys];
+      return { ...x, plan, ...(inExpr ? { inExpr } : {}), correlatedColumns };
     }
     return undefined;
   });
