@@ -135,10 +135,10 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   rel = rowAccessFilter(an, info, rel);
   const names = info.columns.map((c) => c.name);
   if (!info.partitionUnit) return { rel, names, alias, isValueTable: false };
-  // The pseudo-column _PARTITIONTIME, and for daily partitions _PARTITIONDATE (its UTC date), which `*` does not show.
+  // The pseudo-column _PARTITIONTIME, and for daily partitions _PARTITIONDATE (its UTC date, whatever @@time_zone says), which `*` does not show.
   if (info.partitionUnit !== 'DAY') return { rel, names: [...names, '_PARTITIONTIME'], alias, isValueTable: false, hidden: 1 };
   const time = columns[columns.length - 1]!;
-  const exprs = [...columns.map((c) => colRefOf(c)), { kind: 'cast', type: T.DATE, arg: colRefOf(time), safe: false } as const];
+  const exprs = [...columns.map((c) => colRefOf(c)), { kind: 'cast', type: T.DATE, arg: colRefOf(time), safe: false, timeZone: literal(T.STRING, 'UTC') } as const];
   const out = [...columns.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_PARTITIONDATE', T.DATE)];
   return { rel: { kind: 'project', input: rel, exprs, columns: out }, names: [...names, '_PARTITIONTIME', '_PARTITIONDATE'], alias, isValueTable: false, hidden: 2 };
 }

@@ -117,6 +117,32 @@ describe('scans read what the query needs', () => {
     const range = await counted(`SELECT COUNT(*) FROM d.ing WHERE _PARTITIONTIME >= TIMESTAMP '2024-02-15'`);
     expect(first(range.result)[0]).toBe(BigInt((rows / 64) * 19));
     expect(range.read).toBe(2);
+    // _PARTITIONDATE, the UTC date of _PARTITIONTIME, prunes as well: a day, a range, BETWEEN.
+    const day = await counted(`SELECT COUNT(*) FROM d.ing WHERE _PARTITIONDATE = DATE '2024-01-05'`);
+    expect(first(day.result)[0]).toBe(BigInt(rows / 64));
+    expect([day.read, day.skipped]).toEqual([1, 3]);
+    const after = await counted(`SELECT COUNT(*) FROM d.ing WHERE DATE '2024-02-14' < _PARTITIONDATE`);
+    expect(first(after.result)[0]).toBe(BigInt((rows / 64) * 19));
+    expect(after.read).toBe(2);
+    const between = await counted(`SELECT COUNT(*) FROM d.ing WHERE _PARTITIONDATE BETWEEN '2024-01-02' AND '2024-01-03'`);
+    expect(first(between.result)[0]).toBe(BigInt((rows / 64) * 2));
+    expect(between.read).toBe(1);
+  });
+
+  it('a filter on the date of a TIMESTAMP column (DATE(ts), CAST(ts AS DATE)) skips row groups, whatever the time zone', async () => {
+    const rows = 4 * ROW_GROUP;
+    // One day per 1,024 rows, in order: each row group holds 64 days.
+    await q(`CREATE TABLE d.ev AS SELECT x AS id, TIMESTAMP_ADD(TIMESTAMP '2024-01-01', INTERVAL DIV(x, 1024) * 24 + 12 HOUR) AS ts FROM UNNEST(GENERATE_ARRAY(0, ${rows - 1})) AS x`);
+    const fn = await counted(`SELECT COUNT(*) FROM d.ev WHERE DATE(ts) = DATE '2024-01-10'`);
+    expect(first(fn.result)[0]).toBe(1024n);
+    expect([fn.read, fn.skipped]).toEqual([1, 3]);
+    const cast = await counted(`SELECT COUNT(*) FROM d.ev WHERE CAST(ts AS DATE) >= DATE '2024-07-01'`);
+    expect(first(cast.result)[0]).toBe(BigInt(rows - 182 * 1024));
+    expect(cast.read).toBe(2);
+    // A zone other than UTC moves the day's bounds by hours: still the right rows, still one row group.
+    const zoned = await counted(`SELECT COUNT(*) FROM d.ev WHERE DATE(ts, 'Pacific/Kiritimati') = DATE '2024-01-10'`);
+    expect(first(zoned.result)[0]).toBe(1024n);
+    expect(zoned.read).toBe(1);
   });
 
   it('a table several times the memory budget is read whole after a restart, the cache within its budget', async () => {

@@ -1,6 +1,8 @@
 // The conditions of a scan's pushed filters that storage can check against
 // row-group statistics (ScanOptions.filters): `column op literal` comparisons,
-// BETWEEN, IN lists and IS NULL on a plain column of the table. Anything else
+// BETWEEN, IN lists and IS NULL on a plain column of the table, and
+// comparisons of a TIMESTAMP column's date (_PARTITIONDATE, DATE(ts)) with a
+// date. Anything else
 // is left to the executor, which filters every row it gets anyway: these only
 // let storage skip row groups that cannot hold a matching row.
 import type { Expr, ScanRel } from '../../analyzer/resolved.js';
@@ -26,6 +28,7 @@ function collect(e: Expr, rel: ScanRel, out: ScanFilter[]): void {
   const [a, b, c] = e.args;
   const op = COMPARE[e.name];
   if (op && e.args.length === 2) {
+    if (dateOf(a, rel) || dateOf(b, rel)) return dateFilters(e, rel, out);
     const col = columnOf(a, rel);
     const v = valueOf(b);
     if (col !== undefined && v !== undefined) out.push({ column: col, op, values: [v] });
@@ -35,6 +38,7 @@ function collect(e: Expr, rel: ScanRel, out: ScanFilter[]): void {
     return;
   }
   if (e.name === '$between' && e.args.length === 3) {
+    if (dateOf(a, rel)) return dateFilters(e, rel, out);
     const col = columnOf(a, rel);
     const lo = valueOf(b);
     const hi = valueOf(c);
@@ -53,6 +57,56 @@ function collect(e: Expr, rel: ScanRel, out: ScanFilter[]): void {
     const col = columnOf(a, rel);
     if (col !== undefined) out.push({ column: col, op: 'isNull', values: [] });
   }
+}
+
+/**
+ * The date of a TIMESTAMP column (`_PARTITIONDATE`, `CAST(ts AS DATE)`,
+ * `DATE(ts)`): the column, and whether the date is taken in UTC (else in a
+ * zone known only when the statement runs).
+ */
+function dateOf(e: Expr | undefined, rel: ScanRel): { column: number; utc: boolean } | undefined {
+  if (!e || e.type.kind !== 'DATE') return undefined;
+  let arg: Expr | undefined;
+  let zone: Expr | undefined;
+  if (e.kind === 'cast' && !e.safe && e.format === undefined) [arg, zone] = [e.arg, e.timeZone];
+  else if (e.kind === 'call' && !e.safe && e.name === 'DATE' && (e.args.length === 1 || e.args.length === 2)) [arg, zone] = e.args;
+  if (arg?.type.kind !== 'TIMESTAMP') return undefined;
+  const column = columnOf(arg, rel);
+  if (column === undefined) return undefined;
+  return { column, utc: zone?.kind === 'literal' && typeof zone.value === 'string' && zone.value.toUpperCase() === 'UTC' };
+}
+
+const DAY_MICROS = 86_400_000_000n;
+
+/**
+ * `date(ts) op d` (or BETWEEN) as bounds on the timestamp column: the UTC day
+ * [d, d+1). In another zone a day starts at most 14 hours from the UTC one,
+ * so the bounds widen by a day each way: fewer row groups skipped, none wrongly.
+ */
+function dateFilters(e: Expr & { kind: 'call' }, rel: ScanRel, out: ScanFilter[]): void {
+  const [a, b, c] = e.args;
+  const left = dateOf(a, rel);
+  const target = left ?? dateOf(b, rel)!;
+  const slack = target.utc ? 0n : DAY_MICROS;
+  const day = (x: Expr | undefined): bigint | undefined => {
+    const v = x?.kind === 'literal' && x.type.kind === 'DATE' ? x.value : null;
+    return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) * DAY_MICROS : undefined;
+  };
+  const from = (d: bigint | undefined): void => void (d !== undefined && out.push({ column: target.column, op: '>=', values: [d - slack] }));
+  const before = (d: bigint | undefined): void => void (d !== undefined && out.push({ column: target.column, op: '<', values: [d + slack] }));
+  if (e.name === '$between') {
+    from(day(b));
+    const hi = day(c);
+    before(hi === undefined ? undefined : hi + DAY_MICROS);
+    return;
+  }
+  const d = day(left ? b : a);
+  if (d === undefined) return;
+  const op = left ? COMPARE[e.name]! : MIRROR[COMPARE[e.name]!]!;
+  if (op === '=' || op === '>=') from(d);
+  if (op === '>') from(d + DAY_MICROS);
+  if (op === '=' || op === '<=') before(d + DAY_MICROS);
+  if (op === '<') before(d);
 }
 
 /** The table column a plain column reference of the scan reads. */

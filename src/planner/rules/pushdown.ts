@@ -1,6 +1,7 @@
 // Predicate pushdown: WHERE conjuncts move below joins (to the side whose
 // columns they read; inner/cross joins absorb two-sided conjuncts as join
-// conditions) and through column-renaming projections, ending in Filters
+// conditions) and through column-renaming projections (and _PARTITIONDATE's
+// cast), ending in Filters
 // right above scans. Outer joins only accept conjuncts on their preserved side.
 import type { Expr, Rel } from '../../analyzer/resolved.js';
 import { rewriteExpr } from '../../analyzer/rewrite.js';
@@ -61,7 +62,7 @@ function pushInto(f: Rel & { kind: 'filter' }): Rel {
       const cols = columnsOf(p);
       const ok = cols && [...cols].every((id) => {
         const e = byId.get(id);
-        return e !== undefined && (e.kind === 'column' ? !e.correlated : e.kind === 'literal');
+        return e !== undefined && (e.kind === 'column' ? !e.correlated : e.kind === 'literal' || isDateOfColumn(e));
       });
       if (ok && cols!.size) movable.push(rewriteExpr(p, (x) => (x.kind === 'column' && byId.has(x.columnId) ? byId.get(x.columnId)! : undefined)));
       else stay.push(p);
@@ -72,6 +73,15 @@ function pushInto(f: Rel & { kind: 'filter' }): Rel {
     return rest ? { ...f, input: proj, predicate: rest } : proj;
   }
   return f;
+}
+
+/**
+ * A TIMESTAMP column's date (an ingestion-time partitioned table's
+ * _PARTITIONDATE): a cast that cannot fail, so a filter on it may move below
+ * the projection, where the scan can skip row groups by it.
+ */
+function isDateOfColumn(e: Expr): boolean {
+  return e.kind === 'cast' && e.type.kind === 'DATE' && e.arg.kind === 'column' && !e.arg.correlated && e.arg.type.kind === 'TIMESTAMP' && e.format === undefined && (e.timeZone === undefined || e.timeZone.kind === 'literal');
 }
 
 export function pushdownPredicates(rel: Rel): Rel {
