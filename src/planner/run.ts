@@ -27,6 +27,7 @@ import { DDL_IN_TRANSACTION } from '../storage/transaction.js';
 
 const splitPathLength = (p: A.Path): number => splitPath(p).length;
 import { foldExpr } from './rules/fold.js';
+import { resolveZone } from '../functions/civil.js';
 
 class BreakSignal {
   constructor(readonly label: string | undefined) {}
@@ -194,6 +195,11 @@ async function setVar(s: Session, st: A.SetStmt): Promise<void> {
   const v = await s.evalScalar(st.value, undefined, one?.type);
   const assign = (name: string, system: boolean, val: TypedValue) => {
     if (system) {
+      if (name.toLowerCase() === 'time_zone') {
+        if (val.type.kind !== 'STRING' || val.value === null) throw sqlError(`System variable @@time_zone must be set to a non-NULL STRING, not ${val.value === null ? 'NULL' : typeToSql(val.type)}`, st.loc);
+        resolveZone(val.value as string);
+        s.setTimeZone(val.value as string);
+      }
       s.variables.set('@@' + name.toLowerCase(), val);
       return;
     }
@@ -508,7 +514,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
         if (u.alias) using.set(u.alias.toLowerCase(), v);
         else positional.push(v);
       }
-      const inner = new Session({ ...s.ctx, sql: sqlV.value, params: { named: using, positional } });
+      const inner = new Session({ ...s.ctx, sql: sqlV.value, params: { named: using, positional }, timeZone: s.env.timeZone ?? 'UTC' });
       for (const [k, v] of s.variables) inner.variables.set(k, v);
       for (const [k, v] of s.tempFunctions) inner.tempFunctions.set(k, v);
       for (const [k, v] of s.tempTables) inner.tempTables.set(k, v);

@@ -77,8 +77,8 @@ export function parseCached(sql: string): A.Script {
 }
 
 export class Session {
-  readonly env: AnalyzerEnv;
-  readonly exec: ExecContext;
+  env: AnalyzerEnv;
+  exec: ExecContext;
   readonly tempFunctions: Map<string, A.CreateFunctionStmt>;
   readonly variables: Map<string, TypedValue>;
   readonly tempTables: Map<string, TableId>;
@@ -88,18 +88,17 @@ export class Session {
     this.tempFunctions = ctx.session?.tempFunctions ?? new Map();
     this.variables = ctx.session?.variables ?? new Map();
     this.tempTables = ctx.session?.tempTables ?? new Map();
-    this.exec = makeExecContext(ctx, { timeZone: ctx.timeZone ?? 'UTC' });
-    const ev = this.exec.eval;
-    setConstantFolder((e) => {
-      const f = foldExpr(e, ev);
-      return f.kind === 'literal' ? f.value : undefined;
-    });
+    // A session's SET @@time_zone outlives the query that ran it.
+    const set = this.variables.get('@@time_zone')?.value;
+    const timeZone = typeof set === 'string' ? set : (ctx.timeZone ?? 'UTC');
+    this.exec = makeExecContext(ctx, { timeZone });
+    this.installFolder();
     this.env = {
       catalog: ctx.catalog,
       projectId: ctx.projectId,
       ...(ctx.defaultDataset ? { defaultDataset: ctx.defaultDataset } : {}),
       params: ctx.params,
-      timeZone: ctx.timeZone ?? 'UTC',
+      timeZone,
       parse,
       tempFunctions: this.tempFunctions,
       variables: this.variables,
@@ -110,6 +109,21 @@ export class Session {
       ...(ctx.location ? { location: ctx.location } : {}),
       ...(ctx.externalTables ? { externalTables: ctx.externalTables } : {}),
     };
+  }
+
+  private installFolder(): void {
+    const ev = this.exec.eval;
+    setConstantFolder((e) => {
+      const f = foldExpr(e, ev);
+      return f.kind === 'literal' ? f.value : undefined;
+    });
+  }
+
+  /** SET @@time_zone: the default time zone of the statements that follow. */
+  setTimeZone(zone: string): void {
+    this.env = { ...this.env, timeZone: zone };
+    this.exec = { ...this.exec, eval: { ...this.exec.eval, timeZone: zone } };
+    this.installFolder();
   }
 
   analyzer(): Analyzer {

@@ -52,6 +52,17 @@ describe('sessions through the real client', () => {
     await expect(inSession('SELECT 1', sessionId)).rejects.toThrow(/not found|expired/i);
   });
 
+  it('keeps a SET @@time_zone for the session\'s later queries, and only for them', async () => {
+    const [job] = await bq.createQueryJob({ query: "SET @@time_zone = 'America/Los_Angeles'", createSession: true });
+    await job.getQueryResults();
+    const [meta] = await job.getMetadata();
+    const sessionId = meta.statistics?.sessionInfo?.sessionId as string;
+    const sql = "SELECT @@time_zone AS z, FORMAT_TIMESTAMP('%F %H', TIMESTAMP '2024-06-01 00:00:00+00') AS f";
+    expect(await inSession(sql, sessionId)).toEqual([{ z: 'America/Los_Angeles', f: '2024-05-31 17' }]);
+    expect((await bq.query(sql))[0]).toEqual([{ z: 'UTC', f: '2024-06-01 00' }]);
+    await inSession('CALL BQ.ABORT_SESSION()', sessionId);
+  });
+
   it('drops a script\'s temporary table with the script (the same script runs twice)', async () => {
     const script = 'CREATE TEMP TABLE x AS SELECT 1 AS a; SELECT a FROM x;';
     expect((await bq.query(script))[0]).toEqual([{ a: 1 }]);
