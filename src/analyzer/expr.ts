@@ -583,7 +583,7 @@ function systemVariable(an: Analyzer, n: A.SystemVariable): Expr {
     case 'dataset_id':
       return literal(T.STRING, an.env.defaultDataset?.datasetId ?? null, Origin.Param);
     case 'dataset_project_id':
-      return literal(T.STRING, an.env.defaultDataset?.projectId ?? null, Origin.Param);
+      return literal(T.STRING, an.env.defaultDataset?.projectId ?? (an.env.variables.get('@@dataset_project_id')?.value as string | undefined) ?? null, Origin.Param);
     case 'time_zone':
       return literal(T.STRING, an.env.timeZone ?? 'UTC', Origin.Param);
     case 'location':

@@ -195,10 +195,14 @@ async function setVar(s: Session, st: A.SetStmt): Promise<void> {
   const v = await s.evalScalar(st.value, undefined, one?.type);
   const assign = (name: string, system: boolean, val: TypedValue) => {
     if (system) {
-      if (name.toLowerCase() === 'time_zone') {
-        if (val.type.kind !== 'STRING' || val.value === null) throw sqlError(`System variable @@time_zone must be set to a non-NULL STRING, not ${val.value === null ? 'NULL' : typeToSql(val.type)}`, st.loc);
-        resolveZone(val.value as string);
-        s.setTimeZone(val.value as string);
+      const lower = name.toLowerCase();
+      if (lower === 'time_zone' || lower === 'dataset_id' || lower === 'dataset_project_id') {
+        if (val.type.kind !== 'STRING' || val.value === null) throw sqlError(`System variable @@${lower} must be set to a non-NULL STRING, not ${val.value === null ? 'NULL' : typeToSql(val.type)}`, st.loc);
+        const text = val.value as string;
+        if (lower === 'time_zone') {
+          resolveZone(text);
+          s.setTimeZone(text);
+        } else s.setDefaultDataset(lower === 'dataset_id' ? 'datasetId' : 'projectId', text);
       }
       s.variables.set('@@' + name.toLowerCase(), val);
       return;

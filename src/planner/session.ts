@@ -88,15 +88,20 @@ export class Session {
     this.tempFunctions = ctx.session?.tempFunctions ?? new Map();
     this.variables = ctx.session?.variables ?? new Map();
     this.tempTables = ctx.session?.tempTables ?? new Map();
-    // A session's SET @@time_zone outlives the query that ran it.
-    const set = this.variables.get('@@time_zone')?.value;
-    const timeZone = typeof set === 'string' ? set : (ctx.timeZone ?? 'UTC');
+    // A session's SET @@time_zone / @@dataset_id outlives the query that ran it.
+    const set = (name: string): string | undefined => {
+      const v = this.variables.get(name)?.value;
+      return typeof v === 'string' ? v : undefined;
+    };
+    const timeZone = set('@@time_zone') ?? ctx.timeZone ?? 'UTC';
+    const datasetId = set('@@dataset_id');
+    const defaultDataset = datasetId === undefined ? ctx.defaultDataset : { projectId: set('@@dataset_project_id') ?? ctx.projectId, datasetId };
     this.exec = makeExecContext(ctx, { timeZone });
     this.installFolder();
     this.env = {
       catalog: ctx.catalog,
       projectId: ctx.projectId,
-      ...(ctx.defaultDataset ? { defaultDataset: ctx.defaultDataset } : {}),
+      ...(defaultDataset ? { defaultDataset } : {}),
       params: ctx.params,
       timeZone,
       parse,
@@ -124,6 +129,14 @@ export class Session {
     this.env = { ...this.env, timeZone: zone };
     this.exec = { ...this.exec, eval: { ...this.exec.eval, timeZone: zone } };
     this.installFolder();
+  }
+
+  /** SET @@dataset_id / @@dataset_project_id: the default dataset of the statements that follow. */
+  setDefaultDataset(part: 'datasetId' | 'projectId', value: string): void {
+    const dd = this.env.defaultDataset;
+    if (part === 'projectId' && !dd) return; // kept in the variables until a dataset id is set
+    const projectId = part === 'projectId' ? value : (dd?.projectId ?? this.ctx.projectId);
+    this.env = { ...this.env, defaultDataset: { projectId, datasetId: part === 'datasetId' ? value : dd!.datasetId } };
   }
 
   analyzer(): Analyzer {

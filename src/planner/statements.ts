@@ -666,7 +666,7 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
   }
   const cat = s.ctx.catalog;
   let id: TableId;
-  if (splitPath(st.name).length === 1 && !s.ctx.defaultDataset) {
+  if (splitPath(st.name).length === 1 && !s.env.defaultDataset) {
     // Unqualified persistent function without a default dataset: kept at project level.
     id = { projectId: s.ctx.projectId, datasetId: UNQUALIFIED_ROUTINES, tableId: splitPath(st.name)[0]! };
     if (!cat.getDataset(id.projectId, id.datasetId)) await cat.createDataset(id.projectId, id.datasetId, { location: 'US' }, true);
