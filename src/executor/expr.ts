@@ -309,9 +309,11 @@ function dictCall(e: CallExpr, m: number, x: Vector, memo: ValueMemo, env: Env):
   const cache = env.ctx.shared.dictResults;
   let byCall = cache.get(values);
   if (!byCall) cache.set(values, (byCall = new Map()));
+  // A storage dictionary shared by row groups grows as they are read (codes
+  // never change meaning): results over fewer values than it holds now are made again.
+  const d = values.length;
   let r = byCall.get(e);
-  if (r === undefined) {
-    const d = values.length;
+  if (r === undefined || (r !== null && r.length !== d + 1)) {
     const data: Value[] = values.slice();
     data.push(null);
     const nulls = new Uint8Array(d + 1);
@@ -334,7 +336,7 @@ function dictCall(e: CallExpr, m: number, x: Vector, memo: ValueMemo, env: Env):
     byCall.set(e, r);
   }
   if (r === null) return null;
-  return gatherCodes(e.type, r, codes, x.nulls, values.length);
+  return gatherCodes(e.type, r, codes, x.nulls, d);
 }
 
 /** Rows of dictionary results `r`: row i takes r[codes[i]], or r[nullIndex] where `nulls` marks it. */

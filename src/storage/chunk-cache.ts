@@ -8,7 +8,7 @@
 // join state. A chunk a running scan still holds stays alive until the scan
 // moves on, so the resident set is the budget plus what scans hold right now.
 import { getHeapStatistics } from 'node:v8';
-import { chunkBytes, chunkHeapBytes, type ColumnChunk } from './column-chunk.js';
+import { chunkBytes, chunkHeapBytes, SharedDictionary, type ColumnChunk } from './column-chunk.js';
 import { FragmentFile } from './fragment-file.js';
 import { defaultMemoryLimit, memoryBudget } from './memory-budget.js';
 
@@ -31,6 +31,9 @@ export class ChunkCache {
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<ColumnChunk>>();
   private readonly files = new Map<string, Promise<FragmentFile>>();
+  /** Shared dictionaries by table (fragment stem) and column; their bytes are in `used` and `heapUsed` (`dictionaryBytes`). */
+  private readonly dictionaries = new Map<string, SharedDictionary>();
+  private dictionaryBytes = 0;
   private used = 0;
   private heapUsed = 0;
   /** The bound on heap-resident chunks (HEAP_SHARE of the heap limit, or the budget if smaller). */
@@ -85,6 +88,7 @@ export class ChunkCache {
         this.entries.set(key, { chunk, bytes, heap });
         this.used += bytes;
         this.heapUsed += heap;
+        if (chunk.kind === 'dict' && chunk.shared) this.countDictionaries();
         this.evict();
         return chunk;
       },
@@ -95,6 +99,28 @@ export class ChunkCache {
     );
     this.loading.set(key, p);
     return p;
+  }
+
+  /** The dictionary the row groups of this table's column share on this thread (column-chunk.ts). */
+  dictionary(path: string, column: string): SharedDictionary {
+    const at = path.lastIndexOf('@');
+    const key = `${at < 0 ? path : path.slice(0, at)}\u0000${column}`;
+    let d = this.dictionaries.get(key);
+    if (!d) this.dictionaries.set(key, (d = new SharedDictionary()));
+    return d;
+  }
+
+  /** Brings the dictionaries' growth into the accounting; past half the heap budget they are let go (chunks holding one keep it alive; new row groups start afresh). */
+  private countDictionaries(): void {
+    let b = 0;
+    for (const d of this.dictionaries.values()) b += d.bytes;
+    if (b > Math.min(this.allowance, this.heapBudget) / 2) {
+      this.dictionaries.clear();
+      b = 0;
+    }
+    this.used += b - this.dictionaryBytes;
+    this.heapUsed += b - this.dictionaryBytes;
+    this.dictionaryBytes = b;
   }
 
   /** The bytes the cache may hold now: its budget less the share operators reserved. */
@@ -147,6 +173,8 @@ export class ChunkCache {
   clear(): void {
     this.entries.clear();
     this.files.clear();
+    this.dictionaries.clear();
+    this.dictionaryBytes = 0;
     this.used = 0;
     this.heapUsed = 0;
   }

@@ -16,7 +16,15 @@ export type Validity = Uint8Array | null;
 export type ColumnChunk =
   | { readonly kind: 'fixed'; readonly length: number; readonly values: Float64Array | BigInt64Array | Int32Array | Uint8Array; readonly validity: Validity }
   | { readonly kind: 'utf8'; readonly length: number; readonly offsets: Int32Array; readonly bytes: Uint8Array; readonly validity: Validity; readonly ascii: boolean }
-  | { readonly kind: 'dict'; readonly length: number; readonly indices: Int32Array; readonly dictionary: readonly string[]; readonly validity: Validity }
+  | {
+      readonly kind: 'dict';
+      readonly length: number;
+      readonly indices: Int32Array;
+      readonly dictionary: readonly string[];
+      readonly validity: Validity;
+      /** `dictionary` is a SharedDictionary's (counted by the cache once, not per chunk). */
+      readonly shared?: true;
+    }
   | { readonly kind: 'binary'; readonly length: number; readonly offsets: Int32Array; readonly bytes: Uint8Array; readonly validity: Validity }
   | { readonly kind: 'values'; readonly length: number; readonly values: readonly Value[] }
   | { readonly kind: 'null'; readonly length: number };
@@ -30,11 +38,8 @@ export function chunkBytes(c: ColumnChunk): number {
     case 'utf8':
     case 'binary':
       return c.offsets.byteLength + c.bytes.byteLength + v + 64;
-    case 'dict': {
-      let s = 0;
-      for (const d of c.dictionary) s += 24 + 2 * d.length;
-      return c.indices.byteLength + s + v + 64;
-    }
+    case 'dict':
+      return c.indices.byteLength + (c.shared ? 0 : stringsBytes(c.dictionary)) + v + 64;
     case 'values':
       return c.length * 48 + 64;
     case 'null':
@@ -47,15 +52,57 @@ export function chunkHeapBytes(c: ColumnChunk): number {
   switch (c.kind) {
     case 'values':
       return chunkBytes(c);
-    case 'dict': {
-      let s = 0;
-      for (const d of c.dictionary) s += 24 + 2 * d.length;
-      return s;
-    }
+    case 'dict':
+      return c.shared ? 0 : stringsBytes(c.dictionary);
     default:
       return 0;
   }
 }
+
+/** Estimated heap bytes of dictionary strings. */
+function stringsBytes(values: readonly string[]): number {
+  let s = 0;
+  for (const d of values) s += 24 + 2 * d.length;
+  return s;
+}
+
+/**
+ * The dictionary that one column's row groups share on one thread (the
+ * chunk cache keeps one per table and column): each row group's dictionary
+ * page is mapped into it, so every chunk's codes index the same array, and
+ * calls over dictionary codes (`LOWER(s)`, `REGEXP_CONTAINS`; executor
+ * expr.ts) run once per value per statement instead of once per value per
+ * row group, and the strings are on the heap once instead of once per row
+ * group (10,000 values: ~0.5 MB per row group). Append-only: a code never
+ * changes meaning; at most MAX_SHARED values, then row groups keep their own.
+ */
+export class SharedDictionary {
+  readonly values: string[] = [];
+  private readonly ids = new Map<string, number>();
+  /** Estimated heap bytes (the values and the lookup table). */
+  bytes = 0;
+
+  /** The codes of a dictionary page's values here (added when new), or null when they do not all fit. */
+  map(page: readonly string[]): Int32Array | null {
+    const out = new Int32Array(page.length);
+    for (let i = 0; i < page.length; i++) {
+      const v = page[i]!;
+      let id = this.ids.get(v);
+      if (id === undefined) {
+        if (this.values.length >= MAX_SHARED) return null;
+        id = this.values.length;
+        this.values.push(v);
+        this.ids.set(v, id);
+        this.bytes += 48 + 2 * v.length;
+      }
+      out[i] = id;
+    }
+    return out;
+  }
+}
+
+/** Values a shared dictionary takes at most (a row group's own dictionary has at most as many). */
+const MAX_SHARED = 65_536;
 
 export function isValid(validity: Validity, i: number): boolean {
   return validity === null || (validity[i >> 3]! & (1 << (i & 7))) !== 0;

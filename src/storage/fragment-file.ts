@@ -18,7 +18,7 @@ import { Decimal, Geography, JsonValue } from '../types/values.js';
 import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
 import { getValue, layoutOf, type Batch, type Vector } from '../types/vector.js';
 import { fromStored, toStored, type Stored } from './codec.js';
-import { type ColumnChunk, type Validity, validityOf } from './column-chunk.js';
+import { type ColumnChunk, type SharedDictionary, type Validity, validityOf } from './column-chunk.js';
 import { parquetMapping } from './parquet.js';
 
 type Thrift = Record<string, unknown>;
@@ -543,7 +543,7 @@ export class FragmentFile {
   }
 
   /** One column of one row group as a chunk of table type `t` (null chunk when the file lacks the column). */
-  async readChunk(rg: number, name: string, t: SqlType): Promise<ColumnChunk> {
+  async readChunk(rg: number, name: string, t: SqlType, shared: SharedDictionary | null = null): Promise<ColumnChunk> {
     const g = this.rowGroups[rg]!;
     const cm = g.columns.get(name);
     if (!cm || !this.columnNames.has(name)) return { kind: 'null', length: g.rows };
@@ -559,7 +559,7 @@ export class FragmentFile {
     } finally {
       await h.close();
     }
-    return decodeChunk(t, bytes, g.rows);
+    return decodeChunk(t, bytes, g.rows, shared);
   }
 
   /** A row group's column from a file of the earlier format, through hyparquet. */
@@ -601,8 +601,8 @@ function normStat(v: unknown): ColumnStats['min'] {
   return undefined;
 }
 
-/** Decodes a column chunk of this format (a dictionary page, then one data page). */
-function decodeChunk(t: SqlType, bytes: Uint8Array, rows: number): ColumnChunk {
+/** Decodes a column chunk of this format (a dictionary page, then one data page); dictionary codes into `shared` where they fit. */
+function decodeChunk(t: SqlType, bytes: Uint8Array, rows: number, shared: SharedDictionary | null): ColumnChunk {
   const m = parquetMapping(t);
   let at = 0;
   let dictionary: string[] | null = null;
@@ -636,6 +636,11 @@ function decodeChunk(t: SqlType, bytes: Uint8Array, rows: number): ColumnChunk {
       const width = values[0]!;
       const idx = new Int32Array(present);
       rleRead!.readRleBitPackedHybrid({ view: new DataView(values.buffer, values.byteOffset + 1, values.byteLength - 1), offset: 0 }, width, idx, values.byteLength - 1);
+      const codes = shared && dictionary ? shared.map(dictionary) : null;
+      if (codes) {
+        for (let i = 0; i < present; i++) idx[i] = codes[idx[i]!]!;
+        return { kind: 'dict', length: rows, indices: scatterI32(idx, validity, rows), dictionary: shared!.values, validity, shared: true };
+      }
       return { kind: 'dict', length: rows, indices: scatterI32(idx, validity, rows), dictionary: dictionary ?? [], validity };
     }
     return decodePlain(t, m.physical, values, validity, rows, present);

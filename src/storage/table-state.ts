@@ -261,7 +261,8 @@ export async function* readPart(p: ScanPart, columns: readonly Column[], cols: r
       const col = columns[c]!;
       // A column the file lacks or has with another type (ALTER) reads as NULL.
       if (!file.columnNames.has(col.name) || (types && types.get(col.name) !== JSON.stringify(col.type))) return null;
-      return chunkCache.chunk(p.path, rg, col.name, () => file.readChunk(rg, col.name, col.type));
+      const shared = col.type.kind === 'STRING' ? chunkCache.dictionary(p.path, col.name) : null;
+      return chunkCache.chunk(p.path, rg, col.name, () => file.readChunk(rg, col.name, col.type, shared));
     }),
   );
   for (let s = p.start; s < p.end; s += BATCH_SIZE) {

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chunkVector } from '../../src/storage/column-chunk.js';
+import { chunkVector, SharedDictionary } from '../../src/storage/column-chunk.js';
 import { encodeFragmentFile, FragmentFile, ROW_GROUP } from '../../src/storage/fragment-file.js';
 import { encodeFragment } from '../../src/storage/parquet.js';
 import type { Column } from '../../src/types/schema.js';
@@ -101,5 +101,29 @@ describe('fragment files', () => {
       const v = chunkVector(c.type, await f.readChunk(0, c.name, c.type), 0, 50);
       for (const k of [0, 3, 5, 49]) expect(norm(getValue(v, k)), c.name).toEqual(ci < 8 ? norm(rows[k]![ci]!) : c.type.kind === 'ARRAY' ? [] : null);
     }
+  });
+
+  it("maps row groups' dictionaries into one shared dictionary, values unchanged", async () => {
+    // Three row groups whose value sets overlap and grow; NULLs in between.
+    const sc: Column[] = [{ name: 's', type: T.STRING, required: false }];
+    const n = 2 * ROW_GROUP + 500;
+    const val = (k: number): string | null => (k % 11 === 0 ? null : `v${(k * 7) % (k < ROW_GROUP ? 50 : 80)}`);
+    const file = path.join(tempDir(), 'shared.parquet');
+    const rows = Array.from({ length: n }, (_, k) => val(k));
+    fs.writeFileSync(file, Buffer.concat(await encodeFragmentFile(sc, [{ length: n, columns: [vectorFromValues(T.STRING, rows)] }], {})));
+    const f = await FragmentFile.open(file);
+    const shared = new SharedDictionary();
+    let base = 0;
+    for (let rg = 0; rg < f.rowGroups.length; rg++) {
+      const len = f.rowGroups[rg]!.rows;
+      const chunk = await f.readChunk(rg, 's', T.STRING, shared);
+      expect(chunk).toMatchObject({ kind: 'dict', shared: true });
+      if (chunk.kind === 'dict') expect(chunk.dictionary).toBe(shared.values);
+      const v = chunkVector(T.STRING, chunk, 0, len);
+      for (let k = 0; k < len; k++) if (getValue(v, k) !== rows[base + k]) expect(getValue(v, k), `row ${base + k}`).toBe(rows[base + k]);
+      base += len;
+    }
+    expect(new Set(shared.values)).toEqual(new Set(rows.filter((x) => x !== null)));
+    expect(shared.values.length).toBe(80);
   });
 });

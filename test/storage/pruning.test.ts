@@ -145,6 +145,21 @@ describe('scans read what the query needs', () => {
     expect(zoned.read).toBe(1);
   });
 
+  it("calls over a string column run over row groups' dictionaries shared per column, as over the rows", async () => {
+    // Each row group adds values the earlier ones lack: the shared dictionary grows as the scan reads on.
+    const gen = `SELECT x, IF(MOD(x, 13) = 0, NULL, CONCAT(IF(MOD(x, 2) = 0, 'Ab', 'cD'), CAST(MOD(x * 7, 40 + 30 * DIV(x, ${ROW_GROUP})) AS STRING))) AS s FROM UNNEST(GENERATE_ARRAY(0, ${4 * ROW_GROUP - 1})) AS x`;
+    await q(`CREATE TABLE d.dict AS ${gen}`);
+    const calls = "COUNTIF(REGEXP_CONTAINS(LOWER(s), r'^ab1[0-9]$')), COUNT(DISTINCT UPPER(s)), MAX(LOWER(s)), COUNTIF(LOWER(s) IS NULL), SUM(LENGTH(LOWER(s)))";
+    chunkCache.clear();
+    const stored = first(await q(`SELECT ${calls} FROM d.dict`));
+    // The same calls over the generated rows (no storage, no dictionary).
+    expect(stored).toEqual(first(await q(`SELECT ${calls} FROM (${gen})`)));
+    expect(stored[3]).toBe(BigInt(Math.ceil((4 * ROW_GROUP) / 13)));
+    // Again with the dictionary already complete (cached chunks), and filtered by the call.
+    expect(first(await q(`SELECT COUNT(*) FROM d.dict WHERE REGEXP_CONTAINS(LOWER(s), r'^cd1[0-9]$')`))).toEqual(first(await q(`SELECT COUNT(*) FROM (${gen}) WHERE REGEXP_CONTAINS(LOWER(s), r'^cd1[0-9]$')`)));
+    await q('DROP TABLE d.dict');
+  });
+
   it('a table several times the memory budget is read whole after a restart, the cache within its budget', async () => {
     const dir = h.storage.dataDir;
     const done = h.close;
