@@ -75,6 +75,12 @@ export interface ScanFilter {
   readonly op: '=' | '<' | '<=' | '>' | '>=' | 'in' | 'isNull' | 'notNull';
   /** One value for the comparisons, the list for `in`, none for the NULL tests. */
   readonly values: readonly ScanValue[];
+  /**
+   * The values may tighten while the scan runs (a top-N's running threshold,
+   * executor operators/topn-filter.ts): checked again before each row group
+   * is read; a comparison without a value yet rules nothing out.
+   */
+  readonly live?: boolean;
 }
 
 export interface CreateTableOptions {

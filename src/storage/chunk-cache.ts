@@ -17,6 +17,22 @@ interface Entry {
   readonly bytes: number;
   /** Of those, the bytes on V8's heap (value objects, dictionary strings). */
   readonly heap: number;
+  /** The scan pass that last used it (newScanPass; 0: none). */
+  pass: number;
+}
+
+let passes = 0;
+
+/**
+ * A token for one read of a table by one statement (on this thread): chunks
+ * a pass has used are not evicted to make room for more of the same pass.
+ * So a scan larger than the cache keeps the chunks it read first and reads
+ * the rest without caching them (its next run finds that prefix again),
+ * instead of evicting each chunk before the next run gets to it (least
+ * recently used order over a cyclic scan: no hit ever).
+ */
+export function newScanPass(): number {
+  return ++passes;
 }
 
 /**
@@ -38,10 +54,14 @@ export class ChunkCache {
   private heapUsed = 0;
   /** The bound on heap-resident chunks (HEAP_SHARE of the heap limit, or the budget if smaller). */
   heapBudget = HEAP_SHARE * getHeapStatistics().heap_size_limit;
+  /** The pass last found to have filled the cache alone (makeRoom), or 0. */
+  private refused = 0;
   /** Counters (tests and the bench read them). */
   hits = 0;
   misses = 0;
   evictions = 0;
+  /** Chunks read but not cached: the cache held only chunks of the same pass. */
+  bypassed = 0;
 
   constructor(public budget: number) {}
 
@@ -67,14 +87,17 @@ export class ChunkCache {
     return f;
   }
 
-  /** One row group's column, decoded (from the cache or the file). */
-  async chunk(path: string, rg: number, name: string, load: () => Promise<ColumnChunk>): Promise<ColumnChunk> {
+  /** One row group's column, decoded (from the cache or the file); `pass`: the scan pass asking (newScanPass). */
+  async chunk(path: string, rg: number, name: string, load: () => Promise<ColumnChunk>, pass = 0): Promise<ColumnChunk> {
     const key = `${path}\u0000${rg}\u0000${name}`;
     const hit = this.entries.get(key);
     if (hit) {
       this.hits++;
       this.entries.delete(key);
       this.entries.set(key, hit);
+      // An entry of the pass that found the cache full becomes another's: that pass may evict it now.
+      if (hit.pass === this.refused && pass !== this.refused) this.refused = 0;
+      hit.pass = pass;
       return hit.chunk;
     }
     const pending = this.loading.get(key);
@@ -83,12 +106,18 @@ export class ChunkCache {
     const p = load().then(
       (chunk) => {
         this.loading.delete(key);
+        if (chunk.kind === 'dict' && chunk.shared) this.countDictionaries();
         const bytes = chunkBytes(chunk);
         const heap = chunkHeapBytes(chunk);
-        this.entries.set(key, { chunk, bytes, heap });
+        if (pass !== 0 && !this.makeRoom(bytes, heap, pass)) {
+          this.bypassed++;
+          memoryBudget.dropped(bytes - heap);
+          return chunk;
+        }
+        if (pass !== this.refused) this.refused = 0;
+        this.entries.set(key, { chunk, bytes, heap, pass });
         this.used += bytes;
         this.heapUsed += heap;
-        if (chunk.kind === 'dict' && chunk.shared) this.countDictionaries();
         this.evict();
         return chunk;
       },
@@ -133,6 +162,29 @@ export class ChunkCache {
     this.evict();
   }
 
+  /**
+   * Evicts, least recently used first, chunks other passes used until `bytes`
+   * (`heap` of them on the heap) fit; false when only `pass`'s own chunks
+   * would have to go (the chunk is then not cached).
+   */
+  private makeRoom(bytes: number, heap: number, pass: number): boolean {
+    const allowance = this.allowance;
+    const heapBudget = Math.min(allowance, this.heapBudget);
+    const fits = (): boolean => this.used + bytes <= allowance && this.heapUsed + heap <= heapBudget;
+    if (fits()) return true;
+    // Already found full of this pass's chunks (until another pass touches the cache).
+    if (this.refused === pass) return false;
+    for (const [k, e] of this.entries) {
+      if (fits()) break;
+      if (e.pass === pass || (this.used + bytes <= allowance && e.heap === 0)) continue;
+      this.drop(k, e);
+      this.evictions++;
+    }
+    if (fits()) return true;
+    this.refused = pass;
+    return false;
+  }
+
   private evict(): void {
     const allowance = this.allowance;
     for (const [k, e] of this.entries) {
@@ -151,6 +203,7 @@ export class ChunkCache {
   }
 
   private drop(k: string, e: Entry): void {
+    this.refused = 0;
     this.entries.delete(k);
     this.used -= e.bytes;
     this.heapUsed -= e.heap;

@@ -13,7 +13,7 @@ import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
 import { T } from '../types/types.js';
 import { BATCH_SIZE, sliceVector, takeVector, type Batch, type Vector } from '../types/vector.js';
-import { chunkCache } from './chunk-cache.js';
+import { chunkCache, newScanPass } from './chunk-cache.js';
 import { chunkVector, nullVectorOf } from './column-chunk.js';
 import type { ColumnStats, FragmentFile } from './fragment-file.js';
 
@@ -147,6 +147,9 @@ export async function* scanSegments(
   firstRow = 0,
 ): AsyncGenerator<Batch> {
   let off = firstRow;
+  // Live filters (a top-N's threshold) may rule out more by the time a row group's turn comes.
+  const tightens = filters.some((f) => f.live);
+  const pass = newScanPass();
   for (const seg of segs) {
     const segStart = off;
     off += segmentRows(seg);
@@ -155,7 +158,10 @@ export async function* scanSegments(
       if (out.length > 0) yield out;
       continue;
     }
-    for (const p of await fileParts(seg, segStart, columns, filters, stats, deleted)) yield* readPart(p, columns, cols);
+    for (const p of await fileParts(seg, segStart, columns, filters, stats, deleted)) {
+      if (tightens && !(await partMayMatch(p, columns, filters, stats))) continue;
+      yield* readPart(p, columns, cols, pass);
+    }
   }
 }
 
@@ -244,9 +250,9 @@ export async function partMayMatch(p: ScanPart, columns: readonly Column[], filt
  * A part's rows, columns `cols` of table schema `columns` (ROW_POSITION:
  * each row's position), in BATCH_SIZE batches, deleted rows left out. Row
  * groups are read through this thread's chunk cache (a worker thread reads
- * files by path with its own).
+ * files by path with its own), for scan pass `pass` (chunk-cache.ts newScanPass).
  */
-export async function* readPart(p: ScanPart, columns: readonly Column[], cols: readonly number[]): AsyncGenerator<Batch> {
+export async function* readPart(p: ScanPart, columns: readonly Column[], cols: readonly number[], pass = 0): AsyncGenerator<Batch> {
   if (p.kind === 'mem') {
     const out = live(p.batch.length, (c) => p.batch.columns[c]!, cols, p.first, p.deleted);
     if (out.length > 0) yield out;
@@ -262,7 +268,7 @@ export async function* readPart(p: ScanPart, columns: readonly Column[], cols: r
       // A column the file lacks or has with another type (ALTER) reads as NULL.
       if (!file.columnNames.has(col.name) || (types && types.get(col.name) !== JSON.stringify(col.type))) return null;
       const shared = col.type.kind === 'STRING' ? chunkCache.dictionary(p.path, col.name) : null;
-      return chunkCache.chunk(p.path, rg, col.name, () => file.readChunk(rg, col.name, col.type, shared));
+      return chunkCache.chunk(p.path, rg, col.name, () => file.readChunk(rg, col.name, col.type, shared), pass);
     }),
   );
   for (let s = p.start; s < p.end; s += BATCH_SIZE) {
@@ -346,7 +352,7 @@ export async function readState(s: TableState, cols: readonly number[], start: n
 
 /** Whether a row group with these statistics may hold a row meeting `f` (true when unsure). */
 function mayMatch(f: ScanFilter, col: Column, st: ColumnStats | undefined, types: Map<string, string> | null): boolean {
-  if (st === undefined || !comparable(col.type)) return true;
+  if (st === undefined || !comparable(col.type) || (f.live && f.values.length === 0)) return true;
   if (types && types.get(col.name) !== JSON.stringify(col.type)) return true;
   switch (f.op) {
     case 'isNull':

@@ -2,7 +2,7 @@
 // on V8's heap (value objects, dictionary strings) under a share of the heap
 // limit too: a budget larger than the heap must not fill it.
 import { describe, expect, it } from 'vitest';
-import { ChunkCache } from '../../src/storage/chunk-cache.js';
+import { ChunkCache, newScanPass } from '../../src/storage/chunk-cache.js';
 import type { ColumnChunk } from '../../src/storage/column-chunk.js';
 
 const values = (n: number): ColumnChunk => ({ kind: 'values', length: n, values: Array.from({ length: n }, (_, i) => `v${i}`) });
@@ -27,5 +27,27 @@ describe('chunk cache', () => {
     for (let i = 0; i < 20; i++) await cache.chunk('f', i, 'num', () => Promise.resolve(fixed(1000)));
     expect(cache.bytesUsed).toBeLessThanOrEqual(50_000);
     expect(cache.evictions).toBeGreaterThan(0);
+  });
+
+  it('keeps the first chunks of a scan larger than the cache for its next run, evicting other scans\' chunks first', async () => {
+    const cache = new ChunkCache(5 * 8_100);
+    const read = async (col: string, pass: number): Promise<number> => {
+      const hits = cache.hits;
+      for (let i = 0; i < 10; i++) await cache.chunk('f', i, col, () => Promise.resolve(fixed(1000)), pass);
+      return cache.hits - hits;
+    };
+    // Least recently used order alone: a 10-chunk scan through a 5-chunk cache never hits.
+    expect(await read('plain', 0)).toBe(0);
+    expect(await read('plain', 0)).toBe(0);
+    // With passes, the second run finds the first run's first five chunks (the rest are read, not kept)...
+    expect(await read('a', newScanPass())).toBe(0);
+    expect(cache.bypassed).toBe(5);
+    expect(await read('a', newScanPass())).toBe(5);
+    expect(await read('a', newScanPass())).toBe(5);
+    expect(cache.bytesUsed).toBeLessThanOrEqual(5 * 8_100);
+    // ...and another scan's chunks make room for a new one's.
+    expect(await read('b', newScanPass())).toBe(0);
+    expect(await read('b', newScanPass())).toBe(5);
+    expect(await read('a', newScanPass())).toBe(0);
   });
 });

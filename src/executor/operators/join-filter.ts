@@ -45,7 +45,7 @@ export function withRuntimeFilter(rel: JoinRel, keys: readonly { left: Expr; nul
 }
 
 /** The table scan under `rel` (through filters and projections of plain columns) and the table column that column id reads. */
-function scanColumn(rel: Rel, id: number): { scan: ScanRel; column: number } | null {
+export function scanColumn(rel: Rel, id: number): { scan: ScanRel; column: number } | null {
   for (;;) {
     if (rel.kind === 'scan') {
       const i = rel.columns.findIndex((c) => c.id === id);

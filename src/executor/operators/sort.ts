@@ -11,6 +11,7 @@ import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
 import { SpillFile, spillOptions } from '../spill.js';
 import { sortRows, thresholdComparator, type ValueComparator } from '../sort-keys.js';
 import { batchBytes, concatBatches, sliceBatch, takeBatch } from '../vectors.js';
+import { withTopNFilter, type TopNFilter } from './topn-filter.js';
 
 export async function sortKeyVectors(keys: readonly SortKey[], b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Vector[]> {
   const out: Vector[] = [];
@@ -173,12 +174,15 @@ class TopN {
     readonly ctx: ExecContext,
     /** Keys a row must beat to be kept at all (ExecContext.topNSeeds). */
     private readonly seed: TopNSeed | null = null,
+    /** Told each new threshold (the scan's live filter, topn-filter.ts). */
+    private readonly filter: TopNFilter | null = null,
   ) {
     this.layout = layoutOf(rel.input.columns);
     this.types = rel.input.columns.map((c) => c.type);
     this.keyTypes = rel.keys.map((k) => k.expr.type);
     this.sync = !rel.keys.some((k) => hasSubquery(k.expr));
     this.threshold = seed?.keys ?? null;
+    filter?.update(this.threshold);
   }
 
   keysSync(b: Batch): Vector[] {
@@ -222,6 +226,7 @@ class TopN {
     this.kept = takeBatch(all, sel, keep);
     this.keptKeys = allKeys.map((v) => takeVector(v, sel, keep));
     this.threshold = keep === limit ? this.keptKeys.map((v) => takeVector(v, Int32Array.of(keep - 1), 1)) : (this.seed?.keys ?? null);
+    this.filter?.update(this.threshold);
     this.pending = [];
     this.pendingKeys = [];
     this.pendingRows = 0;
@@ -236,8 +241,9 @@ class TopN {
 
 async function* topN(rel: SortRel, limit: number, ctx: ExecContext): AsyncGenerator<Batch> {
   if (limit <= 0) return;
-  const st = new TopN(rel, limit, ctx, ctx.topNSeeds?.get(rel) ?? null);
-  for await (const b of executeRel(rel.input, ctx)) {
+  const filter = withTopNFilter(rel, ctx);
+  const st = new TopN(rel, limit, ctx, ctx.topNSeeds?.get(rel) ?? null, filter);
+  for await (const b of executeRel(rel.input, filter?.ctx ?? ctx)) {
     await checkpoint(ctx);
     if (b.length === 0) continue;
     st.consume(b, st.sync ? st.keysSync(b) : await sortKeyVectors(rel.keys, b, st.layout, ctx));

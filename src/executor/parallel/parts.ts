@@ -2,6 +2,7 @@
 // rows or a batch held in memory), on whichever thread runs the plan.
 import type { ScanRel } from '../../analyzer/resolved.js';
 import type { ScanFilter, ScanOptions } from '../../storage/api.js';
+import { newScanPass } from '../../storage/chunk-cache.js';
 import { partMayMatch, readPart, type ScanPart } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
 import type { Batch } from '../../types/vector.js';
@@ -10,10 +11,12 @@ import { concatBatches } from '../vectors.js';
 
 /**
  * Columns `cols` (of table schema `columns`) of the parts' rows, in order;
- * parts `filters` rule out (a runtime join filter added since the listing) are skipped.
+ * parts `filters` rule out (a runtime join filter added since the listing,
+ * a top-N's threshold) are skipped. `pass`: the scan pass they belong to
+ * (one per query and thread: all morsels of one scan).
  */
-export async function* readParts(parts: readonly ScanPart[], columns: readonly Column[], cols: readonly number[], filters: readonly ScanFilter[] = []): AsyncGenerator<Batch> {
-  for (const p of parts) if (await partMayMatch(p, columns, filters)) yield* readPart(p, columns, cols);
+export async function* readParts(parts: readonly ScanPart[], columns: readonly Column[], cols: readonly number[], filters: readonly ScanFilter[] = [], pass = 0): AsyncGenerator<Batch> {
+  for (const p of parts) if (await partMayMatch(p, columns, filters)) yield* readPart(p, columns, cols, pass);
 }
 
 /** `ctx` with `scan` reading `source` instead of the catalog. */
@@ -23,9 +26,9 @@ export function withScanSource(ctx: ExecContext, scan: ScanRel, source: (opts: S
   return { ...ctx, scanSources: m };
 }
 
-/** `ctx` with `scan` reading `parts` (read in table schema `columns`). */
-export function withParts(ctx: ExecContext, scan: ScanRel, columns: readonly Column[], parts: readonly ScanPart[]): ExecContext {
-  return withScanSource(ctx, scan, (opts) => readParts(parts, columns, opts.columns, opts.filters));
+/** `ctx` with `scan` reading `parts` (read in table schema `columns`) as scan pass `pass` (default: a pass of their own). */
+export function withParts(ctx: ExecContext, scan: ScanRel, columns: readonly Column[], parts: readonly ScanPart[], pass = newScanPass()): ExecContext {
+  return withScanSource(ctx, scan, (opts) => readParts(parts, columns, opts.columns, opts.filters, pass));
 }
 
 /**

@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Rel, ScanRel } from '../../analyzer/resolved.js';
 import type { QueryContext } from '../../planner/api.js';
 import type { TableId } from '../../storage/api.js';
-import { chunkCache } from '../../storage/chunk-cache.js';
+import { chunkCache, newScanPass } from '../../storage/chunk-cache.js';
 import { memoryBudget, privateGc } from '../../storage/memory-budget.js';
 import type { ScanPart } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
@@ -25,6 +25,8 @@ interface Plan {
   readonly columns: readonly Column[];
   /** With the build sides' sources. */
   readonly ctx: ExecContext;
+  /** The chunk cache's scan pass of this query's morsels on this thread (chunk-cache.ts newScanPass). */
+  readonly pass: number;
 }
 
 const init = workerData as WorkerInit;
@@ -70,7 +72,7 @@ function decodePlan(e: EncodedPlan): Plan {
     const parts: ScanPart[] = b.parts.map((p) => (p.kind === 'mem' ? { ...p, batch: decodeBatch(p.batch) } : p));
     ctx = withScanSource(ctx, scans[b.scan]!, broadcastSource(b.columns, parts));
   }
-  return { rel, scan: scans[e.morselScan]!, columns: e.columns, ctx };
+  return { rel, scan: scans[e.morselScan]!, columns: e.columns, ctx, pass: newScanPass() };
 }
 
 function planOf(m: ToWorker & { type: 'task' }): Plan {
@@ -89,7 +91,7 @@ function planOf(m: ToWorker & { type: 'task' }): Plan {
 async function run(m: ToWorker & { type: 'task' }): Promise<void> {
   try {
     const p = planOf(m);
-    let ctx = withParts(p.ctx, p.scan, p.columns, m.parts);
+    let ctx = withParts(p.ctx, p.scan, p.columns, m.parts, p.pass);
     if (m.seed && p.rel.kind === 'sort') ctx = { ...ctx, topNSeeds: new Map([[p.rel, { keys: [...decodeBatch(m.seed.keys).columns], strict: m.seed.strict }]]) };
     const out = await collectRows(p.rel, ctx);
     const transfer: ArrayBuffer[] = [];
