@@ -225,6 +225,61 @@ export class ColumnBuffer {
     this.length += n;
   }
 
+  /** Appends rows sel[start..end) of `v` (a typed loop for the typed layouts). */
+  appendTake(v: Vector, sel: Int32Array, start: number, end: number): void {
+    const n = end - start;
+    if (n <= 0) return;
+    const d = v.data;
+    const at = this.length;
+    if ((this.phys === Phys.F64 || this.phys === Phys.I64F) && d instanceof Float64Array) {
+      this.ensure(n);
+      gatherF64Into(this.f64, at, d, sel, start, end);
+    } else if (this.phys === Phys.I32 && d instanceof Int32Array) {
+      this.ensure(n);
+      gatherI32Into(this.i32, at, d, sel, start, end);
+    } else {
+      for (let j = start; j < end; j++) this.append(v, sel[j]!);
+      return;
+    }
+    if (v.nulls) {
+      const vn = v.nulls;
+      for (let j = start; j < end; j++) if (vn[sel[j]!] === 1) this.markNull(at + j - start);
+    }
+    this.length += n;
+  }
+
+  /** The rows as a vector over this buffer's memory (no copy): valid until the next append or clear(). */
+  view(): Vector {
+    const n = this.length;
+    const nulls = this.nulls && anyNull(this.nulls, 0, n) ? this.nulls.subarray(0, n) : null;
+    let data: Vector['data'];
+    switch (this.phys) {
+      case Phys.F64:
+      case Phys.I64F:
+        data = this.f64.subarray(0, n);
+        break;
+      case Phys.I64B:
+        data = this.big.subarray(0, n);
+        break;
+      case Phys.I32:
+        data = this.i32.subarray(0, n);
+        break;
+      case Phys.BOOL:
+        data = this.u8.subarray(0, n);
+        break;
+      default:
+        data = this.vals.length === n ? this.vals : this.vals.slice(0, n);
+    }
+    return { type: this.type, length: n, data, nulls };
+  }
+
+  /** Empties the buffer, keeping its typed memory. */
+  clear(): void {
+    if (this.nulls) this.nulls.fill(0, 0, this.length);
+    this.vals = [];
+    this.length = 0;
+  }
+
   /** Bytes held (typed buffers; value-layout cells counted at VALUE_BYTES each). */
   bytes(): number {
     const nulls = this.nulls ? this.nulls.byteLength : 0;
@@ -310,6 +365,14 @@ export class ColumnBuffer {
 function anyNull(nulls: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (nulls[i] === 1) return true;
   return false;
+}
+
+function gatherF64Into(out: Float64Array, at: number, src: Float64Array, sel: Int32Array, start: number, end: number): void {
+  for (let j = start; j < end; j++) out[at++] = src[sel[j]!]!;
+}
+
+function gatherI32Into(out: Int32Array, at: number, src: Int32Array, sel: Int32Array, start: number, end: number): void {
+  for (let j = start; j < end; j++) out[at++] = src[sel[j]!]!;
 }
 
 export function growF64(a: Float64Array, cap: number): Float64Array {

@@ -63,6 +63,21 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   });
 
+  it('nearly unique keys go to files as input rows once a spilled table shows grouping does not reduce; several and STRING keys by hash', async () => {
+    for (const sql of [
+      'SELECT hk, COUNT(*) AS n, SUM(v) AS sv, MIN(s) AS mn FROM d.t GROUP BY hk',
+      // STRING and INT64 keys (files by hash), NULL keys among them.
+      'SELECT s, hk, COUNT(*) AS n, MAX(v) AS mx FROM d.t GROUP BY s, hk',
+    ]) {
+      const before = { ...spillCounters };
+      const { free, tight } = await both(sql);
+      expect(sorted(tight)).toEqual(sorted(free));
+      expect(spillCounters.files).toBeGreaterThan(before.files);
+      expect(spillCounters.rawRows).toBeGreaterThan(before.rawRows);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
   it('COUNT(DISTINCT) and SUM(DISTINCT), global and grouped, spill their DISTINCT tables and dedupe file by file', async () => {
     for (const sql of [
       'SELECT COUNT(DISTINCT hk) AS n, COUNT(DISTINCT s) AS ns, SUM(DISTINCT hk) AS sh, COUNT(*) AS c FROM d.t',

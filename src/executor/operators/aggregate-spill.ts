@@ -4,40 +4,40 @@
 // the group table and accumulators pass half their share of the engine's
 // memory limit (the partial rows take as much again while written), the
 // groups so far are written out as partial rows, spread over
-// spillOptions.partitions files by the hash of their keys, and the table
-// starts empty again (nearly unique keys: a small table per 64k input rows).
-// At the end the last groups go out too, and each file is merged
-// on its own (the merge plan over its partial rows: its keys are no other
-// file's, so each output group comes from one file, holding 1/partitions
-// of the groups at a time). An aggregation that never passes its share is
-// finished in place, as aggregateOp would: no file, no merge.
+// spillOptions.partitions files by key (one numeric key: by ranges of its
+// values, so each file's keys are dense; otherwise by hash), and the table
+// starts empty again. When that table held more than half as many groups as
+// rows (nearly unique keys), grouping does not pay while reading: the rest
+// of the input goes to the files as it is, by the same key ranges or hashes.
+// At the end each file is merged on its own: its input rows grouped into
+// partial rows, merged with its partial rows by the merge plan's calls (its
+// keys are no other file's, so each output group comes from one file,
+// holding 1/partitions of the groups at a time). An aggregation that never
+// passes its share is finished in place, as aggregateOp would: no file, no
+// merge.
 import type { AggregateRel } from '../../analyzer/resolved.js';
 import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
-import { BATCH_SIZE, sliceVector, type Batch } from '../../types/vector.js';
+import { BATCH_SIZE, sliceVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
-import { collectRows, executeRel } from '../execute.js';
-import { withScanSource } from '../parallel/parts.js';
+import { evaluateSync, layoutOf } from '../expr.js';
+import { executeRel } from '../execute.js';
 import { finishAggregate, splitAggregate, type SplitAggregate } from '../parallel/split.js';
-import { SpillPartitions, spillOptions } from '../spill.js';
+import { SpillPartitions, spillCounters, spillOptions } from '../spill.js';
 import { vectorBytes } from '../vectors.js';
 import { Aggregation, keepsNoInput } from './aggregate.js';
 
 const splits = new WeakMap<AggregateRel, SplitAggregate | null>();
-/** The merge plans this module runs over spill files: never spilled again (their groups are one file's). */
-const merges = new WeakSet<AggregateRel>();
 
 /**
  * The aggregate as a spilling one, or null when it need not or cannot be:
- * no memory limit, no GROUP BY, calls that do not split, or the merge of a
- * spill file (its groups are that file's share already).
+ * no memory limit, no GROUP BY, or calls that do not split.
  */
 export function spillingAggregate(rel: AggregateRel, ctx: ExecContext): AsyncGenerator<Batch> | null {
-  if (memoryBudget.limit <= 0 || rel.groupBy.length === 0 || merges.has(rel)) return null;
+  if (memoryBudget.limit <= 0 || rel.groupBy.length === 0) return null;
   let split = splits.get(rel);
   if (split === undefined) {
     split = splitAggregate(rel, true);
     splits.set(rel, split);
-    if (split) merges.add(split.merge);
   }
   return split === null ? null : aggregateSpilling(rel, split, ctx);
 }
@@ -45,75 +45,131 @@ export function spillingAggregate(rel: AggregateRel, ctx: ExecContext): AsyncGen
 async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx: ExecContext): AsyncGenerator<Batch> {
   const keys = rel.groupBy.length;
   const keyCols = Array.from({ length: keys }, (_, i) => i);
+  const layout = layoutOf(rel.input.columns);
   const held = new Reservation();
   let st = new Aggregation(split.partial, ctx);
+  /** Partial rows of the tables spilled so far. */
   let spill: SpillPartitions | null = null;
+  /** Input rows as they come (their columns), once grouping does not reduce. */
+  let raw: SpillPartitions | null = null;
+  const toRaw = (b: Batch): void => {
+    const keyVecs: Vector[] = [];
+    for (const g of rel.groupBy) keyVecs.push(evaluateSync(g.expr, b, layout, ctx));
+    raw!.writeKeyed(b, keyVecs);
+    spillCounters.rawRows += b.length;
+    held.set(spill!.bytes() + raw!.bytes());
+  };
   try {
     const transient = st.sync && keepsNoInput(split.partial);
-    /** Rows folded into `st`; once a spilled table held more than half as many groups, grouping does not reduce. */
+    /** Rows folded into `st` since the last spill. */
     let rows = 0;
-    let reducing = true;
     for await (const b of executeRel(rel.input, ctx, transient)) {
-      const bytes = st.bytes();
+      await checkpoint(ctx);
+      if (raw) {
+        toRaw(b);
+        continue;
+      }
+      const bytes = st.bytes() + (spill ? spill.bytes() : 0);
       held.set(bytes);
       // Half the share: the groups' partial rows take about as much again while they are written.
-      // Not reducing (nearly unique keys): each PASS_ROWS of input goes out as its own small table's partial rows,
-      // rather than re-growing a large hashed table between spills.
-      if (bytes > (spillOptions.share / 2) * memoryBudget.limit || (!reducing && rows >= PASS_ROWS)) {
-        spill ??= new SpillPartitions(spillOptions.partitions);
+      if (bytes > (spillOptions.share / 2) * memoryBudget.limit) {
         // The groups as partial rows (room made first: the caches give way); the table and
         // accumulators behind them are let go (and collected) before the rows are written.
         held.set(2 * bytes);
         const out = st.finish();
         const groups = st.table.size;
-        if (groups > rows / 2) reducing = false;
-        st = new Aggregation(split.partial, ctx, reducing ? groups : PASS_ROWS);
+        spill ??= new SpillPartitions(spillOptions.partitions, 0, keys === 1 ? valueRange(out[0]!, groups, spillOptions.partitions) : null);
+        // A table that held more than half as many groups as the rows it took (nearly
+        // unique keys) saves little: the rest of the input goes to files by key as it
+        // is (no hashing per row now), and each file's rows are grouped at the end.
+        const reducing = groups <= rows / 2 || !st.sync;
+        st = new Aggregation(split.partial, ctx, reducing ? groups : 1024);
         rows = 0;
         held.set(st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0));
-        if (reducing) await yieldTurn();
+        await yieldTurn();
         spill.writeColumns(out, groups, keyCols);
-        held.set(st.bytes());
+        held.set(st.bytes() + spill.bytes());
+        if (!reducing) {
+          raw = new SpillPartitions(spillOptions.partitions, 0, spill.range);
+          toRaw(b);
+          continue;
+        }
       }
-      await checkpoint(ctx);
       rows += b.length;
       if (st.sync) st.consume(b);
       else await st.consumeAsync(b);
     }
     if (spill === null) {
-      const out = st.finish();
-      held.set(st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0));
-      const numGroups = st.table.size;
-      for (let s = 0; s < numGroups; s += BATCH_SIZE) {
-        const e = Math.min(numGroups, s + BATCH_SIZE);
-        yield finishAggregate({ length: e - s, columns: out.map((c) => sliceVector(c, s, e)) }, keys, split.steps);
-        await checkpoint(ctx);
-      }
+      yield* finished(st, split, held, ctx);
       return;
     }
-    spill.writeColumns(st.finish(), st.table.size, keyCols);
+    if (st.table.size > 0) spill.writeColumns(st.finish(), st.table.size, keyCols);
+    spill.flush();
+    raw?.flush();
     // Let the last table go (the merges below hold one file's groups at a time).
     st = new Aggregation(split.partial, ctx);
-    held.release();
+    held.set(0);
     await yieldTurn();
-    for (const file of spill.files) {
-      const source = async function* (): AsyncGenerator<Batch> {
-        yield* file.read();
-      };
-      const merged = await collectRows(split.merge, withScanSource(ctx, split.mergeScan, source));
-      file.close();
-      for (const b of merged) {
-        yield finishAggregate(b, keys, split.steps);
+    for (let p = 0; p < spill.n; p++) {
+      // The file's partial rows, and its input rows grouped into partial rows, merged by the merge plan.
+      const merge = new Aggregation(split.merge, ctx);
+      for (const b of spill.files[p]!.read(true)) {
+        merge.consume(b);
         await checkpoint(ctx);
       }
+      spill.files[p]!.close();
+      const rawFile = raw?.files[p];
+      if (rawFile) {
+        const part = new Aggregation(split.partial, ctx);
+        for (const b of rawFile.read(true)) {
+          part.consume(b);
+          await checkpoint(ctx);
+        }
+        rawFile.close();
+        const out = part.finish();
+        for (let s = 0; s < part.table.size; s += BATCH_SIZE) merge.consume({ length: Math.min(BATCH_SIZE, part.table.size - s), columns: out.map((c) => sliceVector(c, s, Math.min(part.table.size, s + BATCH_SIZE))) });
+      }
+      yield* finished(merge, split, held, ctx);
     }
   } finally {
     held.release();
     spill?.close();
+    raw?.close();
   }
 }
 
-/** Input rows per small table once grouping does not reduce (a table that stays in the CPU caches). */
-const PASS_ROWS = 64 * 1024;
+/** The output rows of a finished aggregation (`st`: the partial aggregate held whole, or one file's merge). */
+async function* finished(st: Aggregation, split: SplitAggregate, held: Reservation, ctx: ExecContext): AsyncGenerator<Batch> {
+  const out = st.finish();
+  // Kept at the most any file's merge held: the caches need not refill between files.
+  held.set(Math.max(held.held, st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0)));
+  const numGroups = st.table.size;
+  const keys = split.partial.groupBy.length;
+  for (let s = 0; s < numGroups; s += BATCH_SIZE) {
+    const e = Math.min(numGroups, s + BATCH_SIZE);
+    yield finishAggregate({ length: e - s, columns: out.map((c) => sliceVector(c, s, e)) }, keys, split.steps);
+    await checkpoint(ctx);
+  }
+}
+
+/**
+ * Files by ranges of one numeric key's values, from the first spilled
+ * table's keys (later keys outside go to the first or last file): each file's
+ * keys are then a dense range, grouped by direct indexing. Null when the
+ * key is not numeric or holds a single value.
+ */
+function valueRange(v: Vector, n: number, files: number): { lo: number; width: number } | null {
+  const d = v.data;
+  if (!(d instanceof Float64Array)) return null;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const x = d[i]!;
+    if (x < lo && x > -Infinity) lo = x;
+    if (x > hi && x < Infinity) hi = x;
+  }
+  return hi > lo ? { lo, width: (hi - lo) / files } : null;
+}
 
 /** One turn of the event loop (a collection the released state asked for runs there). */
 function yieldTurn(): Promise<void> {

@@ -81,6 +81,7 @@ class AggState {
   /** Bytes this call holds for `numGroups` groups: its DISTINCT table, buffered rows, and the accumulator's state (estimated: ACC_BYTES a group). */
   bytes(numGroups: number): number {
     let n = numGroups * ACC_BYTES + (this.seen ? this.seen.bytes() : 0);
+    if (this.spilled) n += this.spilled.seen.bytes() + this.spilled.rest.bytes();
     if (this.buffered) {
       n += this.bGroups.byteLength;
       for (const b of this.bArgs) n += b.bytes();
@@ -216,14 +217,16 @@ class AggState {
 
   /** Spilled DISTINCT: per file, the tuples accumulated before the spill, then the first occurrences of the others, accumulated. */
   private accumulateSpilled(numGroups: number): void {
-    const { seen, rest, keys } = this.spilled!;
+    const { seen, rest } = this.spilled!;
     this.spilled = null;
+    seen.flush();
+    rest.flush();
     try {
       for (let p = 0; p < seen.files.length; p++) {
         const argTypes = this.call.args.map((a) => a.type);
         const table = new GroupTable(this.seenByArgs ? argTypes : [T.INT64, ...argTypes], 1024);
         let ids = new Int32Array(0);
-        for (const b of seen.files[p]!.read()) {
+        for (const b of seen.files[p]!.read(true)) {
           if (ids.length < b.length) ids = new Int32Array(b.length);
           table.findOrInsert(b.columns, b.length, ids);
         }

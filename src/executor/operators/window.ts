@@ -399,14 +399,14 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
   const types = rel.input.columns.map((c) => c.type);
   const layout = layoutOf(rel.input.columns);
   const partitionBy = rel.calls[0]!.partitionBy;
-  const keyCols = partitionBy.map((_, i) => types.length + i);
   const parts: Batch[] = [];
   let bytes = 0;
   let spill: SpillPartitions | null = null;
   const toSpill = async (b: Batch): Promise<void> => {
     const keys: Vector[] = [];
     for (const e of partitionBy) keys.push(await evaluate(e, b, layout, ctx));
-    spill!.write({ length: b.length, columns: [...b.columns, ...keys] }, keyCols);
+    spill!.writeKeyed(b, keys);
+    held.set(spill!.bytes());
   };
   try {
     for await (const b of executeRel(rel.input, ctx)) {
@@ -422,7 +422,7 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
         spill = new SpillPartitions(spillOptions.partitions);
         for (const p of parts) await toSpill(p);
         parts.length = 0;
-        held.set(0);
+        held.set(spill.bytes());
       }
     }
     if (!spill) {
@@ -433,12 +433,13 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
       yield* windowOver(rel, input, ctx, held);
       return;
     }
+    spill.flush();
     for (const file of spill.files) {
       const rows: Batch[] = [];
       let n = 0;
       for (const b of file.read()) {
-        rows.push({ length: b.length, columns: b.columns.slice(0, types.length) });
-        n += batchBytes(rows[rows.length - 1]!);
+        rows.push(b);
+        n += batchBytes(b);
       }
       file.close();
       if (rows.length === 0) continue;
