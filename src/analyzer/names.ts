@@ -344,6 +344,11 @@ const TABLE_TYPE: Record<string, string> = {
   SNAPSHOT: 'SNAPSHOT',
 };
 
+/** INFORMATION_SCHEMA table_type: a table clone (CREATE TABLE ... CLONE, a CLONE copy job) is CLONE. */
+function tableType(t: { kind: string; resource: Record<string, unknown> }): string {
+  return t.kind === 'TABLE' && t.resource.cloneDefinition ? 'CLONE' : (TABLE_TYPE[t.kind] ?? 'BASE TABLE');
+}
+
 function fieldPaths(prefix: string, t: SqlType, out: { path: string; type: SqlType }[]): void {
   out.push({ path: prefix, type: t });
   const inner = t.kind === 'ARRAY' ? t.element : t;
@@ -403,7 +408,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           t.id.projectId,
           t.id.datasetId,
           t.id.tableId,
-          TABLE_TYPE[t.kind] ?? 'BASE TABLE',
+          tableType(t),
           t.kind === 'TABLE' ? 'YES' : 'NO',
           'NO',
           msToMicros(t.resource.creationTime),
@@ -503,7 +508,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           .map((t) => [
             t.id.projectId, null, t.id.projectId, t.id.datasetId, t.id.tableId, msToMicros(t.resource.creationTime), BigInt(t.rowCount),
             t.resource.timePartitioning || t.resource.rangePartitioning ? null : 1n, ...bytes.map(() => 0n),
-            msToMicros(t.resource.lastModifiedTime), false, TABLE_TYPE[t.kind] ?? 'BASE TABLE', 0n, null,
+            msToMicros(t.resource.lastModifiedTime), false, tableType(t), 0n, null,
           ]),
       };
     }
@@ -580,11 +585,24 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         columns: [col('constraint_catalog'), col('constraint_schema'), col('constraint_name'), col('table_catalog'), col('table_schema'), col('table_name'), col('constraint_type'), col('is_deferrable'), col('initially_deferred'), col('enforced')],
         rows: [],
       };
-    case 'PARAMETERS':
+    case 'PARAMETERS': {
+      // One row per argument (1-based), and a row 0 for a function's declared return type.
+      const rows: Value[][] = [];
+      for (const d of datasets) {
+        for (const r of cat.listChildren('routines', projectId, d)) {
+          const name = ((r.routineReference ?? {}) as Record<string, string>).routineId ?? '';
+          if (r.returnType) rows.push([projectId, d, name, 0n, null, 'YES', null, standardSqlTypeText(r.returnType), null, null]);
+          ((r.arguments ?? []) as Record<string, unknown>[]).forEach((a, i) => {
+            const type = a.argumentKind === 'ANY_TYPE' ? 'ANY TYPE' : a.dataType ? standardSqlTypeText(a.dataType) : null;
+            rows.push([projectId, d, name, BigInt(i + 1), (a.mode as string | undefined) ?? null, 'NO', (a.name as string | undefined) ?? null, type, null, null]);
+          });
+        }
+      }
       return {
         columns: [col('specific_catalog'), col('specific_schema'), col('specific_name'), col('ordinal_position', T.INT64), col('parameter_mode'), col('is_result'), col('parameter_name'), col('data_type'), col('parameter_default'), col('is_aggregate')],
-        rows: [],
+        rows,
       };
+    }
     case 'JOBS':
     case 'JOBS_BY_PROJECT':
     case 'JOBS_BY_USER':
@@ -592,6 +610,15 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     default:
       throw notFound(`Not found: Table ${projectId}:${qualifier.join('.')}.INFORMATION_SCHEMA.${view} was not found in location ${locationOf(an)}`);
   }
+}
+
+/** A routine resource's StandardSqlDataType as SQL type text (ARRAY<STRUCT<a INT64>>). */
+function standardSqlTypeText(j: unknown): string {
+  const t = j as { typeKind?: string; arrayElementType?: unknown; structType?: { fields?: { name?: string; type?: unknown }[] }; rangeElementType?: unknown };
+  if (t.typeKind === 'ARRAY') return `ARRAY<${standardSqlTypeText(t.arrayElementType)}>`;
+  if (t.typeKind === 'STRUCT') return `STRUCT<${(t.structType?.fields ?? []).map((f) => `${f.name ? `${f.name} ` : ''}${standardSqlTypeText(f.type)}`).join(', ')}>`;
+  if (t.typeKind === 'RANGE') return `RANGE<${standardSqlTypeText(t.rangeElementType)}>`;
+  return t.typeKind ?? '';
 }
 
 const ROUTINE_TYPE: Record<string, string> = {

@@ -188,7 +188,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   const existing = cat.getTable(id);
   if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
   if (existing && !st.orReplace) throw already('Table', fq(id));
-  let columns: Column[];
+  let columns: Column[] = [];
   let rows: Batch[] | AsyncIterable<Batch> = [];
   /** LIKE / COPY / CLONE: the source's metadata, which the statement's own clauses override. */
   const inherited: Record<string, unknown> = {};
@@ -211,7 +211,9 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       const rel: Rel = { kind: 'scan', table: src, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c, i) => ({ id: i + 1, name: c.name, type: c.type })), ...(asOfMs !== undefined ? { asOfMs } : {}) };
       rows = await s.run(rel);
     }
-  } else if (st.asQuery) {
+  }
+  // LIKE ... AS query: the source's metadata, the query's columns and rows.
+  if (st.asQuery && !st.copy && !st.clone) {
     const q = s.analyze(st.asQuery);
     checkPartitionFilters(s, q.plan);
     if (q.isValueTable) throw sqlError('CREATE TABLE AS SELECT with a value table is not supported', st.asQuery.loc);
@@ -241,7 +243,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     rows = checked(s.stream(rel), (b) => checkResultArrays(columns, [b]));
   } else if (st.columns) {
     columns = columnsFromDefs(st.columns);
-  } else throw sqlError('CREATE TABLE requires a column list or AS SELECT', st.loc);
+  } else if (!st.like && !st.copy && !st.clone) throw sqlError('CREATE TABLE requires a column list or AS SELECT', st.loc);
   // DEFAULT COLLATE (else the dataset's defaultCollation) for STRING columns without their own.
   const defaultCollation = st.defaultCollate ?? (cat.getDataset(id.projectId, id.datasetId)?.resource.defaultCollation as string | undefined);
   if (defaultCollation) columns = columns.map((c) => ({ ...c, type: withDefaultCollation(c.type, defaultCollation) }));
@@ -251,6 +253,14 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     delete resource.rangePartitioning;
   }
   if (st.defaultCollate) resource.defaultCollation = st.defaultCollate;
+  if (st.clone && !st.snapshot) {
+    // A clone records its base, as a CLONE copy job does (tables.get cloneDefinition, INFORMATION_SCHEMA table_type CLONE).
+    const base = targetId(s, st.clone.source, st.loc);
+    resource.cloneDefinition = {
+      baseTableReference: { projectId: base.projectId, datasetId: base.datasetId, tableId: base.tableId },
+      cloneTime: new Date(asOfMs ?? Number(s.ctx.nowMicros / 1000n)).toISOString(),
+    };
+  }
   if (st.snapshot && st.clone) {
     // CREATE SNAPSHOT TABLE: a SNAPSHOT of its base table at that instant (INFORMATION_SCHEMA.TABLE_SNAPSHOTS, tables.get).
     const base = targetId(s, st.clone.source, st.loc);
