@@ -78,7 +78,9 @@ export interface ScanFilter {
   /**
    * The values may tighten while the scan runs (a top-N's running threshold,
    * executor operators/topn-filter.ts): checked again before each row group
-   * is read; a comparison without a value yet rules nothing out.
+   * is read; a comparison without a value yet rules nothing out. The scan
+   * then reads row groups best first by this column's statistics (its rows
+   * come in no defined order).
    */
   readonly live?: boolean;
 }

@@ -147,9 +147,10 @@ export async function* scanSegments(
   firstRow = 0,
 ): AsyncGenerator<Batch> {
   let off = firstRow;
-  // Live filters (a top-N's threshold) may rule out more by the time a row group's turn comes.
-  const tightens = filters.some((f) => f.live);
+  // A live filter (a top-N's threshold) may rule out more by the time a row group's turn comes.
+  const bound = filters.find((f) => f.live);
   const pass = newScanPass();
+  const later: ScanPart[] = [];
   for (const seg of segs) {
     const segStart = off;
     off += segmentRows(seg);
@@ -158,11 +159,36 @@ export async function* scanSegments(
       if (out.length > 0) yield out;
       continue;
     }
-    for (const p of await fileParts(seg, segStart, columns, filters, stats, deleted)) {
-      if (tightens && !(await partMayMatch(p, columns, filters, stats))) continue;
-      yield* readPart(p, columns, cols, pass);
-    }
+    const parts = await fileParts(seg, segStart, columns, filters, stats, deleted);
+    if (bound) later.push(...parts);
+    else for (const p of parts) yield* readPart(p, columns, cols, pass);
   }
+  if (!bound) return;
+  // Row groups whose statistics promise the best values first (memory rows, which have none, went
+  // first): the threshold tightens soonest and rules out the most. Rows equal on every sort key may
+  // then come out other than in table order; the service's ORDER BY .. LIMIT does not order them either.
+  for (const p of await bestFirst(later, columns, bound)) {
+    if (await partMayMatch(p, columns, filters, stats)) yield* readPart(p, columns, cols, pass);
+  }
+}
+
+/** Row groups ordered by their statistics for live filter `f`: largest max first for `>=`, smallest min first for `<=` (unknown first). */
+async function bestFirst(parts: readonly ScanPart[], columns: readonly Column[], f: ScanFilter): Promise<ScanPart[]> {
+  const name = columns[f.column]!.name;
+  const down = f.op === '>=' || f.op === '>';
+  const keyed: { p: ScanPart; k: number | bigint }[] = [];
+  for (const p of parts) {
+    let k: number | bigint = down ? Infinity : -Infinity;
+    if (p.kind === 'rowGroup') {
+      const st = (await chunkCache.file(p.path)).rowGroups[p.rowGroup]!.columns.get(name)?.stats;
+      const v = down ? st?.max : st?.min;
+      if (typeof v === 'number' || typeof v === 'bigint') k = v;
+    }
+    keyed.push({ p, k });
+  }
+  // Stable: equal bounds keep table order.
+  keyed.sort((a, b) => (a.k === b.k ? 0 : (a.k < b.k) === down ? 1 : -1));
+  return keyed.map((x) => x.p);
 }
 
 /**

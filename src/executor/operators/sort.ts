@@ -211,7 +211,9 @@ class TopN {
     this.pending.push(batch);
     this.pendingKeys.push(keys);
     this.pendingRows += batch.length;
-    if (this.pendingRows >= Math.max(this.limit, BATCH_SIZE)) this.compact();
+    // A scan pruning by the threshold (live filter) gets it fresh: an eighth of the limit pending is
+    // enough to sort again (the sort costs about the limit's rows, so at most ~8 sorted rows per row kept).
+    if (this.pendingRows >= (this.filter && this.kept ? Math.max(1, this.limit >> 3) : Math.max(this.limit, BATCH_SIZE))) this.compact();
   }
 
   private compact(): void {
