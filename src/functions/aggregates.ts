@@ -8,7 +8,7 @@ import { getValue, vectorFromValues, type Int64Data, type Vector } from '../type
 import { compareValues, valueKey } from './compare.js';
 import { fitDecimal } from './numeric.js';
 import { makeInterval } from './interval.js';
-import type { AggregateOptions, EvalContext, GroupsAccumulator } from './registry.js';
+import type { AggregateOptions, ArgInfo, EvalContext, GroupsAccumulator } from './registry.js';
 import { asig, defineAggregate, type AccumulatorMaker, type MatchResult, type SigContext } from './signature.js';
 import { concatBytes } from './operators.js';
 import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
@@ -922,6 +922,12 @@ export function registerAggregates(): void {
 
 // ---------------------------------------------------------------- approximate (exact answers)
 
+/** A literal count below 1 is refused when the query is analyzed, as the reference does (a parameter fails when it runs). */
+const atLeastOne = (fn: string, pos: number) => (args: readonly ArgInfo[]): string | undefined => {
+  const a = args[pos - 1];
+  return a?.isLiteral && typeof a.constant?.value === 'bigint' && a.constant.value < 1n ? `Argument ${pos} to ${fn} must be at least 1` : undefined;
+};
+
 function registerApprox(): void {
   defineAggregate('APPROX_COUNT_DISTINCT', [
     asig(['ANY'], 'INT64', collect((rows) => {
@@ -953,7 +959,7 @@ function registerApprox(): void {
       }
       return out;
     })),
-  ]);
+  ], { validate: atLeastOne('APPROX_QUANTILES', 2) });
   const topType = (c: Omit<SigContext, 'returnType'>, second: string) =>
     arrayOf(structOf([{ name: 'value', type: c.argTypes[0]! }, { name: second, type: second === 'count' ? T.INT64 : c.argTypes[1]! }]));
   const topN = (rows: Value[][], fn: string): number => {
@@ -977,7 +983,7 @@ function registerApprox(): void {
       });
       return [...m.values()].sort((a, b) => b.n - a.n || a.first - b.first).slice(0, k).map((e) => [e.v, BigInt(e.n)]);
     })),
-  ]);
+  ], { validate: atLeastOne('APPROX_TOP_COUNT', 2) });
   // The weights' sums overflow as SUM does.
   const checkedInt64 = (x: bigint): bigint => (x > 9223372036854775807n || x < -9223372036854775808n ? fail('int64 overflow') : x);
   const checkedDecimal = (x: Decimal, t: string): Decimal => fitDecimal(x, t === 'NUMERIC' ? 'NUMERIC' : 'BIGNUMERIC') ?? fail(`${t === 'NUMERIC' ? 'numeric' : 'BIGNUMERIC'} overflow: APPROX_TOP_SUM`);
@@ -1004,7 +1010,7 @@ function registerApprox(): void {
         .slice(0, k)
         .map((e) => [e.v, e.s]);
     }));
-  defineAggregate('APPROX_TOP_SUM', [topSum('INT64'), topSum('NUMERIC'), topSum('BIGNUMERIC'), topSum('FLOAT64')]);
+  defineAggregate('APPROX_TOP_SUM', [topSum('INT64'), topSum('NUMERIC'), topSum('BIGNUMERIC'), topSum('FLOAT64')], { validate: atLeastOne('APPROX_TOP_SUM', 3) });
 
 }
 

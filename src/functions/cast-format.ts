@@ -58,6 +58,12 @@ export function fromBase32(s: string): Uint8Array | undefined {
   return Uint8Array.from(out);
 }
 
+/** Refuses a string that is not hexadecimal, naming the first bad character's offset in the input as written. */
+export function checkHex(s: string, original: string): void {
+  const bad = s.search(/[^0-9a-fA-F]/);
+  if (bad >= 0) fail(`Failed to decode invalid hexadecimal string due to character at offset ${bad}: ${original}`);
+}
+
 export function toHex(b: Uint8Array): string {
   return Buffer.from(b).toString('hex');
 }
@@ -125,7 +131,7 @@ function decodeBytes(s: string, fmt: string, original: string): Uint8Array {
     }
     case 'BASE16':
     case 'HEX': {
-      if (!/^[0-9a-fA-F]*$/.test(s)) fail(`Failed to decode invalid hexadecimal string: "${original}"`);
+      checkHex(s, original);
       const t = s.length % 2 ? '0' + s : s;
       return Uint8Array.from(Buffer.from(t, 'hex'));
     }

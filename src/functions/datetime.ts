@@ -569,7 +569,8 @@ export function registerDatetime(): void {
   defineScalar('GENERATE_TIMESTAMP_ARRAY', [
     sig(['TIMESTAMP', 'TIMESTAMP', 'INTERVAL'], 'ARRAY<TIMESTAMP>', rowKernel(arrayOf(T.TIMESTAMP), (v) => {
       const iv = v[2] as Interval;
-      if (iv.months !== 0) fail('GENERATE_TIMESTAMP_ARRAY does not support MONTH or YEAR steps');
+      // The service names the step's date part; a whole number of years reads as YEAR.
+      if (iv.months !== 0) fail(`GENERATE_TIMESTAMP_ARRAY does not support the ${iv.months % 12 === 0 ? 'YEAR' : 'MONTH'} date part`);
       const step = BigInt(iv.days) * US_DAY + iv.micros;
       if (step === 0n) fail('Sequence step cannot be 0.');
       const out: Value[] = [];

@@ -456,7 +456,7 @@ export function registerJson(): void {
       for (let i = 1; i < v.length; i++) {
         if (v[i] === null) continue;
         const steps = pathOrFail(v[i] as string, false);
-        if (steps.length === 0) fail('The JSONPath cannot be $');
+        if (steps.length === 0) fail("Invalid input to JSON_REMOVE: The JSONPath cannot be '$'");
         const parent = jsonAtPath(root, steps.slice(0, -1));
         const last = steps[steps.length - 1]!;
         if (parent === undefined || parent === null || typeof parent !== 'object') continue;

@@ -110,6 +110,10 @@ function roundingMode(s: Value): Decimal.Rounding {
   fail(`Invalid rounding mode: ${String(s)}`);
 }
 
+// Floating-point domain errors and overflows, worded as the reference words them.
+const fpError = (call: string): never => fail(`Floating point error in function: ${call}`);
+const fpOverflow = (call: string): never => fail(`Floating point overflow in function: ${call}`);
+
 export function registerMath(): void {
   defineScalar('ABS', [
     sig(['INT64'], 'INT64', (args, n) => {
@@ -303,9 +307,9 @@ export function registerMath(): void {
   ]);
   const powF = (x: number, y: number): number => {
     if (x === 0 && y < 0) fail(`division by zero: POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
-    if (x < 0 && !Number.isInteger(y) && Number.isFinite(y)) fail(`Floating point error in function: POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
+    if (x < 0 && !Number.isInteger(y) && Number.isFinite(y)) fpError(`POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
     const r = Math.pow(x, y);
-    if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) fail(`double overflow: POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
+    if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) fpError(`POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
     if (x === 1 || (x === -1 && !Number.isFinite(y))) return 1;
     return r;
   };
@@ -326,7 +330,7 @@ export function registerMath(): void {
   defineScalar('EXP', [
     sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => {
       const r = Math.exp(x);
-      if (r === Infinity && Number.isFinite(x)) fail(`double overflow: EXP(${formatErrNum(x)})`);
+      if (r === Infinity && Number.isFinite(x)) fpOverflow(`EXP(${formatErrNum(x)})`);
       return r;
     })),
     sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => x.exp())),
@@ -334,7 +338,7 @@ export function registerMath(): void {
   ]);
   // -inf is not an error: the service's tables give LN/LOG/LOG10(-inf) = NaN.
   const logCheck = (name: string) => (x: number) => {
-    if (x <= 0 && x !== -Infinity) fail(`Argument to ${name} must be positive: ${formatErrNum(x)}`);
+    if (x <= 0 && x !== -Infinity) fpError(`${name}(${formatErrNum(x)})`);
   };
   defineScalar('LN', [
     sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.log, logCheck('LN'))),
@@ -349,11 +353,11 @@ export function registerMath(): void {
   const logB = (x: number, b: number): number => {
     // documented special cases: LOG(-inf, Y) and LOG(X, +inf) are NaN, not errors
     if (x === -Infinity || b === Infinity) return NaN;
-    if (x <= 0 || b <= 0 || b === 1) fail(`Invalid arguments to LOG: ${formatErrNum(x)}, ${formatErrNum(b)}`);
+    if (x <= 0 || b <= 0 || b === 1) fpError(`LOG(${formatErrNum(x)}, ${formatErrNum(b)})`);
     return Math.log(x) / Math.log(b);
   };
   defineScalar('LOG', [
-    sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.log, logCheck('LOG'))),
+    sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.log, logCheck('LN'))), // one-argument LOG is LN, named so in its errors
     sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => logB(v[0] as number, v[1] as number))),
     sig(['NUMERIC', opt('NUMERIC')], 'NUMERIC', rowKernel(T.NUMERIC, (v) => checkDecimal(v.length > 1 ? (v[0] as Decimal).log(v[1] as Decimal) : (v[0] as Decimal).ln(), 'NUMERIC'))),
     sig(['BIGNUMERIC', opt('BIGNUMERIC')], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => checkDecimal(v.length > 1 ? (v[0] as Decimal).log(v[1] as Decimal) : (v[0] as Decimal).ln(), 'BIGNUMERIC'))),
@@ -363,21 +367,21 @@ export function registerMath(): void {
   // Trigonometry
   const trig: [string, (x: number) => number, ((x: number) => void)?][] = [
     ['COS', Math.cos], ['SIN', Math.sin], ['TAN', Math.tan],
-    ['ACOS', Math.acos, (x) => { if ((x < -1 || x > 1) && Number.isFinite(x)) fail(`ACOS argument out of range: ${formatErrNum(x)}`); }],
-    ['ASIN', Math.asin, (x) => { if ((x < -1 || x > 1) && Number.isFinite(x)) fail(`ASIN argument out of range: ${formatErrNum(x)}`); }],
+    ['ACOS', Math.acos, (x) => { if ((x < -1 || x > 1) && Number.isFinite(x)) fpError(`ACOS(${formatErrNum(x)})`); }],
+    ['ASIN', Math.asin, (x) => { if ((x < -1 || x > 1) && Number.isFinite(x)) fpError(`ASIN(${formatErrNum(x)})`); }],
     ['ATAN', Math.atan], ['COSH', (x) => {
       const r = Math.cosh(x);
-      if (!Number.isFinite(r) && Number.isFinite(x)) fail(`double overflow: COSH(${formatErrNum(x)})`);
+      if (!Number.isFinite(r) && Number.isFinite(x)) fpOverflow(`COSH(${formatErrNum(x)})`);
       return r;
     }], ['SINH', (x) => {
       const r = Math.sinh(x);
-      if (!Number.isFinite(r) && Number.isFinite(x)) fail(`double overflow: SINH(${formatErrNum(x)})`);
+      if (!Number.isFinite(r) && Number.isFinite(x)) fpOverflow(`SINH(${formatErrNum(x)})`);
       return r;
     }], ['TANH', Math.tanh], ['ACOSH', (x) => {
-      if (x < 1 && x !== -Infinity) fail(`ACOSH argument out of range: ${formatErrNum(x)}`);
+      if (x < 1 && x !== -Infinity) fpError(`ACOSH(${formatErrNum(x)})`);
       return Math.acosh(x);
     }], ['ASINH', Math.asinh], ['ATANH', (x) => {
-      if ((x <= -1 || x >= 1) && Number.isFinite(x)) fail(`ATANH argument out of range: ${formatErrNum(x)}`);
+      if ((x <= -1 || x >= 1) && Number.isFinite(x)) fpError(`ATANH(${formatErrNum(x)})`);
       return Math.atanh(x);
     }],
     ['COT', (x) => { if (x === 0) fail(`division by zero: COT(${formatErrNum(x)})`); return 1 / Math.tan(x); }],
@@ -420,8 +424,9 @@ export function registerMath(): void {
       if (x === null || arr === null) return null;
       if (typeof x === 'number' && Number.isNaN(x)) return null;
       for (let i = 0; i < arr.length; i++) {
-        if (arr[i] === null) fail('Elements in the second argument of RANGE_BUCKET cannot be NULL');
-        if (i > 0 && compareValues(arr[i]!, arr[i - 1]!) < 0) fail(`Elements in input array to RANGE_BUCKET must be in ascending order. Nonconforming elements found at position ${i} and ${i + 1}`);
+        // NULL orders first: after a value it breaks the order, else it is refused as NULL.
+        if (arr[i] === null && (i === 0 || arr[i - 1] === null)) fail(`Elements in input array to RANGE_BUCKET cannot be null. Null element found at position ${i + 1}`);
+        if (i > 0 && (arr[i] === null || compareValues(arr[i]!, arr[i - 1]!) < 0)) fail(`Elements in input array to RANGE_BUCKET must be in ascending order. Nonconforming elements found at position ${i} and ${i + 1}`);
       }
       let k = 0;
       while (k < arr.length && compareValues(arr[k]!, x) <= 0) k++;

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { domainToASCII } from 'node:url';
 import { createHash, randomUUID } from 'node:crypto';
 import { fingerprint64 } from 'farmhash-modern';
-import { T, arrayOf, rangeOf, typeToSql, type ScalarType } from '../types/types.js';
+import { T, arrayOf, rangeOf, typeToSql, type RangeType, type ScalarType } from '../types/types.js';
 import { RangeValue, type Value } from '../types/values.js';
 import { kllDecode, kllPoint, kllQuantiles } from './aggregates.js';
 import { compareValues } from './compare.js';
@@ -13,7 +13,7 @@ import { defineScalar, lambdaArg, operatorDisplay, opt, sig, sigf } from './sign
 import { constKernel, fail, perRowKernel, rowKernel } from './vec.js';
 import { Interval } from '../types/values.js';
 import { datetimeAddInterval } from './interval.js';
-import { joinMicros, splitMicros } from './civil.js';
+import { formatDate, formatDatetime, formatTimestamp, joinMicros, splitMicros } from './civil.js';
 
 
 function hash(alg: string) {
@@ -356,7 +356,16 @@ export function registerMisc(): void {
     const b = v[1] as RangeValue;
     const start = a.start === null ? b.start : b.start === null ? a.start : compareValues(a.start, b.start) >= 0 ? a.start : b.start;
     const end = a.end === null ? b.end : b.end === null ? a.end : compareValues(a.end, b.end) <= 0 ? a.end : b.end;
-    if (start !== null && end !== null && compareValues(start, end) >= 0) fail('Provided RANGE inputs: ' + 'do not overlap.');
+    if (start !== null && end !== null && compareValues(start, end) >= 0) {
+      const kind = (c.returnType as RangeType).element.kind;
+      const bound = (x: Value): string => {
+        const name = kind === 'DATE' ? 'Date' : kind === 'DATETIME' ? 'Datetime' : 'Timestamp';
+        if (x === null) return `${name}(NULL)`;
+        return `${name}(${kind === 'DATE' ? formatDate(x as number) : kind === 'DATETIME' ? formatDatetime(x as bigint) : formatTimestamp(x as bigint)})`;
+      };
+      const text = (r: RangeValue) => `[${bound(r.start)}, ${bound(r.end)})`;
+      fail(`Provided RANGE inputs: ${text(a)} and ${text(b)} do not overlap. Please check RANGE_OVERLAPS before calling RANGE_INTERSECT`);
+    }
     return new RangeValue(start, end);
   }))]);
   defineScalar('GENERATE_RANGE_ARRAY', [

@@ -64,8 +64,8 @@ function extract(v: Value[], bytes: boolean): Value {
   const g = extractGroup(re);
   const pos = v.length > 2 ? Number(v[2] as bigint) : 1;
   const occ = v.length > 3 ? Number(v[3] as bigint) : 1;
-  if (pos <= 0) fail('Position parameter in REGEXP_EXTRACT function must be positive');
-  if (occ <= 0) fail('Occurrence parameter in REGEXP_EXTRACT function must be positive');
+  if (pos <= 0) fail('Position must be positive');
+  if (occ <= 0) fail('Occurrence must be positive');
   const start = bytes ? pos - 1 : cpToIndex(s, pos);
   if (start > s.length) return null;
   const m = re.matcher(s);
@@ -105,9 +105,9 @@ function instr(v: Value[], bytes: boolean): Value {
   const pos = v.length > 2 ? Number(v[2] as bigint) : 1;
   const occ = v.length > 3 ? Number(v[3] as bigint) : 1;
   const occPos = v.length > 4 ? Number(v[4] as bigint) : 0;
-  if (pos <= 0) fail('Position parameter in REGEXP_INSTR function must be positive');
-  if (occ <= 0) fail('Occurrence parameter in REGEXP_INSTR function must be positive');
-  if (occPos !== 0 && occPos !== 1) fail('Occurrence position parameter in REGEXP_INSTR function must be 0 or 1');
+  if (pos <= 0) fail('Position must be positive');
+  if (occ <= 0) fail('Occurrence must be positive');
+  if (occPos !== 0 && occPos !== 1) fail('Invalid return_position_after_match.');
   const start = bytes ? pos - 1 : cpToIndex(s, pos);
   if (start > s.length || (v[1] as string | Uint8Array).length === 0) return 0n;
   const m = re.matcher(s);

@@ -6,7 +6,7 @@ import { T, arrayOf } from '../types/types.js';
 import { Decimal, JsonValue, type JsonNode, type Value } from '../types/values.js';
 import { castValue, decodeUtf8 } from './conversion.js';
 import { printfDouble } from './format-number.js';
-import { fromBase32, toBase32, toHex } from './cast-format.js';
+import { checkHex, fromBase32, toBase32, toHex } from './cast-format.js';
 import { concatBytes, rowSized } from './operators.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, named, opt, rep, sig, sigf } from './signature.js';
@@ -95,8 +95,8 @@ function bytesIndexOf(h: Uint8Array, nd: Uint8Array, from: number): number {
 
 /** INSTR / STRPOS on code points: 1-based position of the occurrence-th match, 0 if none. */
 function instr(h: string | Uint8Array, nd: string | Uint8Array, position = 1, occurrence = 1): number {
-  if (position === 0) fail('Invalid position: 0');
-  if (occurrence <= 0) fail(`Invalid occurrence: ${occurrence}`);
+  if (position === 0) fail('Position must be non-zero');
+  if (occurrence <= 0) fail('Occurrence must be positive');
   const isBytes = h instanceof Uint8Array;
   const hay: Value[] | Uint8Array = isBytes ? h : codePoints(h as string);
   const need: Value[] | Uint8Array = isBytes ? (nd as Uint8Array) : codePoints(nd as string);
@@ -138,21 +138,21 @@ function trimBytes(s: Uint8Array, chars: Uint8Array, left: boolean, right: boole
 }
 
 function pad(value: string | Uint8Array, len: number, fill: string | Uint8Array | undefined, left: boolean): string | Uint8Array {
-  if (len < 0) fail(`Second argument in ${left ? 'LPAD' : 'RPAD'}() cannot be negative`);
+  if (len < 0) fail('Second argument (output size) for LPAD/RPAD cannot be negative');
   if (len > 1048576) fail('Output of LPAD/RPAD exceeds max allowed output size of 1MB');
   if (value instanceof Uint8Array) {
     const f = (fill as Uint8Array | undefined) ?? new Uint8Array([32]);
+    if (f.length === 0) fail('Third argument (pad pattern) for LPAD/RPAD cannot be empty');
     if (value.length >= len) return value.slice(0, len);
-    if (f.length === 0) fail(`Third argument in ${left ? 'LPAD' : 'RPAD'}() cannot be empty`);
     const padLen = len - value.length;
     const p = new Uint8Array(padLen);
     for (let i = 0; i < padLen; i++) p[i] = f[i % f.length]!;
     return left ? concatBytes([p, value]) : concatBytes([value, p]);
   }
   const cps = codePoints(value);
-  if (cps.length >= len) return cps.slice(0, len).join('');
   const f = codePoints((fill as string | undefined) ?? ' ');
-  if (f.length === 0) fail(`Third argument in ${left ? 'LPAD' : 'RPAD'}() cannot be empty`);
+  if (f.length === 0) fail('Third argument (pad pattern) for LPAD/RPAD cannot be empty');
+  if (cps.length >= len) return cps.slice(0, len).join('');
   const padLen = len - cps.length;
   let p = '';
   for (let i = 0; i < padLen; i++) p += f[i % f.length];
@@ -680,7 +680,7 @@ export function registerStrings(): void {
       for (let i = 0; i < arr.length; i++) {
         if (arr[i] === null) return null;
         const x = arr[i] as bigint;
-        if (x < 0n || x > 255n) fail(`Invalid value ${x} in CODE_POINTS_TO_BYTES; must be in [0, 255]`);
+        if (x < 0n || x > 255n) fail(`Invalid ASCII value ${x}`);
         out[i] = Number(x);
       }
       return out;
@@ -694,7 +694,7 @@ export function registerStrings(): void {
   defineScalar('FROM_HEX', [
     sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => {
       const s = v[0] as string;
-      if (!/^[0-9a-fA-F]*$/.test(s)) fail(`Failed to decode invalid hexadecimal string: "${s}"`);
+      checkHex(s, s);
       return Uint8Array.from(Buffer.from(s.length % 2 ? '0' + s : s, 'hex'));
     })),
   ]);
