@@ -161,19 +161,27 @@ export function offsetSecondsAt(zone: string, ts: bigint): number {
   return local - ms / 1000;
 }
 
-/** The UTC instant of a civil datetime (micros) in `zone` (earlier offset on overlaps). */
+const DAY_US = 86400000000n;
+
+/**
+ * The UTC instant of a civil datetime (micros) in `zone`, as absl's FromCivil gives it:
+ * a repeated time takes the earlier instant, a skipped one the offset in force before
+ * the transition (so it lands after the gap by the gap's length).
+ */
 export function civilToUtc(civil: bigint, zone: string): bigint {
   const z = resolveZone(zone);
   if (z.fixed !== undefined) return civil - BigInt(z.fixed) * 1000000n;
-  const off1 = offsetSecondsAt(zone, civil);
-  let utc = civil - BigInt(off1) * 1000000n;
-  const off2 = offsetSecondsAt(zone, utc);
-  if (off2 !== off1) {
-    const utc2 = civil - BigInt(off2) * 1000000n;
-    // In a gap neither candidate maps back; ZetaSQL moves forward by the gap.
-    if (offsetSecondsAt(zone, utc2) === off2) utc = utc2;
+  const at = (o: number) => civil - BigInt(o) * 1000000n;
+  const a = offsetSecondsAt(zone, civil);
+  const b = offsetSecondsAt(zone, at(a));
+  // The offsets in force a day either side cover any transition near this time.
+  const offsets = new Set([a, b, offsetSecondsAt(zone, at(a) - DAY_US), offsetSecondsAt(zone, at(a) + DAY_US)]);
+  let best: bigint | undefined;
+  for (const o of offsets) {
+    const u = at(o);
+    if ((o === a ? b : offsetSecondsAt(zone, u)) === o && (best === undefined || u < best)) best = u;
   }
-  return utc;
+  return best ?? at(offsetSecondsAt(zone, at(Math.max(...offsets))));
 }
 
 /** Civil datetime (micros) of the instant `ts` in `zone`. */
