@@ -70,8 +70,18 @@ const APPLIES: Record<string, ReadonlySet<string>> = {
  */
 export function formatStrftime(fmt: string, days: number, tod: number, tz: { zone: string; ts: bigint } | null, kind: string): string {
   const applies = APPLIES[kind];
-  const text = applies ? fmt.replace(/%(E(?:\d+|\*)S|E4Y|E[zYyCcxX]|O[a-zA-Z]|[\s\S])/g, (all, el: string) => (applies.has(elementPart(el)) ? all : '%' + all)) : fmt;
+  const text = applies ? fmt.replace(/%[-_0^#]?(E(?:\d+|\*)S|E4Y|E[zYyCcxX]|O[a-zA-Z]|[\s\S])/g, (all, el: string) => (applies.has(elementPart(el)) ? all : '%' + all)) : fmt;
   return formatElements(text, days, tod, tz);
+}
+
+function applyFlag(flag: string, element: string, text: string): string {
+  switch (flag) {
+    case '-': return text.replace(/^[0 ]+(?=.)/, '');
+    case '_': return text.replace(/^0+(?=.)/, (z) => ' '.repeat(z.length));
+    case '0': return text.replace(/^ +/, (z) => '0'.repeat(z.length));
+    case '^': return text.toUpperCase();
+    default: return element === 'p' || element === 'Z' ? text.toLowerCase() : text.toUpperCase();
+  }
 }
 
 function formatElements(fmt: string, days: number, tod: number, tz: { zone: string; ts: bigint } | null): string {
@@ -89,6 +99,13 @@ function formatElements(fmt: string, days: number, tod: number, tz: { zone: stri
       continue;
     }
     let e = fmt[++i]!;
+    // A glibc flag before an element: - (no padding), _ (spaces), 0 (zeros), ^ (upper case), # (swap case).
+    if ('-_0^#'.includes(e) && i + 1 < fmt.length) {
+      const token = /^(E(?:\d+|\*)S|E4Y|E[zYyCcxX]|O[a-zA-Z]|[\s\S])/.exec(fmt.slice(i + 1))![0];
+      i += token.length;
+      out += applyFlag(e, token, formatElements('%' + token, days, tod, tz));
+      continue;
+    }
     // %E / %O modifiers
     if (e === 'E') {
       const rest = fmt.slice(i + 1);
