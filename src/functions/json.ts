@@ -536,7 +536,8 @@ export function registerJson(): void {
   const strip = (n: JsonNode, arrays: boolean, empty: boolean): JsonNode | undefined => {
     if (n === null) return undefined;
     if (Array.isArray(n)) {
-      if (!arrays) return n;
+      // Without include_arrays an array keeps its elements (nulls and emptied values too); objects inside are still stripped.
+      if (!arrays) return n.map((x) => (x === null ? null : strip(x, arrays, empty) ?? (Array.isArray(x) ? [] : {})));
       const r: JsonNode[] = [];
       for (const x of n) {
         const y = strip(x, arrays, empty);
