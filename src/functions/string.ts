@@ -387,6 +387,11 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
 
 // ---------------------------------------------------------------- registration
 
+
+/** CONTAINS_SUBSTR compares NFKC-normalized, case-folded text (full folding: ß matches ss). */
+function foldNfkc(s: string): string {
+  return caseFold(s.normalize('NFKC')).normalize('NFKC');
+}
 export function registerStrings(): void {
   defineScalar('CONCAT', [
     sig([rep('STRING')], 'STRING', (args, n) => {
@@ -754,10 +759,10 @@ export function registerStrings(): void {
   defineScalar('CONTAINS_SUBSTR', [
     sigf(['ANY', 'STRING', named('json_scope', 'STRING')], 'BOOL', (c) => rowKernel(T.BOOL, (v) => {
       if (v[1] === null) fail('The second argument of CONTAINS_SUBSTR must not be NULL');
-      const needle = (v[1] as string).normalize('NFKC').toLowerCase();
+      const needle = foldNfkc(v[1] as string);
       const scope = v.length > 2 && v[2] !== null ? String(v[2]).toUpperCase() : 'JSON_VALUES';
       if (scope !== 'JSON_VALUES' && scope !== 'JSON_KEYS' && scope !== 'JSON_KEYS_AND_VALUES') fail(`Invalid JSON scope: ${String(v[2])}`);
-      const hit = (s: string): boolean => s.normalize('NFKC').toLowerCase().includes(needle);
+      const hit = (s: string): boolean => foldNfkc(s).includes(needle);
       // JSON: keys and/or scalar values per json_scope, each searched on its own
       const searchJson = (n: JsonNode): boolean => {
         if (n === null) return false;
