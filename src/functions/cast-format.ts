@@ -354,7 +354,9 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
   }
   checkParseModel(seen);
   let i = 0;
-  const bad = (): never => fail(`Failed to parse input string "${input}"`);
+  // Errors name the format element being parsed and where its input began, as the reference does.
+  let cur = '', curAt = 0;
+  const bad = (): never => fail(`Failed to parse input timestamp string at ${curAt} with format element '${cur}'`);
   const num = (maxLen: number): number => {
     const m = new RegExp(`^[0-9]{1,${maxLen}}`).exec(input.slice(i));
     if (!m) bad();
@@ -366,6 +368,9 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
   let y = cy, mo = cm, d = 1, h = 0, mi = 0, s = 0, us = 0, pm: boolean | undefined;
   let tzh: number | undefined, tzm = 0;
   for (const t of toks) {
+    cur = 'lit' in t ? t.lit : t.el;
+    curAt = i;
+    if (i >= input.length && !('lit' in t && /\s/.test(t.lit))) fail(`Entire timestamp string has been parsed before dealing with format element '${cur}'`);
     if ('lit' in t) {
       if (/\s/.test(t.lit)) {
         while (i < input.length && /\s/.test(input[i]!)) i++;
@@ -392,6 +397,7 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
         break;
       case 'MM':
         mo = num(2);
+        if (mo < 1 || mo > 12) bad();
         break;
       case 'MON':
       case 'MONTH': {
@@ -404,6 +410,7 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
       }
       case 'DD':
         d = num(2);
+        if (d < 1 || d > 31) bad();
         break;
       case 'DDD': {
         const doy = num(3);
@@ -468,9 +475,11 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
         } else bad();
     }
   }
-  if (i !== input.length) bad();
+  while (i < input.length && /\s/.test(input[i]!)) i++;
+  if (i !== input.length) fail(`Illegal non-space trailing data '${input.slice(i)}' in timestamp string`);
   if (pm !== undefined) h = (h % 12) + (pm ? 12 : 0);
-  if (mo < 1 || mo > 12 || d < 1 || y < 1 || y > 9999 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) bad();
+  if (y < 1 || y > 9999 || d > daysInMonth(y, mo)) fail('Invalid result from year, month, day values after parsing');
+  if (h > 23 || mi > 59 || s > 59) fail(`Failed to parse input string "${input}"`);
   let z: string | undefined;
   if (tzh !== undefined) z = `${tzh < 0 ? '-' : '+'}${pad(Math.abs(tzh), 2)}:${pad(tzm, 2)}`;
   return { days: daysFromCivil(y, mo, d), tod: ((h * 60 + mi) * 60 + s) * 1e6 + us, zone: z };

@@ -302,8 +302,8 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
           break;
         }
         case 'u':
-          s = (v as bigint).toString();
-          break;
+          // %u takes only unsigned integers, which BigQuery has none of.
+          fail(`Invalid type for argument ${argi + 1} to FORMAT; Expected UINT; Got ${t.kind}`);
         case 'x':
         case 'X':
         case 'o': {
