@@ -8,6 +8,7 @@
 // resident set under --memory-limit is measured against the built emulator
 // in test/e2e/memory-limit.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { joinSpillCounters } from '../../src/executor/operators/join-spill.js';
 import { topNOptions } from '../../src/executor/operators/window/topn.js';
 import { spillCounters, spillOptions } from '../../src/executor/spill.js';
 import { memoryBudget } from '../../src/storage/memory-budget.js';
@@ -74,6 +75,24 @@ describe('operators under a small memory budget', () => {
       expect(sorted(tight)).toEqual(sorted(free));
       expect(spillCounters.files).toBeGreaterThan(before.files);
       expect(spillCounters.rawRows).toBeGreaterThan(before.rawRows);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
+  it('hash joins whose build side passes its share join file pair by file pair (grace), every join type, NULL keys', async () => {
+    const half = 'SELECT id, hk, s FROM d.t WHERE MOD(id, 3) = 0';
+    for (const sql of [
+      `SELECT COUNT(*) AS n, SUM(a.id) AS sa, SUM(b.id) AS sb FROM d.t AS a JOIN d.t AS b ON a.hk = b.hk AND a.id < b.id`,
+      `SELECT COUNT(*) AS n, COUNT(b.id) AS nb, SUM(a.id) AS sa FROM d.t AS a LEFT JOIN (${half}) AS b ON a.hk = b.hk`,
+      `SELECT COUNT(*) AS n, COUNT(a.id) AS na, SUM(b.id) AS sb FROM (${half}) AS a RIGHT JOIN d.t AS b ON a.s = b.s AND a.id = b.id`,
+      `SELECT COUNT(*) AS n, COUNT(a.id) AS na, COUNT(b.id) AS nb FROM (SELECT * FROM d.t WHERE MOD(id, 2) = 0) AS a FULL JOIN (${half}) AS b ON a.id = b.id`,
+      `SELECT COUNT(*) AS n, SUM(id) AS s FROM d.t WHERE hk IN (SELECT hk FROM d.t WHERE MOD(id, 7) <> 0)`,
+      `SELECT COUNT(*) AS n, SUM(id) AS s FROM d.t AS a WHERE NOT EXISTS (SELECT 1 FROM d.t AS b WHERE b.s = a.s AND MOD(b.id, 5) <> 0)`,
+    ]) {
+      const before = joinSpillCounters.spilled;
+      const { free, tight } = await both(sql);
+      expect(tight).toEqual(free);
+      expect(joinSpillCounters.spilled, sql).toBeGreaterThan(before);
     }
     expect(memoryBudget.reserved).toBe(0);
   });

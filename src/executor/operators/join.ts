@@ -16,6 +16,9 @@ import { columnRefsOf, evaluate, evaluateSync, hasSubquery, layoutOf } from '../
 import { executeRel, materialize } from '../execute.js';
 import { hashRows } from '../hash.js';
 import { withRuntimeFilter } from './join-filter.js';
+import { buildFile, partitionProbeSide, readBuildSide, type BuildSide } from './join-spill.js';
+import { Reservation } from '../../storage/memory-budget.js';
+import type { SpillPartitions } from '../spill.js';
 import { mix32, valuesEqual } from '../values-compare.js';
 import { BatchCoalescer, ColumnBuffer, Phys, concatBatches, growInt32, nullVector, physOf, selectTrue, takeOrNull } from '../vectors.js';
 
@@ -827,6 +830,8 @@ class HashJoinState {
     build: Batch,
     /** Emit only these columns (a pruned join without residual); `rel` still lists all of them. */
     readonly narrow: Narrow | null,
+    /** `build` is rel.right's stored table as it is (not one spill file's rows): its index may be cached. */
+    wholeBuild = true,
   ) {
     const m = build.length;
     const jt = rel.joinType;
@@ -838,7 +843,7 @@ class HashJoinState {
     this.co = new BatchCoalescer((narrow ? narrow.rel : rel).columns.map((c) => c.type));
     this.firstOnly = (jt === 'semi' || jt === 'anti') && !residual;
     this.nullSafe = keys.map((k) => k.nullSafe);
-    const stored = isStoredScan(rel.right) && keys.every((k) => k.right.kind === 'column');
+    const stored = wholeBuild && isStoredScan(rel.right) && keys.every((k) => k.right.kind === 'column');
     const index = joinIndexFor(bk, m, this.nullSafe, stored);
     this.dense = index.dense;
     this.bh = index.bh;
@@ -852,14 +857,6 @@ class HashJoinState {
     }
     this.lLayout = layoutOf(rel.left.columns);
     this.syncKeys = !keys.some((k) => hasSubquery(k.left));
-  }
-
-  static async create(rel: JoinRel, keys: readonly EquiKey[], residual: Expr | undefined, ctx: ExecContext, narrow: Narrow | null): Promise<HashJoinState> {
-    const build = await materialize(rel.right, ctx);
-    const rLayout = layoutOf(rel.right.columns);
-    const bk: Vector[] = [];
-    for (const k of keys) bk.push(await evaluate(k.right, build, rLayout, ctx));
-    return new HashJoinState(rel, keys, residual, ctx, bk, build, narrow);
   }
 
   get done(): boolean {
@@ -994,21 +991,48 @@ async function* hashJoin(
   ctx: ExecContext,
   narrow: Narrow | null = null,
 ): AsyncGenerator<Batch> {
-  const st = await HashJoinState.create(rel, keys, residual, ctx, narrow);
-  await checkpoint(ctx);
-  for await (const left of executeRel(rel.left, withRuntimeFilter(rel, keys, st.bk, ctx))) {
-    await checkpoint(ctx);
-    if (left.length === 0) continue;
-    st.start(left, st.syncKeys ? null : await st.keysAsync(left));
-    for (;;) {
-      const out = residual ? await st.stepAsync() : st.step();
-      for (let i = 0; i < out.length; i++) yield out[i]!;
-      if (st.done) break;
+  // The build side draws on the engine's memory budget; past its share the join is done file by file (join-spill.ts).
+  const held = new Reservation();
+  let probeFiles: SpillPartitions | null = null;
+  let side: BuildSide | null = null;
+  try {
+    side = await readBuildSide(rel, keys, ctx, held);
+    const files = side.kind === 'spilled' ? side.files : null;
+    if (files) probeFiles = await partitionProbeSide(rel, keys, ctx, held, files);
+    // One build side and the left batches probing it: the whole join, or one pair of files after another.
+    for (let p = 0; p < (files ? files.n : 1); p++) {
+      let st: HashJoinState;
+      let lefts: AsyncIterable<Batch> | Iterable<Batch>;
+      if (side.kind === 'memory') {
+        st = new HashJoinState(rel, keys, residual, ctx, side.keys, side.build, narrow);
+        lefts = executeRel(rel.left, withRuntimeFilter(rel, keys, st.bk, ctx));
+      } else {
+        const b = await buildFile(rel, keys, ctx, side.files, p, held);
+        st = new HashJoinState(rel, keys, residual, ctx, b.keys, b.build, narrow, false);
+        lefts = probeFiles!.files[p]!.read();
+      }
       await checkpoint(ctx);
+      for await (const left of lefts) {
+        await checkpoint(ctx);
+        if (left.length === 0) continue;
+        st.start(left, st.syncKeys ? null : await st.keysAsync(left));
+        for (;;) {
+          const out = residual ? await st.stepAsync() : st.step();
+          for (let i = 0; i < out.length; i++) yield out[i]!;
+          if (st.done) break;
+          await checkpoint(ctx);
+        }
+      }
+      const rest = st.finish();
+      for (let i = 0; i < rest.length; i++) yield rest[i]!;
+      files?.files[p]!.close();
+      probeFiles?.files[p]!.close();
     }
+  } finally {
+    held.release();
+    if (side?.kind === 'spilled') side.files.close();
+    probeFiles?.close();
   }
-  const rest = st.finish();
-  for (let i = 0; i < rest.length; i++) yield rest[i]!;
 }
 
 /** Inner hash join with the left input as build side (it is the smaller one). */
