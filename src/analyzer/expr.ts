@@ -389,11 +389,16 @@ function exactDecimalLiteral(text: string, to: SqlType): LiteralExpr | undefined
   return fits ? literal(to.kind === 'NUMERIC' ? T.NUMERIC : T.BIGNUMERIC, d) : undefined;
 }
 
+/** The refusal of an integer literal beyond INT64, named as the reference names hex ones. */
+function invalidIntLiteral(text: string): string {
+  return /^0x/i.test(text) ? 'Invalid hex integer literal' : 'Invalid integer literal';
+}
+
 function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
   switch (n.kind) {
     case 'IntLiteral': {
       const v = parseIntLiteral(n.text);
-      if (v === undefined) throw sqlError(`Invalid integer literal: ${n.text}`, n.loc);
+      if (v === undefined) throw sqlError(`${invalidIntLiteral(n.text)}: ${n.text}`, n.loc);
       return literal(T.INT64, v);
     }
     case 'FloatLiteral': {
@@ -447,7 +452,7 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
           return e;
         }
         const v = parseIntLiteral(n.operand.text, true);
-        if (v === undefined) throw sqlError(`Invalid integer literal: -${n.operand.text}`, n.loc);
+        if (v === undefined) throw sqlError(`${invalidIntLiteral(n.operand.text)}: -${n.operand.text}`, n.loc);
         return literal(T.INT64, v);
       }
       const x = resolveExpr(an, n.operand, ctx);

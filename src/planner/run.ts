@@ -90,6 +90,9 @@ class ChildList implements ScriptChildren {
 /** The error of a script that failed after running statements, with their child jobs. */
 export type ScriptFailure = QueryError & { scriptChildren?: ScriptChildren };
 
+/** Procedural statements: EXECUTE IMMEDIATE runs none of them (a labeled loop starts with its label). */
+const PROCEDURAL = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Break', 'Continue', 'Return', 'Raise']);
+
 /** Control flow and variables run inside the script job; every other statement is a child job of its own. */
 const NOT_CHILD_JOBS = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise', 'Call']);
 
@@ -523,7 +526,12 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       for (const [k, v] of s.tempFunctions) inner.tempFunctions.set(k, v);
       for (const [k, v] of s.tempTables) inner.tempTables.set(k, v);
       const sub: ScriptState = { count: 0, deadline: state.deadline };
-      await runBlock(inner, parse(sqlV.value).statements, sub);
+      const dynamic = parse(sqlV.value).statements;
+      // The dynamic statement is a SQL statement, never a procedural one (procedural-language: EXECUTE IMMEDIATE).
+      for (const d of dynamic) {
+        if (PROCEDURAL.has(d.kind)) throw sqlError(`Syntax error: Unexpected keyword ${/^\s*([A-Za-z_]\w*)/.exec(sqlV.value.slice(d.start))?.[1]?.toUpperCase() ?? d.kind.toUpperCase()}`, d.loc);
+      }
+      await runBlock(inner, dynamic, sub);
       for (const [k, v] of inner.tempTables) s.tempTables.set(k, v);
       if (st.into && sub.lastSelect) {
         // INTO takes one row: none sets NULLs, more is an error (procedural-language: EXECUTE IMMEDIATE).

@@ -492,6 +492,11 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
       if (st.ifExists) return result('ALTER_SCHEMA', { ddlOperationPerformed: 'SKIP' });
       throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
     }
+    // SET OPTIONS and SET DEFAULT COLLATE patch the dataset resource (as datasets.patch does).
+    for (const a of st.actions) {
+      if (a.kind === 'SetOptions') await cat.patchDatasetResource(projectId, datasetId, await optionsToResource(s, a.options));
+      else if (a.kind === 'SetDefaultCollate') await cat.patchDatasetResource(projectId, datasetId, { defaultCollation: a.collation });
+    }
     return result('ALTER_SCHEMA', { ddlOperationPerformed: 'ALTER' });
   }
   const id = targetId(s, st.name, st.loc);
