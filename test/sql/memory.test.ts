@@ -79,6 +79,21 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   });
 
+  it('grouping sets, ROLLUP and CUBE spill their groups with the set index and merge file by file', async () => {
+    for (const sql of [
+      'SELECT hk, k, COUNT(*) AS n, SUM(v) AS sv, GROUPING(hk) AS gh, GROUPING(k) AS gk FROM d.t WHERE id <= 50000 GROUP BY ROLLUP (hk, k)',
+      'SELECT k, s, MIN(id) AS mn, AVG(v) AS av, GROUPING(s) AS gs FROM d.t WHERE id <= 50000 GROUP BY CUBE (k, s)',
+      // A set twice gives its groups twice.
+      'SELECT hk, s, MAX(v) AS mx FROM d.t WHERE id <= 50000 GROUP BY GROUPING SETS ((hk), (s), (hk), ())',
+    ]) {
+      const before = spillCounters.files;
+      const { free, tight } = await both(sql);
+      expect(sorted(tight)).toEqual(sorted(free));
+      expect(spillCounters.files, sql).toBeGreaterThan(before);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
   it('hash joins whose build side passes its share join file pair by file pair (grace), every join type, NULL keys', async () => {
     const half = 'SELECT id, hk, s FROM d.t WHERE MOD(id, 3) = 0';
     for (const sql of [

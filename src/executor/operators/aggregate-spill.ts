@@ -43,7 +43,8 @@ export function spillingAggregate(rel: AggregateRel, ctx: ExecContext): AsyncGen
 }
 
 async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx: ExecContext): AsyncGenerator<Batch> {
-  const keys = rel.groupBy.length;
+  // Partial rows' keys: the GROUP BY keys (and the grouping set's index, with grouping sets).
+  const keys = rel.groupBy.length + (split.sets ? 1 : 0);
   const keyCols = Array.from({ length: keys }, (_, i) => i);
   const layout = layoutOf(rel.input.columns);
   const held = new Reservation();
@@ -76,13 +77,14 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
         // The groups as partial rows (room made first: the caches give way); the table and
         // accumulators behind them are let go (and collected) before the rows are written.
         held.set(2 * bytes);
-        const out = st.finish();
+        const out = st.finish(true);
         const groups = st.table.size;
         spill ??= new SpillPartitions(spillOptions.partitions, 0, keys === 1 ? valueRange(out[0]!, groups, spillOptions.partitions) : null);
         // A table that held more than half as many groups as the rows it took (nearly
         // unique keys) saves little: the rest of the input goes to files by key as it
         // is (no hashing per row now), and each file's rows are grouped at the end.
-        const reducing = groups <= rows / 2 || !st.sync;
+        // (Not with grouping sets: an input row's groups, one per set, would belong in different files.)
+        const reducing = groups <= rows / 2 || !st.sync || split.sets !== undefined;
         st = new Aggregation(split.partial, ctx, reducing ? groups : 1024);
         rows = 0;
         held.set(st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0));
@@ -103,7 +105,7 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
       yield* finished(st, split, held, ctx);
       return;
     }
-    if (st.table.size > 0) spill.writeColumns(st.finish(), st.table.size, keyCols);
+    if (st.table.size > 0) spill.writeColumns(st.finish(true), st.table.size, keyCols);
     spill.flush();
     raw?.flush();
     // Let the last table go (the merges below hold one file's groups at a time).
@@ -126,7 +128,7 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
           await checkpoint(ctx);
         }
         rawFile.close();
-        const out = part.finish();
+        const out = part.finish(true);
         for (let s = 0; s < part.table.size; s += BATCH_SIZE) merge.consume({ length: Math.min(BATCH_SIZE, part.table.size - s), columns: out.map((c) => sliceVector(c, s, Math.min(part.table.size, s + BATCH_SIZE))) });
       }
       yield* finished(merge, split, held, ctx);
@@ -140,14 +142,15 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
 
 /** The output rows of a finished aggregation (`st`: the partial aggregate held whole, or one file's merge). */
 async function* finished(st: Aggregation, split: SplitAggregate, held: Reservation, ctx: ExecContext): AsyncGenerator<Batch> {
-  const out = st.finish();
+  const out = st.finish(true);
   // Kept at the most any file's merge held: the caches need not refill between files.
   held.set(Math.max(held.held, st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0)));
   const numGroups = st.table.size;
   const keys = split.partial.groupBy.length;
+  const sets = split.sets;
   for (let s = 0; s < numGroups; s += BATCH_SIZE) {
     const e = Math.min(numGroups, s + BATCH_SIZE);
-    yield finishAggregate({ length: e - s, columns: out.map((c) => sliceVector(c, s, e)) }, keys, split.steps);
+    yield finishAggregate({ length: e - s, columns: out.map((c) => sliceVector(c, s, e)) }, keys, split.steps, sets);
     await checkpoint(ctx);
   }
 }

@@ -489,8 +489,8 @@ export class Aggregation {
     }
   }
 
-  /** Output columns: keys, aggregates, GROUPING() bits. */
-  finish(): Vector[] {
+  /** Output columns: keys (`withSetIndex`: then the grouping set's index, for grouping sets), aggregates, GROUPING() bits. */
+  finish(withSetIndex = false): Vector[] {
     const { table, rel, sets, keyTypes } = this;
     const numGroups = table.size;
     const keys = table.keyVectors();
@@ -511,7 +511,7 @@ export class Aggregation {
         grouping.push({ type: T.INT64, length: numGroups, data: d, nulls: null });
       }
     }
-    return [...keys.slice(0, keyTypes.length), ...results, ...grouping];
+    return [...keys.slice(0, keyTypes.length + (withSetIndex && this.multi ? 1 : 0)), ...results, ...grouping];
   }
 }
 

@@ -41,6 +41,12 @@ export interface SplitAggregate extends TwoPhase {
   readonly merge: AggregateRel;
   /** Per output aggregate (after the keys): which merge columns make it. */
   readonly steps: readonly MergeStep[];
+  /**
+   * Grouping sets (spilling only): partial and merge rows carry the set index
+   * (an INT64 column) after the keys, and the GROUPING() bits of
+   * `groupingKeys` (the key index of each call) are made from it at the end.
+   */
+  readonly sets?: { readonly sets: readonly (readonly number[])[]; readonly groupingKeys: readonly number[] };
 }
 
 // ---------------------------------------------------------------- pipelines
@@ -196,7 +202,8 @@ function callKey(name: string, c: AggregateCall): string {
 
 /** `anyInput`: the partial aggregate runs over the input as it is (spilling, aggregate-spill.ts), not per morsel of a pipeline. */
 export function splitAggregate(rel: AggregateRel, anyInput = false): SplitAggregate | null {
-  if ((!anyInput && !isPipeline(rel.input)) || rel.groupingSets || rel.groupingCalls?.length) return null;
+  const grouped = rel.groupingSets !== undefined;
+  if ((!anyInput && !isPipeline(rel.input)) || ((grouped || rel.groupingCalls?.length) && !anyInput)) return null;
   const partialCalls: AggregateCall[] = [];
   const mergeCalls: AggregateCall[] = [];
   const steps: MergeStep[] = [];
@@ -240,28 +247,36 @@ export function splitAggregate(rel: AggregateRel, anyInput = false): SplitAggreg
     if (from === null) return null;
     steps.push({ kind: 'same', from });
   }
-  const partial: AggregateRel = { ...rel, aggregates: partialCalls, columns: [...keys, ...partialCalls.map((c) => c.column)] };
+  // Grouping sets: the set index is one more key of the partial rows (Aggregation.finish(true)) and of the merge.
+  const groupKeys = grouped ? [...keys, synthetic('$grouping_set', T.INT64)] : keys;
+  const partial: AggregateRel = { ...rel, aggregates: partialCalls, groupingCalls: undefined, columns: [...groupKeys, ...partialCalls.map((c) => c.column)] };
   const src = partialScan(partial.columns);
   const merge: AggregateRel = {
     kind: 'aggregate',
     input: src,
-    groupBy: keys.map((k) => ({ column: k, expr: ref(k) })),
+    groupBy: groupKeys.map((k) => ({ column: k, expr: ref(k) })),
     aggregates: mergeCalls,
-    columns: [...keys, ...mergeCalls.map((c) => c.column)],
+    columns: [...groupKeys, ...mergeCalls.map((c) => c.column)],
   };
-  return { partial, merge, mergeScan: src, steps };
+  const sets = grouped ? { sets: rel.groupingSets!, groupingKeys: (rel.groupingCalls ?? []).map((g) => g.keyIndex) } : undefined;
+  return { partial, merge, mergeScan: src, steps, ...(sets ? { sets } : {}) };
 }
 
-/** Output columns from the merge's: keys and most aggregates as they are, AVG as merged sum / merged count. */
-export function finishAggregate(b: Batch, keys: number, steps: readonly MergeStep[]): Batch {
+/**
+ * Output columns from the merge's: keys and most aggregates as they are, AVG
+ * as merged sum / merged count; with grouping sets, GROUPING() bits from the
+ * set index after the keys.
+ */
+export function finishAggregate(b: Batch, keys: number, steps: readonly MergeStep[], sets?: SplitAggregate['sets']): Batch {
   const out: Vector[] = b.columns.slice(0, keys);
+  const at = sets ? keys + 1 : keys;
   for (const s of steps) {
     if (s.kind === 'same') {
-      out.push(b.columns[keys + s.from]!);
+      out.push(b.columns[at + s.from]!);
       continue;
     }
-    const sum = b.columns[keys + s.sum]!;
-    const count = b.columns[keys + s.count]!;
+    const sum = b.columns[at + s.sum]!;
+    const count = b.columns[at + s.count]!;
     const d = new Float64Array(b.length);
     let nulls: Uint8Array | null = null;
     for (let i = 0; i < b.length; i++) {
@@ -270,6 +285,14 @@ export function finishAggregate(b: Batch, keys: number, steps: readonly MergeSte
       else d[i] = Number(sum.data[i]) / c;
     }
     out.push({ type: T.FLOAT64, length: b.length, data: d, nulls });
+  }
+  if (sets) {
+    const setOf = b.columns[keys]!.data as Float64Array;
+    for (const k of sets.groupingKeys) {
+      const d = new Float64Array(b.length);
+      for (let i = 0; i < b.length; i++) d[i] = sets.sets[setOf[i]!]!.includes(k) ? 0 : 1;
+      out.push({ type: T.INT64, length: b.length, data: d, nulls: null });
+    }
   }
   return { length: b.length, columns: out };
 }
