@@ -30,8 +30,9 @@ export { makeExecContext } from './context.js';
  * `transient`: the caller is done with each batch (keeps no reference to it or
  * to its vectors) before it pulls the next one, so the operator may write the
  * next batch into the same memory. A property of this edge of the plan, never
- * of the node: only the consumer knows. Today only the hash join's
- * single-column gather uses it (fed to an aggregate that copies what it keeps).
+ * of the node: only the consumer knows. Today only the hash join uses it
+ * (fed to an aggregate that copies what it keeps): its gathered output
+ * columns go into reused memory.
  */
 export function executeRel(rel: Rel, ctx: ExecContext, transient = false): AsyncIterable<Batch> {
   switch (rel.kind) {

@@ -163,23 +163,54 @@ export function sliceVector(v: Vector, start: number, end: number): Vector {
 
 /** The rows named by `sel`, in that order (filter, join and sort output). */
 export function takeVector(v: Vector, sel: ArrayLike<number>, count = sel.length): Vector {
+  return takeInto(v, sel, count, null);
+}
+
+/**
+ * Output memory a producer reuses for one column from batch to batch, where
+ * its consumer is done with each batch before it asks for the next
+ * (executeRel's `transient`): typed arrays of at least BATCH_SIZE, made on
+ * first use and again when the column's layout changes.
+ */
+export class TakeBuffer {
+  data: Float64Array | Int32Array | Uint8Array | BigInt64Array | null = null;
+  nulls: Uint8Array | null = null;
+}
+
+/** takeVector written into `buf` (the vector returned is overwritten by the next take into it); value layouts get fresh arrays. */
+export function takeVectorInto(v: Vector, sel: ArrayLike<number>, count: number, buf: TakeBuffer): Vector {
+  return takeInto(v, sel, count, buf);
+}
+
+type Typed = Float64Array | Int32Array | Uint8Array | BigInt64Array;
+
+/** `buf`'s typed array of `src`'s kind with room for count values (replaced when too small or of another kind). */
+function reused<A extends Typed>(src: A, count: number, buf: TakeBuffer): A {
+  const Ctor = src.constructor as new (n: number) => A;
+  let d = buf.data;
+  if (d === null || d.constructor !== Ctor || d.length < count) buf.data = d = new Ctor(Math.max(count, BATCH_SIZE));
+  return (d.length === count ? d : d.subarray(0, count)) as A;
+}
+
+function takeInto(v: Vector, sel: ArrayLike<number>, count: number, buf: TakeBuffer | null): Vector {
   const src = v.data;
   let data: VectorData;
   if (Array.isArray(src)) {
     const out = new Array<Value>(count);
     for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
     data = out;
-  } else if (src instanceof Float64Array) data = gatherF64(src, sel, count);
-  else if (src instanceof Int32Array) data = gatherI32(src, sel, count);
-  else if (src instanceof Uint8Array) data = gatherU8(src, sel, count);
+  } else if (src instanceof Float64Array) data = gatherF64(src, sel, count, buf === null ? new Float64Array(count) : reused(src, count, buf));
+  else if (src instanceof Int32Array) data = gatherI32(src, sel, count, buf === null ? new Int32Array(count) : reused(src, count, buf));
+  else if (src instanceof Uint8Array) data = gatherU8(src, sel, count, buf === null ? new Uint8Array(count) : reused(src, count, buf));
   else {
-    const out = new BigInt64Array(count);
+    const out = buf === null ? new BigInt64Array(count) : reused(src, count, buf);
     for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
     data = out;
   }
   let nulls: Uint8Array | null = null;
   if (v.nulls) {
-    nulls = new Uint8Array(count);
+    if (buf !== null && (buf.nulls === null || buf.nulls.length < count)) buf.nulls = new Uint8Array(Math.max(count, BATCH_SIZE));
+    nulls = buf === null ? new Uint8Array(count) : buf.nulls!.length === count ? buf.nulls! : buf.nulls!.subarray(0, count);
     let any = false;
     for (let i = 0; i < count; i++) {
       const b = v.nulls[sel[i]!]!;
@@ -193,20 +224,17 @@ export function takeVector(v: Vector, sel: ArrayLike<number>, count = sel.length
 
 // One gather loop per array type: a single loop shared by every typed-array
 // kind goes megamorphic on element access (joins, filters and sorts gather a lot).
-function gatherF64(src: Float64Array, sel: ArrayLike<number>, count: number): Float64Array {
-  const out = new Float64Array(count);
+function gatherF64(src: Float64Array, sel: ArrayLike<number>, count: number, out: Float64Array): Float64Array {
   for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
   return out;
 }
 
-function gatherI32(src: Int32Array, sel: ArrayLike<number>, count: number): Int32Array {
-  const out = new Int32Array(count);
+function gatherI32(src: Int32Array, sel: ArrayLike<number>, count: number, out: Int32Array): Int32Array {
   for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
   return out;
 }
 
-function gatherU8(src: Uint8Array, sel: ArrayLike<number>, count: number): Uint8Array {
-  const out = new Uint8Array(count);
+function gatherU8(src: Uint8Array, sel: ArrayLike<number>, count: number, out: Uint8Array): Uint8Array {
   for (let i = 0; i < count; i++) out[i] = src[sel[i]!]!;
   return out;
 }

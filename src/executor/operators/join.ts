@@ -10,7 +10,7 @@ import { QueryError } from '../../planner/api.js';
 import type { Expr, JoinRel, Rel, ResolvedColumn, UnnestRel, LogicalExpr } from '../../analyzer/resolved.js';
 import { T, type SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
-import { BATCH_SIZE, getValue, sliceVector, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { BATCH_SIZE, getValue, sliceVector, TakeBuffer, takeVector, takeVectorInto, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { columnRefsOf, evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel, materialize } from '../execute.js';
@@ -109,6 +109,8 @@ class PairEmitter {
   out: Batch[] = [];
   /** Left columns to emit (a pruned join); null = all. Never set with a residual condition. */
   leftKeep: readonly number[] | null = null;
+  /** Output memory per emitted column (left, then right) for pairBatch's `reuse`. */
+  private readonly bufs: TakeBuffer[] = [];
 
   constructor(
     private readonly rel: JoinRel,
@@ -172,7 +174,7 @@ class PairEmitter {
    * flushPairs once the residual condition (if any) has been applied:
    * records matches, emits the joined rows (`joined`: already paired, or null).
    */
-  emitPairs(left: Batch, lSel: Int32Array, rSel: Int32Array, identity: boolean, joined: Batch | null): void {
+  emitPairs(left: Batch, lSel: Int32Array, rSel: Int32Array, identity: boolean, joined: Batch | null, reuse = false): void {
     const c = lSel.length;
     if (c === 0) return;
     const jt = this.rel.joinType;
@@ -195,7 +197,7 @@ class PairEmitter {
       if (this.pendCount >= PROBE_CHUNK) this.drainLeft(left, this.pendL[this.pendCount - 1]!);
       return;
     }
-    joined ??= this.pairBatch(left, lSel, rSel, c, identity && c === left.length);
+    joined ??= this.pairBatch(left, lSel, rSel, c, identity && c === left.length, reuse);
     this.out.push(joined);
   }
 
@@ -209,14 +211,25 @@ class PairEmitter {
     return k === null ? left.columns : k.map((i) => left.columns[i]!);
   }
 
-  private pairBatch(left: Batch, lSel: Int32Array, rSel: Int32Array, c: number, identity = false): Batch {
+  /**
+   * The paired rows as a batch. `reuse`: its gathered columns are written
+   * into this emitter's memory of the last such batch (the caller knows the
+   * consumer is done with that one).
+   */
+  private pairBatch(left: Batch, lSel: Int32Array, rSel: Int32Array, c: number, identity = false, reuse = false): Batch {
     const lcols = this.outLeft(left);
     // Every left row paired once, in order (n-to-1 keys): the left columns as they are.
     const whole = lcols.length === 0 || identity || (c === left.length && isIdentity(lSel, c));
-    return {
-      length: c,
-      columns: [...(whole ? lcols : lcols.map((v) => takeVector(v, lSel, c))), ...this.right.columns.map((v) => takeVector(v, rSel, c))],
-    };
+    const nl = lcols.length;
+    const columns = new Array<Vector>(nl + this.right.columns.length);
+    for (let k = 0; k < nl; k++) columns[k] = whole ? lcols[k]! : this.take(lcols[k]!, lSel, c, reuse, k);
+    for (let k = 0; k < this.right.columns.length; k++) columns[nl + k] = this.take(this.right.columns[k]!, rSel, c, reuse, nl + k);
+    return { length: c, columns };
+  }
+
+  private take(v: Vector, sel: Int32Array, c: number, reuse: boolean, col: number): Vector {
+    if (!reuse) return takeVector(v, sel, c);
+    return takeVectorInto(v, sel, c, (this.bufs[col] ??= new TakeBuffer()));
   }
 
   /**
@@ -908,9 +921,12 @@ class HashJoinState {
     const left = this.left;
     // A unique-key probe that matched every row from row 0 paired them in order.
     const identity = this.uniqueProbe && this.from === 0 && pairs.count === left.length;
+    // A transient consumer is done with the last batch: one output batch that the coalescer
+    // hands on as it is (keeping no reference) is gathered into the memory of the last.
+    const reuse = this.narrow !== null && this.narrow.transient && pairs.count <= BATCH_SIZE && this.co.passesThrough(pairs.count);
     for (let s = 0; s < pairs.count; s += BATCH_SIZE) {
       const e = Math.min(pairs.count, s + BATCH_SIZE);
-      this.em.emitPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e), identity && s === 0 && e === left.length, null);
+      this.em.emitPairs(left, pairs.l.subarray(s, e), pairs.r.subarray(s, e), identity && s === 0 && e === left.length, null, reuse);
     }
     return this.advance(pairs);
   }
