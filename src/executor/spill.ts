@@ -27,7 +27,7 @@ export function setSpillDir(dir: string): void {
 /**
  * When operators spill: past `share` of the engine's memory limit (the chunk
  * caches hold the rest: giving way, they keep the engine near the limit), into
- * `partitions` files by key hash (each then holds ~1/partitions of the state).
+ * `partitions` files by key (each then holds ~1/partitions of the state).
  * Tunables for tests.
  */
 export const spillOptions = { share: 0.6, partitions: 32 };
@@ -61,8 +61,6 @@ export class SpillFile {
     const written = writevSync(this.fd, frame, this.bytes);
     if (written < bytes) writeAll(this.fd, Buffer.concat(frame).subarray(written), this.bytes + written);
     this.bytes += bytes;
-    // The header's bytes are garbage outside V8's heap now (memory-budget.ts collects once enough piled up).
-    memoryBudget.dropped(frame[0]!.byteLength);
     this.batches++;
     this.rows += b.length;
     spillCounters.batches++;

@@ -79,7 +79,10 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
         held.set(2 * bytes);
         const out = st.finish(true);
         const groups = st.table.size;
-        spill ??= new SpillPartitions(spillOptions.partitions, 0, keys === 1 ? valueRange(out[0]!, groups, spillOptions.partitions) : null);
+        if (spill === null) {
+          const range = keys === 1 ? valueRange(out[0]!, groups) : null;
+          spill = new SpillPartitions(range ? range.files : spillOptions.partitions, 0, range);
+        }
         // A table that held more than half as many groups as the rows it took (nearly
         // unique keys) saves little: the rest of the input goes to files by key as it
         // is (no hashing per row now), and each file's rows are grouped at the end.
@@ -92,7 +95,7 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
         spill.writeColumns(out, groups, keyCols);
         held.set(st.bytes() + spill.bytes());
         if (!reducing) {
-          raw = new SpillPartitions(spillOptions.partitions, 0, spill.range);
+          raw = new SpillPartitions(spill.n, 0, spill.range);
           toRaw(b);
           continue;
         }
@@ -158,10 +161,12 @@ async function* finished(st: Aggregation, split: SplitAggregate, held: Reservati
 /**
  * Files by ranges of one numeric key's values, from the first spilled
  * table's keys (later keys outside go to the first or last file): each file's
- * keys are then a dense range, grouped by direct indexing. Null when the
- * key is not numeric or holds a single value.
+ * keys are then a dense range, grouped by direct indexing from the first row
+ * when the range is at most DENSE_FILE_RANGE (GroupTable's smallest dense
+ * index): so as many files as that takes, spillOptions.partitions at least.
+ * Null when the key is not numeric or holds a single value.
  */
-function valueRange(v: Vector, n: number, files: number): { lo: number; width: number } | null {
+function valueRange(v: Vector, n: number): { lo: number; width: number; files: number } | null {
   const d = v.data;
   if (!(d instanceof Float64Array)) return null;
   let lo = Infinity;
@@ -171,8 +176,15 @@ function valueRange(v: Vector, n: number, files: number): { lo: number; width: n
     if (x < lo && x > -Infinity) lo = x;
     if (x > hi && x < Infinity) hi = x;
   }
-  return hi > lo ? { lo, width: (hi - lo) / files } : null;
+  if (!(hi > lo)) return null;
+  const files = Math.min(MAX_RANGE_FILES, Math.max(spillOptions.partitions, Math.ceil((hi - lo + 1) / DENSE_FILE_RANGE)));
+  return { lo, width: (hi - lo) / files, files };
 }
+
+/** GroupTable's smallest dense index (keys of this range are direct-indexed from the first batch). */
+const DENSE_FILE_RANGE = 1 << 20;
+/** Open files per spill at most (a partial-rows and an input-rows set are open together). */
+const MAX_RANGE_FILES = 256;
 
 /** One turn of the event loop (a collection the released state asked for runs there). */
 function yieldTurn(): Promise<void> {
