@@ -1,7 +1,9 @@
 // Text analysis and search: SEARCH, TEXT_ANALYZE, BAG_OF_WORDS (search_functions and
 // text-analysis-functions pages). A text analyzer turns a string into terms:
-// LOG_ANALYZER (the default) splits at its delimiters and lower-cases; NO_OP_ANALYZER
-// keeps the whole string as one term. SEARCH holds when every term of the query
+// LOG_ANALYZER (the default) splits at its delimiters and lower-cases; PATTERN_ANALYZER
+// keeps the matches of its regular expression, lower-cased; NO_OP_ANALYZER keeps the whole
+// string as one term. Token filters then run in order: stop_words drops terms, a normalizer
+// sets their case (given one, it replaces the default lower-casing). SEARCH holds when every term of the query
 // appears among the terms of the searched data; a backtick-quoted part of the
 // query matches its terms in order, next to each other, within one value.
 import { arrayOf, structOf, T, type SqlType } from '../types/types.js';
@@ -16,10 +18,15 @@ const LOG_DELIMITERS = [
   '%5b', '%3A', '%3a', '%0A', '%0a', '%2C', '%2c', '%28', '%29',
 ];
 
+type TokenFilter = { readonly stopWords: ReadonlySet<string> } | { readonly caseMode: 'LOWER' | 'UPPER' | 'NONE' };
+
 interface Analyzer {
-  readonly kind: 'LOG_ANALYZER' | 'NO_OP_ANALYZER';
+  readonly kind: 'LOG_ANALYZER' | 'NO_OP_ANALYZER' | 'PATTERN_ANALYZER';
   /** Longest first, so that a multi-character delimiter wins over its first character. */
   readonly delimiters: readonly string[];
+  /** PATTERN_ANALYZER's expression (global). */
+  readonly pattern?: RegExp;
+  readonly filters?: readonly TokenFilter[];
 }
 
 const DEFAULT_ANALYZER: Analyzer = { kind: 'LOG_ANALYZER', delimiters: sortDelimiters(LOG_DELIMITERS) };
@@ -30,41 +37,80 @@ function sortDelimiters(ds: readonly string[]): string[] {
 
 function analyzerOf(name: Value, options: Value): Analyzer {
   const kind = name === null ? 'LOG_ANALYZER' : String(name).toUpperCase();
-  if (kind !== 'LOG_ANALYZER' && kind !== 'NO_OP_ANALYZER') {
-    if (kind === 'PATTERN_ANALYZER') fail('PATTERN_ANALYZER is not supported by this emulator');
-    fail(`Unsupported analyzer: ${String(name)}`);
+  if (kind !== 'LOG_ANALYZER' && kind !== 'NO_OP_ANALYZER' && kind !== 'PATTERN_ANALYZER') fail(`Unsupported analyzer: ${String(name)}`);
+  if (options === null) {
+    if (kind === 'PATTERN_ANALYZER') fail('PATTERN_ANALYZER requires analyzer_options with patterns');
+    return kind === 'LOG_ANALYZER' ? DEFAULT_ANALYZER : { kind, delimiters: [] };
   }
-  if (options === null) return kind === 'LOG_ANALYZER' ? DEFAULT_ANALYZER : { kind, delimiters: [] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(String(options));
   } catch {
     fail(`Invalid analyzer_options: ${String(options)}`);
   }
-  const d = (parsed as { delimiters?: unknown } | null)?.delimiters;
-  if (d === undefined) return kind === 'LOG_ANALYZER' ? DEFAULT_ANALYZER : { kind, delimiters: [] };
-  if (kind !== 'LOG_ANALYZER') fail('delimiters can only be set for LOG_ANALYZER');
-  if (!Array.isArray(d) || !d.every((x) => typeof x === 'string' && x !== '')) fail('analyzer_options delimiters must be an array of non-empty strings');
-  return { kind, delimiters: sortDelimiters(d as string[]) };
+  const o = (parsed ?? {}) as { delimiters?: unknown; patterns?: unknown; token_filters?: unknown };
+  if (kind === 'NO_OP_ANALYZER' && Object.keys(o).length) fail('NO_OP_ANALYZER does not take analyzer_options');
+  let delimiters = kind === 'LOG_ANALYZER' ? DEFAULT_ANALYZER.delimiters : [];
+  if (o.delimiters !== undefined) {
+    if (kind !== 'LOG_ANALYZER') fail('delimiters can only be set for LOG_ANALYZER');
+    if (!Array.isArray(o.delimiters) || !o.delimiters.every((x) => typeof x === 'string' && x !== '')) fail('analyzer_options delimiters must be an array of non-empty strings');
+    delimiters = sortDelimiters(o.delimiters as string[]);
+  }
+  let pattern: RegExp | undefined;
+  if (kind === 'PATTERN_ANALYZER') {
+    const ps = o.patterns;
+    if (!Array.isArray(ps) || ps.length !== 1 || typeof ps[0] !== 'string') fail('PATTERN_ANALYZER requires patterns with exactly one regular expression');
+    try {
+      pattern = new RegExp(ps[0] as string, 'gu');
+    } catch {
+      fail(`Invalid regular expression in patterns: ${String(ps[0])}`);
+    }
+  } else if (o.patterns !== undefined) fail('patterns can only be set for PATTERN_ANALYZER');
+  return { kind, delimiters, ...(pattern ? { pattern } : {}), ...(o.token_filters !== undefined ? { filters: tokenFilters(o.token_filters) } : {}) };
+}
+
+function tokenFilters(fs: unknown): TokenFilter[] {
+  if (!Array.isArray(fs)) fail('analyzer_options token_filters must be an array');
+  return (fs as unknown[]).map((f): TokenFilter => {
+    const x = (f ?? {}) as { stop_words?: unknown; normalizer?: { mode?: unknown } };
+    if (x.stop_words !== undefined) {
+      if (!Array.isArray(x.stop_words) || !x.stop_words.every((w) => typeof w === 'string')) fail('stop_words must be an array of strings');
+      return { stopWords: new Set(x.stop_words as string[]) };
+    }
+    const mode = x.normalizer?.mode;
+    if (mode === 'LOWER' || mode === 'UPPER' || mode === 'NONE') return { caseMode: mode };
+    return fail(`Unsupported token filter: ${JSON.stringify(f)}`);
+  });
 }
 
 /** The terms of one string. */
 export function analyze(text: string, a: Analyzer): string[] {
   if (a.kind === 'NO_OP_ANALYZER') return [text];
+  const raw = a.pattern ? [...text.matchAll(a.pattern)].map((m) => m[0]).filter((m) => m !== '') : split(text, a.delimiters);
+  const filters = a.filters ?? [];
+  let terms = filters.some((f) => 'caseMode' in f) ? raw : raw.map((s) => s.toLowerCase());
+  for (const f of filters) {
+    if ('stopWords' in f) terms = terms.filter((s) => !f.stopWords.has(s));
+    else if (f.caseMode !== 'NONE') terms = terms.map((s) => (f.caseMode === 'LOWER' ? s.toLowerCase() : s.toUpperCase()));
+  }
+  return terms;
+}
+
+function split(text: string, delimiters: readonly string[]): string[] {
   const out: string[] = [];
   let cur = '';
   for (let i = 0; i < text.length; ) {
-    const d = a.delimiters.find((x) => text.startsWith(x, i));
+    const d = delimiters.find((x) => text.startsWith(x, i));
     if (d === undefined) {
       cur += text[i]!;
       i++;
       continue;
     }
-    if (cur) out.push(cur.toLowerCase());
+    if (cur) out.push(cur);
     cur = '';
     i += d.length;
   }
-  if (cur) out.push(cur.toLowerCase());
+  if (cur) out.push(cur);
   return out;
 }
 
