@@ -651,7 +651,8 @@ function covariance(pairs: [number, number][], sample: boolean): number | null {
 }
 
 function registerStats(): void {
-  const numericIn = ['FLOAT64', 'NUMERIC', 'BIGNUMERIC'];
+  // In the reference's order (its "Supported signatures" list); an INT64 argument still resolves to FLOAT64 (the cheaper coercion).
+  const numericIn = ['NUMERIC', 'BIGNUMERIC', 'FLOAT64'];
   const varFn = (sample: boolean, sqrt: boolean) => (rows: Value[][]): Value => {
     const vals = rows.map((r) => r[0]!).filter((x) => x !== null);
     let v: number | null;
@@ -768,9 +769,9 @@ export function registerAggregates(): void {
   defineAggregate('COUNTIF', [asig(['BOOL'], 'INT64', () => () => new CountIfAcc())]);
   defineAggregate('SUM', [
     asig(['INT64'], 'INT64', (_m, ao) => (_c, o) => new SumInt64Acc(false, o.safe ?? ao.safe)),
+    asig(['FLOAT64'], 'FLOAT64', (_m, ao) => (_c, o) => new SumFloatAcc(false, o.safe ?? ao.safe)),
     asig(['NUMERIC'], 'NUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('NUMERIC', false, o.safe ?? ao.safe)),
     asig(['BIGNUMERIC'], 'BIGNUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('BIGNUMERIC', false, o.safe ?? ao.safe)),
-    asig(['FLOAT64'], 'FLOAT64', (_m, ao) => (_c, o) => new SumFloatAcc(false, o.safe ?? ao.safe)),
     asig(['INTERVAL'], 'INTERVAL', collect((rows) => {
       // Exact sums of each part; a total outside the INTERVAL range is an error.
       let m = 0, d = 0, us = 0n, any = false;
@@ -787,9 +788,9 @@ export function registerAggregates(): void {
   ]);
   defineAggregate('AVG', [
     asig(['INT64'], 'FLOAT64', () => () => new SumInt64Acc(true)),
+    asig(['FLOAT64'], 'FLOAT64', (_m, ao) => (_c, o) => new SumFloatAcc(true, o.safe ?? ao.safe)),
     asig(['NUMERIC'], 'NUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('NUMERIC', true, o.safe ?? ao.safe)),
     asig(['BIGNUMERIC'], 'BIGNUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('BIGNUMERIC', true, o.safe ?? ao.safe)),
-    asig(['FLOAT64'], 'FLOAT64', (_m, ao) => (_c, o) => new SumFloatAcc(true, o.safe ?? ao.safe)),
     asig(['INTERVAL'], 'INTERVAL', collect((rows) => {
       // Sum exactly, then divide each part; remainders cascade months -> days -> micros.
       let m = 0n, d = 0n, us = 0n, n = 0n;

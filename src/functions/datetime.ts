@@ -28,7 +28,7 @@ import {
   weekday,
 } from './civil.js';
 import { extractInterval, addMonthsToDays, datetimeAddInterval } from './interval.js';
-import { defineScalar, opt, sig, sigf, type ArgSpec } from './signature.js';
+import { defineScalar, opt, sig, sigf, type ArgSpec, type ScalarOptions } from './signature.js';
 import type { EvalContext, ScalarKernel } from './registry.js';
 import { constKernel, fail, mergeNulls, rowKernel } from './vec.js';
 import { formatStrftime, parseStrftime } from './strftime.js';
@@ -417,8 +417,18 @@ export function registerDatetime(): void {
     }),
     sig(['DATE', 'INT64', partArg], 'DATE', rowKernel(T.DATE, (v) => addToDays(v[0] as number, sign * Number(v[1] as bigint), parsePart(v[2] as string), fn))),
   ];
-  defineScalar('DATE_ADD', dateAdd(1, 'DATE_ADD'));
-  defineScalar('DATE_SUB', dateAdd(-1, 'DATE_SUB'));
+  // The second argument must be written `INTERVAL n PART` (or be an INTERVAL value); the reference refuses anything
+  // else, an untyped NULL too, with "Expected INTERVAL expression", and lists the one form users write.
+  const intervalArg: ScalarOptions = {
+    mismatch: (args) => (args.length === 2 && args[1]!.type.kind !== 'INTERVAL' ? 'Expected INTERVAL expression' : undefined),
+    validate: (args) => (args.length === 2 && args[1]!.untypedNull ? 'Expected INTERVAL expression' : undefined),
+  };
+  const addSubOptions = (fn: string): ScalarOptions => ({
+    ...intervalArg,
+    display: { what: `function ${fn}`, signature: (_n, a) => `${fn}(${a[0]}, INTERVAL INT64 DATE_TIME_PART)` },
+  });
+  defineScalar('DATE_ADD', dateAdd(1, 'DATE_ADD'), addSubOptions('DATE_ADD'));
+  defineScalar('DATE_SUB', dateAdd(-1, 'DATE_SUB'), addSubOptions('DATE_SUB'));
   const dtAdd = (sign: number, fn: string, isTs: boolean) => {
     const t = isTs ? 'TIMESTAMP' : 'DATETIME';
     const vt = isTs ? T.TIMESTAMP : T.DATETIME;
@@ -431,10 +441,10 @@ export function registerDatetime(): void {
       sig([t, 'INT64', partArg], t, rowKernel(vt, (v) => addToDatetime(v[0] as bigint, BigInt(sign) * (v[1] as bigint), parsePart(v[2] as string), fn, isTs))),
     ];
   };
-  defineScalar('DATETIME_ADD', dtAdd(1, 'DATETIME_ADD', false));
-  defineScalar('DATETIME_SUB', dtAdd(-1, 'DATETIME_SUB', false));
-  defineScalar('TIMESTAMP_ADD', dtAdd(1, 'TIMESTAMP_ADD', true));
-  defineScalar('TIMESTAMP_SUB', dtAdd(-1, 'TIMESTAMP_SUB', true));
+  defineScalar('DATETIME_ADD', dtAdd(1, 'DATETIME_ADD', false), addSubOptions('DATETIME_ADD'));
+  defineScalar('DATETIME_SUB', dtAdd(-1, 'DATETIME_SUB', false), addSubOptions('DATETIME_SUB'));
+  defineScalar('TIMESTAMP_ADD', dtAdd(1, 'TIMESTAMP_ADD', true), addSubOptions('TIMESTAMP_ADD'));
+  defineScalar('TIMESTAMP_SUB', dtAdd(-1, 'TIMESTAMP_SUB', true), addSubOptions('TIMESTAMP_SUB'));
   const timeAdd = (sign: number) => [
     sig(['TIME', 'INTERVAL'], 'TIME', rowKernel(T.TIME, (v) => {
       const iv = v[1] as Interval;
@@ -448,8 +458,8 @@ export function registerDatetime(): void {
       return Number(r < 0n ? r + US_DAY : r);
     })),
   ];
-  defineScalar('TIME_ADD', timeAdd(1));
-  defineScalar('TIME_SUB', timeAdd(-1));
+  defineScalar('TIME_ADD', timeAdd(1), addSubOptions('TIME_ADD'));
+  defineScalar('TIME_SUB', timeAdd(-1), addSubOptions('TIME_SUB'));
 
   // *_DIFF
   // Each *_DIFF follows the type of its arguments (the pages' notes: DATE_DIFF(TIMESTAMP, ...) is

@@ -131,18 +131,18 @@ export function registerMath(): void {
       }
       return out.vector(T.INT64, a.nulls);
     }),
+    sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.abs)),
     sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => x.abs())),
     sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => x.abs())),
-    sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.abs)),
   ]);
   defineScalar('SIGN', [
     sig(['INT64'], 'INT64', rowKernel(T.INT64, (v) => {
       const x = v[0] as bigint;
       return x > 0n ? 1n : x < 0n ? -1n : 0n;
     })),
+    sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => (Number.isNaN(x) ? NaN : x > 0 ? 1 : x < 0 ? -1 : 0))),
     sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => new Decimal(x.isZero() ? 0 : x.isNeg() ? -1 : 1))),
     sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => new Decimal(x.isZero() ? 0 : x.isNeg() ? -1 : 1))),
-    sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => (Number.isNaN(x) ? NaN : x > 0 ? 1 : x < 0 ? -1 : 0))),
   ]);
   defineScalar('IS_INF', [sig(['FLOAT64'], 'BOOL', rowKernel(T.BOOL, (v) => (v[0] as number) === Infinity || (v[0] as number) === -Infinity))]);
   defineScalar('IS_NAN', [sig(['FLOAT64'], 'BOOL', rowKernel(T.BOOL, (v) => Number.isNaN(v[0] as number)))]);
@@ -179,11 +179,11 @@ export function registerMath(): void {
   };
   const safeArith = (name: string, op: 'add' | 'sub' | 'mul' | 'div') => {
     const sigs: Signature<KernelMaker>[] = [];
+    // In the reference's order (its "Supported signatures" list): INT64 (not for division), FLOAT64, NUMERIC, BIGNUMERIC.
     if (op !== 'div') sigs.push(sig(['INT64', 'INT64'], 'INT64', safeWrap(int64Binary(op), T.INT64)));
+    sigs.push(sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', safeWrap(float64Binary(op), T.FLOAT64)));
     sigs.push(sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', safeWrap(decimalBinary('NUMERIC', op), T.NUMERIC)));
     sigs.push(sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', safeWrap(decimalBinary('BIGNUMERIC', op), T.BIGNUMERIC)));
-    sigs.push(sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', safeWrap(float64Binary(op), T.FLOAT64)));
-    if (op === 'div') sigs.unshift(sigs.pop()!);
     defineScalar(name, sigs);
   };
   safeArith('SAFE_ADD', 'add');
@@ -192,9 +192,9 @@ export function registerMath(): void {
   safeArith('SAFE_DIVIDE', 'div');
   defineScalar('SAFE_NEGATE', [
     sig(['INT64'], 'INT64', rowKernel(T.INT64, (v) => ((v[0] as bigint) === INT64_MIN ? null : -(v[0] as bigint)))),
+    sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => -x)),
     sig(['NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => (v[0] as Decimal).neg())),
     sig(['BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => (v[0] as Decimal).neg())),
-    sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => -x)),
   ]);
 
   defineScalar('DIV', [

@@ -496,6 +496,8 @@ export interface ScalarOptions {
   readonly safeCallable?: boolean;
   /** A check run after a match; return an error message to reject the call. */
   readonly validate?: (args: readonly ArgInfo[], m: MatchResult<KernelMaker>) => string | undefined;
+  /** A message replacing "No matching signature ..." for calls the reference refuses in its own words. */
+  readonly mismatch?: (args: readonly ArgInfo[]) => string | undefined;
   /** Argument positions taking a date part keyword (see ScalarFunctionDef.datePartArgs). */
   readonly datePartArgs?: readonly number[];
   /** See ResolvedScalar.pure. */
@@ -519,7 +521,10 @@ export function defineScalar(name: string, sigs: readonly Signature<KernelMaker>
           message: `Call to function ${name} must not specify positional arguments after named arguments; named arguments must be specified last in the argument list`,
         };
       const r = matchSignature(name, sigs, args, display);
-      if (!r.ok) return r;
+      if (!r.ok) {
+        const msg = opts.mismatch?.(args);
+        return msg ? { ok: false, message: msg } : r;
+      }
       const m = r.match;
       if (opts.validate) {
         const msg = opts.validate(args, m);
