@@ -419,12 +419,9 @@ export function registerDatetime(): void {
   ];
   // The second argument must be written `INTERVAL n PART` (or be an INTERVAL value); the reference refuses anything
   // else, an untyped NULL too, with "Expected INTERVAL expression", and lists the one form users write.
-  const intervalArg: ScalarOptions = {
+  const addSubOptions = (fn: string): ScalarOptions => ({
     mismatch: (args) => (args.length === 2 && args[1]!.type.kind !== 'INTERVAL' ? 'Expected INTERVAL expression' : undefined),
     validate: (args) => (args.length === 2 && args[1]!.untypedNull ? 'Expected INTERVAL expression' : undefined),
-  };
-  const addSubOptions = (fn: string): ScalarOptions => ({
-    ...intervalArg,
     display: { what: `function ${fn}`, signature: (_n, a) => `${fn}(${a[0]}, INTERVAL INT64 DATE_TIME_PART)` },
   });
   defineScalar('DATE_ADD', dateAdd(1, 'DATE_ADD'), addSubOptions('DATE_ADD'));
