@@ -204,6 +204,8 @@ function callKey(name: string, c: AggregateCall): string {
 export function splitAggregate(rel: AggregateRel, anyInput = false): SplitAggregate | null {
   const grouped = rel.groupingSets !== undefined;
   if ((!anyInput && !isPipeline(rel.input)) || ((grouped || rel.groupingCalls?.length) && !anyInput)) return null;
+  // GROUPING() under a plain GROUP BY has no set index to be made from: not split (it is held in memory).
+  if (rel.groupingCalls?.length && !grouped) return null;
   const partialCalls: AggregateCall[] = [];
   const mergeCalls: AggregateCall[] = [];
   const steps: MergeStep[] = [];
