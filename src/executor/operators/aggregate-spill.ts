@@ -131,8 +131,10 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
           await checkpoint(ctx);
         }
         rawFile.close();
+        held.set(Math.max(held.held, merge.bytes() + part.bytes()));
         const out = part.finish(true);
-        for (let s = 0; s < part.table.size; s += BATCH_SIZE) merge.consume({ length: Math.min(BATCH_SIZE, part.table.size - s), columns: out.map((c) => sliceVector(c, s, Math.min(part.table.size, s + BATCH_SIZE))) });
+        const n = part.table.size;
+        for (let s = 0; s < n; s += BATCH_SIZE) merge.consume({ length: Math.min(n, s + BATCH_SIZE) - s, columns: out.map((c) => sliceVector(c, s, Math.min(n, s + BATCH_SIZE))) });
       }
       yield* finished(merge, split, held, ctx);
     }
