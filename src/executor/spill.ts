@@ -200,6 +200,8 @@ export class SpillPartitions {
   private order = new Int32Array(0);
   /** Per file: its rows not yet written (made at the first write, by the batch's column types). */
   private buffers: ColumnBuffer[][] | null = null;
+  /** Rows in each file's buffer (a batch may have no columns). */
+  private buffered = new Int32Array(0);
   private flushRows = 0;
 
   constructor(
@@ -257,7 +259,7 @@ export class SpillPartitions {
       if (a === e) continue;
       const cols = bufs[p]!;
       for (let c = 0; c < cols.length; c++) cols[c]!.appendTake(b.columns[c]!, order, a, e);
-      if (cols[0]!.length >= this.flushRows) this.flushFile(p);
+      if ((this.buffered[p]! += e - a) >= this.flushRows) this.flushFile(p);
     }
   }
 
@@ -268,13 +270,15 @@ export class SpillPartitions {
     const limit = memoryBudget.limit > 0 ? memoryBudget.limit : 4 << 30;
     const bytes = Math.min(4 << 20, Math.max(64 << 10, limit / 16 / this.n));
     this.flushRows = Math.max(1024, Math.floor(bytes / rowBytes));
+    this.buffered = new Int32Array(this.n);
     return this.files.map(() => b.columns.map((c) => new ColumnBuffer(c.type, 1024)));
   }
 
   private flushFile(p: number): void {
     const cols = this.buffers![p]!;
-    const length = cols[0]!.length;
+    const length = this.buffered[p]!;
     if (length === 0) return;
+    this.buffered[p] = 0;
     this.files[p]!.write({ length, columns: cols.map((c) => c.view()) });
     for (const c of cols) c.clear();
   }
