@@ -143,6 +143,16 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   });
 
+  it('a window whose calls partition by different keys spills by the keys they share', async () => {
+    const before = spillCounters.files;
+    const sql = `SELECT id, SUM(v) OVER (PARTITION BY k) AS total, ROW_NUMBER() OVER (PARTITION BY MOD(id, 3), k ORDER BY v DESC, id) AS rn,
+      MAX(s) OVER (PARTITION BY k, hk) AS mx FROM d.t`;
+    const { free, tight } = await both(sql);
+    expect(sorted(tight)).toEqual(sorted(free));
+    expect(spillCounters.files).toBeGreaterThan(before);
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
   it('ORDER BY without LIMIT sorts runs into spill files and merges them, ties in input order', async () => {
     for (const sql of [
       'SELECT id, v, s FROM d.t ORDER BY v DESC, s',

@@ -388,17 +388,16 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
     yield* windowOver(rel, await topNInput(rel, ctx, rel.partitionLimit), ctx, held);
     return;
   }
-  const spillable = memoryBudget.limit > 0 && sharedPartitioning(rel);
-  if (!spillable) {
+  const partitionBy = memoryBudget.limit > 0 ? sharedPartitionKeys(rel) : [];
+  if (partitionBy.length === 0) {
     yield* windowOver(rel, await materialize(rel.input, ctx, held), ctx, held);
     return;
   }
   // Past its share of the memory budget the input goes to spill files by
-  // its PARTITION BY keys (shared by every call), and each file is windowed
+  // the PARTITION BY keys every call has, and each file is windowed
   // on its own: a partition's rows are in one file, in input order.
   const types = rel.input.columns.map((c) => c.type);
   const layout = layoutOf(rel.input.columns);
-  const partitionBy = rel.calls[0]!.partitionBy;
   const parts: Batch[] = [];
   let bytes = 0;
   let spill: SpillPartitions | null = null;
@@ -451,12 +450,19 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
   }
 }
 
-/** Whether every call partitions by the same non-empty keys (then a partition's rows can be windowed apart from the others'). */
-function sharedPartitioning(rel: WindowRel): boolean {
-  const first = rel.calls[0];
-  if (!first || first.partitionBy.length === 0) return false;
-  const key = first.partitionBy.map(exprKey).join(',');
-  return rel.calls.every((c) => c.partitionBy.map(exprKey).join(',') === key);
+/**
+ * The PARTITION BY keys every call has (maybe among others): rows with equal
+ * values of them are in one partition of no call apart, so they can be
+ * windowed apart from the others. Empty when there are none (then the input
+ * is not spilled).
+ */
+function sharedPartitionKeys(rel: WindowRel): Expr[] {
+  const [first, ...rest] = rel.calls;
+  if (!first) return [];
+  return first.partitionBy.filter((e) => {
+    const k = exprKey(e);
+    return rest.every((c) => c.partitionBy.some((f) => exprKey(f) === k));
+  });
 }
 
 /** The window's calls over `input` (all of its rows, or one spill file's partitions), with the input's columns first. */
