@@ -397,11 +397,11 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   // Validate the body as the view will run: bare names against the view's own dataset.
   const saved = s.env;
   const q = (() => {
-    (s as { env: typeof s.env }).env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId } };
+    s.env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId } };
     try {
       return s.analyze(st.query);
     } finally {
-      (s as { env: typeof s.env }).env = saved;
+      s.env = saved;
     }
   })();
   const names = st.columns ? st.columns.map((c) => c.name) : q.outputNames;
