@@ -35,11 +35,8 @@ export const joinSpillCounters = { spilled: 0 };
 /** Reads `rel.right` (the build side), held in `held`; past its share of the budget, into files by key hash. */
 export async function readBuildSide(rel: JoinRel, keys: readonly JoinKey[], ctx: ExecContext, held: Reservation): Promise<BuildSide> {
   const layout = layoutOf(rel.right.columns);
-  const keysOf = async (b: Batch): Promise<Vector[]> => {
-    const out: Vector[] = [];
-    for (const k of keys) out.push(await evaluate(k.right, b, layout, ctx));
-    return out;
-  };
+  const right = keys.map((k) => k.right);
+  const keysOf = (b: Batch): Promise<Vector[]> => keyVectors(right, b, layout, ctx);
   const parts: Batch[] = [];
   let bytes = 0;
   let rows = 0;
@@ -78,13 +75,12 @@ export async function readBuildSide(rel: JoinRel, keys: readonly JoinKey[], ctx:
 /** The probe side's rows (`rel.left`) in files by the hash of their keys, numbered as the build side's. */
 export async function partitionProbeSide(rel: JoinRel, keys: readonly JoinKey[], ctx: ExecContext, held: Reservation, build: SpillPartitions): Promise<SpillPartitions> {
   const layout = layoutOf(rel.left.columns);
+  const left = keys.map((k) => k.left);
   const files = new SpillPartitions(build.n);
   for await (const b of executeRel(rel.left, ctx)) {
     await checkpoint(ctx);
     if (b.length === 0) continue;
-    const kv: Vector[] = [];
-    for (const k of keys) kv.push(await evaluate(k.left, b, layout, ctx));
-    files.writeKeyed(b, kv);
+    files.writeKeyed(b, await keyVectors(left, b, layout, ctx));
     held.set(build.bytes() + files.bytes());
   }
   build.flush();
@@ -100,8 +96,13 @@ export async function buildFile(rel: JoinRel, keys: readonly JoinKey[], ctx: Exe
     parts,
   );
   held.set(batchBytes(build) + build.length * INDEX_ROW_BYTES);
-  const layout = layoutOf(rel.right.columns);
-  const kv: Vector[] = [];
-  for (const k of keys) kv.push(await evaluate(k.right, build, layout, ctx));
-  return { build, keys: kv };
+  const right = keys.map((k) => k.right);
+  return { build, keys: await keyVectors(right, build, layoutOf(rel.right.columns), ctx) };
+}
+
+/** The join key vectors of a batch of one side. */
+async function keyVectors(exprs: readonly Expr[], b: Batch, layout: ReturnType<typeof layoutOf>, ctx: ExecContext): Promise<Vector[]> {
+  const out: Vector[] = [];
+  for (const e of exprs) out.push(await evaluate(e, b, layout, ctx));
+  return out;
 }
