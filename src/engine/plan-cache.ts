@@ -29,7 +29,6 @@ import type { Rel } from '../analyzer/resolved.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { QueryContext, QueryResult, ResultColumn, TypedValue } from '../planner/api.js';
 import { checkPartitionFilters } from '../planner/partition-filter.js';
-import { bytesProcessed } from '../planner/run.js';
 import { parseCached, Session } from '../planner/session.js';
 import { Decimal, Geography, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
 import type { QueryCatalog } from '../storage/api.js';
@@ -183,10 +182,10 @@ export async function runCached(
   totalHits++;
   // As runSelect in planner/run.ts: bytes from the row counts before the run.
   const s = new Session(ctx);
-  const totalBytesProcessed = bytesProcessed(s, p.plan);
+  s.charge(p.plan);
   const batches = await s.scoped(() => s.runOptimized(p.plan));
   checkResultArrays(p.columns, batches);
-  return { columns: p.columns, batches, statementType: 'SELECT', totalBytesProcessed };
+  return { columns: p.columns, batches, statementType: 'SELECT', totalBytesProcessed: s.scanned.processed, totalBytesBilled: s.scanned.billed };
 }
 
 /** Whether everything the plan's analysis read is unchanged (a check that throws: changed). */

@@ -48,6 +48,8 @@ export interface ExecuteQueryArgs {
   readonly jobsSnapshotJson?: string;
   /** Default time zone (connection property `time_zone`). */
   readonly timeZone?: string;
+  /** The job's maximumBytesBilled (absent: no limit). */
+  readonly maximumBytesBilled?: number;
   /** The session the query runs in (connectionProperties session_id), made by this query when `createSession`. */
   readonly sessionId?: string;
   readonly createSession?: boolean;
@@ -71,6 +73,7 @@ export interface ExecuteQueryReply extends Omit<RowsPage, 'rows'> {
   ddlTargetTable: TableRefArg;
   ddlTargetRoutineJson: string;
   totalBytesProcessed: number;
+  totalBytesBilled: number;
   statisticsJson: string;
   /** Set when a script failed after running statements (proto QueryReply.error_json). */
   errorJson?: string;
@@ -132,6 +135,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       nowMicros: BigInt(Date.now()) * 1000n,
       sessionUser: SESSION_USER,
       ...(a.timeZone ? { timeZone: a.timeZone } : {}),
+      ...(a.maximumBytesBilled ? { maximumBytesBilled: a.maximumBytesBilled } : {}),
       hasDestination: !!a.destination?.tableId,
       ...(session ? { session } : {}),
       ...(a.externalTables?.length
@@ -162,6 +166,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     ddlTargetTable: result.ddlTargetTable ?? EMPTY_REF,
     ddlTargetRoutineJson: result.ddlTargetRoutine ? JSON.stringify(result.ddlTargetRoutine) : '',
     totalBytesProcessed: result.totalBytesProcessed,
+    totalBytesBilled: result.totalBytesBilled ?? 0,
     statisticsJson: await statisticsOf(result, a, results),
     location: loc.resolved,
   };
@@ -387,6 +392,7 @@ function childSummary(c: ScriptChild, index: number, a: ExecuteQueryArgs, result
   const r = c.result as WithStatistics;
   j.statementType = r.statementType;
   j.totalBytesProcessed = r.totalBytesProcessed;
+  j.totalBytesBilled = r.totalBytesBilled ?? 0;
   if (r.numDmlAffectedRows !== undefined) j.numDmlAffectedRows = r.numDmlAffectedRows;
   if (r.ddlOperationPerformed) j.ddlOperationPerformed = r.ddlOperationPerformed;
   if (r.ddlTargetTable) j.ddlTargetTable = r.ddlTargetTable;
@@ -420,7 +426,8 @@ async function failedScript(e: QueryError, kids: ScriptChildren, a: ExecuteQuery
     ddlOperationPerformed: '',
     ddlTargetTable: EMPTY_REF,
     ddlTargetRoutineJson: '',
-    totalBytesProcessed: 0,
+    totalBytesProcessed: kids.bytes,
+    totalBytesBilled: kids.billed,
     statisticsJson: JSON.stringify(await childJobs(kids, a, results)),
     errorJson: JSON.stringify({ code: e.httpCode, status: statusWord(e.httpCode), reason: e.reason, message: e.message }),
     location,

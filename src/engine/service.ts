@@ -206,6 +206,7 @@ interface QueryRequest {
   sessionId: string;
   createSession: boolean;
   timeZone: string;
+  maximumBytesBilled: number;
   maxResults: number;
   timestampFormat: string;
   stringScalars: boolean;
@@ -385,6 +386,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
           signal: abort.signal,
           jobsSnapshotJson: r.jobsSnapshotJson,
           ...(r.timeZone ? { timeZone: r.timeZone } : {}),
+          ...(r.maximumBytesBilled > 0 ? { maximumBytesBilled: r.maximumBytesBilled } : {}),
           ...(r.sessionId ? { sessionId: r.sessionId, createSession: r.createSession } : {}),
           location: r.location,
           externalTables: tableDefinitionNames(r.tableDefinitionsJson),

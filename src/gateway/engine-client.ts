@@ -49,6 +49,8 @@ export interface QueryRequest {
   parameters?: { parameters_json: string; parameter_mode: string };
   dry_run: boolean; destination?: TableRef; write_disposition: string; create_disposition: string;
   table_definitions_json: string; jobs_snapshot_json: string; location: string; session_id: string; create_session?: boolean; time_zone?: string;
+  /** The job's maximumBytesBilled; 0 = no limit. */
+  maximum_bytes_billed?: number;
   schema_update_options?: string[];
   max_results: number; timestamp_format: TimestampFormat; string_scalars: boolean;
   /** The reply may carry a large first page as rows_utf8 (rows-body.ts). */
@@ -60,6 +62,7 @@ export interface QueryReply {
   schema_json: string; total_rows: number; result_table: TableRef | null; rows_json: string; next_index: number;
   statement_type: string; num_dml_affected_rows: number; ddl_operation_performed: string; ddl_target_table: TableRef | null;
   ddl_target_routine_json: string; total_bytes_processed: number; statistics_json: string;
+  total_bytes_billed?: number;
   /** The first page as UTF-8 JSON bytes; wins over rows_json when non-empty (rows-body.ts). */
   rows_utf8?: Buffer;
   /** The job's location (requested, else inferred from its datasets). */

@@ -41,6 +41,8 @@ export interface QueryContext {
   readonly location?: { readonly value: string };
   /** The request's tableDefinitions, read into tables (spec §1.6.4): bare name -> table, resolved before the default dataset. */
   readonly externalTables?: ReadonlyMap<string, TableId>;
+  /** The job's maximumBytesBilled (0 or absent: no limit). */
+  readonly maximumBytesBilled?: number;
 }
 
 /** What a session keeps between its queries (with its catalog's temporary tables and open transaction). */
@@ -69,6 +71,8 @@ export interface QueryResult {
   readonly ddlTargetTable?: TableId;
   readonly ddlTargetRoutine?: { readonly projectId: string; readonly datasetId: string; readonly routineId: string };
   readonly totalBytesProcessed: number;
+  /** What the service bills for it (planner/billing.ts); absent: nothing. */
+  readonly totalBytesBilled?: number;
 }
 
 // The pipeline's error type lives on the ground floor (storage and the engine raise it too).

@@ -169,7 +169,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
     }
     rel = { kind: 'values', rows, columns: cols.map((c) => an.newColumn(c.name, c.type)) };
   } else {
-    const q = s.analyze(st.query!, { allowDuplicateNames: true });
+    const q = s.analyze(st.query!, { allowDuplicateNames: true }, an);
     checkPartitionFilters(s, q.plan);
     const qc = q.plan.columns;
     if (qc.length !== targetIdx.length) {
@@ -185,7 +185,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
   if (!st.returning && !st.assertRowsModified) {
     // Written as the query makes them (a large INSERT ... SELECT is never held whole), each batch checked on its way.
     let n = 0;
-    const rows = checked(s.stream(rel), (b) => {
+    const rows = checked(s.streamCharged(rel), (b) => {
       checkRequired(info, [b]);
       checkResultArrays(cols, [b]);
       n += b.length;
@@ -193,7 +193,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
     await s.ctx.catalog.appendRows(info.id, rows);
     return result('INSERT', { numDmlAffectedRows: n });
   }
-  const batches = await s.run(rel);
+  const batches = await s.runCharged(rel);
   checkRequired(info, batches);
   checkResultArrays(cols, batches);
   const n = rowCount(batches);
@@ -335,7 +335,8 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
     }
   }
   const nc = info.columns.length;
-  const batches = await s.run(project(an, rel, [...newVals, colRef(pos)], [...info.columns.map((c) => c.name), '$pos']));
+  const batches = await s.runCharged(project(an, rel, [...newVals, colRef(pos)], [...info.columns.map((c) => c.name), '$pos']));
+  s.scanned.setWhole(info);
   const deleted = positionsOf(batches, nc);
   if (st.from && new Set(deleted).size !== deleted.length) throw new QueryError(MATCHED_TWICE, 'invalidQuery');
   const added = firstColumns(batches, nc);
@@ -354,7 +355,8 @@ export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
   if (!st.where) throw sqlError('DELETE must have a WHERE clause', st.loc);
   const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
   checkTargetFilter(info, cols, [pred], date);
-  const gone = await s.run({ kind: 'filter', input: scan, predicate: pred, columns: scan.columns });
+  const gone = await s.runCharged({ kind: 'filter', input: scan, predicate: pred, columns: scan.columns });
+  s.scanned.setWhole(info);
   const deleted = positionsOf(gone, cols.length);
   if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, deleted.length);
   const ret = st.returning ? await returning(s, info, st.alias, firstColumns(gone, cols.length), st.returning) : {};
@@ -504,8 +506,12 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     }
     rowExprs.push(cw.length ? { kind: 'conditional', type: col.type, op: 'case', whens: cw, thens: ct, else: colRef(tCols[ci]!) } : colRef(tCols[ci]!));
   }
-  const p = project(an, join, [...rowExprs, action, colRef(tRel.columns[nc + 1]!)], [...info.columns.map((c) => c.name), '$action', '$pos']);
-  const batches = await s.run(p);
+  const outExprs = [...rowExprs, action, colRef(tRel.columns[nc + 1]!)];
+  const outNames = [...info.columns.map((c) => c.name), '$action', '$pos'];
+  // Billed as the statement reads, before narrowTarget's rewrite: the source's columns it uses and the whole target.
+  s.charge(s.optimize(project(an, { ...join, left: tRel, right: sMarkRel }, outExprs, outNames)));
+  s.scanned.setWhole(info);
+  const batches = await s.run(project(an, join, outExprs, outNames));
   // Per row: the target row it replaces or deletes (its position), the row it adds.
   let n = 0;
   const deleted: number[] = [];

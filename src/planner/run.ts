@@ -8,9 +8,8 @@ import '../functions/index.js';
 import { coerce, literal } from '../analyzer/expr.js';
 import { typeFromNode, canCoerce } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
-import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { T, typeEquals, typeToSql } from '../types/types.js';
 import type { Rel } from '../analyzer/resolved.js';
-import { relInputs } from '../analyzer/rewrite.js';
 import type { Value } from '../types/values.js';
 import { getValue } from '../types/vector.js';
 import { QueryError, resourceError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
@@ -65,18 +64,23 @@ const MAX_CHILDREN = 1000;
 export interface ScriptChildren {
   readonly list: readonly ScriptChild[];
   readonly dropped: number;
+  /** Bytes processed and billed by all of them. */
+  readonly bytes: number;
+  readonly billed: number;
 }
 
 class ChildList implements ScriptChildren {
   readonly list: ScriptChild[] = [];
   dropped = 0;
-  /** Bytes processed by all children so far (@@script.bytes_processed). */
+  /** Bytes processed and billed by all children so far (@@script.bytes_processed, the script job's statistics). */
   bytes = 0;
+  billed = 0;
 
   push(c: ScriptChild): void {
     const kids = this.list;
     kids.push(c);
     this.bytes += c.result?.totalBytesProcessed ?? 0;
+    this.billed += c.result?.totalBytesBilled ?? 0;
     const old = kids[kids.length - 1 - MAX_CHILD_ROWS];
     if (old?.result?.batches.length) kids[kids.length - 1 - MAX_CHILD_ROWS] = { ...old, result: { ...old.result, batches: [] }, rowsDropped: true };
     // Trimmed in steps of MAX_CHILDREN, so each child is moved at most once.
@@ -112,59 +116,22 @@ interface ScriptState {
   deadline: number;
 }
 
-/** Logical bytes per value the service bills for fixed-width types; variable-width ones use a nominal size. */
-function typeBytes(t: SqlType): number {
-  switch (t.kind) {
-    case 'BOOL':
-      return 1;
-    case 'NUMERIC':
-    case 'INTERVAL':
-      return 16;
-    case 'BIGNUMERIC':
-      return 32;
-    case 'STRUCT':
-      return t.fields.reduce((n, f) => n + typeBytes(f.type), 0);
-    case 'ARRAY':
-      return typeBytes(t.element);
-    case 'STRING':
-    case 'BYTES':
-    case 'JSON':
-    case 'GEOGRAPHY':
-      return 10;
-    default:
-      return 8;
-  }
-}
-
-/**
- * Estimated bytes a plan scans: rows x width of the columns each scan reads
- * (after pruning). An ingestion-time partitioned table's _PARTITIONTIME (scan
- * index past its columns) is no column of its data: not billed, as the
- * service bills a query of the pseudo-columns alone nothing.
- */
-export function bytesProcessed(s: Session, rel: Rel): number {
-  let total = 0;
-  const walk = (r: Rel): void => {
-    if (r.kind === 'scan') {
-      const info = s.ctx.catalog.getTable(r.table);
-      if (info) total += info.rowCount * r.columns.reduce((n, c, i) => n + (r.tableColumns[i] === info.columns.length && info.partitionUnit ? 0 : typeBytes(c.type)), 0);
-    }
-    for (const i of relInputs(r)) walk(i);
-  };
-  walk(rel);
-  return total;
-}
-
 async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
   const r = s.analyze(q);
   checkPartitionFilters(s, r.plan);
   const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
   const plan = s.optimize(r.plan);
-  const totalBytesProcessed = bytesProcessed(s, plan);
-  if (s.ctx.dryRun) return { columns, batches: [], statementType: 'SELECT', totalBytesProcessed };
+  s.charge(plan);
+  if (s.ctx.dryRun) return { columns, batches: [], statementType: 'SELECT', totalBytesProcessed: 0 };
   const batches = await s.runOptimized(plan);
   checkResultArrays(columns, batches);
-  return { columns, batches, statementType: 'SELECT', totalBytesProcessed };
+  return { columns, batches, statementType: 'SELECT', totalBytesProcessed: 0 };
+}
+
+/** A statement's result with the bytes it read (Session.charge) as its job statistics. */
+function withBytes(s: Session, r: QueryResult): QueryResult {
+  const processed = s.scanned.processed;
+  return processed ? { ...r, totalBytesProcessed: processed, totalBytesBilled: s.scanned.billed } : r;
 }
 
 function truthy(v: TypedValue, loc: A.Loc): boolean {
@@ -267,7 +234,7 @@ function setScriptVariables(s: Session, children: ChildList): void {
   const bytes = BigInt(children.bytes);
   s.variables.set('@@script.num_child_jobs', { type: T.INT64, value: BigInt(children.list.length + children.dropped) });
   s.variables.set('@@script.bytes_processed', { type: T.INT64, value: bytes });
-  s.variables.set('@@script.bytes_billed', { type: T.INT64, value: bytes });
+  s.variables.set('@@script.bytes_billed', { type: T.INT64, value: BigInt(children.billed) });
   s.variables.set('@@script.slot_ms', { type: T.INT64, value: 0n });
 }
 
@@ -339,6 +306,7 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
 
 async function runStatementKind(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
   state.count++;
+  s.scanned.clear();
   if (st.kind !== 'Block' && st.kind !== 'If' && st.kind !== 'While' && st.kind !== 'Loop' && st.kind !== 'Repeat' && st.kind !== 'ForIn' && st.kind !== 'CaseStmt') {
     state.current = s.ctx.sql.slice(st.start, st.end);
   }
@@ -346,7 +314,6 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
   switch (st.kind) {
     case 'QueryStatement':
       r = await runSelect(s, st.query);
-      state.lastSelect = r;
       break;
     case 'CreateTable':
       r = await S.createTable(s, st);
@@ -571,6 +538,8 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       break;
   }
   if (r) {
+    r = withBytes(s, r);
+    if (st.kind === 'QueryStatement') state.lastSelect = r;
     state.last = r;
     state.children?.push({ frames: framesOf(st, state), result: r });
   }
@@ -645,12 +614,13 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
 /** Dry run: a SELECT is analyzed (schema known, nothing runs); other statements are parsed only and never applied. */
 async function dryRun(s: Session, script: A.Script, single: boolean): Promise<QueryResult> {
   const st = script.statements[0]!;
-  if (single && st.kind === 'QueryStatement') return runSelect(s, st.query);
+  if (single && st.kind === 'QueryStatement') return withBytes(s, await runSelect(s, st.query));
   if (single) {
     const type = statementTypeOf(st) ?? st.kind.toUpperCase();
-    if (st.kind === 'Insert' && st.query) s.analyze(st.query, { allowDuplicateNames: true });
-    if (st.kind === 'CreateTable' && st.asQuery) s.analyze(st.asQuery);
-    return { columns: null, batches: [], statementType: type, totalBytesProcessed: 0 };
+    // What the query part would read is the estimate (nothing is written).
+    const q = st.kind === 'Insert' ? st.query : st.kind === 'CreateTable' && !st.copy && !st.clone ? st.asQuery : undefined;
+    if (q) s.charge(s.optimize(s.analyze(q, { allowDuplicateNames: st.kind === 'Insert' }).plan));
+    return withBytes(s, { columns: null, batches: [], statementType: type, totalBytesProcessed: 0 });
   }
   return { columns: null, batches: [], statementType: 'SCRIPT', totalBytesProcessed: 0 };
 }
@@ -709,7 +679,8 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
     columns: base?.columns ?? null,
     batches: base?.batches ?? [],
     statementType: 'SCRIPT',
-    totalBytesProcessed: 0,
+    totalBytesProcessed: state.children!.bytes,
+    totalBytesBilled: state.children!.billed,
     scriptChildren: state.children!,
   };
   return out;

@@ -14,6 +14,7 @@ import { Scope } from '../analyzer/scope.js';
 import { collect, makeExecContext, stream, type ExecContext } from '../executor/execute.js';
 import { QueryError, type QueryContext, type TypedValue } from './api.js';
 import { optimize } from './optimize.js';
+import { ScanAccount } from './billing.js';
 import { foldExpr } from './rules/fold.js';
 import type { Batch } from '../types/vector.js';
 import { getValue } from '../types/vector.js';
@@ -82,6 +83,8 @@ export class Session {
   readonly tempFunctions: Map<string, A.CreateFunctionStmt>;
   readonly variables: Map<string, TypedValue>;
   readonly tempTables: Map<string, TableId>;
+  /** What the running statement reads, for its job statistics (charge()). */
+  readonly scanned = new ScanAccount();
 
   constructor(readonly ctx: QueryContext) {
     // A session's queries share these (and its catalog's temporary tables and transaction).
@@ -144,9 +147,10 @@ export class Session {
     return new Analyzer(this.env);
   }
 
-  analyze(q: A.Query, opts: { allowDuplicateNames?: boolean } = {}): ResolvedQuery {
+  /** `an`: the analyzer whose column ids the caller's own plan nodes above the query take (ids must not repeat in a plan). */
+  analyze(q: A.Query, opts: { allowDuplicateNames?: boolean } = {}, an?: Analyzer): ResolvedQuery {
     setLiteralTimeZone(this.env.timeZone ?? 'UTC');
-    return analyzeQuery(this.env, q, undefined, opts);
+    return analyzeQuery(this.env, q, an, opts);
   }
 
   optimize(rel: Rel): Rel {
@@ -155,6 +159,32 @@ export class Session {
 
   async run(rel: Rel): Promise<Batch[]> {
     return collect(this.optimize(rel), this.exec);
+  }
+
+  /**
+   * Counts an optimized plan's scans toward the running statement's bytes
+   * (job statistics); past the job's maximumBytesBilled it fails before
+   * anything runs. Only what the statement itself reads is charged, not the
+   * engine's own reads (copies, clones, OPTIONS values).
+   */
+  charge(optimized: Rel): void {
+    this.scanned.addPlan(optimized, (id) => this.ctx.catalog.getTable(id));
+    // A dry run reports the estimate; only a run can exceed the limit.
+    if (!this.ctx.dryRun) this.scanned.checkLimit(this.ctx.maximumBytesBilled);
+  }
+
+  /** optimize(), charge() and run: a statement's own read. */
+  async runCharged(rel: Rel): Promise<Batch[]> {
+    const plan = this.optimize(rel);
+    this.charge(plan);
+    return collect(plan, this.exec);
+  }
+
+  /** runCharged(), batch by batch as the plan makes them (CTAS and INSERT write them as they come). */
+  streamCharged(rel: Rel): AsyncGenerator<Batch> {
+    const plan = this.optimize(rel);
+    this.charge(plan);
+    return stream(plan, this.exec);
   }
 
   /** run(), batch by batch as the plan makes them (CTAS writes them as they come). */

@@ -214,7 +214,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   }
   // LIKE ... AS query: the source's metadata, the query's columns and rows.
   if (st.asQuery && !st.copy && !st.clone) {
-    const q = s.analyze(st.asQuery);
+    const an = s.analyzer();
+    const q = s.analyze(st.asQuery, {}, an);
     checkPartitionFilters(s, q.plan);
     if (q.isValueTable) throw sqlError('CREATE TABLE AS SELECT with a value table is not supported', st.asQuery.loc);
     const names = q.outputNames;
@@ -225,7 +226,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
         throw sqlError(`The number of columns in the column definition list does not match the number of columns produced by the query`, st.loc);
       }
       const exprs = rel.columns.map((c, i) => coerceForWrite(colRef(c), columns[i]!, st.asQuery!.loc));
-      rel = project(s.analyzer(), rel, exprs, columns.map((c) => c.name));
+      rel = project(an, rel, exprs, columns.map((c) => c.name));
     } else {
       q.plan.columns.forEach((c, i) => {
         if (!(q.outputNames as string[])[i] || /^f\d+_$/.test(names[i]!) && !c.name) {
@@ -240,7 +241,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       columns = rel.columns.map((c, i) => ({ name: names[i]!, type: c.type, required: false }));
     }
     // Written as the query makes them (a large result is never held whole), each batch checked on its way.
-    rows = checked(s.stream(rel), (b) => checkResultArrays(columns, [b]));
+    rows = checked(s.streamCharged(rel), (b) => checkResultArrays(columns, [b]));
   } else if (st.columns) {
     columns = columnsFromDefs(st.columns);
   } else if (!st.like && !st.copy && !st.clone) throw sqlError('CREATE TABLE requires a column list or AS SELECT', st.loc);

@@ -4,7 +4,7 @@
 export class QueryError extends Error {
   constructor(
     message: string,
-    readonly reason: 'invalidQuery' | 'invalid' | 'notFound' | 'duplicate' | 'notImplemented' | 'stopped' | 'accessDenied' | 'quotaExceeded' | 'resourcesExceeded' | 'timeout' = 'invalidQuery',
+    readonly reason: 'invalidQuery' | 'invalid' | 'notFound' | 'duplicate' | 'notImplemented' | 'stopped' | 'accessDenied' | 'quotaExceeded' | 'resourcesExceeded' | 'timeout' | 'bytesBilledLimitExceeded' = 'invalidQuery',
     readonly httpCode = 400,
   ) {
     super(message);

@@ -22,7 +22,7 @@ const ROUNDS = Number(process.env.FUZZ_ROUNDS ?? 1200);
 const KNOWN_REASONS = new Set([
   'accessDenied', 'backendError', 'badRequest', 'billingNotEnabled', 'billingTierLimitExceeded', 'blocked', 'duplicate', 'internalError', 'invalid',
   'invalidQuery', 'invalidUser', 'jobBackendError', 'jobInternalError', 'jobRateLimitExceeded', 'notFound', 'notImplemented', 'quotaExceeded',
-  'rateLimitExceeded', 'resourceInUse', 'resourcesExceeded', 'responseTooLarge', 'stopped', 'tableUnavailable', 'timeout', 'parseError',
+  'rateLimitExceeded', 'resourceInUse', 'resourcesExceeded', 'responseTooLarge', 'stopped', 'tableUnavailable', 'timeout', 'parseError', 'bytesBilledLimitExceeded',
 ]);
 
 interface Res {

@@ -111,6 +111,7 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
     session_id: session ? String(session['value'] ?? '') : boolish(cfg['createSession']) ? newSessionId() : '',
     create_session: !session && boolish(cfg['createSession']),
     time_zone: timeZone ? String(timeZone['value'] ?? '') : '',
+    maximum_bytes_billed: num(cfg['maximumBytesBilled']) ?? 0,
     max_results: s.maxResults,
     timestamp_format: s.timestampFormat,
     string_scalars: s.family === 'bigquery',
@@ -248,6 +249,7 @@ function registerChildJobs(ctx: GatewayContext, parent: JobRecord, reply: QueryR
         ddl_target_table: ref(c['ddlTargetTable']),
         ddl_target_routine_json: '',
         total_bytes_processed: num(c['totalBytesProcessed']) ?? 0,
+        total_bytes_billed: num(c['totalBytesBilled']) ?? 0,
         statistics_json: Object.keys(stats).length ? JSON.stringify(stats) : '',
       },
       ...(err ? { error: { code: num(err['code']) ?? 400, status: statusForCode(num(err['code']) ?? 400), reason: str(err['reason']) ?? 'invalidQuery', message: str(err['message']) ?? '' } } : {}),
@@ -322,7 +324,7 @@ export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
       const bytes = String(r.total_bytes_processed ?? 0);
       st['totalBytesProcessed'] = bytes;
       q['totalBytesProcessed'] = bytes;
-      q['totalBytesBilled'] = dryRun ? '0' : bytes;
+      q['totalBytesBilled'] = dryRun ? '0' : String(r.total_bytes_billed ?? 0);
       q['cacheHit'] = false;
       if (dryRun) q['totalBytesProcessedAccuracy'] = 'PRECISE';
       if (r.statement_type) q['statementType'] = r.statement_type;
@@ -410,7 +412,7 @@ export function jobsSnapshot(jobs: readonly JobRecord[]): string {
         query: str(q['query']) ?? null,
         state: j.state,
         total_bytes_processed: r ? r.total_bytes_processed : null,
-        total_bytes_billed: r ? r.total_bytes_processed : null,
+        total_bytes_billed: r ? (r.total_bytes_billed ?? 0) : null,
         total_slot_ms: 0,
         error_result: j.error ? { reason: j.error.reason, location: j.error.reason === 'invalidQuery' ? 'query' : null, message: j.error.message } : null,
         cache_hit: false,
