@@ -273,6 +273,47 @@ export async function partMayMatch(p: ScanPart, columns: readonly Column[], filt
 }
 
 /**
+ * The range of numeric column `column` over listed parts, and their rows:
+ * from the row groups' statistics (memory parts by a pass over their
+ * values), so an operator can size itself before reading (a GROUP BY of
+ * more groups than memory holds partitions by key range from the first
+ * row). Deleted rows still count: a bound, not an exact range. Null when
+ * some part has no statistics for it (a file without the column, another
+ * type, NULLs only) or the column is not numeric.
+ */
+export async function partsRange(parts: readonly ScanPart[], columns: readonly Column[], column: number): Promise<{ min: number; max: number; rows: number } | null> {
+  const col = columns[column];
+  if (!col) return null;
+  let min = Infinity;
+  let max = -Infinity;
+  let rows = 0;
+  for (const p of parts) {
+    if (p.kind === 'mem') {
+      const d = p.batch.columns[column]?.data;
+      if (!(d instanceof Float64Array)) return null;
+      for (let i = 0; i < p.batch.length; i++) {
+        const x = d[i]!;
+        if (x < min) min = x;
+        if (x > max) max = x;
+      }
+      rows += p.batch.length;
+      continue;
+    }
+    const file = await chunkCache.file(p.path);
+    const types = fileTypes(file);
+    if (!file.columnNames.has(col.name) || (types && types.get(col.name) !== JSON.stringify(col.type))) return null;
+    const st = file.rowGroups[p.rowGroup]!.columns.get(col.name)?.stats;
+    const lo = st?.min;
+    const hi = st?.max;
+    if ((typeof lo !== 'number' && typeof lo !== 'bigint') || (typeof hi !== 'number' && typeof hi !== 'bigint')) return null;
+    if (Number(lo) < min) min = Number(lo);
+    if (Number(hi) > max) max = Number(hi);
+    rows += p.end - p.start;
+  }
+  return min <= max ? { min, max, rows } : null;
+}
+
+/**
  * A part's rows, columns `cols` of table schema `columns` (ROW_POSITION:
  * each row's position), in BATCH_SIZE batches, deleted rows left out. Row
  * groups are read through this thread's chunk cache (a worker thread reads
