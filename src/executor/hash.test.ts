@@ -50,6 +50,20 @@ describe('GroupTable', () => {
     for (const [k, g] of seen) if (keys[g] !== k) expect.fail(`group ${g} holds ${keys[g]}, expected ${k}`);
   });
 
+  it('a table direct-indexed up front over a known range keeps ids for keys inside it, below, above and not integers', () => {
+    const table = new GroupTable([T.INT64]);
+    expect(table.presetDense(1_000, 4_999_999, 1024)).toBe(true);
+    // A second preset, or one for a non-empty table, is refused.
+    expect(table.presetDense(0, 10, 16)).toBe(false);
+    const seen = new Map<number, number>();
+    feed(table, Float64Array.from({ length: 200_000 }, (_, i) => 1_000 + ((i * 69621) % 5_000_000)), seen);
+    feed(table, Float64Array.of(3, 5_000_000, 1_000, 7e9), seen);
+    feed(table, Float64Array.of(2.5, 3, 4_999_999), seen);
+    const keys = table.keyVectors()[0]!.data as Float64Array;
+    for (const [k, g] of seen) if (keys[g] !== k) expect.fail(`group ${g} holds ${keys[g]}, expected ${k}`);
+    expect(new GroupTable([T.STRING]).presetDense(0, 10, 16)).toBe(false);
+  });
+
   it('a NULL key keeps the table hashed', () => {
     const table = new GroupTable([T.INT64]);
     const out = new Int32Array(3);

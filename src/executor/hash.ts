@@ -89,6 +89,24 @@ export class GroupTable {
     this.mask = cap - 1;
   }
 
+  /**
+   * Starts direct-indexed over keys [lo, hi] with room for `groups` keys,
+   * for a range known before reading (row-group statistics): no hashing
+   * while the keys are spread, no re-index later. One FLOAT64-layout key,
+   * empty table; keys outside still work (the index grows, or the table
+   * hashes as usual). False when the range is not a dense index's.
+   */
+  presetDense(lo: number, hi: number, groups: number): boolean {
+    const k0 = this.keys[0];
+    if (this.keys.length !== 1 || this.size !== 0 || this.denseState !== 0 || (k0!.phys !== Phys.F64 && k0!.phys !== Phys.I64F)) return false;
+    if (!Number.isInteger(lo) || !Number.isInteger(hi) || hi < lo || hi - lo + 1 > DENSE_MAX) return false;
+    this.dense = new Int32Array(hi - lo + 1);
+    this.denseLo = lo;
+    this.denseState = 1;
+    k0!.ensure(groups);
+    return true;
+  }
+
   /** Bytes the table holds (index, hashes, stored keys): what its aggregate reserves. */
   bytes(): number {
     let n = this.slots.byteLength + this.groupHashes.byteLength + this.dense.byteLength + this.scratch.byteLength;

@@ -35,8 +35,11 @@ export const spillOptions = { share: 0.6, partitions: 32 };
 /** Rows per slice when whole columns are written. */
 const SPILL_BATCH = 64 * 1024;
 
-/** What spilled (tests and the bench read them); `rawRows`: input rows a GROUP BY of nearly unique keys wrote as they came. */
-export const spillCounters = { files: 0, batches: 0, bytes: 0, rawRows: 0 };
+/**
+ * What spilled (tests and the bench read them); `rawRows`: input rows a GROUP BY of nearly unique keys wrote as they came;
+ * `rangePlans`: GROUP BYs that split their key's range (from statistics) between memory and files before reading.
+ */
+export const spillCounters = { files: 0, batches: 0, bytes: 0, rawRows: 0, rangePlans: 0 };
 
 /** One spill file: batches appended, then read back in order (any number of times), then removed. */
 export class SpillFile {
@@ -203,6 +206,12 @@ export class SpillPartitions {
   /** Rows in each file's buffer (a batch may have no columns). */
   private buffered = new Int32Array(0);
   private flushRows = 0;
+  /**
+   * Files below this one are not written: their rows stay with the owner
+   * (a GROUP BY's in-memory key ranges). writeKeyed returns how many of its
+   * batch's rows they are; `kept()` names them.
+   */
+  resident = 0;
 
   constructor(
     readonly n: number,
@@ -233,10 +242,14 @@ export class SpillPartitions {
     );
   }
 
-  /** Writes `b`'s rows to the files of `keyVecs`' values (one row each per row of `b`). */
-  writeKeyed(b: Batch, keyVecs: readonly Vector[]): void {
+  /**
+   * Writes `b`'s rows to the files of `keyVecs`' values (one row each per row
+   * of `b`), but those of files below `resident`: returns how many rows those
+   * are (`kept()` lists them).
+   */
+  writeKeyed(b: Batch, keyVecs: readonly Vector[]): number {
     const len = b.length;
-    if (len === 0) return;
+    if (len === 0) return 0;
     if (this.hashes.length < len) {
       this.hashes = new Int32Array(len);
       this.part = new Int32Array(len);
@@ -253,7 +266,7 @@ export class SpillPartitions {
     // Rows grouped by file in one counting pass: starts[p] .. starts[p + 1] of `order` are file p's rows, in input order.
     const starts = orderByPart(part, len, this.n, this.order);
     const order = this.order;
-    for (let p = 0; p < this.n; p++) {
+    for (let p = this.resident; p < this.n; p++) {
       const a = starts[p]!;
       const e = starts[p + 1]!;
       if (a === e) continue;
@@ -261,6 +274,12 @@ export class SpillPartitions {
       for (let c = 0; c < cols.length; c++) cols[c]!.appendTake(b.columns[c]!, order, a, e);
       if ((this.buffered[p]! += e - a) >= this.flushRows) this.flushFile(p);
     }
+    return starts[this.resident]!;
+  }
+
+  /** The rows of the last writeKeyed's batch that went to no file (files below `resident`), in input order: the first `count` of these. */
+  kept(): Int32Array {
+    return this.order;
   }
 
   private makeBuffers(b: Batch): ColumnBuffer[][] {

@@ -30,6 +30,9 @@ beforeAll(async () => {
     SELECT x AS id, MOD(x * 7919, ${N / 2}) AS hk, MOD(x, 100) AS k,
       MOD(x * 31, 1000) / 8 AS v, IF(MOD(x, 50) = 0, NULL, CONCAT('s', CAST(MOD(x * 13, 5000) AS STRING))) AS s
     FROM UNNEST(GENERATE_ARRAY(1, ${N})) AS x`);
+  // Unique keys, 99% of them in the lowest quarter of their range.
+  await q(`CREATE TABLE d.skew AS
+    SELECT IF(MOD(x, 100) = 0, 3 * ${N} + x, x) AS sk, MOD(x * 31, 1000) / 8 AS v FROM UNNEST(GENERATE_ARRAY(1, ${N})) AS x`);
 }, 120_000);
 
 afterAll(async () => {
@@ -76,6 +79,34 @@ describe('operators under a small memory budget', () => {
       expect(spillCounters.files).toBeGreaterThan(before.files);
       expect(spillCounters.rawRows).toBeGreaterThan(before.rawRows);
     }
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
+  it('nearly unique integer keys whose range (row-group statistics) does not fit keep the lowest key ranges in memory and write the rest as input rows from the first row', async () => {
+    // hk is a column (statistics give its range); hk + 0 is not: that one spills its first table, then goes as input rows.
+    for (const [sql, planned] of [
+      ['SELECT hk, COUNT(*) AS n, SUM(v) AS sv, MIN(s) AS mn, MAX(id) AS mx FROM d.t GROUP BY hk', true],
+      ['SELECT hk + 0 AS h, COUNT(*) AS n, SUM(v) AS sv FROM d.t GROUP BY h', false],
+      // Keys crowded into the lowest ranges: the in-memory table outgrows its plan, spills its groups, and the rest go as input rows.
+      ['SELECT sk, COUNT(*) AS n, SUM(v) AS sv FROM d.skew GROUP BY sk', true],
+    ] as const) {
+      const before = { ...spillCounters };
+      const { free, tight } = await both(sql);
+      expect(sorted(tight), sql).toEqual(sorted(free));
+      expect(spillCounters.rangePlans - before.rangePlans, sql).toBe(planned ? 1 : 0);
+      expect(spillCounters.rawRows, sql).toBeGreaterThan(before.rawRows);
+      expect(memoryBudget.reserved).toBe(0);
+    }
+    // Under a budget the whole range fits: direct-indexed from the first row, nothing spilled.
+    const before = { ...spillCounters };
+    memoryBudget.limit = 64 << 20;
+    try {
+      const rows = await q('SELECT hk, COUNT(*) AS n, SUM(v) AS sv FROM d.t GROUP BY hk');
+      expect(rows.length).toBe(N / 2);
+    } finally {
+      memoryBudget.limit = 0;
+    }
+    expect(spillCounters.files).toBe(before.files);
     expect(memoryBudget.reserved).toBe(0);
   });
 

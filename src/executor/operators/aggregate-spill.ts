@@ -17,7 +17,8 @@
 // merge.
 import type { AggregateRel } from '../../analyzer/resolved.js';
 import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
-import { BATCH_SIZE, sliceVector, type Batch, type Vector } from '../../types/vector.js';
+import { partsRange } from '../../storage/table-state.js';
+import { BATCH_SIZE, sliceVector, TakeBuffer, takeVectorInto, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluateSync, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
@@ -51,26 +52,47 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
   let st = new Aggregation(split.partial, ctx);
   /** Partial rows of the tables spilled so far. */
   let spill: SpillPartitions | null = null;
-  /** Input rows as they come (their columns), once grouping does not reduce. */
+  /** Input rows as they come (their columns), once grouping does not reduce (or, by key range, from the first row: see planByRange). */
   let raw: SpillPartitions | null = null;
-  const toRaw = (b: Batch): void => {
+  /** Writes `b`'s rows to `raw`; returns how many it kept for the table (rows of its resident files, listed by raw.kept()). */
+  const toRaw = (b: Batch): number => {
     const keyVecs: Vector[] = [];
     for (const g of rel.groupBy) keyVecs.push(evaluateSync(g.expr, b, layout, ctx));
-    raw!.writeKeyed(b, keyVecs);
-    spillCounters.rawRows += b.length;
-    held.set(spill!.bytes() + raw!.bytes());
+    const kept = raw!.writeKeyed(b, keyVecs);
+    spillCounters.rawRows += b.length - kept;
+    held.set(st.bytes() + spill!.bytes() + raw!.bytes());
+    return kept;
   };
   try {
     const transient = st.sync && keepsNoInput(split.partial);
     /** Rows folded into `st` since the last spill. */
     let rows = 0;
-    for await (const b of executeRel(rel.input, ctx, transient)) {
+    let planned = split.sets !== undefined || !st.sync || !keepsNoInput(split.partial);
+    const takeBufs: TakeBuffer[] = [];
+    for await (let b of executeRel(rel.input, ctx, transient)) {
       await checkpoint(ctx);
-      if (raw) {
-        toRaw(b);
-        continue;
+      if (!planned) {
+        planned = true;
+        const plan = await planByRange(rel, st, b, layout, ctx);
+        if (plan) {
+          spill = new SpillPartitions(plan.files, 0, plan);
+          raw = new SpillPartitions(plan.files, 0, plan);
+          raw.resident = plan.resident;
+          spillCounters.rangePlans++;
+        }
       }
-      const bytes = st.bytes() + (spill ? spill.bytes() : 0);
+      if (raw) {
+        const kept = toRaw(b);
+        if (kept === 0) continue;
+        // The rows of the in-memory key ranges, into reused memory (the table copies its keys,
+        // the accumulators what they keep, before the next batch).
+        if (kept < b.length) {
+          const sel = raw.kept();
+          while (takeBufs.length < b.columns.length) takeBufs.push(new TakeBuffer());
+          b = { length: kept, columns: b.columns.map((c, i) => takeVectorInto(c, sel, kept, takeBufs[i]!)) };
+        }
+      }
+      const bytes = st.bytes() + (spill ? spill.bytes() : 0) + (raw ? raw.bytes() : 0);
       held.set(bytes);
       // Half the share: the groups' partial rows take about as much again while they are written.
       if (bytes > (spillOptions.share / 2) * memoryBudget.limit) {
@@ -85,9 +107,10 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
         }
         // A table that held more than half as many groups as the rows it took (nearly
         // unique keys) saves little: the rest of the input goes to files by key as it
-        // is (no hashing per row now), and each file's rows are grouped at the end.
+        // is (no hashing per row now), and each file's rows are grouped at the end;
+        // so does a table of key ranges planned to fit that did not.
         // (Not with grouping sets: an input row's groups, one per set, would belong in different files.)
-        const reducing = groups <= rows / 2 || !st.sync || split.sets !== undefined;
+        const reducing = raw === null && (groups <= rows / 2 || !st.sync || split.sets !== undefined);
         st = new Aggregation(split.partial, ctx, reducing ? groups : 1024);
         rows = 0;
         held.set(st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0));
@@ -95,7 +118,8 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
         spill.writeColumns(out, groups, keyCols);
         held.set(st.bytes() + spill.bytes());
         if (!reducing) {
-          raw = new SpillPartitions(spill.n, 0, spill.range);
+          if (raw) raw.resident = 0;
+          else raw = new SpillPartitions(spill.n, 0, spill.range);
           toRaw(b);
           continue;
         }
@@ -108,6 +132,11 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
       yield* finished(st, split, held, ctx);
       return;
     }
+    // The in-memory key ranges' groups are whole (no file holds their keys): out first, then let go.
+    if (raw !== null && raw.resident > 0) {
+      yield* finished(st, split, held, ctx);
+      st = new Aggregation(split.partial, ctx);
+    }
     if (st.table.size > 0) spill.writeColumns(st.finish(true), st.table.size, keyCols);
     spill.flush();
     raw?.flush();
@@ -116,21 +145,31 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
     held.set(0);
     await yieldTurn();
     for (let p = 0; p < spill.n; p++) {
-      // The file's partial rows, and its input rows grouped into partial rows, merged by the merge plan.
-      const merge = new Aggregation(split.merge, ctx);
-      for (const b of spill.files[p]!.read(true)) {
-        merge.consume(b);
-        await checkpoint(ctx);
-      }
-      spill.files[p]!.close();
+      const spilled = spill.files[p]!;
       const rawFile = raw?.files[p];
-      if (rawFile) {
-        const part = new Aggregation(split.partial, ctx);
+      // The file's input rows grouped into partial rows.
+      let part: Aggregation | null = null;
+      if (rawFile && rawFile.rows > 0) {
+        part = new Aggregation(split.partial, ctx);
         for (const b of rawFile.read(true)) {
           part.consume(b);
           await checkpoint(ctx);
         }
         rawFile.close();
+      }
+      if (spilled.rows === 0) {
+        // No partial rows: the input rows' groups are the file's output as they are.
+        if (part) yield* finished(part, split, held, ctx);
+        continue;
+      }
+      // The file's partial rows, and its input rows' groups, merged by the merge plan.
+      const merge = new Aggregation(split.merge, ctx);
+      for (const b of spilled.read(true)) {
+        merge.consume(b);
+        await checkpoint(ctx);
+      }
+      spilled.close();
+      if (part) {
         held.set(Math.max(held.held, merge.bytes() + part.bytes()));
         const out = part.finish(true);
         const n = part.table.size;
@@ -143,6 +182,68 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
     spill?.close();
     raw?.close();
   }
+}
+
+/**
+ * Key ranges decided before the first row is grouped, for one numeric key of
+ * nearly unique values (over half of the first batch's keys distinct) that is
+ * a column of a table scan: its range and the rows come from the row groups'
+ * statistics (storage partsRange). When the groups those allow (at most one
+ * per key value and per row) would pass the aggregate's share, the range is
+ * cut into files (as valueRange does) and the lowest files' keys, as many as
+ * fit, stay in memory in a table direct-indexed over their range (no hashing,
+ * no re-index); every other row goes to its file as it comes (hybrid hash
+ * aggregation), and those files are grouped at the end. When they fit, the
+ * table is direct-indexed over the whole range from the first row. Null:
+ * no plan (the table grows and spills as it must).
+ */
+async function planByRange(
+  rel: AggregateRel,
+  st: Aggregation,
+  first: Batch,
+  layout: ReadonlyMap<number, number>,
+  ctx: ExecContext,
+): Promise<{ lo: number; width: number; files: number; resident: number } | null> {
+  if (rel.groupBy.length !== 1) return null;
+  const key = rel.groupBy[0]!.expr;
+  const scan = rel.input;
+  const catalog = ctx.query.catalog;
+  if (key.kind !== 'column' || scan.kind !== 'scan' || !catalog.scanParts || first.length < 1024) return null;
+  const v = evaluateSync(key, first, layout, ctx);
+  if (!(v.data instanceof Float64Array) || !nearlyUnique(v.data, first.length)) return null;
+  const at = scan.columns.findIndex((c) => c.id === key.columnId);
+  if (at < 0) return null;
+  const listed = await catalog.scanParts(scan.table, { columns: scan.tableColumns, asOfMs: scan.asOfMs, filters: [] });
+  if (listed === null) return null;
+  const r = await partsRange(listed.parts, listed.columns, scan.tableColumns[at]!);
+  if (r === null || !Number.isInteger(r.min) || !Number.isInteger(r.max)) return null;
+  const span = r.max - r.min + 1;
+  // Too spread for a direct index (ids times a stride): no plan.
+  if (span > 4 * r.rows || span > DENSE_MAX) return null;
+  const limit = memoryBudget.limit;
+  const groups = Math.min(span, r.rows);
+  const perGroup = st.bytesPerGroup();
+  // What the table may hold: half the share (as above), less the files' write buffers (spill.ts: ~1/16 of the limit).
+  const room = (spillOptions.share / 2) * limit - limit / 16;
+  // The direct index: 4 bytes per key value.
+  const need = groups * perGroup + 4 * span;
+  if (need <= 0.9 * room) {
+    st.table.presetDense(r.min, r.max, groups);
+    return null;
+  }
+  const files = Math.min(MAX_RANGE_FILES, Math.max(spillOptions.partitions, Math.ceil(span / DENSE_FILE_RANGE)));
+  const width = Math.ceil(span / files);
+  const resident = Math.max(0, Math.min(files - 1, Math.floor((0.9 * room * span) / need / width)));
+  if (resident > 0) st.table.presetDense(r.min, r.min + resident * width - 1, Math.ceil((groups * resident) / files));
+  return { lo: r.min, width, files, resident };
+}
+
+/** Whether over half of the first n keys are distinct (sorted copy). */
+function nearlyUnique(d: Float64Array, n: number): boolean {
+  const s = d.slice(0, n).sort();
+  let distinct = 1;
+  for (let i = 1; i < n; i++) if (s[i] !== s[i - 1]) distinct++;
+  return distinct > n / 2;
 }
 
 /** The output rows of a finished aggregation (`st`: the partial aggregate held whole, or one file's merge). */
@@ -183,6 +284,8 @@ function valueRange(v: Vector, n: number): { lo: number; width: number; files: n
   return { lo, width: (hi - lo) / files, files };
 }
 
+/** GroupTable's largest dense index (DENSE_MAX there). */
+const DENSE_MAX = 1 << 27;
 /** GroupTable's smallest dense index (keys of this range are direct-indexed from the first batch). */
 const DENSE_FILE_RANGE = 1 << 20;
 /** Open files per spill at most (a partial-rows and an input-rows set are open together). */

@@ -442,6 +442,18 @@ export class Aggregation {
     return n;
   }
 
+  /**
+   * Bytes one more group adds (stored keys, accumulators; not the table's
+   * index), as bytes() counts them: for sizing before reading. Keys as 8
+   * bytes each (a value-layout key takes more).
+   */
+  bytesPerGroup(): number {
+    let n = 8 * this.table.keyTypes.length;
+    for (const a of this.aggs) if (a) n += ACC_BYTES;
+    if (this.fused) n += 8 + 16 * this.fused.args.length;
+    return n;
+  }
+
   /** Moves DISTINCT tables to spill files (past the memory budget); false when there was none. */
   spillDistinct(): boolean {
     let any = false;
