@@ -2,8 +2,8 @@
 // (anonymous, in memory, or the requested destination) + first page + stats.
 import { decoratorPartition, ingestionUnit, withPartitionTime } from '../storage/ingestion.js';
 import type { QueryContext, QueryResult, ResultColumn, RunQuery, SessionState } from '../planner/api.js';
-import type { ScriptChild, ScriptChildren, ScriptFailure } from '../planner/run.js';
-import { QueryError } from '../planner/api.js';
+import { sourcePosition as position, type ScriptChild, type ScriptChildren, type ScriptFailure } from '../planner/run.js';
+import { childJobId, QueryError } from '../planner/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { nullVector } from '../storage/vectors.js';
 import { vectorFromValues, type Batch } from '../types/vector.js';
@@ -344,24 +344,7 @@ function materializeJobs(catalog: EngineCatalog, projectId: string, json: string
   catalog.setVirtualTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' }, columns, batch);
 }
 
-/** 1-based line and column of a source offset (script stack frames). */
-function position(sql: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < sql.length; i++) {
-    if (sql[i] === '\n') {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: offset - lineStart + 1 };
-}
-
 /** The id the gateway registers a script's n-th child job under (the real service's `script_job_...` form). */
-export function childJobId(parentJobId: string, index: number): string {
-  return `script_job_${parentJobId}_${index}`;
-}
-
 type WithStatistics = QueryResult & { statistics?: Record<string, unknown> };
 
 /**

@@ -78,4 +78,9 @@ export interface QueryResult {
 // The pipeline's error type lives on the ground floor (storage and the engine raise it too).
 export { MAX_ROW_BYTES, QueryError, resourceError, rowTooLarge } from '../types/errors.js';
 
+/** The job id of a script's child job `index` (0-based, in the order the statements ran). */
+export function childJobId(parentJobId: string, index: number): string {
+  return `script_job_${parentJobId}_${index}`;
+}
+
 export type RunQuery = (ctx: QueryContext) => Promise<QueryResult>;

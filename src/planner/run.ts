@@ -12,7 +12,7 @@ import { T, typeEquals, typeToSql } from '../types/types.js';
 import type { Rel } from '../analyzer/resolved.js';
 import type { Value } from '../types/values.js';
 import { getValue } from '../types/vector.js';
-import { QueryError, resourceError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
+import { childJobId, QueryError, resourceError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
 import { checkpoint } from '../executor/context.js';
 import { Session, parse, parseCached } from './session.js';
 import * as Dml from './dml.js';
@@ -41,6 +41,19 @@ export interface StackFrame {
   readonly start: number;
   readonly end: number;
   readonly procedure?: { readonly text: string; readonly id: string };
+}
+
+/** 1-based line and column of a source offset (script stack frames). */
+export function sourcePosition(sql: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < sql.length; i++) {
+    if (sql[i] === '\n') {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
 }
 
 /** One SQL statement a script ran (where, and its result or error): the engine reports each as a child job. */
@@ -225,12 +238,39 @@ function timedOut(limitMs: number): QueryError {
   return new QueryError(`Operation timed out after ${after}. Consider reducing the amount of work performed by your operation so that it can complete within this limit.`, 'timeout');
 }
 
+/** The statement (and the CALLs leading to it) where each error of the script arose. */
+const errorFrames = new WeakMap<QueryError, StackFrame[]>();
+
+const STACK_FRAME_TYPE: SqlType = { kind: 'STRUCT', fields: [{ name: 'line', type: T.INT64 }, { name: 'column', type: T.INT64 }, { name: 'filename', type: T.STRING }, { name: 'location', type: T.STRING }] };
+
+/** @@error.stack_trace (a frame per statement, innermost first; `location` names a procedure) and its text form. */
+function setErrorTrace(s: Session, frames: readonly StackFrame[]): void {
+  const rows = frames.map((f) => {
+    const p = sourcePosition(f.procedure ? f.procedure.text : s.ctx.sql, f.start);
+    return [BigInt(p.line), BigInt(p.column), null, f.procedure?.id ?? null] as Value[];
+  });
+  s.variables.set('@@error.stack_trace', { type: { kind: 'ARRAY', element: STACK_FRAME_TYPE }, value: rows });
+  const text = rows.map((r) => `At ${r[3] ?? ''}[${r[0]}:${r[1]}]`).join('\n');
+  s.variables.set('@@error.formatted_stack_trace', { type: T.STRING, value: text });
+}
+
 function framesOf(st: A.Statement, state: ScriptState): StackFrame[] {
   return [{ start: st.start, end: st.end, ...(state.procedure ? { procedure: state.procedure } : {}) }, ...(state.calls ?? [])];
 }
 
-/** The documented read-only @@script.* system variables, as of the statement about to run. */
+const DML_TYPES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+/**
+ * The documented read-only @@script.* system variables, as of the statement about to run, and
+ * the two that describe the previous child job: @@last_job_id, and @@row_count (the rows a DML
+ * statement modified; NULL after any other statement and outside scripts).
+ */
 function setScriptVariables(s: Session, children: ChildList): void {
+  const n = children.dropped + children.list.length;
+  const prev = children.list[children.list.length - 1];
+  const dml = prev?.result && DML_TYPES.has(prev.result.statementType) ? prev.result.numDmlAffectedRows : undefined;
+  s.variables.set('@@row_count', { type: T.INT64, value: dml === undefined ? null : BigInt(dml) });
+  s.variables.set('@@last_job_id', { type: T.STRING, value: n ? childJobId(s.ctx.jobId, n - 1) : null });
   const bytes = BigInt(children.bytes);
   s.variables.set('@@script.num_child_jobs', { type: T.INT64, value: BigInt(children.list.length + children.dropped) });
   s.variables.set('@@script.bytes_processed', { type: T.INT64, value: bytes });
@@ -244,6 +284,8 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
     await runOne(s, st, state);
   } catch (e0) {
     const e = resourceError(e0) ?? e0;
+    // Where the error arose: the innermost statement (enclosing blocks and CALLs see it first).
+    if (e instanceof QueryError && !errorFrames.has(e)) errorFrames.set(e, framesOf(st, state));
     // A failed statement is a failed child job too (the script may go on in an EXCEPTION handler).
     if (state.children && e instanceof QueryError && !NOT_CHILD_JOBS.has(st.kind)) state.children.push({ frames: framesOf(st, state), error: e, statementType: statementTypeOf(st) });
     throw e;
@@ -438,8 +480,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
             state.error = err;
             s.variables.set('@@error.message', { type: T.STRING, value: err.message.replace(/ at \[\d+:\d+\]$/, '') });
             s.variables.set('@@error.statement_text', { type: T.STRING, value: state.current ?? null });
-            s.variables.set('@@error.stack_trace', { type: { kind: 'ARRAY', element: { kind: 'STRUCT', fields: [{ name: 'line', type: T.INT64 }, { name: 'column', type: T.INT64 }, { name: 'filename', type: T.STRING }, { name: 'location', type: T.STRING }] } }, value: [] });
-            s.variables.set('@@error.formatted_stack_trace', { type: T.STRING, value: '' });
+            setErrorTrace(s, errorFrames.get(err) ?? []);
             try {
               await runBlock(s, st.exceptionHandler, state);
             } finally {
@@ -504,10 +545,14 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
         // INTO takes one row: none sets NULLs, more is an error (procedural-language: EXECUTE IMMEDIATE).
         if (sub.lastSelect.batches.reduce((k, x) => k + x.length, 0) > 1) throw sqlError('EXECUTE IMMEDIATE INTO: the query returned more than one row', st.loc);
         const b = sub.lastSelect.batches.find((x) => x.length > 0);
+        const row = b && b.length ? b.columns.map((c) => getValue(c, 0)) : undefined;
+        // SELECT AS STRUCT is a value table: its one STRUCT value (here, its fields as columns) goes to one variable.
+        const last = dynamic[dynamic.length - 1]!;
+        const asStruct = st.into.length === 1 && last.kind === 'QueryStatement' && last.query.body.kind === 'Select' && last.query.body.asMode === 'STRUCT';
         st.into.forEach((name, i) => {
           const cur = s.variables.get(name.toLowerCase());
           if (!cur) throw sqlError(`Undeclared variable: ${name}`, st.loc);
-          s.variables.set(name.toLowerCase(), { type: cur.type, value: b && b.length ? getValue(b.columns[i]!, 0) : null });
+          s.variables.set(name.toLowerCase(), { type: cur.type, value: row ? (asStruct ? row : row[i]!) : null });
         });
       }
       r = sub.last;
