@@ -680,6 +680,7 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
       setRefName(r, first);
       setLoc(r, n.loc);
       base = { kind: 'field', type: hit.type, arg: r, fieldIndex: hit.fieldIndex };
+      setRefName(base, first);
     } else if (hit?.kind === 'range') {
       const rv = hit.rv;
       if (rv.value) {

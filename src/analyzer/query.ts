@@ -688,6 +688,8 @@ export function resolveSelect(
   limit?: A.Expr,
   offset?: A.Expr,
   carry?: (scope: Scope) => SelItem[],
+  /** `pipe SELECT` / `pipe EXTEND`: a select list of its own form, where aggregate functions are refused. */
+  pipeForm?: string,
 ): RelOut {
   if (sel.withModifier?.name === 'AGGREGATION_THRESHOLD') sel = withAggregationThreshold(an, sel);
   if (!sel.from) checkNoFromClauses(sel, orderBy);
@@ -703,7 +705,7 @@ export function resolveSelect(
   for (const w of sel.window ?? []) named.set(w.name.toLowerCase(), w.spec);
   const aggs = new AggCollector(scope);
   const wins = new WindowCollector(named);
-  const ctx: ExprCtx = { scope, clause: 'SELECT list', aggs, wins };
+  const ctx: ExprCtx = pipeForm ? { scope, clause: pipeForm, wins } : { scope, clause: 'SELECT list', aggs, wins };
 
   // SELECT list (pre-aggregation form; aggregates become column refs).
   const items: SelItem[] = [];
@@ -761,7 +763,8 @@ export function resolveSelect(
         continue;
       }
     }
-    order.push({ expr: resolveExpr(an, o.expr, { ...ctx, clause: 'ORDER BY clause' }), item: o });
+    // Inside expressions too, select-list aliases come before the FROM clause's names (`ORDER BY ABS(alias)`).
+    order.push({ expr: resolveExpr(an, o.expr, { ...ctx, clause: 'ORDER BY clause', selectAliases }), item: o });
   }
 
   const aggregating = !!sel.groupBy || aggs.calls.length > 0 || aggs.grouping.length > 0 || !!having;
@@ -928,6 +931,24 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
     // (Keys named by a select alias or ordinal are that select item itself.)
     const shadowed = bare.length > 0 && !isPath(x) && containsBare(x);
     for (let i = 0; i < keys.length; i++) if ((!shadowed || keys[i]!.selectRef) && exprEquals(keys[i]!.expr, x)) return colRef(keyCols[i]!);
+    if (x.kind === 'field' && isPath(x) && refNameOf(x) === undefined) {
+      // A written field path (`t.s.b`, `s.b`) none of whose prefixes is grouped is named whole, as written (ZetaSQL's name scope).
+      const names: string[] = [];
+      let p: Expr = x;
+      let grouped = false;
+      for (; p.kind === 'field'; p = p.arg) {
+        grouped ||= keys.some((k) => exprEquals(k.expr, p));
+        if (refNameOf(p) !== undefined) break;
+        names.unshift(p.arg.type.kind === 'STRUCT' ? p.arg.type.fields[p.fieldIndex]!.name : '');
+      }
+      let root: Expr = p;
+      while (root.kind === 'field') root = root.arg;
+      grouped ||= keys.some((k) => exprEquals(k.expr, p) || exprEquals(k.expr, root));
+      const written = refNameOf(p);
+      if (!grouped && written && root.kind === 'column' && !root.correlated && fromIds.has(root.columnId)) {
+        throw sqlError(`${clause} expression references ${[written, ...names].join('.')} which is neither grouped nor aggregated`, locOf(x));
+      }
+    }
     if (x.kind === 'column' && !x.correlated && fromIds.has(x.columnId)) {
       const name = refNameOf(x) ?? String(x.columnId);
       throw sqlError(`${clause} expression references ${aliasIds.get(x.columnId) === name.toLowerCase() ? 'table alias' : 'column'} ${name} which is neither grouped nor aggregated`, locOf(x));
@@ -2068,7 +2089,7 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
     return ref;
   };
   /** The operator as a SELECT over the current table: `keep` carries the table aliases in scope (and the input's) to the output. */
-  const viaSelect = (sel: Omit<A.Select, 'kind' | 'loc' | 'from'>, keep: boolean, orderBy?: A.OrderByItem[], from: A.FromItem = pipeRef(out)): RelOut => {
+  const viaSelect = (sel: Omit<A.Select, 'kind' | 'loc' | 'from'>, keep: boolean, orderBy?: A.OrderByItem[], from: A.FromItem = pipeRef(out), pipeForm?: string): RelOut => {
     let vars: { rv: RangeVar; first: number }[] = [];
     let carried = 0;
     const carry = keep
@@ -2084,7 +2105,7 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
           return items;
         }
       : undefined;
-    const r = resolveSelect(an, { kind: 'Select', loc: p.loc, from, ...sel }, outer, orderBy, undefined, undefined, carry);
+    const r = resolveSelect(an, { kind: 'Select', loc: p.loc, from, ...sel }, outer, orderBy, undefined, undefined, carry, pipeForm);
     if (!carried) return r;
     const start = r.names.length - carried;
     const pipeVars = vars.map(({ rv, first }): PipeVar =>
@@ -2098,9 +2119,9 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
       // A window function in |> WHERE filters after windowing, like QUALIFY.
       return hasOver(p.cond) ? viaSelect({ distinct: false, items: [star], qualify: p.cond }, true) : viaSelect({ distinct: false, items: [star], where: p.cond }, true);
     case 'PipeSelect':
-      return viaSelect({ distinct: p.distinct, ...(p.asMode ? { asMode: p.asMode } : {}), items: p.items, ...(p.window ? { window: p.window } : {}) }, false);
+      return viaSelect({ distinct: p.distinct, ...(p.asMode ? { asMode: p.asMode } : {}), items: p.items, ...(p.window ? { window: p.window } : {}) }, false, undefined, undefined, 'pipe SELECT');
     case 'PipeExtend':
-      return viaSelect({ distinct: false, items: [star, ...p.items], ...(p.window ? { window: p.window } : {}) }, true);
+      return viaSelect({ distinct: false, items: [star, ...p.items], ...(p.window ? { window: p.window } : {}) }, true, undefined, undefined, 'pipe EXTEND');
     case 'PipeWindow':
       return viaSelect({ distinct: false, items: [star, ...p.items] }, true);
     case 'PipeSet': {
