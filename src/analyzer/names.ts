@@ -89,7 +89,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
     }
     const vt = informationSchema(an, parts.slice(0, isIdx), view, item.loc);
     const rel = virtualRel(an, vt, item.alias ?? parts[parts.length - 1]!);
-    return view === 'PARTITIONS' ? ingestionPartitions(an, parts.slice(0, isIdx), rel, item.loc) : rel;
+    return view === 'PARTITIONS' ? countedPartitions(an, parts.slice(0, isIdx), rel, item.loc) : rel;
   }
   const id = tableIdOf(an, item.path, item.loc);
   if (id.tableId.endsWith('*')) return wildcardTable(an, id, item);
@@ -245,29 +245,58 @@ function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): T
 const PARTITION_ID_FORMAT = { HOUR: '%Y%m%d%H', DAY: '%Y%m%d', MONTH: '%Y%m', YEAR: '%Y' } as const;
 
 /**
- * INFORMATION_SCHEMA.PARTITIONS with a row per partition of each
- * ingestion-time partitioned table in scope, counted from its rows by
- * _PARTITIONTIME: `rel` (the other tables' rows) UNION ALL one aggregate per
- * such table.
+ * INFORMATION_SCHEMA.PARTITIONS with a row per partition of each partitioned
+ * table in scope, counted from its rows: `rel` (the unpartitioned tables'
+ * rows) UNION ALL one aggregate per partitioned table. Partition ids as the
+ * partitioned-tables page documents them: YYYYMMDD[HH] / YYYYMM / YYYY by the
+ * time unit, a range's start for integer ranges; __NULL__ for NULL values,
+ * __UNPARTITIONED__ for values out of the partitionable range.
  */
-function ingestionPartitions(an: Analyzer, qualifier: readonly string[], rel: TableRefOut, loc: A.Loc): TableRefOut {
+function countedPartitions(an: Analyzer, qualifier: readonly string[], rel: TableRefOut, loc: A.Loc): TableRefOut {
   const { projectId, datasets } = schemaScope(an, qualifier, 'PARTITIONS', loc);
-  const tables = datasets.flatMap((d) => an.env.catalog.listTables(projectId, d)).filter((t) => t.partitionUnit && !t.id.tableId.startsWith('_'));
+  const tables = datasets.flatMap((d) => an.env.catalog.listTables(projectId, d)).filter((t) => countedPartitionId(t) && !t.id.tableId.startsWith('_'));
   if (tables.length === 0) return rel;
   const str = (v: string): string => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   const selects = tables.map((t) => {
     const { projectId: p, datasetId: d, tableId: name } = t.id;
-    const id = `IF(_PARTITIONTIME IS NULL, '__STREAMING_UNPARTITIONED__', FORMAT_TIMESTAMP('${PARTITION_ID_FORMAT[t.partitionUnit!]}', _PARTITIONTIME))`;
+    const { id, column } = countedPartitionId(t)!;
     const modified = Number(t.resource.lastModifiedTime ?? 0);
     // Every partition is read, as the service's view reads them whatever require_partition_filter says: the
-    // predicate names _PARTITIONTIME so that the requirement (src/planner/partition-filter.ts) is met.
-    return `SELECT ${str(p)}, ${str(d)}, ${str(name)}, ${id} AS partition_id, COUNT(*), CAST(NULL AS INT64), CAST(NULL AS INT64), TIMESTAMP_MILLIS(${modified}), 'ACTIVE' FROM \`${p}.${d}.${name}\` WHERE _PARTITIONTIME IS NULL OR TRUE GROUP BY partition_id`;
+    // predicate names the partitioning column so that the requirement (src/planner/partition-filter.ts) is met.
+    return `SELECT ${str(p)}, ${str(d)}, ${str(name)}, ${id} AS partition_id, COUNT(*), CAST(NULL AS INT64), CAST(NULL AS INT64), TIMESTAMP_MILLIS(${modified}), 'ACTIVE' FROM \`${p}.${d}.${name}\` WHERE ${column} IS NULL OR TRUE GROUP BY partition_id`;
   });
   const stmt = an.env.parse(selects.join(' UNION ALL ')).statements[0];
   if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError('INFORMATION_SCHEMA.PARTITIONS could not be built', loc);
   const counted = resolveQuery(an, stmt.query, undefined).rel;
   const columns = rel.rel.columns.map((c) => an.newColumn(c.name, c.type));
   return { ...rel, rel: { kind: 'setop', op: 'union', all: true, inputs: [rel.rel, counted], columns } };
+}
+
+/** The partition id of a row of a partitioned table, as SQL over its columns, and the column it reads. */
+function countedPartitionId(t: TableInfo): { id: string; column: string } | undefined {
+  if (t.partitionUnit) {
+    return { id: `IF(_PARTITIONTIME IS NULL, '__STREAMING_UNPARTITIONED__', FORMAT_TIMESTAMP('${PARTITION_ID_FORMAT[t.partitionUnit]}', _PARTITIONTIME))`, column: '_PARTITIONTIME' };
+  }
+  const tp = t.resource.timePartitioning as { type?: keyof typeof PARTITION_ID_FORMAT; field?: string } | undefined;
+  if (tp?.field) {
+    const c = `\`${tp.field}\``;
+    // Time-unit partitions span 1960-01-01 to 2159-12-31; other values are unpartitioned.
+    const ts = `TIMESTAMP(${c})`;
+    return {
+      id: `CASE WHEN ${c} IS NULL THEN '__NULL__' WHEN ${ts} < TIMESTAMP '1960-01-01' OR ${ts} >= TIMESTAMP '2160-01-01' THEN '__UNPARTITIONED__' ELSE FORMAT_TIMESTAMP('${PARTITION_ID_FORMAT[tp.type ?? 'DAY']}', ${ts}) END`,
+      column: c,
+    };
+  }
+  const rp = t.resource.rangePartitioning as { field?: string; range?: { start?: string; end?: string; interval?: string } } | undefined;
+  if (rp?.field && rp.range) {
+    const c = `\`${rp.field}\``;
+    const [start, end, step] = [BigInt(rp.range.start ?? 0), BigInt(rp.range.end ?? 0), BigInt(rp.range.interval ?? 1)];
+    return {
+      id: `CASE WHEN ${c} IS NULL THEN '__NULL__' WHEN ${c} < ${start} OR ${c} >= ${end} THEN '__UNPARTITIONED__' ELSE CAST(${start} + DIV(${c} - ${start}, ${step}) * ${step} AS STRING) END`,
+      column: c,
+    };
+  }
+  return undefined;
 }
 
 function virtualRel(an: Analyzer, vt: VirtualTable, alias: string): TableRefOut {
@@ -426,11 +455,13 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         rows: tables().flatMap((t) => {
           const part = partitionField(t.resource)?.toLowerCase();
           const clustering = ((t.resource.clustering as { fields?: string[] } | undefined)?.fields ?? []).map((f) => f.toLowerCase());
+          // column_default: the default's expression text, else the text NULL (information-schema-columns).
+          const defaults = new Map(((t.resource.schema as { fields?: { name: string; defaultValueExpression?: string }[] } | undefined)?.fields ?? []).map((f) => [f.name.toLowerCase(), f.defaultValueExpression]));
           return t.columns.map((c, i): Value[] => {
             const ci = clustering.indexOf(c.name.toLowerCase());
             return [
               t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(c.type),
-              'NEVER', null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), 'NULL', null,
+              'NEVER', null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), defaults.get(c.name.toLowerCase()) ?? 'NULL', null,
             ];
           });
         }),
@@ -458,12 +489,14 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       const rows: Value[][] = [];
       for (const t of tables()) {
         const r = t.resource;
+        const optSql = (name: string, type: string, sql: string) => rows.push([t.id.projectId, t.id.datasetId, t.id.tableId, name, type, sql]);
         const opt = (name: string, type: string, v: unknown) => {
-          if (v !== undefined && v !== null) rows.push([t.id.projectId, t.id.datasetId, t.id.tableId, name, type, optionValueSql(v)]);
+          if (v !== undefined && v !== null) optSql(name, type, optionValueSql(v));
         };
         opt('description', 'STRING', r.description);
         opt('friendly_name', 'STRING', r.friendlyName);
-        if (r.expirationTime) opt('expiration_timestamp', 'TIMESTAMP', `TIMESTAMP "${new Date(Number(r.expirationTime)).toISOString().replace('T', ' ').replace('Z', '+00')}"`);
+        // As the TABLE_OPTIONS page shows it: TIMESTAMP "2020-01-16T21:12:28.000Z".
+        if (r.expirationTime) optSql('expiration_timestamp', 'TIMESTAMP', `TIMESTAMP "${new Date(Number(r.expirationTime)).toISOString()}"`);
         if (r.labels && Object.keys(r.labels as object).length) opt('labels', 'ARRAY<STRUCT<STRING, STRING>>', r.labels);
         const tp = r.timePartitioning as { expirationMs?: string } | undefined;
         if (tp?.expirationMs) opt('partition_expiration_days', 'FLOAT64', Number(tp.expirationMs) / 86_400_000);
@@ -479,7 +512,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           const name = ref.routineId ?? (r.id as string) ?? '';
           rows.push([
             projectId, d, name, projectId, d, name,
-            ROUTINE_TYPE[(r.routineType as string) ?? 'SCALAR_FUNCTION'] ?? 'FUNCTION', null,
+            ROUTINE_TYPE[(r.routineType as string) ?? 'SCALAR_FUNCTION'] ?? 'FUNCTION', r.returnType ? standardSqlTypeText(r.returnType) : null,
             (r.language as string) === 'SQL' || !r.language ? 'SQL' : 'EXTERNAL', (r.definitionBody as string) ?? null,
             (r.language as string) && r.language !== 'SQL' ? (r.language as string) : null, null, 'INVOKER', msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.ddl as string) ?? null,
           ]);
@@ -545,9 +578,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'PARTITIONS':
       return {
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('partition_id'), col('total_rows', T.INT64), col('total_logical_bytes', T.INT64), col('total_billable_bytes', T.INT64), col('last_modified_time', T.TIMESTAMP), col('storage_tier')],
-        // Ingestion-time partitioned tables have a row per partition, counted from their rows (ingestionPartitions).
+        // Partitioned tables have a row per partition, counted from their rows (countedPartitions).
         rows: tables()
-          .filter((t) => (t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW') && !t.partitionUnit)
+          .filter((t) => (t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW') && !countedPartitionId(t))
           .map((t) => [t.id.projectId, t.id.datasetId, t.id.tableId, null, BigInt(t.rowCount), null, null, msToMicros(t.resource.lastModifiedTime), 'ACTIVE']),
       };
     case 'OBJECT_PRIVILEGES': {

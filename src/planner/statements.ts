@@ -83,6 +83,17 @@ async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | un
   return out;
 }
 
+/** CLUSTER BY's columns, each named by the table (ZetaSQL resolves them over its columns: `Unrecognized name`). */
+function clustering(exprs: readonly A.Expr[], columns: readonly Column[]): { fields: string[] } {
+  return {
+    fields: exprs.map((e) => {
+      const name = e.kind === 'PathExpr' ? e.parts.join('.') : '';
+      if (e.kind === 'PathExpr' && !columns.some((c) => c.name.toLowerCase() === e.parts[0]!.toLowerCase())) throw sqlError(`Unrecognized name: ${e.parts[0]}`, e.loc);
+      return name;
+    }),
+  };
+}
+
 function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
   const seen = new Set<string>();
   return defs.map((d) => {
@@ -271,7 +282,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       snapshotTime: new Date(asOfMs ?? Number(s.ctx.nowMicros / 1000n)).toISOString(),
     };
   }
-  if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
+  if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
   if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
   if (existing && existing.kind === 'TABLE') {
     const was = partitionSpecText(existing.resource);
@@ -409,7 +420,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   const columns: Column[] = q.plan.columns.map((c, i) => ({ name: names[i] ?? `f${i}_`, type: c.type, required: false }));
   const resource = await optionsToResource(s, st.options);
   if (st.materialized) {
-    if (st.clusterBy?.length) resource.clustering = { fields: st.clusterBy.map((e) => (e.kind === 'PathExpr' ? e.parts.join('.') : '')) };
+    if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
     if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
   }
   // The refresh settings tables.get shows (defaults, filled at creation: enabled, every 30 minutes); dbt compares them to its config.
@@ -549,6 +560,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           if (a.ifExists) break;
           throw sqlError(`Column not found: ${a.from}`, a.loc);
         }
+        if (cols.some((c, k) => k !== i && c.name.toLowerCase() === a.to.toLowerCase())) throw sqlError(`Column already exists: ${a.to}`, a.loc);
         cols[i] = { ...cols[i]!, name: a.to };
         // Storage keys data by column name: a rename rewrites the rows.
         rewrite = true;
