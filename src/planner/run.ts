@@ -8,7 +8,7 @@ import '../functions/index.js';
 import { coerce, literal } from '../analyzer/expr.js';
 import { typeFromNode, canCoerce } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
-import { T, typeEquals, typeToSql } from '../types/types.js';
+import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Rel } from '../analyzer/resolved.js';
 import type { Value } from '../types/values.js';
 import { getValue } from '../types/vector.js';
