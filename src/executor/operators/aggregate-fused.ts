@@ -93,7 +93,8 @@ export class FusedSums {
     return new FusedSums(args, outputs);
   }
 
-  private resize(numGroups: number): void {
+  /** Room for `numGroups` groups (an aggregation sized before reading reserves it up front: no doubling copies). */
+  resize(numGroups: number): void {
     if (numGroups <= this.capacity) return;
     const cap = Math.max(numGroups, this.capacity * 2);
     this.rows = growF64(this.rows, cap);
