@@ -69,11 +69,13 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
     let rows = 0;
     let planned = split.sets !== undefined || !st.sync || !keepsNoInput(split.partial);
     const takeBufs: TakeBuffer[] = [];
+    /** Key ranges planned before reading (planByRange). */
+    let plan: RangePlan | null = null;
     for await (let b of executeRel(rel.input, ctx, transient)) {
       await checkpoint(ctx);
       if (!planned) {
         planned = true;
-        const plan = await planByRange(rel, st, b, layout, ctx);
+        plan = await planByRange(rel, st, b, layout, ctx);
         if (plan) {
           spill = new SpillPartitions(plan.files, 0, plan);
           raw = new SpillPartitions(plan.files, 0, plan);
@@ -151,6 +153,13 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
       let part: Aggregation | null = null;
       if (rawFile && rawFile.rows > 0) {
         part = new Aggregation(split.partial, ctx);
+        // Planned key ranges: the file's keys are a range known now (the first and last file may hold
+        // keys beyond it; the index grows for them), its groups at most its rows.
+        if (plan) {
+          const lo = plan.lo + p * plan.width;
+          const groups = Math.min(plan.width, rawFile.rows);
+          if (part.table.presetDense(lo, lo + plan.width - 1, groups)) part.reserveGroups(groups);
+        }
         for (const b of rawFile.read(true)) {
           part.consume(b);
           await checkpoint(ctx);
@@ -184,6 +193,14 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
   }
 }
 
+/** Files by ranges of one numeric key: file p holds [lo + p × width, lo + (p + 1) × width); files below `resident` stay in memory. */
+interface RangePlan {
+  readonly lo: number;
+  readonly width: number;
+  readonly files: number;
+  readonly resident: number;
+}
+
 /**
  * Key ranges decided before the first row is grouped, for one numeric key of
  * nearly unique values (over half of the first batch's keys distinct) that is
@@ -203,7 +220,7 @@ async function planByRange(
   first: Batch,
   layout: ReadonlyMap<number, number>,
   ctx: ExecContext,
-): Promise<{ lo: number; width: number; files: number; resident: number } | null> {
+): Promise<RangePlan | null> {
   if (rel.groupBy.length !== 1) return null;
   const key = rel.groupBy[0]!.expr;
   const scan = rel.input;
@@ -228,13 +245,14 @@ async function planByRange(
   // The direct index: 4 bytes per key value.
   const need = groups * perGroup + 4 * span;
   if (need <= 0.9 * room) {
-    st.table.presetDense(r.min, r.max, groups);
+    if (st.table.presetDense(r.min, r.max, groups)) st.reserveGroups(groups);
     return null;
   }
   const files = Math.min(MAX_RANGE_FILES, Math.max(spillOptions.partitions, Math.ceil(span / DENSE_FILE_RANGE)));
   const width = Math.ceil(span / files);
   const resident = Math.max(0, Math.min(files - 1, Math.floor((0.9 * room * span) / need / width)));
-  if (resident > 0) st.table.presetDense(r.min, r.min + resident * width - 1, Math.ceil((groups * resident) / files));
+  const residentGroups = Math.ceil((groups * resident) / files);
+  if (resident > 0 && st.table.presetDense(r.min, r.min + resident * width - 1, residentGroups)) st.reserveGroups(residentGroups);
   return { lo: r.min, width, files, resident };
 }
 

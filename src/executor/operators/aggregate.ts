@@ -432,9 +432,24 @@ export class Aggregation {
     return this.groups;
   }
 
+  /** Groups room was made for up front (reserveGroups). */
+  private reserved = 0;
+
+  /**
+   * Room for `n` groups in the accumulators up front (a table sized before
+   * reading, GroupTable.presetDense: its keys' room is made there), so they
+   * do not grow by doubling copies, each a large allocation V8 counts toward
+   * its next full collection. Counted in bytes() from now on.
+   */
+  reserveGroups(n: number): void {
+    this.reserved = Math.max(this.reserved, n);
+    this.fused?.resize(n);
+    for (const a of this.aggs) a?.acc.resize(n);
+  }
+
   /** Bytes the aggregation holds: what it reserves from the engine's memory budget. */
   bytes(): number {
-    const groups = this.table.size;
+    const groups = Math.max(this.table.size, this.reserved);
     let n = this.table.bytes();
     for (const a of this.aggs) if (a) n += a.bytes(groups);
     // Fused sums: a row count per group, a sum and a NULL count per group and argument (Float64Arrays).
