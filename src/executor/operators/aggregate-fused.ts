@@ -93,6 +93,13 @@ export class FusedSums {
     return new FusedSums(args, outputs);
   }
 
+  /** Bytes held: a row count per group, and per argument its sums (NULL counts and direct-fed counts once some row needed them), for the room made. */
+  bytes(): number {
+    let perGroup = 8;
+    for (const a of this.args) perGroup += 8 + (a.nulls ? 8 : 0) + (a.fedAcc ? 8 : 0);
+    return this.capacity * perGroup;
+  }
+
   /** Room for `numGroups` groups (an aggregation sized before reading reserves it up front: no doubling copies). */
   resize(numGroups: number): void {
     if (numGroups <= this.capacity) return;
