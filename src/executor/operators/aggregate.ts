@@ -452,8 +452,7 @@ export class Aggregation {
     const groups = Math.max(this.table.size, this.reserved);
     let n = this.table.bytes();
     for (const a of this.aggs) if (a) n += a.bytes(groups);
-    // Fused sums: a row count per group, a sum and a NULL count per group and argument (Float64Arrays).
-    if (this.fused) n += groups * (8 + 16 * this.fused.args.length);
+    if (this.fused) n += this.fused.bytes();
     return n;
   }
 
@@ -465,7 +464,8 @@ export class Aggregation {
   bytesPerGroup(): number {
     let n = 8 * this.table.keyTypes.length;
     for (const a of this.aggs) if (a) n += ACC_BYTES;
-    if (this.fused) n += 8 + 16 * this.fused.args.length;
+    // Fused sums of NULL-free arguments (a NULL adds a count per group: bytes() then shows it).
+    if (this.fused) n += 8 + 8 * this.fused.args.length;
     return n;
   }
 
