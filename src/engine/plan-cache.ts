@@ -182,8 +182,10 @@ export async function runCached(
   totalHits++;
   // As runSelect in planner/run.ts: bytes from the row counts before the run.
   const s = new Session(ctx);
-  s.charge(p.plan);
-  const batches = await s.scoped(() => s.runOptimized(p.plan));
+  const batches = await s.scoped(async () => {
+    await s.charge(p.plan);
+    return s.runOptimized(p.plan);
+  });
   checkResultArrays(p.columns, batches);
   return { columns: p.columns, batches, statementType: 'SELECT', totalBytesProcessed: s.scanned.processed, totalBytesBilled: s.scanned.billed };
 }

@@ -1,14 +1,23 @@
 // Bytes a statement processes and bills, as the service reports them in job
 // statistics (totalBytesProcessed, totalBytesBilled) and enforces with
-// maximumBytesBilled. Processed: per scan, the table's rows times the logical
-// width of the columns it reads (nominal widths for variable-width types).
+// maximumBytesBilled. Processed: per scan, the rows of the partitions the
+// scan cannot eliminate times the logical width of the columns it reads
+// (nominal widths for variable-width types). Partition elimination is the
+// service's, from the scan's constant filters on the partitioning column,
+// widened to whole partitions; whatever else the engine skips (row groups by
+// statistics, clustering) is not billed less, as a dry run's estimate is not.
 // Billed (on-demand pricing): each table's bytes rounded up to a whole MB,
 // at least 10 MB per table read; a statement that reads nothing bills nothing.
-import type { Rel } from '../analyzer/resolved.js';
-import { relInputs } from '../analyzer/rewrite.js';
-import type { TableId, TableInfo } from '../storage/api.js';
+import type { Expr, Rel, ScanRel } from '../analyzer/resolved.js';
+import { callScalar, literal, not } from '../analyzer/expr.js';
+import { relInputs, visitRelExprs } from '../analyzer/rewrite.js';
+import { colRef } from '../analyzer/scope.js';
+import { usedColumns } from './rules/prune.js';
+import { scanFilters } from '../executor/operators/scan-filters.js';
+import type { ScanFilter, ScanValue, TableId, TableInfo } from '../storage/api.js';
+import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import { QueryError } from '../types/errors.js';
-import type { SqlType } from '../types/types.js';
+import { T, type SqlType } from '../types/types.js';
 
 const MB = 1024 * 1024;
 /** The service's minimum bytes billed per table a query reads. */
@@ -40,18 +49,167 @@ function typeBytes(t: SqlType): number {
 
 const keyOf = (id: TableId): string => `${id.projectId}\u0000${id.datasetId}\u0000${id.tableId}`;
 
-/** Bytes of every column of a table (what a DML statement bills for its target). */
-export function wholeTableBytes(info: TableInfo): number {
-  // An ingestion-time partitioned table's _PARTITIONTIME is no column of its data.
-  return info.rowCount * info.columns.reduce((n, c) => n + typeBytes(c.type), 0);
+/** Bytes of a row of every column (an ingestion-time partitioned table's _PARTITIONTIME is no column of its data). */
+const rowWidth = (info: TableInfo): number => info.columns.reduce((n, c) => n + typeBytes(c.type), 0);
+
+// ---------------------------------------------------------------- partition elimination
+
+/** How a table is partitioned: the column (scan index) and its partitions. */
+type Scheme =
+  | { readonly kind: 'time'; readonly column: number; readonly type: SqlType; readonly unit: PartitionUnit }
+  | { readonly kind: 'range'; readonly column: number; readonly start: bigint; readonly end: bigint; readonly interval: bigint };
+
+function schemeOf(info: TableInfo): Scheme | undefined {
+  if (info.partitionUnit) return { kind: 'time', column: info.columns.length, type: T.TIMESTAMP, unit: info.partitionUnit };
+  const r = info.resource;
+  const tp = r['timePartitioning'] as { field?: string; type?: string } | undefined;
+  if (tp?.field) {
+    const column = info.columns.findIndex((c) => c.name.toLowerCase() === tp.field!.toLowerCase());
+    const unit = String(tp.type ?? 'DAY').toUpperCase() as PartitionUnit;
+    if (column >= 0 && ['HOUR', 'DAY', 'MONTH', 'YEAR'].includes(unit)) return { kind: 'time', column, type: info.columns[column]!.type, unit };
+  }
+  const rp = r['rangePartitioning'] as { field?: string; range?: { start?: unknown; end?: unknown; interval?: unknown } } | undefined;
+  if (rp?.field && rp.range) {
+    const column = info.columns.findIndex((c) => c.name.toLowerCase() === rp.field!.toLowerCase());
+    try {
+      const [start, end, interval] = [rp.range.start, rp.range.end, rp.range.interval].map((v) => BigInt(String(v)));
+      if (column >= 0 && interval! > 0n) return { kind: 'range', column, start: start!, end: end!, interval: interval! };
+    } catch {
+      // a malformed range partitions nothing
+    }
+  }
+  return undefined;
+}
+
+/** A partition's values of the column: [from, to) (either side open), or the NULL partition. */
+type Part = { readonly from?: ScanValue; readonly to?: ScanValue } | 'null';
+
+const DAY_US = 86_400_000_000n;
+
+/** The partition holding `v`, as bounds of the column's own values. */
+function partitionOf(v: ScanValue, s: Scheme): Part {
+  if (s.kind === 'range') {
+    const x = BigInt(v as bigint | number);
+    // Values outside [start, end) share one partition (__UNPARTITIONED__): its rows are those outside.
+    if (x < s.start || x >= s.end) return { from: s.end, to: s.start };
+    const from = s.start + ((x - s.start) / s.interval) * s.interval;
+    return { from, to: from + s.interval };
+  }
+  if (s.type.kind === 'DATE') {
+    const micros = BigInt(v as number) * DAY_US;
+    const from = truncateToPartition(micros, s.unit);
+    return { from: Number(from / DAY_US), to: Number(nextPartition(from, s.unit) / DAY_US) };
+  }
+  // TIMESTAMP (UTC) and DATETIME (civil) micros partition alike.
+  const from = truncateToPartition(BigInt(v as bigint | number), s.unit);
+  return { from, to: nextPartition(from, s.unit) };
+}
+
+function nextPartition(from: bigint, unit: PartitionUnit): bigint {
+  if (unit === 'HOUR') return from + 3_600_000_000n;
+  if (unit === 'DAY') return from + DAY_US;
+  const d = new Date(Number(from / 1000n));
+  return BigInt(Date.UTC(d.getUTCFullYear() + (unit === 'YEAR' ? 1 : 0), d.getUTCMonth() + (unit === 'MONTH' ? 1 : 0), 1)) * 1000n;
+}
+
+const lt = (a: ScanValue, b: ScanValue): boolean => (typeof a === 'bigint' || typeof b === 'bigint' ? BigInt(a as number) < BigInt(b as number) : a < b);
+
+/**
+ * The partitions the filters on the partitioning column cannot eliminate
+ * (undefined: no such filter, every partition): for comparisons the
+ * partitions from the lower bound's to the upper bound's, for IN each
+ * value's, for IS NULL the NULL partition.
+ */
+function keptPartitions(filters: readonly ScanFilter[], s: Scheme): Part[] | undefined {
+  const mine = filters.filter((f) => f.column === s.column && !f.live);
+  if (mine.length === 0 || mine.some((f) => f.op === 'notNull') && mine.length === 1) return undefined;
+  if (mine.some((f) => f.op === 'isNull')) return mine.every((f) => f.op === 'isNull') ? ['null'] : [];
+  let lo: ScanValue | undefined;
+  let hi: ScanValue | undefined;
+  let inList: readonly ScanValue[] | undefined;
+  // The column's values are integers (days, micros, INT64): strict bounds become inclusive ones.
+  const step = (v: ScanValue, by: number): ScanValue => (typeof v === 'bigint' ? v + BigInt(by) : (v as number) + by);
+  for (const f of mine) {
+    if (f.op === 'in') {
+      inList = inList ? inList.filter((x) => f.values.includes(x)) : f.values;
+      continue;
+    }
+    const v = f.values[0];
+    if (v === undefined) continue;
+    const low = f.op === '>' ? step(v, 1) : f.op === '>=' || f.op === '=' ? v : undefined;
+    const high = f.op === '<' ? step(v, -1) : f.op === '<=' || f.op === '=' ? v : undefined;
+    if (low !== undefined && (lo === undefined || lt(lo, low))) lo = low;
+    if (high !== undefined && (hi === undefined || lt(high, hi))) hi = high;
+  }
+  if (inList) {
+    const inRange = inList.filter((v) => (lo === undefined || !lt(v, lo)) && (hi === undefined || !lt(hi, v)));
+    const seen = new Map<string, Part>();
+    for (const v of inRange) {
+      const p = partitionOf(v, s);
+      if (p !== 'null') seen.set(`${p.from}:${p.to}`, p);
+    }
+    return [...seen.values()];
+  }
+  if (lo !== undefined && hi !== undefined && lt(hi, lo)) return [];
+  if (s.kind === 'range') {
+    // The in-range partitions the bounds touch, and the out-of-range one when the bounds reach past [start, end).
+    const parts: Part[] = [];
+    const from = lo === undefined || lt(lo, s.start) ? s.start : (partitionOf(lo, s) as { from: bigint }).from;
+    const to = hi === undefined || !lt(hi, s.end) ? s.end : (partitionOf(hi, s) as { to: bigint }).to;
+    if (lt(from, to)) parts.push({ from, to });
+    if (lo === undefined || hi === undefined || lt(lo, s.start) || !lt(hi, s.end)) parts.push({ from: s.end, to: s.start });
+    return parts;
+  }
+  const from = lo === undefined ? undefined : (partitionOf(lo, s) as { from: ScanValue }).from;
+  const to = hi === undefined ? undefined : (partitionOf(hi, s) as { to: ScanValue }).to;
+  return [{ ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) }];
+}
+
+/** Rows of the partitions a scan reads: the whole table unless its filters eliminate partitions. */
+async function partitionRows(rel: ScanRel, above: readonly Expr[], info: TableInfo, reader: ScanReader): Promise<number> {
+  const s = schemeOf(info);
+  if (!s || (!rel.pushedFilters?.length && !above.length)) return info.rowCount;
+  const parts = keptPartitions(scanFilters(rel, above), s);
+  if (!parts) return info.rowCount;
+  if (parts.length === 0) return 0;
+  const type = s.kind === 'range' ? T.INT64 : s.type;
+  const col = { id: 1, name: 'p', type };
+  const scan: ScanRel = { kind: 'scan', table: rel.table, tableColumns: [s.column], columns: [col], ...(rel.asOfMs !== undefined ? { asOfMs: rel.asOfMs } : {}) };
+  const ref = colRef(col);
+  const lit = (v: ScanValue): Expr => literal(type, type.kind === 'DATE' ? Number(v) : BigInt(v as number));
+  const one = (p: Part): Expr => {
+    if (p === 'null') return callScalar('$is_null', [ref], undefined);
+    const { from, to } = p;
+    // The out-of-range partition of a range-partitioned table: from end, to start (wrapping).
+    if (from !== undefined && to !== undefined && !lt(from, to)) {
+      return { kind: 'logical', type: T.BOOL, op: 'or', args: [callScalar('$less', [ref, lit(to)], undefined), callScalar('$greater_or_equal', [ref, lit(from)], undefined)] };
+    }
+    const args: Expr[] = [];
+    if (from !== undefined) args.push(callScalar('$greater_or_equal', [ref, lit(from)], undefined));
+    if (to !== undefined) args.push(callScalar('$less', [ref, lit(to)], undefined));
+    if (args.length === 0) args.push(not(callScalar('$is_null', [ref], undefined)));
+    return args.length === 1 ? args[0]! : { kind: 'logical', type: T.BOOL, op: 'and', args };
+  };
+  const predicate: Expr = parts.length === 1 ? one(parts[0]!) : { kind: 'logical', type: T.BOOL, op: 'or', args: parts.map(one) };
+  return reader.countRows(scan, predicate);
+}
+
+/** What a ScanAccount needs of the session: table metadata, and a count of a plan's rows. */
+export interface ScanReader {
+  tableInfo(id: TableId): TableInfo | undefined;
+  /** Rows of the table `scan` reads (one column) that `predicate` keeps. */
+  countRows(scan: ScanRel, predicate: Expr): Promise<number>;
 }
 
 /** A statement's bytes, by table: the service rounds and applies its minimum per table. */
 export class ScanAccount {
   private readonly byTable = new Map<string, number>();
+  /** Rows of each table's partitions its last scan could not eliminate (a DML target bills those whole). */
+  private readonly rowsRead = new Map<string, number>();
 
   clear(): void {
     this.byTable.clear();
+    this.rowsRead.clear();
   }
 
   get processed(): number {
@@ -67,20 +225,36 @@ export class ScanAccount {
   }
 
   /**
-   * Adds what an optimized plan's scans read: rows x width of the columns
-   * each scan reads. An ingestion-time partitioned table's _PARTITIONTIME
-   * (scan index past its columns) is not billed, as the service bills a
-   * query of the pseudo-columns alone nothing.
+   * Adds what an optimized plan's scans read: rows of the partitions each
+   * scan cannot eliminate x width of the columns it reads. An ingestion-time
+   * partitioned table's _PARTITIONTIME (scan index past its columns) is not
+   * billed, as the service bills a query of the pseudo-columns alone nothing.
    */
-  addPlan(rel: Rel, tableInfo: (id: TableId) => TableInfo | undefined): void {
+  async addPlan(root: Rel, reader: ScanReader): Promise<void> {
+    const used = usedColumns(root);
+    // Subqueries' plans (inside expressions, at any depth) read tables too.
+    const plans: Rel[] = [root];
+    visitRelExprs(root, (e) => void (e.kind === 'subquery' && plans.push(e.plan)));
+    for (const p of plans) await this.addScans(p, reader, used);
+  }
+
+  /** `used`: the columns something reads (a scan keeps one column for COUNT(*) that nothing reads: not billed). */
+  private async addScans(rel: Rel, reader: ScanReader, used: ReadonlyMap<number, number>, above: readonly Expr[] = []): Promise<void> {
     if (rel.kind === 'scan') {
-      const info = tableInfo(rel.table);
+      const info = reader.tableInfo(rel.table);
       if (info) {
-        const width = rel.columns.reduce((n, c, i) => n + (rel.tableColumns[i] === info.columns.length && info.partitionUnit ? 0 : typeBytes(c.type)), 0);
-        this.add(rel.table, info.rowCount * width);
+        const width = rel.columns.reduce((n, c, i) => {
+          const t = rel.tableColumns[i]!;
+          return n + (t < 0 || t >= info.columns.length || !used.get(c.id) ? 0 : typeBytes(c.type));
+        }, 0);
+        const rows = await partitionRows(rel, above, info, reader);
+        this.rowsRead.set(keyOf(rel.table), rows);
+        this.add(rel.table, rows * width);
       }
     }
-    for (const i of relInputs(rel)) this.addPlan(i, tableInfo);
+    // A filter right above a scan is the scan's too (the executor hands it to storage likewise).
+    if (rel.kind === 'filter' && rel.input.kind === 'scan') return this.addScans(rel.input, reader, used, [rel.predicate]);
+    for (const i of relInputs(rel)) await this.addScans(i, reader, used);
   }
 
   add(id: TableId, bytes: number): void {
@@ -88,9 +262,10 @@ export class ScanAccount {
     this.byTable.set(k, (this.byTable.get(k) ?? 0) + bytes);
   }
 
-  /** A DML target: all its columns, whatever the statement reads of it. */
+  /** A DML target: all its columns of the partitions its scan reads, whatever the statement reads of them. */
   setWhole(info: TableInfo): void {
-    this.byTable.set(keyOf(info.id), wholeTableBytes(info));
+    const rows = this.rowsRead.get(keyOf(info.id)) ?? info.rowCount;
+    this.byTable.set(keyOf(info.id), rows * rowWidth(info));
   }
 
   /** The job's maximumBytesBilled: a statement that would bill more fails before it runs. */

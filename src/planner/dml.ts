@@ -71,7 +71,8 @@ const ownColumns = (info: TableInfo): number => info.columns.length - (info.part
  */
 async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<TableInfo> {
   const info = writeTarget(s, path, loc);
-  await s.ctx.catalog.transactions?.lockForMutation(info.id);
+  // A dry run changes nothing: it waits for no writer.
+  if (!s.ctx.dryRun) await s.ctx.catalog.transactions?.lockForMutation(info.id);
   return info;
 }
 
@@ -335,8 +336,11 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
     }
   }
   const nc = info.columns.length;
-  const batches = await s.runCharged(project(an, rel, [...newVals, colRef(pos)], [...info.columns.map((c) => c.name), '$pos']));
+  const plan = s.optimize(project(an, rel, [...newVals, colRef(pos)], [...info.columns.map((c) => c.name), '$pos']));
+  await s.charge(plan);
   s.scanned.setWhole(info);
+  if (s.ctx.dryRun) return result('UPDATE', {});
+  const batches = await s.runOptimized(plan);
   const deleted = positionsOf(batches, nc);
   if (st.from && new Set(deleted).size !== deleted.length) throw new QueryError(MATCHED_TWICE, 'invalidQuery');
   const added = firstColumns(batches, nc);
@@ -355,8 +359,11 @@ export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
   if (!st.where) throw sqlError('DELETE must have a WHERE clause', st.loc);
   const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
   checkTargetFilter(info, cols, [pred], date);
-  const gone = await s.runCharged({ kind: 'filter', input: scan, predicate: pred, columns: scan.columns });
+  const plan = s.optimize({ kind: 'filter', input: scan, predicate: pred, columns: scan.columns });
+  await s.charge(plan);
   s.scanned.setWhole(info);
+  if (s.ctx.dryRun) return result('DELETE', {});
+  const gone = await s.runOptimized(plan);
   const deleted = positionsOf(gone, cols.length);
   if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, deleted.length);
   const ret = st.returning ? await returning(s, info, st.alias, firstColumns(gone, cols.length), st.returning) : {};
@@ -448,8 +455,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   // Target rows no source row matches take part only through WHEN NOT MATCHED BY SOURCE: without one, a right join
   // hands on the matched target rows alone (a one-row MERGE into a big table costs one row past the probe).
   const bySource = st.clauses.some((c) => c.match === 'NOT MATCHED BY SOURCE');
-  const sides = bySource ? { target: tRel, source: sMarkRel as Rel } : await narrowTarget(s, tRel, target.scan, sMarkRel, on);
-  const join: Rel = { kind: 'join', joinType: bySource ? 'full' : 'right', left: sides.target, right: sides.source, condition: on, lateral: false, columns: [...tRel.columns, ...sMarkRel.columns] };
+  const join: Rel = { kind: 'join', joinType: bySource ? 'full' : 'right', left: tRel, right: sMarkRel, condition: on, lateral: false, columns: [...tRel.columns, ...sMarkRel.columns] };
   const tFlag = colRef(tRel.columns[nc]!);
   const sFlag = colRef(sMarkRel.columns[sMarkRel.columns.length - 1]!);
   const isTrue = (e: Expr) => callScalar('$is_true', [e], st.loc);
@@ -509,9 +515,11 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const outExprs = [...rowExprs, action, colRef(tRel.columns[nc + 1]!)];
   const outNames = [...info.columns.map((c) => c.name), '$action', '$pos'];
   // Billed as the statement reads, before narrowTarget's rewrite: the source's columns it uses and the whole target.
-  s.charge(s.optimize(project(an, { ...join, left: tRel, right: sMarkRel }, outExprs, outNames)));
+  await s.charge(s.optimize(project(an, join, outExprs, outNames)));
   s.scanned.setWhole(info);
-  const batches = await s.run(project(an, join, outExprs, outNames));
+  if (s.ctx.dryRun) return result('MERGE', {});
+  const sides = bySource ? { target: tRel, source: sMarkRel as Rel } : await narrowTarget(s, tRel, target.scan, sMarkRel, on);
+  const batches = await s.run(project(an, { ...join, left: sides.target, right: sides.source }, outExprs, outNames));
   // Per row: the target row it replaces or deletes (its position), the row it adds.
   let n = 0;
   const deleted: number[] = [];

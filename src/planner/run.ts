@@ -134,7 +134,7 @@ async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
   checkPartitionFilters(s, r.plan);
   const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
   const plan = s.optimize(r.plan);
-  s.charge(plan);
+  await s.charge(plan);
   if (s.ctx.dryRun) return { columns, batches: [], statementType: 'SELECT', totalBytesProcessed: 0 };
   const batches = await s.runOptimized(plan);
   checkResultArrays(columns, batches);
@@ -143,8 +143,7 @@ async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
 
 /** A statement's result with the bytes it read (Session.charge) as its job statistics. */
 function withBytes(s: Session, r: QueryResult): QueryResult {
-  const processed = s.scanned.processed;
-  return processed ? { ...r, totalBytesProcessed: processed, totalBytesBilled: s.scanned.billed } : r;
+  return { ...r, totalBytesProcessed: s.scanned.processed, totalBytesBilled: s.scanned.billed };
 }
 
 function truthy(v: TypedValue, loc: A.Loc): boolean {
@@ -662,9 +661,14 @@ async function dryRun(s: Session, script: A.Script, single: boolean): Promise<Qu
   if (single && st.kind === 'QueryStatement') return withBytes(s, await runSelect(s, st.query));
   if (single) {
     const type = statementTypeOf(st) ?? st.kind.toUpperCase();
-    // What the query part would read is the estimate (nothing is written).
+    // What the statement would read is the estimate; nothing is written (the DML planners stop before they run).
     const q = st.kind === 'Insert' ? st.query : st.kind === 'CreateTable' && !st.copy && !st.clone ? st.asQuery : undefined;
-    if (q) s.charge(s.optimize(s.analyze(q, { allowDuplicateNames: st.kind === 'Insert' }).plan));
+    await s.scoped(async () => {
+      if (q) await s.charge(s.optimize(s.analyze(q, { allowDuplicateNames: st.kind === 'Insert' }).plan));
+      else if (st.kind === 'Update') await Dml.update(s, st);
+      else if (st.kind === 'Delete') await Dml.del(s, st);
+      else if (st.kind === 'Merge') await Dml.merge(s, st);
+    });
     return withBytes(s, { columns: null, batches: [], statementType: type, totalBytesProcessed: 0 });
   }
   return { columns: null, batches: [], statementType: 'SCRIPT', totalBytesProcessed: 0 };

@@ -14,7 +14,7 @@ import { Scope } from '../analyzer/scope.js';
 import { collect, makeExecContext, stream, type ExecContext } from '../executor/execute.js';
 import { QueryError, type QueryContext, type TypedValue } from './api.js';
 import { optimize } from './optimize.js';
-import { ScanAccount } from './billing.js';
+import { ScanAccount, type ScanReader } from './billing.js';
 import { foldExpr } from './rules/fold.js';
 import type { Batch } from '../types/vector.js';
 import { getValue } from '../types/vector.js';
@@ -167,24 +167,33 @@ export class Session {
    * anything runs. Only what the statement itself reads is charged, not the
    * engine's own reads (copies, clones, OPTIONS values).
    */
-  charge(optimized: Rel): void {
-    this.scanned.addPlan(optimized, (id) => this.ctx.catalog.getTable(id));
+  async charge(optimized: Rel): Promise<void> {
+    await this.scanned.addPlan(optimized, this.reader);
     // A dry run reports the estimate; only a run can exceed the limit.
     if (!this.ctx.dryRun) this.scanned.checkLimit(this.ctx.maximumBytesBilled);
   }
 
+  private readonly reader: ScanReader = {
+    tableInfo: (id) => this.ctx.catalog.getTable(id),
+    countRows: async (scan, predicate) => {
+      let n = 0;
+      for await (const b of stream(this.optimize({ kind: 'filter', input: scan, predicate, columns: scan.columns }), this.exec)) n += b.length;
+      return n;
+    },
+  };
+
   /** optimize(), charge() and run: a statement's own read. */
   async runCharged(rel: Rel): Promise<Batch[]> {
     const plan = this.optimize(rel);
-    this.charge(plan);
+    await this.charge(plan);
     return collect(plan, this.exec);
   }
 
   /** runCharged(), batch by batch as the plan makes them (CTAS and INSERT write them as they come). */
-  streamCharged(rel: Rel): AsyncGenerator<Batch> {
+  async *streamCharged(rel: Rel): AsyncGenerator<Batch> {
     const plan = this.optimize(rel);
-    this.charge(plan);
-    return stream(plan, this.exec);
+    await this.charge(plan);
+    yield* stream(plan, this.exec);
   }
 
   /** run(), batch by batch as the plan makes them (CTAS writes them as they come). */

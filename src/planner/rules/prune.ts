@@ -103,8 +103,13 @@ function rebuild(rel: Rel, used: RefCounts): Rel {
 }
 
 export function pruneColumns(root: Rel): Rel {
+  return rebuild(root, usedColumns(root));
+}
+
+/** Column ids the plan's output or some expression or positional consumer reads (what pruning keeps). */
+export function usedColumns(root: Rel): RefCounts {
   const used: RefCounts = new Map();
   for (const c of root.columns) bump(used, c.id);
   collectUsed(root, used);
-  return rebuild(root, used);
+  return used;
 }
