@@ -233,7 +233,7 @@ function registerArithmetic(): void {
       if (a.nulls !== null && a.nulls[i] === 1) continue;
       if (d instanceof Float64Array) out.setNum(i, d[i] === 0 ? 0 : -d[i]!);
       else {
-        if (d[i] === INT64_MIN) fail(`int64 overflow: -(${d[i]})`);
+        if (d[i] === INT64_MIN) fail(`int64 overflow: -${d[i]}`);
         out.setBig(i, -d[i]!);
       }
     }

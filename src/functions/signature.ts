@@ -41,6 +41,8 @@ export interface ArgSpec {
   readonly datePart?: boolean;
   /** The argument is a lambda (`x -> expr`) whose body has this type; only such slots take lambdas. */
   readonly lambda?: boolean;
+  /** How the "Supported signatures" list names the slot's type, where the reference types it as an enum (ROUNDING_MODE). */
+  readonly displayAs?: string;
 }
 
 export interface SigContext {
@@ -61,6 +63,8 @@ export interface Signature<I> {
   readonly impl: I;
   /** Extra validity check after types are bound; return false to reject this signature. */
   readonly accept?: (c: Omit<SigContext, 'returnType'>) => boolean;
+  /** Left out of the "Supported signatures" list: a coercion the service applies that the reference does not list. */
+  readonly unlisted?: boolean;
 }
 
 export type KernelMaker = (c: SigContext) => ScalarKernel;
@@ -411,7 +415,7 @@ export function operatorDisplay(symbol: string, form: 'infix' | 'prefix' | 'post
 }
 
 function specDisplay(s: ArgSpec): string {
-  const base = patternDisplay(s.type);
+  const base = s.displayAs ?? patternDisplay(s.type);
   const withName = s.name ? `${s.name} => ${base}` : base;
   if (s.repeated) return `[${base}, ...]`;
   if (s.optional) return `[${withName}]`;
@@ -427,7 +431,7 @@ export function argTypeDisplay(a: ArgInfo): string {
 export function mismatchMessage<I>(name: string, sigs: readonly Signature<I>[], args: readonly ArgInfo[], display: Display): string {
   const argStrs = args.map(argTypeDisplay);
   const argStr = display.given?.(argStrs) ?? argStrs.join(', ');
-  const list = sigs.map((s) => display.signature(name, s.args.map(specDisplay)));
+  const list = sigs.filter((s) => !s.unlisted).map((s) => display.signature(name, s.args.map(specDisplay)));
   const uniq = [...new Set(list)];
   const given = args.length ? ` for argument types: ${argStr}` : ' with no arguments';
   return `No matching signature for ${display.what}${given}. Supported signature${uniq.length === 1 ? '' : 's'}: ${uniq.join('; ')}`;

@@ -394,7 +394,7 @@ function foldNfkc(s: string): string {
 }
 export function registerStrings(): void {
   defineScalar('CONCAT', [
-    sig([rep('STRING')], 'STRING', (args, n) => {
+    sig(['STRING', rep('STRING')], 'STRING', (args, n) => {
       const cols = args.map((a) => valuesOf(a, n));
       const nulls = mergeNulls(args, n);
       const out = new Array<Value>(n);
@@ -409,11 +409,15 @@ export function registerStrings(): void {
       }
       return { type: T.STRING, length: n, data: out, nulls };
     }),
-    sig([rep('BYTES')], 'BYTES', rowKernel(T.BYTES, (v) => concatBytes(v as Uint8Array[]))),
-    // Other scalar types are converted as CAST(x AS STRING) would.
-    sigf([rep('ANY')], 'STRING', (c) => rowKernel(T.STRING, (v, ctx) => v.map((x, i) => castValue(x, c.argTypes[i]!, T.STRING, { safe: false }, ctx) as string).join('')), (c) =>
-      c.argTypes.every((t) => t.kind !== 'BYTES' && t.kind !== 'ARRAY' && t.kind !== 'STRUCT' && t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY')),
-  ], { pure: true, validate: (args) => (args.length === 0 ? 'No matching signature for function CONCAT with no arguments. Supported signatures: CONCAT(STRING, [STRING, ...]); CONCAT(BYTES, [BYTES, ...])' : undefined) });
+    sig(['BYTES', rep('BYTES')], 'BYTES', rowKernel(T.BYTES, (v) => concatBytes(v as Uint8Array[]))),
+    // Other scalar types are converted as CAST(x AS STRING) would (the service's documented coercion; the
+    // reference lists only the two signatures above).
+    {
+      ...sigf(['ANY', rep('ANY')], 'STRING', (c) => rowKernel(T.STRING, (v, ctx) => v.map((x, i) => castValue(x, c.argTypes[i]!, T.STRING, { safe: false }, ctx) as string).join('')), (c) =>
+        c.argTypes.every((t) => t.kind !== 'BYTES' && t.kind !== 'ARRAY' && t.kind !== 'STRUCT' && t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY')),
+      unlisted: true,
+    },
+  ], { pure: true });
 
   // Not `pure` (memoized), nor STARTS_WITH / ENDS_WITH: one pass over a string costs less than the memo's lookup.
   defineScalar('LENGTH', [sig(['STRING'], 'INT64', lengthKernel(false, false)), sig(['BYTES'], 'INT64', lengthKernel(true, false))]);
