@@ -22,6 +22,8 @@ import { sqlError } from './errors.js';
 import { canCoerce as sharedCanCoerce, commonSupertype, type CoercibleArg } from '../types/coercion.js';
 import { parseDateString, parseDatetimeString, parseTimeString, parseTimestampString } from '../functions/civil.js';
 import { fitDecimal } from '../functions/numeric.js';
+import { checkRangeOrder, rangeParts } from '../functions/conversion.js';
+import { QueryError } from '../planner/api.js';
 import { parseJsonText } from '../functions/json-core.js';
 import { parseTimestampPicosString } from '../functions/timestamp-picos.js';
 
@@ -276,16 +278,27 @@ export function typedLiteral(typeName: string, text: string, loc: Loc): { type: 
   }
 }
 
+/** RANGE<T> '...': the cast's text rules and errors, prefixed as the reference prefixes a literal's. */
 export function rangeLiteral(type: SqlType, text: string, loc: Loc): Value {
-  const m = /^\s*\[\s*([^,]*?)\s*,\s*([^)]*?)\s*\)\s*$/.exec(text);
-  if (!m || type.kind !== 'RANGE') throw sqlError(`Invalid RANGE literal: ${text}`, loc);
+  if (type.kind !== 'RANGE') throw sqlError(`Invalid RANGE literal: ${text}`, loc);
   const el = type.element.kind;
-  const one = (s: string): Value => {
-    if (/^unbounded$/i.test(s) || /^null$/i.test(s)) return null;
-    const v = el === 'DATE' ? parseDateValue(s) : el === 'DATETIME' ? parseDatetimeValue(s) : parseTimestampValue(s);
-    if (v === undefined) throw sqlError(`Invalid RANGE literal: ${text}`, loc);
-    return v;
+  const invalid = (why: string): never => {
+    throw sqlError(`Invalid RANGE literal value: ${why}`, loc);
   };
-  return new RangeValue(one(m[1]!), one(m[2]!));
+  const one = (s: string | null): Value => {
+    if (s === null) return null;
+    const v = el === 'DATE' ? parseDateValue(s) : el === 'DATETIME' ? parseDatetimeValue(s) : parseTimestampValue(s);
+    if (v === undefined) invalid(el === 'DATE' ? `Invalid date: '${s}'` : el === 'DATETIME' ? `Invalid datetime string "${s}"` : `Invalid timestamp: '${s}'`);
+    return v!;
+  };
+  try {
+    const [a, b] = rangeParts(text);
+    const start = one(a), end = one(b);
+    checkRangeOrder(start, end);
+    return new RangeValue(start, end);
+  } catch (e) {
+    if (e instanceof QueryError && !e.message.startsWith('Invalid RANGE literal value')) invalid(e.message);
+    throw e;
+  }
 }
 

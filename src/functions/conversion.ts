@@ -391,13 +391,33 @@ function toStringValue(x: Value, from: SqlType, zone: string, invalid: () => nev
   return invalid();
 }
 
+/**
+ * A range's text split as the reference splits it (functions/range.cc, strict formatting): exactly
+ * "[START, END)", no spaces around either part; UNBOUNDED or NULL (any case) is an unbounded end.
+ */
+export function rangeParts(s: string): [string | null, string | null] {
+  const head = 'Failed to parse range: range must be formatted exactly as [START, END)';
+  if (!s.startsWith('[') || !s.endsWith(')')) fail(`${head} (found ${s})`);
+  const parts = s.slice(1, -1).split(',');
+  if (parts.length !== 2 || !parts[1]!.startsWith(' ')) fail(`${head} with two parts, START and END, divided with ", "`);
+  const [start, end] = [parts[0]!.trim(), parts[1]!.trim()];
+  if (start.length !== parts[0]!.length) fail(`${head} with START having no leading or trailing spaces, but found: "${parts[0]}"`);
+  if (end.length + 1 !== parts[1]!.length) fail(`${head} with END having no leading or trailing spaces, but found: "${parts[1]}"`);
+  const bound = (t: string) => (/^(unbounded|null)$/i.test(t) ? null : t);
+  return [bound(start), bound(end)];
+}
+
+/** Start before end, else the reference's error (the RANGE constructor words it alike). */
+export function checkRangeOrder(start: Value, end: Value): void {
+  if (start !== null && end !== null && compareScalar(start, end) >= 0) fail('Range start element must be smaller than range end element');
+}
+
 export function parseRangeString(s: string, el: SqlType, ctx: EvalContext): RangeValue {
-  const m = /^\s*\[\s*([^,]*?)\s*,\s*([^)]*?)\s*\)\s*$/.exec(s);
-  if (!m) fail(`Invalid RANGE value: ${s}`);
-  const p = (t: string): Value => (/^(unbounded|null)$/i.test(t) ? null : castValue(t, T.STRING, el, { safe: false }, ctx));
-  const start = p(m[1]!);
-  const end = p(m[2]!);
-  if (start !== null && end !== null && compareScalar(start, end) >= 0) fail(`Range start element must be smaller than range end element: ${s}`);
+  const [a, b] = rangeParts(s);
+  const p = (t: string | null): Value => (t === null ? null : castValue(t, T.STRING, el, { safe: false }, ctx));
+  const start = p(a);
+  const end = p(b);
+  checkRangeOrder(start, end);
   return new RangeValue(start, end);
 }
 

@@ -7,10 +7,11 @@ import { T, arrayOf, rangeOf, typeToSql, type RangeType, type ScalarType } from 
 import { RangeValue, type Value } from '../types/values.js';
 import { kllDecode, kllPoint, kllQuantiles } from './aggregates.js';
 import { compareValues } from './compare.js';
-import { encodeUtf8 } from './conversion.js';
+import { checkRangeOrder, encodeUtf8 } from './conversion.js';
 import { likeMatch } from './operators.js';
 import { defineScalar, lambdaArg, operatorDisplay, opt, sig, sigf } from './signature.js';
 import { constKernel, fail, perRowKernel, rowKernel } from './vec.js';
+import type { ArgInfo } from './registry.js';
 import { Interval } from '../types/values.js';
 import { datetimeAddInterval } from './interval.js';
 import { formatDate, formatDatetime, formatTimestamp, joinMicros, splitMicros } from './civil.js';
@@ -78,7 +79,7 @@ function ipFromString(s: string): Uint8Array | undefined {
 }
 function ipToString(b: Uint8Array): string {
   if (b.length === 4) return Array.from(b).join('.');
-  if (b.length !== 16) fail(`Invalid IP address: ${'0x' + Buffer.from(b).toString('hex')}`);
+  if (b.length !== 16) fail(`NET.IP_TO_STRING() encountered an invalid IP address. Expected 4 (for IPv4) or 16 (for IPv6) bytes but got ${b.length}`);
   const g: number[] = [];
   for (let i = 0; i < 8; i++) g.push((b[2 * i]! << 8) | b[2 * i + 1]!);
   // IPv4-mapped addresses print their dotted tail.
@@ -176,6 +177,15 @@ function regDomain(host: string): string | null {
 
 function rangeContains(r: RangeValue, x: Value): boolean {
   return (r.start === null || compareValues(x, r.start) >= 0) && (r.end === null || compareValues(x, r.end) < 0);
+}
+
+/** RANGE()'s checks before any coercion, in the reference's words: both ends of one type, one of them typed. */
+function rangeArgsError(args: readonly ArgInfo[]): string | undefined {
+  if (args.length !== 2) return 'RANGE() must take exactly two arguments';
+  if (args.every((a) => a.untypedNull)) return 'at least one of RANGE() arguments must be typed';
+  if (!args.some((a) => a.untypedNull) && typeToSql(args[0]!.type) !== typeToSql(args[1]!.type)) return 'RANGE() arguments must be of the same type';
+  const el = args.find((a) => !a.untypedNull)!.type;
+  return ['DATE', 'DATETIME', 'TIMESTAMP'].includes(el.kind) ? undefined : `${typeToSql(el)} is not supported by RANGE()`;
 }
 
 export function registerMisc(): void {
@@ -282,7 +292,7 @@ export function registerMisc(): void {
   // NET.*
   defineScalar('NET.IP_FROM_STRING', [sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => {
     const r = ipFromString(v[0] as string);
-    if (!r) fail(`Invalid IP address: ${v[0] as string}`);
+    if (!r) fail(`NET.IP_FROM_STRING() encountered an unparseable IP-address: ${v[0] as string}`);
     return r;
   }))]);
   defineScalar('NET.SAFE_IP_FROM_STRING', [sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => ipFromString(v[0] as string) ?? null))]);
@@ -290,7 +300,8 @@ export function registerMisc(): void {
   defineScalar('NET.IP_NET_MASK', [sig(['INT64', 'INT64'], 'BYTES', rowKernel(T.BYTES, (v) => {
     const len = Number(v[0] as bigint);
     const bits = Number(v[1] as bigint);
-    if ((len !== 4 && len !== 16) || bits < 0 || bits > len * 8) fail(`Invalid arguments to NET.IP_NET_MASK: ${len}, ${bits}`);
+    if (len !== 4 && len !== 16) fail(`The first argument of NET.IP_NET_MASK() must be either 4 (for IPv4) or 16 (for IPv6); got ${len}`);
+    if (bits < 0 || bits > len * 8) fail(`The second argument of NET.IP_NET_MASK() must be between 0 and the first argument * 8; got ${bits}`);
     const out = new Uint8Array(len);
     for (let i = 0; i < bits; i++) out[i >> 3]! |= 0x80 >> (i & 7);
     return out;
@@ -298,14 +309,15 @@ export function registerMisc(): void {
   defineScalar('NET.IP_TRUNC', [sig(['BYTES', 'INT64'], 'BYTES', rowKernel(T.BYTES, (v) => {
     const b = v[0] as Uint8Array;
     const bits = Number(v[1] as bigint);
-    if ((b.length !== 4 && b.length !== 16) || bits < 0 || bits > b.length * 8) fail('Invalid arguments to NET.IP_TRUNC');
+    if (b.length !== 4 && b.length !== 16) fail(`The first argument of NET.IP_TRUNC() must have length 4 (for IPv4) or 16 (for IPv6); got ${b.length}`);
+    if (bits < 0 || bits > b.length * 8) fail(`The second argument of NET.IP_TRUNC() must be between 0 and 8 * LENGTH(first argument); got ${bits}`);
     const out = new Uint8Array(b.length);
     for (let i = 0; i < bits; i++) if (b[i >> 3]! & (0x80 >> (i & 7))) out[i >> 3]! |= 0x80 >> (i & 7);
     return out;
   }))]);
   defineScalar('NET.IPV4_FROM_INT64', [sig(['INT64'], 'BYTES', rowKernel(T.BYTES, (v) => {
     const x = v[0] as bigint;
-    if (x < -0x80000000n || x > 0xffffffffn) fail(`NET.IPV4_FROM_INT64() encountered a non-IPv4 address. Expected 4 bytes but got ${x}`);
+    if (x < -0x80000000n || x > 0xffffffffn) fail(`NET.IPV4_FROM_INT64() encountered an invalid integer IP. Expected range: [-0x80000000, 0xFFFFFFFF]; got ${x}`);
     const u = Number(BigInt.asUintN(32, x));
     return Uint8Array.from([u >>> 24, (u >>> 16) & 255, (u >>> 8) & 255, u & 255]);
   }))]);
@@ -328,10 +340,10 @@ export function registerMisc(): void {
   const rangeTypes = ['DATE', 'DATETIME', 'TIMESTAMP'];
   defineScalar('RANGE', rangeTypes.map((t) =>
     sig([t, t], `RANGE<${t}>`, rowKernel(rangeOf(T[t as 'DATE']), (v) => {
-      if (v[0] !== null && v[1] !== null && compareValues(v[0]!, v[1]!) >= 0) fail('Range start element must be smaller than range end element');
+      checkRangeOrder(v[0]!, v[1]!);
       return new RangeValue(v[0]!, v[1]!);
     }, false)),
-  ));
+  ), { mismatch: rangeArgsError, validate: rangeArgsError });
   defineScalar('RANGE_START', [sigf(['RANGE<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => (v[0] as RangeValue).start))]);
   defineScalar('RANGE_END', [sigf(['RANGE<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => (v[0] as RangeValue).end))]);
   defineScalar('RANGE_CONTAINS', [
