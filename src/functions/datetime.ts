@@ -255,6 +255,13 @@ function makeDate(y: bigint, m: bigint, d: bigint): number {
 }
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 const pad4 = (n: number): string => String(n).padStart(4, '0');
+/** DATETIME(y, m, d, h, mi, s): one check of all six parts, worded as the reference does (its hour is printed with %04d). */
+function makeDatetime(v: readonly Value[]): bigint {
+  const [y, mo, d, h, mi, s] = v.map((x) => Number(x as bigint)) as [number, number, number, number, number, number];
+  if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59)
+    fail(`Input calculates to invalid datetime: ${pad4(y)}-${pad2(mo)}-${pad2(d)} ${pad4(h)}:${pad2(mi)}:${pad2(s)}`);
+  return joinMicros(daysFromCivil(y, mo, d), ((h * 60 + mi) * 60 + s) * 1e6);
+}
 function makeTime(h: bigint, m: bigint, s: bigint): number {
   const hh = Number(h), mm = Number(m), ss = Number(s);
   if (hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59) fail(`Input calculates to invalid time: ${pad2(hh)}:${pad2(mm)}:${pad2(ss)}`);
@@ -309,8 +316,7 @@ export function registerDatetime(): void {
     })),
   ]);
   defineScalar('DATETIME', [
-    sig(['INT64', 'INT64', 'INT64', 'INT64', 'INT64', 'INT64'], 'DATETIME', rowKernel(T.DATETIME, (v) =>
-      joinMicros(makeDate(v[0] as bigint, v[1] as bigint, v[2] as bigint), makeTime(v[3] as bigint, v[4] as bigint, v[5] as bigint)))),
+    sig(['INT64', 'INT64', 'INT64', 'INT64', 'INT64', 'INT64'], 'DATETIME', rowKernel(T.DATETIME, makeDatetime)),
     sig(['DATE', 'TIME'], 'DATETIME', rowKernel(T.DATETIME, (v) => joinMicros(v[0] as number, v[1] as number))),
     sig(['DATE'], 'DATETIME', rowKernel(T.DATETIME, (v) => joinMicros(v[0] as number, 0))),
     sig(['TIMESTAMP', opt('STRING')], 'DATETIME', rowKernel(T.DATETIME, (v, ctx) => utcToCivil(v[0] as bigint, zoneOf(v, 1, ctx)))),

@@ -364,6 +364,9 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
         while (i < input.length && /\s/.test(input[i]!)) i++;
         continue;
       }
+      // A literal that meets other input is worded as the reference does; one past the input's end is a plain parse failure.
+      if (i < input.length && input[i] !== c)
+        fail(`Mismatch between format character '${c}' and string character '${input[i]}' at string index: ${i} with format: '${fmt}'`);
       if (input[i] !== c) bad();
       i++;
       continue;
@@ -619,10 +622,13 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
     const wd = wday === undefined ? weekStart : wday;
     days = first + (weekNo - 1) * 7 + ((wd - weekStart + 7) % 7);
   } else if (doy !== undefined) {
-    if (y < 1 || y > 9999 || doy < 1 || doy > (daysInMonth(y, 2) === 29 ? 366 : 365)) bad();
+    if (y < 1 || y > 9999 || doy < 1 || doy > 366) bad();
+    if (doy === 366 && daysInMonth(y, 2) === 28) fail(`Year ${y} has 365 days, but the specified day of year was 366`);
     days = daysFromCivil(y, 1, 1) + doy - 1;
   } else {
-    if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) bad();
+    if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31) bad();
+    // A day the month does not have (Feb 30) parses, then fails the reference's normalization check.
+    if (d > daysInMonth(y, mo)) fail('Out-of-range datetime field in parsing function');
     days = daysFromCivil(y, mo, d);
   }
   if (h > 23 || mi > 59 || s > 60) bad();
