@@ -1076,6 +1076,19 @@ function constInt(an: Analyzer, e: A.Expr, ctx: ExprCtx, what: string): number {
   return Number(v as bigint);
 }
 
+// The aggregate-argument modifiers the reference lets each function take (its FunctionOptions
+// supports_order_by / supports_limit / supports_null_handling_modifier); every other aggregate refuses them.
+const ORDERED_AGGREGATES = new Set(['ARRAY_AGG', 'STRING_AGG', 'ARRAY_CONCAT_AGG']);
+const NULL_HANDLING_AGGREGATES = new Set(['ARRAY_AGG', 'APPROX_QUANTILES', 'PERCENTILE_CONT', 'PERCENTILE_DISC']);
+const NULL_HANDLING_ANALYTIC = new Set([...NULL_HANDLING_AGGREGATES, 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE']);
+
+function aggregateModifierError(n: A.FunctionCall, name: string, disp: string): QueryError | undefined {
+  if (n.orderBy?.length && !ORDERED_AGGREGATES.has(name)) return sqlError(`Aggregate function ${disp} does not support ORDER BY in arguments`, n.orderBy[0]!.loc);
+  if (n.limit && !ORDERED_AGGREGATES.has(name)) return sqlError(`Aggregate function ${disp} does not support LIMIT in arguments`, n.limit.loc);
+  if (n.nullHandling !== undefined && !NULL_HANDLING_AGGREGATES.has(name)) return sqlError(`IGNORE NULLS and RESPECT NULLS are not allowed for aggregate function ${name.toLowerCase()}`, n.loc);
+  return undefined;
+}
+
 /** The service refuses the SAFE. prefix on aggregate functions, as aggregates or in an OVER clause. */
 function safeAggregateError(name: string, loc: A.Loc): QueryError {
   return sqlError(`SAFE is not supported for function ${name}`, loc);
@@ -1084,6 +1097,8 @@ function safeAggregateError(name: string, loc: A.Loc): QueryError {
 function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctionDef, ctx: ExprCtx): Expr {
   const disp = n.name.join('.').toUpperCase();
   if (n.safe) throw safeAggregateError(disp, n.loc);
+  const modifierError = aggregateModifierError(n, def.name, disp);
+  if (modifierError) throw modifierError;
   if (ctx.inAggregate) throw sqlError('Aggregations of aggregations are not allowed', n.loc);
   if (!ctx.aggs) throw sqlError(`Aggregate function ${disp}${n.args.length === 1 && n.args[0]!.kind === 'StarArg' ? '(*)' : ''} not allowed in ${ctx.clause}`, n.loc);
   const actx: ExprCtx = { scope: ctx.aggs.scope, clause: ctx.clause, inAggregate: true, udfArgs: ctx.udfArgs, lambdaParams: ctx.lambdaParams };
@@ -1187,6 +1202,10 @@ function frameBound(an: Analyzer, b: A.FrameBound, ctx: ExprCtx): FrameBound {
 
 function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {
   if (!ctx.wins) throw sqlError(`Analytic function not allowed in ${ctx.clause}`, n.loc);
+  if (n.orderBy?.length) throw sqlError('ORDER BY in arguments is not supported on analytic functions', n.orderBy[0]!.loc);
+  if (n.limit) throw sqlError('LIMIT in arguments is not supported on analytic functions', n.limit.loc);
+  if (n.nullHandling !== undefined && !NULL_HANDLING_ANALYTIC.has(name))
+    throw sqlError(`IGNORE NULLS and RESPECT NULLS are not allowed for analytic function ${name}`, n.loc);
   const wins = ctx.wins;
   const spec = mergeWindow(n.over!, wins.named, n.loc);
   // Arguments, PARTITION BY and ORDER BY see the post-aggregation row (aggregates allowed).
@@ -1213,7 +1232,7 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
   if (frame && frame.unit === 'RANGE' && [frame.start, frame.end].some((b) => b.type === 'preceding' || b.type === 'following')) {
     if (orderBy.length !== 1) throw sqlError('A RANGE-based window with OFFSET PRECEDING or OFFSET FOLLOWING boundaries must have exactly one ORDER BY key', n.over!.loc);
     const kt = orderBy[0]!.expr.type;
-    if (!(kt.kind === 'INT64' || kt.kind === 'FLOAT64' || kt.kind === 'NUMERIC' || kt.kind === 'BIGNUMERIC' || kt.kind === 'DATE' || kt.kind === 'DATETIME' || kt.kind === 'TIMESTAMP')) {
+    if (!(kt.kind === 'INT64' || kt.kind === 'FLOAT64' || kt.kind === 'NUMERIC' || kt.kind === 'BIGNUMERIC')) {
       throw sqlError(`ORDER BY key must be numeric in a RANGE-based window with OFFSET PRECEDING or OFFSET FOLLOWING boundaries, but has type ${typeToSql(kt)}`, spec.orderBy[0]!.loc);
     }
   }
