@@ -44,7 +44,7 @@ import type {
   UnnestRel,
 } from './resolved.js';
 import { Correlation, Scope, colRef, type RangeVar } from './scope.js';
-import { Origin, supertype } from './types.js';
+import { Origin, canCoerce, supertype } from './types.js';
 
 /** A resolved query: its plan plus the output names (parallel to plan.columns). */
 export interface RelOut {
@@ -1300,7 +1300,8 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   if (tableParams.length) an.ctes.push(new Map(tableParams.map((t) => [t.name.toLowerCase(), t.def])));
   (an.tvfParams as Map<string, Expr>[]).push(params);
   try {
-    const out = resolveQuery(an, def.query, undefined);
+    let out = resolveQuery(an, def.query, undefined);
+    if (def.returns?.kind === 'TableType') out = declaredTable(an, out, def.returns, item);
     const alias = item.alias ?? item.name[item.name.length - 1]!.split('.').pop()!;
     const rv = rangeOver(alias, out.rel, out.names);
     const rel: Rel = tableParams.length ? { kind: 'with', ctes: tableParams.map((t) => ({ id: t.id, name: t.name, plan: t.plan })), body: out.rel, columns: out.rel.columns } : out.rel;
@@ -1309,6 +1310,23 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
     (an.tvfParams as Map<string, Expr>[]).pop();
     an.ctes.push(...savedCtes);
   }
+}
+
+/** A table function's body output as its RETURNS TABLE<...> declares it: each column by name, coerced to the declared type (ZetaSQL's wording). */
+function declaredTable(an: Analyzer, out: RelOut, decl: A.TableTypeNode, item: A.TvfRef): RelOut {
+  const exprs = decl.columns.map((c) => {
+    const k = out.names.findIndex((n) => n.toLowerCase() === c.name.toLowerCase());
+    if (k < 0) throw sqlError(`Required column name ${c.name} not returned from SQL body of CREATE TABLE FUNCTION statement`, item.loc);
+    const t = expr.typeOf(c.type);
+    const e = colRef(out.rel.columns[k]!);
+    if (typeEquals(e.type, t)) return e;
+    if (!canCoerce(e.type, t, Origin.Column)) {
+      throw sqlError(`Column ${c.name} for the output table of a CREATE TABLE FUNCTION statement has type ${typeToSql(t)}, but the SQL body provides incompatible type ${typeToSql(e.type)} for this column`, item.loc);
+    }
+    return coerce(e, t);
+  });
+  const names = decl.columns.map((c) => c.name);
+  return { rel: project(an, out.rel, exprs, names), names, isValueTable: false };
 }
 
 /** The rows of a TABLE / subquery argument of a table function. */
