@@ -87,12 +87,25 @@ export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined, what 
   throw sqlError(`${what} has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
 }
 
-/** UPDATE SET / MERGE UPDATE SET: a target named twice is refused, as the service refuses it. */
+/** UPDATE SET / MERGE UPDATE SET: the assignment of a value to a column or field (ZetaSQL's resolver wording). */
+function coerceForSet(e: Expr, c: Column, path: string, loc: A.Loc | undefined): Expr {
+  if (typeEquals(e.type, c.type)) return e;
+  if (canCoerce(e.type, c.type, originOf(e)) || c.type.kind === e.type.kind) return coerce(e, c.type);
+  throw sqlError(`Value of type ${typeToSql(e.type)} cannot be assigned to ${path}, which has type ${typeToSql(c.type)}`, loc);
+}
+
+/**
+ * UPDATE SET / MERGE UPDATE SET: a target named twice is refused, and so is a
+ * field path inside another target (`s` and `s.a`), as the service refuses them.
+ */
 function checkAssignedOnce(paths: readonly string[], loc: A.Loc | undefined): void {
-  const seen = new Set<string>();
+  const seen: string[] = [];
   for (const p of paths) {
-    if (seen.has(p.toLowerCase())) throw sqlError(`Update item ${p} assigned more than once`, loc);
-    seen.add(p.toLowerCase());
+    const l = p.toLowerCase();
+    if (seen.includes(l)) throw sqlError(`Update item ${p} assigned more than once`, loc);
+    const over = seen.findIndex((q) => l.startsWith(q + '.') || q.startsWith(l + '.'));
+    if (over >= 0) throw sqlError(`Update item ${p} overlaps with ${paths[over]}`, loc);
+    seen.push(l);
   }
 }
 
@@ -327,12 +340,12 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
     }
     // A nested field's DEFAULT is NULL (fields have no default expressions).
     const raw = item.value.kind === 'DefaultExpr' ? literal(T.INT64, null) : resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' });
-    if (fields.length === 0) newVals[i] = coerceForWrite(raw, c, item.value.loc);
+    if (fields.length === 0) newVals[i] = coerceForSet(raw, c, c.name, item.value.loc);
     else {
       let ft: SqlType = c.type;
       for (const f of fields) ft = ft.kind === 'STRUCT' ? (ft.fields.find((x) => x.name.toLowerCase() === f.toLowerCase())?.type ?? ft) : ft;
       // Several SETs of fields of one column build on each other.
-      newVals[i] = replaceField(newVals[i]!, fields, coerceForWrite(raw, { name: c.name, type: ft, required: false }, item.value.loc), item.target.loc);
+      newVals[i] = replaceField(newVals[i]!, fields, coerceForSet(raw, { name: c.name, type: ft, required: false }, [c.name, ...fields].join('.'), item.value.loc), item.target.loc);
     }
   }
   const nc = info.columns.length;
@@ -491,7 +504,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
         const item = c.action.set.find((x) => x.target.kind === 'PathExpr' && x.target.parts[x.target.parts.length - 1]!.toLowerCase() === col.name.toLowerCase());
         if (item) {
           cw.push(isI);
-          ct.push(coerceForWrite(resolveExpr(an, item.value, { scope: scopeOf(c), clause: 'UPDATE SET' }), col, item.value.loc));
+          ct.push(coerceForSet(resolveExpr(an, item.value, { scope: scopeOf(c), clause: 'UPDATE SET' }), col, col.name, item.value.loc));
         }
       } else if (c.action.kind === 'MergeInsert') {
         const a = c.action;
