@@ -974,6 +974,10 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   if (def.kind === 'aggregate') return resolveAggregate(an, n, def, ctx);
   if (n.distinct) throw sqlError(`Non-aggregate function ${name} cannot be called with DISTINCT`, n.loc);
   if (n.safe && def.safeCallable === false) throw sqlError(`Function ${name} does not support SAFE error mode`, n.loc);
+  const intervalAt = INTERVAL_SYNTAX_ARGUMENT.get(def.name);
+  const iv = intervalAt === undefined ? undefined : n.args[intervalAt];
+  if (iv && iv.kind !== 'IntervalExpr') throw sqlError('Expected INTERVAL expression', iv.loc);
+  if (iv?.kind === 'IntervalExpr' && iv.toPart) throw sqlError('INTERVAL argument only support single date part field.', iv.loc);
   const parts = def.datePartArgs;
   if (parts?.length) {
     // Date-part keywords (DAY, WEEK(MONDAY)) are passed as constant upper-case strings.
@@ -989,6 +993,14 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   const { exprs, names } = resolveArgs(an, n.args, def.name === 'FLATTEN' ? { ...ctx, flatten: true } : ctx, def.name);
   return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
 }
+
+// Functions whose argument at this position must be written `INTERVAL n PART` with one part, not any INTERVAL
+// value (the reference resolves it as a special INTERVAL argument: resolver_expr.cc ResolveIntervalArgument).
+const INTERVAL_SYNTAX_ARGUMENT = new Map<string, number>([
+  ...['DATE', 'DATETIME', 'TIME', 'TIMESTAMP'].flatMap((t) => [[`${t}_ADD`, 1], [`${t}_SUB`, 1]] as [string, number][]),
+  ['GENERATE_DATE_ARRAY', 2],
+  ['GENERATE_TIMESTAMP_ARRAY', 2],
+]);
 
 function datePartText(a: A.Expr): string | undefined {
   if (a.kind === 'PathExpr' && a.parts.length === 1) return a.parts[0]!.toUpperCase();
