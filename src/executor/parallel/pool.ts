@@ -117,10 +117,12 @@ export class WorkerPool {
     const here = import.meta.url;
     const fromSources = here.endsWith('.ts');
     const init: WorkerInit = { cacheBudget: Math.floor(this.total / 2 / this.size), budget: memoryBudget.shared, ...(fromSources ? { entry: new URL('./worker.ts', here).href } : {}) };
-    // No inherited execArgv: the engine's preloads (the gateway's parent-pipe watchdog) are for the main thread only.
+    // No inherited execArgv: the engine's preloads (the gateway's parent-pipe watchdog) are for the main thread only;
     // Its heap bounded from the memory budget (a worker past it ends alone, reported as a failed morsel; the query then runs serially).
     const maxOldGenerationSizeMb = workerHeapLimitMb(memoryBudget.limit || defaultMemoryLimit(), this.size, getHeapStatistics().heap_size_limit / 1024 / 1024);
-    const w = new Worker(new URL(fromSources ? './dev-worker.mjs' : './exec-worker.js', here), { workerData: init, execArgv: [], resourceLimits: { maxOldGenerationSizeMb } });
+    // --cpu-prof* flags are passed on, so profiling the engine (WAREHOUSE_ENGINE_NODE_FLAGS) covers its workers.
+    const execArgv = process.execArgv.filter((a) => a.startsWith('--cpu-prof'));
+    const w = new Worker(new URL(fromSources ? './dev-worker.mjs' : './exec-worker.js', here), { workerData: init, execArgv, resourceLimits: { maxOldGenerationSizeMb } });
     w.unref();
     const m = new Member(w);
     w.on('message', (msg: FromWorker) => {
