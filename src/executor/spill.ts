@@ -139,7 +139,7 @@ function encodeFrame(b: Batch): Uint8Array[] {
     if (layout === 'values') values.push(v);
     return { type: v.type, layout, nulls: layout !== 'values' && v.nulls !== null };
   });
-  const header: FrameHeader = { length: b.length, columns, values: encodeBatch({ length: b.length, columns: values }, []) };
+  const header: FrameHeader = { length: b.length, columns, values: encodeBatch({ length: b.length, columns: values }) };
   const head = serialize(header);
   const parts: Uint8Array[] = [new Uint8Array(8), head];
   let body = head.byteLength;

@@ -233,7 +233,7 @@ async function* runTwoPhase(p: Prepared, ctx: ExecContext, phases: Phases): Asyn
     const out =
       m.kind === 'mem'
         ? collectRows(partial, withSeed(withParts(base, scan, listed.columns, [m]), partial, seed))
-        : pool.run(planId, plan, m.parts, workerOf[i]!, seed && { keys: encodeBatch({ length: 1, columns: seed.keys }, []), strict: seed.strict }).then((bs) => bs.map(decodeBatch));
+        : pool.run(planId, plan, m.parts, workerOf[i]!, seed && { keys: encodeBatch({ length: 1, columns: seed.keys }), strict: seed.strict }).then((bs) => bs.map(decodeBatch));
     if (phases.seedOf) {
       out.then(
         (bs) => {
@@ -265,7 +265,7 @@ function withSeed(ctx: ExecContext, partial: Rel, seed: TopNSeed | null): ExecCo
 }
 
 function encodePart(p: ScanPart): EncodedPart {
-  return p.kind === 'mem' ? { ...p, batch: encodeBatch(p.batch, []) } : p;
+  return p.kind === 'mem' ? { ...p, batch: encodeBatch(p.batch) } : p;
 }
 
 /** Parts cut to at most parallelOptions.morselRows rows (tests). */

@@ -94,9 +94,8 @@ async function run(m: ToWorker & { type: 'task' }): Promise<void> {
     let ctx = withParts(p.ctx, p.scan, p.columns, m.parts, p.pass);
     if (m.seed && p.rel.kind === 'sort') ctx = { ...ctx, topNSeeds: new Map([[p.rel, { keys: [...decodeBatch(m.seed.keys).columns], strict: m.seed.strict }]]) };
     const out = await collectRows(p.rel, ctx);
-    const transfer: ArrayBuffer[] = [];
-    const batches = out.map((b) => encodeBatch(b, transfer));
-    port.postMessage({ type: 'done', id: m.id, batches } satisfies FromWorker, transfer);
+    // Copied, not transferred (codec.ts compact: detaching buffers slows this thread's typed-array loops).
+    port.postMessage({ type: 'done', id: m.id, batches: out.map(encodeBatch) } satisfies FromWorker);
   } catch (e) {
     port.postMessage({ type: 'failed', id: m.id, message: e instanceof Error ? e.message : String(e) } satisfies FromWorker);
   }
