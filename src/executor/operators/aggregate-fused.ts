@@ -12,12 +12,30 @@
 // and the rest of its batch go to the accumulators directly (`fedAcc` counts
 // them, so the partial counts stay right). Without such rows every group's
 // values are added in row order, as the accumulators would add them.
+//
+// Slot mode (`useSlots`): with one numeric GROUP BY key, one summed argument
+// and no other calls, the sums and counts are kept by key slot (key - lo, a
+// range of at most MAX_SLOTS) in one loop that reads the key and the value
+// and never makes group ids; the group table gets only each batch's new
+// keys, in order of first appearance, so group ids are what they would be.
+// At finish (or when a batch does not fit: a key out of range, a fraction,
+// NULLs, a sum leaving the finite range) the slot arrays are gathered into
+// the per-group ones and the rest goes the usual way: same values, same
+// order of additions. (10M rows, 1,000 groups: two loops of ~3.5 ns/row
+// each -> one of ~4.6.)
 import type { AggregateCall, Expr } from '../../analyzer/resolved.js';
 import type { GroupsAccumulator } from '../../functions/registry.js';
 import { T } from '../../types/types.js';
 import { sliceVector, type Vector } from '../../types/vector.js';
 import type { ExecContext } from '../context.js';
+import type { GroupTable } from '../hash.js';
 import { growF64 } from '../vectors.js';
+
+/** Slot mode's widest key range (two Float64Arrays of this many: 1 MB). */
+const MAX_SLOTS = 65_536;
+
+/** Batches folded wholly in slot mode, and slot modes ended before the input did (tests assert on them). */
+export const slotCounters = { batches: 0, left: 0 };
 
 /** One summed argument and the calls reading it. */
 interface FusedArg {
@@ -50,6 +68,14 @@ export class FusedSums {
   /** Rows per group (COUNT(*)). */
   private rows: Float64Array = new Float64Array(16);
   private capacity = 16;
+  /** Slot mode's group table (null: off): sums and counts by key - slotLo until gathered. */
+  private slotTable: GroupTable | null = null;
+  private slotLo = 0;
+  private slotRows = new Float64Array(0);
+  private slotSums = new Float64Array(0);
+  /** Rows of the current batch whose key was new (their first appearance), and how many (slotSums' box). */
+  private fresh = new Int32Array(0);
+  private readonly freshBox = new Int32Array(1);
 
   private constructor(
     readonly args: readonly FusedArg[],
@@ -115,6 +141,120 @@ export class FusedSums {
     this.capacity = cap;
   }
 
+  /**
+   * Slot mode over `table` (empty, one FLOAT64-layout key) when the calls
+   * are all fused over one argument; see the file's header.
+   */
+  useSlots(table: GroupTable): void {
+    if (this.args.length === 1 && this.outputs.every((o) => o !== undefined) && table.size === 0) this.slotTable = table;
+  }
+
+  /** In slot mode: no group ids needed, call updateSlots. */
+  get slotted(): boolean {
+    return this.slotTable !== null;
+  }
+
+  /**
+   * Slot mode: folds rows [0, n) of one batch by key slot, as far as they
+   * fit; returns the first row that did not (n: all did). From that row on
+   * slot mode is over and the caller goes the usual way (group ids, update).
+   */
+  updateSlots(key: Vector, arg: Vector, n: number): number {
+    const table = this.slotTable!;
+    const k = key.data;
+    const d = arg.data;
+    if (!(k instanceof Float64Array) || !(d instanceof Float64Array) || hasNull(key.nulls, n) || hasNull(arg.nulls, n)) {
+      this.leaveSlots();
+      slotCounters.left++;
+      return 0;
+    }
+    if (this.fresh.length < n) this.fresh = new Int32Array(Math.max(n, 4096));
+    const box = this.freshBox;
+    box[0] = 0;
+    let i = 0;
+    while ((i = slotSums(k, d, i, n, this.slotLo, this.slotRows, this.slotSums, this.fresh, box)) < n && this.widen(k, i, n));
+    // The batch's new keys into the table, in order of first appearance.
+    const m = box[0]!;
+    if (m > 0) {
+      const keys = new Float64Array(m);
+      for (let t = 0; t < m; t++) keys[t] = k[this.fresh[t]!]!;
+      table.findOrInsert([{ type: key.type, length: m, data: keys, nulls: null }], m, this.fresh);
+    }
+    if (i < n) {
+      this.leaveSlots();
+      slotCounters.left++;
+    } else slotCounters.batches++;
+    return i;
+  }
+
+  /**
+   * Slots for rows [from, n)'s keys when they are integers whose range with
+   * the keys so far is at most MAX_SLOTS: laid out again, with room on the
+   * side the range grew (keys rising or falling); false when not.
+   */
+  private widen(k: Float64Array, from: number, n: number): boolean {
+    const len = this.slotRows.length;
+    const at = k[from]! - this.slotLo;
+    // Within the slots: the loop stopped at a sum leaving the finite range.
+    if (Number.isInteger(at) && at >= 0 && at < len) return false;
+    let lo = k[from]!;
+    let hi = lo;
+    for (let i = from; i < n; i++) {
+      const x = k[i]!;
+      if (Math.floor(x) !== x) return false; // fractions, NaN (infinities fail the range)
+      if (x < lo) lo = x;
+      else if (x > hi) hi = x;
+    }
+    const falling = len > 0 && lo < this.slotLo;
+    // With the slots in use (rows counted), not their room.
+    const rowsNow = this.slotRows;
+    let first = 0;
+    let last = len - 1;
+    while (first < len && rowsNow[first] === 0) first++;
+    while (last >= first && rowsNow[last] === 0) last--;
+    if (first <= last) {
+      lo = Math.min(lo, this.slotLo + first);
+      hi = Math.max(hi, this.slotLo + last);
+    }
+    const need = hi - lo + 1;
+    if (!(need <= MAX_SLOTS)) return false;
+    const size = Math.min(MAX_SLOTS, Math.max(need, 2 * len, 1024));
+    const base = falling ? hi - size + 1 : lo;
+    const rows = new Float64Array(size);
+    const sums = new Float64Array(size).fill(-0);
+    if (first <= last) {
+      rows.set(rowsNow.subarray(first, last + 1), this.slotLo + first - base);
+      sums.set(this.slotSums.subarray(first, last + 1), this.slotLo + first - base);
+    }
+    this.slotRows = rows;
+    this.slotSums = sums;
+    this.slotLo = base;
+    return true;
+  }
+
+  /** Ends slot mode: each group's count and sum gathered from its key's slot. */
+  private leaveSlots(): void {
+    const table = this.slotTable;
+    if (!table) return;
+    this.slotTable = null;
+    const numGroups = table.size;
+    this.resize(numGroups);
+    const keys = table.keyVectors()[0]!.data as Float64Array;
+    const a = this.args[0]!;
+    const lo = this.slotLo;
+    for (let g = 0; g < numGroups; g++) {
+      const j = keys[g]! - lo;
+      this.rows[g] = this.slotRows[j]!;
+      a.sums[g] = this.slotSums[j]!;
+    }
+    this.slotRows = this.slotSums = new Float64Array(0);
+  }
+
+  /** Bytes held beyond the per-group arrays (slot mode's). */
+  slotBytes(): number {
+    return this.slotRows.byteLength + this.slotSums.byteLength + this.fresh.byteLength;
+  }
+
   /** Folds one batch: `vecs[k]` is args[k] evaluated over it, `groups` its group ids. */
   update(vecs: readonly Vector[], groups: Int32Array, n: number, numGroups: number): void {
     this.resize(numGroups);
@@ -154,6 +294,7 @@ export class FusedSums {
 
   /** Fused call i's output column (after the last update). */
   finish(i: number, numGroups: number): Vector {
+    this.leaveSlots();
     this.resize(numGroups);
     const out = this.outputs[i]!;
     if (out.kind === 'rows') return { type: T.INT64, length: numGroups, data: this.rows.slice(0, numGroups), nulls: null };
@@ -173,6 +314,40 @@ export class FusedSums {
 // Standalone loops over typed arrays (V8 OSRs them on the first large batch;
 // see the README's "Keeping V8 fast"). Each returns the first row whose sum
 // would not be finite (n when none), left undone.
+
+function hasNull(nulls: Uint8Array | null, n: number): boolean {
+  if (nulls === null) return false;
+  for (let i = 0; i < n; i++) if (nulls[i] === 1) return true;
+  return false;
+}
+
+/**
+ * Slot mode's loop: adds each row's value to its key's slot and counts it,
+ * noting rows whose slot was empty in `fresh` (`box[0]` of them); stops at a
+ * key that is not an integer within the slots or a sum that would not be
+ * finite (returns that row, n when none).
+ */
+function slotSums(k: Float64Array, d: Float64Array, from: number, n: number, lo: number, rows: Float64Array, s: Float64Array, fresh: Int32Array, box: Int32Array): number {
+  const len = rows.length;
+  let i = from;
+  for (; i < n; i++) {
+    const j = k[i]! - lo;
+    const ji = j | 0;
+    // ji === j: an integer within int32 (NaN and fractions fail); one unsigned compare for the bounds.
+    if (ji !== j || ji >>> 0 >= len) break;
+    const r = s[ji]! + d[i]!;
+    if (r - r !== 0) break;
+    const c = rows[ji]!;
+    if (c === 0) {
+      const f = box[0]!;
+      fresh[f] = i;
+      box[0] = f + 1;
+    }
+    s[ji] = r;
+    rows[ji] = c + 1;
+  }
+  return i;
+}
 
 function sumRows(rows: Float64Array, s: Float64Array, d: Float64Array, groups: Int32Array, n: number): number {
   for (let i = 0; i < n; i++) {
