@@ -119,11 +119,11 @@ export class FusedSums {
     return new FusedSums(args, outputs);
   }
 
-  /** Bytes held: a row count per group, and per argument its sums (NULL counts and direct-fed counts once some row needed them), for the room made. */
+  /** Bytes held: a row count per group, and per argument its sums (NULL counts and direct-fed counts once some row needed them), for the room made; slot mode's arrays. */
   bytes(): number {
     let perGroup = 8;
     for (const a of this.args) perGroup += 8 + (a.nulls ? 8 : 0) + (a.fedAcc ? 8 : 0);
-    return this.capacity * perGroup;
+    return this.capacity * perGroup + this.slotRows.byteLength + this.slotSums.byteLength + this.fresh.byteLength;
   }
 
   /** Room for `numGroups` groups (an aggregation sized before reading reserves it up front: no doubling copies). */
@@ -248,11 +248,6 @@ export class FusedSums {
       a.sums[g] = this.slotSums[j]!;
     }
     this.slotRows = this.slotSums = new Float64Array(0);
-  }
-
-  /** Bytes held beyond the per-group arrays (slot mode's). */
-  slotBytes(): number {
-    return this.slotRows.byteLength + this.slotSums.byteLength + this.fresh.byteLength;
   }
 
   /** Folds one batch: `vecs[k]` is args[k] evaluated over it, `groups` its group ids. */

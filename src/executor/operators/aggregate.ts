@@ -16,7 +16,7 @@ import { GroupTable } from '../hash.js';
 import { FusedSums } from './aggregate-fused.js';
 import { rowsComparator } from '../sort-keys.js';
 import { compareValues } from '../values-compare.js';
-import { ColumnBuffer, growInt32, nullVector, selectTrue, vectorBytes } from '../vectors.js';
+import { ColumnBuffer, growInt32, nullVector, Phys, physOf, selectTrue, sliceBatch, vectorBytes } from '../vectors.js';
 import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
 import { SpillPartitions, spillOptions } from '../spill.js';
 
@@ -411,6 +411,8 @@ export class Aggregation {
       if (a.having) exprs.push(a.having.expr);
     }
     this.sync = !exprs.some(hasSubquery);
+    // One numeric key, every call fused: sums by key slot, no group ids (aggregate-fused.ts).
+    if (this.fused && this.sync && !this.multi && this.keyTypes.length === 1 && [Phys.F64, Phys.I64F].includes(physOf(this.keyTypes[0]!))) this.fused.useSlots(this.table);
     // Empty grouping sets (global aggregate, ROLLUP's grand total) produce a row even over empty input.
     this.sets.forEach((set, si) => {
       if (set.length === 0) this.table.findOrInsert(this.keyColumns([], si, 1), 1, this.groups);
@@ -478,12 +480,20 @@ export class Aggregation {
 
   /** Folds one batch (sync: no subqueries). */
   consume(b: Batch): void {
-    const n = b.length;
+    let n = b.length;
     if (n === 0) return;
     this.inputRows += n;
-    const groups = this.groupsFor(n);
-    const keyVecs: Vector[] = [];
+    let keyVecs: Vector[] = [];
     for (const g of this.rel.groupBy) keyVecs.push(evaluateSync(g.expr, b, this.layout, this.ctx));
+    if (this.fused?.slotted) {
+      const from = this.fused.updateSlots(keyVecs[0]!, evaluateSync(this.fused.args[0]!.expr, b, this.layout, this.ctx), n);
+      if (from === n) return;
+      // Slot mode is over: the rest of the batch goes the usual way.
+      b = sliceBatch(b, from, n);
+      keyVecs = keyVecs.map((v) => sliceVector(v, from, n));
+      n -= from;
+    }
+    const groups = this.groupsFor(n);
     for (let si = 0; si < this.sets.length; si++) {
       // Global aggregate: every row is in group 0 (inserted above; `groups` stays all
       // zeros, nothing else writes it), no hashing.
