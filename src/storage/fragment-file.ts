@@ -495,7 +495,17 @@ export class FragmentFile {
     readonly meta: Readonly<Record<string, string>>,
     /** The file's columns (name -> physical layout); a table column missing here reads as NULL. */
     readonly columnNames: ReadonlySet<string>,
-  ) {}
+  ) {
+    this.rowStarts = new Float64Array(rowGroups.length);
+    let at = 0;
+    for (let rg = 0; rg < rowGroups.length; rg++) {
+      this.rowStarts[rg] = at;
+      at += rowGroups[rg]!.rows;
+    }
+  }
+
+  /** The position of each row group's first row in the file. */
+  readonly rowStarts: Float64Array;
 
   get ownFormat(): boolean {
     return this.meta[FORMAT_KEY] === FORMAT;

@@ -8,14 +8,14 @@
 // BATCH_SIZE batches whose fixed-width columns are views of the cached
 // chunks. A state may also name deleted rows (row-level DML): positions in
 // its sequence of rows that scans leave out.
-import { ROW_POSITION, type ScanFilter, type ScanValue } from './api.js';
+import { ROW_POSITION, type ScanFilter } from './api.js';
 import type { Column } from '../types/schema.js';
-import type { SqlType } from '../types/types.js';
 import { T } from '../types/types.js';
 import { BATCH_SIZE, sliceVector, takeVector, type Batch, type Vector } from '../types/vector.js';
 import { chunkCache, newScanPass } from './chunk-cache.js';
 import { chunkVector, nullVectorOf } from './column-chunk.js';
-import type { ColumnStats, FragmentFile } from './fragment-file.js';
+import type { FragmentFile } from './fragment-file.js';
+import { bestBlocksFirst, liveKey, rowGroupTest, sameType, zonesRuleOut, type RowGroupTest, type ZoneCheck } from './pruning.js';
 
 /** A window of a fragment file: its rows [skip, skip + rows). */
 export interface FileSegment {
@@ -89,14 +89,15 @@ export function physicalIndex(deleted: Uint32Array, i: number): number {
   return p;
 }
 
-/** Row groups read and skipped by statistics (tests assert on them: pruning is counted, never timed). */
+/** Row groups read and skipped by statistics, and batches of the row groups read skipped by their block zones (tests assert on them: pruning is counted, never timed). */
 export interface ScanStats {
   rowGroupsRead: number;
   rowGroupsSkipped: number;
+  blocksSkipped: number;
 }
 
 /** Every scan's counts in this process. */
-export const scanCounters: ScanStats = { rowGroupsRead: 0, rowGroupsSkipped: 0 };
+export const scanCounters: ScanStats = { rowGroupsRead: 0, rowGroupsSkipped: 0, blocksSkipped: 0 };
 
 /** The segments of a state, cut to its rows. */
 export function stateSegments(s: TableState): Segment[] {
@@ -150,7 +151,7 @@ export async function* scanSegments(
   // A live filter (a top-N's threshold) may rule out more by the time a row group's turn comes.
   const bound = filters.find((f) => f.live);
   const pass = newScanPass();
-  const later: ScanPart[] = [];
+  const later: Listed[] = [];
   for (const seg of segs) {
     const segStart = off;
     off += segmentRows(seg);
@@ -159,36 +160,39 @@ export async function* scanSegments(
       if (out.length > 0) yield out;
       continue;
     }
-    const parts = await fileParts(seg, segStart, columns, filters, stats, deleted);
-    if (bound) later.push(...parts);
-    else for (const p of parts) yield* readPart(p, columns, cols, pass);
+    const file = await chunkCache.file(seg.path);
+    const test = filters.length > 0 ? rowGroupTest(file, columns, filters) : null;
+    const parts = fileParts(seg, file, test, segStart, stats, deleted);
+    if (bound) for (const p of parts) later.push({ p, file, test, key: 0 });
+    else for (const p of parts) yield* readPart(p, columns, cols, pass, filters, stats);
   }
   if (!bound) return;
   // Row groups whose statistics promise the best values first (memory rows, which have none, went
   // first): the threshold tightens soonest and rules out the most. Rows equal on every sort key may
   // then come out other than in table order; the service's ORDER BY .. LIMIT does not order them either.
-  for (const p of await bestFirst(later, columns, bound)) {
-    if (await partMayMatch(p, columns, filters, stats)) yield* readPart(p, columns, cols, pass);
+  for (const x of bestFirst(later, columns[bound.column]!.name, bound)) {
+    if (x.test === null || x.test(x.p.rowGroup)) yield* readPart(x.p, columns, cols, pass, filters, stats);
+    else {
+      stats.rowGroupsRead--;
+      stats.rowGroupsSkipped++;
+    }
   }
 }
 
-/** Row groups ordered by their statistics for live filter `f`: largest max first for `>=`, smallest min first for `<=` (unknown first). */
-async function bestFirst(parts: readonly ScanPart[], columns: readonly Column[], f: ScanFilter): Promise<ScanPart[]> {
-  const name = columns[f.column]!.name;
+/** A row group listed by a scan with a live filter, with its file and the filters' test there. */
+interface Listed {
+  readonly p: ScanPart & { kind: 'rowGroup' };
+  readonly file: FragmentFile;
+  readonly test: RowGroupTest | null;
+  key: number;
+}
+
+/** Row groups ordered by their statistics for live filter `f` on column `name`: largest max first for `>=`, smallest min first for `<=` (unknown first). */
+function bestFirst(listed: Listed[], name: string, f: ScanFilter): Listed[] {
   const down = f.op === '>=' || f.op === '>';
-  const keyed: { p: ScanPart; k: number | bigint }[] = [];
-  for (const p of parts) {
-    let k: number | bigint = down ? Infinity : -Infinity;
-    if (p.kind === 'rowGroup') {
-      const st = (await chunkCache.file(p.path)).rowGroups[p.rowGroup]!.columns.get(name)?.stats;
-      const v = down ? st?.max : st?.min;
-      if (typeof v === 'number' || typeof v === 'bigint') k = v;
-    }
-    keyed.push({ p, k });
-  }
+  for (const x of listed) x.key = liveKey(x.file, x.p.rowGroup, name, f);
   // Stable: equal bounds keep table order.
-  keyed.sort((a, b) => (a.k === b.k ? 0 : (a.k < b.k) === down ? 1 : -1));
-  return keyed.map((x) => x.p);
+  return listed.sort(down ? (a, b) => b.key - a.key || 0 : (a, b) => a.key - b.key || 0);
 }
 
 /**
@@ -209,8 +213,10 @@ export async function stateParts(s: TableState, filters: readonly ScanFilter[] =
   for (const seg of stateSegments(s)) {
     const segStart = off;
     off += segmentRows(seg);
-    if (seg.kind === 'file') out.push(...(await fileParts(seg, segStart, s.columns, filters, stats, s.deleted)));
-    else if (seg.batch.length > 0) out.push({ kind: 'mem', batch: seg.batch, first: segStart, deleted: deletedWithin(s.deleted, segStart, seg.batch.length) });
+    if (seg.kind === 'file') {
+      const file = await chunkCache.file(seg.path);
+      out.push(...fileParts(seg, file, filters.length > 0 ? rowGroupTest(file, s.columns, filters) : null, segStart, stats, s.deleted));
+    } else if (seg.batch.length > 0) out.push({ kind: 'mem', batch: seg.batch, first: segStart, deleted: deletedWithin(s.deleted, segStart, seg.batch.length) });
   }
   return out;
 }
@@ -232,20 +238,19 @@ function deletedWithin(deleted: Uint32Array, first: number, n: number): Uint32Ar
   return deleted.slice(countBelow(deleted, first), countBelow(deleted, first + n));
 }
 
-/** The row groups of a file segment (its first row at position `segStart`) that may hold rows meeting `filters`, cut to the segment's window. */
-async function fileParts(seg: FileSegment, segStart: number, columns: readonly Column[], filters: readonly ScanFilter[], stats: ScanStats, deleted: Uint32Array): Promise<ScanPart[]> {
-  const file = await chunkCache.file(seg.path);
-  const types = fileTypes(file);
-  const out: ScanPart[] = [];
-  let rgStart = 0;
-  for (let rg = 0; rg < file.rowGroups.length; rg++) {
-    const g = file.rowGroups[rg]!;
-    const a = Math.max(seg.skip, rgStart);
-    const b = Math.min(seg.skip + seg.rows, rgStart + g.rows);
-    const base = rgStart;
-    rgStart += g.rows;
+/** The row groups of a file segment (its first row at position `segStart`) that may hold rows meeting the filters (`test`), cut to the segment's window. */
+function fileParts(seg: FileSegment, file: FragmentFile, test: RowGroupTest | null, segStart: number, stats: ScanStats, deleted: Uint32Array): (ScanPart & { kind: 'rowGroup' })[] {
+  const out: (ScanPart & { kind: 'rowGroup' })[] = [];
+  const starts = file.rowStarts;
+  // Only the row groups that overlap the window.
+  let rg = 0;
+  while (rg + 1 < file.rowGroups.length && starts[rg + 1]! <= seg.skip) rg++;
+  for (; rg < file.rowGroups.length && starts[rg]! < seg.skip + seg.rows; rg++) {
+    const base = starts[rg]!;
+    const a = Math.max(seg.skip, base);
+    const b = Math.min(seg.skip + seg.rows, base + file.rowGroups[rg]!.rows);
     if (a >= b) continue;
-    if (filters.length > 0 && !filters.every((f) => mayMatch(f, columns[f.column]!, g.columns.get(columns[f.column]!.name)?.stats, types))) {
+    if (test !== null && !test(rg)) {
       stats.rowGroupsSkipped++;
       continue;
     }
@@ -256,6 +261,9 @@ async function fileParts(seg: FileSegment, segStart: number, columns: readonly C
   return out;
 }
 
+/** The last file a part test was made for, and its filters (parts come file by file). */
+const lastTest = new WeakMap<readonly ScanFilter[], { file: FragmentFile; columns: readonly Column[]; test: RowGroupTest | null }>();
+
 /**
  * Whether a listed part may hold rows meeting `filters` (more than it was
  * listed with: a hash join's build key range, known only once the build side
@@ -264,9 +272,9 @@ async function fileParts(seg: FileSegment, segStart: number, columns: readonly C
 export async function partMayMatch(p: ScanPart, columns: readonly Column[], filters: readonly ScanFilter[], stats: ScanStats = scanCounters): Promise<boolean> {
   if (p.kind === 'mem' || filters.length === 0) return true;
   const file = await chunkCache.file(p.path);
-  const g = file.rowGroups[p.rowGroup]!;
-  const types = fileTypes(file);
-  if (filters.every((f) => mayMatch(f, columns[f.column]!, g.columns.get(columns[f.column]!.name)?.stats, types))) return true;
+  let t = lastTest.get(filters);
+  if (t === undefined || t.file !== file || t.columns !== columns) lastTest.set(filters, (t = { file, columns, test: rowGroupTest(file, columns, filters) }));
+  if (t.test === null || t.test(p.rowGroup)) return true;
   stats.rowGroupsRead--;
   stats.rowGroupsSkipped++;
   return false;
@@ -319,27 +327,41 @@ export async function partsRange(parts: readonly ScanPart[], columns: readonly C
  * groups are read through this thread's chunk cache (a worker thread reads
  * files by path with its own), for scan pass `pass` (chunk-cache.ts newScanPass).
  */
-export async function* readPart(p: ScanPart, columns: readonly Column[], cols: readonly number[], pass = 0): AsyncGenerator<Batch> {
+export async function* readPart(p: ScanPart, columns: readonly Column[], cols: readonly number[], pass = 0, filters: readonly ScanFilter[] = [], stats: ScanStats = scanCounters): AsyncGenerator<Batch> {
   if (p.kind === 'mem') {
     const out = live(p.batch.length, (c) => p.batch.columns[c]!, cols, p.first, p.deleted);
     if (out.length > 0) yield out;
     return;
   }
   const file = await chunkCache.file(p.path);
-  const types = fileTypes(file);
   const rg = p.rowGroup;
   const chunks = await Promise.all(
     cols.map((c) => {
       if (c === ROW_POSITION) return null;
       const col = columns[c]!;
       // A column the file lacks or has with another type (ALTER) reads as NULL.
-      if (!file.columnNames.has(col.name) || (types && types.get(col.name) !== JSON.stringify(col.type))) return null;
+      if (!file.columnNames.has(col.name) || !sameType(file, col)) return null;
       const shared = col.type.kind === 'STRING' ? chunkCache.dictionary(p.path, col.name) : null;
       return chunkCache.chunk(p.path, rg, col.name, () => file.readChunk(rg, col.name, col.type, shared), pass);
     }),
   );
-  for (let s = p.start; s < p.end; s += BATCH_SIZE) {
+  // The filters on columns read here: batches whose block zones rule them out are skipped.
+  let checks: ZoneCheck[] | null = null;
+  for (const f of filters) {
+    const chunk = chunks[cols.indexOf(f.column)];
+    if (chunk) (checks ??= []).push({ filter: f, chunk });
+  }
+  // A top-N's live filter: its best batches first.
+  const bound = checks?.find((c) => c.filter.live);
+  const starts = bound ? bestBlocksFirst(bound, p.start, p.end, BATCH_SIZE) : null;
+  const batches = Math.ceil((p.end - p.start) / BATCH_SIZE);
+  for (let k = 0; k < batches; k++) {
+    const s = starts ? starts[k]! : p.start + k * BATCH_SIZE;
     const e = Math.min(p.end, s + BATCH_SIZE);
+    if (checks !== null && zonesRuleOut(checks, s, e)) {
+      stats.blocksSkipped++;
+      continue;
+    }
     const out = live(
       e - s,
       (c, i) => {
@@ -388,18 +410,6 @@ export function scanState(s: TableState, cols: readonly number[], filters: reado
   return scanSegments(stateSegments(s), s.columns, cols, filters, stats, s.deleted);
 }
 
-/** The types a file's columns were written with (`warehouse.columns`), by name; null for files without that key. */
-const typesOf = new WeakMap<FragmentFile, Map<string, string> | null>();
-function fileTypes(f: FragmentFile): Map<string, string> | null {
-  let t = typesOf.get(f);
-  if (t === undefined) {
-    const raw = f.meta['warehouse.columns'];
-    t = raw ? new Map((JSON.parse(raw) as { name: string; type: string }[]).map((c) => [c.name, c.type])) : null;
-    typesOf.set(f, t);
-  }
-  return t;
-}
-
 /** All rows of a state readers see (every column): for rewrites and small reads. */
 export async function stateBatches(s: TableState): Promise<Batch[]> {
   const out: Batch[] = [];
@@ -416,56 +426,6 @@ export async function readState(s: TableState, cols: readonly number[], start: n
   for await (const b of scanSegments(sliceSegments(stateSegments(s), from, to), s.columns, cols, [], scanCounters, s.deleted, from)) out.push(b);
   return out;
 }
-
-/** Whether a row group with these statistics may hold a row meeting `f` (true when unsure). */
-function mayMatch(f: ScanFilter, col: Column, st: ColumnStats | undefined, types: Map<string, string> | null): boolean {
-  if (st === undefined || !comparable(col.type) || (f.live && f.values.length === 0)) return true;
-  if (types && types.get(col.name) !== JSON.stringify(col.type)) return true;
-  switch (f.op) {
-    case 'isNull':
-      return st.nulls > 0;
-    case 'notNull':
-      return st.min !== undefined || st.max !== undefined || st.nulls === 0;
-  }
-  const { min, max } = st;
-  if (min === undefined || max === undefined) return st.nulls === 0;
-  if (!f.values.every((v) => safe(v)) || !safe(min) || !safe(max)) return true;
-  const v = f.values[0]!;
-  switch (f.op) {
-    case '=':
-      return !(v < min || v > max);
-    case '<':
-      return min < v;
-    case '<=':
-      return min <= v;
-    case '>':
-      return max > v;
-    case '>=':
-      return max >= v;
-    case 'in':
-      return f.values.some((x) => !(x < min || x > max));
-  }
-}
-
-/** Types whose statistics order is the executor's (collated strings are not: they compare otherwise). */
-function comparable(t: SqlType): boolean {
-  switch (t.kind) {
-    case 'INT64':
-    case 'FLOAT64':
-    case 'DATE':
-    case 'TIMESTAMP':
-    case 'DATETIME':
-    case 'TIME':
-      return true;
-    case 'STRING':
-      return !(t as { collation?: string }).collation;
-    default:
-      return false;
-  }
-}
-
-/** Strings compare by UTF-16 units here and by code points in SQL: the same order unless surrogates are involved. */
-const safe = (v: ScanValue): boolean => typeof v !== 'string' || !/[\uD800-\uFFFF]/.test(v);
 
 /** A stream's or a list's batches, in a list (for rows held in memory). */
 export async function collectBatches(rows: readonly Batch[] | AsyncIterable<Batch>): Promise<Batch[]> {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkCache } from '../../src/storage/chunk-cache.js';
 import { ROW_GROUP } from '../../src/storage/fragment-file.js';
+import { ZONE_ROWS } from '../../src/storage/pruning.js';
 import { Storage } from '../../src/storage/store.js';
 import { scanCounters } from '../../src/storage/table-state.js';
 import { EngineCatalog } from '../../src/engine/catalog.js';
@@ -17,12 +18,13 @@ let h: Harness;
 const q = (sql: string): Promise<QueryResult> => run(h, sql, { projectId: P, defaultDataset: { projectId: P, datasetId: 'd' } });
 const first = (r: QueryResult): unknown[] => r.batches[0]!.columns.map((v) => getValue(v, 0));
 
-/** The row groups a query reads and skips. */
-async function counted(sql: string): Promise<{ read: number; skipped: number; result: QueryResult }> {
+/** The row groups a query reads and skips, and the batches of those read that it skips by their block zones. */
+async function counted(sql: string): Promise<{ read: number; skipped: number; blocks: number; result: QueryResult }> {
   const r0 = scanCounters.rowGroupsRead;
   const s0 = scanCounters.rowGroupsSkipped;
+  const b0 = scanCounters.blocksSkipped;
   const result = await q(sql);
-  return { read: scanCounters.rowGroupsRead - r0, skipped: scanCounters.rowGroupsSkipped - s0, result };
+  return { read: scanCounters.rowGroupsRead - r0, skipped: scanCounters.rowGroupsSkipped - s0, blocks: scanCounters.blocksSkipped - b0, result };
 }
 
 beforeAll(async () => {
@@ -41,6 +43,8 @@ describe('scans read what the query needs', () => {
     const between = await counted(`SELECT COUNT(*), SUM(k) FROM d.big WHERE id BETWEEN ${lo} AND ${lo + 999}`);
     expect(first(between.result)[0]).toBe(1000n);
     expect([between.read, between.skipped]).toEqual([1, 3]);
+    // Within the row group read, only the batch of 4,096 ids holding the range is made (ZONE_ROWS).
+    expect(between.blocks).toBe(ROW_GROUP / ZONE_ROWS - 1);
     const cmp = await counted(`SELECT COUNT(*) FROM d.big WHERE id >= ${3 * ROW_GROUP} AND k = 3`);
     expect([cmp.read, cmp.skipped]).toEqual([1, 3]);
     const inList = await counted(`SELECT COUNT(*) FROM d.big WHERE id IN (5, ${2 * ROW_GROUP + 5})`);
@@ -51,7 +55,7 @@ describe('scans read what the query needs', () => {
     expect(day.read).toBe(1);
     // No usable filter: everything is read; the answers do not depend on skipping.
     const all = await counted(`SELECT COUNT(*) FROM d.big WHERE MOD(id, 2) = 0`);
-    expect([all.read, all.skipped]).toEqual([4, 0]);
+    expect([all.read, all.skipped, all.blocks]).toEqual([4, 0, 0]);
     expect(first(all.result)[0]).toBe(BigInt(2 * ROW_GROUP));
     // A value no row group holds skips them all.
     const none = await counted(`SELECT COUNT(*) FROM d.big WHERE id < 0 OR id IS NULL AND id > 0`);
@@ -151,11 +155,18 @@ describe('scans read what the query needs', () => {
     // Ascending ids, smallest wanted: the first row group's 5th id rules out the other three.
     const asc = await counted('SELECT id, k FROM d.seq WHERE k <> 3 ORDER BY id ASC NULLS LAST, k LIMIT 5');
     expect([asc.read, asc.skipped]).toEqual([1, 3]);
+    // Within the row group, batches after the first few are skipped by their block zones; without
+    // the filter (nothing held back to coalesce), every batch after the first.
+    expect(asc.blocks).toBeGreaterThanOrEqual(ROW_GROUP / ZONE_ROWS - 2);
+    const plain = await counted('SELECT id, k FROM d.seq ORDER BY id ASC NULLS LAST LIMIT 5');
+    expect([plain.read, plain.skipped, plain.blocks]).toEqual([1, 3, ROW_GROUP / ZONE_ROWS - 1]);
+    expect(rowsOf(plain.result)).toEqual([0, 1, 2, 3, 4].map((i) => [BigInt(i), BigInt(i % 7)]));
     // The same query with the key an expression (no filter): the same rows.
     expect(rowsOf(asc.result)).toEqual(rowsOf(await q('SELECT id, k FROM d.seq WHERE k <> 3 ORDER BY id + 0 ASC NULLS LAST, k LIMIT 5')));
     // Largest wanted, in the last row group: row groups are read best first by their statistics, so it rules out the rest.
+    // Within it, blocks best first too: its last batch, then the other batches are skipped by their zones.
     const desc = await counted('SELECT id FROM d.seq ORDER BY id DESC LIMIT 3');
-    expect([desc.read, desc.skipped]).toEqual([1, 3]);
+    expect([desc.read, desc.skipped, desc.blocks]).toEqual([1, 3, ROW_GROUP / ZONE_ROWS - 1]);
     expect(rowsOf(desc.result)).toEqual([[BigInt(4 * ROW_GROUP - 1)], [BigInt(4 * ROW_GROUP - 2)], [BigInt(4 * ROW_GROUP - 3)]]);
     // Descending over a column whose first row group is all NULL (NULLs last), and ties on the bound.
     await q(`CREATE TABLE d.nv AS SELECT x AS id, IF(x < ${ROW_GROUP}, NULL, DIV(x, 1000)) AS v FROM UNNEST(GENERATE_ARRAY(0, ${3 * ROW_GROUP - 1})) AS x`);

@@ -16,7 +16,7 @@ import { concatBatches } from '../vectors.js';
  * (one per query and thread: all morsels of one scan).
  */
 export async function* readParts(parts: readonly ScanPart[], columns: readonly Column[], cols: readonly number[], filters: readonly ScanFilter[] = [], pass = 0): AsyncGenerator<Batch> {
-  for (const p of parts) if (await partMayMatch(p, columns, filters)) yield* readPart(p, columns, cols, pass);
+  for (const p of parts) if (await partMayMatch(p, columns, filters)) yield* readPart(p, columns, cols, pass, filters);
 }
 
 /** `ctx` with `scan` reading `source` instead of the catalog. */
