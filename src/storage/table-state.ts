@@ -151,7 +151,7 @@ export async function* scanSegments(
   // A live filter (a top-N's threshold) may rule out more by the time a row group's turn comes.
   const bound = filters.find((f) => f.live);
   const pass = newScanPass();
-  const later: Listed[] = [];
+  const later: ListedFile[] = [];
   for (const seg of segs) {
     const segStart = off;
     off += segmentRows(seg);
@@ -162,16 +162,41 @@ export async function* scanSegments(
     }
     const file = await chunkCache.file(seg.path);
     const test = filters.length > 0 ? rowGroupTest(file, columns, filters) : null;
-    const parts = fileParts(seg, file, test, segStart, stats, deleted);
-    if (bound) for (const p of parts) later.push({ p, file, test, key: 0 });
-    else for (const p of parts) yield* readPart(p, columns, cols, pass, filters, stats);
+    if (bound) later.push({ seg, segStart, file, test });
+    else for (const p of fileParts(seg, file, test, segStart, stats, deleted)) yield* readPart(p, columns, cols, pass, filters, stats);
   }
   if (!bound) return;
   // Row groups whose statistics promise the best values first (memory rows, which have none, went
   // first): the threshold tightens soonest and rules out the most. Rows equal on every sort key may
   // then come out other than in table order; the service's ORDER BY .. LIMIT does not order them either.
-  for (const x of bestFirst(later, columns[bound.column]!.name, bound)) {
-    if (x.test === null || x.test(x.p.rowGroup)) yield* readPart(x.p, columns, cols, pass, filters, stats);
+  const name = columns[bound.column]!.name;
+  const down = bound.op === '>=' || bound.op === '>';
+  // Candidates as numbers (file, row group, key), not objects: a 100M-row table lists ~1,500 of which a top-N reads ~100.
+  const fileOf: number[] = [];
+  const rgOf: number[] = [];
+  const keys: number[] = [];
+  for (let i = 0; i < later.length; i++) {
+    const { seg, file, test } = later[i]!;
+    const [from, end] = rowGroupRange(seg, file);
+    for (let rg = from; rg < end; rg++) {
+      if (file.rowGroups[rg]!.rows === 0) continue;
+      if (test !== null && !test(rg)) {
+        stats.rowGroupsSkipped++;
+        continue;
+      }
+      stats.rowGroupsRead++;
+      fileOf.push(i);
+      rgOf.push(rg);
+      keys.push(liveKey(file, rg, name, bound));
+    }
+  }
+  const order = Int32Array.from(keys, (_, k) => k);
+  // Stable: equal bounds keep table order.
+  order.sort(down ? (a, b) => keys[b]! - keys[a]! || a - b : (a, b) => keys[a]! - keys[b]! || a - b);
+  for (const k of order) {
+    const x = later[fileOf[k]!]!;
+    const rg = rgOf[k]!;
+    if (x.test === null || x.test(rg)) yield* readPart(rowGroupPart(x.seg, x.file, rg, x.segStart, deleted), columns, cols, pass, filters, stats);
     else {
       stats.rowGroupsRead--;
       stats.rowGroupsSkipped++;
@@ -179,20 +204,12 @@ export async function* scanSegments(
   }
 }
 
-/** A row group listed by a scan with a live filter, with its file and the filters' test there. */
-interface Listed {
-  readonly p: ScanPart & { kind: 'rowGroup' };
+/** A file segment a scan with a live filter reads, with the filters' test there. */
+interface ListedFile {
+  readonly seg: FileSegment;
+  readonly segStart: number;
   readonly file: FragmentFile;
   readonly test: RowGroupTest | null;
-  key: number;
-}
-
-/** Row groups ordered by their statistics for live filter `f` on column `name`: largest max first for `>=`, smallest min first for `<=` (unknown first). */
-function bestFirst(listed: Listed[], name: string, f: ScanFilter): Listed[] {
-  const down = f.op === '>=' || f.op === '>';
-  for (const x of listed) x.key = liveKey(x.file, x.p.rowGroup, name, f);
-  // Stable: equal bounds keep table order.
-  return listed.sort(down ? (a, b) => b.key - a.key || 0 : (a, b) => a.key - b.key || 0);
 }
 
 /**
@@ -238,25 +255,38 @@ function deletedWithin(deleted: Uint32Array, first: number, n: number): Uint32Ar
   return deleted.slice(countBelow(deleted, first), countBelow(deleted, first + n));
 }
 
-/** The row groups of a file segment (its first row at position `segStart`) that may hold rows meeting the filters (`test`), cut to the segment's window. */
-function fileParts(seg: FileSegment, file: FragmentFile, test: RowGroupTest | null, segStart: number, stats: ScanStats, deleted: Uint32Array): (ScanPart & { kind: 'rowGroup' })[] {
-  const out: (ScanPart & { kind: 'rowGroup' })[] = [];
+/** The row groups of `file` that hold rows of the segment's window: [first, end). */
+function rowGroupRange(seg: FileSegment, file: FragmentFile): [number, number] {
   const starts = file.rowStarts;
-  // Only the row groups that overlap the window.
-  let rg = 0;
-  while (rg + 1 < file.rowGroups.length && starts[rg + 1]! <= seg.skip) rg++;
-  for (; rg < file.rowGroups.length && starts[rg]! < seg.skip + seg.rows; rg++) {
-    const base = starts[rg]!;
-    const a = Math.max(seg.skip, base);
-    const b = Math.min(seg.skip + seg.rows, base + file.rowGroups[rg]!.rows);
-    if (a >= b) continue;
+  const n = starts.length;
+  let first = 0;
+  while (first < n && starts[first]! + file.rowGroups[first]!.rows <= seg.skip) first++;
+  let end = first;
+  while (end < n && seg.rows > 0 && starts[end]! < seg.skip + seg.rows) end++;
+  return [first, end];
+}
+
+/** Row group `rg` of a file segment (its first row at position `segStart`) as a part, cut to the segment's window. */
+function rowGroupPart(seg: FileSegment, file: FragmentFile, rg: number, segStart: number, deleted: Uint32Array): ScanPart & { kind: 'rowGroup' } {
+  const base = file.rowStarts[rg]!;
+  const a = Math.max(seg.skip, base);
+  const b = Math.min(seg.skip + seg.rows, base + file.rowGroups[rg]!.rows);
+  const first = segStart + a - seg.skip;
+  return { kind: 'rowGroup', path: seg.path, rowGroup: rg, start: a - base, end: b - base, first, deleted: deletedWithin(deleted, first, b - a) };
+}
+
+/** The row groups of a file segment that may hold rows meeting the filters (`test`), as parts. */
+function fileParts(seg: FileSegment, file: FragmentFile, test: RowGroupTest | null, segStart: number, stats: ScanStats, deleted: Uint32Array): ScanPart[] {
+  const out: ScanPart[] = [];
+  const [from, end] = rowGroupRange(seg, file);
+  for (let rg = from; rg < end; rg++) {
+    if (file.rowGroups[rg]!.rows === 0) continue;
     if (test !== null && !test(rg)) {
       stats.rowGroupsSkipped++;
       continue;
     }
     stats.rowGroupsRead++;
-    const first = segStart + a - seg.skip;
-    out.push({ kind: 'rowGroup', path: seg.path, rowGroup: rg, start: a - base, end: b - base, first, deleted: deletedWithin(deleted, first, b - a) });
+    out.push(rowGroupPart(seg, file, rg, segStart, deleted));
   }
   return out;
 }
