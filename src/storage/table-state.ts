@@ -338,8 +338,7 @@ export async function partsRange(parts: readonly ScanPart[], columns: readonly C
       continue;
     }
     const file = await chunkCache.file(p.path);
-    const types = fileTypes(file);
-    if (!file.columnNames.has(col.name) || (types && types.get(col.name) !== JSON.stringify(col.type))) return null;
+    if (!file.columnNames.has(col.name) || !sameType(file, col)) return null;
     const st = file.rowGroups[p.rowGroup]!.columns.get(col.name)?.stats;
     const lo = st?.min;
     const hi = st?.max;
