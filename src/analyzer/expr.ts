@@ -978,10 +978,15 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   const iv = intervalAt === undefined ? undefined : n.args[intervalAt];
   if (iv && iv.kind !== 'IntervalExpr') throw sqlError('Expected INTERVAL expression', iv.loc);
   if (iv?.kind === 'IntervalExpr' && iv.toPart) throw sqlError('INTERVAL argument only support single date part field.', iv.loc);
+  // *_ADD(x, INTERVAL n PART) is resolved as the reference resolves it, the count and the part as two arguments
+  // (the x, INT64, PART signatures), so its checks and errors name the part written.
+  const callArgs = iv?.kind === 'IntervalExpr' && intervalAt === 1 && iv.value.kind !== 'StringLiteral'
+    ? [n.args[0]!, iv.value, { kind: 'StringLiteral', loc: iv.loc, value: iv.part, raw: false } as A.StringLiteral]
+    : n.args;
   const parts = def.datePartArgs;
   if (parts?.length) {
     // Date-part keywords (DAY, WEEK(MONDAY)) are passed as constant upper-case strings.
-    const args = n.args.map((a, i) => {
+    const args = callArgs.map((a, i) => {
       if (!parts.includes(i)) return a;
       const p = datePartText(a);
       return p === undefined ? a : ({ kind: 'StringLiteral', loc: a.loc, value: p, raw: false } as A.StringLiteral);

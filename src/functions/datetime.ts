@@ -222,14 +222,39 @@ function addToDatetime(dt: bigint, n: bigint, part: Part, fn: string, isTs: bool
   else {
     if (isTs) fail(`Unsupported date part ${part.name} in function ${fn}`);
     const [d, t] = splitMicros(dt);
-    r = joinMicros(addToDays(d, Number(n), part, fn), t);
+    const months = { MONTH: 1, QUARTER: 3, YEAR: 12 }[part.name as 'MONTH'];
+    const days = part.name === 'DAY' ? d + Number(n) : part.name === 'WEEK' ? d + 7 * Number(n) : months ? addMonthsToDays(d, Number(n) * months) : NaN;
+    if (Number.isNaN(days) && !months) fail(`Unsupported date part ${part.name} in function ${fn}`);
+    // Out of range (NaN past year 9999) is the datetime's overflow below.
+    r = Number.isNaN(days) || days < MIN_DATE || days > MAX_DATE ? MAX_TS + 1n : joinMicros(days, t);
   }
   if (r < MIN_TS || r > MAX_TS) {
-    const what = isTs ? 'timestamp' : 'datetime';
-    if (fn.endsWith('_SUB')) fail(`Subtracting ${-n} ${part.name} from ${what} ${formatDatetime(dt)} causes overflow`);
-    fail(`Adding ${n} ${part.name} to ${what} ${formatDatetime(dt)} causes overflow`);
+    // Worded as the reference words each: a TIMESTAMP adds (a negated count for _SUB) in hours for DAY and
+    // prints six fraction digits and the zone; a DATETIME says "Subtracting" and prints fractions by threes.
+    if (isTs) {
+      const [k, p] = part.name === 'DAY' ? [24n * n, 'HOUR'] : [n, part.name];
+      const [d, t] = splitMicros(dt);
+      fail(`Adding ${k} ${p} to timestamp ${formatDate(d)} ${formatTime(t).slice(0, 8)}.${String(t % 1e6).padStart(6, '0')}+00 causes overflow`);
+    }
+    const shown = formatDatetime(dt).replace(/(\.\d{3})000$/, '$1');
+    if (fn.endsWith('_SUB')) fail(`Subtracting ${-n} ${part.name} from datetime ${shown} causes overflow`);
+    fail(`Adding ${n} ${part.name} to datetime ${shown} causes overflow`);
   }
   return r;
+}
+
+/**
+ * The date parts each *_ADD/*_SUB takes, by the type of its first argument, refused in the reference's words
+ * (builtin_function_internal_1.cc): no time parts for a DATE, no WEEK and longer for a TIMESTAMP or a TIME,
+ * no DAY for a TIME.
+ */
+function addSubPartError(fn: string, kind: string, part: unknown): string | undefined {
+  if (typeof part !== 'string') return undefined;
+  const name = part.startsWith('WEEK(') ? 'WEEK' : part;
+  const long = ['YEAR', 'ISOYEAR', 'QUARTER', 'MONTH', 'WEEK', 'ISOWEEK'].includes(name);
+  const time = ['HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND', 'NANOSECOND'].includes(name);
+  const refused = long ? kind === 'TIMESTAMP' || kind === 'TIME' : name === 'DAY' ? kind === 'TIME' : time ? kind === 'DATE' : false;
+  return refused ? `${fn} does not support the ${part} date part` : undefined;
 }
 
 // ---------------------------------------------------------------- helpers
@@ -427,7 +452,8 @@ export function registerDatetime(): void {
   // else, an untyped NULL too, with "Expected INTERVAL expression", and lists the one form users write.
   const addSubOptions = (fn: string): ScalarOptions => ({
     mismatch: (args) => (args.length === 2 && args[1]!.type.kind !== 'INTERVAL' ? 'Expected INTERVAL expression' : undefined),
-    validate: (args) => (args.length === 2 && args[1]!.untypedNull ? 'Expected INTERVAL expression' : undefined),
+    validate: (args) =>
+      args.length === 2 && args[1]!.untypedNull ? 'Expected INTERVAL expression' : args.length === 3 ? addSubPartError(fn, args[0]!.type.kind, args[2]!.constant?.value) : undefined,
     display: { what: `function ${fn}`, signature: (_n, a) => `${fn}(${a[0]}, INTERVAL INT64 DATE_TIME_PART)` },
   });
   defineScalar('DATE_ADD', dateAdd(1, 'DATE_ADD'), addSubOptions('DATE_ADD'));
