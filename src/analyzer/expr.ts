@@ -1202,6 +1202,23 @@ function checkFrameOrder(f: A.WindowFrame, loc: A.Loc): void {
   if (start === 'FOLLOWING' && (end === 'CURRENT ROW' || end === 'PRECEDING')) throw sqlError(`Ending window framing expression cannot be ${word(end)} when the starting window framing expression is OFFSET FOLLOWING`, loc);
 }
 
+/**
+ * A RANGE frame without ORDER BY holds every row of the partition: only
+ * BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING is accepted, the others
+ * refused as ZetaSQL's analytic function resolver words it.
+ */
+function rangeWithoutOrder(f: A.WindowFrame, loc: A.Loc): void {
+  if (f.start.type === 'UNBOUNDED PRECEDING' && f.end?.type === 'UNBOUNDED FOLLOWING') return;
+  if (!f.end) throw sqlError('A RANGE-based window without ORDER BY includes all rows in the window frame so only RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING syntax is supported', loc);
+  if ([f.start.type, f.end.type].some((t) => t === 'PRECEDING' || t === 'FOLLOWING')) {
+    throw sqlError('A RANGE-based window including an OFFSET PRECEDING or OFFSET FOLLOWING window frame boundary requires an ORDER BY', loc);
+  }
+  throw sqlError(
+    'A RANGE-based window without ORDER BY cannot include a CURRENT ROW window frame boundary since all rows are included in the window frame. Remove the RANGE clause or use RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING',
+    loc,
+  );
+}
+
 function frameBound(an: Analyzer, b: A.FrameBound, ctx: ExprCtx): FrameBound {
   switch (b.type) {
     case 'UNBOUNDED PRECEDING':
@@ -1246,6 +1263,7 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
   if (spec.frame && (NUMBERING.has(name) || name === 'LAG' || name === 'LEAD' || name === 'PERCENTILE_CONT' || name === 'PERCENTILE_DISC')) {
     throw sqlError(`Window framing clause is not allowed for analytic function ${n.name.join('.').toLowerCase()}`, n.over!.loc);
   }
+  if (frame && frame.unit === 'RANGE' && orderBy.length === 0) rangeWithoutOrder(spec.frame!, n.over!.loc);
   if (frame && frame.unit === 'RANGE' && [frame.start, frame.end].some((b) => b.type === 'preceding' || b.type === 'following')) {
     if (orderBy.length !== 1) throw sqlError('A RANGE-based window with OFFSET PRECEDING or OFFSET FOLLOWING boundaries must have exactly one ORDER BY key', n.over!.loc);
     const kt = orderBy[0]!.expr.type;

@@ -207,7 +207,9 @@ export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined)
   }
 }
 
-function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, outer: Scope | undefined): { id: number; name: string; plan: Rel } {
+function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, enclosing: Scope | undefined): { id: number; name: string; plan: Rel } {
+  // A WITH query stands alone: no names of an enclosing query (a SQL function's parameters stay visible).
+  const outer = enclosing && Object.assign(new Scope(enclosing), { opaque: true });
   const map = an.ctes[an.ctes.length - 1]!;
   const lname = c.name.toLowerCase();
   if (map.has(lname)) throw sqlError(`Duplicate alias ${c.name} for WITH subquery`, c.loc);

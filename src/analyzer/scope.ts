@@ -49,6 +49,11 @@ export class Scope {
    * the body, subqueries included, after the names of their own FROM clauses.
    */
   udfArgs?: ReadonlyMap<string, Expr>;
+  /**
+   * Names of the scopes outside this one are not visible through it (a WITH
+   * clause's query stands alone, ZetaSQL's resolver); SQL function parameters still are.
+   */
+  opaque = false;
 
   constructor(
     readonly parent?: Scope,
@@ -102,7 +107,7 @@ export class Scope {
   /** Every unqualified name visible here and outward (for "Did you mean" suggestions). */
   visibleNames(): string[] {
     const out: string[] = [];
-    for (let s: Scope | undefined = this; s; s = s.parent) {
+    for (let s: Scope | undefined = this; s; s = s.opaque ? undefined : s.parent) {
       out.push(...s.extra.keys());
       for (const r of s.rangeVars) {
         out.push(r.name);
@@ -117,7 +122,7 @@ export class Scope {
   /** Like lookup, without recording correlation (a probe that may not become a reference). */
   peek(name: string): Lookup {
     const lname = name.toLowerCase();
-    for (let s: Scope | undefined = this; s; s = s.parent) {
+    for (let s: Scope | undefined = this; s; s = s.opaque ? undefined : s.parent) {
       const hit = s.local(lname);
       if (hit) return hit;
     }
@@ -128,7 +133,7 @@ export class Scope {
   lookup(name: string): Lookup {
     const lname = name.toLowerCase();
     let crossed: Correlation[] | undefined;
-    for (let s: Scope | undefined = this; s; s = s.parent) {
+    for (let s: Scope | undefined = this; s; s = s.opaque ? undefined : s.parent) {
       const hit = s.local(lname);
       if (hit) {
         if (!crossed || hit.kind === 'ambiguous') return hit;
