@@ -479,6 +479,8 @@ export interface Cte extends NodeBase {
   query: Query;
   /** Recursive CTE `WITH DEPTH [AS alias] [BETWEEN lo AND hi | MAX hi]` (ZetaSQL). */
   depth?: { alias?: string; min?: Expr; max?: Expr };
+  /** Made by an analyzer rewrite (MATCH_RECOGNIZE), not written: may read the enclosing query's names, which a written WITH query may not. */
+  seesOuter?: boolean;
 }
 
 export interface WithClause extends NodeBase {

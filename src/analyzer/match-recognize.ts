@@ -327,8 +327,8 @@ export function matchRecognizeQuery(an: Analyzer, input: A.FromItem, inputAlias:
     with: {
       kind: 'WithClause', loc, recursive: false,
       ctes: [
-        { kind: 'Cte', loc, name: '__mr_s1', query: s1 },
-        { kind: 'Cte', loc, name: '__mr_matches', query: { ...matches, body: { ...(matches.body as A.Select), from: { ...((matches.body as A.Select).from as A.JoinRef), left: { kind: 'SubqueryRef', loc, query: { ...s2, body: { ...(s2.body as A.Select), from: tref(loc, '__mr_s1') } } } } as A.FromItem } } },
+        { kind: 'Cte', loc, name: '__mr_s1', query: s1, seesOuter: true },
+        { kind: 'Cte', loc, name: '__mr_matches', seesOuter: true, query: { ...matches, body: { ...(matches.body as A.Select), from: { ...((matches.body as A.Select).from as A.JoinRef), left: { kind: 'SubqueryRef', loc, query: { ...s2, body: { ...(s2.body as A.Select), from: tref(loc, '__mr_s1') } } } } as A.FromItem } } },
       ],
     },
   };

@@ -611,12 +611,14 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'KEY_COLUMN_USAGE':
       return {
         columns: [col('constraint_catalog'), col('constraint_schema'), col('constraint_name'), col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('ordinal_position', T.INT64), col('position_in_unique_constraint', T.INT64)],
-        rows: [],
+        rows: tables().flatMap((t) =>
+          keyConstraints(t).flatMap((k) => k.columns.map((c, i): Value[] => [t.id.projectId, t.id.datasetId, k.name, t.id.projectId, t.id.datasetId, t.id.tableId, c, BigInt(i + 1), k.type === 'FOREIGN KEY' ? BigInt(i + 1) : null])),
+        ),
       };
     case 'TABLE_CONSTRAINTS':
       return {
         columns: [col('constraint_catalog'), col('constraint_schema'), col('constraint_name'), col('table_catalog'), col('table_schema'), col('table_name'), col('constraint_type'), col('is_deferrable'), col('initially_deferred'), col('enforced')],
-        rows: [],
+        rows: tables().flatMap((t) => keyConstraints(t).map((k): Value[] => [t.id.projectId, t.id.datasetId, k.name, t.id.projectId, t.id.datasetId, t.id.tableId, k.type, 'NO', 'NO', 'NO'])),
       };
     case 'PARAMETERS': {
       // One row per argument (1-based), and a row 0 for a function's declared return type.
@@ -643,6 +645,18 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     default:
       throw notFound(`Not found: Table ${projectId}:${qualifier.join('.')}.INFORMATION_SCHEMA.${view} was not found in location ${locationOf(an)}`);
   }
+}
+
+/**
+ * A table's key constraints (its resource's tableConstraints; never enforced), named as the
+ * TABLE_CONSTRAINTS page shows them: `table.pk$`, a foreign key by its name or `table.fk$<n>`.
+ */
+function keyConstraints(t: TableInfo): { name: string; type: 'PRIMARY KEY' | 'FOREIGN KEY'; columns: string[] }[] {
+  const tc = t.resource.tableConstraints as { primaryKey?: { columns?: string[] }; foreignKeys?: { name?: string; columnReferences?: { referencingColumn: string }[] }[] } | undefined;
+  const out: { name: string; type: 'PRIMARY KEY' | 'FOREIGN KEY'; columns: string[] }[] = [];
+  if (tc?.primaryKey?.columns?.length) out.push({ name: `${t.id.tableId}.pk$`, type: 'PRIMARY KEY', columns: tc.primaryKey.columns });
+  (tc?.foreignKeys ?? []).forEach((fk, i) => out.push({ name: fk.name ?? `${t.id.tableId}.fk$${i + 1}`, type: 'FOREIGN KEY', columns: (fk.columnReferences ?? []).map((r) => r.referencingColumn) }));
+  return out;
 }
 
 /** A routine resource's StandardSqlDataType as SQL type text (ARRAY<STRUCT<a INT64>>). */

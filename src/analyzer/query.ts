@@ -209,7 +209,7 @@ export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined)
 
 function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, enclosing: Scope | undefined): { id: number; name: string; plan: Rel } {
   // A WITH query stands alone: no names of an enclosing query (a SQL function's parameters stay visible).
-  const outer = enclosing && Object.assign(new Scope(enclosing), { opaque: true });
+  const outer = enclosing && !c.seesOuter ? Object.assign(new Scope(enclosing), { opaque: true }) : enclosing;
   const map = an.ctes[an.ctes.length - 1]!;
   const lname = c.name.toLowerCase();
   if (map.has(lname)) throw sqlError(`Duplicate alias ${c.name} for WITH subquery`, c.loc);

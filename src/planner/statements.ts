@@ -94,6 +94,30 @@ function clustering(exprs: readonly A.Expr[], columns: readonly Column[]): { fie
   };
 }
 
+interface RestTableConstraints {
+  primaryKey?: { columns: string[] };
+  foreignKeys?: { name?: string; referencedTable: { projectId: string; datasetId: string; tableId: string }; columnReferences: { referencingColumn: string; referencedColumn: string }[] }[];
+}
+
+/** PRIMARY KEY / FOREIGN KEY ... NOT ENFORCED, of the columns and of the table, as the REST resource keeps them (tableConstraints). */
+function tableConstraints(s: Session, defs: readonly A.ColumnDef[], constraints: readonly A.TableConstraint[], loc: A.Loc): RestTableConstraints | undefined {
+  const out: RestTableConstraints = {};
+  const foreignKey = (name: string | undefined, cols: readonly string[], ref: { table: A.Path; columns: string[] }) => {
+    const t = targetId(s, ref.table, loc);
+    (out.foreignKeys ??= []).push({
+      ...(name ? { name } : {}),
+      referencedTable: { projectId: t.projectId, datasetId: t.datasetId, tableId: t.tableId },
+      columnReferences: cols.map((c, i) => ({ referencingColumn: c, referencedColumn: ref.columns[i] ?? '' })),
+    });
+  };
+  const pk = defs.filter((d) => d.primaryKey).map((d) => d.name);
+  for (const c of constraints) if (c.kind === 'PrimaryKey') pk.push(...c.columns);
+  if (pk.length) out.primaryKey = { columns: pk };
+  for (const d of defs) if (d.references) foreignKey(undefined, [d.name], d.references);
+  for (const c of constraints) if (c.kind === 'ForeignKey' && c.references) foreignKey(c.name, c.columns, c.references);
+  return out.primaryKey || out.foreignKeys ? out : undefined;
+}
+
 function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
   const seen = new Set<string>();
   return defs.map((d) => {
@@ -291,6 +315,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       throw sqlError(`Cannot replace a table with a different partitioning spec. Instead, DROP the table, and then recreate it. New partitioning spec is ${now.text} and existing spec is ${was.text}`, st.loc);
     }
   }
+  const constraints = tableConstraints(s, st.columns ?? [], st.constraints ?? [], st.loc);
+  if (constraints) resource.tableConstraints = constraints;
   const fields = await schemaExtras(s, columns, st.columns);
   if (fields) resource.schema = { fields };
   // One commit: the table appears with its rows, in place of the one it replaces (readers see one or the other).
@@ -526,6 +552,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   let rewrite = false;
   // Column defaults set (text) or dropped (null) by the actions: kept in the schema's defaultValueExpression.
   const defaults = new Map<string, string | null>();
+  // Descriptions of added columns (ADD COLUMN ... OPTIONS(description = ...)), kept in the schema as well.
+  const descriptions = new Map<string, string>();
   for (const a of st.actions) {
     switch (a.kind) {
       case 'AddColumn': {
@@ -541,6 +569,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           checkDefault(s, a.column.default, cols[cols.length - 1]!.type);
           defaults.set(a.column.name.toLowerCase(), exprText(s.ctx.sql, a.column.default.loc.offset));
         }
+        for (const o of a.column.options ?? []) if (o.name.toLowerCase() === 'description') descriptions.set(a.column.name.toLowerCase(), String((await s.evalScalar(o.value)).value));
         break;
       }
       case 'DropColumn': {
@@ -624,9 +653,11 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   } else if (cols.length !== info.columns.length || cols.some((c, i) => c !== info.columns[i])) {
     await cat.alterColumns(id, cols);
   }
-  if (defaults.size) {
+  if (defaults.size || descriptions.size) {
     const now = cat.getTable(id)!;
-    const fields = ((now.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? now.columns.map((c) => columnToRestField(c.name, c.type, c.required))).map((f) => {
+    const fields = ((now.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? now.columns.map((c) => columnToRestField(c.name, c.type, c.required))).map((f0) => {
+      const desc = descriptions.get(f0.name.toLowerCase());
+      const f = desc === undefined ? f0 : { ...f0, description: desc };
       const d = defaults.get(f.name.toLowerCase());
       if (d === undefined) return f;
       const { defaultValueExpression: _, ...rest } = f;
