@@ -21,8 +21,8 @@
 // At finish (or when a batch does not fit: a key out of range, a fraction,
 // NULLs, a sum leaving the finite range) the slot arrays are gathered into
 // the per-group ones and the rest goes the usual way: same values, same
-// order of additions. (10M rows, 1,000 groups: two loops of ~3.5 ns/row
-// each -> one of ~4.6.)
+// order of additions. (A worker's 5M rows of a 1,000-key COUNT/SUM/AVG,
+// replayed in one thread: ~42 -> ~33 ms CPU.)
 import type { AggregateCall, Expr } from '../../analyzer/resolved.js';
 import type { GroupsAccumulator } from '../../functions/registry.js';
 import { T } from '../../types/types.js';
