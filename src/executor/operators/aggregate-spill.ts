@@ -14,7 +14,10 @@
 // keys are no other file's, so each output group comes from one file,
 // holding 1/partitions of the groups at a time). An aggregation that never
 // passes its share is finished in place, as aggregateOp would: no file, no
-// merge.
+// merge. One nearly unique numeric key whose range the table's statistics
+// give is planned before the first row is grouped (planByRange): a table
+// direct-indexed over the range when it fits, else over the lowest key
+// ranges that fit, the other rows going to their range's file as they come.
 import type { AggregateRel } from '../../analyzer/resolved.js';
 import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
 import { partsRange } from '../../storage/table-state.js';
@@ -250,9 +253,12 @@ async function planByRange(
   }
   const files = Math.min(MAX_RANGE_FILES, Math.max(spillOptions.partitions, Math.ceil(span / DENSE_FILE_RANGE)));
   const width = Math.ceil(span / files);
-  const resident = Math.max(0, Math.min(files - 1, Math.floor((0.9 * room * span) / need / width)));
-  const residentGroups = Math.ceil((groups * resident) / files);
-  if (resident > 0 && st.table.presetDense(r.min, r.min + resident * width - 1, residentGroups)) st.reserveGroups(residentGroups);
+  // As many of the lowest files as fit, each of their key values possibly a group (as many as the rows at most):
+  // room is made for exactly those, so the table never grows past its plan (keys beyond the statistics aside).
+  const residentGroups = (k: number): number => Math.min(k * width, r.rows);
+  let resident = files - 1;
+  while (resident > 0 && residentGroups(resident) * perGroup + 4 * resident * width > 0.9 * room) resident--;
+  if (resident > 0 && st.table.presetDense(r.min, r.min + resident * width - 1, residentGroups(resident))) st.reserveGroups(residentGroups(resident));
   return { lo: r.min, width, files, resident };
 }
 

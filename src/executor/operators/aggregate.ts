@@ -466,8 +466,8 @@ export class Aggregation {
   bytesPerGroup(): number {
     let n = 8 * this.table.keyTypes.length;
     for (const a of this.aggs) if (a) n += ACC_BYTES;
-    // Fused sums of NULL-free arguments (a NULL adds a count per group: bytes() then shows it).
-    if (this.fused) n += 8 + 8 * this.fused.args.length;
+    // Fused sums: a row count, and per argument a sum and (once a NULL comes) a NULL count: planned with room for them.
+    if (this.fused) n += 8 + 16 * this.fused.args.length;
     return n;
   }
 
