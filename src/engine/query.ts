@@ -344,7 +344,6 @@ function materializeJobs(catalog: EngineCatalog, projectId: string, json: string
   catalog.setVirtualTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' }, columns, batch);
 }
 
-/** The id the gateway registers a script's n-th child job under (the real service's `script_job_...` form). */
 type WithStatistics = QueryResult & { statistics?: Record<string, unknown> };
 
 /**

@@ -78,7 +78,7 @@ export interface QueryResult {
 // The pipeline's error type lives on the ground floor (storage and the engine raise it too).
 export { MAX_ROW_BYTES, QueryError, resourceError, rowTooLarge } from '../types/errors.js';
 
-/** The job id of a script's child job `index` (0-based, in the order the statements ran). */
+/** The id of a script's child job `index` (0-based, in the order the statements ran): the real service's `script_job_...` form, under which the gateway registers it. */
 export function childJobId(parentJobId: string, index: number): string {
   return `script_job_${parentJobId}_${index}`;
 }

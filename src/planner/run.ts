@@ -271,7 +271,7 @@ function setScriptVariables(s: Session, children: ChildList): void {
   s.variables.set('@@row_count', { type: T.INT64, value: dml === undefined ? null : BigInt(dml) });
   s.variables.set('@@last_job_id', { type: T.STRING, value: n ? childJobId(s.ctx.jobId, n - 1) : null });
   const bytes = BigInt(children.bytes);
-  s.variables.set('@@script.num_child_jobs', { type: T.INT64, value: BigInt(children.list.length + children.dropped) });
+  s.variables.set('@@script.num_child_jobs', { type: T.INT64, value: BigInt(n) });
   s.variables.set('@@script.bytes_processed', { type: T.INT64, value: bytes });
   s.variables.set('@@script.bytes_billed', { type: T.INT64, value: BigInt(children.billed) });
   s.variables.set('@@script.slot_ms', { type: T.INT64, value: 0n });
