@@ -689,6 +689,23 @@ function aligned(b: Uint8Array, bytes: number): ArrayBuffer {
   return ab;
 }
 
+/**
+ * INT64 values (32-bit halves, low first) as doubles into `f`; false at the
+ * first beyond +-2^53 (f then incomplete). A function of its own: when this
+ * loop sat in decodePlain, its OSR code (compiled before the code after the
+ * loop ever ran) deoptimized at that code on every INT64 chunk, and was
+ * compiled again (~40 times per worker thread on a 10M-row table's first
+ * read, its compiles queued before the executor's).
+ */
+function int64Doubles(halves: Int32Array, f: Float64Array, n: number): boolean {
+  for (let i = 0; i < n; i++) {
+    const hi = halves[2 * i + 1]!;
+    if (hi > 2097151 || hi < -2097152) return false;
+    f[i] = hi * 4294967296 + (halves[2 * i]! >>> 0);
+  }
+  return true;
+}
+
 function decodePlain(t: SqlType, physical: string, b: Uint8Array, validity: Validity, rows: number, present: number): ColumnChunk {
   const spread = <A extends Float64Array | BigInt64Array | Int32Array | Uint8Array>(src: A, make: (n: number) => A): A => {
     if (validity === null) return src;
@@ -710,16 +727,7 @@ function decodePlain(t: SqlType, physical: string, b: Uint8Array, validity: Vali
       const halves = new Int32Array(aligned(b, present * 8));
       // Exact within 2^53: doubles (the executor's fast INT64 layout); else BigInt64Array.
       const f = new Float64Array(present);
-      let exact = true;
-      for (let i = 0; i < present; i++) {
-        const hi = halves[2 * i + 1]!;
-        if (hi > 2097151 || hi < -2097152) {
-          exact = false;
-          break;
-        }
-        f[i] = hi * 4294967296 + (halves[2 * i]! >>> 0);
-      }
-      const values = exact ? spread(f, (n) => new Float64Array(n)) : spread(new BigInt64Array(halves.buffer), (n) => new BigInt64Array(n));
+      const values = int64Doubles(halves, f, present) ? spread(f, (n) => new Float64Array(n)) : spread(new BigInt64Array(halves.buffer), (n) => new BigInt64Array(n));
       return { kind: 'fixed', length: rows, values, validity };
     }
     default: {
