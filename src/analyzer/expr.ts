@@ -1234,6 +1234,21 @@ function frameBound(an: Analyzer, b: A.FrameBound, ctx: ExprCtx): FrameBound {
   }
 }
 
+/**
+ * The analytic functions' constant arguments (the reference analyzer's rules): the offset of LAG/LEAD,
+ * N of NTH_VALUE and the percentile of PERCENTILE_* are literals or query parameters (parameters
+ * resolve to literals here); PERCENTILE_* take no window ORDER BY. Their ranges are checked when
+ * the function runs, with the reference's runtime wording.
+ */
+function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: boolean, n: A.FunctionCall): void {
+  if ((name === 'PERCENTILE_CONT' || name === 'PERCENTILE_DISC') && ordered) {
+    throw sqlError(`Window ORDER BY is not allowed for analytic function ${n.name.join('.').toLowerCase()}`, n.over!.loc);
+  }
+  if (!['LAG', 'LEAD', 'NTH_VALUE', 'PERCENTILE_CONT', 'PERCENTILE_DISC'].includes(name)) return;
+  const e = args[1];
+  if (e && e.kind !== 'literal') throw sqlError(`Argument 2 to ${name} must be a literal or query parameter`, n.args[1]!.loc);
+}
+
 function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {
   if (!ctx.wins) throw sqlError(`Analytic function not allowed in ${ctx.clause}`, n.loc);
   if (n.orderBy?.length) throw sqlError('ORDER BY in arguments is not supported on analytic functions', n.orderBy[0]!.loc);
@@ -1273,6 +1288,7 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
   }
   const star = n.args[0]?.kind === 'StarArg';
   let args = star ? [] : n.args.map((a) => resolveExpr(an, a, ectx));
+  checkAnalyticConstants(name, args, orderBy.length > 0, n);
   let type: SqlType;
   let aggregate: WindowCall['aggregate'];
   let fname = name;
@@ -1293,7 +1309,7 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
         return undefined;
       });
       if (reads) throw sqlError(`The third argument (the default expression) to ${name} must be constant`, n.args[2]!.loc);
-      const u = unify([args[0]!, args[2]!], n.loc, `function ${name}`);
+      const u = unify([args[0]!, args[2]!], n.loc, `analytic function ${name}`, { args, signature: `${name}(ANY, [INT64], [ANY])` });
       type = u.type;
       args = [u.exprs[0]!, coerce(args[1]!, T.INT64), u.exprs[1]!];
     } else if (name === 'NTH_VALUE' || name === 'LAG' || name === 'LEAD') {
