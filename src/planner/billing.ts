@@ -1,8 +1,11 @@
 // Bytes a statement processes and bills, as the service reports them in job
 // statistics (totalBytesProcessed, totalBytesBilled) and enforces with
-// maximumBytesBilled. Processed: per scan, the rows of the partitions the
-// scan cannot eliminate times the logical width of the columns it reads
-// (nominal widths for variable-width types). Partition elimination is the
+// maximumBytesBilled. Processed: per scan, the logical bytes
+// (types/logical-bytes.ts) of the columns it reads, over the partitions the
+// scan cannot eliminate. Storage keeps each column chunk's total, so no value
+// is read for it; where a scan keeps only some partitions of a row group,
+// the kept rows are billed at the candidate row groups' average bytes per
+// row (exact for fixed-width columns without NULLs). Partition elimination is the
 // service's, from the scan's constant filters on the partitioning column,
 // widened to whole partitions; whatever else the engine skips (row groups by
 // statistics, clustering) is not billed less, as a dry run's estimate is not.
@@ -14,43 +17,17 @@ import { relInputs, visitRelExprs } from '../analyzer/rewrite.js';
 import { colRef } from '../analyzer/scope.js';
 import { usedColumns } from './rules/prune.js';
 import { scanFilters } from '../executor/operators/scan-filters.js';
-import type { ScanFilter, ScanValue, TableId, TableInfo } from '../storage/api.js';
+import type { ScanFilter, ScanOptions, ScanValue, TableId, TableInfo } from '../storage/api.js';
 import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import { QueryError } from '../types/errors.js';
 import { T, type SqlType } from '../types/types.js';
+import { nominalBytes } from '../types/logical-bytes.js';
 
 const MB = 1024 * 1024;
 /** The service's minimum bytes billed per table a query reads. */
 const MIN_BILLED_PER_TABLE = 10 * MB;
 
-/** Logical bytes per value the service bills for fixed-width types; variable-width ones use a nominal size. */
-function typeBytes(t: SqlType): number {
-  switch (t.kind) {
-    case 'BOOL':
-      return 1;
-    case 'NUMERIC':
-    case 'INTERVAL':
-      return 16;
-    case 'BIGNUMERIC':
-      return 32;
-    case 'STRUCT':
-      return t.fields.reduce((n, f) => n + typeBytes(f.type), 0);
-    case 'ARRAY':
-      return typeBytes(t.element);
-    case 'STRING':
-    case 'BYTES':
-    case 'JSON':
-    case 'GEOGRAPHY':
-      return 10;
-    default:
-      return 8;
-  }
-}
-
 const keyOf = (id: TableId): string => `${id.projectId}\u0000${id.datasetId}\u0000${id.tableId}`;
-
-/** Bytes of a row of every column (an ingestion-time partitioned table's _PARTITIONTIME is no column of its data). */
-const rowWidth = (info: TableInfo): number => info.columns.reduce((n, c) => n + typeBytes(c.type), 0);
 
 // ---------------------------------------------------------------- partition elimination
 
@@ -165,16 +142,23 @@ function keptPartitions(filters: readonly ScanFilter[], s: Scheme): Part[] | und
   return [{ ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) }];
 }
 
-/** Rows of the partitions a scan reads: the whole table unless its filters eliminate partitions. */
-async function partitionRows(rel: ScanRel, above: readonly Expr[], info: TableInfo, reader: ScanReader): Promise<number> {
+/**
+ * The logical bytes of table columns `cols` over the partitions a scan's
+ * filters keep: undefined when they eliminate none. The kept partitions'
+ * rows are read (row groups outside them skipped by statistics) and
+ * measured, as a row group may hold rows of several partitions.
+ */
+async function keptPartitionBytes(rel: ScanRel, above: readonly Expr[], info: TableInfo, cols: readonly number[], reader: ScanReader): Promise<number | undefined> {
   const s = schemeOf(info);
-  if (!s || (!rel.pushedFilters?.length && !above.length)) return info.rowCount;
+  if (!s || (!rel.pushedFilters?.length && !above.length)) return undefined;
   const parts = keptPartitions(scanFilters(rel, above), s);
-  if (!parts) return info.rowCount;
-  if (parts.length === 0) return 0;
+  if (!parts) return undefined;
+  if (parts.length === 0 || cols.length === 0) return 0;
   const type = s.kind === 'range' ? T.INT64 : s.type;
+  // The partitioning column (for the predicate), then the measured ones.
   const col = { id: 1, name: 'p', type };
-  const scan: ScanRel = { kind: 'scan', table: rel.table, tableColumns: [s.column], columns: [col], ...(rel.asOfMs !== undefined ? { asOfMs: rel.asOfMs } : {}) };
+  const measured = cols.map((c, i) => ({ id: i + 2, name: `c${i}`, type: info.columns[c]!.type }));
+  const scan: ScanRel = { kind: 'scan', table: rel.table, tableColumns: [s.column, ...cols], columns: [col, ...measured], ...(rel.asOfMs !== undefined ? { asOfMs: rel.asOfMs } : {}) };
   const ref = colRef(col);
   const lit = (v: ScanValue): Expr => literal(type, type.kind === 'DATE' ? Number(v) : BigInt(v as number));
   const one = (p: Part): Expr => {
@@ -191,25 +175,35 @@ async function partitionRows(rel: ScanRel, above: readonly Expr[], info: TableIn
     return args.length === 1 ? args[0]! : { kind: 'logical', type: T.BOOL, op: 'and', args };
   };
   const predicate: Expr = parts.length === 1 ? one(parts[0]!) : { kind: 'logical', type: T.BOOL, op: 'or', args: parts.map(one) };
-  return reader.countRows(scan, predicate);
+  return reader.measureRows(scan, predicate, 1);
 }
 
-/** What a ScanAccount needs of the session: table metadata, and a count of a plan's rows. */
+/** The logical bytes of table columns `cols` over every row (storage's totals; a nominal width per value where it keeps none). */
+async function tableBytes(info: TableInfo, asOfMs: number | undefined, cols: readonly number[], reader: ScanReader): Promise<number> {
+  if (cols.length === 0) return 0;
+  const lb = await reader.logicalBytes(info.id, { columns: cols, ...(asOfMs !== undefined ? { asOfMs } : {}) });
+  if (lb) return lb.bytes.reduce((a, b) => a + b, 0);
+  return info.rowCount * cols.reduce((n, c) => n + nominalBytes(info.columns[c]!.type), 0);
+}
+
+/** What a ScanAccount needs of the session: table metadata, measures of a plan's rows, and storage's byte totals. */
 export interface ScanReader {
   tableInfo(id: TableId): TableInfo | undefined;
-  /** Rows of the table `scan` reads (one column) that `predicate` keeps. */
-  countRows(scan: ScanRel, predicate: Expr): Promise<number>;
+  /** The logical bytes of `scan`'s columns from index `from` over the rows `predicate` keeps. */
+  measureRows(scan: ScanRel, predicate: Expr, from: number): Promise<number>;
+  /** Logical bytes of each of `opts.columns` over every row of the table, from storage's totals; null where storage keeps none (time travel, virtual tables). */
+  logicalBytes(id: TableId, opts: ScanOptions): Promise<{ readonly rows: number; readonly bytes: readonly number[] } | null>;
 }
 
 /** A statement's bytes, by table: the service rounds and applies its minimum per table. */
 export class ScanAccount {
   private readonly byTable = new Map<string, number>();
-  /** Rows of each table's partitions its last scan could not eliminate (a DML target bills those whole). */
-  private readonly rowsRead = new Map<string, number>();
+  /** Each table's last scan, to bill other columns of what it reads (a DML target bills every column of the partitions it reads). */
+  private readonly lastScan = new Map<string, (cols: readonly number[]) => Promise<number>>();
 
   clear(): void {
     this.byTable.clear();
-    this.rowsRead.clear();
+    this.lastScan.clear();
   }
 
   get processed(): number {
@@ -243,13 +237,10 @@ export class ScanAccount {
     if (rel.kind === 'scan') {
       const info = reader.tableInfo(rel.table);
       if (info) {
-        const width = rel.columns.reduce((n, c, i) => {
-          const t = rel.tableColumns[i]!;
-          return n + (t < 0 || t >= info.columns.length || !used.get(c.id) ? 0 : typeBytes(c.type));
-        }, 0);
-        const rows = await partitionRows(rel, above, info, reader);
-        this.rowsRead.set(keyOf(rel.table), rows);
-        this.add(rel.table, rows * width);
+        const cols = rel.tableColumns.filter((t, i) => t >= 0 && t < info.columns.length && used.get(rel.columns[i]!.id));
+        const bytesOf = async (cs: readonly number[]): Promise<number> => (await keptPartitionBytes(rel, above, info, cs, reader)) ?? tableBytes(info, rel.asOfMs, cs, reader);
+        this.lastScan.set(keyOf(rel.table), bytesOf);
+        this.add(rel.table, await bytesOf(cols));
       }
     }
     // A filter right above a scan is the scan's too (the executor hands it to storage likewise).
@@ -262,10 +253,12 @@ export class ScanAccount {
     this.byTable.set(k, (this.byTable.get(k) ?? 0) + bytes);
   }
 
-  /** A DML target: all its columns of the partitions its scan reads, whatever the statement reads of them. */
-  setWhole(info: TableInfo): void {
-    const rows = this.rowsRead.get(keyOf(info.id)) ?? info.rowCount;
-    this.byTable.set(keyOf(info.id), rows * rowWidth(info));
+  /** A DML target: all its columns (an ingestion-time partitioned table's _PARTITIONTIME is none) of the partitions its scan reads, whatever the statement reads of them. */
+  async setWhole(info: TableInfo, reader: ScanReader): Promise<void> {
+    // The stored table's columns (a DML target's info may list pseudo-columns past them).
+    const all = (reader.tableInfo(info.id) ?? info).columns.map((_, i) => i);
+    const bytesOf = this.lastScan.get(keyOf(info.id));
+    this.byTable.set(keyOf(info.id), await (bytesOf ? bytesOf(all) : tableBytes(info, undefined, all, reader)));
   }
 
   /** The job's maximumBytesBilled: a statement that would bill more fails before it runs. */

@@ -351,7 +351,7 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
   const nc = info.columns.length;
   const plan = s.optimize(project(an, rel, [...newVals, colRef(pos)], [...info.columns.map((c) => c.name), '$pos']));
   await s.charge(plan);
-  s.scanned.setWhole(info);
+  await s.chargeTarget(info);
   if (s.ctx.dryRun) return result('UPDATE', {});
   const batches = await s.runOptimized(plan);
   const deleted = positionsOf(batches, nc);
@@ -374,7 +374,7 @@ export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
   checkTargetFilter(info, cols, [pred], date);
   const plan = s.optimize({ kind: 'filter', input: scan, predicate: pred, columns: scan.columns });
   await s.charge(plan);
-  s.scanned.setWhole(info);
+  await s.chargeTarget(info);
   if (s.ctx.dryRun) return result('DELETE', {});
   const gone = await s.runOptimized(plan);
   const deleted = positionsOf(gone, cols.length);
@@ -529,7 +529,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const outNames = [...info.columns.map((c) => c.name), '$action', '$pos'];
   // Billed as the statement reads, before narrowTarget's rewrite: the source's columns it uses and the whole target.
   await s.charge(s.optimize(project(an, join, outExprs, outNames)));
-  s.scanned.setWhole(info);
+  await s.chargeTarget(info);
   if (s.ctx.dryRun) return result('MERGE', {});
   const sides = bySource ? { target: tRel, source: sMarkRel as Rel } : await narrowTarget(s, tRel, target.scan, sMarkRel, on);
   const batches = await s.run(project(an, { ...join, left: sides.target, right: sides.source }, outExprs, outNames));

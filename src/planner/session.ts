@@ -18,7 +18,9 @@ import { ScanAccount, type ScanReader } from './billing.js';
 import { foldExpr } from './rules/fold.js';
 import type { Batch } from '../types/vector.js';
 import { getValue } from '../types/vector.js';
-import type { TableId } from '../storage/api.js';
+import type { TableId, TableInfo } from '../storage/api.js';
+import { partsLogicalBytes } from '../storage/table-state.js';
+import { vectorBytes } from '../types/logical-bytes.js';
 
 /** The service's limit on a GoogleSQL text (1,024K characters, comments and white space included). */
 export const MAX_QUERY_CHARS = 1024 * 1024;
@@ -175,12 +177,23 @@ export class Session {
 
   private readonly reader: ScanReader = {
     tableInfo: (id) => this.ctx.catalog.getTable(id),
-    countRows: async (scan, predicate) => {
+    measureRows: async (scan, predicate, from) => {
       let n = 0;
-      for await (const b of stream(this.optimize({ kind: 'filter', input: scan, predicate, columns: scan.columns }), this.exec)) n += b.length;
+      for await (const b of stream(this.optimize({ kind: 'filter', input: scan, predicate, columns: scan.columns }), this.exec)) {
+        for (let c = from; c < b.columns.length; c++) n += vectorBytes(b.columns[c]!);
+      }
       return n;
     },
+    logicalBytes: async (id, opts) => {
+      const sp = await this.ctx.catalog.scanParts?.(id, opts);
+      return sp ? partsLogicalBytes(sp.parts, sp.columns, opts.columns) : null;
+    },
   };
+
+  /** Bills a DML statement's target whole (every column of the partitions it reads), as the service does. */
+  chargeTarget(info: TableInfo): Promise<void> {
+    return this.scanned.setWhole(info, this.reader);
+  }
 
   /** optimize(), charge() and run: a statement's own read. */
   async runCharged(rel: Rel): Promise<Batch[]> {

@@ -20,6 +20,7 @@ import { getValue, layoutOf, type Batch, type Vector } from '../types/vector.js'
 import { fromStored, toStored, type Stored } from './codec.js';
 import { type ColumnChunk, type SharedDictionary, type Validity, validityOf } from './column-chunk.js';
 import { parquetMapping } from './parquet.js';
+import { fixedBytes, valueBytes } from '../types/logical-bytes.js';
 
 type Thrift = Record<string, unknown>;
 type Hyparquet = typeof import('hyparquet');
@@ -57,6 +58,8 @@ const MAX_DICTIONARY = 65_536;
 
 const FORMAT_KEY = 'warehouse.format';
 const FORMAT = '2';
+/** A column chunk's key-value metadata: the logical bytes (types/logical-bytes.ts) of its values, which job statistics bill. */
+const BYTES_KEY = 'warehouse.logical_bytes';
 
 /** Parquet's encodings and page types, by their thrift numbers. */
 const PLAIN = 0;
@@ -131,6 +134,8 @@ interface Gathered {
   /** Non-NULL values in row order: a typed array (fixed width) or strings/bytes. */
   readonly values: Float64Array | BigInt64Array | Int32Array | Uint8Array | (string | Uint8Array)[];
   readonly stats: ColumnStats;
+  /** Logical bytes of the values, where they are not the fixed width or the strings' own bytes (JSON, GEOGRAPHY, ARRAY, ...). */
+  readonly bytes?: number;
 }
 
 function gather(t: SqlType, vecs: readonly Vector[], n: number): Gathered {
@@ -188,26 +193,28 @@ function gather(t: SqlType, vecs: readonly Vector[], n: number): Gathered {
     return { n, validity, values: out, stats: { min, max, nulls: nullCount } };
   }
   const m = parquetMapping(t);
+  let bytes = 0;
   for (const v of vecs) {
     for (let i = 0; i < v.length; i++) {
       const x = getValue(v, i);
       if (x === null || (t.kind === 'ARRAY' && (x as Value[]).length === 0 && v.nulls?.[i] === 1)) continue;
       if (t.kind === 'BYTES') {
+        bytes += 2 + (x as Uint8Array).length;
         out.push(x as Uint8Array);
         continue;
       }
-      out.push(
-        m.form === 'stored-json'
-          ? JSON.stringify(toStored(t, x))
-          : t.kind === 'JSON'
-            ? jsonNodeToText((x as JsonValue).node)
-            : t.kind === 'GEOGRAPHY'
-              ? (x as Geography).wkt
-              : (x as Decimal).toFixed(),
-      );
+      if (t.kind === 'JSON') {
+        // JSON bills its text's bytes: measured on the text written.
+        const text = jsonNodeToText((x as JsonValue).node);
+        bytes += Buffer.byteLength(text, 'utf8');
+        out.push(text);
+        continue;
+      }
+      bytes += valueBytes(t, x);
+      out.push(m.form === 'stored-json' ? JSON.stringify(toStored(t, x)) : t.kind === 'GEOGRAPHY' ? (x as Geography).wkt : (x as Decimal).toFixed());
     }
   }
-  return { n, validity, values: out, stats: { nulls: nullCount } };
+  return { n, validity, values: out, stats: { nulls: nullCount }, bytes };
 }
 
 /**
@@ -320,13 +327,18 @@ function plainFixed(o: Out, physical: string, values: Float64Array | BigInt64Arr
   o.bytes(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
 }
 
-function plainBinary(o: Out, values: readonly (string | Uint8Array)[]): void {
-  for (const v of values) {
+/** Writes `values` length-prefixed; returns each one's byte length. */
+function plainBinary(o: Out, values: readonly (string | Uint8Array)[]): Uint32Array {
+  const lengths = new Uint32Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
     const at = o.len;
     o.u32(0);
     const n = typeof v === 'string' ? o.utf8(v) : (o.bytes(v), v.length);
     o.setU32(at, n);
+    lengths[i] = n;
   }
+  return lengths;
 }
 
 /** A page: its header's bytes, then its body (pieces, not copied). */
@@ -340,7 +352,7 @@ async function page(pieces: Uint8Array[], type: number, body: Uint8Array, header
 }
 
 /** One column chunk's pages; `dictionaryLength`: the dictionary page's bytes (0: none). */
-async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Array[]; length: number; dictionaryLength: number }> {
+async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Array[]; length: number; dictionaryLength: number; bytes: number }> {
   const m = parquetMapping(t);
   const pieces: Uint8Array[] = [];
   const body = new Out();
@@ -349,7 +361,7 @@ async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Arra
   if (!Array.isArray(g.values)) {
     plainFixed(body, m.physical, g.values);
     const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: g.n, field_2: PLAIN, field_3: RLE, field_4: RLE } });
-    return { pieces, length, dictionaryLength: 0 };
+    return { pieces, length, dictionaryLength: 0, bytes: present * fixedBytes(t)! };
   }
   const strings = g.values;
   if (t.kind === 'STRING' && present > 0) {
@@ -372,18 +384,29 @@ async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Arra
     }
     if (ok) {
       const dict = new Out();
-      plainBinary(dict, [...ids.keys()]);
+      const lengths = plainBinary(dict, [...ids.keys()]);
+      // Each value's 2 + UTF-8 bytes, by how often its dictionary entry occurs.
+      const counts = new Float64Array(ids.size);
+      for (let i = 0; i < present; i++) counts[idx[i]!]!++;
+      let bytes = 0;
+      for (let id = 0; id < counts.length; id++) bytes += counts[id]! * (2 + lengths[id]!);
       const dictionaryLength = await page(pieces, DICTIONARY_PAGE, dict.done(), { field_7: { field_1: ids.size, field_2: PLAIN } });
       const width = Math.max(1, 32 - Math.clz32(Math.max(1, ids.size - 1)));
       body.u8(width);
       writeBitPacked(body, idx, width);
       const length = dictionaryLength + (await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: g.n, field_2: RLE_DICTIONARY, field_3: RLE, field_4: RLE } }));
-      return { pieces, length, dictionaryLength };
+      return { pieces, length, dictionaryLength, bytes };
     }
   }
-  plainBinary(body, strings);
+  const lengths = plainBinary(body, strings);
   const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: g.n, field_2: PLAIN, field_3: RLE, field_4: RLE } });
-  return { pieces, length, dictionaryLength: 0 };
+  let bytes = g.bytes;
+  if (bytes === undefined) {
+    // STRING and BYTES: 2 + their bytes each.
+    bytes = 2 * present;
+    for (let i = 0; i < lengths.length; i++) bytes += lengths[i]!;
+  }
+  return { pieces, length, dictionaryLength: 0, bytes };
 }
 
 /** Stats in the writer's terms: BYTE_ARRAY as strings, INT64 as bigints. */
@@ -430,7 +453,7 @@ export async function encodeFragmentFile(columns: readonly Column[], batches: re
     for (let ci = 0; ci < columns.length; ci++) {
       const t = columns[ci]!.type;
       const g = gather(t, parts.map((p) => p.columns[ci]!), n);
-      const { pieces: chunkPieces, length, dictionaryLength } = await columnChunk(t, g);
+      const { pieces: chunkPieces, length, dictionaryLength, bytes } = await columnChunk(t, g);
       const dictionary = dictionaryLength > 0;
       const m = parquetMapping(t);
       chunks.push({
@@ -446,6 +469,7 @@ export async function encodeFragmentFile(columns: readonly Column[], batches: re
           data_page_offset: BigInt(offset + dictionaryLength),
           ...(dictionary ? { dictionary_page_offset: BigInt(offset) } : {}),
           statistics: writerStats(t, g.stats),
+          key_value_metadata: [{ key: BYTES_KEY, value: String(bytes) }],
         },
       });
       pieces.push(...chunkPieces);
@@ -478,6 +502,8 @@ interface ColumnMeta {
   readonly offset: number;
   readonly length: number;
   readonly stats: ColumnStats | undefined;
+  /** Logical bytes of the chunk's values (absent in files written before they were kept). */
+  readonly bytes: number | undefined;
 }
 
 export interface RowGroupMeta {
@@ -538,7 +564,9 @@ export class FragmentFile {
           const cm = c.meta_data!;
           const start = Number(cm.dictionary_page_offset ?? cm.data_page_offset);
           const st = cm.statistics;
+          const bytes = cm.key_value_metadata?.find((kv) => kv.key === BYTES_KEY)?.value;
           columns.set(cm.path_in_schema[0]!, {
+            bytes: bytes === undefined ? undefined : Number(bytes),
             offset: start,
             length: Number(cm.total_compressed_size),
             stats: st ? { min: normStat(st.min_value ?? st.min), max: normStat(st.max_value ?? st.max), nulls: Number(st.null_count ?? 0) } : undefined,

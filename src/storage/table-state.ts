@@ -15,6 +15,7 @@ import { BATCH_SIZE, sliceVector, takeVector, type Batch, type Vector } from '..
 import { chunkCache, newScanPass } from './chunk-cache.js';
 import { chunkVector, nullVectorOf } from './column-chunk.js';
 import type { FragmentFile } from './fragment-file.js';
+import { nominalBytes, vectorBytes } from '../types/logical-bytes.js';
 import { bestBlocksFirst, liveKey, rowGroupTest, sameType, zonesRuleOut, type RowGroupTest, type ZoneCheck } from './pruning.js';
 
 /** A window of a fragment file: its rows [skip, skip + rows). */
@@ -308,6 +309,37 @@ export async function partMayMatch(p: ScanPart, columns: readonly Column[], filt
   stats.rowGroupsRead--;
   stats.rowGroupsSkipped++;
   return false;
+}
+
+/**
+ * The logical bytes (types/logical-bytes.ts) of columns `cols` (indexes into
+ * `columns`) over `parts`, less their deleted rows, and the parts' live rows.
+ * A row group's stored total counts in proportion to the part's live rows (a
+ * part cut from it, or with deleted rows); a file written before totals were
+ * kept counts a nominal width per non-NULL value; memory rows are measured.
+ */
+export async function partsLogicalBytes(parts: readonly ScanPart[], columns: readonly Column[], cols: readonly number[]): Promise<{ rows: number; bytes: number[] }> {
+  const bytes = cols.map(() => 0);
+  let rows = 0;
+  for (const p of parts) {
+    if (p.kind === 'mem') {
+      const skip = p.deleted.length === 0 ? [] : Array.from(p.deleted, (d) => d - p.first);
+      rows += p.batch.length - skip.length;
+      cols.forEach((c, k) => (bytes[k]! += vectorBytes(p.batch.columns[c]!, 0, p.batch.length, skip)));
+      continue;
+    }
+    const g = (await chunkCache.file(p.path)).rowGroups[p.rowGroup]!;
+    const live = p.end - p.start - p.deleted.length;
+    rows += live;
+    cols.forEach((c, k) => {
+      const col = columns[c]!;
+      const cm = g.columns.get(col.name);
+      if (!cm) return; // the file predates the column: NULLs
+      const total = cm.bytes ?? (g.rows - (cm.stats?.nulls ?? 0)) * nominalBytes(col.type);
+      bytes[k]! += (total * live) / g.rows;
+    });
+  }
+  return { rows, bytes: bytes.map(Math.round) };
 }
 
 /**

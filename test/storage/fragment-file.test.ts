@@ -14,6 +14,7 @@ import { Decimal, Geography, Interval, JsonValue, type Value } from '../../src/t
 import { jsonNodeToText, parseJsonText } from '../../src/types/json-values.js';
 import { getValue, vectorFromValues, type Batch } from '../../src/types/vector.js';
 import { tempDir } from '../engine/helpers.js';
+import { valueBytes, vectorBytes } from '../../src/types/logical-bytes.js';
 
 const STRUCT: SqlType = { kind: 'STRUCT', fields: [{ name: 'a', type: T.INT64 }, { name: 'b', type: T.STRING }] };
 const cols: Column[] = [
@@ -89,6 +90,17 @@ describe('fragment files', () => {
     expect(st.min).toBe(BigInt(ROW_GROUP * 1000 - 50));
     expect(f.rowGroups[0]!.columns.get('s')!.stats).toMatchObject({ min: 'cat0', max: 'cat4' });
     expect(f.rowGroups[0]!.columns.get('d')!.stats).toMatchObject({ min: 19000 });
+    // Each chunk keeps its values' logical bytes (job statistics bill them): as measured from the rows.
+    base = 0;
+    for (const g of f.rowGroups) {
+      const mine = batchOf(rows.slice(base, base + g.rows));
+      for (const [ci, c] of cols.entries()) expect(g.columns.get(c.name)!.bytes, c.name).toBe(vectorBytes(mine.columns[ci]!));
+      base += g.rows;
+    }
+    // STRING: 2 + UTF-8 bytes ('unique ✓ 0': 12); NULL: nothing; ARRAY<INT64>: 8 an element.
+    expect(valueBytes(T.STRING, 'unique ✓ 0')).toBe(14);
+    expect(f.rowGroups[1]!.columns.get('i')!.bytes).toBe((1000 - 143) * 8);
+    expect(valueBytes(cols[14]!.type, [1n, 2n])).toBe(16);
   });
 
   it('reads files of the earlier format, and a column a file lacks as NULL', async () => {
