@@ -3241,7 +3241,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           this.consume(22, K.SET!);
           const assignments: { column: string[]; expr: A.Expr }[] = [];
           const assign = (i: number) => {
+            const ct = this.la(1);
             const column = this.subrule(i, this.columnPath);
+            // The pipe SET grammar takes a column name alone (the reference's message).
+            if (this.live && column.length > 1) this.failMsg(ct, 'Pipe SET can only update columns by column name alone; Setting columns under table aliases or fields under paths is not supported');
             this.consume(i + 1, S['=']!);
             assignments.push({ column, expr: this.subrule(i + 2, this.expr) });
           };
@@ -3256,8 +3259,12 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       {
         ALT: (): A.PipeOp => {
           this.consume(31, K.DROP!);
-          const columns = [this.subrule(32, this.columnPath)];
-          this.many(33, () => (this.consume(34, COMMA), columns.push(this.subrule(35, this.columnPath))));
+          const dropped = (ct: IToken, c: string[]) => {
+            if (this.live && c.length > 1) this.failMsg(ct, 'Pipe DROP can only drop columns by name alone; Dropping columns under table aliases or fields under paths is not supported');
+            return c;
+          };
+          const columns = [dropped(this.la(1), this.subrule(32, this.columnPath))];
+          this.many(33, () => (this.consume(34, COMMA), columns.push(dropped(this.la(1), this.subrule(35, this.columnPath)))));
           return { kind: 'PipeDrop', loc, columns };
         },
       },
@@ -3266,7 +3273,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           this.consume(36, K.RENAME!);
           const renames: { from: string[]; to: string }[] = [];
           const rename = (i: number) => {
+            const ct = this.la(1);
             const from = this.subrule(i, this.columnPath);
+            if (this.live && from.length > 1) this.failMsg(ct, 'Pipe RENAME can only rename columns by name alone; Renaming columns under table aliases or fields under paths is not supported');
             this.option(i + 1, () => this.consume(i + 2, K.AS!));
             renames.push({ from, to: this.subrule(i + 3, this.ident) });
           };
@@ -3290,6 +3299,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         },
       },
       {
+        // `|> LEFT OUTER UNION ...` is a set operation, not a join.
+        GATE: () => !this.setOpHead(),
         ALT: (): A.PipeOp => {
           const j = this.subrule(58, this.joinHead);
           const right = this.subrule(59, this.tablePrimary);
@@ -3311,6 +3322,12 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       },
       {
         ALT: (): A.PipeOp => {
+          // `|> LEFT OUTER UNION ALL BY NAME (...)`: the column propagation modes of standard set operations.
+          const outerMode = this.option(110, () => {
+            const m = this.or(111, [{ ALT: () => this.consume(112, K.FULL!) }, { ALT: () => this.consume(113, K.LEFT!) }, { ALT: () => this.consume(114, K.INNER!) }]);
+            this.option(115, () => this.consume(116, K.OUTER!));
+            return this.up(m) as A.PipeSetOp['outerMode'];
+          });
           const opTok = this.or(65, [{ ALT: () => this.consume(66, K.UNION!) }, { ALT: () => this.consume(67, K.INTERSECT!) }, { ALT: () => this.consume(68, K.EXCEPT!) }]);
           const quantifier = this.or(69, {
             ERR_MSG: 'keyword DISTINCT',
@@ -3326,7 +3343,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
             // trailing comma
             this.option(76, () => queries.push(this.subrule(77, this.parenQuery)));
           });
-          return { kind: 'PipeSetOp', loc, op: this.up(opTok) as 'UNION', quantifier, corresponding: m.corresponding, byName: m.byName, queries };
+          return { kind: 'PipeSetOp', loc, op: this.up(opTok) as 'UNION', quantifier, ...(outerMode ? { outerMode } : {}), corresponding: m.corresponding, byName: m.byName, queries };
         },
       },
       {

@@ -461,6 +461,15 @@ function correspondingInputs(an: Analyzer, b: A.SetOperation, outs: RelOut[], wh
   const mode = b.outerMode ?? 'INNER';
   const lower = (o: RelOut) => o.names.map((n) => n.toLowerCase());
   const full = `${what} ${b.byName ? 'BY NAME' : 'CORRESPONDING'}`;
+  // Matching by name needs every column named, once per input (the reference's wording).
+  outs.forEach((o, qi) => {
+    const seen = new Set<string>();
+    o.names.forEach((n, ci) => {
+      if (!n) throw sqlError(`Anonymous columns are not allowed in set operations when ${b.byName ? 'BY NAME' : 'CORRESPONDING'} is used: query ${qi + 1}, column ${ci + 1}`, b.loc);
+      if (seen.has(n.toLowerCase())) throw sqlError(`Duplicate columns found when using ${b.byName ? 'BY NAME' : 'CORRESPONDING'} in set operations: ${n} in query ${qi + 1}`, b.loc);
+      seen.add(n.toLowerCase());
+    });
+  });
   if (strict && !b.corresponding?.by) {
     const first = lower(outs[0]!);
     outs.forEach((o, qi) => {
@@ -549,7 +558,8 @@ function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], parts: 
     if (!st) {
       // Reported at the first input whose column type differs from query 1's.
       const bad = items.findIndex((i) => !typeEquals(i.type, items[0]!.type));
-      throw sqlError(`Column ${c + 1} in ${what} has incompatible types: ${items.map((i) => typeToSql(i.type)).join(', ')}`, parts[bad > 0 ? bad : 1]!.loc);
+      const col = b.corresponding || b.byName ? outs[0]!.names[c]! : String(c + 1);
+      throw sqlError(`Column ${col} in ${what} has incompatible types: ${items.map((i) => typeToSql(i.type)).join(', ')}`, parts[bad > 0 ? bad : 1]!.loc);
     }
     if (b.quantifier === 'DISTINCT' && !isGroupable(st)) {
       throw sqlError(`Column ${c + 1} in ${what} has type that does not support set operation comparisons: ${typeToSql(st)}`, b.loc);
