@@ -461,10 +461,13 @@ function correspondingInputs(an: Analyzer, b: A.SetOperation, outs: RelOut[], wh
   const mode = b.outerMode ?? 'INNER';
   const lower = (o: RelOut) => o.names.map((n) => n.toLowerCase());
   const full = `${what} ${b.byName ? 'BY NAME' : 'CORRESPONDING'}`;
-  // Matching by name needs every column named, once per input (the reference's wording).
+  // Matching by name needs every column named, once per input (the reference's wording); with a BY
+  // list only the listed columns need to be (the others are not read).
+  const listed = b.corresponding?.by && new Set(b.corresponding.by.map((n) => n.toLowerCase()));
   outs.forEach((o, qi) => {
     const seen = new Set<string>();
     o.names.forEach((n, ci) => {
+      if (listed && !listed.has(n.toLowerCase())) return;
       if (!n) throw sqlError(`Anonymous columns are not allowed in set operations when ${b.byName ? 'BY NAME' : 'CORRESPONDING'} is used: query ${qi + 1}, column ${ci + 1}`, b.loc);
       if (seen.has(n.toLowerCase())) throw sqlError(`Duplicate columns found when using ${b.byName ? 'BY NAME' : 'CORRESPONDING'} in set operations: ${n} in query ${qi + 1}`, b.loc);
       seen.add(n.toLowerCase());
