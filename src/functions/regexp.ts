@@ -58,6 +58,14 @@ function indexToCp(s: string, idx: number): number {
   return codePoints(s.slice(0, idx)).length + 1;
 }
 
+/**
+ * A start position at or past the end of a non-empty input matches nothing, not even an empty
+ * pattern (the reference's rule); an empty input is searched from its only position.
+ */
+function pastEnd(s: string, start: number): boolean {
+  return start > s.length || (start === s.length && s.length > 0);
+}
+
 function extract(v: Value[], bytes: boolean): Value {
   const s = toStr(v[0]!, bytes);
   const re = compile(toStr(v[1]!, bytes), bytes);
@@ -67,7 +75,7 @@ function extract(v: Value[], bytes: boolean): Value {
   if (pos <= 0) fail('Position must be positive');
   if (occ <= 0) fail('Occurrence must be positive');
   const start = bytes ? pos - 1 : cpToIndex(s, pos);
-  if (start > s.length) return null;
+  if (pastEnd(s, start)) return null;
   const m = re.matcher(s);
   let found = 0;
   let from = start;
@@ -91,8 +99,8 @@ function extractAll(v: Value[], bytes: boolean): Value {
   let from = 0;
   // Like ZetaSQL, no match is attempted at the very end of a non-empty input.
   while ((from < s.length || (from === 0 && s.length === 0)) && m.find(from)) {
-    const r = m.group(g);
-    out.push(r === null ? null : fromStr(r, bytes));
+    // A group that took no part in the match is empty here (an array holds no NULL), unlike REGEXP_EXTRACT's NULL.
+    out.push(fromStr(m.group(g) ?? '', bytes));
     from = m.end() === m.start() ? m.end() + 1 : m.end();
   }
   return out;
@@ -109,7 +117,7 @@ function instr(v: Value[], bytes: boolean): Value {
   if (occ <= 0) fail('Occurrence must be positive');
   if (occPos !== 0 && occPos !== 1) fail('Invalid return_position_after_match.');
   const start = bytes ? pos - 1 : cpToIndex(s, pos);
-  if (start > s.length || (v[1] as string | Uint8Array).length === 0) return 0n;
+  if (pastEnd(s, start) || (v[1] as string | Uint8Array).length === 0) return 0n;
   const m = re.matcher(s);
   let found = 0;
   let from = start;
@@ -135,14 +143,14 @@ function parseRewrite(rep: string, groups: number): (string | number)[] {
       lit += c;
       continue;
     }
-    if (i + 1 >= rep.length) fail('Invalid REGEXP_REPLACE pattern');
+    if (i + 1 >= rep.length) fail("Invalid REGEXP_REPLACE pattern: Rewrite schema error: '\\' not allowed at end.");
     const d = rep[++i]!;
     if (d === '\\') lit += '\\';
     else if (d >= '0' && d <= '9') {
       if (Number(d) > groups) fail(`Invalid REGEXP_REPLACE pattern: Rewrite schema requests ${d} matches, but the regexp only has ${groups} parenthesized subexpressions.`);
       parts.push(lit, Number(d));
       lit = '';
-    } else fail('Invalid REGEXP_REPLACE pattern');
+    } else fail("Invalid REGEXP_REPLACE pattern: Rewrite schema error: '\\' must be followed by a digit or '\\'.");
   }
   parts.push(lit);
   return parts;
