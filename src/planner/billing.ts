@@ -2,13 +2,14 @@
 // statistics (totalBytesProcessed, totalBytesBilled) and enforces with
 // maximumBytesBilled. Processed: per scan, the logical bytes
 // (types/logical-bytes.ts) of the columns it reads, over the partitions the
-// scan cannot eliminate. Storage keeps each column chunk's total, so no value
-// is read for it; where a scan keeps only some partitions of a row group,
-// the kept rows are billed at the candidate row groups' average bytes per
-// row (exact for fixed-width columns without NULLs). Partition elimination is the
-// service's, from the scan's constant filters on the partitioning column,
-// widened to whole partitions; whatever else the engine skips (row groups by
-// statistics, clustering) is not billed less, as a dry run's estimate is not.
+// scan cannot eliminate: storage's per-chunk totals, or, where partitions are
+// eliminated, the kept partitions' rows read and measured (a row group may
+// hold several). Partition elimination is the service's, from the scan's
+// constant filters on the partitioning column, widened to whole partitions.
+// A run (not a dry run, whose estimate is the upper bound) of a clustered
+// table also leaves out the row groups its filters on clustering columns rule
+// out by their statistics, as the service bills only the blocks it scans;
+// other skipping (row groups by statistics of other columns) bills the same.
 // Billed (on-demand pricing): each table's bytes rounded up to a whole MB,
 // at least 10 MB per table read; a statement that reads nothing bills nothing.
 import type { Expr, Rel, ScanRel } from '../analyzer/resolved.js';
@@ -148,7 +149,7 @@ function keptPartitions(filters: readonly ScanFilter[], s: Scheme): Part[] | und
  * rows are read (row groups outside them skipped by statistics) and
  * measured, as a row group may hold rows of several partitions.
  */
-async function keptPartitionBytes(rel: ScanRel, above: readonly Expr[], info: TableInfo, cols: readonly number[], reader: ScanReader): Promise<number | undefined> {
+async function keptPartitionBytes(rel: ScanRel, above: readonly Expr[], info: TableInfo, cols: readonly number[], reader: ScanReader, pruneBy: readonly ScanFilter[]): Promise<number | undefined> {
   const s = schemeOf(info);
   if (!s || (!rel.pushedFilters?.length && !above.length)) return undefined;
   const parts = keptPartitions(scanFilters(rel, above), s);
@@ -175,23 +176,33 @@ async function keptPartitionBytes(rel: ScanRel, above: readonly Expr[], info: Ta
     return args.length === 1 ? args[0]! : { kind: 'logical', type: T.BOOL, op: 'and', args };
   };
   const predicate: Expr = parts.length === 1 ? one(parts[0]!) : { kind: 'logical', type: T.BOOL, op: 'or', args: parts.map(one) };
-  return reader.measureRows(scan, predicate, 1);
+  return reader.measureRows(scan, predicate, 1, pruneBy);
 }
 
-/** The logical bytes of table columns `cols` over every row (storage's totals; a nominal width per value where it keeps none). */
-async function tableBytes(info: TableInfo, asOfMs: number | undefined, cols: readonly number[], reader: ScanReader): Promise<number> {
+/** The logical bytes of table columns `cols` over every row of the row groups `pruneBy` keeps (storage's totals; a nominal width per value where it keeps none). */
+async function tableBytes(info: TableInfo, asOfMs: number | undefined, cols: readonly number[], reader: ScanReader, pruneBy: readonly ScanFilter[] = []): Promise<number> {
   if (cols.length === 0) return 0;
-  const lb = await reader.logicalBytes(info.id, { columns: cols, ...(asOfMs !== undefined ? { asOfMs } : {}) });
+  const lb = await reader.logicalBytes(info.id, { columns: cols, filters: pruneBy, ...(asOfMs !== undefined ? { asOfMs } : {}) });
   if (lb) return lb.bytes.reduce((a, b) => a + b, 0);
   return info.rowCount * cols.reduce((n, c) => n + nominalBytes(info.columns[c]!.type), 0);
 }
 
+/** A scan's filters on the table's clustering columns (the row groups they rule out are not billed). */
+function clusterFilters(info: TableInfo, rel: ScanRel, above: readonly Expr[]): ScanFilter[] {
+  const fields = (info.resource['clustering'] as { fields?: string[] } | undefined)?.fields;
+  if (!fields?.length || (!rel.pushedFilters?.length && !above.length)) return [];
+  const names = new Set(fields.map((f) => f.toLowerCase()));
+  return scanFilters(rel, above).filter((f) => !f.live && names.has(info.columns[f.column]?.name.toLowerCase() ?? ''));
+}
+
 /** What a ScanAccount needs of the session: table metadata, measures of a plan's rows, and storage's byte totals. */
 export interface ScanReader {
+  /** The statement is a dry run: its estimate leaves out no clustered blocks. */
+  isDryRun(): boolean;
   tableInfo(id: TableId): TableInfo | undefined;
-  /** The logical bytes of `scan`'s columns from index `from` over the rows `predicate` keeps. */
-  measureRows(scan: ScanRel, predicate: Expr, from: number): Promise<number>;
-  /** Logical bytes of each of `opts.columns` over every row of the table, from storage's totals; null where storage keeps none (time travel, virtual tables). */
+  /** The logical bytes of `scan`'s columns from index `from` over the rows `predicate` keeps, in the row groups `pruneBy`'s statistics keep. */
+  measureRows(scan: ScanRel, predicate: Expr, from: number, pruneBy: readonly ScanFilter[]): Promise<number>;
+  /** Logical bytes of each of `opts.columns` over the row groups `opts.filters`' statistics keep, from storage's totals; null where storage keeps none (time travel, virtual tables). */
   logicalBytes(id: TableId, opts: ScanOptions): Promise<{ readonly rows: number; readonly bytes: readonly number[] } | null>;
 }
 
@@ -199,7 +210,7 @@ export interface ScanReader {
 export class ScanAccount {
   private readonly byTable = new Map<string, number>();
   /** Each table's last scan, to bill other columns of what it reads (a DML target bills every column of the partitions it reads). */
-  private readonly lastScan = new Map<string, (cols: readonly number[]) => Promise<number>>();
+  private readonly lastScan = new Map<string, (cols: readonly number[], pruneBy: readonly ScanFilter[]) => Promise<number>>();
 
   clear(): void {
     this.byTable.clear();
@@ -238,9 +249,10 @@ export class ScanAccount {
       const info = reader.tableInfo(rel.table);
       if (info) {
         const cols = rel.tableColumns.filter((t, i) => t >= 0 && t < info.columns.length && used.get(rel.columns[i]!.id));
-        const bytesOf = async (cs: readonly number[]): Promise<number> => (await keptPartitionBytes(rel, above, info, cs, reader)) ?? tableBytes(info, rel.asOfMs, cs, reader);
+        const bytesOf = async (cs: readonly number[], pruneBy: readonly ScanFilter[]): Promise<number> =>
+          (await keptPartitionBytes(rel, above, info, cs, reader, pruneBy)) ?? tableBytes(info, rel.asOfMs, cs, reader, pruneBy);
         this.lastScan.set(keyOf(rel.table), bytesOf);
-        this.add(rel.table, await bytesOf(cols));
+        this.add(rel.table, await bytesOf(cols, reader.isDryRun() ? [] : clusterFilters(info, rel, above)));
       }
     }
     // A filter right above a scan is the scan's too (the executor hands it to storage likewise).
@@ -253,12 +265,12 @@ export class ScanAccount {
     this.byTable.set(k, (this.byTable.get(k) ?? 0) + bytes);
   }
 
-  /** A DML target: all its columns (an ingestion-time partitioned table's _PARTITIONTIME is none) of the partitions its scan reads, whatever the statement reads of them. */
+  /** A DML target: all its columns (an ingestion-time partitioned table's _PARTITIONTIME is none) of the partitions its scan reads, whatever the statement reads of them (clustering leaves nothing out: DML pricing counts whole partitions). */
   async setWhole(info: TableInfo, reader: ScanReader): Promise<void> {
     // The stored table's columns (a DML target's info may list pseudo-columns past them).
     const all = (reader.tableInfo(info.id) ?? info).columns.map((_, i) => i);
     const bytesOf = this.lastScan.get(keyOf(info.id));
-    this.byTable.set(keyOf(info.id), await (bytesOf ? bytesOf(all) : tableBytes(info, undefined, all, reader)));
+    this.byTable.set(keyOf(info.id), await (bytesOf ? bytesOf(all, []) : tableBytes(info, undefined, all, reader)));
   }
 
   /** The job's maximumBytesBilled: a statement that would bill more fails before it runs. */

@@ -177,9 +177,12 @@ export class Session {
 
   private readonly reader: ScanReader = {
     tableInfo: (id) => this.ctx.catalog.getTable(id),
-    measureRows: async (scan, predicate, from) => {
+    isDryRun: () => this.ctx.dryRun === true,
+    measureRows: async (scan, predicate, from, pruneBy) => {
       let n = 0;
-      for await (const b of stream(this.optimize({ kind: 'filter', input: scan, predicate, columns: scan.columns }), this.exec)) {
+      // A filter straight over the scan (not optimized, so `scan` stays the node storage-only filters name).
+      const ctx = pruneBy.length === 0 ? this.exec : { ...this.exec, runtimeFilters: new Map([[scan, pruneBy]]) };
+      for await (const b of stream({ kind: 'filter', input: scan, predicate, columns: scan.columns }, ctx)) {
         for (let c = from; c < b.columns.length; c++) n += vectorBytes(b.columns[c]!);
       }
       return n;
