@@ -3,7 +3,9 @@
 // SELECT, UPDATE, DELETE, MERGE, EXPORT DATA) reports the columns it reads;
 // UPDATE, DELETE and MERGE also the whole target table; billing rounds each
 // table's bytes up to a whole MB, at least 10 MB per table read, and a script
-// bills what its statements bill. maximumBytesBilled fails a job that would
+// bills what its statements bill. Values bill their logical sizes (STRING 2 +
+// its UTF-8 bytes, NULL nothing); a run of a clustered table bills only the
+// blocks its clustering filter keeps. maximumBytesBilled fails a job that would
 // bill more before it runs (reason bytesBilledLimitExceeded), and changes nothing.
 import { BigQuery } from '@google-cloud/bigquery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +58,22 @@ describe('bytes processed and billed through the Node client', () => {
     const [dry] = await bq.createQueryJob({ query: 'CREATE TABLE b.never AS SELECT v FROM b.src', dryRun: true });
     expect(dry.metadata.statistics.totalBytesProcessed).toBe('8000');
     expect(dry.metadata.statistics.query.totalBytesBilled).toBe('0');
+  });
+
+  it('strings bill 2 bytes and their UTF-8 bytes, NULLs nothing; a clustered run only the blocks it scans', async () => {
+    // 'é' x 1..10 (2 bytes each) and NULL every 5th row; 'n' NULL every 2nd row.
+    await bq.query("CREATE TABLE b.txt AS SELECT IF(MOD(id, 5) = 0, NULL, REPEAT('é', MOD(id, 10) + 1)) AS s, IF(MOD(id, 2) = 0, NULL, id) AS n FROM UNNEST(GENERATE_ARRAY(1, 1000)) AS id");
+    // 800 strings, 2 + 2 x (MOD(id, 10) + 1) bytes each; 500 INT64s.
+    let strings = 0;
+    for (let id = 1; id <= 1000; id++) if (id % 5 !== 0) strings += 2 + 2 * ((id % 10) + 1);
+    expect(await stats('SELECT s, n FROM b.txt')).toMatchObject({ processed: String(strings + 500 * 8) });
+    const [dry] = await bq.createQueryJob({ query: 'SELECT s FROM b.txt', dryRun: true });
+    expect(dry.metadata.statistics.totalBytesProcessed).toBe(String(strings));
+    // Four row groups of 65,536 rows, one value of k each (the table is stored sorted by its clustering column).
+    await bq.query('CREATE TABLE b.clu CLUSTER BY k AS SELECT MOD(id, 4) AS k, id AS v FROM UNNEST(GENERATE_ARRAY(1, 262144)) AS id');
+    expect(await stats('SELECT SUM(v) AS s FROM b.clu WHERE k = 3')).toMatchObject({ processed: String(65536 * 16) });
+    const [est] = await bq.createQueryJob({ query: 'SELECT SUM(v) AS s FROM b.clu WHERE k = 3', dryRun: true });
+    expect(est.metadata.statistics.totalBytesProcessed).toBe(String(262144 * 16));
   });
 
   it('maximumBytesBilled fails a job that would bill more, before it changes anything', async () => {
