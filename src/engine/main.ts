@@ -11,7 +11,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { DataDirLockedError } from '../storage/lock.js';
 import { Storage } from '../storage/store.js';
 import { chunkCache } from '../storage/chunk-cache.js';
-import { memoryBudget, parseMemorySize } from '../storage/memory-budget.js';
+import { budgetOf, defaultMemoryLimit, memoryBudget, parseMemorySize } from '../storage/memory-budget.js';
 import { enablePythonUdfs, pythonUdfsEnvEnabled } from '../udf/python.js';
 import { envDirs, policyFor, setLocalFilesPolicy, splitDirs } from '../io/local-access.js';
 import { engineHandlers, findProto, loadEngineService, toServiceError, tuneServer } from './service.js';
@@ -25,6 +25,7 @@ import { memoryCheck } from './memory-guard.js';
 import { refuseUndecodable, tolerantDecoding } from './grpc-guard.js';
 import { setMemoryCheck } from '../executor/context.js';
 import { setSpillDir } from '../executor/spill.js';
+import { poolSize } from '../executor/parallel/pool.js';
 
 interface Flags {
   grpcPort: number;
@@ -332,7 +333,8 @@ async function main(): Promise<void> {
   setLocalFilesPolicy(dirs?.length === 0 && flags.localFiles ? { mode: 'none' } : policyFor(dirs, flags.host), [path.join(path.resolve(flags.dataDir), '.uploads')]);
   let storage: Storage;
   try {
-    if (flags.memoryLimit > 0) chunkCache.budget = flags.memoryLimit;
+    // The caches and operators share the limit less the processes' own overhead (memory-budget.ts budgetOf).
+    chunkCache.budget = budgetOf(flags.memoryLimit > 0 ? flags.memoryLimit : defaultMemoryLimit(), poolSize());
     memoryBudget.limit = chunkCache.budget;
     // Operators' spill files live beside the data (the temp directory may be a small tmpfs); a crash's leftovers go now.
     setSpillDir(path.join(path.resolve(flags.dataDir), '.spill'));

@@ -47,6 +47,30 @@ export function defaultMemoryLimit(): number {
   return Math.max(256 * 1024 * 1024, Math.floor(totalmem() / 4));
 }
 
+/**
+ * The budget the chunk caches and operator reservations share under a
+ * `--memory-limit` of `limit` bytes: the limit less what the processes hold
+ * outside the budget, so that the resident set of gateway + engine (workers
+ * included) stays within the limit. That overhead does not grow with the
+ * data: the processes at rest (code, V8 heaps, gRPC: ~140 MB for gateway and
+ * engine, measured idle) and each execution worker's (~35 MB), garbage not
+ * yet collected (a full collection runs once a 32nd of the budget, at least
+ * 64 MB, was let go), and the batches in flight between checkpoints (decoded
+ * chunks a scan holds past the cache, a morsel's result being copied: a
+ * 32nd of the limit). Limits too small for that keep half of themselves:
+ * there the processes at rest alone are near the limit, and the resident set
+ * is the limit plus their size (src/storage/README.md).
+ */
+export function budgetOf(limit: number, workers: number): number {
+  const overhead = REST_BYTES + WORKER_BYTES * workers + Math.max(MIN_GARBAGE, limit / 32) + limit / 32;
+  return Math.floor(Math.max(limit / 2, limit - overhead));
+}
+
+/** Gateway and engine at rest, with margin (the scale bench measured 136-142 MB idle). */
+const REST_BYTES = 160 * 1024 * 1024;
+/** One execution worker at rest, with margin (~35 MB measured). */
+const WORKER_BYTES = 40 * 1024 * 1024;
+
 const LIMIT = 0;
 const RESERVED = 1;
 /** Highest RESERVED seen since the last `takePeak` (tests, the bench). */

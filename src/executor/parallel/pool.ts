@@ -206,6 +206,11 @@ let pool: WorkerPool | null = null;
 let size = defaultSize();
 let disabled = false;
 
+/** The number of worker threads a pool has (0: serial). */
+export function poolSize(): number {
+  return size;
+}
+
 /** Whether queries may run in parallel (the pool may be started). */
 export function parallelEnabled(): boolean {
   return !disabled && size > 0 && !pool?.broken;
