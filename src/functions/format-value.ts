@@ -49,7 +49,7 @@ function stringLiteral(s: string): string {
 }
 
 /** %t (literal=false) and %T (literal=true) renderings. */
-export function formatValueLiteral(v: Value, t: SqlType, literal: boolean): string {
+export function formatValueLiteral(v: Value, t: SqlType, literal: boolean, floatPoint = false): string {
   if (v === null) return 'NULL';
   switch (t.kind) {
     case 'STRING':
@@ -71,7 +71,9 @@ export function formatValueLiteral(v: Value, t: SqlType, literal: boolean): stri
         const s = formatDouble(x);
         return /[.e]/.test(s) ? s : s + '.0';
       }
-      return formatDouble(x);
+      const s = formatDouble(x);
+      // FORMAT's %t shows a whole float with a fraction (2.0), as %T does; CONTAINS_SUBSTR's text does not.
+      return floatPoint && /^-?\d+$/.test(s) ? s + '.0' : s;
     }
     case 'NUMERIC':
     case 'BIGNUMERIC':
@@ -96,11 +98,11 @@ export function formatValueLiteral(v: Value, t: SqlType, literal: boolean): stri
     case 'JSON':
       return literal ? `JSON ${stringLiteral(jsonToString((v as JsonValue).node))}` : jsonToString((v as JsonValue).node);
     case 'ARRAY': {
-      const inner = (v as Value[]).map((e) => formatValueLiteral(e, t.element, literal)).join(', ');
+      const inner = (v as Value[]).map((e) => formatValueLiteral(e, t.element, literal, floatPoint)).join(', ');
       return `[${inner}]`;
     }
     case 'STRUCT': {
-      const inner = (v as Value[]).map((e, i) => formatValueLiteral(e, t.fields[i]!.type, literal)).join(', ');
+      const inner = (v as Value[]).map((e, i) => formatValueLiteral(e, t.fields[i]!.type, literal, floatPoint)).join(', ');
       return t.fields.length === 1 && literal ? `STRUCT(${inner})` : `(${inner})`;
     }
     case 'RANGE': {

@@ -253,6 +253,17 @@ function formatArgsNeeded(fmt: string): number {
   return n;
 }
 
+/**
+ * The reference's errors for a '%' that starts no valid specifier: the character where the
+ * specifier stops making sense (the last one when the pattern ends inside it), or a lone '%' at the end.
+ */
+function badSpecifier(fmt: string, pct: number): never {
+  if (pct === fmt.length - 1) fail(`Invalid FORMAT string: "${fmt}"`);
+  const spec = /^[-+ #0']*(\*|\d+)?(?:\.(\*|\d*))?/.exec(fmt.slice(pct + 1))![0];
+  const stop = Math.min(pct + 1 + spec.length, fmt.length - 1);
+  fail(`Invalid format specifier character "${fmt[stop]}" in FORMAT string: "${fmt}"`);
+}
+
 function formatPrintfInner(fmt: string, args: Value[], types: readonly import('../types/types.js').SqlType[]): string {
   let out = '';
   let argi = 0;
@@ -260,12 +271,13 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
   let last = 0;
   let m: RegExpExecArray | null;
   // A '%' that starts no valid specifier is an error, as is one cut off at the end.
-  const literal = (text: string): string => {
-    if (text.includes('%')) fail(`Invalid format specifier in FORMAT pattern "${fmt}"`);
+  const literal = (text: string, at: number): string => {
+    const i = text.indexOf('%');
+    if (i >= 0) badSpecifier(fmt, at + i);
     return text;
   };
   while ((m = re.exec(fmt)) !== null) {
-    out += literal(fmt.slice(last, m.index));
+    out += literal(fmt.slice(last, m.index), last);
     last = re.lastIndex;
     const [, flags = '', widthS, precS, conv] = m;
     if (conv === '%') {
@@ -352,9 +364,8 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
           s = conv === 'p' ? jsonToString((v as JsonValue).node) : jsonPretty((v as JsonValue).node);
           break;
         case 't':
-          s = formatValueLiteral(v, t, false);
-          // %t of a FLOAT64 always shows a fraction or exponent (123.0), unlike CAST
-          if (t.kind === 'FLOAT64' && /^-?\d+$/.test(s)) s += '.0';
+          // %t of a FLOAT64 always shows a fraction or exponent (123.0), unlike CAST, also inside arrays and structs
+          s = formatValueLiteral(v, t, false, true);
           if (prec !== undefined) s = codePoints(s).slice(0, prec).join('');
           break;
         case 'T':
@@ -362,7 +373,7 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
           if (prec !== undefined) s = codePoints(s).slice(0, prec).join('');
           break;
         default:
-          fail(`Invalid format specifier in FORMAT: %${conv}`);
+          badSpecifier(fmt, m.index);
       }
     }
     if (width !== undefined) {
@@ -380,7 +391,7 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly import('.
     }
     out += s;
   }
-  out += literal(fmt.slice(last));
+  out += literal(fmt.slice(last), last);
   if (argi < args.length) fail(`Too many arguments to FORMAT for pattern "${fmt}"; Expected ${argi + 1}; Got ${args.length + 1}`);
   return out;
 }
