@@ -184,6 +184,18 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   });
 
+  it('a window whose calls share no key runs group after group, each spilled by its own keys', async () => {
+    const before = spillCounters.files;
+    const sql = `SELECT id, SUM(v) OVER (PARTITION BY k) AS total, COUNT(*) OVER (PARTITION BY hk) AS n,
+      ROW_NUMBER() OVER (PARTITION BY MOD(id, 7) ORDER BY v, id) AS rn, MAX(s) OVER (PARTITION BY k, MOD(id, 2)) AS mx FROM d.t`;
+    const { free, tight } = await both(sql);
+    expect(free.length).toBe(N);
+    expect(sorted(tight)).toEqual(sorted(free));
+    // Three groups (k; hk; MOD(id, 7)), each spilled to files of its own.
+    expect(spillCounters.files).toBeGreaterThan(before + 2 * spillOptions.partitions);
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
   it('ORDER BY without LIMIT sorts runs into spill files and merges them, ties in input order', async () => {
     for (const sql of [
       'SELECT id, v, s FROM d.t ORDER BY v DESC, s',

@@ -388,14 +388,102 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
     yield* windowOver(rel, await topNInput(rel, ctx, rel.partitionLimit), ctx, held);
     return;
   }
-  const partitionBy = memoryBudget.limit > 0 ? sharedPartitionKeys(rel) : [];
-  if (partitionBy.length === 0) {
+  if (memoryBudget.limit <= 0) {
     yield* windowOver(rel, await materialize(rel.input, ctx, held), ctx, held);
     return;
   }
-  // Past its share of the memory budget the input goes to spill files by
-  // the PARTITION BY keys every call has, and each file is windowed
-  // on its own: a partition's rows are in one file, in input order.
+  const partitionBy = sharedPartitionKeys(rel.calls);
+  if (partitionBy.length > 0) {
+    yield* keyedWindow(rel, executeRel(rel.input, ctx), partitionBy, ctx, held);
+    return;
+  }
+  const stages = windowStages(rel);
+  if (stages === null) {
+    yield* windowOver(rel, await materialize(rel.input, ctx, held), ctx, held);
+    return;
+  }
+  // Calls that share no key but fall into groups that do: in memory all at once while the input
+  // fits its share, else one group after another, each spilled by its own keys (its output,
+  // the input with its results beside it, is the next group's input).
+  const types = rel.input.columns.map((c) => c.type);
+  const input = executeRel(rel.input, ctx)[Symbol.asyncIterator]();
+  const parts: Batch[] = [];
+  let bytes = 0;
+  for (let r = await input.next(); !r.done; r = await input.next()) {
+    parts.push(r.value);
+    bytes += batchBytes(r.value);
+    held.set(bytes);
+    if (bytes > spillOptions.share * memoryBudget.limit) {
+      held.set(0); // the stages reserve what they hold
+      yield* stagedWindows(rel, stages, resumed(parts, input), ctx);
+      return;
+    }
+  }
+  held.set(2 * bytes);
+  const all = concatBatches(types, parts);
+  parts.length = 0;
+  held.set(bytes);
+  yield* windowOver(rel, all, ctx, held);
+}
+
+/** `first`, then the rest of `rest`. */
+async function* resumed(first: Batch[], rest: AsyncIterator<Batch>): AsyncGenerator<Batch> {
+  while (first.length > 0) yield first.shift()!;
+  for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
+}
+
+/** A group of calls that share PARTITION BY keys, windowed together. */
+interface WindowStage {
+  readonly calls: WindowCall[];
+  readonly keys: Expr[];
+}
+
+/**
+ * The window's calls in groups that each share some PARTITION BY keys (in
+ * call order, each call to the first group it shares a key with); null when
+ * a call has none (it needs every row at once).
+ */
+function windowStages(rel: WindowRel): WindowStage[] | null {
+  const stages: WindowStage[] = [];
+  for (const c of rel.calls) {
+    if (c.partitionBy.length === 0) return null;
+    const st = stages.find((g) => sharedPartitionKeys([...g.calls, c]).length > 0);
+    if (st) {
+      st.calls.push(c);
+      st.keys.splice(0, st.keys.length, ...sharedPartitionKeys(st.calls));
+    } else stages.push({ calls: [c], keys: [...c.partitionBy] });
+  }
+  return stages.length > 1 ? stages : null;
+}
+
+/** The window's calls stage after stage (each its own reservation), its columns put back in the window's order. */
+async function* stagedWindows(rel: WindowRel, stages: readonly WindowStage[], source: AsyncIterable<Batch>, ctx: ExecContext): AsyncGenerator<Batch> {
+  const helds: Reservation[] = [];
+  try {
+    let input = rel.input;
+    let rows = source;
+    for (const st of stages) {
+      const stageRel: WindowRel = { kind: 'window', input, calls: st.calls, columns: [...input.columns, ...st.calls.map((c) => c.column)] };
+      const held = new Reservation();
+      helds.push(held);
+      rows = keyedWindow(stageRel, rows, st.keys, ctx, held);
+      input = stageRel;
+    }
+    const at = new Map(input.columns.map((c, i) => [c.id, i]));
+    const order = rel.columns.map((c) => at.get(c.id)!);
+    for await (const b of rows) yield { length: b.length, columns: order.map((i) => b.columns[i]!) };
+  } finally {
+    for (const h of helds) h.release();
+  }
+}
+
+/**
+ * The window over `source` (rows of `rel.input`'s columns). Past its share of
+ * the memory budget the input goes to spill files by `partitionBy` (keys
+ * every call partitions by), and each file is windowed on its own: a
+ * partition's rows are in one file, in input order.
+ */
+async function* keyedWindow(rel: WindowRel, source: AsyncIterable<Batch>, partitionBy: readonly Expr[], ctx: ExecContext, held: Reservation): AsyncGenerator<Batch> {
   const types = rel.input.columns.map((c) => c.type);
   const layout = layoutOf(rel.input.columns);
   const parts: Batch[] = [];
@@ -408,7 +496,7 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
     held.set(spill!.bytes());
   };
   try {
-    for await (const b of executeRel(rel.input, ctx)) {
+    for await (const b of source) {
       if (b.length === 0) continue;
       if (spill) {
         await toSpill(b);
@@ -453,11 +541,11 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
 /**
  * The PARTITION BY keys every call has (maybe among others): rows with equal
  * values of them are in one partition of no call apart, so they can be
- * windowed apart from the others. Empty when there are none (then the input
- * is not spilled).
+ * windowed apart from the others. Empty when there are none (then the calls
+ * are windowed in groups, windowStages).
  */
-function sharedPartitionKeys(rel: WindowRel): Expr[] {
-  const [first, ...rest] = rel.calls;
+function sharedPartitionKeys(calls: readonly WindowCall[]): Expr[] {
+  const [first, ...rest] = calls;
   if (!first) return [];
   return first.partitionBy.filter((e) => {
     const k = exprKey(e);
