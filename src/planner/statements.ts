@@ -554,8 +554,47 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   const defaults = new Map<string, string | null>();
   // Descriptions of added columns (ADD COLUMN ... OPTIONS(description = ...)), kept in the schema as well.
   const descriptions = new Map<string, string>();
+  // Key constraints after ADD/DROP PRIMARY KEY and ADD/DROP CONSTRAINT (undefined: untouched).
+  let keys: RestTableConstraints | undefined;
+  const curKeys = (): RestTableConstraints => (keys ??= structuredClone((info.resource.tableConstraints as RestTableConstraints | undefined) ?? {}));
+  const hasColumn = (n: string, loc: A.Loc) => {
+    if (!cols.some((c) => c.name.toLowerCase() === n.toLowerCase())) throw sqlError(`Column not found: ${n}`, loc);
+  };
   for (const a of st.actions) {
     switch (a.kind) {
+      case 'AddConstraint': {
+        const k = curKeys();
+        const c = a.constraint;
+        c.columns.forEach((n) => hasColumn(n, a.loc));
+        if (c.name && (k.foreignKeys ?? []).some((f) => f.name?.toLowerCase() === c.name!.toLowerCase())) throw sqlError(`Constraint ${c.name} already exists in table ${fq(id)}`, a.loc);
+        if (c.kind === 'PrimaryKey') {
+          if (k.primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} already has a primary key`, a.loc);
+          k.primaryKey = { columns: c.columns.slice() };
+        } else {
+          const fk = tableConstraints(s, [], [c], a.loc)!.foreignKeys![0]!;
+          (k.foreignKeys ??= []).push(fk);
+        }
+        break;
+      }
+      case 'DropConstraint': {
+        const k = curKeys();
+        if (a.primaryKey) {
+          if (!k.primaryKey?.columns.length) {
+            if (a.ifExists) break;
+            throw sqlError(`Table ${fq(id)} does not have a primary key`, a.loc);
+          }
+          delete k.primaryKey;
+        } else {
+          const i = (k.foreignKeys ?? []).findIndex((f) => f.name?.toLowerCase() === a.name.toLowerCase());
+          if (i < 0) {
+            if (a.ifExists) break;
+            throw sqlError(`Constraint ${a.name} not found in table ${fq(id)}`, a.loc);
+          }
+          k.foreignKeys!.splice(i, 1);
+          if (!k.foreignKeys!.length) delete k.foreignKeys;
+        }
+        break;
+      }
       case 'AddColumn': {
         if (cols.some((c) => c.name.toLowerCase() === a.column.name.toLowerCase())) {
           if (a.ifNotExists) break;
@@ -665,6 +704,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     });
     await cat.patchTableResource(id, { schema: { fields } });
   }
+  // tables.patch: null removes the last key constraint.
+  if (keys) await cat.patchTableResource(id, { tableConstraints: keys.primaryKey || keys.foreignKeys ? keys : null });
   return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
 }
 
