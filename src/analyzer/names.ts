@@ -501,6 +501,10 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         const tp = r.timePartitioning as { expirationMs?: string } | undefined;
         if (tp?.expirationMs) opt('partition_expiration_days', 'FLOAT64', Number(tp.expirationMs) / 86_400_000);
         if (r.requirePartitionFilter === true) opt('require_partition_filter', 'BOOL', true);
+        // A materialized view's refresh OPTIONS, where set (CREATE or ALTER MATERIALIZED VIEW ... OPTIONS).
+        const mv = r.materializedView as { enableRefresh?: boolean; refreshIntervalMs?: string } | undefined;
+        if (mv?.enableRefresh !== undefined) opt('enable_refresh', 'BOOL', mv.enableRefresh);
+        if (mv?.refreshIntervalMs !== undefined) opt('refresh_interval_minutes', 'FLOAT64', Number(mv.refreshIntervalMs) / 60_000);
       }
       return { columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('option_name'), col('option_type'), col('option_value')], rows };
     }

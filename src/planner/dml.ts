@@ -47,6 +47,13 @@ export function writeTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
   return info;
 }
 
+/** The target of a DML statement: a table snapshot is read-only (table snapshots: queried, copied or restored, never modified). */
+function dmlWriteTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
+  const info = writeTarget(s, path, loc);
+  if (info.resource.type === 'SNAPSHOT') throw sqlError(`Cannot modify table snapshot ${fq(info.id)}`, loc);
+  return info;
+}
+
 /** The pseudo-column an ingestion-time partitioned table's rows carry their partition time in. */
 const PARTITION_TIME: Column = { name: '_PARTITIONTIME', type: T.TIMESTAMP, required: false };
 
@@ -70,7 +77,7 @@ const ownColumns = (info: TableInfo): number => info.columns.length - (info.part
  * seeing the ones before; see src/storage/transaction.ts).
  */
 async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<TableInfo> {
-  const info = writeTarget(s, path, loc);
+  const info = dmlWriteTarget(s, path, loc);
   // A dry run changes nothing: it waits for no writer.
   if (!s.ctx.dryRun) await s.ctx.catalog.transactions?.lockForMutation(info.id);
   return info;
@@ -146,7 +153,7 @@ async function defaultValue(s: Session, info: TableInfo, c: Column): Promise<Exp
 // ---------------------------------------------------------------- INSERT
 
 export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult> {
-  const info = dmlTarget(writeTarget(s, st.target, st.loc));
+  const info = dmlTarget(dmlWriteTarget(s, st.target, st.loc));
   if (st.insertMode) {
     // INSERT OR IGNORE/REPLACE/UPDATE needs an enforced primary key, which tables here never have.
     const pk = (info.resource as { tableConstraints?: { primaryKey?: { columns?: string[] } } }).tableConstraints?.primaryKey?.columns;

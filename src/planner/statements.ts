@@ -234,6 +234,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     const info = cat.getTable(src);
     if (!info) throw tableNotFound(s.analyzer(), src);
     columns = info.columns.slice();
+    // The source's columns come with their descriptions and defaults (the REST schema keeps them).
+    if (!st.asQuery && !st.columns && !st.defaultCollate && info.resource.schema !== undefined) inherited.schema = info.resource.schema;
     for (const k of ['description', 'friendlyName', 'labels', 'timePartitioning', 'rangePartitioning', 'clustering', 'requirePartitionFilter']) {
       if (info.resource[k] !== undefined) inherited[k] = info.resource[k];
     }
@@ -513,6 +515,8 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
   }
   if (ot === 'VIEW' && info.kind !== 'VIEW') throw sqlError(`${fq(id)} is not a view`, st.loc);
   if (ot === 'TABLE' && info.kind === 'VIEW') throw sqlError(`${fq(id)} is a view, not a table; use DROP VIEW`, st.loc);
+  if (ot === 'MATERIALIZED VIEW' && info.kind !== 'MATERIALIZED_VIEW') throw sqlError(`${fq(id)} is not a materialized view`, st.loc);
+  if (ot === 'SNAPSHOT TABLE' && info.resource.type !== 'SNAPSHOT') throw sqlError(`${fq(id)} is not a table snapshot`, st.loc);
   await cat.dropTable(id);
   if (temp) s.tempTables.delete(parts[0]!);
   return result(type, { ddlOperationPerformed: 'DROP', ddlTargetTable: id });
