@@ -923,7 +923,6 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     const orReplace = this.option(2, () => (this.consume(3, K.OR!), this.consume(4, K.REPLACE!), true)) === true;
     const temp = this.option(5, () => this.or(6, [{ ALT: () => this.consume(7, K.TEMP!) }, { ALT: () => this.consume(8, K.TEMPORARY!) }])) !== undefined;
     const base: Base = { loc: this.loc(t), start: t.startOffset, end: 0, orReplace };
-    const kw = this.la(1);
     const st = this.or(9, [
       {
         GATE: () => this.isKw('FUNCTION', 2),
@@ -1033,8 +1032,6 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         },
       },
     ]);
-    // Replacing and keeping an existing object at once is contradictory.
-    if (this.live && orReplace && (st as { ifNotExists?: boolean }).ifNotExists) this.failMsg(t, `CREATE ${kw.image.toUpperCase()} cannot have both OR REPLACE and IF NOT EXISTS`);
     return st;
   });
 

@@ -352,6 +352,10 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
     state.current = s.ctx.sql.slice(st.start, st.end);
   }
   let r: QueryResult | undefined;
+  // Replacing and keeping an existing object at once is contradictory (the grammar allows both).
+  if (st.kind.startsWith('Create') && (st as { orReplace?: boolean }).orReplace && (st as { ifNotExists?: boolean }).ifNotExists) {
+    throw sqlError(`CREATE ${st.kind.slice('Create'.length).toUpperCase()} cannot have both OR REPLACE and IF NOT EXISTS`, st.loc);
+  }
   switch (st.kind) {
     case 'QueryStatement':
       r = await runSelect(s, st.query);
