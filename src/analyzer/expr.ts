@@ -1237,16 +1237,23 @@ function frameBound(an: Analyzer, b: A.FrameBound, ctx: ExprCtx): FrameBound {
 /**
  * The analytic functions' constant arguments (the reference analyzer's rules): the offset of LAG/LEAD,
  * N of NTH_VALUE and the percentile of PERCENTILE_* are literals or query parameters (parameters
- * resolve to literals here); PERCENTILE_* take no window ORDER BY. Their ranges are checked when
- * the function runs, with the reference's runtime wording.
+ * resolve to literals here); PERCENTILE_* take no window ORDER BY. A literal out of its signature's
+ * range fails here; a parameter's value is checked when the function runs, in the runtime's words.
  */
 function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: boolean, n: A.FunctionCall): void {
-  if ((name === 'PERCENTILE_CONT' || name === 'PERCENTILE_DISC') && ordered) {
-    throw sqlError(`Window ORDER BY is not allowed for analytic function ${n.name.join('.').toLowerCase()}`, n.over!.loc);
+  const pct = name === 'PERCENTILE_CONT' || name === 'PERCENTILE_DISC';
+  if (pct && ordered) throw sqlError(`Window ORDER BY is not allowed for analytic function ${n.name.join('.').toLowerCase()}`, n.over!.loc);
+  const i = name === 'NTILE' ? 0 : 1;
+  const e = args[i];
+  if (!e) return;
+  if (name !== 'NTILE' && (pct || name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && e.kind !== 'literal') {
+    throw sqlError(`Argument 2 to ${name} must be a literal or query parameter`, n.args[1]!.loc);
   }
-  if (!['LAG', 'LEAD', 'NTH_VALUE', 'PERCENTILE_CONT', 'PERCENTILE_DISC'].includes(name)) return;
-  const e = args[1];
-  if (e && e.kind !== 'literal') throw sqlError(`Argument 2 to ${name} must be a literal or query parameter`, n.args[1]!.loc);
+  if (e.kind !== 'literal' || e.value === null || originOf(e) === Origin.Param) return;
+  const v = e.value instanceof Decimal ? e.value.toNumber() : Number(e.value);
+  if (name === 'NTILE' && v < 1) throw sqlError('The argument to NTILE must be at least 1', n.args[0]!.loc);
+  if (name === 'NTH_VALUE' && v < 1) throw sqlError('Argument 2 to NTH_VALUE must be at least 1', n.args[1]!.loc);
+  if (pct && !(v >= 0 && v <= 1)) throw sqlError(`Argument 2 to ${name} must be between 0 and 1`, n.args[1]!.loc);
 }
 
 function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {

@@ -158,8 +158,9 @@ export function registerArrays(): void {
     sig(['ARRAY<T1>', 'ARRAY<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
       if (v[0] === null || v[1] === null) return null;
       const hay = v[0] as Value[];
-      const need = (v[1] as Value[]).filter((x) => x !== null);
-      const has = (x: Value) => hay.some((e) => sqlEquals(e, x) === true);
+      const need = v[1] as Value[];
+      // A NULL search value equals nothing, so it is never found (the reference's rule): ALL is false, ANY skips it.
+      const has = (x: Value) => x !== null && hay.some((e) => sqlEquals(e, x) === true);
       if (all) return need.every(has);
       return need.some(has);
     }, false));

@@ -670,7 +670,8 @@ export function registerStrings(): void {
       const s = v[0] as string;
       if (s === '') return 0n;
       const c = s.codePointAt(0)!;
-      if (c > 127) fail(`First character of input string is not an ASCII character: ${String.fromCodePoint(c)}`);
+      // Only the first character must be ASCII; the reference's message quotes the whole input.
+      if (c > 127) fail(`Argument to ASCII is not a structurally valid ASCII string: '${s}'`);
       return BigInt(c);
     })),
     sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => BigInt((v[0] as Uint8Array)[0] ?? 0))),
