@@ -287,8 +287,18 @@ function cut(parts: readonly ScanPart[]): ScanPart[] {
 /** A unit of work: consecutive row groups of one file (run by a worker), or a memory batch (run here). */
 type Morsel = { readonly kind: 'file'; readonly parts: RowGroupPart[]; rows: number } | (ScanPart & { kind: 'mem' });
 
-/** Rows a morsel holds at most: a few row groups (fewer messages and partial rows to merge). */
-const MORSEL_ROWS = 262_144;
+/**
+ * Rows a morsel holds at most: 8 row groups, half a file of at most 1M rows
+ * (so a file's two morsels alternate between workers, see affinities). Each
+ * morsel costs its worker an aggregation's setup, finish and result and the
+ * garbage they leave (V8 full collections: ~20 per worker over 20 runs of a
+ * 10M-row SUM/AVG by a 1,000-value key at 256k rows a morsel, ~11 at 512k),
+ * and this thread a merge: that case's process CPU per query, in-process,
+ * 2 workers, load ~12, median of 20 runs in 3 processes each: ~110-126 ms at
+ * 256k, ~81-95 at 512k; the join with the 100k dimension ~610-620 ->
+ * ~510-620; LOWER + REGEXP_CONTAINS within the noise either way.
+ */
+const MORSEL_ROWS = 524_288;
 
 /**
  * Parts grouped into morsels of up to MORSEL_ROWS rows, fewer when that
