@@ -2,7 +2,7 @@
 // COUNTIF, LOGICAL_*, BIT_* run as typed-array loops over group ids; the long
 // tail (ARRAY_AGG, STRING_AGG, statistics, approximations) collects values per
 // group through a generic adapter and finalizes each group once.
-import { T, arrayOf, isOrderable, structOf, typeToSql, type SqlType } from '../types/types.js';
+import { T, arrayOf, isGroupable, isOrderable, structOf, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { compareValues, valueKey } from './compare.js';
@@ -929,6 +929,12 @@ const atLeastOne = (fn: string, pos: number) => (args: readonly ArgInfo[]): stri
   return a?.isLiteral && typeof a.constant?.value === 'bigint' && a.constant.value < 1n ? `Argument ${pos} to ${fn} must be at least 1` : undefined;
 };
 
+/** The first argument's type must support grouping (the signature's must_support_grouping), in the reference's words. */
+const groupable = (fn: string, single: boolean) => (args: readonly ArgInfo[]): string | undefined => {
+  const t = args[0]?.type;
+  return t && !isGroupable(t) ? `${single ? 'The argument' : 'Argument 1'} to ${fn} must support grouping; Type ${typeToSql(t)} does not` : undefined;
+};
+
 function registerApprox(): void {
   defineAggregate('APPROX_COUNT_DISTINCT', [
     asig(['ANY'], 'INT64', collect((rows) => {
@@ -936,7 +942,7 @@ function registerApprox(): void {
       for (const r of rows) if (r[0] !== null) s.add(valueKey(r[0]!));
       return BigInt(s.size);
     })),
-  ]);
+  ], { validate: groupable('APPROX_COUNT_DISTINCT', true) });
   defineAggregate('APPROX_QUANTILES', [
     asig(['ANY', 'INT64'], (c) => arrayOf(c.argTypes[0]!), collect((rows, _c, o) => {
       if (rows.length === 0) return null;
@@ -984,7 +990,7 @@ function registerApprox(): void {
       });
       return [...m.values()].sort((a, b) => b.n - a.n || a.first - b.first).slice(0, k).map((e) => [e.v, BigInt(e.n)]);
     })),
-  ], { validate: atLeastOne('APPROX_TOP_COUNT', 2) });
+  ], { validate: (a) => groupable('APPROX_TOP_COUNT', false)(a) ?? atLeastOne('APPROX_TOP_COUNT', 2)(a) });
   // The weights' sums overflow as SUM does.
   const checkedInt64 = (x: bigint): bigint => (x > 9223372036854775807n || x < -9223372036854775808n ? fail('int64 overflow') : x);
   const checkedDecimal = (x: Decimal, t: string): Decimal => fitDecimal(x, t === 'NUMERIC' ? 'NUMERIC' : 'BIGNUMERIC') ?? fail(`${t === 'NUMERIC' ? 'numeric' : 'BIGNUMERIC'} overflow: APPROX_TOP_SUM`);
@@ -1011,7 +1017,7 @@ function registerApprox(): void {
         .slice(0, k)
         .map((e) => [e.v, e.s]);
     }));
-  defineAggregate('APPROX_TOP_SUM', [topSum('INT64'), topSum('NUMERIC'), topSum('BIGNUMERIC'), topSum('FLOAT64')], { validate: atLeastOne('APPROX_TOP_SUM', 3) });
+  defineAggregate('APPROX_TOP_SUM', [topSum('INT64'), topSum('NUMERIC'), topSum('BIGNUMERIC'), topSum('FLOAT64')], { validate: (a) => groupable('APPROX_TOP_SUM', false)(a) ?? atLeastOne('APPROX_TOP_SUM', 3)(a) });
 
 }
 
