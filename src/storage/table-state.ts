@@ -321,6 +321,8 @@ export async function partMayMatch(p: ScanPart, columns: readonly Column[], filt
 export async function partsLogicalBytes(parts: readonly ScanPart[], columns: readonly Column[], cols: readonly number[]): Promise<{ rows: number; bytes: number[] }> {
   const bytes = cols.map(() => 0);
   let rows = 0;
+  let path = '';
+  let file: FragmentFile | undefined;
   for (const p of parts) {
     if (p.kind === 'mem') {
       const skip = p.deleted.length === 0 ? [] : Array.from(p.deleted, (d) => d - p.first);
@@ -328,7 +330,9 @@ export async function partsLogicalBytes(parts: readonly ScanPart[], columns: rea
       cols.forEach((c, k) => (bytes[k]! += vectorBytes(p.batch.columns[c]!, 0, p.batch.length, skip)));
       continue;
     }
-    const g = (await chunkCache.file(p.path)).rowGroups[p.rowGroup]!;
+    // Parts come file by file: one footer lookup per file.
+    if (p.path !== path) [path, file] = [p.path, await chunkCache.file(p.path)];
+    const g = file!.rowGroups[p.rowGroup]!;
     const live = p.end - p.start - p.deleted.length;
     rows += live;
     cols.forEach((c, k) => {
