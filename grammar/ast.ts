@@ -691,6 +691,8 @@ export interface UnnestRef extends FromItemBase {
   exprAliases?: (string | undefined)[];
   /** Multi-array UNNEST `mode => 'PAD'|'TRUNCATE'|'STRICT'`. */
   mode?: Expr;
+  /** `FOR SYSTEM_TIME AS OF` (parsed to be refused: an array has no history). */
+  systemTime?: Expr;
 }
 
 export interface SubqueryRef extends FromItemBase {

@@ -218,6 +218,8 @@ export function tokenize(sql: string): Token[] {
           break;
         } else j++;
       }
+      // `` names nothing (the reference's lexer refuses it).
+      if (j === i + 2) err('Invalid empty identifier', i);
       push(T.QuotedIdent, i, j);
       skipLines(i, j);
       i = j;

@@ -2762,6 +2762,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     this.consume(1, K.TABLESAMPLE!);
     const method = this.str(this.subrule(2, this.ident)).toUpperCase();
     this.consume(3, LP);
+    // The size is a literal or a parameter: a sign is not part of the grammar (the reference's syntax error).
+    if (this.live && this.isSym('-')) this.fail(this.la(1));
     const size = this.subrule(4, this.expr);
     const unit = this.or(5, {
       ERR_MSG: 'keyword PERCENT',
@@ -2867,6 +2869,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           if (st.mode) u.mode = st.mode;
           u.alias = this.subrule(18, this.alias);
           u.withOffset = this.subrule(19, this.optWithOffset);
+          this.option(40, { GATE: () => this.isSystemTime(), DEF: () => (u.systemTime = this.subrule(41, this.systemTime)) });
           return this.subrule(20, this.fromPostfix, { ARGS: [u] });
         },
       },

@@ -287,6 +287,13 @@ function resolveRecursiveCte(an: Analyzer, c: A.Cte, body: A.SetOperation, id: n
     if (rec.rel.columns.length !== cols.length) {
       throw sqlError(`Queries in UNION ALL have mismatched column count; query 1 has ${cols.length} columns, query 2 has ${rec.rel.columns.length} columns`, body.loc);
     }
+    // The recursive term's columns take the base's types: they must coerce to them (the reference's check and wording).
+    rec.rel.columns.forEach((rc, i) => {
+      const origin = literalOrigin(rec.rel, i);
+      if (!typeEquals(rc.type, cols[i]!.type) && !canCoerce(rc.type, cols[i]!.type, origin, origin !== Origin.Column ? literalValue(rec.rel, i) : undefined)) {
+        throw sqlError(`Cannot coerce column ${i + 1} of recursive term (${typeToSql(rc.type)}) to column type in non-recursive term (${typeToSql(cols[i]!.type)})`, body.right.loc);
+      }
+    });
     rec = castTo(an, rec, cols.map((x) => x.type), body.loc, 'UNION ALL');
     const plan: Rel = { kind: 'recursive_cte', cteId: id, base: base.rel, recursive: rec.rel, distinct: body.quantifier === 'DISTINCT', columns: cols };
     return { id, name: c.name, plan };
@@ -1217,6 +1224,7 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
     case 'TableRef': {
       // `FROM t, t.arr` / `FROM t.arr`: a path starting at a visible range variable is an implicit UNNEST.
       const first = item.path[0]!;
+      if (item.systemTime && item.path.length === 1 && an.findCte(first)) throw sqlError('FOR SYSTEM_TIME AS OF cannot be used with tables defined in WITH clause', item.systemTime.loc);
       if (item.path.length > 1 || !an.findCte(first)) {
         const hit = first.includes('.') ? undefined : scope.peek(first);
         if (hit && hit.kind !== 'ambiguous' && item.path.length >= 1 && !(item.path.length === 1 && hit.kind === 'range' && !hit.rv.value)) {
@@ -1246,6 +1254,7 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
       return { rel, rvs: [r.hidden ? { ...rv, hidden: new Set(rv.columns.slice(shown).map((c) => c.id)) } : rv], star, lateral: false };
     }
     case 'UnnestRef': {
+      if (item.systemTime) throw sqlError('FOR SYSTEM_TIME AS OF is not allowed with array scans', item.systemTime.loc);
       const l = unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases, item.mode);
       if (item.sample) l.rel = sample(an, l.rel, item.sample);
       return l;
