@@ -318,6 +318,12 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
   let i = 0;
   const bad = (): never => fail(`Failed to parse input string "${input}"`);
   let y = 1970, mo = 1, d = 1, h = 0, mi = 0, s = 0, us = 0;
+  // %C (century) and %y (year of the century) combine, in either order; a later full year (%Y, %F, %c) replaces both.
+  let cent: number | undefined, yy: number | undefined;
+  const fullYear = (v: number): void => {
+    y = v;
+    cent = yy = undefined;
+  };
   let pm: boolean | undefined;
   let hour12 = false;
   let doy: number | undefined;
@@ -393,7 +399,7 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
         e = 'z';
       } else if (rest.startsWith('4Y')) {
         f += 2;
-        y = num(4, 4);
+        fullYear(num(4, 4));
         continue;
       } else if (rest.startsWith('Y')) {
         f++;
@@ -409,15 +415,13 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
     if (e !== undefined && 'YyCmdejbBhDxFcUWQ'.includes(e)) nonIso = true;
     switch (e) {
       case 'Y':
-        y = num(1, 4);
+        fullYear(num(1, 4));
         break;
-      case 'y': {
-        const v = num(1, 2);
-        y = v < 69 ? 2000 + v : 1900 + v;
+      case 'y':
+        yy = num(1, 2);
         break;
-      }
       case 'C':
-        y = num(1, 2) * 100 + (y % 100);
+        cent = num(1, 2);
         break;
       case 'm':
         mo = num(1, 2);
@@ -479,12 +483,13 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
         if (input[i++] !== '/') bad();
         d = num(1, 2);
         if (input[i++] !== '/') bad();
+        // %D and %x set a full year (the 69 pivot), which a later %C replaces as it does %Y's.
         const v = num(1, 2);
-        y = v < 69 ? 2000 + v : 1900 + v;
+        fullYear(v < 69 ? 2000 + v : 1900 + v);
         break;
       }
       case 'F':
-        y = num(1, 4);
+        fullYear(num(1, 4));
         if (input[i++] !== '-') bad();
         mo = num(1, 2);
         if (input[i++] !== '-') bad();
@@ -531,7 +536,7 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
         if (input[i++] !== ':') bad();
         s = num(1, 2);
         while (input[i] === ' ') i++;
-        y = num(1, 5);
+        fullYear(num(1, 5));
         break;
       }
       case 'u':
@@ -599,6 +604,9 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
   }
   while (i < input.length && /\s/.test(input[i]!)) i++;
   if (i !== input.length) bad();
+  // A two-digit year alone pivots at 69 (69-99 are 19xx); with a century it is that century's year.
+  if (cent !== undefined) y = cent * 100 + (yy ?? 0);
+  else if (yy !== undefined) y = yy < 69 ? 2000 + yy : 1900 + yy;
   if (hour12) {
     if (h < 1 || h > 12) bad();
     h = h % 12;
