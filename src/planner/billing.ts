@@ -202,7 +202,7 @@ export interface ScanReader {
   tableInfo(id: TableId): TableInfo | undefined;
   /** The logical bytes of `scan`'s columns from index `from` over the rows `predicate` keeps, in the row groups `pruneBy`'s statistics keep. */
   measureRows(scan: ScanRel, predicate: Expr, from: number, pruneBy: readonly ScanFilter[]): Promise<number>;
-  /** Logical bytes of each of `opts.columns` over the row groups `opts.filters`' statistics keep, from storage's totals; null where storage keeps none (time travel, virtual tables). */
+  /** Logical bytes of each of `opts.columns` over the row groups `opts.filters`' statistics keep (storage's totals; a past snapshot's rows measured); null where storage cannot tell (virtual tables). */
   logicalBytes(id: TableId, opts: ScanOptions): Promise<{ readonly rows: number; readonly bytes: readonly number[] } | null>;
 }
 

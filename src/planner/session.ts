@@ -189,7 +189,16 @@ export class Session {
     },
     logicalBytes: async (id, opts) => {
       const sp = await this.ctx.catalog.scanParts?.(id, opts);
-      return sp ? partsLogicalBytes(sp.parts, sp.columns, opts.columns) : null;
+      if (sp) return partsLogicalBytes(sp.parts, sp.columns, opts.columns);
+      if (opts.asOfMs === undefined) return null;
+      // A past snapshot is no list of parts: its rows are measured (the statement reads them anyway).
+      const bytes = opts.columns.map(() => 0);
+      let rows = 0;
+      for await (const b of this.ctx.catalog.scan(id, opts)) {
+        rows += b.length;
+        b.columns.forEach((v, k) => (bytes[k]! += vectorBytes(v)));
+      }
+      return { rows, bytes };
     },
   };
 
