@@ -291,12 +291,15 @@ type Morsel = { readonly kind: 'file'; readonly parts: RowGroupPart[]; rows: num
  * Rows a morsel holds at most: 8 row groups, half a file of at most 1M rows
  * (so a file's two morsels alternate between workers, see affinities). Each
  * morsel costs its worker an aggregation's setup, finish and result and the
- * garbage they leave (V8 full collections: ~20 per worker over 20 runs of a
- * 10M-row SUM/AVG by a 1,000-value key at 256k rows a morsel, ~11 at 512k),
- * and this thread a merge: that case's process CPU per query, in-process,
- * 2 workers, load ~12, median of 20 runs in 3 processes each: ~110-126 ms at
- * 256k, ~81-95 at 512k; the join with the 100k dimension ~610-620 ->
- * ~510-620; LOWER + REGEXP_CONTAINS within the noise either way.
+ * garbage they leave, and this thread a merge. In-process (the test
+ * harness's V8 flags), 2 workers, load ~12, median of 20 runs in 3 processes
+ * each, a 10M-row SUM/AVG by a 1,000-value key took ~110-126 ms of process
+ * CPU per query at 256k rows a morsel and ~81-95 at 512k (V8 full
+ * collections per worker over 20 runs ~20 -> ~11); the join with the 100k
+ * dimension ~610-620 -> ~510-620; LOWER + REGEXP_CONTAINS within the noise.
+ * In the engine (its --initial-old-space-size: workers' full collections
+ * are rare) the SUM/AVG's CPU was within the noise either way (load 13-14,
+ * workers ~73-78 ms per query); the merges halve.
  */
 const MORSEL_ROWS = 524_288;
 
