@@ -205,7 +205,8 @@ function tokenize(fmt: string): Tok[] {
       i++;
       continue;
     }
-    fail(`Cannot find matching format element for the remaining format string: ${fmt.slice(i)}`);
+    // The reference's words, with the offset of the first character no element matches.
+    fail(`Cannot find matched format element at ${i}`);
   }
   return out;
 }
@@ -341,6 +342,9 @@ function checkParseModel(els: Set<string>): void {
   }
 }
 
+/** Parsed elements that read letters or a sign, not digits. */
+const NAMED_ELEMENTS = new Set(['MON', 'MONTH', 'DAY', 'DY', 'AM', 'PM', 'A.M.', 'P.M.', 'TZH']);
+
 function parseDatetimeElements(input: string, fmt: string, kind: string, zone: string, nowMicros = 0n): { days: number; tod: number; zone?: string } {
   const toks = tokenize(fmt);
   const seen = new Set<string>();
@@ -367,7 +371,8 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
   const [cy, cm] = civilFromDays(splitMicros(utcToCivil(nowMicros, zone))[0]);
   let y = cy, mo = cm, d = 1, h = 0, mi = 0, s = 0, us = 0, pm: boolean | undefined;
   let tzh: number | undefined, tzm = 0;
-  for (const t of toks) {
+  for (let k = 0; k < toks.length; k++) {
+    const t = toks[k]!;
     cur = 'lit' in t ? t.lit : t.el;
     curAt = i;
     if (i >= input.length && !('lit' in t && /\s/.test(t.lit))) fail(`Entire timestamp string has been parsed before dealing with format element '${cur}'`);
@@ -382,9 +387,13 @@ function parseDatetimeElements(input: string, fmt: string, kind: string, zone: s
     }
     switch (t.el) {
       case 'YYYY':
-      case 'RRRR':
-        y = num(5);
+      case 'RRRR': {
+        // Up to 5 digits (a year past 9999 fails here), but 4 when digits of the next element follow at once ('YYYYMMDD').
+        const next = toks[k + 1];
+        y = num(next && !('lit' in next) && !NAMED_ELEMENTS.has(next.el) ? 4 : 5);
+        if (y > 9999) bad();
         break;
+      }
       case 'YYY':
         y = 2000 + num(3);
         break;
