@@ -69,8 +69,9 @@ async function scaleMain(): Promise<void> {
     const int = (v: string | undefined, d: number): number => (v === undefined ? d : Math.max(0, Number.parseInt(v, 10)));
     const result = await runScale({
       rows,
-      // Larger tables: fewer timed runs (a slow case can take a minute a run).
-      warmup: int(values.warmup, 1),
+      // Larger tables: fewer timed runs (a slow case can take a minute a run). Below that, the
+      // workers' JIT compiles through the first two or three queries of a shape (README).
+      warmup: int(values.warmup, rows >= 50_000_000 ? 1 : 3),
       iterations: int(values.iterations, rows >= 50_000_000 ? 3 : 5),
       caseFilter: values.case ?? null,
       url: values.url ?? null,
