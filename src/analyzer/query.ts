@@ -1336,6 +1336,29 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   }
 }
 
+/**
+ * CREATE TABLE FUNCTION ... RETURNS TABLE<...>: the body's output is checked against the declaration
+ * when the function is made, as the service does, with each scalar parameter bound to a NULL of its type.
+ * A body that cannot be analyzed yet (a table made later, TABLE or ANY TYPE parameters) is left to the call.
+ */
+export function checkDeclaredTable(an: Analyzer, st: A.CreateFunctionStmt): void {
+  if (!st.tableFunction || !st.query || st.returns?.kind !== 'TableType') return;
+  if (st.params.some((p) => p.type.kind === 'AnyType' || p.type.kind === 'TableType' || p.type.kind === 'AnyTableType')) return;
+  const params = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), literal(expr.typeOf(p.type), null)]));
+  const savedCtes = an.ctes.splice(0);
+  (an.tvfParams as Map<string, Expr>[]).push(params);
+  let out: RelOut;
+  try {
+    out = resolveQuery(an, st.query, undefined);
+  } catch {
+    return;
+  } finally {
+    (an.tvfParams as Map<string, Expr>[]).pop();
+    an.ctes.push(...savedCtes);
+  }
+  declaredTable(an, out, st.returns, { kind: 'TvfRef', loc: st.loc, name: st.name, args: [] });
+}
+
 /** A table function's body output as its RETURNS TABLE<...> declares it: each column by name, coerced to the declared type (ZetaSQL's wording). */
 function declaredTable(an: Analyzer, out: RelOut, decl: A.TableTypeNode, item: A.TvfRef): RelOut {
   const exprs = decl.columns.map((c) => {

@@ -518,6 +518,8 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
         let v: Expr;
         if (a.row) {
           const sc = srcScope.starColumns().map((x) => idMap.get(x.id) ?? x);
+          // INSERT ROW writes the source row whole, by position: it has to have the target's width.
+          if (!a.columns && sc.length !== ownColumns(info)) throw sqlError(`Inserted row has wrong column count; Has ${sc.length}, expected ${ownColumns(info)}`, st.loc);
           const k = a.columns ? a.columns.findIndex((n) => n.toLowerCase() === col.name.toLowerCase()) : ci < ownColumns(info) ? ci : -1;
           v = k >= 0 && sc[k] ? coerceForWrite(colRef(sc[k]!), col, st.loc) : col === PARTITION_TIME ? await defaultValue(s, info, col) : literal(col.type, null);
         } else {

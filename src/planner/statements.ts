@@ -6,7 +6,7 @@ import { coerce, literal, originOf } from '../analyzer/expr.js';
 import { resolveExpr } from '../analyzer/expr.js';
 import { outputNames } from '../analyzer/index.js';
 import { constantValue, tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
-import { project, resolveFrom } from '../analyzer/query.js';
+import { checkDeclaredTable, project, resolveFrom } from '../analyzer/query.js';
 import type { Expr, Rel } from '../analyzer/resolved.js';
 import { Scope, colRef } from '../analyzer/scope.js';
 import { canCoerce, typeFromNode } from '../analyzer/types.js';
@@ -762,6 +762,7 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
       throw e;
     }
   }
+  checkDeclaredTable(s.analyzer(), st);
   if (st.temp) {
     const key = st.name.join('.').toUpperCase();
     if (s.tempFunctions.has(key) && !st.orReplace && !st.ifNotExists) throw sqlError(`Function ${st.name.join('.')} already exists`, st.loc);
