@@ -462,7 +462,14 @@ function castTo(an: Analyzer, out: RelOut, types: readonly SqlType[], loc: A.Loc
  * common to every input, LEFT the first input's names, FULL every name (first
  * appearance order); BY (list) fixes the list. Missing columns are NULL.
  */
-function correspondingInputs(an: Analyzer, b: A.SetOperation, outs: RelOut[], what: string): RelOut[] {
+function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelOut[], what: string): RelOut[] {
+  // A value table of STRUCTs matches by its fields' names (its columns as SELECT * shows them).
+  const outs = outs0.map((o): RelOut => {
+    const v = o.rel.columns[0];
+    if (!o.isValueTable || o.rel.columns.length !== 1 || v?.type.kind !== 'STRUCT') return o;
+    const fields = v.type.fields;
+    return { rel: project(an, o.rel, fields.map((f, i) => ({ kind: 'field', type: f.type, arg: colRef(v), fieldIndex: i })), fields.map((f) => f.name ?? '')), names: fields.map((f) => f.name ?? ''), isValueTable: false };
+  });
   // Plain BY NAME is STRICT: every input has the same column names.
   const strict = !!b.corresponding?.strict || (!!b.byName && !b.outerMode);
   const mode = b.outerMode ?? 'INNER';
@@ -2239,7 +2246,28 @@ function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefi
         items.push({ kind: 'SelectExpr', loc: a.expr.loc, expr: a.expr, ...(a.alias ? { alias: a.alias } : {}) });
         if (a.direction) order.push({ kind: 'OrderByItem', loc: a.expr.loc, expr: a.expr, direction: a.direction, ...(a.nulls ? { nulls: a.nulls } : {}) });
       }
-      if (p.groupingItems) groupItems.push(...p.groupingItems);
+      if (p.groupingItems) {
+        // GROUP BY ROLLUP / CUBE / GROUPING SETS: each expression they group by is an output column, first
+        // appearance first, as a plain group item would be (and ordered by under GROUP AND ORDER BY).
+        const seen = new Set<string>();
+        const keyOf = (e: A.Expr) => JSON.stringify(e, (k, v: unknown) => (k === 'loc' ? undefined : v));
+        const add = (e: A.Expr) => {
+          const k = keyOf(e);
+          if (seen.has(k) || p.groupBy.some((g) => keyOf(g.expr) === k)) return;
+          seen.add(k);
+          items.splice(seen.size - 1 + p.groupBy.length, 0, { kind: 'SelectExpr', loc: e.loc, expr: e });
+          if (p.groupAndOrder) order.push({ kind: 'OrderByItem', loc: e.loc, expr: e });
+        };
+        const walk = (g: A.GroupingItem): void => {
+          if (g.kind === 'Rollup' || g.kind === 'Cube') g.exprs.forEach(add);
+          else if (g.kind === 'GroupingSets') g.sets.forEach(walk);
+          else if (g.kind === 'EmptyGroupingSet') return;
+          else if (g.kind === 'StructExpr' && g.syntax === 'tuple') g.fields.forEach((f) => add(f.expr));
+          else add(g);
+        };
+        p.groupingItems.forEach(walk);
+        groupItems.push(...p.groupingItems);
+      }
       const groupBy: A.GroupBy | undefined = groupItems.length ? { kind: 'GroupBy', loc: p.loc, all: false, items: groupItems } : undefined;
       return viaSelect({ distinct: false, items, ...(groupBy ? { groupBy } : {}) }, false, order.length ? order : undefined);
     }
