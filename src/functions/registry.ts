@@ -66,6 +66,13 @@ export interface GroupsAccumulator {
    * values, `counts[g]` values summing to `sums[g]` (groups with count 0 skipped).
    */
   mergePartial?(sums: Float64Array, counts: Float64Array, numGroups: number): void;
+  /**
+   * Optional (with mergePartial): what mergePartial then finish would give,
+   * made from the partial sums alone when nothing was folded into this
+   * accumulator (no state of its own to merge with); null otherwise, or when a
+   * sum is not finite (then mergePartial and finish, as usual).
+   */
+  finishPartial?(sums: Float64Array, counts: Float64Array, numGroups: number): Vector | null;
   /** One value per group, in group-id order. */
   finish(numGroups: number): Vector;
 }

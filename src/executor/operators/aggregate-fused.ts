@@ -295,6 +295,12 @@ export class FusedSums {
     const out = this.outputs[i]!;
     if (out.kind === 'rows') return { type: T.INT64, length: numGroups, data: this.rows.slice(0, numGroups), nulls: null };
     const a = out.arg;
+    // A SUM / AVG whose accumulator took nothing directly, over NULL-free values: the partial
+    // sums and row counts are the whole story (finishPartial: no copy through the accumulator).
+    if (out.kind === 'acc' && a.nulls === null && a.fedAcc === null && out.acc.finishPartial) {
+      const v = out.acc.finishPartial(a.sums, this.rows, numGroups);
+      if (v !== null) return v;
+    }
     // Non-NULL values per group; less those the accumulators took directly, the values in the partial sums.
     const values = new Float64Array(numGroups);
     if (a.nulls) for (let g = 0; g < numGroups; g++) values[g] = this.rows[g]! - a.nulls[g]!;
