@@ -414,9 +414,17 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
     }
     if (e !== undefined && 'YyCmdejbBhDxFcUWQ'.includes(e)) nonIso = true;
     switch (e) {
-      case 'Y':
-        fullYear(num(1, 4));
+      case 'Y': {
+        // Digits while the year stays within 10000, as the reference reads them ('%Y%m' of '202001' is 2020-01;
+        // '12345' leaves its 5 unread); 10000 itself parses, then is out of range.
+        const m = /^[0-9]+/.exec(input.slice(i));
+        if (!m) bad();
+        let v = 0, n = 0;
+        while (n < m![0].length && v * 10 + Number(m![0][n]) <= 10000) v = v * 10 + Number(m![0][n++]);
+        i += n;
+        fullYear(v);
         break;
+      }
       case 'y':
         yy = num(1, 2);
         break;
@@ -624,17 +632,20 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
     days = isoWeek !== undefined ? start + (isoWeek - 1) * 7 + (wday === undefined ? 0 : (wday + 6) % 7) : start + isoDoy! - 1;
   } else if (weekNo !== undefined) {
     // %U / %W: week 1 starts on the year's first Sunday / Monday; the weekday defaults to that day.
-    if (y < 1 || y > 9999) bad();
+    if (y < 1 || y > 9999) fail('Invalid result from parsing function');
     const jan1 = daysFromCivil(y, 1, 1);
     const first = jan1 + ((weekStart - weekday(jan1) + 7) % 7);
     const wd = wday === undefined ? weekStart : wday;
     days = first + (weekNo - 1) * 7 + ((wd - weekStart + 7) % 7);
   } else if (doy !== undefined) {
-    if (y < 1 || y > 9999 || doy < 1 || doy > 366) bad();
+    if (y < 1 || y > 9999) fail('Invalid result from parsing function');
+    if (doy < 1 || doy > 366) bad();
     if (doy === 366 && daysInMonth(y, 2) === 28) fail(`Year ${y} has 365 days, but the specified day of year was 366`);
     days = daysFromCivil(y, 1, 1) + doy - 1;
   } else {
-    if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31) bad();
+    // A year outside 1..9999 parsed but is no date (the reference's 'invalid result'); other fields out of range fail to parse.
+    if (y < 1 || y > 9999) fail('Invalid result from parsing function');
+    if (mo < 1 || mo > 12 || d < 1 || d > 31) bad();
     // A day the month does not have (Feb 30) parses, then fails the reference's normalization check.
     if (d > daysInMonth(y, mo)) fail('Out-of-range datetime field in parsing function');
     days = daysFromCivil(y, mo, d);
