@@ -317,6 +317,9 @@ function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
         for (const c of q.with?.ctes ?? []) query(c.query);
         query(q.body);
         inExprs(q.orderBy, q.limit, q.offset, q.pipes);
+        // The recursion is evaluated a step at a time: a whole-result ORDER BY or LIMIT over it has no meaning (the reference's words).
+        if (q.limit && queryMentions(q.body, lname)) throw sqlError('A query containing a recursive reference may not use a LIMIT clause', loc);
+        if (q.orderBy && queryMentions(q.body, lname)) throw sqlError('A subquery containing a recursive reference may not contain an ORDER BY clause', loc);
         return;
       case 'SetOperation':
         query(q.left);
@@ -731,7 +734,10 @@ export function resolveSelect(
   }
 
   const named = new Map<string, A.WindowSpec>();
-  for (const w of sel.window ?? []) named.set(w.name.toLowerCase(), w.spec);
+  for (const w of sel.window ?? []) {
+    if (named.has(w.name.toLowerCase())) throw sqlError(`Duplicate window alias ${w.name}`, w.spec.loc ?? sel.loc);
+    named.set(w.name.toLowerCase(), w.spec);
+  }
   const aggs = new AggCollector(scope);
   const wins = new WindowCollector(named);
   const ctx: ExprCtx = pipeForm ? { scope, clause: pipeForm, wins } : { scope, clause: 'SELECT list', aggs, wins };
