@@ -3340,7 +3340,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
               { ALT: (): 'ALL' | 'DISTINCT' => (this.consume(71, K.DISTINCT!), 'DISTINCT') },
             ],
           });
-          const m = this.subrule(72, this.setOpModifiers, { ARGS: [false] });
+          const m = this.subrule(72, this.setOpModifiers, { ARGS: [true] });
           const queries = [this.subrule(73, this.parenQuery)];
           this.many(74, () => {
             this.consume(75, COMMA);
