@@ -866,8 +866,11 @@ function resolveCase(an: Analyzer, n: A.CaseExpr, ctx: ExprCtx): Expr {
 function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
   const els = n.elements.map((e) => resolveExpr(an, e, ctx));
   let elType: SqlType;
-  if (n.elementType) elType = typeFromNode(n.elementType);
-  else if (els.length === 0) {
+  if (n.elementType) {
+    elType = typeFromNode(n.elementType);
+    // The written type ARRAY<ARRAY<...>> is itself invalid, as in a CAST (the reference's wording).
+    if (elType.kind === 'ARRAY') throw sqlError('Arrays of arrays are not supported', n.elementType.loc);
+  } else if (els.length === 0) {
     const e = literal(arrayOf(T.INT64), []);
     setOrigin(e, Origin.Null); // untyped empty array
     return e;
