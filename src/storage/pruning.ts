@@ -96,6 +96,9 @@ export function sameType(file: FragmentFile, col: Column): boolean {
   return types === null || types.get(col.name) === JSON.stringify(col.type);
 }
 
+/** Files whose statistics scans prepared their filters for (rowGroupTest): tests assert that a selective scan of a many-file table consults only its candidates' (row-group-index.ts). */
+export const pruningCounters = { filesTested: 0 };
+
 /** Whether row group `rg` of the file the test was made for may hold a row meeting the filters. */
 export type RowGroupTest = (rg: number) => boolean;
 
@@ -105,6 +108,7 @@ export type RowGroupTest = (rg: number) => boolean;
  * each call (it tightens while the scan runs).
  */
 export function rowGroupTest(file: FragmentFile, columns: readonly Column[], filters: readonly ScanFilter[]): RowGroupTest | null {
+  pruningCounters.filesTested++;
   const tests: RowGroupTest[] = [];
   for (const f of filters) {
     const col = columns[f.column]!;
@@ -148,7 +152,7 @@ function filterTest(file: FragmentFile, name: string, f: ScanFilter): RowGroupTe
 }
 
 /** The values as numbers when each is exactly one, else null. */
-function numbersOf(values: readonly ScanValue[]): number[] | null {
+export function numbersOf(values: readonly ScanValue[]): number[] | null {
   const out: number[] = [];
   for (const v of values) {
     const x = typeof v === 'number' || typeof v === 'bigint' ? exact(v) : undefined;
@@ -210,7 +214,7 @@ function mayMatch(f: ScanFilter, st: ColumnStats | undefined): boolean {
 }
 
 /** Types whose statistics order is the executor's (collated strings are not: they compare otherwise). */
-function comparable(t: SqlType): boolean {
+export function comparable(t: SqlType): boolean {
   switch (t.kind) {
     case 'INT64':
     case 'FLOAT64':

@@ -17,6 +17,7 @@ import { chunkVector, nullVectorOf } from './column-chunk.js';
 import type { FragmentFile } from './fragment-file.js';
 import { nominalBytes, vectorBytes } from '../types/logical-bytes.js';
 import { bestBlocksFirst, liveKey, rowGroupTest, sameType, zonesRuleOut, type RowGroupTest, type ZoneCheck } from './pruning.js';
+import { rowGroupIndex, type RowGroupIndex } from './row-group-index.js';
 
 /** A window of a fragment file: its rows [skip, skip + rows). */
 export interface FileSegment {
@@ -228,7 +229,25 @@ export type ScanPart =
 export async function stateParts(s: TableState, filters: readonly ScanFilter[] = [], stats: ScanStats = scanCounters): Promise<ScanPart[]> {
   const out: ScanPart[] = [];
   let off = 0;
-  for (const seg of stateSegments(s)) {
+  let segs = stateSegments(s);
+  // The leading files' candidate row groups from the table's index, when it narrows them.
+  const pix = filters.length > 0 && !filters.some((f) => f.live) ? rowGroupIndex(s.segments, segs) : null;
+  const ix = pix && (await pix);
+  const ids = ix && ix.candidates(s.columns, filters);
+  if (ix && ids) {
+    stats.rowGroupsSkipped += ix.count - ids.length;
+    const tests = new IndexTests(ix, s.columns, filters);
+    for (const e of ids) {
+      if (!tests.mayMatch(e)) stats.rowGroupsSkipped++;
+      else {
+        stats.rowGroupsRead++;
+        out.push(indexPart(ix, e, s.deleted));
+      }
+    }
+    segs = segs.slice(ix.segs.length);
+    off = ix.rows;
+  }
+  for (const seg of segs) {
     const segStart = off;
     off += segmentRows(seg);
     if (seg.kind === 'file') {
@@ -472,7 +491,92 @@ function live(n: number, column: (c: number, i: number) => Vector, cols: readonl
 
 /** The rows of a state that readers see, columns `cols` (ROW_POSITION: each row's position), row groups `filters` rule out skipped. */
 export function scanState(s: TableState, cols: readonly number[], filters: readonly ScanFilter[] = [], stats: ScanStats = scanCounters): AsyncGenerator<Batch> {
-  return scanSegments(stateSegments(s), s.columns, cols, filters, stats, s.deleted);
+  const segs = stateSegments(s);
+  const ix = filters.length > 0 ? rowGroupIndex(s.segments, segs) : null;
+  if (ix === null) return scanSegments(segs, s.columns, cols, filters, stats, s.deleted);
+  return scanIndexed(ix, segs, s, cols, filters, stats);
+}
+
+/**
+ * scanState through the table's row-group index (row-group-index.ts): the
+ * leading files' candidate row groups, or for a top-N's live filter their
+ * row groups best first until one loses against it; then the segments past
+ * the index (rows appended since) as scanSegments reads them.
+ */
+async function* scanIndexed(pix: Promise<RowGroupIndex>, segs: readonly Segment[], s: TableState, cols: readonly number[], filters: readonly ScanFilter[], stats: ScanStats): AsyncGenerator<Batch> {
+  const ix = await pix;
+  const rest = segs.slice(ix.segs.length);
+  const bound = filters.find((f) => f.live);
+  if (bound) {
+    const down = bound.op === '>=' || bound.op === '>';
+    // Files past the index would need merging into its order: read as before (a fold puts them back in).
+    const order = rest.some((g) => g.kind === 'file') ? null : ix.bestFirst(s.columns[bound.column]!, down);
+    if (order === null) {
+      yield* scanSegments(segs, s.columns, cols, filters, stats, s.deleted);
+      return;
+    }
+    // Rows in memory first (they have no statistics), as scanSegments gives them.
+    yield* scanSegments(rest, s.columns, cols, filters, stats, s.deleted, ix.rows);
+    const c = ix.column(s.columns[bound.column]!)!;
+    const pass = newScanPass();
+    const tests = new IndexTests(ix, s.columns, filters);
+    for (let k = 0; k < order.length; k++) {
+      const e = order[k]!;
+      const v = bound.values[0];
+      // In this order, once a row group with statistics loses against the bound, every later one does.
+      if (typeof v === 'number' && !c.unknown[e] && c.min[e] === c.min[e] && !(down ? (bound.op === '>' ? c.max[e]! > v : c.max[e]! >= v) : bound.op === '<' ? c.min[e]! < v : c.min[e]! <= v)) {
+        stats.rowGroupsSkipped += order.length - k;
+        break;
+      }
+      if (!tests.mayMatch(e)) {
+        stats.rowGroupsSkipped++;
+        continue;
+      }
+      stats.rowGroupsRead++;
+      yield* readPart(indexPart(ix, e, s.deleted), s.columns, cols, pass, filters, stats);
+    }
+    return;
+  }
+  const ids = ix.candidates(s.columns, filters);
+  if (ids === null) {
+    yield* scanSegments(segs, s.columns, cols, filters, stats, s.deleted);
+    return;
+  }
+  stats.rowGroupsSkipped += ix.count - ids.length;
+  const pass = newScanPass();
+  const tests = new IndexTests(ix, s.columns, filters);
+  for (const e of ids) {
+    if (!tests.mayMatch(e)) {
+      stats.rowGroupsSkipped++;
+      continue;
+    }
+    stats.rowGroupsRead++;
+    yield* readPart(indexPart(ix, e, s.deleted), s.columns, cols, pass, filters, stats);
+  }
+  yield* scanSegments(rest, s.columns, cols, filters, stats, s.deleted, ix.rows);
+}
+
+/** The filters' row-group tests (pruning.ts rowGroupTest) for the index's entries, prepared only for the files of the entries asked about. */
+class IndexTests {
+  private readonly tests = new Map<number, RowGroupTest | null>();
+  constructor(
+    private readonly ix: RowGroupIndex,
+    private readonly columns: readonly Column[],
+    private readonly filters: readonly ScanFilter[],
+  ) {}
+
+  mayMatch(e: number): boolean {
+    const i = this.ix.seg[e]!;
+    let t = this.tests.get(i);
+    if (t === undefined) this.tests.set(i, (t = rowGroupTest(this.ix.files[i]!, this.columns, this.filters)));
+    return t === null || t(this.ix.rg[e]!);
+  }
+}
+
+/** Entry `e` of the index as a part. */
+function indexPart(ix: RowGroupIndex, e: number, deleted: Uint32Array): ScanPart {
+  const i = ix.seg[e]!;
+  return rowGroupPart(ix.segs[i]!, ix.files[i]!, ix.rg[e]!, ix.segStart[i]!, deleted);
 }
 
 /** All rows of a state readers see (every column): for rewrites and small reads. */
