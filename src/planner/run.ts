@@ -552,6 +552,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
         // SELECT AS STRUCT is a value table: its one STRUCT value (here, its fields as columns) goes to one variable.
         const last = dynamic[dynamic.length - 1]!;
         const asStruct = st.into.length === 1 && last.kind === 'QueryStatement' && last.query.body.kind === 'Select' && last.query.body.asMode === 'STRUCT';
+        // Each INTO variable takes one column, in order: the counts must agree.
+        const ncols = sub.lastSelect.columns?.length ?? 0;
+        if (!asStruct && ncols !== st.into.length) throw sqlError(`EXECUTE IMMEDIATE INTO has ${st.into.length} variable${st.into.length === 1 ? '' : 's'}, but the query returns ${ncols} column${ncols === 1 ? '' : 's'}`, st.loc);
         st.into.forEach((name, i) => {
           const cur = s.variables.get(name.toLowerCase());
           if (!cur) throw sqlError(`Undeclared variable: ${name}`, st.loc);
