@@ -446,7 +446,22 @@ export function registerDatetime(): void {
       }
       return { type: T.DATE, length: n, data: out, nulls };
     }),
-    sig(['DATE', 'INT64', partArg], 'DATE', rowKernel(T.DATE, (v) => addToDays(v[0] as number, sign * Number(v[1] as bigint), parsePart(v[2] as string), fn))),
+    sigf(['DATE', 'INT64', partArg], 'DATE', (c) => {
+      const slow = rowKernel(T.DATE, (v) => addToDays(v[0] as number, sign * Number(v[1] as bigint), parsePart(v[2] as string), fn));
+      const p = c.args[2]!.constant?.value;
+      if (typeof p !== 'string') return slow;
+      const part = parsePart(p);
+      // The part is a constant: typed arrays in and out, no value boxed per row (DATE_ADD(d, INTERVAL id DAY) over 100k rows).
+      return (args, n, ctx) => {
+        const kd = args[1]!.data;
+        if (!(kd instanceof Float64Array)) return slow(args, n, ctx);
+        const dd = args[0]!.data as Int32Array;
+        const nulls = mergeNulls(args, n);
+        const out = new Int32Array(n);
+        for (let i = 0; i < n; i++) if (nulls === null || nulls[i] !== 1) out[i] = addToDays(dd[i]!, sign * kd[i]!, part, fn);
+        return { type: T.DATE, length: n, data: out, nulls };
+      };
+    }),
   ];
   // The second argument must be written `INTERVAL n PART` (or be an INTERVAL value); the reference refuses anything
   // else, an untyped NULL too, with "Expected INTERVAL expression", and lists the one form users write.
