@@ -179,18 +179,11 @@ export async function* scanSegments(
   const keys: number[] = [];
   for (let i = 0; i < later.length; i++) {
     const { seg, file, test } = later[i]!;
-    const [from, end] = rowGroupRange(seg, file);
-    for (let rg = from; rg < end; rg++) {
-      if (file.rowGroups[rg]!.rows === 0) continue;
-      if (test !== null && !test(rg)) {
-        stats.rowGroupsSkipped++;
-        continue;
-      }
-      stats.rowGroupsRead++;
+    eachCandidate(seg, file, test, stats, (rg) => {
       fileOf.push(i);
       rgOf.push(rg);
       keys.push(liveKey(file, rg, name, bound));
-    }
+    });
   }
   const order = Int32Array.from(keys, (_, k) => k);
   // Stable: equal bounds keep table order.
@@ -295,9 +288,8 @@ function rowGroupPart(seg: FileSegment, file: FragmentFile, rg: number, segStart
   return { kind: 'rowGroup', path: seg.path, rowGroup: rg, start: a - base, end: b - base, first, deleted: deletedWithin(deleted, first, b - a) };
 }
 
-/** The row groups of a file segment that may hold rows meeting the filters (`test`), as parts. */
-function fileParts(seg: FileSegment, file: FragmentFile, test: RowGroupTest | null, segStart: number, stats: ScanStats, deleted: Uint32Array): ScanPart[] {
-  const out: ScanPart[] = [];
+/** `visit` for each row group of a file segment that may hold rows meeting the filters (`test`); read and skipped ones counted in `stats`. */
+function eachCandidate(seg: FileSegment, file: FragmentFile, test: RowGroupTest | null, stats: ScanStats, visit: (rg: number) => void): void {
   const [from, end] = rowGroupRange(seg, file);
   for (let rg = from; rg < end; rg++) {
     if (file.rowGroups[rg]!.rows === 0) continue;
@@ -306,8 +298,14 @@ function fileParts(seg: FileSegment, file: FragmentFile, test: RowGroupTest | nu
       continue;
     }
     stats.rowGroupsRead++;
-    out.push(rowGroupPart(seg, file, rg, segStart, deleted));
+    visit(rg);
   }
+}
+
+/** The row groups of a file segment that may hold rows meeting the filters (`test`), as parts. */
+function fileParts(seg: FileSegment, file: FragmentFile, test: RowGroupTest | null, segStart: number, stats: ScanStats, deleted: Uint32Array): ScanPart[] {
+  const out: ScanPart[] = [];
+  eachCandidate(seg, file, test, stats, (rg) => void out.push(rowGroupPart(seg, file, rg, segStart, deleted)));
   return out;
 }
 
