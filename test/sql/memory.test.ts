@@ -156,6 +156,39 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   });
 
+  it('a GROUP BY whose calls do not split (ORDER BY / LIMIT inside, ARRAY_AGG, STRING_AGG, NUMERIC SUM, DISTINCT) routes the rows of new groups to files and aggregates file by file', async () => {
+    for (const sql of [
+      // The dedup idiom: the latest row per key.
+      'SELECT hk, ARRAY_AGG(STRUCT(id, s) ORDER BY id DESC LIMIT 1)[OFFSET(0)] AS last, COUNT(*) AS n FROM d.t GROUP BY hk',
+      'SELECT hk, STRING_AGG(s, "," ORDER BY id) AS ss, ARRAY_AGG(k ORDER BY id) AS ks, SUM(CAST(v AS NUMERIC)) AS nv, ANY_VALUE(hk * 2) AS h2 FROM d.t GROUP BY hk',
+      // Several keys, a STRING among them with NULLs; DISTINCT inside.
+      'SELECT s, MOD(hk, 7) AS m, COUNT(DISTINCT k) AS dk, ARRAY_AGG(id ORDER BY id LIMIT 2) AS ids FROM d.t GROUP BY s, m',
+    ]) {
+      const before = { ...spillCounters };
+      const { free, tight } = await both(sql);
+      expect(sorted(tight), sql).toEqual(sorted(free));
+      expect(spillCounters.files, sql).toBeGreaterThan(before.files);
+      expect(spillCounters.rawRows, sql).toBeGreaterThan(before.rawRows);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
+  it('a routed file that still does not fit splits again by other hash bits', async () => {
+    const partitions = spillOptions.partitions;
+    spillOptions.partitions = 2;
+    try {
+      const before = { ...spillCounters };
+      const sql = 'SELECT hk, ARRAY_AGG(STRUCT(id, s, v) ORDER BY id DESC LIMIT 1)[OFFSET(0)] AS last FROM d.t GROUP BY hk';
+      const { free, tight } = await both(sql);
+      expect(sorted(tight)).toEqual(sorted(free));
+      // More files than one split into two makes: a file was split again.
+      expect(spillCounters.files - before.files).toBeGreaterThan(2);
+    } finally {
+      spillOptions.partitions = partitions;
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
   it('a GROUP BY that fits is finished in place (no spill file)', async () => {
     const before = spillCounters.files;
     const { free, tight } = await both('SELECT k, COUNT(*), SUM(v), AVG(id) FROM d.t GROUP BY k');

@@ -29,12 +29,14 @@ import { finishAggregate, splitAggregate, type SplitAggregate } from '../paralle
 import { SpillPartitions, spillCounters, spillOptions } from '../spill.js';
 import { vectorBytes } from '../vectors.js';
 import { Aggregation, keepsNoInput } from './aggregate.js';
+import { routingAggregate } from './aggregate-route.js';
 
 const splits = new WeakMap<AggregateRel, SplitAggregate | null>();
 
 /**
  * The aggregate as a spilling one, or null when it need not or cannot be:
- * no memory limit, no GROUP BY, or calls that do not split.
+ * no memory limit or no GROUP BY. Calls that do not split spill their input
+ * rows instead (aggregate-route.ts).
  */
 export function spillingAggregate(rel: AggregateRel, ctx: ExecContext): AsyncGenerator<Batch> | null {
   if (memoryBudget.limit <= 0 || rel.groupBy.length === 0) return null;
@@ -43,7 +45,7 @@ export function spillingAggregate(rel: AggregateRel, ctx: ExecContext): AsyncGen
     split = splitAggregate(rel, true);
     splits.set(rel, split);
   }
-  return split === null ? null : aggregateSpilling(rel, split, ctx);
+  return split === null ? routingAggregate(rel, ctx) : aggregateSpilling(rel, split, ctx);
 }
 
 async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx: ExecContext): AsyncGenerator<Batch> {

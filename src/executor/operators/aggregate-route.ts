@@ -1,0 +1,126 @@
+// A GROUP BY whose calls do not split into partial and merge calls
+// (parallel/split.ts: ORDER BY or LIMIT inside a call, DISTINCT, ARRAY_AGG,
+// STRING_AGG, ANY_VALUE, NUMERIC sums, APPROX_* ...) past the memory budget:
+// its accumulators' states cannot be written out and merged, so its input
+// rows are (hybrid hash aggregation). Until the group table and accumulators
+// pass their share of the engine's memory limit it runs as aggregateOp does.
+// From then on the table takes no new group: a row whose group it holds is
+// folded there, any other row goes to a spill file by the hash of its keys,
+// so each group's rows are all in the table or all in one file. The table's
+// groups are finished first; then each file is aggregated on its own, the
+// same way (a file past the share splits again by other hash bits).
+// DISTINCT tables past the share go to files of their own first
+// (Aggregation.spillDistinct), as in aggregateOp.
+import type { AggregateRel } from '../../analyzer/resolved.js';
+import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
+import { BATCH_SIZE, sliceVector, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { checkpoint, type ExecContext } from '../context.js';
+import { evaluate, evaluateSync, layoutOf } from '../expr.js';
+import { executeRel } from '../execute.js';
+import { SpillPartitions, spillCounters, spillOptions } from '../spill.js';
+import { vectorBytes } from '../vectors.js';
+import { Aggregation, keepsNoInput } from './aggregate.js';
+
+/** Levels of files within files: a file that still does not fit after this many splits is aggregated in memory (the memory guard's). */
+const MAX_LEVEL = 4;
+
+/**
+ * The aggregate routing its input rows to files past the budget, or null
+ * when it need not or cannot: no memory limit, no GROUP BY, grouping sets
+ * (an input row's groups, one per set, would belong in different files) or
+ * GROUPING() calls.
+ */
+export function routingAggregate(rel: AggregateRel, ctx: ExecContext): AsyncGenerator<Batch> | null {
+  if (memoryBudget.limit <= 0 || rel.groupBy.length === 0 || rel.groupingSets !== undefined || rel.groupingCalls?.length) return null;
+  const st = new Aggregation(rel, ctx);
+  return aggregateRouting(rel, ctx, executeRel(rel.input, ctx, st.sync && keepsNoInput(rel)), 0, st);
+}
+
+async function* aggregateRouting(
+  rel: AggregateRel,
+  ctx: ExecContext,
+  input: AsyncIterable<Batch> | Iterable<Batch>,
+  level: number,
+  st: Aggregation | null,
+): AsyncGenerator<Batch> {
+  const rest = yield* foldAndFinish(st ?? new Aggregation(rel, ctx), input, level);
+  // Let the table go while the files are aggregated.
+  st = null;
+  if (rest === null) return;
+  try {
+    for (const file of rest.files) {
+      if (file.rows === 0) continue;
+      yield* aggregateRouting(rel, ctx, file.read(), level + 1, null);
+      file.close();
+    }
+  } finally {
+    rest.close();
+  }
+}
+
+/** Folds the input into `st` (routing rows of new groups to files past the share), yields its groups; returns the files, flushed. */
+async function* foldAndFinish(st: Aggregation, input: AsyncIterable<Batch> | Iterable<Batch>, level: number): AsyncGenerator<Batch, SpillPartitions | null> {
+  const { rel, ctx } = st;
+  const layout = layoutOf(rel.input.columns);
+  const share = spillOptions.share * memoryBudget.limit;
+  const held = new Reservation();
+  /** Rows of groups the table does not hold, once it takes no new group. */
+  let rest: SpillPartitions | null = null;
+  let ids = new Int32Array(0);
+  try {
+    for await (const b of input) {
+      await checkpoint(ctx);
+      if (rest === null) {
+        if (st.sync) st.consume(b);
+        else await st.consumeAsync(b);
+        if (held.set(st.bytes()) <= share || (st.spillDistinct() && held.set(st.bytes()) <= share) || level >= MAX_LEVEL) continue;
+        rest = new SpillPartitions(spillOptions.partitions, level);
+        continue;
+      }
+      const n = b.length;
+      const keyVecs: Vector[] = [];
+      for (const g of rel.groupBy) keyVecs.push(st.sync ? evaluateSync(g.expr, b, layout, ctx) : await evaluate(g.expr, b, layout, ctx));
+      if (ids.length < n) ids = new Int32Array(n);
+      st.table.lookup(keyVecs, n, ids);
+      const known: number[] = [];
+      const other: number[] = [];
+      for (let i = 0; i < n; i++) (ids[i]! >= 0 ? known : other).push(i);
+      if (other.length > 0) {
+        const all = other.length === n;
+        rest.writeKeyed(all ? b : takeBatch(b, other), all ? keyVecs : keyVecs.map((v) => takeVector(v, other)));
+        spillCounters.rawRows += other.length;
+      }
+      if (known.length > 0) {
+        const rows = known.length === n ? b : takeBatch(b, known);
+        if (st.sync) st.consume(rows);
+        else await st.consumeAsync(rows);
+      }
+      held.set(st.bytes() + rest.bytes());
+    }
+    // The table's groups are whole (no file holds their keys).
+    yield* finished(st, held, ctx);
+    rest?.flush();
+    return rest;
+  } catch (e) {
+    rest?.close();
+    throw e;
+  } finally {
+    held.release();
+  }
+}
+
+function takeBatch(b: Batch, sel: readonly number[]): Batch {
+  return { length: sel.length, columns: b.columns.map((c) => takeVector(c, sel)) };
+}
+
+/** The finished aggregation's rows, a batch at a time. */
+async function* finished(st: Aggregation, held: Reservation, ctx: ExecContext): AsyncGenerator<Batch> {
+  const out = st.finish();
+  held.set(st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0));
+  const numGroups = st.table.size;
+  for (let s = 0; s < numGroups; s += BATCH_SIZE) {
+    const e = Math.min(numGroups, s + BATCH_SIZE);
+    yield { length: e - s, columns: out.map((c) => sliceVector(c, s, e)) };
+    await checkpoint(ctx);
+  }
+}
