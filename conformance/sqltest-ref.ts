@@ -8,7 +8,7 @@
 //   npm install --no-save @fivetrandevelopers/zetasql   # dev-only, not a dependency
 //   node --import tsx conformance/sqltest-ref.ts test/sql/docs-bit.sqltest [...]
 //   node --import tsx conformance/sqltest-ref.ts --query "SELECT 1 AS x"
-//   node --import tsx conformance/sqltest-ref.ts --emu [--fill] draft.sqltest
+//   node --import tsx conformance/sqltest-ref.ts --emu [--fill [--schema]] draft.sqltest
 //
 // Prints one line per case (`same`, `DIFF`, `ref-error` or `skipped: why`),
 // with both answers for the differing ones. `--emu` also runs each case in the
@@ -130,6 +130,8 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const withEmu = args.includes('--emu');
   const fill = args.includes('--fill');
+  // `--schema` with `--fill`: also write the reference's result schema (column names and types).
+  const fillSchema = args.includes('--schema');
   ref = await connect();
   try {
     const lang = await languageOptions(ref.call);
@@ -184,7 +186,7 @@ async function main(): Promise<void> {
               const ref = `# reference: ${r.error.split('\n')[0]}\n`;
               fills.set(ci, 'error' in e ? `--- error\n~ ${e.error}\n${ref}` : `--- rows\n# UNCHECKED emulator answer\n${ref}${e.rows.map(key).join('\n')}${e.rows.length ? '\n' : ''}`);
             }
-            else fills.set(ci, `--- rows\n${r.rows.map(key).join('\n')}${r.rows.length ? '\n' : ''}`);
+            else fills.set(ci, `${fillSchema ? `--- schema\n${r.schema}\n` : ''}--- rows\n${r.rows.map(key).join('\n')}${r.rows.length ? '\n' : ''}`);
           }
         }
         if ('error' in r) {
