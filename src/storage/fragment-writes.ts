@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
 import { concatVectors, layoutOf, sliceBatches, takeVector, type Batch } from '../types/vector.js';
 import { encodeFragmentFile, FILE_ROWS } from './fragment-file.js';
-import { atomicWrite, ensureDirDurable, fsyncDir } from './fsutil.js';
+import { atomicWrite, ensureDirDurable, fsyncDir, type UnsealedFiles } from './fsutil.js';
 
 /** A fragment file of a table, or the window [skip, skip + rows) of one (a replace kept rows appended after its base). */
 export interface FragmentInfo {
@@ -27,8 +27,12 @@ export function fragmentName(stem: string, lastLsn: number): string {
   return `${stem}@${String(lastLsn).padStart(12, '0')}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.parquet`;
 }
 
-/** Writes rows as fragment files in `dir` named for `stem`, at most FILE_ROWS rows each, in schema `columns`. */
-export async function writeFragments(dir: string, stem: string, columns: readonly Column[], batches: readonly Batch[], lastLsn: number): Promise<FragmentInfo[]> {
+/**
+ * Writes rows as fragment files in `dir` named for `stem`, at most FILE_ROWS
+ * rows each, in schema `columns`: each durable before it is named, or, with
+ * `unsealed` (a stem nothing names yet), synced by its seal.
+ */
+export async function writeFragments(dir: string, stem: string, columns: readonly Column[], batches: readonly Batch[], lastLsn: number, unsealed: UnsealedFiles | null = null): Promise<FragmentInfo[]> {
   const total = batches.reduce((s, b) => s + b.length, 0);
   const out: FragmentInfo[] = [];
   const meta = { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(columns.map(colInfo)) };
@@ -37,7 +41,8 @@ export async function writeFragments(dir: string, stem: string, columns: readonl
     const file = fragmentName(stem, lastLsn);
     const pieces = await encodeFragmentFile(columns, sliceBatches(batches, start, end), meta);
     // Its temp file starts with `${stem}@` too: an orphan of a crash is removed with the stem's.
-    await atomicWrite(path.join(dir, file), pieces);
+    if (unsealed) await unsealed.write(path.join(dir, file), pieces);
+    else await atomicWrite(path.join(dir, file), pieces);
     out.push({ file, rows: end - start, lastLsn });
   }
   return out;
@@ -105,6 +110,8 @@ export class StagedRows {
     readonly columns: readonly Column[],
     private readonly lastLsn = 0,
     private readonly layoutBy: readonly string[] = [],
+    /** Files of a table nothing names yet: synced by its seal, not one by one (UnsealedFiles). */
+    private readonly unsealed: UnsealedFiles | null = null,
   ) {}
 
   async add(b: Batch): Promise<void> {
@@ -136,9 +143,10 @@ export class StagedRows {
    * The files, hard-linked into `dir` under the names `name` gives (the
    * table's own), made durable there: the staged names stay valid until
    * `discard`, so a commit that fails can be retried. Where the file system
-   * has no hard links the files are copied.
+   * has no hard links the files are copied. `unsealed`: the table's own
+   * names are not durable until its seal (a table nothing names yet).
    */
-  async linkInto(dir: string, name: () => string): Promise<FragmentInfo[]> {
+  async linkInto(dir: string, name: () => string, unsealed: UnsealedFiles | null = null): Promise<FragmentInfo[]> {
     const out: FragmentInfo[] = [];
     for (const f of await this.finish()) {
       const file = name();
@@ -151,7 +159,8 @@ export class StagedRows {
       });
       out.push({ ...f, file });
     }
-    if (out.length > 0) await fsyncDir(dir);
+    if (out.length > 0 && unsealed) unsealed.addDir(dir);
+    else if (out.length > 0) await fsyncDir(dir);
     return out;
   }
 
@@ -165,6 +174,6 @@ export class StagedRows {
 
   private async write(batches: readonly Batch[]): Promise<void> {
     if (this.files.length === 0) await ensureDirDurable(this.dir);
-    this.files.push(...(await writeFragments(this.dir, this.stem, this.columns, laidOut(batches, this.columns, this.layoutBy), this.lastLsn)));
+    this.files.push(...(await writeFragments(this.dir, this.stem, this.columns, laidOut(batches, this.columns, this.layoutBy), this.lastLsn, this.unsealed)));
   }
 }

@@ -78,6 +78,62 @@ export async function commitTemp(tmp: string, file: string): Promise<void> {
   await fsyncDir(path.dirname(file));
 }
 
+/**
+ * Files of something no record names yet (a table's new incarnation before
+ * the catalog record that publishes it): written in place under their own
+ * names, with no temp file, rename or sync each, and made durable together
+ * by one `seal` (every file's fsync and its directory's, at once on the
+ * thread pool) before that record is appended. A crash before it leaves
+ * files of a stem no catalog entry names, which start-up removes; so the
+ * ordering a temp + rename gives is not needed, and a CREATE TABLE ... AS
+ * SELECT waits for one round of syncs instead of six in a row.
+ */
+export class UnsealedFiles {
+  private readonly files = new Set<string>();
+  private readonly dirs = new Set<string>();
+
+  /** Writes `file` whole (truncating it), to be synced by `seal`. */
+  async write(file: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
+    const fd = fs.openSync(file, 'w');
+    try {
+      await writeAll(fd, typeof data === 'string' ? [Buffer.from(data)] : Array.isArray(data) ? (data as readonly Uint8Array[]) : [data as Uint8Array]);
+    } finally {
+      fs.closeSync(fd);
+    }
+    this.files.add(file);
+    this.dirs.add(path.dirname(file));
+  }
+
+  /** A directory whose new entries `seal` makes durable (a file created in it by other means). */
+  addDir(dir: string): void {
+    this.dirs.add(dir);
+  }
+
+  /** Syncs every file written and directory named since the last seal. A file removed meanwhile needs none. */
+  async seal(): Promise<void> {
+    const files = [...this.files];
+    const dirs = [...this.dirs];
+    this.files.clear();
+    this.dirs.clear();
+    await Promise.all([...files.map((f) => fsyncPath(f)), ...dirs.map((d) => fsyncDir(d))]);
+  }
+}
+
+async function fsyncPath(file: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  try {
+    await fsyncFd(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Writes every piece in order, continuing after a short write. */
 async function writeAll(fd: number, pieces: readonly Uint8Array[]): Promise<void> {
   let rest = pieces.filter((b) => b.byteLength > 0);

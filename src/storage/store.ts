@@ -515,7 +515,10 @@ export class Storage {
     this.requireDataset(p, d);
     const entry: TableEntry = this.hasRows(kind) ? { resource, kind, policies: {}, storage: newStorageStem(t) } : { resource, kind, policies: {} };
     const data = this.hasRows(kind) ? this.newTableData(this.datasetDir(p, d), entry.storage!, this.storedColumnsOf(entry)) : null;
-    if (data) data.layoutBy = layoutColumns(resource);
+    if (data) {
+      data.layoutBy = layoutColumns(resource);
+      data.markNew();
+    }
     return { entry, data };
   }
 
@@ -531,6 +534,8 @@ export class Storage {
       const old = ds.tables[t];
       if (old && !replace) throw alreadyExists(`Table ${p}:${d}.${t}`);
       if (!old) {
+        // Its files (rows written by `fill`) durable before the record that names them.
+        await prepared.data?.seal();
         await this.commit([{ op: 'table', p, d, t, entry: prepared.entry }], () => this.setData(p, d, t, prepared.data));
         return prepared.entry;
       }
@@ -741,8 +746,9 @@ export class Storage {
     const trashRel = this.trashDirOf(p, d, stem, deletedMs);
     const oldData = this.hasRows(old.kind) ? this.tableData(p, d, t) : null;
     this.deletedTables.add({ projectId: p, datasetId: d, tableId: t, deletedMs, entry: old, trashDir: trashRel });
-    // The snapshot is durable before any catalog without the table can be.
-    await this.deletedTables.flush();
+    // The snapshot is durable before any catalog without the table can be,
+    // and the new table's files before the record that names them: one round of syncs.
+    await Promise.all([this.deletedTables.flush(), next?.data?.seal()]);
     const commit = (): Promise<void> =>
       this.commit([{ op: 'table', p, d, t, entry: next ? next.entry : null }], () => {
         this.setData(p, d, t, next ? next.data : null);

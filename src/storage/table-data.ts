@@ -12,7 +12,7 @@ import { concatVectors, type Batch, type Vector } from '../types/vector.js';
 import type { Stored } from './codec.js';
 import { CommitClock } from './clock.js';
 import { colInfo, fragmentName, StagedRows, writeFragments, type FragmentInfo } from './fragment-writes.js';
-import { atomicWrite, ensureDirDurable } from './fsutil.js';
+import { atomicWrite, ensureDirDurable, UnsealedFiles } from './fsutil.js';
 import { Gate } from './gate.js';
 import { Graveyard } from './graveyard.js';
 import { DeferredBatch, rowsToBatch } from './json-rows.js';
@@ -271,6 +271,12 @@ export class TableData {
   version = 0;
   modifiedMs = 0;
   private countHint: number | null = null;
+  /**
+   * A new incarnation no catalog record names yet (Storage.prepareTable):
+   * nothing of it is on disk to recover, and its files are written in place
+   * and synced together by `seal`, before the record that publishes it.
+   */
+  private unsealed: UnsealedFiles | null = null;
 
   constructor(
     private dir: string,
@@ -294,6 +300,24 @@ export class TableData {
   }
   get isLoaded(): boolean {
     return this.wal !== null;
+  }
+
+  /** Marks a table storage that nothing names yet and nothing of which is on disk (see `unsealed`). */
+  markNew(): void {
+    if (this.isLoaded || this.loading) throw new Error(`table storage ${this.stem} is already open`);
+    this.unsealed = new UnsealedFiles();
+  }
+
+  /** Makes what a new table wrote durable, all at once; from then on every write is durable by itself. Before the record that names it. */
+  async seal(): Promise<void> {
+    const u = this.unsealed;
+    this.unsealed = null;
+    await u?.seal();
+  }
+
+  /** A metadata file written whole: temp + sync + rename, or for a new table in place until its seal. */
+  private writeWhole(file: string, text: string): Promise<void> {
+    return this.unsealed ? this.unsealed.write(file, text) : atomicWrite(file, text);
   }
 
   private readSidecarSync(): Sidecar {
@@ -334,12 +358,13 @@ export class TableData {
   private async doLoad(): Promise<void> {
     // New <project>/<dataset> directories: their entries durable up to the data dir.
     await ensureDirDurable(this.dir);
-    const sc = this.readSidecarSync();
+    const fresh = this.unsealed !== null;
+    const sc = fresh ? EMPTY_SIDECAR : this.readSidecarSync();
     this.sidecar = sc;
     this.modifiedMs = sc.modifiedMs;
     // Orphans: temp files and fragments a crash left before the sidecar listed them.
     const listed = new Set([...sc.fragments, ...(sc.past ?? []).flatMap((g) => g.fragments)].map((f) => f.file));
-    for (const n of fs.readdirSync(this.dir)) {
+    for (const n of fresh ? [] : fs.readdirSync(this.dir)) {
       if (n.startsWith(`${this.stem}@`) && !listed.has(n)) await fsp.rm(path.join(this.dir, n), { force: true });
       else if (n.startsWith(`${this.stem}.`) && n.endsWith('.tmp')) await fsp.rm(path.join(this.dir, n), { force: true });
     }
@@ -352,7 +377,7 @@ export class TableData {
     const deleteLsns = deletes.map(() => 0);
     this.marks = new Map();
     for (const [k, v] of Object.entries(sc.marks ?? {})) this.setMark(k, v, 0);
-    const scan = readWalSync(this.walFile);
+    const scan = fresh ? { records: [], validLength: 0 } : readWalSync(this.walFile);
     let maxLsn = sc.flushedLsn;
     let rows = fragmentRows;
     for (const r of scan.records) {
@@ -378,7 +403,7 @@ export class TableData {
     this.past = [...(sc.past ?? [])];
     this.historyFromMs = sc.historyFromMs ?? 0;
     const wal = new WalWriter(this.walFile, this.walSync, this.onError);
-    await wal.open(scan.validLength);
+    await wal.open(scan.validLength, this.unsealed);
     this.segments = segments;
     this.unflushedFrom = unflushedFrom;
     this.rows = rows;
@@ -633,7 +658,7 @@ export class TableData {
 
   /** Writes rows as fragment files of at most FILE_ROWS rows each, in the given schema. */
   private writeFragments(batches: readonly Batch[], lastLsn: number, columns: readonly Column[] = this.columns): Promise<FragmentInfo[]> {
-    return writeFragments(this.dir, this.stem, columns, batches, lastLsn);
+    return writeFragments(this.dir, this.stem, columns, batches, lastLsn, this.unsealed);
   }
 
   /**
@@ -698,7 +723,7 @@ export class TableData {
   /** Rewrites the sidecar listing `fragments` (see sidecarFor), then lets go of what it made obsolete. */
   private async commitSidecar(fragments: readonly FragmentInfo[], flushedLsn: number): Promise<void> {
     const c = this.sidecarFor(fragments, flushedLsn);
-    await atomicWrite(this.sidecarFile, JSON.stringify(c.sidecar));
+    await this.writeWhole(this.sidecarFile, JSON.stringify(c.sidecar));
     this.adoptSidecar(c);
     await this.bury(c.obsolete);
   }
@@ -873,10 +898,10 @@ export class TableData {
     const prepared = (count: number, fragments: readonly FragmentInfo[]): PreparedRows => ({ td: this, base, columns: cols, schemaChange: columns !== undefined, rows: count, fragments });
     if (rows instanceof StagedRows) {
       if (rows.dir !== this.dir) throw new Error(`staged rows in ${rows.dir} cannot be committed to a table in ${this.dir}`);
-      return prepared(rows.rows, await rows.linkInto(this.dir, () => fragmentName(this.stem, lastLsn)));
+      return prepared(rows.rows, await rows.linkInto(this.dir, () => fragmentName(this.stem, lastLsn), this.unsealed));
     }
     // Written a file (FILE_ROWS rows) at a time, in the table's layout order: never more than that is held.
-    const staged = new StagedRows(this.dir, this.stem, cols, lastLsn, this.layoutBy);
+    const staged = new StagedRows(this.dir, this.stem, cols, lastLsn, this.layoutBy, this.unsealed);
     try {
       for await (const b of rows) await staged.add(b);
       return prepared(staged.rows, await staged.finish());
@@ -890,7 +915,7 @@ export class TableData {
   /** Commits prepared rows of this table alone: one sidecar write. */
   async commit(p: PreparedRows): Promise<void> {
     await this.withCommitPlan(p, async (plan) => {
-      await atomicWrite(this.sidecarFile, JSON.stringify(plan.sidecar));
+      await this.writeWhole(this.sidecarFile, JSON.stringify(plan.sidecar));
       plan.apply();
     });
   }

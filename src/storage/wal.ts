@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { fsyncDir, readExactSync } from './fsutil.js';
+import { fsyncDir, readExactSync, type UnsealedFiles } from './fsutil.js';
 
 const HEADER = 8;
 /** Background mode: the longest an acknowledged append waits for its fdatasync (bounds the power-loss window). */
@@ -131,12 +131,17 @@ export class WalWriter {
     private readonly onSyncError: (e: unknown) => void = (e) => console.error(`WAL fdatasync failed: ${String(e)}`),
   ) {}
 
-  /** Opens for append after recovery cut the file to `validLength`. */
-  async open(validLength: number): Promise<void> {
+  /**
+   * Opens for append after recovery cut the file to `validLength`.
+   * `unsealed`: the log of a table nothing names yet, whose directory entry
+   * is made durable by its seal (before any record in it can count).
+   */
+  async open(validLength: number, unsealed: UnsealedFiles | null = null): Promise<void> {
     const existed = fs.existsSync(this.file);
     const h = await fsp.open(this.file, fs.constants.O_RDWR | fs.constants.O_CREAT);
     // A new log's directory entry must be durable before records in it are acknowledged.
-    if (!existed) await fsyncDir(path.dirname(this.file));
+    if (!existed && unsealed) unsealed.addDir(path.dirname(this.file));
+    else if (!existed) await fsyncDir(path.dirname(this.file));
     const st = await h.stat();
     if (st.size !== validLength) {
       // Drop a torn tail so that new records follow the last good one.
@@ -326,6 +331,8 @@ export class WalWriter {
   async truncate(): Promise<void> {
     await this.drain();
     if (!this.handle) return;
+    // Already empty, and its emptiness durable (opened empty, or truncated and synced): nothing to do.
+    if (this.size === 0 && !this.unsynced && this.syncing === null) return;
     await this.handle.truncate(0);
     await this.handle.sync();
     // Nothing left to sync: the records live on in a synced fragment.
