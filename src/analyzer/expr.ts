@@ -670,7 +670,7 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
   else if (ctx.selectAliases?.has(lfirst)) base = ctx.selectAliases.get(lfirst)!;
   if (!base) {
     let arg: ReturnType<Scope['lookupUdfArg']>;
-    const hit = ctx.scope.lookup(first);
+    const hit = ctx.scope.lookup(first, n.parts[1]);
     if (hit?.kind === 'ambiguous') throw sqlError(`Column name ${first} is ambiguous`, n.loc);
     if (hit?.kind === 'column') {
       base = colRef(hit.column, hit.correlated);

@@ -24,6 +24,16 @@ export interface RangeVar {
   readonly qualifiedOnly?: boolean;
 }
 
+/** Column ids a correlated reference to range variable `rv` reads: `rv.member` reads that one column, `rv` alone all of them. */
+function rangeIds(rv: RangeVar, member: string | undefined): number[] {
+  if (member !== undefined && !rv.value) {
+    const lm = member.toLowerCase();
+    const cols = rv.columns.filter((c) => c.name.toLowerCase() === lm);
+    if (cols.length === 1) return [cols[0]!.id];
+  }
+  return rv.columns.map((c) => c.id).concat(rv.value ? [rv.value.id] : []);
+}
+
 export class Correlation {
   readonly ids = new Set<number>();
 }
@@ -129,15 +139,21 @@ export class Scope {
     return undefined;
   }
 
-  /** Looks a name up here and outward, recording correlation on every boundary crossed. */
-  lookup(name: string): Lookup {
+  /**
+   * Looks a name up here and outward, recording correlation on every boundary
+   * crossed. `member`: the next part of a path (`t.k`): when the name is a
+   * range variable with one column of that name, only that column is
+   * recorded (a correlated subquery then runs once per distinct value of the
+   * columns it reads, not once per outer row).
+   */
+  lookup(name: string, member?: string): Lookup {
     const lname = name.toLowerCase();
     let crossed: Correlation[] | undefined;
     for (let s: Scope | undefined = this; s; s = s.opaque ? undefined : s.parent) {
       const hit = s.local(lname);
       if (hit) {
         if (!crossed || hit.kind === 'ambiguous') return hit;
-        const ids = hit.kind === 'range' ? hit.rv.columns.map((c) => c.id).concat(hit.rv.value ? [hit.rv.value.id] : []) : [hit.column.id];
+        const ids = hit.kind === 'range' ? rangeIds(hit.rv, member) : [hit.column.id];
         for (const c of crossed) for (const id of ids) c.ids.add(id);
         return { ...hit, correlated: true };
       }

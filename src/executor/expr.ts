@@ -925,7 +925,11 @@ function hasInnerNull(v: Value): boolean {
 
 type SubResult = Value | InSet;
 
+/** Runs of subquery plans (tests: a correlated subquery runs once per distinct binding of the columns it reads). */
+export const subqueryCounters = { runs: 0 };
+
 async function runSubquery(s: SubqueryExpr, ctx: ExecContext): Promise<SubResult> {
+  subqueryCounters.runs++;
   const plan = s.plan;
   switch (s.mode) {
     case 'exists': {
