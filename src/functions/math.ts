@@ -2,14 +2,14 @@
 // NUMERIC/BIGNUMERIC stay exact through decimal.js.
 import { T, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
-import type { Vector } from '../types/vector.js';
+import type { Int64Data, Vector } from '../types/vector.js';
 import { compareValues } from './compare.js';
 import { formatErrNum } from './format-number.js';
 import { checkDecimal, fitDecimal, type DecKind } from './numeric.js';
 import { decimalBinary, float64Binary, int64Binary } from './operators.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, opt, sig, sigf, type ArgSpec, type KernelMaker, type Signature } from './signature.js';
-import { I64Out, INT64_MIN, fail, i64At, perRowKernel, rowKernel, valuesOf } from './vec.js';
+import { I64Out, INT64_MIN, asQueryError, fail, i64At, mergeNulls, perRowKernel, rowKernel, valuesOf } from './vec.js';
 import { QueryError } from '../planner/api.js';
 
 
@@ -47,7 +47,7 @@ function decLog(kind: DecKind, name: 'LN' | 'LOG10' | 'LOG', x: Decimal, base?: 
 }
 
 /** Rounds x to `digits` decimals, half away from zero (GoogleSQL ROUND). */
-function roundDouble(x: number, digits: number): number {
+export function roundDouble(x: number, digits: number): number {
   if (!Number.isFinite(x)) return x;
   if (digits === 0) return x < 0 ? -Math.round(-x) : Math.round(x);
   if (digits < 0) {
@@ -62,7 +62,7 @@ function roundDouble(x: number, digits: number): number {
   return r;
 }
 
-function truncDouble(x: number, digits: number): number {
+export function truncDouble(x: number, digits: number): number {
   if (!Number.isFinite(x)) return x;
   if (digits === 0) return Math.trunc(x);
   if (digits < 0) {
@@ -71,6 +71,54 @@ function truncDouble(x: number, digits: number): number {
     return Math.trunc(x / f) * f;
   }
   return exactDecimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_DOWN).toNumber();
+}
+
+const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
+
+/**
+ * roundDouble / truncDouble for 1..22 digits without decimal.js when plain
+ * doubles decide it: |x| * 10^d is within |x| * 10^d * 2^-53 of the exact product,
+ * so unless it lies that close to a rounding boundary (a half for ROUND, an
+ * integer for TRUNC) the exact value rounds to the same integer N < 2^52, and
+ * N / 10^d (both exact doubles) is the correctly rounded N * 10^-d that
+ * decimal.js's toNumber gives. Anything else (NaN, Inf, near a boundary, big
+ * products, other digit counts) takes the exact path.
+ */
+export function roundDigitsFast(x: number, digits: number, trunc: boolean): number {
+  if (digits >= 1 && digits <= 22) {
+    const f = POW10[digits]!;
+    const y = Math.abs(x) * f;
+    if (y < 4503599627370496) {
+      const k = Math.floor(y);
+      const g = y - k; // exact below 2^52
+      const margin = y * 4.440892098500626e-16; // 2^-51: twice the product's rounding error
+      if (trunc ? g > margin && 1 - g > margin : Math.abs(g - 0.5) > margin) {
+        const r = (trunc || g < 0.5 ? k : k + 1) / f;
+        // exactDecimal(-0) is +0, but a negative x that rounds to zero gives -0
+        return x < 0 ? -r : r;
+      }
+    }
+  }
+  return trunc ? truncDouble(x, digits) : roundDouble(x, digits);
+}
+
+/** ROUND/TRUNC(FLOAT64, INT64) as one typed loop (was a boxed row kernel on decimal.js: 10 us a row). */
+function roundDigitsKernel(trunc: boolean): ScalarKernel {
+  return (args, n) => {
+    const x = args[0]!.data as Float64Array;
+    const dg = args[1]!.data as Int64Data;
+    const nulls = mergeNulls(args, n);
+    const out = new Float64Array(n);
+    try {
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        out[i] = roundDigitsFast(x[i]!, Number(dg[i]!), trunc);
+      }
+    } catch (e) {
+      throw asQueryError(e);
+    }
+    return { type: T.FLOAT64, length: n, data: out, nulls };
+  };
 }
 
 /** A double's exact binary value as a decimal (to 100 significant digits, past any rounding position that can change the result). */
@@ -289,7 +337,7 @@ export function registerMath(): void {
       sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => fd(x, 0))),
       sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => roundDecimal('NUMERIC', x, 0, mode))),
       sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => roundDecimal('BIGNUMERIC', x, 0, mode))),
-      sig(['FLOAT64', 'INT64'], 'FLOAT64', rowKernel(T.FLOAT64, (v) => fd(v[0] as number, Number(v[1] as bigint)))),
+      sig(['FLOAT64', 'INT64'], 'FLOAT64', roundDigitsKernel(name === 'TRUNC')),
       sig(['NUMERIC', 'INT64'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => roundDecimal('NUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode))),
       sig(['BIGNUMERIC', 'INT64'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => roundDecimal('BIGNUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode))),
     ];
