@@ -1956,7 +1956,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     this.consume(8, K.ON!);
     const on = this.subrule(9, this.expr);
     const clauses: A.MergeClause[] = [];
-    this.many(10, () => clauses.push(this.subrule(11, this.mergeClause)));
+    // The grammar wants at least one WHEN clause.
+    this.atLeastOne(10, { ERR_MSG: 'keyword WHEN', DEF: () => clauses.push(this.subrule(11, this.mergeClause)) });
     return this.stmtEnd<A.MergeStmt>({ kind: 'Merge', loc: this.loc(t), start: t.startOffset, end: 0, target, alias, source, on, clauses });
   });
 

@@ -308,6 +308,44 @@ const firstColumns = (batches: readonly Batch[], n: number): Batch[] => batches.
 
 const MATCHED_TWICE = 'UPDATE/MERGE must match at most one source row for each target row';
 
+/**
+ * The row values after an UPDATE SET list (of UPDATE or of a MERGE WHEN clause): `current` with each
+ * assigned column or nested field replaced; `changed` holds the columns the list assigns.
+ */
+async function assignValues(
+  s: Session,
+  an: Analyzer,
+  info: TableInfo,
+  alias: string,
+  items: readonly A.UpdateItem[],
+  scope: Scope,
+  current: readonly Expr[],
+  loc: A.Loc,
+): Promise<{ values: Expr[]; changed: Set<number> }> {
+  const values = [...current];
+  const changed = new Set<number>();
+  const targets = items.map((item) => ({ item, ...setTargetPath(info, alias, item.target) }));
+  checkAssignedOnce(targets.map((x) => [info.columns[x.col]!.name, ...x.fields].join('.')), loc);
+  for (const { item, col: i, fields } of targets) {
+    const c = info.columns[i]!;
+    changed.add(i);
+    if (item.value.kind === 'DefaultExpr' && fields.length === 0) {
+      values[i] = await defaultValue(s, info, c);
+      continue;
+    }
+    // A nested field's DEFAULT is NULL (fields have no default expressions).
+    const raw = item.value.kind === 'DefaultExpr' ? literal(T.INT64, null) : resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' });
+    if (fields.length === 0) values[i] = coerceForSet(raw, c, c.name, item.value.loc);
+    else {
+      let ft: SqlType = c.type;
+      for (const f of fields) ft = ft.kind === 'STRUCT' ? (ft.fields.find((x) => x.name.toLowerCase() === f.toLowerCase())?.type ?? ft) : ft;
+      // Several SETs of fields of one column build on each other.
+      values[i] = replaceField(values[i]!, fields, coerceForSet(raw, { name: c.name, type: ft, required: false }, [c.name, ...fields].join('.'), item.value.loc), item.target.loc);
+    }
+  }
+  return { values, changed };
+}
+
 export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult> {
   const info = dmlTarget(await mutationTarget(s, st.target, st.loc));
   const an = s.analyzer();
@@ -331,30 +369,12 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
   }
   checkTargetFilter(info, cols, [where], date);
   // The new values of the rows the WHERE selects.
-  const newVals: Expr[] = cols.map((c) => colRef(c));
   let setItems: readonly A.UpdateItem[] = st.set;
   if (st.nestedDml?.length) {
     const { parseExpression } = await import('../../grammar/index.js');
     setItems = applyNested(parseExpression, st.set, st.nestedDml);
   }
-  const targets = setItems.map((item) => ({ item, ...setTargetPath(info, alias, item.target) }));
-  checkAssignedOnce(targets.map((x) => [info.columns[x.col]!.name, ...x.fields].join('.')), st.loc);
-  for (const { item, col: i, fields } of targets) {
-    const c = info.columns[i]!;
-    if (item.value.kind === 'DefaultExpr' && fields.length === 0) {
-      newVals[i] = await defaultValue(s, info, c);
-      continue;
-    }
-    // A nested field's DEFAULT is NULL (fields have no default expressions).
-    const raw = item.value.kind === 'DefaultExpr' ? literal(T.INT64, null) : resolveExpr(an, item.value, { scope, clause: 'UPDATE SET' });
-    if (fields.length === 0) newVals[i] = coerceForSet(raw, c, c.name, item.value.loc);
-    else {
-      let ft: SqlType = c.type;
-      for (const f of fields) ft = ft.kind === 'STRUCT' ? (ft.fields.find((x) => x.name.toLowerCase() === f.toLowerCase())?.type ?? ft) : ft;
-      // Several SETs of fields of one column build on each other.
-      newVals[i] = replaceField(newVals[i]!, fields, coerceForSet(raw, { name: c.name, type: ft, required: false }, [c.name, ...fields].join('.'), item.value.loc), item.target.loc);
-    }
-  }
+  const { values: newVals } = await assignValues(s, an, info, alias, setItems, scope, cols.map((c) => colRef(c)), st.loc);
   const nc = info.columns.length;
   const plan = s.optimize(project(an, rel, [...newVals, colRef(pos)], [...info.columns.map((c) => c.name), '$pos']));
   await s.charge(plan);
@@ -498,8 +518,10 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const action: Expr = { kind: 'conditional', type: T.INT64, op: 'case', whens, thens, else: literal(T.INT64, -1n) };
   // Output row values: for each clause the new values; rows without action keep the target values.
   const rowExprs: Expr[] = [];
-  for (const c of st.clauses) {
-    if (c.action.kind === 'MergeUpdate') checkAssignedOnce(c.action.set.map((x) => (x.target.kind === 'PathExpr' ? x.target.parts[x.target.parts.length - 1]! : '')), st.loc);
+  // Each WHEN ... UPDATE clause's new row values (columns and nested fields, DEFAULT), as UPDATE assigns them.
+  const updates = new Map<number, { values: Expr[]; changed: Set<number> }>();
+  for (const [i, c] of st.clauses.entries()) {
+    if (c.action.kind === 'MergeUpdate') updates.set(i, await assignValues(s, an, info, tname, c.action.set, scopeOf(c), tCols.map((x) => colRef(x)), st.loc));
   }
   for (let ci = 0; ci < info.columns.length; ci++) {
     const col = info.columns[ci]!;
@@ -508,10 +530,10 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     for (const [i, c] of st.clauses.entries()) {
       const isI = callScalar('$equal', [action, literal(T.INT64, BigInt(i))], st.loc);
       if (c.action.kind === 'MergeUpdate') {
-        const item = c.action.set.find((x) => x.target.kind === 'PathExpr' && x.target.parts[x.target.parts.length - 1]!.toLowerCase() === col.name.toLowerCase());
-        if (item) {
+        const u = updates.get(i)!;
+        if (u.changed.has(ci)) {
           cw.push(isI);
-          ct.push(coerceForSet(resolveExpr(an, item.value, { scope: scopeOf(c), clause: 'UPDATE SET' }), col, col.name, item.value.loc));
+          ct.push(u.values[ci]!);
         }
       } else if (c.action.kind === 'MergeInsert') {
         const a = c.action;
