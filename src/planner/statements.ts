@@ -15,7 +15,8 @@ import type { TableId, TableInfo } from '../storage/api.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { withDefaultCollation } from '../functions/collation.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
-import { Decimal, type Value } from '../types/values.js';
+import { Decimal, Interval, type Value } from '../types/values.js';
+import { formatInterval } from '../types/json-values.js';
 import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
@@ -35,10 +36,21 @@ function already(what: string, id: string): QueryError {
 
 // ---------------------------------------------------------------- OPTIONS
 
+/** An option's value as the resource keeps it: JSON (INT64 and NUMERIC as text, INTERVAL in its canonical text). */
+function optionJson(t: SqlType, v: Value): unknown {
+  if (v === null) return null;
+  if (typeof v === 'bigint' || v instanceof Decimal) return v.toString();
+  if (v instanceof Interval) return formatInterval(v);
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
+  if (Array.isArray(v)) return v.map((x, i) => optionJson(t.kind === 'ARRAY' ? t.element : t.kind === 'STRUCT' ? t.fields[i]!.type : t, x));
+  return v;
+}
+
 async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | undefined): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const o of opts ?? []) {
-    const v = (await s.evalScalar(o.value)).value;
+    const tv = await s.evalScalar(o.value);
+    const v = tv.value;
     const name = o.name.toLowerCase();
     switch (name) {
       case 'description':
@@ -77,21 +89,41 @@ async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | un
         break;
       default:
         (out.options ??= {} as Record<string, unknown>);
-        (out.options as Record<string, unknown>)[name] = typeof v === 'bigint' ? v.toString() : v instanceof Decimal ? v.toString() : v;
+        (out.options as Record<string, unknown>)[name] = optionJson(tv.type, v);
     }
   }
   return out;
 }
 
-/** CLUSTER BY's columns, each named by the table (ZetaSQL resolves them over its columns: `Unrecognized name`). */
+/** The types a clustering column may have (creating-clustered-tables: clustered column types). */
+const CLUSTERABLE = new Set(['BIGNUMERIC', 'BOOL', 'DATE', 'DATETIME', 'GEOGRAPHY', 'INT64', 'NUMERIC', 'RANGE', 'STRING', 'TIMESTAMP']);
+
+/**
+ * CLUSTER BY's columns, each named by the table (ZetaSQL resolves them over its columns: `Unrecognized name`):
+ * at most four, each of a type that clusters (not FLOAT64, BYTES, JSON, ARRAY, STRUCT, ...).
+ */
 function clustering(exprs: readonly A.Expr[], columns: readonly Column[]): { fields: string[] } {
+  if (exprs.length > 4) throw sqlError(`Too many clustering columns: ${exprs.length}; at most 4 are allowed`, exprs[4]!.loc);
   return {
     fields: exprs.map((e) => {
       const name = e.kind === 'PathExpr' ? e.parts.join('.') : '';
-      if (e.kind === 'PathExpr' && !columns.some((c) => c.name.toLowerCase() === e.parts[0]!.toLowerCase())) throw sqlError(`Unrecognized name: ${e.parts[0]}`, e.loc);
+      if (e.kind !== 'PathExpr') return name;
+      const c = columns.find((x) => x.name.toLowerCase() === e.parts[0]!.toLowerCase());
+      if (!c) throw sqlError(`Unrecognized name: ${e.parts[0]}`, e.loc);
+      if (e.parts.length === 1 && !CLUSTERABLE.has(c.type.kind)) throw sqlError(`Clustering is not supported on column ${c.name} of type ${typeToSql(c.type)}`, e.loc);
       return name;
     }),
   };
+}
+
+/** The options a table takes (data-definition-language: table_option_list); any other name is an error. */
+const TABLE_OPTIONS = new Set([
+  'expiration_timestamp', 'partition_expiration_days', 'require_partition_filter', 'kms_key_name', 'friendly_name', 'description', 'labels',
+  'default_rounding_mode', 'enable_change_history', 'max_staleness', 'enable_fine_grained_mutations', 'storage_uri', 'file_format', 'table_format', 'tags',
+]);
+
+function checkTableOptions(opts: readonly A.OptionEntry[] | undefined, what: string): void {
+  for (const o of opts ?? []) if (!TABLE_OPTIONS.has(o.name.toLowerCase())) throw sqlError(`Unknown option ${o.name} for ${what}`, o.value.loc);
 }
 
 interface RestTableConstraints {
@@ -285,6 +317,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   // DEFAULT COLLATE (else the dataset's defaultCollation) for STRING columns without their own.
   const defaultCollation = st.defaultCollate ?? (cat.getDataset(id.projectId, id.datasetId)?.resource.defaultCollation as string | undefined);
   if (defaultCollation) columns = columns.map((c) => ({ ...c, type: withDefaultCollation(c.type, defaultCollation) }));
+  checkTableOptions(st.options, 'CREATE TABLE');
   const resource = { ...inherited, ...(await optionsToResource(s, st.options)) };
   if (st.partitionBy) {
     delete resource.timePartitioning;
@@ -621,6 +654,11 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           if (a.ifExists) break;
           throw sqlError(`Column not found: ${a.name}`, a.loc);
         }
+        // Partitioning and clustering columns stay (data-definition-language: ALTER TABLE DROP COLUMN).
+        const r = info.resource as { timePartitioning?: { field?: string }; rangePartitioning?: { field?: string }; clustering?: { fields?: string[] } };
+        const lname = cols[i]!.name.toLowerCase();
+        if ([r.timePartitioning?.field, r.rangePartitioning?.field].some((f) => f?.toLowerCase() === lname)) throw sqlError(`Cannot drop partitioning column ${cols[i]!.name}`, a.loc);
+        if (r.clustering?.fields?.some((f) => f.toLowerCase() === lname)) throw sqlError(`Cannot drop clustering column ${cols[i]!.name}`, a.loc);
         cols = cols.filter((_, k) => k !== i);
         origin = origin.filter((_, k) => k !== i);
         rewrite = true;
@@ -666,6 +704,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         break;
       }
       case 'SetOptions': {
+        if (info.kind === 'TABLE') checkTableOptions(a.options, 'ALTER TABLE');
         const patch = await optionsToResource(s, a.options);
         if (info.kind === 'MATERIALIZED_VIEW') patch.materializedView = mvRefreshSettings(patch, info.resource.materializedView as Record<string, unknown> | undefined);
         await cat.patchTableResource(id, patch);
