@@ -172,12 +172,20 @@ async function declare(s: Session, st: A.DeclareStmt): Promise<void> {
   }
 }
 
+const WRITABLE_SYSTEM_VARIABLES = new Set(['dataset_id', 'dataset_project_id', 'location', 'query_label', 'reservation', 'time_zone']);
+const READ_ONLY_SYSTEM_VARIABLES = new Set(['current_job_id', 'last_job_id', 'project_id', 'row_count', 'session_id']);
+
 async function setVar(s: Session, st: A.SetStmt): Promise<void> {
   const one = !st.tuple && !st.targets[0]!.system ? s.variables.get(st.targets[0]!.name.toLowerCase()) : undefined;
   const v = await s.evalScalar(st.value, undefined, one?.type);
   const assign = (name: string, system: boolean, val: TypedValue) => {
     if (system) {
       const lower = name.toLowerCase();
+      // The system-variables reference: six are read and write, the others read-only; other names do not exist.
+      if (!WRITABLE_SYSTEM_VARIABLES.has(lower)) {
+        const readOnly = READ_ONLY_SYSTEM_VARIABLES.has(lower) || lower.startsWith('error.') || lower.startsWith('script.');
+        throw sqlError(readOnly ? `Cannot set read-only system variable @@${lower}` : `Unrecognized system variable: @@${name}`, st.loc);
+      }
       if (lower === 'time_zone' || lower === 'dataset_id' || lower === 'dataset_project_id') {
         if (val.type.kind !== 'STRING' || val.value === null) throw sqlError(`System variable @@${lower} must be set to a non-NULL STRING, not ${val.value === null ? 'NULL' : typeToSql(val.type)}`, st.loc);
         const text = val.value as string;
