@@ -1204,10 +1204,14 @@ export function resolveFrom(an: Analyzer, item: A.FromItem, scope: Scope, outer:
           if (e.kind === 'column') ids.set(e.columnId, p.columns[i]!);
         });
         const re = <C extends ResolvedColumn>(c: C): C => (ids.has(c.id) ? { ...c, id: ids.get(c.id)!.id } : c);
-        r.rvs = r.rvs.map((rv) => ({ ...rv, columns: rv.columns.map(re), ...(rv.value ? { value: re(rv.value) } : {}) }));
+        r.rvs = r.rvs.map((rv) => {
+          const n: RangeVar = { ...rv, columns: rv.columns.map(re), ...(rv.value ? { value: re(rv.value) } : {}) };
+          if (offsetVars.has(rv)) offsetVars.add(n);
+          return n;
+        });
         r.star = r.star.map(re);
       }
-      for (const rv of r.rvs) scope.addRangeVar(rv);
+      for (const rv of r.rvs) addFromRangeVar(scope, rv, item.loc, r.arrayScan);
       scope.starList = [...(scope.starList ?? []), ...r.star];
       if (w) {
         scope.addRangeVar({ name: w.name, lname: w.name.toLowerCase(), columns: [], value: w });
@@ -1222,6 +1226,26 @@ export function resolveFrom(an: Analyzer, item: A.FromItem, scope: Scope, outer:
   }
 }
 
+/** The range variables holding an UNNEST's aliased WITH OFFSET column: its alias is a name of the FROM clause too. */
+const offsetVars = new WeakSet<RangeVar>();
+
+function fromName(rv: RangeVar): string | undefined {
+  return rv.lname || (offsetVars.has(rv) ? rv.columns[0]!.name.toLowerCase() : undefined);
+}
+
+/**
+ * Adds a FROM item's range variable. The names of one FROM clause (explicit or implicit aliases, explicit
+ * WITH OFFSET aliases) are unique; the error is worded by the kind of the later item, as the reference words it.
+ */
+function addFromRangeVar(scope: Scope, rv: RangeVar, loc: A.Loc, arrayScan = false): void {
+  const n = fromName(rv);
+  if (n && scope.rangeVars.some((o) => fromName(o) === n)) {
+    const shown = rv.lname ? rv.name : rv.columns[0]!.name;
+    throw sqlError(arrayScan ? `Duplicate alias ${shown} found` : `Duplicate table alias ${shown} in the same FROM clause`, loc);
+  }
+  scope.addRangeVar(rv);
+}
+
 interface Leaf {
   rel: Rel;
   rvs: RangeVar[];
@@ -1230,6 +1254,8 @@ interface Leaf {
   lateral: boolean;
   /** The columns a correlated UNNEST reads from outside itself (earlier FROM items and enclosing queries). */
   correlatedIds?: ReadonlySet<number>;
+  /** An UNNEST (explicit or by path): its name clashes are worded as the reference words them. */
+  arrayScan?: boolean;
 }
 
 function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope | undefined): Leaf {
@@ -1746,6 +1772,7 @@ function unnestLeaf(
   modeExpr?: A.Expr,
 ): Leaf {
   const alias = alias0 ?? (exprs.length === 1 ? exprAliases?.[0] : undefined);
+  if (alias && withOffset?.alias && alias.toLowerCase() === withOffset.alias.toLowerCase()) throw sqlError(`Duplicate alias ${withOffset.alias} found`, loc);
   const corr = new Correlation();
   const lat = new Scope(scope, corr);
   const arrays = exprs.map((e) => {
@@ -1782,13 +1809,15 @@ function unnestLeaf(
     star.push(...cols);
   }
   if (off) {
-    rvs.push({ name: '', lname: '', columns: [off] });
+    const orv: RangeVar = { name: '', lname: '', columns: [off] };
+    // Only an explicit alias is a name of the FROM clause: two unaliased WITH OFFSET may be joined USING (offset).
+    if (withOffset?.alias) offsetVars.add(orv);
+    rvs.push(orv);
     star.push(off);
   }
-  void loc;
   // A volatile array (UNNEST([RAND()])) is evaluated once per row of the FROM items before it,
   // as a correlated one is: joined laterally even without a reference to them.
-  return { rel, rvs, star, lateral: corr.ids.size > 0 || arrays.some(isVolatileExpr), correlatedIds: corr.ids };
+  return { rel, rvs, star, lateral: corr.ids.size > 0 || arrays.some(isVolatileExpr), correlatedIds: corr.ids, arrayScan: true };
 }
 
 function isLateralCandidate(item: A.FromItem): boolean {
@@ -1807,6 +1836,7 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
   let correlatedIds: ReadonlySet<number> | undefined;
   let rightRvs: RangeVar[];
   let rightStar: ResolvedColumn[];
+  let rightArrayScan = false;
   if (j.right.kind === 'JoinRef') {
     // Parenthesized join on the right: resolved in its own scope (no lateral references).
     const sub = new Scope(outer);
@@ -1822,6 +1852,7 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     correlatedIds = leaf.correlatedIds;
     rightRvs = leaf.rvs;
     rightStar = leaf.star;
+    rightArrayScan = !!leaf.arrayScan;
   }
   if (lateral && (j.joinType === 'RIGHT' || j.joinType === 'FULL')) {
     // Only a reference to the join's left side is lateral; an UNNEST of an enclosing query's
@@ -1837,7 +1868,7 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     }
     lateral = false;
   }
-  for (const rv of rightRvs) scope.addRangeVar(rv);
+  for (const rv of rightRvs) addFromRangeVar(scope, rv, j.right.loc, rightArrayScan);
   const joinType = j.joinType === 'COMMA' || j.joinType === 'CROSS' ? 'cross' : j.joinType === 'INNER' ? 'inner' : (j.joinType.toLowerCase() as 'left' | 'right' | 'full');
   let condition: Expr | undefined;
   let star = [...leftStar, ...rightStar];
