@@ -9,6 +9,7 @@
 // A record is `{ops}` with the WAL record's lsn as its sequence number.
 // Replay applies, in order, the records newer than the checkpoint's `seq`.
 import type { TableKind } from './api.js';
+import type { DeletedTable } from './deleted-tables.js';
 import type { Resource } from './resources.js';
 import { encodeRecord, readWalSync, WalWriter, type WalSyncMode } from './wal.js';
 
@@ -41,7 +42,14 @@ export type CatalogOp =
    * than the record (its `seq`), so that a crash between the record and the
    * file writes leaves the whole commit, never a part of it.
    */
-  | { readonly op: 'sidecar'; readonly file: string; readonly text: string };
+  | { readonly op: 'sidecar'; readonly file: string; readonly text: string }
+  /**
+   * The snapshot of the table a drop or replace in the same record takes
+   * out: deleted-tables.log gets it after the record (synced before any
+   * checkpoint), and start-up adds it there when a crash came between the
+   * two. So no sync of deleted-tables.log waits in front of the record.
+   */
+  | { readonly op: 'deletedTable'; readonly snapshot: DeletedTable };
 
 export interface CatalogRecord {
   readonly seq: number;

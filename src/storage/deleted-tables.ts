@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { atomicWrite, fsyncDir, readExactSync } from './fsutil.js';
-import type { TableEntry } from './store.js';
+import type { TableEntry } from './catalog-log.js';
 
 export interface DeletedTable {
   projectId: string;
@@ -46,6 +46,8 @@ export class DeletedTableLog {
   private handle: fsp.FileHandle | null = null;
   private size = 0;
   private flushing: Promise<void> | null = null;
+  /** Lines written by a flush without sync, not yet synced. */
+  private unsynced = false;
 
   constructor(readonly file: string) {}
 
@@ -104,10 +106,15 @@ export class DeletedTableLog {
     this.pending.push(s);
   }
 
-  /** Writes the snapshots added before the call (and since the last flush), in one write, and syncs them. */
-  async flush(): Promise<void> {
+  /**
+   * Writes the snapshots added before the call (and since the last flush), in
+   * one write, and syncs them; `sync` false leaves the sync to a later flush
+   * (the drop's catalog record holds the snapshot until a checkpoint, which
+   * flushes with a sync first).
+   */
+  async flush(sync = true): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.pending.length === 0 || !this.handle) return;
+    if ((this.pending.length === 0 && !(sync && this.unsynced)) || !this.handle) return;
     const h = this.handle;
     const pending = this.pending;
     this.pending = [];
@@ -116,12 +123,18 @@ export class DeletedTableLog {
       const data = Buffer.concat(lines);
       // Written in place, synced on the thread pool (see fsutil.ts).
       for (let off = 0; off < data.length; ) off += fs.writeSync(h.fd, data, off, data.length - off, this.size + off);
-      await h.datasync();
       this.size = place(pending, lines, this.size);
+      if (sync) {
+        this.unsynced = false;
+        await h.datasync().catch((e: unknown) => {
+          this.unsynced = true;
+          throw e;
+        });
+      } else if (data.length > 0) this.unsynced = true;
     })()
       .catch((e: unknown) => {
-        // Still held (findable); the next flush tries them again.
-        this.pending = [...pending, ...this.pending];
+        // Still held (findable) unless written; the next flush tries again.
+        this.pending = [...pending.filter((s) => s.held !== null), ...this.pending];
         throw e;
       })
       .finally(() => {

@@ -171,11 +171,13 @@ export class Storage {
       this.seq = file.seq ?? 0;
       this.checkpointBytes = Buffer.byteLength(text);
     }
-    const redo = this.replay(records);
-    // Snapshots of a catalog from before the log join it (once: a crash between the log's rewrite and the catalog's checkpoint moved them already).
+    const { redo, dropped } = this.replay(records);
+    // Snapshots of a catalog from before the log join it (once: a crash between the log's rewrite and the catalog's checkpoint moved them already),
+    // and those of records whose deleted-tables.log line a crash cut off.
     const inLog = new Set(logged.map((x) => x.trashDir));
     const moved = (file?.deletedTables ?? []).filter((x) => !inLog.has(x.trashDir));
-    await this.reconcile([...logged, ...moved], file?.deletedTables !== undefined);
+    const missed = dropped.filter((x) => !inLog.has(x.trashDir));
+    await this.reconcile([...logged, ...moved, ...missed], file?.deletedTables !== undefined || missed.length > 0);
     await this.redoSidecars(redo);
     this.sweepOrphans();
     // A new data dir gets its catalog.store now (it marks the dir initialized); a long log is folded in the background.
@@ -183,18 +185,20 @@ export class Storage {
     else if (this.log.byteSize >= Math.max(CHECKPOINT_MIN_BYTES, this.checkpointBytes)) void this.checkpointSoon();
   }
 
-  /** Applies the log's records newer than the checkpoint; returns the sidecar writes they hold (the last per file). */
-  private replay(records: readonly CatalogRecord[]): Map<string, { seq: number; text: string }> {
+  /** Applies the log's records newer than the checkpoint; returns the sidecar writes they hold (the last per file) and the snapshots of the tables they dropped. */
+  private replay(records: readonly CatalogRecord[]): { redo: Map<string, { seq: number; text: string }>; dropped: DeletedTable[] } {
     const redo = new Map<string, { seq: number; text: string }>();
+    const dropped: DeletedTable[] = [];
     for (const r of records) {
       if (r.seq <= this.seq) continue;
       for (const op of r.ops) {
         if (op.op === 'sidecar') redo.set(op.file, { seq: r.seq, text: op.text });
+        else if (op.op === 'deletedTable') dropped.push(op.snapshot);
         else this.apply(op);
       }
       this.seq = r.seq;
     }
-    return redo;
+    return { redo, dropped };
   }
 
   /** Writes the sidecars of multi-table commits that a crash cut short (a sidecar older than its record). */
@@ -254,6 +258,7 @@ export class Storage {
         return;
       }
       case 'sidecar':
+      case 'deletedTable':
         return;
     }
   }
@@ -745,17 +750,20 @@ export class Storage {
     const stem = storageStem(t, old);
     const trashRel = this.trashDirOf(p, d, stem, deletedMs);
     const oldData = this.hasRows(old.kind) ? this.tableData(p, d, t) : null;
-    this.deletedTables.add({ projectId: p, datasetId: d, tableId: t, deletedMs, entry: old, trashDir: trashRel });
-    // The snapshot is durable before any catalog without the table can be,
-    // and the new table's files before the record that names them: one round of syncs.
-    await Promise.all([this.deletedTables.flush(), next?.data?.seal()]);
+    const snapshot: DeletedTable = { projectId: p, datasetId: d, tableId: t, deletedMs, entry: old, trashDir: trashRel };
+    // The new table's files are durable before the record that names them.
+    await next?.data?.seal();
+    // The snapshot rides in the record (no catalog without the table is durable before it);
+    // deleted-tables.log gets it next, synced by the next checkpoint (or close), before the log loses the record.
     const commit = (): Promise<void> =>
-      this.commit([{ op: 'table', p, d, t, entry: next ? next.entry : null }], () => {
+      this.commit([{ op: 'table', p, d, t, entry: next ? next.entry : null }, { op: 'deletedTable', snapshot }], () => {
+        this.deletedTables.add(snapshot);
         this.setData(p, d, t, next ? next.data : null);
         oldData?.retire();
       });
     if (oldData) await oldData.whileNoWrites(commit);
     else await commit();
+    void this.deletedTables.flush(false).catch((e: unknown) => console.error(`deleted-tables.log write failed (retried at the next checkpoint): ${String(e)}`));
     if (oldData) {
       await oldData.close();
       // Readers of the old table's rows may still be reading its files: they move to the trash once they cannot be.

@@ -1,11 +1,13 @@
 // Snapshots of dropped tables live in deleted-tables.log, not in catalog.store:
 // kept across restarts, moved out of catalogs written before the log, cut at a
-// torn line, and dropped when a crash came before the catalog lost the table.
+// torn line, dropped when a crash came before the catalog lost the table, and
+// recovered from the drop's catalog record when a crash came before the log had it.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { insertDataset } from '../../src/engine/datasets.js';
 import { deleteTable, insertTable } from '../../src/engine/tables.js';
+import { CatalogLog } from '../../src/storage/catalog-log.js';
 import { DeletedTableLog } from '../../src/storage/deleted-tables.js';
 import { Storage } from '../../src/storage/store.js';
 import { tempDir } from '../engine/helpers.js';
@@ -91,16 +93,17 @@ describe('deleted-table snapshots', () => {
     await again.close();
   });
 
-  it('a drop whose snapshot cannot be written leaves the table in place, in memory and after a restart', async () => {
+  it('a drop whose catalog record cannot be written leaves the table in place, in memory and after a restart', async () => {
     const dir = tempDir();
     const st = await withTables(dir, ['a']);
-    const flush = vi.spyOn(DeletedTableLog.prototype, 'flush').mockRejectedValueOnce(new Error('disk full'));
+    const append = vi.spyOn(CatalogLog.prototype, 'append').mockRejectedValueOnce(new Error('disk full'));
     try {
       await expect(deleteTable(st, 'p', 'd', 'a')).rejects.toThrow('disk full');
     } finally {
-      flush.mockRestore();
+      append.mockRestore();
     }
     expect(st.getTable('p', 'd', 'a')).toBeDefined();
+    expect(st.findDeletedTable('p', 'd', 'a')).toBeUndefined();
     // Tried again, the drop goes through.
     await deleteTable(st, 'p', 'd', 'a');
     expect(st.getTable('p', 'd', 'a')).toBeUndefined();
@@ -109,5 +112,35 @@ describe('deleted-table snapshots', () => {
     expect(again.getTable('p', 'd', 'a')).toBeUndefined();
     expect(again.findDeletedTable('p', 'd', 'a')).toBeDefined();
     await again.close();
+  });
+
+  it('a snapshot rides in the record that drops its table: a crash before deleted-tables.log has it loses nothing', async () => {
+    const dir = tempDir();
+    const st = await withTables(dir, ['a', 'b']);
+    const a = st.requireTable('p', 'd', 'a');
+    // The log's write after the record fails (or a crash comes first): the drop still stands.
+    const flush = vi.spyOn(DeletedTableLog.prototype, 'flush').mockRejectedValueOnce(new Error('disk full'));
+    try {
+      await deleteTable(st, 'p', 'd', 'a');
+    } finally {
+      flush.mockRestore();
+    }
+    expect(st.getTable('p', 'd', 'a')).toBeUndefined();
+    expect(st.findDeletedTable('p', 'd', 'a')?.entry).toEqual(a);
+    expect(logLines(dir)).toEqual([]);
+    // The data dir as a kill -9 would leave it now: the record written, the log's line not.
+    const crashed = tempDir();
+    fs.cpSync(dir, crashed, { recursive: true });
+    await st.close();
+    const again = await Storage.open(crashed, { noLock: true });
+    expect(again.getTable('p', 'd', 'a')).toBeUndefined();
+    expect(again.getTable('p', 'd', 'b')).toBeDefined();
+    expect(again.findDeletedTable('p', 'd', 'a')?.entry).toEqual(a);
+    expect(logLines(crashed).map((l) => JSON.parse(l).tableId)).toEqual(['a']);
+    await again.close();
+    // Once there, a later restart does not add it twice.
+    const third = await Storage.open(crashed, { noLock: true });
+    expect(logLines(crashed).map((l) => JSON.parse(l).tableId)).toEqual(['a']);
+    await third.close();
   });
 });
