@@ -4,6 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import '../../src/functions/index.js';
 import { roundDigitsFast, roundDouble, truncDouble } from '../../src/functions/math.js';
+import { valueKey } from '../../src/functions/compare.js';
+import { lookupFunction, resolveAggregate, type AggregateFunctionDef, type EvalContext } from '../../src/functions/registry.js';
+import { T, structOf, type SqlType } from '../../src/types/types.js';
+import { Decimal, type Value } from '../../src/types/values.js';
+import { getValue, vectorFromValues, type Vector } from '../../src/types/vector.js';
 
 /** Doubles near every kind of boundary: ties in decimal, exact binary fractions, huge, tiny, signed zeros, non-finite. */
 function edgeDoubles(): number[] {
@@ -67,4 +72,66 @@ describe('ROUND / TRUNC (FLOAT64, digits) fast path', () => {
       expect(bad).toEqual([]);
     });
   }
+});
+
+describe('APPROX_COUNT_DISTINCT on the group table', () => {
+  // The general definition it replaced: the distinct valueKeys of each group's non-NULL values.
+  const big = 2n ** 60n;
+  const cases: [string, SqlType, Value[]][] = [
+    ['INT64', T.INT64, [0n, 1n, -1n, 1n, null, 9007199254740992n, -9007199254740992n, big, -big, big, 5n, 0n]],
+    ['FLOAT64', T.FLOAT64, [0, -0, NaN, NaN, Infinity, -Infinity, 1.5, 1.5, null, 2 ** 53, 2 ** 53 + 2, 1e-300, -0]],
+    ['STRING', T.STRING, ['a', 'A', '', '', null, 'a', 'é', 'e\u0301', 'abc', 'abc']],
+    ['BOOL', T.BOOL, [true, false, true, null, false]],
+    ['DATE', T.DATE, [0, 1, -1, 0, null, 2932896, -719162]],
+    ['TIMESTAMP', T.TIMESTAMP, [0n, 1n, 253402300799999999n, -62135596800000000n, 1n, null]],
+    ['NUMERIC', T.NUMERIC, [new Decimal('1.0'), new Decimal('1'), new Decimal('-0'), new Decimal('0'), new Decimal('1e-9'), null, new Decimal('99999999999999999999999999999.999999999')]],
+    ['BYTES', T.BYTES, [new Uint8Array([1]), new Uint8Array([1]), new Uint8Array([]), null, new Uint8Array([1, 0])]],
+    ['STRUCT', structOf([{ name: 'a', type: T.INT64 }, { name: 'b', type: T.FLOAT64 }]), [[1n, 0], [1n, -0], [1n, NaN], [1n, NaN], [null, 1], [null, 1], null, [2n, null]]],
+  ];
+  const resolved = (t: SqlType) => {
+    const r = resolveAggregate(lookupFunction('APPROX_COUNT_DISTINCT') as AggregateFunctionDef, [{ type: t }], { distinct: false, ignoreNulls: undefined, hasOrderBy: false });
+    if (!r.ok) throw new Error('did not resolve');
+    return r.resolved;
+  };
+  const opts = { distinct: false, ignoreNulls: undefined, hasOrderBy: false };
+  for (const [name, type, base] of cases) {
+    it(`${name}: per group, in batches, global and grouped`, () => {
+      // rows: every edge value several times over, spread over 5 groups, in 3 batches
+      const values: Value[] = [];
+      for (let r = 0; r < 7; r++) values.push(...base.slice(r % base.length), ...base.slice(0, r % base.length));
+      const groups = Int32Array.from(values, (_, i) => (i * 7 + (i >> 3)) % 5);
+      const want = (g: number | null) => {
+        const s = new Set<string>();
+        values.forEach((v, i) => {
+          if (v !== null && (g === null || groups[i] === g)) s.add(valueKey(v));
+        });
+        return s.size;
+      };
+      const batches: [number, number][] = [[0, 10], [10, 11], [11, values.length]];
+      const vec = (lo: number, hi: number): Vector => vectorFromValues(type, values.slice(lo, hi));
+      // grouped
+      const acc = resolved(type).create({} as EvalContext, opts);
+      acc.resize(5);
+      for (const [lo, hi] of batches) acc.update([vec(lo, hi)], groups.slice(lo, hi), hi - lo);
+      const out = acc.finish(5);
+      expect(Array.from({ length: 5 }, (_, g) => Number(getValue(out, g)))).toEqual(Array.from({ length: 5 }, (_, g) => want(g)));
+      // global: updateGroup, then update mixed in (rows of group 0 and others)
+      const glob = resolved(type).create({} as EvalContext, opts);
+      glob.resize(1);
+      for (const [lo, hi] of batches) glob.updateGroup!([vec(lo, hi)], 0, hi - lo);
+      expect(Number(getValue(glob.finish(1), 0))).toBe(want(null));
+      glob.resize(5);
+      glob.update([vec(0, values.length)], groups, values.length);
+      const mixed = glob.finish(5);
+      expect(Number(getValue(mixed, 0))).toBe(want(null));
+      for (let g = 1; g < 5; g++) expect(Number(getValue(mixed, g))).toBe(want(g));
+    });
+  }
+  it('INT64 beyond 2^53 in one batch and doubles in another count as one value where equal', () => {
+    const acc = resolved(T.INT64).create({} as EvalContext, opts);
+    acc.resize(1);
+    acc.updateGroup!([vectorFromValues(T.INT64, [5n, big, 7n])], 0, 3);
+    acc.updateGroup!([vectorFromValues(T.INT64, [5n, 6n, 7n])], 0, 3);
+    expect(Number(getValue(acc.finish(1), 0))).toBe(4);
+  });
 });
