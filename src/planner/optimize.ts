@@ -5,7 +5,7 @@
 import type { EvalContext } from '../functions/registry.js';
 import type { Rel } from '../analyzer/resolved.js';
 import { mapOwnExprs, rewriteExpr } from '../analyzer/rewrite.js';
-import { subqueriesToJoins } from './rules/decorrelate.js';
+import { scalarSubqueriesToJoins, subqueriesToJoins } from './rules/decorrelate.js';
 import { extractEquiKeys } from './rules/equikeys.js';
 import { foldConstants } from './rules/fold.js';
 import { pruneColumns } from './rules/prune.js';
@@ -67,6 +67,7 @@ export interface OptimizeOptions {
 export function optimize(rel: Rel, opts: OptimizeOptions): Rel {
   let r = foldConstants(rel, opts.eval);
   r = transformUp(r, subqueriesToJoins);
+  r = transformUp(r, scalarSubqueriesToJoins);
   r = transformDown(r, pushdownPredicates);
   r = transformUp(r, extractEquiKeys);
   r = transformUp(r, topN);

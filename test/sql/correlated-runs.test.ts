@@ -27,9 +27,17 @@ async function runs(sql: string): Promise<{ rows: unknown[]; runs: number }> {
 
 describe('correlated subqueries bind only the outer columns they read', () => {
   it('alias.column binds that column', async () => {
-    const r = await runs('SELECT SUM((SELECT MAX(w) FROM d.dim WHERE dim.k = t.k)) AS s FROM d.t WHERE id > 0 AND st.a >= 0');
+    // (MAX(w) + 0: an expression over the aggregate stays a subquery; see the next test.)
+    const r = await runs('SELECT SUM((SELECT MAX(w) + 0 FROM d.dim WHERE dim.k = t.k)) AS s FROM d.t WHERE id > 0 AND st.a >= 0');
     expect(first(r.rows)).toEqual(['9000']);
     expect(r.runs).toBe(10);
+  });
+
+  it('a scalar aggregate correlated by equality runs as a join: no subquery runs at all', async () => {
+    const r = await runs('SELECT SUM((SELECT MAX(w) FROM d.dim WHERE dim.k = t.k)) AS s, SUM((SELECT COUNT(*) FROM d.dim WHERE dim.k = t.k AND dim.w > 10)) AS n FROM d.t WHERE id > 0');
+    // w = 2k > 10 for k 6..9: 4 keys x 100 rows.
+    expect(first(r.rows)).toEqual(['9000', '400']);
+    expect(r.runs).toBe(0);
   });
 
   it('an unqualified column binds that column; EXISTS and ARRAY alike', async () => {
