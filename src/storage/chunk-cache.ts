@@ -36,6 +36,14 @@ export function newScanPass(): number {
 }
 
 /**
+ * The pass of a read that uses cached chunks but keeps none it reads: an
+ * execution worker running a morsel that is another worker's to cache
+ * (parallel/pool.ts), so that this worker's cache keeps its own share
+ * rather than copies of the other's.
+ */
+export const NO_KEEP_PASS = -1;
+
+/**
  * The share of V8's heap limit that chunks living on the heap may take
  * (NUMERIC values, nested values, dictionary strings): the budget may be
  * larger than the heap, and the engine's memory guard refuses statements
@@ -60,7 +68,7 @@ export class ChunkCache {
   hits = 0;
   misses = 0;
   evictions = 0;
-  /** Chunks read but not cached: the cache held only chunks of the same pass. */
+  /** Chunks read but not cached: the cache held only chunks of the same pass, or the pass keeps none (NO_KEEP_PASS). */
   bypassed = 0;
 
   constructor(public budget: number) {}
@@ -93,6 +101,7 @@ export class ChunkCache {
     const hit = this.entries.get(key);
     if (hit) {
       this.hits++;
+      if (pass === NO_KEEP_PASS) return hit.chunk;
       this.entries.delete(key);
       this.entries.set(key, hit);
       // An entry of the pass that found the cache full becomes another's: that pass may evict it now.
@@ -109,7 +118,7 @@ export class ChunkCache {
         if (chunk.kind === 'dict' && chunk.shared) this.countDictionaries();
         const bytes = chunkBytes(chunk);
         const heap = chunkHeapBytes(chunk);
-        if (pass !== 0 && !this.makeRoom(bytes, heap, pass)) {
+        if (pass === NO_KEEP_PASS || (pass !== 0 && !this.makeRoom(bytes, heap, pass))) {
           this.bypassed++;
           memoryBudget.dropped(bytes - heap);
           return chunk;

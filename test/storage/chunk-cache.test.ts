@@ -2,7 +2,7 @@
 // on V8's heap (value objects, dictionary strings) under a share of the heap
 // limit too: a budget larger than the heap must not fill it.
 import { describe, expect, it } from 'vitest';
-import { ChunkCache, newScanPass } from '../../src/storage/chunk-cache.js';
+import { ChunkCache, newScanPass, NO_KEEP_PASS } from '../../src/storage/chunk-cache.js';
 import type { ColumnChunk } from '../../src/storage/column-chunk.js';
 
 const values = (n: number): ColumnChunk => ({ kind: 'values', length: n, values: Array.from({ length: n }, (_, i) => `v${i}`) });
@@ -49,5 +49,24 @@ describe('chunk cache', () => {
     expect(await read('b', newScanPass())).toBe(0);
     expect(await read('b', newScanPass())).toBe(5);
     expect(await read('a', newScanPass())).toBe(0);
+  });
+
+  it('serves a read that keeps nothing (a morsel taken over from another worker) from the cache, without adding to it', async () => {
+    const cache = new ChunkCache(1e9);
+    const load = (): Promise<ColumnChunk> => Promise.resolve(fixed(1000));
+    const kept = await cache.chunk('f', 0, 'num', load, newScanPass());
+    expect(cache.bytesUsed).toBeGreaterThan(0);
+    const used = cache.bytesUsed;
+    // Cached chunks are used...
+    expect(await cache.chunk('f', 0, 'num', load, NO_KEEP_PASS)).toBe(kept);
+    // ...others are read and let go.
+    for (let i = 1; i < 5; i++) await cache.chunk('f', i, 'num', load, NO_KEEP_PASS);
+    expect(cache.bytesUsed).toBe(used);
+    expect(cache.bypassed).toBe(4);
+    expect(cache.misses).toBe(5);
+    // So the next read of them is a miss again, and a pass that keeps them keeps them.
+    for (let i = 1; i < 5; i++) await cache.chunk('f', i, 'num', load, newScanPass());
+    expect(cache.misses).toBe(9);
+    expect(cache.bytesUsed).toBe(5 * used);
   });
 });

@@ -228,12 +228,13 @@ async function* runTwoPhase(p: Prepared, ctx: ExecContext, phases: Phases): Asyn
     }
     return best;
   };
+  const cols = scan.tableColumns.join(',');
   const run = (m: Morsel, i: number): Promise<Batch[]> => {
     const seed = phases.seedOf ? seedFor(i) : null;
     const out =
       m.kind === 'mem'
         ? collectRows(partial, withSeed(withParts(base, scan, listed.columns, [m]), partial, seed))
-        : pool.run(planId, plan, m.parts, workerOf[i]!, seed && { keys: encodeBatch({ length: 1, columns: seed.keys }), strict: seed.strict }).then((bs) => bs.map(decodeBatch));
+        : pool.run(planId, plan, m.parts, workerOf[i]!, seed && { keys: encodeBatch({ length: 1, columns: seed.keys }), strict: seed.strict }, morselKey(m, cols)).then((bs) => bs.map(decodeBatch));
     if (phases.seedOf) {
       out.then(
         (bs) => {
@@ -328,6 +329,9 @@ function morsels(parts: readonly ScanPart[], rows: number, workers: number): Mor
 }
 
 const morselRows = (m: Morsel): number => (m.kind === 'mem' ? m.batch.length : m.rows);
+
+/** A file morsel's chunks as a worker caches them: its file, row groups and the columns read (pool.ts run). */
+const morselKey = (m: Morsel & { kind: 'file' }, cols: string): string => `${m.parts[0]!.path}\u0000${m.parts[0]!.rowGroup}\u0000${m.parts.length}\u0000${cols}`;
 
 /**
  * The worker each morsel goes to: its file's hash plus its place among that

@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Rel, ScanRel } from '../../analyzer/resolved.js';
 import type { QueryContext } from '../../planner/api.js';
 import type { TableId } from '../../storage/api.js';
-import { chunkCache, newScanPass } from '../../storage/chunk-cache.js';
+import { chunkCache, newScanPass, NO_KEEP_PASS } from '../../storage/chunk-cache.js';
 import { memoryBudget, privateGc } from '../../storage/memory-budget.js';
 import type { ScanPart } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
@@ -91,7 +91,7 @@ function planOf(m: ToWorker & { type: 'task' }): Plan {
 async function run(m: ToWorker & { type: 'task' }): Promise<void> {
   try {
     const p = planOf(m);
-    let ctx = withParts(p.ctx, p.scan, p.columns, m.parts, p.pass);
+    let ctx = withParts(p.ctx, p.scan, p.columns, m.parts, m.keep ? p.pass : NO_KEEP_PASS);
     if (m.seed && p.rel.kind === 'sort') ctx = { ...ctx, topNSeeds: new Map([[p.rel, { keys: [...decodeBatch(m.seed.keys).columns], strict: m.seed.strict }]]) };
     const out = await collectRows(p.rel, ctx);
     // Copied, not transferred (codec.ts compact: detaching buffers slows this thread's typed-array loops).
