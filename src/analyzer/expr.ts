@@ -639,7 +639,9 @@ export function fieldAccess(base: Expr, field: string, loc: A.Loc, flatten = fal
   }
   if (t.kind === 'JSON') return callScalar('$subscript', [base, literal(T.STRING, field)], loc);
   if (t.kind === 'ARRAY') {
-    throw sqlError(`Cannot access field ${field} on a value with type ${typeToSql(t)}`, loc);
+    // The reference analyzer's hint for an array of structs: the path operator lives inside FLATTEN.
+    const hint = t.element.kind === 'STRUCT' ? ". You may need an explicit call to FLATTEN, and the flattened argument may only contain 'dot' after the first array" : '';
+    throw sqlError(`Cannot access field ${field} on a value with type ${typeToSql(t)}${hint}`, loc);
   }
   throw sqlError(`Cannot access field ${field} on a value with type ${typeToSql(t)}`, loc);
 }
@@ -1231,9 +1233,56 @@ function frameBound(an: Analyzer, b: A.FrameBound, ctx: ExprCtx): FrameBound {
     case 'CURRENT ROW':
       return { type: 'current_row' };
     case 'PRECEDING':
-      return { type: 'preceding', offset: resolveExpr(an, b.offset!, { scope: new Scope(), clause: 'window frame', udfArgs: ctx.udfArgs }) };
+      return { type: 'preceding', offset: frameOffset(an, b.offset!, ctx) };
     default:
-      return { type: 'following', offset: resolveExpr(an, b.offset!, { scope: new Scope(), clause: 'window frame', udfArgs: ctx.udfArgs }) };
+      return { type: 'following', offset: frameOffset(an, b.offset!, ctx) };
+  }
+}
+
+const FRAME_OFFSET_ERROR = 'Window framing expression must be a literal or parameter';
+
+/**
+ * A frame offset is a literal or a query parameter (a CAST or sign of one allowed), as the reference
+ * analyzer rules: `1 + 1`, a subquery or a column is refused. A name the query's scope knows (a column)
+ * gets that refusal rather than "Unrecognized name"; a script variable or UDF argument resolves
+ * without the scope and stands for a parameter.
+ */
+function frameOffset(an: Analyzer, e: A.Expr, ctx: ExprCtx): Expr {
+  let x: Expr;
+  try {
+    x = resolveExpr(an, e, { scope: new Scope(), clause: 'window frame', udfArgs: ctx.udfArgs });
+  } catch (err) {
+    try {
+      resolveExpr(an, e, { scope: ctx.scope, clause: 'window frame', udfArgs: ctx.udfArgs });
+    } catch {
+      throw err;
+    }
+    throw sqlError(FRAME_OFFSET_ERROR, e.loc);
+  }
+  if (!literalOrParam(e)) throw sqlError(FRAME_OFFSET_ERROR, e.loc);
+  return x;
+}
+
+function literalOrParam(e: A.Expr): boolean {
+  switch (e.kind) {
+    case 'UnaryExpr':
+      return (e.op === '-' || e.op === '+') && literalOrParam(e.operand);
+    case 'CastExpr':
+      return literalOrParam(e.expr);
+    case 'IntLiteral':
+    case 'FloatLiteral':
+    case 'StringLiteral':
+    case 'BoolLiteral':
+    case 'NullLiteral':
+    case 'TypedLiteral':
+    case 'NamedParam':
+    case 'PositionalParam':
+    case 'SystemVariable':
+    // Resolved without the query's scope: a script variable or a UDF argument.
+    case 'PathExpr':
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -1252,7 +1301,11 @@ function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: bo
   if (name !== 'NTILE' && (pct || name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && e.kind !== 'literal') {
     throw sqlError(`Argument 2 to ${name} must be a literal or query parameter`, n.args[1]!.loc);
   }
-  if (e.kind !== 'literal' || e.value === null || originOf(e) === Origin.Param) return;
+  if (e.kind !== 'literal' || originOf(e) === Origin.Param) return;
+  if (e.value === null) {
+    if (name === 'NTILE') throw sqlError('The argument to NTILE must be non-NULL', n.args[0]!.loc);
+    return;
+  }
   const v = e.value instanceof Decimal ? e.value.toNumber() : Number(e.value);
   if (name === 'NTILE' && v < 1) throw sqlError('The argument to NTILE must be at least 1', n.args[0]!.loc);
   if (name === 'NTH_VALUE' && v < 1) throw sqlError('Argument 2 to NTH_VALUE must be at least 1', n.args[1]!.loc);

@@ -968,7 +968,7 @@ export function registerAggregates(): void {
       return vals.length === 0 ? null : vals;
     })),
   ], {
-    validate: (args, m) => (m.argTypes[0]!.kind === 'ARRAY' ? 'ARRAY_AGG does not support ARRAY arguments' : (void args, undefined)),
+    validate: (args, m) => (m.argTypes[0]!.kind === 'ARRAY' ? `The argument to ARRAY_AGG must not be an array type but was ${typeToSql(m.argTypes[0]!)}` : (void args, undefined)),
   });
   defineAggregate('ARRAY_CONCAT_AGG', [
     asig(['ARRAY'], (c) => c.argTypes[0]!, collect((rows, _c, o) => {

@@ -640,7 +640,7 @@ export function registerDatetime(): void {
   defineScalar('UNIX_DATE', [sig(['DATE'], 'INT64', rowKernel(T.INT64, (v) => BigInt(v[0] as number)))]);
   defineScalar('DATE_FROM_UNIX_DATE', [sig(['INT64'], 'DATE', rowKernel(T.DATE, (v) => {
     const d = Number(v[0] as bigint);
-    if (d < MIN_DATE || d > MAX_DATE) fail(`DATE_FROM_UNIX_DATE range error: ${v[0]}`);
+    if (d < MIN_DATE || d > MAX_DATE) fail(`DATE_FROM_UNIX_DATE range is ${MIN_DATE} to ${MAX_DATE} but saw ${v[0]}`);
     return d;
   }))]);
   const floorDiv = (a: bigint, b: bigint): bigint => (a >= 0n ? a / b : -((-a + b - 1n) / b));

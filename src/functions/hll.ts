@@ -500,7 +500,7 @@ function linearCountingThreshold(p: number): number {
 function precisionOf(rows: Value[][]): number {
   const given = rows.find((r) => r[1] !== undefined && r[1] !== null)?.[1];
   const p = given === undefined ? 15 : Number(given as bigint);
-  if (!(p >= 10 && p <= 24)) fail(`HLL_COUNT.INIT precision must be between 10 and 24 but was ${p}`);
+  if (!(p >= 10 && p <= 24)) fail('Argument 2 to HLL_COUNT.INIT must be between 10 and 24');
   return p;
 }
 
