@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import '../../src/functions/index.js';
 import { roundDigitsFast, roundDouble, truncDouble } from '../../src/functions/math.js';
 import { valueKey } from '../../src/functions/compare.js';
+import { diffGeneral, fastDiff } from '../../src/functions/datetime.js';
 import { lookupFunction, resolveAggregate, type AggregateFunctionDef, type EvalContext } from '../../src/functions/registry.js';
 import { T, structOf, type SqlType } from '../../src/types/types.js';
 import { Decimal, type Value } from '../../src/types/values.js';
@@ -134,4 +135,58 @@ describe('APPROX_COUNT_DISTINCT on the group table', () => {
     acc.updateGroup!([vectorFromValues(T.INT64, [5n, 6n, 7n])], 0, 3);
     expect(Number(getValue(acc.finish(1), 0))).toBe(4);
   });
+});
+
+describe('DATE_DIFF / DATETIME_DIFF / TIMESTAMP_DIFF fast paths', () => {
+  const ctx = { nowMicros: 0n, timeZone: 'UTC', sessionUser: 'u', random: Math.random } as EvalContext;
+  const parts = ['DAY', 'WEEK', 'WEEK(MONDAY)', 'WEEK(SATURDAY)', 'ISOWEEK', 'MONTH', 'QUARTER', 'YEAR', 'ISOYEAR', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND'];
+  // dates around year, ISO-year and leap boundaries, the range ends, and a spread
+  const dates: number[] = [-719162, 2932896, 0, -1, 1, 59, 60, 365, 366, -366];
+  for (let y = 1998; y <= 2006; y++) for (const [m, d] of [[1, 1], [1, 4], [12, 28], [12, 31], [2, 29], [3, 1]]) dates.push(Math.floor(Date.UTC(y, m! - 1, d!) / 864e5) + (m === 2 && d === 29 && y % 4 ? -1 : 0));
+  for (let i = 0; i < 200; i++) dates.push(Math.round(Math.sin(i) * 3e6));
+  const D = 86400000000;
+  const micros: number[] = [0, -1, 1, 999999, -999999, 1000000, D - 1, D, -D, -D + 1, 253402300799999999, -62135596800000000, 2 ** 53 - 1, -(2 ** 53) + 1, 2 ** 52, 2 ** 52 - 1, -(2 ** 52), 2 ** 52 + 86400000001, -(2 ** 52) - 7];
+  for (const d of dates) micros.push(d * D, d * D + 3599999999, d * D - 1, d * D + 86399999999);
+  const run = (k: (args: Vector[], n: number, c: EvalContext) => Vector, type: SqlType, a: Value[], b: Value[], part: string): (string | null)[] | string => {
+    try {
+      const n = a.length;
+      const out = k([vectorFromValues(type, a), vectorFromValues(type, b), vectorFromValues(T.STRING, new Array(n).fill(part))], n, ctx);
+      return Array.from({ length: n }, (_, i) => { const v = getValue(out, i); return v === null ? null : String(v); });
+    } catch (e) {
+      return String(e);
+    }
+  };
+  for (const kind of ['DATE', 'DATETIME', 'TIMESTAMP'] as const) {
+    it(`${kind}: equals the BigInt row kernel for every part`, () => {
+      const general = diffGeneral(`${kind}_DIFF`)[kind];
+      const type = T[kind];
+      const base: Value[] = kind === 'DATE' ? dates : micros.filter((x) => Math.abs(x) < 2 ** 53).map((x) => BigInt(x));
+      // every value against a few others, with NULLs on both sides
+      const a: Value[] = [];
+      const b: Value[] = [];
+      base.forEach((x, i) => {
+        for (const j of [0, 1, 7, 13]) {
+          a.push(x);
+          b.push(base[(i * 31 + j) % base.length]!);
+        }
+      });
+      a.push(null, base[3]!, null);
+      b.push(base[2]!, null, null);
+      let fastCount = 0;
+      for (const part of parts) {
+        const fast = fastDiff(kind, part, general);
+        if (fast === undefined) continue;
+        fastCount++;
+        if (kind !== 'DATE') expect(vectorFromValues(type, a).data).toBeInstanceOf(Float64Array);
+        expect(run(fast, type, a, b, part), `${kind} ${part}`).toEqual(run(general, type, a, b, part));
+        // the Float64Array batches above and, for micros, a BigInt64Array batch (values past 2^53)
+        if (kind !== 'DATE') {
+          const a2 = [...a, 253402300799999999n];
+          const b2 = [...b, -62135596800000000n];
+          expect(run(fast, type, a2, b2, part), `${kind} ${part} (BigInt64Array)`).toEqual(run(general, type, a2, b2, part));
+        }
+      }
+      expect(fastCount).toBe(kind === 'DATE' ? 9 : kind === 'DATETIME' ? 14 : 6);
+    });
+  }
 });
