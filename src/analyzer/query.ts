@@ -1267,6 +1267,7 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
       if (item.path.length > 1 || !an.findCte(first)) {
         const hit = first.includes('.') ? undefined : scope.peek(first);
         if (hit && hit.kind !== 'ambiguous' && item.path.length >= 1 && !(item.path.length === 1 && hit.kind === 'range' && !hit.rv.value)) {
+          if (item.sample) throw sqlError('TABLESAMPLE cannot be used with arrays', item.loc);
           const alias = item.alias ?? item.path[item.path.length - 1]!;
           return unnestLeaf(an, [{ kind: 'PathExpr', loc: item.loc, parts: item.path }], alias, item.withOffset, scope, item.loc);
         }
@@ -1294,9 +1295,9 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
     }
     case 'UnnestRef': {
       if (item.systemTime) throw sqlError('FOR SYSTEM_TIME AS OF is not allowed with array scans', item.systemTime.loc);
-      const l = unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases, item.mode);
-      if (item.sample) l.rel = sample(an, l.rel, item.sample);
-      return l;
+      // An array scan is not sampled (the reference refuses it; a subquery over the UNNEST may be).
+      if (item.sample) throw sqlError('TABLESAMPLE cannot be used with arrays', item.loc);
+      return unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases, item.mode);
     }
     case 'SubqueryRef': {
       const out = resolveQuery(an, item.query, outer);
@@ -2119,6 +2120,8 @@ function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | undefined)
     if (!c) throw sqlError(`Unrecognized name: ${n}`, u.loc);
     return c;
   };
+  const inNames = u.inColumns.flatMap((s) => s.columns.map((n) => n.toLowerCase()));
+  if (new Set(inNames).size < inNames.length) throw sqlError('Column names in UNPIVOT IN clause cannot be repeated', u.loc);
   const consumed = new Set(u.inColumns.flatMap((s) => s.columns.map((n) => byName(n).id)));
   const keep = all.filter((c) => !consumed.has(c.id));
   const nv = u.valueColumns.length;
