@@ -1505,11 +1505,38 @@ function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, c
   const bodyScope = new Scope();
   bodyScope.udfArgs = m;
   let body = resolveExpr(an, udf.body!, { scope: bodyScope, clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
-  if (udf.returns) {
-    const rt = typeFromNode(udf.returns);
-    if (!typeEquals(body.type, rt)) body = coerce(body, rt);
-  }
+  if (udf.returns) body = toDeclaredReturn(body, typeFromNode(udf.returns), udf.returns.loc);
   return body;
+}
+
+/** A SQL function body's value as its RETURNS type (ZetaSQL's wording when the body's type cannot coerce to it). */
+function toDeclaredReturn(body: Expr, rt: SqlType, loc: A.Loc, origin = originOf(body)): Expr {
+  if (typeEquals(body.type, rt)) return body;
+  if (!canCoerce(body.type, rt, origin)) {
+    throw sqlError(`Function declared to return ${typeToSql(rt)} but the function body produces incompatible type ${typeToSql(body.type)}`, loc);
+  }
+  return coerce(body, rt);
+}
+
+/**
+ * CREATE FUNCTION of a scalar SQL function with fixed argument types and a RETURNS type: the body is
+ * resolved now (arguments as typed NULLs) and must give a type that coerces to RETURNS, as the service
+ * checks at CREATE. A body that does not resolve yet (a table or function made later) is left to call time.
+ */
+export function checkSqlFunctionReturn(an: Analyzer, st: A.CreateFunctionStmt): void {
+  if (st.tableFunction || st.aggregate || !st.body || !st.returns || st.returns.kind === 'AnyType' || languageOf(st) !== undefined) return;
+  if (st.params.some((p) => p.type.kind === 'AnyType' || p.type.kind === 'TableType' || p.type.kind === 'AnyTableType')) return;
+  const m = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), literal(typeFromNode(p.type), null)]));
+  const scope = new Scope();
+  scope.udfArgs = m;
+  let body: Expr;
+  try {
+    body = resolveExpr(an, st.body, { scope, clause: 'SQL function body', udfArgs: m });
+  } catch {
+    return;
+  }
+  // The arguments stand in as NULL literals: the body coerces as a literal only when it is one in the text.
+  toDeclaredReturn(body, typeFromNode(st.returns), st.returns.loc, st.body.kind.endsWith('Literal') ? originOf(body) : Origin.Column);
 }
 
 // ---------------------------------------------------------------- structural equality

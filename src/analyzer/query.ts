@@ -1356,6 +1356,10 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
     let v = resolveExpr(an, a, { scope, clause: 'table-valued function argument' });
     if (p.type.kind !== 'AnyType' && p.type.kind !== 'TableType') {
       const t = expr.typeOf(p.type);
+      // As a scalar function's arguments: a value of a type that does not coerce is no match (a STRING literal is no INT64).
+      if (!typeEquals(v.type, t) && !canCoerce(v.type, t, expr.originOf(v))) {
+        throw sqlError(`No matching signature for table-valued function ${item.name.join('.')} for argument ${p.name} of type ${typeToSql(t)}: got ${typeToSql(v.type)}`, a.loc);
+      }
       if (!typeEquals(v.type, t)) v = coerce(v, t);
     }
     params.set(p.name.toLowerCase(), v);

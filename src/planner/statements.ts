@@ -22,7 +22,7 @@ import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { checkTargetFilter, checkPartitionFilters } from './partition-filter.js';
-import { callScalar, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
+import { callScalar, checkSqlFunctionReturn, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
 import { checked, coerceForWrite, scanAll, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
@@ -802,6 +802,7 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     }
   }
   checkDeclaredTable(s.analyzer(), st);
+  checkSqlFunctionReturn(s.analyzer(), st);
   if (st.temp) {
     const key = st.name.join('.').toUpperCase();
     if (s.tempFunctions.has(key) && !st.orReplace && !st.ifNotExists) throw sqlError(`Function ${st.name.join('.')} already exists`, st.loc);
