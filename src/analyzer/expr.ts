@@ -1526,7 +1526,8 @@ function toDeclaredReturn(body: Expr, rt: SqlType, loc: A.Loc, origin = originOf
 export function checkSqlFunctionReturn(an: Analyzer, st: A.CreateFunctionStmt): void {
   if (st.tableFunction || st.aggregate || !st.body || !st.returns || st.returns.kind === 'AnyType' || languageOf(st) !== undefined) return;
   if (st.params.some((p) => p.type.kind === 'AnyType' || p.type.kind === 'TableType' || p.type.kind === 'AnyTableType')) return;
-  const m = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), literal(typeFromNode(p.type), null)]));
+  // Each argument stands in as a column of its type (a NULL literal would coerce, and pick overloads, as no argument does).
+  const m = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), colRef(an.newColumn(p.name, typeFromNode(p.type)))]));
   const scope = new Scope();
   scope.udfArgs = m;
   let body: Expr;
@@ -1535,8 +1536,7 @@ export function checkSqlFunctionReturn(an: Analyzer, st: A.CreateFunctionStmt): 
   } catch {
     return;
   }
-  // The arguments stand in as NULL literals: the body coerces as a literal only when it is one in the text.
-  toDeclaredReturn(body, typeFromNode(st.returns), st.returns.loc, st.body.kind.endsWith('Literal') ? originOf(body) : Origin.Column);
+  toDeclaredReturn(body, typeFromNode(st.returns), st.returns.loc);
 }
 
 // ---------------------------------------------------------------- structural equality
