@@ -71,7 +71,7 @@ async function scaleMain(): Promise<void> {
       rows,
       // Larger tables: fewer timed runs (a slow case can take a minute a run). Below that, the
       // workers' JIT compiles through the first two or three queries of a shape (README).
-      warmup: int(values.warmup, rows >= 50_000_000 ? 1 : 3),
+      warmup: int(values.warmup, 3),
       iterations: int(values.iterations, rows >= 50_000_000 ? 3 : 5),
       caseFilter: values.case ?? null,
       url: values.url ?? null,
