@@ -49,7 +49,15 @@ export type CatalogOp =
    * checkpoint), and start-up adds it there when a crash came between the
    * two. So no sync of deleted-tables.log waits in front of the record.
    */
-  | { readonly op: 'deletedTable'; readonly snapshot: DeletedTable };
+  | { readonly op: 'deletedTable'; readonly snapshot: DeletedTable }
+  /**
+   * A small file of a table the same record publishes (a fragment; path
+   * relative to the data dir, bytes base64), written but not yet synced
+   * when the record was: start-up writes it again when it is missing or
+   * differs (fragments never change once named), and a checkpoint syncs it
+   * before the log can lose the record.
+   */
+  | { readonly op: 'file'; readonly file: string; readonly data: string };
 
 export interface CatalogRecord {
   readonly seq: number;

@@ -89,18 +89,27 @@ export async function commitTemp(tmp: string, file: string): Promise<void> {
  * SELECT waits for one round of syncs instead of six in a row.
  */
 export class UnsealedFiles {
-  private readonly files = new Set<string>();
+  /** Each file written, with its bytes while they are few (see `inline`). */
+  private readonly files = new Map<string, Buffer | null>();
   private readonly dirs = new Set<string>();
+  private inlineBytes = 0;
+  private sealing: Promise<unknown> | null = null;
 
   /** Writes `file` whole (truncating it), to be synced by `seal`. */
   async write(file: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
+    const pieces = typeof data === 'string' ? [Buffer.from(data)] : Array.isArray(data) ? (data as readonly Uint8Array[]) : [data as Uint8Array];
     const fd = fs.openSync(file, 'w');
     try {
-      await writeAll(fd, typeof data === 'string' ? [Buffer.from(data)] : Array.isArray(data) ? (data as readonly Uint8Array[]) : [data as Uint8Array]);
+      await writeAll(fd, pieces);
     } finally {
       fs.closeSync(fd);
     }
-    this.files.add(file);
+    const size = pieces.reduce((n, b) => n + b.byteLength, 0);
+    const old = this.files.get(file);
+    if (old) this.inlineBytes -= old.length;
+    const keep = this.inlineBytes + size <= INLINE_MAX_BYTES;
+    this.files.set(file, keep ? Buffer.concat(pieces) : null);
+    if (keep) this.inlineBytes += size;
     this.dirs.add(path.dirname(file));
   }
 
@@ -109,15 +118,47 @@ export class UnsealedFiles {
     this.dirs.add(dir);
   }
 
-  /** Syncs every file written and directory named since the last seal. A file removed meanwhile needs none. */
+  /**
+   * Every file written and not yet synced, with its bytes, when all are
+   * small enough (INLINE_MAX_BYTES together) for a catalog record to carry
+   * them (which then makes them durable: start-up writes them again from it);
+   * null when one is not.
+   */
+  inline(): { file: string; data: Buffer }[] | null {
+    const out: { file: string; data: Buffer }[] = [];
+    for (const [file, data] of this.files) {
+      if (!data) return null;
+      out.push({ file, data });
+    }
+    return out;
+  }
+
+  /** Syncs every file written and directory named since the last seal (waiting for one under way). A file removed meanwhile needs none. */
   async seal(): Promise<void> {
+    while (this.sealing) await this.sealing.catch(() => undefined);
+    if (this.files.size === 0 && this.dirs.size === 0) return;
     const files = [...this.files];
     const dirs = [...this.dirs];
     this.files.clear();
     this.dirs.clear();
-    await Promise.all([...files.map((f) => fsyncPath(f)), ...dirs.map((d) => fsyncDir(d))]);
+    this.inlineBytes = 0;
+    const run = Promise.all([...files.map(([f]) => fsyncPath(f)), ...dirs.map((d) => fsyncDir(d))]).catch((e: unknown) => {
+      // Still owed: the next seal tries them again.
+      for (const [f] of files) if (!this.files.has(f)) this.files.set(f, null);
+      for (const d of dirs) this.dirs.add(d);
+      throw e;
+    });
+    this.sealing = run;
+    try {
+      await run;
+    } finally {
+      if (this.sealing === run) this.sealing = null;
+    }
   }
 }
+
+/** At most this many bytes of a new table's files ride in its catalog record (UnsealedFiles.inline): a small result's fragment and sidecar. */
+export const INLINE_MAX_BYTES = 16 * 1024;
 
 async function fsyncPath(file: string): Promise<void> {
   let fd: number;

@@ -13,7 +13,7 @@ import type { TableKind } from './api.js';
 import { CatalogLog, type CatalogOp, type CatalogRecord, type TableEntry } from './catalog-log.js';
 import { DeletedTableLog, type DeletedTable } from './deleted-tables.js';
 import { alreadyExists, notFound } from './errors.js';
-import { atomicWrite, durableRename, ensureDir, existsSync, fsyncDir } from './fsutil.js';
+import { atomicWrite, durableRename, ensureDir, existsSync, fsyncDir, type UnsealedFiles } from './fsutil.js';
 import { Gate, KeyedMutex } from './gate.js';
 import { acquireDirLock, type DirLock } from './lock.js';
 import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.js';
@@ -101,6 +101,8 @@ export class Storage {
   private datasets = new Map<string, DatasetEntry>();
   private tombstones: Tombstone[] = [];
   private readonly deletedTables: DeletedTableLog;
+  /** New tables' files that their catalog records carry, not yet synced (sealNew). */
+  private readonly owedSyncs = new Set<UnsealedFiles>();
   private readonly log: CatalogLog;
   /** The last record logged and applied. */
   private seq = 0;
@@ -171,13 +173,14 @@ export class Storage {
       this.seq = file.seq ?? 0;
       this.checkpointBytes = Buffer.byteLength(text);
     }
-    const { redo, dropped } = this.replay(records);
+    const { redo, dropped, files } = this.replay(records);
     // Snapshots of a catalog from before the log join it (once: a crash between the log's rewrite and the catalog's checkpoint moved them already),
     // and those of records whose deleted-tables.log line a crash cut off.
     const inLog = new Set(logged.map((x) => x.trashDir));
     const moved = (file?.deletedTables ?? []).filter((x) => !inLog.has(x.trashDir));
     const missed = dropped.filter((x) => !inLog.has(x.trashDir));
     await this.reconcile([...logged, ...moved, ...missed], file?.deletedTables !== undefined || missed.length > 0);
+    await this.redoFiles(files);
     await this.redoSidecars(redo);
     this.sweepOrphans();
     // A new data dir gets its catalog.store now (it marks the dir initialized); a long log is folded in the background.
@@ -186,19 +189,37 @@ export class Storage {
   }
 
   /** Applies the log's records newer than the checkpoint; returns the sidecar writes they hold (the last per file) and the snapshots of the tables they dropped. */
-  private replay(records: readonly CatalogRecord[]): { redo: Map<string, { seq: number; text: string }>; dropped: DeletedTable[] } {
+  private replay(records: readonly CatalogRecord[]): { redo: Map<string, { seq: number; text: string }>; dropped: DeletedTable[]; files: Map<string, string> } {
     const redo = new Map<string, { seq: number; text: string }>();
     const dropped: DeletedTable[] = [];
+    const files = new Map<string, string>();
     for (const r of records) {
       if (r.seq <= this.seq) continue;
       for (const op of r.ops) {
         if (op.op === 'sidecar') redo.set(op.file, { seq: r.seq, text: op.text });
+        else if (op.op === 'file') files.set(op.file, op.data);
         else if (op.op === 'deletedTable') dropped.push(op.snapshot);
         else this.apply(op);
       }
       this.seq = r.seq;
     }
-    return { redo, dropped };
+    return { redo, dropped, files };
+  }
+
+  /** Writes the files records carry (sealNew) that a crash lost or cut short; a dead stem's are swept after. */
+  private async redoFiles(files: Map<string, string>): Promise<void> {
+    for (const [rel, data] of files) {
+      const file = path.join(this.dataDir, rel);
+      if (!existsSync(path.dirname(file))) continue;
+      const want = Buffer.from(data, 'base64');
+      let have: Buffer | null = null;
+      try {
+        have = fs.readFileSync(file);
+      } catch {
+        // missing: written below
+      }
+      if (!have || !have.equals(want)) await atomicWrite(file, want);
+    }
   }
 
   /** Writes the sidecars of multi-table commits that a crash cut short (a sidecar older than its record). */
@@ -259,6 +280,7 @@ export class Storage {
       }
       case 'sidecar':
       case 'deletedTable':
+      case 'file':
         return;
     }
   }
@@ -299,6 +321,7 @@ export class Storage {
   private async checkpoint(): Promise<void> {
     await this.commits.runExclusive(async () => {
       await this.deletedTables.flush();
+      await this.syncOwed();
       const text = JSON.stringify(this.catalogObject());
       await atomicWrite(this.catalogFile, text);
       this.checkpointBytes = Buffer.byteLength(text);
@@ -539,14 +562,52 @@ export class Storage {
       const old = ds.tables[t];
       if (old && !replace) throw alreadyExists(`Table ${p}:${d}.${t}`);
       if (!old) {
-        // Its files (rows written by `fill`) durable before the record that names them.
-        await prepared.data?.seal();
-        await this.commit([{ op: 'table', p, d, t, entry: prepared.entry }], () => this.setData(p, d, t, prepared.data));
+        const sealed = await this.sealNew(prepared.data);
+        await this.commit((seq) => [{ op: 'table', p, d, t, entry: prepared.entry }, ...sealed.ops(seq)], () => this.setData(p, d, t, prepared.data));
+        sealed.after();
         return prepared.entry;
       }
       await this.unlinkTable(p, d, t, old, prepared);
       return prepared.entry;
     });
+  }
+
+  /**
+   * How a new table's files (TableData.markNew) become durable with the
+   * record that publishes it: small ones ride in the record (`file` ops, the
+   * sidecar as a `sidecar` op), so it waits for no sync, and are synced in
+   * the background (`after`; a checkpoint waits for it); others are synced
+   * now, all at once, before the record.
+   */
+  private async sealNew(data: TableData | null): Promise<{ ops: (seq: number) => CatalogOp[]; after: () => void }> {
+    const u = data?.takeUnsealed() ?? null;
+    const files = u?.inline() ?? null;
+    if (!data || !u || !files) {
+      await u?.seal();
+      return { ops: () => [], after: () => undefined };
+    }
+    const rel = (f: string): string => path.relative(this.dataDir, f);
+    return {
+      ops: (seq) => {
+        // Owed from the record on (inside the commit: a checkpoint cannot come between).
+        this.owedSyncs.add(u);
+        return files.map((f): CatalogOp => (f.file === data.sidecarFile ? { op: 'sidecar', file: rel(f.file), text: data.stampSeq(seq) } : { op: 'file', file: rel(f.file), data: f.data.toString('base64') }));
+      },
+      after: () => {
+        void u.seal().then(
+          () => this.owedSyncs.delete(u),
+          (e: unknown) => console.error(`a new table's files could not be synced (tried again at the next checkpoint): ${String(e)}`),
+        );
+      },
+    };
+  }
+
+  /** Syncs new tables' files whose records carry them (sealNew), before a checkpoint lets the log lose those records. */
+  private async syncOwed(): Promise<void> {
+    for (const u of [...this.owedSyncs]) {
+      await u.seal();
+      this.owedSyncs.delete(u);
+    }
   }
 
   /**
@@ -751,18 +812,18 @@ export class Storage {
     const trashRel = this.trashDirOf(p, d, stem, deletedMs);
     const oldData = this.hasRows(old.kind) ? this.tableData(p, d, t) : null;
     const snapshot: DeletedTable = { projectId: p, datasetId: d, tableId: t, deletedMs, entry: old, trashDir: trashRel };
-    // The new table's files are durable before the record that names them.
-    await next?.data?.seal();
+    const sealed = await this.sealNew(next?.data ?? null);
     // The snapshot rides in the record (no catalog without the table is durable before it);
     // deleted-tables.log gets it next, synced by the next checkpoint (or close), before the log loses the record.
     const commit = (): Promise<void> =>
-      this.commit([{ op: 'table', p, d, t, entry: next ? next.entry : null }, { op: 'deletedTable', snapshot }], () => {
+      this.commit((seq) => [{ op: 'table', p, d, t, entry: next ? next.entry : null }, { op: 'deletedTable', snapshot }, ...sealed.ops(seq)], () => {
         this.deletedTables.add(snapshot);
         this.setData(p, d, t, next ? next.data : null);
         oldData?.retire();
       });
     if (oldData) await oldData.whileNoWrites(commit);
     else await commit();
+    sealed.after();
     void this.deletedTables.flush(false).catch((e: unknown) => console.error(`deleted-tables.log write failed (retried at the next checkpoint): ${String(e)}`));
     if (oldData) {
       await oldData.close();

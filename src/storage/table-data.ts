@@ -308,11 +308,27 @@ export class TableData {
     this.unsealed = new UnsealedFiles();
   }
 
-  /** Makes what a new table wrote durable, all at once; from then on every write is durable by itself. Before the record that names it. */
-  async seal(): Promise<void> {
+  /**
+   * A new table's unsealed files, handed over (Storage.publishTable makes
+   * them durable before or with the record that names the table); from then
+   * on every write of this table is durable by itself.
+   */
+  takeUnsealed(): UnsealedFiles | null {
     const u = this.unsealed;
     this.unsealed = null;
-    await u?.seal();
+    return u;
+  }
+
+  /**
+   * The sidecar as it is, marked as written by catalog record `seq` and
+   * written so in place (not synced: the record carries the text, and
+   * start-up writes it again when the file is older; see Sidecar.seq).
+   */
+  stampSeq(seq: number): string {
+    this.sidecar = { ...this.sidecar, seq };
+    const text = JSON.stringify(this.sidecar);
+    fs.writeFileSync(this.sidecarFile, text);
+    return text;
   }
 
   /** A metadata file written whole: temp + sync + rename, or for a new table in place until its seal. */
