@@ -639,14 +639,13 @@ export function registerDatetime(): void {
     sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
   ]);
   // each *_TRUNC also takes the other civil/absolute type (DATETIME_TRUNC(timestamp, part[, zone]), TIMESTAMP_TRUNC(datetime, part))
-  defineScalar('DATETIME_TRUNC', [
-    sig(['DATETIME', partArg], 'DATETIME', rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), 'DATETIME_TRUNC', 'DATETIME'))),
-    sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
-  ]);
-  defineScalar('TIMESTAMP_TRUNC', [
-    sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
-    sig(['DATETIME', partArg], 'DATETIME', rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), 'TIMESTAMP_TRUNC', 'DATETIME'))),
-  ]);
+  const truncSig = (fn: string, kind: 'DATETIME' | 'TIMESTAMP') => {
+    const general = truncGeneral(fn, kind);
+    const args = kind === 'TIMESTAMP' ? ['TIMESTAMP', partArg, opt('STRING')] : ['DATETIME', partArg];
+    return sigf(args, kind, (c) => fastTrunc(fn, kind, c.args[1]?.constant?.value, c.args.length > 2 ? c.args[2]!.constant?.value ?? null : undefined, general) ?? general);
+  };
+  defineScalar('DATETIME_TRUNC', [truncSig('DATETIME_TRUNC', 'DATETIME'), truncSig('DATETIME_TRUNC', 'TIMESTAMP')]);
+  defineScalar('TIMESTAMP_TRUNC', [truncSig('TIMESTAMP_TRUNC', 'TIMESTAMP'), truncSig('TIMESTAMP_TRUNC', 'DATETIME')]);
   defineScalar('TIME_TRUNC', [
     sig(['TIME', partArg], 'TIME', rowKernel(T.TIME, (v) => {
       const p = parsePart(v[1] as string);
@@ -839,6 +838,55 @@ function truncTimestamp(ts: bigint, p: Part, zone: string): bigint {
   // documented behaviour; it differs from re-reading the civil time around DST changes)
   if (unit !== undefined && unit < US_DAY) return ts - (civil - t);
   return civilToUtc(t, zone);
+}
+
+/** The general DATETIME_TRUNC / TIMESTAMP_TRUNC kernels: row by row on BigInts, any part and zone. */
+export function truncGeneral(fn: string, kind: 'DATETIME' | 'TIMESTAMP'): ScalarKernel {
+  return kind === 'DATETIME'
+    ? rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), fn, 'DATETIME'))
+    : rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)));
+}
+
+/**
+ * DATETIME_TRUNC / TIMESTAMP_TRUNC with a constant part on exact Float64Array
+ * micros, as a typed loop (TIMESTAMP_TRUNC(ts, HOUR) GROUP BY over 2M rows was
+ * 8.6x DuckDB row by row on BigInts). A TIMESTAMP only in a zone fixed at UTC
+ * (the zone argument when given -- `zone` undefined when absent, null when not
+ * constant -- else the statement's), where truncTimestamp is truncDatetime.
+ * Micros past 2^52, truncated dates before 0001-01-01 (the error) and
+ * BigInt64Array batches take the general path.
+ */
+export function fastTrunc(fn: string, kind: 'DATETIME' | 'TIMESTAMP', partValue: Value | undefined, zone: Value | undefined, general: ScalarKernel): ScalarKernel | undefined {
+  if (typeof partValue !== 'string') return undefined;
+  if (zone !== undefined && (typeof zone !== 'string' || resolveZone(zone).fixed !== 0)) return undefined;
+  const part = parsePart(partValue);
+  const big = US_PER[part.name];
+  const unit = big === undefined ? undefined : Number(big);
+  if (unit === undefined && Number.isNaN(truncDays(0, part))) return undefined;
+  const DAY = MICROS_PER_DAY;
+  return (args, n, ctx) => {
+    const a = args[0]!.data;
+    if (!(a instanceof Float64Array)) return general(args, n, ctx);
+    if (kind === 'TIMESTAMP' && zone === undefined && resolveZone(ctx.timeZone).fixed !== 0) return general(args, n, ctx);
+    const v = args[0]!;
+    const nulls = v.nulls;
+    const out = new I64Out(n);
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const x = a[i]!;
+      let r = NaN;
+      if (Math.abs(x) < TWO52) {
+        if (unit !== undefined) r = floorDivNum(x, unit) * unit;
+        else {
+          const td = truncDays(floorDivNum(x, DAY), part);
+          if (td >= MIN_DATE) r = td * DAY;
+        }
+      }
+      if (r === r) out.setNum(i, r);
+      else out.setBig(i, kind === 'DATETIME' ? truncDatetime(BigInt(x), part, fn, 'DATETIME') : truncTimestamp(BigInt(x), part, 'UTC'));
+    }
+    return out.vector(v.type, nulls);
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import '../../src/functions/index.js';
 import { roundDigitsFast, roundDouble, truncDouble } from '../../src/functions/math.js';
 import { valueKey } from '../../src/functions/compare.js';
-import { diffGeneral, fastDiff } from '../../src/functions/datetime.js';
+import { diffGeneral, fastDiff, fastTrunc, truncGeneral } from '../../src/functions/datetime.js';
 import { lookupFunction, resolveAggregate, type AggregateFunctionDef, type EvalContext } from '../../src/functions/registry.js';
 import { T, structOf, type SqlType } from '../../src/types/types.js';
 import { Decimal, type Value } from '../../src/types/values.js';
@@ -156,6 +156,42 @@ describe('DATE_DIFF / DATETIME_DIFF / TIMESTAMP_DIFF fast paths', () => {
       return String(e);
     }
   };
+  for (const kind of ['DATETIME', 'TIMESTAMP'] as const) {
+    it(`${kind}_TRUNC and TIMESTAMP_TRUNC(${kind}): equal the BigInt row kernel for every part, zone and statement zone`, () => {
+      const type = T[kind];
+      const a: Value[] = [...micros.filter((x) => Math.abs(x) < 2 ** 53).map((x) => BigInt(x)), null];
+      const truncParts = [...parts, 'DAYOFWEEK'];
+      let fastCount = 0;
+      for (const fn of ['DATETIME_TRUNC', 'TIMESTAMP_TRUNC']) {
+        const general = truncGeneral(fn, kind);
+        for (const part of truncParts) {
+          for (const zone of kind === 'TIMESTAMP' ? [undefined, 'UTC', '+00:00', 'America/New_York', null] : [undefined]) {
+            const fast = fastTrunc(fn, kind, part, zone, general);
+            if (fast === undefined) continue;
+            fastCount++;
+            for (const tz of ['UTC', 'Asia/Kolkata']) {
+              const c = { ...ctx, timeZone: tz };
+              const call = (k: typeof general, xs: Value[]) => {
+                try {
+                  const n = xs.length;
+                  const args = [vectorFromValues(type, xs), vectorFromValues(T.STRING, new Array(n).fill(part))];
+                  if (zone !== undefined) args.push(vectorFromValues(T.STRING, new Array(n).fill(zone)));
+                  const out = k(args, n, c);
+                  return Array.from({ length: n }, (_, i) => String(getValue(out, i)));
+                } catch (e) {
+                  return String(e);
+                }
+              };
+              expect(call(fast, a), `${fn} ${kind} ${part} ${zone} ${tz}`).toEqual(call(general, a));
+              const a2 = [...a, 253402300799999999n, -62135596800000000n];
+              expect(call(fast, a2), `${fn} ${kind} ${part} ${zone} ${tz} (BigInt64Array)`).toEqual(call(general, a2));
+            }
+          }
+        }
+      }
+      expect(fastCount).toBe(kind === 'DATETIME' ? 28 : 84);
+    });
+  }
   for (const kind of ['DATE', 'DATETIME', 'TIMESTAMP'] as const) {
     it(`${kind}: equals the BigInt row kernel for every part`, () => {
       const general = diffGeneral(`${kind}_DIFF`)[kind];
