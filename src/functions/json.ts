@@ -1,4 +1,5 @@
 // JSON functions over the JSON type (JsonValue) and JSON-formatted STRINGs.
+import { formatDouble } from './format-number.js';
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
 import { formatDate, formatTime, splitMicros } from './civil.js';
@@ -152,7 +153,9 @@ function toJsonStringOrdered(v: Value, t: SqlType, pretty: boolean, indent = '')
   }
   const node = valueToJson(v, t, { jsonString: true });
   if (t.kind === 'JSON') return pretty ? jsonPretty(node, indent) : jsonToString(node);
-  if (t.kind === 'FLOAT64' && typeof node === 'number' && Number.isInteger(node) && Math.abs(node) < 1e21) return String(node);
+  // A finite FLOAT64 is written as CAST(x AS STRING) writes it (the reference's TO_JSON_STRING):
+  // 1e+15, 0.33333333333333331, 4.94065645841247e-324; -0 as 0.
+  if (t.kind === 'FLOAT64' && typeof node === 'number') return formatDouble(node === 0 ? 0 : node);
   return jsonToString(node);
 }
 
