@@ -3,6 +3,7 @@
 // exactly as `$extract` receives them from the analyzer.
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import { Interval, JsonValue, type Value } from '../types/values.js';
+import { vectorFromValues } from '../types/vector.js';
 import {
   MAX_DATE,
   MICROS_PER_DAY,
@@ -31,7 +32,7 @@ import {
 import { extractInterval, addMonthsToDays, datetimeAddInterval } from './interval.js';
 import { defineScalar, opt, sig, sigf, type ArgSpec, type ScalarOptions } from './signature.js';
 import type { EvalContext, ScalarKernel } from './registry.js';
-import { I64Out, constKernel, fail, mergeNulls, rowKernel } from './vec.js';
+import { I64Out, asQueryError, constKernel, fail, mergeNulls, rowKernel } from './vec.js';
 import { formatStrftime, parseStrftime } from './strftime.js';
 
 const US_DAY = 86400000000n;
@@ -755,7 +756,8 @@ export function registerDatetime(): void {
   defineScalar('TIMESTAMP_FROM_UNIX_MICROS', [sig(['INT64'], 'TIMESTAMP', fromUnix(1n))]);
 
   // FORMAT_* / PARSE_*
-  defineScalar('FORMAT_DATE', [sig(['STRING', 'DATE'], 'STRING', rowKernel(T.STRING, (v) => formatStrftime(v[0] as string, v[1] as number, 0, null, 'DATE')))]);
+  const formatDateGeneral = rowKernel(T.STRING, (v) => formatStrftime(v[0] as string, v[1] as number, 0, null, 'DATE'));
+  defineScalar('FORMAT_DATE', [sigf(['STRING', 'DATE'], 'STRING', (c) => fastFormatDate(c.args[0]?.constant?.value, formatDateGeneral) ?? formatDateGeneral)]);
   defineScalar('FORMAT_DATETIME', [sig(['STRING', 'DATETIME'], 'STRING', rowKernel(T.STRING, (v) => {
     const [d, t] = splitMicros(v[1] as bigint);
     return formatStrftime(v[0] as string, d, t, null, 'DATETIME');
@@ -838,6 +840,42 @@ function truncTimestamp(ts: bigint, p: Part, zone: string): bigint {
   // documented behaviour; it differs from re-reading the civil time around DST changes)
   if (unit !== undefined && unit < US_DAY) return ts - (civil - t);
   return civilToUtc(t, zone);
+}
+
+/**
+ * FORMAT_DATE with a constant format: each distinct date is formatted once
+ * (dates repeat: COUNT(DISTINCT FORMAT_DATE('%Y-%m', d)) over 2M rows was 11.6x
+ * DuckDB formatting every row), in a cache that lives as long as the call and
+ * is emptied past 64k dates. A format's errors are never cached.
+ */
+export function fastFormatDate(format: Value | undefined, general: ScalarKernel): ScalarKernel | undefined {
+  if (typeof format !== 'string') return undefined;
+  const cache = new Map<number, string>();
+  return (args, n, ctx) => {
+    const d = args[1]!.data;
+    if (!(d instanceof Int32Array)) return general(args, n, ctx);
+    const nulls = mergeNulls(args, n);
+    const out = new Array<Value>(n);
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) {
+        out[i] = null;
+        continue;
+      }
+      const day = d[i]!;
+      let s = cache.get(day);
+      if (s === undefined) {
+        if (cache.size >= 65536) cache.clear();
+        try {
+          s = formatStrftime(format, day, 0, null, 'DATE');
+        } catch (e) {
+          throw asQueryError(e);
+        }
+        cache.set(day, s);
+      }
+      out[i] = s;
+    }
+    return vectorFromValues(T.STRING, out);
+  };
 }
 
 /** The general DATETIME_TRUNC / TIMESTAMP_TRUNC kernels: row by row on BigInts, any part and zone. */

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import '../../src/functions/index.js';
 import { roundDigitsFast, roundDouble, truncDouble } from '../../src/functions/math.js';
 import { valueKey } from '../../src/functions/compare.js';
-import { diffGeneral, fastDiff, fastTrunc, truncGeneral } from '../../src/functions/datetime.js';
+import { diffGeneral, fastDiff, fastFormatDate, fastTrunc, truncGeneral } from '../../src/functions/datetime.js';
+import { rowKernel } from '../../src/functions/vec.js';
+import { formatStrftime } from '../../src/functions/strftime.js';
 import { lookupFunction, resolveAggregate, type AggregateFunctionDef, type EvalContext } from '../../src/functions/registry.js';
 import { T, structOf, type SqlType } from '../../src/types/types.js';
 import { Decimal, type Value } from '../../src/types/values.js';
@@ -225,4 +227,24 @@ describe('DATE_DIFF / DATETIME_DIFF / TIMESTAMP_DIFF fast paths', () => {
       expect(fastCount).toBe(kind === 'DATE' ? 9 : kind === 'DATETIME' ? 14 : 6);
     });
   }
+});
+
+describe('FORMAT_DATE with a constant format', () => {
+  const ctx = { nowMicros: 0n, timeZone: 'UTC', sessionUser: 'u', random: Math.random } as EvalContext;
+  const general = rowKernel(T.STRING, (v) => formatStrftime(v[0] as string, v[1] as number, 0, null, 'DATE'));
+  it('equals formatting every row, across batches and past the cache bound', () => {
+    const days: Value[] = [];
+    for (let i = 0; i < 70000; i++) days.push(-719162 + ((i * 7919) % 3652059));
+    days.push(null, 0, 0, null, -1);
+    for (const fmt of ['%Y-%m', '%F', '%A %d %B %Y', '%j %U %W %V %G %u %w', '%H:%M %Z %%', '%E4Y%C%y%Q', '%x|%D|%e|%b', '', 'plain']) {
+      const fast = fastFormatDate(fmt, general)!;
+      const call = (k: typeof general, xs: Value[]) => {
+        const n = xs.length;
+        const out = k([vectorFromValues(T.STRING, new Array(n).fill(fmt)), vectorFromValues(T.DATE, xs)], n, ctx);
+        return Array.from({ length: n }, (_, i) => getValue(out, i));
+      };
+      // twice: the second batch reads the cache the first filled (and emptied past 64k)
+      for (const batch of [days, days.slice(60000)]) expect(call(fast, batch), fmt).toEqual(call(general, batch));
+    }
+  });
 });
