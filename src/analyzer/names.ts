@@ -2,6 +2,7 @@
 // against the default dataset; views expanded by analyzing their SQL with
 // the view's dataset as default; CTEs; INFORMATION_SCHEMA views built as
 // literal rows from the catalog.
+import { restParamsText, type RestField } from '../types/schema.js';
 import type * as A from '../../grammar/ast.js';
 import type { TableId, TableInfo } from '../storage/api.js';
 import { accessBindings } from '../storage/dataset-access.js';
@@ -456,11 +457,14 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           const part = partitionField(t.resource)?.toLowerCase();
           const clustering = ((t.resource.clustering as { fields?: string[] } | undefined)?.fields ?? []).map((f) => f.toLowerCase());
           // column_default: the default's expression text, else the text NULL (information-schema-columns).
-          const defaults = new Map(((t.resource.schema as { fields?: { name: string; defaultValueExpression?: string }[] } | undefined)?.fields ?? []).map((f) => [f.name.toLowerCase(), f.defaultValueExpression]));
+          const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
+          const defaults = new Map(restFields.map((f) => [f.name.toLowerCase(), f.defaultValueExpression]));
+          // data_type of a parameterized column (STRING(10), NUMERIC(10, 2)) from the schema's maxLength / precision / scale.
+          const params = new Map(restFields.map((f) => [f.name.toLowerCase(), restParamsText(f)]));
           return t.columns.map((c, i): Value[] => {
             const ci = clustering.indexOf(c.name.toLowerCase());
             return [
-              t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(c.type),
+              t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(c.type) + (params.get(c.name.toLowerCase()) ?? ''),
               'NEVER', null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), defaults.get(c.name.toLowerCase()) ?? 'NULL', null,
             ];
           });

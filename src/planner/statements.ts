@@ -12,7 +12,7 @@ import { Scope, colRef } from '../analyzer/scope.js';
 import { canCoerce, typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { TableId, TableInfo } from '../storage/api.js';
-import { columnToRestField, type Column, type RestField } from '../types/schema.js';
+import { columnToRestField, restParamsText, restTypeParams, type Column, type RestField } from '../types/schema.js';
 import { withDefaultCollation } from '../functions/collation.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
@@ -177,6 +177,8 @@ function exprText(sql: string, offset: number): string {
       if (depth === 0) return sql.slice(offset, i).trim();
       depth--;
     } else if ((ch === ',' || ch === ';') && depth === 0) return sql.slice(offset, i).trim();
+    // What may follow a column's DEFAULT expression: its OPTIONS, NOT NULL (not an expression's IS NOT NULL).
+    else if (depth === 0 && /\s/.test(ch) && /^\s+(OPTIONS\s*\(|NOT\s+NULL\b)/i.test(sql.slice(i, i + 24)) && !/\bIS\s*$/i.test(sql.slice(offset, i))) return sql.slice(offset, i).trim();
   }
   return sql.slice(offset).trim();
 }
@@ -211,11 +213,27 @@ function checkDefault(s: Session, e: A.Expr, t: SqlType): void {
   }
 }
 
+/**
+ * Whether type parameters `to` take every value `from` allows (SET DATA TYPE widening): a STRING/BYTES length
+ * not shorter (none is unbounded), a NUMERIC/BIGNUMERIC with no fewer integer digits and no smaller scale.
+ */
+function paramsWiden(from: Pick<RestField, 'maxLength' | 'precision' | 'scale'> | undefined, to: Pick<RestField, 'maxLength' | 'precision' | 'scale'>): boolean {
+  if (to.maxLength !== undefined) return from?.maxLength !== undefined && Number(to.maxLength) >= Number(from.maxLength);
+  if (to.precision !== undefined) {
+    if (from?.precision === undefined) return false;
+    const [fp, fs, tp, ts] = [Number(from.precision), Number(from.scale ?? 0), Number(to.precision), Number(to.scale ?? 0)];
+    return ts >= fs && tp - ts >= fp - fs;
+  }
+  return true;
+}
+
 /** The schema's fields with the column definitions' defaults and descriptions; undefined when they have none. */
 async function schemaExtras(s: Session, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<RestField[] | undefined> {
-  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type))) return undefined;
-  const fields = columns.map((c) => columnToRestField(c.name, c.type, c.required));
-  for (const d of defs) {
+  const params = columns.map((c) => restTypeParams(c.type));
+  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type)) && !params.some((x) => Object.keys(x).length)) return undefined;
+  // STRING(10), NUMERIC(10, 2): the schema keeps the parameters (maxLength, precision, scale) as tables.get shows them.
+  const fields = columns.map((c, i) => ({ ...columnToRestField(c.name, c.type, c.required), ...params[i] }));
+  for (const d of defs ?? []) {
     const f = fields.find((x) => x.name.toLowerCase() === d.name.toLowerCase());
     if (!f) continue;
     if (d.default) {
@@ -591,6 +609,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   const defaults = new Map<string, string | null>();
   // Descriptions of added columns (ADD COLUMN ... OPTIONS(description = ...)), kept in the schema as well.
   const descriptions = new Map<string, string>();
+  // Columns whose type parameters SET DATA TYPE changed: the schema's maxLength / precision / scale to write.
+  const typeParams = new Map<string, Pick<RestField, 'maxLength' | 'precision' | 'scale'>>();
   // Key constraints after ADD/DROP PRIMARY KEY and ADD/DROP CONSTRAINT (undefined: untouched).
   let keys: RestTableConstraints | undefined;
   const curKeys = (): RestTableConstraints => (keys ??= structuredClone((info.resource.tableConstraints as RestTableConstraints | undefined) ?? {}));
@@ -689,10 +709,13 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         } else if (a.action.kind === 'DropDefault') defaults.set(cols[i]!.name.toLowerCase(), null);
         else if (a.action.kind === 'SetDataType') {
           const t = typeFromNode(a.action.type);
-          if (!canCoerce(cols[i]!.type, t) && cols[i]!.type.kind !== t.kind) {
-            throw sqlError(`ALTER TABLE ALTER COLUMN SET DATA TYPE requires that the existing column type (${typeToSql(cols[i]!.type)}) is assignable to the new type (${typeToSql(t)})`, a.loc);
+          const oldField = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
+          const oldText = typeToSql(cols[i]!.type) + restParamsText(oldField);
+          if ((!canCoerce(cols[i]!.type, t) && cols[i]!.type.kind !== t.kind) || (cols[i]!.type.kind === t.kind && !paramsWiden(oldField, restTypeParams(t)))) {
+            throw sqlError(`ALTER TABLE ALTER COLUMN SET DATA TYPE requires that the existing column type (${oldText}) is assignable to the new type (${typeToSql(t)})`, a.loc);
           }
           cols[i] = { ...cols[i]!, type: t };
+          typeParams.set(cols[i]!.name.toLowerCase(), restTypeParams(t));
           rewrite = true;
         } else if (a.action.kind === 'SetOptions') {
           const r = await optionsToResource(s, a.action.options);
@@ -735,11 +758,14 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   } else if (cols.length !== info.columns.length || cols.some((c, i) => c !== info.columns[i])) {
     await cat.alterColumns(id, cols);
   }
-  if (defaults.size || descriptions.size) {
+  if (defaults.size || descriptions.size || typeParams.size) {
     const now = cat.getTable(id)!;
     const fields = ((now.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? now.columns.map((c) => columnToRestField(c.name, c.type, c.required))).map((f0) => {
       const desc = descriptions.get(f0.name.toLowerCase());
-      const f = desc === undefined ? f0 : { ...f0, description: desc };
+      const tp = typeParams.get(f0.name.toLowerCase());
+      const { maxLength: _m, precision: _p, scale: _s, ...bare } = f0;
+      const f1 = tp === undefined ? f0 : { ...bare, ...tp };
+      const f = desc === undefined ? f1 : { ...f1, description: desc };
       const d = defaults.get(f.name.toLowerCase());
       if (d === undefined) return f;
       const { defaultValueExpression: _, ...rest } = f;

@@ -137,3 +137,22 @@ export function columnToRestField(name: string, t: SqlType, required = false): R
   if (inner.kind === 'TIMESTAMP_PICOS') out.timestampPrecision = '12';
   return out;
 }
+
+/**
+ * The REST attributes of a parameterized type (STRING(10): maxLength; NUMERIC(10, 2): precision and scale)
+ * a table's schema keeps; empty for other types. The engine computes with the base type.
+ */
+export function restTypeParams(t: SqlType): Pick<RestField, 'maxLength' | 'precision' | 'scale'> {
+  if (t.kind === 'ARRAY' || t.kind === 'STRUCT' || t.kind === 'RANGE' || !t.params?.length) return {};
+  if (t.kind === 'STRING' || t.kind === 'BYTES') return { maxLength: String(t.params[0]) };
+  if (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') return { precision: String(t.params[0]), ...(t.params.length > 1 ? { scale: String(t.params[1]) } : {}) };
+  return {};
+}
+
+/** The parameters of a REST field as type text: `(10)`, `(10, 2)`, or '' (INFORMATION_SCHEMA data_type). */
+export function restParamsText(f: Pick<RestField, 'maxLength' | 'precision' | 'scale'> | undefined): string {
+  if (!f) return '';
+  if (f.maxLength !== undefined) return `(${f.maxLength})`;
+  if (f.precision !== undefined) return f.scale !== undefined ? `(${f.precision}, ${f.scale})` : `(${f.precision})`;
+  return '';
+}
