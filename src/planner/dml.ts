@@ -16,7 +16,7 @@ import { sqlError } from '../analyzer/errors.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { ROW_POSITION, type TableInfo } from '../storage/api.js';
 import { partitionOfMs } from '../storage/ingestion.js';
-import type { Column } from '../types/schema.js';
+import type { Column, RestField } from '../types/schema.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { getValue, takeVector, type Batch } from '../types/vector.js';
@@ -122,6 +122,26 @@ function checkRequired(info: TableInfo, batches: readonly Batch[]): void {
     for (const b of batches) {
       const v = b.columns[i]!;
       if (v.nulls) for (let r = 0; r < b.length; r++) if (v.nulls[r]) throw new QueryError(`Required field ${c.name} cannot be null`, 'invalidQuery');
+    }
+  });
+  checkMaxLength(info, batches);
+}
+
+/** STRING(L) / BYTES(L) columns (the schema's maxLength): a longer value (characters / bytes) is refused. */
+function checkMaxLength(info: TableInfo, batches: readonly Batch[]): void {
+  const fields = (info.resource.schema as { fields?: RestField[] } | undefined)?.fields;
+  if (!fields?.some((f) => f.maxLength !== undefined)) return;
+  info.columns.forEach((c, i) => {
+    const f = fields.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
+    if (f?.maxLength === undefined || (c.type.kind !== 'STRING' && c.type.kind !== 'BYTES')) return;
+    const max = Number(f.maxLength);
+    for (const b of batches) {
+      for (let r = 0; r < b.length; r++) {
+        const v = getValue(b.columns[i]!, r);
+        if (v === null) continue;
+        const n = typeof v === 'string' ? [...v].length : (v as Uint8Array).length;
+        if (n > max) throw new QueryError(`Field ${c.name}: ${c.type.kind}(${max}) has maximum length ${max} but got a value with length ${n}`, 'invalidQuery');
+      }
     }
   });
 }
