@@ -709,6 +709,103 @@ class DistinctCountAcc implements GroupsAccumulator {
   }
 }
 
+/** STRING_AGG as it ran before StringAggAcc (boxed rows per group): still the BYTES form. */
+export const stringAggCollect = (bytes: boolean): AccumulatorMaker =>
+  collect((rows, c, o) => {
+    let vals = rows.filter((r) => r[0] !== null);
+    if (o.limit !== undefined) vals = vals.slice(0, o.limit);
+    if (vals.length === 0) return null;
+    const hasDelim = c.args.length > 1;
+    if (hasDelim && vals.some((r) => r[1] === null)) fail('Illegal NULL separator in STRING_AGG');
+    // The result is one value of one row: past the service's row limit it fails, as there.
+    let size = 0;
+    const grow = (n: number): void => {
+      if ((size += n) > MAX_ROW_BYTES) throw rowTooLarge();
+    };
+    if (bytes) {
+      const parts: Uint8Array[] = [];
+      vals.forEach((r, i) => {
+        const sep = i > 0 ? (hasDelim ? (r[1] as Uint8Array) : new Uint8Array([44])) : undefined;
+        grow((sep?.length ?? 0) + (r[0] as Uint8Array).length);
+        if (sep) parts.push(sep);
+        parts.push(r[0] as Uint8Array);
+      });
+      return concatBytes(parts);
+    }
+    let s = '';
+    vals.forEach((r, i) => {
+      const sep = i > 0 ? (hasDelim ? (r[1] as string) : ',') : '';
+      grow(sep.length + (r[0] as string).length);
+      s += sep + (r[0] as string);
+    });
+    return s;
+  });
+
+/**
+ * STRING_AGG of STRING: each group's non-NULL values (and, with a separator
+ * argument, each row's separator) in arrays of their own, joined once at
+ * finish into a flat string -- not boxed rows concatenated into a rope that
+ * the next reader flattens (STRING_AGG(s, ',') GROUP BY k1000 over 2M rows
+ * was 17-19x DuckDB, mostly GC). Values past `limit` are not kept. Errors as
+ * the collecting form: a NULL separator among the kept rows, then the row size.
+ */
+export class StringAggAcc implements GroupsAccumulator {
+  private vals: string[][] = [];
+  private seps: (string | null)[][] = [];
+  constructor(
+    private readonly hasDelim: boolean,
+    private readonly limit: number | undefined,
+  ) {}
+  resize(n: number): void {
+    while (this.vals.length < n) {
+      this.vals.push([]);
+      if (this.hasDelim) this.seps.push([]);
+    }
+  }
+  update(args: readonly Vector[], groups: Int32Array, n: number): void {
+    const v = args[0]!;
+    const d = v.data as string[];
+    const nulls = v.nulls;
+    const sv = this.hasDelim ? args[1]! : null;
+    const lim = this.limit ?? Infinity;
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const g = groups[i]!;
+      const vals = this.vals[g]!;
+      if (vals.length >= lim) continue;
+      vals.push(d[i]!);
+      if (sv !== null) this.seps[g]!.push(sv.nulls !== null && sv.nulls[i] === 1 ? null : (sv.data as string[])[i]!);
+    }
+  }
+  finish(numGroups: number): Vector {
+    this.resize(numGroups);
+    const out = new Array<Value>(numGroups);
+    for (let g = 0; g < numGroups; g++) out[g] = this.one(g);
+    return vectorFromValues(T.STRING, out);
+  }
+  private one(g: number): string | null {
+    const vals = this.vals[g]!;
+    if (vals.length === 0) return null;
+    const seps = this.hasDelim ? this.seps[g]! : null;
+    if (seps !== null && seps.includes(null)) fail('Illegal NULL separator in STRING_AGG');
+    let size = 0;
+    for (let i = 0; i < vals.length; i++) size += vals[i]!.length + (i > 0 ? (seps === null ? 1 : seps[i]!.length) : 0);
+    // The result is one value of one row: past the service's row limit it fails, as there.
+    if (size > MAX_ROW_BYTES) throw rowTooLarge();
+    if (seps === null) return vals.join(',');
+    const sep = seps[1];
+    let same = true;
+    for (let i = 2; i < seps.length && same; i++) same = seps[i] === sep;
+    if (same) return vals.join(sep ?? '');
+    const parts = new Array<string>(2 * vals.length - 1);
+    for (let i = 0; i < vals.length; i++) {
+      if (i > 0) parts[2 * i - 1] = seps[i]!;
+      parts[2 * i] = vals[i]!;
+    }
+    return parts.join('');
+  }
+}
+
 export const collect = (final: (rows: Value[][], c: SigContext, o: AggregateOptions) => Value): AccumulatorMaker => (c) => (_ctx, o) =>
   new CollectAcc(c.returnType, (rows) => final(rows, c, o));
 
@@ -987,41 +1084,11 @@ export function registerAggregates(): void {
       return out;
     })),
   ]);
-  const stringAgg = (bytes: boolean) =>
-    collect((rows, c, o) => {
-      let vals = rows.filter((r) => r[0] !== null);
-      if (o.limit !== undefined) vals = vals.slice(0, o.limit);
-      if (vals.length === 0) return null;
-      const hasDelim = c.args.length > 1;
-      if (hasDelim && vals.some((r) => r[1] === null)) fail('Illegal NULL separator in STRING_AGG');
-      // The result is one value of one row: past the service's row limit it fails, as there.
-      let size = 0;
-      const grow = (n: number): void => {
-        if ((size += n) > MAX_ROW_BYTES) throw rowTooLarge();
-      };
-      if (bytes) {
-        const parts: Uint8Array[] = [];
-        vals.forEach((r, i) => {
-          const sep = i > 0 ? (hasDelim ? (r[1] as Uint8Array) : new Uint8Array([44])) : undefined;
-          grow((sep?.length ?? 0) + (r[0] as Uint8Array).length);
-          if (sep) parts.push(sep);
-          parts.push(r[0] as Uint8Array);
-        });
-        return concatBytes(parts);
-      }
-      let s = '';
-      vals.forEach((r, i) => {
-        const sep = i > 0 ? (hasDelim ? (r[1] as string) : ',') : '';
-        grow(sep.length + (r[0] as string).length);
-        s += sep + (r[0] as string);
-      });
-      return s;
-    });
   defineAggregate('STRING_AGG', [
-    asig(['STRING'], 'STRING', stringAgg(false)),
-    asig(['STRING', 'STRING'], 'STRING', stringAgg(false)),
-    asig(['BYTES'], 'BYTES', stringAgg(true)),
-    asig(['BYTES', 'BYTES'], 'BYTES', stringAgg(true)),
+    asig(['STRING'], 'STRING', (c) => (_ctx, o) => new StringAggAcc(c.args.length > 1, o.limit)),
+    asig(['STRING', 'STRING'], 'STRING', (c) => (_ctx, o) => new StringAggAcc(c.args.length > 1, o.limit)),
+    asig(['BYTES'], 'BYTES', stringAggCollect(true)),
+    asig(['BYTES', 'BYTES'], 'BYTES', stringAggCollect(true)),
   ], {
     validate: (args) => (args.length > 1 && args[1]!.untypedNull ? 'Argument 2 to STRING_AGG must be non-NULL' : undefined),
   });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import '../../src/functions/index.js';
 import { roundDigitsFast, roundDouble, truncDouble } from '../../src/functions/math.js';
 import { valueKey } from '../../src/functions/compare.js';
+import { StringAggAcc, stringAggCollect } from '../../src/functions/aggregates.js';
 import { diffGeneral, fastDiff, fastFormatDate, fastTrunc, truncGeneral } from '../../src/functions/datetime.js';
 import { rowKernel } from '../../src/functions/vec.js';
 import { formatStrftime } from '../../src/functions/strftime.js';
@@ -245,6 +246,48 @@ describe('FORMAT_DATE with a constant format', () => {
       };
       // twice: the second batch reads the cache the first filled (and emptied past 64k)
       for (const batch of [days, days.slice(60000)]) expect(call(fast, batch), fmt).toEqual(call(general, batch));
+    }
+  });
+});
+
+describe('STRING_AGG of STRING', () => {
+  const strs = ['a', '', 'bc', 'é', '\u{1F600}', 'x,y', 'zz'];
+  const run = (acc: import('../../src/functions/registry.js').GroupsAccumulator, vals: Value[], seps: Value[] | null, groups: Int32Array, ng: number) => {
+    try {
+      acc.resize(ng);
+      // two batches
+      const cut = Math.floor(vals.length / 3);
+      for (const [lo, hi] of [[0, cut], [cut, vals.length]] as const) {
+        const args = [vectorFromValues(T.STRING, vals.slice(lo, hi))];
+        if (seps) args.push(vectorFromValues(T.STRING, seps.slice(lo, hi)));
+        acc.update(args, groups.slice(lo, hi), hi - lo);
+      }
+      const out = acc.finish(ng);
+      return Array.from({ length: ng }, (_, g) => getValue(out, g));
+    } catch (e) {
+      return String(e);
+    }
+  };
+  it('equals the collecting form: NULLs, separators constant, varying and NULL, LIMIT, empty groups', () => {
+    const n = 500;
+    const ng = 9; // group 8 never gets a row
+    const vals: Value[] = Array.from({ length: n }, (_, i) => (i % 11 === 3 ? null : strs[(i * 5) % strs.length]!));
+    const groups = Int32Array.from({ length: n }, (_, i) => (i * 7) % 8);
+    const sepsets: (Value[] | null)[] = [
+      null,
+      new Array(n).fill(' | '),
+      new Array(n).fill(''),
+      Array.from({ length: n }, (_, i) => ['-', '+', ''][i % 3]!),
+      Array.from({ length: n }, (_, i) => (i === 77 ? null : ';')), // NULL separator: the error
+      Array.from({ length: n }, (_, i) => (vals[i] === null ? null : ';')), // only beside NULL values: no error
+    ];
+    for (const seps of sepsets) {
+      for (const limit of [undefined, 1, 3, 1000]) {
+        const o = { distinct: false, ignoreNulls: undefined, hasOrderBy: false, limit };
+        const general = stringAggCollect(false)({ args: seps ? [{ type: T.STRING }, { type: T.STRING }] : [{ type: T.STRING }], argTypes: [], returnType: T.STRING } as never, o)({} as EvalContext, o);
+        const want = run(general, vals, seps, groups, ng);
+        expect(run(new StringAggAcc(seps !== null, limit), vals, seps, groups, ng), `${JSON.stringify(seps?.slice(0, 3))} ${limit}`).toEqual(want);
+      }
     }
   });
 });
