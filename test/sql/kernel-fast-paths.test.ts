@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import '../../src/functions/index.js';
 import { roundDigitsFast, roundDouble, truncDouble } from '../../src/functions/math.js';
 import { valueKey } from '../../src/functions/compare.js';
-import { StringAggAcc, stringAggCollect } from '../../src/functions/aggregates.js';
+import { ArrayAggAcc, StringAggAcc, arrayAggCollect, stringAggCollect } from '../../src/functions/aggregates.js';
+import { arrayOf } from '../../src/types/types.js';
 import { diffGeneral, fastDiff, fastFormatDate, fastTrunc, truncGeneral } from '../../src/functions/datetime.js';
 import { rowKernel } from '../../src/functions/vec.js';
 import { formatStrftime } from '../../src/functions/strftime.js';
@@ -287,6 +288,37 @@ describe('STRING_AGG of STRING', () => {
         const general = stringAggCollect(false)({ args: seps ? [{ type: T.STRING }, { type: T.STRING }] : [{ type: T.STRING }], argTypes: [], returnType: T.STRING } as never, o)({} as EvalContext, o);
         const want = run(general, vals, seps, groups, ng);
         expect(run(new StringAggAcc(seps !== null, limit), vals, seps, groups, ng), `${JSON.stringify(seps?.slice(0, 3))} ${limit}`).toEqual(want);
+      }
+    }
+  });
+});
+
+describe('ARRAY_AGG', () => {
+  it('equals the collecting form: NULLs kept or ignored, LIMIT, empty groups, several types', () => {
+    const cases: [SqlType, Value[]][] = [
+      [T.INT64, [1n, null, -5n, 2n ** 60n, 0n]],
+      [T.FLOAT64, [0, -0, NaN, null, 1.5]],
+      [T.STRING, ['a', null, '', 'bc']],
+      [T.DATE, [0, null, -719162, 2932896]],
+    ];
+    for (const [type, base] of cases) {
+      const n = 300;
+      const vals = Array.from({ length: n }, (_, i) => base[(i * 3) % base.length]!);
+      const groups = Int32Array.from({ length: n }, (_, i) => (i * 5) % 6);
+      for (const ignoreNulls of [undefined, true, false]) {
+        for (const limit of [undefined, 1, 4, 1000]) {
+          const o = { distinct: false, ignoreNulls, hasOrderBy: false, limit };
+          const rt = arrayOf(type);
+          const accs = [arrayAggCollect()({ args: [{ type }], argTypes: [type], returnType: rt } as never, o)({} as EvalContext, o), new ArrayAggAcc(rt, ignoreNulls === true, limit)];
+          const [want, got] = accs.map((acc) => {
+            acc.resize(7); // group 6 never gets a row
+            acc.update([vectorFromValues(type, vals.slice(0, 100))], groups.slice(0, 100), 100);
+            acc.update([vectorFromValues(type, vals.slice(100))], groups.slice(100), n - 100);
+            const out = acc.finish(7);
+            return Array.from({ length: 7 }, (_, g) => getValue(out, g));
+          });
+          expect(got, `${type.kind} ${ignoreNulls} ${limit}`).toEqual(want);
+        }
       }
     }
   });
