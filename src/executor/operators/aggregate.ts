@@ -316,7 +316,28 @@ class AggState {
       }
       count = c;
     }
-    if (call.orderBy.length > 0 || call.limit !== undefined) {
+    if (call.limit === 1 && call.orderBy.length > 0) {
+      // Each group's first value in ORDER BY order (the dedup idiom ARRAY_AGG(x ORDER BY t DESC LIMIT 1)):
+      // one pass keeping the best row per group instead of sorting every row. A tie keeps the
+      // earlier row, as the stable sort below does; values the aggregate drops (see there) never count.
+      const byOrder = rowsComparator(
+        this.bOrder.map((b) => b.toVector()),
+        call.orderBy,
+      );
+      const first = argVecs[0];
+      const skipNulls = first?.nulls && (call.name !== 'ARRAY_AGG' || call.ignoreNulls) ? first.nulls : null;
+      const best = new Int32Array(numGroups).fill(-1);
+      for (let j = 0; j < count; j++) {
+        const r = rows[j]!;
+        if (skipNulls && skipNulls[r] === 1) continue;
+        const g = groups[r]!;
+        const b = best[g]!;
+        if (b < 0 || byOrder(r, b) < 0) best[g] = r;
+      }
+      let c = 0;
+      for (let g = 0; g < numGroups; g++) if (best[g]! >= 0) rows[c++] = best[g]!;
+      count = c;
+    } else if (call.orderBy.length > 0 || call.limit !== undefined) {
       const orderVecs = this.bOrder.map((b) => b.toVector());
       const byOrder = call.orderBy.length ? rowsComparator(orderVecs, call.orderBy) : (a: number, b: number) => a - b;
       const sub = Array.from(rows.subarray(0, count));
