@@ -13,13 +13,12 @@
 // (Aggregation.spillDistinct), as in aggregateOp.
 import type { AggregateRel } from '../../analyzer/resolved.js';
 import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
-import { BATCH_SIZE, sliceVector, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, evaluateSync, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
 import { SpillPartitions, spillCounters, spillOptions } from '../spill.js';
-import { vectorBytes } from '../vectors.js';
-import { Aggregation, keepsNoInput } from './aggregate.js';
+import { Aggregation, finishedGroups, keepsNoInput } from './aggregate.js';
 
 /** Levels of files within files: a file that still does not fit after this many splits is aggregated in memory (the memory guard's). */
 const MAX_LEVEL = 4;
@@ -98,7 +97,7 @@ async function* foldAndFinish(st: Aggregation, input: AsyncIterable<Batch> | Ite
       held.set(st.bytes() + rest.bytes());
     }
     // The table's groups are whole (no file holds their keys).
-    yield* finished(st, held, ctx);
+    yield* finishedGroups(st, held, ctx);
     rest?.flush();
     return rest;
   } catch (e) {
@@ -111,16 +110,4 @@ async function* foldAndFinish(st: Aggregation, input: AsyncIterable<Batch> | Ite
 
 function takeBatch(b: Batch, sel: readonly number[]): Batch {
   return { length: sel.length, columns: b.columns.map((c) => takeVector(c, sel)) };
-}
-
-/** The finished aggregation's rows, a batch at a time. */
-async function* finished(st: Aggregation, held: Reservation, ctx: ExecContext): AsyncGenerator<Batch> {
-  const out = st.finish();
-  held.set(st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0));
-  const numGroups = st.table.size;
-  for (let s = 0; s < numGroups; s += BATCH_SIZE) {
-    const e = Math.min(numGroups, s + BATCH_SIZE);
-    yield { length: e - s, columns: out.map((c) => sliceVector(c, s, e)) };
-    await checkpoint(ctx);
-  }
 }

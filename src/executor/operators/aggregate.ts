@@ -620,16 +620,21 @@ export async function* aggregateOp(rel: AggregateRel, ctx: ExecContext): AsyncGe
         else await st.consumeAsync(b);
       }
     }
-    const outCols = st.finish();
-    held.set(st.bytes() + outCols.reduce((n, c) => n + vectorBytes(c), 0));
-    const numGroups = st.table.size;
-    for (let s = 0; s < numGroups; s += BATCH_SIZE) {
-      const e = Math.min(numGroups, s + BATCH_SIZE);
-      yield { length: e - s, columns: outCols.map((c) => sliceVector(c, s, e)) };
-      await checkpoint(ctx);
-    }
+    yield* finishedGroups(st, held, ctx);
   } finally {
     held.release();
+  }
+}
+
+/** A finished aggregation's rows, a batch at a time (its output held in `held` meanwhile). */
+export async function* finishedGroups(st: Aggregation, held: Reservation, ctx: ExecContext): AsyncGenerator<Batch> {
+  const outCols = st.finish();
+  held.set(st.bytes() + outCols.reduce((n, c) => n + vectorBytes(c), 0));
+  const numGroups = st.table.size;
+  for (let s = 0; s < numGroups; s += BATCH_SIZE) {
+    const e = Math.min(numGroups, s + BATCH_SIZE);
+    yield { length: e - s, columns: outCols.map((c) => sliceVector(c, s, e)) };
+    await checkpoint(ctx);
   }
 }
 
