@@ -740,6 +740,7 @@ export class Storage {
       this.data.set(key, td);
     }
     td.layoutBy = layoutColumns(e.resource);
+    td.mutationLock = () => this.mutations.acquire({ p, d, t }, { kind: 'statement' });
     return td;
   }
 

@@ -43,8 +43,21 @@ interface PastGeneration {
   readonly fragments: readonly FragmentInfo[];
   readonly versions: readonly Version[];
   readonly endMs: number;
-  /** Its deletion log (row-level DML), in commit order. */
+  /** Its deletion log (row-level DML), in commit order: these entries, with `deleteFiles`' spliced in. */
   readonly deletes?: readonly number[];
+  readonly deleteFiles?: readonly DeleteFile[];
+}
+
+/**
+ * A deletion vector: the positions one large row-level change deleted
+ * (u32 little-endian, ascending), in a file of their own written once, so
+ * that a sidecar names them instead of holding them. They are entries
+ * [at, at + count) of the generation's deletion log.
+ */
+export interface DeleteFile {
+  readonly file: string;
+  readonly count: number;
+  readonly at: number;
 }
 
 interface Sidecar {
@@ -53,8 +66,13 @@ interface Sidecar {
   readonly fragments: readonly FragmentInfo[];
   /** Every WAL record with lsn <= flushedLsn is already in a fragment. */
   readonly flushedLsn: number;
-  /** Positions of rows deleted by row-level DML, in commit order: those of WAL records up to flushedLsn (later ones come from the WAL). */
+  /**
+   * Positions of rows deleted by row-level DML, in commit order: those of
+   * WAL records up to flushedLsn (later ones come from the WAL), less the
+   * entries of `deleteFiles`, which are spliced in at their `at`.
+   */
   readonly deletes?: readonly number[];
+  readonly deleteFiles?: readonly DeleteFile[];
   readonly modifiedMs: number;
   /** Versions of the current generation up to the fragments' rows (later ones come from WAL record times). Absent in old sidecars. */
   readonly versions?: readonly Version[];
@@ -103,6 +121,16 @@ export interface PreparedRows {
   readonly rows: number;
   /** The files the rows were written to, in order (each at most FILE_ROWS rows). */
   readonly fragments: readonly FragmentInfo[];
+  /** Rows of `deletes.base` deleted with the append (a large row-level change; base null only). */
+  readonly deletes?: { readonly base: TableState; readonly positions: Uint32Array; readonly file: DeleteFileWritten };
+  /** Commit only while no snapshot is open (a purge; refused with TableConflictError otherwise). */
+  readonly unread?: boolean;
+}
+
+/** A deletion vector file written ahead of its commit (TableData.change). */
+interface DeleteFileWritten {
+  readonly file: string;
+  readonly count: number;
 }
 
 /** What a commit of prepared rows writes and changes (TableData.withCommitPlan). */
@@ -142,11 +170,18 @@ const SMALL_FRAGMENT_ROWS = 100_000;
 /** Appends of at least this many rows skip the WAL and become a fragment directly. */
 export const BULK_ROWS = 20_000;
 /**
- * Row-level changes keep deleted rows in place, named by position, until
- * this many (or an eighth of the rows) are; a change past it rewrites the
- * table without them instead (scans pay for every deleted row they skip).
+ * A row-level change deleting more rows than this writes their positions to
+ * a deletion vector file (DeleteFile) rather than into its WAL record (JSON),
+ * and its new rows to fragment files like a bulk append.
  */
-const DELETES_BEFORE_REWRITE = 20_000;
+const WAL_DELETES_MAX = 20_000;
+/**
+ * Deleted rows kept in place past which (at least this many, and more than
+ * a quarter of the table's rows) an idle fold rewrites the table without
+ * them (TableData.purge): scans pay for every deleted row they skip.
+ */
+const PURGE_MIN_DELETES = 20_000;
+const PURGE_FRACTION = 0.25;
 /** Time travel window (FOR SYSTEM_TIME AS OF, `table@ms`): BigQuery's 7 days. */
 export const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
 /**
@@ -176,6 +211,45 @@ function versionAt(versions: readonly Version[], ms: number): Version | undefine
     } else hi = mid - 1;
   }
   return found;
+}
+
+/** A new deletion vector file name of storage stem `stem` (removed with the stem's orphans when no sidecar names it). */
+function deleteFileName(stem: string, lsn: number): string {
+  return `${stem}@${String(lsn).padStart(12, '0')}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.del`;
+}
+
+/**
+ * A deletion log from its sidecar form: `inline` entries with each file's
+ * entries spliced in at its `at` (files in log order). u32 little-endian:
+ * the byte order of every platform Node runs this on.
+ */
+function readDeleteLog(dir: string, inline: readonly number[], files: readonly DeleteFile[]): number[] {
+  if (files.length === 0) return [...inline];
+  const out: number[] = [];
+  let i = 0;
+  for (const f of files) {
+    while (out.length < f.at && i < inline.length) out.push(inline[i++]!);
+    const bytes = fs.readFileSync(path.join(dir, f.file));
+    if (out.length !== f.at || bytes.length !== f.count * 4) throw new Error(`deletion vector ${f.file} does not match its sidecar`);
+    const positions = new Uint32Array(f.count);
+    Buffer.from(positions.buffer).set(bytes);
+    for (let k = 0; k < positions.length; k++) out.push(positions[k]!);
+  }
+  while (i < inline.length) out.push(inline[i++]!);
+  return out;
+}
+
+/** The entries of log[0, n) that no file holds (a sidecar's inline `deletes`). */
+function inlineDeletes(log: readonly number[], files: readonly DeleteFile[], n: number): number[] {
+  if (files.length === 0) return log.slice(0, n);
+  const out: number[] = [];
+  let from = 0;
+  for (const f of files) {
+    for (let k = from; k < Math.min(f.at, n); k++) out.push(log[k]!);
+    from = Math.max(from, f.at + f.count);
+  }
+  for (let k = from; k < n; k++) out.push(log[k]!);
+  return out;
 }
 
 /** The first `n` entries of a deletion log, ascending (a state's `deleted`). */
@@ -244,6 +318,8 @@ export class TableData {
   /** The generation's deletion log: positions of rows row-level DML deleted, in commit order, and the WAL record of each (0: in the sidecar). */
   private deletes: number[] = [];
   private deleteLsns: number[] = [];
+  /** The entries of `deletes` kept in deletion vector files (all in the sidecar), in log order. */
+  private deleteFiles: DeleteFile[] = [];
   /** `deletes`, ascending (the current state's `deleted`). */
   private deleted: Uint32Array = NONE_DELETED;
   /** One row-level change at a time (their statements hold the mutation lock; this keeps the check and the write together regardless). */
@@ -267,6 +343,12 @@ export class TableData {
    * them from the table's resource), so that their filters skip row groups.
    */
   layoutBy: readonly string[] = [];
+  /**
+   * Takes the table's mutation lock (Storage sets it from the table's name):
+   * a purge rewrites every position, so it runs between mutating statements,
+   * never between one's read and its commit.
+   */
+  mutationLock: (() => Promise<() => void>) | null = null;
   /** Bumps on every change; the etag of tabledata.list. */
   version = 0;
   modifiedMs = 0;
@@ -350,7 +432,7 @@ export class TableData {
     if (this.isLoaded) return this.rows;
     if (this.countHint !== null) return this.countHint;
     const sc = this.readSidecarSync();
-    let n = sc.fragments.reduce((s, f) => s + f.rows, 0) - (sc.deletes?.length ?? 0);
+    let n = sc.fragments.reduce((s, f) => s + f.rows, 0) - (sc.deletes?.length ?? 0) - (sc.deleteFiles ?? []).reduce((s, f) => s + f.count, 0);
     for (const r of readWalSync(this.walFile).records) if (r.lsn > sc.flushedLsn) n += r.rowCount - recordDeletes(r.body).length;
     this.countHint = n;
     this.modifiedMs = sc.modifiedMs;
@@ -379,7 +461,9 @@ export class TableData {
     this.sidecar = sc;
     this.modifiedMs = sc.modifiedMs;
     // Orphans: temp files and fragments a crash left before the sidecar listed them.
-    const listed = new Set([...sc.fragments, ...(sc.past ?? []).flatMap((g) => g.fragments)].map((f) => f.file));
+    const listed = new Set(
+      [...sc.fragments, ...(sc.deleteFiles ?? []), ...(sc.past ?? []).flatMap((g) => [...g.fragments, ...(g.deleteFiles ?? [])])].map((f) => f.file),
+    );
     for (const n of fresh ? [] : fs.readdirSync(this.dir)) {
       if (n.startsWith(`${this.stem}@`) && !listed.has(n)) await fsp.rm(path.join(this.dir, n), { force: true });
       else if (n.startsWith(`${this.stem}.`) && n.endsWith('.tmp')) await fsp.rm(path.join(this.dir, n), { force: true });
@@ -389,7 +473,7 @@ export class TableData {
     const fragmentRows = sc.fragments.reduce((s, f) => s + f.rows, 0);
     // Sidecars from before versioned history: the stored rows count as always there (as time travel read them before).
     const versions: Version[] = sc.versions ? sc.versions.map((v) => [...v] as const) : [[0, fragmentRows]];
-    const deletes = [...(sc.deletes ?? [])];
+    const deletes = readDeleteLog(this.dir, sc.deletes ?? [], sc.deleteFiles ?? []);
     const deleteLsns = deletes.map(() => 0);
     this.marks = new Map();
     for (const [k, v] of Object.entries(sc.marks ?? {})) this.setMark(k, v, 0);
@@ -415,6 +499,7 @@ export class TableData {
     this.versions = versions;
     this.deletes = deletes;
     this.deleteLsns = deleteLsns;
+    this.deleteFiles = [...(sc.deleteFiles ?? [])];
     this.deleted = sortedDeletes(deletes, deletes.length);
     this.past = [...(sc.past ?? [])];
     this.historyFromMs = sc.historyFromMs ?? 0;
@@ -491,7 +576,7 @@ export class TableData {
       if (g.versions.length === 0 || ms < g.versions[0]![0] || ms >= g.endMs) continue;
       const then: Column[] = g.columns.map((c) => ({ name: c.name, type: JSON.parse(c.type) as SqlType, required: false }));
       const segments = g.fragments.map((f) => this.fileSegment(f));
-      return stateAtVersion(then, segments, versionAt(g.versions, ms), g.deletes ?? []);
+      return stateAtVersion(then, segments, versionAt(g.versions, ms), readDeleteLog(this.dir, g.deletes ?? [], g.deleteFiles ?? []));
     }
     return null;
   }
@@ -664,6 +749,7 @@ export class TableData {
     if (this.folding) return;
     this.folding = true;
     this.compact()
+      .then(() => this.purge())
       .catch(this.onError)
       .finally(() => {
         this.folding = false;
@@ -690,7 +776,7 @@ export class TableData {
     versions = this.versions,
     past = this.past,
     columns = this.columns,
-    deletes: { readonly log: readonly number[]; readonly lsns: readonly number[] } = { log: this.deletes, lsns: this.deleteLsns },
+    deletes: { readonly log: readonly number[]; readonly lsns: readonly number[]; readonly files: readonly DeleteFile[] } = { log: this.deletes, lsns: this.deleteLsns, files: this.deleteFiles },
   ): SidecarChange {
     const now = Date.now();
     const retention = TableData.retentionMs;
@@ -709,12 +795,14 @@ export class TableData {
     const fragmentRows = fragments.reduce((s, f) => s + f.rows, 0);
     let flushedDeletes = 0;
     while (flushedDeletes < deletes.lsns.length && deletes.lsns[flushedDeletes]! <= flushedLsn) flushedDeletes++;
+    const inline = inlineDeletes(deletes.log, deletes.files, flushedDeletes);
     const sidecar: Sidecar = {
       version: 1,
       columns: columns.map(colInfo),
       fragments,
       flushedLsn,
-      ...(flushedDeletes > 0 ? { deletes: deletes.log.slice(0, flushedDeletes) } : {}),
+      ...(inline.length > 0 ? { deletes: inline } : {}),
+      ...(deletes.files.length > 0 ? { deleteFiles: deletes.files } : {}),
       modifiedMs: this.modifiedMs || now,
       versions: keptVersions.filter((v) => v[1] <= fragmentRows && (v[2] ?? 0) <= flushedDeletes),
       past: kept,
@@ -722,9 +810,10 @@ export class TableData {
       seq: this.sidecar.seq,
       marks: this.marks.size > 0 ? Object.fromEntries([...this.marks].filter(([, m]) => m.lsn <= flushedLsn).map(([k, m]) => [k, m.value])) : undefined,
     };
-    const live = new Set([...fragments, ...kept.flatMap((g) => g.fragments)].map((f) => f.file));
+    const filesOf = (g: { fragments: readonly FragmentInfo[]; deleteFiles?: readonly DeleteFile[] }): string[] => [...g.fragments, ...(g.deleteFiles ?? [])].map((f) => f.file);
+    const live = new Set([...filesOf({ fragments, deleteFiles: deletes.files }), ...kept.flatMap(filesOf)]);
     // Files of expired generations, and of the current list that the new one drops (merged small fragments, a replace without history).
-    const obsolete = [...new Set([...expired.flatMap((g) => g.fragments.map((f) => f.file)), ...this.sidecar.fragments.map((f) => f.file)])].filter((f) => !live.has(f));
+    const obsolete = [...new Set([...expired.flatMap(filesOf), ...filesOf(this.sidecar)])].filter((f) => !live.has(f));
     return { sidecar, versions: keptVersions, past: kept, historyFromMs, obsolete };
   }
 
@@ -796,6 +885,39 @@ export class TableData {
     await this.bury(obsolete);
   }
 
+  /** Whether deleted rows are many enough for a purge (see PURGE_MIN_DELETES). */
+  private wantsPurge(): boolean {
+    return this.deleted.length >= PURGE_MIN_DELETES && this.deleted.length > this.rows * PURGE_FRACTION;
+  }
+
+  /**
+   * Rewrites the table without its deleted rows (a replace of the state now:
+   * the rows before stay readable by time travel, as a past generation), in
+   * the background after a fold, under the mutation lock. An open snapshot
+   * (a transaction's may go on to write the table, and a replace meanwhile
+   * would abort it) defers it to the next idle fold.
+   */
+  async purge(): Promise<void> {
+    if (!this.wantsPurge() || this.closed || this.retired) return;
+    const release = this.mutationLock ? await this.mutationLock() : () => undefined;
+    try {
+      if (!this.wantsPurge() || this.closed || this.retired) return;
+      if (this.clock.readers > 0) return void this.scheduleIdleCompaction();
+      const base = this.state();
+      const p = await this.prepare(base, rewrittenRows(base, []));
+      try {
+        await this.commit({ ...p, unread: true });
+      } catch (e) {
+        // A snapshot opened meanwhile (tried again when idle), or the table closed: the files are no one's.
+        if (!(e instanceof TableConflictError || e instanceof TableClosedError)) throw e;
+        await Promise.all(p.fragments.map((f) => fsp.rm(path.join(this.dir, f.file), { force: true })));
+        if (e instanceof TableConflictError) this.scheduleIdleCompaction();
+      }
+    } finally {
+      release();
+    }
+  }
+
   /**
    * Makes the rows held as request bytes in segments [from, to) a few at a
    * time, letting appends and queries run in between: a 32 MB log holds
@@ -851,8 +973,11 @@ export class TableData {
    * (positions in `base`, the state the statement read under its mutation
    * lock) go and `added` come, in one commit. A small change is one WAL
    * record (the positions and the new rows): it costs what it changes, not
-   * the table's size. A large one, or one past DELETES_BEFORE_REWRITE,
-   * rewrites the rows (replace with `base`). Rows appended since `base` stay.
+   * the table's size. A large one (past WAL_DELETES_MAX positions, or
+   * BULK_ROWS new rows) writes its new rows as fragment files and its
+   * positions as a deletion vector file, outside any gate, and commits both
+   * with one sidecar write (appendPlan): it too costs what it changes.
+   * Rows appended since `base` stay.
    */
   async change(base: TableState | null, deleted: readonly number[], added: readonly Batch[]): Promise<void> {
     await this.load();
@@ -862,9 +987,9 @@ export class TableData {
     const positions = Uint32Array.from(new Set(deleted)).sort();
     if (positions.length === 0 && addedRows === 0) return;
     if (positions.some((p) => p >= from.rows)) throw new Error(`row-level change of ${this.stem}: a position past the rows it read`);
-    if (addedRows >= BULK_ROWS || this.deletes.length + positions.length > Math.max(DELETES_BEFORE_REWRITE, this.rows / 8)) {
-      const gone = { ...from, deleted: mergeSorted(from.deleted, positions) };
-      await this.commit(await this.prepare(from, rewrittenRows(gone, rows)));
+    if (addedRows >= BULK_ROWS || positions.length > WAL_DELETES_MAX) {
+      await this.changeInFiles(from, positions, rows);
+      if (this.wantsPurge()) this.scheduleIdleCompaction();
       return;
     }
     await this.changes.runExclusive(() =>
@@ -894,6 +1019,29 @@ export class TableData {
     );
     if (this.wal && this.wal.byteSize > COMPACT_WAL_BYTES) this.compactSoon();
     else this.scheduleIdleCompaction();
+  }
+
+  /** A large row-level change (see change): new rows and deletion vector written first, committed with one sidecar write. */
+  private async changeInFiles(base: TableState, positions: Uint32Array, rows: readonly Batch[]): Promise<void> {
+    const p = await this.prepare(null, rows);
+    let file: DeleteFileWritten | null = null;
+    try {
+      if (positions.length > 0) file = await this.writeDeleteFile(positions);
+      await this.commit(file ? { ...p, deletes: { base, positions, file } } : p);
+    } catch (e) {
+      // Refused before anything named them: the files are no one's.
+      if (e instanceof TableConflictError) await Promise.all([...p.fragments, ...(file ? [file] : [])].map((f) => fsp.rm(path.join(this.dir, f.file), { force: true })));
+      throw e;
+    }
+  }
+
+  /** Positions (ascending) as a deletion vector file, durable before any sidecar names it. */
+  private async writeDeleteFile(positions: Uint32Array): Promise<DeleteFileWritten> {
+    const file = deleteFileName(this.stem, this.nextLsn);
+    const bytes = new Uint8Array(positions.buffer, positions.byteOffset, positions.byteLength);
+    if (this.unsealed) await this.unsealed.write(path.join(this.dir, file), bytes);
+    else await atomicWrite(path.join(this.dir, file), bytes);
+    return { file, count: positions.length };
   }
 
   /**
@@ -964,18 +1112,35 @@ export class TableData {
   /** The plan of appending `p`'s rows after the rows now (WAL rows first: every older version stays a prefix). */
   private async appendPlan(p: PreparedRows): Promise<CommitPlan> {
     const lastLsn = this.nextLsn;
+    // A large row-level change: its deletions join the log, named by their file.
+    let log = this.deletes;
+    let lsns = this.deleteLsns;
+    let files = this.deleteFiles;
+    let deleted = this.deleted;
+    if (p.deletes) {
+      const { base, positions, file } = p.deletes;
+      if (!this.isCurrent(base)) throw new TableConflictError(`table storage ${this.stem}: rows changed since the snapshot`);
+      files = [...files, { file: file.file, count: file.count, at: log.length }];
+      log = log.concat(Array.from(positions));
+      lsns = lsns.concat(new Array<number>(positions.length).fill(lastLsn));
+      deleted = mergeSorted(deleted, positions);
+    }
     const pending = await this.pendingFragments(lastLsn);
     const { fragments, obsolete } = await this.withFragments([...pending, ...p.fragments], lastLsn);
     const rows = this.rows + p.rows;
     const at = this.nextVersionMs();
-    const versions = [...this.versions, [at, rows, this.deletes.length] as const];
-    const c = this.sidecarFor(fragments, lastLsn, versions);
+    const versions = [...this.versions, [at, rows, log.length] as const];
+    const c = this.sidecarFor(fragments, lastLsn, versions, this.past, this.columns, { log, lsns, files });
     return {
       sidecar: c.sidecar,
       obsolete: [...c.obsolete, ...obsolete],
       apply: () => {
         this.changing();
         this.nextLsn = Math.max(this.nextLsn, lastLsn + 1);
+        this.deletes = log;
+        this.deleteLsns = lsns;
+        this.deleteFiles = files;
+        this.deleted = deleted;
         this.adoptSidecar(c);
         this.segments = fragments.map((f) => this.fileSegment(f));
         this.unflushedFrom = this.segments.length;
@@ -990,6 +1155,7 @@ export class TableData {
   private async replacePlan(p: PreparedRows): Promise<CommitPlan> {
     const base = p.base === 'all' ? this.state() : p.base!;
     if (!this.isCurrent(base)) throw new TableConflictError(`table storage ${this.stem}: rows replaced since the snapshot`);
+    if (p.unread && this.clock.readers > 0) throw new TableConflictError(`table storage ${this.stem}: a snapshot is open`);
     const lastLsn = this.nextLsn;
     // The superseded rows stay readable by time travel: rows still only in
     // the WAL are written to a fragment first, then the old fragments become
@@ -1010,11 +1176,12 @@ export class TableData {
       tail = await this.writeFragments(conformTail(this.columns, p.columns, old), lastLsn, p.columns);
     }
     const now = this.nextVersionMs();
-    const gone = this.deletes.length > 0 ? { deletes: this.deletes } : {};
+    // Every entry of the log is flushed by this commit (lastLsn): inline ones and files.
+    const gone = this.deletes.length > 0 ? { deletes: inlineDeletes(this.deletes, this.deleteFiles, this.deletes.length), deleteFiles: this.deleteFiles } : {};
     const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now, ...gone }] : this.past;
     const fragments = [...p.fragments, ...tail];
     const rows = p.rows + tail.reduce((n, f) => n + f.rows, 0);
-    const c = this.sidecarFor(fragments, lastLsn, [[now, rows, 0]], past, p.columns, { log: [], lsns: [] });
+    const c = this.sidecarFor(fragments, lastLsn, [[now, rows, 0]], past, p.columns, { log: [], lsns: [], files: [] });
     return {
       sidecar: c.sidecar,
       obsolete: c.obsolete,
@@ -1028,6 +1195,7 @@ export class TableData {
         this.rows = rows;
         this.deletes = [];
         this.deleteLsns = [];
+        this.deleteFiles = [];
         this.deleted = NONE_DELETED;
         this.generation++;
         this.version++;

@@ -2,7 +2,7 @@
 // record of deleted positions and new rows), never rewrite the table for a
 // small change; the change survives a restart before and after its fold,
 // time travel sees the rows before it, paging skips deleted rows, and many
-// changes end in a rewrite that forgets the positions.
+// deleted rows end in a purge (a rewrite) that forgets the positions.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,19 +96,22 @@ describe('row-level DML', () => {
     expect(first(await q('SELECT COUNT(*), MIN(id) FROM d.t'))).toEqual([49000n, 1001n]);
   });
 
-  it('rewrites the table once deleted rows are many, and a big change at once', async () => {
+  it('keeps many deleted rows in place, a big change too, until a purge rewrites the table without them', async () => {
     const files = parquetFiles();
     await q('DELETE FROM d.t WHERE k IN (0, 1, 2)');
     expect(table().state().deleted.length).toBe(15000);
-    expect(parquetFiles()).toEqual(files);
-    // Past 20,000 deleted rows (or an eighth of them): a rewrite, the positions forgotten.
     await q('DELETE FROM d.t WHERE k IN (3, 4)');
     expect(liveRows(table().state())).toBe(25000);
-    expect(table().state().deleted.length).toBe(0);
-    expect(parquetFiles()).not.toEqual(files);
-    // Many new rows at once go to a fragment: the whole table is rewritten with them.
+    expect(table().state().deleted.length).toBe(25000);
+    expect(parquetFiles()).toEqual(files);
+    // Many new rows at once go to a fragment of their own, the positions to a deletion vector: the old file stays.
     expect((await q('UPDATE d.t SET s = "all" WHERE TRUE')).numDmlAffectedRows).toBe(25000);
+    expect(table().state().deleted.length).toBe(50000);
+    expect(parquetFiles().filter((f) => files.includes(f))).toEqual(files);
+    // The purge (an idle fold's, here called at once): the positions are forgotten.
+    await table().purge();
     expect(table().state().deleted.length).toBe(0);
+    expect(liveRows(table().state())).toBe(25000);
     await restart();
     expect(first(await q('SELECT COUNT(*), COUNTIF(s = "all"), COUNT(DISTINCT id) FROM d.t'))).toEqual([25000n, 25000n, 25000n]);
   });
