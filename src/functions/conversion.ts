@@ -59,6 +59,32 @@ export function parseInt64(s: string): bigint | undefined {
   return v;
 }
 
+/**
+ * STRING -> INT64 for a batch whose every non-NULL value is plain decimal
+ * (`-?[0-9]{1,15}`: exact as a double, what `parseInt64` reads the same way),
+ * as doubles; null when one is not (sign '+', spaces, hex, longer: the
+ * general path decides, raising its error where it must).
+ */
+export function decimalInt64s(d: readonly Value[], nulls: Uint8Array | null, n: number): Float64Array | null {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const s = d[i] as string;
+    const len = s.length;
+    let j = len > 0 && s.charCodeAt(0) === 45 ? 1 : 0;
+    if (len === j || len - j > 15) return null;
+    let x = 0;
+    for (; j < len; j++) {
+      const c = s.charCodeAt(j) - 48;
+      if (c < 0 || c > 9) return null;
+      x = x * 10 + c;
+    }
+    // -0 reads as 0, as the BigInt does.
+    out[i] = s.charCodeAt(0) === 45 && x !== 0 ? -x : x;
+  }
+  return out;
+}
+
 export function parseFloat64(s: string): number | undefined {
   const t = s.trim();
   if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
@@ -445,6 +471,10 @@ export function castVector(v: Vector, to: SqlType, opts: CastOptions, ctx: EvalC
       else out[i] = r === 0 ? 0 : r;
     }
     if (ok) return { type: to, length: n, data: out, nulls: v.nulls };
+  }
+  if (to.kind === 'INT64' && from.kind === 'STRING' && opts.format === undefined) {
+    const fast = decimalInt64s(v.data as Value[], v.nulls, n);
+    if (fast !== null) return { type: to, length: n, data: fast, nulls: v.nulls };
   }
   const out = new Array<Value>(n);
   for (let i = 0; i < n; i++) {

@@ -423,6 +423,45 @@ export function scalarFromText(s: string, span: [number, number]): string | null
   return text;
 }
 
+/**
+ * The end of the number or literal (true/false/null) starting at `i`, or -1:
+ * the longest match of `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null`
+ * within the 400 characters from `i` (the window the scanner always read).
+ */
+export function scalarTokenEnd(s: string, i: number): number {
+  const lim = Math.min(s.length, i + 400);
+  let j = i;
+  if (j < lim && s.charCodeAt(j) === 45) j++;
+  if (j < lim && s.charCodeAt(j) === 48) j++;
+  else if (isDigit(s, j, lim)) while (isDigit(s, j, lim)) j++;
+  else {
+    if (j !== i) return -1;
+    if (i + 4 <= lim && (s.startsWith('true', i) || s.startsWith('null', i))) return i + 4;
+    if (i + 5 <= lim && s.startsWith('false', i)) return i + 5;
+    return -1;
+  }
+  if (j < lim && s.charCodeAt(j) === 46 && isDigit(s, j + 1, lim)) {
+    j += 2;
+    while (isDigit(s, j, lim)) j++;
+  }
+  const e = s.charCodeAt(j);
+  if (j < lim && (e === 101 || e === 69)) {
+    let k = j + 1;
+    const sign = s.charCodeAt(k);
+    if (k < lim && (sign === 43 || sign === 45)) k++;
+    if (isDigit(s, k, lim)) {
+      while (isDigit(s, k, lim)) k++;
+      j = k;
+    }
+  }
+  return j;
+}
+
+function isDigit(s: string, j: number, lim: number): boolean {
+  const c = s.charCodeAt(j);
+  return j < lim && c >= 48 && c <= 57;
+}
+
 class TextScanner {
   i = 0;
   constructor(readonly s: string) {}
@@ -433,24 +472,48 @@ class TextScanner {
 
   ws(): void {
     const s = this.s;
-    while (this.i < s.length && (s[this.i] === ' ' || s[this.i] === '\t' || s[this.i] === '\n' || s[this.i] === '\r')) this.i++;
+    let i = this.i;
+    for (let c = s.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = s.charCodeAt(++i));
+    this.i = i;
   }
 
   /** Index just past the closing quote of the string starting at `i` (or the text's end). */
   static stringEnd(s: string, i: number): number {
     let j = i + 1;
-    while (j < s.length && s[j] !== '"') j += s[j] === '\\' ? 2 : 1;
-    return Math.min(j + 1, s.length);
+    const n = s.length;
+    for (let c = s.charCodeAt(j); j < n && c !== 34; c = s.charCodeAt(j)) j += c === 92 ? 2 : 1;
+    return Math.min(j + 1, n);
   }
 
-  readString(): string {
-    if (this.s[this.i] !== '"') this.err();
-    const end = TextScanner.stringEnd(this.s, this.i);
-    if (this.s[end - 1] !== '"' || end - 1 === this.i) this.err();
-    const text = this.s.slice(this.i, end);
+  /** Whether the string at `i` (passed) is `want`, without making the string when it has no escapes. */
+  stringEquals(want: string): boolean {
+    const start = this.i;
+    if (!this.scanString()) return this.parsedString(start) === want;
+    return this.i - start - 2 === want.length && this.s.startsWith(want, start + 1);
+  }
+
+  /**
+   * Moves past the string at `i`; true when it has no escapes or control
+   * characters (then JSON.parse would return the text between the quotes as it is).
+   */
+  private scanString(): boolean {
+    const s = this.s;
+    const start = this.i;
+    if (s.charCodeAt(start) !== 34) this.err();
+    const end = TextScanner.stringEnd(s, start);
+    if (s.charCodeAt(end - 1) !== 34 || end - 1 === start) this.err();
     this.i = end;
+    for (let j = start + 1; j < end - 1; j++) {
+      const c = s.charCodeAt(j);
+      if (c < 32 || c === 92) return false;
+    }
+    return true;
+  }
+
+  /** The string scanned from `start` to `i`, through JSON.parse (escapes; malformed text raises). */
+  private parsedString(start: number): string {
     try {
-      return JSON.parse(text) as string;
+      return JSON.parse(this.s.slice(start, this.i)) as string;
     } catch {
       return this.err();
     }
@@ -462,7 +525,8 @@ class TextScanner {
     const s = this.s;
     const c = s[this.i];
     if (c === '"') {
-      this.readString();
+      const start = this.i;
+      if (!this.scanString()) this.parsedString(start);
       return;
     }
     if (c === '{' || c === '[') {
@@ -477,7 +541,8 @@ class TextScanner {
       for (;;) {
         this.ws();
         if (c === '{') {
-          this.readString();
+          const start = this.i;
+          if (!this.scanString()) this.parsedString(start);
           this.ws();
           if (s[this.i] !== ':') this.err();
           this.i++;
@@ -491,9 +556,9 @@ class TextScanner {
         } else this.err();
       }
     }
-    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(s.slice(this.i, this.i + 400));
-    if (!m) this.err();
-    this.i += m[0].length;
+    const end = scalarTokenEnd(s, this.i);
+    if (end < 0) this.err();
+    this.i = end;
   }
 
   find(steps: readonly PathStep[], k: number): [number, number] | undefined {
@@ -509,13 +574,14 @@ class TextScanner {
       this.i++;
       this.ws();
       if (s[this.i] === '}') return undefined;
+      const want = String(st);
       for (;;) {
         this.ws();
-        const key = this.readString();
+        const found = this.stringEquals(want);
         this.ws();
         if (s[this.i] !== ':') this.err();
         this.i++;
-        if (key === String(st)) return this.find(steps, k + 1);
+        if (found) return this.find(steps, k + 1);
         this.skipValue();
         this.ws();
         if (s[this.i] === ',') this.i++;

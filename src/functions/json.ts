@@ -184,11 +184,19 @@ function scalarString(v: JsonNode | undefined): string | null {
   return jsonToString(v);
 }
 
-function pathOrFail(p: string, legacy: boolean): PathStep[] {
+/** Parsed paths by text, per mode: a call's path is a literal, so rows parse it once (bounded: cleared past 256 paths). */
+const pathCache = [new Map<string, readonly PathStep[]>(), new Map<string, readonly PathStep[]>()];
+
+function pathOrFail(p: string, legacy: boolean): readonly PathStep[] {
   // Paths come from arguments some signatures leave untyped (JSON_SET's pairs) or NULL.
   if (typeof p !== 'string') fail('JSONPath must be a string literal or query parameter');
+  const cache = pathCache[legacy ? 1 : 0]!;
+  const hit = cache.get(p);
+  if (hit !== undefined) return hit;
   const steps = parseJsonPath(p, legacy);
   if (!steps) fail(p.trimStart().startsWith('$') ? `Invalid JSONPath: ${p}` : `JSONPath must start with '$'`);
+  if (cache.size >= 256) cache.clear();
+  cache.set(p, steps);
   return steps;
 }
 
