@@ -953,6 +953,8 @@ export interface ColumnDef extends NodeBase {
   primaryKey?: boolean;
   /** REFERENCES t(c) NOT ENFORCED on the column. */
   references?: { table: Path; columns: string[] };
+  /** The column's PRIMARY KEY / REFERENCES was written without NOT ENFORCED (an error: the service enforces no key). */
+  enforced?: boolean;
   /** GENERATED ALWAYS AS (expr) [STORED]. */
   generated?: Expr;
 }
@@ -962,6 +964,8 @@ export interface TableConstraint {
   name?: string;
   columns: string[];
   references?: { table: Path; columns: string[] };
+  /** Written without NOT ENFORCED (an error: the service enforces no key). */
+  enforced?: boolean;
 }
 
 export type Statement =

@@ -1079,7 +1079,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           ALT: () => {
             this.consume(10, K.PRIMARY!);
             this.consume(11, K.KEY!);
-            this.subrule(12, this.notEnforced);
+            if (!this.subrule(12, this.notEnforced)) c.enforced = true;
             c.primaryKey = true;
           },
         },
@@ -1090,7 +1090,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
             this.consume(15, LP);
             const columns = this.subrule(16, this.identList);
             this.consume(17, RP);
-            this.subrule(18, this.notEnforced);
+            if (!this.subrule(18, this.notEnforced)) c.enforced = true;
             c.references = { table, columns };
           },
         },
@@ -1109,7 +1109,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     );
   });
 
-  private notEnforced = this.RULE('notEnforced', (): void => {
+  /** A key constraint's enforcement: true when it is written NOT ENFORCED (the only form the service takes). */
+  private notEnforced = this.RULE('notEnforced', (): boolean => {
+    let not = false;
     this.option(1, () =>
       this.or(2, [
         {
@@ -1117,11 +1119,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           ALT: () => {
             this.consume(3, K.NOT!);
             this.consume(4, K.ENFORCED!);
+            not = true;
           },
         },
         { ALT: () => this.consume(5, K.ENFORCED!) },
       ]),
     );
+    return not;
   });
 
   private isTableConstraint(): boolean {
@@ -1143,8 +1147,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           this.consume(7, LP);
           const columns = this.subrule(8, this.identList);
           this.consume(9, RP);
-          this.subrule(10, this.notEnforced);
-          return { kind: 'PrimaryKey', name, columns };
+          const enforced = !this.subrule(10, this.notEnforced);
+          return { kind: 'PrimaryKey', name, columns, ...(enforced ? { enforced } : {}) };
         },
       },
       {
@@ -1159,8 +1163,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           this.consume(18, LP);
           const refCols = this.subrule(19, this.identList);
           this.consume(20, RP);
-          this.subrule(21, this.notEnforced);
-          return { kind: 'ForeignKey', name, columns, references: { table, columns: refCols } };
+          const enforced = !this.subrule(21, this.notEnforced);
+          return { kind: 'ForeignKey', name, columns, references: { table, columns: refCols }, ...(enforced ? { enforced } : {}) };
         },
       },
     ]);

@@ -133,6 +133,8 @@ export interface ExprCtx {
    * field access operator. Holds only along the path itself (names, fields, subscripts).
    */
   readonly flatten?: boolean;
+  /** A column DEFAULT: subqueries are errors there (data-definition-language: default values). */
+  readonly noSubqueries?: boolean;
 }
 
 /**

@@ -112,6 +112,7 @@ function implicitAlias(e: A.Expr): string {
 // ---------------------------------------------------------------- subqueries (expressions)
 
 export function resolveSubquery(an: Analyzer, q: A.Query, ctx: ExprCtx, mode: SubqueryExpr['mode'], loc: A.Loc, inExpr?: Expr): Expr {
+  if (ctx.noSubqueries) throw sqlError(`Subqueries are not allowed in ${ctx.clause}`, loc);
   const corr = new Correlation();
   // In HAVING/QUALIFY, select-list aliases of aggregates stay visible inside subqueries
   // (HAVING EXISTS (SELECT * FROM UNNEST(agg_alias))).

@@ -126,16 +126,59 @@ function checkTableOptions(opts: readonly A.OptionEntry[] | undefined, what: str
   for (const o of opts ?? []) if (!TABLE_OPTIONS.has(o.name.toLowerCase())) throw sqlError(`Unknown option ${o.name} for ${what}`, o.value.loc);
 }
 
+/** partition_expiration_days and require_partition_filter apply to partitioned tables only (data-definition-language: table_option_list). */
+function checkPartitionOptions(opts: readonly A.OptionEntry[] | undefined, resource: Record<string, unknown>): void {
+  if (resource.timePartitioning || resource.rangePartitioning) return;
+  for (const o of opts ?? []) {
+    const n = o.name.toLowerCase();
+    if ((n === 'partition_expiration_days' || n === 'require_partition_filter') && o.value.kind !== 'NullLiteral' && !(o.value.kind === 'BoolLiteral' && !o.value.value)) {
+      throw sqlError(`Option ${o.name} is only supported on partitioned tables`, o.value.loc);
+    }
+  }
+}
+
+/** The options a schema takes (data-definition-language: schema_option_list); any other name is an error. */
+const SCHEMA_OPTIONS = new Set([
+  'default_kms_key_name', 'default_partition_expiration_days', 'default_rounding_mode', 'default_table_expiration_days', 'description', 'failover_reservation',
+  'friendly_name', 'is_case_insensitive', 'is_primary', 'labels', 'location', 'max_time_travel_hours', 'primary_replica', 'storage_billing_model', 'tags',
+]);
+
+function checkSchemaOptions(opts: readonly A.OptionEntry[] | undefined, what: string): void {
+  for (const o of opts ?? []) if (!SCHEMA_OPTIONS.has(o.name.toLowerCase())) throw sqlError(`Unknown option ${o.name} for ${what}`, o.value.loc);
+}
+
 interface RestTableConstraints {
   primaryKey?: { columns: string[] };
   foreignKeys?: { name?: string; referencedTable: { projectId: string; datasetId: string; tableId: string }; columnReferences: { referencingColumn: string; referencedColumn: string }[] }[];
 }
 
-/** PRIMARY KEY / FOREIGN KEY ... NOT ENFORCED, of the columns and of the table, as the REST resource keeps them (tableConstraints). */
-function tableConstraints(s: Session, defs: readonly A.ColumnDef[], constraints: readonly A.TableConstraint[], loc: A.Loc): RestTableConstraints | undefined {
+/**
+ * PRIMARY KEY / FOREIGN KEY ... NOT ENFORCED, of the columns and of the table, as the REST resource keeps them
+ * (tableConstraints), checked as the service checks them (primary-foreign-keys): NOT ENFORCED is required, a table
+ * has one primary key, key columns are columns of the table (`columns`, the table being made or altered, `self`),
+ * and a foreign key names an existing table's columns, as many as it has.
+ */
+function tableConstraints(s: Session, defs: readonly A.ColumnDef[], constraints: readonly A.TableConstraint[], loc: A.Loc, columns: readonly Column[], self: TableId): RestTableConstraints | undefined {
   const out: RestTableConstraints = {};
+  const has = (cols: readonly Column[], n: string) => cols.some((c) => c.name.toLowerCase() === n.toLowerCase());
+  const own = (n: string) => {
+    if (!has(columns, n)) throw sqlError(`Column not found: ${n}`, loc);
+  };
+  for (const c of [...defs.filter((d) => d.enforced), ...constraints.filter((k) => k.enforced)]) {
+    const what = c.kind === 'ColumnDef' ? (c.primaryKey ? 'PRIMARY KEY' : 'FOREIGN KEY') : c.kind === 'PrimaryKey' ? 'PRIMARY KEY' : 'FOREIGN KEY';
+    throw sqlError(`ENFORCED ${what} constraints are not supported; declare the key NOT ENFORCED`, c.kind === 'ColumnDef' ? c.loc : loc);
+  }
+  if (defs.filter((d) => d.primaryKey).length + constraints.filter((k) => k.kind === 'PrimaryKey').length > 1) {
+    throw sqlError('A table can have only one PRIMARY KEY constraint', loc);
+  }
   const foreignKey = (name: string | undefined, cols: readonly string[], ref: { table: A.Path; columns: string[] }) => {
+    cols.forEach(own);
     const t = targetId(s, ref.table, loc);
+    const same = t.projectId === self.projectId && t.datasetId === self.datasetId && t.tableId === self.tableId;
+    const refCols = same ? columns : s.ctx.catalog.getTable(t)?.columns;
+    if (!refCols) throw tableNotFound(s.analyzer(), t);
+    for (const n of ref.columns) if (!has(refCols, n)) throw sqlError(`Column not found: ${n} in referenced table ${fq(t)}`, loc);
+    if (ref.columns.length !== cols.length) throw sqlError(`FOREIGN KEY has ${cols.length} columns but references ${ref.columns.length}`, loc);
     (out.foreignKeys ??= []).push({
       ...(name ? { name } : {}),
       referencedTable: { projectId: t.projectId, datasetId: t.datasetId, tableId: t.tableId },
@@ -144,6 +187,7 @@ function tableConstraints(s: Session, defs: readonly A.ColumnDef[], constraints:
   };
   const pk = defs.filter((d) => d.primaryKey).map((d) => d.name);
   for (const c of constraints) if (c.kind === 'PrimaryKey') pk.push(...c.columns);
+  pk.forEach(own);
   if (pk.length) out.primaryKey = { columns: pk };
   for (const d of defs) if (d.references) foreignKey(undefined, [d.name], d.references);
   for (const c of constraints) if (c.kind === 'ForeignKey' && c.references) foreignKey(c.name, c.columns, c.references);
@@ -207,7 +251,7 @@ async function nestedDescriptions(s: Session, t: A.TypeNode, f: RestField): Prom
 
 /** A column DEFAULT must be assignable to the column's type (the service's analyzer checks it when the column is defined). */
 function checkDefault(s: Session, e: A.Expr, t: SqlType): void {
-  const x = resolveExpr(s.analyzer(), e, { scope: new Scope(), clause: 'a column default expression' });
+  const x = resolveExpr(s.analyzer(), e, { scope: new Scope(), clause: 'a column default expression', noSubqueries: true });
   if (!typeEquals(x.type, t) && !canCoerce(x.type, t, originOf(x))) {
     throw sqlError(`Column default expression has type ${typeToSql(x.type)} which cannot be assigned to column type ${typeToSql(t)}`, e.loc);
   }
@@ -361,6 +405,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   }
   if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
   if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
+  checkPartitionOptions(st.options, resource);
   if (existing && existing.kind === 'TABLE') {
     const was = partitionSpecText(existing.resource);
     const now = partitionSpecText(resource);
@@ -368,7 +413,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       throw sqlError(`Cannot replace a table with a different partitioning spec. Instead, DROP the table, and then recreate it. New partitioning spec is ${now.text} and existing spec is ${was.text}`, st.loc);
     }
   }
-  const constraints = tableConstraints(s, st.columns ?? [], st.constraints ?? [], st.loc);
+  const constraints = tableConstraints(s, st.columns ?? [], st.constraints ?? [], st.loc, columns, id);
   if (constraints) resource.tableConstraints = constraints;
   const fields = await schemaExtras(s, columns, st.columns);
   if (fields) resource.schema = { fields };
@@ -495,6 +540,17 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
       s.env = saved;
     }
   })();
+  const what = st.materialized ? 'CREATE MATERIALIZED VIEW' : 'CREATE VIEW';
+  if (st.columns && st.columns.length !== q.plan.columns.length) {
+    throw sqlError(`The number of columns in the column list of ${what} (${st.columns.length}) does not match the number of columns produced by the query (${q.plan.columns.length})`, st.loc);
+  }
+  // As CREATE TABLE AS SELECT: every column needs a name (anonymous ones get `f<n>_` internally).
+  if (!st.columns) {
+    q.plan.columns.forEach((c, i) => {
+      const n = (q.outputNames as (string | undefined)[])[i];
+      if (!n || (/^f\d+_$/.test(n) && !c.name)) throw sqlError(`${what} columns must be named, but column ${i + 1} has no name`, st.query.loc);
+    });
+  }
   const names = st.columns ? st.columns.map((c) => c.name) : q.outputNames;
   const columns: Column[] = q.plan.columns.map((c, i) => ({ name: names[i] ?? `f${i}_`, type: c.type, required: false }));
   const resource = await optionsToResource(s, st.options);
@@ -586,6 +642,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
       throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
     }
     // SET OPTIONS and SET DEFAULT COLLATE patch the dataset resource (as datasets.patch does).
+    for (const a of st.actions) if (a.kind === 'SetOptions') checkSchemaOptions(a.options, 'ALTER SCHEMA');
     for (const a of st.actions) {
       if (a.kind === 'SetOptions') await cat.patchDatasetResource(projectId, datasetId, await optionsToResource(s, a.options));
       else if (a.kind === 'SetDefaultCollate') await cat.patchDatasetResource(projectId, datasetId, { defaultCollation: a.collation });
@@ -599,6 +656,9 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     if (st.ifExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
     throw new QueryError(`Not found: Table ${fq(id)}`, 'notFound', 404);
   }
+  // ALTER VIEW / MATERIALIZED VIEW / TABLE each take only their own kind of object.
+  const want = st.objectType === 'VIEW' ? 'VIEW' : st.objectType === 'MATERIALIZED VIEW' ? 'MATERIALIZED_VIEW' : 'TABLE';
+  if (info.kind !== want) throw sqlError(`${fq(id)} is not a ${st.objectType === 'TABLE' ? 'table' : st.objectType.toLowerCase()}; use ALTER ${info.kind === 'MATERIALIZED_VIEW' ? 'MATERIALIZED VIEW' : info.kind}`, st.loc);
   // A rewrite of the rows (SET DATA TYPE, DROP COLUMN, ...) waits for the mutations queued before it, as DML does.
   if (info.kind === 'TABLE') await cat.transactions?.lockForMutation(id);
   let cols = info.columns.slice();
@@ -622,13 +682,14 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
       case 'AddConstraint': {
         const k = curKeys();
         const c = a.constraint;
+        if (c.enforced) throw sqlError(`ENFORCED ${c.kind === 'PrimaryKey' ? 'PRIMARY KEY' : 'FOREIGN KEY'} constraints are not supported; declare the key NOT ENFORCED`, a.loc);
         c.columns.forEach((n) => hasColumn(n, a.loc));
         if (c.name && (k.foreignKeys ?? []).some((f) => f.name?.toLowerCase() === c.name!.toLowerCase())) throw sqlError(`Constraint ${c.name} already exists in table ${fq(id)}`, a.loc);
         if (c.kind === 'PrimaryKey') {
           if (k.primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} already has a primary key`, a.loc);
           k.primaryKey = { columns: c.columns.slice() };
         } else {
-          const fk = tableConstraints(s, [], [c], a.loc)!.foreignKeys![0]!;
+          const fk = tableConstraints(s, [], [c], a.loc, cols, id)!.foreignKeys![0]!;
           (k.foreignKeys ??= []).push(fk);
         }
         break;
@@ -711,7 +772,9 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           const t = typeFromNode(a.action.type);
           const oldField = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
           const oldText = typeToSql(cols[i]!.type) + restParamsText(oldField);
-          if ((!canCoerce(cols[i]!.type, t) && cols[i]!.type.kind !== t.kind) || (cols[i]!.type.kind === t.kind && !paramsWiden(oldField, restTypeParams(t)))) {
+          // STRUCT and ARRAY columns change only through their fields' own statements (managing-table-schemas).
+          const nested = ['STRUCT', 'ARRAY'].includes(t.kind) || ['STRUCT', 'ARRAY'].includes(cols[i]!.type.kind);
+          if ((nested && !typeEquals(cols[i]!.type, t)) || (!canCoerce(cols[i]!.type, t) && cols[i]!.type.kind !== t.kind) || (cols[i]!.type.kind === t.kind && !paramsWiden(oldField, restTypeParams(t)))) {
             throw sqlError(`ALTER TABLE ALTER COLUMN SET DATA TYPE requires that the existing column type (${oldText}) is assignable to the new type (${typeToSql(t)})`, a.loc);
           }
           cols[i] = { ...cols[i]!, type: t };
@@ -728,7 +791,11 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
       }
       case 'SetOptions': {
         if (info.kind === 'TABLE') checkTableOptions(a.options, 'ALTER TABLE');
+        if (info.kind === 'TABLE') checkPartitionOptions(a.options, info.resource);
         const patch = await optionsToResource(s, a.options);
+        // An option set replaces its old value whole (data-definition-language: SET OPTIONS): labels too, which
+        // the resource patch would otherwise merge key by key.
+        if (patch.labels) for (const k of Object.keys((info.resource.labels as Record<string, string> | undefined) ?? {})) if (!(k in (patch.labels as object))) (patch.labels as Record<string, unknown>)[k] = null;
         if (info.kind === 'MATERIALIZED_VIEW') patch.materializedView = mvRefreshSettings(patch, info.resource.materializedView as Record<string, unknown> | undefined);
         await cat.patchTableResource(id, patch);
         break;
@@ -787,6 +854,7 @@ export async function createSchema(s: Session, st: A.CreateSchemaStmt): Promise<
     if (st.ifNotExists) return result('CREATE_SCHEMA', { ddlOperationPerformed: 'SKIP' });
     if (!st.orReplace) throw already('Dataset', `${projectId}:${datasetId}`);
   }
+  checkSchemaOptions(st.options, 'CREATE SCHEMA');
   const resource = { location: 'US', ...(await optionsToResource(s, st.options)), ...(st.defaultCollate ? { defaultCollation: st.defaultCollate } : {}) };
   await cat.createDataset(projectId, datasetId, resource, st.ifNotExists || st.orReplace);
   return result('CREATE_SCHEMA', { ddlOperationPerformed: 'CREATE' });
