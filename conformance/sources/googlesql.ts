@@ -57,6 +57,8 @@ interface Prep {
    * case that names one of them (or selects *) is skipped with its feature.
    */
   dropped: Array<{ name: string; feature: string }>;
+  /** Columns whose prepared rows hold a NULL ARRAY, which a BigQuery table stores as [] (data-types#array_nulls). */
+  nullArrays?: string[];
   state: { status: 'pending' | 'ok' | 'failed'; cause?: string; viaFallback?: boolean };
   /** CREATE TABLE t AS SELECT AS STRUCT: readable as columns, but an INSERT of a whole STRUCT row needs a value table. */
   structValueTable?: boolean;
@@ -85,6 +87,14 @@ function unstorableColumns(typed: TypedValue): Array<{ name: string; feature: st
     if (cells.some(hasNullElement)) out.push({ name, feature: 'array_null_elements' });
   });
   return out;
+}
+
+/** The columns of a prepared table whose rows hold a NULL ARRAY. */
+function nullArrayColumns(typed: TypedValue): string[] {
+  const cols = columnTypes(typed.type);
+  if (!cols || !(typed.type.kind === 'array' && typed.type.element?.kind === 'struct')) return [];
+  const rows = typed.value.k === 'array' ? typed.value.elems : [];
+  return cols.flatMap((c, i) => (c.type?.kind === 'array' && rows.some((r) => r.k === 'struct' && r.fields[i]?.k === 'null') ? [c.name ?? `_col${i}`] : []));
 }
 
 function classifyPrepare(b: PrepareBlock): { kind: PrepKind; name: string } {
@@ -394,6 +404,7 @@ export function planGoogleSql(dir: string, filter: (id: string) => boolean, file
       if (block.contents) {
         try {
           p.contents = parseTypedLiteral(block.contents);
+          p.nullArrays = nullArrayColumns(p.contents);
           const cols = unstorableColumns(p.contents);
           const ncols = columnTypes(p.contents.type)?.length ?? 0;
           if (cols === null) {
@@ -539,6 +550,11 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
   if (valueTable) return skip({ feature: 'value_tables', why: `inserts whole STRUCT rows into ${valueTable.name}, a value table (CREATE TABLE ... AS SELECT AS STRUCT); BigQuery tables always have columns` });
   // a column BigQuery cannot hold, named by the case or reached through *
   const text = tc.query + '\n' + (tc.parameters ?? '');
+  // A NULL array the prepared rows hold is [] in a BigQuery table: a test of that column's NULL-ness selects other rows there.
+  for (const p of referenced) {
+    const col = p.nullArrays?.find((c) => new RegExp(`(^|[^A-Za-z0-9_])${c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+IS\\s+(NOT\\s+)?NULL\\b`, 'i').test(text));
+    if (col) return skip({ feature: 'table_null_arrays', why: `tests ${p.name}.${col} IS [NOT] NULL: ${FEATURES.table_null_arrays!.why} (${FEATURES.table_null_arrays!.link})` });
+  }
   for (const p of referenced) {
     if (p.dropped.length === 0) continue;
     const star = /\*\s*(?:,|\bFROM\b|\bEXCEPT\b|\bREPLACE\b|$)/i.test(text.replace(/\(\s*\*\s*\)/g, '()'));

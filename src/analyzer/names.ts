@@ -2,7 +2,20 @@
 // against the default dataset; views expanded by analyzing their SQL with
 // the view's dataset as default; CTEs; INFORMATION_SCHEMA views built as
 // literal rows from the catalog.
-import { restParamsText, type RestField } from '../types/schema.js';
+import { restFieldToParamColumn, type RestField } from '../types/schema.js';
+
+const fieldHasParams = (f: RestField): boolean => f.maxLength !== undefined || f.precision !== undefined || (f.fields ?? []).some(fieldHasParams);
+
+/** A column's type with the parameters its schema field has at any depth (STRING(10), STRUCT<a NUMERIC(5, 2)>): INFORMATION_SCHEMA's data_type. */
+function paramType(fields: readonly RestField[], c: { name: string; type: SqlType }): SqlType {
+  const f = fields.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
+  if (!f || !fieldHasParams(f)) return c.type;
+  try {
+    return restFieldToParamColumn(f).type;
+  } catch {
+    return c.type;
+  }
+}
 import type * as A from '../../grammar/ast.js';
 import type { TableId, TableInfo } from '../storage/api.js';
 import { accessBindings } from '../storage/dataset-access.js';
@@ -459,12 +472,10 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           // column_default: the default's expression text, else the text NULL (information-schema-columns).
           const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
           const defaults = new Map(restFields.map((f) => [f.name.toLowerCase(), f.defaultValueExpression]));
-          // data_type of a parameterized column (STRING(10), NUMERIC(10, 2)) from the schema's maxLength / precision / scale.
-          const params = new Map(restFields.map((f) => [f.name.toLowerCase(), restParamsText(f)]));
           return t.columns.map((c, i): Value[] => {
             const ci = clustering.indexOf(c.name.toLowerCase());
             return [
-              t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(c.type) + (params.get(c.name.toLowerCase()) ?? ''),
+              t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(paramType(restFields, c)),
               'NEVER', null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), defaults.get(c.name.toLowerCase()) ?? 'NULL', null,
             ];
           });
@@ -475,9 +486,10 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('field_path'), col('data_type'), col('description'), col('collation_name'), col('rounding_mode')],
         rows: tables().flatMap((t) => {
           const desc = fieldDescriptions(t.resource);
+          const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
           return t.columns.flatMap((c) => {
             const paths: { path: string; type: SqlType }[] = [];
-            fieldPaths(c.name, c.type, paths);
+            fieldPaths(c.name, paramType(restFields, c), paths);
             return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), desc.get(p.path.toLowerCase()) ?? null, collationName(p.type), null]);
           });
         }),

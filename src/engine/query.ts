@@ -13,6 +13,7 @@ import { JOBS_COLUMNS } from '../analyzer/names.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { schemaFieldsOf } from '../storage/resources.js';
+import { tableValueRule, withTableValues } from '../types/table-values.js';
 import { updateTable } from './tables.js';
 import { encodeRowsPage, type RowsPage, type WireOptions } from '../types/wire.js';
 import type { EngineCatalog } from './catalog.js';
@@ -221,11 +222,11 @@ async function writeDestination(st: Storage, catalog: EngineCatalog, loc: JobLoc
     if (create === 'CREATE_NEVER') throw notFound(`Table ${p}:${d}.${t}`);
     st.requireDataset(p, d);
     // The table appears with its rows (one commit).
-    await catalog.createTable(dest, columns, { rows: result.batches });
+    await catalog.createTable(dest, columns, { rows: withTableValues(tableValueRule(columns, undefined), result.batches) });
     return;
   }
   if (write === 'WRITE_TRUNCATE') {
-    await catalog.replaceRowsQueued(dest, result.batches, columns);
+    await catalog.replaceRowsQueued(dest, withTableValues(tableValueRule(columns, undefined), result.batches), columns);
     return;
   }
   if (write !== 'WRITE_APPEND' && st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);
@@ -234,7 +235,8 @@ async function writeDestination(st: Storage, catalog: EngineCatalog, loc: JobLoc
     throw invalid('Schema update options should only be specified with WRITE_APPEND disposition, or with WRITE_TRUNCATE disposition on a table partition.');
   }
   const table = options.length ? await evolveDestination(st, dest, columns, options) : existing;
-  await catalog.appendRows(dest, alignToTable(st.columnsOf(table), columns, result.batches, `${p}:${d}.${t}`));
+  const rule = tableValueRule(st.columnsOf(table), schemaFieldsOf(table.resource));
+  await catalog.appendRows(dest, withTableValues(rule, alignToTable(st.columnsOf(table), columns, result.batches, `${p}:${d}.${t}`)));
 }
 
 /**
@@ -251,7 +253,8 @@ async function writePartition(st: Storage, catalog: EngineCatalog, dest: TableRe
   const partition = decoratorPartition(decorator, unit);
   if (partition === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${p}:${d}.${t}`);
   const stored = st.storedColumnsOf(table);
-  const rows = alignToTable(st.columnsOf(table), columns, result.batches, `${p}:${d}.${t}`).map((b) => withPartitionTime(b, stored, partition));
+  const rule = tableValueRule(st.columnsOf(table), schemaFieldsOf(table.resource));
+  const rows = withTableValues(rule, alignToTable(st.columnsOf(table), columns, result.batches, `${p}:${d}.${t}`)).map((b) => withPartitionTime(b, stored, partition));
   await catalog.writePartition({ projectId: p, datasetId: d, tableId: t }, partition, rows, write);
 }
 

@@ -12,12 +12,15 @@ import { conformBatches } from '../storage/table-data.js';
 import { changedBatches, collectBatches, memParts, scanBatches } from '../storage/table-state.js';
 import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/transaction.js';
 import { QueryError } from '../types/errors.js';
-import { columnToRestField, type Column } from '../types/schema.js';
+import { columnToRestField, type Column, type RestField } from '../types/schema.js';
+import { tableValueRule, withTableValues } from '../types/table-values.js';
 import type { Batch } from '../types/vector.js';
 import { bufferedPartitionTime, masksPartitionTime, type EngineCatalog } from './catalog.js';
 
 /** The dataset temporary tables are named in (their ddlTargetTable). */
 export const TEMP_DATASET = '_session';
+
+const schemaFields = (resource: Record<string, unknown> | undefined): RestField[] | undefined => (resource?.schema as { fields?: RestField[] } | undefined)?.fields;
 
 const keyOf = (id: TableId): TableKey => ({ p: id.projectId, d: id.datasetId, t: id.tableId });
 
@@ -183,6 +186,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   // --- writes ---------------------------------------------------------------
 
   async createTable(id: TableId, columns: readonly Column[], opts: CreateTableOptions = {}): Promise<TableInfo> {
+    if (opts.rows) opts = { ...opts, rows: withTableValues(tableValueRule(columns, schemaFields(opts.resource)), opts.rows) };
     if (opts.temporary || this.isTemp(id)) return this.createTemp(id, columns, opts);
     this.permanentDdl();
     return this.cat.createTable(id, columns, opts);
@@ -203,6 +207,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   }
 
   async appendRows(id: TableId, rows: readonly Batch[] | AsyncIterable<Batch>): Promise<void> {
+    rows = withTableValues(this.valueRule(id), rows);
     if (this.isTemp(id)) {
       this.temp(id).rows.push(...(await collectBatches(rows)));
       return;
@@ -213,6 +218,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   }
 
   async changeRows(id: TableId, change: RowChange): Promise<void> {
+    change = { ...change, added: withTableValues(this.valueRule(id), change.added) };
     if (this.isTemp(id)) {
       const tt = this.temp(id);
       tt.rows = changedBatches(tt.rows, change.deleted, change.added);
@@ -222,6 +228,8 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   }
 
   async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {
+    const info = this.getTable(id);
+    batches = withTableValues(tableValueRule(columns ?? info?.columns ?? [], schemaFields(info?.resource)), batches);
     if (this.isTemp(id)) {
       const tt = this.temp(id);
       tt.rows = [...batches];
@@ -297,6 +305,12 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     return id.datasetId === TEMP_DATASET;
   }
 
+  /** How the rows a statement writes into `id` become table values (types/table-values.ts). */
+  private valueRule(id: TableId): ((b: Batch) => Batch) | undefined {
+    const info = this.getTable(id);
+    return info ? tableValueRule(info.columns, schemaFields(info.resource)) : undefined;
+  }
+
   private temp(id: TableId): TempTable {
     const tt = this.temps.get(id.tableId);
     if (!tt) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
@@ -325,7 +339,8 @@ function tempInfo(id: TableId, columns: readonly Column[], tt: { rows: readonly 
     ...extra,
     tableReference: { ...id },
     type: 'TABLE',
-    schema: { fields: columns.map((c) => columnToRestField(c.name, c.type, c.required)) },
+    // The statement's schema when it brings one (parameterized types, defaults, descriptions), else the columns'.
+    schema: (extra.schema as { fields?: unknown[] } | undefined)?.fields?.length === columns.length ? extra.schema : { fields: columns.map((c) => columnToRestField(c.name, c.type, c.required)) },
     creationTime: String(Date.now()),
   };
   return {

@@ -124,26 +124,7 @@ function checkRequired(info: TableInfo, batches: readonly Batch[]): void {
       if (v.nulls) for (let r = 0; r < b.length; r++) if (v.nulls[r]) throw new QueryError(`Required field ${c.name} cannot be null`, 'invalidQuery');
     }
   });
-  checkMaxLength(info, batches);
-}
-
-/** STRING(L) / BYTES(L) columns (the schema's maxLength): a longer value (characters / bytes) is refused. */
-function checkMaxLength(info: TableInfo, batches: readonly Batch[]): void {
-  const fields = (info.resource.schema as { fields?: RestField[] } | undefined)?.fields;
-  if (!fields?.some((f) => f.maxLength !== undefined)) return;
-  info.columns.forEach((c, i) => {
-    const f = fields.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
-    if (f?.maxLength === undefined || (c.type.kind !== 'STRING' && c.type.kind !== 'BYTES')) return;
-    const max = Number(f.maxLength);
-    for (const b of batches) {
-      for (let r = 0; r < b.length; r++) {
-        const v = getValue(b.columns[i]!, r);
-        if (v === null) continue;
-        const n = typeof v === 'string' ? [...v].length : (v as Uint8Array).length;
-        if (n > max) throw new QueryError(`Field ${c.name}: ${c.type.kind}(${max}) has maximum length ${max} but got a value with length ${n}`, 'invalidQuery');
-      }
-    }
-  });
+  // Parameterized types (STRING(L), NUMERIC(P, S)) and NULL arrays are made table values where rows are written (types/table-values.ts).
 }
 
 function rowCount(batches: readonly Batch[]): number {

@@ -12,7 +12,7 @@ import { Scope, colRef } from '../analyzer/scope.js';
 import { canCoerce, typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { TableId, TableInfo } from '../storage/api.js';
-import { columnToRestField, restParamsText, restTypeParams, type Column, type RestField } from '../types/schema.js';
+import { columnToRestField, hasTypeParams, restParamsText, restTypeParams, tableRestField, type Column, type RestField } from '../types/schema.js';
 import { withDefaultCollation } from '../functions/collation.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
@@ -273,10 +273,9 @@ function paramsWiden(from: Pick<RestField, 'maxLength' | 'precision' | 'scale'> 
 
 /** The schema's fields with the column definitions' defaults and descriptions; undefined when they have none. */
 async function schemaExtras(s: Session, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<RestField[] | undefined> {
-  const params = columns.map((c) => restTypeParams(c.type));
-  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type)) && !params.some((x) => Object.keys(x).length)) return undefined;
-  // STRING(10), NUMERIC(10, 2): the schema keeps the parameters (maxLength, precision, scale) as tables.get shows them.
-  const fields = columns.map((c, i) => ({ ...columnToRestField(c.name, c.type, c.required), ...params[i] }));
+  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type)) && !columns.some((c) => hasTypeParams(c.type))) return undefined;
+  // STRING(10), NUMERIC(10, 2), at any depth: the schema keeps the parameters (maxLength, precision, scale) as tables.get shows them.
+  const fields = columns.map((c) => tableRestField(c.name, c.type, c.required));
   for (const d of defs ?? []) {
     const f = fields.find((x) => x.name.toLowerCase() === d.name.toLowerCase());
     if (!f) continue;
@@ -669,8 +668,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   const defaults = new Map<string, string | null>();
   // Descriptions of added columns (ADD COLUMN ... OPTIONS(description = ...)), kept in the schema as well.
   const descriptions = new Map<string, string>();
-  // Columns whose type parameters SET DATA TYPE changed: the schema's maxLength / precision / scale to write.
-  const typeParams = new Map<string, Pick<RestField, 'maxLength' | 'precision' | 'scale'>>();
+  // Columns whose type parameters SET DATA TYPE changed or ADD COLUMN gave (at any depth): the schema's maxLength / precision / scale to write.
+  const typeParams = new Map<string, Pick<RestField, 'maxLength' | 'precision' | 'scale' | 'fields'>>();
   // Key constraints after ADD/DROP PRIMARY KEY and ADD/DROP CONSTRAINT (undefined: untouched).
   let keys: RestTableConstraints | undefined;
   const curKeys = (): RestTableConstraints => (keys ??= structuredClone((info.resource.tableConstraints as RestTableConstraints | undefined) ?? {}));
@@ -721,6 +720,11 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if (a.column.notNull) throw sqlError(`Cannot add a REQUIRED column ${a.column.name} to an existing table`, a.loc);
         cols.push({ name: a.column.name, type: typeFromNode(a.column.type), required: false });
         origin.push(-1);
+        const added = cols[cols.length - 1]!;
+        if (hasTypeParams(added.type)) {
+          const { maxLength, precision, scale, fields } = tableRestField(added.name, added.type);
+          typeParams.set(added.name.toLowerCase(), { ...(maxLength !== undefined ? { maxLength } : {}), ...(precision !== undefined ? { precision } : {}), ...(scale !== undefined ? { scale } : {}), ...(fields ? { fields } : {}) });
+        }
         // The default applies to rows written later; existing rows read NULL (data-definition-language: ADD COLUMN).
         if (a.column.default) {
           checkDefault(s, a.column.default, cols[cols.length - 1]!.type);

@@ -78,12 +78,24 @@ export function isKnownRestType(type: string): boolean {
 
 /** Refuses an unknown type or a RANGE without its element type with the real service's wording (400 invalid). */
 export function restFieldToColumn(f: RestField): Column {
+  return fieldToColumn(f, false);
+}
+
+/**
+ * restFieldToColumn with the schema's maxLength / precision / scale kept in the types at every depth
+ * (STRING(10), STRUCT<a NUMERIC(10, 2)>), as INFORMATION_SCHEMA spells them; queries compute with the base types.
+ */
+export function restFieldToParamColumn(f: RestField): Column {
+  return fieldToColumn(f, true);
+}
+
+function fieldToColumn(f: RestField, keepParams: boolean): Column {
   const kind = REST_TYPE[(f.type ?? '').toUpperCase()];
   if (!kind) throw new QueryError(`Invalid value for type: ${f.type} is not a valid value`, 'invalid');
   let t: SqlType;
   if (kind === 'STRUCT') {
     t = structOf((f.fields ?? []).map((sub) => {
-      const c = restFieldToColumn(sub);
+      const c = fieldToColumn(sub, keepParams);
       return { name: c.name, type: c.type };
     }));
   } else if (kind === 'RANGE') {
@@ -99,6 +111,10 @@ export function restFieldToColumn(f: RestField): Column {
     t = { kind, collation: f.collation };
   } else {
     t = scalar(kind);
+  }
+  if (keepParams && t.kind !== 'STRUCT' && t.kind !== 'RANGE') {
+    const p = f.maxLength ?? f.precision;
+    if (p !== undefined) t = { ...t, params: f.scale !== undefined && f.maxLength === undefined ? [Number(p), Number(f.scale)] : [Number(p)] } as SqlType;
   }
   const mode = (f.mode ?? 'NULLABLE').toUpperCase();
   if (mode === 'REPEATED') t = arrayOf(t);
@@ -147,6 +163,22 @@ export function restTypeParams(t: SqlType): Pick<RestField, 'maxLength' | 'preci
   if (t.kind === 'STRING' || t.kind === 'BYTES') return { maxLength: String(t.params[0]) };
   if (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') return { precision: String(t.params[0]), ...(t.params.length > 1 ? { scale: String(t.params[1]) } : {}) };
   return {};
+}
+
+/** A table's REST field for a column whose type may carry parameters at any depth (STRUCT<a STRING(5)>): columnToRestField with them. */
+export function tableRestField(name: string, t: SqlType, required = false): RestField {
+  const out: RestField = { ...columnToRestField(name, t, required), ...restTypeParams(t.kind === 'ARRAY' ? t.element : t) };
+  const inner = t.kind === 'ARRAY' ? t.element : t;
+  if (inner.kind === 'STRUCT') out.fields = inner.fields.map((f, i) => tableRestField(f.name || `_field_${i + 1}`, f.type));
+  return out;
+}
+
+/** Whether a type carries parameters at any depth. */
+export function hasTypeParams(t: SqlType): boolean {
+  if (t.kind === 'ARRAY') return hasTypeParams(t.element);
+  if (t.kind === 'STRUCT') return t.fields.some((f) => hasTypeParams(f.type));
+  if (t.kind === 'RANGE') return false;
+  return !!t.params?.length;
 }
 
 /** The parameters of a REST field as type text: `(10)`, `(10, 2)`, or '' (INFORMATION_SCHEMA data_type). */

@@ -1,0 +1,140 @@
+// Values as a table holds them, applied to every row a SQL write stores
+// (INSERT, UPDATE, MERGE, CREATE TABLE AS SELECT, query destination tables):
+// - an ARRAY in a table is never NULL: a NULL array is written as the empty
+//   array (data-types#array_nulls: "BigQuery translates a NULL ARRAY into an
+//   empty ARRAY"; data type properties: "ARRAYs cannot be NULL");
+// - parameterized types (data-types#parameterized_data_types) are enforced when
+//   a value is written: STRING(L) / BYTES(L) refuse a longer value (characters /
+//   bytes); NUMERIC(P, S) / BIGNUMERIC(P, S) round the value to S decimal places
+//   half away from zero (RoundingMode ROUND_HALF_AWAY_FROM_ZERO, the default of
+//   tables and datasets) and refuse it when it then has more than P - S integer
+//   digits. Parameters of STRUCT fields (STRUCT<a STRING(5)>) count too.
+// The parameters come from the table's REST schema (maxLength, precision,
+// scale); a column's SqlType is the base type queries compute with.
+import { QueryError } from './errors.js';
+import type { Column, RestField } from './schema.js';
+import type { SqlType } from './types.js';
+import { Decimal, type Value } from './values.js';
+import { getValue, vectorFromValues, type Batch, type Vector } from './vector.js';
+
+type Fix = (v: Value) => Value;
+
+const fieldOf = (fields: readonly RestField[] | undefined, name: string): RestField | undefined => {
+  if (!fields) return undefined;
+  const l = name.toLowerCase();
+  return fields.find((f) => f.name === name) ?? fields.find((f) => f.name.toLowerCase() === l);
+};
+
+/** The decimal range text of NUMERIC(P, S): `999.99` for (5, 2), `0.99` for (2, 2). */
+function maxText(p: number, s: number): string {
+  const int = p - s > 0 ? '9'.repeat(p - s) : '0';
+  return s > 0 ? `${int}.${'9'.repeat(s)}` : int;
+}
+
+/**
+ * A NUMERIC/BIGNUMERIC value fitted to (precision, scale): rounded half away
+ * from zero to the scale; the refusal's text when it has too many integer
+ * digits then (the wording of CAST to a parameterized type).
+ */
+export function fitDecimal(d: Decimal, kind: 'NUMERIC' | 'BIGNUMERIC', precision: number, scale: number | undefined): Decimal | string {
+  const s = scale ?? 0;
+  const r = d.toDecimalPlaces(s, Decimal.ROUND_HALF_UP);
+  if (r.abs().lt(new Decimal(10).pow(precision - s))) return r;
+  const max = maxText(precision, s);
+  return `${kind}(${scale === undefined ? precision : `${precision}, ${s}`}) has precision ${precision} and scale ${s} but got a value that is not in range of [-${max}, ${max}]`;
+}
+
+function fixOf(t: SqlType, f: RestField | undefined, path: string): Fix | undefined {
+  if (t.kind === 'ARRAY') {
+    // A REPEATED field's parameters apply to its elements.
+    const el = fixOf(t.element, f, path);
+    return (v) => {
+      if (v === null) return [];
+      if (!el) return v;
+      const a = v as Value[];
+      let out: Value[] | undefined;
+      for (let i = 0; i < a.length; i++) {
+        const x = a[i] === null ? null : el(a[i]!);
+        if (x !== a[i]) (out ??= a.slice())[i] = x;
+      }
+      return out ?? v;
+    };
+  }
+  if (t.kind === 'STRUCT') {
+    const subs = t.fields.map((sf) => fixOf(sf.type, fieldOf(f?.fields, sf.name), `${path}.${sf.name}`));
+    if (!subs.some((x) => x !== undefined)) return undefined;
+    return (v) => {
+      if (v === null) return v;
+      const a = v as Value[];
+      let out: Value[] | undefined;
+      subs.forEach((fix, i) => {
+        if (!fix) return;
+        const x = fix(a[i]!);
+        if (x !== a[i]) (out ??= a.slice())[i] = x;
+      });
+      return out ?? v;
+    };
+  }
+  if ((t.kind === 'STRING' || t.kind === 'BYTES') && f?.maxLength !== undefined) {
+    const max = Number(f.maxLength);
+    return (v) => {
+      if (v === null) return v;
+      const n = typeof v === 'string' ? (v.length <= max ? v.length : [...v].length) : (v as Uint8Array).length;
+      if (n > max) throw new QueryError(`Field ${path}: ${t.kind}(${max}) has maximum length ${max} but got a value with length ${n}`, 'invalidQuery');
+      return v;
+    };
+  }
+  if ((t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') && f?.precision !== undefined) {
+    const p = Number(f.precision);
+    const s = f.scale === undefined ? undefined : Number(f.scale);
+    return (v) => {
+      if (v === null) return v;
+      const r = fitDecimal(v as Decimal, t.kind as 'NUMERIC' | 'BIGNUMERIC', p, s);
+      if (typeof r === 'string') throw new QueryError(`Field ${path}: ${r}`, 'invalidQuery');
+      return r.eq(v as Decimal) ? v : r;
+    };
+  }
+  return undefined;
+}
+
+/**
+ * How rows of `columns` (the table's stored columns, matched to the REST
+ * schema `fields` by name) are made table values; undefined when every value
+ * is stored as it comes (no ARRAY anywhere, no parameterized type).
+ */
+export function tableValueRule(columns: readonly Column[], fields: readonly RestField[] | undefined): ((b: Batch) => Batch) | undefined {
+  const fixes = columns.map((c) => fixOf(c.type, fieldOf(fields, c.name), c.name));
+  if (!fixes.some((x) => x !== undefined)) return undefined;
+  return (b) => {
+    let cols: Vector[] | undefined;
+    fixes.forEach((fix, i) => {
+      if (!fix) return;
+      const v = b.columns[i];
+      if (!v) return;
+      let out: Value[] | undefined;
+      for (let r = 0; r < b.length; r++) {
+        const x = getValue(v, r);
+        const y = fix(x);
+        if (y !== x) {
+          if (!out) {
+            out = new Array<Value>(b.length);
+            for (let k = 0; k < r; k++) out[k] = getValue(v, k);
+          }
+        }
+        if (out) out[r] = y;
+      }
+      if (out) (cols ??= b.columns.slice())[i] = vectorFromValues(v.type, out);
+    });
+    return cols ? { length: b.length, columns: cols } : b;
+  };
+}
+
+/** `rows` with `rule` applied to each batch, as they come (a stream stays a stream). */
+export function withTableValues<R extends readonly Batch[] | AsyncIterable<Batch>>(rule: ((b: Batch) => Batch) | undefined, rows: R): R {
+  if (!rule) return rows;
+  if (Array.isArray(rows)) return (rows as readonly Batch[]).map(rule) as unknown as R;
+  const source = rows as AsyncIterable<Batch>;
+  return (async function* (): AsyncGenerator<Batch> {
+    for await (const b of source) yield rule(b);
+  })() as unknown as R;
+}
