@@ -90,14 +90,27 @@ async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<Tab
  */
 export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined, what = 'Value'): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || (c.type.kind === e.type.kind)) return coerce(e, c.type);
+  if (canCoerce(e.type, c.type, originOf(e)) || sameShape(e.type, c.type)) return coerce(e, c.type);
   throw sqlError(`${what} has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
 }
+
+/**
+ * The same kind, STRUCTs with as many fields at every depth: the assignment casts the value (a field's own
+ * type is the cast's to judge: `(1, NULL)` into STRUCT<a INT64, b DATE>); a STRUCT of another arity never is.
+ */
+function sameShape(from: SqlType, to: SqlType): boolean {
+  if (from.kind !== to.kind) return false;
+  if (from.kind === 'STRUCT' && to.kind === 'STRUCT') return from.fields.length === to.fields.length && from.fields.every((f, i) => arity(f.type, to.fields[i]!.type));
+  if (from.kind === 'ARRAY' && to.kind === 'ARRAY') return arity(from.element, to.element);
+  return true;
+}
+
+const arity = (from: SqlType, to: SqlType): boolean => from.kind !== to.kind || sameShape(from, to);
 
 /** UPDATE SET / MERGE UPDATE SET: the assignment of a value to a column or field (ZetaSQL's resolver wording). */
 function coerceForSet(e: Expr, c: Column, path: string, loc: A.Loc | undefined): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || c.type.kind === e.type.kind) return coerce(e, c.type);
+  if (canCoerce(e.type, c.type, originOf(e)) || sameShape(e.type, c.type)) return coerce(e, c.type);
   throw sqlError(`Value of type ${typeToSql(e.type)} cannot be assigned to ${path}, which has type ${typeToSql(c.type)}`, loc);
 }
 
