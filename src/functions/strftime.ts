@@ -166,7 +166,7 @@ function formatElements(fmt: string, days: number, tod: number, tz: { zone: stri
     }
     switch (e) {
       case 'Y':
-        out += y < 1000 ? String(y) : String(y);
+        out += String(y);
         break;
       case 'y':
         out += pad(y % 100, 2);
@@ -233,7 +233,8 @@ function formatElements(fmt: string, days: number, tod: number, tz: { zone: stri
         out += `${pad(m, 2)}/${pad(d, 2)}/${pad(y % 100, 2)}`;
         break;
       case 'F':
-        out += `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+        // %Y-%m-%d, so the year is as unpadded as %Y's (the reference writes year 45 as 45-03-01).
+        out += `${y}-${pad(m, 2)}-${pad(d, 2)}`;
         break;
       case 'T':
       case 'X':
