@@ -1908,7 +1908,8 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
         { type: l.expr.type, origin: Origin.Column },
         { type: r.expr.type, origin: Origin.Column },
       ]);
-      if (!st) throw sqlError(`Column ${n} in USING has incompatible types on either side of the join: ${typeToSql(l.expr.type)} and ${typeToSql(r.expr.type)}`, j.loc);
+      // The reference implementation's wording (it quotes the name here, unlike its other USING errors).
+      if (!st) throw sqlError(`Column '${n}' in USING has incompatible types that cannot be directly compared using equality on either side of the join: ${typeToSql(l.expr.type)} and ${typeToSql(r.expr.type)}`, j.loc);
       const { callScalar } = expr;
       conds.push(callScalar('$equal', [coerce(l.expr, st), coerce(r.expr, st)], j.loc));
       merged.push({ name: n, l, r, type: st });
