@@ -14,6 +14,7 @@ import { evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
 import { GroupTable } from '../hash.js';
 import { FusedSums } from './aggregate-fused.js';
+import { TopOne } from './aggregate-top.js';
 import { rowsComparator } from '../sort-keys.js';
 import { compareValues } from '../values-compare.js';
 import { ColumnBuffer, growInt32, nullVector, Phys, physOf, selectTrue, sliceBatch, vectorBytes } from '../vectors.js';
@@ -42,6 +43,8 @@ class AggState {
   private bOrder: ColumnBuffer[] = [];
   private bHaving: ColumnBuffer | null = null;
   private seen: GroupTable | null = null;
+  /** ORDER BY .. LIMIT 1 without DISTINCT or HAVING: only each group's best row is kept (aggregate-top.ts). */
+  private top: TopOne | null = null;
   /**
    * DISTINCT past the memory budget (spillDistinct): the tuples seen so far
    * (accumulated already) and every later selected tuple (not yet), in files
@@ -71,7 +74,8 @@ class AggState {
     // single integer argument gets the table's direct-indexed mode (COUNT(DISTINCT id)).
     this.seenByArgs = globalOnly && call.args.length > 0;
     if (call.distinct && !needsAllRows) this.seen = new GroupTable(this.seenByArgs ? call.args.map((a) => a.type) : [T.INT64, ...call.args.map((a) => a.type)], 1024);
-    if (this.buffered) {
+    if (this.buffered && call.limit === 1 && call.orderBy.length > 0 && !call.distinct && !call.having) this.top = new TopOne(call);
+    else if (this.buffered) {
       this.bArgs = call.args.map((a) => new ColumnBuffer(a.type));
       this.bOrder = call.orderBy.map((k) => new ColumnBuffer(k.expr.type));
       if (call.having) this.bHaving = new ColumnBuffer(call.having.expr.type);
@@ -82,6 +86,7 @@ class AggState {
   bytes(numGroups: number): number {
     let n = numGroups * ACC_BYTES + (this.seen ? this.seen.bytes() : 0);
     if (this.spilled) n += this.spilled.seen.bytes() + this.spilled.rest.bytes();
+    if (this.top) n += this.top.bytes();
     if (this.buffered) {
       n += this.bGroups.byteLength;
       for (const b of this.bArgs) n += b.bytes();
@@ -101,7 +106,7 @@ class AggState {
     if (!this.buffered) return this.accumulate(rows, numGroups);
     const order: Vector[] = [];
     for (const k of call.orderBy) order.push(evaluateSync(k.expr, b, layout, ctx));
-    this.buffer(rows, order, call.having ? evaluateSync(call.having.expr, b, layout, ctx) : null);
+    this.buffer(rows, order, call.having ? evaluateSync(call.having.expr, b, layout, ctx) : null, numGroups);
   }
 
   /** updateSync for calls whose expressions may hold subqueries. */
@@ -114,7 +119,7 @@ class AggState {
     if (!this.buffered) return this.accumulate(rows, numGroups);
     const order: Vector[] = [];
     for (const k of call.orderBy) order.push(await evaluate(k.expr, b, layout, ctx));
-    this.buffer(rows, order, call.having ? await evaluate(call.having.expr, b, layout, ctx) : null);
+    this.buffer(rows, order, call.having ? await evaluate(call.having.expr, b, layout, ctx) : null, numGroups);
   }
 
   /**
@@ -187,8 +192,12 @@ class AggState {
   }
 
   /** Buffered calls: keeps (group, args, order keys, HAVING value) of the selected rows for finish(). */
-  private buffer(rows: SelectedRows, order: readonly Vector[], having: Vector | null): void {
+  private buffer(rows: SelectedRows, order: readonly Vector[], having: Vector | null, numGroups: number): void {
     const { args: a, groups: g, count, sel } = rows;
+    if (this.top) {
+      this.top.add(a, sel ? order.map((v) => takeVector(v, sel, count)) : order, g, count, numGroups);
+      return;
+    }
     if (this.bCount + count > this.bGroups.length) this.bGroups = growInt32(this.bGroups, Math.max(this.bGroups.length * 2, this.bCount + count));
     this.bGroups.set(g.subarray(0, count), this.bCount);
     this.bCount += count;
@@ -211,7 +220,8 @@ class AggState {
   finish(numGroups: number, ctx: ExecContext): Vector {
     this.acc.resize(numGroups);
     if (this.spilled) this.accumulateSpilled(numGroups);
-    if (this.buffered) this.flushBuffered(numGroups, ctx);
+    if (this.top) this.feed(this.top.finish(numGroups));
+    else if (this.buffered) this.flushBuffered(numGroups, ctx);
     return this.acc.finish(numGroups);
   }
 
@@ -363,14 +373,19 @@ class AggState {
       }
     }
     void ctx;
+    const g = new Int32Array(count);
+    for (let j = 0; j < count; j++) g[j] = groups[rows[j]!]!;
+    this.feed({ args: argVecs, rows, groups: g, count });
+  }
+
+  /** Feeds the accumulator rows `rows` of `args` (group `groups[j]` for rows[j]), a batch at a time. */
+  private feed({ args, rows, groups, count }: { args: readonly Vector[]; rows: Int32Array; groups: Int32Array; count: number }): void {
     for (let s = 0; s < count; s += BATCH_SIZE) {
       const e = Math.min(count, s + BATCH_SIZE);
       const sel = rows.subarray(s, e);
-      const g = new Int32Array(e - s);
-      for (let j = 0; j < g.length; j++) g[j] = groups[sel[j]!]!;
       this.acc.update(
-        argVecs.map((v) => takeVector(v, sel, e - s)),
-        g,
+        args.map((v) => takeVector(v, sel, e - s)),
+        groups.subarray(s, e),
         e - s,
       );
     }
