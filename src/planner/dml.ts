@@ -313,8 +313,20 @@ function positionedScan(an: Analyzer, info: TableInfo): { scan: Rel; cols: Resol
 /** The positions in column `col` of `batches` (a positioned scan's). */
 function positionsOf(batches: readonly Batch[], col: number): number[] {
   const out: number[] = [];
-  for (const b of batches) for (let i = 0; i < b.length; i++) out.push(Number(getValue(b.columns[col]!, i)));
+  for (const b of batches) {
+    const v = b.columns[col]!;
+    // ROW_POSITION comes as numbers (Float64Array, no NULLs): read them as they are, not boxed one by one.
+    if (v.data instanceof Float64Array && v.nulls === null) for (let i = 0; i < b.length; i++) out.push(v.data[i]!);
+    else for (let i = 0; i < b.length; i++) out.push(Number(getValue(v, i)));
+  }
   return out;
+}
+
+/** Whether a position occurs twice (a target row matched by two source rows). */
+function hasRepeats(positions: readonly number[]): boolean {
+  const sorted = Float64Array.from(positions).sort();
+  for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) return true;
+  return false;
 }
 
 /** The first `n` columns of each batch. */
@@ -396,7 +408,7 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
   if (s.ctx.dryRun) return result('UPDATE', {});
   const batches = await s.runOptimized(plan);
   const deleted = positionsOf(batches, nc);
-  if (st.from && new Set(deleted).size !== deleted.length) throw new QueryError(MATCHED_TWICE, 'invalidQuery');
+  if (st.from && hasRepeats(deleted)) throw new QueryError(MATCHED_TWICE, 'invalidQuery');
   const added = firstColumns(batches, nc);
   checkRequired(info, added);
   checkResultArrays(info.columns, added);
@@ -408,17 +420,19 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
 export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
   const info = dmlTarget(await mutationTarget(s, st.target, st.loc));
   const an = s.analyzer();
-  const { scan, cols, date } = positionedScan(an, info);
+  const { scan, cols, pos, date } = positionedScan(an, info);
   const scope = targetScope(info, st.alias, cols, date);
   if (!st.where) throw sqlError('DELETE must have a WHERE clause', st.loc);
   const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
   checkTargetFilter(info, cols, [pred], date);
-  const plan = s.optimize({ kind: 'filter', input: scan, predicate: pred, columns: scan.columns });
+  const filter: Rel = { kind: 'filter', input: scan, predicate: pred, columns: scan.columns };
+  const plan = s.optimize(filter);
   await s.charge(plan);
   await s.chargeTarget(info);
   if (s.ctx.dryRun) return result('DELETE', {});
-  const gone = await s.runOptimized(plan);
-  const deleted = positionsOf(gone, cols.length);
+  // Without RETURNING only the positions are wanted: the scan reads just the columns the condition does (billed as above).
+  const gone = await s.runOptimized(st.returning ? plan : s.optimize(project(an, filter, [colRef(pos)], ['$pos'])));
+  const deleted = positionsOf(gone, st.returning ? cols.length : 0);
   if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, deleted.length);
   const ret = st.returning ? await returning(s, info, st.alias, firstColumns(gone, cols.length), st.returning) : {};
   await s.ctx.catalog.changeRows(info.id, { deleted, added: [] });

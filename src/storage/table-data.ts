@@ -315,9 +315,10 @@ export class TableData {
   private closed = false;
   /** Versions of the current generation (all committed rows, WAL included), oldest first. */
   private versions: Version[] = [];
-  /** The generation's deletion log: positions of rows row-level DML deleted, in commit order, and the WAL record of each (0: in the sidecar). */
+  /** The generation's deletion log: positions of rows row-level DML deleted, in commit order. */
   private deletes: number[] = [];
-  private deleteLsns: number[] = [];
+  /** The log's entries by commit: [previous end, end) were deleted by WAL record `lsn` (0: in the sidecar); lsns ascending. */
+  private deleteRuns: { end: number; lsn: number }[] = [];
   /** The entries of `deletes` kept in deletion vector files (all in the sidecar), in log order. */
   private deleteFiles: DeleteFile[] = [];
   /** `deletes`, ascending (the current state's `deleted`). */
@@ -474,7 +475,7 @@ export class TableData {
     // Sidecars from before versioned history: the stored rows count as always there (as time travel read them before).
     const versions: Version[] = sc.versions ? sc.versions.map((v) => [...v] as const) : [[0, fragmentRows]];
     const deletes = readDeleteLog(this.dir, sc.deletes ?? [], sc.deleteFiles ?? []);
-    const deleteLsns = deletes.map(() => 0);
+    const deleteRuns = deletes.length > 0 ? [{ end: deletes.length, lsn: 0 }] : [];
     this.marks = new Map();
     for (const [k, v] of Object.entries(sc.marks ?? {})) this.setMark(k, v, 0);
     const scan = fresh ? { records: [], validLength: 0 } : readWalSync(this.walFile);
@@ -485,10 +486,9 @@ export class TableData {
       const { batch, ms, mark } = this.decodeRecord(r.body, r.rowCount);
       if (batch.length > 0) segments.push({ kind: 'mem', batch });
       if (mark) this.setMark(mark[0], mark[1], r.lsn);
-      for (const d of recordDeletes(r.body)) {
-        deletes.push(d);
-        deleteLsns.push(r.lsn);
-      }
+      const gone = recordDeletes(r.body);
+      for (const d of gone) deletes.push(d);
+      if (gone.length > 0) deleteRuns.push({ end: deletes.length, lsn: r.lsn });
       rows += batch.length;
       maxLsn = Math.max(maxLsn, r.lsn);
       const last = versions[versions.length - 1];
@@ -498,7 +498,7 @@ export class TableData {
     }
     this.versions = versions;
     this.deletes = deletes;
-    this.deleteLsns = deleteLsns;
+    this.deleteRuns = deleteRuns;
     this.deleteFiles = [...(sc.deleteFiles ?? [])];
     this.deleted = sortedDeletes(deletes, deletes.length);
     this.past = [...(sc.past ?? [])];
@@ -776,7 +776,12 @@ export class TableData {
     versions = this.versions,
     past = this.past,
     columns = this.columns,
-    deletes: { readonly log: readonly number[]; readonly lsns: readonly number[]; readonly files: readonly DeleteFile[] } = { log: this.deletes, lsns: this.deleteLsns, files: this.deleteFiles },
+    /** The log, its entries in files, and how many of its first entries the sidecar holds (those of records up to flushedLsn). */
+    deletes: { readonly log: readonly number[]; readonly files: readonly DeleteFile[]; readonly flushed: number } = {
+      log: this.deletes,
+      files: this.deleteFiles,
+      flushed: this.flushedDeletes(flushedLsn),
+    },
   ): SidecarChange {
     const now = Date.now();
     const retention = TableData.retentionMs;
@@ -793,8 +798,7 @@ export class TableData {
     }
     // Versions of rows (and deletions) still only in the WAL are rebuilt from its records on load.
     const fragmentRows = fragments.reduce((s, f) => s + f.rows, 0);
-    let flushedDeletes = 0;
-    while (flushedDeletes < deletes.lsns.length && deletes.lsns[flushedDeletes]! <= flushedLsn) flushedDeletes++;
+    const flushedDeletes = deletes.flushed;
     const inline = inlineDeletes(deletes.log, deletes.files, flushedDeletes);
     const sidecar: Sidecar = {
       version: 1,
@@ -815,6 +819,12 @@ export class TableData {
     // Files of expired generations, and of the current list that the new one drops (merged small fragments, a replace without history).
     const obsolete = [...new Set([...expired.flatMap(filesOf), ...filesOf(this.sidecar)])].filter((f) => !live.has(f));
     return { sidecar, versions: keptVersions, past: kept, historyFromMs, obsolete };
+  }
+
+  /** How many of the deletion log's first entries come from records up to `flushedLsn` (or the sidecar). */
+  private flushedDeletes(flushedLsn: number): number {
+    for (let i = this.deleteRuns.length - 1; i >= 0; i--) if (this.deleteRuns[i]!.lsn <= flushedLsn) return this.deleteRuns[i]!.end;
+    return 0;
   }
 
   /** Takes a written sidecar's history as the table's own. */
@@ -859,7 +869,7 @@ export class TableData {
         if (wal.byteSize > 0) {
           // Only deletions (row-level DML) in the log: the sidecar takes them before the log is emptied.
           const flushed = this.sidecar.flushedLsn;
-          if (this.deleteLsns.some((l) => l > flushed)) await this.commitSidecar(this.sidecar.fragments, this.nextLsn - 1);
+          if (this.deleteRuns.some((r) => r.lsn > flushed)) await this.commitSidecar(this.sidecar.fragments, this.nextLsn - 1);
           await wal.truncate();
         }
         return null;
@@ -984,7 +994,7 @@ export class TableData {
     const from = base ?? this.state();
     const rows = added.filter((b) => b.length > 0);
     const addedRows = rows.reduce((n, b) => n + b.length, 0);
-    const positions = Uint32Array.from(new Set(deleted)).sort();
+    const positions = distinctSorted(deleted);
     if (positions.length === 0 && addedRows === 0) return;
     if (positions.some((p) => p >= from.rows)) throw new Error(`row-level change of ${this.stem}: a position past the rows it read`);
     if (addedRows >= BULK_ROWS || positions.length > WAL_DELETES_MAX) {
@@ -1003,10 +1013,8 @@ export class TableData {
         const head = `{"d":${JSON.stringify(Array.from(positions))},"n":${JSON.stringify(this.columns.map((c) => c.name))},"t":${t},"c":`;
         await wal.append(encodeRecord(lsn, addedRows, [head, JSON.stringify(batch ? batch.columns.map(vectorToStored) : []), '}']));
         this.changing();
-        for (const p of positions) {
-          this.deletes.push(p);
-          this.deleteLsns.push(lsn);
-        }
+        for (const p of positions) this.deletes.push(p);
+        this.deleteRuns.push({ end: this.deletes.length, lsn });
         this.deleted = mergeSorted(this.deleted, positions);
         if (batch) {
           this.segments.push({ kind: 'mem', batch });
@@ -1113,32 +1121,34 @@ export class TableData {
   private async appendPlan(p: PreparedRows): Promise<CommitPlan> {
     const lastLsn = this.nextLsn;
     // A large row-level change: its deletions join the log, named by their file.
-    let log = this.deletes;
-    let lsns = this.deleteLsns;
+    // Every entry of the log is flushed by this commit; the new ones are pushed only by apply (the file holds them).
+    let logLength = this.deletes.length;
     let files = this.deleteFiles;
     let deleted = this.deleted;
     if (p.deletes) {
       const { base, positions, file } = p.deletes;
       if (!this.isCurrent(base)) throw new TableConflictError(`table storage ${this.stem}: rows changed since the snapshot`);
-      files = [...files, { file: file.file, count: file.count, at: log.length }];
-      log = log.concat(Array.from(positions));
-      lsns = lsns.concat(new Array<number>(positions.length).fill(lastLsn));
+      files = [...files, { file: file.file, count: file.count, at: logLength }];
+      logLength += positions.length;
       deleted = mergeSorted(deleted, positions);
     }
     const pending = await this.pendingFragments(lastLsn);
     const { fragments, obsolete } = await this.withFragments([...pending, ...p.fragments], lastLsn);
     const rows = this.rows + p.rows;
     const at = this.nextVersionMs();
-    const versions = [...this.versions, [at, rows, log.length] as const];
-    const c = this.sidecarFor(fragments, lastLsn, versions, this.past, this.columns, { log, lsns, files });
+    const versions = [...this.versions, [at, rows, logLength] as const];
+    const c = this.sidecarFor(fragments, lastLsn, versions, this.past, this.columns, { log: this.deletes, files, flushed: logLength });
     return {
       sidecar: c.sidecar,
       obsolete: [...c.obsolete, ...obsolete],
       apply: () => {
         this.changing();
         this.nextLsn = Math.max(this.nextLsn, lastLsn + 1);
-        this.deletes = log;
-        this.deleteLsns = lsns;
+        if (p.deletes) {
+          const positions = p.deletes.positions;
+          for (let i = 0; i < positions.length; i++) this.deletes.push(positions[i]!);
+          this.deleteRuns.push({ end: this.deletes.length, lsn: lastLsn });
+        }
         this.deleteFiles = files;
         this.deleted = deleted;
         this.adoptSidecar(c);
@@ -1181,7 +1191,7 @@ export class TableData {
     const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now, ...gone }] : this.past;
     const fragments = [...p.fragments, ...tail];
     const rows = p.rows + tail.reduce((n, f) => n + f.rows, 0);
-    const c = this.sidecarFor(fragments, lastLsn, [[now, rows, 0]], past, p.columns, { log: [], lsns: [], files: [] });
+    const c = this.sidecarFor(fragments, lastLsn, [[now, rows, 0]], past, p.columns, { log: [], files: [], flushed: 0 });
     return {
       sidecar: c.sidecar,
       obsolete: c.obsolete,
@@ -1194,7 +1204,7 @@ export class TableData {
         this.unflushedFrom = this.segments.length;
         this.rows = rows;
         this.deletes = [];
-        this.deleteLsns = [];
+        this.deleteRuns = [];
         this.deleteFiles = [];
         this.deleted = NONE_DELETED;
         this.generation++;
@@ -1294,6 +1304,14 @@ function conformTail(from: readonly Column[], to: readonly Column[], batches: re
 function recordDeletes(body: Buffer): readonly number[] {
   if (body.length < 5 || body[2] !== 0x64 /* d */ || body[3] !== 0x22) return [];
   return (JSON.parse(body.toString('utf8')) as { d: number[] }).d;
+}
+
+/** Positions ascending, each once (a sort, not a Set: a large change names hundreds of thousands). */
+function distinctSorted(positions: readonly number[]): Uint32Array {
+  const sorted = Uint32Array.from(positions).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i]!;
+  return n === sorted.length ? sorted : sorted.slice(0, n);
 }
 
 /** Two ascending position lists as one (no position is in both). */
