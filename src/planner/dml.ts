@@ -549,6 +549,11 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   // Each WHEN ... UPDATE clause's new row values (columns and nested fields, DEFAULT), as UPDATE assigns them.
   const updates = new Map<number, { values: Expr[]; changed: Set<number> }>();
   for (const [i, c] of st.clauses.entries()) {
+    // INSERT [(columns)] VALUES (...): one value per named column, or per column of the table without a list.
+    if (c.action.kind === 'MergeInsert' && c.action.values) {
+      const want = c.action.columns?.length ?? ownColumns(info);
+      if (c.action.values.length !== want) throw sqlError(`Inserted row has wrong column count; Has ${c.action.values.length}, expected ${want}`, c.action.values[0]?.loc ?? st.loc);
+    }
     if (c.action.kind === 'MergeUpdate') updates.set(i, await assignValues(s, an, info, tname, c.action.set, scopeOf(c), tCols.map((x) => colRef(x)), st.loc));
   }
   for (let ci = 0; ci < info.columns.length; ci++) {
