@@ -150,8 +150,12 @@ export function jsonNumberFromText(text: string, mode: WideNumberMode): JsonNode
     const b = BigInt(text);
     if (b >= -9007199254740991n && b <= 9007199254740991n) return Number(b);
     if (b >= -9223372036854775808n && b <= 18446744073709551615n) return b;
-    if (mode === 'exact') fail(`Invalid input to PARSE_JSON: Input number: ${text} cannot round-trip through string representation`);
-    return Number(text);
+    // Beyond UINT64 the number is a double: exact mode keeps it when the double holds that very integer
+    // (100000000000000000000 = 1e20 does; 12345678901234567890123 does not), as the reference judges it.
+    const x = Number(text);
+    if (!Number.isFinite(x)) fail(`Invalid input to PARSE_JSON: number overflow parsing '${text}'`);
+    if (mode === 'exact' && BigInt(x) !== b) fail(`Invalid input to PARSE_JSON: Input number: ${text} cannot round-trip through string representation`);
+    return x;
   }
   const x = Number(text);
   // Beyond the double range no mode can keep the number (the reference: "number overflow").
