@@ -901,11 +901,19 @@ export function resolveSelect(
         const visible = new Set(distinctOut.map((c) => c.id));
         rewriteExpr(expr, (x) => {
           if (x.kind === 'column' && !x.correlated && !visible.has(x.columnId)) {
-            // Named as the service names it: a column, or a value table's range variable (`table alias y`).
+            // Named by the path that reaches it, as written: `column y` for a lone name (a column or a value
+            // table's field), `t.y` for a longer path, `table alias v` for a value table's range variable.
             const rvs = ctx.scope.rangeVars;
+            const path = pathsOf(o.item.expr).find((pe) => {
+              const h = ctx.scope.peek(pe.parts[0]!);
+              if (h?.kind === 'column' || h?.kind === 'field') return h.column.id === x.columnId;
+              return h?.kind === 'range' && (h.rv.value?.id === x.columnId || h.rv.columns.some((c) => c.id === x.columnId));
+            });
             const column = rvs.flatMap((rv) => rv.columns).find((c) => c.id === x.columnId)?.name;
             const alias = column === undefined ? rvs.find((rv) => rv.value?.id === x.columnId)?.name : undefined;
-            const what = column ? `column ${column} ` : alias ? `table alias ${alias} ` : 'column ';
+            const what = path && path.parts.length > 1 ? `${path.parts.join('.')} `
+              : path && ctx.scope.peek(path.parts[0]!)?.kind !== 'range' ? `column ${path.parts[0]} `
+              : column ? `column ${column} ` : alias ? `table alias ${alias} ` : 'column ';
             throw sqlError(`ORDER BY clause expression references ${what}which is not visible after SELECT DISTINCT`, o.item.expr.loc);
           }
           return undefined;
@@ -2408,3 +2416,14 @@ function hasAggregateCall(e: unknown): boolean {
 
 /** Pipe inputs are passed to resolveTableRef through this side table keyed by the synthetic TableRef. */
 export const pipeInputs = new WeakMap<A.TableRef, RelOut>();
+
+/** The identifier paths of an expression in source order (not those inside subqueries, which have their own scopes). */
+function pathsOf(n: unknown, out: A.PathExpr[] = []): A.PathExpr[] {
+  if (Array.isArray(n)) for (const x of n) pathsOf(x, out);
+  else if (n && typeof n === 'object') {
+    const k = (n as { kind?: unknown }).kind;
+    if (k === 'PathExpr') out.push(n as A.PathExpr);
+    else if (k !== 'ScalarSubquery' && k !== 'ArraySubquery' && k !== 'ExistsExpr' && k !== 'Query') for (const v of Object.values(n)) pathsOf(v, out);
+  }
+  return out;
+}
