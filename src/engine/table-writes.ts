@@ -24,6 +24,8 @@ import { conformBatches, mergeBatches, type TableData } from '../storage/table-d
 import { keptBatch, type InsertError } from '../storage/json-rows.js';
 import type { Column } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
+import { QueryError } from '../types/errors.js';
+import { tableValueRule } from '../types/table-values.js';
 import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, storedColumns, withPartitionTime } from '../storage/ingestion.js';
 import type { EngineCatalog } from './catalog.js';
 import { convertRequestRows, readTableRows } from './rows.js';
@@ -42,6 +44,8 @@ interface StagedWrite {
   readonly columns: readonly Column[];
   /** The columns the staged rows have: `columns`, then an ingestion-time partitioned table's hidden partition time. */
   readonly stored: readonly Column[];
+  /** How the rows become table values (parameterized types enforced, NULL arrays []: types/table-values.ts); undefined when they are as they come. */
+  readonly valueRule?: (b: Batch) => Batch;
   /** The partition time rows of an ingestion-time partitioned table get: a decorator's (`t$20240101`), else that of the job. */
   readonly partition?: bigint;
   /** The decorator's partition id, when the write names one: WRITE_TRUNCATE replaces only it, WRITE_EMPTY needs only it empty. */
@@ -116,7 +120,8 @@ export class TableWrites {
       if (partition === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${p}:${d}.${t}`);
     }
     const id = randomBytes(12).toString('hex');
-    this.writes.set(id, { p, d, t, write: w, resource, columns, stored, partition, decorator, staged: null, lastUsedMs: Date.now(), queue: Promise.resolve() });
+    const valueRule = tableValueRule(columns, schemaFieldsOf(existing && w !== 'WRITE_TRUNCATE' ? existing.resource : resource));
+    this.writes.set(id, { p, d, t, write: w, resource, columns, stored, ...(valueRule ? { valueRule } : {}), partition, decorator, staged: null, lastUsedMs: Date.now(), queue: Promise.resolve() });
     return id;
   }
 
@@ -194,8 +199,16 @@ export class TableWrites {
     });
   }
 
-  private async stage(w: StagedWrite, b: Batch): Promise<void> {
-    if (b.length === 0) return;
+  private async stage(w: StagedWrite, rows: Batch): Promise<void> {
+    if (rows.length === 0) return;
+    let b = rows;
+    try {
+      if (w.valueRule) b = w.valueRule(rows);
+    } catch (e) {
+      // A value its column's parameters refuse (STRING(L), NUMERIC(P, S)) fails the job, as a record that does not convert.
+      if (e instanceof QueryError) throw invalid(e.message);
+      throw e;
+    }
     w.staged ??= this.st.stageRows(w.p, w.d, w.t, w.stored, w.resource);
     await w.staged.add(w.partition === undefined ? b : withPartitionTime(b, w.stored, w.partition));
   }

@@ -99,6 +99,28 @@ describe('table writes', () => {
     await expect(writes.commit(id)).rejects.toThrow(/Not found/);
   });
 
+  it("a load into parameterized columns rounds NUMERIC(P, S) to its scale and fails on a value beyond the column's parameters", async () => {
+    await q('CREATE TABLE d.pt (n NUMERIC(5, 2), s STRING(2), xs ARRAY<INT64>)');
+    const fields = [{ name: 'n', type: 'NUMERIC' }, { name: 's', type: 'STRING' }];
+    const load = async (name: string, text: string) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, text);
+      const id = writes.begin(P, 'd', 'pt', 'WRITE_APPEND', 'CREATE_IF_NEEDED', { schema: { fields } });
+      try {
+        await writes.appendFile(id, { file: { path: file, uri: `file://${file}` }, format: 'CSV', options: {}, fields, skipInvalidRows: false, maxRows: 1000 });
+      } catch (e) {
+        await writes.abort(id);
+        throw e;
+      }
+      return writes.commit(id);
+    };
+    expect(await load('p1.csv', '1.255,ab\n-2.005,c\n')).toBe(2);
+    expect(await q("SELECT STRING_AGG(CAST(n AS STRING), ',' ORDER BY n), COUNTIF(xs IS NULL) FROM d.pt")).toEqual(['-2.01,1.26', 0n]);
+    await expect(load('p2.csv', '1000,ab\n')).rejects.toThrow('Field n: NUMERIC(5, 2) has precision 5 and scale 2 but got a value that is not in range of [-999.99, 999.99]');
+    await expect(load('p3.csv', '1,abc\n')).rejects.toThrow('Field s: STRING(2) has maximum length 2 but got a value with length 3');
+    expect(await q('SELECT COUNT(*) FROM d.pt')).toEqual([2n]);
+  });
+
   it('WRITE_TRUNCATE replaces rows and schema in one commit; a table made meanwhile takes the rows of a write that would have made it', async () => {
     const id = writes.begin(P, 'd', 't', 'WRITE_TRUNCATE', 'CREATE_IF_NEEDED', { schema: { fields: [{ name: 'id', type: 'INTEGER' }, { name: 's', type: 'STRING' }] } });
     expect(await writes.append(id, JSON.stringify([{ json: { id: 7, s: 'a' } }, { json: { id: 8, s: 'b' } }]), false)).toBe('');
@@ -111,7 +133,7 @@ describe('table writes', () => {
     expect(await writes.commit(made)).toBe(2);
     expect(await q('SELECT COUNT(*), SUM(id) FROM d.later')).toEqual([3n, 6n]);
     // Every file is one of a table's: nothing staged is left.
-    const stems = ['big', 't', 'later'].map((t) => `${storage.requireTable(P, 'd', t).storage}@`);
+    const stems = ['big', 't', 'later', 'pt'].map((t) => `${storage.requireTable(P, 'd', t).storage}@`);
     expect(parquet().filter((f) => !stems.some((s) => f.startsWith(s)))).toEqual([]);
   });
 
