@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinSpillCounters } from '../../src/executor/operators/join-spill.js';
 import { topNOptions } from '../../src/executor/operators/window/topn.js';
+import { sortedWindowCounters } from '../../src/executor/operators/window/sorted.js';
 import { spillCounters, spillOptions } from '../../src/executor/spill.js';
 import { memoryBudget } from '../../src/storage/memory-budget.js';
 import { openHarness, run, wireRows, type Harness } from './harness.js';
@@ -226,6 +227,25 @@ describe('operators under a small memory budget', () => {
     expect(sorted(tight)).toEqual(sorted(free));
     // Three groups (k; hk; MOD(id, 7)), each spilled to files of its own.
     expect(spillCounters.files).toBeGreaterThan(before + 2 * spillOptions.partitions);
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
+  it('a window with no PARTITION BY goes through the sort (sorted runs in files, merged) and runs in one pass', async () => {
+    // Peer groups of ~2,000 rows (k) span batches; NULL keys (s); ties numbered in input order in both runs.
+    for (const sql of [
+      `SELECT id, ROW_NUMBER() OVER (ORDER BY k) AS rn, RANK() OVER (ORDER BY k) AS rk, DENSE_RANK() OVER (ORDER BY k) AS dr,
+        SUM(v) OVER (ORDER BY k) AS run, AVG(v) OVER (ORDER BY k) AS av, COUNT(s) OVER (ORDER BY k) AS c,
+        MIN(hk) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS mn, COUNT(*) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS n FROM d.t`,
+      'SELECT id, ROW_NUMBER() OVER (ORDER BY s DESC, id) AS rn, MAX(v) OVER (ORDER BY s DESC, id) AS mx, SUM(hk) OVER (ORDER BY s DESC, id) AS run FROM d.t',
+    ]) {
+      const files = spillCounters.files;
+      const windows = sortedWindowCounters.windows;
+      const { free, tight } = await both(sql);
+      expect(free.length).toBe(N);
+      expect(sorted(tight)).toEqual(sorted(free));
+      expect(sortedWindowCounters.windows).toBe(windows + 1);
+      expect(spillCounters.files).toBeGreaterThan(files + 1);
+    }
     expect(memoryBudget.reserved).toBe(0);
   });
 

@@ -25,7 +25,8 @@ export async function sortPermutation(keys: readonly SortKey[], b: Batch, layout
   return sortRows(vecs, keys, b.length);
 }
 
-export async function* sortOp(rel: SortRel, ctx: ExecContext): AsyncGenerator<Batch> {
+/** `source`: rel.input's rows when the caller has them already (a window that found its input too large). */
+export async function* sortOp(rel: SortRel, ctx: ExecContext, source?: AsyncIterable<Batch>): AsyncGenerator<Batch> {
   if (rel.limit !== undefined) {
     yield* topN(rel, rel.limit, ctx);
     return;
@@ -40,7 +41,7 @@ export async function* sortOp(rel: SortRel, ctx: ExecContext): AsyncGenerator<Ba
     let parts: Batch[] = [];
     let bytes = 0;
     let rows = 0;
-    for await (const b of executeRel(rel.input, ctx)) {
+    for await (const b of source ?? executeRel(rel.input, ctx)) {
       await checkpoint(ctx);
       if (b.length === 0) continue;
       parts.push(b);

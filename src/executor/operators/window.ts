@@ -24,6 +24,7 @@ import { GroupTable } from '../hash.js';
 import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
 import { batchBytes, concatBatches, rebatch, takeOrNull } from '../vectors.js';
 import { topNInput } from './window/topn.js';
+import { sortedWindow, sortedWindowKeys } from './window/sorted.js';
 
 type Layout = ReadonlyMap<number, number>;
 
@@ -398,13 +399,16 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
     return;
   }
   const stages = windowStages(rel);
-  if (stages === null) {
+  // No call partitions: one pass over the rows in ORDER BY order where the calls allow it (window/sorted.ts).
+  const sortedKeys = stages === null ? sortedWindowKeys(rel) : null;
+  if (stages === null && sortedKeys === null) {
     yield* windowOver(rel, await materialize(rel.input, ctx, held), ctx, held);
     return;
   }
   // Calls that share no key but fall into groups that do: in memory all at once while the input
   // fits its share, else one group after another, each spilled by its own keys (its output,
-  // the input with its results beside it, is the next group's input).
+  // the input with its results beside it, is the next group's input). No partition at all:
+  // past the share, sorted through the sort operator (which spills) and run in one pass.
   const types = rel.input.columns.map((c) => c.type);
   const input = executeRel(rel.input, ctx)[Symbol.asyncIterator]();
   const parts: Batch[] = [];
@@ -414,8 +418,9 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
     bytes += batchBytes(r.value);
     held.set(bytes);
     if (bytes > spillOptions.share * memoryBudget.limit) {
-      held.set(0); // the stages reserve what they hold
-      yield* stagedWindows(rel, stages, resumed(parts, input), ctx);
+      held.set(0); // the stages (the sort) reserve what they hold
+      if (stages !== null) yield* stagedWindows(rel, stages, resumed(parts, input), ctx);
+      else yield* sortedWindow(rel, sortedKeys!, resumed(parts, input), ctx);
       return;
     }
   }
