@@ -228,6 +228,24 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect(many[2499]).toEqual({ x: 2500 });
   });
 
+  it('parameterized types on the wire: tables.get shows STRUCT fields\' maxLength/precision/scale; written values rounded, NULL arrays []', async () => {
+    const q = (query: string) => rest(bqUrl('/queries'), { method: 'POST', json: { query, useLegacySql: false } });
+    await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'pz' } } });
+    expect((await q('CREATE TABLE pz.t (s STRUCT<a STRING(5), b NUMERIC(5, 2)>, n BIGNUMERIC(40), xs ARRAY<INT64>)')).body.jobComplete).toBe(true);
+    const t = await rest(bqUrl('/datasets/pz/tables/t'));
+    expect(t.body.schema.fields).toEqual([
+      { name: 's', type: 'RECORD', mode: 'NULLABLE', fields: [{ name: 'a', type: 'STRING', mode: 'NULLABLE', maxLength: '5' }, { name: 'b', type: 'NUMERIC', mode: 'NULLABLE', precision: '5', scale: '2' }] },
+      { name: 'n', type: 'BIGNUMERIC', mode: 'NULLABLE', precision: '40' },
+      { name: 'xs', type: 'INTEGER', mode: 'REPEATED' },
+    ]);
+    expect((await q("INSERT pz.t VALUES (STRUCT('abc', 1.255), 2.5, NULL)")).body.numDmlAffectedRows).toBe('1');
+    const rows = await rest(bqUrl('/datasets/pz/tables/t/data'));
+    expect(rows.body.rows).toEqual([{ f: [{ v: { f: [{ v: 'abc' }, { v: '1.26' }] } }, { v: '3' }, { v: [] }] }]);
+    const bad = await q("INSERT pz.t (s) VALUES (STRUCT('abcdef', 1))");
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('Field s.a: STRING(5) has maximum length 5 but got a value with length 6');
+  });
+
   it('jobs over HTTP: DDL/DML statistics, legacy bracket refs, errors, getQueryResults paging', async () => {
     const q = (json: Record<string, unknown>) => rest(bqUrl('/queries'), { method: 'POST', json });
     await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'qj' } } });
