@@ -324,8 +324,21 @@ function positionsOf(batches: readonly Batch[], col: number): number[] {
 
 /** Whether a position occurs twice (a target row matched by two source rows). */
 function hasRepeats(positions: readonly number[]): boolean {
-  const sorted = Float64Array.from(positions).sort();
-  for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) return true;
+  // Many positions: a byte per row up to the largest, one pass, no sort.
+  let max = 0;
+  for (let i = 0; i < positions.length; i++) if (positions[i]! > max) max = positions[i]!;
+  if (max > 8 * positions.length + 4096) {
+    // Few positions in a large table: sorting them costs less than a byte per row.
+    const sorted = Float64Array.from(positions).sort();
+    for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) return true;
+    return false;
+  }
+  const seen = new Uint8Array(max + 1);
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i]!;
+    if (seen[p] === 1) return true;
+    seen[p] = 1;
+  }
   return false;
 }
 
