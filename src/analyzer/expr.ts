@@ -1526,7 +1526,7 @@ function toDeclaredReturn(body: Expr, rt: SqlType, loc: A.Loc, origin = originOf
  * checks at CREATE. A body that does not resolve yet (a table or function made later) is left to call time.
  */
 export function checkSqlFunctionReturn(an: Analyzer, st: A.CreateFunctionStmt): void {
-  if (st.tableFunction || st.aggregate || !st.body || !st.returns || st.returns.kind === 'AnyType' || languageOf(st) !== undefined) return;
+  if (st.tableFunction || st.aggregate || !st.body || languageOf(st) !== undefined) return;
   if (st.params.some((p) => p.type.kind === 'AnyType' || p.type.kind === 'TableType' || p.type.kind === 'AnyTableType')) return;
   // Each argument stands in as a column of its type (a NULL literal would coerce, and pick overloads, as no argument does).
   const m = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), colRef(an.newColumn(p.name, typeFromNode(p.type)))]));
@@ -1535,9 +1535,13 @@ export function checkSqlFunctionReturn(an: Analyzer, st: A.CreateFunctionStmt): 
   let body: Expr;
   try {
     body = resolveExpr(an, st.body, { scope, clause: 'SQL function body', udfArgs: m });
-  } catch {
+  } catch (e) {
+    // The service analyzes a non-templated body when the function is made: a function it calls that does not exist
+    // is an error of the CREATE (other analysis errors, such as a table made later, are left to the call).
+    if (e instanceof QueryError && e.message.startsWith('Function not found')) throw e;
     return;
   }
+  if (!st.returns || st.returns.kind === 'AnyType') return;
   toDeclaredReturn(body, typeFromNode(st.returns), st.returns.loc);
 }
 

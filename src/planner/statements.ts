@@ -995,6 +995,7 @@ export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Pr
   const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
   if (existing && st.ifNotExists) return result('CREATE_PROCEDURE', { ddlOperationPerformed: 'SKIP', ddlTargetRoutine: routine });
   if (existing && !st.orReplace) throw already('Procedure', `${id.projectId}:${id.datasetId}.${id.tableId}`);
+  checkProcedureTables(s, st);
   const now = String(Date.now());
   await cat.putChild('routines', id.projectId, id.datasetId, id.tableId, {
     routineReference: routine,
@@ -1007,6 +1008,38 @@ export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Pr
     lastModifiedTime: now,
   });
   return result('CREATE_PROCEDURE', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetRoutine: routine });
+}
+
+/**
+ * strict_mode (the default, TRUE): the service checks a procedure body's references when the procedure is made,
+ * so a dataset-qualified table that does not exist is an error of the CREATE (procedures: strict_mode). Checked
+ * here for the names that are plainly tables: FROM paths of two or three parts whose dataset exists, less the
+ * tables the body makes itself; bare names (CTEs, temporary tables, array paths) and dynamic SQL are left to the call.
+ */
+function checkProcedureTables(s: Session, st: A.CreateProcedureStmt): void {
+  const opt = st.options?.find((o) => o.name.toLowerCase() === 'strict_mode');
+  if (opt && opt.value.kind === 'BoolLiteral' && !opt.value.value) return;
+  const refs: A.TableRef[] = [];
+  const made = new Set<string>();
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== 'object') return;
+    const o = n as { kind?: string; path?: A.Path; name?: A.Path };
+    if (o.kind === 'TableRef') refs.push(n as A.TableRef);
+    if (o.kind && /^Create/.test(o.kind) && Array.isArray(o.name)) made.add(splitPath(o.name).pop()!.toLowerCase());
+    for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
+  };
+  walk(st.body);
+  const cat = s.ctx.catalog;
+  for (const r of refs) {
+    const parts = splitPath(r.path);
+    if (parts.length < 2 || parts.length > 3 || parts.some((p) => p.toUpperCase() === 'INFORMATION_SCHEMA') || made.has(parts[parts.length - 1]!.toLowerCase())) continue;
+    const projectId = parts.length === 3 ? parts[0]! : s.ctx.projectId;
+    const datasetId = parts[parts.length - 2]!;
+    if (!cat.getDataset(projectId, datasetId)) continue;
+    const id = { projectId, datasetId, tableId: parts[parts.length - 1]! };
+    if (!cat.getTable(id)) throw tableNotFound(s.analyzer(), id);
+  }
 }
 
 export function findProcedure(s: Session, name: A.Path, loc: A.Loc): A.CreateProcedureStmt {
