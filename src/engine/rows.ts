@@ -17,6 +17,7 @@ import { bufferedPartitionTime, rowsAsOf } from './catalog.js';
 import { getValue, sliceBatches, takeVector } from '../types/vector.js';
 import { liveRows, readState, scanState } from '../storage/table-state.js';
 import { streamingBuffer } from './streaming-buffer.js';
+import { tableValueRule } from '../types/table-values.js';
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
 export const DEDUP_WINDOW_MS = 5 * 60 * 1000;
@@ -279,8 +280,28 @@ export class RowService {
     // text, which the scanner reads, is made once for both scans.
     const latin1 = typeof rows === 'string' ? undefined : rows.toString('latin1');
     const rejectUnknown = !a.ignoreUnknownValues;
-    const conv = convertRequestRows(rows, columns, recentIds, { build: false, latin1, rejectUnknown });
-    const { n, errors, keep, newIds } = conv;
+    // Parameterized columns (STRING(L), NUMERIC(P, S), at any depth): each row's values are checked and rounded as
+    // a SQL write makes them (types/table-values.ts), and such rows are stored as made, not as the request's bytes.
+    const rule = tableValueRule(columns, schemaFieldsOf(entry.resource), true);
+    const conv = convertRequestRows(rows, columns, recentIds, { build: rule !== undefined, latin1, rejectUnknown });
+    const { n, newIds } = conv;
+    let { errors, keep } = conv;
+    let made: Batch | undefined;
+    if (rule && keep.length > 0) {
+      const failed = new Map<number, CellError[]>();
+      const fixed = rule(keptBatch(conv), (k, message, location) => {
+        // A builder slot is the request's row when no row was an insertId seen before; else no row index to report.
+        if (conv.m !== n) throw invalid(message);
+        const index = keep[k]!;
+        failed.set(index, [...(failed.get(index) ?? []), { reason: 'invalid', location, debugInfo: '', message }]);
+      });
+      if (failed.size > 0) {
+        errors = [...errors, ...[...failed].map(([index, errs]) => ({ index, errors: errs }))].sort((x, y) => x.index - y.index);
+        const sel = keep.flatMap((slot, k) => (failed.has(slot) ? [] : [k]));
+        keep = sel.map((k) => keep[k]!);
+        made = { length: sel.length, columns: fixed.columns.map((v) => takeVector(v, sel)) };
+      } else made = fixed;
+    }
     if (errors.length > 0 && !a.skipInvalidRows) {
       // The whole request is rejected: every other row is reported as stopped.
       const bad = new Set(errors.map((e) => e.index));
@@ -298,7 +319,8 @@ export class RowService {
       const all = keep.length === n;
       let placed: AppendedRows | undefined;
       // Rows of an ingestion-time partitioned table carry their partition time: logged as columns, not as the request's JSON.
-      if (all && typeof rows !== 'string' && partition === undefined) placed = await data.appendRequestRows(rows, n, rowsMaker(columns), a.mark);
+      if (made) placed = await data.append(partition === undefined ? made : withPartitionTime(made, stored, partition), undefined, a.mark);
+      else if (all && typeof rows !== 'string' && partition === undefined) placed = await data.appendRequestRows(rows, n, rowsMaker(columns), a.mark);
       else {
         const kept = keptBatch(conv.built ? conv : convertRequestRows(rows, columns, recentIds, { latin1, rejectUnknown }));
         const batch = partition === undefined ? kept : withPartitionTime(kept, stored, partition);

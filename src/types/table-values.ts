@@ -44,12 +44,13 @@ export function fitDecimal(d: Decimal, kind: 'NUMERIC' | 'BIGNUMERIC', precision
   return `${kind}(${scale === undefined ? precision : `${precision}, ${s}`}) has precision ${precision} and scale ${s} but got a value that is not in range of [-${max}, ${max}]`;
 }
 
-function fixOf(t: SqlType, f: RestField | undefined, path: string): Fix | undefined {
+function fixOf(t: SqlType, f: RestField | undefined, path: string, paramsOnly: boolean): Fix | undefined {
   if (t.kind === 'ARRAY') {
     // A REPEATED field's parameters apply to its elements.
-    const el = fixOf(t.element, f, path);
+    const el = fixOf(t.element, f, path, paramsOnly);
+    if (paramsOnly && !el) return undefined;
     return (v) => {
-      if (v === null) return [];
+      if (v === null) return paramsOnly ? v : [];
       if (!el) return v;
       const a = v as Value[];
       let out: Value[] | undefined;
@@ -61,7 +62,7 @@ function fixOf(t: SqlType, f: RestField | undefined, path: string): Fix | undefi
     };
   }
   if (t.kind === 'STRUCT') {
-    const subs = t.fields.map((sf) => fixOf(sf.type, fieldOf(f?.fields, sf.name), `${path}.${sf.name}`));
+    const subs = t.fields.map((sf) => fixOf(sf.type, fieldOf(f?.fields, sf.name), `${path}.${sf.name}`, paramsOnly));
     if (!subs.some((x) => x !== undefined)) return undefined;
     return (v) => {
       if (v === null) return v;
@@ -101,11 +102,14 @@ function fixOf(t: SqlType, f: RestField | undefined, path: string): Fix | undefi
  * How rows of `columns` (the table's stored columns, matched to the REST
  * schema `fields` by name) are made table values; undefined when every value
  * is stored as it comes (no ARRAY anywhere, no parameterized type).
+ * `paramsOnly`: the parameterized types alone (writers whose rows never hold a NULL array: insertAll).
  */
-export function tableValueRule(columns: readonly Column[], fields: readonly RestField[] | undefined): ((b: Batch) => Batch) | undefined {
-  const fixes = columns.map((c) => fixOf(c.type, fieldOf(fields, c.name), c.name));
+export type TableValueRule = (b: Batch, onError?: (row: number, message: string, column: string) => void) => Batch;
+
+export function tableValueRule(columns: readonly Column[], fields: readonly RestField[] | undefined, paramsOnly = false): TableValueRule | undefined {
+  const fixes = columns.map((c) => fixOf(c.type, fieldOf(fields, c.name), c.name, paramsOnly));
   if (!fixes.some((x) => x !== undefined)) return undefined;
-  return (b) => {
+  return (b, onError) => {
     let cols: Vector[] | undefined;
     fixes.forEach((fix, i) => {
       if (!fix) return;
@@ -114,7 +118,15 @@ export function tableValueRule(columns: readonly Column[], fields: readonly Rest
       let out: Value[] | undefined;
       for (let r = 0; r < b.length; r++) {
         const x = getValue(v, r);
-        const y = fix(x);
+        let y: Value;
+        try {
+          y = fix(x);
+        } catch (e) {
+          // `onError`: the row's refusal is reported and the row left as it was (insertAll rejects rows one by one).
+          if (!onError || !(e instanceof QueryError)) throw e;
+          onError(r, e.message, columns[i]!.name);
+          y = x;
+        }
         if (y !== x) {
           if (!out) {
             out = new Array<Value>(b.length);

@@ -244,6 +244,18 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     const bad = await q("INSERT pz.t (s) VALUES (STRUCT('abcdef', 1))");
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('Field s.a: STRING(5) has maximum length 5 but got a value with length 6');
+    // insertAll: a row beyond a column's parameters is rejected as an invalid row; the others are rounded as they are stored.
+    const insert = (skipInvalidRows: boolean) =>
+      rest(bqUrl('/datasets/pz/tables/t/insertAll'), { method: 'POST', json: { skipInvalidRows, rows: [{ json: { s: { a: 'ab', b: '2.005' } } }, { json: { s: { a: 'abcdefg' } } }] } });
+    const stopped = await insert(false);
+    expect(stopped.body.insertErrors).toEqual([
+      { index: 1, errors: [{ reason: 'invalid', location: 's', debugInfo: '', message: 'Field s.a: STRING(5) has maximum length 5 but got a value with length 7' }] },
+      { index: 0, errors: [{ reason: 'stopped', location: '', debugInfo: '', message: '' }] },
+    ]);
+    const skipped = await insert(true);
+    expect(skipped.body.insertErrors).toEqual([{ index: 1, errors: [expect.objectContaining({ reason: 'invalid', location: 's' })] }]);
+    const after = await q('SELECT s.b FROM pz.t WHERE s.a = "ab"');
+    expect(after.body.rows).toEqual([{ f: [{ v: '2.01' }] }]);
   });
 
   it('jobs over HTTP: DDL/DML statistics, legacy bracket refs, errors, getQueryResults paging', async () => {
