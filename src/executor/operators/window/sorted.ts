@@ -38,8 +38,20 @@ export function sortedWindowKeys(rel: WindowRel): readonly SortKey[] | null {
     if (!c.aggregate || !RUNNING.has(c.name.toUpperCase()) || c.distinct || c.ignoreNulls === true || c.safe || c.args.length > 1) return null;
     const f = c.frame;
     if (f && (f.start.type !== 'unbounded_preceding' || f.end.type !== 'current_row')) return null;
+    if (!runsNatively(c)) return null;
   }
   return first.orderBy;
+}
+
+/** The argument and result types the running state handles (as nativeAggregate does); checked before any row is read. */
+function runsNatively(c: WindowCall): boolean {
+  const name = c.name.toUpperCase();
+  if (name === 'COUNT' || name === '$COUNT_STAR') return c.column.type.kind === 'INT64';
+  const at = c.args[0]?.type.kind;
+  const rt = c.column.type.kind;
+  if (name === 'SUM') return (at === 'INT64' || at === 'FLOAT64') && rt === at;
+  if (name === 'AVG') return (at === 'INT64' || at === 'FLOAT64') && rt === 'FLOAT64';
+  return at !== undefined && at === rt && ['INT64', 'FLOAT64', 'DATE', 'TIME', 'TIMESTAMP', 'DATETIME'].includes(at);
 }
 
 /** Only plain column references compare reliably by identity here (the same spec as far as this path knows). */
