@@ -672,6 +672,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   const typeParams = new Map<string, Pick<RestField, 'maxLength' | 'precision' | 'scale' | 'fields'>>();
   // Key constraints after ADD/DROP PRIMARY KEY and ADD/DROP CONSTRAINT (undefined: untouched).
   let keys: RestTableConstraints | undefined;
+  // SET DEFAULT COLLATE earlier in this statement (undefined: the table's own).
+  let tableDefaultCollation: string | undefined;
   const curKeys = (): RestTableConstraints => (keys ??= structuredClone((info.resource.tableConstraints as RestTableConstraints | undefined) ?? {}));
   const hasColumn = (n: string, loc: A.Loc) => {
     if (!cols.some((c) => c.name.toLowerCase() === n.toLowerCase())) throw sqlError(`Column not found: ${n}`, loc);
@@ -718,7 +720,10 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column already exists: ${a.column.name}`, a.loc);
         }
         if (a.column.notNull) throw sqlError(`Cannot add a REQUIRED column ${a.column.name} to an existing table`, a.loc);
-        cols.push({ name: a.column.name, type: typeFromNode(a.column.type), required: false });
+        // A STRING column without its own COLLATE takes the table's default collation (SET DEFAULT COLLATE / DEFAULT COLLATE).
+        const tableCollation = tableDefaultCollation ?? (info.resource.defaultCollation as string | undefined);
+        const addedType = typeFromNode(a.column.type);
+        cols.push({ name: a.column.name, type: tableCollation ? withDefaultCollation(addedType, tableCollation) : addedType, required: false });
         origin.push(-1);
         const added = cols[cols.length - 1]!;
         if (hasTypeParams(added.type)) {
@@ -802,6 +807,12 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if (patch.labels) for (const k of Object.keys((info.resource.labels as Record<string, string> | undefined) ?? {})) if (!(k in (patch.labels as object))) (patch.labels as Record<string, unknown>)[k] = null;
         if (info.kind === 'MATERIALIZED_VIEW') patch.materializedView = mvRefreshSettings(patch, info.resource.materializedView as Record<string, unknown> | undefined);
         await cat.patchTableResource(id, patch);
+        break;
+      }
+      case 'SetDefaultCollate': {
+        // Applies to columns added later only (data-definition-language: ALTER TABLE SET DEFAULT COLLATE).
+        tableDefaultCollation = a.collation;
+        await cat.patchTableResource(id, { defaultCollation: a.collation });
         break;
       }
       case 'RenameTo': {
