@@ -268,10 +268,24 @@ function assembleRows(type: SqlType, parts: readonly Vector[], n: number): Vecto
   return { type, length: n, data: out, nulls: null };
 }
 
-function fieldOf(type: SqlType, s: Vector, fieldIndex: number, n: number): Vector {
+/** Field `fieldIndex` of each STRUCT row (NULL for a NULL struct); a FLOAT64/TIME field straight into its typed array. */
+export function fieldOf(type: SqlType, s: Vector, fieldIndex: number, n: number): Vector {
+  const d = s.data as (Value[] | null)[];
+  const sn = s.nulls;
+  if (type.kind === 'FLOAT64' || type.kind === 'TIME') {
+    const out = new Float64Array(n);
+    let nulls: Uint8Array | null = null;
+    for (let i = 0; i < n; i++) {
+      const v = sn !== null && sn[i] === 1 ? null : d[i]!;
+      const x = v === null ? null : v[fieldIndex]!;
+      if (x === null) (nulls ??= new Uint8Array(n))[i] = 1;
+      else out[i] = x as number;
+    }
+    return { type, length: n, data: out, nulls };
+  }
   const out: Value[] = new Array(n);
   for (let i = 0; i < n; i++) {
-    const v = getValue(s, i) as Value[] | null;
+    const v = sn !== null && sn[i] === 1 ? null : d[i]!;
     out[i] = v === null ? null : v[fieldIndex]!;
   }
   return vectorFromValues(type, out);

@@ -1267,12 +1267,30 @@ function elementColumn(type: SqlType, arrs: readonly (Value[] | null)[], lens: I
 }
 
 function generalElementColumn(type: SqlType, arrs: readonly (Value[] | null)[], lens: Int32Array, m: number): Vector {
+  if (physOf(type) === Phys.VALUES) return valuesElementColumn(type, arrs, lens, m);
   const buf = new ColumnBuffer(type, m);
   for (let i = 0; i < arrs.length; i++) {
     const arr = arrs[i];
     for (let e = 0; e < lens[i]!; e++) buf.appendValue(arr && e < arr.length ? arr[e]! : null);
   }
   return buf.toVector();
+}
+
+/** generalElementColumn for types held as values (STRUCT, STRING, ...): the elements themselves, no buffer per element. */
+export function valuesElementColumn(type: SqlType, arrs: readonly (Value[] | null)[], lens: Int32Array, m: number): Vector {
+  const out = new Array<Value>(m);
+  let nulls: Uint8Array | null = null;
+  let k = 0;
+  for (let i = 0; i < arrs.length; i++) {
+    const arr = arrs[i];
+    const len = lens[i]!;
+    for (let e = 0; e < len; e++, k++) {
+      const x = arr && e < arr.length ? arr[e]! : null;
+      if (x === null) (nulls ??= new Uint8Array(m))[k] = 1;
+      out[k] = x;
+    }
+  }
+  return { type, length: m, data: out, nulls };
 }
 
 /** An inner UNNEST's output batches: rel.columns from the owners' left rows and the element rows. */
