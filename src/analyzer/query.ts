@@ -847,7 +847,7 @@ export function resolveSelect(
         ...w,
         args: w.args.map((a) => post(a, 'SELECT list')),
         partitionBy: w.partitionBy.map((a) => post(a, 'PARTITION BY')),
-        orderBy: w.orderBy.map((k) => ({ ...k, expr: post(k.expr, 'ORDER BY clause') })),
+        orderBy: w.orderBy.map((k) => ({ ...k, expr: post(k.expr, 'Window ORDER BY') })),
       };
     }
   }
@@ -995,7 +995,9 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
     }
     if (x.kind === 'column' && !x.correlated && fromIds.has(x.columnId)) {
       const name = refNameOf(x) ?? String(x.columnId);
-      throw sqlError(`${clause} expression references ${aliasIds.get(x.columnId) === name.toLowerCase() ? 'table alias' : 'column'} ${name} which is neither grouped nor aggregated`, locOf(x));
+      // A lone name is a `column` (or a value table's `table alias`); `t.y` is named as written, as the reference does.
+      const what = name.includes('.') ? name : `${aliasIds.get(x.columnId) === name.toLowerCase() ? 'table alias' : 'column'} ${name}`;
+      throw sqlError(`${clause} expression references ${what} which is neither grouped nor aggregated`, locOf(x));
     }
     if (x.kind === 'subquery' && x.correlatedColumns.some((id) => fromIds.has(id))) {
       // Correlated references to this block's columns must be grouping keys: a grouped column,
