@@ -635,6 +635,18 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           keyConstraints(t).flatMap((k) => k.columns.map((c, i): Value[] => [t.id.projectId, t.id.datasetId, k.name, t.id.projectId, t.id.datasetId, t.id.tableId, c, BigInt(i + 1), k.type === 'FOREIGN KEY' ? BigInt(i + 1) : null])),
         ),
       };
+    case 'CONSTRAINT_COLUMN_USAGE':
+      // The columns each constraint uses: a primary key's own columns, a foreign key's referenced columns
+      // (information-schema-constraint-column-usage).
+      return {
+        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('constraint_catalog'), col('constraint_schema'), col('constraint_name')],
+        rows: tables().flatMap((t) =>
+          keyConstraints(t).flatMap((k) => {
+            const on = k.referenced ?? { projectId: t.id.projectId, datasetId: t.id.datasetId, tableId: t.id.tableId, columns: k.columns };
+            return on.columns.map((c): Value[] => [on.projectId, on.datasetId, on.tableId, c, t.id.projectId, t.id.datasetId, k.name]);
+          }),
+        ),
+      };
     case 'TABLE_CONSTRAINTS':
       return {
         columns: [col('constraint_catalog'), col('constraint_schema'), col('constraint_name'), col('table_catalog'), col('table_schema'), col('table_name'), col('constraint_type'), col('is_deferrable'), col('initially_deferred'), col('enforced')],
@@ -671,11 +683,29 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
  * A table's key constraints (its resource's tableConstraints; never enforced), named as the
  * TABLE_CONSTRAINTS page shows them: `table.pk$`, a foreign key by its name or `table.fk$<n>`.
  */
-function keyConstraints(t: TableInfo): { name: string; type: 'PRIMARY KEY' | 'FOREIGN KEY'; columns: string[] }[] {
-  const tc = t.resource.tableConstraints as { primaryKey?: { columns?: string[] }; foreignKeys?: { name?: string; columnReferences?: { referencingColumn: string }[] }[] } | undefined;
-  const out: { name: string; type: 'PRIMARY KEY' | 'FOREIGN KEY'; columns: string[] }[] = [];
+interface KeyConstraint {
+  name: string;
+  type: 'PRIMARY KEY' | 'FOREIGN KEY';
+  columns: string[];
+  /** A foreign key's referenced table and columns. */
+  referenced?: { projectId: string; datasetId: string; tableId: string; columns: string[] };
+}
+
+function keyConstraints(t: TableInfo): KeyConstraint[] {
+  const tc = t.resource.tableConstraints as
+    | { primaryKey?: { columns?: string[] }; foreignKeys?: { name?: string; referencedTable?: { projectId: string; datasetId: string; tableId: string }; columnReferences?: { referencingColumn: string; referencedColumn: string }[] }[] }
+    | undefined;
+  const out: KeyConstraint[] = [];
   if (tc?.primaryKey?.columns?.length) out.push({ name: `${t.id.tableId}.pk$`, type: 'PRIMARY KEY', columns: tc.primaryKey.columns });
-  (tc?.foreignKeys ?? []).forEach((fk, i) => out.push({ name: fk.name ?? `${t.id.tableId}.fk$${i + 1}`, type: 'FOREIGN KEY', columns: (fk.columnReferences ?? []).map((r) => r.referencingColumn) }));
+  (tc?.foreignKeys ?? []).forEach((fk, i) => {
+    const refs = fk.columnReferences ?? [];
+    out.push({
+      name: fk.name ?? `${t.id.tableId}.fk$${i + 1}`,
+      type: 'FOREIGN KEY',
+      columns: refs.map((r) => r.referencingColumn),
+      ...(fk.referencedTable ? { referenced: { ...fk.referencedTable, columns: refs.map((r) => r.referencedColumn) } } : {}),
+    });
+  });
   return out;
 }
 
