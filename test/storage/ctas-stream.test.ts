@@ -39,8 +39,9 @@ describe('CREATE TABLE AS SELECT and INSERT ... SELECT, streamed', () => {
 
   it('a query failing part-way replaces nothing and leaves no file behind', async () => {
     const before = files();
-    // The error comes from a row past the first file (FILE_ROWS rows), which was already written.
-    const n = Math.ceil(FILE_ROWS / 1000) * 1000 + 1000;
+    // The error comes from a row past the first file (FILE_ROWS rows), which was already written:
+    // 20,000 rows past it, so that the batch holding the error (a few thousand rows) starts after it.
+    const n = Math.ceil(FILE_ROWS / 1000) * 1000 + 20_000;
     let writtenFiles = 0;
     const watcher = fs.watch(dir, { recursive: true }, (_e, name) => {
       if (name?.endsWith('.parquet') && !before.includes(name)) writtenFiles++;
