@@ -472,13 +472,21 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           // column_default: the default's expression text, else the text NULL (information-schema-columns).
           const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
           const defaults = new Map(restFields.map((f) => [f.name.toLowerCase(), f.defaultValueExpression]));
-          return t.columns.map((c, i): Value[] => {
+          const rows = t.columns.map((c, i): Value[] => {
             const ci = clustering.indexOf(c.name.toLowerCase());
             return [
               t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(paramType(restFields, c)),
               'NEVER', null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), defaults.get(c.name.toLowerCase()) ?? 'NULL', null,
             ];
           });
+          // An ingestion-time partitioned table's pseudo-columns (the same ones its queries see): no ordinal
+          // position, hidden, system-defined (information-schema-columns). Both count as partitioning
+          // columns, since a filter on either prunes partitions *(emulator: the page does not say)*.
+          if (t.partitionUnit) {
+            const pseudo: [string, string][] = [['_PARTITIONTIME', 'TIMESTAMP'], ...(t.partitionUnit === 'DAY' ? [['_PARTITIONDATE', 'DATE'] as [string, string]] : [])];
+            for (const [name, type] of pseudo) rows.push([t.id.projectId, t.id.datasetId, t.id.tableId, name, null, 'YES', type, 'NEVER', null, null, 'YES', null, 'YES', 'YES', null, null, 'NULL', null]);
+          }
+          return rows;
         }),
       };
     case 'COLUMN_FIELD_PATHS':

@@ -1,6 +1,7 @@
 // Ingestion-time partitioned tables (timePartitioning without a field) through
 // the real Node client: the pseudo-columns _PARTITIONTIME / _PARTITIONDATE are
-// no part of the table's schema, rows, tabledata.list or Storage Read reads;
+// no part of the table's schema, rows, tabledata.list or Storage Read reads
+// (INFORMATION_SCHEMA.COLUMNS lists them, hidden);
 // streamed rows read NULL there while in the streaming buffer (as the service
 // documents), then the partition of their arrival, or the one a decorator
 // (`t$20240105`) named; a query job into a partition decorator replaces it.
@@ -51,8 +52,14 @@ describe('ingestion-time partitioned tables through the Node client', () => {
       expect(listed.map((r) => Object.keys(r))).toEqual([['id', 'name'], ['id', 'name']]);
       const star = await rowsOf(bq, 'SELECT * FROM it.events ORDER BY id');
       expect(star).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
-      const cols = await rowsOf(bq, "SELECT column_name FROM it.INFORMATION_SCHEMA.COLUMNS WHERE table_name = 'events' ORDER BY ordinal_position");
-      expect(cols).toEqual([{ column_name: 'id' }, { column_name: 'name' }]);
+      // COLUMNS lists the pseudo-columns too, hidden and without a position (information-schema-columns).
+      const cols = await rowsOf(bq, "SELECT column_name, is_hidden FROM it.INFORMATION_SCHEMA.COLUMNS WHERE table_name = 'events' ORDER BY ordinal_position NULLS LAST, column_name");
+      expect(cols).toEqual([
+        { column_name: 'id', is_hidden: 'NO' },
+        { column_name: 'name', is_hidden: 'NO' },
+        { column_name: '_PARTITIONDATE', is_hidden: 'YES' },
+        { column_name: '_PARTITIONTIME', is_hidden: 'YES' },
+      ]);
     }
   });
 
