@@ -4,6 +4,7 @@ import { QueryError } from '../planner/api.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, RangeValue, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
+import { fitParams, ParamRefusal } from '../types/table-values.js';
 import {
   civilToUtc,
   formatDate,
@@ -138,24 +139,9 @@ export function exactDecimalFromDouble(x: number): Decimal {
 function checkParams(v: Value, to: SqlType): Value {
   const p = (to as { params?: readonly number[] }).params;
   if (!p || v === null) return v;
-  if (to.kind === 'STRING') {
-    const len = [...(v as string)].length;
-    if (len > p[0]!) fail(`STRING(${p[0]}) has maximum length ${p[0]} but got a value with length ${len}`);
-  } else if (to.kind === 'BYTES') {
-    const len = (v as Uint8Array).length;
-    if (len > p[0]!) fail(`BYTES(${p[0]}) has maximum length ${p[0]} but got a value with length ${len}`);
-  } else if (to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC') {
-    const prec = p[0]!;
-    const scale = p[1] ?? 0;
-    const d = (v as Decimal).toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
-    const max = new Decimal(10).pow(prec - scale).minus(new Decimal(10).pow(-scale));
-    if (d.abs().gt(max)) {
-      const maxS = formatDecimal(max);
-      fail(`${to.kind}(${p.join(', ')}) has precision ${prec} and scale ${scale} but got a value that is not in range of [-${maxS}, ${maxS}]`);
-    }
-    return d;
-  }
-  return v;
+  const r = fitParams(to.kind, p, v);
+  if (r instanceof ParamRefusal) fail(r.message);
+  return r;
 }
 
 /** One value; throws QueryError (even for SAFE casts — castVector catches). */

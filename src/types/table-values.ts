@@ -31,17 +31,33 @@ function maxText(p: number, s: number): string {
   return s > 0 ? `${int}.${'9'.repeat(s)}` : int;
 }
 
+/** Why a value does not fit a parameterized type (the wording of CAST to that type). */
+export class ParamRefusal {
+  constructor(readonly message: string) {}
+}
+
 /**
- * A NUMERIC/BIGNUMERIC value fitted to (precision, scale): rounded half away
- * from zero to the scale; the refusal's text when it has too many integer
- * digits then (the wording of CAST to a parameterized type).
+ * A non-NULL value fitted to a parameterized type's parameters (STRING(L) /
+ * BYTES(L): [L]; NUMERIC/BIGNUMERIC(P[, S]): [P] or [P, S]): the value, a
+ * decimal rounded half away from zero to the scale; a ParamRefusal when a
+ * string is too long or a decimal then has more than P - S integer digits.
+ * Shared by CAST to such a type and by every write into such a column.
  */
-export function fitDecimal(d: Decimal, kind: 'NUMERIC' | 'BIGNUMERIC', precision: number, scale: number | undefined): Decimal | string {
-  const s = scale ?? 0;
-  const r = d.toDecimalPlaces(s, Decimal.ROUND_HALF_UP);
-  if (r.abs().lt(new Decimal(10).pow(precision - s))) return r;
-  const max = maxText(precision, s);
-  return `${kind}(${scale === undefined ? precision : `${precision}, ${s}`}) has precision ${precision} and scale ${s} but got a value that is not in range of [-${max}, ${max}]`;
+export function fitParams(kind: SqlType['kind'], params: readonly number[], v: Value): Value | ParamRefusal {
+  if (kind === 'STRING' || kind === 'BYTES') {
+    const max = params[0]!;
+    const n = typeof v === 'string' ? (v.length <= max ? v.length : [...v].length) : (v as Uint8Array).length;
+    return n > max ? new ParamRefusal(`${kind}(${max}) has maximum length ${max} but got a value with length ${n}`) : v;
+  }
+  if (kind === 'NUMERIC' || kind === 'BIGNUMERIC') {
+    const p = params[0]!;
+    const s = params[1] ?? 0;
+    const r = (v as Decimal).toDecimalPlaces(s, Decimal.ROUND_HALF_UP);
+    if (r.abs().lt(new Decimal(10).pow(p - s))) return r;
+    const max = maxText(p, s);
+    return new ParamRefusal(`${kind}(${params.join(', ')}) has precision ${p} and scale ${s} but got a value that is not in range of [-${max}, ${max}]`);
+  }
+  return v;
 }
 
 function fixOf(t: SqlType, f: RestField | undefined, path: string, paramsOnly: boolean): Fix | undefined {
@@ -76,26 +92,20 @@ function fixOf(t: SqlType, f: RestField | undefined, path: string, paramsOnly: b
       return out ?? v;
     };
   }
-  if ((t.kind === 'STRING' || t.kind === 'BYTES') && f?.maxLength !== undefined) {
-    const max = Number(f.maxLength);
-    return (v) => {
-      if (v === null) return v;
-      const n = typeof v === 'string' ? (v.length <= max ? v.length : [...v].length) : (v as Uint8Array).length;
-      if (n > max) throw new QueryError(`Field ${path}: ${t.kind}(${max}) has maximum length ${max} but got a value with length ${n}`, 'invalidQuery');
-      return v;
-    };
-  }
-  if ((t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') && f?.precision !== undefined) {
-    const p = Number(f.precision);
-    const s = f.scale === undefined ? undefined : Number(f.scale);
-    return (v) => {
-      if (v === null) return v;
-      const r = fitDecimal(v as Decimal, t.kind as 'NUMERIC' | 'BIGNUMERIC', p, s);
-      if (typeof r === 'string') throw new QueryError(`Field ${path}: ${r}`, 'invalidQuery');
-      return r.eq(v as Decimal) ? v : r;
-    };
-  }
-  return undefined;
+  const params =
+    (t.kind === 'STRING' || t.kind === 'BYTES') && f?.maxLength !== undefined
+      ? [Number(f.maxLength)]
+      : (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') && f?.precision !== undefined
+        ? [Number(f.precision), ...(f.scale === undefined ? [] : [Number(f.scale)])]
+        : undefined;
+  if (!params) return undefined;
+  return (v) => {
+    if (v === null) return v;
+    const r = fitParams(t.kind, params, v);
+    if (r instanceof ParamRefusal) throw new QueryError(`Field ${path}: ${r.message}`, 'invalidQuery');
+    // An unchanged decimal stays the same object, so the column is not rebuilt.
+    return r instanceof Decimal && r.eq(v as Decimal) ? v : r;
+  };
 }
 
 /**
