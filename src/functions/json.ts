@@ -48,7 +48,8 @@ export function valueToJson(v: Value, t: SqlType, opts: { stringifyWide?: boolea
       const x = v as number;
       if (Number.isNaN(x)) return 'NaN';
       if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
-      return x;
+      // -0.0 becomes 0: a SQL value made JSON is canonicalized (the reference's ToJson canonicalize_zero).
+      return x === 0 ? 0 : x;
     }
     case 'NUMERIC':
     case 'BIGNUMERIC': {
