@@ -174,6 +174,22 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   });
 
+  it('grouping sets whose calls do not split route the rows of each set\'s new groups to files of that set and aggregate them as a GROUP BY of the set', async () => {
+    for (const sql of [
+      'SELECT hk, k, STRING_AGG(s, "," ORDER BY id) AS ss, ARRAY_AGG(id ORDER BY id LIMIT 2) AS ids, GROUPING(hk) AS gh, GROUPING(k) AS gk FROM d.t WHERE id <= 50000 GROUP BY ROLLUP (hk, k)',
+      'SELECT k, hk, COUNT(DISTINCT s) AS ds, ANY_VALUE(k * 2) AS k2, SUM(CAST(v AS NUMERIC)) AS nv, GROUPING(hk) AS gh FROM d.t WHERE id <= 40000 GROUP BY CUBE (k, hk)',
+      // A set twice gives its groups twice; the empty set's one group takes every row.
+      'SELECT hk, s, ARRAY_AGG(STRUCT(id, v) ORDER BY id DESC LIMIT 1)[OFFSET(0)] AS last FROM d.t WHERE id <= 50000 GROUP BY GROUPING SETS ((hk), (s), (hk), ())',
+    ]) {
+      const before = { ...spillCounters };
+      const { free, tight } = await both(sql);
+      expect(sorted(tight), sql).toEqual(sorted(free));
+      expect(spillCounters.files, sql).toBeGreaterThan(before.files);
+      expect(spillCounters.rawRows, sql).toBeGreaterThan(before.rawRows);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
   it('a routed file that still does not fit splits again by other hash bits', async () => {
     const partitions = spillOptions.partitions;
     spillOptions.partitions = 2;

@@ -514,8 +514,8 @@ export class Aggregation {
     return any;
   }
 
-  /** Folds one batch (sync: no subqueries). */
-  consume(b: Batch): void {
+  /** Folds one batch (sync: no subqueries); `only`: into that grouping set's groups alone (a routed grouping-sets aggregate). */
+  consume(b: Batch, only = -1): void {
     let n = b.length;
     if (n === 0) return;
     this.inputRows += n;
@@ -530,7 +530,7 @@ export class Aggregation {
       n -= from;
     }
     const groups = this.groupsFor(n);
-    for (let si = 0; si < this.sets.length; si++) {
+    for (let si = only < 0 ? 0 : only; si < (only < 0 ? this.sets.length : only + 1); si++) {
       // Global aggregate: every row is in group 0 (inserted above; `groups` stays all
       // zeros, nothing else writes it), no hashing.
       if (!this.globalOnly) this.table.findOrInsert(this.keyColumns(keyVecs, si, n), n, groups);
@@ -544,14 +544,14 @@ export class Aggregation {
   }
 
   /** consume() for expressions with subqueries. */
-  async consumeAsync(b: Batch): Promise<void> {
+  async consumeAsync(b: Batch, only = -1): Promise<void> {
     const n = b.length;
     if (n === 0) return;
     this.inputRows += n;
     const groups = this.groupsFor(n);
     const keyVecs: Vector[] = [];
     for (const g of this.rel.groupBy) keyVecs.push(await evaluate(g.expr, b, this.layout, this.ctx));
-    for (let si = 0; si < this.sets.length; si++) {
+    for (let si = only < 0 ? 0 : only; si < (only < 0 ? this.sets.length : only + 1); si++) {
       if (!this.globalOnly) this.table.findOrInsert(this.keyColumns(keyVecs, si, n), n, groups);
       if (this.fused) {
         const vecs: Vector[] = [];
