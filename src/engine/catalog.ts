@@ -3,7 +3,9 @@
 // the REST handlers, so tables made by SQL look like tables made by REST.
 import { ROW_POSITION, type CreateTableOptions, type QueryCatalog, type RowChange, type ScanFilter, type ScanOptions, type ScanParts, type TableId, type TableInfo } from '../storage/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
-import { BULK_ROWS, conformBatches, mergeBatches, stateBatches, TIME_TRAVEL_MS, type NewRows, type TableData, type TableState } from '../storage/table-data.js';
+import { conformBatches, mergeBatches } from '../storage/row-batches.js';
+import { BULK_ROWS, stateBatches, type NewRows, type TableData, type TableState } from '../storage/table-data.js';
+import { TIME_TRAVEL_MS } from '../storage/table-history.js';
 import { liveRows, scanBatches, scanState, stateParts } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';

@@ -8,7 +8,7 @@
 import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanParts, TableId, TableInfo, TransactionControl } from '../storage/api.js';
 import { notFound } from '../storage/errors.js';
 import type { Storage } from '../storage/store.js';
-import { conformBatches } from '../storage/table-data.js';
+import { conformBatches } from '../storage/row-batches.js';
 import { changedBatches, collectBatches, memParts, scanBatches } from '../storage/table-state.js';
 import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/transaction.js';
 import { QueryError } from '../types/errors.js';

@@ -20,7 +20,8 @@ import { columnsOf, schemaFieldsOf, type Resource } from '../storage/resources.j
 import type { Storage } from '../storage/store.js';
 import { FILE_ROWS } from '../storage/fragment-file.js';
 import type { StagedRows } from '../storage/fragment-writes.js';
-import { conformBatches, mergeBatches, type TableData } from '../storage/table-data.js';
+import { conformBatches, mergeBatches } from '../storage/row-batches.js';
+import type { TableData } from '../storage/table-data.js';
 import { keptBatch, type InsertError } from '../storage/json-rows.js';
 import type { Column } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';

@@ -8,98 +8,31 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
-import { concatVectors, type Batch, type Vector } from '../types/vector.js';
+import type { Batch } from '../types/vector.js';
 import type { Stored } from './codec.js';
 import { CommitClock } from './clock.js';
+import { distinctSorted, inlineDeletes, mergeSorted, readDeleteLog, recordDeletes, sortedDeletes, WAL_DELETES_MAX, writeDeleteFile, type DeleteFile, type DeleteFileWritten } from './deletion-log.js';
+import { COMPACT_IDLE_MS, COMPACT_WAL_BYTES, IDLE_BUSY_MS, idleFoldWaits, makeHeld, mergeSmallFragments, noteAppend, otherAppendAt } from './fold.js';
 import { colInfo, fragmentName, StagedRows, writeFragments, type FragmentInfo } from './fragment-writes.js';
-import { atomicWrite, ensureDirDurable, UnsealedFiles } from './fsutil.js';
+import { ensureDirDurable, atomicWrite, UnsealedFiles } from './fsutil.js';
 import { Gate } from './gate.js';
 import { Graveyard } from './graveyard.js';
 import { DeferredBatch, rowsToBatch } from './json-rows.js';
-import { NONE_DELETED, plainState, scanSegments, segmentRows, sliceSegments, stateBatches, stateSegments, type FileSegment, type Segment, type TableState } from './table-state.js';
+import { conformTail, mergeBatches, rewrittenRows } from './row-batches.js';
+import { EMPTY_SIDECAR, readSidecarSync, sidecarChange, type Sidecar, type SidecarChange } from './sidecar.js';
+import { pruneVersions, stateAtVersion, TIME_TRAVEL_MS, versionAt, type PastGeneration, type Version } from './table-history.js';
+import { NONE_DELETED, plainState, sliceSegments, stateBatches, type FileSegment, type Segment, type TableState } from './table-state.js';
 import { nullVector, storedToVector, vectorToStored } from './vectors.js';
 import { encodeRecord, readWalSync, RECORD_JSON_OFFSET, WalWriter, type WalSyncMode } from './wal.js';
 
 export type { TableState } from './table-state.js';
 export { stateBatches } from './table-state.js';
 
-/**
- * A committed version of the table: at `ms` (epoch) the table held `rows`
- * rows, of which the first `deletes` entries of the generation's deletion
- * log were deleted. Appends only add rows at the end, compaction keeps row
- * order and row-level DML deletes by position and appends, so within one
- * generation every older version is a prefix of the current rows and of
- * the deletion log.
- */
-export type Version = readonly [ms: number, rows: number, deletes?: number];
-
-/**
- * The rows a replace (DML, WRITE_TRUNCATE) superseded, kept for time travel:
- * readable from versions[0] until endMs, deleted once endMs is past the window.
- */
-interface PastGeneration {
-  /** The schema then (a replace may change it); rows are read with it and matched to today's by name. */
-  readonly columns: readonly { name: string; type: string }[];
-  readonly fragments: readonly FragmentInfo[];
-  readonly versions: readonly Version[];
-  readonly endMs: number;
-  /** Its deletion log (row-level DML), in commit order: these entries, with `deleteFiles`' spliced in. */
-  readonly deletes?: readonly number[];
-  readonly deleteFiles?: readonly DeleteFile[];
-}
-
-/**
- * A deletion vector: the positions one large row-level change deleted
- * (u32 little-endian, ascending), in a file of their own written once, so
- * that a sidecar names them instead of holding them. They are entries
- * [at, at + count) of the generation's deletion log.
- */
-export interface DeleteFile {
-  readonly file: string;
-  readonly count: number;
-  readonly at: number;
-}
-
-interface Sidecar {
-  readonly version: 1;
-  readonly columns: readonly { name: string; type: string }[];
-  readonly fragments: readonly FragmentInfo[];
-  /** Every WAL record with lsn <= flushedLsn is already in a fragment. */
-  readonly flushedLsn: number;
-  /**
-   * Positions of rows deleted by row-level DML, in commit order: those of
-   * WAL records up to flushedLsn (later ones come from the WAL), less the
-   * entries of `deleteFiles`, which are spliced in at their `at`.
-   */
-  readonly deletes?: readonly number[];
-  readonly deleteFiles?: readonly DeleteFile[];
-  readonly modifiedMs: number;
-  /** Versions of the current generation up to the fragments' rows (later ones come from WAL record times). Absent in old sidecars. */
-  readonly versions?: readonly Version[];
-  readonly past?: readonly PastGeneration[];
-  /** History before this instant was dropped early (the past-generations cap), not by the window. */
-  readonly historyFromMs?: number;
-  /** The catalog.log record of the multi-table commit that last wrote this sidecar whole (0: none; see Storage.redoSidecars). */
-  readonly seq?: number;
-  /** Writers' marks (TableData.append) of WAL records up to flushedLsn, by key. */
-  readonly marks?: Readonly<Record<string, number>>;
-}
-
 /** The table's storage was replaced or dropped: a write retries on the table that now has the name (Storage.writeRows). */
 export class TableClosedError extends Error {}
 
 /** A commit whose base was replaced meanwhile (a transaction raced a DML statement or another transaction). */
 export class TableConflictError extends Error {}
-
-/** What writing a sidecar changes (TableData.sidecarFor). */
-interface SidecarChange {
-  readonly sidecar: Sidecar;
-  readonly versions: Version[];
-  readonly past: PastGeneration[];
-  readonly historyFromMs: number;
-  /** Fragment files no sidecar names once this one is written. */
-  readonly obsolete: string[];
-}
 
 /**
  * New rows for a table (TableData.prepare): batches, a stream of them
@@ -127,12 +60,6 @@ export interface PreparedRows {
   readonly unread?: boolean;
 }
 
-/** A deletion vector file written ahead of its commit (TableData.change). */
-interface DeleteFileWritten {
-  readonly file: string;
-  readonly count: number;
-}
-
 /** What a commit of prepared rows writes and changes (TableData.withCommitPlan). */
 export interface CommitPlan {
   readonly sidecar: Sidecar;
@@ -141,40 +68,11 @@ export interface CommitPlan {
   apply: () => void;
 }
 
-const EMPTY_SIDECAR: Sidecar = { version: 1, columns: [], fragments: [], flushedLsn: 0, modifiedMs: 0 };
-
 /** Marks kept per table (the most recent ones; see TableData.append). */
 const MAX_MARKS = 1000;
 
-/** Compaction thresholds: the WAL is folded into a fragment past either bound, or when idle. */
-export const COMPACT_WAL_BYTES = Number(process.env.WAREHOUSE_COMPACT_WAL_BYTES) || 32 * 1024 * 1024;
-export const COMPACT_IDLE_MS = Number(process.env.WAREHOUSE_COMPACT_IDLE_MS) || 1500;
-/**
- * An idle table's compaction waits while another table is taking appends
- * (one within this long), checking again after it; but never longer than
- * IDLE_DEFER_MAX_MS after the table's own last append.
- */
-const IDLE_BUSY_MS = Math.min(250, COMPACT_IDLE_MS);
-const IDLE_DEFER_MAX_MS = 10 * COMPACT_IDLE_MS;
-/** The latest WAL append of this process, and its table (see scheduleIdleCompaction). */
-let lastAppend: { at: number; by: TableData | null } = { at: 0, by: null };
-
-/** Whether an idle table's fold waits: another table appended just now, and the table's own last change is recent enough. */
-export function idleFoldWaits(now: number, otherAppendAt: number | null, ownChangeAt: number): boolean {
-  return otherAppendAt !== null && now - otherAppendAt < IDLE_BUSY_MS && now - ownChangeAt < IDLE_DEFER_MAX_MS;
-}
-const MAX_SMALL_FRAGMENTS = 8;
-/** A fold makes held rows in slices of about this long between turns of the event loop (see makeHeld). */
-const MAKE_SLICE_MS = 4;
-const SMALL_FRAGMENT_ROWS = 100_000;
 /** Appends of at least this many rows skip the WAL and become a fragment directly. */
 export const BULK_ROWS = 20_000;
-/**
- * A row-level change deleting more rows than this writes their positions to
- * a deletion vector file (DeleteFile) rather than into its WAL record (JSON),
- * and its new rows to fragment files like a bulk append.
- */
-const WAL_DELETES_MAX = 20_000;
 /**
  * Deleted rows kept in place past which (at least this many, and more than
  * a quarter of the table's rows) an idle fold rewrites the table without
@@ -182,108 +80,6 @@ const WAL_DELETES_MAX = 20_000;
  */
 const PURGE_MIN_DELETES = 20_000;
 const PURGE_FRACTION = 0.25;
-/** Time travel window (FOR SYSTEM_TIME AS OF, `table@ms`): BigQuery's 7 days. */
-export const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
-/**
- * Past generations kept per table, by count and by rows: a loop of UPDATEs
- * over a big table would otherwise keep a copy per statement for 7 days. The
- * oldest go first; reads before them get "Cannot read before".
- */
-const MAX_PAST_GENERATIONS = 64;
-const MAX_PAST_ROWS = 20_000_000;
-/**
- * History granularity, bounding its size under a steady insert stream: every
- * version for the last minute, then the last one per second up to an hour,
- * then the last one per minute (a read falls on the version kept before it).
- */
-const EXACT_HISTORY_MS = 60 * 1000;
-const SECOND_HISTORY_MS = 3600 * 1000;
-
-/** The last version at or before `ms`; undefined when `ms` precedes them all. */
-function versionAt(versions: readonly Version[], ms: number): Version | undefined {
-  let lo = 0, hi = versions.length - 1;
-  let found: Version | undefined;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (versions[mid]![0] <= ms) {
-      found = versions[mid]!;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
-
-/** A new deletion vector file name of storage stem `stem` (removed with the stem's orphans when no sidecar names it). */
-function deleteFileName(stem: string, lsn: number): string {
-  return `${stem}@${String(lsn).padStart(12, '0')}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.del`;
-}
-
-/**
- * A deletion log from its sidecar form: `inline` entries with each file's
- * entries spliced in at its `at` (files in log order). u32 little-endian:
- * the byte order of every platform Node runs this on.
- */
-function readDeleteLog(dir: string, inline: readonly number[], files: readonly DeleteFile[]): number[] {
-  if (files.length === 0) return [...inline];
-  const out: number[] = [];
-  let i = 0;
-  for (const f of files) {
-    while (out.length < f.at && i < inline.length) out.push(inline[i++]!);
-    const bytes = fs.readFileSync(path.join(dir, f.file));
-    if (out.length !== f.at || bytes.length !== f.count * 4) throw new Error(`deletion vector ${f.file} does not match its sidecar`);
-    const positions = new Uint32Array(f.count);
-    Buffer.from(positions.buffer).set(bytes);
-    for (let k = 0; k < positions.length; k++) out.push(positions[k]!);
-  }
-  while (i < inline.length) out.push(inline[i++]!);
-  return out;
-}
-
-/** The entries of log[0, n) that no file holds (a sidecar's inline `deletes`). */
-function inlineDeletes(log: readonly number[], files: readonly DeleteFile[], n: number): number[] {
-  if (files.length === 0) return log.slice(0, n);
-  const out: number[] = [];
-  let from = 0;
-  for (const f of files) {
-    for (let k = from; k < Math.min(f.at, n); k++) out.push(log[k]!);
-    from = Math.max(from, f.at + f.count);
-  }
-  for (let k = from; k < n; k++) out.push(log[k]!);
-  return out;
-}
-
-/** The first `n` entries of a deletion log, ascending (a state's `deleted`). */
-function sortedDeletes(log: readonly number[], n: number): Uint32Array {
-  if (n === 0) return NONE_DELETED;
-  return Uint32Array.from(log.slice(0, n)).sort();
-}
-
-/** A state of `segments` as of version `v` of a generation whose deletion log is `log`. */
-function stateAtVersion(columns: readonly Column[], segments: readonly Segment[], v: Version | undefined, log: readonly number[]): TableState {
-  return { generation: -1, columns, segments, count: segments.length, rows: v ? v[1] : 0, csn: 0, deleted: sortedDeletes(log, v?.[2] ?? 0) };
-}
-
-/**
- * The versions worth keeping at `now`: nothing older than the window except
- * the one live at its start, and past the exact minute only the last version
- * of each second (of each minute, past the hour).
- */
-export function pruneVersions(versions: readonly Version[], now: number, retentionMs: number): Version[] {
-  const cutoff = now - retentionMs;
-  const out: Version[] = [];
-  for (let i = 0; i < versions.length; i++) {
-    const v = versions[i]!;
-    const next = versions[i + 1];
-    if (next) {
-      if (next[0] <= cutoff) continue; // superseded before the window opened
-      const age = now - v[0];
-      const bucket = age > SECOND_HISTORY_MS ? 60_000 : age > EXACT_HISTORY_MS ? 1000 : 0;
-      if (bucket > 0 && Math.floor(next[0] / bucket) === Math.floor(v[0] / bucket)) continue;
-    }
-    out.push(v);
-  }
-  return out;
-}
 
 /** Where an append's rows went: positions [start, end) of the table's generation (the streaming buffer tracks insertAll's). */
 export interface AppendedRows {
@@ -419,20 +215,11 @@ export class TableData {
     return this.unsealed ? this.unsealed.write(file, text) : atomicWrite(file, text);
   }
 
-  private readSidecarSync(): Sidecar {
-    try {
-      return JSON.parse(fs.readFileSync(this.sidecarFile, 'utf8')) as Sidecar;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return EMPTY_SIDECAR;
-      throw e;
-    }
-  }
-
   /** Row count without loading the rows: fragment counts plus the WAL's record headers. */
   rowCountSync(): number {
     if (this.isLoaded) return this.rows;
     if (this.countHint !== null) return this.countHint;
-    const sc = this.readSidecarSync();
+    const sc = readSidecarSync(this.sidecarFile);
     let n = sc.fragments.reduce((s, f) => s + f.rows, 0) - (sc.deletes?.length ?? 0) - (sc.deleteFiles ?? []).reduce((s, f) => s + f.count, 0);
     for (const r of readWalSync(this.walFile).records) if (r.lsn > sc.flushedLsn) n += r.rowCount - recordDeletes(r.body).length;
     this.countHint = n;
@@ -458,7 +245,7 @@ export class TableData {
     // New <project>/<dataset> directories: their entries durable up to the data dir.
     await ensureDirDurable(this.dir);
     const fresh = this.unsealed !== null;
-    const sc = fresh ? EMPTY_SIDECAR : this.readSidecarSync();
+    const sc = fresh ? EMPTY_SIDECAR : readSidecarSync(this.sidecarFile);
     this.sidecar = sc;
     this.modifiedMs = sc.modifiedMs;
     // Orphans: temp files and fragments a crash left before the sidecar listed them.
@@ -718,7 +505,7 @@ export class TableData {
       this.noteVersion(this.rows, t);
       this.version++;
       this.modifiedMs = Date.now();
-      lastAppend = { at: this.modifiedMs, by: this };
+      noteAppend(this, this.modifiedMs);
       return { generation: this.generation, start: this.rows - n, end: this.rows };
     });
     const wal = this.wal;
@@ -739,7 +526,7 @@ export class TableData {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
-      if (idleFoldWaits(Date.now(), lastAppend.by !== this ? lastAppend.at : null, this.modifiedMs)) this.scheduleIdleCompaction(IDLE_BUSY_MS);
+      if (idleFoldWaits(Date.now(), otherAppendAt(this), this.modifiedMs)) this.scheduleIdleCompaction(IDLE_BUSY_MS);
       else this.compactSoon();
     }, delayMs);
     this.idleTimer.unref();
@@ -783,42 +570,19 @@ export class TableData {
       flushed: this.flushedDeletes(flushedLsn),
     },
   ): SidecarChange {
-    const now = Date.now();
-    const retention = TableData.retentionMs;
-    let historyFromMs = this.historyFromMs;
-    const keptVersions = pruneVersions(versions, now, retention);
-    const expired = past.filter((g) => g.endMs <= now - retention);
-    let kept = past.filter((g) => g.endMs > now - retention).map((g) => ({ ...g, versions: pruneVersions(g.versions, now, retention) }));
-    const pastRows = (): number => kept.reduce((n, g) => n + g.fragments.reduce((m, f) => m + f.rows, 0), 0);
-    while (kept.length > MAX_PAST_GENERATIONS || (kept.length > 0 && pastRows() > MAX_PAST_ROWS)) {
-      const g = kept[0]!;
-      kept = kept.slice(1);
-      expired.push(g);
-      historyFromMs = Math.max(historyFromMs, g.endMs);
-    }
-    // Versions of rows (and deletions) still only in the WAL are rebuilt from its records on load.
-    const fragmentRows = fragments.reduce((s, f) => s + f.rows, 0);
-    const flushedDeletes = deletes.flushed;
-    const inline = inlineDeletes(deletes.log, deletes.files, flushedDeletes);
-    const sidecar: Sidecar = {
-      version: 1,
-      columns: columns.map(colInfo),
+    return sidecarChange({
+      current: this.sidecar,
       fragments,
       flushedLsn,
-      ...(inline.length > 0 ? { deletes: inline } : {}),
-      ...(deletes.files.length > 0 ? { deleteFiles: deletes.files } : {}),
-      modifiedMs: this.modifiedMs || now,
-      versions: keptVersions.filter((v) => v[1] <= fragmentRows && (v[2] ?? 0) <= flushedDeletes),
-      past: kept,
-      historyFromMs: historyFromMs || undefined,
-      seq: this.sidecar.seq,
-      marks: this.marks.size > 0 ? Object.fromEntries([...this.marks].filter(([, m]) => m.lsn <= flushedLsn).map(([k, m]) => [k, m.value])) : undefined,
-    };
-    const filesOf = (g: { fragments: readonly FragmentInfo[]; deleteFiles?: readonly DeleteFile[] }): string[] => [...g.fragments, ...(g.deleteFiles ?? [])].map((f) => f.file);
-    const live = new Set([...filesOf({ fragments, deleteFiles: deletes.files }), ...kept.flatMap(filesOf)]);
-    // Files of expired generations, and of the current list that the new one drops (merged small fragments, a replace without history).
-    const obsolete = [...new Set([...expired.flatMap(filesOf), ...filesOf(this.sidecar)])].filter((f) => !live.has(f));
-    return { sidecar, versions: keptVersions, past: kept, historyFromMs, obsolete };
+      versions,
+      past,
+      columns,
+      deletes,
+      historyFromMs: this.historyFromMs,
+      modifiedMs: this.modifiedMs,
+      marks: this.marks,
+      retentionMs: TableData.retentionMs,
+    });
   }
 
   /** How many of the deletion log's first entries come from records up to `flushedLsn` (or the sidecar). */
@@ -879,7 +643,7 @@ export class TableData {
     if (!start) return;
     const { wal, from, to, lastLsn, cut } = start;
     // Nothing but appends changes the segments or the sidecar meanwhile (upkeep).
-    await this.makeHeld(from, to);
+    await makeHeld(this.segments, from, to);
     const pending = this.segments.slice(from, to).map((s) => (s as { batch: Batch }).batch);
     const { fragments, obsolete } = await this.withFragments(await this.writeFragments(pending, lastLsn), lastLsn);
     await this.gate.runExclusive(async () => {
@@ -929,41 +693,14 @@ export class TableData {
   }
 
   /**
-   * Makes the rows held as request bytes in segments [from, to) a few at a
-   * time, letting appends and queries run in between: a 32 MB log holds
-   * ~170k rows, ~0.3 s of work that would otherwise stall the event loop.
-   */
-  private async makeHeld(from: number, to: number): Promise<void> {
-    let slice = performance.now();
-    for (let i = from; i < to; i++) {
-      const s = this.segments[i]!;
-      if (s.kind === 'mem') void s.batch.columns;
-      if (performance.now() - slice >= MAKE_SLICE_MS) {
-        await new Promise<void>((r) => setImmediate(r));
-        slice = performance.now();
-      }
-    }
-  }
-
-  /**
    * The fragment list after `added` (new files) go after the current ones;
    * small fragments (idle-time WAL folds) are merged once 8 of them trail the
    * list. Fragments of SMALL_FRAGMENT_ROWS or more are never rewritten
    * (except by a replace), so bulk loads are encoded once. Returns the list to
    * commit and the files it makes obsolete.
    */
-  private async withFragments(added: readonly FragmentInfo[], lastLsn: number): Promise<{ fragments: FragmentInfo[]; obsolete: string[] }> {
-    let fragments = [...this.sidecar.fragments, ...added];
-    let k = fragments.length;
-    while (k > 0 && fragments[k - 1]!.rows < SMALL_FRAGMENT_ROWS) k--;
-    if (fragments.length - k < MAX_SMALL_FRAGMENTS) return { fragments, obsolete: [] };
-    const small = fragments.slice(k);
-    const segs = small.map((f) => this.fileSegment(f));
-    // Every row, deleted ones too: positions (the deletion log's) stay as they were.
-    const rows = await stateBatches(plainState(this.columns, segs));
-    const merged = await this.writeFragments(rows, lastLsn);
-    fragments = [...fragments.slice(0, k), ...merged];
-    return { fragments, obsolete: small.map((f) => f.file) };
+  private withFragments(added: readonly FragmentInfo[], lastLsn: number): Promise<{ fragments: FragmentInfo[]; obsolete: string[] }> {
+    return mergeSmallFragments([...this.sidecar.fragments, ...added], this.columns, (f) => this.fileSegment(f), (rows) => this.writeFragments(rows, lastLsn));
   }
 
   /**
@@ -1034,22 +771,13 @@ export class TableData {
     const p = await this.prepare(null, rows);
     let file: DeleteFileWritten | null = null;
     try {
-      if (positions.length > 0) file = await this.writeDeleteFile(positions);
+      if (positions.length > 0) file = await writeDeleteFile(this.dir, this.stem, this.nextLsn, positions, this.unsealed);
       await this.commit(file ? { ...p, deletes: { base, positions, file } } : p);
     } catch (e) {
       // Refused before anything named them: the files are no one's.
       if (e instanceof TableConflictError) await Promise.all([...p.fragments, ...(file ? [file] : [])].map((f) => fsp.rm(path.join(this.dir, f.file), { force: true })));
       throw e;
     }
-  }
-
-  /** Positions (ascending) as a deletion vector file, durable before any sidecar names it. */
-  private async writeDeleteFile(positions: Uint32Array): Promise<DeleteFileWritten> {
-    const file = deleteFileName(this.stem, this.nextLsn);
-    const bytes = new Uint8Array(positions.buffer, positions.byteOffset, positions.byteLength);
-    if (this.unsealed) await this.unsealed.write(path.join(this.dir, file), bytes);
-    else await atomicWrite(path.join(this.dir, file), bytes);
-    return { file, count: positions.length };
   }
 
   /**
@@ -1290,48 +1018,6 @@ export class TableData {
   }
 }
 
-/**
- * Rows of schema `from` in schema `to`: by position when only names changed
- * (RENAME COLUMN), else by name (conformBatches).
- */
-function conformTail(from: readonly Column[], to: readonly Column[], batches: readonly Batch[]): Batch[] {
-  const renamed = from.length === to.length && from.every((c, i) => JSON.stringify(c.type) === JSON.stringify(to[i]!.type));
-  if (renamed) return batches.map((b) => ({ length: b.length, columns: b.columns.map((v, i) => ({ ...v, type: to[i]!.type })) }));
-  return conformBatches(from, to, batches);
-}
-
-/** The positions a WAL record deletes (a row-level change's record starts `{"d":[...]`). */
-function recordDeletes(body: Buffer): readonly number[] {
-  if (body.length < 5 || body[2] !== 0x64 /* d */ || body[3] !== 0x22) return [];
-  return (JSON.parse(body.toString('utf8')) as { d: number[] }).d;
-}
-
-/** Positions ascending, each once (a sort, not a Set: a large change names hundreds of thousands). */
-function distinctSorted(positions: readonly number[]): Uint32Array {
-  const sorted = Uint32Array.from(positions).sort();
-  let n = 0;
-  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i]!;
-  return n === sorted.length ? sorted : sorted.slice(0, n);
-}
-
-/** Two ascending position lists as one (no position is in both). */
-function mergeSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
-  if (b.length === 0) return a;
-  if (a.length === 0) return b;
-  const out = new Uint32Array(a.length + b.length);
-  let i = 0, j = 0, k = 0;
-  while (i < a.length && j < b.length) out[k++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
-  while (i < a.length) out[k++] = a[i++]!;
-  while (j < b.length) out[k++] = b[j++]!;
-  return out;
-}
-
-/** A state's live rows (every column), then `added`: a row-level change written as a rewrite. */
-async function* rewrittenRows(s: TableState, added: readonly Batch[]): AsyncGenerator<Batch> {
-  yield* scanSegments(stateSegments(s), s.columns, s.columns.map((_, i) => i), [], undefined, s.deleted);
-  yield* added;
-}
-
 function isRows(content: Batch | string | Uint8Array): content is string | Uint8Array {
   return typeof content === 'string' || content instanceof Uint8Array;
 }
@@ -1345,26 +1031,3 @@ function heldInLog(wal: WalWriter, at: number, len: number, n: number, make: (ro
   return new DeferredBatch(n, () => make(wal.read(at, len)));
 }
 
-/**
- * Batches of schema `from` in schema `to`: columns matched by name
- * (case-insensitively); a column missing then, or of another type then
- * (ALTER COLUMN SET DATA TYPE), reads as NULL.
- */
-export function conformBatches(from: readonly Column[], to: readonly Column[], batches: readonly Batch[]): Batch[] {
-  const byName = new Map(from.map((c, i) => [c.name.toLowerCase(), i]));
-  return batches.map((b) => ({
-    length: b.length,
-    columns: to.map((c) => {
-      const i = byName.get(c.name.toLowerCase());
-      return i !== undefined && JSON.stringify(from[i]!.type) === JSON.stringify(c.type) ? b.columns[i]! : nullVector(c.type, b.length);
-    }),
-  }));
-}
-
-/** One batch of all rows, so scans and later merges touch few large vectors. */
-export function mergeBatches(columns: readonly Column[], batches: readonly Batch[]): Batch {
-  if (batches.length === 1) return batches[0]!;
-  const length = batches.reduce((s, b) => s + b.length, 0);
-  const cols: Vector[] = columns.map((c, i) => concatVectors(c.type, batches.map((b) => b.columns[i]!)));
-  return { length, columns: cols };
-}

@@ -4,7 +4,9 @@
 // generations are collected once they leave the time-travel window.
 import * as fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { conformBatches, pruneVersions, stateBatches, TableData, type TableState, type Version } from '../../src/storage/table-data.js';
+import { conformBatches } from '../../src/storage/row-batches.js';
+import { stateBatches, TableData, type TableState } from '../../src/storage/table-data.js';
+import { pruneVersions, type Version } from '../../src/storage/table-history.js';
 import { restFieldToColumn } from '../../src/types/schema.js';
 import { getValue, vectorFromValues, type Batch } from '../../src/types/vector.js';
 import { tempDir } from '../engine/helpers.js';
