@@ -14,7 +14,7 @@ import { checkResultArrays } from '../executor/result-check.js';
 import type { TableId, TableInfo } from '../storage/api.js';
 import { columnToRestField, hasTypeParams, restParamsText, restTypeParams, tableRestField, type Column, type RestField } from '../types/schema.js';
 import { withDefaultCollation } from '../functions/collation.js';
-import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
 import { formatInterval } from '../types/json-values.js';
 import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
@@ -46,10 +46,41 @@ function optionJson(t: SqlType, v: Value): unknown {
   return v;
 }
 
+/**
+ * The type of each documented option of tables, views, materialized views and schemas (data-definition-language:
+ * table_option_list, view_option_list, materialized_view_option_list, schema_option_list).
+ */
+const OPTION_TYPES: ReadonlyMap<string, SqlType> = new Map<string, SqlType>([
+  ['description', T.STRING], ['friendly_name', T.STRING], ['kms_key_name', T.STRING], ['default_kms_key_name', T.STRING],
+  ['location', T.STRING], ['default_rounding_mode', T.STRING], ['storage_billing_model', T.STRING],
+  ['expiration_timestamp', T.TIMESTAMP],
+  ['partition_expiration_days', T.FLOAT64], ['default_table_expiration_days', T.FLOAT64], ['default_partition_expiration_days', T.FLOAT64],
+  ['refresh_interval_minutes', T.FLOAT64],
+  ['require_partition_filter', T.BOOL], ['is_case_insensitive', T.BOOL], ['enable_refresh', T.BOOL], ['enable_change_history', T.BOOL],
+  ['allow_non_incremental_definition', T.BOOL],
+  ['max_time_travel_hours', T.INT64], ['max_staleness', T.INTERVAL],
+  ['labels', arrayOf(structOf([{ name: '', type: T.STRING }, { name: '', type: T.STRING }]))],
+]);
+
+/** labels take any ARRAY of two-STRING STRUCTs, whatever the field names. */
+function labelsShaped(t: SqlType): boolean {
+  return t.kind === 'ARRAY' && t.element.kind === 'STRUCT' && t.element.fields.length === 2 && t.element.fields.every((f) => f.type.kind === 'STRING');
+}
+
+/** An option's value, coerced to the option's documented type; a value that cannot coerce is refused as ZetaSQL refuses it. */
+async function optionValue(s: Session, o: A.OptionEntry): Promise<{ type: SqlType; value: Value }> {
+  const want = OPTION_TYPES.get(o.name.toLowerCase());
+  const tv = await s.evalScalar(o.value, s.analyzer(), want);
+  if (want && tv.value !== null && !typeEquals(tv.type, want) && !(o.name.toLowerCase() === 'labels' && labelsShaped(tv.type))) {
+    throw sqlError(`Option ${o.name} value has type ${typeToSql(tv.type)} which cannot be coerced to expected type ${typeToSql(want)}`, o.value.loc);
+  }
+  return tv;
+}
+
 async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | undefined): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const o of opts ?? []) {
-    const tv = await s.evalScalar(o.value);
+    const tv = await optionValue(s, o);
     const v = tv.value;
     const name = o.name.toLowerCase();
     switch (name) {
@@ -73,6 +104,9 @@ async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | un
         break;
       case 'default_table_expiration_days':
         out.defaultTableExpirationMs = v === null ? undefined : String(Math.round(Number(v instanceof Decimal ? v.toNumber() : (v as number | bigint)) * 86400000));
+        break;
+      case 'default_partition_expiration_days':
+        out.defaultPartitionExpirationMs = v === null ? undefined : String(Math.round(Number(v) * 86400000));
         break;
       case 'location':
         out.location = v;
@@ -643,7 +677,13 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     // SET OPTIONS and SET DEFAULT COLLATE patch the dataset resource (as datasets.patch does).
     for (const a of st.actions) if (a.kind === 'SetOptions') checkSchemaOptions(a.options, 'ALTER SCHEMA');
     for (const a of st.actions) {
-      if (a.kind === 'SetOptions') await cat.patchDatasetResource(projectId, datasetId, await optionsToResource(s, a.options));
+      if (a.kind === 'SetOptions') {
+        const patch = await optionsToResource(s, a.options);
+        // labels set replace the old ones whole, as ALTER TABLE SET OPTIONS does (data-definition-language: SET OPTIONS).
+        const old = (cat.getDataset(projectId, datasetId)?.resource.labels as Record<string, string> | undefined) ?? {};
+        if (patch.labels) for (const k of Object.keys(old)) if (!(k in (patch.labels as object))) (patch.labels as Record<string, unknown>)[k] = null;
+        await cat.patchDatasetResource(projectId, datasetId, patch);
+      }
       else if (a.kind === 'SetDefaultCollate') await cat.patchDatasetResource(projectId, datasetId, { defaultCollation: a.collation });
     }
     return result('ALTER_SCHEMA', { ddlOperationPerformed: 'ALTER' });
@@ -806,6 +846,13 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         // the resource patch would otherwise merge key by key.
         if (patch.labels) for (const k of Object.keys((info.resource.labels as Record<string, string> | undefined) ?? {})) if (!(k in (patch.labels as object))) (patch.labels as Record<string, unknown>)[k] = null;
         if (info.kind === 'MATERIALIZED_VIEW') patch.materializedView = mvRefreshSettings(patch, info.resource.materializedView as Record<string, unknown> | undefined);
+        // partition_expiration_days lives in timePartitioning.expirationMs, as CREATE TABLE puts it (tables.get, TABLE_OPTIONS).
+        const days = (patch.options as Record<string, unknown> | undefined)?.['partition_expiration_days'];
+        const tp = info.resource.timePartitioning as Record<string, unknown> | undefined;
+        if (days !== undefined && tp) {
+          const { expirationMs: _old, ...rest } = tp;
+          patch.timePartitioning = days === null ? rest : { ...rest, expirationMs: String(Math.round(Number(days) * 86_400_000)) };
+        }
         await cat.patchTableResource(id, patch);
         break;
       }
