@@ -3,12 +3,15 @@
 // dictionary indices), decoded from a fragment's pages and cached under the
 // memory budget (chunk-cache.ts). The executor gets batches as views of it
 // (`chunkVector`): typed arrays are shared, not copied; strings are made per
-// batch (dictionary strings once per chunk). Types without a fixed-width or
-// string layout (NUMERIC, JSON, GEOGRAPHY, INTERVAL, RANGE, ARRAY, STRUCT)
-// keep their values (values.ts forms), made once when decoded.
+// batch (dictionary strings once per chunk). ARRAY and STRUCT columns are
+// lists (offsets + a child chunk) and structs (validity + child chunks) of
+// these, their values boxed per batch. Types without a fixed-width or string
+// layout (NUMERIC, JSON, GEOGRAPHY, INTERVAL, RANGE, and nested columns of
+// files written before) keep their values (values.ts forms), made once when
+// decoded.
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { layoutOf, type Vector } from '../types/vector.js';
+import { getValue, layoutOf, type Vector } from '../types/vector.js';
 
 /** Bit i set: row i is valid (not NULL), as Arrow's validity bitmap and parquet's definition levels (bit-packed, LSB first). */
 export type Validity = Uint8Array | null;
@@ -27,6 +30,10 @@ export type ColumnChunk =
     }
   | { readonly kind: 'binary'; readonly length: number; readonly offsets: Int32Array; readonly bytes: Uint8Array; readonly validity: Validity }
   | { readonly kind: 'values'; readonly length: number; readonly values: readonly Value[] }
+  /** An ARRAY column (parquet LIST): row i's elements are child rows [offsets[i], offsets[i + 1]). */
+  | { readonly kind: 'list'; readonly length: number; readonly offsets: Int32Array; readonly validity: Validity; readonly child: ColumnChunk }
+  /** A STRUCT column: one child chunk per field, each as long as the struct. */
+  | { readonly kind: 'struct'; readonly length: number; readonly validity: Validity; readonly children: readonly ColumnChunk[] }
   | { readonly kind: 'null'; readonly length: number };
 
 /** Bytes a chunk holds (the cache's accounting); value and string objects are estimated. */
@@ -42,6 +49,10 @@ export function chunkBytes(c: ColumnChunk): number {
       return c.indices.byteLength + (c.shared ? 0 : stringsBytes(c.dictionary)) + v + 64;
     case 'values':
       return c.length * 48 + 64;
+    case 'list':
+      return c.offsets.byteLength + v + chunkBytes(c.child) + 64;
+    case 'struct':
+      return c.children.reduce((n, ch) => n + chunkBytes(ch), v + 64);
     case 'null':
       return 64;
   }
@@ -54,6 +65,10 @@ export function chunkHeapBytes(c: ColumnChunk): number {
       return chunkBytes(c);
     case 'dict':
       return c.shared ? 0 : stringsBytes(c.dictionary);
+    case 'list':
+      return chunkHeapBytes(c.child);
+    case 'struct':
+      return c.children.reduce((n, ch) => n + chunkHeapBytes(ch), 0);
     default:
       return 0;
   }
@@ -166,9 +181,50 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
       for (let i = 0; i < n; i++) if (data[i] === null) (nulls ??= new Uint8Array(n))[i] = 1;
       return { type: t, length: n, data, nulls };
     }
+    case 'list':
+    case 'struct':
+      return { type: t, length: n, data: nestedValues(t, c, s, e, false), nulls: nullsOf(c.validity, s, e) };
     case 'null':
       return nullVectorOf(t, n);
   }
+}
+
+/**
+ * Rows [s, e) of a chunk as boxed values (values.ts forms), a level at a
+ * time: a list's elements are made once for the rows' whole range and
+ * sliced per row. A NULL array nested in a struct reads as [] (as the
+ * storage form always made it); at the top it stays NULL (chunkVector).
+ */
+function nestedValues(t: SqlType, c: ColumnChunk, s: number, e: number, nested: boolean): Value[] {
+  const n = e - s;
+  const out = new Array<Value>(n);
+  if (c.kind === 'list' && t.kind === 'ARRAY') {
+    const { offsets, validity } = c;
+    const base = offsets[s]!;
+    const elems = nestedValues(t.element, c.child, base, offsets[e]!, true);
+    for (let i = 0; i < n; i++) out[i] = isValid(validity, s + i) ? elems.slice(offsets[s + i]! - base, offsets[s + i + 1]! - base) : nested ? [] : null;
+    return out;
+  }
+  if (c.kind === 'struct' && t.kind === 'STRUCT') {
+    const fields = t.fields.map((f, j) => nestedValues(f.type, c.children[j]!, s, e, true));
+    for (let i = 0; i < n; i++) {
+      if (!isValid(c.validity, s + i)) {
+        out[i] = null;
+        continue;
+      }
+      const row = new Array<Value>(fields.length);
+      for (let j = 0; j < fields.length; j++) row[j] = fields[j]![i]!;
+      out[i] = row;
+    }
+    return out;
+  }
+  if (c.kind === 'null') {
+    for (let i = 0; i < n; i++) out[i] = t.kind === 'ARRAY' && nested ? [] : null;
+    return out;
+  }
+  const v = chunkVector(t, c, s, e);
+  for (let i = 0; i < n; i++) out[i] = getValue(v, i);
+  return out;
 }
 
 /** A vector of `n` NULLs (ARRAY: empty arrays). */

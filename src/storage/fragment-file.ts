@@ -21,6 +21,7 @@ import { fromStored, toStored, type Stored } from './codec.js';
 import { type ColumnChunk, type SharedDictionary, type Validity, validityOf } from './column-chunk.js';
 import { parquetMapping } from './parquet.js';
 import { fixedBytes, valueBytes } from '../types/logical-bytes.js';
+import { assemble, isNested, nestedLayout, shred, type LeafData, type LeafNode, type LeafRead } from './nested-parquet.js';
 
 type Thrift = Record<string, unknown>;
 type Hyparquet = typeof import('hyparquet');
@@ -136,6 +137,8 @@ interface Gathered {
   readonly stats: ColumnStats;
   /** Logical bytes of the values, where they are not the fixed width or the strings' own bytes (JSON, GEOGRAPHY, ARRAY, ...). */
   readonly bytes?: number;
+  /** A nested column's leaf: its repetition and definition levels (validity then unused). */
+  readonly levels?: LeafData;
 }
 
 function gather(t: SqlType, vecs: readonly Vector[], n: number): Gathered {
@@ -274,6 +277,21 @@ function writeLevels(o: Out, validity: Validity, n: number): void {
   o.setU32(at, o.len - at - 4);
 }
 
+/** Levels of a nested leaf (below 2^width of `max`), with the 4-byte length: one RLE run when all are equal, else one bit-packed run. */
+function writeLevelRuns(o: Out, levels: Int32Array, max: number): void {
+  const width = 32 - Math.clz32(max);
+  const at = o.len;
+  o.u32(0);
+  const first = levels[0] ?? 0;
+  let same = true;
+  for (let i = 1; i < levels.length && same; i++) same = levels[i] === first;
+  if (same) {
+    o.varint(levels.length * 2);
+    o.u8(first);
+  } else writeBitPacked(o, levels, width);
+  o.setU32(at, o.len - at - 4);
+}
+
 /** `values` (each below 2^width, width <= 24) as one bit-packed run of the RLE/bit-packing hybrid. */
 function writeBitPacked(o: Out, values: Int32Array, width: number): void {
   const groups = (values.length + 7) >> 3;
@@ -356,11 +374,17 @@ async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Arra
   const m = parquetMapping(t);
   const pieces: Uint8Array[] = [];
   const body = new Out();
-  writeLevels(body, g.validity, g.n);
+  const lv = g.levels;
+  if (lv) {
+    if (lv.rep) writeLevelRuns(body, lv.rep, lv.maxRep);
+    writeLevelRuns(body, lv.def, lv.maxDef);
+  } else writeLevels(body, g.validity, g.n);
+  // A data page counts its level entries (a nested leaf has more than rows).
+  const entries = lv ? lv.count : g.n;
   const present = g.values.length;
   if (!Array.isArray(g.values)) {
     plainFixed(body, m.physical, g.values);
-    const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: g.n, field_2: PLAIN, field_3: RLE, field_4: RLE } });
+    const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: entries, field_2: PLAIN, field_3: RLE, field_4: RLE } });
     return { pieces, length, dictionaryLength: 0, bytes: present * fixedBytes(t)! };
   }
   const strings = g.values;
@@ -394,12 +418,12 @@ async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Arra
       const width = Math.max(1, 32 - Math.clz32(Math.max(1, ids.size - 1)));
       body.u8(width);
       writeBitPacked(body, idx, width);
-      const length = dictionaryLength + (await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: g.n, field_2: RLE_DICTIONARY, field_3: RLE, field_4: RLE } }));
+      const length = dictionaryLength + (await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: entries, field_2: RLE_DICTIONARY, field_3: RLE, field_4: RLE } }));
       return { pieces, length, dictionaryLength, bytes };
     }
   }
   const lengths = plainBinary(body, strings);
-  const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: g.n, field_2: PLAIN, field_3: RLE, field_4: RLE } });
+  const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: entries, field_2: PLAIN, field_3: RLE, field_4: RLE } });
   let bytes = g.bytes;
   if (bytes === undefined) {
     // STRING and BYTES: 2 + their bytes each.
@@ -420,13 +444,24 @@ function writerStats(t: SqlType, s: ColumnStats): Thrift {
  * The rows of `batches` (columns in `columns` order) as the bytes of one
  * fragment file, in pieces (for writev): ROW_GROUP rows per row group.
  */
-export async function encodeFragmentFile(columns: readonly Column[], batches: readonly Batch[], meta: Record<string, string>): Promise<Uint8Array[]> {
+export async function encodeFragmentFile(
+  columns: readonly Column[],
+  batches: readonly Batch[],
+  meta: Record<string, string>,
+  /** Only tests ask for it: ARRAY and STRUCT columns as storage-form JSON text, as files before nested columns hold them. */
+  nestedAsJson = false,
+): Promise<Uint8Array[]> {
   const { mw, bw } = await loadLibs();
   const total = batches.reduce((n, b) => n + b.length, 0);
   const pieces: Uint8Array[] = [new TextEncoder().encode('PAR1')];
   let offset = 4;
   const schema: Thrift[] = [{ name: 'root', num_children: columns.length }];
+  const nested = (t: SqlType): boolean => !nestedAsJson && isNested(t);
   for (const c of columns) {
+    if (nested(c.type)) {
+      schema.push(...nestedLayout(c.name, c.type).schema);
+      continue;
+    }
     const m = parquetMapping(c.type);
     schema.push({ name: c.name, type: m.physical, repetition_type: 'OPTIONAL', ...(m.converted ? { converted_type: m.converted } : {}) });
   }
@@ -452,6 +487,14 @@ export async function encodeFragmentFile(columns: readonly Column[], batches: re
     let groupBytes = 0;
     for (let ci = 0; ci < columns.length; ci++) {
       const t = columns[ci]!.type;
+      if (nested(t)) {
+        const written = await nestedChunks(columns[ci]!, parts.map((p) => p.columns[ci]!), offset);
+        chunks.push(...written.chunks);
+        pieces.push(...written.pieces);
+        offset += written.length;
+        groupBytes += written.length;
+        continue;
+      }
       const g = gather(t, parts.map((p) => p.columns[ci]!), n);
       const { pieces: chunkPieces, length, dictionaryLength, bytes } = await columnChunk(t, g);
       const dictionary = dictionaryLength > 0;
@@ -485,6 +528,53 @@ export async function encodeFragmentFile(columns: readonly Column[], batches: re
   return pieces;
 }
 
+/** A nested column's leaves for one row group (written at `offset`): their column chunks' metadata and pages. */
+async function nestedChunks(col: Column, vecs: readonly Vector[], offset: number): Promise<{ chunks: Thrift[]; pieces: Uint8Array[]; length: number }> {
+  const t = col.type;
+  const layout = nestedLayout(col.name, t);
+  const rows: Value[] = [];
+  let bytes = 0;
+  for (const v of vecs) {
+    for (let i = 0; i < v.length; i++) {
+      const x = getValue(v, i);
+      bytes += valueBytes(t, x);
+      rows.push(x);
+    }
+  }
+  const chunks: Thrift[] = [];
+  const pieces: Uint8Array[] = [];
+  const start = offset;
+  const leaves = shred(layout, rows);
+  for (let li = 0; li < leaves.length; li++) {
+    const leaf = layout.leaves[li]!;
+    const d = leaves[li]!;
+    const stats: ColumnStats = { min: d.min, max: d.max, nulls: d.nulls };
+    const g: Gathered = { n: d.count, validity: null, values: d.values, stats, levels: d };
+    const { pieces: chunkPieces, length, dictionaryLength } = await columnChunk(leaf.type, g);
+    const dictionary = dictionaryLength > 0;
+    chunks.push({
+      file_offset: BigInt(offset),
+      meta_data: {
+        type: parquetMapping(leaf.type).physical,
+        encodings: dictionary ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
+        path_in_schema: leaf.path,
+        codec: 'UNCOMPRESSED',
+        num_values: BigInt(d.count),
+        total_uncompressed_size: BigInt(length),
+        total_compressed_size: BigInt(length),
+        data_page_offset: BigInt(offset + dictionaryLength),
+        ...(dictionary ? { dictionary_page_offset: BigInt(offset) } : {}),
+        statistics: writerStats(leaf.type, stats),
+        // The whole column's logical bytes, on its first leaf (a reader sums its leaves').
+        key_value_metadata: [{ key: BYTES_KEY, value: String(li === 0 ? bytes : 0) }],
+      },
+    });
+    pieces.push(...chunkPieces);
+    offset += length;
+  }
+  return { chunks, pieces, length: offset - start };
+}
+
 function sliceOf(v: Vector, s: number, e: number): Vector {
   const d = v.data;
   return { type: v.type, length: e - s, data: Array.isArray(d) ? d.slice(s, e) : d.subarray(s, e), nulls: v.nulls ? v.nulls.subarray(s, e) : null };
@@ -504,6 +594,8 @@ interface ColumnMeta {
   readonly stats: ColumnStats | undefined;
   /** Logical bytes of the chunk's values (absent in files written before they were kept). */
   readonly bytes: number | undefined;
+  /** A nested column: its leaves' column chunks (in schema order, one byte range after another from `offset`). */
+  readonly leaves?: readonly { readonly offset: number; readonly length: number }[];
 }
 
 export interface RowGroupMeta {
@@ -558,6 +650,19 @@ export class FragmentFile {
       });
       const meta: Record<string, string> = {};
       for (const kv of md.key_value_metadata ?? []) meta[kv.key] = kv.value ?? '';
+      // Top-level columns: the root's children (a group's subtree is skipped).
+      const names: string[] = [];
+      const groups = new Set<string>();
+      for (let i = 1; i < md.schema.length; ) {
+        const el = md.schema[i]!;
+        names.push(el.name);
+        let skip = 1;
+        if (el.num_children) {
+          groups.add(el.name);
+          for (let open = el.num_children; open > 0; open--, skip++) open += md.schema[i + skip]!.num_children ?? 0;
+        }
+        i += skip;
+      }
       const rowGroups = md.row_groups.map((rg) => {
         const columns = new Map<string, ColumnMeta>();
         for (const c of rg.columns) {
@@ -565,7 +670,17 @@ export class FragmentFile {
           const start = Number(cm.dictionary_page_offset ?? cm.data_page_offset);
           const st = cm.statistics;
           const bytes = cm.key_value_metadata?.find((kv) => kv.key === BYTES_KEY)?.value;
-          columns.set(cm.path_in_schema[0]!, {
+          const name = cm.path_in_schema[0]!;
+          if (groups.has(name)) {
+            // A nested column's leaf: its range joins the column's.
+            const prev = columns.get(name);
+            const length = Number(cm.total_compressed_size);
+            const leaves = [...(prev?.leaves ?? []), { offset: start, length }];
+            const b = bytes === undefined ? prev?.bytes : (prev?.bytes ?? 0) + Number(bytes);
+            columns.set(name, { bytes: b, offset: prev?.offset ?? start, length: start + length - (prev?.offset ?? start), stats: undefined, leaves });
+            continue;
+          }
+          columns.set(name, {
             bytes: bytes === undefined ? undefined : Number(bytes),
             offset: start,
             length: Number(cm.total_compressed_size),
@@ -574,7 +689,7 @@ export class FragmentFile {
         }
         return { rows: Number(rg.num_rows), columns };
       });
-      return new FragmentFile(path, Number(md.num_rows), rowGroups, meta, new Set(md.schema.slice(1).map((e) => e.name)));
+      return new FragmentFile(path, Number(md.num_rows), rowGroups, meta, new Set(names));
     } finally {
       await h.close();
     }
@@ -586,6 +701,9 @@ export class FragmentFile {
     const cm = g.columns.get(name);
     if (!cm || !this.columnNames.has(name)) return { kind: 'null', length: g.rows };
     if (!this.ownFormat) return this.readLegacy(rg, name, t);
+    // A nested column read as another type, or of another shape (neither should pass sameType): NULL.
+    const layout = cm.leaves && isNested(t) ? nestedLayout(name, t) : null;
+    if (cm.leaves && layout?.leaves.length !== cm.leaves.length) return { kind: 'null', length: g.rows };
     const bytes = Buffer.alloc(cm.length);
     const h = await fsp.open(this.path, 'r');
     try {
@@ -597,6 +715,7 @@ export class FragmentFile {
     } finally {
       await h.close();
     }
+    if (layout && cm.leaves) return assemble(layout, cm.leaves.map((l, i) => decodeLeaf(layout.leaves[i]!, bytes.subarray(l.offset - cm.offset, l.offset - cm.offset + l.length))));
     return decodeChunk(t, bytes, g.rows, shared);
   }
 
@@ -649,14 +768,7 @@ function decodeChunk(t: SqlType, bytes: Uint8Array, rows: number, shared: Shared
     const body = bytes.subarray(h.at, h.at + (h.header.field_3 as number));
     at = h.at + body.length;
     if (h.header.field_1 === DICTIONARY_PAGE) {
-      const n = (h.header.field_7 as Thrift).field_1 as number;
-      dictionary = new Array<string>(n);
-      const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-      for (let i = 0, p = 0; i < n; i++) {
-        const len = buf.readUInt32LE(p);
-        dictionary[i] = buf.toString('utf8', p + 4, p + 4 + len);
-        p += 4 + len;
-      }
+      dictionary = dictionaryPage(body, (h.header.field_7 as Thrift).field_1 as number);
       continue;
     }
     const dp = h.header.field_5 as Thrift;
@@ -683,6 +795,60 @@ function decodeChunk(t: SqlType, bytes: Uint8Array, rows: number, shared: Shared
     }
     return decodePlain(t, m.physical, values, validity, rows, present);
   }
+}
+
+/** One leaf of a nested column: its levels, and how its chunk is made once assemble knows its slots. */
+function decodeLeaf(leaf: LeafNode, bytes: Uint8Array): LeafRead {
+  let at = 0;
+  let dictionary: string[] | null = null;
+  for (;;) {
+    const h = readPageHeaderSync(bytes, at);
+    const body = bytes.subarray(h.at, h.at + (h.header.field_3 as number));
+    at = h.at + body.length;
+    if (h.header.field_1 === DICTIONARY_PAGE) {
+      dictionary = dictionaryPage(body, (h.header.field_7 as Thrift).field_1 as number);
+      continue;
+    }
+    const dp = h.header.field_5 as Thrift;
+    const count = dp.field_1 as number;
+    const encoding = dp.field_2 as number;
+    const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+    let p = 0;
+    const levels = (max: number): Int32Array => {
+      const len = view.getUint32(p, true);
+      const out = new Int32Array(count);
+      rleRead!.readRleBitPackedHybrid({ view, offset: p + 4 }, 32 - Math.clz32(max), out, len);
+      p += 4 + len;
+      return out;
+    };
+    const rep = leaf.slotRep > 0 ? levels(leaf.slotRep) : null;
+    const def = levels(leaf.presentDef);
+    const values = body.subarray(p);
+    const t = leaf.type;
+    return {
+      rep,
+      def,
+      count,
+      chunk: (validity, slots, present) => {
+        if (encoding !== RLE_DICTIONARY) return decodePlain(t, parquetMapping(t).physical, values, validity, slots, present);
+        const idx = new Int32Array(present);
+        if (present > 0) rleRead!.readRleBitPackedHybrid({ view: new DataView(values.buffer, values.byteOffset + 1, values.byteLength - 1), offset: 0 }, values[0]!, idx, values.byteLength - 1);
+        return { kind: 'dict', length: slots, indices: scatterI32(idx, validity, slots), dictionary: dictionary ?? [], validity };
+      },
+    };
+  }
+}
+
+/** A dictionary page's `n` strings (PLAIN BYTE_ARRAY). */
+function dictionaryPage(body: Uint8Array, n: number): string[] {
+  const dictionary = new Array<string>(n);
+  const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  for (let i = 0, p = 0; i < n; i++) {
+    const len = buf.readUInt32LE(p);
+    dictionary[i] = buf.toString('utf8', p + 4, p + 4 + len);
+    p += 4 + len;
+  }
+  return dictionary;
 }
 
 /** The validity bitmap from definition levels (null when every row is valid). */

@@ -20,6 +20,7 @@ import { Decimal, Geography, JsonValue } from '../types/values.js';
 import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
 import { fromStored, toStored, type Stored } from './codec.js';
 import { nullVector } from './vectors.js';
+import { parquetFieldNames } from './nested-parquet.js';
 
 type Physical = 'INT64' | 'INT32' | 'DOUBLE' | 'BOOLEAN' | 'BYTE_ARRAY';
 
@@ -374,42 +375,47 @@ export async function encodeFragment(
 function decodeColumn(t: SqlType, raw: ArrayLike<unknown>): Vector {
   const fast = decodeFixedWidth(t, raw);
   if (fast) return fast;
-  const m = parquetMapping(t);
   const n = raw.length;
   const vals = new Array<Value>(n);
-  const dec = new TextDecoder();
-  for (let i = 0; i < n; i++) {
-    const x = raw[i];
-    if (x === null || x === undefined) {
-      vals[i] = t.kind === 'ARRAY' ? [] : null;
-      continue;
-    }
-    if (m.form === 'native') {
-      switch (t.kind) {
-        case 'INT64':
-        case 'DATETIME':
-        case 'TIMESTAMP':
-          vals[i] = typeof x === 'bigint' ? x : BigInt(x as number);
-          break;
-        case 'TIME':
-          vals[i] = Number(x as bigint);
-          break;
-        case 'BYTES':
-          vals[i] = typeof x === 'string' ? new TextEncoder().encode(x) : (x as Uint8Array);
-          break;
-        default:
-          vals[i] = x as Value;
-      }
-      continue;
-    }
-    const s = typeof x === 'string' ? x : dec.decode(x as Uint8Array);
-    if (m.form === 'stored-json') vals[i] = fromStored(t, JSON.parse(s) as Stored);
-    else if (t.kind === 'STRING') vals[i] = s;
-    else if (t.kind === 'JSON') vals[i] = new JsonValue(parseJsonText(s));
-    else if (t.kind === 'GEOGRAPHY') vals[i] = new Geography(null, s);
-    else vals[i] = new Decimal(s);
-  }
+  for (let i = 0; i < n; i++) vals[i] = rawValue(t, raw[i]);
   return vectorFromValues(t, vals);
+}
+
+const textDecoder = new TextDecoder();
+
+/**
+ * One value as hyparquet read it: a leaf's, a storage-form JSON text (ARRAY
+ * and STRUCT columns before nested columns), or a nested column's (lists as
+ * arrays, structs as objects by their parquet field names).
+ */
+function rawValue(t: SqlType, x: unknown): Value {
+  if (x === null || x === undefined) return t.kind === 'ARRAY' ? [] : null;
+  if (t.kind === 'ARRAY' && Array.isArray(x)) return x.map((e) => rawValue(t.element, e));
+  if (t.kind === 'STRUCT' && typeof x === 'object' && !(x instanceof Uint8Array)) {
+    const names = parquetFieldNames(t);
+    return t.fields.map((f, i) => rawValue(f.type, (x as Record<string, unknown>)[names[i]!]));
+  }
+  const m = parquetMapping(t);
+  if (m.form === 'native') {
+    switch (t.kind) {
+      case 'INT64':
+      case 'DATETIME':
+      case 'TIMESTAMP':
+        return typeof x === 'bigint' ? x : BigInt(x as number);
+      case 'TIME':
+        return Number(x as bigint);
+      case 'BYTES':
+        return typeof x === 'string' ? new TextEncoder().encode(x) : (x as Uint8Array);
+      default:
+        return x as Value;
+    }
+  }
+  const s = typeof x === 'string' ? x : textDecoder.decode(x as Uint8Array);
+  if (m.form === 'stored-json') return fromStored(t, JSON.parse(s) as Stored);
+  if (t.kind === 'STRING') return s;
+  if (t.kind === 'JSON') return new JsonValue(parseJsonText(s));
+  if (t.kind === 'GEOGRAPHY') return new Geography(null, s);
+  return new Decimal(s);
 }
 
 /** Typed-array layouts straight from the decoded column (no per-value boxing). */
