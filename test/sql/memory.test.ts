@@ -270,6 +270,52 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   });
 
+  it('a window with no PARTITION BY whose calls read rows around their own (LAG/LEAD, NTILE, PERCENT_RANK, CUME_DIST, value functions, sliding frames) streams the sorted rows, holding only the rows its frames reach', async () => {
+    // k: peer groups of ~2,000 rows spanning batches; s is NULL for every row of k = 0 and k = 50 (IGNORE NULLS reaches into rows let go).
+    for (const sql of [
+      `SELECT id, LAG(s) OVER (ORDER BY k) AS lg, LEAD(id, 3, -1) OVER (ORDER BY k) AS ld, LAG(v, 5000) OVER (ORDER BY k) AS lg5k,
+        NTILE(7) OVER (ORDER BY k) AS nt, NTILE(300000) OVER (ORDER BY k) AS nt2, PERCENT_RANK() OVER (ORDER BY k) AS pr,
+        CUME_DIST() OVER (ORDER BY k) AS cd, RANK() OVER (ORDER BY k) AS rk, SUM(v) OVER (ORDER BY k) AS run FROM d.t WHERE id <= ${N / 2}`,
+      `SELECT id, FIRST_VALUE(s IGNORE NULLS) OVER (ORDER BY k DESC, id) AS fv, NTH_VALUE(s, 30 IGNORE NULLS) OVER (ORDER BY k DESC, id) AS nv,
+        LAST_VALUE(s IGNORE NULLS) OVER (ORDER BY k DESC, id ROWS BETWEEN UNBOUNDED PRECEDING AND 3 PRECEDING) AS lv,
+        NTH_VALUE(v, 5) OVER (ORDER BY k DESC, id ROWS BETWEEN 10 PRECEDING AND 10 FOLLOWING) AS n5,
+        LAST_VALUE(id) OVER (ORDER BY k DESC, id ROWS BETWEEN 2 FOLLOWING AND 5 FOLLOWING) AS lf,
+        SUM(v) OVER (ORDER BY k DESC, id ROWS BETWEEN 100 PRECEDING AND 50 FOLLOWING) AS sv, AVG(v) OVER (ORDER BY k DESC, id ROWS BETWEEN 7 PRECEDING AND 1 PRECEDING) AS av,
+        MIN(hk) OVER (ORDER BY k DESC, id ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) AS mn, COUNT(s) OVER (ORDER BY k DESC, id ROWS BETWEEN CURRENT ROW AND 20 FOLLOWING) AS c,
+        MAX(v) OVER (ORDER BY k DESC, id ROWS BETWEEN UNBOUNDED PRECEDING AND 40 FOLLOWING) AS mx FROM d.t WHERE id <= ${N / 2}`,
+      `SELECT id, SUM(v) OVER (ORDER BY k RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS peers, COUNT(v) OVER (ORDER BY k RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS np,
+        FIRST_VALUE(id) OVER (ORDER BY k RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS fp, LAST_VALUE(hk) OVER (ORDER BY k) AS lp,
+        MAX(v) OVER (ORDER BY k ROWS BETWEEN 50 PRECEDING AND 30 FOLLOWING) AS mx, LEAD(s, 2500) OVER (ORDER BY k) AS far FROM d.t WHERE id <= ${N / 2}`,
+    ]) {
+      const files = spillCounters.files;
+      const windows = sortedWindowCounters.windows;
+      const { free, tight } = await both(sql);
+      expect(free.length).toBe(N / 2);
+      expect(sorted(tight), sql).toEqual(sorted(free));
+      expect(sortedWindowCounters.windows, sql).toBe(windows + 1);
+      expect(spillCounters.files, sql).toBeGreaterThan(files + 1);
+    }
+    // Frames the stream cannot hold (UNBOUNDED FOLLOWING, RANGE offsets) are not taken that way.
+    for (const sql of [
+      'SELECT id, SUM(v) OVER (ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS s FROM d.t WHERE id <= 20000',
+      'SELECT id, SUM(v) OVER (ORDER BY k RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM d.t WHERE id <= 20000',
+    ]) {
+      const windows = sortedWindowCounters.windows;
+      memoryBudget.limit = 0;
+      await q(sql);
+      memoryBudget.limit = 256 << 10;
+      try {
+        await q(sql);
+      } catch {
+        // Past the budget and not spilled: the memory guard's to refuse (not asserted here).
+      } finally {
+        memoryBudget.limit = 0;
+      }
+      expect(sortedWindowCounters.windows, sql).toBe(windows);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  });
+
   it('ORDER BY without LIMIT sorts runs into spill files and merges them, ties in input order', async () => {
     for (const sql of [
       'SELECT id, v, s FROM d.t ORDER BY v DESC, s',

@@ -11,14 +11,29 @@
 // that pass would hand a frame to the accumulator instead (an INT64 sum past
 // ±2^53, a FLOAT64 sum overflowing from finite values) the query is refused
 // as the memory guard refused it before. Rows come out in ORDER BY order.
-import type { SortKey, SortRel, WindowCall, WindowRel } from '../../../analyzer/resolved.js';
+//
+// Calls that look at other rows than the ones before them (`Streamed`) run
+// over the same sorted stream with a bounded window of it held: LAG / LEAD
+// (the offset's rows behind or ahead), NTILE / PERCENT_RANK / CUME_DIST (the
+// row count, known once the sort has read its input, before its first row
+// comes out), FIRST_VALUE / LAST_VALUE / NTH_VALUE and COUNT / SUM / AVG /
+// MIN / MAX over frames with literal ROWS offsets or peer-group (RANGE
+// CURRENT ROW) bounds, not UNBOUNDED FOLLOWING. Each step emits rows up to a
+// peer-group start whose frames end within what is held, and keeps the rows
+// later frames can still start at; an UNBOUNDED PRECEDING start keeps the
+// first qualifying values (FIRST_VALUE / NTH_VALUE) or the last one
+// (LAST_VALUE) of the rows let go. Frame aggregates run the in-memory
+// nativeAggregate's state machine (restart when the frame start moves, add
+// in order), so sums are the same to the last bit.
+import type { Expr, FrameBound, SortKey, SortRel, WindowCall, WindowRel } from '../../../analyzer/resolved.js';
 import { QueryError } from '../../../planner/api.js';
 import { T } from '../../../types/types.js';
-import { MAX_SAFE, sliceVector, type Batch, type Vector } from '../../../types/vector.js';
+import type { Value } from '../../../types/values.js';
+import { MAX_SAFE, getValue, sliceVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
 import { checkpoint, type ExecContext } from '../../context.js';
 import { evaluate, layoutOf } from '../../expr.js';
 import { peersComparator } from '../../sort-keys.js';
-import { concatBatches } from '../../vectors.js';
+import { concatBatches, takeOrNull } from '../../vectors.js';
 import { sortOp } from '../sort.js';
 
 const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
@@ -34,13 +49,68 @@ export function sortedWindowKeys(rel: WindowRel): readonly SortKey[] | null {
   const key = orderKey(first);
   for (const c of rel.calls) {
     if (c.partitionBy.length > 0 || orderKey(c) !== key) return null;
-    if (NUMBERING.has(c.name.toUpperCase()) && !c.aggregate) continue;
-    if (!c.aggregate || !RUNNING.has(c.name.toUpperCase()) || c.distinct || c.ignoreNulls === true || c.safe || c.args.length > 1) return null;
-    const f = c.frame;
-    if (f && (f.start.type !== 'unbounded_preceding' || f.end.type !== 'current_row')) return null;
-    if (!runsNatively(c)) return null;
+    if (!isRunning(c) && streamedNeed(c) === null) return null;
   }
   return first.orderBy;
+}
+
+/** Calls the running state computes from the rows up to each row's peer group's end. */
+function isRunning(c: WindowCall): boolean {
+  if (NUMBERING.has(c.name.toUpperCase()) && !c.aggregate) return true;
+  if (!c.aggregate || !RUNNING.has(c.name.toUpperCase()) || c.distinct || c.ignoreNulls === true || c.safe || c.args.length > 1) return false;
+  const f = c.frame;
+  if (f && (f.start.type !== 'unbounded_preceding' || f.end.type !== 'current_row')) return false;
+  return runsNatively(c);
+}
+
+/** A literal that is a non-negative integer (a frame offset, LAG's offset), else null. */
+function literalCount(e: Expr | undefined, dflt: number | null): number | null {
+  if (e === undefined) return dflt;
+  if (e.kind !== 'literal' || e.value === null || (typeof e.value !== 'number' && typeof e.value !== 'bigint')) return null;
+  const x = Number(e.value);
+  return Number.isInteger(x) && x >= 0 ? x : null;
+}
+
+/** Rows a bound reaches behind (preceding offset) and ahead (following offset) of its row; null when not literal or UNBOUNDED FOLLOWING. */
+function boundReach(b: FrameBound, unit: 'ROWS' | 'RANGE'): { behind: number; ahead: number } | null {
+  switch (b.type) {
+    case 'unbounded_preceding':
+    case 'current_row':
+      return { behind: 0, ahead: 0 };
+    case 'unbounded_following':
+      return null;
+    case 'preceding':
+    case 'following': {
+      // RANGE offsets reach as far as the keys say: not held in a bounded window.
+      const k = unit === 'ROWS' ? literalCount(b.offset, null) : null;
+      if (k === null) return null;
+      return b.type === 'preceding' ? { behind: k, ahead: 0 } : { behind: 0, ahead: k };
+    }
+  }
+}
+
+/** Rows a Streamed call needs held behind and ahead of the rows it computes, or null when it is not one. */
+function streamedNeed(c: WindowCall): { behind: number; ahead: number } | null {
+  const name = c.name.toUpperCase();
+  if (!c.aggregate && (name === 'PERCENT_RANK' || name === 'CUME_DIST')) return { behind: 0, ahead: 0 };
+  if (!c.aggregate && name === 'NTILE') return (literalCount(c.args[0], null) ?? 0) > 0 ? { behind: 0, ahead: 0 } : null;
+  if (!c.aggregate && (name === 'LAG' || name === 'LEAD')) {
+    const off = literalCount(c.args[1], 1);
+    if (off === null) return null;
+    return name === 'LAG' ? { behind: off, ahead: 0 } : { behind: 0, ahead: off };
+  }
+  const valued = !c.aggregate && (name === 'FIRST_VALUE' || name === 'LAST_VALUE' || name === 'NTH_VALUE');
+  if (valued && name === 'NTH_VALUE' && !((literalCount(c.args[1], null) ?? 0) > 0)) return null;
+  const framed =
+    valued ||
+    (c.aggregate !== undefined && RUNNING.has(name) && !c.distinct && c.ignoreNulls !== true && !c.safe && c.args.length <= 1 && runsNatively(c));
+  if (!framed) return null;
+  const f = c.frame;
+  if (!f) return { behind: 0, ahead: 0 };
+  const a = boundReach(f.start, f.unit);
+  const b = boundReach(f.end, f.unit);
+  if (a === null || b === null) return null;
+  return { behind: Math.max(a.behind, b.behind), ahead: Math.max(a.ahead, b.ahead) };
 }
 
 /** The argument and result types the running state handles (as nativeAggregate does); checked before any row is read. */
@@ -67,25 +137,77 @@ export async function* sortedWindow(rel: WindowRel, keys: readonly SortKey[], so
   const sortRel: SortRel = { kind: 'sort', input: rel.input, keys, columns: rel.input.columns };
   const layout = layoutOf(rel.input.columns);
   const types = rel.input.columns.map((c) => c.type);
-  const states = rel.calls.map((c) => new Running(c));
-  let pending: Batch | null = null;
-  for await (const b of sortOp(sortRel, ctx, source)) {
-    if (b.length === 0) continue;
-    const chunk: Batch = pending === null ? b : concatBatches(types, [pending, b]);
+  const states = rel.calls.map((c) => (isRunning(c) ? new Running(c) : new Streamed(c, streamedNeed(c)!)));
+  let behind = 0;
+  let ahead = 0;
+  for (const st of states) {
+    if (st instanceof Streamed) {
+      behind = Math.max(behind, st.need.behind);
+      ahead = Math.max(ahead, st.need.ahead);
+    }
+  }
+  // The sort reads all of its input before its first row comes out: by then `total` is the row count.
+  let total = 0;
+  const counted = async function* (): AsyncGenerator<Batch> {
+    for await (const b of source) {
+      total += b.length;
+      yield b;
+    }
+  };
+  /** Sorted rows held: global positions [lo, lo + held.length); `done`: the first not yet emitted. */
+  let held: Batch | null = null;
+  let lo = 0;
+  let done = 0;
+  const step = async (final: boolean): Promise<Batch | null> => {
+    const chunk = held!;
+    const m = chunk.length;
     const kv: Vector[] = [];
     for (const k of keys) kv.push(await evaluate(k.expr, chunk, layout, ctx));
-    const peerEnd = peerEnds(kv, keys, chunk.length);
-    // Rows of the last peer group may have peers in the next batch: held back.
-    const cut = lastGroupStart(peerEnd, chunk.length);
-    pending = cut < chunk.length ? sliceBatch(chunk, cut, chunk.length) : null;
-    if (cut > 0) yield await emit(rel, states, sliceBatch(chunk, 0, cut), peerEnd, layout, ctx);
+    const peerEnd = peerEnds(kv, keys, m);
+    // Emit up to a peer-group start (the last group may have peers still to come) whose rows' frames end within what is held.
+    let cut = m;
+    if (!final) {
+      cut = lastGroupStart(peerEnd, m);
+      const reach = m - ahead;
+      if (reach < cut) cut = reach <= 0 ? 0 : groupStartAt(peerEnd, reach);
+    }
+    const from = done - lo;
+    if (cut <= from) return null;
+    const out = sliceBatch(chunk, from, cut);
+    const results: Vector[] = [];
+    for (const st of states) {
+      if (st instanceof Running) {
+        const arg = st.call.args[0] ? await evaluate(st.call.args[0], out, layout, ctx) : null;
+        const pe = from === 0 ? peerEnd : peerEnd.slice(from, cut).map((e) => e - from);
+        results.push(st.run(cut - from, pe, arg));
+      } else results.push(await st.run({ chunk, lo, from, cut, total, peerEnd }, layout, ctx));
+    }
+    done = lo + cut;
+    // Keep what later rows' frames can still reach back to; the calls note what they need of the rest first.
+    const keep = Math.max(0, cut - behind);
+    for (const st of states) if (st instanceof Streamed) st.letGo(keep);
+    held = keep === 0 ? chunk : sliceBatch(chunk, keep, m);
+    lo += keep;
+    return { length: out.length, columns: [...out.columns, ...results] };
+  };
+  for await (const b of sortOp(sortRel, ctx, counted())) {
+    if (b.length === 0) continue;
+    held = held === null || held.length === 0 ? b : concatBatches(types, [held, b]);
+    const out = await step(false);
+    if (out !== null) yield out;
     await checkpoint(ctx);
   }
-  if (pending !== null) {
-    const kv: Vector[] = [];
-    for (const k of keys) kv.push(await evaluate(k.expr, pending, layout, ctx));
-    yield await emit(rel, states, pending, peerEnds(kv, keys, pending.length), layout, ctx);
+  if (held !== null && held.length > 0) {
+    const out = await step(true);
+    if (out !== null) yield out;
   }
+}
+
+/** The start of the peer group holding row i (peerEnd: each row's group end). */
+function groupStartAt(peerEnd: Int32Array, i: number): number {
+  const e = peerEnd[i]!;
+  while (i > 0 && peerEnd[i - 1] === e) i--;
+  return i;
 }
 
 function sliceBatch(b: Batch, s: number, e: number): Batch {
@@ -110,15 +232,6 @@ function lastGroupStart(peerEnd: Int32Array, n: number): number {
   return s;
 }
 
-/** The rows of `b` (whole peer groups, following those emitted before) with every call's value beside them. */
-async function emit(rel: WindowRel, states: readonly Running[], b: Batch, peerEnd: Int32Array, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Batch> {
-  const results: Vector[] = [];
-  for (const st of states) {
-    const arg = st.call.args[0] ? await evaluate(st.call.args[0], b, layout, ctx) : null;
-    results.push(st.run(b.length, peerEnd, arg));
-  }
-  return { length: b.length, columns: [...b.columns, ...results] };
-}
 
 /** One call's state across the sorted rows. */
 class Running {
@@ -227,3 +340,281 @@ function refuse(): never {
   throw new QueryError('Resources exceeded during query execution: The query could not be executed in the allotted memory.', 'resourcesExceeded');
 }
 
+
+/** One step of the sorted stream: `chunk` holds global rows [lo, lo + chunk.length); rows [from, cut) of it are computed now. */
+interface Step {
+  readonly chunk: Batch;
+  readonly lo: number;
+  readonly from: number;
+  readonly cut: number;
+  /** Rows in the whole sorted stream. */
+  readonly total: number;
+  /** Each held row's peer group end (within the chunk). */
+  readonly peerEnd: Int32Array;
+}
+
+/** A row's frame bound, as window.ts rowsBound computes it over one partition [ps, pe). */
+function rowsBound(b: FrameBound, off: number, p: number, ps: number, pe: number, isStart: boolean): number {
+  const clamp = (x: number): number => (x < ps ? ps : x > pe ? pe : x);
+  const base = isStart ? 0 : 1;
+  switch (b.type) {
+    case 'unbounded_preceding':
+      return ps;
+    case 'unbounded_following':
+      return pe;
+    case 'current_row':
+      return p + base;
+    case 'preceding':
+      return clamp(p - off + base);
+    case 'following':
+      return clamp(p + off + base);
+  }
+}
+
+const lost = (): never => {
+  throw new Error('sorted window: a frame reached rows no longer held');
+};
+
+/** A call that reads rows around its own in the sorted stream (see the head of this file), `need` of them held. */
+class Streamed {
+  private readonly name: string;
+  private readonly unboundedStart: boolean;
+  private readonly offStart: number;
+  private readonly offEnd: number;
+  private readonly nth: number;
+  /** The argument over the last step's chunk (for letGo). */
+  private v: Vector | null = null;
+  /** FIRST_VALUE / NTH_VALUE from UNBOUNDED PRECEDING: the first qualifying values of the rows let go (at most nth). */
+  private prefix: Value[] = [];
+  /** LAST_VALUE from UNBOUNDED PRECEDING: the last qualifying value of the rows let go (undefined: none). */
+  private lastLetGo: Value | undefined = undefined;
+  // A frame aggregate's running state, as nativeAggregate keeps it.
+  private curS = -1;
+  private curE = -1;
+  private cnt = 0;
+  private sum = 0;
+  private mn = Infinity;
+  private mx = -Infinity;
+  private nan = false;
+  private nonFinite = false;
+
+  constructor(
+    readonly call: WindowCall,
+    readonly need: { readonly behind: number; readonly ahead: number },
+  ) {
+    this.name = call.name.toUpperCase() === '$COUNT_STAR' ? 'COUNT' : call.name.toUpperCase();
+    const f = call.frame;
+    this.unboundedStart = !f || f.start.type === 'unbounded_preceding';
+    const off = (b: FrameBound | undefined): number => (b && (b.type === 'preceding' || b.type === 'following') ? literalCount(b.offset, 0)! : 0);
+    this.offStart = off(f?.start);
+    this.offEnd = off(f?.end);
+    this.nth = this.name === 'NTH_VALUE' ? literalCount(call.args[1], 1)! : 1;
+  }
+
+  async run(st: Step, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Vector> {
+    const { chunk, lo, from, cut, total, peerEnd } = st;
+    const n = cut - from;
+    const name = this.name;
+    const call = this.call;
+    // Peer group starts of the rows computed (`from` starts a group).
+    const peerStart = new Int32Array(n);
+    let gs = from;
+    for (let i = 0; i < n; i++) {
+      const r = from + i;
+      if (r > from && peerEnd[r - 1] !== peerEnd[r]) gs = r;
+      peerStart[i] = gs;
+    }
+    if (!call.aggregate && (name === 'NTILE' || name === 'PERCENT_RANK' || name === 'CUME_DIST')) {
+      const d = new Float64Array(n);
+      const k = literalCount(call.args[0], 0)!;
+      const q = Math.floor(total / Math.max(k, 1));
+      const rem = total % Math.max(k, 1);
+      const big = rem * (q + 1);
+      for (let i = 0; i < n; i++) {
+        const p = lo + from + i;
+        if (name === 'NTILE') d[i] = p < big ? Math.floor(p / (q + 1)) + 1 : rem + Math.floor((p - big) / q) + 1;
+        else if (name === 'CUME_DIST') d[i] = (lo + peerEnd[from + i]!) / total;
+        else d[i] = total === 1 ? 0 : (lo + peerStart[i]!) / (total - 1);
+      }
+      return { type: name === 'NTILE' ? T.INT64 : T.FLOAT64, length: n, data: d, nulls: null };
+    }
+    const v = call.args[0] ? await evaluate(call.args[0], chunk, layout, ctx) : null;
+    this.v = v;
+    const m = chunk.length;
+    if (!call.aggregate && (name === 'LAG' || name === 'LEAD')) {
+      const off = literalCount(call.args[1], 1)!;
+      const def = call.args.length > 2 ? await evaluate(call.args[2]!, chunk, layout, ctx) : null;
+      const pick = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const p = lo + from + i;
+        const q = name === 'LAG' ? p - off : p + off;
+        if (q >= 0 && q < total) {
+          if (q < lo || q >= lo + m) lost();
+          pick[i] = q - lo;
+        } else pick[i] = -1;
+      }
+      const res = takeOrNull(v!, pick);
+      if (!def) return res;
+      // Rows past either end take the default expression's value of the current row.
+      const vals: Value[] = new Array(n);
+      for (let i = 0; i < n; i++) vals[i] = pick[i] === -1 ? getValue(def, from + i) : getValue(res, i);
+      return vectorFromValues(call.column.type, vals);
+    }
+    // Framed calls: each row's frame [s, e) in global positions, as window.ts frames() makes it over one partition.
+    const f = call.frame;
+    const frameOf = (i: number): [number, number] => {
+      const p = lo + from + i;
+      let s: number;
+      let e: number;
+      if (!f) {
+        s = 0;
+        e = lo + peerEnd[from + i]!;
+      } else if (f.unit === 'ROWS') {
+        s = rowsBound(f.start, this.offStart, p, 0, total, true);
+        e = rowsBound(f.end, this.offEnd, p, 0, total, false);
+      } else {
+        s = f.start.type === 'current_row' ? lo + peerStart[i]! : 0;
+        e = f.end.type === 'current_row' ? lo + peerEnd[from + i]! : lo + peerStart[i]!;
+      }
+      if (e < s) e = s;
+      if ((s < lo && s !== 0) || e > lo + m || (e < lo && e > s)) lost();
+      return [s, e];
+    };
+    if (!call.aggregate) return this.valued(v!, n, lo, frameOf);
+    return this.aggregate(v, n, lo, frameOf);
+  }
+
+  /** FIRST_VALUE / LAST_VALUE / NTH_VALUE, scanning each frame as window.ts computeCall does. */
+  private valued(v: Vector, n: number, lo: number, frameOf: (i: number) => [number, number]): Vector {
+    const ignore = this.call.ignoreNulls === true;
+    const nulls = v.nulls;
+    const qualifies = (local: number): boolean => !ignore || nulls === null || nulls[local] !== 1;
+    const vals: Value[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const [s, e] = frameOf(i);
+      let found: Value | undefined = undefined;
+      if (this.name === 'LAST_VALUE') {
+        for (let q = e - 1; q >= Math.max(s, lo); q--) {
+          if (qualifies(q - lo)) {
+            found = getValue(v, q - lo);
+            break;
+          }
+        }
+        if (found === undefined && s < lo && e > s) found = this.lastLetGo;
+      } else {
+        let seen = 0;
+        let q = s;
+        if (s < lo && e > s) {
+          // Rows let go come first (all of them before e).
+          for (const x of this.prefix) {
+            if (++seen === this.nth) {
+              found = x;
+              break;
+            }
+          }
+          q = lo;
+        }
+        for (; found === undefined && q < e; q++) {
+          if (!qualifies(q - lo)) continue;
+          if (++seen === this.nth) found = getValue(v, q - lo);
+        }
+      }
+      vals[i] = found === undefined ? null : found;
+    }
+    return vectorFromValues(this.call.column.type, vals);
+  }
+
+  /** COUNT / SUM / AVG / MIN / MAX over each frame with nativeAggregate's running state (restarted when the frame start moves). */
+  private aggregate(a: Vector | null, n: number, lo: number, frameOf: (i: number) => [number, number]): Vector {
+    const name = this.name;
+    const rt = this.call.column.type.kind;
+    const data = a ? a.data : null;
+    if (name !== 'COUNT' && !(data instanceof Float64Array) && !((name === 'MIN' || name === 'MAX') && data instanceof Int32Array)) refuse();
+    const nulls = a ? a.nulls : null;
+    const out = new Float64Array(n);
+    let outNulls: Uint8Array | null = null;
+    for (let i = 0; i < n; i++) {
+      const [s, e] = frameOf(i);
+      if (s !== this.curS || e < this.curE) {
+        this.curS = s;
+        this.curE = s;
+        this.cnt = 0;
+        this.sum = 0;
+        this.mn = Infinity;
+        this.mx = -Infinity;
+        this.nan = false;
+        this.nonFinite = false;
+      }
+      for (let q = this.curE; q < e; q++) {
+        const r = q - lo;
+        if (r < 0) lost();
+        if (data === null) {
+          this.cnt++;
+          continue;
+        }
+        if (nulls !== null && nulls[r] === 1) continue;
+        if (name === 'COUNT') {
+          this.cnt++;
+          continue;
+        }
+        const x = (data as Float64Array | Int32Array)[r]!;
+        this.cnt++;
+        this.sum += x;
+        if (x - x !== 0) this.nonFinite = true;
+        if (x !== x) this.nan = true;
+        else {
+          if (x < this.mn) this.mn = x;
+          if (x > this.mx) this.mx = x;
+        }
+      }
+      this.curE = e;
+      let val: number;
+      let isNull = false;
+      switch (name) {
+        case 'COUNT':
+          val = this.cnt;
+          break;
+        case 'SUM':
+          if (rt === 'INT64' && (this.sum > MAX_SAFE || this.sum < -MAX_SAFE)) refuse();
+          if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
+          val = this.sum;
+          isNull = this.cnt === 0;
+          break;
+        case 'AVG':
+          if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
+          val = this.sum / this.cnt;
+          isNull = this.cnt === 0;
+          break;
+        case 'MIN':
+          val = this.nan ? NaN : this.mn;
+          isNull = this.cnt === 0;
+          break;
+        default:
+          val = this.nan ? NaN : this.mx;
+          isNull = this.cnt === 0;
+      }
+      if (isNull) (outNulls ??= new Uint8Array(n))[i] = 1;
+      else out[i] = val;
+    }
+    const d = data instanceof Int32Array && name !== 'COUNT' ? Int32Array.from(out) : out;
+    return { type: this.call.column.type, length: n, data: d, nulls: outNulls };
+  }
+
+  /** Rows [0, keep) of the last step's chunk are let go: an UNBOUNDED PRECEDING frame keeps what it needs of them. */
+  letGo(keep: number): void {
+    const v = this.v;
+    if (keep === 0 || v === null || this.call.aggregate || !this.unboundedStart) return;
+    const ignore = this.call.ignoreNulls === true;
+    const qualifies = (r: number): boolean => !ignore || v.nulls === null || v.nulls[r] !== 1;
+    if (this.name === 'LAST_VALUE') {
+      for (let r = keep - 1; r >= 0; r--) {
+        if (qualifies(r)) {
+          this.lastLetGo = getValue(v, r);
+          break;
+        }
+      }
+    } else if (this.name === 'FIRST_VALUE' || this.name === 'NTH_VALUE') {
+      for (let r = 0; r < keep && this.prefix.length < this.nth; r++) if (qualifies(r)) this.prefix.push(getValue(v, r));
+    }
+  }
+}
