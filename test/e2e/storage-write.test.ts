@@ -135,6 +135,39 @@ describe('Storage Write API through the real managed writer', () => {
     expect(await rows('SELECT COUNT(*) AS n FROM ds.events WHERE id IN (20, 21)')).toEqual([{ n: 0 }]);
   });
 
+  // Column parameters are checked on append, as every other write checks them (types/table-values.ts), with the
+  // service's row error wording (the Java client's integration test asserts `Field foo: STRING(10) has maximum
+  // length 10 but got a value with length 12 on field foo.`).
+  it('checks STRING(L), NUMERIC(P, S) and a STRUCT field\'s parameters on append, on every stream type', async () => {
+    await bq.query({ query: 'CREATE TABLE ds.params (id INT64, s STRING(5), n NUMERIC(5, 2), r STRUCT<a STRING(2)>)' });
+    const t = 'projects/sw/datasets/ds/tables/params';
+    const errorsOf = async (w: managedwriter.JSONWriter, rows: Parameters<managedwriter.JSONWriter["appendRows"]>[0], offset?: number) => {
+      const res = await w.appendRows(rows, offset).getResult().catch((e: unknown) => e);
+      return ((res as { rowErrors?: { index: unknown; code: unknown; message: string }[] }).rowErrors ?? []).map((e) => [Number(e.index), e.code, e.message]);
+    };
+    const def = await jsonWriter(`${t}/streams/_default`);
+    expect(await errorsOf(def, [{ id: 1, s: 'abcdefg' }, { id: 2, s: 'ok' }, { id: 3, n: '1234.5' }, { id: 4, r: { a: 'xyz' } }])).toEqual([
+      [0, 'FIELDS_ERROR', 'Field s: STRING(5) has maximum length 5 but got a value with length 7 on field s.'],
+      [2, 'FIELDS_ERROR', 'Field n: NUMERIC(5, 2) has precision 5 and scale 2 but got a value that is not in range of [-999.99, 999.99] on field n.'],
+      [3, 'FIELDS_ERROR', 'Field r.a: STRING(2) has maximum length 2 but got a value with length 3 on field r.a.'],
+    ]);
+    // Nothing of a refused request is written; a good one is, NUMERIC(5, 2) rounded half away from zero.
+    expect(await errorsOf(def, [{ id: 5, s: 'abcde', n: '1.005', r: { a: 'xy' } }])).toEqual([]);
+    def.close();
+    const pendingId = await writer.createWriteStream({ streamType: managedwriter.PendingStream, destinationTable: t });
+    const pending = await jsonWriter(pendingId);
+    // A PENDING stream refuses the row when it is appended, not at commit; the offset stays free.
+    expect(await errorsOf(pending, [{ id: 6, s: 'toolong' }], 0)).toEqual([[0, 'FIELDS_ERROR', 'Field s: STRING(5) has maximum length 5 but got a value with length 7 on field s.']]);
+    expect(await errorsOf(pending, [{ id: 7, n: '-2.345' }], 0)).toEqual([]);
+    pending.close();
+    await writer.finalizeWriteStream({ name: pendingId });
+    expect((await writer.batchCommitWriteStream({ parent: t, writeStreams: [pendingId] })).streamErrors ?? []).toEqual([]);
+    expect(await rows('SELECT id, s, CAST(n AS STRING) AS n, r.a AS a FROM ds.params ORDER BY id')).toEqual([
+      { id: 5, s: 'abcde', n: '1.01', a: 'xy' },
+      { id: 7, s: null, n: '-2.35', a: null },
+    ]);
+  });
+
   it('makes BUFFERED rows visible up to the flushed offset', async () => {
     const streamId = await writer.createWriteStream({ streamType: managedwriter.BufferedStream, destinationTable: TABLE });
     const w = await jsonWriter(streamId);

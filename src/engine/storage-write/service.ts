@@ -239,6 +239,8 @@ export class StorageWriteService {
       throw e;
     }
     let rowErrors = decoded.errors;
+    // Column parameters (STRING(L), NUMERIC(P, S), ...) are checked when rows are appended, on every stream type.
+    if (rowErrors.length === 0) rowErrors = this.rows.checkStreamRows(s.table.p, s.table.d, s.table.t, decoded.rows);
     if (rowErrors.length === 0 && s.type === 'COMMITTED') rowErrors = await this.insert(s, decoded.rows, isDefault);
     if (rowErrors.length > 0) {
       // The whole request is rejected; nothing of it is written.
