@@ -305,6 +305,53 @@ function paramsWiden(from: Pick<RestField, 'maxLength' | 'precision' | 'scale'> 
   return true;
 }
 
+/**
+ * Whether a column of type `from` (its REST field `f`: the parameters) may SET DATA TYPE to `to`: a scalar by an
+ * implicit coercion (INT64 -> NUMERIC, ...) or to the same type with parameters no narrower; a STRUCT field by
+ * field, the same names in the same order (managing-table-schemas: a nested column's field INT64 -> NUMERIC;
+ * data-definition-language: a parameterized type's widening); an ARRAY of scalars by its element's parameters.
+ */
+function setDataTypeAllowed(from: SqlType, f: RestField | undefined, to: SqlType): boolean {
+  if (from.kind === 'ARRAY' || to.kind === 'ARRAY') {
+    // An ARRAY's scalar element keeps its type (its parameters may widen); a field within an ARRAY of STRUCTs
+    // cannot change (managing-table-schemas: "altering a field within an array of STRUCTs ... isn't supported").
+    if (from.kind !== 'ARRAY' || to.kind !== 'ARRAY' || from.element.kind !== to.element.kind) return false;
+    if (from.element.kind === 'STRUCT') return typeWithParams(from.element, f) === typeToSql(to.element);
+    return setDataTypeAllowed(from.element, f, to.element);
+  }
+  if (from.kind === 'STRUCT' || to.kind === 'STRUCT') {
+    if (from.kind !== 'STRUCT' || to.kind !== 'STRUCT' || from.fields.length !== to.fields.length) return false;
+    return from.fields.every((x, k) => {
+      const y = to.fields[k]!;
+      const sub = f?.fields?.find((g) => g.name.toLowerCase() === x.name.toLowerCase());
+      return x.name.toLowerCase() === y.name.toLowerCase() && setDataTypeAllowed(x.type, sub, y.type);
+    });
+  }
+  if (from.kind !== to.kind) return canCoerce(from, to);
+  return paramsWiden(f, restTypeParams(to));
+}
+
+/** A STRUCT column's new REST fields (`fresh`, from its new type) keeping what the old ones had besides the type (descriptions...). */
+function retypedFields(old: readonly RestField[] | undefined, fresh: readonly RestField[]): RestField[] {
+  return fresh.map((ff) => {
+    const of = old?.find((g) => g.name.toLowerCase() === ff.name.toLowerCase());
+    if (!of) return ff;
+    const { maxLength: _m, precision: _p, scale: _s, fields: oldSub, ...bare } = of;
+    return { ...bare, type: ff.type, mode: ff.mode, ...restParamsOf(ff), ...(ff.fields ? { fields: retypedFields(oldSub, ff.fields) } : {}) };
+  });
+}
+
+/** A stored column's type as SQL text with the parameters its REST field keeps, at any depth (STRUCT<a STRING(10)>). */
+function typeWithParams(t: SqlType, f: RestField | undefined): string {
+  if (t.kind === 'ARRAY') return `ARRAY<${typeWithParams(t.element, f)}>`;
+  if (t.kind === 'STRUCT') return `STRUCT<${t.fields.map((x) => `${x.name} ${typeWithParams(x.type, f?.fields?.find((g) => g.name.toLowerCase() === x.name.toLowerCase()))}`).join(', ')}>`;
+  return typeToSql(t) + restParamsText(f);
+}
+
+function restParamsOf(f: RestField): Pick<RestField, 'maxLength' | 'precision' | 'scale'> {
+  return { ...(f.maxLength !== undefined ? { maxLength: f.maxLength } : {}), ...(f.precision !== undefined ? { precision: f.precision } : {}), ...(f.scale !== undefined ? { scale: f.scale } : {}) };
+}
+
 /** The schema's fields with the column definitions' defaults and descriptions; undefined when they have none. */
 async function schemaExtras(s: Session, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<RestField[] | undefined> {
   if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type)) && !columns.some((c) => hasTypeParams(c.type))) return undefined;
@@ -820,14 +867,14 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         else if (a.action.kind === 'SetDataType') {
           const t = typeFromNode(a.action.type);
           const oldField = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
-          const oldText = typeToSql(cols[i]!.type) + restParamsText(oldField);
-          // STRUCT and ARRAY columns change only through their fields' own statements (managing-table-schemas).
-          const nested = ['STRUCT', 'ARRAY'].includes(t.kind) || ['STRUCT', 'ARRAY'].includes(cols[i]!.type.kind);
-          if ((nested && !typeEquals(cols[i]!.type, t)) || (!canCoerce(cols[i]!.type, t) && cols[i]!.type.kind !== t.kind) || (cols[i]!.type.kind === t.kind && !paramsWiden(oldField, restTypeParams(t)))) {
+          const oldText = typeWithParams(cols[i]!.type, oldField);
+          if (!setDataTypeAllowed(cols[i]!.type, oldField, t)) {
             throw sqlError(`ALTER TABLE ALTER COLUMN SET DATA TYPE requires that the existing column type (${oldText}) is assignable to the new type (${typeToSql(t)})`, a.loc);
           }
           cols[i] = { ...cols[i]!, type: t };
-          typeParams.set(cols[i]!.name.toLowerCase(), restTypeParams(t));
+          // The schema's parameters at every depth from the new type; a STRUCT's fields keep their descriptions.
+          const fresh = tableRestField(cols[i]!.name, t, cols[i]!.required);
+          typeParams.set(cols[i]!.name.toLowerCase(), { ...restParamsOf(fresh), ...(fresh.fields ? { fields: retypedFields(oldField?.fields, fresh.fields) } : {}) });
           rewrite = true;
         } else if (a.action.kind === 'SetOptions') {
           const r = await optionsToResource(s, a.action.options);
