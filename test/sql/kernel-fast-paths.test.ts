@@ -253,13 +253,21 @@ describe('FORMAT_DATE with a constant format', () => {
 
 describe('STRING_AGG of STRING', () => {
   const strs = ['a', '', 'bc', 'é', '\u{1F600}', 'x,y', 'zz'];
-  const run = (acc: import('../../src/functions/registry.js').GroupsAccumulator, vals: Value[], seps: Value[] | null, groups: Int32Array, ng: number) => {
+  // Dictionary-coded values (a dictionary-encoded column's batches): one dictionary for both batches, the second batch's value a third way.
+  const dictValues: (string | null)[] = [...strs, 'unused'];
+  const coded = (vals: Value[]): Vector => {
+    const v = vectorFromValues(T.STRING, vals);
+    const codes = Int32Array.from(vals, (x) => (x === null ? 0 : dictValues.indexOf(x as string)));
+    return { ...v, dict: { codes, values: dictValues } };
+  };
+  const run = (acc: import('../../src/functions/registry.js').GroupsAccumulator, vals: Value[], seps: Value[] | null, groups: Int32Array, ng: number, dict = 0) => {
     try {
       acc.resize(ng);
       // two batches
       const cut = Math.floor(vals.length / 3);
       for (const [lo, hi] of [[0, cut], [cut, vals.length]] as const) {
-        const args = [vectorFromValues(T.STRING, vals.slice(lo, hi))];
+        // dict 1: both batches coded; 2: only the first (codes and plain strings in one group's values).
+        const args = [dict === 1 || (dict === 2 && lo === 0) ? coded(vals.slice(lo, hi)) : vectorFromValues(T.STRING, vals.slice(lo, hi))];
         if (seps) args.push(vectorFromValues(T.STRING, seps.slice(lo, hi)));
         acc.update(args, groups.slice(lo, hi), hi - lo);
       }
@@ -287,7 +295,7 @@ describe('STRING_AGG of STRING', () => {
         const o = { distinct: false, ignoreNulls: undefined, hasOrderBy: false, limit };
         const general = stringAggCollect(false)({ args: seps ? [{ type: T.STRING }, { type: T.STRING }] : [{ type: T.STRING }], argTypes: [], returnType: T.STRING } as never, o)({} as EvalContext, o);
         const want = run(general, vals, seps, groups, ng);
-        expect(run(new StringAggAcc(seps !== null, limit), vals, seps, groups, ng), `${JSON.stringify(seps?.slice(0, 3))} ${limit}`).toEqual(want);
+        for (const dict of [0, 1, 2]) expect(run(new StringAggAcc(seps !== null, limit), vals, seps, groups, ng, dict), `${JSON.stringify(seps?.slice(0, 3))} ${limit} ${dict}`).toEqual(want);
       }
     }
   });
