@@ -112,7 +112,8 @@ function implicitAlias(e: A.Expr): string {
 // ---------------------------------------------------------------- subqueries (expressions)
 
 export function resolveSubquery(an: Analyzer, q: A.Query, ctx: ExprCtx, mode: SubqueryExpr['mode'], loc: A.Loc, inExpr?: Expr): Expr {
-  if (ctx.noSubqueries) throw sqlError(`Subqueries are not allowed in ${ctx.clause}`, loc);
+  // The reference analyzer's wording for a column DEFAULT, the one clause that sets noSubqueries.
+  if (ctx.noSubqueries) throw sqlError(`${ctx.clause.charAt(0).toUpperCase()}${ctx.clause.slice(1)} must not include a subquery`, loc);
   const corr = new Correlation();
   // In HAVING/QUALIFY, select-list aliases of aggregates stay visible inside subqueries
   // (HAVING EXISTS (SELECT * FROM UNNEST(agg_alias))).

@@ -195,24 +195,25 @@ interface RestTableConstraints {
 function tableConstraints(s: Session, defs: readonly A.ColumnDef[], constraints: readonly A.TableConstraint[], loc: A.Loc, columns: readonly Column[], self: TableId): RestTableConstraints | undefined {
   const out: RestTableConstraints = {};
   const has = (cols: readonly Column[], n: string) => cols.some((c) => c.name.toLowerCase() === n.toLowerCase());
-  const own = (n: string) => {
-    if (!has(columns, n)) throw sqlError(`Column not found: ${n}`, loc);
+  // Key errors in the reference analyzer's wording (resolver_stmt.cc ResolvePrimaryKey / ResolveForeignKeyReference).
+  const own = (what: 'primary' | 'foreign') => (n: string) => {
+    if (!has(columns, n)) throw sqlError(`Unsupported ${what} key column ${n} either does not exist or is a pseudocolumn`, loc);
   };
   for (const c of [...defs.filter((d) => d.enforced), ...constraints.filter((k) => k.enforced)]) {
     const what = c.kind === 'ColumnDef' ? (c.primaryKey ? 'PRIMARY KEY' : 'FOREIGN KEY') : c.kind === 'PrimaryKey' ? 'PRIMARY KEY' : 'FOREIGN KEY';
     throw sqlError(`ENFORCED ${what} constraints are not supported; declare the key NOT ENFORCED`, c.kind === 'ColumnDef' ? c.loc : loc);
   }
   if (defs.filter((d) => d.primaryKey).length + constraints.filter((k) => k.kind === 'PrimaryKey').length > 1) {
-    throw sqlError('A table can have only one PRIMARY KEY constraint', loc);
+    throw sqlError('Multiple PRIMARY KEY definitions found in CREATE TABLE', loc);
   }
   const foreignKey = (name: string | undefined, cols: readonly string[], ref: { table: A.Path; columns: string[] }) => {
-    cols.forEach(own);
+    cols.forEach(own('foreign'));
+    if (ref.columns.length !== cols.length) throw sqlError('Number of foreign columns does not match the number of referenced columns', loc);
     const t = targetId(s, ref.table, loc);
     const same = t.projectId === self.projectId && t.datasetId === self.datasetId && t.tableId === self.tableId;
     const refCols = same ? columns : s.ctx.catalog.getTable(t)?.columns;
     if (!refCols) throw tableNotFound(s.analyzer(), t);
-    for (const n of ref.columns) if (!has(refCols, n)) throw sqlError(`Column not found: ${n} in referenced table ${fq(t)}`, loc);
-    if (ref.columns.length !== cols.length) throw sqlError(`FOREIGN KEY has ${cols.length} columns but references ${ref.columns.length}`, loc);
+    for (const n of ref.columns) if (!has(refCols, n)) throw sqlError(`Column name ${n} not found in ${t.projectId}.${t.datasetId}.${t.tableId}`, loc);
     (out.foreignKeys ??= []).push({
       ...(name ? { name } : {}),
       referencedTable: { projectId: t.projectId, datasetId: t.datasetId, tableId: t.tableId },
@@ -221,7 +222,12 @@ function tableConstraints(s: Session, defs: readonly A.ColumnDef[], constraints:
   };
   const pk = defs.filter((d) => d.primaryKey).map((d) => d.name);
   for (const c of constraints) if (c.kind === 'PrimaryKey') pk.push(...c.columns);
-  pk.forEach(own);
+  pk.forEach(own('primary'));
+  const seen = new Set<string>();
+  for (const n of pk) {
+    if (seen.has(n.toLowerCase())) throw sqlError(`Duplicate column ${n} specified in PRIMARY KEY of CREATE TABLE`, loc);
+    seen.add(n.toLowerCase());
+  }
   if (pk.length) out.primaryKey = { columns: pk };
   for (const d of defs) if (d.references) foreignKey(undefined, [d.name], d.references);
   for (const c of constraints) if (c.kind === 'ForeignKey' && c.references) foreignKey(c.name, c.columns, c.references);
@@ -622,7 +628,8 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   })();
   const what = st.materialized ? 'CREATE MATERIALIZED VIEW' : 'CREATE VIEW';
   if (st.columns && st.columns.length !== q.plan.columns.length) {
-    throw sqlError(`The number of columns in the column list of ${what} (${st.columns.length}) does not match the number of columns produced by the query (${q.plan.columns.length})`, st.loc);
+    // The reference analyzer's wording (resolver_stmt.cc, a view's explicit column list).
+    throw sqlError(`The number of view column names (${st.columns.length}) must be equal to the number of columns from the view query (${q.plan.columns.length})`, st.loc);
   }
   // As CREATE TABLE AS SELECT: every column needs a name (anonymous ones get `f<n>_` internally).
   if (!st.columns) {
@@ -771,7 +778,9 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         const k = curKeys();
         const c = a.constraint;
         if (c.enforced) throw sqlError(`ENFORCED ${c.kind === 'PrimaryKey' ? 'PRIMARY KEY' : 'FOREIGN KEY'} constraints are not supported; declare the key NOT ENFORCED`, a.loc);
-        c.columns.forEach((n) => hasColumn(n, a.loc));
+        for (const n of c.columns) {
+          if (!cols.some((x) => x.name.toLowerCase() === n.toLowerCase())) throw sqlError(`Unsupported ${c.kind === 'PrimaryKey' ? 'primary' : 'foreign'} key column ${n} either does not exist or is a pseudocolumn`, a.loc);
+        }
         if (c.name && (k.foreignKeys ?? []).some((f) => f.name?.toLowerCase() === c.name!.toLowerCase())) throw sqlError(`Constraint ${c.name} already exists in table ${fq(id)}`, a.loc);
         if (c.kind === 'PrimaryKey') {
           if (k.primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} already has a primary key`, a.loc);
