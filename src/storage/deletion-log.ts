@@ -9,10 +9,11 @@ import { NONE_DELETED } from './table-state.js';
 
 
 /**
- * A deletion vector: the positions one large row-level change deleted
- * (u32 little-endian, ascending), in a file of their own written once, so
- * that a sidecar names them instead of holding them. They are entries
- * [at, at + count) of the generation's deletion log.
+ * A deletion vector: entries [at, at + count) of the generation's deletion
+ * log (u32 little-endian, in log order), in a file of their own written
+ * once, so that a sidecar names them instead of holding them: the positions
+ * one large row-level change deleted (ascending), or entries a sidecar write
+ * moved out of its inline part (spillInline).
  */
 export interface DeleteFile {
   readonly file: string;
@@ -32,6 +33,12 @@ export interface DeleteFileWritten {
  * and its new rows to fragment files like a bulk append.
  */
 export const WAL_DELETES_MAX = 20_000;
+/**
+ * A sidecar holds at most this many entries of the deletion log inline
+ * (about 8 bytes of JSON each, written again at every sidecar write): past
+ * it, the write moves them to deletion vector files first (spillInline).
+ */
+export const INLINE_DELETES_MAX = 256;
 
 /** A new deletion vector file name of storage stem `stem` (removed with the stem's orphans when no sidecar names it). */
 function deleteFileName(stem: string, lsn: number): string {
@@ -104,11 +111,62 @@ export function mergeSorted(a: Uint32Array, b: Uint32Array): Uint32Array {
   return out;
 }
 
-/** Positions (ascending) as a deletion vector file of storage stem `stem` in `dir`, durable before any sidecar names it. */
+/** Entries of a deletion log (one change's positions: ascending) as a deletion vector file of storage stem `stem` in `dir`, durable before any sidecar names it. */
 export async function writeDeleteFile(dir: string, stem: string, lsn: number, positions: Uint32Array, unsealed: UnsealedFiles | null): Promise<DeleteFileWritten> {
   const file = deleteFileName(stem, lsn);
   const bytes = new Uint8Array(positions.buffer, positions.byteOffset, positions.byteLength);
   if (unsealed) await unsealed.write(path.join(dir, file), bytes);
   else await atomicWrite(path.join(dir, file), bytes);
   return { file, count: positions.length };
+}
+
+/** How many entries of log[0, n) no file holds (the inline ones). */
+function inlineCount(files: readonly DeleteFile[], n: number): number {
+  return n - files.reduce((k, f) => k + Math.max(0, Math.min(f.at + f.count, n) - f.at), 0);
+}
+
+/**
+ * The files of log[0, n) once its inline entries are bounded, or null when
+ * they are few enough (INLINE_DELETES_MAX). Otherwise every run of inline
+ * entries becomes a file, and each file merges with the one before it while
+ * that one is at most twice its size (so each file is more than twice the
+ * next: O(log) files per generation, an entry rewritten O(log) times). New files are written and synced here,
+ * before any sidecar names them (a crash leaves them unnamed: the next load
+ * removes them); the files merged away are the old sidecar's to let go.
+ * `log` holds every entry, those in files too.
+ */
+export async function spillInline(
+  dir: string,
+  stem: string,
+  lsn: number,
+  log: readonly number[],
+  files: readonly DeleteFile[],
+  n: number,
+  unsealed: UnsealedFiles | null,
+): Promise<DeleteFile[] | null> {
+  if (inlineCount(files, n) <= INLINE_DELETES_MAX) return null;
+  const runs: { at: number; count: number; file?: string }[] = [];
+  const push = (r: { at: number; count: number; file?: string }): void => {
+    runs.push(r);
+    while (runs.length >= 2 && runs[runs.length - 2]!.count <= 2 * runs[runs.length - 1]!.count) {
+      const b = runs.pop()!;
+      const a = runs.pop()!;
+      runs.push({ at: a.at, count: a.count + b.count });
+    }
+  };
+  let from = 0;
+  for (const f of files) {
+    if (f.at > from) push({ at: from, count: f.at - from });
+    push(f);
+    from = f.at + f.count;
+  }
+  if (n > from) push({ at: from, count: n - from });
+  return Promise.all(
+    runs.map(async (r): Promise<DeleteFile> => {
+      if (r.file !== undefined) return { file: r.file, count: r.count, at: r.at };
+      const positions = Uint32Array.from(log.slice(r.at, r.at + r.count));
+      const written = await writeDeleteFile(dir, stem, lsn, positions, unsealed);
+      return { file: written.file, count: written.count, at: r.at };
+    }),
+  );
 }

@@ -11,7 +11,7 @@ import type { SqlType } from '../types/types.js';
 import type { Batch } from '../types/vector.js';
 import type { Stored } from './codec.js';
 import { CommitClock } from './clock.js';
-import { distinctSorted, inlineDeletes, mergeSorted, readDeleteLog, recordDeletes, sortedDeletes, WAL_DELETES_MAX, writeDeleteFile, type DeleteFile, type DeleteFileWritten } from './deletion-log.js';
+import { distinctSorted, inlineDeletes, mergeSorted, readDeleteLog, recordDeletes, sortedDeletes, spillInline, WAL_DELETES_MAX, writeDeleteFile, type DeleteFile, type DeleteFileWritten } from './deletion-log.js';
 import { COMPACT_IDLE_MS, COMPACT_WAL_BYTES, IDLE_BUSY_MS, idleFoldWaits, makeHeld, mergeSmallFragments, noteAppend, otherAppendAt } from './fold.js';
 import { colInfo, fragmentName, StagedRows, writeFragments, type FragmentInfo } from './fragment-writes.js';
 import { ensureDirDurable, atomicWrite, UnsealedFiles } from './fsutil.js';
@@ -560,15 +560,11 @@ export class TableData {
   private sidecarFor(
     fragments: readonly FragmentInfo[],
     flushedLsn: number,
-    versions = this.versions,
-    past = this.past,
-    columns = this.columns,
+    versions: readonly Version[],
+    past: readonly PastGeneration[],
+    columns: readonly Column[],
     /** The log, its entries in files, and how many of its first entries the sidecar holds (those of records up to flushedLsn). */
-    deletes: { readonly log: readonly number[]; readonly files: readonly DeleteFile[]; readonly flushed: number } = {
-      log: this.deletes,
-      files: this.deleteFiles,
-      flushed: this.flushedDeletes(flushedLsn),
-    },
+    deletes: { readonly log: readonly number[]; readonly files: readonly DeleteFile[]; readonly flushed: number },
   ): SidecarChange {
     return sidecarChange({
       current: this.sidecar,
@@ -601,10 +597,25 @@ export class TableData {
 
   /** Rewrites the sidecar listing `fragments` (see sidecarFor), then lets go of what it made obsolete. */
   private async commitSidecar(fragments: readonly FragmentInfo[], flushedLsn: number): Promise<void> {
-    const c = this.sidecarFor(fragments, flushedLsn);
+    const flushed = this.flushedDeletes(flushedLsn);
+    const files = await this.spilledDeletes(flushed);
+    const c = this.sidecarFor(fragments, flushedLsn, this.versions, this.past, this.columns, { log: this.deletes, files, flushed });
     await this.writeWhole(this.sidecarFile, JSON.stringify(c.sidecar));
+    this.deleteFiles = files;
     this.adoptSidecar(c);
     await this.bury(c.obsolete);
+  }
+
+  /**
+   * The deletion vector files of the log's first `n` entries for the next
+   * sidecar: the current ones, or, once more than INLINE_DELETES_MAX of
+   * those entries are in no file, files holding them (written and synced
+   * now; see spillInline), so that many small changes do not grow every
+   * later sidecar write. Call with the table's changes held off (gate or
+   * a commit plan).
+   */
+  private async spilledDeletes(n: number): Promise<DeleteFile[]> {
+    return (await spillInline(this.dir, this.stem, this.nextLsn, this.deletes, this.deleteFiles, n, this.unsealed)) ?? this.deleteFiles;
   }
 
   /** Files no state of this table will name again: deleted once no reader can need them (graveyard.ts). */
@@ -851,7 +862,7 @@ export class TableData {
     // A large row-level change: its deletions join the log, named by their file.
     // Every entry of the log is flushed by this commit; the new ones are pushed only by apply (the file holds them).
     let logLength = this.deletes.length;
-    let files = this.deleteFiles;
+    let files = await this.spilledDeletes(logLength);
     let deleted = this.deleted;
     if (p.deletes) {
       const { base, positions, file } = p.deletes;
@@ -915,7 +926,8 @@ export class TableData {
     }
     const now = this.nextVersionMs();
     // Every entry of the log is flushed by this commit (lastLsn): inline ones and files.
-    const gone = this.deletes.length > 0 ? { deletes: inlineDeletes(this.deletes, this.deleteFiles, this.deletes.length), deleteFiles: this.deleteFiles } : {};
+    const oldFiles = this.deletes.length > 0 && this.versions.length > 0 ? await this.spilledDeletes(this.deletes.length) : this.deleteFiles;
+    const gone = this.deletes.length > 0 ? { deletes: inlineDeletes(this.deletes, oldFiles, this.deletes.length), deleteFiles: oldFiles } : {};
     const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now, ...gone }] : this.past;
     const fragments = [...p.fragments, ...tail];
     const rows = p.rows + tail.reduce((n, f) => n + f.rows, 0);
