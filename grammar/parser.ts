@@ -940,6 +940,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       {
         ALT: () => {
           const k = this.or(14, [{ ALT: () => this.consume(15, K.EXTERNAL!) }, { ALT: () => this.consume(16, K.SNAPSHOT!) }]);
+          // CREATE SNAPSHOT TABLE has no OR REPLACE form (data-definition-language: CREATE SNAPSHOT TABLE).
+          if (this.live && base?.orReplace && this.up(k) === 'SNAPSHOT') throw new SqlSyntaxError('Syntax error: CREATE SNAPSHOT TABLE does not take OR REPLACE', k.startLine!, k.startColumn!);
           this.consume(17, K.TABLE!);
           return this.subrule(18, this.createTable, { ARGS: [base, temp, this.up(k) === 'EXTERNAL', this.up(k) === 'SNAPSHOT'] });
         },

@@ -13,7 +13,7 @@ import { canCoerce, typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { TableId, TableInfo } from '../storage/api.js';
 import { columnToRestField, hasTypeParams, restParamsText, restTypeParams, tableRestField, type Column, type RestField } from '../types/schema.js';
-import { withDefaultCollation } from '../functions/collation.js';
+import { collationNameError, withDefaultCollation } from '../functions/collation.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
 import { formatInterval } from '../types/json-values.js';
@@ -240,8 +240,38 @@ function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
     const l = d.name.toLowerCase();
     if (seen.has(l)) throw sqlError(`Duplicate column name ${d.name} in CREATE TABLE`, d.loc);
     seen.add(l);
+    checkColumnCollate(d);
     return { name: d.name, type: typeFromNode(d.type), required: d.notNull };
   });
+}
+
+/** COLLATE takes a STRING column only (data-definition-language: column_schema), and a valid collation name. */
+function checkColumnCollate(d: A.ColumnDef): void {
+  if (d.collate === undefined) return;
+  const t = typeFromNode(d.type);
+  if (t.kind !== 'STRING') throw sqlError(`COLLATE is not allowed on column ${d.name} of type ${typeToSql(t)}; only STRING columns take a collation`, d.loc);
+  const err = collationNameError(d.collate);
+  if (err) throw sqlError(err, d.loc);
+}
+
+/** A DEFAULT COLLATE name is one the reference takes (language_tag[:ci|cs], binary or ''); true when it is. */
+function checkCollationName(name: string | undefined, loc: A.Loc): true {
+  const err = name === undefined ? undefined : collationNameError(name);
+  if (err) throw sqlError(err, loc);
+  return true;
+}
+
+/** The path of a NOT NULL field inside a column type (STRUCT fields, at any depth); undefined when it has none. */
+function requiredFieldPath(t: A.TypeNode, prefix: string): string | undefined {
+  if (t.kind === 'ArrayType') return requiredFieldPath(t.element, prefix);
+  if (t.kind !== 'StructType') return undefined;
+  for (const f of t.fields) {
+    const path = `${prefix}.${f.name ?? ''}`;
+    if (f.notNull) return path;
+    const inner = requiredFieldPath(f.type, path);
+    if (inner) return inner;
+  }
+  return undefined;
 }
 
 /** Source text of an expression starting at `offset` (up to the next top-level `,`, `)` or `;`). */
@@ -294,6 +324,10 @@ function checkDefault(s: Session, e: A.Expr, t: SqlType): void {
   const x = resolveExpr(s.analyzer(), e, { scope: new Scope(), clause: 'a column default expression', noSubqueries: true });
   if (!typeEquals(x.type, t) && !canCoerce(x.type, t, originOf(x))) {
     throw sqlError(`Column default expression has type ${typeToSql(x.type)} which cannot be assigned to column type ${typeToSql(t)}`, e.loc);
+  }
+  // A STRING literal coerces to a date/time column only when its text is such a value (as in INSERT VALUES).
+  if (x.kind === 'literal' && typeof x.value === 'string' && !typeEquals(x.type, t) && coerce(x, t).kind !== 'literal') {
+    throw sqlError(`Could not cast literal ${JSON.stringify(x.value)} to type ${typeToSql(t)}`, e.loc);
   }
 }
 
@@ -399,7 +433,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   } else id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
-  const type = st.asQuery ? 'CREATE_TABLE_AS_SELECT' : 'CREATE_TABLE';
+  const type = st.snapshot ? 'CREATE_SNAPSHOT_TABLE' : st.asQuery ? 'CREATE_TABLE_AS_SELECT' : 'CREATE_TABLE';
   const existing = cat.getTable(id);
   if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
   if (existing && !st.orReplace) throw already('Table', fq(id));
@@ -413,6 +447,10 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     const src = targetId(s, (st.like ?? st.copy ?? st.clone!.source)!, st.loc);
     const info = cat.getTable(src);
     if (!info) throw tableNotFound(s.analyzer(), src);
+    // Snapshots, clones and copies are of tables (table-snapshots-intro, table-clones-intro: not of views or materialized views).
+    if ((st.copy || st.clone) && info.kind !== 'TABLE' && info.kind !== 'SNAPSHOT') {
+      throw sqlError(`${fq(src)} is a ${info.kind === 'MATERIALIZED_VIEW' ? 'materialized view' : info.kind.toLowerCase()}; ${st.snapshot ? 'CREATE SNAPSHOT TABLE' : st.clone ? 'CREATE TABLE CLONE' : 'CREATE TABLE COPY'} takes a table`, st.loc);
+    }
     columns = info.columns.slice();
     // The source's columns come with their descriptions and defaults (the REST schema keeps them).
     if (!st.asQuery && !st.columns && !st.defaultCollate && info.resource.schema !== undefined) inherited.schema = info.resource.schema;
@@ -458,11 +496,19 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       columns = rel.columns.map((c, i) => ({ name: names[i]!, type: c.type, required: false }));
     }
     // Written as the query makes them (a large result is never held whole), each batch checked on its way.
-    rows = checked(s.streamCharged(rel), (b) => checkResultArrays(columns, [b]));
+    rows = checked(s.streamCharged(rel), (b) => {
+      checkResultArrays(columns, [b]);
+      // NOT NULL columns of the column list take no NULL (as INSERT's REQUIRED check).
+      columns.forEach((c, i) => {
+        const v = c.required ? b.columns[i]!.nulls : undefined;
+        if (v) for (let r = 0; r < b.length; r++) if (v[r]) throw new QueryError(`Required field ${c.name} cannot be null`, 'invalidQuery');
+      });
+    });
   } else if (st.columns) {
     columns = columnsFromDefs(st.columns);
   } else if (!st.like && !st.copy && !st.clone) throw sqlError('CREATE TABLE requires a column list or AS SELECT', st.loc);
   // DEFAULT COLLATE (else the dataset's defaultCollation) for STRING columns without their own.
+  checkCollationName(st.defaultCollate, st.loc);
   const defaultCollation = st.defaultCollate ?? (cat.getDataset(id.projectId, id.datasetId)?.resource.defaultCollation as string | undefined);
   if (defaultCollation) columns = columns.map((c) => ({ ...c, type: withDefaultCollation(c.type, defaultCollation) }));
   checkTableOptions(st.options, 'CREATE TABLE');
@@ -679,6 +725,13 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
       return result(stmtType, { ddlOperationPerformed: 'DROP' });
     }
     const id = targetId(s, st.name, st.loc);
+    // Each DROP names its kind of routine (data-definition-language: DROP FUNCTION / TABLE FUNCTION / PROCEDURE).
+    const rt = kind === 'routines' ? (cat.getChild('routines', id.projectId, id.datasetId, id.tableId)?.routineType as string | undefined) : undefined;
+    const fits: Record<string, readonly string[]> = { FUNCTION: ['SCALAR_FUNCTION', 'AGGREGATE_FUNCTION'], 'AGGREGATE FUNCTION': ['AGGREGATE_FUNCTION'], 'TABLE FUNCTION': ['TABLE_VALUED_FUNCTION'], PROCEDURE: ['PROCEDURE'] };
+    if (rt && !fits[ot]!.includes(rt)) {
+      const is = rt === 'TABLE_VALUED_FUNCTION' ? 'a table function' : rt === 'PROCEDURE' ? 'a procedure' : rt === 'AGGREGATE_FUNCTION' ? 'an aggregate function' : 'a function';
+      throw sqlError(`${id.projectId}:${id.datasetId}.${id.tableId} is ${is}, not ${ot === 'PROCEDURE' ? 'a procedure' : ot === 'TABLE FUNCTION' ? 'a table function' : ot === 'AGGREGATE FUNCTION' ? 'an aggregate function' : 'a function'}`, st.loc);
+    }
     const ok = await cat.deleteChild(kind, id.projectId, id.datasetId, id.tableId);
     if (!ok && !st.ifExists) {
       throw new QueryError(`Not found: ${ot === 'MODEL' ? 'Model' : 'Function'} ${id.projectId}:${id.datasetId}.${id.tableId}`, 'notFound', 404);
@@ -711,6 +764,8 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
   if (ot === 'TABLE' && info.kind === 'VIEW') throw sqlError(`${fq(id)} is a view, not a table; use DROP VIEW`, st.loc);
   if (ot === 'MATERIALIZED VIEW' && info.kind !== 'MATERIALIZED_VIEW') throw sqlError(`${fq(id)} is not a materialized view`, st.loc);
   if (ot === 'SNAPSHOT TABLE' && info.resource.type !== 'SNAPSHOT') throw sqlError(`${fq(id)} is not a table snapshot`, st.loc);
+  // data-definition-language: DROP EXTERNAL TABLE of a table that is not external.
+  if (ot === 'EXTERNAL TABLE' && info.kind !== 'EXTERNAL') throw sqlError(`Cannot drop ${fq(id)} which has type ${info.kind}. An external table was expected.`, st.loc);
   await cat.dropTable(id);
   if (temp) s.tempTables.delete(parts[0]!);
   return result(type, { ddlOperationPerformed: 'DROP', ddlTargetTable: id });
@@ -738,7 +793,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if (patch.labels) for (const k of Object.keys(old)) if (!(k in (patch.labels as object))) (patch.labels as Record<string, unknown>)[k] = null;
         await cat.patchDatasetResource(projectId, datasetId, patch);
       }
-      else if (a.kind === 'SetDefaultCollate') await cat.patchDatasetResource(projectId, datasetId, { defaultCollation: a.collation });
+      else if (a.kind === 'SetDefaultCollate' && checkCollationName(a.collation, a.loc)) await cat.patchDatasetResource(projectId, datasetId, { defaultCollation: a.collation });
     }
     return result('ALTER_SCHEMA', { ddlOperationPerformed: 'ALTER' });
   }
@@ -816,6 +871,10 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column already exists: ${a.column.name}`, a.loc);
         }
         if (a.column.notNull) throw sqlError(`Cannot add a REQUIRED column ${a.column.name} to an existing table`, a.loc);
+        // Nor a REQUIRED field inside a new STRUCT column (managing-table-schemas: added columns are NULLABLE or REPEATED).
+        const req = requiredFieldPath(a.column.type, a.column.name);
+        if (req) throw sqlError(`Cannot add a REQUIRED field ${req} to an existing table`, a.loc);
+        checkColumnCollate(a.column);
         // A STRING column without its own COLLATE takes the table's default collation (SET DEFAULT COLLATE / DEFAULT COLLATE).
         const tableCollation = tableDefaultCollation ?? (info.resource.defaultCollation as string | undefined);
         const addedType = typeFromNode(a.column.type);
@@ -857,6 +916,12 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column not found: ${a.from}`, a.loc);
         }
         if (cols.some((c, k) => k !== i && c.name.toLowerCase() === a.to.toLowerCase())) throw sqlError(`Column already exists: ${a.to}`, a.loc);
+        // The column keeps its description and default under the new name.
+        const old = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
+        const desc = descriptions.get(cols[i]!.name.toLowerCase()) ?? old?.description;
+        if (desc !== undefined) descriptions.set(a.to.toLowerCase(), desc);
+        const dflt = defaults.has(cols[i]!.name.toLowerCase()) ? defaults.get(cols[i]!.name.toLowerCase()) : old?.defaultValueExpression;
+        if (dflt !== undefined) defaults.set(a.to.toLowerCase(), dflt);
         cols[i] = { ...cols[i]!, name: a.to };
         // Storage keys data by column name: a rename rewrites the rows.
         rewrite = true;
@@ -914,12 +979,15 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
       }
       case 'SetDefaultCollate': {
         // Applies to columns added later only (data-definition-language: ALTER TABLE SET DEFAULT COLLATE).
+        checkCollationName(a.collation, a.loc);
         tableDefaultCollation = a.collation;
         await cat.patchTableResource(id, { defaultCollation: a.collation });
         break;
       }
       case 'RenameTo': {
         const to = tableIdOf(s.analyzer(), a.name.length === 1 ? [id.datasetId, a.name[0]!] : a.name, a.loc);
+        // A table is renamed within its dataset (data-definition-language: ALTER TABLE RENAME TO).
+        if (to.projectId !== id.projectId || to.datasetId !== id.datasetId) throw sqlError(`ALTER TABLE RENAME TO cannot move ${fq(id)} to another dataset (${to.projectId}:${to.datasetId})`, a.loc);
         if (cat.getTable(to)) throw already('Table', fq(to));
         // The table (rows, history, metadata) takes the new name in one commit.
         await cat.renameTable(id, to);
@@ -929,6 +997,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         break;
     }
   }
+  // A table keeps at least one column.
+  if (!cols.length) throw sqlError(`ALTER TABLE cannot drop every column of ${fq(id)}; a table needs at least one column`, st.loc);
   if (rewrite) {
     const an = s.analyzer();
     const scan = scanAll(s, info);
@@ -973,6 +1043,7 @@ export async function createSchema(s: Session, st: A.CreateSchemaStmt): Promise<
     if (!st.orReplace) throw already('Dataset', `${projectId}:${datasetId}`);
   }
   checkSchemaOptions(st.options, 'CREATE SCHEMA');
+  checkCollationName(st.defaultCollate, st.loc);
   const resource = { location: 'US', ...(await optionsToResource(s, st.options)), ...(st.defaultCollate ? { defaultCollation: st.defaultCollate } : {}) };
   await cat.createDataset(projectId, datasetId, resource, st.ifNotExists || st.orReplace);
   return result('CREATE_SCHEMA', { ddlOperationPerformed: 'CREATE' });
