@@ -736,7 +736,9 @@ const ROUTINE_TYPE: Record<string, string> = {
 function ddlOf(t: TableInfo): string {
   const name = `\`${t.id.projectId}.${t.id.datasetId}.${t.id.tableId}\``;
   if (t.kind === 'VIEW') return `CREATE VIEW ${name}\nAS ${t.viewQuery ?? ''};`;
-  const cols = t.columns.map((c) => `  ${c.name} ${typeToSql(c.type)}${c.required ? ' NOT NULL' : ''}`).join(',\n');
+  // Parameterized types as the schema keeps them (STRING(10), STRUCT<a NUMERIC(5, 2)>), as data_type shows them.
+  const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
+  const cols = t.columns.map((c) => `  ${c.name} ${typeToSql(paramType(restFields, c))}${c.required ? ' NOT NULL' : ''}`).join(',\n');
   return `CREATE TABLE ${name}\n(\n${cols}\n);`;
 }
 
