@@ -25,6 +25,9 @@ class JsonParser {
   }
   value(depth = 0): JsonNode {
     this.ws();
+    const cc = this.s.charCodeAt(this.i);
+    // A number (its first character: '-' or a digit) without a one-character string per value.
+    if (cc === 45 || (cc >= 48 && cc <= 57)) return this.number();
     const c = this.s[this.i];
     if ((c === '{' || c === '[') && depth >= MAX_JSON_NESTING) this.err(JSON_NESTING_ERROR);
     if (c === '{') {
@@ -95,9 +98,21 @@ class JsonParser {
     return this.number();
   }
   string(): string {
-    this.i++;
-    let out = '';
     const s = this.s;
+    const start = ++this.i;
+    // Most strings have no escape or control character: one slice, not a character at a time.
+    for (let i = start; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 34) {
+        this.i = i + 1;
+        return s.slice(start, i);
+      }
+      if (c === 92 || c < 0x20) {
+        this.i = i;
+        break;
+      }
+    }
+    let out = s.slice(start, this.i);
     for (;;) {
       if (this.i >= s.length) this.err('Unterminated string');
       const c = s[this.i]!;
@@ -135,13 +150,19 @@ class JsonParser {
     }
   }
   number(): JsonNode {
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.s.slice(this.i));
+    // Sticky: matched where the parser is, without a copy of the rest of the text.
+    NUMBER.lastIndex = this.i;
+    const m = NUMBER.exec(this.s);
     if (!m) this.err();
     const text = m[0];
     this.i += text.length;
-    return jsonNumberFromText(text, this.mode);
+    // An integer of at most 15 digits is exactly the double it reads as (-0 as 0, as through BigInt).
+    if (m[2] === undefined && m[3] === undefined) return m[1]!.length <= 15 ? Number(text) + 0 : jsonNumberFromText(text, this.mode);
+    return fractionFromText(text, this.mode);
   }
 }
+
+const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 
 export class JsonSyntaxError extends Error {}
 
@@ -157,10 +178,16 @@ export function jsonNumberFromText(text: string, mode: WideNumberMode): JsonNode
     if (mode === 'exact' && BigInt(x) !== b) fail(`Invalid input to PARSE_JSON: Input number: ${text} cannot round-trip through string representation`);
     return x;
   }
+  return fractionFromText(text, mode);
+}
+
+/** A JSON number with a fraction or an exponent. */
+function fractionFromText(text: string, mode: WideNumberMode): JsonNode {
   const x = Number(text);
   // Beyond the double range no mode can keep the number (the reference: "number overflow").
   if (!Number.isFinite(x)) fail(`Invalid input to PARSE_JSON: number overflow parsing '${text}'`);
-  if (mode === 'exact' && !decimalTextEqualsDouble(text, x)) {
+  // The double's shortest text being the input's own says they are the same value.
+  if (mode === 'exact' && String(x) !== text && !decimalTextEqualsDouble(text, x)) {
     fail(`Invalid input to PARSE_JSON: Input number: ${text} cannot round-trip through string representation`);
   }
   return x;

@@ -331,3 +331,43 @@ describe('ARRAY_AGG', () => {
     }
   });
 });
+
+describe('PARSE_JSON text fast paths', () => {
+  it('numbers read as the general reading (jsonNumberFromText) reads them, strings as JSON.parse, errors at the same offsets', async () => {
+    const { parseJsonText, jsonNumberFromText } = await import('../../src/functions/json-core.js');
+    const nums = ['0', '-0', '7', '-12', '999999999999999', '-999999999999999', '1000000000000000', '9007199254740993', '-9223372036854775808', '18446744073709551615',
+      '123456789012345678901', '100000000000000000000', '0.1', '-0.0', '1.0', '2.50', '1e3', '-1E-7', '1.7976931348623157e308', '5e-324', '0.30000000000000004', '3.14159265358979323846', '1e400'];
+    for (const mode of ['round', 'exact'] as const) {
+      for (const t of nums) {
+        const general = ((): unknown => {
+          try {
+            return jsonNumberFromText(t, mode);
+          } catch (e) {
+            return String(e);
+          }
+        })();
+        const fast = ((): unknown => {
+          try {
+            return (parseJsonText(`{"a":[${t}]}`, mode) as { a: unknown[] }).a[0];
+          } catch (e) {
+            return String(e);
+          }
+        })();
+        expect(Object.is(fast, general) || fast === general, `${mode} ${t}: ${String(fast)} vs ${String(general)}`).toBe(true);
+      }
+    }
+    for (const t of ['""', '"abc"', '"a\\"b"', '"\\u00e9\\n"', '"é😀"', '"x\\\\"', '"tail\\/"']) expect(parseJsonText(t), t).toBe(JSON.parse(t));
+    const err = (t: string): string => {
+      try {
+        parseJsonText(t);
+        return 'no error';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(err('"abc')).toBe('Unterminated string');
+    expect(err('"ab\\')).toBe('Unexpected character at offset 5');
+    expect(err('"ab\u0001c"')).toBe('Unexpected character at offset 3');
+    expect(err('{"a": -x}')).toBe('Unexpected character at offset 6');
+  });
+});
