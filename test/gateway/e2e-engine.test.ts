@@ -73,6 +73,29 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect(after.body.rows.map((r: { f: { v: unknown }[] }) => r.f[0]!.v)).toEqual(['ü "ключ" 😀 ]}', 'after', 'second']);
   });
 
+  // JSON numbers (functions README, "JSON numbers"): an integral double is printed as an integer on every path
+  // that makes a JSON value, as the service prints PARSE_JSON('{"foo": 5.0}') back as {"foo":5}.
+  it('JSON values from insertAll (object and text) and an NDJSON load print integral doubles as integers', async () => {
+    await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'jn' } } });
+    await rest(bqUrl('/datasets/jn/tables'), { method: 'POST', json: { tableReference: { tableId: 't' }, schema: { fields: [{ name: 'k', type: 'INTEGER' }, { name: 'j', type: 'JSON' }] } } });
+    // Raw bodies, so that 5.0 reaches the emulator as written.
+    const ins = await rest(bqUrl('/datasets/jn/tables/t/insertAll'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"rows":[{"json":{"k":1,"j":{"a":5.0,"b":[1.0,2.5]}}},{"json":{"k":2,"j":"{\\"a\\": 2.0, \\"z\\": 1e300}"}}]}',
+    });
+    expect(ins.body).toEqual({ kind: 'bigquery#tableDataInsertAllResponse' });
+    const boundary = '===============json==';
+    const meta = { configuration: { load: { destinationTable: { datasetId: 'jn', tableId: 't' }, sourceFormat: 'NEWLINE_DELIMITED_JSON' } } };
+    const body = `--${boundary}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(meta)}\r\n--${boundary}\r\nContent-Type: application/octet-stream\r\n\r\n{"k":3,"j":{"c":7.0}}\n\r\n--${boundary}--`;
+    const load = await rest(`${emu.url}/upload/bigquery/v2/projects/test/jobs?uploadType=multipart`, { method: 'POST', body, headers: { 'content-type': `multipart/related; boundary="${boundary}"` } });
+    expect(load.body.status).toEqual({ state: 'DONE' });
+    const q = await rest(bqUrl('/queries'), { method: 'POST', json: { query: 'SELECT TO_JSON_STRING(j) AS s FROM jn.t ORDER BY k', useLegacySql: false } });
+    expect(q.body.rows.map((r: { f: { v: string }[] }) => r.f[0]!.v)).toEqual(['{"a":5,"b":[1,2.5]}', '{"a":2,"z":1e+300}', '{"c":7}']);
+    const list = await rest(bqUrl('/datasets/jn/tables/t/data'));
+    expect(list.body.rows.map((r: { f: { v: string }[] }) => r.f[1]!.v).sort()).toEqual(['{"a":2,"z":1e+300}', '{"a":5,"b":[1,2.5]}', '{"c":7}']);
+  });
+
   it('load (multipart and resumable uploads, file:// source), copy and extract jobs', async () => {
     await rest(bqUrl('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'ld' } } });
     const meta = { configuration: { load: { destinationTable: { datasetId: 'ld', tableId: 'p' }, sourceFormat: 'CSV', skipLeadingRows: 1, schema: { fields: [{ name: 'name', type: 'STRING' }, { name: 'age', type: 'INTEGER' }] } } }, jobReference: { jobId: 'load1' } };
