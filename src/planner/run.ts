@@ -518,6 +518,8 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
     }
     case 'Assert': {
       const v = await s.evalScalar(st.cond);
+      // debugging-statements: the expression must evaluate to a BOOL.
+      if (v.type.kind !== 'BOOL') throw sqlError(`ASSERT expression must be of type BOOL, but has type ${typeToSql(v.type)}`, st.cond.loc);
       if (v.value !== true) {
         const desc = st.description ? String((await s.evalScalar(st.description)).value) : s.ctx.sql.slice(st.cond.loc.offset, st.end).replace(/\s+AS\s+[\s\S]*$/i, '').trim();
         throw new QueryError(`Assertion failed: ${desc}`, 'invalidQuery');
@@ -527,6 +529,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
     }
     case 'ExecuteImmediate': {
       const sqlV = await s.evalScalar(st.sql);
+      if (sqlV.value === null && sqlV.type.kind === 'STRING') throw sqlError('EXECUTE IMMEDIATE sql string cannot be NULL', st.sql.loc);
       if (typeof sqlV.value !== 'string') throw sqlError('EXECUTE IMMEDIATE requires a STRING', st.sql.loc);
       const using = new Map(s.ctx.params.named);
       const positional: TypedValue[] = [];
@@ -566,7 +569,16 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
         st.into.forEach((name, i) => {
           const cur = s.variables.get(name.toLowerCase());
           if (!cur) throw sqlError(`Undeclared variable: ${name}`, st.loc);
-          s.variables.set(name.toLowerCase(), { type: cur.type, value: row ? (asStruct ? row : row[i]!) : null });
+          const v = row ? (asStruct ? row : row[i]!) : null;
+          // Each column is assigned as SET assigns: of the variable's type or one that coerces to it.
+          const ct = asStruct ? undefined : sub.lastSelect!.columns![i]!.type;
+          if (ct && !typeEquals(ct, cur.type)) {
+            if (!canCoerce(ct, cur.type)) throw sqlError(`Cannot coerce ${typeToSql(ct)} to ${typeToSql(cur.type)} (EXECUTE IMMEDIATE INTO ${name})`, st.loc);
+            const f = foldExpr(coerce(literal(ct, v), cur.type), s.exec.eval);
+            s.variables.set(name.toLowerCase(), { type: cur.type, value: f.kind === 'literal' ? f.value : v });
+            return;
+          }
+          s.variables.set(name.toLowerCase(), { type: cur.type, value: v });
         });
       }
       r = sub.last;
@@ -630,6 +642,11 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
       if (a.kind !== 'PathExpr' || a.parts.length !== 1 || !s.variables.has(a.parts[0]!.toLowerCase())) {
         throw sqlError(`${p.mode} argument ${p.name} of procedure ${st.name.join('.')} must be a variable`, a.loc);
       }
+      // The variable takes the parameter's value at the end (and gives its own for INOUT): their types must assign.
+      const vt = s.variables.get(a.parts[0]!.toLowerCase())!.type;
+      if (!typeEquals(vt, t) && (!canCoerce(t, vt) || (p.mode === 'INOUT' && !canCoerce(vt, t)))) {
+        throw sqlError(`${p.mode} argument ${p.name} of procedure ${st.name.join('.')} has type ${typeToSql(t)}, which variable ${a.parts[0]} of type ${typeToSql(vt)} cannot take`, a.loc);
+      }
       outs.push({ param: p.name.toLowerCase(), variable: a.parts[0]!.toLowerCase() });
       bound.set(p.name.toLowerCase(), p.mode === 'INOUT' ? s.variables.get(a.parts[0]!.toLowerCase())! : { type: t, value: null });
     } else {
@@ -652,7 +669,9 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
   let results: Map<string, TypedValue>;
   try {
     try {
-      await runBlock(s, proc.body.body, state);
+      // A body with EXCEPTION WHEN ERROR runs as the block it is, its handler included.
+      if (proc.body.exceptionHandler) await runStatementKind(s, proc.body, state);
+      else await runBlock(s, proc.body.body, state);
     } catch (e) {
       if (!(e instanceof ReturnSignal)) throw e;
     }
@@ -666,7 +685,10 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
   for (const o of outs) {
     const v = results.get(o.param);
     const cur = s.variables.get(o.variable)!;
-    if (v) s.variables.set(o.variable, { type: cur.type, value: v.value });
+    if (!v) continue;
+    // The value takes the variable's type (an INT64 OUT parameter into a FLOAT64 variable is a FLOAT64).
+    const f = typeEquals(v.type, cur.type) ? undefined : foldExpr(coerce(literal(v.type, v.value), cur.type), s.exec.eval);
+    s.variables.set(o.variable, { type: cur.type, value: f && f.kind === 'literal' ? f.value : v.value });
   }
 }
 

@@ -1084,11 +1084,22 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
       throw e;
     }
   }
+  checkParamNames(st.params, st.loc);
+  if (st.temp && splitPath(st.name).length > 1) throw sqlError(`CREATE TEMP FUNCTION requires an unqualified name, but got ${st.name.join('.')}`, st.loc);
+  if (!st.temp) {
+    // A persistent function's body sees no temporary function (it outlives them): such a call names no function.
+    const called = new Set<string>();
+    callNames(st.body ?? st.query, called);
+    for (const n of called) if (s.tempFunctions.has(n)) throw sqlError(`Function not found: ${n.toLowerCase()}; the persistent function ${st.name.join('.')} cannot call the temporary function ${n.toLowerCase()}`, st.loc);
+  }
   checkDeclaredTable(s.analyzer(), st);
   checkSqlFunctionReturn(s.analyzer(), st);
   if (st.temp) {
     const key = st.name.join('.').toUpperCase();
-    if (s.tempFunctions.has(key) && !st.orReplace && !st.ifNotExists) throw sqlError(`Function ${st.name.join('.')} already exists`, st.loc);
+    if (s.tempFunctions.has(key) && !st.orReplace) {
+      if (st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP' });
+      throw sqlError(`Function ${st.name.join('.')} already exists`, st.loc);
+    }
     s.tempFunctions.set(key, st);
     return result(type, { ddlOperationPerformed: 'CREATE' });
   }
@@ -1126,6 +1137,28 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
   };
   await cat.putChild('routines', id.projectId, id.datasetId, id.tableId, resource);
   return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetRoutine: routine });
+}
+
+/** A routine's parameters have distinct names (case-insensitive), as ZetaSQL requires. */
+function checkParamNames(params: readonly { name: string }[], loc: A.Loc): void {
+  const seen = new Set<string>();
+  for (const p of params) {
+    const l = p.name.toLowerCase();
+    if (seen.has(l)) throw sqlError(`Duplicate argument name ${p.name}`, loc);
+    seen.add(l);
+  }
+}
+
+/** The one-part names called anywhere in an AST (upper-cased, as the temporary functions are keyed). */
+function callNames(node: unknown, out: Set<string>): void {
+  if (Array.isArray(node)) {
+    for (const x of node) callNames(x, out);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const n = node as { kind?: unknown; name?: unknown };
+  if (n.kind === 'FunctionCall' && Array.isArray(n.name) && n.name.length === 1) out.add(String(n.name[0]).toUpperCase());
+  for (const v of Object.values(node)) callNames(v, out);
 }
 
 /** REST Routine fields of a JavaScript / Python function (importedLibraries, pythonOptions). */
@@ -1173,6 +1206,7 @@ export { outputNames };
 // ---------------------------------------------------------------- procedures and row-access policies
 
 export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Promise<QueryResult> {
+  checkParamNames(st.params, st.loc);
   const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
