@@ -139,6 +139,25 @@ export class ChunkCache {
     return p;
   }
 
+  /**
+   * A chunk of a file this thread just wrote, made from the values written
+   * (write-through, fragment-writes.ts): kept as a read by `pass` would keep
+   * it, under the same budget; nothing when the key is held or being read.
+   */
+  put(path: string, rg: number, name: string, chunk: ColumnChunk, pass: number): void {
+    const key = `${path}\u0000${rg}\u0000${name}`;
+    if (this.entries.has(key) || this.loading.has(key)) return;
+    if (chunk.kind === 'dict' && chunk.shared) this.countDictionaries();
+    const bytes = chunkBytes(chunk);
+    const heap = chunkHeapBytes(chunk);
+    if (!this.makeRoom(bytes, heap, pass)) return;
+    if (pass !== this.refused) this.refused = 0;
+    this.entries.set(key, { chunk, bytes, heap, pass });
+    this.used += bytes;
+    this.heapUsed += heap;
+    this.evict();
+  }
+
   /** The dictionary the row groups of this table's column share on this thread (column-chunk.ts). */
   dictionary(path: string, column: string): SharedDictionary {
     const at = path.lastIndexOf('@');

@@ -369,8 +369,29 @@ async function page(pieces: Uint8Array[], type: number, body: Uint8Array, header
   return h.length + body.length;
 }
 
-/** One column chunk's pages; `dictionaryLength`: the dictionary page's bytes (0: none). */
-async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Array[]; length: number; dictionaryLength: number; bytes: number }> {
+/**
+ * The chunks a file being written will hold, as a read of it would decode
+ * them (write-through: fragment-writes.ts puts them in the chunk cache, so
+ * the statement after a CTAS or a DML does not decode its rows cold).
+ */
+export interface WrittenChunks {
+  /** The shared dictionary a read of column `name` (STRING) maps its codes into, as readPart passes it to readChunk. */
+  shared(name: string): SharedDictionary | null;
+  add(rowGroup: number, name: string, chunk: ColumnChunk): void;
+}
+
+/**
+ * One column chunk's pages; `dictionaryLength`: the dictionary page's bytes
+ * (0: none); `chunk` (with `shared`: write-through asked for) the chunk
+ * decodeChunk would make of them, or undefined where it is not made here
+ * (values kept as objects: NUMERIC, JSON, nested; a fixed-width column
+ * whose vectors' layout the decoder would not give back as it is).
+ */
+async function columnChunk(
+  t: SqlType,
+  g: Gathered,
+  shared?: () => SharedDictionary | null,
+): Promise<{ pieces: Uint8Array[]; length: number; dictionaryLength: number; bytes: number; chunk?: ColumnChunk }> {
   const m = parquetMapping(t);
   const pieces: Uint8Array[] = [];
   const body = new Out();
@@ -385,7 +406,8 @@ async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Arra
   if (!Array.isArray(g.values)) {
     plainFixed(body, m.physical, g.values);
     const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: entries, field_2: PLAIN, field_3: RLE, field_4: RLE } });
-    return { pieces, length, dictionaryLength: 0, bytes: present * fixedBytes(t)! };
+    const chunk = shared && !lv ? (writtenFixed(m.physical, g) ?? undefined) : undefined;
+    return { pieces, length, dictionaryLength: 0, bytes: present * fixedBytes(t)!, chunk };
   }
   const strings = g.values;
   if (t.kind === 'STRING' && present > 0) {
@@ -408,7 +430,8 @@ async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Arra
     }
     if (ok) {
       const dict = new Out();
-      const lengths = plainBinary(dict, [...ids.keys()]);
+      const dictionary = [...ids.keys()];
+      const lengths = plainBinary(dict, dictionary);
       // Each value's 2 + UTF-8 bytes, by how often its dictionary entry occurs.
       const counts = new Float64Array(ids.size);
       for (let i = 0; i < present; i++) counts[idx[i]!]!++;
@@ -419,18 +442,80 @@ async function columnChunk(t: SqlType, g: Gathered): Promise<{ pieces: Uint8Arra
       body.u8(width);
       writeBitPacked(body, idx, width);
       const length = dictionaryLength + (await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: entries, field_2: RLE_DICTIONARY, field_3: RLE, field_4: RLE } }));
-      return { pieces, length, dictionaryLength, bytes };
+      return { pieces, length, dictionaryLength, bytes, chunk: shared && !lv ? dictChunk(idx, dictionary, g.validity, g.n, shared()) : undefined };
     }
   }
+  const valuesAt = body.len;
   const lengths = plainBinary(body, strings);
   const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: entries, field_2: PLAIN, field_3: RLE, field_4: RLE } });
+  // STRING and BYTES: offsets and bytes copied out of the page as a read does; the other types' values a read parses (decodePlain) are left to it.
+  const chunk = shared && !lv && (t.kind === 'STRING' || t.kind === 'BYTES') ? decodePlain(t, m.physical, body.done().subarray(valuesAt), g.validity, g.n, present) : undefined;
   let bytes = g.bytes;
   if (bytes === undefined) {
     // STRING and BYTES: 2 + their bytes each.
     bytes = 2 * present;
     for (let i = 0; i < lengths.length; i++) bytes += lengths[i]!;
   }
-  return { pieces, length, dictionaryLength: 0, bytes };
+  return { pieces, length, dictionaryLength: 0, bytes, chunk };
+}
+
+/** 2^53: INT64 values in [-2^53, 2^53) decode as doubles (int64Doubles), others as BigInt64Array. */
+const EXACT = 9007199254740992;
+
+/**
+ * The chunk decodePlain makes of a fixed-width column written from `g`
+ * (write-through), sharing g's values (a fresh array the writer only
+ * reads); null when g's layout is not the one a read gives back.
+ */
+function writtenFixed(physical: string, g: Gathered): ColumnChunk | null {
+  const v = g.values;
+  let values: Float64Array | BigInt64Array | Int32Array | Uint8Array;
+  if (physical === 'DOUBLE' && v instanceof Float64Array) values = v;
+  else if (physical === 'INT32' && v instanceof Int32Array) values = v;
+  else if (physical === 'BOOLEAN' && v instanceof Uint8Array) {
+    for (let i = 0; i < v.length; i++) if (v[i]! > 1) return null;
+    values = v;
+  } else if (physical === 'INT64' && v instanceof Float64Array) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i]!;
+      if (!Number.isInteger(x) || x < -EXACT || x >= EXACT) return null;
+      // -0 is written as the integer 0 and read back as +0.
+      if (x === 0) v[i] = 0;
+    }
+    values = v;
+  } else if (physical === 'INT64' && v instanceof BigInt64Array) {
+    const f = new Float64Array(v.length);
+    values = f;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i]!;
+      if (x < -EXACT_N || x >= EXACT_N) {
+        values = v;
+        break;
+      }
+      f[i] = Number(x);
+    }
+  } else return null;
+  return { kind: 'fixed', length: g.n, values: spreadValid(values, g.validity, g.n), validity: g.validity };
+}
+
+const EXACT_N = 9007199254740992n;
+
+/** `present` (the valid rows' values) spread to their rows, NULL rows 0, as decodePlain does. */
+function spreadValid<A extends Float64Array | BigInt64Array | Int32Array | Uint8Array>(present: A, validity: Validity, rows: number): A {
+  if (validity === null) return present;
+  const out = new (present.constructor as new (n: number) => A)(rows);
+  for (let i = 0, j = 0; i < rows; i++) if (validity[i >> 3]! & (1 << (i & 7))) out[i] = present[j++]!;
+  return out;
+}
+
+/** The chunk decodeChunk makes of a dictionary-encoded column written with codes `idx` into `dictionary` (write-through). */
+function dictChunk(idx: Int32Array, dictionary: string[], validity: Validity, rows: number, shared: SharedDictionary | null): ColumnChunk {
+  const codes = shared ? shared.map(dictionary) : null;
+  const own = new Int32Array(idx.length);
+  if (codes) for (let i = 0; i < idx.length; i++) own[i] = codes[idx[i]!]!;
+  else own.set(idx);
+  const indices = scatterI32(own, validity, rows);
+  return codes ? { kind: 'dict', length: rows, indices, dictionary: shared!.values, validity, shared: true } : { kind: 'dict', length: rows, indices, dictionary, validity };
 }
 
 /** Stats in the writer's terms: BYTE_ARRAY as strings, INT64 as bigints. */
@@ -450,6 +535,8 @@ export async function encodeFragmentFile(
   meta: Record<string, string>,
   /** Only tests ask for it: ARRAY and STRUCT columns as storage-form JSON text, as files before nested columns hold them. */
   nestedAsJson = false,
+  /** The chunks to cache as written (write-through; flat columns only). */
+  writeThrough?: WrittenChunks,
 ): Promise<Uint8Array[]> {
   const { mw, bw } = await loadLibs();
   const total = batches.reduce((n, b) => n + b.length, 0);
@@ -496,7 +583,9 @@ export async function encodeFragmentFile(
         continue;
       }
       const g = gather(t, parts.map((p) => p.columns[ci]!), n);
-      const { pieces: chunkPieces, length, dictionaryLength, bytes } = await columnChunk(t, g);
+      const name = columns[ci]!.name;
+      const { pieces: chunkPieces, length, dictionaryLength, bytes, chunk } = await columnChunk(t, g, writeThrough ? () => writeThrough.shared(name) : undefined);
+      if (chunk) writeThrough!.add(rowGroups.length, name, chunk);
       const dictionary = dictionaryLength > 0;
       const m = parquetMapping(t);
       chunks.push({

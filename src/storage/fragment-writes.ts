@@ -6,7 +6,9 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
 import { concatVectors, layoutOf, sliceBatches, takeVector, type Batch } from '../types/vector.js';
-import { encodeFragmentFile, FILE_ROWS } from './fragment-file.js';
+import { chunkCache, newScanPass } from './chunk-cache.js';
+import type { ColumnChunk } from './column-chunk.js';
+import { encodeFragmentFile, FILE_ROWS, type WrittenChunks } from './fragment-file.js';
 import { atomicWrite, ensureDirDurable, fsyncDir, type UnsealedFiles } from './fsutil.js';
 
 /** A fragment file of a table, or the window [skip, skip + rows) of one (a replace kept rows appended after its base). */
@@ -30,19 +32,39 @@ export function fragmentName(stem: string, lastLsn: number): string {
 /**
  * Writes rows as fragment files in `dir` named for `stem`, at most FILE_ROWS
  * rows each, in schema `columns`: each durable before it is named, or, with
- * `unsealed` (a stem nothing names yet), synced by its seal.
+ * `unsealed` (a stem nothing names yet), synced by its seal. `writeThrough`:
+ * the files' chunks go to the chunk cache as they are written (a table's
+ * own files; not rows staged under a stem of their own, which a table links
+ * under other names).
  */
-export async function writeFragments(dir: string, stem: string, columns: readonly Column[], batches: readonly Batch[], lastLsn: number, unsealed: UnsealedFiles | null = null): Promise<FragmentInfo[]> {
+export async function writeFragments(
+  dir: string,
+  stem: string,
+  columns: readonly Column[],
+  batches: readonly Batch[],
+  lastLsn: number,
+  unsealed: UnsealedFiles | null = null,
+  writeThrough = true,
+): Promise<FragmentInfo[]> {
   const total = batches.reduce((s, b) => s + b.length, 0);
   const out: FragmentInfo[] = [];
   const meta = { 'warehouse.lastLsn': String(lastLsn), 'warehouse.columns': JSON.stringify(columns.map(colInfo)) };
   for (let start = 0; start < total; start += FILE_ROWS) {
     const end = Math.min(total, start + FILE_ROWS);
     const file = fragmentName(stem, lastLsn);
-    const pieces = await encodeFragmentFile(columns, sliceBatches(batches, start, end), meta);
+    const at = path.join(dir, file);
+    // Write-through: the chunks a read would decode, made from the values written, cached once the file is (chunk-cache.ts).
+    const chunks: { rg: number; name: string; chunk: ColumnChunk }[] = [];
+    const written: WrittenChunks = {
+      shared: (name) => chunkCache.dictionary(at, name),
+      add: (rg, name, chunk) => chunks.push({ rg, name, chunk }),
+    };
+    const pieces = await encodeFragmentFile(columns, sliceBatches(batches, start, end), meta, false, writeThrough ? written : undefined);
     // Its temp file starts with `${stem}@` too: an orphan of a crash is removed with the stem's.
-    if (unsealed) await unsealed.write(path.join(dir, file), pieces);
-    else await atomicWrite(path.join(dir, file), pieces);
+    if (unsealed) await unsealed.write(at, pieces);
+    else await atomicWrite(at, pieces);
+    const pass = newScanPass();
+    for (const c of chunks) chunkCache.put(at, c.rg, c.name, c.chunk, pass);
     out.push({ file, rows: end - start, lastLsn });
   }
   return out;
@@ -112,6 +134,8 @@ export class StagedRows {
     private readonly layoutBy: readonly string[] = [],
     /** Files of a table nothing names yet: synced by its seal, not one by one (UnsealedFiles). */
     private readonly unsealed: UnsealedFiles | null = null,
+    /** Whether the files are the table's own (not linked under other names later): their chunks are then cached as written (writeFragments). */
+    private readonly writeThrough = true,
   ) {}
 
   async add(b: Batch): Promise<void> {
@@ -174,6 +198,6 @@ export class StagedRows {
 
   private async write(batches: readonly Batch[]): Promise<void> {
     if (this.files.length === 0) await ensureDirDurable(this.dir);
-    this.files.push(...(await writeFragments(this.dir, this.stem, this.columns, laidOut(batches, this.columns, this.layoutBy), this.lastLsn, this.unsealed)));
+    this.files.push(...(await writeFragments(this.dir, this.stem, this.columns, laidOut(batches, this.columns, this.layoutBy), this.lastLsn, this.unsealed, this.writeThrough)));
   }
 }

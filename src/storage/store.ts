@@ -620,7 +620,8 @@ export class Storage {
    */
   stageRows(p: string, d: string, t: string, columns: readonly Column[], resource: Resource): StagedRows {
     this.requireDataset(p, d);
-    return new StagedRows(this.datasetDir(p, d), newStorageStem(t), columns, 0, layoutColumns(this.getTable(p, d, t)?.resource ?? resource));
+    // Linked under the table's names later: not cached under these (writeThrough false).
+    return new StagedRows(this.datasetDir(p, d), newStorageStem(t), columns, 0, layoutColumns(this.getTable(p, d, t)?.resource ?? resource), null, false);
   }
 
   /** Removes the files of a prepared table that was never published (its create failed). */

@@ -47,9 +47,9 @@ function copyDir(): string {
 const row = (id: number): Batch => ({
   length: 1,
   columns: [
-    { type: { kind: 'INT64' }, data: Float64Array.of(id), nulls: null },
-    { type: { kind: 'INT64' }, data: Float64Array.of(id % 10), nulls: null },
-    { type: { kind: 'STRING' }, data: [String(id)], nulls: null },
+    { type: { kind: 'INT64' }, length: 1, data: Float64Array.of(id), nulls: null },
+    { type: { kind: 'INT64' }, length: 1, data: Float64Array.of(id % 10), nulls: null },
+    { type: { kind: 'STRING' }, length: 1, data: [String(id)], nulls: null },
   ] as unknown as Batch['columns'],
 });
 
