@@ -639,7 +639,11 @@ export function fieldAccess(base: Expr, field: string, loc: A.Loc, flatten = fal
     setLoc(fa, loc);
     return fa;
   }
-  if (t.kind === 'JSON') return callScalar('$subscript', [base, literal(T.STRING, field)], loc);
+  if (t.kind === 'JSON') {
+    // PARSE_JSON(s).f: the text is checked whole but only the field's value is made (functions/json-core.ts JsonText).
+    if (base.kind === 'call' && base.name === 'PARSE_JSON' && base.args.length <= 2) base = callScalar('$parse_json_lazy', [...base.args], loc, { safe: base.safe });
+    return callScalar('$subscript', [base, literal(T.STRING, field)], loc);
+  }
   if (t.kind === 'ARRAY') {
     // The reference analyzer's hint for an array of structs: the path operator lives inside FLATTEN.
     const hint = t.element.kind === 'STRUCT' ? ". You may need an explicit call to FLATTEN, and the flattened argument may only contain 'dot' after the first array" : '';

@@ -1,13 +1,15 @@
 // JSON text parsing (with wide-number modes), canonical serialization and
 // JSONPath evaluation shared by the JSON family and TO_JSON_STRING.
 import { JSON_NESTING_ERROR, MAX_JSON_NESTING, jsonDoubleText } from '../types/json-values.js';
-import type { JsonNode } from '../types/values.js';
+import { JsonValue, type JsonNode } from '../types/values.js';
 import { fail } from './vec.js';
 
 export type WideNumberMode = 'exact' | 'round';
 
 class JsonParser {
   i = 0;
+  /** False: check the text (the same errors at the same offsets) without making its values; value() returns null. */
+  build = true;
   constructor(
     readonly s: string,
     readonly mode: WideNumberMode,
@@ -32,7 +34,7 @@ class JsonParser {
     if ((c === '{' || c === '[') && depth >= MAX_JSON_NESTING) this.err(JSON_NESTING_ERROR);
     if (c === '{') {
       this.i++;
-      const obj: { [k: string]: JsonNode } = {};
+      const obj: { [k: string]: JsonNode } | null = this.build ? {} : null;
       this.ws();
       if (this.s[this.i] === '}') {
         this.i++;
@@ -47,7 +49,7 @@ class JsonParser {
         this.i++;
         const v = this.value(depth + 1);
         // Duplicate keys: the first one wins, as the service keeps.
-        if (!Object.prototype.hasOwnProperty.call(obj, k)) obj[k] = v;
+        if (obj !== null && !Object.prototype.hasOwnProperty.call(obj, k)) obj[k] = v;
         this.ws();
         if (this.s[this.i] === ',') {
           this.i++;
@@ -62,14 +64,15 @@ class JsonParser {
     }
     if (c === '[') {
       this.i++;
-      const arr: JsonNode[] = [];
+      const arr: JsonNode[] | null = this.build ? [] : null;
       this.ws();
       if (this.s[this.i] === ']') {
         this.i++;
         return arr;
       }
       for (;;) {
-        arr.push(this.value(depth + 1));
+        const v = this.value(depth + 1);
+        if (arr !== null) arr.push(v);
         this.ws();
         if (this.s[this.i] === ',') {
           this.i++;
@@ -157,14 +160,81 @@ class JsonParser {
     const text = m[0];
     this.i += text.length;
     // An integer of at most 15 digits is exactly the double it reads as (-0 as 0, as through BigInt).
-    if (m[2] === undefined && m[3] === undefined) return m[1]!.length <= 15 ? Number(text) + 0 : jsonNumberFromText(text, this.mode);
-    return fractionFromText(text, this.mode);
+    if (m[2] === undefined && m[3] === undefined) {
+      if (m[1]!.length <= 15) return this.build ? Number(text) + 0 : null;
+      const x = jsonNumberFromText(text, this.mode);
+      return this.build ? x : null;
+    }
+    // Checking only: in round mode a fraction without exponent under 300 characters is finite, so valid.
+    if (!this.build && this.mode === 'round' && m[3] === undefined && text.length < 300) return null;
+    const x = fractionFromText(text, this.mode);
+    return this.build ? x : null;
   }
 }
 
 const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 
 export class JsonSyntaxError extends Error {}
+
+/**
+ * A checked JSON text read lazily (PARSE_JSON under a field access,
+ * analyzer fieldAccess): `member` finds a field's text by scanning, without
+ * making the values around it, and `node` parses the text (only its own
+ * part) at the first read. The text was checked whole when made, so these
+ * scans raise nothing.
+ */
+export class JsonText extends JsonValue {
+  private done = false;
+  constructor(
+    readonly text: string,
+    readonly start: number,
+    readonly end: number,
+    readonly mode: WideNumberMode,
+  ) {
+    super(null);
+  }
+  override get node(): JsonNode {
+    if (!this.done) {
+      this.parsed = parseJsonText(this.start === 0 && this.end === this.text.length ? this.text : this.text.slice(this.start, this.end), this.mode);
+      this.done = true;
+    }
+    return this.parsed;
+  }
+  /** The first member `key` of this object (as the parsed object keeps the first of duplicate keys); null when not an object or absent. */
+  member(key: string): JsonText | null {
+    const p = new JsonParser(this.text, this.mode);
+    p.build = false;
+    p.i = this.start;
+    p.ws();
+    const s = this.text;
+    if (s.charCodeAt(p.i) !== 123) return null;
+    p.i++;
+    p.ws();
+    if (s.charCodeAt(p.i) === 125) return null;
+    for (;;) {
+      p.ws();
+      const k = p.string();
+      p.ws();
+      p.i++; // ':'
+      p.ws();
+      const vs = p.i;
+      p.value(1);
+      if (k === key) return new JsonText(s, vs, p.i, this.mode);
+      p.ws();
+      if (s.charCodeAt(p.i) !== 44) return null;
+      p.i++;
+    }
+  }
+}
+
+/** Checks `s` as parseJsonText parses it (the same errors) without making its values. */
+export function checkJsonText(s: string, mode: WideNumberMode): void {
+  const p = new JsonParser(s, mode);
+  p.build = false;
+  p.value();
+  p.ws();
+  if (p.i !== s.length) p.err();
+}
 
 export function jsonNumberFromText(text: string, mode: WideNumberMode): JsonNode {
   if (/^-?\d+$/.test(text)) {

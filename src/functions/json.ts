@@ -6,6 +6,8 @@ import { formatDate, formatTime, splitMicros } from './civil.js';
 import { formatTimestampPicosRfc3339 } from '../types/picos.js';
 import {
   JsonSyntaxError,
+  JsonText,
+  checkJsonText,
   jsonAtPath,
   jsonPretty,
   jsonTextElements,
@@ -327,6 +329,22 @@ export function registerJson(): void {
 
   defineScalar('PARSE_JSON', [
     sigf(['STRING', named('wide_number_mode', 'STRING')], 'JSON', () => rowKernel(T.JSON, (v) => new JsonValue(parseJsonOrFail(v[0] as string, wideMode(v[1]))))),
+  ]);
+  // PARSE_JSON under a field access (analyzer fieldAccess): the text checked whole, its values made only where read (JsonText).
+  defineScalar('$parse_json_lazy', [
+    sigf(['STRING', opt('STRING')], 'JSON', () =>
+      rowKernel(T.JSON, (v) => {
+        const s = v[0] as string;
+        const mode = wideMode(v[1]);
+        try {
+          checkJsonText(s, mode);
+        } catch (e) {
+          if (e instanceof JsonSyntaxError) fail(`Invalid input to PARSE_JSON: ${e.message}`);
+          throw e;
+        }
+        return new JsonText(s, 0, s.length, mode);
+      }),
+    ),
   ]);
   defineScalar('TO_JSON', [
     sigf(['ANY', named('stringify_wide_numbers', 'BOOL')], 'JSON', (c) => {

@@ -3,6 +3,7 @@
 // the vector layouts, with BigInt only when an INT64 leaves ±2^53.
 import { isEqualityComparable, isGroupable, isOrderable, typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
+import { JsonText } from './json-core.js';
 import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { formatDate, MAX_DATE, MIN_DATE } from './civil.js';
 import { compareStrings, compareValues, groupEquals, sqlEquals } from './compare.js';
@@ -786,6 +787,8 @@ function registerAccess(): void {
     [
       sigf(['ARRAY<T1>', 'INT64'], 'T1', (c) => rowKernel(c.returnType, (v) => arrayIndex(v[0] as Value[], v[1] as bigint, false, false))),
       sig(['JSON', 'STRING'], 'JSON', rowKernel(T.JSON, (v) => {
+        // A lazily read text: the member's text, found by scanning (keys Object.prototype has: as below, through the parsed object).
+        if (v[0] instanceof JsonText && !((v[1] as string) in Object.prototype)) return v[0].member(v[1] as string);
         const node = (v[0] as JsonValue).node;
         if (node === null || typeof node !== 'object' || Array.isArray(node) || typeof node === 'bigint') return null;
         const r = (node as Record<string, import('../types/values.js').JsonNode>)[v[1] as string];

@@ -37,7 +37,14 @@ export class Interval {
 export type JsonNode = null | boolean | number | bigint | string | JsonNode[] | { [key: string]: JsonNode };
 
 export class JsonValue {
-  constructor(readonly node: JsonNode) {}
+  protected parsed: JsonNode;
+  constructor(node: JsonNode) {
+    this.parsed = node;
+  }
+  /** The value (a JSON text read lazily, functions/json-core.ts JsonText, is parsed at the first read). */
+  get node(): JsonNode {
+    return this.parsed;
+  }
 }
 
 /**
