@@ -31,17 +31,22 @@ import { insertTable, presentTable, updateTable } from './tables.js';
 import { streamingBuffer } from './streaming-buffer.js';
 
 function restFieldsOf(columns: readonly Column[], previous: readonly RestField[] = []): RestField[] {
-  return keptRestFields(visibleColumns(columns).map((c) => columnToRestField(c.name, c.type, c.required)), previous);
+  return keptRestFields(visibleColumns(columns).map((c) => columnToRestField(c.name, c.type, c.required)), previous, true);
 }
 
-/** New REST fields keeping the REST-only attributes of those whose type is unchanged, at any depth (a STRUCT field retyped by SET DATA TYPE takes its new type). */
-function keptRestFields(fields: readonly RestField[], previous: readonly RestField[] = []): RestField[] {
+/**
+ * New REST fields keeping the REST-only attributes of those whose type is unchanged, at any depth (a STRUCT
+ * field retyped by SET DATA TYPE takes its new type). A column's mode comes from its Column; a STRUCT field's
+ * REQUIRED, which the SqlType does not carry, is kept.
+ */
+function keptRestFields(fields: readonly RestField[], previous: readonly RestField[] = [], top = false): RestField[] {
   const prev = new Map(previous.map((f) => [f.name.toLowerCase(), f]));
   return fields.map((f) => {
     const old = prev.get(f.name.toLowerCase());
     // Keep descriptions and other REST-only attributes of unchanged columns.
     if (!old || old.type !== f.type) return f;
-    const kept: RestField = { ...old, mode: f.mode };
+    const keepMode = !top && old.mode === 'REQUIRED' && f.mode !== 'REPEATED';
+    const kept: RestField = { ...old, mode: keepMode ? 'REQUIRED' : f.mode };
     // TIMESTAMP and TIMESTAMP(12) share the REST type: the precision tells them apart.
     if (f.timestampPrecision !== undefined) kept.timestampPrecision = f.timestampPrecision;
     else if (kept.timestampPrecision === '12') delete kept.timestampPrecision;

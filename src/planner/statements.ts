@@ -377,7 +377,8 @@ function retypedFields(old: readonly RestField[] | undefined, fresh: readonly Re
     const of = old?.find((g) => g.name.toLowerCase() === ff.name.toLowerCase());
     if (!of) return ff;
     const { maxLength: _m, precision: _p, scale: _s, fields: oldSub, ...bare } = of;
-    return { ...bare, type: ff.type, mode: ff.mode, ...restParamsOf(ff), ...(ff.fields ? { fields: retypedFields(oldSub, ff.fields) } : {}) };
+    // SET DATA TYPE changes no mode (a field's REQUIRED stays; the new type cannot say NOT NULL).
+    return { ...bare, type: ff.type, mode: of.mode ?? ff.mode, ...restParamsOf(ff), ...(ff.fields ? { fields: retypedFields(oldSub, ff.fields) } : {}) };
   });
 }
 
