@@ -966,6 +966,8 @@ export interface TableConstraint {
   references?: { table: Path; columns: string[] };
   /** Written without NOT ENFORCED (an error: the service enforces no key). */
   enforced?: boolean;
+  /** ADD CONSTRAINT IF NOT EXISTS name ... (ALTER TABLE only). */
+  ifNotExists?: boolean;
 }
 
 export type Statement =

@@ -1140,8 +1140,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   }
 
   private tableConstraint = this.RULE('tableConstraint', (): A.TableConstraint => {
-    const name = this.option(1, () => (this.consume(2, K.CONSTRAINT!), this.subrule(3, this.ident)));
-    return this.or(4, [
+    let ifNotExists = false;
+    // ALTER TABLE ADD CONSTRAINT [IF NOT EXISTS] name ... (data-definition-language; CREATE TABLE's gate never reaches it).
+    const name = this.option(1, () => (this.consume(2, K.CONSTRAINT!), (ifNotExists = this.subrule(30, this.ifNotExists)), this.subrule(3, this.ident)));
+    const c = this.or(4, [
       {
         ALT: (): A.TableConstraint => {
           this.consume(5, K.PRIMARY!);
@@ -1170,6 +1172,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         },
       },
     ]);
+    if (this.live && ifNotExists) c.ifNotExists = true;
+    return c;
   });
 
   private createTable = this.RULE('createTable', (base?: Base, temp?: boolean, external?: boolean, snapshot?: boolean): A.CreateTableStmt => {
@@ -1605,7 +1609,12 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
                   return { kind: 'AddColumn', loc, ifNotExists, column: this.subrule(6, this.columnDef) };
                 },
               },
-              { ALT: (): A.AlterAction => ({ kind: 'AddConstraint', loc, constraint: this.subrule(7, this.tableConstraint), ifNotExists: false }) },
+              {
+                ALT: (): A.AlterAction => {
+                  const constraint = this.subrule(7, this.tableConstraint);
+                  return { kind: 'AddConstraint', loc, constraint, ifNotExists: !!constraint.ifNotExists };
+                },
+              },
             ],
           });
         },
@@ -1928,7 +1937,14 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
             return c;
           });
           return this.or(25, [
-            { ALT: (): A.MergeAction => (this.consume(26, K.ROW!), { kind: 'MergeInsert', columns, row: true }) },
+            {
+              ALT: (): A.MergeAction => {
+                const r = this.consume(26, K.ROW!);
+                // INSERT ROW takes no column list (data-manipulation-language: MERGE, merge_insert_clause).
+                if (this.live && columns) throw new SqlSyntaxError('Syntax error: Expected keyword VALUES but got keyword ROW', r.startLine!, r.startColumn!);
+                return { kind: 'MergeInsert', columns, row: true };
+              },
+            },
             {
               ALT: (): A.MergeAction => {
                 this.consume(27, K.VALUES!);
@@ -1959,6 +1975,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     const alias = this.subrule(5, this.dmlAlias);
     this.consume(6, K.USING!);
     const source = this.subrule(7, this.tablePrimary);
+    // The source is a table or a subquery (data-manipulation-language: MERGE, source_name), not UNNEST.
+    if (this.live && source.kind === 'UnnestRef') throw new SqlSyntaxError('Syntax error: MERGE USING takes a table name or a subquery, not UNNEST', source.loc.line, source.loc.column);
     this.consume(8, K.ON!);
     const on = this.subrule(9, this.expr);
     const clauses: A.MergeClause[] = [];

@@ -2,6 +2,7 @@
 // reports: statementType, ddlOperationPerformed, ddlTargetTable,
 // numDmlAffectedRows (as the service does).
 import type * as A from '../../grammar/ast.js';
+import { parseStatement } from '../../grammar/index.js';
 import { coerce, literal, originOf } from '../analyzer/expr.js';
 import { resolveExpr } from '../analyzer/expr.js';
 import { outputNames } from '../analyzer/index.js';
@@ -663,6 +664,9 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   const existing = cat.getTable(id);
   if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
   if (existing && !st.orReplace) throw already('Table', fq(id));
+  // A view's query is stored and rerun later: it may not take the request's query parameters.
+  const param = findNode(st.query, ['NamedParam', 'PositionalParam']);
+  if (param) throw sqlError(`Query parameters cannot be used in the query of a view`, param.loc);
   // Validate the body as the view will run: bare names against the view's own dataset.
   const saved = s.env;
   const q = (() => {
@@ -837,6 +841,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         for (const n of c.columns) {
           if (!cols.some((x) => x.name.toLowerCase() === n.toLowerCase())) throw sqlError(`Unsupported ${c.kind === 'PrimaryKey' ? 'primary' : 'foreign'} key column ${n} either does not exist or is a pseudocolumn`, a.loc);
         }
+        if (c.name && a.ifNotExists && (k.foreignKeys ?? []).some((f) => f.name?.toLowerCase() === c.name!.toLowerCase())) break;
         if (c.name && (k.foreignKeys ?? []).some((f) => f.name?.toLowerCase() === c.name!.toLowerCase())) throw sqlError(`Constraint ${c.name} already exists in table ${fq(id)}`, a.loc);
         if (c.kind === 'PrimaryKey') {
           if (k.primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} already has a primary key`, a.loc);
@@ -1150,6 +1155,24 @@ function checkParamNames(params: readonly { name: string }[], loc: A.Loc): void 
   }
 }
 
+/** The first AST node of one of `kinds` anywhere under `node` (a depth-first walk). */
+function findNode(node: unknown, kinds: readonly string[]): { loc: A.Loc } | undefined {
+  if (Array.isArray(node)) {
+    for (const x of node) {
+      const f = findNode(x, kinds);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  if (!node || typeof node !== 'object') return undefined;
+  if (kinds.includes((node as { kind?: string }).kind ?? '')) return node as { loc: A.Loc };
+  for (const v of Object.values(node)) {
+    const f = findNode(v, kinds);
+    if (f) return f;
+  }
+  return undefined;
+}
+
 /** The one-part names called anywhere in an AST (upper-cased, as the temporary functions are keyed). */
 function callNames(node: unknown, out: Set<string>): void {
   if (Array.isArray(node)) {
@@ -1285,6 +1308,16 @@ export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPol
   }
   // The filter's source text, without the closing parenthesis of FILTER USING ( ... ).
   const filterPredicate = s.ctx.sql.slice(st.filter.loc.offset, st.end).trim().replace(/\)\s*$/, '').trim();
+  // The filter is analyzed now over the table's columns (an unknown name or a non-BOOL filter is refused at CREATE).
+  const probe = parseStatement(`SELECT 1 FROM \`${projectId}.${datasetId}.${tableId}\` WHERE ${filterPredicate}`);
+  if (probe.kind === 'QueryStatement') {
+    try {
+      s.analyze(probe.query);
+    } catch (e) {
+      if (e instanceof QueryError) throw sqlError(e.message.replace(/ at \[\d+:\d+\]$/, ''), st.filter.loc);
+      throw e;
+    }
+  }
   const now = String(Date.now());
   await cat.putChild('rowAccessPolicies', projectId, datasetId, st.name, {
     rowAccessPolicyReference: { projectId, datasetId, tableId, policyId: st.name },
