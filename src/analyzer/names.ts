@@ -446,18 +446,31 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     }
     case 'TABLES':
       return {
-        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('table_type'), col('is_insertable_into'), col('is_typed'), col('creation_time', T.TIMESTAMP), col('ddl'), col('default_collation_name')],
-        rows: tables().map((t) => [
-          t.id.projectId,
-          t.id.datasetId,
-          t.id.tableId,
-          tableType(t),
-          t.kind === 'TABLE' ? 'YES' : 'NO',
-          'NO',
-          msToMicros(t.resource.creationTime),
-          ddlOf(t),
-          (t.resource.defaultCollation as string | undefined) ?? null,
-        ]),
+        // information-schema-tables: base_table_* and snapshot_time_ms name a clone's or snapshot's base table and time.
+        columns: [
+          col('table_catalog'), col('table_schema'), col('table_name'), col('table_type'), col('is_insertable_into'), col('is_typed'), col('creation_time', T.TIMESTAMP),
+          col('base_table_catalog'), col('base_table_schema'), col('base_table_name'), col('snapshot_time_ms', T.TIMESTAMP), col('ddl'), col('default_collation_name'),
+        ],
+        rows: tables().map((t) => {
+          const def = (t.resource.snapshotDefinition ?? t.resource.cloneDefinition) as { baseTableReference?: Record<string, string>; snapshotTime?: string; cloneTime?: string } | undefined;
+          const base = def?.baseTableReference ?? {};
+          const at = def?.snapshotTime ?? def?.cloneTime;
+          return [
+            t.id.projectId,
+            t.id.datasetId,
+            t.id.tableId,
+            tableType(t),
+            t.kind === 'TABLE' ? 'YES' : 'NO',
+            'NO',
+            msToMicros(t.resource.creationTime),
+            base.projectId ?? null,
+            base.datasetId ?? null,
+            base.tableId ?? null,
+            at ? BigInt(Date.parse(at)) * 1000n : def ? msToMicros(t.resource.creationTime) : null,
+            ddlOf(t),
+            (t.resource.defaultCollation as string | undefined) ?? null,
+          ];
+        }),
       };
     case 'COLUMNS':
       return {
