@@ -19,7 +19,7 @@ import type {
 import { MAX_ROW_BYTES, QueryError, rowTooLarge } from '../planner/api.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { constantVector, getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
+import { constantVector, getValue, takeVector, vectorFromValues, withNullRows, type Batch, type Vector } from '../types/vector.js';
 import { castVector } from './cast.js';
 import type { ExecContext, ValueMemo } from './context.js';
 import { executeRel } from './execute.js';
@@ -270,6 +270,8 @@ function assembleRows(type: SqlType, parts: readonly Vector[], n: number): Vecto
 
 /** Field `fieldIndex` of each STRUCT row (NULL for a NULL struct); a FLOAT64/TIME field straight into its typed array. */
 export function fieldOf(type: SqlType, s: Vector, fieldIndex: number, n: number): Vector {
+  const f = s.nested?.fields?.[fieldIndex];
+  if (f) return withNulls(f, s.nulls);
   const d = s.data as (Value[] | null)[];
   const sn = s.nulls;
   if (type.kind === 'FLOAT64' || type.kind === 'TIME') {
@@ -289,6 +291,19 @@ export function fieldOf(type: SqlType, s: Vector, fieldIndex: number, n: number)
     out[i] = v === null ? null : v[fieldIndex]!;
   }
   return vectorFromValues(type, out);
+}
+
+/** `v` NULL also where `nulls` says so (a struct's field where the struct is NULL), its layout kept. */
+function withNulls(v: Vector, nulls: Uint8Array | null): Vector {
+  if (nulls === null) return v;
+  let merged: Uint8Array | null = null;
+  for (let i = 0; i < v.length; i++) {
+    if (nulls[i] === 1 && (v.nulls === null || v.nulls[i] !== 1)) {
+      merged ??= v.nulls ? v.nulls.slice() : new Uint8Array(v.length);
+      merged[i] = 1;
+    }
+  }
+  return merged === null ? v : withNullRows(v, merged);
 }
 
 function evalCall(e: CallExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {

@@ -501,6 +501,8 @@ type Typed = Float64Array | Int32Array | Uint8Array;
  * other typed parts of one array type are copied once, with no per-value work.
  */
 export function concatColumn(type: SqlType, parts: readonly Vector[]): Vector {
+  // Nested views concatenate as views (concatVectors), never boxed here.
+  if (parts[0]?.nested) return concatVectors(type, parts);
   const d0 = parts[0]?.data;
   if (!(d0 instanceof Float64Array || d0 instanceof Int32Array || d0 instanceof Uint8Array) || layoutOf(type) === 'values') return concatVectors(type, parts);
   const Ctor = d0.constructor as { new (n: number): Typed; new (b: ArrayBufferLike, off: number, n: number): Typed };

@@ -103,7 +103,17 @@ function generateArray(start: Value, end: Value, step: Value, kind: string): Val
 }
 
 export function registerArrays(): void {
-  defineScalar('ARRAY_LENGTH', [sig(['ARRAY'], 'INT64', rowKernel(T.INT64, (v) => BigInt((v[0] as Value[]).length)))]);
+  const arrayLength = rowKernel(T.INT64, (v) => BigInt((v[0] as Value[]).length));
+  defineScalar('ARRAY_LENGTH', [
+    sig(['ARRAY'], 'INT64', (args, n, ctx) => {
+      // Arrays in the Arrow layout (a stored column's scan): lengths from the offsets.
+      const o = args[0]!.nested?.offsets;
+      if (!o) return arrayLength(args, n, ctx);
+      const out = new Float64Array(n);
+      for (let i = 0; i < n; i++) out[i] = o[i + 1]! - o[i]!;
+      return { type: T.INT64, length: n, data: out, nulls: args[0]!.nulls };
+    }),
+  ]);
   defineScalar('ARRAY_CONCAT', [
     sigf(['ARRAY<T1>', rep('ARRAY<T1>')], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
       const out: Value[] = [];

@@ -4,7 +4,7 @@
 import { isEqualityComparable, isGroupable, isOrderable, typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
 import { JsonText } from './json-core.js';
-import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
+import { getValue, takeVector, vectorFromValues, withNullRows, type Int64Data, type Vector } from '../types/vector.js';
 import { formatDate, MAX_DATE, MIN_DATE } from './civil.js';
 import { compareStrings, compareValues, groupEquals, sqlEquals } from './compare.js';
 import { formatErrNum } from './format-number.js';
@@ -755,6 +755,41 @@ function arrayIndex(arr: Value[], idx: bigint, ordinal: boolean, safe: boolean):
   return arr[i]!;
 }
 
+/**
+ * array[OFFSET(k)] and the like over arrays in the Arrow layout (a stored
+ * column's scan): the elements taken from the child vector, none boxed; null
+ * when the array is not in that layout.
+ */
+function elementsAt(args: readonly Vector[], n: number, ordinal: boolean, safe: boolean): Vector | null {
+  const a = args[0]!;
+  const o = a.nested?.offsets;
+  const child = a.nested?.child;
+  if (!o || !child) return null;
+  const sel = new Int32Array(n);
+  let nulls: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    const idx = a.nulls !== null && a.nulls[i] === 1 ? null : (getValue(args[1]!, i) as bigint | null);
+    if (idx === null) {
+      (nulls ??= new Uint8Array(n))[i] = 1;
+      continue;
+    }
+    const k = Number(idx) - (ordinal ? 1 : 0);
+    if (k < 0 || k >= o[i + 1]! - o[i]!) {
+      if (!safe) fail(`Array index ${idx} is out of bounds`);
+      (nulls ??= new Uint8Array(n))[i] = 1;
+      continue;
+    }
+    sel[i] = o[i]! + k;
+  }
+  // NULL rows take element 0 (any valid row), then are marked NULL.
+  if (child.length === 0) return vectorFromValues(a.type.kind === 'ARRAY' ? a.type.element : a.type, new Array<Value>(n).fill(null));
+  const taken = takeVector(child, sel, n);
+  if (nulls === null) return taken;
+  const merged = taken.nulls ? taken.nulls.slice() : new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (nulls[i] === 1) merged[i] = 1;
+  return withNullRows(taken, merged);
+}
+
 function registerAccess(): void {
   defineScalar(
     '$concat_op',
@@ -775,7 +810,12 @@ function registerAccess(): void {
   const access = (name: string, ordinal: boolean, safe: boolean, sym: string) =>
     defineScalar(
       name,
-      [sigf(['ARRAY<T1>', 'INT64'], 'T1', (c) => rowKernel(c.returnType, (v) => arrayIndex(v[0] as Value[], v[1] as bigint, ordinal, safe)))],
+      [
+        sigf(['ARRAY<T1>', 'INT64'], 'T1', (c) => {
+          const boxed = rowKernel(c.returnType, (v) => arrayIndex(v[0] as Value[], v[1] as bigint, ordinal, safe));
+          return (args, n, ctx) => elementsAt(args, n, ordinal, safe) ?? boxed(args, n, ctx);
+        }),
+      ],
       { display: operatorDisplay(sym, 'custom', (a) => `${a[0]}[${sym}(${a[1]})]`) },
     );
   access('$array_at_offset', false, false, 'OFFSET');

@@ -11,7 +11,7 @@
 // decoded.
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { getValue, layoutOf, type Vector } from '../types/vector.js';
+import { layoutOf, nestedVector, type Vector } from '../types/vector.js';
 
 /** Bit i set: row i is valid (not NULL), as Arrow's validity bitmap and parquet's definition levels (bit-packed, LSB first). */
 export type Validity = Uint8Array | null;
@@ -183,48 +183,32 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
     }
     case 'list':
     case 'struct':
-      return { type: t, length: n, data: nestedValues(t, c, s, e, false), nulls: nullsOf(c.validity, s, e) };
+      return nestedOf(t, c, s, e, false);
     case 'null':
       return nullVectorOf(t, n);
   }
 }
 
 /**
- * Rows [s, e) of a chunk as boxed values (values.ts forms), a level at a
- * time: a list's elements are made once for the rows' whole range and
- * sliced per row. A NULL array nested in a struct reads as [] (as the
- * storage form always made it); at the top it stays NULL (chunkVector).
+ * Rows [s, e) of a list or struct chunk as a vector whose view shares the
+ * layout (leaves as chunkVector makes them), boxed only when a kernel reads
+ * `data`. A NULL array nested in a struct boxes as [] (as the storage form
+ * always made it); at the top it stays NULL.
  */
-function nestedValues(t: SqlType, c: ColumnChunk, s: number, e: number, nested: boolean): Value[] {
+function nestedOf(t: SqlType, c: ColumnChunk, s: number, e: number, nested: boolean): Vector {
   const n = e - s;
-  const out = new Array<Value>(n);
   if (c.kind === 'list' && t.kind === 'ARRAY') {
-    const { offsets, validity } = c;
-    const base = offsets[s]!;
-    const elems = nestedValues(t.element, c.child, base, offsets[e]!, true);
-    for (let i = 0; i < n; i++) out[i] = isValid(validity, s + i) ? elems.slice(offsets[s + i]! - base, offsets[s + i + 1]! - base) : nested ? [] : null;
-    return out;
+    const base = c.offsets[s]!;
+    const offsets = new Int32Array(n + 1);
+    for (let i = 0; i <= n; i++) offsets[i] = c.offsets[s + i]! - base;
+    const child = nestedOf(t.element, c.child, base, c.offsets[e]!, true);
+    return nestedVector(t, n, nested ? null : nullsOf(c.validity, s, e), { offsets, child });
   }
   if (c.kind === 'struct' && t.kind === 'STRUCT') {
-    const fields = t.fields.map((f, j) => nestedValues(f.type, c.children[j]!, s, e, true));
-    for (let i = 0; i < n; i++) {
-      if (!isValid(c.validity, s + i)) {
-        out[i] = null;
-        continue;
-      }
-      const row = new Array<Value>(fields.length);
-      for (let j = 0; j < fields.length; j++) row[j] = fields[j]![i]!;
-      out[i] = row;
-    }
-    return out;
+    return nestedVector(t, n, nullsOf(c.validity, s, e), { fields: t.fields.map((f, j) => nestedOf(f.type, c.children[j]!, s, e, true)) });
   }
-  if (c.kind === 'null') {
-    for (let i = 0; i < n; i++) out[i] = t.kind === 'ARRAY' && nested ? [] : null;
-    return out;
-  }
-  const v = chunkVector(t, c, s, e);
-  for (let i = 0; i < n; i++) out[i] = getValue(v, i);
-  return out;
+  if (c.kind === 'null' && t.kind === 'ARRAY' && nested) return { type: t, length: n, data: Array.from({ length: n }, () => []), nulls: null };
+  return chunkVector(t, c, s, e);
 }
 
 /** A vector of `n` NULLs (ARRAY: empty arrays). */

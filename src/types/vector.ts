@@ -31,6 +31,87 @@ export interface Vector {
    * (expr.ts). Vectors made from another (take, slice, concat) drop it.
    */
   readonly dict?: DictCodes;
+  /**
+   * ARRAY and STRUCT rows in the Arrow layout (a scan of a stored nested
+   * column): `data` is then made from it when first read (nestedVector), so
+   * kernels that know the layout (UNNEST, field access, ARRAY_LENGTH,
+   * subscripts) never box the rows.
+   */
+  readonly nested?: NestedView;
+}
+
+export interface NestedView {
+  /** ARRAY: row i's elements are rows [offsets[i], offsets[i + 1]) of `child` (a NULL or empty row: equal offsets). */
+  readonly offsets?: Int32Array;
+  readonly child?: Vector;
+  /** STRUCT: each field's rows (NULL where the struct is NULL). */
+  readonly fields?: readonly Vector[];
+  /** Rows of another nested vector, row i its row at[i] (rows taken more than once: a lateral join's owners). */
+  readonly source?: Vector;
+  readonly at?: Int32Array;
+  /** Several nested vectors' rows one after another (of views that do not concatenate as views). */
+  readonly parts?: readonly Vector[];
+}
+
+/**
+ * A vector of ARRAY or STRUCT rows given by `view`, its boxed rows made on
+ * first read of `data` (once). A NULL array row boxes as NULL where `nulls`
+ * says so, else as [] (arrays nested in structs have no NULL).
+ */
+export function nestedVector(type: SqlType, length: number, nulls: Uint8Array | null, view: NestedView): Vector {
+  let boxed: Value[] | null = null;
+  return {
+    type,
+    length,
+    nulls,
+    nested: view,
+    get data(): Value[] {
+      return (boxed ??= boxNested(length, nulls, view));
+    },
+  };
+}
+
+function boxNested(n: number, nulls: Uint8Array | null, view: NestedView): Value[] {
+  const out = new Array<Value>(n);
+  if (view.parts) {
+    let k = 0;
+    for (const p of view.parts) {
+      const d = p.data as Value[];
+      for (let i = 0; i < p.length; i++, k++) out[k] = nulls !== null && nulls[k] === 1 ? null : d[i]!;
+    }
+    return out;
+  }
+  if (view.source && view.at) {
+    const src = view.source.data as Value[];
+    for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : src[view.at[i]!]!;
+    return out;
+  }
+  if (view.offsets && view.child) {
+    const { offsets, child } = view;
+    const elems = valuesOfVector(child);
+    for (let i = 0; i < n; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : elems.slice(offsets[i]!, offsets[i + 1]!);
+    return out;
+  }
+  const fields = (view.fields ?? []).map(valuesOfVector);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) {
+      out[i] = null;
+      continue;
+    }
+    const row = new Array<Value>(fields.length);
+    for (let j = 0; j < fields.length; j++) row[j] = fields[j]![i]!;
+    out[i] = row;
+  }
+  return out;
+}
+
+/** Every row's scalar form. */
+function valuesOfVector(v: Vector): Value[] {
+  const d = v.data;
+  if (Array.isArray(d) && v.nulls === null) return d;
+  const out = new Array<Value>(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = getValue(v, i);
+  return out;
 }
 
 export interface DictCodes {
@@ -156,6 +237,8 @@ export function constantVector(type: SqlType, value: Value, length: number): Vec
 
 /** Rows [start, end) of a vector, sharing memory where the layout allows. */
 export function sliceVector(v: Vector, start: number, end: number): Vector {
+  if (v.nested?.parts) return takeLater(v, Int32Array.from({ length: end - start }, (_, i) => start + i), end - start);
+  if (v.nested) return nestedVector(v.type, end - start, v.nulls ? v.nulls.subarray(start, end) : null, sliceView(v.nested, start, end));
   const d = v.data;
   const data = Array.isArray(d) ? d.slice(start, end) : d.subarray(start, end);
   return { type: v.type, length: end - start, data, nulls: v.nulls ? v.nulls.subarray(start, end) : null };
@@ -193,6 +276,7 @@ function reused<A extends Typed>(src: A, count: number, buf: TakeBuffer): A {
 }
 
 function takeInto(v: Vector, sel: ArrayLike<number>, count: number, buf: TakeBuffer | null): Vector {
+  if (v.nested) return takeNested(v, v.nested, sel, count) ?? takeLater(v, sel, count);
   const src = v.data;
   let data: VectorData;
   if (Array.isArray(src)) {
@@ -242,6 +326,25 @@ function gatherU8(src: Uint8Array, sel: ArrayLike<number>, count: number, out: U
 /** Concatenates vectors of one type (sort and materialization). */
 export function concatVectors(type: SqlType, parts: readonly Vector[]): Vector {
   const total = parts.reduce((n, p) => n + p.length, 0);
+  if (parts.length > 0 && parts.every((p) => p.nested)) {
+    const view = concatViews(type, parts.map((p) => p.nested!));
+    if (view) {
+      let nulls: Uint8Array | null = null;
+      let k = 0;
+      for (const p of parts) {
+        if (p.nulls) (nulls ??= new Uint8Array(total)).set(p.nulls, k);
+        k += p.length;
+      }
+      return nestedVector(type, total, nulls, view);
+    }
+    let nulls: Uint8Array | null = null;
+    let k = 0;
+    for (const p of parts) {
+      if (p.nulls) (nulls ??= new Uint8Array(total)).set(p.nulls, k);
+      k += p.length;
+    }
+    return nestedVector(type, total, nulls, { parts });
+  }
   let k = 0;
   const needsValues = parts.some((p) => p.data instanceof BigInt64Array) || layoutOf(type) === 'values';
   if (needsValues) {
@@ -276,4 +379,90 @@ export function sliceBatches(batches: readonly Batch[], start: number, end: numb
     out.push(s === 0 && e === b.length ? b : { length: e - s, columns: b.columns.map((v) => sliceVector(v, s, e)) });
   }
   return out;
+}
+
+/**
+ * takeVector of nested rows that are taken more than once (a lateral join's
+ * owner rows): boxed, sharing the rows, only when `data` is first read (an
+ * UNNEST's array column is often carried along and never read).
+ */
+function takeLater(v: Vector, sel: ArrayLike<number>, count: number): Vector {
+  const from = v.nested?.at;
+  const at = new Int32Array(count);
+  for (let i = 0; i < count; i++) at[i] = from ? from[sel[i]!]! : sel[i]!;
+  let nulls: Uint8Array | null = null;
+  if (v.nulls) for (let i = 0; i < count; i++) if (v.nulls[sel[i]!] === 1) (nulls ??= new Uint8Array(count))[i] = 1;
+  return nestedVector(v.type, count, nulls, { source: v.nested?.source ?? v, at });
+}
+
+/** `v` with NULL rows `nulls` (which include v's own): the layout kept, value rows set to null as vectorFromValues makes them. */
+export function withNullRows(v: Vector, nulls: Uint8Array): Vector {
+  if (v.nested) return nestedVector(v.type, v.length, nulls, v.nested);
+  const d = v.data;
+  if (!Array.isArray(d)) return { type: v.type, length: v.length, data: d, nulls };
+  const data = d.slice();
+  for (let i = 0; i < v.length; i++) if (nulls[i] === 1) data[i] = null;
+  return { type: v.type, length: v.length, data, nulls };
+}
+
+/** Rows [start, end) of a nested view. */
+function sliceView(view: NestedView, start: number, end: number): NestedView {
+  if (view.source && view.at) return { source: view.source, at: view.at.subarray(start, end) };
+  if (view.offsets && view.child) {
+    const base = view.offsets[start]!;
+    const offsets = new Int32Array(end - start + 1);
+    for (let i = 0; i <= end - start; i++) offsets[i] = view.offsets[start + i]! - base;
+    return { offsets, child: sliceVector(view.child, base, view.offsets[end]!) };
+  }
+  return { fields: (view.fields ?? []).map((f) => sliceVector(f, start, end)) };
+}
+
+/** takeVector of a nested vector: its view's rows taken (a list's elements in the new order), nothing boxed. */
+function takeNested(v: Vector, view: NestedView, sel: ArrayLike<number>, count: number): Vector | null {
+  if (view.source || view.parts) return null;
+  let nulls: Uint8Array | null = null;
+  if (v.nulls) {
+    for (let i = 0; i < count; i++) if (v.nulls[sel[i]!] === 1) (nulls ??= new Uint8Array(count))[i] = 1;
+  }
+  if (view.offsets && view.child) {
+    const src = view.offsets;
+    const offsets = new Int32Array(count + 1);
+    for (let i = 0; i < count; i++) offsets[i + 1] = offsets[i]! + src[sel[i]! + 1]! - src[sel[i]!]!;
+    // Rows taken more than once (a join's owners) would copy their elements each time: boxed rows share them instead.
+    if (offsets[count]! > view.child.length) return null;
+    const elems = new Int32Array(offsets[count]!);
+    for (let i = 0, k = 0; i < count; i++) for (let e = src[sel[i]!]!; e < src[sel[i]! + 1]!; e++) elems[k++] = e;
+    return nestedVector(v.type, count, nulls, { offsets, child: takeVector(view.child, elems) });
+  }
+  return nestedVector(v.type, count, nulls, { fields: (view.fields ?? []).map((f) => takeVector(f, sel, count)) });
+}
+
+/** Nested views one after another (null when they are not all of one shape). */
+function concatViews(type: SqlType, views: readonly NestedView[]): NestedView | null {
+  const source = views[0]!.source;
+  if (source && views.every((v) => v.source === source && v.at)) {
+    const at = new Int32Array(views.reduce((n, v) => n + v.at!.length, 0));
+    let k = 0;
+    for (const v of views) {
+      at.set(v.at!, k);
+      k += v.at!.length;
+    }
+    return { source, at };
+  }
+  if (type.kind === 'ARRAY' && views.every((v) => v.offsets && v.child)) {
+    const total = views.reduce((n, v) => n + v.offsets!.length - 1, 0);
+    const offsets = new Int32Array(total + 1);
+    let k = 0;
+    let base = 0;
+    for (const v of views) {
+      const o = v.offsets!;
+      for (let i = 1; i < o.length; i++) offsets[++k] = base + o[i]!;
+      base += o[o.length - 1]!;
+    }
+    return { offsets, child: concatVectors(type.element, views.map((v) => v.child!)) };
+  }
+  if (type.kind === 'STRUCT' && views.every((v) => v.fields?.length === type.fields.length)) {
+    return { fields: type.fields.map((f, j) => concatVectors(f.type, views.map((v) => v.fields![j]!))) };
+  }
+  return null;
 }

@@ -12,7 +12,7 @@ import type { Column } from '../../src/types/schema.js';
 import { T, type SqlType } from '../../src/types/types.js';
 import { Decimal, Geography, Interval, JsonValue, RangeValue, type Value } from '../../src/types/values.js';
 import { jsonNodeToText, parseJsonText } from '../../src/types/json-values.js';
-import { getValue, vectorFromValues, type Batch } from '../../src/types/vector.js';
+import { concatVectors, getValue, sliceVector, takeVector, vectorFromValues, type Batch, type Vector } from '../../src/types/vector.js';
 import { valueBytes } from '../../src/types/logical-bytes.js';
 import { tempDir } from '../engine/helpers.js';
 
@@ -144,6 +144,38 @@ describe('nested columns in fragment files', () => {
       }
       // Billing: the column's logical bytes, as the values measure them.
       expect(f.rowGroups[0]!.columns.get(c.name)!.bytes).toBe(rows.reduce((b, row) => b + valueBytes(c.type, row[ci]!), 0));
+    }
+  });
+
+  it('scanned nested vectors keep the layout through slice, take (rows repeated too) and concat, and box to the same rows', async () => {
+    const r = rng(23);
+    const t = arr(struct(['v', T.INT64], ['s', T.STRING], ['tags', arr(T.STRING)], ['in', struct(['x', T.FLOAT64])]));
+    const cols: Column[] = [
+      { name: 'items', type: t, required: false },
+      { name: 'st', type: struct(['a', T.INT64], ['b', arr(T.DATE)]), required: false },
+    ];
+    const n = 2000;
+    const rows = Array.from({ length: n }, () => cols.map((c) => randomValue(r, c.type, true)));
+    const f = await FragmentFile.open(await write(cols, rows));
+    for (const [ci, c] of cols.entries()) {
+      const chunk = await f.readChunk(0, c.name, c.type);
+      const whole = chunkVector(c.type, chunk, 0, n);
+      expect(whole.nested).toBeDefined();
+      const want = rows.map((row) => norm(row[ci]!));
+      const boxed = (v: Vector): unknown[] => Array.from({ length: v.length }, (_, i) => norm(getValue(v, i)));
+      const s1 = sliceVector(whole, 100, 900);
+      expect(s1.nested).toBeDefined();
+      expect(boxed(s1)).toEqual(want.slice(100, 900));
+      const sel = Int32Array.from({ length: 500 }, () => Math.floor(r() * 800));
+      const taken = takeVector(s1, sel);
+      expect(boxed(taken)).toEqual([...sel].map((i) => want[100 + i]));
+      const distinct = Int32Array.from({ length: 300 }, (_, i) => 799 - 2 * i);
+      const t2 = takeVector(s1, distinct);
+      expect(t2.nested?.offsets ?? t2.nested?.fields).toBeDefined();
+      expect(boxed(t2)).toEqual([...distinct].map((i) => want[100 + i]));
+      const parts = [sliceVector(whole, 0, 700), takeVector(whole, sel), sliceVector(taken, 10, 20), chunkVector(c.type, chunk, 1500, 2000)];
+      expect(boxed(concatVectors(c.type, parts))).toEqual([...want.slice(0, 700), ...[...sel].map((i) => want[i]), ...[...sel.subarray(10, 20)].map((i) => want[100 + i]), ...want.slice(1500)]);
+      expect(boxed(sliceVector(concatVectors(c.type, parts), 650, 760))).toEqual([...want.slice(650, 700), ...[...sel.subarray(0, 60)].map((i) => want[i])]);
     }
   });
 

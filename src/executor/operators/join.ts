@@ -1199,6 +1199,8 @@ export function unnestRows(
   n: number,
 ): { rows: Batch; owner: Int32Array } {
   const na = arrays.length;
+  const view = na === 1 ? arrays[0]!.nested : undefined;
+  if (view?.offsets && view.child) return unnestView(rel, view.offsets, view.child, n);
   const vals: (Value[] | null)[][] = arrays.map((a) => {
     const out: (Value[] | null)[] = new Array(n);
     for (let i = 0; i < n; i++) out[i] = getValue(a, i) as Value[] | null;
@@ -1234,6 +1236,25 @@ export function unnestRows(
   const byId = new Map<number, Vector>();
   rel.elements.forEach((c, a) => byId.set(c.id, elementColumn(c.type, vals[a]!, lens, m)));
   if (rel.offset && offsets !== null) byId.set(rel.offset.id, { type: T.INT64, length: m, data: offsets, nulls: null });
+  return { rows: { length: m, columns: rel.columns.map((c) => byId.get(c.id)!) }, owner };
+}
+
+/** unnestRows of one array given in the Arrow layout: the elements are its child vector, in order (NULL and empty arrays have none). */
+function unnestView(rel: UnnestRel, offsets: Int32Array, child: Vector, n: number): { rows: Batch; owner: Int32Array } {
+  const m = offsets[n]! - offsets[0]!;
+  const owner = new Int32Array(m);
+  const positions = rel.offset ? new Float64Array(m) : null;
+  const base = offsets[0]!;
+  for (let i = 0; i < n; i++) {
+    for (let k = offsets[i]! - base, e = 0; k < offsets[i + 1]! - base; k++, e++) {
+      owner[k] = i;
+      if (positions !== null) positions[k] = e;
+    }
+  }
+  const elements = base === 0 && child.length === m ? child : sliceVector(child, base, base + m);
+  const byId = new Map<number, Vector>();
+  byId.set(rel.elements[0]!.id, elements);
+  if (rel.offset && positions !== null) byId.set(rel.offset.id, { type: T.INT64, length: m, data: positions, nulls: null });
   return { rows: { length: m, columns: rel.columns.map((c) => byId.get(c.id)!) }, owner };
 }
 
