@@ -130,14 +130,43 @@ function checkAssignedOnce(paths: readonly string[], loc: A.Loc | undefined): vo
 }
 
 function checkRequired(info: TableInfo, batches: readonly Batch[]): void {
+  const fields = (info.resource.schema as { fields?: RestField[] } | undefined)?.fields;
   info.columns.forEach((c, i) => {
-    if (!c.required) return;
+    // A STRUCT's REQUIRED fields live only in the REST schema (SqlType has no field modes).
+    const field = fields?.find((f) => f.name.toLowerCase() === c.name.toLowerCase());
+    const nested = field?.fields?.some(hasRequired) ? field.fields : undefined;
+    if (!c.required && !nested) return;
     for (const b of batches) {
       const v = b.columns[i]!;
-      if (v.nulls) for (let r = 0; r < b.length; r++) if (v.nulls[r]) throw new QueryError(`Required field ${c.name} cannot be null`, 'invalidQuery');
+      if (c.required && v.nulls) for (let r = 0; r < b.length; r++) if (v.nulls[r]) throw new QueryError(`Required field ${c.name} cannot be null`, 'invalidQuery');
+      if (nested) for (let r = 0; r < b.length; r++) checkRequiredFields(c.name, nested, modeOf(field!) === 'REPEATED', getValue(v, r));
     }
   });
   // Parameterized types (STRING(L), NUMERIC(P, S)) and NULL arrays are made table values where rows are written (types/table-values.ts).
+}
+
+function hasRequired(f: RestField): boolean {
+  return modeOf(f) === 'REQUIRED' || (f.fields?.some(hasRequired) ?? false);
+}
+
+function modeOf(f: RestField): string {
+  return (f.mode ?? 'NULLABLE').toUpperCase();
+}
+
+/** A STRUCT value (or each element of an ARRAY of them) against its fields' REQUIRED modes, at any depth. */
+function checkRequiredFields(path: string, fields: readonly RestField[], repeated: boolean, v: Value): void {
+  if (v === null) return;
+  if (repeated) {
+    for (const e of v as Value[]) checkRequiredFields(path, fields, false, e);
+    return;
+  }
+  const struct = v as Value[];
+  fields.forEach((f, j) => {
+    const name = `${path}.${f.name}`;
+    const x = struct[j] ?? null;
+    if (modeOf(f) === 'REQUIRED' && x === null) throw new QueryError(`Required field ${name} cannot be null`, 'invalidQuery');
+    if (f.fields?.some(hasRequired)) checkRequiredFields(name, f.fields, modeOf(f) === 'REPEATED', x);
+  });
 }
 
 function rowCount(batches: readonly Batch[]): number {

@@ -308,15 +308,16 @@ function hasNestedOptions(t: A.TypeNode): boolean {
   return inner.kind === 'StructType' && inner.fields.some((f) => !!f.options?.length || hasNestedOptions(f.type));
 }
 
-/** Descriptions of nested STRUCT fields onto the REST field's sub-fields (same order). */
-async function nestedDescriptions(s: Session, t: A.TypeNode, f: RestField): Promise<void> {
+/** Descriptions and NOT NULL (mode REQUIRED) of nested STRUCT fields onto the REST field's sub-fields (same order). */
+async function nestedFieldExtras(s: Session, t: A.TypeNode, f: RestField): Promise<void> {
   const inner = t.kind === 'ArrayType' ? t.element : t;
   if (inner.kind !== 'StructType' || !f.fields) return;
   for (const [i, sf] of inner.fields.entries()) {
     const rf = f.fields[i];
     if (!rf) continue;
+    if (sf.notNull && rf.mode !== 'REPEATED') rf.mode = 'REQUIRED';
     for (const o of sf.options ?? []) if (o.name.toLowerCase() === 'description') rf.description = String((await s.evalScalar(o.value)).value);
-    await nestedDescriptions(s, sf.type, rf);
+    await nestedFieldExtras(s, sf.type, rf);
   }
 }
 
@@ -394,9 +395,9 @@ function restParamsOf(f: RestField): Pick<RestField, 'maxLength' | 'precision' |
   return { ...(f.maxLength !== undefined ? { maxLength: f.maxLength } : {}), ...(f.precision !== undefined ? { precision: f.precision } : {}), ...(f.scale !== undefined ? { scale: f.scale } : {}) };
 }
 
-/** The schema's fields with the column definitions' defaults and descriptions; undefined when they have none. */
+/** The schema's fields with the column definitions' defaults, descriptions and nested NOT NULL fields; undefined when they have none. */
 async function schemaExtras(s: Session, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<RestField[] | undefined> {
-  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type)) && !columns.some((c) => hasTypeParams(c.type))) return undefined;
+  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type) || requiredFieldPath(d.type, d.name) !== undefined) && !columns.some((c) => hasTypeParams(c.type))) return undefined;
   // STRING(10), NUMERIC(10, 2), at any depth: the schema keeps the parameters (maxLength, precision, scale) as tables.get shows them.
   const fields = columns.map((c) => tableRestField(c.name, c.type, c.required));
   for (const d of defs ?? []) {
@@ -407,7 +408,7 @@ async function schemaExtras(s: Session, columns: readonly Column[], defs: readon
       f.defaultValueExpression = exprText(s.ctx.sql, d.default.loc.offset);
     }
     for (const o of d.options ?? []) if (o.name.toLowerCase() === 'description') f.description = String((await s.evalScalar(o.value)).value);
-    await nestedDescriptions(s, d.type, f);
+    await nestedFieldExtras(s, d.type, f);
   }
   return fields;
 }
