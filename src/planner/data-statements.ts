@@ -13,9 +13,10 @@ import { typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { IoError, type Json } from '../io/errors.js';
 import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../io/formats.js';
-import { destinationHasFiles, localPath, readSources, writeDestination } from '../io/objects.js';
+import { hiveKeysOf, inferHiveType, type HiveKeys } from '../io/hive.js';
+import { destinationHasFiles, localPath, readSources, writeDestination, type SourceFile } from '../io/objects.js';
 import { decodeRow } from '../io/rows.js';
-import { delimiterOf, type ReadOptions } from '../io/schema.js';
+import { delimiterOf, type Parsed, type ReadOptions } from '../io/schema.js';
 import type { TableId } from '../storage/api.js';
 import { convertJsonValue, ValueConversionError } from '../types/json-values.js';
 import { columnToRestField, restFieldToColumn, type Column, type RestField } from '../types/schema.js';
@@ -257,9 +258,52 @@ function checkCompatible(table: readonly Column[], declared: readonly Column[], 
   }
 }
 
+/** WITH PARTITION COLUMNS: the key columns (declared, else inferred as AUTO mode does) and each file's values. */
+function hivePartitions(st: A.LoadDataStmt, files: readonly SourceFile[], prefix: string): { columns: Column[]; valuesOf: Map<SourceFile, string[]> } {
+  let keys: HiveKeys[];
+  try {
+    keys = files.map((f) => hiveKeysOf(f.uri, prefix));
+  } catch (e) {
+    throw queryError(e);
+  }
+  const names = keys[0]?.names ?? [];
+  const same = (a: readonly string[]): boolean => a.length === names.length && a.every((n, i) => n.toLowerCase() === names[i]!.toLowerCase());
+  const odd = keys.findIndex((k) => !same(k.names));
+  if (odd >= 0) throw new QueryError(`Hive partition keys of ${files[odd]!.uri} (${keys[odd]!.names.join(', ')}) differ from those of ${files[0]!.uri} (${names.join(', ')})`, 'invalid', 400);
+  const declared = st.withPartitionColumns!.length ? declaredColumns(st.withPartitionColumns!) : undefined;
+  if (declared && !same(declared.map((c) => c.name))) {
+    throw new QueryError(`The partition columns (${declared.map((c) => c.name).join(', ')}) do not match the hive partition keys of the source URIs (${names.join(', ')})`, 'invalid', 400);
+  }
+  const columns = declared ?? names.map((n, i) => restFieldToColumn({ name: n, type: inferHiveType(keys.map((k) => k.values[i]!)) }));
+  return { columns, valuesOf: new Map(files.map((f, i) => [f, keys[i]!.values.slice()])) };
+}
+
+/** Parses the files a group of equal partition values at a time, each row given its files' key values. */
+async function parseHiveGroups(files: readonly SourceFile[], hive: { columns: Column[]; valuesOf: Map<SourceFile, string[]> } | undefined, parse: (group: SourceFile[]) => Promise<Parsed>): Promise<Parsed> {
+  if (!hive) return parse(files.slice());
+  const groups = new Map<string, SourceFile[]>();
+  for (const f of files) {
+    const k = JSON.stringify(hive.valuesOf.get(f));
+    const g = groups.get(k);
+    if (g) g.push(f);
+    else groups.set(k, [f]);
+  }
+  let fields: RestField[] = [];
+  const rows: Json[] = [];
+  for (const group of groups.values()) {
+    const parsed = await parse(group);
+    if (!fields.length) fields = parsed.fields;
+    const values = hive.valuesOf.get(group[0]!)!;
+    for (const row of parsed.rows) {
+      hive.columns.forEach((c, i) => (row[c.name] = values[i]!));
+      rows.push(row);
+    }
+  }
+  return { fields, rows };
+}
+
 export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryResult> {
   if (st.withConnection) throw new QueryError('LOAD DATA WITH CONNECTION (BigLake and Omni sources) is not supported by the emulator', 'notImplemented', 501);
-  if (st.withPartitionColumns) throw new QueryError('LOAD DATA WITH PARTITION COLUMNS (hive-partitioned sources) is not supported by the emulator', 'notImplemented', 501);
   const opts = await evalOptions(s, st.fromFilesOptions, LOAD_OPTIONS, 'LOAD DATA FROM FILES');
   const formatName = optString(opts, 'format');
   if (!formatName) throw sqlError('LOAD DATA FROM FILES requires the option format', st.loc);
@@ -285,14 +329,21 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
 
   // Positional formats (CSV) follow the declared or the table's columns; otherwise the files' own schema.
   const known = declared ?? existing?.columns;
+  const hivePrefix = optString(opts, 'hive_partition_uri_prefix');
+  if (st.withPartitionColumns && hivePrefix === undefined) throw sqlError('LOAD DATA WITH PARTITION COLUMNS requires the option hive_partition_uri_prefix', st.loc);
   const files = await io(readSources(uris));
-  const parsed = await io(parseSources(files, format, readOptions(opts), known?.map((c) => columnToRestField(c.name, c.type, c.required)), known === undefined));
+  const hive = st.withPartitionColumns ? hivePartitions(st, files, hivePrefix!) : undefined;
+  if (hive && existing && !st.overwrite) checkCompatible(existing.columns, hive.columns, id);
+  // The files hold no partition key columns: they come from each file's path.
+  const fileColumns = hive ? known?.filter((c) => !hive.columns.some((h) => h.name.toLowerCase() === c.name.toLowerCase())) : known;
+  const parsed = await io(parseHiveGroups(files, hive, (group) => parseSources(group, format, readOptions(opts), fileColumns?.map((c) => columnToRestField(c.name, c.type, c.required)), known === undefined)));
   let columns: Column[];
   try {
     columns = known ? known.slice() : parsed.fields.map(restFieldToColumn);
   } catch (e) {
     throw new QueryError(`Error while reading data, error message: ${(e as Error).message}`, 'invalid', 400);
   }
+  for (const h of hive?.columns ?? []) if (!columns.some((c) => c.name.toLowerCase() === h.name.toLowerCase())) columns.push(h);
   const rejectUnknown = format === 'NEWLINE_DELIMITED_JSON' && !(optBool(opts, 'ignore_unknown_values') ?? false);
   const { batch, bad } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0);
   // Appending to an existing table: the batch follows the table's column order (declared lists may be a reordered subset).

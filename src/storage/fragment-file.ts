@@ -850,81 +850,72 @@ function normStat(v: unknown): ColumnStats['min'] {
 /** Decodes a column chunk of this format (a dictionary page, then one data page); dictionary codes into `shared` where they fit. */
 function decodeChunk(t: SqlType, bytes: Uint8Array, rows: number, shared: SharedDictionary | null): ColumnChunk {
   const m = parquetMapping(t);
-  let at = 0;
-  let dictionary: string[] | null = null;
-  for (;;) {
-    const h = readPageHeaderSync(bytes, at);
-    const body = bytes.subarray(h.at, h.at + (h.header.field_3 as number));
-    at = h.at + body.length;
-    if (h.header.field_1 === DICTIONARY_PAGE) {
-      dictionary = dictionaryPage(body, (h.header.field_7 as Thrift).field_1 as number);
-      continue;
-    }
-    const dp = h.header.field_5 as Thrift;
-    const encoding = dp.field_2 as number;
-    const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
-    const levelsLen = view.getUint32(0, true);
-    const validity = readValidity(body.subarray(4, 4 + levelsLen), rows);
-    const values = body.subarray(4 + levelsLen);
-    let present = rows;
-    if (validity) {
-      present = 0;
-      for (let i = 0; i < rows; i++) if (validity[i >> 3]! & (1 << (i & 7))) present++;
-    }
-    if (encoding === RLE_DICTIONARY) {
-      const width = values[0]!;
-      const idx = new Int32Array(present);
-      rleRead!.readRleBitPackedHybrid({ view: new DataView(values.buffer, values.byteOffset + 1, values.byteLength - 1), offset: 0 }, width, idx, values.byteLength - 1);
-      const codes = shared && dictionary ? shared.map(dictionary) : null;
-      if (codes) {
-        for (let i = 0; i < present; i++) idx[i] = codes[idx[i]!]!;
-        return { kind: 'dict', length: rows, indices: scatterI32(idx, validity, rows), dictionary: shared!.values, validity, shared: true };
-      }
-      return { kind: 'dict', length: rows, indices: scatterI32(idx, validity, rows), dictionary: dictionary ?? [], validity };
-    }
-    return decodePlain(t, m.physical, values, validity, rows, present);
+  const { dictionary, dp, body } = chunkPages(bytes);
+  const encoding = dp.field_2 as number;
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  const levelsLen = view.getUint32(0, true);
+  const validity = readValidity(body.subarray(4, 4 + levelsLen), rows);
+  const values = body.subarray(4 + levelsLen);
+  let present = rows;
+  if (validity) {
+    present = 0;
+    for (let i = 0; i < rows; i++) if (validity[i >> 3]! & (1 << (i & 7))) present++;
   }
+  if (encoding === RLE_DICTIONARY) {
+    const width = values[0]!;
+    const idx = new Int32Array(present);
+    rleRead!.readRleBitPackedHybrid({ view: new DataView(values.buffer, values.byteOffset + 1, values.byteLength - 1), offset: 0 }, width, idx, values.byteLength - 1);
+    const codes = shared && dictionary ? shared.map(dictionary) : null;
+    if (codes) {
+      for (let i = 0; i < present; i++) idx[i] = codes[idx[i]!]!;
+      return { kind: 'dict', length: rows, indices: scatterI32(idx, validity, rows), dictionary: shared!.values, validity, shared: true };
+    }
+    return { kind: 'dict', length: rows, indices: scatterI32(idx, validity, rows), dictionary: dictionary ?? [], validity };
+  }
+  return decodePlain(t, m.physical, values, validity, rows, present);
 }
 
 /** One leaf of a nested column: its levels, and how its chunk is made once assemble knows its slots. */
 function decodeLeaf(leaf: LeafNode, bytes: Uint8Array): LeafRead {
+  const { dictionary, dp, body } = chunkPages(bytes);
+  const count = dp.field_1 as number;
+  const encoding = dp.field_2 as number;
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  let p = 0;
+  const levels = (max: number): Int32Array => {
+    const len = view.getUint32(p, true);
+    const out = new Int32Array(count);
+    rleRead!.readRleBitPackedHybrid({ view, offset: p + 4 }, 32 - Math.clz32(max), out, len);
+    p += 4 + len;
+    return out;
+  };
+  const rep = leaf.slotRep > 0 ? levels(leaf.slotRep) : null;
+  const def = levels(leaf.presentDef);
+  const values = body.subarray(p);
+  const t = leaf.type;
+  return {
+    rep,
+    def,
+    count,
+    chunk: (validity, slots, present) => {
+      if (encoding !== RLE_DICTIONARY) return decodePlain(t, parquetMapping(t).physical, values, validity, slots, present);
+      const idx = new Int32Array(present);
+      if (present > 0) rleRead!.readRleBitPackedHybrid({ view: new DataView(values.buffer, values.byteOffset + 1, values.byteLength - 1), offset: 0 }, values[0]!, idx, values.byteLength - 1);
+      return { kind: 'dict', length: slots, indices: scatterI32(idx, validity, slots), dictionary: dictionary ?? [], validity };
+    },
+  };
+}
+
+/** A column chunk of this format: its dictionary page's strings (if it has one) and its one data page. */
+function chunkPages(bytes: Uint8Array): { dictionary: string[] | null; dp: Thrift; body: Uint8Array } {
   let at = 0;
   let dictionary: string[] | null = null;
   for (;;) {
     const h = readPageHeaderSync(bytes, at);
     const body = bytes.subarray(h.at, h.at + (h.header.field_3 as number));
     at = h.at + body.length;
-    if (h.header.field_1 === DICTIONARY_PAGE) {
-      dictionary = dictionaryPage(body, (h.header.field_7 as Thrift).field_1 as number);
-      continue;
-    }
-    const dp = h.header.field_5 as Thrift;
-    const count = dp.field_1 as number;
-    const encoding = dp.field_2 as number;
-    const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
-    let p = 0;
-    const levels = (max: number): Int32Array => {
-      const len = view.getUint32(p, true);
-      const out = new Int32Array(count);
-      rleRead!.readRleBitPackedHybrid({ view, offset: p + 4 }, 32 - Math.clz32(max), out, len);
-      p += 4 + len;
-      return out;
-    };
-    const rep = leaf.slotRep > 0 ? levels(leaf.slotRep) : null;
-    const def = levels(leaf.presentDef);
-    const values = body.subarray(p);
-    const t = leaf.type;
-    return {
-      rep,
-      def,
-      count,
-      chunk: (validity, slots, present) => {
-        if (encoding !== RLE_DICTIONARY) return decodePlain(t, parquetMapping(t).physical, values, validity, slots, present);
-        const idx = new Int32Array(present);
-        if (present > 0) rleRead!.readRleBitPackedHybrid({ view: new DataView(values.buffer, values.byteOffset + 1, values.byteLength - 1), offset: 0 }, values[0]!, idx, values.byteLength - 1);
-        return { kind: 'dict', length: slots, indices: scatterI32(idx, validity, slots), dictionary: dictionary ?? [], validity };
-      },
-    };
+    if (h.header.field_1 !== DICTIONARY_PAGE) return { dictionary, dp: h.header.field_5 as Thrift, body };
+    dictionary = dictionaryPage(body, (h.header.field_7 as Thrift).field_1 as number);
   }
 }
 

@@ -327,23 +327,13 @@ function gatherU8(src: Uint8Array, sel: ArrayLike<number>, count: number, out: U
 export function concatVectors(type: SqlType, parts: readonly Vector[]): Vector {
   const total = parts.reduce((n, p) => n + p.length, 0);
   if (parts.length > 0 && parts.every((p) => p.nested)) {
-    const view = concatViews(type, parts.map((p) => p.nested!));
-    if (view) {
-      let nulls: Uint8Array | null = null;
-      let k = 0;
-      for (const p of parts) {
-        if (p.nulls) (nulls ??= new Uint8Array(total)).set(p.nulls, k);
-        k += p.length;
-      }
-      return nestedVector(type, total, nulls, view);
-    }
     let nulls: Uint8Array | null = null;
     let k = 0;
     for (const p of parts) {
       if (p.nulls) (nulls ??= new Uint8Array(total)).set(p.nulls, k);
       k += p.length;
     }
-    return nestedVector(type, total, nulls, { parts });
+    return nestedVector(type, total, nulls, concatViews(type, parts.map((p) => p.nested!)) ?? { parts });
   }
   let k = 0;
   const needsValues = parts.some((p) => p.data instanceof BigInt64Array) || layoutOf(type) === 'values';

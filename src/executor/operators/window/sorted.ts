@@ -237,12 +237,7 @@ function lastGroupStart(peerEnd: Int32Array, n: number): number {
 class Running {
   private rows = 0;
   private dense = 0;
-  private cnt = 0;
-  private sum = 0;
-  private mn = Infinity;
-  private mx = -Infinity;
-  private nan = false;
-  private nonFinite = false;
+  private readonly acc = new FrameAccumulator();
   private readonly name: string;
   /** ROWS frame: a row's frame ends at the row; RANGE (and the default): at its peer group's end. */
   private readonly rowsFrame: boolean;
@@ -279,33 +274,9 @@ class Running {
     let done = 0;
     for (let i = 0; i < n; i++) {
       const e = this.rowsFrame ? i + 1 : peerEnd[i]!;
-      for (; done < e; done++) this.add(data, nulls, done);
-      let val: number;
-      let isNull = false;
-      switch (name) {
-        case 'COUNT':
-          val = this.cnt;
-          break;
-        case 'SUM':
-          if (rt === 'INT64' && (this.sum > MAX_SAFE || this.sum < -MAX_SAFE)) refuse();
-          if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
-          val = this.sum;
-          isNull = this.cnt === 0;
-          break;
-        case 'AVG':
-          if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
-          val = this.sum / this.cnt;
-          isNull = this.cnt === 0;
-          break;
-        case 'MIN':
-          val = this.nan ? NaN : this.mn;
-          isNull = this.cnt === 0;
-          break;
-        default:
-          val = this.nan ? NaN : this.mx;
-          isNull = this.cnt === 0;
-      }
-      if (isNull) (outNulls ??= new Uint8Array(n))[i] = 1;
+      for (; done < e; done++) this.acc.add(name, data, nulls, done);
+      const val = this.acc.value(name, rt);
+      if (val === null) (outNulls ??= new Uint8Array(n))[i] = 1;
       else out[i] = val;
     }
     this.rows += n;
@@ -313,13 +284,34 @@ class Running {
     return { type: this.call.column.type, length: n, data: d, nulls: outNulls };
   }
 
-  private add(data: Vector['data'] | null, nulls: Uint8Array | null, r: number): void {
+}
+
+/** COUNT / SUM / AVG / MIN / MAX over the rows added since the last reset, as nativeAggregate keeps them (same order of additions). */
+class FrameAccumulator {
+  private cnt = 0;
+  private sum = 0;
+  private mn = Infinity;
+  private mx = -Infinity;
+  private nan = false;
+  private nonFinite = false;
+
+  reset(): void {
+    this.cnt = 0;
+    this.sum = 0;
+    this.mn = Infinity;
+    this.mx = -Infinity;
+    this.nan = false;
+    this.nonFinite = false;
+  }
+
+  /** Row r of the argument (data null: COUNT(*)). */
+  add(name: string, data: Vector['data'] | null, nulls: Uint8Array | null, r: number): void {
     if (data === null) {
       this.cnt++;
       return;
     }
     if (nulls !== null && nulls[r] === 1) return;
-    if (this.name === 'COUNT') {
+    if (name === 'COUNT') {
       this.cnt++;
       return;
     }
@@ -331,6 +323,25 @@ class Running {
     else {
       if (x < this.mn) this.mn = x;
       if (x > this.mx) this.mx = x;
+    }
+  }
+
+  /** The call's value over the rows added (null: none counted), refused where the in-memory pass refuses. */
+  value(name: string, rt: string): number | null {
+    switch (name) {
+      case 'COUNT':
+        return this.cnt;
+      case 'SUM':
+        if (rt === 'INT64' && (this.sum > MAX_SAFE || this.sum < -MAX_SAFE)) refuse();
+        if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
+        return this.cnt === 0 ? null : this.sum;
+      case 'AVG':
+        if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
+        return this.cnt === 0 ? null : this.sum / this.cnt;
+      case 'MIN':
+        return this.cnt === 0 ? null : this.nan ? NaN : this.mn;
+      default:
+        return this.cnt === 0 ? null : this.nan ? NaN : this.mx;
     }
   }
 }
@@ -391,12 +402,7 @@ class Streamed {
   // A frame aggregate's running state, as nativeAggregate keeps it.
   private curS = -1;
   private curE = -1;
-  private cnt = 0;
-  private sum = 0;
-  private mn = Infinity;
-  private mx = -Infinity;
-  private nan = false;
-  private nonFinite = false;
+  private readonly acc = new FrameAccumulator();
 
   constructor(
     readonly call: WindowCall,
@@ -538,62 +544,16 @@ class Streamed {
       if (s !== this.curS || e < this.curE) {
         this.curS = s;
         this.curE = s;
-        this.cnt = 0;
-        this.sum = 0;
-        this.mn = Infinity;
-        this.mx = -Infinity;
-        this.nan = false;
-        this.nonFinite = false;
+        this.acc.reset();
       }
       for (let q = this.curE; q < e; q++) {
         const r = q - lo;
         if (r < 0) lost();
-        if (data === null) {
-          this.cnt++;
-          continue;
-        }
-        if (nulls !== null && nulls[r] === 1) continue;
-        if (name === 'COUNT') {
-          this.cnt++;
-          continue;
-        }
-        const x = (data as Float64Array | Int32Array)[r]!;
-        this.cnt++;
-        this.sum += x;
-        if (x - x !== 0) this.nonFinite = true;
-        if (x !== x) this.nan = true;
-        else {
-          if (x < this.mn) this.mn = x;
-          if (x > this.mx) this.mx = x;
-        }
+        this.acc.add(name, data, nulls, r);
       }
       this.curE = e;
-      let val: number;
-      let isNull = false;
-      switch (name) {
-        case 'COUNT':
-          val = this.cnt;
-          break;
-        case 'SUM':
-          if (rt === 'INT64' && (this.sum > MAX_SAFE || this.sum < -MAX_SAFE)) refuse();
-          if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
-          val = this.sum;
-          isNull = this.cnt === 0;
-          break;
-        case 'AVG':
-          if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
-          val = this.sum / this.cnt;
-          isNull = this.cnt === 0;
-          break;
-        case 'MIN':
-          val = this.nan ? NaN : this.mn;
-          isNull = this.cnt === 0;
-          break;
-        default:
-          val = this.nan ? NaN : this.mx;
-          isNull = this.cnt === 0;
-      }
-      if (isNull) (outNulls ??= new Uint8Array(n))[i] = 1;
+      const val = this.acc.value(name, rt);
+      if (val === null) (outNulls ??= new Uint8Array(n))[i] = 1;
       else out[i] = val;
     }
     const d = data instanceof Int32Array && name !== 'COUNT' ? Int32Array.from(out) : out;
