@@ -71,7 +71,23 @@ export class ChunkCache {
   /** Chunks read but not cached: the cache held only chunks of the same pass, or the pass keeps none (NO_KEEP_PASS). */
   bypassed = 0;
 
-  constructor(public budget: number) {}
+  constructor(private budgetBytes: number) {}
+
+  get budget(): number {
+    return this.budgetBytes;
+  }
+
+  /**
+   * Lowering the budget evicts at once: the execution pool halves the main
+   * thread's share when it starts, and chunks kept under the whole budget
+   * (a large write's, write-through) would otherwise stay beside the
+   * workers' caches, past the limit (100M rows under 4 GB: 5.5 GB).
+   */
+  set budget(b: number) {
+    const lower = b < this.budgetBytes;
+    this.budgetBytes = b;
+    if (lower) this.evict();
+  }
 
   get bytesUsed(): number {
     return this.used;

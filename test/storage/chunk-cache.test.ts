@@ -29,6 +29,15 @@ describe('chunk cache', () => {
     expect(cache.evictions).toBeGreaterThan(0);
   });
 
+  it('evicts at once when its budget is lowered (the execution pool halving the main thread\'s share)', async () => {
+    const cache = new ChunkCache(100_000);
+    for (let i = 0; i < 10; i++) cache.put('f', i, 'num', fixed(1000), newScanPass());
+    expect(cache.bytesUsed).toBeGreaterThan(50_000);
+    cache.budget = 40_000;
+    expect(cache.bytesUsed).toBeLessThanOrEqual(40_000);
+    expect(cache.bytesUsed).toBeGreaterThan(0);
+  });
+
   it('keeps the first chunks of a scan larger than the cache for its next run, evicting other scans\' chunks first', async () => {
     const cache = new ChunkCache(5 * 8_100);
     const read = async (col: string, pass: number): Promise<number> => {
