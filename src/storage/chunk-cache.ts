@@ -166,6 +166,10 @@ export class ChunkCache {
     if (chunk.kind === 'dict' && chunk.shared) this.countDictionaries();
     const bytes = chunkBytes(chunk);
     const heap = chunkHeapBytes(chunk);
+    // A write fills at most a quarter of the allowance, evicting nothing: a large write's chunks would
+    // otherwise push out what reads use and keep the cache full after it (the next statement of a small
+    // write is what it is for).
+    if (this.used + bytes > this.allowance / 4) return;
     if (!this.makeRoom(bytes, heap, pass)) return;
     if (pass !== this.refused) this.refused = 0;
     this.entries.set(key, { chunk, bytes, heap, pass });

@@ -31,11 +31,20 @@ describe('chunk cache', () => {
 
   it('evicts at once when its budget is lowered (the execution pool halving the main thread\'s share)', async () => {
     const cache = new ChunkCache(100_000);
-    for (let i = 0; i < 10; i++) cache.put('f', i, 'num', fixed(1000), newScanPass());
+    for (let i = 0; i < 10; i++) await cache.chunk('f', i, 'num', () => Promise.resolve(fixed(1000)));
     expect(cache.bytesUsed).toBeGreaterThan(50_000);
     cache.budget = 40_000;
     expect(cache.bytesUsed).toBeLessThanOrEqual(40_000);
     expect(cache.bytesUsed).toBeGreaterThan(0);
+  });
+
+  it('keeps a write\'s chunks (write-through) within a quarter of the allowance, evicting nothing for them', async () => {
+    const cache = new ChunkCache(100_000);
+    await cache.chunk('r', 0, 'num', () => Promise.resolve(fixed(1000)));
+    for (let i = 0; i < 10; i++) cache.put('w', i, 'num', fixed(1000), newScanPass());
+    expect(cache.bytesUsed).toBeLessThanOrEqual(25_000);
+    expect(cache.bytesUsed).toBeGreaterThan(8_000);
+    expect(cache.evictions).toBe(0);
   });
 
   it('keeps the first chunks of a scan larger than the cache for its next run, evicting other scans\' chunks first', async () => {
