@@ -24,6 +24,7 @@ import { GroupTable } from '../hash.js';
 import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
 import { batchBytes, concatBatches, rebatch, takeOrNull } from '../vectors.js';
 import { topNInput } from './window/topn.js';
+import { rowsBound } from './window/rows-bound.js';
 import { sortedWindow, sortedWindowKeys } from './window/sorted.js';
 
 type Layout = ReadonlyMap<number, number>;
@@ -347,23 +348,6 @@ function lowerBound<T extends number | bigint>(k: ArrayLike<T>, x: T, lo: number
     else hi = mid;
   }
   return lo;
-}
-
-function rowsBound(b: FrameBound, off: number, p: number, ps: number, pe: number, isStart: boolean): number {
-  const clamp = (x: number): number => (x < ps ? ps : x > pe ? pe : x);
-  const base = isStart ? 0 : 1;
-  switch (b.type) {
-    case 'unbounded_preceding':
-      return ps;
-    case 'unbounded_following':
-      return pe;
-    case 'current_row':
-      return p + base;
-    case 'preceding':
-      return clamp(p - off + base);
-    case 'following':
-      return clamp(p + off + base);
-  }
 }
 
 function int64Vector(d: Float64Array, nulls: Uint8Array | null = null): Vector {

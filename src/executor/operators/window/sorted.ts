@@ -35,6 +35,7 @@ import { evaluate, layoutOf } from '../../expr.js';
 import { peersComparator } from '../../sort-keys.js';
 import { concatBatches, takeOrNull } from '../../vectors.js';
 import { sortOp } from '../sort.js';
+import { rowsBound } from './rows-bound.js';
 
 const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
 const RUNNING = new Set(['COUNT', '$COUNT_STAR', 'SUM', 'AVG', 'MIN', 'MAX']);
@@ -362,24 +363,6 @@ interface Step {
   readonly total: number;
   /** Each held row's peer group end (within the chunk). */
   readonly peerEnd: Int32Array;
-}
-
-/** A row's frame bound, as window.ts rowsBound computes it over one partition [ps, pe). */
-function rowsBound(b: FrameBound, off: number, p: number, ps: number, pe: number, isStart: boolean): number {
-  const clamp = (x: number): number => (x < ps ? ps : x > pe ? pe : x);
-  const base = isStart ? 0 : 1;
-  switch (b.type) {
-    case 'unbounded_preceding':
-      return ps;
-    case 'unbounded_following':
-      return pe;
-    case 'current_row':
-      return p + base;
-    case 'preceding':
-      return clamp(p - off + base);
-    case 'following':
-      return clamp(p + off + base);
-  }
 }
 
 const lost = (): never => {
