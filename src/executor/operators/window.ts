@@ -812,17 +812,46 @@ function interpolate(left: Value, right: Value, w: Weight, scale: number): Value
   }
   const x = toNum(left as number);
   const y = toNum(right as number);
-  let rw: number;
-  let lw: number;
-  if (w instanceof Decimal) {
-    rw = w.toNumber();
-    lw = new Decimal(1).minus(w).toNumber();
-  } else {
-    // Both weights from the exact fraction, so neither loses relative precision near 0.
-    rw = ratio(w.num, w.bits);
-    lw = ratio((1n << w.bits) - w.num, w.bits);
+  if (w instanceof Decimal) return x * new Decimal(1).minus(w).toNumber() + y * w.toNumber();
+  // The reference sums left·(1 − w) + right·w in long double, so the products
+  // do not round to double before the sum (31 and 32 at 0.3 give 31.3, not
+  // 31.300000000000004): the exact sum, rounded once, matches it.
+  if (Number.isFinite(x) && Number.isFinite(y)) return exactWeightedSum(x, y, w.num, w.bits);
+  // Both weights from the exact fraction, so neither loses relative precision near 0.
+  return x * ratio((1n << w.bits) - w.num, w.bits) + y * ratio(w.num, w.bits);
+}
+
+/** A finite double as m·2^e exactly. */
+function exactParts(d: number): { m: bigint; e: number } {
+  if (d === 0) return { m: 0n, e: 0 };
+  let e = 0;
+  while (!Number.isInteger(d)) {
+    d *= 2;
+    e--;
   }
-  return x * lw + y * rw;
+  return { m: BigInt(d), e };
+}
+
+/** x·(2^bits − num)/2^bits + y·num/2^bits, rounded once to the nearest double. */
+function exactWeightedSum(x: number, y: number, num: bigint, bits: bigint): number {
+  const a = exactParts(x);
+  const b = exactParts(y);
+  const e = Math.min(a.e, b.e);
+  let m = (a.m << BigInt(a.e - e)) * ((1n << bits) - num) + (b.m << BigInt(b.e - e)) * num;
+  let exp = e - Number(bits);
+  if (m === 0n) return 0;
+  const neg = m < 0n;
+  if (neg) m = -m;
+  // Keep 55 significant bits plus a sticky bit, so Number() rounds once, correctly.
+  const len = m.toString(2).length;
+  if (len > 55) {
+    const k = BigInt(len - 55);
+    const sticky = (m & ((1n << k) - 1n)) !== 0n ? 1n : 0n;
+    m = (m >> k) | sticky;
+    exp += len - 55;
+  }
+  const r = Number(m) * 2 ** Math.max(exp, -1000) * 2 ** (exp - Math.max(exp, -1000));
+  return neg ? -r : r;
 }
 
 // ---------------------------------------------------------------- aggregates
