@@ -27,6 +27,7 @@ import { coerce, literal, resolveExpr } from './expr.js';
 import { pipeInputs, resolveQuery } from './query.js';
 import type { Rel, ScanRel } from './resolved.js';
 import { Scope } from './scope.js';
+import { indexColumnRows, searchIndexesOf } from './search-index.js';
 
 export interface TableRefOut {
   readonly rel: Rel;
@@ -568,6 +569,52 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         rows,
       };
     }
+    case 'ROUTINE_OPTIONS': {
+      // information-schema-routine-options: description, library (JavaScript), data_governance_type, where set.
+      const rows: Value[][] = [];
+      for (const d of datasets) {
+        for (const r of cat.listChildren('routines', projectId, d)) {
+          const name = ((r.routineReference ?? {}) as Record<string, string>).routineId ?? '';
+          const opt = (option: string, type: string, v: unknown) => {
+            if (v !== undefined && v !== null) rows.push([projectId, d, name, option, type, optionValueSql(v)]);
+          };
+          opt('description', 'STRING', r.description);
+          if (Array.isArray(r.importedLibraries) && r.importedLibraries.length) opt('library', 'ARRAY<STRING>', r.importedLibraries);
+          opt('data_governance_type', 'DataGovernanceType', r.dataGovernanceType);
+        }
+      }
+      return { columns: [col('specific_catalog'), col('specific_schema'), col('specific_name'), col('option_name'), col('option_type'), col('option_value')], rows };
+    }
+    case 'SEARCH_INDEXES':
+      return {
+        // information-schema-indexes. An index here is built at once and kept whole: ACTIVE, fully covered, nothing unindexed;
+        // byte counts are zero as on the table resource (spec §8). index_status_details is left out.
+        columns: [
+          col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_status'), col('creation_time', T.TIMESTAMP),
+          col('last_modification_time', T.TIMESTAMP), col('last_refresh_time', T.TIMESTAMP), col('disable_time', T.TIMESTAMP), col('disable_reason'), col('ddl'),
+          col('coverage_percentage', T.INT64), col('unindexed_row_count', T.INT64), col('total_logical_bytes', T.INT64), col('total_storage_bytes', T.INT64), col('analyzer'),
+        ],
+        rows: tables().flatMap((t) =>
+          searchIndexesOf(t.resource).map((ix): Value[] => {
+            const at = msToMicros(ix.creationTime);
+            return [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, 'ACTIVE', at, at, at, null, null, ix.ddl, 100n, 0n, 0n, 0n, ix.analyzer];
+          }),
+        ),
+      };
+    case 'SEARCH_INDEX_COLUMNS':
+      return {
+        columns: [col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_column_name'), col('index_field_path')],
+        rows: tables().flatMap((t) =>
+          searchIndexesOf(t.resource).flatMap((ix) => indexColumnRows(ix, t.columns).map((r): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, r.column, r.path])),
+        ),
+      };
+    case 'SEARCH_INDEX_OPTIONS':
+      return {
+        columns: [col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('option_name'), col('option_type'), col('option_value')],
+        rows: tables().flatMap((t) =>
+          searchIndexesOf(t.resource).flatMap((ix) => Object.entries(ix.options).map(([k, o]): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, k, o.type, o.sql])),
+        ),
+      };
     case 'TABLE_STORAGE': {
       // Byte counters are zero as on the table resource (spec §8); rows and partitions as stored.
       const bytes = ['total_logical_bytes', 'active_logical_bytes', 'long_term_logical_bytes', 'current_physical_bytes', 'total_physical_bytes', 'active_physical_bytes', 'long_term_physical_bytes', 'time_travel_physical_bytes'];

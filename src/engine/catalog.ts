@@ -27,7 +27,7 @@ function widen(v: Value, to: SqlType): Value {
 }
 import * as children from './children.js';
 import { deleteDataset, insertDataset, undeleteDataset, updateDataset } from './datasets.js';
-import { insertTable, presentTable, updateTable } from './tables.js';
+import { HIDDEN_FIELDS, insertTable, presentTable, updateTable } from './tables.js';
 import { streamingBuffer } from './streaming-buffer.js';
 
 function restFieldsOf(columns: readonly Column[], previous: readonly RestField[] = []): RestField[] {
@@ -217,8 +217,8 @@ export class EngineCatalog implements QueryCatalog {
         const buffered = td?.isLoaded ? streamingBuffer.key(td, td.state()) : '';
         if (presented && presented.from === e.resource && presented.rows === rows && presented.modified === modified && presented.buffered === buffered) return presented.r;
         const r = presentTable(st, id.projectId, id.datasetId, id.tableId, e);
-        // GRANT bindings, hidden from REST, are what INFORMATION_SCHEMA.OBJECT_PRIVILEGES lists.
-        if (e.resource.iamPolicy !== undefined) r.iamPolicy = e.resource.iamPolicy;
+        // GRANT bindings and search indexes, hidden from REST, are what INFORMATION_SCHEMA.OBJECT_PRIVILEGES and SEARCH_INDEXES list.
+        for (const k of HIDDEN_FIELDS) if (e.resource[k] !== undefined) r[k] = e.resource[k];
         presented = { from: e.resource, rows, modified, buffered, r };
         return r;
       },

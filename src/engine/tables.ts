@@ -126,11 +126,15 @@ export async function insertTable(
   return presentTable(st, p, d, t, st.requireTable(p, d, t));
 }
 
+/** Fields kept with a table's stored resource that the REST resource never shows. */
+export const HIDDEN_FIELDS = ['iamPolicy', 'searchIndexes'] as const;
+
 /** The stored resource plus the computed fields: numRows, byte counters, data modification time. */
 export function presentTable(st: Storage, p: string, d: string, t: string, e: TableEntry): Resource {
   const r: Resource = { ...e.resource };
-  // GRANT/REVOKE bindings (read by INFORMATION_SCHEMA.OBJECT_PRIVILEGES) are IAM, not part of the table resource.
-  delete r.iamPolicy;
+  // GRANT/REVOKE bindings (read by INFORMATION_SCHEMA.OBJECT_PRIVILEGES) are IAM, and search indexes
+  // (INFORMATION_SCHEMA.SEARCH_INDEXES) objects of their own: neither is part of the table resource.
+  for (const k of HIDDEN_FIELDS) delete r[k];
   if (e.kind !== 'VIEW') {
     const td = st.tableData(p, d, t);
     // numRows leaves out the streaming buffer, reported apart (streaming-buffer.ts); a table not loaded has none.
@@ -152,7 +156,8 @@ export function getTable(st: Storage, p: string, d: string, t: string): Resource
     const x = st.resolveDecorated(p, d, t);
     if (x) {
       const td = st.deletedTableData(x);
-      const { iamPolicy: _iam, ...resource } = x.entry.resource;
+      const resource = { ...x.entry.resource };
+      for (const k of HIDDEN_FIELDS) delete resource[k];
       return { ...resource, numRows: String(td.rowCount), ...Object.fromEntries(ZERO_BYTE_FIELDS.map((k) => [k, '0'])) };
     }
   }
@@ -184,8 +189,8 @@ export async function updateTable(st: Storage, p: string, d: string, t: string, 
   const clientFields = Object.fromEntries(Object.entries(body).filter(([k]) => !MANAGED.includes(k)));
   const kind = kindOf(patch ? { ...old, ...clientFields } : body, e.kind);
   let next: Resource = patch ? mergePatch(old, clientFields) : shapeBody(body, kind);
-  // GRANT/setIamPolicy bindings are IAM, not resource fields: tables.update keeps them.
-  if (!patch && old.iamPolicy !== undefined) next.iamPolicy = old.iamPolicy;
+  // GRANT/setIamPolicy bindings and search indexes are not resource fields: tables.update keeps them.
+  if (!patch) for (const k of HIDDEN_FIELDS) if (old[k] !== undefined) next[k] = old[k];
   next.type = kind;
   if (kind === 'VIEW' && obj(next.view) && typeof (next.view as Resource).useLegacySql !== 'boolean') next.view = { ...(next.view as Resource), useLegacySql: false };
   const oldFields = schemaFieldsOf(old);

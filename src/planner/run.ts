@@ -27,6 +27,7 @@ import { DDL_IN_TRANSACTION } from '../storage/transaction.js';
 const splitPathLength = (p: A.Path): number => splitPath(p).length;
 import { foldExpr } from './rules/fold.js';
 import { resolveZone } from '../functions/civil.js';
+import { createSearchIndex } from './search-index.js';
 
 class BreakSignal {
   constructor(readonly label: string | undefined) {}
@@ -333,6 +334,7 @@ function permanentDdl(st: A.Statement): boolean {
     case 'CreateModel':
     case 'CreateProcedure':
     case 'CreateRowAccessPolicy':
+    case 'CreateIndex':
     case 'Grant':
       return true;
     default:
@@ -412,6 +414,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       break;
     case 'CreateRowAccessPolicy':
       r = await S.createRowAccessPolicy(s, st);
+      break;
+    case 'CreateIndex':
+      r = await createSearchIndex(s, st);
       break;
     case 'Declare':
       await declare(s, st);

@@ -27,6 +27,7 @@ import { callScalar, checkSqlFunctionReturn, not, UNQUALIFIED_ROUTINES } from '.
 import { checked, coerceForWrite, scanAll, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
+import { dropSearchIndex } from './search-index.js';
 import { legacyRole, memberToAccess, sameGrant, type AccessEntry } from '../storage/dataset-access.js';
 
 const result = statementResult;
@@ -754,9 +755,8 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
     if (!dropped && ot === 'ROW ACCESS POLICY' && !st.ifExists) throw new QueryError(`Not found: Row access policy ${ids[0]}`, 'notFound', 404);
     return result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: dropped ? 'DROP' : 'SKIP', ddlTargetTable: info.id });
   }
-  if (ot === 'ROW ACCESS POLICY' || ot === 'ALL ROW ACCESS POLICIES' || ot === 'SEARCH INDEX' || ot === 'VECTOR INDEX') {
-    return result(ot.includes('ROW ACCESS') ? 'DROP_ROW_ACCESS_POLICY' : 'DROP_SEARCH_INDEX', { ddlOperationPerformed: 'DROP' });
-  }
+  if (ot === 'SEARCH INDEX' || ot === 'VECTOR INDEX') return dropSearchIndex(s, st);
+  if (ot === 'ROW ACCESS POLICY' || ot === 'ALL ROW ACCESS POLICIES') return result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: 'DROP' });
   const parts = splitPath(st.name);
   const temp = parts.length === 1 ? s.tempTables.get(parts[0]!) : undefined;
   const id = temp ?? targetId(s, st.name, st.loc);
@@ -1138,6 +1138,7 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     ...(st.returns && st.returns.kind !== 'TableType' && st.returns.kind !== 'AnyType' ? { returnType: typeJson(typeFromNode(st.returns)) } : {}),
     ...(st.deterministic !== undefined ? { determinismLevel: st.deterministic ? 'DETERMINISTIC' : 'NOT_DETERMINISTIC' } : {}),
     ...(external ? externalRoutineFields(st) : {}),
+    ...(await routineOptionFields(s, st.options)),
     ddl: s.ctx.sql.slice(st.start, st.end),
     creationTime: (existing?.creationTime as string) ?? now,
     lastModifiedTime: now,
@@ -1184,6 +1185,26 @@ function callNames(node: unknown, out: Set<string>): void {
   const n = node as { kind?: unknown; name?: unknown };
   if (n.kind === 'FunctionCall' && Array.isArray(n.name) && n.name.length === 1) out.add(String(n.name[0]).toUpperCase());
   for (const v of Object.values(node)) callNames(v, out);
+}
+
+/**
+ * The REST Routine fields of a routine's OPTIONS that INFORMATION_SCHEMA.ROUTINE_OPTIONS lists besides
+ * library (importedLibraries): description, data_governance_type.
+ */
+async function routineOptionFields(s: Session, opts: readonly A.OptionEntry[] | undefined): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const o of opts ?? []) {
+    const key = o.name.toLowerCase();
+    if (key !== 'description' && key !== 'data_governance_type') continue;
+    const v = await s.evalScalar(o.value);
+    if (v.value === null) continue;
+    if (v.type.kind !== 'STRING') throw sqlError(`Invalid value for option ${key}: expected STRING but got ${typeToSql(v.type)}`, o.value.loc);
+    if (key === 'description') out.description = v.value;
+    // routines: data_governance_type takes one value, DATA_MASKING.
+    else if (v.value !== 'DATA_MASKING') throw sqlError(`Invalid value for option data_governance_type: ${JSON.stringify(v.value)}; the supported value is "DATA_MASKING"`, o.value.loc);
+    else out.dataGovernanceType = v.value;
+  }
+  return out;
 }
 
 /** REST Routine fields of a JavaScript / Python function (importedLibraries, pythonOptions). */
@@ -1247,6 +1268,7 @@ export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Pr
     language: 'SQL',
     definitionBody: st.bodyText,
     arguments: st.params.map((p) => ({ name: p.name, mode: p.mode ?? 'IN', dataType: typeJson(typeFromNode(p.type)) })),
+    ...(await routineOptionFields(s, st.options)),
     ddl: s.ctx.sql.slice(st.start, st.end),
     creationTime: (existing?.creationTime as string) ?? now,
     lastModifiedTime: now,

@@ -1,0 +1,52 @@
+// Search indexes as a table keeps them (CREATE SEARCH INDEX; the hidden `searchIndexes` of its stored
+// resource) and the fields they index, as INFORMATION_SCHEMA.SEARCH_INDEX_COLUMNS lists them.
+import type { Column } from '../types/schema.js';
+import type { SqlType } from '../types/types.js';
+
+export interface SearchIndex {
+  name: string;
+  /** The indexed columns as named; undefined for ALL COLUMNS. */
+  columns?: string[];
+  /** OPTIONS as given (option name -> SQL literal text, as the *_OPTIONS views show values). */
+  options: Record<string, { type: string; sql: string }>;
+  analyzer: string;
+  /** data_types: the scalar types indexed besides JSON (search-index: STRING unless set). */
+  dataTypes: string[];
+  ddl: string;
+  creationTime: string;
+}
+
+export function searchIndexesOf(resource: Record<string, unknown>): SearchIndex[] {
+  return (resource.searchIndexes as SearchIndex[] | undefined) ?? [];
+}
+
+/** A scalar type's name as data_types spells it (STRING, INT64, TIMESTAMP, JSON). */
+function scalarName(t: SqlType): string {
+  return t.kind;
+}
+
+/**
+ * The indexed field paths under one column (`c`, `c.e`, `c.f.g`): every STRING or JSON leaf, or a leaf of
+ * one of `dataTypes`, through ARRAYs and STRUCTs (information-schema-index-columns: the expanded fields).
+ */
+export function indexedPaths(path: string, t: SqlType, dataTypes: readonly string[], out: string[]): void {
+  if (t.kind === 'ARRAY') return indexedPaths(path, t.element, dataTypes, out);
+  if (t.kind === 'STRUCT') {
+    for (const f of t.fields) indexedPaths(`${path}.${f.name}`, f.type, dataTypes, out);
+    return;
+  }
+  if (t.kind === 'JSON' || dataTypes.includes(scalarName(t))) out.push(path);
+}
+
+/** The (column, field path) rows of an index over a table's current columns. */
+export function indexColumnRows(ix: SearchIndex, columns: readonly Column[]): { column: string; path: string }[] {
+  const named = ix.columns?.map((c) => c.toLowerCase());
+  const rows: { column: string; path: string }[] = [];
+  for (const c of columns) {
+    if (named && !named.includes(c.name.toLowerCase())) continue;
+    const paths: string[] = [];
+    indexedPaths(c.name, c.type, ix.dataTypes, paths);
+    for (const p of paths) rows.push({ column: c.name, path: p });
+  }
+  return rows;
+}
