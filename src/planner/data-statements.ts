@@ -303,7 +303,10 @@ async function parseHiveGroups(files: readonly SourceFile[], hive: { columns: Co
 }
 
 export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryResult> {
-  if (st.withConnection) throw new QueryError('LOAD DATA WITH CONNECTION (BigLake and Omni sources) is not supported by the emulator', 'notImplemented', 501);
+  // BigLake/Omni connections live in the Connection API, which the emulator
+  // does not have: every connection is one that does not exist, and the
+  // service answers that as a 404 (a client's input, never a 5xx).
+  if (st.withConnection) throw new QueryError(`Not found: Connection ${st.withConnection.join('.')}`, 'notFound', 404);
   const opts = await evalOptions(s, st.fromFilesOptions, LOAD_OPTIONS, 'LOAD DATA FROM FILES');
   const formatName = optString(opts, 'format');
   if (!formatName) throw sqlError('LOAD DATA FROM FILES requires the option format', st.loc);

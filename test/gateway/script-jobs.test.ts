@@ -233,6 +233,18 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     expect((await rest(url('/datasets/io/tables/pq/data'))).body.rows[0].f[0]).toEqual({ v: '1' });
   });
 
+  it('LOAD DATA WITH CONNECTION: no connection exists here, so the service\'s 404 for a missing connection, in its envelope', async () => {
+    await rest(url('/datasets'), { method: 'POST', json: { datasetReference: { datasetId: 'io' } } });
+    for (const conn of ['`p.us.lake`', "'projects/p/locations/us/connections/lake'", 'DEFAULT']) {
+      const r = await query(`LOAD DATA INTO io.conn (id INT64) FROM FILES (format = 'PARQUET', uris = ['gs://b/x.parquet']) WITH CONNECTION ${conn}`);
+      expect(r.status).toBe(404);
+      expect(r.body.error.code).toBe(404);
+      expect(r.body.error.errors[0].reason).toBe('notFound');
+      expect(r.body.error.message).toMatch(/^Not found: Connection /);
+    }
+    expect((await rest(url('/datasets/io/tables/conn'))).status).toBe(404);
+  });
+
   it('external tables over Google Sheets or bare https are rejected instead of reading empty', async () => {
     const sheets = await rest(url('/datasets/io/tables'), {
       method: 'POST',
