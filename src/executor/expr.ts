@@ -19,7 +19,7 @@ import type {
 import { MAX_ROW_BYTES, QueryError, rowTooLarge } from '../planner/api.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { constantVector, getValue, takeVector, vectorFromValues, withNullRows, type Batch, type Vector } from '../types/vector.js';
+import { constantVector, getValue, structField, takeVector, vectorFromValues, withNullRows, type Batch, type Vector } from '../types/vector.js';
 import { castVector } from './cast.js';
 import type { ExecContext, ValueMemo } from './context.js';
 import { executeRel } from './execute.js';
@@ -270,7 +270,7 @@ function assembleRows(type: SqlType, parts: readonly Vector[], n: number): Vecto
 
 /** Field `fieldIndex` of each STRUCT row (NULL for a NULL struct); a FLOAT64/TIME field straight into its typed array. */
 export function fieldOf(type: SqlType, s: Vector, fieldIndex: number, n: number): Vector {
-  const f = s.nested?.fields?.[fieldIndex];
+  const f = structField(s, fieldIndex);
   if (f) return withNulls(f, s.nulls);
   const d = s.data as (Value[] | null)[];
   const sn = s.nulls;

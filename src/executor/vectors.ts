@@ -10,6 +10,7 @@ import {
   sliceVector,
   takeVector,
   vectorFromValues,
+  withNullRows,
   type Batch,
   type Vector,
 } from '../types/vector.js';
@@ -624,6 +625,8 @@ export function takeOrNull(v: Vector, sel: Int32Array, count = sel.length): Vect
     }
   }
   const t = v.length === 0 ? nullVector(v.type, count) : takeVector(v, safeSel, count);
+  // A nested view keeps its layout (reading `data` would box it).
+  if (t.nested) return withNullRows(t, nulls);
   if (Array.isArray(t.data)) for (let i = 0; i < count; i++) if (nulls[i] === 1) (t.data as Value[])[i] = null;
   return { type: v.type, length: count, data: t.data, nulls };
 }
@@ -633,8 +636,23 @@ export const VALUE_BYTES = 48;
 
 /** Bytes a vector holds (typed data, NULL flags; value-layout cells at VALUE_BYTES each): what operators reserve for what they keep. */
 export function vectorBytes(v: Vector): number {
+  if (v.nested) return nestedBytes(v, v.nested);
   const d = v.data as ArrayLike<unknown> & { byteLength?: number };
   return (d.byteLength ?? v.length * VALUE_BYTES) + (v.nulls ? v.nulls.byteLength : 0);
+}
+
+/**
+ * vectorBytes of a nested view, from its layout (reading `data` would box
+ * it): offsets and leaves; rows taken from a shared source count their share
+ * of it.
+ */
+function nestedBytes(v: Vector, view: NonNullable<Vector['nested']>): number {
+  let n = v.nulls ? v.nulls.byteLength : 0;
+  if (view.offsets && view.child) n += view.offsets.byteLength + vectorBytes(view.child);
+  if (view.fields) for (const f of view.fields) n += vectorBytes(f);
+  if (view.at && view.source) n += view.at.byteLength + (vectorBytes(view.source) * v.length) / Math.max(1, view.source.length);
+  if (view.parts) for (const p of view.parts) n += vectorBytes(p);
+  return Math.ceil(n);
 }
 
 /** vectorBytes over a batch's columns. */

@@ -4,7 +4,7 @@
 // regroup the results.
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { getValue, vectorFromValues, type Vector } from '../types/vector.js';
+import { concatVectors, getValue, listRows, nestedVector, packedList, takeVector, vectorFromValues, type Vector } from '../types/vector.js';
 import { compareValues, sqlEquals, valueKey } from './compare.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, lambdaArg, opt, rep, sig, sigf } from './signature.js';
@@ -102,39 +102,120 @@ function generateArray(start: Value, end: Value, step: Value, kind: string): Val
   return out;
 }
 
+// Kernels over arrays in the Arrow layout (Vector.nested, a stored column's
+// scan): elements taken from the child vector, no row boxed. Each returns
+// null when an argument is not in that layout (the boxed kernel then runs).
+
+/** ARRAY_REVERSE: each row's elements taken in reverse order (a NULL array stays NULL). */
+function reverseList(type: SqlType, a: Vector, n: number): Vector | null {
+  const p = packedList(a, n);
+  if (!p) return null;
+  const o = p.offsets;
+  const sel = new Int32Array(o[n]!);
+  for (let i = 0; i < n; i++) for (let k = o[i]!, e = o[i + 1]! - 1; e >= o[i]!; k++, e--) sel[k] = e;
+  return nestedVector(type, n, a.nulls, { offsets: o, child: takeVector(p.child, sel) });
+}
+
+/** ARRAY_CONCAT: each row's arrays one after another; NULL if any is NULL (as the boxed kernel's NULL propagation). */
+function concatLists(type: SqlType, args: readonly Vector[], n: number): Vector | null {
+  const ps = args.map((a) => packedList(a, n));
+  if (ps.some((p) => p === null) || type.kind !== 'ARRAY') return null;
+  const lists = ps as { offsets: Int32Array; child: Vector }[];
+  const all = concatVectors(type.element, lists.map((p) => p.child));
+  const bases = new Int32Array(lists.length);
+  for (let j = 1; j < lists.length; j++) bases[j] = bases[j - 1]! + lists[j - 1]!.child.length;
+  let nulls: Uint8Array | null = null;
+  for (const a of args) if (a.nulls !== null) for (let i = 0; i < n; i++) if (a.nulls[i] === 1) (nulls ??= new Uint8Array(n))[i] = 1;
+  const offsets = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    let len = 0;
+    if (nulls === null || nulls[i] === 0) for (const p of lists) len += p.offsets[i + 1]! - p.offsets[i]!;
+    checkLen(len, 'ARRAY_CONCAT');
+    offsets[i + 1] = offsets[i]! + len;
+  }
+  const sel = new Int32Array(offsets[n]!);
+  for (let i = 0, k = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    lists.forEach((p, j) => {
+      for (let e = p.offsets[i]!; e < p.offsets[i + 1]!; e++) sel[k++] = bases[j]! + e;
+    });
+  }
+  return nestedVector(type, n, nulls, { offsets, child: takeVector(all, sel) });
+}
+
+/** ARRAY_TO_STRING of STRING arrays: the elements read one by one from the child vector. */
+function joinList(args: readonly Vector[], n: number): Vector | null {
+  const a = args[0]!;
+  const l = listRows(a);
+  if (!l) return null;
+  const { offsets: o, child, rows } = l;
+  const out = new Array<Value>(n);
+  const parts: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const sep = getValue(args[1]!, i) as string | null;
+    const nullText = args.length > 2 ? (getValue(args[2]!, i) as string | null) : undefined;
+    if ((a.nulls !== null && a.nulls[i] === 1) || sep === null || nullText === null) {
+      out[i] = null;
+      continue;
+    }
+    parts.length = 0;
+    const r = rows === null ? i : rows[i]!;
+    for (let e = o[r]!; e < o[r + 1]!; e++) {
+      const x = getValue(child, e) as string | null;
+      if (x !== null) parts.push(x);
+      else if (nullText !== undefined) parts.push(nullText);
+    }
+    out[i] = parts.join(sep);
+  }
+  return vectorFromValues(T.STRING, out);
+}
+
 export function registerArrays(): void {
   const arrayLength = rowKernel(T.INT64, (v) => BigInt((v[0] as Value[]).length));
   defineScalar('ARRAY_LENGTH', [
     sig(['ARRAY'], 'INT64', (args, n, ctx) => {
       // Arrays in the Arrow layout (a stored column's scan): lengths from the offsets.
-      const o = args[0]!.nested?.offsets;
-      if (!o) return arrayLength(args, n, ctx);
+      const l = listRows(args[0]!);
+      if (!l) return arrayLength(args, n, ctx);
+      const { offsets: o, rows } = l;
       const out = new Float64Array(n);
-      for (let i = 0; i < n; i++) out[i] = o[i + 1]! - o[i]!;
+      for (let i = 0; i < n; i++) {
+        const r = rows === null ? i : rows[i]!;
+        out[i] = o[r + 1]! - o[r]!;
+      }
       return { type: T.INT64, length: n, data: out, nulls: args[0]!.nulls };
     }),
   ]);
   defineScalar('ARRAY_CONCAT', [
-    sigf(['ARRAY<T1>', rep('ARRAY<T1>')], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
-      const out: Value[] = [];
-      for (const a of v) for (const e of a as Value[]) out.push(e);
-      checkLen(out.length, 'ARRAY_CONCAT');
-      return out;
-    })),
+    sigf(['ARRAY<T1>', rep('ARRAY<T1>')], 'ARRAY<T1>', (c) => {
+      const boxed = rowKernel(c.returnType, (v) => {
+        const out: Value[] = [];
+        for (const a of v) for (const e of a as Value[]) out.push(e);
+        checkLen(out.length, 'ARRAY_CONCAT');
+        return out;
+      });
+      return (args, n, ctx) => concatLists(c.returnType, args, n) ?? boxed(args, n, ctx);
+    }),
   ]);
-  defineScalar('ARRAY_REVERSE', [sigf(['ARRAY<T1>'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => (v[0] as Value[]).slice().reverse()))]);
-  defineScalar('ARRAY_TO_STRING', [
-    sigf(['ARRAY<STRING>', 'STRING', opt('STRING')], 'STRING', () => rowKernel(T.STRING, (v) => {
-      const arr = v[0] as Value[];
-      if (arr === null || v[1] === null || (v.length > 2 && v[2] === null)) return null;
-      const parts: string[] = [];
+  defineScalar('ARRAY_REVERSE', [
+    sigf(['ARRAY<T1>'], 'ARRAY<T1>', (c) => {
+      const boxed = rowKernel(c.returnType, (v) => (v[0] as Value[]).slice().reverse());
+      return (args, n, ctx) => reverseList(c.returnType, args[0]!, n) ?? boxed(args, n, ctx);
+    }),
+  ]);
+  const joinStrings = rowKernel(T.STRING, (v) => {
+    const arr = v[0] as Value[];
+    if (arr === null || v[1] === null || (v.length > 2 && v[2] === null)) return null;
+    const parts: string[] = [];
       for (const e of arr) {
         if (e === null) {
           if (v.length > 2) parts.push(v[2] as string);
         } else parts.push(e as string);
       }
       return parts.join(v[1] as string);
-    }, false)),
+    }, false);
+  defineScalar('ARRAY_TO_STRING', [
+    sigf(['ARRAY<STRING>', 'STRING', opt('STRING')], 'STRING', () => (args, n, ctx) => joinList(args, n) ?? joinStrings(args, n, ctx)),
     sigf(['ARRAY<BYTES>', 'BYTES', opt('BYTES')], 'BYTES', () => rowKernel(T.BYTES, (v) => {
       const arr = v[0] as Value[];
       if (arr === null || v[1] === null || (v.length > 2 && v[2] === null)) return null;

@@ -4,7 +4,7 @@
 import { isEqualityComparable, isGroupable, isOrderable, typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
 import { JsonText } from './json-core.js';
-import { getValue, takeVector, vectorFromValues, withNullRows, type Int64Data, type Vector } from '../types/vector.js';
+import { getValue, listRows, takeVector, vectorFromValues, withNullRows, type Int64Data, type Vector } from '../types/vector.js';
 import { formatDate, MAX_DATE, MIN_DATE } from './civil.js';
 import { compareStrings, compareValues, groupEquals, sqlEquals } from './compare.js';
 import { formatErrNum } from './format-number.js';
@@ -571,19 +571,7 @@ function registerComparisons(): void {
   defineScalar(
     '$in_array',
     [
-      sig(['T1', 'ARRAY<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
-        const arr = v[1] as Value[] | null;
-        if (arr === null || arr.length === 0) return false;
-        const x = v[0]!;
-        if (x === null) return null;
-        let sawNull = false;
-        for (const e of arr) {
-          const r = sqlEquals(x, e);
-          if (r === true) return true;
-          if (r === null) sawNull = true;
-        }
-        return sawNull ? null : false;
-      }, false), equalityAccept),
+      sig(['T1', 'ARRAY<T1>'], 'BOOL', (args, n, ctx) => inList(args, n) ?? inArray(args, n, ctx), equalityAccept),
     ],
     { display: operatorDisplay('IN UNNEST', 'custom', (a) => `${a[0]} IN UNNEST(${a[1]})`) },
   );
@@ -762,9 +750,9 @@ function arrayIndex(arr: Value[], idx: bigint, ordinal: boolean, safe: boolean):
  */
 function elementsAt(args: readonly Vector[], n: number, ordinal: boolean, safe: boolean): Vector | null {
   const a = args[0]!;
-  const o = a.nested?.offsets;
-  const child = a.nested?.child;
-  if (!o || !child) return null;
+  const l = listRows(a);
+  if (!l) return null;
+  const { offsets: o, child, rows } = l;
   const sel = new Int32Array(n);
   let nulls: Uint8Array | null = null;
   for (let i = 0; i < n; i++) {
@@ -774,12 +762,13 @@ function elementsAt(args: readonly Vector[], n: number, ordinal: boolean, safe: 
       continue;
     }
     const k = Number(idx) - (ordinal ? 1 : 0);
-    if (k < 0 || k >= o[i + 1]! - o[i]!) {
+    const r = rows === null ? i : rows[i]!;
+    if (k < 0 || k >= o[r + 1]! - o[r]!) {
       if (!safe) fail(`Array index ${idx} is out of bounds`);
       (nulls ??= new Uint8Array(n))[i] = 1;
       continue;
     }
-    sel[i] = o[i]! + k;
+    sel[i] = o[r]! + k;
   }
   // NULL rows take element 0 (any valid row), then are marked NULL.
   if (child.length === 0) return vectorFromValues(a.type.kind === 'ARRAY' ? a.type.element : a.type, new Array<Value>(n).fill(null));
@@ -788,6 +777,51 @@ function elementsAt(args: readonly Vector[], n: number, ordinal: boolean, safe: 
   const merged = taken.nulls ? taken.nulls.slice() : new Uint8Array(n);
   for (let i = 0; i < n; i++) if (nulls[i] === 1) merged[i] = 1;
   return withNullRows(taken, merged);
+}
+
+/** x IN UNNEST(array) over boxed arrays: TRUE if found; an empty or NULL array FALSE; else NULL if x or an element is NULL. */
+const inArray = rowKernel(T.BOOL, (v) => {
+  const arr = v[1] as Value[] | null;
+  if (arr === null || arr.length === 0) return false;
+  const x = v[0]!;
+  if (x === null) return null;
+  let sawNull = false;
+  for (const e of arr) {
+    const r = sqlEquals(x, e);
+    if (r === true) return true;
+    if (r === null) sawNull = true;
+  }
+  return sawNull ? null : false;
+}, false);
+
+/** inArray over arrays in the Arrow layout (a stored column's scan): the elements read from the child vector, no array boxed. */
+function inList(args: readonly Vector[], n: number): Vector | null {
+  const a = args[1]!;
+  const l = listRows(a);
+  if (!l) return null;
+  const { offsets: o, child, rows } = l;
+  const data = new Uint8Array(n);
+  let nulls: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    const r = rows === null ? i : rows[i]!;
+    if ((a.nulls !== null && a.nulls[i] === 1) || o[r] === o[r + 1]) continue;
+    const x = getValue(args[0]!, i);
+    let res: boolean | null = false;
+    if (x === null) res = null;
+    else {
+      for (let e = o[r]!; e < o[r + 1]!; e++) {
+        const q = sqlEquals(x, getValue(child, e));
+        if (q === true) {
+          res = true;
+          break;
+        }
+        if (q === null) res = null;
+      }
+    }
+    if (res === true) data[i] = 1;
+    else if (res === null) (nulls ??= new Uint8Array(n))[i] = 1;
+  }
+  return { type: T.BOOL, length: n, data, nulls };
 }
 
 function registerAccess(): void {

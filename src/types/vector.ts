@@ -66,10 +66,17 @@ export function nestedVector(type: SqlType, length: number, nulls: Uint8Array | 
     nulls,
     nested: view,
     get data(): Value[] {
-      return (boxed ??= boxNested(length, nulls, view));
+      if (boxed === null) {
+        nestedBoxing.rows += length;
+        boxed = boxNested(length, nulls, view);
+      }
+      return boxed;
     },
   };
 }
+
+/** Rows of nested views boxed so far, at every level (tests assert that a path keeps the layout). */
+export const nestedBoxing = { rows: 0 };
 
 function boxNested(n: number, nulls: Uint8Array | null, view: NestedView): Value[] {
   const out = new Array<Value>(n);
@@ -333,7 +340,7 @@ export function concatVectors(type: SqlType, parts: readonly Vector[]): Vector {
       if (p.nulls) (nulls ??= new Uint8Array(total)).set(p.nulls, k);
       k += p.length;
     }
-    return nestedVector(type, total, nulls, concatViews(type, parts.map((p) => p.nested!)) ?? { parts });
+    return nestedVector(type, total, nulls, concatViews(type, parts.map((p) => p.nested!)) ?? concatTaken(type, parts) ?? { parts });
   }
   let k = 0;
   const needsValues = parts.some((p) => p.data instanceof BigInt64Array) || layoutOf(type) === 'values';
@@ -395,6 +402,76 @@ export function withNullRows(v: Vector, nulls: Uint8Array): Vector {
   return { type: v.type, length: v.length, data, nulls };
 }
 
+/**
+ * An ARRAY view's rows in the list layout, nothing boxed: row i's elements
+ * are rows [offsets[r], offsets[r + 1]) of `child`, r = rows[i] (rows taken
+ * more than once, takeLater) or i; a row `v.nulls` marks has none, whatever
+ * its range (a field of a NULL struct, a subscript's NULL row). Null when `v`
+ * is not such a view.
+ */
+export interface ListRows {
+  readonly offsets: Int32Array;
+  readonly child: Vector;
+  readonly rows: Int32Array | null;
+}
+
+export function listRows(v: Vector): ListRows | null {
+  const view = v.nested;
+  if (view?.offsets && view.child) return { offsets: view.offsets, child: view.child, rows: null };
+  const src = view?.source?.nested;
+  if (view?.at && src?.offsets && src.child) return { offsets: src.offsets, child: src.child, rows: view.at };
+  return null;
+}
+
+/**
+ * Rows [0, n) of an ARRAY view as offsets over their elements one after
+ * another (NULL rows empty): shared as they are for a scanned column, else
+ * the elements taken once. Null when `v` is not a list view.
+ */
+export function packedList(v: Vector, n: number): { offsets: Int32Array; child: Vector } | null {
+  const l = listRows(v);
+  if (!l) return null;
+  const { offsets: o, child, rows } = l;
+  const nulls = v.nulls;
+  let contiguous = rows === null;
+  if (contiguous && nulls !== null) {
+    for (let i = 0; i < n; i++) {
+      if (nulls[i] === 1 && o[i + 1] !== o[i]) {
+        contiguous = false;
+        break;
+      }
+    }
+  }
+  if (contiguous) {
+    const base = o[0]!;
+    if (base === 0 && o[n] === child.length) return { offsets: o.length === n + 1 ? o : o.subarray(0, n + 1), child };
+    const offsets = new Int32Array(n + 1);
+    for (let i = 0; i <= n; i++) offsets[i] = o[i]! - base;
+    return { offsets, child: sliceVector(child, base, o[n]!) };
+  }
+  const offsets = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const r = rows === null ? i : rows[i]!;
+    offsets[i + 1] = offsets[i]! + (nulls !== null && nulls[i] === 1 ? 0 : o[r + 1]! - o[r]!);
+  }
+  const sel = new Int32Array(offsets[n]!);
+  for (let i = 0, k = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const r = rows === null ? i : rows[i]!;
+    for (let e = o[r]!; e < o[r + 1]!; e++) sel[k++] = e;
+  }
+  return { offsets, child: takeVector(child, sel) };
+}
+
+/** Field `j` of a STRUCT view's rows (NULL where the struct's field is; the struct's own NULLs not applied), null when `v` is not a struct view. */
+export function structField(v: Vector, j: number): Vector | null {
+  const view = v.nested;
+  const f = view?.fields?.[j];
+  if (f) return f;
+  const sf = view?.source?.nested?.fields?.[j];
+  return view?.at && sf ? takeVector(sf, view.at, v.length) : null;
+}
+
 /** Rows [start, end) of a nested view. */
 function sliceView(view: NestedView, start: number, end: number): NestedView {
   if (view.source && view.at) return { source: view.source, at: view.at.subarray(start, end) };
@@ -425,6 +502,34 @@ function takeNested(v: Vector, view: NestedView, sel: ArrayLike<number>, count: 
     return nestedVector(v.type, count, nulls, { offsets, child: takeVector(view.child, elems) });
   }
   return nestedVector(v.type, count, nulls, { fields: (view.fields ?? []).map((f) => takeVector(f, sel, count)) });
+}
+
+/**
+ * Nested vectors one after another where some are rows taken from others
+ * (takeLater: a lateral join's owners, batch by batch): one take over their
+ * distinct sources concatenated, so the rows stay shared, never boxed (a sort
+ * gathers such batches). Null when a part is itself several parts.
+ */
+function concatTaken(type: SqlType, parts: readonly Vector[]): NestedView | null {
+  if (parts.some((p) => p.nested!.parts || (p.nested!.source && p.nested!.source.nested?.parts))) return null;
+  const bases = new Map<Vector, number>();
+  const sources: Vector[] = [];
+  let size = 0;
+  for (const p of parts) {
+    const src = p.nested!.source ?? p;
+    if (bases.has(src)) continue;
+    bases.set(src, size);
+    sources.push(src);
+    size += src.length;
+  }
+  const at = new Int32Array(parts.reduce((n, p) => n + p.length, 0));
+  let k = 0;
+  for (const p of parts) {
+    const rows = p.nested!.at;
+    const base = bases.get(p.nested!.source ?? p)!;
+    for (let i = 0; i < p.length; i++) at[k++] = base + (rows ? rows[i]! : i);
+  }
+  return { source: concatVectors(type, sources), at };
 }
 
 /** Nested views one after another (null when they are not all of one shape). */

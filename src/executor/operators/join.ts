@@ -10,7 +10,7 @@ import { QueryError } from '../../planner/api.js';
 import type { Expr, JoinRel, Rel, ResolvedColumn, UnnestRel, LogicalExpr } from '../../analyzer/resolved.js';
 import { T, type SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
-import { BATCH_SIZE, getValue, sliceVector, TakeBuffer, takeVector, takeVectorInto, type Batch, type Vector } from '../../types/vector.js';
+import { BATCH_SIZE, getValue, packedList, sliceVector, TakeBuffer, takeVector, takeVectorInto, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { columnRefsOf, evaluate, evaluateSync, hasSubquery, layoutOf } from '../expr.js';
 import { executeRel, materialize } from '../execute.js';
@@ -1157,6 +1157,12 @@ function blockPairs(lSel: Int32Array, rSel: Int32Array, sel: Int32Array | null, 
 /** Rows i0..i1 of `v`, each repeated `w` times in a row (fills, one per row). */
 function repeatRows(v: Vector, i0: number, i1: number, w: number): Vector {
   const n = (i1 - i0) * w;
+  if (v.nested) {
+    // Nested views are taken (a lazy take when rows repeat), not boxed to be filled.
+    const sel = new Int32Array(n);
+    for (let i = i0, k = 0; i < i1; i++, k += w) sel.fill(i, k, k + w);
+    return takeVector(v, sel, n);
+  }
   const src = v.data;
   const data = (Array.isArray(src) ? new Array<Value>(n) : new (src.constructor as new (n: number) => typeof src)(n)) as typeof src;
   let nulls: Uint8Array | null = null;
@@ -1199,8 +1205,8 @@ export function unnestRows(
   n: number,
 ): { rows: Batch; owner: Int32Array } {
   const na = arrays.length;
-  const view = na === 1 ? arrays[0]!.nested : undefined;
-  if (view?.offsets && view.child) return unnestView(rel, view.offsets, view.child, n);
+  const packed = na === 1 ? packedList(arrays[0]!, n) : null;
+  if (packed) return unnestView(rel, packed.offsets, packed.child, n);
   const vals: (Value[] | null)[][] = arrays.map((a) => {
     const out: (Value[] | null)[] = new Array(n);
     for (let i = 0; i < n; i++) out[i] = getValue(a, i) as Value[] | null;
