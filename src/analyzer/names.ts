@@ -357,13 +357,13 @@ function partitionField(r: Record<string, unknown>): string | undefined {
 }
 
 /** Column descriptions by field path (`a`, `a.b`) from the resource's REST schema. */
-function fieldDescriptions(r: Record<string, unknown>): Map<string, string> {
+function fieldDescriptions(r: Record<string, unknown>, key: 'description' | 'roundingMode' = 'description'): Map<string, string> {
   const out = new Map<string, string>();
-  type F = { name?: string; description?: string; fields?: F[] };
+  type F = { name?: string; description?: string; roundingMode?: string; fields?: F[] };
   const walk = (fields: F[] | undefined, prefix: string): void => {
     for (const f of fields ?? []) {
       const path = prefix + (f.name ?? '');
-      if (typeof f.description === 'string') out.set(path.toLowerCase(), f.description);
+      if (typeof f[key] === 'string') out.set(path.toLowerCase(), f[key]);
       walk(f.fields, `${path}.`);
     }
   };
@@ -486,11 +486,13 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           // column_default: the default's expression text, else the text NULL (information-schema-columns).
           const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
           const defaults = new Map(restFields.map((f) => [f.name.toLowerCase(), f.defaultValueExpression]));
+          const rounding = new Map(restFields.map((f) => [f.name.toLowerCase(), f.roundingMode]));
           const rows = t.columns.map((c, i): Value[] => {
             const ci = clustering.indexOf(c.name.toLowerCase());
             return [
               t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(paramType(restFields, c)),
-              'NEVER', null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), defaults.get(c.name.toLowerCase()) ?? 'NULL', null,
+              'NEVER', null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), defaults.get(c.name.toLowerCase()) ?? 'NULL',
+              rounding.get(c.name.toLowerCase()) ?? null,
             ];
           });
           // An ingestion-time partitioned table's pseudo-columns (the same ones its queries see): no ordinal
@@ -508,11 +510,12 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('field_path'), col('data_type'), col('description'), col('collation_name'), col('rounding_mode')],
         rows: tables().flatMap((t) => {
           const desc = fieldDescriptions(t.resource);
+          const rounding = fieldDescriptions(t.resource, 'roundingMode');
           const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
           return t.columns.flatMap((c) => {
             const paths: { path: string; type: SqlType }[] = [];
             fieldPaths(c.name, paramType(restFields, c), paths);
-            return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), desc.get(p.path.toLowerCase()) ?? null, collationName(p.type), null]);
+            return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), desc.get(p.path.toLowerCase()) ?? null, collationName(p.type), rounding.get(p.path.toLowerCase()) ?? null]);
           });
         }),
       };
@@ -539,6 +542,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         const tp = r.timePartitioning as { expirationMs?: string } | undefined;
         if (tp?.expirationMs) opt('partition_expiration_days', 'FLOAT64', Number(tp.expirationMs) / 86_400_000);
         if (r.requirePartitionFilter === true) opt('require_partition_filter', 'BOOL', true);
+        opt('default_rounding_mode', 'STRING', r.defaultRoundingMode);
         // A materialized view's refresh OPTIONS, where set (CREATE or ALTER MATERIALIZED VIEW ... OPTIONS).
         const mv = r.materializedView as { enableRefresh?: boolean; refreshIntervalMs?: string } | undefined;
         if (mv?.enableRefresh !== undefined) opt('enable_refresh', 'BOOL', mv.enableRefresh);

@@ -28,6 +28,7 @@ import { checked, coerceForWrite, scanAll, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
 import { dropSearchIndex } from './search-index.js';
+import { reservedColumnName } from '../storage/resources.js';
 import { legacyRole, memberToAccess, sameGrant, type AccessEntry } from '../storage/dataset-access.js';
 
 const result = statementResult;
@@ -97,10 +98,16 @@ async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | un
         break;
       case 'labels': {
         const labels: Record<string, string> = {};
-        for (const kv of (v as Value[][] | null) ?? []) labels[String(kv[0])] = String(kv[1]);
+        for (const kv of (v as Value[][] | null) ?? []) {
+          checkLabel(String(kv[0]), kv[1] === null ? '' : String(kv[1]), o.value.loc);
+          labels[String(kv[0])] = String(kv[1]);
+        }
         out.labels = labels;
         break;
       }
+      case 'default_rounding_mode':
+        out.defaultRoundingMode = v === null ? undefined : roundingMode(v, o.value.loc);
+        break;
       case 'expiration_timestamp':
         out.expirationTime = v === null ? undefined : String((v as bigint) / 1000n);
         break;
@@ -129,6 +136,33 @@ async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | un
     }
   }
   return out;
+}
+
+/**
+ * Label keys and values (labels page): at most 63 characters of lowercase letters, digits, underscores and dashes
+ * (international characters allowed); a key is not empty and starts with a lowercase or international letter.
+ */
+const LABEL_KEY = /^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$/u;
+const LABEL_VALUE = /^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$/u;
+
+function checkLabel(key: string, value: string, loc: A.Loc): void {
+  if (!LABEL_KEY.test(key)) throw sqlError(`Invalid label key "${key}": a key starts with a lowercase letter and holds at most 63 lowercase letters, digits, underscores and dashes`, loc);
+  if (!LABEL_VALUE.test(value)) throw sqlError(`Invalid label value "${value}" of key "${key}": a value holds at most 63 lowercase letters, digits, underscores and dashes`, loc);
+}
+
+/** rounding_mode / default_rounding_mode (data-definition-language: the two rounding modes of NUMERIC writes). */
+const ROUNDING_MODES = ['ROUND_HALF_AWAY_FROM_ZERO', 'ROUND_HALF_EVEN'];
+
+function roundingMode(v: unknown, loc: A.Loc): string {
+  if (typeof v !== 'string' || !ROUNDING_MODES.includes(v)) throw sqlError(`Invalid rounding mode ${JSON.stringify(v)}: expected ${ROUNDING_MODES.join(' or ')}`, loc);
+  return v;
+}
+
+/** The options a column or STRUCT field takes (data-definition-language: column_option_list). */
+const COLUMN_OPTIONS = new Set(['description', 'rounding_mode', 'data_policies']);
+
+function checkColumnOptions(opts: readonly A.OptionEntry[] | undefined): void {
+  for (const o of opts ?? []) if (!COLUMN_OPTIONS.has(o.name.toLowerCase())) throw sqlError(`Unknown option ${o.name} for a column`, o.value.loc);
 }
 
 /** The types a clustering column may have (creating-clustered-tables: clustered column types). */
@@ -242,9 +276,28 @@ function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
     const l = d.name.toLowerCase();
     if (seen.has(l)) throw sqlError(`Duplicate column name ${d.name} in CREATE TABLE`, d.loc);
     seen.add(l);
+    checkColumnName(d.name, d.loc);
+    checkColumnOptions(d.options);
+    checkFieldOptions(d.type);
     checkColumnCollate(d);
     return { name: d.name, type: typeFromNode(d.type), required: d.notNull };
   });
+}
+
+/** A column may not take a name of the service's pseudo-columns (the REST schema's check: storage/resources.ts). */
+function checkColumnName(name: string, loc: A.Loc): void {
+  const why = reservedColumnName(name);
+  if (why) throw sqlError(why, loc);
+}
+
+/** OPTIONS of nested STRUCT fields take the column options too. */
+function checkFieldOptions(t: A.TypeNode): void {
+  const inner = t.kind === 'ArrayType' ? t.element : t;
+  if (inner.kind !== 'StructType') return;
+  for (const f of inner.fields) {
+    checkColumnOptions(f.options);
+    checkFieldOptions(f.type);
+  }
 }
 
 /** COLLATE takes a STRING column only (data-definition-language: column_schema), and a valid collation name. */
@@ -317,9 +370,33 @@ async function nestedFieldExtras(s: Session, t: A.TypeNode, f: RestField): Promi
     const rf = f.fields[i];
     if (!rf) continue;
     if (sf.notNull && rf.mode !== 'REPEATED') rf.mode = 'REQUIRED';
-    for (const o of sf.options ?? []) if (o.name.toLowerCase() === 'description') rf.description = String((await s.evalScalar(o.value)).value);
+    await columnOptionFields(s, sf.options, rf);
     await nestedFieldExtras(s, sf.type, rf);
   }
+}
+
+/**
+ * A column's (or STRUCT field's) OPTIONS onto its REST field: description, rounding_mode (roundingMode, which
+ * writes to a parameterized NUMERIC/BIGNUMERIC use: types/table-values.ts). NULL removes the option.
+ */
+async function columnOptionFields(s: Session, opts: readonly A.OptionEntry[] | undefined, f: RestField): Promise<void> {
+  for (const o of opts ?? []) {
+    const key = o.name.toLowerCase();
+    if (key !== 'description' && key !== 'rounding_mode') continue;
+    const v = (await s.evalScalar(o.value)).value;
+    if (key === 'description') {
+      if (v === null) delete f.description;
+      else f.description = String(v);
+    } else if (v === null) delete f.roundingMode;
+    else f.roundingMode = roundingMode(v, o.value.loc);
+  }
+}
+
+/** The table's default rounding mode onto its NUMERIC/BIGNUMERIC fields that set none (applied when the fields are made). */
+function defaultRounding(f: RestField, mode: string | undefined): void {
+  if (!mode) return;
+  if ((f.type === 'NUMERIC' || f.type === 'BIGNUMERIC') && f.roundingMode === undefined) f.roundingMode = mode;
+  for (const sf of f.fields ?? []) defaultRounding(sf, mode);
 }
 
 /** A column DEFAULT must be assignable to the column's type (the service's analyzer checks it when the column is defined). */
@@ -397,8 +474,8 @@ function restParamsOf(f: RestField): Pick<RestField, 'maxLength' | 'precision' |
 }
 
 /** The schema's fields with the column definitions' defaults, descriptions and nested NOT NULL fields; undefined when they have none. */
-async function schemaExtras(s: Session, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined): Promise<RestField[] | undefined> {
-  if (!defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type) || requiredFieldPath(d.type, d.name) !== undefined) && !columns.some((c) => hasTypeParams(c.type))) return undefined;
+async function schemaExtras(s: Session, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined, rounding?: string): Promise<RestField[] | undefined> {
+  if (!rounding && !defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type) || requiredFieldPath(d.type, d.name) !== undefined) && !columns.some((c) => hasTypeParams(c.type))) return undefined;
   // STRING(10), NUMERIC(10, 2), at any depth: the schema keeps the parameters (maxLength, precision, scale) as tables.get shows them.
   const fields = columns.map((c) => tableRestField(c.name, c.type, c.required));
   for (const d of defs ?? []) {
@@ -408,9 +485,10 @@ async function schemaExtras(s: Session, columns: readonly Column[], defs: readon
       checkDefault(s, d.default, columns.find((c) => c.name.toLowerCase() === d.name.toLowerCase())!.type);
       f.defaultValueExpression = exprText(s.ctx.sql, d.default.loc.offset);
     }
-    for (const o of d.options ?? []) if (o.name.toLowerCase() === 'description') f.description = String((await s.evalScalar(o.value)).value);
+    await columnOptionFields(s, d.options, f);
     await nestedFieldExtras(s, d.type, f);
   }
+  for (const f of fields) defaultRounding(f, rounding);
   return fields;
 }
 
@@ -551,7 +629,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   }
   const constraints = tableConstraints(s, st.columns ?? [], st.constraints ?? [], st.loc, columns, id);
   if (constraints) resource.tableConstraints = constraints;
-  const fields = await schemaExtras(s, columns, st.columns);
+  const fields = await schemaExtras(s, columns, st.columns, resource.defaultRoundingMode as string | undefined);
   if (fields) resource.schema = { fields };
   // One commit: the table appears with its rows, in place of the one it replaces (readers see one or the other).
   await cat.createTable(id, columns, { resource, orReplace: existing !== undefined, temporary: st.temp, rows });
@@ -878,6 +956,9 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column already exists: ${a.column.name}`, a.loc);
         }
         if (a.column.notNull) throw sqlError(`Cannot add a REQUIRED column ${a.column.name} to an existing table`, a.loc);
+        checkColumnName(a.column.name, a.loc);
+        checkColumnOptions(a.column.options);
+        checkFieldOptions(a.column.type);
         // Nor a REQUIRED field inside a new STRUCT column (managing-table-schemas: added columns are NULLABLE or REPEATED).
         const req = requiredFieldPath(a.column.type, a.column.name);
         if (req) throw sqlError(`Cannot add a REQUIRED field ${req} to an existing table`, a.loc);
@@ -888,16 +969,21 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         cols.push({ name: a.column.name, type: tableCollation ? withDefaultCollation(addedType, tableCollation) : addedType, required: false });
         origin.push(-1);
         const added = cols[cols.length - 1]!;
-        if (hasTypeParams(added.type)) {
-          const { maxLength, precision, scale, fields } = tableRestField(added.name, added.type);
-          typeParams.set(added.name.toLowerCase(), { ...(maxLength !== undefined ? { maxLength } : {}), ...(precision !== undefined ? { precision } : {}), ...(scale !== undefined ? { scale } : {}), ...(fields ? { fields } : {}) });
+        // The REST field's parameters, nested fields' options and rounding modes (the column's, else the table's default).
+        const rf = tableRestField(added.name, added.type);
+        await nestedFieldExtras(s, a.column.type, rf);
+        await columnOptionFields(s, a.column.options, rf);
+        defaultRounding(rf, info.resource.defaultRoundingMode as string | undefined);
+        if (hasTypeParams(added.type) || hasNestedOptions(a.column.type) || rf.roundingMode !== undefined || JSON.stringify(rf.fields ?? []).includes('roundingMode')) {
+          const { maxLength, precision, scale, fields, roundingMode: rm } = rf;
+          typeParams.set(added.name.toLowerCase(), { ...(maxLength !== undefined ? { maxLength } : {}), ...(precision !== undefined ? { precision } : {}), ...(scale !== undefined ? { scale } : {}), ...(fields ? { fields } : {}), ...(rm !== undefined ? { roundingMode: rm } : {}) });
         }
         // The default applies to rows written later; existing rows read NULL (data-definition-language: ADD COLUMN).
         if (a.column.default) {
           checkDefault(s, a.column.default, cols[cols.length - 1]!.type);
           defaults.set(a.column.name.toLowerCase(), exprText(s.ctx.sql, a.column.default.loc.offset));
         }
-        for (const o of a.column.options ?? []) if (o.name.toLowerCase() === 'description') descriptions.set(a.column.name.toLowerCase(), String((await s.evalScalar(o.value)).value));
+        if (rf.description !== undefined) descriptions.set(a.column.name.toLowerCase(), rf.description);
         break;
       }
       case 'DropColumn': {
@@ -923,6 +1009,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column not found: ${a.from}`, a.loc);
         }
         if (cols.some((c, k) => k !== i && c.name.toLowerCase() === a.to.toLowerCase())) throw sqlError(`Column already exists: ${a.to}`, a.loc);
+        checkColumnName(a.to, a.loc);
         // The column keeps its description and default under the new name.
         const old = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
         const desc = descriptions.get(cols[i]!.name.toLowerCase()) ?? old?.description;
@@ -958,11 +1045,17 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           typeParams.set(cols[i]!.name.toLowerCase(), { ...restParamsOf(fresh), ...(fresh.fields ? { fields: retypedFields(oldField?.fields, fresh.fields) } : {}) });
           rewrite = true;
         } else if (a.action.kind === 'SetOptions') {
-          const r = await optionsToResource(s, a.action.options);
-          if (r.description !== undefined) {
-            const fields = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).map((f) => (f.name.toLowerCase() === cols[i]!.name.toLowerCase() ? { ...f, description: String(r.description) } : f));
-            await cat.patchTableResource(id, { schema: { fields } });
-          }
+          checkColumnOptions(a.action.options);
+          // description and rounding_mode onto the column's REST field (NULL removes one).
+          const fields = await Promise.all(
+            ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).map(async (f) => {
+              if (f.name.toLowerCase() !== cols[i]!.name.toLowerCase()) return f;
+              const g = { ...f };
+              await columnOptionFields(s, a.action.kind === 'SetOptions' ? a.action.options : [], g);
+              return g;
+            }),
+          );
+          await cat.patchTableResource(id, { schema: { fields } });
         }
         break;
       }
@@ -1327,7 +1420,9 @@ export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPol
   const grantees: string[] = [];
   for (const g of st.grantTo) {
     const v = (await s.evalScalar(g)).value;
-    if (typeof v === 'string') grantees.push(v);
+    // Each grantee is a principal with its type (user:, group:, serviceAccount:, domain:) or allUsers / allAuthenticatedUsers.
+    if (typeof v !== 'string' || !GRANTEE.test(v)) throw sqlError(`Invalid grantee ${JSON.stringify(v)}: expected user:, group:, serviceAccount: or domain: followed by the principal, allUsers or allAuthenticatedUsers`, g.loc);
+    grantees.push(v);
   }
   // The filter's source text, without the closing parenthesis of FILTER USING ( ... ).
   const filterPredicate = s.ctx.sql.slice(st.filter.loc.offset, st.end).trim().replace(/\)\s*$/, '').trim();

@@ -26,13 +26,19 @@ const ECHO_TYPE: Record<string, string> = {
 /** Prefixes of the service's pseudo-columns and system columns, which no column of a table may take (checked case-insensitively). */
 const RESERVED_PREFIXES = /^(_PARTITION|_TABLE_|_FILE_|_ROW_TIMESTAMP|__ROOT__|_COLIDENTIFIER)/i;
 
+/** Why a top-level column name is refused (a reserved prefix), else undefined. */
+export function reservedColumnName(name: string): string | undefined {
+  return RESERVED_PREFIXES.test(name)
+    ? `Invalid field name "${name}". Field names are not allowed to start with the (case-insensitive) prefixes _PARTITION, _TABLE_, _FILE_, _ROW_TIMESTAMP, __ROOT__ and _COLIDENTIFIER`
+    : undefined;
+}
+
 export function normalizeFields(fields: readonly RestField[], where = '', parents: readonly string[] = []): RestField[] {
   const seen = new Set<string>();
   return fields.map((f) => {
     if (typeof f?.name !== 'string' || f.name === '') throw invalid(`Empty field name${where ? ' in ' + where : ''}`);
-    if (parents.length === 0 && RESERVED_PREFIXES.test(f.name)) {
-      throw invalid(`Invalid field name "${f.name}". Field names are not allowed to start with the (case-insensitive) prefixes _PARTITION, _TABLE_, _FILE_, _ROW_TIMESTAMP, __ROOT__ and _COLIDENTIFIER`);
-    }
+    const reserved = parents.length === 0 ? reservedColumnName(f.name) : undefined;
+    if (reserved) throw invalid(reserved);
     // `$` is in no column name the service allows (an ingestion-time partitioned table's hidden column has one: storage/ingestion.ts).
     if (f.name.includes('$')) {
       throw invalid(`Invalid field name "${f.name}". Fields must contain the allowed characters, and be at most 300 characters long. For allowed characters, please refer to https://cloud.google.com/bigquery/docs/schemas#column_names`);

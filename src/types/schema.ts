@@ -17,6 +17,8 @@ export interface RestField {
   timestampPrecision?: string;
   defaultValueExpression?: string;
   collation?: string;
+  /** NUMERIC/BIGNUMERIC: how writes round to a parameterized scale (ROUND_HALF_AWAY_FROM_ZERO, the default, or ROUND_HALF_EVEN). */
+  roundingMode?: string;
   policyTags?: unknown;
   [extra: string]: unknown;
 }

@@ -7,7 +7,7 @@
 //   a value is written: STRING(L) / BYTES(L) refuse a longer value (characters /
 //   bytes); NUMERIC(P, S) / BIGNUMERIC(P, S) round the value to S decimal places
 //   half away from zero (RoundingMode ROUND_HALF_AWAY_FROM_ZERO, the default of
-//   tables and datasets) and refuse it when it then has more than P - S integer
+//   tables and datasets; a field's roundingMode ROUND_HALF_EVEN rounds half to even) and refuse it when it then has more than P - S integer
 //   digits. Parameters of STRUCT fields (STRUCT<a STRING(5)>) count too.
 // The parameters come from the table's REST schema (maxLength, precision,
 // scale); a column's SqlType is the base type queries compute with.
@@ -43,7 +43,7 @@ export class ParamRefusal {
  * string is too long or a decimal then has more than P - S integer digits.
  * Shared by CAST to such a type and by every write into such a column.
  */
-export function fitParams(kind: SqlType['kind'], params: readonly number[], v: Value): Value | ParamRefusal {
+export function fitParams(kind: SqlType['kind'], params: readonly number[], v: Value, halfEven = false): Value | ParamRefusal {
   if (kind === 'STRING' || kind === 'BYTES') {
     const max = params[0]!;
     const n = typeof v === 'string' ? (v.length <= max ? v.length : [...v].length) : (v as Uint8Array).length;
@@ -52,7 +52,7 @@ export function fitParams(kind: SqlType['kind'], params: readonly number[], v: V
   if (kind === 'NUMERIC' || kind === 'BIGNUMERIC') {
     const p = params[0]!;
     const s = params[1] ?? 0;
-    const r = (v as Decimal).toDecimalPlaces(s, Decimal.ROUND_HALF_UP);
+    const r = (v as Decimal).toDecimalPlaces(s, halfEven ? Decimal.ROUND_HALF_EVEN : Decimal.ROUND_HALF_UP);
     if (r.abs().lt(new Decimal(10).pow(p - s))) return r;
     const max = maxText(p, s);
     return new ParamRefusal(`${kind}(${params.join(', ')}) has precision ${p} and scale ${s} but got a value that is not in range of [-${max}, ${max}]`);
@@ -99,9 +99,11 @@ function fixOf(t: SqlType, f: RestField | undefined, path: string, paramsOnly: b
         ? [Number(f.precision), ...(f.scale === undefined ? [] : [Number(f.scale)])]
         : undefined;
   if (!params) return undefined;
+  // The field's rounding_mode (ROUND_HALF_EVEN), else half away from zero.
+  const halfEven = f?.roundingMode === 'ROUND_HALF_EVEN';
   return (v) => {
     if (v === null) return v;
-    const r = fitParams(t.kind, params, v);
+    const r = fitParams(t.kind, params, v, halfEven);
     if (r instanceof ParamRefusal) throw new QueryError(`Field ${path}: ${r.message}`, 'invalidQuery');
     // An unchanged decimal stays the same object, so the column is not rebuilt.
     return r instanceof Decimal && r.eq(v as Decimal) ? v : r;
