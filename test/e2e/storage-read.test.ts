@@ -2,7 +2,10 @@
 // library (@google-cloud/bigquery-storage) on the engine's gRPC port: Arrow
 // sessions via the library's table reader, Avro sessions via its generated
 // client (rows decoded with avsc), the equality row restriction and its
-// rejections, stream splitting, and the same service under the neutral name.
+// rejections, stream splitting, the same service under the neutral name, and
+// a nested table (ARRAY of STRUCT of ARRAY, NULLs at each level) read after an
+// engine restart, from the stored layout.
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -10,7 +13,7 @@ import { BigQuery } from '@google-cloud/bigquery';
 import { reader, v1 } from '@google-cloud/bigquery-storage';
 import avro from 'avsc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { rest, ROOT, startEmulator, type Emulator } from '../helpers/emulator.js';
 import { fakeAuth } from '../helpers/auth.js';
 
 const TABLE = 'projects/sr/datasets/ds/tables/people';
@@ -182,4 +185,49 @@ describe('Storage Read API through the real client library', () => {
     expect(rows).toBe(3);
     client.close();
   });
+  it('reads a nested table after an engine restart: every value, NULLs and empty arrays at each level', async () => {
+    const bq = new BigQuery({ projectId: 'sr', apiEndpoint: emu.url, authClient: fakeAuth() });
+    const N = 3000;
+    await bq.query({
+      query: `CREATE TABLE ds.nested AS SELECT id,
+        IF(MOD(id, 5) = 0, NULL, STRUCT(id * 2 AS a, IF(MOD(id, 7) = 0, NULL, CONCAT('é', CAST(id AS STRING))) AS b)) AS rec,
+        ARRAY(SELECT AS STRUCT j AS a, IF(MOD(id + j, 6) = 0, NULL, CONCAT('s', CAST(id + j AS STRING))) AS b,
+          ARRAY(SELECT AS STRUCT CAST(j * k AS FLOAT64) / 4 AS x, ARRAY(SELECT CAST(m AS STRING) FROM UNNEST(GENERATE_ARRAY(1, MOD(id + k, 3))) AS m) AS ys
+                FROM UNNEST(GENERATE_ARRAY(1, MOD(j, 3))) AS k) AS c
+          FROM UNNEST(GENERATE_ARRAY(1, MOD(id, 4))) AS j) AS items
+        FROM UNNEST(GENERATE_ARRAY(1, ${N})) AS id`,
+    });
+    const upTo = (n: number): number[] => Array.from({ length: Math.max(0, n) }, (_, i) => i + 1);
+    const expected = upTo(N).map((id) => ({
+      id: BigInt(id),
+      rec: id % 5 === 0 ? null : { a: BigInt(id * 2), b: id % 7 === 0 ? null : `é${id}` },
+      items: upTo(id % 4).map((j) => ({ a: BigInt(j), b: (id + j) % 6 === 0 ? null : `s${id + j}`, c: upTo(j % 3).map((k) => ({ x: (j * k) / 4, ys: upTo((id + k) % 3).map(String) })) })),
+    }));
+    // kill -9 of the engine: the table is read back from its files.
+    const pid = Number(execFileSync('pgrep', ['-P', String(emu.proc.pid)]).toString().trim().split('\n')[0]);
+    process.kill(pid, 'SIGKILL');
+    for (let t0 = Date.now(); ; ) {
+      if ((await rest(`${emu.url}/bigquery/v2/projects/sr/datasets`).catch(() => ({ status: 0 }))).status === 200) break;
+      if (Date.now() - t0 > 30_000) throw new Error('engine did not come back');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const opts = { apiEndpoint: '127.0.0.1', port: emu.grpcPort, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: 'sr' } as unknown as ConstructorParameters<typeof v1.BigQueryReadClient>[0];
+    const client = new v1.BigQueryReadClient(opts);
+    const [session] = await client.createReadSession({ parent: 'projects/sr', readSession: { table: 'projects/sr/datasets/ds/tables/nested', dataFormat: 'ARROW' } });
+    const { RecordBatchReader, Table, Vector } = await import('apache-arrow');
+    const schemaBytes = Buffer.from(session.arrowSchema!.serializedSchema as Uint8Array);
+    const plain = (v: unknown): unknown =>
+      v instanceof Vector ? [...v].map(plain) : v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function' ? Object.fromEntries(Object.entries((v as { toJSON(): object }).toJSON()).map(([k, x]) => [k, plain(x)])) : v;
+    const got: unknown[] = [];
+    for (const s of session.streams ?? []) {
+      for await (const resp of client.readRows({ readStream: s.name!, offset: 0 })) {
+        const t = new Table(RecordBatchReader.from(Buffer.concat([schemaBytes, Buffer.from(resp.arrowRecordBatch!.serializedRecordBatch as Uint8Array)])).readAll());
+        for (let i = 0; i < t.numRows; i++) got.push(Object.fromEntries(['id', 'rec', 'items'].map((c) => [c, plain(t.getChild(c)!.get(i))])));
+      }
+    }
+    await client.close();
+    got.sort((a, b) => Number((a as { id: bigint }).id - (b as { id: bigint }).id));
+    expect(got).toHaveLength(N);
+    for (let i = 0; i < N; i++) expect(got[i], `row ${i + 1}`).toEqual(expected[i]);
+  }, 90_000);
 });

@@ -11,88 +11,12 @@ import { chunkBytes, chunkHeapBytes, chunkVector } from '../../src/storage/colum
 import { encodeFragmentFile, FragmentFile, ROW_GROUP } from '../../src/storage/fragment-file.js';
 import type { Column } from '../../src/types/schema.js';
 import { T, type SqlType } from '../../src/types/types.js';
-import { Decimal, Geography, Interval, JsonValue, RangeValue, type Value } from '../../src/types/values.js';
-import { jsonNodeToText, parseJsonText } from '../../src/types/json-values.js';
+import type { Value } from '../../src/types/values.js';
 import { concatVectors, getValue, sliceVector, takeVector, vectorFromValues, type Batch, type Vector } from '../../src/types/vector.js';
 import { valueBytes } from '../../src/types/logical-bytes.js';
 import { tempDir } from '../engine/helpers.js';
+import { arr, LEAVES, norm, randomValue, rng, struct } from '../helpers/random-values.js';
 
-const arr = (element: SqlType): SqlType => ({ kind: 'ARRAY', element });
-const struct = (...fields: [string, SqlType][]): SqlType => ({ kind: 'STRUCT', fields: fields.map(([name, type]) => ({ name, type })) });
-
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A random value of `t`; `top`: a column's value (a NULL array there stays NULL; nested ones read as []). */
-function randomValue(r: () => number, t: SqlType, top: boolean, pNull = 0.15): Value {
-  const pick = <X>(xs: readonly X[]): X => xs[Math.floor(r() * xs.length)]!;
-  if (t.kind === 'ARRAY') {
-    if (top && r() < pNull) return null;
-    const n = pick([0, 0, 1, 2, 3, 5]);
-    return Array.from({ length: n }, () => randomValue(r, t.element, false, 0.05));
-  }
-  if (r() < pNull) return null;
-  switch (t.kind) {
-    case 'STRUCT':
-      return t.fields.map((f) => randomValue(r, f.type, false));
-    case 'INT64':
-      return pick([0n, -1n, 9007199254740993n, -(2n ** 63n), 2n ** 63n - 1n, BigInt(Math.floor(r() * 1e6))]);
-    case 'FLOAT64':
-      return pick([0, -0, 0.1, -2.5e300, Number.NaN, Number.POSITIVE_INFINITY, r() * 1000]);
-    case 'BOOL':
-      return r() < 0.5;
-    case 'STRING':
-      return pick(['', 'a', 'é✓😀', 'x'.repeat(5000), `s${Math.floor(r() * 4)}`, `u${Math.floor(r() * 1e9)}`]);
-    case 'BYTES':
-      return new Uint8Array(Array.from({ length: Math.floor(r() * 5) }, () => Math.floor(r() * 256)));
-    case 'NUMERIC':
-      return new Decimal(pick(['0', '-1.5', '99999999999999999999999999999.999999999', `${Math.floor(r() * 1e6)}.25`]));
-    case 'BIGNUMERIC':
-      return new Decimal(pick(['0', '-1e-38', '123456789012345678901234567890123456789.5']));
-    case 'TIMESTAMP':
-    case 'DATETIME':
-      return pick([0n, -62135596800000000n, 253402300799999999n, 1700000000000001n + BigInt(Math.floor(r() * 1e9))]);
-    case 'DATE':
-      return pick([0, -719162, 2932896, 19000 + Math.floor(r() * 1000)]);
-    case 'TIME':
-      return pick([0, 86399999999, Math.floor(r() * 86400) * 1e6]);
-    case 'JSON':
-      return new JsonValue(parseJsonText(pick(['{"k":1,"big":12345678901234567890}', '[1,"a",null]', 'null', '"x"'])));
-    case 'GEOGRAPHY':
-      return new Geography(null, pick(['POINT(1 2)', 'LINESTRING(0 0, 1 1)']));
-    case 'INTERVAL':
-      return new Interval(Math.floor(r() * 10), -3, BigInt(Math.floor(r() * 1e9)));
-    case 'RANGE':
-      return new RangeValue(pick([null, 19000]), pick([null, 19500]));
-    default:
-      throw new Error(`no generator for ${t.kind}`);
-  }
-}
-
-const norm = (v: Value): unknown =>
-  v instanceof Decimal
-    ? `D${v.toFixed()}`
-    : v instanceof JsonValue
-      ? `J${jsonNodeToText(v.node)}`
-      : v instanceof Geography
-        ? `G${v.wkt}`
-        : v instanceof Interval
-          ? `I${v.months}/${v.days}/${v.micros}`
-          : v instanceof RangeValue
-            ? ['R', norm(v.start), norm(v.end)]
-            : v instanceof Uint8Array
-              ? ['B', ...v]
-              : typeof v === 'number' && (Object.is(v, -0) || Number.isNaN(v))
-                ? String(Object.is(v, -0) ? '-0' : v)
-                : Array.isArray(v)
-                  ? v.map(norm)
-                  : v;
 
 function batchOf(cols: readonly Column[], rows: readonly Value[][]): Batch {
   return { length: rows.length, columns: cols.map((c, i) => vectorFromValues(c.type, rows.map((r) => r[i]!))) };
@@ -105,8 +29,6 @@ async function write(cols: readonly Column[], rows: readonly Value[][]): Promise
   fs.writeFileSync(file, Buffer.concat(await encodeFragmentFile(cols, [batchOf(cols, rows.slice(0, cut)), batchOf(cols, rows.slice(cut))], {})));
   return file;
 }
-
-const LEAVES: SqlType[] = [T.INT64, T.FLOAT64, T.BOOL, T.STRING, T.BYTES, T.NUMERIC, T.BIGNUMERIC, T.TIMESTAMP, T.DATETIME, T.DATE, T.TIME, T.JSON, T.GEOGRAPHY, T.INTERVAL, { kind: 'RANGE', element: T.DATE }];
 
 describe('nested columns in fragment files', () => {
   it('read back exactly what was written: random values of every leaf type, nested to depth 4, read in random slices', async () => {

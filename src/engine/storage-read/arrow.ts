@@ -12,10 +12,10 @@
 // default), timestamp[ns, UTC] (NANOS) or utf8 RFC 3339 text (PICOS).
 import * as arrow from 'apache-arrow';
 import type { Column } from '../../types/schema.js';
-import type { SqlType } from '../../types/types.js';
+import type { ArrayType, SqlType, StructType } from '../../types/types.js';
 import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
 import { formatInterval, jsonNodeToText } from '../../types/json-values.js';
-import { getValue, layoutOf, sliceVector, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { getValue, layoutOf, packedList, sliceVector, structField, takeVector, vectorFromValues, withNullRows, type Batch, type Vector } from '../../types/vector.js';
 import { formatTimestampPicosRfc3339, picosToInt64Nanos, picosToMicros, type PicosPrecision } from '../../types/picos.js';
 
 // makeData's per-type prop interfaces are not exported; the props built here
@@ -199,27 +199,34 @@ export function serializeSchema(schema: arrow.Schema): Uint8Array {
   return bytes.subarray(0, bytes.length - EOS_BYTES);
 }
 
-/** The validity bitmap of column pieces (bit set = present), or none when nothing is NULL. */
+/** The validity bitmap of column pieces (bit set = present, padding bits clear as `validity` makes them), or none when nothing is NULL. */
 function validityOf(parts: readonly Vector[], length: number): { bitmap: Uint8Array | undefined; nullCount: number } {
   if (parts.every((p) => p.nulls === null)) return { bitmap: undefined, nullCount: 0 };
-  const bitmap = new Uint8Array((length + 7) >> 3).fill(0xff);
+  const bitmap = new Uint8Array((length + 7) >> 3);
   let nullCount = 0;
   let at = 0;
   for (const p of parts) {
     const nulls = p.nulls;
-    if (nulls) {
-      for (let i = 0; i < p.length; i++) {
-        if (nulls[i] !== 1) continue;
-        const r = at + i;
-        bitmap[r >> 3]! &= ~(1 << (r & 7));
-        nullCount++;
-      }
+    for (let i = 0; i < p.length; i++) {
+      const r = at + i;
+      if (nulls !== null && nulls[i] === 1) nullCount++;
+      else bitmap[r >> 3]! |= 1 << (r & 7);
     }
     at += p.length;
   }
-  return { bitmap, nullCount };
+  return nullCount === 0 ? { bitmap: undefined, nullCount } : { bitmap, nullCount };
 }
 
+/** Zero bytes in the value slots of NULL rows (`width` bytes each): a vector may hold anything there, the boxed encoding writes 0. */
+function clearNullSlots(out: ArrayBufferView, width: number, parts: readonly Vector[]): void {
+  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  let at = 0;
+  for (const p of parts) {
+    const nulls = p.nulls;
+    if (nulls !== null) for (let i = 0; i < p.length; i++) if (nulls[i] === 1) bytes.fill(0, (at + i) * width, (at + i + 1) * width);
+    at += p.length;
+  }
+}
 /** INT64-like values (bigints, or doubles holding integers) as little-endian 64-bit words. */
 function int64Words(parts: readonly Vector[], length: number): BigInt64Array {
   const out = new BigInt64Array(length);
@@ -256,53 +263,139 @@ function concatTyped<A extends Float64Array | Int32Array>(out: A, parts: readonl
 /**
  * Arrow data of one column from the executor's column pieces: fixed-width
  * types copied buffer to buffer (NULL bytes become the validity bitmap),
- * strings encoded in one go when they are ASCII; the other types through
- * their values.
+ * strings encoded in one go; ARRAY and STRUCT columns from their layout
+ * (list offsets, struct validity, field and element pieces in turn), so a
+ * scanned nested column's leaves are copied as they are; the other types
+ * through their values. The bytes are the ones `columnData` makes of the
+ * rows' values.
  */
 function vectorData(t: SqlType, parts: readonly Vector[], picos: PicosPrecision): arrow.Data {
   const length = parts.reduce((n, p) => n + p.length, 0);
+  if (t.kind === 'ARRAY') return listData(t, parts, length, picos);
+  if (t.kind === 'STRUCT') return structData(t, parts, length, picos);
   const layout = layoutOf(t);
-  if (layout === 'values' && t.kind !== 'STRING') return columnData(t, parts.flatMap((p) => Array.from({ length: p.length }, (_, i) => getValue(p, i))), picos);
+  if (layout === 'values' && t.kind !== 'STRING') return columnData(t, boxedValues(parts), picos);
   const { bitmap, nullCount } = validityOf(parts, length);
-  const fixed = (data: ArrayLike<number> | ArrayLike<bigint>): arrow.Data => makeData({ type: arrowType(t, picos), length, nullCount, nullBitmap: bitmap, data });
+  const fixed = (data: BigInt64Array | Float64Array | Int32Array | Uint8Array, width: number): arrow.Data => {
+    if (nullCount > 0 && width > 0) clearNullSlots(data, width, parts);
+    return makeData({ type: arrowType(t, picos), length, nullCount, nullBitmap: bitmap, data });
+  };
   switch (layout) {
     case 'i64':
-      return fixed(int64Words(parts, length));
+      return fixed(int64Words(parts, length), 8);
     case 'f64': {
       const out = concatTyped(new Float64Array(length), parts);
       // TIME: micros of day as time64[us].
-      return fixed(t.kind === 'TIME' ? int64Words([{ type: t, length, data: out, nulls: null }], length) : out);
+      return fixed(t.kind === 'TIME' ? int64Words([{ type: t, length, data: out, nulls: null }], length) : out, 8);
     }
     case 'i32':
-      return fixed(concatTyped(new Int32Array(length), parts));
+      return fixed(concatTyped(new Int32Array(length), parts), 4);
     case 'bool': {
       const bits = new Uint8Array((length + 7) >> 3);
       let at = 0;
       for (const p of parts) {
         const d = p.data as Uint8Array;
-        for (let i = 0; i < p.length; i++) if (d[i] === 1) bits[(at + i) >> 3]! |= 1 << ((at + i) & 7);
+        const nulls = p.nulls;
+        for (let i = 0; i < p.length; i++) if (d[i] === 1 && (nulls === null || nulls[i] !== 1)) bits[(at + i) >> 3]! |= 1 << ((at + i) & 7);
         at += p.length;
       }
-      return fixed(bits);
+      return fixed(bits, 0);
     }
     default: {
-      // STRING: offsets by character count when every string is ASCII (one encode of their concatenation).
+      // STRING: the rows' concatenation encoded once; offsets by character count when it is ASCII, else by each string's UTF-8 length.
       const strs: string[] = [];
       for (const p of parts) for (let i = 0; i < p.length; i++) strs.push(p.nulls?.[i] === 1 ? '' : ((p.data as Value[])[i] as string));
       const joined = strs.join('');
       const data = Buffer.from(joined, 'utf8');
-      if (data.length !== joined.length) return columnData(t, parts.flatMap((p) => Array.from({ length: p.length }, (_, i) => getValue(p, i))), picos);
       const offsets = new Int32Array(length + 1);
-      for (let i = 0; i < length; i++) offsets[i + 1] = offsets[i]! + strs[i]!.length;
+      if (data.length === joined.length) for (let i = 0; i < length; i++) offsets[i + 1] = offsets[i]! + strs[i]!.length;
+      else for (let i = 0; i < length; i++) offsets[i + 1] = offsets[i]! + Buffer.byteLength(strs[i]!, 'utf8');
+      // Lone surrogates at a boundary pair up in the concatenation: such rows are encoded one by one.
+      if (offsets[length] !== data.length) return columnData(t, boxedValues(parts), picos);
       return makeData({ type: new arrow.Utf8(), length, nullCount, nullBitmap: bitmap, valueOffsets: offsets, data: new Uint8Array(data.buffer, data.byteOffset, data.length) });
     }
   }
 }
 
+function boxedValues(parts: readonly Vector[]): Value[] {
+  const out: Value[] = [];
+  for (const p of parts) for (let i = 0; i < p.length; i++) out.push(getValue(p, i));
+  return out;
+}
+
+/**
+ * ARRAY rows as list offsets (from 0) + their elements, NULL rows empty: a
+ * list view's as they are or taken once (packedList); boxed rows from their
+ * values.
+ */
+function listView(t: ArrayType, p: Vector): { offsets: Int32Array; child: Vector } {
+  const packed = packedList(p, p.length);
+  if (packed) return packed;
+  const values = p.data as Value[];
+  const offsets = new Int32Array(p.length + 1);
+  const flat: Value[] = [];
+  for (let i = 0; i < p.length; i++) {
+    const v = p.nulls !== null && p.nulls[i] === 1 ? null : values[i]!;
+    if (v !== null) for (const e of v as Value[]) flat.push(e);
+    offsets[i + 1] = flat.length;
+  }
+  return { offsets, child: vectorFromValues(t.element, flat) };
+}
+
+function listData(t: ArrayType, parts: readonly Vector[], length: number, picos: PicosPrecision): arrow.Data {
+  const offsets = new Int32Array(length + 1);
+  const children: Vector[] = [];
+  let row = 0;
+  for (const p of parts) {
+    const { offsets: o, child } = listView(t, p);
+    const base = offsets[row]!;
+    for (let i = 0; i < p.length; i++) offsets[row + i + 1] = base + o[i + 1]!;
+    children.push(child);
+    row += p.length;
+  }
+  // A NULL array reads as an empty one: the real service never returns NULL arrays.
+  return makeData({ type: arrowType(t, picos), length, nullCount: 0, valueOffsets: offsets, child: vectorData(t.element, children, picos) });
+}
+
+/** STRUCT rows' field vectors: a struct view's (rows taken too), boxed rows' from their values. */
+function structView(t: StructType, p: Vector): readonly Vector[] {
+  const fields = t.fields.map((_, j) => structField(p, j));
+  if (fields.every((f) => f !== null)) return fields as Vector[];
+  const values = p.data as Value[];
+  const row = (i: number): Value[] | null => (p.nulls !== null && p.nulls[i] === 1 ? null : (values[i] as Value[] | null));
+  return t.fields.map((f, k) => vectorFromValues(f.type, Array.from({ length: p.length }, (_, i) => row(i)?.[k] ?? null)));
+}
+
+/** `f` NULL also where its struct is: a NULL struct's fields read as NULL, whatever the view holds there. */
+function nullUnder(f: Vector, structNulls: Uint8Array): Vector {
+  let nulls: Uint8Array | null = null;
+  for (let i = 0; i < f.length; i++) if (structNulls[i] === 1 && f.nulls?.[i] !== 1) (nulls ??= f.nulls ? f.nulls.slice() : new Uint8Array(f.length))[i] = 1;
+  return nulls ? withNullRows(f, nulls) : f;
+}
+
+function structData(t: StructType, parts: readonly Vector[], length: number, picos: PicosPrecision): arrow.Data {
+  const { bitmap, nullCount } = validityOf(parts, length);
+  const fieldParts: Vector[][] = t.fields.map(() => []);
+  for (const p of parts) {
+    const fields = structView(t, p);
+    fields.forEach((f, j) => fieldParts[j]!.push(p.nulls !== null ? nullUnder(f, p.nulls) : f));
+  }
+  const children = t.fields.map((f, j) => vectorData(f.type, fieldParts[j]!, picos));
+  return makeData({ type: arrowType(t, picos), length, nullCount, nullBitmap: bitmap, children });
+}
+
 /** One encapsulated record-batch message of rows [start, end) of `rows`. */
 export function serializeRecordBatch(schema: arrow.Schema, schemaBytes: Uint8Array, columns: readonly Column[], rows: RowSource, start: number, end: number, picos: PicosPrecision): Uint8Array {
-  const children = columns.map((c, k) => vectorData(c.type, rows.vectors(k, start, end), picos));
-  const data = makeData({ type: new arrow.Struct(schema.fields), length: end - start, nullCount: 0, children });
+  return message(schema, schemaBytes, end - start, columns.map((c, k) => vectorData(c.type, rows.vectors(k, start, end), picos)));
+}
+
+/** The message of rows given as each column's values, every value encoded one by one: the reference the encoding from vectors is tested against. */
+export function serializeValueRecordBatch(schema: arrow.Schema, schemaBytes: Uint8Array, columns: readonly Column[], values: readonly (readonly Value[])[], picos: PicosPrecision): Uint8Array {
+  return message(schema, schemaBytes, values[0]?.length ?? 0, columns.map((c, k) => columnData(c.type, values[k]!, picos)));
+}
+
+function message(schema: arrow.Schema, schemaBytes: Uint8Array, length: number, children: arrow.Data[]): Uint8Array {
+  const data = makeData({ type: new arrow.Struct(schema.fields), length, nullCount: 0, children });
   const bytes = streamBytes(schema, [new arrow.RecordBatch(schema, data as arrow.Data<arrow.Struct>)]);
   return bytes.subarray(schemaBytes.length, bytes.length - EOS_BYTES);
 }
