@@ -6,7 +6,7 @@ import { alreadyExists, CatalogError, invalid, notFound } from '../storage/error
 import { conformBatches, mergeBatches } from '../storage/row-batches.js';
 import { BULK_ROWS, stateBatches, type NewRows, type TableData, type TableState } from '../storage/table-data.js';
 import { TIME_TRAVEL_MS } from '../storage/table-history.js';
-import { liveRows, scanBatches, scanState, stateParts } from '../storage/table-state.js';
+import { liveRows, scanBatches, scanState, stateLogicalBytes, stateParts } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
@@ -269,6 +269,18 @@ export class EngineCatalog implements QueryCatalog {
     const state = td.state();
     if (masksPartitionTime(td, opts)) return null;
     return { columns: state.columns, parts: await stateParts(state, opts.filters) };
+  }
+
+  async scanLogicalBytes(id: TableId, opts: ScanOptions): Promise<{ rows: number; bytes: number[] } | null> {
+    if (this.virtual.has(vKey(id)) || (opts.asOfMs !== undefined && opts.asOfMs < Date.now())) return null;
+    const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
+    if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+    if (e.kind === 'VIEW') return { rows: 0, bytes: opts.columns.map(() => 0) };
+    const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+    await td.load();
+    const state = td.state();
+    if (masksPartitionTime(td, opts)) return null;
+    return stateLogicalBytes(state, opts.columns, opts.filters);
   }
 
   async createTable(id: TableId, columns: readonly Column[], opts: CreateTableOptions = {}): Promise<TableInfo> {

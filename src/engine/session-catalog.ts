@@ -9,7 +9,7 @@ import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanPart
 import { notFound } from '../storage/errors.js';
 import type { Storage } from '../storage/store.js';
 import { conformBatches } from '../storage/row-batches.js';
-import { changedBatches, collectBatches, memParts, scanBatches } from '../storage/table-state.js';
+import { changedBatches, collectBatches, memParts, partsLogicalBytes, scanBatches } from '../storage/table-state.js';
 import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/transaction.js';
 import { QueryError } from '../types/errors.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
@@ -181,6 +181,22 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     await td.load();
     if (masksPartitionTime(td, opts)) return null;
     return this.current().scanParts(keyOf(id), opts.filters);
+  }
+
+  async scanLogicalBytes(id: TableId, opts: ScanOptions): Promise<{ rows: number; bytes: number[] } | null> {
+    if (this.isTemp(id)) {
+      const tt = this.temps.get(id.tableId);
+      if (!tt) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+      return partsLogicalBytes(memParts(tt.rows), tt.info.columns, opts.columns);
+    }
+    if (opts.asOfMs !== undefined || this.cat.isVirtual(id)) return null;
+    const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
+    if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
+    if (e.kind === 'VIEW') return { rows: 0, bytes: opts.columns.map(() => 0) };
+    const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+    await td.load();
+    if (masksPartitionTime(td, opts)) return null;
+    return this.current().scanLogicalBytes(keyOf(id), opts.columns, opts.filters);
   }
 
   // --- writes ---------------------------------------------------------------

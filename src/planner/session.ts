@@ -188,6 +188,8 @@ export class Session {
       return n;
     },
     logicalBytes: async (id, opts) => {
+      const lb = await this.ctx.catalog.scanLogicalBytes?.(id, opts);
+      if (lb) return lb;
       const sp = await this.ctx.catalog.scanParts?.(id, opts);
       if (sp) return partsLogicalBytes(sp.parts, sp.columns, opts.columns);
       if (opts.asOfMs === undefined) return null;

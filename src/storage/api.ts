@@ -137,6 +137,13 @@ export interface QueryCatalog {
    * travel, virtual tables): the caller scans.
    */
   scanParts?(id: TableId, opts: ScanOptions): Promise<ScanParts | null>;
+  /**
+   * Optional (job statistics): the logical bytes of `opts.columns` and the
+   * live rows over what scanParts(id, opts) lists, as partsLogicalBytes sums
+   * them, without listing the parts where storage can tell from its index.
+   * Null where scanParts is.
+   */
+  scanLogicalBytes?(id: TableId, opts: ScanOptions): Promise<{ readonly rows: number; readonly bytes: readonly number[] } | null>;
 
   createTable(id: TableId, columns: readonly Column[], opts?: CreateTableOptions): Promise<TableInfo>;
   dropTable(id: TableId): Promise<void>;

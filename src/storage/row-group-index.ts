@@ -21,7 +21,8 @@
 import type { Column } from '../types/schema.js';
 import type { ScanFilter } from './api.js';
 import { chunkCache } from './chunk-cache.js';
-import type { FragmentFile } from './fragment-file.js';
+import type { FragmentFile, RowGroupMeta } from './fragment-file.js';
+import { nominalBytes } from '../types/logical-bytes.js';
 import { comparable, numbersOf, numericStats, sameType } from './pruning.js';
 import type { FileSegment, Segment } from './table-state.js';
 
@@ -46,6 +47,7 @@ export class RowGroupIndex {
   readonly rg: Int32Array;
   private readonly byColumn = new Map<string, ColumnIndex | null>();
   private readonly orders = new Map<string, Int32Array>();
+  private readonly bytes = new Map<string, number>();
 
   constructor(
     /** The leading file segments indexed (whole, as the state holds them). */
@@ -108,6 +110,32 @@ export class RowGroupIndex {
     let hi = -Infinity;
     for (let i = 0; i < byMin.length; i++) reach[i] = hi = Math.max(hi, max[byMin[i]!]!);
     return { min, max, unknown, byMin, reach, unknowns: Int32Array.from(unknowns) };
+  }
+
+  /**
+   * The logical bytes of column `col` over the indexed rows (built once):
+   * each row group's stored total in proportion to the rows of it its
+   * segment holds, added in table order, so the sum is the one
+   * partsLogicalBytes makes over the same row groups listed as parts (job
+   * statistics bill it on every query: listing ~1,500 parts of a 100M-row
+   * table for it cost ~2 ms a query).
+   */
+  logicalBytes(col: Column): number {
+    const key = `${col.name}\u0000${JSON.stringify(col.type)}`;
+    let b = this.bytes.get(key);
+    if (b !== undefined) return b;
+    b = 0;
+    for (let e = 0; e < this.count; e++) {
+      const s = this.segs[this.seg[e]!]!;
+      const file = this.files[this.seg[e]!]!;
+      const g = this.rg[e]!;
+      const base = file.rowStarts[g]!;
+      const rows = file.rowGroups[g]!.rows;
+      const live = Math.min(s.skip + s.rows, base + rows) - Math.max(s.skip, base);
+      b += (rowGroupBytes(file.rowGroups[g]!, col) * live) / rows;
+    }
+    this.bytes.set(key, b);
+    return b;
   }
 
   /**
@@ -210,6 +238,13 @@ export const indexCounters = { built: 0 };
  * segment list; `segs`: the segments it reads, stateSegments), or null when
  * the state starts with none. Built on first use and kept with the list.
  */
+/** A row group's logical bytes of column `col`: the total stored with it, or a nominal width per non-NULL value (a file written before totals were kept); 0 when the file predates the column (NULLs). */
+export function rowGroupBytes(g: RowGroupMeta, col: Column): number {
+  const cm = g.columns.get(col.name);
+  if (!cm) return 0;
+  return cm.bytes ?? (g.rows - (cm.stats?.nulls ?? 0)) * nominalBytes(col.type);
+}
+
 export function rowGroupIndex(all: readonly Segment[], segs: readonly Segment[]): Promise<RowGroupIndex> | null {
   let k = 0;
   while (k < segs.length && segs[k]!.kind === 'file' && segs[k] === all[k]) k++;

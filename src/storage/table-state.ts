@@ -15,9 +15,9 @@ import { BATCH_SIZE, sliceVector, takeVector, type Batch, type Vector } from '..
 import { chunkCache, newScanPass } from './chunk-cache.js';
 import { chunkVector, nullVectorOf } from './column-chunk.js';
 import type { FragmentFile } from './fragment-file.js';
-import { nominalBytes, vectorBytes } from '../types/logical-bytes.js';
+import { vectorBytes } from '../types/logical-bytes.js';
 import { bestBlocksFirst, liveKey, rowGroupTest, sameType, zonesRuleOut, type RowGroupTest, type ZoneCheck } from './pruning.js';
-import { rowGroupIndex, type RowGroupIndex } from './row-group-index.js';
+import { rowGroupBytes, rowGroupIndex, type RowGroupIndex } from './row-group-index.js';
 
 /** A window of a fragment file: its rows [skip, skip + rows). */
 export interface FileSegment {
@@ -335,9 +335,15 @@ export async function partMayMatch(p: ScanPart, columns: readonly Column[], filt
  * part cut from it, or with deleted rows); a file written before totals were
  * kept counts a nominal width per non-NULL value; memory rows are measured.
  */
-export async function partsLogicalBytes(parts: readonly ScanPart[], columns: readonly Column[], cols: readonly number[]): Promise<{ rows: number; bytes: number[] }> {
-  const bytes = cols.map(() => 0);
-  let rows = 0;
+export async function partsLogicalBytes(
+  parts: readonly ScanPart[],
+  columns: readonly Column[],
+  cols: readonly number[],
+  /** Sums so far (of the parts before these, unrounded). */
+  from: { rows: number; bytes: readonly number[] } = { rows: 0, bytes: cols.map(() => 0) },
+): Promise<{ rows: number; bytes: number[] }> {
+  const bytes = [...from.bytes];
+  let rows = from.rows;
   let path = '';
   let file: FragmentFile | undefined;
   for (const p of parts) {
@@ -352,15 +358,32 @@ export async function partsLogicalBytes(parts: readonly ScanPart[], columns: rea
     const g = file!.rowGroups[p.rowGroup]!;
     const live = p.end - p.start - p.deleted.length;
     rows += live;
-    cols.forEach((c, k) => {
-      const col = columns[c]!;
-      const cm = g.columns.get(col.name);
-      if (!cm) return; // the file predates the column: NULLs
-      const total = cm.bytes ?? (g.rows - (cm.stats?.nulls ?? 0)) * nominalBytes(col.type);
-      bytes[k]! += (total * live) / g.rows;
-    });
+    cols.forEach((c, k) => (bytes[k]! += (rowGroupBytes(g, columns[c]!) * live) / g.rows));
   }
   return { rows, bytes: bytes.map(Math.round) };
+}
+
+/**
+ * partsLogicalBytes over stateParts(s, filters), the same sums; without
+ * filters or deleted rows the indexed files' share comes from the table's
+ * row-group index (kept per table version), not from listing every row
+ * group as a part on every query.
+ */
+export async function stateLogicalBytes(s: TableState, cols: readonly number[], filters: readonly ScanFilter[] = []): Promise<{ rows: number; bytes: number[] }> {
+  const segs = stateSegments(s);
+  const pix = filters.length === 0 && s.deleted.length === 0 ? rowGroupIndex(s.segments, segs) : null;
+  if (pix === null) return partsLogicalBytes(await stateParts(s, filters), s.columns, cols);
+  const ix = await pix;
+  // The segments past the index (rows appended since the last fold) as parts, after the indexed ones.
+  const rest: ScanPart[] = [];
+  let off = ix.rows;
+  for (const seg of segs.slice(ix.segs.length)) {
+    const segStart = off;
+    off += segmentRows(seg);
+    if (seg.kind === 'file') rest.push(...fileParts(seg, await chunkCache.file(seg.path), null, segStart, { rowGroupsRead: 0, rowGroupsSkipped: 0, blocksSkipped: 0 }, NONE_DELETED));
+    else if (seg.batch.length > 0) rest.push({ kind: 'mem', batch: seg.batch, first: segStart, deleted: NONE_DELETED });
+  }
+  return partsLogicalBytes(rest, s.columns, cols, { rows: ix.rows, bytes: cols.map((c) => ix.logicalBytes(s.columns[c]!)) });
 }
 
 /**

@@ -23,7 +23,7 @@ import { takeVector, type Batch } from '../types/vector.js';
 import type { Storage } from './store.js';
 import { ROW_POSITION, type RowChange, type ScanFilter } from './api.js';
 import { TableConflictError, type PreparedRows, type TableState } from './table-data.js';
-import { collectBatches, liveRows, memParts, scanBatches, scanState, stateParts, type ScanPart } from './table-state.js';
+import { collectBatches, liveRows, memParts, scanBatches, partsLogicalBytes, scanState, stateLogicalBytes, stateParts, type ScanPart } from './table-state.js';
 
 export interface TableKey {
   readonly p: string;
@@ -136,6 +136,16 @@ export class Transaction {
     const state = s ? s.base : await this.state(k);
     const parts = s?.rows ? memParts(s.rows) : await stateParts(state, filters);
     return { columns: state.columns, parts: [...parts, ...memParts(s?.appended ?? [], s?.rows ? count(s.rows) : state.rows)] };
+  }
+
+  /** partsLogicalBytes over what scanParts lists (without listing the committed state's row groups where its index tells). */
+  async scanLogicalBytes(k: TableKey, cols: readonly number[], filters?: readonly ScanFilter[]): Promise<{ rows: number; bytes: number[] }> {
+    const s = this.staged.get(keyOf(k));
+    if (s) {
+      const { columns, parts } = await this.scanParts(k, filters);
+      return partsLogicalBytes(parts, columns, cols);
+    }
+    return stateLogicalBytes(await this.state(k), cols, filters);
   }
 
   /** How many rows `scan` gives, without reading them (undefined: the table was not read yet). */

@@ -9,7 +9,7 @@ import type { ScanFilter } from '../../src/storage/api.js';
 import { writeFragments } from '../../src/storage/fragment-writes.js';
 import { pruningCounters } from '../../src/storage/pruning.js';
 import { indexCounters } from '../../src/storage/row-group-index.js';
-import { plainState, scanSegments, scanState, stateParts, stateSegments, type ScanStats, type Segment, type TableState } from '../../src/storage/table-state.js';
+import { partsLogicalBytes, plainState, scanCounters, scanSegments, scanState, stateLogicalBytes, stateParts, stateSegments, type ScanStats, type Segment, type TableState } from '../../src/storage/table-state.js';
 import type { Column } from '../../src/types/schema.js';
 import { T } from '../../src/types/types.js';
 import { getValue, vectorFromValues, type Batch } from '../../src/types/vector.js';
@@ -112,6 +112,26 @@ describe('row-group index', () => {
       expect(listed.rowGroupsRead + listed.rowGroupsSkipped).toBe(FILES);
       expect(parts.filter((p) => p.kind === 'rowGroup').length).toBe(listed.rowGroupsRead);
     }
+  });
+
+  it("job statistics' logical bytes come from the index with the listed parts' sums, and list nothing", async () => {
+    // A window of the first file, the other files, rows appended in memory; and a state of fewer rows than its segments (the last file cut: listed as parts).
+    const windowed: Segment[] = [{ ...(segs[0] as Segment & { kind: 'file' }), skip: 100, rows: 500 }, ...segs.slice(1), { kind: 'mem', batch: batch(FILES * ROWS, 10) }];
+    for (const st of [plainState(cols, windowed), plainState(cols, windowed, (FILES - 1) * ROWS - 700)]) {
+      const expected = await partsLogicalBytes(await stateParts(st, [], newStats()), cols, [0, 1]);
+      expect(expected.bytes.every((b) => b > 0)).toBe(true);
+      const read = scanCounters.rowGroupsRead;
+      const built = indexCounters.built;
+      expect(await stateLogicalBytes(st, [0, 1])).toEqual(expected);
+      expect(await stateLogicalBytes(st, [1])).toEqual({ rows: expected.rows, bytes: [expected.bytes[1]] });
+      expect(scanCounters.rowGroupsRead).toBe(read);
+      expect(indexCounters.built).toBeLessThanOrEqual(built + 1);
+    }
+    // Deleted rows or filters: the listed parts' sums as before.
+    const del: TableState = { ...plainState(cols, windowed), deleted: Uint32Array.from([5, 2_000, 30_001]) };
+    const filters: ScanFilter[] = [{ column: 0, op: '<', values: [5_000] }];
+    expect(await stateLogicalBytes(del, [0, 1])).toEqual(await partsLogicalBytes(await stateParts(del, [], newStats()), cols, [0, 1]));
+    expect(await stateLogicalBytes(plainState(cols, windowed), [1], filters)).toEqual(await partsLogicalBytes(await stateParts(plainState(cols, windowed), filters, newStats()), cols, [1]));
   });
 
   it("a top-N's live filter reads best first and stops at the first row group that loses", async () => {
