@@ -575,7 +575,7 @@ export async function encodeFragmentFile(
     for (let ci = 0; ci < columns.length; ci++) {
       const t = columns[ci]!.type;
       if (nested(t)) {
-        const written = await nestedChunks(columns[ci]!, parts.map((p) => p.columns[ci]!), offset);
+        const written = await nestedChunks(columns[ci]!, parts.map((p) => p.columns[ci]!), offset, writeThrough ? (chunk) => writeThrough.add(rowGroups.length, columns[ci]!.name, chunk) : undefined);
         chunks.push(...written.chunks);
         pieces.push(...written.pieces);
         offset += written.length;
@@ -617,8 +617,19 @@ export async function encodeFragmentFile(
   return pieces;
 }
 
-/** A nested column's leaves for one row group (written at `offset`): their column chunks' metadata and pages. */
-async function nestedChunks(col: Column, vecs: readonly Vector[], offset: number): Promise<{ chunks: Thrift[]; pieces: Uint8Array[]; length: number }> {
+/**
+ * A nested column's leaves for one row group (written at `offset`): their
+ * column chunks' metadata and pages. `written` (write-through): the chunk a
+ * read would assemble, from the levels as shredded (the pages' runs encode
+ * them as they are) and each leaf's values decoded from its page by the
+ * read's own decoder.
+ */
+async function nestedChunks(
+  col: Column,
+  vecs: readonly Vector[],
+  offset: number,
+  written?: (chunk: ColumnChunk) => void,
+): Promise<{ chunks: Thrift[]; pieces: Uint8Array[]; length: number }> {
   const t = col.type;
   const layout = nestedLayout(col.name, t);
   const rows: Value[] = [];
@@ -634,6 +645,7 @@ async function nestedChunks(col: Column, vecs: readonly Vector[], offset: number
   const pieces: Uint8Array[] = [];
   const start = offset;
   const leaves = shred(layout, rows);
+  const reads: LeafRead[] = [];
   for (let li = 0; li < leaves.length; li++) {
     const leaf = layout.leaves[li]!;
     const d = leaves[li]!;
@@ -660,7 +672,9 @@ async function nestedChunks(col: Column, vecs: readonly Vector[], offset: number
     });
     pieces.push(...chunkPieces);
     offset += length;
+    if (written) reads.push(writtenLeaf(leaf, Buffer.concat(chunkPieces), d));
   }
+  if (written) written(assemble(layout, reads));
   return { chunks, pieces, length: offset - start };
 }
 
@@ -875,8 +889,14 @@ function decodeChunk(t: SqlType, bytes: Uint8Array, rows: number, shared: Shared
   return decodePlain(t, m.physical, values, validity, rows, present);
 }
 
-/** One leaf of a nested column: its levels, and how its chunk is made once assemble knows its slots. */
-function decodeLeaf(leaf: LeafNode, bytes: Uint8Array): LeafRead {
+/** decodeLeaf of a leaf just written: its levels as shredded (what the page's runs decode to), its values from the page. */
+function writtenLeaf(leaf: LeafNode, bytes: Uint8Array, d: LeafData): LeafRead {
+  const read = decodeLeaf(leaf, bytes, false);
+  return { ...read, rep: d.rep === null ? null : d.rep.subarray(0, d.count), def: d.def.subarray(0, d.count) };
+}
+
+/** One leaf of a nested column: its levels (`withLevels` false: not decoded, the caller has them), and how its chunk is made once assemble knows its slots. */
+function decodeLeaf(leaf: LeafNode, bytes: Uint8Array, withLevels = true): LeafRead {
   const { dictionary, dp, body } = chunkPages(bytes);
   const count = dp.field_1 as number;
   const encoding = dp.field_2 as number;
@@ -884,8 +904,8 @@ function decodeLeaf(leaf: LeafNode, bytes: Uint8Array): LeafRead {
   let p = 0;
   const levels = (max: number): Int32Array => {
     const len = view.getUint32(p, true);
-    const out = new Int32Array(count);
-    rleRead!.readRleBitPackedHybrid({ view, offset: p + 4 }, 32 - Math.clz32(max), out, len);
+    const out = new Int32Array(withLevels ? count : 0);
+    if (withLevels) rleRead!.readRleBitPackedHybrid({ view, offset: p + 4 }, 32 - Math.clz32(max), out, len);
     p += 4 + len;
     return out;
   };

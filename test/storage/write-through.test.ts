@@ -9,7 +9,7 @@ import type { ColumnChunk } from '../../src/storage/column-chunk.js';
 import { FragmentFile, ROW_GROUP } from '../../src/storage/fragment-file.js';
 import { writeFragments } from '../../src/storage/fragment-writes.js';
 import type { Column } from '../../src/types/schema.js';
-import { T } from '../../src/types/types.js';
+import { T, type SqlType } from '../../src/types/types.js';
 import { Decimal, type Value } from '../../src/types/values.js';
 import { getValue, vectorFromValues, type Batch, type Vector } from '../../src/types/vector.js';
 import { tempDir } from '../engine/helpers.js';
@@ -78,6 +78,16 @@ function plain(c: ColumnChunk): Record<string, unknown> {
   return out;
 }
 
+/** plain() at every level of a nested chunk (list child, struct children). */
+function deep(c: ColumnChunk): unknown {
+  const out = plain(c);
+  for (const [k, v] of Object.entries(out)) {
+    if (Array.isArray(v) && k === 'children') out[k] = v.map((x) => deep(x as ColumnChunk));
+    else if (v && typeof v === 'object' && 'kind' in v) out[k] = deep(v as ColumnChunk);
+  }
+  return out;
+}
+
 /** The cached chunk, or undefined when the cache does not hold it (the load is never called on a hit). */
 async function cached(file: string, rg: number, name: string): Promise<ColumnChunk | undefined> {
   let missed = false;
@@ -120,14 +130,48 @@ describe('write-through chunks', () => {
     );
   });
 
+  it('nested columns: the chunk a read assembles, at every level', async () => {
+    chunkCache.clear();
+    const arr = (element: SqlType): SqlType => ({ kind: 'ARRAY', element });
+    const struct = (...fields: [string, SqlType][]): SqlType => ({ kind: 'STRUCT', fields: fields.map(([name, type]) => ({ name, type })) });
+    const item = struct(['s', T.STRING], ['xs', arr(T.INT64)], ['f', T.FLOAT64]);
+    const ncols: Column[] = [
+      { name: 'a', type: arr(T.INT64), required: false },
+      { name: 'tags', type: arr(T.STRING), required: false },
+      { name: 'items', type: arr(item), required: false },
+      { name: 'st', type: struct(['x', T.INT64], ['inner', struct(['d', T.DATE], ['ys', arr(T.STRING)])]), required: false },
+    ];
+    const n = ROW_GROUP + 700;
+    const nrow = (k: number): Value[] => [
+      k % 5 === 0 ? [] : [BigInt(k), k === 7 ? 9007199254740993n : -1n],
+      k % 3 === 0 ? [] : [`t${k % 4}`, 'é✓'],
+      k % 4 === 0 ? [] : [[k % 6 === 0 ? null : `s${k}`, k % 2 ? [] : [BigInt(k)], k % 9 === 0 ? null : k === 3 ? -0 : k / 4]],
+      k % 7 === 0 ? null : [k % 11 === 0 ? null : BigInt(k), k % 13 === 0 ? null : [19000 + k, k % 2 ? ['y'] : []]],
+    ];
+    const rows = Array.from({ length: n }, (_, k) => nrow(k));
+    const nbatch = (rs: Value[][]): Batch => ({ length: rs.length, columns: ncols.map((c, i) => vectorFromValues(c.type, rs.map((r) => r[i]!))) });
+    const dir = tempDir();
+    const [frag] = await writeFragments(dir, 'wtn', ncols, [nbatch(rows.slice(0, 300)), nbatch(rows.slice(300))], 1);
+    const file = path.join(dir, frag!.file);
+    const f = await FragmentFile.open(file);
+    expect(f.rowGroups.length).toBe(2);
+    for (let rg = 0; rg < f.rowGroups.length; rg++) {
+      for (const c of ncols) {
+        const mine = await cached(file, rg, c.name);
+        expect(mine, `${c.name} cached`).toBeDefined();
+        expect(deep(mine!), `${c.name} row group ${rg}`).toEqual(deep(await f.readChunk(rg, c.name, c.type)));
+      }
+    }
+  });
+
   it('a table just written is read from the cache, with the same rows', async () => {
     const h: Harness = await openHarness();
     try {
       const opts = { projectId: 'wt', defaultDataset: { projectId: 'wt', datasetId: 'd' } };
       await h.catalog.createDataset('wt', 'd', { location: 'US' }, true);
       const q = (sql: string) => run(h, sql, opts);
-      await q(`CREATE TABLE d.t AS SELECT x AS id, MOD(x, 7) AS k, CAST(x AS FLOAT64) / 3 AS v, CONCAT('s', CAST(MOD(x, 50) AS STRING)) AS s FROM UNNEST(GENERATE_ARRAY(1, ${2 * ROW_GROUP + 10})) AS x`);
-      const sql = 'SELECT COUNT(*), SUM(id), SUM(k), SUM(v), COUNT(DISTINCT s), MIN(s), MAX(s) FROM d.t';
+      await q(`CREATE TABLE d.t AS SELECT x AS id, MOD(x, 7) AS k, CAST(x AS FLOAT64) / 3 AS v, CONCAT('s', CAST(MOD(x, 50) AS STRING)) AS s, [x, MOD(x, 3)] AS arr, STRUCT(x AS a, ['p', 'q'] AS tags) AS st FROM UNNEST(GENERATE_ARRAY(1, ${2 * ROW_GROUP + 10})) AS x`);
+      const sql = 'SELECT COUNT(*), SUM(id), SUM(k), SUM(v), COUNT(DISTINCT s), MIN(s), MAX(s), SUM(arr[OFFSET(1)]), SUM(st.a), MAX(st.tags[OFFSET(1)]) FROM d.t';
       const misses = chunkCache.misses;
       const hot = await q(sql);
       expect(chunkCache.misses - misses).toBe(0);
