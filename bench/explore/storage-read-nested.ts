@@ -3,16 +3,25 @@
 // read whole through the real client (@google-cloud/bigquery-storage) on the
 // engine's gRPC port; the messages are decoded by apache-arrow to count rows
 // and elements. Prints the first read (after `--setup`, or after a restart)
-// and the median of the next reads.
-//   node --import tsx bench/explore/storage-read-nested.ts http://127.0.0.1:9401 9402 [--setup]
+// and the median of the next reads; with the engine's pid, also the engine's
+// CPU time per read (wall time is load-dependent on a shared machine).
+//   node --import tsx bench/explore/storage-read-nested.ts http://127.0.0.1:9401 9402 [--setup] [--engine-pid=<pid>]
 import * as grpc from '@grpc/grpc-js';
 import { v1 } from '@google-cloud/bigquery-storage';
 import * as arrow from 'apache-arrow';
+import { readFileSync } from 'node:fs';
 
 const url = process.argv[2]!;
 const grpcPort = Number(process.argv[3]);
 const setup = process.argv.includes('--setup');
 const N = 1_000_000;
+const enginePid = process.argv.find((a) => a.startsWith('--engine-pid='))?.slice('--engine-pid='.length);
+/** The engine's user + system CPU milliseconds so far (/proc, clock ticks of 10 ms). */
+const engineCpu = (): number => {
+  if (!enginePid) return 0;
+  const f = readFileSync(`/proc/${enginePid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
 
 async function q(sql: string): Promise<void> {
   let r = await fetch(`${url}/bigquery/v2/projects/p/queries`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: sql, useLegacySql: false, timeoutMs: 600000 }) });
@@ -33,8 +42,9 @@ if (setup) {
 const opts = { apiEndpoint: '127.0.0.1', port: grpcPort, sslCreds: grpc.credentials.createInsecure(), projectId: 'p' } as unknown as ConstructorParameters<typeof v1.BigQueryReadClient>[0];
 const client = new v1.BigQueryReadClient(opts);
 
-async function readAll(): Promise<{ ms: number; rows: number; elems: number; bytes: number }> {
+async function readAll(): Promise<{ ms: number; cpu: number; rows: number; elems: number; bytes: number }> {
   const t = performance.now();
+  const c = engineCpu();
   const [session] = await client.createReadSession({ parent: 'projects/p', readSession: { table: 'projects/p/datasets/x/tables/sr', dataFormat: 'ARROW', readOptions: { selectedFields: ['items'] } }, maxStreamCount: 1 });
   const schema = Buffer.from(session.arrowSchema!.serializedSchema as Uint8Array);
   let rows = 0, elems = 0, bytes = 0;
@@ -49,14 +59,19 @@ async function readAll(): Promise<{ ms: number; rows: number; elems: number; byt
       }
     }
   }
-  return { ms: performance.now() - t, rows, elems, bytes };
+  return { ms: performance.now() - t, cpu: engineCpu() - c, rows, elems, bytes };
 }
 
 console.log('load', (await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' '));
 const first = await readAll();
-console.log('first read', first.ms.toFixed(0), 'ms', first.rows, 'rows', first.elems, 'elements', (first.bytes / 1e6).toFixed(1), 'MB');
+console.log('first read', first.ms.toFixed(0), 'ms', 'engine cpu', first.cpu, 'ms', first.rows, 'rows', first.elems, 'elements', (first.bytes / 1e6).toFixed(1), 'MB');
 const next: number[] = [];
-for (let i = 0; i < 5; i++) next.push((await readAll()).ms);
-next.sort((a, b) => a - b);
-console.log('next reads median', next[2]!.toFixed(0), 'ms', 'min', next[0]!.toFixed(0), 'max', next[4]!.toFixed(0));
+const cpu: number[] = [];
+for (let i = 0; i < 5; i++) {
+  const r = await readAll();
+  next.push(r.ms);
+  cpu.push(r.cpu);
+}
+const med = (a: number[]): number => a.slice().sort((x, y) => x - y)[2]!;
+console.log('next reads median', med(next).toFixed(0), 'ms', 'min', Math.min(...next).toFixed(0), 'max', Math.max(...next).toFixed(0), '; engine cpu median', med(cpu), 'ms');
 await client.close();
