@@ -45,6 +45,9 @@ interface Part {
   readonly weekStart: number;
 }
 
+/** 2^53: doubles below it in magnitude are exact integers. */
+const EXACT = 9007199254740992;
+
 const partCache = new Map<string, Part>();
 export function parsePart(s: string): Part {
   const key = s.toUpperCase().replace(/\s+/g, '');
@@ -576,7 +579,31 @@ export function registerDatetime(): void {
         if (isTs && iv.months !== 0) fail(`${fn} does not support the MONTH date part when the argument is TIMESTAMP`);
         return datetimeAddInterval(v[0] as bigint, iv, sign);
       })),
-      sig([t, 'INT64', partArg], t, rowKernel(vt, (v) => addToDatetime(v[0] as bigint, BigInt(sign) * (v[1] as bigint), parsePart(v[2] as string), fn, isTs))),
+      sigf([t, 'INT64', partArg], t, (c) => {
+        const slow = rowKernel(vt, (v) => addToDatetime(v[0] as bigint, BigInt(sign) * (v[1] as bigint), parsePart(v[2] as string), fn, isTs));
+        const p = c.args[2]!.constant?.value;
+        const part = typeof p === 'string' ? parsePart(p) : null;
+        const unit = part ? US_PER[part.name] : undefined;
+        if (!part || unit === undefined) return slow;
+        const u = sign * Number(unit);
+        // The part is a constant of fixed length: doubles in and out (TIMESTAMP_ADD(ts, INTERVAL n SECOND) over a CTAS's
+        // rows); a row whose sum is not exact below 2^53 (inside the TIMESTAMP range) goes through addToDatetime.
+        return (args, n, ctx) => {
+          const a = args[0]!.data;
+          const k = args[1]!.data;
+          if (!(a instanceof Float64Array) || !(k instanceof Float64Array)) return slow(args, n, ctx);
+          const nulls = mergeNulls(args, n);
+          const out = new I64Out(n);
+          for (let i = 0; i < n; i++) {
+            if (nulls !== null && nulls[i] === 1) continue;
+            const d = k[i]! * u;
+            const r = a[i]! + d;
+            if (out.f !== null && d < EXACT && d > -EXACT && r < EXACT && r > -EXACT) out.f[i] = r === 0 ? 0 : r;
+            else out.setBig(i, addToDatetime(BigInt(a[i]!), BigInt(sign) * BigInt(k[i]!), part, fn, isTs));
+          }
+          return out.vector(vt, nulls);
+        };
+      }),
     ];
   };
   defineScalar('DATETIME_ADD', dtAdd(1, 'DATETIME_ADD', false), addSubOptions('DATETIME_ADD'));

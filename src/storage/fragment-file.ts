@@ -609,6 +609,8 @@ export async function encodeFragmentFile(
       groupBytes += length;
     }
     rowGroups.push({ columns: chunks, total_byte_size: BigInt(groupBytes), num_rows: BigInt(n) });
+    // A turn for the loop between row groups: a file of 1M rows takes hundreds of ms to encode, and metadata calls wait behind it.
+    if (start + ROW_GROUP < total) await new Promise((r) => setImmediate(r));
   }
   const footer = new bw.ByteWriter();
   const kv = [...Object.entries(meta), [FORMAT_KEY, FORMAT]].map(([key, value]) => ({ key, value }));
