@@ -125,6 +125,12 @@ export class StagedRows {
   private heldRows = 0;
   private readonly files: FragmentInfo[] = [];
   private discarded = false;
+  /**
+   * A whole file's write still running: its encoding (which yields between
+   * row groups), write and fsync overlap the caller making the next file's
+   * rows; one at a time, so files stay in row order.
+   */
+  private writing: Promise<void> | null = null;
 
   constructor(
     readonly dir: string,
@@ -146,14 +152,26 @@ export class StagedRows {
     this.rows += b.length;
     if (this.heldRows < FILE_ROWS) return;
     // A whole file now; the rows past it start the next one.
-    const rest = sliceBatches(this.held, FILE_ROWS, this.heldRows);
-    await this.write(sliceBatches(this.held, 0, FILE_ROWS));
-    this.held = rest;
+    const file = sliceBatches(this.held, 0, FILE_ROWS);
+    this.held = sliceBatches(this.held, FILE_ROWS, this.heldRows);
     this.heldRows -= FILE_ROWS;
+    await this.settle();
+    // Not awaited: its error comes from the next settle (add, finish, discard).
+    const w = this.write(file);
+    w.catch(() => {});
+    this.writing = w;
+  }
+
+  /** Waits for the running write, rethrowing its error. */
+  private async settle(): Promise<void> {
+    const w = this.writing;
+    this.writing = null;
+    if (w) await w;
   }
 
   /** Writes the rows still held; the files, in row order. */
   async finish(): Promise<readonly FragmentInfo[]> {
+    await this.settle();
     if (this.heldRows > 0) {
       const held = this.held;
       this.held = [];
@@ -193,6 +211,8 @@ export class StagedRows {
     this.discarded = true;
     this.held = [];
     this.heldRows = 0;
+    // A running write's file is removed with the others.
+    await this.settle().catch(() => {});
     for (const f of this.files.splice(0)) await fsp.rm(path.join(this.dir, f.file), { force: true });
   }
 
