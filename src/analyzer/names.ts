@@ -240,10 +240,18 @@ function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): T
   const script = an.env.parse(info.viewQuery!);
   const stmt = script.statements[0];
   if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError(`View ${key} has an invalid definition`, loc);
-  // The view body resolves bare names against the view's own dataset and sees no CTEs or query-time tables of the caller.
+  // The view body resolves bare names against the view's own dataset and sees no CTEs, query-time tables, temporary
+  // tables or temporary functions of the caller (a view names permanent objects only).
   const saved = { env: an.env, ctes: an.ctes.splice(0) };
   expanding.add(key);
-  (an as { env: Analyzer['env'] }).env = { ...an.env, defaultDataset: { projectId: info.id.projectId, datasetId: info.id.datasetId }, externalTables: undefined, expanding };
+  (an as { env: Analyzer['env'] }).env = {
+    ...an.env,
+    defaultDataset: { projectId: info.id.projectId, datasetId: info.id.datasetId },
+    externalTables: undefined,
+    tempTables: new Map(),
+    tempFunctions: new Map(),
+    expanding,
+  };
   try {
     const out = resolveQuery(an, stmt.query, undefined);
     // A view's stored schema carries its column list (CREATE VIEW v (a, b) AS ...).

@@ -382,3 +382,71 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
   };
   return res;
 }
+
+/** CREATE EXTERNAL TABLE's options (data-definition-language: external_table_option_list), besides the table options. */
+const EXTERNAL_OPTIONS = [
+  ...LOAD_OPTIONS, 'description', 'friendly_name', 'labels', 'expiration_timestamp', 'max_staleness', 'metadata_cache_mode',
+  'reference_file_schema_uri', 'file_set_spec_type', 'sheet_range', 'object_metadata', 'column_name_character_map', 'time_zone',
+  'date_format', 'datetime_format', 'time_format', 'timestamp_format',
+];
+
+/** REST externalDataConfiguration fields of the read options that have one (tables.get shows them). */
+function externalConfiguration(format: string, uris: string[], opts: Map<string, Value>): Record<string, unknown> {
+  const out: Record<string, unknown> = { sourceFormat: format, sourceUris: uris };
+  const csv: Record<string, unknown> = {};
+  const skip = optInt(opts, 'skip_leading_rows');
+  if (skip !== undefined) csv.skipLeadingRows = String(skip);
+  const delim = optString(opts, 'field_delimiter');
+  if (delim !== undefined) csv.fieldDelimiter = delim;
+  const quote = optString(opts, 'quote');
+  if (quote !== undefined) csv.quote = quote;
+  if (format === 'CSV' && Object.keys(csv).length) out.csvOptions = csv;
+  const ignore = optBool(opts, 'ignore_unknown_values');
+  if (ignore !== undefined) out.ignoreUnknownValues = ignore;
+  const maxBad = optInt(opts, 'max_bad_records');
+  if (maxBad !== undefined) out.maxBadRecords = maxBad;
+  return out;
+}
+
+/**
+ * CREATE [OR REPLACE] EXTERNAL TABLE [IF NOT EXISTS] t [(columns)] OPTIONS (format = ..., uris = [...], ...):
+ * as a tables.insert with externalDataConfiguration (spec §4.3.2), the files are read when the table is made and
+ * their rows kept; the table is EXTERNAL (INFORMATION_SCHEMA table_type, DROP EXTERNAL TABLE) and read-only.
+ */
+export async function createExternalTable(s: Session, st: A.CreateTableStmt, id: TableId, existing: boolean): Promise<QueryResult> {
+  if (st.asQuery || st.like || st.copy || st.clone || st.partitionBy || st.clusterBy?.length) {
+    throw sqlError('CREATE EXTERNAL TABLE takes a column list and OPTIONS only', st.loc);
+  }
+  const opts = await evalOptions(s, st.options, EXTERNAL_OPTIONS, 'CREATE EXTERNAL TABLE');
+  const formatName = optString(opts, 'format');
+  if (!formatName) throw sqlError('CREATE EXTERNAL TABLE requires the option format', st.loc);
+  const format = normalizeFormat(formatName);
+  try {
+    checkReadable(format);
+  } catch (e) {
+    throw queryError(e);
+  }
+  const urisV = opts.get('uris');
+  const uris = urisV === null || urisV === undefined ? [] : Array.isArray(urisV) ? urisV.filter((u): u is string => typeof u === 'string') : [String(urisV)];
+  if (!uris.length) throw sqlError('CREATE EXTERNAL TABLE requires the option uris', st.loc);
+  const web = uris.find((u) => /^https?:\/\//i.test(u));
+  if (web) throw new QueryError(`Unsupported external data source ${web}: direct http(s) URLs are not supported; use file://, an absolute path, gs:// or s3://`, 'invalid', 400);
+  const declared = st.columns ? declaredColumns(st.columns) : undefined;
+  const files = await io(readSources(uris));
+  const parsed = await io(parseSources(files, format, readOptions(opts), declared?.map((c) => columnToRestField(c.name, c.type, c.required)), declared === undefined));
+  let columns: Column[];
+  try {
+    columns = declared ?? parsed.fields.map(restFieldToColumn);
+  } catch (e) {
+    throw new QueryError(`Error while reading data, error message: ${(e as Error).message}`, 'invalid', 400);
+  }
+  const rejectUnknown = format === 'NEWLINE_DELIMITED_JSON' && !(optBool(opts, 'ignore_unknown_values') ?? false);
+  const { batch } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0);
+  const resource: Record<string, unknown> = { externalDataConfiguration: externalConfiguration(format, uris, opts) };
+  const description = optString(opts, 'description');
+  if (description !== undefined) resource.description = description;
+  const friendly = optString(opts, 'friendly_name');
+  if (friendly !== undefined) resource.friendlyName = friendly;
+  await s.ctx.catalog.createTable(id, columns, { kind: 'EXTERNAL', resource, orReplace: existing, rows: [batch] });
+  return { columns: null, batches: [], statementType: 'CREATE_EXTERNAL_TABLE', totalBytesProcessed: 0, ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id } as QueryResult;
+}

@@ -51,6 +51,8 @@ export function writeTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
 function dmlWriteTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
   const info = writeTarget(s, path, loc);
   if (info.resource.type === 'SNAPSHOT') throw sqlError(`Cannot modify table snapshot ${fq(info.id)}`, loc);
+  // An external table's rows are its files' (external tables: read-only to DML).
+  if (info.kind === 'EXTERNAL') throw sqlError(`Cannot modify external table ${fq(info.id)}`, loc);
   return info;
 }
 

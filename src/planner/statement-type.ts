@@ -32,7 +32,7 @@ export function statementTypeOf(st: A.Statement): string | undefined {
     case 'QueryStatement':
       return 'SELECT';
     case 'CreateTable':
-      return st.snapshot ? 'CREATE_SNAPSHOT_TABLE' : st.asQuery ? 'CREATE_TABLE_AS_SELECT' : 'CREATE_TABLE';
+      return st.external ? 'CREATE_EXTERNAL_TABLE' : st.snapshot ? 'CREATE_SNAPSHOT_TABLE' : st.asQuery ? 'CREATE_TABLE_AS_SELECT' : 'CREATE_TABLE';
     case 'CreateView':
       return st.materialized ? 'CREATE_MATERIALIZED_VIEW' : 'CREATE_VIEW';
     case 'CreateFunction':

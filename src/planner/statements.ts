@@ -28,6 +28,7 @@ import { checked, coerceForWrite, scanAll, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
 import { dropSearchIndex } from './search-index.js';
+import { createExternalTable } from './data-statements.js';
 import { reservedColumnName } from '../storage/resources.js';
 import { legacyRole, memberToAccess, sameGrant, type AccessEntry } from '../storage/dataset-access.js';
 
@@ -519,6 +520,10 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   const existing = cat.getTable(id);
   if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
   if (existing && !st.orReplace) throw already('Table', fq(id));
+  if (st.external) {
+    if (st.temp) throw sqlError('CREATE TEMP EXTERNAL TABLE is not supported', st.loc);
+    return createExternalTable(s, st, id, existing !== undefined);
+  }
   let columns: Column[] = [];
   let rows: Batch[] | AsyncIterable<Batch> = [];
   /** LIKE / COPY / CLONE: the source's metadata, which the statement's own clauses override. */
@@ -747,10 +752,11 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   // A view's query is stored and rerun later: it may not take the request's query parameters.
   const param = findNode(st.query, ['NamedParam', 'PositionalParam']);
   if (param) throw sqlError(`Query parameters cannot be used in the query of a view`, param.loc);
-  // Validate the body as the view will run: bare names against the view's own dataset.
+  // Validate the body as the view will run: bare names against the view's own dataset, and no temporary table or
+  // function of this script (the view outlives them; its query names only permanent objects).
   const saved = s.env;
   const q = (() => {
-    s.env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId } };
+    s.env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId }, tempTables: new Map(), tempFunctions: new Map() };
     try {
       return s.analyze(st.query);
     } finally {
