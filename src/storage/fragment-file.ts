@@ -880,7 +880,7 @@ function decodeChunk(t: SqlType, bytes: Uint8Array, rows: number, shared: Shared
   if (encoding === RLE_DICTIONARY) {
     const width = values[0]!;
     const idx = new Int32Array(present);
-    rleRead!.readRleBitPackedHybrid({ view: new DataView(values.buffer, values.byteOffset + 1, values.byteLength - 1), offset: 0 }, width, idx, values.byteLength - 1);
+    readHybrid(values.subarray(1), width, idx);
     const codes = shared && dictionary ? shared.map(dictionary) : null;
     if (codes) {
       for (let i = 0; i < present; i++) idx[i] = codes[idx[i]!]!;
@@ -897,6 +897,56 @@ function writtenLeaf(leaf: LeafNode, bytes: Uint8Array, d: LeafData): LeafRead {
   return { ...read, rep: d.rep === null ? null : d.rep.subarray(0, d.count), def: d.def.subarray(0, d.count) };
 }
 
+/**
+ * `out.length` values of parquet's RLE / bit-packed hybrid encoding of
+ * `width` bits from `bytes` (dictionary indices, a nested leaf's repetition
+ * and definition levels). hyparquet's reader takes each bit-packed value
+ * through a general loop with a DataView read per byte: the first read of a
+ * nested column of dictionary strings spent more time there than in
+ * assembling its chunks. Widths past 24 bits go to it.
+ */
+export function readHybrid(bytes: Uint8Array, width: number, out: Int32Array): void {
+  if (width > 24) {
+    rleRead!.readRleBitPackedHybrid({ view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 }, width, out, bytes.byteLength);
+    return;
+  }
+  const n = out.length;
+  const mask = (1 << width) - 1;
+  const valueBytes = (width + 7) >> 3;
+  let p = 0;
+  let seen = 0;
+  while (seen < n && p < bytes.length) {
+    let header = 0;
+    for (let shift = 1; ; shift *= 128) {
+      const b = bytes[p++]!;
+      header += (b & 0x7f) * shift;
+      if (b < 0x80) break;
+    }
+    if (header % 2 === 1) {
+      // Bit-packed: groups of 8 values, LSB first; a run may pad past the values wanted.
+      const count = Math.floor(header / 2) * 8;
+      let acc = 0;
+      let bits = 0;
+      for (let i = 0; i < count; i++) {
+        while (bits < width) {
+          acc |= (bytes[p++] ?? 0) << bits;
+          bits += 8;
+        }
+        if (seen < n) out[seen++] = acc & mask;
+        acc >>>= width;
+        bits -= width;
+      }
+    } else {
+      const count = Math.floor(header / 2);
+      let value = 0;
+      for (let i = 0; i < valueBytes; i++) value |= bytes[p++]! << (8 * i);
+      const end = Math.min(n, seen + count);
+      out.fill(value, seen, end);
+      seen = end;
+    }
+  }
+}
+
 /** One leaf of a nested column: its levels (`withLevels` false: not decoded, the caller has them), and how its chunk is made once assemble knows its slots. */
 function decodeLeaf(leaf: LeafNode, bytes: Uint8Array, withLevels = true): LeafRead {
   const { dictionary, dp, body } = chunkPages(bytes);
@@ -907,7 +957,7 @@ function decodeLeaf(leaf: LeafNode, bytes: Uint8Array, withLevels = true): LeafR
   const levels = (max: number): Int32Array => {
     const len = view.getUint32(p, true);
     const out = new Int32Array(withLevels ? count : 0);
-    if (withLevels) rleRead!.readRleBitPackedHybrid({ view, offset: p + 4 }, 32 - Math.clz32(max), out, len);
+    if (withLevels) readHybrid(body.subarray(p + 4, p + 4 + len), 32 - Math.clz32(max), out);
     p += 4 + len;
     return out;
   };
@@ -922,7 +972,7 @@ function decodeLeaf(leaf: LeafNode, bytes: Uint8Array, withLevels = true): LeafR
     chunk: (validity, slots, present) => {
       if (encoding !== RLE_DICTIONARY) return decodePlain(t, parquetMapping(t).physical, values, validity, slots, present);
       const idx = new Int32Array(present);
-      if (present > 0) rleRead!.readRleBitPackedHybrid({ view: new DataView(values.buffer, values.byteOffset + 1, values.byteLength - 1), offset: 0 }, values[0]!, idx, values.byteLength - 1);
+      if (present > 0) readHybrid(values.subarray(1), values[0]!, idx);
       return { kind: 'dict', length: slots, indices: scatterI32(idx, validity, slots), dictionary: dictionary ?? [], validity };
     },
   };

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import { chunkBytes, chunkHeapBytes, chunkVector } from '../../src/storage/column-chunk.js';
-import { encodeFragmentFile, FragmentFile, ROW_GROUP } from '../../src/storage/fragment-file.js';
+import { encodeFragmentFile, FragmentFile, readHybrid, ROW_GROUP } from '../../src/storage/fragment-file.js';
+import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import type { Column } from '../../src/types/schema.js';
 import { T, type SqlType } from '../../src/types/types.js';
 import type { Value } from '../../src/types/values.js';
@@ -154,6 +155,51 @@ describe('nested columns in fragment files', () => {
     const got = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), parsers } as Parameters<typeof parquetReadObjects>[0])) as Record<string, unknown>[];
     expect(got.length).toBe(n);
     for (let k = 0; k < n; k++) for (const [ci, c] of cols.entries()) expect(fromReader(c.type, got[k]![c.name])).toEqual(norm(rows[k]![ci]!));
+  });
+
+  it('levels and dictionary indices decode as hyparquet decodes them: random RLE and bit-packed runs of every width, outputs ending mid-run', () => {
+    const r = rng(31);
+    for (let width = 1; width <= 32; width++) {
+      for (let trial = 0; trial < 8; trial++) {
+        const bytes: number[] = [];
+        const varint = (x: number): void => {
+          for (; x >= 0x80; x = Math.floor(x / 128)) bytes.push((x % 128) | 0x80);
+          bytes.push(x);
+        };
+        const max = 2 ** width - 1;
+        const value = (): number => (r() < 0.3 ? max : Math.floor(r() * (max + 1)));
+        let total = 0;
+        for (let run = 0; run < 1 + Math.floor(r() * 12); run++) {
+          if (r() < 0.5) {
+            // RLE: a count (past 127: a multi-byte header) and one value in ceil(width / 8) bytes.
+            const count = 1 + Math.floor(r() * (r() < 0.2 ? 5000 : 40));
+            varint(count * 2);
+            const v = value();
+            for (let b = 0; b < (width + 7) >> 3; b++) bytes.push(Math.floor(v / 2 ** (8 * b)) % 256);
+            total += count;
+          } else {
+            // Bit-packed: groups of 8 values, LSB first.
+            const groups = 1 + Math.floor(r() * (r() < 0.2 ? 40 : 4));
+            varint(groups * 2 + 1);
+            let acc = 0n;
+            let bits = 0n;
+            for (let i = 0; i < groups * 8; i++) {
+              acc |= BigInt(value()) << bits;
+              bits += BigInt(width);
+            }
+            for (let b = 0; b < groups * width; b++) bytes.push(Number((acc >> BigInt(8 * b)) & 255n));
+            total += groups * 8;
+          }
+        }
+        const n = r() < 0.5 ? total : Math.max(1, total - Math.floor(r() * 8));
+        const buf = Uint8Array.from(bytes);
+        const want = new Int32Array(n);
+        readRleBitPackedHybrid({ view: new DataView(buf.buffer), offset: 0 }, width, want, buf.length);
+        const got = new Int32Array(n);
+        readHybrid(buf, width, got);
+        expect(got, `width ${width}`).toEqual(want);
+      }
+    }
   });
 });
 
