@@ -92,7 +92,7 @@ async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<Tab
  */
 export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined, what = 'Value'): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || sameShape(e.type, c.type)) return coerce(e, c.type);
+  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type);
   throw sqlError(`${what} has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
 }
 
@@ -109,10 +109,34 @@ function sameShape(from: SqlType, to: SqlType): boolean {
 
 const arity = (from: SqlType, to: SqlType): boolean => from.kind !== to.kind || sameShape(from, to);
 
+/**
+ * A STRUCT or ARRAY written as a constructor (`STRUCT('x' AS n)`, `(1, NULL)`, `[...]`) fits a column when each
+ * field or element does, by its own coercion (a NULL or literal field as a literal): a STRING literal field never
+ * becomes an INT64 (it failed at run time). Other values keep the same-shape rule.
+ */
+function shapeFits(e: Expr, to: SqlType): boolean {
+  const fits = (x: Expr, t: SqlType): boolean => typeEquals(x.type, t) || canCoerce(x.type, t, originOf(x)) || shapeFits(x, t);
+  if (e.kind === 'make_struct' && to.kind === 'STRUCT') return e.fields.length === to.fields.length && e.fields.every((f, i) => fits(f, to.fields[i]!.type));
+  if (e.kind === 'make_array' && to.kind === 'ARRAY') return e.elements.every((x) => fits(x, to.element));
+  // A constructor of literals is folded to one literal: its fields are judged as literals (a NULL field fits any type).
+  if (e.kind === 'literal' && (to.kind === 'STRUCT' || to.kind === 'ARRAY')) return literalFits(e.type, e.value, to, originOf(e));
+  return sameShape(e.type, to);
+}
+
+function literalFits(from: SqlType, v: Value, to: SqlType, origin: ReturnType<typeof originOf>): boolean {
+  if (v === null || typeEquals(from, to) || canCoerce(from, to, origin)) return true;
+  if (from.kind === 'STRUCT' && to.kind === 'STRUCT') {
+    const a = v as Value[];
+    return from.fields.length === to.fields.length && from.fields.every((f, i) => literalFits(f.type, a[i]!, to.fields[i]!.type, origin));
+  }
+  if (from.kind === 'ARRAY' && to.kind === 'ARRAY') return (v as Value[]).every((x) => literalFits(from.element, x, to.element, origin));
+  return false;
+}
+
 /** UPDATE SET / MERGE UPDATE SET: the assignment of a value to a column or field (ZetaSQL's resolver wording). */
 function coerceForSet(e: Expr, c: Column, path: string, loc: A.Loc | undefined): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || sameShape(e.type, c.type)) return coerce(e, c.type);
+  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type);
   throw sqlError(`Value of type ${typeToSql(e.type)} cannot be assigned to ${path}, which has type ${typeToSql(c.type)}`, loc);
 }
 
