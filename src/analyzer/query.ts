@@ -726,6 +726,11 @@ export function resolveSelect(
   pipeForm?: string,
 ): RelOut {
   if (sel.withModifier?.name === 'AGGREGATION_THRESHOLD') sel = withAggregationThreshold(an, sel);
+  // The privacy unit comes from the option or from a table's privacy policy;
+  // the emulator keeps no privacy policies, so without the option there is none.
+  if (sel.withModifier?.name === 'DIFFERENTIAL_PRIVACY' && !sel.withModifier.options?.some((o) => o.name.toLowerCase() === 'privacy_unit_column')) {
+    throw sqlError('A SELECT WITH DIFFERENTIAL_PRIVACY query must query data with a specified privacy unit column', sel.loc);
+  }
   if (!sel.from) checkNoFromClauses(sel, orderBy);
   const scope = new Scope(outer);
   let rel: Rel = sel.from ? resolveFrom(an, sel.from, scope, outer) : oneRow();
@@ -2026,10 +2031,16 @@ function valueName(e: A.Expr): string {
   }
 }
 
+/** A FROM item whose rows are one value (a value table: UNNEST of structs, SELECT AS VALUE, a value-table pipe input). */
+const isValueInput = (scope: Scope): boolean => scope.rangeVars[0]?.value !== undefined;
+
 function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Leaf {
   if (p.input.kind === 'UnnestRef') throw sqlError('PIVOT is not allowed with array scans', p.loc);
   const inner = new Scope(outer);
   const input = resolveFrom(an, p.input, inner, outer);
+  // A value table has no columns to group by or to pivot (only its row value):
+  // the reference refuses it rather than pivot over nothing.
+  if (isValueInput(inner)) throw sqlError('PIVOT is not allowed on value tables', p.loc);
   const aggs = new AggCollector(inner);
   const ctx: ExprCtx = { scope: inner, clause: 'PIVOT clause', aggs };
   let forExpr = resolveExpr(an, p.forExpr, { scope: inner, clause: 'PIVOT clause' });
@@ -2131,6 +2142,7 @@ function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | undefined)
   if (u.input.kind === 'UnnestRef') throw sqlError('UNPIVOT is not allowed with array scans', u.loc);
   const inner = new Scope(outer);
   const input = resolveFrom(an, u.input, inner, outer);
+  if (isValueInput(inner)) throw sqlError('UNPIVOT is not allowed on value tables', u.loc);
   const all = inner.starList ?? [];
   const byName = (n: string) => {
     const c = all.find((x) => x.name.toLowerCase() === n.toLowerCase());
