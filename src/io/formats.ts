@@ -34,6 +34,16 @@ export function checkReadable(format: string): void {
   throw ioInvalid(`Invalid source format ${format}`);
 }
 
+/**
+ * A load (jobs.insert load, LOAD DATA) reads files of the formats above only:
+ * the service's load takes no Sheets, Bigtable or table-format source (those
+ * are external tables), so naming one is the client's mistake, a 400, not a
+ * feature the emulator lacks.
+ */
+export function checkLoadable(format: string): void {
+  if (!(READABLE_FORMATS as readonly string[]).includes(format)) throw ioInvalid(`Invalid source format ${format}`);
+}
+
 export async function parseSources(files: readonly SourceFile[], format: string, opts: ReadOptions, schema: RestField[] | undefined, autodetect: boolean): Promise<Parsed> {
   checkReadable(format);
   if (schema) checkSchema(schema);

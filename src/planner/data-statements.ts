@@ -12,7 +12,7 @@ import { splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
 import { typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { IoError, type Json } from '../io/errors.js';
-import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../io/formats.js';
+import { checkLoadable, checkReadable, encodeExport, normalizeFormat, parseSources } from '../io/formats.js';
 import { hiveKeysOf, inferHiveType, type HiveKeys } from '../io/hive.js';
 import { destinationHasFiles, localPath, readSources, writeDestination, type SourceFile } from '../io/objects.js';
 import { decodeRow } from '../io/rows.js';
@@ -312,7 +312,7 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
   if (!formatName) throw sqlError('LOAD DATA FROM FILES requires the option format', st.loc);
   const format = normalizeFormat(formatName);
   try {
-    checkReadable(format);
+    checkLoadable(format);
   } catch (e) {
     throw queryError(e);
   }

@@ -78,3 +78,12 @@ it('maxBadRecords skips bad records and counts them; past it the job fails', asy
   const missing = await rest(`${base()}/datasets/lf/tables/m2`);
   expect(missing.status).toBe(404);
 });
+
+it('a load naming an external-table-only format (Sheets, Bigtable, Iceberg, Delta Lake) fails as an invalid format, not as a 501', async () => {
+  const csv = csvFile('fmt.csv', 0, 2);
+  for (const sourceFormat of ['GOOGLE_SHEETS', 'BIGTABLE', 'ICEBERG', 'DELTA_LAKE']) {
+    const job = await load('fmt', `file://${csv}`, { sourceFormat });
+    expect(job.status?.errorResult?.reason).toBe('invalid');
+    expect(job.status?.errorResult?.message).toContain(`Invalid source format ${sourceFormat}`);
+  }
+});

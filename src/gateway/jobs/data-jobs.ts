@@ -10,7 +10,7 @@ import { invalid, notImplemented, RestError, type ErrorInfo } from '../errors.js
 import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, schemaFieldsIn, str, type Json } from '../validate.js';
 import { IoError } from '../../io/errors.js';
 import { delimiterOf } from '../../io/schema.js';
-import { checkReadable, encodeExport, normalizeFormat, parseSources } from '../../io/formats.js';
+import { checkLoadable, checkReadable, encodeExport, normalizeFormat, parseSources } from '../../io/formats.js';
 import { localFiles, localPath, missingEndpoint, readSources, writeDestination, type SourceFile } from '../../io/objects.js';
 import { checkLocalPath } from '../../io/local-access.js';
 import { bufferSource, fileSource, streamRows, type ByteSource, type ReadProgress } from '../../io/stream.js';
@@ -475,7 +475,7 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
   try {
     const dest = tableRef(cfg['destinationTable'], projectId, 'destinationTable');
     const format = normalizeFormat(str(cfg['sourceFormat']));
-    checkReadable(format);
+    checkLoadable(format);
     const uris = Array.isArray(cfg['sourceUris']) ? (cfg['sourceUris'] as unknown[]).filter((u): u is string => typeof u === 'string') : [];
     if (!uploaded) {
       if (!uris.length) throw invalid('Required parameter is missing: sourceUris');
