@@ -4,7 +4,7 @@
 // regroup the results.
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { concatVectors, getValue, listRows, nestedVector, packedList, takeVector, vectorFromValues, type Vector } from '../types/vector.js';
+import { concatVectors, getValue, listRows, nestedVector, packedList, takeVector, vectorFromValues, withNullRows, type Vector } from '../types/vector.js';
 import { compareValues, sqlEquals, valueKey } from './compare.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, lambdaArg, opt, rep, sig, sigf } from './signature.js';
@@ -114,6 +114,31 @@ function reverseList(type: SqlType, a: Vector, n: number): Vector | null {
   const sel = new Int32Array(o[n]!);
   for (let i = 0; i < n; i++) for (let k = o[i]!, e = o[i + 1]! - 1; e >= o[i]!; k++, e--) sel[k] = e;
   return nestedVector(type, n, a.nulls, { offsets: o, child: takeVector(p.child, sel) });
+}
+
+/** ARRAY_FIRST / ARRAY_LAST: each row's first or last element taken from the child vector (a NULL array NULL, an empty one an error). */
+function endElement(type: SqlType, a: Vector, n: number, last: boolean): Vector | null {
+  const l = listRows(a);
+  if (!l) return null;
+  const { offsets: o, child, rows } = l;
+  const sel = new Int32Array(n);
+  let nulls: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    if (a.nulls !== null && a.nulls[i] === 1) {
+      (nulls ??= new Uint8Array(n))[i] = 1;
+      continue;
+    }
+    const r = rows === null ? i : rows[i]!;
+    if (o[r] === o[r + 1]) fail(last ? 'ARRAY_LAST cannot get the last element of an empty array' : 'ARRAY_FIRST cannot get the first element of an empty array');
+    sel[i] = last ? o[r + 1]! - 1 : o[r]!;
+  }
+  if (nulls === null) return takeVector(child, sel, n);
+  // Every row NULL: nothing to take from.
+  if (child.length === 0) return vectorFromValues(type, new Array<Value>(n).fill(null));
+  const taken = takeVector(child, sel, n);
+  const merged = taken.nulls ? taken.nulls.slice() : new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (nulls[i] === 1) merged[i] = 1;
+  return withNullRows(taken, merged);
 }
 
 /** ARRAY_CONCAT: each row's arrays one after another; NULL if any is NULL (as the boxed kernel's NULL propagation). */
@@ -257,16 +282,22 @@ export function registerArrays(): void {
     }, false));
   defineScalar('ARRAY_INCLUDES_ALL', [incl(true)]);
   defineScalar('ARRAY_INCLUDES_ANY', [incl(false)]);
-  defineScalar('ARRAY_FIRST', [sigf(['ARRAY<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => {
-    const a = v[0] as Value[];
-    if (a.length === 0) fail('ARRAY_FIRST cannot get the first element of an empty array');
-    return a[0]!;
-  }))]);
-  defineScalar('ARRAY_LAST', [sigf(['ARRAY<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => {
-    const a = v[0] as Value[];
-    if (a.length === 0) fail('ARRAY_LAST cannot get the last element of an empty array');
-    return a[a.length - 1]!;
-  }))]);
+  defineScalar('ARRAY_FIRST', [sigf(['ARRAY<T1>'], 'T1', (c) => {
+    const boxed = rowKernel(c.returnType, (v) => {
+      const a = v[0] as Value[];
+      if (a.length === 0) fail('ARRAY_FIRST cannot get the first element of an empty array');
+      return a[0]!;
+    });
+    return (args, n, ctx) => endElement(c.returnType, args[0]!, n, false) ?? boxed(args, n, ctx);
+  })]);
+  defineScalar('ARRAY_LAST', [sigf(['ARRAY<T1>'], 'T1', (c) => {
+    const boxed = rowKernel(c.returnType, (v) => {
+      const a = v[0] as Value[];
+      if (a.length === 0) fail('ARRAY_LAST cannot get the last element of an empty array');
+      return a[a.length - 1]!;
+    });
+    return (args, n, ctx) => endElement(c.returnType, args[0]!, n, true) ?? boxed(args, n, ctx);
+  })]);
   const firstN = (last: boolean) => sigf(['ARRAY<T1>', 'INT64'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
     const a = v[0] as Value[];
     const k = Number(v[1] as bigint);

@@ -102,6 +102,8 @@ const VIEW_ONLY = [
   'SELECT k, ARRAY_LENGTH(ARRAY_CONCAT(a, s.ys[SAFE_OFFSET(0)].z, a)), ARRAY_CONCAT(a, c[SAFE_OFFSET(0)].z)[SAFE_OFFSET(2)] FROM {T} AS t ORDER BY k',
   "SELECT k, x, ARRAY_TO_STRING(ARRAY_REVERSE(b), '+') FROM {T} AS t, UNNEST(a) AS x ORDER BY k, x",
   'SELECT k, z FROM {T} AS t, UNNEST(ARRAY_CONCAT(ARRAY_REVERSE(a), c[SAFE_OFFSET(0)].z)) AS z WITH OFFSET o ORDER BY k, o',
+  "SELECT k, ARRAY_FIRST(a), ARRAY_LAST(a), ARRAY_LAST(b), ARRAY_FIRST(c).t, ARRAY_LENGTH(ARRAY_LAST(c).z) FROM {T} AS t WHERE ARRAY_LENGTH(a) > 0 AND ARRAY_LENGTH(b) > 0 AND ARRAY_LENGTH(c) > 0 ORDER BY k",
+  'SELECT k, x, ARRAY_FIRST(s.ys).y, ARRAY_LAST(ARRAY_LAST(s.ys).z) FROM {T} AS t, UNNEST(a) AS x WHERE ARRAY_LENGTH(s.ys) > 0 AND ARRAY_LENGTH(ARRAY_LAST(s.ys).z) > 0 ORDER BY k, x',
 ];
 
 /** Queries that give nested values back (boxed at the end, as the REST rows need them) or fail. */
@@ -113,6 +115,8 @@ const OTHERS = [
   'SELECT TO_JSON_STRING(s), COUNT(*) FROM {T} AS t GROUP BY 1 ORDER BY 1',
   'SELECT k, a[OFFSET(2)] FROM {T} AS t ORDER BY k',
   'SELECT k, c[ORDINAL(1)].z[OFFSET(0)] FROM {T} AS t ORDER BY k',
+  'SELECT k, ARRAY_FIRST(a) FROM {T} AS t ORDER BY k',
+  'SELECT k, ARRAY_LAST(s.ys).y FROM {T} AS t WHERE s IS NULL OR ARRAY_LENGTH(s.ys) > 0 ORDER BY k',
 ];
 
 describe('nested paths over stored columns answer as over boxed rows', () => {
