@@ -44,7 +44,8 @@ interface Geometry {
   readonly orderBy: readonly SortKey[];
 }
 
-function exprKey(e: Expr): string {
+/** An expression's identity for sharing work between calls (a call: its name and arguments'). */
+export function exprKey(e: Expr): string {
   switch (e.kind) {
     case 'column':
       return `c${e.columnId}`;
@@ -726,14 +727,7 @@ import { vectorFromValues as vfv } from '../../types/vector.js';
 async function percentile(call: WindowCall, cont: boolean, g: Geometry, input: Batch, layout: Layout, ctx: ExecContext): Promise<Vector> {
   const n = g.n;
   const v = await evaluate(call.args[0]!, input, layout, ctx);
-  const pv = await constantArg(call.args[1], input, layout, ctx);
-  if (pv === null) throw new QueryError(`${call.name} percentile cannot be NULL`);
-  const pctNum = pv instanceof Decimal ? pv.toNumber() : toNum(pv as number | bigint);
-  if (!(pctNum >= 0 && pctNum <= 1)) throw new QueryError(`Percentile argument must be in [0, 1]; got ${pv instanceof Decimal ? pv.toString() : pctNum}`);
-  const pct: Decimal | number = pv instanceof Decimal ? pv : pctNum;
-  const respect = call.ignoreNulls === false;
-  const rt = call.column.type.kind;
-  const scale = rt === 'NUMERIC' ? 9 : rt === 'BIGNUMERIC' ? 38 : -1;
+  const pct = percentileArg(call, await constantArg(call.args[1], input, layout, ctx));
   const out: Value[] = new Array(n);
   const cmp = keyComparator(v, { descending: false, nullsFirst: true });
   // Rows of one partition are contiguous in sorted positions; sort each partition's values once.
@@ -746,30 +740,58 @@ async function percentile(call: WindowCall, cont: boolean, g: Geometry, input: B
       if (v.nulls !== null && v.nulls[r] === 1) nulls++;
       else rows.push(r);
     }
-    if (!respect) nulls = 0;
     rows.sort(cmp);
-    let res: Value = null;
-    const m = rows.length;
-    if (m > 0) {
-      if (cont) {
-        const { index, right } = percentileIndex(pct, m - 1 + nulls);
-        if (index >= nulls) {
-          const i = index - nulls;
-          res = getValue(v, rows[i]!);
-          if (!isZero(right)) res = interpolate(res, getValue(v, rows[i + 1]!), right, scale);
-        } else if (index === nulls - 1 && !isZero(right)) {
-          // Between the last NULL and the smallest value: the value itself.
-          res = getValue(v, rows[0]!);
-        }
-      } else {
-        const w = percentileIndex(pct, m + nulls);
-        const index = w.index > 0 && isZero(w.right) ? w.index - 1 : w.index;
-        if (index >= nulls) res = getValue(v, rows[index - nulls]!);
-      }
-    }
+    const pick = percentilePick(call, cont, pct, rows.length, nulls);
+    const res = pick === null ? null : percentileValue(call, pick, (i) => getValue(v, rows[i]!));
     for (let p = ps; p < pe; p++) out[g.idx[p]!] = res;
   }
   return vfv(call.column.type, out);
+}
+
+/** The percentile argument (a constant), checked. */
+export function percentileArg(call: WindowCall, pv: Value): Decimal | number {
+  if (pv === null) throw new QueryError(`${call.name} percentile cannot be NULL`);
+  const pctNum = pv instanceof Decimal ? pv.toNumber() : toNum(pv as number | bigint);
+  if (!(pctNum >= 0 && pctNum <= 1)) throw new QueryError(`Percentile argument must be in [0, 1]; got ${pv instanceof Decimal ? pv.toString() : pctNum}`);
+  return pv instanceof Decimal ? pv : pctNum;
+}
+
+/**
+ * Which of a partition's `m` non-NULL values (ascending, NaN first) make its
+ * percentile, `nulls` NULLs beside them: `left` (and `right` with weight `w`,
+ * CONT interpolating); null: the result is NULL.
+ */
+export interface PercentilePick {
+  readonly left: number;
+  readonly right: number | null;
+  readonly w: Weight | null;
+}
+
+export function percentilePick(call: WindowCall, cont: boolean, pct: Decimal | number, m: number, nullCount: number): PercentilePick | null {
+  // Under RESPECT NULLS the NULLs count as the smallest values.
+  const nulls = call.ignoreNulls === false ? nullCount : 0;
+  if (m === 0) return null;
+  if (cont) {
+    const { index, right } = percentileIndex(pct, m - 1 + nulls);
+    if (index >= nulls) {
+      const i = index - nulls;
+      return isZero(right) ? { left: i, right: null, w: null } : { left: i, right: i + 1, w: right };
+    }
+    // Between the last NULL and the smallest value: the value itself.
+    if (index === nulls - 1 && !isZero(right)) return { left: 0, right: null, w: null };
+    return null;
+  }
+  const w = percentileIndex(pct, m + nulls);
+  const index = w.index > 0 && isZero(w.right) ? w.index - 1 : w.index;
+  return index >= nulls ? { left: index - nulls, right: null, w: null } : null;
+}
+
+/** The percentile from the picked values (`at(i)`: the i-th smallest non-NULL value). */
+export function percentileValue(call: WindowCall, pick: PercentilePick, at: (i: number) => Value): Value {
+  const rt = call.column.type.kind;
+  const scale = rt === 'NUMERIC' ? 9 : rt === 'BIGNUMERIC' ? 38 : -1;
+  const left = at(pick.left);
+  return pick.right === null ? left : interpolate(left, at(pick.right), pick.w!, scale);
 }
 
 /** A weight: an exact fraction num / 2^bits (double percentiles) or a Decimal. */

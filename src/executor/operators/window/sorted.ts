@@ -17,25 +17,31 @@
 // (the offset's rows behind or ahead), NTILE / PERCENT_RANK / CUME_DIST (the
 // row count, known once the sort has read its input, before its first row
 // comes out), FIRST_VALUE / LAST_VALUE / NTH_VALUE and COUNT / SUM / AVG /
-// MIN / MAX over frames with literal ROWS offsets or peer-group (RANGE
-// CURRENT ROW) bounds, not UNBOUNDED FOLLOWING. Each step emits rows up to a
+// MIN / MAX over frames with literal ROWS offsets, peer-group (RANGE
+// CURRENT ROW) bounds or RANGE offsets over one numeric key (rows held by
+// key: see sortedSteps), not UNBOUNDED FOLLOWING. Each step emits rows up to a
 // peer-group start whose frames end within what is held, and keeps the rows
 // later frames can still start at; an UNBOUNDED PRECEDING start keeps the
 // first qualifying values (FIRST_VALUE / NTH_VALUE) or the last one
 // (LAST_VALUE) of the rows let go. Frame aggregates run the in-memory
 // nativeAggregate's state machine (restart when the frame start moves, add
-// in order), so sums are the same to the last bit.
+// in order), so sums are the same to the last bit. Calls an accumulator
+// computes (whole-partition aggregates, PERCENTILE_*, cumulative aggregates
+// without a running state): window/accumulated.ts.
 import type { Expr, FrameBound, SortKey, SortRel, WindowCall, WindowRel } from '../../../analyzer/resolved.js';
 import { QueryError } from '../../../planner/api.js';
 import { T } from '../../../types/types.js';
-import type { Value } from '../../../types/values.js';
+import { Decimal, type Value } from '../../../types/values.js';
 import { MAX_SAFE, getValue, sliceVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
 import { checkpoint, type ExecContext } from '../../context.js';
 import { evaluate, layoutOf } from '../../expr.js';
 import { peersComparator } from '../../sort-keys.js';
 import { concatBatches, takeOrNull } from '../../vectors.js';
 import { sortOp } from '../sort.js';
+import { SpillFile } from '../../spill.js';
+import { Cumulative, isCumulative, isWhole, Whole, WholePercentile } from './accumulated.js';
 import { rowsBound } from './rows-bound.js';
+import { exprKey } from '../window.js';
 
 const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
 const RUNNING = new Set(['COUNT', '$COUNT_STAR', 'SUM', 'AVG', 'MIN', 'MAX']);
@@ -43,16 +49,27 @@ const RUNNING = new Set(['COUNT', '$COUNT_STAR', 'SUM', 'AVG', 'MIN', 'MAX']);
 /** Counts for tests: windows that went through the sort this way. */
 export const sortedWindowCounters = { windows: 0 };
 
-/** The ORDER BY keys when every call of `rel` can run over its rows in that order in one pass (see above), else null. */
+/**
+ * The ORDER BY keys when every call of `rel` can run over its rows in that
+ * order in one pass (see above; calls over all rows, `Whole`, have their value
+ * before the first row comes out, whatever their ORDER BY), else null; empty
+ * when every call is over all rows (no sort: the rows are read twice).
+ */
 export function sortedWindowKeys(rel: WindowRel): readonly SortKey[] | null {
-  const first = rel.calls[0];
-  if (!first || first.orderBy.length === 0) return null;
-  const key = orderKey(first);
+  let keys: readonly SortKey[] | null = null;
+  let key = '';
   for (const c of rel.calls) {
-    if (c.partitionBy.length > 0 || orderKey(c) !== key) return null;
-    if (!isRunning(c) && streamedNeed(c) === null) return null;
+    if (c.partitionBy.length > 0) return null;
+    if (isWhole(c)) continue;
+    if (c.orderBy.length === 0) return null;
+    if (keys === null) {
+      keys = c.orderBy;
+      key = orderKey(c);
+    }
+    if (orderKey(c) !== key) return null;
+    if (!isRunning(c) && streamedNeed(c) === null && !isCumulative(c)) return null;
   }
-  return first.orderBy;
+  return keys ?? [];
 }
 
 /** Calls the running state computes from the rows up to each row's peer group's end. */
@@ -72,33 +89,55 @@ function literalCount(e: Expr | undefined, dflt: number | null): number | null {
   return Number.isInteger(x) && x >= 0 ? x : null;
 }
 
-/** Rows a bound reaches behind (preceding offset) and ahead (following offset) of its row; null when not literal or UNBOUNDED FOLLOWING. */
-function boundReach(b: FrameBound, unit: 'ROWS' | 'RANGE'): { behind: number; ahead: number } | null {
+/**
+ * How far a call's frames reach around its row: `behind` / `ahead` rows
+ * (ROWS offsets, LAG / LEAD), and `keyBehind` / `keyAhead` in ORDER BY key
+ * units (RANGE offsets over one numeric key: Streamed.keyNeed, once the offsets are known).
+ */
+interface Need {
+  readonly behind: number;
+  readonly ahead: number;
+  readonly keyBehind: number;
+  readonly keyAhead: number;
+}
+
+const NONE: Need = { behind: 0, ahead: 0, keyBehind: 0, keyAhead: 0 };
+
+/** What a bound reaches; null when not literal or UNBOUNDED FOLLOWING. */
+function boundReach(b: FrameBound, unit: 'ROWS' | 'RANGE'): Need | null {
   switch (b.type) {
     case 'unbounded_preceding':
     case 'current_row':
-      return { behind: 0, ahead: 0 };
+      return NONE;
     case 'unbounded_following':
       return null;
     case 'preceding':
     case 'following': {
-      // RANGE offsets reach as far as the keys say: not held in a bounded window.
-      const k = unit === 'ROWS' ? literalCount(b.offset, null) : null;
+      const back = b.type === 'preceding';
+      // RANGE offsets (constants: the analyzer allows literals and parameters) are in key units, known at the first row (Streamed.prepare).
+      if (unit === 'RANGE') return NONE;
+      const k = literalCount(b.offset, null);
       if (k === null) return null;
-      return b.type === 'preceding' ? { behind: k, ahead: 0 } : { behind: 0, ahead: k };
+      return { ...NONE, behind: back ? k : 0, ahead: back ? 0 : k };
     }
   }
 }
 
+/** RANGE offsets are over one ORDER BY key whose values are doubles in memory (window.ts rangeKeys' 'num' keys). */
+function rangeKeyStreams(c: WindowCall): boolean {
+  const t = c.orderBy.length === 1 ? c.orderBy[0]!.expr.type.kind : '';
+  return t === 'INT64' || t === 'FLOAT64';
+}
+
 /** Rows a Streamed call needs held behind and ahead of the rows it computes, or null when it is not one. */
-function streamedNeed(c: WindowCall): { behind: number; ahead: number } | null {
+function streamedNeed(c: WindowCall): Need | null {
   const name = c.name.toUpperCase();
-  if (!c.aggregate && (name === 'PERCENT_RANK' || name === 'CUME_DIST')) return { behind: 0, ahead: 0 };
-  if (!c.aggregate && name === 'NTILE') return (literalCount(c.args[0], null) ?? 0) > 0 ? { behind: 0, ahead: 0 } : null;
+  if (!c.aggregate && (name === 'PERCENT_RANK' || name === 'CUME_DIST')) return NONE;
+  if (!c.aggregate && name === 'NTILE') return (literalCount(c.args[0], null) ?? 0) > 0 ? NONE : null;
   if (!c.aggregate && (name === 'LAG' || name === 'LEAD')) {
     const off = literalCount(c.args[1], 1);
     if (off === null) return null;
-    return name === 'LAG' ? { behind: off, ahead: 0 } : { behind: 0, ahead: off };
+    return name === 'LAG' ? { ...NONE, behind: off } : { ...NONE, ahead: off };
   }
   const valued = !c.aggregate && (name === 'FIRST_VALUE' || name === 'LAST_VALUE' || name === 'NTH_VALUE');
   if (valued && name === 'NTH_VALUE' && !((literalCount(c.args[1], null) ?? 0) > 0)) return null;
@@ -107,12 +146,21 @@ function streamedNeed(c: WindowCall): { behind: number; ahead: number } | null {
     (c.aggregate !== undefined && RUNNING.has(name) && !c.distinct && c.ignoreNulls !== true && !c.safe && c.args.length <= 1 && runsNatively(c));
   if (!framed) return null;
   const f = c.frame;
-  if (!f) return { behind: 0, ahead: 0 };
+  if (!f) return NONE;
   const a = boundReach(f.start, f.unit);
   const b = boundReach(f.end, f.unit);
   if (a === null || b === null) return null;
-  return { behind: Math.max(a.behind, b.behind), ahead: Math.max(a.ahead, b.ahead) };
+  const need = {
+    behind: Math.max(a.behind, b.behind),
+    ahead: Math.max(a.ahead, b.ahead),
+    keyBehind: Math.max(a.keyBehind, b.keyBehind),
+    keyAhead: Math.max(a.keyAhead, b.keyAhead),
+  };
+  if (f.unit === 'RANGE' && hasOffset(f.start, f.end) && !rangeKeyStreams(c)) return null;
+  return need;
 }
+
+const hasOffset = (...bs: FrameBound[]): boolean => bs.some((b) => b.type === 'preceding' || b.type === 'following');
 
 /** The argument and result types the running state handles (as nativeAggregate does); checked before any row is read. */
 function runsNatively(c: WindowCall): boolean {
@@ -125,36 +173,100 @@ function runsNatively(c: WindowCall): boolean {
   return at !== undefined && at === rt && ['INT64', 'FLOAT64', 'DATE', 'TIME', 'TIMESTAMP', 'DATETIME'].includes(at);
 }
 
-/** Only plain column references compare reliably by identity here (the same spec as far as this path knows). */
+/** The call's ORDER BY (expressions by window.ts exprKey: what the in-memory window shares a sort over). */
 function orderKey(c: WindowCall): string {
-  return c.orderBy
-    .map((k) => (k.expr.kind === 'column' ? `c${k.expr.columnId}:${k.descending}:${k.nullsFirst}:${k.collation ?? ''}` : `x${Math.random()}`))
-    .join(',');
+  return c.orderBy.map((k) => `${exprKey(k.expr)}:${k.descending}:${k.nullsFirst}:${k.collation ?? ''}`).join(',');
 }
 
-/** The window over `source` (rows of rel.input), sorted by `keys` through the sort operator (which spills). */
+type CallState = Running | Streamed | Cumulative | Whole | WholePercentile;
+
+/** The window over `source` (rows of rel.input), sorted by `keys` through the sort operator (which spills); no keys: in input order. */
 export async function* sortedWindow(rel: WindowRel, keys: readonly SortKey[], source: AsyncIterable<Batch>, ctx: ExecContext): AsyncGenerator<Batch> {
   sortedWindowCounters.windows++;
-  const sortRel: SortRel = { kind: 'sort', input: rel.input, keys, columns: rel.input.columns };
   const layout = layoutOf(rel.input.columns);
   const types = rel.input.columns.map((c) => c.type);
-  const states = rel.calls.map((c) => (isRunning(c) ? new Running(c) : new Streamed(c, streamedNeed(c)!)));
-  let behind = 0;
-  let ahead = 0;
+  const states: CallState[] = rel.calls.map((c) => {
+    if (isWhole(c)) return c.aggregate ? new Whole(c, ctx) : new WholePercentile(c);
+    if (isRunning(c)) return new Running(c);
+    const need = streamedNeed(c);
+    return need !== null ? new Streamed(c, need) : new Cumulative(c, ctx);
+  });
+  const wholes = states.filter((st): st is Whole | WholePercentile => st instanceof Whole || st instanceof WholePercentile);
+  let reach: Need = NONE;
+  let ranged = false;
   for (const st of states) {
     if (st instanceof Streamed) {
-      behind = Math.max(behind, st.need.behind);
-      ahead = Math.max(ahead, st.need.ahead);
+      const n = st.need;
+      reach = {
+        behind: Math.max(reach.behind, n.behind),
+        ahead: Math.max(reach.ahead, n.ahead),
+        keyBehind: Math.max(reach.keyBehind, n.keyBehind),
+        keyAhead: Math.max(reach.keyAhead, n.keyAhead),
+      };
+      if (st.ranged) ranged = true;
     }
   }
-  // The sort reads all of its input before its first row comes out: by then `total` is the row count.
+  // The sort reads all of its input before its first row comes out: by then `total` is the row count
+  // and the calls over all rows have seen every row (in input order).
   let total = 0;
   const counted = async function* (): AsyncGenerator<Batch> {
     for await (const b of source) {
       total += b.length;
+      for (const w of wholes) await w.add(b, layout, ctx);
       yield b;
     }
   };
+  let finished = false;
+  const finishWholes = async (): Promise<void> => {
+    finished = true;
+    for (const w of wholes) await w.finish(ctx);
+  };
+  try {
+    if (keys.length === 0) {
+      // Every call is over all rows: the rows go to a file as they pass, then come back with the values, in input order.
+      const file = new SpillFile();
+      try {
+        for await (const b of counted()) {
+          file.write(b);
+          await checkpoint(ctx);
+        }
+        await finishWholes();
+        for (const b of file.read()) {
+          yield { length: b.length, columns: [...b.columns, ...wholes.map((w) => w.vector(b.length))] };
+          await checkpoint(ctx);
+        }
+      } finally {
+        file.close();
+      }
+      return;
+    }
+    yield* sortedSteps(rel, keys, states, reach, ranged, counted(), () => total, async () => {
+      if (!finished) await finishWholes();
+    }, ctx);
+  } finally {
+    for (const st of wholes) if (st instanceof WholePercentile) st.close();
+  }
+}
+
+async function* sortedSteps(
+  rel: WindowRel,
+  keys: readonly SortKey[],
+  states: readonly CallState[],
+  reach: Need,
+  /** Some call has RANGE offsets: the held rows' keys as doubles (ascending) are needed. */
+  ranged: boolean,
+  source: AsyncIterable<Batch>,
+  totalRows: () => number,
+  started: () => Promise<void>,
+  ctx: ExecContext,
+): AsyncGenerator<Batch> {
+  const { behind, ahead } = reach;
+  let keyBehind = 0;
+  let keyAhead = 0;
+  const sortRel: SortRel = { kind: 'sort', input: rel.input, keys, columns: rel.input.columns };
+  const layout = layoutOf(rel.input.columns);
+  const types = rel.input.columns.map((c) => c.type);
+  let total = 0;
   /** Sorted rows held: global positions [lo, lo + held.length); `done`: the first not yet emitted. */
   let held: Batch | null = null;
   let lo = 0;
@@ -165,34 +277,62 @@ export async function* sortedWindow(rel: WindowRel, keys: readonly SortKey[], so
     const kv: Vector[] = [];
     for (const k of keys) kv.push(await evaluate(k.expr, chunk, layout, ctx));
     const peerEnd = peerEnds(kv, keys, m);
+    const rk = ranged ? rangeKeysOf(kv[0]!, keys[0]!.descending) : null;
     // Emit up to a peer-group start (the last group may have peers still to come) whose rows' frames end within what is held.
     let cut = m;
     if (!final) {
       cut = lastGroupStart(peerEnd, m);
       const reach = m - ahead;
       if (reach < cut) cut = reach <= 0 ? 0 : groupStartAt(peerEnd, reach);
+      // RANGE: a row's frame ends before the first key past its own + the offset: that row must be held (or the keys end).
+      if (rk !== null && keyAhead > 0 && rk.skip[m - 1] === 0) {
+        const last = rk.k[m - 1]!;
+        let i = cut;
+        while (i > 0 && rk.skip[i - 1] === 0 && !(last > rk.k[i - 1]! + keyAhead)) i--;
+        if (i < cut) cut = i === 0 ? 0 : groupStartAt(peerEnd, i);
+      }
     }
     const from = done - lo;
     if (cut <= from) return null;
     const out = sliceBatch(chunk, from, cut);
+    const pe = from === 0 && cut === m ? peerEnd : peerEnd.slice(from, cut).map((e) => e - from);
     const results: Vector[] = [];
     for (const st of states) {
       if (st instanceof Running) {
         const arg = st.call.args[0] ? await evaluate(st.call.args[0], out, layout, ctx) : null;
-        const pe = from === 0 ? peerEnd : peerEnd.slice(from, cut).map((e) => e - from);
         results.push(st.run(cut - from, pe, arg));
-      } else results.push(await st.run({ chunk, lo, from, cut, total, peerEnd }, layout, ctx));
+      } else if (st instanceof Streamed) results.push(await st.run({ chunk, lo, from, cut, total, peerEnd, rk }, layout, ctx));
+      else if (st instanceof Cumulative) results.push(await st.run(out, pe, layout, ctx));
+      else results.push(st.vector(cut - from));
     }
     done = lo + cut;
     // Keep what later rows' frames can still reach back to; the calls note what they need of the rest first.
-    const keep = Math.max(0, cut - behind);
+    let keep = Math.max(0, cut - behind);
+    if (rk !== null && cut < m && rk.skip[cut] === 0) {
+      // RANGE: later rows' frames reach back to keys from (the last emitted row's key) - offset; not to NULL / NaN keys.
+      const ref = cut > 0 && rk.skip[cut - 1] === 0 ? rk.k[cut - 1]! : rk.k[cut]!;
+      let j = Math.min(keep, cut);
+      while (j > 0 && rk.skip[j - 1] === 0 && rk.k[j - 1]! >= ref - keyBehind) j--;
+      keep = j;
+    }
     for (const st of states) if (st instanceof Streamed) st.letGo(keep);
     held = keep === 0 ? chunk : sliceBatch(chunk, keep, m);
     lo += keep;
     return { length: out.length, columns: [...out.columns, ...results] };
   };
-  for await (const b of sortOp(sortRel, ctx, counted())) {
+  for await (const b of sortOp(sortRel, ctx, source)) {
     if (b.length === 0) continue;
+    if (held === null) {
+      total = totalRows();
+      await started();
+      for (const st of states) {
+        if (st instanceof Streamed && st.ranged) {
+          const need = await st.keyNeed(b, layout, ctx);
+          keyBehind = Math.max(keyBehind, need.keyBehind);
+          keyAhead = Math.max(keyAhead, need.keyAhead);
+        }
+      }
+    }
     held = held === null || held.length === 0 ? b : concatBatches(types, [held, b]);
     const out = await step(false);
     if (out !== null) yield out;
@@ -363,6 +503,48 @@ interface Step {
   readonly total: number;
   /** Each held row's peer group end (within the chunk). */
   readonly peerEnd: Int32Array;
+  /** The held rows' keys for RANGE offsets (when some call has them). */
+  readonly rk: RangeKeys | null;
+}
+
+/** One numeric ORDER BY key as doubles ascending (negated under DESC); `skip`: NULL and NaN keys (their own peer groups, at the ends). */
+interface RangeKeys {
+  readonly k: Float64Array;
+  readonly skip: Uint8Array;
+  /** The ordered (not skipped) keys' rows: [a, z). */
+  readonly a: number;
+  readonly z: number;
+}
+
+function rangeKeysOf(v: Vector, descending: boolean): RangeKeys {
+  const d = v.data;
+  // INT64 values past 2^53 come as bigints: window.ts compares those exactly, which this stream does not.
+  if (!(d instanceof Float64Array || d instanceof Int32Array)) refuse();
+  const n = v.length;
+  const k = new Float64Array(n);
+  const skip = new Uint8Array(n);
+  const nulls = v.nulls;
+  for (let i = 0; i < n; i++) {
+    const x = d[i]!;
+    if ((nulls !== null && nulls[i] === 1) || x !== x) skip[i] = 1;
+    else k[i] = descending ? -x : x;
+  }
+  let a = 0;
+  let z = n;
+  while (a < z && skip[a] === 1) a++;
+  while (z > a && skip[z - 1] === 1) z--;
+  return { k, skip, a, z };
+}
+
+/** First position in [lo, hi) of ascending `k` whose key is >= x (strict: > x), as window.ts lowerBound. */
+function lowerBound(k: Float64Array, x: number, lo: number, hi: number, strict: boolean): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = k[mid]!;
+    if (strict ? v <= x : v < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 const lost = (): never => {
@@ -373,8 +555,8 @@ const lost = (): never => {
 class Streamed {
   private readonly name: string;
   private readonly unboundedStart: boolean;
-  private readonly offStart: number;
-  private readonly offEnd: number;
+  private offStart: number;
+  private offEnd: number;
   private readonly nth: number;
   /** The argument over the last step's chunk (for letGo). */
   private v: Vector | null = null;
@@ -387,14 +569,19 @@ class Streamed {
   private curE = -1;
   private readonly acc = new FrameAccumulator();
 
+  /** RANGE frame with an offset. */
+  readonly ranged: boolean;
+
   constructor(
     readonly call: WindowCall,
-    readonly need: { readonly behind: number; readonly ahead: number },
+    readonly need: Need,
   ) {
     this.name = call.name.toUpperCase() === '$COUNT_STAR' ? 'COUNT' : call.name.toUpperCase();
     const f = call.frame;
     this.unboundedStart = !f || f.start.type === 'unbounded_preceding';
-    const off = (b: FrameBound | undefined): number => (b && (b.type === 'preceding' || b.type === 'following') ? literalCount(b.offset, 0)! : 0);
+    this.ranged = f !== undefined && f.unit === 'RANGE' && hasOffset(f.start, f.end);
+    const off = (b: FrameBound | undefined): number =>
+      b && (b.type === 'preceding' || b.type === 'following') && f!.unit === 'ROWS' ? literalCount(b.offset, 0)! : 0;
     this.offStart = off(f?.start);
     this.offEnd = off(f?.end);
     this.nth = this.name === 'NTH_VALUE' ? literalCount(call.args[1], 1)! : 1;
@@ -462,8 +649,8 @@ class Streamed {
         s = rowsBound(f.start, this.offStart, p, 0, total, true);
         e = rowsBound(f.end, this.offEnd, p, 0, total, false);
       } else {
-        s = f.start.type === 'current_row' ? lo + peerStart[i]! : 0;
-        e = f.end.type === 'current_row' ? lo + peerEnd[from + i]! : lo + peerStart[i]!;
+        s = this.rangeBound(f.start, this.offStart, st, i, peerStart[i]!, true);
+        e = this.rangeBound(f.end, this.offEnd, st, i, peerStart[i]!, false);
       }
       if (e < s) e = s;
       if ((s < lo && s !== 0) || e > lo + m || (e < lo && e > s)) lost();
@@ -471,6 +658,48 @@ class Streamed {
     };
     if (!call.aggregate) return this.valued(v!, n, lo, frameOf);
     return this.aggregate(v, n, lo, frameOf);
+  }
+
+  /**
+   * A RANGE frame's offsets, from the first rows (constants), checked as
+   * window.ts frames() checks them; what they reach in key units.
+   */
+  async keyNeed(b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Need> {
+    const f = this.call.frame!;
+    const one = sliceBatch(b, 0, 1);
+    const offsetOf = async (fb: FrameBound): Promise<number> => {
+      if (fb.type !== 'preceding' && fb.type !== 'following') return 0;
+      const v = getValue(await evaluate(fb.offset!, one, layout, ctx), 0);
+      if (v === null) throw new QueryError('The boundary offset value cannot be null');
+      const x = v instanceof Decimal ? v.toNumber() : Number(v as number | bigint);
+      if (!(x >= 0)) throw new QueryError(`Window frame offset for PRECEDING or FOLLOWING must be non-negative, but was ${Number.isNaN(x) ? 'nan' : String(v)}`);
+      return x;
+    };
+    this.offStart = await offsetOf(f.start);
+    this.offEnd = await offsetOf(f.end);
+    const reach = (fb: FrameBound, off: number, type: 'preceding' | 'following'): number => (fb.type === type ? off : 0);
+    return {
+      ...this.need,
+      keyBehind: Math.max(reach(f.start, this.offStart, 'preceding'), reach(f.end, this.offEnd, 'preceding')),
+      keyAhead: Math.max(reach(f.start, this.offStart, 'following'), reach(f.end, this.offEnd, 'following')),
+    };
+  }
+
+  /** Row `from + i`'s RANGE bound in global positions, as window.ts rangeBound over the held rows (`gs`: its peer group start). */
+  private rangeBound(b: FrameBound, off: number, st: Step, i: number, gs: number, isStart: boolean): number {
+    const r = st.from + i;
+    switch (b.type) {
+      case 'unbounded_preceding':
+        return 0;
+      case 'unbounded_following':
+        return lost();
+      case 'current_row':
+        return st.lo + (isStart ? gs : st.peerEnd[r]!);
+    }
+    const rk = st.rk!;
+    if (rk.skip[r] === 1) return st.lo + (isStart ? gs : st.peerEnd[r]!);
+    const x = b.type === 'preceding' ? rk.k[r]! - off : rk.k[r]! + off;
+    return st.lo + lowerBound(rk.k, x, rk.a, rk.z, !isStart);
   }
 
   /** FIRST_VALUE / LAST_VALUE / NTH_VALUE, scanning each frame as window.ts computeCall does. */

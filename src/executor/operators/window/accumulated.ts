@@ -1,0 +1,244 @@
+// Window calls the spilled sorted stream (sorted.ts) computes with an
+// aggregate's accumulator rather than a running numeric state, fed rows in the
+// order the in-memory window (window.ts) feeds them, so the values are the
+// same:
+// - `Whole`: an aggregate over the whole partition (OVER (), or a frame from
+//   UNBOUNDED PRECEDING to UNBOUNDED FOLLOWING), fed while the input passes
+//   to the sort, in input order: the in-memory order without ORDER BY; with
+//   one, only aggregates whose value does not depend on the order of rows.
+//   Its one value is known once the sort has read its input.
+// - `WholePercentile`: PERCENTILE_CONT / PERCENTILE_DISC OVER (): the
+//   argument's non-NULL values go to a spill file as the input passes, are
+//   sorted through the sort operator (which spills) and read up to the
+//   picked position.
+// - `Cumulative`: any aggregate over the default ORDER BY frame (or
+//   UNBOUNDED PRECEDING .. CURRENT ROW) that the running state does not
+//   handle (STRING_AGG, ARRAY_AGG, ANY_VALUE, NUMERIC SUM, ...): one accumulator
+//   fed row after row as the frame end advances, read once per frame end, as
+//   window.ts cumulativeAggregate does (DISTINCT is not allowed with ORDER BY).
+import type { SortKey, SortRel, WindowCall } from '../../../analyzer/resolved.js';
+import type { Value } from '../../../types/values.js';
+import { BATCH_SIZE, getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
+import type { GroupsAccumulator } from '../../../functions/registry.js';
+import type { ExecContext } from '../../context.js';
+import { evaluate } from '../../expr.js';
+import { GroupTable } from '../../hash.js';
+import { SpillFile } from '../../spill.js';
+import { percentileArg, percentilePick, percentileValue } from '../window.js';
+import { sortOp } from '../sort.js';
+
+type Layout = ReadonlyMap<number, number>;
+
+/** Aggregates whose value is the same whatever order their rows are added in (INT64 sums are exact). */
+const ORDERLESS = new Set(['COUNT', '$COUNT_STAR', 'COUNTIF', 'MIN', 'MAX', 'LOGICAL_AND', 'LOGICAL_OR', 'BIT_AND', 'BIT_OR', 'BIT_XOR']);
+
+/** The call's frame is its whole partition whatever the rows. */
+function coversAll(c: WindowCall): boolean {
+  const f = c.frame;
+  if (!f) return c.orderBy.length === 0;
+  return f.start.type === 'unbounded_preceding' && f.end.type === 'unbounded_following';
+}
+
+/** A call `Whole` / `WholePercentile` computes (see the head of this file). */
+export function isWhole(c: WindowCall): boolean {
+  const name = c.name.toUpperCase();
+  if (!c.aggregate) return (name === 'PERCENTILE_CONT' || name === 'PERCENTILE_DISC') && c.orderBy.length === 0 && c.args.length === 2;
+  if (!coversAll(c)) return false;
+  if (c.orderBy.length === 0 || ORDERLESS.has(name)) return true;
+  return (name === 'SUM' || name === 'AVG') && c.args[0]?.type.kind === 'INT64';
+}
+
+/** A call `Cumulative` computes: an aggregate over the rows up to its own (peer group). */
+export function isCumulative(c: WindowCall): boolean {
+  if (!c.aggregate || c.orderBy.length === 0) return false;
+  const f = c.frame;
+  return !f || (f.start.type === 'unbounded_preceding' && f.end.type === 'current_row');
+}
+
+/** Rows fed to one accumulator as group 0, with the in-memory window's IGNORE NULLS and DISTINCT. */
+class Feed {
+  readonly acc: GroupsAccumulator;
+  private readonly dedupe: GroupTable | null;
+  private ids = new Int32Array(BATCH_SIZE);
+  private zeros = new Int32Array(BATCH_SIZE);
+
+  constructor(
+    readonly call: WindowCall,
+    ctx: ExecContext,
+  ) {
+    this.acc = call.aggregate!.create(ctx.eval, { distinct: call.distinct, ignoreNulls: call.ignoreNulls, hasOrderBy: false, safe: call.safe === true });
+    this.acc.resize(1);
+    this.dedupe = call.distinct ? new GroupTable(call.args.map((a) => a.type), 1024) : null;
+  }
+
+  /** Adds rows [s, e) of `args` (each of the batch's rows). */
+  add(args: readonly Vector[], s: number, e: number): void {
+    if (e <= s) return;
+    const n = e - s;
+    if (this.ids.length < n) {
+      this.ids = new Int32Array(n);
+      this.zeros = new Int32Array(n);
+    }
+    const sel = this.ids;
+    let k = 0;
+    const a0 = args[0];
+    const skipNulls = this.call.ignoreNulls === true && a0 !== undefined && a0.nulls !== null;
+    for (let r = s; r < e; r++) if (!skipNulls || a0!.nulls![r] !== 1) sel[k++] = r;
+    if (k === 0) return;
+    let taken = args.map((a) => (k === a.length ? a : takeVector(a, sel, k)));
+    if (this.dedupe) {
+      // Only values not seen before, in order (first occurrences).
+      const ids = new Int32Array(k);
+      let next = this.dedupe.size;
+      this.dedupe.findOrInsert(taken, k, ids);
+      const fresh = new Int32Array(k);
+      let f = 0;
+      for (let j = 0; j < k; j++) if (ids[j] === next) {
+        fresh[f++] = j;
+        next++;
+      }
+      if (f === 0) return;
+      taken = taken.map((t) => (f === k ? t : takeVector(t, fresh, f)));
+      k = f;
+    }
+    this.acc.update(taken, this.zeros.length >= k ? this.zeros : new Int32Array(k), k);
+  }
+
+  value(): Value {
+    return getValue(this.acc.finish(1), 0);
+  }
+}
+
+async function argsOf(call: WindowCall, b: Batch, layout: Layout, ctx: ExecContext): Promise<Vector[]> {
+  const out: Vector[] = [];
+  for (const a of call.args) out.push(await evaluate(a, b, layout, ctx));
+  return out;
+}
+
+/** One value for every row: an aggregate over all rows (see the head of this file). */
+export class Whole {
+  private readonly feed: Feed;
+  private result: Vector | null = null;
+
+  constructor(
+    readonly call: WindowCall,
+    ctx: ExecContext,
+  ) {
+    this.feed = new Feed(call, ctx);
+  }
+
+  /** The next input rows (in input order). */
+  async add(b: Batch, layout: Layout, ctx: ExecContext): Promise<void> {
+    this.feed.add(await argsOf(this.call, b, layout, ctx), 0, b.length);
+  }
+
+  /** Every row has been added. */
+  async finish(): Promise<void> {
+    this.result = this.feed.acc.finish(1);
+  }
+
+  /** The value for n rows. */
+  vector(n: number): Vector {
+    return takeVector(this.result!, new Int32Array(n));
+  }
+}
+
+/** PERCENTILE_CONT / PERCENTILE_DISC over all rows (see the head of this file). */
+export class WholePercentile {
+  private values: SpillFile | null = new SpillFile();
+  private nulls = 0;
+  private pct: ReturnType<typeof percentileArg> | null = null;
+  private result: Vector | null = null;
+
+  constructor(readonly call: WindowCall) {}
+
+  async add(b: Batch, layout: Layout, ctx: ExecContext): Promise<void> {
+    if (b.length === 0) return;
+    // The percentile is a constant: taken from the first row (as window.ts constantArg does).
+    if (this.pct === null) this.pct = percentileArg(this.call, getValue(await evaluate(this.call.args[1]!, b, layout, ctx), 0));
+    const v = await evaluate(this.call.args[0]!, b, layout, ctx);
+    if (v.nulls === null) {
+      this.values!.write({ length: b.length, columns: [v] });
+      return;
+    }
+    const sel = new Int32Array(b.length);
+    let k = 0;
+    for (let r = 0; r < b.length; r++) if (v.nulls[r] !== 1) sel[k++] = r;
+    this.nulls += b.length - k;
+    if (k > 0) this.values!.write({ length: k, columns: [takeVector(v, sel, k)] });
+  }
+
+  async finish(ctx: ExecContext): Promise<void> {
+    const file = this.values!;
+    this.values = null;
+    try {
+      const call = this.call;
+      const pick = this.pct === null ? null : percentilePick(call, call.name.toUpperCase() === 'PERCENTILE_CONT', this.pct, file.rows, this.nulls);
+      let res: Value = null;
+      if (pick !== null) {
+        // The picked positions of the values in ascending order (NaN first), ties in input order as window.ts's stable sort.
+        const id = -1;
+        const type = call.args[0]!.type;
+        const key: SortKey = { expr: { kind: 'column', type, columnId: id }, descending: false, nullsFirst: true };
+        const columns = [{ id, name: 'v', type }];
+        const rel = { kind: 'sort', input: { kind: 'values', columns, rows: [] }, keys: [key], columns } as unknown as SortRel;
+        const want = pick.right ?? pick.left;
+        const found = new Map<number, Value>();
+        let at = 0;
+        const source = async function* (): AsyncGenerator<Batch> {
+          yield* file.read();
+        };
+        for await (const b of sortOp(rel, ctx, source())) {
+          for (const p of [pick.left, pick.right]) if (p !== null && p >= at && p < at + b.length) found.set(p, getValue(b.columns[0]!, p - at));
+          at += b.length;
+          if (at > want) break;
+        }
+        res = percentileValue(call, pick, (i) => found.get(i)!);
+      }
+      this.result = vectorFromValues(call.column.type, [res]);
+    } finally {
+      file.close();
+    }
+  }
+
+  vector(n: number): Vector {
+    return takeVector(this.result!, new Int32Array(n));
+  }
+
+  close(): void {
+    this.values?.close();
+  }
+}
+
+/** An aggregate over each row's cumulative frame with its accumulator (see the head of this file). */
+export class Cumulative {
+  private readonly feed: Feed;
+
+  constructor(
+    readonly call: WindowCall,
+    ctx: ExecContext,
+  ) {
+    this.feed = new Feed(call, ctx);
+  }
+
+  /** Values for the next rows `b` of the sorted stream; peerEnd: each row's peer group end within them (whole groups). */
+  async run(b: Batch, peerEnd: Int32Array, layout: Layout, ctx: ExecContext): Promise<Vector> {
+    const n = b.length;
+    const args = await argsOf(this.call, b, layout, ctx);
+    const rowsFrame = this.call.frame?.unit === 'ROWS';
+    const out: Value[] = new Array(n);
+    let done = 0;
+    let last: Value = null;
+    for (let i = 0; i < n; i++) {
+      const e = rowsFrame ? i + 1 : peerEnd[i]!;
+      if (e > done) {
+        // As cumulativeAggregate: at most BATCH_SIZE rows per update.
+        for (let s = done; s < e; s += BATCH_SIZE) this.feed.add(args, s, Math.min(e, s + BATCH_SIZE));
+        done = e;
+        last = this.feed.value();
+      }
+      out[i] = last;
+    }
+    return vectorFromValues(this.call.column.type, out);
+  }
+}
