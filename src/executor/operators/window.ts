@@ -888,6 +888,14 @@ async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout
   let whole = true;
   for (let p = 0; p < n && whole; p++) if (fs[p] !== g.partStart[p] || fe[p] !== g.partEnd[p]) whole = false;
   const name = call.name.toUpperCase();
+  // Frames that end at the partition's end (… AND UNBOUNDED FOLLOWING): run
+  // backwards they are cumulative frames, so an order-free aggregate costs
+  // O(n) instead of restarting its state at every row (O(n²)).
+  const suffix = !whole && !call.distinct && ORDER_FREE.has(name) ? mirroredSuffix(g, fs, fe) : null;
+  if (suffix) {
+    const r = NATIVE.has(name) ? nativeAggregate(name, call, args, suffix.g, suffix.fs, suffix.fe) : null;
+    return r ?? cumulativeAggregate(call, args, suffix.g, suffix.fe, ctx);
+  }
   if (!whole && !call.distinct && NATIVE.has(name)) {
     const r = nativeAggregate(name, call, args, g, fs, fe);
     if (r) return r;
@@ -957,6 +965,36 @@ async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout
   const map = new Int32Array(n);
   for (let p = 0; p < n; p++) map[g.idx[p]!] = whole ? g.partIndex[p]! : p;
   return takeVector(res, map);
+}
+
+/**
+ * Aggregates whose value does not depend on the order rows are added in (a
+ * FLOAT64 SUM/AVG only rounds differently, as any order the service may use).
+ */
+const ORDER_FREE = new Set(['COUNT', 'COUNTIF', 'SUM', 'AVG', 'MIN', 'MAX', 'LOGICAL_AND', 'LOGICAL_OR', 'BIT_AND', 'BIT_OR', 'BIT_XOR']);
+
+/**
+ * When every frame ends at its partition's end and frame starts never move
+ * backwards: the geometry with each partition's positions reversed, in which
+ * those frames are cumulative ([partStart, partStart + partEnd - start)).
+ */
+function mirroredSuffix(g: Geometry, fs: Int32Array, fe: Int32Array): { g: Geometry; fs: Int32Array; fe: Int32Array } | null {
+  for (let p = 0; p < g.n; p++) {
+    if (fe[p] !== g.partEnd[p]) return null;
+    if (p > g.partStart[p]! && fs[p]! < fs[p - 1]!) return null;
+  }
+  const idx = new Int32Array(g.n);
+  const mfs = new Int32Array(g.n);
+  const mfe = new Int32Array(g.n);
+  for (let p = 0; p < g.n; p++) {
+    const ps = g.partStart[p]!;
+    const pe = g.partEnd[p]!;
+    const m = ps + pe - 1 - p;
+    idx[m] = g.idx[p]!;
+    mfs[m] = ps;
+    mfe[m] = ps + pe - Math.min(fs[p]!, pe);
+  }
+  return { g: { ...g, idx }, fs: mfs, fe: mfe };
 }
 
 /** Every frame starts at its partition's start and frame ends never move backwards. */
