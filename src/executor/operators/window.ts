@@ -24,7 +24,7 @@ import { GroupTable } from '../hash.js';
 import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
 import { batchBytes, concatBatches, rebatch, takeOrNull } from '../vectors.js';
 import { topNInput } from './window/topn.js';
-import { rowsBound } from './window/rows-bound.js';
+import { lowerBound, rowsBound } from './window/rows-bound.js';
 import { sortedWindow, sortedWindowKeys } from './window/sorted.js';
 
 type Layout = ReadonlyMap<number, number>;
@@ -338,17 +338,6 @@ function rangeBound(b: FrameBound, keys: RangeKeys | null, off: Value, g: Geomet
       return lo;
     }
   }
-}
-
-/** First position in [lo, hi) of ascending `k` whose key is >= x (strict: > x). */
-function lowerBound<T extends number | bigint>(k: ArrayLike<T>, x: T, lo: number, hi: number, strict: boolean): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = k[mid]!;
-    if (strict ? v <= x : v < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function int64Vector(d: Float64Array, nulls: Uint8Array | null = null): Vector {

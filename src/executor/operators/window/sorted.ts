@@ -40,7 +40,7 @@ import { concatBatches, takeOrNull } from '../../vectors.js';
 import { sortOp } from '../sort.js';
 import { SpillFile } from '../../spill.js';
 import { Cumulative, isCumulative, isWhole, Whole, WholePercentile } from './accumulated.js';
-import { rowsBound } from './rows-bound.js';
+import { lowerBound, rowsBound } from './rows-bound.js';
 import { exprKey } from '../window.js';
 
 const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
@@ -534,17 +534,6 @@ function rangeKeysOf(v: Vector, descending: boolean): RangeKeys {
   while (a < z && skip[a] === 1) a++;
   while (z > a && skip[z - 1] === 1) z--;
   return { k, skip, a, z };
-}
-
-/** First position in [lo, hi) of ascending `k` whose key is >= x (strict: > x), as window.ts lowerBound. */
-function lowerBound(k: Float64Array, x: number, lo: number, hi: number, strict: boolean): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = k[mid]!;
-    if (strict ? v <= x : v < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 const lost = (): never => {
