@@ -60,6 +60,16 @@ async function readFile(id: string, file: FileAppend['file'], maxRows: number, o
   }
 }
 
+/**
+ * A whole file's write runs while the next rows are read (StagedRows overlaps
+ * it with the caller), so a staged file may land just after the call that
+ * filled it: waits (up to 5 s) until `count` reaches `want`, and returns it.
+ */
+async function eventually(count: () => number, want: number): Promise<number> {
+  for (let i = 0; i < 500 && count() < want; i++) await new Promise((r) => setTimeout(r, 10));
+  return count();
+}
+
 describe('table writes', () => {
   it('stage a load larger than a file to files as it comes; the commit links them into the new table', async () => {
     const n = FILE_ROWS + 5000;
@@ -72,7 +82,9 @@ describe('table writes', () => {
       expect(storage.getTable(P, 'd', 'big')).toBeUndefined();
     });
     expect(errors).toEqual([]);
+    stagedSeen = Math.max(stagedSeen, await eventually(() => parquet().filter((f) => f.includes('+')).length, 1));
     expect(stagedSeen).toBe(1);
+    expect(storage.getTable(P, 'd', 'big')).toBeUndefined();
     expect(await writes.commit(id)).toBe(n);
     expect(await q('SELECT COUNT(*), SUM(id), MIN(id), MAX(id) FROM d.big')).toEqual([BigInt(n), BigInt((n * (n + 1)) / 2), 1n, BigInt(n)]);
     // Only the table's own files remain: the staged names are gone.
@@ -91,6 +103,7 @@ describe('table writes', () => {
     const errors = await readFile(id, idsCsv('bad.csv', n, n - 10), 262_144, () => {
       staged = Math.max(staged, parquet().length - before.length);
     });
+    staged = Math.max(staged, await eventually(() => parquet().length - before.length, 1));
     expect(staged).toBe(1);
     expect(JSON.parse(errors[0]!)).toEqual([{ index: expect.any(Number), errors: [expect.objectContaining({ reason: 'invalid' })] }]);
     await writes.abort(id);
