@@ -7,11 +7,11 @@ import { budgetOf } from '../../src/storage/memory-budget.js';
 const MB = 1024 * 1024;
 
 describe('budgetOf', () => {
-  it('is the limit less the processes at rest, their workers, uncollected garbage, batches in flight and a 15% margin', () => {
-    // 4 GB, 2 workers: 160 MB at rest + 2 × 40 MB + 128 MB of garbage + 128 MB in flight + 614.4 MB of margin.
-    expect(budgetOf(4096 * MB, 2)).toBe(Math.floor((4096 - 160 - 80 - 128 - 128 - 614.4) * MB));
+  it('is the limit less the processes at rest, their workers, uncollected garbage, batches in flight and a 10% margin', () => {
+    // 4 GB, 2 workers: 160 MB at rest + 2 × 40 MB + 128 MB of garbage + 128 MB in flight + 409.6 MB of margin.
+    expect(budgetOf(4096 * MB, 2)).toBe(Math.floor((4096 - 160 - 80 - 128 - 128 - 409.6) * MB));
     // 1 GB, no workers: garbage at its 64 MB floor.
-    expect(budgetOf(1024 * MB, 0)).toBe(Math.floor((1024 - 160 - 64 - 32 - 153.6) * MB));
+    expect(budgetOf(1024 * MB, 0)).toBe(Math.floor((1024 - 160 - 64 - 32 - 102.4) * MB));
     // Each worker takes its share.
     expect(budgetOf(8192 * MB, 4) - budgetOf(8192 * MB, 8)).toBe(4 * 40 * MB);
   });
