@@ -4,7 +4,7 @@
 // regroup the results.
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { concatVectors, getValue, listRows, nestedVector, packedList, takeVector, vectorFromValues, withNullRows, type Vector } from '../types/vector.js';
+import { concatVectors, getValue, listRows, nestedVector, packedList, takeElements, takeVector, vectorFromValues, withNullRows, type Vector } from '../types/vector.js';
 import { compareValues, sqlEquals, valueKey } from './compare.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, lambdaArg, opt, rep, sig, sigf } from './signature.js';
@@ -132,13 +132,7 @@ function endElement(type: SqlType, a: Vector, n: number, last: boolean): Vector 
     if (o[r] === o[r + 1]) fail(last ? 'ARRAY_LAST cannot get the last element of an empty array' : 'ARRAY_FIRST cannot get the first element of an empty array');
     sel[i] = last ? o[r + 1]! - 1 : o[r]!;
   }
-  if (nulls === null) return takeVector(child, sel, n);
-  // Every row NULL: nothing to take from.
-  if (child.length === 0) return vectorFromValues(type, new Array<Value>(n).fill(null));
-  const taken = takeVector(child, sel, n);
-  const merged = taken.nulls ? taken.nulls.slice() : new Uint8Array(n);
-  for (let i = 0; i < n; i++) if (nulls[i] === 1) merged[i] = 1;
-  return withNullRows(taken, merged);
+  return takeElements(type, child, sel, nulls, n);
 }
 
 /** ARRAY_CONCAT: each row's arrays one after another; NULL if any is NULL (as the boxed kernel's NULL propagation). */

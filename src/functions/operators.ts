@@ -4,7 +4,7 @@
 import { isEqualityComparable, isGroupable, isOrderable, typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
 import { JsonText } from './json-core.js';
-import { getValue, listRows, takeVector, vectorFromValues, withNullRows, type Int64Data, type Vector } from '../types/vector.js';
+import { getValue, listRows, takeElements, takeVector, vectorFromValues, withNullRows, type Int64Data, type Vector } from '../types/vector.js';
 import { formatDate, MAX_DATE, MIN_DATE } from './civil.js';
 import { compareStrings, compareValues, groupEquals, sqlEquals } from './compare.js';
 import { formatErrNum } from './format-number.js';
@@ -771,12 +771,7 @@ function elementsAt(args: readonly Vector[], n: number, ordinal: boolean, safe: 
     sel[i] = o[r]! + k;
   }
   // NULL rows take element 0 (any valid row), then are marked NULL.
-  if (child.length === 0) return vectorFromValues(a.type.kind === 'ARRAY' ? a.type.element : a.type, new Array<Value>(n).fill(null));
-  const taken = takeVector(child, sel, n);
-  if (nulls === null) return taken;
-  const merged = taken.nulls ? taken.nulls.slice() : new Uint8Array(n);
-  for (let i = 0; i < n; i++) if (nulls[i] === 1) merged[i] = 1;
-  return withNullRows(taken, merged);
+  return takeElements(a.type.kind === 'ARRAY' ? a.type.element : a.type, child, sel, nulls, n);
 }
 
 /** x IN UNNEST(array) over boxed arrays: TRUE if found; an empty or NULL array FALSE; else NULL if x or an element is NULL. */

@@ -403,6 +403,21 @@ export function withNullRows(v: Vector, nulls: Uint8Array): Vector {
 }
 
 /**
+ * Row i of the result is element `sel[i]` of an array view's `child` (one
+ * element per row: subscripts, ARRAY_FIRST/LAST), or NULL where `nulls`
+ * marks it (those rows' `sel` is ignored).
+ */
+export function takeElements(elementType: SqlType, child: Vector, sel: Int32Array, nulls: Uint8Array | null, n: number): Vector {
+  // Every row NULL: nothing to take from.
+  if (child.length === 0) return vectorFromValues(elementType, new Array<Value>(n).fill(null));
+  const taken = takeVector(child, sel, n);
+  if (nulls === null) return taken;
+  const merged = taken.nulls ? taken.nulls.slice() : new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (nulls[i] === 1) merged[i] = 1;
+  return withNullRows(taken, merged);
+}
+
+/**
  * An ARRAY view's rows in the list layout, nothing boxed: row i's elements
  * are rows [offsets[r], offsets[r + 1]) of `child`, r = rows[i] (rows taken
  * more than once, takeLater) or i; a row `v.nulls` marks has none, whatever
