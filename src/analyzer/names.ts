@@ -19,7 +19,7 @@ function paramType(fields: readonly RestField[], c: { name: string; type: SqlTyp
 import type * as A from '../../grammar/ast.js';
 import type { TableId, TableInfo } from '../storage/api.js';
 import { accessBindings } from '../storage/dataset-access.js';
-import { T, arrayOf, typeToSql, type SqlType, type StructType } from '../types/types.js';
+import { T, arrayOf, structOf, typeToSql, type SqlType, type StructType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import type { Analyzer, VirtualTable } from './context.js';
 import { notFound, sqlError } from './errors.js';
@@ -27,7 +27,7 @@ import { coerce, literal, resolveExpr } from './expr.js';
 import { pipeInputs, resolveQuery } from './query.js';
 import type { Rel, ScanRel } from './resolved.js';
 import { Scope } from './scope.js';
-import { indexColumnRows, searchIndexesOf } from './search-index.js';
+import { indexColumnRows, searchIndexesOf, vectorIndexesOf } from './search-index.js';
 
 export interface TableRefOut {
   readonly rel: Rel;
@@ -600,7 +600,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'SEARCH_INDEXES':
       return {
         // information-schema-indexes. An index here is built at once and kept whole: ACTIVE, fully covered, nothing unindexed;
-        // byte counts are zero as on the table resource (spec §8). index_status_details is left out.
+        // byte counts are zero as on the table resource (spec §8). (index_status_details is a column of
+        // SEARCH_INDEXES_BY_ORGANIZATION only, a view the emulator does not have.)
         columns: [
           col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_status'), col('creation_time', T.TIMESTAMP),
           col('last_modification_time', T.TIMESTAMP), col('last_refresh_time', T.TIMESTAMP), col('disable_time', T.TIMESTAMP), col('disable_reason'), col('ddl'),
@@ -625,6 +626,47 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         columns: [col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('option_name'), col('option_type'), col('option_value')],
         rows: tables().flatMap((t) =>
           searchIndexesOf(t.resource).flatMap((ix) => Object.entries(ix.options).map(([k, o]): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, k, o.type, o.sql])),
+        ),
+      };
+    case 'VECTOR_INDEXES': {
+      // information-schema-vector-indexes: as SEARCH_INDEXES, an index built at once and kept whole; no alteration
+      // (ALTER VECTOR INDEX REBUILD) and no model build to report.
+      const errorProto = structOf([{ name: 'reason', type: S }, { name: 'location', type: S }, { name: 'debug_info', type: S }, { name: 'message', type: S }]);
+      const alteration = structOf([
+        { name: 'status', type: S }, { name: 'message', type: errorProto }, { name: 'new_coverage_percentage', type: T.INT64 },
+        { name: 'start_time', type: T.TIMESTAMP }, { name: 'end_time', type: T.TIMESTAMP }, { name: 'ddl', type: S },
+      ]);
+      return {
+        columns: [
+          col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_status'), col('creation_time', T.TIMESTAMP),
+          col('last_modification_time', T.TIMESTAMP), col('last_refresh_time', T.TIMESTAMP), col('disable_time', T.TIMESTAMP), col('disable_reason'), col('ddl'),
+          col('coverage_percentage', T.INT64), col('unindexed_row_count', T.INT64), col('total_logical_bytes', T.INT64), col('total_storage_bytes', T.INT64),
+          col('last_index_alteration_info', alteration), col('last_model_build_time', T.TIMESTAMP),
+        ],
+        rows: tables().flatMap((t) =>
+          vectorIndexesOf(t.resource).map((ix): Value[] => {
+            const at = msToMicros(ix.creationTime);
+            return [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, 'ACTIVE', at, at, at, null, null, ix.ddl, 100n, 0n, 0n, 0n, null, null];
+          }),
+        ),
+      };
+    }
+    case 'VECTOR_INDEX_COLUMNS':
+      // The embedding column itself: it is an ARRAY<FLOAT64> (or the result STRUCT), not expanded further.
+      return {
+        columns: [col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_column_name'), col('index_field_path')],
+        rows: tables().flatMap((t) =>
+          vectorIndexesOf(t.resource).map((ix): Value[] => {
+            const c = t.columns.find((x) => x.name.toLowerCase() === ix.column.toLowerCase())?.name ?? ix.column;
+            return [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, c, c];
+          }),
+        ),
+      };
+    case 'VECTOR_INDEX_OPTIONS':
+      return {
+        columns: [col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('option_name'), col('option_type'), col('option_value')],
+        rows: tables().flatMap((t) =>
+          vectorIndexesOf(t.resource).flatMap((ix) => ix.options.map((o): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, o.name, o.type, o.value])),
         ),
       };
     case 'TABLE_STORAGE': {

@@ -50,3 +50,22 @@ export function indexColumnRows(ix: SearchIndex, columns: readonly Column[]): { 
   }
   return rows;
 }
+
+/**
+ * A vector index as a table keeps it (CREATE VECTOR INDEX; the hidden `vectorIndexes` of its stored resource),
+ * for INFORMATION_SCHEMA.VECTOR_INDEXES, VECTOR_INDEX_COLUMNS and VECTOR_INDEX_OPTIONS.
+ */
+export interface VectorIndex {
+  name: string;
+  /** The one embedding column (vector-index: ARRAY<FLOAT64>, or STRUCT<result ARRAY<FLOAT64>, status STRING>). */
+  column: string;
+  storing: string[];
+  /** OPTIONS in the order given: name, type, and the value as VECTOR_INDEX_OPTIONS shows it (the string itself). */
+  options: { name: string; type: string; value: string }[];
+  ddl: string;
+  creationTime: string;
+}
+
+export function vectorIndexesOf(resource: Record<string, unknown>): VectorIndex[] {
+  return (resource.vectorIndexes as VectorIndex[] | undefined) ?? [];
+}

@@ -127,7 +127,7 @@ export async function insertTable(
 }
 
 /** Fields kept with a table's stored resource that the REST resource never shows. */
-export const HIDDEN_FIELDS = ['iamPolicy', 'searchIndexes'] as const;
+export const HIDDEN_FIELDS = ['iamPolicy', 'searchIndexes', 'vectorIndexes'] as const;
 
 /** The stored resource plus the computed fields: numRows, byte counters, data modification time. */
 export function presentTable(st: Storage, p: string, d: string, t: string, e: TableEntry): Resource {

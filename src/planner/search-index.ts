@@ -1,9 +1,10 @@
-// CREATE SEARCH INDEX / DROP SEARCH INDEX: the index is kept with its table (hidden `searchIndexes` of the
-// stored resource) for INFORMATION_SCHEMA.SEARCH_INDEXES, SEARCH_INDEX_COLUMNS and SEARCH_INDEX_OPTIONS.
-// Queries never need it: SEARCH() scans the table either way.
+// CREATE / DROP SEARCH INDEX and VECTOR INDEX: the index is kept with its table (hidden `searchIndexes` /
+// `vectorIndexes` of the stored resource) for INFORMATION_SCHEMA.SEARCH_INDEX* and VECTOR_INDEX*.
+// Queries never need one: SEARCH() and VECTOR_SEARCH() scan the table either way. Both report the
+// CREATE_SEARCH_INDEX / DROP_SEARCH_INDEX statement types: JobStatistics2.statementType lists no vector ones.
 import type * as A from '../../grammar/ast.js';
 import { sqlError } from '../analyzer/errors.js';
-import { indexedPaths, searchIndexesOf, type SearchIndex } from '../analyzer/search-index.js';
+import { indexedPaths, searchIndexesOf, vectorIndexesOf, type SearchIndex, type VectorIndex } from '../analyzer/search-index.js';
 import { splitPath } from '../analyzer/names.js';
 import { T, arrayOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
@@ -27,8 +28,7 @@ function sqlText(v: unknown): string {
 }
 
 export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Promise<QueryResult> {
-  // Vector indexes are accepted and not kept (no INFORMATION_SCHEMA.VECTOR_INDEXES here).
-  if (st.indexType === 'VECTOR') return statementResult('CREATE_SEARCH_INDEX', { ddlOperationPerformed: 'CREATE' });
+  if (st.indexType === 'VECTOR') return createVectorIndex(s, st);
   const info = writeTarget(s, st.table, st.loc);
   const name = splitPath(st.name).pop()!;
   const existing = searchIndexesOf(info.resource);
@@ -96,15 +96,116 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
 }
 
 export async function dropSearchIndex(s: Session, st: A.DropStmt): Promise<QueryResult> {
-  if (st.objectType === 'VECTOR INDEX' || !st.on) return statementResult('DROP_SEARCH_INDEX', { ddlOperationPerformed: 'DROP' });
+  if (!st.on) return statementResult('DROP_SEARCH_INDEX', { ddlOperationPerformed: 'DROP' });
+  const vector = st.objectType === 'VECTOR INDEX';
   const info = writeTarget(s, st.on, st.loc);
   const name = splitPath(st.name).pop()!;
-  const existing = searchIndexesOf(info.resource);
+  const existing: { name: string }[] = vector ? vectorIndexesOf(info.resource) : searchIndexesOf(info.resource);
   const keep = existing.filter((x) => x.name.toLowerCase() !== name.toLowerCase());
   if (keep.length === existing.length) {
     if (st.ifExists) return statementResult('DROP_SEARCH_INDEX', { ddlOperationPerformed: 'SKIP', ddlTargetTable: info.id });
-    throw new QueryError(`Not found: Search index ${name} on table ${fq(info.id)}`, 'notFound', 404);
+    throw new QueryError(`Not found: ${vector ? 'Vector' : 'Search'} index ${name} on table ${fq(info.id)}`, 'notFound', 404);
   }
-  await s.ctx.catalog.patchTableResource(info.id, { searchIndexes: keep.length ? keep : null });
+  await s.ctx.catalog.patchTableResource(info.id, { [vector ? 'vectorIndexes' : 'searchIndexes']: keep.length ? keep : null });
   return statementResult('DROP_SEARCH_INDEX', { ddlOperationPerformed: 'DROP', ddlTargetTable: info.id });
+}
+
+// ---------------------------------------------------------------- vector indexes
+
+/** vector-index / data-definition-language (CREATE VECTOR INDEX): options, their allowed values. */
+const VECTOR_OPTIONS = ['index_type', 'distance_type', 'ivf_options', 'tree_ah_options'];
+const INDEX_TYPES = ['IVF', 'TREE_AH'];
+const DISTANCE_TYPES = ['EUCLIDEAN', 'COSINE', 'DOT_PRODUCT'];
+
+/** An embedding column: ARRAY<FLOAT64>, or the STRUCT<result ARRAY<FLOAT64>, status STRING> of autonomous embedding generation. */
+function isEmbedding(t: SqlType): boolean {
+  const floats = (x: SqlType): boolean => x.kind === 'ARRAY' && x.element.kind === 'FLOAT64';
+  if (floats(t)) return true;
+  if (t.kind !== 'STRUCT' || t.fields.length !== 2) return false;
+  const [r, st] = t.fields;
+  return r!.name.toLowerCase() === 'result' && floats(r!.type) && st!.name.toLowerCase() === 'status' && st!.type.kind === 'STRING';
+}
+
+/** A JSON object option (ivf_options, tree_ah_options) checked key by key. */
+function jsonOption(text: string, option: string, keys: Record<string, (v: unknown) => boolean>, loc: A.CreateIndexStmt['loc']): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw sqlError(`Invalid value for option ${option}: expected a JSON formatted string`, loc);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw sqlError(`Invalid value for option ${option}: expected a JSON object`, loc);
+  for (const [k, v] of Object.entries(parsed)) {
+    const ok = keys[k];
+    if (!ok) throw sqlError(`Unknown field ${k} in option ${option}; expected one of ${Object.keys(keys).join(', ')}`, loc);
+    if (!ok(v)) throw sqlError(`Invalid value ${JSON.stringify(v)} for ${k} in option ${option}`, loc);
+  }
+}
+
+export async function createVectorIndex(s: Session, st: A.CreateIndexStmt): Promise<QueryResult> {
+  const info = writeTarget(s, st.table, st.loc);
+  const name = splitPath(st.name).pop()!;
+  const existing = vectorIndexesOf(info.resource);
+  const same = existing.find((x) => x.name.toLowerCase() === name.toLowerCase());
+  if (same && st.ifNotExists) return statementResult('CREATE_SEARCH_INDEX', { ddlOperationPerformed: 'SKIP', ddlTargetTable: info.id });
+  if (same && !st.orReplace) throw new QueryError(`Already Exists: Vector index ${name} on table ${fq(info.id)}`, 'duplicate', 409);
+  const other = existing.find((x) => x !== same);
+  if (other) throw sqlError(`Table ${fq(info.id)} already has a vector index ${other.name}; only one vector index is allowed per table`, st.loc);
+
+  // One embedding column, named (ALL COLUMNS is a search index form).
+  if (!st.columns || st.columns.length !== 1) throw sqlError('A vector index is created on exactly one column', st.loc);
+  const col = info.columns.find((x) => x.name.toLowerCase() === st.columns![0]!.toLowerCase());
+  if (!col) throw sqlError(`Column ${st.columns[0]} does not exist in table ${fq(info.id)}`, st.loc);
+  if (!isEmbedding(col.type)) throw sqlError(`Column ${col.name} of type ${typeToSql(col.type)} cannot be vector indexed: the column must be ARRAY<FLOAT64> or STRUCT<result ARRAY<FLOAT64>, status STRING>`, st.loc);
+  // STORING: top-level columns of the table, each once, none of type RANGE.
+  const storing: string[] = [];
+  for (const c of st.storing ?? []) {
+    const sc = info.columns.find((x) => x.name.toLowerCase() === c.toLowerCase());
+    if (!sc) throw sqlError(`Stored column ${c} does not exist in table ${fq(info.id)}`, st.loc);
+    if (storing.some((x) => x.toLowerCase() === c.toLowerCase())) throw sqlError(`Column ${c} is stored more than once`, st.loc);
+    if (sc.type.kind === 'RANGE') throw sqlError(`Stored column ${sc.name} cannot be of type ${typeToSql(sc.type)}`, st.loc);
+    storing.push(sc.name);
+  }
+
+  const options: VectorIndex['options'] = [];
+  const values = new Map<string, string>();
+  for (const o of st.options ?? []) {
+    const key = o.name.toLowerCase();
+    if (!VECTOR_OPTIONS.includes(key)) throw sqlError(`Unknown option ${o.name} for CREATE VECTOR INDEX`, o.value.loc);
+    if (values.has(key)) throw sqlError(`Duplicate option ${o.name}`, o.value.loc);
+    const v = await s.evalScalar(o.value);
+    if (v.value === null) continue;
+    if (v.type.kind !== 'STRING') throw sqlError(`Invalid value for option ${key}: expected STRING but got ${typeToSql(v.type)}`, o.value.loc);
+    values.set(key, v.value as string);
+    options.push({ name: key, type: 'STRING', value: v.value as string });
+  }
+  const indexType = values.get('index_type');
+  if (indexType === undefined) throw sqlError('Option index_type is required for CREATE VECTOR INDEX: expected IVF or TREE_AH', st.loc);
+  if (!INDEX_TYPES.includes(indexType)) throw sqlError(`Invalid value for option index_type: ${JSON.stringify(indexType)}; expected one of ${INDEX_TYPES.join(', ')}`, st.loc);
+  const distance = values.get('distance_type');
+  if (distance !== undefined && !DISTANCE_TYPES.includes(distance)) throw sqlError(`Invalid value for option distance_type: ${JSON.stringify(distance)}; expected one of ${DISTANCE_TYPES.join(', ')}`, st.loc);
+  const int = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+  const ivf = values.get('ivf_options');
+  if (ivf !== undefined) {
+    if (indexType !== 'IVF') throw sqlError(`Option ivf_options is only allowed with index_type IVF`, st.loc);
+    // vector-index: num_lists is an INT64 of at most 5,000.
+    jsonOption(ivf, 'ivf_options', { num_lists: (v) => int(v) && v >= 1 && v <= 5000 }, st.loc);
+  }
+  const treeAh = values.get('tree_ah_options');
+  if (treeAh !== undefined) {
+    if (indexType !== 'TREE_AH') throw sqlError(`Option tree_ah_options is only allowed with index_type TREE_AH`, st.loc);
+    // vector-index: leaf_node_embedding_count is an INT64 of at least 500; normalization_type NONE or L2.
+    jsonOption(treeAh, 'tree_ah_options', { leaf_node_embedding_count: (v) => int(v) && v >= 500, normalization_type: (v) => v === 'NONE' || v === 'L2' }, st.loc);
+  }
+
+  const index: VectorIndex = {
+    name,
+    column: col.name,
+    storing,
+    options,
+    ddl: s.ctx.sql.slice(st.start, st.end),
+    creationTime: same?.creationTime ?? String(Date.now()),
+  };
+  await s.ctx.catalog.patchTableResource(info.id, { vectorIndexes: [index] });
+  return statementResult('CREATE_SEARCH_INDEX', { ddlOperationPerformed: same ? 'REPLACE' : 'CREATE', ddlTargetTable: info.id });
 }
