@@ -163,7 +163,8 @@ const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
 
 /**
  * Row-access policies: when a table has any, a reader sees only the rows some
- * policy granted to them (or to everyone) admits; with none applicable, no rows.
+ * policy granted to them (or to everyone) admits; with none applicable (a policy without
+ * grantees applies to no one), no rows.
  */
 function rowAccessFilter(an: Analyzer, info: TableInfo, scan: Rel): Rel {
   const policies = an.env.catalog.listChildren('rowAccessPolicies', info.id.projectId, info.id.datasetId, info.id.tableId);
@@ -171,7 +172,9 @@ function rowAccessFilter(an: Analyzer, info: TableInfo, scan: Rel): Rel {
   const user = an.env.sessionUser ?? '';
   const applies = (p: Record<string, unknown>): boolean => {
     const g = p.grantees as string[] | undefined;
-    if (!g || g.length === 0) return true;
+    // rowAccessPolicies (REST): grantees are the initial members of the policy's IAM policy, the principals given
+    // bigquery.filteredDataViewer; a policy made without GRANT TO has none, so it admits no one's rows.
+    if (!g || g.length === 0) return false;
     return g.some((x) => x === 'allUsers' || x === 'allAuthenticatedUsers' || x === `user:${user}` || (x.startsWith('domain:') && user.endsWith('@' + x.slice(7))));
   };
   const scope = new Scope();

@@ -837,7 +837,11 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
     let dropped = false;
     for (const pid of ids) dropped = (await cat.deleteChild('rowAccessPolicies', projectId, datasetId, pid, tableId)) || dropped;
     if (!dropped && ot === 'ROW ACCESS POLICY' && !st.ifExists) throw new QueryError(`Not found: Row access policy ${ids[0]}`, 'notFound', 404);
-    return result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: dropped ? 'DROP' : 'SKIP', ddlTargetTable: info.id });
+    const done = result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: dropped ? 'DROP' : 'SKIP', ddlTargetTable: info.id });
+    // JobStatistics2: DROP ALL ROW ACCESS POLICIES reports DROP_ROW_ACCESS_POLICY ("DROP [ALL] ROW ACCESS
+    // POLICY|POLICIES") and, for it only, ddlAffectedRowAccessPolicyCount.
+    if (ot === 'ALL ROW ACCESS POLICIES') return { ...done, statistics: { ddlAffectedRowAccessPolicyCount: String(ids.length) } } as QueryResult;
+    return done;
   }
   if (ot === 'SEARCH INDEX' || ot === 'VECTOR INDEX') return dropSearchIndex(s, st);
   if (ot === 'ROW ACCESS POLICY' || ot === 'ALL ROW ACCESS POLICIES') return result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: 'DROP' });

@@ -107,7 +107,7 @@ const SCHEMAS: Record<string, string> = {
   JobConfigurationTableCopy: 'sourceTable:TableReference sourceTables:[TableReference] destinationTable:TableReference writeDisposition createDisposition operationType destinationExpirationTime',
   JobConfigurationExtract: 'sourceTable:TableReference sourceModel:object destinationUris:[] destinationFormat compression fieldDelimiter printHeader:boolean',
   JobStatistics: 'creationTime startTime endTime totalBytesProcessed numChildJobs parentJobId query:JobStatistics2 load:object copy:object extract:object',
-  JobStatistics2: 'totalBytesProcessed totalBytesBilled cacheHit:boolean statementType numDmlAffectedRows ddlOperationPerformed ddlTargetTable:TableReference ddlTargetRoutine:RoutineReference schema:TableSchema dmlStats:object',
+  JobStatistics2: 'totalBytesProcessed totalBytesBilled cacheHit:boolean statementType numDmlAffectedRows ddlOperationPerformed ddlTargetTable:TableReference ddlTargetRoutine:RoutineReference ddlAffectedRowAccessPolicyCount schema:TableSchema dmlStats:object',
   JobList: 'kind etag nextPageToken jobs:[JobListItem] unreachable:[]',
   JobListItem: 'kind id jobReference:JobReference state errorResult:ErrorProto configuration:JobConfiguration status:JobStatus statistics:JobStatistics user_email principal_subject',
   JobCancelResponse: 'kind job:Job',
