@@ -388,6 +388,33 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   }, 300_000);
 
+  it('a PARTITION BY window whose partition alone passes the share streams that partition through the sorted window, smaller ones windowed in groups', async () => {
+    // p2: two partitions of N/2 rows; sk: one partition of 3N/4 rows beside 1,000 small ones; np: NULL keys are a partition of their own.
+    const from = `(SELECT *, MOD(id, 2) AS p2, IF(id <= ${(3 * N) / 4}, -1, MOD(id, 1000)) AS sk, IF(MOD(id, 3) = 0, NULL, MOD(id, 2)) AS np FROM d.t)`;
+    for (const [sql, big] of [
+      [`SELECT id, ROW_NUMBER() OVER (PARTITION BY p2 ORDER BY k) AS rn, RANK() OVER (PARTITION BY p2 ORDER BY k) AS rk, DENSE_RANK() OVER (PARTITION BY p2 ORDER BY k) AS dr,
+        SUM(v) OVER (PARTITION BY p2 ORDER BY k) AS run, LAG(s) OVER (PARTITION BY p2 ORDER BY k) AS lg, LEAD(id, 3, -1) OVER (PARTITION BY p2 ORDER BY k) AS ld,
+        NTILE(7) OVER (PARTITION BY p2 ORDER BY k) AS nt, CUME_DIST() OVER (PARTITION BY p2 ORDER BY k) AS cd,
+        SUM(v) OVER (PARTITION BY p2 ORDER BY k ROWS BETWEEN 100 PRECEDING AND 50 FOLLOWING) AS sl,
+        COUNT(*) OVER (PARTITION BY p2 ORDER BY k RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS rg,
+        LENGTH(STRING_AGG(s, ',') OVER (PARTITION BY p2 ORDER BY k)) AS sa FROM ${from}`, 2],
+      [`SELECT id, SUM(v) OVER (PARTITION BY p2) AS sv, COUNT(DISTINCT s) OVER (PARTITION BY p2) AS ds, LENGTH(STRING_AGG(s, ',') OVER (PARTITION BY p2)) AS sl,
+        PERCENTILE_CONT(v, 0.37) OVER (PARTITION BY p2) AS pc, PERCENTILE_DISC(s, 0.5) OVER (PARTITION BY p2) AS pd FROM ${from}`, 2],
+      [`SELECT id, ROW_NUMBER() OVER (PARTITION BY sk ORDER BY v DESC, id) AS rn, SUM(v) OVER (PARTITION BY sk) AS t,
+        FIRST_VALUE(s IGNORE NULLS) OVER (PARTITION BY sk ORDER BY v DESC, id) AS fv, MIN(s) OVER (PARTITION BY sk ORDER BY v DESC, id) AS mn FROM ${from}`, 1],
+      [`SELECT id, ROW_NUMBER() OVER (PARTITION BY np ORDER BY hk, id) AS rn, AVG(v) OVER (PARTITION BY np ORDER BY hk, id ROWS 5 PRECEDING) AS av,
+        COUNT(s) OVER (PARTITION BY np) AS c FROM ${from}`, 3],
+    ] as const) {
+      const windows = sortedWindowCounters.windows;
+      const { free, tight } = await both(sql);
+      expect(free.length).toBe(N);
+      expect(sorted(tight), sql).toEqual(sorted(free));
+      // Each partition past the share went through the sorted window on its own.
+      expect(sortedWindowCounters.windows - windows, sql).toBe(big);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  }, 300_000);
+
   it('ORDER BY without LIMIT sorts runs into spill files and merges them, ties in input order', async () => {
     for (const sql of [
       'SELECT id, v, s FROM d.t ORDER BY v DESC, s',

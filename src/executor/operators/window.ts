@@ -26,6 +26,7 @@ import { batchBytes, concatBatches, rebatch, takeOrNull } from '../vectors.js';
 import { topNInput } from './window/topn.js';
 import { lowerBound, rowsBound } from './window/rows-bound.js';
 import { sortedWindow, sortedWindowKeys } from './window/sorted.js';
+import { partitionedWindow, tooLargeForWindow } from './window/partitioned.js';
 
 type Layout = ReadonlyMap<number, number>;
 
@@ -501,6 +502,11 @@ async function* keyedWindow(rel: WindowRel, source: AsyncIterable<Batch>, partit
     }
     spill.flush();
     for (const file of spill.files) {
+      if (tooLargeForWindow(file.bytes)) {
+        yield* partitionedWindow(rel, file, partitionBy, windowOver, ctx, held);
+        file.close();
+        continue;
+      }
       const rows: Batch[] = [];
       let n = 0;
       for (const b of file.read()) {
