@@ -163,6 +163,19 @@ describe('lockstep timing of the two sides', () => {
     expect([a.closed, b.closed]).toEqual([1, 1]);
   });
 
+  it('gives quick cases more timed rounds, up to a total time or a count', async () => {
+    const log: string[] = [];
+    // 5 + 2 ms a round: rounds go on while the timed runs add up to under 30 ms (5 rounds: 35 ms).
+    const [ea, eb] = await runLockstep([{ session: fakeSide('emu', 5, log) }, { session: fakeSide('duck', 2, log) }], 1, 2, { maxIterations: 10, untilMs: 30 });
+    expect(ea!.result.samples).toEqual([5, 5, 5, 5, 5]);
+    expect(eb!.result.samples).toEqual([2, 2, 2, 2, 2]);
+    // Capped by the count; never fewer than `iterations`.
+    const [fast] = await runLockstep([{ session: fakeSide('emu', 1, []) }], 0, 2, { maxIterations: 4, untilMs: 1000 });
+    expect(fast!.result.samples).toHaveLength(4);
+    const [slow] = await runLockstep([{ session: fakeSide('emu', 100, []) }], 0, 3, { maxIterations: 15, untilMs: 50 });
+    expect(slow!.result.samples).toHaveLength(3);
+  });
+
   it('drops a side that fails with its error and finishes the other', async () => {
     const log: string[] = [];
     const a = fakeSide('emu', 5, log, 2);

@@ -36,23 +36,43 @@ export interface SideOutput {
 const SWITCH_GAP_MS = 10;
 
 /**
- * Warmups, then timed iterations, each round running every open side once in
+ * Rounds past `iterations` for quick cases: timed rounds go on while the
+ * sides' timed runs add up to under `untilMs`, up to `maxIterations` (the scale set at
+ * 100M rows takes 3 iterations, since a slow case runs for many seconds a
+ * round; a 10 ms case's p50 of 3 samples on this shared machine moved it by
+ * up to 2x between runs).
+ */
+export interface MoreRounds {
+  readonly maxIterations: number;
+  readonly untilMs: number;
+}
+
+/**
+ * Warmups, then timed iterations (more of them for quick cases with `more`), each round running every open side once in
  * order. A side that fails drops out with its error; the others go on.
  * Always closes the sessions.
  */
-export async function runLockstep(sides: readonly OpenedSide[], warmup: number, iterations: number): Promise<SideOutput[]> {
+export async function runLockstep(sides: readonly OpenedSide[], warmup: number, iterations: number, more?: MoreRounds): Promise<SideOutput[]> {
   const out: SideOutput[] = sides.map((s) => ('failed' in s ? { result: s.failed, rows: null } : { result: { status: 'ok' }, rows: null }));
   const live = sides.map((s) => ('session' in s ? s.session : null));
   const samples: number[][] = sides.map(() => []);
   const gap = live.filter((s) => s !== null).length > 1 ? SWITCH_GAP_MS : 0;
+  let timedMs = 0;
+  const rounds = (): number => {
+    if (!more || timedMs >= more.untilMs) return warmup + iterations;
+    return warmup + Math.max(iterations, more.maxIterations);
+  };
   try {
-    for (let round = 0; round < warmup + iterations; round++) {
+    for (let round = 0; round < rounds(); round++) {
       for (let k = 0; k < live.length; k++) {
         const s = live[k];
         if (!s) continue;
         try {
           const ms = await s.run();
-          if (round >= warmup) samples[k]!.push(ms);
+          if (round >= warmup) {
+            samples[k]!.push(ms);
+            timedMs += ms;
+          }
         } catch (e) {
           out[k] = { result: { status: 'error', error: `${round < warmup ? 'warmup' : 'timed query'}: ${errorMessage(e)}`, sql: s.sql }, rows: null };
           live[k] = null;

@@ -12,7 +12,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { repoRoot } from '../lib/cases.js';
 import { startEmulator, attachEmulator, type EmulatorHandle } from '../lib/emulator-process.js';
 import { RestClient, type QueryAnswer } from '../lib/rest-client.js';
-import { runLockstep, type CaseSession, type OpenedSide } from '../lib/case-session.js';
+import { runLockstep, type CaseSession, type MoreRounds, type OpenedSide } from '../lib/case-session.js';
 import { canonDuckValue, canonRestRows, compareRows, type CanonRow } from '../lib/compare.js';
 import { errorMessage } from '../lib/stats.js';
 import { machineInfo } from '../lib/runner.js';
@@ -23,10 +23,21 @@ import { emulatorSetup, duckdbSetup, sizeLabel } from './dataset.js';
 import { renderScaleSvg } from './report.js';
 import { scaleCases, bindTables } from './cases.js';
 
+/**
+ * A case whose timed rounds (both sides) took under 5 s so far takes more, up
+ * to 15: at 100M rows (3 iterations) order_by_float_limit100's p50 of three
+ * ~10-20 ms samples moved its 10M -> 100M growth ratio between 1.16 and 1.68
+ * from run to run, while the engine's CPU per query was the same at 1,526
+ * row groups as at 153 (~8.5 ms, both tables in one engine, alternating).
+ */
+const QUICK_CASE_ROUNDS: MoreRounds = { maxIterations: 15, untilMs: 5_000 };
+
 export interface ScaleOptions {
   rows: number;
   warmup: number;
   iterations: number;
+  /** Quick cases take more timed rounds (case-session.ts MoreRounds); default QUICK_CASE_ROUNDS. */
+  moreRounds?: MoreRounds;
   /** Only cases whose name contains one of these comma-separated substrings. */
   caseFilter: string | null;
   url: string | null;
@@ -89,7 +100,7 @@ export interface ScaleResult {
   rows: number;
   size: string;
   machine: MachineInfo;
-  options: { warmup: number; iterations: number; caseFilter: string | null; url: string | null; emulator: boolean; duckdb: boolean; duckdbThreads: number; memoryLimit: string | null };
+  options: { warmup: number; iterations: number; moreRounds?: MoreRounds; caseFilter: string | null; url: string | null; emulator: boolean; duckdb: boolean; duckdbThreads: number; memoryLimit: string | null };
   emulator: { url: string | null; command: string | null; status: 'ok' | 'error' | 'skipped'; error?: string; log?: string; idleRssMB?: number | null };
   load: { emulator: LoadResult; duckdb: LoadResult };
   cases: ScaleCaseResult[];
@@ -244,7 +255,7 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
       const duckSql = bindTables(c.duckdb, 'f', 'dim');
       const emuOpen = openEmulator(emu, client, load.emulator, emuSql, opts);
       const duckOpen = openDuckdb(conn, load.duckdb, duckSql, opts.duckdb);
-      const [emuOut, duckOut] = await runLockstep([emuOpen, duckOpen], opts.warmup, opts.iterations);
+      const [emuOut, duckOut] = await runLockstep([emuOpen, duckOpen], opts.warmup, opts.iterations, opts.moreRounds ?? QUICK_CASE_ROUNDS);
       const peaks = sampler.take();
       const e: ScaleSide = { ...emuOut!.result, ...(emuOut!.result.status === 'ok' ? { peakRssMB: peaks.emulator } : {}) };
       const d: ScaleSide = { ...duckOut!.result, ...(duckOut!.result.status === 'ok' ? { peakRssMB: peaks.duckdb } : {}) };
@@ -314,7 +325,7 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
     rows: opts.rows,
     size: sizeLabel(opts.rows),
     machine,
-    options: { warmup: opts.warmup, iterations: opts.iterations, caseFilter: opts.caseFilter, url: opts.url, emulator: opts.emulator, duckdb: opts.duckdb, duckdbThreads: opts.duckdbThreads, memoryLimit: opts.memoryLimit },
+    options: { warmup: opts.warmup, iterations: opts.iterations, moreRounds: opts.moreRounds ?? QUICK_CASE_ROUNDS, caseFilter: opts.caseFilter, url: opts.url, emulator: opts.emulator, duckdb: opts.duckdb, duckdbThreads: opts.duckdbThreads, memoryLimit: opts.memoryLimit },
     emulator: emuInfo,
     load,
     cases: results,
