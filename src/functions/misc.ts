@@ -162,15 +162,20 @@ function publicSuffixLabels(host: string): number {
   return ps.split('.').length;
 }
 
+/** A host's trailing dots (a fully qualified name) come back as one dot after the suffix or domain, as the reference keeps them. */
+function trailingDot(host: string): string {
+  return host.endsWith('.') ? '.' : '';
+}
+
 function publicSuffix(host: string): string | null {
   const n = publicSuffixLabels(host);
-  return n === 0 ? null : host.replace(/^\.+|\.+$/g, '').split('.').slice(-n).join('.');
+  return n === 0 ? null : host.replace(/^\.+|\.+$/g, '').split('.').slice(-n).join('.') + trailingDot(host);
 }
 
 function regDomain(host: string): string | null {
   const n = publicSuffixLabels(host);
   const labels = host.replace(/^\.+|\.+$/g, '').split('.');
-  return n === 0 || labels.length <= n ? null : labels.slice(-(n + 1)).join('.');
+  return n === 0 || labels.length <= n ? null : labels.slice(-(n + 1)).join('.') + trailingDot(host);
 }
 
 // ---------------------------------------------------------------- RANGE
