@@ -554,6 +554,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         if (tp?.expirationMs) opt('partition_expiration_days', 'FLOAT64', Number(tp.expirationMs) / 86_400_000);
         if (r.requirePartitionFilter === true) opt('require_partition_filter', 'BOOL', true);
         opt('default_rounding_mode', 'STRING', r.defaultRoundingMode);
+        // max_staleness as an INTERVAL literal of its canonical text (tables and materialized views: maxStaleness).
+        if (typeof r.maxStaleness === 'string') optSql('max_staleness', 'INTERVAL', `INTERVAL "${r.maxStaleness}" YEAR TO SECOND`);
         // A materialized view's refresh OPTIONS, where set (CREATE or ALTER MATERIALIZED VIEW ... OPTIONS).
         const mv = r.materializedView as { enableRefresh?: boolean; refreshIntervalMs?: string } | undefined;
         if (mv?.enableRefresh !== undefined) opt('enable_refresh', 'BOOL', mv.enableRefresh);
@@ -717,6 +719,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         opt('default_collation_name', 'STRING', r.defaultCollation);
         if (r.maxTimeTravelHours) opt('max_time_travel_hours', 'INT64', Number(r.maxTimeTravelHours));
         if (r.isCaseInsensitive === true) opt('is_case_insensitive', 'BOOL', true);
+        opt('storage_billing_model', 'STRING', r.storageBillingModel);
+        opt('default_rounding_mode', 'STRING', r.defaultRoundingMode);
       }
       return { columns: [col('catalog_name'), col('schema_name'), col('option_name'), col('option_type'), col('option_value')], rows };
     }

@@ -112,8 +112,34 @@ async function optionsToResource(s: Session, opts: readonly A.OptionEntry[] | un
       case 'expiration_timestamp':
         out.expirationTime = v === null ? undefined : String((v as bigint) / 1000n);
         break;
-      case 'default_table_expiration_days':
-        out.defaultTableExpirationMs = v === null ? undefined : String(Math.round(Number(v instanceof Decimal ? v.toNumber() : (v as number | bigint)) * 86400000));
+      case 'default_table_expiration_days': {
+        const ms = v === null ? undefined : Math.round(Number(v instanceof Decimal ? v.toNumber() : (v as number | bigint)) * 86400000);
+        // datasets: defaultTableExpirationMs, "the minimum lifetime value is 3600000 milliseconds (one hour)".
+        if (ms !== undefined && ms < 3_600_000) throw sqlError(`Invalid value for option default_table_expiration_days: ${String(v)}; the minimum is one hour (${1 / 24} days)`, o.value.loc);
+        out.defaultTableExpirationMs = ms === undefined ? undefined : String(ms);
+        break;
+      }
+      case 'max_time_travel_hours':
+        // datasets: maxTimeTravelHours, "from 48 to 168 hours (2 to 7 days)", a multiple of 24 (time-travel page).
+        if (v !== null && ((v as bigint) < 48n || (v as bigint) > 168n || (v as bigint) % 24n !== 0n)) {
+          throw sqlError(`Invalid value for option max_time_travel_hours: ${String(v)}; it must be a multiple of 24 from 48 to 168`, o.value.loc);
+        }
+        out.maxTimeTravelHours = v === null ? undefined : String(v);
+        break;
+      case 'storage_billing_model':
+        // datasets: storageBillingModel, LOGICAL or PHYSICAL.
+        if (v !== null && v !== 'LOGICAL' && v !== 'PHYSICAL') throw sqlError(`Invalid value for option storage_billing_model: ${JSON.stringify(v)}; expected "LOGICAL" or "PHYSICAL"`, o.value.loc);
+        out.storageBillingModel = v === null ? undefined : v;
+        break;
+      case 'max_staleness':
+        // tables and materialized views: maxStaleness, the INTERVAL's canonical text.
+        out.maxStaleness = v === null ? undefined : formatInterval(v as Interval);
+        break;
+      case 'refresh_interval_minutes':
+        // materialized views: "a refresh frequency cap ... between 1 minute and 7 days" (materialized-views-manage).
+        if (v !== null && (Number(v) < 1 || Number(v) > 10_080)) throw sqlError(`Invalid value for option refresh_interval_minutes: ${String(v)}; it must be between 1 and 10080 minutes (7 days)`, o.value.loc);
+        (out.options ??= {} as Record<string, unknown>);
+        (out.options as Record<string, unknown>)[name] = optionJson(tv.type, v);
         break;
       case 'default_partition_expiration_days':
         out.defaultPartitionExpirationMs = v === null ? undefined : String(Math.round(Number(v) * 86400000));
@@ -193,8 +219,39 @@ const TABLE_OPTIONS = new Set([
   'default_rounding_mode', 'enable_change_history', 'max_staleness', 'enable_fine_grained_mutations', 'storage_uri', 'file_format', 'table_format', 'tags',
 ]);
 
+/** The options each kind of object takes (data-definition-language: view_option_list, materialized_view_option_list, CREATE SNAPSHOT TABLE's). */
+const VIEW_OPTIONS = new Set(['expiration_timestamp', 'friendly_name', 'description', 'labels', 'privacy_policy', 'tags']);
+const MATERIALIZED_VIEW_OPTIONS = new Set([
+  'enable_refresh', 'refresh_interval_minutes', 'expiration_timestamp', 'max_staleness', 'allow_non_incremental_definition', 'kms_key_name',
+  'friendly_name', 'description', 'labels', 'tags',
+]);
+const SNAPSHOT_OPTIONS = new Set(['expiration_timestamp', 'friendly_name', 'description', 'labels', 'tags']);
+
+/** Every OPTIONS list names each option once (ZetaSQL: "Duplicate option specified for ..."). */
+function checkDistinctOptions(opts: readonly A.OptionEntry[] | undefined): void {
+  const seen = new Set<string>();
+  for (const o of opts ?? []) {
+    const n = o.name.toLowerCase();
+    if (seen.has(n)) throw sqlError(`Duplicate option specified for '${o.name}'`, o.value.loc);
+    seen.add(n);
+  }
+}
+
+function checkOptionNames(opts: readonly A.OptionEntry[] | undefined, allowed: ReadonlySet<string>, what: string): void {
+  checkDistinctOptions(opts);
+  for (const o of opts ?? []) if (!allowed.has(o.name.toLowerCase())) throw sqlError(`Unknown option ${o.name} for ${what}`, o.value.loc);
+}
+
 function checkTableOptions(opts: readonly A.OptionEntry[] | undefined, what: string): void {
-  for (const o of opts ?? []) if (!TABLE_OPTIONS.has(o.name.toLowerCase())) throw sqlError(`Unknown option ${o.name} for ${what}`, o.value.loc);
+  checkOptionNames(opts, TABLE_OPTIONS, what);
+}
+
+/** The options of a view, materialized view or snapshot, by its kind. */
+function checkKindOptions(opts: readonly A.OptionEntry[] | undefined, kind: string, what: string): void {
+  if (kind === 'VIEW') checkOptionNames(opts, VIEW_OPTIONS, what);
+  else if (kind === 'MATERIALIZED_VIEW') checkOptionNames(opts, MATERIALIZED_VIEW_OPTIONS, what);
+  else if (kind === 'SNAPSHOT') checkOptionNames(opts, SNAPSHOT_OPTIONS, what);
+  else checkTableOptions(opts, what);
 }
 
 /** partition_expiration_days and require_partition_filter apply to partitioned tables only (data-definition-language: table_option_list). */
@@ -215,7 +272,9 @@ const SCHEMA_OPTIONS = new Set([
 ]);
 
 function checkSchemaOptions(opts: readonly A.OptionEntry[] | undefined, what: string): void {
-  for (const o of opts ?? []) if (!SCHEMA_OPTIONS.has(o.name.toLowerCase())) throw sqlError(`Unknown option ${o.name} for ${what}`, o.value.loc);
+  checkOptionNames(opts, SCHEMA_OPTIONS, what);
+  // A dataset's location is set when it is made (datasets.patch cannot move it; ALTER SCHEMA has no location).
+  if (what === 'ALTER SCHEMA') for (const o of opts ?? []) if (o.name.toLowerCase() === 'location') throw sqlError(`ALTER SCHEMA cannot change the location of a dataset; location is set by CREATE SCHEMA`, o.value.loc);
 }
 
 interface RestTableConstraints {
@@ -598,8 +657,12 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   checkCollationName(st.defaultCollate, st.loc);
   const defaultCollation = st.defaultCollate ?? (cat.getDataset(id.projectId, id.datasetId)?.resource.defaultCollation as string | undefined);
   if (defaultCollation) columns = columns.map((c) => ({ ...c, type: withDefaultCollation(c.type, defaultCollation) }));
-  checkTableOptions(st.options, 'CREATE TABLE');
+  if (st.snapshot) checkKindOptions(st.options, 'SNAPSHOT', 'CREATE SNAPSHOT TABLE');
+  else checkTableOptions(st.options, 'CREATE TABLE');
   const resource = { ...inherited, ...(await optionsToResource(s, st.options)) };
+  // A new table takes its dataset's default rounding mode when it sets none (datasets: defaultRoundingMode).
+  const dsRounding = cat.getDataset(id.projectId, id.datasetId)?.resource.defaultRoundingMode;
+  if (resource.defaultRoundingMode === undefined && dsRounding && !st.snapshot && !st.clone && !st.copy) resource.defaultRoundingMode = dsRounding;
   if (st.partitionBy) {
     delete resource.timePartitioning;
     delete resource.rangePartitioning;
@@ -777,6 +840,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   }
   const names = st.columns ? st.columns.map((c) => c.name) : q.outputNames;
   const columns: Column[] = q.plan.columns.map((c, i) => ({ name: names[i] ?? `f${i}_`, type: c.type, required: false }));
+  checkKindOptions(st.options, st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', what);
   const resource = await optionsToResource(s, st.options);
   if (st.materialized) {
     if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
@@ -1070,7 +1134,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         break;
       }
       case 'SetOptions': {
-        if (info.kind === 'TABLE') checkTableOptions(a.options, 'ALTER TABLE');
+        checkKindOptions(a.options, info.kind, type.replaceAll('_', ' '));
         if (info.kind === 'TABLE') checkPartitionOptions(a.options, info.resource);
         const patch = await optionsToResource(s, a.options);
         // An option set replaces its old value whole (data-definition-language: SET OPTIONS): labels too, which
