@@ -35,11 +35,21 @@ export interface ValueMemo {
   off: boolean;
 }
 
+export interface OuterRows {
+  readonly rowColumn: number;
+  readonly columns: ReadonlyMap<number, Vector>;
+}
+
 export interface ExecContext {
   readonly query: QueryContext;
   readonly eval: EvalContext;
   /** Values of enclosing-query columns (correlated references), by column id. */
   readonly outer: ReadonlyMap<number, Value>;
+  /**
+   * A lifted subquery run (subquery-batch.ts): correlated columns of the
+   * outer batch, read at each row's `rowColumn` value (the outer row).
+   */
+  readonly outerRows?: OuterRows;
   /** Materialized CTEs by id; a WithRel scope copies the map so nested scopes stay independent. */
   readonly ctes: Map<number, Promise<Batch[]>>;
   readonly shared: SharedExecState;

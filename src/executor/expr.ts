@@ -28,6 +28,7 @@ import { tupleKey } from './values-compare.js';
 import { sqlEquals } from '../functions/compare.js';
 import { approxBytes } from '../functions/vec.js';
 import { scatterVectors } from './vectors.js';
+import { batchedSubquery, outerColumn } from './subquery-batch.js';
 
 export type ColumnLayout = ReadonlyMap<number, number>;
 
@@ -172,6 +173,12 @@ function forEachChild(e: Expr, f: (c: Expr) => void): void {
 }
 
 const refsCache = new WeakMap<Expr, number[]>();
+/** columnRefsOf, and in a lifted subquery run the outer row column its outer references are read at. */
+function readIds(expr: Expr, ctx: ExecContext): readonly number[] {
+  const ids = columnRefsOf(expr);
+  return ctx.outerRows ? [...ids, ctx.outerRows.rowColumn] : ids;
+}
+
 /** Column ids an expression reads (including lambda bodies and subquery correlations). */
 export function columnRefsOf(expr: Expr): number[] {
   let r = refsCache.get(expr);
@@ -193,7 +200,7 @@ export function columnRefsOf(expr: Expr): number[] {
 function restrict(expr: Expr, batch: Batch, layout: ColumnLayout, env: Env, sel: Int32Array, count: number): [Batch, ColumnLayout, Env] {
   const cols: Vector[] = [];
   const lay = new Map<number, number>();
-  for (const id of columnRefsOf(expr)) {
+  for (const id of readIds(expr, env.ctx)) {
     const idx = layout.get(id);
     if (idx === undefined || lay.has(id)) continue;
     lay.set(id, cols.length);
@@ -229,6 +236,10 @@ function evalExpr(e: Expr, batch: Batch, layout: ColumnLayout, env: Env): Vector
     case 'column': {
       const idx = layout.get(e.columnId);
       if (idx !== undefined) return batch.columns[idx]!;
+      if (env.ctx.outerRows) {
+        const v = outerColumn(e.columnId, batch, layout, env.ctx);
+        if (v) return v;
+      }
       const outer = env.ctx.outer;
       if (outer.has(e.columnId)) return constantVector(e.type, outer.get(e.columnId)!, n);
       throw new Error(`executor: column #${e.columnId} is not bound`);
@@ -909,7 +920,7 @@ function invokeLambda(lambda: LambdaExpr, params: readonly Vector[], batch: Batc
   const cols: Vector[] = [];
   const lay = new Map<number, number>();
   const paramIds = new Set(lambda.params.map((p) => p.id));
-  for (const id of columnRefsOf(lambda.body)) {
+  for (const id of readIds(lambda.body, env.ctx)) {
     const idx = layout.get(id);
     if (idx === undefined || paramIds.has(id)) continue;
     lay.set(id, cols.length);
@@ -1036,16 +1047,18 @@ async function evaluateSubquery(s: SubqueryExpr, batch: Batch, layout: ColumnLay
     if (s.mode === 'in') return probeIn(r as InSet, inVec!, null, s.type);
     return constantVector(subqueryResultType(s), r as Value, n);
   }
+  // Over the rows' arrays: one run for the whole batch.
+  if (s.mode !== 'in') {
+    const v = await batchedSubquery(s, batch, layout, ctx);
+    if (v) return v;
+  }
   // Correlated: one run per distinct binding of the correlated columns, cached for the statement.
   let cache = ctx.shared.correlated.get(s) as Map<string, SubResult> | undefined;
   if (!cache) {
     cache = new Map();
     ctx.shared.correlated.set(s, cache);
   }
-  const bindCols = s.correlatedColumns.map((id) => {
-    const idx = layout.get(id);
-    return idx === undefined ? null : batch.columns[idx]!;
-  });
+  const bindCols = s.correlatedColumns.map((id) => outerColumn(id, batch, layout, ctx));
   const perRow: SubResult[] = new Array(n);
   const vals: Value[] = new Array(s.correlatedColumns.length);
   for (let i = 0; i < n; i++) {
@@ -1058,7 +1071,7 @@ async function evaluateSubquery(s: SubqueryExpr, batch: Batch, layout: ColumnLay
     if (r === undefined) {
       const outer = new Map(ctx.outer);
       s.correlatedColumns.forEach((id, k) => outer.set(id, vals[k]!));
-      r = await runSubquery(s, { ...ctx, outer });
+      r = await runSubquery(s, { ...ctx, outer, outerRows: undefined });
       cache.set(key, r);
     }
     perRow[i] = r;
