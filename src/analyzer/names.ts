@@ -854,13 +854,78 @@ const ROUTINE_TYPE: Record<string, string> = {
   PROCEDURE: 'PROCEDURE',
 };
 
+/**
+ * The statement that recreates a table (INFORMATION_SCHEMA.TABLES ddl, in the layout of the TABLES page's example):
+ * the columns with NOT NULL, DEFAULT and OPTIONS(description), the keys, DEFAULT COLLATE, PARTITION BY, CLUSTER BY
+ * and the table's OPTIONS; a view's or materialized view's query; a snapshot's CLONE of its base.
+ */
 function ddlOf(t: TableInfo): string {
+  const r = t.resource;
   const name = `\`${t.id.projectId}.${t.id.datasetId}.${t.id.tableId}\``;
-  if (t.kind === 'VIEW') return `CREATE VIEW ${name}\nAS ${t.viewQuery ?? ''};`;
+  const options = ddlOptions(r);
+  if (t.kind === 'VIEW') return `CREATE VIEW ${name}${options}\nAS ${t.viewQuery ?? ''};`;
+  const parts = [ddlPartitionBy(r), ddlClusterBy(r), options].join('');
+  if (t.kind === 'MATERIALIZED_VIEW') return `CREATE MATERIALIZED VIEW ${name}${parts}\nAS ${t.viewQuery ?? ''};`;
+  const snap = r.snapshotDefinition as { baseTableReference?: TableId & Record<string, string>; snapshotTime?: string } | undefined;
+  if (r.type === 'SNAPSHOT' && snap?.baseTableReference) {
+    const b = snap.baseTableReference;
+    const at = snap.snapshotTime ? `\nFOR SYSTEM_TIME AS OF TIMESTAMP "${new Date(Date.parse(snap.snapshotTime)).toISOString()}"` : '';
+    return `CREATE SNAPSHOT TABLE ${name}\nCLONE \`${b.projectId}.${b.datasetId}.${b.tableId}\`${at}${options};`;
+  }
   // Parameterized types as the schema keeps them (STRING(10), STRUCT<a NUMERIC(5, 2)>), as data_type shows them.
-  const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
-  const cols = t.columns.map((c) => `  ${c.name} ${typeToSql(paramType(restFields, c))}${c.required ? ' NOT NULL' : ''}`).join(',\n');
-  return `CREATE TABLE ${name}\n(\n${cols}\n);`;
+  const restFields = (r.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
+  const lines = t.columns.map((c) => {
+    const f = restFields.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
+    const dflt = f?.defaultValueExpression ? ` DEFAULT ${f.defaultValueExpression}` : '';
+    const desc = f?.description !== undefined ? ` OPTIONS(description=${JSON.stringify(f.description)})` : '';
+    return `  ${c.name} ${typeToSql(paramType(restFields, c))}${c.required ? ' NOT NULL' : ''}${dflt}${desc}`;
+  });
+  const keys = r.tableConstraints as { primaryKey?: { columns: string[] }; foreignKeys?: { name?: string; referencedTable: TableId; columnReferences: { referencingColumn: string; referencedColumn: string }[] }[] } | undefined;
+  if (keys?.primaryKey?.columns.length) lines.push(`  PRIMARY KEY (${keys.primaryKey.columns.join(', ')}) NOT ENFORCED`);
+  for (const fk of keys?.foreignKeys ?? []) {
+    const ref = fk.referencedTable;
+    lines.push(
+      `  ${fk.name ? `CONSTRAINT ${fk.name} ` : ''}FOREIGN KEY (${fk.columnReferences.map((x) => x.referencingColumn).join(', ')}) REFERENCES \`${ref.projectId}.${ref.datasetId}.${ref.tableId}\`(${fk.columnReferences.map((x) => x.referencedColumn).join(', ')}) NOT ENFORCED`,
+    );
+  }
+  const collate = typeof r.defaultCollation === 'string' && r.defaultCollation ? `\nDEFAULT COLLATE '${r.defaultCollation}'` : '';
+  return `CREATE TABLE ${name}\n(\n${lines.join(',\n')}\n)${collate}${parts};`;
+}
+
+/** A table's PARTITION BY clause from its REST partitioning (empty when it has none). */
+function ddlPartitionBy(r: Record<string, unknown>): string {
+  const rp = r.rangePartitioning as { field: string; range: { start: string; end: string; interval: string } } | undefined;
+  if (rp) return `\nPARTITION BY RANGE_BUCKET(${rp.field}, GENERATE_ARRAY(${rp.range.start}, ${rp.range.end}, ${rp.range.interval}))`;
+  const tp = r.timePartitioning as { type?: string; field?: string } | undefined;
+  if (!tp) return '';
+  const unit = tp.type ?? 'DAY';
+  if (!tp.field) return `\nPARTITION BY ${unit === 'DAY' ? '_PARTITIONDATE' : `TIMESTAMP_TRUNC(_PARTITIONTIME, ${unit})`}`;
+  const fields = (r.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
+  const type = fields.find((x) => x.name.toLowerCase() === tp.field!.toLowerCase())?.type ?? 'DATE';
+  if (type === 'DATE') return `\nPARTITION BY ${unit === 'DAY' ? tp.field : `DATE_TRUNC(${tp.field}, ${unit})`}`;
+  const fn = type === 'DATETIME' ? 'DATETIME_TRUNC' : 'TIMESTAMP_TRUNC';
+  return `\nPARTITION BY ${unit === 'DAY' ? `DATE(${tp.field})` : `${fn}(${tp.field}, ${unit})`}`;
+}
+
+function ddlClusterBy(r: Record<string, unknown>): string {
+  const fields = (r.clustering as { fields?: string[] } | undefined)?.fields;
+  return fields?.length ? `\nCLUSTER BY ${fields.join(', ')}` : '';
+}
+
+/** A table's OPTIONS clause, one `name=value` a line (empty when it sets none). */
+function ddlOptions(r: Record<string, unknown>): string {
+  const o: string[] = [];
+  if (r.expirationTime) o.push(`expiration_timestamp=TIMESTAMP "${new Date(Number(r.expirationTime)).toISOString()}"`);
+  const tp = r.timePartitioning as { expirationMs?: string } | undefined;
+  if (tp?.expirationMs) o.push(`partition_expiration_days=${Number(tp.expirationMs) / 86_400_000}`);
+  if (r.requirePartitionFilter === true) o.push('require_partition_filter=true');
+  if (typeof r.friendlyName === 'string') o.push(`friendly_name=${JSON.stringify(r.friendlyName)}`);
+  if (typeof r.description === 'string') o.push(`description=${JSON.stringify(r.description)}`);
+  const labels = Object.entries((r.labels as Record<string, string> | undefined) ?? {});
+  if (labels.length) o.push(`labels=[${labels.map(([k, v]) => `(${JSON.stringify(k)}, ${JSON.stringify(v)})`).join(', ')}]`);
+  if (typeof r.defaultRoundingMode === 'string') o.push(`default_rounding_mode=${JSON.stringify(r.defaultRoundingMode)}`);
+  if (typeof r.maxStaleness === 'string') o.push(`max_staleness=INTERVAL "${r.maxStaleness}" YEAR TO SECOND`);
+  return o.length ? `\nOPTIONS(\n  ${o.join(',\n  ')}\n)` : '';
 }
 
 const errorResultType: SqlType = { kind: 'STRUCT', fields: [{ name: 'reason', type: S }, { name: 'location', type: S }, { name: 'message', type: S }] };
