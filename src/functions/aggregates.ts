@@ -1353,10 +1353,15 @@ const KLL_MAGIC = 'KLLX1:';
 function kllEncode(kind: string, vals: number[]): Uint8Array {
   return new TextEncoder().encode(KLL_MAGIC + JSON.stringify([kind, ...vals]));
 }
-export function kllDecode(b: Uint8Array, fn: string): { kind: string; vals: number[] } {
+/**
+ * A sketch's underlying type and values. kll_functions: a sketch whose underlying type differs from the one the
+ * function reads (`want`: EXTRACT_INT64 of a FLOAT64 sketch, MERGE_FLOAT64 of an INT64 one) is an error.
+ */
+export function kllDecode(b: Uint8Array, fn: string, want?: string): { kind: string; vals: number[] } {
   const s = new TextDecoder().decode(b);
   if (!s.startsWith(KLL_MAGIC)) fail(`Invalid or incompatible sketch in ${fn}`);
   const arr = JSON.parse(s.slice(KLL_MAGIC.length)) as [string, ...number[]];
+  if (want !== undefined && arr[0] !== want) fail(`Invalid or incompatible sketch in ${fn}: the sketch holds ${arr[0]} values, not ${want}`);
   return { kind: arr[0], vals: arr.slice(1) as number[] };
 }
 /** n+1 quantile boundaries of sorted values (exact ranks, as APPROX_QUANTILES). */
@@ -1372,12 +1377,13 @@ export function kllPoint(sorted: number[], phi: number): number {
   return sorted[Math.min(N - 1, Math.max(0, Math.ceil(phi * N) - 1))]!;
 }
 
-function kllMerged(rows: Value[][], fn: string): { kind: string | null; vals: number[] } {
+/** The sketches' values, sorted; every sketch of one underlying type, and of `want` where the function names one (MERGE_INT64 ...). */
+function kllMerged(rows: Value[][], fn: string, want?: string): { kind: string | null; vals: number[] } {
   let kind: string | null = null;
   const vals: number[] = [];
   for (const r of rows) {
     if (r[0] === null) continue;
-    const sk = kllDecode(r[0] as Uint8Array, fn);
+    const sk = kllDecode(r[0] as Uint8Array, fn, want);
     if (kind !== null && sk.kind !== kind) fail(`Invalid or incompatible sketch in ${fn}`);
     kind = sk.kind;
     vals.push(...sk.vals);
@@ -1402,7 +1408,7 @@ export function registerKll(): void {
   ]);
   const merge = (t: 'INT64' | 'FLOAT64') =>
     asig(['BYTES', 'INT64'], `ARRAY<${t}>`, collect((rows) => {
-      const m = kllMerged(rows, `KLL_QUANTILES.MERGE_${t}`);
+      const m = kllMerged(rows, `KLL_QUANTILES.MERGE_${t}`, t);
       if (m.kind === null || m.vals.length === 0) return null;
       const n = Number(rows[0]![1] as bigint);
       if (n <= 0) fail('The number of quantiles must be positive');
@@ -1412,7 +1418,7 @@ export function registerKll(): void {
   defineAggregate('KLL_QUANTILES.MERGE_FLOAT64', [merge('FLOAT64')], { aliases: ['KLL_QUANTILES.MERGE_DOUBLE'] });
   const mergePoint = (t: 'INT64' | 'FLOAT64') =>
     asig(['BYTES', 'FLOAT64'], t, collect((rows) => {
-      const m = kllMerged(rows, `KLL_QUANTILES.MERGE_POINT_${t}`);
+      const m = kllMerged(rows, `KLL_QUANTILES.MERGE_POINT_${t}`, t);
       if (m.kind === null || m.vals.length === 0) return null;
       const x = kllPoint(m.vals, rows[0]![1] as number);
       return t === 'INT64' ? BigInt(x) : x;

@@ -236,7 +236,7 @@ export function registerMisc(): void {
   ]);
   const kllExtract = (t: 'INT64' | 'FLOAT64', point: boolean) =>
     sig(['BYTES', point ? 'FLOAT64' : 'INT64'], point ? t : `ARRAY<${t}>`, rowKernel(point ? T[t] : arrayOf(T[t]), (v) => {
-      const sk = kllDecode(v[0] as Uint8Array, `KLL_QUANTILES.EXTRACT_${point ? 'POINT_' : ''}${t}`);
+      const sk = kllDecode(v[0] as Uint8Array, `KLL_QUANTILES.EXTRACT_${point ? 'POINT_' : ''}${t}`, t);
       const vals = sk.vals.slice().sort((a, b) => a - b);
       if (vals.length === 0) return null;
       if (point) {
