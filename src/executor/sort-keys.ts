@@ -2,7 +2,8 @@
 // aggregate ORDER BY all sort an index array with these. One closure per key
 // (chosen by physical layout), never one per row.
 import { T } from '../types/types.js';
-import type { Value } from '../types/values.js';
+import type { Decimal, Value } from '../types/values.js';
+import { compareWords, wordsOfDecimal } from '../types/decimal-words.js';
 import { getValue, type Vector } from '../types/vector.js';
 import { compareStrings } from '../functions/compare.js';
 import { collatorFor } from '../functions/collation.js';
@@ -22,8 +23,21 @@ export function keyComparator(v: Vector, spec: KeySpec): RowComparator {
   const nulls = v.nulls;
   const sign = spec.descending ? -1 : 1;
   const nullA = spec.nullsFirst ? -1 : 1;
-  const d = v.data;
   let cmp: RowComparator;
+  const dec = v.decimal;
+  if (dec) {
+    // NUMERIC / BIGNUMERIC words (a scan's): compared as they are, no Decimal made.
+    const { words, width } = dec;
+    cmp = (a, b) => sign * compareWords(words, a, words, b, width);
+    if (nulls === null) return cmp;
+    return (a, b) => {
+      const na = nulls[a] === 1;
+      const nb = nulls[b] === 1;
+      if (na || nb) return na === nb ? 0 : na ? nullA : -nullA;
+      return cmp(a, b);
+    };
+  }
+  const d = v.data;
   if (d instanceof Float64Array) {
     cmp = (a, b) => {
       const x = d[a]!;
@@ -91,6 +105,14 @@ export function thresholdComparator(v: Vector, t: Vector, spec: KeySpec): ValueC
     return nulls === null ? () => -nullA : (j) => (nulls[j] === 1 ? 0 : -nullA);
   }
   const sign = spec.descending ? -1 : 1;
+  const dec = v.decimal;
+  const y = dec && (t.decimal ? t.decimal.words.subarray(0, dec.width) : wordsOfDecimal(getValue(t, 0) as Decimal, dec.width));
+  if (dec && y) {
+    // NUMERIC / BIGNUMERIC words against the threshold's.
+    const { words, width } = dec;
+    const cmp: ValueComparator = (j) => sign * compareWords(words, j, y, 0, width);
+    return nulls === null ? cmp : (j) => (nulls[j] === 1 ? nullA : cmp(j));
+  }
   const d = v.data;
   const td = t.data;
   let cmp: ValueComparator;
@@ -158,6 +180,9 @@ export function peersComparator(keys: readonly Vector[], specs: readonly KeySpec
     return 0;
   };
 }
+
+/** A key's typed array, or null for the other layouts (without boxing a view's rows to find out). */
+const typedData = (v: Vector): Vector['data'] | null => (v.decimal || v.nested ? null : v.data);
 
 /** Sorts row indexes 0..n-1 (stable). */
 export function sortIndexes(n: number, cmp: RowComparator): Int32Array {
@@ -256,7 +281,7 @@ const MAX_TIE_RUN = 32;
  * (reusing the first key's ranks).
  */
 function firstKeyThenTies(keys: readonly Vector[], specs: readonly KeySpec[], n: number): { idx: Int32Array } | null {
-  const d0 = keys[0]!.data;
+  const d0 = typedData(keys[0]!);
   if (n < 64 || !(d0 instanceof Float64Array || d0 instanceof Int32Array || d0 instanceof Uint8Array)) return rankSort(keys, specs, n);
   const first = denseRanks(keys[0]!, specs[0]!, n);
   // Fewer ranks than n / MAX_TIE_RUN: some run is longer for sure.
@@ -323,7 +348,7 @@ function rankSort(
 ): { idx: Int32Array; ranks: Int32Array[] } | null {
   if (n < 64 || keys.length === 0) return null;
   for (const k of keys) {
-    const d = k.data;
+    const d = typedData(k);
     if (!(d instanceof Float64Array || d instanceof Int32Array || d instanceof Uint8Array)) return null;
   }
   // LSD: a stable counting sort by each key's rank, last key first. Ranks are

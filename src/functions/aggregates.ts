@@ -4,6 +4,7 @@
 // group through a generic adapter and finalizes each group once.
 import { T, arrayOf, isGroupable, isOrderable, structOf, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
+import { compareWords, decimalOfWords, decimalScale, type DecimalWidth } from '../types/decimal-words.js';
 import { getValue, takeVector, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { GroupTable } from '../executor/hash.js';
 import { compareValues, valueKey } from './compare.js';
@@ -406,6 +407,67 @@ class SumFloatAcc implements GroupsAccumulator {
   }
 }
 
+/**
+ * Exact per-group sums of NUMERIC / BIGNUMERIC decimal words (vector.ts
+ * `decimal`): each value's 16-bit halves (of its two's complement) added
+ * into per-group number accumulators, carries left for the end, and its
+ * negative values counted (each stands for its halves less 2^(32 width));
+ * a sum is made once, as a BigInt, when asked for. A half sum stays exact
+ * for 2^37 values; SUM never sees that many rows in one accumulator.
+ */
+class DecimalWordSums {
+  private halves = new Float64Array(0);
+  private negs = new Float64Array(0);
+  private seen = new Uint8Array(0);
+  private groups = 0;
+  private readonly h: number;
+  constructor(private readonly width: DecimalWidth) {
+    this.h = 2 * width;
+  }
+  resize(n: number): void {
+    if (n <= this.groups) return;
+    const cap = Math.max(n, this.groups * 2, 1);
+    const halves = new Float64Array(cap * this.h);
+    halves.set(this.halves);
+    const negs = new Float64Array(cap);
+    negs.set(this.negs);
+    const seen = new Uint8Array(cap);
+    seen.set(this.seen);
+    this.halves = halves;
+    this.negs = negs;
+    this.seen = seen;
+    this.groups = cap;
+  }
+  add(words: Uint32Array, nulls: Uint8Array | null, groups: Int32Array, n: number, counts: number[]): void {
+    const { width, h, halves, negs, seen } = this;
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const g = groups[i]!;
+      const at = g * h;
+      const base = i * width;
+      for (let w = 0; w < width; w++) {
+        const x = words[base + w]!;
+        halves[at + 2 * w]! += x & 0xffff;
+        halves[at + 2 * w + 1]! += x >>> 16;
+      }
+      if (words[base + width - 1]! >= 0x80000000) negs[g]!++;
+      seen[g] = 1;
+      counts[g]!++;
+    }
+  }
+  /** Group g's sum (null: no value added). */
+  sum(g: number): Decimal | null {
+    if (g >= this.groups || this.seen[g] === 0) return null;
+    let x = 0n;
+    for (let k = this.h - 1; k >= 0; k--) x = (x << 16n) + BigInt(this.halves[g * this.h + k]!);
+    x -= BigInt(this.negs[g]!) << BigInt(32 * this.width);
+    const scale = decimalScale(this.width);
+    const neg = x < 0n;
+    const digits = (neg ? -x : x).toString().padStart(scale + 1, '0');
+    return new Decimal(`${neg ? '-' : ''}${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`);
+  }
+}
+
 class SumDecimalAcc implements GroupsAccumulator {
   sums: (Decimal | null)[] = [];
   counts: number[] = [];
@@ -420,8 +482,16 @@ class SumDecimalAcc implements GroupsAccumulator {
       this.counts.push(0);
     }
   }
+  /** A scan's decimal words summed exactly without Decimals (null until the first such batch). */
+  private words: DecimalWordSums | null = null;
   update(args: readonly Vector[], groups: Int32Array, n: number): void {
     const v = args[0]!;
+    if (v.decimal) {
+      const w = (this.words ??= new DecimalWordSums(v.decimal.width));
+      w.resize(this.sums.length);
+      w.add(v.decimal.words, v.nulls, groups, n, this.counts);
+      return;
+    }
     const d = v.data as Value[];
     for (let i = 0; i < n; i++) {
       const x = d[i];
@@ -433,6 +503,15 @@ class SumDecimalAcc implements GroupsAccumulator {
     }
   }
   finish(numGroups: number): Vector {
+    if (this.words) {
+      for (let g = 0; g < numGroups; g++) {
+        const x = this.words.sum(g);
+        if (x === null) continue;
+        const cur = this.sums[g];
+        this.sums[g] = cur === null || cur === undefined ? x : cur.plus(x);
+      }
+      this.words = null;
+    }
     const out = new Array<Value>(numGroups);
     for (let g = 0; g < numGroups; g++) {
       const s = this.sums[g];
@@ -514,8 +593,11 @@ class MinMaxValueAcc implements GroupsAccumulator {
   resize(n: number): void {
     while (this.vals.length < n) this.vals.push(null);
   }
+  /** Per group, the batch's best row so far (-1: none); decimal words batches only. */
+  private best = new Int32Array(0);
   update(args: readonly Vector[], groups: Int32Array, n: number): void {
     const v = args[0]!;
+    if (v.decimal) return this.updateWords(v, v.decimal.words, v.decimal.width, groups, n);
     for (let i = 0; i < n; i++) {
       const x = getValue(v, i);
       if (x === null) continue;
@@ -526,6 +608,31 @@ class MinMaxValueAcc implements GroupsAccumulator {
         const c = compareValues(x, cur);
         if (this.max ? c > 0 : c < 0) this.vals[g] = x;
       }
+    }
+  }
+  /** A scan's decimal words: each group's best row of the batch found on the words, then only that row made a Decimal. */
+  private updateWords(v: Vector, words: Uint32Array, width: DecimalWidth, groups: Int32Array, n: number): void {
+    if (this.best.length < this.vals.length) this.best = new Int32Array(this.vals.length).fill(-1);
+    const best = this.best;
+    const touched: number[] = [];
+    const nulls = v.nulls;
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const g = groups[i]!;
+      const b = best[g]!;
+      if (b < 0) {
+        best[g] = i;
+        touched.push(g);
+      } else {
+        const c = compareWords(words, i, words, b, width);
+        if (this.max ? c > 0 : c < 0) best[g] = i;
+      }
+    }
+    for (const g of touched) {
+      const x = decimalOfWords(words, best[g]!, width);
+      best[g] = -1;
+      const cur = this.vals[g]!;
+      if (cur === null || (this.max ? x.cmp(cur as Decimal) > 0 : x.cmp(cur as Decimal) < 0)) this.vals[g] = x;
     }
   }
   finish(numGroups: number): Vector {

@@ -20,6 +20,7 @@ import {
 import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
 import { likeMatches } from './like.js';
 import { checkDecimal, type DecKind } from './numeric.js';
+import { compareWords, wordsOfDecimal } from '../types/decimal-words.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, operatorDisplay, sig, sigf, type Signature, type KernelMaker, type SigContext } from './signature.js';
 import { I64Out, INT64_MAX, INT64_MIN, fail, i64At, mergeNulls, rowKernel, valuesOf } from './vec.js';
@@ -345,11 +346,47 @@ export function compareOp(op: CmpOp, x: Value, y: Value): boolean | null {
   return cmpResult(op, compareValues(x, y));
 }
 
+/**
+ * The words of rows of a NUMERIC / BIGNUMERIC argument, and how row i finds
+ * its value (`step` 0: one value for every row, a literal's): a scan's
+ * decimal words as they are, a vector of one Decimal made into words once;
+ * null otherwise.
+ */
+function comparableWords(v: Vector, n: number): { words: Uint32Array; step: 0 | 1 } | null {
+  if (v.decimal) return { words: v.decimal.words, step: 1 };
+  if (v.type.kind !== 'NUMERIC' && v.type.kind !== 'BIGNUMERIC') return null;
+  const d = v.data as Value[];
+  const x = d[0];
+  if (n === 0 || x === null || !(x instanceof Decimal) || (v.nulls !== null && v.nulls[0] === 1)) return null;
+  for (let i = 1; i < n; i++) if (d[i] !== x) return null;
+  const words = wordsOfDecimal(x, v.type.kind === 'NUMERIC' ? 4 : 8);
+  return words && { words, step: 0 };
+}
+
+/** A comparison of NUMERIC / BIGNUMERIC rows by their words (decimal-words.ts), when one side is a scan's words and the other words too or one value. */
+function compareDecimalWords(op: CmpOp, a: Vector, b: Vector, n: number, nulls: Uint8Array | null): Vector | null {
+  if (!a.decimal && !b.decimal) return null;
+  const x = comparableWords(a, n);
+  const y = x && comparableWords(b, n);
+  if (!x || !y) return null;
+  const width = a.type.kind === 'NUMERIC' ? 4 : 8;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    out[i] = cmpResult(op, compareWords(x.words, x.step * i, y.words, y.step * i, width)) ? 1 : 0;
+  }
+  return { type: T.BOOL, length: n, data: out, nulls };
+}
+
 function comparisonKernel(op: CmpOp): ScalarKernel {
   return (args, n) => {
     const a = args[0]!;
     const b = args[1]!;
     const nulls = mergeNulls(args, n);
+    if (a.type.kind === b.type.kind && (a.decimal || b.decimal)) {
+      const r = compareDecimalWords(op, a, b, n, nulls);
+      if (r) return r;
+    }
     const out = new Uint8Array(n);
     const ad = a.data;
     const bd = b.data;

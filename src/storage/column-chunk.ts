@@ -5,13 +5,16 @@
 // (`chunkVector`): typed arrays are shared, not copied; strings are made per
 // batch (dictionary strings once per chunk). ARRAY and STRUCT columns are
 // lists (offsets + a child chunk) and structs (validity + child chunks) of
-// these, their values boxed per batch. Types without a fixed-width or string
-// layout (NUMERIC, JSON, GEOGRAPHY, INTERVAL, RANGE, and nested columns of
-// files written before) keep their values (values.ts forms), made once when
+// these, their values boxed per batch. NUMERIC and BIGNUMERIC are Arrow's
+// decimal128 / decimal256 words (decimal-words.ts), their Decimals made per
+// batch where a kernel reads them. Types without a fixed-width or string
+// layout (JSON, GEOGRAPHY, INTERVAL, RANGE, and nested columns of files
+// written before) keep their values (values.ts forms), made once when
 // decoded.
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { layoutOf, nestedVector, type Vector } from '../types/vector.js';
+import type { DecimalWidth } from '../types/decimal-words.js';
+import { decimalVector, layoutOf, nestedVector, type Vector } from '../types/vector.js';
 
 /** Bit i set: row i is valid (not NULL), as Arrow's validity bitmap and parquet's definition levels (bit-packed, LSB first). */
 export type Validity = Uint8Array | null;
@@ -29,6 +32,8 @@ export type ColumnChunk =
       readonly shared?: true;
     }
   | { readonly kind: 'binary'; readonly length: number; readonly offsets: Int32Array; readonly bytes: Uint8Array; readonly validity: Validity }
+  /** NUMERIC (width 4) / BIGNUMERIC (width 8): row i's unscaled value in words[i * width, (i + 1) * width), little-endian two's complement; NULL rows' words zero. */
+  | { readonly kind: 'decimal'; readonly length: number; readonly words: Uint32Array; readonly width: DecimalWidth; readonly validity: Validity }
   | { readonly kind: 'values'; readonly length: number; readonly values: readonly Value[] }
   /** An ARRAY column (parquet LIST): row i's elements are child rows [offsets[i], offsets[i + 1]). */
   | { readonly kind: 'list'; readonly length: number; readonly offsets: Int32Array; readonly validity: Validity; readonly child: ColumnChunk }
@@ -42,6 +47,8 @@ export function chunkBytes(c: ColumnChunk): number {
   switch (c.kind) {
     case 'fixed':
       return c.values.byteLength + v + 64;
+    case 'decimal':
+      return c.words.byteLength + v + 64;
     case 'utf8':
     case 'binary':
       return c.offsets.byteLength + c.bytes.byteLength + v + 64;
@@ -174,6 +181,8 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
       for (let i = 0; i < n; i++) out[i] = isValid(validity, s + i) ? bytes.slice(offsets[s + i]!, offsets[s + i + 1]!) : null;
       return { type: t, length: n, data: out, nulls: nullsOf(validity, s, e) };
     }
+    case 'decimal':
+      return decimalVector(t, n, nullsOf(c.validity, s, e), { words: c.words.subarray(s * c.width, e * c.width), width: c.width });
     case 'values': {
       const data = c.values.slice(s, e) as Value[];
       let nulls: Uint8Array | null = null;

@@ -15,6 +15,7 @@ import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { Decimal, Geography, JsonValue } from '../types/values.js';
+import { wordsOfText, type DecimalWidth } from '../types/decimal-words.js';
 import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
 import { getValue, layoutOf, type Batch, type Vector } from '../types/vector.js';
 import { fromStored, toStored, type Stored } from './codec.js';
@@ -1102,6 +1103,10 @@ function decodePlain(t: SqlType, physical: string, b: Uint8Array, validity: Vali
       for (let i = 0; i < total && ascii; i++) if (bytes[i]! > 0x7f) ascii = false;
       if (t.kind === 'STRING') return { kind: 'utf8', length: rows, offsets, bytes, validity, ascii };
       if (t.kind === 'BYTES') return { kind: 'binary', length: rows, offsets, bytes, validity };
+      if (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') {
+        const words = decimalWordsOf(t.kind === 'NUMERIC' ? 4 : 8, bytes, offsets, validity, rows);
+        if (words) return words;
+      }
       // The other types are stored as text: their values are made once, here.
       const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const values = new Array<Value>(rows);
@@ -1109,6 +1114,16 @@ function decodePlain(t: SqlType, physical: string, b: Uint8Array, validity: Vali
       return { kind: 'values', length: rows, values };
     }
   }
+}
+
+/** NUMERIC / BIGNUMERIC text rows as a decimal chunk (null if a text is not one the words hold: the values are then kept). */
+function decimalWordsOf(width: DecimalWidth, bytes: Uint8Array, offsets: Int32Array, validity: Validity, rows: number): ColumnChunk | null {
+  const words = new Uint32Array(rows * width);
+  for (let i = 0; i < rows; i++) {
+    if (validity !== null && (validity[i >> 3]! & (1 << (i & 7))) === 0) continue;
+    if (!wordsOfText(bytes, offsets[i]!, offsets[i + 1]!, width, words, i)) return null;
+  }
+  return { kind: 'decimal', length: rows, words, width, validity };
 }
 
 /** A value stored as text (NUMERIC, JSON, GEOGRAPHY, storage-form JSON of the others). */

@@ -4,6 +4,9 @@ import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
 import { convertJsonValue, daysFromCivil, ValueConversionError } from '../types/json-values.js';
 import { Decimal, type Value } from '../types/values.js';
+import { decimalAt } from '../types/decimal-words.js';
+
+export { decimalAt };
 import { layoutOf, takeVector, vectorFromValues, type Batch, type Layout, type Vector } from '../types/vector.js';
 
 /**
@@ -312,74 +315,6 @@ export function plainNumericAt(b: Uint8Array, s: number, e: number): boolean {
   const fracStart = ++i;
   while (i < e && b[i]! >= 48 && b[i]! <= 57) i++;
   return i === e && i - fracStart >= 1 && i - fracStart <= 9;
-}
-
-const DIGITS = new Uint8Array(40);
-
-/** Value of DIGITS[from, to) (at most 7 digits). */
-function word(from: number, to: number): number {
-  let w = 0;
-  for (let i = from; i < to; i++) w = w * 10 + DIGITS[i]!;
-  return w;
-}
-
-/**
- * A Decimal made directly from its sign, exponent and base-1e7 words: an
- * instance of decimal.js's class with the own properties its constructor
- * sets, in the same order (`constructor`, `s`, `e`, `d`), without going
- * through its argument checks.
- */
-const DecimalOf = function (this: { constructor: unknown; s: number; e: number; d: number[] }, s: number, e: number, d: number[]) {
-  this.constructor = Decimal;
-  this.s = s;
-  this.e = e;
-  this.d = d;
-} as unknown as new (s: number, e: number, d: number[]) => Decimal;
-DecimalOf.prototype = Decimal.prototype;
-
-const POW10_7 = [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000];
-
-/**
- * `new Decimal(text)` for a plainNumericAt text b[s, e), zero normalised as
- * setCell does, built without decimal.js's string parsing: the same sign,
- * exponent and base-1e7 words as its parseDecimal computes (checked against
- * it in test/storage/insert-scan.test.ts), in an array of exactly their
- * number (parseDecimal's pushes leave room for 17).
- */
-export function decimalAt(b: Uint8Array, s: number, e: number): Decimal {
-  const neg = b[s] === 45;
-  let nd = 0;
-  let intLen = -1;
-  for (let i = neg ? s + 1 : s; i < e; i++) {
-    const c = b[i]!;
-    if (c === 46) intLen = nd;
-    else DIGITS[nd++] = c - 48;
-  }
-  if (intLen < 0) intLen = nd;
-  let lz = 0;
-  while (lz < nd && DIGITS[lz] === 0) lz++;
-  if (lz === nd) return new Decimal(0);
-  let end = nd;
-  while (DIGITS[end - 1] === 0) end--;
-  // parseDecimal over the significant digits S = DIGITS[lz, end): exponent x
-  // of the first digit; the first word holds the digits up to the next
-  // multiple of 7 positions, the last is padded with zeros on the right.
-  const len = end - lz;
-  const x = intLen - lz - 1;
-  let first = (x + 1) % 7;
-  if (x < 0) first += 7;
-  let d: number[];
-  if (first >= len) d = [word(lz, end) * POW10_7[first - len]!];
-  else {
-    const count = (first > 0 ? 1 : 0) + Math.ceil((len - first) / 7);
-    d = count === 1 ? [0] : count === 2 ? [0, 0] : count === 3 ? [0, 0, 0] : new Array<number>(count).fill(0);
-    let j = 0;
-    if (first > 0) d[j++] = word(lz, lz + first);
-    let r = first;
-    for (; r < len - 7; r += 7) d[j++] = word(lz + r, lz + r + 7);
-    d[j] = word(lz + r, end) * POW10_7[7 - (len - r)]!;
-  }
-  return new DecimalOf(neg ? -1 : 1, x, d);
 }
 
 /**

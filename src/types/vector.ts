@@ -11,6 +11,7 @@
 // `nulls` is one byte per row, 1 = NULL; `null` when the vector has no NULLs.
 import type { SqlType } from './types.js';
 import type { Value } from './values.js';
+import { decimalOfWords, type DecimalWidth } from './decimal-words.js';
 
 export const BATCH_SIZE = 4096;
 export const MAX_SAFE = 2 ** 53;
@@ -38,6 +39,50 @@ export interface Vector {
    * subscripts) never box the rows.
    */
   readonly nested?: NestedView;
+  /**
+   * NUMERIC / BIGNUMERIC rows as Arrow's decimal128(38, 9) / decimal256(76, 38)
+   * words (a scan of a stored column, decimal-words.ts): `data` is then made
+   * from them when first read (decimalVector), so the Storage Read writer and
+   * kernels that know the words never make Decimals.
+   */
+  readonly decimal?: DecimalView;
+}
+
+export interface DecimalView {
+  /** Row i's value is words[i * width, (i + 1) * width) (any bits in NULL rows). */
+  readonly words: Uint32Array;
+  readonly width: DecimalWidth;
+}
+
+/** A vector of NUMERIC or BIGNUMERIC rows given by their words, the Decimals made on first read of `data` (once). */
+export function decimalVector(type: SqlType, length: number, nulls: Uint8Array | null, view: DecimalView): Vector {
+  let boxed: Value[] | null = null;
+  return {
+    type,
+    length,
+    nulls,
+    decimal: view,
+    get data(): Value[] {
+      if (boxed === null) {
+        decimalBoxing.rows += length;
+        const out = new Array<Value>(length);
+        for (let i = 0; i < length; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : decimalOfWords(view.words, i, view.width);
+        boxed = out;
+      }
+      return boxed;
+    },
+  };
+}
+
+/** Rows of decimal views boxed so far (tests assert that a path keeps the words). */
+export const decimalBoxing = { rows: 0 };
+
+/** Rows `sel` of a decimal view's words, NULL rows' words zero. */
+function takeWords(view: DecimalView, sel: ArrayLike<number>, count: number, nulls: Uint8Array | null): DecimalView {
+  const w = view.width;
+  const out = new Uint32Array(count * w);
+  for (let i = 0; i < count; i++) if (nulls === null || nulls[i] !== 1) out.set(view.words.subarray(sel[i]! * w, sel[i]! * w + w), i * w);
+  return { words: out, width: w };
 }
 
 export interface NestedView {
@@ -246,6 +291,10 @@ export function constantVector(type: SqlType, value: Value, length: number): Vec
 export function sliceVector(v: Vector, start: number, end: number): Vector {
   if (v.nested?.parts) return takeLater(v, Int32Array.from({ length: end - start }, (_, i) => start + i), end - start);
   if (v.nested) return nestedVector(v.type, end - start, v.nulls ? v.nulls.subarray(start, end) : null, sliceView(v.nested, start, end));
+  if (v.decimal) {
+    const w = v.decimal.width;
+    return decimalVector(v.type, end - start, v.nulls ? v.nulls.subarray(start, end) : null, { words: v.decimal.words.subarray(start * w, end * w), width: w });
+  }
   const d = v.data;
   const data = Array.isArray(d) ? d.slice(start, end) : d.subarray(start, end);
   return { type: v.type, length: end - start, data, nulls: v.nulls ? v.nulls.subarray(start, end) : null };
@@ -284,6 +333,11 @@ function reused<A extends Typed>(src: A, count: number, buf: TakeBuffer): A {
 
 function takeInto(v: Vector, sel: ArrayLike<number>, count: number, buf: TakeBuffer | null): Vector {
   if (v.nested) return takeNested(v, v.nested, sel, count) ?? takeLater(v, sel, count);
+  if (v.decimal) {
+    let nulls: Uint8Array | null = null;
+    if (v.nulls) for (let i = 0; i < count; i++) if (v.nulls[sel[i]!] === 1) (nulls ??= new Uint8Array(count))[i] = 1;
+    return decimalVector(v.type, count, nulls, takeWords(v.decimal, sel, count, nulls));
+  }
   const src = v.data;
   let data: VectorData;
   if (Array.isArray(src)) {
@@ -342,6 +396,18 @@ export function concatVectors(type: SqlType, parts: readonly Vector[]): Vector {
     }
     return nestedVector(type, total, nulls, concatViews(type, parts.map((p) => p.nested!)) ?? concatTaken(type, parts) ?? { parts });
   }
+  const w = parts[0]?.decimal?.width;
+  if (w !== undefined && parts.every((p) => p.decimal?.width === w)) {
+    const words = new Uint32Array(total * w);
+    let nulls: Uint8Array | null = null;
+    let at = 0;
+    for (const p of parts) {
+      words.set(p.decimal!.words.subarray(0, p.length * w), at * w);
+      if (p.nulls) (nulls ??= new Uint8Array(total)).set(p.nulls, at);
+      at += p.length;
+    }
+    return decimalVector(type, total, nulls, { words, width: w });
+  }
   let k = 0;
   const needsValues = parts.some((p) => p.data instanceof BigInt64Array) || layoutOf(type) === 'values';
   if (needsValues) {
@@ -395,6 +461,7 @@ function takeLater(v: Vector, sel: ArrayLike<number>, count: number): Vector {
 /** `v` with NULL rows `nulls` (which include v's own): the layout kept, value rows set to null as vectorFromValues makes them. */
 export function withNullRows(v: Vector, nulls: Uint8Array): Vector {
   if (v.nested) return nestedVector(v.type, v.length, nulls, v.nested);
+  if (v.decimal) return decimalVector(v.type, v.length, nulls, v.decimal);
   const d = v.data;
   if (!Array.isArray(d)) return { type: v.type, length: v.length, data: d, nulls };
   const data = d.slice();

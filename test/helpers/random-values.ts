@@ -20,6 +20,25 @@ export function rng(seed: number): () => number {
   };
 }
 
+export const NUMERIC_MAX = '99999999999999999999999999999.999999999';
+export const BIGNUMERIC_MAX = '578960446186580977117854925043439539266.34992332820282019728792003956564819967';
+
+/** A random NUMERIC (width 4) or BIGNUMERIC (8) text as Decimal.toFixed() writes it: 1 to all integer digits, 0 to scale fraction digits, either sign; extremes and zeros among them. */
+export function randomDecimalText(r: () => number, width: 4 | 8): string {
+  const intMax = width === 4 ? 29 : 38;
+  const scale = width === 4 ? 9 : 38;
+  const pick = r();
+  if (pick < 0.05) return width === 4 ? NUMERIC_MAX : BIGNUMERIC_MAX;
+  if (pick < 0.1) return '-' + (width === 4 ? NUMERIC_MAX : BIGNUMERIC_MAX);
+  if (pick < 0.13) return width === 4 ? '-0.000000001' : '0.00000000000000000000000000000000000001';
+  if (pick < 0.15) return '0';
+  const digits = (n: number): string => Array.from({ length: n }, () => Math.floor(r() * 10)).join('');
+  const intPart = digits(1 + Math.floor(r() * intMax)).replace(/^0+(?=\d)/, '');
+  const frac = digits(Math.floor(r() * (scale + 1))).replace(/0+$/, '');
+  if (intPart === '0' && !frac) return '0';
+  return `${r() < 0.5 ? '-' : ''}${intPart}${frac ? '.' + frac : ''}`;
+}
+
 /** A random value of `t`; `top`: a column's value (a NULL array there stays NULL; nested ones read as []). */
 export function randomValue(r: () => number, t: SqlType, top: boolean, pNull = 0.15): Value {
   const pick = <X>(xs: readonly X[]): X => xs[Math.floor(r() * xs.length)]!;

@@ -265,7 +265,8 @@ function concatTyped<A extends Float64Array | Int32Array>(out: A, parts: readonl
  * types copied buffer to buffer (NULL bytes become the validity bitmap),
  * strings encoded in one go; ARRAY and STRUCT columns from their layout
  * (list offsets, struct validity, field and element pieces in turn), so a
- * scanned nested column's leaves are copied as they are; the other types
+ * scanned nested column's leaves are copied as they are; NUMERIC and
+ * BIGNUMERIC as a scan's decimal words; the other types
  * through their values. The bytes are the ones `columnData` makes of the
  * rows' values.
  */
@@ -273,6 +274,7 @@ function vectorData(t: SqlType, parts: readonly Vector[], picos: PicosPrecision)
   const length = parts.reduce((n, p) => n + p.length, 0);
   if (t.kind === 'ARRAY') return listData(t, parts, length, picos);
   if (t.kind === 'STRUCT') return structData(t, parts, length, picos);
+  if (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') return decimalData(t, parts, length, picos);
   const layout = layoutOf(t);
   if (layout === 'values' && t.kind !== 'STRING') return columnData(t, boxedValues(parts), picos);
   const { bitmap, nullCount } = validityOf(parts, length);
@@ -315,6 +317,21 @@ function vectorData(t: SqlType, parts: readonly Vector[], picos: PicosPrecision)
       return makeData({ type: new arrow.Utf8(), length, nullCount, nullBitmap: bitmap, valueOffsets: offsets, data: new Uint8Array(data.buffer, data.byteOffset, data.length) });
     }
   }
+}
+
+/** NUMERIC / BIGNUMERIC pieces: a scan's words copied as they are, boxed pieces' values unscaled (decimalWords). */
+function decimalData(t: SqlType, parts: readonly Vector[], length: number, picos: PicosPrecision): arrow.Data {
+  const width = t.kind === 'NUMERIC' ? 4 : 8;
+  const out = new Uint32Array(length * width);
+  let at = 0;
+  for (const p of parts) {
+    if (p.decimal) out.set(p.decimal.words.subarray(0, p.length * width), at * width);
+    else out.set(decimalWords(boxedValues([p]), width === 4 ? 9 : 38, width), at * width);
+    at += p.length;
+  }
+  const { bitmap, nullCount } = validityOf(parts, length);
+  if (nullCount > 0) clearNullSlots(out, 4 * width, parts);
+  return makeData({ type: arrowType(t, picos), length, nullCount, nullBitmap: bitmap, data: out });
 }
 
 function boxedValues(parts: readonly Vector[]): Value[] {
