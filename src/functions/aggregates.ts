@@ -11,7 +11,7 @@ import { compareValues, valueKey } from './compare.js';
 import { fitDecimal } from './numeric.js';
 import { makeInterval } from './interval.js';
 import type { AggregateOptions, ArgInfo, EvalContext, GroupsAccumulator } from './registry.js';
-import { asig, defineAggregate, type AccumulatorMaker, type MatchResult, type SigContext } from './signature.js';
+import { asig, defineAggregate, named, type AccumulatorMaker, type MatchResult, type SigContext } from './signature.js';
 import { concatBytes } from './operators.js';
 import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
 import { approxBytes, fail, valuesOf } from './vec.js';
@@ -1456,79 +1456,143 @@ export type { EvalContext };
 
 // ---------------------------------------------------------------- KLL_QUANTILES.* (exact-value sketches)
 
+/**
+ * A sketch keeps every value with its weight (INIT's weight =>), so its quantiles are exact ranks. The bytes are
+ * 'KLLX1:' + JSON [kind, ...entries]: an entry is a value of weight 1, or [value, weight]. INT64 values are written
+ * as decimal strings (exact past 2^53; older sketches hold numbers), FLOAT64 NaN and infinities as strings.
+ */
 const KLL_MAGIC = 'KLLX1:';
-function kllEncode(kind: string, vals: number[]): Uint8Array {
-  return new TextEncoder().encode(KLL_MAGIC + JSON.stringify([kind, ...vals]));
+type KllValue = bigint | number;
+export interface KllSketch {
+  kind: string;
+  /** [value, weight] pairs, in no order. */
+  entries: [KllValue, number][];
+}
+const kllText = (v: KllValue): string | number => (typeof v === 'bigint' ? String(v) : Number.isFinite(v) ? v : String(v));
+function kllEncode(sk: KllSketch): Uint8Array {
+  const out: unknown[] = [sk.kind];
+  for (const [v, w] of sk.entries) out.push(w === 1 ? kllText(v) : [kllText(v), w]);
+  return new TextEncoder().encode(KLL_MAGIC + JSON.stringify(out));
 }
 /**
- * A sketch's underlying type and values. kll_functions: a sketch whose underlying type differs from the one the
+ * A sketch's underlying type and entries. kll_functions: a sketch whose underlying type differs from the one the
  * function reads (`want`: EXTRACT_INT64 of a FLOAT64 sketch, MERGE_FLOAT64 of an INT64 one) is an error.
  */
-export function kllDecode(b: Uint8Array, fn: string, want?: string): { kind: string; vals: number[] } {
+export function kllDecode(b: Uint8Array, fn: string, want?: string): KllSketch {
   const s = new TextDecoder().decode(b);
   if (!s.startsWith(KLL_MAGIC)) fail(`Invalid or incompatible sketch in ${fn}`);
-  const arr = JSON.parse(s.slice(KLL_MAGIC.length)) as [string, ...number[]];
-  if (want !== undefined && arr[0] !== want) fail(`Invalid or incompatible sketch in ${fn}: the sketch holds ${arr[0]} values, not ${want}`);
-  return { kind: arr[0], vals: arr.slice(1) as number[] };
+  let arr: unknown;
+  try {
+    arr = JSON.parse(s.slice(KLL_MAGIC.length));
+  } catch {
+    fail(`Invalid or incompatible sketch in ${fn}`);
+  }
+  if (!Array.isArray(arr) || (arr[0] !== 'INT64' && arr[0] !== 'FLOAT64')) fail(`Invalid or incompatible sketch in ${fn}`);
+  const kind = arr[0] as string;
+  if (want !== undefined && kind !== want) fail(`Invalid or incompatible sketch in ${fn}: the sketch holds ${kind} values, not ${want}`);
+  const value = (x: unknown): KllValue => {
+    if (kind === 'INT64' && (typeof x === 'string' || typeof x === 'number')) return BigInt(x);
+    if (kind === 'FLOAT64' && (typeof x === 'number' || typeof x === 'string')) return Number(x);
+    return fail(`Invalid or incompatible sketch in ${fn}`);
+  };
+  const entries = arr.slice(1).map((e): [KllValue, number] => (Array.isArray(e) ? [value(e[0]), Number(e[1])] : [value(e), 1]));
+  return { kind, entries };
 }
-/** n+1 quantile boundaries of sorted values (exact ranks, as APPROX_QUANTILES). */
-export function kllQuantiles(sorted: number[], n: number): number[] {
-  const out: number[] = [];
-  const N = sorted.length;
-  for (let i = 0; i <= n; i++) out.push(sorted[Math.min(N - 1, Math.max(0, Math.ceil((i * N) / n) - 1))]!);
+/** The floating point sort order (kll_functions): NaN before -inf. */
+function kllCompare(a: KllValue, b: KllValue): number {
+  if (typeof a === 'bigint' || typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
+  if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : -1;
+  if (Number.isNaN(b)) return 1;
+  return a - b;
+}
+/** The value at 1-based weighted rank `rank` of sorted entries. */
+function kllAtRank(sorted: readonly [KllValue, number][], rank: number): KllValue {
+  let seen = 0;
+  for (const [v, w] of sorted) {
+    seen += w;
+    if (seen >= rank) return v;
+  }
+  return sorted[sorted.length - 1]![0];
+}
+const kllTotal = (sorted: readonly [KllValue, number][]): number => sorted.reduce((n, e) => n + e[1], 0);
+export function kllSort(entries: [KllValue, number][]): [KllValue, number][] {
+  return entries.slice().sort((a, b) => kllCompare(a[0], b[0]));
+}
+/** n+1 quantile boundaries of sorted entries (exact weighted ranks, as APPROX_QUANTILES). */
+export function kllQuantiles(sorted: readonly [KllValue, number][], n: number): KllValue[] {
+  const W = kllTotal(sorted);
+  const out: KllValue[] = [];
+  for (let i = 0; i <= n; i++) out.push(kllAtRank(sorted, Math.min(W, Math.max(1, Math.ceil((i * W) / n)))));
   return out;
 }
-export function kllPoint(sorted: number[], phi: number): number {
+export function kllPoint(sorted: readonly [KllValue, number][], phi: number): KllValue {
   if (!(phi >= 0 && phi <= 1)) fail('The phi argument must be between 0 and 1');
-  const N = sorted.length;
-  return sorted[Math.min(N - 1, Math.max(0, Math.ceil(phi * N) - 1))]!;
+  const W = kllTotal(sorted);
+  return kllAtRank(sorted, Math.min(W, Math.max(1, Math.ceil(phi * W))));
 }
 
-/** The sketches' values, sorted; every sketch of one underlying type, and of `want` where the function names one (MERGE_INT64 ...). */
-function kllMerged(rows: Value[][], fn: string, want?: string): { kind: string | null; vals: number[] } {
+/** The sketches' entries, sorted; every sketch of one underlying type, and of `want` where the function names one (MERGE_INT64 ...). */
+function kllMerged(rows: Value[][], fn: string, want?: string): { kind: string | null; sorted: [KllValue, number][] } {
   let kind: string | null = null;
-  const vals: number[] = [];
+  const entries: [KllValue, number][] = [];
   for (const r of rows) {
     if (r[0] === null) continue;
     const sk = kllDecode(r[0] as Uint8Array, fn, want);
     if (kind !== null && sk.kind !== kind) fail(`Invalid or incompatible sketch in ${fn}`);
     kind = sk.kind;
-    vals.push(...sk.vals);
+    for (const e of sk.entries) entries.push(e);
   }
-  vals.sort((a, b) => a - b);
-  return { kind, vals };
+  return { kind, sorted: kllSort(entries) };
 }
 
+const KLL_MAX_WEIGHT = 2147483647;
 export function registerKll(): void {
-  const init = (t: string) =>
-    asig([t, { type: 'INT64', optional: true }], 'BYTES', collect((rows) => {
-      const vals = rows.map((r) => r[0]).filter((x) => x !== null).map((x) => Number(x as bigint | number));
-      return vals.length === 0 ? null : kllEncode(t, vals);
+  // kll_functions: INIT_*(input [, precision [, weight => input_weight]]); precision 1..100,000, weight 1..2,147,483,647.
+  const init = (t: 'INT64' | 'FLOAT64') =>
+    asig([t, { type: 'INT64', optional: true }, named('weight', 'INT64')], 'BYTES', collect((rows, c) => {
+      const wAt = c.assign.indexOf(2);
+      const pAt = c.assign.indexOf(1);
+      const entries: [KllValue, number][] = [];
+      for (const r of rows) {
+        if (pAt >= 0) {
+          const p = r[pAt];
+          if (p !== null && (p as bigint < 1n || (p as bigint) > 100000n)) fail(`The precision of KLL_QUANTILES.INIT_${t} must be between 1 and 100000, but got ${p}`);
+        }
+        let w = 1;
+        if (wAt >= 0) {
+          const wv = r[wAt];
+          if (wv === null || (wv as bigint) < 1n || (wv as bigint) > BigInt(KLL_MAX_WEIGHT)) fail(`The weight of KLL_QUANTILES.INIT_${t} must be between 1 and ${KLL_MAX_WEIGHT}, but got ${wv === null ? 'NULL' : wv}`);
+          w = Number(wv as bigint);
+        }
+        const x = r[0];
+        if (x === null) continue;
+        entries.push([t === 'INT64' ? (x as bigint) : (x as number), w]);
+      }
+      return entries.length === 0 ? null : kllEncode({ kind: t, entries });
     }));
   defineAggregate('KLL_QUANTILES.INIT_INT64', [init('INT64')]);
   defineAggregate('KLL_QUANTILES.INIT_FLOAT64', [init('FLOAT64')], { aliases: ['KLL_QUANTILES.INIT_DOUBLE'] });
   defineAggregate('KLL_QUANTILES.MERGE_PARTIAL', [
     asig(['BYTES'], 'BYTES', collect((rows) => {
       const m = kllMerged(rows, 'KLL_QUANTILES.MERGE_PARTIAL');
-      return m.kind === null ? null : kllEncode(m.kind, m.vals);
+      return m.kind === null ? null : kllEncode({ kind: m.kind, entries: m.sorted });
     })),
   ]);
   const merge = (t: 'INT64' | 'FLOAT64') =>
     asig(['BYTES', 'INT64'], `ARRAY<${t}>`, collect((rows) => {
       const m = kllMerged(rows, `KLL_QUANTILES.MERGE_${t}`, t);
-      if (m.kind === null || m.vals.length === 0) return null;
+      if (m.kind === null || m.sorted.length === 0) return null;
       const n = Number(rows[0]![1] as bigint);
       if (n <= 0) fail('The number of quantiles must be positive');
-      return kllQuantiles(m.vals, n).map((x) => (t === 'INT64' ? BigInt(x) : x));
+      return kllQuantiles(m.sorted, n);
     }));
   defineAggregate('KLL_QUANTILES.MERGE_INT64', [merge('INT64')]);
   defineAggregate('KLL_QUANTILES.MERGE_FLOAT64', [merge('FLOAT64')], { aliases: ['KLL_QUANTILES.MERGE_DOUBLE'] });
   const mergePoint = (t: 'INT64' | 'FLOAT64') =>
     asig(['BYTES', 'FLOAT64'], t, collect((rows) => {
       const m = kllMerged(rows, `KLL_QUANTILES.MERGE_POINT_${t}`, t);
-      if (m.kind === null || m.vals.length === 0) return null;
-      const x = kllPoint(m.vals, rows[0]![1] as number);
-      return t === 'INT64' ? BigInt(x) : x;
+      if (m.kind === null || m.sorted.length === 0) return null;
+      return kllPoint(m.sorted, rows[0]![1] as number);
     }));
   defineAggregate('KLL_QUANTILES.MERGE_POINT_INT64', [mergePoint('INT64')]);
   defineAggregate('KLL_QUANTILES.MERGE_POINT_FLOAT64', [mergePoint('FLOAT64')], { aliases: ['KLL_QUANTILES.MERGE_POINT_DOUBLE'] });

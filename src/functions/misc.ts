@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { fingerprint64 } from 'farmhash-modern';
 import { T, arrayOf, rangeOf, typeToSql, type RangeType, type ScalarType } from '../types/types.js';
 import { RangeValue, type Value } from '../types/values.js';
-import { kllDecode, kllPoint, kllQuantiles } from './aggregates.js';
+import { kllDecode, kllPoint, kllQuantiles, kllSort } from './aggregates.js';
 import { compareValues } from './compare.js';
 import { checkRangeOrder, encodeUtf8 } from './conversion.js';
 import { likeMatch } from './operators.js';
@@ -237,13 +237,10 @@ export function registerMisc(): void {
   const kllExtract = (t: 'INT64' | 'FLOAT64', point: boolean) =>
     sig(['BYTES', point ? 'FLOAT64' : 'INT64'], point ? t : `ARRAY<${t}>`, rowKernel(point ? T[t] : arrayOf(T[t]), (v) => {
       const sk = kllDecode(v[0] as Uint8Array, `KLL_QUANTILES.EXTRACT_${point ? 'POINT_' : ''}${t}`, t);
-      const vals = sk.vals.slice().sort((a, b) => a - b);
-      if (vals.length === 0) return null;
-      if (point) {
-        const x = kllPoint(vals, v[1] as number);
-        return t === 'INT64' ? BigInt(x) : x;
-      }
-      return kllQuantiles(vals, Number(v[1] as bigint)).map((x) => (t === 'INT64' ? BigInt(x) : x));
+      const sorted = kllSort(sk.entries);
+      if (sorted.length === 0) return null;
+      if (point) return kllPoint(sorted, v[1] as number);
+      return kllQuantiles(sorted, Number(v[1] as bigint));
     }));
   defineScalar('KLL_QUANTILES.EXTRACT_INT64', [kllExtract('INT64', false)]);
   defineScalar('KLL_QUANTILES.EXTRACT_FLOAT64', [kllExtract('FLOAT64', false)], { aliases: ['KLL_QUANTILES.EXTRACT_DOUBLE'] });
