@@ -1914,8 +1914,8 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     };
     const merged: { name: string; l: Key; r: Key; type: SqlType }[] = [];
     for (const n of names) {
-      const lh = lscope.lookup(n);
-      const rh = rscope.lookup(n);
+      const lh = lscope.columnLookup(n);
+      const rh = rscope.columnLookup(n);
       if (lh?.kind === 'ambiguous') throw sqlError(`Column ${n} in USING clause is ambiguous on left side of join`, j.loc);
       if (rh?.kind === 'ambiguous') throw sqlError(`Column ${n} in USING clause is ambiguous on right side of join`, j.loc);
       const l = keyOf(lh, 'left');

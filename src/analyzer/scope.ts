@@ -81,11 +81,16 @@ export class Scope {
   }
 
   /** Local (this scope only) lookup of one identifier. */
-  private local(lname: string): Lookup {
+  /** A column (or value-table field) of this scope by name, never a range variable: JOIN ... USING names columns only. */
+  columnLookup(name: string): Lookup {
+    return this.local(name.toLowerCase(), true);
+  }
+
+  private local(lname: string, columnsOnly = false): Lookup {
     const e = this.extra.get(lname);
     if (e) return { kind: 'column', column: e, correlated: false };
     if (this.ambiguous.has(lname)) return { kind: 'ambiguous' };
-    const rv = this.findRangeVar(lname);
+    const rv = columnsOnly ? undefined : this.findRangeVar(lname);
     if (rv) return { kind: 'range', rv, correlated: false };
     let hit: Lookup;
     for (const r of this.rangeVars) {

@@ -205,6 +205,9 @@ function clustering(exprs: readonly A.Expr[], columns: readonly Column[]): { fie
     fields: exprs.map((e) => {
       const name = e.kind === 'PathExpr' ? e.parts.join('.') : '';
       if (e.kind !== 'PathExpr') return name;
+      // Clustering columns are top-level columns, each named once (creating-clustered-tables).
+      if (e.parts.length > 1) throw sqlError(`CLUSTER BY expression must be a top-level column name, not the field path ${name}`, e.loc);
+      if (exprs.some((x, j) => j < exprs.indexOf(e) && x.kind === 'PathExpr' && x.parts.join('.').toLowerCase() === name.toLowerCase())) throw sqlError(`Duplicate clustering column ${name}`, e.loc);
       const c = columns.find((x) => x.name.toLowerCase() === e.parts[0]!.toLowerCase());
       if (!c) throw sqlError(`Unrecognized name: ${e.parts[0]}`, e.loc);
       if (e.parts.length === 1 && !CLUSTERABLE.has(c.type.kind)) throw sqlError(`Clustering is not supported on column ${c.name} of type ${typeToSql(c.type)}`, e.loc);
@@ -307,8 +310,11 @@ function tableConstraints(s: Session, defs: readonly A.ColumnDef[], constraints:
     if (ref.columns.length !== cols.length) throw sqlError('Number of foreign columns does not match the number of referenced columns', loc);
     const t = targetId(s, ref.table, loc);
     const same = t.projectId === self.projectId && t.datasetId === self.datasetId && t.tableId === self.tableId;
-    const refCols = same ? columns : s.ctx.catalog.getTable(t)?.columns;
+    const refInfo = same ? undefined : s.ctx.catalog.getTable(t);
+    const refCols = same ? columns : refInfo?.columns;
     if (!refCols) throw tableNotFound(s.analyzer(), t);
+    // A foreign key references a table's primary key (primary-foreign-keys), never a view's columns.
+    if (refInfo && refInfo.kind !== 'TABLE') throw sqlError(`FOREIGN KEY cannot reference ${t.projectId}.${t.datasetId}.${t.tableId}, which is a ${refInfo.kind === 'MATERIALIZED_VIEW' ? 'materialized view' : refInfo.kind.toLowerCase()}; it must reference a table`, loc);
     for (const n of ref.columns) if (!has(refCols, n)) throw sqlError(`Column name ${n} not found in ${t.projectId}.${t.datasetId}.${t.tableId}`, loc);
     (out.foreignKeys ??= []).push({
       ...(name ? { name } : {}),
@@ -319,6 +325,11 @@ function tableConstraints(s: Session, defs: readonly A.ColumnDef[], constraints:
   const pk = defs.filter((d) => d.primaryKey).map((d) => d.name);
   for (const c of constraints) if (c.kind === 'PrimaryKey') pk.push(...c.columns);
   pk.forEach(own('primary'));
+  // Key values are compared as scalars: an ARRAY column cannot be a key column.
+  for (const n of [...pk, ...defs.filter((d) => d.references).map((d) => d.name), ...constraints.flatMap((c) => (c.kind === 'ForeignKey' ? c.columns : []))]) {
+    const c = columns.find((x) => x.name.toLowerCase() === n.toLowerCase());
+    if (c?.type.kind === 'ARRAY') throw sqlError(`Key column ${c.name} has type ${typeToSql(c.type)}; a PRIMARY KEY or FOREIGN KEY column cannot be an ARRAY`, loc);
+  }
   const seen = new Set<string>();
   for (const n of pk) {
     if (seen.has(n.toLowerCase())) throw sqlError(`Duplicate column ${n} specified in PRIMARY KEY of CREATE TABLE`, loc);
@@ -443,7 +454,11 @@ async function columnOptionFields(s: Session, opts: readonly A.OptionEntry[] | u
   for (const o of opts ?? []) {
     const key = o.name.toLowerCase();
     if (key !== 'description' && key !== 'rounding_mode') continue;
-    const v = (await s.evalScalar(o.value)).value;
+    const tv = await s.evalScalar(o.value);
+    const v = tv.value;
+    if (v !== null && tv.type.kind !== 'STRING') throw sqlError(`Option ${o.name} value has type ${typeToSql(tv.type)} which cannot be coerced to expected type STRING`, o.value.loc);
+    // rounding_mode applies to values written to a NUMERIC or BIGNUMERIC column or field (data-definition-language: column_option_list).
+    if (key === 'rounding_mode' && v !== null && f.type !== 'NUMERIC' && f.type !== 'BIGNUMERIC') throw sqlError(`Option rounding_mode applies to NUMERIC and BIGNUMERIC columns only, not to ${f.name} of type ${f.type}`, o.value.loc);
     if (key === 'description') {
       if (v === null) delete f.description;
       else f.description = String(v);
@@ -460,8 +475,33 @@ function defaultRounding(f: RestField, mode: string | undefined): void {
 }
 
 /** A column DEFAULT must be assignable to the column's type (the service's analyzer checks it when the column is defined). */
+/** The functions a DEFAULT expression may call (default-values: "a literal or one of the following functions"). */
+const DEFAULT_FUNCTIONS = new Set(['CURRENT_DATE', 'CURRENT_DATETIME', 'CURRENT_TIME', 'CURRENT_TIMESTAMP', 'GENERATE_UUID', 'RAND', 'SESSION_USER', 'ST_GEOGPOINT']);
+
+/** The first call in `e` of a function a DEFAULT may not call. */
+function disallowedDefaultCall(e: unknown): A.FunctionCall | undefined {
+  if (!e || typeof e !== 'object') return undefined;
+  if (Array.isArray(e)) {
+    for (const x of e) {
+      const hit = disallowedDefaultCall(x);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+  const n = e as { kind?: string };
+  if (n.kind === 'FunctionCall' && !DEFAULT_FUNCTIONS.has((n as A.FunctionCall).name.join('.').toUpperCase())) return n as A.FunctionCall;
+  for (const [k, v] of Object.entries(e)) {
+    if (k === 'loc') continue;
+    const hit = disallowedDefaultCall(v);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
 function checkDefault(s: Session, e: A.Expr, t: SqlType): void {
   const x = resolveExpr(s.analyzer(), e, { scope: new Scope(), clause: 'a column default expression', noSubqueries: true });
+  const call = disallowedDefaultCall(e);
+  if (call) throw sqlError(`Function ${call.name.join('.').toUpperCase()} is not allowed in a column default value; a default value is a literal or one of ${[...DEFAULT_FUNCTIONS].join(', ')}`, call.loc);
   if (!typeEquals(x.type, t) && !canCoerce(x.type, t, originOf(x))) {
     throw sqlError(`Column default expression has type ${typeToSql(x.type)} which cannot be assigned to column type ${typeToSql(t)}`, e.loc);
   }
@@ -589,6 +629,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   const inherited: Record<string, unknown> = {};
   /** CLONE ... FOR SYSTEM_TIME AS OF: the source as of that instant (the catalog's table history). */
   let asOfMs: number | undefined;
+  // LIKE copies the source's columns: a column list of its own is refused (data-definition-language: CREATE TABLE LIKE).
+  if (st.like && st.columns) throw sqlError('CREATE TABLE LIKE cannot have a column list; the columns come from the source table', st.loc);
   if (st.like || st.copy || st.clone) {
     const src = targetId(s, (st.like ?? st.copy ?? st.clone!.source)!, st.loc);
     const info = cat.getTable(src);
@@ -786,6 +828,11 @@ async function partitioning(s: Session, e: A.Expr, columns: readonly Column[], r
         nums.push(v);
       }
       const [start, end, interval = 1n] = nums as [bigint, bigint, bigint?];
+      // GENERATE_ARRAY's own refusal; then at most 10,000 partitions (partitioned-tables: integer range partitioning).
+      if (interval === 0n) throw sqlError('Sequence step cannot be 0.', a1.loc);
+      if (interval < 0n || end <= start) throw sqlError(`RANGE_BUCKET partitioning needs GENERATE_ARRAY(start, end, interval) with start < end and a positive interval`, a1.loc);
+      const count = (end - start + interval - 1n) / interval;
+      if (count > 10_000n) throw sqlError(`Too many partitions: RANGE_BUCKET over GENERATE_ARRAY(${start}, ${end}, ${interval}) makes ${count} partitions; a table has at most 10000`, a1.loc);
       return { rangePartitioning: { field: c.name, range: { start: String(start), end: String(end), interval: String(interval) } } };
     }
     default:
@@ -931,6 +978,14 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
 
 // ---------------------------------------------------------------- ALTER / SCHEMA / FUNCTION / MODEL
 
+/** A column of the table's PRIMARY KEY or of one of its FOREIGN KEYs is neither dropped nor renamed (data-definition-language). */
+function keyColumnStays(keys: RestTableConstraints, name: string, what: 'drop' | 'rename', loc: A.Loc): void {
+  const l = name.toLowerCase();
+  if (keys.primaryKey?.columns.some((c) => c.toLowerCase() === l)) throw sqlError(`Cannot ${what} column ${name}: it is a key column of the table's PRIMARY KEY`, loc);
+  const fk = keys.foreignKeys?.find((k) => k.columnReferences.some((c) => c.referencingColumn.toLowerCase() === l));
+  if (fk) throw sqlError(`Cannot ${what} column ${name}: it is a key column of the FOREIGN KEY${fk.name ? ` ${fk.name}` : ''}`, loc);
+}
+
 export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   const cat = s.ctx.catalog;
   if (st.objectType === 'SCHEMA') {
@@ -965,6 +1020,12 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   // ALTER VIEW / MATERIALIZED VIEW / TABLE each take only their own kind of object.
   const want = st.objectType === 'VIEW' ? 'VIEW' : st.objectType === 'MATERIALIZED VIEW' ? 'MATERIALIZED_VIEW' : 'TABLE';
   if (info.kind !== want) throw sqlError(`${fq(id)} is not a ${st.objectType === 'TABLE' ? 'table' : st.objectType.toLowerCase()}; use ALTER ${info.kind === 'MATERIALIZED_VIEW' ? 'MATERIALIZED VIEW' : info.kind}`, st.loc);
+  // ALTER VIEW takes SET OPTIONS and ALTER COLUMN ... SET OPTIONS, ALTER MATERIALIZED VIEW SET OPTIONS only
+  // (data-definition-language): any other action is outside their grammar.
+  for (const a of st.actions) {
+    const ok = a.kind === 'SetOptions' || (st.objectType === 'VIEW' && a.kind === 'AlterColumn' && a.action.kind === 'SetOptions');
+    if (st.objectType !== 'TABLE' && !ok) throw sqlError(`Syntax error: ALTER ${st.objectType} takes SET OPTIONS${st.objectType === 'VIEW' ? ' and ALTER COLUMN ... SET OPTIONS' : ''} only`, a.loc);
+  }
   // A rewrite of the rows (SET DATA TYPE, DROP COLUMN, ...) waits for the mutations queued before it, as DML does.
   if (info.kind === 'TABLE') await cat.transactions?.lockForMutation(id);
   let cols = info.columns.slice();
@@ -1071,6 +1132,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         const lname = cols[i]!.name.toLowerCase();
         if ([r.timePartitioning?.field, r.rangePartitioning?.field].some((f) => f?.toLowerCase() === lname)) throw sqlError(`Cannot drop partitioning column ${cols[i]!.name}`, a.loc);
         if (r.clustering?.fields?.some((f) => f.toLowerCase() === lname)) throw sqlError(`Cannot drop clustering column ${cols[i]!.name}`, a.loc);
+        keyColumnStays(curKeys(), cols[i]!.name, 'drop', a.loc);
         cols = cols.filter((_, k) => k !== i);
         origin = origin.filter((_, k) => k !== i);
         rewrite = true;
@@ -1083,6 +1145,12 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           throw sqlError(`Column not found: ${a.from}`, a.loc);
         }
         if (cols.some((c, k) => k !== i && c.name.toLowerCase() === a.to.toLowerCase())) throw sqlError(`Column already exists: ${a.to}`, a.loc);
+        // Partitioning, clustering and key columns keep their names (data-definition-language: RENAME COLUMN).
+        const rr = info.resource as { timePartitioning?: { field?: string }; rangePartitioning?: { field?: string }; clustering?: { fields?: string[] } };
+        const ln = cols[i]!.name.toLowerCase();
+        if ([rr.timePartitioning?.field, rr.rangePartitioning?.field].some((f) => f?.toLowerCase() === ln)) throw sqlError(`Cannot rename partitioning column ${cols[i]!.name}`, a.loc);
+        if (rr.clustering?.fields?.some((f) => f.toLowerCase() === ln)) throw sqlError(`Cannot rename clustering column ${cols[i]!.name}`, a.loc);
+        keyColumnStays(curKeys(), cols[i]!.name, 'rename', a.loc);
         checkColumnName(a.to, a.loc);
         // The column keeps its description and default under the new name.
         const old = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
@@ -1305,7 +1373,7 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     ...(st.returns && st.returns.kind !== 'TableType' && st.returns.kind !== 'AnyType' ? { returnType: typeJson(typeFromNode(st.returns)) } : {}),
     ...(st.deterministic !== undefined ? { determinismLevel: st.deterministic ? 'DETERMINISTIC' : 'NOT_DETERMINISTIC' } : {}),
     ...(external ? externalRoutineFields(st) : {}),
-    ...(await routineOptionFields(s, st.options)),
+    ...(await routineOptionFields(s, st.tableFunction ? checkedOptions(st.options, TABLE_FUNCTION_OPTIONS, 'CREATE TABLE FUNCTION') : st.options)),
     ddl: s.ctx.sql.slice(st.start, st.end),
     creationTime: (existing?.creationTime as string) ?? now,
     lastModifiedTime: now,
@@ -1358,6 +1426,14 @@ function callNames(node: unknown, out: Set<string>): void {
  * The REST Routine fields of a routine's OPTIONS that INFORMATION_SCHEMA.ROUTINE_OPTIONS lists besides
  * library (importedLibraries): description, data_governance_type.
  */
+/** A table function's options (data-definition-language: table_function_options_list). */
+const TABLE_FUNCTION_OPTIONS = new Set(['description']);
+
+function checkedOptions(opts: readonly A.OptionEntry[] | undefined, allowed: ReadonlySet<string>, what: string): readonly A.OptionEntry[] | undefined {
+  checkOptionNames(opts, allowed, what);
+  return opts;
+}
+
 async function routineOptionFields(s: Session, opts: readonly A.OptionEntry[] | undefined): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const o of opts ?? []) {
