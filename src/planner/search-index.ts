@@ -1,7 +1,7 @@
 // CREATE / DROP SEARCH INDEX and VECTOR INDEX: the index is kept with its table (hidden `searchIndexes` /
 // `vectorIndexes` of the stored resource) for INFORMATION_SCHEMA.SEARCH_INDEX* and VECTOR_INDEX*.
-// Queries never need one: SEARCH() and VECTOR_SEARCH() scan the table either way. Both report the
-// CREATE_SEARCH_INDEX / DROP_SEARCH_INDEX statement types: JobStatistics2.statementType lists no vector ones.
+// Queries never need one: SEARCH() scans the table either way (VECTOR_SEARCH is not implemented). Both kinds
+// report the CREATE_SEARCH_INDEX / DROP_SEARCH_INDEX statement types: JobStatistics2.statementType lists no vector ones.
 import type * as A from '../../grammar/ast.js';
 import { sqlError } from '../analyzer/errors.js';
 import { indexedPaths, searchIndexesOf, vectorIndexesOf, type SearchIndex, type VectorIndex } from '../analyzer/search-index.js';
