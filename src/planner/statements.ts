@@ -177,6 +177,9 @@ function checkLabel(key: string, value: string, loc: A.Loc): void {
   if (!LABEL_VALUE.test(value)) throw sqlError(`Invalid label value "${value}" of key "${key}": a value holds at most 63 lowercase letters, digits, underscores and dashes`, loc);
 }
 
+/** GoogleSQL names of the REST schema's legacy type names, for messages. */
+const REST_TYPE_SQL: Readonly<Record<string, string>> = { INTEGER: 'INT64', FLOAT: 'FLOAT64', BOOLEAN: 'BOOL', RECORD: 'STRUCT' };
+
 /** rounding_mode / default_rounding_mode (data-definition-language: the two rounding modes of NUMERIC writes). */
 const ROUNDING_MODES = ['ROUND_HALF_AWAY_FROM_ZERO', 'ROUND_HALF_EVEN'];
 
@@ -458,7 +461,7 @@ async function columnOptionFields(s: Session, opts: readonly A.OptionEntry[] | u
     const v = tv.value;
     if (v !== null && tv.type.kind !== 'STRING') throw sqlError(`Option ${o.name} value has type ${typeToSql(tv.type)} which cannot be coerced to expected type STRING`, o.value.loc);
     // rounding_mode applies to values written to a NUMERIC or BIGNUMERIC column or field (data-definition-language: column_option_list).
-    if (key === 'rounding_mode' && v !== null && f.type !== 'NUMERIC' && f.type !== 'BIGNUMERIC') throw sqlError(`Option rounding_mode applies to NUMERIC and BIGNUMERIC columns only, not to ${f.name} of type ${f.type}`, o.value.loc);
+    if (key === 'rounding_mode' && v !== null && f.type !== 'NUMERIC' && f.type !== 'BIGNUMERIC') throw sqlError(`Option rounding_mode applies to NUMERIC and BIGNUMERIC columns only, not to ${f.name} of type ${REST_TYPE_SQL[f.type] ?? f.type}`, o.value.loc);
     if (key === 'description') {
       if (v === null) delete f.description;
       else f.description = String(v);
