@@ -135,6 +135,109 @@ function endElement(type: SqlType, a: Vector, n: number, last: boolean): Vector 
   return takeElements(type, child, sel, nulls, n);
 }
 
+/** Row i of an INT64 argument as a number (NULL: null). */
+function intAt(v: Vector, i: number): number | null {
+  if (v.nulls !== null && v.nulls[i] === 1) return null;
+  return v.data instanceof Float64Array ? v.data[i]! : Number(getValue(v, i) as bigint);
+}
+
+/**
+ * ARRAY_SLICE, ARRAY_FIRST_N, ...: each row's elements [from, to) of its
+ * array, where `range(len, ints, out)` sets out[0], out[1] from the row's
+ * INT64 arguments (or raises); NULL where any argument is NULL, as the boxed
+ * kernel's NULL propagation. Elements are taken from the child vector.
+ */
+function rangeList(type: SqlType, args: readonly Vector[], n: number, range: (len: number, ints: readonly number[], out: Int32Array) => void): Vector | null {
+  const a = args[0]!;
+  const l = listRows(a);
+  if (!l) return null;
+  const { offsets: o, child, rows } = l;
+  const offsets = new Int32Array(n + 1);
+  const starts = new Int32Array(n);
+  const ints: number[] = new Array<number>(args.length - 1);
+  const out = new Int32Array(2);
+  let nulls: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    let isNull = a.nulls !== null && a.nulls[i] === 1;
+    for (let k = 1; k < args.length && !isNull; k++) {
+      const x = intAt(args[k]!, i);
+      if (x === null) isNull = true;
+      else ints[k - 1] = x;
+    }
+    if (isNull) {
+      (nulls ??= new Uint8Array(n))[i] = 1;
+      offsets[i + 1] = offsets[i]!;
+      continue;
+    }
+    const r = rows === null ? i : rows[i]!;
+    range(o[r + 1]! - o[r]!, ints, out);
+    starts[i] = o[r]! + out[0]!;
+    offsets[i + 1] = offsets[i]! + Math.max(0, out[1]! - out[0]!);
+  }
+  const sel = new Int32Array(offsets[n]!);
+  for (let i = 0, k = 0; i < n; i++) for (let e = starts[i]!, m = offsets[i + 1]! - offsets[i]!; m > 0; m--, e++) sel[k++] = e;
+  return nestedVector(type, n, nulls, { offsets, child: takeVector(child, sel) });
+}
+
+/** The element equality test ARRAY_INCLUDES* use (SQL =: NULL and NaN equal nothing) for elements of a scalar child vector; null for layouts left to the boxed kernel. */
+function elementMatcher(child: Vector): ((e: number, x: Value) => boolean) | null {
+  if (child.nested || child.data instanceof BigInt64Array) return null;
+  const nulls = child.nulls;
+  const d = child.data;
+  if (d instanceof Float64Array || d instanceof Int32Array) {
+    return (e, x) => {
+      if (nulls !== null && nulls[e] === 1) return false;
+      // An INT64 beyond 2^53 equals no element of the exact-double layout.
+      const y = typeof x === 'bigint' ? (BigInt(Number(x)) === x ? Number(x) : NaN) : (x as number);
+      return d[e] === y;
+    };
+  }
+  if (d instanceof Uint8Array) return (e, x) => (nulls === null || nulls[e] === 0) && d[e] === (x === true ? 1 : 0);
+  const vals = d as Value[];
+  return (e, x) => (nulls === null || nulls[e] === 0) && sqlEquals(vals[e]!, x) === true;
+}
+
+/** ARRAY_INCLUDES(arr, x) and ARRAY_INCLUDES_ANY/ALL(arr, xs) over arrays in the layout: the row's elements scanned in the child vector. */
+function includesList(args: readonly Vector[], n: number, mode: 'one' | 'any' | 'all'): Vector | null {
+  const a = args[0]!;
+  const l = listRows(a);
+  if (!l) return null;
+  const { offsets: o, child, rows } = l;
+  const eq = elementMatcher(child);
+  if (!eq) return null;
+  const needles = args[1]!;
+  const nl = mode === 'one' ? null : listRows(needles);
+  if (nl && (nl.child.nested || nl.child.data instanceof BigInt64Array)) return null;
+  const data = new Uint8Array(n);
+  let nulls: Uint8Array | null = null;
+  const has = (r: number, x: Value): boolean => {
+    if (x === null) return false; // a NULL search value is never found
+    for (let e = o[r]!; e < o[r + 1]!; e++) if (eq(e, x)) return true;
+    return false;
+  };
+  for (let i = 0; i < n; i++) {
+    if ((a.nulls !== null && a.nulls[i] === 1) || (needles.nulls !== null && needles.nulls[i] === 1)) {
+      (nulls ??= new Uint8Array(n))[i] = 1;
+      continue;
+    }
+    const r = rows === null ? i : rows[i]!;
+    let found: boolean;
+    if (mode === 'one') found = has(r, getValue(needles, i));
+    else {
+      // The search values: from the layout too, else the row's value (a literal array).
+      let xs: Value[];
+      if (nl) {
+        const q = nl.rows === null ? i : nl.rows[i]!;
+        xs = [];
+        for (let e = nl.offsets[q]!; e < nl.offsets[q + 1]!; e++) xs.push(getValue(nl.child, e));
+      } else xs = getValue(needles, i) as Value[];
+      found = mode === 'all' ? xs.every((x) => has(r, x)) : xs.some((x) => has(r, x));
+    }
+    if (found) data[i] = 1;
+  }
+  return { type: T.BOOL, length: n, data, nulls };
+}
+
 /** ARRAY_CONCAT: each row's arrays one after another; NULL if any is NULL (as the boxed kernel's NULL propagation). */
 function concatLists(type: SqlType, args: readonly Vector[], n: number): Vector | null {
   const ps = args.map((a) => packedList(a, n));
@@ -257,23 +360,29 @@ export function registerArrays(): void {
     sig(['FLOAT64', 'FLOAT64', opt('FLOAT64')], 'ARRAY<FLOAT64>', rowKernel(arrayOf(T.FLOAT64), (v) => generateArray(v[0]!, v[1]!, v.length > 2 ? v[2]! : 1, 'FLOAT64'))),
   ]);
   defineScalar('ARRAY_INCLUDES', [
-    sig(['ARRAY<T1>', 'T1'], 'BOOL', rowKernel(T.BOOL, (v) => {
-      if (v[0] === null || v[1] === null) return null;
-      for (const e of v[0] as Value[]) if (sqlEquals(e, v[1]!) === true) return true;
-      return false;
-    }, false)),
+    sigf(['ARRAY<T1>', 'T1'], 'BOOL', () => {
+      const boxed = rowKernel(T.BOOL, (v) => {
+        if (v[0] === null || v[1] === null) return null;
+        for (const e of v[0] as Value[]) if (sqlEquals(e, v[1]!) === true) return true;
+        return false;
+      }, false);
+      return (args, n, ctx) => includesList(args, n, 'one') ?? boxed(args, n, ctx);
+    }),
     sigf(['ARRAY', lambdaArg('BOOL')], 'BOOL', (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, T.BOOL, false, (_a, res) => res.some((x) => x === true))),
   ]);
   const incl = (all: boolean) =>
-    sig(['ARRAY<T1>', 'ARRAY<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
-      if (v[0] === null || v[1] === null) return null;
-      const hay = v[0] as Value[];
-      const need = v[1] as Value[];
-      // A NULL search value equals nothing, so it is never found (the reference's rule): ALL is false, ANY skips it.
-      const has = (x: Value) => x !== null && hay.some((e) => sqlEquals(e, x) === true);
-      if (all) return need.every(has);
-      return need.some(has);
-    }, false));
+    sigf(['ARRAY<T1>', 'ARRAY<T1>'], 'BOOL', () => {
+      const boxed = rowKernel(T.BOOL, (v) => {
+        if (v[0] === null || v[1] === null) return null;
+        const hay = v[0] as Value[];
+        const need = v[1] as Value[];
+        // A NULL search value equals nothing, so it is never found (the reference's rule): ALL is false, ANY skips it.
+        const has = (x: Value) => x !== null && hay.some((e) => sqlEquals(e, x) === true);
+        if (all) return need.every(has);
+        return need.some(has);
+      }, false);
+      return (args, n, ctx) => includesList(args, n, all ? 'all' : 'any') ?? boxed(args, n, ctx);
+    });
   defineScalar('ARRAY_INCLUDES_ALL', [incl(true)]);
   defineScalar('ARRAY_INCLUDES_ANY', [incl(false)]);
   defineScalar('ARRAY_FIRST', [sigf(['ARRAY<T1>'], 'T1', (c) => {
@@ -292,33 +401,54 @@ export function registerArrays(): void {
     });
     return (args, n, ctx) => endElement(c.returnType, args[0]!, n, true) ?? boxed(args, n, ctx);
   })]);
-  const firstN = (last: boolean) => sigf(['ARRAY<T1>', 'INT64'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
-    const a = v[0] as Value[];
-    const k = Number(v[1] as bigint);
-    if (k < 0) fail(`The n argument to ARRAY_${last ? 'LAST' : 'FIRST'}_N must not be negative`);
-    return last ? a.slice(Math.max(0, a.length - k)) : a.slice(0, k);
-  }));
+  const firstN = (last: boolean) => sigf(['ARRAY<T1>', 'INT64'], 'ARRAY<T1>', (c) => {
+    const boxed = rowKernel(c.returnType, (v) => {
+      const a = v[0] as Value[];
+      const k = Number(v[1] as bigint);
+      if (k < 0) fail(`The n argument to ARRAY_${last ? 'LAST' : 'FIRST'}_N must not be negative`);
+      return last ? a.slice(Math.max(0, a.length - k)) : a.slice(0, k);
+    });
+    const range = (len: number, [k]: readonly number[], out: Int32Array): void => {
+      if (k! < 0) fail(`The n argument to ARRAY_${last ? 'LAST' : 'FIRST'}_N must not be negative`);
+      out[0] = last ? Math.max(0, len - k!) : 0;
+      out[1] = last ? len : Math.min(len, k!);
+    };
+    return (args, n, ctx) => rangeList(c.returnType, args, n, range) ?? boxed(args, n, ctx);
+  });
   defineScalar('ARRAY_FIRST_N', [firstN(false)]);
   defineScalar('ARRAY_LAST_N', [firstN(true)]);
-  const removeN = (last: boolean) => sigf(['ARRAY<T1>', 'INT64'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
-    const a = v[0] as Value[];
-    const k = Number(v[1] as bigint);
-    if (k < 0) fail(`The n argument to ARRAY_REMOVE_${last ? 'LAST' : 'FIRST'}_N must not be negative`);
-    return last ? a.slice(0, Math.max(0, a.length - k)) : a.slice(k);
-  }));
+  const removeN = (last: boolean) => sigf(['ARRAY<T1>', 'INT64'], 'ARRAY<T1>', (c) => {
+    const boxed = rowKernel(c.returnType, (v) => {
+      const a = v[0] as Value[];
+      const k = Number(v[1] as bigint);
+      if (k < 0) fail(`The n argument to ARRAY_REMOVE_${last ? 'LAST' : 'FIRST'}_N must not be negative`);
+      return last ? a.slice(0, Math.max(0, a.length - k)) : a.slice(k);
+    });
+    const range = (len: number, [k]: readonly number[], out: Int32Array): void => {
+      if (k! < 0) fail(`The n argument to ARRAY_REMOVE_${last ? 'LAST' : 'FIRST'}_N must not be negative`);
+      out[0] = last ? 0 : Math.min(len, k!);
+      out[1] = last ? Math.max(0, len - k!) : len;
+    };
+    return (args, n, ctx) => rangeList(c.returnType, args, n, range) ?? boxed(args, n, ctx);
+  });
   defineScalar('ARRAY_REMOVE_FIRST_N', [removeN(false)]);
   defineScalar('ARRAY_REMOVE_LAST_N', [removeN(true)]);
-  defineScalar('ARRAY_SLICE', [sigf(['ARRAY<T1>', 'INT64', 'INT64'], 'ARRAY<T1>', (c) => rowKernel(c.returnType, (v) => {
-    const a = v[0] as Value[];
-    const n = a.length;
-    let s = Number(v[1] as bigint);
-    let e = Number(v[2] as bigint);
-    if (s < 0) s = n + s;
-    if (e < 0) e = n + e;
-    s = Math.max(0, s);
-    e = Math.min(n - 1, e);
-    return s > e ? [] : a.slice(s, e + 1);
-  }))]);
+  /** ARRAY_SLICE's inclusive bounds (negative: from the end) as [from, to) within len. */
+  const sliceRange = (len: number, [s0, e0]: readonly number[], out: Int32Array): void => {
+    const s = Math.max(0, s0! < 0 ? len + s0! : s0!);
+    const e = Math.min(len - 1, e0! < 0 ? len + e0! : e0!);
+    out[0] = s > e ? 0 : s;
+    out[1] = s > e ? 0 : e + 1;
+  };
+  defineScalar('ARRAY_SLICE', [sigf(['ARRAY<T1>', 'INT64', 'INT64'], 'ARRAY<T1>', (c) => {
+    const boxed = rowKernel(c.returnType, (v) => {
+      const a = v[0] as Value[];
+      const out = new Int32Array(2);
+      sliceRange(a.length, [Number(v[1] as bigint), Number(v[2] as bigint)], out);
+      return a.slice(out[0], out[1]);
+    });
+    return (args, n, ctx) => rangeList(c.returnType, args, n, sliceRange) ?? boxed(args, n, ctx);
+  })]);
   defineScalar('ARRAY_IS_DISTINCT', [sig(['ARRAY'], 'BOOL', rowKernel(T.BOOL, (v) => {
     const seen = new Set<string>();
     for (const e of v[0] as Value[]) {

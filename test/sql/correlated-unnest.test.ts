@@ -146,3 +146,37 @@ describe('correlated UNNEST subqueries run once per outer batch', () => {
     expect(await answer(stored(OTHERS[1]!))).toEqual({ error: expect.stringMatching(/Array cannot have a null element/) });
   });
 });
+
+/** Array functions over the stored layout answer as the boxed kernels do over the literal's rows, boxing nothing. */
+const ARRAY_FNS = [
+  'SELECT k, ARRAY_LENGTH(ARRAY_SLICE(a, 1, 3)), ARRAY_SLICE(a, -2, -1)[SAFE_OFFSET(0)], ARRAY_TO_STRING(ARRAY_SLICE(b, 0, 0), ","), ARRAY_LENGTH(ARRAY_SLICE(c, 2, 1)), ARRAY_SLICE(c, -9, 9)[SAFE_OFFSET(1)].w, ARRAY_LENGTH(ARRAY_SLICE(a, 9223372036854775807, -1)) FROM {T} AS t ORDER BY k',
+  'SELECT k, ARRAY_TO_STRING(ARRAY_FIRST_N(b, 2), "|"), ARRAY_LAST_N(a, 1)[SAFE_OFFSET(0)], ARRAY_LENGTH(ARRAY_REMOVE_FIRST_N(a, 1)), ARRAY_REMOVE_LAST_N(c, 2)[SAFE_OFFSET(0)].y, ARRAY_LENGTH(ARRAY_FIRST_N(a, 100)) FROM {T} AS t ORDER BY k',
+  "SELECT k, ARRAY_INCLUDES(a, 3), ARRAY_INCLUDES(b, 's1'), ARRAY_INCLUDES(a, t.g), ARRAY_INCLUDES(a, IF(MOD(k, 5) = 0, NULL, 7)), ARRAY_INCLUDES(a, 9007199254740993) FROM {T} AS t ORDER BY k",
+  "SELECT k, ARRAY_INCLUDES_ANY(b, ['s0', 'x']), ARRAY_INCLUDES_ALL(a, [3, 7]), ARRAY_INCLUDES_ANY(a, [CAST(NULL AS INT64)]), ARRAY_INCLUDES_ALL(a, ARRAY_SLICE(a, 0, 1)), ARRAY_INCLUDES_ALL(b, ARRAY<STRING>[]) FROM {T} AS t ORDER BY k",
+  'SELECT k, x, ARRAY_INCLUDES(a, x + 1), ARRAY_LENGTH(ARRAY_SLICE(b, 0, x)), ARRAY_INCLUDES_ANY(a, ARRAY_LAST_N(a, x)) FROM {T} AS t, UNNEST(a) AS x WHERE x BETWEEN 0 AND 5 ORDER BY k, x',
+];
+const ARRAY_FN_OTHERS = [
+  'SELECT k, ARRAY_SLICE(a, 1, -1), ARRAY_FIRST_N(b, 1), ARRAY_REMOVE_LAST_N(c, 1) FROM {T} AS t ORDER BY k',
+  `SELECT k, ARRAY_INCLUDES${ARR.slice(0, -1)}, 3), ARRAY_INCLUDES_ANY${ARR.slice(0, -1)}, [1, 2]), ARRAY_SLICE${ARR.slice(0, -1)}, 0, 1) FROM {T} AS t ORDER BY k`,
+  'SELECT k, ARRAY_FIRST_N(a, IF(k > 500, -1, 1)) FROM {T} AS t ORDER BY k',
+];
+
+describe('ARRAY_SLICE, ARRAY_FIRST_N & co. and ARRAY_INCLUDES* on the layout', () => {
+  it.each(ARRAY_FNS)('%s (no row boxed)', async (sql) => {
+    const before = nestedBoxing.rows;
+    const got = await answer(stored(sql));
+    const boxedRows = nestedBoxing.rows - before;
+    const want = await answer(boxed(sql));
+    expect(want, 'the boxed answers').not.toHaveProperty('error');
+    expect(got).toEqual(want);
+    expect(boxedRows).toBe(0);
+  });
+
+  it.each(ARRAY_FN_OTHERS)('%s', async (sql) => {
+    expect(await answer(stored(sql))).toEqual(await answer(boxed(sql)));
+  });
+
+  it('a negative n fails as in the boxed kernel', async () => {
+    expect(await answer(stored(ARRAY_FN_OTHERS[2]!))).toEqual({ error: expect.stringMatching(/must not be negative/) });
+  });
+});
