@@ -28,7 +28,8 @@ import {
   resolveExpr,
   type ExprCtx,
 } from './expr.js';
-import { constantValue, resolveTableRef } from './names.js';
+import { constantValue, resolveTableRef, tableIdOf } from './names.js';
+import { vectorIndexesOf } from './search-index.js';
 import { mapRelExprs, rewriteExpr } from './rewrite.js';
 import { matchRecognizeQuery } from './match-recognize.js';
 import type {
@@ -1345,6 +1346,7 @@ function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   if (fname.startsWith('ML.')) return mlStub(an, item, fname, scope);
   if (fname === 'RANGE_SESSIONIZE') return rangeSessionize(an, item, scope);
   if (fname === 'GAP_FILL') return gapFill(an, item, scope);
+  if (fname === 'VECTOR_SEARCH') return vectorSearch(an, item, scope);
   const def = expr.findUdf(an, item.name);
   if (!def || !def.tableFunction || !def.query) throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);
   if (item.args.length !== def.params.length) {
@@ -1672,21 +1674,149 @@ function gapFill(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
 }
 
 /**
+ * VECTOR_SEARCH(TABLE base | (query), 'column_to_search', TABLE query | (query) [, 'query_column_to_search']
+ * [, query_column_to_search => ...] [, top_k => n] [, distance_type => 'EUCLIDEAN'|'COSINE'|'DOT_PRODUCT']
+ * [, options => '{"use_brute_force": b, "fraction_lists_to_search": f}']) (search_functions):
+ * for each query row, its top_k nearest base rows as (query STRUCT, base STRUCT, distance).
+ * The emulator has no approximate index, so the search is always exact (brute force), which the page
+ * allows: use_brute_force and fraction_lists_to_search only trade recall for speed on the service.
+ * A vector index still matters for one thing: without distance_type, a vector index on the searched
+ * column of a TABLE argument gives its distance_type (unless use_brute_force skips the index).
+ * Distances: EUCLIDEAN sqrt(sum (a-b)^2), COSINE 1 - a.b / (|a||b|), DOT_PRODUCT -a.b (smaller is nearer).
+ * Ties in distance keep the base rows' order. top_k defaults to 10; a negative top_k returns every row.
+ * Planned as a cross join of the numbered rows with a per-query-row ROW_NUMBER.
+ */
+function vectorSearch(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
+  const fn = 'VECTOR_SEARCH';
+  const tables = item.args.filter((a) => a.kind === 'TableArg' || a.kind === 'Query' || a.kind === 'ScalarSubquery');
+  if (item.args.length < 3 || tables.length !== 2 || item.args[1]!.kind === 'TableArg' || item.args[1]!.kind === 'Query') {
+    throw sqlError(`${fn} takes a base table, the column to search and a query table: VECTOR_SEARCH(TABLE base, 'column', TABLE query, ...)`, item.loc);
+  }
+  if (item.args[0] !== tables[0] || item.args[2] !== tables[1]) throw sqlError(`${fn} takes the base table as argument 1 and the query table as argument 3`, item.loc);
+  const base = tableArgument(an, item.args[0]!, `${fn} argument 1`);
+  const query = tableArgument(an, item.args[2]!, `${fn} argument 3`);
+  const named = new Map<string, A.Expr>([['column_to_search', item.args[1] as A.Expr]]);
+  const order = ['column_to_search', 'query_column_to_search', 'top_k', 'distance_type', 'options'];
+  let position = 1;
+  for (const a of item.args.slice(3)) {
+    if (a.kind === 'TableArg' || a.kind === 'Query' || a.kind === 'ModelArg') throw sqlError(`${fn} takes tables only as arguments 1 and 3`, a.loc);
+    let n: string;
+    let v: A.Expr;
+    if (a.kind === 'NamedArgument') {
+      n = a.name.toLowerCase();
+      v = a.value;
+      position = order.length;
+    } else {
+      if (position >= order.length) throw sqlError(`Positional argument follows named argument in ${fn}`, a.loc);
+      n = order[position++]!;
+      v = a;
+    }
+    if (!order.includes(n)) throw sqlError(`Unknown named argument ${n} of ${fn}`, a.loc);
+    if (named.has(n)) throw sqlError(`Duplicate argument ${n} in ${fn}`, a.loc);
+    named.set(n, v);
+  }
+  const constant = (n: string, t: SqlType): Value | undefined => {
+    const a = named.get(n);
+    if (!a) return undefined;
+    const e = resolveExpr(an, a, { scope, clause: 'table-valued function argument' });
+    const v = constantValue(e);
+    if (v === undefined) throw sqlError(`${fn} argument ${n} must be a constant`, a.loc);
+    if (v === null) throw sqlError(`${fn} argument ${n} must not be NULL`, a.loc);
+    if (!typeEquals(e.type, t)) throw sqlError(`${fn} argument ${n} must be ${typeToSql(t)}, got ${typeToSql(e.type)}`, a.loc);
+    return v;
+  };
+  const q = (name: string): string => '`' + name.replace(/[`\\]/g, '\\$&') + '`';
+  const embedding = (input: RelOut, name: string, which: string): string => {
+    const i = input.names.findIndex((c) => c.toLowerCase() === name.toLowerCase());
+    if (i < 0) throw sqlError(`${fn}: column ${name} not found in the ${which} table`, item.loc);
+    const t = input.rel.columns[i]!.type;
+    if (t.kind !== 'ARRAY' || t.element.kind !== 'FLOAT64') throw sqlError(`${fn}: column ${name} of the ${which} table must be ARRAY<FLOAT64>, got ${typeToSql(t)}`, item.loc);
+    return input.names[i]!;
+  };
+  const column = embedding(base, constant('column_to_search', T.STRING) as string, 'base');
+  const queryColumn = embedding(query, (constant('query_column_to_search', T.STRING) as string | undefined) ?? column, 'query');
+  const topK = (constant('top_k', T.INT64) as bigint | undefined) ?? 10n;
+
+  let bruteForce = false;
+  const optionsText = constant('options', T.STRING) as string | undefined;
+  if (optionsText !== undefined) {
+    const loc = named.get('options')!.loc;
+    let opts: unknown;
+    try {
+      opts = JSON.parse(optionsText);
+    } catch {
+      throw sqlError(`${fn} options must be a JSON object: ${optionsText}`, loc);
+    }
+    if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) throw sqlError(`${fn} options must be a JSON object: ${optionsText}`, loc);
+    for (const [k, v] of Object.entries(opts)) {
+      if (k === 'use_brute_force') {
+        if (typeof v !== 'boolean') throw sqlError(`${fn} option use_brute_force must be a JSON boolean`, loc);
+        bruteForce = v;
+      } else if (k === 'fraction_lists_to_search') {
+        if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw sqlError(`${fn} option fraction_lists_to_search must be a number between 0.0 and 1.0`, loc);
+      } else throw sqlError(`${fn} has no option ${k}; the options are use_brute_force and fraction_lists_to_search`, loc);
+    }
+  }
+
+  let distanceType = (constant('distance_type', T.STRING) as string | undefined)?.toUpperCase();
+  if (distanceType === undefined && !bruteForce) distanceType = indexDistanceType(an, item.args[0]!, column);
+  distanceType ??= 'EUCLIDEAN';
+  if (!['EUCLIDEAN', 'COSINE', 'DOT_PRODUCT'].includes(distanceType)) {
+    throw sqlError(`${fn} distance_type must be 'EUCLIDEAN', 'COSINE' or 'DOT_PRODUCT', got '${distanceType}'`, named.get('distance_type')!.loc);
+  }
+  const err = (s: string): string => `ERROR(${JSON.stringify(s)})`;
+  const dist = distanceType === 'DOT_PRODUCT'
+    ? `-(SELECT SUM(__vs_x * __vs_qv[OFFSET(__vs_i)]) FROM UNNEST(__vs_bv) AS __vs_x WITH OFFSET __vs_i)`
+    : `${distanceType}_DISTANCE(__vs_bv, __vs_qv)`;
+  const check = `CASE
+      WHEN __vs_qv IS NULL OR ARRAY_LENGTH(__vs_qv) = 0 THEN ${err(`${fn}: the query column ${queryColumn} has a NULL or empty array`)}
+      WHEN __vs_bv IS NULL OR ARRAY_LENGTH(__vs_bv) = 0 THEN ${err(`${fn}: the base column ${column} has a NULL or empty array`)}
+      WHEN ARRAY_LENGTH(__vs_qv) != ARRAY_LENGTH(__vs_bv) THEN ERROR(FORMAT('${fn}: embeddings must have the same length; the query embedding has %d elements and the base embedding %d', ARRAY_LENGTH(__vs_qv), ARRAY_LENGTH(__vs_bv)))
+      WHEN EXISTS (SELECT 1 FROM UNNEST(ARRAY_CONCAT(__vs_qv, __vs_bv)) AS __vs_x WHERE __vs_x IS NULL) THEN ${err(`${fn}: an embedding has a NULL element`)}
+      ELSE ${dist} END`;
+  const struct = (input: RelOut): string => `STRUCT(${input.names.map((n) => `${q(n)} AS ${q(n)}`).join(', ')})`;
+  const sql = `SELECT __vs_q AS query, __vs_b AS base, __vs_d AS distance FROM (
+      SELECT __vs_q, __vs_b, __vs_qid, __vs_bid, ${check} AS __vs_d
+      FROM (SELECT ${struct(query)} AS __vs_q, ${q(queryColumn)} AS __vs_qv, ROW_NUMBER() OVER () AS __vs_qid FROM __vs_query)
+      CROSS JOIN (SELECT ${struct(base)} AS __vs_b, ${q(column)} AS __vs_bv, ROW_NUMBER() OVER () AS __vs_bid FROM __vs_base))
+    ${topK < 0n ? '' : `QUALIFY ROW_NUMBER() OVER (PARTITION BY __vs_qid ORDER BY __vs_d, __vs_bid) <= ${topK}`}`;
+  return resolveRewrittenTvfOver(an, item, [{ input: base, name: '__vs_base' }, { input: query, name: '__vs_query' }], sql, 'vector_search');
+}
+
+/** The distance_type of a vector index on `column` of a TABLE argument (EUCLIDEAN when the index sets none). */
+function indexDistanceType(an: Analyzer, a: A.TvfRef['args'][number], column: string): string | undefined {
+  if (a.kind !== 'TableArg' || (a.path.length === 1 && an.findCte(a.path[0]!))) return undefined;
+  const info = an.getTable(tableIdOf(an, a.path, a.loc));
+  const ix = info ? vectorIndexesOf(info.resource).find((x) => x.column.toLowerCase() === column.toLowerCase()) : undefined;
+  if (!ix) return undefined;
+  return ix.options.find((o) => o.name.toLowerCase() === 'distance_type')?.value.toUpperCase() ?? 'EUCLIDEAN';
+}
+
+/**
  * Resolves a built-in table function written as SQL over its table argument:
  * the argument is visible to `sql` as the CTE `inputName` (and only it: the
  * caller's CTEs are hidden), and the result is a WITH over the argument's plan.
  */
 function resolveRewrittenTvf(an: Analyzer, item: A.TvfRef, input: RelOut, sql: string, inputName: string, defaultAlias: string): Leaf {
+  return resolveRewrittenTvfOver(an, item, [{ input, name: inputName }], sql, defaultAlias);
+}
+
+/** resolveRewrittenTvf over several table arguments, each bound as its own CTE. */
+function resolveRewrittenTvfOver(an: Analyzer, item: A.TvfRef, inputs: { input: RelOut; name: string }[], sql: string, defaultAlias: string): Leaf {
   const stmt = an.env.parse(sql).statements[0];
   if (stmt?.kind !== 'QueryStatement') throw new Error(`${defaultAlias}: internal query did not parse`);
-  const id = an.newId();
-  const columns = input.rel.columns.map((c, k) => ({ ...c, name: input.names[k] ?? c.name }));
+  const bound = inputs.map(({ input, name }) => ({
+    id: an.newId(),
+    name,
+    plan: input.rel,
+    columns: input.rel.columns.map((c, k) => ({ ...c, name: input.names[k] ?? c.name })),
+  }));
   const savedCtes = an.ctes.splice(0);
-  an.ctes.push(new Map([[inputName, { id, name: inputName, columns, isValueTable: false }]]));
+  an.ctes.push(new Map(bound.map((b) => [b.name, { id: b.id, name: b.name, columns: b.columns, isValueTable: false }])));
   try {
     const out = resolveQuery(an, stmt.query, undefined);
     const rv = rangeOver(item.alias ?? defaultAlias, out.rel, out.names);
-    const rel: Rel = { kind: 'with', ctes: [{ id, name: inputName, plan: input.rel }], body: out.rel, columns: out.rel.columns };
+    const rel: Rel = { kind: 'with', ctes: bound.map((b) => ({ id: b.id, name: b.name, plan: b.plan })), body: out.rel, columns: out.rel.columns };
     return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
   } finally {
     an.ctes.splice(0);

@@ -1,6 +1,7 @@
 // CREATE / DROP SEARCH INDEX and VECTOR INDEX: the index is kept with its table (hidden `searchIndexes` /
 // `vectorIndexes` of the stored resource) for INFORMATION_SCHEMA.SEARCH_INDEX* and VECTOR_INDEX*.
-// Queries never need one: SEARCH() scans the table either way (VECTOR_SEARCH is not implemented). Both kinds
+// Queries never need one: SEARCH() scans the table and VECTOR_SEARCH searches exactly (brute force); a vector
+// index only lends VECTOR_SEARCH its distance_type when the call gives none. Both kinds
 // report the CREATE_SEARCH_INDEX / DROP_SEARCH_INDEX statement types: JobStatistics2.statementType lists no vector ones.
 import type * as A from '../../grammar/ast.js';
 import { sqlError } from '../analyzer/errors.js';
