@@ -24,8 +24,9 @@ import { GroupTable } from '../hash.js';
 import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
 import { batchBytes, concatBatches, rebatch, takeOrNull } from '../vectors.js';
 import { topNInput } from './window/topn.js';
+import { RowsFeed } from './window/accumulated.js';
 import { lowerBound, rowsBound } from './window/rows-bound.js';
-import { sortedWindow, sortedWindowKeys } from './window/sorted.js';
+import { sortedWindowRun } from './window/suffix.js';
 import { partitionedWindow, tooLargeForWindow } from './window/partitioned.js';
 
 type Layout = ReadonlyMap<number, number>;
@@ -375,8 +376,8 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
   }
   const stages = windowStages(rel);
   // No call partitions: one pass over the rows in ORDER BY order where the calls allow it (window/sorted.ts).
-  const sortedKeys = stages === null ? sortedWindowKeys(rel) : null;
-  if (stages === null && sortedKeys === null) {
+  const sorted = stages === null ? sortedWindowRun(rel) : null;
+  if (stages === null && sorted === null) {
     yield* windowOver(rel, await materialize(rel.input, ctx, held), ctx, held);
     return;
   }
@@ -395,7 +396,7 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
     if (bytes > spillOptions.share * memoryBudget.limit) {
       held.set(0); // the stages (the sort) reserve what they hold
       if (stages !== null) yield* stagedWindows(rel, stages, resumed(parts, input), ctx);
-      else yield* sortedWindow(rel, sortedKeys!, resumed(parts, input), ctx);
+      else yield* sorted!(resumed(parts, input), ctx);
       return;
     }
   }
@@ -896,67 +897,17 @@ async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout
     if (r) return r;
   }
   if (!whole && !call.distinct && isCumulative(g, fs, fe)) return cumulativeAggregate(call, args, g, fe, ctx);
-  const acc = call.aggregate!.create(ctx.eval, {
-    distinct: call.distinct,
-    ignoreNulls: call.ignoreNulls,
-    hasOrderBy: false,
-    safe: call.safe === true,
-  });
-  const dedupe = call.distinct ? new GroupTable([T.INT64, ...args.map((a) => a.type)], 1024) : null;
-  const ignoreNulls = call.ignoreNulls === true && args.length > 0;
   const numGroups = whole ? g.numParts : n;
-  acc.resize(numGroups);
-  const groups = new Int32Array(BATCH_SIZE);
-  const rows = new Int32Array(BATCH_SIZE);
-  let c = 0;
-  const flush = (): void => {
-    if (c === 0) return;
-    let taken = args.map((a) => takeVector(a, rows, c));
-    let gg = groups.subarray(0, c);
-    let cnt = c;
-    if (dedupe) {
-      const gv: Vector = { type: T.INT64, length: c, data: Float64Array.from(gg), nulls: null };
-      const ids = new Int32Array(c);
-      const before = dedupe.size;
-      dedupe.findOrInsert([gv, ...taken], c, ids);
-      const sel = new Int32Array(c);
-      let k = 0;
-      let next = before;
-      for (let j = 0; j < c; j++) if (ids[j] === next) {
-        sel[k++] = j;
-        next++;
-      }
-      taken = taken.map((t) => takeVector(t, sel, k));
-      gg = Int32Array.from(sel.subarray(0, k), (j) => gg[j]!);
-      cnt = k;
-    }
-    acc.update(taken, gg, cnt);
-    c = 0;
-  };
-  const a0 = args[0];
-  const skip = (r: number): boolean => ignoreNulls && a0!.nulls !== null && a0!.nulls[r] === 1;
+  const feed = new RowsFeed(call, args, numGroups, ctx);
   if (whole) {
-    for (let p = 0; p < n; p++) {
-      const r = g.idx[p]!;
-      if (skip(r)) continue;
-      groups[c] = g.partIndex[p]!;
-      rows[c++] = r;
-      if (c === BATCH_SIZE) flush();
-    }
+    for (let p = 0; p < n; p++) feed.push(g.partIndex[p]!, g.idx[p]!);
   } else {
     for (let p = 0; p < n; p++) {
-      for (let q = fs[p]!; q < fe[p]!; q++) {
-        const r = g.idx[q]!;
-        if (skip(r)) continue;
-        groups[c] = p;
-        rows[c++] = r;
-        if (c === BATCH_SIZE) flush();
-      }
+      for (let q = fs[p]!; q < fe[p]!; q++) feed.push(p, g.idx[q]!);
       if ((p & 1023) === 0) await checkpoint(ctx);
     }
   }
-  flush();
-  const res = acc.finish(numGroups);
+  const res = feed.finish();
   const map = new Int32Array(n);
   for (let p = 0; p < n; p++) map[g.idx[p]!] = whole ? g.partIndex[p]! : p;
   return takeVector(res, map);
@@ -966,7 +917,7 @@ async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout
  * Aggregates whose value does not depend on the order rows are added in (a
  * FLOAT64 SUM/AVG only rounds differently, as any order the service may use).
  */
-const ORDER_FREE = new Set(['COUNT', 'COUNTIF', 'SUM', 'AVG', 'MIN', 'MAX', 'LOGICAL_AND', 'LOGICAL_OR', 'BIT_AND', 'BIT_OR', 'BIT_XOR']);
+const ORDER_FREE = new Set(['COUNT', '$COUNT_STAR', 'COUNTIF', 'SUM', 'AVG', 'MIN', 'MAX', 'LOGICAL_AND', 'LOGICAL_OR', 'BIT_AND', 'BIT_OR', 'BIT_XOR']);
 
 /**
  * When every frame ends at its partition's end and frame starts never move

@@ -17,6 +17,7 @@
 //   fed row after row as the frame end advances, read once per frame end, as
 //   window.ts cumulativeAggregate does (DISTINCT is not allowed with ORDER BY).
 import type { SortKey, SortRel, WindowCall } from '../../../analyzer/resolved.js';
+import { T } from '../../../types/types.js';
 import type { Value } from '../../../types/values.js';
 import { BATCH_SIZE, getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
 import type { GroupsAccumulator } from '../../../functions/registry.js';
@@ -56,7 +57,7 @@ export function isCumulative(c: WindowCall): boolean {
 }
 
 /** Rows fed to one accumulator as group 0, with the in-memory window's IGNORE NULLS and DISTINCT. */
-class Feed {
+export class Feed {
   readonly acc: GroupsAccumulator;
   private readonly dedupe: GroupTable | null;
   private ids = new Int32Array(BATCH_SIZE);
@@ -106,6 +107,74 @@ class Feed {
 
   value(): Value {
     return getValue(this.acc.finish(1), 0);
+  }
+}
+
+/**
+ * Rows fed to an accumulator by group (window.ts aggregateCall: one group per
+ * partition, or one per row over its frame; sorted.ts Streamed: one per row),
+ * at most BATCH_SIZE rows per update, with IGNORE NULLS and DISTINCT (each
+ * group's first occurrences, in the order pushed).
+ */
+export class RowsFeed {
+  private readonly acc: GroupsAccumulator;
+  private readonly dedupe: GroupTable | null;
+  private readonly groups = new Int32Array(BATCH_SIZE);
+  private readonly rows = new Int32Array(BATCH_SIZE);
+  private c = 0;
+  private readonly skipNulls: Uint8Array | null;
+
+  constructor(
+    call: WindowCall,
+    private readonly args: readonly Vector[],
+    private readonly numGroups: number,
+    ctx: ExecContext,
+  ) {
+    this.acc = call.aggregate!.create(ctx.eval, { distinct: call.distinct, ignoreNulls: call.ignoreNulls, hasOrderBy: false, safe: call.safe === true });
+    this.acc.resize(numGroups);
+    this.dedupe = call.distinct ? new GroupTable([T.INT64, ...args.map((a) => a.type)], 1024) : null;
+    this.skipNulls = call.ignoreNulls === true && args.length > 0 ? args[0]!.nulls : null;
+  }
+
+  /** Row `r` of the arguments into group `g`. */
+  push(g: number, r: number): void {
+    if (this.skipNulls !== null && this.skipNulls[r] === 1) return;
+    this.groups[this.c] = g;
+    this.rows[this.c++] = r;
+    if (this.c === BATCH_SIZE) this.flush();
+  }
+
+  /** Each group's value (the accumulator's finish). */
+  finish(): Vector {
+    this.flush();
+    return this.acc.finish(this.numGroups);
+  }
+
+  private flush(): void {
+    const c = this.c;
+    if (c === 0) return;
+    this.c = 0;
+    let taken = this.args.map((a) => takeVector(a, this.rows, c));
+    let gg = this.groups.subarray(0, c);
+    let cnt = c;
+    if (this.dedupe) {
+      const gv: Vector = { type: T.INT64, length: c, data: Float64Array.from(gg), nulls: null };
+      const ids = new Int32Array(c);
+      const before = this.dedupe.size;
+      this.dedupe.findOrInsert([gv, ...taken], c, ids);
+      const sel = new Int32Array(c);
+      let k = 0;
+      let next = before;
+      for (let j = 0; j < c; j++) if (ids[j] === next) {
+        sel[k++] = j;
+        next++;
+      }
+      taken = taken.map((t) => takeVector(t, sel, k));
+      const g0 = gg;
+      gg = Int32Array.from(sel.subarray(0, k), (j) => g0[j]!);
+      cnt = k;
+    }
+    this.acc.update(taken, gg, cnt);
   }
 }
 

@@ -5,7 +5,7 @@
 // one partition after another. Partitions are windowed in memory a group at a
 // time, each group under half the share; a partition larger than that alone
 // streams through the sorted window (sorted.ts) as a window without PARTITION
-// BY, when its calls allow (sortedWindowKeys), else it is windowed in memory
+// BY, when its calls allow (suffix.ts sortedWindowRun), else it is windowed in memory
 // as before (the memory guard's to refuse).
 import type { Expr, SortKey, SortRel, WindowRel } from '../../../analyzer/resolved.js';
 import type { SqlType } from '../../../types/types.js';
@@ -17,7 +17,7 @@ import { peersComparator } from '../../sort-keys.js';
 import { spillOptions, type SpillFile } from '../../spill.js';
 import { batchBytes, concatBatches } from '../../vectors.js';
 import { sortOp } from '../sort.js';
-import { sortedWindow, sortedWindowKeys } from './sorted.js';
+import { sortedWindowRun, type SortedRun } from './suffix.js';
 import { exprKey } from '../window.js';
 
 type WindowOver = (rel: WindowRel, input: Batch, ctx: ExecContext, held: Reservation) => AsyncGenerator<Batch>;
@@ -81,7 +81,7 @@ export async function* partitionedWindow(
       cur = 0;
       curBytes = 0;
       held.set(0); // the sort under the sorted window reserves what it holds
-      yield* sortedWindow(alone.rel, alone.keys, pieces.restOfPartition(first), ctx);
+      yield* alone(pieces.restOfPartition(first), ctx);
     }
     await checkpoint(ctx);
   }
@@ -89,14 +89,13 @@ export async function* partitionedWindow(
 }
 
 /** `rel` with its calls over one partition of `partitionBy`, when every call partitions by exactly those keys and the sorted window runs them. */
-function streamedAlone(rel: WindowRel, partitionBy: readonly Expr[]): { rel: WindowRel; keys: readonly SortKey[] } | null {
+function streamedAlone(rel: WindowRel, partitionBy: readonly Expr[]): SortedRun | null {
   const want = new Set(partitionBy.map(exprKey));
   for (const c of rel.calls) {
     if (c.partitionBy.length !== want.size || !c.partitionBy.every((e) => want.has(exprKey(e)))) return null;
   }
   const stripped: WindowRel = { ...rel, calls: rel.calls.map((c) => ({ ...c, partitionBy: [] })) };
-  const keys = sortedWindowKeys(stripped);
-  return keys === null ? null : { rel: stripped, keys };
+  return sortedWindowRun(stripped);
 }
 
 /** Rows sorted by partition keys, a piece at a time: each piece within one partition, `fresh` when it starts one. */

@@ -28,23 +28,26 @@
 // in order), so sums are the same to the last bit. Calls an accumulator
 // computes (whole-partition aggregates, PERCENTILE_*, cumulative aggregates
 // without a running state): window/accumulated.ts.
-import type { Expr, FrameBound, SortKey, SortRel, WindowCall, WindowRel } from '../../../analyzer/resolved.js';
+import type { Expr, FrameBound, Rel, ResolvedColumn, SortKey, SortRel, WindowCall, WindowRel } from '../../../analyzer/resolved.js';
 import { QueryError } from '../../../planner/api.js';
 import { T } from '../../../types/types.js';
 import { Decimal, type Value } from '../../../types/values.js';
-import { MAX_SAFE, getValue, sliceVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
+import { BATCH_SIZE, MAX_SAFE, getValue, sliceVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
 import { checkpoint, type ExecContext } from '../../context.js';
 import { evaluate, layoutOf } from '../../expr.js';
 import { peersComparator } from '../../sort-keys.js';
 import { concatBatches, takeOrNull } from '../../vectors.js';
 import { sortOp } from '../sort.js';
 import { SpillFile } from '../../spill.js';
-import { Cumulative, isCumulative, isWhole, Whole, WholePercentile } from './accumulated.js';
+import { Cumulative, Feed, isCumulative, isWhole, RowsFeed, Whole, WholePercentile } from './accumulated.js';
 import { lowerBound, rowsBound } from './rows-bound.js';
 import { exprKey } from '../window.js';
 
 const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
 const RUNNING = new Set(['COUNT', '$COUNT_STAR', 'SUM', 'AVG', 'MIN', 'MAX']);
+
+/** The column id of the input ordinal a sort with ties reversed adds (no plan column is negative). */
+const ORDINAL_ID = -2;
 
 /** Counts for tests: windows that went through the sort this way. */
 export const sortedWindowCounters = { windows: 0 };
@@ -143,7 +146,7 @@ function streamedNeed(c: WindowCall): Need | null {
   if (valued && name === 'NTH_VALUE' && !((literalCount(c.args[1], null) ?? 0) > 0)) return null;
   const framed =
     valued ||
-    (c.aggregate !== undefined && RUNNING.has(name) && !c.distinct && c.ignoreNulls !== true && !c.safe && c.args.length <= 1 && runsNatively(c));
+    nativelyFramed(c) || accumulates(c);
   if (!framed) return null;
   const f = c.frame;
   if (!f) return NONE;
@@ -158,6 +161,29 @@ function streamedNeed(c: WindowCall): Need | null {
   };
   if (f.unit === 'RANGE' && hasOffset(f.start, f.end) && !rangeKeyStreams(c)) return null;
   return need;
+}
+
+/** An aggregate Streamed computes with nativeAggregate's running state over each frame. */
+function nativelyFramed(c: WindowCall): boolean {
+  const name = c.name.toUpperCase();
+  return c.aggregate !== undefined && RUNNING.has(name) && !c.distinct && c.ignoreNulls !== true && !c.safe && c.args.length <= 1 && runsNatively(c);
+}
+
+/**
+ * An aggregate Streamed computes with its accumulator over each frame
+ * (STRING_AGG, ARRAY_AGG, COUNT(DISTINCT), STRING MIN, NUMERIC SUM, ... over
+ * sliding frames): one group per row, fed the frame's rows in order as
+ * window.ts aggregateCall does; from UNBOUNDED PRECEDING, one accumulator fed
+ * as the frame end advances, as cumulativeAggregate. Not a FLOAT64 SUM / AVG
+ * the in-memory pass adds natively (IGNORE NULLS, SAFE): the accumulator
+ * might round otherwise.
+ */
+function accumulates(c: WindowCall): boolean {
+  const f = c.frame;
+  if (!c.aggregate || !f || f.end.type === 'unbounded_following' || isCumulative(c)) return false;
+  const name = c.name.toUpperCase();
+  if (!c.distinct && (name === 'SUM' || name === 'AVG') && c.args[0]?.type.kind === 'FLOAT64') return false;
+  return true;
 }
 
 const hasOffset = (...bs: FrameBound[]): boolean => bs.some((b) => b.type === 'preceding' || b.type === 'following');
@@ -181,7 +207,14 @@ function orderKey(c: WindowCall): string {
 type CallState = Running | Streamed | Cumulative | Whole | WholePercentile;
 
 /** The window over `source` (rows of rel.input), sorted by `keys` through the sort operator (which spills); no keys: in input order. */
-export async function* sortedWindow(rel: WindowRel, keys: readonly SortKey[], source: AsyncIterable<Batch>, ctx: ExecContext): AsyncGenerator<Batch> {
+export async function* sortedWindow(
+  rel: WindowRel,
+  keys: readonly SortKey[],
+  source: AsyncIterable<Batch>,
+  ctx: ExecContext,
+  /** Rows equal on `keys` in reverse input order (suffix.ts: the exact reverse of the in-memory order). */
+  tiesReversed = false,
+): AsyncGenerator<Batch> {
   sortedWindowCounters.windows++;
   const layout = layoutOf(rel.input.columns);
   const types = rel.input.columns.map((c) => c.type);
@@ -242,7 +275,7 @@ export async function* sortedWindow(rel: WindowRel, keys: readonly SortKey[], so
     }
     yield* sortedSteps(rel, keys, states, reach, ranged, counted(), () => total, async () => {
       if (!finished) await finishWholes();
-    }, ctx);
+    }, ctx, tiesReversed);
   } finally {
     for (const st of wholes) if (st instanceof WholePercentile) st.close();
   }
@@ -259,11 +292,29 @@ async function* sortedSteps(
   totalRows: () => number,
   started: () => Promise<void>,
   ctx: ExecContext,
+  tiesReversed: boolean,
 ): AsyncGenerator<Batch> {
   const { behind, ahead } = reach;
   let keyBehind = 0;
   let keyAhead = 0;
-  const sortRel: SortRel = { kind: 'sort', input: rel.input, keys, columns: rel.input.columns };
+  let sortRel: SortRel = { kind: 'sort', input: rel.input, keys, columns: rel.input.columns };
+  let sortSource = source;
+  if (tiesReversed) {
+    // Each row's input ordinal as one more column, the sort's last key (descending); dropped as rows come out.
+    const ord: ResolvedColumn = { id: ORDINAL_ID, name: '$ordinal', type: T.INT64 };
+    const columns = [...rel.input.columns, ord];
+    const key: SortKey = { expr: { kind: 'column', type: T.INT64, columnId: ORDINAL_ID } as Expr, descending: true, nullsFirst: false };
+    sortRel = { kind: 'sort', input: { ...rel.input, columns } as Rel, keys: [...keys, key], columns };
+    sortSource = (async function* (): AsyncGenerator<Batch> {
+      let at = 0;
+      for await (const b of source) {
+        const o = new Float64Array(b.length);
+        for (let i = 0; i < b.length; i++) o[i] = at++;
+        yield { length: b.length, columns: [...b.columns, { type: T.INT64, length: b.length, data: o, nulls: null }] };
+      }
+    })();
+  }
+  const width = rel.input.columns.length;
   const layout = layoutOf(rel.input.columns);
   const types = rel.input.columns.map((c) => c.type);
   let total = 0;
@@ -315,13 +366,17 @@ async function* sortedSteps(
       while (j > 0 && rk.skip[j - 1] === 0 && rk.k[j - 1]! >= ref - keyBehind) j--;
       keep = j;
     }
+    // A frame from UNBOUNDED PRECEDING adds rows to its state as its end advances: the rows not added yet stay
+    // (a NULL / NaN key's frame at the end reaches every row after the last frame end).
+    for (const st of states) if (st instanceof Streamed) keep = Math.min(keep, Math.max(0, st.pendingFrom() - lo));
     for (const st of states) if (st instanceof Streamed) st.letGo(keep);
     held = keep === 0 ? chunk : sliceBatch(chunk, keep, m);
     lo += keep;
     return { length: out.length, columns: [...out.columns, ...results] };
   };
-  for await (const b of sortOp(sortRel, ctx, source)) {
-    if (b.length === 0) continue;
+  for await (const sb of sortOp(sortRel, ctx, sortSource)) {
+    if (sb.length === 0) continue;
+    const b = sb.columns.length === width ? sb : { length: sb.length, columns: sb.columns.slice(0, width) };
     if (held === null) {
       total = totalRows();
       await started();
@@ -560,6 +615,11 @@ class Streamed {
 
   /** RANGE frame with an offset. */
   readonly ranged: boolean;
+  /** An aggregate its accumulator computes (`accumulates`); `cumulative`: its frames start at the first row. */
+  private readonly accumulated: boolean;
+  private cumulative: Feed | null = null;
+  /** Rows fed to `cumulative` so far (global positions [0, fed)). */
+  private fed = 0;
 
   constructor(
     readonly call: WindowCall,
@@ -574,6 +634,38 @@ class Streamed {
     this.offStart = off(f?.start);
     this.offEnd = off(f?.end);
     this.nth = this.name === 'NTH_VALUE' ? literalCount(call.args[1], 1)! : 1;
+    this.accumulated = !nativelyFramed(call) && accumulates(call);
+  }
+
+  /** The accumulator over each row's frame (see `accumulates`). */
+  private accumulate(args: Vector[], n: number, lo: number, frameOf: (i: number) => [number, number], ctx: ExecContext): Vector {
+    if (this.unboundedStart) {
+      const feed = (this.cumulative ??= new Feed(this.call, ctx));
+      const out: Value[] = new Array(n);
+      let lastE = -1;
+      let last: Value = null;
+      for (let i = 0; i < n; i++) {
+        const e = frameOf(i)[1];
+        if (e !== lastE) {
+          if (e > this.fed) {
+            if (this.fed < lo) lost();
+            for (let s = this.fed; s < e; s += BATCH_SIZE) feed.add(args, s - lo, Math.min(e, s + BATCH_SIZE) - lo);
+            this.fed = e;
+          }
+          last = feed.value();
+          lastE = e;
+        }
+        out[i] = last;
+      }
+      return vectorFromValues(this.call.column.type, out);
+    }
+    const feed = new RowsFeed(this.call, args, n, ctx);
+    for (let i = 0; i < n; i++) {
+      const [s, e] = frameOf(i);
+      if (s < lo && e > s) lost();
+      for (let q = s; q < e; q++) feed.push(i, q - lo);
+    }
+    return feed.finish();
   }
 
   async run(st: Step, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Vector> {
@@ -646,6 +738,11 @@ class Streamed {
       return [s, e];
     };
     if (!call.aggregate) return this.valued(v!, n, lo, frameOf);
+    if (this.accumulated) {
+      const args: Vector[] = [v!];
+      for (const a of call.args.slice(1)) args.push(await evaluate(a, chunk, layout, ctx));
+      return this.accumulate(args, n, lo, frameOf, ctx);
+    }
     return this.aggregate(v, n, lo, frameOf);
   }
 
@@ -759,6 +856,12 @@ class Streamed {
     }
     const d = data instanceof Int32Array && name !== 'COUNT' ? Int32Array.from(out) : out;
     return { type: this.call.column.type, length: n, data: d, nulls: outNulls };
+  }
+
+  /** The first row (global position) a running state from UNBOUNDED PRECEDING has not added yet; Infinity: none. */
+  pendingFrom(): number {
+    if (!this.call.aggregate || !this.unboundedStart) return Infinity;
+    return this.accumulated ? this.fed : Math.max(this.curE, 0);
   }
 
   /** Rows [0, keep) of the last step's chunk are let go: an UNBOUNDED PRECEDING frame keeps what it needs of them. */
