@@ -20,6 +20,7 @@ import { QueryError } from '../planner/api.js';
 import { externalAggregateDef, externalUdfCall, languageOf } from '../udf/index.js';
 import { routineDdl } from '../udf/routine-ddl.js';
 import { constantValue } from './names.js';
+import { TF_IDF_TYPE } from '../functions/search.js';
 import { rewriteExpr } from './rewrite.js';
 import { resolveSubquery } from './query.js';
 import type {
@@ -1387,6 +1388,19 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
     if ((name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && orderBy.length === 0 && name !== 'NTH_VALUE') {
       throw sqlError(`Window ORDER BY is required for analytic function ${name}`, n.loc);
     }
+  } else if (name === 'TF_IDF') {
+    // Per-document weights over the whole partition (text-analysis-functions; functions/search.ts tfIdf).
+    if (args.length < 1 || args.length > 3) throw sqlError(`Number of arguments does not match for function ${name}`, n.loc);
+    const t0 = args[0]!.type;
+    if (!(t0.kind === 'ARRAY' && t0.element.kind === 'STRING')) throw sqlError(`No matching signature for analytic function TF_IDF for argument types: ${typeToSql(t0)}. Supported signature: TF_IDF(ARRAY<STRING>, [INT64], [INT64])`, n.loc);
+    args.slice(1).forEach((a, i) => {
+      if (!canCoerce(a.type, T.INT64, originOf(a))) throw sqlError(`TF_IDF argument ${i + 2} must be INT64, got ${typeToSql(a.type)}`, n.args[i + 1]!.loc);
+      const v = constantValue(a);
+      if (v === undefined) throw sqlError(`TF_IDF argument ${i + 2} must be a constant`, n.args[i + 1]!.loc);
+    });
+    args = args.map((a, i) => (i === 0 ? a : coerce(a, T.INT64)));
+    if (spec.frame || orderBy.length) throw sqlError('TF_IDF takes only PARTITION BY in its OVER clause', n.over!.loc);
+    type = TF_IDF_TYPE;
   } else if (name === 'ST_CLUSTERDBSCAN') {
     // Per-row cluster numbers over the partition (GEOGRAPHY library: clusterDbscan).
     if (args.length !== 3) throw sqlError(`Number of arguments does not match for function ${name}`, n.loc);

@@ -7,7 +7,7 @@
 // appears among the terms of the searched data; a backtick-quoted part of the
 // query matches its terms in order, next to each other, within one value.
 import { arrayOf, structOf, T, type SqlType } from '../types/types.js';
-import { JsonValue, type JsonNode, type Value } from '../types/values.js';
+import { Decimal, JsonValue, type JsonNode, type Value } from '../types/values.js';
 import { named, sigf, defineScalar, type SigContext } from './signature.js';
 import { fail, rowKernel } from './vec.js';
 
@@ -209,4 +209,61 @@ export function registerSearch(): void {
       }),
     ),
   ], { pure: true });
+}
+
+/** Enough digits that ln(x) rounds to the nearest FLOAT64. */
+const Precise = Decimal.clone({ precision: 40 });
+
+/** TF_IDF's result type: ARRAY<STRUCT<term STRING, tf_idf FLOAT64>> (text-analysis-functions). */
+export const TF_IDF_TYPE = arrayOf(structOf([{ name: 'term', type: T.STRING }, { name: 'tf_idf', type: T.FLOAT64 }]));
+
+/**
+ * TF_IDF(tokenized_document, max_distinct_tokens, frequency_threshold) OVER (): one result per document
+ * of the window partition (text-analysis-functions). tf = count in the document / document size (NULL
+ * tokens count in the size); idf = log(1 + documents / (1 + documents containing the term)). The
+ * dictionary takes the terms found in at least frequency_threshold documents, most documents first
+ * (ties by term), at most max_distinct_tokens of them; every other token, and a NULL token, is the
+ * unknown term (NULL). The page gives no idf for the unknown term; both of its examples (two different
+ * dictionaries) give it the mean idf of the dictionary's terms, which is what this uses (over an empty
+ * dictionary that mean is 0/0: NaN, our choice). A document lists the unknown term first when it has
+ * unknown tokens, then its dictionary terms by ascending count in it, ties by term (the page says "by
+ * term frequency rather than alphabetically"; its examples fit both). A NULL document is an empty one.
+ */
+export function tfIdf(docs: readonly Value[], maxDistinct: number, threshold: number): Value[] {
+  const n = docs.length;
+  const df = new Map<string, number>();
+  for (const d of docs) {
+    for (const t of new Set((d ?? []) as (string | null)[])) if (t !== null) df.set(t, (df.get(t) ?? 0) + 1);
+  }
+  // log rounded correctly (as the service's C library does; V8's Math.log(3) is an ulp low), once per count.
+  const logs = new Map<number, number>();
+  const idf = (k: number): number => {
+    let w = logs.get(k);
+    if (w === undefined) logs.set(k, (w = new Precise(1 + n / (1 + k)).ln().toNumber()));
+    return w;
+  };
+  const dict = new Map(
+    [...df]
+      .filter(([, k]) => k >= threshold)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .slice(0, maxDistinct)
+      .map(([t, k]) => [t, idf(k)] as const),
+  );
+  let sum = 0;
+  for (const w of dict.values()) sum += w;
+  const unknownIdf = sum / dict.size;
+  return docs.map((d) => {
+    const tokens = (d ?? []) as (string | null)[];
+    const counts = new Map<string, number>();
+    let unknown = 0;
+    for (const t of tokens) {
+      if (t !== null && dict.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
+      else unknown++;
+    }
+    const size = tokens.length;
+    const terms = [...counts].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const out: Value[] = unknown ? [[null, (unknown / size) * unknownIdf]] : [];
+    for (const [t, c] of terms) out.push([t, (c / size) * dict.get(t)!]);
+    return out;
+  });
 }

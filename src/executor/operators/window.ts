@@ -11,6 +11,7 @@
 // frame's rows (O(n × frame)).
 import type { Expr, FrameBound, SortKey, WindowCall, WindowRel } from '../../analyzer/resolved.js';
 import { clusterDbscan } from '../../functions/geography.js';
+import { tfIdf } from '../../functions/search.js';
 import { QueryError } from '../../planner/api.js';
 import { T, type SqlType } from '../../types/types.js';
 import { Decimal, type Value } from '../../types/values.js';
@@ -690,6 +691,26 @@ async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: 
     case 'PERCENTILE_CONT':
     case 'PERCENTILE_DISC':
       return percentile(call, name === 'PERCENTILE_CONT', g, input, layout, ctx);
+    case 'TF_IDF': {
+      // One dictionary per partition; document order does not matter.
+      const v = await arg(0);
+      const limit = async (i: number, dflt: number, max: number, what: string): Promise<number> => {
+        if (call.args.length <= i) return dflt;
+        const x = await constantArg(call.args[i], input, layout, ctx);
+        if (x === null) throw new QueryError(`TF_IDF ${what} must not be NULL`);
+        const k = toNum(x);
+        if (k < 0 || k > max) throw new QueryError(`TF_IDF ${what} must be between 0 and ${max}, got ${k}`);
+        return k;
+      };
+      const maxDistinct = await limit(1, 32000, 1048576, 'max_distinct_tokens');
+      const threshold = await limit(2, 5, Number.MAX_SAFE_INTEGER, 'frequency_threshold');
+      const vals: Value[] = new Array<Value>(n).fill(null);
+      for (let p = 0; p < n; p = g.partEnd[p]!) {
+        const rows = Array.from({ length: g.partEnd[p]! - p }, (_, k) => idx[p + k]!);
+        tfIdf(rows.map((r) => getValue(v, r)), maxDistinct, threshold).forEach((w, k) => (vals[rows[k]!] = w));
+      }
+      return vectorFromValuesOf(call.column.type, vals);
+    }
     case 'ST_CLUSTERDBSCAN': {
       // One DBSCAN run per partition, rows in window order (the GEOGRAPHY library clusters).
       const v = await arg(0);
