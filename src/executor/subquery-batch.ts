@@ -176,9 +176,17 @@ class Lifter {
     };
     const union: Rel = { kind: 'setop', op: 'union', all: true, inputs: [real, empty], columns: real.columns };
     const isReal = colRef(mark);
+    // The calls' expressions are computed on the real rows only: on a marker row (its columns NULL)
+    // `IF(x IS NULL, ERROR('...'), x)` would raise an error the per-row run never meets. Column
+    // references and constants cannot fail and stay as they are.
+    const onReal = (e: Expr): Expr =>
+      e.kind === 'column' || e.kind === 'literal' ? e : { kind: 'conditional', type: e.type, op: 'case', whens: [isReal], thens: [e] };
     const aggregates: AggregateCall[] = rel.aggregates.map((a) => ({
       ...a,
-      filter: a.filter ? { kind: 'logical', type: T.BOOL, op: 'and', args: [isReal, a.filter] } : isReal,
+      args: a.args.map(onReal),
+      orderBy: a.orderBy.map((k) => ({ ...k, expr: onReal(k.expr) })),
+      ...(a.having ? { having: { ...a.having, expr: onReal(a.having.expr) } } : {}),
+      filter: a.filter ? { kind: 'conditional', type: T.BOOL, op: 'case', whens: [isReal], thens: [a.filter], else: { kind: 'literal', type: T.BOOL, value: false } } : isReal,
     }));
     return { ...rel, input: union, groupBy: [key], aggregates, columns };
   }
