@@ -19,6 +19,8 @@ import { concatVectors, decimalBoxing, getValue, sliceVector, takeVector, vector
 import '../../src/functions/numeric.js';
 import { arr, randomDecimalText, rng, struct } from '../helpers/random-values.js';
 import { tempDir } from '../engine/helpers.js';
+import { decodeBatch, encodeBatch, type EncodedBatch } from '../../src/executor/parallel/codec.js';
+import { deserialize, serialize } from 'node:v8';
 
 /** The value's words as BigInt arithmetic makes them. */
 function referenceWords(text: string, width: DecimalWidth): number[] {
@@ -150,6 +152,20 @@ describe('NUMERIC and BIGNUMERIC chunks', () => {
     for (let i = 0; i < want.length; i++) {
       expect(text(getValue(joined, i))).toEqual(text(want[i]!));
       expect(text(getValue(nulled, i))).toEqual(i % 3 === 0 ? null : text(want[i]!));
+    }
+  });
+
+  it('cross threads and spill frames as words (encodeBatch / decodeBatch through v8.serialize), nothing boxed', async () => {
+    const rows = randomRows(10, 900);
+    const chunks = await chunksOf(rows);
+    const before = decimalBoxing.rows;
+    const batch: Batch = { length: 800, columns: [chunkVector(T.NUMERIC, chunks[0]!, 50, 850), chunkVector(T.BIGNUMERIC, chunks[1]!, 50, 850)] };
+    const back = decodeBatch(deserialize(serialize(encodeBatch(batch))) as EncodedBatch);
+    expect(back.columns.every((v) => v.decimal !== undefined)).toBe(true);
+    expect(decimalBoxing.rows).toBe(before);
+    for (let i = 0; i < 800; i++) {
+      expect(text(getValue(back.columns[0]!, i))).toEqual(text(rows[50 + i]![0]!));
+      expect(text(getValue(back.columns[1]!, i))).toEqual(text(rows[50 + i]![1]!));
     }
   });
 

@@ -10,7 +10,8 @@ import { lookupFunction, replayResolution, resolutionOf, type ArgInfo, type Reso
 import { fromStored, toStored, type Stored } from '../../storage/codec.js';
 import type { SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
-import type { Batch, Vector } from '../../types/vector.js';
+import { decimalVector, type Batch, type Vector } from '../../types/vector.js';
+import type { DecimalWidth } from '../../types/decimal-words.js';
 
 export class Unencodable extends Error {}
 
@@ -233,6 +234,8 @@ export interface EncodedVector {
   readonly data: Vector['data'] | Stored[];
   readonly stored: boolean;
   readonly nulls: Uint8Array | null;
+  /** NUMERIC / BIGNUMERIC rows as their decimal words (Vector.decimal; `data` then empty): copied, never boxed. */
+  readonly decimal?: { readonly words: Uint32Array; readonly width: DecimalWidth };
 }
 
 export interface EncodedBatch {
@@ -248,7 +251,7 @@ export interface EncodedBatch {
  * detached buffers (a worker's group-id and sum loops ran 20-30% slower from
  * its first transferred result on).
  */
-function compact<A extends Float64Array | BigInt64Array | Int32Array | Uint8Array>(a: A): A {
+function compact<A extends Float64Array | BigInt64Array | Int32Array | Uint8Array | Uint32Array>(a: A): A {
   return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : (a.slice() as A);
 }
 
@@ -258,6 +261,10 @@ export function encodeBatch(b: Batch): EncodedBatch {
     length: b.length,
     columns: b.columns.map((v) => {
       const nulls = v.nulls === null ? null : compact(v.nulls.subarray(0, v.length));
+      if (v.decimal) {
+        const { words, width } = v.decimal;
+        return { type: v.type, length: v.length, data: [], stored: false, nulls, decimal: { words: compact(words.subarray(0, v.length * width)), width } };
+      }
       const d = v.data;
       if (!Array.isArray(d)) return { type: v.type, length: v.length, data: compact(d.subarray(0, v.length)), stored: false, nulls };
       if (PRIMITIVE.has(v.type.kind)) return { type: v.type, length: v.length, data: d.slice(0, v.length), stored: false, nulls };
@@ -272,6 +279,7 @@ export function decodeBatch(b: EncodedBatch): Batch {
   return {
     length: b.length,
     columns: b.columns.map((v): Vector => {
+      if (v.decimal) return decimalVector(v.type, v.length, v.nulls, v.decimal);
       if (!v.stored) return { type: v.type, length: v.length, data: v.data as Vector['data'], nulls: v.nulls };
       const s = v.data as Stored[];
       const data: Value[] = new Array(v.length);
