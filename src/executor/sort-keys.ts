@@ -28,14 +28,7 @@ export function keyComparator(v: Vector, spec: KeySpec): RowComparator {
   if (dec) {
     // NUMERIC / BIGNUMERIC words (a scan's): compared as they are, no Decimal made.
     const { words, width } = dec;
-    cmp = (a, b) => sign * compareWords(words, a, words, b, width);
-    if (nulls === null) return cmp;
-    return (a, b) => {
-      const na = nulls[a] === 1;
-      const nb = nulls[b] === 1;
-      if (na || nb) return na === nb ? 0 : na ? nullA : -nullA;
-      return cmp(a, b);
-    };
+    return withNulls((a, b) => sign * compareWords(words, a, words, b, width), nulls, nullA);
   }
   const d = v.data;
   if (d instanceof Float64Array) {
@@ -70,6 +63,11 @@ export function keyComparator(v: Vector, spec: KeySpec): RowComparator {
       };
     } else cmp = (a, b) => sign * compareValues(vals[a]!, vals[b]!, t);
   }
+  return withNulls(cmp, nulls, nullA);
+}
+
+/** `cmp` with NULL rows placed first (nullA -1) or last (1) whatever the direction. */
+function withNulls(cmp: RowComparator, nulls: Vector['nulls'], nullA: number): RowComparator {
   if (nulls === null) return cmp;
   return (a, b) => {
     const na = nulls[a] === 1;

@@ -10,6 +10,7 @@ import { subqueryCounters } from '../../src/executor/expr.js';
 import { batchedCounters, batchedOptions } from '../../src/executor/subquery-batch.js';
 import { nestedBoxing } from '../../src/types/vector.js';
 import { errorMessage, openHarness, run, wireRows, type Harness } from './harness.js';
+import { rng } from '../helpers/random-values.js';
 
 const P = 'cu';
 let h: Harness;
@@ -23,14 +24,6 @@ async function answer(sql: string): Promise<unknown> {
   }
 }
 
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const E = 'STRUCT<y INT64, z ARRAY<INT64>, w STRING>';
 

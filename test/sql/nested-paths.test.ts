@@ -12,6 +12,7 @@ import { parallelCounters, parallelOptions } from '../../src/executor/parallel/r
 import { setPoolSize } from '../../src/executor/parallel/pool.js';
 import { nestedBoxing } from '../../src/types/vector.js';
 import { errorMessage, openHarness, run, wireRows, type Harness } from './harness.js';
+import { rng } from '../helpers/random-values.js';
 
 const P = 'np';
 const defaultMinRows = parallelOptions.minRows;
@@ -26,14 +27,6 @@ async function answer(sql: string): Promise<unknown> {
   }
 }
 
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const Z = 'ARRAY<INT64>';
 const YS = `STRUCT<y INT64, z ${Z}>`;
