@@ -152,6 +152,22 @@ export class GroupTable {
     }
   }
 
+  /**
+   * findOrInsert, then the rows that created a new entry into `sel`, in input
+   * order (each new tuple's first row: new entries are numbered as their first
+   * rows come). Returns how many. DISTINCT, UNION DISTINCT and dedupes use it.
+   */
+  insertFresh(cols: readonly Vector[], n: number, ids: Int32Array, sel: Int32Array): number {
+    let next = this.size;
+    this.findOrInsert(cols, n, ids);
+    let c = 0;
+    for (let j = 0; j < n; j++) if (ids[j] === next) {
+      sel[c++] = j;
+      next++;
+    }
+    return c;
+  }
+
   /** Group id of every row, inserting new key tuples. Returns how many groups were added. */
   findOrInsert(cols: readonly Vector[], n: number, out: Int32Array): number {
     const before = this.size;

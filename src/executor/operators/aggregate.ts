@@ -159,19 +159,8 @@ class AggState {
       return null;
     }
     if (this.seen) {
-      const ids = new Int32Array(count);
-      const before = this.seen.size;
-      if (this.seenByArgs) this.seen.findOrInsert(a, count, ids);
-      else {
-        this.seen.findOrInsert([groupVector(g, count), ...a], count, ids);
-      }
       const keep = new Int32Array(count);
-      let c = 0;
-      let next = before;
-      for (let j = 0; j < count; j++) if (ids[j] === next) {
-        keep[c++] = j;
-        next++;
-      }
+      const c = this.seen.insertFresh(this.seenByArgs ? a : [groupVector(g, count), ...a], count, new Int32Array(count), keep);
       if (c === 0) return null;
       if (c < count) {
         a = a.map((v) => takeVector(v, keep, c));
@@ -244,14 +233,8 @@ class AggState {
         for (const b of rest.files[p]!.read()) {
           const n = b.length;
           if (ids.length < n) ids = new Int32Array(n);
-          let next = table.size;
-          table.findOrInsert(b.columns, n, ids);
           const keep = new Int32Array(n);
-          let c = 0;
-          for (let j = 0; j < n; j++) if (ids[j] === next) {
-            keep[c++] = j;
-            next++;
-          }
+          const c = table.insertFresh(b.columns, n, ids, keep);
           if (c === 0) continue;
           const cols = c < n ? b.columns.map((v) => takeVector(v, keep, c)) : [...b.columns];
           const args = this.seenByArgs ? cols : cols.slice(1);

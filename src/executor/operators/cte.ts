@@ -45,18 +45,8 @@ export async function* recursiveCteOp(rel: RecursiveCteRel, ctx: ExecContext): A
   /** UNION DISTINCT: keeps rows never seen before (also deduplicates within the batch). */
   const fresh = (b: Batch): Batch => {
     if (!seen) return b;
-    const ids = new Int32Array(b.length);
-    const before = seen.size;
-    seen.findOrInsert(b.columns, b.length, ids);
     const sel = new Int32Array(b.length);
-    let c = 0;
-    let next = before;
-    for (let i = 0; i < b.length; i++) {
-      if (ids[i]! === next) {
-        sel[c++] = i;
-        next++;
-      }
-    }
+    const c = seen.insertFresh(b.columns, b.length, new Int32Array(b.length), sel);
     return c === b.length ? b : takeBatch(b, sel, c);
   };
   let work: Batch[] = [];

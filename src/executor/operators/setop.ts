@@ -29,16 +29,8 @@ export async function* setOpOp(rel: SetOpRel, ctx: ExecContext): AsyncGenerator<
         await checkpoint(ctx);
         if (b.length === 0) continue;
         if (ids.length < b.length) ids = new Int32Array(b.length);
-        const before = table.size;
-        table.findOrInsert(b.columns, b.length, ids);
-        // Rows that created a new distinct entry, in input order.
         const sel = new Int32Array(b.length);
-        let c = 0;
-        let next = before;
-        for (let i = 0; i < b.length; i++) if (ids[i] === next) {
-          sel[c++] = i;
-          next++;
-        }
+        const c = table.insertFresh(b.columns, b.length, ids, sel);
         if (c > 0) yield c === b.length ? b : takeBatch(b, sel, c);
       }
     }

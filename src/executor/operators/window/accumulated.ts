@@ -89,15 +89,8 @@ export class Feed {
     let taken = args.map((a) => (k === a.length ? a : takeVector(a, sel, k)));
     if (this.dedupe) {
       // Only values not seen before, in order (first occurrences).
-      const ids = new Int32Array(k);
-      let next = this.dedupe.size;
-      this.dedupe.findOrInsert(taken, k, ids);
       const fresh = new Int32Array(k);
-      let f = 0;
-      for (let j = 0; j < k; j++) if (ids[j] === next) {
-        fresh[f++] = j;
-        next++;
-      }
+      const f = this.dedupe.insertFresh(taken, k, new Int32Array(k), fresh);
       if (f === 0) return;
       taken = taken.map((t) => (f === k ? t : takeVector(t, fresh, f)));
       k = f;
@@ -159,16 +152,8 @@ export class RowsFeed {
     let cnt = c;
     if (this.dedupe) {
       const gv: Vector = { type: T.INT64, length: c, data: Float64Array.from(gg), nulls: null };
-      const ids = new Int32Array(c);
-      const before = this.dedupe.size;
-      this.dedupe.findOrInsert([gv, ...taken], c, ids);
       const sel = new Int32Array(c);
-      let k = 0;
-      let next = before;
-      for (let j = 0; j < c; j++) if (ids[j] === next) {
-        sel[k++] = j;
-        next++;
-      }
+      const k = this.dedupe.insertFresh([gv, ...taken], c, new Int32Array(c), sel);
       taken = taken.map((t) => takeVector(t, sel, k));
       const g0 = gg;
       gg = Int32Array.from(sel.subarray(0, k), (j) => g0[j]!);
