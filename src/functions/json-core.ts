@@ -1,6 +1,6 @@
 // JSON text parsing (with wide-number modes), canonical serialization and
 // JSONPath evaluation shared by the JSON family and TO_JSON_STRING.
-import { JSON_NESTING_ERROR, MAX_JSON_NESTING, jsonDoubleText } from '../types/json-values.js';
+import { JSON_NESTING_ERROR, MAX_JSON_NESTING, jsonDoubleText, parseJsonText as parseStoredJson } from '../types/json-values.js';
 import { JsonValue, type JsonNode } from '../types/values.js';
 import { fail } from './vec.js';
 
@@ -177,11 +177,20 @@ const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 export class JsonSyntaxError extends Error {}
 
 /**
- * A checked JSON text read lazily (PARSE_JSON under a field access,
- * analyzer fieldAccess): `member` finds a field's text by scanning, without
- * making the values around it, and `node` parses the text (only its own
- * part) at the first read. The text was checked whole when made, so these
- * scans raise nothing.
+ * How a JsonText's own part is parsed at its first read: a wide-number mode
+ * (PARSE_JSON's text, checked whole when made), or `stored`: the storage
+ * form of a JSON value (types/json-values.ts jsonNodeToText, read back by its
+ * parseJsonText), whose keys are unique and numbers already canonical.
+ */
+export type JsonTextMode = WideNumberMode | 'stored';
+
+/**
+ * A valid JSON text read lazily (PARSE_JSON under a field access, analyzer
+ * fieldAccess; a stored JSON column's values): `member`, `element` and `at`
+ * find a value's text by scanning, without making the values around it, and
+ * `node` parses the text (only its own part) at the first read. The text is
+ * valid when made, so these scans raise nothing. Duplicate keys: the first
+ * is found, as the parsed object keeps it.
  */
 export class JsonText extends JsonValue {
   private done = false;
@@ -189,43 +198,91 @@ export class JsonText extends JsonValue {
     readonly text: string,
     readonly start: number,
     readonly end: number,
-    readonly mode: WideNumberMode,
+    readonly mode: JsonTextMode,
   ) {
     super(null);
   }
   override get node(): JsonNode {
     if (!this.done) {
-      this.parsed = parseJsonText(this.start === 0 && this.end === this.text.length ? this.text : this.text.slice(this.start, this.end), this.mode);
+      const t = this.start === 0 && this.end === this.text.length ? this.text : this.text.slice(this.start, this.end);
+      this.parsed = this.mode === 'stored' ? parseStoredJson(t) : parseJsonText(t, this.mode);
       this.done = true;
     }
     return this.parsed;
   }
+  /** Where the value's first non-blank character is. */
+  private lead(): number {
+    const s = this.text;
+    let i = this.start;
+    for (let c = s.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = s.charCodeAt(++i));
+    return i;
+  }
   /** The first member `key` of this object (as the parsed object keeps the first of duplicate keys); null when not an object or absent. */
   member(key: string): JsonText | null {
-    const p = new JsonParser(this.text, this.mode);
-    p.build = false;
-    p.i = this.start;
-    p.ws();
-    const s = this.text;
-    if (s.charCodeAt(p.i) !== 123) return null;
-    p.i++;
-    p.ws();
-    if (s.charCodeAt(p.i) === 125) return null;
-    for (;;) {
-      p.ws();
-      const k = p.string();
-      p.ws();
-      p.i++; // ':'
-      p.ws();
-      const vs = p.i;
-      p.value(1);
-      if (k === key) return new JsonText(s, vs, p.i, this.mode);
-      p.ws();
-      if (s.charCodeAt(p.i) !== 44) return null;
-      p.i++;
-    }
+    return this.text.charCodeAt(this.lead()) === 123 ? this.at([key]) : null;
+  }
+  /** Element `i` of this array; null when not an array or out of range. */
+  element(i: number): JsonText | null {
+    return this.text.charCodeAt(this.lead()) === 91 ? this.at([i]) : null;
+  }
+  /**
+   * The value at a path, as jsonAtPath finds it in the parsed value (a key
+   * names an object's member, a number or digit string an array's element);
+   * null when absent. Keys Object.prototype has are not asked here (callers
+   * take the parsed path for them: the parsed object's own property rules).
+   */
+  at(steps: readonly PathStep[]): JsonText | null {
+    const span = this.span(steps);
+    return span === undefined ? null : new JsonText(this.text, span[0], span[1], this.mode);
+  }
+  /** The [start, end) span of the value at a path (see `at`). */
+  span(steps: readonly PathStep[]): [number, number] | undefined {
+    if (steps.length === 0) return [this.start, this.end];
+    const sc = new TextScanner(this.text);
+    sc.i = this.start;
+    return sc.find(steps, 0);
+  }
+  /** Spans of this array's elements (undefined: not an array). */
+  elements(): [number, number][] | undefined {
+    const i = this.lead();
+    return this.text.charCodeAt(i) === 91 ? jsonTextElements(this.text, [i, this.end]) : undefined;
   }
 }
+
+/** Whether a path has a key the parsed path must answer (one Object.prototype has: `__proto__`, `constructor`, ...). */
+export function pathNeedsParse(steps: readonly PathStep[]): boolean {
+  for (const st of steps) if (typeof st === 'string' && st in Object.prototype) return true;
+  return false;
+}
+
+/**
+ * The STRING JSON_VALUE makes of the value at `span` of a valid JSON text:
+ * NULL for null, objects and arrays; a string unescaped; a number as the
+ * parsed number prints (jsonToString); true / false.
+ */
+export function scalarOfValidText(t: JsonText, span: [number, number]): string | null {
+  const s = t.text;
+  let i = span[0];
+  for (let c = s.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = s.charCodeAt(++i));
+  const c = s.charCodeAt(i);
+  if (c === 123 || c === 91 || c === 110) return null; // { [ null
+  if (c === 116) return 'true';
+  if (c === 102) return 'false';
+  let e = span[1];
+  for (let d = s.charCodeAt(e - 1); d === 32 || d === 9 || d === 10 || d === 13; d = s.charCodeAt(--e - 1));
+  if (c === 34) {
+    // Without an escape the text between the quotes is the string (a valid text has no control characters).
+    const j = s.indexOf('\\', i + 1);
+    if (j < 0 || j >= e) return s.slice(i + 1, e - 1);
+    return JSON.parse(s.slice(i, e)) as string;
+  }
+  // An integer of at most 15 digits prints as written (no leading zero, no -0); any other number as parsed.
+  const n = e - i;
+  if (n <= 16 && SHORT_INT.test(n === s.length ? s : s.slice(i, e))) return n === s.length ? s : s.slice(i, e);
+  return jsonToString(new JsonText(s, i, e, t.mode).node);
+}
+
+const SHORT_INT = /^(?:0|-?[1-9]\d{0,14})$/;
 
 /** Checks `s` as parseJsonText parses it (the same errors) without making its values. */
 export function checkJsonText(s: string, mode: WideNumberMode): void {
@@ -423,6 +480,66 @@ export function jsonAtPath(v: JsonNode, steps: readonly PathStep[]): JsonNode | 
     }
   }
   return cur;
+}
+
+/** JSON scalar as the STRING JSON_VALUE returns, or null for objects/arrays/null. */
+export function scalarString(v: JsonNode | undefined): string | null {
+  if (v === undefined || v === null || typeof v === 'object') return null;
+  if (typeof v === 'string') return v;
+  return jsonToString(v);
+}
+
+// The path functions over a JSON value: a JsonText is scanned (only the
+// target's text is read; values around it are skipped, none made), any other
+// value walked as parsed. Both give the same answers (test/sql/json-scan.test.ts).
+
+/** JSON_QUERY / JSON_EXTRACT and subscripts over JSON: the value at the path, null when absent. */
+export function jsonQueryOf(v: JsonValue, steps: readonly PathStep[]): JsonValue | null {
+  if (v instanceof JsonText && !pathNeedsParse(steps)) return v.at(steps);
+  const r = jsonAtPath(v.node, steps);
+  return r === undefined ? null : new JsonValue(r);
+}
+
+/** JSON_VALUE / JSON_EXTRACT_SCALAR over JSON. */
+export function jsonValueOf(v: JsonValue, steps: readonly PathStep[]): string | null {
+  if (v instanceof JsonText && !pathNeedsParse(steps)) {
+    const span = v.span(steps);
+    return span === undefined ? null : scalarOfValidText(v, span);
+  }
+  return scalarString(jsonAtPath(v.node, steps));
+}
+
+/** JSON_QUERY_ARRAY / JSON_EXTRACT_ARRAY over JSON: the array's elements, null when not an array. */
+export function jsonQueryArrayOf(v: JsonValue, steps: readonly PathStep[]): JsonValue[] | null {
+  if (v instanceof JsonText && !pathNeedsParse(steps)) {
+    const els = v.at(steps)?.elements();
+    return els === undefined ? null : els.map((e) => new JsonText(v.text, e[0], e[1], v.mode));
+  }
+  const r = jsonAtPath(v.node, steps);
+  return Array.isArray(r) ? r.map((e) => new JsonValue(e)) : null;
+}
+
+/** JSON_VALUE_ARRAY / JSON_EXTRACT_STRING_ARRAY over JSON: null when not an array of scalars. */
+export function jsonValueArrayOf(v: JsonValue, steps: readonly PathStep[]): (string | null)[] | null {
+  if (v instanceof JsonText && !pathNeedsParse(steps)) {
+    const els = v.at(steps)?.elements();
+    if (els === undefined) return null;
+    const out: (string | null)[] = [];
+    for (const e of els) {
+      const c = v.text.charCodeAt(e[0]);
+      if (c === 123 || c === 91) return null;
+      out.push(scalarOfValidText(v, e));
+    }
+    return out;
+  }
+  const r = jsonAtPath(v.node, steps);
+  if (!Array.isArray(r)) return null;
+  const out: (string | null)[] = [];
+  for (const e of r) {
+    if (e !== null && typeof e === 'object') return null;
+    out.push(scalarString(e));
+  }
+  return out;
 }
 
 export function jsonTypeName(v: JsonNode): string {

@@ -9,6 +9,10 @@ import {
   JsonText,
   checkJsonText,
   jsonAtPath,
+  jsonQueryArrayOf,
+  jsonQueryOf,
+  jsonValueArrayOf,
+  jsonValueOf,
   jsonPretty,
   jsonTextElements,
   jsonTextSpan,
@@ -180,13 +184,6 @@ function parseJsonOrFail(s: string, mode: WideNumberMode, fn = 'PARSE_JSON'): Js
   }
 }
 
-/** JSON scalar as the STRING JSON_VALUE returns, or null for objects/arrays/null. */
-function scalarString(v: JsonNode | undefined): string | null {
-  if (v === undefined || v === null || typeof v === 'object') return null;
-  if (typeof v === 'string') return v;
-  return jsonToString(v);
-}
-
 /** Parsed paths by text, per mode: a call's path is a literal, so rows parse it once (bounded: cleared past 256 paths). */
 const pathCache = [new Map<string, readonly PathStep[]>(), new Map<string, readonly PathStep[]>()];
 
@@ -259,8 +256,7 @@ export function registerJson(): void {
         const p = v.length > 1 ? (v[1] as string) : '$';
         const lax = legacy ? undefined : laxModifiers(p);
         if (lax) return new JsonValue(laxQuery((v[0] as JsonValue).node, pathOrFail(lax.rest, false), lax.recursive));
-        const r = jsonAtPath((v[0] as JsonValue).node, pathOrFail(p, legacy));
-        return r === undefined ? null : new JsonValue(r);
+        return jsonQueryOf(v[0] as JsonValue, pathOrFail(p, legacy));
       })),
     ]);
   }
@@ -274,7 +270,7 @@ export function registerJson(): void {
         const span = jsonTextSpan(text, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
         return span ? scalarFromText(text, span) : null;
       })),
-      sig(['JSON', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => scalarString(jsonAtPath((v[0] as JsonValue).node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy))))),
+      sig(['JSON', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => jsonValueOf(v[0] as JsonValue, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy)))),
     ]);
   }
   for (const [name, legacy] of [
@@ -288,27 +284,13 @@ export function registerJson(): void {
         const els = span && jsonTextElements(text, span);
         return els ? els.map((e) => minifyJsonText(text, e)) : null;
       })),
-      sig(['JSON', opt('STRING')], 'ARRAY<JSON>', rowKernel(arrayOf(T.JSON), (v) => {
-        const r = jsonAtPath((v[0] as JsonValue).node, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
-        return Array.isArray(r) ? r.map((e) => new JsonValue(e)) : null;
-      })),
+      sig(['JSON', opt('STRING')], 'ARRAY<JSON>', rowKernel(arrayOf(T.JSON), (v) => jsonQueryArrayOf(v[0] as JsonValue, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy)))),
     ]);
   }
   for (const [name, legacy] of [
     ['JSON_VALUE_ARRAY', false],
     ['JSON_EXTRACT_STRING_ARRAY', true],
   ] as const) {
-    const f = (node: JsonNode | undefined, p: string): Value => {
-      if (node === undefined) return null;
-      const r = jsonAtPath(node, pathOrFail(p, legacy));
-      if (!Array.isArray(r)) return null;
-      const out: Value[] = [];
-      for (const e of r) {
-        if (e !== null && typeof e === 'object') return null;
-        out.push(scalarString(e));
-      }
-      return out;
-    };
     defineScalar(name, [
       sig(['STRING', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => {
         const text = v[0] as string;
@@ -323,7 +305,7 @@ export function registerJson(): void {
         }
         return out;
       })),
-      sig(['JSON', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => f((v[0] as JsonValue).node, v.length > 1 ? (v[1] as string) : '$'))),
+      sig(['JSON', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => jsonValueArrayOf(v[0] as JsonValue, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy)))),
     ]);
   }
 

@@ -901,6 +901,7 @@ function registerAccess(): void {
         return r === undefined ? null : new JsonValue(r);
       })),
       sig(['JSON', 'INT64'], 'JSON', rowKernel(T.JSON, (v) => {
+        if (v[0] instanceof JsonText) return v[0].element(Number(v[1] as bigint));
         const node = (v[0] as JsonValue).node;
         if (!Array.isArray(node)) return null;
         const i = Number(v[1] as bigint);
