@@ -662,30 +662,7 @@ async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: 
         if (toNum(nv) <= 0) throw new QueryError('The N value for the NthValue function must be positive');
         nth = toNum(nv);
       }
-      const ignore = call.ignoreNulls === true;
-      const isNullAt = (q: number): boolean => v.nulls !== null && v.nulls[idx[q]!] === 1;
-      const pick = new Int32Array(n);
-      for (let p = 0; p < n; p++) {
-        const s = fs[p]!;
-        const e = fe[p]!;
-        let found = -1;
-        if (name === 'LAST_VALUE') {
-          for (let q = e - 1; q >= s; q--) if (!ignore || !isNullAt(q)) {
-            found = q;
-            break;
-          }
-        } else {
-          let seen = 0;
-          for (let q = s; q < e; q++) {
-            if (ignore && isNullAt(q)) continue;
-            if (++seen === nth) {
-              found = q;
-              break;
-            }
-          }
-        }
-        pick[idx[p]!] = found < 0 ? -1 : idx[found]!;
-      }
+      const pick = valuePicks(name === 'LAST_VALUE', nth, call.ignoreNulls === true ? v.nulls : null, idx, fs, fe);
       return takeOrNull(v, pick);
     }
     case 'PERCENTILE_CONT':
@@ -725,6 +702,55 @@ async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: 
     default:
       throw new QueryError(`Analytic function ${call.name} is not supported`, 'notImplemented', 501);
   }
+}
+
+/**
+ * FIRST_VALUE / NTH_VALUE (the nth qualifying row of each frame) and
+ * LAST_VALUE (the last): the input row picked for each input row, -1 for
+ * none. Under IGNORE NULLS (`nulls`) through the qualifying positions and a
+ * count of them before each position, so a frame costs O(1) whatever NULLs
+ * it holds (scanning them was O(n) a frame: O(n^2) over long frames).
+ */
+export function valuePicks(last: boolean, nth: number, nulls: Uint8Array | null, idx: Int32Array, fs: Int32Array, fe: Int32Array): Int32Array {
+  const n = idx.length;
+  const pick = new Int32Array(n);
+  if (nulls === null) {
+    for (let p = 0; p < n; p++) {
+      const q = last ? fe[p]! - 1 : fs[p]! + nth - 1;
+      pick[idx[p]!] = q >= fs[p]! && q < fe[p]! ? idx[q]! : -1;
+    }
+    return pick;
+  }
+  // before[q]: qualifying positions before q; at[k]: the k-th qualifying position.
+  const before = new Int32Array(n + 1);
+  const at = new Int32Array(n);
+  let k = 0;
+  for (let q = 0; q < n; q++) {
+    before[q] = k;
+    if (nulls[idx[q]!] !== 1) at[k++] = q;
+  }
+  before[n] = k;
+  for (let p = 0; p < n; p++) {
+    const s = fs[p]!;
+    const e = fe[p]!;
+    const j = last ? before[e]! - 1 : before[s]! + nth - 1;
+    const q = j >= 0 && j < k ? at[j]! : -1;
+    pick[idx[p]!] = q >= s && q < e ? idx[q]! : -1;
+  }
+  return pick;
+}
+
+/** The rows that are NULL (a value layout may hold a NULL without the bitmap saying so); null: none. */
+function nullMask(v: Vector): Uint8Array | null {
+  const d = v.data;
+  if (!Array.isArray(d)) return v.nulls;
+  let m: Uint8Array | null = null;
+  for (let i = 0; i < v.length; i++) {
+    if (d[i] !== null || (v.nulls !== null && v.nulls[i] === 1)) continue;
+    m ??= v.nulls === null ? new Uint8Array(v.length) : Uint8Array.from(v.nulls);
+    m[i] = 1;
+  }
+  return m ?? v.nulls;
 }
 
 function vectorFromValuesOf(type: SqlType, vals: Value[]): Vector {
@@ -905,6 +931,9 @@ async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout
   let whole = true;
   for (let p = 0; p < n && whole; p++) if (fs[p] !== g.partStart[p] || fe[p] !== g.partEnd[p]) whole = false;
   const name = call.name.toUpperCase();
+  // ANY_VALUE's accumulator takes the first non-NULL row fed, rows fed in frame order: FIRST_VALUE IGNORE
+  // NULLS, O(1) a frame (fed through the accumulator, a suffix frame collected O(n) rows a row).
+  if (name === 'ANY_VALUE' && !call.distinct && args.length === 1) return takeOrNull(args[0]!, valuePicks(false, 1, nullMask(args[0]!), g.idx, fs, fe));
   // Frames that end at the partition's end (… AND UNBOUNDED FOLLOWING): run
   // backwards they are cumulative frames, so an order-free aggregate costs
   // O(n) instead of restarting its state at every row (O(n²)).
