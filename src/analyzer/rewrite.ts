@@ -2,6 +2,7 @@
 // analyzer (post-aggregation rewrites, correlated-id remaps) and by the
 // planner rules, so each rule states only what it changes.
 import type { Expr, Rel, SortKey, WindowCall, AggregateCall, FrameBound } from './resolved.js';
+import { lookupFunction } from '../functions/registry.js';
 
 export type ExprFn = (e: Expr) => Expr | undefined;
 
@@ -242,4 +243,14 @@ export function relInputs(rel: Rel): readonly Rel[] {
     default:
       return [];
   }
+}
+
+/** Whether an expression calls a volatile function (RAND, GENERATE_UUID, ...). */
+export function isVolatileExpr(e: Expr): boolean {
+  let v = false;
+  rewriteExpr(e, (x) => {
+    if (x.kind === 'call' && (lookupFunction(x.name) as { volatile?: boolean } | undefined)?.volatile) v = true;
+    return undefined;
+  });
+  return v;
 }

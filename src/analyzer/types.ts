@@ -17,7 +17,7 @@ import {
   type ScalarType,
   type SqlType,
 } from '../types/types.js';
-import { Decimal, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
+import { Decimal, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
 import { sqlError } from './errors.js';
 import { canCoerce as sharedCanCoerce, commonSupertype, type CoercibleArg } from '../types/coercion.js';
 import { parseDateString, parseDatetimeString, parseTimeString, parseTimestampString } from '../functions/civil.js';

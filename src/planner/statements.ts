@@ -7,23 +7,24 @@ import { coerce, literal, originOf } from '../analyzer/expr.js';
 import { resolveExpr } from '../analyzer/expr.js';
 import { outputNames } from '../analyzer/index.js';
 import { constantValue, tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
-import { checkDeclaredTable, project, resolveFrom } from '../analyzer/query.js';
-import type { Expr, Rel } from '../analyzer/resolved.js';
+import { project } from '../analyzer/query.js';
+import { checkDeclaredTable } from '../analyzer/table-functions.js';
+import type { Rel } from '../analyzer/resolved.js';
 import { Scope, colRef } from '../analyzer/scope.js';
 import { canCoerce, typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
-import type { TableId, TableInfo } from '../storage/api.js';
+import type { TableId } from '../storage/api.js';
 import { columnToRestField, hasTypeParams, restParamsText, restTypeParams, tableRestField, type Column, type RestField } from '../types/schema.js';
 import { collationNameError, withDefaultCollation } from '../functions/collation.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
 import { formatInterval } from '../types/json-values.js';
-import { getValue, vectorFromValues, type Batch } from '../types/vector.js';
+import type { Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
-import { checkTargetFilter, checkPartitionFilters } from './partition-filter.js';
-import { callScalar, checkSqlFunctionReturn, not, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
+import { checkPartitionFilters } from './partition-filter.js';
+import { checkSqlFunctionReturn, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
 import { checked, coerceForWrite, scanAll, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
@@ -605,7 +606,6 @@ function targetId(s: Session, path: A.Path, loc: A.Loc): TableId {
   return tableIdOf(s.analyzer(), path, loc);
 }
 
-
 // ---------------------------------------------------------------- CREATE TABLE / VIEW
 
 export async function createTable(s: Session, st: A.CreateTableStmt): Promise<QueryResult> {
@@ -1046,9 +1046,6 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   // SET DEFAULT COLLATE earlier in this statement (undefined: the table's own).
   let tableDefaultCollation: string | undefined;
   const curKeys = (): RestTableConstraints => (keys ??= structuredClone((info.resource.tableConstraints as RestTableConstraints | undefined) ?? {}));
-  const hasColumn = (n: string, loc: A.Loc) => {
-    if (!cols.some((c) => c.name.toLowerCase() === n.toLowerCase())) throw sqlError(`Column not found: ${n}`, loc);
-  };
   for (const a of st.actions) {
     switch (a.kind) {
       case 'AddConstraint': {

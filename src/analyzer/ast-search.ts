@@ -1,0 +1,35 @@
+// Searches of the parser's AST that several analyzer parts share (calls,
+// analytic calls, identifier paths), none entering subqueries.
+import type * as A from '../../grammar/ast.js';
+
+/** True when a call in an AST expression, outside subqueries, satisfies `pred`. */
+export function someCall(e: unknown, pred: (call: { over?: unknown; name?: string[] }) => boolean): boolean {
+  const stack: unknown[] = [e];
+  while (stack.length) {
+    const x = stack.pop();
+    if (!x || typeof x !== 'object') continue;
+    if (Array.isArray(x)) {
+      stack.push(...x);
+      continue;
+    }
+    const o = x as { kind?: string; over?: unknown; name?: string[] };
+    if (o.kind === 'Query') continue;
+    if (o.kind === 'FunctionCall' && pred(o)) return true;
+    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
+  }
+  return false;
+}
+
+/** True when an AST expression calls an analytic function (outside subqueries). */
+export const hasOver = (e: unknown): boolean => someCall(e, (c) => !!c.over);
+
+/** The identifier paths of an expression in source order (not those inside subqueries, which have their own scopes). */
+export function pathsOf(n: unknown, out: A.PathExpr[] = []): A.PathExpr[] {
+  if (Array.isArray(n)) for (const x of n) pathsOf(x, out);
+  else if (n && typeof n === 'object') {
+    const k = (n as { kind?: unknown }).kind;
+    if (k === 'PathExpr') out.push(n as A.PathExpr);
+    else if (k !== 'ScalarSubquery' && k !== 'ArraySubquery' && k !== 'ExistsExpr' && k !== 'Query') for (const v of Object.values(n)) pathsOf(v, out);
+  }
+  return out;
+}

@@ -1,0 +1,259 @@
+// Pipe syntax: each |> operator applied to the table before it.
+//
+// Each operator rewrites to the equivalent SELECT over the current table, read
+// through a synthetic `$pipe` table reference (pipeInputs). Table aliases
+// follow the pipe syntax reference: WHERE, ORDER BY, LIMIT, TABLESAMPLE,
+// DISTINCT, EXTEND, WINDOW, SET, DROP, RENAME and JOIN keep the input's
+// aliases (JOIN adds the right side's); after SET, DROP and RENAME an alias
+// still reads the original values, so those are carried as hidden trailing
+// columns; AS replaces every alias with one; the other operators make a new
+// table without aliases (CALL, PIVOT and UNPIVOT may name it).
+
+import type * as A from '../../grammar/ast.js';
+import type { Analyzer } from './context.js';
+import { lookupFunction } from '../functions/registry.js';
+import { sqlError } from './errors.js';
+import { matchRecognizeQuery } from './match-recognize.js';
+import { Scope, colRef, type RangeVar } from './scope.js';
+import { hasOver, someCall } from './ast-search.js';
+import { combineSetOp } from './set-operations.js';
+import { type PipeVar, type RelOut, type SelItem, applyLimit, project, resolveQuery, resolveSelect, sample } from './query.js';
+
+/** The visible table of `out`: hidden columns projected away, no aliases. */
+export function withoutPipeVars(an: Analyzer, out: RelOut): RelOut {
+  if (!out.pipeVars && !out.hidden) return out;
+  const n = out.rel.columns.length - (out.hidden ?? 0);
+  const names = out.names.slice(0, n);
+  const rel = out.hidden ? project(an, out.rel, out.rel.columns.slice(0, n).map((c) => colRef(c)), names) : out.rel;
+  return { rel, names, isValueTable: out.isValueTable };
+}
+
+/** The table aliases' range variables for a `$pipe` reference to `out`. */
+export function pipeRangeVars(out: RelOut): RangeVar[] {
+  return (out.pipeVars ?? []).map((v) => {
+    const cols = out.rel.columns;
+    if (v.valueIndex !== undefined) return { name: v.name, lname: v.name.toLowerCase(), columns: [], value: { ...cols[v.valueIndex]!, name: v.name }, qualifiedOnly: true };
+    return { name: v.name, lname: v.name.toLowerCase(), columns: v.columns.map((c) => ({ ...cols[c.index]!, name: c.name })), qualifiedOnly: true };
+  });
+}
+
+/** One alias over every visible column of `out` (`|> AS t`, `|> CALL f() AS t`). */
+function aliased(out: RelOut, alias: string | undefined): RelOut {
+  if (!alias) return out;
+  const v: PipeVar = out.isValueTable
+    ? { name: alias, columns: [], valueIndex: 0 }
+    : { name: alias, columns: out.names.map((name, index) => ({ name, index })) };
+  return { ...out, pipeVars: [v] };
+}
+
+const HIDDEN = '$pipe_alias';
+
+export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefined): RelOut {
+  const pipeRef = (input: RelOut, alias?: string): A.TableRef => {
+    const ref: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(alias ? { alias } : {}) };
+    pipeInputs.set(ref, input);
+    return ref;
+  };
+  /** The operator as a SELECT over the current table: `keep` carries the table aliases in scope (and the input's) to the output. */
+  const viaSelect = (sel: Omit<A.Select, 'kind' | 'loc' | 'from'>, keep: boolean, orderBy?: A.OrderByItem[], from: A.FromItem = pipeRef(out), pipeForm?: string): RelOut => {
+    let vars: { rv: RangeVar; first: number }[] = [];
+    let carried = 0;
+    const carry = keep
+      ? (scope: Scope): SelItem[] => {
+          const items: SelItem[] = [];
+          vars = [];
+          for (const rv of scope.rangeVars) {
+            if (!rv.lname) continue;
+            vars.push({ rv, first: items.length });
+            for (const c of rv.value ? [rv.value] : rv.columns) items.push({ name: HIDDEN, expr: colRef(c), loc: p.loc, aliasable: false });
+          }
+          carried = items.length;
+          return items;
+        }
+      : undefined;
+    const r = resolveSelect(an, { kind: 'Select', loc: p.loc, from, ...sel }, outer, orderBy, undefined, undefined, carry, pipeForm);
+    if (!carried) return r;
+    const start = r.names.length - carried;
+    const pipeVars = vars.map(({ rv, first }): PipeVar =>
+      rv.value ? { name: rv.name, columns: [], valueIndex: start + first } : { name: rv.name, columns: rv.columns.map((c, k) => ({ name: c.name, index: start + first + k })) },
+    );
+    return { ...r, pipeVars, hidden: carried };
+  };
+  const star: A.SelectStar = { kind: 'SelectStar', loc: p.loc };
+  switch (p.kind) {
+    case 'PipeWhere':
+      // A window function in |> WHERE filters after windowing, like QUALIFY.
+      return hasOver(p.cond) ? viaSelect({ distinct: false, items: [star], qualify: p.cond }, true) : viaSelect({ distinct: false, items: [star], where: p.cond }, true);
+    case 'PipeSelect':
+      return viaSelect({ distinct: p.distinct, ...(p.asMode ? { asMode: p.asMode } : {}), items: p.items, ...(p.window ? { window: p.window } : {}) }, false, undefined, undefined, 'pipe SELECT');
+    case 'PipeExtend':
+      return viaSelect({ distinct: false, items: [star, ...p.items], ...(p.window ? { window: p.window } : {}) }, true, undefined, undefined, 'pipe EXTEND');
+    case 'PipeWindow':
+      return viaSelect({ distinct: false, items: [star, ...p.items] }, true);
+    case 'PipeSet': {
+      checkPipeColumns(out, 'SET', p.assignments.map((a) => a.column[a.column.length - 1]!), p.loc);
+      const replace = p.assignments.map((a) => ({ expr: a.expr, alias: a.column[a.column.length - 1]! }));
+      return viaSelect({ distinct: false, items: [{ ...star, replace }] }, true);
+    }
+    case 'PipeDrop': {
+      const dropped = p.columns.map((c) => c[c.length - 1]!);
+      checkPipeColumns(out, 'DROP', dropped, p.loc);
+      const gone = new Set(dropped.map((n) => n.toLowerCase()));
+      if (!out.isValueTable && visibleNames(out).every((n) => gone.has(n.toLowerCase()))) throw sqlError('Pipe DROP dropped all columns in the input table', p.loc);
+      return viaSelect({ distinct: false, items: [{ ...star, except: dropped }] }, true);
+    }
+    case 'PipeRename': {
+      const visible = out.names.length - (out.hidden ?? 0);
+      checkPipeColumns(out, 'RENAME', p.renames.map((r) => r.from[r.from.length - 1]!), p.loc);
+      const names = out.names.map((n, i) => {
+        const r = i < visible ? p.renames.find((x) => x.from[x.from.length - 1]!.toLowerCase() === n.toLowerCase()) : undefined;
+        return r ? r.to : n;
+      });
+      // The aliases keep the old names (pipe syntax reference, RENAME).
+      return { ...out, names };
+    }
+    case 'PipeAs':
+      return aliased(withoutPipeVars(an, out), p.alias);
+    case 'PipeOrderBy':
+      return viaSelect({ distinct: false, items: [star] }, true, p.items);
+    case 'PipeLimit':
+      return applyLimit(an, out, p.limit, p.offset);
+    case 'PipeDistinct': {
+      // Distinct over the visible columns; the aliases keep the columns that are visible ones.
+      const vis = withoutPipeVars(an, { ...out, pipeVars: undefined });
+      const r = viaSelect({ distinct: true, items: [star] }, false, undefined, pipeRef(vis));
+      const n = vis.names.length;
+      const pipeVars = (out.pipeVars ?? []).map((v) => ({ ...v, columns: v.columns.filter((c) => c.index < n) })).filter((v) => v.valueIndex === undefined || v.valueIndex < n);
+      return pipeVars.length ? { ...r, pipeVars } : r;
+    }
+    case 'PipeAggregate': {
+      const items: A.SelectItem[] = [];
+      const groupItems: A.GroupingItem[] = [];
+      const order: A.OrderByItem[] = [];
+      for (const g of p.groupBy) {
+        items.push({ kind: 'SelectExpr', loc: g.expr.loc, expr: g.expr, ...(g.alias ? { alias: g.alias } : {}) });
+        groupItems.push(g.expr);
+        if (g.direction || p.groupAndOrder) order.push({ kind: 'OrderByItem', loc: g.expr.loc, expr: g.expr, ...(g.direction ? { direction: g.direction } : {}), ...(g.nulls ? { nulls: g.nulls } : {}) });
+      }
+      for (const a of p.items) {
+        if (!hasAggregateCall(a.expr)) throw sqlError('Pipe AGGREGATE cannot include non-aggregate expressions', a.expr.loc);
+        items.push({ kind: 'SelectExpr', loc: a.expr.loc, expr: a.expr, ...(a.alias ? { alias: a.alias } : {}) });
+        if (a.direction) order.push({ kind: 'OrderByItem', loc: a.expr.loc, expr: a.expr, direction: a.direction, ...(a.nulls ? { nulls: a.nulls } : {}) });
+      }
+      if (p.groupingItems) {
+        // GROUP BY ROLLUP / CUBE / GROUPING SETS: each expression they group by is an output column, first
+        // appearance first, as a plain group item would be (and ordered by under GROUP AND ORDER BY).
+        const seen = new Set<string>();
+        const keyOf = (e: A.Expr) => JSON.stringify(e, (k, v: unknown) => (k === 'loc' ? undefined : v));
+        const add = (e: A.Expr) => {
+          const k = keyOf(e);
+          if (seen.has(k) || p.groupBy.some((g) => keyOf(g.expr) === k)) return;
+          seen.add(k);
+          items.splice(seen.size - 1 + p.groupBy.length, 0, { kind: 'SelectExpr', loc: e.loc, expr: e });
+          if (p.groupAndOrder) order.push({ kind: 'OrderByItem', loc: e.loc, expr: e });
+        };
+        const walk = (g: A.GroupingItem): void => {
+          if (g.kind === 'Rollup' || g.kind === 'Cube') g.exprs.forEach(add);
+          else if (g.kind === 'GroupingSets') g.sets.forEach(walk);
+          else if (g.kind === 'EmptyGroupingSet') return;
+          else if (g.kind === 'StructExpr' && g.syntax === 'tuple') g.fields.forEach((f) => add(f.expr));
+          else add(g);
+        };
+        p.groupingItems.forEach(walk);
+        groupItems.push(...p.groupingItems);
+      }
+      const groupBy: A.GroupBy | undefined = groupItems.length ? { kind: 'GroupBy', loc: p.loc, all: false, items: groupItems } : undefined;
+      return viaSelect({ distinct: false, items, ...(groupBy ? { groupBy } : {}) }, false, order.length ? order : undefined);
+    }
+    case 'PipeJoin': {
+      const from: A.JoinRef = { kind: 'JoinRef', loc: p.loc, joinType: p.joinType, natural: p.natural, left: pipeRef(out), right: p.right, ...(p.on ? { on: p.on } : {}), ...(p.using ? { using: p.using } : {}) };
+      return viaSelect({ distinct: false, items: [star] }, true, undefined, from);
+    }
+    case 'PipeSetOp': {
+      const others = p.queries.map((q) => resolveQuery(an, q, outer));
+      const b: A.SetOperation = {
+        kind: 'SetOperation', loc: p.loc, op: p.op, quantifier: p.quantifier,
+        ...(p.outerMode ? { outerMode: p.outerMode } : {}), ...(p.corresponding ? { corresponding: p.corresponding } : {}), ...(p.byName ? { byName: p.byName } : {}),
+        left: p.queries[0]!.body, right: p.queries[0]!.body,
+      };
+      return combineSetOp(an, b, [withoutPipeVars(an, out), ...others], [p, ...p.queries]);
+    }
+    case 'PipeTablesample':
+      return { ...out, rel: sample(an, out.rel, p.sample) };
+    case 'PipeAssert': {
+      // Each row must satisfy the condition; otherwise the query fails with the payload (or the condition's text).
+      const msg: A.Expr = p.payload.length
+        ? { kind: 'FunctionCall', loc: p.loc, name: ['CONCAT'], safe: false, distinct: false, args: [{ kind: 'StringLiteral', loc: p.loc, value: 'Assertion failed: ', raw: false }, ...p.payload.flatMap((e, i): A.Expr[] => [...(i ? [{ kind: 'StringLiteral' as const, loc: e.loc, value: ' ', raw: false }] : []), { kind: 'CastExpr', loc: e.loc, safe: false, expr: e, type: { kind: 'ScalarType', loc: e.loc, name: 'STRING', params: [] } }])] }
+        : { kind: 'StringLiteral', loc: p.loc, value: 'Assertion failed', raw: false };
+      const check: A.Expr = {
+        kind: 'FunctionCall', loc: p.loc, name: ['IF'], safe: false, distinct: false,
+        args: [{ kind: 'IsExpr', loc: p.loc, expr: p.cond, not: false, what: 'TRUE' }, { kind: 'BoolLiteral', loc: p.loc, value: true }, { kind: 'IsExpr', loc: p.loc, not: false, what: 'NULL', expr: { kind: 'FunctionCall', loc: p.loc, name: ['ERROR'], safe: false, distinct: false, args: [msg] } }],
+      };
+      return viaSelect({ distinct: false, items: [star], where: check }, true);
+    }
+    case 'PipeCall': {
+      // |> CALL tvf(args) [AS alias]: the current rows are the first (TABLE) argument.
+      const q: A.Query = { kind: 'Query', loc: p.loc, body: { kind: 'Select', loc: p.loc, distinct: false, items: [star], from: pipeRef(withoutPipeVars(an, out)) }, pipes: [] };
+      const from: A.TvfRef = { ...p.tvf, args: [q, ...p.tvf.args] };
+      return aliased(viaSelect({ distinct: false, items: [star] }, false, undefined, from), p.tvf.alias);
+    }
+    case 'PipePivot':
+    case 'PipeUnpivot': {
+      const { kind, ...rest } = p;
+      const from = { ...rest, kind: kind === 'PipePivot' ? 'PivotRef' : 'UnpivotRef', input: pipeRef(withoutPipeVars(an, out)) } as A.FromItem;
+      return aliased(viaSelect({ distinct: false, items: [star] }, false, undefined, from), p.alias);
+    }
+    case 'PipeMatchRecognize': {
+      const vis = withoutPipeVars(an, out);
+      const alias = out.pipeVars?.length === 1 ? out.pipeVars[0]!.name : undefined;
+      const from = pipeRef(vis, alias);
+      const q = matchRecognizeQuery(an, from, alias, p.spec, p.loc);
+      return resolveQuery(an, q, outer);
+    }
+    default:
+      throw sqlError(`Pipe operator ${p.kind} is not supported yet`, p.loc);
+  }
+}
+
+/** The columns a pipe operator sees by name (the trailing hidden ones only feed table aliases). */
+function visibleNames(out: RelOut): string[] {
+  return out.names.slice(0, out.names.length - (out.hidden ?? 0));
+}
+
+/**
+ * The name rules of pipe SET, DROP and RENAME (pipe syntax reference): each name is
+ * given once and is a column of the input table; RENAME also refuses a name that
+ * is a table alias or that more than one column has. Wording as the service's analyzer.
+ */
+function checkPipeColumns(out: RelOut, op: 'SET' | 'DROP' | 'RENAME', names: readonly string[], loc: A.Loc): void {
+  // A value table's fields are checked where the star expansion resolves them.
+  if (out.isValueTable) return;
+  const visible = visibleNames(out).map((n) => n.toLowerCase());
+  const seen = new Set<string>();
+  const verb = op.toLowerCase();
+  for (const name of names) {
+    const l = name.toLowerCase();
+    if (seen.has(l)) throw sqlError(`Duplicate column name in pipe ${op}: ${name}`, loc);
+    seen.add(l);
+    const count = visible.filter((n) => n === l).length;
+    const isAlias = (out.pipeVars ?? []).some((v) => v.name.toLowerCase() === l);
+    if (count === 0 || (op === 'RENAME' && isAlias)) {
+      if (isAlias) throw sqlError(`Name in pipe ${op} is a table alias; ${op} can only ${verb} columns: ${name}`, loc);
+      throw sqlError(`Column name in pipe ${op} not found in input table: ${name}`, loc);
+    }
+    if (op === 'RENAME' && count > 1) throw sqlError(`Column name in pipe RENAME exists more than once in input table: ${name}`, loc);
+  }
+}
+
+/** True when an AST expression calls an aggregate function outside subqueries and windows (a name that is no built-in may be a user aggregate: its resolution decides). */
+function hasAggregateCall(e: unknown): boolean {
+  return someCall(e, (c) => {
+    if (c.over) return false;
+    const def = lookupFunction(c.name!.join('.'));
+    return !def || def.kind === 'aggregate';
+  });
+}
+
+/** Pipe inputs are passed to resolveTableRef through this side table keyed by the synthetic TableRef. */
+export const pipeInputs = new WeakMap<A.TableRef, RelOut>();
+

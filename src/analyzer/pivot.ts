@@ -1,0 +1,173 @@
+// PIVOT and UNPIVOT, rewritten to aggregates over the input and to a UNION ALL
+// of one projection per unpivoted column set.
+
+import type * as A from '../../grammar/ast.js';
+import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import type { Analyzer } from './context.js';
+import { sqlError } from './errors.js';
+import { AggCollector, coerce, literal, originOf, resolveExpr, type ExprCtx } from './expr.js';
+import { isVolatileExpr, rewriteExpr } from './rewrite.js';
+import type { AggregateRel, Expr, Rel } from './resolved.js';
+import { Scope, colRef } from './scope.js';
+import { Origin, supertype } from './types.js';
+import * as expr from './expr.js';
+import { type Leaf, filter, project, rangeOver, resolveFrom } from './query.js';
+
+function valueName(e: A.Expr): string {
+  switch (e.kind) {
+    case 'StringLiteral':
+      return e.value;
+    case 'IntLiteral':
+      return e.text;
+    case 'UnaryExpr':
+      return e.operand.kind === 'IntLiteral' ? `minus_${e.operand.text}` : '';
+    case 'BoolLiteral':
+      return e.value ? 'true' : 'false';
+    case 'NullLiteral':
+      return 'NULL';
+    default:
+      return '';
+  }
+}
+
+/** A FROM item whose rows are one value (a value table: UNNEST of structs, SELECT AS VALUE, a value-table pipe input). */
+const isValueInput = (scope: Scope): boolean => scope.rangeVars[0]?.value !== undefined;
+
+export function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Leaf {
+  if (p.input.kind === 'UnnestRef') throw sqlError('PIVOT is not allowed with array scans', p.loc);
+  const inner = new Scope(outer);
+  const input = resolveFrom(an, p.input, inner, outer);
+  // A value table has no columns to group by or to pivot (only its row value):
+  // the reference refuses it rather than pivot over nothing.
+  if (isValueInput(inner)) throw sqlError('PIVOT is not allowed on value tables', p.loc);
+  const aggs = new AggCollector(inner);
+  const ctx: ExprCtx = { scope: inner, clause: 'PIVOT clause', aggs };
+  let forExpr = resolveExpr(an, p.forExpr, { scope: inner, clause: 'PIVOT clause' });
+  const aggExprs = p.aggregates.map((a) => {
+    const before = aggs.calls.length;
+    const e = resolveExpr(an, a.expr, ctx);
+    if (aggs.calls.length !== before + 1 || e.kind !== 'column') throw sqlError('PIVOT expression must be an aggregate function call', a.expr.loc);
+    return aggs.calls[before]!;
+  });
+  // Columns referenced by aggregates or FOR are consumed; the rest group the output.
+  const used = new Set<number>();
+  const note = (e: Expr) =>
+    rewriteExpr(e, (x) => {
+      if (x.kind === 'column') used.add(x.columnId);
+      return undefined;
+    });
+  note(forExpr);
+  for (const a of aggExprs) {
+    a.args.forEach(note);
+    a.orderBy.forEach((k) => note(k.expr));
+    if (a.having) note(a.having.expr);
+    if (a.filter) note(a.filter);
+  }
+  const groupCols = (inner.starList ?? []).filter((c) => !used.has(c.id));
+  const keyCols = groupCols.map((c) => an.newColumn(c.name, c.type));
+  // A volatile aggregate argument (SUM(RAND())) is computed once per input row and
+  // shared by every pivot column, as the reference does: project it below the aggregate.
+  let aggInput = input;
+  const volatileArgs = aggExprs.flatMap((a) => a.args.filter((x) => isVolatileExpr(x)));
+  if (volatileArgs.length) {
+    const proj = project(an, input, [...input.columns.map((c) => colRef(c)), ...volatileArgs], [...input.columns.map((c) => c.name), ...volatileArgs.map(() => '$pivot_arg')]);
+    const idMap = new Map(input.columns.map((c, i) => [c.id, proj.columns[i]!]));
+    const argCol = new Map(volatileArgs.map((x, i) => [x, proj.columns[input.columns.length + i]!]));
+    const remap = (e: Expr): Expr =>
+      rewriteExpr(e, (x) => {
+        const ac = argCol.get(x);
+        if (ac) return colRef(ac);
+        if (x.kind === 'column' && !x.correlated && idMap.has(x.columnId)) return colRef(idMap.get(x.columnId)!);
+        return undefined;
+      });
+    aggInput = proj;
+    forExpr = remap(forExpr);
+    for (let i = 0; i < aggExprs.length; i++) {
+      const a = aggExprs[i]!;
+      aggExprs[i] = {
+        ...a,
+        args: a.args.map(remap),
+        orderBy: a.orderBy.map((k) => ({ ...k, expr: remap(k.expr) })),
+        ...(a.having ? { having: { ...a.having, expr: remap(a.having.expr) } } : {}),
+        ...(a.filter ? { filter: remap(a.filter) } : {}),
+      };
+    }
+    groupCols.splice(0, groupCols.length, ...groupCols.map((c) => { const m = idMap.get(c.id); return m ? { ...m, name: c.name } : c; }));
+  }
+  const calls = [];
+  const outNames: string[] = [];
+  for (const v of p.inValues) {
+    const val = resolveExpr(an, v.expr, { scope: new Scope(), clause: 'PIVOT IN list' });
+    const st = supertype([
+      { type: forExpr.type, origin: Origin.Column },
+      { type: val.type, origin: originOf(val) },
+    ]);
+    if (!st) throw sqlError(`PIVOT IN value of type ${typeToSql(val.type)} does not match FOR expression type ${typeToSql(forExpr.type)}`, v.expr.loc);
+    const cond = expr.callScalar('$is_not_distinct_from', [coerce(forExpr, st), coerce(val, st)], v.expr.loc);
+    const vname = v.alias ?? valueName(v.expr);
+    for (const [ai, a] of aggExprs.entries()) {
+      const aAlias = p.aggregates[ai]!.alias;
+      // `alias_value`, or the bare value when there is one unaliased aggregate; names may not start with a digit.
+      const raw = aAlias ? `${aAlias}_${vname}` : aggExprs.length === 1 ? vname : `_${vname}`;
+      const name = /^[0-9]/.test(raw) ? `_${raw}` : raw;
+      const column = an.newColumn(name, a.column.type);
+      calls.push({ ...a, column, filter: a.filter ? { kind: 'logical' as const, type: T.BOOL, op: 'and' as const, args: [a.filter, cond] } : cond });
+      outNames.push(name);
+    }
+  }
+  const rel: AggregateRel = {
+    kind: 'aggregate',
+    input: aggInput,
+    groupBy: groupCols.map((c, i) => ({ column: keyCols[i]!, expr: colRef(c) })),
+    aggregates: calls,
+    columns: [...keyCols, ...calls.map((c) => c.column)],
+  };
+  const alias = p.alias ?? '';
+  const rv = rangeOver(alias, rel, [...groupCols.map((c) => c.name), ...outNames]);
+  return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+}
+
+export function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | undefined): Leaf {
+  if (u.input.kind === 'UnnestRef') throw sqlError('UNPIVOT is not allowed with array scans', u.loc);
+  const inner = new Scope(outer);
+  const input = resolveFrom(an, u.input, inner, outer);
+  if (isValueInput(inner)) throw sqlError('UNPIVOT is not allowed on value tables', u.loc);
+  const all = inner.starList ?? [];
+  const byName = (n: string) => {
+    const c = all.find((x) => x.name.toLowerCase() === n.toLowerCase());
+    if (!c) throw sqlError(`Unrecognized name: ${n}`, u.loc);
+    return c;
+  };
+  const inNames = u.inColumns.flatMap((s) => s.columns.map((n) => n.toLowerCase()));
+  if (new Set(inNames).size < inNames.length) throw sqlError('Column names in UNPIVOT IN clause cannot be repeated', u.loc);
+  const consumed = new Set(u.inColumns.flatMap((s) => s.columns.map((n) => byName(n).id)));
+  const keep = all.filter((c) => !consumed.has(c.id));
+  const nv = u.valueColumns.length;
+  const valueTypes: SqlType[] = [];
+  // The IN clause's columns must all have the first one's type (no coercion).
+  for (let k = 0; k < nv; k++) {
+    const first = byName(u.inColumns[0]!.columns[k]!).type;
+    for (const s of u.inColumns) {
+      const t = byName(s.columns[k]!).type;
+      if (!typeEquals(t, first)) throw sqlError(`The datatype of column does not match with other datatypes in the IN clause. Expected ${typeToSql(first)}, Found ${typeToSql(t)}`, u.loc);
+    }
+    valueTypes.push(first);
+  }
+  const labels = u.inColumns.map((s) => (s.alias ? resolveExpr(an, s.alias, { scope: new Scope(), clause: 'UNPIVOT' }) : literal(T.STRING, s.columns.join('_'))));
+  const labelType = supertype(labels.map((l) => ({ type: l.type, origin: originOf(l) }))) ?? T.STRING;
+  const names = [...keep.map((c) => c.name), ...u.valueColumns, u.nameColumn];
+  const branches = u.inColumns.map((s, i) => {
+    const exprs: Expr[] = [...keep.map((c) => colRef(c)), ...s.columns.map((n, k) => coerce(colRef(byName(n)), valueTypes[k]!)), coerce(labels[i]!, labelType)];
+    let r: Rel = project(an, input, exprs, names);
+    if (u.nulls !== 'INCLUDE') {
+      const vcols = r.columns.slice(keep.length, keep.length + nv);
+      const conds = vcols.map((c) => expr.not(expr.callScalar('$is_null', [colRef(c)], u.loc)));
+      r = filter(r, conds.length === 1 ? conds[0]! : { kind: 'logical', type: T.BOOL, op: 'or', args: conds });
+    }
+    return r;
+  });
+  const cols = branches[0]!.columns.map((c, i) => an.newColumn(names[i]!, c.type));
+  const rel: Rel = branches.length === 1 ? branches[0]! : { kind: 'setop', op: 'union', all: true, inputs: branches, columns: cols };
+  const rv = rangeOver(u.alias ?? '', rel, names);
+  return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
+}
