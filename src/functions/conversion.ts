@@ -24,6 +24,7 @@ import {
 import { formatDouble } from './format-number.js';
 import { formatInterval, parseIntervalString } from './interval.js';
 import { fitDecimal, formatDecimal, parseDecimal } from './numeric.js';
+import { castWords } from './decimal-kernels.js';
 import type { EvalContext } from './registry.js';
 import { fail } from './vec.js';
 import { castWithFormat } from './cast-format.js';
@@ -233,7 +234,8 @@ function castInner(x: Value, from: SqlType, to: SqlType, opts: CastOptions, ctx:
           return invalid();
       }
       const r = fitDecimal(d, kind);
-      if (r === undefined) fail(`${kind === 'NUMERIC' ? 'numeric' : 'BIGNUMERIC'} overflow: ${formatDecimal(d)}`);
+      // Only BIGNUMERIC -> NUMERIC gets here (worded as the reference words it).
+      if (r === undefined) fail(`${kind === 'NUMERIC' ? 'numeric' : 'bignumeric'} out of range: ${formatDecimal(d)}`);
       return r;
     }
     case 'BOOL':
@@ -457,6 +459,11 @@ export function castVector(v: Vector, to: SqlType, opts: CastOptions, ctx: EvalC
       else out[i] = r === 0 ? 0 : r;
     }
     if (ok) return { type: to, length: n, data: out, nulls: v.nulls };
+  }
+  if (opts.format === undefined && !hasParams(to) && (from.kind === 'NUMERIC' || from.kind === 'BIGNUMERIC' || to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC')) {
+    // On the words where both sides allow it (decimal-kernels.ts); null leaves the value-by-value cast, with its errors.
+    const w = castWords(v, to, n);
+    if (w !== null) return w;
   }
   if (to.kind === 'INT64' && from.kind === 'STRING' && opts.format === undefined) {
     const fast = decimalInt64s(v.data as Value[], v.nulls, n);

@@ -7,6 +7,7 @@ import { compareValues } from './compare.js';
 import { formatErrNum } from './format-number.js';
 import { checkDecimal, fitDecimal, type DecKind } from './numeric.js';
 import { decimalBinary, float64Binary, int64Binary } from './operators.js';
+import { onWords, roundWords, unaryWords } from './decimal-kernels.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, opt, sig, sigf, type ArgSpec, type KernelMaker, type Signature } from './signature.js';
 import { I64Out, INT64_MIN, asQueryError, fail, i64At, mergeNulls, perRowKernel, rowKernel, valuesOf } from './vec.js';
@@ -201,8 +202,8 @@ export function registerMath(): void {
       return out.vector(T.INT64, a.nulls);
     }),
     sig(['FLOAT64'], 'FLOAT64', f64Unary(Math.abs)),
-    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => x.abs())),
-    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => x.abs())),
+    sig(['NUMERIC'], 'NUMERIC', onWords((args, n) => unaryWords('abs', T.NUMERIC, args, n), decUnary('NUMERIC', (x) => x.abs()))),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', onWords((args, n) => unaryWords('abs', T.BIGNUMERIC, args, n), decUnary('BIGNUMERIC', (x) => x.abs()))),
   ]);
   defineScalar('SIGN', [
     sig(['INT64'], 'INT64', rowKernel(T.INT64, (v) => {
@@ -210,8 +211,8 @@ export function registerMath(): void {
       return x > 0n ? 1n : x < 0n ? -1n : 0n;
     })),
     sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => (Number.isNaN(x) ? NaN : x > 0 ? 1 : x < 0 ? -1 : 0))),
-    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => new Decimal(x.isZero() ? 0 : x.isNeg() ? -1 : 1))),
-    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => new Decimal(x.isZero() ? 0 : x.isNeg() ? -1 : 1))),
+    sig(['NUMERIC'], 'NUMERIC', onWords((args, n) => unaryWords('sign', T.NUMERIC, args, n), decUnary('NUMERIC', (x) => new Decimal(x.isZero() ? 0 : x.isNeg() ? -1 : 1)))),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', onWords((args, n) => unaryWords('sign', T.BIGNUMERIC, args, n), decUnary('BIGNUMERIC', (x) => new Decimal(x.isZero() ? 0 : x.isNeg() ? -1 : 1)))),
   ]);
   defineScalar('IS_INF', [sig(['FLOAT64'], 'BOOL', rowKernel(T.BOOL, (v) => (v[0] as number) === Infinity || (v[0] as number) === -Infinity))]);
   defineScalar('IS_NAN', [sig(['FLOAT64'], 'BOOL', rowKernel(T.BOOL, (v) => Number.isNaN(v[0] as number)))]);
@@ -333,13 +334,14 @@ export function registerMath(): void {
   const roundSigs = (name: 'ROUND' | 'TRUNC'): Signature<KernelMaker>[] => {
     const fd = name === 'ROUND' ? roundDouble : truncDouble;
     const mode = name === 'ROUND' ? Decimal.ROUND_HALF_UP : Decimal.ROUND_DOWN;
+    const wmode = name === 'ROUND' ? 'half' : 'trunc';
     const s: Signature<KernelMaker>[] = [
       sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => fd(x, 0))),
-      sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => roundDecimal('NUMERIC', x, 0, mode))),
-      sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => roundDecimal('BIGNUMERIC', x, 0, mode))),
+      sig(['NUMERIC'], 'NUMERIC', onWords((args, n) => roundWords(wmode, T.NUMERIC, args, n), decUnary('NUMERIC', (x) => roundDecimal('NUMERIC', x, 0, mode)))),
+      sig(['BIGNUMERIC'], 'BIGNUMERIC', onWords((args, n) => roundWords(wmode, T.BIGNUMERIC, args, n), decUnary('BIGNUMERIC', (x) => roundDecimal('BIGNUMERIC', x, 0, mode)))),
       sig(['FLOAT64', 'INT64'], 'FLOAT64', roundDigitsKernel(name === 'TRUNC')),
-      sig(['NUMERIC', 'INT64'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => roundDecimal('NUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode))),
-      sig(['BIGNUMERIC', 'INT64'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => roundDecimal('BIGNUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode))),
+      sig(['NUMERIC', 'INT64'], 'NUMERIC', onWords((args, n) => roundWords(wmode, T.NUMERIC, args, n), rowKernel(T.NUMERIC, (v) => roundDecimal('NUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode)))),
+      sig(['BIGNUMERIC', 'INT64'], 'BIGNUMERIC', onWords((args, n) => roundWords(wmode, T.BIGNUMERIC, args, n), rowKernel(T.BIGNUMERIC, (v) => roundDecimal('BIGNUMERIC', v[0] as Decimal, Number(v[1] as bigint), mode)))),
     ];
     // rounding_mode exists for NUMERIC and BIGNUMERIC only; with a FLOAT64 X the service rejects it
     if (name === 'ROUND') {
@@ -359,8 +361,8 @@ export function registerMath(): void {
   defineScalar('TRUNC', roundSigs('TRUNC'));
   const ceilFloor = (ceil: boolean) => [
     sig(['FLOAT64'], 'FLOAT64', f64Unary(ceil ? Math.ceil : Math.floor)),
-    sig(['NUMERIC'], 'NUMERIC', decUnary('NUMERIC', (x) => (ceil ? x.ceil() : x.floor()), ceil ? 'CEIL' : 'FLOOR')),
-    sig(['BIGNUMERIC'], 'BIGNUMERIC', decUnary('BIGNUMERIC', (x) => (ceil ? x.ceil() : x.floor()), ceil ? 'CEIL' : 'FLOOR')),
+    sig(['NUMERIC'], 'NUMERIC', onWords((args, n) => roundWords(ceil ? 'ceil' : 'floor', T.NUMERIC, args, n), decUnary('NUMERIC', (x) => (ceil ? x.ceil() : x.floor()), ceil ? 'CEIL' : 'FLOOR'))),
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', onWords((args, n) => roundWords(ceil ? 'ceil' : 'floor', T.BIGNUMERIC, args, n), decUnary('BIGNUMERIC', (x) => (ceil ? x.ceil() : x.floor()), ceil ? 'CEIL' : 'FLOOR'))),
   ];
   defineScalar('CEIL', ceilFloor(true), { aliases: ['CEILING'] });
   defineScalar('FLOOR', ceilFloor(false));

@@ -21,6 +21,7 @@ import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
 import { likeMatches } from './like.js';
 import { checkDecimal, type DecKind } from './numeric.js';
 import { compareWords, wordsOfDecimal } from '../types/decimal-words.js';
+import { arithWords, onWords, unaryWords } from './decimal-kernels.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, operatorDisplay, sig, sigf, type Signature, type KernelMaker, type SigContext } from './signature.js';
 import { I64Out, INT64_MAX, INT64_MIN, fail, i64At, mergeNulls, rowKernel, valuesOf } from './vec.js';
@@ -118,7 +119,13 @@ function float64Binary(op: FloatOp): ScalarKernel {
 
 // ---------------------------------------------------------------- NUMERIC arithmetic
 
+/** NUMERIC x op y: on the words (decimal-kernels.ts), else per row through decimal.js. */
 function decimalBinary(kind: DecKind, op: FloatOp): ScalarKernel {
+  const type = T[kind];
+  return onWords((args, n) => arithWords(op, type, args, n), boxedDecimalBinary(kind, op));
+}
+
+function boxedDecimalBinary(kind: DecKind, op: FloatOp): ScalarKernel {
   const sym = op === 'div' ? '/' : SYM[op];
   const type = T[kind];
   return rowKernel(type, (v) => {
@@ -252,8 +259,8 @@ function registerArithmetic(): void {
     '$unary_minus',
     [
       sig(['INT64'], 'INT64', negInt),
-      sig(['NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => checkDecimal((v[0] as Decimal).neg(), 'NUMERIC'))),
-      sig(['BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => checkDecimal((v[0] as Decimal).neg(), 'BIGNUMERIC'))),
+      sig(['NUMERIC'], 'NUMERIC', onWords((args, n) => unaryWords('neg', T.NUMERIC, args, n), rowKernel(T.NUMERIC, (v) => checkDecimal((v[0] as Decimal).neg(), 'NUMERIC')))),
+      sig(['BIGNUMERIC'], 'BIGNUMERIC', onWords((args, n) => unaryWords('neg', T.BIGNUMERIC, args, n), rowKernel(T.BIGNUMERIC, (v) => checkDecimal((v[0] as Decimal).neg(), 'BIGNUMERIC')))),
       sig(['FLOAT64'], 'FLOAT64', negFloat),
       sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalNeg(v[0] as Interval))),
     ],
@@ -921,7 +928,7 @@ export function registerOperators(): void {
 }
 
 // Re-exported helpers other families use.
-export { int64Binary, float64Binary, decimalBinary, comparisonKernel };
+export { int64Binary, float64Binary, decimalBinary, boxedDecimalBinary, comparisonKernel };
 export type { CmpOp };
 export function vectorOf(type: SqlType, values: Value[]): Vector {
   return vectorFromValues(type, values);

@@ -273,3 +273,53 @@ export function wordsOfDecimal(d: Decimal, width: DecimalWidth): Uint32Array | n
   const text = Buffer.from(d.toFixed(), 'latin1');
   return wordsOfText(text, 0, text.length, width, out, 0) ? out : null;
 }
+
+const TWO32 = 4294967296;
+
+/** A NUMERIC's unscaled value at words[b] as a double when its magnitude is at most 2^53 (the high words only sign), else NaN. */
+export function smallAt(w: Uint32Array, b: number): number {
+  const hi = w[b + 1]! | 0;
+  const ext = hi < 0 ? 0xffffffff : 0;
+  if (w[b + 2] !== ext || w[b + 3] !== ext || hi >= 0x200000 || hi < -0x200000) return NaN;
+  return hi * TWO32 + w[b]!;
+}
+
+/** The unscaled value at words[b] as a BigInt. */
+export function bigAt(w: Uint32Array, b: number, width: DecimalWidth): bigint {
+  let r = 0n;
+  for (let k = width - 1; k >= 0; k--) r = (r << 32n) | BigInt(w[b + k]!);
+  return BigInt.asIntN(width * 32, r);
+}
+
+/** The text of an unscaled value as CAST(x AS STRING) writes it: plain, no trailing fraction zeros, '0' for zero. */
+function textOfBig(x: bigint, scale: number): string {
+  if (x === 0n) return '0';
+  const neg = x < 0n;
+  const digits = (neg ? -x : x).toString().padStart(scale + 1, '0');
+  const int = digits.slice(0, digits.length - scale);
+  let end = digits.length;
+  while (end > int.length && digits.charCodeAt(end - 1) === 48) end--;
+  const frac = digits.slice(int.length, end);
+  return (neg ? '-' : '') + int + (frac === '' ? '' : '.' + frac);
+}
+
+function textOfSmall(x: number): string {
+  if (x === 0) return '0';
+  const m = Math.abs(x);
+  const f = m % 1e9;
+  const int = String((m - f) / 1e9);
+  const sign = x < 0 ? '-' : '';
+  if (f === 0) return sign + int;
+  let frac = String(f).padStart(9, '0');
+  let end = 9;
+  while (frac.charCodeAt(end - 1) === 48) end--;
+  frac = frac.slice(0, end);
+  return sign + int + '.' + frac;
+}
+
+/** The value at words[at * width] as Decimal.toFixed() (and CAST AS STRING) writes it, without making the Decimal. */
+export function textOfWords(words: Uint32Array, at: number, width: DecimalWidth): string {
+  const b = at * width;
+  const x = width === 4 ? smallAt(words, b) : NaN;
+  return x === x ? textOfSmall(x) : textOfBig(bigAt(words, b, width), decimalScale(width));
+}
