@@ -15,9 +15,9 @@ import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { Decimal, Geography, JsonValue } from '../types/values.js';
-import { wordsOfText, type DecimalWidth } from '../types/decimal-words.js';
+import { textOfWords, wordsOfText, type DecimalWidth } from '../types/decimal-words.js';
 import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
-import { getValue, layoutOf, type Batch, type Vector } from '../types/vector.js';
+import { getValue, layoutOf, sliceVector, type Batch, type Vector } from '../types/vector.js';
 import { fromStored, toStored, type Stored } from './codec.js';
 import { type ColumnChunk, type SharedDictionary, type Validity, validityOf } from './column-chunk.js';
 import { parquetMapping } from './parquet.js';
@@ -199,6 +199,17 @@ function gather(t: SqlType, vecs: readonly Vector[], n: number): Gathered {
   const m = parquetMapping(t);
   let bytes = 0;
   for (const v of vecs) {
+    if (v.decimal && (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC')) {
+      // Words (a scan's, or a kernel's result) written as their text without a Decimal per value.
+      const { words, width } = v.decimal;
+      const each = fixedBytes(t)!;
+      for (let i = 0; i < v.length; i++) {
+        if (v.nulls !== null && v.nulls[i] === 1) continue;
+        bytes += each;
+        out.push(textOfWords(words, i, width));
+      }
+      continue;
+    }
     for (let i = 0; i < v.length; i++) {
       const x = getValue(v, i);
       if (x === null || (t.kind === 'ARRAY' && (x as Value[]).length === 0 && v.nulls?.[i] === 1)) continue;
@@ -449,8 +460,8 @@ async function columnChunk(
   const valuesAt = body.len;
   const lengths = plainBinary(body, strings);
   const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: entries, field_2: PLAIN, field_3: RLE, field_4: RLE } });
-  // STRING and BYTES: offsets and bytes copied out of the page as a read does; the other types' values a read parses (decodePlain) are left to it.
-  const chunk = shared && !lv && (t.kind === 'STRING' || t.kind === 'BYTES') ? decodePlain(t, m.physical, body.done().subarray(valuesAt), g.validity, g.n, present) : undefined;
+  // STRING and BYTES: offsets and bytes copied out of the page as a read does; NUMERIC / BIGNUMERIC: their text parsed into words as a read does; the other types' values a read parses (decodePlain) are left to it.
+  const chunk = shared && !lv && (t.kind === 'STRING' || t.kind === 'BYTES' || t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') ? decodePlain(t, m.physical, body.done().subarray(valuesAt), g.validity, g.n, present) : undefined;
   let bytes = g.bytes;
   if (bytes === undefined) {
     // STRING and BYTES: 2 + their bytes each.
@@ -682,6 +693,7 @@ async function nestedChunks(
 }
 
 function sliceOf(v: Vector, s: number, e: number): Vector {
+  if (v.decimal) return sliceVector(v, s, e);
   const d = v.data;
   return { type: v.type, length: e - s, data: Array.isArray(d) ? d.slice(s, e) : d.subarray(s, e), nulls: v.nulls ? v.nulls.subarray(s, e) : null };
 }
