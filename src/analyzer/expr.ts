@@ -596,6 +596,13 @@ function systemVariable(an: Analyzer, n: A.SystemVariable): Expr {
       return literal(T.STRING, an.env.timeZone ?? 'UTC', Origin.Param);
     case 'location':
       return literal(T.STRING, 'US', Origin.Param);
+    // Read-and-write variables that are NULL until SET, and the session's id (NULL outside a session).
+    case 'query_label':
+    case 'reservation':
+    case 'session_id': {
+      const v = an.env.variables.get('@@' + name);
+      return literal(T.STRING, v ? (v.value as string | null) : null, Origin.Param);
+    }
     case 'current_job_id':
       // Differs per job: like the clock, it keeps the plan out of the plan cache.
       an.env.onClock?.();

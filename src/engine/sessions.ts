@@ -42,7 +42,7 @@ export class Sessions {
       s = {
         projectId,
         catalog,
-        state: { variables: new Map(), tempFunctions: new Map(), tempTables: new Map(), abort: () => this.end(id) },
+        state: { id, variables: new Map(), tempFunctions: new Map(), tempTables: new Map(), abort: () => this.end(id) },
         busy: false,
         lastUsedMs: Date.now(),
       };

@@ -47,6 +47,8 @@ export interface QueryContext {
 
 /** What a session keeps between its queries (with its catalog's temporary tables and open transaction). */
 export interface SessionState {
+  /** The session's id (@@session_id). */
+  readonly id: string;
   readonly variables: Map<string, TypedValue>;
   readonly tempFunctions: Map<string, import('../../grammar/ast.js').CreateFunctionStmt>;
   readonly tempTables: Map<string, TableId>;

@@ -89,10 +89,13 @@ class ChildList implements ScriptChildren {
   /** Bytes processed and billed by all children so far (@@script.bytes_processed, the script job's statistics). */
   bytes = 0;
   billed = 0;
+  /** Whether a DECLARE or SET ran after the last child: @@row_count describes the previous statement only. */
+  afterNonDml = false;
 
   push(c: ScriptChild): void {
     const kids = this.list;
     kids.push(c);
+    this.afterNonDml = false;
     this.bytes += c.result?.totalBytesProcessed ?? 0;
     this.billed += c.result?.totalBytesBilled ?? 0;
     const old = kids[kids.length - 1 - MAX_CHILD_ROWS];
@@ -187,6 +190,9 @@ async function setVar(s: Session, st: A.SetStmt): Promise<void> {
         const readOnly = READ_ONLY_SYSTEM_VARIABLES.has(lower) || lower.startsWith('error.') || lower.startsWith('script.');
         throw sqlError(readOnly ? `Cannot set read-only system variable @@${lower}` : `Unrecognized system variable: @@${name}`, st.loc);
       }
+      // The reference: every writable system variable is a STRING; @@location only as the query's first statement.
+      if (val.type.kind !== 'STRING' && val.value !== null) throw sqlError(`System variable @@${lower} must be set to a STRING, not ${typeToSql(val.type)}`, st.loc);
+      if (lower === 'location' && st !== s.firstStatement) throw sqlError('SET @@location must be the first statement of the query', st.loc);
       if (lower === 'time_zone' || lower === 'dataset_id' || lower === 'dataset_project_id') {
         if (val.type.kind !== 'STRING' || val.value === null) throw sqlError(`System variable @@${lower} must be set to a non-NULL STRING, not ${val.value === null ? 'NULL' : typeToSql(val.type)}`, st.loc);
         const text = val.value as string;
@@ -276,7 +282,7 @@ const DML_TYPES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 function setScriptVariables(s: Session, children: ChildList): void {
   const n = children.dropped + children.list.length;
   const prev = children.list[children.list.length - 1];
-  const dml = prev?.result && DML_TYPES.has(prev.result.statementType) ? prev.result.numDmlAffectedRows : undefined;
+  const dml = !children.afterNonDml && prev?.result && DML_TYPES.has(prev.result.statementType) ? prev.result.numDmlAffectedRows : undefined;
   s.variables.set('@@row_count', { type: T.INT64, value: dml === undefined ? null : BigInt(dml) });
   s.variables.set('@@last_job_id', { type: T.STRING, value: n ? childJobId(s.ctx.jobId, n - 1) : null });
   const bytes = BigInt(children.bytes);
@@ -290,6 +296,8 @@ async function runStatement(s: Session, st: A.Statement, state: ScriptState): Pr
   if (state.children) setScriptVariables(s, state.children);
   try {
     await runOne(s, st, state);
+    // DECLARE and SET are statements but no child jobs: after one, the previous statement is no DML.
+    if (state.children && (st.kind === 'Declare' || st.kind === 'Set')) state.children.afterNonDml = true;
   } catch (e0) {
     const e = resourceError(e0) ?? e0;
     // Where the error arose: the innermost statement (enclosing blocks and CALLs see it first).
@@ -741,6 +749,8 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
   const state: ScriptState = { count: 0, children: new ChildList(), deadline: performance.now() + scriptTimeLimitMs() };
   s.variables.set('@@script.job_id', { type: T.STRING, value: ctx.jobId });
   s.variables.set('@@script.creation_time', { type: T.TIMESTAMP, value: ctx.nowMicros });
+  if (ctx.session) s.variables.set('@@session_id', { type: T.STRING, value: ctx.session.id });
+  s.firstStatement = script.statements[0];
   if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
   const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
   if (ctx.hasDestination) checkDestination(script.statements, single);

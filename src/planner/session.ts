@@ -87,6 +87,8 @@ export class Session {
   readonly tempTables: Map<string, TableId>;
   /** What the running statement reads, for its job statistics (charge()). */
   readonly scanned = new ScanAccount();
+  /** The query's first statement (only it may SET @@location). */
+  firstStatement?: A.Statement;
 
   constructor(readonly ctx: QueryContext) {
     // A session's queries share these (and its catalog's temporary tables and transaction).

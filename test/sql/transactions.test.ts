@@ -177,6 +177,15 @@ describe('temporary tables and sessions', () => {
     expect(await errorOf(sessions.run('s-keep', P, false, async () => 0))).toMatch(/Session s-keep was not found/);
   });
 
+  it('@@session_id is the session\'s id in each of its queries; @@query_label set in one query is read in the next', async () => {
+    expect(col(await inSession('s-ids', 'SELECT @@session_id'))).toEqual(['s-ids']);
+    await inSession('s-ids', "SET @@query_label = 'k:v'");
+    expect(col(await inSession('s-ids', 'SELECT @@query_label'))).toEqual(['k:v']);
+    // SET @@location is the first statement of its own query, not of the session.
+    expect(col(await inSession('s-ids', "SET @@location = 'US'; SELECT @@location"))).toEqual(['US']);
+    expect(col(await q('SELECT @@session_id IS NULL'))).toEqual([true]);
+  });
+
   it('refuses a second query of a session while one runs', async () => {
     await inSession('s-busy', 'SELECT 1');
     const slow = inSession('s-busy', 'SELECT COUNT(*) FROM UNNEST(GENERATE_ARRAY(1, 300000))');
