@@ -15,10 +15,11 @@ import { canCoerce } from '../analyzer/types.js';
 import { sqlError } from '../analyzer/errors.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { ROW_POSITION, type TableInfo } from '../storage/api.js';
-import { partitionOfMs } from '../storage/ingestion.js';
+import { partitionOfMs, truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import type { Column, RestField } from '../types/schema.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
+import { formatTimestampRfc3339 } from '../types/json-values.js';
 import { getValue, takeVector, type Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import { checkPartitionFilters, checkTargetFilter } from './partition-filter.js';
@@ -158,6 +159,7 @@ function checkAssignedOnce(paths: readonly string[], loc: A.Loc | undefined): vo
 function checkRequired(info: TableInfo, batches: readonly Batch[]): void {
   const fields = (info.resource.schema as { fields?: RestField[] } | undefined)?.fields;
   info.columns.forEach((c, i) => {
+    if (c === PARTITION_TIME) return checkPartitionTimes(info.partitionUnit!, batches, i);
     // A STRUCT's REQUIRED fields live only in the REST schema (SqlType has no field modes).
     const field = fields?.find((f) => f.name.toLowerCase() === c.name.toLowerCase());
     const nested = field?.fields?.some(hasRequired) ? field.fields : undefined;
@@ -169,6 +171,23 @@ function checkRequired(info: TableInfo, batches: readonly Batch[]): void {
     }
   });
   // Parameterized types (STRING(L), NUMERIC(P, S)) and NULL arrays are made table values where rows are written (types/table-values.ts).
+}
+
+/**
+ * A written _PARTITIONTIME must be the start of a partition of the table's unit
+ * (using-dml-with-partitioned-tables: only timestamps at exact day boundaries
+ * for a daily table); a NULL is not judged here.
+ */
+function checkPartitionTimes(unit: PartitionUnit, batches: readonly Batch[], col: number): void {
+  for (const b of batches) {
+    const v = b.columns[col]!;
+    for (let r = 0; r < b.length; r++) {
+      const us = getValue(v, r) as bigint | null;
+      if (us !== null && truncateToPartition(us, unit) !== us) {
+        throw new QueryError(`Cannot write _PARTITIONTIME ${formatTimestampRfc3339(us)}: it is not the start of a ${unit} partition of this ingestion-time partitioned table`, 'invalidQuery');
+      }
+    }
+  }
 }
 
 function hasRequired(f: RestField): boolean {
