@@ -574,7 +574,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
             projectId, d, name, projectId, d, name,
             ROUTINE_TYPE[(r.routineType as string) ?? 'SCALAR_FUNCTION'] ?? 'FUNCTION', r.returnType ? standardSqlTypeText(r.returnType) : null,
             (r.language as string) === 'SQL' || !r.language ? 'SQL' : 'EXTERNAL', (r.definitionBody as string) ?? null,
-            (r.language as string) && r.language !== 'SQL' ? (r.language as string) : null, null, 'INVOKER', msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.ddl as string) ?? null,
+            (r.language as string) && r.language !== 'SQL' ? (r.language as string) : null,
+            // YES / NO as the CREATE declared it (DETERMINISTIC / NOT DETERMINISTIC), NULL when unknown.
+            r.determinismLevel === 'DETERMINISTIC' ? 'YES' : r.determinismLevel === 'NOT_DETERMINISTIC' ? 'NO' : null, 'INVOKER', msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.ddl as string) ?? null,
           ]);
         }
       }

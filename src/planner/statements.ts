@@ -1315,6 +1315,8 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     throw sqlError(`Language "${st.language}" is unsupported`, st.loc);
   }
   const external = languageOf(st) !== undefined;
+  // A string body is code of another language: without LANGUAGE it is neither that nor a SQL body (an expression in parentheses).
+  if (st.code !== undefined && !external && !st.remoteConnection) throw sqlError(`Function ${st.name.join('.')} has a string body but no LANGUAGE clause; a SQL function body is an expression in parentheses`, st.loc);
   if (external) {
     // Non-SQL bodies are checked now (types, options); they run at call time (src/udf/).
     const typed = (t: A.TypeNode) => (t.kind === 'AnyType' || t.kind === 'TableType' || t.kind === 'AnyTableType' ? undefined : typeFromNode(t));
@@ -1327,6 +1329,7 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     }
   }
   checkParamNames(st.params, st.loc);
+  if (!external && !st.remoteConnection && !st.tableFunction) checkOptionNames(st.options, SQL_FUNCTION_OPTIONS, 'CREATE FUNCTION');
   if (st.temp && splitPath(st.name).length > 1) throw sqlError(`CREATE TEMP FUNCTION requires an unqualified name, but got ${st.name.join('.')}`, st.loc);
   if (!st.temp) {
     // A persistent function's body sees no temporary function (it outlives them): such a call names no function.
@@ -1353,6 +1356,7 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     if (!cat.getDataset(id.projectId, id.datasetId)) await cat.createDataset(id.projectId, id.datasetId, { location: 'US' }, true);
   } else id = targetId(s, st.name, st.loc);
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  if (st.tableFunction) refuseSelfCall(s, st, id);
   const existing = cat.getChild('routines', id.projectId, id.datasetId, id.tableId);
   const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
   if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetRoutine: routine });
@@ -1380,6 +1384,31 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
   };
   await cat.putChild('routines', id.projectId, id.datasetId, id.tableId, resource);
   return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetRoutine: routine });
+}
+
+/**
+ * A table function's body may not call the table function itself (routines are not recursive; a scalar function's
+ * body fails the same way when it is resolved, before the function exists).
+ */
+function refuseSelfCall(s: Session, st: A.CreateFunctionStmt, id: TableId): void {
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== 'object') return;
+    const o = n as { kind?: string; name?: A.Path; loc?: A.Loc };
+    if (o.kind === 'TvfRef' && o.name) {
+      let ref: TableId | undefined;
+      try {
+        ref = targetId(s, o.name, o.loc ?? st.loc);
+      } catch {
+        ref = undefined;
+      }
+      if (ref && ref.projectId === id.projectId && ref.datasetId === id.datasetId && ref.tableId.toLowerCase() === id.tableId.toLowerCase()) {
+        throw sqlError(`Table-valued function ${o.name.join('.')} cannot be called in its own body: recursive table functions are not supported`, o.loc ?? st.loc);
+      }
+    }
+    for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
+  };
+  walk(st.query);
 }
 
 /** A routine's parameters have distinct names (case-insensitive), as ZetaSQL requires. */
@@ -1428,6 +1457,10 @@ function callNames(node: unknown, out: Set<string>): void {
  */
 /** A table function's options (data-definition-language: table_function_options_list). */
 const TABLE_FUNCTION_OPTIONS = new Set(['description']);
+/** The options of a SQL function (temporary or not; other languages and remote functions take their own). */
+const SQL_FUNCTION_OPTIONS = new Set(['description', 'data_governance_type']);
+/** The options of a SQL stored procedure. */
+const PROCEDURE_OPTIONS = new Set(['description', 'strict_mode']);
 
 function checkedOptions(opts: readonly A.OptionEntry[] | undefined, allowed: ReadonlySet<string>, what: string): readonly A.OptionEntry[] | undefined {
   checkOptionNames(opts, allowed, what);
@@ -1496,6 +1529,12 @@ export { outputNames };
 
 export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Promise<QueryResult> {
   checkParamNames(st.params, st.loc);
+  checkOptionNames(st.options, PROCEDURE_OPTIONS, 'CREATE PROCEDURE');
+  const strict = st.options?.find((o) => o.name.toLowerCase() === 'strict_mode');
+  if (strict) {
+    const v = await s.evalScalar(strict.value);
+    if (v.type.kind !== 'BOOL' && v.value !== null) throw sqlError(`Invalid value for option strict_mode: expected BOOL but got ${typeToSql(v.type)}`, strict.value.loc);
+  }
   const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
