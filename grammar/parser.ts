@@ -412,6 +412,27 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     return out;
   });
 
+  /**
+   * A value DEFAULT may stand for: an INSERT or MERGE INSERT VALUES item, an UPDATE SET value. DEFAULT is a
+   * reserved keyword and no expression anywhere else (`CONCAT(DEFAULT, 'x')`, `SELECT DEFAULT`: a syntax error).
+   */
+  private valueOrDefault = this.RULE('valueOrDefault', (): A.Expr =>
+    this.or(1, [
+      { ALT: (): A.Expr => ({ kind: 'DefaultExpr', loc: this.loc(this.consume(2, K.DEFAULT!)) }) },
+      { ALT: (): A.Expr => this.subrule(3, this.expr) },
+    ]),
+  );
+
+  /** A VALUES row's items (valueOrDefault). */
+  private valuesList = this.RULE('valuesList', (): A.Expr[] => {
+    const out = [this.subrule(1, this.valueOrDefault)];
+    this.many(2, () => {
+      this.consume(3, COMMA);
+      out.push(this.subrule(4, this.valueOrDefault));
+    });
+    return out;
+  });
+
   private exprList = this.RULE('exprList', (): A.Expr[] => {
     const out = [this.subrule(1, this.expr)];
     this.many(2, () => {
@@ -1757,14 +1778,14 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           const values: A.Expr[][] = [];
           const row = () => {
             this.consume(18, LP);
-            values.push(this.subrule(19, this.exprList));
+            values.push(this.subrule(19, this.valuesList));
             this.consume(20, RP);
           };
           row();
           this.many(21, () => {
             this.consume(22, COMMA);
             this.consume(23, LP);
-            values.push(this.subrule(24, this.exprList));
+            values.push(this.subrule(24, this.valuesList));
             this.consume(25, RP);
           });
           s.values = values;
@@ -1818,7 +1839,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         ALT: () => {
           const target = this.subrule(5, this.postfixExpr);
           this.consume(6, S['=']!);
-          const value = this.subrule(7, this.expr);
+          const value = this.subrule(7, this.valueOrDefault);
           if (this.live) {
             out!.push({ target, value });
             pos!.n++;
@@ -1949,7 +1970,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
               ALT: (): A.MergeAction => {
                 this.consume(27, K.VALUES!);
                 this.consume(28, LP);
-                const values = this.subrule(29, this.exprList);
+                const values = this.subrule(29, this.valuesList);
                 this.consume(30, RP);
                 return { kind: 'MergeInsert', columns, values, row: false };
               },
@@ -4076,7 +4097,6 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           return { kind: 'IntervalExpr', loc, value, part, toPart };
         },
       },
-      { ALT: (): A.Expr => ({ kind: 'DefaultExpr', loc: this.loc(this.consume(39, K.DEFAULT!)) }) },
       {
         // `WITH(x AS e, ..., body)`; a bare reserved WITH is "Unexpected keyword WITH".
         ALT: (): A.Expr => {

@@ -119,3 +119,18 @@ SELECT	1 FROM	WHERE
 -- SQL-style doubled quotes are two adjacent literals, which need a separator.
 SELECT 'It''s'
 => Syntax error: concatenated string literals must be separated by whitespace or comments at [2:12]
+
+INSERT t VALUES (1, CONCAT(DEFAULT, 'x'))
+=> Syntax error: Unexpected keyword DEFAULT at [1:28]
+
+INSERT t (a, b) SELECT 1, DEFAULT
+=> Syntax error: Unexpected keyword DEFAULT at [1:27]
+
+SELECT DEFAULT
+=> Syntax error: Unexpected keyword DEFAULT at [1:8]
+
+INSERT t VALUES (DEFAULT, (DEFAULT))
+=> Syntax error: Unexpected keyword DEFAULT at [1:28]
+
+UPDATE t SET a = 1 WHERE b = DEFAULT
+=> Syntax error: Unexpected keyword DEFAULT at [1:30]
