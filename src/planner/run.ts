@@ -526,7 +526,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
         if (state.error) throw state.error;
         throw new QueryError('RAISE without a message can only be used inside an exception handler', 'invalidQuery');
       }
-      const v = await s.evalScalar(st.message);
+      const v = await s.evalScalar(st.message, undefined, T.STRING);
+      // The reference: MESSAGE is a STRING expression (a NULL literal coerces to one).
+      if (v.type.kind !== 'STRING') throw sqlError(`RAISE USING MESSAGE requires a STRING, but got ${typeToSql(v.type)}`, st.message.loc);
       throw new QueryError(String(v.value ?? ''), 'invalidQuery');
     }
     case 'Assert': {
@@ -663,9 +665,10 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
       outs.push({ param: p.name.toLowerCase(), variable: a.parts[0]!.toLowerCase() });
       bound.set(p.name.toLowerCase(), p.mode === 'INOUT' ? s.variables.get(a.parts[0]!.toLowerCase())! : { type: t, value: null });
     } else {
-      const v = await s.evalScalar(a);
-      const f = typeEquals(v.type, t) ? undefined : foldExpr(coerce(literal(v.type, v.value), t), s.exec.eval);
-      bound.set(p.name.toLowerCase(), f && f.kind === 'literal' ? { type: t, value: f.value } : v);
+      // An IN argument coerces to its parameter's type as a function argument does (literals more freely), or is refused.
+      const v = await s.evalScalar(a, undefined, t);
+      if (!typeEquals(v.type, t)) throw sqlError(`Argument ${p.name} of procedure ${st.name.join('.')} has type ${typeToSql(t)}, which a value of type ${typeToSql(v.type)} cannot take`, a.loc);
+      bound.set(p.name.toLowerCase(), v);
     }
   }
   if ((state.calls?.length ?? 0) >= MAX_CALL_DEPTH) throw new QueryError(`Procedure calls are nested more than ${MAX_CALL_DEPTH} levels deep`, 'resourcesExceeded');
