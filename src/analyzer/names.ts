@@ -764,7 +764,17 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       return {
         columns: [col('constraint_catalog'), col('constraint_schema'), col('constraint_name'), col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('ordinal_position', T.INT64), col('position_in_unique_constraint', T.INT64)],
         rows: tables().flatMap((t) =>
-          keyConstraints(t).flatMap((k) => k.columns.map((c, i): Value[] => [t.id.projectId, t.id.datasetId, k.name, t.id.projectId, t.id.datasetId, t.id.tableId, c, BigInt(i + 1), k.type === 'FOREIGN KEY' ? BigInt(i + 1) : null])),
+          keyConstraints(t).flatMap((k) => {
+            // A foreign key column's position_in_unique_constraint: where the column it references stands in the
+            // referenced table's primary key (not in the foreign key's own list); NULL for a primary key's columns.
+            const pk = k.referenced ? primaryKeyOf(cat.getTable(k.referenced)) : undefined;
+            const inKey = (i: number): Value => {
+              if (!k.referenced) return null;
+              const at = pk?.findIndex((c) => c.toLowerCase() === k.referenced!.columns[i]!.toLowerCase()) ?? -1;
+              return at >= 0 ? BigInt(at + 1) : null;
+            };
+            return k.columns.map((c, i): Value[] => [t.id.projectId, t.id.datasetId, k.name, t.id.projectId, t.id.datasetId, t.id.tableId, c, BigInt(i + 1), inKey(i)]);
+          }),
         ),
       };
     case 'CONSTRAINT_COLUMN_USAGE':
@@ -821,6 +831,11 @@ interface KeyConstraint {
   columns: string[];
   /** A foreign key's referenced table and columns. */
   referenced?: { projectId: string; datasetId: string; tableId: string; columns: string[] };
+}
+
+/** A table's primary key columns, in key order (undefined without one, or for a table that is gone). */
+function primaryKeyOf(t: TableInfo | undefined): string[] | undefined {
+  return (t?.resource.tableConstraints as { primaryKey?: { columns?: string[] } } | undefined)?.primaryKey?.columns;
 }
 
 function keyConstraints(t: TableInfo): KeyConstraint[] {
