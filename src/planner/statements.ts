@@ -892,6 +892,15 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   const columns: Column[] = q.plan.columns.map((c, i) => ({ name: names[i] ?? `f${i}_`, type: c.type, required: false }));
   checkKindOptions(st.options, st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', what);
   const resource = await optionsToResource(s, st.options);
+  // A view column list's OPTIONS: a description only (data-definition-language: view_column_option_list), kept on the schema's field.
+  if (st.columns?.some((c) => c.options?.length)) {
+    const fields = columns.map((c) => tableRestField(c.name, c.type, c.required));
+    for (const [i, c] of st.columns.entries()) {
+      for (const o of c.options ?? []) if (o.name.toLowerCase() !== 'description') throw sqlError(`Unknown option ${o.name} for a view column`, o.value.loc);
+      await columnOptionFields(s, c.options, fields[i]!);
+    }
+    resource.schema = { fields };
+  }
   if (st.materialized) {
     if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
     if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
