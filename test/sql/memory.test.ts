@@ -480,6 +480,54 @@ describe('operators under a small memory budget', () => {
     expect(memoryBudget.reserved).toBe(0);
   }, 300_000);
 
+  it('FIRST_VALUE / LAST_VALUE / ANY_VALUE over suffix frames run mirrored; value functions over the whole partition with an ORDER BY keep only their best rows as the input passes', async () => {
+    // k: ties of ~2,000 rows (ties in input order, the mirror's reversed); ns: NULL on 2 rows in 3; nk: NULL keys.
+    const from = `(SELECT *, IF(MOD(id, 3) = 0, s, NULL) AS ns, IF(MOD(id, 37) = 0, NULL, hk) AS nk, MOD(id, 2) AS p2 FROM d.t)`;
+    const whole = 'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING';
+    for (const sql of [
+      `SELECT id, FIRST_VALUE(s) OVER (ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS f, LAST_VALUE(ns IGNORE NULLS) OVER (ORDER BY k ROWS BETWEEN 2 PRECEDING AND UNBOUNDED FOLLOWING) AS l,
+        ANY_VALUE(ns) OVER (ORDER BY k ROWS BETWEEN 3 FOLLOWING AND UNBOUNDED FOLLOWING) AS a, FIRST_VALUE(ns IGNORE NULLS) OVER (ORDER BY k ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS fi,
+        ROW_NUMBER() OVER (ORDER BY k, id) AS rn FROM ${from}`,
+      `SELECT id, FIRST_VALUE(ns IGNORE NULLS) OVER (ORDER BY nk DESC RANGE BETWEEN 5 FOLLOWING AND UNBOUNDED FOLLOWING) AS f, LAST_VALUE(ns) OVER (ORDER BY nk DESC RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS l FROM ${from}`,
+      `SELECT id, FIRST_VALUE(s) OVER (ORDER BY k DESC ${whole}) AS f, LAST_VALUE(ns IGNORE NULLS) OVER (ORDER BY s NULLS LAST ${whole}) AS l, NTH_VALUE(ns, 3 IGNORE NULLS) OVER (ORDER BY k ${whole}) AS nt,
+        NTH_VALUE(id, 5) OVER (ORDER BY nk ${whole}) AS n5, ANY_VALUE(ns) OVER (ORDER BY hk RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS a, LAST_VALUE(id) OVER (ORDER BY k ${whole}) AS li,
+        ROW_NUMBER() OVER (ORDER BY k, id) AS rn FROM ${from}`,
+      // Only calls over the whole partition: no sort, the rows read twice.
+      `SELECT id, LAST_VALUE(ns) OVER (ORDER BY k ${whole}) AS l, FIRST_VALUE(ns IGNORE NULLS) OVER (ORDER BY nk DESC ${whole}) AS f FROM ${from}`,
+      // Two partitions each past the share (partitioned.ts streams each through the sorted window).
+      `SELECT id, LAST_VALUE(s) OVER (PARTITION BY p2 ORDER BY k ${whole}) AS l, FIRST_VALUE(ns) OVER (PARTITION BY p2 ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS f FROM ${from}`,
+    ]) {
+      const windows = sortedWindowCounters.windows;
+      const { free, tight } = await both(sql);
+      expect(free.length).toBe(N);
+      expect(sorted(tight), sql).toEqual(sorted(free));
+      expect(sortedWindowCounters.windows, sql).toBeGreaterThan(windows);
+    }
+    // Empty input: no rows either way.
+    const { free, tight } = await both(`SELECT id, LAST_VALUE(ns) OVER (ORDER BY k ${whole}) AS l, FIRST_VALUE(s) OVER (ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS f FROM ${from} WHERE id < 0`);
+    expect(tight).toEqual(free);
+    expect(memoryBudget.reserved).toBe(0);
+  }, 300_000);
+
+  it('calls with different ORDER BYs run one sorted pass per ORDER BY, ties in input order in every pass (the rows carry their input ordinal)', async () => {
+    // k and s: ties of ~2,000 rows and NULL keys, numbered in input order in both runs whatever order the pass before left them in.
+    const from = `(SELECT *, MOD(id, 2) AS p2 FROM d.t)`;
+    for (const sql of [
+      `SELECT id, ROW_NUMBER() OVER (ORDER BY k) AS a, SUM(v) OVER (ORDER BY hk DESC) AS b, RANK() OVER (ORDER BY s) AS c, LAG(id) OVER (ORDER BY k) AS d,
+        SUM(v) OVER (ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS e, STRING_AGG(s) OVER (ORDER BY s DESC ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS f,
+        ANY_VALUE(s) OVER () AS g FROM ${from}`,
+      // Two partitions each past the share: each streamed in passes.
+      `SELECT id, ROW_NUMBER() OVER (PARTITION BY p2 ORDER BY k) AS a, LEAD(s, 2) OVER (PARTITION BY p2 ORDER BY s NULLS LAST) AS b FROM ${from}`,
+    ]) {
+      const windows = sortedWindowCounters.windows;
+      const { free, tight } = await both(sql);
+      expect(free.length).toBe(N);
+      expect(sorted(tight), sql).toEqual(sorted(free));
+      expect(sortedWindowCounters.windows, sql).toBeGreaterThan(windows + 1);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  }, 300_000);
+
   it('ORDER BY without LIMIT sorts runs into spill files and merges them, ties in input order', async () => {
     for (const sql of [
       'SELECT id, v, s FROM d.t ORDER BY v DESC, s',

@@ -19,11 +19,12 @@
 import type { SortKey, SortRel, WindowCall } from '../../../analyzer/resolved.js';
 import { T } from '../../../types/types.js';
 import type { Value } from '../../../types/values.js';
-import { BATCH_SIZE, getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
+import { BATCH_SIZE, concatVectors, getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
 import type { GroupsAccumulator } from '../../../functions/registry.js';
 import type { ExecContext } from '../../context.js';
 import { evaluate } from '../../expr.js';
 import { GroupTable } from '../../hash.js';
+import { peersComparator } from '../../sort-keys.js';
 import { SpillFile } from '../../spill.js';
 import { percentileArg, percentilePick, percentileValue } from '../window.js';
 import { sortOp } from '../sort.js';
@@ -294,5 +295,104 @@ export class Cumulative {
       out[i] = last;
     }
     return vectorFromValues(this.call.column.type, out);
+  }
+}
+
+/** NTH_VALUE over the whole partition keeps its n first rows: past this many it is not streamed. */
+const MAX_WHOLE_NTH = 1000;
+
+/**
+ * FIRST_VALUE / LAST_VALUE / NTH_VALUE / ANY_VALUE over the whole partition
+ * with an ORDER BY (`WholeValue`): the row picked is the first (last) in
+ * ORDER BY order, ties in input order as the in-memory stable sort has them;
+ * under IGNORE NULLS (ANY_VALUE: always) only rows whose value is not NULL.
+ */
+export function isWholeValue(c: WindowCall): boolean {
+  const name = c.name.toUpperCase();
+  if (c.orderBy.length === 0 || c.distinct || !coversAll(c)) return false;
+  if (c.aggregate) return name === 'ANY_VALUE' && c.args.length === 1;
+  if (name === 'FIRST_VALUE' || name === 'LAST_VALUE') return true;
+  return name === 'NTH_VALUE' && wholeNth(c) !== null;
+}
+
+function wholeNth(c: WindowCall): number | null {
+  const e = c.args[1];
+  if (e === undefined || e.kind !== 'literal' || (typeof e.value !== 'number' && typeof e.value !== 'bigint')) return null;
+  const x = Number(e.value);
+  return Number.isInteger(x) && x >= 1 && x <= MAX_WHOLE_NTH ? x : null;
+}
+
+/**
+ * One value for every row, from the rows that come first (LAST_VALUE: last)
+ * in ORDER BY order: as the input passes (in input order), the best `keep`
+ * rows so far (keys, value, input ordinal) are all that is held.
+ */
+export class WholeValue {
+  private readonly last: boolean;
+  private readonly keep: number;
+  private readonly ignore: boolean;
+  /** The rows kept: the ORDER BY keys, the value, the input ordinal, best first. */
+  private best: Vector[] | null = null;
+  private at = 0;
+  private result: Vector | null = null;
+
+  constructor(readonly call: WindowCall) {
+    const name = call.name.toUpperCase();
+    this.last = name === 'LAST_VALUE';
+    this.keep = name === 'NTH_VALUE' ? wholeNth(call)! : 1;
+    this.ignore = call.ignoreNulls === true || name === 'ANY_VALUE';
+  }
+
+  async add(b: Batch, layout: Layout, ctx: ExecContext): Promise<void> {
+    const n = b.length;
+    if (n === 0) return;
+    const cols: Vector[] = [];
+    for (const k of this.call.orderBy) cols.push(await evaluate(k.expr, b, layout, ctx));
+    const v = await evaluate(this.call.args[0]!, b, layout, ctx);
+    const ord = new Float64Array(n);
+    for (let i = 0; i < n; i++) ord[i] = this.at + i;
+    this.at += n;
+    cols.push(v, { type: T.INT64, length: n, data: ord, nulls: null });
+    let rows = cols;
+    if (this.ignore) {
+      const sel = new Int32Array(n);
+      let k = 0;
+      for (let i = 0; i < n; i++) if (getValue(v, i) !== null) sel[k++] = i;
+      if (k === 0) return;
+      if (k < n) rows = cols.map((c) => takeVector(c, sel, k));
+    }
+    const all = this.best === null ? rows : rows.map((c, j) => concatVectors(c.type, [this.best![j]!, c]));
+    const m = all[0]!.length;
+    const nk = this.call.orderBy.length;
+    const byKeys = peersComparator(all.slice(0, nk), this.call.orderBy);
+    const ordinal = all[nk + 1]!.data as Float64Array;
+    // Sorted order, ties by input ordinal; LAST_VALUE: its reverse.
+    const cmp = (a: number, c: number): number => {
+      const r = byKeys(a, c) || ordinal[a]! - ordinal[c]!;
+      return this.last ? -r : r;
+    };
+    let pick: Int32Array;
+    if (this.keep === 1) {
+      let top = 0;
+      for (let i = 1; i < m; i++) if (cmp(i, top) < 0) top = i;
+      pick = Int32Array.of(top);
+    } else {
+      const idx = new Int32Array(m);
+      for (let i = 0; i < m; i++) idx[i] = i;
+      idx.sort(cmp);
+      pick = idx.subarray(0, Math.min(this.keep, m));
+    }
+    this.best = all.map((c) => takeVector(c, pick, pick.length));
+  }
+
+  async finish(): Promise<void> {
+    const b = this.best;
+    const at = this.keep - 1;
+    const v = b === null ? null : b[this.call.orderBy.length]!;
+    this.result = vectorFromValues(this.call.column.type, [v !== null && at < v.length ? getValue(v, at) : null]);
+  }
+
+  vector(n: number): Vector {
+    return takeVector(this.result!, new Int32Array(n));
   }
 }

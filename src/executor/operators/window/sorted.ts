@@ -39,7 +39,7 @@ import { peersComparator } from '../../sort-keys.js';
 import { concatBatches, takeOrNull } from '../../vectors.js';
 import { sortOp } from '../sort.js';
 import { SpillFile } from '../../spill.js';
-import { Cumulative, Feed, isCumulative, isWhole, RowsFeed, Whole, WholePercentile } from './accumulated.js';
+import { Cumulative, Feed, isCumulative, isWhole, isWholeValue, RowsFeed, Whole, WholePercentile, WholeValue } from './accumulated.js';
 import { lowerBound, rowsBound } from './rows-bound.js';
 import { exprKey } from '../window.js';
 
@@ -63,7 +63,7 @@ export function sortedWindowKeys(rel: WindowRel): readonly SortKey[] | null {
   let key = '';
   for (const c of rel.calls) {
     if (c.partitionBy.length > 0) return null;
-    if (isWhole(c)) continue;
+    if (isWhole(c) || isWholeValue(c)) continue;
     if (c.orderBy.length === 0) return null;
     if (keys === null) {
       keys = c.orderBy;
@@ -200,11 +200,19 @@ function runsNatively(c: WindowCall): boolean {
 }
 
 /** The call's ORDER BY (expressions by window.ts exprKey: what the in-memory window shares a sort over). */
-function orderKey(c: WindowCall): string {
+export function orderKey(c: WindowCall): string {
   return c.orderBy.map((k) => `${exprKey(k.expr)}:${k.descending}:${k.nullsFirst}:${k.collation ?? ''}`).join(',');
 }
 
-type CallState = Running | Streamed | Cumulative | Whole | WholePercentile;
+/**
+ * The order of rows equal on the ORDER BY keys: as they come (the sort is
+ * stable), the reverse (suffix.ts: the exact reverse of the in-memory order),
+ * or by an input ordinal column of the input (ascending: input order), for
+ * a pass whose rows come in another pass's order.
+ */
+export type Ties = 'arrival' | 'reversed' | { readonly ordinal: number; readonly descending: boolean };
+
+type CallState = Running | Streamed | Cumulative | Whole | WholePercentile | WholeValue;
 
 /** The window over `source` (rows of rel.input), sorted by `keys` through the sort operator (which spills); no keys: in input order. */
 export async function* sortedWindow(
@@ -212,19 +220,19 @@ export async function* sortedWindow(
   keys: readonly SortKey[],
   source: AsyncIterable<Batch>,
   ctx: ExecContext,
-  /** Rows equal on `keys` in reverse input order (suffix.ts: the exact reverse of the in-memory order). */
-  tiesReversed = false,
+  ties: Ties = 'arrival',
 ): AsyncGenerator<Batch> {
   sortedWindowCounters.windows++;
   const layout = layoutOf(rel.input.columns);
   const types = rel.input.columns.map((c) => c.type);
   const states: CallState[] = rel.calls.map((c) => {
     if (isWhole(c)) return c.aggregate ? new Whole(c, ctx) : new WholePercentile(c);
+    if (isWholeValue(c)) return new WholeValue(c);
     if (isRunning(c)) return new Running(c);
     const need = streamedNeed(c);
     return need !== null ? new Streamed(c, need) : new Cumulative(c, ctx);
   });
-  const wholes = states.filter((st): st is Whole | WholePercentile => st instanceof Whole || st instanceof WholePercentile);
+  const wholes = states.filter((st): st is Whole | WholePercentile | WholeValue => st instanceof Whole || st instanceof WholePercentile || st instanceof WholeValue);
   let reach: Need = NONE;
   let ranged = false;
   for (const st of states) {
@@ -275,7 +283,7 @@ export async function* sortedWindow(
     }
     yield* sortedSteps(rel, keys, states, reach, ranged, counted(), () => total, async () => {
       if (!finished) await finishWholes();
-    }, ctx, tiesReversed);
+    }, ctx, ties);
   } finally {
     for (const st of wholes) if (st instanceof WholePercentile) st.close();
   }
@@ -292,14 +300,17 @@ async function* sortedSteps(
   totalRows: () => number,
   started: () => Promise<void>,
   ctx: ExecContext,
-  tiesReversed: boolean,
+  ties: Ties,
 ): AsyncGenerator<Batch> {
   const { behind, ahead } = reach;
   let keyBehind = 0;
   let keyAhead = 0;
   let sortRel: SortRel = { kind: 'sort', input: rel.input, keys, columns: rel.input.columns };
   let sortSource = source;
-  if (tiesReversed) {
+  if (typeof ties === 'object') {
+    const key: SortKey = { expr: { kind: 'column', type: T.INT64, columnId: ties.ordinal } as Expr, descending: ties.descending, nullsFirst: false };
+    sortRel = { ...sortRel, keys: [...keys, key] };
+  } else if (ties === 'reversed') {
     // Each row's input ordinal as one more column, the sort's last key (descending); dropped as rows come out.
     const ord: ResolvedColumn = { id: ORDINAL_ID, name: '$ordinal', type: T.INT64 };
     const columns = [...rel.input.columns, ord];
