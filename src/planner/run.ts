@@ -294,6 +294,7 @@ function setScriptVariables(s: Session, children: ChildList): void {
 
 async function runStatement(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
   if (state.children) setScriptVariables(s, state.children);
+  s.advanceClock();
   try {
     await runOne(s, st, state);
     // DECLARE and SET are statements but no child jobs: after one, the previous statement is no DML.

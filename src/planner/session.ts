@@ -131,6 +131,25 @@ export class Session {
     });
   }
 
+  private clockStarted = false;
+
+  /**
+   * Before each statement of a script: CURRENT_TIMESTAMP() and the other clock functions read the start of the
+   * statement that contains them (timestamp functions reference), so every statement after the first reads the
+   * clock anew (never earlier than the one before). The first keeps the job's instant.
+   */
+  advanceClock(): void {
+    if (!this.clockStarted) {
+      this.clockStarted = true;
+      return;
+    }
+    const now = BigInt(Date.now()) * 1000n;
+    if (now <= this.exec.eval.nowMicros) return;
+    this.env = { ...this.env, nowMs: Number(now / 1000n) };
+    this.exec = { ...this.exec, eval: { ...this.exec.eval, nowMicros: now } };
+    this.installFolder();
+  }
+
   /** SET @@time_zone: the default time zone of the statements that follow. */
   setTimeZone(zone: string): void {
     this.env = { ...this.env, timeZone: zone };

@@ -718,7 +718,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     const base = targetId(s, st.clone.source, st.loc);
     resource.cloneDefinition = {
       baseTableReference: { projectId: base.projectId, datasetId: base.datasetId, tableId: base.tableId },
-      cloneTime: new Date(asOfMs ?? Number(s.ctx.nowMicros / 1000n)).toISOString(),
+      cloneTime: new Date(asOfMs ?? Number(s.exec.eval.nowMicros / 1000n)).toISOString(),
     };
   }
   if (st.snapshot && st.clone) {
@@ -727,7 +727,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     resource.type = 'SNAPSHOT';
     resource.snapshotDefinition = {
       baseTableReference: { projectId: base.projectId, datasetId: base.datasetId, tableId: base.tableId },
-      snapshotTime: new Date(asOfMs ?? Number(s.ctx.nowMicros / 1000n)).toISOString(),
+      snapshotTime: new Date(asOfMs ?? Number(s.exec.eval.nowMicros / 1000n)).toISOString(),
     };
   }
   if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
