@@ -6,6 +6,7 @@ import {
   BATCH_SIZE,
   MAX_SAFE,
   concatVectors,
+  decimalVector,
   layoutOf,
   sliceVector,
   takeVector,
@@ -15,6 +16,7 @@ import {
   type Vector,
 } from '../types/vector.js';
 import { valuesEqual } from './values-compare.js';
+import { wordsArg } from '../functions/decimal-kernels.js';
 
 /** Physical storage kinds of a ColumnBuffer (small ints so hot switches stay cheap). */
 export const enum Phys {
@@ -421,7 +423,7 @@ export function nullVector(type: SqlType, n: number): Vector {
 
 /** Builds the vector of `n` rows where rows sel[k] take values[k] (scatter). Unset rows are NULL. */
 export function scatterVectors(type: SqlType, n: number, parts: readonly { sel: Int32Array; count: number; vec: Vector }[]): Vector {
-  const fast = scatterTyped(type, n, parts);
+  const fast = scatterTyped(type, n, parts) ?? scatterWords(type, n, parts);
   if (fast) return fast;
   const buf = new ColumnBuffer(type, n);
   // Decide the physical kind first so a BigInt part upgrades the whole result.
@@ -440,6 +442,35 @@ export function scatterVectors(type: SqlType, n: number, parts: readonly { sel: 
     else buf.append(parts[p]!.vec, at[r]!);
   }
   return buf.toVector();
+}
+
+/** scatterVectors of NUMERIC / BIGNUMERIC parts that are all words (or one value each, a literal's): the result is words too. */
+function scatterWords(type: SqlType, n: number, parts: readonly { sel: Int32Array; count: number; vec: Vector }[]): Vector | null {
+  if (type.kind !== 'NUMERIC' && type.kind !== 'BIGNUMERIC') return null;
+  const width = type.kind === 'NUMERIC' ? 4 : 8;
+  const src: { words: Uint32Array; step: 0 | 1 }[] = [];
+  for (const p of parts) {
+    // A part of only NULLs (a NULL literal's branch) has no words to give.
+    const allNull = p.vec.nulls !== null && p.vec.nulls.subarray(0, p.count).every((x) => x === 1);
+    const w = allNull ? { words: new Uint32Array(width), step: 0 as const } : wordsArg(p.vec, p.count);
+    if (!w) return null;
+    src.push(w);
+  }
+  const out = new Uint32Array(n * width);
+  // Rows no part covers are NULL.
+  const nulls = new Uint8Array(n).fill(1);
+  for (let p = 0; p < parts.length; p++) {
+    const { sel, count, vec } = parts[p]!;
+    const { words, step } = src[p]!;
+    const vn = vec.nulls;
+    for (let k = 0; k < count; k++) {
+      const r = sel[k]!;
+      if (vn !== null && vn[k] === 1) continue;
+      nulls[r] = 0;
+      out.set(words.subarray(step * k * width, step * k * width + width), r * width);
+    }
+  }
+  return decimalVector(type, n, nulls.includes(1) ? nulls : null, { words: out, width });
 }
 
 /** scatterVectors when every part shares the result's typed-array class (the common CASE shape). */
@@ -637,6 +668,8 @@ export const VALUE_BYTES = 48;
 /** Bytes a vector holds (typed data, NULL flags; value-layout cells at VALUE_BYTES each): what operators reserve for what they keep. */
 export function vectorBytes(v: Vector): number {
   if (v.nested) return nestedBytes(v, v.nested);
+  // Decimal words: 16 / 32 bytes a row (reading `data` would box them).
+  if (v.decimal) return v.length * v.decimal.width * 4 + (v.nulls ? v.nulls.byteLength : 0);
   const d = v.data as ArrayLike<unknown> & { byteLength?: number };
   return (d.byteLength ?? v.length * VALUE_BYTES) + (v.nulls ? v.nulls.byteLength : 0);
 }

@@ -462,7 +462,7 @@ export function castVector(v: Vector, to: SqlType, opts: CastOptions, ctx: EvalC
   }
   if (opts.format === undefined && !hasParams(to) && (from.kind === 'NUMERIC' || from.kind === 'BIGNUMERIC' || to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC')) {
     // On the words where both sides allow it (decimal-kernels.ts); null leaves the value-by-value cast, with its errors.
-    const w = castWords(v, to, n);
+    const w = castWords(v, to, n, opts.safe === true);
     if (w !== null) return w;
   }
   if (to.kind === 'INT64' && from.kind === 'STRING' && opts.format === undefined) {

@@ -158,13 +158,13 @@ function bigArith(op: ArithOp, x: bigint, y: bigint, width: DecimalWidth): bigin
   return divBig(x * s, y, 'half');
 }
 
-/** The words of x op y for every row, or null (see the file's comment). */
-export function arithWords(op: ArithOp, type: SqlType, args: readonly Vector[], n: number): Vector | null {
+/** The words of x op y for every row, or null (see the file's comment); `safe` (SAFE_ADD ...): a row that fails is NULL instead. */
+export function arithWords(op: ArithOp, type: SqlType, args: readonly Vector[], n: number, safe = false): Vector | null {
   const a = wordsArg(args[0]!, n);
   const b = a && wordsArg(args[1]!, n);
   if (!a || !b) return null;
   const width = widthOf(type);
-  const nulls = mergeNulls(args, n);
+  let nulls = mergeNulls(args, n);
   const out = new Uint32Array(n * width);
   for (let i = 0; i < n; i++) {
     if (nulls !== null && nulls[i] === 1) continue;
@@ -182,7 +182,11 @@ export function arithWords(op: ArithOp, type: SqlType, args: readonly Vector[], 
       }
     }
     const r = bigArith(op, bigAt(a.words, ab, width), bigAt(b.words, bb, width), width);
-    if (r === null || !inRange(r, width)) return null;
+    if (r === null || !inRange(r, width)) {
+      if (!safe) return null;
+      (nulls ??= new Uint8Array(n))[i] = 1;
+      continue;
+    }
     setBig(out, i * width, width, r);
   }
   return decimalVector(type, n, nulls, { words: out, width });
@@ -277,11 +281,18 @@ export function roundWords(mode: Rounding, type: SqlType, args: readonly Vector[
  * CAST between NUMERIC / BIGNUMERIC and INT64, FLOAT64, STRING (and each
  * other) on the words, or null: the caller casts value by value.
  */
-export function castWords(v: Vector, to: SqlType, n: number): Vector | null {
+export function castWords(v: Vector, to: SqlType, n: number, safe = false): Vector | null {
   const from = v.type;
   const fromDec = from.kind === 'NUMERIC' || from.kind === 'BIGNUMERIC';
   const toDec = to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC';
-  const nulls = v.nulls;
+  let nulls = v.nulls;
+  /** A row out of the target's range: NULL for SAFE_CAST (false), else the batch is given up (true). */
+  const fails = (i: number): boolean => {
+    if (!safe) return true;
+    if (nulls === v.nulls) nulls = nulls ? nulls.slice(0, n) : new Uint8Array(n);
+    nulls![i] = 1;
+    return false;
+  };
   if (fromDec) {
     const a = wordsArg(v, n);
     if (!a) return null;
@@ -321,7 +332,10 @@ export function castWords(v: Vector, to: SqlType, n: number): Vector | null {
           continue;
         }
         const r = divBig(bigAt(a.words, b, width), pow10n(scale), 'half');
-        if (r > 9223372036854775807n || r < -9223372036854775808n) return null;
+        if (r > 9223372036854775807n || r < -9223372036854775808n) {
+          if (fails(i)) return null;
+          continue;
+        }
         if (big === null && r <= 9007199254740992n && r >= -9007199254740992n) {
           out[i] = Number(r);
           continue;
@@ -342,7 +356,10 @@ export function castWords(v: Vector, to: SqlType, n: number): Vector | null {
         if (nulls !== null && nulls[i] === 1) continue;
         const x = bigAt(a.words, a.step * i * width, width);
         const r = shift > 0 ? x * pow10n(shift) : divBig(x, pow10n(-shift), 'half');
-        if (!inRange(r, tw)) return null;
+        if (!inRange(r, tw)) {
+          if (fails(i)) return null;
+          continue;
+        }
         setBig(out, i * tw, tw, r);
       }
       return decimalVector(to, n, nulls, { words: out, width: tw });

@@ -7,7 +7,7 @@ import { compareValues } from './compare.js';
 import { formatErrNum } from './format-number.js';
 import { checkDecimal, fitDecimal, type DecKind } from './numeric.js';
 import { decimalBinary, float64Binary, int64Binary } from './operators.js';
-import { onWords, roundWords, unaryWords } from './decimal-kernels.js';
+import { arithWords, onWords, roundWords, unaryWords } from './decimal-kernels.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, opt, sig, sigf, type ArgSpec, type KernelMaker, type Signature } from './signature.js';
 import { I64Out, INT64_MIN, asQueryError, fail, i64At, mergeNulls, perRowKernel, rowKernel, valuesOf } from './vec.js';
@@ -252,8 +252,8 @@ export function registerMath(): void {
     // In the reference's order (its "Supported signatures" list): INT64 (not for division), FLOAT64, NUMERIC, BIGNUMERIC.
     if (op !== 'div') sigs.push(sig(['INT64', 'INT64'], 'INT64', safeWrap(int64Binary(op), T.INT64)));
     sigs.push(sig(['FLOAT64', 'FLOAT64'], 'FLOAT64', safeWrap(float64Binary(op), T.FLOAT64)));
-    sigs.push(sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', safeWrap(decimalBinary('NUMERIC', op), T.NUMERIC)));
-    sigs.push(sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', safeWrap(decimalBinary('BIGNUMERIC', op), T.BIGNUMERIC)));
+    sigs.push(sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', onWords((args, n) => arithWords(op, T.NUMERIC, args, n, true), safeWrap(decimalBinary('NUMERIC', op), T.NUMERIC))));
+    sigs.push(sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', onWords((args, n) => arithWords(op, T.BIGNUMERIC, args, n, true), safeWrap(decimalBinary('BIGNUMERIC', op), T.BIGNUMERIC))));
     defineScalar(name, sigs);
   };
   safeArith('SAFE_ADD', 'add');

@@ -20,8 +20,8 @@ import {
 import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
 import { likeMatches } from './like.js';
 import { checkDecimal, type DecKind } from './numeric.js';
-import { compareWords, wordsOfDecimal } from '../types/decimal-words.js';
-import { arithWords, onWords, unaryWords } from './decimal-kernels.js';
+import { compareWords } from '../types/decimal-words.js';
+import { arithWords, onWords, unaryWords, wordsArg } from './decimal-kernels.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, operatorDisplay, sig, sigf, type Signature, type KernelMaker, type SigContext } from './signature.js';
 import { I64Out, INT64_MAX, INT64_MIN, fail, i64At, mergeNulls, rowKernel, valuesOf } from './vec.js';
@@ -353,28 +353,11 @@ export function compareOp(op: CmpOp, x: Value, y: Value): boolean | null {
   return cmpResult(op, compareValues(x, y));
 }
 
-/**
- * The words of rows of a NUMERIC / BIGNUMERIC argument, and how row i finds
- * its value (`step` 0: one value for every row, a literal's): a scan's
- * decimal words as they are, a vector of one Decimal made into words once;
- * null otherwise.
- */
-function comparableWords(v: Vector, n: number): { words: Uint32Array; step: 0 | 1 } | null {
-  if (v.decimal) return { words: v.decimal.words, step: 1 };
-  if (v.type.kind !== 'NUMERIC' && v.type.kind !== 'BIGNUMERIC') return null;
-  const d = v.data as Value[];
-  const x = d[0];
-  if (n === 0 || x === null || !(x instanceof Decimal) || (v.nulls !== null && v.nulls[0] === 1)) return null;
-  for (let i = 1; i < n; i++) if (d[i] !== x) return null;
-  const words = wordsOfDecimal(x, v.type.kind === 'NUMERIC' ? 4 : 8);
-  return words && { words, step: 0 };
-}
-
 /** A comparison of NUMERIC / BIGNUMERIC rows by their words (decimal-words.ts), when one side is a scan's words and the other words too or one value. */
 function compareDecimalWords(op: CmpOp, a: Vector, b: Vector, n: number, nulls: Uint8Array | null): Vector | null {
   if (!a.decimal && !b.decimal) return null;
-  const x = comparableWords(a, n);
-  const y = x && comparableWords(b, n);
+  const x = wordsArg(a, n);
+  const y = x && wordsArg(b, n);
   if (!x || !y) return null;
   const width = a.type.kind === 'NUMERIC' ? 4 : 8;
   const out = new Uint8Array(n);
@@ -469,8 +452,73 @@ function betweenStr(x: Value[], lo: Value[], hi: Value[], n: number, nulls: Uint
  * with a NULL argument are redone as scalars afterwards (a NULL bound still
  * gives FALSE when the other bound fails). Other layouts go row by row.
  */
+/**
+ * NUMERIC / BIGNUMERIC x BETWEEN lo AND hi on the words (decimal-words.ts),
+ * when x is words and the bounds words or one value each; null otherwise. A
+ * NULL bound leaves FALSE where the other bound already fails, else NULL.
+ */
+function betweenDecimalWords(x: Vector, lo: Vector, hi: Vector, n: number): Vector | null {
+  if (!x.decimal) return null;
+  const a = wordsArg(x, n);
+  const l = a && wordsArg(lo, n);
+  const h = l && wordsArg(hi, n);
+  if (!a || !l || !h) return null;
+  const w = x.decimal.width;
+  const out = new Uint8Array(n);
+  let rn: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    if (x.nulls !== null && x.nulls[i] === 1) {
+      (rn ??= new Uint8Array(n))[i] = 1;
+      continue;
+    }
+    const ge = lo.nulls !== null && lo.nulls[i] === 1 ? null : compareWords(a.words, a.step * i, l.words, l.step * i, w) >= 0;
+    const le = hi.nulls !== null && hi.nulls[i] === 1 ? null : compareWords(a.words, a.step * i, h.words, h.step * i, w) <= 0;
+    if (ge === false || le === false) continue;
+    if (ge === null || le === null) (rn ??= new Uint8Array(n))[i] = 1;
+    else out[i] = 1;
+  }
+  return { type: T.BOOL, length: n, data: out, nulls: rn };
+}
+
+/** NUMERIC / BIGNUMERIC x IN (...) on the words, when x is words and every item words or one value (a NULL item: one value too); null otherwise. */
+function inDecimalWords(args: readonly Vector[], n: number): Vector | null {
+  const x = args[0]!;
+  if (!x.decimal) return null;
+  const a = wordsArg(x, n);
+  if (!a) return null;
+  const w = x.decimal.width;
+  const items: { words: Uint32Array; step: 0 | 1; nulls: Uint8Array | null }[] = [];
+  for (let k = 1; k < args.length; k++) {
+    const v = args[k]!;
+    const allNull = v.nulls !== null && v.nulls.subarray(0, n).every((b) => b === 1);
+    const iw = allNull ? { words: new Uint32Array(w), step: 0 as const } : wordsArg(v, n);
+    if (!iw) return null;
+    items.push({ ...iw, nulls: v.nulls });
+  }
+  const out = new Uint8Array(n);
+  let rn: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    if (x.nulls !== null && x.nulls[i] === 1) {
+      (rn ??= new Uint8Array(n))[i] = 1;
+      continue;
+    }
+    let sawNull = false;
+    for (const it of items) {
+      if (it.nulls !== null && it.nulls[i] === 1) sawNull = true;
+      else if (compareWords(a.words, a.step * i, it.words, it.step * i, w) === 0) {
+        out[i] = 1;
+        break;
+      }
+    }
+    if (out[i] === 0 && sawNull) (rn ??= new Uint8Array(n))[i] = 1;
+  }
+  return { type: T.BOOL, length: n, data: out, nulls: rn };
+}
+
 const betweenKernel: ScalarKernel = (args, n) => {
   const [x, lo, hi] = args as [Vector, Vector, Vector];
+  const words = betweenDecimalWords(x, lo, hi, n);
+  if (words) return words;
   const xd = x.data;
   const ld = lo.data;
   const hd = hi.data;
@@ -580,6 +628,7 @@ function registerComparisons(): void {
           }
           return vectorFromValues(T.BOOL, out);
         };
+        if (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') return (args, n, ctx) => inDecimalWords(args, n) ?? generic(args, n, ctx);
         if (!allConst || !hashable) return generic;
         return (args, n, ctx) => {
           const x = args[0]!;

@@ -6,6 +6,7 @@
 import type { SqlType } from './types.js';
 import { Decimal, type Geography, type Interval, type JsonValue, type RangeValue, type Value } from './values.js';
 import { layoutOf, type Batch, type Vector } from './vector.js';
+import { textOfWords } from './decimal-words.js';
 import {
   formatDate,
   formatDatetime,
@@ -492,6 +493,17 @@ function vectorCellWriter(vec: Vector, opts: WireOptions): CellWriter {
   const t = vec.type;
   const nulls = vec.nulls;
   const nullCell = t.kind === 'ARRAY' ? EMPTY_ARRAY_CELL : NULL_CELL;
+  if (vec.decimal) {
+    // NUMERIC / BIGNUMERIC words: their text straight from the words, no Decimal per cell.
+    const { words, width } = vec.decimal;
+    return (w, i) => {
+      if (nulls !== null && nulls[i] === 1) return w.lit(nullCell);
+      w.lit(CELL_OPEN);
+      w.utf8(q(textOfWords(words, i, width)));
+      w.room(1);
+      w.buf[w.pos++] = 0x7d;
+    };
+  }
   const d = vec.data;
   const layout = layoutOf(t);
   let body: CellWriter;
