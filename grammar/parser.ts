@@ -2872,6 +2872,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   tablePrimary = this.RULE('tablePrimary', (): A.FromItem => {
     const t = this.la(1);
+    // A query parameter names no table (the service's words; table names are never parameters).
+    if (this.live && ((this.isSym('@') && this.la(2).ident === true) || this.isSym('?'))) this.failMsg(t, 'Query parameters cannot be used in place of table names');
     return this.or(1, [
       {
         ALT: (): A.FromItem => {
