@@ -15,7 +15,7 @@
 import { T, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { decimalVector, type Vector } from '../types/vector.js';
-import { bigAt, decimalScale, smallAt, textOfWords, wordsOfDecimal, type DecimalWidth } from '../types/decimal-words.js';
+import { bigAt, decimalScale, smallAt, textOfWords, wordsOfDecimal, wordsOfText, type DecimalWidth } from '../types/decimal-words.js';
 import { mergeNulls } from './vec.js';
 import type { ScalarKernel } from './registry.js';
 
@@ -365,6 +365,21 @@ export function castWords(v: Vector, to: SqlType, n: number, safe = false): Vect
       return decimalVector(to, n, nulls, { words: out, width: tw });
     }
     return null;
+  }
+  if (toDec && from.kind === 'STRING' && Array.isArray(v.data)) {
+    // Plain decimal text ('-12.5', '.5'; at most the scale's fraction digits) parsed straight into words; any other text (spaces, '+', exponents, more digits) is cast value by value.
+    const tw = widthOf(to);
+    const out = new Uint32Array(n * tw);
+    const d = v.data as (string | null)[];
+    let buf = Buffer.allocUnsafe(96);
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const t = d[i]!;
+      if (t.length > buf.length) buf = Buffer.allocUnsafe(t.length);
+      const len = buf.write(t, 0, 'latin1');
+      if (len !== t.length || !wordsOfText(buf, 0, len, tw, out, i)) return null;
+    }
+    return decimalVector(to, n, nulls, { words: out, width: tw });
   }
   if (toDec && from.kind === 'INT64') {
     const tw = widthOf(to);
