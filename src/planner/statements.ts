@@ -25,6 +25,7 @@ import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { checkPartitionFilters } from './partition-filter.js';
 import { checkSqlFunctionReturn, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
+import { lookupFunction } from '../functions/registry.js';
 import { checked, coerceForWrite, scanAll, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
@@ -1339,6 +1340,7 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
   }
   checkParamNames(st.params, st.loc);
   if (!external && !st.remoteConnection && !st.tableFunction) checkOptionNames(st.options, SQL_FUNCTION_OPTIONS, 'CREATE FUNCTION');
+  if (!external && !st.tableFunction && !st.aggregate && st.body) refuseAggregateBody(st);
   if (st.temp && splitPath(st.name).length > 1) throw sqlError(`CREATE TEMP FUNCTION requires an unqualified name, but got ${st.name.join('.')}`, st.loc);
   if (!st.temp) {
     // A persistent function's body sees no temporary function (it outlives them): such a call names no function.
@@ -1418,6 +1420,27 @@ function refuseSelfCall(s: Session, st: A.CreateFunctionStmt, id: TableId): void
     for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
   };
   walk(st.query);
+}
+
+/**
+ * A scalar (non-AGGREGATE) SQL function's body may not aggregate outside a subquery of its own: refused at CREATE
+ * with the reference implementation's words, where the call failed later without naming the function.
+ */
+function refuseAggregateBody(st: A.CreateFunctionStmt): void {
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== 'object') return;
+    const o = n as { kind?: string };
+    if (o.kind === 'Query') return; // a subquery aggregates its own rows
+    if (o.kind === 'FunctionCall') {
+      const f = n as A.FunctionCall;
+      if (!f.over && f.name.length === 1 && lookupFunction(f.name[0]!)?.kind === 'aggregate') {
+        throw sqlError(`Aggregate function ${f.name[0]!.toUpperCase()} not allowed in SQL function body for non-AGGREGATE function`, f.loc);
+      }
+    }
+    for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
+  };
+  walk(st.body);
 }
 
 /** A routine's parameters have distinct names (case-insensitive), as ZetaSQL requires. */
