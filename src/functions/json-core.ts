@@ -238,6 +238,8 @@ export class JsonText extends JsonValue {
   /** The [start, end) span of the value at a path (see `at`). */
   span(steps: readonly PathStep[]): [number, number] | undefined {
     if (steps.length === 0) return [this.start, this.end];
+    const fast = findValid(this.text, this.start, steps);
+    if (fast !== ESCAPED) return fast;
     const sc = new TextScanner(this.text);
     sc.i = this.start;
     return sc.find(steps, 0);
@@ -249,11 +251,122 @@ export class JsonText extends JsonValue {
   }
 }
 
+/** findValid met a key with an escape: the caller compares keys unescaped (TextScanner). */
+const ESCAPED = 0;
+
+const isBlank = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+
+/** Index just past the string whose opening quote is at `i` (a valid text: it is closed). */
+function validStringEnd(s: string, i: number): number {
+  for (let j = i + 1; ; ) {
+    const c = s.charCodeAt(j);
+    if (c === 34) return j + 1;
+    j += c === 92 ? 2 : 1;
+  }
+}
+
+/** Index just past the value starting at `i` of a valid text (no checks: the text is valid). */
+function skipValid(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c === 34) return validStringEnd(s, i);
+  if (c === 123 || c === 91) {
+    let depth = 1;
+    for (i++; depth > 0; ) {
+      const d = s.charCodeAt(i);
+      if (d === 34) i = validStringEnd(s, i);
+      else {
+        if (d === 123 || d === 91) depth++;
+        else if (d === 125 || d === 93) depth--;
+        i++;
+      }
+    }
+    return i;
+  }
+  const n = s.length;
+  for (; i < n; i++) {
+    const d = s.charCodeAt(i);
+    if (d === 44 || d === 125 || d === 93 || isBlank(d)) break;
+  }
+  return i;
+}
+
+/**
+ * The span of the value at a path in a valid JSON text, as TextScanner.find
+ * finds it (the first of duplicate keys; an array's element by a number or a
+ * digit string), in one pass over character codes that makes nothing; ESCAPED
+ * when a key on the way has an escape (its unescaped form decides).
+ */
+function findValid(s: string, i: number, steps: readonly PathStep[]): [number, number] | undefined | typeof ESCAPED {
+  for (let k = 0; ; k++) {
+    while (isBlank(s.charCodeAt(i))) i++;
+    if (k === steps.length) return [i, skipValid(s, i)];
+    const st = steps[k]!;
+    const c = s.charCodeAt(i);
+    if (c === 123) {
+      const want = typeof st === 'string' ? st : String(st);
+      let found = false;
+      i++;
+      for (;;) {
+        while (isBlank(s.charCodeAt(i))) i++;
+        if (s.charCodeAt(i) !== 34) return undefined; // '}': not found
+        // The key: equal to `want` character for character, or not.
+        let j = i + 1;
+        let m = 0;
+        let same = true;
+        for (;;) {
+          const d = s.charCodeAt(j);
+          if (d === 34) break;
+          if (d === 92) return ESCAPED;
+          if (same && (m >= want.length || d !== want.charCodeAt(m))) same = false;
+          m++;
+          j++;
+        }
+        i = j + 1;
+        while (isBlank(s.charCodeAt(i))) i++;
+        i++; // ':'
+        while (isBlank(s.charCodeAt(i))) i++;
+        if (same && m === want.length) {
+          found = true;
+          break;
+        }
+        i = skipValid(s, i);
+        while (isBlank(s.charCodeAt(i))) i++;
+        if (s.charCodeAt(i) !== 44) return undefined; // '}'
+        i++;
+      }
+      if (found) continue;
+    }
+    if (c === 91) {
+      const idx = typeof st === 'number' ? st : /^\d+$/.test(st) ? Number(st) : -1;
+      if (idx < 0) return undefined;
+      i++;
+      while (isBlank(s.charCodeAt(i))) i++;
+      if (s.charCodeAt(i) === 93) return undefined;
+      for (let n = 0; n < idx; n++) {
+        i = skipValid(s, i);
+        while (isBlank(s.charCodeAt(i))) i++;
+        if (s.charCodeAt(i) !== 44) return undefined; // ']'
+        i++;
+        while (isBlank(s.charCodeAt(i))) i++;
+      }
+      continue;
+    }
+    return undefined;
+  }
+}
+
 /** Whether a path has a key the parsed path must answer (one Object.prototype has: `__proto__`, `constructor`, ...). */
 export function pathNeedsParse(steps: readonly PathStep[]): boolean {
-  for (const st of steps) if (typeof st === 'string' && st in Object.prototype) return true;
-  return false;
+  // A call's path is one array for all its rows (json.ts pathOrFail's cache): judged once.
+  let r = needsParse.get(steps);
+  if (r === undefined) {
+    r = steps.some((st) => typeof st === 'string' && st in Object.prototype);
+    needsParse.set(steps, r);
+  }
+  return r;
 }
+
+const needsParse = new WeakMap<readonly PathStep[], boolean>();
 
 /**
  * The STRING JSON_VALUE makes of the value at `span` of a valid JSON text:
@@ -272,17 +385,27 @@ export function scalarOfValidText(t: JsonText, span: [number, number]): string |
   for (let d = s.charCodeAt(e - 1); d === 32 || d === 9 || d === 10 || d === 13; d = s.charCodeAt(--e - 1));
   if (c === 34) {
     // Without an escape the text between the quotes is the string (a valid text has no control characters).
-    const j = s.indexOf('\\', i + 1);
-    if (j < 0 || j >= e) return s.slice(i + 1, e - 1);
-    return JSON.parse(s.slice(i, e)) as string;
+    for (let j = i + 1; j < e - 1; j++) if (s.charCodeAt(j) === 92) return JSON.parse(s.slice(i, e)) as string;
+    return s.slice(i + 1, e - 1);
   }
   // An integer of at most 15 digits prints as written (no leading zero, no -0); any other number as parsed.
-  const n = e - i;
-  if (n <= 16 && SHORT_INT.test(n === s.length ? s : s.slice(i, e))) return n === s.length ? s : s.slice(i, e);
+  if (isShortInt(s, i, e)) return s.slice(i, e);
   return jsonToString(new JsonText(s, i, e, t.mode).node);
 }
 
-const SHORT_INT = /^(?:0|-?[1-9]\d{0,14})$/;
+/** Whether s[i, e) is 0 or an integer of 1 to 15 digits without a leading zero (either sign, not -0). */
+function isShortInt(s: string, i: number, e: number): boolean {
+  if (s.charCodeAt(i) === 45) i++;
+  const n = e - i;
+  if (n < 1 || n > 15) return false;
+  const first = s.charCodeAt(i);
+  if (first === 48) return n === 1 && s.charCodeAt(i - 1) !== 45;
+  for (let j = i; j < e; j++) {
+    const d = s.charCodeAt(j);
+    if (d < 48 || d > 57) return false;
+  }
+  return true;
+}
 
 /** Checks `s` as parseJsonText parses it (the same errors) without making its values. */
 export function checkJsonText(s: string, mode: WideNumberMode): void {
