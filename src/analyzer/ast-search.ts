@@ -2,9 +2,9 @@
 // analytic calls, identifier paths), none entering subqueries.
 import type * as A from '../../grammar/ast.js';
 
-/** True when a call in an AST expression, outside subqueries, satisfies `pred`. */
-export function someCall(e: unknown, pred: (call: { over?: unknown; name?: string[] }) => boolean): boolean {
-  const stack: unknown[] = [e];
+/** True when a node below `root` (entering subqueries only if `skip` lets it) satisfies `pred`. */
+export function someNode(root: unknown, pred: (node: { kind?: string }) => boolean, skip?: (node: { kind?: string }) => boolean): boolean {
+  const stack: unknown[] = [root];
   while (stack.length) {
     const x = stack.pop();
     if (!x || typeof x !== 'object') continue;
@@ -12,12 +12,17 @@ export function someCall(e: unknown, pred: (call: { over?: unknown; name?: strin
       stack.push(...x);
       continue;
     }
-    const o = x as { kind?: string; over?: unknown; name?: string[] };
-    if (o.kind === 'Query') continue;
-    if (o.kind === 'FunctionCall' && pred(o)) return true;
+    const o = x as { kind?: string };
+    if (skip?.(o)) continue;
+    if (pred(o)) return true;
     for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
   }
   return false;
+}
+
+/** True when a call in an AST expression, outside subqueries, satisfies `pred`. */
+export function someCall(e: unknown, pred: (call: { over?: unknown; name?: string[] }) => boolean): boolean {
+  return someNode(e, (o) => o.kind === 'FunctionCall' && pred(o as { over?: unknown; name?: string[] }), (o) => o.kind === 'Query');
 }
 
 /** True when an AST expression calls an analytic function (outside subqueries). */

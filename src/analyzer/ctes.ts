@@ -10,7 +10,7 @@ import { sqlError } from './errors.js';
 import type { Rel } from './resolved.js';
 import { Scope } from './scope.js';
 import { Origin, canCoerce } from './types.js';
-import { someCall } from './ast-search.js';
+import { someCall, someNode } from './ast-search.js';
 import { resolveQuery, resolveQueryExpr } from './query.js';
 import { castTo, correspondingInputs, literalOrigin, literalValue } from './set-operations.js';
 
@@ -176,19 +176,10 @@ function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
   query(term);
 }
 
+/** True when `q` names `lname` as a one-part table anywhere, subqueries included. */
 function queryMentions(q: unknown, lname: string): boolean {
-  // Cheap structural search for a TableRef naming the CTE.
-  const stack: unknown[] = [q];
-  while (stack.length) {
-    const x = stack.pop();
-    if (!x || typeof x !== 'object') continue;
-    if (Array.isArray(x)) {
-      stack.push(...x);
-      continue;
-    }
-    const o = x as { kind?: string; path?: string[] };
-    if (o.kind === 'TableRef' && o.path?.length === 1 && o.path[0]!.toLowerCase() === lname) return true;
-    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
-  }
-  return false;
+  return someNode(q, (o) => {
+    const path = (o as { path?: string[] }).path;
+    return o.kind === 'TableRef' && path?.length === 1 && path[0]!.toLowerCase() === lname;
+  });
 }
