@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import * as grpc from '@grpc/grpc-js';
 import { v1 } from '@google-cloud/bigquery-storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { queryRows, rest, startEmulator, tabledataRows, type Emulator } from '../helpers/emulator.js';
 import { fakeAuth } from '../helpers/auth.js';
 import { rng } from '../helpers/random-values.js';
 import { parseJsonText } from '../../src/functions/json-core.js';
@@ -43,38 +43,12 @@ const rows = Array.from({ length: N }, (_, k) => ({
 // What the service prints for each JSON value: its canonical text (PARSE_JSON then serialized; the first of duplicate keys).
 const canonical = rows.map((x) => (x.s === null ? null : jsonNodeToText(parseJsonText(x.s, 'round'))));
 
-type Cell = { v: unknown };
-
 describe('JSON and GEOGRAPHY columns read back from their files', () => {
   let emu: Emulator;
   const api = (p: string): string => `${emu.url}/bigquery/v2/projects/${P}${p}`;
 
-  async function query(sql: string): Promise<unknown[][]> {
-    const first = await rest(api('/queries'), { method: 'POST', json: { query: sql, useLegacySql: false, maxResults: 700 } });
-    expect(first.status, JSON.stringify(first.body)).toBe(200);
-    let page = first.body as { rows?: { f: Cell[] }[]; pageToken?: string; jobReference: { jobId: string } };
-    const out = (page.rows ?? []).map((x) => x.f.map((c) => c.v));
-    while (page.pageToken) {
-      const res = await rest(api(`/queries/${page.jobReference.jobId}?maxResults=700&pageToken=${encodeURIComponent(page.pageToken)}`));
-      expect(res.status).toBe(200);
-      page = res.body as typeof page;
-      for (const x of page.rows ?? []) out.push(x.f.map((c) => c.v));
-    }
-    return out;
-  }
-
-  async function tabledata(): Promise<unknown[][]> {
-    const out: unknown[][] = [];
-    let token: string | undefined;
-    do {
-      const res = await rest(api(`/datasets/ds/tables/docs/data?maxResults=600${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`));
-      expect(res.status).toBe(200);
-      const body = res.body as { rows?: { f: Cell[] }[]; pageToken?: string };
-      for (const x of body.rows ?? []) out.push(x.f.map((c) => c.v));
-      token = body.pageToken;
-    } while (token);
-    return out.sort((x, y) => Number(x[0]) - Number(y[0]));
-  }
+  const query = (sql: string): Promise<unknown[][]> => queryRows(emu, P, sql);
+  const tabledata = async (): Promise<unknown[][]> => (await tabledataRows(emu, P, 'ds', 'docs')).sort((x, y) => Number(x[0]) - Number(y[0]));
 
   /** Every row through a Storage Read Arrow session: the UTF-8 texts the client received. */
   async function storageRead(): Promise<[number, string | null, string | null][]> {

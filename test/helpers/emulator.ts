@@ -249,3 +249,35 @@ export async function rest(url: string, init: RequestInit & { json?: unknown } =
   }
   return { status: r.status, body, headers: r.headers };
 }
+
+type PageRows = { rows?: { f: { v: unknown }[] }[]; pageToken?: string };
+
+/** Every row of a query's result (jobs.query, then getQueryResults pages of `pageSize`), as the cells' wire values. */
+export async function queryRows(emu: Emulator, project: string, sql: string, pageSize = 700): Promise<unknown[][]> {
+  const api = `${emu.url}/bigquery/v2/projects/${project}`;
+  const first = await rest(`${api}/queries`, { method: 'POST', json: { query: sql, useLegacySql: false, maxResults: pageSize } });
+  if (first.status !== 200) throw new Error(`query failed (${first.status}): ${JSON.stringify(first.body)}`);
+  let page = first.body as PageRows & { jobReference: { jobId: string } };
+  const out = (page.rows ?? []).map((x) => x.f.map((c) => c.v));
+  while (page.pageToken) {
+    const res = await rest(`${api}/queries/${page.jobReference.jobId}?maxResults=${pageSize}&pageToken=${encodeURIComponent(page.pageToken)}`);
+    if (res.status !== 200) throw new Error(`getQueryResults failed (${res.status}): ${JSON.stringify(res.body)}`);
+    page = { ...(res.body as PageRows), jobReference: page.jobReference };
+    for (const x of page.rows ?? []) out.push(x.f.map((c) => c.v));
+  }
+  return out;
+}
+
+/** Every row of a table through tabledata.list pages of `pageSize`, as the cells' wire values, in the order listed. */
+export async function tabledataRows(emu: Emulator, project: string, dataset: string, table: string, pageSize = 600): Promise<unknown[][]> {
+  const out: unknown[][] = [];
+  let token: string | undefined;
+  do {
+    const res = await rest(`${emu.url}/bigquery/v2/projects/${project}/datasets/${dataset}/tables/${table}/data?maxResults=${pageSize}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`);
+    if (res.status !== 200) throw new Error(`tabledata.list failed (${res.status}): ${JSON.stringify(res.body)}`);
+    const body = res.body as PageRows;
+    for (const x of body.rows ?? []) out.push(x.f.map((c) => c.v));
+    token = body.pageToken;
+  } while (token);
+  return out;
+}
