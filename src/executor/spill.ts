@@ -37,10 +37,9 @@ const SPILL_BATCH = 64 * 1024;
 
 /**
  * What spilled (tests and the bench read them); `rawRows`: input rows a GROUP BY of nearly unique keys wrote as they came;
- * `rangePlans`: GROUP BYs that split their key's range (from statistics) between memory and files before reading;
- * `workerFiles`: a GROUP BY's files of input rows grouped on a worker thread.
+ * `rangePlans`: GROUP BYs that split their key's range (from statistics) between memory and files before reading.
  */
-export const spillCounters = { files: 0, batches: 0, bytes: 0, rawRows: 0, rangePlans: 0, workerFiles: 0 };
+export const spillCounters = { files: 0, batches: 0, bytes: 0, rawRows: 0, rangePlans: 0 };
 
 /** One spill file: batches appended, then read back in order (any number of times), then removed. */
 export class SpillFile {
@@ -77,7 +76,20 @@ export class SpillFile {
    * is read into the same memory: no garbage to collect.
    */
   *read(reuse = false): Generator<Batch> {
-    yield* readFrames(this.fd, this.bytes, reuse);
+    const head = new Uint8Array(8);
+    const headView = new DataView(head.buffer);
+    let buffer = new ArrayBuffer(0);
+    for (let at = 0; at < this.bytes; ) {
+      readSync(this.fd, head, 0, 8, at);
+      const n = headView.getUint32(0, true);
+      // Memory at offset 0 of its buffer: typed arrays are views of it at 8-byte aligned offsets.
+      if (!reuse || buffer.byteLength < n) buffer = new ArrayBuffer(reuse ? Math.max(n, 2 * buffer.byteLength) : n);
+      const body = new Uint8Array(buffer, 0, n);
+      readSync(this.fd, body, 0, n, at + 8);
+      at += 8 + n;
+      if (!reuse) memoryBudget.dropped(n);
+      yield decodeFrame(body, headView.getUint32(4, true));
+    }
   }
 
   close(): void {
@@ -85,27 +97,6 @@ export class SpillFile {
     closeSync(this.fd);
     this.fd = -1;
     rmSync(this.path, { force: true });
-  }
-}
-
-/**
- * The batches of a spill file's first `bytes` (SpillFile.read; a worker
- * thread reads a file by its path this way while its owner keeps it).
- */
-export function* readFrames(fd: number, bytes: number, reuse = false): Generator<Batch> {
-  const head = new Uint8Array(8);
-  const headView = new DataView(head.buffer);
-  let buffer = new ArrayBuffer(0);
-  for (let at = 0; at < bytes; ) {
-    readSync(fd, head, 0, 8, at);
-    const n = headView.getUint32(0, true);
-    // Memory at offset 0 of its buffer: typed arrays are views of it at 8-byte aligned offsets.
-    if (!reuse || buffer.byteLength < n) buffer = new ArrayBuffer(reuse ? Math.max(n, 2 * buffer.byteLength) : n);
-    const body = new Uint8Array(buffer, 0, n);
-    readSync(fd, body, 0, n, at + 8);
-    at += 8 + n;
-    if (!reuse) memoryBudget.dropped(n);
-    yield decodeFrame(body, headView.getUint32(4, true));
   }
 }
 
@@ -117,7 +108,7 @@ export function* readFrames(fd: number, bytes: number, reuse = false): Generator
 // frame's buffer: no copy, no per-value work.
 
 function writeAll(fd: number, b: Uint8Array, at: number): void {
-for (let done = 0; done < b.byteLength; ) done += writeSync(fd, b, done, b.byteLength - done, at + done);
+  for (let done = 0; done < b.byteLength; ) done += writeSync(fd, b, done, b.byteLength - done, at + done);
 }
 
 type ColumnLayout = 'f64' | 'big' | 'i32' | 'u8' | 'values';

@@ -8,7 +8,6 @@
 // resident set under --memory-limit is measured against the built emulator
 // in test/e2e/memory-limit.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { poolSize, setPoolSize } from '../../src/executor/parallel/pool.js';
 import { joinSpillCounters } from '../../src/executor/operators/join-spill.js';
 import { topNOptions } from '../../src/executor/operators/window/topn.js';
 import { sortedWindowCounters } from '../../src/executor/operators/window/sorted.js';
@@ -110,51 +109,6 @@ describe('operators under a small memory budget', () => {
     }
     expect(spillCounters.files).toBe(before.files);
     expect(memoryBudget.reserved).toBe(0);
-  });
-
-  it('files of input rows are grouped on the worker threads as on this one: same rows as unconstrained and as the serial spill, row errors the same', async () => {
-    const threads = poolSize();
-    setPoolSize(2);
-    try {
-      for (const sql of [
-        // Planned key ranges (direct-indexed files), every splitting call.
-        'SELECT hk, COUNT(*) AS n, COUNT(s) AS cs, SUM(v) AS sv, AVG(v) AS av, MIN(s) AS mn, MAX(id) AS mx, LOGICAL_OR(k = 3) AS lo, BIT_XOR(id) AS bx FROM d.t GROUP BY hk',
-        // Files by hash: NULL keys (s), several keys, a computed key.
-        'SELECT s, hk, COUNT(*) AS n, MAX(v) AS mx FROM d.t GROUP BY s, hk',
-        'SELECT hk + 0 AS h, COUNT(*) AS n, SUM(v) AS sv FROM d.t GROUP BY h',
-      ]) {
-        const { free, tight } = await both(sql);
-        const before = spillCounters.workerFiles;
-        memoryBudget.limit = 4 << 20;
-        setPoolSize(0);
-        let serial: unknown[];
-        try {
-          serial = await q(sql);
-        } finally {
-          setPoolSize(2);
-          memoryBudget.limit = 0;
-        }
-        expect(spillCounters.workerFiles, sql).toBe(before);
-        expect(sorted(tight), sql).toEqual(sorted(free));
-        expect(sorted(serial), sql).toEqual(sorted(free));
-        expect(memoryBudget.reserved).toBe(0);
-      }
-      // The tight runs above went through the workers.
-      const before = spillCounters.workerFiles;
-      await both('SELECT hk, COUNT(*) AS n FROM d.t GROUP BY hk');
-      expect(spillCounters.workerFiles).toBeGreaterThan(before);
-      // A row's error raised on a worker: the file is grouped here again, which raises it as the serial run does.
-      const bad = `SELECT hk, SUM(IF(hk = ${N / 2 - 1}, ERROR('bad key'), v)) AS sv FROM d.t GROUP BY hk`;
-      memoryBudget.limit = 4 << 20;
-      try {
-        await expect(q(bad)).rejects.toThrow(/bad key/);
-      } finally {
-        memoryBudget.limit = 0;
-      }
-      expect(memoryBudget.reserved).toBe(0);
-    } finally {
-      setPoolSize(threads);
-    }
   });
 
   it('grouping sets, ROLLUP and CUBE spill their groups with the set index and merge file by file', async () => {

@@ -26,9 +26,7 @@ import { checkpoint, type ExecContext } from '../context.js';
 import { evaluateSync, layoutOf } from '../expr.js';
 import { executeRel } from '../execute.js';
 import { finishAggregate, splitAggregate, type SplitAggregate } from '../parallel/split.js';
-import { decodeBatch, encodeRel, Unencodable, type Encoded } from '../parallel/codec.js';
-import { parallelEnabled, workerPool, type SpillGroupTask } from '../parallel/pool.js';
-import { SpillPartitions, type SpillFile, spillCounters, spillOptions } from '../spill.js';
+import { SpillPartitions, spillCounters, spillOptions } from '../spill.js';
 import { vectorBytes } from '../vectors.js';
 import { Aggregation, keepsNoInput } from './aggregate.js';
 import { routingAggregate } from './aggregate-route.js';
@@ -153,59 +151,29 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
     st = new Aggregation(split.partial, ctx);
     held.set(0);
     await yieldTurn();
-    // Files of input rows are grouped on the worker threads, up to one per worker ahead of the file
-    // being finished here (each file's groups are no other file's); a worker's failure (a row's
-    // error, a worker gone) leaves that file to this thread, which gives the serial answer or error.
-    const rawFiles = raw;
-    const grouper = rawFiles ? spillGrouper(split, ctx) : null;
-    const grouped: (Promise<Vector[] | null> | undefined)[] = [];
-    const denseOf = (p: number, rows: number): { lo: number; hi: number; groups: number } | null => {
-      if (!plan) return null;
-      const lo = plan.lo + p * plan.width;
-      return { lo, hi: lo + plan.width - 1, groups: Math.min(plan.width, rows) };
-    };
-    const nFiles = spill.n;
-    let next = 0;
-    const ahead = (p: number): void => {
-      for (next = Math.max(next, p); grouper && next < nFiles && next <= p + grouper.size; next++) {
-        const f = rawFiles!.files[next]!;
-        if (f.rows > 0) grouped[next] = grouper.group(f, denseOf(next, f.rows));
-      }
-    };
     for (let p = 0; p < spill.n; p++) {
       const spilled = spill.files[p]!;
       const rawFile = raw?.files[p];
-      ahead(p);
-      // The file's input rows grouped into partial rows (`partOut`: by a worker, `part`: here).
+      // The file's input rows grouped into partial rows.
       let part: Aggregation | null = null;
-      let partOut: Vector[] | null = null;
-      const pending = grouped[p];
-      grouped[p] = undefined;
-      if (pending) {
-        partOut = await pending;
-        if (partOut) spillCounters.workerFiles++;
-        await checkpoint(ctx);
-      }
-      if (rawFile && rawFile.rows > 0 && partOut === null) {
+      if (rawFile && rawFile.rows > 0) {
         part = new Aggregation(split.partial, ctx);
         // Planned key ranges: the file's keys are a range known now (the first and last file may hold
         // keys beyond it; the index grows for them), its groups at most its rows.
-        const dense = denseOf(p, rawFile.rows);
-        if (dense && part.table.presetDense(dense.lo, dense.hi, dense.groups)) part.reserveGroups(dense.groups);
+        if (plan) {
+          const lo = plan.lo + p * plan.width;
+          const groups = Math.min(plan.width, rawFile.rows);
+          if (part.table.presetDense(lo, lo + plan.width - 1, groups)) part.reserveGroups(groups);
+        }
         for (const b of rawFile.read(true)) {
           part.consume(b);
           await checkpoint(ctx);
         }
-      }
-      rawFile?.close();
-      if (part) {
-        partOut = part.finish(true);
-        held.set(Math.max(held.held, part.bytes() + partOut.reduce((n, c) => n + vectorBytes(c), 0)));
-        part = null;
+        rawFile.close();
       }
       if (spilled.rows === 0) {
         // No partial rows: the input rows' groups are the file's output as they are.
-        if (partOut) yield* finishedRows(partOut, split, held, ctx);
+        if (part) yield* finished(part, split, held, ctx);
         continue;
       }
       // The file's partial rows, and its input rows' groups, merged by the merge plan.
@@ -215,10 +183,10 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
         await checkpoint(ctx);
       }
       spilled.close();
-      if (partOut) {
-        const out = partOut;
-        const n = out[0]!.length;
-        held.set(Math.max(held.held, merge.bytes() + out.reduce((k, c) => k + vectorBytes(c), 0)));
+      if (part) {
+        held.set(Math.max(held.held, merge.bytes() + part.bytes()));
+        const out = part.finish(true);
+        const n = part.table.size;
         for (let s = 0; s < n; s += BATCH_SIZE) merge.consume({ length: Math.min(n, s + BATCH_SIZE) - s, columns: out.map((c) => sliceVector(c, s, Math.min(n, s + BATCH_SIZE))) });
       }
       yield* finished(merge, split, held, ctx);
@@ -309,13 +277,7 @@ async function* finished(st: Aggregation, split: SplitAggregate, held: Reservati
   const out = st.finish(true);
   // Kept at the most any file's merge held: the caches need not refill between files.
   held.set(Math.max(held.held, st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0)));
-  yield* finishedRows(out, split, held, ctx);
-}
-
-/** Output rows of partial rows that are whole groups (`out`: Aggregation.finish(true)'s columns). */
-async function* finishedRows(out: Vector[], split: SplitAggregate, held: Reservation, ctx: ExecContext): AsyncGenerator<Batch> {
-  held.set(Math.max(held.held, out.reduce((n, c) => n + vectorBytes(c), 0)));
-  const numGroups = out[0]!.length;
+  const numGroups = st.table.size;
   const keys = split.partial.groupBy.length;
   const sets = split.sets;
   for (let s = 0; s < numGroups; s += BATCH_SIZE) {
@@ -323,41 +285,6 @@ async function* finishedRows(out: Vector[], split: SplitAggregate, held: Reserva
     yield finishAggregate({ length: e - s, columns: out.map((c) => sliceVector(c, s, e)) }, keys, split.steps, sets);
     await checkpoint(ctx);
   }
-}
-
-/** The partial aggregate of each split, encoded for the workers (null: it cannot be). */
-const encodedPartials = new WeakMap<SplitAggregate, Encoded | null>();
-
-/**
- * Groups spill files of input rows on the worker threads (pool.ts
- * SpillGroupTask), or null when there are none or the partial aggregate
- * cannot go there. A file's promise gives its partial rows, or null when the
- * worker failed (the caller groups that file itself).
- */
-function spillGrouper(split: SplitAggregate, ctx: ExecContext): { size: number; group(f: SpillFile, dense: SpillGroupTask['dense']): Promise<Vector[] | null> } | null {
-  const pool = parallelEnabled() ? workerPool() : null;
-  if (!pool) return null;
-  let rel = encodedPartials.get(split);
-  if (rel === undefined) {
-    try {
-      rel = encodeRel(split.partial);
-    } catch (e) {
-      if (!(e instanceof Unencodable)) throw e;
-      rel = null;
-    }
-    encodedPartials.set(split, rel);
-  }
-  if (rel === null) return null;
-  const ev = { nowMicros: String(ctx.eval.nowMicros), timeZone: ctx.eval.timeZone, sessionUser: ctx.eval.sessionUser };
-  const encoded = rel;
-  return {
-    size: pool.size,
-    group: (f, dense) =>
-      pool.group({ rel: encoded, eval: ev, path: f.path, bytes: f.bytes, dense }).then(
-        (batches) => [...decodeBatch(batches[0]!).columns],
-        () => null,
-      ),
-  };
 }
 
 /**

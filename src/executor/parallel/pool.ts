@@ -58,25 +58,9 @@ export type ToWorker =
   /** `keep`: the worker caches the chunks it reads (false: the morsel is another worker's, taken over while that one was busy). */
   | { type: 'task'; id: number; planId: number; plan?: EncodedPlan; parts: RowGroupPart[]; seed: EncodedSeed | null; keep: boolean }
   | { type: 'drop'; planId: number }
-  /** Groups a spill file's input rows (SpillGroupTask): answered with the partial rows as one batch. */
-  | ({ type: 'group'; id: number } & SpillGroupTask)
   /** Reservations moved: evict down to the cache's allowance now (an idle worker's cache would wait for its next task). */
   | { type: 'trim' };
 export type FromWorker = { type: 'done'; id: number; batches: EncodedBatch[] } | { type: 'failed'; id: number; message: string };
-
-/**
- * A GROUP BY's spill file of input rows (aggregate-spill.ts) grouped on a
- * worker: `rel` (its partial aggregate, encoded) over the frames of the file
- * at `path` (its first `bytes`; the owner keeps and removes the file), the
- * table direct-indexed over `dense` when its key range is known.
- */
-export interface SpillGroupTask {
-  readonly rel: Encoded;
-  readonly eval: EncodedPlan['eval'];
-  readonly path: string;
-  readonly bytes: number;
-  readonly dense: { readonly lo: number; readonly hi: number; readonly groups: number } | null;
-}
 
 /** Worker threads: WAREHOUSE_EMULATOR_EXEC_THREADS, else one per core (none on one core: nothing to gain; none in a worker). */
 function defaultSize(): number {
@@ -223,20 +207,6 @@ export class WorkerPool {
     return new Promise<EncodedBatch[]>((resolve, reject) => {
       m.pending.set(id, { resolve, reject });
       m.w.postMessage(msg);
-    });
-  }
-
-  /** Groups a spill file on the least busy worker (SpillGroupTask); its partial rows come back as one batch. */
-  group(task: SpillGroupTask): Promise<EncodedBatch[]> {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    let m = this.members[0]!;
-    for (const x of this.members) if (x.inFlight < m.inFlight) m = x;
-    if (m.inFlight++ === 0) m.w.ref();
-    const id = this.nextId++;
-    return new Promise<EncodedBatch[]>((resolve, reject) => {
-      m.pending.set(id, { resolve, reject });
-      m.w.postMessage({ type: 'group', id, ...task } satisfies ToWorker);
     });
   }
 

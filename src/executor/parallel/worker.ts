@@ -4,22 +4,19 @@
 // worker and query (decoded here: calls are resolved again in this thread's
 // registry, join build sides read once) and are dropped when the query is done.
 import '../../functions/index.js';
-import { closeSync, openSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Rel, ScanRel } from '../../analyzer/resolved.js';
 import type { QueryContext } from '../../planner/api.js';
 import type { TableId } from '../../storage/api.js';
 import { chunkCache, newScanPass, NO_KEEP_PASS } from '../../storage/chunk-cache.js';
-import { memoryBudget, privateGc, Reservation } from '../../storage/memory-budget.js';
+import { memoryBudget, privateGc } from '../../storage/memory-budget.js';
 import type { ScanPart } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
 import { makeExecContext, type ExecContext } from '../context.js';
 import { collectRows } from '../execute.js';
-import { Aggregation } from '../operators/aggregate.js';
-import { readFrames } from '../spill.js';
 import { decodeBatch, decodeRel, encodeBatch, tableKey } from './codec.js';
 import { broadcastSource, withParts, withScanSource } from './parts.js';
-import type { EncodedPlan, FromWorker, SpillGroupTask, ToWorker, WorkerInit } from './pool.js';
+import type { EncodedPlan, FromWorker, ToWorker, WorkerInit } from './pool.js';
 import { scansOf } from './split.js';
 
 interface Plan {
@@ -55,27 +52,22 @@ function catalogOf(rowCounts: EncodedPlan['rowCounts']): QueryContext['catalog']
   });
 }
 
-/** An ExecContext for evaluating a plan here: the query's clock, time zone and user, no catalog but row counts. */
-function contextOf(ev: EncodedPlan['eval'], rowCounts: EncodedPlan['rowCounts']): ExecContext {
-  const nowMicros = BigInt(ev.nowMicros);
+function decodePlan(e: EncodedPlan): Plan {
+  const rel = decodeRel(e.rel);
+  const scans = scansOf(rel);
+  const nowMicros = BigInt(e.eval.nowMicros);
   const query = {
     sql: '',
     projectId: '',
     params: { named: new Map(), positional: [] },
-    catalog: catalogOf(rowCounts),
+    catalog: catalogOf(e.rowCounts),
     jobId: '',
     signal: new AbortController().signal,
     dryRun: false,
     nowMicros,
-    sessionUser: ev.sessionUser,
+    sessionUser: e.eval.sessionUser,
   } as QueryContext;
-  return makeExecContext(query, { nowMicros, timeZone: ev.timeZone, sessionUser: ev.sessionUser });
-}
-
-function decodePlan(e: EncodedPlan): Plan {
-  const rel = decodeRel(e.rel);
-  const scans = scansOf(rel);
-  let ctx = contextOf(e.eval, e.rowCounts);
+  let ctx = makeExecContext(query, { nowMicros, timeZone: e.eval.timeZone, sessionUser: e.eval.sessionUser });
   for (const b of e.broadcast) {
     const parts: ScanPart[] = b.parts.map((p) => (p.kind === 'mem' ? { ...p, batch: decodeBatch(p.batch) } : p));
     ctx = withScanSource(ctx, scans[b.scan]!, broadcastSource(b.columns, parts));
@@ -109,38 +101,8 @@ async function run(m: ToWorker & { type: 'task' }): Promise<void> {
   }
 }
 
-/**
- * A spill file's input rows grouped by the partial aggregate, as the owner's
- * thread would (aggregate-spill.ts): the same table, the same order of
- * groups. Its table is reserved from the shared budget while it is held.
- */
-function group(m: SpillGroupTask & { id: number }): void {
-  const held = new Reservation();
-  let fd = -1;
-  try {
-    const rel = decodeRel(m.rel);
-    if (rel.kind !== 'aggregate') throw new Error(`a ${rel.kind} relation is no aggregate to group`);
-    const st = new Aggregation(rel, contextOf(m.eval, {}));
-    if (m.dense && st.table.presetDense(m.dense.lo, m.dense.hi, m.dense.groups)) st.reserveGroups(m.dense.groups);
-    fd = openSync(m.path, 'r');
-    for (const b of readFrames(fd, m.bytes, true)) {
-      st.consume(b);
-      held.set(st.bytes());
-    }
-    const n = st.table.size;
-    const out = st.finish(true);
-    port.postMessage({ type: 'done', id: m.id, batches: [encodeBatch({ length: n, columns: out })] } satisfies FromWorker);
-  } catch (e) {
-    port.postMessage({ type: 'failed', id: m.id, message: e instanceof Error ? e.message : String(e) } satisfies FromWorker);
-  } finally {
-    if (fd >= 0) closeSync(fd);
-    held.release();
-  }
-}
-
 port.on('message', (m: ToWorker) => {
   if (m.type === 'drop') plans.delete(m.planId);
   else if (m.type === 'trim') chunkCache.shrink();
-  else if (m.type === 'group') group(m);
   else void run(m);
 });
