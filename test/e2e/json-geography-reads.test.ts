@@ -7,11 +7,10 @@
 // from its source text in the query (PARSE_JSON / ST_GEOGFROMTEXT: parsed
 // whole). The guard for holding these columns as their text (issue 19): the
 // branch json-text-layout does, and passes it.
-import { execFileSync } from 'node:child_process';
 import * as grpc from '@grpc/grpc-js';
 import { v1 } from '@google-cloud/bigquery-storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows, rest, startEmulator, tabledataRows, type Emulator } from '../helpers/emulator.js';
+import { killEngine, queryRows, rest, startEmulator, tabledataRows, type Emulator } from '../helpers/emulator.js';
 import { fakeAuth } from '../helpers/auth.js';
 import { rng } from '../helpers/random-values.js';
 import { parseJsonText } from '../../src/functions/json-core.js';
@@ -136,13 +135,7 @@ describe('JSON and GEOGRAPHY columns read back from their files', () => {
   }, 180_000);
 
   it('and again after a kill -9 of the engine (decoded cold from the files)', async () => {
-    const pid = Number(execFileSync('pgrep', ['-P', String(emu.proc.pid)]).toString().trim().split('\n')[0]);
-    process.kill(pid, 'SIGKILL');
-    for (let t0 = Date.now(); ; ) {
-      if ((await rest(api('/datasets')).catch(() => ({ status: 0 }))).status === 200) break;
-      if (Date.now() - t0 > 30_000) throw new Error('engine did not come back');
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await killEngine(emu, P);
     await checkAll();
   }, 180_000);
 });

@@ -6,11 +6,10 @@
 // the values' two's complement), before and after a kill -9 of the engine
 // (the chunks decoded cold from the files). Random values of every length,
 // both types' extremes and NULLs.
-import { execFileSync } from 'node:child_process';
 import * as grpc from '@grpc/grpc-js';
 import { v1 } from '@google-cloud/bigquery-storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows, rest, startEmulator, tabledataRows, type Emulator } from '../helpers/emulator.js';
+import { killEngine, queryRows, rest, startEmulator, tabledataRows, type Emulator } from '../helpers/emulator.js';
 import { fakeAuth } from '../helpers/auth.js';
 import { randomDecimalText, rng } from '../helpers/random-values.js';
 
@@ -142,13 +141,7 @@ describe('NUMERIC and BIGNUMERIC columns held as decimal words', () => {
   }, 120_000);
 
   it('and again after a kill -9 of the engine (decoded cold from the files)', async () => {
-    const pid = Number(execFileSync('pgrep', ['-P', String(emu.proc.pid)]).toString().trim().split('\n')[0]);
-    process.kill(pid, 'SIGKILL');
-    for (let t0 = Date.now(); ; ) {
-      if ((await rest(api('/datasets')).catch(() => ({ status: 0 }))).status === 200) break;
-      if (Date.now() - t0 > 30_000) throw new Error('engine did not come back');
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await killEngine(emu, P);
     await checkAll();
   }, 120_000);
 });

@@ -281,3 +281,13 @@ export async function tabledataRows(emu: Emulator, project: string, dataset: str
   } while (token);
   return out;
 }
+
+/** kill -9 of the engine, then waits until the gateway's restarted engine lists `project`'s datasets again. */
+export async function killEngine(emu: Emulator, project: string): Promise<void> {
+  process.kill(enginePid(emu), 'SIGKILL');
+  for (let t0 = Date.now(); ; ) {
+    if ((await rest(`${emu.url}/bigquery/v2/projects/${project}/datasets`).catch(() => ({ status: 0 }))).status === 200) return;
+    if (Date.now() - t0 > 30_000) throw new Error('engine did not come back');
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
