@@ -15,7 +15,7 @@
 import { T, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { decimalVector, type Vector } from '../types/vector.js';
-import { bigAt, decimalScale, smallAt, textOfWords, wordsOfDecimal, wordsOfText, type DecimalWidth } from '../types/decimal-words.js';
+import { bigAt, decimalScale, setBigAt, smallAt, textOfWords, wordsOfDecimal, wordsOfText, type DecimalWidth } from '../types/decimal-words.js';
 import { mergeNulls } from './vec.js';
 import type { ScalarKernel } from './registry.js';
 
@@ -56,14 +56,6 @@ function setSmall(w: Uint32Array, b: number, width: DecimalWidth, x: number): vo
   w[b + 1] = hi >>> 0;
   const ext = hi < 0 ? 0xffffffff : 0;
   for (let k = 2; k < width; k++) w[b + k] = ext;
-}
-
-function setBig(w: Uint32Array, b: number, width: DecimalWidth, v: bigint): void {
-  let u = BigInt.asUintN(width * 32, v);
-  for (let k = 0; k < width; k++) {
-    w[b + k] = Number(u & 0xffffffffn);
-    u >>= 32n;
-  }
 }
 
 const inRange = (v: bigint, width: DecimalWidth): boolean => (width === 4 ? v <= NUMERIC_LIMIT && v >= -NUMERIC_LIMIT : v <= BIGNUMERIC_HI && v >= BIGNUMERIC_LO);
@@ -187,7 +179,7 @@ export function arithWords(op: ArithOp, type: SqlType, args: readonly Vector[], 
       (nulls ??= new Uint8Array(n))[i] = 1;
       continue;
     }
-    setBig(out, i * width, width, r);
+    setBigAt(out, i * width, width, r);
   }
   return decimalVector(type, n, nulls, { words: out, width });
 }
@@ -221,7 +213,7 @@ export function unaryWords(op: UnaryOp, type: SqlType, args: readonly Vector[], 
     const x = bigAt(a.words, ab, width);
     const r = op === 'neg' ? -x : op === 'abs' ? (x < 0n ? -x : x) : x > 0n ? one : x < 0n ? -one : 0n;
     if (!inRange(r, width)) return null;
-    setBig(out, i * width, width, r);
+    setBigAt(out, i * width, width, r);
   }
   return decimalVector(type, n, nulls, { words: out, width });
 }
@@ -272,7 +264,7 @@ export function roundWords(mode: Rounding, type: SqlType, args: readonly Vector[
     const d = pow10n(shift);
     const r = divBig(bigAt(a.words, ab, width), d, mode) * d;
     if (!inRange(r, width)) return null;
-    setBig(out, i * width, width, r);
+    setBigAt(out, i * width, width, r);
   }
   return decimalVector(type, n, nulls, { words: out, width });
 }
@@ -360,7 +352,7 @@ export function castWords(v: Vector, to: SqlType, n: number, safe = false): Vect
           if (fails(i)) return null;
           continue;
         }
-        setBig(out, i * tw, tw, r);
+        setBigAt(out, i * tw, tw, r);
       }
       return decimalVector(to, n, nulls, { words: out, width: tw });
     }
@@ -394,8 +386,8 @@ export function castWords(v: Vector, to: SqlType, n: number, safe = false): Vect
           setSmall(out, i * 4, 4, x === 0 ? 0 : x);
           continue;
         }
-        setBig(out, i * tw, tw, BigInt(d[i]!) * s);
-      } else if (d instanceof BigInt64Array) setBig(out, i * tw, tw, d[i]! * s);
+        setBigAt(out, i * tw, tw, BigInt(d[i]!) * s);
+      } else if (d instanceof BigInt64Array) setBigAt(out, i * tw, tw, d[i]! * s);
       else return null;
     }
     return decimalVector(to, n, nulls, { words: out, width: tw });

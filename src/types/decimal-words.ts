@@ -291,6 +291,15 @@ export function bigAt(w: Uint32Array, b: number, width: DecimalWidth): bigint {
   return BigInt.asIntN(width * 32, r);
 }
 
+/** Writes the unscaled value v (in range for the width) as words at w[b]: two's complement, little-endian. */
+export function setBigAt(w: Uint32Array, b: number, width: DecimalWidth, v: bigint): void {
+  let u = BigInt.asUintN(width * 32, v);
+  for (let k = 0; k < width; k++) {
+    w[b + k] = Number(u & 0xffffffffn);
+    u >>= 32n;
+  }
+}
+
 /** The text of an unscaled value as CAST(x AS STRING) writes it: plain, no trailing fraction zeros, '0' for zero. */
 function textOfBig(x: bigint, scale: number): string {
   if (x === 0n) return '0';

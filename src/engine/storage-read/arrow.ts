@@ -15,6 +15,7 @@ import type { Column } from '../../types/schema.js';
 import type { ArrayType, SqlType, StructType } from '../../types/types.js';
 import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
 import { formatInterval, jsonNodeToText } from '../../types/json-values.js';
+import { setBigAt, type DecimalWidth } from '../../types/decimal-words.js';
 import { getValue, layoutOf, packedList, sliceVector, structField, takeVector, vectorFromValues, withNullRows, type Batch, type Vector } from '../../types/vector.js';
 import { formatTimestampPicosRfc3339, picosToInt64Nanos, picosToMicros, type PicosPrecision } from '../../types/picos.js';
 
@@ -107,18 +108,11 @@ function variableWidth(type: arrow.Utf8 | arrow.Binary, chunks: readonly (Uint8A
 }
 
 /** Two's complement little-endian words of an unscaled decimal. */
-function decimalWords(values: readonly Value[], scale: number, words: number): Uint32Array {
-  const out = new Uint32Array(values.length * words);
-  const mod = 1n << BigInt(32 * words);
+function decimalWords(values: readonly Value[], scale: number, width: DecimalWidth): Uint32Array {
+  const out = new Uint32Array(values.length * width);
   values.forEach((v, i) => {
-    if (v === null) return;
     // toFixed is exact whatever Decimal's configured precision; dropping the point unscales.
-    let n = BigInt((v as Decimal).toFixed(scale).replace('.', ''));
-    if (n < 0n) n += mod;
-    for (let w = 0; w < words; w++) {
-      out[i * words + w] = Number(n & 0xffffffffn);
-      n >>= 32n;
-    }
+    if (v !== null) setBigAt(out, i * width, width, BigInt((v as Decimal).toFixed(scale).replace('.', '')));
   });
   return out;
 }
