@@ -1,5 +1,5 @@
-// Searches of the parser's AST that several analyzer parts share (calls,
-// analytic calls, identifier paths), none entering subqueries.
+// Searches of the parser's AST that analyzer and planner parts share (calls,
+// analytic calls, identifier paths: none entering subqueries; nodes of a kind).
 import type * as A from '../../grammar/ast.js';
 
 /** True when a node below `root` (entering subqueries only if `skip` lets it) satisfies `pred`. */
@@ -37,4 +37,22 @@ export function pathsOf(n: unknown, out: A.PathExpr[] = []): A.PathExpr[] {
     else if (k !== 'ScalarSubquery' && k !== 'ArraySubquery' && k !== 'ExistsExpr' && k !== 'Query') for (const v of Object.values(n)) pathsOf(v, out);
   }
   return out;
+}
+
+/** The first AST node of one of `kinds` anywhere under `node` (a depth-first walk). */
+export function findNode(node: unknown, kinds: readonly string[]): { loc: A.Loc } | undefined {
+  if (Array.isArray(node)) {
+    for (const x of node) {
+      const f = findNode(x, kinds);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  if (!node || typeof node !== 'object') return undefined;
+  if (kinds.includes((node as { kind?: string }).kind ?? '')) return node as { loc: A.Loc };
+  for (const v of Object.values(node)) {
+    const f = findNode(v, kinds);
+    if (f) return f;
+  }
+  return undefined;
 }

@@ -9,14 +9,16 @@ import { coerce, literal } from '../analyzer/expr.js';
 import { typeFromNode, canCoerce } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
-import type { Rel } from '../analyzer/resolved.js';
 import type { Value } from '../types/values.js';
 import { getValue } from '../types/vector.js';
 import { childJobId, QueryError, resourceError, type QueryContext, type QueryResult, type RunQuery, type TypedValue } from './api.js';
 import { checkpoint } from '../executor/context.js';
 import { Session, parse, parseCached } from './session.js';
 import * as Dml from './dml.js';
-import * as S from './statements.js';
+import { alter } from './ddl-alter.js';
+import { createRowAccessPolicy, grant } from './ddl-access.js';
+import { createFunction, createModel, createProcedure, findProcedure } from './ddl-routines.js';
+import { createSchema, createTable, createView, drop, undropSchema } from './ddl-tables.js';
 import { checkPartitionFilters } from './partition-filter.js';
 import * as D from './data-statements.js';
 import { statementTypeOf } from './statement-type.js';
@@ -380,13 +382,13 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       r = await runSelect(s, st.query);
       break;
     case 'CreateTable':
-      r = await S.createTable(s, st);
+      r = await createTable(s, st);
       break;
     case 'CreateView':
-      r = await S.createView(s, st);
+      r = await createView(s, st);
       break;
     case 'Drop':
-      r = await S.drop(s, st);
+      r = await drop(s, st);
       break;
     case 'Insert':
       r = await Dml.insert(s, st);
@@ -404,25 +406,25 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       r = await Dml.truncate(s, st);
       break;
     case 'Alter':
-      r = await S.alter(s, st);
+      r = await alter(s, st);
       break;
     case 'CreateSchema':
-      r = await S.createSchema(s, st);
+      r = await createSchema(s, st);
       break;
     case 'UndropSchema':
-      r = await S.undropSchema(s, st);
+      r = await undropSchema(s, st);
       break;
     case 'CreateFunction':
-      r = await S.createFunction(s, st);
+      r = await createFunction(s, st);
       break;
     case 'CreateModel':
-      r = await S.createModel(s, st);
+      r = await createModel(s, st);
       break;
     case 'CreateProcedure':
-      r = await S.createProcedure(s, st);
+      r = await createProcedure(s, st);
       break;
     case 'CreateRowAccessPolicy':
-      r = await S.createRowAccessPolicy(s, st);
+      r = await createRowAccessPolicy(s, st);
       break;
     case 'CreateIndex':
       r = await createSearchIndex(s, st);
@@ -621,7 +623,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       break;
     }
     case 'Grant':
-      r = await S.grant(s, st);
+      r = await grant(s, st);
       break;
   }
   if (r) {
@@ -647,7 +649,7 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
     s.ctx.session.abort();
     return;
   }
-  const proc = S.findProcedure(s, st.name, st.loc);
+  const proc = findProcedure(s, st.name, st.loc);
   if (st.args.length !== proc.params.length) throw sqlError(`Procedure ${st.name.join('.')} expects ${proc.params.length} arguments, but ${st.args.length} were given`, st.loc);
   const bound = new Map<string, TypedValue>();
   const outs: { param: string; variable: string }[] = [];

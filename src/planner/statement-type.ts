@@ -1,7 +1,7 @@
 // The statementType a statement reports, known from its syntax alone: a dry
 // run answers with it, and a script's child job keeps it when its statement
 // fails (the real service still types a failed child: SELECT, INSERT, ...).
-// The names match what the statements report when they run (statements.ts).
+// The names match what the statements report when they run (the ddl-*.ts, dml.ts and data-statements.ts modules).
 import type * as A from '../../grammar/ast.js';
 import type { TableId } from '../storage/api.js';
 import type { QueryResult } from './api.js';

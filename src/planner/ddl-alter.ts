@@ -1,0 +1,315 @@
+// ALTER TABLE / VIEW / SCHEMA / COLUMN and their checks, as the service makes them.
+import type * as A from '../../grammar/ast.js';
+import { coerce, literal } from '../analyzer/expr.js';
+import { tableIdOf, splitPath } from '../analyzer/names.js';
+import { project } from '../analyzer/query.js';
+import { colRef } from '../analyzer/scope.js';
+import { typeFromNode } from '../analyzer/types.js';
+import { columnToRestField, hasTypeParams, tableRestField, type RestField } from '../types/schema.js';
+import { withDefaultCollation } from '../functions/collation.js';
+import { typeToSql } from '../types/types.js';
+import { QueryError, type QueryResult } from './api.js';
+import type { Session } from './session.js';
+import { sqlError } from '../analyzer/errors.js';
+import { scanAll } from './dml.js';
+import { fq, statementResult } from './statement-type.js';
+import { already, optionsToResource, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
+import { RestTableConstraints, tableConstraints, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
+
+const result = statementResult;
+
+// ---------------------------------------------------------------- ALTER
+
+/** A column of the table's PRIMARY KEY or of one of its FOREIGN KEYs is neither dropped nor renamed (data-definition-language). */
+function keyColumnStays(keys: RestTableConstraints, name: string, what: 'drop' | 'rename', loc: A.Loc): void {
+  const l = name.toLowerCase();
+  if (keys.primaryKey?.columns.some((c) => c.toLowerCase() === l)) throw sqlError(`Cannot ${what} column ${name}: it is a key column of the table's PRIMARY KEY`, loc);
+  const fk = keys.foreignKeys?.find((k) => k.columnReferences.some((c) => c.referencingColumn.toLowerCase() === l));
+  if (fk) throw sqlError(`Cannot ${what} column ${name}: it is a key column of the FOREIGN KEY${fk.name ? ` ${fk.name}` : ''}`, loc);
+}
+
+export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
+  const cat = s.ctx.catalog;
+  if (st.objectType === 'SCHEMA') {
+    const parts = splitPath(st.name);
+    const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+    const datasetId = parts[parts.length - 1]!;
+    if (!cat.getDataset(projectId, datasetId)) {
+      if (st.ifExists) return result('ALTER_SCHEMA', { ddlOperationPerformed: 'SKIP' });
+      throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
+    }
+    // SET OPTIONS and SET DEFAULT COLLATE patch the dataset resource (as datasets.patch does).
+    for (const a of st.actions) if (a.kind === 'SetOptions') checkSchemaOptions(a.options, 'ALTER SCHEMA');
+    for (const a of st.actions) {
+      if (a.kind === 'SetOptions') {
+        const patch = await optionsToResource(s, a.options);
+        // labels set replace the old ones whole, as ALTER TABLE SET OPTIONS does (data-definition-language: SET OPTIONS).
+        const old = (cat.getDataset(projectId, datasetId)?.resource.labels as Record<string, string> | undefined) ?? {};
+        if (patch.labels) for (const k of Object.keys(old)) if (!(k in (patch.labels as object))) (patch.labels as Record<string, unknown>)[k] = null;
+        await cat.patchDatasetResource(projectId, datasetId, patch);
+      }
+      else if (a.kind === 'SetDefaultCollate' && checkCollationName(a.collation, a.loc)) await cat.patchDatasetResource(projectId, datasetId, { defaultCollation: a.collation });
+    }
+    return result('ALTER_SCHEMA', { ddlOperationPerformed: 'ALTER' });
+  }
+  const id = targetId(s, st.name, st.loc);
+  const info = cat.getTable(id);
+  const type = st.objectType === 'VIEW' ? 'ALTER_VIEW' : st.objectType === 'MATERIALIZED VIEW' ? 'ALTER_MATERIALIZED_VIEW' : 'ALTER_TABLE';
+  if (!info) {
+    if (st.ifExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
+    throw new QueryError(`Not found: Table ${fq(id)}`, 'notFound', 404);
+  }
+  // ALTER VIEW / MATERIALIZED VIEW / TABLE each take only their own kind of object.
+  const want = st.objectType === 'VIEW' ? 'VIEW' : st.objectType === 'MATERIALIZED VIEW' ? 'MATERIALIZED_VIEW' : 'TABLE';
+  if (info.kind !== want) throw sqlError(`${fq(id)} is not a ${st.objectType === 'TABLE' ? 'table' : st.objectType.toLowerCase()}; use ALTER ${info.kind === 'MATERIALIZED_VIEW' ? 'MATERIALIZED VIEW' : info.kind}`, st.loc);
+  // ALTER VIEW takes SET OPTIONS and ALTER COLUMN ... SET OPTIONS, ALTER MATERIALIZED VIEW SET OPTIONS only
+  // (data-definition-language): any other action is outside their grammar.
+  for (const a of st.actions) {
+    const ok = a.kind === 'SetOptions' || (st.objectType === 'VIEW' && a.kind === 'AlterColumn' && a.action.kind === 'SetOptions');
+    if (st.objectType !== 'TABLE' && !ok) throw sqlError(`Syntax error: ALTER ${st.objectType} takes SET OPTIONS${st.objectType === 'VIEW' ? ' and ALTER COLUMN ... SET OPTIONS' : ''} only`, a.loc);
+  }
+  // A rewrite of the rows (SET DATA TYPE, DROP COLUMN, ...) waits for the mutations queued before it, as DML does.
+  if (info.kind === 'TABLE') await cat.transactions?.lockForMutation(id);
+  let cols = info.columns.slice();
+  // Source column index of each new column (-1 = added), for data rewrites.
+  let origin = cols.map((_, i) => i);
+  let rewrite = false;
+  // Column defaults set (text) or dropped (null) by the actions: kept in the schema's defaultValueExpression.
+  const defaults = new Map<string, string | null>();
+  // Descriptions of added columns (ADD COLUMN ... OPTIONS(description = ...)), kept in the schema as well.
+  const descriptions = new Map<string, string>();
+  // Columns whose type parameters SET DATA TYPE changed or ADD COLUMN gave (at any depth): the schema's maxLength / precision / scale to write.
+  const typeParams = new Map<string, Pick<RestField, 'maxLength' | 'precision' | 'scale' | 'fields'>>();
+  // Key constraints after ADD/DROP PRIMARY KEY and ADD/DROP CONSTRAINT (undefined: untouched).
+  let keys: RestTableConstraints | undefined;
+  // SET DEFAULT COLLATE earlier in this statement (undefined: the table's own).
+  let tableDefaultCollation: string | undefined;
+  const curKeys = (): RestTableConstraints => (keys ??= structuredClone((info.resource.tableConstraints as RestTableConstraints | undefined) ?? {}));
+  for (const a of st.actions) {
+    switch (a.kind) {
+      case 'AddConstraint': {
+        const k = curKeys();
+        const c = a.constraint;
+        if (c.enforced) throw sqlError(`ENFORCED ${c.kind === 'PrimaryKey' ? 'PRIMARY KEY' : 'FOREIGN KEY'} constraints are not supported; declare the key NOT ENFORCED`, a.loc);
+        for (const n of c.columns) {
+          if (!cols.some((x) => x.name.toLowerCase() === n.toLowerCase())) throw sqlError(`Unsupported ${c.kind === 'PrimaryKey' ? 'primary' : 'foreign'} key column ${n} either does not exist or is a pseudocolumn`, a.loc);
+        }
+        if (c.name && a.ifNotExists && (k.foreignKeys ?? []).some((f) => f.name?.toLowerCase() === c.name!.toLowerCase())) break;
+        if (c.name && (k.foreignKeys ?? []).some((f) => f.name?.toLowerCase() === c.name!.toLowerCase())) throw sqlError(`Constraint ${c.name} already exists in table ${fq(id)}`, a.loc);
+        if (c.kind === 'PrimaryKey') {
+          if (k.primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} already has a primary key`, a.loc);
+          k.primaryKey = { columns: c.columns.slice() };
+        } else {
+          const fk = tableConstraints(s, [], [c], a.loc, cols, id)!.foreignKeys![0]!;
+          (k.foreignKeys ??= []).push(fk);
+        }
+        break;
+      }
+      case 'DropConstraint': {
+        const k = curKeys();
+        if (a.primaryKey) {
+          if (!k.primaryKey?.columns.length) {
+            if (a.ifExists) break;
+            throw sqlError(`Table ${fq(id)} does not have a primary key`, a.loc);
+          }
+          delete k.primaryKey;
+        } else {
+          const i = (k.foreignKeys ?? []).findIndex((f) => f.name?.toLowerCase() === a.name.toLowerCase());
+          if (i < 0) {
+            if (a.ifExists) break;
+            throw sqlError(`Constraint ${a.name} not found in table ${fq(id)}`, a.loc);
+          }
+          k.foreignKeys!.splice(i, 1);
+          if (!k.foreignKeys!.length) delete k.foreignKeys;
+        }
+        break;
+      }
+      case 'AddColumn': {
+        if (cols.some((c) => c.name.toLowerCase() === a.column.name.toLowerCase())) {
+          if (a.ifNotExists) break;
+          throw sqlError(`Column already exists: ${a.column.name}`, a.loc);
+        }
+        if (a.column.notNull) throw sqlError(`Cannot add a REQUIRED column ${a.column.name} to an existing table`, a.loc);
+        checkColumnName(a.column.name, a.loc);
+        checkColumnOptions(a.column.options);
+        checkFieldOptions(a.column.type);
+        // Nor a REQUIRED field inside a new STRUCT column (managing-table-schemas: added columns are NULLABLE or REPEATED).
+        const req = requiredFieldPath(a.column.type, a.column.name);
+        if (req) throw sqlError(`Cannot add a REQUIRED field ${req} to an existing table`, a.loc);
+        checkColumnCollate(a.column);
+        // A STRING column without its own COLLATE takes the table's default collation (SET DEFAULT COLLATE / DEFAULT COLLATE).
+        const tableCollation = tableDefaultCollation ?? (info.resource.defaultCollation as string | undefined);
+        const addedType = typeFromNode(a.column.type);
+        cols.push({ name: a.column.name, type: tableCollation ? withDefaultCollation(addedType, tableCollation) : addedType, required: false });
+        origin.push(-1);
+        const added = cols[cols.length - 1]!;
+        // The REST field's parameters, nested fields' options and rounding modes (the column's, else the table's default).
+        const rf = tableRestField(added.name, added.type);
+        await nestedFieldExtras(s, a.column.type, rf);
+        await columnOptionFields(s, a.column.options, rf);
+        defaultRounding(rf, info.resource.defaultRoundingMode as string | undefined);
+        if (hasTypeParams(added.type) || hasNestedOptions(a.column.type) || rf.roundingMode !== undefined || JSON.stringify(rf.fields ?? []).includes('roundingMode')) {
+          const { maxLength, precision, scale, fields, roundingMode: rm } = rf;
+          typeParams.set(added.name.toLowerCase(), { ...(maxLength !== undefined ? { maxLength } : {}), ...(precision !== undefined ? { precision } : {}), ...(scale !== undefined ? { scale } : {}), ...(fields ? { fields } : {}), ...(rm !== undefined ? { roundingMode: rm } : {}) });
+        }
+        // The default applies to rows written later; existing rows read NULL (data-definition-language: ADD COLUMN).
+        if (a.column.default) {
+          checkDefault(s, a.column.default, cols[cols.length - 1]!.type);
+          defaults.set(a.column.name.toLowerCase(), exprText(s.ctx.sql, a.column.default.loc.offset));
+        }
+        if (rf.description !== undefined) descriptions.set(a.column.name.toLowerCase(), rf.description);
+        break;
+      }
+      case 'DropColumn': {
+        const i = cols.findIndex((c) => c.name.toLowerCase() === a.name.toLowerCase());
+        if (i < 0) {
+          if (a.ifExists) break;
+          throw sqlError(`Column not found: ${a.name}`, a.loc);
+        }
+        // Partitioning and clustering columns stay (data-definition-language: ALTER TABLE DROP COLUMN).
+        const r = info.resource as { timePartitioning?: { field?: string }; rangePartitioning?: { field?: string }; clustering?: { fields?: string[] } };
+        const lname = cols[i]!.name.toLowerCase();
+        if ([r.timePartitioning?.field, r.rangePartitioning?.field].some((f) => f?.toLowerCase() === lname)) throw sqlError(`Cannot drop partitioning column ${cols[i]!.name}`, a.loc);
+        if (r.clustering?.fields?.some((f) => f.toLowerCase() === lname)) throw sqlError(`Cannot drop clustering column ${cols[i]!.name}`, a.loc);
+        keyColumnStays(curKeys(), cols[i]!.name, 'drop', a.loc);
+        cols = cols.filter((_, k) => k !== i);
+        origin = origin.filter((_, k) => k !== i);
+        rewrite = true;
+        break;
+      }
+      case 'RenameColumn': {
+        const i = cols.findIndex((c) => c.name.toLowerCase() === a.from.toLowerCase());
+        if (i < 0) {
+          if (a.ifExists) break;
+          throw sqlError(`Column not found: ${a.from}`, a.loc);
+        }
+        if (cols.some((c, k) => k !== i && c.name.toLowerCase() === a.to.toLowerCase())) throw sqlError(`Column already exists: ${a.to}`, a.loc);
+        // Partitioning, clustering and key columns keep their names (data-definition-language: RENAME COLUMN).
+        const rr = info.resource as { timePartitioning?: { field?: string }; rangePartitioning?: { field?: string }; clustering?: { fields?: string[] } };
+        const ln = cols[i]!.name.toLowerCase();
+        if ([rr.timePartitioning?.field, rr.rangePartitioning?.field].some((f) => f?.toLowerCase() === ln)) throw sqlError(`Cannot rename partitioning column ${cols[i]!.name}`, a.loc);
+        if (rr.clustering?.fields?.some((f) => f.toLowerCase() === ln)) throw sqlError(`Cannot rename clustering column ${cols[i]!.name}`, a.loc);
+        keyColumnStays(curKeys(), cols[i]!.name, 'rename', a.loc);
+        checkColumnName(a.to, a.loc);
+        // The column keeps its description and default under the new name.
+        const old = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
+        const desc = descriptions.get(cols[i]!.name.toLowerCase()) ?? old?.description;
+        if (desc !== undefined) descriptions.set(a.to.toLowerCase(), desc);
+        const dflt = defaults.has(cols[i]!.name.toLowerCase()) ? defaults.get(cols[i]!.name.toLowerCase()) : old?.defaultValueExpression;
+        if (dflt !== undefined) defaults.set(a.to.toLowerCase(), dflt);
+        cols[i] = { ...cols[i]!, name: a.to };
+        // Storage keys data by column name: a rename rewrites the rows.
+        rewrite = true;
+        break;
+      }
+      case 'AlterColumn': {
+        const i = cols.findIndex((c) => c.name.toLowerCase() === a.name.toLowerCase());
+        if (i < 0) {
+          if (a.ifExists) break;
+          throw sqlError(`Column not found: ${a.name}`, a.loc);
+        }
+        if (a.action.kind === 'DropNotNull') cols[i] = { ...cols[i]!, required: false };
+        else if (a.action.kind === 'SetDefault') {
+          checkDefault(s, a.action.expr, cols[i]!.type);
+          defaults.set(cols[i]!.name.toLowerCase(), exprText(s.ctx.sql, a.action.expr.loc.offset));
+        } else if (a.action.kind === 'DropDefault') defaults.set(cols[i]!.name.toLowerCase(), null);
+        else if (a.action.kind === 'SetDataType') {
+          const t = typeFromNode(a.action.type);
+          const oldField = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
+          const oldText = typeWithParams(cols[i]!.type, oldField);
+          if (!setDataTypeAllowed(cols[i]!.type, oldField, t)) {
+            throw sqlError(`ALTER TABLE ALTER COLUMN SET DATA TYPE requires that the existing column type (${oldText}) is assignable to the new type (${typeToSql(t)})`, a.loc);
+          }
+          cols[i] = { ...cols[i]!, type: t };
+          // The schema's parameters at every depth from the new type; a STRUCT's fields keep their descriptions.
+          const fresh = tableRestField(cols[i]!.name, t, cols[i]!.required);
+          typeParams.set(cols[i]!.name.toLowerCase(), { ...restParamsOf(fresh), ...(fresh.fields ? { fields: retypedFields(oldField?.fields, fresh.fields) } : {}) });
+          rewrite = true;
+        } else if (a.action.kind === 'SetOptions') {
+          checkColumnOptions(a.action.options);
+          // description and rounding_mode onto the column's REST field (NULL removes one).
+          const fields = await Promise.all(
+            ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).map(async (f) => {
+              if (f.name.toLowerCase() !== cols[i]!.name.toLowerCase()) return f;
+              const g = { ...f };
+              await columnOptionFields(s, a.action.kind === 'SetOptions' ? a.action.options : [], g);
+              return g;
+            }),
+          );
+          await cat.patchTableResource(id, { schema: { fields } });
+        }
+        break;
+      }
+      case 'SetOptions': {
+        checkKindOptions(a.options, info.kind, type.replaceAll('_', ' '));
+        if (info.kind === 'TABLE') checkPartitionOptions(a.options, info.resource);
+        const patch = await optionsToResource(s, a.options);
+        // An option set replaces its old value whole (data-definition-language: SET OPTIONS): labels too, which
+        // the resource patch would otherwise merge key by key.
+        if (patch.labels) for (const k of Object.keys((info.resource.labels as Record<string, string> | undefined) ?? {})) if (!(k in (patch.labels as object))) (patch.labels as Record<string, unknown>)[k] = null;
+        if (info.kind === 'MATERIALIZED_VIEW') patch.materializedView = mvRefreshSettings(patch, info.resource.materializedView as Record<string, unknown> | undefined);
+        // partition_expiration_days lives in timePartitioning.expirationMs, as CREATE TABLE puts it (tables.get, TABLE_OPTIONS).
+        const days = (patch.options as Record<string, unknown> | undefined)?.['partition_expiration_days'];
+        const tp = info.resource.timePartitioning as Record<string, unknown> | undefined;
+        if (days !== undefined && tp) {
+          const { expirationMs: _old, ...rest } = tp;
+          patch.timePartitioning = days === null ? rest : { ...rest, expirationMs: String(Math.round(Number(days) * 86_400_000)) };
+        }
+        await cat.patchTableResource(id, patch);
+        break;
+      }
+      case 'SetDefaultCollate': {
+        // Applies to columns added later only (data-definition-language: ALTER TABLE SET DEFAULT COLLATE).
+        checkCollationName(a.collation, a.loc);
+        tableDefaultCollation = a.collation;
+        await cat.patchTableResource(id, { defaultCollation: a.collation });
+        break;
+      }
+      case 'RenameTo': {
+        const to = tableIdOf(s.analyzer(), a.name.length === 1 ? [id.datasetId, a.name[0]!] : a.name, a.loc);
+        // A table is renamed within its dataset (data-definition-language: ALTER TABLE RENAME TO).
+        if (to.projectId !== id.projectId || to.datasetId !== id.datasetId) throw sqlError(`ALTER TABLE RENAME TO cannot move ${fq(id)} to another dataset (${to.projectId}:${to.datasetId})`, a.loc);
+        if (cat.getTable(to)) throw already('Table', fq(to));
+        // The table (rows, history, metadata) takes the new name in one commit.
+        await cat.renameTable(id, to);
+        return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
+      }
+      default:
+        break;
+    }
+  }
+  // A table keeps at least one column.
+  if (!cols.length) throw sqlError(`ALTER TABLE cannot drop every column of ${fq(id)}; a table needs at least one column`, st.loc);
+  if (rewrite) {
+    const an = s.analyzer();
+    const scan = scanAll(s, info);
+    const exprs = cols.map((c, k) => {
+      const i = origin[k]!;
+      return i < 0 ? literal(c.type, null) : coerce(colRef(scan.columns[i]!), c.type);
+    });
+    // Rows keep an ingestion-time partitioned table's partition time (the scan's last column).
+    const kept = scan.columns.slice(info.columns.length);
+    const rows = await s.run(project(an, scan, [...exprs, ...kept.map((c) => colRef(c))], [...cols.map((c) => c.name), ...kept.map((c) => c.name)]));
+    await cat.replaceRows(id, rows, cols);
+  } else if (cols.length !== info.columns.length || cols.some((c, i) => c !== info.columns[i])) {
+    await cat.alterColumns(id, cols);
+  }
+  if (defaults.size || descriptions.size || typeParams.size) {
+    const now = cat.getTable(id)!;
+    const fields = ((now.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? now.columns.map((c) => columnToRestField(c.name, c.type, c.required))).map((f0) => {
+      const desc = descriptions.get(f0.name.toLowerCase());
+      const tp = typeParams.get(f0.name.toLowerCase());
+      const { maxLength: _m, precision: _p, scale: _s, ...bare } = f0;
+      const f1 = tp === undefined ? f0 : { ...bare, ...tp };
+      const f = desc === undefined ? f1 : { ...f1, description: desc };
+      const d = defaults.get(f.name.toLowerCase());
+      if (d === undefined) return f;
+      const { defaultValueExpression: _, ...rest } = f;
+      return d === null ? rest : { ...rest, defaultValueExpression: d };
+    });
+    await cat.patchTableResource(id, { schema: { fields } });
+  }
+  // tables.patch: null removes the last key constraint.
+  if (keys) await cat.patchTableResource(id, { tableConstraints: keys.primaryKey || keys.foreignKeys ? keys : null });
+  return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
+}

@@ -1,0 +1,329 @@
+// Column definitions of CREATE TABLE and ALTER TABLE: constraints, NOT NULL fields,
+// COLLATE, DEFAULT expressions, OPTIONS of nested fields, and which type changes
+// ALTER COLUMN SET DATA TYPE allows.
+import type * as A from '../../grammar/ast.js';
+import { coerce, originOf } from '../analyzer/expr.js';
+import { resolveExpr } from '../analyzer/expr.js';
+import { tableNotFound } from '../analyzer/names.js';
+import { Scope } from '../analyzer/scope.js';
+import { canCoerce, typeFromNode } from '../analyzer/types.js';
+import type { TableId } from '../storage/api.js';
+import { hasTypeParams, restParamsText, restTypeParams, tableRestField, type Column, type RestField } from '../types/schema.js';
+import { collationNameError } from '../functions/collation.js';
+import { typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import type { Session } from './session.js';
+import { sqlError } from '../analyzer/errors.js';
+import { reservedColumnName } from '../storage/resources.js';
+import { REST_TYPE_SQL, roundingMode, checkColumnOptions, targetId } from './ddl-common.js';
+
+export interface RestTableConstraints {
+  primaryKey?: { columns: string[] };
+  foreignKeys?: { name?: string; referencedTable: { projectId: string; datasetId: string; tableId: string }; columnReferences: { referencingColumn: string; referencedColumn: string }[] }[];
+}
+
+/**
+ * PRIMARY KEY / FOREIGN KEY ... NOT ENFORCED, of the columns and of the table, as the REST resource keeps them
+ * (tableConstraints), checked as the service checks them (primary-foreign-keys): NOT ENFORCED is required, a table
+ * has one primary key, key columns are columns of the table (`columns`, the table being made or altered, `self`),
+ * and a foreign key names an existing table's columns, as many as it has.
+ */
+export function tableConstraints(s: Session, defs: readonly A.ColumnDef[], constraints: readonly A.TableConstraint[], loc: A.Loc, columns: readonly Column[], self: TableId): RestTableConstraints | undefined {
+  const out: RestTableConstraints = {};
+  const has = (cols: readonly Column[], n: string) => cols.some((c) => c.name.toLowerCase() === n.toLowerCase());
+  // Key errors in the reference analyzer's wording (resolver_stmt.cc ResolvePrimaryKey / ResolveForeignKeyReference).
+  const own = (what: 'primary' | 'foreign') => (n: string) => {
+    if (!has(columns, n)) throw sqlError(`Unsupported ${what} key column ${n} either does not exist or is a pseudocolumn`, loc);
+  };
+  for (const c of [...defs.filter((d) => d.enforced), ...constraints.filter((k) => k.enforced)]) {
+    const what = c.kind === 'ColumnDef' ? (c.primaryKey ? 'PRIMARY KEY' : 'FOREIGN KEY') : c.kind === 'PrimaryKey' ? 'PRIMARY KEY' : 'FOREIGN KEY';
+    throw sqlError(`ENFORCED ${what} constraints are not supported; declare the key NOT ENFORCED`, c.kind === 'ColumnDef' ? c.loc : loc);
+  }
+  if (defs.filter((d) => d.primaryKey).length + constraints.filter((k) => k.kind === 'PrimaryKey').length > 1) {
+    throw sqlError('Multiple PRIMARY KEY definitions found in CREATE TABLE', loc);
+  }
+  const foreignKey = (name: string | undefined, cols: readonly string[], ref: { table: A.Path; columns: string[] }) => {
+    cols.forEach(own('foreign'));
+    if (ref.columns.length !== cols.length) throw sqlError('Number of foreign columns does not match the number of referenced columns', loc);
+    const t = targetId(s, ref.table, loc);
+    const same = t.projectId === self.projectId && t.datasetId === self.datasetId && t.tableId === self.tableId;
+    const refInfo = same ? undefined : s.ctx.catalog.getTable(t);
+    const refCols = same ? columns : refInfo?.columns;
+    if (!refCols) throw tableNotFound(s.analyzer(), t);
+    // A foreign key references a table's primary key (primary-foreign-keys), never a view's columns.
+    if (refInfo && refInfo.kind !== 'TABLE') throw sqlError(`FOREIGN KEY cannot reference ${t.projectId}.${t.datasetId}.${t.tableId}, which is a ${refInfo.kind === 'MATERIALIZED_VIEW' ? 'materialized view' : refInfo.kind.toLowerCase()}; it must reference a table`, loc);
+    for (const n of ref.columns) if (!has(refCols, n)) throw sqlError(`Column name ${n} not found in ${t.projectId}.${t.datasetId}.${t.tableId}`, loc);
+    (out.foreignKeys ??= []).push({
+      ...(name ? { name } : {}),
+      referencedTable: { projectId: t.projectId, datasetId: t.datasetId, tableId: t.tableId },
+      columnReferences: cols.map((c, i) => ({ referencingColumn: c, referencedColumn: ref.columns[i] ?? '' })),
+    });
+  };
+  const pk = defs.filter((d) => d.primaryKey).map((d) => d.name);
+  for (const c of constraints) if (c.kind === 'PrimaryKey') pk.push(...c.columns);
+  pk.forEach(own('primary'));
+  // Key values are compared as scalars: an ARRAY column cannot be a key column.
+  for (const n of [...pk, ...defs.filter((d) => d.references).map((d) => d.name), ...constraints.flatMap((c) => (c.kind === 'ForeignKey' ? c.columns : []))]) {
+    const c = columns.find((x) => x.name.toLowerCase() === n.toLowerCase());
+    if (c?.type.kind === 'ARRAY') throw sqlError(`Key column ${c.name} has type ${typeToSql(c.type)}; a PRIMARY KEY or FOREIGN KEY column cannot be an ARRAY`, loc);
+  }
+  const seen = new Set<string>();
+  for (const n of pk) {
+    if (seen.has(n.toLowerCase())) throw sqlError(`Duplicate column ${n} specified in PRIMARY KEY of CREATE TABLE`, loc);
+    seen.add(n.toLowerCase());
+  }
+  if (pk.length) out.primaryKey = { columns: pk };
+  for (const d of defs) if (d.references) foreignKey(undefined, [d.name], d.references);
+  for (const c of constraints) if (c.kind === 'ForeignKey' && c.references) foreignKey(c.name, c.columns, c.references);
+  return out.primaryKey || out.foreignKeys ? out : undefined;
+}
+
+export function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
+  const seen = new Set<string>();
+  return defs.map((d) => {
+    const l = d.name.toLowerCase();
+    if (seen.has(l)) throw sqlError(`Duplicate column name ${d.name} in CREATE TABLE`, d.loc);
+    seen.add(l);
+    checkColumnName(d.name, d.loc);
+    checkColumnOptions(d.options);
+    checkFieldOptions(d.type);
+    checkColumnCollate(d);
+    return { name: d.name, type: typeFromNode(d.type), required: d.notNull };
+  });
+}
+
+/** A column may not take a name of the service's pseudo-columns (the REST schema's check: storage/resources.ts). */
+export function checkColumnName(name: string, loc: A.Loc): void {
+  const why = reservedColumnName(name);
+  if (why) throw sqlError(why, loc);
+}
+
+/** OPTIONS of nested STRUCT fields take the column options too. */
+export function checkFieldOptions(t: A.TypeNode): void {
+  const inner = t.kind === 'ArrayType' ? t.element : t;
+  if (inner.kind !== 'StructType') return;
+  for (const f of inner.fields) {
+    checkColumnOptions(f.options);
+    checkFieldOptions(f.type);
+  }
+}
+
+/** COLLATE takes a STRING column only (data-definition-language: column_schema), and a valid collation name. */
+export function checkColumnCollate(d: A.ColumnDef): void {
+  if (d.collate === undefined) return;
+  const t = typeFromNode(d.type);
+  if (t.kind !== 'STRING') throw sqlError(`COLLATE is not allowed on column ${d.name} of type ${typeToSql(t)}; only STRING columns take a collation`, d.loc);
+  const err = collationNameError(d.collate);
+  if (err) throw sqlError(err, d.loc);
+}
+
+/** A DEFAULT COLLATE name is one the reference takes (language_tag[:ci|cs], binary or ''); true when it is. */
+export function checkCollationName(name: string | undefined, loc: A.Loc): true {
+  const err = name === undefined ? undefined : collationNameError(name);
+  if (err) throw sqlError(err, loc);
+  return true;
+}
+
+/** The path of a NOT NULL field inside a column type (STRUCT fields, at any depth); undefined when it has none. */
+export function requiredFieldPath(t: A.TypeNode, prefix: string): string | undefined {
+  if (t.kind === 'ArrayType') return requiredFieldPath(t.element, prefix);
+  if (t.kind !== 'StructType') return undefined;
+  for (const f of t.fields) {
+    const path = `${prefix}.${f.name ?? ''}`;
+    if (f.notNull) return path;
+    const inner = requiredFieldPath(f.type, path);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** Source text of an expression starting at `offset` (up to the next top-level `,`, `)` or `;`). */
+export function exprText(sql: string, offset: number): string {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = offset; i < sql.length; i++) {
+    const ch = sql[i]!;
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = undefined;
+      continue;
+    }
+    if (ch === "'" || ch === '"' || ch === '`') quote = ch;
+    else if (ch === '(' || ch === '[') depth++;
+    else if (ch === ')' || ch === ']') {
+      if (depth === 0) return sql.slice(offset, i).trim();
+      depth--;
+    } else if ((ch === ',' || ch === ';') && depth === 0) return sql.slice(offset, i).trim();
+    // What may follow a column's DEFAULT expression: its OPTIONS, NOT NULL (not an expression's IS NOT NULL).
+    else if (depth === 0 && /\s/.test(ch) && /^\s+(OPTIONS\s*\(|NOT\s+NULL\b)/i.test(sql.slice(i, i + 24)) && !/\bIS\s*$/i.test(sql.slice(offset, i))) return sql.slice(offset, i).trim();
+  }
+  return sql.slice(offset).trim();
+}
+
+/**
+ * Column extras the REST schema carries (OPTIONS(description=...), DEFAULT
+ * expressions): patched into the stored schema after the table exists.
+ */
+/** Whether a column type has OPTIONS on some nested STRUCT field (`STRUCT<x INT64 OPTIONS(description = '...')>`). */
+export function hasNestedOptions(t: A.TypeNode): boolean {
+  const inner = t.kind === 'ArrayType' ? t.element : t;
+  return inner.kind === 'StructType' && inner.fields.some((f) => !!f.options?.length || hasNestedOptions(f.type));
+}
+
+/** Descriptions and NOT NULL (mode REQUIRED) of nested STRUCT fields onto the REST field's sub-fields (same order). */
+export async function nestedFieldExtras(s: Session, t: A.TypeNode, f: RestField): Promise<void> {
+  const inner = t.kind === 'ArrayType' ? t.element : t;
+  if (inner.kind !== 'StructType' || !f.fields) return;
+  for (const [i, sf] of inner.fields.entries()) {
+    const rf = f.fields[i];
+    if (!rf) continue;
+    if (sf.notNull && rf.mode !== 'REPEATED') rf.mode = 'REQUIRED';
+    await columnOptionFields(s, sf.options, rf);
+    await nestedFieldExtras(s, sf.type, rf);
+  }
+}
+
+/**
+ * A column's (or STRUCT field's) OPTIONS onto its REST field: description, rounding_mode (roundingMode, which
+ * writes to a parameterized NUMERIC/BIGNUMERIC use: types/table-values.ts). NULL removes the option.
+ */
+export async function columnOptionFields(s: Session, opts: readonly A.OptionEntry[] | undefined, f: RestField): Promise<void> {
+  for (const o of opts ?? []) {
+    const key = o.name.toLowerCase();
+    if (key !== 'description' && key !== 'rounding_mode') continue;
+    const tv = await s.evalScalar(o.value);
+    const v = tv.value;
+    if (v !== null && tv.type.kind !== 'STRING') throw sqlError(`Option ${o.name} value has type ${typeToSql(tv.type)} which cannot be coerced to expected type STRING`, o.value.loc);
+    // rounding_mode applies to values written to a NUMERIC or BIGNUMERIC column or field (data-definition-language: column_option_list).
+    if (key === 'rounding_mode' && v !== null && f.type !== 'NUMERIC' && f.type !== 'BIGNUMERIC') throw sqlError(`Option rounding_mode applies to NUMERIC and BIGNUMERIC columns only, not to ${f.name} of type ${REST_TYPE_SQL[f.type] ?? f.type}`, o.value.loc);
+    if (key === 'description') {
+      if (v === null) delete f.description;
+      else f.description = String(v);
+    } else if (v === null) delete f.roundingMode;
+    else f.roundingMode = roundingMode(v, o.value.loc);
+  }
+}
+
+/** The table's default rounding mode onto its NUMERIC/BIGNUMERIC fields that set none (applied when the fields are made). */
+export function defaultRounding(f: RestField, mode: string | undefined): void {
+  if (!mode) return;
+  if ((f.type === 'NUMERIC' || f.type === 'BIGNUMERIC') && f.roundingMode === undefined) f.roundingMode = mode;
+  for (const sf of f.fields ?? []) defaultRounding(sf, mode);
+}
+
+/** A column DEFAULT must be assignable to the column's type (the service's analyzer checks it when the column is defined). */
+/** The functions a DEFAULT expression may call (default-values: "a literal or one of the following functions"). */
+const DEFAULT_FUNCTIONS = new Set(['CURRENT_DATE', 'CURRENT_DATETIME', 'CURRENT_TIME', 'CURRENT_TIMESTAMP', 'GENERATE_UUID', 'RAND', 'SESSION_USER', 'ST_GEOGPOINT']);
+
+/** The first call in `e` of a function a DEFAULT may not call. */
+function disallowedDefaultCall(e: unknown): A.FunctionCall | undefined {
+  if (!e || typeof e !== 'object') return undefined;
+  if (Array.isArray(e)) {
+    for (const x of e) {
+      const hit = disallowedDefaultCall(x);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+  const n = e as { kind?: string };
+  if (n.kind === 'FunctionCall' && !DEFAULT_FUNCTIONS.has((n as A.FunctionCall).name.join('.').toUpperCase())) return n as A.FunctionCall;
+  for (const [k, v] of Object.entries(e)) {
+    if (k === 'loc') continue;
+    const hit = disallowedDefaultCall(v);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+export function checkDefault(s: Session, e: A.Expr, t: SqlType): void {
+  const x = resolveExpr(s.analyzer(), e, { scope: new Scope(), clause: 'a column default expression', noSubqueries: true });
+  const call = disallowedDefaultCall(e);
+  if (call) throw sqlError(`Function ${call.name.join('.').toUpperCase()} is not allowed in a column default value; a default value is a literal or one of ${[...DEFAULT_FUNCTIONS].join(', ')}`, call.loc);
+  if (!typeEquals(x.type, t) && !canCoerce(x.type, t, originOf(x))) {
+    throw sqlError(`Column default expression has type ${typeToSql(x.type)} which cannot be assigned to column type ${typeToSql(t)}`, e.loc);
+  }
+  // A STRING literal coerces to a date/time column only when its text is such a value (as in INSERT VALUES).
+  if (x.kind === 'literal' && typeof x.value === 'string' && !typeEquals(x.type, t) && coerce(x, t).kind !== 'literal') {
+    throw sqlError(`Could not cast literal ${JSON.stringify(x.value)} to type ${typeToSql(t)}`, e.loc);
+  }
+}
+
+/**
+ * Whether type parameters `to` take every value `from` allows (SET DATA TYPE widening): a STRING/BYTES length
+ * not shorter (none is unbounded), a NUMERIC/BIGNUMERIC with no fewer integer digits and no smaller scale.
+ */
+function paramsWiden(from: Pick<RestField, 'maxLength' | 'precision' | 'scale'> | undefined, to: Pick<RestField, 'maxLength' | 'precision' | 'scale'>): boolean {
+  if (to.maxLength !== undefined) return from?.maxLength !== undefined && Number(to.maxLength) >= Number(from.maxLength);
+  if (to.precision !== undefined) {
+    if (from?.precision === undefined) return false;
+    const [fp, fs, tp, ts] = [Number(from.precision), Number(from.scale ?? 0), Number(to.precision), Number(to.scale ?? 0)];
+    return ts >= fs && tp - ts >= fp - fs;
+  }
+  return true;
+}
+
+/**
+ * Whether a column of type `from` (its REST field `f`: the parameters) may SET DATA TYPE to `to`: a scalar by an
+ * implicit coercion (INT64 -> NUMERIC, ...) or to the same type with parameters no narrower; a STRUCT field by
+ * field, the same names in the same order (managing-table-schemas: a nested column's field INT64 -> NUMERIC;
+ * data-definition-language: a parameterized type's widening); an ARRAY of scalars by its element's parameters.
+ */
+export function setDataTypeAllowed(from: SqlType, f: RestField | undefined, to: SqlType): boolean {
+  if (from.kind === 'ARRAY' || to.kind === 'ARRAY') {
+    // An ARRAY's scalar element keeps its type (its parameters may widen); a field within an ARRAY of STRUCTs
+    // cannot change (managing-table-schemas: "altering a field within an array of STRUCTs ... isn't supported").
+    if (from.kind !== 'ARRAY' || to.kind !== 'ARRAY' || from.element.kind !== to.element.kind) return false;
+    if (from.element.kind === 'STRUCT') return typeWithParams(from.element, f) === typeToSql(to.element);
+    return setDataTypeAllowed(from.element, f, to.element);
+  }
+  if (from.kind === 'STRUCT' || to.kind === 'STRUCT') {
+    if (from.kind !== 'STRUCT' || to.kind !== 'STRUCT' || from.fields.length !== to.fields.length) return false;
+    return from.fields.every((x, k) => {
+      const y = to.fields[k]!;
+      const sub = f?.fields?.find((g) => g.name.toLowerCase() === x.name.toLowerCase());
+      return x.name.toLowerCase() === y.name.toLowerCase() && setDataTypeAllowed(x.type, sub, y.type);
+    });
+  }
+  if (from.kind !== to.kind) return canCoerce(from, to);
+  return paramsWiden(f, restTypeParams(to));
+}
+
+/** A STRUCT column's new REST fields (`fresh`, from its new type) keeping what the old ones had besides the type (descriptions...). */
+export function retypedFields(old: readonly RestField[] | undefined, fresh: readonly RestField[]): RestField[] {
+  return fresh.map((ff) => {
+    const of = old?.find((g) => g.name.toLowerCase() === ff.name.toLowerCase());
+    if (!of) return ff;
+    const { maxLength: _m, precision: _p, scale: _s, fields: oldSub, ...bare } = of;
+    // SET DATA TYPE changes no mode (a field's REQUIRED stays; the new type cannot say NOT NULL).
+    return { ...bare, type: ff.type, mode: of.mode ?? ff.mode, ...restParamsOf(ff), ...(ff.fields ? { fields: retypedFields(oldSub, ff.fields) } : {}) };
+  });
+}
+
+/** A stored column's type as SQL text with the parameters its REST field keeps, at any depth (STRUCT<a STRING(10)>). */
+export function typeWithParams(t: SqlType, f: RestField | undefined): string {
+  if (t.kind === 'ARRAY') return `ARRAY<${typeWithParams(t.element, f)}>`;
+  if (t.kind === 'STRUCT') return `STRUCT<${t.fields.map((x) => `${x.name} ${typeWithParams(x.type, f?.fields?.find((g) => g.name.toLowerCase() === x.name.toLowerCase()))}`).join(', ')}>`;
+  return typeToSql(t) + restParamsText(f);
+}
+
+export function restParamsOf(f: RestField): Pick<RestField, 'maxLength' | 'precision' | 'scale'> {
+  return { ...(f.maxLength !== undefined ? { maxLength: f.maxLength } : {}), ...(f.precision !== undefined ? { precision: f.precision } : {}), ...(f.scale !== undefined ? { scale: f.scale } : {}) };
+}
+
+/** The schema's fields with the column definitions' defaults, descriptions and nested NOT NULL fields; undefined when they have none. */
+export async function schemaExtras(s: Session, columns: readonly Column[], defs: readonly A.ColumnDef[] | undefined, rounding?: string): Promise<RestField[] | undefined> {
+  if (!rounding && !defs?.some((d) => d.default || d.options?.length || hasNestedOptions(d.type) || requiredFieldPath(d.type, d.name) !== undefined) && !columns.some((c) => hasTypeParams(c.type))) return undefined;
+  // STRING(10), NUMERIC(10, 2), at any depth: the schema keeps the parameters (maxLength, precision, scale) as tables.get shows them.
+  const fields = columns.map((c) => tableRestField(c.name, c.type, c.required));
+  for (const d of defs ?? []) {
+    const f = fields.find((x) => x.name.toLowerCase() === d.name.toLowerCase());
+    if (!f) continue;
+    if (d.default) {
+      checkDefault(s, d.default, columns.find((c) => c.name.toLowerCase() === d.name.toLowerCase())!.type);
+      f.defaultValueExpression = exprText(s.ctx.sql, d.default.loc.offset);
+    }
+    await columnOptionFields(s, d.options, f);
+    await nestedFieldExtras(s, d.type, f);
+  }
+  for (const f of fields) defaultRounding(f, rounding);
+  return fields;
+}

@@ -1,0 +1,321 @@
+// CREATE FUNCTION / TABLE FUNCTION / PROCEDURE / MODEL: routines kept as the REST
+// routine resource, with the checks the service makes when they are created.
+import type * as A from '../../grammar/ast.js';
+import { tableNotFound, splitPath } from '../analyzer/names.js';
+import { checkDeclaredTable } from '../analyzer/table-functions.js';
+import { typeFromNode } from '../analyzer/types.js';
+import type { TableId } from '../storage/api.js';
+import { typeToSql, type SqlType } from '../types/types.js';
+import { QueryError, type QueryResult } from './api.js';
+import type { Session } from './session.js';
+import { sqlError } from '../analyzer/errors.js';
+import { checkSqlFunctionReturn, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
+import { lookupFunction } from '../functions/registry.js';
+import { statementResult } from './statement-type.js';
+import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
+import { already, optionsToResource, checkOptionNames, targetId } from './ddl-common.js';
+
+const result = statementResult;
+
+function typeJson(t: SqlType): Record<string, unknown> {
+  switch (t.kind) {
+    case 'ARRAY':
+      return { typeKind: 'ARRAY', arrayElementType: typeJson(t.element) };
+    case 'STRUCT':
+      return { typeKind: 'STRUCT', structType: { fields: t.fields.map((f) => ({ name: f.name, type: typeJson(f.type) })) } };
+    default:
+      return { typeKind: t.kind };
+  }
+}
+
+export async function createFunction(s: Session, st: A.CreateFunctionStmt): Promise<QueryResult> {
+  const type = st.tableFunction ? 'CREATE_TABLE_FUNCTION' : 'CREATE_FUNCTION';
+  if (st.language && !['js', 'javascript', 'sql', 'python'].includes(st.language.toLowerCase())) {
+    throw sqlError(`Language "${st.language}" is unsupported`, st.loc);
+  }
+  const external = languageOf(st) !== undefined;
+  // A string body is code of another language: without LANGUAGE it is neither that nor a SQL body (an expression in parentheses).
+  if (st.code !== undefined && !external && !st.remoteConnection) throw sqlError(`Function ${st.name.join('.')} has a string body but no LANGUAGE clause; a SQL function body is an expression in parentheses`, st.loc);
+  if (external) {
+    // Non-SQL bodies are checked now (types, options); they run at call time (src/udf/).
+    const typed = (t: A.TypeNode) => (t.kind === 'AnyType' || t.kind === 'TableType' || t.kind === 'AnyTableType' ? undefined : typeFromNode(t));
+    const params = st.params.map((p) => typed(p.type)).filter((t): t is SqlType => t !== undefined);
+    try {
+      checkExternalFunction(st, params, st.returns ? typed(st.returns) : undefined);
+    } catch (e) {
+      if (e instanceof QueryError) throw sqlError(e.message, st.loc);
+      throw e;
+    }
+  }
+  checkParamNames(st.params, st.loc);
+  if (!external && !st.remoteConnection && !st.tableFunction) checkOptionNames(st.options, SQL_FUNCTION_OPTIONS, 'CREATE FUNCTION');
+  if (!external && !st.tableFunction && !st.aggregate && st.body) refuseAggregateBody(st);
+  if (st.temp && splitPath(st.name).length > 1) throw sqlError(`CREATE TEMP FUNCTION requires an unqualified name, but got ${st.name.join('.')}`, st.loc);
+  if (!st.temp) {
+    // A persistent function's body sees no temporary function (it outlives them): such a call names no function.
+    const called = new Set<string>();
+    callNames(st.body ?? st.query, called);
+    for (const n of called) if (s.tempFunctions.has(n)) throw sqlError(`Function not found: ${n.toLowerCase()}; the persistent function ${st.name.join('.')} cannot call the temporary function ${n.toLowerCase()}`, st.loc);
+  }
+  checkDeclaredTable(s.analyzer(), st);
+  checkSqlFunctionReturn(s.analyzer(), st);
+  if (st.temp) {
+    const key = st.name.join('.').toUpperCase();
+    if (s.tempFunctions.has(key) && !st.orReplace) {
+      if (st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP' });
+      throw sqlError(`Function ${st.name.join('.')} already exists`, st.loc);
+    }
+    s.tempFunctions.set(key, st);
+    return result(type, { ddlOperationPerformed: 'CREATE' });
+  }
+  const cat = s.ctx.catalog;
+  let id: TableId;
+  if (splitPath(st.name).length === 1 && !s.env.defaultDataset) {
+    // Unqualified persistent function without a default dataset: kept at project level.
+    id = { projectId: s.ctx.projectId, datasetId: UNQUALIFIED_ROUTINES, tableId: splitPath(st.name)[0]! };
+    if (!cat.getDataset(id.projectId, id.datasetId)) await cat.createDataset(id.projectId, id.datasetId, { location: 'US' }, true);
+  } else id = targetId(s, st.name, st.loc);
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  if (st.tableFunction) refuseSelfCall(s, st, id);
+  const existing = cat.getChild('routines', id.projectId, id.datasetId, id.tableId);
+  const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
+  if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetRoutine: routine });
+  if (existing && !st.orReplace) throw already('Function', `${id.projectId}:${id.datasetId}.${id.tableId}`);
+  const now = String(Date.now());
+  const resource: Record<string, unknown> = {
+    routineReference: routine,
+    routineType: st.tableFunction ? 'TABLE_VALUED_FUNCTION' : st.aggregate ? 'AGGREGATE_FUNCTION' : 'SCALAR_FUNCTION',
+    language: st.language ? (st.language.toLowerCase() === 'js' ? 'JAVASCRIPT' : st.language.toUpperCase()) : 'SQL',
+    definitionBody: st.code ?? st.bodyText ?? '',
+    arguments: st.params.map((p) =>
+      p.type.kind === 'AnyType' || p.type.kind === 'AnyTableType'
+        ? { name: p.name, argumentKind: 'ANY_TYPE' }
+        : p.type.kind === 'TableType'
+          ? { name: p.name, argumentKind: 'FIXED_TYPE', dataType: { typeKind: 'TABLE' } }
+          : { name: p.name, dataType: typeJson(typeFromNode(p.type)) },
+    ),
+    ...(st.returns && st.returns.kind !== 'TableType' && st.returns.kind !== 'AnyType' ? { returnType: typeJson(typeFromNode(st.returns)) } : {}),
+    ...(st.deterministic !== undefined ? { determinismLevel: st.deterministic ? 'DETERMINISTIC' : 'NOT_DETERMINISTIC' } : {}),
+    ...(external ? externalRoutineFields(st) : {}),
+    ...(await routineOptionFields(s, st.tableFunction ? checkedOptions(st.options, TABLE_FUNCTION_OPTIONS, 'CREATE TABLE FUNCTION') : st.options)),
+    ddl: s.ctx.sql.slice(st.start, st.end),
+    creationTime: (existing?.creationTime as string) ?? now,
+    lastModifiedTime: now,
+  };
+  await cat.putChild('routines', id.projectId, id.datasetId, id.tableId, resource);
+  return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetRoutine: routine });
+}
+
+/**
+ * A table function's body may not call the table function itself (routines are not recursive; a scalar function's
+ * body fails the same way when it is resolved, before the function exists).
+ */
+function refuseSelfCall(s: Session, st: A.CreateFunctionStmt, id: TableId): void {
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== 'object') return;
+    const o = n as { kind?: string; name?: A.Path; loc?: A.Loc };
+    if (o.kind === 'TvfRef' && o.name) {
+      let ref: TableId | undefined;
+      try {
+        ref = targetId(s, o.name, o.loc ?? st.loc);
+      } catch {
+        ref = undefined;
+      }
+      if (ref && ref.projectId === id.projectId && ref.datasetId === id.datasetId && ref.tableId.toLowerCase() === id.tableId.toLowerCase()) {
+        throw sqlError(`Table-valued function ${o.name.join('.')} cannot be called in its own body: recursive table functions are not supported`, o.loc ?? st.loc);
+      }
+    }
+    for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
+  };
+  walk(st.query);
+}
+
+/**
+ * A scalar (non-AGGREGATE) SQL function's body may not aggregate outside a subquery of its own: refused at CREATE
+ * with the reference implementation's words, where the call failed later without naming the function.
+ */
+function refuseAggregateBody(st: A.CreateFunctionStmt): void {
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== 'object') return;
+    const o = n as { kind?: string };
+    if (o.kind === 'Query') return; // a subquery aggregates its own rows
+    if (o.kind === 'FunctionCall') {
+      const f = n as A.FunctionCall;
+      if (!f.over && f.name.length === 1 && lookupFunction(f.name[0]!)?.kind === 'aggregate') {
+        throw sqlError(`Aggregate function ${f.name[0]!.toUpperCase()} not allowed in SQL function body for non-AGGREGATE function`, f.loc);
+      }
+    }
+    for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
+  };
+  walk(st.body);
+}
+
+/** A routine's parameters have distinct names (case-insensitive), as ZetaSQL requires. */
+function checkParamNames(params: readonly { name: string }[], loc: A.Loc): void {
+  const seen = new Set<string>();
+  for (const p of params) {
+    const l = p.name.toLowerCase();
+    if (seen.has(l)) throw sqlError(`Duplicate argument name ${p.name}`, loc);
+    seen.add(l);
+  }
+}
+
+/** The one-part names called anywhere in an AST (upper-cased, as the temporary functions are keyed). */
+function callNames(node: unknown, out: Set<string>): void {
+  if (Array.isArray(node)) {
+    for (const x of node) callNames(x, out);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const n = node as { kind?: unknown; name?: unknown };
+  if (n.kind === 'FunctionCall' && Array.isArray(n.name) && n.name.length === 1) out.add(String(n.name[0]).toUpperCase());
+  for (const v of Object.values(node)) callNames(v, out);
+}
+
+/**
+ * The REST Routine fields of a routine's OPTIONS that INFORMATION_SCHEMA.ROUTINE_OPTIONS lists besides
+ * library (importedLibraries): description, data_governance_type.
+ */
+/** A table function's options (data-definition-language: table_function_options_list). */
+const TABLE_FUNCTION_OPTIONS = new Set(['description']);
+/** The options of a SQL function (temporary or not; other languages and remote functions take their own). */
+const SQL_FUNCTION_OPTIONS = new Set(['description', 'data_governance_type']);
+/** The options of a SQL stored procedure. */
+const PROCEDURE_OPTIONS = new Set(['description', 'strict_mode']);
+
+function checkedOptions(opts: readonly A.OptionEntry[] | undefined, allowed: ReadonlySet<string>, what: string): readonly A.OptionEntry[] | undefined {
+  checkOptionNames(opts, allowed, what);
+  return opts;
+}
+
+async function routineOptionFields(s: Session, opts: readonly A.OptionEntry[] | undefined): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const o of opts ?? []) {
+    const key = o.name.toLowerCase();
+    if (key !== 'description' && key !== 'data_governance_type') continue;
+    const v = await s.evalScalar(o.value);
+    if (v.value === null) continue;
+    if (v.type.kind !== 'STRING') throw sqlError(`Invalid value for option ${key}: expected STRING but got ${typeToSql(v.type)}`, o.value.loc);
+    if (key === 'description') out.description = v.value;
+    // routines: data_governance_type takes one value, DATA_MASKING.
+    else if (v.value !== 'DATA_MASKING') throw sqlError(`Invalid value for option data_governance_type: ${JSON.stringify(v.value)}; the supported value is "DATA_MASKING"`, o.value.loc);
+    else out.dataGovernanceType = v.value;
+  }
+  return out;
+}
+
+/** REST Routine fields of a JavaScript / Python function (importedLibraries, pythonOptions). */
+function externalRoutineFields(st: A.CreateFunctionStmt): Record<string, unknown> {
+  if (languageOf(st) === 'js') {
+    const libs = stringListOption(st, 'library');
+    return libs?.length ? { importedLibraries: libs } : {};
+  }
+  const packages = stringListOption(st, 'packages');
+  return { pythonOptions: { entryPoint: stringOption(st, 'entry_point'), ...(packages?.length ? { packages } : {}) } };
+}
+
+export async function createModel(s: Session, st: A.CreateModelStmt): Promise<QueryResult> {
+  const id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  // The training query is analysed as the service does: a table it reads that does not exist is notFound.
+  const training = st.query ? s.analyze(st.query) : undefined;
+  const existing = cat.getChild('models', id.projectId, id.datasetId, id.tableId);
+  if (existing && st.ifNotExists) return result('CREATE_MODEL', { ddlOperationPerformed: 'SKIP' });
+  if (existing && !st.orReplace) throw already('Model', `${id.projectId}:${id.datasetId}.${id.tableId}`);
+  const opts = await optionsToResource(s, st.options);
+  const options = (opts.options as Record<string, unknown> | undefined) ?? {};
+  const labels = (options.input_label_cols as string[] | undefined) ?? ['label'];
+  const isLabel = (name: string): boolean => labels.some((l) => l.toLowerCase() === name.toLowerCase());
+  // The training query's columns as StandardSqlFields: the label columns, the others are features
+  // (bq show --model prints both; ML.PREDICT's stub names predicted_<label> from the labels).
+  const trained = training?.plan.columns.map((c, i) => ({ name: training.outputNames[i] ?? c.name, type: typeJson(c.type) }));
+  const labelColumns = trained?.filter((c) => isLabel(c.name));
+  const now = String(Date.now());
+  await cat.putChild('models', id.projectId, id.datasetId, id.tableId, {
+    modelReference: { projectId: id.projectId, datasetId: id.datasetId, modelId: id.tableId },
+    modelType: String((options.model_type as string | undefined) ?? 'MODEL_TYPE_UNSPECIFIED').toUpperCase(),
+    ...(trained ? { featureColumns: trained.filter((c) => !isLabel(c.name)) } : {}),
+    labelColumns: labelColumns?.length ? labelColumns : labels.map((name) => ({ name, type: { typeKind: 'FLOAT64' } })),
+    creationTime: now,
+    lastModifiedTime: now,
+    location: 'US',
+  });
+  return result('CREATE_MODEL', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE' });
+}
+
+// ---------------------------------------------------------------- procedures and row-access policies
+
+export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Promise<QueryResult> {
+  checkParamNames(st.params, st.loc);
+  checkOptionNames(st.options, PROCEDURE_OPTIONS, 'CREATE PROCEDURE');
+  const strict = st.options?.find((o) => o.name.toLowerCase() === 'strict_mode');
+  if (strict) {
+    const v = await s.evalScalar(strict.value);
+    if (v.type.kind !== 'BOOL' && v.value !== null) throw sqlError(`Invalid value for option strict_mode: expected BOOL but got ${typeToSql(v.type)}`, strict.value.loc);
+  }
+  const id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  const existing = cat.getChild('routines', id.projectId, id.datasetId, id.tableId);
+  const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
+  if (existing && st.ifNotExists) return result('CREATE_PROCEDURE', { ddlOperationPerformed: 'SKIP', ddlTargetRoutine: routine });
+  if (existing && !st.orReplace) throw already('Procedure', `${id.projectId}:${id.datasetId}.${id.tableId}`);
+  checkProcedureTables(s, st);
+  const now = String(Date.now());
+  await cat.putChild('routines', id.projectId, id.datasetId, id.tableId, {
+    routineReference: routine,
+    routineType: 'PROCEDURE',
+    language: 'SQL',
+    definitionBody: st.bodyText,
+    arguments: st.params.map((p) => ({ name: p.name, mode: p.mode ?? 'IN', dataType: typeJson(typeFromNode(p.type)) })),
+    ...(await routineOptionFields(s, st.options)),
+    ddl: s.ctx.sql.slice(st.start, st.end),
+    creationTime: (existing?.creationTime as string) ?? now,
+    lastModifiedTime: now,
+  });
+  return result('CREATE_PROCEDURE', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetRoutine: routine });
+}
+
+/**
+ * strict_mode (the default, TRUE): the service checks a procedure body's references when the procedure is made,
+ * so a dataset-qualified table that does not exist is an error of the CREATE (procedures: strict_mode). Checked
+ * here for the names that are plainly tables: FROM paths of two or three parts whose dataset exists, less the
+ * tables the body makes itself; bare names (CTEs, temporary tables, array paths) and dynamic SQL are left to the call.
+ */
+function checkProcedureTables(s: Session, st: A.CreateProcedureStmt): void {
+  const opt = st.options?.find((o) => o.name.toLowerCase() === 'strict_mode');
+  if (opt && opt.value.kind === 'BoolLiteral' && !opt.value.value) return;
+  const refs: A.TableRef[] = [];
+  const made = new Set<string>();
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!n || typeof n !== 'object') return;
+    const o = n as { kind?: string; path?: A.Path; name?: A.Path };
+    if (o.kind === 'TableRef') refs.push(n as A.TableRef);
+    if (o.kind && /^Create/.test(o.kind) && Array.isArray(o.name)) made.add(splitPath(o.name).pop()!.toLowerCase());
+    for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
+  };
+  walk(st.body);
+  const cat = s.ctx.catalog;
+  for (const r of refs) {
+    const parts = splitPath(r.path);
+    if (parts.length < 2 || parts.length > 3 || parts.some((p) => p.toUpperCase() === 'INFORMATION_SCHEMA') || made.has(parts[parts.length - 1]!.toLowerCase())) continue;
+    const projectId = parts.length === 3 ? parts[0]! : s.ctx.projectId;
+    const datasetId = parts[parts.length - 2]!;
+    if (!cat.getDataset(projectId, datasetId)) continue;
+    const id = { projectId, datasetId, tableId: parts[parts.length - 1]! };
+    if (!cat.getTable(id)) throw tableNotFound(s.analyzer(), id);
+  }
+}
+
+export function findProcedure(s: Session, name: A.Path, loc: A.Loc): A.CreateProcedureStmt {
+  const id = targetId(s, name, loc);
+  const r = s.ctx.catalog.getChild('routines', id.projectId, id.datasetId, id.tableId);
+  const ddl = r?.ddl as string | undefined;
+  const stmt = ddl ? s.env.parse(ddl).statements[0] : undefined;
+  if (!stmt || stmt.kind !== 'CreateProcedure') throw new QueryError(`Not found: Procedure ${id.projectId}:${id.datasetId}.${id.tableId}`, 'notFound', 404);
+  return stmt;
+}

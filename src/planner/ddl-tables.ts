@@ -1,0 +1,423 @@
+// CREATE TABLE / VIEW / MATERIALIZED VIEW / SNAPSHOT, DROP of every kind, and CREATE /
+// UNDROP SCHEMA. Each returns the QueryResult fields the REST job reports:
+// statementType, ddlOperationPerformed, ddlTargetTable (as the service does).
+import type * as A from '../../grammar/ast.js';
+import { resolveExpr } from '../analyzer/expr.js';
+import { constantValue, tableNotFound, splitPath } from '../analyzer/names.js';
+import { project } from '../analyzer/query.js';
+import type { Rel } from '../analyzer/resolved.js';
+import { Scope, colRef } from '../analyzer/scope.js';
+import { checkResultArrays } from '../executor/result-check.js';
+import type { TableId } from '../storage/api.js';
+import { tableRestField, type Column } from '../types/schema.js';
+import { withDefaultCollation } from '../functions/collation.js';
+import type { Batch } from '../types/vector.js';
+import { QueryError, type QueryResult } from './api.js';
+import type { Session } from './session.js';
+import { sqlError } from '../analyzer/errors.js';
+import { checkPartitionFilters } from './partition-filter.js';
+import { checked, coerceForWrite, writeTarget } from './dml.js';
+import { fq, statementResult } from './statement-type.js';
+import { dropSearchIndex } from './search-index.js';
+import { createExternalTable } from './data-statements.js';
+import { already, optionsToResource, clustering, checkTableOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, ensureTempDataset, targetId, mvRefreshSettings } from './ddl-common.js';
+import { tableConstraints, columnsFromDefs, checkCollationName, columnOptionFields, schemaExtras } from './ddl-columns.js';
+import { findNode } from '../analyzer/ast-search.js';
+
+const result = statementResult;
+
+// ---------------------------------------------------------------- CREATE TABLE / VIEW
+
+export async function createTable(s: Session, st: A.CreateTableStmt): Promise<QueryResult> {
+  let id: TableId;
+  if (st.temp) {
+    const parts = splitPath(st.name);
+    if (parts.length !== 1) throw sqlError('CREATE TEMP TABLE requires an unqualified table name', st.loc);
+    const ds = await ensureTempDataset(s);
+    id = { ...ds, tableId: parts[0]! };
+  } else id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  const type = st.snapshot ? 'CREATE_SNAPSHOT_TABLE' : st.asQuery ? 'CREATE_TABLE_AS_SELECT' : 'CREATE_TABLE';
+  const existing = cat.getTable(id);
+  if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
+  if (existing && !st.orReplace) throw already('Table', fq(id));
+  if (st.external) {
+    if (st.temp) throw sqlError('CREATE TEMP EXTERNAL TABLE is not supported', st.loc);
+    return createExternalTable(s, st, id, existing !== undefined);
+  }
+  let columns: Column[] = [];
+  let rows: Batch[] | AsyncIterable<Batch> = [];
+  /** LIKE / COPY / CLONE: the source's metadata, which the statement's own clauses override. */
+  const inherited: Record<string, unknown> = {};
+  /** CLONE ... FOR SYSTEM_TIME AS OF: the source as of that instant (the catalog's table history). */
+  let asOfMs: number | undefined;
+  // LIKE copies the source's columns: a column list of its own is refused (data-definition-language: CREATE TABLE LIKE).
+  if (st.like && st.columns) throw sqlError('CREATE TABLE LIKE cannot have a column list; the columns come from the source table', st.loc);
+  if (st.like || st.copy || st.clone) {
+    const src = targetId(s, (st.like ?? st.copy ?? st.clone!.source)!, st.loc);
+    const info = cat.getTable(src);
+    if (!info) throw tableNotFound(s.analyzer(), src);
+    // Snapshots, clones and copies are of tables (table-snapshots-intro, table-clones-intro: not of views or materialized views).
+    if ((st.copy || st.clone) && info.kind !== 'TABLE' && info.kind !== 'SNAPSHOT') {
+      throw sqlError(`${fq(src)} is a ${info.kind === 'MATERIALIZED_VIEW' ? 'materialized view' : info.kind.toLowerCase()}; ${st.snapshot ? 'CREATE SNAPSHOT TABLE' : st.clone ? 'CREATE TABLE CLONE' : 'CREATE TABLE COPY'} takes a table`, st.loc);
+    }
+    columns = info.columns.slice();
+    // The source's columns come with their descriptions and defaults (the REST schema keeps them).
+    if (!st.asQuery && !st.columns && !st.defaultCollate && info.resource.schema !== undefined) inherited.schema = info.resource.schema;
+    for (const k of ['description', 'friendlyName', 'labels', 'timePartitioning', 'rangePartitioning', 'clustering', 'requirePartitionFilter']) {
+      if (info.resource[k] !== undefined) inherited[k] = info.resource[k];
+    }
+    if (st.copy || st.clone) {
+      if (st.clone?.systemTime) {
+        const v = constantValue(resolveExpr(s.analyzer(), st.clone.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' }));
+        if (typeof v !== 'bigint') throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', st.clone.systemTime.loc);
+        asOfMs = Number(v / 1000n);
+      }
+      const rel: Rel = { kind: 'scan', table: src, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c, i) => ({ id: i + 1, name: c.name, type: c.type })), ...(asOfMs !== undefined ? { asOfMs } : {}) };
+      rows = await s.run(rel);
+    }
+  }
+  // LIKE ... AS query: the source's metadata, the query's columns and rows.
+  if (st.asQuery && !st.copy && !st.clone) {
+    const an = s.analyzer();
+    const q = s.analyze(st.asQuery, {}, an);
+    checkPartitionFilters(s, q.plan);
+    if (q.isValueTable) throw sqlError('CREATE TABLE AS SELECT with a value table is not supported', st.asQuery.loc);
+    const names = q.outputNames;
+    let rel = q.plan;
+    if (st.columns) {
+      columns = columnsFromDefs(st.columns);
+      if (columns.length !== rel.columns.length) {
+        throw sqlError(`The number of columns in the column definition list does not match the number of columns produced by the query`, st.loc);
+      }
+      const exprs = rel.columns.map((c, i) => coerceForWrite(colRef(c), columns[i]!, st.asQuery!.loc));
+      rel = project(an, rel, exprs, columns.map((c) => c.name));
+    } else {
+      q.plan.columns.forEach((c, i) => {
+        if (!(q.outputNames as string[])[i] || /^f\d+_$/.test(names[i]!) && !c.name) {
+          throw sqlError(`CREATE TABLE columns must be named, but column ${i + 1} has no name`, st.asQuery!.loc);
+        }
+      });
+      const lower = new Set<string>();
+      for (const n of names) {
+        if (lower.has(n.toLowerCase())) throw sqlError(`CREATE TABLE has columns with duplicate name ${n}`, st.asQuery.loc);
+        lower.add(n.toLowerCase());
+      }
+      columns = rel.columns.map((c, i) => ({ name: names[i]!, type: c.type, required: false }));
+    }
+    // Written as the query makes them (a large result is never held whole), each batch checked on its way.
+    rows = checked(s.streamCharged(rel), (b) => {
+      checkResultArrays(columns, [b]);
+      // NOT NULL columns of the column list take no NULL (as INSERT's REQUIRED check).
+      columns.forEach((c, i) => {
+        const v = c.required ? b.columns[i]!.nulls : undefined;
+        if (v) for (let r = 0; r < b.length; r++) if (v[r]) throw new QueryError(`Required field ${c.name} cannot be null`, 'invalidQuery');
+      });
+    });
+  } else if (st.columns) {
+    columns = columnsFromDefs(st.columns);
+  } else if (!st.like && !st.copy && !st.clone) throw sqlError('CREATE TABLE requires a column list or AS SELECT', st.loc);
+  // DEFAULT COLLATE (else the dataset's defaultCollation) for STRING columns without their own.
+  checkCollationName(st.defaultCollate, st.loc);
+  const defaultCollation = st.defaultCollate ?? (cat.getDataset(id.projectId, id.datasetId)?.resource.defaultCollation as string | undefined);
+  if (defaultCollation) columns = columns.map((c) => ({ ...c, type: withDefaultCollation(c.type, defaultCollation) }));
+  if (st.snapshot) checkKindOptions(st.options, 'SNAPSHOT', 'CREATE SNAPSHOT TABLE');
+  else checkTableOptions(st.options, 'CREATE TABLE');
+  const resource = { ...inherited, ...(await optionsToResource(s, st.options)) };
+  // A new table takes its dataset's default rounding mode when it sets none (datasets: defaultRoundingMode).
+  const dsRounding = cat.getDataset(id.projectId, id.datasetId)?.resource.defaultRoundingMode;
+  if (resource.defaultRoundingMode === undefined && dsRounding && !st.snapshot && !st.clone && !st.copy) resource.defaultRoundingMode = dsRounding;
+  if (st.partitionBy) {
+    delete resource.timePartitioning;
+    delete resource.rangePartitioning;
+  }
+  if (st.defaultCollate) resource.defaultCollation = st.defaultCollate;
+  if (st.clone && !st.snapshot) {
+    // A clone records its base, as a CLONE copy job does (tables.get cloneDefinition, INFORMATION_SCHEMA table_type CLONE).
+    const base = targetId(s, st.clone.source, st.loc);
+    resource.cloneDefinition = {
+      baseTableReference: { projectId: base.projectId, datasetId: base.datasetId, tableId: base.tableId },
+      cloneTime: new Date(asOfMs ?? Number(s.exec.eval.nowMicros / 1000n)).toISOString(),
+    };
+  }
+  if (st.snapshot && st.clone) {
+    // CREATE SNAPSHOT TABLE: a SNAPSHOT of its base table at that instant (INFORMATION_SCHEMA.TABLE_SNAPSHOTS, tables.get).
+    const base = targetId(s, st.clone.source, st.loc);
+    resource.type = 'SNAPSHOT';
+    resource.snapshotDefinition = {
+      baseTableReference: { projectId: base.projectId, datasetId: base.datasetId, tableId: base.tableId },
+      snapshotTime: new Date(asOfMs ?? Number(s.exec.eval.nowMicros / 1000n)).toISOString(),
+    };
+  }
+  if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
+  if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
+  checkPartitionOptions(st.options, resource);
+  if (existing && existing.kind === 'TABLE') {
+    const was = partitionSpecText(existing.resource);
+    const now = partitionSpecText(resource);
+    if (was.key !== now.key) {
+      throw sqlError(`Cannot replace a table with a different partitioning spec. Instead, DROP the table, and then recreate it. New partitioning spec is ${now.text} and existing spec is ${was.text}`, st.loc);
+    }
+  }
+  const constraints = tableConstraints(s, st.columns ?? [], st.constraints ?? [], st.loc, columns, id);
+  if (constraints) resource.tableConstraints = constraints;
+  const fields = await schemaExtras(s, columns, st.columns, resource.defaultRoundingMode as string | undefined);
+  if (fields) resource.schema = { fields };
+  // One commit: the table appears with its rows, in place of the one it replaces (readers see one or the other).
+  await cat.createTable(id, columns, { resource, orReplace: existing !== undefined, temporary: st.temp, rows });
+  if (st.temp) s.tempTables.set(id.tableId, id);
+  return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
+}
+
+/**
+ * A table's partitioning as the service spells it in the replace error
+ * (`interval(type:day,field:d)`, `range(type:integer,field:x,start:0,end:10,interval:1)`,
+ * `none`, then ` clustering(a,b)`); `key` compares the partitioning alone.
+ */
+function partitionSpecText(r: Record<string, unknown>): { key: string; text: string } {
+  const tp = r.timePartitioning as { type?: string; field?: string } | undefined;
+  const rp = r.rangePartitioning as { field?: string; range?: { start?: string; end?: string; interval?: string } } | undefined;
+  let key = 'none';
+  if (tp) key = `interval(type:${(tp.type ?? 'DAY').toLowerCase()}${tp.field ? `,field:${tp.field}` : ''})`;
+  else if (rp) key = `range(type:integer,field:${rp.field ?? ''},start:${rp.range?.start ?? ''},end:${rp.range?.end ?? ''},interval:${rp.range?.interval ?? ''})`;
+  const fields = (r.clustering as { fields?: string[] } | undefined)?.fields;
+  return { key, text: fields?.length ? `${key} clustering(${fields.join(',')})` : key };
+}
+
+const PARTITION_BY_FORMS =
+  'PARTITION BY expression must be DATE(<timestamp_column>), DATE(<datetime_column>), DATETIME_TRUNC(<datetime_column>, DAY/HOUR/MONTH/YEAR), ' +
+  'a DATE-type column, TIMESTAMP_TRUNC(<timestamp_column>, DAY/HOUR/MONTH/YEAR), DATE_TRUNC(<date_column>, MONTH/YEAR), ' +
+  'or RANGE_BUCKET(<int64_column>, GENERATE_ARRAY(<int64_value>, <int64_value>[, <int64_value>]))';
+
+/**
+ * The REST `timePartitioning` / `rangePartitioning` of a CREATE TABLE's PARTITION BY
+ * (what tables.get shows, and what dbt compares to decide whether a table is replaceable).
+ * `partition_expiration_days` from OPTIONS becomes timePartitioning.expirationMs.
+ */
+async function partitioning(s: Session, e: A.Expr, columns: readonly Column[], resource: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const bad = (): Error => sqlError(PARTITION_BY_FORMS, e.loc);
+  const column = (x: A.Expr | undefined): Column | 'ingestion' => {
+    if (x?.kind !== 'PathExpr' || x.parts.length !== 1) throw bad();
+    const name = x.parts[0]!;
+    if (/^_PARTITION(TIME|DATE)$/i.test(name)) return 'ingestion';
+    const c = columns.find((k) => k.name.toLowerCase() === name.toLowerCase());
+    if (!c) throw sqlError(`Unrecognized name: ${name}`, x.loc);
+    return c;
+  };
+  const unit = (x: A.Expr | undefined, allowed: readonly string[]): string => {
+    const u = x?.kind === 'PathExpr' && x.parts.length === 1 ? x.parts[0]!.toUpperCase() : '';
+    if (!allowed.includes(u)) throw bad();
+    return u;
+  };
+  const time = (c: Column | 'ingestion', type: string): Record<string, unknown> => {
+    const options = resource.options as Record<string, unknown> | undefined;
+    const days = options?.['partition_expiration_days'];
+    const tp: Record<string, unknown> = { type, ...(c === 'ingestion' ? {} : { field: c.name }) };
+    if (days !== undefined && days !== null) tp.expirationMs = String(Math.round(Number(days) * 86_400_000));
+    return { timePartitioning: tp };
+  };
+  const kindOf = (c: Column | 'ingestion'): string => (c === 'ingestion' ? 'TIMESTAMP' : c.type.kind);
+  if (e.kind === 'PathExpr') {
+    const c = column(e);
+    if (c !== 'ingestion' && c.type.kind !== 'DATE') throw bad();
+    return time(c, 'DAY');
+  }
+  if (e.kind !== 'FunctionCall' || e.name.length !== 1) throw bad();
+  const fn = e.name[0]!.toUpperCase();
+  const [a0, a1] = e.args;
+  switch (fn) {
+    case 'DATE': {
+      const c = column(a0);
+      if (e.args.length !== 1 || !['TIMESTAMP', 'DATETIME'].includes(kindOf(c))) throw bad();
+      return time(c, 'DAY');
+    }
+    case 'TIMESTAMP_TRUNC':
+    case 'DATETIME_TRUNC':
+    case 'DATE_TRUNC': {
+      const c = column(a0);
+      const want = fn === 'TIMESTAMP_TRUNC' ? 'TIMESTAMP' : fn === 'DATETIME_TRUNC' ? 'DATETIME' : 'DATE';
+      if (e.args.length !== 2 || kindOf(c) !== want) throw bad();
+      return time(c, unit(a1, fn === 'DATE_TRUNC' ? ['MONTH', 'YEAR'] : ['DAY', 'HOUR', 'MONTH', 'YEAR']));
+    }
+    case 'RANGE_BUCKET': {
+      const c = column(a0);
+      if (c === 'ingestion' || c.type.kind !== 'INT64' || a1?.kind !== 'FunctionCall' || a1.name.join('.').toUpperCase() !== 'GENERATE_ARRAY') throw bad();
+      if (a1.args.length < 2 || a1.args.length > 3) throw bad();
+      const nums: bigint[] = [];
+      for (const x of a1.args) {
+        const v = (await s.evalScalar(x)).value;
+        if (typeof v !== 'bigint') throw bad();
+        nums.push(v);
+      }
+      const [start, end, interval = 1n] = nums as [bigint, bigint, bigint?];
+      // GENERATE_ARRAY's own refusal; then at most 10,000 partitions (partitioned-tables: integer range partitioning).
+      if (interval === 0n) throw sqlError('Sequence step cannot be 0.', a1.loc);
+      if (interval < 0n || end <= start) throw sqlError(`RANGE_BUCKET partitioning needs GENERATE_ARRAY(start, end, interval) with start < end and a positive interval`, a1.loc);
+      const count = (end - start + interval - 1n) / interval;
+      if (count > 10_000n) throw sqlError(`Too many partitions: RANGE_BUCKET over GENERATE_ARRAY(${start}, ${end}, ${interval}) makes ${count} partitions; a table has at most 10000`, a1.loc);
+      return { rangePartitioning: { field: c.name, range: { start: String(start), end: String(end), interval: String(interval) } } };
+    }
+    default:
+      throw bad();
+  }
+}
+
+export async function createView(s: Session, st: A.CreateViewStmt): Promise<QueryResult> {
+  const id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
+  const type = st.materialized ? 'CREATE_MATERIALIZED_VIEW' : 'CREATE_VIEW';
+  const existing = cat.getTable(id);
+  if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
+  if (existing && !st.orReplace) throw already('Table', fq(id));
+  // A view's query is stored and rerun later: it may not take the request's query parameters.
+  const param = findNode(st.query, ['NamedParam', 'PositionalParam']);
+  if (param) throw sqlError(`Query parameters cannot be used in the query of a view`, param.loc);
+  // Validate the body as the view will run: bare names against the view's own dataset, and no temporary table or
+  // function of this script (the view outlives them; its query names only permanent objects).
+  const saved = s.env;
+  const q = (() => {
+    s.env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId }, tempTables: new Map(), tempFunctions: new Map() };
+    try {
+      return s.analyze(st.query);
+    } finally {
+      s.env = saved;
+    }
+  })();
+  const what = st.materialized ? 'CREATE MATERIALIZED VIEW' : 'CREATE VIEW';
+  if (st.columns && st.columns.length !== q.plan.columns.length) {
+    // The reference analyzer's wording (resolver_stmt.cc, a view's explicit column list).
+    throw sqlError(`The number of view column names (${st.columns.length}) must be equal to the number of columns from the view query (${q.plan.columns.length})`, st.loc);
+  }
+  // As CREATE TABLE AS SELECT: every column needs a name (anonymous ones get `f<n>_` internally).
+  if (!st.columns) {
+    q.plan.columns.forEach((c, i) => {
+      const n = (q.outputNames as (string | undefined)[])[i];
+      if (!n || (/^f\d+_$/.test(n) && !c.name)) throw sqlError(`${what} columns must be named, but column ${i + 1} has no name`, st.query.loc);
+    });
+  }
+  const names = st.columns ? st.columns.map((c) => c.name) : q.outputNames;
+  const columns: Column[] = q.plan.columns.map((c, i) => ({ name: names[i] ?? `f${i}_`, type: c.type, required: false }));
+  checkKindOptions(st.options, st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', what);
+  const resource = await optionsToResource(s, st.options);
+  // A view column list's OPTIONS: a description only (data-definition-language: view_column_option_list), kept on the schema's field.
+  if (st.columns?.some((c) => c.options?.length)) {
+    const fields = columns.map((c) => tableRestField(c.name, c.type, c.required));
+    for (const [i, c] of st.columns.entries()) {
+      for (const o of c.options ?? []) if (o.name.toLowerCase() !== 'description') throw sqlError(`Unknown option ${o.name} for a view column`, o.value.loc);
+      await columnOptionFields(s, c.options, fields[i]!);
+    }
+    resource.schema = { fields };
+  }
+  if (st.materialized) {
+    if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
+    if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
+  }
+  // The refresh settings tables.get shows (defaults, filled at creation: enabled, every 30 minutes); dbt compares them to its config.
+  if (st.materialized) resource.materializedView = mvRefreshSettings(resource, { query: st.queryText });
+  const rows = st.materialized ? await s.run(q.plan) : [];
+  // An existing object here means OR REPLACE: the new one takes its place, with its rows, in one commit.
+  await cat.createTable(id, columns, { kind: st.materialized ? 'MATERIALIZED_VIEW' : 'VIEW', viewQuery: st.queryText, resource, orReplace: st.orReplace, rows });
+  return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
+}
+
+// ---------------------------------------------------------------- DROP
+
+export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
+  const cat = s.ctx.catalog;
+  const ot = st.objectType;
+  if (ot === 'SCHEMA') {
+    const parts = splitPath(st.name);
+    const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+    const datasetId = parts[parts.length - 1]!;
+    const exists = !!cat.getDataset(projectId, datasetId);
+    if (!exists && st.ifExists) return result('DROP_SCHEMA', { ddlOperationPerformed: 'SKIP' });
+    if (!exists) throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
+    if (st.mode !== 'CASCADE' && cat.listTables(projectId, datasetId).length > 0) {
+      throw new QueryError(`Dataset ${projectId}:${datasetId} is still in use`, 'invalid', 400);
+    }
+    await cat.dropDataset(projectId, datasetId, st.mode === 'CASCADE', st.ifExists);
+    return result('DROP_SCHEMA', { ddlOperationPerformed: 'DROP' });
+  }
+  if (ot === 'FUNCTION' || ot === 'TABLE FUNCTION' || ot === 'AGGREGATE FUNCTION' || ot === 'PROCEDURE' || ot === 'MODEL') {
+    const kind = ot === 'MODEL' ? 'models' : 'routines';
+    const stmtType = ot === 'MODEL' ? 'DROP_MODEL' : ot === 'PROCEDURE' ? 'DROP_PROCEDURE' : ot === 'TABLE FUNCTION' ? 'DROP_TABLE_FUNCTION' : 'DROP_FUNCTION';
+    const parts = splitPath(st.name);
+    if (parts.length === 1 && kind === 'routines' && s.tempFunctions.delete(parts[0]!.toUpperCase())) {
+      return result(stmtType, { ddlOperationPerformed: 'DROP' });
+    }
+    const id = targetId(s, st.name, st.loc);
+    // Each DROP names its kind of routine (data-definition-language: DROP FUNCTION / TABLE FUNCTION / PROCEDURE).
+    const rt = kind === 'routines' ? (cat.getChild('routines', id.projectId, id.datasetId, id.tableId)?.routineType as string | undefined) : undefined;
+    const fits: Record<string, readonly string[]> = { FUNCTION: ['SCALAR_FUNCTION', 'AGGREGATE_FUNCTION'], 'AGGREGATE FUNCTION': ['AGGREGATE_FUNCTION'], 'TABLE FUNCTION': ['TABLE_VALUED_FUNCTION'], PROCEDURE: ['PROCEDURE'] };
+    if (rt && !fits[ot]!.includes(rt)) {
+      const is = rt === 'TABLE_VALUED_FUNCTION' ? 'a table function' : rt === 'PROCEDURE' ? 'a procedure' : rt === 'AGGREGATE_FUNCTION' ? 'an aggregate function' : 'a function';
+      throw sqlError(`${id.projectId}:${id.datasetId}.${id.tableId} is ${is}, not ${ot === 'PROCEDURE' ? 'a procedure' : ot === 'TABLE FUNCTION' ? 'a table function' : ot === 'AGGREGATE FUNCTION' ? 'an aggregate function' : 'a function'}`, st.loc);
+    }
+    const ok = await cat.deleteChild(kind, id.projectId, id.datasetId, id.tableId);
+    if (!ok && !st.ifExists) {
+      throw new QueryError(`Not found: ${ot === 'MODEL' ? 'Model' : 'Function'} ${id.projectId}:${id.datasetId}.${id.tableId}`, 'notFound', 404);
+    }
+    const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
+    return result(stmtType, { ddlOperationPerformed: ok ? 'DROP' : 'SKIP', ...(kind === 'routines' ? { ddlTargetRoutine: routine } : {}) });
+  }
+  if ((ot === 'ROW ACCESS POLICY' || ot === 'ALL ROW ACCESS POLICIES') && st.on) {
+    const info = writeTarget(s, st.on, st.loc);
+    const { projectId, datasetId, tableId } = info.id;
+    const ids = ot === 'ROW ACCESS POLICY' ? [splitPath(st.name).pop()!] : cat.listChildren('rowAccessPolicies', projectId, datasetId, tableId).map((p) => ((p.rowAccessPolicyReference as { policyId?: string } | undefined)?.policyId ?? ''));
+    let dropped = false;
+    for (const pid of ids) dropped = (await cat.deleteChild('rowAccessPolicies', projectId, datasetId, pid, tableId)) || dropped;
+    if (!dropped && ot === 'ROW ACCESS POLICY' && !st.ifExists) throw new QueryError(`Not found: Row access policy ${ids[0]}`, 'notFound', 404);
+    const done = result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: dropped ? 'DROP' : 'SKIP', ddlTargetTable: info.id });
+    // JobStatistics2: DROP ALL ROW ACCESS POLICIES reports DROP_ROW_ACCESS_POLICY ("DROP [ALL] ROW ACCESS
+    // POLICY|POLICIES") and, for it only, ddlAffectedRowAccessPolicyCount.
+    if (ot === 'ALL ROW ACCESS POLICIES') return { ...done, statistics: { ddlAffectedRowAccessPolicyCount: String(ids.length) } } as QueryResult;
+    return done;
+  }
+  if (ot === 'SEARCH INDEX' || ot === 'VECTOR INDEX') return dropSearchIndex(s, st);
+  if (ot === 'ROW ACCESS POLICY' || ot === 'ALL ROW ACCESS POLICIES') return result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: 'DROP' });
+  const parts = splitPath(st.name);
+  const temp = parts.length === 1 ? s.tempTables.get(parts[0]!) : undefined;
+  const id = temp ?? targetId(s, st.name, st.loc);
+  const type = ot === 'VIEW' ? 'DROP_VIEW' : ot === 'MATERIALIZED VIEW' ? 'DROP_MATERIALIZED_VIEW' : ot === 'EXTERNAL TABLE' ? 'DROP_EXTERNAL_TABLE' : ot === 'SNAPSHOT TABLE' ? 'DROP_SNAPSHOT_TABLE' : 'DROP_TABLE';
+  const info = cat.getTable(id);
+  if (!info) {
+    if (st.ifExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetTable: id });
+    throw new QueryError(`Not found: ${ot === 'VIEW' ? 'View' : 'Table'} ${fq(id)}`, 'notFound', 404);
+  }
+  if (ot === 'VIEW' && info.kind !== 'VIEW') throw sqlError(`${fq(id)} is not a view`, st.loc);
+  if (ot === 'TABLE' && info.kind === 'VIEW') throw sqlError(`${fq(id)} is a view, not a table; use DROP VIEW`, st.loc);
+  if (ot === 'MATERIALIZED VIEW' && info.kind !== 'MATERIALIZED_VIEW') throw sqlError(`${fq(id)} is not a materialized view`, st.loc);
+  if (ot === 'SNAPSHOT TABLE' && info.resource.type !== 'SNAPSHOT') throw sqlError(`${fq(id)} is not a table snapshot`, st.loc);
+  // data-definition-language: DROP EXTERNAL TABLE of a table that is not external.
+  if (ot === 'EXTERNAL TABLE' && info.kind !== 'EXTERNAL') throw sqlError(`Cannot drop ${fq(id)} which has type ${info.kind}. An external table was expected.`, st.loc);
+  await cat.dropTable(id);
+  if (temp) s.tempTables.delete(parts[0]!);
+  return result(type, { ddlOperationPerformed: 'DROP', ddlTargetTable: id });
+}
+
+// ---------------------------------------------------------------- SCHEMA
+
+export async function createSchema(s: Session, st: A.CreateSchemaStmt): Promise<QueryResult> {
+  const parts = splitPath(st.name);
+  const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+  const datasetId = parts[parts.length - 1]!;
+  const cat = s.ctx.catalog;
+  if (cat.getDataset(projectId, datasetId)) {
+    if (st.ifNotExists) return result('CREATE_SCHEMA', { ddlOperationPerformed: 'SKIP' });
+    if (!st.orReplace) throw already('Dataset', `${projectId}:${datasetId}`);
+  }
+  checkSchemaOptions(st.options, 'CREATE SCHEMA');
+  checkCollationName(st.defaultCollate, st.loc);
+  const resource = { location: 'US', ...(await optionsToResource(s, st.options)), ...(st.defaultCollate ? { defaultCollation: st.defaultCollate } : {}) };
+  await cat.createDataset(projectId, datasetId, resource, st.ifNotExists || st.orReplace);
+  return result('CREATE_SCHEMA', { ddlOperationPerformed: 'CREATE' });
+}
+
+export async function undropSchema(s: Session, st: A.UndropSchemaStmt): Promise<QueryResult> {
+  const parts = splitPath(st.name);
+  const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+  await s.ctx.catalog.undropDataset(projectId, parts[parts.length - 1]!, st.ifNotExists);
+  return result('UNDROP_SCHEMA', { ddlOperationPerformed: 'UNDROP' });
+}
