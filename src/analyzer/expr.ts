@@ -136,6 +136,12 @@ export interface ExprCtx {
   readonly flatten?: boolean;
   /** A column DEFAULT: subqueries are errors there (data-definition-language: default values). */
   readonly noSubqueries?: boolean;
+  /**
+   * Why an analytic function is refused here, where the clause itself would take one: inside an
+   * aggregate's arguments, another analytic function's arguments, PARTITION BY or window ORDER BY
+   * (the reference implementation's reasons).
+   */
+  readonly analyticRefusal?: string;
 }
 
 /**
@@ -1137,7 +1143,10 @@ function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctio
   if (modifierError) throw modifierError;
   if (ctx.inAggregate) throw sqlError('Aggregations of aggregations are not allowed', n.loc);
   if (!ctx.aggs) throw sqlError(`Aggregate function ${disp}${n.args.length === 1 && n.args[0]!.kind === 'StarArg' ? '(*)' : ''} not allowed in ${ctx.clause}`, n.loc);
-  const actx: ExprCtx = { scope: ctx.aggs.scope, clause: ctx.clause, inAggregate: true, udfArgs: ctx.udfArgs, lambdaParams: ctx.lambdaParams };
+  const actx: ExprCtx = {
+    scope: ctx.aggs.scope, clause: ctx.clause, inAggregate: true, udfArgs: ctx.udfArgs, lambdaParams: ctx.lambdaParams,
+    ...(ctx.wins ? { analyticRefusal: 'Analytic functions cannot be arguments to aggregate functions' } : {}),
+  };
   const star = n.args[0]?.kind === 'StarArg';
   const { exprs, names } = star ? { exprs: [] as Expr[], names: [] as (string | undefined)[] } : resolveArgs(an, n.args, actx);
   const orderBy = orderKeys(an, n.orderBy, actx);
@@ -1327,7 +1336,7 @@ function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: bo
 }
 
 function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {
-  if (!ctx.wins) throw sqlError(`Analytic function not allowed in ${ctx.clause}`, n.loc);
+  if (!ctx.wins) throw sqlError(ctx.analyticRefusal ?? `Analytic function not allowed in ${ctx.clause}`, n.loc);
   if (n.orderBy?.length) throw sqlError('ORDER BY in arguments is not supported on analytic functions', n.orderBy[0]!.loc);
   if (n.limit) throw sqlError('LIMIT in arguments is not supported on analytic functions', n.limit.loc);
   if (n.nullHandling !== undefined && !NULL_HANDLING_ANALYTIC.has(name))
@@ -1335,14 +1344,14 @@ function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: E
   const wins = ctx.wins;
   const spec = mergeWindow(n.over!, wins.named, n.loc);
   // Arguments, PARTITION BY and ORDER BY see the post-aggregation row (aggregates allowed).
-  const ectx: ExprCtx = { ...ctx, wins: undefined, clause: 'analytic function' };
+  const ectx: ExprCtx = { ...ctx, wins: undefined, clause: 'analytic function', analyticRefusal: 'Analytic function cannot be an argument of another analytic function' };
   // Partitions of collated strings follow the collation, as GROUP BY does (collation concepts: WINDOW).
   const partitionBy = spec.partitionBy.map((p) => {
-    const e = resolveExpr(an, p, ectx);
+    const e = resolveExpr(an, p, { ...ectx, analyticRefusal: 'Analytic function not allowed in PARTITION BY' });
     if (!partitionable(e.type)) throw sqlError(`Partitioning by expressions of type ${typeToSql(e.type)} is not allowed`, p.loc);
     return collationGrouper(e.type)?.(e) ?? e;
   });
-  const orderBy = orderKeys(an, spec.orderBy, ectx);
+  const orderBy = orderKeys(an, spec.orderBy, { ...ectx, analyticRefusal: 'Analytic function not allowed in Window ORDER BY' });
   let frame: WindowFrame | undefined;
   if (spec.frame) {
     checkFrameOrder(spec.frame, n.over!.loc);

@@ -408,7 +408,8 @@ export function resolveSelect(
   for (const it of items) if (it.aliasable && !selectAliases.has(it.name.toLowerCase())) selectAliases.set(it.name.toLowerCase(), it.expr);
   aggs.selectAliases = selectAliases;
   const groupedBeforeHaving = !!sel.groupBy || aggs.calls.length > 0 || aggs.grouping.length > 0;
-  const having = sel.having ? resolveExpr(an, sel.having, { ...ctx, clause: 'HAVING clause', selectAliases }) : undefined;
+  // HAVING takes no analytic function, not even inside an aggregate (QUALIFY is where they filter).
+  const having = sel.having ? resolveExpr(an, sel.having, { ...ctx, wins: undefined, clause: 'HAVING clause', selectAliases }) : undefined;
   if (sel.having && !groupedBeforeHaving) {
     // HAVING filters groups: without GROUP BY or SELECT-list aggregation there are none (the service's analyzer).
     if (aggs.calls.length > 0) throw sqlError('The HAVING clause only allows aggregation if GROUP BY or SELECT list aggregation is present', sel.having.loc);
