@@ -749,6 +749,19 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       }
       return { columns: [col('object_catalog'), col('object_schema'), col('object_name'), col('object_type'), col('privilege_type'), col('grantee')], rows };
     }
+    case 'ROW_ACCESS_POLICIES':
+      // One row per row access policy of the tables in scope, its filter as written (information-schema-row-access-policies).
+      return {
+        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('row_access_policy_name'), col('filter_predicate'), col('creation_time', T.TIMESTAMP), col('last_modified_time', T.TIMESTAMP)],
+        rows: tables()
+          .filter((t) => t.kind === 'TABLE')
+          .flatMap((t) =>
+            cat.listChildren('rowAccessPolicies', t.id.projectId, t.id.datasetId, t.id.tableId).map((r): Value[] => {
+              const ref = r.rowAccessPolicyReference as { policyId?: string } | undefined;
+              return [t.id.projectId, t.id.datasetId, t.id.tableId, ref?.policyId ?? null, typeof r.filterPredicate === 'string' ? r.filterPredicate : null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime)];
+            }),
+          ),
+      };
     case 'MATERIALIZED_VIEWS':
       return {
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('last_refresh_time', T.TIMESTAMP), col('refresh_watermark', T.TIMESTAMP), col('last_refresh_status', errorResultType)],

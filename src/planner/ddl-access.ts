@@ -44,7 +44,8 @@ export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPol
     rowAccessPolicyReference: { projectId, datasetId, tableId, policyId: st.name },
     filterPredicate,
     ...(grantees.length ? { grantees } : {}),
-    creationTime: now,
+    // OR REPLACE keeps when the policy was made; only its modification time moves.
+    creationTime: typeof existing?.creationTime === 'string' ? existing.creationTime : now,
     lastModifiedTime: now,
   }, tableId);
   return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: info.id });
