@@ -26,7 +26,8 @@ import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type R
 import { batchBytes, concatBatches, rebatch, takeOrNull } from '../vectors.js';
 import { topNInput } from './window/topn.js';
 import { RowsFeed } from './window/accumulated.js';
-import { lowerBound, rowsBound } from './window/rows-bound.js';
+import { rowsBound } from './window/rows-bound.js';
+import { rangeBoundAt, rangeKeys, rangeOffset, type RangeKeys, type RangeOffset } from './window/range-keys.js';
 import { sortedWindowRun } from './window/suffix.js';
 import { partitionedWindow, tooLargeForWindow } from './window/partitioned.js';
 
@@ -227,7 +228,9 @@ async function frames(call: WindowCall, g: Geometry, input: Batch, layout: Layou
   const key = g.orderVecs[0];
   const needsKey = f.start.type === 'preceding' || f.start.type === 'following' || f.end.type === 'preceding' || f.end.type === 'following';
   if (needsKey && (!key || g.orderVecs.length !== 1)) throw new QueryError('RANGE window frame with an offset requires exactly one numeric ORDER BY expression');
-  const keys = needsKey ? rangeKeys(key!, g) : null;
+  const keys = needsKey ? rangeKeys(key!, g.orderBy[0]!.expr.type.kind, g.orderBy[0]!.descending, n, (p) => g.idx[p]!) : null;
+  const offStart = keys !== null && (f.start.type === 'preceding' || f.start.type === 'following') ? rangeOffset(offsets.start, keys.scale) : null;
+  const offEnd = keys !== null && (f.end.type === 'preceding' || f.end.type === 'following') ? rangeOffset(offsets.end, keys.scale) : null;
   // The ordered (non-NULL, non-NaN) keys occupy one contiguous run [lo, hi) of each partition.
   let lo = 0;
   let hi = 0;
@@ -240,69 +243,14 @@ async function frames(call: WindowCall, g: Geometry, input: Batch, layout: Layou
       while (lo < hi && keys.skip[lo] === 1) lo++;
       while (hi > lo && keys.skip[hi - 1] === 1) hi--;
     }
-    fs[p] = rangeBound(f.start, keys, offsets.start, g, p, ps, pe, lo, hi, true);
-    fe[p] = rangeBound(f.end, keys, offsets.end, g, p, ps, pe, lo, hi, false);
+    fs[p] = rangeBound(f.start, keys, offStart, g, p, ps, pe, lo, hi, true);
+    fe[p] = rangeBound(f.end, keys, offEnd, g, p, ps, pe, lo, hi, false);
     if (fe[p]! < fs[p]!) fe[p] = fs[p]!;
   }
   return { fs, fe };
 }
 
-/**
- * RANGE keys in sorted positions, negated under DESC so that they ascend
- * within a partition. Arithmetic is exact: doubles for FLOAT64 and for INT64
- * held as doubles (all keys within ±2^53, so a rounded bound past that range
- * still compares correctly), bigint for wide INT64, Decimal for
- * NUMERIC/BIGNUMERIC. key ± offset never wraps: a bound beyond the type's
- * range lies beyond every key, which is what saturation means here.
- * NULL and NaN keys form their own peer groups at the partition's ends.
- */
-type RangeKeys =
-  | { readonly kind: 'num'; readonly k: Float64Array; readonly skip: Uint8Array; readonly off: (o: Value) => number }
-  | { readonly kind: 'big'; readonly k: bigint[]; readonly skip: Uint8Array; readonly off: (o: Value) => bigint }
-  | { readonly kind: 'dec'; readonly k: Decimal[]; readonly skip: Uint8Array; readonly off: (o: Value) => Decimal };
-
-function rangeKeys(key: Vector, g: Geometry): RangeKeys {
-  const n = g.n;
-  const idx = g.idx;
-  const neg = g.orderBy[0]?.descending ?? false;
-  const skip = new Uint8Array(n);
-  const nulls = key.nulls;
-  const d = key.data;
-  if (d instanceof Float64Array || d instanceof Int32Array) {
-    const k = new Float64Array(n);
-    for (let p = 0; p < n; p++) {
-      const r = idx[p]!;
-      const x = d[r]!;
-      if ((nulls !== null && nulls[r] === 1) || x !== x) skip[p] = 1;
-      else k[p] = neg ? -x : x;
-    }
-    return { kind: 'num', k, skip, off: (o) => (o instanceof Decimal ? o.toNumber() : toNum(o)) };
-  }
-  if (d instanceof BigInt64Array) {
-    const k: bigint[] = new Array(n);
-    for (let p = 0; p < n; p++) {
-      const r = idx[p]!;
-      if (nulls !== null && nulls[r] === 1) {
-        skip[p] = 1;
-        k[p] = 0n;
-      } else k[p] = neg ? -d[r]! : d[r]!;
-    }
-    return { kind: 'big', k, skip, off: (o) => (typeof o === 'bigint' ? o : o instanceof Decimal ? BigInt(o.toFixed(0)) : BigInt(Math.trunc(o as number))) };
-  }
-  const k: Decimal[] = new Array(n);
-  const zero = new Decimal(0);
-  for (let p = 0; p < n; p++) {
-    const v = getValue(key, idx[p]!);
-    if (v === null || !(v instanceof Decimal) || v.isNaN()) {
-      if (v !== null && !(v instanceof Decimal)) throw new QueryError('RANGE window frame with an offset requires a numeric ORDER BY expression');
-      skip[p] = 1;
-      k[p] = zero;
-    } else k[p] = neg ? v.neg() : v;
-  }
-  return { kind: 'dec', k, skip, off: (o) => (o instanceof Decimal ? o : new Decimal(String(o))) };
-}
-
-function rangeBound(b: FrameBound, keys: RangeKeys | null, off: Value, g: Geometry, p: number, ps: number, pe: number, runLo: number, runHi: number, isStart: boolean): number {
+function rangeBound(b: FrameBound, keys: RangeKeys | null, off: RangeOffset | null, g: Geometry, p: number, ps: number, pe: number, runLo: number, runHi: number, isStart: boolean): number {
   switch (b.type) {
     case 'unbounded_preceding':
       return ps;
@@ -311,36 +259,9 @@ function rangeBound(b: FrameBound, keys: RangeKeys | null, off: Value, g: Geomet
     case 'current_row':
       return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
   }
-  const ks = keys!;
   // NULL/NaN keys: the bound is their own peer group.
-  if (ks.skip[p] === 1) return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
-  let lo = runLo;
-  let hi = runHi;
-  const strict = !isStart;
-  const back = b.type === 'preceding';
-  // First position in [lo, hi) whose key is >= x (end bounds: > x), x = key(p) ∓ offset.
-  switch (ks.kind) {
-    case 'num': {
-      const o = ks.off(off);
-      return lowerBound(ks.k, back ? ks.k[p]! - o : ks.k[p]! + o, lo, hi, strict);
-    }
-    case 'big': {
-      const o = ks.off(off);
-      return lowerBound(ks.k, back ? ks.k[p]! - o : ks.k[p]! + o, lo, hi, strict);
-    }
-    case 'dec': {
-      const o = ks.off(off);
-      const x = back ? ks.k[p]!.minus(o) : ks.k[p]!.plus(o);
-      const k = ks.k;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const c = k[mid]!.cmp(x);
-        if (strict ? c <= 0 : c < 0) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    }
-  }
+  if (keys!.skip[p] === 1) return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
+  return rangeBoundAt(keys!, b, off!, p, runLo, runHi, isStart);
 }
 
 function int64Vector(d: Float64Array, nulls: Uint8Array | null = null): Vector {
