@@ -17,10 +17,7 @@ import { microsToPicos } from '../types/picos.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { QueryError } from '../planner/api.js';
-import { externalAggregateDef, externalUdfCall, languageOf } from '../udf/index.js';
-import { routineDdl } from '../udf/routine-ddl.js';
 import { constantValue } from './names.js';
-import { TF_IDF_TYPE } from '../functions/search.js';
 import { rewriteExpr } from './rewrite.js';
 import { resolveSubquery } from './query.js';
 import type {
@@ -28,12 +25,10 @@ import type {
   CallExpr,
   ColumnRefExpr,
   Expr,
-  FrameBound,
   LiteralExpr,
   ResolvedColumn,
   SortKey,
   WindowCall,
-  WindowFrame,
 } from './resolved.js';
 import { Correlation, Scope, colRef } from './scope.js';
 import {
@@ -51,6 +46,8 @@ import {
   typeFromNode,
   typedLiteral,
 } from './types.js';
+import { findUdf, inlineUdf } from './sql-udfs.js';
+import { resolveWindowCall } from './window-calls.js';
 
 // Analysis-only facts ride on the IR objects under symbol keys: invisible to
 // the executor and to JSON, copied by object spread, and much cheaper than
@@ -246,7 +243,7 @@ function foldLiteralCast(v: Value, from: SqlType, to: SqlType): Value | undefine
   }
 }
 
-function argInfo(e: Expr, name?: string): ArgInfo {
+export function argInfo(e: Expr, name?: string): ArgInfo {
   const o = originOf(e);
   const info: { -readonly [K in keyof ArgInfo]: ArgInfo[K] } = { type: e.type };
   if (e.kind === 'literal') info.constant = { value: e.value };
@@ -262,7 +259,7 @@ function argInfo(e: Expr, name?: string): ArgInfo {
 // ---------------------------------------------------------------- calls
 
 /** `; Did you mean f?` with the closest built-in function, in lower case as the service writes it. */
-function functionHint(typed: string): string {
+export function functionHint(typed: string): string {
   return didYouMean(typed, [...allFunctions()].map(([n]) => n.toLowerCase()));
 }
 
@@ -353,7 +350,7 @@ export function typedOf(e: Expr): { type: SqlType; origin: Origin; value?: unkno
  * Unifies branch types (CASE/IF/COALESCE) and coerces every branch to the supertype.
  * `fn` words a conditional function's refusal as the service does: every argument's type, then its signature.
  */
-function unify(exprs: Expr[], loc: A.Loc, what: string, fn?: { args: readonly Expr[]; signature: string }): { type: SqlType; exprs: Expr[] } {
+export function unify(exprs: Expr[], loc: A.Loc, what: string, fn?: { args: readonly Expr[]; signature: string }): { type: SqlType; exprs: Expr[] } {
   // ERROR(...) never returns: it takes the type the other branches agree on.
   const isError = (e: Expr) => e.kind === 'call' && !e.safe && e.name.toUpperCase() === 'ERROR';
   if (exprs.some(isError) && !exprs.every(isError)) {
@@ -952,8 +949,8 @@ function resolveStruct(an: Analyzer, n: A.StructExpr, ctx: ExprCtx): Expr {
 // ---------------------------------------------------------------- function calls
 
 const CONDITIONALS = new Set(['IF', 'IFNULL', 'NULLIF', 'COALESCE']);
-const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK', 'PERCENT_RANK', 'CUME_DIST', 'NTILE']);
-const NAVIGATION = new Set(['LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE', 'PERCENTILE_CONT', 'PERCENTILE_DISC']);
+export const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK', 'PERCENT_RANK', 'CUME_DIST', 'NTILE']);
+export const NAVIGATION = new Set(['LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE', 'PERCENTILE_CONT', 'PERCENTILE_DISC']);
 
 function resolveArgs(an: Analyzer, args: readonly A.Expr[], ctx: ExprCtx, fnName?: string): { exprs: Expr[]; names: (string | undefined)[] } {
   const exprs: Expr[] = [];
@@ -1084,7 +1081,7 @@ function resolveGrouping(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   return colRef(column);
 }
 
-function orderKeys(an: Analyzer, items: readonly A.OrderByItem[] | undefined, ctx: ExprCtx): SortKey[] {
+export function orderKeys(an: Analyzer, items: readonly A.OrderByItem[] | undefined, ctx: ExprCtx): SortKey[] {
   return (items ?? []).map((o) => {
     const expr = resolveExpr(an, o.expr, ctx);
     const descending = o.direction === 'DESC';
@@ -1122,7 +1119,6 @@ function constInt(an: Analyzer, e: A.Expr, ctx: ExprCtx, what: string): number {
 // supports_order_by / supports_limit / supports_null_handling_modifier); every other aggregate refuses them.
 const ORDERED_AGGREGATES = new Set(['ARRAY_AGG', 'STRING_AGG', 'ARRAY_CONCAT_AGG']);
 const NULL_HANDLING_AGGREGATES = new Set(['ARRAY_AGG', 'APPROX_QUANTILES', 'PERCENTILE_CONT', 'PERCENTILE_DISC']);
-const NULL_HANDLING_ANALYTIC = new Set([...NULL_HANDLING_AGGREGATES, 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE']);
 
 function aggregateModifierError(n: A.FunctionCall, name: string, disp: string): QueryError | undefined {
   if (n.orderBy?.length && !ORDERED_AGGREGATES.has(name)) return sqlError(`Aggregate function ${disp} does not support ORDER BY in arguments`, n.orderBy[0]!.loc);
@@ -1132,11 +1128,11 @@ function aggregateModifierError(n: A.FunctionCall, name: string, disp: string): 
 }
 
 /** The service refuses the SAFE. prefix on aggregate functions, as aggregates or in an OVER clause. */
-function safeAggregateError(name: string, loc: A.Loc): QueryError {
+export function safeAggregateError(name: string, loc: A.Loc): QueryError {
   return sqlError(`SAFE is not supported for function ${name}`, loc);
 }
 
-function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctionDef, ctx: ExprCtx): Expr {
+export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctionDef, ctx: ExprCtx): Expr {
   const disp = n.name.join('.').toUpperCase();
   if (n.safe) throw safeAggregateError(disp, n.loc);
   const modifierError = aggregateModifierError(n, def.name, disp);
@@ -1186,397 +1182,6 @@ function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctio
   ctx.aggs.calls.push(call);
   const ref = colRef(column);
   return ref;
-}
-
-// ---------------------------------------------------------------- windows
-
-function mergeWindow(spec: A.WindowSpec, named: ReadonlyMap<string, A.WindowSpec>, loc: A.Loc): A.WindowSpec {
-  if (!spec.baseName) return spec;
-  const base = named.get(spec.baseName.toLowerCase());
-  if (!base) throw sqlError(`Unrecognized window alias ${spec.baseName}`, loc);
-  const b = mergeWindow(base, named, loc);
-  // The documented named-window rules: a referencing window may only extend what the named one leaves open.
-  if (spec.partitionBy.length) throw sqlError('If a window has a PARTITION BY, it cannot reference a named window', spec.loc);
-  if (spec.orderBy.length && b.orderBy.length) throw sqlError('If a window inherits an ORDER BY from its referenced window, it cannot have an inline ORDER BY', spec.loc);
-  if (b.frame && (spec.orderBy.length || spec.frame)) throw sqlError('If a window has an inline ORDER BY or window frame clause, it cannot reference another window that contains or inherits a window frame clause', spec.loc);
-  return {
-    kind: 'WindowSpec',
-    loc: spec.loc,
-    partitionBy: b.partitionBy.length ? b.partitionBy : spec.partitionBy,
-    orderBy: spec.orderBy.length ? spec.orderBy : b.orderBy,
-    ...(spec.frame ?? b.frame ? { frame: spec.frame ?? b.frame } : {}),
-  };
-}
-
-/** Window partition keys: no floating point, JSON or GEOGRAPHY, also inside arrays and structs (window-function-calls: PARTITION BY). */
-function partitionable(t: SqlType): boolean {
-  if (t.kind === 'FLOAT64' || t.kind === 'JSON' || t.kind === 'GEOGRAPHY') return false;
-  if (t.kind === 'ARRAY') return partitionable(t.element);
-  return t.kind !== 'STRUCT' || t.fields.every((f) => partitionable(f.type));
-}
-
-/** A frame must not end before it starts (the window-function-calls page's frame rules, in the service's words). */
-function checkFrameOrder(f: A.WindowFrame, loc: A.Loc): void {
-  const word = (t: A.FrameBound['type']) => (t === 'PRECEDING' ? 'OFFSET PRECEDING' : t === 'FOLLOWING' ? 'OFFSET FOLLOWING' : t);
-  const start = f.start.type;
-  if (start === 'UNBOUNDED FOLLOWING') throw sqlError('Starting window framing expression cannot be UNBOUNDED FOLLOWING', loc);
-  if (!f.end) {
-    if (start === 'FOLLOWING') throw sqlError('Starting window framing expression cannot be OFFSET FOLLOWING because the implicit ending window framing expression is CURRENT ROW', loc);
-    return;
-  }
-  const end = f.end.type;
-  if (end === 'UNBOUNDED PRECEDING') throw sqlError('Ending window framing expression cannot be UNBOUNDED PRECEDING', loc);
-  if (start === 'CURRENT ROW' && end === 'PRECEDING') throw sqlError('Starting window framing expression cannot be CURRENT ROW when the ending window framing expression is OFFSET PRECEDING', loc);
-  if (start === 'FOLLOWING' && (end === 'CURRENT ROW' || end === 'PRECEDING')) throw sqlError(`Ending window framing expression cannot be ${word(end)} when the starting window framing expression is OFFSET FOLLOWING`, loc);
-}
-
-/**
- * A RANGE frame without ORDER BY holds every row of the partition: only
- * BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING is accepted, the others
- * refused as ZetaSQL's analytic function resolver words it.
- */
-function rangeWithoutOrder(f: A.WindowFrame, loc: A.Loc): void {
-  if (f.start.type === 'UNBOUNDED PRECEDING' && f.end?.type === 'UNBOUNDED FOLLOWING') return;
-  if (!f.end) throw sqlError('A RANGE-based window without ORDER BY includes all rows in the window frame so only RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING syntax is supported', loc);
-  if ([f.start.type, f.end.type].some((t) => t === 'PRECEDING' || t === 'FOLLOWING')) {
-    throw sqlError('A RANGE-based window including an OFFSET PRECEDING or OFFSET FOLLOWING window frame boundary requires an ORDER BY', loc);
-  }
-  throw sqlError(
-    'A RANGE-based window without ORDER BY cannot include a CURRENT ROW window frame boundary since all rows are included in the window frame. Remove the RANGE clause or use RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING',
-    loc,
-  );
-}
-
-function frameBound(an: Analyzer, b: A.FrameBound, ctx: ExprCtx): FrameBound {
-  switch (b.type) {
-    case 'UNBOUNDED PRECEDING':
-      return { type: 'unbounded_preceding' };
-    case 'UNBOUNDED FOLLOWING':
-      return { type: 'unbounded_following' };
-    case 'CURRENT ROW':
-      return { type: 'current_row' };
-    case 'PRECEDING':
-      return { type: 'preceding', offset: frameOffset(an, b.offset!, ctx) };
-    default:
-      return { type: 'following', offset: frameOffset(an, b.offset!, ctx) };
-  }
-}
-
-const FRAME_OFFSET_ERROR = 'Window framing expression must be a literal or parameter';
-
-/**
- * A frame offset is a literal or a query parameter (a CAST or sign of one allowed), as the reference
- * analyzer rules: `1 + 1`, a subquery or a column is refused. A name the query's scope knows (a column)
- * gets that refusal rather than "Unrecognized name"; a script variable or UDF argument resolves
- * without the scope and stands for a parameter.
- */
-function frameOffset(an: Analyzer, e: A.Expr, ctx: ExprCtx): Expr {
-  let x: Expr;
-  try {
-    x = resolveExpr(an, e, { scope: new Scope(), clause: 'window frame', udfArgs: ctx.udfArgs });
-  } catch (err) {
-    try {
-      resolveExpr(an, e, { scope: ctx.scope, clause: 'window frame', udfArgs: ctx.udfArgs });
-    } catch {
-      throw err;
-    }
-    throw sqlError(FRAME_OFFSET_ERROR, e.loc);
-  }
-  if (!literalOrParam(e)) throw sqlError(FRAME_OFFSET_ERROR, e.loc);
-  return x;
-}
-
-function literalOrParam(e: A.Expr): boolean {
-  switch (e.kind) {
-    case 'UnaryExpr':
-      return (e.op === '-' || e.op === '+') && literalOrParam(e.operand);
-    case 'CastExpr':
-      return literalOrParam(e.expr);
-    case 'IntLiteral':
-    case 'FloatLiteral':
-    case 'StringLiteral':
-    case 'BoolLiteral':
-    case 'NullLiteral':
-    case 'TypedLiteral':
-    case 'NamedParam':
-    case 'PositionalParam':
-    case 'SystemVariable':
-    // Resolved without the query's scope: a script variable or a UDF argument.
-    case 'PathExpr':
-      return true;
-    default:
-      return false;
-  }
-}
-
-/**
- * The analytic functions' constant arguments (the reference analyzer's rules): the offset of LAG/LEAD,
- * N of NTH_VALUE and the percentile of PERCENTILE_* are literals or query parameters (parameters
- * resolve to literals here); PERCENTILE_* take no window ORDER BY. A literal out of its signature's
- * range fails here; a parameter's value is checked when the function runs, in the runtime's words.
- */
-function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: boolean, n: A.FunctionCall): void {
-  const pct = name === 'PERCENTILE_CONT' || name === 'PERCENTILE_DISC';
-  if (pct && ordered) throw sqlError(`Window ORDER BY is not allowed for analytic function ${n.name.join('.').toLowerCase()}`, n.over!.loc);
-  const i = name === 'NTILE' ? 0 : 1;
-  const e = args[i];
-  if (!e) return;
-  if (name !== 'NTILE' && (pct || name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && e.kind !== 'literal') {
-    throw sqlError(`Argument 2 to ${name} must be a literal or query parameter`, n.args[1]!.loc);
-  }
-  if (e.kind !== 'literal' || originOf(e) === Origin.Param) return;
-  if (e.value === null) {
-    if (name === 'NTILE') throw sqlError('The argument to NTILE must be non-NULL', n.args[0]!.loc);
-    return;
-  }
-  const v = e.value instanceof Decimal ? e.value.toNumber() : Number(e.value);
-  if (name === 'NTILE' && v < 1) throw sqlError('The argument to NTILE must be at least 1', n.args[0]!.loc);
-  if (name === 'NTH_VALUE' && v < 1) throw sqlError('Argument 2 to NTH_VALUE must be at least 1', n.args[1]!.loc);
-  if (pct && !(v >= 0 && v <= 1)) throw sqlError(`Argument 2 to ${name} must be between 0 and 1`, n.args[1]!.loc);
-}
-
-function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {
-  if (!ctx.wins) throw sqlError(ctx.analyticRefusal ?? `Analytic function not allowed in ${ctx.clause}`, n.loc);
-  if (n.orderBy?.length) throw sqlError('ORDER BY in arguments is not supported on analytic functions', n.orderBy[0]!.loc);
-  if (n.limit) throw sqlError('LIMIT in arguments is not supported on analytic functions', n.limit.loc);
-  if (n.nullHandling !== undefined && !NULL_HANDLING_ANALYTIC.has(name))
-    throw sqlError(`IGNORE NULLS and RESPECT NULLS are not allowed for analytic function ${name}`, n.loc);
-  const wins = ctx.wins;
-  const spec = mergeWindow(n.over!, wins.named, n.loc);
-  // Arguments, PARTITION BY and ORDER BY see the post-aggregation row (aggregates allowed).
-  const ectx: ExprCtx = { ...ctx, wins: undefined, clause: 'analytic function', analyticRefusal: 'Analytic function cannot be an argument of another analytic function' };
-  // Partitions of collated strings follow the collation, as GROUP BY does (collation concepts: WINDOW).
-  const partitionBy = spec.partitionBy.map((p) => {
-    const e = resolveExpr(an, p, { ...ectx, analyticRefusal: 'Analytic function not allowed in PARTITION BY' });
-    if (!partitionable(e.type)) throw sqlError(`Partitioning by expressions of type ${typeToSql(e.type)} is not allowed`, p.loc);
-    return collationGrouper(e.type)?.(e) ?? e;
-  });
-  const orderBy = orderKeys(an, spec.orderBy, { ...ectx, analyticRefusal: 'Analytic function not allowed in Window ORDER BY' });
-  let frame: WindowFrame | undefined;
-  if (spec.frame) {
-    checkFrameOrder(spec.frame, n.over!.loc);
-    frame = {
-      unit: spec.frame.unit,
-      start: frameBound(an, spec.frame.start, ctx),
-      end: spec.frame.end ? frameBound(an, spec.frame.end, ctx) : { type: 'current_row' },
-    };
-  }
-  if (spec.frame && (NUMBERING.has(name) || name === 'LAG' || name === 'LEAD' || name === 'PERCENTILE_CONT' || name === 'PERCENTILE_DISC')) {
-    throw sqlError(`Window framing clause is not allowed for analytic function ${n.name.join('.').toLowerCase()}`, n.over!.loc);
-  }
-  if (frame && frame.unit === 'RANGE' && orderBy.length === 0) rangeWithoutOrder(spec.frame!, n.over!.loc);
-  if (frame && frame.unit === 'RANGE' && [frame.start, frame.end].some((b) => b.type === 'preceding' || b.type === 'following')) {
-    if (orderBy.length !== 1) throw sqlError('A RANGE-based window with OFFSET PRECEDING or OFFSET FOLLOWING boundaries must have exactly one ORDER BY key', n.over!.loc);
-    const kt = orderBy[0]!.expr.type;
-    if (!(kt.kind === 'INT64' || kt.kind === 'FLOAT64' || kt.kind === 'NUMERIC' || kt.kind === 'BIGNUMERIC')) {
-      throw sqlError(`ORDER BY key must be numeric in a RANGE-based window with OFFSET PRECEDING or OFFSET FOLLOWING boundaries, but has type ${typeToSql(kt)}`, spec.orderBy[0]!.loc);
-    }
-  }
-  const star = n.args[0]?.kind === 'StarArg';
-  let args = star ? [] : n.args.map((a) => resolveExpr(an, a, ectx));
-  checkAnalyticConstants(name, args, orderBy.length > 0, n);
-  let type: SqlType;
-  let aggregate: WindowCall['aggregate'];
-  let fname = name;
-  if (NUMBERING.has(name)) {
-    if (orderBy.length === 0 && name !== 'ROW_NUMBER') throw sqlError(`Window ORDER BY is required for analytic function ${name}`, n.loc);
-    type = name === 'PERCENT_RANK' || name === 'CUME_DIST' ? T.FLOAT64 : T.INT64;
-    if (name === 'NTILE') args = args.map((a) => coerce(a, T.INT64));
-  } else if (NAVIGATION.has(name)) {
-    if (args.length === 0) throw sqlError(`Number of arguments does not match for function ${name}`, n.loc);
-    type = args[0]!.type;
-    if (name === 'PERCENTILE_CONT') {
-      type = args[0]!.type.kind === 'NUMERIC' || args[0]!.type.kind === 'BIGNUMERIC' ? args[0]!.type : T.FLOAT64;
-      args = args.map((a, i) => (i === 0 ? coerce(a, type) : coerce(a, a.type.kind === 'INT64' ? T.FLOAT64 : a.type)));
-    } else if ((name === 'LAG' || name === 'LEAD') && args.length === 3) {
-      let reads = false;
-      rewriteExpr(args[2]!, (x) => {
-        if (x.kind === 'column' && !x.correlated) reads = true;
-        return undefined;
-      });
-      if (reads) throw sqlError(`The third argument (the default expression) to ${name} must be constant`, n.args[2]!.loc);
-      const u = unify([args[0]!, args[2]!], n.loc, `analytic function ${name}`, { args, signature: `${name}(ANY, [INT64], [ANY])` });
-      type = u.type;
-      args = [u.exprs[0]!, coerce(args[1]!, T.INT64), u.exprs[1]!];
-    } else if (name === 'NTH_VALUE' || name === 'LAG' || name === 'LEAD') {
-      args = args.map((a, i) => (i === 1 ? coerce(a, T.INT64) : a));
-    }
-    if ((name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && orderBy.length === 0 && name !== 'NTH_VALUE') {
-      throw sqlError(`Window ORDER BY is required for analytic function ${name}`, n.loc);
-    }
-  } else if (name === 'TF_IDF') {
-    // Per-document weights over the whole partition (text-analysis-functions; functions/search.ts tfIdf).
-    if (args.length < 1 || args.length > 3) throw sqlError(`Number of arguments does not match for function ${name}`, n.loc);
-    const t0 = args[0]!.type;
-    if (!(t0.kind === 'ARRAY' && t0.element.kind === 'STRING')) throw sqlError(`No matching signature for analytic function TF_IDF for argument types: ${typeToSql(t0)}. Supported signature: TF_IDF(ARRAY<STRING>, [INT64], [INT64])`, n.loc);
-    args.slice(1).forEach((a, i) => {
-      if (!canCoerce(a.type, T.INT64, originOf(a))) throw sqlError(`TF_IDF argument ${i + 2} must be INT64, got ${typeToSql(a.type)}`, n.args[i + 1]!.loc);
-      const v = constantValue(a);
-      if (v === undefined) throw sqlError(`TF_IDF argument ${i + 2} must be a constant`, n.args[i + 1]!.loc);
-    });
-    args = args.map((a, i) => (i === 0 ? a : coerce(a, T.INT64)));
-    if (spec.frame || orderBy.length) throw sqlError('TF_IDF takes only PARTITION BY in its OVER clause', n.over!.loc);
-    type = TF_IDF_TYPE;
-  } else if (name === 'ST_CLUSTERDBSCAN') {
-    // Per-row cluster numbers over the partition (GEOGRAPHY library: clusterDbscan).
-    if (args.length !== 3) throw sqlError(`Number of arguments does not match for function ${name}`, n.loc);
-    args = [coerce(args[0]!, T.GEOGRAPHY), coerce(args[1]!, T.FLOAT64), coerce(args[2]!, T.INT64)];
-    type = T.INT64;
-  } else {
-    const def = lookupFunction(name === 'COUNT' && star ? '$count_star' : name);
-    if (!def) throw sqlError(`Function not found: ${n.name.join('.')}${functionHint(n.name.join('.'))}`, n.loc);
-    if (def.kind !== 'aggregate') throw sqlError(`Function ${name} does not support an OVER clause`, n.loc);
-    if (n.safe) throw safeAggregateError(name, n.loc);
-    if (n.distinct && orderBy.length > 0) throw sqlError('Window ORDER BY is not allowed if DISTINCT is specified', n.over!.loc);
-    const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: false };
-    const r = def.resolve(args.map((e) => argInfo(e)), opts);
-    if (!r.ok) throw sqlError(r.message, n.loc);
-    args = args.map((e, i) => (r.resolved.argTypes[i] ? coerce(e, r.resolved.argTypes[i]!) : e));
-    type = r.resolved.returnType;
-    aggregate = r.resolved;
-    fname = def.name;
-  }
-  const column = an.newColumn('$analytic', type);
-  wins.calls.push({
-    column,
-    name: fname,
-    args,
-    ...(aggregate ? { aggregate } : {}),
-    distinct: n.distinct,
-    ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE',
-    partitionBy,
-    orderBy,
-    ...(frame ? { frame } : {}),
-    ...(n.safe && aggregate ? { safe: true } : {}),
-  });
-  return colRef(column);
-}
-
-// ---------------------------------------------------------------- SQL UDFs
-
-export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt | undefined {
-  const full = parts.join('.');
-  if (an.env.tempFunctions.size) {
-    const t = an.env.tempFunctions.get(full.toUpperCase());
-    if (t) return t;
-  }
-  const segs = parts.length === 1 && !full.includes('.') ? [full] : parts.flatMap((p) => p.split('.'));
-  if (segs.length < 2) {
-    // Unqualified: built-ins win; then the default dataset's routines and the project-level store
-    // for unqualified CREATE FUNCTION (catalog lookups are not free: only when no built-in matches).
-    if (lookupFunction(full)) return undefined;
-    const d = an.env.defaultDataset;
-    const r = (d && routineAt(an, d.projectId, d.datasetId, segs[0]!)) || routineAt(an, an.env.projectId, UNQUALIFIED_ROUTINES, segs[0]!);
-    return r ? routineStmt(an, r) : undefined;
-  }
-  // Qualified names of built-ins (NET.HOST, HLL_COUNT.MERGE) are not routines.
-  if (lookupFunction(full)) return undefined;
-  const routineId = segs[segs.length - 1]!;
-  const datasetId = segs[segs.length - 2]!;
-  const projectId = segs.length > 2 ? segs[segs.length - 3]! : an.env.projectId;
-  const r = routineAt(an, projectId, datasetId, routineId);
-  return r ? routineStmt(an, r) : undefined;
-}
-
-function routineAt(an: Analyzer, projectId: string, datasetId: string, id: string): Record<string, unknown> | undefined {
-  if (!an.env.catalog.getDataset(projectId, datasetId)) return undefined;
-  try {
-    return an.env.catalog.getChild('routines', projectId, datasetId, id);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Dataset holding CREATE FUNCTION targets written without a dataset and with no default dataset. */
-export const UNQUALIFIED_ROUTINES = '_bqemu_routines';
-
-function routineStmt(an: Analyzer, r: Record<string, unknown>): A.CreateFunctionStmt | undefined {
-  // Routines made by REST routines.insert carry no DDL: one is written from the resource's fields.
-  const ddl = (r as { ddl?: string }).ddl || routineDdl(r);
-  if (!ddl) return undefined;
-  const stmt = an.env.parse(ddl).statements[0];
-  return stmt?.kind === 'CreateFunction' ? stmt : undefined;
-}
-
-function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, ctx: ExprCtx): Expr {
-  const external = languageOf(udf) !== undefined;
-  if (!udf.body && !external) throw sqlError(`Function ${n.name.join('.')} has no SQL body`, n.loc);
-  if (n.distinct && !udf.aggregate) throw sqlError(`Non-aggregate function ${n.name.join('.')} cannot be called with DISTINCT`, n.loc);
-  if (external && udf.aggregate) {
-    // JavaScript UDAF: resolved like a built-in aggregate over a registry-shaped definition (src/udf/).
-    const types = udf.params.map((p) => (p.type.kind === 'AnyType' ? T.STRING : typeFromNode(p.type)));
-    try {
-      return resolveAggregate(an, n, externalAggregateDef(an.env, udf, n.name.join('.'), types, udf.returns ? typeFromNode(udf.returns) : T.STRING), ctx);
-    } catch (e) {
-      if (e instanceof QueryError && !/ at \[\d+:\d+\]$/.test(e.message)) throw new QueryError(`${e.message} at [${n.loc.line}:${n.loc.column}]`, e.reason, e.httpCode);
-      throw e;
-    }
-  }
-  if (n.args.length !== udf.params.length) {
-    throw sqlError(`Number of arguments does not match for function ${n.name.join('.')}`, n.loc);
-  }
-  const m = new Map<string, Expr>();
-  udf.params.forEach((p, i) => {
-    let v = resolveExpr(an, n.args[i]!, ctx);
-    if (p.type.kind !== 'AnyType') {
-      const t = typeFromNode(p.type);
-      if (!typeEquals(v.type, t) && !canCoerce(v.type, t, originOf(v))) {
-        throw sqlError(`No matching signature for function ${n.name.join('.')} for argument types: ${typeToSql(v.type)}`, n.args[i]!.loc);
-      }
-      v = coerce(v, t);
-    }
-    m.set(p.name.toLowerCase(), v);
-  });
-  if (external) {
-    // JavaScript / Python: a call whose kernel runs the compiled function over the batch (src/udf/).
-    const args = udf.params.map((p) => m.get(p.name.toLowerCase())!);
-    try {
-      return externalUdfCall(an.env, udf, n.name.join('.'), args, args.map((a) => a.type), udf.returns ? typeFromNode(udf.returns) : T.STRING, n.safe);
-    } catch (e) {
-      if (e instanceof QueryError && !/ at \[\d+:\d+\]$/.test(e.message)) throw new QueryError(`${e.message} at [${n.loc.line}:${n.loc.column}]`, e.reason, e.httpCode);
-      throw e;
-    }
-  }
-  // The body sees only its parameters (and may call aggregates when the caller allows them).
-  const bodyScope = new Scope();
-  bodyScope.udfArgs = m;
-  let body = resolveExpr(an, udf.body!, { scope: bodyScope, clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
-  if (udf.returns) body = toDeclaredReturn(body, typeFromNode(udf.returns), udf.returns.loc);
-  return body;
-}
-
-/** A SQL function body's value as its RETURNS type (ZetaSQL's wording when the body's type cannot coerce to it). */
-function toDeclaredReturn(body: Expr, rt: SqlType, loc: A.Loc, origin = originOf(body)): Expr {
-  if (typeEquals(body.type, rt)) return body;
-  if (!canCoerce(body.type, rt, origin)) {
-    throw sqlError(`Function declared to return ${typeToSql(rt)} but the function body produces incompatible type ${typeToSql(body.type)}`, loc);
-  }
-  return coerce(body, rt);
-}
-
-/**
- * CREATE FUNCTION of a scalar SQL function with fixed argument types and a RETURNS type: the body is
- * resolved now (arguments as typed NULLs) and must give a type that coerces to RETURNS, as the service
- * checks at CREATE. A body that does not resolve yet (a table or function made later) is left to call time.
- */
-export function checkSqlFunctionReturn(an: Analyzer, st: A.CreateFunctionStmt): void {
-  if (st.tableFunction || st.aggregate || !st.body || languageOf(st) !== undefined) return;
-  if (st.params.some((p) => p.type.kind === 'AnyType' || p.type.kind === 'TableType' || p.type.kind === 'AnyTableType')) return;
-  // Each argument stands in as a column of its type (a NULL literal would coerce, and pick overloads, as no argument does).
-  const m = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), colRef(an.newColumn(p.name, typeFromNode(p.type)))]));
-  const scope = new Scope();
-  scope.udfArgs = m;
-  let body: Expr;
-  try {
-    body = resolveExpr(an, st.body, { scope, clause: 'SQL function body', udfArgs: m });
-  } catch (e) {
-    // The service analyzes a non-templated body when the function is made: a function it calls that does not exist
-    // is an error of the CREATE (other analysis errors, such as a table made later, are left to the call).
-    if (e instanceof QueryError && e.message.startsWith('Function not found')) throw e;
-    return;
-  }
-  if (!st.returns || st.returns.kind === 'AnyType') return;
-  toDeclaredReturn(body, typeFromNode(st.returns), st.returns.loc);
 }
 
 // ---------------------------------------------------------------- structural equality

@@ -9,7 +9,7 @@ import { typeToSql, type SqlType } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
-import { checkSqlFunctionReturn, UNQUALIFIED_ROUTINES } from '../analyzer/expr.js';
+import { checkSqlFunctionReturn, UNQUALIFIED_ROUTINES } from '../analyzer/sql-udfs.js';
 import { lookupFunction } from '../functions/registry.js';
 import { statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';

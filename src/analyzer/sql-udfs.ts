@@ -1,0 +1,139 @@
+// SQL UDFs: found (temporary, then persistent routines) and inlined at the
+// call with their arguments bound; their declared return type checked.
+import type * as A from '../../grammar/ast.js';
+import { lookupFunction } from '../functions/registry.js';
+import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import type { Analyzer } from './context.js';
+import { sqlError } from './errors.js';
+import { QueryError } from '../planner/api.js';
+import { externalAggregateDef, externalUdfCall, languageOf } from '../udf/index.js';
+import { routineDdl } from '../udf/routine-ddl.js';
+import type { Expr } from './resolved.js';
+import { Scope, colRef } from './scope.js';
+import { canCoerce, typeFromNode } from './types.js';
+import { originOf, type ExprCtx, coerce, resolveExpr, resolveAggregate } from './expr.js';
+
+export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt | undefined {
+  const full = parts.join('.');
+  if (an.env.tempFunctions.size) {
+    const t = an.env.tempFunctions.get(full.toUpperCase());
+    if (t) return t;
+  }
+  const segs = parts.length === 1 && !full.includes('.') ? [full] : parts.flatMap((p) => p.split('.'));
+  if (segs.length < 2) {
+    // Unqualified: built-ins win; then the default dataset's routines and the project-level store
+    // for unqualified CREATE FUNCTION (catalog lookups are not free: only when no built-in matches).
+    if (lookupFunction(full)) return undefined;
+    const d = an.env.defaultDataset;
+    const r = (d && routineAt(an, d.projectId, d.datasetId, segs[0]!)) || routineAt(an, an.env.projectId, UNQUALIFIED_ROUTINES, segs[0]!);
+    return r ? routineStmt(an, r) : undefined;
+  }
+  // Qualified names of built-ins (NET.HOST, HLL_COUNT.MERGE) are not routines.
+  if (lookupFunction(full)) return undefined;
+  const routineId = segs[segs.length - 1]!;
+  const datasetId = segs[segs.length - 2]!;
+  const projectId = segs.length > 2 ? segs[segs.length - 3]! : an.env.projectId;
+  const r = routineAt(an, projectId, datasetId, routineId);
+  return r ? routineStmt(an, r) : undefined;
+}
+
+function routineAt(an: Analyzer, projectId: string, datasetId: string, id: string): Record<string, unknown> | undefined {
+  if (!an.env.catalog.getDataset(projectId, datasetId)) return undefined;
+  try {
+    return an.env.catalog.getChild('routines', projectId, datasetId, id);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Dataset holding CREATE FUNCTION targets written without a dataset and with no default dataset. */
+export const UNQUALIFIED_ROUTINES = '_bqemu_routines';
+
+function routineStmt(an: Analyzer, r: Record<string, unknown>): A.CreateFunctionStmt | undefined {
+  // Routines made by REST routines.insert carry no DDL: one is written from the resource's fields.
+  const ddl = (r as { ddl?: string }).ddl || routineDdl(r);
+  if (!ddl) return undefined;
+  const stmt = an.env.parse(ddl).statements[0];
+  return stmt?.kind === 'CreateFunction' ? stmt : undefined;
+}
+
+export function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, ctx: ExprCtx): Expr {
+  const external = languageOf(udf) !== undefined;
+  if (!udf.body && !external) throw sqlError(`Function ${n.name.join('.')} has no SQL body`, n.loc);
+  if (n.distinct && !udf.aggregate) throw sqlError(`Non-aggregate function ${n.name.join('.')} cannot be called with DISTINCT`, n.loc);
+  if (external && udf.aggregate) {
+    // JavaScript UDAF: resolved like a built-in aggregate over a registry-shaped definition (src/udf/).
+    const types = udf.params.map((p) => (p.type.kind === 'AnyType' ? T.STRING : typeFromNode(p.type)));
+    try {
+      return resolveAggregate(an, n, externalAggregateDef(an.env, udf, n.name.join('.'), types, udf.returns ? typeFromNode(udf.returns) : T.STRING), ctx);
+    } catch (e) {
+      if (e instanceof QueryError && !/ at \[\d+:\d+\]$/.test(e.message)) throw new QueryError(`${e.message} at [${n.loc.line}:${n.loc.column}]`, e.reason, e.httpCode);
+      throw e;
+    }
+  }
+  if (n.args.length !== udf.params.length) {
+    throw sqlError(`Number of arguments does not match for function ${n.name.join('.')}`, n.loc);
+  }
+  const m = new Map<string, Expr>();
+  udf.params.forEach((p, i) => {
+    let v = resolveExpr(an, n.args[i]!, ctx);
+    if (p.type.kind !== 'AnyType') {
+      const t = typeFromNode(p.type);
+      if (!typeEquals(v.type, t) && !canCoerce(v.type, t, originOf(v))) {
+        throw sqlError(`No matching signature for function ${n.name.join('.')} for argument types: ${typeToSql(v.type)}`, n.args[i]!.loc);
+      }
+      v = coerce(v, t);
+    }
+    m.set(p.name.toLowerCase(), v);
+  });
+  if (external) {
+    // JavaScript / Python: a call whose kernel runs the compiled function over the batch (src/udf/).
+    const args = udf.params.map((p) => m.get(p.name.toLowerCase())!);
+    try {
+      return externalUdfCall(an.env, udf, n.name.join('.'), args, args.map((a) => a.type), udf.returns ? typeFromNode(udf.returns) : T.STRING, n.safe);
+    } catch (e) {
+      if (e instanceof QueryError && !/ at \[\d+:\d+\]$/.test(e.message)) throw new QueryError(`${e.message} at [${n.loc.line}:${n.loc.column}]`, e.reason, e.httpCode);
+      throw e;
+    }
+  }
+  // The body sees only its parameters (and may call aggregates when the caller allows them).
+  const bodyScope = new Scope();
+  bodyScope.udfArgs = m;
+  let body = resolveExpr(an, udf.body!, { scope: bodyScope, clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
+  if (udf.returns) body = toDeclaredReturn(body, typeFromNode(udf.returns), udf.returns.loc);
+  return body;
+}
+
+/** A SQL function body's value as its RETURNS type (ZetaSQL's wording when the body's type cannot coerce to it). */
+function toDeclaredReturn(body: Expr, rt: SqlType, loc: A.Loc, origin = originOf(body)): Expr {
+  if (typeEquals(body.type, rt)) return body;
+  if (!canCoerce(body.type, rt, origin)) {
+    throw sqlError(`Function declared to return ${typeToSql(rt)} but the function body produces incompatible type ${typeToSql(body.type)}`, loc);
+  }
+  return coerce(body, rt);
+}
+
+/**
+ * CREATE FUNCTION of a scalar SQL function with fixed argument types and a RETURNS type: the body is
+ * resolved now (arguments as typed NULLs) and must give a type that coerces to RETURNS, as the service
+ * checks at CREATE. A body that does not resolve yet (a table or function made later) is left to call time.
+ */
+export function checkSqlFunctionReturn(an: Analyzer, st: A.CreateFunctionStmt): void {
+  if (st.tableFunction || st.aggregate || !st.body || languageOf(st) !== undefined) return;
+  if (st.params.some((p) => p.type.kind === 'AnyType' || p.type.kind === 'TableType' || p.type.kind === 'AnyTableType')) return;
+  // Each argument stands in as a column of its type (a NULL literal would coerce, and pick overloads, as no argument does).
+  const m = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), colRef(an.newColumn(p.name, typeFromNode(p.type)))]));
+  const scope = new Scope();
+  scope.udfArgs = m;
+  let body: Expr;
+  try {
+    body = resolveExpr(an, st.body, { scope, clause: 'SQL function body', udfArgs: m });
+  } catch (e) {
+    // The service analyzes a non-templated body when the function is made: a function it calls that does not exist
+    // is an error of the CREATE (other analysis errors, such as a table made later, are left to the call).
+    if (e instanceof QueryError && e.message.startsWith('Function not found')) throw e;
+    return;
+  }
+  if (!st.returns || st.returns.kind === 'AnyType') return;
+  toDeclaredReturn(body, typeFromNode(st.returns), st.returns.loc);
+}
