@@ -54,11 +54,34 @@ export function tableIdOf(an: Analyzer, path: readonly string[], loc?: A.Loc): T
     if (temp) return temp;
     const d = an.env.defaultDataset;
     if (!d) throw sqlError(`Table "${parts[0]}" must be qualified with a dataset (e.g. dataset.table).`);
-    return { projectId: d.projectId, datasetId: d.datasetId, tableId: parts[0]! };
+    return storedSpelling(an, { projectId: d.projectId, datasetId: d.datasetId, tableId: parts[0]! });
   }
-  if (parts.length === 2) return { projectId: an.env.projectId, datasetId: parts[0]!, tableId: parts[1]! };
-  if (parts.length === 3) return { projectId: parts[0]!, datasetId: parts[1]!, tableId: parts[2]! };
+  if (parts.length === 2) return storedSpelling(an, { projectId: an.env.projectId, datasetId: parts[0]!, tableId: parts[1]! });
+  if (parts.length === 3) return storedSpelling(an, { projectId: parts[0]!, datasetId: parts[1]!, tableId: parts[2]! });
   throw sqlError(`Invalid table name: ${path.join('.')}`, loc);
+}
+
+/**
+ * A dataset made with is_case_insensitive = TRUE answers to its own name and its tables' names in any case
+ * (CREATE SCHEMA options), so every statement (reads, DML, DDL) works on the names as stored. An exact match wins;
+ * a name no object has yet (CREATE) keeps the spelling given.
+ */
+function storedSpelling(an: Analyzer, id: TableId): TableId {
+  const cat = an.env.catalog;
+  if (cat.getTable(id)) return id;
+  let ds = cat.getDataset(id.projectId, id.datasetId);
+  let datasetId = id.datasetId;
+  if (!ds) {
+    const l = id.datasetId.toLowerCase();
+    const match = cat.listDatasets(id.projectId).find((d) => d.toLowerCase() === l && cat.getDataset(id.projectId, d)?.resource.isCaseInsensitive === true);
+    if (!match) return id;
+    datasetId = match;
+    ds = cat.getDataset(id.projectId, match);
+  }
+  if (ds?.resource.isCaseInsensitive !== true) return id;
+  const l = id.tableId.toLowerCase();
+  const table = cat.listTables(id.projectId, datasetId).find((t) => t.id.tableId.toLowerCase() === l);
+  return { projectId: id.projectId, datasetId, tableId: table?.id.tableId ?? id.tableId };
 }
 
 function locationOf(an: Analyzer): string {
