@@ -1135,10 +1135,20 @@ export function safeAggregateError(name: string, loc: A.Loc): QueryError {
 export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctionDef, ctx: ExprCtx): Expr {
   const disp = n.name.join('.').toUpperCase();
   if (n.safe) throw safeAggregateError(disp, n.loc);
+  if (ctx.inAggregate) throw sqlError('Aggregations of aggregations are not allowed', n.loc);
+  if (!ctx.aggs) {
+    // The reference resolves the arguments and the signature before it refuses the aggregate here, so an
+    // unknown name, an analytic function or a bad argument type inside is what it reports.
+    if (n.args[0]?.kind !== 'StarArg') {
+      const { exprs, names } = resolveArgs(an, n.args, ctx);
+      const ignoreNulls = n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE';
+      const r = resolveAggregateFn(def, exprs.map((e, i) => argInfo(e, names[i])), { distinct: n.distinct, ignoreNulls, hasOrderBy: false, safe: n.safe });
+      if (!r.ok) throw sqlError(r.message, n.loc);
+    }
+    throw sqlError(`Aggregate function ${disp}${n.args.length === 1 && n.args[0]!.kind === 'StarArg' ? '(*)' : ''} not allowed in ${ctx.clause}`, n.loc);
+  }
   const modifierError = aggregateModifierError(n, def.name, disp);
   if (modifierError) throw modifierError;
-  if (ctx.inAggregate) throw sqlError('Aggregations of aggregations are not allowed', n.loc);
-  if (!ctx.aggs) throw sqlError(`Aggregate function ${disp}${n.args.length === 1 && n.args[0]!.kind === 'StarArg' ? '(*)' : ''} not allowed in ${ctx.clause}`, n.loc);
   const actx: ExprCtx = {
     scope: ctx.aggs.scope, clause: ctx.clause, inAggregate: true, udfArgs: ctx.udfArgs, lambdaParams: ctx.lambdaParams,
     ...(ctx.wins ? { analyticRefusal: 'Analytic functions cannot be arguments to aggregate functions' } : {}),
