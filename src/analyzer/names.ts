@@ -226,9 +226,16 @@ function wildcardTable(an: Analyzer, id: TableId, item: A.TableRef): TableRefOut
   const prefix = id.tableId.slice(0, -1);
   const tables = an.env.catalog
     .listTables(id.projectId, id.datasetId)
-    .filter((t) => t.id.tableId.startsWith(prefix) && t.kind !== 'VIEW')
+    .filter((t) => t.id.tableId.startsWith(prefix))
     .sort((a, b) => (a.id.tableId < b.id.tableId ? -1 : 1));
   if (tables.length === 0) throw tableNotFound(an, id);
+  // Wildcard tables read built-in storage only: a match that is a view or an external table fails the query, whatever
+  // filter on _TABLE_SUFFIX would leave it out (wildcard-tables limitations).
+  const first = (kinds: readonly string[]) => tables.find((t) => kinds.includes(t.kind));
+  const view = first(['VIEW', 'MATERIALIZED_VIEW']);
+  if (view) throw sqlError(`Views cannot be queried through prefix. First view ${view.id.projectId}:${view.id.datasetId}.${view.id.tableId}.`, item.loc);
+  const external = first(['EXTERNAL']);
+  if (external) throw sqlError(`External tables cannot be queried through prefix. First external table ${external.id.projectId}:${external.id.datasetId}.${external.id.tableId}.`, item.loc);
   const newest = tables.reduce((a, b) => (Number(b.resource.creationTime ?? 0) >= Number(a.resource.creationTime ?? 0) ? b : a));
   const cols = newest.columns;
   const branches: Rel[] = tables.map((t) => {
@@ -236,7 +243,14 @@ function wildcardTable(an: Analyzer, id: TableId, item: A.TableRef): TableRefOut
     const scan: ScanRel = { kind: 'scan', table: t.id, tableColumns: t.columns.map((_, i) => i), columns: scanCols };
     const exprs = cols.map((c) => {
       const i = t.columns.findIndex((x) => x.name.toLowerCase() === c.name.toLowerCase());
-      return i < 0 ? literal(c.type, null) : coerce(colRefOf(scanCols[i]!), c.type);
+      if (i < 0) return literal(c.type, null);
+      // A column of the same name and another type in any matching table fails the query (wildcard-tables page);
+      // records are left to coerce, which reads an older record's fields into the newest one's.
+      const own = t.columns[i]!.type;
+      if (own.kind !== 'STRUCT' && c.type.kind !== 'STRUCT' && typeToSql(own) !== typeToSql(c.type)) {
+        throw sqlError(`Cannot read field of type ${typeToSql(own)} as ${typeToSql(c.type)} Field: ${c.name}`, item.loc);
+      }
+      return coerce(colRefOf(scanCols[i]!), c.type);
     });
     exprs.push(literal(T.STRING, t.id.tableId.slice(prefix.length)));
     return { kind: 'project', input: scan, exprs, columns: [...cols.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_TABLE_SUFFIX', T.STRING)] };
