@@ -15,7 +15,7 @@
 // sketch stays sparse while its varint data is under 3/4 of 2^p bytes.
 import { T } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
-import { collect } from './aggregates.js';
+import { collect } from './aggregate-collect.js';
 import { asig, defineAggregate, defineScalar, sig } from './signature.js';
 import { fail, rowKernel } from './vec.js';
 

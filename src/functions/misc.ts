@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { fingerprint64 } from 'farmhash-modern';
 import { T, arrayOf, rangeOf, typeToSql, type RangeType, type ScalarType } from '../types/types.js';
 import { RangeValue, type Value } from '../types/values.js';
-import { kllDecode, kllPoint, kllQuantiles, kllSort } from './aggregates.js';
+import { kllDecode, kllPoint, kllQuantiles, kllSort } from './aggregate-approx.js';
 import { compareValues } from './compare.js';
 import { checkRangeOrder, encodeUtf8 } from './conversion.js';
 import { likeMatch } from './operators.js';

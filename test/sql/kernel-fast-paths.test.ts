@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import '../../src/functions/index.js';
 import { roundDigitsFast, roundDouble, truncDouble } from '../../src/functions/math.js';
 import { valueKey } from '../../src/functions/compare.js';
-import { ArrayAggAcc, StringAggAcc, arrayAggCollect, stringAggCollect } from '../../src/functions/aggregates.js';
+import { ArrayAggAcc, StringAggAcc, arrayAggCollect, stringAggCollect } from '../../src/functions/aggregate-collect.js';
 import { arrayOf } from '../../src/types/types.js';
 import { diffGeneral, fastDiff, fastFormatDate, fastTrunc, truncGeneral } from '../../src/functions/datetime.js';
 import { rowKernel } from '../../src/functions/vec.js';
