@@ -336,7 +336,10 @@ describe('operators under a small memory budget', () => {
 
   it('a window with no PARTITION BY over RANGE frames with offsets streams the sorted rows, holding the rows whose keys its frames reach', async () => {
     // k: ~1,000 rows a key; hk: 1-2 rows a key; nk: hk with NULLs; v: FLOAT64 (DESC); dk: a DATE (by UNIX_DATE, an expression); ties in input order in both runs.
-    const from = `(SELECT *, IF(MOD(id, 37) = 0, NULL, hk) AS nk, DATE_ADD(DATE '2020-01-01', INTERVAL MOD(id, 3000) DAY) AS dk FROM d.t WHERE id <= ${N / 2})`;
+    // NUMERIC keys: nn (eighths, unscaled below 2^53), wn (unscaled past 2^53: BigInts); bk: INT64 keys past 2^53.
+    const from = `(SELECT *, IF(MOD(id, 37) = 0, NULL, hk) AS nk, DATE_ADD(DATE '2020-01-01', INTERVAL MOD(id, 3000) DAY) AS dk,
+      CAST(IF(MOD(id, 37) = 0, NULL, hk) AS NUMERIC) / 8 AS nn, CAST(hk AS NUMERIC) * 1000000 + NUMERIC '0.5' AS wn,
+      IF(MOD(id, 41) = 0, NULL, hk * 1000 + 9007199200000000) AS bk FROM d.t WHERE id <= ${N / 2})`;
     for (const sql of [
       `SELECT id, SUM(v) OVER (ORDER BY k RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) AS s2, MIN(hk) OVER (ORDER BY k RANGE BETWEEN 3 FOLLOWING AND 7 FOLLOWING) AS mf,
         LAST_VALUE(s IGNORE NULLS) OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS lv, ROW_NUMBER() OVER (ORDER BY k) AS rn,
@@ -349,6 +352,11 @@ describe('operators under a small memory budget', () => {
       `SELECT id, s, SUM(v) OVER (ORDER BY nk DESC NULLS FIRST RANGE BETWEEN 7 PRECEDING AND 7 FOLLOWING) AS sd FROM ${from}`,
       `SELECT id, s, COUNT(*) OVER (ORDER BY UNIX_DATE(dk) RANGE BETWEEN 6 PRECEDING AND CURRENT ROW) AS wk,
         SUM(v) OVER (ORDER BY UNIX_DATE(dk) RANGE BETWEEN 30 PRECEDING AND 1 PRECEDING) AS mo, ROW_NUMBER() OVER (ORDER BY UNIX_DATE(dk)) AS rn FROM ${from}`,
+      `SELECT id, SUM(v) OVER (ORDER BY nn RANGE BETWEEN NUMERIC '2.5' PRECEDING AND NUMERIC '0.125' FOLLOWING) AS sn, COUNT(*) OVER (ORDER BY nn RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) AS cn,
+        LAST_VALUE(s) OVER (ORDER BY nn RANGE BETWEEN 4 PRECEDING AND NUMERIC '0.3' PRECEDING) AS lv FROM ${from}`,
+      `SELECT id, s, COUNT(*) OVER (ORDER BY nn DESC RANGE BETWEEN NUMERIC '0.25' PRECEDING AND 3 FOLLOWING) AS c, MAX(id) OVER (ORDER BY nn DESC RANGE BETWEEN 1 FOLLOWING AND 2 FOLLOWING) AS mx FROM ${from}`,
+      `SELECT id, s, COUNT(*) OVER (ORDER BY wn RANGE BETWEEN NUMERIC '3000000' PRECEDING AND NUMERIC '1000000.5' FOLLOWING) AS c, SUM(v) OVER (ORDER BY wn RANGE 20000000 PRECEDING) AS sv FROM ${from}`,
+      `SELECT id, s, COUNT(*) OVER (ORDER BY bk DESC RANGE BETWEEN 5000 PRECEDING AND 2000 FOLLOWING) AS c, FIRST_VALUE(id) OVER (ORDER BY bk DESC RANGE BETWEEN 3000 PRECEDING AND CURRENT ROW) AS fv FROM ${from}`,
     ]) {
       const files = spillCounters.files;
       const windows = sortedWindowCounters.windows;

@@ -261,7 +261,7 @@ function rangeBound(b: FrameBound, keys: RangeKeys | null, off: RangeOffset | nu
   }
   // NULL/NaN keys: the bound is their own peer group.
   if (keys!.skip[p] === 1) return isStart ? g.peerStart[p]! : g.peerEnd[p]!;
-  return rangeBoundAt(keys!, b, off!, p, runLo, runHi, isStart);
+  return rangeBoundAt(keys!, b.type === 'preceding', off!, p, runLo, runHi, isStart);
 }
 
 function int64Vector(d: Float64Array, nulls: Uint8Array | null = null): Vector {

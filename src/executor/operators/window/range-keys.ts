@@ -5,7 +5,6 @@
 // in magnitude (the common case, and no allocation per comparison; NUMERIC
 // keys Decimals compared with decimal.js took seconds for 200k rows), else
 // BigInts. FLOAT64 keys are doubles with FLOAT64 arithmetic.
-import type { FrameBound } from '../../../analyzer/resolved.js';
 import { QueryError } from '../../../planner/api.js';
 import { bigAt, smallAt } from '../../../types/decimal-words.js';
 import { Decimal, type Value } from '../../../types/values.js';
@@ -142,14 +141,13 @@ export function rangeOffset(o: Value, scale: number | null): RangeOffset {
 }
 
 /**
- * First position in [lo, hi) whose key is inside row p's bound: a start's
- * first key >= key(p) ∓ offset, an end's first key > it. With unscaled
+ * First position in [lo, hi) whose key is inside row p's bound (`back`:
+ * PRECEDING): a start's first key >= key(p) ∓ offset, an end's first key > it. With unscaled
  * integer keys and an offset that is not a whole number of units, the
  * bound rounds inwards: a start after key - offset takes the ceiling
  * (key - floor(offset)), an end before it the floor (key - ceil(offset)).
  */
-export function rangeBoundAt(ks: RangeKeys, b: FrameBound, off: RangeOffset, p: number, lo: number, hi: number, isStart: boolean): number {
-  const back = b.type === 'preceding';
+export function rangeBoundAt(ks: RangeKeys, back: boolean, off: RangeOffset, p: number, lo: number, hi: number, isStart: boolean): number {
   const o = back === isStart ? off.floor : off.ceil;
   if (ks.kind === 'big') return lowerBound(ks.k, back ? ks.k[p]! - o : ks.k[p]! + o, lo, hi, !isStart);
   if (ks.scale === null) return lowerBound(ks.k, back ? ks.k[p]! - off.f : ks.k[p]! + off.f, lo, hi, !isStart);
@@ -168,4 +166,31 @@ export function rangeBoundAt(ks: RangeKeys, b: FrameBound, off: RangeOffset, p: 
     else hi = mid;
   }
   return lo;
+}
+
+/** The unscaled integers' scale of a RANGE key type (null: FLOAT64, doubles). */
+export function keyScale(type: string): number | null {
+  return type === 'FLOAT64' ? null : type === 'NUMERIC' ? 9 : type === 'BIGNUMERIC' ? 38 : 0;
+}
+
+/** No reach beyond a row's own key. */
+export const NO_REACH: RangeOffset = { f: 0, floor: 0n, ceil: 0n };
+
+/**
+ * The farther of two reaches, rounded outwards (floor taken as ceil): what
+ * the sorted stream holds by, where holding a row more only costs memory.
+ */
+export function reachOf(a: RangeOffset | null, b: RangeOffset | null): RangeOffset | null {
+  if (a === null || b === null) return a ?? b;
+  const c = a.ceil > b.ceil ? a.ceil : b.ceil;
+  return { f: Math.max(a.f, b.f), floor: c, ceil: c };
+}
+
+/**
+ * How far `off` reaches from row p within [lo, hi): ahead, the first
+ * position whose key is past key(p) + off (a frame ending there needs the
+ * rows before it); behind, the first whose key is at least key(p) - off.
+ */
+export function rangeReach(ks: RangeKeys, off: RangeOffset, p: number, lo: number, hi: number, ahead: boolean): number {
+  return rangeBoundAt(ks, !ahead, off, p, lo, hi, !ahead);
 }

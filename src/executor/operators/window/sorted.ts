@@ -40,7 +40,8 @@ import { concatBatches, takeOrNull } from '../../vectors.js';
 import { sortOp } from '../sort.js';
 import { SpillFile } from '../../spill.js';
 import { Cumulative, Feed, isCumulative, isWhole, isWholeValue, RowsFeed, Whole, WholePercentile, WholeValue } from './accumulated.js';
-import { lowerBound, rowsBound } from './rows-bound.js';
+import { rowsBound } from './rows-bound.js';
+import { keyScale, NO_REACH, rangeBoundAt, rangeKeys, rangeOffset, rangeReach, reachOf, type RangeKeys, type RangeOffset } from './range-keys.js';
 import { exprKey } from '../window.js';
 
 const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
@@ -94,17 +95,15 @@ function literalCount(e: Expr | undefined, dflt: number | null): number | null {
 
 /**
  * How far a call's frames reach around its row: `behind` / `ahead` rows
- * (ROWS offsets, LAG / LEAD), and `keyBehind` / `keyAhead` in ORDER BY key
- * units (RANGE offsets over one numeric key: Streamed.keyNeed, once the offsets are known).
+ * (ROWS offsets, LAG / LEAD). RANGE offsets reach in ORDER BY key units
+ * (Streamed.keyNeed, once the offsets are known).
  */
 interface Need {
   readonly behind: number;
   readonly ahead: number;
-  readonly keyBehind: number;
-  readonly keyAhead: number;
 }
 
-const NONE: Need = { behind: 0, ahead: 0, keyBehind: 0, keyAhead: 0 };
+const NONE: Need = { behind: 0, ahead: 0 };
 
 /** What a bound reaches; null when not literal or UNBOUNDED FOLLOWING. */
 function boundReach(b: FrameBound, unit: 'ROWS' | 'RANGE'): Need | null {
@@ -126,10 +125,10 @@ function boundReach(b: FrameBound, unit: 'ROWS' | 'RANGE'): Need | null {
   }
 }
 
-/** RANGE offsets are over one ORDER BY key whose values are doubles in memory (window.ts rangeKeys' 'num' keys). */
+/** RANGE offsets are over one numeric ORDER BY key (window/range-keys.ts, as the in-memory window compares them). */
 function rangeKeyStreams(c: WindowCall): boolean {
   const t = c.orderBy.length === 1 ? c.orderBy[0]!.expr.type.kind : '';
-  return t === 'INT64' || t === 'FLOAT64';
+  return t === 'INT64' || t === 'FLOAT64' || t === 'NUMERIC' || t === 'BIGNUMERIC';
 }
 
 /** Rows a Streamed call needs held behind and ahead of the rows it computes, or null when it is not one. */
@@ -156,8 +155,6 @@ function streamedNeed(c: WindowCall): Need | null {
   const need = {
     behind: Math.max(a.behind, b.behind),
     ahead: Math.max(a.ahead, b.ahead),
-    keyBehind: Math.max(a.keyBehind, b.keyBehind),
-    keyAhead: Math.max(a.keyAhead, b.keyAhead),
   };
   if (f.unit === 'RANGE' && hasOffset(f.start, f.end) && !rangeKeyStreams(c)) return null;
   return need;
@@ -241,8 +238,6 @@ export async function* sortedWindow(
       reach = {
         behind: Math.max(reach.behind, n.behind),
         ahead: Math.max(reach.ahead, n.ahead),
-        keyBehind: Math.max(reach.keyBehind, n.keyBehind),
-        keyAhead: Math.max(reach.keyAhead, n.keyAhead),
       };
       if (st.ranged) ranged = true;
     }
@@ -303,8 +298,9 @@ async function* sortedSteps(
   ties: Ties,
 ): AsyncGenerator<Batch> {
   const { behind, ahead } = reach;
-  let keyBehind = 0;
-  let keyAhead = 0;
+  // RANGE offsets: how far behind and ahead of a row, in key units, some call's frame reaches (null: not at all).
+  let keyBehind: RangeOffset = NO_REACH;
+  let keyAhead: RangeOffset | null = null;
   let sortRel: SortRel = { kind: 'sort', input: rel.input, keys, columns: rel.input.columns };
   let sortSource = source;
   if (typeof ties === 'object') {
@@ -339,7 +335,7 @@ async function* sortedSteps(
     const kv: Vector[] = [];
     for (const k of keys) kv.push(await evaluate(k.expr, chunk, layout, ctx));
     const peerEnd = peerEnds(kv, keys, m);
-    const rk = ranged ? rangeKeysOf(kv[0]!, keys[0]!.descending) : null;
+    const rk = ranged ? heldKeys(kv[0]!, keys[0]!, m) : null;
     // Emit up to a peer-group start (the last group may have peers still to come) whose rows' frames end within what is held.
     let cut = m;
     if (!final) {
@@ -347,10 +343,9 @@ async function* sortedSteps(
       const reach = m - ahead;
       if (reach < cut) cut = reach <= 0 ? 0 : groupStartAt(peerEnd, reach);
       // RANGE: a row's frame ends before the first key past its own + the offset: that row must be held (or the keys end).
-      if (rk !== null && keyAhead > 0 && rk.skip[m - 1] === 0) {
-        const last = rk.k[m - 1]!;
+      if (rk !== null && keyAhead !== null && rk.skip[m - 1] === 0) {
         let i = cut;
-        while (i > 0 && rk.skip[i - 1] === 0 && !(last > rk.k[i - 1]! + keyAhead)) i--;
+        while (i > 0 && rk.skip[i - 1] === 0 && rangeReach(rk, keyAhead, i - 1, rk.a, rk.z, true) >= rk.z) i--;
         if (i < cut) cut = i === 0 ? 0 : groupStartAt(peerEnd, i);
       }
     }
@@ -372,10 +367,8 @@ async function* sortedSteps(
     let keep = Math.max(0, cut - behind);
     if (rk !== null && cut < m && rk.skip[cut] === 0) {
       // RANGE: later rows' frames reach back to keys from (the last emitted row's key) - offset; not to NULL / NaN keys.
-      const ref = cut > 0 && rk.skip[cut - 1] === 0 ? rk.k[cut - 1]! : rk.k[cut]!;
-      let j = Math.min(keep, cut);
-      while (j > 0 && rk.skip[j - 1] === 0 && rk.k[j - 1]! >= ref - keyBehind) j--;
-      keep = j;
+      const ref = cut > 0 && rk.skip[cut - 1] === 0 ? cut - 1 : cut;
+      keep = Math.min(keep, cut, rangeReach(rk, keyBehind, ref, rk.a, ref + 1, false));
     }
     // A frame from UNBOUNDED PRECEDING adds rows to its state as its end advances: the rows not added yet stay
     // (a NULL / NaN key's frame at the end reaches every row after the last frame end).
@@ -394,8 +387,8 @@ async function* sortedSteps(
       for (const st of states) {
         if (st instanceof Streamed && st.ranged) {
           const need = await st.keyNeed(b, layout, ctx);
-          keyBehind = Math.max(keyBehind, need.keyBehind);
-          keyAhead = Math.max(keyAhead, need.keyAhead);
+          keyBehind = reachOf(keyBehind, need.behind)!;
+          keyAhead = reachOf(keyAhead, need.ahead);
         }
       }
     }
@@ -570,36 +563,19 @@ interface Step {
   /** Each held row's peer group end (within the chunk). */
   readonly peerEnd: Int32Array;
   /** The held rows' keys for RANGE offsets (when some call has them). */
-  readonly rk: RangeKeys | null;
+  readonly rk: HeldKeys | null;
 }
 
-/** One numeric ORDER BY key as doubles ascending (negated under DESC); `skip`: NULL and NaN keys (their own peer groups, at the ends). */
-interface RangeKeys {
-  readonly k: Float64Array;
-  readonly skip: Uint8Array;
-  /** The ordered (not skipped) keys' rows: [a, z). */
-  readonly a: number;
-  readonly z: number;
-}
+/** The held rows' RANGE keys, ascending (window/range-keys.ts); the ordered (not NULL / NaN) keys' rows: [a, z). */
+type HeldKeys = RangeKeys & { readonly a: number; readonly z: number };
 
-function rangeKeysOf(v: Vector, descending: boolean): RangeKeys {
-  const d = v.data;
-  // INT64 values past 2^53 come as bigints: window.ts compares those exactly, which this stream does not.
-  if (!(d instanceof Float64Array || d instanceof Int32Array)) refuse();
-  const n = v.length;
-  const k = new Float64Array(n);
-  const skip = new Uint8Array(n);
-  const nulls = v.nulls;
-  for (let i = 0; i < n; i++) {
-    const x = d[i]!;
-    if ((nulls !== null && nulls[i] === 1) || x !== x) skip[i] = 1;
-    else k[i] = descending ? -x : x;
-  }
+function heldKeys(v: Vector, key: SortKey, n: number): HeldKeys {
+  const ks = rangeKeys(v, key.expr.type.kind, key.descending, n, (i) => i);
   let a = 0;
   let z = n;
-  while (a < z && skip[a] === 1) a++;
-  while (z > a && skip[z - 1] === 1) z--;
-  return { k, skip, a, z };
+  while (a < z && ks.skip[a] === 1) a++;
+  while (z > a && ks.skip[z - 1] === 1) z--;
+  return { ...ks, a, z };
 }
 
 const lost = (): never => {
@@ -610,8 +586,11 @@ const lost = (): never => {
 class Streamed {
   private readonly name: string;
   private readonly unboundedStart: boolean;
-  private offStart: number;
-  private offEnd: number;
+  private readonly offStart: number;
+  private readonly offEnd: number;
+  /** RANGE offsets, known at the first rows (keyNeed). */
+  private rangeStart: RangeOffset | null = null;
+  private rangeEnd: RangeOffset | null = null;
   private readonly nth: number;
   /** The argument over the last step's chunk (for letGo). */
   private v: Vector | null = null;
@@ -741,8 +720,8 @@ class Streamed {
         s = rowsBound(f.start, this.offStart, p, 0, total, true);
         e = rowsBound(f.end, this.offEnd, p, 0, total, false);
       } else {
-        s = this.rangeBound(f.start, this.offStart, st, i, peerStart[i]!, true);
-        e = this.rangeBound(f.end, this.offEnd, st, i, peerStart[i]!, false);
+        s = this.rangeBound(f.start, this.rangeStart, st, i, peerStart[i]!, true);
+        e = this.rangeBound(f.end, this.rangeEnd, st, i, peerStart[i]!, false);
       }
       if (e < s) e = s;
       if ((s < lo && s !== 0) || e > lo + m || (e < lo && e > s)) lost();
@@ -759,31 +738,30 @@ class Streamed {
 
   /**
    * A RANGE frame's offsets, from the first rows (constants), checked as
-   * window.ts frames() checks them; what they reach in key units.
+   * window.ts frames() checks them; how far they reach behind and ahead of
+   * a row in key units (null: not at all).
    */
-  async keyNeed(b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<Need> {
+  async keyNeed(b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<{ behind: RangeOffset | null; ahead: RangeOffset | null }> {
     const f = this.call.frame!;
     const one = sliceBatch(b, 0, 1);
-    const offsetOf = async (fb: FrameBound): Promise<number> => {
-      if (fb.type !== 'preceding' && fb.type !== 'following') return 0;
-      const v = getValue(await evaluate(fb.offset!, one, layout, ctx), 0);
+    const scale = keyScale(this.call.orderBy[0]!.expr.type.kind);
+    const offsetOf = async (fb: FrameBound): Promise<RangeOffset | null> => {
+      if (fb.type !== 'preceding' && fb.type !== 'following') return null;
+      const v = getValue(await evaluate(fb.offset, one, layout, ctx), 0);
       if (v === null) throw new QueryError('The boundary offset value cannot be null');
       const x = v instanceof Decimal ? v.toNumber() : Number(v as number | bigint);
       if (!(x >= 0)) throw new QueryError(`Window frame offset for PRECEDING or FOLLOWING must be non-negative, but was ${Number.isNaN(x) ? 'nan' : String(v)}`);
-      return x;
+      return rangeOffset(v, scale);
     };
-    this.offStart = await offsetOf(f.start);
-    this.offEnd = await offsetOf(f.end);
-    const reach = (fb: FrameBound, off: number, type: 'preceding' | 'following'): number => (fb.type === type ? off : 0);
-    return {
-      ...this.need,
-      keyBehind: Math.max(reach(f.start, this.offStart, 'preceding'), reach(f.end, this.offEnd, 'preceding')),
-      keyAhead: Math.max(reach(f.start, this.offStart, 'following'), reach(f.end, this.offEnd, 'following')),
-    };
+    this.rangeStart = await offsetOf(f.start);
+    this.rangeEnd = await offsetOf(f.end);
+    const reach = (type: 'preceding' | 'following'): RangeOffset | null =>
+      reachOf(f.start.type === type ? this.rangeStart : null, f.end.type === type ? this.rangeEnd : null);
+    return { behind: reach('preceding'), ahead: reach('following') };
   }
 
   /** Row `from + i`'s RANGE bound in global positions, as window.ts rangeBound over the held rows (`gs`: its peer group start). */
-  private rangeBound(b: FrameBound, off: number, st: Step, i: number, gs: number, isStart: boolean): number {
+  private rangeBound(b: FrameBound, off: RangeOffset | null, st: Step, i: number, gs: number, isStart: boolean): number {
     const r = st.from + i;
     switch (b.type) {
       case 'unbounded_preceding':
@@ -795,8 +773,7 @@ class Streamed {
     }
     const rk = st.rk!;
     if (rk.skip[r] === 1) return st.lo + (isStart ? gs : st.peerEnd[r]!);
-    const x = b.type === 'preceding' ? rk.k[r]! - off : rk.k[r]! + off;
-    return st.lo + lowerBound(rk.k, x, rk.a, rk.z, !isStart);
+    return st.lo + rangeBoundAt(rk, b.type === 'preceding', off!, r, rk.a, rk.z, isStart);
   }
 
   /** FIRST_VALUE / LAST_VALUE / NTH_VALUE, scanning each frame as window.ts computeCall does. */
