@@ -137,9 +137,19 @@ export function csvRow(fields: readonly RestField[], record: readonly CsvCell[],
   const o: Json = {};
   for (let i = 0; i < fields.length; i++) {
     const cell = record[i];
-    o[fields[i]!.name] = cell === undefined || cell === null || nullMarkers.has(cell) ? null : cell;
+    const f = fields[i]!;
+    o[f.name] = cell === undefined || cell === null || nullMarkers.has(cell) ? null : f.type === 'BOOLEAN' || f.type === 'BOOL' ? (CSV_BOOL.get(cell.toLowerCase()) ?? cell) : cell;
   }
   return o;
+}
+
+/** CSV spellings of BOOL (loading CSV data: 1/0, true/false, t/f, yes/no, y/n, any case) as insertAll's true/false. */
+export const CSV_BOOL: ReadonlyMap<string, string> = new Map([...['1', 'true', 't', 'yes', 'y'].map((x) => [x, 'true'] as const), ...['0', 'false', 'f', 'no', 'n'].map((x) => [x, 'false'] as const)]);
+
+/** Node's name of a load job's character set. */
+function bufferEncoding(encoding: string | undefined): BufferEncoding {
+  const e = (encoding ?? 'UTF-8').toUpperCase();
+  return e === 'ISO-8859-1' ? 'latin1' : e === 'UTF-16LE' ? 'utf16le' : 'utf8';
 }
 
 /** Records to skip at the start of each file: skipLeadingRows, or the header autodetect found. */
@@ -154,14 +164,21 @@ export function csvRows(files: readonly SourceFile[], opts: ReadOptions, schema:
   let skip = opts.skipLeadingRows ?? 0;
   const rows: Json[] = [];
   for (const file of files) {
-    const records = parseCsv(maybeGunzip(file.data).toString('utf8'), opts.fieldDelimiter || ',', opts.quote ?? '"');
+    const records = parseCsv(maybeGunzip(file.data).toString(bufferEncoding(opts.encoding)), opts.fieldDelimiter || ',', opts.quote ?? '"');
     if (!fields && autodetect) {
       const detected = csvSchema(records, opts.skipLeadingRows);
       fields = detected.fields;
       skip = leadingRows(opts, detected.header);
     }
     if (!fields) throw ioInvalid('No schema specified on job or table.');
-    for (let i = skip; i < records.length; i++) rows.push(csvRow(fields, records[i]!, nullMarkers));
+    for (let i = skip; i < records.length; i++) {
+      const r = records[i]!;
+      // Without allow_jagged_rows a record short of the columns fails the load (its missing cells are not NULLs).
+      if (opts.allowJaggedRows === false && r.length < fields.length) {
+        throw ioInvalid(`Error while reading data, error message: CSV table references column position ${fields.length - 1}, but line ${i + 1} contains only ${r.length} columns.`);
+      }
+      rows.push(csvRow(fields, r, nullMarkers));
+    }
   }
   return { fields: fields ?? [], rows };
 }

@@ -16,7 +16,7 @@ import type { Batch } from '../types/vector.js';
 import { MAX_DATE_DAYS, MIN_DATE_DAYS, MAX_TIMESTAMP_MICROS, MIN_TIMESTAMP_MICROS, ValueConversionError } from '../types/json-values.js';
 import { ColumnBuilder, conversionError, convertRows, keptBatch, missingRequired, setCell, type CellError, type InsertError, type RowsConversion } from '../storage/json-rows.js';
 import { kindOf, scanNdjson } from '../storage/insert-scan.js';
-import { CsvParser, csvSchema, leadingRows, type CsvCell } from './csv.js';
+import { CSV_BOOL, CsvParser, csvSchema, leadingRows, type CsvCell } from './csv.js';
 import { byteScannable, CsvCells, C_NULL, C_PLAIN, scanCsv, setPlain } from './csv-bytes.js';
 import { ioInvalid, type Json } from './errors.js';
 import { checkLocalPath } from './local-access.js';
@@ -276,11 +276,15 @@ function csvCellsChunk(cells: CsvCells, from: number, src: readonly number[], ki
       if (ck === C_NULL) rows.set(c, k, null);
       else if (markers !== null) {
         const text = cells.text(i)!;
-        rows.set(c, k, markers.has(text) ? null : text);
-      } else if (ck !== C_PLAIN || !setPlain(cells, i, kind, bl, k)) rows.set(c, k, cells.text(i));
+        rows.set(c, k, markers.has(text) ? null : csvText(columns[c]!, text));
+      } else if (ck !== C_PLAIN || !setPlain(cells, i, kind, bl, k)) rows.set(c, k, csvText(columns[c]!, cells.text(i)!));
     }
   }
   return rows.finish(bytesRead);
+}
+
+function csvText(col: Column, text: string): string {
+  return col.type.kind === 'BOOL' ? (CSV_BOOL.get(text.toLowerCase()) ?? text) : text;
 }
 
 /** CSV records as insertAll rows of their cells would convert: missing cells and null markers are NULL. */
@@ -292,7 +296,7 @@ function csvChunk(records: readonly CsvCell[][], src: readonly number[], columns
     for (let k = 0; k < m; k++) {
       let v: CsvCell | undefined = fi < 0 ? null : records[k]![fi];
       if (v === undefined || (v !== null && markers !== null && markers.has(v))) v = null;
-      rows.set(c, k, v);
+      rows.set(c, k, v === null ? null : csvText(columns[c]!, v));
     }
   }
   return rows.finish(bytesRead);

@@ -16,6 +16,10 @@ export interface ReadOptions {
   useAvroLogicalTypes?: boolean;
   /** PARQUET (parquetOptions.enableListInference): LIST groups load as REPEATED fields of their element. */
   parquetListInference?: boolean;
+  /** CSV: the files' character set (the load job's encoding); default UTF-8. */
+  encoding?: string;
+  /** CSV: false refuses a record short of the schema's columns (allow_jagged_rows); left unset, short records read NULLs. */
+  allowJaggedRows?: boolean;
   /** DATASTORE_BACKUP (projectionFields): only these top-level properties. */
   projectionFields?: readonly string[];
 }

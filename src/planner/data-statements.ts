@@ -191,7 +191,19 @@ function declaredColumns(defs: readonly A.ColumnDef[]): Column[] {
   });
 }
 
+/** The character sets a load reads (the load job's `encoding`; LOAD DATA and CREATE EXTERNAL TABLE's option). */
+const ENCODINGS = new Set(['UTF-8', 'ISO-8859-1', 'UTF-16BE', 'UTF-16LE', 'UTF-32BE', 'UTF-32LE']);
+
 function readOptions(opts: Map<string, Value>): ReadOptions {
+  // Counts of records are never negative; a character set is one of the load job's.
+  for (const name of ['skip_leading_rows', 'max_bad_records']) {
+    const n = optInt(opts, name);
+    if (n !== undefined && n < 0) throw new QueryError(`Invalid value for ${name}: ${n}; it cannot be negative`, 'invalid', 400);
+  }
+  const encoding = optString(opts, 'encoding');
+  if (encoding !== undefined && !ENCODINGS.has(encoding.toUpperCase())) {
+    throw new QueryError(`Invalid encoding ${encoding}: expected one of ${[...ENCODINGS].join(', ')}`, 'invalid', 400);
+  }
   const markers = [...(optString(opts, 'null_marker') !== undefined ? [optString(opts, 'null_marker')!] : []), ...((opts.get('null_markers') as Value[] | undefined) ?? []).map(String)];
   const delim = optString(opts, 'field_delimiter');
   const skip = optInt(opts, 'skip_leading_rows');
@@ -201,6 +213,8 @@ function readOptions(opts: Map<string, Value>): ReadOptions {
     ...(quote !== undefined ? { quote } : {}),
     ...(skip !== undefined ? { skipLeadingRows: skip } : {}),
     nullMarkers: markers,
+    ...(encoding !== undefined ? { encoding } : {}),
+    allowJaggedRows: optBool(opts, 'allow_jagged_rows') ?? false,
     useAvroLogicalTypes: optBool(opts, 'enable_logical_types') ?? false,
     // PARQUET: LIST groups load as REPEATED fields of their element (the load job's parquetOptions.enableListInference).
     parquetListInference: optBool(opts, 'enable_list_inference') ?? false,
