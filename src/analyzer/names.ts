@@ -141,6 +141,10 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   // stored part with the base tables' changes): expanded like a view, never read stale.
   if (info.kind === 'MATERIALIZED_VIEW' && info.viewQuery && !item.systemTime) return expandView(an, info, alias, item.loc);
   let asOfMs: number | undefined;
+  // Time travel reads BigQuery storage's history; an external table has none (its rows are its files').
+  if (item.systemTime && info.kind === 'EXTERNAL') {
+    throw sqlError(`FOR SYSTEM_TIME AS OF is not supported for external table ${info.id.projectId}:${info.id.datasetId}.${info.id.tableId}`, item.systemTime.loc);
+  }
   if (item.systemTime) {
     let x = resolveExpr(an, item.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' });
     // A string is read as a TIMESTAMP (a literal that is none is the cast's error).

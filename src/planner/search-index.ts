@@ -31,6 +31,8 @@ function sqlText(v: unknown): string {
 export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Promise<QueryResult> {
   if (st.indexType === 'VECTOR') return createVectorIndex(s, st);
   const info = writeTarget(s, st.table, st.loc);
+  // Search indexes are built over BigQuery storage (search-intro: standard tables); an external table's rows are its files'.
+  if (info.kind === 'EXTERNAL') throw sqlError(`Cannot create a search index on external table ${fq(info.id)}`, st.loc);
   const name = splitPath(st.name).pop()!;
   const existing = searchIndexesOf(info.resource);
   const same = existing.find((x) => x.name.toLowerCase() === name.toLowerCase());
