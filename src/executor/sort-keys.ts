@@ -6,6 +6,7 @@ import type { Decimal, Value } from '../types/values.js';
 import { compareWords, wordsOfDecimal } from '../types/decimal-words.js';
 import { getValue, type Vector } from '../types/vector.js';
 import { compareStrings } from '../functions/compare.js';
+import { intervalKeys } from '../functions/interval-range-kernels.js';
 import { collatorFor } from '../functions/collation.js';
 import { compareFloats, compareValues } from './values-compare.js';
 
@@ -29,6 +30,15 @@ export function keyComparator(v: Vector, spec: KeySpec): RowComparator {
     // NUMERIC / BIGNUMERIC words (a scan's): compared as they are, no Decimal made.
     const { words, width } = dec;
     return withNulls((a, b) => sign * compareWords(words, a, words, b, width), nulls, nullA);
+  }
+  if (v.interval) {
+    // INTERVAL parts (a scan's): ordered by their keys, no Interval made.
+    const k = intervalKeys(v, v.length);
+    return withNulls((a, b) => {
+      const x = k[a]!;
+      const y = k[b]!;
+      return x < y ? -sign : x > y ? sign : 0;
+    }, nulls, nullA);
   }
   const d = v.data;
   if (d instanceof Float64Array) {
@@ -109,6 +119,16 @@ export function thresholdComparator(v: Vector, t: Vector, spec: KeySpec): ValueC
     // NUMERIC / BIGNUMERIC words against the threshold's.
     const { words, width } = dec;
     const cmp: ValueComparator = (j) => sign * compareWords(words, j, y, 0, width);
+    return nulls === null ? cmp : (j) => (nulls[j] === 1 ? nullA : cmp(j));
+  }
+  if (v.interval) {
+    // INTERVAL parts against the threshold's key (< and > compare a number and a bigint exactly).
+    const k = intervalKeys(v, v.length);
+    const y = intervalKeys(t, 1)[0]!;
+    const cmp: ValueComparator = (j) => {
+      const x = k[j]!;
+      return x < y ? -sign : x > y ? sign : 0;
+    };
     return nulls === null ? cmp : (j) => (nulls[j] === 1 ? nullA : cmp(j));
   }
   const d = v.data;

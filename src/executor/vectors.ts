@@ -670,6 +670,9 @@ export function vectorBytes(v: Vector): number {
   if (v.nested) return nestedBytes(v, v.nested);
   // Decimal words: 16 / 32 bytes a row (reading `data` would box them).
   if (v.decimal) return v.length * v.decimal.width * 4 + (v.nulls ? v.nulls.byteLength : 0);
+  // Interval parts (16 bytes a row) and range sides, counted without boxing them.
+  if (v.interval) return v.length * 16 + (v.nulls ? v.nulls.byteLength : 0);
+  if (v.range) return vectorBytes(v.range.start) + vectorBytes(v.range.end) + (v.nulls ? v.nulls.byteLength : 0);
   const d = v.data as ArrayLike<unknown> & { byteLength?: number };
   return (d.byteLength ?? v.length * VALUE_BYTES) + (v.nulls ? v.nulls.byteLength : 0);
 }

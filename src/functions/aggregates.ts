@@ -7,7 +7,7 @@
 import { T, arrayOf, isOrderable, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
 import { compareWords, decimalOfWords, decimalScale, type DecimalWidth } from '../types/decimal-words.js';
-import { getValue, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
+import { getValue, vectorFromValues, type Int64Data, type IntervalView, type Vector } from '../types/vector.js';
 import { compareValues } from './compare.js';
 import { fitDecimal } from './numeric.js';
 import { makeInterval } from './interval.js';
@@ -18,6 +18,7 @@ import { approxBytes, fail } from './vec.js';
 import { registerApprox, registerKll } from './aggregate-approx.js';
 import { registerStats } from './aggregate-stats.js';
 import { stringAggCollect, StringAggAcc, ArrayAggAcc, collect } from './aggregate-collect.js';
+import { intervalKeys } from './interval-range-kernels.js';
 
 function growF64(a: Float64Array<ArrayBuffer>, n: number, fill = 0): Float64Array<ArrayBuffer> {
   if (a.length >= n) return a;
@@ -601,6 +602,7 @@ class MinMaxValueAcc implements GroupsAccumulator {
   update(args: readonly Vector[], groups: Int32Array, n: number): void {
     const v = args[0]!;
     if (v.decimal) return this.updateWords(v, v.decimal.words, v.decimal.width, groups, n);
+    if (v.interval) return this.updateIntervals(v, v.interval, groups, n);
     for (let i = 0; i < n; i++) {
       const x = getValue(v, i);
       if (x === null) continue;
@@ -636,6 +638,31 @@ class MinMaxValueAcc implements GroupsAccumulator {
       best[g] = -1;
       const cur = this.vals[g]!;
       if (cur === null || (this.max ? x.cmp(cur as Decimal) > 0 : x.cmp(cur as Decimal) < 0)) this.vals[g] = x;
+    }
+  }
+  /** A scan's interval parts: each group's best row of the batch found by their keys, then only that row made an Interval. */
+  private updateIntervals(v: Vector, iv: IntervalView, groups: Int32Array, n: number): void {
+    if (this.best.length < this.vals.length) this.best = new Int32Array(this.vals.length).fill(-1);
+    const best = this.best;
+    const keys = intervalKeys(v, n);
+    const touched: number[] = [];
+    const nulls = v.nulls;
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const g = groups[i]!;
+      const b = best[g]!;
+      if (b < 0) {
+        best[g] = i;
+        touched.push(g);
+      } else if (this.max ? keys[i]! > keys[b]! : keys[i]! < keys[b]!) best[g] = i;
+    }
+    for (const g of touched) {
+      const b = best[g]!;
+      const x = new Interval(iv.months[b]!, iv.days[b]!, iv.micros[b]!);
+      best[g] = -1;
+      const cur = this.vals[g]!;
+      const c = cur === null ? 0 : compareValues(x, cur);
+      if (cur === null || (this.max ? c > 0 : c < 0)) this.vals[g] = x;
     }
   }
   finish(numGroups: number): Vector {

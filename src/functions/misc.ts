@@ -13,6 +13,7 @@ import { defineScalar, lambdaArg, operatorDisplay, opt, sig, sigf } from './sign
 import { constKernel, fail, perRowKernel, rowKernel } from './vec.js';
 import type { ArgInfo } from './registry.js';
 import { Interval } from '../types/values.js';
+import { orRows, rangeRelation, rangeSide } from './interval-range-kernels.js';
 import { datetimeAddInterval } from './interval.js';
 import { formatDate, formatDatetime, formatTimestamp, joinMicros, splitMicros } from './civil.js';
 
@@ -346,25 +347,26 @@ export function registerMisc(): void {
       return new RangeValue(v[0]!, v[1]!);
     }, false)),
   ), { mismatch: rangeArgsError, validate: rangeArgsError });
-  defineScalar('RANGE_START', [sigf(['RANGE<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => (v[0] as RangeValue).start))]);
-  defineScalar('RANGE_END', [sigf(['RANGE<T1>'], 'T1', (c) => rowKernel(c.returnType, (v) => (v[0] as RangeValue).end))]);
+  // A stored column's sides are used as they are (interval-range-kernels.ts); other ranges row by row.
+  defineScalar('RANGE_START', [sigf(['RANGE<T1>'], 'T1', (c) => orRows((args) => rangeSide(args, 'start'), rowKernel(c.returnType, (v) => (v[0] as RangeValue).start)))]);
+  defineScalar('RANGE_END', [sigf(['RANGE<T1>'], 'T1', (c) => orRows((args) => rangeSide(args, 'end'), rowKernel(c.returnType, (v) => (v[0] as RangeValue).end)))]);
   defineScalar('RANGE_CONTAINS', [
-    sig(['RANGE<T1>', 'RANGE<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
+    sig(['RANGE<T1>', 'RANGE<T1>'], 'BOOL', orRows((args, n) => rangeRelation('contains', args, n), rowKernel(T.BOOL, (v) => {
       const a = v[0] as RangeValue;
       const b = v[1] as RangeValue;
       const startOk = a.start === null || (b.start !== null && compareValues(b.start, a.start) >= 0);
       const endOk = a.end === null || (b.end !== null && compareValues(b.end, a.end) <= 0);
       return startOk && endOk;
-    })),
-    sig(['RANGE<T1>', 'T1'], 'BOOL', rowKernel(T.BOOL, (v) => rangeContains(v[0] as RangeValue, v[1]!))),
+    }))),
+    sig(['RANGE<T1>', 'T1'], 'BOOL', orRows((args, n) => rangeRelation('contains', args, n), rowKernel(T.BOOL, (v) => rangeContains(v[0] as RangeValue, v[1]!)))),
   ]);
-  defineScalar('RANGE_OVERLAPS', [sig(['RANGE<T1>', 'RANGE<T1>'], 'BOOL', rowKernel(T.BOOL, (v) => {
+  defineScalar('RANGE_OVERLAPS', [sig(['RANGE<T1>', 'RANGE<T1>'], 'BOOL', orRows((args, n) => rangeRelation('overlaps', args, n), rowKernel(T.BOOL, (v) => {
     const a = v[0] as RangeValue;
     const b = v[1] as RangeValue;
     const aBeforeB = a.end !== null && b.start !== null && compareValues(a.end, b.start) <= 0;
     const bBeforeA = b.end !== null && a.start !== null && compareValues(b.end, a.start) <= 0;
     return !aBeforeB && !bBeforeA;
-  }))]);
+  })))]);
   defineScalar('RANGE_INTERSECT', [sigf(['RANGE<T1>', 'RANGE<T1>'], 'RANGE<T1>', (c) => rowKernel(c.returnType, (v) => {
     const a = v[0] as RangeValue;
     const b = v[1] as RangeValue;

@@ -3,6 +3,7 @@
 // the vector layouts, with BigInt only when an INT64 leaves ±2^53.
 import { isEqualityComparable, isGroupable, isOrderable, typeToSql, T, type SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
+import { compareIntervals } from './interval-range-kernels.js';
 import { JsonText } from './json-core.js';
 import { getValue, listRows, takeElements, takeVector, vectorFromValues, withNullRows, type Int64Data, type Vector } from '../types/vector.js';
 import { formatDate, MAX_DATE, MIN_DATE } from './civil.js';
@@ -375,6 +376,11 @@ function comparisonKernel(op: CmpOp): ScalarKernel {
     const nulls = mergeNulls(args, n);
     if (a.type.kind === b.type.kind && (a.decimal || b.decimal)) {
       const r = compareDecimalWords(op, a, b, n, nulls);
+      if (r) return r;
+    }
+    // INTERVAL parts of a stored column: compared by their keys, no Interval per row.
+    if (a.interval || b.interval) {
+      const r = compareIntervals(op, a, b, n);
       if (r) return r;
     }
     const out = new Uint8Array(n);

@@ -7,14 +7,15 @@
 // lists (offsets + a child chunk) and structs (validity + child chunks) of
 // these, their values boxed per batch. NUMERIC and BIGNUMERIC are Arrow's
 // decimal128 / decimal256 words (decimal-words.ts), their Decimals made per
-// batch where a kernel reads them. Types without a fixed-width or string
-// layout (JSON, GEOGRAPHY, INTERVAL, RANGE, and nested columns of files
-// written before) keep their values (values.ts forms), made once when
-// decoded.
+// batch where a kernel reads them. INTERVAL is Arrow's month-day-nano
+// (months, days, microseconds) and RANGE a struct of two fixed-width sides,
+// boxed per batch where a kernel reads them. Types without a fixed-width or
+// string layout (JSON, GEOGRAPHY, and nested columns of files written
+// before) keep their values (values.ts forms), made once when decoded.
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import type { DecimalWidth } from '../types/decimal-words.js';
-import { decimalVector, layoutOf, nestedVector, type Vector } from '../types/vector.js';
+import { decimalVector, intervalVector, layoutOf, nestedVector, rangeVector, type Vector } from '../types/vector.js';
 
 /** Bit i set: row i is valid (not NULL), as Arrow's validity bitmap and parquet's definition levels (bit-packed, LSB first). */
 export type Validity = Uint8Array | null;
@@ -34,6 +35,10 @@ export type ColumnChunk =
   | { readonly kind: 'binary'; readonly length: number; readonly offsets: Int32Array; readonly bytes: Uint8Array; readonly validity: Validity }
   /** NUMERIC (width 4) / BIGNUMERIC (width 8): row i's unscaled value in words[i * width, (i + 1) * width), little-endian two's complement; NULL rows' words zero. */
   | { readonly kind: 'decimal'; readonly length: number; readonly words: Uint32Array; readonly width: DecimalWidth; readonly validity: Validity }
+  /** INTERVAL: row i is months[i] months, days[i] days, micros[i] microseconds; NULL rows' parts zero. */
+  | { readonly kind: 'interval'; readonly length: number; readonly months: Int32Array; readonly days: Int32Array; readonly micros: BigInt64Array; readonly validity: Validity }
+  /** RANGE<T>: `start` and `end` chunks of T as long as the range (a NULL row there: unbounded). */
+  | { readonly kind: 'range'; readonly length: number; readonly validity: Validity; readonly start: ColumnChunk; readonly end: ColumnChunk }
   | { readonly kind: 'values'; readonly length: number; readonly values: readonly Value[] }
   /** An ARRAY column (parquet LIST): row i's elements are child rows [offsets[i], offsets[i + 1]). */
   | { readonly kind: 'list'; readonly length: number; readonly offsets: Int32Array; readonly validity: Validity; readonly child: ColumnChunk }
@@ -49,6 +54,10 @@ export function chunkBytes(c: ColumnChunk): number {
       return c.values.byteLength + v + 64;
     case 'decimal':
       return c.words.byteLength + v + 64;
+    case 'interval':
+      return c.months.byteLength + c.days.byteLength + c.micros.byteLength + v + 64;
+    case 'range':
+      return chunkBytes(c.start) + chunkBytes(c.end) + v + 64;
     case 'utf8':
     case 'binary':
       return c.offsets.byteLength + c.bytes.byteLength + v + 64;
@@ -183,6 +192,12 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
     }
     case 'decimal':
       return decimalVector(t, n, nullsOf(c.validity, s, e), { words: c.words.subarray(s * c.width, e * c.width), width: c.width });
+    case 'interval':
+      return intervalVector(t, n, nullsOf(c.validity, s, e), { months: c.months.subarray(s, e), days: c.days.subarray(s, e), micros: c.micros.subarray(s, e) });
+    case 'range': {
+      const element = t.kind === 'RANGE' ? t.element : t;
+      return rangeVector(t, n, nullsOf(c.validity, s, e), { start: chunkVector(element, c.start, s, e), end: chunkVector(element, c.end, s, e) });
+    }
     case 'values': {
       const data = c.values.slice(s, e) as Value[];
       let nulls: Uint8Array | null = null;

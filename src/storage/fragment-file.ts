@@ -19,6 +19,7 @@ import { textOfWords, wordsOfText, type DecimalWidth } from '../types/decimal-wo
 import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
 import { getValue, layoutOf, sliceVector, type Batch, type Vector } from '../types/vector.js';
 import { fromStored, toStored, type Stored } from './codec.js';
+import { intervalChunkOf, rangeChunkOf } from './interval-range-chunks.js';
 import { type ColumnChunk, type SharedDictionary, type Validity, validityOf } from './column-chunk.js';
 import { parquetMapping } from './parquet.js';
 import { fixedBytes, valueBytes } from '../types/logical-bytes.js';
@@ -460,8 +461,8 @@ async function columnChunk(
   const valuesAt = body.len;
   const lengths = plainBinary(body, strings);
   const length = await page(pieces, DATA_PAGE, body.done(), { field_5: { field_1: entries, field_2: PLAIN, field_3: RLE, field_4: RLE } });
-  // STRING and BYTES: offsets and bytes copied out of the page as a read does; NUMERIC / BIGNUMERIC: their text parsed into words as a read does; the other types' values a read parses (decodePlain) are left to it.
-  const chunk = shared && !lv && (t.kind === 'STRING' || t.kind === 'BYTES' || t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') ? decodePlain(t, m.physical, body.done().subarray(valuesAt), g.validity, g.n, present) : undefined;
+  // STRING and BYTES: offsets and bytes copied out of the page as a read does; NUMERIC / BIGNUMERIC, INTERVAL and RANGE: their text parsed into words and parts as a read does; the other types' values a read parses (decodePlain) are left to it.
+  const chunk = shared && !lv && (t.kind === 'STRING' || t.kind === 'BYTES' || t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC' || t.kind === 'INTERVAL' || t.kind === 'RANGE') ? decodePlain(t, m.physical, body.done().subarray(valuesAt), g.validity, g.n, present) : undefined;
   let bytes = g.bytes;
   if (bytes === undefined) {
     // STRING and BYTES: 2 + their bytes each.
@@ -1119,6 +1120,8 @@ function decodePlain(t: SqlType, physical: string, b: Uint8Array, validity: Vali
         const words = decimalWordsOf(t.kind === 'NUMERIC' ? 4 : 8, bytes, offsets, validity, rows);
         if (words) return words;
       }
+      const parts = t.kind === 'INTERVAL' ? intervalChunkOf(bytes, offsets, validity, rows) : t.kind === 'RANGE' ? rangeChunkOf(t.element, bytes, offsets, validity, rows) : null;
+      if (parts) return parts;
       // The other types are stored as text: their values are made once, here.
       const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const values = new Array<Value>(rows);

@@ -154,17 +154,28 @@ function floatSecondsText(neg: boolean, m: number, intPart: string, frac: number
 
 /** Canonical INTERVAL text: `Y-M D H:M:S[.F]`. */
 export function formatInterval(iv: Interval): string {
-  const months = iv.months;
+  return formatIntervalParts(iv.months, iv.days, iv.micros);
+}
+
+/** formatInterval of an interval's parts (a stored column's, without an Interval). */
+export function formatIntervalParts(months: number, days: number, micros: bigint): string {
   const ym = `${months < 0 ? '-' : ''}${Math.floor(Math.abs(months) / 12)}-${Math.abs(months) % 12}`;
-  let us = iv.micros;
+  let us = micros;
   const neg = us < 0n;
   if (neg) us = -us;
+  if (us <= 9007199254740991n) {
+    // Exact in doubles: no BigInt division per part.
+    const u = Number(us);
+    const f = u % 1_000_000;
+    const fs = f === 0 ? '' : ('.' + String(f).padStart(6, '0')).replace(/0+$/, '');
+    return `${ym} ${days} ${neg ? '-' : ''}${Math.floor(u / 3_600_000_000)}:${Math.floor(u / 60_000_000) % 60}:${Math.floor(u / 1_000_000) % 60}${fs}`;
+  }
   const h = us / 3_600_000_000n;
   const mi = (us / 60_000_000n) % 60n;
   const s = (us / 1_000_000n) % 60n;
   const f = Number(us % 1_000_000n);
   const fs = f === 0 ? '' : ('.' + String(f).padStart(6, '0')).replace(/0+$/, '');
-  return `${ym} ${iv.days} ${neg ? '-' : ''}${h}:${mi}:${s}${fs}`;
+  return `${ym} ${days} ${neg ? '-' : ''}${h}:${mi}:${s}${fs}`;
 }
 
 // --- parsers -----------------------------------------------------------------

@@ -10,7 +10,7 @@
 // Everything else holds scalar values (see values.ts) in a plain array.
 // `nulls` is one byte per row, 1 = NULL; `null` when the vector has no NULLs.
 import type { SqlType } from './types.js';
-import type { Value } from './values.js';
+import { Interval, RangeValue, type Value } from './values.js';
 import { decimalOfWords, type DecimalWidth } from './decimal-words.js';
 
 export const BATCH_SIZE = 4096;
@@ -46,6 +46,96 @@ export interface Vector {
    * kernels that know the words never make Decimals.
    */
   readonly decimal?: DecimalView;
+  /**
+   * INTERVAL rows as Arrow's month-day-nano parts, microseconds for nanos (a
+   * scan of a stored column): `data` is then made from them when first read
+   * (intervalVector), so the Storage Read writer and kernels that know the
+   * parts never make Interval objects.
+   */
+  readonly interval?: IntervalView;
+  /**
+   * RANGE rows as two vectors of the element type, a struct<start, end> in
+   * Arrow terms (a scan of a stored column): an unbounded side is a NULL row
+   * of its vector (any value under a NULL range). `data` is made from them
+   * when first read (rangeVector).
+   */
+  readonly range?: RangeView;
+}
+
+export interface IntervalView {
+  /** Row i is months[i], days[i], micros[i] (any values in NULL rows). */
+  readonly months: Int32Array;
+  readonly days: Int32Array;
+  readonly micros: BigInt64Array;
+}
+
+export interface RangeView {
+  readonly start: Vector;
+  readonly end: Vector;
+}
+
+/** A vector of INTERVAL rows given by their parts, the Intervals made on first read of `data` (once). */
+export function intervalVector(type: SqlType, length: number, nulls: Uint8Array | null, view: IntervalView): Vector {
+  let boxed: Value[] | null = null;
+  return {
+    type,
+    length,
+    nulls,
+    interval: view,
+    get data(): Value[] {
+      if (boxed === null) {
+        layoutBoxing.interval += length;
+        const { months, days, micros } = view;
+        const out = new Array<Value>(length);
+        for (let i = 0; i < length; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : new Interval(months[i]!, days[i]!, micros[i]!);
+        boxed = out;
+      }
+      return boxed;
+    },
+  };
+}
+
+/** A vector of RANGE rows given by their sides, the RangeValues made on first read of `data` (once). */
+export function rangeVector(type: SqlType, length: number, nulls: Uint8Array | null, view: RangeView): Vector {
+  let boxed: Value[] | null = null;
+  return {
+    type,
+    length,
+    nulls,
+    range: view,
+    get data(): Value[] {
+      if (boxed === null) {
+        layoutBoxing.range += length;
+        const out = new Array<Value>(length);
+        for (let i = 0; i < length; i++) out[i] = nulls !== null && nulls[i] === 1 ? null : new RangeValue(getValue(view.start, i), getValue(view.end, i));
+        boxed = out;
+      }
+      return boxed;
+    },
+  };
+}
+
+/** Rows of interval and range views boxed so far (tests assert that a path keeps the layout). */
+export const layoutBoxing = { interval: 0, range: 0 };
+
+function takeInterval(view: IntervalView, sel: ArrayLike<number>, count: number): IntervalView {
+  const months = new Int32Array(count);
+  const days = new Int32Array(count);
+  const micros = new BigInt64Array(count);
+  for (let i = 0; i < count; i++) {
+    const r = sel[i]!;
+    months[i] = view.months[r]!;
+    days[i] = view.days[r]!;
+    micros[i] = view.micros[r]!;
+  }
+  return { months, days, micros };
+}
+
+/** NULL bytes of rows `sel` (null when none is NULL). */
+function takeNulls(nulls: Uint8Array | null, sel: ArrayLike<number>, count: number): Uint8Array | null {
+  let out: Uint8Array | null = null;
+  if (nulls) for (let i = 0; i < count; i++) if (nulls[sel[i]!] === 1) (out ??= new Uint8Array(count))[i] = 1;
+  return out;
 }
 
 export interface DecimalView {
@@ -295,6 +385,11 @@ export function sliceVector(v: Vector, start: number, end: number): Vector {
     const w = v.decimal.width;
     return decimalVector(v.type, end - start, v.nulls ? v.nulls.subarray(start, end) : null, { words: v.decimal.words.subarray(start * w, end * w), width: w });
   }
+  if (v.interval) {
+    const { months, days, micros } = v.interval;
+    return intervalVector(v.type, end - start, v.nulls ? v.nulls.subarray(start, end) : null, { months: months.subarray(start, end), days: days.subarray(start, end), micros: micros.subarray(start, end) });
+  }
+  if (v.range) return rangeVector(v.type, end - start, v.nulls ? v.nulls.subarray(start, end) : null, { start: sliceVector(v.range.start, start, end), end: sliceVector(v.range.end, start, end) });
   const d = v.data;
   const data = Array.isArray(d) ? d.slice(start, end) : d.subarray(start, end);
   return { type: v.type, length: end - start, data, nulls: v.nulls ? v.nulls.subarray(start, end) : null };
@@ -338,6 +433,8 @@ function takeInto(v: Vector, sel: ArrayLike<number>, count: number, buf: TakeBuf
     if (v.nulls) for (let i = 0; i < count; i++) if (v.nulls[sel[i]!] === 1) (nulls ??= new Uint8Array(count))[i] = 1;
     return decimalVector(v.type, count, nulls, takeWords(v.decimal, sel, count, nulls));
   }
+  if (v.interval) return intervalVector(v.type, count, takeNulls(v.nulls, sel, count), takeInterval(v.interval, sel, count));
+  if (v.range) return rangeVector(v.type, count, takeNulls(v.nulls, sel, count), { start: takeVector(v.range.start, sel, count), end: takeVector(v.range.end, sel, count) });
   const src = v.data;
   let data: VectorData;
   if (Array.isArray(src)) {
@@ -408,6 +505,30 @@ export function concatVectors(type: SqlType, parts: readonly Vector[]): Vector {
     }
     return decimalVector(type, total, nulls, { words, width: w });
   }
+  if (parts.length > 0 && (parts.every((p) => p.interval) || parts.every((p) => p.range))) {
+    let nulls: Uint8Array | null = null;
+    let at = 0;
+    for (const p of parts) {
+      if (p.nulls) (nulls ??= new Uint8Array(total)).set(p.nulls, at);
+      at += p.length;
+    }
+    if (parts[0]!.range) {
+      const side = (pick: (r: RangeView) => Vector): Vector => concatVectors(pick(parts[0]!.range!).type, parts.map((p) => pick(p.range!)));
+      return rangeVector(type, total, nulls, { start: side((r) => r.start), end: side((r) => r.end) });
+    }
+    const months = new Int32Array(total);
+    const days = new Int32Array(total);
+    const micros = new BigInt64Array(total);
+    at = 0;
+    for (const p of parts) {
+      const iv = p.interval!;
+      months.set(iv.months.subarray(0, p.length), at);
+      days.set(iv.days.subarray(0, p.length), at);
+      micros.set(iv.micros.subarray(0, p.length), at);
+      at += p.length;
+    }
+    return intervalVector(type, total, nulls, { months, days, micros });
+  }
   let k = 0;
   const needsValues = parts.some((p) => p.data instanceof BigInt64Array) || layoutOf(type) === 'values';
   if (needsValues) {
@@ -462,6 +583,8 @@ function takeLater(v: Vector, sel: ArrayLike<number>, count: number): Vector {
 export function withNullRows(v: Vector, nulls: Uint8Array): Vector {
   if (v.nested) return nestedVector(v.type, v.length, nulls, v.nested);
   if (v.decimal) return decimalVector(v.type, v.length, nulls, v.decimal);
+  if (v.interval) return intervalVector(v.type, v.length, nulls, v.interval);
+  if (v.range) return rangeVector(v.type, v.length, nulls, v.range);
   const d = v.data;
   if (!Array.isArray(d)) return { type: v.type, length: v.length, data: d, nulls };
   const data = d.slice();

@@ -11,6 +11,7 @@ import {
   formatDate,
   formatDatetime,
   formatInterval,
+  formatIntervalParts,
   formatTime,
   formatTimestampFloatSeconds,
   formatTimestampRfc3339,
@@ -500,6 +501,17 @@ function vectorCellWriter(vec: Vector, opts: WireOptions): CellWriter {
       if (nulls !== null && nulls[i] === 1) return w.lit(nullCell);
       w.lit(CELL_OPEN);
       w.utf8(q(textOfWords(words, i, width)));
+      w.room(1);
+      w.buf[w.pos++] = 0x7d;
+    };
+  }
+  if (vec.interval) {
+    // INTERVAL parts: the canonical text straight from them, no Interval per cell.
+    const { months, days, micros } = vec.interval;
+    return (w, i) => {
+      if (nulls !== null && nulls[i] === 1) return w.lit(nullCell);
+      w.lit(CELL_OPEN);
+      w.ascii(q(formatIntervalParts(months[i]!, days[i]!, micros[i]!)));
       w.room(1);
       w.buf[w.pos++] = 0x7d;
     };

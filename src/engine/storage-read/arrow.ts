@@ -12,9 +12,9 @@
 // default), timestamp[ns, UTC] (NANOS) or utf8 RFC 3339 text (PICOS).
 import * as arrow from 'apache-arrow';
 import type { Column } from '../../types/schema.js';
-import type { ArrayType, SqlType, StructType } from '../../types/types.js';
+import type { ArrayType, RangeType, SqlType, StructType } from '../../types/types.js';
 import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
-import { formatInterval, jsonNodeToText } from '../../types/json-values.js';
+import { formatInterval, formatIntervalParts, jsonNodeToText } from '../../types/json-values.js';
 import { setBigAt, type DecimalWidth } from '../../types/decimal-words.js';
 import { getValue, layoutOf, packedList, sliceVector, structField, takeVector, vectorFromValues, withNullRows, type Batch, type Vector } from '../../types/vector.js';
 import { formatTimestampPicosRfc3339, picosToInt64Nanos, picosToMicros, type PicosPrecision } from '../../types/picos.js';
@@ -260,7 +260,8 @@ function concatTyped<A extends Float64Array | Int32Array>(out: A, parts: readonl
  * strings encoded in one go; ARRAY and STRUCT columns from their layout
  * (list offsets, struct validity, field and element pieces in turn), so a
  * scanned nested column's leaves are copied as they are; NUMERIC and
- * BIGNUMERIC as a scan's decimal words; the other types
+ * BIGNUMERIC as a scan's decimal words; INTERVAL from a scan's parts, RANGE
+ * from its sides (fixed-width copies); the other types
  * through their values. The bytes are the ones `columnData` makes of the
  * rows' values.
  */
@@ -269,6 +270,8 @@ function vectorData(t: SqlType, parts: readonly Vector[], picos: PicosPrecision)
   if (t.kind === 'ARRAY') return listData(t, parts, length, picos);
   if (t.kind === 'STRUCT') return structData(t, parts, length, picos);
   if (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') return decimalData(t, parts, length, picos);
+  if (t.kind === 'RANGE') return rangeData(t, parts, length, picos);
+  if (t.kind === 'INTERVAL' && parts.some((p) => p.interval)) return intervalData(parts, length);
   const layout = layoutOf(t);
   if (layout === 'values' && t.kind !== 'STRING') return columnData(t, boxedValues(parts), picos);
   const { bitmap, nullCount } = validityOf(parts, length);
@@ -326,6 +329,45 @@ function decimalData(t: SqlType, parts: readonly Vector[], length: number, picos
   const { bitmap, nullCount } = validityOf(parts, length);
   if (nullCount > 0) clearNullSlots(out, 4 * width, parts);
   return makeData({ type: arrowType(t, picos), length, nullCount, nullBitmap: bitmap, data: out });
+}
+
+/** INTERVAL pieces as their canonical text (formatInterval's), an interval view's from its parts without an Interval per row. */
+function intervalData(parts: readonly Vector[], length: number): arrow.Data {
+  const strs: string[] = [];
+  for (const p of parts) {
+    const iv = p.interval;
+    const values = iv ? null : (p.data as Value[]);
+    for (let i = 0; i < p.length; i++) {
+      if (p.nulls !== null && p.nulls[i] === 1) strs.push('');
+      else strs.push(iv ? formatIntervalParts(iv.months[i]!, iv.days[i]!, iv.micros[i]!) : formatInterval(values![i] as Interval));
+    }
+  }
+  // The text is ASCII: offsets by character count.
+  const offsets = new Int32Array(length + 1);
+  for (let i = 0; i < length; i++) offsets[i + 1] = offsets[i]! + strs[i]!.length;
+  const data = Buffer.from(strs.join(''), 'latin1');
+  const { bitmap, nullCount } = validityOf(parts, length);
+  return makeData({ type: new arrow.Utf8(), length, nullCount, nullBitmap: bitmap, valueOffsets: offsets, data: new Uint8Array(data.buffer, data.byteOffset, data.length) });
+}
+
+/** RANGE pieces as struct<start, end>: a range view's sides copied as fixed-width columns, boxed pieces' from their values; a NULL range's sides NULL. */
+function rangeData(t: RangeType, parts: readonly Vector[], length: number, picos: PicosPrecision): arrow.Data {
+  const { bitmap, nullCount } = validityOf(parts, length);
+  const starts: Vector[] = [];
+  const ends: Vector[] = [];
+  for (const p of parts) {
+    let start: Vector, end: Vector;
+    if (p.range) ({ start, end } = p.range);
+    else {
+      const values = p.data as Value[];
+      const side = (pick: (r: RangeValue) => Value): Vector => vectorFromValues(t.element, Array.from({ length: p.length }, (_, i) => (values[i] === null ? null : pick(values[i] as RangeValue))));
+      start = side((r) => r.start);
+      end = side((r) => r.end);
+    }
+    starts.push(p.nulls !== null ? nullUnder(start, p.nulls) : start);
+    ends.push(p.nulls !== null ? nullUnder(end, p.nulls) : end);
+  }
+  return makeData({ type: arrowType(t, picos), length, nullCount, nullBitmap: bitmap, children: [vectorData(t.element, starts, picos), vectorData(t.element, ends, picos)] });
 }
 
 function boxedValues(parts: readonly Vector[]): Value[] {

@@ -103,8 +103,8 @@ function numericBelow(t: readonly Vector[], keys: readonly Vector[], specs: read
   const tv = new Float64Array(nk);
   const data: (Float64Array | Int32Array)[] = [];
   for (let k = 0; k < nk; k++) {
-    // Decimal words are compared by the comparators (reading `data` would box them).
-    if (keys[k]!.decimal || t[k]!.decimal) return -1;
+    // Decimal words and interval parts are compared by the comparators (reading `data` would box them).
+    if (keys[k]!.decimal || t[k]!.decimal || keys[k]!.interval || t[k]!.interval) return -1;
     const d = keys[k]!.data;
     const td = t[k]!.data;
     if (!(d instanceof Float64Array || d instanceof Int32Array) || keys[k]!.nulls !== null) return -1;

@@ -10,7 +10,7 @@ import { lookupFunction, replayResolution, resolutionOf, type ArgInfo, type Reso
 import { fromStored, toStored, type Stored } from '../../storage/codec.js';
 import type { SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';
-import { decimalVector, type Batch, type Vector } from '../../types/vector.js';
+import { decimalVector, intervalVector, rangeVector, type Batch, type Vector } from '../../types/vector.js';
 import type { DecimalWidth } from '../../types/decimal-words.js';
 
 export class Unencodable extends Error {}
@@ -236,6 +236,9 @@ export interface EncodedVector {
   readonly nulls: Uint8Array | null;
   /** NUMERIC / BIGNUMERIC rows as their decimal words (Vector.decimal; `data` then empty): copied, never boxed. */
   readonly decimal?: { readonly words: Uint32Array; readonly width: DecimalWidth };
+  /** INTERVAL rows as their parts (Vector.interval), RANGE rows as their sides (Vector.range): copied, never boxed. */
+  readonly interval?: { readonly months: Int32Array; readonly days: Int32Array; readonly micros: BigInt64Array };
+  readonly range?: { readonly start: EncodedVector; readonly end: EncodedVector };
 }
 
 export interface EncodedBatch {
@@ -257,34 +260,40 @@ function compact<A extends Float64Array | BigInt64Array | Int32Array | Uint8Arra
 
 /** A batch for postMessage or v8.serialize (which copy it). */
 export function encodeBatch(b: Batch): EncodedBatch {
-  return {
-    length: b.length,
-    columns: b.columns.map((v) => {
-      const nulls = v.nulls === null ? null : compact(v.nulls.subarray(0, v.length));
-      if (v.decimal) {
-        const { words, width } = v.decimal;
-        return { type: v.type, length: v.length, data: [], stored: false, nulls, decimal: { words: compact(words.subarray(0, v.length * width)), width } };
-      }
-      const d = v.data;
-      if (!Array.isArray(d)) return { type: v.type, length: v.length, data: compact(d.subarray(0, v.length)), stored: false, nulls };
-      if (PRIMITIVE.has(v.type.kind)) return { type: v.type, length: v.length, data: d.slice(0, v.length), stored: false, nulls };
-      const out: Stored[] = new Array(v.length);
-      for (let i = 0; i < v.length; i++) out[i] = toStored(v.type, d[i] ?? null);
-      return { type: v.type, length: v.length, data: out, stored: true, nulls };
-    }),
-  };
+  return { length: b.length, columns: b.columns.map(encodeVector) };
+}
+
+function encodeVector(v: Vector): EncodedVector {
+  const nulls = v.nulls === null ? null : compact(v.nulls.subarray(0, v.length));
+  if (v.decimal) {
+    const { words, width } = v.decimal;
+    return { type: v.type, length: v.length, data: [], stored: false, nulls, decimal: { words: compact(words.subarray(0, v.length * width)), width } };
+  }
+  if (v.interval) {
+    const { months, days, micros } = v.interval;
+    const n = v.length;
+    return { type: v.type, length: n, data: [], stored: false, nulls, interval: { months: compact(months.subarray(0, n)), days: compact(days.subarray(0, n)), micros: compact(micros.subarray(0, n)) } };
+  }
+  if (v.range) return { type: v.type, length: v.length, data: [], stored: false, nulls, range: { start: encodeVector(v.range.start), end: encodeVector(v.range.end) } };
+  const d = v.data;
+  if (!Array.isArray(d)) return { type: v.type, length: v.length, data: compact(d.subarray(0, v.length)), stored: false, nulls };
+  if (PRIMITIVE.has(v.type.kind)) return { type: v.type, length: v.length, data: d.slice(0, v.length), stored: false, nulls };
+  const out: Stored[] = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = toStored(v.type, d[i] ?? null);
+  return { type: v.type, length: v.length, data: out, stored: true, nulls };
 }
 
 export function decodeBatch(b: EncodedBatch): Batch {
-  return {
-    length: b.length,
-    columns: b.columns.map((v): Vector => {
-      if (v.decimal) return decimalVector(v.type, v.length, v.nulls, v.decimal);
-      if (!v.stored) return { type: v.type, length: v.length, data: v.data as Vector['data'], nulls: v.nulls };
-      const s = v.data as Stored[];
-      const data: Value[] = new Array(v.length);
-      for (let i = 0; i < v.length; i++) data[i] = v.nulls !== null && v.nulls[i] === 1 ? null : fromStored(v.type, s[i]);
-      return { type: v.type, length: v.length, data, nulls: v.nulls };
-    }),
-  };
+  return { length: b.length, columns: b.columns.map(decodeVector) };
+}
+
+function decodeVector(v: EncodedVector): Vector {
+  if (v.decimal) return decimalVector(v.type, v.length, v.nulls, v.decimal);
+  if (v.interval) return intervalVector(v.type, v.length, v.nulls, v.interval);
+  if (v.range) return rangeVector(v.type, v.length, v.nulls, { start: decodeVector(v.range.start), end: decodeVector(v.range.end) });
+  if (!v.stored) return { type: v.type, length: v.length, data: v.data as Vector['data'], nulls: v.nulls };
+  const s = v.data as Stored[];
+  const data: Value[] = new Array(v.length);
+  for (let i = 0; i < v.length; i++) data[i] = v.nulls !== null && v.nulls[i] === 1 ? null : fromStored(v.type, s[i]);
+  return { type: v.type, length: v.length, data, nulls: v.nulls };
 }

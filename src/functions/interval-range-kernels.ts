@@ -1,0 +1,170 @@
+// Kernels over a stored INTERVAL column's parts and a RANGE column's sides
+// (Vector.interval / Vector.range, column-chunk.ts) that run without making
+// an Interval or a RangeValue per row: comparisons of intervals by their
+// normalized key, RANGE_START / RANGE_END (the side itself), RANGE_CONTAINS
+// and RANGE_OVERLAPS over number sides. Each returns null when its inputs are
+// not of that form (the caller's value kernel then runs, boxing per batch).
+import { intervalKey } from './compare.js';
+import { mergeNulls } from './vec.js';
+import type { ScalarKernel } from './registry.js';
+import { T, type SqlType } from '../types/types.js';
+import type { Interval, RangeValue, Value } from '../types/values.js';
+import { vectorFromValues, withNullRows, type Vector } from '../types/vector.js';
+
+const DAY_US = 86_400_000_000;
+
+/** A kernel that tries `fast` (null: not its inputs' form) before the row-by-row one. */
+export function orRows(fast: (args: readonly Vector[], n: number) => Vector | null, rows: ScalarKernel): ScalarKernel {
+  return (args, n, ctx) => fast(args, n) ?? rows(args, n, ctx);
+}
+
+/**
+ * Intervals' order keys ((months * 30 + days) days + micros, compare.ts's
+ * intervalKey) for rows [0, n): doubles when every key is an exact integer
+ * there, else BigInts.
+ */
+export function intervalKeys(v: Vector, n: number): Float64Array | BigInt64Array {
+  const iv = v.interval;
+  if (!iv) {
+    const values = v.data as Value[];
+    const keys = new Array<bigint>(n);
+    let exact = true;
+    // A literal's rows are one object: its key is made once.
+    let prev: Value | undefined;
+    let key = 0n;
+    for (let i = 0; i < n; i++) {
+      const x = values[i];
+      if (x !== prev) {
+        prev = x;
+        key = x === null || x === undefined ? 0n : intervalKey(x as Interval);
+        if (key > 9007199254740991n || key < -9007199254740991n) exact = false;
+      }
+      keys[i] = key;
+    }
+    return exact ? Float64Array.from(keys, Number) : BigInt64Array.from(keys);
+  }
+  const { months, days, micros } = iv;
+  const halves = new Int32Array(micros.buffer, micros.byteOffset, 2 * n);
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const hi = halves[2 * i + 1]!;
+    const d = months[i]! * 30 + days[i]!;
+    // Exact while the day part and the micros are below 2^53 and so is their sum.
+    if (hi > 2097151 || hi < -2097152 || d > 104249 || d < -104249) return bigKeys(iv, n);
+    const k = d * DAY_US + (hi * 4294967296 + (halves[2 * i]! >>> 0));
+    if (k > 9007199254740991 || k < -9007199254740991) return bigKeys(iv, n);
+    out[i] = k;
+  }
+  return out;
+}
+
+function bigKeys(iv: NonNullable<Vector['interval']>, n: number): BigInt64Array {
+  const out = new BigInt64Array(n);
+  for (let i = 0; i < n; i++) out[i] = BigInt(iv.months[i]! * 30 + iv.days[i]!) * 86_400_000_000n + iv.micros[i]!;
+  return out;
+}
+
+export type CmpOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+
+/** A comparison of INTERVAL rows by their keys, when one side is a stored column's parts; null otherwise. */
+export function compareIntervals(op: CmpOp, a: Vector, b: Vector, n: number): Vector | null {
+  if (a.type.kind !== 'INTERVAL' || b.type.kind !== 'INTERVAL' || (!a.interval && !b.interval)) return null;
+  const nulls = mergeNulls([a, b], n);
+  let x: Float64Array | BigInt64Array = intervalKeys(a, n);
+  let y: Float64Array | BigInt64Array = intervalKeys(b, n);
+  if (x instanceof Float64Array !== y instanceof Float64Array) {
+    // One side needs BigInts: both as BigInts.
+    if (x instanceof Float64Array) x = BigInt64Array.from(x, BigInt);
+    if (y instanceof Float64Array) y = BigInt64Array.from(y, BigInt);
+  }
+  const out = new Uint8Array(n);
+  const cmp = (p: number | bigint, q: number | bigint): boolean => {
+    switch (op) {
+      case 'eq':
+        return p === q;
+      case 'ne':
+        return p !== q;
+      case 'lt':
+        return p < q;
+      case 'le':
+        return p <= q;
+      case 'gt':
+        return p > q;
+      case 'ge':
+        return p >= q;
+    }
+  };
+  for (let i = 0; i < n; i++) out[i] = cmp(x[i]!, y[i]!) ? 1 : 0;
+  return { type: T.BOOL, length: n, data: out, nulls };
+}
+
+/** RANGE_START / RANGE_END of a stored column: its side vector, NULL also where the range is. */
+export function rangeSide(args: readonly Vector[], pick: 'start' | 'end'): Vector | null {
+  const r = args[0]!.range;
+  if (!r) return null;
+  const side = r[pick];
+  const outer = args[0]!.nulls;
+  if (outer === null) return side;
+  const nulls = side.nulls ? side.nulls.slice() : new Uint8Array(side.length);
+  for (let i = 0; i < nulls.length; i++) if (outer[i] === 1) nulls[i] = 1;
+  return withNullRows(side, nulls);
+}
+
+interface Sides {
+  readonly start: Vector;
+  readonly end: Vector;
+}
+
+/** A RANGE vector's sides: a stored column's, or made from its values (a literal, a computed range). */
+function sidesOf(v: Vector, element: SqlType, n: number): Sides {
+  if (v.range) return v.range;
+  const values = v.data as Value[];
+  const side = (pick: (r: RangeValue) => Value): Vector => vectorFromValues(element, Array.from({ length: n }, (_, i) => (values[i] == null ? null : pick(values[i] as RangeValue))));
+  return { start: side((r) => r.start), end: side((r) => r.end) };
+}
+
+type Num = Float64Array | Int32Array;
+const numeric = (v: Vector): Num | null => (v.data instanceof Float64Array || v.data instanceof Int32Array ? v.data : null);
+const isNull = (v: Vector, i: number): boolean => v.nulls !== null && v.nulls[i] === 1;
+
+/**
+ * RANGE_CONTAINS(range, point | range) and RANGE_OVERLAPS(range, range)
+ * over number sides (DATE, and DATETIME / TIMESTAMP within 2^53), when the
+ * first argument is a stored column; null otherwise.
+ */
+export function rangeRelation(kind: 'contains' | 'overlaps', args: readonly Vector[], n: number): Vector | null {
+  const a = args[0]!;
+  const b = args[1]!;
+  if (!a.range || a.type.kind !== 'RANGE') return null;
+  const element = a.type.element;
+  const as = a.range;
+  const s1 = numeric(as.start);
+  const e1 = numeric(as.end);
+  if (!s1 || !e1) return null;
+  const nulls = mergeNulls(args, n);
+  const out = new Uint8Array(n);
+  if (b.type.kind !== 'RANGE') {
+    // contains a point: start <= p < end, an unbounded side always passes.
+    const p = numeric(b);
+    if (!p || p.constructor !== s1.constructor) return null;
+    for (let i = 0; i < n; i++) out[i] = (isNull(as.start, i) || p[i]! >= s1[i]!) && (isNull(as.end, i) || p[i]! < e1[i]!) ? 1 : 0;
+    return { type: T.BOOL, length: n, data: out, nulls };
+  }
+  const bs = sidesOf(b, element, n);
+  const s2 = numeric(bs.start);
+  const e2 = numeric(bs.end);
+  if (!s2 || !e2 || s2.constructor !== s1.constructor || e2.constructor !== e1.constructor) return null;
+  for (let i = 0; i < n; i++) {
+    const aStart = isNull(as.start, i), aEnd = isNull(as.end, i), bStart = isNull(bs.start, i), bEnd = isNull(bs.end, i);
+    if (kind === 'contains') {
+      const startOk = aStart || (!bStart && s2[i]! >= s1[i]!);
+      const endOk = aEnd || (!bEnd && e2[i]! <= e1[i]!);
+      out[i] = startOk && endOk ? 1 : 0;
+    } else {
+      const aBeforeB = !aEnd && !bStart && e1[i]! <= s2[i]!;
+      const bBeforeA = !bEnd && !aStart && e2[i]! <= s1[i]!;
+      out[i] = !aBeforeB && !bBeforeA ? 1 : 0;
+    }
+  }
+  return { type: T.BOOL, length: n, data: out, nulls };
+}
