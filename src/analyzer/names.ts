@@ -602,6 +602,10 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         const mv = r.materializedView as { enableRefresh?: boolean; refreshIntervalMs?: string } | undefined;
         if (mv?.enableRefresh !== undefined) opt('enable_refresh', 'BOOL', mv.enableRefresh);
         if (mv?.refreshIntervalMs !== undefined) opt('refresh_interval_minutes', 'FLOAT64', Number(mv.refreshIntervalMs) / 60_000);
+        // An external table's format and files (CREATE EXTERNAL TABLE ... OPTIONS (format, uris)).
+        const ext = externalOptions(r);
+        if (ext.format) opt('format', 'STRING', ext.format);
+        if (ext.uris.length) opt('uris', 'ARRAY<STRING>', ext.uris);
       }
       return { columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('option_name'), col('option_type'), col('option_value')], rows };
     }
@@ -961,7 +965,7 @@ function ddlOf(t: TableInfo): string {
     );
   }
   const collate = typeof r.defaultCollation === 'string' && r.defaultCollation ? `\nDEFAULT COLLATE '${r.defaultCollation}'` : '';
-  return `CREATE TABLE ${name}\n(\n${lines.join(',\n')}\n)${collate}${parts};`;
+  return `CREATE ${t.kind === 'EXTERNAL' ? 'EXTERNAL ' : ''}TABLE ${name}\n(\n${lines.join(',\n')}\n)${collate}${parts};`;
 }
 
 /** A table's PARTITION BY clause from its REST partitioning (empty when it has none). */
@@ -985,6 +989,12 @@ function ddlClusterBy(r: Record<string, unknown>): string {
 }
 
 /** A table's OPTIONS clause, one `name=value` a line (empty when it sets none). */
+/** An external table's source format and URIs (its REST externalDataConfiguration); none for other tables. */
+function externalOptions(r: Record<string, unknown>): { format?: string; uris: readonly string[] } {
+  const ext = r.externalDataConfiguration as { sourceFormat?: string; sourceUris?: string[] } | undefined;
+  return { ...(ext?.sourceFormat ? { format: ext.sourceFormat } : {}), uris: ext?.sourceUris ?? [] };
+}
+
 function ddlOptions(r: Record<string, unknown>): string {
   const o: string[] = [];
   if (r.expirationTime) o.push(`expiration_timestamp=TIMESTAMP "${new Date(Number(r.expirationTime)).toISOString()}"`);
@@ -997,6 +1007,9 @@ function ddlOptions(r: Record<string, unknown>): string {
   if (labels.length) o.push(`labels=[${labels.map(([k, v]) => `(${JSON.stringify(k)}, ${JSON.stringify(v)})`).join(', ')}]`);
   if (typeof r.defaultRoundingMode === 'string') o.push(`default_rounding_mode=${JSON.stringify(r.defaultRoundingMode)}`);
   if (typeof r.maxStaleness === 'string') o.push(`max_staleness=INTERVAL "${r.maxStaleness}" YEAR TO SECOND`);
+  const ext = externalOptions(r);
+  if (ext.format) o.push(`format=${JSON.stringify(ext.format)}`);
+  if (ext.uris.length) o.push(`uris=[${ext.uris.map((u) => JSON.stringify(u)).join(', ')}]`);
   return o.length ? `\nOPTIONS(\n  ${o.join(',\n  ')}\n)` : '';
 }
 
