@@ -5,7 +5,8 @@
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import type { Vector } from '../types/vector.js';
-import { ColumnBuffer, Phys, physOf, growInt32 } from './vectors.js';
+import { hashWordsAt } from '../types/decimal-words.js';
+import { ColumnBuffer, Phys, physOf, growInt32, keyWords } from './vectors.js';
 import { NULL_HASH, combineHash, hashBigint, hashDouble, hashValue, mix32 } from './values-compare.js';
 
 /** Most slots of a dense group index (512 MB): beyond, even 4 slots per group is too much at once. */
@@ -18,8 +19,18 @@ export function hashRows(cols: readonly Vector[], n: number, out: Int32Array): v
 }
 
 function hashColumnInto(v: Vector, n: number, out: Int32Array, first: boolean): void {
-  const d = v.data;
   const nulls = v.nulls;
+  const dec = keyWords(v);
+  if (dec !== null) {
+    // NUMERIC / BIGNUMERIC words hashed as they are (hashValue hashes a boxed value's words alike).
+    const { words, width } = dec;
+    for (let i = 0; i < n; i++) {
+      const h = nulls !== null && nulls[i] === 1 ? NULL_HASH : hashWordsAt(words, i, width);
+      out[i] = first ? h : combineHash(out[i]!, h);
+    }
+    return;
+  }
+  const d = v.data;
   const ph = physOf(v.type);
   for (let i = 0; i < n; i++) {
     let h: number;

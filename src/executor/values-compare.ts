@@ -5,6 +5,7 @@
 // serve the `values` layout and nested STRUCT/ARRAY values.
 import type { SqlType } from '../types/types.js';
 import { Decimal, Interval, JsonValue, RangeValue, Geography, type Value } from '../types/values.js';
+import { hashWordsAt, wordsOfDecimalInto } from '../types/decimal-words.js';
 
 export function valuesEqual(a: Value, b: Value, t: SqlType): boolean {
   if (a === null || b === null) return a === b;
@@ -203,6 +204,9 @@ export function combineHash(h: number, v: number): number {
   return (Math.imul(h, 31) + v) | 0;
 }
 
+/** Scratch words of a boxed NUMERIC / BIGNUMERIC being hashed. */
+const HASH_WORDS = new Uint32Array(8);
+
 export function hashValue(v: Value, t: SqlType): number {
   if (v === null) return NULL_HASH;
   switch (t.kind) {
@@ -226,8 +230,11 @@ export function hashValue(v: Value, t: SqlType): number {
       return mix32(h ^ b.length);
     }
     case 'NUMERIC':
-    case 'BIGNUMERIC':
-      return hashString((v as Decimal).toString());
+    case 'BIGNUMERIC': {
+      // The hash of its words, as keys held as words hash (hash.ts); a value without words (none in range) by its text.
+      const width = t.kind === 'NUMERIC' ? 4 : 8;
+      return wordsOfDecimalInto(v as Decimal, width, HASH_WORDS, 0) ? hashWordsAt(HASH_WORDS, 0, width) : hashString((v as Decimal).toString());
+    }
     case 'ARRAY': {
       let h = 0x6a09e667 | 0;
       for (const e of v as Value[]) h = combineHash(h, hashValue(e, t.element));

@@ -1,12 +1,14 @@
 // Vector helpers the operators share: a growable typed column (ColumnBuffer),
 // batch take/slice/concat, NULL vectors and scatter (for lazy conditionals).
 import type { SqlType } from '../types/types.js';
-import type { Value } from '../types/values.js';
+import type { Decimal, Value } from '../types/values.js';
 import {
   BATCH_SIZE,
   MAX_SAFE,
   concatVectors,
   decimalVector,
+  getValue,
+  type DecimalView,
   layoutOf,
   sliceVector,
   takeVector,
@@ -16,6 +18,7 @@ import {
   type Vector,
 } from '../types/vector.js';
 import { valuesEqual } from './values-compare.js';
+import { decimalOfWords, wordsEqual, wordsOfDecimalInto, type DecimalWidth } from '../types/decimal-words.js';
 import { wordsArg } from '../functions/decimal-kernels.js';
 
 /** Physical storage kinds of a ColumnBuffer (small ints so hot switches stay cheap). */
@@ -45,6 +48,16 @@ export function physOf(type: SqlType): Phys {
 
 const BIG_SAFE = BigInt(MAX_SAFE);
 
+/** A NUMERIC / BIGNUMERIC key's words when it has them at its type's width (else its values are read). */
+export function keyWords(v: Vector): DecimalView | null {
+  const dec = v.decimal;
+  if (dec === undefined) return null;
+  return dec.width === (v.type.kind === 'NUMERIC' ? 4 : 8) ? dec : null;
+}
+
+/** Scratch words of a boxed value compared with stored words (equalsRow). */
+const EQ_WORDS = new Uint32Array(8);
+
 /**
  * A growable column in the vector layout: group keys, join build sides and
  * materialized inputs are kept as these (no per-row objects).
@@ -59,6 +72,13 @@ export class ColumnBuffer {
   u8: Uint8Array = new Uint8Array(0);
   vals: Value[] = [];
   nulls: Uint8Array | null = null;
+  /**
+   * NUMERIC / BIGNUMERIC rows as decimal words (`width` per row; phys stays
+   * VALUES): keys stay unboxed from a scan's words to the result. Null once a
+   * value without words arrives (then `vals` holds every row).
+   */
+  private dec: Uint32Array | null = null;
+  private readonly width: DecimalWidth = 4;
 
   constructor(
     readonly type: SqlType,
@@ -66,7 +86,32 @@ export class ColumnBuffer {
   ) {
     this.phys = physOf(type);
     this.cap = Math.max(16, initialCapacity);
+    if (type.kind === 'NUMERIC' || type.kind === 'BIGNUMERIC') {
+      this.width = type.kind === 'NUMERIC' ? 4 : 8;
+      this.dec = new Uint32Array(0);
+    }
     this.alloc(this.cap);
+  }
+
+  /** Whether the rows are held as decimal words. */
+  get words(): DecimalView | null {
+    return this.dec === null ? null : { words: this.dec, width: this.width };
+  }
+
+  /** Leaves the words for values (a value that has no words arrived). */
+  private toValues(): void {
+    const dec = this.dec!;
+    this.dec = null;
+    const vals = new Array<Value>(this.length);
+    for (let i = 0; i < this.length; i++) vals[i] = this.nulls !== null && this.nulls[i] === 1 ? null : decimalOfWords(dec, i, this.width);
+    this.vals = vals;
+  }
+
+  /** Writes row i's value x (a Decimal) as words; false (nothing written) when it has none. */
+  private setDecimal(i: number, x: Decimal): boolean {
+    if (wordsOfDecimalInto(x, this.width, this.dec!, i)) return true;
+    this.toValues();
+    return false;
   }
 
   private alloc(cap: number): void {
@@ -85,6 +130,11 @@ export class ColumnBuffer {
         this.u8 = growU8(this.u8, cap);
         break;
       default:
+        if (this.dec !== null) {
+          const d = new Uint32Array(cap * this.width);
+          d.set(this.dec.subarray(0, Math.min(this.dec.length, d.length)));
+          this.dec = d;
+        }
         break;
     }
     if (this.nulls) this.nulls = growU8(this.nulls, cap);
@@ -128,6 +178,15 @@ export class ColumnBuffer {
       this.markNull(i);
       if (this.phys === Phys.VALUES) this.vals[i] = null;
       return;
+    }
+    if (this.dec !== null) {
+      const vd = keyWords(v);
+      if (vd !== null && vd.width === this.width) {
+        const w = this.width;
+        this.dec.set(vd.words.subarray(row * w, row * w + w), i * w);
+        return;
+      }
+      if (this.setDecimal(i, getValue(v, row) as Decimal)) return;
     }
     const d = v.data;
     switch (this.phys) {
@@ -187,6 +246,7 @@ export class ColumnBuffer {
         this.u8[i] = x === true ? 1 : 0;
         return;
       default:
+        if (this.dec !== null && this.setDecimal(i, x as Decimal)) return;
         this.vals[i] = x;
     }
   }
@@ -195,6 +255,17 @@ export class ColumnBuffer {
   appendVector(v: Vector): void {
     const n = v.length;
     if (n === 0) return;
+    const vd = this.dec !== null ? keyWords(v) : null;
+    if (vd !== null && vd.width === this.width) {
+      this.ensure(n);
+      this.dec!.set(vd.words.subarray(0, n * this.width), this.length * this.width);
+      if (v.nulls) {
+        if (!this.nulls) this.nulls = new Uint8Array(this.cap);
+        this.nulls.set(v.nulls.subarray(0, n), this.length);
+      }
+      this.length += n;
+      return;
+    }
     const d = v.data;
     const fast =
       ((this.phys === Phys.F64 || this.phys === Phys.I64F) && d instanceof Float64Array) ||
@@ -271,6 +342,7 @@ export class ColumnBuffer {
         data = this.u8.subarray(0, n);
         break;
       default:
+        if (this.dec !== null) return decimalVector(this.type, n, nulls, { words: this.dec.subarray(0, n * this.width), width: this.width });
         data = this.vals.length === n ? this.vals : this.vals.slice(0, n);
     }
     return { type: this.type, length: n, data, nulls };
@@ -286,7 +358,8 @@ export class ColumnBuffer {
   /** Bytes held (typed buffers; value-layout cells counted at VALUE_BYTES each). */
   bytes(): number {
     const nulls = this.nulls ? this.nulls.byteLength : 0;
-    return this.f64.byteLength + this.big.byteLength + this.i32.byteLength + this.u8.byteLength + this.vals.length * VALUE_BYTES + nulls;
+    const dec = this.dec !== null ? this.dec.byteLength : 0;
+    return this.f64.byteLength + this.big.byteLength + this.i32.byteLength + this.u8.byteLength + this.vals.length * VALUE_BYTES + dec + nulls;
   }
 
   isNull(i: number): boolean {
@@ -307,7 +380,7 @@ export class ColumnBuffer {
       case Phys.BOOL:
         return this.u8[i] === 1;
       default:
-        return this.vals[i]!;
+        return this.dec !== null ? decimalOfWords(this.dec, i, this.width) : this.vals[i]!;
     }
   }
 
@@ -319,6 +392,12 @@ export class ColumnBuffer {
     const an = this.nulls !== null && this.nulls[i] === 1;
     const bn = v.nulls !== null && v.nulls[row] === 1;
     if (an || bn) return an === bn;
+    if (this.dec !== null) {
+      const vd = keyWords(v);
+      if (vd !== null && vd.width === this.width) return wordsEqual(this.dec, i, vd.words, row, this.width);
+      // A boxed value equals a stored one only if it has the same words.
+      return wordsOfDecimalInto(getValue(v, row) as Decimal, this.width, EQ_WORDS, 0) && wordsEqual(this.dec, i, EQ_WORDS, 0, this.width);
+    }
     const d = v.data;
     switch (this.phys) {
       case Phys.F64: {
@@ -359,6 +438,7 @@ export class ColumnBuffer {
         data = this.u8.slice(start, end);
         break;
       default:
+        if (this.dec !== null) return decimalVector(this.type, n, nulls, { words: this.dec.slice(start * this.width, end * this.width), width: this.width });
         data = this.vals.slice(start, end);
     }
     return { type: this.type, length: n, data, nulls };
@@ -533,8 +613,8 @@ type Typed = Float64Array | Int32Array | Uint8Array;
  * other typed parts of one array type are copied once, with no per-value work.
  */
 export function concatColumn(type: SqlType, parts: readonly Vector[]): Vector {
-  // Nested views concatenate as views (concatVectors), never boxed here.
-  if (parts[0]?.nested) return concatVectors(type, parts);
+  // Nested views and decimal words concatenate as such (concatVectors), never boxed here.
+  if (parts[0]?.nested || parts[0]?.decimal) return concatVectors(type, parts);
   const d0 = parts[0]?.data;
   if (!(d0 instanceof Float64Array || d0 instanceof Int32Array || d0 instanceof Uint8Array) || layoutOf(type) === 'values') return concatVectors(type, parts);
   const Ctor = d0.constructor as { new (n: number): Typed; new (b: ArrayBufferLike, off: number, n: number): Typed };

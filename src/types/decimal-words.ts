@@ -332,3 +332,41 @@ export function textOfWords(words: Uint32Array, at: number, width: DecimalWidth)
   const x = width === 4 ? smallAt(words, b) : NaN;
   return x === x ? textOfSmall(x) : textOfBig(bigAt(words, b, width), decimalScale(width));
 }
+
+/** Scratch text bytes of a Decimal (wordsOfDecimalInto): BIGNUMERIC's 77 digits, sign and point fit. */
+const TEXT = new Uint8Array(96);
+
+/**
+ * wordsOfDecimal into out[at * width] without allocating (hashing and
+ * grouping boxed values the same way as words). False when it does not fit.
+ */
+export function wordsOfDecimalInto(d: Decimal, width: DecimalWidth, out: Uint32Array, at: number): boolean {
+  const t = d.toFixed();
+  if (t.length > TEXT.length) return false;
+  for (let i = 0; i < t.length; i++) TEXT[i] = t.charCodeAt(i);
+  return wordsOfText(TEXT, 0, t.length, width, out, at);
+}
+
+/**
+ * Hash of the value at words[at * width]. Equal values have equal words at
+ * the type's fixed scale (-0, 1.50 and 1.5 alike), so this is a grouping hash;
+ * boxed values hash through wordsOfDecimalInto to the same number.
+ */
+export function hashWordsAt(words: Uint32Array, at: number, width: DecimalWidth): number {
+  const b = at * width;
+  let h = 0x243f6a88 | 0;
+  for (let k = 0; k < width; k++) h = Math.imul(h ^ words[b + k]!, 0x9e3779b1) + k;
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) | 0;
+}
+
+/** Whether the values at a[ai * width] and b[bi * width] are equal (equal values, equal words). */
+export function wordsEqual(a: Uint32Array, ai: number, b: Uint32Array, bi: number, width: DecimalWidth): boolean {
+  const x = ai * width;
+  const y = bi * width;
+  for (let k = 0; k < width; k++) if (a[x + k] !== b[y + k]) return false;
+  return true;
+}

@@ -20,7 +20,8 @@ import { buildFile, partitionProbeSide, readBuildSide, type BuildSide } from './
 import { Reservation } from '../../storage/memory-budget.js';
 import type { SpillPartitions } from '../spill.js';
 import { mix32, valuesEqual } from '../values-compare.js';
-import { BatchCoalescer, ColumnBuffer, Phys, concatBatches, growInt32, nullVector, physOf, selectTrue, takeOrNull } from '../vectors.js';
+import { BatchCoalescer, ColumnBuffer, Phys, concatBatches, growInt32, keyWords, nullVector, physOf, selectTrue, takeOrNull } from '../vectors.js';
+import { wordsEqual } from '../../types/decimal-words.js';
 
 interface EquiKey {
   readonly left: Expr;
@@ -430,6 +431,15 @@ function keysEqual(pk: readonly Vector[], i: number, bk: readonly Vector[], j: n
       if (an !== bn) return false;
       continue;
     }
+    const aw = keyWords(a);
+    if (aw !== null) {
+      // NUMERIC / BIGNUMERIC words: equal values have equal words (a boxed side is compared by its value's words).
+      const bw = keyWords(b);
+      if (bw !== null && bw.width === aw.width) {
+        if (!wordsEqual(aw.words, i, bw.words, j, aw.width)) return false;
+      } else if (!valuesEqual(getValue(a, i), getValue(b, j), a.type)) return false;
+      continue;
+    }
     const ad = a.data;
     const bd = b.data;
     if (ad instanceof Float64Array && bd instanceof Float64Array) {
@@ -451,8 +461,9 @@ function unmatchable(keys: readonly Vector[], nullSafe: readonly boolean[], i: n
     if (nullSafe[k]) continue;
     const v = keys[k]!;
     if (v.nulls !== null && v.nulls[i] === 1) return true;
+    if (v.type.kind !== 'FLOAT64') continue; // (reading `data` of decimal words would box them)
     const d = v.data;
-    if (v.type.kind === 'FLOAT64' && d instanceof Float64Array && d[i] !== d[i]) return true;
+    if (d instanceof Float64Array && d[i] !== d[i]) return true;
   }
   return false;
 }
@@ -495,8 +506,9 @@ function probe(
   let r = buf.r;
   let c = 0;
   // Single FLOAT64-layout key without NULLs on the probe side: compare inline.
-  const p0 = pk.length === 1 && pk[0]!.data instanceof Float64Array && pk[0]!.nulls === null && !nullSafe[0] ? (pk[0]!.data as Float64Array) : null;
-  const b0 = p0 !== null && bk[0]!.data instanceof Float64Array ? (bk[0]!.data as Float64Array) : null;
+  // (Decimal words are not read through `data`, which would box them.)
+  const p0 = pk.length === 1 && !pk[0]!.decimal && pk[0]!.data instanceof Float64Array && pk[0]!.nulls === null && !nullSafe[0] ? (pk[0]!.data as Float64Array) : null;
+  const b0 = p0 !== null && !bk[0]!.decimal && bk[0]!.data instanceof Float64Array ? (bk[0]!.data as Float64Array) : null;
   const checkNulls = p0 === null || b0 === null;
   for (let i = from; i < n; i++) {
     if (checkNulls && unmatchable(pk, nullSafe, i)) continue;
@@ -799,7 +811,8 @@ const MAX_CACHED_BUILD_ROWS = 1_000_000;
 function joinIndexFor(bk: readonly Vector[], m: number, nullSafe: readonly boolean[], stored: boolean): JoinIndex {
   if (!stored || bk.length !== 1 || m > MAX_CACHED_BUILD_ROWS) return buildJoinIndex(bk, m, nullSafe);
   const v = bk[0]!;
-  const d = v.data;
+  // Decimal words are a typed column too (reading `data` would box them).
+  const d = v.decimal ? v.decimal.words : v.data;
   // Typed columns are keyed by their buffer (a scan hands out views), others by the array itself.
   const owner: object = ArrayBuffer.isView(d) ? d.buffer : d;
   const offset = ArrayBuffer.isView(d) ? d.byteOffset : 0;
