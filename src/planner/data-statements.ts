@@ -24,6 +24,7 @@ import { typeEquals, typeToSql } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { vectorFromValues, type Batch } from '../types/vector.js';
 import { encodeRows } from '../types/wire.js';
+import { partitioning } from './ddl-tables.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 
@@ -162,8 +163,7 @@ async function tempTarget(s: Session, name: A.Path, loc: A.Loc): Promise<TableId
 /**
  * The REST metadata of a table LOAD DATA creates: OPTIONS (description,
  * friendly_name, labels; other options kept under `options` as CREATE TABLE
- * does) and CLUSTER BY. PARTITION BY does not change results and is not kept,
- * as with CREATE TABLE.
+ * does) and CLUSTER BY; the caller adds PARTITION BY as CREATE TABLE does.
  */
 async function tableResource(s: Session, st: A.LoadDataStmt): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -376,7 +376,10 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
         }),
       };
   if (!existing) {
-    await cat.createTable(id, columns, { temporary: st.temp, resource: await tableResource(s, st) });
+    const resource = await tableResource(s, st);
+    // PARTITION BY as CREATE TABLE takes it: the new table's time or range partitioning.
+    if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
+    await cat.createTable(id, columns, { temporary: st.temp, resource });
     if (st.temp) s.tempTables.set(id.tableId, id);
     if (batch.length) await cat.appendRows(id, [aligned]);
   } else if (st.overwrite) {

@@ -195,7 +195,7 @@ const PARTITION_BY_FORMS =
  * (what tables.get shows, and what dbt compares to decide whether a table is replaceable).
  * `partition_expiration_days` from OPTIONS becomes timePartitioning.expirationMs.
  */
-async function partitioning(s: Session, e: A.Expr, columns: readonly Column[], resource: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function partitioning(s: Session, e: A.Expr, columns: readonly Column[], resource: Record<string, unknown>): Promise<Record<string, unknown>> {
   const bad = (): Error => sqlError(PARTITION_BY_FORMS, e.loc);
   const column = (x: A.Expr | undefined): Column | 'ingestion' => {
     if (x?.kind !== 'PathExpr' || x.parts.length !== 1) throw bad();
