@@ -2,7 +2,8 @@
 // decimal words) answer what the same query answers over the same values
 // given as literals (boxed Decimals, the decimal.js kernels), and the stored
 // run boxes no rows in between: arithmetic, CASE / IF / COALESCE branches,
-// BETWEEN (NULL bounds too), IN lists (with NULL items), ROUND, CASTs.
+// BETWEEN (NULL bounds too), IN lists (with NULL items), ROUND, CASTs,
+// RANGE window frames with offsets over NUMERIC / BIGNUMERIC keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decimalBoxing } from '../../src/types/vector.js';
 import { randomDecimalText, rng } from '../helpers/random-values.js';
@@ -50,6 +51,9 @@ const QUERIES = [
   "SELECT id, b * 2, b / 3, b - b, ROUND(b, 10), CAST(b AS STRING), SAFE_CAST(b AS NUMERIC), b BETWEEN -1 AND 1, IF(q > 3, b, BIGNUMERIC '1') FROM {T} WHERE b IS NULL OR ABS(b) < BIGNUMERIC '1e30' ORDER BY id",
   // Aggregates over the same.
   'SELECT SUM(p * q), SUM(ROUND(p * 1.2, 2)), MAX(CAST(p AS STRING)), COUNTIF(p BETWEEN 10 AND 20), SUM(IF(q > 5, p, -p)), SUM(CASE WHEN p > lo THEN p - lo END), COUNTIF(p IN (1.5, 2.5)) FROM {T}',
+  // RANGE frames with offsets over the keys (window/range-keys.ts reads the words; the window's input concatenated as words).
+  'SELECT id, COUNT(*) OVER (ORDER BY p RANGE BETWEEN 100 PRECEDING AND 2.5 FOLLOWING), SUM(q) OVER (ORDER BY lo DESC RANGE BETWEEN NUMERIC \'0.5\' PRECEDING AND CURRENT ROW) FROM {T} ORDER BY id',
+  "SELECT id, COUNT(*) OVER (ORDER BY b RANGE BETWEEN BIGNUMERIC '1e10' PRECEDING AND BIGNUMERIC '0.001' FOLLOWING) FROM {T} ORDER BY id",
 ];
 
 describe('NUMERIC expressions over stored words', () => {

@@ -30,10 +30,9 @@ const CLAMP = 2n ** 54n;
 export function rangeKeys(key: Vector, type: string, descending: boolean, n: number, at: (p: number) => number): RangeKeys {
   const skip = new Uint8Array(n);
   const nulls = key.nulls;
-  const d = key.data;
   const isNull = (r: number): boolean => nulls !== null && nulls[r] === 1;
   if (type === 'FLOAT64') {
-    const src = d as Float64Array;
+    const src = key.data as Float64Array;
     const k = new Float64Array(n);
     for (let p = 0; p < n; p++) {
       const r = at(p);
@@ -44,6 +43,7 @@ export function rangeKeys(key: Vector, type: string, descending: boolean, n: num
     return { kind: 'num', k, skip, scale: null };
   }
   if (type === 'INT64') {
+    const d = key.data;
     if (d instanceof Float64Array) {
       const k = new Float64Array(n);
       let small = true;
@@ -74,6 +74,7 @@ export function rangeKeys(key: Vector, type: string, descending: boolean, n: num
   }
   if (type !== 'NUMERIC' && type !== 'BIGNUMERIC') throw new QueryError('RANGE window frame with an offset requires a numeric ORDER BY expression');
   const scale = type === 'NUMERIC' ? 9 : 38;
+  // Words, not `data`: reading it would box every key as a Decimal.
   const view = key.decimal;
   if (view !== undefined && view.width === 4) {
     // decimal128 words: most keys read as doubles straight from their words.
