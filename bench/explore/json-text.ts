@@ -3,7 +3,7 @@
 // the cold first query (JSON_VALUE SUM/COUNT), the engine's RSS after it, the
 // same query warm, a WHERE on a JSON field, INT64 of a field, and Storage
 // Read Arrow sessions of the JSON and GEOGRAPHY columns through the real
-// client. Run it against builds alternately on one data dir (restarting the
+// client; GEOGRAPHY ST_X and ST_DISTANCE sums warm. Run it against builds alternately on one data dir (restarting the
 // emulator between runs) to compare them under the same load.
 //   node --import tsx bench/explore/json-text.ts http://127.0.0.1:9410 9411 --engine-pid=<pid> [--setup]
 import * as grpc from '@grpc/grpc-js';
@@ -62,7 +62,7 @@ async function readColumn(table: string, column: string): Promise<{ ms: number; 
 }
 
 const med = (a: number[]): number => a.slice().sort((x, y) => x - y)[a.length >> 1]!;
-async function timed(sql: string, n = 3): Promise<string> {
+async function timed(sql: string, n = 5): Promise<string> {
   const ms: number[] = [];
   let rows: unknown;
   for (let i = 0; i < n; i++) {
@@ -92,6 +92,7 @@ console.log('engine RSS after the JSON reads', rssMb().toFixed(0), 'MB');
 const gcold = await q('SELECT COUNT(*), SUM(ST_X(g)) FROM x.geo');
 console.log('GEOGRAPHY first query (ST_X SUM)', gcold.ms.toFixed(0), 'ms', JSON.stringify(gcold.rows), '; engine RSS after it', rssMb().toFixed(0), 'MB');
 console.log('GEOGRAPHY ST_X SUM warm', await timed('SELECT COUNT(*), SUM(ST_X(g)) FROM x.geo'));
+console.log('GEOGRAPHY ST_DISTANCE SUM warm', await timed('SELECT ROUND(SUM(ST_DISTANCE(g, ST_GEOGPOINT(1, 2))), 0) FROM x.geo'));
 const gs: number[] = [];
 for (let i = 0; i < 3; i++) {
   const r = await readColumn('geo', 'g');

@@ -194,6 +194,8 @@ export type JsonTextMode = WideNumberMode | 'stored';
  */
 export class JsonText extends JsonValue {
   private done = false;
+  /** A stored column value's chunk (storage column-chunk.ts TextValues): told when a kernel walks the value, so the chunk keeps its values parsed. */
+  demand: { walked: boolean } | undefined = undefined;
   constructor(
     readonly text: string,
     readonly start: number,
@@ -204,11 +206,27 @@ export class JsonText extends JsonValue {
   }
   override get node(): JsonNode {
     if (!this.done) {
+      if (this.demand) this.demand.walked = true;
       const t = this.start === 0 && this.end === this.text.length ? this.text : this.text.slice(this.start, this.end);
       this.parsed = this.mode === 'stored' ? parseStoredJson(t) : parseJsonText(t, this.mode);
       this.done = true;
     }
     return this.parsed;
+  }
+  override get storedText(): string | undefined {
+    // A stored text is compact (no blank), so any value's span in it is that value's storage form.
+    if (this.mode !== 'stored') return undefined;
+    return this.start === 0 && this.end === this.text.length ? this.text : this.text.slice(this.start, this.end);
+  }
+  /**
+   * Whether a path function reads this value by scanning its text: until it
+   * is parsed (a walk of the parsed value is then faster). A scan of a stored
+   * column value tells its chunk, which keeps parsed values from its next read.
+   */
+  scans(): boolean {
+    if (this.done) return false;
+    if (this.demand) this.demand.walked = true;
+    return true;
   }
   /** Where the value's first non-blank character is. */
   private lead(): number {
@@ -618,14 +636,14 @@ export function scalarString(v: JsonNode | undefined): string | null {
 
 /** JSON_QUERY / JSON_EXTRACT and subscripts over JSON: the value at the path, null when absent. */
 export function jsonQueryOf(v: JsonValue, steps: readonly PathStep[]): JsonValue | null {
-  if (v instanceof JsonText && !pathNeedsParse(steps)) return v.at(steps);
+  if (v instanceof JsonText && v.scans() && !pathNeedsParse(steps)) return v.at(steps);
   const r = jsonAtPath(v.node, steps);
   return r === undefined ? null : new JsonValue(r);
 }
 
 /** JSON_VALUE / JSON_EXTRACT_SCALAR over JSON. */
 export function jsonValueOf(v: JsonValue, steps: readonly PathStep[]): string | null {
-  if (v instanceof JsonText && !pathNeedsParse(steps)) {
+  if (v instanceof JsonText && v.scans() && !pathNeedsParse(steps)) {
     const span = v.span(steps);
     return span === undefined ? null : scalarOfValidText(v, span);
   }
@@ -634,7 +652,7 @@ export function jsonValueOf(v: JsonValue, steps: readonly PathStep[]): string | 
 
 /** JSON_QUERY_ARRAY / JSON_EXTRACT_ARRAY over JSON: the array's elements, null when not an array. */
 export function jsonQueryArrayOf(v: JsonValue, steps: readonly PathStep[]): JsonValue[] | null {
-  if (v instanceof JsonText && !pathNeedsParse(steps)) {
+  if (v instanceof JsonText && v.scans() && !pathNeedsParse(steps)) {
     const els = v.at(steps)?.elements();
     return els === undefined ? null : els.map((e) => new JsonText(v.text, e[0], e[1], v.mode));
   }
@@ -644,7 +662,7 @@ export function jsonQueryArrayOf(v: JsonValue, steps: readonly PathStep[]): Json
 
 /** JSON_VALUE_ARRAY / JSON_EXTRACT_STRING_ARRAY over JSON: null when not an array of scalars. */
 export function jsonValueArrayOf(v: JsonValue, steps: readonly PathStep[]): (string | null)[] | null {
-  if (v instanceof JsonText && !pathNeedsParse(steps)) {
+  if (v instanceof JsonText && v.scans() && !pathNeedsParse(steps)) {
     const els = v.at(steps)?.elements();
     if (els === undefined) return null;
     const out: (string | null)[] = [];

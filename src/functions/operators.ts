@@ -956,14 +956,14 @@ function registerAccess(): void {
       sigf(['ARRAY<T1>', 'INT64'], 'T1', (c) => rowKernel(c.returnType, (v) => arrayIndex(v[0] as Value[], v[1] as bigint, false, false))),
       sig(['JSON', 'STRING'], 'JSON', rowKernel(T.JSON, (v) => {
         // A lazily read text: the member's text, found by scanning (keys Object.prototype has: as below, through the parsed object).
-        if (v[0] instanceof JsonText && !((v[1] as string) in Object.prototype)) return v[0].member(v[1] as string);
+        if (v[0] instanceof JsonText && !((v[1] as string) in Object.prototype) && v[0].scans()) return v[0].member(v[1] as string);
         const node = (v[0] as JsonValue).node;
         if (node === null || typeof node !== 'object' || Array.isArray(node) || typeof node === 'bigint') return null;
         const r = (node as Record<string, import('../types/values.js').JsonNode>)[v[1] as string];
         return r === undefined ? null : new JsonValue(r);
       })),
       sig(['JSON', 'INT64'], 'JSON', rowKernel(T.JSON, (v) => {
-        if (v[0] instanceof JsonText) return v[0].element(Number(v[1] as bigint));
+        if (v[0] instanceof JsonText && v[0].scans()) return v[0].element(Number(v[1] as bigint));
         const node = (v[0] as JsonValue).node;
         if (!Array.isArray(node)) return null;
         const i = Number(v[1] as bigint);

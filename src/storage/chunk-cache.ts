@@ -8,7 +8,7 @@
 // join state. A chunk a running scan still holds stays alive until the scan
 // moves on, so the resident set is the budget plus what scans hold right now.
 import { getHeapStatistics } from 'node:v8';
-import { chunkBytes, chunkHeapBytes, SharedDictionary, type ColumnChunk } from './column-chunk.js';
+import { chunkBytes, chunkHeapBytes, makeTextValues, SharedDictionary, type ColumnChunk, type TextValues } from './column-chunk.js';
 import { FragmentFile } from './fragment-file.js';
 import { defaultMemoryLimit, memoryBudget } from './memory-budget.js';
 
@@ -19,7 +19,12 @@ interface Entry {
   readonly heap: number;
   /** The scan pass that last used it (newScanPass; 0: none). */
   pass: number;
+  /** An entry of values made from a text chunk's text (`VALUES`): dropping it lets them go. */
+  readonly kept?: readonly TextValues[];
 }
+
+/** A text chunk's kept values are an entry of their own: the chunk's key and this. */
+const VALUES = '\u0000values';
 
 let passes = 0;
 
@@ -123,6 +128,7 @@ export class ChunkCache {
       // An entry of the pass that found the cache full becomes another's: that pass may evict it now.
       if (hit.pass === this.refused && pass !== this.refused) this.refused = 0;
       hit.pass = pass;
+      this.keepValues(key, hit);
       return hit.chunk;
     }
     const pending = this.loading.get(key);
@@ -176,6 +182,40 @@ export class ChunkCache {
     this.used += bytes;
     this.heapUsed += heap;
     this.evict();
+  }
+
+  /**
+   * On a hit: a JSON or GEOGRAPHY text chunk (or such leaves of a nested one)
+   * whose per-batch values a kernel used gets its values made once and kept
+   * as an entry beside it (column-chunk.ts TextValues), charged to the budget
+   * and evicted on its own (or with the chunk); warm queries then read them as
+   * when the values were the chunk. Not made when they do not fit.
+   */
+  private keepValues(key: string, hit: Entry): void {
+    const vkey = key + VALUES;
+    const had = this.entries.get(vkey);
+    if (had) {
+      this.entries.delete(vkey);
+      this.entries.set(vkey, had);
+      had.pass = hit.pass;
+      return;
+    }
+    const leaves: TextValues[] = [];
+    const wanted: ColumnChunk[] = [];
+    textLeaves(hit.chunk, (c, kept) => {
+      if (kept.values === null && kept.walked) {
+        leaves.push(kept);
+        wanted.push(c);
+      }
+    });
+    if (wanted.length === 0) return;
+    const made = wanted.map((c) => makeTextValues(c)!);
+    const bytes = made.reduce((n, m) => n + m.bytes, 0);
+    if (!this.makeRoom(bytes, bytes, hit.pass) || !this.entries.has(key)) return;
+    made.forEach((m, i) => (leaves[i]!.values = m.values));
+    this.entries.set(vkey, { chunk: hit.chunk, bytes, heap: bytes, pass: hit.pass, kept: leaves });
+    this.used += bytes;
+    this.heapUsed += bytes;
   }
 
   /** The dictionary the row groups of this table's column share on this thread (column-chunk.ts). */
@@ -256,6 +296,12 @@ export class ChunkCache {
     this.used -= e.bytes;
     this.heapUsed -= e.heap;
     memoryBudget.dropped(e.bytes - e.heap);
+    if (e.kept) for (const t of e.kept) t.values = null;
+    else {
+      // A chunk's kept values go with it (a read of it again makes a new chunk).
+      const v = this.entries.get(k + VALUES);
+      if (v) this.drop(k + VALUES, v);
+    }
   }
 
   /** Bytes of cached chunks on V8's heap. */
@@ -272,6 +318,7 @@ export class ChunkCache {
 
   /** Drops everything (tests). */
   clear(): void {
+    for (const e of this.entries.values()) if (e.kept) for (const t of e.kept) t.values = null;
     this.entries.clear();
     this.files.clear();
     this.dictionaries.clear();
@@ -282,6 +329,13 @@ export class ChunkCache {
 }
 
 const MAX_FILES = 4096;
+
+/** The JSON / GEOGRAPHY text chunks in a chunk (itself, or leaves of a list or struct) with their TextValues. */
+function textLeaves(c: ColumnChunk, f: (c: ColumnChunk, kept: TextValues) => void): void {
+  if (c.kind === 'utf8' && c.kept) f(c, c.kept);
+  else if (c.kind === 'list') textLeaves(c.child, f);
+  else if (c.kind === 'struct') for (const ch of c.children) textLeaves(ch, f);
+}
 
 /** The engine's cache (its budget set from --memory-limit at start); it gives way at once when this thread's operators reserve memory. */
 export const chunkCache = new ChunkCache(defaultMemoryLimit());

@@ -4,7 +4,8 @@
 // base64, non-finite floats as strings).
 import type { SqlType } from '../types/types.js';
 import { Decimal, Geography, Interval, JsonValue, RangeValue, type Value } from '../types/values.js';
-import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
+import { jsonValueText } from '../types/json-values.js';
+import { JsonText } from '../functions/json-core.js';
 
 export type Stored = null | boolean | number | string | Stored[];
 
@@ -41,7 +42,7 @@ export function toStored(type: SqlType, v: Value): Stored {
       return [iv.months, iv.days, iv.micros.toString()];
     }
     case 'JSON':
-      return jsonNodeToText((v as JsonValue).node);
+      return jsonValueText(v as JsonValue);
     case 'GEOGRAPHY':
       return (v as Geography).wkt;
     case 'RANGE': {
@@ -90,7 +91,8 @@ export function fromStored(type: SqlType, s: Stored | undefined): Value {
       return new Interval(a[0], a[1], BigInt(a[2]));
     }
     case 'JSON':
-      return new JsonValue(parseJsonText(s as string));
+      // The text toStored wrote (canonical): read lazily, parsed only where a kernel reads the value.
+      return new JsonText(s as string, 0, (s as string).length, 'stored');
     case 'GEOGRAPHY':
       return new Geography(null, s as string);
     case 'RANGE': {

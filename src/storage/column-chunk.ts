@@ -9,11 +9,14 @@
 // decimal128 / decimal256 words (decimal-words.ts), their Decimals made per
 // batch where a kernel reads them. INTERVAL is Arrow's month-day-nano
 // (months, days, microseconds) and RANGE a struct of two fixed-width sides,
-// boxed per batch where a kernel reads them. Types without a fixed-width or
-// string layout (JSON, GEOGRAPHY, and nested columns of files written
-// before) keep their values (values.ts forms), made once when decoded.
+// boxed per batch where a kernel reads them. JSON and GEOGRAPHY are their
+// stored text (utf8), with the values made from it kept beside it once a
+// kernel used them (`TextValues`). Nested columns of files written before
+// keep their values (values.ts forms), made once when decoded.
 import type { SqlType } from '../types/types.js';
-import type { Value } from '../types/values.js';
+import { Geography, JsonValue, type JsonNode, type Value } from '../types/values.js';
+import { parseJsonText } from '../types/json-values.js';
+import { JsonText } from '../functions/json-core.js';
 import type { DecimalWidth } from '../types/decimal-words.js';
 import { decimalVector, intervalVector, layoutOf, nestedVector, rangeVector, type Vector } from '../types/vector.js';
 
@@ -22,7 +25,16 @@ export type Validity = Uint8Array | null;
 
 export type ColumnChunk =
   | { readonly kind: 'fixed'; readonly length: number; readonly values: Float64Array | BigInt64Array | Int32Array | Uint8Array; readonly validity: Validity }
-  | { readonly kind: 'utf8'; readonly length: number; readonly offsets: Int32Array; readonly bytes: Uint8Array; readonly validity: Validity; readonly ascii: boolean }
+  | {
+      readonly kind: 'utf8';
+      readonly length: number;
+      readonly offsets: Int32Array;
+      readonly bytes: Uint8Array;
+      readonly validity: Validity;
+      readonly ascii: boolean;
+      /** JSON / GEOGRAPHY text: its values as kernels last used them (set at decode). */
+      readonly kept?: TextValues;
+    }
   | {
       readonly kind: 'dict';
       readonly length: number;
@@ -45,6 +57,63 @@ export type ColumnChunk =
   /** A STRUCT column: one child chunk per field, each as long as the struct. */
   | { readonly kind: 'struct'; readonly length: number; readonly validity: Validity; readonly children: readonly ColumnChunk[] }
   | { readonly kind: 'null'; readonly length: number };
+
+/**
+ * Beside a JSON or GEOGRAPHY text chunk: the values made from its text, kept
+ * while the cache keeps them (a second cache entry, charged and evicted on
+ * its own, chunk-cache.ts), so that warm queries walk parsed JSON and reuse
+ * the geography functions' parsed shapes (kept per Geography object) as
+ * when the values were the chunk. Made on a cache hit of a chunk whose
+ * per-batch values a kernel walked (`walked`; GEOGRAPHY: always, its
+ * functions keep shapes by object): a scan, a Storage Read or an export
+ * that only copies the text never parses it.
+ */
+export class TextValues {
+  values: Value[] | null = null;
+  walked: boolean;
+  constructor(readonly type: 'JSON' | 'GEOGRAPHY') {
+    this.walked = type === 'GEOGRAPHY';
+  }
+}
+
+/** A text chunk's values, made whole (JSON parsed), and their estimated heap bytes; null when it keeps none. */
+export function makeTextValues(c: ColumnChunk): { values: Value[]; bytes: number } | null {
+  if (c.kind !== 'utf8' || !c.kept) return null;
+  const { offsets, bytes, validity } = c;
+  const values = new Array<Value>(c.length);
+  let est = 64;
+  for (let i = 0; i < c.length; i++) {
+    if (!isValid(validity, i)) {
+      values[i] = null;
+      continue;
+    }
+    const x = utf8(bytes, offsets[i]!, offsets[i + 1]!);
+    if (c.kept.type === 'GEOGRAPHY') {
+      values[i] = new Geography(null, x);
+      est += 48 + 2 * x.length;
+    } else {
+      values[i] = new StoredJson(parseJsonText(x), bytes, offsets[i]!, offsets[i + 1]!);
+      // The parsed value's objects, keys and strings: about four bytes a character of its text, measured ~230 bytes for 50 characters.
+      est += 48 + 4 * x.length;
+    }
+  }
+  return { values, bytes: est };
+}
+
+/** A kept JSON value: parsed, its stored text left in the chunk's bytes (made again where a writer asks, never parsed again). */
+class StoredJson extends JsonValue {
+  constructor(
+    node: JsonNode,
+    private readonly bytes: Uint8Array,
+    private readonly start: number,
+    private readonly end: number,
+  ) {
+    super(node);
+  }
+  override get storedText(): string {
+    return utf8(this.bytes, this.start, this.end);
+  }
+}
 
 /** Bytes a chunk holds (the cache's accounting); value and string objects are estimated. */
 export function chunkBytes(c: ColumnChunk): number {
@@ -165,6 +234,8 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
     case 'fixed':
       return { type: t, length: n, data: c.values.subarray(s, e), nulls: nullsOf(c.validity, s, e) };
     case 'utf8': {
+      const kept = c.kept?.values;
+      if (kept) return { type: t, length: n, data: kept.slice(s, e), nulls: nullsOf(c.validity, s, e) };
       const out = new Array<Value>(n);
       const { offsets, bytes, validity } = c;
       const make = c.ascii ? latin1 : utf8;
@@ -176,6 +247,7 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
       } else {
         for (let i = 0; i < n; i++) out[i] = isValid(validity, s + i) ? make(bytes, offsets[s + i]!, offsets[s + i + 1]!) : null;
       }
+      if (t.kind === 'JSON' || t.kind === 'GEOGRAPHY') boxText(t.kind, out, c.kept);
       return { type: t, length: n, data: out, nulls: nullsOf(validity, s, e) };
     }
     case 'dict': {
@@ -210,6 +282,25 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
       return nestedOf(t, c, s, e, false);
     case 'null':
       return nullVectorOf(t, n);
+  }
+}
+
+/**
+ * A batch's JSON or GEOGRAPHY texts as values, made for this batch (the
+ * chunk keeps none yet): JSON read lazily (JsonText: a path function scans
+ * the text, only what a kernel reads whole is parsed; a walk tells the
+ * chunk's `kept`, so the cache keeps parsed values at its next hit).
+ */
+function boxText(kind: 'JSON' | 'GEOGRAPHY', out: Value[], kept: TextValues | undefined): void {
+  for (let i = 0; i < out.length; i++) {
+    const x = out[i] as string | null;
+    if (x === null) continue;
+    if (kind === 'GEOGRAPHY') out[i] = new Geography(null, x);
+    else {
+      const j = new JsonText(x, 0, x.length, 'stored');
+      j.demand = kept;
+      out[i] = j;
+    }
   }
 }
 

@@ -16,11 +16,11 @@ import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { Decimal, Geography, JsonValue } from '../types/values.js';
 import { textOfWords, wordsOfText, type DecimalWidth } from '../types/decimal-words.js';
-import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
+import { jsonValueText, parseJsonText } from '../types/json-values.js';
 import { getValue, layoutOf, sliceVector, type Batch, type Vector } from '../types/vector.js';
 import { fromStored, toStored, type Stored } from './codec.js';
 import { intervalChunkOf, rangeChunkOf } from './interval-range-chunks.js';
-import { type ColumnChunk, type SharedDictionary, type Validity, validityOf } from './column-chunk.js';
+import { type ColumnChunk, type SharedDictionary, TextValues, type Validity, validityOf } from './column-chunk.js';
 import { parquetMapping } from './parquet.js';
 import { fixedBytes, valueBytes } from '../types/logical-bytes.js';
 import { assemble, isNested, nestedLayout, shred, type LeafData, type LeafNode, type LeafRead } from './nested-parquet.js';
@@ -221,7 +221,7 @@ function gather(t: SqlType, vecs: readonly Vector[], n: number): Gathered {
       }
       if (t.kind === 'JSON') {
         // JSON bills its text's bytes: measured on the text written.
-        const text = jsonNodeToText((x as JsonValue).node);
+        const text = jsonValueText(x as JsonValue);
         bytes += Buffer.byteLength(text, 'utf8');
         out.push(text);
         continue;
@@ -1115,6 +1115,8 @@ function decodePlain(t: SqlType, physical: string, b: Uint8Array, validity: Vali
       }
       for (let i = 0; i < total && ascii; i++) if (bytes[i]! > 0x7f) ascii = false;
       if (t.kind === 'STRING') return { kind: 'utf8', length: rows, offsets, bytes, validity, ascii };
+      // JSON and GEOGRAPHY stay their stored text; values are made where kernels use them (column-chunk.ts TextValues).
+      if (t.kind === 'JSON' || t.kind === 'GEOGRAPHY') return { kind: 'utf8', length: rows, offsets, bytes, validity, ascii, kept: new TextValues(t.kind) };
       if (t.kind === 'BYTES') return { kind: 'binary', length: rows, offsets, bytes, validity };
       if (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') {
         const words = decimalWordsOf(t.kind === 'NUMERIC' ? 4 : 8, bytes, offsets, validity, rows);

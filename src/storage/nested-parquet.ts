@@ -9,7 +9,7 @@
 import type { ArrayType, SqlType, StructType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { Decimal, Geography, JsonValue } from '../types/values.js';
-import { jsonNodeToText } from '../types/json-values.js';
+import { jsonValueText } from '../types/json-values.js';
 import { layoutOf } from '../types/vector.js';
 import { toStored } from './codec.js';
 import type { ColumnChunk, Validity } from './column-chunk.js';
@@ -226,7 +226,7 @@ function leafData(leaf: LeafNode, s: Sink): LeafData {
     const x = vals[i]!;
     if (t.kind === 'STRING') bound((out[i] = x as string));
     else if (t.kind === 'BYTES') out[i] = x as Uint8Array;
-    else if (t.kind === 'JSON') out[i] = jsonNodeToText((x as JsonValue).node);
+    else if (t.kind === 'JSON') out[i] = jsonValueText(x as JsonValue);
     else if (t.kind === 'GEOGRAPHY') out[i] = (x as Geography).wkt;
     else if (t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') out[i] = (x as Decimal).toFixed();
     else out[i] = form === 'stored-json' ? JSON.stringify(toStored(t, x)) : String(x);

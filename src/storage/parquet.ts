@@ -17,7 +17,7 @@ import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { getValue, layoutOf, sliceVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import { Decimal, Geography, JsonValue } from '../types/values.js';
-import { jsonNodeToText, parseJsonText } from '../types/json-values.js';
+import { jsonValueText, parseJsonText } from '../types/json-values.js';
 import { fromStored, toStored, type Stored } from './codec.js';
 import { nullVector } from './vectors.js';
 import { parquetFieldNames } from './nested-parquet.js';
@@ -79,7 +79,7 @@ function columnData(col: Column, vecs: readonly Vector[]): unknown[] {
           t.kind === 'STRING'
             ? x
             : t.kind === 'JSON'
-              ? jsonNodeToText((x as JsonValue).node)
+              ? jsonValueText(x as JsonValue)
               : t.kind === 'GEOGRAPHY'
                 ? (x as Geography).wkt
                 : (x as Decimal).toFixed();

@@ -537,6 +537,11 @@ export function jsonDoubleText(x: number): string {
   return sign + digits[0] + (k > 1 ? '.' + digits.slice(1) : '') + 'e' + (e < 0 ? '-' : '+') + String(Math.abs(e)).padStart(2, '0');
 }
 
+/** The storage-form text of a JSON value (jsonNodeToText of its node; a value held as that text gives it as it is, parsing nothing). */
+export function jsonValueText(v: JsonValue): string {
+  return v.storedText ?? jsonNodeToText(v.node);
+}
+
 /** Compact JSON text of a JsonNode (bigint as a bare number). */
 export function jsonNodeToText(n: JsonNode): string {
   if (n === null) return 'null';

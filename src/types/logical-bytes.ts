@@ -4,7 +4,7 @@
 // of any type 0). Storage keeps each column chunk's total (fragment files) so
 // that job statistics need no read of the values.
 import type { SqlType } from './types.js';
-import { jsonNodeToText } from './json-values.js';
+import { jsonValueText } from './json-values.js';
 import type { Geography, JsonValue, Value } from './values.js';
 import { getValue, type Vector } from './vector.js';
 
@@ -55,7 +55,7 @@ export function valueBytes(t: SqlType, v: Value): number {
     case 'BYTES':
       return 2 + (v as Uint8Array).length;
     case 'JSON':
-      return utf8Bytes(jsonNodeToText((v as JsonValue).node));
+      return utf8Bytes(jsonValueText(v as JsonValue));
     case 'GEOGRAPHY':
       return 16 + 24 * vertices((v as Geography).wkt);
     case 'ARRAY': {

@@ -45,6 +45,10 @@ export class JsonValue {
   get node(): JsonNode {
     return this.parsed;
   }
+  /** The value's storage-form text when it is held as that text (a stored value read lazily, functions/json-core.ts JsonText); else undefined. */
+  get storedText(): string | undefined {
+    return undefined;
+  }
 }
 
 /**

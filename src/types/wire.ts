@@ -15,7 +15,7 @@ import {
   formatTime,
   formatTimestampFloatSeconds,
   formatTimestampRfc3339,
-  jsonNodeToText,
+  jsonValueText,
 } from './json-values.js';
 import { formatTimestampPicosRfc3339, picosToMicros } from './picos.js';
 
@@ -148,7 +148,7 @@ export function valueEncoder(type: SqlType, opts: WireOptions): ValueEncoder {
     case 'INTERVAL':
       return (v) => q(formatInterval(v as Interval));
     case 'JSON':
-      return (v) => JSON.stringify(jsonNodeToText((v as JsonValue).node));
+      return (v) => JSON.stringify(jsonValueText(v as JsonValue));
     case 'GEOGRAPHY':
       return (v) => JSON.stringify((v as Geography).wkt);
     case 'RANGE': {

@@ -72,6 +72,8 @@ function norm(v: Value): unknown {
   if (v instanceof Uint8Array) return `bytes:${Array.from(v).join(',')}`;
   if (Array.isArray(v)) return v.map(norm);
   if (v instanceof RangeValue) return { range: [norm(v.start), norm(v.end)] };
+  // A JSON value read back is its stored text read lazily (JsonText): compared by the value it parses to.
+  if (v instanceof JsonValue) return { json: v.node };
   if (typeof v === 'number' && Number.isNaN(v)) return 'NaN';
   return v;
 }

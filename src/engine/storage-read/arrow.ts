@@ -14,7 +14,7 @@ import * as arrow from 'apache-arrow';
 import type { Column } from '../../types/schema.js';
 import type { ArrayType, RangeType, SqlType, StructType } from '../../types/types.js';
 import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
-import { formatInterval, formatIntervalParts, jsonNodeToText } from '../../types/json-values.js';
+import { formatInterval, formatIntervalParts, jsonValueText } from '../../types/json-values.js';
 import { setBigAt, type DecimalWidth } from '../../types/decimal-words.js';
 import { getValue, layoutOf, packedList, sliceVector, structField, takeVector, vectorFromValues, withNullRows, type Batch, type Vector } from '../../types/vector.js';
 import { formatTimestampPicosRfc3339, picosToInt64Nanos, picosToMicros, type PicosPrecision } from '../../types/picos.js';
@@ -82,7 +82,7 @@ const utf8 = new TextEncoder();
 function textOf(t: SqlType, v: Value): string {
   switch (t.kind) {
     case 'JSON':
-      return jsonNodeToText((v as JsonValue).node);
+      return jsonValueText(v as JsonValue);
     case 'GEOGRAPHY':
       return (v as Geography).wkt;
     case 'INTERVAL':

@@ -9,7 +9,7 @@
 import type { Column } from '../../types/schema.js';
 import type { SqlType } from '../../types/types.js';
 import type { Decimal, Geography, Interval, JsonValue, RangeValue, Value } from '../../types/values.js';
-import { formatDatetime, formatInterval, jsonNodeToText } from '../../types/json-values.js';
+import { formatDatetime, formatInterval, jsonValueText } from '../../types/json-values.js';
 import type { RowSource } from './arrow.js';
 import { formatTimestampPicosRfc3339, picosToInt64Nanos, picosToMicros, type PicosPrecision } from '../../types/picos.js';
 
@@ -173,7 +173,7 @@ function writeValue(w: Writer, t: SqlType, v: Value, picos: PicosPrecision): voi
     case 'GEOGRAPHY':
       return w.string((v as Geography).wkt);
     case 'JSON':
-      return w.string(jsonNodeToText((v as JsonValue).node));
+      return w.string(jsonValueText(v as JsonValue));
     case 'INTERVAL':
       return w.string(formatInterval(v as Interval));
     case 'ARRAY': {
