@@ -157,14 +157,15 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
     if (v === undefined || v === null || x.type.kind !== 'TIMESTAMP') {
       throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', item.systemTime.loc);
     }
-    asOfMs = Number((v as bigint) / 1000n);
+    // Fractions of a millisecond kept: commits are stamped to the microsecond (storage/commit-clock.ts).
+    asOfMs = Number(v as bigint) / 1000;
     an.env.onClock?.();
     const now = an.env.nowMs ?? Date.now();
     const fqn = `${info.id.projectId}:${info.id.datasetId}.${info.id.tableId}`;
     if (asOfMs < now - TIME_TRAVEL_MS) {
-      throw sqlError(`Invalid snapshot time ${asOfMs} for table ${fqn}. Cannot read before ${now - TIME_TRAVEL_MS}`, item.systemTime.loc);
+      throw sqlError(`Invalid snapshot time ${Math.floor(asOfMs)} for table ${fqn}. Cannot read before ${now - TIME_TRAVEL_MS}`, item.systemTime.loc);
     }
-    if (asOfMs > now + 60_000) throw sqlError(`Invalid snapshot time ${asOfMs} for table ${fqn}. Cannot read in the future`, item.systemTime.loc);
+    if (asOfMs > now + 60_000) throw sqlError(`Invalid snapshot time ${Math.floor(asOfMs)} for table ${fqn}. Cannot read in the future`, item.systemTime.loc);
   }
   void outer;
   const columns = info.columns.map((c) => an.newColumn(c.name, c.type));

@@ -29,6 +29,10 @@ import * as children from './children.js';
 import { deleteDataset, insertDataset, undeleteDataset, updateDataset } from './datasets.js';
 import { HIDDEN_FIELDS, insertTable, presentTable, updateTable } from './tables.js';
 import { streamingBuffer } from './streaming-buffer.js';
+import { committedAfter } from '../storage/commit-clock.js';
+
+/** An instant some commit came after: the table is read from its history, not its current state. */
+export const readsPast = (ms: number | undefined): ms is number => ms !== undefined && (ms < Date.now() || committedAfter(ms));
 
 function restFieldsOf(columns: readonly Column[], previous: readonly RestField[] = []): RestField[] {
   return keptRestFields(visibleColumns(columns).map((c) => columnToRestField(c.name, c.type, c.required)), previous, true);
@@ -251,7 +255,7 @@ export class EngineCatalog implements QueryCatalog {
     if (e.kind === 'VIEW') return;
     const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
     await td.load();
-    if (opts.asOfMs !== undefined && opts.asOfMs < Date.now()) {
+    if (readsPast(opts.asOfMs)) {
       yield* scanBatches(await rowsAsOf(this.st, id, e, opts.asOfMs), opts.columns);
       return;
     }
@@ -260,7 +264,7 @@ export class EngineCatalog implements QueryCatalog {
   }
 
   async scanParts(id: TableId, opts: ScanOptions): Promise<ScanParts | null> {
-    if (this.virtual.has(vKey(id)) || (opts.asOfMs !== undefined && opts.asOfMs < Date.now())) return null;
+    if (this.virtual.has(vKey(id)) || readsPast(opts.asOfMs)) return null;
     const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
     if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
     if (e.kind === 'VIEW') return { columns: [], parts: [] };
@@ -272,7 +276,7 @@ export class EngineCatalog implements QueryCatalog {
   }
 
   async scanLogicalBytes(id: TableId, opts: ScanOptions): Promise<{ rows: number; bytes: number[] } | null> {
-    if (this.virtual.has(vKey(id)) || (opts.asOfMs !== undefined && opts.asOfMs < Date.now())) return null;
+    if (this.virtual.has(vKey(id)) || readsPast(opts.asOfMs)) return null;
     const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
     if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
     if (e.kind === 'VIEW') return { rows: 0, bytes: opts.columns.map(() => 0) };

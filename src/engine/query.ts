@@ -6,6 +6,7 @@ import { sourcePosition as position, type ScriptChild, type ScriptChildren, type
 import { childJobId, QueryError } from '../planner/api.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { nullVector } from '../storage/vectors.js';
+import { statementClockMicros } from '../storage/commit-clock.js';
 import { vectorFromValues, type Batch } from '../types/vector.js';
 import { convertJsonValue } from '../types/json-values.js';
 import type { Value } from '../types/values.js';
@@ -133,7 +134,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       jobId: a.jobId,
       signal: a.signal,
       dryRun: a.dryRun,
-      nowMicros: BigInt(Date.now()) * 1000n,
+      nowMicros: statementClockMicros(),
       sessionUser: SESSION_USER,
       ...(a.timeZone ? { timeZone: a.timeZone } : {}),
       ...(a.maximumBytesBilled ? { maximumBytesBilled: a.maximumBytesBilled } : {}),

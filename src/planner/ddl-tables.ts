@@ -72,7 +72,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       if (st.clone?.systemTime) {
         const v = constantValue(resolveExpr(s.analyzer(), st.clone.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' }));
         if (typeof v !== 'bigint') throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', st.clone.systemTime.loc);
-        asOfMs = Number(v / 1000n);
+        asOfMs = Number(v) / 1000;
       }
       const rel: Rel = { kind: 'scan', table: src, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c, i) => ({ id: i + 1, name: c.name, type: c.type })), ...(asOfMs !== undefined ? { asOfMs } : {}) };
       rows = await s.run(rel);

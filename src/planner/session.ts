@@ -20,6 +20,7 @@ import type { Batch } from '../types/vector.js';
 import { getValue } from '../types/vector.js';
 import type { TableId, TableInfo } from '../storage/api.js';
 import { partsLogicalBytes } from '../storage/table-state.js';
+import { statementClockMicros } from '../storage/commit-clock.js';
 import { vectorBytes } from '../types/logical-bytes.js';
 
 /** The service's limit on a GoogleSQL text (1,024K characters, comments and white space included). */
@@ -143,7 +144,7 @@ export class Session {
       this.clockStarted = true;
       return;
     }
-    const now = BigInt(Date.now()) * 1000n;
+    const now = statementClockMicros();
     if (now <= this.exec.eval.nowMicros) return;
     this.env = { ...this.env, nowMs: Number(now / 1000n) };
     this.exec = { ...this.exec, eval: { ...this.exec.eval, nowMicros: now } };

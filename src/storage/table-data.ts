@@ -20,6 +20,7 @@ import { Graveyard } from './graveyard.js';
 import { DeferredBatch, rowsToBatch } from './json-rows.js';
 import { conformTail, mergeBatches, rewrittenRows } from './row-batches.js';
 import { EMPTY_SIDECAR, readSidecarSync, sidecarChange, type Sidecar, type SidecarChange } from './sidecar.js';
+import { commitClockMs } from './commit-clock.js';
 import { pruneVersions, stateAtVersion, TIME_TRAVEL_MS, versionAt, type PastGeneration, type Version } from './table-history.js';
 import { NONE_DELETED, plainState, sliceSegments, stateBatches, type FileSegment, type Segment, type TableState } from './table-state.js';
 import { nullVector, storedToVector, vectorToStored } from './vectors.js';
@@ -319,7 +320,7 @@ export class TableData {
   }
 
   /** Records that the table holds `rows` rows from now on; returns the version's time (never before the previous one). */
-  private noteVersion(rows: number, ms = Date.now()): number {
+  private noteVersion(rows: number, ms: number): number {
     const last = this.versions[this.versions.length - 1];
     const at = last ? Math.max(ms, last[0]) : ms;
     if (last && last[0] === at) this.versions[this.versions.length - 1] = [at, rows, this.deletes.length];
@@ -332,7 +333,8 @@ export class TableData {
   /** The commit time the next append will carry (monotonic per table). */
   private nextVersionMs(): number {
     const last = this.versions[this.versions.length - 1];
-    return last ? Math.max(Date.now(), last[0]) : Date.now();
+    const ms = commitClockMs();
+    return last ? Math.max(ms, last[0]) : ms;
   }
 
   /** The earliest instant time travel can read (the oldest retained version), or undefined before any history. */

@@ -13,6 +13,7 @@ import { columnToRestField, restFieldToColumn, type RestField } from '../../src/
 import { convertJsonValue } from '../../src/types/json-values.js';
 import { vectorFromValues } from '../../src/types/vector.js';
 import { encodeRows } from '../../src/types/wire.js';
+import { statementClockMicros } from '../../src/storage/commit-clock.js';
 
 export interface Harness {
   catalog: EngineCatalog;
@@ -54,7 +55,7 @@ export function run(h: Harness, sql: string, o: RunOpts): Promise<QueryResult> {
     jobId: 'job_test',
     signal: new AbortController().signal,
     dryRun: o.dryRun ?? false,
-    nowMicros: BigInt(Date.now()) * 1000n,
+    nowMicros: statementClockMicros(),
     sessionUser: 'tester@example.com',
   });
 }

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { QueryError } from '../../src/planner/api.js';
 import { runQuery, type ScriptChildren } from '../../src/planner/run.js';
 import { openHarness, rowsOf, run, setupDataset, type Harness } from './harness.js';
+import { statementClockMicros } from '../../src/storage/commit-clock.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -102,7 +103,7 @@ describe('script time limit', () => {
         jobId: 'job_cancel',
         signal: ac.signal,
         dryRun: false,
-        nowMicros: BigInt(Date.now()) * 1000n,
+        nowMicros: statementClockMicros(),
         sessionUser: 'tester@example.com',
       }),
     );

@@ -12,6 +12,7 @@ import type { QueryResult, SessionState } from '../../src/planner/api.js';
 import { getValue, vectorFromValues } from '../../src/types/vector.js';
 import { T } from '../../src/types/types.js';
 import { openHarness, run, type Harness } from './harness.js';
+import { statementClockMicros } from '../../src/storage/commit-clock.js';
 
 const P = 'txn-proj';
 let h: Harness;
@@ -40,7 +41,7 @@ function inSession(id: string, sql: string): Promise<QueryResult> {
       jobId: 'job_session',
       signal: new AbortController().signal,
       dryRun: false,
-      nowMicros: BigInt(Date.now()) * 1000n,
+      nowMicros: statementClockMicros(),
       sessionUser: 'tester@example.com',
       session,
     }),

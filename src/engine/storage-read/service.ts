@@ -12,7 +12,7 @@ import { invalid, notFound } from '../../storage/errors.js';
 import type { Storage } from '../../storage/store.js';
 import type { TableState } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
-import { rowsAsOf } from '../catalog.js';
+import { readsPast, rowsAsOf } from '../catalog.js';
 import { liveRows, readState, scanState } from '../../storage/table-state.js';
 import { ResultStore } from '../results.js';
 import { arrowSchema, RowSource, serializeRecordBatch, serializeSchema } from './arrow.js';
@@ -247,7 +247,7 @@ export class StorageReadService {
     const idx = fieldIndexes(all, fields);
     const columns = idx.map((i) => all[i]!);
     const restriction = this.restrictionOf(rowRestriction, all);
-    if (asOfMs !== undefined && asOfMs < Date.now()) {
+    if (readsPast(asOfMs)) {
       // A past snapshot_time reads the table's history (7-day window, the same reader as FOR SYSTEM_TIME AS OF and table@<ms>).
       const batches = await rowsAsOf(this.storage, { projectId: p, datasetId: d, tableId: t }, entry, asOfMs);
       const selected = restriction ? selectRows(batches, restriction) : null;
