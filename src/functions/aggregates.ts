@@ -617,6 +617,15 @@ class MinMaxValueAcc implements GroupsAccumulator {
   }
   /** A scan's decimal words: each group's best row of the batch found on the words, then only that row made a Decimal. */
   private updateWords(v: Vector, words: Uint32Array, width: DecimalWidth, groups: Int32Array, n: number): void {
+    this.updateBest(v, groups, n, (i, b) => compareWords(words, i, words, b, width), (r) => decimalOfWords(words, r, width));
+  }
+  /** A scan's interval parts: each group's best row of the batch found by their keys, then only that row made an Interval. */
+  private updateIntervals(v: Vector, iv: IntervalView, groups: Int32Array, n: number): void {
+    const keys = intervalKeys(v, n);
+    this.updateBest(v, groups, n, (i, b) => (keys[i]! > keys[b]! ? 1 : keys[i]! < keys[b]! ? -1 : 0), (r) => new Interval(iv.months[r]!, iv.days[r]!, iv.micros[r]!));
+  }
+  /** Each group's best row of the batch by `cmp` (rows of one batch, sign only), then only those rows made values and merged. */
+  private updateBest(v: Vector, groups: Int32Array, n: number, cmp: (i: number, b: number) => number, valueAt: (row: number) => Value): void {
     if (this.best.length < this.vals.length) this.best = new Int32Array(this.vals.length).fill(-1);
     const best = this.best;
     const touched: number[] = [];
@@ -629,36 +638,12 @@ class MinMaxValueAcc implements GroupsAccumulator {
         best[g] = i;
         touched.push(g);
       } else {
-        const c = compareWords(words, i, words, b, width);
+        const c = cmp(i, b);
         if (this.max ? c > 0 : c < 0) best[g] = i;
       }
     }
     for (const g of touched) {
-      const x = decimalOfWords(words, best[g]!, width);
-      best[g] = -1;
-      const cur = this.vals[g]!;
-      if (cur === null || (this.max ? x.cmp(cur as Decimal) > 0 : x.cmp(cur as Decimal) < 0)) this.vals[g] = x;
-    }
-  }
-  /** A scan's interval parts: each group's best row of the batch found by their keys, then only that row made an Interval. */
-  private updateIntervals(v: Vector, iv: IntervalView, groups: Int32Array, n: number): void {
-    if (this.best.length < this.vals.length) this.best = new Int32Array(this.vals.length).fill(-1);
-    const best = this.best;
-    const keys = intervalKeys(v, n);
-    const touched: number[] = [];
-    const nulls = v.nulls;
-    for (let i = 0; i < n; i++) {
-      if (nulls !== null && nulls[i] === 1) continue;
-      const g = groups[i]!;
-      const b = best[g]!;
-      if (b < 0) {
-        best[g] = i;
-        touched.push(g);
-      } else if (this.max ? keys[i]! > keys[b]! : keys[i]! < keys[b]!) best[g] = i;
-    }
-    for (const g of touched) {
-      const b = best[g]!;
-      const x = new Interval(iv.months[b]!, iv.days[b]!, iv.micros[b]!);
+      const x = valueAt(best[g]!);
       best[g] = -1;
       const cur = this.vals[g]!;
       const c = cur === null ? 0 : compareValues(x, cur);
