@@ -1443,6 +1443,8 @@ export interface LoadDataStmt extends StmtBase {
   overwrite: boolean;
   temp: boolean;
   name: Path;
+  /** `[OVERWRITE] PARTITIONS (column = value)`: the one partition written (overwrite: that partition replaced). */
+  partitions?: { column: string; value: Expr; overwrite: boolean };
   columns?: ColumnDef[];
   partitionBy?: Expr;
   clusterBy?: Expr[];

@@ -2032,6 +2032,20 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     this.option(10, { GATE: () => temp, DEF: () => this.consume(11, K.TABLE!) });
     const name = this.subrule(12, this.path);
     const s: A.LoadDataStmt = { kind: 'LoadData', loc: this.loc(t), start: t.startOffset, end: 0, overwrite, temp, name, fromFilesOptions: [] };
+    // [[OVERWRITE] PARTITIONS (column = value)]: the one partition the load writes (PARTITIONS is not a keyword).
+    this.option(44, {
+      GATE: () => this.isKw('PARTITIONS') || (this.isKw('OVERWRITE') && this.isKw('PARTITIONS', 2)),
+      DEF: () => {
+        const ow = this.option(45, () => this.consume(46, K.OVERWRITE!)) !== undefined;
+        this.subrule(47, this.ident);
+        this.consume(48, LP);
+        const column = this.subrule(49, this.ident);
+        this.consume(50, S['=']!);
+        const value = this.subrule(51, this.expr);
+        this.consume(52, RP);
+        s.partitions = { column, value, overwrite: ow };
+      },
+    });
     this.option(13, () => (s.columns = this.subrule(14, this.columnDefList)));
     this.many(15, () =>
       this.or(16, [

@@ -3,9 +3,10 @@
 //
 // EXPORT DATA OPTIONS(uri='gs://b/p/*.csv', format='CSV'|'JSON'|'AVRO'|'PARQUET',
 //   overwrite, header, field_delimiter, compression, use_avro_logical_types) AS query
-// LOAD DATA {INTO|OVERWRITE} [TEMP TABLE] t [(column list)]
+// LOAD DATA {INTO|OVERWRITE} [TEMP TABLE] t [[OVERWRITE] PARTITIONS (col = v)] [(column list)]
 //   FROM FILES(format=..., uris=[...], skip_leading_rows, field_delimiter, quote,
-//   null_marker, null_markers, ignore_unknown_values, max_bad_records, enable_logical_types)
+//   null_marker, null_markers, ignore_unknown_values, max_bad_records, enable_logical_types,
+//   time_zone, date_format, datetime_format, time_format, timestamp_format)
 import type * as A from '../../grammar/ast.js';
 import { sqlError } from '../analyzer/errors.js';
 import { splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
@@ -18,11 +19,16 @@ import { destinationHasFiles, localPath, readSources, writeDestination, type Sou
 import { decodeRow } from '../io/rows.js';
 import { delimiterOf, type Parsed, type ReadOptions } from '../io/schema.js';
 import type { TableId } from '../storage/api.js';
-import { convertJsonValue, ValueConversionError } from '../types/json-values.js';
+import { convertJsonValue, formatTimestampRfc3339, ValueConversionError } from '../types/json-values.js';
 import { columnToRestField, restFieldToColumn, type Column, type RestField } from '../types/schema.js';
-import { typeEquals, typeToSql } from '../types/types.js';
+import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { castWithFormat } from '../functions/cast-format.js';
+import { civilToUtc, parseTimestampString } from '../functions/civil.js';
 import { Decimal, type Value } from '../types/values.js';
-import { vectorFromValues, type Batch } from '../types/vector.js';
+import { constantVector, getValue, vectorFromValues, type Batch } from '../types/vector.js';
+import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
+import { parseExpression } from '../../grammar/index.js';
+import { del } from './dml.js';
 import { encodeRows } from '../types/wire.js';
 import { partitioning } from './ddl-tables.js';
 import { QueryError, type QueryResult } from './api.js';
@@ -149,8 +155,50 @@ const LOAD_OPTIONS = [
   'format', 'uris', 'skip_leading_rows', 'field_delimiter', 'quote', 'null_marker', 'null_markers', 'ignore_unknown_values',
   'max_bad_records', 'enable_logical_types', 'allow_jagged_rows', 'allow_quoted_newlines', 'encoding', 'compression',
   'preserve_ascii_control_characters', 'json_extension', 'decimal_target_types', 'hive_partition_uri_prefix', 'require_hive_partition_filter',
-  'enable_list_inference',
+  'enable_list_inference', 'time_zone', 'date_format', 'datetime_format', 'time_format', 'timestamp_format',
 ];
+
+/** How text cells of the temporal types are read: the load's time_zone and its format options (CAST ... FORMAT elements). */
+interface TemporalReads {
+  zone?: string;
+  formats: Partial<Record<'DATE' | 'DATETIME' | 'TIME' | 'TIMESTAMP', string>>;
+}
+
+function temporalReads(opts: Map<string, Value>): TemporalReads {
+  const formats: TemporalReads['formats'] = {};
+  for (const k of ['DATE', 'DATETIME', 'TIME', 'TIMESTAMP'] as const) {
+    const f = optString(opts, `${k.toLowerCase()}_format`);
+    if (f !== undefined) formats[k] = f;
+  }
+  const zone = optString(opts, 'time_zone');
+  if (zone !== undefined) {
+    // An unknown zone is the statement's error, not each row's.
+    try {
+      civilToUtc(0n, zone);
+    } catch {
+      throw new QueryError(`Invalid time zone: ${zone}`, 'invalid', 400);
+    }
+  }
+  return { ...(zone !== undefined ? { zone } : {}), formats };
+}
+
+/** A text cell of a temporal column under the load's time_zone / format options; undefined: the default reading applies. */
+function readTemporal(type: SqlType, v: string, t: TemporalReads): Value | undefined {
+  const k = type.kind;
+  if (k !== 'DATE' && k !== 'DATETIME' && k !== 'TIME' && k !== 'TIMESTAMP') return undefined;
+  const fmt = t.formats[k];
+  if (fmt !== undefined) {
+    try {
+      return castWithFormat(v, T.STRING, type, fmt, t.zone ?? 'UTC');
+    } catch (e) {
+      if (e instanceof QueryError) throw new ValueConversionError(e.message);
+      throw e;
+    }
+  }
+  // A timestamp that names no zone is a civil time in time_zone (one that names a zone keeps it).
+  if (k === 'TIMESTAMP' && t.zone !== undefined) return parseTimestampString(v.trim().replace('T', ' '), t.zone) ?? undefined;
+  return undefined;
+}
 
 async function tempTarget(s: Session, name: A.Path, loc: A.Loc): Promise<TableId> {
   const parts = splitPath(name);
@@ -226,7 +274,7 @@ function readOptions(opts: Map<string, Value>): ReadOptions {
  * with bad values are skipped while they stay within max_bad_records, as the
  * real service counts them, and the first one fails the statement otherwise.
  */
-function toBatch(columns: readonly Column[], rows: readonly Json[], rejectUnknown: boolean, maxBad: number): { batch: Batch; bad: number } {
+function toBatch(columns: readonly Column[], rows: readonly Json[], rejectUnknown: boolean, maxBad: number, temporal: TemporalReads = { formats: {} }): { batch: Batch; bad: number } {
   const values: Value[][] = columns.map(() => []);
   const lower = new Map(columns.map((c, i) => [c.name.toLowerCase(), i]));
   let bad = 0;
@@ -243,7 +291,7 @@ function toBatch(columns: readonly Column[], rows: readonly Json[], rejectUnknow
       const c = columns[i]!;
       if (v === null || v === undefined) continue;
       try {
-        cells[i] = convertJsonValue(c.type, v);
+        cells[i] = (typeof v === 'string' ? readTemporal(c.type, v, temporal) : undefined) ?? convertJsonValue(c.type, v);
       } catch (e) {
         if (!(e instanceof ValueConversionError)) throw e;
         error ??= `Could not parse '${typeof v === 'object' ? JSON.stringify(v) : String(v)}' as ${typeToSql(c.type)} for field ${[c.name, ...e.path].join('.')} (position ${i}) in row ${r + 1}: ${e.message}`;
@@ -316,6 +364,56 @@ async function parseHiveGroups(files: readonly SourceFile[], hive: { columns: Co
   return { fields, rows };
 }
 
+/** A value of a DATE / DATETIME / TIMESTAMP partitioning column as UTC micros (a DATETIME's civil micros). */
+function partitionMicros(v: Value): bigint | undefined {
+  if (typeof v === 'number') return BigInt(v) * 86_400_000_000n;
+  return typeof v === 'bigint' ? v : undefined;
+}
+
+/**
+ * `PARTITIONS (column = value)` of LOAD DATA: the table must be time-partitioned by that column (or, by ingestion time,
+ * name _PARTITIONTIME), the value the start of one of its partitions. Gives the partition's start, its unit, and the
+ * condition that selects its rows (OVERWRITE PARTITIONS deletes them first).
+ */
+async function targetPartition(s: Session, st: A.LoadDataStmt, resource: Record<string, unknown>, columns: readonly Column[], id: TableId): Promise<{ start: bigint; unit: PartitionUnit; ingestion: boolean; where: A.Expr }> {
+  const p = st.partitions!;
+  const tp = resource['timePartitioning'] as { field?: string; type?: string } | undefined;
+  if (!tp) throw sqlError(`LOAD DATA PARTITIONS requires a time-partitioned table; ${fq(id)} is not one`, p.value.loc);
+  const field = tp.field || '_PARTITIONTIME';
+  if (p.column.toLowerCase() !== field.toLowerCase()) throw sqlError(`PARTITIONS names ${p.column}, but ${fq(id)} is partitioned by ${field}`, p.value.loc);
+  const unit = (String(tp.type ?? 'DAY').toUpperCase() as PartitionUnit);
+  const v = (await s.evalScalar(p.value)).value;
+  const start = v === null ? undefined : partitionMicros(v);
+  if (start === undefined || truncateToPartition(start, unit) !== start) {
+    throw sqlError(`The PARTITIONS value of ${p.column} must be the start of a ${unit} partition`, p.value.loc);
+  }
+  const col = `\`${field.replace(/`/g, '')}\``;
+  const kind = columns.find((c) => c.name.toLowerCase() === field.toLowerCase())?.type.kind;
+  const where =
+    field === '_PARTITIONTIME'
+      ? `_PARTITIONTIME = TIMESTAMP_MICROS(${start})`
+      : kind === 'DATE'
+        ? `DATE_TRUNC(${col}, ${unit}) = DATE_FROM_UNIX_DATE(${start / 86_400_000_000n})`
+        : kind === 'DATETIME'
+          ? `DATETIME_TRUNC(${col}, ${unit}) = DATETIME(TIMESTAMP_MICROS(${start}), 'UTC')`
+          : `TIMESTAMP_TRUNC(${col}, ${unit}, 'UTC') = TIMESTAMP_MICROS(${start})`;
+  return { start, unit, ingestion: field === '_PARTITIONTIME', where: parseExpression(where) };
+}
+
+/** Every loaded row of a column-partitioned table must fall in the partition PARTITIONS names. */
+function checkInPartition(b: Batch, columns: readonly Column[], name: string, part: { start: bigint; unit: PartitionUnit }): void {
+  const i = columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
+  const v = b.columns[i];
+  if (!v) return;
+  for (let r = 0; r < b.length; r++) {
+    const x = getValue(v, r);
+    const us = x === null ? undefined : partitionMicros(x);
+    if (us === undefined || truncateToPartition(us, part.unit) !== part.start) {
+      throw new QueryError(`Row ${r + 1} has a value of ${name} outside the partition named by PARTITIONS (${formatTimestampRfc3339(part.start)})`, 'invalid', 400);
+    }
+  }
+}
+
 export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryResult> {
   // BigLake/Omni connections live in the Connection API, which the emulator
   // does not have: every connection is one that does not exist, and the
@@ -341,8 +439,12 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
   const existing = cat.getTable(id);
   if (existing && existing.kind !== 'TABLE') throw sqlError(`Cannot load data into ${fq(id)}: it is a ${existing.kind.toLowerCase().replace('_', ' ')}`, st.loc);
+  if (st.partitions && !existing) throw tableNotFound(s.analyzer(), id);
+  const part = st.partitions && existing ? await targetPartition(s, st, existing.resource, existing.columns, id) : undefined;
+  // OVERWRITE with PARTITIONS replaces that partition only: the rest of the table stays, the load appends.
+  const overwriteTable = st.overwrite && !part;
   const declared = st.columns ? declaredColumns(st.columns) : undefined;
-  if (declared && existing && !st.overwrite) checkCompatible(existing.columns, declared, id);
+  if (declared && existing && !overwriteTable) checkCompatible(existing.columns, declared, id);
 
   // Positional formats (CSV) follow the declared or the table's columns; otherwise the files' own schema.
   const known = declared ?? existing?.columns;
@@ -350,7 +452,7 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
   if (st.withPartitionColumns && hivePrefix === undefined) throw sqlError('LOAD DATA WITH PARTITION COLUMNS requires the option hive_partition_uri_prefix', st.loc);
   const files = await io(readSources(uris));
   const hive = st.withPartitionColumns ? hivePartitions(st, files, hivePrefix!) : undefined;
-  if (hive && existing && !st.overwrite) checkCompatible(existing.columns, hive.columns, id);
+  if (hive && existing && !overwriteTable) checkCompatible(existing.columns, hive.columns, id);
   // The files hold no partition key columns: they come from each file's path.
   const fileColumns = hive ? known?.filter((c) => !hive.columns.some((h) => h.name.toLowerCase() === c.name.toLowerCase())) : known;
   const parsed = await io(parseHiveGroups(files, hive, (group) => parseSources(group, format, readOptions(opts), fileColumns?.map((c) => columnToRestField(c.name, c.type, c.required)), known === undefined)));
@@ -362,9 +464,9 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
   }
   for (const h of hive?.columns ?? []) if (!columns.some((c) => c.name.toLowerCase() === h.name.toLowerCase())) columns.push(h);
   const rejectUnknown = format === 'NEWLINE_DELIMITED_JSON' && !(optBool(opts, 'ignore_unknown_values') ?? false);
-  const { batch, bad } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0);
+  const { batch, bad } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0, temporalReads(opts));
   // Appending to an existing table: the batch follows the table's column order (declared lists may be a reordered subset).
-  const writeColumns = existing && !st.overwrite ? existing.columns : columns;
+  const writeColumns = existing && !overwriteTable ? existing.columns : columns;
   const aligned: Batch = writeColumns === columns
     ? batch
     : {
@@ -382,8 +484,17 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
     await cat.createTable(id, columns, { temporary: st.temp, resource });
     if (st.temp) s.tempTables.set(id.tableId, id);
     if (batch.length) await cat.appendRows(id, [aligned]);
-  } else if (st.overwrite) {
+  } else if (overwriteTable) {
     await cat.replaceRows(id, batch.length ? [aligned] : [], declared ? columns : undefined);
+  } else if (part) {
+    if (!part.ingestion) checkInPartition(aligned, writeColumns, st.partitions!.column, part);
+    if (st.overwrite || st.partitions!.overwrite) {
+      const drop: A.DeleteStmt = { kind: 'Delete', loc: st.loc, start: st.start, end: st.end, target: st.name, where: part.where };
+      await del(s, drop);
+    }
+    // An ingestion-time partitioned table's rows carry the named partition's time instead of the load's.
+    const rows = part.ingestion ? { length: aligned.length, columns: [...aligned.columns, constantVector(T.TIMESTAMP, part.start, aligned.length)] } : aligned;
+    if (rows.length) await cat.appendRows(id, [rows]);
   } else if (batch.length) {
     await cat.appendRows(id, [aligned]);
   }
@@ -458,7 +569,7 @@ export async function createExternalTable(s: Session, st: A.CreateTableStmt, id:
     throw new QueryError(`Error while reading data, error message: ${(e as Error).message}`, 'invalid', 400);
   }
   const rejectUnknown = format === 'NEWLINE_DELIMITED_JSON' && !(optBool(opts, 'ignore_unknown_values') ?? false);
-  const { batch } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0);
+  const { batch } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0, temporalReads(opts));
   const resource: Record<string, unknown> = { externalDataConfiguration: externalConfiguration(format, uris, opts) };
   const description = optString(opts, 'description');
   if (description !== undefined) resource.description = description;
