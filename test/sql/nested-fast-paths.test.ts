@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import '../../src/functions/index.js';
 import { fieldOf } from '../../src/executor/expr.js';
-import { valuesElementColumn } from '../../src/executor/operators/join.js';
+import { valuesElementColumn } from '../../src/executor/operators/join-lateral.js';
 import { ColumnBuffer } from '../../src/executor/vectors.js';
 import { arrayOf, structOf, T, type SqlType } from '../../src/types/types.js';
 import type { Value } from '../../src/types/values.js';

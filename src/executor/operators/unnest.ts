@@ -7,7 +7,7 @@ import { getValue, type Batch } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate } from '../expr.js';
 import { rebatch, ColumnBuffer } from '../vectors.js';
-import { unnestRows } from './join.js';
+import { unnestRows } from './join-lateral.js';
 import type { Value } from '../../types/values.js';
 import { typeEquals } from '../../types/types.js';
 
