@@ -1,7 +1,7 @@
 // Analysis errors carry the real service's wording and a `[line:col]` suffix
 // taken from the AST node that caused them.
 import type { Loc } from '../../grammar/ast.js';
-import { QueryError } from '../planner/api.js';
+import { QueryError } from '../types/errors.js';
 
 export function at(loc: Loc | undefined): string {
   return loc ? ` at [${loc.line}:${loc.column}]` : '';

@@ -16,7 +16,7 @@ import { BIGNUMERIC_MAX, BIGNUMERIC_MIN } from '../types/json-values.js';
 import { microsToPicos } from '../types/picos.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
-import { QueryError } from '../planner/api.js';
+import { QueryError } from '../types/errors.js';
 import { constantValue } from './names.js';
 import { rewriteExpr } from './rewrite.js';
 import { resolveSubquery } from './query.js';

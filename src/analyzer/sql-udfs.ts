@@ -5,7 +5,7 @@ import { lookupFunction } from '../functions/registry.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
-import { QueryError } from '../planner/api.js';
+import { QueryError } from '../types/errors.js';
 import { externalAggregateDef, externalUdfCall, languageOf } from '../udf/index.js';
 import { routineDdl } from '../udf/routine-ddl.js';
 import type { Expr } from './resolved.js';

@@ -23,7 +23,7 @@ import { canCoerce as sharedCanCoerce, commonSupertype, type CoercibleArg } from
 import { parseDateString, parseDatetimeString, parseTimeString, parseTimestampString } from '../functions/civil.js';
 import { fitDecimal } from '../functions/numeric.js';
 import { checkRangeOrder, rangeParts } from '../functions/conversion.js';
-import { QueryError } from '../planner/api.js';
+import { QueryError } from '../types/errors.js';
 import { parseJsonText } from '../functions/json-core.js';
 import { parseTimestampPicosString } from '../functions/timestamp-picos.js';
 

@@ -4,7 +4,7 @@
 // used if a test replaces the kernel with `installCastVector(null)`-style hooks.
 import type { EvalContext } from '../functions/registry.js';
 import { castVector as libraryCastVector } from '../functions/conversion.js';
-import { QueryError } from '../planner/api.js';
+import { QueryError } from '../types/errors.js';
 import { typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Vector } from '../types/vector.js';

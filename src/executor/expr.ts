@@ -16,7 +16,7 @@ import type {
   LogicalExpr,
   SubqueryExpr,
 } from '../analyzer/resolved.js';
-import { MAX_ROW_BYTES, QueryError, rowTooLarge } from '../planner/api.js';
+import { MAX_ROW_BYTES, QueryError, rowTooLarge } from '../types/errors.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { constantVector, getValue, structField, takeVector, vectorFromValues, withNullRows, type Batch, type Vector } from '../types/vector.js';

@@ -1,7 +1,7 @@
 // Final-result rule of the real service: an ARRAY in a query result may not
 // hold NULL elements (intermediate arrays may). Called on the rows about to
 // be returned or written, with the output column names.
-import { QueryError } from '../planner/api.js';
+import { QueryError } from '../types/errors.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { getValue, type Batch } from '../types/vector.js';

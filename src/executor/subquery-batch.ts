@@ -23,7 +23,7 @@
 // grouping sets.
 import type { AggregateCall, Expr, LimitRel, ProjectRel, Rel, ResolvedColumn, SubqueryExpr } from '../analyzer/resolved.js';
 import { visitRelExprs } from '../analyzer/rewrite.js';
-import { MAX_ROW_BYTES, QueryError } from '../planner/api.js';
+import { MAX_ROW_BYTES, QueryError } from '../types/errors.js';
 import { T, typeEquals, type SqlType } from '../types/types.js';
 import { constantVector, getValue, nestedVector, takeVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import type { ExecContext, OuterRows } from './context.js';

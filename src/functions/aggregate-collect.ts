@@ -9,7 +9,7 @@ import { GroupTable } from '../executor/hash.js';
 import type { AggregateOptions, GroupsAccumulator } from './registry.js';
 import type { AccumulatorMaker, SigContext } from './signature.js';
 import { concatBytes } from './operators.js';
-import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
+import { MAX_ROW_BYTES, rowTooLarge } from '../types/errors.js';
 import { approxBytes, fail, valuesOf } from './vec.js';
 
 // ---------------------------------------------------------------- generic adapter

@@ -13,7 +13,7 @@ import { fitDecimal } from './numeric.js';
 import { makeInterval } from './interval.js';
 import type { GroupsAccumulator } from './registry.js';
 import { asig, defineAggregate, type AccumulatorMaker, type MatchResult } from './signature.js';
-import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
+import { MAX_ROW_BYTES, rowTooLarge } from '../types/errors.js';
 import { approxBytes, fail } from './vec.js';
 import { registerApprox, registerKll } from './aggregate-approx.js';
 import { registerStats } from './aggregate-stats.js';

@@ -6,7 +6,7 @@
 // collation of a call's arguments (conflicts are errors, as in the service),
 // then `collateScalar` swaps in a kernel that compares under that collation,
 // and `propagatesCollation` tells whether the result carries it on.
-import { QueryError } from '../planner/api.js';
+import { QueryError } from '../types/errors.js';
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import { defineScalar, sig, sigf } from './signature.js';
 import type { Value } from '../types/values.js';

@@ -1,6 +1,6 @@
 // CAST / SAFE_CAST between every GoogleSQL type pair, with the service's
 // rules and messages. The executor calls castVector for each CastExpr.
-import { QueryError } from '../planner/api.js';
+import { QueryError } from '../types/errors.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, RangeValue, type Value } from '../types/values.js';
 import { getValue, vectorFromValues, type Vector } from '../types/vector.js';

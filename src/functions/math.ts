@@ -11,7 +11,7 @@ import { arithWords, onWords, roundWords, unaryWords } from './decimal-kernels.j
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, opt, sig, sigf, type ArgSpec, type KernelMaker, type Signature } from './signature.js';
 import { I64Out, INT64_MIN, asQueryError, fail, i64At, mergeNulls, perRowKernel, rowKernel, valuesOf } from './vec.js';
-import { QueryError } from '../planner/api.js';
+import { QueryError } from '../types/errors.js';
 
 
 /** FLOAT64 -> FLOAT64 kernel as one typed loop. */

@@ -18,7 +18,7 @@ import {
   intervalNeg,
   timestampAddInterval,
 } from './interval.js';
-import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
+import { MAX_ROW_BYTES, rowTooLarge } from '../types/errors.js';
 import { likeMatches } from './like.js';
 import { checkDecimal, type DecKind } from './numeric.js';
 import { compareWords } from '../types/decimal-words.js';

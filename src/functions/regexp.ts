@@ -1,7 +1,7 @@
 // REGEXP_* with RE2 semantics through re2js (never JavaScript RegExp).
 // BYTES patterns/values are matched as Latin-1 strings (one char per byte).
 import { RE2JS } from 're2js';
-import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
+import { MAX_ROW_BYTES, rowTooLarge } from '../types/errors.js';
 import { T, arrayOf } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { bytesToLatin1 } from './operators.js';

@@ -1,7 +1,7 @@
 // STRING and BYTES functions. Positions and lengths count Unicode code points
 // for STRING and bytes for BYTES; strings without surrogates take the direct
 // UTF-16 path.
-import { MAX_ROW_BYTES, rowTooLarge } from '../planner/api.js';
+import { MAX_ROW_BYTES, rowTooLarge } from '../types/errors.js';
 import { T, arrayOf } from '../types/types.js';
 import { Decimal, JsonValue, type JsonNode, type Value } from '../types/values.js';
 import { castValue, decodeUtf8 } from './conversion.js';

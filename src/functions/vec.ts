@@ -1,7 +1,7 @@
 // Kernel building blocks: null masks, INT64 output that starts as doubles and
 // switches to BigInt64Array only when a value leaves ±2^53, and the generic
 // row-wise adapter used by the long tail of functions.
-import { QueryError, resourceError } from '../planner/api.js';
+import { QueryError, resourceError } from '../types/errors.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { getValue, layoutOf, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';

@@ -2,7 +2,7 @@
 // references (CteRefRel). WITH RECURSIVE iterates the recursive term over the
 // previous iteration's rows until it yields no new rows.
 import type { CteRefRel, RecursiveCteRel, WithRel } from '../../analyzer/resolved.js';
-import { QueryError } from '../../planner/api.js';
+import { QueryError } from '../../types/errors.js';
 import type { Batch } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { collectRows, executeRel } from '../execute.js';

@@ -1,6 +1,6 @@
 // Lateral joins: the right side runs per left row (correlated), with a
 // whole-batch fast path for UNNEST of the left rows' arrays.
-import { QueryError } from '../../planner/api.js';
+import { QueryError } from '../../types/errors.js';
 import type { JoinRel, UnnestRel } from '../../analyzer/resolved.js';
 import { T, type SqlType } from '../../types/types.js';
 import type { Value } from '../../types/values.js';

@@ -12,7 +12,7 @@
 import type { Expr, FrameBound, SortKey, WindowCall, WindowRel } from '../../analyzer/resolved.js';
 import { clusterDbscan } from '../../functions/geography.js';
 import { tfIdf } from '../../functions/search.js';
-import { QueryError } from '../../planner/api.js';
+import { QueryError } from '../../types/errors.js';
 import { T, type SqlType } from '../../types/types.js';
 import { Decimal, type Value } from '../../types/values.js';
 import { BATCH_SIZE, MAX_SAFE, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';

@@ -5,7 +5,7 @@
 // in magnitude (the common case, and no allocation per comparison; NUMERIC
 // keys Decimals compared with decimal.js took seconds for 200k rows), else
 // BigInts. FLOAT64 keys are doubles with FLOAT64 arithmetic.
-import { QueryError } from '../../../planner/api.js';
+import { QueryError } from '../../../types/errors.js';
 import { bigAt, smallAt } from '../../../types/decimal-words.js';
 import { Decimal, type Value } from '../../../types/values.js';
 import { getValue, type Vector } from '../../../types/vector.js';
