@@ -15,7 +15,7 @@
 import { T, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { decimalVector, type Vector } from '../types/vector.js';
-import { bigAt, decimalScale, setBigAt, smallAt, textOfWords, wordsOfDecimal, wordsOfText, type DecimalWidth } from '../types/decimal-words.js';
+import { bigAt, compareWords, decimalScale, setBigAt, smallAt, textOfWords, wordsEqual, wordsOfDecimal, wordsOfText, type DecimalWidth } from '../types/decimal-words.js';
 import { mergeNulls } from './vec.js';
 import type { ScalarKernel } from './registry.js';
 
@@ -373,6 +373,21 @@ export function castWords(v: Vector, to: SqlType, n: number, safe = false): Vect
     }
     return decimalVector(to, n, nulls, { words: out, width: tw });
   }
+  if (toDec && from.kind === 'FLOAT64' && v.data instanceof Float64Array) {
+    // The double's exact value rounded at the scale, half away from zero (as fitDecimal(exactDecimalFromDouble(f))).
+    const tw = widthOf(to);
+    const out = new Uint32Array(n * tw);
+    const d = v.data;
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      const f = d[i]!;
+      const r = Number.isFinite(f) ? scaledOfDouble(f, tw) : null;
+      if (typeof r === 'number') setSmall(out, i * tw, tw, r);
+      else if (r !== null && inRange(r, tw)) setBigAt(out, i * tw, tw, r);
+      else if (fails(i)) return null;
+    }
+    return decimalVector(to, n, nulls, { words: out, width: tw });
+  }
   if (toDec && from.kind === 'INT64') {
     const tw = widthOf(to);
     const s = pow10n(decimalScale(tw));
@@ -393,4 +408,149 @@ export function castWords(v: Vector, to: SqlType, n: number, safe = false): Vect
     return decimalVector(to, n, nulls, { words: out, width: tw });
   }
   return null;
+}
+
+/**
+ * DIV(x, y) (the quotient truncated toward zero) and MOD(x, y) (the remainder
+ * with the dividend's sign, as decimal.js's mod) on the words: both operands
+ * share the type's scale, so the integer quotient of the values is that of
+ * the unscaled integers and the remainder is their remainder. Null on a zero
+ * divisor or an overflowing quotient (the decimal.js kernel raises the
+ * service's error).
+ */
+export function divModWords(op: 'div' | 'mod', type: SqlType, args: readonly Vector[], n: number): Vector | null {
+  const a = wordsArg(args[0]!, n);
+  const b = a && wordsArg(args[1]!, n);
+  if (!a || !b) return null;
+  const width = widthOf(type);
+  const one = pow10n(decimalScale(width));
+  const nulls = mergeNulls(args, n);
+  const out = new Uint32Array(n * width);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const ab = a.step * i * width;
+    const bb = b.step * i * width;
+    if (width === 4) {
+      const x = smallAt(a.words, ab);
+      const y = smallAt(b.words, bb);
+      if (x === x && y === y && y !== 0) {
+        // % of integer doubles is exact, and so is (x - r) / y: an integer below 2^53.
+        const r = x % y;
+        if (op === 'mod') {
+          setSmall(out, i * 4, 4, r === 0 ? 0 : r);
+          continue;
+        }
+        const q = (x - r) / y;
+        const s = q * 1e9;
+        if (s < TWO53 && s > -TWO53) {
+          setSmall(out, i * 4, 4, s === 0 ? 0 : s);
+          continue;
+        }
+      }
+    }
+    const x = bigAt(a.words, ab, width);
+    const y = bigAt(b.words, bb, width);
+    if (y === 0n) return null;
+    const r = op === 'mod' ? x % y : (x / y) * one;
+    if (!inRange(r, width)) return null;
+    setBigAt(out, i * width, width, r);
+  }
+  return decimalVector(type, n, nulls, { words: out, width });
+}
+
+/** GREATEST / LEAST of NUMERIC or BIGNUMERIC arguments on the words: NULL when any argument is. */
+export function extremeWords(greatest: boolean, type: SqlType, args: readonly Vector[], n: number): Vector | null {
+  const ws: Words[] = [];
+  for (const v of args) {
+    const w = wordsArg(v, n);
+    if (!w) return null;
+    ws.push(w);
+  }
+  const width = widthOf(type);
+  const nulls = mergeNulls(args, n);
+  const out = new Uint32Array(n * width);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    let best = ws[0]!;
+    let bi = best.step * i;
+    for (let k = 1; k < ws.length; k++) {
+      const w = ws[k]!;
+      const c = compareWords(w.words, w.step * i, best.words, bi, width);
+      if (greatest ? c > 0 : c < 0) {
+        best = w;
+        bi = w.step * i;
+      }
+    }
+    out.set(best.words.subarray(bi * width, bi * width + width), i * width);
+  }
+  return decimalVector(type, n, nulls, { words: out, width });
+}
+
+/** x IS [NOT] DISTINCT FROM y over NUMERIC / BIGNUMERIC words (equal values have equal words); null when either side is boxed. */
+export function distinctWords(negate: boolean, args: readonly Vector[], n: number): Vector | null {
+  const t = args[0]!.type;
+  if ((t.kind !== 'NUMERIC' && t.kind !== 'BIGNUMERIC') || args[1]!.type.kind !== t.kind) return null;
+  const a = wordsArg(args[0]!, n);
+  const b = a && wordsArg(args[1]!, n);
+  if (!a || !b) return null;
+  const width = widthOf(t);
+  const an = args[0]!.nulls;
+  const bn = args[1]!.nulls;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const xn = an !== null && an[i] === 1;
+    const yn = bn !== null && bn[i] === 1;
+    const same = xn || yn ? xn === yn : wordsEqual(a.words, a.step * i, b.words, b.step * i, width);
+    out[i] = same !== negate ? 1 : 0;
+  }
+  return { type: T.BOOL, length: n, data: out, nulls: null };
+}
+
+/** Scratch view of one double's bits (little-endian words, as the rest of the engine assumes). */
+const F64 = new Float64Array(1);
+const F64W = new Uint32Array(F64.buffer);
+
+/**
+ * round(f * 10^scale) half away from zero, exact: f is m * 2^e for the
+ * integer m of its 53 bits. Doubles when that cannot be wrong (the product
+ * in doubles, off from the exact one by at most |p| 2^-53, stays clear of the
+ * half-way points), else in BigInt.
+ */
+function scaledOfDouble(f: number, width: DecimalWidth): bigint | number {
+  if (width === 4) {
+    const p = f * 1e9;
+    const a = Math.abs(p);
+    if (a < 2 ** 52) {
+      const fl = Math.floor(a);
+      const frac = a - fl;
+      if (Math.abs(frac - 0.5) > a * 2.3e-16 + 1e-300) {
+        const r = frac > 0.5 ? fl + 1 : fl;
+        return p < 0 && r !== 0 ? -r : r;
+      }
+    }
+  }
+  F64[0] = f;
+  const hi = F64W[1]!;
+  const lo = F64W[0]!;
+  const exp = (hi >>> 20) & 0x7ff;
+  let m = (hi & 0xfffff) * TWO32 + lo;
+  let e: number;
+  if (exp === 0) e = -1074;
+  else {
+    m += 2 ** 52;
+    e = exp - 1075;
+  }
+  const neg = hi >>> 31 === 1;
+  const s = pow10n(decimalScale(width));
+  let r: bigint;
+  if (e >= 0) r = (BigInt(m) << BigInt(e)) * s;
+  else {
+    const num = BigInt(m) * s;
+    const k = BigInt(-e);
+    r = num >> k;
+    const rem = num - (r << k);
+    // Half away from zero on the magnitude.
+    if (rem << 1n >= 1n << k) r += 1n;
+  }
+  return neg ? -r : r;
 }

@@ -7,7 +7,7 @@ import { compareValues } from './compare.js';
 import { formatErrNum } from './format-number.js';
 import { checkDecimal, fitDecimal, type DecKind } from './numeric.js';
 import { decimalBinary, float64Binary, int64Binary } from './operators.js';
-import { arithWords, onWords, roundWords, unaryWords } from './decimal-kernels.js';
+import { arithWords, divModWords, extremeWords, onWords, roundWords, unaryWords } from './decimal-kernels.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, opt, sig, sigf, type ArgSpec, type KernelMaker, type Signature } from './signature.js';
 import { I64Out, INT64_MIN, asQueryError, fail, i64At, mergeNulls, perRowKernel, rowKernel, valuesOf } from './vec.js';
@@ -286,16 +286,16 @@ export function registerMath(): void {
       if (x === INT64_MIN && y === -1n) fail(`int64 overflow: -${x}`);
       return x / y;
     })),
-    sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => {
+    sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', onWords((args, n) => divModWords('div', T.NUMERIC, args, n), rowKernel(T.NUMERIC, (v) => {
       const y = v[1] as Decimal;
       if (y.isZero()) fail(`division by zero: DIV(${(v[0] as Decimal).toFixed()}, ${y.toFixed()})`);
-      return checkDecimal((v[0] as Decimal).div(y).trunc(), 'NUMERIC');
-    })),
-    sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => {
+      return checkDecimal((v[0] as Decimal).div(y).trunc(), 'NUMERIC', `DIV(${(v[0] as Decimal).toFixed()}, ${y.toFixed()})`);
+    }))),
+    sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', onWords((args, n) => divModWords('div', T.BIGNUMERIC, args, n), rowKernel(T.BIGNUMERIC, (v) => {
       const y = v[1] as Decimal;
       if (y.isZero()) fail(`division by zero: DIV(${(v[0] as Decimal).toFixed()}, ${y.toFixed()})`);
-      return checkDecimal((v[0] as Decimal).div(y).trunc(), 'BIGNUMERIC');
-    })),
+      return checkDecimal((v[0] as Decimal).div(y).trunc(), 'BIGNUMERIC', `DIV(${(v[0] as Decimal).toFixed()}, ${y.toFixed()})`);
+    }))),
   ]);
   defineScalar('MOD', [
     sig(['INT64', 'INT64'], 'INT64', (args, n) => {
@@ -329,16 +329,16 @@ export function registerMath(): void {
       }
       return out.vector(T.INT64, nulls);
     }),
-    sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => {
+    sig(['NUMERIC', 'NUMERIC'], 'NUMERIC', onWords((args, n) => divModWords('mod', T.NUMERIC, args, n), rowKernel(T.NUMERIC, (v) => {
       const y = v[1] as Decimal;
       if (y.isZero()) fail(`division by zero: MOD(${(v[0] as Decimal).toFixed()}, ${y.toFixed()})`);
       return (v[0] as Decimal).mod(y);
-    })),
-    sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => {
+    }))),
+    sig(['BIGNUMERIC', 'BIGNUMERIC'], 'BIGNUMERIC', onWords((args, n) => divModWords('mod', T.BIGNUMERIC, args, n), rowKernel(T.BIGNUMERIC, (v) => {
       const y = v[1] as Decimal;
       if (y.isZero()) fail(`division by zero: MOD(${(v[0] as Decimal).toFixed()}, ${y.toFixed()})`);
       return (v[0] as Decimal).mod(y);
-    })),
+    }))),
   ]);
 
   // ROUND / TRUNC / CEIL / FLOOR
@@ -488,7 +488,7 @@ export function registerMath(): void {
 
   // GREATEST / LEAST: NULL if any argument is NULL; NaN wins for FLOAT64.
   const gl = (greatest: boolean) =>
-    sigf([{ type: 'T1', repeated: true }], 'T1', (c) => rowKernel(c.returnType, (v) => {
+    sigf([{ type: 'T1', repeated: true }], 'T1', (c) => glKernel(greatest, c.returnType, rowKernel(c.returnType, (v) => {
       let best: Value = null;
       for (const x of v) {
         if (x === null) return null;
@@ -500,7 +500,10 @@ export function registerMath(): void {
         }
       }
       return best;
-    }, false), (c) => c.args.length > 0 && c.argTypes.every((t) => t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY' && t.kind !== 'STRUCT' && t.kind !== 'ARRAY'));
+    }, false)), (c) => c.args.length > 0 && c.argTypes.every((t) => t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY' && t.kind !== 'STRUCT' && t.kind !== 'ARRAY'));
+  /** NUMERIC / BIGNUMERIC arguments compared on their words (no Decimal per row). */
+  const glKernel = (greatest: boolean, type: SqlType, rows: ScalarKernel): ScalarKernel =>
+    type.kind === 'NUMERIC' || type.kind === 'BIGNUMERIC' ? onWords((args, n) => extremeWords(greatest, type, args, n), rows) : rows;
   defineScalar('GREATEST', [gl(true)]);
   defineScalar('LEAST', [gl(false)]);
 

@@ -22,7 +22,7 @@ import { MAX_ROW_BYTES, rowTooLarge } from '../types/errors.js';
 import { likeMatches } from './like.js';
 import { checkDecimal, type DecKind } from './numeric.js';
 import { compareWords } from '../types/decimal-words.js';
-import { arithWords, onWords, unaryWords, wordsArg } from './decimal-kernels.js';
+import { arithWords, distinctWords, onWords, unaryWords, wordsArg } from './decimal-kernels.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, operatorDisplay, sig, sigf, type Signature, type KernelMaker, type SigContext } from './signature.js';
 import { I64Out, INT64_MAX, INT64_MIN, fail, i64At, mergeNulls, rowKernel, valuesOf } from './vec.js';
@@ -591,6 +591,8 @@ function registerComparisons(): void {
 
   // IS [NOT] DISTINCT FROM: NULL-safe, NaN equals NaN.
   const distinct = (negate: boolean): ScalarKernel => (args, n) => {
+    const words = distinctWords(negate, args, n);
+    if (words !== null) return words;
     const av = valuesOf(args[0]!, n);
     const bv = valuesOf(args[1]!, n);
     const out = new Uint8Array(n);
