@@ -14,7 +14,7 @@ import { sqlError } from '../analyzer/errors.js';
 import { scanAll } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { already, optionsToResource, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
-import { RestTableConstraints, tableConstraints, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
+import { RestTableConstraints, tableConstraints, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
 
 const result = statementResult;
 
@@ -155,6 +155,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         // The default applies to rows written later; existing rows read NULL (data-definition-language: ADD COLUMN).
         if (a.column.default) {
           checkDefault(s, a.column.default, cols[cols.length - 1]!.type);
+          await checkDefaultValue(s, a.column.default, added, rf);
           defaults.set(a.column.name.toLowerCase(), exprText(s.ctx.sql, a.column.default.loc.offset));
         }
         if (rf.description !== undefined) descriptions.set(a.column.name.toLowerCase(), rf.description);
@@ -211,6 +212,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if (a.action.kind === 'DropNotNull') cols[i] = { ...cols[i]!, required: false };
         else if (a.action.kind === 'SetDefault') {
           checkDefault(s, a.action.expr, cols[i]!.type);
+          const field = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
+          await checkDefaultValue(s, a.action.expr, cols[i]!, field);
           defaults.set(cols[i]!.name.toLowerCase(), exprText(s.ctx.sql, a.action.expr.loc.offset));
         } else if (a.action.kind === 'DropDefault') defaults.set(cols[i]!.name.toLowerCase(), null);
         else if (a.action.kind === 'SetDataType') {

@@ -11,6 +11,9 @@ import type { TableId } from '../storage/api.js';
 import { hasTypeParams, restParamsText, restTypeParams, tableRestField, type Column, type RestField } from '../types/schema.js';
 import { collationNameError } from '../functions/collation.js';
 import { typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { fitParams, ParamRefusal } from '../types/table-values.js';
+import { shapeFits } from './dml.js';
+import type { Value } from '../types/values.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { reservedColumnName } from '../storage/resources.js';
@@ -238,13 +241,39 @@ export function checkDefault(s: Session, e: A.Expr, t: SqlType): void {
   const x = resolveExpr(s.analyzer(), e, { scope: new Scope(), clause: 'a column default expression', noSubqueries: true });
   const call = disallowedDefaultCall(e);
   if (call) throw sqlError(`Function ${call.name.join('.').toUpperCase()} is not allowed in a column default value; a default value is a literal or one of ${[...DEFAULT_FUNCTIONS].join(', ')}`, call.loc);
-  if (!typeEquals(x.type, t) && !canCoerce(x.type, t, originOf(x))) {
+  // A constructor's NULL or literal fields fit the column's field types, as in INSERT VALUES (default-values: a STRUCT default may hold NULL).
+  if (!typeEquals(x.type, t) && !canCoerce(x.type, t, originOf(x)) && !shapeFits(x, t)) {
     throw sqlError(`Column default expression has type ${typeToSql(x.type)} which cannot be assigned to column type ${typeToSql(t)}`, e.loc);
   }
   // A STRING literal coerces to a date/time column only when its text is such a value (as in INSERT VALUES).
   if (x.kind === 'literal' && typeof x.value === 'string' && !typeEquals(x.type, t) && coerce(x, t).kind !== 'literal') {
     throw sqlError(`Could not cast literal ${JSON.stringify(x.value)} to type ${typeToSql(t)}`, e.loc);
   }
+}
+
+/**
+ * The value a column default gives must fit the column (default-values: no NULL default for a REQUIRED column, an
+ * ARRAY default neither NULL nor holding NULL elements, a value that conforms to a parameterized type). The default is
+ * evaluated once here for the check only; rows get it evaluated when they are written.
+ */
+export async function checkDefaultValue(s: Session, e: A.Expr, c: Column, f: RestField | undefined): Promise<void> {
+  const v = (await s.evalScalar(e, s.analyzer(), c.type)).value;
+  if (v === null && c.required) throw sqlError(`The default value of REQUIRED column ${c.name} cannot be NULL`, e.loc);
+  if (c.type.kind === 'ARRAY' && (v === null || (v as Value[]).some((x) => x === null))) {
+    throw sqlError(`The default value of ARRAY column ${c.name} cannot be NULL or hold NULL elements`, e.loc);
+  }
+  const params = f ? paramsOfField(c.type, f) : undefined;
+  if (v !== null && params) {
+    const r = fitParams(c.type.kind, params, v);
+    if (r instanceof ParamRefusal) throw sqlError(`The default value of column ${c.name} does not fit its type: ${r.message}`, e.loc);
+  }
+}
+
+/** STRING(L) / BYTES(L): [L]; NUMERIC(P[, S]): [P] or [P, S]; undefined for a type without parameters. */
+function paramsOfField(t: SqlType, f: RestField): number[] | undefined {
+  if ((t.kind === 'STRING' || t.kind === 'BYTES') && f.maxLength !== undefined) return [Number(f.maxLength)];
+  if ((t.kind === 'NUMERIC' || t.kind === 'BIGNUMERIC') && f.precision !== undefined) return [Number(f.precision), ...(f.scale === undefined ? [] : [Number(f.scale)])];
+  return undefined;
 }
 
 /**
@@ -318,7 +347,9 @@ export async function schemaExtras(s: Session, columns: readonly Column[], defs:
     const f = fields.find((x) => x.name.toLowerCase() === d.name.toLowerCase());
     if (!f) continue;
     if (d.default) {
-      checkDefault(s, d.default, columns.find((c) => c.name.toLowerCase() === d.name.toLowerCase())!.type);
+      const col = columns.find((c) => c.name.toLowerCase() === d.name.toLowerCase())!;
+      checkDefault(s, d.default, col.type);
+      await checkDefaultValue(s, d.default, col, f);
       f.defaultValueExpression = exprText(s.ctx.sql, d.default.loc.offset);
     }
     await columnOptionFields(s, d.options, f);

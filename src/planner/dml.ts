@@ -115,7 +115,7 @@ const arity = (from: SqlType, to: SqlType): boolean => from.kind !== to.kind || 
  * field or element does, by its own coercion (a NULL or literal field as a literal): a STRING literal field never
  * becomes an INT64 (it failed at run time). Other values keep the same-shape rule.
  */
-function shapeFits(e: Expr, to: SqlType): boolean {
+export function shapeFits(e: Expr, to: SqlType): boolean {
   const fits = (x: Expr, t: SqlType): boolean => typeEquals(x.type, t) || canCoerce(x.type, t, originOf(x)) || shapeFits(x, t);
   if (e.kind === 'make_struct' && to.kind === 'STRUCT') return e.fields.length === to.fields.length && e.fields.every((f, i) => fits(f, to.fields[i]!.type));
   if (e.kind === 'make_array' && to.kind === 'ARRAY') return e.elements.every((x) => fits(x, to.element));
