@@ -15,7 +15,7 @@ import { tfIdf } from '../../functions/search.js';
 import { QueryError } from '../../types/errors.js';
 import { T, type SqlType } from '../../types/types.js';
 import { Decimal, type Value } from '../../types/values.js';
-import { BATCH_SIZE, MAX_SAFE, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';
+import { BATCH_SIZE, MAX_SAFE, decimalVector, getValue, takeVector, type Batch, type Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { evaluate, layoutOf } from '../expr.js';
 import { executeRel, materialize } from '../execute.js';
@@ -29,6 +29,7 @@ import { RowsFeed } from './window/accumulated.js';
 import { rowsBound } from './window/rows-bound.js';
 import { rangeBoundAt, rangeKeys, rangeOffset, type RangeKeys, type RangeOffset } from './window/range-keys.js';
 import { sortedWindowRun } from './window/suffix.js';
+import { DecimalFrameSum, wordsOf } from './window/decimal-frame-sum.js';
 import { partitionedWindow, tooLargeForWindow } from './window/partitioned.js';
 
 type Layout = ReadonlyMap<number, number>;
@@ -195,6 +196,8 @@ async function frames(call: WindowCall, g: Geometry, input: Batch, layout: Layou
   const fs = new Int32Array(n);
   const fe = new Int32Array(n);
   const f = call.frame;
+  // No rows: no frames, and no row to evaluate the offsets over (not NULL offsets).
+  if (n === 0) return { fs, fe };
   if (!f) {
     for (let p = 0; p < n; p++) {
       fs[p] = g.partStart[p]!;
@@ -855,6 +858,10 @@ async function aggregateCall(call: WindowCall, g: Geometry, input: Batch, layout
   // ANY_VALUE's accumulator takes the first non-NULL row fed, rows fed in frame order: FIRST_VALUE IGNORE
   // NULLS, O(1) a frame (fed through the accumulator, a suffix frame collected O(n) rows a row).
   if (name === 'ANY_VALUE' && !call.distinct && args.length === 1) return takeOrNull(args[0]!, valuePicks(false, 1, nullMask(args[0]!), g.idx, fs, fe));
+  if (!whole && !call.distinct && (name === 'SUM' || name === 'AVG')) {
+    const r = decimalFrames(call, args[0]!, g, fs, fe);
+    if (r) return r;
+  }
   // Frames that end at the partition's end (… AND UNBOUNDED FOLLOWING): run
   // backwards they are cumulative frames, so an order-free aggregate costs
   // O(n) instead of restarting its state at every row (O(n²)).
@@ -1005,9 +1012,31 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
   let nan = false;
   // A finite frame whose double sum overflows: the accumulator decides (wider range, or "double overflow").
   let nonFinite = false;
+  // Counts and INT64 sums slide: rows leaving the frame are subtracted (O(n)
+  // for moving frames). Exact while every partial sum stays within 2^53
+  // (`unsafe`: one did not; the accumulator's exact sum decides). FLOAT64
+  // sums restart at every frame start: subtracting would round differently.
+  const slides = name === 'COUNT' || name === 'COUNTIF' || ((name === 'SUM' || name === 'AVG') && call.args[0]?.type.kind === 'INT64');
+  let unsafe = false;
   for (let p = 0; p < n; p++) {
     const s = fs[p]!;
     const e = fe[p]!;
+    if (slides && s > curS && s < curE && e >= curE) {
+      for (let q = curS; q < s; q++) {
+        const r = idx[q]!;
+        if (data === null) cnt--;
+        else if (nulls !== null && nulls[r] === 1) continue;
+        else if (name === 'COUNT') cnt--;
+        else if (name === 'COUNTIF') {
+          if ((data as Uint8Array)[r] === 1) cnt--;
+        } else {
+          cnt--;
+          sum -= (data as Float64Array)[r]!;
+          if (sum > MAX_SAFE || sum < -MAX_SAFE) unsafe = true;
+        }
+      }
+      curS = s;
+    }
     if (s !== curS || e < curE) {
       curS = s;
       curE = s;
@@ -1017,6 +1046,7 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
       mx = -Infinity;
       nan = false;
       nonFinite = false;
+      unsafe = false;
     }
     for (let q = curE; q < e; q++) {
       const r = idx[q]!;
@@ -1036,6 +1066,7 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
       const x = (data as Float64Array)[r]!;
       cnt++;
       sum += x;
+      if (slides && (sum > MAX_SAFE || sum < -MAX_SAFE)) unsafe = true;
       if (x - x !== 0) nonFinite = true;
       if (x !== x) nan = true;
       else {
@@ -1053,13 +1084,13 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
         val = cnt;
         break;
       case 'SUM':
-        if (rt === 'INT64' && (sum > MAX_SAFE || sum < -MAX_SAFE)) return null;
+        if (unsafe || (rt === 'INT64' && (sum > MAX_SAFE || sum < -MAX_SAFE))) return null;
         if (sum - sum !== 0 && !nonFinite) return null;
         val = sum;
         isNull = cnt === 0;
         break;
       case 'AVG':
-        if (sum - sum !== 0 && !nonFinite) return null;
+        if (unsafe || (sum - sum !== 0 && !nonFinite)) return null;
         val = sum / cnt;
         isNull = cnt === 0;
         break;
@@ -1080,3 +1111,38 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
   return { type: call.column.type, length: n, data: data32, nulls: outNulls };
 }
 
+
+/**
+ * SUM / AVG of NUMERIC / BIGNUMERIC over moving frames with an exact running
+ * sum (window/decimal-frame-sum.ts): rows added as a frame's end passes them,
+ * subtracted as its start does, restarted where a frame moves backwards (a
+ * new partition). O(n) for frames that slide forward. Null: not this case.
+ */
+function decimalFrames(call: WindowCall, a: Vector, g: Geometry, fs: Int32Array, fe: Int32Array): Vector | null {
+  const rt = call.column.type.kind;
+  if ((rt !== 'NUMERIC' && rt !== 'BIGNUMERIC') || a.type.kind !== rt) return null;
+  const width = rt === 'NUMERIC' ? 4 : 8;
+  const words = wordsOf(a, width);
+  if (words === null) return null;
+  const n = g.n;
+  const idx = g.idx;
+  const nulls = a.nulls;
+  const acc = new DecimalFrameSum(width, call.name.toUpperCase() === 'AVG', call.safe === true);
+  const out = new Uint32Array(n * width);
+  let outNulls: Uint8Array | null = null;
+  let curS = 0;
+  let curE = 0;
+  for (let p = 0; p < n; p++) {
+    const s = fs[p]!;
+    const e = fe[p]!;
+    if (s < curS || e < curE || s >= curE) {
+      acc.reset();
+      curS = curE = s;
+    }
+    for (; curS < s; curS++) acc.move(words, nulls, idx[curS]!, -1);
+    for (; curE < e; curE++) acc.move(words, nulls, idx[curE]!, 1);
+    const r = idx[p]!;
+    if (!acc.write(out, r)) (outNulls ??= new Uint8Array(n))[r] = 1;
+  }
+  return decimalVector(call.column.type, n, outNulls, { words: out, width });
+}
