@@ -1021,6 +1021,8 @@ function unnestLeaf(
   exprAliases?: readonly (string | undefined)[],
   modeExpr?: A.Expr,
 ): Leaf {
+  // Several arrays give several columns, each named by its own alias: the UNNEST as a whole takes none.
+  if (alias0 && exprs.length > 1) throw sqlError('Table alias in UNNEST in FROM clause is not allowed when UNNEST contains multiple arguments', loc);
   const alias = alias0 ?? (exprs.length === 1 ? exprAliases?.[0] : undefined);
   if (alias && withOffset?.alias && alias.toLowerCase() === withOffset.alias.toLowerCase()) throw sqlError(`Duplicate alias ${withOffset.alias} found`, loc);
   const corr = new Correlation();

@@ -141,7 +141,7 @@ function literalOrParam(e: A.Expr): boolean {
  * The analytic functions' constant arguments (the reference analyzer's rules): the offset of LAG/LEAD,
  * N of NTH_VALUE and the percentile of PERCENTILE_* are literals or query parameters (parameters
  * resolve to literals here); PERCENTILE_* take no window ORDER BY. A literal out of its signature's
- * range fails here; a parameter's value is checked when the function runs, in the runtime's words.
+ * range, or NULL, fails here; a parameter's value is checked when the function runs, in the runtime's words.
  */
 function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: boolean, n: A.FunctionCall): void {
   const pct = name === 'PERCENTILE_CONT' || name === 'PERCENTILE_DISC';
@@ -155,6 +155,7 @@ function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: bo
   if (e.kind !== 'literal' || originOf(e) === Origin.Param) return;
   if (e.value === null) {
     if (name === 'NTILE') throw sqlError('The argument to NTILE must be non-NULL', n.args[0]!.loc);
+    if (pct || name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') throw sqlError(`Argument 2 to ${name} must be non-NULL`, n.args[1]!.loc);
     return;
   }
   const v = e.value instanceof Decimal ? e.value.toNumber() : Number(e.value);

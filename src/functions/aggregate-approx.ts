@@ -174,6 +174,8 @@ export function kllSort(entries: [KllValue, number][]): [KllValue, number][] {
 }
 /** n+1 quantile boundaries of sorted entries (exact weighted ranks, as APPROX_QUANTILES). */
 export function kllQuantiles(sorted: readonly [KllValue, number][], n: number): KllValue[] {
+  // Checked here for EXTRACT_* and MERGE_* alike (0 quantiles would divide by zero below).
+  if (!(n > 0)) fail('The number of quantiles must be positive');
   const W = kllTotal(sorted);
   const out: KllValue[] = [];
   for (let i = 0; i <= n; i++) out.push(kllAtRank(sorted, Math.min(W, Math.max(1, Math.ceil((i * W) / n)))));
@@ -236,9 +238,7 @@ export function registerKll(): void {
     asig(['BYTES', 'INT64'], `ARRAY<${t}>`, collect((rows) => {
       const m = kllMerged(rows, `KLL_QUANTILES.MERGE_${t}`, t);
       if (m.kind === null || m.sorted.length === 0) return null;
-      const n = Number(rows[0]![1] as bigint);
-      if (n <= 0) fail('The number of quantiles must be positive');
-      return kllQuantiles(m.sorted, n);
+      return kllQuantiles(m.sorted, Number(rows[0]![1] as bigint));
     }));
   defineAggregate('KLL_QUANTILES.MERGE_INT64', [merge('INT64')]);
   defineAggregate('KLL_QUANTILES.MERGE_FLOAT64', [merge('FLOAT64')], { aliases: ['KLL_QUANTILES.MERGE_DOUBLE'] });

@@ -187,6 +187,8 @@ export function registerSearch(): void {
       return rowKernel(T.BOOL, (v) => {
         const scope = (at(v, 2) ?? 'JSON_VALUES') as string;
         if (scope !== 'JSON_VALUES' && scope !== 'JSON_KEYS' && scope !== 'JSON_KEYS_AND_VALUES') fail(`Invalid json_scope: ${scope}`);
+        // The kernel sees NULLs (NULL data is searched as no text); a NULL query is an error (search_functions).
+        if (v[1] === null) fail('SEARCH: search_query must not be NULL');
         return search(v[0]!, type, v[1] as string, analyzerOf(at(v, 3), at(v, 4)), scope);
       }, false);
     }),
