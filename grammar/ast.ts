@@ -1032,6 +1032,8 @@ export interface CreateTableStmt extends StmtBase {
   columns?: ColumnDef[];
   constraints?: TableConstraint[];
   defaultCollate?: string;
+  /** CREATE EXTERNAL TABLE ... WITH PARTITION COLUMNS [(columns)]: hive partition keys (an empty list: inferred). */
+  withPartitionColumns?: ColumnDef[];
   partitionBy?: Expr;
   clusterBy?: Expr[];
   options?: OptionEntry[];

@@ -1270,7 +1270,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
             this.consume(38, K.WITH!);
             this.consume(39, K.PARTITION!);
             this.consume(40, K.COLUMNS!);
-            this.option(41, () => this.subrule(42, this.columnDefList));
+            s.withPartitionColumns = this.option(41, () => this.subrule(42, this.columnDefList)) ?? [];
           },
         },
         { ALT: () => (s.options = this.subrule(43, this.optionsList)) },

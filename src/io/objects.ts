@@ -150,9 +150,39 @@ export function missingEndpoint(uri: string): string | undefined {
   return named && !named.store.endpoint() ? named.store.noEndpoint(uri, named.scheme, 'read') : undefined;
 }
 
+/** At most this many directory entries are looked at for one local wildcard (a runaway pattern fails, not hangs). */
+const MAX_LOCAL_ENTRIES = 100_000;
+
 /**
- * The local files a `file://` or absolute-path source URI names (a `*` in
- * the file name matches several, sorted); undefined for other schemes.
+ * The files under `dir` (absolute, ending in `/`) whose paths match `re`,
+ * sorted. As an object store's `*` does, the wildcard matches across `/`: the
+ * walk goes into subdirectories, but at the first level only into those that
+ * begin with `lead` (the pattern's literal text before the `*`), so
+ * `/tmp/x_*.csv` never walks the rest of /tmp. Symlinked directories are not
+ * followed.
+ */
+async function walkMatches(dir: string, lead: string, re: RegExp, uri: string): Promise<string[]> {
+  const out: string[] = [];
+  let seen = 0;
+  const visit = async (d: string, top: boolean): Promise<void> => {
+    const entries = await readdir(d, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (++seen > MAX_LOCAL_ENTRIES) throw ioInvalid(`Invalid URI ${uri}: its wildcard matches more than ${MAX_LOCAL_ENTRIES} local entries`);
+      if (top && !e.name.startsWith(lead)) continue;
+      const path = d + e.name;
+      if (e.isDirectory()) await visit(path + '/', false);
+      else if (re.test(path)) out.push(path);
+    }
+  };
+  await visit(dir, true);
+  return out.sort();
+}
+
+/**
+ * The local files a `file://` or absolute-path source URI names (a `*`
+ * matches several, sorted; like an object store's wildcard it matches across
+ * directories: `/data/*` names every file below /data); undefined for other
+ * schemes.
  */
 export async function localFiles(uri: string): Promise<string[] | undefined> {
   const named = localPath(uri);
@@ -166,12 +196,16 @@ export async function localFiles(uri: string): Promise<string[] | undefined> {
     }
     throw ioNotFound(`Not found: URI ${uri}`);
   }
-  const dir = checkLocalPath(dirname(named), uri);
-  const re = globToRegExp(basename(named));
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => re.test(n)).sort();
+  const star = named.indexOf('*');
+  const cut = named.lastIndexOf('/', star) + 1;
+  const dir = checkLocalPath(dirname(named.slice(0, cut) + 'x'), uri);
+  const base = dir.endsWith('/') ? dir : dir + '/';
+  // The pattern over the checked directory (checkLocalPath may have resolved it): the rest of the path after it.
+  const re = globToRegExp(base + named.slice(cut));
+  const names = await walkMatches(base, named.slice(cut, star), re, uri);
   if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
   // A match may be a symlink out of the allowed directories.
-  return names.map((n) => checkLocalPath(`${dir}/${n}`, uri));
+  return names.map((n) => checkLocalPath(n, uri));
 }
 
 /** Expands one source URI (a `*` wildcard allowed in the object/file name) and reads every match. */

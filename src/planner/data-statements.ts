@@ -321,7 +321,7 @@ function checkCompatible(table: readonly Column[], declared: readonly Column[], 
 }
 
 /** WITH PARTITION COLUMNS: the key columns (declared, else inferred as AUTO mode does) and each file's values. */
-function hivePartitions(st: A.LoadDataStmt, files: readonly SourceFile[], prefix: string): { columns: Column[]; valuesOf: Map<SourceFile, string[]> } {
+function hivePartitions(defs: readonly A.ColumnDef[], files: readonly SourceFile[], prefix: string): { columns: Column[]; valuesOf: Map<SourceFile, string[]> } {
   let keys: HiveKeys[];
   try {
     keys = files.map((f) => hiveKeysOf(f.uri, prefix));
@@ -332,7 +332,7 @@ function hivePartitions(st: A.LoadDataStmt, files: readonly SourceFile[], prefix
   const same = (a: readonly string[]): boolean => a.length === names.length && a.every((n, i) => n.toLowerCase() === names[i]!.toLowerCase());
   const odd = keys.findIndex((k) => !same(k.names));
   if (odd >= 0) throw new QueryError(`Hive partition keys of ${files[odd]!.uri} (${keys[odd]!.names.join(', ')}) differ from those of ${files[0]!.uri} (${names.join(', ')})`, 'invalid', 400);
-  const declared = st.withPartitionColumns!.length ? declaredColumns(st.withPartitionColumns!) : undefined;
+  const declared = defs.length ? declaredColumns(defs) : undefined;
   if (declared && !same(declared.map((c) => c.name))) {
     throw new QueryError(`The partition columns (${declared.map((c) => c.name).join(', ')}) do not match the hive partition keys of the source URIs (${names.join(', ')})`, 'invalid', 400);
   }
@@ -451,7 +451,7 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
   const hivePrefix = optString(opts, 'hive_partition_uri_prefix');
   if (st.withPartitionColumns && hivePrefix === undefined) throw sqlError('LOAD DATA WITH PARTITION COLUMNS requires the option hive_partition_uri_prefix', st.loc);
   const files = await io(readSources(uris));
-  const hive = st.withPartitionColumns ? hivePartitions(st, files, hivePrefix!) : undefined;
+  const hive = st.withPartitionColumns ? hivePartitions(st.withPartitionColumns, files, hivePrefix!) : undefined;
   if (hive && existing && !overwriteTable) checkCompatible(existing.columns, hive.columns, id);
   // The files hold no partition key columns: they come from each file's path.
   const fileColumns = hive ? known?.filter((c) => !hive.columns.some((h) => h.name.toLowerCase() === c.name.toLowerCase())) : known;
@@ -560,14 +560,20 @@ export async function createExternalTable(s: Session, st: A.CreateTableStmt, id:
   const web = uris.find((u) => /^https?:\/\//i.test(u));
   if (web) throw new QueryError(`Unsupported external data source ${web}: direct http(s) URLs are not supported; use file://, an absolute path, gs:// or s3://`, 'invalid', 400);
   const declared = st.columns ? declaredColumns(st.columns) : undefined;
+  const hivePrefix = optString(opts, 'hive_partition_uri_prefix');
+  if (st.withPartitionColumns && hivePrefix === undefined) throw sqlError('CREATE EXTERNAL TABLE WITH PARTITION COLUMNS requires the option hive_partition_uri_prefix', st.loc);
   const files = await io(readSources(uris));
-  const parsed = await io(parseSources(files, format, readOptions(opts), declared?.map((c) => columnToRestField(c.name, c.type, c.required)), declared === undefined));
+  // WITH PARTITION COLUMNS: the keys of each file's path are columns after the files' own, as LOAD DATA reads them.
+  const hive = st.withPartitionColumns ? hivePartitions(st.withPartitionColumns, files, hivePrefix!) : undefined;
+  const fileColumns = hive ? declared?.filter((c) => !hive.columns.some((h) => h.name.toLowerCase() === c.name.toLowerCase())) : declared;
+  const parsed = await io(parseHiveGroups(files, hive, (group) => parseSources(group, format, readOptions(opts), fileColumns?.map((c) => columnToRestField(c.name, c.type, c.required)), declared === undefined)));
   let columns: Column[];
   try {
-    columns = declared ?? parsed.fields.map(restFieldToColumn);
+    columns = declared ? declared.slice() : parsed.fields.map(restFieldToColumn);
   } catch (e) {
     throw new QueryError(`Error while reading data, error message: ${(e as Error).message}`, 'invalid', 400);
   }
+  for (const h of hive?.columns ?? []) if (!columns.some((c) => c.name.toLowerCase() === h.name.toLowerCase())) columns.push(h);
   const rejectUnknown = format === 'NEWLINE_DELIMITED_JSON' && !(optBool(opts, 'ignore_unknown_values') ?? false);
   const { batch } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0, temporalReads(opts));
   const resource: Record<string, unknown> = { externalDataConfiguration: externalConfiguration(format, uris, opts) };
