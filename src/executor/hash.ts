@@ -6,6 +6,7 @@ import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import type { Vector } from '../types/vector.js';
 import { hashWordsAt } from '../types/decimal-words.js';
+import { intervalKeys } from '../functions/interval-range-kernels.js';
 import { ColumnBuffer, Phys, physOf, growInt32, keyWords } from './vectors.js';
 import { NULL_HASH, combineHash, hashBigint, hashDouble, hashValue, mix32 } from './values-compare.js';
 
@@ -26,6 +27,15 @@ function hashColumnInto(v: Vector, n: number, out: Int32Array, first: boolean): 
     const { words, width } = dec;
     for (let i = 0; i < n; i++) {
       const h = nulls !== null && nulls[i] === 1 ? NULL_HASH : hashWordsAt(words, i, width);
+      out[i] = first ? h : combineHash(out[i]!, h);
+    }
+    return;
+  }
+  if (v.interval) {
+    // INTERVAL parts hashed by their normalized key, as hashValue hashes a boxed interval (mix32(hashBigint(key))).
+    const keys = intervalKeys(v, n);
+    for (let i = 0; i < n; i++) {
+      const h = nulls !== null && nulls[i] === 1 ? NULL_HASH : mix32(keys instanceof Float64Array ? hashDouble(keys[i]!) : hashBigint(keys[i]!));
       out[i] = first ? h : combineHash(out[i]!, h);
     }
     return;

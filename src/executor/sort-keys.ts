@@ -200,7 +200,7 @@ export function peersComparator(keys: readonly Vector[], specs: readonly KeySpec
 }
 
 /** A key's typed array, or null for the other layouts (without boxing a view's rows to find out). */
-const typedData = (v: Vector): Vector['data'] | null => (v.decimal || v.nested ? null : v.data);
+const typedData = (v: Vector): Vector['data'] | null => (v.decimal || v.interval || v.nested ? null : v.data);
 
 /** Sorts row indexes 0..n-1 (stable). */
 export function sortIndexes(n: number, cmp: RowComparator): Int32Array {

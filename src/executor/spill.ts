@@ -135,8 +135,8 @@ function layoutOfData(d: Vector['data']): ColumnLayout {
 function encodeFrame(b: Batch): Uint8Array[] {
   const values: Vector[] = [];
   const columns = b.columns.map((v) => {
-    // Decimal words go with the value-layout columns (encodeBatch copies them; reading `data` would box them).
-    const layout = v.decimal ? 'values' : layoutOfData(v.data);
+    // Decimal words and interval parts go with the value-layout columns (encodeBatch copies them; reading `data` would box them).
+    const layout = v.decimal || v.interval ? 'values' : layoutOfData(v.data);
     if (layout === 'values') values.push(v);
     return { type: v.type, layout, nulls: layout !== 'values' && v.nulls !== null };
   });

@@ -1,14 +1,16 @@
 // Vector helpers the operators share: a growable typed column (ColumnBuffer),
 // batch take/slice/concat, NULL vectors and scatter (for lazy conditionals).
 import type { SqlType } from '../types/types.js';
-import type { Decimal, Value } from '../types/values.js';
+import { Interval, type Decimal, type Value } from '../types/values.js';
 import {
   BATCH_SIZE,
   MAX_SAFE,
   concatVectors,
   decimalVector,
   getValue,
+  intervalVector,
   type DecimalView,
+  type IntervalView,
   layoutOf,
   sliceVector,
   takeVector,
@@ -79,6 +81,8 @@ export class ColumnBuffer {
    */
   private dec: Uint32Array | null = null;
   private readonly width: DecimalWidth = 4;
+  /** INTERVAL rows as their parts (phys stays VALUES): every interval has them, so this never falls back to values. */
+  private iv: { months: Int32Array; days: Int32Array; micros: BigInt64Array } | null = null;
 
   constructor(
     readonly type: SqlType,
@@ -90,6 +94,7 @@ export class ColumnBuffer {
       this.width = type.kind === 'NUMERIC' ? 4 : 8;
       this.dec = new Uint32Array(0);
     }
+    if (type.kind === 'INTERVAL') this.iv = { months: new Int32Array(0), days: new Int32Array(0), micros: new BigInt64Array(0) };
     this.alloc(this.cap);
   }
 
@@ -105,6 +110,21 @@ export class ColumnBuffer {
     const vals = new Array<Value>(this.length);
     for (let i = 0; i < this.length; i++) vals[i] = this.nulls !== null && this.nulls[i] === 1 ? null : decimalOfWords(dec, i, this.width);
     this.vals = vals;
+  }
+
+  private setInterval(i: number, months: number, days: number, micros: bigint): void {
+    const iv = this.iv!;
+    iv.months[i] = months;
+    iv.days[i] = days;
+    iv.micros[i] = micros;
+  }
+
+  /** Row i's parts as a view of rows [start, end). */
+  private intervalRows(start: number, end: number, copy: boolean): IntervalView {
+    const { months, days, micros } = this.iv!;
+    return copy
+      ? { months: months.slice(start, end), days: days.slice(start, end), micros: micros.slice(start, end) }
+      : { months: months.subarray(start, end), days: days.subarray(start, end), micros: micros.subarray(start, end) };
   }
 
   /** Writes row i's value x (a Decimal) as words; false (nothing written) when it has none. */
@@ -134,6 +154,10 @@ export class ColumnBuffer {
           const d = new Uint32Array(cap * this.width);
           d.set(this.dec.subarray(0, Math.min(this.dec.length, d.length)));
           this.dec = d;
+        }
+        if (this.iv !== null) {
+          const { months, days, micros } = this.iv;
+          this.iv = { months: growI32(months, cap), days: growI32(days, cap), micros: growBig(micros, cap) };
         }
         break;
     }
@@ -187,6 +211,15 @@ export class ColumnBuffer {
         return;
       }
       if (this.setDecimal(i, getValue(v, row) as Decimal)) return;
+    }
+    if (this.iv !== null) {
+      const src = v.interval;
+      if (src) this.setInterval(i, src.months[row]!, src.days[row]!, src.micros[row]!);
+      else {
+        const x = (v.data as Value[])[row] as Interval;
+        this.setInterval(i, x.months, x.days, x.micros);
+      }
+      return;
     }
     const d = v.data;
     switch (this.phys) {
@@ -247,6 +280,11 @@ export class ColumnBuffer {
         return;
       default:
         if (this.dec !== null && this.setDecimal(i, x as Decimal)) return;
+        if (this.iv !== null) {
+          const y = x as Interval;
+          this.setInterval(i, y.months, y.days, y.micros);
+          return;
+        }
         this.vals[i] = x;
     }
   }
@@ -343,6 +381,7 @@ export class ColumnBuffer {
         break;
       default:
         if (this.dec !== null) return decimalVector(this.type, n, nulls, { words: this.dec.subarray(0, n * this.width), width: this.width });
+        if (this.iv !== null) return intervalVector(this.type, n, nulls, this.intervalRows(0, n, false));
         data = this.vals.length === n ? this.vals : this.vals.slice(0, n);
     }
     return { type: this.type, length: n, data, nulls };
@@ -359,7 +398,8 @@ export class ColumnBuffer {
   bytes(): number {
     const nulls = this.nulls ? this.nulls.byteLength : 0;
     const dec = this.dec !== null ? this.dec.byteLength : 0;
-    return this.f64.byteLength + this.big.byteLength + this.i32.byteLength + this.u8.byteLength + this.vals.length * VALUE_BYTES + dec + nulls;
+    const iv = this.iv !== null ? this.iv.months.byteLength * 4 : 0;
+    return this.f64.byteLength + this.big.byteLength + this.i32.byteLength + this.u8.byteLength + this.vals.length * VALUE_BYTES + dec + iv + nulls;
   }
 
   isNull(i: number): boolean {
@@ -380,6 +420,7 @@ export class ColumnBuffer {
       case Phys.BOOL:
         return this.u8[i] === 1;
       default:
+        if (this.iv !== null) return new Interval(this.iv.months[i]!, this.iv.days[i]!, this.iv.micros[i]!);
         return this.dec !== null ? decimalOfWords(this.dec, i, this.width) : this.vals[i]!;
     }
   }
@@ -397,6 +438,13 @@ export class ColumnBuffer {
       if (vd !== null && vd.width === this.width) return wordsEqual(this.dec, i, vd.words, row, this.width);
       // A boxed value equals a stored one only if it has the same words.
       return wordsOfDecimalInto(getValue(v, row) as Decimal, this.width, EQ_WORDS, 0) && wordsEqual(this.dec, i, EQ_WORDS, 0, this.width);
+    }
+    if (this.iv !== null) {
+      const { months, days, micros } = this.iv;
+      const src = v.interval;
+      if (src) return intervalPartsEqual(months[i]!, days[i]!, micros[i]!, src.months[row]!, src.days[row]!, src.micros[row]!);
+      const x = (v.data as Value[])[row] as Interval;
+      return intervalPartsEqual(months[i]!, days[i]!, micros[i]!, x.months, x.days, x.micros);
     }
     const d = v.data;
     switch (this.phys) {
@@ -439,10 +487,17 @@ export class ColumnBuffer {
         break;
       default:
         if (this.dec !== null) return decimalVector(this.type, n, nulls, { words: this.dec.slice(start * this.width, end * this.width), width: this.width });
+        if (this.iv !== null) return intervalVector(this.type, n, nulls, this.intervalRows(start, end, true));
         data = this.vals.slice(start, end);
     }
     return { type: this.type, length: n, data, nulls };
   }
+}
+
+/** Grouping equality of two intervals by their parts: equal after 1 month = 30 days, 1 day = 24 h (as valuesEqual). */
+export function intervalPartsEqual(m1: number, d1: number, u1: bigint, m2: number, d2: number, u2: bigint): boolean {
+  if (m1 === m2 && d1 === d2) return u1 === u2;
+  return BigInt((m1 - m2) * 30 + (d1 - d2)) * 86_400_000_000n === u2 - u1;
 }
 
 function anyNull(nulls: Uint8Array, start: number, end: number): boolean {

@@ -6,7 +6,7 @@ import type { Value } from '../../types/values.js';
 import { BATCH_SIZE, getValue, type Vector } from '../../types/vector.js';
 import { hashRows } from '../hash.js';
 import { mix32, valuesEqual } from '../values-compare.js';
-import { growInt32, keyWords } from '../vectors.js';
+import { growInt32, intervalPartsEqual, keyWords } from '../vectors.js';
 import { wordsEqual } from '../../types/decimal-words.js';
 
 /** Key equality of probe row i and build row j (NULLs equal here: only null-safe keys reach it with NULLs). */
@@ -27,6 +27,13 @@ function keysEqual(pk: readonly Vector[], i: number, bk: readonly Vector[], j: n
       if (bw !== null && bw.width === aw.width) {
         if (!wordsEqual(aw.words, i, bw.words, j, aw.width)) return false;
       } else if (!valuesEqual(getValue(a, i), getValue(b, j), a.type)) return false;
+      continue;
+    }
+    const ai = a.interval;
+    const bi = b.interval;
+    if (ai && bi) {
+      // INTERVAL parts: equal after normalizing (a boxed side is compared by its value).
+      if (!intervalPartsEqual(ai.months[i]!, ai.days[i]!, ai.micros[i]!, bi.months[j]!, bi.days[j]!, bi.micros[j]!)) return false;
       continue;
     }
     const ad = a.data;
@@ -96,8 +103,8 @@ export function probe(
   let c = 0;
   // Single FLOAT64-layout key without NULLs on the probe side: compare inline.
   // (Decimal words are not read through `data`, which would box them.)
-  const p0 = pk.length === 1 && !pk[0]!.decimal && pk[0]!.data instanceof Float64Array && pk[0]!.nulls === null && !nullSafe[0] ? (pk[0]!.data as Float64Array) : null;
-  const b0 = p0 !== null && !bk[0]!.decimal && bk[0]!.data instanceof Float64Array ? (bk[0]!.data as Float64Array) : null;
+  const p0 = pk.length === 1 && !pk[0]!.decimal && !pk[0]!.interval && pk[0]!.data instanceof Float64Array && pk[0]!.nulls === null && !nullSafe[0] ? (pk[0]!.data as Float64Array) : null;
+  const b0 = p0 !== null && !bk[0]!.decimal && !bk[0]!.interval && bk[0]!.data instanceof Float64Array ? (bk[0]!.data as Float64Array) : null;
   const checkNulls = p0 === null || b0 === null;
   for (let i = from; i < n; i++) {
     if (checkNulls && unmatchable(pk, nullSafe, i)) continue;
@@ -401,7 +408,7 @@ export function joinIndexFor(bk: readonly Vector[], m: number, nullSafe: readonl
   if (!stored || bk.length !== 1 || m > MAX_CACHED_BUILD_ROWS) return buildJoinIndex(bk, m, nullSafe);
   const v = bk[0]!;
   // Decimal words are a typed column too (reading `data` would box them).
-  const d = v.decimal ? v.decimal.words : v.data;
+  const d = v.decimal ? v.decimal.words : v.interval ? v.interval.micros : v.data;
   // Typed columns are keyed by their buffer (a scan hands out views), others by the array itself.
   const owner: object = ArrayBuffer.isView(d) ? d.buffer : d;
   const offset = ArrayBuffer.isView(d) ? d.byteOffset : 0;
