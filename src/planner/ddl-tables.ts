@@ -46,6 +46,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     if (st.temp) throw sqlError('CREATE TEMP EXTERNAL TABLE is not supported', st.loc);
     return createExternalTable(s, st, id, existing !== undefined);
   }
+  // Hive partition keys come from the paths of an external table's files; a stored table has none.
+  if (st.withPartitionColumns) throw sqlError('WITH PARTITION COLUMNS is only valid in CREATE EXTERNAL TABLE', st.loc);
   let columns: Column[] = [];
   let rows: Batch[] | AsyncIterable<Batch> = [];
   /** LIKE / COPY / CLONE: the source's metadata, which the statement's own clauses override. */
