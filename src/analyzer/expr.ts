@@ -243,6 +243,11 @@ function foldLiteralCast(v: Value, from: SqlType, to: SqlType): Value | undefine
   }
 }
 
+/** An ERROR(...) call not under SAFE: it raises before its type matters. */
+function isErrorCall(e: Expr): boolean {
+  return e.kind === 'call' && !e.safe && e.name.toUpperCase() === 'ERROR';
+}
+
 export function argInfo(e: Expr, name?: string): ArgInfo {
   const o = originOf(e);
   const info: { -readonly [K in keyof ArgInfo]: ArgInfo[K] } = { type: e.type };
@@ -271,11 +276,13 @@ export function callScalar(name: string, args: Expr[], loc: A.Loc | undefined, o
 }
 
 function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefined, opts: { safe?: boolean; names?: (string | undefined)[]; collation?: string }): CallExpr {
-  const infos = args.map((a, i) => argInfo(a, opts.names?.[i]));
+  // ERROR(...) never returns: as an argument it matches any parameter type, as an untyped NULL does, and takes
+  // that type (the reference analyzer's SUBSTR(ERROR('x'), 1) is a STRING call that raises 'x').
+  const infos = args.map((a, i) => (isErrorCall(a) ? { ...argInfo(a, opts.names?.[i]), untypedNull: true } : argInfo(a, opts.names?.[i])));
   const r = resolveScalar(def, infos);
   if (!r.ok) throw sqlError(r.message, loc);
   let fn = r.resolved;
-  let cargs = args.map((a, i) => (fn.argTypes[i] ? coerce(a, fn.argTypes[i]!) : a));
+  let cargs = args.map((a, i) => (fn.argTypes[i] ? (isErrorCall(a) ? { ...a, type: fn.argTypes[i]! } : coerce(a, fn.argTypes[i]!)) : a));
   let type = fn.returnType;
   if (def.name === 'COLLATE') {
     const spec = args[1]?.kind === 'literal' && originOf(args[1]) !== Origin.Param ? (args[1].value as string | null) : null;
@@ -894,12 +901,15 @@ function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
     setOrigin(e, Origin.Null); // untyped empty array
     return e;
   } else {
-    const t = supertype(els.map(typedOf));
+    // ERROR(...) takes the other elements' type (as in unify).
+    const typed = els.some((e) => !isErrorCall(e)) ? els.filter((e) => !isErrorCall(e)) : els;
+    const t = supertype(typed.map(typedOf));
     if (!t) throw sqlError(`Array elements of types {${[...new Set(els.map((e) => typeToSql(e.type)))].join(', ')}} do not have a common supertype`, n.loc);
     elType = t;
   }
   if (elType.kind === 'ARRAY') throw sqlError(`Cannot construct array with element type ${typeToSql(elType)} because nested arrays are not supported`, n.loc);
   const coerced = els.map((e, i) => {
+    if (isErrorCall(e)) return { ...e, type: elType };
     if (!canCoerce(e.type, elType, originOf(e), e.kind === 'literal' ? e.value : undefined) && !typeEquals(e.type, elType)) {
       throw sqlError(`Array element type ${typeToSql(e.type)} does not coerce to ${typeToSql(elType)}`, n.elements[i]!.loc);
     }
