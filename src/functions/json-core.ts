@@ -194,8 +194,6 @@ export type JsonTextMode = WideNumberMode | 'stored';
  */
 export class JsonText extends JsonValue {
   private done = false;
-  /** A stored column value's chunk (storage column-chunk.ts TextValues): told when a kernel walks the value, so the chunk keeps its values parsed. */
-  demand: { walked: boolean } | undefined = undefined;
   constructor(
     readonly text: string,
     readonly start: number,
@@ -206,7 +204,6 @@ export class JsonText extends JsonValue {
   }
   override get node(): JsonNode {
     if (!this.done) {
-      if (this.demand) this.demand.walked = true;
       const t = this.start === 0 && this.end === this.text.length ? this.text : this.text.slice(this.start, this.end);
       this.parsed = this.mode === 'stored' ? parseStoredJson(t) : parseJsonText(t, this.mode);
       this.done = true;
@@ -220,13 +217,10 @@ export class JsonText extends JsonValue {
   }
   /**
    * Whether a path function reads this value by scanning its text: until it
-   * is parsed (a walk of the parsed value is then faster). A scan of a stored
-   * column value tells its chunk, which keeps parsed values from its next read.
+   * is parsed (a walk of the parsed value is then faster).
    */
   scans(): boolean {
-    if (this.done) return false;
-    if (this.demand) this.demand.walked = true;
-    return true;
+    return !this.done;
   }
   /** Where the value's first non-blank character is. */
   private lead(): number {

@@ -8,7 +8,7 @@
 // join state. A chunk a running scan still holds stays alive until the scan
 // moves on, so the resident set is the budget plus what scans hold right now.
 import { getHeapStatistics } from 'node:v8';
-import { chunkBytes, chunkHeapBytes, makeTextValues, SharedDictionary, type ColumnChunk, type TextValues } from './column-chunk.js';
+import { chunkBytes, chunkHeapBytes, SharedDictionary, textValuesBytes, type ColumnChunk, type TextValues } from './column-chunk.js';
 import { FragmentFile } from './fragment-file.js';
 import { defaultMemoryLimit, memoryBudget } from './memory-budget.js';
 
@@ -128,7 +128,12 @@ export class ChunkCache {
       // An entry of the pass that found the cache full becomes another's: that pass may evict it now.
       if (hit.pass === this.refused && pass !== this.refused) this.refused = 0;
       hit.pass = pass;
-      this.keepValues(key, hit);
+      const v = this.entries.get(key + VALUES);
+      if (v) {
+        this.entries.delete(key + VALUES);
+        this.entries.set(key + VALUES, v);
+        v.pass = pass;
+      }
       return hit.chunk;
     }
     const pending = this.loading.get(key);
@@ -150,6 +155,7 @@ export class ChunkCache {
         this.used += bytes;
         this.heapUsed += heap;
         this.evict();
+        this.offerValues(key, chunk);
         return chunk;
       },
       (e: unknown) => {
@@ -182,40 +188,35 @@ export class ChunkCache {
     this.used += bytes;
     this.heapUsed += heap;
     this.evict();
+    this.offerValues(key, chunk);
   }
 
   /**
-   * On a hit: a JSON or GEOGRAPHY text chunk (or such leaves of a nested one)
-   * whose per-batch values a kernel used gets its values made once and kept
-   * as an entry beside it (column-chunk.ts TextValues), charged to the budget
-   * and evicted on its own (or with the chunk); warm queries then read them as
-   * when the values were the chunk. Not made when they do not fit.
+   * A JSON or GEOGRAPHY text chunk just cached (or such leaves of a nested
+   * one) may keep the values its batches are boxed as (column-chunk.ts
+   * TextValues): at the first batch, their estimated bytes are charged as an
+   * entry beside the chunk (evicted on its own, or with it); not kept when
+   * they do not fit or the chunk has gone.
    */
-  private keepValues(key: string, hit: Entry): void {
-    const vkey = key + VALUES;
-    const had = this.entries.get(vkey);
-    if (had) {
-      this.entries.delete(vkey);
-      this.entries.set(vkey, had);
-      had.pass = hit.pass;
-      return;
-    }
+  private offerValues(key: string, chunk: ColumnChunk): void {
     const leaves: TextValues[] = [];
-    const wanted: ColumnChunk[] = [];
-    textLeaves(hit.chunk, (c, kept) => {
-      if (kept.values === null && kept.walked) {
-        leaves.push(kept);
-        wanted.push(c);
-      }
+    let bytes = 0;
+    textLeaves(chunk, (c, kept) => {
+      leaves.push(kept);
+      bytes += textValuesBytes(c);
     });
-    if (wanted.length === 0) return;
-    const made = wanted.map((c) => makeTextValues(c)!);
-    const bytes = made.reduce((n, m) => n + m.bytes, 0);
-    if (!this.makeRoom(bytes, bytes, hit.pass) || !this.entries.has(key)) return;
-    made.forEach((m, i) => (leaves[i]!.values = m.values));
-    this.entries.set(vkey, { chunk: hit.chunk, bytes, heap: bytes, pass: hit.pass, kept: leaves });
-    this.used += bytes;
-    this.heapUsed += bytes;
+    if (leaves.length === 0) return;
+    const keep = (): boolean => {
+      const hit = this.entries.get(key);
+      if (hit?.chunk !== chunk || this.entries.has(key + VALUES)) return false;
+      if (!this.makeRoom(bytes, bytes, hit.pass) || !this.entries.has(key)) return false;
+      textLeaves(chunk, (c, t) => (t.values = new Array<undefined>(c.length)));
+      this.entries.set(key + VALUES, { chunk, bytes, heap: bytes, pass: hit.pass, kept: leaves });
+      this.used += bytes;
+      this.heapUsed += bytes;
+      return true;
+    };
+    for (const t of leaves) t.keep = keep;
   }
 
   /** The dictionary the row groups of this table's column share on this thread (column-chunk.ts). */
@@ -298,9 +299,10 @@ export class ChunkCache {
     memoryBudget.dropped(e.bytes - e.heap);
     if (e.kept) for (const t of e.kept) t.values = null;
     else {
-      // A chunk's kept values go with it (a read of it again makes a new chunk).
+      // A chunk's kept values go with it, and it keeps no more (a scan may still hold it; a read of it again makes a new chunk).
       const v = this.entries.get(k + VALUES);
       if (v) this.drop(k + VALUES, v);
+      textLeaves(e.chunk, (_, t) => (t.keep = null));
     }
   }
 
@@ -319,6 +321,7 @@ export class ChunkCache {
   /** Drops everything (tests). */
   clear(): void {
     for (const e of this.entries.values()) if (e.kept) for (const t of e.kept) t.values = null;
+    for (const e of this.entries.values()) textLeaves(e.chunk, (_, t) => (t.keep = null));
     this.entries.clear();
     this.files.clear();
     this.dictionaries.clear();
@@ -331,7 +334,7 @@ export class ChunkCache {
 const MAX_FILES = 4096;
 
 /** The JSON / GEOGRAPHY text chunks in a chunk (itself, or leaves of a list or struct) with their TextValues. */
-function textLeaves(c: ColumnChunk, f: (c: ColumnChunk, kept: TextValues) => void): void {
+function textLeaves(c: ColumnChunk, f: (c: ColumnChunk & { kind: 'utf8' }, kept: TextValues) => void): void {
   if (c.kind === 'utf8' && c.kept) f(c, c.kept);
   else if (c.kind === 'list') textLeaves(c.child, f);
   else if (c.kind === 'struct') for (const ch of c.children) textLeaves(ch, f);

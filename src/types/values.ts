@@ -57,7 +57,8 @@ export class JsonValue {
  */
 export class Geography {
   constructor(
-    readonly shape: unknown,
+    /** Set by the geography functions when they parse `wkt` (values read from storage carry only their text). */
+    public shape: unknown,
     readonly wkt: string,
   ) {}
 }

@@ -5,9 +5,10 @@
 // library, before and after a kill -9 of the engine (the chunks decoded cold
 // from the files). Each stored value is compared with the same value made
 // from its source text in the query (PARSE_JSON / ST_GEOGFROMTEXT: parsed
-// whole). The columns are held as their stored text and made into values per
-// batch, or kept made beside the chunk once kernels used them (storage/
-// column-chunk.ts TextValues): every check runs on both.
+// whole). The columns are held as their stored text; the values their batches
+// are made as (parsed by batch where a kernel reads them) are kept beside the
+// chunk from the first read (storage/column-chunk.ts TextValues): every check
+// runs on fresh and on kept values.
 import * as grpc from '@grpc/grpc-js';
 import { v1 } from '@google-cloud/bigquery-storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,7 +106,7 @@ describe('JSON and GEOGRAPHY columns read back from their files', () => {
     ];
     const cols = (x: string): string => exprs.map((e) => e.replaceAll('#', x)).join(', ');
     const parsed = await query(`SELECT id, ${cols('pj')} FROM (SELECT id, PARSE_JSON(s, wide_number_mode => 'round') AS pj FROM ds.docs) ORDER BY id`);
-    // Twice: the texts scanned (values made per batch), then the values the chunk keeps parsed once a kernel walked them.
+    // Twice: the values made from the texts (and kept), then the values kept parsed.
     for (let run = 0; run < 2; run++) {
       const stored = await query(`SELECT id, ${cols('j')} FROM ds.docs ORDER BY id`);
       for (let k = 0; k < exprs.length; k++) expect(stored.map((x) => x[k + 1]), `${exprs[k]} (run ${run})`).toEqual(parsed.map((x) => x[k + 1]));

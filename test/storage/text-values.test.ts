@@ -1,7 +1,7 @@
-// JSON and GEOGRAPHY chunks hold their stored text; the values made from it
-// (JSON parsed, geographies) are kept beside the chunk as a second cache entry
-// once a kernel walked per-batch values (column-chunk.ts TextValues), charged
-// to the budget and evicted on their own. Every form gives the same values.
+// JSON and GEOGRAPHY chunks hold their stored text; the values their batches
+// are boxed as (JSON read lazily, geographies) are kept beside a cached chunk
+// from its first read (column-chunk.ts TextValues), charged to the budget as
+// a second cache entry and evicted on their own. Every form gives the same values.
 import { describe, expect, it } from 'vitest';
 import { ChunkCache, NO_KEEP_PASS } from '../../src/storage/chunk-cache.js';
 import { chunkVector, TextValues, type ColumnChunk } from '../../src/storage/column-chunk.js';
@@ -31,68 +31,88 @@ const vals = (v: Vector): Value[] => v.data as Value[];
 const node = (v: Value): unknown => (v === null ? null : jsonNodeToText((v as JsonValue).node));
 
 describe('JSON and GEOGRAPHY text chunks and their kept values', () => {
-  it('makes per-batch values until a kernel walked them, then keeps them parsed at the next hit, all equal', async () => {
+  const text = (v: Value): string | null => (v === null ? null : jsonValueText(v as JsonValue));
+
+  // Texts with a number past a double (each value through the exact parser) and non-ASCII ones; ASCII texts parsed as one array.
+  const asciiTexts = jsonTexts.map((x, i) => (x === null ? null : jsonNodeToText(parseJsonText(`{"a":${i},"s":"v${i % 5}","n":{"x":[${i},"${i}",null,true]},"f":${i / 8}}`))));
+  it.each([
+    ['exact numbers, non-ASCII', jsonTexts],
+    ['ASCII', asciiTexts],
+  ])('keeps the values of the first read, charged, parsed once by batch; all equal (%s)', async (_, texts) => {
     const cache = new ChunkCache(1e9);
-    const c = textChunk(jsonTexts, 'JSON');
+    const c = textChunk(texts, 'JSON');
     const read = (): Promise<ColumnChunk> => cache.chunk('f', 0, 'j', () => Promise.resolve(c), 1);
-    const first = chunkVector(T.JSON, await read(), 0, N);
-    // Per batch: texts read lazily; their stored text is the chunk's, byte for byte, without a parse.
-    expect(first.data[0]).toBeInstanceOf(JsonText);
-    expect(vals(first).map((v) => (v === null ? null : jsonValueText(v as JsonValue)))).toEqual(jsonTexts);
-    const used = cache.bytesUsed;
-    // A hit with nothing walked keeps nothing more.
     await read();
-    expect(cache.bytesUsed).toBe(used);
-    expect(jsonValueOf(first.data[1] as JsonValue, ['s'])).toBe('v1é');
-    // Walked: the next hit keeps the parsed values, charged to the cache.
-    await read();
-    expect(cache.bytesUsed).toBeGreaterThan(used + N * 48);
-    const warm = chunkVector(T.JSON, c, 10, 200);
-    expect(warm.data[0]).not.toBeInstanceOf(JsonText);
-    expect(vals(warm).map(node)).toEqual(jsonTexts.slice(10, 200));
-    expect(vals(warm).map((v) => (v === null ? null : jsonValueText(v as JsonValue)))).toEqual(jsonTexts.slice(10, 200));
-    expect(warm.nulls).toEqual(first.nulls!.slice(10, 200));
-    expect(vals(warm).map((v) => (v === null ? null : jsonValueOf(v as JsonValue, ['n', 'x', 1])))).toEqual(vals(first).slice(10, 200).map((v) => (v === null ? null : jsonValueOf(v as JsonValue, ['n', 'x', 1]))));
-    // Evicted for the heap's sake (mid-scan): the values go, the text (off the heap) stays; values are made per batch again, equal.
+    const chunkOnly = cache.bytesUsed;
+    // The first batch: its stored texts are the chunk's byte for byte (a writer never parses), and the values are kept.
+    const first = chunkVector(T.JSON, c, 0, 100);
+    expect(vals(first).map(text)).toEqual(texts.slice(0, 100));
+    expect(cache.bytesUsed).toBeGreaterThan(chunkOnly + N * 64);
+    const charged = cache.bytesUsed;
+    // A kernel reads values of the first query: as each value parsed alone.
+    expect(jsonValueOf(first.data[1] as JsonValue, ['s'])).toBe(texts === jsonTexts ? 'v1é' : 'v1');
+    const parsed = (first.data[2] as JsonValue).node;
+    expect(parsed).toEqual(parseJsonText(texts[2]!));
+    // The rest of the first scan, then a second query: the same objects, their parsed values the same (not parsed again), nothing charged twice.
+    const rest = chunkVector(T.JSON, c, 100, N);
+    expect(vals(rest).map(text)).toEqual(texts.slice(100));
+    const warm = chunkVector(T.JSON, await read(), 0, N);
+    expect(warm.data.slice(0, 100)).toEqual(first.data);
+    expect(warm.data[2]).toBe(first.data[2]);
+    expect((warm.data[2] as JsonValue).node).toBe(parsed);
+    expect(warm.data[150]).toBe(rest.data[50]);
+    expect(cache.bytesUsed).toBe(charged);
+    expect(vals(warm).map((v) => (v === null ? null : (v as JsonValue).node))).toEqual(texts.map((x) => (x === null ? null : parseJsonText(x))));
+    expect(vals(warm).map(node)).toEqual(texts);
+    expect(vals(warm).map(text)).toEqual(texts);
+    expect(warm.nulls).toEqual(nullsOf(texts));
+    expect(vals(warm).map((v) => (v === null ? null : jsonValueOf(v as JsonValue, ['n', 'x', 1])))).toEqual(texts.map((x) => (x === null ? null : jsonValueOf(new JsonText(x, 0, x.length, 'stored'), ['n', 'x', 1]))));
+    // Evicted for the heap's sake (mid-scan): the values go, the text (off the heap) stays; the next batch keeps values again, equal.
     cache.heapBudget = 100;
     cache.shrink();
-    expect(cache.bytesUsed).toBe(used);
+    expect(cache.bytesUsed).toBe(chunkOnly);
     expect((c as { kept: TextValues }).kept.values).toBeNull();
-    expect(cache.hits).toBe(2);
+    cache.heapBudget = 1e9;
     const again = chunkVector(T.JSON, await read(), 0, N);
-    expect(cache.hits).toBe(3);
-    expect(again.data[0]).toBeInstanceOf(JsonText);
-    expect(vals(again).map(node)).toEqual(jsonTexts);
+    expect(again.data[2]).not.toBe(first.data[2]);
+    expect(vals(again).map(node)).toEqual(texts);
+    expect(cache.bytesUsed).toBe(charged);
   });
 
-  it('keeps geographies at the first hit (their parsed shapes are kept by value), dropped with the chunk', async () => {
+  it('keeps geographies (their parsed shapes are kept by value), dropped with the chunk', async () => {
     const cache = new ChunkCache(1e9);
     const c = textChunk(wkts, 'GEOGRAPHY');
-    const read = (pass = 1): Promise<ColumnChunk> => cache.chunk('f', 0, 'g', () => Promise.resolve(c), pass);
-    const cold = chunkVector(T.GEOGRAPHY, await read(), 0, N);
-    expect(vals(cold).map((g) => (g === null ? null : (g as Geography).wkt))).toEqual(wkts);
-    // A worker reading another's morsel keeps nothing.
-    await read(NO_KEEP_PASS);
-    expect(chunkVector(T.GEOGRAPHY, c, 0, 2).data[0]).not.toBe(chunkVector(T.GEOGRAPHY, c, 0, 2).data[0]);
-    await read();
-    const a = chunkVector(T.GEOGRAPHY, c, 0, N);
-    const b = chunkVector(T.GEOGRAPHY, c, 0, N);
-    expect(a.data[0]).toBe(b.data[0]);
+    const a = chunkVector(T.GEOGRAPHY, await cache.chunk('f', 0, 'g', () => Promise.resolve(c), 1), 0, N);
+    const b = chunkVector(T.GEOGRAPHY, await cache.chunk('f', 0, 'g', () => Promise.resolve(c), 2), 0, N);
+    expect(b.data[0]).toBe(a.data[0]);
     expect(vals(a).map((g) => (g === null ? null : (g as Geography).wkt))).toEqual(wkts);
     cache.forget('f');
     expect(cache.bytesUsed).toBe(0);
-    expect(chunkVector(T.GEOGRAPHY, c, 0, 2).data[0]).not.toBe(a.data[0]);
+    // A scan still holding the dropped chunk makes values per batch, keeping none.
+    const d = chunkVector(T.GEOGRAPHY, c, 0, 2);
+    expect(d.data[0]).not.toBe(a.data[0]);
+    expect(chunkVector(T.GEOGRAPHY, c, 0, 2).data[0]).not.toBe(d.data[0]);
+    expect((c as { kept: TextValues }).kept.values).toBeNull();
   });
 
-  it('does not keep values that do not fit beside the chunks', async () => {
-    const c = textChunk(jsonTexts, 'JSON');
+  it('keeps nothing for a chunk the cache does not hold, or values that do not fit', async () => {
     const cache = new ChunkCache(1e9);
+    // A worker reading another's morsel caches nothing, so keeps nothing.
+    const c1 = textChunk(jsonTexts, 'JSON');
+    await cache.chunk('f', 0, 'j', () => Promise.resolve(c1), NO_KEEP_PASS);
+    expect(chunkVector(T.JSON, c1, 0, 2).data[0]).not.toBe(chunkVector(T.JSON, c1, 0, 2).data[0]);
+    expect(cache.bytesUsed).toBe(0);
+    const c2 = textChunk(jsonTexts, 'JSON');
     cache.heapBudget = 1000;
-    await cache.chunk('f', 0, 'j', () => Promise.resolve(c), 1);
-    (c as { kept: TextValues }).kept.walked = true;
-    await cache.chunk('f', 0, 'j', () => Promise.resolve(c), 1);
-    expect((c as { kept: TextValues }).kept.values).toBeNull();
+    await cache.chunk('f', 1, 'j', () => Promise.resolve(c2), 1);
+    const used = cache.bytesUsed;
+    expect(vals(chunkVector(T.JSON, c2, 0, N)).map(node)).toEqual(jsonTexts);
+    expect((c2 as { kept: TextValues }).kept.values).toBeNull();
+    expect(cache.bytesUsed).toBe(used);
     expect(cache.heapBytesUsed).toBe(0);
-    expect(vals(chunkVector(T.JSON, c, 0, N)).map(node)).toEqual(jsonTexts);
   });
 });
+
+function nullsOf(texts: (string | null)[]): Uint8Array {
+  return Uint8Array.from(texts, (x) => (x === null ? 1 : 0));
+}

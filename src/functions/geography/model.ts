@@ -181,16 +181,13 @@ export function geoValue(g: Geo, print: (g: Geo) => string): Geography {
   return new Geography(n, print(n));
 }
 
-// Values read back from storage or JSON carry only their text; parsed once.
-const parsedCache = new WeakMap<Geography, Geo>();
+// Values read back from storage or JSON carry only their text; parsed once, the shape kept on the value
+// (not in a WeakMap: a million kept values' ephemerons made each full GC several times slower).
 export function geoOf(v: Value, parse: (wkt: string) => Geo): Geo {
   const gv = v as Geography;
   if (gv.shape) return gv.shape as Geo;
-  let g = parsedCache.get(gv);
-  if (!g) {
-    g = withName('ST_GeogFromText', () => parse(gv.wkt));
-    parsedCache.set(gv, g);
-  }
+  const g = withName('ST_GeogFromText', () => parse(gv.wkt));
+  gv.shape = g;
   return g;
 }
 
