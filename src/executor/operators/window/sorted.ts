@@ -29,10 +29,10 @@
 // computes (whole-partition aggregates, PERCENTILE_*, cumulative aggregates
 // without a running state): window/accumulated.ts.
 import type { Expr, FrameBound, Rel, ResolvedColumn, SortKey, SortRel, WindowCall, WindowRel } from '../../../analyzer/resolved.js';
-import { QueryError } from '../../../types/errors.js';
+import { QueryError } from '../../../planner/api.js';
 import { T } from '../../../types/types.js';
 import { Decimal, type Value } from '../../../types/values.js';
-import { BATCH_SIZE, MAX_SAFE, getValue, sliceVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
+import { BATCH_SIZE, MAX_SAFE, decimalVector, getValue, sliceVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
 import { checkpoint, type ExecContext } from '../../context.js';
 import { evaluate, layoutOf } from '../../expr.js';
 import { peersComparator } from '../../sort-keys.js';
@@ -41,6 +41,7 @@ import { sortOp } from '../sort.js';
 import { SpillFile } from '../../spill.js';
 import { Cumulative, Feed, isCumulative, isWhole, isWholeValue, RowsFeed, Whole, WholePercentile, WholeValue } from './accumulated.js';
 import { rowsBound } from './rows-bound.js';
+import { DecimalFrameSum, wordsOf } from './decimal-frame-sum.js';
 import { keyScale, NO_REACH, rangeBoundAt, rangeKeys, rangeOffset, rangeReach, reachOf, type RangeKeys, type RangeOffset } from './range-keys.js';
 import { exprKey } from '../window.js';
 
@@ -437,7 +438,7 @@ function lastGroupStart(peerEnd: Int32Array, n: number): number {
 class Running {
   private rows = 0;
   private dense = 0;
-  private readonly acc = new FrameAccumulator();
+  private readonly acc: FrameAccumulator;
   private readonly name: string;
   /** ROWS frame: a row's frame ends at the row; RANGE (and the default): at its peer group's end. */
   private readonly rowsFrame: boolean;
@@ -446,6 +447,7 @@ class Running {
     // COUNT(*) is COUNT without an argument.
     this.name = call.name.toUpperCase() === '$COUNT_STAR' ? 'COUNT' : call.name.toUpperCase();
     this.rowsFrame = call.frame?.unit === 'ROWS';
+    this.acc = new FrameAccumulator(call);
   }
 
   /** Values for the next n sorted rows (peerEnd: each row's peer group end, within these rows). */
@@ -488,6 +490,18 @@ class Running {
 
 /** COUNT / SUM / AVG / MIN / MAX over the rows added since the last reset, as nativeAggregate keeps them (same order of additions). */
 class FrameAccumulator {
+  /** An INT64 argument: sums of integers, exact while every partial sum stays within 2^53. */
+  private readonly ints: boolean;
+  /** A partial sum passed 2^53 since the last reset (the in-memory pass hands such frames to the accumulator). */
+  private unsafe = false;
+  /** Rows can be removed again (COUNT, INT64 SUM / AVG): nativeAggregate slides these frames. */
+  readonly slides: boolean;
+  constructor(call: WindowCall) {
+    const name = call.name.toUpperCase();
+    this.ints = call.args[0]?.type.kind === 'INT64';
+    this.slides = name === 'COUNT' || name === '$COUNT_STAR' || ((name === 'SUM' || name === 'AVG') && this.ints);
+  }
+
   private cnt = 0;
   private sum = 0;
   private mn = Infinity;
@@ -502,6 +516,16 @@ class FrameAccumulator {
     this.mx = -Infinity;
     this.nan = false;
     this.nonFinite = false;
+    this.unsafe = false;
+  }
+
+  /** Takes row r back out of the frame (`slides` calls only). */
+  remove(name: string, data: Vector['data'] | null, nulls: Uint8Array | null, r: number): void {
+    if (data !== null && nulls !== null && nulls[r] === 1) return;
+    this.cnt--;
+    if (data === null || name === 'COUNT') return;
+    this.sum -= (data as Float64Array)[r]!;
+    if (this.sum > MAX_SAFE || this.sum < -MAX_SAFE) this.unsafe = true;
   }
 
   /** Row r of the argument (data null: COUNT(*)). */
@@ -518,6 +542,7 @@ class FrameAccumulator {
     const x = (data as Float64Array | Int32Array)[r]!;
     this.cnt++;
     this.sum += x;
+    if (this.ints && (this.sum > MAX_SAFE || this.sum < -MAX_SAFE)) this.unsafe = true;
     if (x - x !== 0) this.nonFinite = true;
     if (x !== x) this.nan = true;
     else {
@@ -532,11 +557,11 @@ class FrameAccumulator {
       case 'COUNT':
         return this.cnt;
       case 'SUM':
-        if (rt === 'INT64' && (this.sum > MAX_SAFE || this.sum < -MAX_SAFE)) refuse();
+        if (this.unsafe || (rt === 'INT64' && (this.sum > MAX_SAFE || this.sum < -MAX_SAFE))) refuse();
         if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
         return this.cnt === 0 ? null : this.sum;
       case 'AVG':
-        if (this.sum - this.sum !== 0 && !this.nonFinite) refuse();
+        if (this.unsafe || (this.sum - this.sum !== 0 && !this.nonFinite)) refuse();
         return this.cnt === 0 ? null : this.sum / this.cnt;
       case 'MIN':
         return this.cnt === 0 ? null : this.nan ? NaN : this.mn;
@@ -601,7 +626,9 @@ class Streamed {
   // A frame aggregate's running state, as nativeAggregate keeps it.
   private curS = -1;
   private curE = -1;
-  private readonly acc = new FrameAccumulator();
+  private readonly acc: FrameAccumulator;
+  /** NUMERIC / BIGNUMERIC SUM / AVG over sliding frames: an exact running sum instead of the accumulator per frame. */
+  private readonly decimal: DecimalFrameSum | null = null;
 
   /** RANGE frame with an offset. */
   readonly ranged: boolean;
@@ -625,6 +652,32 @@ class Streamed {
     this.offEnd = off(f?.end);
     this.nth = this.name === 'NTH_VALUE' ? literalCount(call.args[1], 1)! : 1;
     this.accumulated = !nativelyFramed(call) && accumulates(call);
+    this.acc = new FrameAccumulator(call);
+    const at = call.args[0]?.type.kind;
+    if (this.accumulated && !this.unboundedStart && !call.distinct && (this.name === 'SUM' || this.name === 'AVG') && (at === 'NUMERIC' || at === 'BIGNUMERIC') && call.column.type.kind === at) {
+      this.decimal = new DecimalFrameSum(at === 'NUMERIC' ? 4 : 8, this.name === 'AVG', call.safe === true);
+    }
+  }
+
+  /** `decimal`'s frames: rows added and subtracted as the frames move, restarted where the rows to subtract are no longer held. */
+  private decimalFrames(v: Vector, n: number, lo: number, frameOf: (i: number) => [number, number]): Vector {
+    const acc = this.decimal!;
+    const width = v.type.kind === 'NUMERIC' ? 4 : 8;
+    const words = wordsOf(v, width);
+    if (words === null) refuse();
+    const out = new Uint32Array(n * width);
+    let outNulls: Uint8Array | null = null;
+    for (let i = 0; i < n; i++) {
+      const [s, e] = frameOf(i);
+      if (s < this.curS || e < this.curE || s >= this.curE || this.curS < lo) {
+        acc.reset();
+        this.curS = this.curE = s;
+      }
+      for (; this.curS < s; this.curS++) acc.move(words, v.nulls, this.curS - lo, -1);
+      for (; this.curE < e; this.curE++) acc.move(words, v.nulls, this.curE - lo, 1);
+      if (!acc.write(out, i)) (outNulls ??= new Uint8Array(n))[i] = 1;
+    }
+    return decimalVector(this.call.column.type, n, outNulls, { words: out, width });
   }
 
   /** The accumulator over each row's frame (see `accumulates`). */
@@ -728,6 +781,7 @@ class Streamed {
       return [s, e];
     };
     if (!call.aggregate) return this.valued(v!, n, lo, frameOf);
+    if (this.decimal !== null) return this.decimalFrames(v!, n, lo, frameOf);
     if (this.accumulated) {
       const args: Vector[] = [v!];
       for (const a of call.args.slice(1)) args.push(await evaluate(a, chunk, layout, ctx));
@@ -827,6 +881,11 @@ class Streamed {
     let outNulls: Uint8Array | null = null;
     for (let i = 0; i < n; i++) {
       const [s, e] = frameOf(i);
+      // Counts and INT64 sums slide as nativeAggregate slides them, while the rows leaving are held.
+      if (this.acc.slides && s > this.curS && s < this.curE && e >= this.curE && this.curS >= lo) {
+        for (let q = this.curS; q < s; q++) this.acc.remove(name, data, nulls, q - lo);
+        this.curS = s;
+      }
       if (s !== this.curS || e < this.curE) {
         this.curS = s;
         this.curE = s;
