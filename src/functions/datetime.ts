@@ -30,6 +30,7 @@ import {
   weekday,
 } from './civil.js';
 import { extractInterval, addMonthsToDays, datetimeAddInterval } from './interval.js';
+import { extractIntervalParts, orRows } from './interval-range-kernels.js';
 import { defineScalar, opt, sig, sigf, type ArgSpec, type ScalarOptions } from './signature.js';
 import type { EvalContext, ScalarKernel } from './registry.js';
 import { I64Out, asQueryError, constKernel, fail, mergeNulls, rowKernel } from './vec.js';
@@ -510,7 +511,18 @@ export function registerDatetime(): void {
         if (!['HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND'].includes(p.name)) fail(`EXTRACT from TIME does not support the ${p.name} date part`);
         return extractCivil(p, 0, v[1] as number, 'TIME');
       })),
-      sig([partArg, 'INTERVAL'], 'INT64', rowKernel(T.INT64, (v) => extractInterval(v[1] as Interval, parsePart(v[0] as string).name))),
+      sigf([partArg, 'INTERVAL'], 'INT64', (c) => {
+        const rows = rowKernel(T.INT64, (v) => extractInterval(v[1] as Interval, parsePart(v[0] as string).name));
+        const part = c.args[0]!.constant?.value;
+        if (typeof part !== 'string') return rows;
+        let name: string | undefined;
+        try {
+          name = parsePart(part).name;
+        } catch {
+          return rows; // (its error is raised per row)
+        }
+        return orRows((args, n) => extractIntervalParts(name, args[1]!, n), rows);
+      }),
     ],
     {
       safeCallable: false,

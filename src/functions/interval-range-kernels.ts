@@ -9,7 +9,7 @@ import { mergeNulls } from './vec.js';
 import type { ScalarKernel } from './registry.js';
 import { T, type SqlType } from '../types/types.js';
 import type { Interval, RangeValue, Value } from '../types/values.js';
-import { vectorFromValues, withNullRows, type Vector } from '../types/vector.js';
+import { intervalVector, vectorFromValues, withNullRows, type Vector } from '../types/vector.js';
 
 const DAY_US = 86_400_000_000;
 
@@ -167,4 +167,76 @@ export function rangeRelation(kind: 'contains' | 'overlaps', args: readonly Vect
     }
   }
   return { type: T.BOOL, length: n, data: out, nulls };
+}
+
+/** a / d truncated toward zero, exact for integer doubles |a| <= 2^53, d > 0 (the remainder is exact, so is the division of a multiple). */
+const quot = (a: number, d: number): number => {
+  const q = (a - (a % d)) / d;
+  return q === 0 ? 0 : q;
+};
+
+/**
+ * EXTRACT(part FROM interval) over a stored column's parts (interval.ts
+ * extractInterval's arithmetic): INT64 doubles, the micros in doubles while
+ * within 2^53, else in BigInt. Null when the input has no parts or the part
+ * is not an interval's (the row kernel words the error).
+ */
+export function extractIntervalParts(part: string, v: Vector, n: number): Vector | null {
+  const iv = v.interval;
+  if (!iv) return null;
+  const parts = ['YEAR', 'MONTH', 'DAY', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND'];
+  const p = parts.indexOf(part);
+  if (p < 0) return null;
+  const { months, days, micros } = iv;
+  const nulls = v.nulls;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    let r: number;
+    if (p === 0) r = quot(months[i]!, 12);
+    else if (p === 1) r = months[i]! % 12;
+    else if (p === 2) r = days[i]!;
+    else {
+      const big = micros[i]!;
+      let us = Number(big);
+      if (us >= 9007199254740992 || us <= -9007199254740992) {
+        // From 2^53 on (Number rounds there): the remainder below an hour is exact in doubles.
+        const h = big / 3_600_000_000n;
+        if (p === 3) {
+          out[i] = Number(h);
+          continue;
+        }
+        us = Number(big - h * 3_600_000_000n);
+      }
+      r = p === 3 ? quot(us, 3.6e9) : p === 4 ? quot(us % 3.6e9, 6e7) : p === 5 ? quot(us % 6e7, 1e6) : p === 6 ? quot(us % 1e6, 1e3) : us % 1e6;
+    }
+    out[i] = r === 0 ? 0 : r;
+  }
+  return { type: T.INT64, length: n, data: out, nulls };
+}
+
+/**
+ * A function of one INTERVAL to an INTERVAL (JUSTIFY_*) over a stored
+ * column's parts: each row read through one scratch object, the results
+ * written as parts (no Interval kept per row). Null when the input has no parts.
+ */
+export function mapIntervalParts(f: (iv: Interval) => Interval, v: Vector, n: number): Vector | null {
+  const iv = v.interval;
+  if (!iv) return null;
+  const scratch = { months: 0, days: 0, micros: 0n };
+  const nulls = v.nulls;
+  const months = new Int32Array(n);
+  const days = new Int32Array(n);
+  const micros = new BigInt64Array(n);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    scratch.months = iv.months[i]!;
+    scratch.days = iv.days[i]!;
+    scratch.micros = iv.micros[i]!;
+    const r = f(scratch as Interval);
+    months[i] = r.months;
+    days[i] = r.days;
+    micros[i] = r.micros;
+  }
+  return intervalVector(v.type, n, nulls, { months, days, micros });
 }

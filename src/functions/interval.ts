@@ -6,6 +6,7 @@ import { Interval, type Value } from '../types/values.js';
 import { civilFromDays, daysFromCivil, daysInMonth, joinMicros, MAX_TS, MIN_TS, splitMicros } from './civil.js';
 import { constArg, defineScalar, named, sig, sigf } from './signature.js';
 import { fail, rowKernel } from './vec.js';
+import { mapIntervalParts, orRows } from './interval-range-kernels.js';
 
 export const MAX_MONTHS = 120000;
 export const MAX_DAYS = 3660000;
@@ -397,10 +398,10 @@ export function registerIntervalFunctions(): void {
       });
     }),
   ]);
-  defineScalar('JUSTIFY_HOURS', [sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => justifyHours(v[0] as Interval)))]);
-  defineScalar('JUSTIFY_DAYS', [sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => justifyDays(v[0] as Interval)))]);
+  defineScalar('JUSTIFY_HOURS', [sig(['INTERVAL'], 'INTERVAL', orRows((args, n) => mapIntervalParts(justifyHours, args[0]!, n), rowKernel(T.INTERVAL, (v) => justifyHours(v[0] as Interval))))]);
+  defineScalar('JUSTIFY_DAYS', [sig(['INTERVAL'], 'INTERVAL', orRows((args, n) => mapIntervalParts(justifyDays, args[0]!, n), rowKernel(T.INTERVAL, (v) => justifyDays(v[0] as Interval))))]);
   defineScalar('JUSTIFY_INTERVAL', [
-    sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => justifyInterval(v[0] as Interval))),
+    sig(['INTERVAL'], 'INTERVAL', orRows((args, n) => mapIntervalParts(justifyInterval, args[0]!, n), rowKernel(T.INTERVAL, (v) => justifyInterval(v[0] as Interval)))),
   ]);
   // INTERVAL expr PART [TO PART]
   defineScalar(
