@@ -371,8 +371,9 @@ export class GroupTable {
     }
   }
 
-  keyVectors(): Vector[] {
-    return this.keys.map((k) => k.toVector());
+  /** The keys as vectors (`view`: number keys as views of the table's buffers, for a table never written again). */
+  keyVectors(view = false): Vector[] {
+    return this.keys.map((k) => k.toVector(0, k.length, view));
   }
 }
 

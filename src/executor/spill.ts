@@ -37,9 +37,10 @@ const SPILL_BATCH = 64 * 1024;
 
 /**
  * What spilled (tests and the bench read them); `rawRows`: input rows a GROUP BY of nearly unique keys wrote as they came;
- * `rangePlans`: GROUP BYs that split their key's range (from statistics) between memory and files before reading.
+ * `rangePlans`: GROUP BYs that split their key's range (from statistics) between memory and files before reading;
+ * `wholePlans`: those that kept it whole in memory past half their share (aggregate-spill.ts planByRange).
  */
-export const spillCounters = { files: 0, batches: 0, bytes: 0, rawRows: 0, rangePlans: 0 };
+export const spillCounters = { files: 0, batches: 0, bytes: 0, rawRows: 0, rangePlans: 0, wholePlans: 0 };
 
 /** One spill file: batches appended, then read back in order (any number of times), then removed. */
 export class SpillFile {

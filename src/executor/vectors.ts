@@ -466,15 +466,18 @@ export class ColumnBuffer {
     }
   }
 
-  /** The buffered rows as a vector (copies, so the buffer may keep growing). */
-  toVector(start = 0, end = this.length): Vector {
+  /**
+   * The buffered rows as a vector (copies, so the buffer may keep growing;
+   * `view`: numbers as a view of the buffer, for a buffer never written again).
+   */
+  toVector(start = 0, end = this.length, view = false): Vector {
     const n = end - start;
     const nulls = this.nulls ? anyNull(this.nulls, start, end) ? this.nulls.slice(start, end) : null : null;
     let data: Vector['data'];
     switch (this.phys) {
       case Phys.F64:
       case Phys.I64F:
-        data = this.f64.slice(start, end);
+        data = view ? this.f64.subarray(start, end) : this.f64.slice(start, end);
         break;
       case Phys.I64B:
         data = this.big.slice(start, end);

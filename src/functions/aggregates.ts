@@ -86,6 +86,10 @@ class CountAcc implements GroupsAccumulator {
   finish(numGroups: number): Vector {
     return { type: T.INT64, length: numGroups, data: this.counts.slice(0, numGroups), nulls: null };
   }
+  finishView(numGroups: number): Vector {
+    this.resize(numGroups);
+    return { type: T.INT64, length: numGroups, data: this.counts.subarray(0, numGroups), nulls: null };
+  }
 }
 
 class CountIfAcc implements GroupsAccumulator {

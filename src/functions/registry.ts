@@ -75,6 +75,8 @@ export interface GroupsAccumulator {
   finishPartial?(sums: Float64Array, counts: Float64Array, numGroups: number): Vector | null;
   /** One value per group, in group-id order. */
   finish(numGroups: number): Vector;
+  /** Optional (COUNT): finish's column as a view of the state, for an accumulator updated no more. */
+  finishView?(numGroups: number): Vector;
 }
 
 export interface AggregateOptions {

@@ -288,12 +288,17 @@ export class FusedSums {
     }
   }
 
-  /** Fused call i's output column (after the last update). */
-  finish(i: number, numGroups: number): Vector {
+  /** Whether fused call i's output is the row counts themselves (a view of them under finish's `view`). */
+  isRows(i: number): boolean {
+    return this.outputs[i]!.kind === 'rows';
+  }
+
+  /** Fused call i's output column (after the last update; `view`: a row count as a view of the counts, for sums never updated again). */
+  finish(i: number, numGroups: number, view = false): Vector {
     this.leaveSlots();
     this.resize(numGroups);
     const out = this.outputs[i]!;
-    if (out.kind === 'rows') return { type: T.INT64, length: numGroups, data: this.rows.slice(0, numGroups), nulls: null };
+    if (out.kind === 'rows') return { type: T.INT64, length: numGroups, data: view ? this.rows.subarray(0, numGroups) : this.rows.slice(0, numGroups), nulls: null };
     const a = out.arg;
     // A SUM / AVG whose accumulator took nothing directly, over NULL-free values: the partial
     // sums and row counts are the whole story (finishPartial: no copy through the accumulator).

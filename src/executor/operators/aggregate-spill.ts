@@ -76,16 +76,24 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
     const takeBufs: TakeBuffer[] = [];
     /** Key ranges planned before reading (planByRange). */
     let plan: RangePlan | null = null;
+    // Half the share: the groups' partial rows take about as much again while they are written.
+    let spillAt = (spillOptions.share / 2) * memoryBudget.limit;
     for await (let b of executeRel(rel.input, ctx, transient)) {
       await checkpoint(ctx);
       if (!planned) {
         planned = true;
-        plan = await planByRange(rel, st, b, layout, ctx);
-        if (plan) {
+        const p = await planByRange(rel, st, b, layout, ctx);
+        if (p !== null && 'files' in p) {
+          plan = p;
           spill = new SpillPartitions(plan.files, 0, plan);
           raw = new SpillPartitions(plan.files, 0, plan);
           raw.resident = plan.resident;
           spillCounters.rangePlans++;
+        } else if (p !== null) {
+          // The whole key range in one table sized up front: it spills only if keys beyond the
+          // statistics crowd it past what leaves room for its output at the end.
+          spillAt = Math.max(spillAt, spillOptions.share * memoryBudget.limit - p.outBytes);
+          spillCounters.wholePlans++;
         }
       }
       if (raw) {
@@ -101,8 +109,7 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
       }
       const bytes = st.bytes() + (spill ? spill.bytes() : 0) + (raw ? raw.bytes() : 0);
       held.set(bytes);
-      // Half the share: the groups' partial rows take about as much again while they are written.
-      if (bytes > (spillOptions.share / 2) * memoryBudget.limit) {
+      if (bytes > spillAt) {
         // The groups as partial rows (room made first: the caches give way); the table and
         // accumulators behind them are let go (and collected) before the rows are written.
         held.set(2 * bytes);
@@ -198,6 +205,11 @@ async function* aggregateSpilling(rel: AggregateRel, split: SplitAggregate, ctx:
   }
 }
 
+/** The whole key range in memory, beyond half the share: `outBytes`, what its output at the end holds besides the table. */
+interface WholePlan {
+  readonly outBytes: number;
+}
+
 /** Files by ranges of one numeric key: file p holds [lo + p × width, lo + (p + 1) × width); files below `resident` stay in memory. */
 interface RangePlan {
   readonly lo: number;
@@ -225,7 +237,7 @@ async function planByRange(
   first: Batch,
   layout: ReadonlyMap<number, number>,
   ctx: ExecContext,
-): Promise<RangePlan | null> {
+): Promise<RangePlan | WholePlan | null> {
   if (rel.groupBy.length !== 1) return null;
   const key = rel.groupBy[0]!.expr;
   const scan = rel.input;
@@ -253,6 +265,17 @@ async function planByRange(
     if (st.table.presetDense(r.min, r.max, groups)) st.reserveGroups(groups);
     return null;
   }
+  // A table sized for the whole range never spills partial rows (unless keys beyond the
+  // statistics crowd it), so half the share need not be kept for them: it fits when the
+  // table and its output at the end fit the share. The output's keys and counts are views
+  // of the table (finished); other results are new columns. At 100M rows of ~N/2 keys
+  // under 4 GB this keeps the GROUP BY in memory, which the split into files made ~2x
+  // dearer (executor README).
+  const outBytes = groups * st.outputBytesPerGroup();
+  if (need + outBytes <= 0.9 * spillOptions.share * limit && st.table.presetDense(r.min, r.max, groups)) {
+    st.reserveGroups(groups);
+    return { outBytes };
+  }
   const files = Math.min(MAX_RANGE_FILES, Math.max(spillOptions.partitions, Math.ceil(span / DENSE_FILE_RANGE)));
   const width = Math.ceil(span / files);
   // As many of the lowest files as fit, each of their key values possibly a group (as many as the rows at most):
@@ -274,9 +297,11 @@ function nearlyUnique(d: Float64Array, n: number): boolean {
 
 /** The output rows of a finished aggregation (`st`: the partial aggregate held whole, or one file's merge). */
 async function* finished(st: Aggregation, split: SplitAggregate, held: Reservation, ctx: ExecContext): AsyncGenerator<Batch> {
-  const out = st.finish(true);
+  // `st` is used no more: its number keys and row counts go out as views of its buffers, not copies.
+  const views: Vector[] = [];
+  const out = st.finish(true, views);
   // Kept at the most any file's merge held: the caches need not refill between files.
-  held.set(Math.max(held.held, st.bytes() + out.reduce((n, c) => n + vectorBytes(c), 0)));
+  held.set(Math.max(held.held, st.bytes() + out.reduce((n, c) => n + (views.includes(c) ? 0 : vectorBytes(c)), 0)));
   const numGroups = st.table.size;
   const keys = split.partial.groupBy.length;
   const sets = split.sets;

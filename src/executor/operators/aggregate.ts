@@ -206,12 +206,18 @@ class AggState {
     return true;
   }
 
-  finish(numGroups: number, ctx: ExecContext): Vector {
+  /** The call's output column (`view`: as a view of the accumulator's state where it has one, see `viewed`). */
+  finish(numGroups: number, ctx: ExecContext, view = false): Vector {
     this.acc.resize(numGroups);
     if (this.spilled) this.accumulateSpilled(numGroups);
     if (this.top) this.feed(this.top.finish(numGroups));
     else if (this.buffered) this.flushBuffered(numGroups, ctx);
-    return this.acc.finish(numGroups);
+    return view && this.acc.finishView ? this.acc.finishView(numGroups) : this.acc.finish(numGroups);
+  }
+
+  /** Whether finish's `view` gives a view (no new column). */
+  get viewed(): boolean {
+    return this.acc.finishView !== undefined;
   }
 
   /** Spilled DISTINCT: per file, the tuples accumulated before the spill, then the first occurrences of the others, accumulated. */
@@ -482,6 +488,21 @@ export class Aggregation {
    * index), as bytes() counts them: for sizing before reading. Keys as 8
    * bytes each (a value-layout key takes more).
    */
+  /**
+   * Bytes per group finish(_, views) makes beyond the table's own (bytes()):
+   * results that are not views of it (number keys and row counts are).
+   */
+  outputBytesPerGroup(): number {
+    let n = 0;
+    for (const k of this.table.keys) if (k.phys !== Phys.F64 && k.phys !== Phys.I64F) n += 8;
+    this.rel.aggregates.forEach((_, i) => {
+      const a = this.aggs[i];
+      if (this.counted[i]) n += 8;
+      else if (a ? !a.viewed : !this.fused!.isRows(i)) n += ACC_BYTES;
+    });
+    return n;
+  }
+
   bytesPerGroup(): number {
     let n = 8 * this.table.keyTypes.length;
     for (const a of this.aggs) if (a) n += ACC_BYTES;
@@ -545,15 +566,23 @@ export class Aggregation {
     }
   }
 
-  /** Output columns: keys (`withSetIndex`: then the grouping set's index, for grouping sets), aggregates, GROUPING() bits. */
-  finish(withSetIndex = false): Vector[] {
+  /**
+   * Output columns: keys (`withSetIndex`: then the grouping set's index, for grouping sets), aggregates, GROUPING() bits.
+   * `views`: for an aggregation used no more, number keys and plain row counts are views of its
+   * buffers (no copy of what bytes() already counts), each also pushed to `views`.
+   */
+  finish(withSetIndex = false, views: Vector[] | null = null): Vector[] {
     const { table, rel, sets, keyTypes } = this;
     const numGroups = table.size;
-    const keys = table.keyVectors();
+    const view = views !== null;
+    const keys = table.keyVectors(view);
+    if (views) for (const k of keys) if (k.data instanceof Float64Array) views.push(k);
     const results = rel.aggregates.map((_, i): Vector => {
       if (this.counted[i]) return { type: T.INT64, length: numGroups, data: new Float64Array(numGroups).fill(this.inputRows), nulls: null };
       const a = this.aggs[i];
-      return a ? a.finish(numGroups, this.ctx) : this.fused!.finish(i, numGroups);
+      const v = a ? a.finish(numGroups, this.ctx, view) : this.fused!.finish(i, numGroups, view);
+      if (views && (a ? a.viewed : this.fused!.isRows(i))) views.push(v);
+      return v;
     });
     const grouping: Vector[] = [];
     if (rel.groupingCalls?.length) {
