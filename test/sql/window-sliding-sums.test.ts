@@ -1,8 +1,9 @@
 // Sums over moving window frames kept as running totals (rows added as the
 // frame end passes them, subtracted as its start does): NUMERIC / BIGNUMERIC
 // SUM and AVG (window/decimal-frame-sum.ts), INT64 SUM / AVG, COUNT and
-// COUNTIF (window.ts nativeAggregate). Every row's value is checked against
-// its frame summed here with BigInts: random ROWS and RANGE frames,
+// COUNTIF (window.ts nativeAggregate); MIN / MAX over a monotonic queue. Every row's value is checked against
+// its frame summed here with BigInts (MIN / MAX of INT64, FLOAT64 with NaNs
+// and DATE: its frame's least and greatest): random ROWS and RANGE frames,
 // partitions (a NULL one among them), NULL values, all-NULL frames, ties,
 // values near the types' limits; a running total that passes the NUMERIC
 // range while each frame's sum fits raises nothing, a frame whose sum does
@@ -71,8 +72,9 @@ beforeAll(async () => {
       i: nullRun || rand(9) === 0 ? null : wide ? randBig(15) : randBig(6),
     });
   }
+  const floatSql = (x: number | null): string => (x === null ? 'CAST(NULL AS FLOAT64)' : x !== x ? "CAST('NaN' AS FLOAT64)" : `CAST(${String(x)} AS FLOAT64)`);
   const lit = (x: bigint | null, t: string, scale: number): string => (x === null ? `CAST(NULL AS ${t})` : `${t} '${text(x, scale)}'`);
-  const structs = rows.map((r) => `STRUCT(${r.id} AS id, ${r.p ?? 'CAST(NULL AS INT64)'} AS p, ${r.k} AS k, ${lit(r.n, 'NUMERIC', 9)} AS n, ${lit(r.b, 'BIGNUMERIC', 38)} AS b, ${r.i === null ? 'CAST(NULL AS INT64)' : String(r.i)} AS i)`);
+  const structs = rows.map((r) => `STRUCT(${r.id} AS id, ${r.p ?? 'CAST(NULL AS INT64)'} AS p, ${r.k} AS k, ${lit(r.n, 'NUMERIC', 9)} AS n, ${lit(r.b, 'BIGNUMERIC', 38)} AS b, ${r.i === null ? 'CAST(NULL AS INT64)' : String(r.i)} AS i, ${floatSql(floatOf(r))} AS f)`);
   await q(`CREATE TABLE d.t AS SELECT * FROM UNNEST([${structs.join(',\n')}])`);
   // A running total past the NUMERIC range (6 x 10^28 twice) while every 3-row frame's sum fits.
   await q(`CREATE TABLE d.o AS SELECT id, IF(MOD(DIV(id, 2), 2) = 0, 1, -1) * NUMERIC '60000000000000000000000000000' AS n FROM UNNEST(GENERATE_ARRAY(0, 98)) AS id`);
@@ -165,9 +167,31 @@ async function check(unit: 'ROWS' | 'RANGE', desc: boolean, s: B, e: B): Promise
       if (g !== want) throw new Error(`${w} ${name}(${col}) at id ${String(r[0])}: got ${String(r[j + 1])}, want ${String(want)}`);
     });
   }
+  // MIN / MAX: INT64, FLOAT64 (NaN in a frame wins), DATE (int32 days).
+  const mm = await q(`SELECT id, CAST(MIN(i) OVER ${w} AS STRING), CAST(MAX(i) OVER ${w} AS STRING), CAST(MIN(f) OVER ${w} AS STRING), CAST(MAX(f) OVER ${w} AS STRING), CAST(MIN(dt) OVER ${w} AS STRING), CAST(MAX(dt) OVER ${w} AS STRING) FROM (SELECT *, DATE_FROM_UNIX_DATE(MOD(i, 100000)) AS dt FROM d.t)`);
+  expect(mm.length).toBe(N);
+  for (const r of mm) {
+    const frame = frames.get(Number(r[0]))!;
+    const is = frame.map((x) => x.i).filter((x): x is bigint => x !== null);
+    const fs = frame.map(floatOf).filter((x): x is number => x !== null);
+    const ds = is.map((x) => Number(x % 100000n));
+    const pick = <T,>(xs: T[], less: (a: T, b: T) => boolean): T | null => (xs.length === 0 ? null : xs.reduce((a, x) => (less(x, a) ? x : a)));
+    const fl = (x: number | null): string | null => (x === null ? null : fs.some((y) => y !== y) ? 'NaN' : String(x));
+    const day = (x: number | null): string | null => (x === null ? null : new Date(x * 86_400_000).toISOString().slice(0, 10));
+    const want = [
+      pick(is, (a, b) => a < b), pick(is, (a, b) => a > b),
+      fl(pick(fs, (a, b) => a < b)), fl(pick(fs, (a, b) => a > b)),
+      day(pick(ds, (a, b) => a < b)), day(pick(ds, (a, b) => a > b)),
+    ].map((x) => (x === null ? null : String(x)));
+    const gotRow = r.slice(1).map((x, j) => (x === null || j < 2 || j > 3 ? x : String(Number(x))));
+    if (JSON.stringify(gotRow) !== JSON.stringify(want)) throw new Error(`${w} MIN/MAX at id ${String(r[0])}: got ${JSON.stringify(r.slice(1))}, want ${JSON.stringify(want)}`);
+  }
 }
 
-describe('window sums over moving frames', () => {
+/** FLOAT64 column f: i / 8, NaN on every 41st row, NULL where i is. */
+const floatOf = (r: Row): number | null => (r.i === null ? null : r.id % 41 === 0 ? NaN : Number(r.i) / 8);
+
+describe('window sums, MIN and MAX over moving frames', () => {
   it('ROWS frames: random offsets, suffix and prefix frames, ASC and DESC', async () => {
     const fixed: [B, B][] = [
       [{ kind: 'pre', off: 3 }, { kind: 'cur' }],

@@ -1007,9 +1007,6 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
   let curE = -1;
   let cnt = 0;
   let sum = 0;
-  let mn = Infinity;
-  let mx = -Infinity;
-  let nan = false;
   // A finite frame whose double sum overflows: the accumulator decides (wider range, or "double overflow").
   let nonFinite = false;
   // Counts and INT64 sums slide: rows leaving the frame are subtracted (O(n)
@@ -1018,9 +1015,28 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
   // sums restart at every frame start: subtracting would round differently.
   const slides = name === 'COUNT' || name === 'COUNTIF' || ((name === 'SUM' || name === 'AVG') && call.args[0]?.type.kind === 'INT64');
   let unsafe = false;
+  // MIN / MAX slide too, over a monotonic queue of frame positions (values
+  // rising for MIN, falling for MAX; among equal values the earliest first,
+  // as a scan of the frame keeps the first it meets) and a count of NaNs.
+  const mm = name === 'MIN' || name === 'MAX';
+  const queue = mm ? new Int32Array(n) : null;
+  let qHead = 0;
+  let qTail = 0;
+  let nans = 0;
   for (let p = 0; p < n; p++) {
     const s = fs[p]!;
     const e = fe[p]!;
+    if (mm && s > curS && s < curE && e >= curE) {
+      for (let q = curS; q < s; q++) {
+        const r = idx[q]!;
+        if (nulls !== null && nulls[r] === 1) continue;
+        cnt--;
+        const x = (data as Float64Array)[r]!;
+        if (x !== x) nans--;
+      }
+      while (qHead < qTail && queue![qHead]! < s) qHead++;
+      curS = s;
+    }
     if (slides && s > curS && s < curE && e >= curE) {
       for (let q = curS; q < s; q++) {
         const r = idx[q]!;
@@ -1042,11 +1058,10 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
       curE = s;
       cnt = 0;
       sum = 0;
-      mn = Infinity;
-      mx = -Infinity;
-      nan = false;
       nonFinite = false;
       unsafe = false;
+      qHead = qTail = 0;
+      nans = 0;
     }
     for (let q = curE; q < e; q++) {
       const r = idx[q]!;
@@ -1068,10 +1083,13 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
       sum += x;
       if (slides && (sum > MAX_SAFE || sum < -MAX_SAFE)) unsafe = true;
       if (x - x !== 0) nonFinite = true;
-      if (x !== x) nan = true;
+      if (!mm) continue;
+      if (x !== x) nans++;
       else {
-        if (x < mn) mn = x;
-        if (x > mx) mx = x;
+        const fd = data as Float64Array;
+        if (name === 'MIN') while (qTail > qHead && fd[idx[queue![qTail - 1]!]!]! > x) qTail--;
+        else while (qTail > qHead && fd[idx[queue![qTail - 1]!]!]! < x) qTail--;
+        queue![qTail++] = q;
       }
     }
     curE = e;
@@ -1094,12 +1112,8 @@ function nativeAggregate(name: string, call: WindowCall, args: readonly Vector[]
         val = sum / cnt;
         isNull = cnt === 0;
         break;
-      case 'MIN':
-        val = nan ? NaN : mn;
-        isNull = cnt === 0;
-        break;
-      default:
-        val = nan ? NaN : mx;
+      default: // MIN, MAX: the queue's head (NULL when the frame holds no value)
+        val = nans > 0 ? NaN : qHead < qTail ? (data as Float64Array)[idx[queue![qHead]!]!]! : NaN;
         isNull = cnt === 0;
     }
     if (isNull) {
