@@ -37,6 +37,8 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   /** Nested statement scopes (a scalar subquery's evaluation inside a statement): only the outermost opens and ends one. */
   private depth = 0;
   private readonly temps = new Map<string, TempTable>();
+  /** The temporary tables as an explicit transaction found them: its ROLLBACK undoes their DML as well. */
+  private tempsAtBegin: Map<string, { tt: TempTable; info: TableInfo; rows: Batch[] }> | null = null;
 
   constructor(
     private readonly cat: EngineCatalog,
@@ -77,12 +79,16 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     if (this.inTransaction) throw new QueryError('Nested transactions are not supported', 'invalidQuery');
     this.txn?.end();
     this.txn = new Transaction(this.st, true);
+    // Appends push onto a table's row list, so each list is copied (the batches themselves are never changed); the
+    // table objects are kept, as their info's row count reads them.
+    this.tempsAtBegin = new Map([...this.temps].map(([k, tt]) => [k, { tt, info: tt.info, rows: [...tt.rows] }]));
   }
 
   async commitTransaction(): Promise<void> {
     const txn = this.txn;
     if (!txn?.explicit) throw new QueryError('COMMIT TRANSACTION was called without an active transaction', 'invalidQuery');
     this.txn = null;
+    this.tempsAtBegin = null;
     await txn.commit();
   }
 
@@ -95,6 +101,10 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   abort(): void {
     this.txn?.rollback();
     this.txn = null;
+    // The rows of temporary tables that were there before BEGIN and still are go back; the temporary tables the
+    // transaction created or dropped stay as they are (their DDL is not undone).
+    for (const [k, { tt, info, rows }] of this.tempsAtBegin ?? []) if (this.temps.get(k) === tt) Object.assign(tt, { info, rows });
+    this.tempsAtBegin = null;
   }
 
   /** The open transaction; a read outside any statement scope (none should happen) gets a scope that the next statement's end closes. */
