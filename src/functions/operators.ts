@@ -9,15 +9,8 @@ import { getValue, listRows, takeElements, takeVector, vectorFromValues, withNul
 import { formatDate, MAX_DATE, MIN_DATE } from './civil.js';
 import { compareStrings, compareValues, groupEquals, sqlEquals } from './compare.js';
 import { formatErrNum } from './format-number.js';
-import {
-  datetimeAddInterval,
-  diffToInterval,
-  intervalAdd,
-  intervalDiv,
-  intervalMul,
-  intervalNeg,
-  timestampAddInterval,
-} from './interval.js';
+import { diffToInterval } from './interval.js';
+import { intervalNegKernel, intervalScaleKernel, intervalSumKernel, temporalIntervalKernel } from './interval-arith-kernels.js';
 import { MAX_ROW_BYTES, rowTooLarge } from '../types/errors.js';
 import { likeMatches } from './like.js';
 import { checkDecimal, type DecKind } from './numeric.js';
@@ -164,18 +157,6 @@ function dateAddDays(sign: number, dateFirst: boolean): ScalarKernel {
   };
 }
 
-const US_DAY = 86400000000n;
-
-function temporalIntervalKernel(kind: 'TIMESTAMP' | 'DATETIME' | 'DATE', sign: number, temporalFirst: boolean): ScalarKernel {
-  const retType = kind === 'TIMESTAMP' ? T.TIMESTAMP : T.DATETIME;
-  return rowKernel(retType, (v) => {
-    const t = v[temporalFirst ? 0 : 1]!;
-    const iv = v[temporalFirst ? 1 : 0] as Interval;
-    if (kind === 'DATE') return datetimeAddInterval(BigInt(t as number) * US_DAY, iv, sign);
-    return kind === 'TIMESTAMP' ? timestampAddInterval(t as bigint, iv, sign) : datetimeAddInterval(t as bigint, iv, sign);
-  });
-}
-
 // ---------------------------------------------------------------- arithmetic definitions
 
 const arith = (sym: string) => operatorDisplay(sym);
@@ -191,7 +172,7 @@ function registerArithmetic(): void {
   };
   // $divide lists FLOAT64 first: INT64 / INT64 is FLOAT64.
   const div = numSigs('div');
-  defineScalar('$divide', [div[2]!, div[0]!, div[1]!, sig(['INTERVAL', 'INT64'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalDiv(v[0] as Interval, v[1] as bigint)))], { display: arith('/') });
+  defineScalar('$divide', [div[2]!, div[0]!, div[1]!, sig(['INTERVAL', 'INT64'], 'INTERVAL', intervalScaleKernel('div'))], { display: arith('/') });
 
   defineScalar(
     '$add',
@@ -205,7 +186,7 @@ function registerArithmetic(): void {
       sig(['INTERVAL', 'DATETIME'], 'DATETIME', temporalIntervalKernel('DATETIME', 1, false)),
       sig(['DATE', 'INTERVAL'], 'DATETIME', temporalIntervalKernel('DATE', 1, true)),
       sig(['INTERVAL', 'DATE'], 'DATETIME', temporalIntervalKernel('DATE', 1, false)),
-      sig(['INTERVAL', 'INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalAdd(v[0] as Interval, v[1] as Interval))),
+      sig(['INTERVAL', 'INTERVAL'], 'INTERVAL', intervalSumKernel(1)),
     ],
     { display: arith('+') },
   );
@@ -221,7 +202,7 @@ function registerArithmetic(): void {
       sig(['DATETIME', 'DATETIME'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => diffToInterval(v[0] as bigint, v[1] as bigint, true))),
       sig(['DATE', 'DATE'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => new Interval(0, (v[0] as number) - (v[1] as number), 0n))),
       sig(['TIME', 'TIME'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => new Interval(0, 0, BigInt((v[0] as number) - (v[1] as number))))),
-      sig(['INTERVAL', 'INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalAdd(v[0] as Interval, intervalNeg(v[1] as Interval)))),
+      sig(['INTERVAL', 'INTERVAL'], 'INTERVAL', intervalSumKernel(-1)),
     ],
     { display: arith('-') },
   );
@@ -229,8 +210,8 @@ function registerArithmetic(): void {
     '$multiply',
     [
       ...numSigs('mul'),
-      sig(['INTERVAL', 'INT64'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalMul(v[0] as Interval, v[1] as bigint))),
-      sig(['INT64', 'INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalMul(v[1] as Interval, v[0] as bigint))),
+      sig(['INTERVAL', 'INT64'], 'INTERVAL', intervalScaleKernel('mul')),
+      sig(['INT64', 'INTERVAL'], 'INTERVAL', intervalScaleKernel('mul', false)),
     ],
     { display: arith('*') },
   );
@@ -263,7 +244,7 @@ function registerArithmetic(): void {
       sig(['NUMERIC'], 'NUMERIC', onWords((args, n) => unaryWords('neg', T.NUMERIC, args, n), rowKernel(T.NUMERIC, (v) => checkDecimal((v[0] as Decimal).neg(), 'NUMERIC')))),
       sig(['BIGNUMERIC'], 'BIGNUMERIC', onWords((args, n) => unaryWords('neg', T.BIGNUMERIC, args, n), rowKernel(T.BIGNUMERIC, (v) => checkDecimal((v[0] as Decimal).neg(), 'BIGNUMERIC')))),
       sig(['FLOAT64'], 'FLOAT64', negFloat),
-      sig(['INTERVAL'], 'INTERVAL', rowKernel(T.INTERVAL, (v) => intervalNeg(v[0] as Interval))),
+      sig(['INTERVAL'], 'INTERVAL', intervalNegKernel),
     ],
     { display: operatorDisplay('-', 'prefix') },
   );
