@@ -158,6 +158,7 @@ export function collationGrouper(t: SqlType): ((e: Expr) => Expr) | undefined {
 /** Coerces `e` to `to` (implicitly): literals fold, other values get a CastExpr. */
 export function coerce(e: Expr, to: SqlType): Expr {
   if (typeEquals(e.type, to)) return e;
+  if (isErrorCall(e)) return errorAs(e, to);
   const text = tag(e)[FLOATTEXT];
   if (text !== undefined && e.kind === 'literal' && e.type.kind === 'FLOAT64') {
     const d = exactDecimalLiteral(text, to);
@@ -243,9 +244,18 @@ function foldLiteralCast(v: Value, from: SqlType, to: SqlType): Value | undefine
   }
 }
 
-/** An ERROR(...) call not under SAFE: it raises before its type matters. */
-function isErrorCall(e: Expr): boolean {
-  return e.kind === 'call' && !e.safe && e.name.toUpperCase() === 'ERROR';
+/**
+ * An ERROR(...) call, under SAFE or not: its type is inferred from its context (the debugging functions page),
+ * since it never returns a value of its own (SAFE.ERROR returns NULL). The reference analyzer agrees:
+ * `x AND ERROR('x')`, `UPPER(SAFE.ERROR('x'))` and `COALESCE('a', SAFE.ERROR('x'))` all resolve.
+ */
+export function isErrorCall(e: Expr): boolean {
+  return e.kind === 'call' && e.name.toUpperCase() === 'ERROR';
+}
+
+/** An ERROR call given the type its context asks for (the kernel never yields a value; SAFE rows are NULLs of e.type). */
+export function errorAs(e: Expr, t: SqlType): Expr {
+  return { ...e, type: t };
 }
 
 export function argInfo(e: Expr, name?: string): ArgInfo {
@@ -282,7 +292,7 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
   const r = resolveScalar(def, infos);
   if (!r.ok) throw sqlError(r.message, loc);
   let fn = r.resolved;
-  let cargs = args.map((a, i) => (fn.argTypes[i] ? (isErrorCall(a) ? { ...a, type: fn.argTypes[i]! } : coerce(a, fn.argTypes[i]!)) : a));
+  let cargs = args.map((a, i) => (fn.argTypes[i] ? (isErrorCall(a) ? errorAs(a, fn.argTypes[i]!) : coerce(a, fn.argTypes[i]!)) : a));
   let type = fn.returnType;
   if (def.name === 'COLLATE') {
     const spec = args[1]?.kind === 'literal' && originOf(args[1]) !== Origin.Param ? (args[1].value as string | null) : null;
@@ -329,6 +339,10 @@ function logical(op: 'and' | 'or' | 'not', args: Expr[], loc: A.Loc, opName: str
   const out: Expr[] = [];
   for (const a of args) {
     if (a.type.kind !== 'BOOL') {
+      if (isErrorCall(a)) {
+        out.push(errorAs(a, T.BOOL));
+        continue;
+      }
       if (originOf(a) === Origin.Null) {
         out.push(literal(T.BOOL, null));
         continue;
@@ -359,12 +373,11 @@ export function typedOf(e: Expr): { type: SqlType; origin: Origin; value?: unkno
  */
 export function unify(exprs: Expr[], loc: A.Loc, what: string, fn?: { args: readonly Expr[]; signature: string }): { type: SqlType; exprs: Expr[] } {
   // ERROR(...) never returns: it takes the type the other branches agree on.
-  const isError = (e: Expr) => e.kind === 'call' && !e.safe && e.name.toUpperCase() === 'ERROR';
-  if (exprs.some(isError) && !exprs.every(isError)) {
-    const rest = exprs.filter((e) => !isError(e));
+  if (exprs.some(isErrorCall) && !exprs.every(isErrorCall)) {
+    const rest = exprs.filter((e) => !isErrorCall(e));
     const u = unify(rest, loc, what, fn);
     let k = 0;
-    return { type: u.type, exprs: exprs.map((e) => (isError(e) ? { ...e, type: u.type } : u.exprs[k++]!)) };
+    return { type: u.type, exprs: exprs.map((e) => (isErrorCall(e) ? errorAs(e, u.type) : u.exprs[k++]!)) };
   }
   const t = supertype(exprs.map(typedOf));
   if (!t) {
@@ -374,8 +387,10 @@ export function unify(exprs: Expr[], loc: A.Loc, what: string, fn?: { args: read
   return { type: t, exprs: exprs.map((e) => coerce(e, t)) };
 }
 
-function requireBool(e: Expr, loc: A.Loc, what: string): Expr {
+/** A condition (WHERE, ON, WHEN, IF...): BOOL, an untyped NULL, or an ERROR call typed BOOL. */
+export function requireBool(e: Expr, loc: A.Loc, what: string): Expr {
   if (e.type.kind === 'BOOL') return e;
+  if (isErrorCall(e)) return errorAs(e, T.BOOL);
   if (originOf(e) === Origin.Null) return literal(T.BOOL, null);
   throw sqlError(`${what} should return type BOOL, but returns ${typeToSql(e.type)}`, loc);
 }
@@ -844,9 +859,9 @@ function resolveIn(an: Analyzer, n: A.InExpr, ctx: ExprCtx): Expr {
 function checkSearchedCase(whens: readonly Expr[], results: readonly Expr[], n: A.CaseExpr): void {
   const shown = (e: Expr) => (originOf(e) === Origin.Null ? 'NULL' : typeToSql(e.type));
   const sorted = (xs: string[]) => [...new Set(xs)].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
-  const nonBool = sorted(whens.filter((w) => w.type.kind !== 'BOOL' && originOf(w) !== Origin.Null).map(shown));
+  const nonBool = sorted(whens.filter((w) => w.type.kind !== 'BOOL' && originOf(w) !== Origin.Null && !isErrorCall(w)).map(shown));
   // ERROR(...) never returns, so it takes the other results' type (as in unify).
-  const returning = results.filter((e) => !(e.kind === 'call' && !e.safe && e.name.toUpperCase() === 'ERROR'));
+  const returning = results.filter((e) => !isErrorCall(e));
   const noSupertype = returning.length > 0 && !supertype(returning.map(typedOf));
   if (!nonBool.length && !noSupertype) return;
   let msg = 'No matching signature for operator CASE';
@@ -909,7 +924,7 @@ function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
   }
   if (elType.kind === 'ARRAY') throw sqlError(`Cannot construct array with element type ${typeToSql(elType)} because nested arrays are not supported`, n.loc);
   const coerced = els.map((e, i) => {
-    if (isErrorCall(e)) return { ...e, type: elType };
+    if (isErrorCall(e)) return errorAs(e, elType);
     if (!canCoerce(e.type, elType, originOf(e), e.kind === 'literal' ? e.value : undefined) && !typeEquals(e.type, elType)) {
       throw sqlError(`Array element type ${typeToSql(e.type)} does not coerce to ${typeToSql(elType)}`, n.elements[i]!.loc);
     }
@@ -941,7 +956,7 @@ function resolveStruct(an: Analyzer, n: A.StructExpr, ctx: ExprCtx): Expr {
     fields = st.fields.map((f) => ({ name: f.name, type: f.type }));
     exprs = vals.map((v, i) => {
       const to = fields[i]!.type;
-      if (!typeEquals(v.type, to) && !canCoerce(v.type, to, originOf(v))) {
+      if (!typeEquals(v.type, to) && !canCoerce(v.type, to, originOf(v)) && !isErrorCall(v)) {
         throw sqlError(`STRUCT field ${i + 1} type ${typeToSql(v.type)} does not coerce to ${typeToSql(to)}`, n.fields[i]!.expr.loc);
       }
       return coerce(v, to);
@@ -1055,7 +1070,7 @@ function resolveConditional(an: Analyzer, n: A.FunctionCall, name: string, ctx: 
   switch (name) {
     case 'IF': {
       arity(3);
-      if (args[0]!.type.kind !== 'BOOL' && originOf(args[0]!) !== Origin.Null) {
+      if (args[0]!.type.kind !== 'BOOL' && originOf(args[0]!) !== Origin.Null && !isErrorCall(args[0]!)) {
         throw sqlError(`No matching signature for function IF for argument types: ${args.map((a) => typeToSql(a.type)).join(', ')}. Supported signature: IF(BOOL, ANY, ANY)`, n.loc);
       }
       const c = requireBool(args[0]!, n.args[0]!.loc, 'IF condition');

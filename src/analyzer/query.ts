@@ -77,11 +77,6 @@ function oneRow(): Rel {
   return { kind: 'values', rows: [[]], columns: [] };
 }
 
-function requireBool(e: Expr, loc: A.Loc, clause: string): Expr {
-  if (e.type.kind === 'BOOL') return e;
-  if (originOf(e) === Origin.Null) return literal(T.BOOL, null);
-  throw sqlError(`${clause} should return type BOOL, but returns ${typeToSql(e.type)}`, loc);
-}
 
 function constIntExpr(an: Analyzer, e: A.Expr, what: string): number {
   const x = resolveExpr(an, e, { scope: new Scope(), clause: what });
@@ -368,7 +363,7 @@ export function resolveSelect(
 
   if (sel.where) {
     const w = resolveExpr(an, sel.where, { scope, clause: 'WHERE clause' });
-    rel = filter(rel, requireBool(w, sel.where.loc, 'WHERE clause'));
+    rel = filter(rel, expr.requireBool(w, sel.where.loc, 'WHERE clause'));
   }
 
   const named = new Map<string, A.WindowSpec>();
@@ -489,13 +484,13 @@ export function resolveSelect(
       };
     }
   }
-  if (havingExpr) rel = filter(rel, requireBool(havingExpr, sel.having!.loc, 'HAVING clause'));
+  if (havingExpr) rel = filter(rel, expr.requireBool(havingExpr, sel.having!.loc, 'HAVING clause'));
   if (windowCalls.length) {
     rel = { kind: 'window', input: rel, calls: windowCalls, columns: [...rel.columns, ...windowCalls.map((w) => w.column)] };
   }
   if (qualifyExpr) {
     if (!windowCalls.length) throw sqlError('The QUALIFY clause requires analytic function to be present', sel.qualify!.loc);
-    rel = filter(rel, requireBool(qualifyExpr, sel.qualify!.loc, 'QUALIFY clause'));
+    rel = filter(rel, expr.requireBool(qualifyExpr, sel.qualify!.loc, 'QUALIFY clause'));
   }
 
   // Project: select items, then hidden ORDER BY expressions.
@@ -1222,7 +1217,7 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     scope.starList = star;
     return rel;
   }
-  if (j.on) condition = requireBool(resolveExpr(an, j.on, { scope, clause: 'ON clause' }), j.on.loc, 'JOIN ON clause');
+  if (j.on) condition = expr.requireBool(resolveExpr(an, j.on, { scope, clause: 'ON clause' }), j.on.loc, 'JOIN ON clause');
   else if (joinType !== 'cross' && !lateral && j.right.kind !== 'UnnestRef') {
     throw sqlError(`${j.joinType} JOIN must have an immediately following ON or USING clause`, j.loc);
   }
