@@ -537,7 +537,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         rows: tables().flatMap((t) => {
           const part = partitionField(t.resource)?.toLowerCase();
           const clustering = ((t.resource.clustering as { fields?: string[] } | undefined)?.fields ?? []).map((f) => f.toLowerCase());
-          // column_default: the default's expression text, else the text NULL (information-schema-columns).
+          // column_default: the default's expression text, else the text NULL (information-schema-columns; clients of the
+          // service such as duckdb-bigquery compare column_default with the string "NULL" to mean no default).
           const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
           const defaults = new Map(restFields.map((f) => [f.name.toLowerCase(), f.defaultValueExpression]));
           const rounding = new Map(restFields.map((f) => [f.name.toLowerCase(), f.roundingMode]));
@@ -883,6 +884,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
 /**
  * A table's key constraints (its resource's tableConstraints; never enforced), named as the
  * TABLE_CONSTRAINTS page shows them: `table.pk$`, a foreign key by its name or `table.fk$<n>`.
+ * (The pages' examples show foreign keys as `orders.order_customer`, without the DDL that made them, so whether
+ * the service qualifies a declared name with its table is not settled by them; `fk$<n>` is this emulator's.)
  */
 interface KeyConstraint {
   name: string;
