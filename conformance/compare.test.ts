@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { compareRows, compareVal, floatEq } from './lib/compare.js';
 import { parseTypedLiteral, type Val } from './lib/value.js';
 import { decodeCell, decodeRows, decodeTimestamp, type RestField } from './lib/wire.js';
-import { bigQueryAdjustment, compareSchema, jsonOfVal, needsUint64 } from './sources/googlesql.js';
+import { bigQueryAdjustment, compareSchema, deterministicColumns, jsonOfVal, needsUint64 } from './sources/googlesql.js';
 import { compareOracle, compareWireRows, hasTopLevelOrderBy } from './sources/yamlcases.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -90,6 +90,24 @@ describe('REST decoding', () => {
     expect(decodeCell({ name: 'f', type: 'FLOAT64' }, 'Infinity')).toEqual({ k: 'float', v: Infinity });
     expect(decodeCell({ name: 'a', type: 'STRING', mode: 'REPEATED' }, null)).toEqual({ k: 'array', elems: [], ordered: true });
     expect(decodeCell({ name: 'iv', type: 'INTERVAL' }, 'P1Y2M3DT4H5M6.789S')).toEqual(decodeCell({ name: 'iv', type: 'INTERVAL' }, '1-2 3 4:5:6.789'));
+  });
+});
+
+describe('shape-only results', () => {
+  const fields: RestField[] = [{ name: 'id', type: 'INT64' }, { name: 'r', type: 'FLOAT64' }, { name: 's', type: 'STRING' }];
+  const row = (id: string, r: string, s: string) => ({ f: [{ v: id }, { v: r }, { v: s }] });
+  const str = (v: string): Val => ({ k: 'string', v });
+
+  it('still compares the columns that do not vary, alone and together', () => {
+    const exp = [[int(1), flt(0.25), str('a')], [int(2), flt(0.5), str('b')]];
+    // r varies (RAND); id and s agree row by row in another order.
+    expect(deterministicColumns(exp, fields, [row('2', '0.9', 'b'), row('1', '0.1', 'a')])).toEqual({ same: [0, 2], differing: ['r'] });
+  });
+
+  it('keeps out a column that matches alone but breaks the rows kept whole', () => {
+    const exp = [[int(1), flt(0.25), str('a')], [int(2), flt(0.5), str('b')]];
+    // s holds the same multiset but paired with the other ids.
+    expect(deterministicColumns(exp, fields, [row('1', '0.9', 'b'), row('2', '0.1', 'a')])).toEqual({ same: [0], differing: ['r', 's'] });
   });
 });
 

@@ -234,10 +234,26 @@ function printReport(results: CaseResult[], groups: Group[], opts: Options): voi
     const why = new Map<string, number>();
     for (const r of nondet) if (r.shapeWhy) why.set(r.shapeWhy, (why.get(r.shapeWhy) ?? 0) + 1);
     for (const [w, n] of [...why.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  shape only: ${w}`);
+    // Each shape-only case: how many of its columns still matched, and which did not.
+    for (const r of nondet) {
+      const c = r.shapeColumns;
+      if (c) console.log(`         ${r.id}: ${c.compared} of ${c.of} columns compared${c.differing.length ? `; varying: ${c.differing.join(', ')}` : ''}`);
+    }
   }
   console.log('');
   for (const src of opts.sources) console.log(`conformance[${src}]: ${line(tally(bySource.get(src) ?? []))}`);
   console.log(`conformance: ${line(tally(results))}`);
+}
+
+/** How the results the reference marks non-deterministic were compared, and why those left to their shape are. */
+function nondeterministicSummary(results: CaseResult[]) {
+  const nondet = results.filter((r) => r.nondeterministic);
+  const by = (k: string) => nondet.filter((r) => r.nondeterministic === k).length;
+  return {
+    exact: by('exact'),
+    unordered: by('unordered'),
+    shapeOnly: nondet.filter((r) => r.nondeterministic === 'shape').map((r) => ({ id: r.id, why: r.shapeWhy, ...r.shapeColumns })),
+  };
 }
 
 function readPinned(): string[] {
@@ -287,7 +303,7 @@ async function main(): Promise<void> {
   mkdirSync(path.dirname(opts.report), { recursive: true });
   writeFileSync(
     opts.report,
-    JSON.stringify({ generatedAt: new Date().toISOString(), emulator: emu.url || null, unavailable: emu.unavailable, sources: opts.sources, filter: opts.filter, results }, null, 1) + '\n',
+    JSON.stringify({ generatedAt: new Date().toISOString(), emulator: emu.url || null, unavailable: emu.unavailable, sources: opts.sources, filter: opts.filter, nondeterministic: nondeterministicSummary(results), results }, null, 1) + '\n',
   );
   console.log(`conformance: report written to ${path.relative(process.cwd(), opts.report) || opts.report}`);
 

@@ -25,6 +25,8 @@ export interface Outcome {
   shapeOnly?: boolean;
   /** why a non-deterministic result could only be compared by shape (see nondeterministicWhy) */
   shapeWhy?: string;
+  /** a shape-only result's columns that still matched (alone and together), of all, and the names of those that did not */
+  shapeColumns?: { compared: number; of: number; differing: string[] };
   /**
    * How a result the reference marks non-deterministic was compared: `exact` (it
    * matched as it stands), `unordered` (rows and nested arrays as multisets), `shape`.

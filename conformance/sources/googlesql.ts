@@ -757,7 +757,14 @@ async function runCase(ctx: RunContext, tc: TestCase, index: number, tf: TestFil
       if (compareTable(expRows.rows, expRows.ordered, res.fields, res.rows).status === 'pass') return { status: 'pass', nondeterministic: 'exact' };
       const loose = compareTable(expRows.rows.map((r) => r.map(orderFree)), false, res.fields, res.rows);
       if (loose.status === 'pass') return { status: 'pass', nondeterministic: 'unordered' };
-      return { status: 'pass', shapeOnly: true, nondeterministic: 'shape', shapeWhy: nondeterministicWhy(tc.query), ...(loose.detail ? { detail: loose.detail } : {}) };
+      // Left to its shape: still compare every column on its own (as a multiset, arrays order-free) and
+      // the columns that agree together, so only the columns whose values vary go uncompared.
+      const cols = deterministicColumns(expRows.rows.map((r) => r.map(orderFree)), res.fields, res.rows);
+      return {
+        status: 'pass', shapeOnly: true, nondeterministic: 'shape', shapeWhy: nondeterministicWhy(tc.query),
+        shapeColumns: { compared: cols.same.length, of: res.fields.length, differing: cols.differing },
+        ...(loose.detail ? { detail: loose.detail } : {}),
+      };
     }
     return compareTable(expRows.rows, expRows.ordered, res.fields, res.rows);
   }
@@ -814,6 +821,28 @@ const NONDETERMINISM: [RegExp, string][] = [
   [/\bLIMIT\b/i, 'LIMIT without a total order picks any rows'],
   [/\bARRAY_AGG\s*\(/i, 'ARRAY_AGG with LIMIT or of ties'],
 ];
+
+/**
+ * The columns of a non-deterministic result that match the expectation on their own, as multisets, and
+ * (names of) those that differ. The matching columns are also checked together, rows kept whole: if they
+ * only match one by one, the columns are reported as differing from the first that breaks the joint match.
+ */
+export function deterministicColumns(exp: Val[][], fields: RestField[], rows: Parameters<typeof decodeRows>[1]): { same: number[]; differing: string[] } {
+  let act: Val[][];
+  try {
+    act = decodeRows(fields, rows);
+  } catch {
+    return { same: [], differing: fields.map((f) => f.name) };
+  }
+  const project = (t: Val[][], cs: number[]) => t.map((r) => cs.map((c) => r[c]!));
+  const same: number[] = [];
+  for (let c = 0; c < fields.length; c++) {
+    // Each column alone, then together with those kept so far: a column joins only if the rows still match whole.
+    if (compareRows(project(exp, [c]), project(act, [c]), false) !== null) continue;
+    if (compareRows(project(exp, [...same, c]), project(act, [...same, c]), false) === null) same.push(c);
+  }
+  return { same, differing: fields.filter((_, c) => !same.includes(c)).map((f) => f.name) };
+}
 
 /** A reason for a non-deterministic result that cannot be compared beyond its shape. */
 export function nondeterministicWhy(query: string): string {
