@@ -307,9 +307,7 @@ async function main(): Promise<void> {
   );
   console.log(`conformance: report written to ${path.relative(process.cwd(), opts.report) || opts.report}`);
 
-  // Cases whose outcome depends on RAND() are never pinned: a pass proves nothing stable.
-  const NEVER_PIN = new Set(['googlesql/with_recursive.test:recursive_query_distinct_non_determinism']);
-  const passing = results.filter((r) => r.status === 'pass' && !NEVER_PIN.has(r.id)).map((r) => r.id).sort();
+  const passing = results.filter((r) => r.status === 'pass').map((r) => r.id).sort();
   // A pinned id belongs to this run's selection when its source was run and it matches the filter.
   const inSelection = (id: string) => (opts.sources as string[]).includes(id.split('/')[0]!) && (opts.filter === null || id.includes(opts.filter));
   let exitCode = 0;
