@@ -64,7 +64,42 @@ describe('GroupTable', () => {
     expect(new GroupTable([T.STRING]).presetDense(0, 10, 16)).toBe(false);
   });
 
-  it('a NULL key keeps the table hashed', () => {
+  it('NULL keys have their own group beside the dense index, kept when the table goes hashed', () => {
+    for (const preset of [false, true]) {
+      const table = new GroupTable([T.INT64]);
+      if (preset) expect(table.presetDense(0, 99_999, 100_000)).toBe(true);
+      const ids = new Map<number | null, number>();
+      const out = new Int32Array(BATCH_SIZE);
+      const batch = (keys: (number | null)[]): void => {
+        const nulls = keys.some((k) => k === null) ? Uint8Array.from(keys, (k) => (k === null ? 1 : 0)) : null;
+        // A NULL row's data is whatever the vector holds there (here a fraction the index could not hold).
+        table.findOrInsert([f64(keys.map((k) => k ?? 0.5), nulls)], keys.length, out);
+        keys.forEach((k, i) => {
+          const want = ids.get(k) ?? ids.size;
+          if (out[i] !== want) expect.fail(`key ${k}: group ${out[i]}, expected ${want} (preset ${preset})`);
+          ids.set(k, want);
+        });
+      };
+      // NULL first, NULL-only batches, NULL runs between keys; then keys scattered over [0, 100k) (dense).
+      batch([null, 5, 7, null, null, 5]);
+      batch([null, null]);
+      for (let s = 0; s < 100_000; s += 4096) batch(Array.from({ length: 4096 }, (_, i) => (i % 97 === 0 ? null : ((s + i) * 7919) % 100_000)));
+      // A key far outside: the table goes hashed, the NULL group with it.
+      batch([1e12, null, 3, null]);
+      batch([null, 4, 1e12]);
+      expect(table.size).toBe(ids.size);
+      const keys = table.keyVectors()[0]!;
+      for (const [k, g] of ids) {
+        if (k === null) expect(keys.nulls![g]).toBe(1);
+        else if ((keys.data as Float64Array)[g] !== k || (keys.nulls !== null && keys.nulls[g] === 1)) expect.fail(`group ${g} holds ${(keys.data as Float64Array)[g]}, expected ${k}`);
+      }
+      const got = new Int32Array(2);
+      table.lookup([f64([0, 3], Uint8Array.of(1, 0))], 2, got);
+      expect([...got]).toEqual([ids.get(null), ids.get(3)]);
+    }
+  });
+
+  it('a NULL key keeps a hashed table hashed', () => {
     const table = new GroupTable([T.INT64]);
     const out = new Int32Array(3);
     table.findOrInsert([f64([1, 0, 2], Uint8Array.of(0, 1, 0))], 3, out);

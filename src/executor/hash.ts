@@ -89,6 +89,8 @@ export class GroupTable {
   private denseState = 0;
   private dense: Int32Array = new Int32Array(0);
   private denseLo = 0;
+  /** While dense: the NULL key's group id + 1 (0: none yet). NULL has no index slot, so a NULL key keeps the table dense. */
+  private denseNull = 0;
   /** insertDense's group count in and out (see there why not a returned object). */
   private readonly sizeBox = new Int32Array(1);
   /**
@@ -194,22 +196,20 @@ export class GroupTable {
     const before = this.size;
     const keys = this.keys;
     const k0 = keys.length === 1 ? keys[0]! : null;
-    const f64Fast = k0 !== null && k0.phys !== Phys.I64B && (k0.phys === Phys.F64 || k0.phys === Phys.I64F) && cols[0]!.data instanceof Float64Array && cols[0]!.nulls === null;
+    const f64Col = k0 !== null && (k0.phys === Phys.F64 || k0.phys === Phys.I64F) && cols[0]!.data instanceof Float64Array;
+    const f64Fast = f64Col && cols[0]!.nulls === null;
     if (this.denseState !== 2) {
-      if (f64Fast && (this.denseState === 1 || this.size === 0)) {
+      if (f64Col && (this.denseState === 1 || this.size === 0)) {
         const d = cols[0]!.data as Float64Array;
+        const nulls = cols[0]!.nulls;
         k0!.ensure(n);
         // One pass while every key lands inside the current index; only a key
         // outside it (or a fraction) costs a range scan of the batch, then the
         // insert resumes where it stopped (group ids survive the index growing).
-        const box = this.sizeBox;
-        box[0] = this.size;
-        let done = this.denseState === 1 ? insertDense(d, 0, n, out, this.dense, this.denseLo, k0!.f64, box) : 0;
-        this.size = box[0]!;
-        if (done < n && this.fitDense(d, n)) {
+        let done = this.denseState === 1 ? this.insertDenseRows(d, nulls, 0, n, out) : 0;
+        if (done < n && this.fitDense(d, nulls, n)) {
           this.denseState = 1;
-          done = insertDense(d, done, n, out, this.dense, this.denseLo, k0!.f64, box);
-          this.size = box[0]!;
+          done = this.insertDenseRows(d, nulls, done, n, out);
         }
         k0!.length = this.size;
         if (done === n) return this.size - before;
@@ -264,19 +264,52 @@ export class GroupTable {
   }
 
   /**
-   * Whether the batch's keys (all integers) fit the dense index, growing it as
+   * insertDense over rows [from, n), NULL keys into their own group; returns
+   * the first row whose key is not in the index (n: all were).
+   */
+  private insertDenseRows(d: Float64Array, nulls: Uint8Array | null, from: number, n: number, out: Int32Array): number {
+    const k0 = this.keys[0]!;
+    const box = this.sizeBox;
+    box[0] = this.size;
+    let i = from;
+    while (i < n) {
+      let end = i;
+      if (nulls === null) end = n;
+      else while (end < n && nulls[end] === 0) end++;
+      const done = insertDense(d, i, end, out, this.dense, this.denseLo, k0.f64, box);
+      if (done < end) {
+        i = done;
+        break;
+      }
+      for (i = end; i < n && nulls![i] === 1; i++) {
+        if (this.denseNull === 0) {
+          const g = box[0]!++;
+          k0.f64[g] = 0;
+          k0.setNull(g);
+          this.denseNull = g + 1;
+        }
+        out[i] = this.denseNull - 1;
+      }
+    }
+    this.size = box[0]!;
+    return i;
+  }
+
+  /**
+   * Whether the batch's keys (all integers; NULLs aside) fit the dense index, growing it as
    * needed within a memory bound (range ≤ max(1M, 4 × groups), ≤ DENSE_MAX slots).
    */
-  private fitDense(d: Float64Array, n: number): boolean {
-    if (n === 0) return true;
-    let lo = d[0]!;
-    let hi = lo;
+  private fitDense(d: Float64Array, nulls: Uint8Array | null, n: number): boolean {
+    let lo = Infinity;
+    let hi = -Infinity;
     for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
       const x = d[i]!;
       if (Math.floor(x) !== x) return false; // fractions, NaN (±Infinity fail the range check)
       if (x < lo) lo = x;
-      else if (x > hi) hi = x;
+      if (x > hi) hi = x;
     }
+    if (lo > hi) return true; // all NULL
     const len = this.dense.length;
     const curLo = this.denseLo;
     if (len > 0 && lo >= curLo && hi < curLo + len) return true;
@@ -337,13 +370,15 @@ export class GroupTable {
     if (this.denseState === 2) return;
     this.denseState = 2;
     this.dense = new Int32Array(0);
+    this.denseNull = 0;
     if (this.size === 0) return;
     const k0 = this.keys[0]!;
     let c = this.groupHashes.length;
     while (c < this.size) c *= 2;
     if (c !== this.groupHashes.length) this.groupHashes = new Int32Array(c);
     const gh = this.groupHashes;
-    for (let g = 0; g < this.size; g++) gh[g] = hashDouble(k0.f64[g]!);
+    const nulls = k0.nulls;
+    for (let g = 0; g < this.size; g++) gh[g] = nulls !== null && nulls[g] === 1 ? NULL_HASH : hashDouble(k0.f64[g]!);
     let cap = this.mask + 1;
     while (this.size * 2 >= cap) cap *= 2;
     this.slots = new Int32Array(cap); // grow() doubles it to cap buckets and inserts every group

@@ -182,6 +182,11 @@ export class ColumnBuffer {
     this.phys = Phys.I64B;
   }
 
+  /** Marks row i (< length + the room ensured) NULL. */
+  setNull(i: number): void {
+    this.markNull(i);
+  }
+
   private markNull(i: number): void {
     if (!this.nulls) this.nulls = new Uint8Array(this.cap);
     this.nulls[i] = 1;
