@@ -331,8 +331,9 @@ function countedPartitions(an: Analyzer, qualifier: readonly string[], rel: Tabl
     const { id, column } = countedPartitionId(t)!;
     const modified = Number(t.resource.lastModifiedTime ?? 0);
     // Every partition is read, as the service's view reads them whatever require_partition_filter says: the
-    // predicate names the partitioning column so that the requirement (src/planner/partition-filter.ts) is met.
-    return `SELECT ${str(p)}, ${str(d)}, ${str(name)}, ${id} AS partition_id, COUNT(*), CAST(NULL AS INT64), CAST(NULL AS INT64), TIMESTAMP_MILLIS(${modified}), 'ACTIVE' FROM \`${p}.${d}.${name}\` WHERE ${column} IS NULL OR TRUE GROUP BY partition_id`;
+    // predicate names the partitioning column in both branches of its OR so that the requirement
+    // (src/planner/partition-filter.ts) is met.
+    return `SELECT ${str(p)}, ${str(d)}, ${str(name)}, ${id} AS partition_id, COUNT(*), CAST(NULL AS INT64), CAST(NULL AS INT64), TIMESTAMP_MILLIS(${modified}), 'ACTIVE' FROM \`${p}.${d}.${name}\` WHERE ${column} IS NULL OR ${column} IS NOT NULL GROUP BY partition_id`;
   });
   const stmt = an.env.parse(selects.join(' UNION ALL ')).statements[0];
   if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError('INFORMATION_SCHEMA.PARTITIONS could not be built', loc);

@@ -8,7 +8,8 @@
 // targets (their WHERE).
 //
 // Lenient on purpose: a filter counts when some WHERE / ON / HAVING predicate
-// of the statement references the partitioning column, directly or through
+// of the statement references the partitioning column (in every branch of an
+// OR: one branch without it keeps every partition), directly or through
 // the pass-through columns (or casts) of projections, CTEs, set operations
 // and views. An ingestion-time partitioned table is filtered on its
 // pseudo-columns _PARTITIONTIME or _PARTITIONDATE.
@@ -61,6 +62,31 @@ function referenced(e: unknown, out: Set<number>): void {
   }
 }
 
+/**
+ * The columns a predicate filters on: those it references, except that an OR filters only on the columns each of its
+ * branches filters on (a branch that does not constrain the partitioning column keeps every partition, so
+ * `d = x OR a = 1` is no partition filter while `d = x OR d = y` is).
+ */
+function filteredBy(e: unknown, out: Set<number>): void {
+  if (Array.isArray(e)) {
+    for (const x of e) filteredBy(x, out);
+    return;
+  }
+  if (isNode(e) && e['kind'] === 'logical' && (e['op'] === 'and' || e['op'] === 'or')) {
+    const args = e['args'] as readonly unknown[];
+    if (e['op'] === 'and') return filteredBy(args, out);
+    let common: Set<number> | undefined;
+    for (const a of args) {
+      const cols = new Set<number>();
+      filteredBy(a, cols);
+      common = common ? new Set([...common].filter((c) => cols.has(c))) : cols;
+    }
+    for (const c of common ?? []) out.add(c);
+    return;
+  }
+  referenced(e, out);
+}
+
 /** The pseudo-column an ingestion-time partitioned table is partitioned by (stored after its columns; _PARTITIONDATE is its date). */
 const PARTITION_TIME = '_PARTITIONTIME';
 
@@ -92,7 +118,7 @@ export function checkTargetFilter(info: TableInfo, targetColumns: readonly { id:
   const idx = info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
   const id = targetColumns[idx]?.id;
   const refs = new Set<number>();
-  referenced(conditions, refs);
+  filteredBy(conditions, refs);
   if ((id === undefined || !refs.has(id)) && !(date && refs.has(date.id))) throw noFilter(info.id, field);
 }
 
@@ -140,10 +166,10 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
   for (const r of others) {
     switch (r.kind) {
       case 'filter':
-        referenced(r.predicate, predicateCols);
+        filteredBy(r.predicate, predicateCols);
         break;
       case 'join':
-        if (r.condition) referenced(r.condition, predicateCols);
+        if (r.condition) filteredBy(r.condition, predicateCols);
         break;
       case 'project':
         r.exprs.forEach((e: Expr, i) => {
