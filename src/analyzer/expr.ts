@@ -819,6 +819,10 @@ function resolveLike(an: Analyzer, n: A.LikeExpr, ctx: ExprCtx): Expr {
   const x = resolveExpr(an, n.expr, ctx);
   let out: Expr;
   if (!n.quantifier) {
+    // As with the binary operators: an untyped NULL literal operand of [NOT] LIKE is refused (quantified LIKE takes it).
+    for (const node of [n.expr, n.pattern!]) {
+      if (node.kind === 'NullLiteral') throw sqlError(`Operands of ${n.not ? 'NOT LIKE' : 'LIKE'} cannot be literal NULL`, node.loc);
+    }
     out = callScalar('$like', [x, resolveExpr(an, n.pattern!, ctx)], n.loc);
   } else {
     if (n.patterns) {
