@@ -465,17 +465,19 @@ export function matchSignature<I>(
     if (m && !args.every((a, i) => !!a.lambda === !!s.args[m.res.assign[i]!]?.lambda)) continue;
     if (m && (!best || m.cost < best.cost)) best = m;
   }
-  if (!best) return { ok: false, message: (display.what.startsWith('function ') ? badLiteralMessage(sigs, args) : undefined) ?? mismatchMessage(name, sigs, args, display) };
+  if (!best) return { ok: false, message: (display.what.startsWith('function ') || COMPARISONS.has(name) ? badLiteralMessage(sigs, args) : undefined) ?? mismatchMessage(name, sigs, args, display) };
   return { ok: true, match: best.res };
 }
 
 const CIVIL_KINDS = new Set(['DATE', 'TIME', 'DATETIME', 'TIMESTAMP']);
+const COMPARISONS = new Set(['$equal', '$not_equal', '$less', '$less_or_equal', '$greater', '$greater_or_equal', '$in', '$between']);
 
 /**
  * A function's STRING literal argument that some signature takes as a date/time type by
  * its type, but whose text is no such value: the service coerces the literal, and its
- * cast fails ('Could not cast literal "2024-01-01x" to type DATE'). Operators keep the
- * signature mismatch (`1 + 'a'`), as the reference implementation does.
+ * cast fails ('Could not cast literal "2024-01-01x" to type DATE'). So do the comparison
+ * operators (`d = 'x'`, `d IN ('x')`, `d BETWEEN 'x' AND ...`); arithmetic keeps the signature
+ * mismatch (`1 + 'a'`), as the reference implementation does.
  */
 function badLiteralMessage<I>(sigs: readonly Signature<I>[], args: readonly ArgInfo[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
