@@ -917,6 +917,15 @@ export function fastFormatDate(format: Value | undefined, general: ScalarKernel)
   };
 }
 
+/** The zone is a zero fixed offset; false for any other zone, also an unknown one (raised later, per row). */
+function isUtcZone(zone: string): boolean {
+  try {
+    return resolveZone(zone).fixed === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** The general DATETIME_TRUNC / TIMESTAMP_TRUNC kernels: row by row on BigInts, any part and zone. */
 export function truncGeneral(fn: string, kind: 'DATETIME' | 'TIMESTAMP'): ScalarKernel {
   return kind === 'DATETIME'
@@ -935,7 +944,8 @@ export function truncGeneral(fn: string, kind: 'DATETIME' | 'TIMESTAMP'): Scalar
  */
 export function fastTrunc(fn: string, kind: 'DATETIME' | 'TIMESTAMP', partValue: Value | undefined, zone: Value | undefined, general: ScalarKernel): ScalarKernel | undefined {
   if (typeof partValue !== 'string') return undefined;
-  if (zone !== undefined && (typeof zone !== 'string' || resolveZone(zone).fixed !== 0)) return undefined;
+  // An unknown zone goes to the general kernel, which raises per row (so that SAFE. turns it into NULL).
+  if (zone !== undefined && (typeof zone !== 'string' || !isUtcZone(zone))) return undefined;
   const part = parsePart(partValue);
   const big = US_PER[part.name];
   const unit = big === undefined ? undefined : Number(big);
