@@ -369,6 +369,9 @@ export function resolveSelect(
   const named = new Map<string, A.WindowSpec>();
   for (const w of sel.window ?? []) {
     if (named.has(w.name.toLowerCase())) throw sqlError(`Duplicate window alias ${w.name}`, w.spec.loc ?? sel.loc);
+    // A named window may build on one defined before it in the clause, never on a later one (or itself).
+    const base = w.spec.baseName;
+    if (base && !named.has(base.toLowerCase())) throw sqlError(`Unrecognized window alias ${base}`, w.spec.loc ?? sel.loc);
     named.set(w.name.toLowerCase(), w.spec);
   }
   const aggs = new AggCollector(scope);
