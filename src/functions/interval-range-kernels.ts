@@ -1,15 +1,16 @@
 // Kernels over a stored INTERVAL column's parts and a RANGE column's sides
 // (Vector.interval / Vector.range, column-chunk.ts) that run without making
 // an Interval or a RangeValue per row: comparisons of intervals by their
-// normalized key, RANGE_START / RANGE_END (the side itself), RANGE_CONTAINS
-// and RANGE_OVERLAPS over number sides. Each returns null when its inputs are
-// not of that form (the caller's value kernel then runs, boxing per batch).
+// normalized key, RANGE_START / RANGE_END (the side itself), RANGE_CONTAINS,
+// RANGE_OVERLAPS and RANGE_INTERSECT over the sides (numbers, or the halves of
+// 64-bit integers past 2^53). Each returns null when its inputs are not of
+// that form (the caller's value kernel then runs, boxing per batch).
 import { intervalKey } from './compare.js';
 import { mergeNulls } from './vec.js';
 import type { ScalarKernel } from './registry.js';
 import { T, type SqlType } from '../types/types.js';
 import type { Interval, RangeValue, Value } from '../types/values.js';
-import { intervalVector, vectorFromValues, withNullRows, type Vector } from '../types/vector.js';
+import { intervalVector, rangeVector, vectorFromValues, withNullRows, type Vector } from '../types/vector.js';
 
 const DAY_US = 86_400_000_000;
 
@@ -124,49 +125,160 @@ function sidesOf(v: Vector, element: SqlType, n: number): Sides {
 }
 
 type Num = Float64Array | Int32Array;
-const numeric = (v: Vector): Num | null => (v.data instanceof Float64Array || v.data instanceof Int32Array ? v.data : null);
 const isNull = (v: Vector, i: number): boolean => v.nulls !== null && v.nulls[i] === 1;
 
 /**
+ * The values of a call's side vectors in one comparable form: the numbers
+ * themselves when every side is a Float64Array (or every one an Int32Array),
+ * else, when a TIMESTAMP / DATETIME side holds BigInts (past 2^53), each side
+ * as the 32-bit halves of its 64-bit integers (compared without a BigInt).
+ * Null when a side is neither.
+ */
+type Keys = { readonly num: Num[] } | { readonly halves: Int32Array[] };
+
+function keysOf(sides: readonly Vector[], n: number): Keys | null {
+  const datas = sides.map((v) => v.data);
+  if (datas.every((d) => d instanceof Float64Array) || datas.every((d) => d instanceof Int32Array)) return { num: datas as Num[] };
+  if (!datas.every((d) => d instanceof Float64Array || d instanceof BigInt64Array)) return null;
+  return { halves: datas.map((d) => (d instanceof BigInt64Array ? new Int32Array(d.buffer, d.byteOffset, 2 * n) : halvesOfDoubles(d as Float64Array, n))) };
+}
+
+function halvesOfDoubles(d: Float64Array, n: number): Int32Array {
+  const h = new Int32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const x = d[i]!;
+    const hi = Math.floor(x / 4294967296);
+    h[2 * i] = x - hi * 4294967296;
+    h[2 * i + 1] = hi;
+  }
+  return h;
+}
+
+const cmpNum = (x: Num, y: Num, i: number): number => x[i]! - y[i]!;
+function cmpHalves(x: Int32Array, y: Int32Array, i: number): number {
+  const a = x[2 * i + 1]!;
+  const b = y[2 * i + 1]!;
+  if (a !== b) return a - b;
+  return (x[2 * i]! >>> 0) - (y[2 * i]! >>> 0);
+}
+
+/** Row i's comparison (its sign) of side x with side y, in the form the keys took. */
+type Cmp = (x: number, y: number, i: number) => number;
+function comparer(keys: Keys): Cmp {
+  if ('num' in keys) {
+    const k = keys.num;
+    return (x, y, i) => cmpNum(k[x]!, k[y]!, i);
+  }
+  const k = keys.halves;
+  return (x, y, i) => cmpHalves(k[x]!, k[y]!, i);
+}
+
+/**
  * RANGE_CONTAINS(range, point | range) and RANGE_OVERLAPS(range, range)
- * over number sides (DATE, and DATETIME / TIMESTAMP within 2^53), when the
- * first argument is a stored column; null otherwise.
+ * over DATE / DATETIME / TIMESTAMP sides, when the first argument is a
+ * stored column; null otherwise.
  */
 export function rangeRelation(kind: 'contains' | 'overlaps', args: readonly Vector[], n: number): Vector | null {
   const a = args[0]!;
   const b = args[1]!;
   if (!a.range || a.type.kind !== 'RANGE') return null;
-  const element = a.type.element;
   const as = a.range;
-  const s1 = numeric(as.start);
-  const e1 = numeric(as.end);
-  if (!s1 || !e1) return null;
   const nulls = mergeNulls(args, n);
   const out = new Uint8Array(n);
   if (b.type.kind !== 'RANGE') {
     // contains a point: start <= p < end, an unbounded side always passes.
-    const p = numeric(b);
-    if (!p || p.constructor !== s1.constructor) return null;
-    for (let i = 0; i < n; i++) out[i] = (isNull(as.start, i) || p[i]! >= s1[i]!) && (isNull(as.end, i) || p[i]! < e1[i]!) ? 1 : 0;
+    const keys = keysOf([as.start, as.end, b], n);
+    if (!keys) return null;
+    const cmp = comparer(keys);
+    for (let i = 0; i < n; i++) out[i] = (isNull(as.start, i) || cmp(2, 0, i) >= 0) && (isNull(as.end, i) || cmp(2, 1, i) < 0) ? 1 : 0;
     return { type: T.BOOL, length: n, data: out, nulls };
   }
-  const bs = sidesOf(b, element, n);
-  const s2 = numeric(bs.start);
-  const e2 = numeric(bs.end);
-  if (!s2 || !e2 || s2.constructor !== s1.constructor || e2.constructor !== e1.constructor) return null;
+  const bs = sidesOf(b, a.type.element, n);
+  const keys = keysOf([as.start, as.end, bs.start, bs.end], n);
+  if (!keys) return null;
+  const cmp = comparer(keys);
   for (let i = 0; i < n; i++) {
     const aStart = isNull(as.start, i), aEnd = isNull(as.end, i), bStart = isNull(bs.start, i), bEnd = isNull(bs.end, i);
     if (kind === 'contains') {
-      const startOk = aStart || (!bStart && s2[i]! >= s1[i]!);
-      const endOk = aEnd || (!bEnd && e2[i]! <= e1[i]!);
+      const startOk = aStart || (!bStart && cmp(2, 0, i) >= 0);
+      const endOk = aEnd || (!bEnd && cmp(3, 1, i) <= 0);
       out[i] = startOk && endOk ? 1 : 0;
     } else {
-      const aBeforeB = !aEnd && !bStart && e1[i]! <= s2[i]!;
-      const bBeforeA = !bEnd && !aStart && e2[i]! <= s1[i]!;
+      const aBeforeB = !aEnd && !bStart && cmp(1, 2, i) <= 0;
+      const bBeforeA = !bEnd && !aStart && cmp(3, 0, i) <= 0;
       out[i] = !aBeforeB && !bBeforeA ? 1 : 0;
     }
   }
   return { type: T.BOOL, length: n, data: out, nulls };
+}
+
+/**
+ * RANGE_INTERSECT(a, b) when either is a stored column: the later start and
+ * the earlier end (an unbounded side gives way to the other), each row's
+ * side taken from a or b. Null when the sides are of no known form or a
+ * non-NULL row's ranges do not overlap (the row kernel words that error).
+ */
+export function rangeIntersect(args: readonly Vector[], n: number): Vector | null {
+  const a = args[0]!;
+  const b = args[1]!;
+  if (a.type.kind !== 'RANGE' || (!a.range && !b.range)) return null;
+  const element = a.type.element;
+  const as = sidesOf(a, element, n);
+  const bs = sidesOf(b, element, n);
+  const keys = keysOf([as.start, as.end, bs.start, bs.end], n);
+  if (!keys) return null;
+  const cmp = comparer(keys);
+  const nulls = mergeNulls(args, n);
+  // Per row: the side each bound comes from, 0 (a), 1 (b) or 2 (unbounded: both are).
+  const startFrom = new Uint8Array(n);
+  const endFrom = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    const aS = isNull(as.start, i), bS = isNull(bs.start, i), aE = isNull(as.end, i), bE = isNull(bs.end, i);
+    const s = aS ? (bS ? 2 : 1) : bS || cmp(0, 2, i) >= 0 ? 0 : 1;
+    const e = aE ? (bE ? 2 : 1) : bE || cmp(1, 3, i) <= 0 ? 0 : 1;
+    if (s !== 2 && e !== 2 && cmp(s === 0 ? 0 : 2, e === 0 ? 1 : 3, i) >= 0) return null;
+    startFrom[i] = s;
+    endFrom[i] = e;
+  }
+  const start = pickSide(as.start, bs.start, startFrom, nulls, n);
+  const end = pickSide(as.end, bs.end, endFrom, nulls, n);
+  return rangeVector(a.type, n, nulls, { start, end });
+}
+
+/** Row i of x (from[i] 0) or of y (1), NULL where from[i] is 2 or the row is NULL; in x's layout, BigInts if either holds them. */
+function pickSide(x: Vector, y: Vector, from: Uint8Array, rowNulls: Uint8Array | null, n: number): Vector {
+  const nulls = new Uint8Array(n);
+  let anyNull = false;
+  for (let i = 0; i < n; i++) {
+    if (from[i] === 2 || (rowNulls !== null && rowNulls[i] === 1)) {
+      nulls[i] = 1;
+      anyNull = true;
+    }
+  }
+  const xd = x.data;
+  const yd = y.data;
+  let data: Float64Array | Int32Array | BigInt64Array;
+  if (xd instanceof Int32Array && yd instanceof Int32Array) {
+    data = new Int32Array(n);
+    for (let i = 0; i < n; i++) data[i] = from[i] === 1 ? yd[i]! : from[i] === 0 ? xd[i]! : 0;
+  } else if (xd instanceof Float64Array && yd instanceof Float64Array) {
+    data = new Float64Array(n);
+    for (let i = 0; i < n; i++) data[i] = from[i] === 1 ? yd[i]! : from[i] === 0 ? xd[i]! : 0;
+  } else {
+    // Copied as 32-bit halves: no BigInt per row.
+    data = new BigInt64Array(n);
+    const out = new Int32Array(data.buffer);
+    const hx = xd instanceof BigInt64Array ? new Int32Array(xd.buffer, xd.byteOffset, 2 * n) : halvesOfDoubles(xd as Float64Array, n);
+    const hy = yd instanceof BigInt64Array ? new Int32Array(yd.buffer, yd.byteOffset, 2 * n) : halvesOfDoubles(yd as Float64Array, n);
+    for (let i = 0; i < n; i++) {
+      const h = from[i] === 1 ? hy : from[i] === 0 ? hx : null;
+      if (h === null) continue;
+      out[2 * i] = h[2 * i]!;
+      out[2 * i + 1] = h[2 * i + 1]!;
+    }
+  }
+  return { type: x.type, length: n, data, nulls: anyNull ? nulls : null };
 }
 
 /** a / d truncated toward zero, exact for integer doubles |a| <= 2^53, d > 0 (the remainder is exact, so is the division of a multiple). */

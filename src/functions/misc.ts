@@ -13,7 +13,7 @@ import { defineScalar, lambdaArg, operatorDisplay, opt, sig, sigf } from './sign
 import { constKernel, fail, perRowKernel, rowKernel } from './vec.js';
 import type { ArgInfo } from './registry.js';
 import { Interval } from '../types/values.js';
-import { orRows, rangeRelation, rangeSide } from './interval-range-kernels.js';
+import { orRows, rangeIntersect, rangeRelation, rangeSide } from './interval-range-kernels.js';
 import { datetimeAddInterval } from './interval.js';
 import { formatDate, formatDatetime, formatTimestamp, joinMicros, splitMicros } from './civil.js';
 
@@ -367,7 +367,7 @@ export function registerMisc(): void {
     const bBeforeA = b.end !== null && a.start !== null && compareValues(b.end, a.start) <= 0;
     return !aBeforeB && !bBeforeA;
   })))]);
-  defineScalar('RANGE_INTERSECT', [sigf(['RANGE<T1>', 'RANGE<T1>'], 'RANGE<T1>', (c) => rowKernel(c.returnType, (v) => {
+  defineScalar('RANGE_INTERSECT', [sigf(['RANGE<T1>', 'RANGE<T1>'], 'RANGE<T1>', (c) => orRows((args, n) => rangeIntersect(args, n), rowKernel(c.returnType, (v) => {
     const a = v[0] as RangeValue;
     const b = v[1] as RangeValue;
     const start = a.start === null ? b.start : b.start === null ? a.start : compareValues(a.start, b.start) >= 0 ? a.start : b.start;
@@ -383,7 +383,7 @@ export function registerMisc(): void {
       fail(`Provided RANGE inputs: ${text(a)} and ${text(b)} do not overlap. Please check RANGE_OVERLAPS before calling RANGE_INTERSECT`);
     }
     return new RangeValue(start, end);
-  }))]);
+  })))]);
   defineScalar('GENERATE_RANGE_ARRAY', [
     sigf(['RANGE<T1>', 'INTERVAL', opt('BOOL')], (c) => arrayOf(c.argTypes[0]!), (c) => {
       const el = (c.argTypes[0] as { element: ScalarType }).element;
