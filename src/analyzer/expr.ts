@@ -484,8 +484,9 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
         return literal(T.INT64, v);
       }
       const x = resolveExpr(an, n.operand, ctx);
-      if (n.op === 'NOT' && originOf(x) === Origin.Null && x.kind === 'literal' && x.type.kind === 'INT64') {
-        throw sqlError('Operands of NOT cannot be literal NULL', n.operand.loc);
+      // NOT, unary minus, unary plus and ~ refuse an untyped NULL literal operand, as the binary operators do.
+      if (originOf(x) === Origin.Null && x.kind === 'literal' && x.type.kind === 'INT64') {
+        throw sqlError(`Operands of ${n.op} cannot be literal NULL`, n.operand.loc);
       }
       if (n.op === 'NOT') return logical('not', [x], n.loc, 'NOT');
       if (n.op === '+') return x;
@@ -497,9 +498,12 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       }
       const l = resolveExpr(an, n.left, ctx);
       const r = resolveExpr(an, n.right, ctx);
-      // The service rejects an untyped NULL literal as an arithmetic, comparison, bitwise or || operand.
-      for (const node of [n.left, n.right]) {
-        if (node.kind === 'NullLiteral') throw sqlError(`Operands of ${n.op} cannot be literal NULL`, node.loc);
+      // The service rejects an untyped NULL literal as an arithmetic, comparison, bitwise or || operand;
+      // the shifts take it (their amount is always INT64, so NULL << 1 and 1 >> NULL are NULL).
+      if (n.op !== '<<' && n.op !== '>>') {
+        for (const node of [n.left, n.right]) {
+          if (node.kind === 'NullLiteral') throw sqlError(`Operands of ${n.op} cannot be literal NULL`, node.loc);
+        }
       }
       return callScalar(BINARY[n.op]!, [l, r], n.loc);
     }
