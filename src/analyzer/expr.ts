@@ -1187,6 +1187,12 @@ export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: Aggregate
     ...(ctx.wins ? { analyticRefusal: 'Analytic functions cannot be arguments to aggregate functions' } : {}),
   };
   const star = n.args[0]?.kind === 'StarArg';
+  const bounds = n.args.find((a) => a.kind === 'NamedArgument' && a.name.toLowerCase() === 'contribution_bounds_per_group');
+  if (bounds) {
+    // The differentially private forms of AVG, COUNT, SUM and PERCENTILE_CONT clamp each privacy unit's
+    // contribution; SELECT WITH DIFFERENTIAL_PRIVACY here runs its aggregates exactly, so the bounds are refused by name.
+    throw sqlError(`${disp} with contribution_bounds_per_group is not supported by this emulator: it does not bound contributions or add the noise of differentially private aggregate functions (https://cloud.google.com/bigquery/docs/reference/standard-sql/aggregate-dp-functions)`, bounds.loc);
+  }
   const { exprs, names } = star ? { exprs: [] as Expr[], names: [] as (string | undefined)[] } : resolveArgs(an, n.args, actx);
   const orderBy = orderKeys(an, n.orderBy, actx);
   const limit = n.limit ? constInt(an, n.limit, ctx, 'LIMIT') : undefined;
