@@ -38,6 +38,7 @@ import { Origin, supertype } from './types.js';
 import * as expr from './expr.js';
 import { resolveTvf } from './table-functions.js';
 import { resolveSetOp } from './set-operations.js';
+import { mergeWindow } from './window-calls.js';
 import { resolvePivot, resolveUnpivot } from './pivot.js';
 import { dependencyOrder, resolveCte } from './ctes.js';
 import { applyPipe, pipeInputs, pipeRangeVars, withoutPipeVars } from './pipe.js';
@@ -369,9 +370,9 @@ export function resolveSelect(
   const named = new Map<string, A.WindowSpec>();
   for (const w of sel.window ?? []) {
     if (named.has(w.name.toLowerCase())) throw sqlError(`Duplicate window alias ${w.name}`, w.spec.loc ?? sel.loc);
-    // A named window may build on one defined before it in the clause, never on a later one (or itself).
-    const base = w.spec.baseName;
-    if (base && !named.has(base.toLowerCase())) throw sqlError(`Unrecognized window alias ${base}`, w.spec.loc ?? sel.loc);
+    // A named window may build only on one defined before it in the clause (never a later one, or itself), and
+    // every definition keeps the inheritance rules, whether or not a call uses it.
+    mergeWindow(w.spec, named, w.spec.loc ?? sel.loc);
     named.set(w.name.toLowerCase(), w.spec);
   }
   const aggs = new AggCollector(scope);

@@ -18,7 +18,8 @@ import { originOf, type ExprCtx, collationGrouper, coerce, argInfo, functionHint
 /** The analytic functions that take IGNORE / RESPECT NULLS: expr.ts's aggregates that do, and the navigation functions. */
 const NULL_HANDLING_ANALYTIC = new Set(['ARRAY_AGG', 'APPROX_QUANTILES', 'PERCENTILE_CONT', 'PERCENTILE_DISC', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE']);
 
-function mergeWindow(spec: A.WindowSpec, named: ReadonlyMap<string, A.WindowSpec>, loc: A.Loc): A.WindowSpec {
+/** A window spec with its named base folded in; the documented inheritance rules are checked on the way. */
+export function mergeWindow(spec: A.WindowSpec, named: ReadonlyMap<string, A.WindowSpec>, loc: A.Loc): A.WindowSpec {
   if (!spec.baseName) return spec;
   const base = named.get(spec.baseName.toLowerCase());
   if (!base) throw sqlError(`Unrecognized window alias ${spec.baseName}`, loc);
