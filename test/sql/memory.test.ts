@@ -9,6 +9,7 @@
 // in test/e2e/memory-limit.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinSpillCounters } from '../../src/executor/operators/join-spill.js';
+import { windowCounters } from '../../src/executor/operators/window.js';
 import { topNOptions } from '../../src/executor/operators/window/topn.js';
 import { sortedWindowCounters } from '../../src/executor/operators/window/sorted.js';
 import { spillCounters, spillOptions } from '../../src/executor/spill.js';
@@ -281,6 +282,28 @@ describe('operators under a small memory budget', () => {
     expect(spillCounters.files).toBeGreaterThan(before + 2 * spillOptions.partitions);
     expect(memoryBudget.reserved).toBe(0);
   });
+
+  it('calls without PARTITION BY beside partitioned ones run first over the sorted stream, then the partitioned groups; a partition past the share whose calls partition further runs the same way with its keys taken out', async () => {
+    // p2: two partitions of N/2 rows, each past the share.
+    const from = `(SELECT *, MOD(id, 2) AS p2 FROM d.t)`;
+    for (const [sql, streams] of [
+      [`SELECT id, hk, s, ROW_NUMBER() OVER (ORDER BY v, id) AS rn, SUM(v) OVER (PARTITION BY k) AS t, LAG(s) OVER (PARTITION BY hk ORDER BY id) AS lg FROM ${from}`, 1],
+      [`SELECT id, hk, s, COUNT(*) OVER () AS n, RANK() OVER (ORDER BY k) AS rk, ROW_NUMBER() OVER (PARTITION BY k ORDER BY id) AS rn FROM ${from}`, 1],
+      // Superset keys: p2 is shared, each p2 partition past the share runs its [] calls sorted and its [k] calls keyed.
+      [`SELECT id, hk, s, SUM(v) OVER (PARTITION BY p2 ORDER BY id) AS run, ROW_NUMBER() OVER (PARTITION BY p2, k ORDER BY v, id) AS rn,
+        LAG(s) OVER (PARTITION BY k, p2 ORDER BY id) AS lg FROM ${from}`, 2],
+    ] as const) {
+      const windows = sortedWindowCounters.windows;
+      const past = windowCounters.pastShare;
+      const { free, tight } = await both(sql);
+      expect(free.length).toBe(N);
+      expect(sorted(tight), sql).toEqual(sorted(free));
+      expect(sortedWindowCounters.windows - windows, sql).toBe(streams);
+      // No input past the share was windowed whole in memory.
+      expect(windowCounters.pastShare, sql).toBe(past);
+    }
+    expect(memoryBudget.reserved).toBe(0);
+  }, 300_000);
 
   it('a window with no PARTITION BY goes through the sort (sorted runs in files, merged) and runs in one pass', async () => {
     // Peer groups of ~2,000 rows (k) span batches; NULL keys (s); ties numbered in input order in both runs.

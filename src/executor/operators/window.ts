@@ -9,7 +9,7 @@
 // start stays put (cumulative frames are O(n)) and restarts otherwise. Other
 // aggregates over moving frames feed the accumulator with group = row and the
 // frame's rows (O(n × frame)).
-import type { Expr, FrameBound, SortKey, WindowCall, WindowRel } from '../../analyzer/resolved.js';
+import type { Expr, FrameBound, Rel, SortKey, WindowCall, WindowRel } from '../../analyzer/resolved.js';
 import { clusterDbscan } from '../../functions/geography.js';
 import { tfIdf } from '../../functions/search.js';
 import { QueryError } from '../../types/errors.js';
@@ -28,7 +28,7 @@ import { topNInput } from './window/topn.js';
 import { RowsFeed } from './window/accumulated.js';
 import { rowsBound } from './window/rows-bound.js';
 import { rangeBoundAt, rangeKeys, rangeOffset, type RangeKeys, type RangeOffset } from './window/range-keys.js';
-import { sortedWindowRun } from './window/suffix.js';
+import { sortedWindowRun, type SortedRun } from './window/suffix.js';
 import { DecimalFrameSum, wordsOf } from './window/decimal-frame-sum.js';
 import { partitionedWindow, tooLargeForWindow } from './window/partitioned.js';
 
@@ -294,31 +294,32 @@ async function* windowRows(rel: WindowRel, ctx: ExecContext, held: Reservation):
     yield* windowOver(rel, await materialize(rel.input, ctx, held), ctx, held);
     return;
   }
+  yield* windowStream(rel, executeRel(rel.input, ctx), ctx, held);
+}
+
+/** The window over `source` (rows of `rel.input`'s columns) under a memory budget: in memory while they fit its share, else spilled. */
+async function* windowStream(rel: WindowRel, source: AsyncIterable<Batch>, ctx: ExecContext, held: Reservation): AsyncGenerator<Batch> {
   const partitionBy = sharedPartitionKeys(rel.calls);
   if (partitionBy.length > 0) {
-    yield* keyedWindow(rel, executeRel(rel.input, ctx), partitionBy, ctx, held);
+    yield* keyedWindow(rel, source, partitionBy, ctx, held);
     return;
   }
   const stages = windowStages(rel);
   // No call partitions: one pass over the rows in ORDER BY order where the calls allow it (window/sorted.ts).
   const sorted = stages === null ? sortedWindowRun(rel) : null;
-  if (stages === null && sorted === null) {
-    yield* windowOver(rel, await materialize(rel.input, ctx, held), ctx, held);
-    return;
-  }
-  // Calls that share no key but fall into groups that do: in memory all at once while the input
-  // fits its share, else one group after another, each spilled by its own keys (its output,
-  // the input with its results beside it, is the next group's input). No partition at all:
-  // past the share, sorted through the sort operator (which spills) and run in one pass.
   const types = rel.input.columns.map((c) => c.type);
-  const input = executeRel(rel.input, ctx)[Symbol.asyncIterator]();
+  const input = source[Symbol.asyncIterator]();
   const parts: Batch[] = [];
   let bytes = 0;
   for (let r = await input.next(); !r.done; r = await input.next()) {
     parts.push(r.value);
     bytes += batchBytes(r.value);
     held.set(bytes);
-    if (bytes > spillOptions.share * memoryBudget.limit) {
+    // Calls that share no key but fall into groups that do: in memory all at once while the input
+    // fits its share, else one group after another, each spilled by its own keys (its output,
+    // the input with its results beside it, is the next group's input). No partition at all:
+    // past the share, sorted through the sort operator (which spills) and run in one pass.
+    if ((stages !== null || sorted !== null) && bytes > spillOptions.share * memoryBudget.limit) {
       held.set(0); // the stages (the sort) reserve what they hold
       if (stages !== null) yield* stagedWindows(rel, stages, resumed(parts, input), ctx);
       else yield* sorted!(resumed(parts, input), ctx);
@@ -338,7 +339,7 @@ async function* resumed(first: Batch[], rest: AsyncIterator<Batch>): AsyncGenera
   for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
 }
 
-/** A group of calls that share PARTITION BY keys, windowed together. */
+/** A group of calls that share PARTITION BY keys, windowed together; or the calls without PARTITION BY (`keys` empty), over the sorted stream. */
 interface WindowStage {
   readonly calls: WindowCall[];
   readonly keys: Expr[];
@@ -346,20 +347,35 @@ interface WindowStage {
 
 /**
  * The window's calls in groups that each share some PARTITION BY keys (in
- * call order, each call to the first group it shares a key with); null when
- * a call has none (it needs every row at once).
+ * call order, each call to the first group it shares a key with), the calls
+ * without PARTITION BY a group of their own, first (they read the rows in
+ * input order, as in memory; sortedWindowRun); null when there is one group,
+ * or the calls without PARTITION BY cannot run over the sorted stream.
  */
 function windowStages(rel: WindowRel): WindowStage[] | null {
   const stages: WindowStage[] = [];
+  const unpartitioned: WindowCall[] = [];
   for (const c of rel.calls) {
-    if (c.partitionBy.length === 0) return null;
+    if (c.partitionBy.length === 0) {
+      unpartitioned.push(c);
+      continue;
+    }
     const st = stages.find((g) => sharedPartitionKeys([...g.calls, c]).length > 0);
     if (st) {
       st.calls.push(c);
       st.keys.splice(0, st.keys.length, ...sharedPartitionKeys(st.calls));
     } else stages.push({ calls: [c], keys: [...c.partitionBy] });
   }
+  if (unpartitioned.length > 0) {
+    if (sortedWindowRun(stageOf(rel.input, unpartitioned)) === null) return null;
+    stages.unshift({ calls: unpartitioned, keys: [] });
+  }
   return stages.length > 1 ? stages : null;
+}
+
+/** The window of `calls` over `input`: the input's columns, then the calls'. */
+function stageOf(input: Rel, calls: WindowCall[]): WindowRel {
+  return { kind: 'window', input, calls, columns: [...input.columns, ...calls.map((c) => c.column)] };
 }
 
 /** The window's calls stage after stage (each its own reservation), its columns put back in the window's order. */
@@ -369,10 +385,10 @@ async function* stagedWindows(rel: WindowRel, stages: readonly WindowStage[], so
     let input = rel.input;
     let rows = source;
     for (const st of stages) {
-      const stageRel: WindowRel = { kind: 'window', input, calls: st.calls, columns: [...input.columns, ...st.calls.map((c) => c.column)] };
+      const stageRel = stageOf(input, st.calls);
       const held = new Reservation();
       helds.push(held);
-      rows = keyedWindow(stageRel, rows, st.keys, ctx, held);
+      rows = st.keys.length === 0 ? sortedWindowRun(stageRel)!(rows, ctx) : keyedWindow(stageRel, rows, st.keys, ctx, held);
       input = stageRel;
     }
     const at = new Map(input.columns.map((c, i) => [c.id, i]));
@@ -381,6 +397,22 @@ async function* stagedWindows(rel: WindowRel, stages: readonly WindowStage[], so
   } finally {
     for (const h of helds) h.release();
   }
+}
+
+/**
+ * The calls over the rows of one partition of `keys` (keys every call
+ * partitions by) when that partition alone passes the share: the same calls
+ * with those keys taken out of their PARTITION BY, over the sorted stream
+ * (none left) or in stages (some left: a superset of `keys`). Null when they
+ * cannot run without holding the partition.
+ */
+function partitionRun(rel: WindowRel, keys: readonly Expr[]): SortedRun | null {
+  const drop = new Set(keys.map(exprKey));
+  const calls = rel.calls.map((c) => ({ ...c, partitionBy: c.partitionBy.filter((e) => !drop.has(exprKey(e))) }));
+  const stripped: WindowRel = { ...rel, calls };
+  if (calls.every((c) => c.partitionBy.length === 0)) return sortedWindowRun(stripped);
+  const stages = windowStages(stripped);
+  return stages === null ? null : (source, ctx) => stagedWindows(stripped, stages, source, ctx);
 }
 
 /**
@@ -429,7 +461,7 @@ async function* keyedWindow(rel: WindowRel, source: AsyncIterable<Batch>, partit
     spill.flush();
     for (const file of spill.files) {
       if (tooLargeForWindow(file.bytes)) {
-        yield* partitionedWindow(rel, file, partitionBy, windowOver, ctx, held);
+        yield* partitionedWindow(rel, file, partitionBy, windowOver, partitionRun(rel, partitionBy), ctx, held);
         file.close();
         continue;
       }
@@ -464,8 +496,12 @@ function sharedPartitionKeys(calls: readonly WindowCall[]): Expr[] {
   });
 }
 
+/** Counts for tests: inputs windowed whole in memory though past the budget's share (forms that do not stream). */
+export const windowCounters = { pastShare: 0 };
+
 /** The window's calls over `input` (all of its rows, or one spill file's partitions), with the input's columns first. */
 async function* windowOver(rel: WindowRel, input: Batch, ctx: ExecContext, held: Reservation): AsyncGenerator<Batch> {
+  if (tooLargeForWindow(batchBytes(input))) windowCounters.pastShare++;
   held.set(held.held + input.length * WINDOW_ROW_BYTES * rel.calls.length);
   const layout = layoutOf(rel.input.columns);
   const results: Vector[] = new Array(rel.calls.length);

@@ -4,9 +4,10 @@
 // input order, the order the in-memory window reads them in) and come out
 // one partition after another. Partitions are windowed in memory a group at a
 // time, each group under half the share; a partition larger than that alone
-// streams through the sorted window (sorted.ts) as a window without PARTITION
-// BY, when its calls allow (suffix.ts sortedWindowRun), else it is windowed in memory
-// as before (the memory guard's to refuse).
+// streams as the same calls with these keys taken out of their PARTITION BY
+// (window.ts partitionRun: the sorted window, sorted.ts, or stages of it and
+// of keyed windows), when its calls allow, else it is windowed in memory as
+// before (the memory guard's to refuse).
 import type { Expr, SortKey, SortRel, WindowRel } from '../../../analyzer/resolved.js';
 import type { SqlType } from '../../../types/types.js';
 import { sliceVector, type Batch, type Vector } from '../../../types/vector.js';
@@ -17,8 +18,7 @@ import { peersComparator } from '../../sort-keys.js';
 import { spillOptions, type SpillFile } from '../../spill.js';
 import { batchBytes, concatBatches } from '../../vectors.js';
 import { sortOp } from '../sort.js';
-import { sortedWindowRun, type SortedRun } from './suffix.js';
-import { exprKey } from '../window.js';
+import type { SortedRun } from './suffix.js';
 
 type WindowOver = (rel: WindowRel, input: Batch, ctx: ExecContext, held: Reservation) => AsyncGenerator<Batch>;
 
@@ -27,12 +27,13 @@ export function tooLargeForWindow(bytes: number): boolean {
   return memoryBudget.limit > 0 && bytes > spillOptions.share * memoryBudget.limit;
 }
 
-/** The window over `file`'s rows (whole partitions of `partitionBy`), a partition or a group of them at a time. */
+/** The window over `file`'s rows (whole partitions of `partitionBy`), a partition or a group of them at a time; `alone`, when given, runs the calls over one partition's rows as a stream. */
 export async function* partitionedWindow(
   rel: WindowRel,
   file: SpillFile,
   partitionBy: readonly Expr[],
   windowOver: WindowOver,
+  alone: SortedRun | null,
   ctx: ExecContext,
   held: Reservation,
 ): AsyncGenerator<Batch> {
@@ -44,8 +45,6 @@ export async function* partitionedWindow(
   };
   // A partition past this streams (when it can); groups of smaller ones are windowed together up to it.
   const limit = (spillOptions.share * memoryBudget.limit) / 2;
-  // The calls over one partition: the same calls without PARTITION BY (only when every call partitions by exactly these keys).
-  const alone = streamedAlone(rel, partitionBy);
   const pieces = new Pieces(sortOp(sortRel, ctx, rows())[Symbol.asyncIterator](), partitionBy, layoutOf(rel.input.columns), types, ctx);
   let group: Batch[] = [];
   let groupBytes = 0;
@@ -86,16 +85,6 @@ export async function* partitionedWindow(
     await checkpoint(ctx);
   }
   if (group.length > 0) yield* over(group.length);
-}
-
-/** `rel` with its calls over one partition of `partitionBy`, when every call partitions by exactly those keys and the sorted window runs them. */
-function streamedAlone(rel: WindowRel, partitionBy: readonly Expr[]): SortedRun | null {
-  const want = new Set(partitionBy.map(exprKey));
-  for (const c of rel.calls) {
-    if (c.partitionBy.length !== want.size || !c.partitionBy.every((e) => want.has(exprKey(e)))) return null;
-  }
-  const stripped: WindowRel = { ...rel, calls: rel.calls.map((c) => ({ ...c, partitionBy: [] })) };
-  return sortedWindowRun(stripped);
 }
 
 /** Rows sorted by partition keys, a piece at a time: each piece within one partition, `fresh` when it starts one. */

@@ -603,8 +603,12 @@ function heldKeys(v: Vector, key: SortKey, n: number): HeldKeys {
   return { ...ks, a, z };
 }
 
+// An invariant, not a user error: each call holds the rows its frames reach
+// (streamedNeed sizes them from the frame), so no frame should reach rows let
+// go of. Should it, the query is refused (400, as the memory guard refuses
+// what does not fit) rather than answered wrong or failed as an internal error.
 const lost = (): never => {
-  throw new Error('sorted window: a frame reached rows no longer held');
+  throw new QueryError('Resources exceeded during query execution: a window frame reached rows the streamed window no longer holds.', 'resourcesExceeded');
 };
 
 /** A call that reads rows around its own in the sorted stream (see the head of this file), `need` of them held. */
