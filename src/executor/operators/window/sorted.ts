@@ -494,19 +494,32 @@ class FrameAccumulator {
   private readonly ints: boolean;
   /** A partial sum passed 2^53 since the last reset (the in-memory pass hands such frames to the accumulator). */
   private unsafe = false;
-  /** Rows can be removed again (COUNT, INT64 SUM / AVG): nativeAggregate slides these frames. */
+  /** Rows can be removed again (COUNT, INT64 SUM / AVG; MIN / MAX over frames whose start moves): nativeAggregate slides these frames. */
   readonly slides: boolean;
+  /**
+   * MIN / MAX over frames whose start moves: a monotonic queue of the frame's
+   * rows (global positions, values beside them: rows behind may be let go),
+   * values rising for MIN, falling for MAX, among equal values the earliest
+   * first, as nativeAggregate keeps it. Null otherwise (a frame from
+   * UNBOUNDED PRECEDING keeps its extremes: a queue would grow with it).
+   */
+  private readonly queue: { pos: number[]; val: number[]; head: number } | null;
+  private readonly isMin: boolean;
   constructor(call: WindowCall) {
     const name = call.name.toUpperCase();
     this.ints = call.args[0]?.type.kind === 'INT64';
-    this.slides = name === 'COUNT' || name === '$COUNT_STAR' || ((name === 'SUM' || name === 'AVG') && this.ints);
+    this.isMin = name === 'MIN';
+    const mm = name === 'MIN' || name === 'MAX';
+    const moves = call.frame !== undefined && call.frame.start.type !== 'unbounded_preceding';
+    this.queue = mm && moves ? { pos: [], val: [], head: 0 } : null;
+    this.slides = name === 'COUNT' || name === '$COUNT_STAR' || ((name === 'SUM' || name === 'AVG') && this.ints) || this.queue !== null;
   }
 
   private cnt = 0;
   private sum = 0;
   private mn = Infinity;
   private mx = -Infinity;
-  private nan = false;
+  private nans = 0;
   private nonFinite = false;
 
   reset(): void {
@@ -514,22 +527,45 @@ class FrameAccumulator {
     this.sum = 0;
     this.mn = Infinity;
     this.mx = -Infinity;
-    this.nan = false;
+    this.nans = 0;
     this.nonFinite = false;
     this.unsafe = false;
+    if (this.queue !== null) {
+      this.queue.pos.length = 0;
+      this.queue.val.length = 0;
+      this.queue.head = 0;
+    }
   }
 
-  /** Takes row r back out of the frame (`slides` calls only). */
+  /** Takes row r back out of the frame (`slides` calls only); then `dropBefore` the new frame start. */
   remove(name: string, data: Vector['data'] | null, nulls: Uint8Array | null, r: number): void {
     if (data !== null && nulls !== null && nulls[r] === 1) return;
     this.cnt--;
     if (data === null || name === 'COUNT') return;
-    this.sum -= (data as Float64Array)[r]!;
+    const x = (data as Float64Array | Int32Array)[r]!;
+    if (this.queue !== null) {
+      if (x !== x) this.nans--;
+      return;
+    }
+    this.sum -= x;
     if (this.sum > MAX_SAFE || this.sum < -MAX_SAFE) this.unsafe = true;
   }
 
-  /** Row r of the argument (data null: COUNT(*)). */
-  add(name: string, data: Vector['data'] | null, nulls: Uint8Array | null, r: number): void {
+  /** The frame now starts at global position `s`: the queue lets go of the rows before it. */
+  dropBefore(s: number): void {
+    const q = this.queue;
+    if (q === null) return;
+    while (q.head < q.pos.length && q.pos[q.head]! < s) q.head++;
+    // Compact now and then: the arrays hold only the frame's rows.
+    if (q.head > 4096 && q.head * 2 > q.pos.length) {
+      q.pos.splice(0, q.head);
+      q.val.splice(0, q.head);
+      q.head = 0;
+    }
+  }
+
+  /** Row r of the argument (data null: COUNT(*)), at global position `at` (for the MIN / MAX queue). */
+  add(name: string, data: Vector['data'] | null, nulls: Uint8Array | null, r: number, at = r): void {
     if (data === null) {
       this.cnt++;
       return;
@@ -544,8 +580,14 @@ class FrameAccumulator {
     this.sum += x;
     if (this.ints && (this.sum > MAX_SAFE || this.sum < -MAX_SAFE)) this.unsafe = true;
     if (x - x !== 0) this.nonFinite = true;
-    if (x !== x) this.nan = true;
-    else {
+    if (x !== x) this.nans++;
+    else if (this.queue !== null) {
+      const q = this.queue;
+      if (this.isMin) while (q.pos.length > q.head && q.val[q.val.length - 1]! > x) q.pos.pop(), q.val.pop();
+      else while (q.pos.length > q.head && q.val[q.val.length - 1]! < x) q.pos.pop(), q.val.pop();
+      q.pos.push(at);
+      q.val.push(x);
+    } else {
       if (x < this.mn) this.mn = x;
       if (x > this.mx) this.mx = x;
     }
@@ -564,9 +606,15 @@ class FrameAccumulator {
         if (this.unsafe || (this.sum - this.sum !== 0 && !this.nonFinite)) refuse();
         return this.cnt === 0 ? null : this.sum / this.cnt;
       case 'MIN':
-        return this.cnt === 0 ? null : this.nan ? NaN : this.mn;
+      case 'MAX': {
+        if (this.cnt === 0) return null;
+        if (this.nans > 0) return NaN;
+        const q = this.queue;
+        if (q === null) return name === 'MIN' ? this.mn : this.mx;
+        return q.head < q.pos.length ? q.val[q.head]! : NaN;
+      }
       default:
-        return this.cnt === 0 ? null : this.nan ? NaN : this.mx;
+        return this.cnt === 0 ? null : this.nans > 0 ? NaN : this.mx;
     }
   }
 }
@@ -888,6 +936,7 @@ class Streamed {
       // Counts and INT64 sums slide as nativeAggregate slides them, while the rows leaving are held.
       if (this.acc.slides && s > this.curS && s < this.curE && e >= this.curE && this.curS >= lo) {
         for (let q = this.curS; q < s; q++) this.acc.remove(name, data, nulls, q - lo);
+        this.acc.dropBefore(s);
         this.curS = s;
       }
       if (s !== this.curS || e < this.curE) {
@@ -898,7 +947,7 @@ class Streamed {
       for (let q = this.curE; q < e; q++) {
         const r = q - lo;
         if (r < 0) lost();
-        this.acc.add(name, data, nulls, r);
+        this.acc.add(name, data, nulls, r, q);
       }
       this.curE = e;
       const val = this.acc.value(name, rt);
