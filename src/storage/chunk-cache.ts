@@ -265,7 +265,10 @@ export class ChunkCache {
     if (this.refused === pass) return false;
     for (const [k, e] of this.entries) {
       if (fits()) break;
-      if (e.pass === pass || (this.used + bytes <= allowance && e.heap === 0)) continue;
+      if (e.pass === pass) continue;
+      // A text chunk's kept values before the chunk: the text is the data, the values only spare a parse.
+      if (this.dropValues(k, e) && fits()) break;
+      if (this.used + bytes <= allowance && e.heap === 0) continue;
       this.drop(k, e);
       this.evictions++;
     }
@@ -278,6 +281,7 @@ export class ChunkCache {
     const allowance = this.allowance;
     for (const [k, e] of this.entries) {
       if (this.used <= allowance) break;
+      if (this.dropValues(k, e) && this.used <= allowance) break;
       this.drop(k, e);
       this.evictions++;
     }
@@ -289,6 +293,16 @@ export class ChunkCache {
       this.drop(k, e);
       this.evictions++;
     }
+  }
+
+  /** Drops the kept values of chunk entry `e` (not the chunk); whether there were any. */
+  private dropValues(k: string, e: Entry): boolean {
+    if (e.kept) return false;
+    const v = this.entries.get(k + VALUES);
+    if (!v) return false;
+    this.drop(k + VALUES, v);
+    this.evictions++;
+    return true;
   }
 
   private drop(k: string, e: Entry): void {

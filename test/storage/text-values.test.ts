@@ -1,7 +1,8 @@
-// JSON and GEOGRAPHY chunks hold their stored text; the values their batches
-// are boxed as (JSON read lazily, geographies) are kept beside a cached chunk
-// from its first read (column-chunk.ts TextValues), charged to the budget as
-// a second cache entry and evicted on their own. Every form gives the same values.
+// JSON and GEOGRAPHY chunks hold their stored text; what kernels read (JSON's
+// parsed nodes, from the first kernel read of a batch; geographies, from the
+// first read) is kept beside a cached chunk (column-chunk.ts TextValues),
+// charged to the budget as a second cache entry and evicted on its own, before
+// the chunk. Every form gives the same values.
 import { describe, expect, it } from 'vitest';
 import { ChunkCache, NO_KEEP_PASS } from '../../src/storage/chunk-cache.js';
 import { chunkVector, TextValues, type ColumnChunk } from '../../src/storage/column-chunk.js';
@@ -38,29 +39,32 @@ describe('JSON and GEOGRAPHY text chunks and their kept values', () => {
   it.each([
     ['exact numbers, non-ASCII', jsonTexts],
     ['ASCII', asciiTexts],
-  ])('keeps the values of the first read, charged, parsed once by batch; all equal (%s)', async (_, texts) => {
+  ])('keeps the nodes of the first kernel read, charged, parsed once by batch; all equal (%s)', async (_, texts) => {
     const cache = new ChunkCache(1e9);
     const c = textChunk(texts, 'JSON');
     const read = (): Promise<ColumnChunk> => cache.chunk('f', 0, 'j', () => Promise.resolve(c), 1);
     await read();
     const chunkOnly = cache.bytesUsed;
-    // The first batch: its stored texts are the chunk's byte for byte (a writer never parses), and the values are kept.
+    // The first batch: its stored texts are the chunk's byte for byte (a writer never parses), and nothing is kept for a writer.
     const first = chunkVector(T.JSON, c, 0, 100);
     expect(vals(first).map(text)).toEqual(texts.slice(0, 100));
-    expect(cache.bytesUsed).toBeGreaterThan(chunkOnly + N * 64);
-    const charged = cache.bytesUsed;
-    // A kernel reads values of the first query: as each value parsed alone.
+    expect(cache.bytesUsed).toBe(chunkOnly);
+    expect((c as { kept: TextValues }).kept.values).toBeNull();
+    // A kernel reads values of the first query: as each value parsed alone; the batch's nodes are kept and charged.
     expect(jsonValueOf(first.data[1] as JsonValue, ['s'])).toBe(texts === jsonTexts ? 'v1é' : 'v1');
+    expect(cache.bytesUsed).toBeGreaterThan(chunkOnly + N * 8);
+    const charged = cache.bytesUsed;
     const parsed = (first.data[2] as JsonValue).node;
     expect(parsed).toEqual(parseJsonText(texts[2]!));
-    // The rest of the first scan, then a second query: the same objects, their parsed values the same (not parsed again), nothing charged twice.
-    const rest = chunkVector(T.JSON, c, 100, N);
-    expect(vals(rest).map(text)).toEqual(texts.slice(100));
+    // The rest of the first scan, its nodes read in batches of other bounds; then a second query: the same nodes (not parsed again), nothing charged twice.
+    const rest = chunkVector(T.JSON, c, 50, N);
+    expect(vals(rest).map(text)).toEqual(texts.slice(50));
+    expect((rest.data[1] as JsonValue).node).toBe((first.data[51] as JsonValue).node);
+    const restNodes = vals(rest).map((v) => (v === null ? null : (v as JsonValue).node));
     const warm = chunkVector(T.JSON, await read(), 0, N);
-    expect(warm.data.slice(0, 100)).toEqual(first.data);
-    expect(warm.data[2]).toBe(first.data[2]);
+    expect(warm.data[2]).not.toBe(first.data[2]);
     expect((warm.data[2] as JsonValue).node).toBe(parsed);
-    expect(warm.data[150]).toBe(rest.data[50]);
+    expect((warm.data[151] as JsonValue).node).toBe(restNodes[101]);
     expect(cache.bytesUsed).toBe(charged);
     expect(vals(warm).map((v) => (v === null ? null : (v as JsonValue).node))).toEqual(texts.map((x) => (x === null ? null : parseJsonText(x))));
     expect(vals(warm).map(node)).toEqual(texts);
@@ -74,7 +78,7 @@ describe('JSON and GEOGRAPHY text chunks and their kept values', () => {
     expect((c as { kept: TextValues }).kept.values).toBeNull();
     cache.heapBudget = 1e9;
     const again = chunkVector(T.JSON, await read(), 0, N);
-    expect(again.data[2]).not.toBe(first.data[2]);
+    expect((again.data[2] as JsonValue).node).not.toBe(parsed);
     expect(vals(again).map(node)).toEqual(texts);
     expect(cache.bytesUsed).toBe(charged);
   });
@@ -100,7 +104,9 @@ describe('JSON and GEOGRAPHY text chunks and their kept values', () => {
     // A worker reading another's morsel caches nothing, so keeps nothing.
     const c1 = textChunk(jsonTexts, 'JSON');
     await cache.chunk('f', 0, 'j', () => Promise.resolve(c1), NO_KEEP_PASS);
-    expect(chunkVector(T.JSON, c1, 0, 2).data[0]).not.toBe(chunkVector(T.JSON, c1, 0, 2).data[0]);
+    const n0 = (c: ColumnChunk): unknown => (chunkVector(T.JSON, c, 0, 2).data[0] as JsonValue).node;
+    expect(n0(c1)).toEqual(n0(c1));
+    expect(n0(c1)).not.toBe(n0(c1));
     expect(cache.bytesUsed).toBe(0);
     const c2 = textChunk(jsonTexts, 'JSON');
     cache.heapBudget = 1000;
@@ -110,6 +116,37 @@ describe('JSON and GEOGRAPHY text chunks and their kept values', () => {
     expect((c2 as { kept: TextValues }).kept.values).toBeNull();
     expect(cache.bytesUsed).toBe(used);
     expect(cache.heapBytesUsed).toBe(0);
+  });
+});
+
+describe('a cache under pressure', () => {
+  it("drops the least recently used chunk's kept values before the chunk, and before other chunks", async () => {
+    const c1 = textChunk(wkts, 'GEOGRAPHY');
+    const c2 = textChunk(wkts, 'GEOGRAPHY');
+    const probe = new ChunkCache(1e9);
+    await probe.chunk('f', 0, 'g', () => Promise.resolve(c1), 1);
+    const chunk = probe.bytesUsed;
+    chunkVector(T.GEOGRAPHY, c1, 0, N);
+    const values = probe.bytesUsed - chunk;
+    probe.clear();
+    // Room for both chunks and one chunk's values: reading the second chunk's values drops the first's, not its text.
+    const cache = new ChunkCache(2 * chunk + values + 100);
+    await cache.chunk('f', 0, 'g', () => Promise.resolve(c1), 1);
+    const a = chunkVector(T.GEOGRAPHY, c1, 0, N);
+    await cache.chunk('f', 1, 'g', () => Promise.resolve(c2), 2);
+    expect((c1 as { kept: TextValues }).kept.values).not.toBeNull();
+    chunkVector(T.GEOGRAPHY, c2, 0, N);
+    expect((c1 as { kept: TextValues }).kept.values).toBeNull();
+    expect((c2 as { kept: TextValues }).kept.values).not.toBeNull();
+    expect(cache.bytesUsed).toBe(2 * chunk + values);
+    const misses = cache.misses;
+    await cache.chunk('f', 0, 'g', () => Promise.resolve(c1), 3);
+    expect(cache.misses).toBe(misses);
+    // Its values made again (the other chunk's go) are equal, new objects.
+    const b = chunkVector(T.GEOGRAPHY, c1, 0, N);
+    expect(b.data[0]).not.toBe(a.data[0]);
+    expect(vals(b).map((g) => (g === null ? null : (g as Geography).wkt))).toEqual(wkts);
+    expect((c2 as { kept: TextValues }).kept.values).toBeNull();
   });
 });
 
