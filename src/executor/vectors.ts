@@ -676,8 +676,9 @@ type Typed = Float64Array | Int32Array | Uint8Array;
  * other typed parts of one array type are copied once, with no per-value work.
  */
 export function concatColumn(type: SqlType, parts: readonly Vector[]): Vector {
-  // Nested views and decimal words concatenate as such (concatVectors), never boxed here.
-  if (parts[0]?.nested || parts[0]?.decimal) return concatVectors(type, parts);
+  // Nested views, decimal words, interval parts and range sides concatenate as such (concatVectors), never boxed here.
+  const p0 = parts[0];
+  if (p0?.nested || p0?.decimal || p0?.interval || p0?.range) return concatVectors(type, parts);
   const d0 = parts[0]?.data;
   if (!(d0 instanceof Float64Array || d0 instanceof Int32Array || d0 instanceof Uint8Array) || layoutOf(type) === 'values') return concatVectors(type, parts);
   const Ctor = d0.constructor as { new (n: number): Typed; new (b: ArrayBufferLike, off: number, n: number): Typed };
@@ -799,8 +800,8 @@ export function takeOrNull(v: Vector, sel: Int32Array, count = sel.length): Vect
     }
   }
   const t = v.length === 0 ? nullVector(v.type, count) : takeVector(v, safeSel, count);
-  // A nested view keeps its layout (reading `data` would box it).
-  if (t.nested) return withNullRows(t, nulls);
+  // A view (nested, decimal words, interval parts, range sides) keeps its layout: reading `data` would box it.
+  if (t.nested || t.decimal || t.interval || t.range) return withNullRows(t, nulls);
   if (Array.isArray(t.data)) for (let i = 0; i < count; i++) if (nulls[i] === 1) (t.data as Value[])[i] = null;
   return { type: v.type, length: count, data: t.data, nulls };
 }

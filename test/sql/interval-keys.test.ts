@@ -64,6 +64,9 @@ const QUERIES = [
   'SELECT COUNT(*), SUM(id) FROM {T} t WHERE i IN (SELECT j FROM {U})',
   'SELECT i, COUNT(*) FROM (SELECT i FROM {T} INTERSECT DISTINCT SELECT i FROM {U}) GROUP BY i ORDER BY i',
   'SELECT SUM(rn * id), SUM(c) FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY i ORDER BY id) rn, COUNT(*) OVER (PARTITION BY j) c FROM {T})',
+  // Intervals carried through a window's offsets (LAG, NTH_VALUE) and a sort's materialized input.
+  'SELECT id, LAG(i) OVER (PARTITION BY g ORDER BY id), NTH_VALUE(j, 2) OVER (ORDER BY id) FROM {T} ORDER BY id',
+  'SELECT id, i, j FROM (SELECT 1 AS s, * FROM {T} UNION ALL SELECT 2, * FROM {U}) ORDER BY g DESC, id, s LIMIT 50',
 ];
 
 describe('INTERVAL keys over stored parts', () => {
@@ -85,9 +88,14 @@ describe('INTERVAL keys over stored parts', () => {
     const mixed = rowsOf(await q(lit + 'SELECT c FROM (SELECT i, j, COUNT(*) c FROM (SELECT i, j FROM d.t UNION ALL SELECT i, j FROM t0) GROUP BY i, j) ORDER BY c'));
     const single = rowsOf(await q('SELECT c FROM (SELECT i, j, 2 * COUNT(*) c FROM d.t GROUP BY i, j) ORDER BY c'));
     expect(mixed).toEqual(single);
+    const before = layoutBoxing.interval;
     const both = rowsOf(await q(lit + 'SELECT COUNT(*) FROM d.t t JOIN t0 ON t.i = t0.i'));
+    const swapped = rowsOf(await q(lit + 'SELECT COUNT(*) FROM t0 JOIN d.t t ON t.i = t0.i'));
+    // Stored parts met by Interval values: compared by the values' fields, the stored side (build or probe) never boxed.
+    expect(layoutBoxing.interval - before).toBe(0);
     const self = rowsOf(await q('SELECT COUNT(*) FROM d.t t JOIN d.t t2 ON t.i = t2.i'));
     expect(both).toEqual(self);
+    expect(swapped).toEqual(self);
     const groups = rowsOf(await q('SELECT COUNT(*) FROM (SELECT DISTINCT i FROM d.t)'));
     // Fewer groups than texts: equal values in several forms met.
     const texts = rowsOf(await q('SELECT COUNT(DISTINCT CAST(i AS STRING)) FROM d.t'));

@@ -2,12 +2,18 @@
 // integers in a small range, else hash chains; the probe of a batch against
 // it; and the cache that keeps the index of a stored table's key column.
 import type { Rel } from '../../analyzer/resolved.js';
-import type { Value } from '../../types/values.js';
+import type { Interval, Value } from '../../types/values.js';
 import { BATCH_SIZE, getValue, type Vector } from '../../types/vector.js';
 import { hashRows } from '../hash.js';
 import { mix32, valuesEqual } from '../values-compare.js';
 import { growInt32, intervalPartsEqual, keyWords } from '../vectors.js';
-import { wordsEqual } from '../../types/decimal-words.js';
+import { decimalOfWords, wordsEqual } from '../../types/decimal-words.js';
+
+/** Row i of a NUMERIC / BIGNUMERIC vector: from its words when it has them (one Decimal, no batch boxed). */
+function decimalAt(v: Vector, i: number): Value {
+  const d = v.decimal;
+  return d ? decimalOfWords(d.words, i, d.width) : getValue(v, i);
+}
 
 /** Key equality of probe row i and build row j (NULLs equal here: only null-safe keys reach it with NULLs). */
 function keysEqual(pk: readonly Vector[], i: number, bk: readonly Vector[], j: number): boolean {
@@ -20,20 +26,26 @@ function keysEqual(pk: readonly Vector[], i: number, bk: readonly Vector[], j: n
       if (an !== bn) return false;
       continue;
     }
-    const aw = keyWords(a);
-    if (aw !== null) {
-      // NUMERIC / BIGNUMERIC words: equal values have equal words (a boxed side is compared by its value's words).
+    if (a.decimal || b.decimal) {
+      // NUMERIC / BIGNUMERIC words: equal values have equal words. A side of
+      // another form is compared by value, the worded row made a Decimal alone:
+      // reading a worded vector's `data` would box its whole batch, and a build
+      // side's would keep those objects, uncounted, as long as the join runs.
+      const aw = keyWords(a);
       const bw = keyWords(b);
-      if (bw !== null && bw.width === aw.width) {
+      if (aw !== null && bw !== null && aw.width === bw.width) {
         if (!wordsEqual(aw.words, i, bw.words, j, aw.width)) return false;
-      } else if (!valuesEqual(getValue(a, i), getValue(b, j), a.type)) return false;
+      } else if (!valuesEqual(decimalAt(a, i), decimalAt(b, j), a.type)) return false;
       continue;
     }
     const ai = a.interval;
     const bi = b.interval;
-    if (ai && bi) {
-      // INTERVAL parts: equal after normalizing (a boxed side is compared by its value).
-      if (!intervalPartsEqual(ai.months[i]!, ai.days[i]!, ai.micros[i]!, bi.months[j]!, bi.days[j]!, bi.micros[j]!)) return false;
+    if (ai || bi) {
+      // INTERVAL parts: equal after normalizing; a side of Interval values is read by its fields (not by boxing the other).
+      const x = ai ? null : ((a.data as Value[])[i] as Interval);
+      const y = bi ? null : ((b.data as Value[])[j] as Interval);
+      const eq = intervalPartsEqual(ai ? ai.months[i]! : x!.months, ai ? ai.days[i]! : x!.days, ai ? ai.micros[i]! : x!.micros, bi ? bi.months[j]! : y!.months, bi ? bi.days[j]! : y!.days, bi ? bi.micros[j]! : y!.micros);
+      if (!eq) return false;
       continue;
     }
     const ad = a.data;
