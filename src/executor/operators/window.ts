@@ -473,8 +473,12 @@ async function* keyedWindow(rel: WindowRel, source: AsyncIterable<Batch>, partit
       }
       file.close();
       if (rows.length === 0) continue;
+      // The file's batches and their concatenation are both live until the batches are let go: before the window runs.
+      held.set(2 * n);
+      const input = concatBatches(types, rows);
+      rows.length = 0;
       held.set(n);
-      yield* windowOver(rel, concatBatches(types, rows), ctx, held);
+      yield* windowOver(rel, input, ctx, held);
     }
   } finally {
     spill?.close();
