@@ -129,9 +129,9 @@ class Pieces {
     return { rows: slice(b, s, e), fresh };
   }
 
-  /** `first` (the current partition's pieces so far), then the rest of that partition. */
-  async *restOfPartition(first: readonly Batch[]): AsyncGenerator<Batch> {
-    yield* first;
+  /** `first` (the current partition's pieces so far, let go of as they are passed on), then the rest of that partition. */
+  async *restOfPartition(first: Batch[]): AsyncGenerator<Batch> {
+    while (first.length > 0) yield first.shift()!;
     for (let p = await this.next(); p !== null; p = await this.next()) {
       if (p.fresh) {
         this.pushedBack = p;
