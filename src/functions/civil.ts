@@ -199,9 +199,9 @@ function validYmd(y: number, m: number, d: number): boolean {
   return y >= 1 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m);
 }
 
-/** 'YYYY-[M]M-[D]D' -> days, or undefined. */
+/** 'YYYY-[M]M-[D]D' -> days, or undefined. The year has four digits (data types page: "YYYY: Four-digit year"). */
 export function parseDateString(s: string): number | undefined {
-  const m = /^(\d{1,4})-(\d{1,2})-(\d{1,2})$/.exec(s);
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(s);
   if (!m) return undefined;
   const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]);
   if (!validYmd(y, mo, d)) return undefined;
@@ -226,10 +226,10 @@ export function parseTimeString(s: string): number | undefined {
   return ((h * 60 + mi) * 60 + se) * 1e6 + us;
 }
 
-// The canonical forms as the reference reads them: no surrounding space, one 'T' or space
+// The canonical forms as the reference reads them: a four-digit year, no surrounding space, one 'T' or space
 // before the time, seconds present, digits after a '.', a zone only after a time: an
 // offset or Z written against it, or a zone name after one space.
-const DT_RE = /^(\d{1,4})-(\d{1,2})-(\d{1,2})(?:[Tt ](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d+))?(?:([Zz]|[+-]\d{1,2}(?::?\d{2})?)| (?![+-]\d|[Zz]$)(\S.*))?)?$/;
+const DT_RE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt ](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d+))?(?:([Zz]|[+-]\d{1,2}(?::?\d{2})?)| (?![+-]\d|[Zz]$)(\S.*))?)?$/;
 
 /** DATETIME canonical string -> civil micros. */
 export function parseDatetimeString(s: string): bigint | undefined {
