@@ -292,7 +292,7 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
   const r = resolveScalar(def, infos);
   if (!r.ok) throw sqlError(r.message, loc);
   let fn = r.resolved;
-  let cargs = args.map((a, i) => (fn.argTypes[i] ? (isErrorCall(a) ? errorAs(a, fn.argTypes[i]!) : coerce(a, fn.argTypes[i]!)) : a));
+  let cargs = args.map((a, i) => (fn.argTypes[i] ? coerce(a, fn.argTypes[i]!) : a));
   let type = fn.returnType;
   if (def.name === 'COLLATE') {
     const spec = args[1]?.kind === 'literal' && originOf(args[1]) !== Origin.Param ? (args[1].value as string | null) : null;

@@ -78,7 +78,6 @@ function oneRow(): Rel {
   return { kind: 'values', rows: [[]], columns: [] };
 }
 
-
 function constIntExpr(an: Analyzer, e: A.Expr, what: string): number {
   const x = resolveExpr(an, e, { scope: new Scope(), clause: what });
   // Constant expressions (MOD(@p, 2), 1 + 1) fold to a literal here.

@@ -484,11 +484,6 @@ export class Aggregation {
   }
 
   /**
-   * Bytes one more group adds (stored keys, accumulators; not the table's
-   * index), as bytes() counts them: for sizing before reading. Keys as 8
-   * bytes each (a value-layout key takes more).
-   */
-  /**
    * Bytes per group finish(_, views) makes beyond the table's own (bytes()):
    * results that are not views of it (number keys and row counts are).
    */
@@ -503,6 +498,11 @@ export class Aggregation {
     return n;
   }
 
+  /**
+   * Bytes one more group adds (stored keys, accumulators; not the table's
+   * index), as bytes() counts them: for sizing before reading. Keys as 8
+   * bytes each (a value-layout key takes more).
+   */
   bytesPerGroup(): number {
     let n = 8 * this.table.keyTypes.length;
     for (const a of this.aggs) if (a) n += ACC_BYTES;

@@ -29,7 +29,7 @@
 // computes (whole-partition aggregates, PERCENTILE_*, cumulative aggregates
 // without a running state): window/accumulated.ts.
 import type { Expr, FrameBound, Rel, ResolvedColumn, SortKey, SortRel, WindowCall, WindowRel } from '../../../analyzer/resolved.js';
-import { QueryError } from '../../../planner/api.js';
+import { QueryError } from '../../../types/errors.js';
 import { T } from '../../../types/types.js';
 import { Decimal, type Value } from '../../../types/values.js';
 import { BATCH_SIZE, MAX_SAFE, decimalVector, getValue, sliceVector, vectorFromValues, type Batch, type Vector } from '../../../types/vector.js';
