@@ -12,11 +12,11 @@ import { intervalVector, type IntervalView, type Vector } from '../types/vector.
 import { addMonthsToDays, datetimeAddInterval, intervalAdd, intervalDiv, intervalMul, intervalNeg, MAX_DAYS, MAX_MONTHS, timestampAddInterval } from './interval.js';
 import type { ScalarKernel } from './registry.js';
 import { asQueryError, I64Out, mergeNulls } from './vec.js';
+import { exactAt, halvesOf, setExact } from './int64-halves.js';
 
 const DAY_US = 86_400_000_000;
 const US_DAY = 86_400_000_000n;
 const TWO53 = 9007199254740992;
-const TWO32 = 4294967296;
 
 /** An INTERVAL vector's parts: a stored column's, or read from its Interval values (a literal, a computed value). */
 function partsOf(v: Vector, n: number): IntervalView {
@@ -33,23 +33,6 @@ function partsOf(v: Vector, n: number): IntervalView {
     micros[i] = x.micros;
   }
   return { months, days, micros };
-}
-
-/** The micros as 32-bit halves (little-endian), read and written as doubles without a BigInt. */
-const halvesOf = (micros: BigInt64Array): Int32Array => new Int32Array(micros.buffer, micros.byteOffset, 2 * micros.length);
-
-/** Row i's micros as a double, NaN from 2^53 on. */
-function microsAt(h: Int32Array, i: number): number {
-  const hi = h[2 * i + 1]!;
-  if (hi > 2097151 || hi < -2097151) return NaN;
-  return hi * TWO32 + (h[2 * i]! >>> 0);
-}
-
-/** Writes an integer double below 2^53 as row i's micros. */
-function setMicros(h: Int32Array, i: number, x: number): void {
-  const hi = Math.floor(x / TWO32);
-  h[2 * i] = x - hi * TWO32;
-  h[2 * i + 1] = hi;
 }
 
 interface Scratch {
@@ -100,7 +83,7 @@ export function temporalIntervalKernel(kind: Temporal, sign: number, temporalFir
       if (m !== 0 && d === d) d = addMonthsToDays(d, sign * m);
       // d * DAY_US is exact for any day count of a valid date (DAY_US is 2^10 * 84375000).
       const base = (d + sign * p.days[i]!) * DAY_US + tod;
-      const r = base + sign * microsAt(h, i);
+      const r = base + sign * exactAt(h, i);
       if (r < TWO53 && r > -TWO53 && base < TWO53 && base > -TWO53) out.setNum(i, r === 0 ? 0 : r);
       else {
         const iv = scratchOf(p, i, s);
@@ -156,11 +139,11 @@ export function intervalSumKernel(sign: number): ScalarKernel {
       if (nulls !== null && nulls[i] === 1) continue;
       const m = a.months[i]! + sign * b.months[i]!;
       const d = a.days[i]! + sign * b.days[i]!;
-      const us = microsAt(ha, i) + sign * microsAt(hb, i);
+      const us = exactAt(ha, i) + sign * exactAt(hb, i);
       if (fits(m, d, us)) {
         out.months[i] = m;
         out.days[i] = d;
-        setMicros(out.h, i, us);
+        setExact(out.h, i, us);
       } else {
         const x = scratchOf(a, i, s1);
         const y = scratchOf(b, i, s2);
@@ -194,7 +177,7 @@ export function intervalScaleKernel(op: 'mul' | 'div', intervalFirst = true): Sc
       if (op === 'mul') {
         m = a.months[i]! * k;
         d = a.days[i]! * k;
-        us = microsAt(h, i) * k;
+        us = exactAt(h, i) * k;
       } else {
         if (k === 0) m = d = us = NaN;
         else {
@@ -202,7 +185,7 @@ export function intervalScaleKernel(op: 'mul' | 'div', intervalFirst = true): Sc
           m = Math.trunc(a.months[i]! / k);
           const days = a.days[i]! + (a.months[i]! - m * k) * 30;
           d = Math.trunc(days / k);
-          const x = microsAt(h, i) + (days - d * k) * DAY_US;
+          const x = exactAt(h, i) + (days - d * k) * DAY_US;
           // Truncated toward zero; exact: the remainder is, and so is the division of a multiple.
           us = x < TWO53 && x > -TWO53 ? (x - (x % k)) / k : NaN;
         }
@@ -210,7 +193,7 @@ export function intervalScaleKernel(op: 'mul' | 'div', intervalFirst = true): Sc
       if (fits(m, d, us)) {
         out.months[i] = m;
         out.days[i] = d;
-        setMicros(out.h, i, us === 0 ? 0 : us);
+        setExact(out.h, i, us === 0 ? 0 : us);
       } else {
         const x = scratchOf(a, i, s);
         const kb = kd instanceof Float64Array ? BigInt(kd[i]!) : kd[i]!;
@@ -235,8 +218,8 @@ export const intervalNegKernel: ScalarKernel = (args, n) => {
     if (nulls !== null && nulls[i] === 1) continue;
     out.months[i] = -a.months[i]!;
     out.days[i] = -a.days[i]!;
-    const us = microsAt(h, i);
-    if (us === us) setMicros(out.h, i, us === 0 ? 0 : -us);
+    const us = exactAt(h, i);
+    if (us === us) setExact(out.h, i, us === 0 ? 0 : -us);
     else out.micros[i] = -a.micros[i]!;
   }
   return out.vector(n, nulls);

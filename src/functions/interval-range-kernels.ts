@@ -7,6 +7,7 @@
 // that form (the caller's value kernel then runs, boxing per batch).
 import { intervalKey } from './compare.js';
 import { mergeNulls } from './vec.js';
+import { exactAt, halvesOf, halvesOfDoubles } from './int64-halves.js';
 import type { ScalarKernel } from './registry.js';
 import { T, type SqlType } from '../types/types.js';
 import type { Interval, RangeValue, Value } from '../types/values.js';
@@ -45,14 +46,14 @@ export function intervalKeys(v: Vector, n: number): Float64Array | BigInt64Array
     return exact ? Float64Array.from(keys, Number) : BigInt64Array.from(keys);
   }
   const { months, days, micros } = iv;
-  const halves = new Int32Array(micros.buffer, micros.byteOffset, 2 * n);
+  const halves = halvesOf(micros, n);
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const hi = halves[2 * i + 1]!;
+    const us = exactAt(halves, i);
     const d = months[i]! * 30 + days[i]!;
     // Exact while the day part and the micros are below 2^53 and so is their sum.
-    if (hi > 2097151 || hi < -2097152 || d > 104249 || d < -104249) return bigKeys(iv, n);
-    const k = d * DAY_US + (hi * 4294967296 + (halves[2 * i]! >>> 0));
+    if (us !== us || d > 104249 || d < -104249) return bigKeys(iv, n);
+    const k = d * DAY_US + us;
     if (k > 9007199254740991 || k < -9007199254740991) return bigKeys(iv, n);
     out[i] = k;
   }
@@ -140,18 +141,7 @@ function keysOf(sides: readonly Vector[], n: number): Keys | null {
   const datas = sides.map((v) => v.data);
   if (datas.every((d) => d instanceof Float64Array) || datas.every((d) => d instanceof Int32Array)) return { num: datas as Num[] };
   if (!datas.every((d) => d instanceof Float64Array || d instanceof BigInt64Array)) return null;
-  return { halves: datas.map((d) => (d instanceof BigInt64Array ? new Int32Array(d.buffer, d.byteOffset, 2 * n) : halvesOfDoubles(d as Float64Array, n))) };
-}
-
-function halvesOfDoubles(d: Float64Array, n: number): Int32Array {
-  const h = new Int32Array(2 * n);
-  for (let i = 0; i < n; i++) {
-    const x = d[i]!;
-    const hi = Math.floor(x / 4294967296);
-    h[2 * i] = x - hi * 4294967296;
-    h[2 * i + 1] = hi;
-  }
-  return h;
+  return { halves: datas.map((d) => (d instanceof BigInt64Array ? halvesOf(d, n) : halvesOfDoubles(d as Float64Array, n))) };
 }
 
 const cmpNum = (x: Num, y: Num, i: number): number => x[i]! - y[i]!;
@@ -268,9 +258,9 @@ function pickSide(x: Vector, y: Vector, from: Uint8Array, rowNulls: Uint8Array |
   } else {
     // Copied as 32-bit halves: no BigInt per row.
     data = new BigInt64Array(n);
-    const out = new Int32Array(data.buffer);
-    const hx = xd instanceof BigInt64Array ? new Int32Array(xd.buffer, xd.byteOffset, 2 * n) : halvesOfDoubles(xd as Float64Array, n);
-    const hy = yd instanceof BigInt64Array ? new Int32Array(yd.buffer, yd.byteOffset, 2 * n) : halvesOfDoubles(yd as Float64Array, n);
+    const out = halvesOf(data);
+    const hx = xd instanceof BigInt64Array ? halvesOf(xd, n) : halvesOfDoubles(xd as Float64Array, n);
+    const hy = yd instanceof BigInt64Array ? halvesOf(yd, n) : halvesOfDoubles(yd as Float64Array, n);
     for (let i = 0; i < n; i++) {
       const h = from[i] === 1 ? hy : from[i] === 0 ? hx : null;
       if (h === null) continue;
