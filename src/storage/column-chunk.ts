@@ -216,15 +216,8 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
       if (kept?.values && keptAll(kept.values, s, e)) return { type: t, length: n, data: kept.values.slice(s, e) as Value[], nulls: nullsOf(c.validity, s, e) };
       const out = texts(c, s, e);
       if (t.kind === 'GEOGRAPHY') for (let i = 0; i < n; i++) if (out[i] !== null) out[i] = new Geography(null, out[i] as string);
-      if (kept && (kept.values || kept.keep?.())) {
-        // Rows kept by an earlier read stay the same objects (their parsed shapes with them).
-        const k = kept.values!;
-        for (let i = 0; i < n; i++) {
-          const v = k[s + i];
-          if (v === undefined) k[s + i] = out[i];
-          else out[i] = v as Value;
-        }
-      }
+      // Rows kept by an earlier read stay the same objects (their parsed shapes with them).
+      if (kept) adoptKept(kept, s, out);
       return { type: t, length: n, data: out, nulls: nullsOf(c.validity, s, e) };
     }
     case 'dict': {
@@ -259,6 +252,20 @@ export function chunkVector(t: SqlType, c: ColumnChunk, s: number, e: number): V
       return nestedOf(t, c, s, e, false);
     case 'null':
       return nullVectorOf(t, n);
+  }
+}
+
+/**
+ * Rows from `s` of a batch just made (`made`): kept where `kept` holds none of them yet, and where it
+ * does, replaced by the kept ones (same objects for every batching); nothing when the cache will not keep them.
+ */
+function adoptKept<X>(kept: TextValues, s: number, made: X[]): void {
+  if (!kept.values && !kept.keep?.()) return;
+  const k = kept.values!;
+  for (let i = 0; i < made.length; i++) {
+    const v = k[s + i];
+    if (v === undefined) k[s + i] = made[i] as JsonNode | Value;
+    else made[i] = v as X;
   }
 }
 
@@ -316,16 +323,8 @@ class JsonRows {
       const v = k ? k[r] : undefined;
       if (v !== undefined) return v as JsonNode;
       this.nodes = this.parse();
-      const kept = this.kept;
-      if (kept && (kept.values || kept.keep?.())) {
-        // Rows kept by an earlier read (another batching) stay the same nodes.
-        const k = kept.values!;
-        for (let i = 0; i < this.nodes.length; i++) {
-          const x = k[this.s + i];
-          if (x === undefined) k[this.s + i] = this.nodes[i];
-          else this.nodes[i] = x as JsonNode;
-        }
-      }
+      // Rows kept by an earlier read (another batching) stay the same nodes.
+      if (this.kept) adoptKept(this.kept, this.s, this.nodes);
     }
     return this.nodes[r - this.s]!;
   }
