@@ -244,9 +244,12 @@ export function formatPrintf(fmt: string, args: Value[], types: readonly import(
 }
 
 /** How many values a FORMAT pattern consumes (one per specifier but %%, one more per `*`). */
+/** A FORMAT specifier: flags, width, precision (`*`: taken from an argument), conversion. */
+const SPECIFIER = /%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([a-zA-Z%])/g;
+
 function formatArgsNeeded(fmt: string): number {
   let n = 0;
-  for (const m of fmt.matchAll(/%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([a-zA-Z%])/g)) {
+  for (const m of fmt.matchAll(SPECIFIER)) {
     if (m[4] === '%') continue;
     n += 1 + (m[2] === '*' ? 1 : 0) + (m[3] === '*' ? 1 : 0);
   }
@@ -288,7 +291,7 @@ export function formatPatternError(fmt: string, types: readonly SqlType[]): stri
       const i = fmt.slice(from, to).indexOf('%');
       if (i >= 0) badSpecifier(fmt, from + i);
     };
-    for (const m of fmt.matchAll(/%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([a-zA-Z%])/g)) {
+    for (const m of fmt.matchAll(SPECIFIER)) {
       literal(last, m.index);
       last = m.index + m[0].length;
       const conv = m[4]!;
@@ -311,7 +314,7 @@ export function formatPatternError(fmt: string, types: readonly SqlType[]): stri
 function formatPrintfInner(fmt: string, args: Value[], types: readonly SqlType[]): string {
   let out = '';
   let argi = 0;
-  const re = /%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([a-zA-Z%])/g;
+  const re = new RegExp(SPECIFIER);
   let last = 0;
   let m: RegExpExecArray | null;
   // A '%' that starts no valid specifier is an error, as is one cut off at the end.
