@@ -2,7 +2,8 @@
 // page): DECLARE only at the start of the script or of a BEGIN block, no variable
 // declared twice while the first is in scope (nor over a procedure argument),
 // BREAK/CONTINUE only inside a loop or naming an enclosing label (CONTINUE: a loop's),
-// no label reused inside its own statement, a bare RAISE only inside an exception handler.
+// no label reused inside its own statement, a bare RAISE only inside an exception handler, an ASSERT's
+// description a STRING literal.
 import type * as A from './ast.js';
 import { SqlSyntaxError } from './errors.js';
 
@@ -107,6 +108,14 @@ function statement(s: A.Statement, w: Walk): void {
         if (!target) fail(`Label ${s.label} does not exist or is out of scope`, s.loc);
         if (s.kind === 'Continue' && target === 'block') fail(`${s.keyword} with label must refer to a loop`, s.loc);
       } else if (w.loops === 0) fail(`${s.keyword} without label is only allowed inside of a loop body`, s.loc);
+      return;
+    case 'Assert':
+      // debugging-statements: the description is a STRING literal (the grammar's, so a syntax error before any runs).
+      if (s.description && s.description.kind !== 'StringLiteral') {
+        const d = s.description;
+        const got = d.kind === 'PathExpr' && d.parts.length === 1 ? `identifier "${d.parts[0]}"` : 'an expression';
+        fail(`Syntax error: Expected string literal but got ${got}`, d.loc);
+      }
       return;
     case 'Raise':
       if (!s.message && w.handlers === 0) fail('Cannot re-raise an existing exception outside of an exception handler', s.loc);

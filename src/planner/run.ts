@@ -184,7 +184,7 @@ const READ_ONLY_SYSTEM_VARIABLES = new Set(['current_job_id', 'last_job_id', 'pr
 async function setVar(s: Session, st: A.SetStmt): Promise<void> {
   const one = !st.tuple && !st.targets[0]!.system ? s.variables.get(st.targets[0]!.name.toLowerCase()) : undefined;
   const v = await s.evalScalar(st.value, undefined, one?.type);
-  const assign = (name: string, system: boolean, val: TypedValue) => {
+  const assign = (name: string, system: boolean, val: TypedValue, nullTakes = false) => {
     if (system) {
       const lower = name.toLowerCase();
       // The system-variables reference: six are read and write, the others read-only; other names do not exist.
@@ -210,6 +210,11 @@ async function setVar(s: Session, st: A.SetStmt): Promise<void> {
     if (!cur) throw sqlError(`Undeclared variable: ${name}`, st.loc);
     let value = val.value;
     if (!typeEquals(cur.type, val.type)) {
+      // SET assigns as an implicit coercion does, not as a CAST: a literal was coerced already by evalScalar (literal
+      // rules); a tuple's NULL field has lost its literal origin, so a NULL is taken there.
+      if (!canCoerce(val.type, cur.type) && !(nullTakes && val.value === null)) {
+        throw sqlError(`Cannot assign ${typeToSql(val.type)} to variable ${name} of type ${typeToSql(cur.type)}`, st.loc);
+      }
       const f = foldExpr(coerce(literal(val.type, val.value), cur.type), s.exec.eval);
       if (f.kind !== 'literal') throw sqlError(`Cannot assign ${typeToSql(val.type)} to variable ${name} of type ${typeToSql(cur.type)}`, st.loc);
       value = f.value;
@@ -219,7 +224,7 @@ async function setVar(s: Session, st: A.SetStmt): Promise<void> {
   if (st.tuple) {
     if (v.type.kind !== 'STRUCT' || v.type.fields.length !== st.targets.length) throw sqlError('SET with a tuple requires a STRUCT value with matching fields', st.loc);
     const fields = v.type.fields;
-    st.targets.forEach((t, i) => assign(t.name, t.system, { type: fields[i]!.type, value: v.value === null ? null : (v.value as Value[])[i]! }));
+    st.targets.forEach((t, i) => assign(t.name, t.system, { type: fields[i]!.type, value: v.value === null ? null : (v.value as Value[])[i]! }, true));
   } else assign(st.targets[0]!.name, st.targets[0]!.system, v);
 }
 
@@ -258,6 +263,8 @@ function timedOut(limitMs: number): QueryError {
 const errorFrames = new WeakMap<QueryError, StackFrame[]>();
 
 const STACK_FRAME_TYPE: SqlType = { kind: 'STRUCT', fields: [{ name: 'line', type: T.INT64 }, { name: 'column', type: T.INT64 }, { name: 'filename', type: T.STRING }, { name: 'location', type: T.STRING }] };
+
+const ERROR_VARIABLES = ['@@error.message', '@@error.statement_text', '@@error.stack_trace', '@@error.formatted_stack_trace'];
 
 /** @@error.stack_trace (a frame per statement, innermost first; `location` names a procedure) and its text form. */
 function setErrorTrace(s: Session, frames: readonly StackFrame[]): void {
@@ -504,6 +511,8 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
             if (e instanceof BreakSignal || e instanceof ContinueSignal || e instanceof ReturnSignal) throw e;
             const err = e instanceof QueryError ? e : new QueryError(e instanceof Error ? e.message : String(e), 'invalidQuery');
             const saved = state.error;
+            // @@error exists only inside a handler: an enclosing handler's comes back after this one, none after the last.
+            const savedVars = ERROR_VARIABLES.map((k) => s.variables.get(k));
             state.error = err;
             s.variables.set('@@error.message', { type: T.STRING, value: err.message.replace(/ at \[\d+:\d+\]$/, '') });
             s.variables.set('@@error.statement_text', { type: T.STRING, value: state.current ?? null });
@@ -512,6 +521,11 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
               await runBlock(s, st.exceptionHandler, state);
             } finally {
               state.error = saved;
+              ERROR_VARIABLES.forEach((k, i) => {
+                const prev = savedVars[i];
+                if (prev) s.variables.set(k, prev);
+                else s.variables.delete(k);
+              });
             }
           }
         }
