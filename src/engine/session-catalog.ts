@@ -37,7 +37,11 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   /** Nested statement scopes (a scalar subquery's evaluation inside a statement): only the outermost opens and ends one. */
   private depth = 0;
   private readonly temps = new Map<string, TempTable>();
-  /** The temporary tables as an explicit transaction found them: its ROLLBACK undoes their DML as well. */
+  /**
+   * The temporary tables as an explicit transaction found them: its ROLLBACK undoes their DML and their DDL (the
+   * transactions page: ROLLBACK abandons all changes made inside, and CREATE TEMP TABLE / DROP TABLE of a temporary
+   * table are statements a transaction may hold).
+   */
   private tempsAtBegin: Map<string, { tt: TempTable; info: TableInfo; rows: Batch[] }> | null = null;
 
   constructor(
@@ -101,10 +105,13 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   abort(): void {
     this.txn?.rollback();
     this.txn = null;
-    // The rows of temporary tables that were there before BEGIN and still are go back; the temporary tables the
-    // transaction created or dropped stay as they are (their DDL is not undone).
-    for (const [k, { tt, info, rows }] of this.tempsAtBegin ?? []) if (this.temps.get(k) === tt) Object.assign(tt, { info, rows });
+    // The temporary tables go back to what BEGIN found: those created inside go, those dropped or replaced inside
+    // come back, each with its rows.
+    const at = this.tempsAtBegin;
     this.tempsAtBegin = null;
+    if (!at) return;
+    this.temps.clear();
+    for (const [k, { tt, info, rows }] of at) this.temps.set(k, Object.assign(tt, { info, rows }));
   }
 
   /** The open transaction; a read outside any statement scope (none should happen) gets a scope that the next statement's end closes. */

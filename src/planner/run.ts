@@ -24,6 +24,7 @@ import * as D from './data-statements.js';
 import { statementTypeOf } from './statement-type.js';
 import { sqlError } from '../analyzer/errors.js';
 import { splitPath, tableIdOf } from '../analyzer/names.js';
+import type { TableId } from '../storage/api.js';
 import { DDL_IN_TRANSACTION } from '../storage/transaction.js';
 
 const splitPathLength = (p: A.Path): number => splitPath(p).length;
@@ -629,9 +630,16 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
     case 'Transaction': {
       const tx = s.ctx.catalog.transactions;
       if (tx) {
-        if (st.action === 'BEGIN') tx.beginTransaction();
-        else if (st.action === 'COMMIT') await tx.commitTransaction();
-        else tx.rollbackTransaction();
+        if (st.action === 'BEGIN') {
+          tx.beginTransaction();
+          namesAtBegin.set(s.tempTables, { tables: new Map(s.tempTables), functions: new Map(s.tempFunctions) });
+        } else if (st.action === 'COMMIT') {
+          await tx.commitTransaction();
+          namesAtBegin.delete(s.tempTables);
+        } else {
+          restoreNames(s);
+          tx.rollbackTransaction();
+        }
       }
       r = { columns: null, batches: [], statementType: `${st.action}_TRANSACTION`, totalBytesProcessed: 0 };
       break;
@@ -646,6 +654,24 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
     state.last = r;
     state.children?.push({ frames: framesOf(st, state), result: r });
   }
+}
+
+/**
+ * The temporary tables' and functions' names as the open transaction found them, by the map of names the script or
+ * session holds (a session's queries share it): its ROLLBACK puts them back, as the catalog does with the tables
+ * (transactions: ROLLBACK abandons all changes made inside, temporary DDL included).
+ */
+const namesAtBegin = new WeakMap<Map<string, TableId>, { tables: Map<string, TableId>; functions: Map<string, A.CreateFunctionStmt> }>();
+
+/** Puts back the temporary names the open (or just aborted) transaction found, if one began in this script or session. */
+function restoreNames(s: Session): void {
+  const at = namesAtBegin.get(s.tempTables);
+  if (!at) return;
+  namesAtBegin.delete(s.tempTables);
+  s.tempTables.clear();
+  for (const [k, v] of at.tables) s.tempTables.set(k, v);
+  s.tempFunctions.clear();
+  for (const [k, v] of at.functions) s.tempFunctions.set(k, v);
 }
 
 /** CALL: runs the procedure body with its own variables; OUT/INOUT arguments (variables) receive the results. */
@@ -779,9 +805,13 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
   try {
     await runBlock(s, script.statements, state);
     // A transaction the script left open rolls back (in a session it stays open for the session's next query).
-    if (tx?.inTransaction && !ctx.session) tx.rollbackTransaction();
+    if (tx?.inTransaction && !ctx.session) {
+      restoreNames(s);
+      tx.rollbackTransaction();
+    }
   } catch (e) {
-    // A failure without a handler rolls the open transaction back.
+    // A failure without a handler rolls the open transaction back (or finds it rolled back by a conflict).
+    restoreNames(s);
     if (tx?.inTransaction) tx.rollbackTransaction();
     if (e instanceof ReturnSignal) {
       /* RETURN ends the script normally */

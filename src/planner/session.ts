@@ -137,13 +137,16 @@ export class Session {
   /**
    * Before each statement of a script: CURRENT_TIMESTAMP() and the other clock functions read the start of the
    * statement that contains them (timestamp functions reference), so every statement after the first reads the
-   * clock anew (never earlier than the one before). The first keeps the job's instant.
+   * clock anew (never earlier than the one before). The first keeps the job's instant. Inside a transaction they
+   * read the instant the transaction began (transactions: date/time functions in transactions), the clock of its
+   * BEGIN TRANSACTION.
    */
   advanceClock(): void {
     if (!this.clockStarted) {
       this.clockStarted = true;
       return;
     }
+    if (this.ctx.catalog.transactions?.inTransaction) return;
     const now = statementClockMicros();
     if (now <= this.exec.eval.nowMicros) return;
     this.env = { ...this.env, nowMs: Number(now / 1000n) };
