@@ -632,10 +632,10 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       if (tx) {
         if (st.action === 'BEGIN') {
           tx.beginTransaction();
-          namesAtBegin.set(s.tempTables, { tables: new Map(s.tempTables), functions: new Map(s.tempFunctions) });
+          openTransactions.set(s.tempTables, { tables: new Map(s.tempTables), functions: new Map(s.tempFunctions), clock: s.exec.eval.nowMicros });
         } else if (st.action === 'COMMIT') {
           await tx.commitTransaction();
-          namesAtBegin.delete(s.tempTables);
+          openTransactions.delete(s.tempTables);
         } else {
           restoreNames(s);
           tx.rollbackTransaction();
@@ -657,17 +657,18 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
 }
 
 /**
- * The temporary tables' and functions' names as the open transaction found them, by the map of names the script or
- * session holds (a session's queries share it): its ROLLBACK puts them back, as the catalog does with the tables
- * (transactions: ROLLBACK abandons all changes made inside, temporary DDL included).
+ * The open transaction of a script or session, by the map of temporary names it holds (a session's queries share
+ * it): the temporary tables' and functions' names as BEGIN found them, which its ROLLBACK puts back as the catalog
+ * does with the tables (transactions: ROLLBACK abandons all changes made inside, temporary DDL included), and the
+ * instant it began, what the clock functions read inside it (a session's later queries included).
  */
-const namesAtBegin = new WeakMap<Map<string, TableId>, { tables: Map<string, TableId>; functions: Map<string, A.CreateFunctionStmt> }>();
+const openTransactions = new WeakMap<Map<string, TableId>, { tables: Map<string, TableId>; functions: Map<string, A.CreateFunctionStmt>; clock: bigint }>();
 
 /** Puts back the temporary names the open (or just aborted) transaction found, if one began in this script or session. */
 function restoreNames(s: Session): void {
-  const at = namesAtBegin.get(s.tempTables);
+  const at = openTransactions.get(s.tempTables);
   if (!at) return;
-  namesAtBegin.delete(s.tempTables);
+  openTransactions.delete(s.tempTables);
   s.tempTables.clear();
   for (const [k, v] of at.tables) s.tempTables.set(k, v);
   s.tempFunctions.clear();
@@ -802,6 +803,8 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
   if (ctx.hasDestination) checkDestination(script.statements, single);
   if (ctx.dryRun) return dryRun(s, script, single);
   const tx = ctx.catalog.transactions;
+  const open = openTransactions.get(s.tempTables);
+  if (open && tx?.inTransaction) s.setClock(open.clock);
   try {
     await runBlock(s, script.statements, state);
     // A transaction the script left open rolls back (in a session it stays open for the session's next query).

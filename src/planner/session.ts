@@ -148,9 +148,13 @@ export class Session {
     }
     if (this.ctx.catalog.transactions?.inTransaction) return;
     const now = statementClockMicros();
-    if (now <= this.exec.eval.nowMicros) return;
-    this.env = { ...this.env, nowMs: Number(now / 1000n) };
-    this.exec = { ...this.exec, eval: { ...this.exec.eval, nowMicros: now } };
+    if (now > this.exec.eval.nowMicros) this.setClock(now);
+  }
+
+  /** The instant the clock functions read from here on (a session's query inside a transaction an earlier query began). */
+  setClock(micros: bigint): void {
+    this.env = { ...this.env, nowMs: Number(micros / 1000n) };
+    this.exec = { ...this.exec, eval: { ...this.exec.eval, nowMicros: micros } };
     this.installFolder();
   }
 

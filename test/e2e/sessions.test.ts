@@ -52,6 +52,25 @@ describe('sessions through the real client', () => {
     await expect(inSession('SELECT 1', sessionId)).rejects.toThrow(/not found|expired/i);
   });
 
+  it('undoes temporary DDL of a transaction rolled back by a later query, and reads its start time in every query', async () => {
+    const [job] = await bq.createQueryJob({ query: 'CREATE TEMP TABLE before_txn AS SELECT 7 AS x;', createSession: true });
+    await job.getQueryResults();
+    const [meta] = await job.getMetadata();
+    const sessionId = meta.statistics?.sessionInfo?.sessionId as string;
+    // The transactions page: ROLLBACK abandons all changes made inside, temporary tables created or dropped included;
+    // inside a transaction the clock functions read the instant it began.
+    const [began] = await inSession('BEGIN TRANSACTION; CREATE TEMP TABLE made_inside AS SELECT 1 AS a; DROP TABLE before_txn; SELECT CURRENT_TIMESTAMP() AS ts', sessionId);
+    await new Promise((r) => setTimeout(r, 20));
+    const [later] = await inSession('SELECT CURRENT_TIMESTAMP() AS ts, (SELECT COUNT(*) FROM made_inside) AS n', sessionId);
+    expect(later).toEqual({ ts: began!['ts'], n: 1 });
+    await inSession('ROLLBACK TRANSACTION', sessionId);
+    await expect(inSession('SELECT a FROM made_inside', sessionId)).rejects.toThrow(/made_inside/);
+    expect(await inSession('SELECT x FROM before_txn', sessionId)).toEqual([{ x: 7 }]);
+    const [after] = await inSession('SELECT CURRENT_TIMESTAMP() AS ts', sessionId);
+    expect((after!['ts'] as { value: string }).value > (began!['ts'] as { value: string }).value).toBe(true);
+    await inSession('CALL BQ.ABORT_SESSION()', sessionId);
+  });
+
   it('keeps a SET @@time_zone for the session\'s later queries, and only for them', async () => {
     const [job] = await bq.createQueryJob({ query: "SET @@time_zone = 'America/Los_Angeles'", createSession: true });
     await job.getQueryResults();
