@@ -4428,6 +4428,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         ALT: () => {
           const st = this.consume(3, S['*']!);
           call.args.push({ kind: 'StarArg', loc: this.loc(st) });
+          // COUNT(*, contribution_bounds_per_group => ...) is the differentially private COUNT's form; the
+          // analyzer says where a `*` with more arguments is allowed.
+          this.many(40, () => (this.consume(41, COMMA), call.args.push(this.subrule(42, this.functionArg))));
           this.subrule(4, this.aggregateModifiers, { ARGS: [call] });
         },
       },

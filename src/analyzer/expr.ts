@@ -1015,6 +1015,12 @@ function resolveLambda(an: Analyzer, n: A.LambdaExpr, ctx: ExprCtx, arrayArg: Ex
 
 function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   const name = n.name.join('.').toUpperCase();
+  if (n.args[0]?.kind === 'StarArg' && n.args.length > 1) {
+    // `*` with more arguments is only the differentially private COUNT(*, contribution_bounds_per_group => ...),
+    // an aggregate (resolveAggregate refuses the bounds by name); anything else is the reference's error.
+    const dpCount = name === 'COUNT' && !n.over && n.args.slice(1).every((a) => a.kind === 'NamedArgument' && a.name.toLowerCase() === 'contribution_bounds_per_group');
+    if (!dpCount) throw sqlError('Argument * can only be used in COUNT(*)', n.loc);
+  }
   if (n.over) return resolveWindowCall(an, n, name, ctx);
   if (n.name.length === 1 && CONDITIONALS.has(name)) return resolveConditional(an, n, name, ctx);
   if (name === 'GROUPING') return resolveGrouping(an, n, ctx);
@@ -1134,6 +1140,7 @@ export function orderCollation(an: Analyzer, o: A.OrderByItem, keyType?: SqlType
   }
   // Without COLLATE the key sorts under the collation its type carries (column collation).
   if (name === undefined) return keyType?.kind === 'STRING' ? keyType.collation : undefined;
+  if (keyType && keyType.kind !== 'STRING') throw sqlError(`COLLATE can only be applied to expressions of type STRING, but was applied to ${typeToSql(keyType)}`, o.loc);
   const err = collationNameError(name);
   if (err) throw sqlError(err, o.loc);
   return name;

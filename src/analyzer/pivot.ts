@@ -102,7 +102,7 @@ export function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefin
       { type: forExpr.type, origin: Origin.Column },
       { type: val.type, origin: originOf(val) },
     ]);
-    if (!st) throw sqlError(`PIVOT IN value of type ${typeToSql(val.type)} does not match FOR expression type ${typeToSql(forExpr.type)}`, v.expr.loc);
+    if (!st) throw sqlError(`PIVOT IN list item must be type ${typeToSql(forExpr.type)} to match the PIVOT FOR expression; found ${typeToSql(val.type)}`, v.expr.loc);
     const cond = expr.callScalar('$is_not_distinct_from', [coerce(forExpr, st), coerce(val, st)], v.expr.loc);
     const vname = v.alias ?? valueName(v.expr);
     for (const [ai, a] of aggExprs.entries()) {
@@ -143,6 +143,10 @@ export function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | und
   const consumed = new Set(u.inColumns.flatMap((s) => s.columns.map((n) => byName(n).id)));
   const keep = all.filter((c) => !consumed.has(c.id));
   const nv = u.valueColumns.length;
+  // Group sizes are checked before any column is read by position (a short group has no k-th column).
+  const width = u.inColumns[0]!.columns.length;
+  if (u.inColumns.some((s) => s.columns.length !== width)) throw sqlError('All column groups in UNPIVOT IN clause must have the same number of columns', u.loc);
+  if (width !== nv) throw sqlError('The number of new columns introduced as value columns must be the same as the number of columns in the column groups of UNPIVOT IN clause', u.loc);
   const valueTypes: SqlType[] = [];
   // The IN clause's columns must all have the first one's type (no coercion).
   for (let k = 0; k < nv; k++) {
