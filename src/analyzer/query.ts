@@ -1124,6 +1124,9 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
   let star = [...leftStar, ...rightStar];
   let rel: Rel;
   if (j.natural) throw sqlError('Natural join not supported', j.loc);
+  // The documented grammar gives CROSS JOIN no join condition (query syntax, CROSS JOIN); the reference's wording
+  // for USING (it lets an ON through).
+  if (j.joinType === 'CROSS' && (j.on || j.using)) throw sqlError(`${j.on ? 'ON' : 'USING'} clause cannot be used with CROSS JOIN`, (j.on ?? j).loc);
   if (j.using) {
     const names = j.using;
     const lscope = new Scope();
