@@ -26,6 +26,7 @@ import { sqlError } from '../analyzer/errors.js';
 import { splitPath, tableIdOf } from '../analyzer/names.js';
 import type { TableId } from '../storage/api.js';
 import { DDL_IN_TRANSACTION } from '../storage/transaction.js';
+import { fitParams, ParamRefusal } from '../types/table-values.js';
 
 const splitPathLength = (p: A.Path): number => splitPath(p).length;
 import { foldExpr } from './rules/fold.js';
@@ -173,11 +174,31 @@ async function declare(s: Session, st: A.DeclareStmt): Promise<void> {
     if (!st.type) throw sqlError('DECLARE requires a type or a default value', st.loc);
     tv = { type: typeFromNode(st.type), value: null };
   }
+  tv = { type: tv.type, value: fitVariable(tv.type, tv.value) };
   for (const n of st.names) {
     if (s.variables.has(n.toLowerCase())) throw sqlError(`Variable ${n} is already declared`, st.loc);
     s.variables.set(n.toLowerCase(), tv);
   }
 }
+
+/**
+ * A value held to its variable's parameterized type (data-types page: STRING(L) / BYTES(L) / NUMERIC(P, S) apply to
+ * declared variables as to columns: a decimal rounded to the scale, a value that does not fit refused), inside ARRAY
+ * elements and STRUCT fields too. Every write of a declared variable goes through here.
+ */
+function fitVariable(t: SqlType, v: Value): Value {
+  if (v === null || !hasParams(t)) return v;
+  if (t.kind === 'ARRAY') return (v as Value[]).map((x) => fitVariable(t.element, x));
+  if (t.kind === 'STRUCT') return (v as Value[]).map((x, i) => fitVariable(t.fields[i]!.type, x));
+  const params = (t as { params?: readonly number[] }).params;
+  if (!params?.length) return v;
+  const r = fitParams(t.kind, params, v);
+  if (r instanceof ParamRefusal) throw new QueryError(r.message, 'invalidQuery');
+  return r;
+}
+
+const hasParams = (t: SqlType): boolean =>
+  t.kind === 'ARRAY' ? hasParams(t.element) : t.kind === 'STRUCT' ? t.fields.some((f) => hasParams(f.type)) : !!(t as { params?: readonly number[] }).params?.length;
 
 const WRITABLE_SYSTEM_VARIABLES = new Set(['dataset_id', 'dataset_project_id', 'location', 'query_label', 'reservation', 'time_zone']);
 const READ_ONLY_SYSTEM_VARIABLES = new Set(['current_job_id', 'last_job_id', 'project_id', 'row_count', 'session_id']);
@@ -220,7 +241,7 @@ async function setVar(s: Session, st: A.SetStmt): Promise<void> {
       if (f.kind !== 'literal') throw sqlError(`Cannot assign ${typeToSql(val.type)} to variable ${name} of type ${typeToSql(cur.type)}`, st.loc);
       value = f.value;
     }
-    s.variables.set(name.toLowerCase(), { type: cur.type, value });
+    s.variables.set(name.toLowerCase(), { type: cur.type, value: fitVariable(cur.type, value) });
   };
   if (st.tuple) {
     if (v.type.kind !== 'STRUCT' || v.type.fields.length !== st.targets.length) throw sqlError('SET with a tuple requires a STRUCT value with matching fields', st.loc);
@@ -608,10 +629,10 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
           if (ct && !typeEquals(ct, cur.type)) {
             if (!canCoerce(ct, cur.type)) throw sqlError(`Cannot coerce ${typeToSql(ct)} to ${typeToSql(cur.type)} (EXECUTE IMMEDIATE INTO ${name})`, st.loc);
             const f = foldExpr(coerce(literal(ct, v), cur.type), s.exec.eval);
-            s.variables.set(name.toLowerCase(), { type: cur.type, value: f.kind === 'literal' ? f.value : v });
+            s.variables.set(name.toLowerCase(), { type: cur.type, value: fitVariable(cur.type, f.kind === 'literal' ? f.value : v) });
             return;
           }
-          s.variables.set(name.toLowerCase(), { type: cur.type, value: v });
+          s.variables.set(name.toLowerCase(), { type: cur.type, value: fitVariable(cur.type, v) });
         });
       }
       r = sub.last;
@@ -748,7 +769,7 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
     if (!v) continue;
     // The value takes the variable's type (an INT64 OUT parameter into a FLOAT64 variable is a FLOAT64).
     const f = typeEquals(v.type, cur.type) ? undefined : foldExpr(coerce(literal(v.type, v.value), cur.type), s.exec.eval);
-    s.variables.set(o.variable, { type: cur.type, value: f && f.kind === 'literal' ? f.value : v.value });
+    s.variables.set(o.variable, { type: cur.type, value: fitVariable(cur.type, f && f.kind === 'literal' ? f.value : v.value) });
   }
 }
 
