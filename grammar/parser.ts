@@ -987,18 +987,13 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           const name = this.subrule(28, this.path);
           let defaultCollate: string | undefined;
           let options: A.OptionEntry[] | undefined;
-          this.many(29, () =>
-            this.or(30, [
-              {
-                ALT: () => {
-                  this.consume(31, K.DEFAULT!);
-                  this.consume(32, K.COLLATE!);
-                  defaultCollate = this.subrule(33, this.stringLit);
-                },
-              },
-              { ALT: () => (options = this.subrule(34, this.optionsList)) },
-            ]),
-          );
+          // data-definition-language (CREATE SCHEMA): [DEFAULT COLLATE] [OPTIONS], in that order.
+          this.option(29, () => {
+            this.consume(31, K.DEFAULT!);
+            this.consume(32, K.COLLATE!);
+            defaultCollate = this.subrule(33, this.stringLit);
+          });
+          this.option(30, () => (options = this.subrule(34, this.optionsList)));
           return this.stmtEnd<A.CreateSchemaStmt>({ kind: 'CreateSchema', ...base, ifNotExists, name, defaultCollate, options });
         },
       },
@@ -1224,7 +1219,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         if (constraints.length) s.constraints = constraints;
       },
     });
-    this.many(16, () =>
+    // data-definition-language gives the clauses in one order: [LIKE | COPY | CLONE src] [DEFAULT COLLATE]
+    // [PARTITION BY] [CLUSTER BY] [WITH CONNECTION] [WITH PARTITION COLUMNS] [OPTIONS] [AS query]; which of them a
+    // form takes (COPY and CLONE take OPTIONS only) is checked when the statement runs.
+    this.option(16, () =>
       this.or(17, [
         { ALT: () => (this.consume(18, K.LIKE!), (s.like = this.subrule(19, this.path))) },
         { ALT: () => (this.consume(20, K.COPY!), (s.copy = this.subrule(21, this.path))) },
@@ -1235,48 +1233,42 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
             s.clone = { source, systemTime: this.option(24, { GATE: () => this.isSystemTime(), DEF: () => this.subrule(25, this.systemTime) }) };
           },
         },
-        {
-          ALT: () => {
-            this.consume(26, K.DEFAULT!);
-            this.consume(27, K.COLLATE!);
-            s.defaultCollate = this.subrule(28, this.stringLit);
-          },
-        },
-        {
-          ALT: () => {
-            this.consume(29, K.PARTITION!);
-            this.consume(30, K.BY!);
-            s.partitionBy = this.subrule(31, this.expr);
-          },
-        },
-        {
-          ALT: () => {
-            this.consume(32, K.CLUSTER!);
-            this.consume(33, K.BY!);
-            s.clusterBy = this.subrule(34, this.exprList);
-          },
-        },
-        {
-          GATE: () => this.isKw('CONNECTION', 2),
-          ALT: () => {
-            this.consume(35, K.WITH!);
-            this.consume(36, K.CONNECTION!);
-            s.withConnection = this.subrule(37, this.connectionName);
-          },
-        },
-        {
-          GATE: () => this.isKw('PARTITION', 2),
-          ALT: () => {
-            this.consume(38, K.WITH!);
-            this.consume(39, K.PARTITION!);
-            this.consume(40, K.COLUMNS!);
-            s.withPartitionColumns = this.option(41, () => this.subrule(42, this.columnDefList)) ?? [];
-          },
-        },
-        { ALT: () => (s.options = this.subrule(43, this.optionsList)) },
-        { ALT: () => (this.consume(44, K.AS!), (s.asQuery = this.subrule(45, this.query))) },
       ]),
     );
+    this.option(26, () => {
+      this.consume(26, K.DEFAULT!);
+      this.consume(27, K.COLLATE!);
+      s.defaultCollate = this.subrule(28, this.stringLit);
+    });
+    this.option(29, () => {
+      this.consume(29, K.PARTITION!);
+      this.consume(30, K.BY!);
+      s.partitionBy = this.subrule(31, this.expr);
+    });
+    this.option(32, () => {
+      this.consume(32, K.CLUSTER!);
+      this.consume(33, K.BY!);
+      s.clusterBy = this.subrule(34, this.exprList);
+    });
+    this.option(35, {
+      GATE: () => this.isKw('CONNECTION', 2),
+      DEF: () => {
+        this.consume(35, K.WITH!);
+        this.consume(36, K.CONNECTION!);
+        s.withConnection = this.subrule(37, this.connectionName);
+      },
+    });
+    this.option(38, {
+      GATE: () => this.isKw('PARTITION', 2),
+      DEF: () => {
+        this.consume(38, K.WITH!);
+        this.consume(39, K.PARTITION!);
+        this.consume(40, K.COLUMNS!);
+        s.withPartitionColumns = this.option(41, () => this.subrule(42, this.columnDefList)) ?? [];
+      },
+    });
+    this.option(43, () => (s.options = this.subrule(43, this.optionsList)));
+    this.option(44, () => (this.consume(44, K.AS!), (s.asQuery = this.subrule(45, this.query))));
     return this.stmtEnd(s);
   });
 
@@ -1302,13 +1294,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     let partitionBy: A.Expr | undefined;
     let clusterBy: A.Expr[] | undefined;
     let options: A.OptionEntry[] | undefined;
-    this.many(14, () =>
-      this.or(15, [
-        { ALT: () => (this.consume(16, K.PARTITION!), this.consume(17, K.BY!), (partitionBy = this.subrule(18, this.expr))) },
-        { ALT: () => (this.consume(19, K.CLUSTER!), this.consume(20, K.BY!), (clusterBy = this.subrule(21, this.exprList))) },
-        { ALT: () => (options = this.subrule(22, this.optionsList)) },
-      ]),
-    );
+    // [PARTITION BY] [CLUSTER BY] (a materialized view's; a view takes neither) [OPTIONS], in that order.
+    this.option(14, () => (this.consume(16, K.PARTITION!), this.consume(17, K.BY!), (partitionBy = this.subrule(18, this.expr))));
+    this.option(15, () => (this.consume(19, K.CLUSTER!), this.consume(20, K.BY!), (clusterBy = this.subrule(21, this.exprList))));
+    this.option(16, () => (options = this.subrule(22, this.optionsList)));
     this.consume(23, K.AS!);
     const qs = this.curOffset();
     const query = this.subrule(24, this.query);

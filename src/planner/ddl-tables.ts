@@ -28,7 +28,28 @@ const result = statementResult;
 
 // ---------------------------------------------------------------- CREATE TABLE / VIEW
 
+/**
+ * The clauses each CREATE TABLE form takes (data-definition-language): CREATE TABLE COPY, CREATE TABLE CLONE and
+ * CREATE SNAPSHOT TABLE ... CLONE take OPTIONS only (the new table's shape, partitioning and clustering are the
+ * source's); the column list, DEFAULT COLLATE, PARTITION BY, CLUSTER BY, WITH CONNECTION and AS query are refused.
+ */
+function checkCopyCloneClauses(st: A.CreateTableStmt): void {
+  if (!st.copy && !st.clone) return;
+  const form = st.snapshot ? 'CREATE SNAPSHOT TABLE' : st.clone ? 'CREATE TABLE CLONE' : 'CREATE TABLE COPY';
+  const extra: [unknown, string][] = [
+    [st.columns, 'a column list'],
+    [st.defaultCollate, 'DEFAULT COLLATE'],
+    [st.partitionBy, 'PARTITION BY'],
+    [st.clusterBy, 'CLUSTER BY'],
+    [st.withConnection, 'WITH CONNECTION'],
+    [st.asQuery, 'AS query'],
+  ];
+  const found = extra.find(([v]) => v !== undefined);
+  if (found) throw sqlError(`${form} cannot have ${found[1]}; it takes only OPTIONS`, st.loc);
+}
+
 export async function createTable(s: Session, st: A.CreateTableStmt): Promise<QueryResult> {
+  checkCopyCloneClauses(st);
   let id: TableId;
   if (st.temp) {
     const parts = splitPath(st.name);
@@ -266,6 +287,9 @@ export async function partitioning(s: Session, e: A.Expr, columns: readonly Colu
 }
 
 export async function createView(s: Session, st: A.CreateViewStmt): Promise<QueryResult> {
+  // PARTITION BY and CLUSTER BY are a materialized view's clauses (data-definition-language: CREATE VIEW takes a
+  // column list, OPTIONS and AS query).
+  if (!st.materialized && (st.partitionBy || st.clusterBy)) throw sqlError(`CREATE VIEW cannot have ${st.partitionBy ? 'PARTITION BY' : 'CLUSTER BY'}; only a materialized view is partitioned or clustered`, st.loc);
   const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
