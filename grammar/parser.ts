@@ -1240,16 +1240,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       this.consume(27, K.COLLATE!);
       s.defaultCollate = this.subrule(28, this.stringLit);
     });
-    this.option(29, () => {
-      this.consume(29, K.PARTITION!);
-      this.consume(30, K.BY!);
-      s.partitionBy = this.subrule(31, this.expr);
-    });
-    this.option(32, () => {
-      this.consume(32, K.CLUSTER!);
-      this.consume(33, K.BY!);
-      s.clusterBy = this.subrule(34, this.exprList);
-    });
+    this.option(29, () => (this.consume(29, K.PARTITION!), this.consume(30, K.BY!), (s.partitionBy = this.subrule(31, this.expr))));
+    this.option(32, () => (this.consume(32, K.CLUSTER!), this.consume(33, K.BY!), (s.clusterBy = this.subrule(34, this.exprList))));
     this.option(35, {
       GATE: () => this.isKw('CONNECTION', 2),
       DEF: () => {

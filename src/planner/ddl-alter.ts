@@ -14,14 +14,17 @@ import { sqlError } from '../analyzer/errors.js';
 import { scanAll } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { already, optionsToResource, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
-import { RestTableConstraints, tableConstraints, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
+import { RestTableConstraints, tableConstraints, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
 
 const result = statementResult;
 
 // ---------------------------------------------------------------- ALTER
 
-/** A column of the table's PRIMARY KEY or of one of its FOREIGN KEYs is neither dropped nor renamed (data-definition-language). */
-function keyColumnStays(keys: RestTableConstraints, name: string, what: 'drop' | 'rename', loc: A.Loc): void {
+/**
+ * A column of the table's PRIMARY KEY or of one of its FOREIGN KEYs is neither dropped, renamed nor retyped
+ * (data-definition-language; information-schema-table-constraints: key fields "cannot be renamed, or have their type changed").
+ */
+function keyColumnStays(keys: RestTableConstraints, name: string, what: 'drop' | 'rename' | 'change the type of', loc: A.Loc): void {
   const l = name.toLowerCase();
   if (keys.primaryKey?.columns.some((c) => c.toLowerCase() === l)) throw sqlError(`Cannot ${what} column ${name}: it is a key column of the table's PRIMARY KEY`, loc);
   const fk = keys.foreignKeys?.find((k) => k.columnReferences.some((c) => c.referencingColumn.toLowerCase() === l));
@@ -98,6 +101,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if (c.name && (k.foreignKeys ?? []).some((f) => f.name?.toLowerCase() === c.name!.toLowerCase())) throw sqlError(`Constraint ${c.name} already exists in table ${fq(id)}`, a.loc);
         if (c.kind === 'PrimaryKey') {
           if (k.primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} already has a primary key`, a.loc);
+          checkKeyColumns(c.columns, cols, 'PRIMARY KEY', a.loc);
           k.primaryKey = { columns: c.columns.slice() };
         } else {
           const fk = tableConstraints(s, [], [c], a.loc, cols, id)!.foreignKeys![0]!;
@@ -218,6 +222,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         } else if (a.action.kind === 'DropDefault') defaults.set(cols[i]!.name.toLowerCase(), null);
         else if (a.action.kind === 'SetDataType') {
           const t = typeFromNode(a.action.type);
+          keyColumnStays(curKeys(), cols[i]!.name, 'change the type of', a.loc);
           const oldField = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
           const oldText = typeWithParams(cols[i]!.type, oldField);
           if (!setDataTypeAllowed(cols[i]!.type, oldField, t)) {
@@ -273,6 +278,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         // A table is renamed within its dataset (data-definition-language: ALTER TABLE RENAME TO).
         if (to.projectId !== id.projectId || to.datasetId !== id.datasetId) throw sqlError(`ALTER TABLE RENAME TO cannot move ${fq(id)} to another dataset (${to.projectId}:${to.datasetId})`, a.loc);
         if (cat.getTable(to)) throw already('Table', fq(to));
+        // information-schema-table-constraints: "Tables with primary key constraints cannot be renamed".
+        if (curKeys().primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} has a primary key and cannot be renamed`, a.loc);
         // The table (rows, history, metadata) takes the new name in one commit.
         await cat.renameTable(id, to);
         return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });

@@ -48,9 +48,12 @@ export function tableConstraints(s: Session, defs: readonly A.ColumnDef[], const
     cols.forEach(own('foreign'));
     if (ref.columns.length !== cols.length) throw sqlError('Number of foreign columns does not match the number of referenced columns', loc);
     const t = targetId(s, ref.table, loc);
-    const same = t.projectId === self.projectId && t.datasetId === self.datasetId && t.tableId === self.tableId;
-    const refInfo = same ? undefined : s.ctx.catalog.getTable(t);
-    const refCols = same ? columns : refInfo?.columns;
+    // information-schema-table-constraints: "A foreign key cannot refer to a column in the same table".
+    if (t.projectId === self.projectId && t.datasetId === self.datasetId && t.tableId === self.tableId) {
+      throw sqlError(`A FOREIGN KEY cannot reference a column in the same table ${t.projectId}.${t.datasetId}.${t.tableId}`, loc);
+    }
+    const refInfo = s.ctx.catalog.getTable(t);
+    const refCols = refInfo?.columns;
     if (!refCols) throw tableNotFound(s.analyzer(), t);
     // A foreign key references a table's primary key (primary-foreign-keys), never a view's columns.
     if (refInfo && refInfo.kind !== 'TABLE') throw sqlError(`FOREIGN KEY cannot reference ${t.projectId}.${t.datasetId}.${t.tableId}, which is a ${refInfo.kind === 'MATERIALIZED_VIEW' ? 'materialized view' : refInfo.kind.toLowerCase()}; it must reference a table`, loc);
@@ -64,11 +67,8 @@ export function tableConstraints(s: Session, defs: readonly A.ColumnDef[], const
   const pk = defs.filter((d) => d.primaryKey).map((d) => d.name);
   for (const c of constraints) if (c.kind === 'PrimaryKey') pk.push(...c.columns);
   pk.forEach(own('primary'));
-  // Key values are compared as scalars: an ARRAY column cannot be a key column.
-  for (const n of [...pk, ...defs.filter((d) => d.references).map((d) => d.name), ...constraints.flatMap((c) => (c.kind === 'ForeignKey' ? c.columns : []))]) {
-    const c = columns.find((x) => x.name.toLowerCase() === n.toLowerCase());
-    if (c?.type.kind === 'ARRAY') throw sqlError(`Key column ${c.name} has type ${typeToSql(c.type)}; a PRIMARY KEY or FOREIGN KEY column cannot be an ARRAY`, loc);
-  }
+  checkKeyColumns(pk, columns, 'PRIMARY KEY', loc);
+  checkKeyColumns([...defs.filter((d) => d.references).map((d) => d.name), ...constraints.flatMap((c) => (c.kind === 'ForeignKey' ? c.columns : []))], columns, 'FOREIGN KEY', loc);
   const seen = new Set<string>();
   for (const n of pk) {
     if (seen.has(n.toLowerCase())) throw sqlError(`Duplicate column ${n} specified in PRIMARY KEY of CREATE TABLE`, loc);
@@ -78,6 +78,27 @@ export function tableConstraints(s: Session, defs: readonly A.ColumnDef[], const
   for (const d of defs) if (d.references) foreignKey(undefined, [d.name], d.references);
   for (const c of constraints) if (c.kind === 'ForeignKey' && c.references) foreignKey(c.name, c.columns, c.references);
   return out.primaryKey || out.foreignKeys ? out : undefined;
+}
+
+/** The types a key column may have (information-schema-table-constraints: limitations). */
+const KEY_TYPES = new Set(['BIGNUMERIC', 'BOOL', 'DATE', 'DATETIME', 'INT64', 'NUMERIC', 'STRING', 'TIMESTAMP']);
+/** information-schema-table-constraints: "Primary keys cannot exceed 16 columns". */
+const MAX_PRIMARY_KEY_COLUMNS = 16;
+
+/**
+ * Key columns are top-level columns of the key types (a STRUCT, ARRAY, FLOAT64, BYTES, GEOGRAPHY, JSON, INTERVAL or
+ * RANGE column is none), and a primary key has at most 16 of them. Columns that do not exist are checked by the caller.
+ */
+export function checkKeyColumns(names: readonly string[], columns: readonly Column[], what: 'PRIMARY KEY' | 'FOREIGN KEY', loc: A.Loc): void {
+  if (what === 'PRIMARY KEY' && names.length > MAX_PRIMARY_KEY_COLUMNS) {
+    throw sqlError(`A PRIMARY KEY can have at most ${MAX_PRIMARY_KEY_COLUMNS} columns, but ${names.length} were given`, loc);
+  }
+  for (const n of names) {
+    const c = columns.find((x) => x.name.toLowerCase() === n.toLowerCase());
+    if (c && !KEY_TYPES.has(c.type.kind)) {
+      throw sqlError(`${what} column ${c.name} has type ${typeToSql(c.type)}; key columns must be of type BIGNUMERIC, BOOL, DATE, DATETIME, INT64, NUMERIC, STRING or TIMESTAMP`, loc);
+    }
+  }
 }
 
 export function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {

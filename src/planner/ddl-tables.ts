@@ -92,6 +92,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       if (info.resource[k] !== undefined) inherited[k] = info.resource[k];
     }
     if (st.copy || st.clone) {
+      // information-schema-table-constraints: a copy, clone or snapshot takes the source's table constraints.
+      if (info.resource.tableConstraints !== undefined) inherited.tableConstraints = info.resource.tableConstraints;
       if (st.clone?.systemTime) {
         const v = constantValue(resolveExpr(s.analyzer(), st.clone.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' }));
         if (typeof v !== 'bigint') throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', st.clone.systemTime.loc);
