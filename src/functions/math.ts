@@ -97,6 +97,7 @@ const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
  * products, other digit counts) takes the exact path.
  */
 export function roundDigitsFast(x: number, digits: number, trunc: boolean): number {
+  if (x === 0) return x; // -0.0 stays -0.0
   if (digits >= 1 && digits <= 22) {
     const f = POW10[digits]!;
     const y = Math.abs(x) * f;
@@ -141,6 +142,8 @@ function exactDecimal(x: number): Decimal {
 function roundDecimal(kind: DecKind, d: Decimal, digits: number, mode: Decimal.Rounding): Decimal {
   const maxScale = kind === 'NUMERIC' ? 9 : 38;
   if (digits >= maxScale) return d;
+  // Past the type's 39 integer digits every value rounds to 0 (10^-digits would be Infinity).
+  if (digits < -40) return new Decimal(0);
   if (digits < 0) {
     const f = new Decimal(10).pow(-digits);
     return checkDecimal(d.div(f).toDecimalPlaces(0, mode).times(f), kind, `ROUND(${d.toFixed()}, ${digits})`);
@@ -275,7 +278,8 @@ export function registerMath(): void {
     sig(['INT64'], 'INT64', rowKernel(T.INT64, (v) => ((v[0] as bigint) === INT64_MIN ? null : -(v[0] as bigint)))),
     sig(['FLOAT64'], 'FLOAT64', f64Unary((x) => -x)),
     sig(['NUMERIC'], 'NUMERIC', rowKernel(T.NUMERIC, (v) => (v[0] as Decimal).neg())),
-    sig(['BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => (v[0] as Decimal).neg())),
+    // -BIGNUMERIC_MIN is past BIGNUMERIC_MAX: NULL, as for INT64's minimum
+    sig(['BIGNUMERIC'], 'BIGNUMERIC', rowKernel(T.BIGNUMERIC, (v) => fitDecimal((v[0] as Decimal).neg(), 'BIGNUMERIC') ?? null)),
   ]);
 
   defineScalar('DIV', [
@@ -389,8 +393,9 @@ export function registerMath(): void {
     }))),
   ]);
   const powF = (x: number, y: number): number => {
-    if (x === 0 && y < 0) fpError(`POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
-    if (x < 0 && !Number.isInteger(y) && Number.isFinite(y)) fpError(`POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
+    if (x === 0 && y < 0 && y !== -Infinity) fpError(`POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
+    // the documented error is for a finite negative X; POW(-inf, 1.5) is +inf
+    if (x < 0 && Number.isFinite(x) && !Number.isInteger(y) && Number.isFinite(y)) fpError(`POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
     const r = Math.pow(x, y);
     if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) fpError(`POW(${formatErrNum(x)}, ${formatErrNum(y)})`);
     if (x === 1 || (x === -1 && !Number.isFinite(y))) return 1;
@@ -453,6 +458,12 @@ export function registerMath(): void {
   defineScalar('CBRT', [sig(['FLOAT64'], 'FLOAT64', f64Unary(cbrtService))]);
 
   // Trigonometry
+  // 1 / f(x) is an error where a finite x gives no finite result: 0, and subnormals whose reciprocal overflows.
+  const reciprocal = (name: string, f: (x: number) => number) => (x: number): number => {
+    const r = 1 / f(x);
+    if (!Number.isFinite(r) && Number.isFinite(x)) fpError(`${name}(${formatErrNum(x)})`);
+    return r;
+  };
   const trig: [string, (x: number) => number, ((x: number) => void)?][] = [
     ['COS', Math.cos], ['SIN', Math.sin], ['TAN', Math.tan],
     ['ACOS', Math.acos, (x) => { if ((x < -1 || x > 1) && Number.isFinite(x)) fpError(`ACOS(${formatErrNum(x)})`); }],
@@ -472,11 +483,9 @@ export function registerMath(): void {
       if ((x <= -1 || x >= 1) && Number.isFinite(x)) fpError(`ATANH(${formatErrNum(x)})`);
       return Math.atanh(x);
     }],
-    ['COT', (x) => { if (x === 0) fpError(`COT(${formatErrNum(x)})`); return 1 / Math.tan(x); }],
-    ['CSC', (x) => { if (x === 0) fpError(`CSC(${formatErrNum(x)})`); return 1 / Math.sin(x); }],
+    ['COT', reciprocal('COT', Math.tan)], ['CSC', reciprocal('CSC', Math.sin)],
     ['SEC', (x) => 1 / Math.cos(x)],
-    ['COTH', (x) => { if (x === 0) fpError(`COTH(${formatErrNum(x)})`); return 1 / Math.tanh(x); }],
-    ['CSCH', (x) => { if (x === 0) fpError(`CSCH(${formatErrNum(x)})`); return 1 / Math.sinh(x); }],
+    ['COTH', reciprocal('COTH', Math.tanh)], ['CSCH', reciprocal('CSCH', Math.sinh)],
     ['SECH', (x) => 1 / Math.cosh(x)],
     ['RADIANS', (x) => (x * Math.PI) / 180], ['DEGREES', (x) => (x * 180) / Math.PI],
   ];

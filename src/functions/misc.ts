@@ -28,7 +28,8 @@ function hash(alg: string) {
 // ---------------------------------------------------------------- NET
 
 function parseIPv4(s: string): Uint8Array | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  // A part with a leading zero is refused, as inet_pton does (no octal reading).
+  const m = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/.exec(s);
   if (!m) return undefined;
   const b = m.slice(1).map(Number);
   if (b.some((x) => x > 255)) return undefined;
@@ -112,7 +113,8 @@ function hostOf(url: string): string | null {
   else if (s.startsWith('//')) s = s.slice(2);
   s = s.replace(/^[^/?#@]*@/, '');
   const h = /^(\[[^\]]*\]|[^/?#:]*)/.exec(s)![0];
-  return h === '' ? null : h;
+  // A host of dots alone has no label: no host.
+  return /^\.*$/.test(h) ? null : h;
 }
 
 // The ICANN section of the Public Suffix List (private domains are not suffixes

@@ -763,7 +763,7 @@ export function registerStrings(): void {
   defineScalar('FROM_BASE64', [
     sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => {
       const s = (v[0] as string).replace(/\s+/g, '');
-      if (!/^[A-Za-z0-9+/\-_]*={0,2}$/.test(s) || s.length % 4 === 1) fail(`Failed to decode invalid base64 string: "${v[0] as string}"`);
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 === 1) fail(`Failed to decode invalid base64 string: "${v[0] as string}"`);
       return Uint8Array.from(Buffer.from(s, 'base64'));
     })),
   ]);
