@@ -36,7 +36,7 @@ const BASE: Record<T, string> = {
 };
 
 /** A signature: name, argument types, optional base values overriding BASE, optional edge lists per position. */
-interface Sig { fn: string; args: T[]; base?: string[]; edges?: (string[] | undefined)[]; op?: 'infix' | 'prefix'; noSafe?: boolean }
+interface Sig { fn: string; args: T[]; base?: string[]; edges?: (string[] | undefined)[]; op?: 'infix' | 'prefix'; grid?: boolean }
 
 const s = (fn: string, args: T[], extra: Partial<Sig> = {}): Sig => ({ fn, args, ...extra });
 const NUMS: T[] = ['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC'];
@@ -128,6 +128,38 @@ const FAMILIES: Record<string, Sig[]> = {
     s('CAST#STRING FORMAT', ['BYTES', 'STRING'], { base: ["b'abc'", "'BASE64'"], edges: [undefined, ["'HEX'", "'BASE64'", "'BASE64M'", "'BASE2'", "'BASE8'", "'ASCII'", "'UTF-8'", "'UTF8'", "'hex'", "'bad'"]] }),
     s('CAST#BYTES FORMAT', ['STRING', 'STRING'], { base: ["'616263'", "'HEX'"], edges: [["''", "'616263'", "'YWJj'", "'01100001'", "'zz'", "'abc'"], ["'HEX'", "'BASE64'", "'BASE2'", "'BASE8'", "'ASCII'", "'UTF-8'", "'bad'"]] }),
   ],
+  // pairs of different numeric types (the supertype rules), a few values each
+  mixed: each(NUMS, (a) => NUMS.filter((b) => b !== a).flatMap((b) => [
+    ...['+', '-', '*', '/'].map((o) => s(o, [a, b], { op: 'infix', base: [BASE[a], BASE[b]], edges: [EDGES[a].slice(0, 4), EDGES[b].slice(0, 4)] })),
+    ...['DIV', 'MOD', 'POW', 'LOG', 'IEEE_DIVIDE', 'SAFE_DIVIDE', 'SAFE_ADD', 'GREATEST', 'ATAN2', 'RANGE_BUCKET'].map((f) => s(f, [a, b], { edges: [EDGES[a].slice(0, 3), EDGES[b].slice(0, 3)] })),
+  ])),
+  // every value of each numeric type through every number format element (a grid, not one at a time)
+  numformat: (['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC'] as T[]).map((t) => s('CAST#STRING FORMAT', [t, 'STRING'], {
+    grid: true, base: [BASE[t], "'999.99'"],
+    edges: [[...EDGES[t], ...(t === 'INT64' ? ['123456', '-42'] : t === 'FLOAT64' ? ['0.005', '-123.456', '1e20'] : [`${t} '0.005'`, `${t} '-123.456'`])],
+      ["'999.99'", "'S9,999'", "'0000'", "'$99.9MI'", "'9.99EEEE'", "'X'", "'XXXX'", "'FM999.9'", "'TM'", "'TM9'", "'TME'", "'B999'", "'9V99'", "'99PR'", "'9G999D99'", "'L999'", "'C999'", "'RN'", "'0.9'", "'.99'", "'9.'", "'S'", "'999S'"]],
+  })),
+  // small grids over the position and length arithmetic of the string functions
+  strgrid: (() => {
+    const str = ["''", "'a'", "'aba'", "'éé'", "'e\u0301'"];
+    const pos = ['-4', '-1', '0', '1', '2', '4'];
+    const g = (fn: string, args: T[], edges: string[][]) => s(fn, args, { grid: true, edges });
+    return [
+      ...['STRPOS', 'STARTS_WITH', 'ENDS_WITH', 'SPLIT', 'LTRIM', 'RTRIM', 'TRIM', 'CONTAINS_SUBSTR', 'EDIT_DISTANCE'].map((f) => g(f, ['STRING', 'STRING'], [str, str])),
+      g('REPLACE', ['STRING', 'STRING', 'STRING'], [str, str, ["''", "'xy'"]]),
+      g('TRANSLATE', ['STRING', 'STRING', 'STRING'], [str, str, ["''", "'xy'"]]),
+      g('INSTR', ['STRING', 'STRING', 'INT64', 'INT64'], [["'abab'", "'éaéa'"], ["'a'", "''", "'ab'"], pos, ['1', '2', '0', '-1']]),
+      g('SUBSTR', ['STRING', 'INT64', 'INT64'], [["'héllo'", "''"], pos, ['0', '1', '3', '-1', '9223372036854775807']]),
+      g('SUBSTR', ['BYTES', 'INT64', 'INT64'], [["b'hello'", "b''"], pos, ['0', '1', '3', '-1']]),
+      g('LEFT', ['STRING', 'INT64'], [str, pos]), g('RIGHT', ['STRING', 'INT64'], [str, pos]),
+      g('LPAD', ['STRING', 'INT64', 'STRING'], [["'ab'", "'é'"], ['0', '1', '3', '-1'], ["''", "'xy'", "'é'"]]),
+      g('RPAD', ['STRING', 'INT64', 'STRING'], [["'ab'", "'é'"], ['0', '1', '3', '-1'], ["''", "'xy'", "'é'"]]),
+      g('REGEXP_INSTR', ['STRING', 'STRING', 'INT64', 'INT64', 'INT64'], [["'abab'"], ["'b'", "'(a)b'", "''"], ['1', '2', '5', '0'], ['1', '2', '3'], ['0', '1']]),
+      g('REGEXP_EXTRACT', ['STRING', 'STRING', 'INT64', 'INT64'], [["'abab'", "''"], ["'b'", "'(a)b'", "''", "'x*'"], ['1', '2', '5', '0'], ['1', '2', '3']]),
+      g('REGEXP_REPLACE', ['STRING', 'STRING', 'STRING'], [["'abab'", "''", "'éé'"], ["'b'", "'(a)b'", "''", "'x*'", "'^'", "'$'"], ["'-'", "r'<\\0>'"]]),
+      g('REGEXP_EXTRACT_ALL', ['STRING', 'STRING'], [["'abab'", "''", "'éé'"], ["'b'", "'(a)b'", "''", "'x*'", "'^'", "'$'", "'.'"]]),
+    ];
+  })(),
   net: [
     s('NET.HOST', ['STRING'], { base: ["'https://www.Example.co.uk:80/a?b'"], edges: [netUrls()] }),
     s('NET.PUBLIC_SUFFIX', ['STRING'], { base: ["'https://www.Example.co.uk:80/a?b'"], edges: [netUrls()] }),
@@ -186,6 +218,13 @@ function typedNull(t: T): string { return `CAST(NULL AS ${t})`; }
 
 function* calls(g: Sig): Generator<string[]> {
   const base = g.args.map((t, i) => g.base?.[i] ?? BASE[t]);
+  if (g.grid) {
+    // every combination of the positions' values (NULL included)
+    let rows: string[][] = [[]];
+    for (const [i, t] of g.args.entries()) rows = rows.flatMap((r) => ['NULL', ...(g.edges?.[i] ?? EDGES[t])].map((v) => [...r, v]));
+    yield* rows;
+    return;
+  }
   yield base;
   for (const [i, t] of g.args.entries()) {
     yield base.map((v, j) => (j === i ? 'NULL' : v));
