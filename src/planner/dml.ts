@@ -23,7 +23,7 @@ import { formatTimestampRfc3339 } from '../types/json-values.js';
 import { getValue, takeVector, type Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import { checkPartitionFilters, checkTargetFilter } from './partition-filter.js';
-import { applyNested } from './nested-dml.js';
+import { applyNested, setTargetError } from './nested-dml.js';
 import type { Session } from './session.js';
 import { fq, statementResult as result } from './statement-type.js';
 import { splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
@@ -342,7 +342,7 @@ function setTargetPath(info: TableInfo, alias: string, t: A.Expr): { col: number
     parts.unshift(e.field);
     e = e.expr;
   }
-  if (e.kind !== 'PathExpr') throw sqlError('UPDATE of array elements is not supported', t.loc);
+  if (e.kind !== 'PathExpr') throw setTargetError(t);
   parts.unshift(...e.parts);
   if (parts.length > 1 && parts[0]!.toLowerCase() === alias.toLowerCase() && !info.columns.some((c) => c.name.toLowerCase() === parts[0]!.toLowerCase())) parts.shift();
   const i = info.columns.findIndex((c) => c.name.toLowerCase() === parts[0]!.toLowerCase());

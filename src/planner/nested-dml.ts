@@ -56,6 +56,22 @@ function user<T>(e: T): T {
   return e;
 }
 
+/**
+ * The error of a SET target that names no column or field path: an array element (`a[OFFSET(0)]`, `s.xs[0].f`), which
+ * the service refuses to update, or anything else (a tuple, a call, a literal), a syntax error in its grammar, where
+ * an update item is a path, `=` and a value.
+ */
+export function setTargetError(t: A.Expr): Error {
+  let e = t;
+  let element = false;
+  while (e.kind === 'FieldAccess' || e.kind === 'Subscript') {
+    element ||= e.kind === 'Subscript';
+    e = e.expr;
+  }
+  if (element && e.kind === 'PathExpr') return sqlError('UPDATE of array elements is not supported', t.loc);
+  return sqlError('Syntax error: Expected a column or field path before "=" in SET', t.loc);
+}
+
 function pathOf(t: A.Expr): string[] | undefined {
   if (t.kind === 'PathExpr') return t.parts;
   if (t.kind === 'FieldAccess') {
@@ -120,7 +136,7 @@ function updatedElement(parse: ParseExpr, st: A.UpdateStmt, elem: string): A.Exp
   let cur: A.Expr = pathExpr([elem], st.loc);
   for (const it of items) {
     const parts = pathOf(it.target);
-    if (!parts) throw sqlError('UPDATE of array elements is not supported', it.target.loc);
+    if (!parts) throw setTargetError(it.target);
     const r = rel(parts);
     if (r.length === 0) cur = it.value;
     else cur = { kind: 'ReplaceFieldsExpr', expr: cur, fields: [{ value: it.value, path: r }], loc: it.target.loc };
