@@ -93,7 +93,7 @@ async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<Tab
  */
 export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined, what = 'Value'): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type);
+  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerceLiteral(e, c.type, loc);
   throw sqlError(`${what} has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
 }
 
@@ -134,10 +134,21 @@ function literalFits(from: SqlType, v: Value, to: SqlType, origin: ReturnType<ty
   return false;
 }
 
+/**
+ * The coercion of an assigned value. A STRING literal whose text is no value of the column's date/time type fails
+ * the analysis (literal coercion: 'Could not cast literal "2025-13-01" to type DATE'), rows or none, as a function's
+ * literal argument does, instead of failing as a cast when a row is written.
+ */
+function coerceLiteral(e: Expr, t: SqlType, loc: A.Loc | undefined): Expr {
+  const x = coerce(e, t);
+  if (e.kind === 'literal' && typeof e.value === 'string' && x.kind !== 'literal') throw sqlError(`Could not cast literal ${JSON.stringify(e.value)} to type ${typeToSql(t)}`, loc);
+  return x;
+}
+
 /** UPDATE SET / MERGE UPDATE SET: the assignment of a value to a column or field (ZetaSQL's resolver wording). */
 function coerceForSet(e: Expr, c: Column, path: string, loc: A.Loc | undefined): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type);
+  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerceLiteral(e, c.type, loc);
   throw sqlError(`Value of type ${typeToSql(e.type)} cannot be assigned to ${path}, which has type ${typeToSql(c.type)}`, loc);
 }
 
