@@ -10,23 +10,38 @@ import { isVolatileExpr, rewriteExpr } from './rewrite.js';
 import type { AggregateRel, Expr, Rel } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { Origin, supertype } from './types.js';
+import { formatDate } from '../types/json-values.js';
+import type { Decimal } from '../types/values.js';
 import * as expr from './expr.js';
 import { type Leaf, filter, project, rangeOver, resolveFrom } from './query.js';
 
-function valueName(e: A.Expr): string {
-  switch (e.kind) {
-    case 'StringLiteral':
-      return e.value;
-    case 'IntLiteral':
-      return e.text;
-    case 'UnaryExpr':
-      return e.operand.kind === 'IntLiteral' ? `minus_${e.operand.text}` : '';
-    case 'BoolLiteral':
-      return e.value ? 'true' : 'false';
-    case 'NullLiteral':
-      return 'NULL';
+const LITERAL_KINDS = new Set(['IntLiteral', 'FloatLiteral', 'StringLiteral', 'BytesLiteral', 'BoolLiteral', 'NullLiteral', 'TypedLiteral', 'RangeLiteral', 'NamedParam']);
+const isLiteralAst = (e: A.Expr): boolean => LITERAL_KINDS.has(e.kind) || (e.kind === 'UnaryExpr' && e.op === '-' && LITERAL_KINDS.has(e.operand.kind));
+const signed = (s: string): string => (s.startsWith('-') ? `minus_${s.slice(1)}` : s);
+
+/**
+ * The name a PIVOT value without an alias gives its column, from the value after coercion to the FOR
+ * expression's type (the reference's rules): a string is itself, an integer `1` / `minus_1`, a NUMERIC
+ * `1_point_5`, a DATE `2020_01_02`, a BOOL `true`, NULL `NULL`; other types, and values that are not literals,
+ * need an alias.
+ */
+function implicitValueName(e: A.Expr, val: Expr): string {
+  if (!isLiteralAst(e) || val.kind !== 'literal') throw sqlError('Generating an implicit alias for this PIVOT value is not supported; please provide an explicit alias', e.loc);
+  if (val.value === null) return 'NULL';
+  switch (val.type.kind) {
+    case 'STRING':
+      return val.value as string;
+    case 'BOOL':
+      return val.value ? 'true' : 'false';
+    case 'INT64':
+      return signed(String(val.value));
+    case 'NUMERIC':
+    case 'BIGNUMERIC':
+      return signed((val.value as Decimal).toFixed()).replace('.', '_point_');
+    case 'DATE':
+      return formatDate(val.value as number).replace(/-/g, '_');
     default:
-      return '';
+      throw sqlError(`PIVOT values of type ${typeToSql(val.type)} must specify an alias`, e.loc);
   }
 }
 
@@ -103,8 +118,9 @@ export function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefin
       { type: val.type, origin: originOf(val) },
     ]);
     if (!st) throw sqlError(`PIVOT IN list item must be type ${typeToSql(forExpr.type)} to match the PIVOT FOR expression; found ${typeToSql(val.type)}`, v.expr.loc);
-    const cond = expr.callScalar('$is_not_distinct_from', [coerce(forExpr, st), coerce(val, st)], v.expr.loc);
-    const vname = v.alias ?? valueName(v.expr);
+    const cval = coerce(val, st);
+    const cond = expr.callScalar('$is_not_distinct_from', [coerce(forExpr, st), cval], v.expr.loc);
+    const vname = v.alias ?? implicitValueName(v.expr, cval);
     for (const [ai, a] of aggExprs.entries()) {
       const aAlias = p.aggregates[ai]!.alias;
       // `alias_value`, or the bare value when there is one unaliased aggregate; names may not start with a digit.
@@ -158,7 +174,9 @@ export function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | und
     valueTypes.push(first);
   }
   const labels = u.inColumns.map((s) => (s.alias ? resolveExpr(an, s.alias, { scope: new Scope(), clause: 'UNPIVOT' }) : literal(T.STRING, s.columns.join('_'))));
-  const labelType = supertype(labels.map((l) => ({ type: l.type, origin: originOf(l) }))) ?? T.STRING;
+  // Labels are INT64 or STRING literals, unnamed groups STRING: all of one type, no supertype taken.
+  const labelType = labels[0]!.type;
+  if (labels.some((l) => !typeEquals(l.type, labelType))) throw sqlError('All UNPIVOT labels must be the same type; when non-string labels are present then all labels must be explicitly provided', u.loc);
   const names = [...keep.map((c) => c.name), ...u.valueColumns, u.nameColumn];
   const branches = u.inColumns.map((s, i) => {
     const exprs: Expr[] = [...keep.map((c) => colRef(c)), ...s.columns.map((n, k) => coerce(colRef(byName(n)), valueTypes[k]!)), coerce(labels[i]!, labelType)];
