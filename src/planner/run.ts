@@ -124,6 +124,8 @@ const NOT_CHILD_JOBS = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 
 interface ScriptState {
   /** SQL statements run so far (script child jobs); unset outside scripts. */
   children?: ChildList;
+  /** More than one statement: each runs as a child job with its own id (@@current_job_id). */
+  script?: boolean;
   /** The CALLs running now (innermost first) and the procedure whose body runs. */
   calls?: readonly StackFrame[];
   procedure?: StackFrame['procedure'];
@@ -310,8 +312,10 @@ const DML_TYPES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  * the two that describe the previous child job: @@last_job_id, and @@row_count (the rows a DML
  * statement modified; NULL after any other statement and outside scripts).
  */
-function setScriptVariables(s: Session, children: ChildList): void {
+function setScriptVariables(s: Session, children: ChildList, script: boolean): void {
   const n = children.dropped + children.list.length;
+  // system-variables reference: in a script, @@current_job_id is the job of the current statement, not the script's.
+  if (script) s.setJobId(childJobId(s.ctx.jobId, n));
   const prev = children.list[children.list.length - 1];
   const dml = !children.afterNonDml && prev?.result && DML_TYPES.has(prev.result.statementType) ? prev.result.numDmlAffectedRows : undefined;
   s.variables.set('@@row_count', { type: T.INT64, value: dml === undefined ? null : BigInt(dml) });
@@ -324,7 +328,7 @@ function setScriptVariables(s: Session, children: ChildList): void {
 }
 
 async function runStatement(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
-  if (state.children) setScriptVariables(s, state.children);
+  if (state.children) setScriptVariables(s, state.children, state.script === true);
   s.advanceClock();
   try {
     await runOne(s, st, state);
@@ -821,6 +825,7 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
   s.firstStatement = script.statements[0];
   if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
   const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
+  if (!single) state.script = true;
   if (ctx.hasDestination) checkDestination(script.statements, single);
   if (ctx.dryRun) return dryRun(s, script, single);
   const tx = ctx.catalog.transactions;

@@ -158,6 +158,11 @@ export class Session {
     this.installFolder();
   }
 
+  /** A script's statement runs as a child job of its own: @@current_job_id reads that child's id. */
+  setJobId(jobId: string): void {
+    this.env = { ...this.env, jobId };
+  }
+
   /** SET @@time_zone: the default time zone of the statements that follow. */
   setTimeZone(zone: string): void {
     this.env = { ...this.env, timeZone: zone };
