@@ -86,8 +86,9 @@ describe('script time limit', () => {
     } finally {
       clearInterval(timer);
     }
-    // ~15 intervals fit in the limit; a loop that never yields lets none fire.
-    expect(ticks).toBeGreaterThan(3);
+    // A loop that never yields lets no timer fire; how many fire depends on the
+    // machine's load (one failed at load 12 with more than 3 asked), so one is the proof.
+    expect(ticks).toBeGreaterThan(0);
   });
 
   it('stops when the job is cancelled', async () => {
