@@ -542,9 +542,7 @@ function externalConfiguration(format: string, uris: string[], opts: Map<string,
  * their rows kept; the table is EXTERNAL (INFORMATION_SCHEMA table_type, DROP EXTERNAL TABLE) and read-only.
  */
 export async function createExternalTable(s: Session, st: A.CreateTableStmt, id: TableId, existing: boolean): Promise<QueryResult> {
-  if (st.asQuery || st.like || st.copy || st.clone || st.partitionBy || st.clusterBy?.length) {
-    throw sqlError('CREATE EXTERNAL TABLE takes a column list and OPTIONS only', st.loc);
-  }
+  // Its clauses are checked by createTable (checkFormClauses).
   const opts = await evalOptions(s, st.options, EXTERNAL_OPTIONS, 'CREATE EXTERNAL TABLE');
   const formatName = optString(opts, 'format');
   if (!formatName) throw sqlError('CREATE EXTERNAL TABLE requires the option format', st.loc);

@@ -31,25 +31,27 @@ const result = statementResult;
 /**
  * The clauses each CREATE TABLE form takes (data-definition-language): CREATE TABLE COPY, CREATE TABLE CLONE and
  * CREATE SNAPSHOT TABLE ... CLONE take OPTIONS only (the new table's shape, partitioning and clustering are the
- * source's); the column list, DEFAULT COLLATE, PARTITION BY, CLUSTER BY, WITH CONNECTION and AS query are refused.
+ * source's); CREATE EXTERNAL TABLE takes a column list, WITH CONNECTION, WITH PARTITION COLUMNS and OPTIONS.
  */
-function checkCopyCloneClauses(st: A.CreateTableStmt): void {
-  if (!st.copy && !st.clone) return;
-  const form = st.snapshot ? 'CREATE SNAPSHOT TABLE' : st.clone ? 'CREATE TABLE CLONE' : 'CREATE TABLE COPY';
-  const extra: [unknown, string][] = [
-    [st.columns, 'a column list'],
+function checkFormClauses(st: A.CreateTableStmt): void {
+  const form = st.external ? 'CREATE EXTERNAL TABLE' : st.snapshot ? 'CREATE SNAPSHOT TABLE' : st.clone ? 'CREATE TABLE CLONE' : st.copy ? 'CREATE TABLE COPY' : undefined;
+  if (!form) return;
+  const clauses: [unknown, string][] = [
+    [st.external ? undefined : st.columns, 'a column list'],
+    [st.external ? (st.like ?? st.copy ?? st.clone) : undefined, st.like ? 'LIKE' : st.copy ? 'COPY' : 'CLONE'],
     [st.defaultCollate, 'DEFAULT COLLATE'],
     [st.partitionBy, 'PARTITION BY'],
     [st.clusterBy, 'CLUSTER BY'],
-    [st.withConnection, 'WITH CONNECTION'],
+    [st.external ? undefined : st.withConnection, 'WITH CONNECTION'],
     [st.asQuery, 'AS query'],
   ];
-  const found = extra.find(([v]) => v !== undefined);
-  if (found) throw sqlError(`${form} cannot have ${found[1]}; it takes only OPTIONS`, st.loc);
+  const found = clauses.find(([v]) => v !== undefined);
+  const takes = st.external ? 'a column list, WITH CONNECTION, WITH PARTITION COLUMNS and OPTIONS' : 'OPTIONS';
+  if (found) throw sqlError(`${form} cannot have ${found[1]}; it takes only ${takes}`, st.loc);
 }
 
 export async function createTable(s: Session, st: A.CreateTableStmt): Promise<QueryResult> {
-  checkCopyCloneClauses(st);
+  checkFormClauses(st);
   let id: TableId;
   if (st.temp) {
     const parts = splitPath(st.name);
