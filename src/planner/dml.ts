@@ -135,15 +135,22 @@ function literalFits(from: SqlType, v: Value, to: SqlType, origin: ReturnType<ty
 }
 
 /**
- * The coercion of an assigned value. A STRING literal whose text is no value of the column's date/time type fails
- * the analysis (literal coercion: 'Could not cast literal "2025-13-01" to type DATE'), rows or none, as a function's
- * literal argument does, instead of failing as a cast when a row is written.
+ * The coercion of an assigned value. A STRING literal whose text is no value of the column's date/time type, alone or
+ * inside an ARRAY or STRUCT literal, fails the analysis (literal coercion: 'Could not cast literal "2025-13-01" to type
+ * DATE'), rows or none, as a function's literal argument does, instead of failing as a cast when a row is written.
+ * (A literal that coerces at all folds at analysis; one holding a STRING that does not fold is such a text.)
  */
 function coerceLiteral(e: Expr, t: SqlType, loc: A.Loc | undefined): Expr {
   const x = coerce(e, t);
-  if (e.kind === 'literal' && typeof e.value === 'string' && x.kind !== 'literal') throw sqlError(`Could not cast literal ${JSON.stringify(e.value)} to type ${typeToSql(t)}`, loc);
+  if (e.kind === 'literal' && x.kind !== 'literal' && holdsString(e.type)) throw sqlError(`Could not cast literal ${literalText(e.value)} to type ${typeToSql(t)}`, loc);
   return x;
 }
+
+const holdsString = (t: SqlType): boolean =>
+  t.kind === 'STRING' || (t.kind === 'ARRAY' && holdsString(t.element)) || (t.kind === 'STRUCT' && t.fields.some((f) => holdsString(f.type)));
+
+/** A literal as the reference implementation quotes it in that refusal: "text", [a, b]. */
+const literalText = (v: Value): string => (Array.isArray(v) ? `[${v.map(literalText).join(', ')}]` : typeof v === 'string' ? JSON.stringify(v) : String(v));
 
 /** UPDATE SET / MERGE UPDATE SET: the assignment of a value to a column or field (ZetaSQL's resolver wording). */
 function coerceForSet(e: Expr, c: Column, path: string, loc: A.Loc | undefined): Expr {
