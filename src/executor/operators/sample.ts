@@ -1,10 +1,14 @@
-// TABLESAMPLE SYSTEM (p PERCENT): Bernoulli sampling of rows (the real service
-// samples blocks; per-row sampling has the same expected size).
+// TABLESAMPLE SYSTEM (p PERCENT) samples data blocks, not rows (table-sampling page): a table is split into
+// blocks of about 1 GB, each block is read whole or skipped, a table smaller than a block is one block read
+// entirely, and a sample of more than 0 percent of a non-empty table always returns rows.
 import type { SampleRel } from '../../analyzer/resolved.js';
 import type { Batch } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { executeRel } from '../execute.js';
-import { takeBatch } from '../vectors.js';
+import { batchBytes } from '../vectors.js';
+
+/** The size of one sampled block (the service splits tables "larger than about 1 GB"). */
+export const SAMPLE_BLOCK_BYTES = 1 << 30;
 
 /** mulberry32: small seeded PRNG so REPEATABLE samples are deterministic (tests use it for replayable data too). */
 export function seededRandom(seed: number): () => number {
@@ -19,16 +23,19 @@ export function seededRandom(seed: number): () => number {
 
 export async function* sampleOp(rel: SampleRel, ctx: ExecContext): AsyncGenerator<Batch> {
   const p = Math.max(0, Math.min(100, rel.percent)) / 100;
+  if (p === 0) return;
   const rnd = rel.seed !== undefined ? seededRandom(rel.seed) : ctx.eval.random;
+  // Blocks are cut from the stream as it comes; the first block is always read, so a sample above 0 percent
+  // never comes back empty (the service picks at least one block), and each later block is kept with probability p.
+  let keep = true;
+  let blockBytes = 0;
   for await (const b of executeRel(rel.input, ctx)) {
     await checkpoint(ctx);
-    if (p >= 1) {
-      yield b;
-      continue;
+    if (blockBytes >= SAMPLE_BLOCK_BYTES) {
+      blockBytes = 0;
+      keep = p >= 1 || rnd() < p;
     }
-    const sel = new Int32Array(b.length);
-    let c = 0;
-    for (let i = 0; i < b.length; i++) if (rnd() < p) sel[c++] = i;
-    if (c > 0) yield takeBatch(b, sel, c);
+    blockBytes += batchBytes(b);
+    if (keep) yield b;
   }
 }
