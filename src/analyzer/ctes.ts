@@ -10,7 +10,7 @@ import { sqlError } from './errors.js';
 import type { Rel } from './resolved.js';
 import { Scope } from './scope.js';
 import { Origin, canCoerce } from './types.js';
-import { someCall, someNode } from './ast-search.js';
+import { hasOver, someCall, someNode } from './ast-search.js';
 import { resolveQuery, resolveQueryExpr } from './query.js';
 import { castTo, correspondingInputs, literalOrigin, literalValue } from './set-operations.js';
 
@@ -109,8 +109,8 @@ function resolveRecursiveCte(an: Analyzer, c: A.Cte, body: A.SetOperation, id: n
 
 /**
  * The reference's limits on the recursive term of WITH RECURSIVE: one reference to the
- * CTE, never inside an expression subquery, not under DISTINCT, GROUP BY or an aggregate,
- * not on the outer-joined side of a join.
+ * CTE, never inside an expression subquery, not under DISTINCT, GROUP BY, an aggregate or an
+ * analytic function, not on the outer-joined side of a join.
  */
 function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
   const lname = name.toLowerCase();
@@ -141,6 +141,10 @@ function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
           const aggregate = (e: unknown) => someCall(e, (c) => !c.over && lookupFunction(c.name!.join('.'))?.kind === 'aggregate');
           if (queryMentions(q.from, lname) && (q.distinct || q.groupBy || q.items.some((i) => i.kind === 'SelectExpr' && aggregate(i.expr)) || aggregate(q.having))) {
             throw sqlError('A subquery containing a recursive reference may not use DISTINCT, GROUP BY, or any aggregate function', loc);
+          }
+          // A window over one iteration's rows has no meaning for the whole recursion (recursive CTE rules).
+          if (queryMentions(q.from, lname) && (q.items.some((i) => i.kind === 'SelectExpr' && hasOver(i.expr)) || hasOver(q.qualify))) {
+            throw sqlError('A subquery containing a recursive reference may not use an analytic function', loc);
           }
         }
         inExprs(q.items, q.where, q.groupBy, q.having, q.qualify, q.window);
