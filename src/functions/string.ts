@@ -110,8 +110,9 @@ function instr(h: string | Uint8Array, nd: string | Uint8Array, position = 1, oc
   if (position > 0) {
     for (let i = position - 1; i + m <= L; i++) if (eq(i) && ++count === occurrence) return i + 1;
   } else {
-    // searching backwards: a match may start at the position (counted from the end) or before it
-    for (let i = L + position; i >= 0; i--) {
+    // searching backwards: a match may start at the position (counted from the end) or before it;
+    // an empty subvalue also matches just past that position (as the reference finds it: -1 gives L + 1)
+    for (let i = L + position + (m === 0 ? 1 : 0); i >= 0; i--) {
       if (i + m > L) continue;
       if (eq(i) && ++count === occurrence) return i + 1;
     }
