@@ -184,8 +184,9 @@ export function clustering(exprs: readonly A.Expr[], columns: readonly Column[])
   if (exprs.length > 4) throw sqlError(`Too many clustering columns: ${exprs.length}; at most 4 are allowed`, exprs[4]!.loc);
   return {
     fields: exprs.map((e) => {
-      const name = e.kind === 'PathExpr' ? e.parts.join('.') : '';
-      if (e.kind !== 'PathExpr') return name;
+      // data-definition-language: clustering_column_list is a list of column names, never an expression.
+      if (e.kind !== 'PathExpr') throw sqlError('Entries in the CLUSTER BY clause must be column names', e.loc);
+      const name = e.parts.join('.');
       // Clustering columns are top-level columns, each named once (creating-clustered-tables).
       if (e.parts.length > 1) throw sqlError(`CLUSTER BY expression must be a top-level column name, not the field path ${name}`, e.loc);
       if (exprs.some((x, j) => j < exprs.indexOf(e) && x.kind === 'PathExpr' && x.parts.join('.').toLowerCase() === name.toLowerCase())) throw sqlError(`Duplicate clustering column ${name}`, e.loc);
