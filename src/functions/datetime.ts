@@ -355,6 +355,30 @@ function addSubPartError(fn: string, kind: string, part: unknown): string | unde
   return refused ? `${fn} does not support the ${part} date part` : undefined;
 }
 
+/**
+ * The date parts each *_DIFF, *_TRUNC and LAST_DAY takes, by the matched type of its first argument, refused at
+ * analysis in the reference's words: as an analysis error, SAFE. does not hide it and an empty input still fails.
+ */
+const TIME_PARTS = ['MICROSECOND', 'MILLISECOND', 'SECOND', 'MINUTE', 'HOUR'];
+const DAY_PARTS = ['DAY', 'WEEK', 'ISOWEEK', 'MONTH', 'QUARTER', 'YEAR', 'ISOYEAR'];
+function partOptions(fn: string, family: 'diff' | 'trunc' | 'last'): ScalarOptions {
+  return {
+    validate: (args, m) => {
+      const part = args[family === 'diff' ? 2 : 1]?.constant?.value;
+      if (typeof part !== 'string') return undefined;
+      const name = part.toUpperCase().replace(/\s+/g, '').replace(/^WEEK\(.*$/, 'WEEK');
+      const kind = m.argTypes[0]!.kind;
+      const allowed =
+        family === 'last' ? DAY_PARTS.slice(1)
+        : kind === 'DATE' ? DAY_PARTS
+        : kind === 'TIME' ? TIME_PARTS
+        : kind === 'TIMESTAMP' && family === 'diff' ? [...TIME_PARTS, 'DAY']
+        : [...TIME_PARTS, ...DAY_PARTS];
+      return allowed.includes(name) ? undefined : `${fn} does not support the ${part} date part`;
+    },
+  };
+}
+
 // ---------------------------------------------------------------- helpers
 
 const zoneOf = (v: Value[], idx: number, ctx: EvalContext): string => (v.length > idx && v[idx] !== undefined ? (v[idx] as string) : ctx.timeZone);
@@ -381,14 +405,18 @@ const pad4 = (n: number): string => String(n).padStart(4, '0');
 /** DATETIME(y, m, d, h, mi, s): one check of all six parts, worded as the reference does (its hour is printed with %04d). */
 function makeDatetime(v: readonly Value[]): bigint {
   const [y, mo, d, h, mi, s] = v.map((x) => Number(x as bigint)) as [number, number, number, number, number, number];
-  if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59)
-    fail(`Input calculates to invalid datetime: ${pad4(y)}-${pad2(mo)}-${pad2(d)} ${pad4(h)}:${pad2(mi)}:${pad2(s)}`);
-  return joinMicros(daysFromCivil(y, mo, d), ((h * 60 + mi) * 60 + s) * 1e6);
+  const bad = () => fail(`Input calculates to invalid datetime: ${pad4(y)}-${pad2(mo)}-${pad2(d)} ${pad4(h)}:${pad2(mi)}:${pad2(s)}`);
+  if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60) bad();
+  // Second 60 (a leap second) rolls over into the next minute, as the reference's constructors do.
+  const r = joinMicros(daysFromCivil(y, mo, d), ((h * 60 + mi) * 60 + s) * 1e6);
+  if (r > MAX_TS) bad();
+  return r;
 }
 function makeTime(h: bigint, m: bigint, s: bigint): number {
   const hh = Number(h), mm = Number(m), ss = Number(s);
-  if (hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59) fail(`Input calculates to invalid time: ${pad2(hh)}:${pad2(mm)}:${pad2(ss)}`);
-  return ((hh * 60 + mm) * 60 + ss) * 1e6;
+  if (hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60) fail(`Input calculates to invalid time: ${pad2(hh)}:${pad2(mm)}:${pad2(ss)}`);
+  // Second 60 rolls over (23:59:60 is 00:00:00), as the reference's TIME(h, m, s) does.
+  return (((hh * 60 + mm) * 60 + ss) * 1e6) % 86400e6;
 }
 
 // ---------------------------------------------------------------- buckets
@@ -661,10 +689,10 @@ export function registerDatetime(): void {
     const order = [first, ...(['DATE', 'DATETIME', 'TIMESTAMP', 'TIME'] as const).filter((k) => k !== first)];
     return order.map((k) => all[k]);
   };
-  defineScalar('DATE_DIFF', diffSigs('DATE_DIFF', 'DATE'));
-  defineScalar('DATETIME_DIFF', diffSigs('DATETIME_DIFF', 'DATETIME'));
-  defineScalar('TIMESTAMP_DIFF', diffSigs('TIMESTAMP_DIFF', 'TIMESTAMP'));
-  defineScalar('TIME_DIFF', diffSigs('TIME_DIFF', 'TIME'));
+  defineScalar('DATE_DIFF', diffSigs('DATE_DIFF', 'DATE'), partOptions('DATE_DIFF', 'diff'));
+  defineScalar('DATETIME_DIFF', diffSigs('DATETIME_DIFF', 'DATETIME'), partOptions('DATETIME_DIFF', 'diff'));
+  defineScalar('TIMESTAMP_DIFF', diffSigs('TIMESTAMP_DIFF', 'TIMESTAMP'), partOptions('TIMESTAMP_DIFF', 'diff'));
+  defineScalar('TIME_DIFF', diffSigs('TIME_DIFF', 'TIME'), partOptions('TIME_DIFF', 'diff'));
 
   // *_TRUNC
   defineScalar('DATE_TRUNC', [
@@ -677,15 +705,15 @@ export function registerDatetime(): void {
     })),
     sig(['DATETIME', partArg], 'DATETIME', rowKernel(T.DATETIME, (v) => truncDatetime(v[0] as bigint, parsePart(v[1] as string), 'DATE_TRUNC', 'DATETIME'))),
     sig(['TIMESTAMP', partArg, opt('STRING')], 'TIMESTAMP', rowKernel(T.TIMESTAMP, (v, ctx) => truncTimestamp(v[0] as bigint, parsePart(v[1] as string), zoneOf(v, 2, ctx)))),
-  ]);
+  ], partOptions('DATE_TRUNC', 'trunc'));
   // each *_TRUNC also takes the other civil/absolute type (DATETIME_TRUNC(timestamp, part[, zone]), TIMESTAMP_TRUNC(datetime, part))
   const truncSig = (fn: string, kind: 'DATETIME' | 'TIMESTAMP') => {
     const general = truncGeneral(fn, kind);
     const args = kind === 'TIMESTAMP' ? ['TIMESTAMP', partArg, opt('STRING')] : ['DATETIME', partArg];
     return sigf(args, kind, (c) => fastTrunc(fn, kind, c.args[1]?.constant?.value, c.args.length > 2 ? c.args[2]!.constant?.value ?? null : undefined, general) ?? general);
   };
-  defineScalar('DATETIME_TRUNC', [truncSig('DATETIME_TRUNC', 'DATETIME'), truncSig('DATETIME_TRUNC', 'TIMESTAMP')]);
-  defineScalar('TIMESTAMP_TRUNC', [truncSig('TIMESTAMP_TRUNC', 'TIMESTAMP'), truncSig('TIMESTAMP_TRUNC', 'DATETIME')]);
+  defineScalar('DATETIME_TRUNC', [truncSig('DATETIME_TRUNC', 'DATETIME'), truncSig('DATETIME_TRUNC', 'TIMESTAMP')], partOptions('DATETIME_TRUNC', 'trunc'));
+  defineScalar('TIMESTAMP_TRUNC', [truncSig('TIMESTAMP_TRUNC', 'TIMESTAMP'), truncSig('TIMESTAMP_TRUNC', 'DATETIME')], partOptions('TIMESTAMP_TRUNC', 'trunc'));
   defineScalar('TIME_TRUNC', [
     sig(['TIME', partArg], 'TIME', rowKernel(T.TIME, (v) => {
       const p = parsePart(v[1] as string);
@@ -694,11 +722,11 @@ export function registerDatetime(): void {
       const u = Number(unit);
       return Math.floor((v[0] as number) / u) * u;
     })),
-  ]);
+  ], partOptions('TIME_TRUNC', 'trunc'));
   defineScalar('LAST_DAY', [
     sig(['DATE', optPart], 'DATE', rowKernel(T.DATE, (v) => lastDay(v[0] as number, parsePart(v.length > 1 ? (v[1] as string) : 'MONTH')))),
     sig(['DATETIME', optPart], 'DATE', rowKernel(T.DATE, (v) => lastDay(splitMicros(v[0] as bigint)[0], parsePart(v.length > 1 ? (v[1] as string) : 'MONTH')))),
-  ]);
+  ], partOptions('LAST_DAY', 'last'));
 
   // Buckets: each name accepts DATE, DATETIME and TIMESTAMP forms.
   const bucketSigs = [
@@ -769,7 +797,13 @@ export function registerDatetime(): void {
       }
       return out;
     })),
-  ]);
+  ], {
+    // A literal step's date part is refused at analysis, as the reference does (SAFE. does not hide it).
+    validate: (args) => {
+      const iv = args[2]?.constant?.value;
+      return iv instanceof Interval && iv.months !== 0 ? `GENERATE_TIMESTAMP_ARRAY does not support the ${iv.months % 12 === 0 ? 'YEAR' : 'MONTH'} date part` : undefined;
+    },
+  });
 
   // UNIX conversions
   defineScalar('UNIX_DATE', [sig(['DATE'], 'INT64', rowKernel(T.INT64, (v) => BigInt(v[0] as number)))]);

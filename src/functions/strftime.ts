@@ -1,6 +1,6 @@
 // FORMAT_* / PARSE_* format elements (strftime-like, absl flavour):
 // %Y %m %d %H %M %S %E<n>S %E*S %Ez %z %Z %j %a %A %b %B %p %I %y %C %D %F %T %R %e %u %w %U %W %V %G %g %Q %s ...
-import { civilFromDays, dayOfYear, daysFromCivil, daysInMonth, joinMicros, offsetSecondsAt, pad, splitMicros, weekday } from './civil.js';
+import { MAX_DATE, civilFromDays, dayOfYear, daysFromCivil, daysInMonth, joinMicros, offsetSecondsAt, pad, splitMicros, weekday } from './civil.js';
 import { fail } from './vec.js';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -314,8 +314,29 @@ export interface ParsedTime {
   ts?: bigint;
 }
 
+/**
+ * The elements PARSE_DATE, PARSE_TIME and PARSE_DATETIME refuse whatever the input, as the format elements
+ * page's Type column lists them: no time of day or zone for a DATE, no date for a TIME, no zone for a DATETIME.
+ */
+const TIME_OF_DAY = ['H', 'I', 'M', 'S', 'p', 'P', 'T', 'R', 'X', 'c', 's', 'k', 'l', 'E#S', 'E*S'];
+const ZONE = ['Z', 'z', 'Ez'];
+const NOT_FOR: Record<string, readonly string[]> = {
+  DATE: [...TIME_OF_DAY, ...ZONE],
+  TIME: ['Y', 'm', 'd', 'A', 'a', 'B', 'b', 'C', 'D', 'e', 'F', 'G', 'g', 'j', 'U', 'u', 'V', 'W', 'w', 'x', 'y', 'h', 'E4Y'],
+  DATETIME: ZONE,
+};
+function checkParseElements(fmt: string, kind: string): void {
+  const refused = NOT_FOR[kind];
+  if (!refused) return;
+  for (const m of fmt.matchAll(/%(E[0-9*]S|E4Y|Ez|[EO]?.)/g)) {
+    const key = /^E\dS$/.test(m[1]!) ? 'E#S' : m[1]!;
+    if (refused.includes(key)) fail(`Invalid format: %${m[1]} is not allowed for the ${kind} type.`);
+  }
+}
+
 /** PARSE_*: every element must match; unspecified fields default to 1970-01-01 00:00:00. */
-export function parseStrftime(fmt: string, input: string, _kind: string, _defaultZone: string): ParsedTime {
+export function parseStrftime(fmt: string, input: string, kind: string, _defaultZone: string): ParsedTime {
+  checkParseElements(fmt, kind);
   let i = 0;
   const bad = (): never => fail(`Failed to parse input string "${input}"`);
   let y = 1970, mo = 1, d = 1, h = 0, mi = 0, s = 0, us = 0;
@@ -652,6 +673,12 @@ export function parseStrftime(fmt: string, input: string, _kind: string, _defaul
     days = daysFromCivil(y, mo, d);
   }
   if (h > 23 || mi > 59 || s > 60) bad();
-  if (s === 60) s = 59;
-  return { days, tod: ((h * 60 + mi) * 60 + s) * 1e6 + us, zone };
+  // Second 60 rolls over into the next minute (as CAST does), its fraction dropped as the reference's
+  // parser drops it; past 9999-12-31 that is no date.
+  let tod = ((h * 60 + mi) * 60 + s) * 1e6 + (s === 60 ? 0 : us);
+  if (tod >= 86400e6) {
+    tod -= 86400e6;
+    if (++days > MAX_DATE) fail('Invalid result from parsing function');
+  }
+  return { days, tod, zone };
 }
