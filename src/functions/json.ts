@@ -243,17 +243,18 @@ export function registerJson(): void {
     ['JSON_QUERY', false],
     ['JSON_EXTRACT', true],
   ] as const) {
+    // The path is required here (the pages' JSON_QUERY(json, path), JSON_EXTRACT(json, path)); the other extractors default it to '$'.
     defineScalar(name, [
-      sig(['STRING', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => {
+      sig(['STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => {
         const text = v[0] as string;
-        const span = jsonTextSpan(text, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy));
+        const span = jsonTextSpan(text, pathOrFail(v[1] as string, legacy));
         if (!span) return null;
         const out = minifyJsonText(text, span);
         // A JSON-formatted STRING yields SQL NULL for a JSON null (the JSON type keeps JSON null).
         return out === 'null' ? null : out;
       })),
-      sig(['JSON', opt('STRING')], 'JSON', rowKernel(T.JSON, (v) => {
-        const p = v.length > 1 ? (v[1] as string) : '$';
+      sig(['JSON', 'STRING'], 'JSON', rowKernel(T.JSON, (v) => {
+        const p = v[1] as string;
         const lax = legacy ? undefined : laxModifiers(p);
         if (lax) return new JsonValue(laxQuery((v[0] as JsonValue).node, pathOrFail(lax.rest, false), lax.recursive));
         return jsonQueryOf(v[0] as JsonValue, pathOrFail(p, legacy));
@@ -352,11 +353,12 @@ export function registerJson(): void {
   ]);
   const toInt = (n: JsonNode, strict: boolean): bigint | null => {
     if (typeof n === 'bigint') {
-      if (n > 9223372036854775807n) return strict ? fail(`The provided JSON number: ${n} cannot be converted to an int64`) : null;
+      if (n > 9223372036854775807n || n < -9223372036854775808n) return strict ? fail(`The provided JSON number: ${n} cannot be converted to an int64`) : null;
       return n;
     }
     if (typeof n === 'number') {
-      if (!Number.isInteger(n)) return strict ? fail(`The provided JSON number: ${jsonToString(n)} cannot be converted to an integer`) : null;
+      // An integral double past INT64's range (9.3e18) is as unconvertible as a fraction.
+      if (!Number.isInteger(n) || n >= 2 ** 63 || n < -(2 ** 63)) return strict ? fail(`The provided JSON number: ${jsonToString(n)} cannot be converted to an integer`) : null;
       return BigInt(n);
     }
     return strict ? fail('The provided JSON input is not an integer') : null;
@@ -391,7 +393,7 @@ export function registerJson(): void {
     sig(['JSON'], 'INT64', rowKernel(T.INT64, (v) => {
       const n = (v[0] as JsonValue).node;
       if (typeof n === 'boolean') return n ? 1n : 0n;
-      if (typeof n === 'bigint') return n <= 9223372036854775807n ? n : null;
+      if (typeof n === 'bigint') return n <= 9223372036854775807n && n >= -9223372036854775808n ? n : null;
       let x: number;
       if (typeof n === 'number') x = n;
       else if (typeof n === 'string') {
