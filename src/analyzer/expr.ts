@@ -155,8 +155,8 @@ export function collationGrouper(t: SqlType): ((e: Expr) => Expr) | undefined {
 
 // ---------------------------------------------------------------- coercion
 
-/** Coerces `e` to `to` (implicitly): literals fold, other values get a CastExpr. */
-export function coerce(e: Expr, to: SqlType): Expr {
+/** Coerces `e` to `to` (implicitly): literals fold, other values get a CastExpr; `loc` places a literal's failed cast. */
+export function coerce(e: Expr, to: SqlType, loc?: A.Loc): Expr {
   if (typeEquals(e.type, to)) return e;
   if (isErrorCall(e)) return errorAs(e, to);
   const text = tag(e)[FLOATTEXT];
@@ -171,11 +171,17 @@ export function coerce(e: Expr, to: SqlType): Expr {
       setOrigin(out, originOf(e));
       return out;
     }
+    // A STRING literal taken as a date/time type (a CASE/IF/COALESCE branch, an array element) is cast
+    // at analysis: a text that is no such value fails the query even where that branch never runs.
+    if (e.type.kind === 'STRING' && CIVIL.has(to.kind) && originOf(e) === Origin.Literal && typeof e.value === 'string')
+      throw sqlError(`Could not cast literal ${JSON.stringify(e.value)} to type ${typeToSql(to)}`, loc);
   }
   const c: Expr = { kind: 'cast', type: to, arg: e, safe: false };
   if (originOf(e) !== Origin.Column) setOrigin(c, originOf(e));
   return c;
 }
+
+const CIVIL = new Set(['DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'TIMESTAMP_PICOS']);
 
 /** Literal conversions done at analysis time; undefined = leave it to the runtime cast. */
 function foldLiteralCast(v: Value, from: SqlType, to: SqlType): Value | undefined {

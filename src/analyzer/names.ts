@@ -149,9 +149,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
     let x = resolveExpr(an, item.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' });
     // A string is read as a TIMESTAMP (a literal that is none is the cast's error).
     if (x.type.kind === 'STRING') {
-      const c = coerce(x, T.TIMESTAMP);
-      if (x.kind === 'literal' && c.kind !== 'literal') throw sqlError(`Could not cast literal ${JSON.stringify(x.value)} to type TIMESTAMP`, item.systemTime.loc);
-      x = c;
+      x = coerce(x, T.TIMESTAMP, item.systemTime.loc);
     }
     const v = constantValue(x);
     if (v === undefined || v === null || x.type.kind !== 'TIMESTAMP') {
