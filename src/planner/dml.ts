@@ -141,7 +141,7 @@ function literalFits(from: SqlType, v: Value, to: SqlType, origin: ReturnType<ty
  * (A literal that coerces at all folds at analysis; one holding a STRING that does not fold is such a text.)
  */
 function coerceLiteral(e: Expr, t: SqlType, loc: A.Loc | undefined): Expr {
-  const x = coerce(e, t);
+  const x = coerce(e, t, loc);
   if (e.kind === 'literal' && x.kind !== 'literal' && holdsString(e.type)) throw sqlError(`Could not cast literal ${literalText(e.value)} to type ${typeToSql(t)}`, loc);
   return x;
 }
