@@ -796,17 +796,23 @@ function expandStar(an: Analyzer, it: A.SelectStar, scope: Scope, ctx: ExprCtx):
     }
   }
   if (it.except) {
+    const seen = new Set<string>();
     for (const ex of it.except) {
       if (!cols.some((c) => c.name.toLowerCase() === ex.toLowerCase())) throw sqlError(`Column ${ex} in SELECT * EXCEPT list does not exist`, it.loc);
+      if (seen.has(ex.toLowerCase())) throw sqlError(`Duplicate column ${ex} in SELECT * EXCEPT list`, it.loc);
+      seen.add(ex.toLowerCase());
     }
     const ex = new Set(it.except.map((x) => x.toLowerCase()));
     cols = cols.filter((c) => !ex.has(c.name.toLowerCase()));
     if (cols.length === 0) throw sqlError('SELECT * expands to zero columns after applying EXCEPT', it.loc);
   }
   if (it.replace) {
+    const seen = new Set<string>();
     for (const r of it.replace) {
       const i = cols.findIndex((c) => c.name.toLowerCase() === r.alias.toLowerCase());
       if (i < 0) throw sqlError(`Column ${r.alias} in SELECT * REPLACE list does not exist`, it.loc);
+      if (seen.has(r.alias.toLowerCase())) throw sqlError(`Duplicate column ${r.alias} in SELECT * REPLACE list`, it.loc);
+      seen.add(r.alias.toLowerCase());
       cols[i] = { name: cols[i]!.name, expr: resolveExpr(an, r.expr, ctx) };
     }
   }
