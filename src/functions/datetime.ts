@@ -383,6 +383,17 @@ function partOptions(fn: string, family: 'diff' | 'trunc' | 'last'): ScalarOptio
 
 const zoneOf = (v: Value[], idx: number, ctx: EvalContext): string => (v.length > idx && v[idx] !== undefined ? (v[idx] as string) : ctx.timeZone);
 
+/**
+ * A TIMESTAMP's civil date and time in a zone as a DATE or DATETIME value: near either end of the range an offset
+ * crosses it (0001-01-01 00:00 UTC is 0000-12-31 in New York), which is no value of those types, refused as the
+ * reference refuses it.
+ */
+function civilValueIn(ts: bigint, zone: string, what: 'date' | 'datetime'): bigint {
+  const civil = utcToCivil(ts, zone);
+  if (civil < MIN_TS || civil > MAX_TS) fail(`Invalid ${what} extracted from timestamp ${formatTimestampIn(ts, zone)}`);
+  return civil;
+}
+
 function tsToCivil(ts: bigint, zone: string): [number, number] {
   return splitMicros(utcToCivil(ts, zone));
 }
@@ -452,7 +463,7 @@ export function registerDatetime(): void {
   // Constructors / conversions
   defineScalar('DATE', [
     sig(['INT64', 'INT64', 'INT64'], 'DATE', rowKernel(T.DATE, (v) => makeDate(v[0] as bigint, v[1] as bigint, v[2] as bigint))),
-    sig(['TIMESTAMP', opt('STRING')], 'DATE', rowKernel(T.DATE, (v, ctx) => tsToCivil(v[0] as bigint, zoneOf(v, 1, ctx))[0])),
+    sig(['TIMESTAMP', opt('STRING')], 'DATE', rowKernel(T.DATE, (v, ctx) => splitMicros(civilValueIn(v[0] as bigint, zoneOf(v, 1, ctx), 'date'))[0])),
     sig(['DATETIME'], 'DATE', rowKernel(T.DATE, (v) => splitMicros(v[0] as bigint)[0])),
     sig(['DATE'], 'DATE', rowKernel(T.DATE, (v) => v[0]!)),
     sig(['STRING'], 'DATE', rowKernel(T.DATE, (v, ctx) => {
@@ -470,7 +481,7 @@ export function registerDatetime(): void {
     sig(['INT64', 'INT64', 'INT64', 'INT64', 'INT64', 'INT64'], 'DATETIME', rowKernel(T.DATETIME, makeDatetime)),
     sig(['DATE', 'TIME'], 'DATETIME', rowKernel(T.DATETIME, (v) => joinMicros(v[0] as number, v[1] as number))),
     sig(['DATE'], 'DATETIME', rowKernel(T.DATETIME, (v) => joinMicros(v[0] as number, 0))),
-    sig(['TIMESTAMP', opt('STRING')], 'DATETIME', rowKernel(T.DATETIME, (v, ctx) => utcToCivil(v[0] as bigint, zoneOf(v, 1, ctx)))),
+    sig(['TIMESTAMP', opt('STRING')], 'DATETIME', rowKernel(T.DATETIME, (v, ctx) => civilValueIn(v[0] as bigint, zoneOf(v, 1, ctx), 'datetime'))),
     sig(['DATETIME'], 'DATETIME', rowKernel(T.DATETIME, (v) => v[0]!)),
     sig(['STRING'], 'DATETIME', rowKernel(T.DATETIME, (v) => {
       const d = parseDatetimeString(v[0] as string);
@@ -520,11 +531,11 @@ export function registerDatetime(): void {
       sigf([partArg, 'DATE'], 'INT64', (c) => fastExtract(c.args[0]!.constant?.value, 'DATE') ?? rowKernel(T.INT64, (v) => extractCivil(parsePart(v[0] as string), v[1] as number, 0, 'DATE'))),
       sigf([partArg, 'TIMESTAMP', opt('STRING')], (c) => extractType(c.args[0]!.constant?.value), (c) => (c.args.length === 2 ? fastExtract(c.args[0]!.constant?.value, 'TIMESTAMP') : undefined) ?? rowKernel(extractType(c.args[0]!.constant?.value), (v, ctx) => {
         const p = parsePart(v[0] as string);
-        const civil = utcToCivil(v[1] as bigint, zoneOf(v, 2, ctx));
-        const [d, t] = splitMicros(civil);
-        if (p.name === 'DATE') return d;
+        const zone = zoneOf(v, 2, ctx);
+        if (p.name === 'DATE') return splitMicros(civilValueIn(v[1] as bigint, zone, 'date'))[0];
+        if (p.name === 'DATETIME') return civilValueIn(v[1] as bigint, zone, 'datetime');
+        const [d, t] = splitMicros(utcToCivil(v[1] as bigint, zone));
         if (p.name === 'TIME') return t;
-        if (p.name === 'DATETIME') return civil;
         return extractCivil(p, d, t, 'TIMESTAMP');
       })),
       sigf([partArg, 'DATETIME'], (c) => extractType(c.args[0]!.constant?.value), (c) => fastExtract(c.args[0]!.constant?.value, 'DATETIME') ?? rowKernel(extractType(c.args[0]!.constant?.value), (v) => {
