@@ -160,6 +160,18 @@ const FAMILIES: Record<string, Sig[]> = {
       g('REGEXP_EXTRACT_ALL', ['STRING', 'STRING'], [["'abab'", "''", "'éé'"], ["'b'", "'(a)b'", "''", "'x*'", "'^'", "'$'", "'.'"]]),
     ];
   })(),
+  // malformed UTF-8 (overlong forms, encoded surrogates, truncated and stray continuation bytes, past U+10FFFF)
+  utf8: (() => {
+    const bad = ["b'\\xc0\\x80'", "b'\\xe0\\x80\\xaf'", "b'\\xed\\xa0\\x80'", "b'\\xf4\\x90\\x80\\x80'", "b'\\xf0\\x9f\\x99'", "b'a\\x80b'", "b'\\xe2\\x82'", "b'\\xff'", "b'\\xf0\\x9f\\x99\\x82\\x80'", "b'\\xc2\\xa9'", "b'\\xef\\xbb\\xbfx'"];
+    const e = { edges: [bad] };
+    return [
+      s('SAFE_CONVERT_BYTES_TO_STRING', ['BYTES'], e), s('CAST#STRING', ['BYTES'], e), s('CAST#STRING FORMAT', ['BYTES', 'STRING'], { base: ["b'abc'", "'UTF-8'"], edges: [bad, ["'UTF-8'", "'ASCII'"]] }),
+      s('TO_CODE_POINTS', ['BYTES'], e), s('LENGTH', ['BYTES'], e), s('TO_HEX', ['BYTES'], e), s('REVERSE', ['BYTES'], e),
+      s('NET.IP_TO_STRING', ['BYTES'], e), s('FORMAT#%T', ['BYTES'], e),
+      s('REGEXP_CONTAINS', ['BYTES', 'BYTES'], { base: ["b'abc'", "b'.'"], edges: [bad, ["b'.'", "b'^.$'", "b'\\x80'"]] }),
+      s('REGEXP_EXTRACT_ALL', ['BYTES', 'BYTES'], { base: ["b'abc'", "b'.'"], edges: [bad, ["b'.'"]] }),
+    ];
+  })(),
   net: [
     s('NET.HOST', ['STRING'], { base: ["'https://www.Example.co.uk:80/a?b'"], edges: [netUrls()] }),
     s('NET.PUBLIC_SUFFIX', ['STRING'], { base: ["'https://www.Example.co.uk:80/a?b'"], edges: [netUrls()] }),
@@ -210,7 +222,8 @@ function call(g: Sig, a: string[], safe: boolean): string {
     const [to, fmt] = variant!.split(' FORMAT');
     return `${safe ? 'SAFE_CAST' : 'CAST'}(${a[0]} AS ${to}${fmt !== undefined ? ` FORMAT ${a[1]}` : ''})`;
   }
-  const args = variant ? [...a, variant] : a;
+  // NORMALIZE#NFC: the mode goes last; FORMAT#%T: the pattern goes first, as a literal
+  const args = !variant ? a : fn === 'FORMAT' ? [`'${variant}'`, ...a] : [...a, variant];
   return `${safe ? 'SAFE.' : ''}${fn}(${args.join(', ')})`;
 }
 

@@ -99,7 +99,7 @@ function encodeBytes(b: Uint8Array, fmt: string): string {
     case 'UTF8':
     case 'UTF-8': {
       try {
-        return new TextDecoder('utf-8', { fatal: true }).decode(b);
+        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b);
       } catch {
         fail('Invalid cast of bytes to UTF8 string');
       }

@@ -37,7 +37,8 @@ export interface CastOptions {
   readonly timeZone?: string;
 }
 
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a leading U+FEFF: it is a character of the value, not a byte-order mark to drop.
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
 
 export function decodeUtf8(b: Uint8Array): string | undefined {
