@@ -171,17 +171,27 @@ export function coerce(e: Expr, to: SqlType, loc?: A.Loc): Expr {
       setOrigin(out, originOf(e));
       return out;
     }
-    // A STRING literal taken as a date/time type (a CASE/IF/COALESCE branch, an array element) is cast
-    // at analysis: a text that is no such value fails the query even where that branch never runs.
-    if (e.type.kind === 'STRING' && CIVIL.has(to.kind) && originOf(e) === Origin.Literal && typeof e.value === 'string')
-      throw sqlError(`Could not cast literal ${JSON.stringify(e.value)} to type ${typeToSql(to)}`, loc);
+    // Literal coercion is done at analysis (conversion rules): a STRING literal, alone or inside an ARRAY or STRUCT
+    // literal, taken as a date/time type (a CASE/IF/COALESCE branch, an array element, a written column) that does
+    // not fold is a text that is no such value, and fails the query even where no row would evaluate it.
+    if (originOf(e) === Origin.Literal && holdsString(e.type))
+      throw sqlError(`Could not cast literal ${literalText(e.value, e.type)} to type ${typeToSql(to)}`, loc);
   }
   const c: Expr = { kind: 'cast', type: to, arg: e, safe: false };
   if (originOf(e) !== Origin.Column) setOrigin(c, originOf(e));
   return c;
 }
 
-const CIVIL = new Set(['DATE', 'TIME', 'DATETIME', 'TIMESTAMP', 'TIMESTAMP_PICOS']);
+const holdsString = (t: SqlType): boolean =>
+  t.kind === 'STRING' || (t.kind === 'ARRAY' && holdsString(t.element)) || (t.kind === 'STRUCT' && t.fields.some((f) => holdsString(f.type)));
+
+/** A literal as the reference implementation quotes it in that refusal: "text", [a, b], {a, b}. */
+function literalText(v: Value, t: SqlType): string {
+  if (v === null) return 'NULL';
+  if (t.kind === 'ARRAY') return `[${(v as Value[]).map((x) => literalText(x, t.element)).join(', ')}]`;
+  if (t.kind === 'STRUCT') return `{${(v as Value[]).map((x, i) => literalText(x, t.fields[i]!.type)).join(', ')}}`;
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
 
 /** Literal conversions done at analysis time; undefined = leave it to the runtime cast. */
 function foldLiteralCast(v: Value, from: SqlType, to: SqlType): Value | undefined {
@@ -390,7 +400,7 @@ export function unify(exprs: Expr[], loc: A.Loc, what: string, fn?: { args: read
     const shown = (fn?.args ?? exprs).map((e) => (originOf(e) === Origin.Null ? 'NULL' : typeToSql(e.type))).join(', ');
     throw sqlError(`No matching signature for ${what} for argument types: ${shown}${fn ? `. Supported signature: ${fn.signature}` : ''}`, loc);
   }
-  return { type: t, exprs: exprs.map((e) => coerce(e, t)) };
+  return { type: t, exprs: exprs.map((e) => coerce(e, t, locOf(e) ?? loc)) };
 }
 
 /** A condition (WHERE, ON, WHEN, IF...): BOOL, an untyped NULL, or an ERROR call typed BOOL. */
@@ -942,7 +952,7 @@ function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
     if (!canCoerce(e.type, elType, originOf(e), e.kind === 'literal' ? e.value : undefined) && !typeEquals(e.type, elType)) {
       throw sqlError(`Array element type ${typeToSql(e.type)} does not coerce to ${typeToSql(elType)}`, n.elements[i]!.loc);
     }
-    return coerce(e, elType);
+    return coerce(e, elType, n.elements[i]!.loc);
   });
   const type = arrayOf(elType);
   if (coerced.every((e) => e.kind === 'literal')) {
@@ -973,7 +983,7 @@ function resolveStruct(an: Analyzer, n: A.StructExpr, ctx: ExprCtx): Expr {
       if (!typeEquals(v.type, to) && !canCoerce(v.type, to, originOf(v)) && !isErrorCall(v)) {
         throw sqlError(`STRUCT field ${i + 1} type ${typeToSql(v.type)} does not coerce to ${typeToSql(to)}`, n.fields[i]!.expr.loc);
       }
-      return coerce(v, to);
+      return coerce(v, to, n.fields[i]!.expr.loc);
     });
   } else {
     fields = n.fields.map((f, i) => ({ name: f.alias ?? (n.syntax === 'struct' ? implicitAlias(f.expr) : ''), type: vals[i]!.type }));

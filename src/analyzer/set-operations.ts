@@ -5,7 +5,7 @@ import type * as A from '../../grammar/ast.js';
 import { T, isGroupable, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
-import { coerce, collationGrouper, literal, originOf } from './expr.js';
+import { coerce, collationGrouper, literal, locOf, originOf } from './expr.js';
 import type { Rel, SetOpRel } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { Origin, supertype } from './types.js';
@@ -20,13 +20,13 @@ function flattenSetOp(b: A.SetOperation, out: A.QueryExpr[]): void {
 
 export function castTo(an: Analyzer, out: RelOut, types: readonly SqlType[], loc: A.Loc, what: string): RelOut {
   void what;
-  void loc;
   const cols = out.rel.columns;
   if (cols.every((c, i) => typeEquals(c.type, types[i]!))) return out;
-  // A branch's literal coerces in place (a float literal becomes NUMERIC from its exact text).
+  // A branch's literal coerces in place (a float literal becomes NUMERIC from its exact text; a STRING one that is no
+  // value of the column's date/time type fails the analysis).
   const rel = out.rel;
   if (rel.kind === 'project' && rel.exprs.every((e, i) => typeEquals(e.type, types[i]!) || e.kind === 'literal')) {
-    return { ...out, rel: project(an, rel.input, rel.exprs.map((e, i) => coerce(e, types[i]!)), out.names) };
+    return { ...out, rel: project(an, rel.input, rel.exprs.map((e, i) => coerce(e, types[i]!, locOf(e) ?? loc)), out.names) };
   }
   const exprs = cols.map((c, i) => coerce(colRef(c), types[i]!));
   return { ...out, rel: project(an, out.rel, exprs, out.names) };

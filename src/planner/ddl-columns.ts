@@ -267,9 +267,7 @@ export function checkDefault(s: Session, e: A.Expr, t: SqlType): void {
     throw sqlError(`Column default expression has type ${typeToSql(x.type)} which cannot be assigned to column type ${typeToSql(t)}`, e.loc);
   }
   // A STRING literal coerces to a date/time column only when its text is such a value (as in INSERT VALUES).
-  if (x.kind === 'literal' && typeof x.value === 'string' && !typeEquals(x.type, t) && coerce(x, t).kind !== 'literal') {
-    throw sqlError(`Could not cast literal ${JSON.stringify(x.value)} to type ${typeToSql(t)}`, e.loc);
-  }
+  coerce(x, t, e.loc);
 }
 
 /**

@@ -93,7 +93,7 @@ async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<Tab
  */
 export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined, what = 'Value'): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerceLiteral(e, c.type, loc);
+  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type, loc);
   throw sqlError(`${what} has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
 }
 
@@ -134,28 +134,10 @@ function literalFits(from: SqlType, v: Value, to: SqlType, origin: ReturnType<ty
   return false;
 }
 
-/**
- * The coercion of an assigned value. A STRING literal whose text is no value of the column's date/time type, alone or
- * inside an ARRAY or STRUCT literal, fails the analysis (literal coercion: 'Could not cast literal "2025-13-01" to type
- * DATE'), rows or none, as a function's literal argument does, instead of failing as a cast when a row is written.
- * (A literal that coerces at all folds at analysis; one holding a STRING that does not fold is such a text.)
- */
-function coerceLiteral(e: Expr, t: SqlType, loc: A.Loc | undefined): Expr {
-  const x = coerce(e, t, loc);
-  if (e.kind === 'literal' && x.kind !== 'literal' && holdsString(e.type)) throw sqlError(`Could not cast literal ${literalText(e.value)} to type ${typeToSql(t)}`, loc);
-  return x;
-}
-
-const holdsString = (t: SqlType): boolean =>
-  t.kind === 'STRING' || (t.kind === 'ARRAY' && holdsString(t.element)) || (t.kind === 'STRUCT' && t.fields.some((f) => holdsString(f.type)));
-
-/** A literal as the reference implementation quotes it in that refusal: "text", [a, b]. */
-const literalText = (v: Value): string => (Array.isArray(v) ? `[${v.map(literalText).join(', ')}]` : typeof v === 'string' ? JSON.stringify(v) : String(v));
-
 /** UPDATE SET / MERGE UPDATE SET: the assignment of a value to a column or field (ZetaSQL's resolver wording). */
 function coerceForSet(e: Expr, c: Column, path: string, loc: A.Loc | undefined): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerceLiteral(e, c.type, loc);
+  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type, loc);
   throw sqlError(`Value of type ${typeToSql(e.type)} cannot be assigned to ${path}, which has type ${typeToSql(c.type)}`, loc);
 }
 
