@@ -449,7 +449,7 @@ function ints(st: Stripe, column: number, kind: number, n: number, signed: boole
   return enc === 2 || enc === 3 ? intRleV2(s, n, signed) : intRleV1(s, n, signed);
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: false });
+const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }); // a leading U+FEFF is data
 
 /** The `n` byte strings of a STRING/CHAR/VARCHAR/BINARY column's present values, direct or by dictionary. */
 function byteValues(st: Stripe, column: number, n: number): Uint8Array[] {

@@ -25,6 +25,9 @@ import { parquetMapping } from './parquet.js';
 import { fixedBytes, valueBytes } from '../types/logical-bytes.js';
 import { assemble, isNested, nestedLayout, shred, type LeafData, type LeafNode, type LeafRead } from './nested-parquet.js';
 
+// A value's text is its code points: a leading U+FEFF is a character, not a byte-order mark to drop.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
 type Thrift = Record<string, unknown>;
 type Hyparquet = typeof import('hyparquet');
 type ThriftRead = typeof import('hyparquet/src/thrift.js');
@@ -857,7 +860,7 @@ export class FragmentFile {
         timestampFromMicroseconds: (x: bigint) => x,
         timestampFromMilliseconds: (x: bigint) => x * 1000n,
         dateFromDays: (d: number) => d,
-        stringFromBytes: (b: Uint8Array) => (b === undefined || b === null ? b : new TextDecoder().decode(b)),
+        stringFromBytes: (b: Uint8Array) => (b === undefined || b === null ? b : utf8.decode(b)),
       } as never,
       onChunk: (c) => {
         const d = c.columnData as ArrayLike<unknown>;
@@ -1177,7 +1180,6 @@ function valuesChunk(t: SqlType, raw: ArrayLike<unknown>): ColumnChunk {
   }
   const m = parquetMapping(t);
   const values = new Array<Value>(n);
-  const dec = new TextDecoder();
   for (let i = 0; i < n; i++) {
     const x = raw[i];
     if (x === null || x === undefined) {
@@ -1186,7 +1188,7 @@ function valuesChunk(t: SqlType, raw: ArrayLike<unknown>): ColumnChunk {
     }
     if (t.kind === 'BYTES') values[i] = typeof x === 'string' ? new TextEncoder().encode(x) : (x as Uint8Array);
     else {
-      const s = typeof x === 'string' ? x : dec.decode(x as Uint8Array);
+      const s = typeof x === 'string' ? x : utf8.decode(x as Uint8Array);
       values[i] = m.form === 'native' ? s : textValue(t, s);
     }
   }

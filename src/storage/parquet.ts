@@ -381,7 +381,8 @@ function decodeColumn(t: SqlType, raw: ArrayLike<unknown>): Vector {
   return vectorFromValues(t, vals);
 }
 
-const textDecoder = new TextDecoder();
+// A value's text is its code points: a leading U+FEFF is a character, not a byte-order mark to drop.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * One value as hyparquet read it: a leaf's, a storage-form JSON text (ARRAY
@@ -410,7 +411,7 @@ function rawValue(t: SqlType, x: unknown): Value {
         return x as Value;
     }
   }
-  const s = typeof x === 'string' ? x : textDecoder.decode(x as Uint8Array);
+  const s = typeof x === 'string' ? x : utf8.decode(x as Uint8Array);
   if (m.form === 'stored-json') return fromStored(t, JSON.parse(s) as Stored);
   if (t.kind === 'STRING') return s;
   if (t.kind === 'JSON') return new JsonValue(parseJsonText(s));
@@ -464,13 +465,12 @@ function decodeFixedWidth(t: SqlType, raw: ArrayLike<unknown>): Vector | null {
     }
     case 'STRING': {
       const d = new Array<Value>(n);
-      const dec = new TextDecoder();
       for (let i = 0; i < n; i++) {
         const x = raw[i];
         if (x === null || x === undefined) {
           markNull(i);
           d[i] = null;
-        } else d[i] = typeof x === 'string' ? x : dec.decode(x as Uint8Array);
+        } else d[i] = typeof x === 'string' ? x : utf8.decode(x as Uint8Array);
       }
       return { type: t, length: n, data: d, nulls };
     }
@@ -509,7 +509,7 @@ export async function readFragment(file: string, columns: readonly Column[]): Pr
         timestampFromMicroseconds: (x: bigint) => x,
         timestampFromMilliseconds: (x: bigint) => x * 1000n,
         dateFromDays: (d: number) => d,
-        stringFromBytes: (b: Uint8Array) => (b === undefined || b === null ? b : new TextDecoder().decode(b)),
+        stringFromBytes: (b: Uint8Array) => (b === undefined || b === null ? b : utf8.decode(b)),
       },
       onChunk: (c) => {
         let arr = chunks.get(c.columnName);

@@ -119,7 +119,8 @@ export function wireTypeOf(type: string): number {
   return 2;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a leading U+FEFF is the value's first character, not a byte-order mark to drop.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A string field's text; bytes that are not UTF-8 are the row's error (the service never stores them). */
 function utf8Text(b: Uint8Array, field: string): string {
