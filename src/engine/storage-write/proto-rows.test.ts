@@ -19,7 +19,7 @@ const row = (text: string): Uint8Array => {
 describe('Storage Write rows: STRING fields', () => {
   it('keep a leading U+FEFF and refuse bytes that are not UTF-8', () => {
     const texts = ['\uFEFFabc', '\uFEFF', 'a\uFEFF'];
-    const r = decodeRows([...texts.map(row), Uint8Array.from([0x0a, 1, 0xff])], desc, [{ name: 's', type: T.STRING, mode: 'NULLABLE' }]);
+    const r = decodeRows([...texts.map(row), Uint8Array.from([0x0a, 1, 0xff])], desc, [{ name: 's', type: T.STRING, required: false }]);
     expect(r.rows.map((x) => x.s)).toEqual(texts);
     expect(r.errors).toEqual([{ index: 3, message: 'Field s: String field contains invalid UTF-8' }]);
   });
