@@ -1215,7 +1215,9 @@ export type AlterAction =
   | { kind: 'RenameTo'; loc: Loc; name: Path }
   | { kind: 'SetDefaultCollate'; loc: Loc; collation: string }
   | { kind: 'AddConstraint'; loc: Loc; constraint: TableConstraint; ifNotExists: boolean }
-  | { kind: 'DropConstraint'; loc: Loc; ifExists: boolean; name: string; primaryKey: boolean };
+  | { kind: 'DropConstraint'; loc: Loc; ifExists: boolean; name: string; primaryKey: boolean }
+  /** ALTER SCHEMA ADD / DROP REPLICA (parsed to be refused: the emulator does not replicate datasets). */
+  | { kind: 'Replica'; loc: Loc; op: 'ADD' | 'DROP'; name: Path };
 
 /** ALTER TABLE / VIEW / MATERIALIZED VIEW / SCHEMA ... */
 export interface AlterStmt extends StmtBase {

@@ -1617,6 +1617,14 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
                   return { kind: 'AddConstraint', loc, constraint, ifNotExists: !!constraint.ifNotExists };
                 },
               },
+              {
+                ALT: (): A.AlterAction => {
+                  this.consume(80, K.REPLICA!);
+                  const name = this.subrule(81, this.path);
+                  this.option(82, () => this.subrule(83, this.optionsList));
+                  return { kind: 'Replica', loc, op: 'ADD', name };
+                },
+              },
             ],
           });
         },
@@ -1645,6 +1653,12 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
                 this.consume(16, K.CONSTRAINT!);
                 const ifExists = this.subrule(17, this.ifExists);
                 return { kind: 'DropConstraint', loc, ifExists, name: this.subrule(18, this.ident), primaryKey: false };
+              },
+            },
+            {
+              ALT: (): A.AlterAction => {
+                this.consume(84, K.REPLICA!);
+                return { kind: 'Replica', loc, op: 'DROP', name: this.subrule(85, this.path) };
               },
             },
           ]);

@@ -29,7 +29,7 @@ export const FloatLit = createToken({ name: 'FloatLit' });
  */
 const CONTEXTUAL = (
   'AFTER ALWAYS DEPTH MATCH_RECOGNIZE MEASURES MODE NAME NEXT PAST PATTERN SETS SKIP STRICT EXTEND ' +
-  'STATIC_DESCRIBE SAFE_OFFSET ORDINAL SAFE_ORDINAL'
+  'STATIC_DESCRIBE SAFE_OFFSET ORDINAL SAFE_ORDINAL REPLICA'
 ).split(' ');
 
 /** Keyword token types by upper-cased word. */

@@ -41,7 +41,12 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
       if (st.ifExists) return result('ALTER_SCHEMA', { ddlOperationPerformed: 'SKIP' });
       throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
     }
-    // SET OPTIONS and SET DEFAULT COLLATE patch the dataset resource (as datasets.patch does).
+    // ALTER SCHEMA takes SET OPTIONS and SET DEFAULT COLLATE (which patch the dataset resource, as datasets.patch
+    // does) and ADD / DROP REPLICA, refused: the emulator keeps one copy of a dataset and does not replicate it.
+    for (const a of st.actions) {
+      if (a.kind === 'Replica') throw sqlError(`ALTER SCHEMA ${a.op} REPLICA ${a.name.join('.')} is not supported: the emulator does not replicate datasets`, a.loc);
+      if (a.kind !== 'SetOptions' && a.kind !== 'SetDefaultCollate') throw sqlError(`ALTER SCHEMA does not support ${alterActionName(a)}`, a.loc);
+    }
     for (const a of st.actions) if (a.kind === 'SetOptions') checkSchemaOptions(a.options, 'ALTER SCHEMA');
     for (const a of st.actions) {
       if (a.kind === 'SetOptions') {
@@ -69,6 +74,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   // (data-definition-language): any other action is outside their grammar.
   for (const a of st.actions) {
     const ok = a.kind === 'SetOptions' || (st.objectType === 'VIEW' && a.kind === 'AlterColumn' && a.action.kind === 'SetOptions');
+    if (a.kind === 'Replica') throw sqlError(`ALTER ${st.objectType} does not support ${alterActionName(a)}: replicas are a schema's`, a.loc);
     if (st.objectType !== 'TABLE' && !ok) throw sqlError(`Syntax error: ALTER ${st.objectType} takes SET OPTIONS${st.objectType === 'VIEW' ? ' and ALTER COLUMN ... SET OPTIONS' : ''} only`, a.loc);
   }
   // A rewrite of the rows (SET DATA TYPE, DROP COLUMN, ...) waits for the mutations queued before it, as DML does.
@@ -322,4 +328,20 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   // tables.patch: null removes the last key constraint.
   if (keys) await cat.patchTableResource(id, { tableConstraints: keys.primaryKey || keys.foreignKeys ? keys : null });
   return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
+}
+
+/** An ALTER action's words, for the refusal of an action the statement's object does not take. */
+function alterActionName(a: A.AlterAction): string {
+  switch (a.kind) {
+    case 'AddColumn': return 'ADD COLUMN';
+    case 'DropColumn': return 'DROP COLUMN';
+    case 'RenameColumn': return 'RENAME COLUMN';
+    case 'RenameTo': return 'RENAME TO';
+    case 'AlterColumn': return 'ALTER COLUMN';
+    case 'AddConstraint': return 'ADD CONSTRAINT';
+    case 'DropConstraint': return 'DROP CONSTRAINT';
+    case 'Replica': return `${a.op} REPLICA`;
+    case 'SetOptions': return 'SET OPTIONS';
+    case 'SetDefaultCollate': return 'SET DEFAULT COLLATE';
+  }
 }

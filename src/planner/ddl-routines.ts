@@ -47,6 +47,10 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
       throw e;
     }
   }
+  // The Routine resource: determinism is a JavaScript function's; a SQL function's is derived from its body.
+  if (st.deterministic !== undefined && !external && !st.remoteConnection) {
+    throw sqlError(`${st.deterministic ? 'DETERMINISTIC' : 'NOT DETERMINISTIC'} is only allowed for JavaScript functions; SQL function ${st.name.join('.')} cannot specify its determinism`, st.loc);
+  }
   checkParamNames(st.params, st.loc);
   if (!external && !st.remoteConnection && !st.tableFunction) checkOptionNames(st.options, SQL_FUNCTION_OPTIONS, 'CREATE FUNCTION');
   if (!external && !st.tableFunction && !st.aggregate && st.body) refuseAggregateBody(st);
