@@ -463,14 +463,28 @@ function optionValueSql(v: unknown): string {
   return String(v);
 }
 
+/** Views whose pages give only a project (or region) scope: `[PROJECT_ID.]INFORMATION_SCHEMA.X`. */
+const PROJECT_LEVEL_VIEWS = new Set(['SCHEMATA', 'SCHEMATA_OPTIONS']);
+/** Views whose pages give only a dataset scope: a region qualifier is refused. */
+const DATASET_LEVEL_VIEWS = new Set(['PARTITIONS', 'TABLE_CONSTRAINTS', 'KEY_COLUMN_USAGE', 'CONSTRAINT_COLUMN_USAGE']);
+
 /** The project and datasets an INFORMATION_SCHEMA view's qualifier selects (`ds.`, `p.ds.`, `region-us.`, `p.region-us.`). */
 function schemaScope(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): { projectId: string; datasets: string[] } {
   const cat = an.env.catalog;
   // region-us / region-* qualifiers select the whole project.
   const region = qualifier.length > 0 && /^region-/i.test(qualifier[qualifier.length - 1]!);
-  const projectId = region ? (qualifier.length === 2 ? qualifier[0]! : an.env.projectId) : qualifier.length === 2 ? qualifier[0]! : an.env.projectId;
+  const projectLevel = PROJECT_LEVEL_VIEWS.has(view);
+  // `p.INFORMATION_SCHEMA.SCHEMATA`: the scope pages write project-level views `[PROJECT_ID.]INFORMATION_SCHEMA.X`, so
+  // a lone qualifier that is not a dataset of the default project names a project (earlier sets read `ds.` as a dataset).
+  const loneProject = projectLevel && !region && qualifier.length === 1 && !cat.getDataset(an.env.projectId, qualifier[0]!);
+  const projectId = qualifier.length === 2 ? qualifier[0]! : loneProject ? qualifier[0]! : an.env.projectId;
+  if (region && DATASET_LEVEL_VIEWS.has(view)) {
+    // PARTITIONS and the key-constraint views "must include a dataset qualifier" (their pages' scope sections).
+    throw sqlError(`Table "${qualifier.join('.')}.INFORMATION_SCHEMA.${view}" must be qualified with a dataset (e.g. dataset.INFORMATION_SCHEMA.${view}).`, loc);
+  }
   let datasets: string[];
-  if (region || qualifier.length === 0) {
+  if (loneProject) datasets = cat.listDatasets(projectId).slice();
+  else if (region || qualifier.length === 0) {
     if (qualifier.length === 0 && view !== 'SCHEMATA' && view !== 'SCHEMATA_OPTIONS' && !view.startsWith('JOBS')) {
       throw sqlError(`Table "INFORMATION_SCHEMA.${view}" must be qualified with a dataset (e.g. dataset.table).`, loc);
     }
