@@ -349,7 +349,7 @@ function findValid(s: string, i: number, steps: readonly PathStep[]): [number, n
       if (found) continue;
     }
     if (c === 91) {
-      const idx = typeof st === 'number' ? st : /^\d+$/.test(st) ? Number(st) : -1;
+      const idx = arrayIndex(st);
       if (idx < 0) return undefined;
       i++;
       while (isBlank(s.charCodeAt(i))) i++;
@@ -548,56 +548,51 @@ export function jsonPretty(v: JsonNode, indent = ''): string {
 export type PathStep = string | number;
 
 /**
- * Parses a JSONPath: `$`, `.name`, `."quoted name"`, `['name']`, `["name"]`, `[0]`.
- * `legacy` (JSON_EXTRACT family) also accepts `[name]` unquoted. Returns undefined
- * for an invalid path (callers raise their own message).
+ * Parses a JSONPath as the service reads one (the JSON functions page, "JSONPath format", and each function's
+ * own page: the standard extractors escape a key as `."a.b"`, the legacy ones as `['a.b']`). Steps:
+ *   `.name`: letters, digits, `_`, `-`, `:` and blanks (anything else needs the escaped form);
+ *   `[token]`: digits, `_`, `-` in the standard functions; letters too in the legacy ones;
+ *   `."key"` (standard only; `\"` escapes a quote) or `['key']` (legacy only; `\'` escapes a quote).
+ * The legacy functions also take a trailing `.` (`$.` is the root). The grammar's details (which characters,
+ * `[token]` read as a key or an index) are the reference implementation's: the documentation names the
+ * operators only. Returns the steps, or the service's message for an invalid path.
  */
-export function parseJsonPath(path: string, legacy: boolean): PathStep[] | undefined {
-  if (!path.startsWith('$')) return undefined;
+export function parseJsonPath(path: string, legacy: boolean): PathStep[] | string {
+  if (!path.startsWith('$')) return "JSONPath must start with '$'";
   const steps: PathStep[] = [];
-  let i = 1;
-  const s = path;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === '.') {
-      i++;
-      if (s[i] === '"') {
-        const j = s.indexOf('"', i + 1);
-        if (j < 0) return undefined;
-        steps.push(s.slice(i + 1, j));
-        i = j + 1;
-      } else {
-        const m = /^[^.[\]]+/.exec(s.slice(i));
-        if (!m) return undefined;
-        steps.push(m[0]);
-        i += m[0].length;
-      }
-    } else if (c === '[') {
-      const rest = s.slice(i + 1);
-      let m = /^\s*(\d+)\s*\]/.exec(rest);
-      if (m) {
-        steps.push(Number(m[1]));
-        i += 1 + m[0].length;
-        continue;
-      }
-      m = /^\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(rest) ?? /^\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(rest);
-      if (m) {
-        steps.push(m[1]!.replace(/\\(.)/g, '$1'));
-        i += 1 + m[0].length;
-        continue;
-      }
-      if (legacy) {
-        m = /^([^\]]*)\]/.exec(rest);
-        if (m) {
-          steps.push(m[1]!);
-          i += 1 + m[0].length;
-          continue;
-        }
-      }
-      return undefined;
-    } else return undefined;
+  let rest = path.slice(1);
+  const offset = legacy ? LEGACY_OFFSET : STANDARD_OFFSET;
+  const escKey = legacy ? LEGACY_ESC_KEY : STANDARD_ESC_KEY;
+  for (;;) {
+    let m = KEY.exec(rest);
+    if (m) steps.push(m[1]!);
+    else if ((m = offset.exec(rest))) steps.push(/^(?:0|[1-9]\d{0,14})$/.test(m[1]!) ? Number(m[1]) : m[1]!);
+    else if ((m = escKey.exec(rest))) steps.push(m[1]!.replace(legacy ? /\\'/g : /\\"/g, legacy ? "'" : '"'));
+    else break;
+    rest = rest.slice(m[0].length);
   }
-  return steps;
+  if (rest === '' || (legacy && rest === '.')) return steps;
+  const unsupported = /\*|\.\.|@/.exec(rest);
+  return unsupported ? `Unsupported operator in JSONPath: ${unsupported[0]}` : `Invalid token in JSONPath at: ${rest}`;
+}
+
+const KEY = /^\.([\p{L}\p{N}_\-:\t\n\f\r ]+)/u;
+const STANDARD_OFFSET = /^\[[\t\n\f\r ]*([\p{N}_\-]+)[\t\n\f\r ]*\]/u;
+const LEGACY_OFFSET = /^\[[\t\n\f\r ]*([\p{L}\p{N}_\-]+)[\t\n\f\r ]*\]/u;
+const STANDARD_ESC_KEY = /^\."((?:[^\\"]|\\"|\\[^"])*)"/u;
+const LEGACY_ESC_KEY = /^\[[\t\n\f\r ]*'((?:[^\\']|\\'|\\[^'])*)'[\t\n\f\r ]*\]/u;
+
+/**
+ * The array index a step names: a number, or a key step's leading integer (`[1-]`, `.1a` are 1; `[-0]` is 0);
+ * -1 (no element) when it has none or is negative (`[-1]`, `[_1]`). The reference's reading; the documentation
+ * says only that a path naming no value gives NULL.
+ */
+export function arrayIndex(st: PathStep): number {
+  if (typeof st === 'number') return st;
+  const m = /^[\t\n\f\r ]*-?\d+/.exec(st);
+  if (!m) return -1;
+  const n = Number(m[0]);
+  return n >= 0 ? Math.abs(n) : -1; // abs: `-0` is element 0
 }
 
 export function jsonAtPath(v: JsonNode, steps: readonly PathStep[]): JsonNode | undefined {
@@ -605,7 +600,7 @@ export function jsonAtPath(v: JsonNode, steps: readonly PathStep[]): JsonNode | 
   for (const st of steps) {
     if (cur === null || cur === undefined || typeof cur !== 'object') return undefined;
     if (Array.isArray(cur)) {
-      const idx = typeof st === 'number' ? st : /^\d+$/.test(st) ? Number(st) : -1;
+      const idx = arrayIndex(st);
       if (idx < 0 || idx >= cur.length) return undefined;
       cur = cur[idx];
     } else {
@@ -943,7 +938,7 @@ class TextScanner {
       }
     }
     if (s[this.i] === '[') {
-      const idx = typeof st === 'number' ? st : /^\d+$/.test(st) ? Number(st) : -1;
+      const idx = arrayIndex(st);
       if (idx < 0) return undefined;
       this.i++;
       this.ws();

@@ -21,6 +21,7 @@ import {
   jsonToString,
   jsonTypeName,
   parseJsonPath,
+  arrayIndex,
   parseJsonText,
   type PathStep,
   type WideNumberMode,
@@ -194,11 +195,35 @@ function pathOrFail(p: string, legacy: boolean): readonly PathStep[] {
   const hit = cache.get(p);
   if (hit !== undefined) return hit;
   const steps = parseJsonPath(p, legacy);
-  if (!steps) fail(p.trimStart().startsWith('$') ? `Invalid JSONPath: ${p}` : `JSONPath must start with '$'`);
+  if (typeof steps === 'string') fail(steps);
   if (cache.size >= 256) cache.clear();
   cache.set(p, steps);
   return steps;
 }
+
+/**
+ * A path argument must be known before the rows are read: a string literal, a query parameter, or an untyped
+ * NULL literal. The reference refuses a column or an expression, and in the extractors `CAST(NULL AS STRING)`
+ * too (the mutators take it); the documentation only ever writes a path as a literal.
+ */
+function constantPath(a: ArgInfo | undefined, typedNull: boolean): boolean {
+  if (a === undefined || a.untypedNull || (a as { isParameter?: boolean }).isParameter) return true;
+  return a.constant !== undefined && (typedNull || a.constant.value !== null);
+}
+
+/** The extractors' path (argument 2). */
+const extractorPath = (args: readonly ArgInfo[]): string | undefined =>
+  constantPath(args[1], false) ? undefined : 'JSONPath must be a string literal or query parameter';
+
+/** The mutators' paths: every (or every other) one of the unnamed arguments after the JSON value. */
+const mutatorPaths = (fn: string, everyOther: boolean) => (args: readonly ArgInfo[]): string | undefined => {
+  for (let i = 1, k = 0; i < args.length; i++) {
+    if (args[i]!.name !== undefined) continue;
+    if ((!everyOther || k % 2 === 0) && !constantPath(args[i], true)) return `Argument ${i + 1} to ${fn} must be a literal or query parameter`;
+    k++;
+  }
+  return undefined;
+};
 
 /** "lax [recursive] $..." modifiers of JSON_QUERY; undefined when the path has none. */
 function laxModifiers(p: string): { recursive: boolean; rest: string } | undefined {
@@ -259,7 +284,7 @@ export function registerJson(): void {
         if (lax) return new JsonValue(laxQuery((v[0] as JsonValue).node, pathOrFail(lax.rest, false), lax.recursive));
         return jsonQueryOf(v[0] as JsonValue, pathOrFail(p, legacy));
       })),
-    ]);
+    ], { validate: extractorPath });
   }
   for (const [name, legacy] of [
     ['JSON_VALUE', false],
@@ -272,7 +297,7 @@ export function registerJson(): void {
         return span ? scalarFromText(text, span) : null;
       })),
       sig(['JSON', opt('STRING')], 'STRING', rowKernel(T.STRING, (v) => jsonValueOf(v[0] as JsonValue, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy)))),
-    ]);
+    ], { validate: extractorPath });
   }
   for (const [name, legacy] of [
     ['JSON_QUERY_ARRAY', false],
@@ -286,7 +311,7 @@ export function registerJson(): void {
         return els ? els.map((e) => minifyJsonText(text, e)) : null;
       })),
       sig(['JSON', opt('STRING')], 'ARRAY<JSON>', rowKernel(arrayOf(T.JSON), (v) => jsonQueryArrayOf(v[0] as JsonValue, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy)))),
-    ]);
+    ], { validate: extractorPath });
   }
   for (const [name, legacy] of [
     ['JSON_VALUE_ARRAY', false],
@@ -307,7 +332,7 @@ export function registerJson(): void {
         return out;
       })),
       sig(['JSON', opt('STRING')], 'ARRAY<STRING>', rowKernel(arrayOf(T.STRING), (v) => jsonValueArrayOf(v[0] as JsonValue, pathOrFail(v.length > 1 ? (v[1] as string) : '$', legacy)))),
-    ]);
+    ], { validate: extractorPath });
   }
 
   defineScalar('PARSE_JSON', [
@@ -475,13 +500,13 @@ export function registerJson(): void {
         const last = steps[steps.length - 1]!;
         if (parent === undefined || parent === null || typeof parent !== 'object') continue;
         if (Array.isArray(parent)) {
-          const idx = typeof last === 'number' ? last : /^\d+$/.test(last) ? Number(last) : -1;
+          const idx = arrayIndex(last);
           if (idx >= 0 && idx < parent.length) parent.splice(idx, 1);
         } else delete (parent as { [k: string]: JsonNode })[String(last)];
       }
       return new JsonValue(root);
     }, false)),
-  ]);
+  ], { validate: mutatorPaths('JSON_REMOVE', false) });
   defineScalar('JSON_SET', [
     sigf(['JSON', rep('ANY'), named('create_if_missing', 'BOOL')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
       if (v[0] === null) return null;
@@ -545,7 +570,7 @@ export function registerJson(): void {
       }
       return new JsonValue(root);
     }, false)),
-  ]);
+  ], { validate: mutatorPaths('JSON_SET', true) });
   // JSON_STRIP_NULLS(json [, path] [, include_arrays => BOOL] [, remove_empty => BOOL])
   const strip = (n: JsonNode, arrays: boolean, empty: boolean): JsonNode | undefined => {
     if (n === null) return undefined;
@@ -652,8 +677,8 @@ export function registerJson(): void {
   // (path, value) pairs must be complete.
   const pairsComplete = (fn: string) => (args: readonly ArgInfo[]) =>
     args.filter((a, i) => i > 0 && a.name === undefined).length % 2 === 1 ? `Call to function ${fn} is missing repeated arguments.` : undefined;
-  defineScalar('JSON_ARRAY_APPEND', [arrayMod(false)], { validate: pairsComplete('JSON_ARRAY_APPEND') });
-  defineScalar('JSON_ARRAY_INSERT', [arrayMod(true)], { validate: pairsComplete('JSON_ARRAY_INSERT') });
+  defineScalar('JSON_ARRAY_APPEND', [arrayMod(false)], { validate: (a) => pairsComplete('JSON_ARRAY_APPEND')(a) ?? mutatorPaths('JSON_ARRAY_APPEND', true)(a) });
+  defineScalar('JSON_ARRAY_INSERT', [arrayMod(true)], { validate: (a) => pairsComplete('JSON_ARRAY_INSERT')(a) ?? mutatorPaths('JSON_ARRAY_INSERT', true)(a) });
   // JSON_FLATTEN: the non-array values directly in the input or inside consecutively nested arrays.
   defineScalar('JSON_FLATTEN', [
     sig(['JSON'], 'ARRAY<JSON>', rowKernel(arrayOf(T.JSON), (v) => {
