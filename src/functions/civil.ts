@@ -2,6 +2,7 @@
 // DATE = days since 1970-01-01; TIME = micros of day; DATETIME = civil micros
 // since 1970-01-01T00:00; TIMESTAMP = UTC micros since the epoch.
 import { fail } from './vec.js';
+import { TZ_NAMES } from './tz-names.js';
 import { civilFromDays, daysFromCivil } from '../types/json-values.js';
 
 export const MICROS_PER_SECOND = 1000000;
@@ -105,17 +106,36 @@ export function resolveZone(name: string): Zone {
   return z;
 }
 
+// A time zone is an offset from UTC, (+|-)H[H][:M[M]] with an optional UTC prefix, at most 14 hours, or a tz
+// database name. Names match case-sensitively and no space is allowed: the reference refuses 'utc', 'gmt',
+// 'america/new_york', 'GMT+5', 'Z' and ' UTC' (the documentation gives only the canonical forms; the reference
+// is the evidence for the rest). HHMM without a colon is read as the reference reads it ('+0530', '+123' = 12:03).
+const OFFSET_RE = /^(?:UTC)?([+-])(?:(\d{1,2})(?::(\d{1,2}))?|(\d{2})(\d{1,2}))$/;
+const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT']);
+let nameSpelling: Map<string, string> | undefined;
+
+/** The database's spelling of `name` when it differs only in letter case, else undefined. */
+function respelled(name: string): string | undefined {
+  if (!nameSpelling) {
+    nameSpelling = new Map();
+    for (const n of [...Intl.supportedValuesOf('timeZone'), ...TZ_NAMES]) nameSpelling.set(n.toLowerCase(), n);
+  }
+  const exact = nameSpelling.get(name.toLowerCase());
+  return exact !== undefined && exact !== name ? exact : undefined;
+}
+
 function parseZone(name: string): Zone {
-  const s = name.trim();
+  const s = name;
   if (s === '') fail('Invalid empty time zone');
-  if (/^(UTC|Z|GMT|Etc\/UTC)$/i.test(s)) return { fixed: 0 };
-  const m = /^(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(s);
+  if (UTC_NAMES.has(s)) return { fixed: 0 };
+  const m = OFFSET_RE.exec(s);
   if (m) {
-    const h = Number(m[2]);
-    const mi = Number(m[3] ?? 0);
-    if (h > 14 || mi > 59) fail(`Invalid time zone: ${name}`);
+    const h = Number(m[2] ?? m[4]);
+    const mi = Number(m[3] ?? m[5] ?? 0);
+    if (mi > 59 || h * 60 + mi > 14 * 60) fail(`Invalid time zone: ${name}`);
     return { fixed: (m[1] === '-' ? -1 : 1) * (h * 3600 + mi * 60) };
   }
+  if (/\s/.test(s) || respelled(s) !== undefined) fail(`Invalid time zone: ${name}`);
   try {
     const fmt = new Intl.DateTimeFormat('en-US', {
       timeZone: s,
