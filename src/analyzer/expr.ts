@@ -940,6 +940,10 @@ function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
     setOrigin(e, Origin.Null); // untyped empty array
     return e;
   } else {
+    // An array element refuses the literal before any supertype is sought, naming the first such element's type
+    // ([[1], [2.5]], [1, [2]]: the reference).
+    const nested = els.find((e) => e.type.kind === 'ARRAY');
+    if (nested) throw sqlError(`Cannot construct array with element type ${typeToSql(nested.type)} because nested arrays are not supported`, n.loc);
     // ERROR(...) takes the other elements' type (as in unify).
     const typed = els.some((e) => !isErrorCall(e)) ? els.filter((e) => !isErrorCall(e)) : els;
     const t = supertype(typed.map(typedOf));

@@ -359,6 +359,9 @@ export function registerArrays(): void {
     sig(['BIGNUMERIC', 'BIGNUMERIC', opt('BIGNUMERIC')], 'ARRAY<BIGNUMERIC>', rowKernel(arrayOf(T.BIGNUMERIC), (v) => generateArray(v[0]!, v[1]!, v.length > 2 ? v[2]! : new Decimal(1), 'BIGNUMERIC'))),
     sig(['FLOAT64', 'FLOAT64', opt('FLOAT64')], 'ARRAY<FLOAT64>', rowKernel(arrayOf(T.FLOAT64), (v) => generateArray(v[0]!, v[1]!, v.length > 2 ? v[2]! : 1, 'FLOAT64'))),
   ]);
+  // The reference refuses SAFE. on ARRAY_INCLUDES[_ANY|_ALL], ARRAY_FILTER and ARRAY_TRANSFORM ('does not support SAFE
+  // error mode'); the documentation lists no SAFE exceptions, so the reference is the evidence.
+  const noSafe = { safeCallable: false };
   defineScalar('ARRAY_INCLUDES', [
     sigf(['ARRAY<T1>', 'T1'], 'BOOL', () => {
       const boxed = rowKernel(T.BOOL, (v) => {
@@ -369,7 +372,7 @@ export function registerArrays(): void {
       return (args, n, ctx) => includesList(args, n, 'one') ?? boxed(args, n, ctx);
     }),
     sigf(['ARRAY', lambdaArg('BOOL')], 'BOOL', (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, T.BOOL, false, (_a, res) => res.some((x) => x === true))),
-  ]);
+  ], noSafe);
   const incl = (all: boolean) =>
     sigf(['ARRAY<T1>', 'ARRAY<T1>'], 'BOOL', () => {
       const boxed = rowKernel(T.BOOL, (v) => {
@@ -383,8 +386,8 @@ export function registerArrays(): void {
       }, false);
       return (args, n, ctx) => includesList(args, n, all ? 'all' : 'any') ?? boxed(args, n, ctx);
     });
-  defineScalar('ARRAY_INCLUDES_ALL', [incl(true)]);
-  defineScalar('ARRAY_INCLUDES_ANY', [incl(false)]);
+  defineScalar('ARRAY_INCLUDES_ALL', [incl(true)], noSafe);
+  defineScalar('ARRAY_INCLUDES_ANY', [incl(false)], noSafe);
   defineScalar('ARRAY_FIRST', [sigf(['ARRAY<T1>'], 'T1', (c) => {
     const boxed = rowKernel(c.returnType, (v) => {
       const a = v[0] as Value[];
@@ -460,10 +463,10 @@ export function registerArrays(): void {
   }))]);
   defineScalar('ARRAY_FILTER', [
     sigf(['ARRAY', lambdaArg('BOOL')], (c) => c.argTypes[0]!, (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, c.argTypes[0]!, false, (a, res) => a.filter((_e, i) => res[i] === true))),
-  ]);
+  ], noSafe);
   defineScalar('ARRAY_TRANSFORM', [
     sigf(['ARRAY', lambdaArg('ANY')], (c) => arrayOf(c.argTypes[1]!), (c) => lambdaKernel((c.argTypes[0] as { element: SqlType }).element, arrayOf(c.argTypes[1]!), false, (_a, res) => res)),
-  ]);
+  ], noSafe);
   defineScalar('ARRAY_SUM', [
     sig(['ARRAY<INT64>'], 'INT64', rowKernel(T.INT64, (v) => {
       let s = 0n;

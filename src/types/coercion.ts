@@ -8,7 +8,7 @@
 //   - Untyped NULL and the untyped empty array `[]` coerce to any type.
 //   - STRUCT coerces field-wise (same arity); ARRAY only to an ARRAY of the exact same element
 //     type (ARRAY<INT64> does not coerce to ARRAY<FLOAT64>).
-import { T, arrayOf, structOf, typeEquals, type ScalarKind, type SqlType, type StructField, type StructType } from './types.js';
+import { T, arrayOf, structOf, typeEquals, type ArrayType, type ScalarKind, type SqlType, type StructField, type StructType } from './types.js';
 
 export interface CoercionOpts {
   readonly value?: unknown;
@@ -132,6 +132,14 @@ export function commonSupertype(inputArgs: readonly CoercibleArg[]): SqlType | u
   for (const tier of tiers) {
     if (tier.length === 0) continue;
     const candidate = supertypeOfTypes(tier.map((a) => a.type));
+    if (candidate !== undefined && typed.every((a) => canCoerce(a.type, candidate, a))) return candidate;
+  }
+  // An array literal coerces element by element (canCoerce), so IF(c, [1, 2], [1.5]) is ARRAY<FLOAT64> and
+  // IF(c, ['2020-01-01'], [DATE '2020-01-01']) ARRAY<DATE>: the element types' supertype, with each array's
+  // literal-ness, when every array can take it (the reference; the documentation's supertype rules are silent).
+  if (typed.every((a) => a.type.kind === 'ARRAY') && typed.some(soft)) {
+    const el = commonSupertype(typed.map((a) => ({ type: (a.type as ArrayType).element, isLiteral: a.isLiteral, isParameter: a.isParameter })));
+    const candidate = el === undefined ? undefined : arrayOf(el);
     if (candidate !== undefined && typed.every((a) => canCoerce(a.type, candidate, a))) return candidate;
   }
   return undefined;
