@@ -469,7 +469,7 @@ const PROJECT_LEVEL_VIEWS = new Set(['SCHEMATA', 'SCHEMATA_OPTIONS']);
 const DATASET_LEVEL_VIEWS = new Set(['PARTITIONS', 'TABLE_CONSTRAINTS', 'KEY_COLUMN_USAGE', 'CONSTRAINT_COLUMN_USAGE']);
 
 /** The project and datasets an INFORMATION_SCHEMA view's qualifier selects (`ds.`, `p.ds.`, `region-us.`, `p.region-us.`). */
-function schemaScope(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): { projectId: string; datasets: string[] } {
+function schemaScope(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): { projectId: string; datasets: string[]; datasetQualified: boolean } {
   const cat = an.env.catalog;
   // region-us / region-* qualifiers select the whole project.
   const region = qualifier.length > 0 && /^region-/i.test(qualifier[qualifier.length - 1]!);
@@ -483,27 +483,38 @@ function schemaScope(an: Analyzer, qualifier: readonly string[], view: string, l
     throw sqlError(`Table "${qualifier.join('.')}.INFORMATION_SCHEMA.${view}" must be qualified with a dataset (e.g. dataset.INFORMATION_SCHEMA.${view}).`, loc);
   }
   let datasets: string[];
-  if (loneProject) datasets = cat.listDatasets(projectId).slice();
+  if (loneProject) datasets = inRegion(an, projectId, 'US');
   else if (region || qualifier.length === 0) {
     if (qualifier.length === 0 && view !== 'SCHEMATA' && view !== 'SCHEMATA_OPTIONS' && !view.startsWith('JOBS')) {
       throw sqlError(`Table "INFORMATION_SCHEMA.${view}" must be qualified with a dataset (e.g. dataset.table).`, loc);
     }
-    datasets = cat.listDatasets(projectId).slice();
+    // `region-eu` reads the datasets of that location only; without one, the US region (the scope pages).
+    datasets = inRegion(an, projectId, region ? qualifier[qualifier.length - 1]!.slice('region-'.length) : 'US');
   } else {
     const ds = qualifier[qualifier.length - 1]!;
     if (!cat.getDataset(projectId, ds)) throw notFound(`Not found: Dataset ${projectId}:${ds} was not found in location ${locationOf(an)}`);
     datasets = [ds];
   }
-  return { projectId, datasets };
+  return { projectId, datasets, datasetQualified: !region && !loneProject && qualifier.length > 0 };
+}
+
+/** The project's datasets in one location (a dataset made without one is in the default, US). */
+function inRegion(an: Analyzer, projectId: string, region: string): string[] {
+  const cat = an.env.catalog;
+  return cat.listDatasets(projectId).filter((d) => {
+    const where = cat.getDataset(projectId, d)?.resource.location;
+    return (typeof where === 'string' && where ? where : 'US').toLowerCase() === region.toLowerCase();
+  });
 }
 
 export function informationSchema(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): VirtualTable {
   const cat = an.env.catalog;
-  const { projectId, datasets } = schemaScope(an, qualifier, view, loc);
+  const { projectId, datasets, datasetQualified } = schemaScope(an, qualifier, view, loc);
   const tables = () => datasets.flatMap((d) => cat.listTables(projectId, d).filter((t) => !t.id.tableId.startsWith('_')));
   switch (view) {
     case 'SCHEMATA': {
-      const rows = cat.listDatasets(projectId).filter((d) => !d.startsWith('_')).map((d): Value[] => {
+      // A dataset qualifier (which the page does not give for SCHEMATA) reads the whole project, as earlier sets expect.
+      const rows = (datasetQualified ? cat.listDatasets(projectId) : datasets).filter((d) => !d.startsWith('_')).map((d): Value[] => {
         const r = cat.getDataset(projectId, d)!.resource as Record<string, unknown>;
         return [projectId, d, null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.location as string) ?? 'US', `CREATE SCHEMA \`${projectId}.${d}\``, (r.defaultCollation as string | undefined) ?? null];
       });
