@@ -129,9 +129,10 @@ export function checkSqlFunctionReturn(an: Analyzer, st: A.CreateFunctionStmt): 
   try {
     body = resolveExpr(an, st.body, { scope, clause: 'SQL function body', udfArgs: m });
   } catch (e) {
-    // The service analyzes a non-templated body when the function is made: a function it calls that does not exist
-    // is an error of the CREATE (other analysis errors, such as a table made later, are left to the call).
-    if (e instanceof QueryError && e.message.startsWith('Function not found')) throw e;
+    // The service analyzes a non-templated body when the function is made: a function it calls that does not exist,
+    // or a name that is neither a parameter nor a column, is an error of the CREATE (other analysis errors, such as a
+    // table made later, are left to the call).
+    if (e instanceof QueryError && (e.message.startsWith('Function not found') || e.message.startsWith('Unrecognized name'))) throw e;
     return;
   }
   if (!st.returns || st.returns.kind === 'AnyType') return;
