@@ -923,7 +923,11 @@ function truncTimestamp(ts: bigint, p: Part, zone: string): bigint {
   // HOUR/MINUTE subtract the civil minutes and seconds from the timestamp itself (the
   // documented behaviour; it differs from re-reading the civil time around DST changes)
   if (unit !== undefined && unit < US_DAY) return ts - (civil - t);
-  return civilToUtc(t, zone);
+  const r = civilToUtc(t, zone);
+  // The start of 0001-01-01's day (month, year...) east of UTC is before the first TIMESTAMP: an error, not a clamp
+  // (the reference's wording; the documentation's TIMESTAMP range starts at 0001-01-01 00:00:00 UTC).
+  if (r < MIN_TS) fail(`Truncating to the nearest ${p.name} causes underflow at timezone ${zone}`);
+  return r;
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   type WideNumberMode,
 } from './json-core.js';
 import { formatDecimal } from './numeric.js';
+import { parseFloat64 } from './conversion.js';
 import { defineScalar, named, opt, rep, sig, sigf } from './signature.js';
 import type { ArgInfo } from './registry.js';
 import { fail, rowKernel } from './vec.js';
@@ -435,13 +436,8 @@ export function registerJson(): void {
       const n = (v[0] as JsonValue).node;
       if (typeof n === 'number') return n;
       if (typeof n === 'bigint') return Number(n);
-      if (typeof n === 'string') {
-        const t = n.trim();
-        if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
-        if (/^[+-]?nan$/i.test(t)) return NaN;
-        if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return null;
-        return Number(t);
-      }
+      // A JSON string reads as CAST(string AS FLOAT64) reads it, hexadecimal included ('"0x10"' is 16: the reference).
+      if (typeof n === 'string') return parseFloat64(n) ?? null;
       return null;
     })),
   ]);
