@@ -68,6 +68,7 @@ export function roundDouble(x: number, digits: number): number {
     if (!Number.isFinite(f)) return 0;
     return (x < 0 ? -Math.round(-x / f) : Math.round(x / f)) * f;
   }
+  if (x === 0) return x; // -0.0 stays -0.0 (exactDecimal(-0) is +0)
   // Round the double's exact binary value, as the reference does: ROUND(2.55, 1) is 2.5 (2.5499999...).
   const r = exactDecimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_HALF_UP).toNumber();
   if (!Number.isFinite(r)) fail(`double overflow: ROUND(${formatErrNum(x)}, ${digits})`);
@@ -82,6 +83,7 @@ export function truncDouble(x: number, digits: number): number {
     if (!Number.isFinite(f)) return 0;
     return Math.trunc(x / f) * f;
   }
+  if (x === 0) return x; // -0.0 stays -0.0
   return exactDecimal(x).toDecimalPlaces(Math.min(digits, 400), Decimal.ROUND_DOWN).toNumber();
 }
 
@@ -97,8 +99,8 @@ const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
  * products, other digit counts) takes the exact path.
  */
 export function roundDigitsFast(x: number, digits: number, trunc: boolean): number {
-  if (x === 0) return x; // -0.0 stays -0.0
   if (digits >= 1 && digits <= 22) {
+    if (x === 0) return x; // -0.0 stays -0.0
     const f = POW10[digits]!;
     const y = Math.abs(x) * f;
     if (y < 4503599627370496) {
