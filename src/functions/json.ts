@@ -486,10 +486,10 @@ export function registerJson(): void {
   const clone = (n: JsonNode): JsonNode => (n === null || typeof n !== 'object' ? n : Array.isArray(n) ? n.map(clone) : Object.fromEntries(Object.entries(n).map(([k, x]) => [k, clone(x)])));
   defineScalar('JSON_REMOVE', [
     sig(['JSON', rep('STRING')], 'JSON', rowKernel(T.JSON, (v) => {
-      // A NULL path makes the result NULL (the reference's answer; the function's page does not say).
-      if (v[0] === null || v.includes(null)) return null;
+      if (v[0] === null) return null;
       let root = clone((v[0] as JsonValue).node);
       for (let i = 1; i < v.length; i++) {
+        if (v[i] === null) continue;
         const steps = pathOrFail(v[i] as string, false);
         if (steps.length === 0) fail("Invalid input to JSON_REMOVE: The JSONPath cannot be '$'");
         const parent = jsonAtPath(root, steps.slice(0, -1));
@@ -503,8 +503,6 @@ export function registerJson(): void {
       return new JsonValue(root);
     }, false)),
   ], { validate: mutatorPaths('JSON_REMOVE', false) });
-  /** Whether a (path, value) pair's path is NULL: the whole result is then NULL (the reference's answer; the pages do not say). */
-  const nullPath = (v: readonly Value[], pairs: readonly number[]): boolean => pairs.some((i, k) => k % 2 === 0 && v[i] === null);
   defineScalar('JSON_SET', [
     sigf(['JSON', rep('ANY'), named('create_if_missing', 'BOOL')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
       if (v[0] === null) return null;
@@ -515,12 +513,12 @@ export function registerJson(): void {
         if (c.args[i]?.name) create = x as boolean;
         else pairs.push(i);
       });
-      if (nullPath(v, pairs)) return null;
       // create_if_missing => NULL: every set operation is ignored.
       if (create === null) return v[0];
       let root = clone((v[0] as JsonValue).node);
       for (let k = 0; k + 1 < pairs.length; k += 2) {
         const i = pairs[k]!;
+        if (v[i] === null) continue; // a NULL path skips its pair
         const steps = pathOrFail(v[i] as string, false);
         const val = valueToJson(v[i + 1]!, c.argTypes[i + 1]!, { fn: 'JSON_SET' });
         if (steps.length === 0) {
@@ -642,9 +640,9 @@ export function registerJson(): void {
         if (c.args[i]?.name) each = x !== false;
         else pairs.push(i);
       });
-      if (nullPath(v, pairs)) return null;
       for (let k = 0; k + 1 < pairs.length; k += 2) {
         const i = pairs[k]!;
+        if (v[i] === null) fail('The JSONPath cannot be NULL');
         const steps = pathOrFail(v[i] as string, false);
         const vt = c.argTypes[i + 1]!;
         const vals: JsonNode[] = each && vt.kind === 'ARRAY' && v[i + 1] !== null
