@@ -778,9 +778,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     const s = this.subrule(3, this.statement);
     const loopLike = () => s.kind === 'Loop' || s.kind === 'While' || s.kind === 'Repeat' || s.kind === 'ForIn' || s.kind === 'Block';
     if (this.live && !loopLike()) this.failMsg(t, 'Unexpected label');
-    // Optional trailing label after END LOOP etc.
+    // Optional trailing label after END LOOP etc.; labels are case-insensitive, as BREAK / LEAVE match them.
     this.option(4, {
-      GATE: () => this.isIdent() && this.nameOf(this.la(1)) === label,
+      GATE: () => this.isIdent() && this.nameOf(this.la(1)).toLowerCase() === label.toLowerCase(),
       DEF: () => this.consume(5, Identifier),
     });
     if (this.live && loopLike()) {

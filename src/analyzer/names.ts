@@ -977,12 +977,13 @@ function ddlOf(t: TableInfo): string {
     return `CREATE SNAPSHOT TABLE ${name}\nCLONE \`${b.projectId}.${b.datasetId}.${b.tableId}\`${at}${options};`;
   }
   // Parameterized types as the schema keeps them (STRING(10), STRUCT<a NUMERIC(5, 2)>), as data_type shows them.
+  const tableCollation = typeof r.defaultCollation === 'string' && r.defaultCollation ? r.defaultCollation : undefined;
   const restFields = (r.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
   const lines = t.columns.map((c) => {
     const f = restFields.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
     const dflt = f?.defaultValueExpression ? ` DEFAULT ${f.defaultValueExpression}` : '';
     const desc = f?.description !== undefined ? ` OPTIONS(description=${JSON.stringify(f.description)})` : '';
-    return `  ${c.name} ${typeToSql(paramType(restFields, c))}${c.required ? ' NOT NULL' : ''}${dflt}${desc}`;
+    return `  ${c.name} ${ddlTypeText(paramType(restFields, c), tableCollation)}${c.required ? ' NOT NULL' : ''}${dflt}${desc}`;
   });
   const keys = r.tableConstraints as { primaryKey?: { columns: string[] }; foreignKeys?: { name?: string; referencedTable: TableId; columnReferences: { referencingColumn: string; referencedColumn: string }[] }[] } | undefined;
   if (keys?.primaryKey?.columns.length) lines.push(`  PRIMARY KEY (${keys.primaryKey.columns.join(', ')}) NOT ENFORCED`);
@@ -994,6 +995,17 @@ function ddlOf(t: TableInfo): string {
   }
   const collate = typeof r.defaultCollation === 'string' && r.defaultCollation ? `\nDEFAULT COLLATE '${r.defaultCollation}'` : '';
   return `CREATE ${t.kind === 'EXTERNAL' ? 'EXTERNAL ' : ''}TABLE ${name}\n(\n${lines.join(',\n')}\n)${collate}${parts};`;
+}
+
+/**
+ * A column's type as the DDL writes it: COLLATE after each STRING with a collation of its own (CREATE TABLE's
+ * column form, `s STRING COLLATE 'und:ci'`, nested fields too); one the table's DEFAULT COLLATE gives is left to that.
+ */
+function ddlTypeText(t: SqlType, tableCollation: string | undefined): string {
+  if (t.kind === 'ARRAY') return `ARRAY<${ddlTypeText(t.element, tableCollation)}>`;
+  if (t.kind === 'STRUCT') return `STRUCT<${t.fields.map((f) => `${f.name ? `${f.name} ` : ''}${ddlTypeText(f.type, tableCollation)}`).join(', ')}>`;
+  if (t.kind === 'STRING' && t.collation && t.collation !== tableCollation) return `${typeToSql(t)} COLLATE '${t.collation}'`;
+  return typeToSql(t);
 }
 
 /** A table's PARTITION BY clause from its REST partitioning (empty when it has none). */

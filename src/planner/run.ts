@@ -403,7 +403,8 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
   state.count++;
   s.scanned.clear();
   if (st.kind !== 'Block' && st.kind !== 'If' && st.kind !== 'While' && st.kind !== 'Loop' && st.kind !== 'Repeat' && st.kind !== 'ForIn' && st.kind !== 'CaseStmt') {
-    state.current = s.ctx.sql.slice(st.start, st.end);
+    // A procedure's statements have their offsets in the procedure's own text, not in the script's.
+    state.current = (state.procedure ? state.procedure.text : s.ctx.sql).slice(st.start, st.end);
   }
   let r: QueryResult | undefined;
   // Replacing and keeping an existing object at once is contradictory (the grammar allows both).
@@ -476,9 +477,19 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       return;
     }
     case 'CaseStmt': {
-      for (const w of st.whens) {
-        const cond: A.Expr = st.operand ? { kind: 'BinaryExpr', loc: w.when.loc, op: '=', left: st.operand, right: w.when } : w.when;
-        if (truthy(await s.evalScalar(cond), w.when.loc)) return runBlock(s, w.body, state);
+      if (st.operand) {
+        // A simple CASE statement matches as the CASE expression does (procedural-language page): the operand is
+        // evaluated once, the WHEN values coerce to a common type with it, and a NULL WHEN never matches.
+        const pick: A.Expr = {
+          kind: 'CaseExpr',
+          loc: st.loc,
+          operand: st.operand,
+          whens: st.whens.map((w, i) => ({ when: w.when, then: { kind: 'IntLiteral', loc: w.when.loc, text: String(i), hex: false } })),
+        };
+        const i = (await s.evalScalar(pick)).value;
+        if (i !== null) return runBlock(s, st.whens[Number(i)]!.body, state);
+      } else {
+        for (const w of st.whens) if (truthy(await s.evalScalar(w.when), w.when.loc)) return runBlock(s, w.body, state);
       }
       if (st.else) await runBlock(s, st.else, state);
       return;
@@ -608,8 +619,16 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       const sub: ScriptState = { count: 0, deadline: state.deadline };
       const dynamic = parse(sqlV.value).statements;
       // The dynamic statement is a SQL statement, never a procedural one (procedural-language: EXECUTE IMMEDIATE).
+      const text = sqlV.value;
+      const firstWord = (d: A.Statement) => /^\s*([A-Za-z_]\w*)/.exec(text.slice(d.start))?.[1]?.toUpperCase() ?? d.kind.toUpperCase();
       for (const d of dynamic) {
-        if (PROCEDURAL.has(d.kind)) throw sqlError(`Syntax error: Unexpected keyword ${/^\s*([A-Za-z_]\w*)/.exec(sqlV.value.slice(d.start))?.[1]?.toUpperCase() ?? d.kind.toUpperCase()}`, d.loc);
+        if (PROCEDURAL.has(d.kind)) throw sqlError(`Syntax error: Unexpected keyword ${firstWord(d)}`, d.loc);
+      }
+      // It is one statement: a second one after a semicolon is where the text should have ended.
+      if (dynamic.length > 1) throw sqlError(`Syntax error: Expected end of input but got keyword ${firstWord(dynamic[1]!)}`, dynamic[1]!.loc);
+      // INTO stores a row of the query's columns; a statement that is not a query has none to store.
+      if (st.into && dynamic.length === 1 && dynamic[0]!.kind !== 'QueryStatement') {
+        throw sqlError(`EXECUTE IMMEDIATE with INTO needs a query, not ${firstWord(dynamic[0]!)}`, st.loc);
       }
       await runBlock(inner, dynamic, sub);
       for (const [k, v] of inner.tempTables) s.tempTables.set(k, v);
