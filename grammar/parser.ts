@@ -112,6 +112,31 @@ export function describeToken(t: IToken): string {
 const COMPARISON_NEXT = ['=', '!=', '<>', '<', '>', '<=', '>=', 'LIKE', 'BETWEEN', 'IN', 'IS', 'NOT'];
 
 /** What CONSUME(tokType) expected, in the service's words; undefined = just "Unexpected". */
+/**
+ * The form a CREATE statement names when its grammar has no TEMP (data-definition-language: only CREATE TEMP TABLE,
+ * TEMP FUNCTION and TEMP AGGREGATE FUNCTION make session objects), else undefined.
+ */
+function tempForm(st: A.Statement): string | undefined {
+  switch (st.kind) {
+    case 'CreateTable':
+      return st.snapshot ? 'SNAPSHOT TABLE' : undefined;
+    case 'CreateFunction':
+      return st.tableFunction ? 'TABLE FUNCTION' : undefined;
+    case 'CreateView':
+      return st.materialized ? 'MATERIALIZED VIEW' : 'VIEW';
+    case 'CreateSchema':
+      return 'SCHEMA';
+    case 'CreateProcedure':
+      return 'PROCEDURE';
+    case 'CreateRowAccessPolicy':
+      return 'ROW ACCESS POLICY';
+    case 'CreateIndex':
+      return `${st.indexType} INDEX`;
+    default:
+      return undefined;
+  }
+}
+
 function expectedLabel(tt: TokenType): string | undefined {
   if (tt === Identifier || tt === AnyWord || tt === PathPart || tt === QuotedIdent) return undefined;
   if (tt === StringLit) return 'string literal';
@@ -942,7 +967,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   private createStatement = this.RULE('createStatement', (): A.Statement => {
     const t = this.consume(1, K.CREATE!);
     const orReplace = this.option(2, () => (this.consume(3, K.OR!), this.consume(4, K.REPLACE!), true)) === true;
-    const temp = this.option(5, () => this.or(6, [{ ALT: () => this.consume(7, K.TEMP!) }, { ALT: () => this.consume(8, K.TEMPORARY!) }])) !== undefined;
+    const tempTok = this.option(5, () => this.or(6, [{ ALT: () => this.consume(7, K.TEMP!) }, { ALT: () => this.consume(8, K.TEMPORARY!) }]));
+    const temp = tempTok !== undefined;
     const base: Base = { loc: this.loc(t), start: t.startOffset, end: 0, orReplace };
     const st = this.or(9, [
       {
@@ -982,7 +1008,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       },
       {
         ALT: () => {
-          this.or(24, [{ ALT: () => this.consume(25, K.SCHEMA!) }, { ALT: () => this.consume(26, K.DATABASE!) }]);
+          const k = this.or(24, [{ ALT: () => this.consume(25, K.SCHEMA!) }, { ALT: () => this.consume(26, K.DATABASE!) }]);
+          // CREATE SCHEMA [IF NOT EXISTS] has no OR REPLACE form (data-definition-language: CREATE SCHEMA).
+          if (this.live && base?.orReplace) throw new SqlSyntaxError(`Syntax error: CREATE ${this.up(k)} does not take OR REPLACE`, k.startLine!, k.startColumn!);
           const ifNotExists = this.subrule(27, this.ifNotExists);
           const name = this.subrule(28, this.path);
           let defaultCollate: string | undefined;
@@ -1050,6 +1078,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         },
       },
     ]);
+    if (this.live && tempTok) {
+      const form = tempForm(st);
+      if (form) throw new SqlSyntaxError(`Syntax error: CREATE ${form} does not take ${this.up(tempTok)}`, tempTok.startLine!, tempTok.startColumn!);
+    }
     return st;
   });
 

@@ -621,6 +621,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         const tp = r.timePartitioning as { expirationMs?: string } | undefined;
         if (tp?.expirationMs) opt('partition_expiration_days', 'FLOAT64', Number(tp.expirationMs) / 86_400_000);
         if (r.requirePartitionFilter === true) opt('require_partition_filter', 'BOOL', true);
+        // kms_key_name lives in the REST encryptionConfiguration (the TABLE_OPTIONS page lists it as a STRING option).
+        opt('kms_key_name', 'STRING', (r.encryptionConfiguration as { kmsKeyName?: string } | undefined)?.kmsKeyName);
         opt('default_rounding_mode', 'STRING', r.defaultRoundingMode);
         // max_staleness as an INTERVAL literal of its canonical text (tables and materialized views: maxStaleness).
         if (typeof r.maxStaleness === 'string') optSql('max_staleness', 'INTERVAL', `INTERVAL "${r.maxStaleness}" YEAR TO SECOND`);
@@ -791,6 +793,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         if (r.defaultPartitionExpirationMs) opt('default_partition_expiration_days', 'FLOAT64', Number(r.defaultPartitionExpirationMs) / 86_400_000);
         if (r.labels && Object.keys(r.labels as object).length) opt('labels', 'ARRAY<STRUCT<STRING, STRING>>', r.labels);
         opt('default_collation_name', 'STRING', r.defaultCollation);
+        opt('default_kms_key_name', 'STRING', (r.defaultEncryptionConfiguration as { kmsKeyName?: string } | undefined)?.kmsKeyName);
         if (r.maxTimeTravelHours) opt('max_time_travel_hours', 'INT64', Number(r.maxTimeTravelHours));
         if (r.isCaseInsensitive === true) opt('is_case_insensitive', 'BOOL', true);
         opt('storage_billing_model', 'STRING', r.storageBillingModel);
@@ -1041,6 +1044,8 @@ function ddlOptions(r: Record<string, unknown>): string {
   const tp = r.timePartitioning as { expirationMs?: string } | undefined;
   if (tp?.expirationMs) o.push(`partition_expiration_days=${Number(tp.expirationMs) / 86_400_000}`);
   if (r.requirePartitionFilter === true) o.push('require_partition_filter=true');
+  const kms = (r.encryptionConfiguration as { kmsKeyName?: string } | undefined)?.kmsKeyName;
+  if (typeof kms === 'string') o.push(`kms_key_name=${JSON.stringify(kms)}`);
   if (typeof r.friendlyName === 'string') o.push(`friendly_name=${JSON.stringify(r.friendlyName)}`);
   if (typeof r.description === 'string') o.push(`description=${JSON.stringify(r.description)}`);
   const labels = Object.entries((r.labels as Record<string, string> | undefined) ?? {});

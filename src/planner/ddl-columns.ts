@@ -16,7 +16,7 @@ import { shapeFits } from './dml.js';
 import type { Value } from '../types/values.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
-import { reservedColumnName } from '../storage/resources.js';
+import { fieldNameError, reservedColumnName } from '../storage/resources.js';
 import { REST_TYPE_SQL, roundingMode, checkColumnOptions, targetId } from './ddl-common.js';
 
 export interface RestTableConstraints {
@@ -117,7 +117,7 @@ export function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
 
 /** A column may not take a name of the service's pseudo-columns (the REST schema's check: storage/resources.ts). */
 export function checkColumnName(name: string, loc: A.Loc): void {
-  const why = reservedColumnName(name);
+  const why = reservedColumnName(name) ?? fieldNameError(name);
   if (why) throw sqlError(why, loc);
 }
 
@@ -126,6 +126,8 @@ export function checkFieldOptions(t: A.TypeNode): void {
   const inner = t.kind === 'ArrayType' ? t.element : t;
   if (inner.kind !== 'StructType') return;
   for (const f of inner.fields) {
+    const bad = f.name === undefined ? undefined : fieldNameError(f.name);
+    if (bad) throw sqlError(bad);
     checkColumnOptions(f.options);
     checkFieldOptions(f.type);
   }

@@ -3,6 +3,7 @@
 // target table of a statement.
 import type * as A from '../../grammar/ast.js';
 import { tableIdOf } from '../analyzer/names.js';
+import { findNode } from '../analyzer/ast-search.js';
 import type { TableId } from '../storage/api.js';
 import type { Column } from '../types/schema.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
@@ -52,6 +53,10 @@ function labelsShaped(t: SqlType): boolean {
 /** An option's value, coerced to the option's documented type; a value that cannot coerce is refused as ZetaSQL refuses it. */
 async function optionValue(s: Session, o: A.OptionEntry): Promise<{ type: SqlType; value: Value }> {
   const want = OPTION_TYPES.get(o.name.toLowerCase());
+  // data-definition-language: an option's value is a constant expression of literals, query parameters and scalar
+  // functions; a query (scalar, ARRAY or EXISTS subquery) is none.
+  const sub = findNode(o.value, ['ScalarSubquery', 'ArraySubquery', 'ExistsExpr', 'Query']);
+  if (sub) throw sqlError(`The value of option ${o.name} must be a constant expression; it cannot contain a subquery`, sub.loc);
   const tv = await s.evalScalar(o.value, s.analyzer(), want);
   if (want && tv.value !== null && !typeEquals(tv.type, want) && !(o.name.toLowerCase() === 'labels' && labelsShaped(tv.type))) {
     throw sqlError(`Option ${o.name} value has type ${typeToSql(tv.type)} which cannot be coerced to expected type ${typeToSql(want)}`, o.value.loc);

@@ -84,6 +84,11 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
       indexedPaths(col.name, col.type, dataTypes, paths);
       if (!paths.length) throw sqlError(`Column ${col.name} of type ${typeToSql(col.type)} cannot be search indexed: a search index covers ${[...dataTypes, 'JSON'].join(', ')} fields`, st.loc);
     }
+  } else {
+    // search-index: ALL COLUMNS on a table with nothing of the indexed types fails ("the index creation fails").
+    const paths: string[] = [];
+    for (const col of info.columns) indexedPaths(col.name, col.type, dataTypes, paths);
+    if (!paths.length) throw sqlError(`Table ${fq(info.id)} has no column a search index covers (${[...dataTypes, 'JSON'].join(', ')} fields) for ALL COLUMNS`, st.loc);
   }
   const index: SearchIndex = {
     name,

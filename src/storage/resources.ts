@@ -26,6 +26,13 @@ const ECHO_TYPE: Record<string, string> = {
 /** Prefixes of the service's pseudo-columns and system columns, which no column of a table may take (checked case-insensitively). */
 const RESERVED_PREFIXES = /^(_PARTITION|_TABLE_|_FILE_|_ROW_TIMESTAMP|__ROOT__|_COLIDENTIFIER)/i;
 
+/** Why a field name at any level is refused: `$`, which no column name the service allows holds, or over 300 characters (schemas page: column names). */
+export function fieldNameError(name: string): string | undefined {
+  return name.includes('$') || [...name].length > 300
+    ? `Invalid field name "${name}". Fields must contain the allowed characters, and be at most 300 characters long. For allowed characters, please refer to https://cloud.google.com/bigquery/docs/schemas#column_names`
+    : undefined;
+}
+
 /** Why a top-level column name is refused (a reserved prefix), else undefined. */
 export function reservedColumnName(name: string): string | undefined {
   return RESERVED_PREFIXES.test(name)
@@ -39,10 +46,9 @@ export function normalizeFields(fields: readonly RestField[], where = '', parent
     if (typeof f?.name !== 'string' || f.name === '') throw invalid(`Empty field name${where ? ' in ' + where : ''}`);
     const reserved = parents.length === 0 ? reservedColumnName(f.name) : undefined;
     if (reserved) throw invalid(reserved);
-    // `$` is in no column name the service allows (an ingestion-time partitioned table's hidden column has one: storage/ingestion.ts).
-    if (f.name.includes('$')) {
-      throw invalid(`Invalid field name "${f.name}". Fields must contain the allowed characters, and be at most 300 characters long. For allowed characters, please refer to https://cloud.google.com/bigquery/docs/schemas#column_names`);
-    }
+    // (an ingestion-time partitioned table's hidden column has a `$`: storage/ingestion.ts)
+    const bad = fieldNameError(f.name);
+    if (bad) throw invalid(bad);
     const key = f.name.toLowerCase();
     if (seen.has(key)) throw invalid(`Field ${f.name} already exists in schema`);
     seen.add(key);
