@@ -10,7 +10,7 @@ import { didYouMean } from './suggest.js';
 import { ARRAY_PATH, pathItemType, type PathStep } from '../functions/array-path.js';
 import { intervalFromPart } from '../functions/interval.js';
 import { collateAggregate, collateScalar, collationAffects, collationByKeyArgs, isBinaryCollation, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
-import { T, arrayOf, isEqualityComparable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { T, arrayOf, isEqualityComparable, isOrderable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { BIGNUMERIC_MAX, BIGNUMERIC_MIN } from '../types/json-values.js';
 import { microsToPicos } from '../types/picos.js';
@@ -953,6 +953,8 @@ function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
   if (elType.kind === 'ARRAY') throw sqlError(`Cannot construct array with element type ${typeToSql(elType)} because nested arrays are not supported`, n.loc);
   const coerced = els.map((e, i) => {
     if (isErrorCall(e)) return errorAs(e, elType);
+    const fieldwise = coerceStructFields(e, elType, n.elements[i]!.loc);
+    if (fieldwise) return fieldwise;
     if (!canCoerce(e.type, elType, originOf(e), e.kind === 'literal' ? e.value : undefined) && !typeEquals(e.type, elType)) {
       throw sqlError(`Array element type ${typeToSql(e.type)} does not coerce to ${typeToSql(elType)}`, n.elements[i]!.loc);
     }
@@ -964,6 +966,19 @@ function resolveArray(an: Analyzer, n: A.ArrayExpr, ctx: ExprCtx): Expr {
     return literal(type, coerced.map((e) => (e as LiteralExpr).value), allLit ? Origin.Literal : Origin.Param);
   }
   return { kind: 'make_array', type, elements: coerced };
+}
+
+/**
+ * A tuple that is not all literals (`(1, NULL, CAST(x AS FLOAT64))`) coerces field by field, each field
+ * with its own origin, as the reference coerces a struct constructor: its NULL field then takes the
+ * element type's field type instead of the struct's INT64.
+ */
+function coerceStructFields(e: Expr, to: SqlType, loc: A.Loc): Expr | undefined {
+  if (e.kind !== 'make_struct' || to.kind !== 'STRUCT' || e.type.kind !== 'STRUCT' || to.fields.length !== e.fields.length) return undefined;
+  if (typeEquals(e.type, to)) return undefined;
+  const ok = e.fields.every((f, i) => typeEquals(f.type, to.fields[i]!.type) || canCoerce(f.type, to.fields[i]!.type, originOf(f), f.kind === 'literal' ? f.value : undefined));
+  if (!ok) return undefined;
+  return { kind: 'make_struct', type: to, fields: e.fields.map((f, i) => coerceStructFields(f, to.fields[i]!.type, loc) ?? coerce(f, to.fields[i]!.type, loc)) };
 }
 
 function implicitAlias(e: A.Expr): string {
@@ -1172,6 +1187,8 @@ function constInt(an: Analyzer, e: A.Expr, ctx: ExprCtx, what: string): number {
   const v = x.kind === 'literal' ? x.value : constantValue(x);
   if (x.type.kind !== 'INT64' || v === undefined) throw sqlError(`${what} expects an integer literal or parameter`, e.loc);
   if (v === null) throw sqlError(`${what} must not be null`, e.loc);
+  // A constant expression is allowed (LIMIT_OFFSET_EXPRESSIONS, a pinned GoogleSQL case); a negative count is not.
+  if ((v as bigint) < 0n) throw sqlError(`${what} expects a non-negative integer literal or parameter`, e.loc);
   return Number(v as bigint);
 }
 
@@ -1185,6 +1202,13 @@ function aggregateModifierError(n: A.FunctionCall, name: string, disp: string): 
   if (n.limit && !ORDERED_AGGREGATES.has(name)) return sqlError(`Aggregate function ${disp} does not support LIMIT in arguments`, n.limit.loc);
   if (n.nullHandling !== undefined && !NULL_HANDLING_AGGREGATES.has(name)) return sqlError(`IGNORE NULLS and RESPECT NULLS are not allowed for aggregate function ${name.toLowerCase()}`, n.loc);
   return undefined;
+}
+
+/** The HAVING MAX / MIN key of an aggregate: a type that orders. */
+function havingExpr(an: Analyzer, e: A.Expr, ctx: ExprCtx): Expr {
+  const x = resolveExpr(an, e, ctx);
+  if (!isOrderable(x.type)) throw sqlError(`HAVING modifier does not support expressions of type ${typeToSql(x.type)}`, e.loc);
+  return x;
 }
 
 /** The service refuses the SAFE. prefix on aggregate functions, as aggregates or in an OVER clause. */
@@ -1252,7 +1276,7 @@ export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: Aggregate
     ignoreNulls: opts.ignoreNulls,
     orderBy,
     ...(limit !== undefined ? { limit } : {}),
-    ...(n.having ? { having: { max: n.having.kind === 'MAX', expr: resolveExpr(an, n.having.expr, actx) } } : {}),
+    ...(n.having ? { having: { max: n.having.kind === 'MAX', expr: havingExpr(an, n.having.expr, actx) } } : {}),
     ...(n.where ? { filter: requireBool(resolveExpr(an, n.where, actx), n.where.loc, 'Aggregate filter') } : {}),
   };
   ctx.aggs.calls.push(call);

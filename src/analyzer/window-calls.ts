@@ -3,7 +3,7 @@
 // enclosing query's window collector and replaced by a column reference.
 import type * as A from '../../grammar/ast.js';
 import { lookupFunction } from '../functions/registry.js';
-import { T, typeToSql, type SqlType } from '../types/types.js';
+import { T, isOrderable, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal } from '../types/values.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
@@ -150,6 +150,7 @@ function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: bo
   const i = name === 'NTILE' ? 0 : 1;
   const e = args[i];
   if (!e) return;
+  if (name === 'NTILE' && e.kind !== 'literal') throw sqlError('The argument to NTILE must be a literal or query parameter', n.args[0]!.loc);
   if (name !== 'NTILE' && (pct || name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && e.kind !== 'literal') {
     throw sqlError(`Argument 2 to ${name} must be a literal or query parameter`, n.args[1]!.loc);
   }
@@ -165,10 +166,32 @@ function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: bo
   if (pct && !(v >= 0 && v <= 1)) throw sqlError(`Argument 2 to ${name} must be between 0 and 1`, n.args[1]!.loc);
 }
 
+/** The reference's signatures of the numbering and navigation functions, where an argument has a fixed type. */
+const ANALYTIC_SIGNATURES: Record<string, { text: string; ok: (args: readonly Expr[]) => boolean }> = {
+  NTILE: { text: 'NTILE(INT64)', ok: (a) => a.length === 1 && int64(a[0]!) },
+  LAG: { text: 'LAG(ANY, [INT64], [ANY])', ok: (a) => a.length >= 1 && a.length <= 3 && (!a[1] || int64(a[1])) },
+  LEAD: { text: 'LEAD(ANY, [INT64], [ANY])', ok: (a) => a.length >= 1 && a.length <= 3 && (!a[1] || int64(a[1])) },
+  NTH_VALUE: { text: 'NTH_VALUE(ANY, INT64)', ok: (a) => a.length === 2 && int64(a[1]!) },
+  PERCENTILE_CONT: {
+    text: 'PERCENTILE_CONT(FLOAT64, FLOAT64); PERCENTILE_CONT(NUMERIC, NUMERIC); PERCENTILE_CONT(BIGNUMERIC, BIGNUMERIC)',
+    ok: (a) => a.length === 2 && a.every((x) => canCoerce(x.type, T.BIGNUMERIC, originOf(x)) || canCoerce(x.type, T.FLOAT64, originOf(x))),
+  },
+};
+function int64(e: Expr): boolean {
+  return canCoerce(e.type, T.INT64, originOf(e));
+}
+function checkAnalyticSignature(name: string, args: readonly Expr[], n: A.FunctionCall): void {
+  const sig = ANALYTIC_SIGNATURES[name];
+  if (!sig || sig.ok(args)) return;
+  const plural = sig.text.includes(';') ? 'signatures' : 'signature';
+  throw sqlError(`No matching signature for analytic function ${name} for argument types: ${args.map((a) => typeToSql(a.type)).join(', ')}. Supported ${plural}: ${sig.text}`, n.loc);
+}
+
 export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {
   if (!ctx.wins) throw sqlError(ctx.analyticRefusal ?? `Analytic function not allowed in ${ctx.clause}`, n.loc);
   if (n.orderBy?.length) throw sqlError('ORDER BY in arguments is not supported on analytic functions', n.orderBy[0]!.loc);
   if (n.limit) throw sqlError('LIMIT in arguments is not supported on analytic functions', n.limit.loc);
+  if (n.having) throw sqlError('HAVING modifier is not supported on analytic functions', n.having.expr.loc);
   if (n.nullHandling !== undefined && !NULL_HANDLING_ANALYTIC.has(name))
     throw sqlError(`IGNORE NULLS and RESPECT NULLS are not allowed for analytic function ${name}`, n.loc);
   const wins = ctx.wins;
@@ -182,6 +205,9 @@ export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string,
     return collationGrouper(e.type)?.(e) ?? e;
   });
   const orderBy = orderKeys(an, spec.orderBy, { ...ectx, analyticRefusal: 'Analytic function not allowed in Window ORDER BY' });
+  orderBy.forEach((k, i) => {
+    if (!isOrderable(k.expr.type)) throw sqlError(`Ordering by expressions of type ${k.expr.type.kind} is not allowed`, spec.orderBy[i]!.loc);
+  });
   let frame: WindowFrame | undefined;
   if (spec.frame) {
     checkFrameOrder(spec.frame, n.over!.loc);
@@ -201,9 +227,15 @@ export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string,
     if (!(kt.kind === 'INT64' || kt.kind === 'FLOAT64' || kt.kind === 'NUMERIC' || kt.kind === 'BIGNUMERIC')) {
       throw sqlError(`ORDER BY key must be numeric in a RANGE-based window with OFFSET PRECEDING or OFFSET FOLLOWING boundaries, but has type ${typeToSql(kt)}`, spec.orderBy[0]!.loc);
     }
+    for (const b of [frame.start, frame.end]) {
+      if ((b.type === 'preceding' || b.type === 'following') && !canCoerce(b.offset.type, kt, originOf(b.offset))) {
+        throw sqlError(`Window framing expression has type ${typeToSql(b.offset.type)} that cannot coerce to the type of the ORDER BY expression, which is ${typeToSql(kt)}`, n.over!.loc);
+      }
+    }
   }
   const star = n.args[0]?.kind === 'StarArg';
   let args = star ? [] : n.args.map((a) => resolveExpr(an, a, ectx));
+  checkAnalyticSignature(name, args, n);
   checkAnalyticConstants(name, args, orderBy.length > 0, n);
   let type: SqlType;
   let aggregate: WindowCall['aggregate'];
@@ -231,7 +263,8 @@ export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string,
     } else if (name === 'NTH_VALUE' || name === 'LAG' || name === 'LEAD') {
       args = args.map((a, i) => (i === 1 ? coerce(a, T.INT64) : a));
     }
-    if ((name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && orderBy.length === 0 && name !== 'NTH_VALUE') {
+    // Every navigation function but PERCENTILE_* needs the window ORDER BY (the navigation functions' window_specification).
+    if (name !== 'PERCENTILE_CONT' && name !== 'PERCENTILE_DISC' && orderBy.length === 0) {
       throw sqlError(`Window ORDER BY is required for analytic function ${name}`, n.loc);
     }
   } else if (name === 'TF_IDF') {
