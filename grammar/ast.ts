@@ -1222,7 +1222,7 @@ export type AlterAction =
 /** ALTER TABLE / VIEW / MATERIALIZED VIEW / SCHEMA ... */
 export interface AlterStmt extends StmtBase {
   kind: 'Alter';
-  objectType: 'TABLE' | 'VIEW' | 'MATERIALIZED VIEW' | 'SCHEMA' | 'FUNCTION' | 'PROCEDURE' | 'MODEL';
+  objectType: 'TABLE' | 'VIEW' | 'MATERIALIZED VIEW' | 'SCHEMA' | 'MODEL';
   ifExists: boolean;
   name: Path;
   actions: AlterAction[];

@@ -1600,18 +1600,42 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   private alterStatement = this.RULE('alterStatement', (): A.AlterStmt => {
     const t = this.consume(1, K.ALTER!);
+    // Routines have no ALTER statement (data-definition-language lists CREATE [OR REPLACE] and DROP for functions,
+    // table functions and procedures only): the reference refuses ALTER FUNCTION / PROCEDURE / AGGREGATE FUNCTION /
+    // TABLE FUNCTION in its grammar, with this wording, at the object kind.
+    const routine = (k: IToken, what: string): never => {
+      throw new SqlSyntaxError(`Syntax error: ALTER ${what} is not supported`, k.startLine!, k.startColumn!);
+    };
     const objectType = this.or(2, [
+      {
+        // TABLE FUNCTION before TABLE: two tokens of lookahead tell them apart.
+        ALT: (): A.AlterStmt['objectType'] => {
+          const k = this.consume(19, K.TABLE!);
+          this.consume(20, K.FUNCTION!);
+          return this.live ? routine(k, 'TABLE FUNCTION') : 'TABLE';
+        },
+        GATE: () => this.la(2).tokenType === K.FUNCTION,
+      },
       {
         ALT: (): A.AlterStmt['objectType'] => {
           const k = this.or(3, [
             { ALT: () => this.consume(4, K.TABLE!) },
             { ALT: () => this.consume(5, K.VIEW!) },
             { ALT: () => this.consume(6, K.SCHEMA!) },
-            { ALT: () => this.consume(7, K.FUNCTION!) },
-            { ALT: () => this.consume(8, K.PROCEDURE!) },
             { ALT: () => this.consume(9, K.MODEL!) },
           ]);
           return this.up(k) as A.AlterStmt['objectType'];
+        },
+      },
+      {
+        ALT: (): A.AlterStmt['objectType'] => {
+          let what = 'AGGREGATE FUNCTION';
+          const k = this.or(21, [
+            { ALT: () => ((what = 'FUNCTION'), this.consume(7, K.FUNCTION!)) },
+            { ALT: () => ((what = 'PROCEDURE'), this.consume(8, K.PROCEDURE!)) },
+            { ALT: () => { const a = this.consume(22, K.AGGREGATE!); this.consume(23, K.FUNCTION!); return a; } },
+          ]);
+          return this.live ? routine(k, what) : 'TABLE';
         },
       },
       { ALT: (): A.AlterStmt['objectType'] => (this.consume(10, K.DATABASE!), 'SCHEMA') },

@@ -103,6 +103,11 @@ function declaredTable(an: Analyzer, out: RelOut, decl: A.TableTypeNode, item: A
   const exprs = decl.columns.map((c) => {
     const k = out.names.findIndex((n) => n.toLowerCase() === c.name.toLowerCase());
     if (k < 0) throw sqlError(`Required column name ${c.name} not returned from SQL body of CREATE TABLE FUNCTION statement`, item.loc);
+    // A declared name the body returns twice has no one column to take (the reference's rule); other columns the body
+    // returns beyond the declared ones are dropped by this projection, as the reference's is.
+    if (out.names.some((n, i) => i !== k && n.toLowerCase() === c.name.toLowerCase())) {
+      throw sqlError(`Required column name ${c.name} returned multiple times from SQL body of CREATE TABLE FUNCTION statement`, item.loc);
+    }
     const t = expr.typeOf(c.type);
     const e = colRef(out.rel.columns[k]!);
     if (typeEquals(e.type, t)) return e;

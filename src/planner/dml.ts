@@ -676,14 +676,21 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     }
     rowExprs.push(cw.length ? { kind: 'conditional', type: col.type, op: 'case', whens: cw, thens: ct, else: colRef(tCols[ci]!) } : colRef(tCols[ci]!));
   }
-  const outExprs = [...rowExprs, action, colRef(tRel.columns[nc + 1]!)];
-  const outNames = [...info.columns.map((c) => c.name), '$action', '$pos'];
+  const outExprs = [...rowExprs, action, colRef(tRel.columns[nc + 1]!), matched];
+  const outNames = [...info.columns.map((c) => c.name), '$action', '$pos', '$matched'];
   // Billed as the statement reads, before narrowTarget's rewrite: the source's columns it uses and the whole target.
   await s.charge(s.optimize(project(an, join, outExprs, outNames)));
   await s.chargeTarget(info);
   if (s.ctx.dryRun) return result('MERGE', {});
   const sides = bySource ? { target: tRel, source: sMarkRel as Rel } : await narrowTarget(s, tRel, target.scan, sMarkRel, on);
   const batches = await s.run(project(an, { ...join, left: sides.target, right: sides.source }, outExprs, outNames));
+  // DML page (MERGE, matched_clause): with a WHEN MATCHED ... UPDATE clause, a target row that several source rows
+  // match (by ON) is an error when the statement updates or deletes it, whichever of those pairs fires the clause
+  // (also when one pair alone does); a row no clause touches is no error. A row several pairs update or delete is an
+  // error whatever the clauses (as earlier sets expect of DELETE alone; the page's sentence names UPDATE only).
+  const matchedUpdate = st.clauses.some((c) => c.match === 'MATCHED' && c.action.kind === 'MergeUpdate');
+  const matchedOnce = new Set<number>();
+  const matchedTwice = new Set<number>();
   // Per row: the target row it replaces or deletes (its position), the row it adds.
   let n = 0;
   const deleted: number[] = [];
@@ -691,8 +698,14 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   for (const b of batches) {
     const act = b.columns[nc]!;
     const posCol = b.columns[nc + 1]!;
+    const matchCol = b.columns[nc + 2]!;
     const keep: number[] = [];
     for (let i = 0; i < b.length; i++) {
+      if (matchedUpdate && getValue(matchCol, i) === true) {
+        const pos = Number(getValue(posCol, i));
+        if (matchedOnce.has(pos)) matchedTwice.add(pos);
+        else matchedOnce.add(pos);
+      }
       const a = getValue(act, i) as bigint | null;
       const ai = a === null ? -1 : Number(a);
       if (ai < 0) continue;
@@ -703,7 +716,9 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     }
     if (keep.length > 0) added.push({ length: keep.length, columns: b.columns.slice(0, nc).map((v) => takeVector(v, keep)) });
   }
-  if (new Set(deleted).size !== deleted.length) throw new QueryError(MATCHED_TWICE, 'invalidQuery');
+  if (new Set(deleted).size !== deleted.length || (matchedTwice.size > 0 && deleted.some((p) => matchedTwice.has(p)))) {
+    throw new QueryError(MATCHED_TWICE, 'invalidQuery');
+  }
   checkRequired(info, added);
   checkResultArrays(info.columns, added);
   await s.ctx.catalog.changeRows(info.id, { deleted, added });

@@ -305,7 +305,9 @@ function framesOf(st: A.Statement, state: ScriptState): StackFrame[] {
   return [{ start: st.start, end: st.end, ...(state.procedure ? { procedure: state.procedure } : {}) }, ...(state.calls ?? [])];
 }
 
-const DML_TYPES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+// The DML page lists TRUNCATE TABLE among the DML statements, and @@row_count follows "a DML statement": after
+// TRUNCATE it is the rows the statement removed, as its numDmlAffectedRows.
+const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE_TABLE']);
 
 /**
  * The documented read-only @@script.* system variables, as of the statement about to run, and
@@ -317,7 +319,7 @@ function setScriptVariables(s: Session, children: ChildList, script: boolean): v
   // system-variables reference: in a script, @@current_job_id is the job of the current statement, not the script's.
   if (script) s.setJobId(childJobId(s.ctx.jobId, n));
   const prev = children.list[children.list.length - 1];
-  const dml = !children.afterNonDml && prev?.result && DML_TYPES.has(prev.result.statementType) ? prev.result.numDmlAffectedRows : undefined;
+  const dml = !children.afterNonDml && prev?.result && DML.has(prev.result.statementType) ? prev.result.numDmlAffectedRows : undefined;
   s.variables.set('@@row_count', { type: T.INT64, value: dml === undefined ? null : BigInt(dml) });
   s.variables.set('@@last_job_id', { type: T.STRING, value: n ? childJobId(s.ctx.jobId, n - 1) : null });
   const bytes = BigInt(children.bytes);
@@ -814,8 +816,6 @@ async function dryRun(s: Session, script: A.Script, single: boolean): Promise<Qu
   }
   return { columns: null, batches: [], statementType: 'SCRIPT', totalBytesProcessed: 0 };
 }
-
-const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE_TABLE']);
 
 /**
  * A destination table takes a query's rows: the real service refuses it, before
