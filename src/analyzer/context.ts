@@ -48,8 +48,8 @@ export interface AnalyzerEnv {
   readonly sessionUser?: string;
   /** The running job's id (@@current_job_id). */
   readonly jobId?: string;
-  /** The job's location, named in not-found errors (US when absent). */
-  readonly location?: { readonly value: string };
+  /** The job's location, named in not-found errors (US when absent); `admits` fixes or checks it (a region qualifier). */
+  readonly location?: { readonly value: string; admits?(location: string): boolean };
   /** Views being expanded (cycle guard). */
   readonly expanding?: Set<string>;
 }

@@ -488,14 +488,26 @@ function schemaScope(an: Analyzer, qualifier: readonly string[], view: string, l
     if (qualifier.length === 0 && view !== 'SCHEMATA' && view !== 'SCHEMATA_OPTIONS' && !view.startsWith('JOBS')) {
       throw sqlError(`Table "INFORMATION_SCHEMA.${view}" must be qualified with a dataset (e.g. dataset.table).`, loc);
     }
-    // `region-eu` reads the datasets of that location only; without one, the US region (the scope pages).
-    datasets = inRegion(an, projectId, region ? qualifier[qualifier.length - 1]!.slice('region-'.length) : 'US');
+    // `region-eu` reads the datasets of that location only, and the job runs there (a job that named no location
+    // takes it; one already in another location finds no such "dataset", in its location's words, as it finds no
+    // dataset of another location); without one, the US region (the scope pages).
+    const where = region ? regionName(qualifier[qualifier.length - 1]!) : 'US';
+    if (region && an.env.location?.admits && !an.env.location.admits(where)) {
+      throw notFound(`Not found: Dataset ${projectId}:${qualifier[qualifier.length - 1]!} was not found in location ${locationOf(an)}`);
+    }
+    datasets = inRegion(an, projectId, where);
   } else {
     const ds = qualifier[qualifier.length - 1]!;
     if (!cat.getDataset(projectId, ds)) throw notFound(`Not found: Dataset ${projectId}:${ds} was not found in location ${locationOf(an)}`);
     datasets = [ds];
   }
   return { projectId, datasets, datasetQualified: !region && !loneProject && qualifier.length > 0 };
+}
+
+/** The location a `region-…` qualifier names, spelt as the service reports it: multi-regions upper case (US, EU), regions lower. */
+function regionName(qualifier: string): string {
+  const r = qualifier.slice('region-'.length);
+  return /^(us|eu)$/i.test(r) ? r.toUpperCase() : r.toLowerCase();
 }
 
 /** The project's datasets in one location (a dataset made without one is in the default, US). */

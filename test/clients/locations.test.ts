@@ -94,4 +94,23 @@ describe('job locations through the Node client', () => {
     const [extract] = await extractTo();
     expect(extract.location).toBe(TOKYO);
   });
+
+  it('a query reading a region-qualified INFORMATION_SCHEMA view runs in that region', async () => {
+    const post = (body: Record<string, unknown>) => rest(`${emu.url}/bigquery/v2/projects/loc-p/queries`, { method: 'POST', json: { useLegacySql: false, ...body } });
+    // The intro page: a region qualifier reads that location's datasets; the job runs there (jobs.query reports it).
+    const tables = await post({ query: `SELECT table_schema, table_name FROM \`region-${TOKYO}\`.INFORMATION_SCHEMA.TABLES ORDER BY table_name` });
+    expect(tables.status).toBe(200);
+    expect(tables.body.jobReference.location).toBe(TOKYO);
+    expect(tables.body.rows.map((r: { f: { v: string }[] }) => r.f.map((c) => c.v))).toEqual([['tokyo', 't'], ['tokyo', 't2']]);
+    const us = await post({ query: 'SELECT COUNT(*) AS n FROM `region-us`.INFORMATION_SCHEMA.SCHEMATA' });
+    expect(us.body.jobReference.location).toBe('US');
+    expect(us.body.rows[0].f[0].v).toBe('1');
+    // A region qualifier of another location than the job's: not found there, as a dataset of that location is.
+    const wrong = await post({ query: `SELECT COUNT(*) FROM \`region-${TOKYO}\`.INFORMATION_SCHEMA.TABLES`, location: 'US' });
+    expect(wrong.status).toBe(404);
+    expect(wrong.body.error.errors[0]).toMatchObject({ reason: 'notFound', message: `Not found: Dataset loc-p:region-${TOKYO} was not found in location US` });
+    const mixed = await post({ query: `SELECT (SELECT COUNT(*) FROM tokyo.t) + (SELECT COUNT(*) FROM \`region-us\`.INFORMATION_SCHEMA.TABLES)` });
+    expect(mixed.status).toBe(404);
+    expect(mixed.body.error.message).toBe(`Not found: Dataset loc-p:region-us was not found in location ${TOKYO}`);
+  });
 });
