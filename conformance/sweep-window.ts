@@ -11,7 +11,10 @@
 // total ORDER BY so answers compare exactly; analytic calls whose answer depends
 // on the order of ties get `o, id` as their window order. Families: agg (each
 // aggregate x modifiers x data), group (ROLLUP / GROUPING SETS / HAVING),
-// window (each analytic function x OVER forms and frames), errors.
+// window (each analytic function x OVER forms and frames), errors, special
+// (NaN / -0.0 / inf keys, STRUCT and ARRAY inputs), edge (offsets at the INT64
+// edges, several DISTINCT aggregates, QUALIFY), types
+// (TIMESTAMP ... INTERVAL, JSON inputs).
 
 type T = 'INT64' | 'FLOAT64' | 'NUMERIC' | 'BIGNUMERIC' | 'STRING' | 'BOOL' | 'DATE' | 'BYTES';
 
@@ -156,6 +159,26 @@ function frames(unit: 'ROWS' | 'RANGE'): string[] {
   return out;
 }
 
+/** Named windows: [name, select list, WINDOW clause]; inheritance that works, then the documented rules' errors. */
+const NAMED_WINDOWS: [string, string, string][] = [
+  ['w', 'SUM(x) OVER w AS r', 'w AS (PARTITION BY p ORDER BY o, id)'],
+  ['w + frame', 'SUM(x) OVER (w ROWS 1 PRECEDING) AS r', 'w AS (PARTITION BY p ORDER BY o, id)'],
+  ['w + order', 'SUM(x) OVER (w ORDER BY o DESC, id) AS r', 'w AS (PARTITION BY p)'],
+  ['chain', 'SUM(x) OVER w2 AS r, RANK() OVER w1 AS k', 'w1 AS (PARTITION BY p ORDER BY o), w2 AS (w1 RANGE BETWEEN 1 PRECEDING AND CURRENT ROW)'],
+  ['chain 3', 'COUNT(*) OVER (w3) AS r', 'w1 AS (PARTITION BY p), w2 AS (w1 ORDER BY o), w3 AS (w2 ROWS UNBOUNDED PRECEDING)'],
+  ['w two uses', 'LAG(x) OVER w AS a, LEAD(x) OVER w AS b, ROW_NUMBER() OVER w AS c', 'w AS (ORDER BY o, id)'],
+  ['w empty', 'COUNT(*) OVER w AS r', 'w AS ()'],
+  ['case-insensitive name', 'SUM(x) OVER W AS r', 'w AS (ORDER BY o, id ROWS 1 PRECEDING)'],
+  ['unused window', 'x AS r', 'w AS (ORDER BY o)'],
+  ['PARTITION BY on reference', 'SUM(x) OVER (w PARTITION BY p) AS r', 'w AS (ORDER BY o)'],
+  ['ORDER BY twice', 'SUM(x) OVER (w ORDER BY id) AS r', 'w AS (ORDER BY o)'],
+  ['frame inherited then ORDER BY', 'SUM(x) OVER (w ORDER BY id) AS r', 'w AS (ROWS 1 PRECEDING)'],
+  ['frame twice', 'SUM(x) OVER (w ROWS 2 PRECEDING) AS r', 'w AS (ORDER BY o ROWS 1 PRECEDING)'],
+  ['forward reference', 'SUM(x) OVER w1 AS r', 'w1 AS (w2), w2 AS (ORDER BY o)'],
+  ['duplicate name', 'SUM(x) OVER w AS r', 'w AS (ORDER BY o), w AS (ORDER BY id)'],
+  ['numbering with framed window', 'RANK() OVER w AS r', 'w AS (ORDER BY o ROWS 1 PRECEDING)'],
+];
+
 function windowCases(): Case[] {
   const out: Case[] = [];
   const add = (name: string, head: string, expr: string) => out.push({ name, sql: `${head}\nSELECT id, ${expr} AS r FROM t ORDER BY id` });
@@ -221,14 +244,7 @@ function windowCases(): Case[] {
   add('RANGE INT64 ext', `WITH t AS (SELECT * FROM UNNEST(ARRAY<STRUCT<id INT64, o INT64>>[(1, 9223372036854775807), (2, -9223372036854775808), (3, 0), (4, 9223372036854775806)]))`, 'COUNT(*) OVER (ORDER BY o RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING)');
   add('RANGE INT64 ext 2', `WITH t AS (SELECT * FROM UNNEST(ARRAY<STRUCT<id INT64, o INT64>>[(1, 9223372036854775807), (2, -9223372036854775808), (3, 0), (4, 9223372036854775806)]))`, 'ARRAY_AGG(id ORDER BY id) OVER (ORDER BY o RANGE BETWEEN 9223372036854775807 PRECEDING AND CURRENT ROW)');
   // named windows and inheritance
-  const nw = (name: string, sel: string, win: string) => out.push({ name, sql: `${h}\nSELECT id, ${sel} FROM t WINDOW ${win} ORDER BY id` });
-  nw('named w', 'SUM(x) OVER w AS r', 'w AS (PARTITION BY p ORDER BY o, id)');
-  nw('named w + frame', 'SUM(x) OVER (w ROWS 1 PRECEDING) AS r', 'w AS (PARTITION BY p ORDER BY o, id)');
-  nw('named w + order', 'SUM(x) OVER (w ORDER BY o DESC, id) AS r', 'w AS (PARTITION BY p)');
-  nw('named chain', 'SUM(x) OVER w2 AS r, RANK() OVER w1 AS k', 'w1 AS (PARTITION BY p ORDER BY o), w2 AS (w1 RANGE BETWEEN 1 PRECEDING AND CURRENT ROW)');
-  nw('named chain 3', 'COUNT(*) OVER (w3) AS r', 'w1 AS (PARTITION BY p), w2 AS (w1 ORDER BY o), w3 AS (w2 ROWS UNBOUNDED PRECEDING)');
-  nw('named w two uses', 'LAG(x) OVER w AS a, LEAD(x) OVER w AS b, ROW_NUMBER() OVER w AS c', 'w AS (ORDER BY o, id)');
-  nw('named w empty', 'COUNT(*) OVER w AS r', 'w AS ()');
+  for (const [name, sel, win] of NAMED_WINDOWS) out.push({ name: `named ${name}`, sql: `${h}\nSELECT id, ${sel} FROM t WINDOW ${win} ORDER BY id` });
   // windows over grouped results, DISTINCT in window aggregates (no frame)
   out.push({ name: 'window over group', sql: `${h}\nSELECT p, SUM(x) AS s, SUM(SUM(x)) OVER (ORDER BY p) AS r, RANK() OVER (ORDER BY COUNT(*) DESC, p) AS k FROM t GROUP BY p ORDER BY p` });
   add('COUNT DISTINCT OVER partition', h, 'COUNT(DISTINCT o) OVER (PARTITION BY p)');
@@ -374,7 +390,80 @@ function specialCases(): Case[] {
   return out;
 }
 
-const FAMILIES: Record<string, () => Case[]> = { agg: aggCases, group: groupCases, window: windowCases, errors: errorCases, special: specialCases };
+/** Offsets at the INT64 edges, several DISTINCT aggregates in one query, named-window rule errors, QUALIFY. */
+function edgeCases(): Case[] {
+  const h = wtable('INT64', 'INT64');
+  const out: Case[] = [];
+  const add = (name: string, expr: string) => out.push({ name, sql: `${h}\nSELECT id, ${expr} AS r FROM t ORDER BY id` });
+  const big = '9223372036854775807';
+  for (const fr of [`ROWS BETWEEN ${big} PRECEDING AND ${big} FOLLOWING`, `ROWS BETWEEN ${big} FOLLOWING AND UNBOUNDED FOLLOWING`, `ROWS BETWEEN UNBOUNDED PRECEDING AND ${big} PRECEDING`, `ROWS ${big} PRECEDING`, `ROWS BETWEEN 5 PRECEDING AND 4 PRECEDING`, 'ROWS BETWEEN 4 FOLLOWING AND 5 FOLLOWING'])
+    for (const f of ['SUM(x)', 'COUNT(*)', 'FIRST_VALUE(x)', 'LAST_VALUE(x IGNORE NULLS)', 'NTH_VALUE(x, 2)', 'ARRAY_AGG(id)'])
+      add(`${f} OVER (ORDER BY o, id ${fr})`, `${f} OVER (ORDER BY o, id ${fr})`);
+  for (const fr of [`RANGE BETWEEN ${big} PRECEDING AND ${big} FOLLOWING`, `RANGE BETWEEN ${big} FOLLOWING AND UNBOUNDED FOLLOWING`, 'RANGE BETWEEN 5 PRECEDING AND 4 PRECEDING', 'RANGE BETWEEN 0 FOLLOWING AND 0 FOLLOWING'])
+    for (const d of ['', ' DESC']) add(`COUNT(*) OVER (ORDER BY o${d} ${fr})`, `COUNT(*) OVER (ORDER BY o${d} ${fr})`);
+  for (const f of [`LAG(x, ${big})`, `LEAD(x, ${big}, -1)`, `NTILE(${big})`, `NTH_VALUE(x, ${big})`, 'NTILE(4)', 'NTILE(9)', 'NTILE(10)'])
+    add(`${f} OVER (ORDER BY o, id)`, `${f} OVER (ORDER BY o, id)`);
+  const agg = (name: string, sel: string) => out.push({ name, sql: `${h}\nSELECT ${sel}` });
+  agg('several DISTINCT', 'p, COUNT(DISTINCT o) AS a, SUM(DISTINCT x) AS b, COUNT(DISTINCT x) AS c, COUNT(*) AS d, ARRAY_AGG(DISTINCT o IGNORE NULLS ORDER BY o) AS e FROM t GROUP BY p ORDER BY p');
+  agg('several DISTINCT no group', 'COUNT(DISTINCT o) AS a, SUM(DISTINCT x) AS b, AVG(DISTINCT o) AS c, STRING_AGG(DISTINCT CAST(o AS STRING), \'|\' ORDER BY CAST(o AS STRING)) AS d FROM t');
+  agg('DISTINCT on empty', 'COUNT(DISTINCT o) AS a, SUM(DISTINCT x) AS b FROM t WHERE FALSE');
+  agg('GROUP BY () empty', 'COUNT(*) AS a, SUM(x) AS b FROM t WHERE FALSE GROUP BY ()');
+  agg('GROUP BY empty input', 'p, COUNT(*) AS a FROM t WHERE FALSE GROUP BY p');
+  agg('HAVING MAX all NULL key', 'p, ANY_VALUE(id HAVING MAX IF(TRUE, NULL, o)) AS a, SUM(x HAVING MIN CAST(NULL AS INT64)) AS b FROM t GROUP BY p ORDER BY p');
+  agg('HAVING MAX ties', 'p, ARRAY_AGG(id HAVING MAX o ORDER BY id) AS a, COUNT(x HAVING MIN o) AS b, SUM(x HAVING MAX o) AS c FROM t GROUP BY p ORDER BY p');
+  agg('STRING_AGG NULL delimiter', "STRING_AGG(CAST(o AS STRING), NULL ORDER BY id) AS a FROM t");
+  agg('STRING_AGG LIMIT 0', "STRING_AGG(CAST(o AS STRING) ORDER BY id LIMIT 0) AS a FROM t");
+  agg('ARRAY_AGG LIMIT with IGNORE NULLS', 'ARRAY_AGG(o IGNORE NULLS ORDER BY id LIMIT 3) AS a FROM t');
+  agg('ARRAY_AGG ORDER BY expression', 'ARRAY_AGG(id ORDER BY MOD(id, 3), id DESC) AS a FROM t');
+  agg('ARRAY_AGG ORDER BY NULLS', 'ARRAY_AGG(id ORDER BY o DESC NULLS FIRST, id) AS a, ARRAY_AGG(id ORDER BY o NULLS LAST, id) AS b FROM t');
+  agg('aggregate of window', 'SUM(r) AS a FROM (SELECT RANK() OVER (ORDER BY o) AS r FROM t)');
+  agg('window of aggregate with HAVING', 'p, COUNT(*) AS n, RANK() OVER (ORDER BY COUNT(*) DESC, p) AS r FROM t GROUP BY p HAVING COUNT(*) > 1 ORDER BY p');
+  agg('QUALIFY with window', 'id, o FROM t WHERE TRUE QUALIFY RANK() OVER (PARTITION BY p ORDER BY o DESC) = 1 ORDER BY id');
+  agg('QUALIFY alias', 'id, ROW_NUMBER() OVER (ORDER BY o, id) AS rn FROM t QUALIFY rn <= 3 ORDER BY id');
+  agg('QUALIFY without window', 'id FROM t QUALIFY id > 3 ORDER BY id');
+  agg('window in ORDER BY', 'id FROM t ORDER BY SUM(x) OVER (PARTITION BY p), id');
+  agg('COUNTIF NULL only', 'COUNTIF(CAST(NULL AS BOOL)) AS a, LOGICAL_AND(CAST(NULL AS BOOL)) AS b, LOGICAL_OR(o > 100) AS c FROM t');
+  agg('BIT_ and negatives', 'BIT_AND(x - 100) AS a, BIT_OR(-x) AS b, BIT_XOR(o) AS c FROM t');
+  return out;
+}
+
+/** The other scalar types as aggregate and analytic inputs. */
+function typeCases(): Case[] {
+  const vals: Record<string, string[]> = {
+    TIMESTAMP: ["TIMESTAMP '2024-02-29 12:00:00+00'", "TIMESTAMP '0001-01-01 00:00:00+00'", 'NULL', "TIMESTAMP '9999-12-31 23:59:59.999999+00'", "TIMESTAMP '2024-02-29 12:00:00+00'"],
+    DATETIME: ["DATETIME '2024-02-29 12:00:00'", "DATETIME '0001-01-01 00:00:00'", 'NULL', "DATETIME '9999-12-31 23:59:59.999999'", "DATETIME '2024-02-29 12:00:00'"],
+    TIME: ["TIME '12:00:00'", "TIME '00:00:00'", 'NULL', "TIME '23:59:59.999999'", "TIME '12:00:00'"],
+    INTERVAL: ['INTERVAL 1 DAY', "INTERVAL '1-2 3 4:5:6' YEAR TO SECOND", 'NULL', 'INTERVAL -30 HOUR', 'INTERVAL 1 DAY'],
+    JSON: ["JSON '1'", "JSON '{\"a\": [1, null]}'", 'NULL', "JSON 'null'", "JSON '\"s\"'"],
+    NUMERIC: ["NUMERIC '0.1'", "NUMERIC '0.2'", 'NULL', "NUMERIC '0.3'", "NUMERIC '1e-9'"],
+    BIGNUMERIC: ["BIGNUMERIC '0.1'", "BIGNUMERIC '1e-38'", 'NULL', "BIGNUMERIC '0.3'", "BIGNUMERIC '1e38'"],
+  };
+  const fns: Record<string, string[]> = {
+    TIMESTAMP: ['MIN(x)', 'MAX(x)', 'COUNT(DISTINCT x)', 'ARRAY_AGG(x IGNORE NULLS ORDER BY x DESC)', 'ANY_VALUE(id HAVING MAX x)', 'STRING_AGG(CAST(x AS STRING) ORDER BY id)'],
+    DATETIME: ['MIN(x)', 'MAX(x)', 'COUNT(DISTINCT x)', 'ARRAY_AGG(x IGNORE NULLS ORDER BY x DESC)'],
+    TIME: ['MIN(x)', 'MAX(x)', 'COUNT(DISTINCT x)', 'ARRAY_AGG(x IGNORE NULLS ORDER BY x DESC)'],
+    INTERVAL: ['SUM(x)', 'AVG(x)', 'MIN(x)', 'MAX(x)', 'COUNT(DISTINCT x)', 'ARRAY_AGG(x IGNORE NULLS ORDER BY id)'],
+    JSON: ['ARRAY_AGG(x IGNORE NULLS ORDER BY id)', 'COUNT(x)', 'ANY_VALUE(x HAVING MIN id)', 'STRING_AGG(TO_JSON_STRING(x) ORDER BY id)'],
+    NUMERIC: ['SUM(x)', 'AVG(x)', 'STDDEV(x)', 'VAR_POP(x)', 'CORR(x, x)', 'COVAR_SAMP(x, x)'],
+    BIGNUMERIC: ['SUM(x)', 'AVG(x)', 'STDDEV_POP(x)', 'VAR_SAMP(x)', 'CORR(x, x)', 'COVAR_POP(x, x)'],
+  };
+  const out: Case[] = [];
+  for (const [t, vs] of Object.entries(vals)) {
+    const head = `WITH t AS (SELECT * FROM UNNEST(ARRAY<STRUCT<id INT64, g STRING, x ${t}>>[${vs.map((v, i) => `(${i + 1}, '${'abab'[i % 4]}', ${v})`).join(', ')}]))`;
+    for (const f of fns[t]!) {
+      out.push({ name: `${t} ${f}`, sql: `${head}\nSELECT ${f} AS r FROM t` });
+      out.push({ name: `${t} ${f} by g`, sql: `${head}\nSELECT g, ${f} AS r FROM t GROUP BY g ORDER BY g` });
+      if (!f.includes('ORDER BY') && !f.includes('HAVING') && !f.includes('DISTINCT')) out.push({ name: `${t} ${f} OVER`, sql: `${head}\nSELECT id, ${f} OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS r FROM t ORDER BY id` });
+    }
+    if (t !== 'JSON') {
+      for (const w of ['LAG(x) OVER (ORDER BY id)', 'FIRST_VALUE(x IGNORE NULLS) OVER (ORDER BY id DESC)', 'RANK() OVER (ORDER BY x)', 'PERCENTILE_DISC(x, 0.5) OVER ()', 'NTH_VALUE(x, 3) OVER (PARTITION BY g ORDER BY id)'])
+        if (!(w.startsWith('PERCENTILE') && (t === 'INTERVAL'))) out.push({ name: `${t} ${w}`, sql: `${head}\nSELECT id, ${w} AS r FROM t ORDER BY id` });
+    }
+  }
+  return out;
+}
+
+const FAMILIES: Record<string, () => Case[]> = { agg: aggCases, group: groupCases, window: windowCases, errors: errorCases, special: specialCases, edge: edgeCases, types: typeCases };
 
 function main(): void {
   const fam = process.argv[2];
