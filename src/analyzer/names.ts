@@ -528,7 +528,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       // A dataset qualifier (which the page does not give for SCHEMATA) reads the whole project, as earlier sets expect.
       const rows = (datasetQualified ? cat.listDatasets(projectId) : datasets).filter((d) => !d.startsWith('_')).map((d): Value[] => {
         const r = cat.getDataset(projectId, d)!.resource as Record<string, unknown>;
-        return [projectId, d, null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.location as string) ?? 'US', `CREATE SCHEMA \`${projectId}.${d}\``, (r.defaultCollation as string | undefined) ?? null];
+        return [projectId, d, null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.location as string) ?? 'US', schemaDdl(`${projectId}.${d}`, r), (r.defaultCollation as string | undefined) ?? null];
       });
       return {
         columns: [col('catalog_name'), col('schema_name'), col('schema_owner'), col('creation_time', T.TIMESTAMP), col('last_modified_time', T.TIMESTAMP), col('location'), col('ddl'), col('default_collation_name')],
@@ -795,21 +795,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'SCHEMATA_OPTIONS': {
       const rows: Value[][] = [];
       for (const d of datasets.filter((x) => !x.startsWith('_'))) {
-        const r = cat.getDataset(projectId, d)!.resource as Record<string, unknown>;
-        const opt = (name: string, type: string, v: unknown) => {
-          if (v !== undefined && v !== null && v !== '') rows.push([projectId, d, name, type, optionValueSql(v)]);
-        };
-        opt('description', 'STRING', r.description);
-        opt('friendly_name', 'STRING', r.friendlyName);
-        if (r.defaultTableExpirationMs) opt('default_table_expiration_days', 'FLOAT64', Number(r.defaultTableExpirationMs) / 86_400_000);
-        if (r.defaultPartitionExpirationMs) opt('default_partition_expiration_days', 'FLOAT64', Number(r.defaultPartitionExpirationMs) / 86_400_000);
-        if (r.labels && Object.keys(r.labels as object).length) opt('labels', 'ARRAY<STRUCT<STRING, STRING>>', r.labels);
-        opt('default_collation_name', 'STRING', r.defaultCollation);
-        opt('default_kms_key_name', 'STRING', (r.defaultEncryptionConfiguration as { kmsKeyName?: string } | undefined)?.kmsKeyName);
-        if (r.maxTimeTravelHours) opt('max_time_travel_hours', 'INT64', Number(r.maxTimeTravelHours));
-        if (r.isCaseInsensitive === true) opt('is_case_insensitive', 'BOOL', true);
-        opt('storage_billing_model', 'STRING', r.storageBillingModel);
-        opt('default_rounding_mode', 'STRING', r.defaultRoundingMode);
+        for (const o of datasetOptions(cat.getDataset(projectId, d)!.resource as Record<string, unknown>)) rows.push([projectId, d, o.name, o.type, optionValueSql(o.value)]);
       }
       return { columns: [col('catalog_name'), col('schema_name'), col('option_name'), col('option_type'), col('option_value')], rows };
     }
@@ -1021,6 +1007,38 @@ function ddlTypeText(t: SqlType, tableCollation: string | undefined): string {
   if (t.kind === 'STRUCT') return `STRUCT<${t.fields.map((f) => `${f.name ? `${f.name} ` : ''}${ddlTypeText(f.type, tableCollation)}`).join(', ')}>`;
   if (t.kind === 'STRING' && t.collation && t.collation !== tableCollation) return `${typeToSql(t)} COLLATE '${t.collation}'`;
   return typeToSql(t);
+}
+
+/** A dataset's options as SCHEMATA_OPTIONS lists them (name, GoogleSQL type, value), in CREATE SCHEMA's option names. */
+function datasetOptions(r: Record<string, unknown>): { name: string; type: string; value: unknown }[] {
+  const out: { name: string; type: string; value: unknown }[] = [];
+  const opt = (name: string, type: string, v: unknown) => {
+    if (v !== undefined && v !== null && v !== '') out.push({ name, type, value: v });
+  };
+  opt('description', 'STRING', r.description);
+  opt('friendly_name', 'STRING', r.friendlyName);
+  if (r.defaultTableExpirationMs) opt('default_table_expiration_days', 'FLOAT64', Number(r.defaultTableExpirationMs) / 86_400_000);
+  if (r.defaultPartitionExpirationMs) opt('default_partition_expiration_days', 'FLOAT64', Number(r.defaultPartitionExpirationMs) / 86_400_000);
+  if (r.labels && Object.keys(r.labels as object).length) opt('labels', 'ARRAY<STRUCT<STRING, STRING>>', r.labels);
+  opt('default_collation_name', 'STRING', r.defaultCollation);
+  opt('default_kms_key_name', 'STRING', (r.defaultEncryptionConfiguration as { kmsKeyName?: string } | undefined)?.kmsKeyName);
+  if (r.maxTimeTravelHours) opt('max_time_travel_hours', 'INT64', Number(r.maxTimeTravelHours));
+  if (r.isCaseInsensitive === true) opt('is_case_insensitive', 'BOOL', true);
+  opt('storage_billing_model', 'STRING', r.storageBillingModel);
+  opt('default_rounding_mode', 'STRING', r.defaultRoundingMode);
+  return out;
+}
+
+/**
+ * SCHEMATA.ddl: "the CREATE SCHEMA DDL statement that can be used to create the dataset", so with its DEFAULT COLLATE
+ * and its options (in the layout of TABLES.ddl; labels as the DDL writes them, a list of tuples).
+ */
+function schemaDdl(name: string, r: Record<string, unknown>): string {
+  const collate = typeof r.defaultCollation === 'string' && r.defaultCollation ? `\nDEFAULT COLLATE '${r.defaultCollation}'` : '';
+  const o = datasetOptions(r)
+    .filter((x) => x.name !== 'default_collation_name')
+    .map((x) => `${x.name}=${x.name === 'labels' ? `[${Object.entries(x.value as Record<string, string>).map(([k, v]) => `(${JSON.stringify(k)}, ${JSON.stringify(v)})`).join(', ')}]` : optionValueSql(x.value)}`);
+  return `CREATE SCHEMA \`${name}\`${collate}${o.length ? `\nOPTIONS(\n  ${o.join(',\n  ')}\n)` : ''};`;
 }
 
 /** A table's PARTITION BY clause from its REST partitioning (empty when it has none). */

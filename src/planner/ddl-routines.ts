@@ -304,14 +304,57 @@ function checkProcedureTables(s: Session, st: A.CreateProcedureStmt): void {
   };
   walk(st.body);
   const cat = s.ctx.catalog;
-  for (const r of refs) {
+  /** The table a FROM path names, when it is plainly one: two or three parts, its dataset there, not made by the body. */
+  const tableOf = (r: A.TableRef): TableId | undefined => {
     const parts = splitPath(r.path);
-    if (parts.length < 2 || parts.length > 3 || parts.some((p) => p.toUpperCase() === 'INFORMATION_SCHEMA') || made.has(parts[parts.length - 1]!.toLowerCase())) continue;
+    if (parts.length < 2 || parts.length > 3 || parts.some((p) => p.toUpperCase() === 'INFORMATION_SCHEMA') || made.has(parts[parts.length - 1]!.toLowerCase())) return undefined;
     const projectId = parts.length === 3 ? parts[0]! : s.ctx.projectId;
     const datasetId = parts[parts.length - 2]!;
-    if (!cat.getDataset(projectId, datasetId)) continue;
-    const id = { projectId, datasetId, tableId: parts[parts.length - 1]! };
-    if (!cat.getTable(id)) throw tableNotFound(s.analyzer(), id);
+    return cat.getDataset(projectId, datasetId) ? { projectId, datasetId, tableId: parts[parts.length - 1]! } : undefined;
+  };
+  for (const r of refs) {
+    const id = tableOf(r);
+    if (id && !cat.getTable(id)) throw tableNotFound(s.analyzer(), id);
+  }
+  checkProcedureColumns(s, st, tableOf);
+}
+
+/**
+ * strict_mode's other half ("non-existent tables or columns"): each query of the body that reads only tables that
+ * exist is analysed at CREATE, and an unknown column or field there is the CREATE's error. Names the analyser cannot
+ * know yet (the procedure's arguments, its variables, FOR variables) are left to the call, as are other errors.
+ */
+function checkProcedureColumns(s: Session, st: A.CreateProcedureStmt, tableOf: (r: A.TableRef) => TableId | undefined): void {
+  const locals = new Set(st.params.map((p) => p.name.toLowerCase()));
+  const queries: A.QueryStatement[] = [];
+  const walk = (n: unknown, top: boolean): void => {
+    if (Array.isArray(n)) return n.forEach((x) => walk(x, top));
+    if (!n || typeof n !== 'object') return;
+    const o = n as { kind?: string };
+    if (o.kind === 'Declare') for (const v of (n as A.DeclareStmt).names) locals.add(v.toLowerCase());
+    if (o.kind === 'ForIn') locals.add((n as A.ForInStmt).variable.toLowerCase());
+    if (o.kind === 'QueryStatement' && top) queries.push(n as A.QueryStatement);
+    // Statements nest in blocks, branches and loops; a query's own subqueries are not statements.
+    for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v, top && o.kind !== 'QueryStatement');
+  };
+  walk(st.body, true);
+  for (const q of queries) {
+    const refs: A.TableRef[] = [];
+    const collect = (n: unknown): void => {
+      if (Array.isArray(n)) return n.forEach(collect);
+      if (!n || typeof n !== 'object') return;
+      if ((n as { kind?: string }).kind === 'TableRef') refs.push(n as A.TableRef);
+      for (const v of Object.values(n)) if (v && typeof v === 'object') collect(v);
+    };
+    collect(q.query);
+    if (!refs.length || refs.some((r) => !tableOf(r))) continue;
+    try {
+      s.analyze(q.query);
+    } catch (e) {
+      if (!(e instanceof QueryError)) continue;
+      const unknown = /^Unrecognized name: (\w+)/.exec(e.message);
+      if ((unknown && !locals.has(unknown[1]!.toLowerCase())) || /^(Name \w+ not found inside|Field name \w+ does not exist in) /.test(e.message)) throw e;
+    }
   }
 }
 
