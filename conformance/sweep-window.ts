@@ -325,6 +325,13 @@ function errorCases(): Case[] {
     q('PARTITION BY FLOAT64', 'COUNT(*) OVER (PARTITION BY CAST(o AS FLOAT64))'),
     q('PARTITION BY ARRAY', 'COUNT(*) OVER (PARTITION BY [o])'),
     q('HAVING MAX in window', 'ANY_VALUE(x HAVING MAX id) OVER ()'),
+    // a CAST of a literal is a literal to these checks; a sign on a CAST, or a CAST of a column, is not
+    q('NTILE CAST literal', 'NTILE(CAST(2 AS INT64)) OVER (ORDER BY id)'),
+    q('PERCENTILE_CONT CAST string', "PERCENTILE_CONT(x, CAST('0.5' AS FLOAT64)) OVER ()"),
+    q('LAG CAST offset', "LAG(x, CAST('2' AS INT64)) OVER (ORDER BY id)"),
+    q('NTH_VALUE CAST', "NTH_VALUE(x, CAST('0' AS INT64)) OVER (ORDER BY id)"),
+    q('LEAD negated CAST', 'LEAD(x, -CAST(1 AS INT64)) OVER (ORDER BY id)'),
+    q('NTILE CAST column', 'NTILE(CAST(x AS INT64)) OVER (ORDER BY id)'),
     // aggregate errors
     { name: 'error SUM overflow', sql: 'SELECT SUM(x) FROM UNNEST([9223372036854775807, 1]) x' },
     { name: 'error SUM NUMERIC overflow', sql: "SELECT SUM(x) FROM UNNEST([NUMERIC '99999999999999999999999999999', NUMERIC '1']) x" },

@@ -138,6 +138,13 @@ function literalOrParam(e: A.Expr): boolean {
   }
 }
 
+/** A literal, a parameter, or a CAST of one (a sign only directly on a number: `-1`, not `-CAST(1 AS INT64)`). */
+function castOfLiteral(e: A.Expr): boolean {
+  if (e.kind === 'CastExpr') return castOfLiteral(e.expr);
+  if (e.kind === 'UnaryExpr') return e.op === '-' && (e.operand.kind === 'IntLiteral' || e.operand.kind === 'FloatLiteral');
+  return e.kind !== 'PathExpr' && literalOrParam(e);
+}
+
 /**
  * The analytic functions' constant arguments (the reference analyzer's rules): the offset of LAG/LEAD,
  * N of NTH_VALUE and the percentile of PERCENTILE_* are literals or query parameters (parameters
@@ -150,17 +157,22 @@ function checkAnalyticConstants(name: string, args: readonly Expr[], ordered: bo
   const i = name === 'NTILE' ? 0 : 1;
   const e = args[i];
   if (!e) return;
-  if (name === 'NTILE' && e.kind !== 'literal') throw sqlError('The argument to NTILE must be a literal or query parameter', n.args[0]!.loc);
-  if (name !== 'NTILE' && (pct || name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') && e.kind !== 'literal') {
-    throw sqlError(`Argument 2 to ${name} must be a literal or query parameter`, n.args[1]!.loc);
+  // A CAST or sign of a literal counts as one (CAST('0.5' AS FLOAT64)), as the reference folds it.
+  const ast = n.args[i]!;
+  if (e.kind !== 'literal' && !castOfLiteral(ast)) {
+    if (name === 'NTILE') throw sqlError('The argument to NTILE must be a literal or query parameter', ast.loc);
+    if (pct || name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') throw sqlError(`Argument 2 to ${name} must be a literal or query parameter`, ast.loc);
   }
-  if (e.kind !== 'literal' || originOf(e) === Origin.Param) return;
-  if (e.value === null) {
-    if (name === 'NTILE') throw sqlError('The argument to NTILE must be non-NULL', n.args[0]!.loc);
-    if (pct || name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') throw sqlError(`Argument 2 to ${name} must be non-NULL`, n.args[1]!.loc);
+  if (originOf(e) === Origin.Param) return;
+  const value = constantValue(e);
+  // A parameter under a CAST: its value is checked when the function runs.
+  if (value === undefined) return;
+  if (value === null) {
+    if (name === 'NTILE') throw sqlError('The argument to NTILE must be non-NULL', ast.loc);
+    if (pct || name === 'LAG' || name === 'LEAD' || name === 'NTH_VALUE') throw sqlError(`Argument 2 to ${name} must be non-NULL`, ast.loc);
     return;
   }
-  const v = e.value instanceof Decimal ? e.value.toNumber() : Number(e.value);
+  const v = value instanceof Decimal ? value.toNumber() : Number(value);
   if (name === 'NTILE' && v < 1) throw sqlError('The argument to NTILE must be at least 1', n.args[0]!.loc);
   if (name === 'NTH_VALUE' && v < 1) throw sqlError('Argument 2 to NTH_VALUE must be at least 1', n.args[1]!.loc);
   if (pct && !(v >= 0 && v <= 1)) throw sqlError(`Argument 2 to ${name} must be between 0 and 1`, n.args[1]!.loc);
