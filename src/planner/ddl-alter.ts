@@ -13,12 +13,43 @@ import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { scanAll } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
-import { already, optionsToResource, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
+import { already, optionsToResource, checkOptionNames, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
 import { RestTableConstraints, tableConstraints, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
 
 const result = statementResult;
 
 // ---------------------------------------------------------------- ALTER
+
+/** ALTER MODEL SET OPTIONS takes these (data-definition-language: model_set_options_list). */
+const MODEL_ALTER_OPTIONS = new Set(['description', 'expiration_timestamp', 'labels']);
+
+/**
+ * ALTER MODEL [IF EXISTS] name SET OPTIONS (...): the model resource's description, expirationTime and labels (set
+ * ones replace the old ones whole, as ALTER TABLE's do; NULL clears). It read as ALTER TABLE and said "Not found: Table".
+ */
+async function alterModel(s: Session, st: A.AlterStmt): Promise<QueryResult> {
+  const id = targetId(s, st.name, st.loc);
+  const cat = s.ctx.catalog;
+  for (const a of st.actions) if (a.kind !== 'SetOptions') throw sqlError(`Syntax error: ALTER MODEL takes SET OPTIONS only`, a.loc);
+  for (const a of st.actions) if (a.kind === 'SetOptions') checkOptionNames(a.options, MODEL_ALTER_OPTIONS, 'ALTER MODEL');
+  const existing = cat.getDataset(id.projectId, id.datasetId) ? cat.getChild('models', id.projectId, id.datasetId, id.tableId) : undefined;
+  if (!existing) {
+    if (st.ifExists) return result('ALTER_MODEL', { ddlOperationPerformed: 'SKIP' });
+    throw new QueryError(`Not found: Model ${id.projectId}:${id.datasetId}.${id.tableId}`, 'notFound', 404);
+  }
+  const model: Record<string, unknown> = { ...existing };
+  for (const a of st.actions) {
+    if (a.kind !== 'SetOptions') continue;
+    const patch = await optionsToResource(s, a.options);
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined || v === null) delete model[k];
+      else model[k] = v;
+    }
+  }
+  model.lastModifiedTime = String(Date.now());
+  await cat.putChild('models', id.projectId, id.datasetId, id.tableId, model);
+  return result('ALTER_MODEL', { ddlOperationPerformed: 'ALTER' });
+}
 
 /**
  * A column of the table's PRIMARY KEY or of one of its FOREIGN KEYs is neither dropped, renamed nor retyped
@@ -60,6 +91,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     }
     return result('ALTER_SCHEMA', { ddlOperationPerformed: 'ALTER' });
   }
+  if (st.objectType === 'MODEL') return alterModel(s, st);
   const id = targetId(s, st.name, st.loc);
   const info = cat.getTable(id);
   const type = st.objectType === 'VIEW' ? 'ALTER_VIEW' : st.objectType === 'MATERIALIZED VIEW' ? 'ALTER_MATERIALIZED_VIEW' : 'ALTER_TABLE';

@@ -256,9 +256,12 @@ export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Pr
   checkParamNames(st.params, st.loc);
   checkOptionNames(st.options, PROCEDURE_OPTIONS, 'CREATE PROCEDURE');
   const strict = st.options?.find((o) => o.name.toLowerCase() === 'strict_mode');
+  // Kept on the routine as the REST Routine's strictMode (routines.get shows it; unset means the default, TRUE).
+  let strictMode: boolean | undefined;
   if (strict) {
     const v = await s.evalScalar(strict.value);
     if (v.type.kind !== 'BOOL' && v.value !== null) throw sqlError(`Invalid value for option strict_mode: expected BOOL but got ${typeToSql(v.type)}`, strict.value.loc);
+    if (typeof v.value === 'boolean') strictMode = v.value;
   }
   const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
@@ -276,6 +279,7 @@ export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Pr
     definitionBody: st.bodyText,
     arguments: st.params.map((p) => ({ name: p.name, mode: p.mode ?? 'IN', dataType: typeJson(typeFromNode(p.type)) })),
     ...(await routineOptionFields(s, st.options)),
+    ...(strictMode === undefined ? {} : { strictMode }),
     ddl: s.ctx.sql.slice(st.start, st.end),
     creationTime: (existing?.creationTime as string) ?? now,
     lastModifiedTime: now,

@@ -24,6 +24,7 @@ const ALTER_TYPES: Partial<Record<A.AlterStmt['objectType'], string>> = {
   SCHEMA: 'ALTER_SCHEMA',
   VIEW: 'ALTER_VIEW',
   'MATERIALIZED VIEW': 'ALTER_MATERIALIZED_VIEW',
+  MODEL: 'ALTER_MODEL',
 };
 
 /** Undefined where the syntax does not tell (EXECUTE IMMEDIATE runs a statement known only at run time) or for script control flow. */
