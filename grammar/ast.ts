@@ -746,6 +746,8 @@ export interface PivotRef extends FromItemBase {
   forExpr: Expr;
   inValues: AliasedExpr[];
   alias?: string;
+  /** `PIVOT(...) TABLESAMPLE ...`: samples the operator's output. */
+  sample?: TableSample;
 }
 
 export interface UnpivotColumnSet {
@@ -763,6 +765,8 @@ export interface UnpivotRef extends FromItemBase {
   nameColumn: string;
   inColumns: UnpivotColumnSet[];
   alias?: string;
+  /** `UNPIVOT(...) TABLESAMPLE ...`: samples the operator's output. */
+  sample?: TableSample;
 }
 
 // ---------------------------------------------------------------------------

@@ -2791,6 +2791,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   fromClause = this.RULE('fromClause', (): A.FromItem => {
     let left = this.subrule(1, this.tablePrimary);
+    let comma = false;
     this.many(2, {
       GATE: () => !this.setOpHead(),
       DEF: () =>
@@ -2798,13 +2799,22 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           {
             ALT: () => {
               this.consume(4, COMMA);
+              comma = true;
               const right = this.subrule(5, this.tablePrimary);
               left = { kind: 'JoinRef', loc: left.loc, joinType: 'COMMA', natural: false, left, right };
             },
           },
           {
             ALT: () => {
+              const t = this.la(1);
               const j = this.subrule(6, this.joinHead);
+              // `a, b RIGHT JOIN c` would read as `a, (b RIGHT JOIN c)` in some engines: the grammar refuses it (the reference).
+              if (this.live && comma && (j.joinType === 'RIGHT' || j.joinType === 'FULL')) {
+                this.failMsg(
+                  t,
+                  `${j.joinType} JOIN must be parenthesized when following a comma join.  Also, if the preceding comma join is a correlated CROSS JOIN that unnests an array, then CROSS JOIN syntax must be used in place of the comma join`,
+                );
+              }
               const right = this.subrule(7, this.tablePrimary);
               const join: A.JoinRef = { kind: 'JoinRef', loc: left.loc, joinType: j.joinType, natural: j.natural, left, right };
               this.subrule(8, this.joinCondition, { ARGS: [join] });
@@ -3053,6 +3063,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
 
   private fromPostfix = this.RULE('fromPostfix', (input?: A.FromItem): A.FromItem => {
     let item = input!;
+    // The FROM grammar is `from_item [ { pivot_operator | unpivot_operator } ] [ tablesample_operator ]`:
+    // one PIVOT or UNPIVOT, then at most one TABLESAMPLE (a chain needs a subquery, as the reference agrees).
+    let pivoted = false;
+    let sampled = false;
     this.many(1, {
       GATE: () =>
         this.isKw('TABLESAMPLE') ||
@@ -3062,13 +3076,18 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         this.or(2, [
           {
             ALT: () => {
+              const t = this.la(1);
               const s = this.subrule(3, this.tableSample);
-              if (this.live && (item.kind === 'TableRef' || item.kind === 'UnnestRef' || item.kind === 'SubqueryRef' || item.kind === 'TvfRef')) item.sample = s;
+              if (this.live && sampled) this.fail(t);
+              sampled = true;
+              if (this.live && item.kind !== 'JoinRef') item.sample = s;
             },
           },
           {
             ALT: () => {
               const t = this.consume(4, K.PIVOT!);
+              if (this.live && (pivoted || sampled)) this.fail(t);
+              pivoted = true;
               const p = this.subrule(5, this.pivotBody);
               item = { kind: 'PivotRef', loc: this.loc(t), input: item, ...p, alias: this.subrule(6, this.alias) };
             },
@@ -3085,6 +3104,8 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           {
             ALT: () => {
               const t = this.consume(10, K.UNPIVOT!);
+              if (this.live && (pivoted || sampled)) this.fail(t);
+              pivoted = true;
               const u = this.subrule(11, this.unpivotBody);
               item = { kind: 'UnpivotRef', loc: this.loc(t), input: item, ...u, alias: this.subrule(12, this.alias) };
             },

@@ -965,9 +965,11 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
       return { rel, rvs: [rv], star: rv.columns.slice(), lateral: false };
     }
     case 'PivotRef':
-      return resolvePivot(an, item, outer);
-    case 'UnpivotRef':
-      return resolveUnpivot(an, item, outer);
+    case 'UnpivotRef': {
+      const leaf = item.kind === 'PivotRef' ? resolvePivot(an, item, outer) : resolveUnpivot(an, item, outer);
+      // `FROM t PIVOT(...) TABLESAMPLE ...` samples the operator's output.
+      return item.sample ? { ...leaf, rel: sample(an, leaf.rel, item.sample) } : leaf;
+    }
     case 'TvfRef':
       return resolveTvf(an, item, scope);
     default:
@@ -1134,7 +1136,8 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
   // for USING (it lets an ON through).
   if (j.joinType === 'CROSS' && (j.on || j.using)) throw sqlError(`${j.on ? 'ON' : 'USING'} clause cannot be used with CROSS JOIN`, (j.on ?? j).loc);
   if (j.using) {
-    const names = j.using;
+    // A name listed twice is one key (the reference).
+    const names = j.using.filter((n, i, all) => all.findIndex((m) => m.toLowerCase() === n.toLowerCase()) === i);
     const lscope = new Scope();
     lscope.rangeVars = leftRvs;
     for (const [k, v] of leftExtra) lscope.extra.set(k, v);

@@ -81,7 +81,10 @@ export class Scope {
   }
 
   /** Local (this scope only) lookup of one identifier. */
-  /** A column (or value-table field) of this scope by name, never a range variable: JOIN ... USING names columns only. */
+  /**
+   * A column (or value-table field) of this scope by name, never a table's range variable: JOIN ... USING names
+   * columns only. A value table of scalars (UNNEST([1, 2]) AS e) is one column named by its alias (the reference).
+   */
   columnLookup(name: string): Lookup {
     return this.local(name.toLowerCase(), true);
   }
@@ -103,6 +106,9 @@ export class Scope {
             if (hit) return { kind: 'ambiguous' };
             hit = { kind: 'field', column: r.value, fieldIndex: i, type: t.fields[i]!.type, correlated: false };
           }
+        } else if (columnsOnly && r.lname === lname) {
+          if (hit) return { kind: 'ambiguous' };
+          hit = { kind: 'column', column: r.value, correlated: false };
         }
         continue;
       }

@@ -145,16 +145,31 @@ export function commonSupertype(inputArgs: readonly CoercibleArg[]): SqlType | u
   return undefined;
 }
 
+// The field types an untyped literal can have: a STRUCT of only these (and NULLs) is a plain tuple literal.
+const PLAIN_LITERAL_KINDS = new Set(['INT64', 'FLOAT64', 'STRING', 'BYTES', 'BOOL']);
+
+function isPlainTuple(a: CoercibleArg): boolean {
+  if (!a.isLiteral || !Array.isArray(a.value)) return false;
+  const t = a.type as StructType;
+  return t.fields.every((f, i) => PLAIN_LITERAL_KINDS.has(f.type.kind) && !Array.isArray((a.value as unknown[])[i]));
+}
+
 function structSupertype(args: readonly CoercibleArg[]): SqlType | undefined {
   const first = args[0]!.type as StructType;
   if (args.some((a) => (a.type as StructType).fields.length !== first.fields.length)) return undefined;
+  // Among plain tuple literals only, the first one's NULL field keeps its INT64 type and a later one's takes any
+  // type: [(2, 'x'), (1, NULL)] is ARRAY<STRUCT<INT64, STRING>>, [(1, NULL), (2, 'x')] has no supertype. Beside any
+  // other STRUCT (a column, a typed literal such as DATE '...', a nested ARRAY or STRUCT) every NULL field takes
+  // any type. The reference, in arrays, set operations, CASE, IF and COALESCE alike; the documentation is silent.
+  const firstNullTyped = args.every(isPlainTuple);
   const fields: StructField[] = [];
   for (let i = 0; i < first.fields.length; i++) {
-    const sub = args.map((a): CoercibleArg => {
+    const sub = args.map((a, k): CoercibleArg => {
       const soft = !!(a.isLiteral || a.isParameter);
       const vals = soft && Array.isArray(a.value) ? (a.value as unknown[]) : undefined;
       const v = vals?.[i];
-      return { type: (a.type as StructType).fields[i]!.type, isLiteral: a.isLiteral, isParameter: a.isParameter, ...(vals ? { value: v, untypedNull: v === null } : {}) };
+      const untypedNull = v === null && !(firstNullTyped && k === 0);
+      return { type: (a.type as StructType).fields[i]!.type, isLiteral: a.isLiteral, isParameter: a.isParameter, ...(vals ? { value: v, untypedNull } : {}) };
     });
     // A NULL field value keeps its own type only when every input's field is NULL.
     const t = sub.every((x) => x.untypedNull) ? supertypeOfTypes(sub.map((x) => x.type)) : commonSupertype(sub.map((x) => (x.untypedNull ? { ...x, type: T.INT64 } : x)));
