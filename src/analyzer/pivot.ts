@@ -11,12 +11,15 @@ import type { AggregateRel, Expr, Rel } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { Origin, supertype } from './types.js';
 import { formatDate } from '../types/json-values.js';
+import { constantValue } from './names.js';
 import type { Decimal } from '../types/values.js';
 import * as expr from './expr.js';
 import { type Leaf, filter, project, rangeOver, resolveFrom } from './query.js';
 
 const LITERAL_KINDS = new Set(['IntLiteral', 'FloatLiteral', 'StringLiteral', 'BytesLiteral', 'BoolLiteral', 'NullLiteral', 'TypedLiteral', 'RangeLiteral', 'NamedParam']);
-const isLiteralAst = (e: A.Expr): boolean => LITERAL_KINDS.has(e.kind) || (e.kind === 'UnaryExpr' && e.op === '-' && LITERAL_KINDS.has(e.operand.kind));
+// A literal, a negated one, or a CAST of one (CAST(2 AS INT64) is named `_2`, as the reference names it).
+const isLiteralAst = (e: A.Expr): boolean =>
+  LITERAL_KINDS.has(e.kind) || (e.kind === 'UnaryExpr' && e.op === '-' && LITERAL_KINDS.has(e.operand.kind)) || (e.kind === 'CastExpr' && !e.format && isLiteralAst(e.expr));
 const signed = (s: string): string => (s.startsWith('-') ? `minus_${s.slice(1)}` : s);
 
 /**
@@ -26,20 +29,21 @@ const signed = (s: string): string => (s.startsWith('-') ? `minus_${s.slice(1)}`
  * need an alias.
  */
 function implicitValueName(e: A.Expr, val: Expr): string {
-  if (!isLiteralAst(e) || val.kind !== 'literal') throw sqlError('Generating an implicit alias for this PIVOT value is not supported; please provide an explicit alias', e.loc);
-  if (val.value === null) return 'NULL';
+  const value = !isLiteralAst(e) ? undefined : val.kind === 'literal' ? val.value : constantValue(val);
+  if (value === undefined) throw sqlError('Generating an implicit alias for this PIVOT value is not supported; please provide an explicit alias', e.loc);
+  if (value === null) return 'NULL';
   switch (val.type.kind) {
     case 'STRING':
-      return val.value as string;
+      return value as string;
     case 'BOOL':
-      return val.value ? 'true' : 'false';
+      return value ? 'true' : 'false';
     case 'INT64':
-      return signed(String(val.value));
+      return signed(String(value));
     case 'NUMERIC':
     case 'BIGNUMERIC':
-      return signed((val.value as Decimal).toFixed()).replace('.', '_point_');
+      return signed((value as Decimal).toFixed()).replace('.', '_point_');
     case 'DATE':
-      return formatDate(val.value as number).replace(/-/g, '_');
+      return formatDate(value as number).replace(/-/g, '_');
     default:
       throw sqlError(`PIVOT values of type ${typeToSql(val.type)} must specify an alias`, e.loc);
   }
@@ -149,12 +153,17 @@ export function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | und
   const input = resolveFrom(an, u.input, inner, outer);
   if (isValueInput(inner)) throw sqlError('UNPIVOT is not allowed on value tables', u.loc);
   const all = inner.starList ?? [];
+  // A column may be qualified by its table's alias (`t.a`, the reference); it is named (and labelled) `a`.
+  const bare = (n: string) => n.slice(n.lastIndexOf('.') + 1);
   const byName = (n: string) => {
-    const c = all.find((x) => x.name.toLowerCase() === n.toLowerCase());
+    const dot = n.lastIndexOf('.');
+    const rv = dot < 0 ? undefined : inner.findRangeVar(n.slice(0, dot).toLowerCase());
+    const pool = rv ? rv.columns : dot < 0 ? all : [];
+    const c = pool.find((x) => x.name.toLowerCase() === bare(n).toLowerCase() && all.some((y) => y.id === x.id));
     if (!c) throw sqlError(`Unrecognized name: ${n}`, u.loc);
     return c;
   };
-  const inNames = u.inColumns.flatMap((s) => s.columns.map((n) => n.toLowerCase()));
+  const inNames = u.inColumns.flatMap((s) => s.columns.map((n) => bare(n).toLowerCase()));
   if (new Set(inNames).size < inNames.length) throw sqlError('Column names in UNPIVOT IN clause cannot be repeated', u.loc);
   const consumed = new Set(u.inColumns.flatMap((s) => s.columns.map((n) => byName(n).id)));
   const keep = all.filter((c) => !consumed.has(c.id));
@@ -173,7 +182,7 @@ export function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | und
     }
     valueTypes.push(first);
   }
-  const labels = u.inColumns.map((s) => (s.alias ? resolveExpr(an, s.alias, { scope: new Scope(), clause: 'UNPIVOT' }) : literal(T.STRING, s.columns.join('_'))));
+  const labels = u.inColumns.map((s) => (s.alias ? resolveExpr(an, s.alias, { scope: new Scope(), clause: 'UNPIVOT' }) : literal(T.STRING, s.columns.map(bare).join('_'))));
   // Labels are INT64 or STRING literals, unnamed groups STRING: all of one type, no supertype taken.
   const labelType = labels[0]!.type;
   if (labels.some((l) => !typeEquals(l.type, labelType))) throw sqlError('All UNPIVOT labels must be the same type; when non-string labels are present then all labels must be explicitly provided', u.loc);
