@@ -22,7 +22,7 @@ import { dropSearchIndex } from './search-index.js';
 import { createExternalTable } from './data-statements.js';
 import { already, optionsToResource, clustering, checkTableOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, ensureTempDataset, targetId, mvRefreshSettings } from './ddl-common.js';
 import { tableConstraints, columnsFromDefs, checkCollationName, columnOptionFields, schemaExtras } from './ddl-columns.js';
-import { findNode } from '../analyzer/ast-search.js';
+import { findNode, someNode } from '../analyzer/ast-search.js';
 
 const result = statementResult;
 
@@ -290,6 +290,24 @@ export async function partitioning(s: Session, e: A.Expr, columns: readonly Colu
   }
 }
 
+/** Functions whose value changes from one run to the next, which an incremental materialized view cannot keep. */
+const NONDETERMINISTIC = new Set(['CURRENT_DATE', 'CURRENT_DATETIME', 'CURRENT_TIME', 'CURRENT_TIMESTAMP', 'RAND', 'GENERATE_UUID', 'SESSION_USER']);
+
+/**
+ * A materialized view's query may not call a non-deterministic function (materialized-views-create: they are not
+ * supported in incremental materialized views), unless allow_non_incremental_definition makes it a non-incremental one.
+ */
+function refuseNondeterministicMv(st: A.CreateViewStmt, resource: Record<string, unknown>): void {
+  if ((resource.options as Record<string, unknown> | undefined)?.allow_non_incremental_definition === true) return;
+  let hit: A.FunctionCall | undefined;
+  someNode(st.query, (n) => {
+    const f = n as A.FunctionCall;
+    if (n.kind === 'FunctionCall' && f.name.length === 1 && NONDETERMINISTIC.has(f.name[0]!.toUpperCase())) hit = f;
+    return hit !== undefined;
+  });
+  if (hit) throw sqlError(`Materialized view query cannot use the non-deterministic function ${hit.name[0]!.toUpperCase()}; only a view with allow_non_incremental_definition = true may`, hit.loc);
+}
+
 export async function createView(s: Session, st: A.CreateViewStmt): Promise<QueryResult> {
   // PARTITION BY and CLUSTER BY are a materialized view's clauses (data-definition-language: CREATE VIEW takes a
   // column list, OPTIONS and AS query).
@@ -341,6 +359,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
     resource.schema = { fields };
   }
   if (st.materialized) {
+    refuseNondeterministicMv(st, resource);
     if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
     if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
   }
