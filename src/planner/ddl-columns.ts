@@ -17,7 +17,7 @@ import type { Value } from '../types/values.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { fieldNameError, reservedColumnName } from '../storage/resources.js';
-import { REST_TYPE_SQL, roundingMode, checkColumnOptions, targetId } from './ddl-common.js';
+import { REST_TYPE_SQL, roundingMode, checkColumnOptions, evalOption, targetId } from './ddl-common.js';
 
 export interface RestTableConstraints {
   primaryKey?: { columns: string[] };
@@ -216,7 +216,7 @@ export async function columnOptionFields(s: Session, opts: readonly A.OptionEntr
   for (const o of opts ?? []) {
     const key = o.name.toLowerCase();
     if (key !== 'description' && key !== 'rounding_mode') continue;
-    const tv = await s.evalScalar(o.value);
+    const tv = await evalOption(s, o);
     const v = tv.value;
     if (v !== null && tv.type.kind !== 'STRING') throw sqlError(`Option ${o.name} value has type ${typeToSql(tv.type)} which cannot be coerced to expected type STRING`, o.value.loc);
     // rounding_mode applies to values written to a NUMERIC or BIGNUMERIC column or field (data-definition-language: column_option_list).

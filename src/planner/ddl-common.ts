@@ -50,14 +50,21 @@ function labelsShaped(t: SqlType): boolean {
   return t.kind === 'ARRAY' && t.element.kind === 'STRUCT' && t.element.fields.length === 2 && t.element.fields.every((f) => f.type.kind === 'STRING');
 }
 
+/**
+ * The value of any OPTIONS entry (of a table, schema, column, routine or index). data-definition-language: an
+ * option's value is a constant expression of literals, query parameters and scalar functions; a query (scalar,
+ * ARRAY or EXISTS subquery) is none.
+ */
+export function evalOption(s: Session, o: A.OptionEntry, target?: SqlType): Promise<{ type: SqlType; value: Value }> {
+  const sub = findNode(o.value, ['ScalarSubquery', 'ArraySubquery', 'ExistsExpr', 'Query']);
+  if (sub) throw sqlError(`The value of option ${o.name} must be a constant expression; it cannot contain a subquery`, sub.loc);
+  return s.evalScalar(o.value, s.analyzer(), target);
+}
+
 /** An option's value, coerced to the option's documented type; a value that cannot coerce is refused as ZetaSQL refuses it. */
 async function optionValue(s: Session, o: A.OptionEntry): Promise<{ type: SqlType; value: Value }> {
   const want = OPTION_TYPES.get(o.name.toLowerCase());
-  // data-definition-language: an option's value is a constant expression of literals, query parameters and scalar
-  // functions; a query (scalar, ARRAY or EXISTS subquery) is none.
-  const sub = findNode(o.value, ['ScalarSubquery', 'ArraySubquery', 'ExistsExpr', 'Query']);
-  if (sub) throw sqlError(`The value of option ${o.name} must be a constant expression; it cannot contain a subquery`, sub.loc);
-  const tv = await s.evalScalar(o.value, s.analyzer(), want);
+  const tv = await evalOption(s, o, want);
   if (want && tv.value !== null && !typeEquals(tv.type, want) && !(o.name.toLowerCase() === 'labels' && labelsShaped(tv.type))) {
     throw sqlError(`Option ${o.name} value has type ${typeToSql(tv.type)} which cannot be coerced to expected type ${typeToSql(want)}`, o.value.loc);
   }

@@ -13,7 +13,7 @@ import { checkSqlFunctionReturn, UNQUALIFIED_ROUTINES } from '../analyzer/sql-ud
 import { lookupFunction } from '../functions/registry.js';
 import { statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
-import { already, optionsToResource, checkOptionNames, targetId } from './ddl-common.js';
+import { already, optionsToResource, checkOptionNames, evalOption, targetId } from './ddl-common.js';
 
 const result = statementResult;
 
@@ -199,7 +199,7 @@ async function routineOptionFields(s: Session, opts: readonly A.OptionEntry[] | 
   for (const o of opts ?? []) {
     const key = o.name.toLowerCase();
     if (key !== 'description' && key !== 'data_governance_type') continue;
-    const v = await s.evalScalar(o.value);
+    const v = await evalOption(s, o);
     if (v.value === null) continue;
     if (v.type.kind !== 'STRING') throw sqlError(`Invalid value for option ${key}: expected STRING but got ${typeToSql(v.type)}`, o.value.loc);
     if (key === 'description') out.description = v.value;
@@ -259,7 +259,7 @@ export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Pr
   // Kept on the routine as the REST Routine's strictMode (routines.get shows it; unset means the default, TRUE).
   let strictMode: boolean | undefined;
   if (strict) {
-    const v = await s.evalScalar(strict.value);
+    const v = await evalOption(s, strict);
     if (v.type.kind !== 'BOOL' && v.value !== null) throw sqlError(`Invalid value for option strict_mode: expected BOOL but got ${typeToSql(v.type)}`, strict.value.loc);
     if (typeof v.value === 'boolean') strictMode = v.value;
   }

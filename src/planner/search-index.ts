@@ -9,6 +9,7 @@ import { indexedPaths, searchIndexesOf, vectorIndexesOf, type SearchIndex, type 
 import { splitPath } from '../analyzer/names.js';
 import { T, arrayOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
+import { evalOption } from './ddl-common.js';
 import { writeTarget } from './dml.js';
 import type { Session } from './session.js';
 import { fq, statementResult } from './statement-type.js';
@@ -50,7 +51,7 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
     const want = OPTION_TYPES.get(key);
     if (!want) throw sqlError(`Unknown option ${o.name} for CREATE SEARCH INDEX`, o.value.loc);
     if (values.has(key)) throw sqlError(`Duplicate option ${o.name}`, o.value.loc);
-    const v = await s.evalScalar(o.value);
+    const v = await evalOption(s, o);
     if (!typeEquals(v.type, want) && !(v.value === null)) {
       throw sqlError(`Invalid value for option ${key}: expected ${typeToSql(want)} but got ${typeToSql(v.type)}`, o.value.loc);
     }
@@ -181,7 +182,7 @@ export async function createVectorIndex(s: Session, st: A.CreateIndexStmt): Prom
     const key = o.name.toLowerCase();
     if (!VECTOR_OPTIONS.includes(key)) throw sqlError(`Unknown option ${o.name} for CREATE VECTOR INDEX`, o.value.loc);
     if (values.has(key)) throw sqlError(`Duplicate option ${o.name}`, o.value.loc);
-    const v = await s.evalScalar(o.value);
+    const v = await evalOption(s, o);
     if (v.value === null) continue;
     if (v.type.kind !== 'STRING') throw sqlError(`Invalid value for option ${key}: expected STRING but got ${typeToSql(v.type)}`, o.value.loc);
     values.set(key, v.value as string);
