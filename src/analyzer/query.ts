@@ -607,10 +607,21 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
     });
     return found;
   };
-  return rewriteExpr(e, (x) => {
+  const each = (x: Expr): Expr | undefined => {
     // (Keys named by a select alias or ordinal are that select item itself.)
     const shadowed = bare.length > 0 && !isPath(x) && containsBare(x);
-    for (let i = 0; i < keys.length; i++) if ((!shadowed || keys[i]!.selectRef) && exprEquals(keys[i]!.expr, x)) return colRef(keyCols[i]!);
+    const k = keys.findIndex((kk) => exprEquals(kk.expr, x));
+    if (k >= 0 && (!shadowed || keys[k]!.selectRef)) return colRef(keyCols[k]!);
+    if (k >= 0) {
+      // The grouped column inside wins only where that leaves nothing ungrouped: in
+      // `GROUP BY b, IF(d > a, b, '')` the select item `IF(d > a, b, '')` is the second key.
+      try {
+        return rewriteExpr(x, (y) => (y === x ? undefined : each(y)));
+      } catch (err) {
+        if (err instanceof Error && err.message.includes('which is neither grouped nor aggregated')) return colRef(keyCols[k]!);
+        throw err;
+      }
+    }
     if (x.kind === 'field' && isPath(x) && refNameOf(x) === undefined) {
       // A written field path (`t.s.b`, `s.b`) none of whose prefixes is grouped is named whole, as written (ZetaSQL's name scope).
       const names: string[] = [];
@@ -669,7 +680,8 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
       return { ...x, plan, ...(inExpr ? { inExpr } : {}), correlatedColumns };
     }
     return undefined;
-  });
+  };
+  return rewriteExpr(e, each);
 }
 
 function resolveGroupBy(
@@ -1078,6 +1090,17 @@ function unnestLeaf(
   return { rel, rvs, star, lateral: corr.ids.size > 0 || arrays.some(isVolatileExpr), correlatedIds: corr.ids, arrayScan: true };
 }
 
+/** The lower-case names a FROM item's columns (value-table fields included) and merged keys answer to unqualified. */
+function unqualifiedNames(rvs: readonly RangeVar[], extra: ReadonlyMap<string, ResolvedColumn>): Set<string> {
+  const out = new Set(extra.keys());
+  for (const rv of rvs) {
+    if (rv.qualifiedOnly) continue;
+    for (const c of rv.columns) out.add(c.name.toLowerCase());
+    if (rv.value?.type.kind === 'STRUCT') for (const f of rv.value.type.fields) out.add(f.name.toLowerCase());
+  }
+  return out;
+}
+
 function isLateralCandidate(item: A.FromItem): boolean {
   return item.kind === 'UnnestRef' || (item.kind === 'TableRef' && !item.path[0]!.includes('.')) || item.kind === 'TvfRef';
 }
@@ -1127,6 +1150,16 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     lateral = false;
   }
   for (const rv of rightRvs) addFromRangeVar(scope, rv, j.right.loc, rightArrayScan);
+  // A USING key merged on one side names no column of the join when the other side has a column of
+  // that name too: `t JOIN u USING (a) JOIN v ON a = v.a` is ambiguous (a USING of `a` here merges it again).
+  const leftNames = unqualifiedNames(leftRvs, leftExtra), rightNames = unqualifiedNames(rightRvs, rightExtra);
+  for (const [side, other] of [[leftExtra, rightNames], [rightExtra, leftNames]] as const) {
+    for (const k of side.keys()) {
+      if (!other.has(k)) continue;
+      scope.extra.delete(k);
+      scope.ambiguous.add(k);
+    }
+  }
   const joinType = j.joinType === 'COMMA' || j.joinType === 'CROSS' ? 'cross' : j.joinType === 'INNER' ? 'inner' : (j.joinType.toLowerCase() as 'left' | 'right' | 'full');
   let condition: Expr | undefined;
   let star = [...leftStar, ...rightStar];

@@ -23,7 +23,7 @@ import { memoryBudget, Reservation } from '../../storage/memory-budget.js';
 import { SpillPartitions, spillOptions } from '../spill.js';
 import { GroupTable } from '../hash.js';
 import { keyComparator, peersComparator, sortRowsWithRanks, type KeySpec, type RowComparator } from '../sort-keys.js';
-import { batchBytes, concatBatches, rebatch, takeOrNull } from '../vectors.js';
+import { batchBytes, concatBatches, nullVector, rebatch, takeOrNull } from '../vectors.js';
 import { topNInput } from './window/topn.js';
 import { RowsFeed } from './window/accumulated.js';
 import { rowsBound } from './window/rows-bound.js';
@@ -553,6 +553,8 @@ async function computeCall(call: WindowCall, g: Geometry, input: Batch, layout: 
   const n = g.n;
   const idx = g.idx;
   const name = call.name.toUpperCase();
+  // No rows: nothing to compute, and no row to read a constant argument (NTILE's N, LAG's offset...) from.
+  if (n === 0) return nullVector(call.column.type, 0);
   if (call.aggregate) return aggregateCall(call, g, input, layout, ctx);
   const arg = async (k: number): Promise<Vector> => evaluate(call.args[k]!, input, layout, ctx);
   switch (name) {
