@@ -1155,6 +1155,16 @@ function resolveGrouping(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   return colRef(column);
 }
 
+/** A plain literal other than an integer (an ordinal): no GROUP BY or ORDER BY key, where typed literals are. */
+export function isPlainLiteral(e: A.Expr): boolean {
+  return e.kind === 'FloatLiteral' || e.kind === 'StringLiteral' || e.kind === 'BytesLiteral' || e.kind === 'BoolLiteral' || e.kind === 'NullLiteral';
+}
+
+/** A query's or an aggregate's ORDER BY item that is a plain literal is refused (a window's is not: the reference). */
+export function refuseLiteralOrderKey(o: A.OrderByItem): void {
+  if (isPlainLiteral(o.expr)) throw sqlError('Cannot ORDER BY literal values', o.expr.loc);
+}
+
 export function orderKeys(an: Analyzer, items: readonly A.OrderByItem[] | undefined, ctx: ExprCtx): SortKey[] {
   return (items ?? []).map((o) => {
     const expr = resolveExpr(an, o.expr, ctx);
@@ -1245,6 +1255,10 @@ export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: Aggregate
     throw sqlError(`${disp} with contribution_bounds_per_group is not supported by this emulator: it does not bound contributions or add the noise of differentially private aggregate functions (https://cloud.google.com/bigquery/docs/reference/standard-sql/aggregate-dp-functions)`, bounds.loc);
   }
   const { exprs, names } = star ? { exprs: [] as Expr[], names: [] as (string | undefined)[] } : resolveArgs(an, n.args, actx);
+  for (const o of n.orderBy ?? []) {
+    if (o.expr.kind === 'IntLiteral') throw sqlError('Aggregate functions do not allow ORDER BY by index in arguments', o.expr.loc);
+    refuseLiteralOrderKey(o);
+  }
   const orderBy = orderKeys(an, n.orderBy, actx);
   const limit = n.limit ? constInt(an, n.limit, ctx, 'LIMIT') : undefined;
   const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, safe: n.safe, ...(limit !== undefined ? { limit } : {}) };

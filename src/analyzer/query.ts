@@ -28,6 +28,8 @@ import {
   refNameOf,
   resolveExpr,
   type ExprCtx,
+  isPlainLiteral,
+  refuseLiteralOrderKey,
 } from './expr.js';
 import { constantValue, resolveTableRef } from './names.js';
 import { isVolatileExpr, mapRelExprs, rewriteExpr } from './rewrite.js';
@@ -237,6 +239,7 @@ function orderByOutput(an: Analyzer, out: RelOut, items: readonly A.OrderByItem[
   scope.addRangeVar({ name: '', lname: '', columns: out.rel.columns.map((c, i) => ({ ...c, name: out.names[i] ?? '' })) });
   const keys: SortKey[] = items.map((o) => {
     let expr: Expr;
+    refuseLiteralOrderKey(o);
     if (o.expr.kind === 'IntLiteral') {
       const k = Number(o.expr.text);
       if (!(k >= 1 && k <= out.rel.columns.length)) throw sqlError(`ORDER BY is out of SELECT column number range: ${k}`, o.expr.loc);
@@ -418,6 +421,7 @@ export function resolveSelect(
   // ORDER BY keys: select-list ordinals and aliases first, then expressions over the FROM scope.
   const order: { ref?: number; expr?: Expr; item: A.OrderByItem }[] = [];
   for (const o of orderBy ?? []) {
+    refuseLiteralOrderKey(o);
     if (o.expr.kind === 'IntLiteral') {
       const k = Number(o.expr.text);
       if (!(k >= 1 && k <= items.length)) throw sqlError(`ORDER BY is out of SELECT column number range: ${k}`, o.expr.loc);
@@ -705,9 +709,7 @@ function resolveGroupBy(
   };
   const one = (e: A.Expr): number => {
     // An integer is a select-list ordinal; any other plain literal is refused (typed literals group).
-    if (e.kind === 'FloatLiteral' || e.kind === 'StringLiteral' || e.kind === 'BytesLiteral' || e.kind === 'BoolLiteral' || e.kind === 'NullLiteral') {
-      throw sqlError('Cannot GROUP BY literal values', e.loc);
-    }
+    if (isPlainLiteral(e)) throw sqlError('Cannot GROUP BY literal values', e.loc);
     if (e.kind === 'IntLiteral') {
       const k = Number(e.text);
       if (!(k >= 1 && k <= items.length)) throw sqlError(`GROUP BY is out of SELECT column number range: ${k}`, e.loc);
