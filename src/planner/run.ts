@@ -633,7 +633,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
         throw sqlError(`EXECUTE IMMEDIATE with INTO needs a query, not ${firstWord(dynamic[0]!)}`, st.loc);
       }
       await runBlock(inner, dynamic, sub);
+      // Temporary tables and functions the dynamic statement made live on for the script, as if made by it.
       for (const [k, v] of inner.tempTables) s.tempTables.set(k, v);
+      for (const [k, v] of inner.tempFunctions) s.tempFunctions.set(k, v);
       if (st.into && sub.lastSelect) {
         // INTO takes one row: none sets NULLs, more is an error (procedural-language: EXECUTE IMMEDIATE).
         if (sub.lastSelect.batches.reduce((k, x) => k + x.length, 0) > 1) throw sqlError('EXECUTE IMMEDIATE INTO: the query returned more than one row', st.loc);
