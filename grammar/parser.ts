@@ -4496,8 +4496,10 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     this.or(2, [
       { GATE: () => this.isSym(')'), ALT: () => undefined },
       {
-        GATE: () => !this.isSym('.', 2),
+        // `DISTINCT *` is parsed so the analyzer can say COUNT(*) takes no DISTINCT, as the reference does.
+        GATE: () => (this.isKw('DISTINCT') ? this.isSym('*', 2) && !this.isSym('.', 3) : !this.isSym('.', 2)),
         ALT: () => {
+          this.option(43, () => (this.consume(44, K.DISTINCT!), (call.distinct = true)));
           const st = this.consume(3, S['*']!);
           call.args.push({ kind: 'StarArg', loc: this.loc(st) });
           // COUNT(*, contribution_bounds_per_group => ...) is the differentially private COUNT's form; the

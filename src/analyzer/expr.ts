@@ -1050,6 +1050,9 @@ function resolveLambda(an: Analyzer, n: A.LambdaExpr, ctx: ExprCtx, arrayArg: Ex
 
 function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   const name = n.name.join('.').toUpperCase();
+  if (n.args[0]?.kind === 'StarArg' && n.distinct) {
+    throw sqlError(name === 'COUNT' ? 'COUNT(*) cannot be used with DISTINCT' : 'Argument * can only be used in COUNT(*)', n.loc);
+  }
   if (n.args[0]?.kind === 'StarArg' && n.args.length > 1) {
     // `*` with more arguments is only the differentially private COUNT(*, contribution_bounds_per_group => ...),
     // an aggregate (resolveAggregate refuses the bounds by name); anything else is the reference's error.
