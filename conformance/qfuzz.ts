@@ -136,7 +136,17 @@ function pred(scope: Col[], depth: number): string {
       const corr = scope.length && chance(0.7) ? correlation(inner, scope) : undefined;
       return `${chance(0.3) ? 'NOT ' : ''}EXISTS (SELECT 1 FROM ${from}${corr ? ` WHERE ${corr}` : ''})`;
     }
-    case 7: return `(${pred(scope, depth - 1)} ${pick(['AND', 'OR'])} ${pred(scope, depth - 1)})`;
+    case 7: {
+      // Over a t1 row's array: IN UNNEST, or a correlated EXISTS over its elements.
+      const arrs = [...new Set(scope.filter((c) => c.q?.startsWith('t1_')).map((c) => c.q!))];
+      if (arrs.length && chance(0.5)) {
+        const q = pick(arrs);
+        return chance(0.5)
+          ? `${expr(scope, depth - 1, 'INT64').sql} ${chance(0.3) ? 'NOT ' : ''}IN UNNEST(${q}.arr)`
+          : `EXISTS (SELECT 1 FROM UNNEST(${q}.arr) AS e WITH OFFSET AS p WHERE e ${pick(['=', '>', 'IS DISTINCT FROM'])} ${expr(scope, depth - 1, 'INT64').sql}${chance(0.3) ? ' AND p > 0' : ''})`;
+      }
+      return `(${pred(scope, depth - 1)} ${pick(['AND', 'OR'])} ${pred(scope, depth - 1)})`;
+    }
     case 8: return `NOT (${pred(scope, depth - 1)})`;
     default: {
       const c = ofType(scope, (t) => t === 'BOOL');
@@ -168,6 +178,9 @@ function scalarSubquery(outer: Col[], t: Ty): string {
   const where = corr ? ` WHERE ${corr}` : '';
   if (t === 'BOOL') return `(SELECT LOGICAL_OR(${pred(inner, 0)}) FROM ${from}${where})`;
   const e = expr(inner, 1, t).sql;
+  // An ARRAY subquery, read back as its length or (in a total order) as text: its NULL elements are kept.
+  if (t === 'INT64' && chance(0.15)) return `ARRAY_LENGTH(ARRAY(SELECT ${e} FROM ${from}${where}))`;
+  if (t === 'STRING' && chance(0.2)) return `ARRAY_TO_STRING(ARRAY(SELECT IFNULL(${e}, 'N') FROM ${from}${where} ORDER BY ${totalOrder(inner, [])}), ',')`;
   if (chance(0.3)) return `(SELECT ${e} AS v FROM ${from}${where} ORDER BY ${totalOrder(inner, [e])} LIMIT 1)`;
   const agg = t === 'STRING' ? pick(['MIN', 'MAX']) : numeric(t) && t !== 'INT64' ? pick(['MIN', 'MAX', 'SUM']) : pick(['MIN', 'MAX', 'SUM', 'COUNT']);
   return agg === 'COUNT' ? `(SELECT COUNT(${chance(0.5) ? 'DISTINCT ' : ''}${e}) FROM ${from}${where})` : `(SELECT ${agg}(${e}) FROM ${from}${where})`;
@@ -328,6 +341,14 @@ function groupQuery(depth: number): Q {
     const refs = keys.map((k, i) => (byOrdinal(k) ? String(i + 1) : k.sql));
     // The packaged reference evaluates none of ROLLUP, CUBE, GROUPING SETS, GROUPING().
     group = ` GROUP BY ${refs.join(', ')}`;
+  }
+  if (chance(0.25)) {
+    // A window over the groups: an aggregate of an aggregate, or a rank by one; ties get equal answers. Ordered
+    // by an aggregate or a grouped column: the packaged reference matches no expression key there.
+    const exprs = items.map((it) => it.replace(/ AS \w+$/, ''));
+    const by = `${pick(exprs.filter((x, i) => i >= nk || /^[\w.]+$/.test(x)))}${chance(0.5) ? ' DESC' : ''}`;
+    items.push(chance(0.5) ? `SUM(COUNT(*)) OVER (ORDER BY ${by}) AS wg` : `DENSE_RANK() OVER (ORDER BY ${by}) AS wg`);
+    cols.push({ name: 'wg', ty: 'INT64' });
   }
   return { sql: `SELECT ${items.join(', ')} FROM ${f.sql}${whereClause(f.scope)}${group}${having}`, cols };
 }
