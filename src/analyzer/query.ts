@@ -234,6 +234,12 @@ export function resolveQueryExpr(an: Analyzer, b: A.QueryExpr, outer: Scope | un
 
 // ---------------------------------------------------------------- ORDER BY / LIMIT on a finished query
 
+/** An ORDER BY ordinal past the select list, or below one (the reference's two wordings). */
+function orderOrdinalError(k: number, loc: A.Loc): Error {
+  if (k < 1) return sqlError(`ORDER BY column number item is out of range. Column numbers must be greater than or equal to one. Found : ${k}`, loc);
+  return sqlError(`ORDER BY is out of SELECT column number range: ${k}`, loc);
+}
+
 function orderByOutput(an: Analyzer, out: RelOut, items: readonly A.OrderByItem[], outer: Scope | undefined): RelOut {
   const scope = new Scope(outer);
   scope.addRangeVar({ name: '', lname: '', columns: out.rel.columns.map((c, i) => ({ ...c, name: out.names[i] ?? '' })) });
@@ -242,7 +248,7 @@ function orderByOutput(an: Analyzer, out: RelOut, items: readonly A.OrderByItem[
     refuseLiteralOrderKey(o);
     if (o.expr.kind === 'IntLiteral') {
       const k = Number(o.expr.text);
-      if (!(k >= 1 && k <= out.rel.columns.length)) throw sqlError(`ORDER BY is out of SELECT column number range: ${k}`, o.expr.loc);
+      if (!(k >= 1 && k <= out.rel.columns.length)) throw orderOrdinalError(k, o.expr.loc);
       expr = colRef(out.rel.columns[k - 1]!);
     } else {
       expr = resolveExpr(an, o.expr, { scope, clause: 'ORDER BY clause' });
@@ -424,7 +430,7 @@ export function resolveSelect(
     refuseLiteralOrderKey(o);
     if (o.expr.kind === 'IntLiteral') {
       const k = Number(o.expr.text);
-      if (!(k >= 1 && k <= items.length)) throw sqlError(`ORDER BY is out of SELECT column number range: ${k}`, o.expr.loc);
+      if (!(k >= 1 && k <= items.length)) throw orderOrdinalError(k, o.expr.loc);
       order.push({ ref: k - 1, item: o });
       continue;
     }
