@@ -128,6 +128,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
     }
     const vt = informationSchema(an, parts.slice(0, isIdx), view, item.loc);
     const rel = virtualRel(an, vt, item.alias ?? parts[parts.length - 1]!);
+    if (view === 'TABLE_STORAGE') return countedStorage(an, parts.slice(0, isIdx), rel, item.loc);
     return view === 'PARTITIONS' ? countedPartitions(an, parts.slice(0, isIdx), rel, item.loc) : rel;
   }
   const id = tableIdOf(an, item.path, item.loc);
@@ -340,6 +341,49 @@ function countedPartitions(an: Analyzer, qualifier: readonly string[], rel: Tabl
   return { ...rel, rel: { kind: 'setop', op: 'union', all: true, inputs: [rel.rel, counted], columns } };
 }
 
+/** The tables TABLE_STORAGE lists: those with storage (no views). */
+function storageTables(ts: readonly TableInfo[]): TableInfo[] {
+  return ts.filter((t) => t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW' || t.kind === 'SNAPSHOT' || t.kind === 'EXTERNAL');
+}
+
+function storageRow(t: TableInfo, partitions: bigint | null): Value[] {
+  return [
+    t.id.projectId, null, t.id.projectId, t.id.datasetId, t.id.tableId, msToMicros(t.resource.creationTime), BigInt(t.rowCount),
+    partitions, ...STORAGE_BYTES.map(() => 0n), msToMicros(t.resource.lastModifiedTime), false, tableType(t), 0n, null,
+  ];
+}
+
+/** A TABLE_STORAGE value as a typed SQL literal (STRING, INT64, BOOL, TIMESTAMP in micros). */
+function storageLiteral(v: Value, type: SqlType): string {
+  if (v === null) return `CAST(NULL AS ${typeToSql(type)})`;
+  if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  return type.kind === 'TIMESTAMP' ? `TIMESTAMP_MICROS(${String(v)})` : `CAST(${String(v)} AS INT64)`;
+}
+
+/**
+ * INFORMATION_SCHEMA.TABLE_STORAGE with total_partitions of each partitioned table in scope: the number of
+ * partitions present, counted from its rows with the partition ids PARTITIONS lists (countedPartitionId).
+ */
+function countedStorage(an: Analyzer, qualifier: readonly string[], rel: TableRefOut, loc: A.Loc): TableRefOut {
+  const { projectId, datasets } = schemaScope(an, qualifier, 'TABLE_STORAGE', loc);
+  const tables = storageTables(datasets.flatMap((d) => an.env.catalog.listTables(projectId, d))).filter((t) => countedPartitionId(t) && !t.id.tableId.startsWith('_'));
+  if (tables.length === 0) return rel;
+  const selects = tables.map((t) => {
+    const { id, column } = countedPartitionId(t)!;
+    const { projectId: p, datasetId: d, tableId: name } = t.id;
+    // Every partition is read whatever require_partition_filter says (as in countedPartitions).
+    const count = `(SELECT COUNT(DISTINCT ${id}) FROM \`${p}.${d}.${name}\` WHERE ${column} IS NULL OR ${column} IS NOT NULL)`;
+    const items = storageRow(t, null).map((v, i) => (i === STORAGE_PARTITIONS ? count : storageLiteral(v, STORAGE_COLUMNS[i]!.type)));
+    return `SELECT ${items.join(', ')}`;
+  });
+  const stmt = an.env.parse(selects.join(' UNION ALL ')).statements[0];
+  if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError('INFORMATION_SCHEMA.TABLE_STORAGE could not be built', loc);
+  const counted = resolveQuery(an, stmt.query, undefined).rel;
+  const columns = rel.rel.columns.map((c) => an.newColumn(c.name, c.type));
+  return { ...rel, rel: { kind: 'setop', op: 'union', all: true, inputs: [rel.rel, counted], columns } };
+}
+
 /** The partition id of a row of a partitioned table, as SQL over its columns, and the column it reads. */
 function countedPartitionId(t: TableInfo): { id: string; column: string } | undefined {
   if (t.partitionUnit) {
@@ -426,6 +470,16 @@ function fieldDescriptions(r: Record<string, unknown>, key: 'description' | 'rou
 
 const S = T.STRING;
 const col = (name: string, type: SqlType = S) => ({ name, type });
+
+/** TABLE_STORAGE byte counters: zero as on the table resource (spec §8). */
+const STORAGE_BYTES = ['total_logical_bytes', 'active_logical_bytes', 'long_term_logical_bytes', 'current_physical_bytes', 'total_physical_bytes', 'active_physical_bytes', 'long_term_physical_bytes', 'time_travel_physical_bytes'];
+const STORAGE_COLUMNS = [
+  col('project_id'), col('project_number', T.INT64), col('table_catalog'), col('table_schema'), col('table_name'), col('creation_time', T.TIMESTAMP),
+  col('total_rows', T.INT64), col('total_partitions', T.INT64), ...STORAGE_BYTES.map((b) => col(b, T.INT64)), col('storage_last_modified_time', T.TIMESTAMP),
+  col('deleted', T.BOOL), col('table_type'), col('fail_safe_physical_bytes', T.INT64), col('last_metadata_index_refresh_time', T.TIMESTAMP),
+];
+const STORAGE_PARTITIONS = STORAGE_COLUMNS.findIndex((c) => c.name === 'total_partitions');
+
 
 function msToMicros(v: unknown): bigint | null {
   if (v === undefined || v === null || v === '') return null;
@@ -762,24 +816,10 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           vectorIndexesOf(t.resource).flatMap((ix) => ix.options.map((o): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, o.name, o.type, o.value])),
         ),
       };
-    case 'TABLE_STORAGE': {
-      // Byte counters are zero as on the table resource (spec §8); rows and partitions as stored.
-      const bytes = ['total_logical_bytes', 'active_logical_bytes', 'long_term_logical_bytes', 'current_physical_bytes', 'total_physical_bytes', 'active_physical_bytes', 'long_term_physical_bytes', 'time_travel_physical_bytes'];
-      return {
-        columns: [
-          col('project_id'), col('project_number', T.INT64), col('table_catalog'), col('table_schema'), col('table_name'), col('creation_time', T.TIMESTAMP),
-          col('total_rows', T.INT64), col('total_partitions', T.INT64), ...bytes.map((b) => col(b, T.INT64)), col('storage_last_modified_time', T.TIMESTAMP),
-          col('deleted', T.BOOL), col('table_type'), col('fail_safe_physical_bytes', T.INT64), col('last_metadata_index_refresh_time', T.TIMESTAMP),
-        ],
-        rows: tables()
-          .filter((t) => t.kind === 'TABLE' || t.kind === 'MATERIALIZED_VIEW' || t.kind === 'SNAPSHOT' || t.kind === 'EXTERNAL')
-          .map((t) => [
-            t.id.projectId, null, t.id.projectId, t.id.datasetId, t.id.tableId, msToMicros(t.resource.creationTime), BigInt(t.rowCount),
-            t.resource.timePartitioning || t.resource.rangePartitioning ? null : 1n, ...bytes.map(() => 0n),
-            msToMicros(t.resource.lastModifiedTime), false, tableType(t), 0n, null,
-          ]),
-      };
-    }
+    case 'TABLE_STORAGE':
+      // Unpartitioned tables count 0 partitions (information-schema-table-storage); partitioned ones are counted from
+      // their rows by countedStorage, as PARTITIONS counts them.
+      return { columns: STORAGE_COLUMNS, rows: storageTables(tables()).filter((t) => !countedPartitionId(t)).map((t) => storageRow(t, 0n)) };
     case 'TABLE_SNAPSHOTS':
       return {
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('base_table_catalog'), col('base_table_schema'), col('base_table_name'), col('snapshot_time', T.TIMESTAMP)],
