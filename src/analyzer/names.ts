@@ -772,7 +772,13 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       return {
         columns: [col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('option_name'), col('option_type'), col('option_value')],
         rows: tables().flatMap((t) =>
-          searchIndexesOf(t.resource).flatMap((ix) => Object.entries(ix.options).map(([k, o]): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, k, o.type, o.sql])),
+          searchIndexesOf(t.resource).flatMap((ix) => {
+            // analyzer and data_types are always listed, with their defaults when not given (information-schema-search-index-options).
+            const shown: [string, string, string][] = Object.entries(ix.options).map(([k, o]) => [k, o.type, o.value]);
+            if (!ix.options.analyzer) shown.push(['analyzer', 'STRING', ix.analyzer]);
+            if (!ix.options.data_types) shown.push(['data_types', 'ARRAY<STRING>', `[${ix.dataTypes.map((d) => JSON.stringify(d)).join(', ')}]`]);
+            return shown.map(([k, type, v]): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, k, type, v]);
+          }),
         ),
       };
     case 'VECTOR_INDEXES': {

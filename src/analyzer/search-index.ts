@@ -7,8 +7,8 @@ export interface SearchIndex {
   name: string;
   /** The indexed columns as named; undefined for ALL COLUMNS. */
   columns?: string[];
-  /** OPTIONS as given (option name -> SQL literal text, as the *_OPTIONS views show values). */
-  options: Record<string, { type: string; sql: string }>;
+  /** OPTIONS as given (option name -> type and the value as SEARCH_INDEX_OPTIONS shows it). */
+  options: Record<string, { type: string; value: string }>;
   analyzer: string;
   /** data_types: the scalar types indexed besides JSON (search-index: STRING unless set). */
   dataTypes: string[];

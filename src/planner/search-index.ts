@@ -25,8 +25,12 @@ const ANALYZERS = ['LOG_ANALYZER', 'NO_OP_ANALYZER', 'PATTERN_ANALYZER'];
 const DATA_TYPES = ['STRING', 'INT64', 'TIMESTAMP'];
 const GRANULARITIES = ['COLUMN', 'GLOBAL'];
 
-function sqlText(v: unknown): string {
-  return Array.isArray(v) ? `[${v.map(sqlText).join(', ')}]` : JSON.stringify(v);
+/**
+ * An option's value as SEARCH_INDEX_OPTIONS shows it (information-schema-search-index-options examples): a STRING
+ * as itself, an ARRAY<STRING> as a list of double-quoted strings.
+ */
+export function optionText(v: unknown): string {
+  return typeof v === 'string' ? v : Array.isArray(v) ? `[${v.map((x) => JSON.stringify(x)).join(', ')}]` : JSON.stringify(v);
 }
 
 export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Promise<QueryResult> {
@@ -56,7 +60,7 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
       throw sqlError(`Invalid value for option ${key}: expected ${typeToSql(want)} but got ${typeToSql(v.type)}`, o.value.loc);
     }
     values.set(key, v.value);
-    if (v.value !== null) options[key] = { type: typeToSql(want), sql: sqlText(v.value) };
+    if (v.value !== null) options[key] = { type: typeToSql(want), value: optionText(v.value) };
   }
   const analyzer = (values.get('analyzer') as string | null | undefined) ?? 'LOG_ANALYZER';
   if (!ANALYZERS.includes(analyzer)) throw sqlError(`Invalid analyzer ${JSON.stringify(analyzer)}: expected one of ${ANALYZERS.join(', ')}`, st.loc);
