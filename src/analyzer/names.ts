@@ -496,6 +496,11 @@ const TABLE_TYPE: Record<string, string> = {
 };
 
 /** INFORMATION_SCHEMA table_type: a table clone (CREATE TABLE ... CLONE, a CLONE copy job) is CLONE. */
+/** A table OPTIONS value kept with no REST field of its own (the resource's hidden `options`). */
+function tableOption(t: TableInfo, name: string): unknown {
+  return (t.resource.options as Record<string, unknown> | undefined)?.[name];
+}
+
 function tableType(t: { kind: string; resource: Record<string, unknown> }): string {
   return t.kind === 'TABLE' && t.resource.cloneDefinition ? 'CLONE' : (TABLE_TYPE[t.kind] ?? 'BASE TABLE');
 }
@@ -593,7 +598,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       return {
         // information-schema-tables: base_table_* and snapshot_time_ms name a clone's or snapshot's base table and time.
         columns: [
-          col('table_catalog'), col('table_schema'), col('table_name'), col('table_type'), col('is_insertable_into'), col('is_typed'), col('creation_time', T.TIMESTAMP),
+          col('table_catalog'), col('table_schema'), col('table_name'), col('table_type'), col('is_insertable_into'), col('is_fine_grained_mutations_enabled'),
+          col('is_typed'), col('is_change_history_enabled'), col('creation_time', T.TIMESTAMP),
           col('base_table_catalog'), col('base_table_schema'), col('base_table_name'), col('snapshot_time_ms', T.TIMESTAMP), col('ddl'), col('default_collation_name'),
         ],
         rows: tables().map((t) => {
@@ -606,7 +612,10 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
             t.id.tableId,
             tableType(t),
             t.kind === 'TABLE' ? 'YES' : 'NO',
+            // YES or NO as the table options enable_fine_grained_mutations / enable_change_history are set (information-schema-tables).
+            tableOption(t, 'enable_fine_grained_mutations') === true ? 'YES' : 'NO',
             'NO',
+            tableOption(t, 'enable_change_history') === true ? 'YES' : 'NO',
             msToMicros(t.resource.creationTime),
             base.projectId ?? null,
             base.datasetId ?? null,

@@ -40,7 +40,8 @@ export const OPTION_TYPES: ReadonlyMap<string, SqlType> = new Map<string, SqlTyp
   ['partition_expiration_days', T.FLOAT64], ['default_table_expiration_days', T.FLOAT64], ['default_partition_expiration_days', T.FLOAT64],
   ['refresh_interval_minutes', T.FLOAT64],
   ['require_partition_filter', T.BOOL], ['is_case_insensitive', T.BOOL], ['enable_refresh', T.BOOL], ['enable_change_history', T.BOOL],
-  ['allow_non_incremental_definition', T.BOOL],
+  ['allow_non_incremental_definition', T.BOOL], ['enable_fine_grained_mutations', T.BOOL],
+  ['storage_uri', T.STRING], ['file_format', T.STRING], ['table_format', T.STRING],
   ['max_time_travel_hours', T.INT64], ['max_staleness', T.INTERVAL],
   ['labels', arrayOf(structOf([{ name: '', type: T.STRING }, { name: '', type: T.STRING }]))],
 ]);
@@ -147,6 +148,15 @@ export async function optionsToResource(s: Session, opts: readonly A.OptionEntry
         // the REST field (timePartitioning.requirePartitionFilter is its deprecated twin)
         out.requirePartitionFilter = v === true;
         break;
+      case 'file_format':
+      case 'table_format': {
+        // data-definition-language (table_option_list): "Only PARQUET is supported" / "Only ICEBERG is supported".
+        const only = name === 'file_format' ? 'PARQUET' : 'ICEBERG';
+        if (v !== null && String(v).toUpperCase() !== only) throw sqlError(`Invalid value for option ${name}: ${JSON.stringify(v)}; only ${only} is supported`, o.value.loc);
+        (out.options ??= {} as Record<string, unknown>);
+        (out.options as Record<string, unknown>)[name] = optionJson(tv.type, v);
+        break;
+      }
       default:
         (out.options ??= {} as Record<string, unknown>);
         (out.options as Record<string, unknown>)[name] = optionJson(tv.type, v);
