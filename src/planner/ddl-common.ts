@@ -148,13 +148,17 @@ export async function optionsToResource(s: Session, opts: readonly A.OptionEntry
         // the REST field (timePartitioning.requirePartitionFilter is its deprecated twin)
         out.requirePartitionFilter = v === true;
         break;
+      case 'storage_uri':
       case 'file_format':
       case 'table_format': {
         // data-definition-language (table_option_list): "Only PARQUET is supported" / "Only ICEBERG is supported".
-        const only = name === 'file_format' ? 'PARQUET' : 'ICEBERG';
-        if (v !== null && String(v).toUpperCase() !== only) throw sqlError(`Invalid value for option ${name}: ${JSON.stringify(v)}; only ${only} is supported`, o.value.loc);
-        (out.options ??= {} as Record<string, unknown>);
-        (out.options as Record<string, unknown>)[name] = optionJson(tv.type, v);
+        const only = name === 'file_format' ? 'PARQUET' : name === 'table_format' ? 'ICEBERG' : undefined;
+        if (only && v !== null && String(v).toUpperCase() !== only) throw sqlError(`Invalid value for option ${name}: ${JSON.stringify(v)}; only ${only} is supported`, o.value.loc);
+        // The REST table resource keeps them in biglakeConfiguration (storageUri, fileFormat, tableFormat), which
+        // storage refuses with 501 notImplemented (spec §4.3.1) rather than the table dropping them.
+        const field = name === 'storage_uri' ? 'storageUri' : name === 'file_format' ? 'fileFormat' : 'tableFormat';
+        const big = (out.biglakeConfiguration ??= {} as Record<string, unknown>) as Record<string, unknown>;
+        big[field] = v === null ? undefined : only ?? v;
         break;
       }
       default:

@@ -179,6 +179,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   }
   if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
   if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
+  // A managed (BigLake) table's connection: biglakeConfiguration.connectionId beside its storage_uri / formats.
+  if (st.withConnection && !st.external) resource.biglakeConfiguration = { ...(resource.biglakeConfiguration as object | undefined), connectionId: st.withConnection.join('.') };
   checkPartitionOptions(st.options, resource);
   if (existing && existing.kind === 'TABLE') {
     const was = partitionSpecText(existing.resource);
