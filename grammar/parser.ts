@@ -240,6 +240,8 @@ class LazyLookahead implements ILookaheadStrategy {
 }
 
 type Base = { loc: A.Loc; start: number; end: number; orReplace: boolean };
+/** One `JOIN right [ON|USING ...]*` of a FROM chain, as written. */
+type JoinStep = { head: { joinType: Exclude<A.JoinType, 'COMMA'>; natural: boolean }; at: IToken; right: A.FromItem; conds: Array<{ on?: A.Expr; using?: string[]; at: IToken }> };
 type TvfArg = A.Expr | A.TableArg | A.ModelArg | A.Query;
 
 export class GoogleSqlParser extends EmbeddedActionsParser {
@@ -2790,15 +2792,20 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
   // -------------------------------------------------------------------------
 
   fromClause = this.RULE('fromClause', (): A.FromItem => {
-    let left = this.subrule(1, this.tablePrimary);
+    const first = this.subrule(1, this.tablePrimary);
+    let left = first;
     let comma = false;
+    // The chain as written, kept for consecutive ON/USING clauses (regroupJoins).
+    const steps: JoinStep[] = [];
+    let consecutive = false;
     this.many(2, {
       GATE: () => !this.setOpHead(),
       DEF: () =>
         this.or(3, [
           {
             ALT: () => {
-              this.consume(4, COMMA);
+              const t = this.consume(4, COMMA);
+              if (this.live && consecutive) this.failMsg(t, 'Comma join is not allowed after consecutive ON/USING clauses');
               comma = true;
               const right = this.subrule(5, this.tablePrimary);
               left = { kind: 'JoinRef', loc: left.loc, joinType: 'COMMA', natural: false, left, right };
@@ -2816,15 +2823,63 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
                 );
               }
               const right = this.subrule(7, this.tablePrimary);
-              const join: A.JoinRef = { kind: 'JoinRef', loc: left.loc, joinType: j.joinType, natural: j.natural, left, right };
-              this.subrule(8, this.joinCondition, { ARGS: [join] });
-              left = join;
+              const conds: JoinStep['conds'] = [];
+              this.many(9, () => {
+                const at = this.la(1);
+                conds.push({ ...this.subrule(8, this.joinCondition), at });
+              });
+              if (this.live && conds.length > 1) {
+                // Consecutive clauses do not mix with comma joins (the reference's grammar).
+                if (comma) this.failMsg(conds[1]!.at, `Unexpected keyword ${this.up(conds[1]!.at)}`);
+                consecutive = true;
+              }
+              const { at: _at, ...cond } = conds[0] ?? { at: t };
+              left = { kind: 'JoinRef', loc: left.loc, joinType: j.joinType, natural: j.natural, left, right, ...cond };
+              steps.push({ head: j, at: t, right, conds });
             },
           },
         ]),
     });
-    return left;
+    return this.live && consecutive ? this.regroupJoins(first, steps) : left;
   });
+
+  /**
+   * `a JOIN b JOIN c ON x ON y`: each ON/USING clause closes the nearest open join to its left, as parentheses
+   * would (the query-syntax page's join chains: `A JOIN B JOIN C JOIN D USING (w) ON B.x = C.y ON A.z = B.x`), so
+   * this reads `a JOIN (b JOIN c ON x) ON y`. A stack over the chain as written, as the reference's parser does;
+   * CROSS and NATURAL joins take no clause and bind at once.
+   */
+  private regroupJoins(first: A.FromItem, steps: JoinStep[]): A.FromItem {
+    type Open = { head: JoinStep['head']; at: IToken; left: A.FromItem };
+    const open: Open[] = [];
+    let cur = first;
+    let joins = 0;
+    let conditions = 0;
+    for (const s of steps) {
+      if (s.head.joinType === 'CROSS' || s.head.natural) {
+        cur = { kind: 'JoinRef', loc: cur.loc, joinType: s.head.joinType, natural: s.head.natural, left: cur, right: s.right };
+      } else {
+        open.push({ head: s.head, at: s.at, left: cur });
+        cur = s.right;
+        joins++;
+      }
+      const unmatched = open.length;
+      for (const c of s.conds) {
+        const o = open.pop();
+        if (!o) {
+          this.failMsg(c.at, `The number of join conditions is ${s.conds.length} but the number of joins that require a join condition is only ${unmatched}. Unexpected keyword ${this.up(c.at)}`);
+        }
+        const { at: _at, ...cond } = c;
+        cur = { kind: 'JoinRef', loc: o.left.loc, joinType: o.head.joinType, natural: false, left: o.left, right: cur, ...cond };
+        if (++conditions === joins) joins = conditions = 0;
+      }
+    }
+    if (open.length) {
+      const o = open[0]!;
+      this.failMsg(o.at, `The number of join conditions is ${conditions} but the number of joins that require a join condition is ${joins}. ${o.head.joinType} JOIN must have an ON or USING clause`);
+    }
+    return cur;
+  }
 
   private joinHead = this.RULE('joinHead', (): { joinType: Exclude<A.JoinType, 'COMMA'>; natural: boolean } => {
     const natural = this.option(1, () => this.consume(2, K.NATURAL!)) !== undefined;
@@ -2846,22 +2901,20 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     return { joinType, natural };
   });
 
-  private joinCondition = this.RULE('joinCondition', (j?: { on?: A.Expr; using?: string[] }): void => {
-    const target = j ?? {};
-    this.option(1, () =>
-      this.or(2, [
-        { ALT: () => (this.consume(3, K.ON!), (target.on = this.subrule(4, this.expr))) },
-        {
-          ALT: () => {
-            this.consume(5, K.USING!);
-            this.consume(6, LP);
-            target.using = this.subrule(7, this.identList);
-            this.consume(8, RP);
-          },
+  private joinCondition = this.RULE('joinCondition', (): { on?: A.Expr; using?: string[] } =>
+    this.or(1, [
+      { ALT: () => (this.consume(2, K.ON!), { on: this.subrule(3, this.expr) }) },
+      {
+        ALT: () => {
+          this.consume(4, K.USING!);
+          this.consume(5, LP);
+          const using = this.subrule(6, this.identList);
+          this.consume(7, RP);
+          return { using };
         },
-      ]),
-    );
-  });
+      },
+    ]),
+  );
 
   /** Non-reserved words that follow a table/expression and must not be taken as an implicit alias. */
   private isAliasStop(): boolean {
@@ -3443,7 +3496,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
           const j = this.subrule(58, this.joinHead);
           const right = this.subrule(59, this.tablePrimary);
           const pj: A.PipeJoin = { kind: 'PipeJoin', loc, joinType: j.joinType, natural: j.natural, right };
-          this.subrule(60, this.joinCondition, { ARGS: [pj] });
+          this.option(61, () => Object.assign(pj, this.subrule(60, this.joinCondition)));
           return pj;
         },
       },
