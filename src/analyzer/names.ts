@@ -114,7 +114,9 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   const parts = splitPath(item.path);
   const isIdx = parts.findIndex((p) => p.toUpperCase() === 'INFORMATION_SCHEMA');
   if (isIdx >= 0 && isIdx === parts.length - 2) {
-    const view = parts[isIdx + 1]!.toUpperCase();
+    // TABLE_STORAGE_BY_PROJECT is TABLE_STORAGE's synonym (information-schema-table-storage).
+    const named = parts[isIdx + 1]!.toUpperCase();
+    const view = named === 'TABLE_STORAGE_BY_PROJECT' ? 'TABLE_STORAGE' : named;
     if (view.startsWith('JOBS') && !an.env.jobs) {
       // Spec §1.6.5: the engine materializes the job registry as `_bqemu_jobs.JOBS` before execution.
       const q = parts.slice(0, isIdx);
@@ -526,6 +528,8 @@ function optionValueSql(v: unknown): string {
 const PROJECT_LEVEL_VIEWS = new Set(['SCHEMATA', 'SCHEMATA_OPTIONS']);
 /** Views whose pages give only a dataset scope: a region qualifier is refused. */
 const DATASET_LEVEL_VIEWS = new Set(['PARTITIONS', 'TABLE_CONSTRAINTS', 'KEY_COLUMN_USAGE', 'CONSTRAINT_COLUMN_USAGE']);
+/** Views whose pages give only a region scope (`[PROJECT_ID.]region-REGION.INFORMATION_SCHEMA.X`): a dataset qualifier is refused. */
+const REGION_LEVEL_VIEWS = new Set(['TABLE_STORAGE']);
 
 /** The project and datasets an INFORMATION_SCHEMA view's qualifier selects (`ds.`, `p.ds.`, `region-us.`, `p.region-us.`). */
 function schemaScope(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): { projectId: string; datasets: string[]; datasetQualified: boolean } {
@@ -537,6 +541,11 @@ function schemaScope(an: Analyzer, qualifier: readonly string[], view: string, l
   // a lone qualifier that is not a dataset of the default project names a project (earlier sets read `ds.` as a dataset).
   const loneProject = projectLevel && !region && qualifier.length === 1 && !cat.getDataset(an.env.projectId, qualifier[0]!);
   const projectId = qualifier.length === 2 ? qualifier[0]! : loneProject ? qualifier[0]! : an.env.projectId;
+  if (!region && REGION_LEVEL_VIEWS.has(view)) {
+    // information-schema-table-storage: "Queries against this view must include a region qualifier."
+    const named = [...qualifier, 'INFORMATION_SCHEMA', view].join('.');
+    throw sqlError(`Table "${named}" must be qualified with a region (e.g. region-us.INFORMATION_SCHEMA.${view}).`, loc);
+  }
   if (region && DATASET_LEVEL_VIEWS.has(view)) {
     // PARTITIONS and the key-constraint views "must include a dataset qualifier" (their pages' scope sections).
     throw sqlError(`Table "${qualifier.join('.')}.INFORMATION_SCHEMA.${view}" must be qualified with a dataset (e.g. dataset.INFORMATION_SCHEMA.${view}).`, loc);
