@@ -2412,13 +2412,27 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     const t = this.la(1);
     if (t.kind !== T.Word) return false;
     if (t.upper === 'UNION' || t.upper === 'INTERSECT' || t.upper === 'EXCEPT') return true;
+    if (t.upper === 'OUTER') return this.isKw('UNION', 2) || this.isKw('INTERSECT', 2) || this.isKw('EXCEPT', 2);
     if (t.upper === 'FULL' || t.upper === 'LEFT' || t.upper === 'INNER') {
       let k = 2;
-      if (this.isKw('OUTER', k)) k++;
+      if (t.upper !== 'INNER' && this.isKw('OUTER', k)) k++;
       return this.isKw('UNION', k) || this.isKw('INTERSECT', k) || this.isKw('EXCEPT', k);
     }
     return false;
   }
+
+  /**
+   * Column propagation mode of a set operation: FULL [OUTER] | LEFT [OUTER] | INNER | OUTER, where OUTER alone is
+   * FULL (query-syntax.md "Set operators": BY NAME or CORRESPONDING; the reference grammar has no INNER OUTER).
+   */
+  private setOpMode = this.RULE('setOpMode', (): 'FULL' | 'LEFT' | 'INNER' => {
+    return this.or(1, [
+      { ALT: () => (this.consume(2, K.FULL!), this.option(3, () => this.consume(4, K.OUTER!)), 'FULL' as const) },
+      { ALT: () => (this.consume(5, K.LEFT!), this.option(6, () => this.consume(7, K.OUTER!)), 'LEFT' as const) },
+      { ALT: () => (this.consume(8, K.INNER!), 'INNER' as const) },
+      { ALT: () => (this.consume(9, K.OUTER!), 'FULL' as const) },
+    ]);
+  });
 
   /** CORRESPONDING / BY NAME modifiers of a set operation; `on` allows BY NAME ON (cols). */
   private setOpModifiers = this.RULE('setOpModifiers', (withColumns?: boolean): { corresponding?: A.Corresponding; byName?: boolean } => {
@@ -2475,11 +2489,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       GATE: () => this.setOpHead(),
       DEF: () => {
         const t = this.la(1);
-        const outerMode = this.option(3, () => {
-          const m = this.or(4, [{ ALT: () => this.consume(5, K.FULL!) }, { ALT: () => this.consume(6, K.LEFT!) }, { ALT: () => this.consume(7, K.INNER!) }]);
-          this.option(8, () => this.consume(9, K.OUTER!));
-          return this.up(m) as A.SetOperation['outerMode'];
-        });
+        const outerMode = this.option(3, () => this.subrule(4, this.setOpMode));
         const opTok = this.or(10, [{ ALT: () => this.consume(11, K.UNION!) }, { ALT: () => this.consume(12, K.INTERSECT!) }, { ALT: () => this.consume(13, K.EXCEPT!) }]);
         const op = this.up(opTok) as A.SetOperation['op'];
         const quantifier = this.or(14, {
@@ -3514,11 +3524,7 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
       {
         ALT: (): A.PipeOp => {
           // `|> LEFT OUTER UNION ALL BY NAME (...)`: the column propagation modes of standard set operations.
-          const outerMode = this.option(110, () => {
-            const m = this.or(111, [{ ALT: () => this.consume(112, K.FULL!) }, { ALT: () => this.consume(113, K.LEFT!) }, { ALT: () => this.consume(114, K.INNER!) }]);
-            this.option(115, () => this.consume(116, K.OUTER!));
-            return this.up(m) as A.PipeSetOp['outerMode'];
-          });
+          const outerMode = this.option(110, () => this.subrule(111, this.setOpMode));
           const opTok = this.or(65, [{ ALT: () => this.consume(66, K.UNION!) }, { ALT: () => this.consume(67, K.INTERSECT!) }, { ALT: () => this.consume(68, K.EXCEPT!) }]);
           const quantifier = this.or(69, {
             ERR_MSG: 'keyword DISTINCT',

@@ -45,6 +45,7 @@ import { resolvePivot, resolveUnpivot } from './pivot.js';
 import { dependencyOrder, resolveCte } from './ctes.js';
 import { applyPipe, pipeInputs, pipeRangeVars, withoutPipeVars } from './pipe.js';
 import { pathsOf } from './ast-search.js';
+import { groupByAllItems } from './group-by-all.js';
 
 /** A resolved query: its plan plus the output names (parallel to plan.columns). */
 export interface RelOut {
@@ -739,12 +740,7 @@ function resolveGroupBy(
   };
   if (g.all) {
     const ids = aggIds();
-    const fromIds = new Set(allRangeColumns(scope));
-    for (const it of items) {
-      if (hasColumnIn(it.expr, ids)) continue;
-      if (!hasColumnIn(it.expr, fromIds)) continue;
-      keyIndex(it.expr, it.name, it.loc, true);
-    }
+    for (const it of groupByAllItems(items, new Set(allRangeColumns(scope)), (x) => hasColumnIn(x.expr, ids))) keyIndex(it.expr, it.name, it.loc, true);
     return { keys };
   }
   // A parenthesized list inside ROLLUP/CUBE is one multi-column unit.
