@@ -620,11 +620,12 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       for (const [k, v] of s.tempTables) inner.tempTables.set(k, v);
       const sub: ScriptState = { count: 0, deadline: state.deadline };
       const dynamic = parse(sqlV.value).statements;
-      // The dynamic statement is a SQL statement, never a procedural one (procedural-language: EXECUTE IMMEDIATE).
+      // The dynamic statement is a SQL statement, never a procedural one nor another EXECUTE IMMEDIATE
+      // (procedural-language.md, EXECUTE IMMEDIATE: it can't be nested in another one).
       const text = sqlV.value;
       const firstWord = (d: A.Statement) => /^\s*([A-Za-z_]\w*)/.exec(text.slice(d.start))?.[1]?.toUpperCase() ?? d.kind.toUpperCase();
       for (const d of dynamic) {
-        if (PROCEDURAL.has(d.kind)) throw sqlError(`Syntax error: Unexpected keyword ${firstWord(d)}`, d.loc);
+        if (PROCEDURAL.has(d.kind) || d.kind === 'ExecuteImmediate') throw sqlError(`Syntax error: Unexpected keyword ${firstWord(d)}`, d.loc);
       }
       // It is one statement: a second one after a semicolon is where the text should have ended.
       if (dynamic.length > 1) throw sqlError(`Syntax error: Expected end of input but got keyword ${firstWord(dynamic[1]!)}`, dynamic[1]!.loc);
