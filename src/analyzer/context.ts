@@ -42,6 +42,11 @@ export interface AnalyzerEnv {
   readonly jobs?: () => VirtualTable;
   /** Statement start (epoch ms): time-travel window checks. */
   readonly nowMs?: number;
+  /**
+   * Analysing a materialized view's query: it may not read another materialized view, a wildcard table or a
+   * system variable (materialized-views-intro.md, Limitations).
+   */
+  readonly materializedViewQuery?: boolean;
   /** Called when the analysis reads `nowMs`: the plan cache never reuses such a plan. */
   readonly onClock?: () => void;
   /** The principal (row-access policy grantees). */

@@ -630,6 +630,7 @@ function replaceStructField(base: Expr, path: readonly string[], value: Expr, lo
 
 function systemVariable(an: Analyzer, n: A.SystemVariable): Expr {
   const name = n.parts.join('.').toLowerCase();
+  if (an.env.materializedViewQuery) throw sqlError(`Materialized views do not support system variables: @@${name}`, n.loc);
   switch (name) {
     case 'project_id':
       return literal(T.STRING, an.env.projectId, Origin.Param);

@@ -134,6 +134,8 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
     return view === 'PARTITIONS' ? countedPartitions(an, parts.slice(0, isIdx), rel, item.loc) : rel;
   }
   const id = tableIdOf(an, item.path, item.loc);
+  // A materialized view reads neither wildcard tables nor other materialized views (materialized-views-intro.md, Limitations).
+  if (an.env.materializedViewQuery && id.tableId.endsWith('*')) throw sqlError(`Materialized views cannot query wildcard tables: ${id.tableId}`, item.loc);
   if (id.tableId.endsWith('*')) return wildcardTable(an, id, item);
   const info = an.getTable(id);
   if (!info && (id.tableId === '__TABLES__' || id.tableId === '__TABLES_SUMMARY__')) return virtualRel(an, tablesMeta(an, id), item.alias ?? id.tableId);
@@ -142,6 +144,9 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   if (info.kind === 'VIEW' && info.viewQuery !== undefined) return expandView(an, info, alias, item.loc);
   // A materialized view answers with its base tables' current data (the real service merges the
   // stored part with the base tables' changes): expanded like a view, never read stale.
+  if (info.kind === 'MATERIALIZED_VIEW' && an.env.materializedViewQuery) {
+    throw sqlError(`Materialized views cannot be nested over other materialized views: ${info.id.datasetId}.${info.id.tableId}`, item.loc);
+  }
   if (info.kind === 'MATERIALIZED_VIEW' && info.viewQuery && !item.systemTime) return expandView(an, info, alias, item.loc);
   let asOfMs: number | undefined;
   // Time travel reads BigQuery storage's history; an external table has none (its rows are its files').

@@ -328,7 +328,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   // function of this script (the view outlives them; its query names only permanent objects).
   const saved = s.env;
   const q = (() => {
-    s.env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId }, tempTables: new Map(), tempFunctions: new Map() };
+    s.env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId }, tempTables: new Map(), tempFunctions: new Map(), ...(st.materialized ? { materializedViewQuery: true } : {}) };
     try {
       return s.analyze(st.query);
     } finally {
