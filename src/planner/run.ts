@@ -285,6 +285,8 @@ function timedOut(limitMs: number): QueryError {
 
 /** The statement (and the CALLs leading to it) where each error of the script arose. */
 const errorFrames = new WeakMap<QueryError, StackFrame[]>();
+/** Errors of RAISE USING MESSAGE = NULL: a handler's @@error.message is NULL (procedural-language.md, RAISE). */
+const nullMessages = new WeakSet<QueryError>();
 
 const STACK_FRAME_TYPE: SqlType = { kind: 'STRUCT', fields: [{ name: 'line', type: T.INT64 }, { name: 'column', type: T.INT64 }, { name: 'filename', type: T.STRING }, { name: 'location', type: T.STRING }] };
 
@@ -553,7 +555,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
             // @@error exists only inside a handler: an enclosing handler's comes back after this one, none after the last.
             const savedVars = ERROR_VARIABLES.map((k) => s.variables.get(k));
             state.error = err;
-            s.variables.set('@@error.message', { type: T.STRING, value: err.message.replace(/ at \[\d+:\d+\]$/, '') });
+            s.variables.set('@@error.message', { type: T.STRING, value: nullMessages.has(err) ? null : err.message.replace(/ at \[\d+:\d+\]$/, '') });
             s.variables.set('@@error.statement_text', { type: T.STRING, value: state.current ?? null });
             setErrorTrace(s, errorFrames.get(err) ?? []);
             try {
@@ -585,7 +587,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       const v = await s.evalScalar(st.message, undefined, T.STRING);
       // The reference: MESSAGE is a STRING expression (a NULL literal coerces to one).
       if (v.type.kind !== 'STRING') throw sqlError(`RAISE USING MESSAGE requires a STRING, but got ${typeToSql(v.type)}`, st.message.loc);
-      throw new QueryError(String(v.value ?? ''), 'invalidQuery');
+      const raised = new QueryError(String(v.value ?? ''), 'invalidQuery');
+      if (v.value === null) nullMessages.add(raised);
+      throw raised;
     }
     case 'Assert': {
       const v = await s.evalScalar(st.cond);
