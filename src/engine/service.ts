@@ -281,7 +281,8 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
     }),
     UndeleteDataset: unary(async (r: ResourceRequest) => res(await datasets.undeleteDataset(st, r.projectId, r.datasetId))),
 
-    InsertTable: unary(async (r: ResourceRequest) => res(await tables.insertTable(st, r.projectId, r.datasetId, r.tableId, parseResource(r.resourceJson)))),
+    // A client's resource cannot set the fields REST never shows (DDL options, GRANT bindings, indexes).
+    InsertTable: unary(async (r: ResourceRequest) => res(await tables.insertTable(st, r.projectId, r.datasetId, r.tableId, tables.withoutHidden(parseResource(r.resourceJson))))),
     GetTable: unary((r: ResourceRequest) =>
       // options.iamPolicy: the table's GRANT bindings (tables.getIamPolicy), which the REST resource hides.
       res(flag(r.options, 'iamPolicy') ? (st.requireTable(r.projectId, r.datasetId, r.tableId).resource.iamPolicy ?? {}) : tables.getTable(st, r.projectId, r.datasetId, r.tableId)),

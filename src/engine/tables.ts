@@ -126,15 +126,24 @@ export async function insertTable(
   return presentTable(st, p, d, t, st.requireTable(p, d, t));
 }
 
-/** Fields kept with a table's stored resource that the REST resource never shows. */
-export const HIDDEN_FIELDS = ['iamPolicy', 'searchIndexes', 'vectorIndexes'] as const;
+/**
+ * Fields kept with a table's stored resource that the REST resource never shows: GRANT bindings, indexes, and
+ * `options`, the DDL OPTIONS with no REST field of their own (read by INFORMATION_SCHEMA.TABLE_OPTIONS and TABLES).
+ */
+export const HIDDEN_FIELDS = ['iamPolicy', 'searchIndexes', 'vectorIndexes', 'options'] as const;
+
+/** `r` less the hidden fields. */
+export function withoutHidden(r: Resource): Resource {
+  const out = { ...r };
+  for (const k of HIDDEN_FIELDS) delete out[k];
+  return out;
+}
 
 /** The stored resource plus the computed fields: numRows, byte counters, data modification time. */
 export function presentTable(st: Storage, p: string, d: string, t: string, e: TableEntry): Resource {
-  const r: Resource = { ...e.resource };
   // GRANT/REVOKE bindings (read by INFORMATION_SCHEMA.OBJECT_PRIVILEGES) are IAM, and search indexes
   // (INFORMATION_SCHEMA.SEARCH_INDEXES) objects of their own: neither is part of the table resource.
-  for (const k of HIDDEN_FIELDS) delete r[k];
+  const r = withoutHidden(e.resource);
   if (e.kind !== 'VIEW') {
     const td = st.tableData(p, d, t);
     // numRows leaves out the streaming buffer, reported apart (streaming-buffer.ts); a table not loaded has none.
@@ -156,9 +165,7 @@ export function getTable(st: Storage, p: string, d: string, t: string): Resource
     const x = st.resolveDecorated(p, d, t);
     if (x) {
       const td = st.deletedTableData(x);
-      const resource = { ...x.entry.resource };
-      for (const k of HIDDEN_FIELDS) delete resource[k];
-      return { ...resource, numRows: String(td.rowCount), ...Object.fromEntries(ZERO_BYTE_FIELDS.map((k) => [k, '0'])) };
+      return { ...withoutHidden(x.entry.resource), numRows: String(td.rowCount), ...Object.fromEntries(ZERO_BYTE_FIELDS.map((k) => [k, '0'])) };
     }
   }
   return presentTable(st, p, d, t, st.requireTable(p, d, t));
