@@ -85,6 +85,12 @@ const DOT = S['.']!;
 const K = KW;
 
 /** The service's description of a token in error messages. */
+/** `item` is a join chain of its own group with at least one JOIN (not only commas) outside nested parentheses. */
+function hasOwnJoin(item: A.FromItem, closed: WeakSet<A.FromItem>): boolean {
+  const walk = (x: A.FromItem): boolean => x.kind === 'JoinRef' && !closed.has(x) && (x.joinType !== 'COMMA' || walk(x.left) || walk(x.right));
+  return walk(item);
+}
+
 export function describeToken(t: IToken): string {
   if (t.tokenType === EOF) return 'end of script';
   const x = t as XToken;
@@ -3008,6 +3014,9 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
     ]);
   });
 
+  /** Join nodes that a pair of parentheses closed (no longer a join of the group around them). */
+  private parenJoins = new WeakSet<A.FromItem>();
+
   tablePrimary = this.RULE('tablePrimary', (): A.FromItem => {
     const t = this.la(1);
     // A query parameter names no table (the service's words; table names are never parameters).
@@ -3035,7 +3044,11 @@ export class GoogleSqlParser extends EmbeddedActionsParser {
         ALT: (): A.FromItem => {
           this.consume(7, LP);
           const item = this.subrule(8, this.fromClause);
+          // Only a join may be parenthesized (query-syntax.md from_item: `( join_operation )`), as in the reference:
+          // `((SELECT ...) AS d)`, `(t)` and `((a JOIN b))` are syntax errors.
+          if (this.live && !hasOwnJoin(item, this.parenJoins)) this.fail(this.la(1), 'keyword JOIN');
           this.consume(9, RP);
+          if (this.live) this.parenJoins.add(item);
           return this.subrule(10, this.fromPostfix, { ARGS: [item] });
         },
       },

@@ -55,6 +55,7 @@ export function checkDuplicateNames(names: readonly string[], loc?: A.Loc): void
 
 export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env), opts: { allowDuplicateNames?: boolean } = {}): ResolvedQuery {
   let out: RelOut = resolveQuery(an, q, undefined);
+  const valueTable = out.isValueTable;
   const c0 = out.rel.columns[0];
   if (out.isValueTable && c0 && c0.type.kind === 'STRUCT') {
     // A STRUCT value table returns its fields as the result columns.
@@ -64,5 +65,5 @@ export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env
     out = { rel: project(an, out.rel, exprs, names), names, isValueTable: false };
   }
   if (!out.isValueTable && !opts.allowDuplicateNames) checkDuplicateNames(out.names);
-  return { plan: out.rel, outputNames: outputNames(out.names), isValueTable: out.isValueTable };
+  return { plan: out.rel, outputNames: outputNames(out.names), isValueTable: valueTable };
 }

@@ -369,6 +369,9 @@ export interface SampleRel extends RelBase {
 export interface ResolvedQuery {
   readonly plan: Rel;
   readonly outputNames: readonly string[];
-  /** SELECT AS VALUE / value-table results: one unnamed column. */
+  /**
+   * The query is a value table (SELECT AS STRUCT / AS VALUE): one unnamed column, or a STRUCT value table's
+   * fields as the columns.
+   */
   readonly isValueTable: boolean;
 }

@@ -110,6 +110,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     const an = s.analyzer();
     const q = s.analyze(st.asQuery, {}, an);
     checkPartitionFilters(s, q.plan);
+    // query-syntax.md "Create a table with a value table": not as the top-level query (a subquery of one is fine).
     if (q.isValueTable) throw sqlError('CREATE TABLE AS SELECT with a value table is not supported', st.asQuery.loc);
     const names = q.outputNames;
     let rel = q.plan;
