@@ -115,8 +115,11 @@ class ChildList implements ScriptChildren {
 /** The error of a script that failed after running statements, with their child jobs. */
 export type ScriptFailure = QueryError & { scriptChildren?: ScriptChildren };
 
-/** Procedural statements: EXECUTE IMMEDIATE runs none of them (a labeled loop starts with its label). */
-const PROCEDURAL = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Break', 'Continue', 'Return', 'Raise']);
+/**
+ * Procedural statements: EXECUTE IMMEDIATE runs none of them (a labeled loop starts with its label). CALL is one
+ * (procedural-language.md, CALL: it can't be nested in an EXECUTE IMMEDIATE statement).
+ */
+const PROCEDURAL = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Break', 'Continue', 'Return', 'Raise', 'Call']);
 
 /** Control flow and variables run inside the script job; every other statement is a child job of its own. */
 const NOT_CHILD_JOBS = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise', 'Call']);
