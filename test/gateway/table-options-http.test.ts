@@ -1,10 +1,11 @@
-// Table OPTIONS of BigLake (Iceberg) managed tables over HTTP against the real engine: storage_uri, file_format,
+// Table OPTIONS over HTTP: those of BigLake (Iceberg) managed tables, and those with no REST field (below).
+// BigLake tables' options against the real engine: storage_uri, file_format,
 // table_format and CREATE TABLE ... WITH CONNECTION are the table resource's biglakeConfiguration, which the emulator
 // refuses with 501 notImplemented as tables.insert / update / patch do (spec §4.3.1), instead of dropping them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 
-describe.skipIf(!hasRealEngine())('BigLake table options', () => {
+describe.skipIf(!hasRealEngine())('table OPTIONS over HTTP', () => {
   let emu: Emulator;
   beforeAll(async () => {
     emu = await startEmulator();
@@ -38,5 +39,42 @@ describe.skipIf(!hasRealEngine())('BigLake table options', () => {
     const bad = await query("CREATE TABLE d.bad (a INT64) OPTIONS (file_format = 'CSV')");
     expect(bad.status).toBe(400);
     expect(bad.body.error.errors[0].reason).toBe('invalidQuery');
+  });
+
+  // DDL OPTIONS with no REST field of their own are kept with the stored resource for INFORMATION_SCHEMA, never
+  // shown in the REST resource (tables.get / tables.list / datasets.get), and a client cannot set them through REST.
+  it('a table made with options that have no REST field shows them in INFORMATION_SCHEMA only', async () => {
+    expect((await query('CREATE TABLE d.t (a INT64) OPTIONS (enable_change_history = true, enable_fine_grained_mutations = true)')).status).toBe(200);
+    const t = (await rest(url('/datasets/d/tables/t'))).body;
+    expect(t.tableReference.tableId).toBe('t');
+    expect(t.options).toBeUndefined();
+    const list = (await rest(url('/datasets/d/tables'))).body;
+    const listed = list.tables.find((x: { tableReference: { tableId: string } }) => x.tableReference.tableId === 't');
+    expect(listed).toBeDefined();
+    expect(listed.options).toBeUndefined();
+    const r = await query("SELECT is_change_history_enabled, is_fine_grained_mutations_enabled FROM d.INFORMATION_SCHEMA.TABLES WHERE table_name = 't'");
+    expect(r.body.rows).toEqual([{ f: [{ v: 'YES' }, { v: 'YES' }] }]);
+    // tables.update replaces the resource: the DDL options stay.
+    expect((await rest(url('/datasets/d/tables/t'), { method: 'PUT', json: { ...t, description: 'x' } })).status).toBe(200);
+    const again = await query("SELECT is_change_history_enabled FROM d.INFORMATION_SCHEMA.TABLES WHERE table_name = 't'");
+    expect(again.body.rows).toEqual([{ f: [{ v: 'YES' }] }]);
+  });
+
+  it('a client cannot plant options through tables.insert', async () => {
+    const ins = await rest(url('/datasets/d/tables'), {
+      method: 'POST',
+      json: { tableReference: { tableId: 'u' }, schema: { fields: [{ name: 'a', type: 'INTEGER' }] }, options: { enable_change_history: true } },
+    });
+    expect(ins.status).toBe(200);
+    expect(ins.body.options).toBeUndefined();
+    const r = await query("SELECT is_change_history_enabled FROM d.INFORMATION_SCHEMA.TABLES WHERE table_name = 'u'");
+    expect(r.body.rows).toEqual([{ f: [{ v: 'NO' }] }]);
+  });
+
+  it('a dataset made by CREATE SCHEMA shows no options key', async () => {
+    expect((await query("CREATE SCHEMA s2 OPTIONS (description = 'x', max_time_travel_hours = 48)")).status).toBe(200);
+    const ds = (await rest(url('/datasets/s2'))).body;
+    expect(ds.description).toBe('x');
+    expect(ds.options).toBeUndefined();
   });
 });
