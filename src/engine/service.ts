@@ -288,9 +288,12 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       res(flag(r.options, 'iamPolicy') ? (st.requireTable(r.projectId, r.datasetId, r.tableId).resource.iamPolicy ?? {}) : tables.getTable(st, r.projectId, r.datasetId, r.tableId)),
     ),
     ListTables: unary((r: ListRequest) => list(tables.listTables(st, r.projectId, r.datasetId, r.pageToken, r.maxResults))),
-    UpdateTable: unary(async (r: ResourceRequest) =>
-      res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, parseResource(r.resourceJson), flag(r.options, 'patch'))),
-    ),
+    UpdateTable: unary(async (r: ResourceRequest) => {
+      const body = parseResource(r.resourceJson);
+      // options.iamPolicy: tables.setIamPolicy replaces the GRANT bindings; a client's resource sets no hidden field.
+      if (flag(r.options, 'iamPolicy')) return res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, { iamPolicy: body.iamPolicy }, true));
+      return res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, tables.withoutHidden(body), flag(r.options, 'patch')));
+    }),
     DeleteTable: unary(async (r: ResourceRequest) => {
       await tables.deleteTable(st, r.projectId, r.datasetId, r.tableId);
       return {};

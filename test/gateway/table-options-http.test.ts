@@ -71,6 +71,23 @@ describe.skipIf(!hasRealEngine())('table OPTIONS over HTTP', () => {
     expect(r.body.rows).toEqual([{ f: [{ v: 'NO' }] }]);
   });
 
+  it('tables.patch cannot plant options or GRANT bindings; setIamPolicy still sets the bindings', async () => {
+    expect((await query('CREATE TABLE d.w (a INT64)')).status).toBe(200);
+    const member = 'user:planted@example.com';
+    const patched = await rest(url('/datasets/d/tables/w'), {
+      method: 'PATCH',
+      json: { description: 'p', options: { enable_change_history: true }, iamPolicy: { bindings: [{ role: 'roles/bigquery.dataViewer', members: [member] }] } },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.description).toBe('p');
+    const r = await query("SELECT is_change_history_enabled FROM d.INFORMATION_SCHEMA.TABLES WHERE table_name = 'w'");
+    expect(r.body.rows).toEqual([{ f: [{ v: 'NO' }] }]);
+    expect((await rest(url('/datasets/d/tables/w:getIamPolicy'), { method: 'POST', json: {} })).body.bindings).toBeUndefined();
+    const set = await rest(url('/datasets/d/tables/w:setIamPolicy'), { method: 'POST', json: { policy: { bindings: [{ role: 'roles/bigquery.dataViewer', members: [member] }] } } });
+    expect(set.status).toBe(200);
+    expect((await rest(url('/datasets/d/tables/w:getIamPolicy'), { method: 'POST', json: {} })).body.bindings).toEqual([{ role: 'roles/bigquery.dataViewer', members: [member] }]);
+  });
+
   it('a dataset made by CREATE SCHEMA shows no options key', async () => {
     expect((await query("CREATE SCHEMA s2 OPTIONS (description = 'x', max_time_travel_hours = 48)")).status).toBe(200);
     const ds = (await rest(url('/datasets/s2'))).body;

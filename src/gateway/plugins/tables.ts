@@ -238,7 +238,7 @@ export function registerTables(app: FastifyInstance, ctx: GatewayContext, family
     if (verb === 'setIamPolicy') {
       // Replaces the bindings GRANT/REVOKE keep (what getIamPolicy and OBJECT_PRIVILEGES read); nothing is enforced.
       const bindings = policyBindings(body);
-      await ctx.call('UpdateTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify({ iamPolicy: { bindings } }), options: { patch: 'true' } });
+      await ctx.call('UpdateTable', { project_id: p, dataset_id: d, table_id: t, resource_json: JSON.stringify({ iamPolicy: { bindings } }), options: { iamPolicy: 'true' } });
       return { version: 1, etag: etagOf(JSON.stringify(bindings.length ? bindings : [])), ...(bindings.length ? { bindings } : {}) };
     }
     await ctx.call('GetTable', { project_id: p, dataset_id: d, table_id: t });
