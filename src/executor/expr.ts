@@ -730,27 +730,49 @@ function combineDominant(d: Uint8Array, nulls: Uint8Array | null, dominant: numb
 /** Three-valued AND/OR with short-circuit by selection; NOT. */
 function evalLogical(e: LogicalExpr, batch: Batch, layout: ColumnLayout, env: Env): Vector {
   const n = batch.length;
-  if (e.op === 'not') {
-    const v = evalExpr(e.args[0]!, batch, layout, env);
-    const d = v.data as Uint8Array;
-    const out = new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[i] = d[i]! ^ 1;
-    return { type: e.type, length: n, data: out, nulls: v.nulls };
-  }
+  if (e.op === 'not') return logicalNot(e.type, n, evalExpr(e.args[0]!, batch, layout, env));
   if (neverRaises(e)) return evalLogicalDense(e, batch, layout, env);
-  const isAnd = e.op === 'and';
-  // `decided` = the dominant value (FALSE for AND, TRUE for OR).
-  const dominant = isAnd ? 0 : 1;
-  const first = evalExpr(e.args[0]!, batch, layout, env);
+  const f = logicalStart(e, n, evalExpr(e.args[0]!, batch, layout, env));
+  for (let k = 1; k < e.args.length && f.remCount > 0; k++) {
+    const all = f.remCount === n;
+    logicalStep(f, evalOn(e.args[k]!, batch, layout, env, all ? null : f.rem, f.remCount));
+  }
+  return logicalEnd(f);
+}
+
+function logicalNot(type: SqlType, n: number, v: Vector): Vector {
+  const d = v.data as Uint8Array;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = d[i]! ^ 1;
+  return { type, length: n, data: out, nulls: v.nulls };
+}
+
+/**
+ * An AND/OR evaluated argument by argument: the rows not yet decided (`rem`)
+ * are the only ones the next argument is evaluated on, so an argument that
+ * would raise on a decided row never sees it.
+ */
+interface LogicalFold {
+  type: SqlType;
+  n: number;
+  /** FALSE for AND, TRUE for OR: the value that decides a row. */
+  dominant: number;
+  data: Uint8Array;
+  nulls: Uint8Array | null;
+  rem: Int32Array;
+  remCount: number;
+}
+
+function logicalStart(e: LogicalExpr, n: number, first: Vector): LogicalFold {
+  const dominant = e.op === 'and' ? 0 : 1;
   const data = new Uint8Array(n);
   let nulls: Uint8Array | null = null;
   const fd = first.data as Uint8Array;
   const fn = first.nulls;
-  let rem = new Int32Array(n);
+  const rem = new Int32Array(n);
   let remCount = 0;
   for (let i = 0; i < n; i++) {
-    const isN = fn !== null && fn[i] === 1;
-    if (isN) {
+    if (fn !== null && fn[i] === 1) {
       nulls ??= new Uint8Array(n);
       nulls[i] = 1;
       rem[remCount++] = i;
@@ -759,29 +781,33 @@ function evalLogical(e: LogicalExpr, batch: Batch, layout: ColumnLayout, env: En
       if (fd[i] !== dominant) rem[remCount++] = i;
     }
   }
-  for (let k = 1; k < e.args.length && remCount > 0; k++) {
-    const all = remCount === n;
-    const v = evalOn(e.args[k]!, batch, layout, env, all ? null : rem, remCount);
-    const vd = v.data as Uint8Array;
-    const vn = v.nulls;
-    const next = new Int32Array(remCount);
-    let nc = 0;
-    for (let j = 0; j < remCount; j++) {
-      const row = rem[j]!;
-      if (vn !== null && vn[j] === 1) {
-        nulls ??= new Uint8Array(n);
-        nulls[row] = 1;
-        next[nc++] = row;
-      } else if (vd[j] === dominant) {
-        data[row] = dominant;
-        if (nulls) nulls[row] = 0;
-      } else next[nc++] = row;
-    }
-    rem = next;
-    remCount = nc;
+  return { type: e.type, n, dominant, data, nulls, rem, remCount };
+}
+
+/** Folds in the next argument's values `v`, one per row of `f.rem`. */
+function logicalStep(f: LogicalFold, v: Vector): void {
+  const vd = v.data as Uint8Array;
+  const vn = v.nulls;
+  const next = new Int32Array(f.remCount);
+  let nc = 0;
+  for (let j = 0; j < f.remCount; j++) {
+    const row = f.rem[j]!;
+    if (vn !== null && vn[j] === 1) {
+      f.nulls ??= new Uint8Array(f.n);
+      f.nulls[row] = 1;
+      next[nc++] = row;
+    } else if (vd[j] === f.dominant) {
+      f.data[row] = f.dominant;
+      if (f.nulls) f.nulls[row] = 0;
+    } else next[nc++] = row;
   }
-  if (nulls) for (let i = 0; i < n; i++) if (nulls[i] === 1) data[i] = 0;
-  return { type: e.type, length: n, data, nulls };
+  f.rem = next;
+  f.remCount = nc;
+}
+
+function logicalEnd(f: LogicalFold): Vector {
+  if (f.nulls) for (let i = 0; i < f.n; i++) if (f.nulls[i] === 1) f.data[i] = 0;
+  return { type: f.type, length: f.n, data: f.data, nulls: f.nulls };
 }
 
 // Async twins of evalCase / evalCoalesce / evalLogical for expressions with subqueries (see evalAsync).
@@ -827,57 +853,13 @@ async function coalesceWith(e: ConditionalExpr, n: number, on: (x: Expr, sel: In
 }
 
 async function logicalWith(e: LogicalExpr, n: number, on: (x: Expr, sel: Int32Array | null, count: number) => Promise<Vector>): Promise<Vector> {
-  if (e.op === 'not') {
-    const v = await on(e.args[0]!, null, n);
-    const d = v.data as Uint8Array;
-    const out = new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[i] = d[i]! ^ 1;
-    return { type: e.type, length: n, data: out, nulls: v.nulls };
+  if (e.op === 'not') return logicalNot(e.type, n, await on(e.args[0]!, null, n));
+  const f = logicalStart(e, n, await on(e.args[0]!, null, n));
+  for (let k = 1; k < e.args.length && f.remCount > 0; k++) {
+    const all = f.remCount === n;
+    logicalStep(f, await on(e.args[k]!, all ? null : f.rem, f.remCount));
   }
-  const isAnd = e.op === 'and';
-  // `decided` = the dominant value (FALSE for AND, TRUE for OR).
-  const dominant = isAnd ? 0 : 1;
-  const first = await on(e.args[0]!, null, n);
-  const data = new Uint8Array(n);
-  let nulls: Uint8Array | null = null;
-  const fd = first.data as Uint8Array;
-  const fn = first.nulls;
-  let rem = new Int32Array(n);
-  let remCount = 0;
-  for (let i = 0; i < n; i++) {
-    const isN = fn !== null && fn[i] === 1;
-    if (isN) {
-      nulls ??= new Uint8Array(n);
-      nulls[i] = 1;
-      rem[remCount++] = i;
-    } else {
-      data[i] = fd[i]!;
-      if (fd[i] !== dominant) rem[remCount++] = i;
-    }
-  }
-  for (let k = 1; k < e.args.length && remCount > 0; k++) {
-    const all = remCount === n;
-    const v = await on(e.args[k]!, all ? null : rem, remCount);
-    const vd = v.data as Uint8Array;
-    const vn = v.nulls;
-    const next = new Int32Array(remCount);
-    let nc = 0;
-    for (let j = 0; j < remCount; j++) {
-      const row = rem[j]!;
-      if (vn !== null && vn[j] === 1) {
-        nulls ??= new Uint8Array(n);
-        nulls[row] = 1;
-        next[nc++] = row;
-      } else if (vd[j] === dominant) {
-        data[row] = dominant;
-        if (nulls) nulls[row] = 0;
-      } else next[nc++] = row;
-    }
-    rem = next;
-    remCount = nc;
-  }
-  if (nulls) for (let i = 0; i < n; i++) if (nulls[i] === 1) data[i] = 0;
-  return { type: e.type, length: n, data, nulls };
+  return logicalEnd(f);
 }
 
 // ---------------------------------------------------------------- lambdas
