@@ -10,7 +10,9 @@
 // GROUP BY (ordinals, ROLLUP/CUBE/GROUPING SETS, GROUPING()), HAVING,
 // aggregates with DISTINCT/IGNORE NULLS/ORDER BY/LIMIT, windows with frames,
 // QUALIFY, set operations, derived tables, DISTINCT, * EXCEPT/REPLACE, CASE/IF/
-// COALESCE and IS DISTINCT FROM over INT64/FLOAT64/NUMERIC. The generator only
+// COALESCE and IS DISTINCT FROM over INT64/FLOAT64/NUMERIC, scalar functions
+// (string, math, LIKE, CAST), SELECT AS STRUCT subqueries, PIVOT/UNPIVOT,
+// recursive CTEs in derived tables and named windows. The generator only
 // writes deterministic queries: results compare as multisets (@unordered)
 // unless the outer ORDER BY covers every column; LIMIT only under such an
 // ORDER BY; order-sensitive aggregates and window functions order by every
@@ -78,7 +80,9 @@ function expr(scope: Col[], depth: number, want?: Ty): { sql: string; ty: Ty } {
     return { sql: v === 'NULL' ? `CAST(NULL AS ${t})` : v, ty: t };
   }
   const t = want ?? pick(['INT64', 'STRING', 'FLOAT64', 'NUMERIC', 'BOOL', 'INT64'] as Ty[]);
-  switch (int(6)) {
+  switch (int(7)) {
+    case 6:
+      return scalarFunction(scope, depth, t);
     case 0:
       if (numeric(t)) {
         // Mixed INT64/FLOAT64/NUMERIC arithmetic, typed by its supertype.
@@ -98,6 +102,50 @@ function expr(scope: Col[], depth: number, want?: Ty): { sql: string; ty: Ty } {
       return { sql: `IFNULL(${expr(scope, depth - 1, t).sql}, ${expr(scope, depth - 1, t).sql})`, ty: t };
     default:
       return { sql: scalarSubquery(scope, t), ty: t };
+  }
+}
+
+/** A scalar function call of result type t (no call that can fail: divisors are non-zero constants). */
+function scalarFunction(scope: Col[], depth: number, t: Ty): { sql: string; ty: Ty } {
+  const a = (w: Ty) => expr(scope, depth - 1, w).sql;
+  switch (t) {
+    case 'STRING':
+      return { sql: pick([
+        () => `${pick(['UPPER', 'LOWER', 'TRIM', 'REVERSE'])}(${a('STRING')})`,
+        () => `SUBSTR(${a('STRING')}, ${pick(['1', '2', '-1', '0'])}${chance(0.5) ? `, ${pick(['1', '2'])}` : ''})`,
+        () => `REPLACE(${a('STRING')}, 'y', ${pick(["'q'", "''", "'yy'"])})`,
+        () => `LPAD(${a('STRING')}, ${pick(['0', '1', '3'])}, '-')`,
+        () => `CAST(${a(pick(['INT64', 'NUMERIC', 'BOOL'] as Ty[]))} AS STRING)`,
+        () => `NULLIF(${a('STRING')}, ${a('STRING')})`,
+      ])(), ty: t };
+    case 'INT64':
+      return { sql: pick([
+        () => `${pick(['LENGTH', 'BYTE_LENGTH'])}(${a('STRING')})`,
+        () => `${pick(['ABS', 'SIGN'])}(${a('INT64')})`,
+        () => `${pick(['MOD', 'DIV'])}(${a('INT64')}, ${pick(['2', '3', '-2'])})`,
+        () => `${pick(['GREATEST', 'LEAST'])}(${a('INT64')}, ${a('INT64')})`,
+        () => `NULLIF(${a('INT64')}, ${a('INT64')})`,
+        () => `CAST(${a(pick(['FLOAT64', 'NUMERIC'] as Ty[]))} AS INT64)`,
+        () => `STRPOS(${a('STRING')}, ${pick(["'y'", "''", "'z'"])})`,
+      ])(), ty: t };
+    case 'FLOAT64':
+      return { sql: pick([
+        () => `SAFE_DIVIDE(${a('FLOAT64')}, ${a('INT64')})`,
+        () => `${pick(['ROUND', 'FLOOR', 'CEIL', 'ABS', 'TRUNC'])}(${a('FLOAT64')})`,
+        () => `${pick(['GREATEST', 'LEAST'])}(${a('FLOAT64')}, ${a(pick(['INT64', 'FLOAT64'] as Ty[]))})`,
+      ])(), ty: t };
+    case 'NUMERIC':
+      return { sql: pick([
+        () => `ROUND(${a('NUMERIC')}, ${pick(['0', '1'])})`,
+        () => `${pick(['ABS', 'FLOOR', 'CEIL', 'TRUNC'])}(${a('NUMERIC')})`,
+        () => `${pick(['GREATEST', 'LEAST'])}(${a('NUMERIC')}, ${a(pick(['INT64', 'NUMERIC'] as Ty[]))})`,
+      ])(), ty: t };
+    default:
+      return { sql: pick([
+        () => `${a('STRING')} ${chance(0.3) ? 'NOT ' : ''}LIKE ${pick(["'y%'", "'%'", "'_'", "''"])}`,
+        () => `STARTS_WITH(${a('STRING')}, ${pick(["'y'", "''"])})`,
+        () => `${a('INT64')} ${chance(0.3) ? 'NOT ' : ''}BETWEEN ${a('INT64')} AND ${a('INT64')}`,
+      ])(), ty: 'BOOL' };
   }
 }
 
@@ -182,6 +230,8 @@ function scalarSubquery(outer: Col[], t: Ty): string {
   if (t === 'INT64' && chance(0.15)) return `ARRAY_LENGTH(ARRAY(SELECT ${e} FROM ${from}${where}))`;
   if (t === 'STRING' && chance(0.2)) return `ARRAY_TO_STRING(ARRAY(SELECT IFNULL(${e}, 'N') FROM ${from}${where} ORDER BY ${totalOrder(inner, [])}), ',')`;
   if (chance(0.3)) return `(SELECT ${e} AS v FROM ${from}${where} ORDER BY ${totalOrder(inner, [e])} LIMIT 1)`;
+  // A STRUCT row, one field read back.
+  if (chance(0.15)) return `(SELECT AS STRUCT ${e} AS v, ${expr(inner, 1).sql} AS w FROM ${from}${where} ORDER BY ${totalOrder(inner, [e])} LIMIT 1).v`;
   const agg = t === 'STRING' ? pick(['MIN', 'MAX']) : numeric(t) && t !== 'INT64' ? pick(['MIN', 'MAX', 'SUM']) : pick(['MIN', 'MAX', 'SUM', 'COUNT']);
   return agg === 'COUNT' ? `(SELECT COUNT(${chance(0.5) ? 'DISTINCT ' : ''}${e}) FROM ${from}${where})` : `(SELECT ${agg}(${e}) FROM ${from}${where})`;
 }
@@ -203,7 +253,10 @@ function totalOrder(scope: Col[], first: string[]): string {
 let aliasSeq = 0;
 /** A FROM clause and the columns it brings into scope. `arrays` says whether an UNNEST alias may appear. */
 function fromClause(depth: number): { sql: string; scope: Col[] } {
-  const k = int(depth > 0 ? 10 : 4);
+  const k = int(depth > 0 ? 13 : 4);
+  if (k === 10) return pivotFrom();
+  if (k === 11) return unpivotFrom();
+  if (k === 12) return recursiveFrom();
   if (k <= 3) {
     const t = pick(Object.keys(TABLES));
     const q = `${t}_${++aliasSeq}`;
@@ -249,6 +302,58 @@ function fromClause(depth: number): { sql: string; scope: Col[] } {
   const d = `d${++aliasSeq}`;
   return { sql: `(${q.sql}) AS ${d}`, scope: q.cols.map((c) => ({ name: c.name, ty: c.ty, q: d })) };
 }
+const aggType = (agg: string, t: Ty): Ty => (agg === 'COUNT' ? 'INT64' : agg === 'AVG' ? (t === 'NUMERIC' ? 'NUMERIC' : 'FLOAT64') : t);
+
+/** PIVOT over a base table's columns: the rest of the input's columns group; one column per IN value. */
+function pivotFrom(): { sql: string; scope: Col[] } {
+  const t = pick(Object.keys(TABLES));
+  const cols = TABLES[t]!;
+  const keys = cols.filter((c) => c.ty === 'INT64' || c.ty === 'STRING' || c.ty === 'BOOL');
+  const p = pick(keys);
+  const v = pick(cols.filter((c) => c !== p));
+  const groups = cols.filter((c) => c !== p && c !== v && c.ty !== 'FLOAT64' && chance(0.6));
+  const agg = numeric(v.ty) ? pick(['SUM', 'MIN', 'MAX', 'COUNT', 'AVG']) : pick(['MIN', 'MAX', 'COUNT']);
+  const vals = [...new Set([0, 1, 2].map(() => pick(VALUES[p.ty].filter((x) => x !== 'NULL'))))];
+  const q = `q${++aliasSeq}`, d = `d${aliasSeq}`;
+  const inner = [...groups, p, v].map((c) => c.name).join(', ');
+  const where = chance(0.3) ? ` WHERE ${pred(cols.map((c) => ({ ...c, q })), 0)}` : '';
+  const ins = vals.map((x, i) => `${x} AS p${i}`).join(', ');
+  const ty = aggType(agg, v.ty);
+  const scope: Col[] = [...groups.map((c) => ({ ...c, q: d })), ...vals.map((_, i) => ({ name: `p${i}`, ty, q: d }))];
+  return { sql: `(SELECT ${inner} FROM ${t} AS ${q}${where}) PIVOT(${agg}(${v.name}) FOR ${p.name} IN (${ins})) AS ${d}`, scope };
+}
+
+/** UNPIVOT of two same-typed expressions of a base table's row, NULLs kept or not. */
+function unpivotFrom(): { sql: string; scope: Col[] } {
+  const t = pick(Object.keys(TABLES));
+  const q = `q${++aliasSeq}`, d = `d${aliasSeq}`;
+  const scope0 = TABLES[t]!.map((c) => ({ ...c, q }));
+  const ty = pick(['INT64', 'STRING', 'NUMERIC'] as Ty[]);
+  const keep = TABLES[t]!.filter((c) => c.name === 'a');
+  const labels = chance(0.4);
+  // Each unpivoted column is computed: the reference treats two aliases of one input column (or of a kept
+  // column) as the same column and refuses or drops it (its resolver's TODO in UNPIVOT).
+  const u = () => { const e = `CAST(${expr(scope0, 1, ty).sql} AS ${ty})`; return `IFNULL(${e}, ${e})`; };
+  const body = `(SELECT ${keep.map((c) => `${c.name}, `).join('')}${u()} AS u1, ${u()} AS u2 FROM ${t} AS ${q})`;
+  const ins = labels ? "u1 AS 'one', u2 AS 'two'" : 'u1, u2';
+  const nulls = pick(['', ' INCLUDE NULLS', ' EXCLUDE NULLS']);
+  return { sql: `${body} UNPIVOT${nulls} (v FOR k IN (${ins})) AS ${d}`, scope: [...keep.map((c) => ({ ...c, q: d })), { name: 'v', ty, q: d }, { name: 'k', ty: 'STRING', q: d }] };
+}
+
+/** A recursive CTE in a derived table: chains that grow from t2's rows, sometimes through a join with t3. */
+function recursiveFrom(): { sql: string; scope: Col[] } {
+  const d = `d${++aliasSeq}`, q = `q${aliasSeq}`;
+  const base = TABLES.t2!.map((c) => ({ ...c, q }));
+  const ty = pick(['INT64', 'STRING'] as Ty[]);
+  const s0 = expr(base, 1, ty).sql;
+  const join = chance(0.5);
+  const rs: Col[] = [{ name: 'n', ty: 'INT64', q: 'r' }, { name: 's', ty, q: 'r' }, ...(join ? TABLES.t3!.map((c) => ({ ...c, q: 'j' })) : [])];
+  const step = `SELECT r.n + 1, ${expr(rs, 1, ty).sql} FROM r${join ? ' JOIN t3 AS j ON r.n = j.a' : ''} WHERE r.n < 3`;
+  const union = ty === 'INT64' && chance(0.4) ? 'UNION DISTINCT' : 'UNION ALL';
+  const sql = `(WITH RECURSIVE r AS (SELECT a AS n, ${s0} AS s FROM t2 AS ${q} WHERE a IS NOT NULL ${union} ${step}) SELECT n, s FROM r) AS ${d}`;
+  return { sql, scope: [{ name: 'n', ty: 'INT64', q: d }, { name: 's', ty, q: d }] };
+}
+
 // The right side of a JOIN: a join in parentheses, where the reference wants CROSS JOIN for a comma.
 const paren = (s: string) => (/ JOIN |^\w+ AS \w+, UNNEST/.test(s) && !/^\(.*\) AS d\d+$/.test(s) ? `(${s.replace(', UNNEST', ' CROSS JOIN UNNEST')})` : s);
 
@@ -393,8 +498,14 @@ function windowQuery(depth: number): Q {
     }
     default: w = { sql: `NTILE(${1 + int(3)}) OVER (${part} ORDER BY ${totalOrder(f.scope, [])})`, ty: 'INT64' };
   }
+  // A named window holding the PARTITION BY, which the call's own OVER extends.
+  let named = '';
+  if (part && chance(0.3)) {
+    w = { ...w, sql: w.sql.replace(`OVER (${part}`, 'OVER (wn') };
+    named = ` WINDOW wn AS (${part})`;
+  }
   const qualify = chance(0.3) ? ` QUALIFY ${w.sql} ${pick(['=', '<=', '>'])} 1` : '';
-  return { sql: `SELECT ${s.items.join(', ')}, ${w.sql} AS w FROM ${f.sql}${whereClause(f.scope)}${qualify}`, cols: [...s.cols, { name: 'w', ty: w.ty }] };
+  return { sql: `SELECT ${s.items.join(', ')}, ${w.sql} AS w FROM ${f.sql}${whereClause(f.scope)}${qualify}${named}`, cols: [...s.cols, { name: 'w', ty: w.ty }] };
 }
 
 /** Two queries of the same column types joined by a set operation. */
