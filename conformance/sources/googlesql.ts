@@ -249,12 +249,14 @@ const AGGREGATE_NAMES = [
   'STDDEV_POP', 'STDDEV_SAMP', 'VARIANCE', 'VAR_POP', 'VAR_SAMP', 'APPROX_COUNT_DISTINCT', 'APPROX_QUANTILES',
   'APPROX_TOP_COUNT', 'APPROX_TOP_SUM', 'PERCENTILE_CONT', 'PERCENTILE_DISC',
 ];
-const SAFE_AGGREGATE_RE = new RegExp(`\\bSAFE\\s*\\.\\s*(${AGGREGATE_NAMES.join('|')})\\s*\\(`, 'i');
+// Numbering and navigation functions of the window function references.
+const WINDOW_NAMES = ['ROW_NUMBER', 'RANK', 'DENSE_RANK', 'PERCENT_RANK', 'CUME_DIST', 'NTILE', 'LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE'];
+const SAFE_REFUSED_RE = new RegExp(`\\bSAFE\\s*\\.\\s*(${[...AGGREGATE_NAMES, ...WINDOW_NAMES].join('|')})\\s*\\(`, 'i');
 
-/** A query calling an aggregate function with the SAFE. prefix, which BigQuery refuses. */
-export function safeAggregateAdjustment(query: string): string | null {
-  const m = SAFE_AGGREGATE_RE.exec(query);
-  return m ? `SAFE. prefix on the aggregate function ${m[1]!.toUpperCase()} (BigQuery: "SAFE is not supported for function ${m[1]!.toUpperCase()}")` : null;
+/** A query calling an aggregate or window function with the SAFE. prefix, which BigQuery refuses (functions-reference: SAFE. prefix). */
+export function safeRefusedAdjustment(query: string): string | null {
+  const m = SAFE_REFUSED_RE.exec(query);
+  return m ? `SAFE. prefix on the aggregate or window function ${m[1]!.toUpperCase()} (BigQuery: "SAFE is not supported for function ${m[1]!.toUpperCase()}")` : null;
 }
 
 /** Columns of a result table type `ARRAY<STRUCT<...>>` (or a value table `ARRAY<T>`). */
@@ -601,7 +603,7 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
         : { kind: 'dml', section, typed };
     } else {
 
-      const adj = bigQueryAdjustment(typed) ?? safeAggregateAdjustment(tc.query);
+      const adj = bigQueryAdjustment(typed) ?? safeRefusedAdjustment(tc.query);
       // A FLOAT (float32) table column is FLOAT64 in BigQuery: where the reference widened its values to
       // DOUBLE, they compare within float32 precision.
       const float32 = referenced.some((p) => p.kind === 'table' && p.contents && internalScalars(p.contents.type).has('type:FLOAT32'));

@@ -1225,14 +1225,14 @@ function havingExpr(an: Analyzer, e: A.Expr, ctx: ExprCtx): Expr {
   return x;
 }
 
-/** The service refuses the SAFE. prefix on aggregate functions, as aggregates or in an OVER clause. */
-export function safeAggregateError(name: string, loc: A.Loc): QueryError {
+/** The service refuses the SAFE. prefix on aggregate, window and user-defined functions (functions-reference.md). */
+export function safePrefixRefused(name: string, loc: A.Loc): QueryError {
   return sqlError(`SAFE is not supported for function ${name}`, loc);
 }
 
 export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: AggregateFunctionDef, ctx: ExprCtx): Expr {
   const disp = n.name.join('.').toUpperCase();
-  if (n.safe) throw safeAggregateError(disp, n.loc);
+  if (n.safe) throw safePrefixRefused(disp, n.loc);
   if (ctx.inAggregate) throw sqlError('Aggregations of aggregations are not allowed', n.loc);
   if (!ctx.aggs) {
     // The reference resolves the arguments and the signature before it refuses the aggregate here, so an

@@ -11,7 +11,7 @@ import { routineDdl } from '../udf/routine-ddl.js';
 import type { Expr } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { canCoerce, typeFromNode } from './types.js';
-import { originOf, type ExprCtx, coerce, resolveExpr, resolveAggregate } from './expr.js';
+import { originOf, type ExprCtx, coerce, resolveExpr, resolveAggregate, safePrefixRefused } from './expr.js';
 
 export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt | undefined {
   const full = parts.join('.');
@@ -61,6 +61,8 @@ export function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.Function
   const external = languageOf(udf) !== undefined;
   if (!udf.body && !external) throw sqlError(`Function ${n.name.join('.')} has no SQL body`, n.loc);
   if (n.distinct && !udf.aggregate) throw sqlError(`Non-aggregate function ${n.name.join('.')} cannot be called with DISTINCT`, n.loc);
+  // functions-reference.md (SAFE. prefix): not supported with user-defined functions, SQL or not, scalar or aggregate.
+  if (n.safe) throw safePrefixRefused(n.name.join('.'), n.loc);
   if (external && udf.aggregate) {
     // JavaScript UDAF: resolved like a built-in aggregate over a registry-shaped definition (src/udf/).
     const types = udf.params.map((p) => (p.type.kind === 'AnyType' ? T.STRING : typeFromNode(p.type)));
@@ -90,7 +92,7 @@ export function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.Function
     // JavaScript / Python: a call whose kernel runs the compiled function over the batch (src/udf/).
     const args = udf.params.map((p) => m.get(p.name.toLowerCase())!);
     try {
-      return externalUdfCall(an.env, udf, n.name.join('.'), args, args.map((a) => a.type), udf.returns ? typeFromNode(udf.returns) : T.STRING, n.safe);
+      return externalUdfCall(an.env, udf, n.name.join('.'), args, args.map((a) => a.type), udf.returns ? typeFromNode(udf.returns) : T.STRING);
     } catch (e) {
       if (e instanceof QueryError && !/ at \[\d+:\d+\]$/.test(e.message)) throw new QueryError(`${e.message} at [${n.loc.line}:${n.loc.column}]`, e.reason, e.httpCode);
       throw e;

@@ -13,7 +13,7 @@ import { rewriteExpr } from './rewrite.js';
 import type { Expr, FrameBound, WindowCall, WindowFrame } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { Origin, canCoerce } from './types.js';
-import { originOf, type ExprCtx, collationGrouper, coerce, argInfo, functionHint, unify, resolveExpr, NUMBERING, NAVIGATION, orderKeys, safeAggregateError } from './expr.js';
+import { originOf, type ExprCtx, collationGrouper, coerce, argInfo, functionHint, unify, resolveExpr, NUMBERING, NAVIGATION, orderKeys, safePrefixRefused } from './expr.js';
 
 /** The analytic functions that take IGNORE / RESPECT NULLS: expr.ts's aggregates that do, and the navigation functions. */
 const NULL_HANDLING_ANALYTIC = new Set(['ARRAY_AGG', 'APPROX_QUANTILES', 'PERCENTILE_CONT', 'PERCENTILE_DISC', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE']);
@@ -112,7 +112,21 @@ function frameOffset(an: Analyzer, e: A.Expr, ctx: ExprCtx): Expr {
     throw sqlError(FRAME_OFFSET_ERROR, e.loc);
   }
   if (!literalOrParam(e)) throw sqlError(FRAME_OFFSET_ERROR, e.loc);
+  if (constantOnly(e)) {
+    // A literal bound (a CAST or sign of one folds to a literal) is checked when the query is analyzed, as the
+    // reference analyzer's window-frame resolver does; a parameter's value is checked when the window runs.
+    const v = constantValue(x);
+    if (v === null) throw sqlError('Window framing expression cannot be NULL', e.loc);
+    if (v !== undefined && (v instanceof Decimal ? v.toNumber() : Number(v)) < 0) throw sqlError('Window framing expression cannot evaluate to a negative value', e.loc);
+  }
   return x;
+}
+
+/** An offset built from literals only (no parameter, system variable or script variable). */
+function constantOnly(e: A.Expr): boolean {
+  if (e.kind === 'UnaryExpr') return constantOnly(e.operand);
+  if (e.kind === 'CastExpr') return constantOnly(e.expr);
+  return e.kind !== 'NamedParam' && e.kind !== 'PositionalParam' && e.kind !== 'SystemVariable' && e.kind !== 'PathExpr';
 }
 
 function literalOrParam(e: A.Expr): boolean {
@@ -201,6 +215,8 @@ function checkAnalyticSignature(name: string, args: readonly Expr[], n: A.Functi
 
 export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string, ctx: ExprCtx): Expr {
   if (!ctx.wins) throw sqlError(ctx.analyticRefusal ?? `Analytic function not allowed in ${ctx.clause}`, n.loc);
+  // No SAFE. on window functions (an aggregate's refusal waits for its lookup below, so an unknown name says so first).
+  if (n.safe && (NUMBERING.has(name) || NAVIGATION.has(name))) throw safePrefixRefused(name, n.loc);
   if (n.orderBy?.length) throw sqlError('ORDER BY in arguments is not supported on analytic functions', n.orderBy[0]!.loc);
   if (n.limit) throw sqlError('LIMIT in arguments is not supported on analytic functions', n.limit.loc);
   if (n.having) throw sqlError('HAVING modifier is not supported on analytic functions', n.having.expr.loc);
@@ -301,7 +317,7 @@ export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string,
     const def = lookupFunction(name === 'COUNT' && star ? '$count_star' : name);
     if (!def) throw sqlError(`Function not found: ${n.name.join('.')}${functionHint(n.name.join('.'))}`, n.loc);
     if (def.kind !== 'aggregate') throw sqlError(`Function ${name} does not support an OVER clause`, n.loc);
-    if (n.safe) throw safeAggregateError(name, n.loc);
+    if (n.safe) throw safePrefixRefused(name, n.loc);
     if (n.distinct && orderBy.length > 0) throw sqlError('Window ORDER BY is not allowed if DISTINCT is specified', n.over!.loc);
     const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: false };
     const r = def.resolve(args.map((e) => argInfo(e)), opts);
@@ -322,7 +338,6 @@ export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string,
     partitionBy,
     orderBy,
     ...(frame ? { frame } : {}),
-    ...(n.safe && aggregate ? { safe: true } : {}),
   });
   return colRef(column);
 }

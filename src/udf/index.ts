@@ -150,7 +150,7 @@ function compile(udf: A.CreateFunctionStmt, name: string, params: readonly UdfPa
  * The call of a non-SQL UDF over already-resolved (and coerced) arguments.
  * `session` scopes the compiled function (the analyzer's environment).
  */
-export function externalUdfCall(session: object, udf: A.CreateFunctionStmt, name: string, args: readonly Expr[], paramTypes: readonly SqlType[], returnType: SqlType, safe = false): CallExpr {
+export function externalUdfCall(session: object, udf: A.CreateFunctionStmt, name: string, args: readonly Expr[], paramTypes: readonly SqlType[], returnType: SqlType): CallExpr {
   checkExternalFunction(udf, paramTypes, returnType);
   const params = udf.params.map((p, i) => ({ name: p.name, type: paramTypes[i]! }));
   let cache = sessions.get(session);
@@ -165,7 +165,7 @@ export function externalUdfCall(session: object, udf: A.CreateFunctionStmt, name
     name,
     args,
     fn: { returnType, argTypes: paramTypes, kernel: (vecs, n) => c.call(vecs, n) },
-    // SAFE.f(...): the executor retries a failing batch row by row, failing rows become NULL.
-    safe,
+    // No SAFE. form: the analyzer refuses SAFE. on every user-defined function (functions-reference.md).
+    safe: false,
   };
 }
