@@ -209,6 +209,14 @@ const WRITABLE_SYSTEM_VARIABLES = new Set(['dataset_id', 'dataset_project_id', '
 const READ_ONLY_SYSTEM_VARIABLES = new Set(['current_job_id', 'last_job_id', 'project_id', 'row_count', 'session_id']);
 
 async function setVar(s: Session, st: A.SetStmt): Promise<void> {
+  // One value per variable: a tuple naming one twice (in any case) is refused before its value is evaluated, as the
+  // reference implementation's script executor does (the procedural-language page is silent).
+  const seen = new Set<string>();
+  for (const t of st.targets) {
+    const key = (t.system ? '@@' : '') + t.name.toLowerCase();
+    if (seen.has(key)) throw sqlError(`Assigning multiple values to variable: ${t.name}`, st.loc);
+    seen.add(key);
+  }
   const one = !st.tuple && !st.targets[0]!.system ? s.variables.get(st.targets[0]!.name.toLowerCase()) : undefined;
   const v = await s.evalScalar(st.value, undefined, one?.type);
   const assign = (name: string, system: boolean, val: TypedValue, nullTakes = false) => {
@@ -558,6 +566,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
             // @@error exists only inside a handler: an enclosing handler's comes back after this one, none after the last.
             const savedVars = ERROR_VARIABLES.map((k) => s.variables.get(k));
             state.error = err;
+            // Variables declared in the BEGIN section are valid only there, not in the block's handler
+            // (procedural-language.md, BEGIN...EXCEPTION...END).
+            for (const k of [...s.variables.keys()]) if (!declared.has(k) && !k.startsWith('@@')) s.variables.delete(k);
             s.variables.set('@@error.message', { type: T.STRING, value: nullMessages.has(err) ? null : err.message.replace(/ at \[\d+:\d+\]$/, '') });
             s.variables.set('@@error.statement_text', { type: T.STRING, value: state.current ?? null });
             setErrorTrace(s, errorFrames.get(err) ?? []);
@@ -609,7 +620,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       const sqlV = await s.evalScalar(st.sql);
       if (sqlV.value === null && sqlV.type.kind === 'STRING') throw sqlError('EXECUTE IMMEDIATE sql string cannot be NULL', st.sql.loc);
       if (typeof sqlV.value !== 'string') throw sqlError('EXECUTE IMMEDIATE requires a STRING', st.sql.loc);
-      const using = new Map(s.ctx.params.named);
+      // Only system variables and the USING values reach the text: the script's own variables and the outer query's
+      // parameters are not exposed to it (procedural-language.md, EXECUTE IMMEDIATE, query_statement).
+      const using = new Map<string, TypedValue>();
       const positional: TypedValue[] = [];
       const names = new Set<string>();
       for (const u of st.using ?? []) {
@@ -622,7 +635,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
         else positional.push(v);
       }
       const inner = new Session({ ...s.ctx, sql: sqlV.value, params: { named: using, positional }, timeZone: s.env.timeZone ?? 'UTC' });
-      for (const [k, v] of s.variables) inner.variables.set(k, v);
+      for (const [k, v] of s.variables) if (k.startsWith('@@')) inner.variables.set(k, v);
       for (const [k, v] of s.tempFunctions) inner.tempFunctions.set(k, v);
       for (const [k, v] of s.tempTables) inner.tempTables.set(k, v);
       const sub: ScriptState = { count: 0, deadline: state.deadline };
@@ -733,11 +746,11 @@ function restoreNames(s: Session): void {
 
 /** CALL: runs the procedure body with its own variables; OUT/INOUT arguments (variables) receive the results. */
 /**
- * CALLs running at once (a procedure calling itself without end). The
- * service documents no figure; past this a script fails at once instead of
- * growing until the memory guard stops it.
+ * Stack frames at most (procedural-language.md, CALL: the maximum depth of procedure calls is 50 frames). The script
+ * itself is the first frame, as in @@error.stack_trace, so 49 procedures may run nested; the reference
+ * implementation's script executor counts the same way (its default maximum stack depth is 50).
  */
-const MAX_CALL_DEPTH = 1000;
+const MAX_CALL_FRAMES = 50;
 
 async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Promise<void> {
   if (splitPath(st.name).join('.').toUpperCase() === 'BQ.ABORT_SESSION') {
@@ -762,6 +775,10 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
       if (!typeEquals(vt, t) && (!canCoerce(t, vt) || (p.mode === 'INOUT' && !canCoerce(vt, t)))) {
         throw sqlError(`${p.mode} argument ${p.name} of procedure ${st.name.join('.')} has type ${typeToSql(t)}, which variable ${a.parts[0]} of type ${typeToSql(vt)} cannot take`, a.loc);
       }
+      // procedural-language.md, CALL: the same variable may not appear more than once as an OUT or INOUT argument.
+      if (outs.some((o) => o.variable === a.parts[0]!.toLowerCase())) {
+        throw sqlError(`A variable cannot be passed in multiple times as OUT/INOUT arguments: ${a.parts[0]}`, a.loc);
+      }
       outs.push({ param: p.name.toLowerCase(), variable: a.parts[0]!.toLowerCase() });
       bound.set(p.name.toLowerCase(), p.mode === 'INOUT' ? s.variables.get(a.parts[0]!.toLowerCase())! : { type: t, value: null });
     } else {
@@ -771,7 +788,10 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
       bound.set(p.name.toLowerCase(), v);
     }
   }
-  if ((state.calls?.length ?? 0) >= MAX_CALL_DEPTH) throw new QueryError(`Procedure calls are nested more than ${MAX_CALL_DEPTH} levels deep`, 'resourcesExceeded');
+  // The frames now running are the script's and one per procedure in state.calls; this CALL would add one more.
+  if (1 + (state.calls?.length ?? 0) >= MAX_CALL_FRAMES) {
+    throw new QueryError(`Out of stack space due to deeply-nested procedure call to ${st.name.join('.')}`, 'resourcesExceeded');
+  }
   const saved = new Map(s.variables);
   // Statements of the body are child jobs too, their stack frames in the procedure's text.
   const outer = { calls: state.calls, procedure: state.procedure };

@@ -53,11 +53,13 @@ describe('script time limit', () => {
     process.env.WAREHOUSE_EMULATOR_SCRIPT_TIMEOUT_MS = '60000';
     await run(h, 'CREATE OR REPLACE PROCEDURE ds.forever(n INT64) BEGIN CALL ds.forever(n + 1); END', { projectId: 'p' });
     const e = await failure(run(h, 'CALL ds.forever(0)', { projectId: 'p' }));
-    expect([e.reason, e.message]).toEqual(['resourcesExceeded', 'Procedure calls are nested more than 1000 levels deep']);
-    // Deep but finite recursion still runs.
+    expect([e.reason, e.message]).toEqual(['resourcesExceeded', 'Out of stack space due to deeply-nested procedure call to ds.forever']);
+    // procedural-language.md (CALL): at most 50 frames, the script's included: 49 procedures nested run, 50 do not.
     await run(h, 'CREATE OR REPLACE PROCEDURE ds.down(n INT64, OUT r INT64) BEGIN IF n = 0 THEN SET r = 0; ELSE CALL ds.down(n - 1, r); SET r = r + 1; END IF; END', { projectId: 'p' });
-    const r = await run(h, 'DECLARE r INT64; CALL ds.down(500, r); SELECT r', { projectId: 'p' });
-    expect(rowsOf(r)).toEqual([['500']]);
+    const r = await run(h, 'DECLARE r INT64; CALL ds.down(48, r); SELECT r', { projectId: 'p' });
+    expect(rowsOf(r)).toEqual([['48']]);
+    const deeper = await failure(run(h, 'DECLARE r INT64; CALL ds.down(49, r); SELECT r', { projectId: 'p' }));
+    expect(deeper.message).toContain('Out of stack space due to deeply-nested procedure call to ds.down');
   });
 
   it('a script that ends in time is not affected', async () => {
