@@ -601,6 +601,8 @@ export interface GroupBy extends NodeBase {
 }
 
 export interface TableSample {
+  /** The TABLESAMPLE keyword. */
+  loc?: Loc;
   method: string; // SYSTEM | BERNOULLI | RESERVOIR
   size: Expr;
   unit: 'PERCENT' | 'ROWS';
@@ -732,6 +734,8 @@ export interface JoinRef extends FromItemBase {
   right: FromItem;
   on?: Expr;
   using?: string[];
+  /** `(a JOIN b) TABLESAMPLE ...`: parsed to be refused (only a table is sampled). */
+  sample?: TableSample;
 }
 
 export interface AliasedExpr {

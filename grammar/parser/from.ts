@@ -164,7 +164,7 @@ export abstract class FromParser extends ExpressionParser {
   );
 
   protected tableSample = this.RULE('tableSample', (): A.TableSample => {
-    this.consume(1, K.TABLESAMPLE!);
+    const kw = this.consume(1, K.TABLESAMPLE!);
     const method = this.str(this.subrule(2, this.ident)).toUpperCase();
     this.consume(3, LP);
     // The size is a literal or a parameter: a sign is not part of the grammar (the reference's syntax error).
@@ -177,7 +177,7 @@ export abstract class FromParser extends ExpressionParser {
         { ALT: (): 'PERCENT' | 'ROWS' => (this.consume(7, K.PERCENT!), 'PERCENT') },
       ],
     });
-    const sample: A.TableSample = { method, size, unit };
+    const sample: A.TableSample = { loc: this.loc(kw), method, size, unit };
     this.option(8, () => (this.consume(9, K.PARTITION!), this.consume(10, K.BY!), (sample.partitionBy = this.subrule(11, this.exprList))));
     this.consume(12, RP);
     this.option(13, {
@@ -371,7 +371,7 @@ export abstract class FromParser extends ExpressionParser {
               const s = this.subrule(3, this.tableSample);
               if (this.live && sampled) this.fail(t);
               sampled = true;
-              if (this.live && item.kind !== 'JoinRef') item.sample = s;
+              if (this.live) item.sample = s;
             },
           },
           {

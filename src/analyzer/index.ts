@@ -5,6 +5,7 @@ import { Analyzer, type AnalyzerEnv } from './context.js';
 import { sqlError } from './errors.js';
 import { project, resolveQuery, type RelOut } from './query.js';
 import type { ResolvedQuery } from './resolved.js';
+import { checkSampledOnce } from './sample.js';
 
 export { Analyzer, type AnalyzerEnv } from './context.js';
 export { resolveQuery, resolveSelect, project, type RelOut } from './query.js';
@@ -55,6 +56,7 @@ export function checkDuplicateNames(names: readonly string[], loc?: A.Loc): void
 
 export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env), opts: { allowDuplicateNames?: boolean } = {}): ResolvedQuery {
   let out: RelOut = resolveQuery(an, q, undefined);
+  checkSampledOnce(an, out.rel);
   const valueTable = out.isValueTable;
   const c0 = out.rel.columns[0];
   if (out.isValueTable && c0 && c0.type.kind === 'STRUCT') {

@@ -27,6 +27,7 @@ import { coerce, literal, resolveExpr } from './expr.js';
 import { resolveQuery } from './query.js';
 import { pipeInputs } from './pipe.js';
 import type { Rel, ScanRel } from './resolved.js';
+import type { SampleTarget } from './sample.js';
 import { Scope } from './scope.js';
 import { indexColumnRows, searchIndexesOf, vectorIndexesOf } from './search-index.js';
 
@@ -37,6 +38,8 @@ export interface TableRefOut {
   readonly isValueTable: boolean;
   /** The last columns, this many, are pseudo-columns (_TABLE_SUFFIX, _PARTITIONTIME, _PARTITIONDATE) that `*` skips. */
   readonly hidden?: number;
+  /** What the name is, for TABLESAMPLE (only a table can be sampled). */
+  readonly target: SampleTarget;
 }
 
 /** Splits raw path parts (a quoted part may hold dots) into identifiers. */
@@ -97,7 +100,7 @@ export function tableNotFound(an: Analyzer, id: TableId): Error {
 
 export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | undefined): TableRefOut {
   const pipe = pipeInputs.get(item);
-  if (pipe) return { rel: pipe.rel, names: pipe.names, alias: item.alias ?? '', isValueTable: pipe.isValueTable };
+  if (pipe) return { rel: pipe.rel, names: pipe.names, alias: item.alias ?? '', isValueTable: pipe.isValueTable, target: { kind: 'not a table', what: 'a query result' } };
 
   if (item.path.length === 1) {
     const cte = an.findCte(item.path[0]!);
@@ -108,6 +111,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
         names: cte.columns.map((c) => c.name),
         alias: item.alias ?? item.path[0]!,
         isValueTable: cte.isValueTable,
+        target: { kind: 'not a table', what: `WITH query ${item.path[0]!}` },
       };
     }
   }
@@ -125,7 +129,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
       if (info) {
         const columns = info.columns.map((c) => an.newColumn(c.name, c.type));
         const rel: ScanRel = { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns };
-        return { rel, names: info.columns.map((c) => c.name), alias: item.alias ?? parts[parts.length - 1]!, isValueTable: false };
+        return { rel, names: info.columns.map((c) => c.name), alias: item.alias ?? parts[parts.length - 1]!, isValueTable: false, target: SYSTEM_VIEW };
       }
     }
     const vt = informationSchema(an, parts.slice(0, isIdx), view, item.loc);
@@ -141,6 +145,7 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   if (!info && (id.tableId === '__TABLES__' || id.tableId === '__TABLES_SUMMARY__')) return virtualRel(an, tablesMeta(an, id), item.alias ?? id.tableId);
   if (!info) throw tableNotFound(an, id);
   const alias = item.alias ?? parts[parts.length - 1]!;
+  const key = `${info.id.projectId}.${info.id.datasetId}.${info.id.tableId}`;
   if (info.kind === 'VIEW' && info.viewQuery !== undefined) return expandView(an, info, alias, item.loc);
   // A materialized view answers with its base tables' current data (the real service merges the
   // stored part with the base tables' changes): expanded like a view, never read stale.
@@ -182,16 +187,21 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
     tableColumns.push(info.columns.length);
   }
   let rel: Rel = { kind: 'scan', table: info.id, tableColumns, ...(asOfMs !== undefined ? { asOfMs } : {}), columns };
-  rel = rowAccessFilter(an, info, rel);
+  const filtered = rowAccessFilter(an, info, rel);
+  const target: SampleTarget = { kind: 'table', key, rowAccess: filtered !== rel };
+  rel = filtered;
   const names = info.columns.map((c) => c.name);
-  if (!info.partitionUnit) return { rel, names, alias, isValueTable: false };
+  if (!info.partitionUnit) return { rel, names, alias, isValueTable: false, target };
   // The pseudo-column _PARTITIONTIME, and for daily partitions _PARTITIONDATE (its UTC date, whatever @@time_zone says), which `*` does not show.
-  if (info.partitionUnit !== 'DAY') return { rel, names: [...names, '_PARTITIONTIME'], alias, isValueTable: false, hidden: 1 };
+  if (info.partitionUnit !== 'DAY') return { rel, names: [...names, '_PARTITIONTIME'], alias, isValueTable: false, hidden: 1, target };
   const time = columns[columns.length - 1]!;
   const exprs = [...columns.map((c) => colRefOf(c)), { kind: 'cast', type: T.DATE, arg: colRefOf(time), safe: false, timeZone: literal(T.STRING, 'UTC') } as const];
   const out = [...columns.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_PARTITIONDATE', T.DATE)];
-  return { rel: { kind: 'project', input: rel, exprs, columns: out }, names: [...names, '_PARTITIONTIME', '_PARTITIONDATE'], alias, isValueTable: false, hidden: 2 };
+  return { rel: { kind: 'project', input: rel, exprs, columns: out }, names: [...names, '_PARTITIONTIME', '_PARTITIONDATE'], alias, isValueTable: false, hidden: 2, target };
 }
+
+/** INFORMATION_SCHEMA views and the __TABLES__ meta-tables: views, for TABLESAMPLE. */
+const SYSTEM_VIEW: SampleTarget = { kind: 'not a table', what: 'a system view' };
 
 /** The time-travel window: seven days. */
 const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
@@ -268,7 +278,8 @@ function wildcardTable(an: Analyzer, id: TableId, item: A.TableRef): TableRefOut
   });
   const columns = [...cols.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_TABLE_SUFFIX', T.STRING)];
   const rel: Rel = branches.length === 1 ? branches[0]! : { kind: 'setop', op: 'union', all: true, inputs: branches, columns };
-  return { rel, names: [...cols.map((c) => c.name), '_TABLE_SUFFIX'], alias: item.alias ?? id.tableId, isValueTable: false, hidden: 1 };
+  const target: SampleTarget = { kind: 'table', key: `${id.projectId}.${id.datasetId}.${id.tableId}`, rowAccess: false };
+  return { rel, names: [...cols.map((c) => c.name), '_TABLE_SUFFIX'], alias: item.alias ?? id.tableId, isValueTable: false, hidden: 1, target };
 }
 
 function colRefOf(c: { id: number; type: SqlType }): import('./resolved.js').ColumnRefExpr {
@@ -308,7 +319,8 @@ function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): T
     const out = resolveQuery(an, stmt.query, undefined);
     // A view's stored schema carries its column list (CREATE VIEW v (a, b) AS ...).
     const names = info.columns.length === out.rel.columns.length ? info.columns.map((c) => c.name) : out.names;
-    return { rel: out.rel, names, alias, isValueTable: out.isValueTable };
+    // table-sampling.md (Limitations): views are not sampled; a materialized view is taken as one too.
+    return { rel: out.rel, names, alias, isValueTable: out.isValueTable, target: { kind: 'not a table', what: `view ${key}` } };
   } finally {
     expanding.delete(key);
     (an as { env: Analyzer['env'] }).env = saved.env;
@@ -421,7 +433,7 @@ function countedPartitionId(t: TableInfo): { id: string; column: string } | unde
 function virtualRel(an: Analyzer, vt: VirtualTable, alias: string): TableRefOut {
   const columns = vt.columns.map((c) => an.newColumn(c.name, c.type));
   const rows = vt.rows.map((r) => r.map((v, i) => literal(vt.columns[i]!.type, v)));
-  return { rel: { kind: 'values', rows, columns }, names: vt.columns.map((c) => c.name), alias, isValueTable: false };
+  return { rel: { kind: 'values', rows, columns }, names: vt.columns.map((c) => c.name), alias, isValueTable: false, target: SYSTEM_VIEW };
 }
 
 // ---------------------------------------------------------------- INFORMATION_SCHEMA

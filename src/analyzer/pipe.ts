@@ -17,7 +17,8 @@ import { matchRecognizeQuery } from './match-recognize.js';
 import { Scope, colRef, type RangeVar } from './scope.js';
 import { hasOver, someCall } from './ast-search.js';
 import { combineSetOp } from './set-operations.js';
-import { type PipeVar, type RelOut, type SelItem, applyLimit, project, resolveQuery, resolveSelect, sample } from './query.js';
+import { type PipeVar, type RelOut, type SelItem, applyLimit, project, resolveQuery, resolveSelect } from './query.js';
+import { type SampleTarget, sample, tableRefTarget } from './sample.js';
 
 /** The visible table of `out`: hidden columns projected away, no aliases. */
 export function withoutPipeVars(an: Analyzer, out: RelOut): RelOut {
@@ -48,7 +49,17 @@ function aliased(out: RelOut, alias: string | undefined): RelOut {
 
 const HIDDEN = '$pipe_alias';
 
-export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefined): RelOut {
+/**
+ * What `|> TABLESAMPLE` samples: it behaves as the FROM clause's operator (pipe-syntax.md, TABLESAMPLE pipe
+ * operator), so only a table read by the query's FROM, with no operator between, is one.
+ */
+export function pipeSampleTarget(q: A.Query, index: number): SampleTarget {
+  const from = index === 0 && q.body.kind === 'FromQuery' ? q.body.from : undefined;
+  const t = from?.kind === 'TableRef' && !from.sample && !from.matchRecognize ? tableRefTarget(from) : undefined;
+  return t ?? { kind: 'not a table', what: 'a query result' };
+}
+
+export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope | undefined, sampled?: SampleTarget): RelOut {
   const pipeRef = (input: RelOut, alias?: string): A.TableRef => {
     const ref: A.TableRef = { kind: 'TableRef', loc: p.loc, path: ['$pipe'], ...(alias ? { alias } : {}) };
     pipeInputs.set(ref, input);
@@ -179,7 +190,7 @@ export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope |
       return combineSetOp(an, b, [withoutPipeVars(an, out), ...others], [p, ...p.queries]);
     }
     case 'PipeTablesample':
-      return { ...out, rel: sample(an, out.rel, p.sample) };
+      return { ...out, rel: sample(an, out.rel, p.sample, sampled ?? { kind: 'not a table', what: 'a query result' }, p.loc) };
     case 'PipeAssert': {
       // Each row must satisfy the condition; otherwise the query fails with the payload (or the condition's text).
       const msg: A.Expr = p.payload.length

@@ -39,11 +39,12 @@ import { Correlation, Scope, colRef, type RangeVar } from './scope.js';
 import { Origin, supertype } from './types.js';
 import * as expr from './expr.js';
 import { resolveTvf } from './table-functions.js';
+import { checkSample, insideInSubquery, noteTableRef, sample } from './sample.js';
 import { resolveSetOp } from './set-operations.js';
 import { mergeWindow } from './window-calls.js';
 import { resolvePivot, resolveUnpivot } from './pivot.js';
 import { dependencyOrder, resolveCte } from './ctes.js';
-import { applyPipe, pipeInputs, pipeRangeVars, withoutPipeVars } from './pipe.js';
+import { applyPipe, pipeInputs, pipeRangeVars, pipeSampleTarget, withoutPipeVars } from './pipe.js';
 import { pathsOf } from './ast-search.js';
 import { groupByAllItems } from './group-by-all.js';
 
@@ -123,7 +124,7 @@ export function resolveSubquery(an: Analyzer, q: A.Query, ctx: ExprCtx, mode: Su
     if (aliasScope.extra.size) parent = aliasScope;
   }
   const boundary = new Scope(parent, corr);
-  const out = resolveQuery(an, q, boundary);
+  const out = mode === 'in' ? insideInSubquery(an, () => resolveQuery(an, q, boundary)) : resolveQuery(an, q, boundary);
   let plan = out.rel;
   const cols = plan.columns;
   let type: SqlType;
@@ -179,7 +180,7 @@ export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined)
     }
     let pipeCteLevels = 0;
     try {
-      for (const p of q.pipes) {
+      for (const [i, p] of q.pipes.entries()) {
         if (p.kind === 'PipeWith') {
           // |> WITH: CTEs visible to the remaining pipe operators of this query.
           an.ctes.push(new Map());
@@ -187,7 +188,7 @@ export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined)
           for (const c of p.recursive ? dependencyOrder(p.ctes) : p.ctes) ctes.push(resolveCte(an, c, p.recursive, outer));
           continue;
         }
-        out = applyPipe(an, out, p, outer);
+        out = applyPipe(an, out, p, outer, p.kind === 'PipeTablesample' ? pipeSampleTarget(q, i) : undefined);
       }
     } finally {
       for (let i = 0; i < pipeCteLevels; i++) an.ctes.pop();
@@ -864,28 +865,8 @@ export function resolveFrom(an: Analyzer, item: A.FromItem, scope: Scope, outer:
     case 'PivotRef':
     case 'UnpivotRef': {
       const r = resolveLeaf(an, item, scope, outer);
-      const w = weightColumns.get(r.rel);
-      if (w) {
-        // The WITH WEIGHT projection gave every input column a new id.
-        const p = r.rel as ProjectRel;
-        const ids = new Map<number, ResolvedColumn>();
-        p.exprs.forEach((e, i) => {
-          if (e.kind === 'column') ids.set(e.columnId, p.columns[i]!);
-        });
-        const re = <C extends ResolvedColumn>(c: C): C => (ids.has(c.id) ? { ...c, id: ids.get(c.id)!.id } : c);
-        r.rvs = r.rvs.map((rv) => {
-          const n: RangeVar = { ...rv, columns: rv.columns.map(re), ...(rv.value ? { value: re(rv.value) } : {}) };
-          if (offsetVars.has(rv)) offsetVars.add(n);
-          return n;
-        });
-        r.star = r.star.map(re);
-      }
       for (const rv of r.rvs) addFromRangeVar(scope, rv, item.loc, r.arrayScan);
       scope.starList = [...(scope.starList ?? []), ...r.star];
-      if (w) {
-        scope.addRangeVar({ name: w.name, lname: w.name.toLowerCase(), columns: [], value: w });
-        scope.starList = [...scope.starList, w];
-      }
       return r.rel;
     }
     default: {
@@ -936,7 +917,7 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
       if (item.path.length > 1 || !an.findCte(first)) {
         const hit = first.includes('.') ? undefined : scope.peek(first);
         if (hit && hit.kind !== 'ambiguous' && item.path.length >= 1 && !(item.path.length === 1 && hit.kind === 'range' && !hit.rv.value)) {
-          if (item.sample) throw sqlError('TABLESAMPLE cannot be used with arrays', item.loc);
+          if (item.sample) checkSample(an, item.sample, { kind: 'array' }, item.loc);
           const alias = item.alias ?? item.path[item.path.length - 1]!;
           return unnestLeaf(an, [{ kind: 'PathExpr', loc: item.loc, parts: item.path }], alias, item.withOffset, scope, item.loc);
         }
@@ -953,26 +934,26 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
         return { rel: pipe.rel, rvs: [rv, ...pipeRangeVars(pipe)], star, lateral: false };
       }
       const r = resolveTableRef(an, item, outer);
+      noteTableRef(item, r.target);
       const rv = r.isValueTable
         ? { name: r.alias, lname: r.alias.toLowerCase(), columns: [], value: { ...r.rel.columns[0]!, name: r.alias } }
         : rangeOver(r.alias, r.rel, r.names);
       let rel = r.rel;
-      if (item.sample) rel = sample(an, rel, item.sample);
+      if (item.sample) rel = sample(an, rel, item.sample, r.target, item.loc);
       const shown = rv.columns.length - (r.hidden ?? 0);
       const star = rv.value ? [rv.value] : rv.columns.slice(0, shown);
       return { rel, rvs: [r.hidden ? { ...rv, hidden: new Set(rv.columns.slice(shown).map((c) => c.id)) } : rv], star, lateral: false };
     }
     case 'UnnestRef': {
       if (item.systemTime) throw sqlError('FOR SYSTEM_TIME AS OF is not allowed with array scans', item.systemTime.loc);
-      // An array scan is not sampled (the reference refuses it; a subquery over the UNNEST may be).
-      if (item.sample) throw sqlError('TABLESAMPLE cannot be used with arrays', item.loc);
+      if (item.sample) checkSample(an, item.sample, { kind: 'array' }, item.loc);
       return unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases, item.mode);
     }
     case 'SubqueryRef': {
       const out = resolveQuery(an, item.query, outer);
       const alias = item.alias ?? '';
       let rel = out.rel;
-      if (item.sample) rel = sample(an, rel, item.sample);
+      if (item.sample) rel = sample(an, rel, item.sample, { kind: 'not a table', what: 'a subquery' }, item.loc);
       if (out.isValueTable) {
         const v = { ...out.rel.columns[0]!, name: alias };
         return { rel, rvs: [{ name: alias, lname: alias.toLowerCase(), columns: [], value: v }], star: [v], lateral: false };
@@ -983,55 +964,18 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
     case 'PivotRef':
     case 'UnpivotRef': {
       const leaf = item.kind === 'PivotRef' ? resolvePivot(an, item, outer) : resolveUnpivot(an, item, outer);
-      // `FROM t PIVOT(...) TABLESAMPLE ...` samples the operator's output.
-      return item.sample ? { ...leaf, rel: sample(an, leaf.rel, item.sample) } : leaf;
+      // `FROM t PIVOT(...) TABLESAMPLE ...` would sample the operator's output, a computed table.
+      const what = item.kind === 'PivotRef' ? 'a PIVOT result' : 'an UNPIVOT result';
+      return item.sample ? { ...leaf, rel: sample(an, leaf.rel, item.sample, { kind: 'not a table', what }, item.loc) } : leaf;
     }
     case 'TvfRef':
+      if (item.sample) checkSample(an, item.sample, { kind: 'tvf' }, item.loc);
       return resolveTvf(an, item, scope);
     default:
       throw sqlError(`Unsupported FROM item ${item.kind}`, item.loc);
   }
 }
 
-export function sample(an: Analyzer, rel: Rel, s: A.TableSample): Rel {
-  const x = resolveExpr(an, s.size, { scope: new Scope(), clause: 'TABLESAMPLE' });
-  if (x.kind !== 'literal' || x.value === null) throw sqlError('TABLESAMPLE size must be a constant', s.size.loc);
-  const n = typeof x.value === 'bigint' ? Number(x.value) : Number(x.value as number);
-  if (s.repeatable) {
-    const r = resolveExpr(an, s.repeatable, { scope: new Scope(), clause: 'TABLESAMPLE' });
-    if (r.kind === 'literal') {
-      if (r.value === null) throw sqlError('REPEATABLE must not be null', s.repeatable.loc);
-      if (typeof r.value === 'bigint' && r.value < 0n) throw sqlError('REPEATABLE must not be negative', s.repeatable.loc);
-    }
-  }
-  if (s.unit === 'ROWS') {
-    if (n < 0) throw sqlError('SampleScan requires non-negative size', s.size.loc);
-    if (!s.withWeight) return { kind: 'limit', input: rel, limit: n, offset: 0, columns: rel.columns };
-    // WITH WEIGHT: each kept row stands for max(input rows / n, 1) rows.
-    const def = lookupFunction('$count_star');
-    if (!def || def.kind !== 'aggregate') throw sqlError('TABLESAMPLE RESERVOIR WITH WEIGHT is not supported', s.size.loc);
-    const r = def.resolve([], { distinct: false, ignoreNulls: undefined, hasOrderBy: false });
-    if (!r.ok) throw sqlError(r.message, s.size.loc);
-    const cnt = an.newColumn('$count', T.INT64);
-    const win: Rel = { kind: 'window', input: rel, calls: [{ column: cnt, name: def.name, args: [], aggregate: r.resolved, distinct: false, ignoreNulls: undefined, partitionBy: [], orderBy: [] }], columns: [...rel.columns, cnt] };
-    const lim: Rel = { kind: 'limit', input: win, limit: n, offset: 0, columns: win.columns };
-    const ratio = expr.callScalar('GREATEST', [expr.callScalar('$divide', [coerce(colRef(cnt), T.FLOAT64), literal(T.FLOAT64, n)], s.size.loc), literal(T.FLOAT64, 1)], s.size.loc);
-    const out = project(an, lim, [...rel.columns.map((c) => colRef(c)), ratio], [...rel.columns.map((c) => c.name), s.withWeight.alias ?? 'weight']);
-    weightColumns.set(out, out.columns[out.columns.length - 1]!);
-    return out;
-  }
-  if (n < 0 || n > 100) throw sqlError('PERCENT value must be in the range [0, 100]', s.size.loc);
-  const sampled: Rel = { kind: 'sample', input: rel, percent: n, columns: rel.columns };
-  if (!s.withWeight) return sampled;
-  // WITH WEIGHT: each sampled row stands for 100 / percent input rows.
-  const name = s.withWeight.alias ?? 'weight';
-  const out = project(an, sampled, [...rel.columns.map((c) => colRef(c)), literal(T.FLOAT64, 100 / n)], [...rel.columns.map((c) => c.name), name]);
-  weightColumns.set(out, out.columns[out.columns.length - 1]!);
-  return out;
-}
-
-/** The WITH WEIGHT column a sampled relation carries (exposed as its own range variable). */
-const weightColumns = new WeakMap<Rel, ResolvedColumn>();
 
 function unnestLeaf(
   an: Analyzer,
@@ -1110,6 +1054,7 @@ function isLateralCandidate(item: A.FromItem): boolean {
 }
 
 function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | undefined): Rel {
+  if (j.sample) checkSample(an, j.sample, { kind: 'not a table', what: 'a join' }, j.loc);
   const left = resolveFrom(an, j.left, scope, outer);
   const leftStar = scope.starList ?? [];
   const leftRvs = scope.rangeVars.slice();
