@@ -3,7 +3,7 @@
 // declared twice while the first is in scope (nor over a procedure argument),
 // BREAK/CONTINUE only inside a loop or naming an enclosing label (CONTINUE: a loop's),
 // no label reused inside its own statement, a bare RAISE only inside an exception handler, an ASSERT's
-// description a STRING literal.
+// description a STRING literal, procedural statements nested at most 50 deep.
 import type * as A from './ast.js';
 import { SqlSyntaxError } from './errors.js';
 
@@ -13,6 +13,8 @@ interface Walk {
   readonly args: ReadonlySet<string>;
   loops: number;
   handlers: number;
+  /** Procedural statements enclosing (and including) the one being checked. */
+  depth: number;
   /** Labels of the enclosing loops and blocks, lower-cased. */
   readonly labels: Map<string, 'loop' | 'block'>;
 }
@@ -22,8 +24,27 @@ function fail(message: string, loc: A.Loc): never {
 }
 
 export function checkScript(script: A.Script): A.Script {
-  list(script.statements, true, { vars: new Set(), args: new Set(), loops: 0, handlers: 0, labels: new Map() });
+  list(script.statements, true, { vars: new Set(), args: new Set(), loops: 0, handlers: 0, depth: 0, labels: new Map() });
   return script;
+}
+
+/**
+ * procedural-language.md (BEGIN...END, IF, WHILE): a maximum nesting level of 50 for blocks and conditional
+ * statements. Counted as the reference implementation counts it (parsed_script.cc): every procedural statement is a
+ * level, a loop, block, IF or CASE and the DECLARE / SET / BREAK / RAISE / RETURN inside them alike; SQL statements
+ * (queries, DML, DDL, CALL, EXECUTE IMMEDIATE, ASSERT) are not.
+ */
+const MAX_NESTING = 50;
+const PROCEDURAL = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise']);
+
+function nested(s: A.Statement, w: Walk, inner: () => void): void {
+  const counts = PROCEDURAL.has(s.kind) && !(s.kind === 'Set' && s.targets.some((t) => t.system));
+  if (counts && ++w.depth > MAX_NESTING) fail(`Script statement nesting level exceeds maximum supported limit of ${MAX_NESTING}`, s.loc);
+  try {
+    inner();
+  } finally {
+    if (counts) w.depth--;
+  }
 }
 
 function declare(name: string, w: Walk, loc: A.Loc): void {
@@ -39,13 +60,15 @@ function list(stmts: readonly A.Statement[], declarationsAllowed: boolean, w: Wa
   for (const s of stmts) {
     if (s.kind === 'Declare') {
       if (other || !declarationsAllowed) fail('Variable declarations are allowed only at the start of a block or script', s.loc);
-      for (const n of s.names) {
-        declare(n, w, s.loc);
-        declared.push(n.toLowerCase());
-      }
+      nested(s, w, () => {
+        for (const n of s.names) {
+          declare(n, w, s.loc);
+          declared.push(n.toLowerCase());
+        }
+      });
     } else {
       other = true;
-      statement(s, w);
+      nested(s, w, () => statement(s, w));
     }
   }
   for (const n of declared) w.vars.delete(n);
@@ -122,8 +145,9 @@ function statement(s: A.Statement, w: Walk): void {
       return;
     case 'CreateProcedure':
       // A procedure body is a script of its own, its arguments in scope.
-      list(s.body.body, true, { vars: new Set(), args: new Set(s.params.map((p) => p.name.toLowerCase())), loops: 0, handlers: 0, labels: new Map() });
-      if (s.body.exceptionHandler) list(s.body.exceptionHandler, false, { vars: new Set(), args: new Set(), loops: 0, handlers: 1, labels: new Map() });
+      // Its body is a BEGIN ... END block: one level for the statements in it.
+      list(s.body.body, true, { vars: new Set(), args: new Set(s.params.map((p) => p.name.toLowerCase())), loops: 0, handlers: 0, depth: 1, labels: new Map() });
+      if (s.body.exceptionHandler) list(s.body.exceptionHandler, false, { vars: new Set(), args: new Set(), loops: 0, handlers: 1, depth: 1, labels: new Map() });
       return;
     default:
       return;
