@@ -5,7 +5,7 @@
 // one-row UPDATE of a big table costs one row. An updated row comes back as
 // a new row at the end: row order is no part of a table, as in the service.
 import type * as A from '../../grammar/ast.js';
-import { callScalar, coerce, literal, originOf, resolveExpr } from '../analyzer/expr.js';
+import { callScalar, coerce, literal, originOf, requireBool, resolveExpr } from '../analyzer/expr.js';
 import { outputNames, type Analyzer } from '../analyzer/index.js';
 import { project, resolveFrom } from '../analyzer/query.js';
 import type { ColumnRefExpr, Expr, Rel, ResolvedColumn } from '../analyzer/resolved.js';
@@ -71,8 +71,29 @@ function dmlTarget(info: TableInfo): TableInfo {
   return { id: info.id, kind: info.kind, rowCount: info.rowCount, resource: info.resource, partitionUnit: info.partitionUnit, columns: [...info.columns, PARTITION_TIME] };
 }
 
+/**
+ * dml-syntax.md (INSERT and MERGE, "Omitting column names"): an ingestion-time partitioned target needs its column
+ * list; a row without one would leave the partition to chance. Worded as the reference resolver words it.
+ */
+function noColumnList(info: TableInfo, loc: A.Loc): void {
+  if (info.partitionUnit) throw sqlError('INSERT must specify a column list', loc);
+}
+
 /** The number of a DML target's columns a row without a column list gives (all but _PARTITIONTIME). */
 const ownColumns = (info: TableInfo): number => info.columns.length - (info.partitionUnit ? 1 : 0);
+
+/**
+ * The tables a DML statement reads besides its target (UPDATE ... FROM, MERGE ... USING, subqueries in its conditions
+ * and values) need their partition filters as a query's do (querying-partitioned-tables.md, require a partition
+ * filter). The statement's conditions (WHERE; ON and the WHEN conditions, using-dml-with-partitioned-tables.md) count
+ * as filters over the source; the values (SET, INSERT VALUES) are only searched for subqueries. The target is held to
+ * its own rule by checkTargetFilter.
+ */
+function sourceFilters(s: Session, an: Analyzer, source: Rel | undefined, conditions: readonly Expr[], values: readonly Expr[] = []): void {
+  const input: Rel = source ?? { kind: 'values', rows: [], columns: [] };
+  const predicate: Expr = conditions.length === 1 ? conditions[0]! : ({ kind: 'logical', type: T.BOOL, op: 'and', args: [...conditions] } as Expr);
+  checkPartitionFilters(s, project(an, { kind: 'filter', input, predicate, columns: input.columns }, values, values.map(() => '')));
+}
 
 /**
  * The target of UPDATE, DELETE, MERGE, TRUNCATE: its mutation lock is taken
@@ -259,7 +280,10 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
     });
     const twice = targetIdx.find((c, k) => targetIdx.indexOf(c) !== k);
     if (twice !== undefined) throw sqlError(`INSERT has columns with duplicate name: ${cols[twice]!.name}`, st.loc);
-  } else targetIdx = cols.slice(0, ownColumns(info)).map((_, i) => i);
+  } else {
+    noColumnList(info, st.loc);
+    targetIdx = cols.slice(0, ownColumns(info)).map((_, i) => i);
+  }
   let rel: Rel;
   if (st.values) {
     const rows: Expr[][] = [];
@@ -468,15 +492,19 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
   if (!st.where) throw sqlError('UPDATE must have a WHERE clause', st.loc);
   let rel: Rel;
   let where: Expr;
+  let src: Rel | undefined;
   if (st.from) {
     // Target rows joined to the source rows the WHERE condition pairs them with; a target row paired twice is an error.
     const srcScope = new Scope();
-    const src = resolveFrom(an, st.from, srcScope, undefined);
+    src = resolveFrom(an, st.from, srcScope, undefined);
+    // dml-syntax.md (UPDATE, FROM): a self-join names the target again under an alias; under the target's own name
+    // the two could not be told apart (the reference resolver's wording).
+    if (srcScope.findRangeVar(alias.toLowerCase())) throw sqlError(`Alias ${alias} in the FROM clause was already defined as the UPDATE target`, st.from.loc);
     for (const rv of srcScope.rangeVars) scope.addRangeVar(rv);
-    where = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+    where = requireBool(resolveExpr(an, st.where, { scope, clause: 'WHERE clause' }), st.where.loc, 'WHERE clause');
     rel = { kind: 'join', joinType: 'inner', left: scan, right: src, condition: where, lateral: false, columns: [...scan.columns, ...src.columns] };
   } else {
-    where = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+    where = requireBool(resolveExpr(an, st.where, { scope, clause: 'WHERE clause' }), st.where.loc, 'WHERE clause');
     // A filter keeps the rows its predicate is TRUE for; as a plain WHERE it reaches the scan (row groups skipped by statistics).
     rel = { kind: 'filter', input: scan, predicate: where, columns: scan.columns };
   }
@@ -488,6 +516,7 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
     setItems = applyNested(parseExpression, st.set, st.nestedDml);
   }
   const { values: newVals } = await assignValues(s, an, info, alias, setItems, scope, cols.map((c) => colRef(c)), st.loc);
+  sourceFilters(s, an, src, [where], newVals);
   const nc = info.columns.length;
   const plan = s.optimize(project(an, rel, [...newVals, colRef(pos)], [...info.columns.map((c) => c.name), '$pos']));
   await s.charge(plan);
@@ -510,8 +539,9 @@ export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
   const { scan, cols, pos, date } = positionedScan(an, info);
   const scope = targetScope(info, st.alias, cols, date);
   if (!st.where) throw sqlError('DELETE must have a WHERE clause', st.loc);
-  const pred = resolveExpr(an, st.where, { scope, clause: 'WHERE clause' });
+  const pred = requireBool(resolveExpr(an, st.where, { scope, clause: 'WHERE clause' }), st.where.loc, 'WHERE clause');
   checkTargetFilter(info, cols, [pred], date);
+  sourceFilters(s, an, undefined, [pred]);
   const filter: Rel = { kind: 'filter', input: scan, predicate: pred, columns: scan.columns };
   const plan = s.optimize(filter);
   await s.charge(plan);
@@ -606,7 +636,8 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     sourceOnly.addRangeVar(moved);
   }
   const scopeOf = (c: A.MergeStmt['clauses'][number]): Scope => (c.match === 'MATCHED' ? scope : c.match === 'NOT MATCHED BY SOURCE' ? targetOnly : sourceOnly);
-  const on = resolveExpr(an, st.on, { scope, clause: 'ON clause' });
+  // The reference resolver names the conditions 'merge condition' and 'match condition' when they are not BOOL.
+  const on = requireBool(resolveExpr(an, st.on, { scope, clause: 'ON clause' }), st.on.loc, 'merge condition');
   // Target rows no source row matches take part only through WHEN NOT MATCHED BY SOURCE: without one, a right join
   // hands on the matched target rows alone (a one-row MERGE into a big table costs one row past the probe).
   const bySource = st.clauses.some((c) => c.match === 'NOT MATCHED BY SOURCE');
@@ -624,7 +655,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const conditions: Expr[] = [on];
   st.clauses.forEach((c, i) => {
     const kind = c.match === 'MATCHED' ? matched : c.match === 'NOT MATCHED BY SOURCE' ? notMatchedBySource : notMatchedByTarget;
-    const cond = c.condition ? isTrue(resolveExpr(an, c.condition, { scope: scopeOf(c), clause: 'MERGE WHEN clause' })) : undefined;
+    const cond = c.condition ? isTrue(requireBool(resolveExpr(an, c.condition, { scope: scopeOf(c), clause: 'MERGE WHEN clause' }), c.condition.loc, 'match condition')) : undefined;
     if (cond) conditions.push(cond);
     whens.push(cond ? ({ kind: 'logical', type: T.BOOL, op: 'and', args: [kind, cond] } as Expr) : kind);
     thens.push(literal(T.INT64, BigInt(i)));
@@ -637,6 +668,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const updates = new Map<number, { values: Expr[]; changed: Set<number> }>();
   for (const [i, c] of st.clauses.entries()) {
     // INSERT [(columns)] VALUES (...): one value per named column, or per column of the table without a list.
+    if (c.action.kind === 'MergeInsert' && c.action.values && !c.action.columns) noColumnList(info, st.loc);
     if (c.action.kind === 'MergeInsert' && c.action.values) {
       const want = c.action.columns?.length ?? ownColumns(info);
       if (c.action.values.length !== want) throw sqlError(`Inserted row has wrong column count; Has ${c.action.values.length}, expected ${want}`, c.action.values[0]?.loc ?? st.loc);
@@ -676,6 +708,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     }
     rowExprs.push(cw.length ? { kind: 'conditional', type: col.type, op: 'case', whens: cw, thens: ct, else: colRef(tCols[ci]!) } : colRef(tCols[ci]!));
   }
+  sourceFilters(s, an, sMarkRel, conditions, rowExprs);
   const outExprs = [...rowExprs, action, colRef(tRel.columns[nc + 1]!), matched];
   const outNames = [...info.columns.map((c) => c.name), '$action', '$pos', '$matched'];
   // Billed as the statement reads, before narrowTarget's rewrite: the source's columns it uses and the whole target.

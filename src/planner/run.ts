@@ -117,9 +117,10 @@ export type ScriptFailure = QueryError & { scriptChildren?: ScriptChildren };
 
 /**
  * Procedural statements: EXECUTE IMMEDIATE runs none of them (a labeled loop starts with its label). CALL is one
- * (procedural-language.md, CALL: it can't be nested in an EXECUTE IMMEDIATE statement).
+ * (procedural-language.md, CALL: it can't be nested in an EXECUTE IMMEDIATE statement), and so are BEGIN / COMMIT /
+ * ROLLBACK TRANSACTION (the page's EXECUTE IMMEDIATE runs one query, DDL, DML or DCL statement).
  */
-const PROCEDURAL = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Break', 'Continue', 'Return', 'Raise', 'Call']);
+const PROCEDURAL = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Break', 'Continue', 'Return', 'Raise', 'Call', 'Transaction']);
 
 /** Control flow and variables run inside the script job; every other statement is a child job of its own. */
 const NOT_CHILD_JOBS = new Set<A.Statement['kind']>(['Block', 'If', 'CaseStmt', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'Break', 'Continue', 'Return', 'Raise', 'Call']);
