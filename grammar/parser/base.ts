@@ -426,10 +426,11 @@ export abstract class ParserBase extends EmbeddedActionsParser {
     ]);
     let name = this.nameOf(t);
     let end = this.x(t).end;
-    // Join adjacent `-word` / `-123` / `-123abc` pieces: unquoted project ids may contain dashes.
+    // Join adjacent `-word` / `-123` / `-123abc` pieces: unquoted project ids may contain dashes, in the path's first
+    // part only (lexical.md, table names: "Only the first identifier in the table path ... can have dashes").
     this.many(4, {
       GATE: () => {
-        if (this.x(t).kind !== T.Word) return false;
+        if (first !== true || this.x(t).kind !== T.Word) return false;
         const d = this.la(1);
         const w = this.la(2);
         return d.kind === T.Symbol && d.image === '-' && d.startOffset === end && w.startOffset === d.end && (w.kind === T.Word || w.kind === T.Int);

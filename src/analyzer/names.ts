@@ -490,6 +490,35 @@ function fieldDescriptions(r: Record<string, unknown>, key: 'description' | 'rou
 const S = T.STRING;
 const col = (name: string, type: SqlType = S) => ({ name, type });
 
+/** The service's error shape (ErrorProto), as INFORMATION_SCHEMA's STRUCT columns carry it. */
+const errorProtoType = structOf([{ name: 'reason', type: S }, { name: 'location', type: S }, { name: 'debug_info', type: S }, { name: 'message', type: S }]);
+/** COLUMNS.async_generation_status: a generated embedding column's blocking error (autonomous-embedding-generation
+ * shows async_generation_status.blocking_error.message); NULL here, as no column is generated. */
+const asyncGenerationType = structOf([{ name: 'blocking_error', type: errorProtoType }]);
+/** COLUMNS / COLUMN_FIELD_PATHS.data_policies: the list of data policies attached to a column (the page lists data_policies.name). */
+const dataPoliciesType = arrayOf(structOf([{ name: 'name', type: S }]));
+/** SEARCH_INDEXES / VECTOR_INDEXES.last_index_alteration_info: the last ALTER ... INDEX REBUILD (none here, so NULL). */
+const indexAlterationType = structOf([
+  { name: 'status', type: S }, { name: 'message', type: errorProtoType }, { name: 'new_coverage_percentage', type: T.INT64 },
+  { name: 'start_time', type: T.TIMESTAMP }, { name: 'end_time', type: T.TIMESTAMP }, { name: 'ddl', type: S },
+]);
+
+/** data_policies and policy_tags of each field path (`a`, `a.b`), from the REST schema's dataPolicies and policyTags. */
+function fieldGovernance(r: Record<string, unknown>): Map<string, [Value[], Value[]]> {
+  const out = new Map<string, [Value[], Value[]]>();
+  type F = { name?: string; dataPolicies?: { name?: string }[]; policyTags?: { names?: string[] }; fields?: F[] };
+  const walk = (fields: F[] | undefined, prefix: string): void => {
+    for (const f of fields ?? []) {
+      const path = prefix + (f.name ?? '');
+      const policies = (f.dataPolicies ?? []).map((d): Value[] => [d.name ?? null]);
+      out.set(path.toLowerCase(), [policies, [...(f.policyTags?.names ?? [])]]);
+      walk(f.fields, `${path}.`);
+    }
+  };
+  walk((r.schema as { fields?: F[] } | undefined)?.fields, '');
+  return out;
+}
+
 /** TABLE_STORAGE byte counters: zero as on the table resource (spec §8). */
 const STORAGE_BYTES = ['total_logical_bytes', 'active_logical_bytes', 'long_term_logical_bytes', 'current_physical_bytes', 'total_physical_bytes', 'active_physical_bytes', 'long_term_physical_bytes', 'time_travel_physical_bytes'];
 const STORAGE_COLUMNS = [
@@ -530,6 +559,11 @@ function fieldPaths(prefix: string, t: SqlType, out: { path: string; type: SqlTy
   if (inner.kind === 'STRUCT') for (const f of (inner as StructType).fields) fieldPaths(`${prefix}.${f.name}`, f.type, out);
 }
 
+/** A FLOAT64 option's value text: a whole number keeps its `.0` (the SCHEMATA_OPTIONS page shows 90.0 and 0.08333333333333333). */
+function float64Text(v: number): string {
+  return Number.isInteger(v) ? `${v}.0` : String(v);
+}
+
 function optionValueSql(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(optionValueSql).join(', ')}]`;
@@ -544,7 +578,12 @@ function optionValueSql(v: unknown): string {
 /** Views whose pages give only a project (or region) scope: `[PROJECT_ID.]INFORMATION_SCHEMA.X`. */
 const PROJECT_LEVEL_VIEWS = new Set(['SCHEMATA', 'SCHEMATA_OPTIONS']);
 /** Views whose pages give only a dataset scope: a region qualifier is refused. */
-const DATASET_LEVEL_VIEWS = new Set(['PARTITIONS', 'TABLE_CONSTRAINTS', 'KEY_COLUMN_USAGE', 'CONSTRAINT_COLUMN_USAGE']);
+const DATASET_LEVEL_VIEWS = new Set([
+  'PARTITIONS', 'TABLE_CONSTRAINTS', 'KEY_COLUMN_USAGE', 'CONSTRAINT_COLUMN_USAGE',
+  // information-schema-intro lists the search index views among those without region qualifiers; the vector index
+  // views' pages likewise give only `DATASET_ID.INFORMATION_SCHEMA.X` ("must have a dataset qualifier").
+  'SEARCH_INDEXES', 'SEARCH_INDEX_COLUMNS', 'SEARCH_INDEX_OPTIONS', 'VECTOR_INDEXES', 'VECTOR_INDEX_COLUMNS', 'VECTOR_INDEX_OPTIONS',
+]);
 /** Views whose pages give only a region scope (`[PROJECT_ID.]region-REGION.INFORMATION_SCHEMA.X`): a dataset qualifier is refused. */
 const REGION_LEVEL_VIEWS = new Set(['TABLE_STORAGE']);
 
@@ -613,10 +652,12 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       // A dataset qualifier (which the page does not give for SCHEMATA) reads the whole project, as earlier sets expect.
       const rows = (datasetQualified ? cat.listDatasets(projectId) : datasets).filter((d) => !d.startsWith('_')).map((d): Value[] => {
         const r = cat.getDataset(projectId, d)!.resource as Record<string, unknown>;
-        return [projectId, d, null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.location as string) ?? 'US', schemaDdl(`${projectId}.${d}`, r), (r.defaultCollation as string | undefined) ?? null];
+        return [projectId, d, null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.location as string) ?? 'US', schemaDdl(`${projectId}.${d}`, r), (r.defaultCollation as string | undefined) ?? null, null];
       });
       return {
-        columns: [col('catalog_name'), col('schema_name'), col('schema_owner'), col('creation_time', T.TIMESTAMP), col('last_modified_time', T.TIMESTAMP), col('location'), col('ddl'), col('default_collation_name')],
+        columns: [col('catalog_name'), col('schema_name'), col('schema_owner'), col('creation_time', T.TIMESTAMP), col('last_modified_time', T.TIMESTAMP), col('location'), col('ddl'), col('default_collation_name'),
+          // sync_status: cross-region replication's state, NULL for a dataset without replicas (information-schema-datasets-schemata).
+          col('sync_status', T.JSON)],
         rows,
       };
     }
@@ -624,9 +665,12 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       return {
         // information-schema-tables: base_table_* and snapshot_time_ms name a clone's or snapshot's base table and time.
         columns: [
-          col('table_catalog'), col('table_schema'), col('table_name'), col('table_type'), col('is_insertable_into'), col('is_fine_grained_mutations_enabled'),
-          col('is_typed'), col('is_change_history_enabled'), col('creation_time', T.TIMESTAMP),
-          col('base_table_catalog'), col('base_table_schema'), col('base_table_name'), col('snapshot_time_ms', T.TIMESTAMP), col('ddl'), col('default_collation_name'),
+          col('table_catalog'), col('table_schema'), col('table_name'), col('table_type'), col('managed_table_type'), col('is_insertable_into'),
+          col('is_fine_grained_mutations_enabled'), col('is_typed'), col('is_change_history_enabled'), col('creation_time', T.TIMESTAMP),
+          col('base_table_catalog'), col('base_table_schema'), col('base_table_name'), col('snapshot_time_ms', T.TIMESTAMP),
+          // Materialized view replicas, cross-region replication and CDC upserts: features the emulator does not have, so NULL.
+          col('replica_source_catalog'), col('replica_source_schema'), col('replica_source_name'), col('replication_status'), col('replication_error'),
+          col('ddl'), col('default_collation_name'), col('sync_status', T.JSON), col('upsert_stream_apply_watermark', T.TIMESTAMP),
         ],
         rows: tables().map((t) => {
           const def = (t.resource.snapshotDefinition ?? t.resource.cloneDefinition) as { baseTableReference?: Record<string, string>; snapshotTime?: string; cloneTime?: string } | undefined;
@@ -637,6 +681,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
             t.id.datasetId,
             t.id.tableId,
             tableType(t),
+            // NATIVE for a standard table, BIGLAKE for a managed Iceberg table (the page names no value for other kinds).
+            t.kind === 'TABLE' ? (t.resource.biglakeConfiguration ? 'BIGLAKE' : 'NATIVE') : null,
             t.kind === 'TABLE' ? 'YES' : 'NO',
             // YES or NO as the table options enable_fine_grained_mutations / enable_change_history are set (information-schema-tables).
             tableOption(t, 'enable_fine_grained_mutations') === true ? 'YES' : 'NO',
@@ -647,8 +693,10 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
             base.datasetId ?? null,
             base.tableId ?? null,
             at ? BigInt(Date.parse(at)) * 1000n : def ? msToMicros(t.resource.creationTime) : null,
+            null, null, null, null, null,
             ddlOf(t),
             (t.resource.defaultCollation as string | undefined) ?? null,
+            null, null,
           ];
         }),
       };
@@ -656,8 +704,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       return {
         columns: [
           col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('ordinal_position', T.INT64), col('is_nullable'), col('data_type'),
-          col('is_generated'), col('generation_expression'), col('is_stored'), col('is_hidden'), col('is_updatable'), col('is_system_defined'),
-          col('is_partitioning_column'), col('clustering_ordinal_position', T.INT64), col('collation_name'), col('column_default'), col('rounding_mode'),
+          col('is_generated'), col('generation_expression'), col('is_stored'), col('async_generation_status', asyncGenerationType), col('is_hidden'), col('is_updatable'),
+          col('is_system_defined'), col('is_partitioning_column'), col('clustering_ordinal_position', T.INT64), col('collation_name'), col('column_default'), col('rounding_mode'),
+          col('data_policies', dataPoliciesType), col('policy_tags', arrayOf(S)),
         ],
         rows: tables().flatMap((t) => {
           const part = partitionField(t.resource)?.toLowerCase();
@@ -667,12 +716,13 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
           const defaults = new Map(restFields.map((f) => [f.name.toLowerCase(), f.defaultValueExpression]));
           const rounding = new Map(restFields.map((f) => [f.name.toLowerCase(), f.roundingMode]));
+          const governance = fieldGovernance(t.resource);
           const rows = t.columns.map((c, i): Value[] => {
             const ci = clustering.indexOf(c.name.toLowerCase());
             return [
               t.id.projectId, t.id.datasetId, t.id.tableId, c.name, BigInt(i + 1), c.required ? 'NO' : 'YES', typeToSql(paramType(restFields, c)),
-              'NEVER', null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), defaults.get(c.name.toLowerCase()) ?? 'NULL',
-              rounding.get(c.name.toLowerCase()) ?? null,
+              'NEVER', null, null, null, 'NO', null, 'NO', part === c.name.toLowerCase() ? 'YES' : 'NO', ci >= 0 ? BigInt(ci + 1) : null, collationName(c.type), defaults.get(c.name.toLowerCase()) ?? 'NULL',
+              rounding.get(c.name.toLowerCase()) ?? null, ...(governance.get(c.name.toLowerCase()) ?? [[], []]),
             ];
           });
           // An ingestion-time partitioned table's pseudo-columns (the same ones its queries see): no ordinal
@@ -680,22 +730,24 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           // columns, since a filter on either prunes partitions *(emulator: the page does not say)*.
           if (t.partitionUnit) {
             const pseudo: [string, string][] = [['_PARTITIONTIME', 'TIMESTAMP'], ...(t.partitionUnit === 'DAY' ? [['_PARTITIONDATE', 'DATE'] as [string, string]] : [])];
-            for (const [name, type] of pseudo) rows.push([t.id.projectId, t.id.datasetId, t.id.tableId, name, null, 'YES', type, 'NEVER', null, null, 'YES', null, 'YES', 'YES', null, null, 'NULL', null]);
+            for (const [name, type] of pseudo) rows.push([t.id.projectId, t.id.datasetId, t.id.tableId, name, null, 'YES', type, 'NEVER', null, null, null, 'YES', null, 'YES', 'YES', null, null, 'NULL', null, [], []]);
           }
           return rows;
         }),
       };
     case 'COLUMN_FIELD_PATHS':
       return {
-        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('field_path'), col('data_type'), col('description'), col('collation_name'), col('rounding_mode')],
+        columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('column_name'), col('field_path'), col('data_type'), col('description'), col('collation_name'), col('rounding_mode'),
+          col('data_policies', dataPoliciesType), col('policy_tags', arrayOf(S))],
         rows: tables().flatMap((t) => {
           const desc = fieldDescriptions(t.resource);
           const rounding = fieldDescriptions(t.resource, 'roundingMode');
+          const governance = fieldGovernance(t.resource);
           const restFields = (t.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
           return t.columns.flatMap((c) => {
             const paths: { path: string; type: SqlType }[] = [];
             fieldPaths(c.name, paramType(restFields, c), paths);
-            return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), desc.get(p.path.toLowerCase()) ?? null, collationName(p.type), rounding.get(p.path.toLowerCase()) ?? null]);
+            return paths.map((p): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, c.name, p.path, typeToSql(p.type), desc.get(p.path.toLowerCase()) ?? null, collationName(p.type), rounding.get(p.path.toLowerCase()) ?? null, ...(governance.get(p.path.toLowerCase()) ?? [[], []])]);
           });
         }),
       };
@@ -720,7 +772,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         if (r.expirationTime) optSql('expiration_timestamp', 'TIMESTAMP', `TIMESTAMP "${new Date(Number(r.expirationTime)).toISOString()}"`);
         if (r.labels && Object.keys(r.labels as object).length) opt('labels', 'ARRAY<STRUCT<STRING, STRING>>', r.labels);
         const tp = r.timePartitioning as { expirationMs?: string } | undefined;
-        if (tp?.expirationMs) opt('partition_expiration_days', 'FLOAT64', Number(tp.expirationMs) / 86_400_000);
+        if (tp?.expirationMs) optSql('partition_expiration_days', 'FLOAT64', float64Text(Number(tp.expirationMs) / 86_400_000));
         if (r.requirePartitionFilter === true) opt('require_partition_filter', 'BOOL', true);
         // kms_key_name lives in the REST encryptionConfiguration (the TABLE_OPTIONS page lists it as a STRING option).
         opt('kms_key_name', 'STRING', (r.encryptionConfiguration as { kmsKeyName?: string } | undefined)?.kmsKeyName);
@@ -730,7 +782,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         // A materialized view's refresh OPTIONS, where set (CREATE or ALTER MATERIALIZED VIEW ... OPTIONS).
         const mv = r.materializedView as { enableRefresh?: boolean; refreshIntervalMs?: string } | undefined;
         if (mv?.enableRefresh !== undefined) opt('enable_refresh', 'BOOL', mv.enableRefresh);
-        if (mv?.refreshIntervalMs !== undefined) opt('refresh_interval_minutes', 'FLOAT64', Number(mv.refreshIntervalMs) / 60_000);
+        if (mv?.refreshIntervalMs !== undefined) optSql('refresh_interval_minutes', 'FLOAT64', float64Text(Number(mv.refreshIntervalMs) / 60_000));
         // An external table's format and files (CREATE EXTERNAL TABLE ... OPTIONS (format, uris)).
         const ext = externalOptions(r);
         if (ext.format) opt('format', 'STRING', ext.format);
@@ -746,11 +798,14 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           const name = ref.routineId ?? (r.id as string) ?? '';
           rows.push([
             projectId, d, name, projectId, d, name,
-            ROUTINE_TYPE[(r.routineType as string) ?? 'SCALAR_FUNCTION'] ?? 'FUNCTION', r.returnType ? standardSqlTypeText(r.returnType) : null,
+            ROUTINE_TYPE[(r.routineType as string) ?? 'SCALAR_FUNCTION'] ?? 'FUNCTION', routineDataType(r),
             (r.language as string) === 'SQL' || !r.language ? 'SQL' : 'EXTERNAL', (r.definitionBody as string) ?? null,
             (r.language as string) && r.language !== 'SQL' ? (r.language as string) : null,
             // YES / NO as the CREATE declared it (DETERMINISTIC / NOT DETERMINISTIC), NULL when unknown.
-            r.determinismLevel === 'DETERMINISTIC' ? 'YES' : r.determinismLevel === 'NOT_DETERMINISTIC' ? 'NO' : null, 'INVOKER', msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.ddl as string) ?? null,
+            r.determinismLevel === 'DETERMINISTIC' ? 'YES' : r.determinismLevel === 'NOT_DETERMINISTIC' ? 'NO' : null,
+            // security_type: "always NULL" (information-schema-routines); connection: a remote function's REST remoteFunctionOptions.connection.
+            null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.ddl as string) ?? null,
+            ((r.remoteFunctionOptions as { connection?: string } | undefined)?.connection ?? (r.sparkOptions as { connection?: string } | undefined)?.connection) ?? null,
           ]);
         }
       }
@@ -758,7 +813,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         columns: [
           col('specific_catalog'), col('specific_schema'), col('specific_name'), col('routine_catalog'), col('routine_schema'), col('routine_name'),
           col('routine_type'), col('data_type'), col('routine_body'), col('routine_definition'), col('external_language'), col('is_deterministic'),
-          col('security_type'), col('created', T.TIMESTAMP), col('last_altered', T.TIMESTAMP), col('ddl'),
+          col('security_type'), col('created', T.TIMESTAMP), col('last_altered', T.TIMESTAMP), col('ddl'), col('connection'),
         ],
         rows,
       };
@@ -788,11 +843,12 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_status'), col('creation_time', T.TIMESTAMP),
           col('last_modification_time', T.TIMESTAMP), col('last_refresh_time', T.TIMESTAMP), col('disable_time', T.TIMESTAMP), col('disable_reason'), col('ddl'),
           col('coverage_percentage', T.INT64), col('unindexed_row_count', T.INT64), col('total_logical_bytes', T.INT64), col('total_storage_bytes', T.INT64), col('analyzer'),
+          col('last_index_alteration_info', indexAlterationType),
         ],
         rows: tables().flatMap((t) =>
           searchIndexesOf(t.resource).map((ix): Value[] => {
             const at = msToMicros(ix.creationTime);
-            return [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, 'ACTIVE', at, at, at, null, null, ix.ddl, 100n, 0n, 0n, 0n, ix.analyzer];
+            return [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, 'ACTIVE', at, at, at, null, null, ix.ddl, 100n, 0n, 0n, 0n, ix.analyzer, null];
           }),
         ),
       };
@@ -819,17 +875,12 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'VECTOR_INDEXES': {
       // information-schema-vector-indexes: as SEARCH_INDEXES, an index built at once and kept whole; no alteration
       // (ALTER VECTOR INDEX REBUILD) and no model build to report.
-      const errorProto = structOf([{ name: 'reason', type: S }, { name: 'location', type: S }, { name: 'debug_info', type: S }, { name: 'message', type: S }]);
-      const alteration = structOf([
-        { name: 'status', type: S }, { name: 'message', type: errorProto }, { name: 'new_coverage_percentage', type: T.INT64 },
-        { name: 'start_time', type: T.TIMESTAMP }, { name: 'end_time', type: T.TIMESTAMP }, { name: 'ddl', type: S },
-      ]);
       return {
         columns: [
           col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_status'), col('creation_time', T.TIMESTAMP),
           col('last_modification_time', T.TIMESTAMP), col('last_refresh_time', T.TIMESTAMP), col('disable_time', T.TIMESTAMP), col('disable_reason'), col('ddl'),
           col('coverage_percentage', T.INT64), col('unindexed_row_count', T.INT64), col('total_logical_bytes', T.INT64), col('total_storage_bytes', T.INT64),
-          col('last_index_alteration_info', alteration), col('last_model_build_time', T.TIMESTAMP),
+          col('last_index_alteration_info', indexAlterationType), col('last_model_build_time', T.TIMESTAMP),
         ],
         rows: tables().flatMap((t) =>
           vectorIndexesOf(t.resource).map((ix): Value[] => {
@@ -876,7 +927,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'SCHEMATA_OPTIONS': {
       const rows: Value[][] = [];
       for (const d of datasets.filter((x) => !x.startsWith('_'))) {
-        for (const o of datasetOptions(cat.getDataset(projectId, d)!.resource as Record<string, unknown>)) rows.push([projectId, d, o.name, o.type, optionValueSql(o.value)]);
+        for (const o of datasetOptions(cat.getDataset(projectId, d)!.resource as Record<string, unknown>)) {
+          rows.push([projectId, d, o.name, o.type, o.type === 'FLOAT64' ? float64Text(o.value as number) : optionValueSql(o.value)]);
+        }
       }
       return { columns: [col('catalog_name'), col('schema_name'), col('option_name'), col('option_type'), col('option_value')], rows };
     }
@@ -1031,6 +1084,13 @@ function standardSqlTypeText(j: unknown): string {
   if (t.typeKind === 'STRUCT') return `STRUCT<${(t.structType?.fields ?? []).map((f) => `${f.name ? `${f.name} ` : ''}${standardSqlTypeText(f.type)}`).join(', ')}>`;
   if (t.typeKind === 'RANGE') return `RANGE<${standardSqlTypeText(t.rangeElementType)}>`;
   return t.typeKind ?? '';
+}
+
+/** ROUTINES.data_type: the declared return type; a table function's RETURNS TABLE<...> as TABLE<name type, ...>; else NULL. */
+function routineDataType(r: Record<string, unknown>): string | null {
+  if (r.returnType) return standardSqlTypeText(r.returnType);
+  const table = r.returnTableType as { columns?: { name?: string; type?: unknown }[] } | undefined;
+  return table ? `TABLE<${(table.columns ?? []).map((c) => `${c.name} ${standardSqlTypeText(c.type)}`).join(', ')}>` : null;
 }
 
 const ROUTINE_TYPE: Record<string, string> = {

@@ -6,7 +6,6 @@ import { project } from '../analyzer/query.js';
 import { colRef } from '../analyzer/scope.js';
 import { typeFromNode } from '../analyzer/types.js';
 import { columnToRestField, hasTypeParams, tableRestField, type RestField } from '../types/schema.js';
-import { withDefaultCollation } from '../functions/collation.js';
 import { typeToSql } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
@@ -14,7 +13,7 @@ import { sqlError } from '../analyzer/errors.js';
 import { scanAll } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { already, optionsToResource, checkOptionNames, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
-import { RestTableConstraints, tableConstraints, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
+import { RestTableConstraints, defaultCollated, tableConstraints, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
 
 const result = statementResult;
 
@@ -120,7 +119,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   // Descriptions of added columns (ADD COLUMN ... OPTIONS(description = ...)), kept in the schema as well.
   const descriptions = new Map<string, string>();
   // Columns whose type parameters SET DATA TYPE changed or ADD COLUMN gave (at any depth): the schema's maxLength / precision / scale to write.
-  const typeParams = new Map<string, Pick<RestField, 'maxLength' | 'precision' | 'scale' | 'fields'>>();
+  const typeParams = new Map<string, Pick<RestField, 'maxLength' | 'precision' | 'scale' | 'fields' | 'roundingMode' | 'policyTags'>>();
   // Key constraints after ADD/DROP PRIMARY KEY and ADD/DROP CONSTRAINT (undefined: untouched).
   let keys: RestTableConstraints | undefined;
   // SET DEFAULT COLLATE earlier in this statement (undefined: the table's own).
@@ -182,7 +181,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         // A STRING column without its own COLLATE takes the table's default collation (SET DEFAULT COLLATE / DEFAULT COLLATE).
         const tableCollation = tableDefaultCollation ?? (info.resource.defaultCollation as string | undefined);
         const addedType = typeFromNode(a.column.type);
-        cols.push({ name: a.column.name, type: tableCollation ? withDefaultCollation(addedType, tableCollation) : addedType, required: false });
+        cols.push({ name: a.column.name, type: tableCollation ? defaultCollated(addedType, a.column, tableCollation) : addedType, required: false });
         origin.push(-1);
         const added = cols[cols.length - 1]!;
         // The REST field's parameters, nested fields' options and rounding modes (the column's, else the table's default).
@@ -240,6 +239,13 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if (desc !== undefined) descriptions.set(a.to.toLowerCase(), desc);
         const dflt = defaults.has(cols[i]!.name.toLowerCase()) ? defaults.get(cols[i]!.name.toLowerCase()) : old?.defaultValueExpression;
         if (dflt !== undefined) defaults.set(a.to.toLowerCase(), dflt);
+        // ... and its type parameters (STRING(20)), nested fields' options, rounding mode and policy tags, which the
+        // rewritten schema would otherwise rebuild from the bare type.
+        const kept = typeParams.get(ln) ?? (old && {
+          ...restParamsOf(old), ...(old.fields ? { fields: old.fields } : {}),
+          ...(old.roundingMode !== undefined ? { roundingMode: old.roundingMode } : {}), ...(old.policyTags !== undefined ? { policyTags: old.policyTags } : {}),
+        });
+        if (kept && Object.keys(kept).length) typeParams.set(a.to.toLowerCase(), kept);
         cols[i] = { ...cols[i]!, name: a.to };
         // Storage keys data by column name: a rename rewrites the rows.
         rewrite = true;

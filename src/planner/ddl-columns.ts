@@ -9,8 +9,8 @@ import { Scope } from '../analyzer/scope.js';
 import { canCoerce, typeFromNode } from '../analyzer/types.js';
 import type { TableId } from '../storage/api.js';
 import { hasTypeParams, restParamsText, restTypeParams, tableRestField, type Column, type RestField } from '../types/schema.js';
-import { collationNameError } from '../functions/collation.js';
-import { typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { collationNameError, withDefaultCollation } from '../functions/collation.js';
+import { arrayOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { fitParams, ParamRefusal } from '../types/table-values.js';
 import { shapeFits } from './dml.js';
 import type { Value } from '../types/values.js';
@@ -131,6 +131,25 @@ export function checkFieldOptions(t: A.TypeNode): void {
     checkColumnOptions(f.options);
     checkFieldOptions(f.type);
   }
+}
+
+/**
+ * A column's type with a table's (or dataset's) default collation on the STRING parts that declare none. A part
+ * declared COLLATE '' keeps none: collation-concepts says a column with empty collation doesn't inherit the table's
+ * default. `def` is the column's definition (absent for CREATE TABLE AS SELECT columns).
+ */
+export function defaultCollated(t: SqlType, def: A.ColumnDef | undefined, spec: string): SqlType {
+  if (def?.collate === '') return t;
+  const walk = (x: SqlType, node: A.TypeNode | undefined): SqlType => {
+    if (node?.kind === 'ScalarType' && node.collate === '') return x;
+    if (x.kind === 'ARRAY') return arrayOf(walk(x.element, node?.kind === 'ArrayType' ? node.element : undefined));
+    if (x.kind === 'STRUCT') {
+      const fields = node?.kind === 'StructType' ? node.fields : undefined;
+      return { kind: 'STRUCT', fields: x.fields.map((f, i) => ({ name: f.name, type: fields?.[i]?.collate === '' ? f.type : walk(f.type, fields?.[i]?.type) })) };
+    }
+    return withDefaultCollation(x, spec);
+  };
+  return walk(t, def?.type);
 }
 
 /** COLLATE takes a STRING column only (data-definition-language: column_schema), and a valid collation name. */

@@ -99,6 +99,8 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
           : { name: p.name, dataType: typeJson(typeFromNode(p.type)) },
     ),
     ...(st.returns && st.returns.kind !== 'TableType' && st.returns.kind !== 'AnyType' ? { returnType: typeJson(typeFromNode(st.returns)) } : {}),
+    // A table function's declared RETURNS TABLE<...> (REST returnTableType; INFORMATION_SCHEMA.ROUTINES.data_type).
+    ...(st.returns?.kind === 'TableType' ? { returnTableType: { columns: st.returns.columns.map((c) => ({ name: c.name, type: typeJson(typeFromNode(c.type)) })) } } : {}),
     ...(st.deterministic !== undefined ? { determinismLevel: st.deterministic ? 'DETERMINISTIC' : 'NOT_DETERMINISTIC' } : {}),
     ...(external ? externalRoutineFields(st) : {}),
     ...(await routineOptionFields(s, st.tableFunction ? checkedOptions(st.options, TABLE_FUNCTION_OPTIONS, 'CREATE TABLE FUNCTION') : st.options)),

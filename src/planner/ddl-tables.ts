@@ -10,7 +10,6 @@ import { Scope, colRef } from '../analyzer/scope.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { TableId } from '../storage/api.js';
 import { tableRestField, type Column } from '../types/schema.js';
-import { withDefaultCollation } from '../functions/collation.js';
 import type { Batch } from '../types/vector.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
@@ -21,7 +20,7 @@ import { fq, statementResult } from './statement-type.js';
 import { dropSearchIndex } from './search-index.js';
 import { createExternalTable } from './data-statements.js';
 import { already, optionsToResource, clustering, checkTableOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, ensureTempDataset, targetId, mvRefreshSettings } from './ddl-common.js';
-import { tableConstraints, columnsFromDefs, checkCollationName, columnOptionFields, schemaExtras } from './ddl-columns.js';
+import { tableConstraints, columnsFromDefs, checkCollationName, defaultCollated, columnOptionFields, schemaExtras } from './ddl-columns.js';
 import { findNode, someNode } from '../analyzer/ast-search.js';
 
 const result = statementResult;
@@ -149,7 +148,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   // DEFAULT COLLATE (else the dataset's defaultCollation) for STRING columns without their own.
   checkCollationName(st.defaultCollate, st.loc);
   const defaultCollation = st.defaultCollate ?? (cat.getDataset(id.projectId, id.datasetId)?.resource.defaultCollation as string | undefined);
-  if (defaultCollation) columns = columns.map((c) => ({ ...c, type: withDefaultCollation(c.type, defaultCollation) }));
+  if (defaultCollation) columns = columns.map((c) => ({ ...c, type: defaultCollated(c.type, st.columns?.find((d) => d.name.toLowerCase() === c.name.toLowerCase()), defaultCollation) }));
   if (st.snapshot) checkKindOptions(st.options, 'SNAPSHOT', 'CREATE SNAPSHOT TABLE');
   else checkTableOptions(st.options, 'CREATE TABLE');
   const resource = { ...inherited, ...(await optionsToResource(s, st.options)) };
