@@ -63,14 +63,27 @@ export function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, enclosing
   return { id, name: c.name, plan: out.rel };
 }
 
-/** WITH RECURSIVE: every CTE sees every other, so resolve referenced ones first. */
+/**
+ * WITH RECURSIVE: every CTE sees every other, so resolve referenced ones first. Two or more CTEs that read
+ * each other in a ring are refused (query-syntax.md, CTE visibility: cycles aren't allowed; the reference's wording).
+ */
 export function dependencyOrder(ctes: readonly A.Cte[]): A.Cte[] {
   const out: A.Cte[] = [];
   const state = new Map<A.Cte, number>();
+  const path: A.Cte[] = [];
   const visit = (c: A.Cte): void => {
     if (state.get(c)) return;
     state.set(c, 1);
-    for (const d of ctes) if (d !== c && !state.get(d) && queryMentions(c.query, d.name.toLowerCase())) visit(d);
+    path.push(c);
+    for (const d of ctes) {
+      if (d === c || !queryMentions(c.query, d.name.toLowerCase())) continue;
+      if (state.get(d) === 1) {
+        const ring = [...path.slice(path.indexOf(d)), d].map((x) => x.name);
+        throw sqlError(`Unsupported WITH entry dependency cycle: ${ring.join(' => ')}`, c.loc);
+      }
+      visit(d);
+    }
+    path.pop();
     state.set(c, 2);
     out.push(c);
   };

@@ -13,11 +13,12 @@ import type * as A from '../../grammar/ast.js';
 import type { Analyzer } from './context.js';
 import { lookupFunction } from '../functions/registry.js';
 import { sqlError } from './errors.js';
+import { findUdf } from './sql-udfs.js';
 import { matchRecognizeQuery } from './match-recognize.js';
 import { Scope, colRef, type RangeVar } from './scope.js';
 import { hasOver, someCall } from './ast-search.js';
 import { combineSetOp } from './set-operations.js';
-import { type PipeVar, type RelOut, type SelItem, applyLimit, project, resolveQuery, resolveSelect } from './query.js';
+import { type PipeForm, type PipeVar, type RelOut, type SelItem, applyLimit, project, resolveQuery, resolveSelect } from './query.js';
 import { type SampleTarget, sample, tableRefTarget } from './sample.js';
 
 /** The visible table of `out`: hidden columns projected away, no aliases. */
@@ -48,6 +49,8 @@ function aliased(out: RelOut, alias: string | undefined): RelOut {
 }
 
 const HIDDEN = '$pipe_alias';
+/** The alias a value table's rows take inside pipe DISTINCT. */
+const DISTINCT_VALUE = '$pipe_value';
 
 /**
  * What `|> TABLESAMPLE` samples: it behaves as the FROM clause's operator (pipe-syntax.md, TABLESAMPLE pipe
@@ -66,7 +69,7 @@ export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope |
     return ref;
   };
   /** The operator as a SELECT over the current table: `keep` carries the table aliases in scope (and the input's) to the output. */
-  const viaSelect = (sel: Omit<A.Select, 'kind' | 'loc' | 'from'>, keep: boolean, orderBy?: A.OrderByItem[], from: A.FromItem = pipeRef(out), pipeForm?: string): RelOut => {
+  const viaSelect = (sel: Omit<A.Select, 'kind' | 'loc' | 'from'>, keep: boolean, orderBy?: A.OrderByItem[], from: A.FromItem = pipeRef(out), pipeForm?: PipeForm): RelOut => {
     let vars: { rv: RangeVar; first: number }[] = [];
     let carried = 0;
     const carry = keep
@@ -94,7 +97,9 @@ export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope |
   switch (p.kind) {
     case 'PipeWhere':
       // A window function in |> WHERE filters after windowing, like QUALIFY.
-      return hasOver(p.cond) ? viaSelect({ distinct: false, items: [star], qualify: p.cond }, true) : viaSelect({ distinct: false, items: [star], where: p.cond }, true);
+      return hasOver(p.cond)
+        ? viaSelect({ distinct: false, items: [star], qualify: p.cond }, true, undefined, undefined, 'pipe WHERE')
+        : viaSelect({ distinct: false, items: [star], where: p.cond }, true, undefined, undefined, 'pipe WHERE');
     case 'PipeSelect':
       return viaSelect({ distinct: p.distinct, ...(p.asMode ? { asMode: p.asMode } : {}), items: p.items, ...(p.window ? { window: p.window } : {}) }, false, undefined, undefined, 'pipe SELECT');
     case 'PipeExtend':
@@ -132,7 +137,11 @@ export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope |
     case 'PipeDistinct': {
       // Distinct over the visible columns; the aliases keep the columns that are visible ones.
       const vis = withoutPipeVars(an, { ...out, pipeVars: undefined });
-      const r = viaSelect({ distinct: true, items: [star] }, false, undefined, pipeRef(vis));
+      // A value table stays one: the rows are distinct values, not the value's fields (pipe syntax reference, DISTINCT).
+      const value: A.SelectItem = { kind: 'SelectExpr', loc: p.loc, expr: { kind: 'PathExpr', loc: p.loc, parts: [DISTINCT_VALUE] } };
+      const r = vis.isValueTable
+        ? viaSelect({ distinct: true, asMode: 'VALUE', items: [value] }, false, undefined, pipeRef(vis, DISTINCT_VALUE))
+        : viaSelect({ distinct: true, items: [star] }, false, undefined, pipeRef(vis));
       const n = vis.names.length;
       const pipeVars = (out.pipeVars ?? []).map((v) => ({ ...v, columns: v.columns.filter((c) => c.index < n) })).filter((v) => v.valueIndex === undefined || v.valueIndex < n);
       return pipeVars.length ? { ...r, pipeVars } : r;
@@ -141,12 +150,14 @@ export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope |
       const items: A.SelectItem[] = [];
       const groupItems: A.GroupingItem[] = [];
       const order: A.OrderByItem[] = [];
+      checkAggregateShape(p);
       for (const g of p.groupBy) {
         items.push({ kind: 'SelectExpr', loc: g.expr.loc, expr: g.expr, ...(g.alias ? { alias: g.alias } : {}) });
         groupItems.push(g.expr);
         if (g.direction || p.groupAndOrder) order.push({ kind: 'OrderByItem', loc: g.expr.loc, expr: g.expr, ...(g.direction ? { direction: g.direction } : {}), ...(g.nulls ? { nulls: g.nulls } : {}) });
       }
       for (const a of p.items) {
+        if (hasOver(a.expr)) throw sqlError('Analytic function not allowed in pipe AGGREGATE', a.expr.loc);
         if (!hasAggregateCall(a.expr)) throw sqlError('Pipe AGGREGATE cannot include non-aggregate expressions', a.expr.loc);
         items.push({ kind: 'SelectExpr', loc: a.expr.loc, expr: a.expr, ...(a.alias ? { alias: a.alias } : {}) });
         if (a.direction) order.push({ kind: 'OrderByItem', loc: a.expr.loc, expr: a.expr, direction: a.direction, ...(a.nulls ? { nulls: a.nulls } : {}) });
@@ -174,7 +185,7 @@ export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope |
         groupItems.push(...p.groupingItems);
       }
       const groupBy: A.GroupBy | undefined = groupItems.length ? { kind: 'GroupBy', loc: p.loc, all: false, items: groupItems } : undefined;
-      return viaSelect({ distinct: false, items, ...(groupBy ? { groupBy } : {}) }, false, order.length ? order : undefined);
+      return viaSelect({ distinct: false, items, ...(groupBy ? { groupBy } : {}) }, false, order.length ? order : undefined, undefined, 'pipe AGGREGATE');
     }
     case 'PipeJoin': {
       const from: A.JoinRef = { kind: 'JoinRef', loc: p.loc, joinType: p.joinType, natural: p.natural, left: pipeRef(out), right: p.right, ...(p.on ? { on: p.on } : {}), ...(p.using ? { using: p.using } : {}) };
@@ -205,7 +216,8 @@ export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope |
     case 'PipeCall': {
       // |> CALL tvf(args) [AS alias]: the current rows are the first (TABLE) argument.
       const q: A.Query = { kind: 'Query', loc: p.loc, body: { kind: 'Select', loc: p.loc, distinct: false, items: [star], from: pipeRef(withoutPipeVars(an, out)) }, pipes: [] };
-      const from: A.TvfRef = { ...p.tvf, args: [q, ...p.tvf.args] };
+      const at = pipeTableArgIndex(an, p.tvf);
+      const from: A.TvfRef = { ...p.tvf, args: [...p.tvf.args.slice(0, at), q, ...p.tvf.args.slice(at)] };
       return aliased(viaSelect({ distinct: false, items: [star] }, false, undefined, from), p.tvf.alias);
     }
     case 'PipePivot':
@@ -226,6 +238,44 @@ export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope |
   }
 }
 
+/**
+ * The shapes pipe AGGREGATE refuses (pipe syntax reference, AGGREGATE; wording as the reference analyzer's):
+ * a GROUP BY ordinal (there is no select list to count in), NULLS FIRST/LAST on a key without ASC/DESC outside
+ * GROUP AND ORDER BY (order_suffix is ASC or DESC, then the NULLS order), and GROUP AND ORDER BY over ROLLUP,
+ * CUBE, GROUPING SETS or () (it orders by each groupable item, which those are not).
+ */
+function checkAggregateShape(p: A.PipeAggregate): void {
+  for (const g of p.groupBy) {
+    if (g.expr.kind === 'IntLiteral') throw sqlError('GROUP BY ordinal not allowed in pipe AGGREGATE', g.expr.loc);
+    if (g.nulls && !g.direction && !p.groupAndOrder) {
+      throw sqlError('GROUP BY items cannot have NULLS FIRST/LAST without ASC/DESC except when using GROUP AND ORDER BY', g.expr.loc);
+    }
+  }
+  if (!p.groupAndOrder) return;
+  const named: Record<string, string> = { Rollup: 'ROLLUP', Cube: 'CUBE', GroupingSets: 'GROUPING SETS', EmptyGroupingSet: 'GROUP BY ()' };
+  for (const g of p.groupingItems ?? []) {
+    const what = named[g.kind];
+    if (what) throw sqlError(`GROUP AND ORDER BY cannot be used with ${what}`, g.loc);
+  }
+}
+
+/**
+ * Where |> CALL puts its input among a SQL table function's arguments: at the first TABLE parameter, the
+ * arguments written standing for the ones before it and after it (pipe syntax reference, CALL: the first table
+ * argument comes from the input table and is omitted). Built-in table functions take it first.
+ */
+function pipeTableArgIndex(an: Analyzer, tvf: A.TvfRef): number {
+  const def = findUdf(an, tvf.name);
+  const at = def?.tableFunction ? def.params.findIndex((q) => q.type.kind === 'TableType' || q.type.kind === 'AnyTableType') : -1;
+  if (at <= 0) return 0;
+  const n = tvf.args.length;
+  if (n < at) {
+    const has = n === 0 ? 'no arguments' : n === 1 ? 'only 1 argument' : `only ${n} arguments`;
+    throw sqlError(`Table-valued function call in pipe CALL requires at least ${at} positional argument${at === 1 ? '' : 's'} because its first table argument is in position ${at + 1}, but the call has ${has}`, tvf.loc);
+  }
+  return at;
+}
+
 /** The columns a pipe operator sees by name (the trailing hidden ones only feed table aliases). */
 function visibleNames(out: RelOut): string[] {
   return out.names.slice(0, out.names.length - (out.hidden ?? 0));
@@ -241,7 +291,7 @@ function checkPipeColumns(out: RelOut, op: 'SET' | 'DROP' | 'RENAME', names: rea
   if (out.isValueTable) return;
   const visible = visibleNames(out).map((n) => n.toLowerCase());
   const seen = new Set<string>();
-  const verb = op.toLowerCase();
+  const verb = { SET: 'update', DROP: 'drop', RENAME: 'rename' }[op];
   for (const name of names) {
     const l = name.toLowerCase();
     if (seen.has(l)) throw sqlError(`Duplicate column name in pipe ${op}: ${name}`, loc);
@@ -252,7 +302,8 @@ function checkPipeColumns(out: RelOut, op: 'SET' | 'DROP' | 'RENAME', names: rea
       if (isAlias) throw sqlError(`Name in pipe ${op} is a table alias; ${op} can only ${verb} columns: ${name}`, loc);
       throw sqlError(`Column name in pipe ${op} not found in input table: ${name}`, loc);
     }
-    if (op === 'RENAME' && count > 1) throw sqlError(`Column name in pipe RENAME exists more than once in input table: ${name}`, loc);
+    // SET and RENAME need one column of the name (each says which it means); DROP removes every one.
+    if (op !== 'DROP' && count > 1) throw sqlError(`Column name in pipe ${op} exists more than once in input table: ${name}`, loc);
   }
 }
 

@@ -351,6 +351,9 @@ function checkNoFromClauses(sel: A.Select, orderBy: readonly A.OrderByItem[] | u
   if (orderBy?.length) clause('have an ORDER BY clause', orderBy[0]!.loc);
 }
 
+/** The pipe operators that resolve as a SELECT with clause names of their own (see resolveSelect). */
+export type PipeForm = 'pipe SELECT' | 'pipe EXTEND' | 'pipe WHERE' | 'pipe AGGREGATE';
+
 export function resolveSelect(
   an: Analyzer,
   sel: A.Select,
@@ -359,8 +362,9 @@ export function resolveSelect(
   limit?: A.Expr,
   offset?: A.Expr,
   carry?: (scope: Scope) => SelItem[],
-  /** `pipe SELECT` / `pipe EXTEND`: a select list of its own form, where aggregate functions are refused. */
-  pipeForm?: string,
+  /** The pipe operator this SELECT stands for: `pipe SELECT` / `pipe EXTEND` lists refuse aggregate functions; the
+   * others only name their clauses in errors as the reference analyzer does (`pipe WHERE clause`, `AGGREGATE list`). */
+  pipeForm?: PipeForm,
 ): RelOut {
   if (sel.withModifier?.name === 'AGGREGATION_THRESHOLD') sel = withAggregationThreshold(an, sel);
   // The privacy unit comes from the option or from a table's privacy policy;
@@ -373,7 +377,7 @@ export function resolveSelect(
   let rel: Rel = sel.from ? resolveFrom(an, sel.from, scope, outer) : oneRow();
 
   if (sel.where) {
-    const w = resolveExpr(an, sel.where, { scope, clause: 'WHERE clause' });
+    const w = resolveExpr(an, sel.where, { scope, clause: pipeForm === 'pipe WHERE' ? 'pipe WHERE clause' : 'WHERE clause' });
     rel = filter(rel, expr.requireBool(w, sel.where.loc, 'WHERE clause'));
   }
 
@@ -387,7 +391,8 @@ export function resolveSelect(
   }
   const aggs = new AggCollector(scope);
   const wins = new WindowCollector(named);
-  const ctx: ExprCtx = pipeForm ? { scope, clause: pipeForm, wins } : { scope, clause: 'SELECT list', aggs, wins };
+  const listForm = pipeForm === 'pipe SELECT' || pipeForm === 'pipe EXTEND' ? pipeForm : undefined;
+  const ctx: ExprCtx = listForm ? { scope, clause: listForm, wins } : { scope, clause: 'SELECT list', aggs, wins };
 
   // SELECT list (pre-aggregation form; aggregates become column refs).
   const items: SelItem[] = [];
@@ -485,7 +490,8 @@ export function resolveSelect(
     // A value table's alias (UNNEST(...) AS x) is named a table alias in the refusal, as the service does; its fields are columns.
     const aliasIds = new Map(scope.rangeVars.flatMap((rv) => (rv.value ? [[rv.value.id, rv.lname] as const] : [])));
     const post = (e: Expr, clause: string): Expr => postAggregate(e, keys, keyCols, fromIds, clause, aliasIds);
-    selectExprs = selectExprs.map((e) => post(e, 'SELECT list'));
+    const list = pipeForm === 'pipe AGGREGATE' ? 'AGGREGATE list' : 'SELECT list';
+    selectExprs = selectExprs.map((e) => post(e, list));
     havingExpr = havingExpr && post(havingExpr, 'HAVING clause');
     qualifyExpr = qualifyExpr && post(qualifyExpr, 'QUALIFY clause');
     orderExprs = orderExprs.map((e) => e && post(e, 'ORDER BY clause'));
@@ -493,7 +499,7 @@ export function resolveSelect(
       const w = windowCalls[i]!;
       windowCalls[i] = {
         ...w,
-        args: w.args.map((a) => post(a, 'SELECT list')),
+        args: w.args.map((a) => post(a, list)),
         partitionBy: w.partitionBy.map((a) => post(a, 'PARTITION BY')),
         orderBy: w.orderBy.map((k) => ({ ...k, expr: post(k.expr, 'Window ORDER BY') })),
       };
@@ -605,6 +611,11 @@ function allRangeColumns(scope: Scope): number[] {
   return ids;
 }
 
+/** The end of the ungrouped-reference error: pipe AGGREGATE has no grouped select items, so its list says only 'not aggregated'. */
+function ungrouped(clause: string): string {
+  return clause === 'AGGREGATE list' ? 'which is not aggregated' : 'which is neither grouped nor aggregated';
+}
+
 /** Rewrites a pre-aggregation expression over the aggregate's output; ungrouped column refs are errors. */
 function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean }[], keyCols: readonly ResolvedColumn[], fromIds: ReadonlySet<number>, clause: string, aliasIds: ReadonlyMap<number, string> = new Map()): Expr {
   // A grouped column reference wins over a grouped expression containing it
@@ -630,7 +641,7 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
       try {
         return rewriteExpr(x, (y) => (y === x ? undefined : each(y)));
       } catch (err) {
-        if (err instanceof Error && err.message.includes('which is neither grouped nor aggregated')) return colRef(keyCols[k]!);
+        if (err instanceof Error && /which is (neither grouped nor|not) aggregated/.test(err.message)) return colRef(keyCols[k]!);
         throw err;
       }
     }
@@ -649,14 +660,14 @@ function postAggregate(e: Expr, keys: readonly { expr: Expr; selectRef?: boolean
       grouped ||= keys.some((k) => exprEquals(k.expr, p) || exprEquals(k.expr, root));
       const written = refNameOf(p);
       if (!grouped && written && root.kind === 'column' && !root.correlated && fromIds.has(root.columnId)) {
-        throw sqlError(`${clause} expression references ${[written, ...names].join('.')} which is neither grouped nor aggregated`, locOf(x));
+        throw sqlError(`${clause} expression references ${[written, ...names].join('.')} ${ungrouped(clause)}`, locOf(x));
       }
     }
     if (x.kind === 'column' && !x.correlated && fromIds.has(x.columnId)) {
       const name = refNameOf(x) ?? String(x.columnId);
       // A lone name is a `column` (or a value table's `table alias`); `t.y` is named as written, as the reference does.
       const what = name.includes('.') ? name : `${aliasIds.get(x.columnId) === name.toLowerCase() ? 'table alias' : 'column'} ${name}`;
-      throw sqlError(`${clause} expression references ${what} which is neither grouped nor aggregated`, locOf(x));
+      throw sqlError(`${clause} expression references ${what} ${ungrouped(clause)}`, locOf(x));
     }
     if (x.kind === 'subquery' && x.correlatedColumns.some((id) => fromIds.has(id))) {
       // Correlated references to this block's columns must be grouping keys: a grouped column,

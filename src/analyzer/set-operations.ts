@@ -63,11 +63,13 @@ export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelO
     });
   });
   if (strict && !b.corresponding?.by) {
+    // The reference analyzer's wording: the first input whose name set differs from the first one's, both listed.
     const first = lower(outs[0]!);
-    outs.forEach((o, qi) => {
-      const extra = o.names.find((n) => !first.includes(n.toLowerCase())) ?? (qi > 0 ? outs[0]!.names.find((n) => !lower(o).includes(n.toLowerCase())) : undefined);
-      if (extra !== undefined) throw sqlError(`${full} requires all input queries to have the same column names, but column ${extra} is not in every input`, b.loc);
-    });
+    const qi = outs.findIndex((o) => o.names.length !== first.length || lower(o).some((n) => !first.includes(n)));
+    if (qi > 0) {
+      const list = (o: RelOut) => `[${o.names.join(', ')}]`;
+      throw sqlError(`${b.byName ? 'BY NAME' : 'STRICT CORRESPONDING'} requires all input queries to have identical column names, but query 1 has ${list(outs[0]!)} and query ${qi + 1} has ${list(outs[qi]!)}`, b.loc);
+    }
   }
   let names: string[];
   if (b.corresponding?.by) names = b.corresponding.by.slice();
