@@ -163,6 +163,9 @@ export function coerce(e: Expr, to: SqlType, loc?: A.Loc): Expr {
   if (text !== undefined && e.kind === 'literal' && e.type.kind === 'FLOAT64') {
     const d = exactDecimalLiteral(text, to);
     if (d) return d;
+    // Literal coercion is evaluated at analysis time and fails when the literal does not fit (conversion_rules.md,
+    // literal coercion: a FLOAT64 literal to NUMERIC), even where no row would reach it.
+    if (to.kind === 'NUMERIC' || to.kind === 'BIGNUMERIC') throw sqlError(`Invalid ${to.kind} value: ${text}`, loc);
   }
   if (e.kind === 'literal') {
     const v = foldLiteralCast(e.value, e.type, to);

@@ -101,7 +101,8 @@ function encodeBytes(b: Uint8Array, fmt: string): string {
       try {
         return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b);
       } catch {
-        fail('Invalid cast of bytes to UTF8 string');
+        // The reference's wording for the FORMAT 'UTF8' decoder (a plain CAST says 'Invalid cast of bytes to UTF8 string').
+        fail('A string is not valid UTF-8.');
       }
     }
   }

@@ -345,7 +345,18 @@ function castInner(x: Value, from: SqlType, to: SqlType, opts: CastOptions, ctx:
     }
     case 'STRUCT': {
       if (from.kind !== 'STRUCT' || from.fields.length !== to.fields.length) return invalid();
-      return (x as Value[]).map((e, i) => castValue(e, from.fields[i]!.type, to.fields[i]!.type, { safe: false, timeZone: opts.timeZone }, ctx));
+      // SAFE_CAST of a STRUCT gives NULL for each field that fails, not for the whole STRUCT (the reference's
+      // field-wise cast); an ARRAY element that fails still fails its whole ARRAY.
+      const field = (e: Value, i: number): Value => castValue(e, from.fields[i]!.type, to.fields[i]!.type, { safe: opts.safe, timeZone: opts.timeZone }, ctx);
+      if (!opts.safe) return (x as Value[]).map(field);
+      return (x as Value[]).map((e, i) => {
+        try {
+          return field(e, i);
+        } catch (err) {
+          if (err instanceof QueryError) return null;
+          throw err;
+        }
+      });
     }
     case 'RANGE': {
       if (from.kind === 'STRING') return parseRangeString(x as string, to.element, ctx);

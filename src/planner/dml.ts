@@ -5,7 +5,7 @@
 // one-row UPDATE of a big table costs one row. An updated row comes back as
 // a new row at the end: row order is no part of a table, as in the service.
 import type * as A from '../../grammar/ast.js';
-import { callScalar, coerce, literal, originOf, requireBool, resolveExpr } from '../analyzer/expr.js';
+import { callScalar, coerce, isErrorCall, literal, originOf, requireBool, resolveExpr } from '../analyzer/expr.js';
 import { outputNames, type Analyzer } from '../analyzer/index.js';
 import { project, resolveFrom } from '../analyzer/query.js';
 import type { ColumnRefExpr, Expr, Rel, ResolvedColumn } from '../analyzer/resolved.js';
@@ -114,7 +114,8 @@ async function mutationTarget(s: Session, path: A.Path, loc: A.Loc): Promise<Tab
  */
 export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined, what = 'Value'): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type, loc);
+  // ERROR(...) takes its type from its context (debugging_functions.md): here the column's.
+  if (isErrorCall(e) || canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type, loc);
   throw sqlError(`${what} has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
 }
 
@@ -158,7 +159,7 @@ function literalFits(from: SqlType, v: Value, to: SqlType, origin: ReturnType<ty
 /** UPDATE SET / MERGE UPDATE SET: the assignment of a value to a column or field (ZetaSQL's resolver wording). */
 function coerceForSet(e: Expr, c: Column, path: string, loc: A.Loc | undefined): Expr {
   if (typeEquals(e.type, c.type)) return e;
-  if (canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type, loc);
+  if (isErrorCall(e) || canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type, loc);
   throw sqlError(`Value of type ${typeToSql(e.type)} cannot be assigned to ${path}, which has type ${typeToSql(c.type)}`, loc);
 }
 
