@@ -634,10 +634,13 @@ function regionName(qualifier: string): string {
   return /^(us|eu)$/i.test(r) ? r.toUpperCase() : r.toLowerCase();
 }
 
-/** The project's datasets in one location (a dataset made without one is in the default, US). */
+/** The project's visible datasets in one location (a dataset made without one is in the default, US). */
 function inRegion(an: Analyzer, projectId: string, region: string): string[] {
   const cat = an.env.catalog;
+  // Hidden datasets (a name starting with _) "don't appear in any INFORMATION_SCHEMA views" (datasets.md); nor do
+  // the emulator's own (_bqemu_*). A dataset qualifier may still name one.
   return cat.listDatasets(projectId).filter((d) => {
+    if (d.startsWith('_')) return false;
     const where = cat.getDataset(projectId, d)?.resource.location;
     return (typeof where === 'string' && where ? where : 'US').toLowerCase() === region.toLowerCase();
   });
