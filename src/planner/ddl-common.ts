@@ -59,7 +59,7 @@ function labelsShaped(t: SqlType): boolean {
 export function evalOption(s: Session, o: A.OptionEntry, target?: SqlType): Promise<{ type: SqlType; value: Value }> {
   const sub = findNode(o.value, ['ScalarSubquery', 'ArraySubquery', 'ExistsExpr', 'Query']);
   if (sub) throw sqlError(`The value of option ${o.name} must be a constant expression; it cannot contain a subquery`, sub.loc);
-  return s.evalScalar(o.value, s.analyzer(), target);
+  return s.inOptionsTimeZone(() => s.evalScalar(o.value, s.analyzer(), target));
 }
 
 /** An option's value, coerced to the option's documented type; a value that cannot coerce is refused as ZetaSQL refuses it. */

@@ -170,6 +170,22 @@ export class Session {
     this.installFolder();
   }
 
+  /**
+   * Runs `f` (the evaluation of an OPTIONS value) in the default time zone of OPTIONS expressions: the
+   * system-variables reference (@@time_zone) keeps America/Los_Angeles there for backward compatibility, unless
+   * @@time_zone was set earlier in the query (or session); a request's time_zone property chooses a zone as well.
+   */
+  async inOptionsTimeZone<T>(f: () => Promise<T>): Promise<T> {
+    if (this.variables.has('@@time_zone') || this.ctx.timeZone) return f();
+    const prev = this.env.timeZone ?? 'UTC';
+    this.setTimeZone('America/Los_Angeles');
+    try {
+      return await f();
+    } finally {
+      this.setTimeZone(prev);
+    }
+  }
+
   /** SET @@dataset_id / @@dataset_project_id: the default dataset of the statements that follow. */
   setDefaultDataset(part: 'datasetId' | 'projectId', value: string): void {
     const dd = this.env.defaultDataset;
