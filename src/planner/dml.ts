@@ -247,15 +247,16 @@ export function scanAll(s: Session, table: TableInfo): Rel {
   return { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c) => an.newColumn(c.name, c.type)) };
 }
 
-async function defaultValue(s: Session, info: TableInfo, c: Column): Promise<Expr> {
+async function defaultValue(an: Analyzer, info: TableInfo, c: Column): Promise<Expr> {
   // Rows written without a partition time go to the partition of the write.
   if (c === PARTITION_TIME && info.partitionUnit) return literal(T.TIMESTAMP, partitionOfMs(Date.now(), info.partitionUnit));
   const fields = (info.resource.schema as { fields?: { name: string; defaultValueExpression?: string }[] } | undefined)?.fields;
   const dflt = fields?.find((f) => f.name === c.name)?.defaultValueExpression;
   if (dflt) {
+    // An expression of the statement, not a value: default-values.md says a default's function is evaluated as each
+    // row is written (GENERATE_UUID and RAND differ per row; CURRENT_TIMESTAMP is one value per statement anyway).
     const { parseExpression } = await import('../../grammar/index.js');
-    const v = await s.evalScalar(parseExpression(dflt));
-    return coerce(literal(v.type, v.value), c.type);
+    return coerce(resolveExpr(an, parseExpression(dflt), { scope: new Scope(), clause: 'DEFAULT' }), c.type);
   }
   return literal(c.type, null);
 }
@@ -296,7 +297,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
       for (let i = 0; i < cols.length; i++) {
         const k = targetIdx.indexOf(i);
         const c = cols[i]!;
-        if (k < 0 || row[k]!.kind === 'DefaultExpr') full.push(await defaultValue(s, info, c));
+        if (k < 0 || row[k]!.kind === 'DefaultExpr') full.push(await defaultValue(an, info, c));
         else full.push(coerceForWrite(resolveExpr(an, row[k]!, { scope: new Scope(), clause: 'INSERT VALUES' }), c, row[k]!.loc));
       }
       rows.push(full);
@@ -312,7 +313,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
     const exprs: Expr[] = [];
     for (let i = 0; i < cols.length; i++) {
       const k = targetIdx.indexOf(i);
-      exprs.push(k < 0 ? await defaultValue(s, info, cols[i]!) : coerceForWrite(colRef(qc[k]!), cols[i]!, st.query!.loc, `Query column ${k + 1}`));
+      exprs.push(k < 0 ? await defaultValue(an, info, cols[i]!) : coerceForWrite(colRef(qc[k]!), cols[i]!, st.query!.loc, `Query column ${k + 1}`));
     }
     rel = project(an, q.plan, exprs, cols.map((c) => c.name));
   }
@@ -468,7 +469,7 @@ async function assignValues(
     const c = info.columns[i]!;
     changed.add(i);
     if (item.value.kind === 'DefaultExpr' && fields.length === 0) {
-      values[i] = await defaultValue(s, info, c);
+      values[i] = await defaultValue(an, info, c);
       continue;
     }
     // A nested field's DEFAULT is NULL (fields have no default expressions).
@@ -696,12 +697,12 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
           // INSERT ROW writes the source row whole, by position: it has to have the target's width.
           if (!a.columns && sc.length !== ownColumns(info)) throw sqlError(`Inserted row has wrong column count; Has ${sc.length}, expected ${ownColumns(info)}`, st.loc);
           const k = a.columns ? a.columns.findIndex((n) => n.toLowerCase() === col.name.toLowerCase()) : ci < ownColumns(info) ? ci : -1;
-          v = k >= 0 && sc[k] ? coerceForWrite(colRef(sc[k]!), col, st.loc) : col === PARTITION_TIME ? await defaultValue(s, info, col) : literal(col.type, null);
+          v = k >= 0 && sc[k] ? coerceForWrite(colRef(sc[k]!), col, st.loc) : col === PARTITION_TIME ? await defaultValue(an, info, col) : literal(col.type, null);
         } else {
           const names = a.columns ?? info.columns.map((x) => x.name);
           const k = names.findIndex((n) => n.toLowerCase() === col.name.toLowerCase());
           const ve = k >= 0 ? a.values![k] : undefined;
-          v = !ve || ve.kind === 'DefaultExpr' ? await defaultValue(s, info, col) : coerceForWrite(resolveExpr(an, ve, { scope: sourceOnly, clause: 'INSERT VALUES' }), col, ve.loc);
+          v = !ve || ve.kind === 'DefaultExpr' ? await defaultValue(an, info, col) : coerceForWrite(resolveExpr(an, ve, { scope: sourceOnly, clause: 'INSERT VALUES' }), col, ve.loc);
         }
         cw.push(isI);
         ct.push(v);
