@@ -13,7 +13,7 @@ import { sqlError } from '../analyzer/errors.js';
 import { scanAll } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { already, optionsToResource, checkOptionNames, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
-import { RestTableConstraints, defaultCollated, tableConstraints, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
+import { RestTableConstraints, defaultCollated, tableConstraints, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, retypedCollation, unnamedPrimaryKey, primaryKeyDefault, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
 
 const result = statementResult;
 
@@ -131,6 +131,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         const k = curKeys();
         const c = a.constraint;
         if (c.enforced) throw sqlError(`ENFORCED ${c.kind === 'PrimaryKey' ? 'PRIMARY KEY' : 'FOREIGN KEY'} constraints are not supported; declare the key NOT ENFORCED`, a.loc);
+        unnamedPrimaryKey([c], a.loc);
         for (const n of c.columns) {
           if (!cols.some((x) => x.name.toLowerCase() === n.toLowerCase())) throw sqlError(`Unsupported ${c.kind === 'PrimaryKey' ? 'primary' : 'foreign'} key column ${n} either does not exist or is a pseudocolumn`, a.loc);
         }
@@ -257,15 +258,20 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           if (a.ifExists) break;
           throw sqlError(`Column not found: ${a.name}`, a.loc);
         }
-        if (a.action.kind === 'DropNotNull') cols[i] = { ...cols[i]!, required: false };
-        else if (a.action.kind === 'SetDefault') {
+        if (a.action.kind === 'DropNotNull') {
+          // data-definition-language (ALTER COLUMN DROP NOT NULL): a column without NOT NULL is an error.
+          if (!cols[i]!.required) throw sqlError(`Column ${cols[i]!.name} is already NULLABLE; DROP NOT NULL needs a column with a NOT NULL constraint`, a.loc);
+          cols[i] = { ...cols[i]!, required: false };
+        } else if (a.action.kind === 'SetDefault') {
+          if (curKeys().primaryKey?.columns.some((c) => c.toLowerCase() === cols[i]!.name.toLowerCase())) throw primaryKeyDefault(cols[i]!.name, a.loc);
           checkDefault(s, a.action.expr, cols[i]!.type);
           const field = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
           await checkDefaultValue(s, a.action.expr, cols[i]!, field);
           defaults.set(cols[i]!.name.toLowerCase(), exprText(s.ctx.sql, a.action.expr.loc.offset));
         } else if (a.action.kind === 'DropDefault') defaults.set(cols[i]!.name.toLowerCase(), null);
         else if (a.action.kind === 'SetDataType') {
-          const t = typeFromNode(a.action.type);
+          const t = retypedCollation(cols[i]!.type, a.action.type, typeFromNode(a.action.type));
+          if (!t) throw sqlError(`ALTER TABLE ALTER COLUMN SET DATA TYPE cannot change the collation of column ${cols[i]!.name}`, a.loc);
           keyColumnStays(curKeys(), cols[i]!.name, 'change the type of', a.loc);
           const oldField = ((info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? []).find((f) => f.name.toLowerCase() === cols[i]!.name.toLowerCase());
           const oldText = typeWithParams(cols[i]!.type, oldField);

@@ -44,6 +44,14 @@ export function tableConstraints(s: Session, defs: readonly A.ColumnDef[], const
   if (defs.filter((d) => d.primaryKey).length + constraints.filter((k) => k.kind === 'PrimaryKey').length > 1) {
     throw sqlError('Multiple PRIMARY KEY definitions found in CREATE TABLE', loc);
   }
+  unnamedPrimaryKey(constraints, loc);
+  // Constraint names are one per table (ALTER TABLE ADD CONSTRAINT refuses a name the table has).
+  const names = new Set<string>();
+  for (const c of constraints) {
+    if (!c.name) continue;
+    if (names.has(c.name.toLowerCase())) throw sqlError(`Duplicate constraint name ${c.name}`, loc);
+    names.add(c.name.toLowerCase());
+  }
   const foreignKey = (name: string | undefined, cols: readonly string[], ref: { table: A.Path; columns: string[] }) => {
     cols.forEach(own('foreign'));
     if (ref.columns.length !== cols.length) throw sqlError('Number of foreign columns does not match the number of referenced columns', loc);
@@ -74,10 +82,24 @@ export function tableConstraints(s: Session, defs: readonly A.ColumnDef[], const
     if (seen.has(n.toLowerCase())) throw sqlError(`Duplicate column ${n} specified in PRIMARY KEY of CREATE TABLE`, loc);
     seen.add(n.toLowerCase());
   }
+  // data-definition-language (ALTER COLUMN SET DEFAULT): a primary key column takes no default value.
+  for (const n of pk) {
+    if (defs.some((d) => d.default && d.name.toLowerCase() === n.toLowerCase())) throw primaryKeyDefault(n, loc);
+  }
   if (pk.length) out.primaryKey = { columns: pk };
   for (const d of defs) if (d.references) foreignKey(undefined, [d.name], d.references);
   for (const c of constraints) if (c.kind === 'ForeignKey' && c.references) foreignKey(c.name, c.columns, c.references);
   return out.primaryKey || out.foreignKeys ? out : undefined;
+}
+
+/** primary-foreign-keys (Limitations): primary keys can't be named; the grammar gives CONSTRAINT name to foreign keys only. */
+export function unnamedPrimaryKey(constraints: readonly A.TableConstraint[], loc: A.Loc): void {
+  const named = constraints.find((c) => c.kind === 'PrimaryKey' && c.name);
+  if (named) throw sqlError(`A PRIMARY KEY cannot be named (CONSTRAINT ${named.name}); only FOREIGN KEY constraints take a name`, loc);
+}
+
+export function primaryKeyDefault(column: string, loc: A.Loc): Error {
+  return sqlError(`Column ${column} is part of the PRIMARY KEY and cannot have a default value`, loc);
 }
 
 /** The types a key column may have (information-schema-table-constraints: limitations). */
@@ -150,6 +172,29 @@ export function defaultCollated(t: SqlType, def: A.ColumnDef | undefined, spec: 
     return withDefaultCollation(x, spec);
   };
   return walk(t, def?.type);
+}
+
+/**
+ * SET DATA TYPE's new type with the column's collations kept where it writes no COLLATE; undefined when it writes
+ * another one (ALTER TABLE SET DEFAULT COLLATE: an existing collation specification on a column cannot be updated).
+ */
+export function retypedCollation(from: SqlType, node: A.TypeNode, to: SqlType): SqlType | undefined {
+  if (node.kind === 'ScalarType' && from.kind === 'STRING' && to.kind === 'STRING') {
+    if (node.collate === undefined) return from.collation ? { ...to, collation: from.collation } : to;
+    return node.collate === (from.collation ?? '') ? to : undefined;
+  }
+  if (node.kind === 'ArrayType' && from.kind === 'ARRAY' && to.kind === 'ARRAY') {
+    const el = retypedCollation(from.element, node.element, to.element);
+    return el && arrayOf(el);
+  }
+  if (node.kind === 'StructType' && from.kind === 'STRUCT' && to.kind === 'STRUCT' && from.fields.length === to.fields.length) {
+    const fields = to.fields.map((f, i) => {
+      const t = node.fields[i] ? retypedCollation(from.fields[i]!.type, node.fields[i]!.type, f.type) : f.type;
+      return t && { ...f, type: t };
+    });
+    return fields.every((f) => f !== undefined) ? { kind: 'STRUCT', fields: fields as typeof to.fields } : undefined;
+  }
+  return to;
 }
 
 /** COLLATE takes a STRING column only (data-definition-language: column_schema), and a valid collation name. */

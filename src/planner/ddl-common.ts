@@ -219,6 +219,8 @@ export function clustering(exprs: readonly A.Expr[], columns: readonly Column[])
       const c = columns.find((x) => x.name.toLowerCase() === e.parts[0]!.toLowerCase());
       if (!c) throw sqlError(`Unrecognized name: ${e.parts[0]}`, e.loc);
       if (e.parts.length === 1 && !CLUSTERABLE.has(c.type.kind)) throw sqlError(`Clustering is not supported on column ${c.name} of type ${typeToSql(c.type)}`, e.loc);
+      // collation-concepts (Limitations): no non-empty collation on a clustering column, its own or the table's default.
+      if (c.type.kind === 'STRING' && c.type.collation) throw sqlError(`CLUSTER BY STRING column ${c.name} with collation ${c.type.collation} isn't supported`, e.loc);
       return name;
     }),
   };
