@@ -304,34 +304,47 @@ export function defaultRounding(f: RestField, mode: string | undefined): void {
 /** The functions a DEFAULT expression may call (default-values: "a literal or one of the following functions"). */
 const DEFAULT_FUNCTIONS = new Set(['CURRENT_DATE', 'CURRENT_DATETIME', 'CURRENT_TIME', 'CURRENT_TIMESTAMP', 'GENERATE_UUID', 'RAND', 'SESSION_USER', 'ST_GEOGPOINT']);
 
-/** The first call in `e` of a function a DEFAULT may not call. */
-function disallowedDefaultCall(e: unknown): A.FunctionCall | undefined {
-  if (!e || typeof e !== 'object') return undefined;
-  if (Array.isArray(e)) {
-    for (const x of e) {
-      const hit = disallowedDefaultCall(x);
+const LITERALS = new Set(['IntLiteral', 'FloatLiteral', 'StringLiteral', 'BytesLiteral', 'BoolLiteral', 'NullLiteral', 'TypedLiteral', 'RangeLiteral']);
+
+/**
+ * The first part of a DEFAULT expression that is neither a literal nor a call of DEFAULT_FUNCTIONS (default-values:
+ * "a literal or one of the following functions", and STRUCT or ARRAY values composed of them): an operator, CAST, a
+ * column, a parameter, a call of another function. A sign on a number is part of its literal.
+ */
+function disallowedDefaultPart(e: A.Expr): A.Expr | undefined {
+  const first = (xs: readonly A.Expr[]): A.Expr | undefined => {
+    for (const x of xs) {
+      const hit = disallowedDefaultPart(x);
       if (hit) return hit;
     }
     return undefined;
+  };
+  if (LITERALS.has(e.kind)) return undefined;
+  switch (e.kind) {
+    case 'UnaryExpr':
+      return (e.op === '-' || e.op === '+') && (e.operand.kind === 'IntLiteral' || e.operand.kind === 'FloatLiteral' || e.operand.kind === 'TypedLiteral') ? undefined : e;
+    case 'IntervalExpr':
+      return disallowedDefaultPart(e.value);
+    case 'ArrayExpr':
+      return first(e.elements);
+    case 'StructExpr':
+      return first(e.fields.map((f) => f.expr));
+    case 'FunctionCall':
+      return DEFAULT_FUNCTIONS.has(e.name.join('.').toUpperCase()) ? first(e.args) : e;
+    default:
+      return e;
   }
-  const n = e as { kind?: string };
-  if (n.kind === 'FunctionCall' && !DEFAULT_FUNCTIONS.has((n as A.FunctionCall).name.join('.').toUpperCase())) return n as A.FunctionCall;
-  for (const [k, v] of Object.entries(e)) {
-    if (k === 'loc') continue;
-    const hit = disallowedDefaultCall(v);
-    if (hit) return hit;
-  }
-  return undefined;
 }
 
 export function checkDefault(s: Session, e: A.Expr, t: SqlType): void {
   const x = resolveExpr(s.analyzer(), e, { scope: new Scope(), clause: 'a column default expression', noSubqueries: true });
-  const call = disallowedDefaultCall(e);
-  if (call) throw sqlError(`Function ${call.name.join('.').toUpperCase()} is not allowed in a column default value; a default value is a literal or one of ${[...DEFAULT_FUNCTIONS].join(', ')}`, call.loc);
+  const bad = disallowedDefaultPart(e);
+  if (bad?.kind === 'FunctionCall') throw sqlError(`Function ${bad.name.join('.').toUpperCase()} is not allowed in a column default value; a default value is a literal or one of ${[...DEFAULT_FUNCTIONS].join(', ')}`, bad.loc);
   // A constructor's NULL or literal fields fit the column's field types, as in INSERT VALUES (default-values: a STRUCT default may hold NULL).
   if (!typeEquals(x.type, t) && !canCoerce(x.type, t, originOf(x)) && !shapeFits(x, t)) {
     throw sqlError(`Column default expression has type ${typeToSql(x.type)} which cannot be assigned to column type ${typeToSql(t)}`, e.loc);
   }
+  if (bad) throw sqlError(`A column default value is a literal or one of ${[...DEFAULT_FUNCTIONS].join(', ')} (or an ARRAY or STRUCT of them), not an expression`, bad.loc);
   // A STRING literal coerces to a date/time column only when its text is such a value (as in INSERT VALUES).
   coerce(x, t, e.loc);
 }

@@ -179,6 +179,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   }
   if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
   if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
+  if (st.asQuery) notIngestionTime(resource, st.partitionBy?.loc ?? st.loc);
   // A managed (BigLake) table's connection: biglakeConfiguration.connectionId beside its storage_uri / formats.
   if (st.withConnection && !st.external) resource.biglakeConfiguration = { ...(resource.biglakeConfiguration as object | undefined), connectionId: st.withConnection.join('.') };
   checkPartitionOptions(st.options, resource);
@@ -218,6 +219,15 @@ const PARTITION_BY_FORMS =
   'PARTITION BY expression must be DATE(<timestamp_column>), DATE(<datetime_column>), DATETIME_TRUNC(<datetime_column>, DAY/HOUR/MONTH/YEAR), ' +
   'a DATE-type column, TIMESTAMP_TRUNC(<timestamp_column>, DAY/HOUR/MONTH/YEAR), DATE_TRUNC(<date_column>, MONTH/YEAR), ' +
   'or RANGE_BUCKET(<int64_column>, GENERATE_ARRAY(<int64_value>, <int64_value>[, <int64_value>]))';
+
+/**
+ * CREATE TABLE Limitations (and partition_expression): an ingestion-time partitioned table is never made from a
+ * query's result, by its own PARTITION BY _PARTITIONDATE / _PARTITIONTIME or one a LIKE table passes on.
+ */
+function notIngestionTime(resource: Record<string, unknown>, loc: A.Loc): void {
+  const tp = resource.timePartitioning as { field?: string } | undefined;
+  if (tp && !tp.field) throw sqlError('An ingestion-time partitioned table (_PARTITIONTIME / _PARTITIONDATE) cannot be created from the result of a query; create it, then INSERT', loc);
+}
 
 /**
  * The REST `timePartitioning` / `rangePartitioning` of a CREATE TABLE's PARTITION BY
@@ -364,6 +374,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
     refuseNondeterministicMv(st, resource);
     if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
     if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
+    notIngestionTime(resource, st.partitionBy?.loc ?? st.loc);
   }
   // The refresh settings tables.get shows (defaults, filled at creation: enabled, every 30 minutes); dbt compares them to its config.
   if (st.materialized) resource.materializedView = mvRefreshSettings(resource, { query: st.queryText });
