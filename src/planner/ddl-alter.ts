@@ -5,6 +5,7 @@ import { tableIdOf, splitPath } from '../analyzer/names.js';
 import { project } from '../analyzer/query.js';
 import { colRef } from '../analyzer/scope.js';
 import { typeFromNode } from '../analyzer/types.js';
+import { searchIndexesOf, vectorIndexesOf } from '../analyzer/search-index.js';
 import { columnToRestField, hasTypeParams, tableRestField, type RestField } from '../types/schema.js';
 import { typeToSql } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
@@ -100,7 +101,9 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   }
   // ALTER VIEW / MATERIALIZED VIEW / TABLE each take only their own kind of object.
   const want = st.objectType === 'VIEW' ? 'VIEW' : st.objectType === 'MATERIALIZED VIEW' ? 'MATERIALIZED_VIEW' : 'TABLE';
-  if (info.kind !== want) throw sqlError(`${fq(id)} is not a ${st.objectType === 'TABLE' ? 'table' : st.objectType.toLowerCase()}; use ALTER ${info.kind === 'MATERIALIZED_VIEW' ? 'MATERIALIZED VIEW' : info.kind}`, st.loc);
+  // ALTER TABLE RENAME TO renames a clone, snapshot or table (data-definition-language); other actions take tables only.
+  const snapshotRename = want === 'TABLE' && info.kind === 'SNAPSHOT' && st.actions.every((a) => a.kind === 'RenameTo');
+  if (info.kind !== want && !snapshotRename) throw sqlError(`${fq(id)} is not a ${st.objectType === 'TABLE' ? 'table' : st.objectType.toLowerCase()}; use ALTER ${info.kind === 'MATERIALIZED_VIEW' ? 'MATERIALIZED VIEW' : info.kind}`, st.loc);
   // ALTER VIEW takes SET OPTIONS and ALTER COLUMN ... SET OPTIONS, ALTER MATERIALIZED VIEW SET OPTIONS only
   // (data-definition-language): any other action is outside their grammar.
   for (const a of st.actions) {
@@ -331,7 +334,10 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         // information-schema-table-constraints: "Tables with primary key constraints cannot be renamed".
         if (curKeys().primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} has a primary key and cannot be renamed`, a.loc);
         // The table (rows, history, metadata) takes the new name in one commit.
+        // ALTER TABLE RENAME TO (Details): the table's search and vector indexes are dropped with the rename.
+        const indexed = searchIndexesOf(info.resource).length > 0 || vectorIndexesOf(info.resource).length > 0;
         await cat.renameTable(id, to);
+        if (indexed) await cat.patchTableResource(to, { searchIndexes: null, vectorIndexes: null });
         return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
       }
       default:

@@ -96,6 +96,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       // information-schema-table-constraints: a copy, clone or snapshot takes the source's table constraints.
       if (info.resource.tableConstraints !== undefined) inherited.tableConstraints = info.resource.tableConstraints;
       if (st.clone?.systemTime) {
+        // CREATE SNAPSHOT TABLE: FOR SYSTEM_TIME AS OF is for a snapshot of a table or clone, not a copy of a snapshot.
+        if (st.snapshot && info.kind === 'SNAPSHOT') throw sqlError(`FOR SYSTEM_TIME AS OF cannot be used when copying the table snapshot ${fq(src)}`, st.clone.systemTime.loc);
         const v = constantValue(resolveExpr(s.analyzer(), st.clone.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' }));
         if (typeof v !== 'bigint') throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', st.clone.systemTime.loc);
         asOfMs = Number(v) / 1000;
@@ -104,7 +106,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       rows = await s.run(rel);
     }
   }
-  // LIKE ... AS query: the source's metadata, the query's columns and rows.
+  // LIKE ... AS query: the source's metadata and columns, the query's rows.
+  const likeColumns = st.like ? columns : undefined;
   if (st.asQuery && !st.copy && !st.clone) {
     const an = s.analyzer();
     const q = s.analyze(st.asQuery, {}, an);
@@ -120,6 +123,15 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       }
       const exprs = rel.columns.map((c, i) => coerceForWrite(colRef(c), columns[i]!, st.asQuery!.loc));
       rel = project(an, rel, exprs, columns.map((c) => c.name));
+    } else if (likeColumns) {
+      // CREATE TABLE Details: with LIKE and AS query_statement, the query's columns match the LIKE table's (by name, in order).
+      const like = likeColumns;
+      if (like.length !== names.length || like.some((c, i) => c.name.toLowerCase() !== (names[i] ?? '').toLowerCase())) {
+        throw sqlError(`The columns of the query (${names.join(', ')}) do not match the columns of the LIKE table (${like.map((c) => c.name).join(', ')})`, st.asQuery.loc);
+      }
+      columns = like;
+      const exprs = rel.columns.map((c, i) => coerceForWrite(colRef(c), like[i]!, st.asQuery!.loc));
+      rel = project(an, rel, exprs, like.map((c) => c.name));
     } else {
       q.plan.columns.forEach((c, i) => {
         if (!(q.outputNames as string[])[i] || /^f\d+_$/.test(names[i]!) && !c.name) {
