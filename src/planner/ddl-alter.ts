@@ -143,6 +143,13 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if (c.kind === 'PrimaryKey') {
           if (k.primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} already has a primary key`, a.loc);
           checkKeyColumns(c.columns, cols, 'PRIMARY KEY', a.loc);
+          // A primary key column has no default value (data-definition-language: ALTER COLUMN SET DEFAULT).
+          const fields = (info.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
+          for (const n of c.columns) {
+            const l = n.toLowerCase();
+            const dflt = defaults.has(l) ? defaults.get(l) : fields.find((f) => f.name.toLowerCase() === l)?.defaultValueExpression;
+            if (dflt) throw primaryKeyDefault(n, a.loc);
+          }
           k.primaryKey = { columns: c.columns.slice() };
         } else {
           const fk = tableConstraints(s, [], [c], a.loc, cols, id)!.foreignKeys![0]!;
