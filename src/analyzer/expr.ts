@@ -285,7 +285,7 @@ export function argInfo(e: Expr, name?: string): ArgInfo {
   if (o === Origin.Null) info.untypedNull = true;
   // Always said: an explicitly typed literal (NUMERIC '1.5') holds a constant but coerces as a column does.
   info.isLiteral = o === Origin.Literal || o === Origin.Null;
-  if (o === Origin.Param) (info as { isParameter?: boolean }).isParameter = true;
+  if (o === Origin.Param) info.isParameter = true;
   if (name) info.name = name;
   return info;
 }

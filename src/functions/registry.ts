@@ -29,6 +29,8 @@ export interface ArgInfo {
   readonly untypedNull?: boolean;
   /** Literal arguments coerce more freely (e.g. a string literal to DATE). */
   readonly isLiteral?: boolean;
+  /** A query parameter: coerces as a literal does, but its value is checked when it runs, not when it is analyzed. */
+  readonly isParameter?: boolean;
   /** Named argument (`name => value`). */
   readonly name?: string;
   /** A lambda (`x -> expr`); `type` is its body's. */

@@ -244,7 +244,7 @@ function asCoercible(a: ArgInfo): CoercibleArg {
   return {
     type: a.type,
     isLiteral: a.isLiteral ?? a.constant !== undefined,
-    isParameter: (a as { isParameter?: boolean }).isParameter,
+    isParameter: a.isParameter,
     untypedNull: a.untypedNull,
     value: a.constant?.value,
   };
@@ -318,6 +318,9 @@ function decimalSignatureApplies(t: SqlType, args: readonly ArgInfo[]): boolean 
 /** A STRING literal only coerces to a date/time type when its text parses as one. */
 function literalFits(a: ArgInfo, target: SqlType): boolean {
   if (a.type.kind !== 'STRING' || !a.constant || typeof a.constant.value !== 'string') return true;
+  // A parameter is no literal: its coercion (conversion_rules.md, query parameter coercion) is a cast that fails when
+  // it runs, with the cast's words, as the reference resolves it.
+  if (a.isParameter) return true;
   const s = a.constant.value;
   switch (target.kind) {
     case 'DATE':
