@@ -291,7 +291,15 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           cols[i] = { ...cols[i]!, type: t };
           // The schema's parameters at every depth from the new type; a STRUCT's fields keep their descriptions.
           const fresh = tableRestField(cols[i]!.name, t, cols[i]!.required);
-          typeParams.set(cols[i]!.name.toLowerCase(), { ...restParamsOf(fresh), ...(fresh.fields ? { fields: retypedFields(oldField?.fields, fresh.fields) } : {}) });
+          const lc = cols[i]!.name.toLowerCase();
+          // The column keeps what does not depend on its type: description, default and policy tags (the rewritten
+          // schema keeps a field's REST attributes only while its type is unchanged).
+          if (oldField?.description !== undefined && !descriptions.has(lc)) descriptions.set(lc, oldField.description);
+          if (oldField?.defaultValueExpression !== undefined && !defaults.has(lc)) defaults.set(lc, oldField.defaultValueExpression);
+          typeParams.set(lc, {
+            ...restParamsOf(fresh), ...(fresh.fields ? { fields: retypedFields(oldField?.fields, fresh.fields) } : {}),
+            ...(oldField?.policyTags !== undefined ? { policyTags: oldField.policyTags } : {}),
+          });
           rewrite = true;
         } else if (a.action.kind === 'SetOptions') {
           checkColumnOptions(a.action.options);
