@@ -154,6 +154,7 @@ export const FEATURES: Record<string, FeatureInfo> = {
   'array_null_elements': { supported: false, why: 'table data with NULL elements in ARRAY columns; BigQuery arrays cannot hold NULL' },
   'table_null_arrays': { supported: false, why: "a test of IS [NOT] NULL on an ARRAY column whose prepared rows hold a NULL array; a BigQuery table cannot hold a NULL ARRAY (it is written as []), so the reference's NULL row does not exist there" },
   'value_tables': { supported: false, why: 'value tables of a scalar (CREATE TABLE ... AS SELECT AS VALUE); BigQuery tables always have columns' },
+  'recursive_with_placement': { supported: false, why: "WITH RECURSIVE in a subquery, a WITH inside WITH RECURSIVE, or UNION DISTINCT as a recursive CTE's union; BigQuery allows WITH RECURSIVE only at the top level of a query, no WITH inside it, and UNION ALL only (query-syntax.md, CTE rules and constraints)", link: 'https://cloud.google.com/bigquery/docs/reference/standard-sql/query-syntax#cte_rules_and_constraints' },
   'named_constants': { supported: false, why: 'CREATE CONSTANT; BigQuery has no named constants' },
   'primary_key_mode:first_column_is_primary_key': { supported: false, why: 'BigQuery does not enforce primary keys' },
   // feature-off variants (see FEATURE_OFF_CASES)

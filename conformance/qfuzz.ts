@@ -12,7 +12,7 @@
 // QUALIFY, set operations, derived tables, DISTINCT, * EXCEPT/REPLACE, CASE/IF/
 // COALESCE and IS DISTINCT FROM over INT64/FLOAT64/NUMERIC, scalar functions
 // (string, math, LIKE, CAST), SELECT AS STRUCT subqueries, PIVOT/UNPIVOT,
-// recursive CTEs in derived tables and named windows. The generator only
+// a recursive CTE and named windows. The generator only
 // writes deterministic queries: results compare as multisets (@unordered)
 // unless the outer ORDER BY covers every column; LIMIT only under such an
 // ORDER BY; order-sensitive aggregates and window functions order by every
@@ -340,18 +340,22 @@ function unpivotFrom(): { sql: string; scope: Col[] } {
   return { sql: `${body} UNPIVOT${nulls} (v FOR k IN (${ins})) AS ${d}`, scope: [...keep.map((c) => ({ ...c, q: d })), { name: 'v', ty, q: d }, { name: 'k', ty: 'STRING', q: d }] };
 }
 
-/** A recursive CTE in a derived table: chains that grow from t2's rows, sometimes through a join with t3. */
+/** The query's recursive CTE `r`, if it reads one (the service allows WITH RECURSIVE only at the top level). */
+let recursive: { cte: string; ty: Ty } | undefined;
+
+/** A read of the recursive CTE `r`: chains that grow from t2's rows, sometimes through a join with t3. */
 function recursiveFrom(): { sql: string; scope: Col[] } {
-  const d = `d${++aliasSeq}`, q = `q${aliasSeq}`;
-  const base = TABLES.t2!.map((c) => ({ ...c, q }));
-  const ty = pick(['INT64', 'STRING'] as Ty[]);
-  const s0 = expr(base, 1, ty).sql;
-  const join = chance(0.5);
-  const rs: Col[] = [{ name: 'n', ty: 'INT64', q: 'r' }, { name: 's', ty, q: 'r' }, ...(join ? TABLES.t3!.map((c) => ({ ...c, q: 'j' })) : [])];
-  const step = `SELECT r.n + 1, ${expr(rs, 1, ty).sql} FROM r${join ? ' JOIN t3 AS j ON r.n = j.a' : ''} WHERE r.n < 3`;
-  const union = ty === 'INT64' && chance(0.4) ? 'UNION DISTINCT' : 'UNION ALL';
-  const sql = `(WITH RECURSIVE r AS (SELECT a AS n, ${s0} AS s FROM t2 AS ${q} WHERE a IS NOT NULL ${union} ${step}) SELECT n, s FROM r) AS ${d}`;
-  return { sql, scope: [{ name: 'n', ty: 'INT64', q: d }, { name: 's', ty, q: d }] };
+  const d = `d${++aliasSeq}`;
+  if (!recursive) {
+    const q = `q${aliasSeq}`;
+    const base = TABLES.t2!.map((c) => ({ ...c, q }));
+    const ty = pick(['INT64', 'STRING'] as Ty[]);
+    const join = chance(0.5);
+    const rs: Col[] = [{ name: 'n', ty: 'INT64', q: 'r' }, { name: 's', ty, q: 'r' }, ...(join ? TABLES.t3!.map((c) => ({ ...c, q: 'j' })) : [])];
+    const step = `SELECT r.n + 1, ${expr(rs, 1, ty).sql} FROM r${join ? ' JOIN t3 AS j ON r.n = j.a' : ''} WHERE r.n < 3`;
+    recursive = { cte: `r AS (SELECT a AS n, ${expr(base, 1, ty).sql} AS s FROM t2 AS ${q} WHERE a IS NOT NULL UNION ALL ${step})`, ty };
+  }
+  return { sql: `r AS ${d}`, scope: [{ name: 'n', ty: 'INT64', q: d }, { name: 's', ty: recursive.ty, q: d }] };
 }
 
 // The right side of a JOIN: a join in parentheses, where the reference wants CROSS JOIN for a comma.
@@ -540,13 +544,15 @@ function main(): void {
   state = seed;
   const out: string[] = [`# qfuzz --seed ${seed} --count ${count}`];
   for (let i = 0; i < count; i++) {
-    subSeq = 0; aliasSeq = 0;
+    subSeq = 0; aliasSeq = 0; recursive = undefined;
     const q = query(2, true);
-    const ctes = Object.keys(TABLES).map(tableCte).join(',\n     ');
+    // query() may have set it (TypeScript's narrowing cannot see that).
+    const rec = recursive as { cte: string } | undefined;
+    const ctes = [...Object.keys(TABLES).map(tableCte), ...(rec ? [rec.cte] : [])].join(',\n     ');
     const ordered = chance(0.3);
     const tail = ordered ? `\nORDER BY ${totalOrder(q.cols.map((c) => ({ name: c.name, ty: c.ty })), [])}${chance(0.5) ? ` LIMIT ${int(5)}${chance(0.3) ? ` OFFSET ${int(3)}` : ''}` : ''}` : '';
     const body = ordered ? `SELECT * FROM (${q.sql})${tail}` : q.sql;
-    out.push(`=== q${seed}-${i}${ordered ? '' : '\n@unordered'}\n--- query\nWITH ${ctes}\n${body}\n`);
+    out.push(`=== q${seed}-${i}${ordered ? '' : '\n@unordered'}\n--- query\nWITH ${rec ? 'RECURSIVE ' : ''}${ctes}\n${body}\n`);
   }
   console.log(out.join('\n'));
 }

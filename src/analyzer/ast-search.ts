@@ -1,24 +1,9 @@
 // Searches of the parser's AST that analyzer and planner parts share (calls,
 // analytic calls, identifier paths: none entering subqueries; nodes of a kind).
 import type * as A from '../../grammar/ast.js';
+import { someNode } from '../../grammar/ast-walk.js';
 
-/** True when a node below `root` (entering subqueries only if `skip` lets it) satisfies `pred`. */
-export function someNode(root: unknown, pred: (node: { kind?: string }) => boolean, skip?: (node: { kind?: string }) => boolean): boolean {
-  const stack: unknown[] = [root];
-  while (stack.length) {
-    const x = stack.pop();
-    if (!x || typeof x !== 'object') continue;
-    if (Array.isArray(x)) {
-      stack.push(...x);
-      continue;
-    }
-    const o = x as { kind?: string };
-    if (skip?.(o)) continue;
-    if (pred(o)) return true;
-    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
-  }
-  return false;
-}
+export { someNode };
 
 /** True when a call in an AST expression, outside subqueries, satisfies `pred`. */
 export function someCall(e: unknown, pred: (call: { over?: unknown; name?: string[] }) => boolean): boolean {

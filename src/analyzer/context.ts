@@ -63,6 +63,8 @@ export class Analyzer {
   private nextId = 1;
   /** Innermost last: CTE names visible at each query nesting level. */
   readonly ctes: Map<string, CteDef>[] = [];
+  /** How many queries deep resolveQuery is (0: about to resolve a statement's or a view's own query). */
+  queryDepth = 0;
   /** Innermost last: parameters of table-valued functions being expanded (lower-cased names). */
   readonly tvfParams: ReadonlyMap<string, Expr>[] = [];
 

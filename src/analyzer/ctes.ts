@@ -11,6 +11,7 @@ import type { Rel } from './resolved.js';
 import { Scope } from './scope.js';
 import { Origin, canCoerce } from './types.js';
 import { hasOver, someCall, someNode } from './ast-search.js';
+import { mentionsTable } from '../../grammar/ast-walk.js';
 import { resolveQuery, resolveQueryExpr } from './query.js';
 import { castTo, correspondingInputs, literalOrigin, literalValue } from './set-operations.js';
 
@@ -21,7 +22,7 @@ export function resolveCte(an: Analyzer, c: A.Cte, recursive: boolean, enclosing
   const lname = c.name.toLowerCase();
   if (map.has(lname)) throw sqlError(`Duplicate alias ${c.name} for WITH subquery`, c.loc);
   const id = an.newId();
-  const selfRef = recursive && queryMentions(c.query, lname);
+  const selfRef = recursive && mentionsTable(c.query, lname);
   if (selfRef && c.query.pipes.length === 1 && c.query.pipes[0]!.kind === 'PipeSetOp' && c.query.pipes[0].queries.length === 1 && !c.query.orderBy && !c.query.limit) {
     // `base |> UNION ... (recursive term)` is the recursive UNION.
     const p = c.query.pipes[0];
@@ -76,7 +77,7 @@ export function dependencyOrder(ctes: readonly A.Cte[]): A.Cte[] {
     state.set(c, 1);
     path.push(c);
     for (const d of ctes) {
-      if (d === c || !queryMentions(c.query, d.name.toLowerCase())) continue;
+      if (d === c || !mentionsTable(c.query, d.name.toLowerCase())) continue;
       if (state.get(d) === 1) {
         const ring = [...path.slice(path.indexOf(d)), d].map((x) => x.name);
         throw sqlError(`Unsupported WITH entry dependency cycle: ${ring.join(' => ')}`, c.loc);
@@ -91,13 +92,13 @@ export function dependencyOrder(ctes: readonly A.Cte[]): A.Cte[] {
   return out;
 }
 
-/** `base UNION [ALL|DISTINCT] recursive-term` of a self-referencing CTE (the name is bound in the innermost CTE level). */
+/** `base UNION ALL recursive-term` of a self-referencing CTE (the name is bound in the innermost CTE level). */
 function resolveRecursiveCte(an: Analyzer, c: A.Cte, body: A.SetOperation, id: number, outer: Scope | undefined): { id: number; name: string; plan: Rel } {
   const map = an.ctes[an.ctes.length - 1]!;
   const lname = c.name.toLowerCase();
   {
     // The last UNION input is the recursive term; the ones before it are the base.
-    if (queryMentions(body.left, lname)) throw sqlError('Recursive reference is not allowed in non-recursive UNION term', body.loc);
+    if (mentionsTable(body.left, lname)) throw sqlError('Recursive reference is not allowed in non-recursive UNION term', body.loc);
     checkRecursiveTerm(body.right, c.name, body.loc);
     const base = resolveQueryExpr(an, body.left, outer);
     const cols = base.rel.columns.map((col, i) => an.newColumn(base.names[i] ?? '', col.type));
@@ -115,7 +116,7 @@ function resolveRecursiveCte(an: Analyzer, c: A.Cte, body: A.SetOperation, id: n
       }
     });
     rec = castTo(an, rec, cols.map((x) => x.type), body.loc, 'UNION ALL');
-    const plan: Rel = { kind: 'recursive_cte', cteId: id, base: base.rel, recursive: rec.rel, distinct: body.quantifier === 'DISTINCT', columns: cols };
+    const plan: Rel = { kind: 'recursive_cte', cteId: id, base: base.rel, recursive: rec.rel, columns: cols };
     return { id, name: c.name, plan };
   }
 }
@@ -129,7 +130,7 @@ function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
   const lname = name.toLowerCase();
   let refs = 0;
   const inExprs = (...es: unknown[]): void => {
-    if (es.some((e) => queryMentions(e, lname))) throw sqlError('A recursive reference from inside an expression subquery is not allowed', loc);
+    if (es.some((e) => mentionsTable(e, lname))) throw sqlError('A recursive reference from inside an expression subquery is not allowed', loc);
   };
   const query = (q: A.QueryExpr): void => {
     switch (q.kind) {
@@ -138,8 +139,8 @@ function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
         query(q.body);
         inExprs(q.orderBy, q.limit, q.offset, q.pipes);
         // The recursion is evaluated a step at a time: a whole-result ORDER BY or LIMIT over it has no meaning (the reference's words).
-        if (q.limit && queryMentions(q.body, lname)) throw sqlError('A query containing a recursive reference may not use a LIMIT clause', loc);
-        if (q.orderBy && queryMentions(q.body, lname)) throw sqlError('A subquery containing a recursive reference may not contain an ORDER BY clause', loc);
+        if (q.limit && mentionsTable(q.body, lname)) throw sqlError('A query containing a recursive reference may not use a LIMIT clause', loc);
+        if (q.orderBy && mentionsTable(q.body, lname)) throw sqlError('A subquery containing a recursive reference may not contain an ORDER BY clause', loc);
         return;
       case 'SetOperation':
         query(q.left);
@@ -152,11 +153,11 @@ function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
         if (q.from) {
           from(q.from);
           const aggregate = (e: unknown) => someCall(e, (c) => !c.over && lookupFunction(c.name!.join('.'))?.kind === 'aggregate');
-          if (queryMentions(q.from, lname) && (q.distinct || q.groupBy || q.items.some((i) => i.kind === 'SelectExpr' && aggregate(i.expr)) || aggregate(q.having))) {
+          if (mentionsTable(q.from, lname) && (q.distinct || q.groupBy || q.items.some((i) => i.kind === 'SelectExpr' && aggregate(i.expr)) || aggregate(q.having))) {
             throw sqlError('A subquery containing a recursive reference may not use DISTINCT, GROUP BY, or any aggregate function', loc);
           }
           // A window over one iteration's rows has no meaning for the whole recursion (recursive CTE rules).
-          if (queryMentions(q.from, lname) && (q.items.some((i) => i.kind === 'SelectExpr' && hasOver(i.expr)) || hasOver(q.qualify))) {
+          if (mentionsTable(q.from, lname) && (q.items.some((i) => i.kind === 'SelectExpr' && hasOver(i.expr)) || hasOver(q.qualify))) {
             throw sqlError('A subquery containing a recursive reference may not use an analytic function', loc);
           }
         }
@@ -175,7 +176,7 @@ function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
       case 'JoinRef': {
         from(f.left);
         from(f.right);
-        const l = queryMentions(f.left, lname), r = queryMentions(f.right, lname);
+        const l = mentionsTable(f.left, lname), r = mentionsTable(f.right, lname);
         if (f.joinType === 'FULL' && (l || r)) throw sqlError('A query containing a recursive reference may not be used as an operand of a FULL OUTER JOIN', loc);
         if (f.joinType === 'LEFT' && r) throw sqlError('A query containing a recursive reference may not be used as the right operand of a LEFT JOIN', loc);
         if (f.joinType === 'RIGHT' && l) throw sqlError('A query containing a recursive reference may not be used as the left operand of a RIGHT JOIN', loc);
@@ -193,10 +194,3 @@ function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
   query(term);
 }
 
-/** True when `q` names `lname` as a one-part table anywhere, subqueries included. */
-function queryMentions(q: unknown, lname: string): boolean {
-  return someNode(q, (o) => {
-    const path = (o as { path?: string[] }).path;
-    return o.kind === 'TableRef' && path?.length === 1 && path[0]!.toLowerCase() === lname;
-  });
-}

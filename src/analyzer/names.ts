@@ -305,7 +305,9 @@ function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): T
   if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError(`View ${key} has an invalid definition`, loc);
   // The view body resolves bare names against the view's own dataset and sees no CTEs, query-time tables, temporary
   // tables or temporary functions of the caller (a view names permanent objects only).
-  const saved = { env: an.env, ctes: an.ctes.splice(0) };
+  const saved = { env: an.env, ctes: an.ctes.splice(0), depth: an.queryDepth };
+  // The view's query is a query of its own (WITH RECURSIVE may be its top level).
+  an.queryDepth = 0;
   expanding.add(key);
   (an as { env: Analyzer['env'] }).env = {
     ...an.env,
@@ -325,6 +327,7 @@ function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): T
     expanding.delete(key);
     (an as { env: Analyzer['env'] }).env = saved.env;
     an.ctes.push(...saved.ctes);
+    an.queryDepth = saved.depth;
   }
 }
 

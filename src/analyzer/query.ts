@@ -44,6 +44,7 @@ import { resolveSetOp } from './set-operations.js';
 import { mergeWindow } from './window-calls.js';
 import { resolvePivot, resolveUnpivot } from './pivot.js';
 import { dependencyOrder, resolveCte } from './ctes.js';
+import { recursiveWithViolation } from '../../grammar/recursive-with.js';
 import { applyPipe, pipeInputs, pipeRangeVars, pipeSampleTarget, withoutPipeVars } from './pipe.js';
 import { pathsOf } from './ast-search.js';
 import { groupByAllItems } from './group-by-all.js';
@@ -164,6 +165,20 @@ export function resolveSubquery(an: Analyzer, q: A.Query, ctx: ExprCtx, mode: Su
 
 /** Resolves a full query (WITH, body, ORDER BY, LIMIT, pipes). `outer` is the enclosing scope for correlation. */
 export function resolveQuery(an: Analyzer, q: A.Query, outer: Scope | undefined): RelOut {
+  // The placement rules of WITH RECURSIVE look at the whole query, once, from its top.
+  if (an.queryDepth === 0) {
+    const v = recursiveWithViolation(q);
+    if (v) throw sqlError(v.message, v.loc);
+  }
+  an.queryDepth++;
+  try {
+    return resolveQueryBody(an, q, outer);
+  } finally {
+    an.queryDepth--;
+  }
+}
+
+function resolveQueryBody(an: Analyzer, q: A.Query, outer: Scope | undefined): RelOut {
   const ctes: { id: number; name: string; plan: Rel }[] = [];
   if (q.with) {
     an.ctes.push(new Map());

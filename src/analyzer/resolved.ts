@@ -355,7 +355,6 @@ export interface RecursiveCteRel extends RelBase {
   readonly cteId: number;
   readonly base: Rel;
   readonly recursive: Rel;
-  readonly distinct: boolean;
 }
 
 export interface SampleRel extends RelBase {

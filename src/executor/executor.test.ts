@@ -601,14 +601,12 @@ describe('set operations, unnest, CTEs, sample', () => {
       columns: [n],
       exprs: [add(ref(ref1), lit(1n, T.INT64))],
     };
-    const rec: Rel = { kind: 'recursive_cte', cteId: 7, base: { kind: 'values', columns: [n], rows: [[lit(1n, T.INT64)]] }, recursive: step, distinct: false, columns: [n] };
+    const rec: Rel = { kind: 'recursive_cte', cteId: 7, base: { kind: 'values', columns: [n], rows: [[lit(1n, T.INT64)]] }, recursive: step, columns: [n] };
     const outRef = col('n', T.INT64);
     const w: Rel = { kind: 'with', ctes: [{ id: 7, name: 'r', plan: rec }], body: { kind: 'cte_ref', cteId: 7, columns: [outRef], cteColumns: [n] }, columns: [outRef] };
     expect((await run(w)).map((r) => r[0])).toEqual([1n, 2n, 3n, 4n, 5n]);
     const forever: Rel = { ...rec, recursive: { kind: 'project', input: { kind: 'cte_ref', cteId: 7, columns: [ref1], cteColumns: [n] }, columns: [n], exprs: [add(ref(ref1), lit(1n, T.INT64))] } };
     await expect(run(forever)).rejects.toThrow(/maximum number of iterations/);
-    const distinctRec: Rel = { ...rec, distinct: true, recursive: { kind: 'project', input: { kind: 'cte_ref', cteId: 7, columns: [ref1], cteColumns: [n] }, columns: [n], exprs: [lit(1n, T.INT64)] } };
-    expect((await run(distinctRec)).map((r) => r[0])).toEqual([1n]);
   });
   it('sample keeps all at 100% and none at 0%', async () => {
     expect((await run({ kind: 'sample', input: tScan(), columns: [tId, tG, tX], percent: 100 })).length).toBe(6);

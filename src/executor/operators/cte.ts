@@ -6,8 +6,7 @@ import { QueryError } from '../../types/errors.js';
 import type { Batch } from '../../types/vector.js';
 import { checkpoint, type ExecContext } from '../context.js';
 import { collectRows, executeRel } from '../execute.js';
-import { GroupTable } from '../hash.js';
-import { rebatch, takeBatch } from '../vectors.js';
+import { rebatch } from '../vectors.js';
 
 /** The real service stops recursive CTEs after this many iterations. */
 export const MAX_RECURSION_ITERATIONS = 500;
@@ -40,21 +39,11 @@ export async function* cteRefOp(rel: CteRefRel, ctx: ExecContext): AsyncGenerato
 }
 
 export async function* recursiveCteOp(rel: RecursiveCteRel, ctx: ExecContext): AsyncGenerator<Batch> {
-  const types = rel.columns.map((c) => c.type);
-  const seen = rel.distinct ? new GroupTable(types, 1024) : null;
-  /** UNION DISTINCT: keeps rows never seen before (also deduplicates within the batch). */
-  const fresh = (b: Batch): Batch => {
-    if (!seen) return b;
-    const sel = new Int32Array(b.length);
-    const c = seen.insertFresh(b.columns, b.length, new Int32Array(b.length), sel);
-    return c === b.length ? b : takeBatch(b, sel, c);
-  };
   let work: Batch[] = [];
   for (const b of await collectRows(rel.base, ctx)) {
-    const f = fresh(b);
-    if (f.length > 0) {
-      work.push(f);
-      yield f;
+    if (b.length > 0) {
+      work.push(b);
+      yield b;
     }
   }
   let iterations = 0;
@@ -70,9 +59,7 @@ export async function* recursiveCteOp(rel: RecursiveCteRel, ctx: ExecContext): A
     const next: Batch[] = [];
     for await (const b of executeRel(rel.recursive, { ...ctx, ctes })) {
       if (b.length === 0) continue;
-      const f = fresh(b);
-      if (f.length === 0) continue;
-      for (const s of rebatch(f)) {
+      for (const s of rebatch(b)) {
         next.push(s);
         yield s;
       }
