@@ -302,6 +302,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           });
           rewrite = true;
         } else if (a.action.kind === 'SetOptions') {
+          // A view column takes a description only (data-definition-language: view_column_set_options_list).
+          if (info.kind === 'VIEW') for (const o of a.action.options) if (o.name.toLowerCase() !== 'description') throw sqlError(`Unknown option ${o.name} for a view column`, o.value.loc);
           checkColumnOptions(a.action.options);
           // description and rounding_mode onto the column's REST field (NULL removes one).
           const fields = await Promise.all(

@@ -404,8 +404,18 @@ function paramsWiden(from: Pick<RestField, 'maxLength' | 'precision' | 'scale'> 
 }
 
 /**
- * Whether a column of type `from` (its REST field `f`: the parameters) may SET DATA TYPE to `to`: a scalar by an
- * implicit coercion (INT64 -> NUMERIC, ...) or to the same type with parameters no narrower; a STRUCT field by
+ * ALTER COLUMN SET DATA TYPE's conversions between types (data-definition-language: the complete list), and
+ * TIMESTAMP to TIMESTAMP(12), which is a parameter's widening (more fractional digits) though a type of its own here.
+ */
+const SET_DATA_TYPE_CONVERSIONS: Partial<Record<SqlType['kind'], readonly SqlType['kind'][]>> = {
+  INT64: ['NUMERIC', 'BIGNUMERIC', 'FLOAT64'],
+  NUMERIC: ['BIGNUMERIC', 'FLOAT64'],
+  TIMESTAMP: ['TIMESTAMP_PICOS'],
+};
+
+/**
+ * Whether a column of type `from` (its REST field `f`: the parameters) may SET DATA TYPE to `to`: a scalar by a
+ * listed conversion (INT64 -> NUMERIC, ...) or to the same type with parameters no narrower; a STRUCT field by
  * field, the same names in the same order (managing-table-schemas: a nested column's field INT64 -> NUMERIC;
  * data-definition-language: a parameterized type's widening); an ARRAY of scalars by its element's parameters.
  */
@@ -425,7 +435,7 @@ export function setDataTypeAllowed(from: SqlType, f: RestField | undefined, to: 
       return x.name.toLowerCase() === y.name.toLowerCase() && setDataTypeAllowed(x.type, sub, y.type);
     });
   }
-  if (from.kind !== to.kind) return canCoerce(from, to);
+  if (from.kind !== to.kind) return SET_DATA_TYPE_CONVERSIONS[from.kind]?.includes(to.kind) === true;
   return paramsWiden(f, restTypeParams(to));
 }
 
