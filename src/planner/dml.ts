@@ -8,6 +8,7 @@ import type * as A from '../../grammar/ast.js';
 import { callScalar, coerce, isErrorCall, literal, originOf, requireBool, resolveExpr } from '../analyzer/expr.js';
 import { outputNames, type Analyzer } from '../analyzer/index.js';
 import { project, resolveFrom } from '../analyzer/query.js';
+import { rewriteExpr } from '../analyzer/rewrite.js';
 import type { ColumnRefExpr, Expr, Rel, ResolvedColumn } from '../analyzer/resolved.js';
 import { extractEquiKeys } from '../executor/operators/join.js';
 import { Scope, colRef } from '../analyzer/scope.js';
@@ -608,6 +609,17 @@ async function narrowTarget(s: Session, tRel: Rel, scan: Rel, source: Rel, on: E
   return { target: { ...tRel, input: { kind: 'filter', input: scan, predicate, columns: scan.columns } }, source: read };
 }
 
+/**
+ * data-manipulation-language.md (Limitations): correlated subqueries in a MERGE's search condition, WHEN
+ * conditions, UPDATE SET or INSERT values are not supported. The wording paraphrases the page.
+ */
+function refuseCorrelatedSubquery(e: Expr, loc: A.Loc): void {
+  rewriteExpr(e, (x) => {
+    if (x.kind === 'subquery' && x.correlatedColumns.length > 0) throw sqlError('Correlated subqueries are not supported in a MERGE statement\'s ON, WHEN, UPDATE SET or INSERT clauses', loc);
+    return undefined;
+  });
+}
+
 export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const info = dmlTarget(await mutationTarget(s, st.target, st.loc));
   const an = s.analyzer();
@@ -710,6 +722,7 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
     }
     rowExprs.push(cw.length ? { kind: 'conditional', type: col.type, op: 'case', whens: cw, thens: ct, else: colRef(tCols[ci]!) } : colRef(tCols[ci]!));
   }
+  for (const e of [...conditions, ...rowExprs]) refuseCorrelatedSubquery(e, st.loc);
   sourceFilters(s, an, sMarkRel, conditions, rowExprs);
   const outExprs = [...rowExprs, action, colRef(tRel.columns[nc + 1]!), matched];
   const outNames = [...info.columns.map((c) => c.name), '$action', '$pos', '$matched'];
