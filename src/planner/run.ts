@@ -635,8 +635,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
         if (u.alias) using.set(u.alias.toLowerCase(), v);
         else positional.push(v);
       }
-      const inner = new Session({ ...s.ctx, sql: sqlV.value, params: { named: using, positional }, timeZone: s.env.timeZone ?? 'UTC' });
-      for (const [k, v] of s.variables) if (k.startsWith('@@')) inner.variables.set(k, v);
+      // The system variables go in before the session is made: SET @@time_zone / @@dataset_id hold inside the text.
+      const system = new Map([...s.variables].filter(([k]) => k.startsWith('@@')));
+      const inner = new Session({ ...s.ctx, sql: sqlV.value, params: { named: using, positional } }, system);
       for (const [k, v] of s.tempFunctions) inner.tempFunctions.set(k, v);
       for (const [k, v] of s.tempTables) inner.tempTables.set(k, v);
       const sub: ScriptState = { count: 0, deadline: state.deadline };

@@ -91,10 +91,14 @@ export class Session {
   /** The query's first statement (only it may SET @@location). */
   firstStatement?: A.Statement;
 
-  constructor(readonly ctx: QueryContext) {
+  /** `variables`: a map of its own (EXECUTE IMMEDIATE's text sees the system variables only, even in a session). */
+  constructor(
+    readonly ctx: QueryContext,
+    variables?: Map<string, TypedValue>,
+  ) {
     // A session's queries share these (and its catalog's temporary tables and transaction).
     this.tempFunctions = ctx.session?.tempFunctions ?? new Map();
-    this.variables = ctx.session?.variables ?? new Map();
+    this.variables = variables ?? ctx.session?.variables ?? new Map();
     this.tempTables = ctx.session?.tempTables ?? new Map();
     // A session's SET @@time_zone / @@dataset_id outlives the query that ran it.
     const set = (name: string): string | undefined => {
