@@ -36,3 +36,8 @@ export function recursiveWithViolation(root: A.Query): { message: string; loc: A
   });
   return found;
 }
+
+/** True when a query under `root` has a WITH RECURSIVE clause (the page: not allowed in functions or materialized views). */
+export function hasRecursiveWith(root: unknown): boolean {
+  return someNode(root, (o) => (o.kind === 'WithClause' || o.kind === 'PipeWith') && (o as { recursive?: boolean }).recursive === true);
+}

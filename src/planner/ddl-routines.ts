@@ -1,6 +1,7 @@
 // CREATE FUNCTION / TABLE FUNCTION / PROCEDURE / MODEL: routines kept as the REST
 // routine resource, with the checks the service makes when they are created.
 import type * as A from '../../grammar/ast.js';
+import { hasRecursiveWith } from '../../grammar/recursive-with.js';
 import { tableNotFound, splitPath } from '../analyzer/names.js';
 import { checkDeclaredTable } from '../analyzer/table-functions.js';
 import { typeFromNode } from '../analyzer/types.js';
@@ -52,6 +53,8 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     throw sqlError(`${st.deterministic ? 'DETERMINISTIC' : 'NOT DETERMINISTIC'} is only allowed for JavaScript functions; SQL function ${st.name.join('.')} cannot specify its determinism`, st.loc);
   }
   checkParamNames(st.params, st.loc);
+  // query-syntax.md, CTE rules and constraints: WITH RECURSIVE isn't allowed in functions (SQL and table functions).
+  if (!external && hasRecursiveWith(st)) throw sqlError('WITH RECURSIVE is not allowed in a function body', st.loc);
   if (!external && !st.remoteConnection && !st.tableFunction) checkOptionNames(st.options, SQL_FUNCTION_OPTIONS, 'CREATE FUNCTION');
   if (!external && !st.tableFunction && !st.aggregate && st.body) refuseAggregateBody(st);
   if (st.temp && splitPath(st.name).length > 1) throw sqlError(`CREATE TEMP FUNCTION requires an unqualified name, but got ${st.name.join('.')}`, st.loc);

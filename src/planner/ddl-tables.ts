@@ -2,6 +2,7 @@
 // UNDROP SCHEMA. Each returns the QueryResult fields the REST job reports:
 // statementType, ddlOperationPerformed, ddlTargetTable (as the service does).
 import type * as A from '../../grammar/ast.js';
+import { hasRecursiveWith } from '../../grammar/recursive-with.js';
 import { resolveExpr } from '../analyzer/expr.js';
 import { constantValue, tableNotFound, splitPath } from '../analyzer/names.js';
 import { project } from '../analyzer/query.js';
@@ -336,6 +337,8 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   // PARTITION BY and CLUSTER BY are a materialized view's clauses (data-definition-language: CREATE VIEW takes a
   // column list, OPTIONS and AS query).
   if (!st.materialized && (st.partitionBy || st.clusterBy)) throw sqlError(`CREATE VIEW cannot have ${st.partitionBy ? 'PARTITION BY' : 'CLUSTER BY'}; only a materialized view is partitioned or clustered`, st.loc);
+  // query-syntax.md, CTE rules and constraints: WITH RECURSIVE isn't allowed in materialized views.
+  if (st.materialized && hasRecursiveWith(st.query)) throw sqlError('WITH RECURSIVE is not allowed in a materialized view', st.loc);
   const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
