@@ -211,6 +211,17 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           defaults.set(a.column.name.toLowerCase(), exprText(s.ctx.sql, a.column.default.loc.offset));
         }
         if (rf.description !== undefined) descriptions.set(a.column.name.toLowerCase(), rf.description);
+        // The column uses CREATE TABLE's syntax (data-definition-language: ADD COLUMN), key constraints included: a
+        // PRIMARY KEY or REFERENCES on it adds that key, with CREATE TABLE's checks. They were parsed and dropped.
+        if (a.column.primaryKey || a.column.references || a.column.enforced) {
+          const k = curKeys();
+          const made = tableConstraints(s, [a.column], [], a.loc, cols, id)!;
+          if (made.primaryKey) {
+            if (k.primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} already has a primary key`, a.loc);
+            k.primaryKey = made.primaryKey;
+          }
+          if (made.foreignKeys) (k.foreignKeys ??= []).push(...made.foreignKeys);
+        }
         break;
       }
       case 'DropColumn': {
