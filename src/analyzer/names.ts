@@ -356,8 +356,13 @@ function countedPartitions(an: Analyzer, qualifier: readonly string[], rel: Tabl
     // (src/planner/partition-filter.ts) is met.
     return `SELECT ${str(p)}, ${str(d)}, ${str(name)}, ${id} AS partition_id, COUNT(*), CAST(NULL AS INT64), CAST(NULL AS INT64), TIMESTAMP_MILLIS(${modified}), 'ACTIVE' FROM \`${p}.${d}.${name}\` WHERE ${column} IS NULL OR ${column} IS NOT NULL GROUP BY partition_id`;
   });
+  return withCountedRows(an, rel, selects, 'PARTITIONS', loc);
+}
+
+/** The view's rows followed by those the SELECTs count from the tables' data (one row per SELECT). */
+function withCountedRows(an: Analyzer, rel: TableRefOut, selects: readonly string[], view: string, loc: A.Loc): TableRefOut {
   const stmt = an.env.parse(selects.join(' UNION ALL ')).statements[0];
-  if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError('INFORMATION_SCHEMA.PARTITIONS could not be built', loc);
+  if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError(`INFORMATION_SCHEMA.${view} could not be built`, loc);
   const counted = resolveQuery(an, stmt.query, undefined).rel;
   const columns = rel.rel.columns.map((c) => an.newColumn(c.name, c.type));
   return { ...rel, rel: { kind: 'setop', op: 'union', all: true, inputs: [rel.rel, counted], columns } };
@@ -399,11 +404,7 @@ function countedStorage(an: Analyzer, qualifier: readonly string[], rel: TableRe
     const items = storageRow(t, null).map((v, i) => (i === STORAGE_PARTITIONS ? count : storageLiteral(v, STORAGE_COLUMNS[i]!.type)));
     return `SELECT ${items.join(', ')}`;
   });
-  const stmt = an.env.parse(selects.join(' UNION ALL ')).statements[0];
-  if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError('INFORMATION_SCHEMA.TABLE_STORAGE could not be built', loc);
-  const counted = resolveQuery(an, stmt.query, undefined).rel;
-  const columns = rel.rel.columns.map((c) => an.newColumn(c.name, c.type));
-  return { ...rel, rel: { kind: 'setop', op: 'union', all: true, inputs: [rel.rel, counted], columns } };
+  return withCountedRows(an, rel, selects, 'TABLE_STORAGE', loc);
 }
 
 /** The partition id of a row of a partitioned table, as SQL over its columns, and the column it reads. */
@@ -531,7 +532,6 @@ const STORAGE_COLUMNS = [
 ];
 const STORAGE_PARTITIONS = STORAGE_COLUMNS.findIndex((c) => c.name === 'total_partitions');
 
-
 function msToMicros(v: unknown): bigint | null {
   if (v === undefined || v === null || v === '') return null;
   const n = Number(v);
@@ -546,12 +546,12 @@ const TABLE_TYPE: Record<string, string> = {
   SNAPSHOT: 'SNAPSHOT',
 };
 
-/** INFORMATION_SCHEMA table_type: a table clone (CREATE TABLE ... CLONE, a CLONE copy job) is CLONE. */
 /** A table OPTIONS value kept with no REST field of its own (the resource's hidden `options`). */
 function tableOption(t: TableInfo, name: string): unknown {
   return (t.resource.options as Record<string, unknown> | undefined)?.[name];
 }
 
+/** INFORMATION_SCHEMA table_type: a table clone (CREATE TABLE ... CLONE, a CLONE copy job) is CLONE. */
 function tableType(t: { kind: string; resource: Record<string, unknown> }): string {
   return t.kind === 'TABLE' && t.resource.cloneDefinition ? 'CLONE' : (TABLE_TYPE[t.kind] ?? 'BASE TABLE');
 }
