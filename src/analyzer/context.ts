@@ -28,6 +28,8 @@ export interface AnalyzerEnv {
   readonly params: QueryParameters;
   /** Default time zone of the request (@@time_zone); UTC when absent. */
   readonly timeZone?: string;
+  /** Default time zone of FOR SYSTEM_TIME AS OF expressions: America/Los_Angeles unless a zone was chosen (analyzer/as-of.ts). */
+  readonly asOfTimeZone?: string;
   /** Parses view bodies and persistent SQL function bodies. */
   readonly parse: (sql: string) => A.Script;
   /** CREATE TEMP FUNCTION definitions of the current script (upper-cased names). */

@@ -21,6 +21,7 @@ import type { TableId, TableInfo } from '../storage/api.js';
 import { accessBindings } from '../storage/dataset-access.js';
 import { T, arrayOf, structOf, typeToSql, type SqlType, type StructType } from '../types/types.js';
 import type { Value } from '../types/values.js';
+import { asOfMicros } from './as-of.js';
 import type { Analyzer, VirtualTable } from './context.js';
 import { notFound, sqlError } from './errors.js';
 import { coerce, literal, resolveExpr } from './expr.js';
@@ -159,17 +160,8 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
     throw sqlError(`FOR SYSTEM_TIME AS OF is not supported for external table ${info.id.projectId}:${info.id.datasetId}.${info.id.tableId}`, item.systemTime.loc);
   }
   if (item.systemTime) {
-    let x = resolveExpr(an, item.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' });
-    // A string is read as a TIMESTAMP (a literal that is none is the cast's error).
-    if (x.type.kind === 'STRING') {
-      x = coerce(x, T.TIMESTAMP, item.systemTime.loc);
-    }
-    const v = constantValue(x);
-    if (v === undefined || v === null || x.type.kind !== 'TIMESTAMP') {
-      throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', item.systemTime.loc);
-    }
     // Fractions of a millisecond kept: commits are stamped to the microsecond (storage/commit-clock.ts).
-    asOfMs = Number(v as bigint) / 1000;
+    asOfMs = Number(asOfMicros(an, item.systemTime)) / 1000;
     an.env.onClock?.();
     const now = an.env.nowMs ?? Date.now();
     const fqn = `${info.id.projectId}:${info.id.datasetId}.${info.id.tableId}`;
@@ -286,14 +278,14 @@ function colRefOf(c: { id: number; type: SqlType }): import('./resolved.js').Col
   return { kind: 'column', type: c.type, columnId: c.id };
 }
 
-/** Constant value of an analyzed expression (literal, or folded by the planner's folder). */
-let folder: ((e: import('./resolved.js').Expr) => Value | undefined) | undefined;
-export function setConstantFolder(f: (e: import('./resolved.js').Expr) => Value | undefined): void {
+/** Constant value of an analyzed expression (literal, or folded by the planner's folder); `timeZone`: the default zone to fold in, when not the statement's. */
+let folder: ((e: import('./resolved.js').Expr, timeZone?: string) => Value | undefined) | undefined;
+export function setConstantFolder(f: (e: import('./resolved.js').Expr, timeZone?: string) => Value | undefined): void {
   folder = f;
 }
-export function constantValue(e: import('./resolved.js').Expr): Value | undefined {
+export function constantValue(e: import('./resolved.js').Expr, timeZone?: string): Value | undefined {
   if (e.kind === 'literal') return e.value;
-  return folder?.(e);
+  return folder?.(e, timeZone);
 }
 
 function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): TableRefOut {

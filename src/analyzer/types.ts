@@ -215,6 +215,17 @@ export function setLiteralTimeZone(zone: string): void {
   literalZone = zone;
 }
 
+/** Runs `f` with `zone` as the zone-less literals' zone (an expression whose default zone is not the statement's). */
+export function withLiteralTimeZone<R>(zone: string, f: () => R): R {
+  const prev = literalZone;
+  literalZone = zone;
+  try {
+    return f();
+  } finally {
+    literalZone = prev;
+  }
+}
+
 /**
  * Timestamp text with an optional zone (Z, +hh[:mm], UTC, IANA name) -> epoch
  * micros, with the same second-exact zone rules as CAST (functions/civil.ts).

@@ -3,11 +3,11 @@
 // statementType, ddlOperationPerformed, ddlTargetTable (as the service does).
 import type * as A from '../../grammar/ast.js';
 import { hasRecursiveWith } from '../../grammar/recursive-with.js';
-import { resolveExpr } from '../analyzer/expr.js';
-import { constantValue, tableNotFound, splitPath } from '../analyzer/names.js';
+import { asOfMicros } from '../analyzer/as-of.js';
+import { tableNotFound, splitPath } from '../analyzer/names.js';
 import { project } from '../analyzer/query.js';
 import type { Rel } from '../analyzer/resolved.js';
-import { Scope, colRef } from '../analyzer/scope.js';
+import { colRef } from '../analyzer/scope.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { TableId } from '../storage/api.js';
 import { tableRestField, type Column } from '../types/schema.js';
@@ -99,9 +99,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       if (st.clone?.systemTime) {
         // CREATE SNAPSHOT TABLE: FOR SYSTEM_TIME AS OF is for a snapshot of a table or clone, not a copy of a snapshot.
         if (st.snapshot && info.kind === 'SNAPSHOT') throw sqlError(`FOR SYSTEM_TIME AS OF cannot be used when copying the table snapshot ${fq(src)}`, st.clone.systemTime.loc);
-        const v = constantValue(resolveExpr(s.analyzer(), st.clone.systemTime, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' }));
-        if (typeof v !== 'bigint') throw sqlError('FOR SYSTEM_TIME AS OF expression must be a constant TIMESTAMP', st.clone.systemTime.loc);
-        asOfMs = Number(v) / 1000;
+        asOfMs = Number(asOfMicros(s.analyzer(), st.clone.systemTime)) / 1000;
       }
       const rel: Rel = { kind: 'scan', table: src, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c, i) => ({ id: i + 1, name: c.name, type: c.type })), ...(asOfMs !== undefined ? { asOfMs } : {}) };
       rows = await s.run(rel);

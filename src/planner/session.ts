@@ -116,6 +116,8 @@ export class Session {
       ...(defaultDataset ? { defaultDataset } : {}),
       params: ctx.params,
       timeZone,
+      // system-variables.md (@@time_zone): FOR SYSTEM_TIME AS OF keeps America/Los_Angeles unless a zone was chosen.
+      asOfTimeZone: set('@@time_zone') ?? ctx.timeZone ?? 'America/Los_Angeles',
       parse,
       tempFunctions: this.tempFunctions,
       variables: this.variables,
@@ -130,8 +132,8 @@ export class Session {
 
   private installFolder(): void {
     const ev = this.exec.eval;
-    setConstantFolder((e) => {
-      const f = foldExpr(e, ev);
+    setConstantFolder((e, timeZone) => {
+      const f = foldExpr(e, timeZone === undefined ? ev : { ...ev, timeZone });
       return f.kind === 'literal' ? f.value : undefined;
     });
   }
@@ -167,9 +169,9 @@ export class Session {
     this.env = { ...this.env, jobId };
   }
 
-  /** SET @@time_zone: the default time zone of the statements that follow. */
-  setTimeZone(zone: string): void {
-    this.env = { ...this.env, timeZone: zone };
+  /** SET @@time_zone: the default time zone of the statements that follow (`chosen`: false for a zone in force only for a while). */
+  setTimeZone(zone: string, chosen = true): void {
+    this.env = { ...this.env, timeZone: zone, ...(chosen ? { asOfTimeZone: zone } : {}) };
     this.exec = { ...this.exec, eval: { ...this.exec.eval, timeZone: zone } };
     this.installFolder();
   }
@@ -182,11 +184,11 @@ export class Session {
   async inOptionsTimeZone<T>(f: () => Promise<T>): Promise<T> {
     if (this.variables.has('@@time_zone') || this.ctx.timeZone) return f();
     const prev = this.env.timeZone ?? 'UTC';
-    this.setTimeZone('America/Los_Angeles');
+    this.setTimeZone('America/Los_Angeles', false);
     try {
       return await f();
     } finally {
-      this.setTimeZone(prev);
+      this.setTimeZone(prev, false);
     }
   }
 
