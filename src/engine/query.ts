@@ -10,7 +10,7 @@ import { statementClockMicros } from '../storage/commit-clock.js';
 import { vectorFromValues, type Batch } from '../types/vector.js';
 import { convertJsonValue } from '../types/json-values.js';
 import type { Value } from '../types/values.js';
-import { JOBS_COLUMNS } from '../analyzer/names.js';
+import { JOBS_COLUMNS } from '../analyzer/information-schema.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { schemaFieldsOf } from '../storage/resources.js';
