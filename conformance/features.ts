@@ -26,7 +26,6 @@ export const FEATURES: Record<string, FeatureInfo> = {
   ANNOTATION_FRAMEWORK: { supported: true, why: 'carrier of collation annotations, which BigQuery has' },
   BIGNUMERIC_TYPE: { supported: true, why: 'BIGNUMERIC type' },
   BY_NAME: { supported: true, why: 'UNION ALL BY NAME set operations' },
-  CAST_DIFFERENT_ARRAY_TYPES: { supported: true, why: 'CAST between ARRAY types with castable elements' },
   CHAINED_FUNCTION_CALLS: { supported: true, why: 'chained function-call syntax (expr).FUNC()' },
   CIVIL_TIME: { supported: true, why: 'DATETIME and TIME types' },
   COLLATION_SUPPORT: { supported: true, why: "COLLATE('...', 'und:ci') and collated columns" },
@@ -88,6 +87,11 @@ export const FEATURES: Record<string, FeatureInfo> = {
   WITH_RECURSIVE: { supported: true, why: 'WITH RECURSIVE' },
 
   // ---- not in the BigQuery dialect ----
+  CAST_DIFFERENT_ARRAY_TYPES: {
+    supported: false,
+    why: 'conversion_functions.md, CAST AS ARRAY: an ARRAY casts only to the exact same array type (no element-wise casts)',
+    link: 'https://cloud.google.com/bigquery/docs/reference/standard-sql/conversion_functions#cast_array',
+  },
   ADDITIONAL_DATE_TIME_FUNCTIONS: { supported: false, why: 'NEXT_DAY and the other added date functions are not BigQuery functions' },
   AGGREGATE_FILTERING: { supported: false, why: 'aggregate WHERE/HAVING filters (COUNT(* WHERE ..)) are not BigQuery syntax' },
   ALIASES_FOR_STRING_AND_DATE_FUNCTIONS: { supported: false, why: 'LCASE/UCASE and similar aliases are not BigQuery functions' },

@@ -313,6 +313,10 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
   let fn = r.resolved;
   let cargs = args.map((a, i) => (fn.argTypes[i] ? coerce(a, fn.argTypes[i]!) : a));
   let type = fn.returnType;
+  // string_functions.md, CONTAINS_SUBSTR: the search value must be a STRING literal or constant expression.
+  if (def.name === 'CONTAINS_SUBSTR' && args[1] && originOf(args[1]) !== Origin.Param && args[1].kind !== 'literal' && constantValue(args[1]) === undefined) {
+    throw sqlError('The second argument of CONTAINS_SUBSTR must be a STRING literal or a constant expression', loc);
+  }
   if (def.name === 'COLLATE') {
     const spec = args[1]?.kind === 'literal' && originOf(args[1]) !== Origin.Param ? (args[1].value as string | null) : null;
     if (spec === null) throw sqlError('The second argument of COLLATE() must be a string literal', loc);
@@ -554,7 +558,8 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       const exact = floatText !== undefined && !n.format ? exactDecimalLiteral(floatText, to) : undefined;
       const x = exact ?? resolveExpr(an, n.expr, ctx);
       if (originOf(x) !== Origin.Null && !canCast(x.type, to) && !typeEquals(x.type, to)) {
-        throw sqlError(`Invalid cast from ${typeToSql(x.type)} to ${typeToSql(to)}`, n.expr.loc);
+        const arrays = x.type.kind === 'ARRAY' && to.kind === 'ARRAY' ? 'Casting between arrays with incompatible element types is not supported: ' : '';
+        throw sqlError(`${arrays}Invalid cast from ${typeToSql(x.type)} to ${typeToSql(to)}`, n.expr.loc);
       }
       // CAST(NULL AS T) is a typed NULL: it keeps T in supertypes, as a typed literal does.
       // CAST([] AS ARRAY<T>) stays an empty array (the untyped [] shares NULL's free coercion).

@@ -134,6 +134,15 @@ export function supertype(items: readonly Typed[]): SqlType | undefined {
   return coll || collationOf(t) ? withCollation(t, coll) : t;
 }
 
+/** Equal types but for the names of struct fields. */
+function sameShape(a: SqlType, b: SqlType): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'ARRAY' || a.kind === 'RANGE') return sameShape(a.element, (b as { element: SqlType }).element);
+  if (a.kind !== 'STRUCT') return true;
+  const bf = (b as { fields: readonly { type: SqlType }[] }).fields;
+  return a.fields.length === bf.length && a.fields.every((x, i) => sameShape(x.type, bf[i]!.type));
+}
+
 /** Explicit CAST validity (the conversion matrix of the reference). */
 export function canCast(from: SqlType, to: SqlType): boolean {
   const f = from.kind;
@@ -172,7 +181,9 @@ export function canCast(from: SqlType, to: SqlType): boolean {
     case 'RANGE':
       return f === 'STRING' || (f === 'RANGE' && typeEquals(from, to));
     case 'ARRAY':
-      return f === 'ARRAY' && canCast((from as { element: SqlType }).element, (to as { element: SqlType }).element);
+      // conversion_functions.md, CAST AS ARRAY: "Must be the exact same array type" (struct field names aside, as
+      // for the reference's Equivalent); the element-wise casts of the reference are a feature the service lacks.
+      return f === 'ARRAY' && sameShape((from as { element: SqlType }).element, (to as { element: SqlType }).element);
     case 'STRUCT': {
       if (f !== 'STRUCT') return false;
       const ff = (from as { fields: readonly { type: SqlType }[] }).fields;

@@ -278,6 +278,9 @@ function encrypt(fn: string, det: boolean) {
     const ks = decodeKeyset(v[0] as Uint8Array, fn);
     if (ks.keys.length === 0) fail(`${fn} failed: Creation of ${det ? 'Deterministic AEAD' : 'AEAD'} primitive failed: A valid keyset must contain at least one key.`);
     const k = ks.keys.find((x) => x.keyId === ks.primary) ?? fail(`${fn} failed: keyset has no primary key`);
+    // aead_encryption_functions.md: the primary key's algorithm must be AEAD_AES_GCM_256 for AEAD.ENCRYPT and
+    // DETERMINISTIC_AEAD_AES_SIV_CMAC_256 for DETERMINISTIC_ENCRYPT.
+    if (k.typeUrl !== (det ? URL_SIV : URL_GCM)) fail(`${fn} failed: the primary key of the keyset must be of type ${det ? 'DETERMINISTIC_AEAD_AES_SIV_CMAC_256' : 'AEAD_AES_GCM_256'}`);
     const mat = keyMaterial(k);
     const body = det ? sivEncrypt(mat, toBytes(v[1]!), toBytes(v[2]!)) : gcmEncrypt(mat, toBytes(v[1]!), toBytes(v[2]!));
     const p = prefixOf(k);
@@ -352,6 +355,9 @@ function keysetFromJson(s: string): Keyset {
 
 export function registerKeys(): void {
   const keyTypeConst = { type: 'STRING', constant: true, datePart: false } as const;
+  // aead_encryption_functions.md, KEYS.NEW_KEYSET: key_type can't be NULL, so a NULL constant (typed or not) is
+  // refused; a NULL query parameter gives NULL, as the pinned GoogleSQL case keys_4 has it.
+  const nullKeyType = 'First argument (key type) in function KEYS.NEW_KEYSET must be a string literal or query parameter';
   defineScalar('KEYS.NEW_KEYSET', [
     sig([keyTypeConst], 'BYTES', rowKernel(T.BYTES, (v) => {
       const k = newKey(v[0] as string, null, 'KEYS.NEW_KEYSET');
@@ -359,12 +365,14 @@ export function registerKeys(): void {
     })),
   ], {
     volatile: true,
-    validate: (args) => (args[0]?.untypedNull ? 'First argument (key type) in function KEYS.NEW_KEYSET must be a string literal or query parameter' : undefined),
+    validate: (args) => (args[0]?.untypedNull || (args[0]?.constant?.value === null && !args[0].isParameter) ? nullKeyType : undefined),
   });
   defineScalar('KEYS.ROTATE_KEYSET', [
     sig(['BYTES', 'STRING'], 'BYTES', rowKernel(T.BYTES, (v) => {
       const ks = decodeKeyset(v[0] as Uint8Array, 'KEYS.ROTATE_KEYSET');
       const k = newKey(v[1] as string, ks, 'KEYS.ROTATE_KEYSET');
+      // aead_encryption_functions.md, KEYS.ROTATE_KEYSET: the new key type must match the keyset's existing keys.
+      if (ks.keys.some((x) => x.typeUrl !== k.typeUrl)) fail(`KEYS.ROTATE_KEYSET failed: the key type ${v[1] as string} does not match the key type of the keys in the keyset`);
       return encodeKeyset({ primary: k.keyId, keys: [...ks.keys, k] });
     })),
   ], { volatile: true });
@@ -385,9 +393,10 @@ export function registerKeys(): void {
   defineScalar('KEYS.KEYSET_FROM_JSON', [sig(['STRING'], 'BYTES', rowKernel(T.BYTES, (v) => encodeKeyset(keysetFromJson(v[0] as string))))]);
   const pt = ['STRING', 'BYTES'];
   defineScalar('AEAD.ENCRYPT', pt.map((t) => sig(['BYTES', t, t], 'BYTES', rowKernel(T.BYTES, encrypt('AEAD.ENCRYPT', false)))), { volatile: true });
-  defineScalar('AEAD.DECRYPT_BYTES', [sig(['BYTES', 'BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, decrypt('AEAD.DECRYPT_BYTES', false, false)))]);
+  // The *_DECRYPT_BYTES functions take additional_data as STRING or BYTES, a STRING as its UTF-8 bytes.
+  defineScalar('AEAD.DECRYPT_BYTES', ['BYTES', 'STRING'].map((t) => sig(['BYTES', 'BYTES', t], 'BYTES', rowKernel(T.BYTES, decrypt('AEAD.DECRYPT_BYTES', false, false)))));
   defineScalar('AEAD.DECRYPT_STRING', [sig(['BYTES', 'BYTES', 'STRING'], 'STRING', rowKernel(T.STRING, decrypt('AEAD.DECRYPT_STRING', false, true)))]);
   defineScalar('DETERMINISTIC_ENCRYPT', pt.map((t) => sig(['BYTES', t, t], 'BYTES', rowKernel(T.BYTES, encrypt('DETERMINISTIC_ENCRYPT', true)))));
-  defineScalar('DETERMINISTIC_DECRYPT_BYTES', [sig(['BYTES', 'BYTES', 'BYTES'], 'BYTES', rowKernel(T.BYTES, decrypt('DETERMINISTIC_DECRYPT_BYTES', true, false)))]);
+  defineScalar('DETERMINISTIC_DECRYPT_BYTES', ['BYTES', 'STRING'].map((t) => sig(['BYTES', 'BYTES', t], 'BYTES', rowKernel(T.BYTES, decrypt('DETERMINISTIC_DECRYPT_BYTES', true, false)))));
   defineScalar('DETERMINISTIC_DECRYPT_STRING', [sig(['BYTES', 'BYTES', 'STRING'], 'STRING', rowKernel(T.STRING, decrypt('DETERMINISTIC_DECRYPT_STRING', true, true)))]);
 }

@@ -230,6 +230,14 @@ function editDistance(a: string[] | Uint8Array, b: string[] | Uint8Array, max?: 
   return max !== undefined && d > max ? max : d;
 }
 
+/** EDIT_DISTANCE's optional max_distance, which string_functions.md requires to be zero or more. */
+function maxDistance(v: readonly Value[]): number | undefined {
+  if (v.length < 3) return undefined;
+  const m = v[2] as bigint;
+  if (m < 0n) fail(`The max_distance argument of EDIT_DISTANCE must be non-negative, but is ${m}`);
+  return Number(m);
+}
+
 // ---------------------------------------------------------------- FORMAT (printf)
 
 const NULL_RESULT = Symbol('null result');
@@ -366,15 +374,16 @@ function formatPrintfInner(fmt: string, args: Value[], types: readonly SqlType[]
         case 'X':
         case 'o': {
           const b = v as bigint;
-          // A negative value prints its magnitude after a minus sign (-ff), as the reference does.
-          s = (b < 0n ? -b : b).toString(conv === 'o' ? 8 : 16);
+          // string_functions.md, format specifiers: %o, %x and %X of a negative INT64 are an error (the packaged
+          // reference prints the magnitude after a minus sign instead).
+          if (b < 0n) fail(`FORMAT specifier %${conv} cannot format a negative INT64 value: ${b}`);
+          s = b.toString(conv === 'o' ? 8 : 16);
           if (prec === 0 && b === 0n) s = '';
           else if (prec !== undefined) s = s.padStart(prec, '0');
           // the ' flag groups hex digits by four with ':' and octal digits by four with ','
           if (flags.includes("'")) s = s.replace(/\B(?=(?:[0-9a-f]{4})+$)/g, conv === 'o' ? ',' : ':');
           if (conv === 'X') s = s.toUpperCase();
           if (flags.includes('#') && b !== 0n) s = (conv === 'o' ? '0' : conv === 'x' ? '0x' : '0X') + s;
-          if (b < 0n) s = '-' + s;
           break;
         }
         case 'f':
@@ -813,8 +822,8 @@ export function registerStrings(): void {
     },
   });
   defineScalar('EDIT_DISTANCE', [
-    sig(['STRING', 'STRING', named('max_distance', 'INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(editDistance(codePoints(v[0] as string), codePoints(v[1] as string), v.length > 2 ? Number(v[2]) : undefined)))),
-    sig(['BYTES', 'BYTES', named('max_distance', 'INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(editDistance(v[0] as Uint8Array, v[1] as Uint8Array, v.length > 2 ? Number(v[2]) : undefined)))),
+    sig(['STRING', 'STRING', named('max_distance', 'INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(editDistance(codePoints(v[0] as string), codePoints(v[1] as string), maxDistance(v))))),
+    sig(['BYTES', 'BYTES', named('max_distance', 'INT64')], 'INT64', rowKernel(T.INT64, (v) => BigInt(editDistance(v[0] as Uint8Array, v[1] as Uint8Array, maxDistance(v))))),
   ]);
   defineScalar('COLLATE', [sig(['STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => v[0]!, false))], {
     validate: (args) => (args[1]!.constant === undefined ? 'The second argument of COLLATE() must be a string literal' : undefined),
