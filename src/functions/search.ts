@@ -3,12 +3,12 @@
 // LOG_ANALYZER (the default) splits at its delimiters and lower-cases; PATTERN_ANALYZER
 // keeps the matches of its regular expression, lower-cased; NO_OP_ANALYZER keeps the whole
 // string as one term. Token filters then run in order: stop_words drops terms, a normalizer
-// sets their case (given one, it replaces the default lower-casing). SEARCH holds when every term of the query
-// appears among the terms of the searched data; a backtick-quoted part of the
-// query matches its terms in order, next to each other, within one value.
+// sets their case (given one, it replaces the default lower-casing). SEARCH holds when one searched
+// string satisfies the query (search-query.ts: terms, "phrases", `exact` terms, AND, OR, parentheses).
 import { arrayOf, structOf, T, type SqlType } from '../types/types.js';
 import { Decimal, JsonValue, type JsonNode, type Value } from '../types/values.js';
 import { named, sigf, defineScalar, type SigContext } from './signature.js';
+import { parseSearchQuery, type SearchNode } from './search-query.js';
 import { fail, rowKernel } from './vec.js';
 
 /** LOG_ANALYZER's default delimiters (text-analysis page); the percent-encoded ones are matched before `%`. */
@@ -31,6 +31,11 @@ interface Analyzer {
 
 const DEFAULT_ANALYZER: Analyzer = { kind: 'LOG_ANALYZER', delimiters: sortDelimiters(LOG_DELIMITERS) };
 
+/** PATTERN_ANALYZER's expression when no patterns are given: words of two or more characters (text-analysis page). */
+function defaultPattern(): RegExp {
+  return /\b\w{2,}\b/gu;
+}
+
 function sortDelimiters(ds: readonly string[]): string[] {
   return [...new Set(ds)].sort((a, b) => b.length - a.length);
 }
@@ -39,7 +44,7 @@ function analyzerOf(name: Value, options: Value): Analyzer {
   const kind = name === null ? 'LOG_ANALYZER' : String(name).toUpperCase();
   if (kind !== 'LOG_ANALYZER' && kind !== 'NO_OP_ANALYZER' && kind !== 'PATTERN_ANALYZER') fail(`Unsupported analyzer: ${String(name)}`);
   if (options === null) {
-    if (kind === 'PATTERN_ANALYZER') fail('PATTERN_ANALYZER requires analyzer_options with patterns');
+    if (kind === 'PATTERN_ANALYZER') return { kind, delimiters: [], pattern: defaultPattern() };
     return kind === 'LOG_ANALYZER' ? DEFAULT_ANALYZER : { kind, delimiters: [] };
   }
   let parsed: unknown;
@@ -54,10 +59,14 @@ function analyzerOf(name: Value, options: Value): Analyzer {
   if (o.delimiters !== undefined) {
     if (kind !== 'LOG_ANALYZER') fail('delimiters can only be set for LOG_ANALYZER');
     if (!Array.isArray(o.delimiters) || !o.delimiters.every((x) => typeof x === 'string' && x !== '')) fail('analyzer_options delimiters must be an array of non-empty strings');
+    // text-analysis page, delimiters option: a delimiter is at most 16 characters long.
+    const long = (o.delimiters as string[]).find((d) => d.length > 16);
+    if (long !== undefined) fail(`analyzer_options delimiter ${JSON.stringify(long)} is longer than 16 characters`);
     delimiters = sortDelimiters(o.delimiters as string[]);
   }
   let pattern: RegExp | undefined;
-  if (kind === 'PATTERN_ANALYZER') {
+  if (kind === 'PATTERN_ANALYZER' && o.patterns === undefined) pattern = defaultPattern();
+  else if (kind === 'PATTERN_ANALYZER') {
     const ps = o.patterns;
     if (!Array.isArray(ps) || ps.length !== 1 || typeof ps[0] !== 'string') fail('PATTERN_ANALYZER requires patterns with exactly one regular expression');
     try {
@@ -75,6 +84,8 @@ function tokenFilters(fs: unknown): TokenFilter[] {
     const x = (f ?? {}) as { stop_words?: unknown; normalizer?: { mode?: unknown } };
     if (x.stop_words !== undefined) {
       if (!Array.isArray(x.stop_words) || !x.stop_words.every((w) => typeof w === 'string')) fail('stop_words must be an array of strings');
+      // text-analysis page, stop words: the array has at least one element.
+      if (!x.stop_words.length) fail('stop_words must have at least one element');
       return { stopWords: new Set(x.stop_words as string[]) };
     }
     const mode = x.normalizer?.mode;
@@ -116,16 +127,19 @@ function split(text: string, delimiters: readonly string[]): string[] {
 
 type JsonScope = 'JSON_VALUES' | 'JSON_KEYS' | 'JSON_KEYS_AND_VALUES';
 
-/** Every searchable string inside a value: STRING leaves of arrays and structs, and JSON text per scope. */
-function strings(v: Value, t: SqlType, scope: JsonScope, out: string[]): void {
-  if (v === null) return;
+/** Every searchable string inside a value: STRING leaves of arrays and structs (a NULL one as null), and JSON text per scope. */
+function strings(v: Value, t: SqlType, scope: JsonScope, out: (string | null)[]): void {
+  if (v === null) {
+    if (t.kind === 'STRING') out.push(null);
+    return;
+  }
   if (t.kind === 'STRING') out.push(v as string);
   else if (t.kind === 'ARRAY') for (const e of v as Value[]) strings(e, t.element, scope, out);
   else if (t.kind === 'STRUCT') t.fields.forEach((f, i) => strings((v as Value[])[i]!, f.type, scope, out));
   else if (t.kind === 'JSON') jsonStrings((v as JsonValue).node, scope, out);
 }
 
-function jsonStrings(n: JsonNode, scope: JsonScope, out: string[]): void {
+function jsonStrings(n: JsonNode, scope: JsonScope, out: (string | null)[]): void {
   if (n === null) return;
   if (Array.isArray(n)) for (const e of n) jsonStrings(e, scope, out);
   else if (typeof n === 'object') {
@@ -136,21 +150,43 @@ function jsonStrings(n: JsonNode, scope: JsonScope, out: string[]): void {
   } else if (scope !== 'JSON_KEYS') out.push(String(n));
 }
 
-/** Query parts: plain terms (anywhere) and backtick phrases (terms in order, adjacent, in one value). */
-function queryParts(q: string, a: Analyzer): { terms: string[]; phrases: string[][] } {
-  const terms: string[] = [];
-  const phrases: string[][] = [];
-  const pieces = q.split('`');
-  if (pieces.length % 2 === 0) fail(`Invalid search query: unmatched backtick in ${q}`);
-  pieces.forEach((p, i) => {
-    if (i % 2 === 1) {
-      const ph = analyze(p, a);
-      if (ph.length) phrases.push(ph);
-    } else if (a.kind === 'NO_OP_ANALYZER') {
-      if (p) terms.push(p);
-    } else terms.push(...analyze(p, a));
-  });
-  return { terms, phrases };
+/** A search query with its terms analyzed: all tokens of a term, a phrase's run of tokens, or a backtick's exact text. */
+type Compiled =
+  | { readonly kind: 'and' | 'or'; readonly items: readonly Compiled[] }
+  | { readonly kind: 'tokens' | 'run'; readonly tokens: readonly string[] }
+  | { readonly kind: 'exact'; readonly text: string };
+
+function compile(n: SearchNode, a: Analyzer): Compiled {
+  switch (n.kind) {
+    case 'and':
+    case 'or':
+      return { kind: n.kind, items: n.items.map((x) => compile(x, a)) };
+    case 'term':
+      return { kind: 'tokens', tokens: analyze(n.text, a) };
+    case 'exact':
+      // An exact match for LOG_ANALYZER; under a pattern the backtick term keeps its tokens in order.
+      return a.kind === 'LOG_ANALYZER' ? { kind: 'exact', text: n.text } : { kind: 'run', tokens: analyze(n.text, a) };
+    case 'phrase':
+      return { kind: 'run', tokens: analyze(n.text, a) };
+  }
+}
+
+function tokenCount(c: Compiled): number {
+  switch (c.kind) {
+    case 'and':
+    case 'or':
+      return c.items.reduce((k, x) => k + tokenCount(x), 0);
+    case 'exact':
+      return c.text ? 1 : 0;
+    default:
+      return c.tokens.length;
+  }
+}
+
+interface Field {
+  readonly text: string;
+  readonly terms: readonly string[];
+  readonly set: ReadonlySet<string>;
 }
 
 function containsRun(hay: readonly string[], run: readonly string[]): boolean {
@@ -161,14 +197,54 @@ function containsRun(hay: readonly string[], run: readonly string[]): boolean {
   return false;
 }
 
-function search(data: Value, type: SqlType, query: string, a: Analyzer, scope: JsonScope): boolean {
-  const parts = queryParts(query, a);
-  if (!parts.terms.length && !parts.phrases.length) return false;
-  const texts: string[] = [];
+/** `sub` occurs in `text` starting at the start or after a delimiter, and ending at the end or before one. */
+function exactIn(text: string, sub: string, delimiters: readonly string[]): boolean {
+  for (let i = text.indexOf(sub); i >= 0; i = text.indexOf(sub, i + 1)) {
+    const end = i + sub.length;
+    const before = i === 0 || delimiters.some((d) => text.slice(0, i).endsWith(d));
+    if (before && (end === text.length || delimiters.some((d) => text.startsWith(d, end)))) return true;
+  }
+  return false;
+}
+
+function holds(c: Compiled, f: Field, a: Analyzer): boolean {
+  switch (c.kind) {
+    case 'and':
+      return c.items.every((x) => holds(x, f, a));
+    case 'or':
+      return c.items.some((x) => holds(x, f, a));
+    case 'tokens':
+      return c.tokens.every((t) => f.set.has(t));
+    case 'run':
+      return containsRun(f.terms, c.tokens);
+    case 'exact':
+      return exactIn(f.text, c.text, a.delimiters);
+  }
+}
+
+/**
+ * TRUE when one searched string satisfies the whole query; otherwise NULL when a STRING field is NULL,
+ * else FALSE (search_functions, rules for data_to_search). NO_OP_ANALYZER takes the query as one token.
+ */
+function search(data: Value, type: SqlType, query: string, a: Analyzer, scope: JsonScope): boolean | null {
+  let q: Compiled;
+  if (a.kind === 'NO_OP_ANALYZER') q = { kind: 'tokens', tokens: [query] };
+  else {
+    q = compile(parseSearchQuery(query), a);
+    if (tokenCount(q) === 0) fail(`SEARCH: the search query ${JSON.stringify(query)} produces no search tokens`);
+  }
+  const texts: (string | null)[] = [];
   strings(data, type, scope, texts);
-  const perValue = texts.map((s) => analyze(s, a));
-  const all = new Set(perValue.flat());
-  return parts.terms.every((t) => all.has(t)) && parts.phrases.every((ph) => perValue.some((terms) => containsRun(terms, ph)));
+  let sawNull = false;
+  for (const text of texts) {
+    if (text === null) {
+      sawNull = true;
+      continue;
+    }
+    const terms = analyze(text, a);
+    if (holds(q, { text, terms, set: new Set(terms) }, a)) return true;
+  }
+  return sawNull ? null : false;
 }
 
 /** Call argument positions by signature slot (named arguments may come in any order). */
@@ -187,7 +263,7 @@ export function registerSearch(): void {
       return rowKernel(T.BOOL, (v) => {
         const scope = (at(v, 2) ?? 'JSON_VALUES') as string;
         if (scope !== 'JSON_VALUES' && scope !== 'JSON_KEYS' && scope !== 'JSON_KEYS_AND_VALUES') fail(`Invalid json_scope: ${scope}`);
-        // The kernel sees NULLs (NULL data is searched as no text); a NULL query is an error (search_functions).
+        // The kernel sees NULLs (a NULL string is searched as a NULL field); a NULL query is an error (search_functions).
         if (v[1] === null) fail('SEARCH: search_query must not be NULL');
         return search(v[0]!, type, v[1] as string, analyzerOf(at(v, 3), at(v, 4)), scope);
       }, false);
