@@ -364,7 +364,8 @@ export function registerJson(): void {
   defineScalar('TO_JSON_STRING', [
     sigf(['ANY', opt('BOOL')], 'STRING', (c) => {
       const t = c.argTypes[0]!;
-      return rowKernel(T.STRING, (v) => toJsonStringOrdered(v[0]!, t, v[1] === true), false);
+      // json_functions (TO_JSON_STRING): a NULL pretty_print gives NULL whatever the value.
+      return rowKernel(T.STRING, (v) => (v.length > 1 && v[1] === null ? null : toJsonStringOrdered(v[0]!, t, v[1] === true)), false);
     }),
   ]);
   defineScalar('JSON_TYPE', [sig(['JSON'], 'STRING', rowKernel(T.STRING, (v) => jsonTypeName((v[0] as JsonValue).node)))]);
@@ -593,6 +594,8 @@ export function registerJson(): void {
   defineScalar('JSON_STRIP_NULLS', [
     sigf(['JSON', opt('STRING'), named('include_arrays', 'BOOL'), named('remove_empty', 'BOOL')], 'JSON', (c) => rowKernel(T.JSON, (v) => {
       if (v[0] === null) return null;
+      // json_functions (JSON_STRIP_NULLS): a NULL json_path, include_arrays or remove_empty returns the input.
+      if (v.some((x, i) => i > 0 && x === null)) return v[0];
       let path = '$', arrays = true, empty = false;
       v.forEach((x, i) => {
         const at = c.assign[i];
@@ -635,14 +638,19 @@ export function registerJson(): void {
       // The trailing named flag (default true) spreads an ARRAY value into separate elements.
       let each = true;
       const pairs: number[] = [];
+      let eachNull = false;
       v.forEach((x, i) => {
         if (i === 0) return;
-        if (c.args[i]?.name) each = x !== false;
-        else pairs.push(i);
+        if (c.args[i]?.name) {
+          each = x !== false;
+          eachNull = x === null;
+        } else pairs.push(i);
       });
+      // json_functions (JSON_ARRAY_APPEND/INSERT): a NULL flag returns the input, a NULL path skips its pair.
+      if (eachNull) return v[0];
       for (let k = 0; k + 1 < pairs.length; k += 2) {
         const i = pairs[k]!;
-        if (v[i] === null) fail('The JSONPath cannot be NULL');
+        if (v[i] === null) continue;
         const steps = pathOrFail(v[i] as string, false);
         const vt = c.argTypes[i + 1]!;
         const vals: JsonNode[] = each && vt.kind === 'ARRAY' && v[i + 1] !== null
@@ -695,7 +703,8 @@ export function registerJson(): void {
         if (c.assign[i] === 1) max = x === null ? Infinity : Number(x as bigint);
         else if (c.assign[i] === 2) mode = String(x).toLowerCase();
       });
-      if (v[0] === null) return null;
+      // json_functions (JSON_KEYS): a NULL json_expr or mode gives NULL; a NULL max_depth is ignored.
+      if (v[0] === null || v.some((x, i) => c.assign[i] === 2 && x === null)) return null;
       if (max <= 0) fail('max_depth must be positive.');
       if (mode !== 'strict' && mode !== 'lax' && mode !== 'lax recursive') fail(`Invalid mode: ${mode}`);
       const keys = new Set<string>();
