@@ -2,7 +2,7 @@
 // offsets checked as the reference checks them, the call moved into the
 // enclosing query's window collector and replaced by a column reference.
 import type * as A from '../../grammar/ast.js';
-import { lookupFunction } from '../functions/registry.js';
+import { lookupFunction, resolveAggregate } from '../functions/registry.js';
 import { T, isOrderable, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal } from '../types/values.js';
 import type { Analyzer } from './context.js';
@@ -320,7 +320,7 @@ export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string,
     if (n.safe) throw safePrefixRefused(name, n.loc);
     if (n.distinct && orderBy.length > 0) throw sqlError('Window ORDER BY is not allowed if DISTINCT is specified', n.over!.loc);
     const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: false };
-    const r = def.resolve(args.map((e) => argInfo(e)), opts);
+    const r = resolveAggregate(def, args.map((e) => argInfo(e)), opts);
     if (!r.ok) throw sqlError(r.message, n.loc);
     args = args.map((e, i) => (r.resolved.argTypes[i] ? coerce(e, r.resolved.argTypes[i]!) : e));
     type = r.resolved.returnType;

@@ -51,7 +51,14 @@ export function registerApprox(): void {
       }
       return out;
     })),
-  ], { validate: atLeastOne('APPROX_QUANTILES', 2) });
+  ], {
+    // approximate_aggregate_functions (APPROX_QUANTILES): any type except ARRAY, STRUCT and INTERVAL.
+    validate: (args) => {
+      const t = args[0]?.type;
+      if (t && (t.kind === 'ARRAY' || t.kind === 'STRUCT' || t.kind === 'INTERVAL')) return `APPROX_QUANTILES does not support arguments of type ${typeToSql(t)}`;
+      return atLeastOne('APPROX_QUANTILES', 2)(args);
+    },
+  });
   const topType = (c: Omit<SigContext, 'returnType'>, second: string) =>
     arrayOf(structOf([{ name: 'value', type: c.argTypes[0]! }, { name: second, type: second === 'count' ? T.INT64 : c.argTypes[1]! }]));
   const topN = (rows: Value[][], fn: string): number => {

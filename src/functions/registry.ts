@@ -2,7 +2,7 @@
 // from it; the executor runs the kernels it hands out. Each family module
 // (math.ts, string.ts, datetime.ts, json.ts, ...) registers its functions here,
 // signature beside kernel.
-import type { SqlType } from '../types/types.js';
+import { isGroupable, typeToSql, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import type { Vector } from '../types/vector.js';
 
@@ -179,6 +179,9 @@ export function resolveScalar(def: ScalarFunctionDef, args: readonly ArgInfo[]):
 }
 
 export function resolveAggregate(def: AggregateFunctionDef, args: readonly ArgInfo[], opts: AggregateOptions): FunctionResolution<ResolvedAggregate> | FunctionMismatch {
+  // aggregate_functions (COUNT and the other DISTINCT forms): DISTINCT needs a groupable argument, in the reference's words.
+  const ungroupable = opts.distinct ? args.find((a) => !isGroupable(a.type)) : undefined;
+  if (ungroupable) return { ok: false, message: `Aggregate functions with DISTINCT cannot be used with arguments of type ${typeToSql(ungroupable.type)}` };
   const r = def.resolve(args, opts);
   if (r.ok) resolutions.set(r.resolved, { name: def.name, args, opts });
   return r;
