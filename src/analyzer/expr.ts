@@ -18,6 +18,7 @@ import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { QueryError } from '../types/errors.js';
 import { constantValue } from './names.js';
+import { refuseUnservedFunction } from './unserved-functions.js';
 import { rewriteExpr } from './rewrite.js';
 import { resolveSubquery } from './query.js';
 import type {
@@ -1078,7 +1079,10 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   const udf = findUdf(an, n.name);
   if (udf) return inlineUdf(an, udf, n, ctx);
   const def = lookupFunction(name === 'COUNT' && n.args[0]?.kind === 'StarArg' ? '$count_star' : name);
-  if (!def) throw sqlError(`Function not found: ${n.name.join('.')}${functionHint(n.name.join('.'))}`, n.loc);
+  if (!def) {
+    refuseUnservedFunction(n.name, n.args, n.loc);
+    throw sqlError(`Function not found: ${n.name.join('.')}${functionHint(n.name.join('.'))}`, n.loc);
+  }
   if (def.kind === 'aggregate') return resolveAggregate(an, n, def, ctx);
   if (n.distinct) throw sqlError(`Non-aggregate function ${name} cannot be called with DISTINCT`, n.loc);
   if (n.safe && def.safeCallable === false) throw sqlError(`Function ${name} does not support SAFE error mode`, n.loc);

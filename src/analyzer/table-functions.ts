@@ -14,6 +14,7 @@ import { Scope, colRef } from './scope.js';
 import { Origin, canCoerce } from './types.js';
 import * as expr from './expr.js';
 import { findUdf } from './sql-udfs.js';
+import { refuseUnservedFunction } from './unserved-functions.js';
 import { type Leaf, type RelOut, project, rangeOver, resolveQuery } from './query.js';
 
 /** SQL table functions: the body query is analyzed with its parameters bound to the (constant) arguments. */
@@ -24,6 +25,7 @@ export function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   if (fname === 'GAP_FILL') return gapFill(an, item, scope);
   if (fname === 'VECTOR_SEARCH') return vectorSearch(an, item, scope);
   const def = findUdf(an, item.name);
+  if (!def) refuseUnservedFunction(item.name, item.args, item.loc);
   if (!def || !def.tableFunction || !def.query) throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);
   if (item.args.length !== def.params.length) {
     throw sqlError(`Number of arguments does not match for table-valued function ${item.name.join('.')}`, item.loc);

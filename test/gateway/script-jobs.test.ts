@@ -245,6 +245,15 @@ describe.skipIf(!hasRealEngine())('script child jobs and data statements over HT
     expect((await rest(url('/datasets/io/tables/conn'))).status).toBe(404);
   });
 
+  it('EXTERNAL_QUERY and OBJ.MAKE_REF: the connection they name does not exist either, the same 404 envelope', async () => {
+    for (const sql of ["SELECT * FROM EXTERNAL_QUERY('p.us.pg', 'SELECT 1 AS x')", "SELECT OBJ.MAKE_REF('gs://b/o.jpg', 'us.reader') AS r"]) {
+      const r = await query(sql);
+      expect(r.status).toBe(404);
+      expect(r.body.error.errors[0].reason).toBe('notFound');
+      expect(r.body.error.message).toMatch(/^Not found: Connection (p\.us\.pg|us\.reader)$/);
+    }
+  });
+
   it('external tables over Google Sheets or bare https are rejected instead of reading empty', async () => {
     const sheets = await rest(url('/datasets/io/tables'), {
       method: 'POST',
