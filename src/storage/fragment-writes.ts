@@ -8,7 +8,8 @@ import type { Column } from '../types/schema.js';
 import { concatVectors, layoutOf, sliceBatches, takeVector, type Batch } from '../types/vector.js';
 import { chunkCache, newScanPass } from './chunk-cache.js';
 import type { ColumnChunk } from './column-chunk.js';
-import { encodeFragmentFile, FILE_ROWS, type WrittenChunks } from './fragment-file.js';
+import { FILE_ROWS } from './fragment-file.js';
+import { encodeFragmentFile, type WrittenChunks } from './fragment-encode.js';
 import { atomicWrite, ensureDirDurable, fsyncDir, type UnsealedFiles } from './fsutil.js';
 
 /** A fragment file of a table, or the window [skip, skip + rows) of one (a replace kept rows appended after its base). */
