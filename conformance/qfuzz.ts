@@ -519,7 +519,8 @@ function setQuery(depth: number): Q {
   const f = fromClause(depth - 1);
   const items = l.cols.map((c) => `${expr(f.scope, 1, c.ty).sql}`);
   const r = `SELECT ${items.join(', ')} FROM ${f.sql}${whereClause(f.scope)}`;
-  const op = pick(['UNION ALL', 'UNION DISTINCT', 'INTERSECT DISTINCT', 'EXCEPT DISTINCT', 'UNION ALL', 'INTERSECT ALL', 'EXCEPT ALL']);
+  // ALL is UNION's only (query-syntax.md, Set operators).
+  const op = pick(['UNION ALL', 'UNION DISTINCT', 'INTERSECT DISTINCT', 'EXCEPT DISTINCT', 'UNION ALL', 'INTERSECT DISTINCT', 'EXCEPT DISTINCT']);
   const floats = l.cols.some((c) => c.ty === 'FLOAT64');
   // Set operations that compare rows need groupable columns; FLOAT64 is groupable, so nothing to avoid.
   void floats;

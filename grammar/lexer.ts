@@ -273,7 +273,31 @@ export function tokenize(sql: string): Token[] {
     err(`Illegal input character "${cp}"`, i);
   }
   out.push({ type: T.EOF, image: '', upper: '', offset: n, end: n, line, column: columnAt(sql, lineStart, n) });
+  checkLiteralAliasSpacing(out);
   return out;
+}
+
+const isNumber = (t: Token | undefined) => t !== undefined && (t.type === T.Int || t.type === T.Float || t.type === T.HexInt);
+const glued = (a: Token | undefined, b: Token) => a !== undefined && a.end === b.offset;
+
+/**
+ * A number glued to a word (`SELECT 42abc`) is refused: query-syntax.md, Implicit aliases, says a literal and its
+ * alias need whitespace between them. Not inside names, where the scanner splits one name into a number and a word:
+ * a dashed project id (`my-project-1a.ds.t`, `proj-123.ds`) or a path part after a dot (`t.1col`, `a[0].1x`).
+ */
+function checkLiteralAliasSpacing(toks: Token[]): void {
+  for (let k = 0; k + 1 < toks.length; k++) {
+    const num = toks[k]!;
+    const word = toks[k + 1]!;
+    if (!isNumber(num) || word.type !== T.Word || !glued(num, word)) continue;
+    const prev = toks[k - 1];
+    if (glued(prev, num)) {
+      if (prev!.type === T.Symbol && prev!.image === '.') continue;
+      if (prev!.type === T.Symbol && prev!.image === '-' && glued(toks[k - 2], prev!)) continue;
+      if (num.image.startsWith('.') && (prev!.type !== T.Symbol || prev!.image === ')' || prev!.image === ']')) continue;
+    }
+    throw new LexError('Missing whitespace between literal and alias', word.line, word.column);
+  }
 }
 
 /** 1-based line/column just past the end of the text. */

@@ -7,6 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseScript } from '../../grammar/index.js';
 import { recursiveWithViolation } from '../../grammar/recursive-with.js';
+import { someNode } from '../../grammar/ast-walk.js';
+import type * as A from '../../grammar/ast.js';
 import { decideFeatureOff, decideSkip, FEATURES } from '../features.js';
 import { errorSummary, firstLine, RestError, type Client, type QueryParameter } from '../lib/client.js';
 import { compareRows } from '../lib/compare.js';
@@ -531,6 +533,31 @@ function breaksRecursiveWithRules(sql: string): boolean {
   }
 }
 
+/** Some node of the parsed script satisfies `pred`; false when it does not parse here (the case runs and says so). */
+function parsedSome(sql: string, pred: (node: { kind?: string }) => boolean): boolean {
+  try {
+    return someNode(parseScript(sql), pred);
+  } catch {
+    return false;
+  }
+}
+
+/** INTERSECT ALL or EXCEPT ALL (also as pipe operators): the service has ALL on UNION only, the reference on all three. */
+function usesNonUnionAll(sql: string): boolean {
+  if (!/\b(INTERSECT|EXCEPT)\s+ALL\b/i.test(sql)) return false;
+  return parsedSome(sql, (o) => (o.kind === 'SetOperation' || o.kind === 'PipeSetOp') && (o as Partial<A.SetOperation>).op !== 'UNION' && (o as Partial<A.SetOperation>).quantifier === 'ALL');
+}
+
+/** A ROWS frame (not fully unbounded) with no ORDER BY: the service requires one, the reference runs it. */
+function rowsFrameWithoutOrder(sql: string): boolean {
+  if (!/\bROWS\b/i.test(sql)) return false;
+  return parsedSome(sql, (o) => {
+    const w = o as Partial<A.WindowSpec>;
+    if (o.kind !== 'WindowSpec' || w.frame?.unit !== 'ROWS' || w.baseName || w.orderBy?.length) return false;
+    return !(w.frame.start.type === 'UNBOUNDED PRECEDING' && w.frame.end?.type === 'UNBOUNDED FOLLOWING');
+  });
+}
+
 function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: FileState): PlannedCase {
   const skip = (s0: { feature: string; why: string }): PlannedCase => {
     // Every skip names the reference page of the missing feature's area.
@@ -551,6 +578,8 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
   const itf = internalTypeFeature(tc.query + '\n' + (tc.parameters ?? ''));
   if (itf) return skip(pseudo(itf));
   if (breaksRecursiveWithRules(tc.query)) return skip(pseudo('recursive_with_placement'));
+  if (usesNonUnionAll(tc.query)) return skip(pseudo('set_op_all_non_union'));
+  if (rowsFrameWithoutOrder(tc.query)) return skip(pseudo('window_frame_without_order'));
   // objects of the file's prepare blocks this case uses
   const referenced = state.preps.filter((p) => mentions(tc.query, p.name) || (tc.parameters !== null && mentions(tc.parameters, p.name)));
   // temp functions used by referenced temp functions (transitively)

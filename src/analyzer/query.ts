@@ -753,7 +753,10 @@ function resolveGroupBy(
     }
     if (e.kind === 'PathExpr' && e.parts.length === 1) {
       const l = e.parts[0]!.toLowerCase();
-      const it = items.find((s) => s.aliasable && s.name.toLowerCase() === l);
+      const named = items.filter((s) => s.aliasable && s.name.toLowerCase() === l);
+      // query-syntax.md, Ambiguous aliases: a name the SELECT list gives two different expressions is ambiguous.
+      if (named.some((s) => !exprEquals(s.expr, named[0]!.expr))) throw sqlError(`Column name ${e.parts[0]} is ambiguous`, e.loc);
+      const it = named[0];
       // A select alias wins unless the same name is a FROM column the alias merely repeats.
       if (it && !hasColumnIn(it.expr, aggIds())) {
         const fromHit = scope.peek(e.parts[0]!);
@@ -942,10 +945,12 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
       if (item.systemTime && item.path.length === 1 && an.findCte(first)) throw sqlError('FOR SYSTEM_TIME AS OF cannot be used with tables defined in WITH clause', item.systemTime.loc);
       if (item.path.length > 1 || !an.findCte(first)) {
         const hit = first.includes('.') ? undefined : scope.peek(first);
-        if (hit && hit.kind !== 'ambiguous' && item.path.length >= 1 && !(item.path.length === 1 && hit.kind === 'range' && !hit.rv.value)) {
+        // A one-name path is always a table (query-syntax.md, field_path: "If a path has only one name, it's
+        // interpreted as a table").
+        if (hit && hit.kind !== 'ambiguous' && item.path.length > 1) {
           if (item.sample) checkSample(an, item.sample, { kind: 'array' }, item.loc);
           const alias = item.alias ?? item.path[item.path.length - 1]!;
-          return unnestLeaf(an, [{ kind: 'PathExpr', loc: item.loc, parts: item.path }], alias, item.withOffset, scope, item.loc);
+          return unnestLeaf(an, [{ kind: 'PathExpr', loc: item.loc, parts: item.path }], alias, item.withOffset, scope, item.loc, undefined, undefined, true);
         }
       }
       const pipe = pipeInputs.get(item);
@@ -1012,6 +1017,7 @@ function unnestLeaf(
   loc: A.Loc,
   exprAliases?: readonly (string | undefined)[],
   modeExpr?: A.Expr,
+  fieldPath = false,
 ): Leaf {
   // Several arrays give several columns, each named by its own alias: the UNNEST as a whole takes none.
   if (alias0 && exprs.length > 1) throw sqlError('Table alias in UNNEST in FROM clause is not allowed when UNNEST contains multiple arguments', loc);
@@ -1020,9 +1026,11 @@ function unnestLeaf(
   const corr = new Correlation();
   const lat = new Scope(scope, corr);
   const arrays = exprs.map((e) => {
-    // An UNNEST argument may be an array path through arrays (implicitly flattened).
-    const x = resolveExpr(an, e, { scope: lat, clause: 'UNNEST', flatten: true });
+    // An UNNEST argument may be an array path through arrays (implicitly flattened); a FROM field path may not:
+    // query-syntax.md, field_path: it must end in an array field and can't contain arrays before its end.
+    const x = resolveExpr(an, e, { scope: lat, clause: 'UNNEST', flatten: !fieldPath });
     if (x.type.kind !== 'ARRAY') {
+      if (fieldPath) throw sqlError(`Values referenced in FROM clause must be arrays. ${(e as A.PathExpr).parts.join('.')} has type ${typeToSql(x.type)}`, e.loc);
       if (originOf(x) === Origin.Null) return literal(arrayOf(T.INT64), null);
       throw sqlError(`Values referenced in UNNEST must be arrays. UNNEST contains expression of type ${typeToSql(x.type)}`, e.loc);
     }

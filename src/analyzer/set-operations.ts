@@ -37,8 +37,13 @@ export function castTo(an: Analyzer, out: RelOut, types: readonly SqlType[], loc
  * common to every input, LEFT the first input's names, FULL every name (first
  * appearance order); BY (list) fixes the list. Missing columns are NULL.
  */
-export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelOut[], what: string): RelOut[] {
-  // A value table of STRUCTs matches by its fields' names (its columns as SELECT * shows them).
+export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelOut[], what: string, parts: readonly unknown[] = []): RelOut[] {
+  // query-syntax.md, BY NAME or CORRESPONDING: input queries that produce value tables (SELECT AS STRUCT / AS VALUE,
+  // the page's "Return query results as a value table") aren't supported.
+  const vt = parts.findIndex(selectsValueTable);
+  if (vt >= 0) throw sqlError(`Value table inputs are not supported in set operations with ${b.byName ? 'BY NAME' : 'CORRESPONDING'}: query ${vt + 1} produces a value table`, b.loc);
+  // Other value tables of STRUCTs (a pipe's FROM UNNEST of structs) match by their fields' names, the columns that
+  // SELECT * shows (query-syntax.md, UNNEST and structs).
   const outs = outs0.map((o): RelOut => {
     const v = o.rel.columns[0];
     if (!o.isValueTable || o.rel.columns.length !== 1 || v?.type.kind !== 'STRUCT') return o;
@@ -78,7 +83,9 @@ export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelO
     for (const o of outs) for (const n of o.names) if (n && !names.some((x) => x.toLowerCase() === n.toLowerCase())) names.push(n);
   } else if (mode === 'LEFT') names = outs[0]!.names.filter((n, i) => n && lower(outs[0]!).indexOf(n.toLowerCase()) === i);
   else names = outs[0]!.names.filter((n, i) => n && lower(outs[0]!).indexOf(n.toLowerCase()) === i && outs.every((o) => lower(o).includes(n.toLowerCase())));
-  if (names.length === 0) throw sqlError(`Queries of the set operation using ${b.byName ? 'BY NAME' : 'CORRESPONDING'} do not have any columns in common`, b.loc);
+  // query-syntax.md, BY NAME or CORRESPONDING: INNER and LEFT need a column common to the inputs (FULL does not).
+  const disjoint = mode === 'LEFT' && !b.corresponding?.by && outs.some((o, qi) => qi > 0 && !lower(o).some((n) => n && lower(outs[0]!).includes(n)));
+  if (names.length === 0 || disjoint) throw sqlError(`Queries of the set operation using ${b.byName ? 'BY NAME' : 'CORRESPONDING'} do not have any columns in common`, b.loc);
   return outs.map((o, qi) => {
     const ln = lower(o);
     const exprs = names.map((n) => {
@@ -97,6 +104,14 @@ export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelO
 }
 
 const correspondingProjections = new WeakSet<Rel>();
+
+/** A set operation input written as SELECT AS STRUCT / SELECT AS VALUE (possibly parenthesized). */
+function selectsValueTable(part: unknown): boolean {
+  const p = part as A.QueryExpr;
+  if (p?.kind === 'Select') return !!p.asMode;
+  if (p?.kind === 'Query') return p.pipes.length === 0 && selectsValueTable(p.body);
+  return false;
+}
 
 /** Literal origin of output column `c` of a projection, looking through CORRESPONDING's reordering projection. */
 export function literalOrigin(rel: Rel, c: number): Origin {
@@ -131,8 +146,10 @@ export function resolveSetOp(an: Analyzer, b: A.SetOperation, outer: Scope | und
 /** Combines resolved inputs of one set operation (also used by pipe UNION/INTERSECT/EXCEPT). */
 export function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], parts: readonly { loc: A.Loc }[]): RelOut {
   const what = `${b.op} ${b.quantifier}`;
+  // query-syntax.md, Set operators: the ALL modifier is supported by only the UNION set operator.
+  if (b.quantifier === 'ALL' && b.op !== 'UNION') throw sqlError(`${what} is not supported`, b.loc);
   let outs = inputs;
-  if (b.corresponding || b.byName) outs = correspondingInputs(an, b, outs, what);
+  if (b.corresponding || b.byName) outs = correspondingInputs(an, b, outs, what, parts);
   const n = outs[0]!.rel.columns.length;
   outs.forEach((o, i) => {
     if (o.rel.columns.length !== n) {
@@ -159,6 +176,12 @@ export function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], 
       throw sqlError(`Column ${c + 1} in ${what} has type that does not support set operation comparisons: ${typeToSql(st)}`, b.loc);
     }
     types.push(st);
+  }
+  // query-syntax.md, Use a set operation on a value table: tables and value tables can't be combined.
+  const vt = outs.findIndex((o) => o.isValueTable !== outs[0]!.isValueTable);
+  if (vt > 0) {
+    const which = (o: RelOut) => (o.isValueTable ? 'a value table' : 'not a value table');
+    throw sqlError(`Queries in ${what} must all be value tables or all not: query 1 is ${which(outs[0]!)}, query ${vt + 1} is ${which(outs[vt]!)}`, parts[vt]!.loc);
   }
   outs = outs.map((o) => castTo(an, o, types, b.loc, what));
   // Collated columns compare under their collation: one canonical value per equal class, shared by all inputs.

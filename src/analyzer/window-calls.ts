@@ -249,6 +249,11 @@ export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string,
     throw sqlError(`Window framing clause is not allowed for analytic function ${n.name.join('.').toLowerCase()}`, n.over!.loc);
   }
   if (frame && frame.unit === 'RANGE' && orderBy.length === 0) rangeWithoutOrder(spec.frame!, n.over!.loc);
+  // window-function-calls.md, window specification: with a frame clause ORDER BY is required except for fully
+  // unbounded windows (the reference runs a ROWS frame over the unordered partition).
+  if (frame && frame.unit === 'ROWS' && orderBy.length === 0 && !(spec.frame!.start.type === 'UNBOUNDED PRECEDING' && spec.frame!.end?.type === 'UNBOUNDED FOLLOWING')) {
+    throw sqlError('A ROWS-based window frame requires an ORDER BY unless it is ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING', n.over!.loc);
+  }
   if (frame && frame.unit === 'RANGE' && [frame.start, frame.end].some((b) => b.type === 'preceding' || b.type === 'following')) {
     if (orderBy.length !== 1) throw sqlError('A RANGE-based window with OFFSET PRECEDING or OFFSET FOLLOWING boundaries must have exactly one ORDER BY key', n.over!.loc);
     const kt = orderBy[0]!.expr.type;
