@@ -1,9 +1,9 @@
 // Text analysis and search: SEARCH, TEXT_ANALYZE, BAG_OF_WORDS (search_functions and
 // text-analysis-functions pages). A text analyzer turns a string into terms:
-// LOG_ANALYZER (the default) splits at its delimiters and lower-cases; PATTERN_ANALYZER
-// keeps the matches of its regular expression, lower-cased; NO_OP_ANALYZER keeps the whole
-// string as one term. Token filters then run in order: stop_words drops terms, a normalizer
-// sets their case (given one, it replaces the default lower-casing). SEARCH holds when one searched
+// LOG_ANALYZER (the default) splits at its delimiters; PATTERN_ANALYZER keeps the matches of
+// its regular expression; NO_OP_ANALYZER keeps the whole string as one term. Without token
+// filters the terms are ASCII lower-cased; given ones run in their order instead: stop_words
+// drops terms, a normalizer sets case and Unicode form. SEARCH holds when one searched
 // string satisfies the query (search-query.ts: terms, "phrases", `exact` terms, AND, OR, parentheses).
 import { arrayOf, structOf, T, type SqlType } from '../types/types.js';
 import { Decimal, JsonValue, type JsonNode, type Value } from '../types/values.js';
@@ -18,7 +18,35 @@ const LOG_DELIMITERS = [
   '%5b', '%3A', '%3a', '%0A', '%0a', '%2C', '%2c', '%28', '%29',
 ];
 
-type TokenFilter = { readonly stopWords: ReadonlySet<string> } | { readonly caseMode: 'LOWER' | 'UPPER' | 'NONE' };
+/** A token filter: stop words, or a normalizer (text-analysis page, token filters). */
+type TokenFilter = { readonly stopWords: ReadonlySet<string> } | { readonly normalize: (term: string) => string };
+
+/** LOWER: ASCII letters only (the default when no token filters are given). */
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+
+const ICU_FORMS = new Set(['NFC', 'NFKC', 'NFD', 'NFKD']);
+
+/** A normalizer's function; UPPER is no mode of the page but was accepted before, so it stays. */
+function normalizer(n: { mode?: unknown; icu_normalize_mode?: unknown; icu_case_folding?: unknown }): (term: string) => string {
+  switch (n.mode) {
+    case 'NONE':
+      return (t) => t;
+    case 'LOWER':
+      return asciiLower;
+    case 'UPPER':
+      return (t) => t.toUpperCase();
+    case 'UNICODE_LOWER':
+      return (t) => t.toLowerCase();
+    case 'ICU_NORMALIZE': {
+      const form = n.icu_normalize_mode ?? 'NFKC';
+      if (typeof form !== 'string' || !ICU_FORMS.has(form)) fail(`Unsupported icu_normalize_mode: ${JSON.stringify(form)}`);
+      // Case folding (on by default) after normalizing; upper-then-lower folds as ICU does for ß and final sigma.
+      return n.icu_case_folding === false ? (t) => t.normalize(form) : (t) => t.normalize(form).toUpperCase().toLowerCase();
+    }
+    default:
+      return fail(`Unsupported normalizer mode: ${JSON.stringify(n.mode)}`);
+  }
+}
 
 interface Analyzer {
   readonly kind: 'LOG_ANALYZER' | 'NO_OP_ANALYZER' | 'PATTERN_ANALYZER';
@@ -81,15 +109,14 @@ function analyzerOf(name: Value, options: Value): Analyzer {
 function tokenFilters(fs: unknown): TokenFilter[] {
   if (!Array.isArray(fs)) fail('analyzer_options token_filters must be an array');
   return (fs as unknown[]).map((f): TokenFilter => {
-    const x = (f ?? {}) as { stop_words?: unknown; normalizer?: { mode?: unknown } };
+    const x = (f ?? {}) as { stop_words?: unknown; normalizer?: { mode?: unknown; icu_normalize_mode?: unknown; icu_case_folding?: unknown } };
     if (x.stop_words !== undefined) {
       if (!Array.isArray(x.stop_words) || !x.stop_words.every((w) => typeof w === 'string')) fail('stop_words must be an array of strings');
       // text-analysis page, stop words: the array has at least one element.
       if (!x.stop_words.length) fail('stop_words must have at least one element');
       return { stopWords: new Set(x.stop_words as string[]) };
     }
-    const mode = x.normalizer?.mode;
-    if (mode === 'LOWER' || mode === 'UPPER' || mode === 'NONE') return { caseMode: mode };
+    if (x.normalizer !== undefined && x.normalizer !== null && typeof x.normalizer === 'object') return { normalize: normalizer(x.normalizer) };
     return fail(`Unsupported token filter: ${JSON.stringify(f)}`);
   });
 }
@@ -99,10 +126,11 @@ export function analyze(text: string, a: Analyzer): string[] {
   if (a.kind === 'NO_OP_ANALYZER') return [text];
   const raw = a.pattern ? [...text.matchAll(a.pattern)].map((m) => m[0]).filter((m) => m !== '') : split(text, a.delimiters);
   const filters = a.filters ?? [];
-  let terms = filters.some((f) => 'caseMode' in f) ? raw : raw.map((s) => s.toLowerCase());
+  // Given token filters replace the default ASCII lower-casing; they run in their order.
+  let terms = a.filters === undefined ? raw.map(asciiLower) : raw;
   for (const f of filters) {
     if ('stopWords' in f) terms = terms.filter((s) => !f.stopWords.has(s));
-    else if (f.caseMode !== 'NONE') terms = terms.map((s) => (f.caseMode === 'LOWER' ? s.toLowerCase() : s.toUpperCase()));
+    else terms = terms.map(f.normalize);
   }
   return terms;
 }
