@@ -372,16 +372,21 @@ function gapFill(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
 function vectorSearch(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   const fn = 'VECTOR_SEARCH';
   const tables = item.args.filter((a) => a.kind === 'TableArg' || a.kind === 'Query' || a.kind === 'ScalarSubquery');
-  if (item.args.length < 3 || tables.length !== 2 || item.args[1]!.kind === 'TableArg' || item.args[1]!.kind === 'Query') {
+  // The single search form (Preview) names its embedding: query_value => ARRAY<FLOAT64>, and has no query table.
+  const single = item.args.some((a) => a.kind === 'NamedArgument' && a.name.toLowerCase() === 'query_value');
+  const tableCount = single ? 1 : 2;
+  if (item.args.length < tableCount + 1 || tables.length !== tableCount || item.args[1]!.kind === 'TableArg' || item.args[1]!.kind === 'Query') {
     throw sqlError(`${fn} takes a base table, the column to search and a query table: VECTOR_SEARCH(TABLE base, 'column', TABLE query, ...)`, item.loc);
   }
-  if (item.args[0] !== tables[0] || item.args[2] !== tables[1]) throw sqlError(`${fn} takes the base table as argument 1 and the query table as argument 3`, item.loc);
+  if (item.args[0] !== tables[0] || (!single && item.args[2] !== tables[1])) throw sqlError(`${fn} takes the base table as argument 1 and the query table as argument 3`, item.loc);
+  baseQueryRules(an, item.args[0]!, fn);
   const base = tableArgument(an, item.args[0]!, `${fn} argument 1`);
-  const query = tableArgument(an, item.args[2]!, `${fn} argument 3`);
   const named = new Map<string, A.Expr>([['column_to_search', item.args[1] as A.Expr]]);
-  const order = ['column_to_search', 'query_column_to_search', 'top_k', 'distance_type', 'options'];
+  const order = single
+    ? ['column_to_search', 'query_value', 'top_k', 'distance_type', 'options']
+    : ['column_to_search', 'query_column_to_search', 'top_k', 'distance_type', 'options'];
   let position = 1;
-  for (const a of item.args.slice(3)) {
+  for (const a of item.args.slice(single ? 2 : 3)) {
     if (a.kind === 'TableArg' || a.kind === 'Query' || a.kind === 'ModelArg') throw sqlError(`${fn} takes tables only as arguments 1 and 3`, a.loc);
     let n: string;
     let v: A.Expr;
@@ -393,6 +398,11 @@ function vectorSearch(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
       if (position >= order.length) throw sqlError(`Positional argument follows named argument in ${fn}`, a.loc);
       n = order[position++]!;
       v = a;
+    }
+    if (n === 'lexical_search_columns' || n === 'lexical_search_query_value') {
+      // search_functions: hybrid search (Preview) only with the single query_value form; not emulated.
+      if (!single) throw sqlError(`${fn}: ${n} can be used only with query_value (hybrid search does not support batch queries)`, a.loc);
+      throw sqlError(`${fn}: hybrid search (${n}) is not supported by the emulator`, a.loc);
     }
     if (!order.includes(n)) throw sqlError(`Unknown named argument ${n} of ${fn}`, a.loc);
     if (named.has(n)) throw sqlError(`Duplicate argument ${n} in ${fn}`, a.loc);
@@ -417,10 +427,19 @@ function vectorSearch(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
     return input.names[i]!;
   };
   const column = embedding(base, constant('column_to_search', T.STRING) as string, 'base');
-  const queryColumn = embedding(query, (constant('query_column_to_search', T.STRING) as string | undefined) ?? column, 'query');
+  let query: RelOut;
+  if (single) {
+    // The embedding as a one-row query table whose column has the searched column's name.
+    const v = named.get('query_value')!;
+    const sub: A.Query = { kind: 'Query', loc: v.loc, pipes: [], body: { kind: 'Select', loc: v.loc, distinct: false, items: [{ kind: 'SelectExpr', loc: v.loc, expr: v, alias: column }] } };
+    query = tableArgument(an, sub, `${fn} query_value`);
+  } else query = tableArgument(an, item.args[2]!, `${fn} argument 3`);
+  const queryColumn = single ? column : embedding(query, (constant('query_column_to_search', T.STRING) as string | undefined) ?? column, 'query');
+  if (single) embedding(query, column, 'query_value');
   const topK = (constant('top_k', T.INT64) as bigint | undefined) ?? 10n;
 
   let bruteForce = false;
+  let fraction = false;
   const optionsText = constant('options', T.STRING) as string | undefined;
   if (optionsText !== undefined) {
     const loc = named.get('options')!.loc;
@@ -436,11 +455,14 @@ function vectorSearch(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
         if (typeof v !== 'boolean') throw sqlError(`${fn} option use_brute_force must be a JSON boolean`, loc);
         bruteForce = v;
       } else if (k === 'fraction_lists_to_search') {
-        if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw sqlError(`${fn} option fraction_lists_to_search must be a number between 0.0 and 1.0`, loc);
+        // search_functions: in the range 0.0 to 1.0, exclusive.
+        if (typeof v !== 'number' || !(v > 0 && v < 1)) throw sqlError(`${fn} option fraction_lists_to_search must be a number between 0.0 and 1.0, exclusive`, loc);
+        fraction = true;
       } else throw sqlError(`${fn} has no option ${k}; the options are use_brute_force and fraction_lists_to_search`, loc);
     }
   }
 
+  if (bruteForce && fraction) throw sqlError(`${fn} option fraction_lists_to_search cannot be specified when use_brute_force is true`, named.get('options')!.loc);
   let distanceType = (constant('distance_type', T.STRING) as string | undefined)?.toUpperCase();
   if (distanceType === undefined && !bruteForce) distanceType = indexDistanceType(an, item.args[0]!, column);
   distanceType ??= 'EUCLIDEAN';
@@ -458,12 +480,34 @@ function vectorSearch(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
       WHEN EXISTS (SELECT 1 FROM UNNEST(ARRAY_CONCAT(__vs_qv, __vs_bv)) AS __vs_x WHERE __vs_x IS NULL) THEN ${err(`${fn}: an embedding has a NULL element`)}
       ELSE ${dist} END`;
   const struct = (input: RelOut): string => `STRUCT(${input.names.map((n) => `${q(n)} AS ${q(n)}`).join(', ')})`;
-  const sql = `SELECT __vs_q AS query, __vs_b AS base, __vs_d AS distance FROM (
+  const sql = `SELECT ${single ? '' : '__vs_q AS query, '}__vs_b AS base, __vs_d AS distance FROM (
       SELECT __vs_q, __vs_b, __vs_qid, __vs_bid, ${check} AS __vs_d
       FROM (SELECT ${struct(query)} AS __vs_q, ${q(queryColumn)} AS __vs_qv, ROW_NUMBER() OVER () AS __vs_qid FROM __vs_query)
       CROSS JOIN (SELECT ${struct(base)} AS __vs_b, ${q(column)} AS __vs_bv, ROW_NUMBER() OVER () AS __vs_bid FROM __vs_base))
     ${topK < 0n ? '' : `QUALIFY ROW_NUMBER() OVER (PARTITION BY __vs_qid ORDER BY __vs_d, __vs_bid) <= ${topK}`}`;
   return resolveRewrittenTvfOver(an, item, [{ input: base, name: '__vs_base' }, { input: query, name: '__vs_query' }], sql, 'vector_search');
+}
+
+/**
+ * search_functions (VECTOR_SEARCH, base_table_query): only SELECT, FROM and WHERE clauses, and no logical
+ * views in its FROM clause.
+ */
+function baseQueryRules(an: Analyzer, a: A.TvfRef['args'][number], fn: string): void {
+  const q = a.kind === 'Query' ? a : a.kind === 'ScalarSubquery' ? a.query : undefined;
+  if (!q) return;
+  const s = q.body;
+  const extra = q.with || q.orderBy || q.limit || q.offset || q.pipes.length || s.kind !== 'Select' || s.groupBy || s.having || s.qualify || s.window || s.withModifier;
+  if (extra) throw sqlError(`${fn}: the base table query may have only SELECT, FROM and WHERE clauses`, a.loc);
+  const walk = (f: A.FromItem | undefined): void => {
+    if (!f) return;
+    if (f.kind === 'JoinRef') {
+      walk(f.left);
+      walk(f.right);
+    } else if (f.kind === 'TableRef' && !(f.path.length === 1 && an.findCte(f.path[0]!))) {
+      if (an.getTable(tableIdOf(an, f.path, f.loc))?.kind === 'VIEW') throw sqlError(`${fn}: the base table query cannot read the logical view ${f.path.join('.')}`, f.loc);
+    }
+  };
+  walk(s.from);
 }
 
 /** The distance_type of a vector index on `column` of a TABLE argument (EUCLIDEAN when the index sets none). */
