@@ -373,7 +373,9 @@ export abstract class DmlParser extends DdlParser {
       roles.push(this.subrule(7, this.grantRole));
     });
     this.consume(8, K.ON!);
-    const resourceType = this.up(this.consume(9, AnyWord));
+    let resourceType = this.up(this.consume(9, AnyWord));
+    // `EXTERNAL TABLE` is the one two-word resource type (data-control-language.md).
+    this.option(15, { GATE: () => resourceType === 'EXTERNAL', DEF: () => { this.consume(16, K.TABLE!); resourceType = 'EXTERNAL TABLE'; } });
     const resource = this.subrule(10, this.path);
     this.or(11, [
       { GATE: () => revoke, ALT: () => this.consume(12, K.FROM!) },

@@ -49,6 +49,8 @@ export interface AnalyzerEnv {
    * system variable (materialized-views-intro.md, Limitations).
    */
   readonly materializedViewQuery?: boolean;
+  /** Analysing EXPORT DATA's query: it may not read metatables (INFORMATION_SCHEMA, __TABLES__) or wildcard tables. */
+  readonly exportQuery?: boolean;
   /** Called when the analysis reads `nowMs`: the plan cache never reuses such a plan. */
   readonly onClock?: () => void;
   /** The principal (row-access policy grantees). */

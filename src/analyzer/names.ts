@@ -36,10 +36,26 @@ export function splitPath(path: readonly string[]): string[] {
 }
 
 /** project.dataset.table | dataset.table | table (default dataset / temp tables). */
-export function tableIdOf(an: Analyzer, path: readonly string[], loc?: A.Loc): TableId {
+/**
+ * The table name of a `_SESSION.name` path: multi-statement-queries.md (Qualify temporary tables with _SESSION) makes
+ * `_SESSION` name the query's or session's temporary tables, and only them.
+ */
+export function sessionTableName(parts: readonly string[]): string | undefined {
+  return parts.length === 2 && parts[0]!.toUpperCase() === '_SESSION' ? parts[1]! : undefined;
+}
+
+/** `skipTemp`: CREATE TABLE without TEMP names a dataset table even where a temporary table has the name. */
+export function tableIdOf(an: Analyzer, path: readonly string[], loc?: A.Loc, opts: { skipTemp?: boolean } = {}): TableId {
   const parts = splitPath(path);
+  const session = sessionTableName(parts);
+  if (session !== undefined) {
+    // A missing temporary table is an error even when the default dataset has a table of the name.
+    const temp = an.env.tempTables.get(session);
+    if (!temp) throw notFound(`Not found: Table ${an.env.projectId}:_SESSION.${session} was not found in location ${locationOf(an)}`);
+    return temp;
+  }
   if (parts.length === 1) {
-    const temp = an.env.tempTables.get(parts[0]!) ?? an.env.externalTables?.get(parts[0]!);
+    const temp = opts.skipTemp ? undefined : (an.env.tempTables.get(parts[0]!) ?? an.env.externalTables?.get(parts[0]!));
     if (temp) return temp;
     const d = an.env.defaultDataset;
     if (!d) throw sqlError(`Table "${parts[0]}" must be qualified with a dataset (e.g. dataset.table).`);
@@ -103,6 +119,13 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   }
   const parts = splitPath(item.path);
   const isIdx = parts.findIndex((p) => p.toUpperCase() === 'INFORMATION_SCHEMA');
+  // export-statements.md: EXPORT DATA's query can't reference metatables (INFORMATION_SCHEMA views, system tables)
+  // or wildcard tables.
+  if (an.env.exportQuery) {
+    const last = parts[parts.length - 1]!;
+    const what = isIdx >= 0 ? 'INFORMATION_SCHEMA views' : last.endsWith('*') ? 'wildcard tables' : last === '__TABLES__' || last === '__TABLES_SUMMARY__' ? 'metatables' : undefined;
+    if (what) throw sqlError(`EXPORT DATA cannot query ${what}: ${parts.join('.')}`, item.loc);
+  }
   if (isIdx >= 0 && isIdx === parts.length - 2) return informationSchemaRef(an, parts.slice(0, isIdx), parts[isIdx + 1]!, item);
   const id = tableIdOf(an, item.path, item.loc);
   // A materialized view reads neither wildcard tables nor other materialized views (materialized-views-intro.md, Limitations).

@@ -9,7 +9,7 @@
 //   time_zone, date_format, datetime_format, time_format, timestamp_format)
 import type * as A from '../../grammar/ast.js';
 import { sqlError } from '../analyzer/errors.js';
-import { splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
+import { sessionTableName, splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
 import { typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { IoError, type Json } from '../io/errors.js';
@@ -31,6 +31,7 @@ import { parseExpression } from '../../grammar/index.js';
 import { del } from './dml.js';
 import { encodeRows } from '../types/wire.js';
 import { partitioning } from './ddl-tables.js';
+import { checkClusteringCount, ensureTempDataset } from './ddl-common.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 
@@ -116,7 +117,14 @@ export async function exportData(s: Session, st: A.ExportDataStmt): Promise<Quer
   const target = uri.replace('*', '000000000000');
   const overwrite = optBool(opts, 'overwrite') ?? false;
 
-  const q = s.analyze(st.query);
+  const saved = s.env;
+  s.env = { ...saved, exportQuery: true };
+  let q;
+  try {
+    q = s.analyze(st.query);
+  } finally {
+    s.env = saved;
+  }
   const columns = q.plan.columns.map((c, i) => ({ name: q.outputNames[i] ?? '', type: c.type }));
   const batches = await s.runCharged(q.plan);
   checkResultArrays(columns, batches);
@@ -202,10 +210,9 @@ function readTemporal(type: SqlType, v: string, t: TemporalReads): Value | undef
 
 async function tempTarget(s: Session, name: A.Path, loc: A.Loc): Promise<TableId> {
   const parts = splitPath(name);
-  if (parts.length !== 1) throw sqlError('LOAD DATA into a TEMP TABLE requires an unqualified table name', loc);
-  const ds = { projectId: s.ctx.projectId, datasetId: '_session' };
-  if (!s.ctx.catalog.getDataset(ds.projectId, ds.datasetId)) await s.ctx.catalog.createDataset(ds.projectId, ds.datasetId, { location: 'US' }, true);
-  return { ...ds, tableId: parts[0]! };
+  const table = parts.length === 1 ? parts[0]! : sessionTableName(parts);
+  if (table === undefined) throw sqlError('LOAD DATA into a TEMP TABLE requires an unqualified table name', loc);
+  return { ...(await ensureTempDataset(s)), tableId: table };
 }
 
 /**
@@ -383,6 +390,8 @@ async function targetPartition(s: Session, st: A.LoadDataStmt, resource: Record<
   if (p.column.toLowerCase() !== field.toLowerCase()) throw sqlError(`PARTITIONS names ${p.column}, but ${fq(id)} is partitioned by ${field}`, p.value.loc);
   const unit = (String(tp.type ?? 'DAY').toUpperCase() as PartitionUnit);
   const v = (await s.evalScalar(p.value)).value;
+  // load-statements.md: the value is a partition_id of one time partition, never __NULL__ or __UNPARTITIONED__.
+  if (v === '__NULL__' || v === '__UNPARTITIONED__') throw sqlError(`The PARTITIONS value cannot be ${v}: name one time partition`, p.value.loc);
   const start = v === null ? undefined : partitionMicros(v);
   if (start === undefined || truncateToPartition(start, unit) !== start) {
     throw sqlError(`The PARTITIONS value of ${p.column} must be the start of a ${unit} partition`, p.value.loc);
@@ -419,6 +428,10 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
   // does not have: every connection is one that does not exist, and the
   // service answers that as a 404 (a client's input, never a 5xx).
   if (st.withConnection) throw new QueryError(`Not found: Connection ${st.withConnection.join('.')}`, 'notFound', 404);
+  // load-statements.md: with a PARTITIONS clause the statement must begin with LOAD DATA INTO (OVERWRITE PARTITIONS
+  // comes after the table name); the clustering list holds up to four columns.
+  if (st.partitions && st.overwrite) throw sqlError('LOAD DATA with a PARTITIONS clause must begin with LOAD DATA INTO, not LOAD DATA OVERWRITE', st.loc);
+  if (st.clusterBy) checkClusteringCount(st.clusterBy);
   const opts = await evalOptions(s, st.fromFilesOptions, LOAD_OPTIONS, 'LOAD DATA FROM FILES');
   const formatName = optString(opts, 'format');
   if (!formatName) throw sqlError('LOAD DATA FROM FILES requires the option format', st.loc);

@@ -59,17 +59,25 @@ export interface IamBinding {
   members: string[];
 }
 
-const GRANTEE = /^(user|group|serviceAccount|domain):.+$|^(allUsers|allAuthenticatedUsers)$|^specialGroup:.+$/;
+// data-control-language.md, user_list: user:, group:, serviceAccount:, domain:, specialGroup: and connection:.
+const GRANTEE = /^(user|group|serviceAccount|domain|connection):.+$|^(allUsers|allAuthenticatedUsers)$|^specialGroup:.+$/;
+/** data-control-language.md: the resource types GRANT and REVOKE take. */
+const RESOURCE_TYPES = new Set(['SCHEMA', 'TABLE', 'VIEW', 'EXTERNAL TABLE', 'PROJECT']);
 
 export async function grant(s: Session, st: A.GrantStmt): Promise<QueryResult> {
   const type = st.revoke ? 'REVOKE' : 'GRANT';
   const members: string[] = [];
   for (const g of st.grantees) {
     const v = (await s.evalScalar(g)).value;
-    if (typeof v !== 'string' || !GRANTEE.test(v)) throw sqlError(`Invalid grantee ${JSON.stringify(v)}: expected user:, group:, serviceAccount: or domain: followed by the principal`, g.loc);
+    if (typeof v !== 'string' || !GRANTEE.test(v)) throw sqlError(`Invalid grantee ${JSON.stringify(v)}: expected user:, group:, serviceAccount:, domain:, specialGroup: or connection: followed by the principal`, g.loc);
     members.push(v);
   }
-  if (st.resourceType.toUpperCase() === 'SCHEMA') {
+  const resourceType = st.resourceType.toUpperCase();
+  if (!RESOURCE_TYPES.has(resourceType)) throw sqlError(`${type} does not support resource type ${st.resourceType}; use SCHEMA, TABLE, VIEW, EXTERNAL TABLE or PROJECT`, st.loc);
+  // A project's IAM policy lives in Resource Manager, which the emulator does not have: the statement is accepted
+  // and changes nothing the emulator can show.
+  if (resourceType === 'PROJECT') return result(type, {});
+  if (resourceType === 'SCHEMA') {
     // Dataset grants live in the dataset's access list (datasets.get `access[]`), as in the real service.
     const parts = splitPath(st.resource);
     const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;

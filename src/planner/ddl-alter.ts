@@ -13,7 +13,7 @@ import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { scanAll } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
-import { already, optionsToResource, checkOptionNames, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
+import { already, checkFineGrainedTemp, optionsToResource, checkOptionNames, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
 import { RestTableConstraints, defaultCollated, tableConstraints, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, retypedCollation, unnamedPrimaryKey, primaryKeyDefault, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
 
 const result = statementResult;
@@ -333,6 +333,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         checkKindOptions(a.options, info.kind, type.replaceAll('_', ' '));
         if (info.kind === 'TABLE') checkPartitionOptions(a.options, info.resource);
         const patch = await optionsToResource(s, a.options);
+        checkFineGrainedTemp(patch, [...s.tempTables.values()].some((t) => t.projectId === id.projectId && t.datasetId === id.datasetId && t.tableId === id.tableId), a.loc);
         // An option set replaces its old value whole (data-definition-language: SET OPTIONS): labels too, which
         // the resource patch would otherwise merge key by key.
         if (patch.labels) for (const k of Object.keys((info.resource.labels as Record<string, string> | undefined) ?? {})) if (!(k in (patch.labels as object))) (patch.labels as Record<string, unknown>)[k] = null;

@@ -202,12 +202,17 @@ export function checkColumnOptions(opts: readonly A.OptionEntry[] | undefined): 
 /** The types a clustering column may have (creating-clustered-tables: clustered column types). */
 const CLUSTERABLE = new Set(['BIGNUMERIC', 'BOOL', 'DATE', 'DATETIME', 'GEOGRAPHY', 'INT64', 'NUMERIC', 'RANGE', 'STRING', 'TIMESTAMP']);
 
+/** A clustering column list holds at most four columns (CREATE TABLE and LOAD DATA alike). */
+export function checkClusteringCount(exprs: readonly A.Expr[]): void {
+  if (exprs.length > 4) throw sqlError(`Too many clustering columns: ${exprs.length}; at most 4 are allowed`, exprs[4]!.loc);
+}
+
 /**
  * CLUSTER BY's columns, each named by the table (ZetaSQL resolves them over its columns: `Unrecognized name`):
  * at most four, each of a type that clusters (not FLOAT64, BYTES, JSON, ARRAY, STRUCT, ...).
  */
 export function clustering(exprs: readonly A.Expr[], columns: readonly Column[]): { fields: string[] } {
-  if (exprs.length > 4) throw sqlError(`Too many clustering columns: ${exprs.length}; at most 4 are allowed`, exprs[4]!.loc);
+  checkClusteringCount(exprs);
   return {
     fields: exprs.map((e) => {
       // data-definition-language: clustering_column_list is a list of column names, never an expression.
@@ -299,6 +304,13 @@ export function mvRefreshSettings(resource: Record<string, unknown>, base: Recor
     out.refreshIntervalMs = String(Math.round(Number(o['refresh_interval_minutes']) * 60_000));
   }
   return out;
+}
+
+/** data-manipulation-language.md (Fine-grained DML, Limitations): it can't be enabled on a temporary table. */
+export function checkFineGrainedTemp(resource: Record<string, unknown>, temp: boolean, loc: A.Loc): void {
+  if (temp && (resource.options as Record<string, unknown> | undefined)?.['enable_fine_grained_mutations'] === true) {
+    throw sqlError('enable_fine_grained_mutations cannot be set on a temporary table', loc);
+  }
 }
 
 export async function ensureTempDataset(s: Session): Promise<{ projectId: string; datasetId: string }> {

@@ -4,7 +4,7 @@
 import type * as A from '../../grammar/ast.js';
 import { hasRecursiveWith } from '../../grammar/recursive-with.js';
 import { asOfMicros } from '../analyzer/as-of.js';
-import { tableNotFound, splitPath } from '../analyzer/names.js';
+import { sessionTableName, tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
 import { project } from '../analyzer/query.js';
 import type { Rel } from '../analyzer/resolved.js';
 import { colRef } from '../analyzer/scope.js';
@@ -20,7 +20,7 @@ import { checked, coerceForWrite, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { dropSearchIndex } from './search-index.js';
 import { createExternalTable } from './data-statements.js';
-import { already, optionsToResource, clustering, checkTableOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, ensureTempDataset, targetId, mvRefreshSettings } from './ddl-common.js';
+import { already, checkFineGrainedTemp, optionsToResource, clustering, checkTableOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, ensureTempDataset, targetId, mvRefreshSettings } from './ddl-common.js';
 import { tableConstraints, columnsFromDefs, checkCollationName, defaultCollated, columnOptionFields, schemaExtras } from './ddl-columns.js';
 import { findNode, someNode } from '../analyzer/ast-search.js';
 
@@ -53,12 +53,17 @@ function checkFormClauses(st: A.CreateTableStmt): void {
 export async function createTable(s: Session, st: A.CreateTableStmt): Promise<QueryResult> {
   checkFormClauses(st);
   let id: TableId;
+  const parts = splitPath(st.name);
   if (st.temp) {
-    const parts = splitPath(st.name);
-    if (parts.length !== 1) throw sqlError('CREATE TEMP TABLE requires an unqualified table name', st.loc);
+    const name = parts.length === 1 ? parts[0]! : sessionTableName(parts);
+    if (name === undefined) throw sqlError('CREATE TEMP TABLE requires an unqualified table name', st.loc);
     const ds = await ensureTempDataset(s);
-    id = { ...ds, tableId: parts[0]! };
-  } else id = targetId(s, st.name, st.loc);
+    id = { ...ds, tableId: name };
+  } else {
+    // multi-statement-queries.md: CREATE TABLE's target is temporary if and only if TEMP is written.
+    if (sessionTableName(parts) !== undefined) throw sqlError('CREATE TABLE with the _SESSION qualifier requires TEMP: _SESSION names only temporary tables', st.loc);
+    id = tableIdOf(s.analyzer(), st.name, st.loc, { skipTemp: true });
+  }
   const cat = s.ctx.catalog;
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
   const type = st.snapshot ? 'CREATE_SNAPSHOT_TABLE' : st.asQuery ? 'CREATE_TABLE_AS_SELECT' : 'CREATE_TABLE';
@@ -163,6 +168,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   if (st.snapshot) checkKindOptions(st.options, 'SNAPSHOT', 'CREATE SNAPSHOT TABLE');
   else checkTableOptions(st.options, 'CREATE TABLE');
   const resource = { ...inherited, ...(await optionsToResource(s, st.options)) };
+  checkFineGrainedTemp(resource, st.temp, st.loc);
   // A new table takes its dataset's default rounding mode when it sets none (datasets: defaultRoundingMode).
   const dsRounding = cat.getDataset(id.projectId, id.datasetId)?.resource.defaultRoundingMode;
   if (resource.defaultRoundingMode === undefined && dsRounding && !st.snapshot && !st.clone && !st.copy) resource.defaultRoundingMode = dsRounding;
@@ -453,7 +459,9 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
   if (ot === 'SEARCH INDEX' || ot === 'VECTOR INDEX') return dropSearchIndex(s, st);
   if (ot === 'ROW ACCESS POLICY' || ot === 'ALL ROW ACCESS POLICIES') return result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: 'DROP' });
   const parts = splitPath(st.name);
-  const temp = parts.length === 1 ? s.tempTables.get(parts[0]!) : undefined;
+  const tempName = parts.length === 1 ? parts[0]! : sessionTableName(parts);
+  const temp = tempName === undefined ? undefined : s.tempTables.get(tempName);
+  if (!temp && tempName !== undefined && parts.length === 2 && st.ifExists) return result('DROP_TABLE', { ddlOperationPerformed: 'SKIP' });
   const id = temp ?? targetId(s, st.name, st.loc);
   const type = ot === 'VIEW' ? 'DROP_VIEW' : ot === 'MATERIALIZED VIEW' ? 'DROP_MATERIALIZED_VIEW' : ot === 'EXTERNAL TABLE' ? 'DROP_EXTERNAL_TABLE' : ot === 'SNAPSHOT TABLE' ? 'DROP_SNAPSHOT_TABLE' : 'DROP_TABLE';
   const info = cat.getTable(id);
@@ -468,7 +476,7 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
   // data-definition-language: DROP EXTERNAL TABLE of a table that is not external.
   if (ot === 'EXTERNAL TABLE' && info.kind !== 'EXTERNAL') throw sqlError(`Cannot drop ${fq(id)} which has type ${info.kind}. An external table was expected.`, st.loc);
   await cat.dropTable(id);
-  if (temp) s.tempTables.delete(parts[0]!);
+  if (temp) s.tempTables.delete(tempName!);
   return result(type, { ddlOperationPerformed: 'DROP', ddlTargetTable: id });
 }
 

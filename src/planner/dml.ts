@@ -51,6 +51,9 @@ export function writeTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
 
 /** The target of a DML statement: a table snapshot is read-only (table snapshots: queried, copied or restored, never modified). */
 function dmlWriteTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
+  // data-manipulation-language.md, Limitations: a wildcard table may be read by a DML statement, never its target.
+  const parts = splitPath(path);
+  if (parts[parts.length - 1]!.endsWith('*')) throw sqlError(`A wildcard table cannot be the target of a DML statement: ${parts.join('.')}`, loc);
   const info = writeTarget(s, path, loc);
   if (info.resource.type === 'SNAPSHOT') throw sqlError(`Cannot modify table snapshot ${fq(info.id)}`, loc);
   // An external table's rows are its files' (external tables: read-only to DML).

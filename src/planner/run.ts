@@ -232,14 +232,17 @@ async function setVar(s: Session, st: A.SetStmt): Promise<void> {
       if (val.type.kind !== 'STRING' && val.value !== null) throw sqlError(`System variable @@${lower} must be set to a STRING, not ${typeToSql(val.type)}`, st.loc);
       if (lower === 'location' && st !== s.firstStatement) throw sqlError('SET @@location must be the first statement of the query', st.loc);
       if (lower === 'time_zone' || lower === 'dataset_id' || lower === 'dataset_project_id') {
-        if (val.type.kind !== 'STRING' || val.value === null) throw sqlError(`System variable @@${lower} must be set to a non-NULL STRING, not ${val.value === null ? 'NULL' : typeToSql(val.type)}`, st.loc);
-        const text = val.value as string;
+        // system-variables.md: @@dataset_project_id set to NULL means the query-executing project (@@project_id).
+        const nullProject = lower === 'dataset_project_id' && val.value === null;
+        if (!nullProject && (val.type.kind !== 'STRING' || val.value === null)) throw sqlError(`System variable @@${lower} must be set to a non-NULL STRING, not ${val.value === null ? 'NULL' : typeToSql(val.type)}`, st.loc);
+        const text = nullProject ? s.ctx.projectId : (val.value as string);
         if (lower === 'time_zone') {
           resolveZone(text);
           s.setTimeZone(text);
         } else s.setDefaultDataset(lower === 'dataset_id' ? 'datasetId' : 'projectId', text);
       }
-      s.variables.set('@@' + name.toLowerCase(), val);
+      // Every writable system variable is a STRING, so a NULL keeps that type (`SET @@x = NULL` has an INT64 NULL).
+      s.variables.set('@@' + name.toLowerCase(), val.value === null ? { type: T.STRING, value: null } : val);
       return;
     }
     const cur = s.variables.get(name.toLowerCase());
@@ -854,10 +857,17 @@ async function dryRun(s: Session, script: A.Script, single: boolean): Promise<Qu
  * running anything, for a script (EXECUTE IMMEDIATE and CALL count as one) and
  * for a single statement that is no query, naming its class.
  */
-function checkDestination(statements: readonly A.Statement[], single: boolean): void {
-  // Temporary functions ahead of one query make no script (the real service runs them as one query job).
+/**
+ * multi-statement-queries.md: CREATE TEMP FUNCTION statements followed by a single SELECT are not a multi-statement
+ * query (the real service runs them as one query job).
+ */
+function tempFunctionsThenQuery(statements: readonly A.Statement[]): boolean {
   const last = statements[statements.length - 1]!;
-  if (last.kind === 'QueryStatement' && statements.slice(0, -1).every((x) => x.kind === 'CreateFunction' && x.temp)) return;
+  return last.kind === 'QueryStatement' && statements.slice(0, -1).every((x) => x.kind === 'CreateFunction' && x.temp);
+}
+
+function checkDestination(statements: readonly A.Statement[], single: boolean): void {
+  if (tempFunctionsThenQuery(statements)) return;
   const st = statements[0]!;
   const type = single ? statementTypeOf(st) : undefined;
   if (type === 'SELECT') return;
@@ -876,7 +886,8 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
   s.firstStatement = script.statements[0];
   if (script.statements.length === 0) throw new QueryError('Syntax error: Unexpected end of script at [1:1]', 'invalidQuery');
   const single = script.statements.length === 1 && !['Block', 'If', 'Loop', 'While', 'Repeat', 'ForIn', 'Declare', 'Set', 'CaseStmt'].includes(script.statements[0]!.kind);
-  if (!single) state.script = true;
+  const oneQuery = !single && tempFunctionsThenQuery(script.statements);
+  if (!single && !oneQuery) state.script = true;
   if (ctx.hasDestination) checkDestination(script.statements, single);
   if (ctx.dryRun) return dryRun(s, script, single);
   const tx = ctx.catalog.transactions;
@@ -904,6 +915,7 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
     }
   }
   // A statement that reported nothing of its own (a CALL of an empty procedure, BQ.ABORT_SESSION) still has a type.
+  if (oneQuery && state.last) return state.last;
   if (single) return state.last ?? { columns: null, batches: [], statementType: statementTypeOf(script.statements[0]!) ?? 'SCRIPT', totalBytesProcessed: 0 };
   const base = state.lastSelect ?? state.last;
   const out: QueryResult & { scriptChildren: ScriptChildren } = {

@@ -45,6 +45,8 @@ interface Waiter {
 /** The service's refusal of permanent DDL inside a transaction (its typo included). */
 export const DDL_IN_TRANSACTION = 'DDL statements are not supported in a transaction, except for those creating or droping temporary tables or temporary functions.';
 
+const MAX_TRANSACTION_TABLES = 100;
+
 export function concurrentUpdate(k: TableKey, txnId: string, blocking?: string): Error {
   return new QueryError(`Transaction is aborted due to concurrent update against table ${k.p}:${k.d}.${k.t}. Transaction ID: ${txnId}${blocking ? `. Blocking job: ${blocking}` : ''}`, 'invalidQuery', 400);
 }
@@ -254,6 +256,10 @@ export class Transaction {
     const key = keyOf(k);
     let s = this.staged.get(key);
     if (!s) {
+      // transactions.md, Limitations: a transaction can mutate data in at most 100 tables.
+      if (this.staged.size >= MAX_TRANSACTION_TABLES) {
+        throw new QueryError(`A transaction can mutate data in at most ${MAX_TRANSACTION_TABLES} tables; ${k.p}:${k.d}.${k.t} would be one more`, 'invalidQuery', 400);
+      }
       s = { key: k, base: await this.state(k), rows: null, appended: [] };
       this.staged.set(key, s);
     }
