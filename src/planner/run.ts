@@ -757,6 +757,13 @@ function restoreNames(s: Session): void {
  */
 const MAX_CALL_FRAMES = 50;
 
+/** The procedure a CALL names, with as many parameters as the CALL has arguments. */
+function calledProcedure(s: Session, st: A.CallStmt): ReturnType<typeof findProcedure> {
+  const proc = findProcedure(s, st.name, st.loc);
+  if (st.args.length !== proc.params.length) throw sqlError(`Procedure ${st.name.join('.')} expects ${proc.params.length} arguments, but ${st.args.length} were given`, st.loc);
+  return proc;
+}
+
 async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Promise<void> {
   if (splitPath(st.name).join('.').toUpperCase() === 'BQ.ABORT_SESSION') {
     // The system procedure that ends the session (its transaction rolls back, its temporary tables go).
@@ -764,8 +771,7 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
     s.ctx.session.abort();
     return;
   }
-  const proc = findProcedure(s, st.name, st.loc);
-  if (st.args.length !== proc.params.length) throw sqlError(`Procedure ${st.name.join('.')} expects ${proc.params.length} arguments, but ${st.args.length} were given`, st.loc);
+  const proc = calledProcedure(s, st);
   const bound = new Map<string, TypedValue>();
   const outs: { param: string; variable: string }[] = [];
   for (const [i, p] of proc.params.entries()) {
@@ -834,22 +840,42 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
 }
 
 /** Dry run: a SELECT is analyzed (schema known, nothing runs); other statements are parsed only and never applied. */
-async function dryRun(s: Session, script: A.Script, single: boolean): Promise<QueryResult> {
+/** A dry run of one statement: what it would read is charged (the estimate); nothing is written (the DML planners stop before they run). */
+async function dryStatement(s: Session, st: A.Statement): Promise<void> {
+  if (st.kind === 'QueryStatement') {
+    await s.charge(s.optimize(s.analyze(st.query).plan));
+    return;
+  }
+  const q = st.kind === 'Insert' ? st.query : st.kind === 'CreateTable' && !st.copy && !st.clone ? st.asQuery : undefined;
+  if (q) await s.charge(s.optimize(s.analyze(q, { allowDuplicateNames: st.kind === 'Insert' }).plan));
+  else if (st.kind === 'Update') await Dml.update(s, st);
+  else if (st.kind === 'Delete') await Dml.del(s, st);
+  else if (st.kind === 'Merge') await Dml.merge(s, st);
+}
+
+async function dryRun(s: Session, script: A.Script, single: boolean, state: ScriptState): Promise<QueryResult> {
   const st = script.statements[0]!;
   if (single && st.kind === 'QueryStatement') return withBytes(s, await runSelect(s, st.query));
   if (single) {
     const type = statementTypeOf(st) ?? st.kind.toUpperCase();
-    // What the statement would read is the estimate; nothing is written (the DML planners stop before they run).
-    const q = st.kind === 'Insert' ? st.query : st.kind === 'CreateTable' && !st.copy && !st.clone ? st.asQuery : undefined;
-    await s.scoped(async () => {
-      if (q) await s.charge(s.optimize(s.analyze(q, { allowDuplicateNames: st.kind === 'Insert' }).plan));
-      else if (st.kind === 'Update') await Dml.update(s, st);
-      else if (st.kind === 'Delete') await Dml.del(s, st);
-      else if (st.kind === 'Merge') await Dml.merge(s, st);
-    });
+    await s.scoped(() => dryStatement(s, st));
     return withBytes(s, { columns: null, batches: [], statementType: type, totalBytesProcessed: 0 });
   }
-  return { columns: null, batches: [], statementType: 'SCRIPT', totalBytesProcessed: 0 };
+  // multi-statement-queries.md (Dry-run a multi-statement query): queries and DML are validated and the dry run goes
+  // on; DECLARE and SET run (they write no table) so later statements see their variables; a CALL is checked (the
+  // procedure exists, its arguments fit its parameters) and ends the dry run, as do the first DDL statement, EXECUTE
+  // IMMEDIATE (its dynamic query not run) and control statements (FOR, IF, WHILE, ...).
+  await s.scoped(async () => {
+    for (const x of script.statements) {
+      if (x.kind === 'QueryStatement' || x.kind === 'Insert' || x.kind === 'Update' || x.kind === 'Delete' || x.kind === 'Merge') await dryStatement(s, x);
+      else if (x.kind === 'Declare' || x.kind === 'Set') await runOne(s, x, state);
+      else {
+        if (x.kind === 'Call') calledProcedure(s, x);
+        break;
+      }
+    }
+  });
+  return withBytes(s, { columns: null, batches: [], statementType: 'SCRIPT', totalBytesProcessed: 0 });
 }
 
 /**
@@ -889,7 +915,7 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
   const oneQuery = !single && tempFunctionsThenQuery(script.statements);
   if (!single && !oneQuery) state.script = true;
   if (ctx.hasDestination) checkDestination(script.statements, single);
-  if (ctx.dryRun) return dryRun(s, script, single);
+  if (ctx.dryRun) return dryRun(s, script, single, state);
   const tx = ctx.catalog.transactions;
   const open = openTransactions.get(s.tempTables);
   if (open && tx?.inTransaction) s.setClock(open.clock);
