@@ -49,7 +49,7 @@ export function typeFromNode(n: TypeNode): SqlType {
       const coll = k === 'STRING' && n.collate ? { collation: n.collate } : {};
       // TIMESTAMP(12) is its own kind (picoseconds, src/types/README.md); TIMESTAMP(6) is TIMESTAMP.
       if (k === 'TIMESTAMP' && n.params.length) return timestampOfPrecision(n.params, n.loc);
-      if (n.params.length) return { kind: k, params: n.params.map(Number), ...coll };
+      if (n.params.length) return { kind: k, params: checkedParams(k, n.params.map(Number), n.loc), ...coll };
       return coll.collation ? { kind: k, ...coll } : scalar(k);
     }
     case 'ArrayType': {
@@ -69,6 +69,29 @@ export function typeFromNode(n: TypeNode): SqlType {
     default:
       throw sqlError(`Type ${n.kind} is not allowed here`, n.loc);
   }
+}
+
+/**
+ * The parameters of STRING(L), BYTES(L), NUMERIC(P[, S]) and BIGNUMERIC(P[, S]) within their ranges
+ * (data-types.md, Parameterized data types: L > 0; 0 <= S <= 9 or 38; max(1, S) <= P <= S + 29 or S + 38).
+ * Parameters that aren't numbers (BIGNUMERIC(MAX)) pass through unchanged.
+ */
+function checkedParams(k: ScalarKind, params: number[], loc: Loc): number[] {
+  if (params.some((p) => !Number.isInteger(p))) return params;
+  if (k === 'STRING' || k === 'BYTES') {
+    if (params.length !== 1) throw sqlError(`${k} type can only have one parameter. Found ${params.length} parameters`, loc);
+    if (params[0]! <= 0) throw sqlError(`${k} length must be greater than 0`, loc);
+  } else if (k === 'NUMERIC' || k === 'BIGNUMERIC') {
+    if (params.length > 2) throw sqlError(`${k} type can only have 1 or 2 parameters. Found ${params.length} parameters`, loc);
+    const [maxScale, maxDigits] = k === 'NUMERIC' ? [9, 29] : [38, 38];
+    const scale = params[1] ?? 0;
+    if (scale < 0 || scale > maxScale) throw sqlError(`In ${k}(P, S), S must be between 0 and ${maxScale}`, loc);
+    const p = params[0]!;
+    if (p < Math.max(1, scale) || p > maxDigits + scale) {
+      throw sqlError(params.length === 1 ? `In ${k}(P), P must be between 1 and ${maxDigits}` : `In ${k}(P, ${scale}), P must be between ${Math.max(1, scale)} and ${maxDigits + scale}`, loc);
+    }
+  }
+  return params;
 }
 
 function timestampOfPrecision(params: readonly (string | number)[], loc: Loc): ScalarType {
