@@ -122,8 +122,10 @@ export interface ExprCtx {
   readonly wins?: WindowCollector;
   /** Inside an aggregate's arguments (nested aggregates are errors). */
   readonly inAggregate?: boolean;
-  /** SQL UDF parameters being inlined. */
+  /** SQL UDF parameters being inlined (and the variables of WITH expressions). */
   readonly udfArgs?: ReadonlyMap<string, Expr>;
+  /** Variables of enclosing WITH expressions, which an aggregate's arguments can't use (operators.md: WITH expression). */
+  readonly withVars?: ReadonlySet<string>;
   readonly lambdaParams?: ReadonlyMap<string, ResolvedColumn>;
   /** HAVING/QUALIFY: SELECT-list aliases (lower-cased) resolve to their expressions first. */
   readonly selectAliases?: ReadonlyMap<string, Expr>;
@@ -323,6 +325,9 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
     if (spec === null) throw sqlError('The second argument of COLLATE() must be a string literal', loc);
     const err = collationNameError(spec);
     if (err) throw sqlError(err, loc);
+    // collation-concepts.md, Limitations: 'und:ci' and empty collation only. ('binary', which the page says can't be
+    // set explicitly, stays: the pinned GoogleSQL conformance cases use it.)
+    if (!['', 'und:ci', 'binary'].includes(spec.toLowerCase())) throw sqlError(`Collation '${spec}' is not supported: COLLATE takes 'und:ci' or an empty collation`, loc);
     type = withCollation(type, spec);
   } else if (collationAffects(def.name)) {
     // Collation: one common collation over the string arguments (conflicts are
@@ -611,10 +616,20 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       return base;
     }
     case 'WithExpr': {
-      // WITH(a AS e1, b AS e2, body): names bind left to right, like UDF parameters.
+      // WITH(a AS e1, b AS e2, body): names bind left to right, like UDF parameters; each is assigned once.
       const m = new Map(ctx.udfArgs ?? []);
-      for (const v of n.vars) m.set(v.name.toLowerCase(), resolveExpr(an, v.expr, { ...ctx, udfArgs: m }));
-      return resolveExpr(an, n.body, { ...ctx, udfArgs: m });
+      const vars = new Set(ctx.withVars ?? []);
+      const own = new Set<string>();
+      for (const v of n.vars) {
+        const name = v.name.toLowerCase();
+        if (own.has(name)) throw sqlError(`Duplicate alias ${v.name} in WITH expression`, v.expr.loc);
+        m.set(name, resolveExpr(an, v.expr, { ...ctx, udfArgs: m, withVars: vars }));
+        own.add(name);
+        // Inside an aggregate's arguments a WITH of its own is usable there.
+        if (ctx.inAggregate) vars.delete(name);
+        else vars.add(name);
+      }
+      return resolveExpr(an, n.body, { ...ctx, udfArgs: m, withVars: vars });
     }
     default: {
       const x: { kind: string; loc: A.Loc } = n;
@@ -737,7 +752,12 @@ function resolvePath(an: Analyzer, n: A.PathExpr, ctx: ExprCtx): Expr {
   let rest = 1;
   const lam = ctx.lambdaParams?.get(lfirst);
   if (lam) base = colRef(lam);
-  else if (ctx.udfArgs?.has(lfirst)) base = ctx.udfArgs.get(lfirst)!;
+  else if (ctx.udfArgs?.has(lfirst)) {
+    if (ctx.inAggregate && ctx.withVars?.has(lfirst)) {
+      throw sqlError(`Column '${first}' is introduced by WITH. Columns introduced by WITH cannot be used in the arguments to aggregate or analytic functions.`, n.loc);
+    }
+    base = ctx.udfArgs.get(lfirst)!;
+  }
   else if (ctx.selectAliases?.has(lfirst)) base = ctx.selectAliases.get(lfirst)!;
   if (!base) {
     let arg: ReturnType<Scope['lookupUdfArg']>;
@@ -824,10 +844,26 @@ function resolveSubscript(an: Analyzer, n: A.Subscript, ctx: ExprCtx): Expr {
       n.mode === 'OFFSET' || n.mode === 'BARE' ? '$array_at_offset' : n.mode === 'ORDINAL' ? '$array_at_ordinal' : n.mode === 'SAFE_OFFSET' ? '$safe_array_at_offset' : '$safe_array_at_ordinal';
     return callScalar(fn, [base, idx], n.loc);
   }
+  if (base.type.kind === 'STRUCT' && (n.mode === 'BARE' || n.mode === 'OFFSET' || n.mode === 'ORDINAL')) return structFieldAt(base, idx, n.mode, n.loc);
   if (n.mode !== 'BARE') {
     throw sqlError(`Element access using [${n.mode}()] is not supported on values of type ${typeToSql(base.type)}`, n.loc);
   }
   return callScalar('$subscript', [base, idx], n.loc);
+}
+
+/**
+ * The struct subscript operator s[i], s[OFFSET(i)], s[ORDINAL(i)] (operators.md): a field chosen by a literal integer
+ * position, checked at analysis; the SAFE_ positions aren't supported on structs.
+ */
+function structFieldAt(base: Expr, idx: Expr, mode: 'BARE' | 'OFFSET' | 'ORDINAL', loc: A.Loc): Expr {
+  const t = base.type as Extract<SqlType, { kind: 'STRUCT' }>;
+  if (idx.kind !== 'literal' || idx.type.kind !== 'INT64' || idx.value === null) {
+    throw sqlError('Field element access is only supported for literal integer positions', loc);
+  }
+  const pos = Number(idx.value as bigint);
+  const k = mode === 'ORDINAL' ? pos - 1 : pos;
+  if (k < 0 || k >= t.fields.length) throw sqlError(`Field ${mode === 'ORDINAL' ? 'ordinal' : 'offset'} ${pos} is out of bounds in ${typeToSql(t)}`, loc);
+  return { kind: 'field', type: t.fields[k]!.type, arg: base, fieldIndex: k };
 }
 
 const INTERVAL_PARTS = new Set(['YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND']);
@@ -1002,6 +1038,9 @@ function resolveStruct(an: Analyzer, n: A.StructExpr, ctx: ExprCtx): Expr {
   let fields: { name: string; type: SqlType }[];
   let exprs = vals;
   if (n.type) {
+    // data-types.md, Typed struct syntax: AS alias isn't allowed on the input expressions.
+    const named = n.fields.find((f) => f.alias !== undefined);
+    if (named) throw sqlError('STRUCT constructors cannot specify both an explicit type and field names with AS', named.expr.loc);
     const st = typeFromNode(n.type);
     if (st.kind !== 'STRUCT' || st.fields.length !== vals.length) {
       throw sqlError(`STRUCT type has ${st.kind === 'STRUCT' ? st.fields.length : 0} fields but constructor call has ${vals.length} fields`, n.loc);
@@ -1260,7 +1299,7 @@ export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: Aggregate
   const modifierError = aggregateModifierError(n, def.name, disp);
   if (modifierError) throw modifierError;
   const actx: ExprCtx = {
-    scope: ctx.aggs.scope, clause: ctx.clause, inAggregate: true, udfArgs: ctx.udfArgs, lambdaParams: ctx.lambdaParams,
+    scope: ctx.aggs.scope, clause: ctx.clause, inAggregate: true, udfArgs: ctx.udfArgs, withVars: ctx.withVars, lambdaParams: ctx.lambdaParams,
     ...(ctx.wins ? { analyticRefusal: 'Analytic functions cannot be arguments to aggregate functions' } : {}),
   };
   const star = n.args[0]?.kind === 'StarArg';

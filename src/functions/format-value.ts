@@ -103,7 +103,8 @@ export function formatValueLiteral(v: Value, t: SqlType, literal: boolean, float
     }
     case 'STRUCT': {
       const inner = (v as Value[]).map((e, i) => formatValueLiteral(e, t.fields[i]!.type, literal, floatPoint)).join(', ');
-      return t.fields.length === 1 && literal ? `STRUCT(${inner})` : `(${inner})`;
+      // As a literal, a struct of one field or none needs its keyword: (x) and () aren't structs.
+      return t.fields.length <= 1 && literal ? `STRUCT(${inner})` : `(${inner})`;
     }
     case 'RANGE': {
       const r = v as RangeValue;
