@@ -2,6 +2,7 @@
 // call with their arguments bound; their declared return type checked.
 import type * as A from '../../grammar/ast.js';
 import { lookupFunction } from '../functions/registry.js';
+import { collationOf, isBinaryCollation } from '../functions/collation.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
@@ -16,8 +17,9 @@ import { originOf, type ExprCtx, coerce, resolveExpr, resolveAggregate, safePref
 export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt | undefined {
   const full = parts.join('.');
   if (an.env.tempFunctions.size) {
+    // lexical.md, Case sensitivity: user-defined function names are case-sensitive.
     const t = an.env.tempFunctions.get(full.toUpperCase());
-    if (t) return t;
+    if (t && t.name.join('.') === full) return t;
   }
   const segs = parts.length === 1 && !full.includes('.') ? [full] : parts.flatMap((p) => p.split('.'));
   if (segs.length < 2) {
@@ -79,6 +81,7 @@ export function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.Function
   const m = new Map<string, Expr>();
   udf.params.forEach((p, i) => {
     let v = resolveExpr(an, n.args[i]!, ctx);
+    refuseCollatedArgument(v.type, p.name, n.args[i]!.loc);
     if (p.type.kind !== 'AnyType') {
       const t = typeFromNode(p.type);
       if (!typeEquals(v.type, t) && !canCoerce(v.type, t, originOf(v))) {
@@ -102,8 +105,21 @@ export function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.Function
   const bodyScope = new Scope();
   bodyScope.udfArgs = m;
   let body = resolveExpr(an, udf.body!, { scope: bodyScope, clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
+  refuseCollatedReturn(body.type, n.loc);
   if (udf.returns) body = toDeclaredReturn(body, typeFromNode(udf.returns), udf.returns.loc);
   return body;
+}
+
+/** collation-concepts.md, Limitations: a user-defined function can't take a collated argument. */
+export function refuseCollatedArgument(t: SqlType, name: string, loc: A.Loc): void {
+  const c = collationOf(t);
+  if (c && !isBinaryCollation(c)) throw sqlError(`Collation is not allowed on argument ${name} ('${c}'). Use COLLATE(arg, '') to remove collation`, loc);
+}
+
+/** collation-concepts.md, Limitations: collation in the return type of a user-defined function body isn't allowed. */
+function refuseCollatedReturn(t: SqlType, loc: A.Loc): void {
+  const c = collationOf(t);
+  if (c && !isBinaryCollation(c)) throw sqlError(`Collation ['${c}'] in return type of user-defined function body is not allowed`, loc);
 }
 
 /** A SQL function body's value as its RETURNS type (ZetaSQL's wording when the body's type cannot coerce to it). */
@@ -137,6 +153,7 @@ export function checkSqlFunctionReturn(an: Analyzer, st: A.CreateFunctionStmt): 
     if (e instanceof QueryError && (e.message.startsWith('Function not found') || e.message.startsWith('Unrecognized name'))) throw e;
     return;
   }
+  refuseCollatedReturn(body.type, st.body.loc);
   if (!st.returns || st.returns.kind === 'AnyType') return;
   toDeclaredReturn(body, typeFromNode(st.returns), st.returns.loc);
 }

@@ -1,6 +1,7 @@
 // Table-valued functions in FROM: SQL table functions (the body analyzed with
 // its parameters bound), the built-ins written as rewrites (RANGE_SESSIONIZE,
 // GAP_FILL, VECTOR_SEARCH) and ML.* stubs.
+import { collationOf, isBinaryCollation } from '../functions/collation.js';
 import type { Interval, Value } from '../types/values.js';
 import type * as A from '../../grammar/ast.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
@@ -51,6 +52,9 @@ export function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
     }
     if (a.kind === 'TableArg' || a.kind === 'Query' || a.kind === 'ModelArg') throw sqlError('TABLE and MODEL arguments of table-valued functions are not supported', a.loc);
     let v = resolveExpr(an, a, { scope, clause: 'table-valued function argument' });
+    // collation-concepts.md, Limitations: table functions can't take collated arguments.
+    const c = collationOf(v.type);
+    if (c && !isBinaryCollation(c)) throw sqlError(`Collation '${c}' on argument of TVF call is not allowed`, a.loc);
     if (p.type.kind !== 'AnyType' && p.type.kind !== 'TableType') {
       const t = expr.typeOf(p.type);
       // As a scalar function's arguments: a value of a type that does not coerce is no match (a STRING literal is no INT64).
@@ -112,6 +116,11 @@ function declaredTable(an: Analyzer, out: RelOut, decl: A.TableTypeNode, item: A
     }
     const t = expr.typeOf(c.type);
     const e = colRef(out.rel.columns[k]!);
+    // collation-concepts.md, Limitations: no collated output column when a result schema is declared.
+    const coll = collationOf(e.type);
+    if (coll && !isBinaryCollation(coll)) {
+      throw sqlError(`Collation '${coll}' on output column ${c.name} is not allowed when an explicit result schema is present`, item.loc);
+    }
     if (typeEquals(e.type, t)) return e;
     if (!canCoerce(e.type, t, Origin.Column)) {
       throw sqlError(`Column ${c.name} for the output table of a CREATE TABLE FUNCTION statement has type ${typeToSql(t)}, but the SQL body provides incompatible type ${typeToSql(e.type)} for this column`, item.loc);

@@ -169,6 +169,25 @@ function keyVector(v: Vector, n: number, spec: string): Vector {
   return v;
 }
 
+/**
+ * operators.md, LIKE operator: with a collation, an unescaped underscore in a pattern is an error (the reference
+ * implementation's wording); patterns come as STRING values or as the elements of an ARRAY<STRING>.
+ */
+function refuseUnderscore(v: Vector, n: number): void {
+  const check = (p: Value) => {
+    if (typeof p !== 'string') return;
+    for (let i = 0; i < p.length; i++) {
+      if (p[i] === '\\') i++;
+      else if (p[i] === '_') throw new QueryError(`LIKE pattern has '_' which is not allowed when its operands have collation: ${p}`, 'invalidQuery');
+    }
+  };
+  if (v.type.kind !== 'STRING' && !(v.type.kind === 'ARRAY' && v.type.element.kind === 'STRING')) return;
+  for (const x of valuesOf(v, n)) {
+    if (Array.isArray(x)) x.forEach(check);
+    else check(x);
+  }
+}
+
 /** Start/end offsets (UTF-16) of the first match of `needle` in `s` at or after `from`, under `spec`. */
 function findCollated(s: string, needle: string, spec: string, from: number): [number, number] | undefined {
   const key = collationKey(needle, spec);
@@ -202,7 +221,11 @@ export function collateScalar(name: string, fn: ResolvedScalar, spec: string): R
   const coll = collatorFor(spec)!;
   const inner = fn.kernel;
   if (KEYED.has(name)) {
-    const kernel: ScalarKernel = (args, n, ctx) => inner(args.map((a) => keyVector(a, n, spec)), n, ctx);
+    const like = name.includes('like');
+    const kernel: ScalarKernel = (args, n, ctx) => {
+      if (like) for (let i = 1; i < args.length; i++) refuseUnderscore(args[i]!, n);
+      return inner(args.map((a) => keyVector(a, n, spec)), n, ctx);
+    };
     return { ...fn, kernel };
   }
   const ord = ORDERED[name];
