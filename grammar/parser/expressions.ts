@@ -708,6 +708,22 @@ export abstract class ExpressionParser extends ParserBase {
     return e;
   });
 
+  /**
+   * The text of a typed literal (DATE '...', NUMERIC '...', RANGE<T> '...'): string chunks concatenate here too
+   * (lexical.md, String and bytes literals: `DATE '2014' "-01-01"`); bytes chunks are no text.
+   */
+  /**
+   * The text of a typed literal (DATE '...', NUMERIC '...', RANGE<T> '...'): string chunks concatenate here too
+   * (lexical.md, String and bytes literals: `DATE '2014' "-01-01"`); bytes are no text.
+   */
+  private literalText = this.RULE('literalText', (): string => {
+    const first = this.la(1);
+    const e = this.subrule(1, this.concatStrings);
+    if (!this.live) return '';
+    if (e.kind !== 'StringLiteral') this.fail(first);
+    return e.value;
+  });
+
   /** Location of the next token (alternatives compute it themselves so their arrays can be cached). */
   private here(): A.Loc {
     return this.loc(this.la(1));
@@ -803,7 +819,7 @@ export abstract class ExpressionParser extends ParserBase {
                 this.consume(43, S['<']!);
                 const elementType = this.subrule(44, this.type);
                 this.consume(45, S['>']!);
-                return { kind: 'RangeLiteral', loc, elementType, value: this.subrule(46, this.stringLit) };
+                return { kind: 'RangeLiteral', loc, elementType, value: this.subrule(46, this.literalText) };
               },
             },
             { ALT: (): A.Expr => this.subrule(47, this.functionCall, { ARGS: [[r.image], loc] }) },
@@ -837,7 +853,7 @@ export abstract class ExpressionParser extends ParserBase {
         ALT: (): A.Expr => {
           const loc = this.here();
           const w = this.consume(3, Identifier);
-          return { kind: 'TypedLiteral', loc, typeName: this.up(w), value: this.subrule(4, this.stringLit) };
+          return { kind: 'TypedLiteral', loc, typeName: this.up(w), value: this.subrule(4, this.literalText) };
         },
       },
       { GATE: () => this.isKw('REPLACE_FIELDS') && this.isSym('(', 2), ALT: (): A.Expr => this.subrule(5, this.replaceFields) },

@@ -201,7 +201,8 @@ function tokenize(fmt: string): Tok[] {
       i += el.length;
       continue;
     }
-    if (/[\s\-/,.;:']/.test(c)) {
+    // format-elements.md, Whitespace: only the ASCII 32 space; any other whitespace in a format model is an error.
+    if (/[ \-/,.;:']/.test(c)) {
       out.push({ lit: c });
       i++;
       continue;

@@ -1,5 +1,6 @@
 // CREATE FUNCTION / TABLE FUNCTION / PROCEDURE / MODEL: routines kept as the REST
 // routine resource, with the checks the service makes when they are created.
+import { findNode } from '../analyzer/ast-search.js';
 import type * as A from '../../grammar/ast.js';
 import { hasRecursiveWith } from '../../grammar/recursive-with.js';
 import { tableNotFound, splitPath } from '../analyzer/names.js';
@@ -53,6 +54,9 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     throw sqlError(`${st.deterministic ? 'DETERMINISTIC' : 'NOT DETERMINISTIC'} is only allowed for JavaScript functions; SQL function ${st.name.join('.')} cannot specify its determinism`, st.loc);
   }
   checkParamNames(st.params, st.loc);
+  // lexical.md, Query parameters: they can't be used in the SQL body of CREATE FUNCTION (the function outlives the request).
+  const param = external ? undefined : findNode(st.body ?? st.query, ['NamedParam', 'PositionalParam']);
+  if (param) throw sqlError('Query parameters cannot be used in the body of a function', param.loc);
   // query-syntax.md, CTE rules and constraints: WITH RECURSIVE isn't allowed in functions (SQL and table functions).
   if (!external && hasRecursiveWith(st)) throw sqlError('WITH RECURSIVE is not allowed in a function body', st.loc);
   if (!external && !st.remoteConnection && !st.tableFunction) checkOptionNames(st.options, SQL_FUNCTION_OPTIONS, 'CREATE FUNCTION');
