@@ -380,6 +380,43 @@ export async function checkDefaultValue(s: Session, e: A.Expr, c: Column, f: Res
     const r = fitParams(c.type.kind, params, v);
     if (r instanceof ParamRefusal) throw sqlError(`The default value of column ${c.name} does not fit its type: ${r.message}`, e.loc);
   }
+  // The same constraints on the fields of a STRUCT default (or of the STRUCTs of an ARRAY default), at any depth.
+  const bad = v === null ? undefined : nestedDefaultFault(c.name, c.type, f, v, true);
+  if (bad) throw sqlError(`The default value of column ${c.name} ${bad}`, e.loc);
+}
+
+/**
+ * What a non-NULL default value breaks below its column (`top`: the column itself, whose own NULL and parameters are
+ * checked by the caller): a NULL in a REQUIRED field, a NULL element of a nested ARRAY, a field value that does not fit
+ * the field's parameterized type. The field modes and parameters are the REST field's (SqlType has neither).
+ */
+function nestedDefaultFault(path: string, t: SqlType, f: RestField | undefined, v: Value, top = false): string | undefined {
+  if (t.kind === 'ARRAY') {
+    for (const x of v as Value[]) {
+      if (x === null) return top ? undefined : `cannot hold NULL elements in ARRAY field ${path}`;
+      const bad = nestedDefaultFault(path, t.element, f, x);
+      if (bad) return bad;
+    }
+    return undefined;
+  }
+  if (t.kind === 'STRUCT') {
+    const struct = v as Value[];
+    for (const [i, sf] of t.fields.entries()) {
+      const name = `${path}.${sf.name}`;
+      const rf = f?.fields?.find((x) => x.name.toLowerCase() === sf.name.toLowerCase());
+      const x = struct[i] ?? null;
+      if (x === null) {
+        if (rf?.mode === 'REQUIRED') return `cannot be NULL in REQUIRED field ${name}`;
+        continue;
+      }
+      const bad = nestedDefaultFault(name, sf.type, rf, x);
+      if (bad) return bad;
+    }
+    return undefined;
+  }
+  const params = !top && f ? paramsOfField(t, f) : undefined;
+  const r = params ? fitParams(t.kind, params, v) : undefined;
+  return r instanceof ParamRefusal ? `does not fit the type of field ${path}: ${r.message}` : undefined;
 }
 
 /** STRING(L) / BYTES(L): [L]; NUMERIC(P[, S]): [P] or [P, S]; undefined for a type without parameters. */
@@ -469,14 +506,15 @@ export async function schemaExtras(s: Session, columns: readonly Column[], defs:
   for (const d of defs ?? []) {
     const f = fields.find((x) => x.name.toLowerCase() === d.name.toLowerCase());
     if (!f) continue;
+    const col = columns.find((c) => c.name.toLowerCase() === d.name.toLowerCase())!;
     if (d.default) {
-      const col = columns.find((c) => c.name.toLowerCase() === d.name.toLowerCase())!;
       checkDefault(s, d.default, col.type);
-      await checkDefaultValue(s, d.default, col, f);
       f.defaultValueExpression = exprText(s.ctx.sql, d.default.loc.offset);
     }
     await columnOptionFields(s, d.options, f);
     await nestedFieldExtras(s, d.type, f);
+    // After the nested fields' NOT NULL modes are on the REST field.
+    if (d.default) await checkDefaultValue(s, d.default, col, f);
   }
   for (const f of fields) defaultRounding(f, rounding);
   return fields;
