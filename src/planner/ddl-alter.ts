@@ -13,7 +13,7 @@ import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { scanAll } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
-import { already, checkFineGrainedTemp, optionsToResource, checkOptionNames, checkColumnOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
+import { already, checkFineGrainedTemp, optionsToResource, checkOptionNames, checkColumnOptions, clusterable, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
 import { RestTableConstraints, defaultCollated, tableConstraints, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, retypedCollation, unnamedPrimaryKey, primaryKeyDefault, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
 
 const result = statementResult;
@@ -298,6 +298,17 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           const oldText = typeWithParams(cols[i]!.type, oldField);
           if (!setDataTypeAllowed(cols[i]!.type, oldField, t)) {
             throw sqlError(`ALTER TABLE ALTER COLUMN SET DATA TYPE requires that the existing column type (${oldText}) is assignable to the new type (${typeToSql(t)})`, a.loc);
+          }
+          // The table's partitioning and clustering stay valid: an integer-range partitioning column is an INTEGER
+          // (partitioned-tables.md, Limitations) and a clustering column has a type that clusters (clustered-tables.md,
+          // Cluster column types). A time-unit partitioning column (DATE, DATETIME, TIMESTAMP) has no conversion at all.
+          const pr = info.resource as { rangePartitioning?: { field?: string }; clustering?: { fields?: string[] } };
+          const lname = cols[i]!.name.toLowerCase();
+          if (pr.rangePartitioning?.field?.toLowerCase() === lname && t.kind !== 'INT64') {
+            throw sqlError(`Cannot change the type of column ${cols[i]!.name} to ${typeToSql(t)}: it is the integer-range partitioning column of the table, which must be INT64`, a.loc);
+          }
+          if (pr.clustering?.fields?.some((f) => f.toLowerCase() === lname) && !clusterable(t)) {
+            throw sqlError(`Cannot change the type of column ${cols[i]!.name} to ${typeToSql(t)}: it is a clustering column of the table, and clustering is not supported on ${typeToSql(t)}`, a.loc);
           }
           cols[i] = { ...cols[i]!, type: t };
           // The schema's parameters at every depth from the new type; a STRUCT's fields keep their descriptions.

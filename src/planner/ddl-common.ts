@@ -201,6 +201,7 @@ export function checkColumnOptions(opts: readonly A.OptionEntry[] | undefined): 
 
 /** The types a clustering column may have (creating-clustered-tables: clustered column types). */
 const CLUSTERABLE = new Set(['BIGNUMERIC', 'BOOL', 'DATE', 'DATETIME', 'GEOGRAPHY', 'INT64', 'NUMERIC', 'RANGE', 'STRING', 'TIMESTAMP']);
+export const clusterable = (t: SqlType): boolean => CLUSTERABLE.has(t.kind);
 
 /** A clustering column list holds at most four columns (CREATE TABLE and LOAD DATA alike). */
 export function checkClusteringCount(exprs: readonly A.Expr[]): void {
@@ -223,7 +224,7 @@ export function clustering(exprs: readonly A.Expr[], columns: readonly Column[])
       if (exprs.some((x, j) => j < exprs.indexOf(e) && x.kind === 'PathExpr' && x.parts.join('.').toLowerCase() === name.toLowerCase())) throw sqlError(`Duplicate clustering column ${name}`, e.loc);
       const c = columns.find((x) => x.name.toLowerCase() === e.parts[0]!.toLowerCase());
       if (!c) throw sqlError(`Unrecognized name: ${e.parts[0]}`, e.loc);
-      if (e.parts.length === 1 && !CLUSTERABLE.has(c.type.kind)) throw sqlError(`Clustering is not supported on column ${c.name} of type ${typeToSql(c.type)}`, e.loc);
+      if (e.parts.length === 1 && !clusterable(c.type)) throw sqlError(`Clustering is not supported on column ${c.name} of type ${typeToSql(c.type)}`, e.loc);
       // collation-concepts (Limitations): no non-empty collation on a clustering column, its own or the table's default.
       if (c.type.kind === 'STRING' && c.type.collation) throw sqlError(`CLUSTER BY STRING column ${c.name} with collation ${c.type.collation} isn't supported`, e.loc);
       return name;
