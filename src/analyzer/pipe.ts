@@ -17,7 +17,7 @@ import { findUdf } from './sql-udfs.js';
 import { matchRecognizeQuery } from './match-recognize.js';
 import { Scope, colRef, type RangeVar } from './scope.js';
 import { hasOver, someCall } from './ast-search.js';
-import { combineSetOp } from './set-operations.js';
+import { combineSetOp, pipeInputLabel } from './set-operations.js';
 import { type PipeForm, type PipeVar, type RelOut, type SelItem, applyLimit, project, resolveQuery, resolveSelect } from './query.js';
 import { type SampleTarget, sample, tableRefTarget } from './sample.js';
 
@@ -198,7 +198,7 @@ export function applyPipe(an: Analyzer, out: RelOut, p: A.PipeOp, outer: Scope |
         ...(p.outerMode ? { outerMode: p.outerMode } : {}), ...(p.corresponding ? { corresponding: p.corresponding } : {}), ...(p.byName ? { byName: p.byName } : {}),
         left: p.queries[0]!.body, right: p.queries[0]!.body,
       };
-      return combineSetOp(an, b, [withoutPipeVars(an, out), ...others], [p, ...p.queries]);
+      return combineSetOp(an, b, [withoutPipeVars(an, out), ...others], [p, ...p.queries], pipeInputLabel);
     }
     case 'PipeTablesample':
       return { ...out, rel: sample(an, out.rel, p.sample, sampled ?? { kind: 'not a table', what: 'a query result' }, p.loc) };

@@ -32,16 +32,22 @@ export function castTo(an: Analyzer, out: RelOut, types: readonly SqlType[], loc
   return { ...out, rel: project(an, out.rel, exprs, out.names) };
 }
 
+/** How an error names input `i` (0-based) of a set operation. */
+export type InputLabel = (i: number) => string;
+const queryLabel: InputLabel = (i) => `query ${i + 1}`;
+/** Pipe syntax: the pipe input table, then the argument queries from 1 (the reference resolver's GetQueryLabel). */
+export const pipeInputLabel: InputLabel = (i) => (i === 0 ? 'pipe input table' : `pipe argument query ${i}`);
+
 /**
  * CORRESPONDING / BY NAME: columns match by name. INNER (default) keeps names
  * common to every input, LEFT the first input's names, FULL every name (first
  * appearance order); BY (list) fixes the list. Missing columns are NULL.
  */
-export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelOut[], what: string, parts: readonly unknown[] = []): RelOut[] {
+export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelOut[], what: string, parts: readonly unknown[] = [], label: InputLabel = queryLabel): RelOut[] {
   // query-syntax.md, BY NAME or CORRESPONDING: input queries that produce value tables (SELECT AS STRUCT / AS VALUE,
   // the page's "Return query results as a value table") aren't supported.
   const vt = parts.findIndex(selectsValueTable);
-  if (vt >= 0) throw sqlError(`Value table inputs are not supported in set operations with ${b.byName ? 'BY NAME' : 'CORRESPONDING'}: query ${vt + 1} produces a value table`, b.loc);
+  if (vt >= 0) throw sqlError(`Value table inputs are not supported in set operations with ${b.byName ? 'BY NAME' : 'CORRESPONDING'}: ${label(vt)} produces a value table`, b.loc);
   // Other value tables of STRUCTs (a pipe's FROM UNNEST of structs) match by their fields' names, the columns that
   // SELECT * shows (query-syntax.md, UNNEST and structs).
   const outs = outs0.map((o): RelOut => {
@@ -62,8 +68,8 @@ export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelO
     const seen = new Set<string>();
     o.names.forEach((n, ci) => {
       if (listed && !listed.has(n.toLowerCase())) return;
-      if (!n) throw sqlError(`Anonymous columns are not allowed in set operations when ${b.byName ? 'BY NAME' : 'CORRESPONDING'} is used: query ${qi + 1}, column ${ci + 1}`, b.loc);
-      if (seen.has(n.toLowerCase())) throw sqlError(`Duplicate columns found when using ${b.byName ? 'BY NAME' : 'CORRESPONDING'} in set operations: ${n} in query ${qi + 1}`, b.loc);
+      if (!n) throw sqlError(`Anonymous columns are not allowed in set operations when ${b.byName ? 'BY NAME' : 'CORRESPONDING'} is used: ${label(qi)}, column ${ci + 1}`, b.loc);
+      if (seen.has(n.toLowerCase())) throw sqlError(`Duplicate columns found when using ${b.byName ? 'BY NAME' : 'CORRESPONDING'} in set operations: ${n} in ${label(qi)}`, b.loc);
       seen.add(n.toLowerCase());
     });
   });
@@ -73,7 +79,7 @@ export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelO
     const qi = outs.findIndex((o) => o.names.length !== first.length || lower(o).some((n) => !first.includes(n)));
     if (qi > 0) {
       const list = (o: RelOut) => `[${o.names.join(', ')}]`;
-      throw sqlError(`${b.byName ? 'BY NAME' : 'STRICT CORRESPONDING'} requires all input queries to have identical column names, but query 1 has ${list(outs[0]!)} and query ${qi + 1} has ${list(outs[qi]!)}`, b.loc);
+      throw sqlError(`${b.byName ? 'BY NAME' : 'STRICT CORRESPONDING'} requires all input queries to have identical column names, but ${label(0)} has ${list(outs[0]!)} and ${label(qi)} has ${list(outs[qi]!)}`, b.loc);
     }
   }
   let names: string[];
@@ -92,7 +98,7 @@ export function correspondingInputs(an: Analyzer, b: A.SetOperation, outs0: RelO
       const i = ln.indexOf(n.toLowerCase());
       if (i >= 0) return colRef(o.rel.columns[i]!);
       if (mode === 'INNER' || (mode === 'LEFT' && qi === 0)) {
-        throw sqlError(`Column ${n} is not found in query ${qi + 1} of ${full}`, b.loc);
+        throw sqlError(`Column ${n} is not found in ${label(qi)} of ${full}`, b.loc);
       }
       return literal(T.INT64, null);
     });
@@ -144,16 +150,16 @@ export function resolveSetOp(an: Analyzer, b: A.SetOperation, outer: Scope | und
 }
 
 /** Combines resolved inputs of one set operation (also used by pipe UNION/INTERSECT/EXCEPT). */
-export function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], parts: readonly { loc: A.Loc }[]): RelOut {
+export function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], parts: readonly { loc: A.Loc }[], label: InputLabel = queryLabel): RelOut {
   const what = `${b.op} ${b.quantifier}`;
   // query-syntax.md, Set operators: the ALL modifier is supported by only the UNION set operator.
   if (b.quantifier === 'ALL' && b.op !== 'UNION') throw sqlError(`${what} is not supported`, b.loc);
   let outs = inputs;
-  if (b.corresponding || b.byName) outs = correspondingInputs(an, b, outs, what, parts);
+  if (b.corresponding || b.byName) outs = correspondingInputs(an, b, outs, what, parts, label);
   const n = outs[0]!.rel.columns.length;
   outs.forEach((o, i) => {
     if (o.rel.columns.length !== n) {
-      throw sqlError(`Queries in ${what} have mismatched column count; query 1 has ${n} column${n === 1 ? '' : 's'}, query ${i + 1} has ${o.rel.columns.length} column${o.rel.columns.length === 1 ? '' : 's'}`, parts[i]!.loc);
+      throw sqlError(`Queries in ${what} have mismatched column count; ${label(0)} has ${n} column${n === 1 ? '' : 's'}, ${label(i)} has ${o.rel.columns.length} column${o.rel.columns.length === 1 ? '' : 's'}`, parts[i]!.loc);
     }
   });
   const types: SqlType[] = [];
@@ -181,7 +187,7 @@ export function combineSetOp(an: Analyzer, b: A.SetOperation, inputs: RelOut[], 
   const vt = outs.findIndex((o) => o.isValueTable !== outs[0]!.isValueTable);
   if (vt > 0) {
     const which = (o: RelOut) => (o.isValueTable ? 'a value table' : 'not a value table');
-    throw sqlError(`Queries in ${what} must all be value tables or all not: query 1 is ${which(outs[0]!)}, query ${vt + 1} is ${which(outs[vt]!)}`, parts[vt]!.loc);
+    throw sqlError(`Queries in ${what} must all be value tables or all not: ${label(0)} is ${which(outs[0]!)}, ${label(vt)} is ${which(outs[vt]!)}`, parts[vt]!.loc);
   }
   outs = outs.map((o) => castTo(an, o, types, b.loc, what));
   // Collated columns compare under their collation: one canonical value per equal class, shared by all inputs.
