@@ -1079,7 +1079,16 @@ export interface CreateIndexStmt extends StmtBase {
   table: Path;
   /** Undefined for ALL COLUMNS. */
   columns?: string[];
+  /** CREATE SEARCH INDEX: the columns given OPTIONS (index_column_option_list), in either column form. */
+  columnOptions?: IndexColumn[];
   storing?: string[];
+  options?: OptionEntry[];
+}
+
+/** `column_name [OPTIONS(index_column_option_list)]` of CREATE SEARCH INDEX. */
+export interface IndexColumn {
+  name: string;
+  loc: Loc;
   options?: OptionEntry[];
 }
 

@@ -133,17 +133,31 @@ export abstract class DdlParser extends PipeParser {
           this.consume(52, K.ON!);
           const table = this.subrule(53, this.path);
           this.consume(54, LP);
-          const columns = this.or(55, [
+          // ALL COLUMNS [WITH COLUMN OPTIONS (column [, ...])] | column [, ...]; column: name [OPTIONS(...)].
+          const list: { all: boolean; cols: A.IndexColumn[] } = this.or(55, [
             {
               GATE: () => this.isKw('COLUMNS', 2),
               ALT: () => {
                 this.consume(56, K.ALL!);
                 this.consume(57, K.COLUMNS!);
-                return undefined;
+                const withOptions = this.option(67, () => {
+                  this.consume(68, K.WITH!);
+                  this.consume(69, K.COLUMN!);
+                  this.consume(70, K.OPTIONS!);
+                  this.consume(71, LP);
+                  const c = this.subrule(72, this.indexColumns);
+                  this.consume(73, RP);
+                  return c;
+                });
+                return { all: true, cols: withOptions ?? [] };
               },
             },
-            { ALT: () => this.subrule(58, this.identList) },
+            { ALT: () => ({ all: false, cols: this.subrule(58, this.indexColumns) }) },
           ]);
+          // (The recording phase gives placeholders, not lists.)
+          const columns = this.live && !list.all ? list.cols.map((c) => c.name) : undefined;
+          const withOpts = this.live ? list.cols.filter((c) => c.options) : [];
+          const columnOptions = withOpts.length ? withOpts : undefined;
           this.consume(59, RP);
           const storing = this.option(60, () => {
             this.consume(61, K.STORING!);
@@ -153,7 +167,7 @@ export abstract class DdlParser extends PipeParser {
             return s;
           });
           const options = this.option(65, () => this.subrule(66, this.optionsList));
-          return this.stmtEnd<A.CreateIndexStmt>({ kind: 'CreateIndex', ...base, ifNotExists, indexType: this.up(k) as 'SEARCH' | 'VECTOR', name, table, columns, storing, options });
+          return this.stmtEnd<A.CreateIndexStmt>({ kind: 'CreateIndex', ...base, ifNotExists, indexType: this.up(k) as 'SEARCH' | 'VECTOR', name, table, columns, ...(columnOptions ? { columnOptions } : {}), storing, options });
         },
       },
     ]);
@@ -162,6 +176,23 @@ export abstract class DdlParser extends PipeParser {
       if (form) throw new SqlSyntaxError(`Syntax error: CREATE ${form} does not take ${this.up(tempTok)}`, tempTok.startLine!, tempTok.startColumn!);
     }
     return st;
+  });
+
+  /** CREATE SEARCH INDEX's columns: `column_name [OPTIONS(index_column_option_list)]`, comma separated. */
+  private indexColumns = this.RULE('indexColumns', (): A.IndexColumn[] => {
+    const out = [this.subrule(1, this.indexColumn)];
+    this.many(2, () => {
+      this.consume(3, COMMA);
+      out.push(this.subrule(4, this.indexColumn));
+    });
+    return out;
+  });
+
+  private indexColumn = this.RULE('indexColumn', (): A.IndexColumn => {
+    const t = this.la(1);
+    const name = this.subrule(1, this.ident);
+    const options = this.option(2, () => this.subrule(3, this.optionsList));
+    return { name, loc: this.loc(t), ...(options ? { options } : {}) };
   });
 
   protected columnDefList = this.RULE('columnDefList', (): A.ColumnDef[] => {

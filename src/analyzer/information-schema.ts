@@ -287,7 +287,7 @@ const DATASET_LEVEL_VIEWS = new Set([
   'PARTITIONS', 'TABLE_CONSTRAINTS', 'KEY_COLUMN_USAGE', 'CONSTRAINT_COLUMN_USAGE',
   // information-schema-intro lists the search index views among those without region qualifiers; the vector index
   // views' pages likewise give only `DATASET_ID.INFORMATION_SCHEMA.X` ("must have a dataset qualifier").
-  'SEARCH_INDEXES', 'SEARCH_INDEX_COLUMNS', 'SEARCH_INDEX_OPTIONS', 'VECTOR_INDEXES', 'VECTOR_INDEX_COLUMNS', 'VECTOR_INDEX_OPTIONS',
+  'SEARCH_INDEXES', 'SEARCH_INDEX_COLUMNS', 'SEARCH_INDEX_COLUMN_OPTIONS', 'SEARCH_INDEX_OPTIONS', 'VECTOR_INDEXES', 'VECTOR_INDEX_COLUMNS', 'VECTOR_INDEX_OPTIONS',
 ]);
 /** Views whose pages give only a region scope (`[PROJECT_ID.]region-REGION.INFORMATION_SCHEMA.X`): a dataset qualifier is refused. */
 const REGION_LEVEL_VIEWS = new Set(['TABLE_STORAGE']);
@@ -565,6 +565,20 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         columns: [col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_column_name'), col('index_field_path')],
         rows: tables().flatMap((t) =>
           searchIndexesOf(t.resource).flatMap((ix) => indexColumnRows(ix, t.columns).map((r): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, r.column, r.path])),
+        ),
+      };
+    case 'SEARCH_INDEX_COLUMN_OPTIONS':
+      // information-schema-index-column-options: one row per option set on an indexed column; a column left to the
+      // index's default granularity has none.
+      return {
+        columns: [
+          col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_column_name'), col('option_name'), col('option_type'),
+          col('option_value'),
+        ],
+        rows: tables().flatMap((t) =>
+          searchIndexesOf(t.resource).flatMap((ix) =>
+            (ix.columnOptions ?? []).flatMap((c) => c.options.map((o): Value[] => [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, c.column, o.name, o.type, o.value])),
+          ),
         ),
       };
     case 'SEARCH_INDEX_OPTIONS':

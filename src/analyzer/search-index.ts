@@ -12,6 +12,11 @@ export interface SearchIndex {
   analyzer: string;
   /** data_types: the scalar types indexed besides JSON (search-index: STRING unless set). */
   dataTypes: string[];
+  /**
+   * The columns given OPTIONS (index_column_option_list), for INFORMATION_SCHEMA.SEARCH_INDEX_COLUMN_OPTIONS: each
+   * option as shown there; `dataTypes`, a column's own data_types, replaces the index's for that column.
+   */
+  columnOptions?: { column: string; options: { name: string; type: string; value: string }[]; dataTypes?: string[] }[];
   ddl: string;
   creationTime: string;
 }
@@ -45,10 +50,16 @@ export function indexColumnRows(ix: SearchIndex, columns: readonly Column[]): { 
   for (const c of columns) {
     if (named && !named.includes(c.name.toLowerCase())) continue;
     const paths: string[] = [];
-    indexedPaths(c.name, c.type, ix.dataTypes, paths);
+    indexedPaths(c.name, c.type, columnDataTypes(ix, c.name), paths);
     for (const p of paths) rows.push({ column: c.name, path: p });
   }
   return rows;
+}
+
+/** The types indexed in column `name`: its own data_types option, else the index's. */
+export function columnDataTypes(ix: Pick<SearchIndex, 'dataTypes' | 'columnOptions'>, name: string): string[] {
+  const l = name.toLowerCase();
+  return ix.columnOptions?.find((c) => c.column.toLowerCase() === l)?.dataTypes ?? ix.dataTypes;
 }
 
 /**

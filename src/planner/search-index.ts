@@ -5,7 +5,7 @@
 // report the CREATE_SEARCH_INDEX / DROP_SEARCH_INDEX statement types: JobStatistics2.statementType lists no vector ones.
 import type * as A from '../../grammar/ast.js';
 import { sqlError } from '../analyzer/errors.js';
-import { indexedPaths, searchIndexesOf, vectorIndexesOf, type SearchIndex, type VectorIndex } from '../analyzer/search-index.js';
+import { columnDataTypes, indexedPaths, searchIndexesOf, vectorIndexesOf, type SearchIndex, type VectorIndex } from '../analyzer/search-index.js';
 import { splitPath } from '../analyzer/names.js';
 import { T, arrayOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
@@ -21,6 +21,11 @@ const OPTION_TYPES: ReadonlyMap<string, SqlType> = new Map<string, SqlType>([
   ['data_types', arrayOf(T.STRING)],
   ['default_index_column_granularity', T.STRING],
 ]);
+/** data-definition-language (index_column_option_list): the options of one indexed column. */
+const COLUMN_OPTION_TYPES: ReadonlyMap<string, SqlType> = new Map<string, SqlType>([
+  ['index_granularity', T.STRING],
+  ['data_types', arrayOf(T.STRING)],
+]);
 const ANALYZERS = ['LOG_ANALYZER', 'NO_OP_ANALYZER', 'PATTERN_ANALYZER'];
 const DATA_TYPES = ['STRING', 'INT64', 'TIMESTAMP'];
 const GRANULARITIES = ['COLUMN', 'GLOBAL'];
@@ -33,8 +38,45 @@ export function optionText(v: unknown): string {
   return typeof v === 'string' ? v : Array.isArray(v) ? `[${v.map((x) => JSON.stringify(x)).join(', ')}]` : JSON.stringify(v);
 }
 
+type ShownOption = { name: string; type: string; value: string };
+
+/** OPTIONS of an index or an indexed column: each known once, of its type; the values, and the set ones as INFORMATION_SCHEMA shows them. */
+async function indexOptionValues(s: Session, opts: readonly A.OptionEntry[] | undefined, types: ReadonlyMap<string, SqlType>, what: string): Promise<{ values: Map<string, unknown>; shown: ShownOption[] }> {
+  const values = new Map<string, unknown>();
+  const shown: ShownOption[] = [];
+  for (const o of opts ?? []) {
+    const key = o.name.toLowerCase();
+    const want = types.get(key);
+    if (!want) throw sqlError(`Unknown option ${o.name} for ${what}`, o.value.loc);
+    if (values.has(key)) throw sqlError(`Duplicate option ${o.name}`, o.value.loc);
+    const v = await evalOption(s, o);
+    if (!typeEquals(v.type, want) && !(v.value === null)) {
+      throw sqlError(`Invalid value for option ${key}: expected ${typeToSql(want)} but got ${typeToSql(v.type)}`, o.value.loc);
+    }
+    values.set(key, v.value);
+    if (v.value !== null) shown.push({ name: key, type: typeToSql(want), value: optionText(v.value) });
+  }
+  return { values, shown };
+}
+
+/** data_types (of the index or of a column): upper-cased, each a type a search index covers. */
+function dataTypesOption(v: unknown, loc: A.Loc): string[] | undefined {
+  if (v === null || v === undefined) return undefined;
+  const out = (v as string[]).map((x) => String(x).toUpperCase());
+  for (const d of out) if (!DATA_TYPES.includes(d)) throw sqlError(`Unsupported data type ${d} in option data_types: expected ${DATA_TYPES.join(', ')}`, loc);
+  return out;
+}
+
+function granularityOption(v: unknown, name: string, loc: A.Loc): void {
+  if (typeof v === 'string' && !GRANULARITIES.includes(v.toUpperCase())) throw sqlError(`Invalid value for option ${name}: ${JSON.stringify(v)}`, loc);
+}
+
 export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Promise<QueryResult> {
-  if (st.indexType === 'VECTOR') return createVectorIndex(s, st);
+  if (st.indexType === 'VECTOR') {
+    // data-definition-language (CREATE VECTOR INDEX): the column is a bare column_name.
+    if (st.columnOptions) throw sqlError('Column OPTIONS are only supported for search indexes', st.columnOptions[0]!.loc);
+    return createVectorIndex(s, st);
+  }
   const info = writeTarget(s, st.table, st.loc);
   // Search indexes are built over BigQuery storage (search-intro: standard tables); an external table's rows are its files'.
   if (info.kind === 'EXTERNAL') throw sqlError(`Cannot create a search index on external table ${fq(info.id)}`, st.loc);
@@ -48,26 +90,12 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
   if (other) throw sqlError(`Table ${fq(info.id)} already has a search index ${other.name}; only one search index is allowed per table`, st.loc);
   if (st.storing?.length) throw sqlError('STORING is only supported for vector indexes', st.loc);
 
-  const options: SearchIndex['options'] = {};
-  const values = new Map<string, unknown>();
-  for (const o of st.options ?? []) {
-    const key = o.name.toLowerCase();
-    const want = OPTION_TYPES.get(key);
-    if (!want) throw sqlError(`Unknown option ${o.name} for CREATE SEARCH INDEX`, o.value.loc);
-    if (values.has(key)) throw sqlError(`Duplicate option ${o.name}`, o.value.loc);
-    const v = await evalOption(s, o);
-    if (!typeEquals(v.type, want) && !(v.value === null)) {
-      throw sqlError(`Invalid value for option ${key}: expected ${typeToSql(want)} but got ${typeToSql(v.type)}`, o.value.loc);
-    }
-    values.set(key, v.value);
-    if (v.value !== null) options[key] = { type: typeToSql(want), value: optionText(v.value) };
-  }
+  const { values, shown } = await indexOptionValues(s, st.options, OPTION_TYPES, 'CREATE SEARCH INDEX');
+  const options: SearchIndex['options'] = Object.fromEntries(shown.map((o) => [o.name, { type: o.type, value: o.value }]));
   const analyzer = (values.get('analyzer') as string | null | undefined) ?? 'LOG_ANALYZER';
   if (!ANALYZERS.includes(analyzer)) throw sqlError(`Invalid analyzer ${JSON.stringify(analyzer)}: expected one of ${ANALYZERS.join(', ')}`, st.loc);
-  const dataTypes = ((values.get('data_types') as string[] | null | undefined) ?? ['STRING']).map((x) => String(x).toUpperCase());
-  for (const d of dataTypes) if (!DATA_TYPES.includes(d)) throw sqlError(`Unsupported data type ${d} in option data_types: expected ${DATA_TYPES.join(', ')}`, st.loc);
-  const gran = values.get('default_index_column_granularity') as string | null | undefined;
-  if (gran != null && !GRANULARITIES.includes(gran.toUpperCase())) throw sqlError(`Invalid value for option default_index_column_granularity: ${JSON.stringify(gran)}`, st.loc);
+  const dataTypes = dataTypesOption(values.get('data_types'), st.loc) ?? ['STRING'];
+  granularityOption(values.get('default_index_column_granularity'), 'default_index_column_granularity', st.loc);
   const ao = values.get('analyzer_options') as string | null | undefined;
   if (ao != null) {
     try {
@@ -77,6 +105,25 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
     }
   }
 
+  // index_column_option_list: index_granularity and a column's own data_types, on a column of the table, once.
+  const columnOptions: NonNullable<SearchIndex['columnOptions']> = [];
+  for (const c of st.columnOptions ?? []) {
+    const col = info.columns.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
+    if (!col) throw sqlError(`Column ${c.name} does not exist in table ${fq(info.id)}`, c.loc);
+    if (columnOptions.some((x) => x.column === col.name)) throw sqlError(`Column ${c.name} is given OPTIONS more than once`, c.loc);
+    const o = await indexOptionValues(s, c.options, COLUMN_OPTION_TYPES, 'a search index column');
+    granularityOption(o.values.get('index_granularity'), 'index_granularity', c.loc);
+    const own = dataTypesOption(o.values.get('data_types'), c.loc);
+    columnOptions.push({ column: col.name, options: o.shown, ...(own ? { dataTypes: own } : {}) });
+  }
+  const typesOf = (name: string): string[] => columnDataTypes({ dataTypes, columnOptions }, name);
+  for (const c of columnOptions) {
+    // ALL COLUMNS WITH COLUMN OPTIONS sets options on indexed columns: one with nothing to index is no such column.
+    const col = info.columns.find((x) => x.name === c.column)!;
+    const paths: string[] = [];
+    indexedPaths(col.name, col.type, typesOf(col.name), paths);
+    if (!paths.length) throw sqlError(`Column ${col.name} of type ${typeToSql(col.type)} cannot be search indexed: a search index covers ${[...typesOf(col.name), 'JSON'].join(', ')} fields`, st.loc);
+  }
   // Each named column exists once and has something to index (a STRING or JSON field, or one of data_types).
   if (st.columns) {
     const seen = new Set<string>();
@@ -86,13 +133,13 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
       if (seen.has(c.toLowerCase())) throw sqlError(`Column ${c} is indexed more than once`, st.loc);
       seen.add(c.toLowerCase());
       const paths: string[] = [];
-      indexedPaths(col.name, col.type, dataTypes, paths);
-      if (!paths.length) throw sqlError(`Column ${col.name} of type ${typeToSql(col.type)} cannot be search indexed: a search index covers ${[...dataTypes, 'JSON'].join(', ')} fields`, st.loc);
+      indexedPaths(col.name, col.type, typesOf(col.name), paths);
+      if (!paths.length) throw sqlError(`Column ${col.name} of type ${typeToSql(col.type)} cannot be search indexed: a search index covers ${[...typesOf(col.name), 'JSON'].join(', ')} fields`, st.loc);
     }
   } else {
     // search-index: ALL COLUMNS on a table with nothing of the indexed types fails ("the index creation fails").
     const paths: string[] = [];
-    for (const col of info.columns) indexedPaths(col.name, col.type, dataTypes, paths);
+    for (const col of info.columns) indexedPaths(col.name, col.type, typesOf(col.name), paths);
     if (!paths.length) throw sqlError(`Table ${fq(info.id)} has no column a search index covers (${[...dataTypes, 'JSON'].join(', ')} fields) for ALL COLUMNS`, st.loc);
   }
   const index: SearchIndex = {
@@ -101,6 +148,7 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
     options,
     analyzer,
     dataTypes,
+    ...(columnOptions.length ? { columnOptions } : {}),
     ddl: s.ctx.sql.slice(st.start, st.end),
     creationTime: same?.creationTime ?? String(Date.now()),
   };
