@@ -682,7 +682,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       return {
         columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('row_access_policy_name'), col('filter_predicate'), col('creation_time', T.TIMESTAMP), col('last_modified_time', T.TIMESTAMP)],
         rows: tables()
-          .filter((t) => t.kind === 'TABLE')
+          .filter((t) => t.kind === 'TABLE' || t.kind === 'SNAPSHOT')
           .flatMap((t) =>
             cat.listChildren('rowAccessPolicies', t.id.projectId, t.id.datasetId, t.id.tableId).map((r): Value[] => {
               const ref = r.rowAccessPolicyReference as { policyId?: string } | undefined;

@@ -16,6 +16,7 @@ import type { Rel, ScanRel } from './resolved.js';
 import type { SampleTarget } from './sample.js';
 import { Scope } from './scope.js';
 import { informationSchemaRef, tablesMetaRef } from './information-schema.js';
+import { policiesOf, policyApplies } from './row-access.js';
 
 export interface TableRefOut {
   readonly rel: Rel;
@@ -142,6 +143,10 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   if (info.kind === 'MATERIALIZED_VIEW' && an.env.materializedViewQuery) {
     throw sqlError(`Materialized views cannot be nested over other materialized views: ${info.id.datasetId}.${info.id.tableId}`, item.loc);
   }
+  // materialized-views-intro.md, Limitations: nor external tables, nor snapshots.
+  if (an.env.materializedViewQuery && (info.kind === 'EXTERNAL' || info.resource.type === 'SNAPSHOT')) {
+    throw sqlError(`Materialized views cannot query ${info.kind === 'EXTERNAL' ? 'external tables' : 'table snapshots'}: ${info.id.datasetId}.${info.id.tableId}`, item.loc);
+  }
   if (info.kind === 'MATERIALIZED_VIEW' && info.viewQuery && !item.systemTime) return expandView(an, info, alias, item.loc);
   let asOfMs: number | undefined;
   // Time travel reads BigQuery storage's history; an external table has none (its rows are its files').
@@ -190,21 +195,14 @@ const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
  * grantees applies to no one), no rows.
  */
 function rowAccessFilter(an: Analyzer, info: TableInfo, scan: Rel): Rel {
-  const policies = an.env.catalog.listChildren('rowAccessPolicies', info.id.projectId, info.id.datasetId, info.id.tableId);
+  const policies = policiesOf(an.env.catalog, info.id);
   if (policies.length === 0) return scan;
   const user = an.env.sessionUser ?? '';
-  const applies = (p: Record<string, unknown>): boolean => {
-    const g = p.grantees as string[] | undefined;
-    // rowAccessPolicies (REST): grantees are the initial members of the policy's IAM policy, the principals given
-    // bigquery.filteredDataViewer; a policy made without GRANT TO has none, so it admits no one's rows.
-    if (!g || g.length === 0) return false;
-    return g.some((x) => x === 'allUsers' || x === 'allAuthenticatedUsers' || x === `user:${user}` || (x.startsWith('domain:') && user.endsWith('@' + x.slice(7))));
-  };
   const scope = new Scope();
   scope.addRangeVar({ name: info.id.tableId, lname: info.id.tableId.toLowerCase(), columns: scan.columns.map((c, i) => ({ ...c, name: info.columns[i]?.name ?? c.name })) });
   const preds: import('./resolved.js').Expr[] = [];
   for (const p of policies) {
-    if (!applies(p) || typeof p.filterPredicate !== 'string') continue;
+    if (!policyApplies(p, user) || typeof p.filterPredicate !== 'string') continue;
     const stmt = an.env.parse(`SELECT ${p.filterPredicate}`).statements[0];
     const body = stmt?.kind === 'QueryStatement' ? stmt.query.body : undefined;
     const item = body?.kind === 'Select' ? body.items[0] : undefined;
@@ -235,6 +233,16 @@ function wildcardTable(an: Analyzer, id: TableId, item: A.TableRef): TableRefOut
   if (view) throw sqlError(`Views cannot be queried through prefix. First view ${view.id.projectId}:${view.id.datasetId}.${view.id.tableId}.`, item.loc);
   const external = first(['EXTERNAL']);
   if (external) throw sqlError(`External tables cannot be queried through prefix. First external table ${external.id.projectId}:${external.id.datasetId}.${external.id.tableId}.`, item.loc);
+  // data-definition-language.md, ALTER TABLE DROP COLUMN / RENAME COLUMN Details: a table with columns dropped or
+  // renamed (and not renamed back) is not read as a wildcard table.
+  const altered = tables.find((t) => {
+    const h = t.resource.columnHistory as { dropped?: boolean; renamed?: Record<string, string> } | undefined;
+    return h?.dropped === true || Object.keys(h?.renamed ?? {}).length > 0;
+  });
+  if (altered) throw sqlError(`Cannot query table ${altered.id.projectId}:${altered.id.datasetId}.${altered.id.tableId} through a wildcard: it has dropped or renamed columns`, item.loc);
+  // row-level-security-intro.md, Limitations: wildcard queries are not supported over tables with row access policies.
+  const guarded = tables.find((t) => policiesOf(an.env.catalog, t.id).length > 0);
+  if (guarded) throw sqlError(`Wildcard tables are not supported over tables with row access policies. First such table ${guarded.id.projectId}:${guarded.id.datasetId}.${guarded.id.tableId}.`, item.loc);
   const newest = tables.reduce((a, b) => (Number(b.resource.creationTime ?? 0) >= Number(a.resource.creationTime ?? 0) ? b : a));
   const cols = newest.columns;
   const branches: Rel[] = tables.map((t) => {

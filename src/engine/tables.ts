@@ -127,10 +127,11 @@ export async function insertTable(
 }
 
 /**
- * Fields kept with a table's stored resource that the REST resource never shows: GRANT bindings, indexes, and
- * `options`, the DDL OPTIONS with no REST field of their own (read by INFORMATION_SCHEMA.TABLE_OPTIONS and TABLES).
+ * Fields kept with a table's stored resource that the REST resource never shows: GRANT bindings, indexes,
+ * `options`, the DDL OPTIONS with no REST field of their own (read by INFORMATION_SCHEMA.TABLE_OPTIONS and TABLES),
+ * and `columnHistory`, the columns ALTER TABLE dropped or renamed (which keep the table out of wildcard queries).
  */
-export const HIDDEN_FIELDS = ['iamPolicy', 'searchIndexes', 'vectorIndexes', 'options'] as const;
+export const HIDDEN_FIELDS = ['iamPolicy', 'searchIndexes', 'vectorIndexes', 'options', 'columnHistory'] as const;
 
 /** `r` less the hidden fields. */
 export function withoutHidden(r: Resource): Resource {

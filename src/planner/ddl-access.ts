@@ -2,6 +2,7 @@
 // table and dataset resources.
 import type * as A from '../../grammar/ast.js';
 import { parseStatement } from '../../grammar/index.js';
+import { someNode } from '../../grammar/ast-walk.js';
 import { tableNotFound, splitPath } from '../analyzer/names.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
@@ -17,6 +18,12 @@ export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPol
   const info = writeTarget(s, st.table, st.loc);
   const cat = s.ctx.catalog;
   const { projectId, datasetId, tableId } = info.id;
+  // data-definition-language.md, CREATE ROW ACCESS POLICY: letters, digits and underscores, starting with a letter.
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(st.name)) throw sqlError(`Invalid row access policy name ${st.name}: it must start with a letter and hold only letters, numbers and underscores`, st.loc);
+  // row-level-security-intro.md, Limitations: no row access policies on temporary tables.
+  if ([...s.tempTables.values()].some((t) => t.projectId === projectId && t.datasetId === datasetId && t.tableId === tableId)) {
+    throw sqlError(`Row access policies cannot be applied to the temporary table ${tableId}`, st.loc);
+  }
   const existing = cat.getChild('rowAccessPolicies', projectId, datasetId, st.name, tableId);
   if (existing && st.ifNotExists) return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: 'SKIP', ddlTargetTable: info.id });
   if (existing && !st.orReplace) throw already('Row access policy', st.name);
@@ -27,8 +34,15 @@ export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPol
     if (typeof v !== 'string' || !GRANTEE.test(v)) throw sqlError(`Invalid grantee ${JSON.stringify(v)}: expected user:, group:, serviceAccount: or domain: followed by the principal, allUsers or allAuthenticatedUsers`, g.loc);
     grantees.push(v);
   }
+  // row-level-security-intro.md, Limitations: row access policies cannot be applied on JSON columns.
+  const json = new Set(info.columns.filter((c) => c.type.kind === 'JSON').map((c) => c.name.toLowerCase()));
+  const named = json.size ? namesIn(st.filter).find((n) => json.has(n.toLowerCase())) : undefined;
+  if (named) throw sqlError(`Row access policies cannot be applied on JSON columns: the filter reads ${named}`, st.filter.loc);
   // The filter's source text, without the closing parenthesis of FILTER USING ( ... ).
-  const filterPredicate = s.ctx.sql.slice(st.filter.loc.offset, st.end).trim().replace(/\)\s*$/, '').trim();
+  // (The filter's node may start inside its own parentheses, `((TRUE))`: closing ones without an opening one go too.)
+  let filterPredicate = s.ctx.sql.slice(st.filter.loc.offset, st.end).trim();
+  const count = (c: string): number => filterPredicate.split(c).length - 1;
+  while (filterPredicate.endsWith(')') && count(')') > count('(')) filterPredicate = filterPredicate.slice(0, -1).trimEnd();
   // The filter is analyzed now over the table's columns (an unknown name or a non-BOOL filter is refused at CREATE).
   const probe = parseStatement(`SELECT 1 FROM \`${projectId}.${datasetId}.${tableId}\` WHERE ${filterPredicate}`);
   if (probe.kind === 'QueryStatement') {
@@ -49,6 +63,17 @@ export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPol
     lastModifiedTime: now,
   }, tableId);
   return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: info.id });
+}
+
+/** The first part of every name path in a syntax tree (the columns, tables and fields a filter names). */
+function namesIn(node: unknown): string[] {
+  const out: string[] = [];
+  someNode(node, (n) => {
+    const parts = (n as { parts?: unknown }).parts;
+    if (n.kind === 'PathExpr' && Array.isArray(parts) && typeof parts[0] === 'string') out.push(parts[0]);
+    return false;
+  });
+  return out;
 }
 
 // ---------------------------------------------------------------- GRANT / REVOKE

@@ -2,6 +2,8 @@
 import type * as A from '../../grammar/ast.js';
 import { coerce, literal } from '../analyzer/expr.js';
 import { tableIdOf, splitPath } from '../analyzer/names.js';
+import { policiesOf } from '../analyzer/row-access.js';
+import { checkMvOptions } from './mv-rules.js';
 import { project } from '../analyzer/query.js';
 import { colRef } from '../analyzer/scope.js';
 import { typeFromNode } from '../analyzer/types.js';
@@ -62,6 +64,15 @@ function keyColumnStays(keys: RestTableConstraints, name: string, what: 'drop' |
   if (fk) throw sqlError(`Cannot ${what} column ${name}: it is a key column of the FOREIGN KEY${fk.name ? ` ${fk.name}` : ''}`, loc);
 }
 
+/**
+ * data-definition-language.md, ALTER TABLE DROP COLUMN / RENAME COLUMN Details: after either, the table cannot be
+ * queried as a wildcard table; renaming the columns back to their first names lifts that.
+ */
+export interface ColumnHistory {
+  dropped?: boolean;
+  renamed?: Record<string, string>;
+}
+
 export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   const cat = s.ctx.catalog;
   if (st.objectType === 'SCHEMA') {
@@ -101,9 +112,14 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   }
   // ALTER VIEW / MATERIALIZED VIEW / TABLE each take only their own kind of object.
   const want = st.objectType === 'VIEW' ? 'VIEW' : st.objectType === 'MATERIALIZED VIEW' ? 'MATERIALIZED_VIEW' : 'TABLE';
-  // ALTER TABLE RENAME TO renames a clone, snapshot or table (data-definition-language); other actions take tables only.
-  const snapshotRename = want === 'TABLE' && info.kind === 'SNAPSHOT' && st.actions.every((a) => a.kind === 'RenameTo');
-  if (info.kind !== want && !snapshotRename) throw sqlError(`${fq(id)} is not a ${st.objectType === 'TABLE' ? 'table' : st.objectType.toLowerCase()}; use ALTER ${info.kind === 'MATERIALIZED_VIEW' ? 'MATERIALIZED VIEW' : info.kind}`, st.loc);
+  // ALTER TABLE RENAME TO renames a clone, snapshot or table (data-definition-language), and SET OPTIONS changes a
+  // snapshot's metadata (table-snapshots-intro.md, Limitations: its description, expiration...); other actions take
+  // tables only.
+  const snapshotMeta = want === 'TABLE' && info.kind === 'SNAPSHOT' && st.actions.every((a) => a.kind === 'RenameTo' || a.kind === 'SetOptions');
+  // data-definition-language.md, ALTER TABLE ADD / RENAME / DROP COLUMN, ALTER COLUMN and RENAME TO Details: not for
+  // external tables (no other ALTER statement takes one either).
+  if (info.kind === 'EXTERNAL') throw sqlError(`ALTER ${st.objectType} is not supported for external table ${fq(id)}`, st.loc);
+  if (info.kind !== want && !snapshotMeta) throw sqlError(`${fq(id)} is not a ${st.objectType === 'TABLE' ? 'table' : st.objectType.toLowerCase()}; use ALTER ${info.kind === 'MATERIALIZED_VIEW' ? 'MATERIALIZED VIEW' : info.kind}`, st.loc);
   // ALTER VIEW takes SET OPTIONS and ALTER COLUMN ... SET OPTIONS, ALTER MATERIALIZED VIEW SET OPTIONS only
   // (data-definition-language): any other action is outside their grammar.
   for (const a of st.actions) {
@@ -111,6 +127,12 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     if (a.kind === 'Replica') throw sqlError(`ALTER ${st.objectType} does not support ${alterActionName(a)}: replicas are a schema's`, a.loc);
     if (st.objectType !== 'TABLE' && !ok) throw sqlError(`Syntax error: ALTER ${st.objectType} takes SET OPTIONS${st.objectType === 'VIEW' ? ' and ALTER COLUMN ... SET OPTIONS' : ''} only`, a.loc);
   }
+  // data-definition-language.md, ALTER TABLE RENAME COLUMN Details: RENAME COLUMN is not combined with other actions.
+  const other = st.actions.find((a) => a.kind !== 'RenameColumn');
+  if (other && st.actions.some((a) => a.kind === 'RenameColumn')) throw sqlError(`RENAME COLUMN cannot be combined with ${alterActionName(other)} in one ALTER TABLE statement`, other.loc);
+  // ... nor RENAME COLUMN / DROP COLUMN (their Details) on a table with row access policies.
+  const byPolicy = st.actions.find((a) => a.kind === 'RenameColumn' || a.kind === 'DropColumn');
+  if (byPolicy && policiesOf(cat, id).length > 0) throw sqlError(`${alterActionName(byPolicy)} is not supported on table ${fq(id)}, which has row access policies`, byPolicy.loc);
   // A rewrite of the rows (SET DATA TYPE, DROP COLUMN, ...) waits for the mutations queued before it, as DML does.
   if (info.kind === 'TABLE') await cat.transactions?.lockForMutation(id);
   let cols = info.columns.slice();
@@ -127,6 +149,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   let keys: RestTableConstraints | undefined;
   // SET DEFAULT COLLATE earlier in this statement (undefined: the table's own).
   let tableDefaultCollation: string | undefined;
+  // The columns dropped or renamed so far (renamed: current name -> first name, lower case), kept hidden on the table.
+  const history = structuredClone((info.resource.columnHistory as ColumnHistory | undefined) ?? {});
   const curKeys = (): RestTableConstraints => (keys ??= structuredClone((info.resource.tableConstraints as RestTableConstraints | undefined) ?? {}));
   for (const a of st.actions) {
     switch (a.kind) {
@@ -236,6 +260,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if ([r.timePartitioning?.field, r.rangePartitioning?.field].some((f) => f?.toLowerCase() === lname)) throw sqlError(`Cannot drop partitioning column ${cols[i]!.name}`, a.loc);
         if (r.clustering?.fields?.some((f) => f.toLowerCase() === lname)) throw sqlError(`Cannot drop clustering column ${cols[i]!.name}`, a.loc);
         keyColumnStays(curKeys(), cols[i]!.name, 'drop', a.loc);
+        history.dropped = true;
         cols = cols.filter((_, k) => k !== i);
         origin = origin.filter((_, k) => k !== i);
         rewrite = true;
@@ -268,6 +293,10 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           ...(old.roundingMode !== undefined ? { roundingMode: old.roundingMode } : {}), ...(old.policyTags !== undefined ? { policyTags: old.policyTags } : {}),
         });
         if (kept && Object.keys(kept).length) typeParams.set(a.to.toLowerCase(), kept);
+        const renamed = (history.renamed ??= {});
+        const first = renamed[ln] ?? ln;
+        delete renamed[ln];
+        if (first !== a.to.toLowerCase()) renamed[a.to.toLowerCase()] = first;
         cols[i] = { ...cols[i]!, name: a.to };
         // Storage keys data by column name: a rename rewrites the rows.
         rewrite = true;
@@ -343,6 +372,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
       case 'SetOptions': {
         checkKindOptions(a.options, info.kind, type.replaceAll('_', ' '));
         if (info.kind === 'TABLE') checkPartitionOptions(a.options, info.resource);
+        if (info.kind === 'MATERIALIZED_VIEW') await checkMvOptions(s, a.options, true, typeof info.resource.maxStaleness === 'string');
         const patch = await optionsToResource(s, a.options);
         checkFineGrainedTemp(patch, [...s.tempTables.values()].some((t) => t.projectId === id.projectId && t.datasetId === id.datasetId && t.tableId === id.tableId), a.loc);
         // An option set replaces its old value whole (data-definition-language: SET OPTIONS): labels too, which
@@ -415,6 +445,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     });
     await cat.patchTableResource(id, { schema: { fields } });
   }
+  if (JSON.stringify(history) !== JSON.stringify(info.resource.columnHistory ?? {})) await cat.patchTableResource(id, { columnHistory: history });
   // tables.patch: null removes the last key constraint.
   if (keys) await cat.patchTableResource(id, { tableConstraints: keys.primaryKey || keys.foreignKeys ? keys : null });
   return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });

@@ -5,6 +5,8 @@ import type * as A from '../../grammar/ast.js';
 import { hasRecursiveWith } from '../../grammar/recursive-with.js';
 import { asOfMicros } from '../analyzer/as-of.js';
 import { sessionTableName, tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
+import { policiesOf, requireFullRowAccess } from '../analyzer/row-access.js';
+import { checkMvClustering, checkMvDefinition, checkMvOptions, checkMvPartitioning } from './mv-rules.js';
 import { project } from '../analyzer/query.js';
 import type { Rel } from '../analyzer/resolved.js';
 import { colRef } from '../analyzer/scope.js';
@@ -82,6 +84,8 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   const inherited: Record<string, unknown> = {};
   /** CLONE ... FOR SYSTEM_TIME AS OF: the source as of that instant (the catalog's table history). */
   let asOfMs: number | undefined;
+  /** COPY / CLONE / SNAPSHOT: the source's row access policies, which the new table gets. */
+  let copiedPolicies: readonly Record<string, unknown>[] = [];
   // LIKE copies the source's columns: a column list of its own is refused (data-definition-language: CREATE TABLE LIKE).
   if (st.like && st.columns) throw sqlError('CREATE TABLE LIKE cannot have a column list; the columns come from the source table', st.loc);
   if (st.like || st.copy || st.clone) {
@@ -99,6 +103,10 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       if (info.resource[k] !== undefined) inherited[k] = info.resource[k];
     }
     if (st.copy || st.clone) {
+      // using-row-level-security-with-features.md, copy jobs and table snapshots: a copy of a table with row access
+      // policies needs the TRUE filter on it, and takes its policies along (below, once the table exists).
+      requireFullRowAccess(cat, src, s.ctx.sessionUser, st.loc);
+      copiedPolicies = policiesOf(cat, src);
       // information-schema-table-constraints: a copy, clone or snapshot takes the source's table constraints.
       if (info.resource.tableConstraints !== undefined) inherited.tableConstraints = info.resource.tableConstraints;
       if (st.clone?.systemTime) {
@@ -189,6 +197,11 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
     // CREATE SNAPSHOT TABLE: a SNAPSHOT of its base table at that instant (INFORMATION_SCHEMA.TABLE_SNAPSHOTS, tables.get).
     const base = targetId(s, st.clone.source, st.loc);
     resource.type = 'SNAPSHOT';
+    // table-snapshots-intro.md, Limitations: a snapshot keeps no partition expiration of its base.
+    if (resource.timePartitioning) {
+      const { expirationMs: _dropped, ...tp } = resource.timePartitioning as Record<string, unknown>;
+      resource.timePartitioning = tp;
+    }
     resource.snapshotDefinition = {
       baseTableReference: { projectId: base.projectId, datasetId: base.datasetId, tableId: base.tableId },
       snapshotTime: new Date(asOfMs ?? Number(s.exec.eval.nowMicros / 1000n)).toISOString(),
@@ -214,6 +227,10 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
   // One commit: the table appears with its rows, in place of the one it replaces (readers see one or the other).
   await cat.createTable(id, columns, { resource, orReplace: existing !== undefined, temporary: st.temp, rows });
   if (st.temp) s.tempTables.set(id.tableId, id);
+  for (const p of copiedPolicies) {
+    const ref = p.rowAccessPolicyReference as { policyId: string };
+    await cat.putChild('rowAccessPolicies', id.projectId, id.datasetId, ref.policyId, { ...p, rowAccessPolicyReference: { ...id, policyId: ref.policyId } }, id.tableId);
+  }
   return result(type, { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id });
 }
 
@@ -343,6 +360,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   if (!st.materialized && (st.partitionBy || st.clusterBy)) throw sqlError(`CREATE VIEW cannot have ${st.partitionBy ? 'PARTITION BY' : 'CLUSTER BY'}; only a materialized view is partitioned or clustered`, st.loc);
   // query-syntax.md, CTE rules and constraints: WITH RECURSIVE isn't allowed in materialized views.
   if (st.materialized && hasRecursiveWith(st.query)) throw sqlError('WITH RECURSIVE is not allowed in a materialized view', st.loc);
+  if (st.materialized) checkMvDefinition(st);
   const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
@@ -394,6 +412,9 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
     if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
     if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
     notIngestionTime(resource, st.partitionBy?.loc ?? st.loc);
+    if (st.partitionBy) checkMvPartitioning(cat, q.plan, resource, st.partitionBy.loc);
+    checkMvClustering(q.plan, names, st.clusterBy);
+    await checkMvOptions(s, st.options, false, false);
   }
   // The refresh settings tables.get shows (defaults, filled at creation: enabled, every 30 minutes); dbt compares them to its config.
   if (st.materialized) resource.materializedView = mvRefreshSettings(resource, { query: st.queryText });
@@ -447,6 +468,13 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
     const info = writeTarget(s, st.on, st.loc);
     const { projectId, datasetId, tableId } = info.id;
     const ids = ot === 'ROW ACCESS POLICY' ? [splitPath(st.name).pop()!] : cat.listChildren('rowAccessPolicies', projectId, datasetId, tableId).map((p) => ((p.rowAccessPolicyReference as { policyId?: string } | undefined)?.policyId ?? ''));
+    if (ot === 'ROW ACCESS POLICY') {
+      // managing-row-level-security.md, Delete: the table's last policy goes only with DROP ALL ROW ACCESS POLICIES.
+      const left = policiesOf(cat, info.id);
+      if (left.length === 1 && (left[0]!.rowAccessPolicyReference as { policyId?: string } | undefined)?.policyId === ids[0]) {
+        throw sqlError(`Cannot drop the last row access policy ${ids[0]} on table ${fq(info.id)}; use DROP ALL ROW ACCESS POLICIES`, st.loc);
+      }
+    }
     let dropped = false;
     for (const pid of ids) dropped = (await cat.deleteChild('rowAccessPolicies', projectId, datasetId, pid, tableId)) || dropped;
     if (!dropped && ot === 'ROW ACCESS POLICY' && !st.ifExists) throw new QueryError(`Not found: Row access policy ${ids[0]}`, 'notFound', 404);

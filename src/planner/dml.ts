@@ -28,6 +28,7 @@ import { applyNested, setTargetError } from './nested-dml.js';
 import type { Session } from './session.js';
 import { fq, statementResult as result } from './statement-type.js';
 import { splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
+import { requireFullRowAccess } from '../analyzer/row-access.js';
 
 // ---------------------------------------------------------------- DML helpers
 
@@ -58,6 +59,8 @@ function dmlWriteTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
   if (info.resource.type === 'SNAPSHOT') throw sqlError(`Cannot modify table snapshot ${fq(info.id)}`, loc);
   // An external table's rows are its files' (external tables: read-only to DML).
   if (info.kind === 'EXTERNAL') throw sqlError(`Cannot modify external table ${fq(info.id)}`, loc);
+  // using-row-level-security-with-features.md, DML: changing a table with row access policies needs the TRUE filter.
+  requireFullRowAccess(s.ctx.catalog, info.id, s.ctx.sessionUser, loc);
   return info;
 }
 
