@@ -160,6 +160,16 @@ function checkRecursiveTerm(term: A.QueryExpr, name: string, loc: A.Loc): void {
           if (mentionsTable(q.from, lname) && (q.items.some((i) => i.kind === 'SelectExpr' && hasOver(i.expr)) || hasOver(q.qualify))) {
             throw sqlError('A subquery containing a recursive reference may not use an analytic function', loc);
           }
+          // query-syntax.md, Recursive term rules: [NOT] IN and [NOT] EXISTS subqueries aren't allowed in the SELECT
+          // clause, and NOT IN isn't allowed in the WHERE clause.
+          if (mentionsTable(q.from, lname)) {
+            if (someNode(q.items, (o) => o.kind === 'ExistsExpr' || (o.kind === 'InExpr' && !!(o as A.InExpr).query))) {
+              throw sqlError('IN and EXISTS subqueries are not allowed in the SELECT list of a recursive term', loc);
+            }
+            if (someNode(q.where, (o) => o.kind === 'InExpr' && (o as A.InExpr).not && !!(o as A.InExpr).query)) {
+              throw sqlError('A NOT IN subquery is not allowed in the WHERE clause of a recursive term', loc);
+            }
+          }
         }
         inExprs(q.items, q.where, q.groupBy, q.having, q.qualify, q.window);
         return;

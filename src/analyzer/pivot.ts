@@ -66,7 +66,12 @@ export function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefin
     const before = aggs.calls.length;
     const e = resolveExpr(an, a.expr, ctx);
     if (aggs.calls.length !== before + 1 || e.kind !== 'column') throw sqlError('PIVOT expression must be an aggregate function call', a.expr.loc);
-    return aggs.calls[before]!;
+    const call = aggs.calls[before]!;
+    // query-syntax.md, Rules for aggregate_function_call: only an aggregate function that takes one argument (its
+    // constant options, as STRING_AGG's delimiter, aside).
+    const inputs = call.args.filter((x) => constantValue(x) === undefined);
+    if (inputs.length > 1) throw sqlError(`PIVOT aggregate function ${call.name} must take one argument; it has ${inputs.length}`, a.expr.loc);
+    return call;
   });
   // Columns referenced by aggregates or FOR are consumed; the rest group the output.
   const used = new Set<number>();
@@ -153,17 +158,17 @@ export function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | und
   const input = resolveFrom(an, u.input, inner, outer);
   if (isValueInput(inner)) throw sqlError('UNPIVOT is not allowed on value tables', u.loc);
   const all = inner.starList ?? [];
-  // A column may be qualified by its table's alias (`t.a`, the reference); it is named (and labelled) `a`.
-  const bare = (n: string) => n.slice(n.lastIndexOf('.') + 1);
+  // query-syntax.md, Rules for unpivot_operator: qualified names aren't permitted (the reference takes `t.a`).
+  const qualified = u.inColumns.flatMap((s) => s.columns).find((n) => n.includes('.'));
+  if (qualified) throw sqlError(`Qualified names are not allowed in the UNPIVOT IN clause: ${qualified}`, u.loc);
   const byName = (n: string) => {
-    const dot = n.lastIndexOf('.');
-    const rv = dot < 0 ? undefined : inner.findRangeVar(n.slice(0, dot).toLowerCase());
-    const pool = rv ? rv.columns : dot < 0 ? all : [];
-    const c = pool.find((x) => x.name.toLowerCase() === bare(n).toLowerCase() && all.some((y) => y.id === x.id));
-    if (!c) throw sqlError(`Unrecognized name: ${n}`, u.loc);
-    return c;
+    const hits = all.filter((x) => x.name.toLowerCase() === n.toLowerCase());
+    if (!hits.length) throw sqlError(`Unrecognized name: ${n}`, u.loc);
+    // Rules for unpivot from_item: duplicate columns in the from_item can't be referenced.
+    if (hits.length > 1) throw sqlError(`Column name ${n} is ambiguous`, u.loc);
+    return hits[0]!;
   };
-  const inNames = u.inColumns.flatMap((s) => s.columns.map((n) => bare(n).toLowerCase()));
+  const inNames = u.inColumns.flatMap((s) => s.columns.map((n) => n.toLowerCase()));
   if (new Set(inNames).size < inNames.length) throw sqlError('Column names in UNPIVOT IN clause cannot be repeated', u.loc);
   const consumed = new Set(u.inColumns.flatMap((s) => s.columns.map((n) => byName(n).id)));
   const keep = all.filter((c) => !consumed.has(c.id));
@@ -182,7 +187,7 @@ export function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | und
     }
     valueTypes.push(first);
   }
-  const labels = u.inColumns.map((s) => (s.alias ? resolveExpr(an, s.alias, { scope: new Scope(), clause: 'UNPIVOT' }) : literal(T.STRING, s.columns.map(bare).join('_'))));
+  const labels = u.inColumns.map((s) => (s.alias ? resolveExpr(an, s.alias, { scope: new Scope(), clause: 'UNPIVOT' }) : literal(T.STRING, s.columns.join('_'))));
   // Labels are INT64 or STRING literals, unnamed groups STRING: all of one type, no supertype taken.
   const labelType = labels[0]!.type;
   if (labels.some((l) => !typeEquals(l.type, labelType))) throw sqlError('All UNPIVOT labels must be the same type; when non-string labels are present then all labels must be explicitly provided', u.loc);
