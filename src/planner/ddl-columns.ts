@@ -102,13 +102,13 @@ export function primaryKeyDefault(column: string, loc: A.Loc): Error {
   return sqlError(`Column ${column} is part of the PRIMARY KEY and cannot have a default value`, loc);
 }
 
-/** The types a key column may have (information-schema-table-constraints: limitations). */
-const KEY_TYPES = new Set(['BIGNUMERIC', 'BOOL', 'DATE', 'DATETIME', 'INT64', 'NUMERIC', 'STRING', 'TIMESTAMP']);
+/** The types a key column may have (primary-foreign-keys.md, Limitations: BYTES among them). */
+const KEY_TYPES = new Set(['BIGNUMERIC', 'BOOL', 'BYTES', 'DATE', 'DATETIME', 'INT64', 'NUMERIC', 'STRING', 'TIMESTAMP']);
 /** information-schema-table-constraints: "Primary keys cannot exceed 16 columns". */
 const MAX_PRIMARY_KEY_COLUMNS = 16;
 
 /**
- * Key columns are top-level columns of the key types (a STRUCT, ARRAY, FLOAT64, BYTES, GEOGRAPHY, JSON, INTERVAL or
+ * Key columns are top-level columns of the key types (a STRUCT, ARRAY, FLOAT64, GEOGRAPHY, JSON, INTERVAL, TIME or
  * RANGE column is none), and a primary key has at most 16 of them. Columns that do not exist are checked by the caller.
  */
 export function checkKeyColumns(names: readonly string[], columns: readonly Column[], what: 'PRIMARY KEY' | 'FOREIGN KEY', loc: A.Loc): void {
@@ -118,7 +118,7 @@ export function checkKeyColumns(names: readonly string[], columns: readonly Colu
   for (const n of names) {
     const c = columns.find((x) => x.name.toLowerCase() === n.toLowerCase());
     if (c && !KEY_TYPES.has(c.type.kind)) {
-      throw sqlError(`${what} column ${c.name} has type ${typeToSql(c.type)}; key columns must be of type BIGNUMERIC, BOOL, DATE, DATETIME, INT64, NUMERIC, STRING or TIMESTAMP`, loc);
+      throw sqlError(`${what} column ${c.name} has type ${typeToSql(c.type)}; key columns must be of type BIGNUMERIC, BOOL, BYTES, DATE, DATETIME, INT64, NUMERIC, STRING or TIMESTAMP`, loc);
     }
   }
 }
