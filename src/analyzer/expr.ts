@@ -1291,7 +1291,7 @@ export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: Aggregate
     if (n.args[0]?.kind !== 'StarArg') {
       const { exprs, names } = resolveArgs(an, n.args, ctx);
       const ignoreNulls = n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE';
-      const r = resolveAggregateFn(def, exprs.map((e, i) => argInfo(e, names[i])), { distinct: n.distinct, ignoreNulls, hasOrderBy: false, safe: n.safe });
+      const r = resolveAggregateFn(def, exprs.map((e, i) => argInfo(e, names[i])), { distinct: n.distinct, ignoreNulls, hasOrderBy: false });
       if (!r.ok) throw sqlError(r.message, n.loc);
     }
     throw sqlError(`Aggregate function ${disp}${n.args.length === 1 && n.args[0]!.kind === 'StarArg' ? '(*)' : ''} not allowed in ${ctx.clause}`, n.loc);
@@ -1316,7 +1316,7 @@ export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: Aggregate
   }
   const orderBy = orderKeys(an, n.orderBy, actx);
   const limit = n.limit ? constInt(an, n.limit, ctx, 'LIMIT') : undefined;
-  const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, safe: n.safe, ...(limit !== undefined ? { limit } : {}) };
+  const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, ...(limit !== undefined ? { limit } : {}) };
   const r = resolveAggregateFn(def, exprs.map((e, i) => argInfo(e, names[i])), opts);
   if (!r.ok) throw sqlError(r.message, n.loc);
   if (n.distinct && orderBy.some((k) => !exprs.some((e) => exprEquals(e, k.expr)))) {

@@ -285,8 +285,6 @@ export interface WindowCall {
   readonly orderBy: readonly SortKey[];
   /** Absent: the function's default (whole partition without ORDER BY; RANGE UNBOUNDED PRECEDING..CURRENT ROW with it). */
   readonly frame?: WindowFrame;
-  /** SAFE.-prefixed aggregate: a frame whose result would raise an error yields NULL. */
-  readonly safe?: boolean;
 }
 
 /** Outputs the input columns followed by one column per window call. */

@@ -116,10 +116,7 @@ class SumInt64Acc implements GroupsAccumulator {
   /** Groups whose running sum left ±2^53 keep it in `big` (flagged in isBig: no sparse-array reads on the hot path). */
   isBig = new Uint8Array(16);
   big = new Map<number, bigint>();
-  constructor(
-    private readonly avg: boolean,
-    private readonly safe = false,
-  ) {}
+  constructor(private readonly avg: boolean) {}
   counts = new Float64Array(16);
   resize(n: number): void {
     this.sums = growF64(this.sums, n);
@@ -205,13 +202,7 @@ class SumInt64Acc implements GroupsAccumulator {
         continue;
       }
       if (b !== undefined) {
-        if (b > 9223372036854775807n || b < -9223372036854775808n) {
-          if (this.safe) {
-            out[g] = null;
-            continue;
-          }
-          fail('int64 overflow');
-        }
+        if (b > 9223372036854775807n || b < -9223372036854775808n) fail('int64 overflow');
         out[g] = b;
       } else out[g] = BigInt(this.sums[g]!);
     }
@@ -293,10 +284,7 @@ class SumFloatAcc implements GroupsAccumulator {
   scaled: Map<number, [number, number]> | null = null;
   /** Whether any value or partial sum was folded in (finishPartial needs none). */
   private folded = false;
-  constructor(
-    private readonly avg: boolean,
-    private readonly safe = false,
-  ) {}
+  constructor(private readonly avg: boolean) {}
   resize(n: number): void {
     if (this.sums.length < n) {
       const b = new Float64Array(Math.max(n, this.sums.length * 2)).fill(-0);
@@ -401,14 +389,7 @@ class SumFloatAcc implements GroupsAccumulator {
       const sc = this.scaled?.get(g);
       // `+ 0`: a sum of only zeros is +0, as when sums started at +0.
       const s = sc !== undefined && !this.nonFinite[g] ? (sc[0] + sc[1]) / SUM_SCALE : sum + 0;
-      if (!Number.isFinite(s) && !this.nonFinite[g]) {
-        if (this.safe) {
-          nulls ??= new Uint8Array(numGroups);
-          nulls[g] = 1;
-          continue;
-        }
-        fail('double overflow');
-      }
+      if (!Number.isFinite(s) && !this.nonFinite[g]) fail('double overflow');
       out[g] = this.avg ? s / this.counts[g]! : s;
     }
     return { type: T.FLOAT64, length: numGroups, data: out, nulls };
@@ -482,7 +463,6 @@ class SumDecimalAcc implements GroupsAccumulator {
   constructor(
     private readonly kind: 'NUMERIC' | 'BIGNUMERIC',
     private readonly avg: boolean,
-    private readonly safe = false,
   ) {}
   resize(n: number): void {
     while (this.sums.length < n) {
@@ -529,10 +509,6 @@ class SumDecimalAcc implements GroupsAccumulator {
       }
       const v = this.avg ? s.div(this.counts[g]!) : s;
       const r = fitDecimal(v, this.kind);
-      if (r === undefined && this.safe) {
-        out[g] = null;
-        continue;
-      }
       if (r === undefined) fail(`${this.kind === 'NUMERIC' ? 'numeric' : 'BIGNUMERIC'} overflow: ${this.avg ? 'AVG' : 'SUM'}`);
       out[g] = r;
     }
@@ -789,10 +765,10 @@ export function registerAggregates(): void {
   defineAggregate('COUNT', [asig(['ANY'], 'INT64', () => () => new CountAcc(false))]);
   defineAggregate('COUNTIF', [asig(['BOOL'], 'INT64', () => () => new CountIfAcc())]);
   defineAggregate('SUM', [
-    asig(['INT64'], 'INT64', (_m, ao) => (_c, o) => new SumInt64Acc(false, o.safe ?? ao.safe)),
-    asig(['FLOAT64'], 'FLOAT64', (_m, ao) => (_c, o) => new SumFloatAcc(false, o.safe ?? ao.safe)),
-    asig(['NUMERIC'], 'NUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('NUMERIC', false, o.safe ?? ao.safe)),
-    asig(['BIGNUMERIC'], 'BIGNUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('BIGNUMERIC', false, o.safe ?? ao.safe)),
+    asig(['INT64'], 'INT64', () => () => new SumInt64Acc(false)),
+    asig(['FLOAT64'], 'FLOAT64', () => () => new SumFloatAcc(false)),
+    asig(['NUMERIC'], 'NUMERIC', () => () => new SumDecimalAcc('NUMERIC', false)),
+    asig(['BIGNUMERIC'], 'BIGNUMERIC', () => () => new SumDecimalAcc('BIGNUMERIC', false)),
     asig(['INTERVAL'], 'INTERVAL', collect((rows) => {
       // Exact sums of each part; a total outside the INTERVAL range is an error.
       let m = 0, d = 0, us = 0n, any = false;
@@ -809,9 +785,9 @@ export function registerAggregates(): void {
   ]);
   defineAggregate('AVG', [
     asig(['INT64'], 'FLOAT64', () => () => new SumInt64Acc(true)),
-    asig(['FLOAT64'], 'FLOAT64', (_m, ao) => (_c, o) => new SumFloatAcc(true, o.safe ?? ao.safe)),
-    asig(['NUMERIC'], 'NUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('NUMERIC', true, o.safe ?? ao.safe)),
-    asig(['BIGNUMERIC'], 'BIGNUMERIC', (_m, ao) => (_c, o) => new SumDecimalAcc('BIGNUMERIC', true, o.safe ?? ao.safe)),
+    asig(['FLOAT64'], 'FLOAT64', () => () => new SumFloatAcc(true)),
+    asig(['NUMERIC'], 'NUMERIC', () => () => new SumDecimalAcc('NUMERIC', true)),
+    asig(['BIGNUMERIC'], 'BIGNUMERIC', () => () => new SumDecimalAcc('BIGNUMERIC', true)),
     asig(['INTERVAL'], 'INTERVAL', collect((rows) => {
       // Sum exactly, then divide each part; remainders cascade months -> days -> micros.
       let m = 0n, d = 0n, us = 0n, n = 0n;

@@ -86,8 +86,6 @@ export interface AggregateOptions {
   readonly ignoreNulls: boolean | undefined;
   readonly hasOrderBy: boolean;
   readonly limit?: number;
-  /** SAFE.-prefixed aggregate (SAFE.SUM): a group whose result would raise an error yields NULL. */
-  readonly safe?: boolean;
 }
 
 export interface ResolvedAggregate {

@@ -989,7 +989,7 @@ async function cumulativeAggregate(call: WindowCall, args: readonly Vector[], g:
   let parts = 0;
   for (let ps = 0; ps < n; ps = g.partEnd[ps]!) {
     const pe = g.partEnd[ps]!;
-    const acc = call.aggregate!.create(ctx.eval, { distinct: false, ignoreNulls: call.ignoreNulls, hasOrderBy: false, safe: call.safe === true });
+    const acc = call.aggregate!.create(ctx.eval, { distinct: false, ignoreNulls: call.ignoreNulls, hasOrderBy: false });
     acc.resize(1);
     let curE = ps;
     let lastE = -1;
@@ -1183,7 +1183,7 @@ function decimalFrames(call: WindowCall, a: Vector, g: Geometry, fs: Int32Array,
   const n = g.n;
   const idx = g.idx;
   const nulls = a.nulls;
-  const acc = new DecimalFrameSum(width, call.name.toUpperCase() === 'AVG', call.safe === true);
+  const acc = new DecimalFrameSum(width, call.name.toUpperCase() === 'AVG');
   const out = new Uint32Array(n * width);
   let outNulls: Uint8Array | null = null;
   let curS = 0;

@@ -68,7 +68,7 @@ export class Feed {
     readonly call: WindowCall,
     ctx: ExecContext,
   ) {
-    this.acc = call.aggregate!.create(ctx.eval, { distinct: call.distinct, ignoreNulls: call.ignoreNulls, hasOrderBy: false, safe: call.safe === true });
+    this.acc = call.aggregate!.create(ctx.eval, { distinct: call.distinct, ignoreNulls: call.ignoreNulls, hasOrderBy: false });
     this.acc.resize(1);
     this.dedupe = call.distinct ? new GroupTable(call.args.map((a) => a.type), 1024) : null;
   }
@@ -124,7 +124,7 @@ export class RowsFeed {
     private readonly numGroups: number,
     ctx: ExecContext,
   ) {
-    this.acc = call.aggregate!.create(ctx.eval, { distinct: call.distinct, ignoreNulls: call.ignoreNulls, hasOrderBy: false, safe: call.safe === true });
+    this.acc = call.aggregate!.create(ctx.eval, { distinct: call.distinct, ignoreNulls: call.ignoreNulls, hasOrderBy: false });
     this.acc.resize(numGroups);
     this.dedupe = call.distinct ? new GroupTable([T.INT64, ...args.map((a) => a.type)], 1024) : null;
     this.skipNulls = call.ignoreNulls === true && args.length > 0 ? args[0]!.nulls : null;

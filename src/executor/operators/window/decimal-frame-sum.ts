@@ -50,8 +50,6 @@ export class DecimalFrameSum {
   constructor(
     private readonly width: DecimalWidth,
     private readonly avg: boolean,
-    /** SAFE.SUM / SAFE.AVG: a result that does not fit is NULL instead of an error. */
-    private readonly safe: boolean,
   ) {}
 
   reset(): void {
@@ -105,10 +103,7 @@ export class DecimalFrameSum {
       t = neg ? -q : q;
     }
     const fits = w === 4 ? t <= NUMERIC_MAX_UNSCALED && t >= -NUMERIC_MAX_UNSCALED : BigInt.asIntN(256, t) === t;
-    if (!fits) {
-      if (this.safe) return false;
-      fail(`${w === 4 ? 'numeric' : 'BIGNUMERIC'} overflow: ${this.avg ? 'AVG' : 'SUM'}`);
-    }
+    if (!fits) fail(`${w === 4 ? 'numeric' : 'BIGNUMERIC'} overflow: ${this.avg ? 'AVG' : 'SUM'}`);
     let u = BigInt.asUintN(w * 32, t);
     for (let k = 0; k < w; k++) {
       out[b + k] = Number(u & 0xffffffffn);

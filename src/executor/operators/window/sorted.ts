@@ -80,7 +80,7 @@ export function sortedWindowKeys(rel: WindowRel): readonly SortKey[] | null {
 /** Calls the running state computes from the rows up to each row's peer group's end. */
 function isRunning(c: WindowCall): boolean {
   if (NUMBERING.has(c.name.toUpperCase()) && !c.aggregate) return true;
-  if (!c.aggregate || !RUNNING.has(c.name.toUpperCase()) || c.distinct || c.ignoreNulls === true || c.safe || c.args.length > 1) return false;
+  if (!c.aggregate || !RUNNING.has(c.name.toUpperCase()) || c.distinct || c.ignoreNulls === true || c.args.length > 1) return false;
   const f = c.frame;
   if (f && (f.start.type !== 'unbounded_preceding' || f.end.type !== 'current_row')) return false;
   return runsNatively(c);
@@ -164,7 +164,7 @@ function streamedNeed(c: WindowCall): Need | null {
 /** An aggregate Streamed computes with nativeAggregate's running state over each frame. */
 function nativelyFramed(c: WindowCall): boolean {
   const name = c.name.toUpperCase();
-  return c.aggregate !== undefined && RUNNING.has(name) && !c.distinct && c.ignoreNulls !== true && !c.safe && c.args.length <= 1 && runsNatively(c);
+  return c.aggregate !== undefined && RUNNING.has(name) && !c.distinct && c.ignoreNulls !== true && c.args.length <= 1 && runsNatively(c);
 }
 
 /**
@@ -707,7 +707,7 @@ class Streamed {
     this.acc = new FrameAccumulator(call);
     const at = call.args[0]?.type.kind;
     if (this.accumulated && !this.unboundedStart && !call.distinct && (this.name === 'SUM' || this.name === 'AVG') && (at === 'NUMERIC' || at === 'BIGNUMERIC') && call.column.type.kind === at) {
-      this.decimal = new DecimalFrameSum(at === 'NUMERIC' ? 4 : 8, this.name === 'AVG', call.safe === true);
+      this.decimal = new DecimalFrameSum(at === 'NUMERIC' ? 4 : 8, this.name === 'AVG');
     }
   }
 
