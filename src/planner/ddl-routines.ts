@@ -306,12 +306,14 @@ function checkProcedureTables(s: Session, st: A.CreateProcedureStmt): void {
   const opt = st.options?.find((o) => o.name.toLowerCase() === 'strict_mode');
   if (opt && opt.value.kind === 'BoolLiteral' && !opt.value.value) return;
   const refs: A.TableRef[] = [];
+  const calls: A.CallStmt[] = [];
   const made = new Set<string>();
   const walk = (n: unknown): void => {
     if (Array.isArray(n)) return n.forEach(walk);
     if (!n || typeof n !== 'object') return;
     const o = n as { kind?: string; path?: A.Path; name?: A.Path };
     if (o.kind === 'TableRef') refs.push(n as A.TableRef);
+    if (o.kind === 'Call') calls.push(n as A.CallStmt);
     if (o.kind && /^Create/.test(o.kind) && Array.isArray(o.name)) made.add(splitPath(o.name).pop()!.toLowerCase());
     for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
   };
@@ -328,6 +330,22 @@ function checkProcedureTables(s: Session, st: A.CreateProcedureStmt): void {
   for (const r of refs) {
     const id = tableOf(r);
     if (id && !cat.getTable(id)) throw tableNotFound(s.analyzer(), id);
+  }
+  // The body's CALL targets exist too: the page's strict_mode says a procedure calling itself is to be made with
+  // strict_mode=FALSE, for the errors its not yet existing causes. System procedures (BQ.) and names in datasets
+  // that do not exist (yet) are left to the call.
+  for (const c of calls) {
+    const parts = splitPath(c.name);
+    if (parts[0]?.toUpperCase() === 'BQ' || made.has(parts[parts.length - 1]!.toLowerCase())) continue;
+    let id: TableId;
+    try {
+      id = targetId(s, c.name, c.loc);
+    } catch {
+      continue;
+    }
+    if (cat.getDataset(id.projectId, id.datasetId) && !cat.getChild('routines', id.projectId, id.datasetId, id.tableId)) {
+      throw new QueryError(`Not found: Procedure ${id.projectId}:${id.datasetId}.${id.tableId}`, 'notFound', 404);
+    }
   }
   checkProcedureColumns(s, st, tableOf);
 }
