@@ -865,16 +865,23 @@ async function dryRun(s: Session, script: A.Script, single: boolean, state: Scri
   // on; DECLARE and SET run (they write no table) so later statements see their variables; a CALL is checked (the
   // procedure exists, its arguments fit its parameters) and ends the dry run, as do the first DDL statement, EXECUTE
   // IMMEDIATE (its dynamic query not run) and control statements (FOR, IF, WHILE, ...).
-  await s.scoped(async () => {
-    for (const x of script.statements) {
-      if (x.kind === 'QueryStatement' || x.kind === 'Insert' || x.kind === 'Update' || x.kind === 'Delete' || x.kind === 'Merge') await dryStatement(s, x);
-      else if (x.kind === 'Declare' || x.kind === 'Set') await runOne(s, x, state);
-      else {
-        if (x.kind === 'Call') calledProcedure(s, x);
-        break;
+  // The variables DECLARE and SET make are the dry run's own: a session's (shared with its later queries) stay as they were.
+  const saved = new Map(s.variables);
+  try {
+    await s.scoped(async () => {
+      for (const x of script.statements) {
+        if (x.kind === 'QueryStatement' || x.kind === 'Insert' || x.kind === 'Update' || x.kind === 'Delete' || x.kind === 'Merge') await dryStatement(s, x);
+        else if (x.kind === 'Declare' || x.kind === 'Set') await runOne(s, x, state);
+        else {
+          if (x.kind === 'Call') calledProcedure(s, x);
+          break;
+        }
       }
-    }
-  });
+    });
+  } finally {
+    s.variables.clear();
+    for (const [k, v] of saved) s.variables.set(k, v);
+  }
   return withBytes(s, { columns: null, batches: [], statementType: 'SCRIPT', totalBytesProcessed: 0 });
 }
 
@@ -927,9 +934,11 @@ export const runQuery: RunQuery = async (ctx: QueryContext): Promise<QueryResult
       tx.rollbackTransaction();
     }
   } catch (e) {
-    // A failure without a handler rolls the open transaction back (or finds it rolled back by a conflict).
-    restoreNames(s);
-    if (tx?.inTransaction) tx.rollbackTransaction();
+    // A failure without a handler rolls the open transaction back (or finds it rolled back by a conflict); in a session
+    // it stays open until a ROLLBACK or the session's end (transactions.md, Transaction scope).
+    const keepOpen = ctx.session !== undefined && tx?.inTransaction === true;
+    if (!keepOpen) restoreNames(s);
+    if (tx?.inTransaction && !keepOpen) tx.rollbackTransaction();
     if (e instanceof ReturnSignal) {
       /* RETURN ends the script normally */
     } else if (e instanceof BreakSignal || e instanceof ContinueSignal) {

@@ -187,6 +187,33 @@ describe('temporary tables and sessions', () => {
     expect(col(await q('SELECT @@session_id IS NULL'))).toEqual([true]);
   });
 
+  // Set al (sql48), written before the first run from sessions-write-queries.md (Use variables in a session: a variable
+  // declared inside BEGIN...END is not session-scoped; a session variable can be set inside a block; temporary
+  // functions are visible at the session level) and transactions.md (Transaction scope: with session mode and no
+  // exception handler, the transaction stays active after an error until the session ends or it is rolled back).
+  it('a variable declared in a BEGIN...END block is not a session variable; one set in a block keeps the value', async () => {
+    await inSession('s-scope', 'DECLARE top_v INT64 DEFAULT 1; BEGIN DECLARE inner_v INT64 DEFAULT 2; SET top_v = top_v + inner_v; END;');
+    expect(col(await inSession('s-scope', 'SELECT top_v'))).toEqual([3n]);
+    expect(await errorOf(inSession('s-scope', 'SELECT inner_v'))).toMatch(/Unrecognized name: inner_v/);
+    await inSession('s-scope', 'BEGIN SET top_v = 10; END;');
+    expect(col(await inSession('s-scope', 'SELECT top_v'))).toEqual([10n]);
+  });
+
+  it('a temporary function made by one query of a session is called by the next', async () => {
+    await inSession('s-fn', 'CREATE TEMP FUNCTION add_ten(x INT64) AS (x + 10);');
+    expect(col(await inSession('s-fn', 'SELECT add_ten(5)'))).toEqual([15n]);
+  });
+
+  it('in a session, an error without a handler leaves the transaction open until ROLLBACK', async () => {
+    await q('CREATE TABLE d.sess_err (n INT64)');
+    expect(await errorOf(inSession('s-err', "BEGIN TRANSACTION; INSERT d.sess_err VALUES (1); SELECT ERROR('stop');"))).toMatch(/stop/);
+    // Still in the transaction: its own write is visible to the session, not outside it.
+    expect(col(await inSession('s-err', 'SELECT COUNT(*) FROM d.sess_err'))).toEqual([1n]);
+    expect(col(await q('SELECT COUNT(*) FROM d.sess_err'))).toEqual([0n]);
+    await inSession('s-err', 'ROLLBACK TRANSACTION');
+    expect(col(await inSession('s-err', 'SELECT COUNT(*) FROM d.sess_err'))).toEqual([0n]);
+  });
+
   it('refuses a second query of a session while one runs', async () => {
     await inSession('s-busy', 'SELECT 1');
     const slow = inSession('s-busy', 'SELECT COUNT(*) FROM UNNEST(GENERATE_ARRAY(1, 300000))');
