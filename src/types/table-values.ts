@@ -120,9 +120,19 @@ export type TableValueRule = (b: Batch, onError?: (row: number, message: string,
 
 export function tableValueRule(columns: readonly Column[], fields: readonly RestField[] | undefined, paramsOnly = false): TableValueRule | undefined {
   const fixes = columns.map((c) => fixOf(c.type, fieldOf(fields, c.name), c.name, paramsOnly));
-  if (!fixes.some((x) => x !== undefined)) return undefined;
+  const floats = columns.some((c) => c.type.kind === 'FLOAT64');
+  if (!floats && !fixes.some((x) => x !== undefined)) return undefined;
   return (b, onError) => {
     let cols: Vector[] | undefined;
+    // data-types.md, Floating point semantics: a table can't store a negative zero (a FLOAT64 column's -0.0 is 0).
+    if (floats) {
+      columns.forEach((c, i) => {
+        const v = b.columns[i];
+        if (c.type.kind !== 'FLOAT64' || !v || !(v.data instanceof Float64Array)) return;
+        const z = positiveZeros(v.data);
+        if (z !== v.data) (cols ??= b.columns.slice())[i] = { ...v, data: z };
+      });
+    }
     fixes.forEach((fix, i) => {
       if (!fix) return;
       const v = b.columns[i];
@@ -151,6 +161,15 @@ export function tableValueRule(columns: readonly Column[], fields: readonly Rest
     });
     return cols ? { length: b.length, columns: cols } : b;
   };
+}
+
+/** `data` with each -0 made 0; the same array when it holds none. */
+function positiveZeros(data: Float64Array): Float64Array {
+  let out: Float64Array | undefined;
+  for (let i = 0; i < data.length; i++) {
+    if (data[i] === 0 && Object.is(data[i], -0)) (out ??= data.slice())[i] = 0;
+  }
+  return out ?? data;
 }
 
 /** `rows` with `rule` applied to each batch, as they come (a stream stays a stream). */
