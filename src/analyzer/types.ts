@@ -182,7 +182,8 @@ export function canCast(from: SqlType, to: SqlType): boolean {
     case 'BOOL':
       return f === 'INT64' || f === 'STRING';
     case 'STRING':
-      return f !== 'ARRAY' && f !== 'STRUCT' && f !== 'GEOGRAPHY' ? true : false;
+      // conversion_functions.md, CAST AS STRING: every scalar type but JSON and GEOGRAPHY (their own functions).
+      return f !== 'ARRAY' && f !== 'STRUCT' && f !== 'GEOGRAPHY' && f !== 'JSON';
     case 'BYTES':
       return f === 'STRING';
     case 'DATE':
@@ -200,7 +201,8 @@ export function canCast(from: SqlType, to: SqlType): boolean {
     case 'JSON':
       return false;
     case 'GEOGRAPHY':
-      return f === 'STRING';
+      // No CAST AS GEOGRAPHY in conversion_functions.md (nor in conversion_rules.md's table): ST_GEOGFROM* convert.
+      return false;
     case 'RANGE':
       return f === 'STRING' || (f === 'RANGE' && typeEquals(from, to));
     case 'ARRAY':
