@@ -219,9 +219,6 @@ interface Expectation {
 export function bigQueryAdjustment(typed: TypedValue): string | null {
   const cols = columnTypes(typed.type);
   if (!cols) return null;
-  const names = cols.map((c) => c.name?.toLowerCase()).filter((n): n is string => !!n);
-  const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup) return `duplicate column name ${dup} (BigQuery: "Duplicate column names in the result are not supported")`;
   for (const c of cols) {
     if (unsupportedInBigQuery(c.type) === 'ARRAY of ARRAY') return 'ARRAY of ARRAY in the result (BigQuery cannot return it)';
   }
@@ -302,14 +299,34 @@ export function compareSchema(cols: Array<{ name: string | null; type: SqlType }
   if (cols.length !== fields.length) {
     return `column count: expected ${cols.length}, got ${fields.length} (${fields.map((f) => f.name).join(', ')})`;
   }
+  const names = renamedDuplicates(cols.map((c) => c.name));
   for (let i = 0; i < cols.length; i++) {
     const c = cols[i]!;
     const f = fields[i]!;
-    if (c.name && f.name?.toLowerCase() !== c.name.toLowerCase()) return `column name ${i}: expected ${c.name}, got ${f.name}`;
+    const name = names[i];
+    if (name && f.name?.toLowerCase() !== name.toLowerCase()) return `column name ${i}: expected ${name}, got ${f.name}`;
     const d = compareFieldType(c.type, f, `column ${c.name ?? i}`);
     if (d) return d;
   }
   return null;
+}
+
+/**
+ * The reference returns repeated result names as they are; BigQuery renames every repeat after the first with the
+ * first free suffix, a -> a_1, a_2 (query-syntax.md, Duplicate aliases; names compare case-insensitively).
+ */
+function renamedDuplicates(names: readonly (string | null)[]): (string | null)[] {
+  const taken = new Set(names.filter((n): n is string => !!n).map((n) => n.toLowerCase()));
+  const seen = new Set<string>();
+  return names.map((n) => {
+    if (!n) return n;
+    const l = n.toLowerCase();
+    if (!seen.has(l)) return seen.add(l), n;
+    let i = 1;
+    while (taken.has(`${l}_${i}`)) i++;
+    taken.add(`${l}_${i}`);
+    return `${n}_${i}`;
+  });
 }
 
 /** Rows of an expected table value, as lists of cells. */

@@ -41,7 +41,7 @@ export function outputNames(names: readonly string[]): string[] {
   });
 }
 
-/** The service rejects results whose column names repeat (case-insensitively). */
+/** Results whose column names repeat (case-insensitively) are refused where they define a table: a destination table, CTAS, a view (query-syntax.md, Duplicate aliases). */
 export function checkDuplicateNames(names: readonly string[], loc?: A.Loc): void {
   const seen = new Set<string>();
   const dups: string[] = [];

@@ -209,7 +209,8 @@ function plan(ctx: QueryContext, located: QueryCatalog, rec: RecordingCatalog, s
   if (st?.kind !== 'QueryStatement') throw new Error('not a query');
   const s = new Session({ ...ctx, catalog: located });
   watchClock(s, rec);
-  const r = s.analyze(st.query);
+  // No destination table here (runCached passes jobs with one by): repeated result names are renamed, as runSelect does.
+  const r = s.analyze(st.query, { allowDuplicateNames: true });
   checkPartitionFilters(s, r.plan);
   const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
   return { columns, plan: s.optimize(r.plan) };

@@ -144,7 +144,9 @@ interface ScriptState {
 }
 
 async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
-  const r = s.analyze(q);
+  // A top-level result's repeated names are renamed (a, a_1) unless the job writes a destination table
+  // (query-syntax.md, Duplicate aliases).
+  const r = s.analyze(q, { allowDuplicateNames: !s.ctx.hasDestination });
   checkPartitionFilters(s, r.plan);
   const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
   const plan = s.optimize(r.plan);
@@ -843,7 +845,7 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
 /** A dry run of one statement: what it would read is charged (the estimate); nothing is written (the DML planners stop before they run). */
 async function dryStatement(s: Session, st: A.Statement): Promise<void> {
   if (st.kind === 'QueryStatement') {
-    await s.charge(s.optimize(s.analyze(st.query).plan));
+    await s.charge(s.optimize(s.analyze(st.query, { allowDuplicateNames: true }).plan));
     return;
   }
   const q = st.kind === 'Insert' ? st.query : st.kind === 'CreateTable' && !st.copy && !st.clone ? st.asQuery : undefined;

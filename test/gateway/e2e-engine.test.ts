@@ -316,6 +316,16 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     expect((await rest(bqUrl(`/datasets/${dest.datasetId}/tables/${dest.tableId}/data`))).body.totalRows).toBe('3');
     const jobs = await q({ query: "SELECT job_id, state FROM `region-us`.INFORMATION_SCHEMA.JOBS WHERE job_id = 'sel1' OR state = 'RUNNING'", useLegacySql: false });
     expect(jobs.body.rows).toEqual(expect.arrayContaining([{ f: [{ v: 'sel1' }, { v: 'DONE' }] }, { f: [{ v: jobs.body.jobReference.jobId }, { v: 'RUNNING' }] }]));
+    // query-syntax.md, Duplicate aliases: a result's repeated names are renamed, unless a destination table is named.
+    const dup = await q({ query: 'SELECT 1 AS a, 2 AS a, 3 AS A', useLegacySql: false });
+    expect(dup.body.schema.fields.map((f: { name: string }) => f.name)).toEqual(['a', 'a_1', 'A_2']);
+    expect(dup.body.rows).toEqual([{ f: [{ v: '1' }, { v: '2' }, { v: '3' }] }]);
+    const dupDest = { query: 'SELECT 1 AS a, 2 AS a', useLegacySql: false, destinationTable: { projectId: 'test', datasetId: 'qj', tableId: 'dup' } };
+    await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { query: dupDest }, jobReference: { jobId: 'dupdest' } } });
+    expect((await rest(bqUrl('/queries/dupdest'))).status).toBe(400);
+    const dupJob = await rest(bqUrl('/jobs/dupdest'));
+    expect(dupJob.body.status.errorResult).toMatchObject({ reason: 'invalidQuery', message: expect.stringContaining('Duplicate column names in the result are not supported') });
+    expect((await rest(bqUrl('/datasets/qj/tables/dup'))).status).toBe(404);
     await rest(bqUrl('/datasets/qj?deleteContents=true'), { method: 'DELETE' });
   });
 
