@@ -584,6 +584,11 @@ function pivotsMultiArgument(sql: string): boolean {
   });
 }
 
+/** A TABLE argument that is a function call, `f(TABLE g())`. */
+function tableArgumentIsCall(sql: string): boolean {
+  return /[(,]\s*TABLE\s+[\w.`]+\s*\(/i.test(sql);
+}
+
 function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: FileState): PlannedCase {
   const skip = (s0: { feature: string; why: string }): PlannedCase => {
     // Every skip names the reference page of the missing feature's area.
@@ -607,6 +612,7 @@ function planCase(id: string, tc: TestCase, index: number, tf: TestFile, state: 
   if (usesNonUnionAll(tc.query)) return skip(pseudo('set_op_all_non_union'));
   if (rowsFrameWithoutOrder(tc.query)) return skip(pseudo('window_frame_without_order'));
   if (pivotsMultiArgument(tc.query)) return skip(pseudo('pivot_multi_argument_aggregate'));
+  if (tableArgumentIsCall(tc.query)) return skip(pseudo('tvf_call_as_table_argument'));
   // objects of the file's prepare blocks this case uses
   const referenced = state.preps.filter((p) => mentions(tc.query, p.name) || (tc.parameters !== null && mentions(tc.parameters, p.name)));
   // temp functions used by referenced temp functions (transitively)

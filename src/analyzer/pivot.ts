@@ -170,6 +170,13 @@ export function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | und
   };
   const inNames = u.inColumns.flatMap((s) => s.columns.map((n) => n.toLowerCase()));
   if (new Set(inNames).size < inNames.length) throw sqlError('Column names in UNPIVOT IN clause cannot be repeated', u.loc);
+  // query-syntax.md, Rules for values_column / name_column: neither takes the other's name or an IN column's (an
+  // input column's name is allowed: the result then repeats it).
+  if (u.valueColumns.some((v) => v.toLowerCase() === u.nameColumn.toLowerCase())) {
+    throw sqlError(`UNPIVOT name column ${u.nameColumn} has the name of a value column`, u.loc);
+  }
+  const clash = [...u.valueColumns, u.nameColumn].find((n) => inNames.includes(n.toLowerCase()));
+  if (clash) throw sqlError(`UNPIVOT output column ${clash} has the name of a column in the IN clause`, u.loc);
   const consumed = new Set(u.inColumns.flatMap((s) => s.columns.map((n) => byName(n).id)));
   const keep = all.filter((c) => !consumed.has(c.id));
   const nv = u.valueColumns.length;
