@@ -727,9 +727,10 @@ export function registerStrings(): void {
     sig(['BYTES'], 'INT64', rowKernel(T.INT64, (v) => BigInt((v[0] as Uint8Array)[0] ?? 0))),
   ]);
   defineScalar('UNICODE', [sig(['STRING'], 'INT64', rowKernel(T.INT64, (v) => BigInt((v[0] as string).codePointAt(0) ?? 0)))]);
+  // string_functions.md (CHR): code point 0 gives an empty string (the reference gives a NUL character).
   const chr = (c: bigint): string => {
     if (c < 0n || c > 0x10ffffn || (c >= 0xd800n && c <= 0xdfffn)) fail(`Invalid codepoint ${c}`);
-    return String.fromCodePoint(Number(c));
+    return c === 0n ? '' : String.fromCodePoint(Number(c));
   };
   defineScalar('CHR', [sig(['INT64'], 'STRING', rowKernel(T.STRING, (v) => chr(v[0] as bigint)))]);
   defineScalar('CODE_POINTS_TO_STRING', [
