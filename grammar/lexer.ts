@@ -252,13 +252,6 @@ export function tokenize(sql: string): Token[] {
           float = true;
         }
       }
-      // lexical.md: an unquoted identifier can't begin with a digit, so `7up` is a literal glued to a name. Left to
-      // the parser: a path part after a dot (`ds.123abc`), a dashed name's part (`my-proj-41p5`), `123.` before a
-      // name, and a glued name after AS (the parser names the literal it didn't expect).
-      const prev = out[out.length - 1];
-      if (isWordStart(sql.charCodeAt(j)) && sql.charCodeAt(j - 1) !== 46 && ![45, 46].includes(sql.charCodeAt(i - 1)) && prev?.upper !== 'AS') {
-        err('Missing whitespace between literal and alias', j);
-      }
       push(float ? T.Float : T.Int, i, j);
       i = j;
       continue;
