@@ -263,6 +263,19 @@ from (select * from ${rel('raw_events')} where event_time >= '${day} 00:00:00+00
   async function dbtRunPass1(): Promise<void> {
     await run('model.jaffle_shop.stg_orders', STG_ORDERS);
 
+    // A table model the materialized view reads: a partitioned materialized view needs a base table partitioned the
+    // same way (data-definition-language.md, CREATE MATERIALIZED VIEW, partition_expression), and a seed is not.
+    await run(
+      'model.jaffle_shop.orders_dated',
+      `create or replace table ${rel('orders_dated')}
+    partition by order_date
+
+    OPTIONS()
+    as (
+      select order_date, status from ${rel('raw_orders')}
+    );`,
+    );
+
     // materialized_view (bigquery__get_create_materialized_view_as_sql)
     await run(
       'model.jaffle_shop.orders_by_day_mv',
@@ -272,7 +285,7 @@ from (select * from ${rel('raw_events')} where event_time >= '${day} 00:00:00+00
         options(
             enable_refresh = True,refresh_interval_minutes = 30.0,kms_key_name = 'projects/dbt-proj/locations/us/keyRings/dbt/cryptoKeys/mv',description = """Orders per day and status"""
         )
-    as select order_date, status, count(*) as n from ${rel('raw_orders')} group by order_date, status`,
+    as select order_date, status, count(*) as n from ${rel('orders_dated')} group by order_date, status`,
     );
 
     await run(
@@ -369,6 +382,7 @@ from (select * from ${rel('raw_events')} where event_time >= '${day} 00:00:00+00
       events_daily: 'TABLE',
       orders_by_customer: 'TABLE',
       orders_daily: 'TABLE',
+      orders_dated: 'TABLE',
       orders_merge: 'TABLE',
       orders_by_day_mv: 'MATERIALIZED_VIEW',
       raw_customers: 'TABLE',
@@ -1019,7 +1033,7 @@ select * from ${rel('stg_orders')}
     expect(byCol('orders_merge', 'customer_id')).toMatchObject({ stats__clustering_fields__value: 'status, customer_id' });
     // one row per column of every table and view in the dataset
     const tablesSeen = new Set(rows.map((r) => r['table_name']));
-    expect([...tablesSeen].sort()).toEqual(['customers', 'events_daily', 'orders_by_customer', 'orders_by_day_mv', 'orders_daily', 'orders_merge', 'raw_customers', 'raw_events', 'raw_orders', 'stg_orders']);
+    expect([...tablesSeen].sort()).toEqual(['customers', 'events_daily', 'orders_by_customer', 'orders_by_day_mv', 'orders_daily', 'orders_dated', 'orders_merge', 'raw_customers', 'raw_events', 'raw_orders', 'stg_orders']);
     expect(byCol('orders_by_day_mv', 'n')).toMatchObject({ table_type: 'materialized view', table_comment: 'Orders per day and status', stats__partitioning_type__value: 'order_date', stats__clustering_fields__value: 'status' });
     expect(rows.filter((r) => r['table_name'] === 'customers')).toHaveLength(8);
   });
