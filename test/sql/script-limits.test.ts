@@ -51,11 +51,12 @@ describe('script time limit', () => {
 
   it('a procedure that calls itself without end fails at the call depth limit, at once', async () => {
     process.env.WAREHOUSE_EMULATOR_SCRIPT_TIMEOUT_MS = '60000';
-    await run(h, 'CREATE OR REPLACE PROCEDURE ds.forever(n INT64) BEGIN CALL ds.forever(n + 1); END', { projectId: 'p' });
+    // A procedure that calls itself is made with strict_mode = FALSE (data-definition-language.md, CREATE PROCEDURE).
+    await run(h, 'CREATE OR REPLACE PROCEDURE ds.forever(n INT64) OPTIONS (strict_mode = FALSE) BEGIN CALL ds.forever(n + 1); END', { projectId: 'p' });
     const e = await failure(run(h, 'CALL ds.forever(0)', { projectId: 'p' }));
     expect([e.reason, e.message]).toEqual(['resourcesExceeded', 'Out of stack space due to deeply-nested procedure call to ds.forever']);
     // procedural-language.md (CALL): at most 50 frames, the script's included: 49 procedures nested run, 50 do not.
-    await run(h, 'CREATE OR REPLACE PROCEDURE ds.down(n INT64, OUT r INT64) BEGIN IF n = 0 THEN SET r = 0; ELSE CALL ds.down(n - 1, r); SET r = r + 1; END IF; END', { projectId: 'p' });
+    await run(h, 'CREATE OR REPLACE PROCEDURE ds.down(n INT64, OUT r INT64) OPTIONS (strict_mode = FALSE) BEGIN IF n = 0 THEN SET r = 0; ELSE CALL ds.down(n - 1, r); SET r = r + 1; END IF; END', { projectId: 'p' });
     const r = await run(h, 'DECLARE r INT64; CALL ds.down(48, r); SELECT r', { projectId: 'p' });
     expect(rowsOf(r)).toEqual([['48']]);
     const deeper = await failure(run(h, 'DECLARE r INT64; CALL ds.down(49, r); SELECT r', { projectId: 'p' }));
