@@ -841,7 +841,6 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
   }
 }
 
-/** Dry run: a SELECT is analyzed (schema known, nothing runs); other statements are parsed only and never applied. */
 /** A dry run of one statement: what it would read is charged (the estimate); nothing is written (the DML planners stop before they run). */
 async function dryStatement(s: Session, st: A.Statement): Promise<void> {
   if (st.kind === 'QueryStatement') {
@@ -855,6 +854,7 @@ async function dryStatement(s: Session, st: A.Statement): Promise<void> {
   else if (st.kind === 'Merge') await Dml.merge(s, st);
 }
 
+/** Dry run: statements are analyzed and charged, never applied (a script's as multi-statement-queries.md says, below). */
 async function dryRun(s: Session, script: A.Script, single: boolean, state: ScriptState): Promise<QueryResult> {
   const st = script.statements[0]!;
   if (single && st.kind === 'QueryStatement') return withBytes(s, await runSelect(s, st.query));
@@ -888,11 +888,6 @@ async function dryRun(s: Session, script: A.Script, single: boolean, state: Scri
 }
 
 /**
- * A destination table takes a query's rows: the real service refuses it, before
- * running anything, for a script (EXECUTE IMMEDIATE and CALL count as one) and
- * for a single statement that is no query, naming its class.
- */
-/**
  * multi-statement-queries.md: CREATE TEMP FUNCTION statements followed by a single SELECT are not a multi-statement
  * query (the real service runs them as one query job).
  */
@@ -901,6 +896,11 @@ function tempFunctionsThenQuery(statements: readonly A.Statement[]): boolean {
   return last.kind === 'QueryStatement' && statements.slice(0, -1).every((x) => x.kind === 'CreateFunction' && x.temp);
 }
 
+/**
+ * A destination table takes a query's rows: the real service refuses it, before
+ * running anything, for a script (EXECUTE IMMEDIATE and CALL count as one) and
+ * for a single statement that is no query, naming its class.
+ */
 function checkDestination(statements: readonly A.Statement[], single: boolean): void {
   if (tempFunctionsThenQuery(statements)) return;
   const st = statements[0]!;
