@@ -250,17 +250,19 @@ function holds(c: Compiled, f: Field, a: Analyzer): boolean {
   }
 }
 
+/** The search query parsed and analyzed (NO_OP_ANALYZER takes it as one token). */
+function compileQuery(query: string, a: Analyzer): Compiled {
+  if (a.kind === 'NO_OP_ANALYZER') return { kind: 'tokens', tokens: [query] };
+  const q = compile(parseSearchQuery(query), a);
+  if (tokenCount(q) === 0) fail(`SEARCH: the search query ${JSON.stringify(query)} produces no search tokens`);
+  return q;
+}
+
 /**
  * TRUE when one searched string satisfies the whole query; otherwise NULL when a STRING field is NULL,
  * else FALSE (search_functions, rules for data_to_search). NO_OP_ANALYZER takes the query as one token.
  */
-function search(data: Value, type: SqlType, query: string, a: Analyzer, scope: JsonScope): boolean | null {
-  let q: Compiled;
-  if (a.kind === 'NO_OP_ANALYZER') q = { kind: 'tokens', tokens: [query] };
-  else {
-    q = compile(parseSearchQuery(query), a);
-    if (tokenCount(q) === 0) fail(`SEARCH: the search query ${JSON.stringify(query)} produces no search tokens`);
-  }
+function search(data: Value, type: SqlType, q: Compiled, a: Analyzer, scope: JsonScope): boolean | null {
   const texts: (string | null)[] = [];
   strings(data, type, scope, texts);
   let sawNull = false;
@@ -288,12 +290,21 @@ export function registerSearch(): void {
     sigf(['ANY', 'STRING', named('json_scope', 'STRING'), named('analyzer', 'STRING'), named('analyzer_options', 'STRING')], 'BOOL', (c) => {
       const at = slots(c);
       const type = c.argTypes[0]!;
+      // The query and analyzer are most often constants: the last ones' compiled form is kept, not redone per row.
+      let last: { query: string; name: Value; options: Value; a: Analyzer; q: Compiled } | undefined;
       return rowKernel(T.BOOL, (v) => {
         const scope = (at(v, 2) ?? 'JSON_VALUES') as string;
         if (scope !== 'JSON_VALUES' && scope !== 'JSON_KEYS' && scope !== 'JSON_KEYS_AND_VALUES') fail(`Invalid json_scope: ${scope}`);
         // The kernel sees NULLs (a NULL string is searched as a NULL field); a NULL query is an error (search_functions).
         if (v[1] === null) fail('SEARCH: search_query must not be NULL');
-        return search(v[0]!, type, v[1] as string, analyzerOf(at(v, 3), at(v, 4)), scope);
+        const query = v[1] as string;
+        const name = at(v, 3);
+        const options = at(v, 4);
+        if (!last || last.query !== query || last.name !== name || last.options !== options) {
+          const a = analyzerOf(name, options);
+          last = { query, name, options, a, q: compileQuery(query, a) };
+        }
+        return search(v[0]!, type, last.q, last.a, scope);
       }, false);
     }),
   ], { pure: true });
