@@ -12,7 +12,7 @@ import { rewriteExpr } from '../analyzer/rewrite.js';
 import type { ColumnRefExpr, Expr, Rel, ResolvedColumn } from '../analyzer/resolved.js';
 import { extractEquiKeys } from '../executor/operators/join.js';
 import { Scope, colRef } from '../analyzer/scope.js';
-import { canCoerce } from '../analyzer/types.js';
+import { canCoerce, Origin } from '../analyzer/types.js';
 import { sqlError } from '../analyzer/errors.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { ROW_POSITION, type TableInfo } from '../storage/api.js';
@@ -124,6 +124,16 @@ export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined, what 
   // ERROR(...) takes its type from its context (debugging_functions.md): here the column's.
   if (isErrorCall(e) || canCoerce(e.type, c.type, originOf(e)) || shapeFits(e, c.type)) return coerce(e, c.type, loc);
   throw sqlError(`${what} has type ${typeToSql(e.type)} which cannot be inserted into column ${c.name}, which has type ${typeToSql(c.type)}`, loc);
+}
+
+/**
+ * Column k of INSERT's query as the assignment sees it: a bare untyped NULL or `[]` in the outermost SELECT list keeps
+ * its free coercion, so `INSERT t (ts) SELECT NULL` writes a NULL TIMESTAMP (ZetaSQL's resolver_dml.cc exempts such
+ * literals of the query's top ProjectScan: UntypedLiteralMap); anywhere deeper the column has the type it was given.
+ */
+function queryColumn(plan: Rel, k: number): Expr {
+  const e = plan.kind === 'project' ? plan.exprs[k] : undefined;
+  return e?.kind === 'literal' && originOf(e) === Origin.Null ? e : colRef(plan.columns[k]!);
 }
 
 /**
@@ -320,7 +330,7 @@ export async function insert(s: Session, st: A.InsertStmt): Promise<QueryResult>
     const exprs: Expr[] = [];
     for (let i = 0; i < cols.length; i++) {
       const k = targetIdx.indexOf(i);
-      exprs.push(k < 0 ? await defaultValue(an, info, cols[i]!) : coerceForWrite(colRef(qc[k]!), cols[i]!, st.query!.loc, `Query column ${k + 1}`));
+      exprs.push(k < 0 ? await defaultValue(an, info, cols[i]!) : coerceForWrite(queryColumn(q.plan, k), cols[i]!, st.query!.loc, `Query column ${k + 1}`));
     }
     rel = project(an, q.plan, exprs, cols.map((c) => c.name));
   }
