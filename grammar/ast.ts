@@ -13,6 +13,9 @@
 //   DDL can store original SQL text.
 // - Only add to this file; never rename existing kinds/fields (analyzer depends on it).
 
+import type { CreatePropertyGraphStmt, GraphIsEndpoint, GraphIsLabeled, GraphQuery, GraphSubquery } from './ast-graph.js';
+export type * from './ast-graph.js';
+
 export interface Loc {
   line: number;
   column: number;
@@ -125,7 +128,10 @@ export type Expr =
   | NamedArgument
   | StarArg
   | ReplaceFieldsExpr
-  | WithExpr;
+  | WithExpr
+  | GraphIsLabeled
+  | GraphIsEndpoint
+  | GraphSubquery;
 
 /** Integer literal; text as written, e.g. "42" or "0x1F". */
 export interface IntLiteral extends NodeBase {
@@ -701,6 +707,8 @@ export interface SubqueryRef extends FromItemBase {
   kind: 'SubqueryRef';
   query: Query;
   alias?: string;
+  /** `GRAPH_TABLE(g ...)` (graph-sql-queries.md), or a whole `GRAPH g ...` query: `query` is then a placeholder, the analyzer compiles this. */
+  graph?: GraphQuery;
   sample?: TableSample;
 }
 
@@ -1016,7 +1024,8 @@ export type Statement =
   | GrantStmt
   | CaseStmt
   | CreateConstantStmt
-  | CreateIndexStmt;
+  | CreateIndexStmt
+  | CreatePropertyGraphStmt;
 
 export interface Script extends NodeBase {
   kind: 'Script';
@@ -1203,7 +1212,8 @@ export type DropObjectType =
   | 'ROW ACCESS POLICY'
   | 'ALL ROW ACCESS POLICIES'
   | 'SEARCH INDEX'
-  | 'VECTOR INDEX';
+  | 'VECTOR INDEX'
+  | 'PROPERTY GRAPH';
 
 export interface DropStmt extends StmtBase {
   kind: 'Drop';

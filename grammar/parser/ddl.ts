@@ -6,7 +6,7 @@ import { T } from '../lexer.js';
 import { SqlSyntaxError } from '../errors.js';
 import { AnyWord, StringLit } from '../tokens.js';
 import { S, LP, RP, COMMA, K } from './base.js';
-import { PipeParser } from './pipe.js';
+import { GraphParser } from './graph.js';
 
 /**
  * The form a CREATE statement names when its grammar has no TEMP (data-definition-language: only CREATE TEMP TABLE,
@@ -35,7 +35,7 @@ function tempForm(st: A.Statement): string | undefined {
 
 type Base = { loc: A.Loc; start: number; end: number; orReplace: boolean };
 
-export abstract class DdlParser extends PipeParser {
+export abstract class DdlParser extends GraphParser {
   /** Defined in statements.ts: a procedure's body is a block. */
   protected abstract block: ParserMethod<[], A.BlockStmt>;
 
@@ -50,6 +50,7 @@ export abstract class DdlParser extends PipeParser {
     const temp = tempTok !== undefined;
     const base: Base = { loc: this.loc(t), start: t.startOffset, end: 0, orReplace };
     const st = this.or(9, [
+      { GATE: () => this.isKw('PROPERTY') && this.isKw('GRAPH', 2), ALT: () => this.subrule(90, this.createPropertyGraph, { ARGS: [base] }) },
       {
         GATE: () => this.isKw('FUNCTION', 2),
         ALT: () => {
@@ -695,6 +696,8 @@ export abstract class DdlParser extends PipeParser {
       },
       { ALT: (): A.DropObjectType => (this.consume(28, K.SEARCH!), this.consume(29, K.INDEX!), 'SEARCH INDEX') },
       { ALT: (): A.DropObjectType => (this.consume(30, K.VECTOR!), this.consume(31, K.INDEX!), 'VECTOR INDEX') },
+      // graph-schema-statements.md: DROP PROPERTY GRAPH [IF EXISTS] name.
+      { GATE: () => this.isKw('PROPERTY') && this.isKw('GRAPH', 2), ALT: (): A.DropObjectType => (this.consume(52, AnyWord), this.consume(53, AnyWord), 'PROPERTY GRAPH') },
     ]);
     const ifExists = this.subrule(32, this.ifExists);
     let name: A.Path = [];

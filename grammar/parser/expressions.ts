@@ -51,6 +51,10 @@ function chain(op: 'AND' | 'OR', terms: A.Expr[]): A.Expr {
 const COMPARISON_NEXT = ['=', '!=', '<>', '<', '>', '<=', '>=', 'LIKE', 'BETWEEN', 'IN', 'IS', 'NOT'];
 
 export abstract class ExpressionParser extends ParserBase {
+  /** Defined in graph.ts: a label expression (`IS LABELED`). */
+  protected abstract graphLabelExpr: ParserMethod<[], A.GraphLabelExpr>;
+  /** Defined in graph.ts: `{ ... }` of a graph subquery (EXISTS / VALUE / ARRAY / IN). */
+  protected abstract graphSubqueryBraces: ParserMethod<[], A.GraphQuery>;
   /** Defined in queries.ts: expressions hold subqueries. */
   protected abstract query: ParserMethod<[], A.Query>;
   protected abstract parenQuery: ParserMethod<[], A.Query>;
@@ -421,6 +425,25 @@ export abstract class ExpressionParser extends ParserBase {
                   },
                 },
                 {
+                  // graph-operators.md / graph-patterns.md: `element IS [NOT] LABELED label_expression`.
+                  GATE: () => this.isKw('LABELED'),
+                  ALT: () => {
+                    this.consume(36, AnyWord);
+                    const label = this.subrule(37, this.graphLabelExpr);
+                    left = { kind: 'GraphIsLabeled', loc: left.loc, expr: left, not: isNot, label };
+                  },
+                },
+                {
+                  // graph-operators.md: `node IS [NOT] SOURCE [OF] edge`, `node IS [NOT] DESTINATION [OF] edge`.
+                  GATE: () => this.isKw('SOURCE') || this.isKw('DESTINATION'),
+                  ALT: () => {
+                    const w = this.consume(38, AnyWord);
+                    this.option(39, () => this.consume(40, K.OF!));
+                    const edge = this.subrule(41, this.bitOr);
+                    left = { kind: 'GraphIsEndpoint', loc: left.loc, node: left, not: isNot, which: this.up(w) === 'SOURCE' ? 'SOURCE' : 'DESTINATION', edge };
+                  },
+                },
+                {
                   ALT: () => {
                     const w = this.or(31, [
                       { ALT: () => this.consume(32, K.NULL!) },
@@ -485,7 +508,10 @@ export abstract class ExpressionParser extends ParserBase {
       this.consume(5, RP);
       return true;
     });
-    if (this.must(unnest === undefined)) {
+    // graph-subqueries.md: value [NOT] IN { GRAPH g ... }.
+    const graph = this.option(90, { GATE: () => unnest === undefined && this.isSym('{'), DEF: () => this.subrule(91, this.graphSubqueryBraces) });
+    if (graph !== undefined && this.live) return { kind: 'GraphSubquery', loc: node.loc, mode: 'IN', query: graph, value: left!, not: !!not };
+    if (this.must(unnest === undefined && graph === undefined)) {
           this.consume(6, LP);
           this.or(7, [
             {
@@ -782,9 +808,15 @@ export abstract class ExpressionParser extends ParserBase {
         ALT: (): A.Expr => {
           const loc = this.here();
           this.consume(27, K.EXISTS!);
-          this.consume(28, LP);
-          const query = this.subrule(29, this.query);
-          this.consume(30, RP);
+          // graph-subqueries.md: EXISTS { graph query | MATCH ... | graph pattern }.
+          const graph = this.option(90, () => this.subrule(91, this.graphSubqueryBraces));
+          if (graph !== undefined && this.live) return { kind: 'GraphSubquery', loc, mode: 'EXISTS', query: graph };
+          let query = graph as unknown as A.Query;
+          if (this.must(graph === undefined)) {
+            this.consume(28, LP);
+            query = this.subrule(29, this.query);
+            this.consume(30, RP);
+          }
           return { kind: 'ExistsExpr', loc, query };
         },
       },
@@ -844,6 +876,15 @@ export abstract class ExpressionParser extends ParserBase {
   private identifierPrimaryAlts: IOrAlt<A.Expr>[] | undefined;
   private identifierPrimary = this.RULE('identifierPrimary', (): A.Expr =>
     this.or(1, (this.identifierPrimaryAlts ??= [
+      {
+        // graph-subqueries.md: VALUE { GRAPH g ... }.
+        GATE: () => this.isKw('VALUE') && this.isSym('{', 2),
+        ALT: (): A.Expr => {
+          const loc = this.here();
+          this.consume(90, K.VALUE!);
+          return { kind: 'GraphSubquery', loc, mode: 'VALUE', query: this.subrule(91, this.graphSubqueryBraces) };
+        },
+      },
       {
         GATE: () => this.isKw('SAFE_CAST') && this.isSym('(', 2),
         ALT: (): A.Expr => this.subrule(2, this.castBody, { ARGS: [this.consume(8, K.SAFE_CAST!)] }),
@@ -982,6 +1023,9 @@ export abstract class ExpressionParser extends ParserBase {
     const loc = this.loc(t);
     const query = this.option(2, () => this.subrule(3, this.parenQuery));
     if (query !== undefined && this.live) return { kind: 'ArraySubquery', loc, query };
+    // graph-subqueries.md: ARRAY { GRAPH g ... }.
+    const graph = this.option(90, () => this.subrule(91, this.graphSubqueryBraces));
+    if (graph !== undefined && this.live) return { kind: 'GraphSubquery', loc, mode: 'ARRAY', query: graph };
     const elementType = this.option(4, () => {
       this.consume(5, S['<']!);
       const et = this.subrule(6, this.type);

@@ -1,8 +1,9 @@
 // FROM items: tables, joins, UNNEST, table-valued function calls, PIVOT/UNPIVOT, TABLESAMPLE, MATCH_RECOGNIZE.
 // (GoogleSQL parser layer; grammar/parser/base.ts says how the layers fit.)
 import type * as A from '../ast.js';
-import { type IToken } from 'chevrotain';
+import { type IToken, type ParserMethod } from 'chevrotain';
 import { T } from '../lexer.js';
+import { AnyWord } from '../tokens.js';
 import { S, LP, RP, COMMA, K } from './base.js';
 import { ExpressionParser } from './expressions.js';
 
@@ -18,6 +19,8 @@ type JoinStep = { head: { joinType: Exclude<A.JoinType, 'COMMA'>; natural: boole
 type TvfArg = A.Expr | A.TableArg | A.ModelArg | A.Query;
 
 export abstract class FromParser extends ExpressionParser {
+  /** Defined in graph.ts: the graph name and GQL query inside GRAPH_TABLE( ... ). */
+  protected abstract graphQueryBody: ParserMethod<[], A.GraphQuery>;
   // -------------------------------------------------------------------------
   // FROM
   // -------------------------------------------------------------------------
@@ -265,6 +268,19 @@ export abstract class FromParser extends ExpressionParser {
           this.consume(9, RP);
           if (this.live) this.parenJoins.add(item);
           return this.subrule(10, this.fromPostfix, { ARGS: [item] });
+        },
+      },
+      {
+        // graph-sql-queries.md: GRAPH_TABLE (property_graph_name multi_linear_query_statement) [[AS] alias].
+        GATE: () => this.isKw('GRAPH_TABLE') && this.isSym('(', 2),
+        ALT: (): A.FromItem => {
+          this.consume(90, AnyWord);
+          this.consume(91, LP);
+          const graph = this.subrule(92, this.graphQueryBody);
+          this.consume(93, RP);
+          const sq: A.SubqueryRef = { kind: 'SubqueryRef', loc: this.loc(t), query: { kind: 'Query', loc: this.loc(t), body: { kind: 'Select', loc: this.loc(t), distinct: false, items: [] }, pipes: [] }, graph };
+          sq.alias = this.subrule(94, this.alias);
+          return this.subrule(95, this.fromPostfix, { ARGS: [sq] });
         },
       },
       {

@@ -66,6 +66,8 @@ export class GoogleSqlParser extends DmlParser {
     const start = t.startOffset;
     return this.or(1, [
       { GATE: () => this.isIdent() && this.isSym(':', 2), ALT: () => this.subrule(2, this.labeledStatement) },
+      // graph-query-statements.md: a GQL query, GRAPH name + linear query statements; run as SELECT * FROM its table.
+      { GATE: () => this.isKw('GRAPH') && this.isIdent(2), ALT: () => this.subrule(90, this.graphQueryStatement) },
       { ALT: () => this.subrule(3, this.queryStatement) },
       { ALT: () => this.subrule(4, this.createStatement) },
       { ALT: () => this.subrule(5, this.dropStatement) },
@@ -395,6 +397,17 @@ export class GoogleSqlParser extends DmlParser {
     this.consume(10, S['=']!);
     const value = this.subrule(11, this.expr);
     return this.stmtEnd<A.SetStmt>({ kind: 'Set', loc: this.loc(t), start: t.startOffset, end: 0, targets, tuple, value });
+  });
+
+  private graphQueryStatement = this.RULE('graphQueryStatement', (): A.QueryStatement => {
+    const t = this.la(1);
+    const loc = this.loc(t);
+    const graph = this.subrule(1, this.graphStatementQuery);
+    if (this.live) graph.topLevel = true;
+    const placeholder: A.Query = { kind: 'Query', loc, body: { kind: 'Select', loc, distinct: false, items: [] }, pipes: [] };
+    const from: A.SubqueryRef = { kind: 'SubqueryRef', loc, query: placeholder, graph };
+    const query: A.Query = { kind: 'Query', loc, body: { kind: 'Select', loc, distinct: false, items: [{ kind: 'SelectStar', loc }], from }, pipes: [] };
+    return this.stmtEnd<A.QueryStatement>({ kind: 'QueryStatement', loc, start: t.startOffset, end: 0, query });
   });
 
   private queryStatement = this.RULE('queryStatement', (): A.QueryStatement => {

@@ -631,6 +631,11 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       }
       return resolveExpr(an, n.body, { ...ctx, udfArgs: m, withVars: vars });
     }
+    case 'GraphIsLabeled':
+    case 'GraphIsEndpoint':
+    case 'GraphSubquery':
+      // graph-operators.md, graph-subqueries.md: graph predicates and subqueries belong to graph queries.
+      throw sqlError(`${n.kind === 'GraphIsLabeled' ? 'IS LABELED' : n.kind === 'GraphSubquery' ? `A graph subquery (${n.mode} { ... })` : 'IS SOURCE / IS DESTINATION'} is only allowed in a graph query`, n.loc);
     default: {
       const x: { kind: string; loc: A.Loc } = n;
       throw sqlError(`Unsupported expression ${x.kind}`, x.loc);

@@ -12,6 +12,7 @@ import type { Analyzer, VirtualTable } from './context.js';
 import { notFound, sqlError } from './errors.js';
 import { literal } from './expr.js';
 import { resolveQuery } from './query.js';
+import { graphMetadata } from './graph-schema.js';
 import type { ScanRel } from './resolved.js';
 import type { SampleTarget } from './sample.js';
 import { indexColumnRows, searchIndexesOf, vectorIndexesOf } from './search-index.js';
@@ -525,6 +526,17 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         ],
         rows,
       };
+    }
+    case 'PROPERTY_GRAPHS': {
+      // information-schema-property-graphs: one row per property graph, its definition as JSON and its DDL.
+      const rows: Value[][] = [];
+      for (const d of datasets) {
+        for (const r of cat.listChildren('propertyGraphs', projectId, d)) {
+          const name = ((r.propertyGraphReference ?? {}) as Record<string, string>).propertyGraphId ?? '';
+          rows.push([projectId, d, name, JSON.stringify(graphMetadata(an, { projectId, datasetId: d, tableId: name }, r)), (r.ddl as string) ?? null]);
+        }
+      }
+      return { columns: [col('property_graph_catalog'), col('property_graph_schema'), col('property_graph_name'), col('property_graph_metadata_json'), col('ddl')], rows };
     }
     case 'ROUTINE_OPTIONS': {
       // information-schema-routine-options: description, library (JavaScript), data_governance_type, where set.

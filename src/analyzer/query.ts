@@ -8,6 +8,7 @@
 //        -> Filter(QUALIFY) -> Project(items + hidden ORDER BY keys)
 //        -> Aggregate(DISTINCT) -> Sort -> Limit -> Project(drop hidden)
 
+import { compileGraphQuery } from './graph-query.js';
 import type * as A from '../../grammar/ast.js';
 import { T, arrayOf, isGroupable, isOrderable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer } from './context.js';
@@ -981,7 +982,7 @@ function resolveLeaf(an: Analyzer, item: A.FromItem, scope: Scope, outer: Scope 
       return unnestLeaf(an, item.exprs, item.alias, item.withOffset, scope, item.loc, item.exprAliases, item.mode);
     }
     case 'SubqueryRef': {
-      const out = resolveQuery(an, item.query, outer);
+      const out = resolveQuery(an, item.graph ? compileGraphQuery(an, item.graph, item.graph.topLevel === true) : item.query, outer);
       const alias = item.alias ?? '';
       let rel = out.rel;
       if (item.sample) rel = sample(an, rel, item.sample, { kind: 'not a table', what: 'a subquery' }, item.loc);

@@ -7,7 +7,7 @@ import type { Storage } from '../storage/store.js';
 import { nextModified } from './datasets.js';
 import { dropNulls, obj, paginate, str, type Page } from './util.js';
 
-export type ChildKind = 'routines' | 'models' | 'rowAccessPolicies';
+export type ChildKind = 'routines' | 'models' | 'rowAccessPolicies' | 'propertyGraphs';
 
 interface KindInfo {
   readonly refField: string;
@@ -19,6 +19,7 @@ const KINDS: Record<ChildKind, KindInfo> = {
   routines: { refField: 'routineReference', idField: 'routineId', label: 'Routine' },
   models: { refField: 'modelReference', idField: 'modelId', label: 'Model' },
   rowAccessPolicies: { refField: 'rowAccessPolicyReference', idField: 'policyId', label: 'Row access policy' },
+  propertyGraphs: { refField: 'propertyGraphReference', idField: 'propertyGraphId', label: 'Property graph' },
 };
 
 function kindInfo(kind: string): [ChildKind, KindInfo] {
@@ -37,7 +38,7 @@ export function collection(st: Storage, kind: string, p: string, d: string, t: s
   const [k] = kindInfo(kind);
   if (k === 'rowAccessPolicies') return st.requireTable(p, d, t).policies;
   const ds = st.requireDataset(p, d);
-  return k === 'routines' ? ds.routines : ds.models;
+  return k === 'routines' ? ds.routines : k === 'models' ? ds.models : (ds.propertyGraphs ?? {});
 }
 
 export async function putChild(st: Storage, kind: string, p: string, d: string, t: string, childId: string, body: Resource, createOnly: boolean): Promise<Resource> {

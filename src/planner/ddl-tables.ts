@@ -21,6 +21,7 @@ import { checkPartitionFilters } from './partition-filter.js';
 import { checked, coerceForWrite, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { dropSearchIndex } from './search-index.js';
+import { dropPropertyGraph } from './ddl-graph.js';
 import { createExternalTable } from './data-statements.js';
 import { already, checkFineGrainedTemp, optionsToResource, clustering, checkTableOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, ensureTempDataset, targetId, mvRefreshSettings } from './ddl-common.js';
 import { tableConstraints, columnsFromDefs, checkCollationName, defaultCollated, columnOptionFields, schemaExtras } from './ddl-columns.js';
@@ -429,6 +430,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
 export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
   const cat = s.ctx.catalog;
   const ot = st.objectType;
+  if (ot === 'PROPERTY GRAPH') return dropPropertyGraph(s, st);
   if (ot === 'SCHEMA') {
     const parts = splitPath(st.name);
     const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;

@@ -18,6 +18,7 @@ import * as Dml from './dml.js';
 import { alter } from './ddl-alter.js';
 import { createRowAccessPolicy, grant } from './ddl-access.js';
 import { createFunction, createModel, createProcedure, findProcedure } from './ddl-routines.js';
+import { createPropertyGraph } from './ddl-graph.js';
 import { createSchema, createTable, createView, drop, undropSchema } from './ddl-tables.js';
 import { checkPartitionFilters } from './partition-filter.js';
 import * as D from './data-statements.js';
@@ -393,6 +394,7 @@ function permanentDdl(st: A.Statement): boolean {
     case 'Drop':
       return st.objectType !== 'TABLE' && st.objectType !== 'FUNCTION' ? true : splitPathLength(st.name) > 1;
     case 'CreateView':
+    case 'CreatePropertyGraph':
     case 'Alter':
     case 'CreateSchema':
     case 'UndropSchema':
@@ -441,6 +443,9 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       break;
     case 'CreateView':
       r = await createView(s, st);
+      break;
+    case 'CreatePropertyGraph':
+      r = await createPropertyGraph(s, st);
       break;
     case 'Drop':
       r = await drop(s, st);

@@ -46,6 +46,8 @@ export function statementTypeOf(st: A.Statement): string | undefined {
       return 'CREATE_MODEL';
     case 'CreateRowAccessPolicy':
       return 'CREATE_ROW_ACCESS_POLICY';
+    case 'CreatePropertyGraph':
+      return 'CREATE_PROPERTY_GRAPH';
     case 'CreateIndex':
       return 'CREATE_SEARCH_INDEX';
     case 'Drop':

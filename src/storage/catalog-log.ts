@@ -34,7 +34,7 @@ export type CatalogOp =
   | { readonly op: 'undropDataset'; readonly p: string; readonly d: string; readonly deletedMs: number }
   | { readonly op: 'purgeTombstones'; readonly before: number }
   | { readonly op: 'table'; readonly p: string; readonly d: string; readonly t: string; readonly entry: TableEntry | null }
-  | { readonly op: 'child'; readonly p: string; readonly d: string; readonly kind: 'routines' | 'models'; readonly id: string; readonly resource: Resource | null }
+  | { readonly op: 'child'; readonly p: string; readonly d: string; readonly kind: 'routines' | 'models' | 'propertyGraphs'; readonly id: string; readonly resource: Resource | null }
   /**
    * A file a commit writes beside its record (path relative to the data
    * dir): a table's sidecar in a multi-table commit, or a caller's state

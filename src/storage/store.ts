@@ -45,6 +45,8 @@ export interface DatasetEntry {
   readonly tables: Record<string, TableEntry>;
   readonly routines: Record<string, Resource>;
   readonly models: Record<string, Resource>;
+  /** Property graphs (CREATE PROPERTY GRAPH); absent in catalogs written before graphs were kept. */
+  propertyGraphs?: Record<string, Resource>;
 }
 
 export interface Tombstone {
@@ -273,7 +275,7 @@ export class Storage {
       case 'child': {
         const ds = this.datasets.get(dsKey(op.p, op.d));
         if (!ds) return;
-        const coll = op.kind === 'routines' ? ds.routines : ds.models;
+        const coll = op.kind === 'routines' ? ds.routines : op.kind === 'models' ? ds.models : (ds.propertyGraphs ??= {});
         if (op.resource) coll[op.id] = op.resource;
         else delete coll[op.id];
         return;
@@ -434,7 +436,7 @@ export class Storage {
   }
 
   isDatasetEmpty(e: DatasetEntry): boolean {
-    return Object.keys(e.tables).length === 0 && Object.keys(e.routines).length === 0 && Object.keys(e.models).length === 0;
+    return Object.keys(e.tables).length === 0 && Object.keys(e.routines).length === 0 && Object.keys(e.models).length === 0 && Object.keys(e.propertyGraphs ?? {}).length === 0;
   }
 
   /** Moves the dataset (with its tables, rows and children) to a tombstone. */
@@ -911,7 +913,7 @@ export class Storage {
   // --- routines, models, row-access policies ----------------------------------
 
   /** Sets (resource) or removes (null) a routine or model. */
-  async setChild(p: string, d: string, kind: 'routines' | 'models', id: string, resource: Resource | null): Promise<void> {
+  async setChild(p: string, d: string, kind: 'routines' | 'models' | 'propertyGraphs', id: string, resource: Resource | null): Promise<void> {
     this.requireDataset(p, d);
     await this.commit([{ op: 'child', p, d, kind, id, resource }]);
   }

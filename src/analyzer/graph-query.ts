@@ -1,0 +1,516 @@
+// GQL queries (graph-query-statements.md, graph-patterns.md) compiled into SQL: the planner and executor never see a
+// graph. A graph element is a STRUCT column: its properties as fields (the union over the element tables its
+// pattern may bind, NULL where a table lacks one, as `MATCH (n) RETURN n.name` shows on the patterns page) plus
+// hidden fields: __id (element table alias + key values), __labels, and for edges __src / __dst (the endpoint
+// nodes' __id). A node or edge pattern is a derived table (UNION ALL over its candidate element tables); edges join
+// nodes on those ids. Each GQL statement wraps the working table in one more SELECT. The text built here holds
+// placeholders (`__gph<n>`) where the user's expressions go; they are spliced in as parsed, so errors point at them.
+import type * as A from '../../grammar/ast.js';
+import { parseStatement } from '../../grammar/index.js';
+import { typeToSql } from '../types/types.js';
+import type { Analyzer } from './context.js';
+import { sqlError } from './errors.js';
+import { loadGraphDef, type GraphDef, type GraphElement } from './graph-schema.js';
+import { tableIdOf } from './names.js';
+
+const q = (s: string) => '`' + s.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+const str = (s: string) => "'" + s.replace(/\\/g, '\\\\').replace(/'/g, "\\'") + "'";
+const lower = (s: string) => s.toLowerCase();
+
+/** Working table: its columns in order, and which hold graph elements. */
+interface Work {
+  sql: string;
+  cols: string[];
+  elems: Map<string, GraphElement[]>;
+}
+
+class Compiler {
+  private readonly slots: unknown[] = [];
+  private n = 0;
+  constructor(
+    private readonly an: Analyzer,
+    private readonly g: GraphDef,
+  ) {}
+
+  /** A placeholder for a user expression (graph functions rewritten first). */
+  ph(e: unknown): string {
+    this.slots.push(this.rewrite(e));
+    return `__gph${this.slots.length - 1}`;
+  }
+  /** A query kept whole (its ORDER BY / LIMIT), named by a table reference `__gq<n>` in generated text. */
+  hold(query: A.Query): string {
+    this.slots.push({ kind: 'QueryHolder', query });
+    return `__gq${this.slots.length - 1}`;
+  }
+  fresh(p: string): string {
+    return `__${p}${this.n++}`;
+  }
+
+  /** Element variables of the working table where the expressions being compiled stand. */
+  elemVars = new Map<string, GraphElement[]>();
+
+  /**
+   * Graph functions and predicates over element values, as SQL over the element's fields: LABELS, ELEMENT_ID,
+   * SOURCE/DESTINATION_NODE_ID, PROPERTY_EXISTS, TO_JSON of an element (graph-gql-functions.md), IS LABELED,
+   * IS SOURCE / DESTINATION OF, SAME, ALL_DIFFERENT (graph-operators.md).
+   */
+  private rewrite<T>(e: T): T {
+    if (Array.isArray(e)) return e.map((x) => this.rewrite(x)) as T;
+    if (e === null || typeof e !== 'object') return e;
+    const o = e as Record<string, unknown>;
+    const done = this.graphExpr(o as unknown as A.Expr);
+    if (done) return done as T;
+    const out: Record<string, unknown> = {};
+    for (const k in o) out[k] = k === 'loc' ? o[k] : this.rewrite(o[k]);
+    return out as T;
+  }
+
+  /** An expression over placeholders, parsed and filled. */
+  private sqlExpr(sql: string): A.Expr {
+    const q = this.parse(`SELECT ${sql}`);
+    return ((q.body as A.Select).items[0] as A.SelectExprItem).expr;
+  }
+
+  private labelSql(x: string, l: A.GraphLabelExpr): string {
+    switch (l.kind) {
+      case 'any':
+        return 'TRUE';
+      case 'name':
+        if (!this.g.elements.some((e) => e.labels.some((y) => lower(y) === lower(l.name)))) throw sqlError(`The label ${l.name} is not defined in property graph ${this.g.name}`, l.loc);
+        return `EXISTS(SELECT 1 FROM UNNEST(${x}.__labels) AS __l WHERE LOWER(__l) = ${str(lower(l.name))})`;
+      case 'or':
+      case 'and':
+        return `(${l.items.map((i) => this.labelSql(x, i)).join(l.kind === 'or' ? ' OR ' : ' AND ')})`;
+      case 'not':
+        return `NOT ${this.labelSql(x, l.item)}`;
+    }
+  }
+
+  /** The working table where the expressions being compiled stand (graph subqueries see its columns). */
+  current: Work | undefined;
+
+  private isElem(e: A.Expr): boolean {
+    return e.kind === 'PathExpr' && e.parts.length === 1 && this.elemVars.has(lower(e.parts[0]!));
+  }
+
+  private graphExpr(o: A.Expr): A.Expr | undefined {
+    if (o.kind === 'GraphSubquery') return this.subquery(o);
+    // Elements compare by identity (graph-patterns.md: `WHERE a != b`), which STRUCT values cannot do in SQL.
+    if (o.kind === 'BinaryExpr' && (o.op === '=' || o.op === '!=') && (this.isElem(o.left) || this.isElem(o.right))) {
+      return this.sqlExpr(`${this.ph(o.left)}.__id ${o.op} ${this.ph(o.right)}.__id`);
+    }
+    if (o.kind === 'GraphIsLabeled') {
+      const x = this.ph(o.expr);
+      return this.sqlExpr(`IF(${x} IS NULL, NULL, ${o.not ? 'NOT ' : ''}(${this.labelSql(x, o.label)}))`);
+    }
+    if (o.kind === 'GraphIsEndpoint') return this.sqlExpr(`${this.ph(o.node)}.__id ${o.not ? '!=' : '='} ${this.ph(o.edge)}.${o.which === 'SOURCE' ? '__src' : '__dst'}`);
+    if (o.kind !== 'FunctionCall' || o.name.length !== 1) return undefined;
+    const name = o.name[0]!.toUpperCase();
+    const args = o.args;
+    const field = name === 'LABELS' ? '__labels' : name === 'ELEMENT_ID' ? '__id' : name === 'SOURCE_NODE_ID' ? '__src' : name === 'DESTINATION_NODE_ID' ? '__dst' : undefined;
+    if (field && args.length === 1) return { kind: 'FieldAccess', loc: o.loc, expr: this.rewrite(args[0]!), field };
+    if ((name === 'SAME' || name === 'ALL_DIFFERENT') && args.length >= 2) {
+      const xs = args.map((a) => this.ph(a));
+      const pairs: string[] = [];
+      if (name === 'SAME') for (let i = 1; i < xs.length; i++) pairs.push(`${xs[0]}.__id = ${xs[i]}.__id`);
+      else for (let i = 0; i < xs.length; i++) for (let j = i + 1; j < xs.length; j++) pairs.push(`${xs[i]}.__id != ${xs[j]}.__id`);
+      // graph-operators.md: an error if an element is NULL.
+      return this.sqlExpr(`IF(${xs.map((x) => `${x} IS NULL`).join(' OR ')}, ERROR('${name} does not take a NULL graph element'), ${pairs.join(' AND ')})`);
+    }
+    if (name === 'PROPERTY_EXISTS' && args.length === 2) {
+      const p = args[1]!;
+      if (p.kind !== 'PathExpr' || p.parts.length !== 1) throw sqlError('PROPERTY_EXISTS takes a property name as its second argument', p.loc);
+      const x = this.ph(args[0]);
+      const having = this.g.elements.filter((el) => el.properties.some((y) => lower(y.name) === lower(p.parts[0]!)));
+      return this.sqlExpr(`IF(${x} IS NULL, NULL, ${having.length ? having.map((el) => `STARTS_WITH(${x}.__id, ${str(el.alias + ':')})`).join(' OR ') : 'FALSE'})`);
+    }
+    if (name === 'TO_JSON' && args.length >= 1 && args[0]!.kind === 'PathExpr' && args[0]!.parts.length === 1 && this.elemVars.has(lower(args[0]!.parts[0]!))) {
+      // graph-sql-queries.md: TO_JSON of an element: identifier, kind, labels, properties (and an edge's endpoints).
+      const cands = this.elemVars.get(lower(args[0]!.parts[0]!))!;
+      const x = this.ph(args[0]);
+      const edge = cands[0]?.kind === 'edge';
+      const props: string[] = [];
+      for (const c of cands) for (const p of c.properties) if (!props.some((n) => lower(n) === lower(p.name))) props.push(p.name);
+      const fields = [`${x}.__id AS identifier`, `'${edge ? 'edge' : 'node'}' AS kind`, `${x}.__labels AS labels`, `STRUCT(${props.length ? props.map((p) => `${x}.${q(p)} AS ${q(p)}`).join(', ') : ''}) AS properties`];
+      if (edge) fields.push(`${x}.__src AS source_node_identifier`, `${x}.__dst AS destination_node_identifier`);
+      return this.sqlExpr(`TO_JSON(IF(${x} IS NULL, NULL, STRUCT(${fields.join(', ')}))${args.length > 1 ? `, ${args.slice(1).map((a) => this.ph(a)).join(', ')}` : ''})`);
+    }
+    return undefined;
+  }
+
+  /** Parses generated text and puts the user's expressions in place of the placeholders. */
+  parse(sql: string): A.Query {
+    const st = parseStatement(sql);
+    if (st.kind !== 'QueryStatement') throw new Error('graph compile: not a query');
+    const fill = (x: unknown): unknown => {
+      if (Array.isArray(x)) return x.map(fill);
+      if (x === null || typeof x !== 'object') return x;
+      const o = x as Record<string, unknown>;
+      if (o.kind === 'PathExpr') {
+        const parts = (o as unknown as A.PathExpr).parts;
+        const m = /^__gph(\d+)$/.exec(parts[0]!);
+        if (m) {
+          const base = this.slots[Number(m[1])] as A.Expr;
+          return parts.slice(1).reduce<A.Expr>((acc, f) => ({ kind: 'FieldAccess', loc: acc.loc, expr: acc, field: f }), base);
+        }
+      }
+      if (o.kind === 'SelectExpr' && (o.expr as A.PathExpr).kind === 'PathExpr') {
+        const m = /^__gph(\d+)$/.exec((o.expr as A.PathExpr).parts[0]!);
+        if (m && (this.slots[Number(m[1])] as { kind: string }).kind === 'SelectItemHolder') return (this.slots[Number(m[1])] as unknown as { item: A.SelectItem }).item;
+      }
+      const out: Record<string, unknown> = {};
+      for (const k in o) out[k] = fill(o[k]);
+      return out;
+    };
+    return fill(st.query) as A.Query;
+  }
+
+  /** A whole select item (alias kept, or computed from the spliced expression by the analyzer). */
+  item(it: A.SelectItem): string {
+    this.slots.push({ kind: 'SelectItemHolder', item: it.kind === 'SelectExpr' ? { ...it, expr: this.rewrite(it.expr) } : it });
+    return `__gph${this.slots.length - 1}`;
+  }
+
+  /**
+   * A graph subquery: compiled over the working table's columns (correlated references), so a variable of the
+   * enclosing query named again in the subquery's pattern is the same element (graph-subqueries.md).
+   */
+  private subquery(o: A.GraphSubquery): A.Expr {
+    const g = o.query.graph.length ? graphDef(this.an, o.query) : this.g;
+    const inner = new Compiler(this.an, g);
+    const cur = this.current;
+    const cols = cur ? cur.cols.filter((c) => c !== '__gdummy') : [];
+    const input: Work | undefined = cur && cols.length ? { sql: `SELECT ${cols.map(q).join(', ')}`, cols, elems: cur.elems } : undefined;
+    const query = inner.compile(o.query, input, false);
+    const loc = o.loc;
+    switch (o.mode) {
+      case 'EXISTS':
+        return { kind: 'ExistsExpr', loc, query };
+      case 'ARRAY':
+        return { kind: 'ArraySubquery', loc, query };
+      case 'VALUE':
+        return { kind: 'ScalarSubquery', loc, query };
+      case 'IN':
+        return { kind: 'InExpr', loc, expr: this.rewrite(o.value!), not: !!o.not, query };
+    }
+  }
+
+  /** The linear queries chained by NEXT, set operations between their branches. */
+  compile(gq: A.GraphQuery, start: Work | undefined, topLevel: boolean): A.Query {
+    let input = start;
+    let result: A.Query | undefined;
+    gq.parts.forEach((part, pi) => {
+      const last = pi === gq.parts.length - 1;
+      const outs = part.branches.map((b) => this.simple(b, input, topLevel && last, gq.noReturn === true));
+      let body: A.QueryExpr = outs[0]!.query;
+      part.ops.forEach((op, i) => {
+        body = { kind: 'SetOperation', loc: op.loc, op: op.op, quantifier: op.quantifier, left: body, right: outs[i + 1]!.query };
+      });
+      const query: A.Query = body.kind === 'Query' && !part.ops.length ? body : { kind: 'Query', loc: part.loc, body, pipes: [] };
+      input = { sql: `SELECT * FROM ${this.hold(query)}`, cols: outs[0]!.work.cols, elems: outs[0]!.work.elems };
+      result = query;
+    });
+    return this.resolveHolders(result) as A.Query;
+  }
+
+  // ------------------------------------------------------------------------ element tables
+
+  private matches(el: GraphElement, l: A.GraphLabelExpr | undefined): boolean {
+    if (!l) return true;
+    switch (l.kind) {
+      case 'any':
+        return true;
+      case 'name':
+        return el.labels.some((x) => lower(x) === lower(l.name));
+      case 'or':
+        return l.items.some((i) => this.matches(el, i));
+      case 'and':
+        return l.items.every((i) => this.matches(el, i));
+      case 'not':
+        return !this.matches(el, l.item);
+    }
+  }
+
+  candidates(p: A.GraphElementPattern): GraphElement[] {
+    const kind = p.kind === 'edge' ? 'edge' : 'node';
+    const check = (l: A.GraphLabelExpr | undefined) => {
+      if (!l) return;
+      if (l.kind === 'name' && !this.g.elements.some((e) => e.labels.some((x) => lower(x) === lower(l.name)))) throw sqlError(`The label ${l.name} is not defined in property graph ${this.g.name}`, l.loc);
+      if (l.kind === 'or' || l.kind === 'and') l.items.forEach(check);
+      if (l.kind === 'not') check(l.item);
+    };
+    check(p.label);
+    return this.g.elements.filter((e) => e.kind === kind && this.matches(e, p.label));
+  }
+
+  private idSql(alias: string, cols: readonly string[]): string {
+    return `CONCAT(${[str(alias + ':'), ...cols.map((c, i) => (i ? `',', ` : '') + `TO_JSON_STRING(${q(c)})`)].join(', ')})`;
+  }
+
+  /** The derived table of one element pattern: a STRUCT column `col` over the union of its candidate tables. */
+  elementTable(cands: GraphElement[], col: string, isEdge: boolean): string {
+    const names: string[] = [];
+    for (const c of cands) for (const p of c.properties) if (!names.some((n) => lower(n) === lower(p.name))) names.push(p.name);
+    if (!cands.length) return `(SELECT CAST(NULL AS STRUCT<__id STRING, __labels ARRAY<STRING>${isEdge ? ', __src STRING, __dst STRING' : ''}>) AS ${q(col)} FROM UNNEST(ARRAY<INT64>[]))`;
+    const parts = cands.map((c) => {
+      const fields = [`${this.idSql(c.alias, c.key)} AS __id`, `[${c.labels.map(str).join(', ')}] AS __labels`];
+      if (isEdge) fields.push(`${this.idSql(c.source!.ref, c.source!.columns)} AS __src`, `${this.idSql(c.destination!.ref, c.destination!.columns)} AS __dst`);
+      for (const n of names) {
+        const p = c.properties.find((x) => lower(x.name) === lower(n));
+        const t = this.g.propertyTypes.get(lower(n))!.type;
+        fields.push(p ? `${this.ph(p.expr)} AS ${q(n)}` : `CAST(NULL AS ${typeToSql(t)}) AS ${q(n)}`);
+      }
+      return `SELECT STRUCT(${fields.join(', ')}) AS ${q(col)} FROM ${q(`${c.table.projectId}.${c.table.datasetId}.${c.table.tableId}`)}`;
+    });
+    return `(${parts.join(' UNION ALL ')})`;
+  }
+
+  // ------------------------------------------------------------------------ MATCH
+
+  /** One MATCH's pattern as a table of its named variables (anonymous ones dropped). */
+  match(pattern: A.GraphPattern): Work & { bare: string; anon: string[]; where: string[] } {
+    interface Occ {
+      col: string;
+      table: string;
+      name: string;
+      cands: GraphElement[];
+      edge: boolean;
+    }
+    const occs: Occ[] = [];
+    const conds: { needs: number; sql: string }[] = [];
+    const userConds: string[] = [];
+    // Conditions are compiled once every variable of the pattern is known (element comparisons need them).
+    const later: (() => void)[] = [];
+    const firstOf = new Map<string, Occ>();
+    const elems = new Map<string, GraphElement[]>();
+    const addOcc = (p: A.GraphElementPattern): Occ => {
+      if (p.quantifier) throw sqlError('Quantified path patterns are not supported by this emulator', p.quantifier.loc);
+      if (p.cost) throw sqlError('COST expressions are not supported by this emulator', p.cost.loc);
+      const edge = p.kind === 'edge';
+      const cands = this.candidates(p);
+      const name = p.variable ?? this.fresh('anon');
+      const o: Occ = { col: this.fresh('e'), table: this.fresh('g'), name, cands, edge };
+      occs.push(o);
+      const first = firstOf.get(lower(name));
+      if (first) {
+        if (first.edge !== edge) throw sqlError(`Variable ${name} is bound to both a node and an edge`, p.loc);
+        conds.push({ needs: occs.length - 1, sql: `${first.table}.${q(first.col)}.__id = ${o.table}.${q(o.col)}.__id` });
+        elems.set(lower(name), first.cands.filter((c) => cands.includes(c)));
+      } else {
+        firstOf.set(lower(name), o);
+        if (p.variable) elems.set(lower(name), cands);
+      }
+      const ref = p.variable ? q(p.variable) : q(name);
+      for (const pr of p.props ?? []) {
+        if (!cands.some((c) => c.properties.some((x) => lower(x.name) === lower(pr.name)))) throw sqlError(`Property ${pr.name} is not exposed by the element tables the pattern ${p.variable ?? ''} can match`, pr.loc);
+      }
+      later.push(() => {
+        if (p.where) userConds.push(`(${this.ph(p.where)})`);
+        for (const pr of p.props ?? []) userConds.push(`${ref}.${q(pr.name)} = (${this.ph(pr.value)})`);
+      });
+      return o;
+    };
+    for (const path of pattern.paths) {
+      if (path.variable) throw sqlError('Path variables are not supported by this emulator', path.loc);
+      if (path.prefix) throw sqlError(`Path search prefixes and path modes (${path.prefix}) are not supported by this emulator`, path.loc);
+      // Implicit nodes: a path may begin or end with an edge, and two edges may follow each other.
+      const els: A.GraphElementPattern[] = [];
+      for (const e of path.elements) {
+        if (e.kind === 'subpath') throw sqlError('Parenthesized subpath patterns are not supported by this emulator', e.loc);
+        const prev = els[els.length - 1];
+        if (e.kind === 'edge' && (!prev || prev.kind === 'edge')) els.push({ kind: 'node', loc: e.loc });
+        if (e.kind === 'node' && prev?.kind === 'node') throw sqlError('Two node patterns must be joined by an edge pattern', e.loc);
+        els.push(e);
+      }
+      if (els[els.length - 1]!.kind === 'edge') els.push({ kind: 'node', loc: els[els.length - 1]!.loc });
+      let left: Occ | undefined;
+      let edge: { occ: Occ; dir: 'right' | 'left' | 'any' } | undefined;
+      for (const e of els) {
+        const o = addOcc(e);
+        if (e.kind === 'edge') edge = { occ: o, dir: e.direction ?? 'any' };
+        else {
+          if (edge && left) {
+            const E = `${edge.occ.table}.${q(edge.occ.col)}`;
+            const L = `${left.table}.${q(left.col)}.__id`;
+            const R = `${o.table}.${q(o.col)}.__id`;
+            const right = `(${E}.__src = ${L} AND ${E}.__dst = ${R})`;
+            const leftDir = `(${E}.__src = ${R} AND ${E}.__dst = ${L})`;
+            conds.push({ needs: occs.length - 1, sql: edge.dir === 'right' ? right : edge.dir === 'left' ? leftDir : `(${right} OR ${leftDir})` });
+          }
+          left = o;
+          edge = undefined;
+        }
+      }
+    }
+    const saved = this.elemVars;
+    this.elemVars = new Map([...saved, ...elems]);
+    for (const f of later) f();
+    if (pattern.where) userConds.push(`(${this.ph(pattern.where)})`);
+    this.elemVars = saved;
+    // FROM g0 JOIN g1 ON (conditions reaching back) ...
+    let from = '';
+    occs.forEach((o, i) => {
+      const t = `${this.elementTable(o.cands, o.col, o.edge)} AS ${o.table}`;
+      if (i === 0) from = t;
+      else {
+        const on = conds.filter((c) => c.needs === i).map((c) => c.sql);
+        from += ` JOIN ${t} ON ${on.length ? on.join(' AND ') : 'TRUE'}`;
+      }
+    });
+    const named = [...firstOf.values()];
+    const inner = `SELECT ${named.map((o) => `${o.table}.${q(o.col)} AS ${q(o.name)}`).join(', ')} FROM ${from}`;
+    const visible = named.filter((o) => !o.name.startsWith('__anon'));
+    const sel = visible.length ? visible.map((o) => q(o.name)).join(', ') : 'TRUE AS __gdummy';
+    const anon = named.filter((o) => o.name.startsWith('__anon')).map((o) => o.name);
+    const filtered = `SELECT ${sel} FROM (${inner})${userConds.length ? ` WHERE ${userConds.join(' AND ')}` : ''}`;
+    // Unfiltered, with the anonymous elements the conditions may still read.
+    const bare = `SELECT ${[sel, ...anon.map(q)].join(', ')} FROM (${inner})`;
+    return { sql: filtered, bare, anon, where: userConds, cols: visible.length ? visible.map((o) => o.name) : ['__gdummy'], elems };
+  }
+
+  // ------------------------------------------------------------------------ linear statements
+
+  private nameIn(w: Work, n: string): boolean {
+    return w.cols.some((c) => lower(c) === lower(n));
+  }
+
+  simple(sq: A.GraphSimpleQuery, input: Work | undefined, final: boolean, noReturn = false): { query: A.Query; work: Work } {
+    let w: Work = input ?? { sql: 'SELECT TRUE AS __gdummy', cols: ['__gdummy'], elems: new Map() };
+    let pending: { orderBy?: A.OrderByItem[]; limit?: A.Expr; offset?: A.Expr } = {};
+    const wrap = (sql: string, cols: string[], elems = w.elems) => {
+      w = { sql, cols, elems };
+    };
+    const visible = (x: Work) => x.cols.filter((c) => c !== '__gdummy');
+    const star = (x: Work, alias: string) => (visible(x).length ? visible(x).map((c) => `${alias}.${q(c)}`).join(', ') : '');
+    // ORDER BY / LIMIT / OFFSET statements apply to the working table where they stand.
+    const flush = () => {
+      if (!pending.orderBy && !pending.limit && !pending.offset) return;
+      const inner = this.parse(`SELECT * FROM (${w.sql})`);
+      const query: A.Query = { ...inner, ...(pending.orderBy ? { orderBy: pending.orderBy.map((o) => this.rewrite(o)) } : {}), ...(pending.limit ? { limit: pending.limit } : {}), ...(pending.offset ? { offset: pending.offset } : {}) };
+      wrap(`SELECT * FROM ${this.hold(query)}`, w.cols);
+      pending = {};
+    };
+    for (const s of sq.stmts) {
+      if (s.kind !== 'GOrderBy' && s.kind !== 'GLimit') flush();
+      this.elemVars = w.elems;
+      this.current = w;
+      switch (s.kind) {
+        case 'GMatch': {
+          const m = this.match(s.pattern);
+          const shared = visible(m).filter((c) => this.nameIn(w, c));
+          for (const c of shared) if (w.elems.has(lower(c)) !== m.elems.has(lower(c))) throw sqlError(`Variable ${c} is not a graph element in the working table`, s.loc);
+          const on = shared.map((c) => `__wl.${q(c)}.__id = __wr.${q(c)}.__id`);
+          const add = visible(m).filter((c) => !this.nameIn(w, c));
+          const cols = [...visible(w), ...add];
+          const sel = [star(w, '__wl'), ...add.map((c) => `__wr.${q(c)}`)].filter((x) => x).join(', ') || 'TRUE AS __gdummy';
+          const elems = new Map(w.elems);
+          for (const [k, v] of m.elems) if (!k.startsWith('__anon')) elems.set(k, v);
+          // A MATCH's conditions may name variables of the working table: they filter the joined rows. An OPTIONAL
+          // MATCH's filter its own rows, before the left join keeps the rows it leaves unmatched.
+          const filterAfter = !s.optional && m.where.length > 0;
+          const joinSel = filterAfter ? [sel, ...m.anon.map((a) => `__wr.${q(a)}`)].join(', ') : sel;
+          const joined = `SELECT ${joinSel} FROM (${w.sql}) AS __wl ${s.optional ? 'LEFT JOIN' : 'JOIN'} (${filterAfter ? m.bare : m.sql}) AS __wr ON ${on.length ? on.join(' AND ') : 'TRUE'}`;
+          const outCols = cols.length ? cols : ['__gdummy'];
+          wrap(filterAfter ? `SELECT ${outCols.map(q).join(', ')} FROM (${joined}) WHERE ${m.where.join(' AND ')}` : joined, outCols, elems);
+          break;
+        }
+        case 'GFilter':
+          wrap(`SELECT * FROM (${w.sql}) WHERE ${this.ph(s.cond)}`, w.cols);
+          break;
+        case 'GLet': {
+          const seen = new Set<string>();
+          for (const d of s.defs) {
+            if (this.nameIn(w, d.name) || seen.has(lower(d.name))) throw sqlError(`Variable ${d.name} has already been defined`, d.loc);
+            seen.add(lower(d.name));
+          }
+          const elems = new Map(w.elems);
+          for (const d of s.defs) if (d.expr.kind === 'PathExpr' && d.expr.parts.length === 1 && w.elems.has(lower(d.expr.parts[0]!))) elems.set(lower(d.name), w.elems.get(lower(d.expr.parts[0]!))!);
+          wrap(`SELECT *, ${s.defs.map((d) => `${this.ph(d.expr)} AS ${q(d.name)}`).join(', ')} FROM (${w.sql})`, [...w.cols, ...s.defs.map((d) => d.name)], elems);
+          break;
+        }
+        case 'GFor': {
+          for (const n of [s.name, ...(s.offset ? [s.offset] : [])]) if (this.nameIn(w, n)) throw sqlError(`Variable ${n} has already been defined`, s.loc);
+          const cols = [...visible(w), s.name, ...(s.offset ? [s.offset] : [])];
+          const sel = [star(w, '__wf'), q(s.name), ...(s.offset ? [`__o AS ${q(s.offset)}`] : [])].filter((x) => x).join(', ');
+          // The array is read per row of the working table: a correlated UNNEST over a spliced expression.
+          wrap(`SELECT ${sel} FROM (${w.sql}) AS __wf, UNNEST(${this.ph(s.expr)}) AS ${q(s.name)}${s.offset ? ' WITH OFFSET AS __o' : ''}`, cols);
+          break;
+        }
+        case 'GOrderBy':
+          if (pending.orderBy || pending.limit || pending.offset) flush();
+          pending.orderBy = s.items;
+          break;
+        case 'GLimit':
+          if (s.offset) {
+            if (pending.offset || pending.limit) flush();
+            pending.offset = s.offset;
+          } else {
+            if (pending.limit) flush();
+            pending.limit = s.limit;
+          }
+          break;
+        case 'GReturn':
+        case 'GWith': {
+          if (final && s.kind === 'GReturn') {
+            for (const it of s.items) {
+              const bare = it.kind === 'SelectStar' ? visible(w).find((c) => w.elems.has(lower(c))) : it.expr.kind === 'PathExpr' && it.expr.parts.length === 1 && w.elems.has(lower(it.expr.parts[0]!)) ? it.expr.parts[0] : undefined;
+              if (bare) throw sqlError(`Returning a graph element (${bare}) from a graph query is not supported; return its properties, or TO_JSON of it`, it.loc);
+            }
+          }
+          const items = s.items.map((it) => (it.kind === 'SelectStar' ? (visible(w).length ? visible(w).map(q).join(', ') : '') : this.item(it))).filter((x) => x);
+          if (!items.length) throw sqlError('RETURN * needs at least one column in the working table', s.loc);
+          let sql = `SELECT ${s.distinct ? 'DISTINCT ' : ''}${items.join(', ')} FROM (${w.sql})`;
+          if (s.groupBy) sql += s.groupBy.all ? ' GROUP BY ALL' : ` GROUP BY ${s.groupBy.items.map((e) => this.ph(e)).join(', ')}`;
+          const parsed = this.parse(sql);
+          const query: A.Query = { ...parsed, ...(s.orderBy ? { orderBy: s.orderBy.map((o) => this.rewrite(o)) } : {}), ...(s.limit ? { limit: s.limit } : {}), ...(s.offset ? { offset: s.offset } : {}) };
+          // Output names: explicit aliases, else the last name of a path (the analyzer's implicit alias).
+          const names = s.items.flatMap((it) => (it.kind === 'SelectStar' ? visible(w) : [it.alias ?? (it.expr.kind === 'PathExpr' ? it.expr.parts[it.expr.parts.length - 1]! : `$col`)]));
+          const elems = new Map<string, GraphElement[]>();
+          s.items.forEach((it) => {
+            if (it.kind === 'SelectStar') for (const c of visible(w)) if (w.elems.has(lower(c))) elems.set(lower(c), w.elems.get(lower(c))!);
+            if (it.kind === 'SelectExpr' && it.expr.kind === 'PathExpr' && it.expr.parts.length === 1 && w.elems.has(lower(it.expr.parts[0]!))) elems.set(lower(it.alias ?? it.expr.parts[0]!), w.elems.get(lower(it.expr.parts[0]!))!);
+          });
+          const holder = this.hold(query);
+          if (s.kind === 'GReturn') return { query, work: { sql: `SELECT * FROM ${holder}`, cols: names, elems } };
+          wrap(`SELECT * FROM ${holder}`, names, elems);
+          break;
+        }
+      }
+    }
+    flush();
+    // EXISTS { MATCH ... } / EXISTS { pattern } asks only whether rows remain.
+    if (noReturn) return { query: this.resolveHolders(this.parse(`SELECT TRUE AS __x FROM (${w.sql})`)) as A.Query, work: w };
+    throw sqlError('A linear graph query must end with RETURN', sq.loc);
+  }
+
+  /** Replaces `FROM __gq<n>` table references by the queries held (ORDER BY / LIMIT kept on them). */
+  resolveHolders(x: unknown): unknown {
+    if (Array.isArray(x)) return x.map((y) => this.resolveHolders(y));
+    if (x === null || typeof x !== 'object') return x;
+    const o = x as Record<string, unknown>;
+    if (o.kind === 'TableRef') {
+      const path = (o as unknown as { path: string[] }).path;
+      const m = path.length === 1 ? /^__gq(\d+)$/.exec(path[0]!) : null;
+      if (m) {
+        const held = (this.slots[Number(m[1])] as unknown as { query: A.Query }).query;
+        return { kind: 'SubqueryRef', loc: o.loc, query: this.resolveHolders(held), ...(o.alias ? { alias: o.alias } : {}) };
+      }
+    }
+    const out: Record<string, unknown> = {};
+    for (const k in o) out[k] = this.resolveHolders(o[k]);
+    return out;
+  }
+}
+
+/** The graph a query names, rebuilt from its CREATE statement in the catalog. */
+function graphDef(an: Analyzer, gq: A.GraphQuery): GraphDef {
+  const id = tableIdOf(an, gq.graph, gq.loc);
+  const res = an.env.catalog.getDataset(id.projectId, id.datasetId) ? an.env.catalog.getChild('propertyGraphs', id.projectId, id.datasetId, id.tableId) : undefined;
+  if (!res) throw sqlError(`Property graph not found: ${gq.graph.join('.')}`, gq.loc);
+  return loadGraphDef(an, id, res);
+}
+
+/** A GQL query (GRAPH_TABLE's body, or a whole GRAPH query when `topLevel`) as an SQL query. */
+export function compileGraphQuery(an: Analyzer, gq: A.GraphQuery, topLevel: boolean): A.Query {
+  return new Compiler(an, graphDef(an, gq)).compile(gq, undefined, topLevel);
+}
