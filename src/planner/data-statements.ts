@@ -30,7 +30,7 @@ import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js
 import { parseExpression } from '../../grammar/index.js';
 import { del } from './dml.js';
 import { encodeRows } from '../types/wire.js';
-import { partitioning } from './ddl-tables.js';
+import { partitioning } from './partition-spec.js';
 import { checkClusteringCount, ensureTempDataset } from './ddl-common.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
