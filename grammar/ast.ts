@@ -1078,7 +1078,7 @@ export interface CreateViewStmt extends StmtBase {
   queryText: string;
 }
 
-/** CREATE [OR REPLACE] SEARCH|VECTOR INDEX [IF NOT EXISTS] name ON table(ALL COLUMNS | cols) [STORING(cols)] [OPTIONS(...)] */
+/** CREATE [OR REPLACE] SEARCH|VECTOR INDEX [IF NOT EXISTS] name ON table(ALL COLUMNS | cols) [STORING(cols)] [PARTITION BY expr] [OPTIONS(...)] */
 export interface CreateIndexStmt extends StmtBase {
   kind: 'CreateIndex';
   orReplace: boolean;
@@ -1091,6 +1091,8 @@ export interface CreateIndexStmt extends StmtBase {
   /** CREATE SEARCH INDEX: the columns given OPTIONS (index_column_option_list), in either column form. */
   columnOptions?: IndexColumn[];
   storing?: string[];
+  /** CREATE VECTOR INDEX's PARTITION BY partition_expression. */
+  partitionBy?: Expr;
   options?: OptionEntry[];
 }
 

@@ -128,6 +128,8 @@ export abstract class DdlParser extends GraphParser {
       {
         ALT: () => {
           const k = this.or(46, [{ ALT: () => this.consume(47, K.SEARCH!) }, { ALT: () => this.consume(48, K.VECTOR!) }]);
+          // data-definition-language: CREATE SEARCH INDEX has no OR REPLACE form (CREATE VECTOR INDEX has).
+          if (this.live && base?.orReplace && this.up(k) === 'SEARCH') throw new SqlSyntaxError('Syntax error: CREATE SEARCH INDEX does not take OR REPLACE', k.startLine!, k.startColumn!);
           this.consume(49, K.INDEX!);
           const ifNotExists = this.subrule(50, this.ifNotExists);
           const name = this.subrule(51, this.path);
@@ -167,8 +169,14 @@ export abstract class DdlParser extends GraphParser {
             this.consume(64, RP);
             return s;
           });
+          // CREATE VECTOR INDEX ... [PARTITION BY partition_expression] (checked in the planner: TREE_AH, as the table).
+          const partitionBy = this.option(74, () => {
+            this.consume(75, K.PARTITION!);
+            this.consume(76, K.BY!);
+            return this.subrule(77, this.expr);
+          });
           const options = this.option(65, () => this.subrule(66, this.optionsList));
-          return this.stmtEnd<A.CreateIndexStmt>({ kind: 'CreateIndex', ...base, ifNotExists, indexType: this.up(k) as 'SEARCH' | 'VECTOR', name, table, columns, ...(columnOptions ? { columnOptions } : {}), storing, options });
+          return this.stmtEnd<A.CreateIndexStmt>({ kind: 'CreateIndex', ...base, ifNotExists, indexType: this.up(k) as 'SEARCH' | 'VECTOR', name, table, columns, ...(columnOptions ? { columnOptions } : {}), storing, ...(partitionBy ? { partitionBy } : {}), options });
         },
       },
     ]);

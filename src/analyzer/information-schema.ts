@@ -15,7 +15,7 @@ import { resolveQuery } from './query.js';
 import { graphMetadata } from './graph-schema.js';
 import type { ScanRel } from './resolved.js';
 import type { SampleTarget } from './sample.js';
-import { indexColumnRows, searchIndexesOf, vectorIndexesOf } from './search-index.js';
+import { indexColumnRows, indexPopulated, searchIndexesOf, vectorIndexesOf } from './search-index.js';
 import { locationOf, tableNotFound, type TableRefOut } from './names.js';
 import { datasetOptions, ddlOf, externalOptions, float64Text, optionValueSql, paramType, schemaDdl } from './information-schema-ddl.js';
 
@@ -352,6 +352,11 @@ function inRegion(an: Analyzer, projectId: string, region: string): string[] {
   });
 }
 
+/** An index's last_refresh_time, coverage_percentage and unindexed_row_count: whole once populated, else nothing yet. */
+function indexProgress(t: TableInfo, kind: 'SEARCH' | 'VECTOR', createdAt: Value): [Value, bigint, bigint] {
+  return indexPopulated(t.resource, kind) ? [createdAt, 100n, 0n] : [null, 0n, BigInt(t.rowCount)];
+}
+
 export function informationSchema(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): VirtualTable {
   const cat = an.env.catalog;
   const { projectId, datasets, datasetQualified } = schemaScope(an, qualifier, view, loc);
@@ -556,8 +561,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     }
     case 'SEARCH_INDEXES':
       return {
-        // information-schema-indexes. An index here is built at once and kept whole: ACTIVE, fully covered, nothing unindexed;
-        // byte counts are zero as on the table resource (spec §8). (index_status_details is a column of
+        // information-schema-indexes. ACTIVE; an index not populated (indexPopulated: every emulator table is below
+        // 10 GB) has coverage 0, no refresh yet and every row unindexed (Example: a small table's coverage_percentage
+        // is 0); byte counts are zero as on the table resource (spec §8). (index_status_details is a column of
         // SEARCH_INDEXES_BY_ORGANIZATION only, a view the emulator does not have.)
         columns: [
           col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_status'), col('creation_time', T.TIMESTAMP),
@@ -568,7 +574,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         rows: tables().flatMap((t) =>
           searchIndexesOf(t.resource).map((ix): Value[] => {
             const at = msToMicros(ix.creationTime);
-            return [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, 'ACTIVE', at, at, at, null, null, ix.ddl, 100n, 0n, 0n, 0n, ix.analyzer, null];
+            const [refreshed, coverage, unindexed] = indexProgress(t, 'SEARCH', at);
+            return [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, 'ACTIVE', at, at, refreshed, null, null, ix.ddl, coverage, unindexed, 0n, 0n, ix.analyzer, null];
           }),
         ),
       };
@@ -607,8 +614,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         ),
       };
     case 'VECTOR_INDEXES': {
-      // information-schema-vector-indexes: as SEARCH_INDEXES, an index built at once and kept whole; no alteration
-      // (ALTER VECTOR INDEX REBUILD) and no model build to report.
+      // information-schema-vector-indexes: as SEARCH_INDEXES (under 10 MB an index is not populated: coverage 0); no
+      // alteration (ALTER VECTOR INDEX REBUILD) and no model build to report.
       return {
         columns: [
           col('index_catalog'), col('index_schema'), col('table_name'), col('index_name'), col('index_status'), col('creation_time', T.TIMESTAMP),
@@ -619,7 +626,8 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         rows: tables().flatMap((t) =>
           vectorIndexesOf(t.resource).map((ix): Value[] => {
             const at = msToMicros(ix.creationTime);
-            return [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, 'ACTIVE', at, at, at, null, null, ix.ddl, 100n, 0n, 0n, 0n, null, null];
+            const [refreshed, coverage, unindexed] = indexProgress(t, 'VECTOR', at);
+            return [t.id.projectId, t.id.datasetId, t.id.tableId, ix.name, 'ACTIVE', at, at, refreshed, null, null, ix.ddl, coverage, unindexed, 0n, 0n, null, null];
           }),
         ),
       };

@@ -21,6 +21,17 @@ export interface SearchIndex {
   creationTime: string;
 }
 
+/**
+ * Whether an index over a table of `resource` is populated. search-index and vector-index (Understand index refresh):
+ * an index on a base table under 10 GB (search) or 10 MB (vector) is not populated: coverage_percentage 0, and
+ * queries do not use it (a vector index then lends VECTOR_SEARCH no distance_type). The size is the one the emulator
+ * reports for the table (numBytes, spec §8: always zero), so an emulator index is never populated; answers stay exact.
+ */
+export function indexPopulated(resource: Record<string, unknown>, kind: 'SEARCH' | 'VECTOR'): boolean {
+  const bytes = typeof resource.numBytes === 'string' && /^\d+$/.test(resource.numBytes) ? BigInt(resource.numBytes) : 0n;
+  return bytes >= (kind === 'SEARCH' ? 10n << 30n : 10n << 20n);
+}
+
 export function searchIndexesOf(resource: Record<string, unknown>): SearchIndex[] {
   return (resource.searchIndexes as SearchIndex[] | undefined) ?? [];
 }

@@ -9,7 +9,7 @@ import type { Analyzer, CteDef } from './context.js';
 import { sqlError } from './errors.js';
 import { coerce, literal, resolveExpr } from './expr.js';
 import { constantValue, resolveTableRef, tableIdOf } from './names.js';
-import { vectorIndexesOf } from './search-index.js';
+import { indexPopulated, vectorIndexesOf } from './search-index.js';
 import type { Expr, Rel } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { Origin, canCoerce } from './types.js';
@@ -373,7 +373,8 @@ function gapFill(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
  * The emulator has no approximate index, so the search is always exact (brute force), which the page
  * allows: use_brute_force and fraction_lists_to_search only trade recall for speed on the service.
  * A vector index still matters for one thing: without distance_type, a vector index on the searched
- * column of a TABLE argument gives its distance_type (unless use_brute_force skips the index).
+ * column of a TABLE argument gives its distance_type when the index is used: not with use_brute_force, and
+ * not while it is not populated (indexPopulated: a table under 10 MB, which every emulator table is).
  * Distances: EUCLIDEAN sqrt(sum (a-b)^2), COSINE 1 - a.b / (|a||b|), DOT_PRODUCT -a.b (smaller is nearer).
  * Ties in distance keep the base rows' order. top_k defaults to 10; a negative top_k returns every row.
  * Planned as a cross join of the numbered rows with a per-query-row ROW_NUMBER.
@@ -519,12 +520,12 @@ function baseQueryRules(an: Analyzer, a: A.TvfRef['args'][number], fn: string): 
   walk(s.from);
 }
 
-/** The distance_type of a vector index on `column` of a TABLE argument (EUCLIDEAN when the index sets none). */
+/** The distance_type of a populated vector index on `column` of a TABLE argument (EUCLIDEAN when the index sets none). */
 function indexDistanceType(an: Analyzer, a: A.TvfRef['args'][number], column: string): string | undefined {
   if (a.kind !== 'TableArg' || (a.path.length === 1 && an.findCte(a.path[0]!))) return undefined;
   const info = an.getTable(tableIdOf(an, a.path, a.loc));
   const ix = info ? vectorIndexesOf(info.resource).find((x) => x.column.toLowerCase() === column.toLowerCase()) : undefined;
-  if (!ix) return undefined;
+  if (!ix || !indexPopulated(info!.resource, 'VECTOR')) return undefined;
   return ix.options.find((o) => o.name.toLowerCase() === 'distance_type')?.value.toUpperCase() ?? 'EUCLIDEAN';
 }
 

@@ -8,6 +8,7 @@ import { project } from '../analyzer/query.js';
 import { colRef } from '../analyzer/scope.js';
 import { typeFromNode } from '../analyzer/types.js';
 import { searchIndexesOf, vectorIndexesOf } from '../analyzer/search-index.js';
+import { pruneIndexes } from './search-index.js';
 import { columnToRestField, hasTypeParams, tableRestField, type RestField } from '../types/schema.js';
 import { typeToSql } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
@@ -151,6 +152,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   let tableDefaultCollation: string | undefined;
   // The columns dropped or renamed so far (renamed: current name -> first name, lower case), kept hidden on the table.
   const history = structuredClone((info.resource.columnHistory as ColumnHistory | undefined) ?? {});
+  let droppedColumn = false;
   const curKeys = (): RestTableConstraints => (keys ??= structuredClone((info.resource.tableConstraints as RestTableConstraints | undefined) ?? {}));
   for (const a of st.actions) {
     switch (a.kind) {
@@ -261,6 +263,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         if (r.clustering?.fields?.some((f) => f.toLowerCase() === lname)) throw sqlError(`Cannot drop clustering column ${cols[i]!.name}`, a.loc);
         keyColumnStays(curKeys(), cols[i]!.name, 'drop', a.loc);
         history.dropped = true;
+        droppedColumn = true;
         cols = cols.filter((_, k) => k !== i);
         origin = origin.filter((_, k) => k !== i);
         rewrite = true;
@@ -448,6 +451,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   if (JSON.stringify(history) !== JSON.stringify(info.resource.columnHistory ?? {})) await cat.patchTableResource(id, { columnHistory: history });
   // tables.patch: null removes the last key constraint.
   if (keys) await cat.patchTableResource(id, { tableConstraints: keys.primaryKey || keys.foreignKeys ? keys : null });
+  if (droppedColumn) await pruneIndexes(s, id);
   return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
 }
 

@@ -1,12 +1,17 @@
 // CREATE / DROP SEARCH INDEX and VECTOR INDEX: the index is kept with its table (hidden `searchIndexes` /
 // `vectorIndexes` of the stored resource) for INFORMATION_SCHEMA.SEARCH_INDEX* and VECTOR_INDEX*.
 // Queries never need one: SEARCH() scans the table and VECTOR_SEARCH searches exactly (brute force); a vector
-// index only lends VECTOR_SEARCH its distance_type when the call gives none. Both kinds
+// index only lends VECTOR_SEARCH its distance_type when the call gives none and the index is populated (which needs
+// a table of 10 MB: analyzer/search-index.ts indexPopulated). Both kinds
 // report the CREATE_SEARCH_INDEX / DROP_SEARCH_INDEX statement types: JobStatistics2.statementType lists no vector ones.
 import type * as A from '../../grammar/ast.js';
 import { sqlError } from '../analyzer/errors.js';
-import { columnDataTypes, indexedPaths, searchIndexesOf, vectorIndexesOf, type SearchIndex, type VectorIndex } from '../analyzer/search-index.js';
+import { columnDataTypes, indexColumnRows, indexedPaths, searchIndexesOf, vectorIndexesOf, type SearchIndex, type VectorIndex } from '../analyzer/search-index.js';
+import type { TableId } from '../storage/api.js';
+import type { Column } from '../types/schema.js';
 import { splitPath } from '../analyzer/names.js';
+import { policiesOf } from '../analyzer/row-access.js';
+import { partitioning, partitionSpecText } from './partition-spec.js';
 import { T, arrayOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
 import { evalOption } from './ddl-common.js';
@@ -84,11 +89,15 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
   const existing = searchIndexesOf(info.resource);
   const same = existing.find((x) => x.name.toLowerCase() === name.toLowerCase());
   if (same && st.ifNotExists) return statementResult('CREATE_SEARCH_INDEX', { ddlOperationPerformed: 'SKIP', ddlTargetTable: info.id });
-  if (same && !st.orReplace) throw new QueryError(`Already Exists: Search index ${name} on table ${fq(info.id)}`, 'duplicate', 409);
+  if (same) throw new QueryError(`Already Exists: Search index ${name} on table ${fq(info.id)}`, 'duplicate', 409);
+  // data-definition-language (CREATE SEARCH INDEX, Details): creating one fails on a table with row filters (they may
+  // be added after). Column ACLs (policy tags) refuse it too; the emulator's DDL sets none.
+  if (policiesOf(s.ctx.catalog, info.id).length) throw sqlError(`Cannot create a search index on table ${fq(info.id)}, which has row access policies`, st.loc);
   // search-index: a table has at most one search index.
-  const other = existing.find((x) => x !== same);
+  const other = existing[0];
   if (other) throw sqlError(`Table ${fq(info.id)} already has a search index ${other.name}; only one search index is allowed per table`, st.loc);
   if (st.storing?.length) throw sqlError('STORING is only supported for vector indexes', st.loc);
+  if (st.partitionBy) throw sqlError('PARTITION BY is only supported for vector indexes', st.partitionBy.loc);
 
   const { values, shown } = await indexOptionValues(s, st.options, OPTION_TYPES, 'CREATE SEARCH INDEX');
   const options: SearchIndex['options'] = Object.fromEntries(shown.map((o) => [o.name, { type: o.type, value: o.value }]));
@@ -97,6 +106,8 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
   const dataTypes = dataTypesOption(values.get('data_types'), st.loc) ?? ['STRING'];
   granularityOption(values.get('default_index_column_granularity'), 'default_index_column_granularity', st.loc);
   const ao = values.get('analyzer_options') as string | null | undefined;
+  // index_option_list: analyzer_options is supported with LOG_ANALYZER and PATTERN_ANALYZER only.
+  if (ao != null && analyzer === 'NO_OP_ANALYZER') throw sqlError('Option analyzer_options is not supported with NO_OP_ANALYZER', st.loc);
   if (ao != null) {
     try {
       JSON.parse(ao);
@@ -150,10 +161,10 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
     dataTypes,
     ...(columnOptions.length ? { columnOptions } : {}),
     ddl: s.ctx.sql.slice(st.start, st.end),
-    creationTime: same?.creationTime ?? String(Date.now()),
+    creationTime: String(Date.now()),
   };
   await s.ctx.catalog.patchTableResource(info.id, { searchIndexes: [index] });
-  return statementResult('CREATE_SEARCH_INDEX', { ddlOperationPerformed: same ? 'REPLACE' : 'CREATE', ddlTargetTable: info.id });
+  return statementResult('CREATE_SEARCH_INDEX', { ddlOperationPerformed: 'CREATE', ddlTargetTable: info.id });
 }
 
 export async function dropSearchIndex(s: Session, st: A.DropStmt): Promise<QueryResult> {
@@ -171,10 +182,31 @@ export async function dropSearchIndex(s: Session, st: A.DropStmt): Promise<Query
   return statementResult('DROP_SEARCH_INDEX', { ddlOperationPerformed: 'DROP', ddlTargetTable: info.id });
 }
 
+/**
+ * After ALTER TABLE DROP COLUMN: search-index and vector-index (index refresh) delete an index whose only indexed
+ * column is deleted (a vector index's one column); a search index left other columns forgets the dropped names.
+ */
+export async function pruneIndexes(s: Session, id: TableId): Promise<void> {
+  const info = s.ctx.catalog.getTable(id);
+  if (!info) return;
+  const has = (n: string): boolean => info.columns.some((c) => c.name.toLowerCase() === n.toLowerCase());
+  const search = searchIndexesOf(info.resource);
+  const keptSearch = search
+    .filter((ix) => indexColumnRows(ix, info.columns).length > 0)
+    .map((ix): SearchIndex => {
+      const columnOptions = ix.columnOptions?.filter((c) => has(c.column));
+      return { ...ix, ...(ix.columns ? { columns: ix.columns.filter(has) } : {}), ...(columnOptions ? { columnOptions } : {}) };
+    });
+  const vector = vectorIndexesOf(info.resource);
+  const keptVector = vector.filter((ix) => has(ix.column));
+  if (JSON.stringify(keptSearch) !== JSON.stringify(search)) await s.ctx.catalog.patchTableResource(id, { searchIndexes: keptSearch.length ? keptSearch : null });
+  if (keptVector.length !== vector.length) await s.ctx.catalog.patchTableResource(id, { vectorIndexes: keptVector.length ? keptVector : null });
+}
+
 // ---------------------------------------------------------------- vector indexes
 
 /** vector-index / data-definition-language (CREATE VECTOR INDEX): options, their allowed values. */
-const VECTOR_OPTIONS = ['index_type', 'distance_type', 'ivf_options', 'tree_ah_options'];
+const VECTOR_OPTIONS = ['index_type', 'distance_type', 'ivf_options', 'tree_ah_options', 'lexical_search_columns'];
 const INDEX_TYPES = ['IVF', 'TREE_AH'];
 const DISTANCE_TYPES = ['EUCLIDEAN', 'COSINE', 'DOT_PRODUCT'];
 
@@ -185,6 +217,24 @@ function isEmbedding(t: SqlType): boolean {
   if (t.kind !== 'STRUCT' || t.fields.length !== 2) return false;
   const [r, st] = t.fields;
   return r!.name.toLowerCase() === 'result' && floats(r!.type) && st!.name.toLowerCase() === 'status' && st!.type.kind === 'STRING';
+}
+
+/**
+ * lexical_search_columns (CREATE VECTOR INDEX index_option_list; vector-index, hybrid search): unique names of STRING
+ * columns of the table, each also a stored column. The names as the table spells them.
+ */
+function lexicalColumns(names: readonly (string | null)[], columns: readonly Column[], storing: readonly string[], loc: A.Loc): string[] {
+  const out: string[] = [];
+  for (const n of names) {
+    if (n === null) throw sqlError('lexical_search_columns cannot hold NULL', loc);
+    const c = columns.find((x) => x.name.toLowerCase() === n.toLowerCase());
+    if (!c) throw sqlError(`Lexical search column ${n} does not exist in the table`, loc);
+    if (c.type.kind !== 'STRING') throw sqlError(`Lexical search column ${c.name} must be of type STRING, not ${typeToSql(c.type)}`, loc);
+    if (out.some((x) => x.toLowerCase() === n.toLowerCase())) throw sqlError(`Lexical search column ${c.name} is listed more than once`, loc);
+    if (!storing.some((x) => x.toLowerCase() === n.toLowerCase())) throw sqlError(`Lexical search column ${c.name} must also be a stored column (STORING)`, loc);
+    out.push(c.name);
+  }
+  return out;
 }
 
 /** A JSON object option (ivf_options, tree_ah_options) checked key by key. */
@@ -205,7 +255,12 @@ function jsonOption(text: string, option: string, keys: Record<string, (v: unkno
 
 export async function createVectorIndex(s: Session, st: A.CreateIndexStmt): Promise<QueryResult> {
   const info = writeTarget(s, st.table, st.loc);
+  // data-definition-language (CREATE VECTOR INDEX, Details): vector indexes only on standard tables.
+  if (info.kind !== 'TABLE') throw sqlError(`Cannot create a vector index on ${info.kind.toLowerCase().replace('_', ' ')} table ${fq(info.id)}: only standard tables take one`, st.loc);
   const name = splitPath(st.name).pop()!;
+  // ... and not under the name of the table's search index.
+  const searchNamed = searchIndexesOf(info.resource).find((x) => x.name.toLowerCase() === name.toLowerCase());
+  if (searchNamed) throw sqlError(`Table ${fq(info.id)} already has a search index named ${searchNamed.name}; a vector index cannot take that name`, st.loc);
   const existing = vectorIndexesOf(info.resource);
   const same = existing.find((x) => x.name.toLowerCase() === name.toLowerCase());
   if (same && st.ifNotExists) return statementResult('CREATE_SEARCH_INDEX', { ddlOperationPerformed: 'SKIP', ddlTargetTable: info.id });
@@ -230,12 +285,19 @@ export async function createVectorIndex(s: Session, st: A.CreateIndexStmt): Prom
 
   const options: VectorIndex['options'] = [];
   const values = new Map<string, string>();
+  let lexical: string[] | undefined;
   for (const o of st.options ?? []) {
     const key = o.name.toLowerCase();
     if (!VECTOR_OPTIONS.includes(key)) throw sqlError(`Unknown option ${o.name} for CREATE VECTOR INDEX`, o.value.loc);
-    if (values.has(key)) throw sqlError(`Duplicate option ${o.name}`, o.value.loc);
+    if (values.has(key) || (key === 'lexical_search_columns' && lexical)) throw sqlError(`Duplicate option ${o.name}`, o.value.loc);
     const v = await evalOption(s, o);
     if (v.value === null) continue;
+    if (key === 'lexical_search_columns') {
+      if (!typeEquals(v.type, arrayOf(T.STRING))) throw sqlError(`Invalid value for option ${key}: expected ARRAY<STRING> but got ${typeToSql(v.type)}`, o.value.loc);
+      lexical = lexicalColumns(v.value as (string | null)[], info.columns, storing, o.value.loc);
+      options.push({ name: key, type: 'ARRAY<STRING>', value: optionText(lexical) });
+      continue;
+    }
     if (v.type.kind !== 'STRING') throw sqlError(`Invalid value for option ${key}: expected STRING but got ${typeToSql(v.type)}`, o.value.loc);
     values.set(key, v.value as string);
     options.push({ name: key, type: 'STRING', value: v.value as string });
@@ -257,6 +319,16 @@ export async function createVectorIndex(s: Session, st: A.CreateIndexStmt): Prom
     if (indexType !== 'TREE_AH') throw sqlError(`Option tree_ah_options is only allowed with index_type TREE_AH`, st.loc);
     // vector-index: leaf_node_embedding_count is an INT64 of at least 500; normalization_type NONE or L2.
     jsonOption(treeAh, 'tree_ah_options', { leaf_node_embedding_count: (v) => int(v) && v >= 500, normalization_type: (v) => v === 'NONE' || v === 'L2' }, st.loc);
+  }
+
+  // vector-index (Partition a vector index): only TREE_AH indexes are partitioned, by the table's own PARTITION BY.
+  if (st.partitionBy) {
+    if (indexType !== 'TREE_AH') throw sqlError(`PARTITION BY is only supported for vector indexes with index_type TREE_AH, not ${indexType}`, st.partitionBy.loc);
+    if (col.type.kind === 'STRUCT') throw sqlError(`A vector index on the generated embedding column ${col.name} cannot be partitioned`, st.partitionBy.loc);
+    const table = partitionSpecText(info.resource).key;
+    const given = partitionSpecText(await partitioning(s, st.partitionBy, info.columns, {})).key;
+    if (table === 'none') throw sqlError(`PARTITION BY of a vector index needs a partitioned table; ${fq(info.id)} is not partitioned`, st.partitionBy.loc);
+    if (given !== table) throw sqlError(`The PARTITION BY of a vector index must be the table's: ${fq(info.id)} is partitioned by ${table}, not ${given}`, st.partitionBy.loc);
   }
 
   const index: VectorIndex = {
