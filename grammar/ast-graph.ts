@@ -152,7 +152,7 @@ export interface GraphElementPattern {
   where?: Expr;
   props?: { loc: Loc; name: string; value: Expr }[];
   /** `{m,n}`, `{n}`, `+`, `*` after an element or subpath: not served yet. */
-  quantifier?: { loc: Loc };
+  quantifier?: { loc: Loc; min?: number; max?: number };
   cost?: Expr;
 }
 

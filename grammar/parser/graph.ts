@@ -390,18 +390,24 @@ export abstract class GraphParser extends PipeParser {
       GATE: () => this.isSym('{') || this.isSym('+') || this.isSym('*'),
       DEF: () => {
         const q = this.la(1);
+        const parts: string[] = [];
         this.or(28, [
           {
             ALT: () => {
               this.consume(29, S['{']!);
-              this.many(30, { GATE: () => !this.isSym('}'), DEF: () => this.or(31, [{ ALT: () => this.consume(32, IntLit) }, { ALT: () => this.consume(33, COMMA) }]) });
+              this.many(30, { GATE: () => !this.isSym('}'), DEF: () => this.or(31, [{ ALT: () => parts.push(this.consume(32, IntLit).image) }, { ALT: () => parts.push(this.consume(33, COMMA).image) }]) });
               this.consume(34, S['}']!);
             },
           },
-          { ALT: () => this.consume(35, S['+']!) },
-          { ALT: () => this.consume(36, S['*']!) },
+          { ALT: () => parts.push(this.consume(35, S['+']!).image) },
+          { ALT: () => parts.push(this.consume(36, S['*']!).image) },
         ]);
-        if (this.live) el.quantifier = { loc: this.loc(q) };
+        // fixed_quantifier `{n}`, bounded_quantifier `{[m], n}`; anything else is kept unbounded and refused.
+        const text = parts.join('');
+        const fixed = /^(\d+)$/.exec(text);
+        const bounded = /^(\d*),(\d+)$/.exec(text);
+        const bounds = fixed ? { min: Number(fixed[1]), max: Number(fixed[1]) } : bounded ? { min: Number(bounded[1] || '0'), max: Number(bounded[2]) } : {};
+        if (this.live) el.quantifier = { loc: this.loc(q), ...bounds };
       },
     });
     return el;

@@ -268,7 +268,52 @@ class Compiler {
   // ------------------------------------------------------------------------ MATCH
 
   /** One MATCH's pattern as a table of its named variables (anonymous ones dropped). */
+  /**
+   * A MATCH whose pattern quantifies edges (`-[e]->{m,n}`, graph-patterns.md): the union of the patterns with each
+   * quantified edge repeated a fixed number of times (the page's own equivalence), the group variable an ARRAY of
+   * the copies in path order. Conditions of such a MATCH apply within each branch.
+   */
   match(pattern: A.GraphPattern): Work & { bare: string; anon: string[]; where: string[] } {
+    const quantified = pattern.paths.flatMap((p) => p.elements.filter((e) => e.quantifier));
+    if (!quantified.length) return this.matchOne(pattern, new Map());
+    for (const e of quantified) {
+      const qf = e.quantifier!;
+      if (e.kind !== 'edge') throw sqlError('Quantified subpath and node patterns are not supported by this emulator; quantify an edge pattern', qf.loc);
+      if (qf.max === undefined) throw sqlError('A quantifier needs an upper bound: {n} or {[m], n}', qf.loc);
+      if (qf.min! > qf.max) throw sqlError(`The upper bound of a quantifier must be at least its lower bound (${qf.min} > ${qf.max})`, qf.loc);
+      if (qf.min === 0) throw sqlError('A quantifier with a lower bound of 0 is not supported by this emulator', qf.loc);
+    }
+    // Every combination of repetition counts.
+    let combos: number[][] = [[]];
+    for (const e of quantified) combos = combos.flatMap((c) => Array.from({ length: e.quantifier!.max! - e.quantifier!.min! + 1 }, (_, i) => [...c, e.quantifier!.min! + i]));
+    if (combos.length > 64) throw sqlError(`This pattern expands into ${combos.length} fixed-length patterns; this emulator takes at most 64 (narrow the quantifiers)`, pattern.loc);
+    const branches = combos.map((counts) => {
+      const groups = new Map<string, string[]>();
+      let qi = 0;
+      const paths = pattern.paths.map((path) => ({
+        ...path,
+        elements: path.elements.flatMap((e): A.GraphElementPattern[] => {
+          if (!e.quantifier) return [e];
+          const k = counts[qi++]!;
+          const group = e.variable ?? this.fresh('grp');
+          if (groups.has(lower(group))) throw sqlError(`Group variable ${group} is declared more than once`, e.loc);
+          const copies = Array.from({ length: k }, () => this.fresh('q'));
+          groups.set(lower(group), copies);
+          // The copies are joined by anonymous nodes: (x)-[e1]->()-[e2]->(y).
+          return copies.flatMap((c, i): A.GraphElementPattern[] => {
+            const edge: A.GraphElementPattern = { ...e, variable: c, quantifier: undefined, ...(e.where && e.variable ? { where: renameVar(e.where, e.variable, c) } : {}) };
+            return i === 0 ? [edge] : [{ kind: 'node', loc: e.loc }, edge];
+          });
+        }),
+      }));
+      const names = new Map([...groups].map(([g]) => [g, quantified.find((e) => lower(e.variable ?? '') === g)?.variable ?? g]));
+      return this.matchOne({ ...pattern, paths }, new Map([...groups].map(([g, cs]) => [names.get(g)!, cs])));
+    });
+    const sql = branches.map((b) => `(${b.sql})`).join(' UNION ALL ');
+    return { sql, bare: sql, anon: [], where: [], cols: branches[0]!.cols, elems: branches[0]!.elems };
+  }
+
+  matchOne(pattern: A.GraphPattern, groups: Map<string, string[]>): Work & { bare: string; anon: string[]; where: string[] } {
     interface Occ {
       col: string;
       table: string;
@@ -284,7 +329,6 @@ class Compiler {
     const firstOf = new Map<string, Occ>();
     const elems = new Map<string, GraphElement[]>();
     const addOcc = (p: A.GraphElementPattern): Occ => {
-      if (p.quantifier) throw sqlError('Quantified path patterns are not supported by this emulator', p.quantifier.loc);
       if (p.cost) throw sqlError('COST expressions are not supported by this emulator', p.cost.loc);
       const edge = p.kind === 'edge';
       const cands = this.candidates(p);
@@ -359,13 +403,16 @@ class Compiler {
     });
     const named = [...firstOf.values()];
     const inner = `SELECT ${named.map((o) => `${o.table}.${q(o.col)} AS ${q(o.name)}`).join(', ')} FROM ${from}`;
-    const visible = named.filter((o) => !o.name.startsWith('__anon'));
-    const sel = visible.length ? visible.map((o) => q(o.name)).join(', ') : 'TRUE AS __gdummy';
-    const anon = named.filter((o) => o.name.startsWith('__anon')).map((o) => o.name);
+    const visible = named.filter((o) => !o.name.startsWith('__anon') && !o.name.startsWith('__q'));
+    const groupCols = [...groups].filter(([g]) => !g.startsWith('__grp')).map(([g, cs]) => `[${cs.map(q).join(', ')}] AS ${q(g)}`);
+    const selected = [...visible.map((o) => q(o.name)), ...groupCols];
+    const sel = selected.length ? selected.join(', ') : 'TRUE AS __gdummy';
+    const anon = named.filter((o) => o.name.startsWith('__anon') || o.name.startsWith('__q')).map((o) => o.name);
     const filtered = `SELECT ${sel} FROM (${inner})${userConds.length ? ` WHERE ${userConds.join(' AND ')}` : ''}`;
     // Unfiltered, with the anonymous elements the conditions may still read.
     const bare = `SELECT ${[sel, ...anon.map(q)].join(', ')} FROM (${inner})`;
-    return { sql: filtered, bare, anon, where: userConds, cols: visible.length ? visible.map((o) => o.name) : ['__gdummy'], elems };
+    const cols = [...visible.map((o) => o.name), ...[...groups.keys()].filter((g) => !g.startsWith('__grp'))];
+    return { sql: filtered, bare, anon, where: userConds, cols: cols.length ? cols : ['__gdummy'], elems };
   }
 
   // ------------------------------------------------------------------------ linear statements
@@ -500,6 +547,17 @@ class Compiler {
     for (const k in o) out[k] = this.resolveHolders(o[k]);
     return out;
   }
+}
+
+/** `e` renamed `to` where a path starts with it (an element WHERE of a quantified edge, per copy). */
+function renameVar<T>(x: T, from: string, to: string): T {
+  if (Array.isArray(x)) return x.map((y) => renameVar(y, from, to)) as T;
+  if (x === null || typeof x !== 'object') return x;
+  const o = x as Record<string, unknown>;
+  if (o.kind === 'PathExpr' && lower((o.parts as string[])[0]!) === lower(from)) return { ...o, parts: [to, ...(o.parts as string[]).slice(1)] } as T;
+  const out: Record<string, unknown> = {};
+  for (const k in o) out[k] = k === 'loc' ? o[k] : renameVar(o[k], from, to);
+  return out as T;
 }
 
 /** The graph a query names, rebuilt from its CREATE statement in the catalog. */
