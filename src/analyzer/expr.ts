@@ -1070,6 +1070,7 @@ function resolveStruct(an: Analyzer, n: A.StructExpr, ctx: ExprCtx): Expr {
 
 // ---------------------------------------------------------------- function calls
 
+const MEASURES_ONLY = new Set(['MATCH_NUMBER', 'MATCH_ROW_NUMBER', 'CLASSIFIER', 'FIRST', 'LAST']);
 const CONDITIONALS = new Set(['IF', 'IFNULL', 'NULLIF', 'COALESCE']);
 export const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK', 'PERCENT_RANK', 'CUME_DIST', 'NTILE']);
 export const NAVIGATION = new Set(['LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE', 'PERCENTILE_CONT', 'PERCENTILE_DISC']);
@@ -1125,6 +1126,8 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   const def = lookupFunction(name === 'COUNT' && n.args[0]?.kind === 'StarArg' ? '$count_star' : name);
   if (!def) {
     refuseUnservedFunction(n.name, n.args, n.loc);
+    // MATCH_RECOGNIZE rewrites these away inside its MEASURES clause (query-syntax.md, MEASURES clause functions).
+    if (n.name.length === 1 && MEASURES_ONLY.has(name)) throw sqlError(`${name === 'FIRST' || name === 'LAST' ? 'aggregate function' : 'function'} ${name} can only be used inside a MATCH_RECOGNIZE's MEASURES clause`, n.loc);
     throw sqlError(`Function not found: ${n.name.join('.')}${functionHint(n.name.join('.'))}`, n.loc);
   }
   if (def.kind === 'aggregate') return resolveAggregate(an, n, def, ctx);

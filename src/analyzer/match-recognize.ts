@@ -14,7 +14,7 @@ import type * as A from '../../grammar/ast.js';
 import { defineScalar, sig } from '../functions/signature.js';
 import { fail } from '../functions/vec.js';
 import { lookupFunction } from '../functions/registry.js';
-import { T, arrayOf, structOf } from '../types/types.js';
+import { T, arrayOf, isGroupable, structOf, typeToSql } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { rowKernel } from '../functions/vec.js';
 import type { Analyzer } from './context.js';
@@ -124,6 +124,25 @@ if (!lookupFunction('$match_recognize')) {
   ], { volatile: true });
 }
 
+// Rules that need a resolved type (query-syntax.md, MATCH_RECOGNIZE: partition_expr has no floating point or
+// non-groupable type; a DEFINE symbol is a boolean expression). The lowering wraps those expressions in
+// `$mr_check(expr, 'define|partition line:column')`, which checks the type and passes the value through.
+if (!lookupFunction('$mr_check')) {
+  defineScalar('$mr_check', [
+    sig(['ANY', 'STRING'], (c) => {
+      const t = c.argTypes[0]!;
+      const [what, line, column] = String(c.args[1]?.constant?.value ?? '').split(/[ :]/);
+      const at = { line: Number(line), column: Number(column), offset: 0 };
+      if (what === 'define' && t.kind !== 'BOOL') throw sqlError(`MATCH_RECOGNIZE DEFINE predicate should return type BOOL, but returns ${typeToSql(t)}`, at);
+      if (what === 'partition' && (t.kind === 'FLOAT64' || !isGroupable(t))) throw sqlError(`Partitioning by expressions of type ${typeToSql(t)} is not allowed in MATCH_RECOGNIZE`, at);
+      return t;
+    }, (args) => args[0]!),
+  ]);
+}
+
+/** Largest quantifier bound (query-syntax.md, PATTERN clause: bounds between 0 and 10,000). */
+const MAX_BOUND = 10_000;
+
 // ---------------------------------------------------------------- AST templates
 
 const P = (loc: A.Loc, ...parts: string[]): A.Expr => ({ kind: 'PathExpr', loc, parts });
@@ -132,6 +151,7 @@ const str = (loc: A.Loc, value: string): A.Expr => ({ kind: 'StringLiteral', loc
 const item = (expr: A.Expr, alias?: string): A.SelectExprItem => ({ kind: 'SelectExpr', loc: expr.loc, expr, ...(alias !== undefined ? { alias } : {}) });
 const select = (loc: A.Loc, s: Omit<A.Select, 'kind' | 'loc' | 'distinct'>): A.Query => ({ kind: 'Query', loc, body: { kind: 'Select', loc, distinct: false, ...s }, pipes: [] });
 const tref = (loc: A.Loc, name: string, alias?: string): A.TableRef => ({ kind: 'TableRef', loc, path: [name], ...(alias ? { alias } : {}) });
+const checked = (e: A.Expr, what: 'define' | 'partition'): A.Expr => call(e.loc, '$mr_check', [e, str(e.loc, `${what} ${e.loc.line}:${e.loc.column}`)]);
 
 function constInt(an: Analyzer, e: A.Expr | undefined, what: string): number | null {
   if (!e) return null;
@@ -140,6 +160,7 @@ function constInt(an: Analyzer, e: A.Expr | undefined, what: string): number | n
   if (r.value === null) throw sqlError(`${what} must not be NULL`, e.loc);
   const v = Number(r.value as bigint);
   if (v < 0) throw sqlError(`${what} must not be negative`, e.loc);
+  if (v > MAX_BOUND) throw sqlError(`${what} must be at most ${MAX_BOUND}`, e.loc);
   return v;
 }
 
@@ -149,7 +170,10 @@ function compilePattern(an: Analyzer, p: A.RowPattern, defs: Map<string, number>
       // CLASSIFIER() reports the name as first written in the pattern.
       const k = p.name.toLowerCase();
       if (!written.has(k)) written.set(k, p.name);
-      return { t: 'v', i: defs.get(k) ?? -1, n: written.get(k)! };
+      // query-syntax.md, DEFINE clause: it lists every symbol the pattern uses.
+      const i = defs.get(k);
+      if (i === undefined) throw sqlError(`Pattern variable \`${p.name}\` is not defined in the DEFINE clause`, p.loc);
+      return { t: 'v', i, n: written.get(k)! };
     }
     case 'PatternEmpty':
       return { t: 'e' };
@@ -170,9 +194,9 @@ function compilePattern(an: Analyzer, p: A.RowPattern, defs: Map<string, number>
         case '?':
           return { t: 'r', p: inner, min: 0, max: 1, g };
         default: {
-          const lo = constInt(an, p.min, 'Quantifier bound');
-          const hi = p.exact ? lo : constInt(an, p.max, 'Quantifier bound');
-          if (lo !== null && hi !== null && lo > hi) throw sqlError('Quantifier lower bound cannot exceed the upper bound', p.loc);
+          const lo = constInt(an, p.min, 'MATCH_RECOGNIZE quantifier bound');
+          const hi = p.exact ? lo : constInt(an, p.max, 'MATCH_RECOGNIZE quantifier bound');
+          if (lo !== null && hi !== null && lo > hi) throw sqlError('Quantifier upper bound cannot be smaller than the lower bound', p.loc);
           return { t: 'r', p: inner, min: lo ?? 0, max: hi, g };
         }
       }
@@ -193,6 +217,41 @@ function mapAst(node: unknown, f: (x: Record<string, unknown>) => unknown): unkn
 
 const isAggregateName = (name: string[]): boolean => name.length === 1 && lookupFunction(name[0]!)?.kind === 'aggregate';
 
+/** Calls and column paths of an expression, not looking into subqueries. */
+function walkExpr(e: unknown, f: (o: Record<string, unknown>) => void): void {
+  if (Array.isArray(e)) return e.forEach((x) => walkExpr(x, f));
+  if (e === null || typeof e !== 'object' || e instanceof Uint8Array) return;
+  const o = e as Record<string, unknown>;
+  if (o.kind === 'Query' || o.kind === 'ScalarSubquery' || o.kind === 'ArraySubquery' || o.kind === 'ExistsSubquery' || o.kind === 'InSubquery') return;
+  f(o);
+  for (const v of Object.values(o)) if (v && typeof v === 'object') walkExpr(v, f);
+}
+
+/** The clause-placement rules of query-syntax.md (MATCH_RECOGNIZE Definitions, MEASURES and DEFINE clauses). */
+function checkClauses(spec: A.MatchRecognizeSpec): void {
+  for (const e of spec.partitionBy) {
+    let column = false;
+    walkExpr(e, (o) => {
+      if (o.kind === 'PathExpr') column = true;
+      if (o.kind === 'FunctionCall' && (o as unknown as A.FunctionCall).over) throw sqlError('Analytic function not allowed in MATCH_RECOGNIZE PARTITION BY clause', o.loc as A.Loc);
+    });
+    if (!column) throw sqlError('MATCH_RECOGNIZE PARTITION BY expression cannot be a constant', e.loc);
+  }
+  for (const d of spec.define) {
+    walkExpr(d.expr, (o) => {
+      if (o.kind !== 'FunctionCall') return;
+      const f = o as unknown as A.FunctionCall;
+      if (f.over) throw sqlError('Analytic function not allowed in MATCH_RECOGNIZE DEFINE predicate', f.loc);
+      if (isAggregateName(f.name)) throw sqlError(`Aggregate function ${f.name[0]!.toUpperCase()} not allowed in MATCH_RECOGNIZE DEFINE predicate`, f.loc);
+    });
+  }
+  for (const m of spec.measures) {
+    walkExpr(m.expr, (o) => {
+      if (o.kind === 'FunctionCall' && (o as unknown as A.FunctionCall).over) throw sqlError('Analytic function not allowed in MATCH_RECOGNIZE MEASURES clause', o.loc as A.Loc);
+    });
+  }
+}
+
 /**
  * The query equivalent to `input MATCH_RECOGNIZE(spec)`. `inputAlias` names
  * the input rows for qualified references (`t1.x`).
@@ -201,7 +260,7 @@ export function matchRecognizeQuery(an: Analyzer, input: A.FromItem, inputAlias:
   const defs = new Map<string, number>();
   spec.define.forEach((d, i) => {
     const k = d.name.toLowerCase();
-    if (defs.has(k)) throw sqlError(`Pattern variable ${d.name} is defined more than once`, d.expr.loc);
+    if (defs.has(k)) throw sqlError(`Pattern variable \`${d.name}\` is defined multiple times`, d.expr.loc);
     defs.set(k, i);
   });
   const vars = new Set<string>();
@@ -212,14 +271,17 @@ export function matchRecognizeQuery(an: Analyzer, input: A.FromItem, inputAlias:
     else if (p.kind === 'PatternQuantified') collect(p.pattern);
   };
   collect(spec.pattern);
-  for (const d of spec.define) if (!vars.has(d.name.toLowerCase())) throw sqlError(`Pattern variable ${d.name} is defined but not used in the pattern`, d.expr.loc);
+  for (const d of spec.define) if (!vars.has(d.name.toLowerCase())) throw sqlError(`Pattern variable \`${d.name}\` is defined but not used in the pattern`, d.expr.loc);
   let longest = false;
   for (const o of spec.options ?? []) {
-    if (o.name.toLowerCase() !== 'use_longest_match') throw sqlError(`Unknown MATCH_RECOGNIZE option ${o.name}`, loc);
+    if (o.name.toLowerCase() !== 'use_longest_match') throw sqlError(`Unrecognized MATCH_RECOGNIZE option \`${o.name}\``, loc);
     const r = resolveExpr(an, o.value as A.Expr, { scope: new Scope(), clause: 'MATCH_RECOGNIZE OPTIONS' });
-    if (r.kind !== 'literal' || r.type.kind !== 'BOOL') throw sqlError('Option use_longest_match must be a BOOL literal or query parameter', loc);
+    if (r.kind !== 'literal') throw sqlError(`MATCH_RECOGNIZE option \`${o.name}\` requires a boolean literal or parameter`, loc);
+    if (r.type.kind !== 'BOOL') throw sqlError(`MATCH_RECOGNIZE option \`${o.name}\` requires a boolean value, but found ${typeToSql(r.type)}`, loc);
+    if (r.value === null) throw sqlError(`MATCH_RECOGNIZE option \`${o.name}\` cannot be NULL`, loc);
     longest = r.value === true;
   }
+  checkClauses(spec);
   const m: Spec = { p: compilePattern(an, spec.pattern, defs), skipNext: spec.afterMatchSkip === 'TO NEXT ROW', longest };
 
   const win = (): A.WindowSpec => ({ kind: 'WindowSpec', loc, partitionBy: spec.partitionBy, orderBy: spec.orderBy });
@@ -238,8 +300,8 @@ export function matchRecognizeQuery(an: Analyzer, input: A.FromItem, inputAlias:
   const s1Items: A.SelectItem[] = [
     { kind: 'SelectStar', loc },
     item(call(loc, 'ROW_NUMBER', [], { over: { kind: 'WindowSpec', loc, partitionBy: [], orderBy: [...spec.partitionBy.map((e): A.OrderByItem => ({ kind: 'OrderByItem', loc: e.loc, expr: e })), ...spec.orderBy] } }), '__mr_rn'),
-    ...spec.partitionBy.map((e, i) => item(e, `__mr_p${i}`)),
-    ...spec.define.map((d, i) => item(defineExpr(d.expr), `__mr_d${i}`)),
+    ...spec.partitionBy.map((e, i) => item(checked(e, 'partition'), `__mr_p${i}`)),
+    ...spec.define.map((d, i) => item(checked(defineExpr(d.expr), 'define'), `__mr_d${i}`)),
   ];
   const s1 = select(loc, { items: s1Items, from: input });
   // __mr_m
@@ -268,33 +330,44 @@ export function matchRecognizeQuery(an: Analyzer, input: A.FromItem, inputAlias:
   // Measures.
   const rowsPresent: A.Expr = { kind: 'IsExpr', loc, expr: P(loc, '__mr_m', '__mr_mrn'), not: true, what: 'NULL' };
   const measure = (e: A.Expr): A.Expr => {
-    const visit = (x: unknown, inAgg: { syms: Set<string> } | undefined): unknown =>
+    const visit = (x: unknown, inAgg: { syms: Set<string>; allRows: boolean } | undefined): unknown =>
       mapAst(x, (o) => {
         if (o.kind === 'PathExpr') {
           const parts = o.parts as string[];
+          if (parts.length === 1 && vars.has(parts[0]!.toLowerCase())) throw sqlError(`Pattern variable ${parts[0]} cannot be used as a value table`, o.loc as A.Loc);
           if (parts.length >= 2 && vars.has(parts[0]!.toLowerCase())) {
             if (!inAgg) throw sqlError(`Pattern variable ${parts[0]} can only be referenced inside an aggregate function in MEASURES`, o.loc as A.Loc);
             inAgg.syms.add(parts[0]!.toLowerCase());
             return { ...o, parts: parts.slice(1) };
           }
+          if (inAgg) inAgg.allRows = true;
           return undefined;
         }
         if (o.kind !== 'FunctionCall') return undefined;
         const f = o as unknown as A.FunctionCall;
         const nm = f.name.length === 1 ? f.name[0]!.toUpperCase() : '';
         if (nm === 'MATCH_NUMBER' && f.args.length === 0) return P(f.loc, '__mr_m', '__mr_mn');
+        // query-syntax.md, MEASURES clause functions: these two differ per row of a match, so must be aggregated.
+        if ((nm === 'MATCH_ROW_NUMBER' || nm === 'CLASSIFIER') && f.args.length === 0 && !inAgg) {
+          throw sqlError(`MATCH_RECOGNIZE MEASURES clause expression references ${nm}() which is neither grouped nor aggregated`, f.loc);
+        }
         if (nm === 'MATCH_ROW_NUMBER' && f.args.length === 0) return P(f.loc, '__mr_m', '__mr_idx');
         if (nm === 'CLASSIFIER' && f.args.length === 0) return P(f.loc, '__mr_m', '__mr_cls');
         const firstLast = nm === 'FIRST' || nm === 'LAST';
         if ((firstLast || isAggregateName(f.name)) && !f.over) {
           if (inAgg) return undefined;
-          const ctx = { syms: new Set<string>() };
+          const ctx = { syms: new Set<string>(), allRows: false };
           const args = f.args.map((a) => visit(a, ctx) as A.Expr);
+          const where = f.where ? visit(f.where, ctx) as A.Expr : undefined;
+          // query-syntax.md, MEASURES clause: one aggregate ranges over one symbol's rows or over all of them.
+          const syms = [...ctx.syms];
+          if (syms.length > 1) throw sqlError(`Column access ranges over pattern variable ${syms[1]} in an expression that already ranges over a pattern variable ${syms[0]}`, f.loc);
+          if (syms.length === 1 && ctx.allRows) throw sqlError(`Column access ranges over all input rows in an expression that already ranges over a pattern variable ${syms[0]}`, f.loc);
           const extra = {
             ...(f.orderBy ? { orderBy: f.orderBy.map((ob) => ({ ...ob, expr: visit(ob.expr, ctx) as A.Expr })) } : {}),
-            ...(f.where ? { where: visit(f.where, ctx) as A.Expr } : {}),
+            ...(where ? { where } : {}),
           };
-          if (ctx.syms.size > 1) throw sqlError('An aggregate in MEASURES cannot reference more than one pattern variable', f.loc);
+          if (ctx.syms.size > 1) throw sqlError(`Column access ranges over pattern variable ${[...ctx.syms][1]} in an expression that already ranges over a pattern variable ${[...ctx.syms][0]}`, f.loc);
           let filter: A.Expr = rowsPresent;
           const sym = [...ctx.syms][0];
           if (sym !== undefined) filter = { kind: 'BinaryExpr', loc: f.loc, op: 'AND', left: filter, right: { kind: 'BinaryExpr', loc: f.loc, op: '=', left: call(f.loc, 'LOWER', [P(f.loc, '__mr_m', '__mr_cls')]), right: str(f.loc, sym) } };
