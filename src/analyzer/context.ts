@@ -63,6 +63,14 @@ export interface AnalyzerEnv {
   readonly expanding?: Set<string>;
 }
 
+/** A view's aggregation_threshold_policy (analysis-rules.md), as read by a query. */
+export interface ThresholdView {
+  readonly name: string;
+  readonly alias: string;
+  readonly threshold: number;
+  readonly unit: string;
+}
+
 export class Analyzer {
   private nextId = 1;
   /** Innermost last: CTE names visible at each query nesting level. */
@@ -71,6 +79,11 @@ export class Analyzer {
   queryDepth = 0;
   /** Innermost last: parameters of table-valued functions being expanded (lower-cased names). */
   readonly tvfParams: ReadonlyMap<string, Expr>[] = [];
+  /**
+   * Set while the FROM clause of a SELECT WITH AGGREGATION_THRESHOLD resolves: the views with an aggregation
+   * threshold analysis rule it reads (analyzer/privacy.ts). Undefined elsewhere, where such a view is refused.
+   */
+  thresholdViews: ThresholdView[] | undefined;
 
   constructor(readonly env: AnalyzerEnv) {}
 

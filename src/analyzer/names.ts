@@ -17,6 +17,7 @@ import type { SampleTarget } from './sample.js';
 import { Scope } from './scope.js';
 import { informationSchemaRef, tablesMetaRef } from './information-schema.js';
 import { policiesOf, policyApplies } from './row-access.js';
+import { noteThresholdView } from './privacy.js';
 
 export interface TableRefOut {
   readonly rel: Rel;
@@ -137,7 +138,10 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   if (!info) throw tableNotFound(an, id);
   const alias = item.alias ?? parts[parts.length - 1]!;
   const key = `${info.id.projectId}.${info.id.datasetId}.${info.id.tableId}`;
-  if (info.kind === 'VIEW' && info.viewQuery !== undefined) return expandView(an, info, alias, item.loc);
+  if (info.kind === 'VIEW' && info.viewQuery !== undefined) {
+    noteThresholdView(an, info, alias, item.loc);
+    return expandView(an, info, alias, item.loc);
+  }
   // A materialized view answers with its base tables' current data (the real service merges the
   // stored part with the base tables' changes): expanded like a view, never read stale.
   if (info.kind === 'MATERIALIZED_VIEW' && an.env.materializedViewQuery) {

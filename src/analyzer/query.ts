@@ -35,6 +35,7 @@ import {
 import { constantValue, resolveTableRef } from './names.js';
 import { isVolatileExpr, mapRelExprs, rewriteExpr } from './rewrite.js';
 import { matchRecognizeQuery } from './match-recognize.js';
+import { checkPrivacyUnit, withAggregationThreshold, withDifferentialPrivacy } from './privacy.js';
 import type { AggregateRel, Expr, LimitRel, ProjectRel, Rel, ResolvedColumn, SortKey, SubqueryExpr, UnnestRel } from './resolved.js';
 import { Correlation, Scope, colRef, type RangeVar } from './scope.js';
 import { Origin, supertype } from './types.js';
@@ -296,45 +297,6 @@ export function applyLimit(an: Analyzer, out: RelOut, limit: A.Expr | undefined,
 
 // ---------------------------------------------------------------- SELECT
 
-// Aggregate functions the AGGREGATION_THRESHOLD clause allows (query syntax reference).
-const THRESHOLD_AGGREGATES = new Set(['APPROX_COUNT_DISTINCT', 'AVG', 'COUNT', 'COUNTIF', 'LOGICAL_OR', 'LOGICAL_AND', 'SUM', 'COVAR_SAMP', 'STDDEV_POP', 'STDDEV_SAMP', 'VAR_POP', 'VAR_SAMP']);
-
-/**
- * SELECT WITH AGGREGATION_THRESHOLD OPTIONS(threshold, privacy_unit_column): the
- * query aggregates, and keeps only the groups with at least `threshold` distinct
- * privacy units, i.e. HAVING COUNT(DISTINCT privacy_unit_column) >= threshold.
- */
-function withAggregationThreshold(an: Analyzer, sel: A.Select): A.Select {
-  const loc = sel.loc;
-  let threshold: A.Expr | undefined;
-  let unit: A.Expr | undefined;
-  for (const o of sel.withModifier!.options ?? []) {
-    const name = o.name.toLowerCase();
-    if (name === 'threshold') threshold = o.value;
-    else if (name === 'privacy_unit_column') unit = o.value;
-    else throw sqlError(`Unknown option ${o.name} for AGGREGATION_THRESHOLD`, loc);
-  }
-  if (!unit || unit.kind !== 'PathExpr') throw sqlError('AGGREGATION_THRESHOLD requires the option privacy_unit_column, a column path', loc);
-  const t = threshold ? constIntExpr(an, threshold, 'AGGREGATION_THRESHOLD threshold') : 50;
-  if (t <= 0) throw sqlError('The threshold of AGGREGATION_THRESHOLD must be a positive INT64', threshold?.loc ?? loc);
-  const check = (e: unknown): void => {
-    if (!e || typeof e !== 'object') return;
-    if (Array.isArray(e)) return e.forEach(check);
-    const n = e as { kind?: string; name?: string[] };
-    if (n.kind === 'Query' || n.kind === 'ScalarSubquery' || n.kind === 'ArraySubquery' || n.kind === 'ExistsSubquery') return;
-    if (n.kind === 'FunctionCall' && n.name) {
-      const fname = n.name.join('.').toUpperCase();
-      const def = lookupFunction(fname);
-      if (def?.kind === 'aggregate' && !THRESHOLD_AGGREGATES.has(fname)) throw sqlError(`Aggregate function ${fname} is not supported in a query with the AGGREGATION_THRESHOLD clause`, (e as { loc: A.Loc }).loc);
-    }
-    for (const v of Object.values(e)) if (v && typeof v === 'object') check(v);
-  };
-  check([sel.items, sel.having, sel.qualify]);
-  const units: A.Expr = { kind: 'FunctionCall', loc, name: ['COUNT'], safe: false, distinct: true, args: [unit] };
-  const enough: A.Expr = { kind: 'BinaryExpr', loc, op: '>=', left: units, right: { kind: 'IntLiteral', loc, text: String(t), hex: false } };
-  return { ...sel, withModifier: undefined, having: sel.having ? { kind: 'BinaryExpr', loc, op: 'AND', left: enough, right: sel.having } : enough };
-}
-
 export interface SelItem {
   name: string;
   expr: Expr;
@@ -382,15 +344,22 @@ export function resolveSelect(
    * others only name their clauses in errors as the reference analyzer does (`pipe WHERE clause`, `AGGREGATE list`). */
   pipeForm?: PipeForm,
 ): RelOut {
-  if (sel.withModifier?.name === 'AGGREGATION_THRESHOLD') sel = withAggregationThreshold(an, sel);
-  // The privacy unit comes from the option or from a table's privacy policy;
-  // the emulator keeps no privacy policies, so without the option there is none.
-  if (sel.withModifier?.name === 'DIFFERENTIAL_PRIVACY' && !sel.withModifier.options?.some((o) => o.name.toLowerCase() === 'privacy_unit_column')) {
-    throw sqlError('A SELECT WITH DIFFERENTIAL_PRIVACY query must query data with a specified privacy unit column', sel.loc);
-  }
+  let dpUnit: A.PathExpr | undefined;
+  if (sel.withModifier?.name === 'DIFFERENTIAL_PRIVACY') ({ sel, unit: dpUnit } = withDifferentialPrivacy(an, sel));
+  const threshold = sel.withModifier?.name === 'AGGREGATION_THRESHOLD';
   if (!sel.from) checkNoFromClauses(sel, orderBy);
   const scope = new Scope(outer);
-  let rel: Rel = sel.from ? resolveFrom(an, sel.from, scope, outer) : oneRow();
+  // Views with an aggregation threshold analysis rule are read only by the FROM clause of such a SELECT.
+  const savedViews = an.thresholdViews;
+  an.thresholdViews = threshold ? [] : undefined;
+  let rel: Rel;
+  try {
+    rel = sel.from ? resolveFrom(an, sel.from, scope, outer) : oneRow();
+    if (threshold) sel = withAggregationThreshold(an, sel, an.thresholdViews!);
+  } finally {
+    an.thresholdViews = savedViews;
+  }
+  if (dpUnit) checkPrivacyUnit(an, dpUnit, scope);
 
   if (sel.where) {
     const w = resolveExpr(an, sel.where, { scope, clause: pipeForm === 'pipe WHERE' ? 'pipe WHERE clause' : 'WHERE clause' });
