@@ -279,7 +279,9 @@ function gapFill(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   let parts: number[] = [];
   if (named.has('partitioning_columns')) {
     const p = constant('partitioning_columns');
-    if (p.type.kind !== 'ARRAY' || p.type.element.kind !== 'STRING') throw sqlError(`${fn} partitioning_columns must be an ARRAY<STRING>`, p.loc);
+    // An empty array literal (`[]`, "zero or more column names") has no element type of its own.
+    const empty = Array.isArray(p.value) && p.value.length === 0;
+    if (p.type.kind !== 'ARRAY' || (p.type.element.kind !== 'STRING' && !empty)) throw sqlError(`${fn} partitioning_columns must be an ARRAY<STRING>`, p.loc);
     parts = (p.value as string[]).map((c) => column(c, 'partitioning column', p.loc));
   }
   let values: { idx: number; method: 'null' | 'locf' | 'linear' }[];

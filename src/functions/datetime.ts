@@ -448,6 +448,9 @@ function bucketCivil(dt: bigint, iv: Interval, origin: bigint): bigint {
     }
     return cand;
   }
+  // One non-zero part (time-series-functions.md: "a single interval"; the reference reads it from the value, so
+  // INTERVAL 90 MINUTE and INTERVAL '1:30' HOUR TO MINUTE are the same width, but DAY with a time part is refused).
+  if (iv.days !== 0 && iv.micros !== 0n) fail('Exactly one non-zero INTERVAL part in bucket width is required');
   const width = BigInt(iv.days) * US_DAY + iv.micros;
   if (width <= 0n) fail('BUCKET interval must be positive');
   let q = (dt - origin) / width;
