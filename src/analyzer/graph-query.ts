@@ -17,6 +17,9 @@ const q = (s: string) => '`' + s.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '
 const str = (s: string) => "'" + s.replace(/\\/g, '\\\\').replace(/'/g, "\\'") + "'";
 const lower = (s: string) => s.toLowerCase();
 
+/** Aggregates a LET / FILTER / WHERE applies to the elements of one array (horizontal aggregation). */
+const HORIZONTAL = new Set(['SUM', 'AVG', 'COUNT', 'COUNTIF', 'MIN', 'MAX', 'ARRAY_AGG', 'STRING_AGG', 'ARRAY_CONCAT_AGG', 'LOGICAL_AND', 'LOGICAL_OR', 'ANY_VALUE', 'BIT_AND', 'BIT_OR', 'BIT_XOR', 'MAX_BY', 'MIN_BY', 'STDDEV', 'VARIANCE']);
+
 /** Working table: its columns in order, and which hold graph elements. */
 interface Work {
   sql: string;
@@ -89,6 +92,54 @@ class Compiler {
   /** The working table where the expressions being compiled stand (graph subqueries see its columns). */
   current: Work | undefined;
 
+  /** While set: aggregates are horizontal, over the one array variable of these their argument names. */
+  private arrays: Set<string> | undefined;
+
+  /** Compiles LET / FILTER / WHERE expressions, where an aggregate is horizontal (graph-gql-functions.md). */
+  horizontal<R>(arrays: Set<string>, f: () => R): R {
+    const saved = this.arrays;
+    this.arrays = arrays;
+    try {
+      return f();
+    } finally {
+      this.arrays = saved;
+    }
+  }
+
+  /** Working columns that may hold arrays: all but its graph elements. */
+  arrayCols(w: Work): Set<string> {
+    return new Set(w.cols.map(lower).filter((c) => !w.elems.has(c) && c !== '__gdummy'));
+  }
+
+  /**
+   * `SUM(arr.x)` in LET / FILTER / WHERE: the aggregate over the elements of the one array variable its argument
+   * names, in array order for ARRAY_AGG / STRING_AGG (graph-gql-functions.md, horizontal aggregate function calls).
+   */
+  private horizontalAggregate(f: A.FunctionCall): A.Expr | undefined {
+    if (!this.arrays || f.over || f.name.length !== 1 || !HORIZONTAL.has(f.name[0]!.toUpperCase())) return undefined;
+    const named = new Set<string>();
+    const walk = (x: unknown): void => {
+      if (Array.isArray(x)) return x.forEach(walk);
+      if (x === null || typeof x !== 'object') return;
+      const o = x as Record<string, unknown>;
+      if (o.kind === 'PathExpr' && this.arrays!.has(lower((o.parts as string[])[0]!))) named.add(lower((o.parts as string[])[0]!));
+      for (const k in o) if (k !== 'loc') walk(o[k]);
+    };
+    walk([f.args, f.where, f.orderBy]);
+    if (named.size !== 1) throw sqlError(named.size ? `Horizontal aggregation over more than one array variable (${[...named].join(', ')}) is not supported by this emulator; name one array in ${f.name[0]}` : `${f.name[0]} is not allowed here: an aggregate in LET, FILTER or WHERE aggregates one array variable`, f.loc);
+    const v = [...named][0]!;
+    const byOffset: A.OrderByItem = { kind: 'OrderByItem', loc: f.loc, expr: { kind: 'PathExpr', loc: f.loc, parts: ['__ho'] } };
+    const ordered = ['ARRAY_AGG', 'STRING_AGG', 'ARRAY_CONCAT_AGG'].includes(f.name[0]!.toUpperCase());
+    const call: A.FunctionCall = { ...renameVar(f, v, '__h'), ...(ordered && !f.orderBy ? { orderBy: [byOffset] } : {}) };
+    const saved = this.arrays;
+    this.arrays = undefined;
+    try {
+      return this.sqlExpr(`(SELECT ${this.ph(call)} FROM UNNEST(${q(v)}) AS __h WITH OFFSET AS __ho)`);
+    } finally {
+      this.arrays = saved;
+    }
+  }
+
   private isElem(e: A.Expr): boolean {
     return e.kind === 'PathExpr' && e.parts.length === 1 && this.elemVars.has(lower(e.parts[0]!));
   }
@@ -105,6 +156,8 @@ class Compiler {
     }
     if (o.kind === 'GraphIsEndpoint') return this.sqlExpr(`${this.ph(o.node)}.__id ${o.not ? '!=' : '='} ${this.ph(o.edge)}.${o.which === 'SOURCE' ? '__src' : '__dst'}`);
     if (o.kind !== 'FunctionCall' || o.name.length !== 1) return undefined;
+    const horizontal = this.horizontalAggregate(o);
+    if (horizontal) return horizontal;
     const name = o.name[0]!.toUpperCase();
     const args = o.args;
     const field = name === 'LABELS' ? '__labels' : name === 'ELEMENT_ID' ? '__id' : name === 'SOURCE_NODE_ID' ? '__src' : name === 'DESTINATION_NODE_ID' ? '__dst' : undefined;
@@ -388,8 +441,10 @@ class Compiler {
     }
     const saved = this.elemVars;
     this.elemVars = new Map([...saved, ...elems]);
-    for (const f of later) f();
-    if (pattern.where) userConds.push(`(${this.ph(pattern.where)})`);
+    this.horizontal(new Set([...groups.keys()].map(lower)), () => {
+      for (const f of later) f();
+      if (pattern.where) userConds.push(`(${this.ph(pattern.where)})`);
+    });
     this.elemVars = saved;
     // FROM g0 JOIN g1 ON (conditions reaching back) ...
     let from = '';
@@ -402,10 +457,12 @@ class Compiler {
       }
     });
     const named = [...firstOf.values()];
-    const inner = `SELECT ${named.map((o) => `${o.table}.${q(o.col)} AS ${q(o.name)}`).join(', ')} FROM ${from}`;
+    const groupNames = [...groups.keys()].filter((g) => !g.startsWith('__grp'));
+    // Group variables are built here, where the pattern's conditions can read them too.
+    const groupCols = groupNames.map((g) => `[${groups.get(g)!.map((c) => { const o = firstOf.get(lower(c))!; return `${o.table}.${q(o.col)}`; }).join(', ')}] AS ${q(g)}`);
+    const inner = `SELECT ${[...named.map((o) => `${o.table}.${q(o.col)} AS ${q(o.name)}`), ...groupCols].join(', ')} FROM ${from}`;
     const visible = named.filter((o) => !o.name.startsWith('__anon') && !o.name.startsWith('__q'));
-    const groupCols = [...groups].filter(([g]) => !g.startsWith('__grp')).map(([g, cs]) => `[${cs.map(q).join(', ')}] AS ${q(g)}`);
-    const selected = [...visible.map((o) => q(o.name)), ...groupCols];
+    const selected = [...visible.map((o) => q(o.name)), ...groupNames.map(q)];
     const sel = selected.length ? selected.join(', ') : 'TRUE AS __gdummy';
     const anon = named.filter((o) => o.name.startsWith('__anon') || o.name.startsWith('__q')).map((o) => o.name);
     const filtered = `SELECT ${sel} FROM (${inner})${userConds.length ? ` WHERE ${userConds.join(' AND ')}` : ''}`;
@@ -462,7 +519,7 @@ class Compiler {
           break;
         }
         case 'GFilter':
-          wrap(`SELECT * FROM (${w.sql}) WHERE ${this.ph(s.cond)}`, w.cols);
+          wrap(`SELECT * FROM (${w.sql}) WHERE ${this.horizontal(this.arrayCols(w), () => this.ph(s.cond))}`, w.cols);
           break;
         case 'GLet': {
           const seen = new Set<string>();
@@ -472,7 +529,8 @@ class Compiler {
           }
           const elems = new Map(w.elems);
           for (const d of s.defs) if (d.expr.kind === 'PathExpr' && d.expr.parts.length === 1 && w.elems.has(lower(d.expr.parts[0]!))) elems.set(lower(d.name), w.elems.get(lower(d.expr.parts[0]!))!);
-          wrap(`SELECT *, ${s.defs.map((d) => `${this.ph(d.expr)} AS ${q(d.name)}`).join(', ')} FROM (${w.sql})`, [...w.cols, ...s.defs.map((d) => d.name)], elems);
+          const values = this.horizontal(this.arrayCols(w), () => s.defs.map((d) => `${this.ph(d.expr)} AS ${q(d.name)}`));
+          wrap(`SELECT *, ${values.join(', ')} FROM (${w.sql})`, [...w.cols, ...s.defs.map((d) => d.name)], elems);
           break;
         }
         case 'GFor': {
