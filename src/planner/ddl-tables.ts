@@ -9,7 +9,6 @@ import { policiesOf, requireFullRowAccess } from '../analyzer/row-access.js';
 import { checkMvClustering, checkMvDefinition, checkMvOptions, checkMvPartitioning } from './mv-rules.js';
 import { project } from '../analyzer/query.js';
 import type { Rel } from '../analyzer/resolved.js';
-import { colRef } from '../analyzer/scope.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { TableId } from '../storage/api.js';
 import { tableRestField, type Column } from '../types/schema.js';
@@ -18,7 +17,7 @@ import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
 import { checkPartitionFilters } from './partition-filter.js';
-import { checked, coerceForWrite, writeTarget } from './dml.js';
+import { checked, coerceForWrite, queryColumn, writeTarget } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { dropSearchIndex } from './search-index.js';
 import { dropPropertyGraph } from './ddl-graph.js';
@@ -135,7 +134,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       if (columns.length !== rel.columns.length) {
         throw sqlError(`The number of columns in the column definition list does not match the number of columns produced by the query`, st.loc);
       }
-      const exprs = rel.columns.map((c, i) => coerceForWrite(colRef(c), columns[i]!, st.asQuery!.loc));
+      const exprs = rel.columns.map((_, i) => coerceForWrite(queryColumn(rel, i), columns[i]!, st.asQuery!.loc));
       rel = project(an, rel, exprs, columns.map((c) => c.name));
     } else if (likeColumns) {
       // CREATE TABLE Details: with LIKE and AS query_statement, the query's columns match the LIKE table's (by name, in order).
@@ -144,7 +143,7 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
         throw sqlError(`The columns of the query (${names.join(', ')}) do not match the columns of the LIKE table (${like.map((c) => c.name).join(', ')})`, st.asQuery.loc);
       }
       columns = like;
-      const exprs = rel.columns.map((c, i) => coerceForWrite(colRef(c), like[i]!, st.asQuery!.loc));
+      const exprs = rel.columns.map((_, i) => coerceForWrite(queryColumn(rel, i), like[i]!, st.asQuery!.loc));
       rel = project(an, rel, exprs, like.map((c) => c.name));
     } else {
       q.plan.columns.forEach((c, i) => {

@@ -127,11 +127,12 @@ export function coerceForWrite(e: Expr, c: Column, loc: A.Loc | undefined, what 
 }
 
 /**
- * Column k of INSERT's query as the assignment sees it: a bare untyped NULL or `[]` in the outermost SELECT list keeps
- * its free coercion, so `INSERT t (ts) SELECT NULL` writes a NULL TIMESTAMP (ZetaSQL's resolver_dml.cc exempts such
+ * Column k of a query written into a table (INSERT ... SELECT, CREATE TABLE (cols) / LIKE ... AS SELECT) as the
+ * assignment sees it: a bare untyped NULL or `[]` in the outermost SELECT list keeps its free coercion, so
+ * `INSERT t (ts) SELECT NULL` writes a NULL TIMESTAMP (ZetaSQL's resolver_dml.cc and resolver_stmt.cc exempt such
  * literals of the query's top ProjectScan: UntypedLiteralMap); anywhere deeper the column has the type it was given.
  */
-function queryColumn(plan: Rel, k: number): Expr {
+export function queryColumn(plan: Rel, k: number): Expr {
   const e = plan.kind === 'project' ? plan.exprs[k] : undefined;
   return e?.kind === 'literal' && originOf(e) === Origin.Null ? e : colRef(plan.columns[k]!);
 }
