@@ -140,12 +140,21 @@ class Compiler {
     }
   }
 
+  /** `n.p`: p must be a property of an element table n's pattern can bind (graph-query-statements.md, FILTER). */
+  private checkProperty(e: A.PathExpr): void {
+    const cands = this.elemVars.get(lower(e.parts[0]!));
+    const p = e.parts[1]!;
+    if (!cands?.length || p.startsWith('__')) return;
+    if (!cands.some((c) => c.properties.some((x) => lower(x.name) === lower(p)))) throw sqlError(`Property ${p} is not defined for graph element ${e.parts[0]} (labels ${[...new Set(cands.flatMap((c) => c.labels))].join(', ')})`, e.loc);
+  }
+
   private isElem(e: A.Expr): boolean {
     return e.kind === 'PathExpr' && e.parts.length === 1 && this.elemVars.has(lower(e.parts[0]!));
   }
 
   private graphExpr(o: A.Expr): A.Expr | undefined {
     if (o.kind === 'GraphSubquery') return this.subquery(o);
+    if (o.kind === 'PathExpr' && o.parts.length > 1) this.checkProperty(o);
     // Elements compare by identity (graph-patterns.md: `WHERE a != b`), which STRUCT values cannot do in SQL.
     if (o.kind === 'BinaryExpr' && (o.op === '=' || o.op === '!=') && (this.isElem(o.left) || this.isElem(o.right))) {
       return this.sqlExpr(`${this.ph(o.left)}.__id ${o.op} ${this.ph(o.right)}.__id`);
@@ -162,6 +171,9 @@ class Compiler {
     const args = o.args;
     const field = name === 'LABELS' ? '__labels' : name === 'ELEMENT_ID' ? '__id' : name === 'SOURCE_NODE_ID' ? '__src' : name === 'DESTINATION_NODE_ID' ? '__dst' : undefined;
     if (field && args.length === 1) return { kind: 'FieldAccess', loc: o.loc, expr: this.rewrite(args[0]!), field };
+    // Path functions (graph-gql-functions.md) over a path value: STRUCT<nodes ARRAY, edges ARRAY>.
+    const path = { PATH_LENGTH: 'ARRAY_LENGTH(X.edges)', NODES: 'X.nodes', EDGES: 'X.edges', PATH_FIRST: 'X.nodes[SAFE_OFFSET(0)]', PATH_LAST: 'X.nodes[SAFE_ORDINAL(ARRAY_LENGTH(X.nodes))]' }[name];
+    if (path && args.length === 1) return this.sqlExpr(path.replace(/X/g, this.ph(args[0])));
     if ((name === 'SAME' || name === 'ALL_DIFFERENT') && args.length >= 2) {
       const xs = args.map((a) => this.ph(a));
       const pairs: string[] = [];
@@ -300,11 +312,18 @@ class Compiler {
     return `CONCAT(${[str(alias + ':'), ...cols.map((c, i) => (i ? `',', ` : '') + `TO_JSON_STRING(${q(c)})`)].join(', ')})`;
   }
 
-  /** The derived table of one element pattern: a STRUCT column `col` over the union of its candidate tables. */
+  /**
+   * The derived table of one element pattern: a STRUCT column `col` over the union of its candidate tables. Every
+   * node (every edge) has one STRUCT type, all the graph's node (edge) properties, so that a path's nodes make one
+   * ARRAY; which properties a pattern exposes is checked where they are read (`checkProperty`).
+   */
   elementTable(cands: GraphElement[], col: string, isEdge: boolean): string {
     const names: string[] = [];
-    for (const c of cands) for (const p of c.properties) if (!names.some((n) => lower(n) === lower(p.name))) names.push(p.name);
-    if (!cands.length) return `(SELECT CAST(NULL AS STRUCT<__id STRING, __labels ARRAY<STRING>${isEdge ? ', __src STRING, __dst STRING' : ''}>) AS ${q(col)} FROM UNNEST(ARRAY<INT64>[]))`;
+    for (const c of this.g.elements) if (c.kind === (isEdge ? 'edge' : 'node')) for (const p of c.properties) if (!names.some((n) => lower(n) === lower(p.name))) names.push(p.name);
+    if (!cands.length) {
+      const fields = ['__id STRING', '__labels ARRAY<STRING>', ...(isEdge ? ['__src STRING', '__dst STRING'] : []), ...names.map((n) => `${q(n)} ${typeToSql(this.g.propertyTypes.get(lower(n))!.type)}`)];
+      return `(SELECT CAST(NULL AS STRUCT<${fields.join(', ')}>) AS ${q(col)} FROM UNNEST(ARRAY<INT64>[]))`;
+    }
     const parts = cands.map((c) => {
       const fields = [`${this.idSql(c.alias, c.key)} AS __id`, `[${c.labels.map(str).join(', ')}] AS __labels`];
       if (isEdge) fields.push(`${this.idSql(c.source!.ref, c.source!.columns)} AS __src`, `${this.idSql(c.destination!.ref, c.destination!.columns)} AS __dst`);
@@ -380,6 +399,7 @@ class Compiler {
     // Conditions are compiled once every variable of the pattern is known (element comparisons need them).
     const later: (() => void)[] = [];
     const firstOf = new Map<string, Occ>();
+    const paths = new Map<string, { name: string; sql: string }>();
     const elems = new Map<string, GraphElement[]>();
     const addOcc = (p: A.GraphElementPattern): Occ => {
       if (p.cost) throw sqlError('COST expressions are not supported by this emulator', p.cost.loc);
@@ -408,7 +428,6 @@ class Compiler {
       return o;
     };
     for (const path of pattern.paths) {
-      if (path.variable) throw sqlError('Path variables are not supported by this emulator', path.loc);
       if (path.prefix) throw sqlError(`Path search prefixes and path modes (${path.prefix}) are not supported by this emulator`, path.loc);
       // Implicit nodes: a path may begin or end with an edge, and two edges may follow each other.
       const els: A.GraphElementPattern[] = [];
@@ -422,8 +441,11 @@ class Compiler {
       if (els[els.length - 1]!.kind === 'edge') els.push({ kind: 'node', loc: els[els.length - 1]!.loc });
       let left: Occ | undefined;
       let edge: { occ: Occ; dir: 'right' | 'left' | 'any' } | undefined;
+      const pathNodes: Occ[] = [];
+      const pathEdges: Occ[] = [];
       for (const e of els) {
         const o = addOcc(e);
+        (e.kind === 'edge' ? pathEdges : pathNodes).push(o);
         if (e.kind === 'edge') edge = { occ: o, dir: e.direction ?? 'any' };
         else {
           if (edge && left) {
@@ -437,6 +459,12 @@ class Compiler {
           left = o;
           edge = undefined;
         }
+      }
+      // `p = ...`: the path's nodes and edges in order (graph-patterns.md, path_variable).
+      if (path.variable) {
+        if (firstOf.has(lower(path.variable)) || paths.has(lower(path.variable))) throw sqlError(`Path variable ${path.variable} is already a variable of the pattern`, path.loc);
+        const ref = (o: Occ) => `${o.table}.${q(o.col)}`;
+        paths.set(lower(path.variable), { name: path.variable, sql: `STRUCT([${pathNodes.map(ref).join(', ')}] AS nodes, [${pathEdges.map(ref).join(', ')}] AS edges) AS ${q(path.variable)}` });
       }
     }
     const saved = this.elemVars;
@@ -460,15 +488,16 @@ class Compiler {
     const groupNames = [...groups.keys()].filter((g) => !g.startsWith('__grp'));
     // Group variables are built here, where the pattern's conditions can read them too.
     const groupCols = groupNames.map((g) => `[${groups.get(g)!.map((c) => { const o = firstOf.get(lower(c))!; return `${o.table}.${q(o.col)}`; }).join(', ')}] AS ${q(g)}`);
-    const inner = `SELECT ${[...named.map((o) => `${o.table}.${q(o.col)} AS ${q(o.name)}`), ...groupCols].join(', ')} FROM ${from}`;
+    const inner = `SELECT ${[...named.map((o) => `${o.table}.${q(o.col)} AS ${q(o.name)}`), ...groupCols, ...[...paths.values()].map((p) => p.sql)].join(', ')} FROM ${from}`;
     const visible = named.filter((o) => !o.name.startsWith('__anon') && !o.name.startsWith('__q'));
-    const selected = [...visible.map((o) => q(o.name)), ...groupNames.map(q)];
+    const pathNames = [...paths.values()].map((p) => p.name);
+    const selected = [...visible.map((o) => q(o.name)), ...groupNames.map(q), ...pathNames.map(q)];
     const sel = selected.length ? selected.join(', ') : 'TRUE AS __gdummy';
     const anon = named.filter((o) => o.name.startsWith('__anon') || o.name.startsWith('__q')).map((o) => o.name);
     const filtered = `SELECT ${sel} FROM (${inner})${userConds.length ? ` WHERE ${userConds.join(' AND ')}` : ''}`;
     // Unfiltered, with the anonymous elements the conditions may still read.
     const bare = `SELECT ${[sel, ...anon.map(q)].join(', ')} FROM (${inner})`;
-    const cols = [...visible.map((o) => o.name), ...[...groups.keys()].filter((g) => !g.startsWith('__grp'))];
+    const cols = [...visible.map((o) => o.name), ...groupNames, ...pathNames];
     return { sql: filtered, bare, anon, where: userConds, cols: cols.length ? cols : ['__gdummy'], elems };
   }
 
