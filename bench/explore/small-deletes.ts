@@ -11,6 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type RunningEmulator } from '../../src/api/index.js';
 import { summarize } from '../lib/stats.js';
+import { queryDone } from '../lib/rest-client.js';
 
 const arg = (name: string, def: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -21,15 +22,7 @@ const COUNT = arg('count', 1000);
 const PORT = arg('port', 9430);
 const P = 'dels';
 
-async function query(emu: RunningEmulator, sql: string): Promise<void> {
-  const r = await fetch(`${emu.url}/bigquery/v2/projects/${P}/queries`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: sql, useLegacySql: false, defaultDataset: { projectId: P, datasetId: 'd' }, timeoutMs: 600_000 }),
-  });
-  const body = (await r.json()) as { jobComplete?: boolean };
-  if (!r.ok || body.jobComplete === false) throw new Error(`${sql}: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
-}
+const query = (emu: RunningEmulator, sql: string): Promise<void> => queryDone(emu.url, P, sql);
 
 /** The table's sidecar and deletion vector files: bytes of the sidecar, count and bytes of the .del files. */
 function onDisk(dataDir: string): { sidecarBytes: number; delFiles: number; delBytes: number } {

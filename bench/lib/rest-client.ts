@@ -192,3 +192,14 @@ export class RestClient {
     return { fields, rows, totalRows, pages };
   }
 }
+
+/** One statement over jobs.query with dataset `d` of `project` as the default, failing on an error or an unfinished job (bench/explore scripts). */
+export async function queryDone(url: string, project: string, sql: string): Promise<void> {
+  const r = await fetch(`${url}/bigquery/v2/projects/${project}/queries`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: sql, useLegacySql: false, defaultDataset: { projectId: project, datasetId: 'd' }, timeoutMs: 600_000 }),
+  });
+  const body = (await r.json()) as { jobComplete?: boolean };
+  if (!r.ok || body.jobComplete === false) throw new Error(`${sql}: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
+}

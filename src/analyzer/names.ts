@@ -198,7 +198,7 @@ const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
  * policy granted to them (or to everyone) admits; with none applicable (a policy without
  * grantees applies to no one), no rows.
  */
-function rowAccessFilter(an: Analyzer, info: TableInfo, scan: Rel): Rel {
+export function rowAccessFilter(an: Analyzer, info: TableInfo, scan: Rel): Rel {
   const policies = policiesOf(an.env.catalog, info.id);
   if (policies.length === 0) return scan;
   const user = an.env.sessionUser ?? '';

@@ -3,7 +3,7 @@
 // statement (as in ZetaSQL's resolved AST); expressions refer to columns by id,
 // and each relational node lists the columns it outputs, in batch order.
 import type { ResolvedAggregate, ResolvedScalar } from '../functions/registry.js';
-import type { TableId } from '../storage/api.js';
+import type { HistoryRead, TableId } from '../storage/api.js';
 import type { SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 
@@ -171,6 +171,8 @@ export interface ScanRel extends RelBase {
   /** Index into the table's columns for each output column. */
   readonly tableColumns: readonly number[];
   readonly asOfMs?: number;
+  /** APPENDS / CHANGES: the table's change history, not its rows (storage/api.ts, HistoryRead). */
+  readonly history?: HistoryRead;
   /** Filters the planner pushed into the scan (conjuncts over output columns). */
   readonly pushedFilters?: readonly Expr[];
 }

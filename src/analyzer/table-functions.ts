@@ -15,6 +15,7 @@ import { Scope, colRef } from './scope.js';
 import { Origin, canCoerce } from './types.js';
 import * as expr from './expr.js';
 import { findUdf } from './sql-udfs.js';
+import { changeHistoryTvf } from './change-history.js';
 import { refuseUnservedFunction } from './unserved-functions.js';
 import { type Leaf, type RelOut, project, rangeOver, resolveQuery } from './query.js';
 
@@ -25,6 +26,7 @@ export function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   if (fname === 'RANGE_SESSIONIZE') return rangeSessionize(an, item, scope);
   if (fname === 'GAP_FILL') return gapFill(an, item, scope);
   if (fname === 'VECTOR_SEARCH') return vectorSearch(an, item, scope);
+  if (fname === 'APPENDS' || fname === 'CHANGES') return changeHistoryTvf(an, item, fname);
   const def = findUdf(an, item.name);
   if (!def) refuseUnservedFunction(item.name, item.args, item.loc);
   if (!def || !def.tableFunction || !def.query) throw sqlError(`Table-valued function not found: ${item.name.join('.')}`, item.loc);

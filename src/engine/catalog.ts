@@ -30,6 +30,7 @@ import { deleteDataset, insertDataset, undeleteDataset, updateDataset } from './
 import { HIDDEN_FIELDS, insertTable, presentTable, updateTable } from './tables.js';
 import { streamingBuffer } from './streaming-buffer.js';
 import { committedAfter } from '../storage/commit-clock.js';
+import { historyBatches } from './change-history.js';
 
 /** An instant some commit came after: the table is read from its history, not its current state. */
 export const readsPast = (ms: number | undefined): ms is number => ms !== undefined && (ms < Date.now() || committedAfter(ms));
@@ -253,6 +254,10 @@ export class EngineCatalog implements QueryCatalog {
     const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
     if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
     if (e.kind === 'VIEW') return;
+    if (opts.history) {
+      yield* await historyBatches(this.st, id, e, opts.history, opts.columns);
+      return;
+    }
     const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
     await td.load();
     if (readsPast(opts.asOfMs)) {
@@ -264,7 +269,7 @@ export class EngineCatalog implements QueryCatalog {
   }
 
   async scanParts(id: TableId, opts: ScanOptions): Promise<ScanParts | null> {
-    if (this.virtual.has(vKey(id)) || readsPast(opts.asOfMs)) return null;
+    if (this.virtual.has(vKey(id)) || readsPast(opts.asOfMs) || opts.history) return null;
     const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
     if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
     if (e.kind === 'VIEW') return { columns: [], parts: [] };
@@ -276,7 +281,7 @@ export class EngineCatalog implements QueryCatalog {
   }
 
   async scanLogicalBytes(id: TableId, opts: ScanOptions): Promise<{ rows: number; bytes: number[] } | null> {
-    if (this.virtual.has(vKey(id)) || readsPast(opts.asOfMs)) return null;
+    if (this.virtual.has(vKey(id)) || readsPast(opts.asOfMs) || opts.history) return null;
     const e = this.st.getTable(id.projectId, id.datasetId, id.tableId);
     if (!e) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
     if (e.kind === 'VIEW') return { rows: 0, bytes: opts.columns.map(() => 0) };
@@ -356,15 +361,15 @@ export class EngineCatalog implements QueryCatalog {
       throw new CatalogError(400, 'invalid', 'invalidQuery', `UPDATE or DELETE statement over table ${p}.${d}.${t} would affect rows in the streaming buffer, which is not supported`);
     }
     // No retry on the table that has the name now (Storage.writeRows): the positions are this table's.
-    await td.change(base ?? null, change.deleted, completedRows(this.st.storedColumnsOf(e), e.resource, change.added));
+    await td.change(base ?? null, change.deleted, completedRows(this.st.storedColumnsOf(e), e.resource, change.added), change);
   }
 
-  async replaceRows(id: TableId, batches: NewRows, columns?: readonly Column[], base?: TableState): Promise<void> {
+  async replaceRows(id: TableId, batches: NewRows, columns?: readonly Column[], opts: { readonly base?: TableState; readonly carried?: boolean } = {}): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const e = this.st.requireTable(p, d, t);
     const resource = columns ? { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } } : undefined;
     const stored = this.st.storedColumnsOf(resource ? { ...e, resource } : e);
-    await this.st.replaceRows(p, d, t, completedRows(stored, e.resource, batches), { resource, base });
+    await this.st.replaceRows(p, d, t, completedRows(stored, e.resource, batches), { resource, ...opts });
   }
 
   /**
@@ -377,7 +382,7 @@ export class EngineCatalog implements QueryCatalog {
     try {
       const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
       await td.load();
-      await this.replaceRows(id, batches, columns, td.state());
+      await this.replaceRows(id, batches, columns, { base: td.state() });
     } finally {
       release();
     }
@@ -455,7 +460,7 @@ export class EngineCatalog implements QueryCatalog {
       await td.load();
       const base = td.state();
       const batches = (await stateBatches(base)).map((b) => ({ length: b.length, columns: [...columns.map((c, i) => ({ ...b.columns[i]!, type: c.type })), ...hiddenOf(b, old)] }));
-      await this.st.replaceRows(p, d, t, batches, { resource, base });
+      await this.st.replaceRows(p, d, t, batches, { resource, base, carried: true });
       return;
     }
     if (retyped && e.kind !== 'VIEW') {
@@ -476,7 +481,7 @@ export class EngineCatalog implements QueryCatalog {
           return vectorFromValues(c.type, vals);
         }).concat(hiddenOf(b, old)),
       }));
-      await this.st.replaceRows(p, d, t, batches, { resource, base });
+      await this.st.replaceRows(p, d, t, batches, { resource, base, carried: true });
       return;
     }
     await this.st.setTableResource(p, d, t, resource, true);

@@ -164,6 +164,14 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
 
   async *scan(id: TableId, opts: ScanOptions): AsyncIterable<Batch> {
     let batches: readonly Batch[];
+    if (opts.history) {
+      // time-series-functions.md, APPENDS and CHANGES, Limitations: not within a multi-statement transaction; a
+      // temporary table keeps no history.
+      if (this.inTransaction) throw new QueryError(`${opts.history.fn} cannot be called within a multi-statement transaction`, 'invalidQuery');
+      if (this.isTemp(id)) throw new QueryError(`${opts.history.fn} cannot read temporary table ${id.tableId}: it keeps no change history`, 'invalidQuery');
+      yield* this.cat.scan(id, opts);
+      return;
+    }
     if (this.isTemp(id)) {
       const tt = this.temps.get(id.tableId);
       if (!tt) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
@@ -185,6 +193,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   }
 
   async scanParts(id: TableId, opts: ScanOptions): Promise<ScanParts | null> {
+    if (opts.history) return null;
     if (this.isTemp(id)) {
       const tt = this.temps.get(id.tableId);
       if (!tt) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
@@ -201,6 +210,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   }
 
   async scanLogicalBytes(id: TableId, opts: ScanOptions): Promise<{ rows: number; bytes: number[] } | null> {
+    if (opts.history) return null;
     if (this.isTemp(id)) {
       const tt = this.temps.get(id.tableId);
       if (!tt) throw notFound(`Table ${id.projectId}:${id.datasetId}.${id.tableId}`);
@@ -260,7 +270,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     await this.current().change(keyOf(id), change, (base) => this.cat.changeRows(id, change, base));
   }
 
-  async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void> {
+  async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], how: { readonly carried?: boolean } = {}): Promise<void> {
     const info = this.getTable(id);
     batches = withTableValues(tableValueRule(columns ?? info?.columns ?? [], schemaFields(info?.resource)), batches);
     if (this.isTemp(id)) {
@@ -270,7 +280,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
       return;
     }
     if (columns) this.permanentDdl();
-    await this.current().replace(keyOf(id), batches, columns, (base) => this.cat.replaceRows(id, batches, columns, base));
+    await this.current().replace(keyOf(id), batches, columns, (base) => this.cat.replaceRows(id, batches, columns, { base, ...how }));
   }
 
   async alterColumns(id: TableId, columns: readonly Column[]): Promise<void> {

@@ -429,7 +429,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     // Rows keep an ingestion-time partitioned table's partition time (the scan's last column).
     const kept = scan.columns.slice(info.columns.length);
     const rows = await s.run(project(an, scan, [...exprs, ...kept.map((c) => colRef(c))], [...cols.map((c) => c.name), ...kept.map((c) => c.name)]));
-    await cat.replaceRows(id, rows, cols);
+    await cat.replaceRows(id, rows, cols, { carried: true });
   } else if (cols.length !== info.columns.length || cols.some((c, i) => c !== info.columns[i])) {
     await cat.alterColumns(id, cols);
   }

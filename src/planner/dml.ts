@@ -549,7 +549,7 @@ export async function update(s: Session, st: A.UpdateStmt): Promise<QueryResult>
   checkRequired(info, added);
   checkResultArrays(info.columns, added);
   if (st.assertRowsModified) await assertRows(s, st.assertRowsModified, deleted.length);
-  await s.ctx.catalog.changeRows(info.id, { deleted, added });
+  await s.ctx.catalog.changeRows(info.id, { deleted, added, updated: deleted.length, updatedDeletes: deleted.length });
   return result('UPDATE', { numDmlAffectedRows: deleted.length });
 }
 
@@ -758,13 +758,17 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   const matchedTwice = new Set<number>();
   // Per row: the target row it replaces or deletes (its position), the row it adds.
   let n = 0;
-  const deleted: number[] = [];
-  const added: Batch[] = [];
+  // Updates first (their old and new rows), then deletions and inserts: APPENDS and CHANGES tell them apart by that order.
+  const updatedOld: number[] = [];
+  const deletedOnly: number[] = [];
+  const updatedNew: Batch[] = [];
+  const inserted: Batch[] = [];
   for (const b of batches) {
     const act = b.columns[nc]!;
     const posCol = b.columns[nc + 1]!;
     const matchCol = b.columns[nc + 2]!;
-    const keep: number[] = [];
+    const keepUpdated: number[] = [];
+    const keepInserted: number[] = [];
     for (let i = 0; i < b.length; i++) {
       if (matchedUpdate && getValue(matchCol, i) === true) {
         const pos = Number(getValue(posCol, i));
@@ -776,17 +780,23 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
       if (ai < 0) continue;
       n++;
       const kind = st.clauses[ai]!.action.kind;
-      if (kind !== 'MergeInsert') deleted.push(Number(getValue(posCol, i)));
-      if (kind !== 'MergeDelete') keep.push(i);
+      if (kind === 'MergeUpdate') {
+        updatedOld.push(Number(getValue(posCol, i)));
+        keepUpdated.push(i);
+      } else if (kind === 'MergeDelete') deletedOnly.push(Number(getValue(posCol, i)));
+      else keepInserted.push(i);
     }
-    if (keep.length > 0) added.push({ length: keep.length, columns: b.columns.slice(0, nc).map((v) => takeVector(v, keep)) });
+    if (keepUpdated.length > 0) updatedNew.push({ length: keepUpdated.length, columns: b.columns.slice(0, nc).map((v) => takeVector(v, keepUpdated)) });
+    if (keepInserted.length > 0) inserted.push({ length: keepInserted.length, columns: b.columns.slice(0, nc).map((v) => takeVector(v, keepInserted)) });
   }
+  const deleted = [...updatedOld, ...deletedOnly];
+  const added = [...updatedNew, ...inserted];
   if (new Set(deleted).size !== deleted.length || (matchedTwice.size > 0 && deleted.some((p) => matchedTwice.has(p)))) {
     throw new QueryError(MATCHED_TWICE, 'invalidQuery');
   }
   checkRequired(info, added);
   checkResultArrays(info.columns, added);
-  await s.ctx.catalog.changeRows(info.id, { deleted, added });
+  await s.ctx.catalog.changeRows(info.id, { deleted, added, updated: updatedOld.length, updatedDeletes: updatedOld.length });
   return result('MERGE', { numDmlAffectedRows: n });
 }
 

@@ -37,6 +37,26 @@ export interface TableInfo {
 export const ROW_POSITION = -1;
 
 /**
+ * Scan columns of a change-history read (ScanOptions.history): APPENDS' and
+ * CHANGES' _CHANGE_TYPE (STRING), _CHANGE_TIMESTAMP (TIMESTAMP) and CHANGES'
+ * _CHANGE_IS_FOR_UPDATE (BOOL).
+ */
+export const CHANGE_TYPE = -2;
+export const CHANGE_TIMESTAMP = -3;
+export const CHANGE_IS_FOR_UPDATE = -4;
+
+/**
+ * A scan of a table's change history instead of its rows (APPENDS,
+ * CHANGES: time-series-functions.md): the changes committed in
+ * [startMs, endMs), start null for the table's creation.
+ */
+export interface HistoryRead {
+  readonly fn: 'APPENDS' | 'CHANGES';
+  readonly startMs: number | null;
+  readonly endMs: number;
+}
+
+/**
  * A row-level change of a table (UPDATE, DELETE, MERGE): the rows at
  * `deleted` (ROW_POSITION values of a scan the same statement made) go, and
  * `added` (every column, schema order) come, as one commit.
@@ -44,6 +64,10 @@ export const ROW_POSITION = -1;
 export interface RowChange {
   readonly deleted: readonly number[];
   readonly added: readonly Batch[];
+  /** The first `updated` rows of `added` are updated rows' new values, not inserts (APPENDS leaves them out). */
+  readonly updated?: number;
+  /** The first `updatedDeletes` of `deleted` are the updated rows' old ones (CHANGES' _CHANGE_IS_FOR_UPDATE). */
+  readonly updatedDeletes?: number;
 }
 
 export interface ScanOptions {
@@ -51,6 +75,8 @@ export interface ScanOptions {
   readonly columns: readonly number[];
   /** Time travel: the table as of this epoch-ms instant (FOR SYSTEM_TIME AS OF). */
   readonly asOfMs?: number;
+  /** The table's change history in a window, not its rows (columns then include CHANGE_TYPE and the like). */
+  readonly history?: HistoryRead;
   /**
    * Conditions every row the query wants meets (conjuncts of its WHERE):
    * storage may skip row groups whose statistics rule them out. Rows it
@@ -161,8 +187,12 @@ export interface QueryCatalog {
    * made after lockForMutation, in the same statement.
    */
   changeRows(id: TableId, change: RowChange): Promise<void>;
-  /** Replaces all rows atomically (TRUNCATE, WRITE_TRUNCATE, schema rewrites). */
-  replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[]): Promise<void>;
+  /**
+   * Replaces all rows atomically (TRUNCATE, WRITE_TRUNCATE, schema rewrites).
+   * `how.carried`: the rows are the table's own, rewritten (ALTER TABLE's
+   * column changes): neither deleted nor inserted for APPENDS and CHANGES.
+   */
+  replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], how?: { readonly carried?: boolean }): Promise<void>;
   /** Changes the schema (ALTER TABLE), keeping rows; new columns read as NULL. */
   alterColumns(id: TableId, columns: readonly Column[]): Promise<void>;
   /** Updates REST-only metadata fields (OPTIONS, descriptions). */

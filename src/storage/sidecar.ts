@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import type { Column } from '../types/schema.js';
 import { inlineDeletes, type DeleteFile } from './deletion-log.js';
 import { colInfo, type FragmentInfo } from './fragment-writes.js';
-import { keptHistory, type PastGeneration, type Version } from './table-history.js';
+import { keptHistory, recordUpTo, type ChangeRecord, type PastGeneration, type Version } from './table-history.js';
 
 export interface Sidecar {
   readonly version: 1;
@@ -26,6 +26,8 @@ export interface Sidecar {
   /** Versions of the current generation up to the fragments' rows (later ones come from WAL record times). Absent in old sidecars. */
   readonly versions?: readonly Version[];
   readonly past?: readonly PastGeneration[];
+  /** Why the current generation's rows up to the fragments' came and went (later ones: the WAL records' `u` and `f`). Absent in old sidecars. */
+  readonly changes?: ChangeRecord;
   /** History before this instant was dropped early (the past-generations cap), not by the window. */
   readonly historyFromMs?: number;
   /** The catalog.log record of the multi-table commit that last wrote this sidecar whole (0: none; see Storage.redoSidecars). */
@@ -72,6 +74,8 @@ export interface SidecarParts {
   /** Writers' marks by key, with the WAL record that set each. */
   readonly marks: ReadonlyMap<string, { readonly value: number; readonly lsn: number }>;
   readonly retentionMs: number;
+  /** The current generation's change record (ranges past the flushed rows and log entries come back from the WAL). */
+  readonly record: ChangeRecord;
 }
 
 /**
@@ -98,6 +102,7 @@ export function sidecarChange(p: SidecarParts): SidecarChange {
     modifiedMs: p.modifiedMs || now,
     versions: keptVersions.filter((v) => v[1] <= fragmentRows && (v[2] ?? 0) <= flushedDeletes),
     past: kept,
+    ...changesOf(recordUpTo(p.record, fragmentRows, flushedDeletes)),
     historyFromMs: historyFromMs || undefined,
     seq: p.current.seq,
     marks: p.marks.size > 0 ? Object.fromEntries([...p.marks].filter(([, m]) => m.lsn <= flushedLsn).map(([k, m]) => [k, m.value])) : undefined,
@@ -107,4 +112,9 @@ export function sidecarChange(p: SidecarParts): SidecarChange {
   // Files of expired generations, and of the current list that the new one drops (merged small fragments, a replace without history).
   const obsolete = [...new Set([...expired.flatMap(filesOf), ...filesOf(p.current)])].filter((f) => !live.has(f));
   return { sidecar, versions: keptVersions, past: kept, historyFromMs, obsolete };
+}
+
+/** The sidecar's `changes` field: absent while the record is empty (most tables: no update, no replace). */
+function changesOf(r: ChangeRecord): { changes?: ChangeRecord } {
+  return Object.keys(r).length > 0 ? { changes: r } : {};
 }

@@ -547,6 +547,7 @@ export class Storage {
     const data = this.hasRows(kind) ? this.newTableData(this.datasetDir(p, d), entry.storage!, this.storedColumnsOf(entry)) : null;
     if (data) {
       data.layoutBy = layoutColumns(resource);
+      data.changeHistory = changeHistoryEnabled(resource);
       data.markNew();
     }
     return { entry, data };
@@ -670,17 +671,17 @@ export class Storage {
    * With `resource` (a new schema) the catalog entry changes in the same
    * commit.
    */
-  async replaceRows(p: string, d: string, t: string, batches: NewRows, opts: { resource?: Resource; base?: TableState } = {}): Promise<void> {
+  async replaceRows(p: string, d: string, t: string, batches: NewRows, opts: { resource?: Resource; base?: TableState; carried?: boolean } = {}): Promise<void> {
     const resource = opts.resource;
     if (!resource) {
-      await this.writeRows(p, d, t, (td) => td.replace(batches, undefined, opts.base));
+      await this.writeRows(p, d, t, (td) => td.replace(batches, undefined, opts.base, opts.carried));
       return;
     }
     await this.names.run(tKey(p, d, t), () =>
       this.writeRows(p, d, t, async (td) => {
         const entry: TableEntry = { ...this.requireTable(p, d, t), resource };
         const prepared = await td.prepare(opts.base ?? 'all', batches, this.storedColumnsOf(entry));
-        await this.commitRows([prepared], [{ op: 'table', p, d, t, entry }]);
+        await this.commitRows([opts.carried ? { ...prepared, carried: true } : prepared], [{ op: 'table', p, d, t, entry }]);
       }),
     );
   }
@@ -743,6 +744,7 @@ export class Storage {
       this.data.set(key, td);
     }
     td.layoutBy = layoutColumns(e.resource);
+    td.changeHistory = changeHistoryEnabled(e.resource);
     td.mutationLock = () => this.mutations.acquire({ p, d, t }, { kind: 'statement' });
     return td;
   }
@@ -961,6 +963,11 @@ export class Storage {
  * clustering columns, as the service lays partitioned and clustered tables
  * out so that their filters prune.
  */
+/** The table option enable_change_history (time-series-functions.md, CHANGES): TableData.changeHistory. */
+function changeHistoryEnabled(resource: Resource): boolean {
+  return (resource.options as Record<string, unknown> | undefined)?.enable_change_history === true;
+}
+
 function layoutColumns(resource: Resource): string[] {
   const r = resource as { timePartitioning?: { field?: string }; rangePartitioning?: { field?: string }; clustering?: { fields?: string[] } };
   const part = r.timePartitioning?.field ?? r.rangePartitioning?.field ?? (ingestionUnit(resource) ? PARTITION_TIME_COLUMN : undefined);

@@ -8,7 +8,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
-import type { Batch } from '../types/vector.js';
+import { sliceBatches, type Batch } from '../types/vector.js';
 import type { Stored } from './codec.js';
 import { CommitClock } from './clock.js';
 import { distinctSorted, inlineDeletes, mergeSorted, readDeleteLog, recordDeletes, sortedDeletes, spillInline, WAL_DELETES_MAX, writeDeleteFile, type DeleteFile, type DeleteFileWritten } from './deletion-log.js';
@@ -21,7 +21,7 @@ import { DeferredBatch, rowsToBatch } from './json-rows.js';
 import { conformTail, mergeBatches, rewrittenRows } from './row-batches.js';
 import { EMPTY_SIDECAR, readSidecarSync, sidecarChange, type Sidecar, type SidecarChange } from './sidecar.js';
 import { commitClockMs } from './commit-clock.js';
-import { pruneVersions, stateAtVersion, TIME_TRAVEL_MS, versionAt, type PastGeneration, type Version } from './table-history.js';
+import { pruneVersions, stateAtVersion, TIME_TRAVEL_MS, versionAt, withRange, type ChangeRecord, type PastGeneration, type Version } from './table-history.js';
 import { NONE_DELETED, plainState, sliceSegments, stateBatches, type FileSegment, type Segment, type TableState } from './table-state.js';
 import { nullVector, storedToVector, vectorToStored } from './vectors.js';
 import { encodeRecord, readWalSync, RECORD_JSON_OFFSET, WalWriter, type WalSyncMode } from './wal.js';
@@ -59,6 +59,22 @@ export interface PreparedRows {
   readonly deletes?: { readonly base: TableState; readonly positions: Uint32Array; readonly file: DeleteFileWritten };
   /** Commit only while no snapshot is open (a purge; refused with TableConflictError otherwise). */
   readonly unread?: boolean;
+  /** A replace that changes no data (a purge, a column rewrite): its rows are carried over, not inserted (ChangeRecord). */
+  readonly carried?: boolean;
+  /** A multi-statement transaction's commit (ChangeRecord.txn); its replace carries its rows over. */
+  readonly txn?: boolean;
+  /** The first `updated` rows are an update's new rows, not inserts (an append only). */
+  readonly updated?: number;
+  /** Ranges of `deletes.positions` (flat [start, end) pairs) that are the old rows of an update. */
+  readonly forUpdate?: readonly number[];
+}
+
+/** How a row-level change's rows relate (TableData.change): what CHANGES and APPENDS tell apart. */
+export interface ChangeKinds {
+  /** The first `updated` added rows are new rows of updated ones (the rest inserted). */
+  readonly updated?: number;
+  /** The first `updatedDeletes` deleted positions are updated rows' old ones (the rest deleted). */
+  readonly updatedDeletes?: number;
 }
 
 /** What a commit of prepared rows writes and changes (TableData.withCommitPlan). */
@@ -81,6 +97,19 @@ export const BULK_ROWS = 20_000;
  */
 const PURGE_MIN_DELETES = 20_000;
 const PURGE_FRACTION = 0.25;
+
+/** A generation of a table's history as APPENDS and CHANGES read it (TableData.changeGenerations). */
+export interface HistoryGeneration {
+  readonly columns: readonly Column[];
+  /** Its rows, deleted ones included, in position order. */
+  readonly segments: readonly Segment[];
+  readonly versions: readonly Version[];
+  /** Its deletion log (positions, in commit order). */
+  readonly log: readonly number[];
+  readonly record: ChangeRecord;
+  /** When a replace superseded it (past generations only). */
+  readonly endMs?: number;
+}
 
 /** Where an append's rows went: positions [start, end) of the table's generation (the streaming buffer tracks insertAll's). */
 export interface AppendedRows {
@@ -133,6 +162,14 @@ export class TableData {
   private retired = false;
   private past: PastGeneration[] = [];
   private historyFromMs = 0;
+  /** Why the current generation's rows came and went (APPENDS, CHANGES). */
+  private record: ChangeRecord = {};
+  /**
+   * enable_change_history (Storage sets it from the resource): row-level
+   * changes then also keep which deletions were for an update (CHANGES'
+   * _CHANGE_IS_FOR_UPDATE); other tables pay nothing for it.
+   */
+  changeHistory = false;
   /** The time-travel window; tests shorten it to see old versions collected. */
   static retentionMs = TIME_TRAVEL_MS;
   /**
@@ -264,6 +301,7 @@ export class TableData {
     const versions: Version[] = sc.versions ? sc.versions.map((v) => [...v] as const) : [[0, fragmentRows]];
     const deletes = readDeleteLog(this.dir, sc.deletes ?? [], sc.deleteFiles ?? []);
     const deleteRuns = deletes.length > 0 ? [{ end: deletes.length, lsn: 0 }] : [];
+    let record: ChangeRecord = sc.changes ?? {};
     this.marks = new Map();
     for (const [k, v] of Object.entries(sc.marks ?? {})) this.setMark(k, v, 0);
     const scan = fresh ? { records: [], validLength: 0 } : readWalSync(this.walFile);
@@ -271,9 +309,10 @@ export class TableData {
     let rows = fragmentRows;
     for (const r of scan.records) {
       if (r.lsn <= sc.flushedLsn) continue;
-      const { batch, ms, mark } = this.decodeRecord(r.body, r.rowCount);
+      const { batch, ms, mark, kinds } = this.decodeRecord(r.body, r.rowCount);
       if (batch.length > 0) segments.push({ kind: 'mem', batch });
       if (mark) this.setMark(mark[0], mark[1], r.lsn);
+      if (kinds) record = recordChange(record, rows, deletes.length, kinds.u ?? 0, kinds.f);
       const gone = recordDeletes(r.body);
       for (const d of gone) deletes.push(d);
       if (gone.length > 0) deleteRuns.push({ end: deletes.length, lsn: r.lsn });
@@ -291,6 +330,7 @@ export class TableData {
     this.deleted = sortedDeletes(deletes, deletes.length);
     this.past = [...(sc.past ?? [])];
     this.historyFromMs = sc.historyFromMs ?? 0;
+    this.record = record;
     const wal = new WalWriter(this.walFile, this.walSync, this.onError);
     await wal.open(scan.validLength, this.unsealed);
     this.segments = segments;
@@ -306,17 +346,18 @@ export class TableData {
   }
 
   /** A WAL record's rows and commit time (`t`, absent in records from before versioned history). */
-  private decodeRecord(body: Buffer, rowCount: number): { batch: Batch; ms: number | undefined; mark: Mark | undefined } {
-    const rec = JSON.parse(body.toString('utf8')) as { n: string[]; t?: number; m?: Mark; c?: Stored[][]; r?: { json?: unknown }[] };
-    if (rowCount === 0) return { batch: { length: 0, columns: [] }, ms: rec.t, mark: rec.m };
-    if (rec.r) return { batch: rowsToBatch(this.columns, new Set(rec.n.map((n) => n.toLowerCase())), rec.r), ms: rec.t, mark: rec.m };
+  private decodeRecord(body: Buffer, rowCount: number): { batch: Batch; ms: number | undefined; mark: Mark | undefined; kinds: { u?: number; f?: number[] } | undefined } {
+    const rec = JSON.parse(body.toString('utf8')) as { n: string[]; t?: number; m?: Mark; c?: Stored[][]; r?: { json?: unknown }[]; u?: number; f?: number[] };
+    const kinds = rec.u !== undefined || rec.f !== undefined ? { ...(rec.u !== undefined ? { u: rec.u } : {}), ...(rec.f ? { f: rec.f } : {}) } : undefined;
+    if (rowCount === 0) return { batch: { length: 0, columns: [] }, ms: rec.t, mark: rec.m, kinds };
+    if (rec.r) return { batch: rowsToBatch(this.columns, new Set(rec.n.map((n) => n.toLowerCase())), rec.r), ms: rec.t, mark: rec.m, kinds };
     const byName = new Map<string, number>();
     rec.n.forEach((n, i) => byName.set(n.toLowerCase(), i));
     const columns = this.columns.map((c) => {
       const i = byName.get(c.name.toLowerCase());
       return i === undefined ? nullVector(c.type, rowCount) : storedToVector(c.type, rec.c![i]!);
     });
-    return { batch: { length: rowCount, columns }, ms: rec.t, mark: rec.m };
+    return { batch: { length: rowCount, columns }, ms: rec.t, mark: rec.m, kinds };
   }
 
   /** Records that the table holds `rows` rows from now on; returns the version's time (never before the previous one). */
@@ -368,6 +409,25 @@ export class TableData {
       return stateAtVersion(then, segments, versionAt(g.versions, ms), readDeleteLog(this.dir, g.deletes ?? [], g.deleteFiles ?? []));
     }
     return null;
+  }
+
+  /**
+   * The retained generations, oldest first, each with its rows (deleted
+   * ones included), versions, deletion log and change record: what APPENDS
+   * and CHANGES read (change-history.ts).
+   */
+  async changeGenerations(): Promise<HistoryGeneration[]> {
+    await this.load();
+    const past = this.past.map((g): HistoryGeneration => ({
+      columns: g.columns.map((c) => ({ name: c.name, type: JSON.parse(c.type) as SqlType, required: false })),
+      segments: g.fragments.map((f) => this.fileSegment(f)),
+      versions: g.versions,
+      log: readDeleteLog(this.dir, g.deletes ?? [], g.deleteFiles ?? []),
+      record: g.changes ?? {},
+      endMs: g.endMs,
+    }));
+    // Copies: appends push onto these arrays in place.
+    return [...past, { columns: this.columns, segments: [...this.segments], versions: [...this.versions], log: [...this.deletes], record: this.record }];
   }
 
   get schema(): readonly Column[] {
@@ -567,8 +627,10 @@ export class TableData {
     columns: readonly Column[],
     /** The log, its entries in files, and how many of its first entries the sidecar holds (those of records up to flushedLsn). */
     deletes: { readonly log: readonly number[]; readonly files: readonly DeleteFile[]; readonly flushed: number },
+    record: ChangeRecord = this.record,
   ): SidecarChange {
     return sidecarChange({
+      record,
       current: this.sidecar,
       fragments,
       flushedLsn,
@@ -693,7 +755,7 @@ export class TableData {
       const base = this.state();
       const p = await this.prepare(base, rewrittenRows(base, []));
       try {
-        await this.commit({ ...p, unread: true });
+        await this.commit({ ...p, unread: true, carried: true });
       } catch (e) {
         // A snapshot opened meanwhile (tried again when idle), or the table closed: the files are no one's.
         if (!(e instanceof TableConflictError || e instanceof TableClosedError)) throw e;
@@ -723,9 +785,10 @@ export class TableData {
    * and a replace of `base` meanwhile is a TableConflictError. Without it,
    * the rows at the commit are replaced, whatever they are.
    */
-  async replace(batches: NewRows, columns?: readonly Column[], base?: TableState): Promise<void> {
+  async replace(batches: NewRows, columns?: readonly Column[], base?: TableState, carried = false): Promise<void> {
     await this.load();
-    await this.commit(await this.prepare(base ?? 'all', batches, columns));
+    const p = await this.prepare(base ?? 'all', batches, columns);
+    await this.commit(carried ? { ...p, carried } : p);
   }
 
   /**
@@ -739,7 +802,7 @@ export class TableData {
    * with one sidecar write (appendPlan): it too costs what it changes.
    * Rows appended since `base` stay.
    */
-  async change(base: TableState | null, deleted: readonly number[], added: readonly Batch[]): Promise<void> {
+  async change(base: TableState | null, deleted: readonly number[], added: readonly Batch[], kinds: ChangeKinds = {}): Promise<void> {
     await this.load();
     const from = base ?? this.state();
     const rows = added.filter((b) => b.length > 0);
@@ -747,8 +810,11 @@ export class TableData {
     const positions = distinctSorted(deleted);
     if (positions.length === 0 && addedRows === 0) return;
     if (positions.some((p) => p >= from.rows)) throw new Error(`row-level change of ${this.stem}: a position past the rows it read`);
+    const updated = Math.min(kinds.updated ?? 0, addedRows);
+    // Which deletions were an update's: kept only where CHANGES can ask (enable_change_history).
+    const forUpdate = this.changeHistory ? forUpdateRanges(positions, deleted, kinds.updatedDeletes ?? 0) : undefined;
     if (addedRows >= BULK_ROWS || positions.length > WAL_DELETES_MAX) {
-      await this.changeInFiles(from, positions, rows);
+      await this.changeInFiles(from, positions, rows, updated, forUpdate);
       if (this.wantsPurge()) this.scheduleIdleCompaction();
       return;
     }
@@ -760,9 +826,11 @@ export class TableData {
         const lsn = this.nextLsn++;
         const t = this.nextVersionMs();
         const batch = addedRows > 0 ? mergeBatches(this.columns, rows) : null;
-        const head = `{"d":${JSON.stringify(Array.from(positions))},"n":${JSON.stringify(this.columns.map((c) => c.name))},"t":${t},"c":`;
+        const kindsJson = `${updated > 0 ? `"u":${updated},` : ''}${forUpdate ? `"f":${JSON.stringify(forUpdate)},` : ''}`;
+        const head = `{"d":${JSON.stringify(Array.from(positions))},"n":${JSON.stringify(this.columns.map((c) => c.name))},"t":${t},${kindsJson}"c":`;
         await wal.append(encodeRecord(lsn, addedRows, [head, JSON.stringify(batch ? batch.columns.map(vectorToStored) : []), '}']));
         this.changing();
+        this.record = recordChange(this.record, this.rows, this.deletes.length, updated, forUpdate);
         for (const p of positions) this.deletes.push(p);
         this.deleteRuns.push({ end: this.deletes.length, lsn });
         this.deleted = mergeSorted(this.deleted, positions);
@@ -780,17 +848,31 @@ export class TableData {
   }
 
   /** A large row-level change (see change): new rows and deletion vector written first, committed with one sidecar write. */
-  private async changeInFiles(base: TableState, positions: Uint32Array, rows: readonly Batch[]): Promise<void> {
-    const p = await this.prepare(null, rows);
+  private async changeInFiles(base: TableState, positions: Uint32Array, rows: readonly Batch[], updated: number, forUpdate: readonly number[] | undefined): Promise<void> {
+    const p = await this.prepareUpdatedFirst(rows, updated);
     let file: DeleteFileWritten | null = null;
     try {
       if (positions.length > 0) file = await writeDeleteFile(this.dir, this.stem, this.nextLsn, positions, this.unsealed);
-      await this.commit(file ? { ...p, deletes: { base, positions, file } } : p);
+      const kinds = { ...(updated > 0 ? { updated } : {}), ...(forUpdate ? { forUpdate } : {}) };
+      await this.commit(file ? { ...p, ...kinds, deletes: { base, positions, file } } : { ...p, ...kinds });
     } catch (e) {
       // Refused before anything named them: the files are no one's.
       if (e instanceof TableConflictError) await Promise.all([...p.fragments, ...(file ? [file] : [])].map((f) => fsp.rm(path.join(this.dir, f.file), { force: true })));
       throw e;
     }
+  }
+
+  /**
+   * A change's new rows prepared with its first `updated` rows (an update's)
+   * in files before the inserted ones: a file's rows are reordered by the
+   * table's layout, which would mix the two.
+   */
+  private async prepareUpdatedFirst(rows: readonly Batch[], updated: number): Promise<PreparedRows> {
+    const total = rows.reduce((n, b) => n + b.length, 0);
+    if (updated === 0 || updated >= total || this.layoutBy.length === 0) return this.prepare(null, rows);
+    const first = await this.prepare(null, sliceBatches(rows, 0, updated));
+    const rest = await this.prepare(null, sliceBatches(rows, updated, total));
+    return { ...first, rows: first.rows + rest.rows, fragments: [...first.fragments, ...rest.fragments] };
   }
 
   /**
@@ -878,7 +960,9 @@ export class TableData {
     const rows = this.rows + p.rows;
     const at = this.nextVersionMs();
     const versions = [...this.versions, [at, rows, logLength] as const];
-    const c = this.sidecarFor(fragments, lastLsn, versions, this.past, this.columns, { log: this.deletes, files, flushed: logLength });
+    let record = recordChange(this.record, this.rows, this.deletes.length, p.updated ?? 0, p.forUpdate);
+    if (p.txn) record = { ...record, txn: [...(record.txn ?? []), at] };
+    const c = this.sidecarFor(fragments, lastLsn, versions, this.past, this.columns, { log: this.deletes, files, flushed: logLength }, record);
     return {
       sidecar: c.sidecar,
       obsolete: [...c.obsolete, ...obsolete],
@@ -893,6 +977,7 @@ export class TableData {
         this.deleteFiles = files;
         this.deleted = deleted;
         this.adoptSidecar(c);
+        this.record = record;
         this.segments = fragments.map((f) => this.fileSegment(f));
         this.unflushedFrom = this.segments.length;
         this.rows = rows;
@@ -930,10 +1015,16 @@ export class TableData {
     // Every entry of the log is flushed by this commit (lastLsn): inline ones and files.
     const oldFiles = this.deletes.length > 0 && this.versions.length > 0 ? await this.spilledDeletes(this.deletes.length) : this.deleteFiles;
     const gone = this.deletes.length > 0 ? { deletes: inlineDeletes(this.deletes, oldFiles, this.deletes.length), deleteFiles: oldFiles } : {};
-    const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now, ...gone }] : this.past;
+    // The rows the replace takes away (TRUNCATE, WRITE_TRUNCATE): base's; a replace that changes no data carries them over instead.
+    const carried = p.carried === true || p.txn === true;
+    const oldRecord: ChangeRecord = carried ? this.record : { ...this.record, truncatedRows: base.rows };
+    const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now, ...gone, changes: oldRecord }] : this.past;
     const fragments = [...p.fragments, ...tail];
     const rows = p.rows + tail.reduce((n, f) => n + f.rows, 0);
-    const c = this.sidecarFor(fragments, lastLsn, [[now, rows, 0]], past, p.columns, { log: [], files: [], flushed: 0 });
+    // Rows appended since the base (the tail) were inserted in the old generation: carried over here.
+    let record = withRange({}, 'carried', carried ? 0 : p.rows, rows);
+    if (p.txn) record = { ...record, txn: [now] };
+    const c = this.sidecarFor(fragments, lastLsn, [[now, rows, 0]], past, p.columns, { log: [], files: [], flushed: 0 }, record);
     return {
       sidecar: c.sidecar,
       obsolete: c.obsolete,
@@ -949,6 +1040,7 @@ export class TableData {
         this.deleteRuns = [];
         this.deleteFiles = [];
         this.deleted = NONE_DELETED;
+        this.record = record;
         this.generation++;
         this.version++;
         this.modifiedMs = Date.now();
@@ -1045,3 +1137,32 @@ function heldInLog(wal: WalWriter, at: number, len: number, n: number, make: (ro
   return new DeferredBatch(n, () => make(wal.read(at, len)));
 }
 
+
+/**
+ * `r` after a row-level change that appended after `rows` rows and logged
+ * after `logLength` entries: its first `updated` rows an update's, and
+ * `forUpdate` (ranges of its own deletions) an update's old rows.
+ */
+function recordChange(r: ChangeRecord, rows: number, logLength: number, updated: number, forUpdate: readonly number[] | undefined): ChangeRecord {
+  let out = withRange(r, 'updated', rows, rows + updated);
+  if (forUpdate) for (let i = 0; i < forUpdate.length; i += 2) out = withRange(out, 'forUpdate', logLength + forUpdate[i]!, logLength + forUpdate[i + 1]!);
+  return out;
+}
+
+/**
+ * Ranges (flat [start, end) pairs) of the sorted `positions` that are an
+ * update's old rows: the first `k` of `deleted` (as a statement gave them).
+ * Undefined when none are.
+ */
+function forUpdateRanges(positions: Uint32Array, deleted: readonly number[], k: number): number[] | undefined {
+  if (k <= 0) return undefined;
+  if (k >= deleted.length) return [0, positions.length];
+  const mine = new Set(deleted.slice(0, k));
+  const out: number[] = [];
+  for (let i = 0; i < positions.length; i++) {
+    if (!mine.has(positions[i]!)) continue;
+    if (out.length > 0 && out[out.length - 1] === i) out[out.length - 1] = i + 1;
+    else out.push(i, i + 1);
+  }
+  return out.length > 0 ? out : undefined;
+}

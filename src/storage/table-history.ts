@@ -30,6 +30,70 @@ export interface PastGeneration {
   /** Its deletion log (row-level DML), in commit order: these entries, with `deleteFiles`' spliced in. */
   readonly deletes?: readonly number[];
   readonly deleteFiles?: readonly DeleteFile[];
+  /** Why its rows came and went (APPENDS, CHANGES); absent: written before the record was kept. */
+  readonly changes?: ChangeRecord;
+}
+
+/**
+ * Why a generation's rows came and went, beside its versions (which say
+ * when): APPENDS and CHANGES read it (change-history.ts). Row ranges are
+ * positions of the generation, log ranges entries of its deletion log; each
+ * a flat list of [start, end) pairs, ascending (rows and log entries only
+ * grow within a generation, so each commit adds at the end). What no range
+ * names was inserted (rows) or deleted outright (log entries): a generation
+ * written before the record was kept reads so, every appended row an
+ * insert, since the storage did not tell then.
+ */
+export interface ChangeRecord {
+  /** Rows that are an UPDATE's (or a MERGE's update arm's) new rows, not inserts. */
+  readonly updated?: readonly number[];
+  /** Rows carried over from the previous generation by a replace that changed no data (a purge, a column rewrite, a transaction's commit). */
+  readonly carried?: readonly number[];
+  /** Log entries that are the old rows of an update (kept for tables with enable_change_history only). */
+  readonly forUpdate?: readonly number[];
+  /** Commit times of multi-statement transactions that changed the generation (CHANGES refuses a window holding one). */
+  readonly txn?: readonly number[];
+  /** Past generations only: its rows [0, truncatedRows) still live at its end were deleted by the replace (TRUNCATE, WRITE_TRUNCATE). */
+  readonly truncatedRows?: number;
+}
+
+/** `r` with the range [start, end) added to its list `key` (merged with the last range when they touch). */
+export function withRange(r: ChangeRecord, key: 'updated' | 'carried' | 'forUpdate', start: number, end: number): ChangeRecord {
+  if (end <= start) return r;
+  const list = r[key] ?? [];
+  if (list.length > 0 && list[list.length - 1] === start) return { ...r, [key]: [...list.slice(0, -1), end] };
+  return { ...r, [key]: [...list, start, end] };
+}
+
+/** Whether `p` is in one of the ranges of `list` (flat [start, end) pairs, ascending). */
+export function inRanges(list: readonly number[] | undefined, p: number): boolean {
+  if (!list) return false;
+  let lo = 0, hi = (list.length >> 1) - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (p < list[2 * mid]!) hi = mid - 1;
+    else if (p >= list[2 * mid + 1]!) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+/** The record's ranges up to `rows` rows and `deletes` log entries (what a sidecar holds; later ones come back from the WAL). */
+export function recordUpTo(r: ChangeRecord, rows: number, deletes: number): ChangeRecord {
+  const cut = (list: readonly number[] | undefined, n: number): readonly number[] | undefined => {
+    if (!list) return undefined;
+    const out: number[] = [];
+    for (let i = 0; i < list.length; i += 2) if (list[i + 1]! <= n) out.push(list[i]!, list[i + 1]!);
+    return out.length > 0 ? out : undefined;
+  };
+  const out: { -readonly [K in keyof ChangeRecord]: ChangeRecord[K] } = {};
+  const updated = cut(r.updated, rows), carried = cut(r.carried, rows), forUpdate = cut(r.forUpdate, deletes);
+  if (updated) out.updated = updated;
+  if (carried) out.carried = carried;
+  if (forUpdate) out.forUpdate = forUpdate;
+  if (r.txn?.length) out.txn = r.txn;
+  if (r.truncatedRows !== undefined) out.truncatedRows = r.truncatedRows;
+  return out;
 }
 
 /** Time travel window (FOR SYSTEM_TIME AS OF, `table@ms`): BigQuery's 7 days. */

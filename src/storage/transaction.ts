@@ -277,8 +277,9 @@ export class Transaction {
       const prepared: PreparedRows[] = [];
       for (const s of this.staged.values()) {
         const td = this.st.tableData(s.key.p, s.key.d, s.key.t);
-        if (s.rows) prepared.push(await td.prepare(s.base, [...s.rows, ...s.appended], s.columns));
-        else if (s.appended.length > 0) prepared.push(await td.prepare(null, s.appended));
+        // Marked as a transaction's (CHANGES refuses a window holding one; its replace carries the rows over).
+        if (s.rows) prepared.push({ ...(await td.prepare(s.base, [...s.rows, ...s.appended], s.columns)), txn: true });
+        else if (s.appended.length > 0) prepared.push({ ...(await td.prepare(null, s.appended)), txn: true });
       }
       if (prepared.length === 0) return;
       try {

@@ -247,7 +247,7 @@ async function planByRange(
   if (!(v.data instanceof Float64Array) || !nearlyUnique(v.data, first.length)) return null;
   const at = scan.columns.findIndex((c) => c.id === key.columnId);
   if (at < 0) return null;
-  const listed = await catalog.scanParts(scan.table, { columns: scan.tableColumns, asOfMs: scan.asOfMs, filters: [] });
+  const listed = await catalog.scanParts(scan.table, { columns: scan.tableColumns, asOfMs: scan.asOfMs, history: scan.history, filters: [] });
   if (listed === null) return null;
   const r = await partsRange(listed.parts, listed.columns, scan.tableColumns[at]!);
   if (r === null || !Number.isInteger(r.min) || !Number.isInteger(r.max)) return null;

@@ -623,7 +623,7 @@ async function storedRowCount(st: Aggregation, ctx: ExecContext): Promise<number
   const scan = st.rel.input;
   const catalog = ctx.query.catalog;
   if (!st.globalOnly || !st.counted.every(Boolean) || scan.kind !== 'scan' || scan.pushedFilters?.length || ctx.scanSources?.has(scan) || !catalog.scanParts) return null;
-  const listed = await catalog.scanParts(scan.table, { columns: scan.tableColumns, asOfMs: scan.asOfMs, filters: [] });
+  const listed = await catalog.scanParts(scan.table, { columns: scan.tableColumns, asOfMs: scan.asOfMs, history: scan.history, filters: [] });
   if (listed === null) return null;
   let n = 0;
   for (const p of listed.parts) n += (p.kind === 'mem' ? p.batch.length : p.end - p.start) - p.deleted.length;

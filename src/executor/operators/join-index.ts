@@ -437,7 +437,7 @@ export function joinIndexFor(bk: readonly Vector[], m: number, nullSafe: readonl
 
 /** Whether a build side's columns are views of stored table memory (a scan, no filters, maybe renamed). */
 export function isStoredScan(rel: Rel): boolean {
-  if (rel.kind === 'scan') return !rel.pushedFilters?.length && rel.asOfMs === undefined;
+  if (rel.kind === 'scan') return !rel.pushedFilters?.length && rel.asOfMs === undefined && rel.history === undefined;
   if (rel.kind === 'project') return rel.exprs.every((e) => e.kind === 'column' && !e.correlated) && isStoredScan(rel.input);
   return false;
 }

@@ -19,7 +19,7 @@ export async function* scanOp(rel: ScanRel, ctx: ExecContext, pick: readonly num
   const co = filters.length > 0 ? new BatchCoalescer((pick ?? rel.columns.map((_, i) => i)).map((i) => rel.columns[i]!.type)) : null;
   // Storage skips row groups whose statistics rule out these filters (scan-filters.ts); rows are still filtered here.
   const storageFilters = [...scanFilters(rel, predicate === null ? [] : [predicate]), ...(ctx.runtimeFilters?.get(rel) ?? [])];
-  const opts = { columns: rel.tableColumns, asOfMs: rel.asOfMs, filters: storageFilters };
+  const opts = { columns: rel.tableColumns, asOfMs: rel.asOfMs, history: rel.history, filters: storageFilters };
   const src = ctx.scanSources?.get(rel)?.(opts) ?? ctx.query.catalog.scan(rel.table, opts);
   const scratch: SelScratch = { a: new Int32Array(BATCH_SIZE), b: new Int32Array(BATCH_SIZE) };
   // Pushed filters without subqueries: no await per filter and batch.

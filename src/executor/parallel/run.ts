@@ -169,7 +169,7 @@ interface Phases {
 let nextPlanId = 1;
 
 const listParts = (s: ScanInput, ctx: ExecContext): Promise<ScanParts | null> =>
-  ctx.query.catalog.scanParts!(s.scan.table, { columns: s.scan.tableColumns, asOfMs: s.scan.asOfMs, filters: scanFilters(s.scan, s.filter ? [s.filter] : []) });
+  ctx.query.catalog.scanParts!(s.scan.table, { columns: s.scan.tableColumns, asOfMs: s.scan.asOfMs, history: s.scan.history, filters: scanFilters(s.scan, s.filter ? [s.filter] : []) });
 
 /**
  * Lists the scans' parts, then runs the partial plan per morsel and the merge

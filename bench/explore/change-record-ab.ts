@@ -1,0 +1,43 @@
+// The change record's cost for ordinary DML (issue 16, APPENDS / CHANGES):
+// a table without enable_change_history, N rows by CTAS, then `--count`
+// rounds of a one-row INSERT, a one-row UPDATE and a 1,000-row UPDATE over
+// REST (jobs.query); prints each statement kind's p50 / p95 in ms. Run it
+// from two worktrees in turn (the build before and after) to compare.
+//   npm run build && node --import tsx bench/explore/change-record-ab.ts [--rows 200000] [--count 100] [--port 9711] [--label new]
+import { loadavg } from 'node:os';
+import { startEmulator, type RunningEmulator } from '../../src/api/index.js';
+import { summarize } from '../lib/stats.js';
+import { queryDone } from '../lib/rest-client.js';
+
+const arg = (name: string, def: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : def;
+};
+const ROWS = Number(arg('rows', '200000'));
+const COUNT = Number(arg('count', '100'));
+const PORT = Number(arg('port', '9711'));
+const LABEL = arg('label', 'run');
+const P = 'ab';
+
+const query = (emu: RunningEmulator, sql: string): Promise<void> => queryDone(emu.url, P, sql);
+
+const emu = await startEmulator({ projectId: P, httpPort: PORT, grpcPort: PORT + 1 });
+try {
+  await query(emu, 'CREATE SCHEMA d');
+  await query(emu, `CREATE TABLE d.t AS SELECT id, MOD(id, 1000) AS k, CONCAT('s', CAST(id AS STRING)) AS s FROM UNNEST(GENERATE_ARRAY(1, ${ROWS})) AS id`);
+  const times: Record<string, number[]> = { insert: [], update1: [], update1k: [] };
+  const timed = async (kind: string, sql: string): Promise<void> => {
+    const t = performance.now();
+    await query(emu, sql);
+    times[kind]!.push(performance.now() - t);
+  };
+  for (let i = 0; i < COUNT; i++) {
+    await timed('insert', `INSERT d.t VALUES (${ROWS + 1 + i}, 1, 'new')`);
+    await timed('update1', `UPDATE d.t SET s = 'u' WHERE id = ${1 + i}`);
+    await timed('update1k', `UPDATE d.t SET s = 'v' WHERE id BETWEEN ${10_000 + i * 1000} AND ${10_999 + i * 1000}`);
+  }
+  const out = Object.fromEntries(Object.entries(times).map(([k, v]) => { const s = summarize(v); return [k, `${s.p50.toFixed(1)} / ${s.p95.toFixed(1)}`]; }));
+  console.log(JSON.stringify({ label: LABEL, rows: ROWS, count: COUNT, p50_p95_ms: out, load: loadavg().map((x) => x.toFixed(1)).join(' ') }));
+} finally {
+  await emu.stop();
+}
