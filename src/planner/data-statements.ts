@@ -18,17 +18,18 @@ import { hiveKeysOf, inferHiveType, type HiveKeys } from '../io/hive.js';
 import { destinationHasFiles, localPath, readSources, writeDestination, type SourceFile } from '../io/objects.js';
 import { decodeRow } from '../io/rows.js';
 import { delimiterOf, type Parsed, type ReadOptions } from '../io/schema.js';
-import type { TableId } from '../storage/api.js';
+import type { TableId, TableInfo } from '../storage/api.js';
+import type { Rel } from '../analyzer/resolved.js';
 import { convertJsonValue, formatTimestampRfc3339, ValueConversionError } from '../types/json-values.js';
 import { columnToRestField, restFieldToColumn, type Column, type RestField } from '../types/schema.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { castWithFormat } from '../functions/cast-format.js';
 import { civilToUtc, parseTimestampString } from '../functions/civil.js';
 import { Decimal, type Value } from '../types/values.js';
-import { constantVector, getValue, vectorFromValues, type Batch } from '../types/vector.js';
+import { concatVectors, constantVector, getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import { parseExpression } from '../../grammar/index.js';
-import { del } from './dml.js';
+import { defaultValue, del } from './dml.js';
 import { encodeRows } from '../types/wire.js';
 import { partitioning } from './partition-spec.js';
 import { checkClusteringCount, ensureTempDataset } from './ddl-common.js';
@@ -423,6 +424,33 @@ function checkInPartition(b: Batch, columns: readonly Column[], name: string, pa
   }
 }
 
+/** The formats whose files carry their own schema (default-values.md, Load data). */
+const BINARY_FORMATS = new Set(['PARQUET', 'AVRO', 'ORC']);
+
+/**
+ * An append's rows with the table's defaults where the load leaves a column out (default-values.md, Load data): a
+ * column missing from the loaded columns (the column list, or the table's for text formats) takes its default on
+ * every row; with a self-describing format (`fileRows`, the parsed rows aligned with the batch), a row whose file
+ * has no such column takes it too. Defaults are evaluated per row, as an INSERT's are.
+ */
+async function withDefaults(s: Session, table: TableInfo, writeColumns: readonly Column[], batch: Batch, loaded: readonly Column[], fileRows: readonly Json[] | undefined): Promise<Batch> {
+  const fields = (table.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
+  if (!batch.length || !fields.some((f) => f.defaultValueExpression)) return batch;
+  const columns = batch.columns.slice();
+  for (const [i, c] of writeColumns.entries()) {
+    if (!fields.find((f) => f.name.toLowerCase() === c.name.toLowerCase())?.defaultValueExpression) continue;
+    const inLoad = loaded.some((x) => x.name.toLowerCase() === c.name.toLowerCase());
+    const absent = (r: Json): boolean => typeof r === 'object' && r !== null && !Array.isArray(r) && !(c.name in r);
+    if (inLoad && !fileRows?.some(absent)) continue;
+    const an = s.analyzer();
+    const out = an.newColumn(c.name, c.type);
+    const rel: Rel = { kind: 'project', input: { kind: 'values', rows: Array.from({ length: batch.length }, () => []), columns: [] }, exprs: [await defaultValue(an, table, c)], columns: [out] };
+    const dflt = concatVectors(c.type, (await s.run(rel)).map((b) => b.columns[0]!));
+    columns[i] = inLoad ? vectorFromValues(c.type, fileRows!.map((r, k) => getValue(absent(r) ? dflt : columns[i]!, k))) : dflt;
+  }
+  return { length: batch.length, columns };
+}
+
 export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryResult> {
   // BigLake/Omni connections live in the Connection API, which the emulator
   // does not have: every connection is one that does not exist, and the
@@ -490,6 +518,7 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
           return i < 0 ? vectorFromValues(c.type, new Array<Value>(batch.length).fill(null)) : batch.columns[i]!;
         }),
       };
+  const written = existing && !overwriteTable ? await withDefaults(s, existing, writeColumns, aligned, columns, batch.length === parsed.rows.length && BINARY_FORMATS.has(format) ? parsed.rows : undefined) : aligned;
   if (!existing) {
     const resource = await tableResource(s, st);
     // PARTITION BY as CREATE TABLE takes it: the new table's time or range partitioning.
@@ -500,16 +529,16 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
   } else if (overwriteTable) {
     await cat.replaceRows(id, batch.length ? [aligned] : [], declared ? columns : undefined);
   } else if (part) {
-    if (!part.ingestion) checkInPartition(aligned, writeColumns, st.partitions!.column, part);
+    if (!part.ingestion) checkInPartition(written, writeColumns, st.partitions!.column, part);
     if (st.overwrite || st.partitions!.overwrite) {
       const drop: A.DeleteStmt = { kind: 'Delete', loc: st.loc, start: st.start, end: st.end, target: st.name, where: part.where };
       await del(s, drop);
     }
     // An ingestion-time partitioned table's rows carry the named partition's time instead of the load's.
-    const rows = part.ingestion ? { length: aligned.length, columns: [...aligned.columns, constantVector(T.TIMESTAMP, part.start, aligned.length)] } : aligned;
+    const rows = part.ingestion ? { length: written.length, columns: [...written.columns, constantVector(T.TIMESTAMP, part.start, written.length)] } : written;
     if (rows.length) await cat.appendRows(id, [rows]);
   } else if (batch.length) {
-    await cat.appendRows(id, [aligned]);
+    await cat.appendRows(id, [written]);
   }
   const bytes = files.reduce((n, f) => n + f.data.length, 0);
   const res: DataResult = {

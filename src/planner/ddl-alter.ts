@@ -17,7 +17,7 @@ import { sqlError } from '../analyzer/errors.js';
 import { scanAll } from './dml.js';
 import { fq, statementResult } from './statement-type.js';
 import { already, checkFineGrainedTemp, optionsToResource, checkOptionNames, checkColumnOptions, clusterable, checkKindOptions, checkPartitionOptions, checkSchemaOptions, targetId, mvRefreshSettings } from './ddl-common.js';
-import { RestTableConstraints, defaultCollated, tableConstraints, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, retypedCollation, unnamedPrimaryKey, primaryKeyDefault, requiredFieldPath, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
+import { RestTableConstraints, defaultCollated, tableConstraints, checkForeignKeyCount, checkKeyColumns, checkColumnName, checkFieldOptions, checkColumnCollate, checkCollationName, retypedCollation, unnamedPrimaryKey, primaryKeyDefault, exprText, hasNestedOptions, nestedFieldExtras, columnOptionFields, defaultRounding, checkDefault, checkDefaultValue, setDataTypeAllowed, retypedFields, typeWithParams, restParamsOf } from './ddl-columns.js';
 
 const result = statementResult;
 
@@ -180,6 +180,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         } else {
           const fk = tableConstraints(s, [], [c], a.loc, cols, id)!.foreignKeys![0]!;
           (k.foreignKeys ??= []).push(fk);
+          checkForeignKeyCount(k.foreignKeys.length, a.loc);
         }
         break;
       }
@@ -211,9 +212,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         checkColumnName(a.column.name, a.loc);
         checkColumnOptions(a.column.options);
         checkFieldOptions(a.column.type);
-        // Nor a REQUIRED field inside a new STRUCT column (managing-table-schemas: added columns are NULLABLE or REPEATED).
-        const req = requiredFieldPath(a.column.type, a.column.name);
-        if (req) throw sqlError(`Cannot add a REQUIRED field ${req} to an existing table`, a.loc);
+        // A NOT NULL field inside the new STRUCT column is taken: data-definition-language.md, ALTER TABLE ADD COLUMN
+        // Details (a nested REQUIRED column may come as part of a new RECORD field; the new column itself is NULLABLE).
         checkColumnCollate(a.column);
         // A STRING column without its own COLLATE takes the table's default collation (SET DEFAULT COLLATE / DEFAULT COLLATE).
         const tableCollation = tableDefaultCollation ?? (info.resource.defaultCollation as string | undefined);
@@ -230,11 +230,12 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           const { maxLength, precision, scale, fields, roundingMode: rm } = rf;
           typeParams.set(added.name.toLowerCase(), { ...(maxLength !== undefined ? { maxLength } : {}), ...(precision !== undefined ? { precision } : {}), ...(scale !== undefined ? { scale } : {}), ...(fields ? { fields } : {}), ...(rm !== undefined ? { roundingMode: rm } : {}) });
         }
-        // The default applies to rows written later; existing rows read NULL (data-definition-language: ADD COLUMN).
+        // No new column with a default (default-values.md, Limitations: add it without one, then ALTER COLUMN SET
+        // DEFAULT). The default is checked first, so a default that is wrong in itself is refused for that.
         if (a.column.default) {
           checkDefault(s, a.column.default, cols[cols.length - 1]!.type);
           await checkDefaultValue(s, a.column.default, added, rf);
-          defaults.set(a.column.name.toLowerCase(), exprText(s.ctx.sql, a.column.default.loc.offset));
+          throw sqlError(`Cannot add column ${a.column.name} with a default value to an existing table; add it without a default value, then use ALTER COLUMN SET DEFAULT`, a.column.default.loc);
         }
         if (rf.description !== undefined) descriptions.set(a.column.name.toLowerCase(), rf.description);
         // The column uses CREATE TABLE's syntax (data-definition-language: ADD COLUMN), key constraints included: a
@@ -246,7 +247,10 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
             if (k.primaryKey?.columns.length) throw sqlError(`Table ${fq(id)} already has a primary key`, a.loc);
             k.primaryKey = made.primaryKey;
           }
-          if (made.foreignKeys) (k.foreignKeys ??= []).push(...made.foreignKeys);
+          if (made.foreignKeys) {
+            (k.foreignKeys ??= []).push(...made.foreignKeys);
+            checkForeignKeyCount(k.foreignKeys.length, a.loc);
+          }
         }
         break;
       }

@@ -16,7 +16,7 @@ import { shapeFits } from './dml.js';
 import type { Value } from '../types/values.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
-import { fieldNameError, reservedColumnName } from '../storage/resources.js';
+import { descriptionError, fieldNameError, reservedColumnName } from '../storage/resources.js';
 import { REST_TYPE_SQL, roundingMode, checkColumnOptions, evalOption, targetId } from './ddl-common.js';
 
 export interface RestTableConstraints {
@@ -89,7 +89,13 @@ export function tableConstraints(s: Session, defs: readonly A.ColumnDef[], const
   if (pk.length) out.primaryKey = { columns: pk };
   for (const d of defs) if (d.references) foreignKey(undefined, [d.name], d.references);
   for (const c of constraints) if (c.kind === 'ForeignKey' && c.references) foreignKey(c.name, c.columns, c.references);
+  checkForeignKeyCount(out.foreignKeys?.length ?? 0, loc);
   return out.primaryKey || out.foreignKeys ? out : undefined;
+}
+
+/** primary-foreign-keys.md (Limitations): a table has at most 64 foreign keys, however they were added. */
+export function checkForeignKeyCount(n: number, loc: A.Loc): void {
+  if (n > 64) throw sqlError(`Too many foreign keys: the table would have ${n}; at most 64 are allowed`, loc);
 }
 
 /** primary-foreign-keys (Limitations): primary keys can't be named; the grammar gives CONSTRAINT name to foreign keys only. */
@@ -141,6 +147,17 @@ export function columnsFromDefs(defs: readonly A.ColumnDef[]): Column[] {
 export function checkColumnName(name: string, loc: A.Loc): void {
   const why = reservedColumnName(name) ?? fieldNameError(name);
   if (why) throw sqlError(why, loc);
+}
+
+/** The field names inside a column type a query made (CREATE TABLE AS SELECT), held to the column name rules. */
+export function checkTypeFieldNames(t: SqlType, loc: A.Loc): void {
+  if (t.kind === 'ARRAY') return checkTypeFieldNames(t.element, loc);
+  if (t.kind !== 'STRUCT') return;
+  for (const f of t.fields) {
+    const bad = f.name ? fieldNameError(f.name) : undefined;
+    if (bad) throw sqlError(bad, loc);
+    checkTypeFieldNames(f.type, loc);
+  }
 }
 
 /** OPTIONS of nested STRUCT fields take the column options too. */
@@ -302,7 +319,11 @@ export async function columnOptionFields(s: Session, opts: readonly A.OptionEntr
     if (key === 'rounding_mode' && v !== null && f.type !== 'NUMERIC' && f.type !== 'BIGNUMERIC') throw sqlError(`Option rounding_mode applies to NUMERIC and BIGNUMERIC columns only, not to ${f.name} of type ${REST_TYPE_SQL[f.type] ?? f.type}`, o.value.loc);
     if (key === 'description') {
       if (v === null) delete f.description;
-      else f.description = String(v);
+      else {
+        const why = descriptionError(f.name, String(v));
+        if (why) throw sqlError(why, o.value.loc);
+        f.description = String(v);
+      }
     } else if (v === null) delete f.roundingMode;
     else f.roundingMode = roundingMode(v, o.value.loc);
   }

@@ -24,7 +24,7 @@ import { dropPropertyGraph } from './ddl-graph.js';
 import { createExternalTable } from './data-statements.js';
 import { partitioning, partitionSpecText } from './partition-spec.js';
 import { already, checkFineGrainedTemp, optionsToResource, clustering, checkTableOptions, checkKindOptions, checkPartitionOptions, checkSchemaOptions, ensureTempDataset, targetId, mvRefreshSettings } from './ddl-common.js';
-import { tableConstraints, columnsFromDefs, checkCollationName, defaultCollated, columnOptionFields, schemaExtras } from './ddl-columns.js';
+import { tableConstraints, columnsFromDefs, checkColumnName, checkTypeFieldNames, checkCollationName, defaultCollated, columnOptionFields, schemaExtras } from './ddl-columns.js';
 import { findNode, someNode } from '../analyzer/ast-search.js';
 
 const result = statementResult;
@@ -155,8 +155,11 @@ export async function createTable(s: Session, st: A.CreateTableStmt): Promise<Qu
       for (const n of names) {
         if (lower.has(n.toLowerCase())) throw sqlError(`CREATE TABLE has columns with duplicate name ${n}`, st.asQuery.loc);
         lower.add(n.toLowerCase());
+        // The query's names become column names, with their rules (schemas.md: Column names, Flexible column names).
+        checkColumnName(n, st.asQuery.loc);
       }
       columns = rel.columns.map((c, i) => ({ name: names[i]!, type: c.type, required: false }));
+      for (const c of columns) checkTypeFieldNames(c.type, st.asQuery.loc);
     }
     // Written as the query makes them (a large result is never held whole), each batch checked on its way.
     rows = checked(s.streamCharged(rel), (b) => {

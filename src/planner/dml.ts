@@ -265,7 +265,8 @@ export function scanAll(s: Session, table: TableInfo): Rel {
   return { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c) => an.newColumn(c.name, c.type)) };
 }
 
-async function defaultValue(an: Analyzer, info: TableInfo, c: Column): Promise<Expr> {
+/** The value a row written without column `c` takes: its DEFAULT expression (per row), else NULL. */
+export async function defaultValue(an: Analyzer, info: TableInfo, c: Column): Promise<Expr> {
   // Rows written without a partition time go to the partition of the write.
   if (c === PARTITION_TIME && info.partitionUnit) return literal(T.TIMESTAMP, partitionOfMs(Date.now(), info.partitionUnit));
   const fields = (info.resource.schema as { fields?: { name: string; defaultValueExpression?: string }[] } | undefined)?.fields;

@@ -23,20 +23,38 @@ const ECHO_TYPE: Record<string, string> = {
   BIGDECIMAL: 'BIGNUMERIC',
 };
 
-/** Prefixes of the service's pseudo-columns and system columns, which no column of a table may take (checked case-insensitively). */
+/** Prefixes of the service's pseudo-columns and system columns, which no column of a table may take (checked case-insensitively; schemas.md, Column names). */
 const RESERVED_PREFIXES = /^(_PARTITION|_TABLE_|_FILE_|_ROW_TIMESTAMP|__ROOT__|_COLIDENTIFIER)/i;
+/** The change-history columns' prefixes (APPENDS / CHANGES), reserved as well. */
+const CHANGE_PREFIXES = /^(_CHANGE_SEQUENCE_NUMBER|_CHANGE_TYPE|_CHANGE_TIMESTAMP)/i;
 
-/** Why a field name at any level is refused: `$`, which no column name the service allows holds, or over 300 characters (schemas page: column names). */
+/**
+ * The characters a (flexible) column name may hold: letters, numbers, connector punctuation, dashes and marks of any
+ * script, whitespace and & % = + : ' < > # | (schemas.md, Flexible column names); `$ . , ( ) * / ; ? @ [ \ ] ^ ` { } ~ ! "`
+ * and anything else are refused.
+ */
+const FLEXIBLE_NAME = /^[\p{L}\p{N}\p{Pc}\p{Pd}\p{M}\s&%=+:'<>#|]*$/u;
+
+/** Why a field name at any level is refused: a character flexible column names do not take, or over 300 characters (schemas.md: Column names). */
 export function fieldNameError(name: string): string | undefined {
-  return name.includes('$') || [...name].length > 300
+  return !FLEXIBLE_NAME.test(name) || [...name].length > 300
     ? `Invalid field name "${name}". Fields must contain the allowed characters, and be at most 300 characters long. For allowed characters, please refer to https://cloud.google.com/bigquery/docs/schemas#column_names`
     : undefined;
 }
 
+/** Why a column's description is refused: over 1,024 characters (schemas.md, Column descriptions). */
+export function descriptionError(field: string, description: string): string | undefined {
+  const n = [...description].length;
+  return n > 1024 ? `The description of field ${field} is too long: ${n} characters; at most 1024 are allowed` : undefined;
+}
+
 /** Why a top-level column name is refused (a reserved prefix), else undefined. */
 export function reservedColumnName(name: string): string | undefined {
-  return RESERVED_PREFIXES.test(name)
-    ? `Invalid field name "${name}". Field names are not allowed to start with the (case-insensitive) prefixes _PARTITION, _TABLE_, _FILE_, _ROW_TIMESTAMP, __ROOT__ and _COLIDENTIFIER`
+  if (RESERVED_PREFIXES.test(name)) {
+    return `Invalid field name "${name}". Field names are not allowed to start with the (case-insensitive) prefixes _PARTITION, _TABLE_, _FILE_, _ROW_TIMESTAMP, __ROOT__ and _COLIDENTIFIER`;
+  }
+  return CHANGE_PREFIXES.test(name)
+    ? `Invalid field name "${name}". Field names are not allowed to start with the (case-insensitive) prefixes _CHANGE_SEQUENCE_NUMBER, _CHANGE_TYPE and _CHANGE_TIMESTAMP`
     : undefined;
 }
 
@@ -47,7 +65,7 @@ export function normalizeFields(fields: readonly RestField[], where = '', parent
     const reserved = parents.length === 0 ? reservedColumnName(f.name) : undefined;
     if (reserved) throw invalid(reserved);
     // (an ingestion-time partitioned table's hidden column has a `$`: storage/ingestion.ts)
-    const bad = fieldNameError(f.name);
+    const bad = fieldNameError(f.name) ?? (typeof f.description === 'string' ? descriptionError(f.name, f.description) : undefined);
     if (bad) throw invalid(bad);
     const key = f.name.toLowerCase();
     if (seen.has(key)) throw invalid(`Field ${f.name} already exists in schema`);
@@ -129,6 +147,10 @@ export function checkSchemaEvolution(tableName: string, oldFields: readonly Rest
   for (const n of newFields) {
     if (!oldNames.has(n.name.toLowerCase()) && n.mode === 'REQUIRED') {
       throw invalid(`${prefix} Cannot add required fields to an existing schema. (field: ${path}${n.name})`);
+    }
+    // default-values.md, Limitations: no new column with a default value (add it, then set the default).
+    if (!oldNames.has(n.name.toLowerCase()) && n.defaultValueExpression !== undefined) {
+      throw invalid(`${prefix} Cannot add a field with a default value to an existing schema. (field: ${path}${n.name})`);
     }
   }
 }
