@@ -784,9 +784,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
 
 /**
  * A table's key constraints (its resource's tableConstraints; never enforced), named as the
- * TABLE_CONSTRAINTS page shows them: `table.pk$`, a foreign key by its name or `table.fk$<n>`.
- * (The pages' examples show foreign keys as `orders.order_customer`, without the DDL that made them, so whether
- * the service qualifies a declared name with its table is not settled by them; `fk$<n>` is this emulator's.)
+ * INFORMATION_SCHEMA pages show them: `table.pk$`, a foreign key by its name qualified with its table
+ * (information-schema-key-column-usage.md, Example 2: CONSTRAINT composite_fk on table composite_fk is listed as
+ * `composite_fk.composite_fk`), an unnamed one `table.fk$<n>` (this emulator's).
  */
 interface KeyConstraint {
   name: string;
@@ -810,7 +810,7 @@ function keyConstraints(t: TableInfo): KeyConstraint[] {
   (tc?.foreignKeys ?? []).forEach((fk, i) => {
     const refs = fk.columnReferences ?? [];
     out.push({
-      name: fk.name ?? `${t.id.tableId}.fk$${i + 1}`,
+      name: `${t.id.tableId}.${fk.name ?? `fk$${i + 1}`}`,
       type: 'FOREIGN KEY',
       columns: refs.map((r) => r.referencingColumn),
       ...(fk.referencedTable ? { referenced: { ...fk.referencedTable, columns: refs.map((r) => r.referencedColumn) } } : {}),
