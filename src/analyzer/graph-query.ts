@@ -346,6 +346,17 @@ class Compiler {
    * the copies in path order. Conditions of such a MATCH apply within each branch.
    */
   match(pattern: A.GraphPattern): Work & { bare: string; anon: string[]; where: string[] } {
+    const searched = pattern.paths.filter((p) => pathPrefix(p).search);
+    if (searched.length > 1 || (searched.length && pattern.paths.length > 1)) throw sqlError('A path search prefix is served by this emulator only on a MATCH of one path pattern', searched[0]!.loc);
+    const out = this.matchExpanded(pattern);
+    if (!searched.length) return out;
+    // graph-patterns.md (path search prefix): ANY / ANY SHORTEST keep one path per pair of endpoints (the shortest).
+    const cols = out.cols.map(q).join(', ');
+    const sql = `SELECT ${cols} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY __pf, __pl ORDER BY __plen) AS __rn FROM (${out.sql})) WHERE __rn = 1`;
+    return { ...out, sql, bare: sql, anon: [], where: [] };
+  }
+
+  private matchExpanded(pattern: A.GraphPattern): Work & { bare: string; anon: string[]; where: string[] } {
     const quantified = pattern.paths.flatMap((p) => p.elements.filter((e) => e.quantifier));
     if (!quantified.length) return this.matchOne(pattern, new Map());
     for (const e of quantified) {
@@ -385,7 +396,7 @@ class Compiler {
     return { sql, bare: sql, anon: [], where: [], cols: branches[0]!.cols, elems: branches[0]!.elems };
   }
 
-  matchOne(pattern: A.GraphPattern, groups: Map<string, string[]>): Work & { bare: string; anon: string[]; where: string[] } {
+  matchOne(pattern: A.GraphPattern, groups: Map<string, string[]>): Work & { bare: string; anon: string[]; where: string[]; search?: string } {
     interface Occ {
       col: string;
       table: string;
@@ -400,6 +411,7 @@ class Compiler {
     const later: (() => void)[] = [];
     const firstOf = new Map<string, Occ>();
     const paths = new Map<string, { name: string; sql: string }>();
+    let search: { kind: string; cols?: string } | undefined;
     const elems = new Map<string, GraphElement[]>();
     const addOcc = (p: A.GraphElementPattern): Occ => {
       if (p.cost) throw sqlError('COST expressions are not supported by this emulator', p.cost.loc);
@@ -428,7 +440,8 @@ class Compiler {
       return o;
     };
     for (const path of pattern.paths) {
-      if (path.prefix) throw sqlError(`Path search prefixes and path modes (${path.prefix}) are not supported by this emulator`, path.loc);
+      const prefix = pathPrefix(path);
+      if (prefix.search) search = { kind: prefix.search };
       // Implicit nodes: a path may begin or end with an edge, and two edges may follow each other.
       const els: A.GraphElementPattern[] = [];
       for (const e of path.elements) {
@@ -460,6 +473,14 @@ class Compiler {
           edge = undefined;
         }
       }
+      // Path modes (graph-patterns.md): TRAIL keeps paths without a repeated edge, ACYCLIC without a repeated node.
+      const distinct = prefix.mode === 'TRAIL' ? pathEdges : prefix.mode === 'ACYCLIC' ? pathNodes : [];
+      for (let i = 0; i < distinct.length; i++) for (let j = i + 1; j < distinct.length; j++) conds.push({ needs: occs.length - 1, sql: `${distinct[i]!.table}.${q(distinct[i]!.col)}.__id != ${distinct[j]!.table}.${q(distinct[j]!.col)}.__id` });
+      // A search prefix keeps paths per pair of endpoints: their ids and the path's length ride along, hidden.
+      if (search && prefix.search) {
+        const ref = (o: Occ) => `${o.table}.${q(o.col)}.__id`;
+        search.cols = `${ref(pathNodes[0]!)} AS __pf, ${ref(pathNodes[pathNodes.length - 1]!)} AS __pl, ${pathEdges.length} AS __plen`;
+      }
       // `p = ...`: the path's nodes and edges in order (graph-patterns.md, path_variable).
       if (path.variable) {
         if (firstOf.has(lower(path.variable)) || paths.has(lower(path.variable))) throw sqlError(`Path variable ${path.variable} is already a variable of the pattern`, path.loc);
@@ -488,17 +509,17 @@ class Compiler {
     const groupNames = [...groups.keys()].filter((g) => !g.startsWith('__grp'));
     // Group variables are built here, where the pattern's conditions can read them too.
     const groupCols = groupNames.map((g) => `[${groups.get(g)!.map((c) => { const o = firstOf.get(lower(c))!; return `${o.table}.${q(o.col)}`; }).join(', ')}] AS ${q(g)}`);
-    const inner = `SELECT ${[...named.map((o) => `${o.table}.${q(o.col)} AS ${q(o.name)}`), ...groupCols, ...[...paths.values()].map((p) => p.sql)].join(', ')} FROM ${from}`;
+    const inner = `SELECT ${[...named.map((o) => `${o.table}.${q(o.col)} AS ${q(o.name)}`), ...groupCols, ...[...paths.values()].map((p) => p.sql), ...(search?.cols ? [search.cols] : [])].join(', ')} FROM ${from}`;
     const visible = named.filter((o) => !o.name.startsWith('__anon') && !o.name.startsWith('__q'));
     const pathNames = [...paths.values()].map((p) => p.name);
-    const selected = [...visible.map((o) => q(o.name)), ...groupNames.map(q), ...pathNames.map(q)];
+    const selected = [...visible.map((o) => q(o.name)), ...groupNames.map(q), ...pathNames.map(q), ...(search ? ['__pf', '__pl', '__plen'] : [])];
     const sel = selected.length ? selected.join(', ') : 'TRUE AS __gdummy';
     const anon = named.filter((o) => o.name.startsWith('__anon') || o.name.startsWith('__q')).map((o) => o.name);
     const filtered = `SELECT ${sel} FROM (${inner})${userConds.length ? ` WHERE ${userConds.join(' AND ')}` : ''}`;
     // Unfiltered, with the anonymous elements the conditions may still read.
     const bare = `SELECT ${[sel, ...anon.map(q)].join(', ')} FROM (${inner})`;
     const cols = [...visible.map((o) => o.name), ...groupNames, ...pathNames];
-    return { sql: filtered, bare, anon, where: userConds, cols: cols.length ? cols : ['__gdummy'], elems };
+    return { sql: filtered, bare, anon, where: userConds, cols: cols.length ? cols : ['__gdummy'], elems, search: search?.kind };
   }
 
   // ------------------------------------------------------------------------ linear statements
@@ -634,6 +655,17 @@ class Compiler {
     for (const k in o) out[k] = this.resolveHolders(o[k]);
     return out;
   }
+}
+
+/** A path pattern's search prefix (ANY, ANY SHORTEST; ALL is none) and path mode (TRAIL, ACYCLIC; WALK is none). */
+function pathPrefix(p: A.GraphPathPattern): { search?: string; mode?: string } {
+  if (!p.prefix) return {};
+  const words = p.prefix.split(' ').filter((w) => w !== 'PATH' && w !== 'PATHS');
+  const text = words.join(' ');
+  if (text === 'ALL' || text === 'WALK' || text === '') return {};
+  if (text === 'TRAIL' || text === 'ACYCLIC') return { mode: text };
+  if (text === 'ANY' || text === 'ANY SHORTEST') return { search: text };
+  throw sqlError(`The path search prefix or path mode ${p.prefix} is not supported by this emulator (served: ALL, ANY, ANY SHORTEST, WALK, TRAIL, ACYCLIC)`, p.loc);
 }
 
 /** `e` renamed `to` where a path starts with it (an element WHERE of a quantified edge, per copy). */
