@@ -117,9 +117,9 @@ export function withAggregationThreshold(an: Analyzer, sel: A.Select, views: rea
 
 // ---------------------------------------------------------------- DIFFERENTIAL_PRIVACY
 
-// The differentially private aggregate functions (aggregate-dp-functions.md). AVG averages per privacy unit first,
-// which this lowering does not do, and PERCENTILE_CONT needs contribution_bounds_per_row: both are refused by name.
-const DP_AGGREGATES = new Set(['COUNT', 'SUM']);
+// The differentially private aggregate functions (aggregate-dp-functions.md). PERCENTILE_CONT's only form takes
+// contribution_bounds_per_row, which would clamp: refused by name, as the other functions' bounds are (expr.ts).
+const DP_AGGREGATES = new Set(['AVG', 'COUNT', 'SUM']);
 const DP_OPTIONS = new Set(['epsilon', 'delta', 'max_groups_contributed', 'privacy_unit_column']);
 // 1/epsilon scales the noise; past this it is no longer a normal FLOAT64, where the service's query fails
 // (query-syntax.md, epsilon: "Extremely large epsilon values, such as 1e308, cause query failure").
@@ -167,22 +167,30 @@ export function withDifferentialPrivacy(an: Analyzer, sel: A.Select): { sel: A.S
     // Contribution bounds are refused by name where the call resolves (analyzer/expr.ts).
     if (f.args.some((a) => a.kind === 'NamedArgument' && a.name.toLowerCase() === 'contribution_bounds_per_group')) return;
     const name = callName(f);
-    if (name === 'AVG' || name === 'PERCENTILE_CONT') {
-      throw sqlError(`${name} in SELECT WITH DIFFERENTIAL_PRIVACY is not supported by this emulator: it does not compute the per-privacy-unit aggregation of differentially private aggregate functions (https://cloud.google.com/bigquery/docs/reference/standard-sql/aggregate-dp-functions)`, f.loc);
+    if (name === 'PERCENTILE_CONT') {
+      throw sqlError('PERCENTILE_CONT in SELECT WITH DIFFERENTIAL_PRIVACY is not supported by this emulator: its contribution_bounds_per_row would clamp values, and the emulator does not bound contributions (https://cloud.google.com/bigquery/docs/reference/standard-sql/aggregate-dp-functions)', f.loc);
     }
     if (!DP_AGGREGATES.has(name)) throw sqlError(`Unsupported function in SELECT WITH DIFFERENTIAL_PRIVACY clause: ${name}`, f.loc);
   });
-  // aggregate-dp-functions.md: SUM adds the non-NULL, non-NaN values (a per-unit sum of sums is the plain sum).
-  const items = sel.items.map((it) => (it.kind === 'SelectExpr' ? { ...it, expr: skipNaN(it.expr) } : it));
+  const items = sel.items.map((it) => (it.kind === 'SelectExpr' ? { ...it, expr: lowerDpCalls(it.expr, unit) } : it));
   return { sel: { ...sel, items, withModifier: undefined }, unit };
 }
 
-function skipNaN(e: A.Expr): A.Expr {
+/**
+ * aggregate-dp-functions.md: SUM adds the non-NULL, non-NaN values (the per-unit sums summed: the plain sum);
+ * AVG averages the per-unit averages of those values (`$dp_avg`, functions/aggregate-dp.ts); COUNT is the plain count.
+ */
+function lowerDpCalls(e: A.Expr, unit: A.PathExpr): A.Expr {
   const map = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(map);
     if (!x || typeof x !== 'object' || x instanceof Uint8Array) return x;
     const o = x as Record<string, unknown>;
     if (o.kind === 'Query' || o.kind === 'ScalarSubquery' || o.kind === 'ArraySubquery' || o.kind === 'ExistsSubquery') return x;
+    const bounded = o.kind === 'FunctionCall' && (o.args as A.Expr[]).some((a) => a.kind === 'NamedArgument');
+    if (o.kind === 'FunctionCall' && callName(o as unknown as A.FunctionCall) === 'AVG' && !o.over && !bounded) {
+      const f = o as unknown as A.FunctionCall;
+      return { ...f, name: ['$dp_avg'], args: [...f.args, unit] };
+    }
     if (o.kind === 'FunctionCall' && callName(o as unknown as A.FunctionCall) === 'SUM' && !o.over) {
       const f = o as unknown as A.FunctionCall;
       const arg = f.args[0]!;

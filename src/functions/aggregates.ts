@@ -4,6 +4,7 @@
 // aggregate-stats.ts; approximations and KLL: aggregate-approx.ts) collects
 // values per group through a generic adapter and finalizes each group once.
 // registerAggregates registers them all.
+import { registerDp } from './aggregate-dp.js';
 import { T, arrayOf, isOrderable, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
 import { compareWords, decimalOfWords, decimalScale, type DecimalWidth } from '../types/decimal-words.js';
@@ -879,4 +880,5 @@ export function registerAggregates(): void {
   registerStats();
   registerApprox();
   registerKll();
+  registerDp();
 }
