@@ -81,6 +81,20 @@ describe.skipIf(!hasRealEngine())('table schema rules over REST', () => {
     expect(r.body.schema.fields[1].defaultValueExpression).toBe("'x'");
   });
 
+  // Expected to fail: insertAll rows are converted in the engine (engine/table-writes.ts, convertRequestRows) with no
+  // SQL evaluator at hand, and a left-out column reads NULL (set ao, sql51 session: left open).
+  it.fails('insertAll gives a row that leaves out a defaulted column its default', async () => {
+    // default-values.md, Use the BigQuery Storage Write API (REST): defaults apply per row, to the columns a row lacks;
+    // a column the row sets (even to null) keeps what it was sent.
+    const q = await rest(url('/queries'), { method: 'POST', json: { query: "CREATE TABLE d.streamed (a STRING, b STRING DEFAULT 'dflt_b')", useLegacySql: false } });
+    expect(q.status, JSON.stringify(q.body)).toBe(200);
+    const ins = await rest(url('/datasets/d/tables/streamed/insertAll'), { method: 'POST', json: { rows: [{ json: { a: 'x', b: 'y' } }, { json: { a: 'z' } }, { json: { a: 'w', b: null } }] } });
+    expect(ins.status, JSON.stringify(ins.body)).toBe(200);
+    expect(ins.body.insertErrors).toBeUndefined();
+    const r = await rest(url('/queries'), { method: 'POST', json: { query: 'SELECT a, b FROM d.streamed ORDER BY a', useLegacySql: false } });
+    expect(r.body.rows.map((x: { f: { v: unknown }[] }) => x.f.map((c) => c.v))).toEqual([['w', null], ['x', 'y'], ['z', 'dflt_b']]);
+  });
+
   it('refuses column names flexible names do not allow, reserved prefixes and long descriptions', async () => {
     const insert = (fields: Field[]) => rest(url('/datasets/d/tables'), { method: 'POST', json: { tableReference: { tableId: `bad${++n}` }, schema: { fields } } });
     for (const name of ['a.b', 'cost(usd)', 'x/y', 'k@v']) refused(await insert([{ name, type: 'STRING' }]), `Invalid field name "${name}"`);
