@@ -4,13 +4,13 @@
 // REST (jobs.query); prints each statement kind's p50 / p95 in ms. Run it
 // from two worktrees in turn (the build before and after) to compare.
 //   npm run build && node --import tsx bench/explore/change-record-ab.ts [--rows 200000] [--count 100] [--port 9711] [--label new]
-// Measured when the record landed (77f47be vs its parent's tree, 200k rows, 60 rounds, 2 cores at load 15-25 from
-// other work): over REST the build with the record had the higher p50 in 5 of 5 alternating pairs, INSERT 7-15 ->
-// 12-24 ms and one-row UPDATE 12-43 -> 17-61 ms, although an INSERT's path does not reach the record (its WAL
-// record and sidecar are unchanged when no range is kept); in-process (the same statements through the
-// planner and storage, no gateway; 150 rounds, 5 runs alternating) no difference: CPU 1.88-2.69 s before vs
-// 1.95-2.06 s after, INSERT p50 0.79-0.96 vs 0.77-0.88 ms, one-row UPDATE 8.7-32.5 vs 12.0-17.9 ms. To repeat on a
-// quiet machine before drawing a conclusion from the REST figures.
+// Measured when the record landed (77f47be vs its parent's tree, 200k rows, 2 cores at load 16-20 from other work):
+// over REST, 5 alternating pairs of 100 rounds, median of the runs' p50s before -> after: INSERT 13.1 -> 9.5 ms,
+// one-row UPDATE 27.4 -> 19.5, 1,000-row UPDATE 25.7 -> 23.1 (each run's p50 ranged 6-31 ms on either build: the
+// same build run twice spread as much, so no difference shows); in-process (planner and storage, no gateway; 150
+// rounds, 5 runs alternating) CPU 1.88-2.69 s before vs 1.95-2.06 s after per 450 statements, INSERT p50
+// 0.79-0.96 vs 0.77-0.88 ms. An earlier round of 60-round runs had the new build behind in 5 of 5 pairs, also
+// for INSERT, whose path does not reach the record: the spread above says that was the load.
 import { loadavg } from 'node:os';
 import { startEmulator, type RunningEmulator } from '../../src/api/index.js';
 import { summarize } from '../lib/stats.js';
