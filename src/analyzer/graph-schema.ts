@@ -114,6 +114,8 @@ export function buildGraphDef(an: Analyzer, st: A.CreatePropertyGraphStmt): Grap
           if (!it.alias && it.expr.kind !== 'PathExpr') throw sqlError('A derived property that is not a column reference needs AS property_name', it.loc);
           if (it.expr.kind === 'PathExpr' && !it.alias && (it.expr.parts.length !== 1 || !hasCol(it.expr.parts[0]!))) throw sqlError(`Column ${it.expr.parts.join('.')} does not exist in table ${info.id.tableId}`, it.loc);
           if (it.expr.kind === 'ScalarSubquery' || it.expr.kind === 'ArraySubquery' || it.expr.kind === 'ExistsExpr') throw sqlError('A property definition cannot contain a subquery', it.loc);
+          // graph-schema-statements.md: MEASURE(...) properties serve GRAPH_EXPAND, which this emulator does not have.
+          if (it.expr.kind === 'FunctionCall' && it.expr.name.length === 1 && it.expr.name[0]!.toUpperCase() === 'MEASURE') throw sqlError('Measure properties (MEASURE(...)) are not supported by this emulator', it.loc);
         }
         const out = resolveQuery(an, query, undefined);
         p.items.forEach((it, i) => {
