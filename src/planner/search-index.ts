@@ -90,9 +90,11 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
   const same = existing.find((x) => x.name.toLowerCase() === name.toLowerCase());
   if (same && st.ifNotExists) return statementResult('CREATE_SEARCH_INDEX', { ddlOperationPerformed: 'SKIP', ddlTargetTable: info.id });
   if (same) throw new QueryError(`Already Exists: Search index ${name} on table ${fq(info.id)}`, 'duplicate', 409);
-  // data-definition-language (CREATE SEARCH INDEX, Details): creating one fails on a table with row filters (they may
-  // be added after). Column ACLs (policy tags) refuse it too; the emulator's DDL sets none.
+  // data-definition-language (CREATE SEARCH INDEX, Details): creating one fails on a table with row filters or column
+  // ACLs (policy tags, set through tables.insert / patch); both may be added after.
   if (policiesOf(s.ctx.catalog, info.id).length) throw sqlError(`Cannot create a search index on table ${fq(info.id)}, which has row access policies`, st.loc);
+  const tagged = taggedField((info.resource.schema as { fields?: TaggedField[] } | undefined)?.fields);
+  if (tagged) throw sqlError(`Cannot create a search index on table ${fq(info.id)}, whose column ${tagged} has policy tags (column-level access control)`, st.loc);
   // search-index: a table has at most one search index.
   const other = existing[0];
   if (other) throw sqlError(`Table ${fq(info.id)} already has a search index ${other.name}; only one search index is allowed per table`, st.loc);
@@ -165,6 +167,19 @@ export async function createSearchIndex(s: Session, st: A.CreateIndexStmt): Prom
   };
   await s.ctx.catalog.patchTableResource(info.id, { searchIndexes: [index] });
   return statementResult('CREATE_SEARCH_INDEX', { ddlOperationPerformed: 'CREATE', ddlTargetTable: info.id });
+}
+
+type TaggedField = { name?: string; policyTags?: { names?: string[] }; fields?: TaggedField[] };
+
+/** The path of the first field (nested ones too) that carries a policy tag, if any. */
+function taggedField(fields: readonly TaggedField[] | undefined, prefix = ''): string | undefined {
+  for (const f of fields ?? []) {
+    const path = `${prefix}${f.name ?? ''}`;
+    if (f.policyTags?.names?.length) return path;
+    const inner = taggedField(f.fields, `${path}.`);
+    if (inner) return inner;
+  }
+  return undefined;
 }
 
 export async function dropSearchIndex(s: Session, st: A.DropStmt): Promise<QueryResult> {
