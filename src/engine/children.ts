@@ -1,5 +1,6 @@
 // Routines, models and row-access policies: JSON resources kept in the catalog
 // (PutChild/GetChild/ListChildren/DeleteChild).
+import { refuseLastPolicyDrop } from '../analyzer/row-access.js';
 import { alreadyExists, invalid, notFound } from '../storage/errors.js';
 import { checkChildId } from '../storage/names.js';
 import { newEtag, nowMsString, type Resource } from '../storage/resources.js';
@@ -86,6 +87,18 @@ export async function deleteChild(st: Storage, kind: string, p: string, d: strin
   if (!coll[id]) throw notFound(describe(info, p, d, t, id));
   await setIn(st, k, p, d, t, id, null);
   return true;
+}
+
+/**
+ * rowAccessPolicies.delete / batchDelete: every named policy must exist; without `force` the table's last policy
+ * stays (the one rule DROP ROW ACCESS POLICY goes by too: analyzer/row-access.ts).
+ */
+export async function deletePolicies(st: Storage, p: string, d: string, t: string, ids: readonly string[], force: boolean): Promise<void> {
+  const info = KINDS.rowAccessPolicies;
+  const coll = collection(st, 'rowAccessPolicies', p, d, t);
+  for (const id of ids) if (!coll[id]) throw notFound(describe(info, p, d, t, id));
+  if (!force) refuseLastPolicyDrop(Object.values(coll), ids, { projectId: p, datasetId: d, tableId: t }, 'rest');
+  for (const id of new Set(ids)) await setIn(st, 'rowAccessPolicies', p, d, t, id, null);
 }
 
 function setIn(st: Storage, k: ChildKind, p: string, d: string, t: string, id: string, res: Resource | null): Promise<void> {

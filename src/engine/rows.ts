@@ -1,4 +1,6 @@
 // Table rows: InsertRows (insertAll) and ListRows (tabledata.list), spec 2.3, 2.8, 4.4.
+import { requireAllRowsOf } from '../analyzer/row-access.js';
+import { SESSION_USER } from './query.js';
 import { invalid, notFound } from '../storage/errors.js';
 import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, visibleColumns, withPartitionTime } from '../storage/ingestion.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
@@ -395,6 +397,9 @@ export class RowService {
     } else {
       if (ResultStore.isAnonDataset(d) && !this.st.getDataset(p, d)) throw notFound(`Table ${p}:${d}.${t}`);
       const read = await readTableRows(this.st, p, d, t, a.settled);
+      // using-row-level-security-with-features.md, Tabledata.list: over a table with row access policies it needs
+      // the TRUE filter (extract jobs read through a query instead, which the policies filter).
+      requireAllRowsOf(read.policies, { projectId: p, datasetId: d, tableId: t }, SESSION_USER);
       ({ columns, fields, total } = read);
       etag = `"${Buffer.from(`${p}.${d}.${t}:${read.version}:${total}`).toString('base64').slice(-16)}"`;
       // Only the page's rows are read (the row groups holding them).
@@ -456,8 +461,6 @@ export interface ListRowsResult extends Readonly<Omit<RowsPage, 'rows'>> {
 }
 
 
-type TableRows = Awaited<ReturnType<typeof readTableRows>>;
-
 /**
  * The rows of one partition of an ingestion-time partitioned table
  * (`t$20240101`; `$__UNPARTITIONED__`: rows still in the streaming buffer,
@@ -486,7 +489,18 @@ async function partitionRows(st: Storage, p: string, d: string, t: string, decor
     if (keep.length > 0) batches.push({ length: keep.length, columns: b.columns.slice(0, kept.length).map((v) => takeVector(v, keep)) });
   }
   const total = batches.reduce((n, b) => n + b.length, 0);
-  return { columns: kept, fields: schemaFieldsOf(entry.resource as Resource), total, version: td.version, rows: (start, end) => Promise.resolve(sliceBatches(batches, start, end)) };
+  return { columns: kept, fields: schemaFieldsOf(entry.resource as Resource), total, version: td.version, policies: Object.values(entry.policies), rows: (start, end) => Promise.resolve(sliceBatches(batches, start, end)) };
+}
+
+/** A table's rows as readTableRows reads them, with the table's row access policies. */
+export interface TableRows {
+  readonly columns: readonly Column[];
+  readonly fields: RestField[];
+  readonly total: number;
+  readonly version: number;
+  /** The table's row access policies: who reads through tabledata.list or copies it needs the TRUE filter. */
+  readonly policies: readonly Resource[];
+  readonly rows: (start: number, end: number) => Promise<readonly Batch[]>;
 }
 
 /**
@@ -504,7 +518,7 @@ export async function readTableRows(
   settled = false,
   /** With an ingestion-time partitioned table's hidden partition time, last (copy jobs keep each row's partition). */
   withPartitionTime = false,
-): Promise<{ columns: readonly Column[]; fields: RestField[]; total: number; version: number; rows: (start: number, end: number) => Promise<readonly Batch[]> }> {
+): Promise<TableRows> {
   // A partition of an ingestion-time partitioned table (`t$20240101`): its rows only.
   const dollar = t.indexOf('$');
   if (dollar > 0) return partitionRows(st, p, d, t.slice(0, dollar), t.slice(dollar + 1), settled, withPartitionTime);
@@ -530,11 +544,11 @@ export async function readTableRows(
     const total = batches.reduce((s, b) => s + b.length, 0);
     const kept = withPartitionTime ? td.schema : visibleColumns(td.schema);
     const slice = (start: number, end: number): Batch[] => sliceBatches(batches, start, end).map((b) => ({ length: b.length, columns: b.columns.slice(0, kept.length) }));
-    return { columns: kept, fields, total, version: td.version, rows: (start, end) => Promise.resolve(slice(start, end)) };
+    return { columns: kept, fields, total, version: td.version, policies: Object.values(entry.policies), rows: (start, end) => Promise.resolve(slice(start, end)) };
   }
   const state = settled ? streamingBuffer.settled(td, td.state()) : td.state();
   // The hidden partition time is the last stored column.
   const columns = withPartitionTime ? state.columns : visibleColumns(state.columns);
   const all = columns.map((_, i) => i);
-  return { columns, fields, total: liveRows(state), version: td.version, rows: (start, end) => readState(state, all, start, end) };
+  return { columns, fields, total: liveRows(state), version: td.version, policies: Object.values(entry.policies), rows: (start, end) => readState(state, all, start, end) };
 }

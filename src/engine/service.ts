@@ -163,6 +163,8 @@ interface ChildRequest {
   createOnly: boolean;
   pageToken: string;
   maxResults: number;
+  childIds?: string[];
+  force?: boolean;
 }
 interface TableRef {
   projectId: string;
@@ -305,7 +307,8 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
     GetChild: unary((r: ChildRequest) => res(children.getChild(st, r.kind, r.projectId, r.datasetId, r.tableId, r.childId))),
     ListChildren: unary((r: ChildRequest) => list(children.listChildren(st, r.kind, r.projectId, r.datasetId, r.tableId, r.pageToken, r.maxResults))),
     DeleteChild: unary(async (r: ChildRequest) => {
-      await children.deleteChild(st, r.kind, r.projectId, r.datasetId, r.tableId, r.childId);
+      if (r.kind === 'rowAccessPolicies') await children.deletePolicies(st, r.projectId, r.datasetId, r.tableId, r.childIds?.length ? r.childIds : [r.childId], r.force === true);
+      else await children.deleteChild(st, r.kind, r.projectId, r.datasetId, r.tableId, r.childId);
       return {};
     }),
 

@@ -11,6 +11,8 @@
 // Staged rows go to fragment files as they come (StagedRows), so a load of
 // any size holds at most one file's rows in memory; the commit links those
 // files into the table, never rewriting them.
+import { requireAllRowsOf } from '../analyzer/row-access.js';
+import { SESSION_USER } from './query.js';
 import { randomBytes } from 'node:crypto';
 import { IoError } from '../io/errors.js';
 import { loadFileChunks, type LoadChunk, type LoadFile } from '../io/load-files.js';
@@ -58,6 +60,8 @@ interface StagedWrite {
   file?: { readonly key: string; readonly chunks: AsyncGenerator<LoadChunk> };
   /** The write's calls, one at a time (an abort waits for an append under way). */
   queue: Promise<unknown>;
+  /** A copy's: the row access policies of its sources, which the destination takes (undefined: not a copy). */
+  copiedPolicies?: readonly Resource[];
 }
 
 /** A load's local file and how to read it (proto LoadFile). */
@@ -147,6 +151,10 @@ export class TableWrites {
     return this.run(id, async (w) => {
       // Rows keep their partition time when both tables are partitioned by ingestion time (stage gives the others the job's).
       const src = await readTableRows(this.st, p, d, t, true, true);
+      // using-row-level-security-with-features.md, Copy jobs: a source with row access policies needs the TRUE
+      // filter, and its policies go to the destination (at the commit).
+      requireAllRowsOf(src.policies, { projectId: p, datasetId: d, tableId: t }, SESSION_USER);
+      w.copiedPolicies = [...(w.copiedPolicies ?? []), ...src.policies];
       const into = src.columns.some(isPartitionTime) ? w.stored : w.columns;
       for (let at = 0; at < src.total; at += FILE_ROWS) {
         const part = await src.rows(at, Math.min(src.total, at + FILE_ROWS));
@@ -220,7 +228,12 @@ export class TableWrites {
     await w.queue.catch(() => undefined);
     try {
       await closeFile(w);
+      const policies = w.copiedPolicies && this.policiesAfterCopy(w, w.copiedPolicies);
       await this.apply(w);
+      if (policies) {
+        const e = this.st.requireTable(w.p, w.d, w.t);
+        await this.st.setTableEntry(w.p, w.d, w.t, { ...e, policies }, false);
+      }
       return w.staged?.rows ?? 0;
     } finally {
       // Committed rows are in the table's own links to the files now.
@@ -256,6 +269,23 @@ export class TableWrites {
     } finally {
       release?.();
     }
+  }
+
+  /**
+   * using-row-level-security-with-features.md, Copy jobs: the destination takes the sources' row access policies;
+   * they replace its own (a source without policies leaves it with none) unless the copy appends. A name taken
+   * twice fails the copy as invalid input, before anything is written.
+   */
+  private policiesAfterCopy(w: StagedWrite, copied: readonly Resource[]): Record<string, Resource> {
+    const dest = this.st.getTable(w.p, w.d, w.t);
+    const out: Record<string, Resource> = w.write === 'WRITE_APPEND' && dest ? { ...dest.policies } : {};
+    const now = String(Date.now());
+    for (const pol of copied) {
+      const id = String((pol.rowAccessPolicyReference as { policyId?: string } | undefined)?.policyId ?? '');
+      if (out[id]) throw invalid(`Row access policy ${id} already exists on table ${w.p}:${w.d}.${w.t}; the copy would take a second policy of that name`);
+      out[id] = { ...pol, rowAccessPolicyReference: { projectId: w.p, datasetId: w.d, tableId: w.t, policyId: id }, creationTime: now, lastModifiedTime: now };
+    }
+    return out;
   }
 
   /** Drops the write and its staged rows (once a call under way is done). */

@@ -18,6 +18,7 @@ export interface ListReply { items_json: string[]; next_page_token: string; tota
 export interface ChildRequest {
   project_id: string; dataset_id: string; table_id?: string; kind: string; child_id?: string;
   resource_json?: string; create_only?: boolean; page_token?: string; max_results?: number;
+  child_ids?: string[]; force?: boolean;
 }
 export type TimestampFormat = 'TIMESTAMP_RFC3339' | 'TIMESTAMP_FLOAT_SECONDS' | 'TIMESTAMP_INT64_MICROS';
 export interface InsertRowsRequest {

@@ -5,7 +5,7 @@ import type * as A from '../../grammar/ast.js';
 import { hasRecursiveWith } from '../../grammar/recursive-with.js';
 import { asOfMicros } from '../analyzer/as-of.js';
 import { sessionTableName, tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
-import { policiesOf, requireFullRowAccess } from '../analyzer/row-access.js';
+import { policiesOf, refuseLastPolicyDrop, requireFullRowAccess } from '../analyzer/row-access.js';
 import { checkMvClustering, checkMvDefinition, checkMvOptions, checkMvPartitioning } from './mv-rules.js';
 import { project } from '../analyzer/query.js';
 import type { Rel } from '../analyzer/resolved.js';
@@ -381,11 +381,7 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
     const { projectId, datasetId, tableId } = info.id;
     const ids = ot === 'ROW ACCESS POLICY' ? [splitPath(st.name).pop()!] : cat.listChildren('rowAccessPolicies', projectId, datasetId, tableId).map((p) => ((p.rowAccessPolicyReference as { policyId?: string } | undefined)?.policyId ?? ''));
     if (ot === 'ROW ACCESS POLICY') {
-      // managing-row-level-security.md, Delete: the table's last policy goes only with DROP ALL ROW ACCESS POLICIES.
-      const left = policiesOf(cat, info.id);
-      if (left.length === 1 && (left[0]!.rowAccessPolicyReference as { policyId?: string } | undefined)?.policyId === ids[0]) {
-        throw sqlError(`Cannot drop the last row access policy ${ids[0]} on table ${fq(info.id)}; use DROP ALL ROW ACCESS POLICIES`, st.loc);
-      }
+      refuseLastPolicyDrop(policiesOf(cat, info.id), ids, info.id, 'sql', st.loc);
     }
     let dropped = false;
     for (const pid of ids) dropped = (await cat.deleteChild('rowAccessPolicies', projectId, datasetId, pid, tableId)) || dropped;

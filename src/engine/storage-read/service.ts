@@ -4,6 +4,8 @@
 // one (warehouse_emulator.v1.StorageRead). A session pins the table's rows as
 // they are when it is created, or as they were at `table_modifiers.snapshot_time`;
 // its streams are disjoint row ranges.
+import { requireAllRowsOf } from '../../analyzer/row-access.js';
+import { SESSION_USER } from '../query.js';
 import { visibleColumns } from '../../storage/ingestion.js';
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
@@ -240,6 +242,9 @@ export class StorageReadService {
   private async tableSource(p: string, d: string, t: string, asOfMs: number | undefined, rowRestriction: string, fields: readonly string[]): Promise<Source> {
     const entry = this.storage.requireTable(p, d, t);
     if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`${p}:${d}.${t} is a view; the read API reads tables only`);
+    // using-row-level-security-with-features.md, The TRUE filter: the Storage Read API is among the non-query
+    // operations that need full access to a table with row access policies.
+    requireAllRowsOf(Object.values(entry.policies), { projectId: p, datasetId: d, tableId: t }, SESSION_USER);
     const td = this.storage.tableData(p, d, t);
     await td.load();
     // An ingestion-time partitioned table's hidden partition time (last) is no field of it.

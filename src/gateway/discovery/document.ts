@@ -65,6 +65,7 @@ const METHODS: MethodSpec[] = [
   { resource: 'routines', name: 'list', http: 'GET', path: `${DS}/routines`, query: 'filter:string maxResults:integer pageToken:string readMask:string', response: 'ListRoutinesResponse' },
   { resource: 'routines', name: 'update', http: 'PUT', path: `${DS}/routines/{+routineId}`, request: 'Routine', response: 'Routine' },
 
+  { resource: 'rowAccessPolicies', name: 'batchDelete', http: 'POST', path: `${TB}/rowAccessPolicies:batchDelete`, request: 'BatchDeleteRowAccessPoliciesRequest' },
   { resource: 'rowAccessPolicies', name: 'delete', http: 'DELETE', path: `${TB}/rowAccessPolicies/{+policyId}`, query: 'force:boolean' },
   { resource: 'rowAccessPolicies', name: 'get', http: 'GET', path: `${TB}/rowAccessPolicies/{+policyId}`, response: 'RowAccessPolicy' },
   { resource: 'rowAccessPolicies', name: 'insert', http: 'POST', path: `${TB}/rowAccessPolicies`, request: 'RowAccessPolicy', response: 'RowAccessPolicy' },
@@ -83,6 +84,7 @@ const SCHEMAS: Record<string, string> = {
   DatasetList: 'kind etag nextPageToken datasets:[DatasetListItem] unreachable:[]',
   DatasetListItem: 'kind id datasetReference:DatasetReference friendlyName labels:object location',
   UndeleteDatasetRequest: 'deletionTime',
+  BatchDeleteRowAccessPoliciesRequest: 'policyIds:[] force:boolean',
   Table: 'kind id etag selfLink tableReference:TableReference friendlyName description labels:object schema:TableSchema type view:ViewDefinition materializedView:object externalDataConfiguration:object timePartitioning:object rangePartitioning:object clustering:object expirationTime creationTime lastModifiedTime numRows numBytes numLongTermBytes location requirePartitionFilter:boolean',
   TableReference: 'projectId datasetId tableId',
   TableSchema: 'fields:[TableFieldSchema]',

@@ -3,6 +3,7 @@
 // depend on the SQL engine. Load jobs are synchronous (spec §3.4): the insert
 // answers once the job is DONE; meanwhile jobs.get shows it RUNNING with its
 // statistics growing (ProgressSink).
+import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { GatewayContext } from '../context.js';
 import type { TableRef } from '../engine-client.js';
@@ -191,6 +192,24 @@ async function* readRows(ctx: GatewayContext, src: TableRef): AsyncGenerator<{ f
     if (page.next_index < 0 || page.next_index >= page.total_rows || rows.length === 0) return;
     start = page.next_index;
   }
+}
+
+/**
+ * The table an extract reads: a table with row access policies is read through a query, which the policies filter
+ * (using-row-level-security-with-features.md, Extract jobs: only the rows the user can view are exported); its
+ * rows are then paged from the query's anonymous result table. Others are read directly.
+ */
+async function visibleRowsOf(ctx: GatewayContext, src: TableRef): Promise<TableRef> {
+  if (src.table_id.includes('$') || src.table_id.includes('@')) return src;
+  const policies = await ctx.call('ListChildren', { project_id: src.project_id, dataset_id: src.dataset_id, table_id: src.table_id, kind: 'rowAccessPolicies', max_results: 1 });
+  if (!policies.items_json.length) return src;
+  const reply = await ctx.call('ExecuteQuery', {
+    project_id: src.project_id, job_id: `extract_${randomUUID().replace(/-/g, '_')}`, query: `SELECT * FROM \`${src.project_id}.${src.dataset_id}.${src.table_id}\``,
+    dry_run: false, write_disposition: '', create_disposition: '', table_definitions_json: '', jobs_snapshot_json: '', location: '', session_id: '',
+    max_results: 0, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
+  });
+  if (!reply.result_table) throw new RestError(500, 'internalError', `The rows of ${refText(src)} visible to the user were not kept`);
+  return reply.result_table;
 }
 
 // ---------- load ----------
@@ -632,7 +651,7 @@ export async function runExtract(ctx: GatewayContext, projectId: string, cfg: Js
     if (!table) throw new RestError(404, 'notFound', `Not found: Table ${refText(src)}`);
     let fields = fieldsOf(table) ?? [];
     const rows: Json[] = [];
-    for await (const page of readRows(ctx, src)) {
+    for await (const page of readRows(ctx, await visibleRowsOf(ctx, src))) {
       fields = page.fields.length ? page.fields : fields;
       for (const r of page.rows) rows.push(r);
       // Reading the rows is most of an extract's work: the ratio follows it.

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
 import { invalid } from '../errors.js';
-import { bodyObject, checkChildId, checkDatasetId, checkProjectId, checkTableId, isObj, qInt, qStr, str, type Json, type Query } from '../validate.js';
+import { bodyObject, boolish, checkChildId, checkDatasetId, checkProjectId, checkTableId, isObj, qBool, qInt, qStr, str, type Json, type Query } from '../validate.js';
 import { noContent, parseJson } from './common.js';
 
 interface ChildKind {
@@ -77,11 +77,26 @@ function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): 
     return parseJson(r.resource_json, k.word);
   });
 
-  app.delete<{ Params: Params }>(item, async (req, reply) => {
+  app.delete<{ Params: Params; Querystring: Query }>(item, async (req, reply) => {
     const id = checkChildId(k.word, req.params[k.idField] ?? '');
-    await ctx.call('DeleteChild', { ...scope(req.params), child_id: id });
+    // rowAccessPolicies.delete `force`: the table's last policy goes too (the engine refuses it otherwise).
+    await ctx.call('DeleteChild', { ...scope(req.params), child_id: id, force: qBool(req.query, 'force') ?? false });
     return noContent(reply);
   });
+
+  if (k.collection === 'rowAccessPolicies') {
+    // rowAccessPolicies.batchDelete: {policyIds, force}, all deleted or (one missing, the last one without force) none.
+    app.post<{ Params: Params }>(`${coll}::batchDelete`, async (req) => {
+      const body = bodyObject(req.body);
+      const raw = body['policyIds'];
+      if (!Array.isArray(raw) || raw.length === 0) throw invalid('Required parameter is missing: policyIds');
+      const ids = raw.map((x) => checkChildId(k.word, typeof x === 'string' ? x : ''));
+      const force = body['force'] === undefined ? false : boolish(body['force']);
+      if (force === undefined) throw invalid(`Invalid value for force: ${JSON.stringify(body['force'])}`);
+      await ctx.call('DeleteChild', { ...scope(req.params), child_ids: ids, force });
+      return {};
+    });
+  }
 
   // Models are created by CREATE MODEL only; routines and policies by REST too.
   if (k.collection !== 'models') {
