@@ -102,6 +102,27 @@ export function loadRunQuery(): Promise<RunQuery | null> {
   return runQueryPromise;
 }
 
+/**
+ * tables.insert / update / patch: the schema's column defaults get CREATE TABLE ... DEFAULT's checks (planner/
+ * rest-defaults.ts), in a session of their own over the catalog. `old`: the table's fields before an update.
+ */
+export async function checkTableDefaults(st: Storage, catalog: EngineCatalog, projectId: string, body: Record<string, unknown>, old?: readonly RestField[]): Promise<void> {
+  const fields = (body.schema as { fields?: RestField[] } | undefined)?.fields;
+  const hasDefault = (fs: readonly RestField[]): boolean => fs.some((f) => (f.defaultValueExpression !== undefined && f.defaultValueExpression !== null) || hasDefault(f.fields ?? []));
+  if (!Array.isArray(fields) || !hasDefault(fields)) return;
+  const { checkRestDefaults } = await import('../planner/rest-defaults.js');
+  const ctx: QueryContext = {
+    sql: '', projectId, params: { named: new Map(), positional: [] }, catalog: new SessionCatalog(catalog, st), jobId: '',
+    signal: new AbortController().signal, dryRun: false, nowMicros: statementClockMicros(), sessionUser: SESSION_USER,
+  };
+  try {
+    await checkRestDefaults(ctx, fields, old);
+  } catch (e) {
+    if (e instanceof QueryError) throw new CatalogError(e.httpCode, statusWord(e.httpCode), e.reason, e.message);
+    throw e;
+  }
+}
+
 /** The plan cache (plan-cache.ts), loaded with the pipeline; without it every statement takes runQuery. */
 function loadRunCached(): Promise<RunCached> {
   runCachedPromise ??= import('./plan-cache.js').then(

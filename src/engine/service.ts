@@ -14,7 +14,8 @@ import type { TimestampFormat, WireOptions } from '../types/wire.js';
 import { EngineCatalog } from './catalog.js';
 import * as children from './children.js';
 import * as datasets from './datasets.js';
-import { executeQuery, statusWord } from './query.js';
+import { checkTableDefaults, executeQuery, statusWord } from './query.js';
+import { schemaFieldsOf } from '../storage/resources.js';
 import { canonicalGeographyText } from './geography-text.js';
 import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
@@ -284,7 +285,11 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
     UndeleteDataset: unary(async (r: ResourceRequest) => res(await datasets.undeleteDataset(st, r.projectId, r.datasetId))),
 
     // A client's resource cannot set the fields REST never shows (DDL options, GRANT bindings, indexes).
-    InsertTable: unary(async (r: ResourceRequest) => res(await tables.insertTable(st, r.projectId, r.datasetId, r.tableId, tables.withoutHidden(parseResource(r.resourceJson))))),
+    InsertTable: unary(async (r: ResourceRequest) => {
+      const body = tables.withoutHidden(parseResource(r.resourceJson));
+      await checkTableDefaults(st, catalog, r.projectId, body);
+      return res(await tables.insertTable(st, r.projectId, r.datasetId, r.tableId, body));
+    }),
     GetTable: unary((r: ResourceRequest) =>
       // options.iamPolicy: the table's GRANT bindings (tables.getIamPolicy), which the REST resource hides.
       res(flag(r.options, 'iamPolicy') ? (st.requireTable(r.projectId, r.datasetId, r.tableId).resource.iamPolicy ?? {}) : tables.getTable(st, r.projectId, r.datasetId, r.tableId)),
@@ -294,6 +299,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       const body = parseResource(r.resourceJson);
       // options.iamPolicy: tables.setIamPolicy replaces the GRANT bindings; a client's resource sets no hidden field.
       if (flag(r.options, 'iamPolicy')) return res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, { iamPolicy: body.iamPolicy }, true));
+      await checkTableDefaults(st, catalog, r.projectId, body, schemaFieldsOf(st.requireTable(r.projectId, r.datasetId, r.tableId).resource));
       return res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, tables.withoutHidden(body), flag(r.options, 'patch')));
     }),
     DeleteTable: unary(async (r: ResourceRequest) => {
