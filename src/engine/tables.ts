@@ -112,9 +112,16 @@ export async function insertTable(
   else delete res.schema;
   // Queries always see an MV's base tables as they are now: it counts as refreshed at creation.
   if (kind === 'MATERIALIZED_VIEW') (res.materializedView as Resource).lastRefreshTime = now;
-  // Datasets' default table expiration stamps new tables, as the real service does.
+  // Dataset defaults (REST datasets resource): a new time-partitioned table takes defaultPartitionExpirationMs as its
+  // timePartitioning.expirationMs unless it states one, and then no default table expiration; other new tables take
+  // defaultTableExpirationMs. A snapshot, which keeps no partition expiration of its base, takes its dataset's
+  // (table-snapshots-intro.md, Limitations; table-snapshots-create.md: the default table expiration otherwise).
+  const partExp = Number(ds.resource.defaultPartitionExpirationMs ?? 0);
+  const tp = obj(res.timePartitioning);
+  const byPartition = tp !== undefined && partExp > 0 && kind !== 'VIEW' && kind !== 'MATERIALIZED_VIEW';
+  if (byPartition && tp.expirationMs === undefined) res.timePartitioning = { ...tp, expirationMs: String(partExp) };
   const defExp = Number(ds.resource.defaultTableExpirationMs ?? 0);
-  if (res.expirationTime === undefined && defExp > 0) res.expirationTime = String(Number(now) + defExp);
+  if (res.expirationTime === undefined && defExp > 0 && !byPartition) res.expirationTime = String(Number(now) + defExp);
   const prepared = st.prepareTable(p, d, t, kind, res);
   try {
     if (fill && prepared.data) await fill(prepared.data);
