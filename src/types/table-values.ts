@@ -60,10 +60,15 @@ export function fitParams(kind: SqlType['kind'], params: readonly number[], v: V
   return v;
 }
 
-function fixOf(t: SqlType, f: RestField | undefined, path: string, paramsOnly: boolean): Fix | undefined {
+/** A nested FLOAT64's -0 as 0 (a top-level column's are made 0 a column at a time: positiveZeros). */
+const nestedZero: Fix = (v) => (v === 0 && Object.is(v, -0) ? 0 : v);
+
+function fixOf(t: SqlType, f: RestField | undefined, path: string, paramsOnly: boolean, nested = false): Fix | undefined {
+  // data-types.md, Floating point semantics: no stored -0.0, in an ARRAY or a STRUCT either.
+  if (t.kind === 'FLOAT64') return nested ? nestedZero : undefined;
   if (t.kind === 'ARRAY') {
     // A REPEATED field's parameters apply to its elements.
-    const el = fixOf(t.element, f, path, paramsOnly);
+    const el = fixOf(t.element, f, path, paramsOnly, true);
     if (paramsOnly && !el) return undefined;
     return (v) => {
       if (v === null) return paramsOnly ? v : [];
@@ -72,13 +77,13 @@ function fixOf(t: SqlType, f: RestField | undefined, path: string, paramsOnly: b
       let out: Value[] | undefined;
       for (let i = 0; i < a.length; i++) {
         const x = a[i] === null ? null : el(a[i]!);
-        if (x !== a[i]) (out ??= a.slice())[i] = x;
+        if (!Object.is(x, a[i])) (out ??= a.slice())[i] = x; // Object.is: -0 made 0 is a change
       }
       return out ?? v;
     };
   }
   if (t.kind === 'STRUCT') {
-    const subs = t.fields.map((sf) => fixOf(sf.type, fieldOf(f?.fields, sf.name), `${path}.${sf.name}`, paramsOnly));
+    const subs = t.fields.map((sf) => fixOf(sf.type, fieldOf(f?.fields, sf.name), `${path}.${sf.name}`, paramsOnly, true));
     if (!subs.some((x) => x !== undefined)) return undefined;
     return (v) => {
       if (v === null) return v;
@@ -87,7 +92,7 @@ function fixOf(t: SqlType, f: RestField | undefined, path: string, paramsOnly: b
       subs.forEach((fix, i) => {
         if (!fix) return;
         const x = fix(a[i]!);
-        if (x !== a[i]) (out ??= a.slice())[i] = x;
+        if (!Object.is(x, a[i])) (out ??= a.slice())[i] = x; // Object.is: -0 made 0 is a change
       });
       return out ?? v;
     };
