@@ -33,6 +33,7 @@ const splitPathLength = (p: A.Path): number => splitPath(p).length;
 import { foldExpr } from './rules/fold.js';
 import { resolveZone } from '../functions/civil.js';
 import { createSearchIndex } from './search-index.js';
+import { checkVariableSize } from './variable-limits.js';
 
 class BreakSignal {
   constructor(readonly label: string | undefined) {}
@@ -186,6 +187,7 @@ async function declare(s: Session, st: A.DeclareStmt): Promise<void> {
   tv = { type: tv.type, value: fitVariable(tv.type, tv.value) };
   for (const n of st.names) {
     if (s.variables.has(n.toLowerCase())) throw sqlError(`Variable ${n} is already declared`, st.loc);
+    checkVariableSize(s.variables, n.toLowerCase(), tv, st.loc);
     s.variables.set(n.toLowerCase(), tv);
   }
 }
@@ -195,6 +197,13 @@ async function declare(s: Session, st: A.DeclareStmt): Promise<void> {
  * declared variables as to columns: a decimal rounded to the scale, a value that does not fit refused), inside ARRAY
  * elements and STRUCT fields too. Every write of a declared variable goes through here.
  */
+/** Sets a user variable, within the size limits of variable-limits.ts. */
+function assignVariable(s: Session, name: string, tv: TypedValue, loc?: A.Loc): void {
+  const key = name.toLowerCase();
+  checkVariableSize(s.variables, key, tv, loc);
+  s.variables.set(key, tv);
+}
+
 function fitVariable(t: SqlType, v: Value): Value {
   if (v === null || !hasParams(t)) return v;
   if (t.kind === 'ARRAY') return (v as Value[]).map((x) => fitVariable(t.element, x));
@@ -261,7 +270,7 @@ async function setVar(s: Session, st: A.SetStmt): Promise<void> {
       if (f.kind !== 'literal') throw sqlError(`Cannot assign ${typeToSql(val.type)} to variable ${name} of type ${typeToSql(cur.type)}`, st.loc);
       value = f.value;
     }
-    s.variables.set(name.toLowerCase(), { type: cur.type, value: fitVariable(cur.type, value) });
+    assignVariable(s, name, { type: cur.type, value: fitVariable(cur.type, value) }, st.loc);
   };
   if (st.tuple) {
     if (v.type.kind !== 'STRUCT' || v.type.fields.length !== st.targets.length) throw sqlError('SET with a tuple requires a STRUCT value with matching fields', st.loc);
@@ -547,7 +556,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
         for (const b of res.batches) {
           for (let i = 0; i < b.length; i++) {
             await tick(s, state);
-            s.variables.set(name, { type, value: b.columns.map((v) => getValue(v, i)) });
+            assignVariable(s, name, { type, value: b.columns.map((v) => getValue(v, i)) }, st.loc);
             if ((await loopBody(s, st.label, st.body, state)) === 'break') return;
           }
         }
@@ -689,10 +698,10 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
           if (ct && !typeEquals(ct, cur.type)) {
             if (!canCoerce(ct, cur.type)) throw sqlError(`Cannot coerce ${typeToSql(ct)} to ${typeToSql(cur.type)} (EXECUTE IMMEDIATE INTO ${name})`, st.loc);
             const f = foldExpr(coerce(literal(ct, v), cur.type), s.exec.eval);
-            s.variables.set(name.toLowerCase(), { type: cur.type, value: fitVariable(cur.type, f.kind === 'literal' ? f.value : v) });
+            assignVariable(s, name, { type: cur.type, value: fitVariable(cur.type, f.kind === 'literal' ? f.value : v) }, st.loc);
             return;
           }
-          s.variables.set(name.toLowerCase(), { type: cur.type, value: fitVariable(cur.type, v) });
+          assignVariable(s, name, { type: cur.type, value: fitVariable(cur.type, v) }, st.loc);
         });
       }
       r = sub.last;
@@ -842,7 +851,7 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
     if (!v) continue;
     // The value takes the variable's type (an INT64 OUT parameter into a FLOAT64 variable is a FLOAT64).
     const f = typeEquals(v.type, cur.type) ? undefined : foldExpr(coerce(literal(v.type, v.value), cur.type), s.exec.eval);
-    s.variables.set(o.variable, { type: cur.type, value: fitVariable(cur.type, f && f.kind === 'literal' ? f.value : v.value) });
+    assignVariable(s, o.variable, { type: cur.type, value: fitVariable(cur.type, f && f.kind === 'literal' ? f.value : v.value) });
   }
 }
 
