@@ -323,7 +323,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
     if (st.clusterBy?.length) resource.clustering = clustering(st.clusterBy, columns);
     if (st.partitionBy) Object.assign(resource, await partitioning(s, st.partitionBy, columns, resource));
     notIngestionTime(resource, st.partitionBy?.loc ?? st.loc);
-    if (st.partitionBy) checkMvPartitioning(cat, q.plan, resource, st.partitionBy.loc);
+    if (st.partitionBy) checkMvPartitioning(cat, q.plan, resource, names, st.partitionBy.loc);
     checkMvClustering(q.plan, names, st.clusterBy);
     await checkMvOptions(s, st.options, false, false);
   }

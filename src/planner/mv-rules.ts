@@ -5,7 +5,7 @@ import type * as A from '../../grammar/ast.js';
 import { someNode } from '../../grammar/ast-walk.js';
 import { sqlError } from '../analyzer/errors.js';
 import { visitExpr } from '../analyzer/rewrite.js';
-import type { Rel } from '../analyzer/resolved.js';
+import type { Expr, Rel } from '../analyzer/resolved.js';
 import type { QueryCatalog, TableId } from '../storage/api.js';
 import type { Interval } from '../types/values.js';
 import type { Session } from './session.js';
@@ -37,7 +37,7 @@ function scannedTables(plan: Rel): TableId[] {
   return out;
 }
 
-type Partitioning = { timePartitioning?: { type?: string }; rangePartitioning?: { range?: Record<string, unknown> } };
+type Partitioning = { timePartitioning?: { type?: string; field?: string }; rangePartitioning?: { field?: string; range?: Record<string, unknown> } };
 
 function spec(r: Partitioning): string | undefined {
   if (r.timePartitioning) return `time unit ${(r.timePartitioning.type ?? 'DAY').toUpperCase()}`;
@@ -52,7 +52,7 @@ function spec(r: Partitioning): string | undefined {
  * materialized-views-create.md, Partitioned materialized views: a materialized view is partitioned only over a
  * partitioned base table, with the same time granularity or exactly the same integer range.
  */
-export function checkMvPartitioning(catalog: QueryCatalog, plan: Rel, mv: Partitioning, loc: A.Loc): void {
+export function checkMvPartitioning(catalog: QueryCatalog, plan: Rel, mv: Partitioning, names: readonly string[], loc: A.Loc): void {
   const want = spec(mv);
   if (!want) return;
   const bases = scannedTables(plan).map((id) => catalog.getTable(id)).filter((t) => t !== undefined);
@@ -60,6 +60,71 @@ export function checkMvPartitioning(catalog: QueryCatalog, plan: Rel, mv: Partit
   if (!partitioned) throw sqlError('Cannot partition a materialized view over a base table that is not partitioned', loc);
   const base = spec(partitioned.resource as Partitioning)!;
   if (base !== want) throw sqlError(`A materialized view must be partitioned as its base table ${partitioned.id.datasetId}.${partitioned.id.tableId} is (${base}), not by ${want}`, loc);
+  checkMvPartitionColumn(catalog, plan, mv, names, loc);
+}
+
+/** Time units from finest to coarsest, as *_TRUNC names them (WEEK(<day>) is a WEEK). */
+const UNITS = ['MICROSECOND', 'MILLISECOND', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'ISOWEEK', 'MONTH', 'QUARTER', 'YEAR', 'ISOYEAR'];
+const unitRank = (u: string): number => UNITS.indexOf(u.toUpperCase().replace(/\(.*$/, ''));
+const TRUNCS = new Set(['TIMESTAMP_TRUNC', 'DATE_TRUNC', 'DATETIME_TRUNC']);
+
+/**
+ * materialized-views-create.md, Partitioned materialized views: the view is partitioned on its base table's
+ * partitioning column (an ingestion-time base's _PARTITIONTIME / _PARTITIONDATE), taken as it is, converted, or
+ * truncated by TIMESTAMP_TRUNC / DATE_TRUNC / DATETIME_TRUNC to a unit no coarser than the base's partitions (Example
+ * 3). The view column is traced through the plan's projections and GROUP BY keys to a table column; a column whose
+ * origin the trace cannot follow (a set operation's) is left to the granularity check above.
+ */
+function checkMvPartitionColumn(catalog: QueryCatalog, plan: Rel, mv: Partitioning, names: readonly string[], loc: A.Loc): void {
+  const field = mv.timePartitioning?.field ?? mv.rangePartitioning?.field;
+  const i = field === undefined ? -1 : names.findIndex((n) => n.toLowerCase() === field.toLowerCase());
+  if (i < 0) return;
+  const defs = new Map<number, Expr | 'aggregate' | { table: TableId; column: number }>();
+  someNode(plan, (n) => {
+    const r = n as unknown as Rel;
+    if (r.kind === 'project') r.columns.forEach((c, k) => defs.set(c.id, r.exprs[k]!));
+    else if (r.kind === 'aggregate') {
+      for (const g of r.groupBy) defs.set(g.column.id, g.expr);
+      for (const a of r.aggregates) defs.set(a.column.id, 'aggregate');
+    } else if (r.kind === 'scan') r.columns.forEach((c, k) => defs.set(c.id, { table: r.table, column: r.tableColumns[k]! }));
+    return false;
+  });
+  const refuse = (why: string): never => {
+    throw sqlError(`The partitioning column ${names[i]} of a materialized view must be its base table's partitioning column, as it is or truncated by TIMESTAMP_TRUNC, DATE_TRUNC or DATETIME_TRUNC to a unit no coarser than the base table's partitions; ${why}`, loc);
+  };
+  /** Follows column `id` to a table column; `finest`: the coarsest truncation met on the way (a unit rank). */
+  const follow = (id: number, coarsest: number): void => {
+    const d = defs.get(id);
+    if (d === undefined) return;
+    if (d === 'aggregate') return refuse('it is an aggregate');
+    if ('table' in d) return atTable(d.table, d.column, coarsest);
+    followExpr(d, coarsest);
+  };
+  const followExpr = (e: Expr, coarsest: number): void => {
+    if (e.kind === 'column') return follow(e.columnId, coarsest);
+    if (e.kind === 'cast') return followExpr(e.arg, Math.max(coarsest, e.type.kind === 'DATE' ? unitRank('DAY') : -1));
+    if (e.kind === 'call' && TRUNCS.has(e.name.toUpperCase()) && e.args[0]) {
+      const part = e.args[1];
+      const unit = part?.kind === 'literal' && typeof part.value === 'string' ? unitRank(part.value) : -1;
+      return followExpr(e.args[0], Math.max(coarsest, unit));
+    }
+    if (e.kind === 'call' && ['DATE', 'TIMESTAMP', 'DATETIME'].includes(e.name.toUpperCase()) && e.args.length === 1) {
+      return followExpr(e.args[0]!, Math.max(coarsest, e.type.kind === 'DATE' ? unitRank('DAY') : -1));
+    }
+    refuse(`it is computed by ${e.kind === 'call' ? e.name.toUpperCase() : 'an expression'}`);
+  };
+  const atTable = (id: TableId, column: number, coarsest: number): void => {
+    const t = catalog.getTable(id);
+    if (!t) return;
+    const r = t.resource as Partitioning;
+    const own = r.timePartitioning?.field ?? r.rangePartitioning?.field;
+    // An ingestion-time partitioned table's partition time is read after its columns (analyzer/names.ts).
+    const isPartitionColumn = own === undefined ? r.timePartitioning !== undefined && column === t.columns.length : t.columns[column]?.name.toLowerCase() === own.toLowerCase();
+    if (!isPartitionColumn) refuse(`it comes from ${t.columns[column]?.name ?? 'a column'} of ${id.datasetId}.${id.tableId}, which is not partitioned by it`);
+    const baseUnit = unitRank(r.timePartitioning?.type ?? 'DAY');
+    if (r.timePartitioning && coarsest > baseUnit) refuse(`its truncation is coarser than the ${r.timePartitioning.type ?? 'DAY'} partitions of ${id.datasetId}.${id.tableId}`);
+  };
+  follow(plan.columns[i]!.id, -1);
 }
 
 /** materialized-views-create.md, Cluster materialized views: aggregate output columns cannot be clustering columns. */
