@@ -104,9 +104,9 @@ export function loadRunQuery(): Promise<RunQuery | null> {
 
 /**
  * tables.insert / update / patch: the schema's column defaults get CREATE TABLE ... DEFAULT's checks (planner/
- * rest-defaults.ts), in a session of their own over the catalog. `old`: the table's fields before an update.
+ * rest-defaults.ts), in a session of their own over the catalog.
  */
-export async function checkTableDefaults(st: Storage, catalog: EngineCatalog, projectId: string, body: Record<string, unknown>, old?: readonly RestField[]): Promise<void> {
+export async function checkTableDefaults(st: Storage, catalog: EngineCatalog, projectId: string, body: Record<string, unknown>): Promise<void> {
   const fields = (body.schema as { fields?: RestField[] } | undefined)?.fields;
   const hasDefault = (fs: readonly RestField[]): boolean => fs.some((f) => (f.defaultValueExpression !== undefined && f.defaultValueExpression !== null) || hasDefault(f.fields ?? []));
   if (!Array.isArray(fields) || !hasDefault(fields)) return;
@@ -116,7 +116,7 @@ export async function checkTableDefaults(st: Storage, catalog: EngineCatalog, pr
     signal: new AbortController().signal, dryRun: false, nowMicros: statementClockMicros(), sessionUser: SESSION_USER,
   };
   try {
-    await checkRestDefaults(ctx, fields, old);
+    await checkRestDefaults(ctx, fields);
   } catch (e) {
     if (e instanceof QueryError) throw new CatalogError(e.httpCode, statusWord(e.httpCode), e.reason, e.message);
     throw e;

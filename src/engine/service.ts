@@ -15,7 +15,6 @@ import { EngineCatalog } from './catalog.js';
 import * as children from './children.js';
 import * as datasets from './datasets.js';
 import { checkTableDefaults, executeQuery, statusWord } from './query.js';
-import { schemaFieldsOf } from '../storage/resources.js';
 import { canonicalGeographyText } from './geography-text.js';
 import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
@@ -299,7 +298,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       const body = parseResource(r.resourceJson);
       // options.iamPolicy: tables.setIamPolicy replaces the GRANT bindings; a client's resource sets no hidden field.
       if (flag(r.options, 'iamPolicy')) return res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, { iamPolicy: body.iamPolicy }, true));
-      await checkTableDefaults(st, catalog, r.projectId, body, schemaFieldsOf(st.requireTable(r.projectId, r.datasetId, r.tableId).resource));
+      await checkTableDefaults(st, catalog, r.projectId, body);
       return res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, tables.withoutHidden(body), flag(r.options, 'patch')));
     }),
     DeleteTable: unary(async (r: ResourceRequest) => {

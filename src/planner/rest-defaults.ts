@@ -2,7 +2,8 @@
 // the checks CREATE TABLE ... DEFAULT makes (ddl-columns.ts checkDefault, checkDefaultValue), so both surfaces refuse
 // the same defaults with the same words. default-values.md: a default is a literal or one of the listed functions
 // (or an ARRAY / STRUCT of them) whose type coerces to the column's; a STRUCT takes one default as a whole (none on
-// its fields); a column added to an existing table cannot come with a default (Limitations).
+// its fields). A column added to an existing table with a default is refused by the schema-evolution check
+// (storage/resources.ts checkSchemaEvolution: default-values.md, Limitations).
 import { parseExpression } from '../../grammar/index.js';
 import type { QueryContext } from './api.js';
 import { QueryError } from './api.js';
@@ -11,19 +12,15 @@ import { Session } from './session.js';
 import { restFieldToColumn, type RestField } from '../types/schema.js';
 
 /**
- * Refuses the first default of `fields` CREATE TABLE would refuse; `old`: the table's fields before an update (a
- * default on a column it did not have is refused). Errors are 400 invalid (a resource, not a query) with the DDL's
- * message, without the position inside the expression text.
+ * Refuses the first default of `fields` CREATE TABLE would refuse. Errors are 400 invalid (a resource, not a query)
+ * with the DDL's message, without the position inside the expression text.
  */
-export async function checkRestDefaults(ctx: QueryContext, fields: readonly RestField[], old?: readonly RestField[]): Promise<void> {
+export async function checkRestDefaults(ctx: QueryContext, fields: readonly RestField[]): Promise<void> {
   for (const f of fields) {
     const nested = nestedDefault(f.fields ?? [], f.name);
     if (nested) throw invalid(`Field ${nested} has a default value; a STRUCT column takes one default value as a whole, not one for each field`);
     const text = f.defaultValueExpression;
     if (text === undefined || text === null) continue;
-    if (old && !old.some((o) => o.name.toLowerCase() === f.name.toLowerCase())) {
-      throw invalid(`Column ${f.name} cannot be added with a default value; add it without one, then set the default with ALTER COLUMN SET DEFAULT`);
-    }
     const s = new Session({ ...ctx, sql: text });
     try {
       const e = parseExpression(text);
