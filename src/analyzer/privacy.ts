@@ -46,15 +46,17 @@ function optionConstant(an: Analyzer, e: A.Expr, clause: string): { value: unkno
 export function thresholdPolicy(info: TableInfo): { threshold: number; unit: string } | undefined {
   const raw = (info.resource.options as Record<string, unknown> | undefined)?.privacy_policy;
   if (typeof raw !== 'string') return undefined;
-  let policy: { aggregation_threshold_policy?: { threshold?: unknown; privacy_unit_column?: unknown } };
+  let policy: { aggregation_threshold_policy?: { threshold?: unknown; privacy_unit_column?: unknown; privacy_unit_columns?: unknown } };
   try {
     policy = JSON.parse(raw) as typeof policy;
   } catch {
     return undefined;
   }
   const p = policy.aggregation_threshold_policy;
-  if (!p || typeof p.privacy_unit_column !== 'string') return undefined;
-  return { threshold: Number(p.threshold ?? 50), unit: p.privacy_unit_column };
+  // analysis-rules.md spells the key privacy_unit_column, data-definition-language.md privacy_unit_columns.
+  const unit = p?.privacy_unit_column ?? p?.privacy_unit_columns;
+  if (!p || typeof unit !== 'string') return undefined;
+  return { threshold: Number(p.threshold ?? 50), unit };
 }
 
 /** A view with the rule is only read by the FROM clause of a SELECT WITH AGGREGATION_THRESHOLD (analysis-rules.md). */
@@ -82,7 +84,7 @@ export function withAggregationThreshold(an: Analyzer, sel: A.Select, views: rea
     else throw sqlError(`Unknown option ${o.name} for AGGREGATION_THRESHOLD`, loc);
   }
   if (unit && unit.kind !== 'PathExpr') throw sqlError('AGGREGATION_THRESHOLD requires the option privacy_unit_column, a column path', unit.loc);
-  let t = 50;
+  let t = 0;
   if (threshold) {
     const c = optionConstant(an, threshold, 'AGGREGATION_THRESHOLD threshold');
     if (!c || c.type !== 'INT64' || c.value === null || Number(c.value) <= 0) throw sqlError('The threshold of AGGREGATION_THRESHOLD must be a positive INT64', threshold.loc);
@@ -105,6 +107,8 @@ export function withAggregationThreshold(an: Analyzer, sel: A.Select, views: rea
     unit ??= { kind: 'PathExpr', loc, parts: [view.alias, view.unit] };
   }
   if (!unit) throw sqlError('AGGREGATION_THRESHOLD requires the option privacy_unit_column, a column path', loc);
+  // query-syntax.md: a query reading no view with the rule writes both options (only the view form brackets them).
+  if (!view && !threshold) throw sqlError('AGGREGATION_THRESHOLD requires the option threshold when no view with an aggregation threshold analysis rule is queried', loc);
   walk([sel.items, sel.having, sel.qualify], (o) => {
     if (o.kind !== 'FunctionCall') return;
     const f = o as unknown as A.FunctionCall;
