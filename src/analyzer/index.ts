@@ -3,6 +3,7 @@
 import type * as A from '../../grammar/ast.js';
 import { Analyzer, type AnalyzerEnv } from './context.js';
 import { sqlError } from './errors.js';
+import { graphTypeIn } from './graph-values.js';
 import { project, resolveQuery, type RelOut } from './query.js';
 import type { ResolvedQuery } from './resolved.js';
 import { checkSampledOnce } from './sample.js';
@@ -58,6 +59,10 @@ export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env
   let out: RelOut = resolveQuery(an, q, undefined);
   checkSampledOnce(an, out.rel);
   const valueTable = out.isValueTable;
+  for (const c of out.rel.columns) {
+    const g = graphTypeIn(c.type);
+    if (g) throw sqlError(`Returning expressions of type ${g} is not allowed`);
+  }
   const c0 = out.rel.columns[0];
   if (out.isValueTable && c0 && c0.type.kind === 'STRUCT') {
     // A STRUCT value table returns its fields as the result columns.
