@@ -8,15 +8,16 @@ import type { CommitFile, Storage } from '../storage/store.js';
 import type { AppendedRows, Mark, TableData } from '../storage/table-data.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import type { Batch } from '../types/vector.js';
-import { convertRows, keptBatch, type CellError, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
+import { convertRows, keptBatch, rowObjects, type CellError, type InsertError, type RecentIds, type RowsConversion } from '../storage/json-rows.js';
 import type { SqlType } from '../types/types.js';
 import { scannable, scanRows, type ScanOptions } from '../storage/insert-scan.js';
 import { idHash, IdSet } from '../storage/id-set.js';
 import { encodeRowsPageAsync, type RowsPage, type WireOptions } from '../types/wire.js';
 import { PagesAhead, ResultStore } from './results.js';
 import { insertTable } from './tables.js';
-import { bufferedPartitionTime, rowsAsOf } from './catalog.js';
-import { getValue, sliceBatches, takeVector } from '../types/vector.js';
+import { bufferedPartitionTime, EngineCatalog, rowsAsOf } from './catalog.js';
+import { statementClockMicros } from '../storage/commit-clock.js';
+import { getValue, sliceBatches, takeVector, vectorFromValues } from '../types/vector.js';
 import { liveRows, readState, scanState } from '../storage/table-state.js';
 import { streamingBuffer } from './streaming-buffer.js';
 import { tableValueRule } from '../types/table-values.js';
@@ -217,6 +218,8 @@ function streamedPartition(entry: { resource: Record<string, unknown> }, name: s
 export class RowService {
   private dedup = new DedupCache();
   private readonly ahead = new PagesAhead<ListRowsResult>();
+  /** The catalog default expressions are evaluated under (made on first use). */
+  private catalog?: EngineCatalog;
 
   constructor(
     private readonly st: Storage,
@@ -315,7 +318,11 @@ export class RowService {
     // Parameterized columns (STRING(L), NUMERIC(P, S), at any depth): each row's values are checked and rounded as
     // a SQL write makes them (types/table-values.ts), and such rows are stored as made, not as the request's bytes.
     const rule = tableValueRule(columns, schemaFieldsOf(entry.resource), true);
-    const conv = convertRequestRows(rows, columns, recentIds, { build: rule !== undefined, latin1, rejectUnknown });
+    // insertAll into a table with a defaulted column: rows are made here and stored as made (defaults are evaluated
+    // once, at insert). The Storage Write API's gRPC rule differs (defaults only for fields its writer schema lacks,
+    // default-values.md): not applied here.
+    const defaults = a.streaming === true && schemaFieldsOf(entry.resource).some((f) => f.defaultValueExpression);
+    const conv = convertRequestRows(rows, columns, recentIds, { build: rule !== undefined || defaults, latin1, rejectUnknown });
     const { n, newIds } = conv;
     let { errors, keep } = conv;
     let made: Batch | undefined;
@@ -343,6 +350,7 @@ export class RowService {
       }
       return JSON.stringify(out);
     }
+    if (defaults && keep.length > 0) made = await this.withDefaults(made ?? keptBatch(conv), columns, parseRows(rows), keep, recentIds, { projectId: p, datasetId: d, tableId: t });
     if (keep.length > 0) {
       // Every row stored as sent: the WAL keeps the request's own JSON (no
       // re-encoding), and request bytes are made into rows from the log when
@@ -362,6 +370,30 @@ export class RowService {
       this.dedup.remember(tableKey, newIds, now);
     }
     return errors.length > 0 ? JSON.stringify(errors) : '';
+  }
+
+  /**
+   * Rows of an insert with the table's defaults where a row leaves a column out (default-values.md, Use the
+   * BigQuery Storage Write API (REST)): a key the row has, even with null, keeps its value. `batch` row k is slot
+   * keep[k] of the request's rows. Evaluated as one write's (planner/column-defaults.ts, the rule INSERT uses).
+   */
+  private async withDefaults(batch: Batch, columns: readonly Column[], rows: readonly unknown[], keep: readonly number[], recentIds: RecentIds, id: { projectId: string; datasetId: string; tableId: string }): Promise<Batch> {
+    const { defaultVectorsOf, hasDefault } = await import('../planner/column-defaults.js');
+    this.catalog ??= new EngineCatalog(this.st);
+    const info = this.catalog.getTable(id)!;
+    const { objs } = rowObjects(rows, recentIds);
+    const kept = keep.map((slot) => objs[slot]!);
+    const has = (o: Record<string, unknown>, lower: string): boolean => Object.keys(o).some((k) => k.toLowerCase() === lower);
+    const targets = columns.flatMap((c, i) => (hasDefault(info, c.name) && kept.some((o) => !has(o, c.name.toLowerCase())) ? [i] : []));
+    if (targets.length === 0) return batch;
+    const ctx = { sql: '', projectId: id.projectId, params: { named: new Map(), positional: [] }, catalog: this.catalog, jobId: '', signal: new AbortController().signal, dryRun: false, nowMicros: statementClockMicros(), sessionUser: SESSION_USER };
+    const dflts = await defaultVectorsOf(ctx, info, targets.map((i) => columns[i]!), batch.length);
+    const out = batch.columns.slice();
+    targets.forEach((i, j) => {
+      const lower = columns[i]!.name.toLowerCase();
+      out[i] = vectorFromValues(columns[i]!.type, kept.map((o, k) => getValue(has(o, lower) ? batch.columns[i]! : dflts[j]!, k)));
+    });
+    return { length: batch.length, columns: out };
   }
 
   /**

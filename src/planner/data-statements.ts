@@ -29,7 +29,8 @@ import { Decimal, type Value } from '../types/values.js';
 import { concatVectors, constantVector, getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import { parseExpression } from '../../grammar/index.js';
-import { defaultValue, del } from './dml.js';
+import { del } from './dml.js';
+import { defaultVectors, hasDefault } from './column-defaults.js';
 import { encodeRows } from '../types/wire.js';
 import { partitioning } from './partition-spec.js';
 import { checkClusteringCount, ensureTempDataset } from './ddl-common.js';
@@ -434,19 +435,15 @@ const BINARY_FORMATS = new Set(['PARQUET', 'AVRO', 'ORC']);
  * has no such column takes it too. Defaults are evaluated per row, as an INSERT's are.
  */
 async function withDefaults(s: Session, table: TableInfo, writeColumns: readonly Column[], batch: Batch, loaded: readonly Column[], fileRows: readonly Json[] | undefined): Promise<Batch> {
-  const fields = (table.resource.schema as { fields?: RestField[] } | undefined)?.fields ?? [];
-  if (!batch.length || !fields.some((f) => f.defaultValueExpression)) return batch;
+  if (!batch.length) return batch;
   const columns = batch.columns.slice();
   for (const [i, c] of writeColumns.entries()) {
-    if (!fields.find((f) => f.name.toLowerCase() === c.name.toLowerCase())?.defaultValueExpression) continue;
+    if (!hasDefault(table, c.name)) continue;
     const inLoad = loaded.some((x) => x.name.toLowerCase() === c.name.toLowerCase());
     const absent = (r: Json): boolean => typeof r === 'object' && r !== null && !Array.isArray(r) && !(c.name in r);
     if (inLoad && !fileRows?.some(absent)) continue;
-    const an = s.analyzer();
-    const out = an.newColumn(c.name, c.type);
-    const rel: Rel = { kind: 'project', input: { kind: 'values', rows: Array.from({ length: batch.length }, () => []), columns: [] }, exprs: [await defaultValue(an, table, c)], columns: [out] };
-    const dflt = concatVectors(c.type, (await s.run(rel)).map((b) => b.columns[0]!));
-    columns[i] = inLoad ? vectorFromValues(c.type, fileRows!.map((r, k) => getValue(absent(r) ? dflt : columns[i]!, k))) : dflt;
+    const [dflt] = await defaultVectors(s, table, [c], batch.length);
+    columns[i] = inLoad ? vectorFromValues(c.type, fileRows!.map((r, k) => getValue(absent(r) ? dflt! : columns[i]!, k))) : dflt!;
   }
   return { length: batch.length, columns };
 }

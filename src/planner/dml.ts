@@ -26,6 +26,7 @@ import { QueryError, type QueryResult } from './api.js';
 import { checkPartitionFilters, checkTargetFilter } from './partition-filter.js';
 import { applyNested, setTargetError } from './nested-dml.js';
 import type { Session } from './session.js';
+import { defaultValue, PARTITION_TIME } from './column-defaults.js';
 import { fq, statementResult as result } from './statement-type.js';
 import { splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
 import { requireFullRowAccess } from '../analyzer/row-access.js';
@@ -63,9 +64,6 @@ function dmlWriteTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
   requireFullRowAccess(s.ctx.catalog, info.id, s.ctx.sessionUser, loc);
   return info;
 }
-
-/** The pseudo-column an ingestion-time partitioned table's rows carry their partition time in. */
-const PARTITION_TIME: Column = { name: '_PARTITIONTIME', type: T.TIMESTAMP, required: false };
 
 /**
  * The columns INSERT, UPDATE, DELETE and MERGE read and write: the table's,
@@ -263,21 +261,6 @@ export function scanAll(s: Session, table: TableInfo): Rel {
   const an = s.analyzer();
   const info = dmlTarget(table);
   return { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns: info.columns.map((c) => an.newColumn(c.name, c.type)) };
-}
-
-/** The value a row written without column `c` takes: its DEFAULT expression (per row), else NULL. */
-export async function defaultValue(an: Analyzer, info: TableInfo, c: Column): Promise<Expr> {
-  // Rows written without a partition time go to the partition of the write.
-  if (c === PARTITION_TIME && info.partitionUnit) return literal(T.TIMESTAMP, partitionOfMs(Date.now(), info.partitionUnit));
-  const fields = (info.resource.schema as { fields?: { name: string; defaultValueExpression?: string }[] } | undefined)?.fields;
-  const dflt = fields?.find((f) => f.name === c.name)?.defaultValueExpression;
-  if (dflt) {
-    // An expression of the statement, not a value: default-values.md says a default's function is evaluated as each
-    // row is written (GENERATE_UUID and RAND differ per row; CURRENT_TIMESTAMP is one value per statement anyway).
-    const { parseExpression } = await import('../../grammar/index.js');
-    return coerce(resolveExpr(an, parseExpression(dflt), { scope: new Scope(), clause: 'DEFAULT' }), c.type);
-  }
-  return literal(c.type, null);
 }
 
 // ---------------------------------------------------------------- INSERT

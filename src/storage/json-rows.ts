@@ -428,20 +428,16 @@ export interface RowsConversion {
 }
 
 /**
- * Converts parsed insertAll rows (`[{insertId?, json}]`). The reference for
- * the byte scanner of insert-scan.ts, which falls back to it for anything
- * unusual.
+ * Pass 1 of convertRows: the row objects to convert (slot k holds row
+ * cand[k]); rows that are not objects fail, ids seen by earlier requests are
+ * skipped. The scanner (insert-scan.ts) gives its slots the same rows.
  */
-export function convertRows(rows: readonly unknown[], columns: readonly Column[], recentIds: RecentIds): RowsConversion {
-  const nc = columns.length;
-  const n = rows.length;
-  // Pass 1: the row objects to convert (slot k holds row cand[k]); rows that
-  // are not objects fail here, ids seen by earlier requests are skipped.
+export function rowObjects(rows: readonly unknown[], recentIds: RecentIds): { objs: Record<string, unknown>[]; cand: number[]; candIds: (string | undefined)[]; notObject: Set<number> } {
   const objs: Record<string, unknown>[] = [];
   const cand: number[] = [];
   const candIds: (string | undefined)[] = [];
   const notObject = new Set<number>();
-  for (let r = 0; r < n; r++) {
+  for (let r = 0; r < rows.length; r++) {
     const item = rows[r] as { insertId?: unknown; json?: unknown } | null;
     const json = item && typeof item === 'object' ? item.json : undefined;
     if (json === null || typeof json !== 'object' || Array.isArray(json)) {
@@ -454,6 +450,18 @@ export function convertRows(rows: readonly unknown[], columns: readonly Column[]
     cand.push(r);
     candIds.push(insertId);
   }
+  return { objs, cand, candIds, notObject };
+}
+
+/**
+ * Converts parsed insertAll rows (`[{insertId?, json}]`). The reference for
+ * the byte scanner of insert-scan.ts, which falls back to it for anything
+ * unusual.
+ */
+export function convertRows(rows: readonly unknown[], columns: readonly Column[], recentIds: RecentIds): RowsConversion {
+  const nc = columns.length;
+  const n = rows.length;
+  const { objs, cand, candIds, notObject } = rowObjects(rows, recentIds);
   // Pass 2, one column at a time: a tight loop per column with a fixed
   // converter, writing straight into the column's vector.
   const m = objs.length;

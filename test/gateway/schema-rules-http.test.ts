@@ -4,7 +4,7 @@
 // schemas.md (Column names, Flexible column names, Column descriptions). The SQL side is in
 // test/sql/unseen-ao-rules-*.sqltest.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { hasRealEngine, killEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 type Field = { name: string; type: string; mode?: string; fields?: Field[]; defaultValueExpression?: string; description?: string };
 
@@ -81,9 +81,7 @@ describe.skipIf(!hasRealEngine())('table schema rules over REST', () => {
     expect(r.body.schema.fields[1].defaultValueExpression).toBe("'x'");
   });
 
-  // Expected to fail: insertAll rows are converted in the engine (engine/table-writes.ts, convertRequestRows) with no
-  // SQL evaluator at hand, and a left-out column reads NULL (set ao, sql51 session: left open).
-  it.fails('insertAll gives a row that leaves out a defaulted column its default', async () => {
+  it('insertAll gives a row that leaves out a defaulted column its default', async () => {
     // default-values.md, Use the BigQuery Storage Write API (REST): defaults apply per row, to the columns a row lacks;
     // a column the row sets (even to null) keeps what it was sent.
     const q = await rest(url('/queries'), { method: 'POST', json: { query: "CREATE TABLE d.streamed (a STRING, b STRING DEFAULT 'dflt_b')", useLegacySql: false } });
@@ -93,6 +91,33 @@ describe.skipIf(!hasRealEngine())('table schema rules over REST', () => {
     expect(ins.body.insertErrors).toBeUndefined();
     const r = await rest(url('/queries'), { method: 'POST', json: { query: 'SELECT a, b FROM d.streamed ORDER BY a', useLegacySql: false } });
     expect(r.body.rows.map((x: { f: { v: unknown }[] }) => x.f.map((c) => c.v))).toEqual([['w', null], ['x', 'y'], ['z', 'dflt_b']]);
+  });
+
+  it('insertAll evaluates a default per row, once: the rows read the same after the engine restarts', async () => {
+    // default-values.md: a default's function runs as each row is written (GENERATE_UUID differs per row); the WAL
+    // keeps the rows as made, not the request, so a restart does not evaluate them again.
+    const q = await rest(url('/queries'), {
+      method: 'POST',
+      json: { query: 'CREATE TABLE d.uuids (n INT64, id STRING DEFAULT GENERATE_UUID(), ts TIMESTAMP DEFAULT CURRENT_TIMESTAMP())', useLegacySql: false },
+    });
+    expect(q.status, JSON.stringify(q.body)).toBe(200);
+    const before = Date.now();
+    const rows = [1, 2, 3, 4].map((n) => ({ insertId: `r${n}`, json: n === 4 ? { n, id: 'mine', TS: null } : { n } }));
+    const ins = await rest(url('/datasets/d/tables/uuids/insertAll'), { method: 'POST', json: { rows } });
+    expect(ins.status, JSON.stringify(ins.body)).toBe(200);
+    expect(ins.body.insertErrors).toBeUndefined();
+    const read = async () =>
+      (await rest(url('/queries'), { method: 'POST', json: { query: 'SELECT n, id, UNIX_MILLIS(ts) FROM d.uuids ORDER BY n', useLegacySql: false } })).body.rows.map(
+        (x: { f: { v: unknown }[] }) => x.f.map((c) => c.v),
+      );
+    const got = await read();
+    const ids = got.slice(0, 3).map((r: unknown[]) => r[1]);
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(got[3].slice(1)).toEqual(['mine', null]);
+    for (const r of got.slice(0, 3)) expect(Number(r[2])).toBeGreaterThanOrEqual(before - 1000);
+    await killEngine(emu, 'srules');
+    expect(await read()).toEqual(got);
   });
 
   it('refuses column names flexible names do not allow, reserved prefixes and long descriptions', async () => {
