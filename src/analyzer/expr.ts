@@ -10,7 +10,7 @@ import { didYouMean } from './suggest.js';
 import { ARRAY_PATH, pathItemType, type PathStep } from '../functions/array-path.js';
 import { intervalFromPart } from '../functions/interval.js';
 import { collateAggregate, collateScalar, collationAffects, collationByKeyArgs, isBinaryCollation, collationNameError, collationOf, collationSensitive, mergeCollations, propagatesCollation, withCollation } from '../functions/collation.js';
-import { T, arrayOf, isEqualityComparable, isOrderable, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { T, arrayOf, isEqualityComparable, isOrderable, structOf, typeEquals, typeToSql, type SqlType, type StructType } from '../types/types.js';
 import { Decimal, type Value } from '../types/values.js';
 import { BIGNUMERIC_MAX, BIGNUMERIC_MIN } from '../types/json-values.js';
 import { microsToPicos } from '../types/picos.js';
@@ -48,6 +48,7 @@ import {
   typedLiteral,
 } from './types.js';
 import { findUdf, inlineUdf } from './sql-udfs.js';
+import { isGraphElementType } from './graph-values.js';
 import { resolveWindowCall } from './window-calls.js';
 
 // Analysis-only facts ride on the IR objects under symbol keys: invisible to
@@ -1155,7 +1156,29 @@ function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr {
   }
   // FLATTEN's argument is an array path (array elements field access).
   const { exprs, names } = resolveArgs(an, n.args, def.name === 'FLATTEN' ? { ...ctx, flatten: true } : ctx, def.name);
+  if (def.name === 'TO_JSON' && exprs[0] && isGraphElementType(exprs[0].type)) exprs[0] = graphElementJsonShape(exprs[0]);
   return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
+}
+
+/**
+ * TO_JSON of a graph element that is not a pattern variable (NODES(p)[OFFSET(0)], a LET alias, an element returned
+ * by GRAPH_TABLE): the shape graph-sql-queries.md shows (identifier, kind, labels, properties, an edge's endpoints),
+ * never the compiled STRUCT's hidden fields. Its properties are every property of the graph's nodes (edges), the
+ * fields the compiled STRUCT carries: what TO_JSON of an unlabeled pattern variable gives.
+ */
+function graphElementJsonShape(x: Expr): Expr {
+  const t = x.type as StructType;
+  const at = (name: string): Expr => {
+    const i = t.fields.findIndex((f) => f.name === name);
+    return { kind: 'field', type: t.fields[i]!.type, arg: x, fieldIndex: i };
+  };
+  const edge = t.fields.some((f) => f.name === '__src');
+  const props = t.fields.filter((f) => !f.name.startsWith('__'));
+  const propStruct: Expr = { kind: 'make_struct', type: structOf(props), fields: props.map((f) => at(f.name)) };
+  const parts: [string, Expr][] = [['identifier', at('__id')], ['kind', literal(T.STRING, edge ? 'edge' : 'node')], ['labels', at('__labels')], ['properties', propStruct]];
+  if (edge) parts.push(['source_node_identifier', at('__src')], ['destination_node_identifier', at('__dst')]);
+  const shape: Expr = { kind: 'make_struct', type: structOf(parts.map(([name, e]) => ({ name, type: e.type }))), fields: parts.map(([, e]) => e) };
+  return { kind: 'conditional', type: shape.type, op: 'case', whens: [callScalar('$is_null', [x], undefined)], thens: [literal(shape.type, null)], else: shape };
 }
 
 // Functions whose argument at this position must be written `INTERVAL n PART` with one part, not any INTERVAL
