@@ -560,10 +560,17 @@ class Compiler {
           const elems = new Map(w.elems);
           for (const [k, v] of m.elems) if (!k.startsWith('__anon')) elems.set(k, v);
           // A MATCH's conditions may name variables of the working table: they filter the joined rows. An OPTIONAL
-          // MATCH's filter its own rows, before the left join keeps the rows it leaves unmatched.
+          // MATCH's conditions join the ON of its left join, where they may name the working table's variables too
+          // (its own copies of the shared ones renamed away, so that each name means one column).
           const filterAfter = !s.optional && m.where.length > 0;
+          const optionalOn = s.optional && m.where.length > 0;
+          let right = filterAfter ? m.bare : m.sql;
+          if (optionalOn) {
+            right = shared.length ? `SELECT * EXCEPT (${shared.map(q).join(', ')}), ${shared.map((c, i) => `${q(c)} AS __oj${i}`).join(', ')} FROM (${m.bare})` : m.bare;
+            on.splice(0, on.length, ...shared.map((c, i) => `__wl.${q(c)}.__id = __wr.__oj${i}.__id`), ...m.where.map((c) => `(${c})`));
+          }
           const joinSel = filterAfter ? [sel, ...m.anon.map((a) => `__wr.${q(a)}`)].join(', ') : sel;
-          const joined = `SELECT ${joinSel} FROM (${w.sql}) AS __wl ${s.optional ? 'LEFT JOIN' : 'JOIN'} (${filterAfter ? m.bare : m.sql}) AS __wr ON ${on.length ? on.join(' AND ') : 'TRUE'}`;
+          const joined = `SELECT ${joinSel} FROM (${w.sql}) AS __wl ${s.optional ? 'LEFT JOIN' : 'JOIN'} (${right}) AS __wr ON ${on.length ? on.join(' AND ') : 'TRUE'}`;
           const outCols = cols.length ? cols : ['__gdummy'];
           wrap(filterAfter ? `SELECT ${outCols.map(q).join(', ')} FROM (${joined}) WHERE ${m.where.join(' AND ')}` : joined, outCols, elems);
           break;
