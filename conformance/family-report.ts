@@ -41,6 +41,9 @@ const FAMILIES: Record<string, string[]> = {
   text_analysis: ['TEXT_ANALYZE', 'BAG_OF_WORDS', 'TF_IDF'],
   string: ['ASCII', 'BYTE_LENGTH', 'CHAR_LENGTH', 'CHARACTER_LENGTH', 'CHR', 'CODE_POINTS_TO_BYTES', 'CODE_POINTS_TO_STRING', 'COLLATE', 'CONCAT', 'CONTAINS_SUBSTR', 'EDIT_DISTANCE', 'ENDS_WITH', 'FORMAT', 'FROM_BASE32', 'FROM_BASE64', 'FROM_HEX', 'INITCAP', 'INSTR', 'LEFT', 'LENGTH', 'LOWER', 'LPAD', 'LTRIM', 'NORMALIZE', 'NORMALIZE_AND_CASEFOLD', 'OCTET_LENGTH', 'REPEAT', 'REPLACE', 'REVERSE', 'RIGHT', 'RPAD', 'RTRIM', 'SAFE_CONVERT_BYTES_TO_STRING', 'SOUNDEX', 'SPLIT', 'STARTS_WITH', 'STRPOS', 'SUBSTR', 'SUBSTRING', 'TO_BASE32', 'TO_BASE64', 'TO_CODE_POINTS', 'TO_HEX', 'TRANSLATE', 'TRIM', 'UNICODE', 'UPPER'],
   utility: ['GENERATE_UUID'],
+  time_series: ['APPENDS', 'CHANGES', 'GAP_FILL'],
+  // graph-gql-functions.md; a GRAPH_TABLE call or a GQL statement counts too (below).
+  graph: ['GRAPH_TABLE', 'LABELS', 'ELEMENT_ID', 'SOURCE_NODE_ID', 'DESTINATION_NODE_ID', 'PROPERTY_EXISTS', 'PROPERTY_NAMES', 'PATH_LENGTH', 'NODES', 'EDGES', 'PATH_FIRST', 'PATH_LAST', 'IS_ACYCLIC', 'IS_SIMPLE', 'IS_TRAIL'],
 };
 const PREFIXES: [string, string][] = [
   ['ARRAY_', 'array'], ['ST_', 'geography'], ['S2_', 'geography'], ['NET.', 'net'], ['HLL_COUNT.', 'hll'], ['KLL_QUANTILES.', 'kll'],
@@ -59,6 +62,9 @@ function familiesOf(sql: string): Set<string> {
   }
   // The bit page is mostly operators: & | ^ ~ << >> (not || or |>, nor the >> closing ARRAY<STRUCT<...>>).
   if (/<<|(?<!\|)\|(?![|>])|&|\^|~|>>\s*[\d(@]/.test(code)) out.add('bit');
+  // A GQL query statement (graph-query-statements.md), and the differentially private aggregates (aggregate-dp-functions.md).
+  if (/^\s*GRAPH\s+[\w`]/im.test(code)) out.add('graph');
+  if (/\bWITH\s+DIFFERENTIAL_PRIVACY\b/i.test(code)) out.add('aggregate_dp');
   return out;
 }
 
