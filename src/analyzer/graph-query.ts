@@ -393,10 +393,14 @@ class Compiler {
       return this.matchOne({ ...pattern, paths }, new Map([...groups].map(([g, cs]) => [names.get(g)!, cs])));
     });
     const sql = branches.map((b) => `(${b.sql})`).join(' UNION ALL ');
-    return { sql, bare: sql, anon: [], where: [], cols: branches[0]!.cols, elems: branches[0]!.elems };
+    // The MATCH's own WHERE (the same in every branch) is left to the caller, as for an unquantified MATCH, so that
+    // it may name variables of an earlier MATCH; element conditions stay within each branch.
+    const where = branches[0]!.patternWhere;
+    const bare = where ? branches.map((b) => `(${b.unlessWhere})`).join(' UNION ALL ') : sql;
+    return { sql, bare, anon: [], where: where ? [where] : [], cols: branches[0]!.cols, elems: branches[0]!.elems };
   }
 
-  matchOne(pattern: A.GraphPattern, groups: Map<string, string[]>): Work & { bare: string; anon: string[]; where: string[]; search?: string } {
+  matchOne(pattern: A.GraphPattern, groups: Map<string, string[]>): Work & { bare: string; anon: string[]; where: string[]; search?: string; unlessWhere: string; patternWhere?: string } {
     interface Occ {
       col: string;
       table: string;
@@ -407,6 +411,7 @@ class Compiler {
     const occs: Occ[] = [];
     const conds: { needs: number; sql: string }[] = [];
     const userConds: string[] = [];
+    let patternWhere: string | undefined;
     // Conditions are compiled once every variable of the pattern is known (element comparisons need them).
     const later: (() => void)[] = [];
     const firstOf = new Map<string, Occ>();
@@ -492,8 +497,9 @@ class Compiler {
     this.elemVars = new Map([...saved, ...elems]);
     this.horizontal(new Set([...groups.keys()].map(lower)), () => {
       for (const f of later) f();
-      if (pattern.where) userConds.push(`(${this.ph(pattern.where)})`);
+      if (pattern.where) patternWhere = `(${this.ph(pattern.where)})`;
     });
+    if (patternWhere) userConds.push(patternWhere);
     this.elemVars = saved;
     // FROM g0 JOIN g1 ON (conditions reaching back) ...
     let from = '';
@@ -519,7 +525,10 @@ class Compiler {
     // Unfiltered, with the anonymous elements the conditions may still read.
     const bare = `SELECT ${[sel, ...anon.map(q)].join(', ')} FROM (${inner})`;
     const cols = [...visible.map((o) => o.name), ...groupNames, ...pathNames];
-    return { sql: filtered, bare, anon, where: userConds, cols: cols.length ? cols : ['__gdummy'], elems, search: search?.kind };
+    // Filtered by all but the MATCH's own WHERE, which a quantified MATCH applies after the union of its branches.
+    const elementConds = userConds.filter((c) => c !== patternWhere);
+    const unlessWhere = `SELECT ${sel} FROM (${inner})${elementConds.length ? ` WHERE ${elementConds.join(' AND ')}` : ''}`;
+    return { sql: filtered, bare, anon, where: userConds, cols: cols.length ? cols : ['__gdummy'], elems, search: search?.kind, unlessWhere, patternWhere };
   }
 
   // ------------------------------------------------------------------------ linear statements
