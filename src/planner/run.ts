@@ -187,16 +187,10 @@ async function declare(s: Session, st: A.DeclareStmt): Promise<void> {
   tv = { type: tv.type, value: fitVariable(tv.type, tv.value) };
   for (const n of st.names) {
     if (s.variables.has(n.toLowerCase())) throw sqlError(`Variable ${n} is already declared`, st.loc);
-    checkVariableSize(s.variables, n.toLowerCase(), tv, st.loc);
-    s.variables.set(n.toLowerCase(), tv);
+    assignVariable(s, n, tv, st.loc);
   }
 }
 
-/**
- * A value held to its variable's parameterized type (data-types page: STRING(L) / BYTES(L) / NUMERIC(P, S) apply to
- * declared variables as to columns: a decimal rounded to the scale, a value that does not fit refused), inside ARRAY
- * elements and STRUCT fields too. Every write of a declared variable goes through here.
- */
 /** Sets a user variable, within the size limits of variable-limits.ts. */
 function assignVariable(s: Session, name: string, tv: TypedValue, loc?: A.Loc): void {
   const key = name.toLowerCase();
@@ -204,6 +198,11 @@ function assignVariable(s: Session, name: string, tv: TypedValue, loc?: A.Loc): 
   s.variables.set(key, tv);
 }
 
+/**
+ * A value held to its variable's parameterized type (data-types page: STRING(L) / BYTES(L) / NUMERIC(P, S) apply to
+ * declared variables as to columns: a decimal rounded to the scale, a value that does not fit refused), inside ARRAY
+ * elements and STRUCT fields too. Every write of a declared variable goes through here.
+ */
 function fitVariable(t: SqlType, v: Value): Value {
   if (v === null || !hasParams(t)) return v;
   if (t.kind === 'ARRAY') return (v as Value[]).map((x) => fitVariable(t.element, x));
