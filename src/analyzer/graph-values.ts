@@ -1,5 +1,7 @@
 // Graph values outside the graph query that made them (graph-data-types.md): an element is compiled to a STRUCT
-// whose hidden fields come first (graph-query.ts, elementTable), a path to STRUCT<nodes ARRAY, edges ARRAY>.
+// whose hidden fields come first (graph-query.ts, elementTable), a path to STRUCT<nodes ARRAY, edges ARRAY>. Told
+// by shape, so asked only where the statement compiled a graph query (Analyzer.graphs): a user's STRUCT with such
+// field names elsewhere is an ordinary STRUCT.
 import type { SqlType } from '../types/types.js';
 
 /** The STRUCT a graph element compiles to: its hidden __id and __labels come first (elementTable). */
