@@ -9,7 +9,8 @@ import { CHANGE_IS_FOR_UPDATE, CHANGE_TIMESTAMP, CHANGE_TYPE } from '../storage/
 import { T, typeToSql } from '../types/types.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
-import { coerce, resolveExpr } from './expr.js';
+import { coerce } from './coercion.js';
+import { resolveExpr } from './expr.js';
 import { constantValue, rowAccessFilter, tableIdOf, tableNotFound } from './names.js';
 import { rangeOver, type Leaf } from './query.js';
 import type { Rel } from './resolved.js';

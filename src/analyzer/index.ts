@@ -10,7 +10,9 @@ import { checkSampledOnce } from './sample.js';
 
 export { Analyzer, type AnalyzerEnv } from './context.js';
 export { resolveQuery, resolveSelect, project, type RelOut } from './query.js';
-export { resolveExpr, coerce, literal, originOf, callScalar, type ExprCtx } from './expr.js';
+export { resolveExpr, type ExprCtx } from './expr.js';
+export { coerce, literal, originOf } from './coercion.js';
+export { callScalar } from './calls.js';
 export { Scope } from './scope.js';
 export { tableIdOf, tableNotFound, splitPath } from './names.js';
 export { typeFromNode, canCast } from './types.js';

@@ -10,7 +10,7 @@ import { T, arrayOf, structOf, typeToSql, type SqlType, type StructType } from '
 import type { Value } from '../types/values.js';
 import type { Analyzer, VirtualTable } from './context.js';
 import { notFound, sqlError } from './errors.js';
-import { literal } from './expr.js';
+import { literal } from './coercion.js';
 import { resolveQuery } from './query.js';
 import { graphMetadata } from './graph-schema.js';
 import type { ScanRel } from './resolved.js';

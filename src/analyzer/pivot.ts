@@ -5,7 +5,8 @@ import type * as A from '../../grammar/ast.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
-import { AggCollector, coerce, literal, originOf, resolveExpr, type ExprCtx } from './expr.js';
+import { AggCollector, resolveExpr, type ExprCtx } from './expr.js';
+import { coerce, literal, originOf } from './coercion.js';
 import { isVolatileExpr, rewriteExpr } from './rewrite.js';
 import type { AggregateRel, Expr, Rel } from './resolved.js';
 import { Scope, colRef } from './scope.js';
@@ -13,7 +14,8 @@ import { Origin, supertype } from './types.js';
 import { formatDate } from '../types/json-values.js';
 import { constantValue } from './names.js';
 import type { Decimal } from '../types/values.js';
-import * as expr from './expr.js';
+import { callScalar } from './calls.js';
+import { not } from './predicates.js';
 import { type Leaf, filter, project, rangeOver, resolveFrom } from './query.js';
 
 const LITERAL_KINDS = new Set(['IntLiteral', 'FloatLiteral', 'StringLiteral', 'BytesLiteral', 'BoolLiteral', 'NullLiteral', 'TypedLiteral', 'RangeLiteral', 'NamedParam']);
@@ -128,7 +130,7 @@ export function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefin
     ]);
     if (!st) throw sqlError(`PIVOT IN list item must be type ${typeToSql(forExpr.type)} to match the PIVOT FOR expression; found ${typeToSql(val.type)}`, v.expr.loc);
     const cval = coerce(val, st);
-    const cond = expr.callScalar('$is_not_distinct_from', [coerce(forExpr, st), cval], v.expr.loc);
+    const cond = callScalar('$is_not_distinct_from', [coerce(forExpr, st), cval], v.expr.loc);
     const vname = v.alias ?? implicitValueName(v.expr, cval);
     for (const [ai, a] of aggExprs.entries()) {
       const aAlias = p.aggregates[ai]!.alias;
@@ -204,7 +206,7 @@ export function resolveUnpivot(an: Analyzer, u: A.UnpivotRef, outer: Scope | und
     let r: Rel = project(an, input, exprs, names);
     if (u.nulls !== 'INCLUDE') {
       const vcols = r.columns.slice(keep.length, keep.length + nv);
-      const conds = vcols.map((c) => expr.not(expr.callScalar('$is_null', [colRef(c)], u.loc)));
+      const conds = vcols.map((c) => not(callScalar('$is_null', [colRef(c)], u.loc)));
       r = filter(r, conds.length === 1 ? conds[0]! : { kind: 'logical', type: T.BOOL, op: 'or', args: conds });
     }
     return r;

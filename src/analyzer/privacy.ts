@@ -122,7 +122,7 @@ export function withAggregationThreshold(an: Analyzer, sel: A.Select, views: rea
 // ---------------------------------------------------------------- DIFFERENTIAL_PRIVACY
 
 // The differentially private aggregate functions (aggregate-dp-functions.md). PERCENTILE_CONT's only form takes
-// contribution_bounds_per_row, which would clamp: refused by name, as the other functions' bounds are (expr.ts).
+// contribution_bounds_per_row, which would clamp: refused by name, as the other functions' bounds are (aggregate-calls.ts).
 const DP_AGGREGATES = new Set(['AVG', 'COUNT', 'SUM']);
 const DP_OPTIONS = new Set(['epsilon', 'delta', 'max_groups_contributed', 'privacy_unit_column']);
 // 1/epsilon scales the noise; past this it is no longer a normal FLOAT64, where the service's query fails
@@ -168,7 +168,7 @@ export function withDifferentialPrivacy(an: Analyzer, sel: A.Select): { sel: A.S
     if (o.kind !== 'FunctionCall') return;
     const f = o as unknown as A.FunctionCall;
     if (!isAggregate(f) && callName(f) !== 'PERCENTILE_CONT') return;
-    // Contribution bounds are refused by name where the call resolves (analyzer/expr.ts).
+    // Contribution bounds are refused by name where the call resolves (analyzer/aggregate-calls.ts).
     if (f.args.some((a) => a.kind === 'NamedArgument' && a.name.toLowerCase() === 'contribution_bounds_per_group')) return;
     const name = callName(f);
     if (name === 'PERCENTILE_CONT') {

@@ -15,23 +15,11 @@ import type { Analyzer } from './context.js';
 import { lookupFunction } from '../functions/registry.js';
 import { isBinaryCollation } from '../functions/collation.js';
 import { sqlError } from './errors.js';
-import {
-  AggCollector,
-  orderCollation,
-  WindowCollector,
-  coerce,
-  collationGrouper,
-  exprEquals,
-  literal,
-  locOf,
-  markLoc,
-  originOf,
-  refNameOf,
-  resolveExpr,
-  type ExprCtx,
-  isPlainLiteral,
-  refuseLiteralOrderKey,
-} from './expr.js';
+import { AggCollector, WindowCollector, resolveExpr, type ExprCtx } from './expr.js';
+import { orderCollation, isPlainLiteral, refuseLiteralOrderKey } from './order-keys.js';
+import { coerce, literal, locOf, markLoc, originOf, refNameOf, requireBool } from './coercion.js';
+import { collationGrouper, callScalar } from './calls.js';
+import { exprEquals } from './expr-equality.js';
 import { constantValue, resolveTableRef } from './names.js';
 import { isVolatileExpr, mapRelExprs, rewriteExpr } from './rewrite.js';
 import { matchRecognizeQuery } from './match-recognize.js';
@@ -39,7 +27,6 @@ import { checkPrivacyUnit, withAggregationThreshold, withDifferentialPrivacy } f
 import type { AggregateRel, Expr, LimitRel, ProjectRel, Rel, ResolvedColumn, SortKey, SubqueryExpr, UnnestRel } from './resolved.js';
 import { Correlation, Scope, colRef, type RangeVar } from './scope.js';
 import { Origin, supertype } from './types.js';
-import * as expr from './expr.js';
 import { resolveTvf } from './table-functions.js';
 import { checkSample, insideInSubquery, noteTableRef, sample } from './sample.js';
 import { resolveSetOp } from './set-operations.js';
@@ -153,8 +140,8 @@ export function resolveSubquery(an: Analyzer, q: A.Query, ctx: ExprCtx, mode: Su
       if (st.kind === 'STRING' && !isBinaryCollation(st.collation)) {
         // IN under a collation: both sides compare as collation keys.
         const spec = literal(T.STRING, st.collation!);
-        inExpr = expr.callScalar('$collation_key', [inExpr, spec], loc);
-        plan = project(an, plan, [expr.callScalar('$collation_key', [coerce(colRef(cols[0]!), st), spec], loc)], [cols[0]!.name]);
+        inExpr = callScalar('$collation_key', [inExpr, spec], loc);
+        plan = project(an, plan, [callScalar('$collation_key', [coerce(colRef(cols[0]!), st), spec], loc)], [cols[0]!.name]);
       } else if (!typeEquals(cols[0]!.type, st)) plan = project(an, plan, [coerce(colRef(cols[0]!), st)], [cols[0]!.name]);
       type = T.BOOL;
     }
@@ -363,7 +350,7 @@ export function resolveSelect(
 
   if (sel.where) {
     const w = resolveExpr(an, sel.where, { scope, clause: pipeForm === 'pipe WHERE' ? 'pipe WHERE clause' : 'WHERE clause' });
-    rel = filter(rel, expr.requireBool(w, sel.where.loc, 'WHERE clause'));
+    rel = filter(rel, requireBool(w, sel.where.loc, 'WHERE clause'));
   }
 
   const named = new Map<string, A.WindowSpec>();
@@ -490,13 +477,13 @@ export function resolveSelect(
       };
     }
   }
-  if (havingExpr) rel = filter(rel, expr.requireBool(havingExpr, sel.having!.loc, 'HAVING clause'));
+  if (havingExpr) rel = filter(rel, requireBool(havingExpr, sel.having!.loc, 'HAVING clause'));
   if (windowCalls.length) {
     rel = { kind: 'window', input: rel, calls: windowCalls, columns: [...rel.columns, ...windowCalls.map((w) => w.column)] };
   }
   if (qualifyExpr) {
     if (!windowCalls.length) throw sqlError('The QUALIFY clause requires analytic function to be present', sel.qualify!.loc);
-    rel = filter(rel, expr.requireBool(qualifyExpr, sel.qualify!.loc, 'QUALIFY clause'));
+    rel = filter(rel, requireBool(qualifyExpr, sel.qualify!.loc, 'QUALIFY clause'));
   }
 
   // Project: select items, then hidden ORDER BY expressions.
@@ -1152,7 +1139,6 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
       ]);
       // The reference implementation's wording (it quotes the name here, unlike its other USING errors).
       if (!st) throw sqlError(`Column '${n}' in USING has incompatible types that cannot be directly compared using equality on either side of the join: ${typeToSql(l.expr.type)} and ${typeToSql(r.expr.type)}`, j.loc);
-      const { callScalar } = expr;
       conds.push(callScalar('$equal', [coerce(l.expr, st), coerce(r.expr, st)], j.loc));
       merged.push({ name: n, l, r, type: st });
     }
@@ -1218,7 +1204,7 @@ function resolveJoin(an: Analyzer, j: A.JoinRef, scope: Scope, outer: Scope | un
     scope.starList = star;
     return rel;
   }
-  if (j.on) condition = expr.requireBool(resolveExpr(an, j.on, { scope, clause: 'ON clause' }), j.on.loc, 'JOIN ON clause');
+  if (j.on) condition = requireBool(resolveExpr(an, j.on, { scope, clause: 'ON clause' }), j.on.loc, 'JOIN ON clause');
   else if (joinType !== 'cross' && !lateral && j.right.kind !== 'UnnestRef') {
     throw sqlError(`${j.joinType} JOIN must have an immediately following ON or USING clause`, j.loc);
   }

@@ -12,7 +12,9 @@ import { routineDdl } from '../udf/routine-ddl.js';
 import type { Expr } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { canCoerce, typeFromNode } from './types.js';
-import { originOf, type ExprCtx, coerce, resolveExpr, resolveAggregate, safePrefixRefused } from './expr.js';
+import { originOf, coerce } from './coercion.js';
+import { type ExprCtx, resolveExpr } from './expr.js';
+import { resolveAggregate, safePrefixRefused } from './aggregate-calls.js';
 
 export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctionStmt | undefined {
   const full = parts.join('.');

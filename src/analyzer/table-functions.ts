@@ -7,13 +7,13 @@ import type * as A from '../../grammar/ast.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Analyzer, CteDef } from './context.js';
 import { sqlError } from './errors.js';
-import { coerce, literal, resolveExpr } from './expr.js';
+import { coerce, literal, originOf } from './coercion.js';
+import { resolveExpr, typeOf } from './expr.js';
 import { constantValue, resolveTableRef, tableIdOf } from './names.js';
 import { indexPopulated, vectorIndexesOf } from './search-index.js';
 import type { Expr, Rel } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { Origin, canCoerce } from './types.js';
-import * as expr from './expr.js';
 import { findUdf } from './sql-udfs.js';
 import { changeHistoryTvf } from './change-history.js';
 import { refuseUnservedFunction } from './unserved-functions.js';
@@ -58,9 +58,9 @@ export function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
     const c = collationOf(v.type);
     if (c && !isBinaryCollation(c)) throw sqlError(`Collation '${c}' on argument of TVF call is not allowed`, a.loc);
     if (p.type.kind !== 'AnyType' && p.type.kind !== 'TableType') {
-      const t = expr.typeOf(p.type);
+      const t = typeOf(p.type);
       // As a scalar function's arguments: a value of a type that does not coerce is no match (a STRING literal is no INT64).
-      if (!typeEquals(v.type, t) && !canCoerce(v.type, t, expr.originOf(v))) {
+      if (!typeEquals(v.type, t) && !canCoerce(v.type, t, originOf(v))) {
         throw sqlError(`No matching signature for table-valued function ${item.name.join('.')} for argument ${p.name} of type ${typeToSql(t)}: got ${typeToSql(v.type)}`, a.loc);
       }
       if (!typeEquals(v.type, t)) v = coerce(v, t);
@@ -91,7 +91,7 @@ export function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
 export function checkDeclaredTable(an: Analyzer, st: A.CreateFunctionStmt): void {
   if (!st.tableFunction || !st.query || st.returns?.kind !== 'TableType') return;
   if (st.params.some((p) => p.type.kind === 'AnyType' || p.type.kind === 'TableType' || p.type.kind === 'AnyTableType')) return;
-  const params = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), literal(expr.typeOf(p.type), null)]));
+  const params = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), literal(typeOf(p.type), null)]));
   const savedCtes = an.ctes.splice(0);
   (an.tvfParams as Map<string, Expr>[]).push(params);
   let out: RelOut;
@@ -116,7 +116,7 @@ function declaredTable(an: Analyzer, out: RelOut, decl: A.TableTypeNode, item: A
     if (out.names.some((n, i) => i !== k && n.toLowerCase() === c.name.toLowerCase())) {
       throw sqlError(`Required column name ${c.name} returned multiple times from SQL body of CREATE TABLE FUNCTION statement`, item.loc);
     }
-    const t = expr.typeOf(c.type);
+    const t = typeOf(c.type);
     const e = colRef(out.rel.columns[k]!);
     // collation-concepts.md, Limitations: no collated output column when a result schema is declared.
     const coll = collationOf(e.type);

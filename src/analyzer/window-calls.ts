@@ -13,9 +13,13 @@ import { rewriteExpr } from './rewrite.js';
 import type { Expr, FrameBound, WindowCall, WindowFrame } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { Origin, canCoerce } from './types.js';
-import { originOf, type ExprCtx, collationGrouper, coerce, argInfo, functionHint, unify, resolveExpr, NUMBERING, NAVIGATION, orderKeys, safePrefixRefused } from './expr.js';
+import { originOf, coerce, argInfo, unify } from './coercion.js';
+import { type ExprCtx, resolveExpr } from './expr.js';
+import { collationGrouper, functionHint, NUMBERING, NAVIGATION } from './calls.js';
+import { orderKeys } from './order-keys.js';
+import { safePrefixRefused } from './aggregate-calls.js';
 
-/** The analytic functions that take IGNORE / RESPECT NULLS: expr.ts's aggregates that do, and the navigation functions. */
+/** The analytic functions that take IGNORE / RESPECT NULLS: aggregate-calls.ts's aggregates that do, and the navigation functions. */
 const NULL_HANDLING_ANALYTIC = new Set(['ARRAY_AGG', 'APPROX_QUANTILES', 'PERCENTILE_CONT', 'PERCENTILE_DISC', 'FIRST_VALUE', 'LAST_VALUE', 'NTH_VALUE']);
 
 /** A window spec with its named base folded in; the documented inheritance rules are checked on the way. */

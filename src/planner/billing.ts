@@ -13,7 +13,9 @@
 // Billed (on-demand pricing): each table's bytes rounded up to a whole MB,
 // at least 10 MB per table read; a statement that reads nothing bills nothing.
 import type { Expr, Rel, ScanRel } from '../analyzer/resolved.js';
-import { callScalar, literal, not } from '../analyzer/expr.js';
+import { callScalar } from '../analyzer/calls.js';
+import { literal } from '../analyzer/coercion.js';
+import { not } from '../analyzer/predicates.js';
 import { relInputs, visitRelExprs } from '../analyzer/rewrite.js';
 import { colRef } from '../analyzer/scope.js';
 import { usedColumns } from './rules/prune.js';

@@ -1,6 +1,7 @@
 // Column defaults (default-values.md): the one rule every write path uses for a column it leaves out — INSERT and
 // MERGE (dml.ts), LOAD DATA (data-statements.ts) and the engine's row inserts (engine/rows.ts: tabledata.insertAll).
-import { coerce, literal, resolveExpr } from '../analyzer/expr.js';
+import { coerce, literal } from '../analyzer/coercion.js';
+import { resolveExpr } from '../analyzer/expr.js';
 import type { Analyzer } from '../analyzer/index.js';
 import type { Expr, Rel } from '../analyzer/resolved.js';
 import { Scope } from '../analyzer/scope.js';

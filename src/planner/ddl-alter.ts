@@ -1,6 +1,6 @@
 // ALTER TABLE / VIEW / SCHEMA / COLUMN and their checks, as the service makes them.
 import type * as A from '../../grammar/ast.js';
-import { coerce, literal } from '../analyzer/expr.js';
+import { coerce, literal } from '../analyzer/coercion.js';
 import { tableIdOf, splitPath } from '../analyzer/names.js';
 import { policiesOf } from '../analyzer/row-access.js';
 import { checkMvOptions } from './mv-rules.js';

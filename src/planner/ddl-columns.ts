@@ -2,7 +2,7 @@
 // COLLATE, DEFAULT expressions, OPTIONS of nested fields, and which type changes
 // ALTER COLUMN SET DATA TYPE allows.
 import type * as A from '../../grammar/ast.js';
-import { coerce, originOf } from '../analyzer/expr.js';
+import { coerce, originOf } from '../analyzer/coercion.js';
 import { resolveExpr } from '../analyzer/expr.js';
 import { tableNotFound } from '../analyzer/names.js';
 import { Scope } from '../analyzer/scope.js';

@@ -5,7 +5,9 @@
 // one-row UPDATE of a big table costs one row. An updated row comes back as
 // a new row at the end: row order is no part of a table, as in the service.
 import type * as A from '../../grammar/ast.js';
-import { callScalar, coerce, isErrorCall, literal, originOf, requireBool, resolveExpr } from '../analyzer/expr.js';
+import { callScalar } from '../analyzer/calls.js';
+import { coerce, isErrorCall, literal, originOf, requireBool } from '../analyzer/coercion.js';
+import { resolveExpr } from '../analyzer/expr.js';
 import { outputNames, type Analyzer } from '../analyzer/index.js';
 import { project, resolveFrom } from '../analyzer/query.js';
 import { rewriteExpr } from '../analyzer/rewrite.js';

@@ -5,7 +5,7 @@
 // SELECT's rows.
 import type * as A from '../../grammar/ast.js';
 import '../functions/index.js';
-import { coerce, literal } from '../analyzer/expr.js';
+import { coerce, literal } from '../analyzer/coercion.js';
 import { typeFromNode, canCoerce } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';

@@ -7,7 +7,7 @@
 // WHERE become LEFT JOINs with the aggregate grouped by the correlation keys
 // (scalarSubqueriesToJoins).
 import type { Expr, Rel, ResolvedColumn, SubqueryExpr } from '../../analyzer/resolved.js';
-import { callScalar } from '../../analyzer/expr.js';
+import { callScalar } from '../../analyzer/calls.js';
 import { lookupFunction } from '../../functions/registry.js';
 import { rewriteExpr, visitRelExprs } from '../../analyzer/rewrite.js';
 import { conjoin, conjuncts } from './util.js';
