@@ -12,7 +12,7 @@ import { sqlError } from './errors.js';
 import { coerce } from './coercion.js';
 import { resolveExpr } from './expr.js';
 import { constantValue, rowAccessFilter, tableIdOf, tableNotFound } from './names.js';
-import { rangeOver, type Leaf } from './query.js';
+import { rangeOver, type Leaf } from './from.js';
 import type { Rel } from './resolved.js';
 import { Scope } from './scope.js';
 

@@ -6,7 +6,7 @@ import { isGroupable, typeToSql } from '../types/types.js';
 import { sqlError } from './errors.js';
 import { isVolatileExpr, rewriteExpr } from './rewrite.js';
 import type { Expr } from './resolved.js';
-import type { SelItem } from './query.js';
+import type { SelItem } from './select.js';
 
 interface Path {
   id: number;

@@ -9,7 +9,8 @@ import type { ResolvedQuery } from './resolved.js';
 import { checkSampledOnce } from './sample.js';
 
 export { Analyzer, type AnalyzerEnv } from './context.js';
-export { resolveQuery, resolveSelect, project, type RelOut } from './query.js';
+export { resolveQuery, project, type RelOut } from './query.js';
+export { resolveSelect } from './select.js';
 export { resolveExpr, type ExprCtx } from './expr.js';
 export { coerce, literal, originOf } from './coercion.js';
 export { callScalar } from './calls.js';

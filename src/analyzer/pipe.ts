@@ -18,7 +18,8 @@ import { matchRecognizeQuery } from './match-recognize.js';
 import { Scope, colRef, type RangeVar } from './scope.js';
 import { hasOver, someCall } from './ast-search.js';
 import { combineSetOp, pipeInputLabel } from './set-operations.js';
-import { type PipeForm, type PipeVar, type RelOut, type SelItem, applyLimit, project, resolveQuery, resolveSelect } from './query.js';
+import { type PipeForm, type SelItem, resolveSelect } from './select.js';
+import { type PipeVar, type RelOut, applyLimit, project, resolveQuery } from './query.js';
 import { type SampleTarget, sample, tableRefTarget } from './sample.js';
 
 /** The visible table of `out`: hidden columns projected away, no aliases. */

@@ -16,7 +16,8 @@ import { constantValue } from './names.js';
 import type { Decimal } from '../types/values.js';
 import { callScalar } from './calls.js';
 import { not } from './predicates.js';
-import { type Leaf, filter, project, rangeOver, resolveFrom } from './query.js';
+import { type Leaf, rangeOver, resolveFrom } from './from.js';
+import { filter, project } from './query.js';
 
 const LITERAL_KINDS = new Set(['IntLiteral', 'FloatLiteral', 'StringLiteral', 'BytesLiteral', 'BoolLiteral', 'NullLiteral', 'TypedLiteral', 'RangeLiteral', 'NamedParam']);
 // A literal, a negated one, or a CAST of one (CAST(2 AS INT64) is named `_2`, as the reference names it).

@@ -17,7 +17,8 @@ import { Origin, canCoerce } from './types.js';
 import { findUdf } from './sql-udfs.js';
 import { changeHistoryTvf } from './change-history.js';
 import { refuseUnservedFunction } from './unserved-functions.js';
-import { type Leaf, type RelOut, project, rangeOver, resolveQuery } from './query.js';
+import { type Leaf, rangeOver } from './from.js';
+import { type RelOut, project, resolveQuery } from './query.js';
 
 /** SQL table functions: the body query is analyzed with its parameters bound to the (constant) arguments. */
 export function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
