@@ -7,6 +7,8 @@ import { coerce } from './coercion.js';
 import { resolveExpr } from './expr.js';
 import { constantValue } from './names.js';
 import { Scope } from './scope.js';
+import { someCall } from './ast-search.js';
+import { findUdf } from './sql-udfs.js';
 import { withLiteralTimeZone } from './types.js';
 
 /**
@@ -16,6 +18,10 @@ import { withLiteralTimeZone } from './types.js';
  */
 export function asOfMicros(an: Analyzer, e: A.Expr): bigint {
   const zone = an.env.asOfTimeZone ?? an.env.timeZone ?? 'UTC';
+  // query-syntax.md, FOR SYSTEM_TIME AS OF, Limitations: the expression can't call user-defined functions.
+  let udf: string | undefined;
+  someCall(e, (c) => !!c.name && findUdf(an, c.name) !== undefined && (udf = c.name.join('.')) !== undefined);
+  if (udf !== undefined) throw sqlError(`FOR SYSTEM_TIME AS OF expression cannot call user-defined function ${udf}`, e.loc);
   return withLiteralTimeZone(zone, () => {
     let x = resolveExpr(an, e, { scope: new Scope(), clause: 'FOR SYSTEM_TIME AS OF' });
     // A string is read as a TIMESTAMP (a literal that is none is the cast's error).

@@ -158,6 +158,10 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   if (item.systemTime && info.kind === 'EXTERNAL') {
     throw sqlError(`FOR SYSTEM_TIME AS OF is not supported for external table ${info.id.projectId}:${info.id.datasetId}.${info.id.tableId}`, item.systemTime.loc);
   }
+  // time-travel.md, Limitations: temporary (multi-statement and session) tables keep no history.
+  if (item.systemTime && [...an.env.tempTables.values()].some((t) => t.projectId === info.id.projectId && t.datasetId === info.id.datasetId && t.tableId === info.id.tableId)) {
+    throw sqlError(`FOR SYSTEM_TIME AS OF is not supported for temporary table ${info.id.tableId}`, item.systemTime.loc);
+  }
   if (item.systemTime) {
     // Fractions of a millisecond kept: commits are stamped to the microsecond (storage/commit-clock.ts).
     asOfMs = Number(asOfMicros(an, item.systemTime)) / 1000;

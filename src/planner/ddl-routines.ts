@@ -1,6 +1,6 @@
 // CREATE FUNCTION / TABLE FUNCTION / PROCEDURE / MODEL: routines kept as the REST
 // routine resource, with the checks the service makes when they are created.
-import { findNode } from '../analyzer/ast-search.js';
+import { findNode, someNode } from '../analyzer/ast-search.js';
 import type * as A from '../../grammar/ast.js';
 import { hasRecursiveWith } from '../../grammar/recursive-with.js';
 import { tableNotFound, splitPath } from '../analyzer/names.js';
@@ -88,6 +88,8 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
   } else id = targetId(s, st.name, st.loc);
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
   if (st.tableFunction) refuseSelfCall(s, st, id);
+  // query-syntax.md, FOR SYSTEM_TIME AS OF, Limitations: not on a source table of CREATE TABLE FUNCTION.
+  if (st.tableFunction && someNode(st, (o) => o.kind === 'TableRef' && !!(o as { systemTime?: unknown }).systemTime)) throw sqlError('FOR SYSTEM_TIME AS OF cannot be used in the body of CREATE TABLE FUNCTION', st.loc);
   const existing = cat.getChild('routines', id.projectId, id.datasetId, id.tableId);
   const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
   if (existing && st.ifNotExists) return result(type, { ddlOperationPerformed: 'SKIP', ddlTargetRoutine: routine });

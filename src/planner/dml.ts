@@ -65,6 +65,7 @@ function dmlWriteTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
   if (info.kind === 'EXTERNAL') throw sqlError(`Cannot modify external table ${fq(info.id)}`, loc);
   // using-row-level-security-with-features.md, DML: changing a table with row access policies needs the TRUE filter.
   requireFullRowAccess(s.ctx.catalog, info.id, s.ctx.sessionUser, loc);
+  s.versions.noteCurrent(info.id);
   return info;
 }
 

@@ -433,6 +433,7 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
 async function runStatementKind(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
   state.count++;
   s.scanned.clear();
+  s.versions.clear();
   if (st.kind !== 'Block' && st.kind !== 'If' && st.kind !== 'While' && st.kind !== 'Loop' && st.kind !== 'Repeat' && st.kind !== 'ForIn' && st.kind !== 'CaseStmt') {
     // A procedure's statements have their offsets in the procedure's own text, not in the script's.
     state.current = (state.procedure ? state.procedure.text : s.ctx.sql).slice(st.start, st.end);

@@ -16,6 +16,7 @@ import { collect, makeExecContext, stream, type ExecContext } from '../executor/
 import { QueryError, type QueryContext, type TypedValue } from './api.js';
 import { optimize } from './optimize.js';
 import { ScanAccount, type ScanReader } from './billing.js';
+import { ReadVersions } from './read-versions.js';
 import { foldExpr } from './rules/fold.js';
 import type { Batch } from '../types/vector.js';
 import { getValue } from '../types/vector.js';
@@ -89,6 +90,8 @@ export class Session {
   readonly tempTables: Map<string, TableId>;
   /** What the running statement reads, for its job statistics (charge()). */
   readonly scanned = new ScanAccount();
+  /** The instant each table is read at in the running statement: one per table (read-versions.ts). */
+  readonly versions = new ReadVersions();
   /** The query's first statement (only it may SET @@location). */
   firstStatement?: A.Statement;
 
@@ -227,6 +230,7 @@ export class Session {
    * engine's own reads (copies, clones, OPTIONS values).
    */
   async charge(optimized: Rel): Promise<void> {
+    this.versions.notePlan(optimized, Number(this.exec.eval.nowMicros / 1000n));
     await this.scanned.addPlan(optimized, this.reader);
     // A dry run reports the estimate; only a run can exceed the limit.
     if (!this.ctx.dryRun) this.scanned.checkLimit(this.ctx.maximumBytesBilled);
@@ -263,6 +267,7 @@ export class Session {
 
   /** Bills a DML statement's target whole (every column of the partitions it reads), as the service does. */
   chargeTarget(info: TableInfo): Promise<void> {
+    this.versions.noteCurrent(info.id);
     return this.scanned.setWhole(info, this.reader);
   }
 
