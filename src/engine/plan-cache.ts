@@ -28,7 +28,7 @@
 import type { Rel } from '../analyzer/resolved.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { QueryContext, QueryResult, ResultColumn, TypedValue } from '../planner/api.js';
-import { checkPartitionFilters } from '../planner/partition-filter.js';
+import { checkPartitionFilters, checkResultNames } from '../planner/partition-filter.js';
 import { parseCached, Session } from '../planner/session.js';
 import { Decimal, Geography, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
 import type { QueryCatalog } from '../storage/api.js';
@@ -212,6 +212,7 @@ function plan(ctx: QueryContext, located: QueryCatalog, rec: RecordingCatalog, s
   // No destination table here (runCached passes jobs with one by): repeated result names are renamed, as runSelect does.
   const r = s.analyze(st.query, { allowDuplicateNames: true });
   checkPartitionFilters(s, r.plan);
+  checkResultNames(r.outputNames);
   const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
   return { columns, plan: s.optimize(r.plan) };
 }

@@ -220,6 +220,9 @@ function checkRequired(info: TableInfo, batches: readonly Batch[]): void {
  * (using-dml-with-partitioned-tables: only timestamps at exact day boundaries
  * for a daily table); a NULL is not judged here.
  */
+/** 2160-01-01 00:00:00 UTC in epoch microseconds: the end of the partitions DML may write. */
+const DML_PARTITION_TIME_END = BigInt(Date.UTC(2160, 0, 1)) * 1000n;
+
 function checkPartitionTimes(unit: PartitionUnit, batches: readonly Batch[], col: number): void {
   for (const b of batches) {
     const v = b.columns[col]!;
@@ -227,6 +230,10 @@ function checkPartitionTimes(unit: PartitionUnit, batches: readonly Batch[], col
       const us = getValue(v, r) as bigint | null;
       if (us !== null && truncateToPartition(us, unit) !== us) {
         throw new QueryError(`Cannot write _PARTITIONTIME ${formatTimestampRfc3339(us)}: it is not the start of a ${unit} partition of this ingestion-time partitioned table`, 'invalidQuery');
+      }
+      // partitioned-tables.md, Ingestion time partitioning: DML cannot reference dates before 1970-01-01 or after 2159-12-31.
+      if (us !== null && (us < 0n || us >= DML_PARTITION_TIME_END)) {
+        throw new QueryError(`Cannot write _PARTITIONTIME ${formatTimestampRfc3339(us)}: DML writes partitions from 1970-01-01 to 2159-12-31 only`, 'invalidQuery');
       }
     }
   }

@@ -2,19 +2,16 @@
 // partitioning column, else the real service refuses it with "Cannot query
 // over table 'p.d.t' without a filter over column(s) 'c' that can be used for
 // partition elimination". Checked on the analyzed plan of SELECT, CTAS and
-// INSERT ... SELECT queries, and on a MERGE target (its ON or WHEN conditions
-// must reference the column, as dbt's insert_overwrite `when not matched by
-// source and DBT_INTERNAL_DEST.d in unnest(...)` does) and on UPDATE / DELETE
-// targets (their WHERE).
+// INSERT ... SELECT queries, and on a MERGE target (its ON or WHEN conditions)
+// and on UPDATE / DELETE targets (their WHERE).
 //
-// Lenient on purpose: a filter counts when some WHERE / ON / HAVING predicate
-// of the statement references the partitioning column (in every branch of an
-// OR: one branch without it keeps every partition), directly or through
-// the pass-through columns (or casts) of projections, CTEs, set operations
-// and views. An ingestion-time partitioned table is filtered on its
-// pseudo-columns _PARTITIONTIME or _PARTITIONDATE.
-// The service's own rule (a predicate usable for partition elimination) is
-// narrower; this refuses only queries that have no such predicate at all.
+// querying-partitioned-tables.md (Require a partition filter in queries): at
+// least one predicate must reference only a partitioning column: a conjunct of
+// a WHERE / ON / HAVING whose every column is the partitioning column, reached
+// through the pass-through columns (or casts) of projections, CTEs, set
+// operations and views. `d = x AND f = y` counts, `d = x OR f = y` and
+// `d = e` do not; `d = x OR d = y` does. An ingestion-time partitioned table is
+// filtered on its pseudo-columns _PARTITIONTIME or _PARTITIONDATE.
 import type { Expr, Rel } from '../analyzer/resolved.js';
 import type { TableId, TableInfo } from '../storage/api.js';
 import { QueryError } from './api.js';
@@ -63,28 +60,18 @@ function referenced(e: unknown, out: Set<number>): void {
 }
 
 /**
- * The columns a predicate filters on: those it references, except that an OR filters only on the columns each of its
- * branches filters on (a branch that does not constrain the partitioning column keeps every partition, so
- * `d = x OR a = 1` is no partition filter while `d = x OR d = y` is).
+ * The conjuncts of a predicate (AND split; an OR is one conjunct), each as the set of columns it references: a
+ * conjunct filters on the partitioning column when that is the only column it references.
  */
-function filteredBy(e: unknown, out: Set<number>): void {
+function conjuncts(e: unknown, out: Set<number>[]): void {
   if (Array.isArray(e)) {
-    for (const x of e) filteredBy(x, out);
+    for (const x of e) conjuncts(x, out);
     return;
   }
-  if (isNode(e) && e['kind'] === 'logical' && (e['op'] === 'and' || e['op'] === 'or')) {
-    const args = e['args'] as readonly unknown[];
-    if (e['op'] === 'and') return filteredBy(args, out);
-    let common: Set<number> | undefined;
-    for (const a of args) {
-      const cols = new Set<number>();
-      filteredBy(a, cols);
-      common = common ? new Set([...common].filter((c) => cols.has(c))) : cols;
-    }
-    for (const c of common ?? []) out.add(c);
-    return;
-  }
-  referenced(e, out);
+  if (isNode(e) && e['kind'] === 'logical' && e['op'] === 'and') return conjuncts(e['args'], out);
+  const cols = new Set<number>();
+  referenced(e, cols);
+  if (cols.size > 0) out.push(cols);
 }
 
 /** The pseudo-column an ingestion-time partitioned table is partitioned by (stored after its columns; _PARTITIONDATE is its date). */
@@ -117,9 +104,10 @@ export function checkTargetFilter(info: TableInfo, targetColumns: readonly { id:
   if (!field) return;
   const idx = info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
   const id = targetColumns[idx]?.id;
-  const refs = new Set<number>();
-  filteredBy(conditions, refs);
-  if ((id === undefined || !refs.has(id)) && !(date && refs.has(date.id))) throw noFilter(info.id, field);
+  const atoms: Set<number>[] = [];
+  conjuncts(conditions, atoms);
+  const own = (c: number): boolean => c === id || c === date?.id;
+  if (!atoms.some((a) => [...a].every(own))) throw noFilter(info.id, field);
 }
 
 type ScanNode = Extract<Rel, { kind: 'scan' }>;
@@ -160,16 +148,16 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
   }
   if (required.length === 0) return;
   const lineage = new Lineage();
-  const predicateCols = new Set<number>();
+  const atoms: Set<number>[] = [];
   const cteOutputs = new Map<number, readonly { id: number }[]>();
   const cteRefs: Extract<Rel, { kind: 'cte_ref' }>[] = [];
   for (const r of others) {
     switch (r.kind) {
       case 'filter':
-        filteredBy(r.predicate, predicateCols);
+        conjuncts(r.predicate, atoms);
         break;
       case 'join':
-        if (r.condition) filteredBy(r.condition, predicateCols);
+        if (r.condition) conjuncts(r.condition, atoms);
         break;
       case 'project':
         r.exprs.forEach((e: Expr, i) => {
@@ -205,7 +193,12 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
       if (out) lineage.join(c.id, out.id);
     });
   }
-  const filtered = new Set([...predicateCols].map((id) => lineage.find(id)));
+  // The lineage classes some conjunct references alone.
+  const filtered = new Set<number>();
+  for (const a of atoms) {
+    const roots = new Set([...a].map((id) => lineage.find(id)));
+    if (roots.size === 1) filtered.add([...roots][0]!);
+  }
   for (const { scan, info, field } of required) {
     // An ingestion-time partitioned table's _PARTITIONTIME is scanned as the column after its own.
     const idx = field === PARTITION_TIME && info.partitionUnit ? info.columns.length : info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
@@ -214,4 +207,14 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
     if (col && filtered.has(lineage.find(col.id))) continue;
     throw noFilter(scan.table, field);
   }
+}
+
+/**
+ * A query's result may not name a column _PARTITIONTIME or _PARTITIONDATE: the pseudo-columns are selected under an
+ * alias (querying-partitioned-tables.md, Query an ingestion-time partitioned table), as no table's field may start
+ * with _PARTITION (schemas.md, Column names).
+ */
+export function checkResultNames(names: readonly string[]): void {
+  const bad = names.find((n) => /^_PARTITION(TIME|DATE)$/i.test(n));
+  if (bad !== undefined) throw new QueryError(`Invalid field name "${bad}". Field names are not allowed to start with the (case-insensitive) prefixes _PARTITION, _TABLE_, _FILE_, _ROW_TIMESTAMP, __ROOT__ and _COLIDENTIFIER; select the pseudo-column under an alias`, 'invalidQuery');
 }

@@ -20,7 +20,7 @@ import { createRowAccessPolicy, grant } from './ddl-access.js';
 import { createFunction, createModel, createProcedure, findProcedure } from './ddl-routines.js';
 import { createPropertyGraph } from './ddl-graph.js';
 import { createSchema, createTable, createView, drop, undropSchema } from './ddl-tables.js';
-import { checkPartitionFilters } from './partition-filter.js';
+import { checkPartitionFilters, checkResultNames } from './partition-filter.js';
 import * as D from './data-statements.js';
 import { statementTypeOf } from './statement-type.js';
 import { sqlError } from '../analyzer/errors.js';
@@ -150,6 +150,7 @@ async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
   // (query-syntax.md, Duplicate aliases).
   const r = s.analyze(q, { allowDuplicateNames: !s.ctx.hasDestination });
   checkPartitionFilters(s, r.plan);
+  checkResultNames(r.outputNames);
   const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
   const plan = s.optimize(r.plan);
   await s.charge(plan);
