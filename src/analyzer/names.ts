@@ -252,6 +252,13 @@ function wildcardTable(an: Analyzer, id: TableId, item: A.TableRef): TableRefOut
   // row-level-security-intro.md, Limitations: wildcard queries are not supported over tables with row access policies.
   const guarded = tables.find((t) => policiesOf(an.env.catalog, t.id).length > 0);
   if (guarded) throw sqlError(`Wildcard tables are not supported over tables with row access policies. First such table ${guarded.id.projectId}:${guarded.id.datasetId}.${guarded.id.tableId}.`, item.loc);
+  // querying-wildcard-tables.md, Limitations: no mix of partitioned and non-partitioned tables, nor of partitionings,
+  // and identical clustering.
+  const [head, ...rest] = tables;
+  const mixedPart = rest.find((t) => partitioningOf(t) !== partitioningOf(head!));
+  if (mixedPart) throw sqlError(`Wildcard tables cannot mix tables of different partitioning: ${head!.id.tableId} and ${mixedPart.id.tableId}`, item.loc);
+  const mixedClust = rest.find((t) => clusteringOf(t) !== clusteringOf(head!));
+  if (mixedClust) throw sqlError(`Wildcard tables cannot mix tables of different clustering: ${head!.id.tableId} and ${mixedClust.id.tableId}`, item.loc);
   const newest = tables.reduce((a, b) => (Number(b.resource.creationTime ?? 0) >= Number(a.resource.creationTime ?? 0) ? b : a));
   const cols = newest.columns;
   const branches: Rel[] = tables.map((t) => {
@@ -275,6 +282,19 @@ function wildcardTable(an: Analyzer, id: TableId, item: A.TableRef): TableRefOut
   const rel: Rel = branches.length === 1 ? branches[0]! : { kind: 'setop', op: 'union', all: true, inputs: branches, columns };
   const target: SampleTarget = { kind: 'table', key: `${id.projectId}.${id.datasetId}.${id.tableId}`, rowAccess: false };
   return { rel, names: [...cols.map((c) => c.name), '_TABLE_SUFFIX'], alias: item.alias ?? id.tableId, isValueTable: false, hidden: 1, target };
+}
+
+/** A table's partitioning as a comparable key: the type and column of time partitioning, or the column and range of integer ranges (expiration and filter options aside). */
+function partitioningOf(t: TableInfo): string {
+  const tp = t.resource.timePartitioning as { type?: string; field?: string } | undefined;
+  const rp = t.resource.rangePartitioning as { field?: string; range?: unknown } | undefined;
+  return JSON.stringify([tp ? [tp.type ?? 'DAY', tp.field?.toLowerCase() ?? null] : null, rp ? [rp.field?.toLowerCase() ?? null, rp.range ?? null] : null]);
+}
+
+/** A table's clustering columns, in order, as a comparable key. */
+function clusteringOf(t: TableInfo): string {
+  const c = t.resource.clustering as { fields?: string[] } | undefined;
+  return (c?.fields ?? []).map((f) => f.toLowerCase()).join(',');
 }
 
 function colRefOf(c: { id: number; type: SqlType }): import('./resolved.js').ColumnRefExpr {
