@@ -137,7 +137,7 @@ export interface GraphPathPattern {
   loc: Loc;
   /** `p = ...` */
   variable?: string;
-  /** Path search prefix or path mode as written (ANY, ANY SHORTEST, ALL, WALK, TRAIL, ...): not served yet. */
+  /** Path search prefix and/or path mode as written (ANY, ANY SHORTEST, ANY CHEAPEST, ALL, WALK, TRAIL, ...). */
   prefix?: string;
   elements: GraphElementPattern[];
 }
@@ -151,7 +151,9 @@ export interface GraphElementPattern {
   label?: GraphLabelExpr;
   where?: Expr;
   props?: { loc: Loc; name: string; value: Expr }[];
-  /** `{m,n}`, `{n}`, `+`, `*` after an element or subpath: not served yet. */
+  /** A subpath's path pattern (its path mode in `prefix`). */
+  path?: GraphPathPattern;
+  /** `{m,n}`, `{n}`, `{,n}` after an element or subpath; `+` and `*` (unbounded) are kept without bounds. */
   quantifier?: { loc: Loc; min?: number; max?: number };
   cost?: Expr;
 }

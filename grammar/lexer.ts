@@ -85,7 +85,8 @@ const isHex = (c: number) => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c
 
 const SYMBOLS2 = new Set(['|>', '=>', '->', '<=', '>=', '<>', '!=', '<<', '>>', '||', '@@']);
 // `$` is the end anchor in MATCH_RECOGNIZE patterns.
-const SYMBOLS1 = new Set('(),.;*/+-~&^|=<>[]{}?:@%$'.split(''));
+// `!` negates a graph label (graph-patterns.md, label expression).
+const SYMBOLS1 = new Set('(),.;*/+-~&^|=<>[]{}?:@%$!'.split(''));
 
 /**
  * Tokenize; the returned array always ends with an EOF token positioned at end of text.

@@ -46,7 +46,7 @@ const SYMBOL_NAMES: Record<string, string> = {
   '<<': 'ShiftLeft', '||': 'Concat', '@@': 'AtAt', '(': 'LParen', ')': 'RParen', ',': 'Comma', '.': 'Dot', ';': 'Semi',
   '*': 'Star', '/': 'Slash', '+': 'Plus', '-': 'Minus', '~': 'Tilde', '&': 'Amp', '^': 'Caret', '|': 'Pipe', '=': 'Eq',
   '<': 'Less', '>': 'Greater', '[': 'LBracket', ']': 'RBracket', '{': 'LBrace', '}': 'RBrace', '?': 'Question', ':': 'Colon',
-  '@': 'At', '%': 'Percent', $: 'Dollar',
+  '@': 'At', '%': 'Percent', $: 'Dollar', '!': 'Bang',
 };
 for (const [s, name] of Object.entries(SYMBOL_NAMES)) SYM[s] = createToken({ name, label: `"${s}"` });
 

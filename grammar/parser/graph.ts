@@ -342,7 +342,7 @@ export abstract class GraphParser extends PipeParser {
           const inner = this.subrule(3, this.graphPathPattern);
           const where = this.option(4, () => (this.consume(5, K.WHERE!), this.subrule(6, this.expr)));
           this.consume(7, RP);
-          return { kind: 'subpath', loc: this.loc(t), ...(this.live && inner.elements.length ? {} : {}), ...(where ? { where } : {}) };
+          return { kind: 'subpath', loc: this.loc(t), path: inner, ...(where ? { where } : {}) };
         },
       },
       {
@@ -456,9 +456,18 @@ export abstract class GraphParser extends PipeParser {
 
   private labelAnd = this.RULE('labelAnd', (): A.GraphLabelExpr => {
     const t = this.la(1);
-    const items = [this.subrule(1, this.labelPrimary)];
-    this.many(2, () => (this.consume(3, S['&']!), items.push(this.subrule(4, this.labelPrimary))));
+    const items = [this.subrule(1, this.labelUnary)];
+    this.many(2, () => (this.consume(3, S['&']!), items.push(this.subrule(4, this.labelUnary))));
     return items.length === 1 ? items[0]! : { kind: 'and', loc: this.loc(t), items };
+  });
+
+  /** `!` binds tighter than `&` and `|` (zetasql.tm: unary precedence). */
+  private labelUnary = this.RULE('labelUnary', (): A.GraphLabelExpr => {
+    const t = this.la(1);
+    return this.or(1, [
+      { ALT: (): A.GraphLabelExpr => (this.consume(2, S['!']!), { kind: 'not', loc: this.loc(t), item: this.subrule(3, this.labelUnary) }) },
+      { ALT: (): A.GraphLabelExpr => this.subrule(4, this.labelPrimary) },
+    ]);
   });
 
   private labelPrimary = this.RULE('labelPrimary', (): A.GraphLabelExpr => {

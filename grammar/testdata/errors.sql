@@ -80,7 +80,7 @@ SELECT "\x4"
 => Syntax error: Illegal escape sequence: Hex escape must be followed by 2 hex digits but saw: \x4 at [1:9]
 
 SELECT 1 !
-=> Syntax error: Illegal input character "!" at [1:10]
+=> Syntax error: Expected end of input but got "!" at [1:10]
 
 SELECT 1;
 SELECT 2 FROM

@@ -10,6 +10,7 @@ import { parseStatement } from '../../grammar/index.js';
 import { typeToSql } from '../types/types.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
+import { checkCheapest, checkCost, flatPatterns, type GroupVar } from './graph-pattern.js';
 import { loadGraphDef, type GraphDef, type GraphElement } from './graph-schema.js';
 import { tableIdOf } from './names.js';
 
@@ -126,7 +127,8 @@ class Compiler {
       for (const k in o) if (k !== 'loc') walk(o[k]);
     };
     walk([f.args, f.where, f.orderBy]);
-    if (named.size !== 1) throw sqlError(named.size ? `Horizontal aggregation over more than one array variable (${[...named].join(', ')}) is not supported by this emulator; name one array in ${f.name[0]}` : `${f.name[0]} is not allowed here: an aggregate in LET, FILTER or WHERE aggregates one array variable`, f.loc);
+    // graph-gql-functions.md: the argument must reference exactly one array-typed value.
+    if (named.size !== 1) throw sqlError(named.size ? `Horizontal aggregation on more than one array-typed variable is not allowed. First variable: ${[...named][0]}` : `${f.name[0]} is not allowed here: an aggregate in LET, FILTER or WHERE aggregates one array variable`, f.loc);
     const v = [...named][0]!;
     const byOffset: A.OrderByItem = { kind: 'OrderByItem', loc: f.loc, expr: { kind: 'PathExpr', loc: f.loc, parts: ['__ho'] } };
     const ordered = ['ARRAY_AGG', 'STRING_AGG', 'ARRAY_CONCAT_AGG'].includes(f.name[0]!.toUpperCase());
@@ -339,59 +341,66 @@ class Compiler {
 
   // ------------------------------------------------------------------------ MATCH
 
-  /** One MATCH's pattern as a table of its named variables (anonymous ones dropped). */
   /**
-   * A MATCH whose pattern quantifies edges (`-[e]->{m,n}`, graph-patterns.md): the union of the patterns with each
-   * quantified edge repeated a fixed number of times (the page's own equivalence), the group variable an ARRAY of
-   * the copies in path order. Conditions of such a MATCH apply within each branch.
+   * One MATCH's pattern as a table of its named variables (anonymous ones dropped). A pattern with subpaths or
+   * quantifiers is the union of its flat patterns (graph-pattern.ts), a group variable an ARRAY of its copies in path
+   * order; conditions of such a MATCH apply within each branch.
    */
   match(pattern: A.GraphPattern): Work & { bare: string; anon: string[]; where: string[] } {
-    const searched = pattern.paths.filter((p) => pathPrefix(p).search);
-    if (searched.length > 1 || (searched.length && pattern.paths.length > 1)) throw sqlError('A path search prefix is served by this emulator only on a MATCH of one path pattern', searched[0]!.loc);
-    const out = this.matchExpanded(pattern);
-    if (!searched.length) return out;
-    // graph-patterns.md (path search prefix): ANY / ANY SHORTEST keep one path per pair of endpoints (the shortest).
-    const cols = out.cols.map(q).join(', ');
-    const sql = `SELECT ${cols} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY __pf, __pl ORDER BY __plen) AS __rn FROM (${out.sql})) WHERE __rn = 1`;
-    return { ...out, sql, bare: sql, anon: [], where: [] };
+    const prefixes = pattern.paths.map(pathPrefix);
+    if (!prefixes.some((p) => p.search)) return this.matchExpanded(pattern);
+    // graph-patterns.md (path search prefix): each searched path pattern is matched on its own (its element and
+    // subpath conditions included), one path kept per pair of endpoints; then the paths of the MATCH are joined on
+    // the variables they share, and the MATCH's WHERE filters the joined rows.
+    flatPatterns(pattern, (p) => this.fresh(p));
+    checkSearchReuse(pattern, prefixes);
+    const parts: { sql: string; cols: string[]; elems: Map<string, GraphElement[]> }[] = [];
+    const rest = pattern.paths.filter((_, i) => !prefixes[i]!.search);
+    pattern.paths.forEach((path, i) => {
+      const kind = prefixes[i]!.search;
+      if (!kind) return;
+      if (kind === 'ANY CHEAPEST') checkCheapest(path);
+      const out = this.matchExpanded({ loc: path.loc, paths: [path] });
+      const order = kind === 'ANY CHEAPEST' ? '__pcost' : '__plen';
+      const cols = out.cols.map(q).join(', ');
+      parts.push({ sql: `SELECT ${cols} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY __pf, __pl ORDER BY ${order}) AS __rn FROM (${out.sql})) WHERE __rn = 1`, cols: out.cols, elems: out.elems });
+    });
+    if (rest.length) {
+      const out = this.matchExpanded({ loc: pattern.loc, paths: rest });
+      parts.push({ sql: out.sql, cols: out.cols, elems: out.elems });
+    }
+    const elems = new Map<string, GraphElement[]>();
+    const cols: string[] = [];
+    const from: string[] = [];
+    parts.forEach((p, i) => {
+      const on: string[] = [];
+      for (const c of p.cols) {
+        const j = parts.slice(0, i).findIndex((x) => x.cols.some((y) => lower(y) === lower(c)));
+        if (j >= 0) on.push(`__s${j}.${q(c)}.__id = __s${i}.${q(c)}.__id`);
+        else if (c !== '__gdummy') cols.push(c);
+      }
+      for (const [k, v] of p.elems) if (!elems.has(k)) elems.set(k, v);
+      from.push(i === 0 ? `(${p.sql}) AS __s0` : `JOIN (${p.sql}) AS __s${i} ON ${on.length ? on.join(' AND ') : 'TRUE'}`);
+    });
+    const owner = (c: string) => parts.findIndex((x) => x.cols.some((y) => lower(y) === lower(c)));
+    const sel = cols.length ? cols.map((c) => `__s${owner(c)}.${q(c)}`).join(', ') : 'TRUE AS __gdummy';
+    const joined = `SELECT ${sel} FROM ${from.join(' ')}`;
+    if (!pattern.where) return { sql: joined, bare: joined, anon: [], where: [], cols: cols.length ? cols : ['__gdummy'], elems };
+    const saved = { vars: this.elemVars, cur: this.current };
+    this.elemVars = new Map([...saved.vars, ...elems]);
+    const prior = saved.cur ? saved.cur.cols.filter((c) => c !== '__gdummy') : [];
+    this.current = { sql: '', cols: [...prior, ...cols.filter((c) => !prior.some((x) => lower(x) === lower(c)))], elems: this.elemVars };
+    const groupCols = new Set(cols.map(lower).filter((c) => !elems.has(c)));
+    const where = this.horizontal(groupCols, () => `(${this.ph(pattern.where)})`);
+    this.elemVars = saved.vars;
+    this.current = saved.cur;
+    return { sql: `SELECT * FROM (${joined}) WHERE ${where}`, bare: joined, anon: [], where: [where], cols: cols.length ? cols : ['__gdummy'], elems };
   }
 
   private matchExpanded(pattern: A.GraphPattern): Work & { bare: string; anon: string[]; where: string[] } {
-    const quantified = pattern.paths.flatMap((p) => p.elements.filter((e) => e.quantifier));
-    if (!quantified.length) return this.matchOne(pattern, new Map());
-    for (const e of quantified) {
-      const qf = e.quantifier!;
-      if (e.kind !== 'edge') throw sqlError('Quantified subpath and node patterns are not supported by this emulator; quantify an edge pattern', qf.loc);
-      if (qf.max === undefined) throw sqlError('A quantifier needs an upper bound: {n} or {[m], n}', qf.loc);
-      if (qf.min! > qf.max) throw sqlError(`The upper bound of a quantifier must be at least its lower bound (${qf.min} > ${qf.max})`, qf.loc);
-      if (qf.min === 0) throw sqlError('A quantifier with a lower bound of 0 is not supported by this emulator', qf.loc);
-    }
-    // Every combination of repetition counts.
-    let combos: number[][] = [[]];
-    for (const e of quantified) combos = combos.flatMap((c) => Array.from({ length: e.quantifier!.max! - e.quantifier!.min! + 1 }, (_, i) => [...c, e.quantifier!.min! + i]));
-    if (combos.length > 64) throw sqlError(`This pattern expands into ${combos.length} fixed-length patterns; this emulator takes at most 64 (narrow the quantifiers)`, pattern.loc);
-    const branches = combos.map((counts) => {
-      const groups = new Map<string, string[]>();
-      let qi = 0;
-      const paths = pattern.paths.map((path) => ({
-        ...path,
-        elements: path.elements.flatMap((e): A.GraphElementPattern[] => {
-          if (!e.quantifier) return [e];
-          const k = counts[qi++]!;
-          const group = e.variable ?? this.fresh('grp');
-          if (groups.has(lower(group))) throw sqlError(`Group variable ${group} is declared more than once`, e.loc);
-          const copies = Array.from({ length: k }, () => this.fresh('q'));
-          groups.set(lower(group), copies);
-          // The copies are joined by anonymous nodes: (x)-[e1]->()-[e2]->(y).
-          return copies.flatMap((c, i): A.GraphElementPattern[] => {
-            const edge: A.GraphElementPattern = { ...e, variable: c, quantifier: undefined, ...(e.where && e.variable ? { where: renameVar(e.where, e.variable, c) } : {}) };
-            return i === 0 ? [edge] : [{ kind: 'node', loc: e.loc }, edge];
-          });
-        }),
-      }));
-      const names = new Map([...groups].map(([g]) => [g, quantified.find((e) => lower(e.variable ?? '') === g)?.variable ?? g]));
-      return this.matchOne({ ...pattern, paths }, new Map([...groups].map(([g, cs]) => [names.get(g)!, cs])));
-    });
+    const flats = flatPatterns(pattern, (p) => this.fresh(p));
+    if (!flats) return this.matchOne(pattern, new Map(), []);
+    const branches = flats.map((f) => this.matchOne(f.pattern, f.groups, f.conds));
     const sql = branches.map((b) => `(${b.sql})`).join(' UNION ALL ');
     // The MATCH's own WHERE (the same in every branch) is left to the caller, as for an unquantified MATCH, so that
     // it may name variables of an earlier MATCH; element conditions stay within each branch.
@@ -400,7 +409,7 @@ class Compiler {
     return { sql, bare, anon: [], where: where ? [where] : [], cols: branches[0]!.cols, elems: branches[0]!.elems };
   }
 
-  matchOne(pattern: A.GraphPattern, groups: Map<string, string[]>): Work & { bare: string; anon: string[]; where: string[]; search?: string; unlessWhere: string; patternWhere?: string } {
+  matchOne(pattern: A.GraphPattern, groups: Map<string, GroupVar>, subpathConds: A.Expr[]): Work & { bare: string; anon: string[]; where: string[]; search?: string; unlessWhere: string; patternWhere?: string } {
     interface Occ {
       col: string;
       table: string;
@@ -417,9 +426,10 @@ class Compiler {
     const firstOf = new Map<string, Occ>();
     const paths = new Map<string, { name: string; sql: string }>();
     let search: { kind: string; cols?: string } | undefined;
+    const costs: string[] = [];
     const elems = new Map<string, GraphElement[]>();
     const addOcc = (p: A.GraphElementPattern): Occ => {
-      if (p.cost) throw sqlError('COST expressions are not supported by this emulator', p.cost.loc);
+      if (p.cost) checkCost(p);
       const edge = p.kind === 'edge';
       const cands = this.candidates(p);
       const name = p.variable ?? this.fresh('anon');
@@ -440,6 +450,12 @@ class Compiler {
       }
       later.push(() => {
         if (p.where) userConds.push(`(${this.ph(p.where)})`);
+        if (p.cost) {
+          // graph-patterns.md: a cost must be a finite positive number, else a runtime error (reference wording).
+          const c = this.ph(p.cost);
+          const bad = (cond: string, what: string) => `IF(${cond}, ERROR('Graph cost expression must ${what}'), `;
+          costs.push(`${bad(`${c} IS NULL`, 'not be NULL')}${bad(`IS_INF(${c})`, 'not be Inf')}${bad(`IS_NAN(${c})`, 'not be NaN')}${bad(`${c} <= 0`, 'be positive')}${c}))))`);
+        }
         for (const pr of p.props ?? []) userConds.push(`${ref}.${q(pr.name)} = (${this.ph(pr.value)})`);
       });
       return o;
@@ -450,10 +466,8 @@ class Compiler {
       // Implicit nodes: a path may begin or end with an edge, and two edges may follow each other.
       const els: A.GraphElementPattern[] = [];
       for (const e of path.elements) {
-        if (e.kind === 'subpath') throw sqlError('Parenthesized subpath patterns are not supported by this emulator', e.loc);
         const prev = els[els.length - 1];
         if (e.kind === 'edge' && (!prev || prev.kind === 'edge')) els.push({ kind: 'node', loc: e.loc });
-        if (e.kind === 'node' && prev?.kind === 'node') throw sqlError('Two node patterns must be joined by an edge pattern', e.loc);
         els.push(e);
       }
       if (els[els.length - 1]!.kind === 'edge') els.push({ kind: 'node', loc: els[els.length - 1]!.loc });
@@ -463,6 +477,12 @@ class Compiler {
       const pathEdges: Occ[] = [];
       for (const e of els) {
         const o = addOcc(e);
+        if (e.kind === 'node' && left && !edge) {
+          // Two node patterns next to each other are one node (graph-patterns.md, subpath pattern: SAME).
+          conds.push({ needs: occs.length - 1, sql: `${left.table}.${q(left.col)}.__id = ${o.table}.${q(o.col)}.__id` });
+          left = o;
+          continue;
+        }
         (e.kind === 'edge' ? pathEdges : pathNodes).push(o);
         if (e.kind === 'edge') edge = { occ: o, dir: e.direction ?? 'any' };
         else {
@@ -495,12 +515,19 @@ class Compiler {
     }
     const saved = this.elemVars;
     this.elemVars = new Map([...saved, ...elems]);
+    // Graph subqueries in the conditions see the working table's columns and this pattern's variables.
+    const savedCur = this.current;
+    const prior = savedCur ? savedCur.cols.filter((c) => c !== '__gdummy') : [];
+    const own = [...firstOf.values()].map((o) => o.name).concat([...groups.keys()], [...paths.values()].map((p) => p.name));
+    this.current = { sql: '', cols: [...prior, ...own.filter((c) => !prior.some((x) => lower(x) === lower(c)))], elems: this.elemVars };
     this.horizontal(new Set([...groups.keys()].map(lower)), () => {
       for (const f of later) f();
+      for (const c of subpathConds) userConds.push(`(${this.ph(c)})`);
       if (pattern.where) patternWhere = `(${this.ph(pattern.where)})`;
     });
     if (patternWhere) userConds.push(patternWhere);
     this.elemVars = saved;
+    this.current = savedCur;
     // FROM g0 JOIN g1 ON (conditions reaching back) ...
     let from = '';
     occs.forEach((o, i) => {
@@ -512,13 +539,18 @@ class Compiler {
       }
     });
     const named = [...firstOf.values()];
-    const groupNames = [...groups.keys()].filter((g) => !g.startsWith('__grp'));
-    // Group variables are built here, where the pattern's conditions can read them too.
-    const groupCols = groupNames.map((g) => `[${groups.get(g)!.map((c) => { const o = firstOf.get(lower(c))!; return `${o.table}.${q(o.col)}`; }).join(', ')}] AS ${q(g)}`);
+    const groupNames = [...groups.keys()];
+    // Group variables are built here, where the pattern's conditions can read them too; no repetition, no element
+    // (an empty ARRAY of the element type).
+    const groupCols = groupNames.map((g) => {
+      const { kind, copies } = groups.get(g)!;
+      if (!copies.length) return `ARRAY(SELECT __x FROM ${this.elementTable([], '__x', kind === 'edge')}) AS ${q(g)}`;
+      return `[${copies.map((c) => { const o = firstOf.get(lower(c))!; return `${o.table}.${q(o.col)}`; }).join(', ')}] AS ${q(g)}`;
+    });
     const inner = `SELECT ${[...named.map((o) => `${o.table}.${q(o.col)} AS ${q(o.name)}`), ...groupCols, ...[...paths.values()].map((p) => p.sql), ...(search?.cols ? [search.cols] : [])].join(', ')} FROM ${from}`;
     const visible = named.filter((o) => !o.name.startsWith('__anon') && !o.name.startsWith('__q'));
     const pathNames = [...paths.values()].map((p) => p.name);
-    const selected = [...visible.map((o) => q(o.name)), ...groupNames.map(q), ...pathNames.map(q), ...(search ? ['__pf', '__pl', '__plen'] : [])];
+    const selected = [...visible.map((o) => q(o.name)), ...groupNames.map(q), ...pathNames.map(q), ...(search ? ['__pf', '__pl', '__plen', `${costs.length ? costs.join(' + ') : '0'} AS __pcost`] : [])];
     const sel = selected.length ? selected.join(', ') : 'TRUE AS __gdummy';
     const anon = named.filter((o) => o.name.startsWith('__anon') || o.name.startsWith('__q')).map((o) => o.name);
     const filtered = `SELECT ${sel} FROM (${inner})${userConds.length ? ` WHERE ${userConds.join(' AND ')}` : ''}`;
@@ -673,15 +705,47 @@ class Compiler {
   }
 }
 
-/** A path pattern's search prefix (ANY, ANY SHORTEST; ALL is none) and path mode (TRAIL, ACYCLIC; WALK is none). */
+const PATH_MODES = new Set(['WALK', 'TRAIL', 'ACYCLIC', 'SIMPLE']);
+
+/** A path pattern's search prefix (ANY, ANY SHORTEST, ANY CHEAPEST; ALL is none) and path mode (TRAIL, ACYCLIC). */
 function pathPrefix(p: A.GraphPathPattern): { search?: string; mode?: string } {
   if (!p.prefix) return {};
   const words = p.prefix.split(' ').filter((w) => w !== 'PATH' && w !== 'PATHS');
-  const text = words.join(' ');
+  const modes = words.filter((w) => PATH_MODES.has(w));
+  const search = words.filter((w) => !PATH_MODES.has(w)).join(' ');
+  // graph-patterns.md (path mode): a path has either a path mode or a path search prefix, not both.
+  if (modes.length && search) throw sqlError('Path pattern with path mode and search prefix is not allowed', p.loc);
+  const text = modes.length ? modes.join(' ') : search;
   if (text === 'ALL' || text === 'WALK' || text === '') return {};
   if (text === 'TRAIL' || text === 'ACYCLIC') return { mode: text };
-  if (text === 'ANY' || text === 'ANY SHORTEST') return { search: text };
-  throw sqlError(`The path search prefix or path mode ${p.prefix} is not supported by this emulator (served: ALL, ANY, ANY SHORTEST, WALK, TRAIL, ACYCLIC)`, p.loc);
+  if (text === 'ANY' || text === 'ANY SHORTEST' || text === 'ANY CHEAPEST') return { search: text };
+  throw sqlError(`The path search prefix or path mode ${p.prefix} is not supported by this emulator (served: ALL, ANY, ANY SHORTEST, ANY CHEAPEST, WALK, TRAIL, ACYCLIC)`, p.loc);
+}
+
+/**
+ * graph-patterns.md (path search prefix): a variable of a path under a prefix other than ALL may be named in another
+ * path of the same MATCH only where it is an endpoint of the searched path (reference resolver's wording).
+ */
+function checkSearchReuse(pattern: A.GraphPattern, prefixes: { search?: string }[]): void {
+  const names = (els: readonly A.GraphElementPattern[], out = new Set<string>()): Set<string> => {
+    for (const e of els) {
+      if (e.variable) out.add(lower(e.variable));
+      if (e.path) names(e.path.elements, out);
+    }
+    return out;
+  };
+  pattern.paths.forEach((path, i) => {
+    const kind = prefixes[i]!.search;
+    if (!kind) return;
+    const els = path.elements;
+    const ends = new Set([els[0], els[els.length - 1]].filter((e) => e?.kind === 'node' && e.variable && !e.quantifier).map((e) => lower(e!.variable!)));
+    const others = new Set(pattern.paths.flatMap((p, j) => (j === i ? [] : [...names(p.elements)])));
+    for (const v of names(els)) {
+      if (!others.has(v) || ends.has(v)) continue;
+      const type = kind === 'ANY' ? 'ANY' : kind === 'ANY SHORTEST' ? 'SHORTEST' : 'CHEAPEST';
+      throw sqlError(`Variable \`${v}\` is inside a path under a selection prefix (\`${type}\`). It cannot be reused in other paths within the same MATCH statement, unless it is the endpoint node of such paths. Maybe use separated MATCHes for each path?`, path.loc);
+    }
+  });
 }
 
 /** `e` renamed `to` where a path starts with it (an element WHERE of a quantified edge, per copy). */
