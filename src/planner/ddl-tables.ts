@@ -348,9 +348,8 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
     const exists = !!cat.getDataset(projectId, datasetId);
     if (!exists && st.ifExists) return result('DROP_SCHEMA', { ddlOperationPerformed: 'SKIP' });
     if (!exists) throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
-    if (st.mode !== 'CASCADE' && cat.listTables(projectId, datasetId).length > 0) {
-      throw new QueryError(`Dataset ${projectId}:${datasetId} is still in use`, 'invalid', 400);
-    }
+    // Without CASCADE a dataset that holds anything (tables, routines, models, property graphs) is refused by the
+    // catalog (engine/datasets.ts: resourceInUse, error-messages.md), the one place that rule lives.
     await cat.dropDataset(projectId, datasetId, st.mode === 'CASCADE', st.ifExists);
     return result('DROP_SCHEMA', { ddlOperationPerformed: 'DROP' });
   }

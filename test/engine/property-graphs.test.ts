@@ -7,7 +7,8 @@ let n = 0;
 const q = (eng: InProcessEngine, query: string) => eng.client.call<{ rowsJson: string }>('ExecuteQuery', { projectId: 'p', jobId: `graph_${n++}`, query, maxResults: 100 });
 const rows = async (eng: InProcessEngine, query: string): Promise<string[]> =>
   (JSON.parse((await q(eng, query)).rowsJson) as { f: { v: string }[] }[]).map((r) => r.f.map((c) => c.v).join('|')).sort();
-const error = async (eng: InProcessEngine, query: string): Promise<string> => (await eng.client.error('ExecuteQuery', { projectId: 'p', jobId: `graph_${n++}`, query, maxResults: 100 })).message;
+const failure = (eng: InProcessEngine, query: string) => eng.client.error('ExecuteQuery', { projectId: 'p', jobId: `graph_${n++}`, query, maxResults: 100 });
+const error = async (eng: InProcessEngine, query: string): Promise<string> => (await failure(eng, query)).message;
 
 const QUERY = 'GRAPH d.g MATCH (a:City)-[r:Road]->(b:City) RETURN a.name AS src, b.name AS dst';
 
@@ -35,6 +36,23 @@ describe('property graphs in the catalog', () => {
 
     eng = await startInProcess(dir);
     expect(await error(eng, QUERY)).toMatch(/Property graph not found/);
+    await eng.close();
+  });
+
+  // data-definition-language.md (DROP SCHEMA): without CASCADE a dataset that is not empty is an error;
+  // error-messages.md names it: resourceInUse, as datasets.delete gives. A graph alone keeps a dataset in use too.
+  it('DROP SCHEMA of a dataset in use is refused with one reason, whether it holds a table or only a graph', async () => {
+    const eng = await startInProcess(tempDir('wh-graph-'));
+    for (const d of ['t', 'n', 'g']) await eng.client.call('InsertDataset', { projectId: 'p', resourceJson: JSON.stringify({ datasetReference: { datasetId: d } }) });
+    await q(eng, `CREATE TABLE t.x (id INT64);
+      CREATE TABLE n.city (id INT64, PRIMARY KEY (id) NOT ENFORCED);
+      CREATE PROPERTY GRAPH g.pg NODE TABLES (n.city)`);
+    for (const d of ['t', 'g']) {
+      expect(await failure(eng, `DROP SCHEMA ${d}`)).toMatchObject({ code: 400, reason: 'resourceInUse', message: expect.stringContaining(`Dataset p:${d} is still in use`) });
+      expect(await failure(eng, `DROP SCHEMA ${d} RESTRICT`)).toMatchObject({ reason: 'resourceInUse' });
+    }
+    await q(eng, 'DROP SCHEMA g CASCADE');
+    expect(await error(eng, 'GRAPH g.pg MATCH (c) RETURN c.id')).toMatch(/not found/i);
     await eng.close();
   });
 });
