@@ -438,6 +438,8 @@ export interface StructExpr extends NodeBase {
   syntax: 'struct' | 'tuple';
   type?: StructTypeNode;
   fields: StructField[];
+  /** Builds a graph element (set by the graph compiler on the text it generates; never by the parser). */
+  graphElement?: true;
 }
 
 export interface ScalarSubquery extends NodeBase {

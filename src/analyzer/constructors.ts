@@ -1,7 +1,7 @@
 // Value constructors: INTERVAL n PART, ARRAY [...] and STRUCT(...) / tuples (literal folding, element coercion).
 import type * as A from '../../grammar/ast.js';
 import { intervalFromPart } from '../functions/interval.js';
-import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType, type StructType } from '../types/types.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import type { Expr, LiteralExpr } from './resolved.js';
@@ -105,7 +105,7 @@ export function resolveStruct(an: Analyzer, n: A.StructExpr, ctx: ExprCtx): Expr
   } else {
     fields = n.fields.map((f, i) => ({ name: f.alias ?? (n.syntax === 'struct' ? implicitAlias(f.expr) : ''), type: vals[i]!.type }));
   }
-  const type = structOf(fields);
+  const type: StructType = n.graphElement ? { ...structOf(fields), graphElement: true } : structOf(fields);
   if (exprs.every((e) => e.kind === 'literal')) {
     return literal(type, exprs.map((e) => (e as LiteralExpr).value), exprs.some((e) => originOf(e) === Origin.Param) ? Origin.Param : Origin.Literal);
   }

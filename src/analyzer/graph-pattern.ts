@@ -21,6 +21,19 @@ export interface FlatPattern {
   groups: Map<string, GroupVar>;
   /** Subpath WHERE clauses, one per repetition (their variables renamed to the repetition's copies). */
   conds: A.Expr[];
+  /** Path modes of subpaths (graph-patterns.md: a mode applies to the subpath it restricts): the flat elements each holds. */
+  modes: PathModeScope[];
+}
+
+export interface PathModeScope {
+  mode: 'TRAIL' | 'ACYCLIC';
+  els: Set<A.GraphElementPattern>;
+}
+
+/** A subpath's restrictive path mode (WALK keeps every path), if any. */
+function modeOf(p: A.GraphPathPattern): 'TRAIL' | 'ACYCLIC' | undefined {
+  const w = (p.prefix ?? '').split(' ').find((x) => x === 'TRAIL' || x === 'ACYCLIC');
+  return w as 'TRAIL' | 'ACYCLIC' | undefined;
 }
 
 /** The most fixed-length patterns one MATCH may expand into. */
@@ -89,7 +102,7 @@ function validate(els: readonly A.GraphElementPattern[], outerScope: Set<string>
       if (p.variable) throw sqlError('Path variables cannot be assigned on subpaths', p.loc);
       const words = (p.prefix ?? '').split(' ').filter((w) => w && w !== 'PATH' && w !== 'PATHS');
       if (words.some((w) => w === 'ANY' || w === 'ALL' || w === 'SHORTEST' || w === 'CHEAPEST')) throw sqlError('Path search prefix is not supported in a subpath', p.loc);
-      if (words.length && !(words.length === 1 && words[0] === 'WALK')) throw sqlError(`The path mode ${p.prefix} on a subpath is not supported by this emulator (it is served on a whole path pattern)`, p.loc);
+      if (words.length > 1 || (words.length && !['WALK', 'TRAIL', 'ACYCLIC'].includes(words[0]!))) throw sqlError(`The path mode ${p.prefix} is not supported by this emulator (served: WALK, TRAIL, ACYCLIC)`, p.loc);
       const inside = declared(p.elements);
       // A subpath's WHERE sees only the variables declared within it.
       if (e.where) for (const n of namesRead(e.where)) if (outerScope.has(n) && !inside.has(n)) throw sqlError(`Unrecognized name: ${n}`, e.where.loc);
@@ -170,7 +183,18 @@ export function flatPatterns(pattern: A.GraphPattern, fresh: (p: string) => stri
     const groups = new Map<string, GroupVar>();
     for (const [v, g] of groupNames) groups.set(v, { kind: g.kind, copies: [] });
     const conds: A.Expr[] = [];
+    const modes: PathModeScope[] = [];
     let ti = 0;
+    // A subpath under a path mode: its elements (with its implicit end nodes) make one scope.
+    const scoped = (p: A.GraphPathPattern, out: A.GraphElementPattern[], body: () => void): void => {
+      const mode = modeOf(p);
+      const start = out.length;
+      body();
+      if (!mode) return;
+      if (out[start]?.kind === 'edge') out.splice(start, 0, { kind: 'node', loc: p.loc });
+      if (out[out.length - 1]?.kind === 'edge') out.push({ kind: 'node', loc: p.loc });
+      modes.push({ mode, els: new Set(out.slice(start)) });
+    };
     const expand = (els: readonly A.GraphElementPattern[], rename: Map<string, string>, out: A.GraphElementPattern[]): void => {
       for (const e of els) {
         if (isQuantified(e)) {
@@ -186,13 +210,14 @@ export function flatPatterns(pattern: A.GraphPattern, fresh: (p: string) => stri
             }
             // A quantified edge repeats as edges between anonymous nodes: (x)-[e1]->()-[e2]->(y).
             if (e.kind === 'edge' && i > 0) out.push({ kind: 'node', loc: e.loc });
-            expand(inner, copy, out);
+            if (e.kind === 'subpath') scoped(e.path!, out, () => expand(inner, copy, out));
+            else expand(inner, copy, out);
             if (e.kind === 'subpath' && e.where) conds.push(renameVars(e.where, copy));
           }
           continue;
         }
         if (e.kind === 'subpath') {
-          expand(e.path!.elements, rename, out);
+          scoped(e.path!, out, () => expand(e.path!.elements, rename, out));
           if (e.where) conds.push(renameVars(e.where, rename));
           continue;
         }
@@ -203,10 +228,10 @@ export function flatPatterns(pattern: A.GraphPattern, fresh: (p: string) => stri
     const paths = pattern.paths.map((p) => {
       const out: A.GraphElementPattern[] = [];
       expand(p.elements, new Map(), out);
-      return { ...p, elements: dropBareNodes(out) };
+      return { ...p, elements: dropBareNodes(out, modes) };
     });
     const named = new Map([...groups].map(([v, g]) => [groupNames.get(v)!.name, g]));
-    return { pattern: { ...pattern, paths }, groups: named, conds };
+    return { pattern: { ...pattern, paths }, groups: named, conds, modes };
   });
 }
 
@@ -220,14 +245,22 @@ function findName(els: readonly A.GraphElementPattern[], v: string): string | un
 }
 
 /** A node pattern next to another node pattern is that node: an anonymous one without conditions adds nothing. */
-function dropBareNodes(els: A.GraphElementPattern[]): A.GraphElementPattern[] {
+function dropBareNodes(els: A.GraphElementPattern[], modes: PathModeScope[]): A.GraphElementPattern[] {
   const bare = (e: A.GraphElementPattern | undefined) => e?.kind === 'node' && !e.variable && !e.label && !e.where && !e.props && !e.cost;
+  // The node kept stands for the one dropped in the path-mode scopes that held it.
+  const inherit = (kept: A.GraphElementPattern, dropped: A.GraphElementPattern) => modes.forEach((m) => m.els.has(dropped) && m.els.add(kept));
   const out: A.GraphElementPattern[] = [];
   for (const e of els) {
     const prev = out[out.length - 1];
     if (prev?.kind === 'node' && e.kind === 'node') {
-      if (bare(e)) continue;
-      if (bare(prev)) out.pop();
+      if (bare(e)) {
+        inherit(prev, e);
+        continue;
+      }
+      if (bare(prev)) {
+        inherit(e, prev);
+        out.pop();
+      }
     }
     out.push(e);
   }

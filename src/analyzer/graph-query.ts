@@ -10,7 +10,7 @@ import { parseStatement } from '../../grammar/index.js';
 import { typeToSql } from '../types/types.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
-import { checkCheapest, checkCost, flatPatterns, type GroupVar } from './graph-pattern.js';
+import { checkCheapest, checkCost, flatPatterns, type GroupVar, type PathModeScope } from './graph-pattern.js';
 import { loadGraphDef, type GraphDef, type GraphElement } from './graph-schema.js';
 import { tableIdOf } from './names.js';
 
@@ -221,6 +221,12 @@ class Compiler {
           return parts.slice(1).reduce<A.Expr>((acc, f) => ({ kind: 'FieldAccess', loc: acc.loc, expr: acc, field: f }), base);
         }
       }
+      // The element constructors this compiler wrote (user expressions come from slots, above, and are never marked).
+      if (o.kind === 'StructExpr' && (o as unknown as A.StructExpr).fields[0]?.alias === '__id' && (o as unknown as A.StructExpr).fields[1]?.alias === '__labels') {
+        const out: Record<string, unknown> = { graphElement: true };
+        for (const k in o) out[k] = fill(o[k]);
+        return out;
+      }
       if (o.kind === 'SelectExpr' && (o.expr as A.PathExpr).kind === 'PathExpr') {
         const m = /^__gph(\d+)$/.exec((o.expr as A.PathExpr).parts[0]!);
         if (m && (this.slots[Number(m[1])] as { kind: string }).kind === 'SelectItemHolder') return (this.slots[Number(m[1])] as unknown as { item: A.SelectItem }).item;
@@ -323,8 +329,8 @@ class Compiler {
     const names: string[] = [];
     for (const c of this.g.elements) if (c.kind === (isEdge ? 'edge' : 'node')) for (const p of c.properties) if (!names.some((n) => lower(n) === lower(p.name))) names.push(p.name);
     if (!cands.length) {
-      const fields = ['__id STRING', '__labels ARRAY<STRING>', ...(isEdge ? ['__src STRING', '__dst STRING'] : []), ...names.map((n) => `${q(n)} ${typeToSql(this.g.propertyTypes.get(lower(n))!.type)}`)];
-      return `(SELECT CAST(NULL AS STRUCT<${fields.join(', ')}>) AS ${q(col)} FROM UNNEST(ARRAY<INT64>[]))`;
+      const fields = ['CAST(NULL AS STRING) AS __id', 'CAST(NULL AS ARRAY<STRING>) AS __labels', ...(isEdge ? ['CAST(NULL AS STRING) AS __src', 'CAST(NULL AS STRING) AS __dst'] : []), ...names.map((n) => `CAST(NULL AS ${typeToSql(this.g.propertyTypes.get(lower(n))!.type)}) AS ${q(n)}`)];
+      return `(SELECT STRUCT(${fields.join(', ')}) AS ${q(col)} FROM UNNEST(ARRAY<INT64>[]))`;
     }
     const parts = cands.map((c) => {
       const fields = [`${this.idSql(c.alias, c.key)} AS __id`, `[${c.labels.map(str).join(', ')}] AS __labels`];
@@ -399,8 +405,8 @@ class Compiler {
 
   private matchExpanded(pattern: A.GraphPattern): Work & { bare: string; anon: string[]; where: string[] } {
     const flats = flatPatterns(pattern, (p) => this.fresh(p));
-    if (!flats) return this.matchOne(pattern, new Map(), []);
-    const branches = flats.map((f) => this.matchOne(f.pattern, f.groups, f.conds));
+    if (!flats) return this.matchOne(pattern, new Map(), [], []);
+    const branches = flats.map((f) => this.matchOne(f.pattern, f.groups, f.conds, f.modes));
     const sql = branches.map((b) => `(${b.sql})`).join(' UNION ALL ');
     // The MATCH's own WHERE (the same in every branch) is left to the caller, as for an unquantified MATCH, so that
     // it may name variables of an earlier MATCH; element conditions stay within each branch.
@@ -409,7 +415,7 @@ class Compiler {
     return { sql, bare, anon: [], where: where ? [where] : [], cols: branches[0]!.cols, elems: branches[0]!.elems };
   }
 
-  matchOne(pattern: A.GraphPattern, groups: Map<string, GroupVar>, subpathConds: A.Expr[]): Work & { bare: string; anon: string[]; where: string[]; search?: string; unlessWhere: string; patternWhere?: string } {
+  matchOne(pattern: A.GraphPattern, groups: Map<string, GroupVar>, subpathConds: A.Expr[], modes: PathModeScope[]): Work & { bare: string; anon: string[]; where: string[]; search?: string; unlessWhere: string; patternWhere?: string } {
     interface Occ {
       col: string;
       table: string;
@@ -427,6 +433,8 @@ class Compiler {
     const paths = new Map<string, { name: string; sql: string }>();
     let search: { kind: string; cols?: string } | undefined;
     const costs: string[] = [];
+    // The occurrence each flat element became (a node joined to the one before it: that one).
+    const occOf = new Map<A.GraphElementPattern, Occ>();
     const elems = new Map<string, GraphElement[]>();
     const addOcc = (p: A.GraphElementPattern): Occ => {
       if (p.cost) checkCost(p);
@@ -472,6 +480,7 @@ class Compiler {
       }
       if (els[els.length - 1]!.kind === 'edge') els.push({ kind: 'node', loc: els[els.length - 1]!.loc });
       let left: Occ | undefined;
+      let prevEl: A.GraphElementPattern | undefined;
       let edge: { occ: Occ; dir: 'right' | 'left' | 'any' } | undefined;
       const pathNodes: Occ[] = [];
       const pathEdges: Occ[] = [];
@@ -480,9 +489,13 @@ class Compiler {
         if (e.kind === 'node' && left && !edge) {
           // Two node patterns next to each other are one node (graph-patterns.md, subpath pattern: SAME).
           conds.push({ needs: occs.length - 1, sql: `${left.table}.${q(left.col)}.__id = ${o.table}.${q(o.col)}.__id` });
+          occOf.set(e, occOf.get(prevEl!) ?? left);
           left = o;
+          prevEl = e;
           continue;
         }
+        occOf.set(e, o);
+        prevEl = e;
         (e.kind === 'edge' ? pathEdges : pathNodes).push(o);
         if (e.kind === 'edge') edge = { occ: o, dir: e.direction ?? 'any' };
         else {
@@ -512,6 +525,11 @@ class Compiler {
         const ref = (o: Occ) => `${o.table}.${q(o.col)}`;
         paths.set(lower(path.variable), { name: path.variable, sql: `STRUCT([${pathNodes.map(ref).join(', ')}] AS nodes, [${pathEdges.map(ref).join(', ')}] AS edges) AS ${q(path.variable)}` });
       }
+    }
+    // Path modes of subpaths: TRAIL / ACYCLIC over the elements each holds (one node per SAME chain).
+    for (const m of modes) {
+      const held = [...new Set([...m.els].map((e) => occOf.get(e)).filter((o): o is Occ => o !== undefined))].filter((o) => o.edge === (m.mode === 'TRAIL'));
+      for (let i = 0; i < held.length; i++) for (let j = i + 1; j < held.length; j++) conds.push({ needs: occs.length - 1, sql: `${held[i]!.table}.${q(held[i]!.col)}.__id != ${held[j]!.table}.${q(held[j]!.col)}.__id` });
     }
     const saved = this.elemVars;
     this.elemVars = new Map([...saved, ...elems]);

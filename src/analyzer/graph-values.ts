@@ -1,12 +1,12 @@
 // Graph values outside the graph query that made them (graph-data-types.md): an element is compiled to a STRUCT
-// whose hidden fields come first (graph-query.ts, elementTable), a path to STRUCT<nodes ARRAY, edges ARRAY>. Told
-// by shape, so asked only where the statement compiled a graph query (Analyzer.graphs): a user's STRUCT with such
-// field names elsewhere is an ordinary STRUCT.
+// whose hidden fields come first (graph-query.ts, elementTable), its type tagged as an element (StructType
+// graphElement, which no user STRUCT has: a user's STRUCT with fields named __id and __labels is an ordinary STRUCT);
+// a path is a STRUCT<nodes ARRAY, edges ARRAY> of elements.
 import type { SqlType } from '../types/types.js';
 
-/** The STRUCT a graph element compiles to: its hidden __id and __labels come first (elementTable). */
+/** The STRUCT a graph element compiles to: tagged by the graph compiler (elementTable). */
 export function isGraphElementType(t: SqlType): boolean {
-  return t.kind === 'STRUCT' && t.fields[0]?.name === '__id' && t.fields[1]?.name === '__labels';
+  return t.kind === 'STRUCT' && t.graphElement === true;
 }
 
 /**

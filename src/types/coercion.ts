@@ -177,7 +177,12 @@ function structSupertype(args: readonly CoercibleArg[]): SqlType | undefined {
     // ZetaSQL keeps the first struct's field names.
     fields.push({ name: first.fields[i]!.name, type: t });
   }
-  return structOf(fields);
+  return keepElementTag(structOf(fields), args.map((a) => a.type as StructType));
+}
+
+/** A supertype of graph elements is a graph element (the tag a user STRUCT never has: graph-values.ts). */
+function keepElementTag(t: StructType, from: readonly StructType[]): StructType {
+  return from.every((x) => x.graphElement) ? { ...t, graphElement: true } : t;
 }
 
 /** The supertype of plain (non-literal) types. */
@@ -205,7 +210,7 @@ function supertypeOf2(a: SqlType, b: SqlType): SqlType | undefined {
       // ZetaSQL keeps the first struct's field names.
       fields.push({ name: a.fields[i]!.name, type: t });
     }
-    return structOf(fields);
+    return keepElementTag(structOf(fields), [a, b]);
   }
   // Arrays whose elements differ only in STRUCT field names are equivalent (the first's names win).
   if (a.kind === 'ARRAY' && b.kind === 'ARRAY') return sameShape(a.element, b.element) ? a : undefined;
@@ -229,7 +234,7 @@ export function canonicalType(t: SqlType): SqlType {
     case 'ARRAY':
       return arrayOf(canonicalType(t.element));
     case 'STRUCT':
-      return structOf(t.fields.map((f) => ({ name: f.name, type: canonicalType(f.type) })));
+      return keepElementTag(structOf(t.fields.map((f) => ({ name: f.name, type: canonicalType(f.type) }))), [t]);
     case 'RANGE':
       return t;
     default:

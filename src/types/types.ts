@@ -44,6 +44,8 @@ export interface StructField {
 export interface StructType {
   readonly kind: 'STRUCT';
   readonly fields: readonly StructField[];
+  /** A graph element (graph-data-types.md, GRAPH_ELEMENT) compiled to a STRUCT: set only by the graph compiler. */
+  readonly graphElement?: true;
 }
 
 export interface RangeType {
