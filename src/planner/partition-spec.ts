@@ -71,6 +71,9 @@ export async function partitioning(s: Session, e: A.Expr, columns: readonly Colu
     case 'DATETIME_TRUNC':
     case 'DATE_TRUNC': {
       const c = column(a0);
+      // creating-partitioned-tables.md, Create an ingestion-time partitioned table (SQL): monthly or yearly ingestion-time
+      // partitions are also written DATE_TRUNC(_PARTITIONTIME, MONTH | YEAR).
+      if (fn === 'DATE_TRUNC' && c === 'ingestion' && e.args.length === 2) return time(c, unit(a1, ['MONTH', 'YEAR']));
       const want = fn === 'TIMESTAMP_TRUNC' ? 'TIMESTAMP' : fn === 'DATETIME_TRUNC' ? 'DATETIME' : 'DATE';
       if (e.args.length !== 2 || kindOf(c) !== want) throw bad();
       return time(c, unit(a1, fn === 'DATE_TRUNC' ? ['MONTH', 'YEAR'] : ['DAY', 'HOUR', 'MONTH', 'YEAR']));
