@@ -523,7 +523,9 @@ class Compiler {
       if (path.variable) {
         if (firstOf.has(lower(path.variable)) || paths.has(lower(path.variable))) throw sqlError(`Path variable ${path.variable} is already a variable of the pattern`, path.loc);
         const ref = (o: Occ) => `${o.table}.${q(o.col)}`;
-        paths.set(lower(path.variable), { name: path.variable, sql: `STRUCT([${pathNodes.map(ref).join(', ')}] AS nodes, [${pathEdges.map(ref).join(', ')}] AS edges) AS ${q(path.variable)}` });
+        // A path of one node has no edges: an empty ARRAY of the edge type (it meets longer paths in a UNION).
+        const edgeList = pathEdges.length ? `[${pathEdges.map(ref).join(', ')}]` : `ARRAY(SELECT __x FROM ${this.elementTable([], '__x', true)})`;
+        paths.set(lower(path.variable), { name: path.variable, sql: `STRUCT([${pathNodes.map(ref).join(', ')}] AS nodes, ${edgeList} AS edges) AS ${q(path.variable)}` });
       }
     }
     // Path modes of subpaths: TRAIL / ACYCLIC over the elements each holds (one node per SAME chain).
