@@ -5,7 +5,7 @@ import { ROW_POSITION, type CreateTableOptions, type QueryCatalog, type RowChang
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { conformBatches, mergeBatches } from '../storage/row-batches.js';
 import { BULK_ROWS, stateBatches, type NewRows, type TableData, type TableState } from '../storage/table-data.js';
-import { TIME_TRAVEL_MS } from '../storage/table-history.js';
+import { timeTravelMs } from '../storage/table-history.js';
 import { liveRows, scanBatches, scanState, stateLogicalBytes, stateParts } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
@@ -71,14 +71,15 @@ export async function rowsAsOf(st: Storage, id: TableId, e: TableEntry, ms: numb
   const created = Number(e.resource.creationTime ?? 0);
   const td = st.tableData(p, d, t);
   await td.load();
-  const earliest = Math.max(created, Date.now() - TIME_TRAVEL_MS, td.truncatedBeforeMs);
+  const window = timeTravelMs(st.getDataset(p, d)?.resource);
+  const earliest = Math.max(created, Date.now() - window, td.truncatedBeforeMs);
   // A state of another schema (an older generation, a replaced table) in today's columns, matched by name.
   const read = async (s: TableState | null): Promise<Batch[]> => (s ? conformBatches(s.columns, st.storedColumnsOf(e), await stateBatches(s)) : []);
   if (ms >= earliest) {
     // null: between the resource's creation stamp and the first version, when there were no rows yet.
     return read(await td.rowsAsOf(ms));
   }
-  const x = ms >= Date.now() - TIME_TRAVEL_MS && ms < created ? st.findDeletedTable(p, d, t, ms) : undefined;
+  const x = ms >= Date.now() - window && ms < created ? st.findDeletedTable(p, d, t, ms) : undefined;
   if (x && Number(x.entry.resource.creationTime ?? 0) <= ms) {
     const rows = await st.deletedTableData(x).rowsAsOf(ms);
     if (rows) return read(rows);

@@ -3,7 +3,7 @@
 // storage/change-history.ts.
 import { CHANGE_IS_FOR_UPDATE, CHANGE_TIMESTAMP, CHANGE_TYPE, type HistoryRead, type TableId } from '../storage/api.js';
 import { changeRows, transactionWithin } from '../storage/change-history.js';
-import { TIME_TRAVEL_MS } from '../storage/table-history.js';
+import { timeTravelMs } from '../storage/table-history.js';
 import { scanBatches } from '../storage/table-state.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { QueryError } from '../types/errors.js';
@@ -26,7 +26,8 @@ export async function historyBatches(st: Storage, id: TableId, e: TableEntry, h:
   const created = Number(e.resource.creationTime ?? 0);
   const td = st.tableData(id.projectId, id.datasetId, id.tableId);
   await td.load();
-  const earliest = Math.max(now - TIME_TRAVEL_MS, td.truncatedBeforeMs);
+  // The window is the dataset's (max_time_travel_hours), as the page's note on start_timestamp says.
+  const earliest = Math.max(now - timeTravelMs(st.getDataset(id.projectId, id.datasetId)?.resource), td.truncatedBeforeMs);
   if (h.startMs === null && created < earliest) {
     throw invalid(`${h.fn} over ${fqn} with a NULL start: the table was created before the time travel window; give a start_timestamp within it (at or after ${new Date(earliest).toISOString()})`);
   }

@@ -98,6 +98,17 @@ export function recordUpTo(r: ChangeRecord, rows: number, deletes: number): Chan
 
 /** Time travel window (FOR SYSTEM_TIME AS OF, `table@ms`): BigQuery's 7 days. */
 export const TIME_TRAVEL_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * The time travel window of the tables of a dataset (`resource`, its
+ * REST form): its maxTimeTravelHours, 48 to 168 (time-travel.md, Configure
+ * the time travel window), else 7 days. Storage keeps 7 days whatever it
+ * is; reads (time travel, APPENDS, CHANGES) go back only this far.
+ */
+export function timeTravelMs(resource: { readonly maxTimeTravelHours?: unknown } | undefined): number {
+  const hours = Number(resource?.maxTimeTravelHours ?? NaN);
+  return Number.isFinite(hours) && hours > 0 ? Math.min(hours * 3600 * 1000, TIME_TRAVEL_MS) : TIME_TRAVEL_MS;
+}
 /**
  * Past generations kept per table, by count and by rows: a loop of UPDATEs
  * over a big table would otherwise keep a copy per statement for 7 days. The
