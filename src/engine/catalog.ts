@@ -6,11 +6,11 @@ import { alreadyExists, CatalogError, invalid, notFound } from '../storage/error
 import { conformBatches, mergeBatches } from '../storage/row-batches.js';
 import { BULK_ROWS, stateBatches, type NewRows, type TableData, type TableState } from '../storage/table-data.js';
 import { timeTravelMs } from '../storage/table-history.js';
-import { liveRows, scanBatches, scanState, stateLogicalBytes, stateParts } from '../storage/table-state.js';
+import { scanBatches, scanState, stateLogicalBytes, stateParts } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
-import { getValue, takeVector, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
+import { getValue, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import { Decimal, type Value } from '../types/values.js';
 import { microsToPicos } from '../types/picos.js';
 import type { SqlType } from '../types/types.js';
@@ -392,10 +392,11 @@ export class EngineCatalog implements QueryCatalog {
   /**
    * Rows into one partition of an ingestion-time partitioned table (a
    * decorated destination, `t$20240101`; the rows carry its partition time),
-   * in turn with the table's mutations: WRITE_TRUNCATE replaces that
-   * partition's rows (one replace of the table: the other partitions' rows
-   * and the new ones; staged rows get the others staged with them),
-   * WRITE_EMPTY needs it empty, WRITE_APPEND adds.
+   * in turn with the table's mutations: WRITE_TRUNCATE deletes that
+   * partition's rows and adds the new ones in one commit (a row-level
+   * change: the other partitions' rows stay as they are, and change history
+   * sees only that partition's rows go), WRITE_EMPTY needs it empty,
+   * WRITE_APPEND adds.
    */
   async writePartition(id: TableId, partition: bigint, rows: readonly Batch[] | StagedRows, write: string): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
@@ -406,37 +407,21 @@ export class EngineCatalog implements QueryCatalog {
       const base = td.state();
       const hidden = base.columns.findIndex(isPartitionTime);
       if (hidden < 0) throw invalid(`Table ${p}:${d}.${t} is not partitioned by ingestion time`);
-      const all = base.columns.map((_, i) => i);
-      // The rows of the other partitions, as they are read.
-      async function* others(): AsyncGenerator<Batch> {
-        for await (const b of scanState(base, all)) {
-          const keep: number[] = [];
-          for (let r = 0; r < b.length; r++) if (getValue(b.columns[hidden]!, r) !== partition) keep.push(r);
-          if (keep.length === b.length) yield b;
-          else if (keep.length > 0) yield { length: keep.length, columns: b.columns.map((v) => takeVector(v, keep)) };
-        }
+      // The positions of the partition's live rows.
+      const inPartition: number[] = [];
+      for await (const b of scanState(base, [hidden, ROW_POSITION])) {
+        const pos = b.columns[1]!.data as ArrayLike<number>;
+        for (let r = 0; r < b.length; r++) if (getValue(b.columns[0]!, r) === partition) inPartition.push(Number(pos[r]));
       }
-      if (write === 'WRITE_EMPTY') {
-        let outside = 0;
-        for await (const b of others()) outside += b.length;
+      if (write === 'WRITE_EMPTY' && inPartition.length > 0) {
         const unit = ingestionUnit(this.st.requireTable(p, d, t).resource) ?? 'DAY';
-        if (outside < liveRows(base)) throw alreadyExists(`Table ${p}:${d}.${t}$${partitionId(partition, unit)}`);
+        throw alreadyExists(`Table ${p}:${d}.${t}$${partitionId(partition, unit)}`);
       }
       if (write !== 'WRITE_TRUNCATE') {
         await td.commit(await td.prepare(null, rows));
         return;
       }
-      if (rows instanceof StagedRows) {
-        for await (const b of others()) await rows.add(b);
-        await this.st.replaceRows(p, d, t, rows, { base });
-        return;
-      }
-      const given = rows;
-      async function* replaced(): AsyncGenerator<Batch> {
-        yield* others();
-        yield* given;
-      }
-      await this.st.replaceRows(p, d, t, replaced(), { base });
+      await td.changeWith(base, inPartition, rows);
     } finally {
       release();
     }

@@ -814,7 +814,7 @@ export class TableData {
     // Which deletions were an update's: kept only where CHANGES can ask (enable_change_history).
     const forUpdate = this.changeHistory ? forUpdateRanges(positions, deleted, kinds.updatedDeletes ?? 0) : undefined;
     if (addedRows >= BULK_ROWS || positions.length > WAL_DELETES_MAX) {
-      await this.changeInFiles(from, positions, rows, updated, forUpdate);
+      await this.changeInFiles(from, positions, await this.prepareUpdatedFirst(rows, updated), updated, forUpdate);
       if (this.wantsPurge()) this.scheduleIdleCompaction();
       return;
     }
@@ -847,9 +847,23 @@ export class TableData {
     else this.scheduleIdleCompaction();
   }
 
-  /** A large row-level change (see change): new rows and deletion vector written first, committed with one sidecar write. */
-  private async changeInFiles(base: TableState, positions: Uint32Array, rows: readonly Batch[], updated: number, forUpdate: readonly number[] | undefined): Promise<void> {
-    const p = await this.prepareUpdatedFirst(rows, updated);
+  /**
+   * The rows of `base` at `deleted` deleted and `rows` (a stream, or a load
+   * job's staged files) added, in one commit, written as a large row-level
+   * change is (changeInFiles): a decorated WRITE_TRUNCATE replaces one
+   * partition's rows so, and change history (APPENDS, CHANGES) sees those
+   * rows deleted and the new ones inserted, the other partitions untouched.
+   */
+  async changeWith(base: TableState, deleted: readonly number[], rows: NewRows): Promise<void> {
+    await this.load();
+    const positions = distinctSorted(deleted);
+    if (positions.some((p) => p >= base.rows)) throw new Error(`row-level change of ${this.stem}: a position past the rows it read`);
+    await this.changeInFiles(base, positions, await this.prepare(null, rows), 0, undefined);
+    if (this.wantsPurge()) this.scheduleIdleCompaction();
+  }
+
+  /** A large row-level change (see change): new rows (`p`, prepared) and deletion vector written first, committed with one sidecar write. */
+  private async changeInFiles(base: TableState, positions: Uint32Array, p: PreparedRows, updated: number, forUpdate: readonly number[] | undefined): Promise<void> {
     let file: DeleteFileWritten | null = null;
     try {
       if (positions.length > 0) file = await writeDeleteFile(this.dir, this.stem, this.nextLsn, positions, this.unsealed);
