@@ -61,7 +61,7 @@ export interface PreparedRows {
   readonly unread?: boolean;
   /** A replace that changes no data (a purge, a column rewrite): its rows are carried over, not inserted (ChangeRecord). */
   readonly carried?: boolean;
-  /** A multi-statement transaction's commit (ChangeRecord.txn); its replace carries its rows over. */
+  /** A multi-statement transaction's commit (ChangeRecord.txn): a row-level change, or a replace that took base's rows away (a TRUNCATE in it). */
   readonly txn?: boolean;
   /** The first `updated` rows are an update's new rows, not inserts (an append only). */
   readonly updated?: number;
@@ -809,15 +809,14 @@ export class TableData {
     const addedRows = rows.reduce((n, b) => n + b.length, 0);
     const positions = distinctSorted(deleted);
     if (positions.length === 0 && addedRows === 0) return;
+    if (addedRows >= BULK_ROWS || positions.length > WAL_DELETES_MAX) {
+      await this.commitChange(await this.prepareChange(from, deleted, rows, kinds));
+      return;
+    }
     if (positions.some((p) => p >= from.rows)) throw new Error(`row-level change of ${this.stem}: a position past the rows it read`);
     const updated = Math.min(kinds.updated ?? 0, addedRows);
     // Which deletions were an update's: kept only where CHANGES can ask (enable_change_history).
     const forUpdate = this.changeHistory ? forUpdateRanges(positions, deleted, kinds.updatedDeletes ?? 0) : undefined;
-    if (addedRows >= BULK_ROWS || positions.length > WAL_DELETES_MAX) {
-      await this.changeInFiles(from, positions, await this.prepareUpdatedFirst(rows, updated), updated, forUpdate);
-      if (this.wantsPurge()) this.scheduleIdleCompaction();
-      return;
-    }
     await this.changes.runExclusive(() =>
       this.gate.runShared(async () => {
         this.checkWritable();
@@ -850,30 +849,67 @@ export class TableData {
   /**
    * The rows of `base` at `deleted` deleted and `rows` (a stream, or a load
    * job's staged files) added, in one commit, written as a large row-level
-   * change is (changeInFiles): a decorated WRITE_TRUNCATE replaces one
-   * partition's rows so, and change history (APPENDS, CHANGES) sees those
-   * rows deleted and the new ones inserted, the other partitions untouched.
+   * change is: a decorated WRITE_TRUNCATE replaces one partition's rows so,
+   * and change history (APPENDS, CHANGES) sees those rows deleted and the
+   * new ones inserted, the other partitions untouched.
    */
   async changeWith(base: TableState, deleted: readonly number[], rows: NewRows): Promise<void> {
     await this.load();
     const positions = distinctSorted(deleted);
+    this.checkPositions(base, positions);
+    await this.commitChange(await this.withDeletes(base, positions, await this.prepare(null, rows), 0, undefined));
+  }
+
+  /**
+   * A row-level change (see change) prepared for a commit, outside any
+   * gate: its new rows in fragment files (an update's first), its positions
+   * in a deletion vector file. A large change commits it alone
+   * (commitChange), a multi-statement transaction with its other tables'
+   * (Storage.commitRows), so that change history sees its inserts, updates
+   * and deletes as such.
+   */
+  async prepareChange(base: TableState, deleted: readonly number[], added: readonly Batch[], kinds: ChangeKinds = {}): Promise<PreparedRows> {
+    await this.load();
+    const rows = added.filter((b) => b.length > 0);
+    const positions = distinctSorted(deleted);
+    this.checkPositions(base, positions);
+    const updated = Math.min(kinds.updated ?? 0, rows.reduce((n, b) => n + b.length, 0));
+    // Which deletions were an update's: kept only where CHANGES can ask (enable_change_history).
+    const forUpdate = this.changeHistory ? forUpdateRanges(positions, deleted, kinds.updatedDeletes ?? 0) : undefined;
+    return this.withDeletes(base, positions, await this.prepareUpdatedFirst(rows, updated), updated, forUpdate);
+  }
+
+  private checkPositions(base: TableState, positions: Uint32Array): void {
     if (positions.some((p) => p >= base.rows)) throw new Error(`row-level change of ${this.stem}: a position past the rows it read`);
-    await this.changeInFiles(base, positions, await this.prepare(null, rows), 0, undefined);
+  }
+
+  /** Prepared rows `p` with the deletion of `positions` of `base` (a deletion vector file written now) and what kind of change they are. */
+  private async withDeletes(base: TableState, positions: Uint32Array, p: PreparedRows, updated: number, forUpdate: readonly number[] | undefined): Promise<PreparedRows> {
+    const kinds = { ...(updated > 0 ? { updated } : {}), ...(forUpdate ? { forUpdate } : {}) };
+    if (positions.length === 0) return { ...p, ...kinds };
+    try {
+      const file = await writeDeleteFile(this.dir, this.stem, this.nextLsn, positions, this.unsealed);
+      return { ...p, ...kinds, deletes: { base, positions, file } };
+    } catch (e) {
+      await this.discard(p);
+      throw e;
+    }
+  }
+
+  /** Commits a prepared row-level change of this table alone; refused (a conflict), its files are no one's. */
+  private async commitChange(p: PreparedRows): Promise<void> {
+    try {
+      await this.commit(p);
+    } catch (e) {
+      if (e instanceof TableConflictError) await this.discard(p);
+      throw e;
+    }
     if (this.wantsPurge()) this.scheduleIdleCompaction();
   }
 
-  /** A large row-level change (see change): new rows (`p`, prepared) and deletion vector written first, committed with one sidecar write. */
-  private async changeInFiles(base: TableState, positions: Uint32Array, p: PreparedRows, updated: number, forUpdate: readonly number[] | undefined): Promise<void> {
-    let file: DeleteFileWritten | null = null;
-    try {
-      if (positions.length > 0) file = await writeDeleteFile(this.dir, this.stem, this.nextLsn, positions, this.unsealed);
-      const kinds = { ...(updated > 0 ? { updated } : {}), ...(forUpdate ? { forUpdate } : {}) };
-      await this.commit(file ? { ...p, ...kinds, deletes: { base, positions, file } } : { ...p, ...kinds });
-    } catch (e) {
-      // Refused before anything named them: the files are no one's.
-      if (e instanceof TableConflictError) await Promise.all([...p.fragments, ...(file ? [file] : [])].map((f) => fsp.rm(path.join(this.dir, f.file), { force: true })));
-      throw e;
-    }
+  /** Removes the files of prepared rows no commit named (refused, or never committed). */
+  async discard(p: PreparedRows): Promise<void> {
+    await Promise.all([...p.fragments, ...(p.deletes ? [p.deletes.file] : [])].map((f) => fsp.rm(path.join(this.dir, f.file), { force: true })));
   }
 
   /**
@@ -1030,7 +1066,7 @@ export class TableData {
     const oldFiles = this.deletes.length > 0 && this.versions.length > 0 ? await this.spilledDeletes(this.deletes.length) : this.deleteFiles;
     const gone = this.deletes.length > 0 ? { deletes: inlineDeletes(this.deletes, oldFiles, this.deletes.length), deleteFiles: oldFiles } : {};
     // The rows the replace takes away (TRUNCATE, WRITE_TRUNCATE): base's; a replace that changes no data carries them over instead.
-    const carried = p.carried === true || p.txn === true;
+    const carried = p.carried === true;
     const oldRecord: ChangeRecord = carried ? this.record : { ...this.record, truncatedRows: base.rows };
     const past = this.versions.length > 0 ? [...this.past, { columns: this.columns.map(colInfo), fragments: oldFragments, versions: this.versions, endMs: now, ...gone, changes: oldRecord }] : this.past;
     const fragments = [...p.fragments, ...tail];

@@ -47,7 +47,7 @@ export interface PastGeneration {
 export interface ChangeRecord {
   /** Rows that are an UPDATE's (or a MERGE's update arm's) new rows, not inserts. */
   readonly updated?: readonly number[];
-  /** Rows carried over from the previous generation by a replace that changed no data (a purge, a column rewrite, a transaction's commit). */
+  /** Rows carried over from the previous generation by a replace that changed no data (a purge, a column rewrite). */
   readonly carried?: readonly number[];
   /** Log entries that are the old rows of an update (kept for tables with enable_change_history only). */
   readonly forUpdate?: readonly number[];

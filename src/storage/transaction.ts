@@ -91,10 +91,24 @@ interface Staged {
   readonly base: TableState;
   /** Rows replacing base's (null: base's rows stay). */
   rows: Batch[] | null;
+  /**
+   * Where each of `rows` comes from while they are base's rows less some,
+   * plus added ones (row-level changes only): its position in base, or
+   * INSERTED, UPDATED (an update's new row). Null: `rows` replace base's
+   * (a TRUNCATE, LOAD DATA OVERWRITE). COMMIT then commits a row-level
+   * change, which change history (APPENDS, CHANGES) reads as such.
+   */
+  from: number[] | null;
+  /** Positions of base's rows deleted (`from` non-null), and those of them that were an update's old rows. */
+  deleted: number[];
+  forUpdate: Set<number>;
   columns?: readonly Column[];
   /** Rows added after those. */
   appended: Batch[];
 }
+
+const INSERTED = -1;
+const UPDATED = -2;
 
 let txnCounter = 0;
 
@@ -209,6 +223,7 @@ export class Transaction {
     if (await this.mutatedNow(k, replaceNow)) return;
     const s = await this.stage(k);
     s.rows = [...batches];
+    s.from = null;
     s.appended = [];
     if (columns) s.columns = columns;
   }
@@ -220,18 +235,35 @@ export class Transaction {
    */
   async change(k: TableKey, change: RowChange, changeNow: (base: TableState) => Promise<void>): Promise<void> {
     if (await this.mutatedNow(k, changeNow)) return;
-    // Staged: the rows it sees now, less the deleted ones, then the added ones.
+    // Staged: the rows it sees now, less the deleted ones, then the added ones (and where each came from).
     const s = await this.stage(k);
     const gone = new Set(change.deleted);
+    const oldOfUpdate = new Set(change.deleted.slice(0, change.updatedDeletes ?? 0));
     const cols = (s.columns ?? s.base.columns).map((_, i) => i);
+    // A position of `scan` to where its row came from (null: untracked, rows replaced).
+    const staged = s.rows ? count(s.rows) : s.base.rows;
+    const fromOf = (p: number): number | null => (p >= staged ? INSERTED : s.rows === null ? p : s.from ? s.from[p]! : null);
+    const tracked = s.rows === null || s.from !== null;
     const kept: Batch[] = [];
+    const from: number[] = [];
     for await (const b of this.scan(k, [...cols, ROW_POSITION])) {
       const pos = b.columns[cols.length]!.data as Float64Array;
       const keep: number[] = [];
-      for (let i = 0; i < b.length; i++) if (!gone.has(pos[i]!)) keep.push(i);
+      for (let i = 0; i < b.length; i++) {
+        const origin = tracked ? fromOf(pos[i]!) : null;
+        if (!gone.has(pos[i]!)) {
+          keep.push(i);
+          if (origin !== null) from.push(origin);
+        } else if (origin !== null && origin >= 0) {
+          s.deleted.push(origin);
+          if (oldOfUpdate.has(pos[i]!)) s.forUpdate.add(origin);
+        }
+      }
       kept.push({ length: keep.length, columns: b.columns.slice(0, cols.length).map((v) => takeVector(v, keep)) });
     }
+    const updated = Math.min(change.updated ?? 0, count(change.added));
     s.rows = [...kept, ...change.added];
+    s.from = tracked ? [...from, ...new Array<number>(updated).fill(UPDATED), ...new Array<number>(count(change.added) - updated).fill(INSERTED)] : null;
     s.appended = [];
   }
 
@@ -260,7 +292,7 @@ export class Transaction {
       if (this.staged.size >= MAX_TRANSACTION_TABLES) {
         throw new QueryError(`A transaction can mutate data in at most ${MAX_TRANSACTION_TABLES} tables; ${k.p}:${k.d}.${k.t} would be one more`, 'invalidQuery', 400);
       }
-      s = { key: k, base: await this.state(k), rows: null, appended: [] };
+      s = { key: k, base: await this.state(k), rows: null, from: null, deleted: [], forUpdate: new Set(), appended: [] };
       this.staged.set(key, s);
     }
     return s;
@@ -277,16 +309,23 @@ export class Transaction {
       const prepared: PreparedRows[] = [];
       for (const s of this.staged.values()) {
         const td = this.st.tableData(s.key.p, s.key.d, s.key.t);
-        // Marked as a transaction's (CHANGES refuses a window holding one; its replace carries the rows over).
-        if (s.rows) prepared.push({ ...(await td.prepare(s.base, [...s.rows, ...s.appended], s.columns)), txn: true });
+        // Marked as a transaction's (CHANGES refuses a window holding one).
+        if (s.rows && s.from) {
+          const change = stagedChange(s.rows, s.from, s.deleted, s.forUpdate);
+          if (change.deleted.length > 0 || change.added.length > 0 || s.appended.length > 0) {
+            prepared.push({ ...(await td.prepareChange(s.base, change.deleted, [...change.added, ...s.appended], change)), txn: true });
+          }
+        } else if (s.rows) prepared.push({ ...(await td.prepare(s.base, [...s.rows, ...s.appended], s.columns)), txn: true });
         else if (s.appended.length > 0) prepared.push({ ...(await td.prepare(null, s.appended)), txn: true });
       }
       if (prepared.length === 0) return;
       try {
         await this.st.commitRows(prepared);
       } catch (e) {
+        // Refused: the files written for the commit are no one's.
+        await Promise.all(prepared.map((p) => p.td.discard(p)));
         if (e instanceof TableConflictError) {
-          const s = [...this.staged.values()].find((x) => x.rows)!;
+          const s = [...this.staged.values()].find((x) => x.rows) ?? [...this.staged.values()][0]!;
           throw concurrentUpdate(s.key, this.id);
         }
         throw e;
@@ -311,4 +350,34 @@ export class Transaction {
     this.locks.clear();
     this.st.clock.release(this.snapshot);
   }
+}
+
+/**
+ * A transaction's row-level changes of one table as one change of its base:
+ * the base rows it deleted (the updates' old rows first) and the rows it
+ * added, its updates' new rows first (RowChange's order). A row the
+ * transaction inserted and then deleted is none; one it inserted and then
+ * updated is an update's new row, so APPENDS leaves it out, as the page
+ * allows (time-series-functions.md, APPENDS, Limitations).
+ */
+function stagedChange(rows: readonly Batch[], from: readonly number[], deleted: readonly number[], forUpdate: ReadonlySet<number>): RowChange & { updated: number; updatedDeletes: number } {
+  const pick = (kind: number): Batch[] => {
+    const out: Batch[] = [];
+    let off = 0;
+    for (const b of rows) {
+      const idx: number[] = [];
+      for (let i = 0; i < b.length; i++) if (from[off + i] === kind) idx.push(i);
+      if (idx.length > 0) out.push(idx.length === b.length ? b : { length: idx.length, columns: b.columns.map((v) => takeVector(v, idx)) });
+      off += b.length;
+    }
+    return out;
+  };
+  const updated = pick(UPDATED);
+  const olds = deleted.filter((p) => forUpdate.has(p));
+  return {
+    deleted: [...olds, ...deleted.filter((p) => !forUpdate.has(p))],
+    added: [...updated, ...pick(INSERTED)],
+    updated: count(updated),
+    updatedDeletes: olds.length,
+  };
 }

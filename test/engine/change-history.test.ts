@@ -66,4 +66,35 @@ describe('APPENDS and CHANGES across a restart', () => {
     expect(await query(appends)).toEqual(a0);
     expect(await query(changes)).toEqual(c0);
   });
+
+  it("keep a multi-statement transaction's inserts, updates and deletes as such across a restart", async () => {
+    await query('CREATE TABLE d.tx (id INT64, v STRING) OPTIONS (enable_change_history = TRUE)');
+    await query("INSERT d.tx VALUES (1, 'a'), (2, 'b')");
+    await query("BEGIN TRANSACTION; INSERT d.tx VALUES (3, 'c'); UPDATE d.tx SET v = 'A' WHERE id = 1; DELETE d.tx WHERE id = 2; COMMIT TRANSACTION");
+    await tick();
+    const afterCommit = Date.now();
+    await tick();
+    await query("UPDATE d.tx SET v = 'C' WHERE id = 3");
+    const appends = 'SELECT id, v, _CHANGE_TYPE, UNIX_MICROS(_CHANGE_TIMESTAMP) FROM APPENDS(TABLE d.tx, NULL, NULL) ORDER BY 4, 1';
+    // A window after the commit (CHANGES refuses one holding it).
+    const changes = `SELECT id, v, _CHANGE_TYPE, _CHANGE_IS_FOR_UPDATE FROM CHANGES(TABLE d.tx, TIMESTAMP_MILLIS(${afterCommit}), NULL) ORDER BY 3, 1`;
+    const a0 = await query(appends);
+    expect(a0.map((r) => r.slice(0, 3))).toEqual([['1', 'a', 'INSERT'], ['2', 'b', 'INSERT'], ['3', 'c', 'INSERT']]);
+    expect(Number(a0[2]![3]) / 1000).toBeLessThan(afterCommit);
+    expect(Number(a0[2]![3])).toBeGreaterThan(Number(a0[0]![3]));
+    const c0 = await query(changes);
+    expect(c0).toEqual([['3', 'c', 'DELETE', 'true'], ['3', 'C', 'UPDATE', 'false']]);
+    expect(await query('SELECT id, v FROM d.tx ORDER BY id')).toEqual([['1', 'A'], ['3', 'C']]);
+    const dir = eng.dataDir;
+    await eng.close();
+    eng = await startInProcess(dir);
+    expect(await query(appends)).toEqual(a0);
+    expect(await query(changes)).toEqual(c0);
+    await eng.storage.tableData('p', 'd', 'tx').compact();
+    await eng.close();
+    eng = await startInProcess(dir);
+    expect(await query(appends)).toEqual(a0);
+    expect(await query(changes)).toEqual(c0);
+    expect(await query('SELECT id, v FROM d.tx ORDER BY id')).toEqual([['1', 'A'], ['3', 'C']]);
+  });
 });
