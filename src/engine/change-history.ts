@@ -44,9 +44,11 @@ export async function historyBatches(st: Storage, id: TableId, e: TableEntry, h:
   if (h.fn === 'CHANGES' && transactionWithin(gens, from, h.endMs)) {
     throw invalid(`CHANGES over ${fqn}: a multi-statement transaction committed to the table within the requested time range`);
   }
+  // Only the table's columns the query reads are read.
   const columns = st.columnsOf(e);
-  const rows = await changeRows(gens, columns, h.fn === 'CHANGES', from, h.endMs);
-  const n = columns.length;
-  const at = (c: number): number => (c === CHANGE_TYPE ? n : c === CHANGE_TIMESTAMP ? n + 1 : c === CHANGE_IS_FOR_UPDATE ? n + 2 : c);
+  const wanted = [...new Set(cols.filter((c) => c >= 0))];
+  const rows = await changeRows(gens, wanted.map((c) => columns[c]!), h.fn === 'CHANGES', from, h.endMs);
+  const n = wanted.length;
+  const at = (c: number): number => (c === CHANGE_TYPE ? n : c === CHANGE_TIMESTAMP ? n + 1 : c === CHANGE_IS_FOR_UPDATE ? n + 2 : wanted.indexOf(c));
   return [...scanBatches(rows, cols.map(at))];
 }

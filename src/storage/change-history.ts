@@ -16,7 +16,7 @@ import { ROW_POSITION } from './api.js';
 import { conformBatches } from './row-batches.js';
 import type { HistoryGeneration } from './table-data.js';
 import { inRanges } from './table-history.js';
-import { plainState, scanState } from './table-state.js';
+import { scanSegments, segmentRows, sliceSegments, type Segment } from './table-state.js';
 
 export type ChangeType = 'INSERT' | 'UPDATE' | 'DELETE';
 
@@ -70,12 +70,15 @@ export function transactionWithin(gens: readonly HistoryGeneration[], startMs: n
 
 /**
  * The rows of APPENDS (`changes` false) or CHANGES over `gens` in
- * [startMs, endMs), in `columns` (today's schema, matched by name; a column
- * added since reads NULL), then _CHANGE_TYPE, _CHANGE_TIMESTAMP and, for
- * CHANGES, _CHANGE_IS_FOR_UPDATE.
+ * [startMs, endMs), in `columns` (today's columns the query reads, matched
+ * by name; a column added since reads NULL), then _CHANGE_TYPE,
+ * _CHANGE_TIMESTAMP and, for CHANGES, _CHANGE_IS_FOR_UPDATE. Only the
+ * rows an event names are read, and only those columns: a window over a
+ * table's last commits reads their rows (changedSlices), not the table.
  */
 export async function changeRows(gens: readonly HistoryGeneration[], columns: readonly Column[], changes: boolean, startMs: number, endMs: number): Promise<Batch[]> {
   const out: Batch[] = [];
+  const names = new Set(columns.map((c) => c.name.toLowerCase()));
   for (const g of gens) {
     const events = generationEvents(g, changes, startMs, endMs);
     if (events.length === 0) continue;
@@ -85,29 +88,53 @@ export async function changeRows(gens: readonly HistoryGeneration[], columns: re
       if (list) list.push(e);
       else byPos.set(e.position, [e]);
     }
-    const last = g.versions[g.versions.length - 1]!;
-    const state = plainState(g.columns, g.segments, last[1]);
-    const cols = g.columns.map((_, i) => i);
-    for await (const b of scanState(state, [...cols, ROW_POSITION])) {
-      const pos = b.columns[cols.length]!;
-      const take: number[] = [];
-      const kinds: Value[] = [];
-      const times: Value[] = [];
-      const forUpdate: Value[] = [];
-      for (let i = 0; i < b.length; i++) {
-        for (const e of byPos.get(Number((pos.data as ArrayLike<number>)[i])) ?? []) {
-          take.push(i);
-          kinds.push(e.type);
-          times.push(BigInt(Math.round(e.ms * 1000)));
-          forUpdate.push(e.forUpdate);
+    const cols = g.columns.flatMap((c, i) => (names.has(c.name.toLowerCase()) ? [i] : []));
+    const read = cols.map((i) => g.columns[i]!);
+    for (const slice of changedSlices(g.segments, [...byPos.keys()].sort((a, b) => a - b))) {
+      for await (const b of scanSegments(slice.segments, g.columns, [...cols, ROW_POSITION], [], undefined, undefined, slice.start)) {
+        const pos = b.columns[cols.length]!;
+        const take: number[] = [];
+        const kinds: Value[] = [];
+        const times: Value[] = [];
+        const forUpdate: Value[] = [];
+        for (let i = 0; i < b.length; i++) {
+          for (const e of byPos.get(Number((pos.data as ArrayLike<number>)[i])) ?? []) {
+            take.push(i);
+            kinds.push(e.type);
+            times.push(BigInt(Math.round(e.ms * 1000)));
+            forUpdate.push(e.forUpdate);
+          }
         }
+        if (take.length === 0) continue;
+        const rows: Batch = { length: take.length, columns: b.columns.slice(0, cols.length).map((v) => takeVector(v, take)) };
+        const [conformed] = conformBatches(read, columns, [rows]);
+        const extra = [vectorFromValues(T.STRING, kinds), vectorFromValues(T.TIMESTAMP, times), ...(changes ? [vectorFromValues(T.BOOL, forUpdate)] : [])];
+        out.push({ length: take.length, columns: [...conformed!.columns, ...extra] });
       }
-      if (take.length === 0) continue;
-      const rows: Batch = { length: take.length, columns: b.columns.slice(0, cols.length).map((v) => takeVector(v, take)) };
-      const [conformed] = conformBatches(g.columns, columns, [rows]);
-      const extra = [vectorFromValues(T.STRING, kinds), vectorFromValues(T.TIMESTAMP, times), ...(changes ? [vectorFromValues(T.BOOL, forUpdate)] : [])];
-      out.push({ length: take.length, columns: [...conformed!.columns, ...extra] });
     }
+  }
+  return out;
+}
+
+/**
+ * The parts of `segments` that hold the rows at `positions` (ascending):
+ * per segment holding one, the rows from its first such position to its
+ * last, with the position of the first (a file segment is read from there,
+ * its row groups before skipped).
+ */
+export function changedSlices(segments: readonly Segment[], positions: readonly number[]): { start: number; segments: Segment[] }[] {
+  const out: { start: number; segments: Segment[] }[] = [];
+  let off = 0;
+  let k = 0;
+  for (const seg of segments) {
+    const start = off;
+    off += segmentRows(seg);
+    if (k >= positions.length) break;
+    if (positions[k]! >= off) continue;
+    const first = positions[k]!;
+    while (k < positions.length && positions[k]! < off) k++;
+    const last = positions[k - 1]!;
+    out.push({ start: first, segments: sliceSegments([seg], first - start, last + 1 - start) });
   }
   return out;
 }

@@ -12,6 +12,8 @@ import { Storage } from '../../src/storage/store.js';
 import { TableData } from '../../src/storage/table-data.js';
 import { run, type Harness } from '../sql/harness.js';
 import { getValue } from '../../src/types/vector.js';
+import { changedSlices } from '../../src/storage/change-history.js';
+import { scanCounters, type Segment } from '../../src/storage/table-state.js';
 import { tempDir } from '../engine/helpers.js';
 
 const P = 'ch';
@@ -119,5 +121,31 @@ describe('change record', () => {
     await q('INSERT d.t VALUES (4)');
     await h.storage.tableData(P, 'd', 't').compact();
     expect(await q('SELECT id, _CHANGE_TYPE FROM CHANGES(TABLE d.t, NULL, NULL) ORDER BY id')).toEqual([[3n, 'INSERT'], [4n, 'INSERT']]);
+  });
+
+  it('a window over the last commits reads only their rows: row groups of earlier files are not read', async () => {
+    await q('CREATE TABLE d.t (id INT64)');
+    // Bulk inserts: each its own fragment file.
+    for (let g = 0; g < 4; g++) await q(`INSERT d.t SELECT id FROM UNNEST(GENERATE_ARRAY(${g * 30000 + 1}, ${(g + 1) * 30000})) AS id`);
+    await new Promise((r) => setTimeout(r, 5));
+    const start = Date.now();
+    await new Promise((r) => setTimeout(r, 5));
+    await q('INSERT d.t SELECT id FROM UNNEST(GENERATE_ARRAY(120001, 150000)) AS id');
+    const before = scanCounters.rowGroupsRead;
+    expect(await q(`SELECT COUNT(*), MIN(id), MAX(id) FROM APPENDS(TABLE d.t, TIMESTAMP_MILLIS(${start}))`)).toEqual([[30000n, 120001n, 150000n]]);
+    const read = scanCounters.rowGroupsRead - before;
+    const all = scanCounters.rowGroupsRead;
+    expect(await q('SELECT COUNT(*) FROM APPENDS(TABLE d.t)')).toEqual([[150000n]]);
+    // The whole history reads five times the row groups the last commit's window does.
+    expect(scanCounters.rowGroupsRead - all).toBe(5 * read);
+  });
+});
+
+describe('changedSlices', () => {
+  const mem = (n: number): Segment => ({ kind: 'mem', batch: { length: n, columns: [] } });
+  it('keeps, per segment holding a position, its rows from the first such position to the last', () => {
+    const slices = changedSlices([mem(10), mem(10), mem(10)], [3, 5, 25, 29]);
+    expect(slices.map((s) => [s.start, s.segments.map((g) => (g as { batch: { length: number } }).batch.length)])).toEqual([[3, [3]], [25, [5]]]);
+    expect(changedSlices([mem(10)], [])).toEqual([]);
   });
 });
