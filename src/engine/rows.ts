@@ -17,7 +17,9 @@ import { PagesAhead, ResultStore } from './results.js';
 import { insertTable } from './tables.js';
 import { bufferedPartitionTime, EngineCatalog, rowsAsOf } from './catalog.js';
 import { statementClockMicros } from '../storage/commit-clock.js';
-import { getValue, sliceBatches, takeVector, vectorFromValues } from '../types/vector.js';
+import type { TableId } from '../storage/api.js';
+import type { LeftOut } from '../planner/column-defaults.js';
+import { getValue, sliceBatches, takeVector } from '../types/vector.js';
 import { liveRows, readState, scanState } from '../storage/table-state.js';
 import { streamingBuffer } from './streaming-buffer.js';
 import { tableValueRule } from '../types/table-values.js';
@@ -378,22 +380,14 @@ export class RowService {
    * keep[k] of the request's rows. Evaluated as one write's (planner/column-defaults.ts, the rule INSERT uses).
    */
   private async withDefaults(batch: Batch, columns: readonly Column[], rows: readonly unknown[], keep: readonly number[], recentIds: RecentIds, id: { projectId: string; datasetId: string; tableId: string }): Promise<Batch> {
-    const { defaultVectorsOf, hasDefault } = await import('../planner/column-defaults.js');
-    this.catalog ??= new EngineCatalog(this.st);
-    const info = this.catalog.getTable(id)!;
     const { objs } = rowObjects(rows, recentIds);
     const kept = keep.map((slot) => objs[slot]!);
     const has = (o: Record<string, unknown>, lower: string): boolean => Object.keys(o).some((k) => k.toLowerCase() === lower);
-    const targets = columns.flatMap((c, i) => (hasDefault(info, c.name) && kept.some((o) => !has(o, c.name.toLowerCase())) ? [i] : []));
-    if (targets.length === 0) return batch;
-    const ctx = { sql: '', projectId: id.projectId, params: { named: new Map(), positional: [] }, catalog: this.catalog, jobId: '', signal: new AbortController().signal, dryRun: false, nowMicros: statementClockMicros(), sessionUser: SESSION_USER };
-    const dflts = await defaultVectorsOf(ctx, info, targets.map((i) => columns[i]!), batch.length);
-    const out = batch.columns.slice();
-    targets.forEach((i, j) => {
-      const lower = columns[i]!.name.toLowerCase();
-      out[i] = vectorFromValues(columns[i]!.type, kept.map((o, k) => getValue(has(o, lower) ? batch.columns[i]! : dflts[j]!, k)));
+    this.catalog ??= new EngineCatalog(this.st);
+    return applyDefaults(this.catalog, id, columns, batch, (c) => {
+      const lower = c.name.toLowerCase();
+      return kept.some((o) => !has(o, lower)) && ((k: number) => !has(kept[k]!, lower));
     });
-    return { length: batch.length, columns: out };
   }
 
   /**
@@ -583,4 +577,15 @@ export async function readTableRows(
   const columns = withPartitionTime ? state.columns : visibleColumns(state.columns);
   const all = columns.map((_, i) => i);
   return { columns, fields, total: liveRows(state), version: td.version, policies: Object.values(entry.policies), rows: (start, end) => readState(state, all, start, end) };
+}
+
+/**
+ * `batch` (rows of table `id`'s `columns`) with the defaults of the columns a write leaves out (planner/column-defaults.ts,
+ * the rule INSERT uses), evaluated as one statement of the engine's own, at the write (`nowMicros`: its clock).
+ */
+export async function applyDefaults(catalog: EngineCatalog, id: TableId, columns: readonly Column[], batch: Batch, leftOut: LeftOut, nowMicros = statementClockMicros()): Promise<Batch> {
+  const { withDefaultsOf } = await import('../planner/column-defaults.js');
+  const info = catalog.getTable(id)!;
+  const ctx = { sql: '', projectId: id.projectId, params: { named: new Map(), positional: [] }, catalog, jobId: '', signal: new AbortController().signal, dryRun: false, nowMicros, sessionUser: SESSION_USER };
+  return withDefaultsOf(ctx, info, columns, batch, leftOut);
 }

@@ -336,9 +336,10 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       return rows.listRows({ ...t, startIndex: r.startIndex, maxResults: r.maxResults, selectedFields: r.selectedFields, wire, settled: r.settled });
     }),
 
-    BeginTableWrite: unary((r: { table: TableRef | null; writeDisposition: string; createDisposition: string; resourceJson: string }) => {
+    BeginTableWrite: unary((r: { table: TableRef | null; writeDisposition: string; createDisposition: string; resourceJson: string; loadedColumnsJson: string; selfDescribed: boolean }) => {
       const t = ref(r.table);
-      return { writeId: writes.begin(t.projectId, t.datasetId, t.tableId, r.writeDisposition, r.createDisposition, parseResource(r.resourceJson)), rows: 0 };
+      const load = { ...(r.loadedColumnsJson ? { loaded: JSON.parse(r.loadedColumnsJson) as string[] } : {}), selfDescribed: r.selfDescribed };
+      return { writeId: writes.begin(t.projectId, t.datasetId, t.tableId, r.writeDisposition, r.createDisposition, parseResource(r.resourceJson), load), rows: 0 };
     }),
     AppendTableWrite: unary(async (r: AppendTableWriteRequest) => {
       const src = ref(r.source);

@@ -13,6 +13,7 @@
 // files into the table, never rewriting them.
 import { requireAllRowsOf } from '../analyzer/row-access.js';
 import { SESSION_USER } from './query.js';
+import { statementClockMicros } from '../storage/commit-clock.js';
 import { randomBytes } from 'node:crypto';
 import { IoError } from '../io/errors.js';
 import { loadFileChunks, type LoadChunk, type LoadFile } from '../io/load-files.js';
@@ -31,7 +32,7 @@ import { QueryError } from '../types/errors.js';
 import { tableValueRule } from '../types/table-values.js';
 import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, storedColumns, withPartitionTime } from '../storage/ingestion.js';
 import type { EngineCatalog } from './catalog.js';
-import { convertRequestRows, readTableRows } from './rows.js';
+import { applyDefaults, convertRequestRows, readTableRows } from './rows.js';
 import { insertTable } from './tables.js';
 
 export type WriteDisposition = 'WRITE_APPEND' | 'WRITE_TRUNCATE' | 'WRITE_EMPTY';
@@ -62,6 +63,19 @@ interface StagedWrite {
   queue: Promise<unknown>;
   /** A copy's: the row access policies of its sources, which the destination takes (undefined: not a copy). */
   copiedPolicies?: readonly Resource[];
+  /** A load appending to a table with defaulted columns: which columns its data has (see LoadColumns), and the
+   * job's clock its defaults are evaluated at (one CURRENT_TIMESTAMP for all its rows). */
+  readonly load?: LoadColumns & { readonly nowMicros: bigint };
+}
+
+/**
+ * What a load's data says about the columns it leaves out (default-values.md, Load data): `loaded`, the top-level
+ * columns of the load's schema (undefined: the table's own); with `selfDescribed` data (Avro, Parquet, ORC) a row or
+ * file without a column leaves it out too. A column left out takes its default; one loaded as NULL stays NULL.
+ */
+export interface LoadColumns {
+  readonly loaded?: readonly string[];
+  readonly selfDescribed: boolean;
 }
 
 /** A load's local file and how to read it (proto LoadFile). */
@@ -100,7 +114,7 @@ export class TableWrites {
    * make when it is missing (CREATE_IF_NEEDED), and the schema the rows
    * have; an existing table keeps its own schema unless WRITE_TRUNCATE.
    */
-  begin(p: string, d: string, table: string, write: string, create: string, resource: Resource): string {
+  begin(p: string, d: string, table: string, write: string, create: string, resource: Resource, load?: LoadColumns): string {
     this.dropStale();
     const dollar = table.indexOf('$');
     const t = dollar >= 0 ? table.slice(0, dollar) : table;
@@ -125,8 +139,11 @@ export class TableWrites {
       if (partition === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${p}:${d}.${t}`);
     }
     const id = randomBytes(12).toString('hex');
-    const valueRule = tableValueRule(columns, schemaFieldsOf(existing && w !== 'WRITE_TRUNCATE' ? existing.resource : resource));
-    this.writes.set(id, { p, d, t, write: w, resource, columns, stored, ...(valueRule ? { valueRule } : {}), partition, decorator, staged: null, lastUsedMs: Date.now(), queue: Promise.resolve() });
+    const fields = schemaFieldsOf(existing && w !== 'WRITE_TRUNCATE' ? existing.resource : resource);
+    const valueRule = tableValueRule(columns, fields);
+    // Only rows added to a table's own schema can leave a column out: a new or truncated table takes the load's.
+    const defaults = load && existing && w !== 'WRITE_TRUNCATE' && fields.some((f) => f.defaultValueExpression) ? { load: { ...load, nowMicros: statementClockMicros() } } : {};
+    this.writes.set(id, { p, d, t, write: w, resource, columns, stored, ...(valueRule ? { valueRule } : {}), partition, decorator, staged: null, lastUsedMs: Date.now(), queue: Promise.resolve(), ...defaults });
     return id;
   }
 
@@ -141,7 +158,12 @@ export class TableWrites {
         for (let r = 0; r < n; r++) if (!bad.has(r)) out.push({ index: r, errors: [{ reason: 'stopped', location: '', debugInfo: '', message: '' }] });
         return JSON.stringify(out);
       }
-      if (conv.keep.length > 0) await this.stage(w, keptBatch(conv.built ? conv : convertRequestRows(rowsJson, w.columns)));
+      if (conv.keep.length > 0) {
+        const batch = keptBatch(conv.built ? conv : convertRequestRows(rowsJson, w.columns));
+        // Self-described data's rows (an Avro file's records) lack the keys of the columns their file lacks.
+        const keys = w.load?.selfDescribed ? rowKeys(rowsJson, conv.keep) : undefined;
+        await this.stage(w, batch, keys && ((c, k) => !keys[k]!.has(w.columns[c]!.name.toLowerCase())));
+      }
       return errors.length > 0 ? JSON.stringify(errors) : '';
     });
   }
@@ -198,7 +220,8 @@ export class TableWrites {
           records += ch.records;
           bytesRead = ch.bytesRead;
           if (ch.errors.length > 0 && !a.skipInvalidRows) break;
-          await this.stage(w, ch.batch);
+          const lacking = w.load?.selfDescribed ? ch.lacking : undefined;
+          await this.stage(w, ch.batch, lacking?.length ? (c) => lacking.includes(c) : undefined);
         }
       } catch (e) {
         await closeFile(w);
@@ -208,11 +231,12 @@ export class TableWrites {
     });
   }
 
-  private async stage(w: StagedWrite, rows: Batch): Promise<void> {
+  /** Stages rows of the write's columns; `absent(c, k)`: self-described data's row k has no column c. */
+  private async stage(w: StagedWrite, rows: Batch, absent?: (c: number, k: number) => boolean): Promise<void> {
     if (rows.length === 0) return;
-    let b = rows;
+    let b = w.load ? await this.withDefaults(w, w.load, rows, absent) : rows;
     try {
-      if (w.valueRule) b = w.valueRule(rows);
+      if (w.valueRule) b = w.valueRule(b);
     } catch (e) {
       // A value its column's parameters refuse (STRING(L), NUMERIC(P, S)) fails the job, as a record that does not convert.
       if (e instanceof QueryError) throw invalid(e.message);
@@ -220,6 +244,20 @@ export class TableWrites {
     }
     w.staged ??= this.st.stageRows(w.p, w.d, w.t, w.stored, w.resource);
     await w.staged.add(w.partition === undefined ? b : withPartitionTime(b, w.stored, w.partition));
+  }
+
+  /** A load's rows with the defaults of the columns it leaves out (LoadColumns). */
+  private withDefaults(w: StagedWrite, load: LoadColumns & { readonly nowMicros: bigint }, rows: Batch, absent: ((c: number, k: number) => boolean) | undefined): Promise<Batch> {
+    const loaded = load.loaded && new Set(load.loaded.map((n) => n.toLowerCase()));
+    const index = new Map(w.columns.map((c, i) => [c, i]));
+    return applyDefaults(this.catalog, { projectId: w.p, datasetId: w.d, tableId: w.t }, w.columns, rows, (c) => {
+      if (loaded && !loaded.has(c.name.toLowerCase())) return true;
+      if (!absent) return false;
+      const i = index.get(c)!;
+      const lacks = (k: number): boolean => absent(i, k);
+      for (let k = 0; k < rows.length; k++) if (lacks(k)) return lacks;
+      return false;
+    }, load.nowMicros);
   }
 
   /** Commits the staged rows (see the header); returns how many. Whatever happens, the write is over. */
@@ -337,4 +375,13 @@ async function drop(w: StagedWrite): Promise<void> {
   await w.queue.catch(() => undefined);
   await closeFile(w);
   await w.staged?.discard();
+}
+
+/** The lower-cased keys of the rows at `keep` of insertAll-shaped `rowsJson` (`[{"json": {...}}, ...]`). */
+function rowKeys(rowsJson: string, keep: readonly number[]): Set<string>[] {
+  const rows = JSON.parse(rowsJson) as { json?: unknown }[];
+  return keep.map((i) => {
+    const o = rows[i]?.json;
+    return new Set(o && typeof o === 'object' ? Object.keys(o).map((k) => k.toLowerCase()) : []);
+  });
 }

@@ -69,7 +69,7 @@ export interface QueryReply {
   /** The job's location (requested, else inferred from its datasets). */
   location?: string;
 }
-export interface BeginTableWriteRequest { table: TableRef; write_disposition: string; create_disposition: string; resource_json: string }
+export interface BeginTableWriteRequest { table: TableRef; write_disposition: string; create_disposition: string; resource_json: string; loaded_columns_json?: string; self_described?: boolean }
 /** A load's local file the engine reads (proto LoadFile). */
 export interface LoadFile {
   path: string; start: number; end: number; uri: string; format: string; options_json: string; fields_json: string; max_rows: number;

@@ -16,6 +16,9 @@ import { checkSchema, type Parsed, type ReadOptions, type RestField } from './sc
 export const READABLE_FORMATS = ['CSV', 'NEWLINE_DELIMITED_JSON', 'PARQUET', 'AVRO', 'ORC', 'DATASTORE_BACKUP', 'DOCSTORE_BACKUP'] as const;
 
 /** REST and SQL spellings -> the REST sourceFormat name (`JSON` is NEWLINE_DELIMITED_JSON). */
+/** Formats whose files carry their own schema: a file (or record) without a column leaves it out (default-values.md, Load data). */
+export const SELF_DESCRIBED_FORMATS: ReadonlySet<string> = new Set(['PARQUET', 'AVRO', 'ORC']);
+
 export function normalizeFormat(f: string | undefined, fallback = 'CSV'): string {
   const u = (f ?? fallback).toUpperCase();
   return u === 'JSON' ? 'NEWLINE_DELIMITED_JSON' : u;

@@ -45,6 +45,8 @@ export interface LoadChunk {
   readonly errors: InsertError[];
   /** The file's bytes read so far (as stored: compressed bytes of a gzipped file). */
   readonly bytesRead: number;
+  /** Parquet: the columns (indexes) the file's own schema lacks, which a load leaves out (default-values.md, Load data). */
+  readonly lacking?: readonly number[];
 }
 
 /** Records autodetect samples (the first file's first ones), as streamRows samples them. */
@@ -373,6 +375,7 @@ async function* parquetChunks(file: LoadFile, opts: ReadOptions, columns: readon
     await buf.close();
   }
   const src = matchColumns(fields.map((f) => f.name), columns);
+  const lacking = columns.flatMap((_, c) => (src[c]! < 0 ? [c] : []));
   const plans = columns.map((col, c) => {
     const field = src[c]! >= 0 ? fields[src[c]!]! : undefined;
     return { field, raw: field ? rawFill(field, col.type) : null };
@@ -405,7 +408,7 @@ async function* parquetChunks(file: LoadFile, opts: ReadOptions, columns: readon
         else for (let k = 0; k < n; k++) rows.set(c, k, convertValue(p.field, values[k]));
       });
       bytes += size(rg);
-      yield rows.finish(Math.min(bytes, buf.byteLength));
+      yield { ...rows.finish(Math.min(bytes, buf.byteLength)), lacking };
     }
   } finally {
     next?.catch(() => undefined);

@@ -1,5 +1,6 @@
 // Column defaults (default-values.md): the one rule every write path uses for a column it leaves out — INSERT and
-// MERGE (dml.ts), LOAD DATA (data-statements.ts) and the engine's row inserts (engine/rows.ts: tabledata.insertAll).
+// MERGE (dml.ts), LOAD DATA (data-statements.ts), the engine's row inserts (engine/rows.ts: tabledata.insertAll) and
+// the staged writes of load jobs (engine/table-writes.ts).
 import { coerce, literal } from '../analyzer/coercion.js';
 import { resolveExpr } from '../analyzer/expr.js';
 import type { Analyzer } from '../analyzer/index.js';
@@ -9,7 +10,7 @@ import type { TableInfo } from '../storage/api.js';
 import { partitionOfMs } from '../storage/ingestion.js';
 import type { Column, RestField } from '../types/schema.js';
 import { T } from '../types/types.js';
-import { concatVectors, type Vector } from '../types/vector.js';
+import { concatVectors, getValue, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import type { QueryContext } from './api.js';
 import { Session } from './session.js';
 
@@ -56,7 +57,36 @@ export async function defaultVectors(s: Session, info: TableInfo, columns: reado
   return columns.map((c, i) => concatVectors(c.type, batches.map((b) => b.columns[i]!)));
 }
 
-/** defaultVectors for a write outside any query (the engine's row inserts): a statement of its own under `ctx`. */
-export function defaultVectorsOf(ctx: QueryContext, info: TableInfo, columns: readonly Column[], n: number): Promise<Vector[]> {
-  return defaultVectors(new Session(ctx), info, columns, n);
+/**
+ * Which rows of a write leave column `c` out, and so take its default: all (`true`), none (`false`), or those `row`
+ * says (a row of the batch). Which columns count as left out is each path's rule (default-values.md).
+ */
+export type LeftOut = (c: Column) => boolean | ((row: number) => boolean);
+
+/**
+ * `batch` (rows of the table's `columns`) with the defaults of the defaulted columns the write leaves out: one
+ * statement's evaluation, per row (GENERATE_UUID differs per row).
+ */
+export async function withDefaults(s: Session, info: TableInfo, columns: readonly Column[], batch: Batch, leftOut: LeftOut): Promise<Batch> {
+  if (!batch.length) return batch;
+  const targets: { i: number; rows: true | ((row: number) => boolean) }[] = [];
+  for (const [i, c] of columns.entries()) {
+    if (!hasDefault(info, c.name)) continue;
+    const rows = leftOut(c);
+    if (rows !== false) targets.push({ i, rows });
+  }
+  if (!targets.length) return batch;
+  const dflts = await defaultVectors(s, info, targets.map((x) => columns[x.i]!), batch.length);
+  const out = batch.columns.slice();
+  targets.forEach(({ i, rows }, j) => {
+    const own = out[i]!;
+    const dflt = dflts[j]!;
+    out[i] = rows === true ? dflt : vectorFromValues(columns[i]!.type, Array.from({ length: batch.length }, (_, k) => getValue(rows(k) ? dflt : own, k)));
+  });
+  return { length: batch.length, columns: out };
+}
+
+/** withDefaults for a write outside any query (the engine's row inserts and load jobs): a statement of its own under `ctx`. */
+export function withDefaultsOf(ctx: QueryContext, info: TableInfo, columns: readonly Column[], batch: Batch, leftOut: LeftOut): Promise<Batch> {
+  return withDefaults(new Session(ctx), info, columns, batch, leftOut);
 }

@@ -13,7 +13,7 @@ import { sessionTableName, splitPath, tableIdOf, tableNotFound } from '../analyz
 import { typeFromNode } from '../analyzer/types.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { IoError, type Json } from '../io/errors.js';
-import { checkLoadable, checkReadable, encodeExport, normalizeFormat, parseSources } from '../io/formats.js';
+import { checkLoadable, checkReadable, encodeExport, normalizeFormat, parseSources, SELF_DESCRIBED_FORMATS } from '../io/formats.js';
 import { hiveKeysOf, inferHiveType, type HiveKeys } from '../io/hive.js';
 import { destinationHasFiles, localPath, readSources, writeDestination, type SourceFile } from '../io/objects.js';
 import { decodeRow } from '../io/rows.js';
@@ -30,7 +30,7 @@ import { concatVectors, constantVector, getValue, vectorFromValues, type Batch }
 import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import { parseExpression } from '../../grammar/index.js';
 import { del } from './dml.js';
-import { defaultVectors, hasDefault } from './column-defaults.js';
+import { withDefaults } from './column-defaults.js';
 import { encodeRows } from '../types/wire.js';
 import { partitioning } from './partition-spec.js';
 import { checkClusteringCount, ensureTempDataset } from './ddl-common.js';
@@ -425,27 +425,21 @@ function checkInPartition(b: Batch, columns: readonly Column[], name: string, pa
   }
 }
 
-/** The formats whose files carry their own schema (default-values.md, Load data). */
-const BINARY_FORMATS = new Set(['PARQUET', 'AVRO', 'ORC']);
-
 /**
  * An append's rows with the table's defaults where the load leaves a column out (default-values.md, Load data): a
  * column missing from the loaded columns (the column list, or the table's for text formats) takes its default on
  * every row; with a self-describing format (`fileRows`, the parsed rows aligned with the batch), a row whose file
- * has no such column takes it too. Defaults are evaluated per row, as an INSERT's are.
+ * has no such column takes it too.
  */
-async function withDefaults(s: Session, table: TableInfo, writeColumns: readonly Column[], batch: Batch, loaded: readonly Column[], fileRows: readonly Json[] | undefined): Promise<Batch> {
-  if (!batch.length) return batch;
-  const columns = batch.columns.slice();
-  for (const [i, c] of writeColumns.entries()) {
-    if (!hasDefault(table, c.name)) continue;
-    const inLoad = loaded.some((x) => x.name.toLowerCase() === c.name.toLowerCase());
-    const absent = (r: Json): boolean => typeof r === 'object' && r !== null && !Array.isArray(r) && !(c.name in r);
-    if (inLoad && !fileRows?.some(absent)) continue;
-    const [dflt] = await defaultVectors(s, table, [c], batch.length);
-    columns[i] = inLoad ? vectorFromValues(c.type, fileRows!.map((r, k) => getValue(absent(r) ? dflt! : columns[i]!, k))) : dflt!;
-  }
-  return { length: batch.length, columns };
+function loadDefaults(s: Session, table: TableInfo, writeColumns: readonly Column[], batch: Batch, loaded: readonly Column[], fileRows: readonly Json[] | undefined): Promise<Batch> {
+  return withDefaults(s, table, writeColumns, batch, (c) => {
+    if (!loaded.some((x) => x.name.toLowerCase() === c.name.toLowerCase())) return true;
+    const absent = (k: number): boolean => {
+      const r = fileRows![k];
+      return typeof r === 'object' && r !== null && !Array.isArray(r) && !(c.name in r);
+    };
+    return fileRows?.some((_, k) => absent(k)) ? absent : false;
+  });
 }
 
 export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryResult> {
@@ -515,7 +509,7 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
           return i < 0 ? vectorFromValues(c.type, new Array<Value>(batch.length).fill(null)) : batch.columns[i]!;
         }),
       };
-  const written = existing && !overwriteTable ? await withDefaults(s, existing, writeColumns, aligned, columns, batch.length === parsed.rows.length && BINARY_FORMATS.has(format) ? parsed.rows : undefined) : aligned;
+  const written = existing && !overwriteTable ? await loadDefaults(s, existing, writeColumns, aligned, columns, batch.length === parsed.rows.length && SELF_DESCRIBED_FORMATS.has(format) ? parsed.rows : undefined) : aligned;
   if (!existing) {
     const resource = await tableResource(s, st);
     // PARTITION BY as CREATE TABLE takes it: the new table's time or range partitioning.

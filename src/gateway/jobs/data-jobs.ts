@@ -11,7 +11,7 @@ import { invalid, notImplemented, RestError, type ErrorInfo } from '../errors.js
 import { boolish, checkDatasetId, checkProjectId, checkTableId, isObj, num, schemaFieldsIn, str, type Json } from '../validate.js';
 import { IoError } from '../../io/errors.js';
 import { delimiterOf } from '../../io/schema.js';
-import { checkLoadable, checkReadable, encodeExport, normalizeFormat, parseSources } from '../../io/formats.js';
+import { checkLoadable, checkReadable, encodeExport, normalizeFormat, parseSources, SELF_DESCRIBED_FORMATS } from '../../io/formats.js';
 import { localFiles, localPath, missingEndpoint, readSources, writeDestination, type SourceFile } from '../../io/objects.js';
 import { checkLocalPath } from '../../io/local-access.js';
 import { bufferSource, fileSource, streamRows, type ByteSource, type ReadProgress } from '../../io/stream.js';
@@ -80,6 +80,7 @@ async function beginWrite(
   writeDisposition: string,
   extra: Json = {},
   updateOptions?: readonly string[],
+  loadFormat?: string,
 ): Promise<{ id: string; fields: RestField[] }> {
   const existing = await getTable(ctx, dest);
   let fields: RestField[];
@@ -98,7 +99,9 @@ async function beginWrite(
     else fields = current.length ? current : (schema ?? []);
   }
   const body: Json = { ...extra, tableReference: refOut(dest), schema: { fields } };
-  const r = await ctx.call('BeginTableWrite', { table: dest, write_disposition: writeDisposition, create_disposition: createDisposition, resource_json: JSON.stringify(body) });
+  // A load tells the engine the columns its data has: the table's defaulted others take their defaults (default-values.md, Load data).
+  const load = loadFormat && schema ? { loaded_columns_json: JSON.stringify(schema.map((f) => f.name)), self_described: SELF_DESCRIBED_FORMATS.has(loadFormat) } : {};
+  const r = await ctx.call('BeginTableWrite', { table: dest, write_disposition: writeDisposition, create_disposition: createDisposition, resource_json: JSON.stringify(body), ...load });
   return { id: r.write_id, fields };
 }
 
@@ -516,7 +519,7 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
     const report = (): Json => loadStatistics(sources.length, read.totalBytes, outcome.rows, outcome.errors.length);
     const ratio = (): number => (read.totalBytes ? Math.min(1, read.bytesRead / read.totalBytes) : 1);
     const create = str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED';
-    const begin = async (fields: RestField[]): Promise<string> => (await beginWrite(ctx, dest, fields, create, write, loadTableProperties(cfg), stated)).id;
+    const begin = async (fields: RestField[]): Promise<string> => (await beginWrite(ctx, dest, fields, create, write, loadTableProperties(cfg), stated, format)).id;
     const opts = readOptionsOf(cfg);
     // Every row is staged, then committed as one: the table has all of them or (on any failure) none.
     let writeId: string | undefined;
