@@ -19,7 +19,8 @@ import { bufferedPartitionTime, EngineCatalog, rowsAsOf } from './catalog.js';
 import { statementClockMicros } from '../storage/commit-clock.js';
 import type { TableId } from '../storage/api.js';
 import type { LeftOut } from '../planner/column-defaults.js';
-import { getValue, sliceBatches, takeVector } from '../types/vector.js';
+import { getValue, sliceBatches, takeVector, vectorFromValues } from '../types/vector.js';
+import { decodeRow } from '../io/rows.js';
 import { liveRows, readState, scanState } from '../storage/table-state.js';
 import { streamingBuffer } from './streaming-buffer.js';
 import { tableValueRule } from '../types/table-values.js';
@@ -387,6 +388,40 @@ export class RowService {
     return applyDefaults(this.catalog, id, columns, batch, (c) => {
       const lower = c.name.toLowerCase();
       return kept.some((o) => !has(o, lower)) && ((k: number) => !has(kept[k]!, lower));
+    });
+  }
+
+  /**
+   * Storage Write API rows (REST JSON objects keyed by column name) with the defaults of the columns `leftOut` names
+   * for them (default-values.md, Use the Storage Write API (gRPC): its rule is the caller's), as JSON values: the
+   * rows are then written, or held by a PENDING/BUFFERED stream and logged, as made, so a restart reads the same.
+   */
+  async streamRowsWithDefaults(p: string, d: string, t: string, rows: Record<string, unknown>[], leftOut: LeftOut): Promise<Record<string, unknown>[]> {
+    const entry = this.st.requireTable(p, d, t);
+    // Tables without a defaulted column (most): nothing to evaluate.
+    if (rows.length === 0 || !schemaFieldsOf(entry.resource).some((f) => f.defaultValueExpression)) return rows;
+    const columns = this.st.columnsOf(entry);
+    const chosen = new Map<number, true | ((k: number) => boolean)>();
+    const nulls: Batch = { length: rows.length, columns: columns.map((c) => vectorFromValues(c.type, new Array<null>(rows.length).fill(null))) };
+    this.catalog ??= new EngineCatalog(this.st);
+    const made = await applyDefaults(this.catalog, { projectId: p, datasetId: d, tableId: t }, columns, nulls, (c) => {
+      const which = leftOut(c);
+      if (which !== false) chosen.set(columns.indexOf(c), which);
+      return which;
+    });
+    if (chosen.size === 0) return rows;
+    const sel = [...chosen.keys()];
+    const fields = sel.map((i) => columnToRestField(columns[i]!.name, columns[i]!.type, columns[i]!.required));
+    const wire: WireOptions = { timestampFormat: 'RFC3339', stringScalars: false, rowsAsBytes: false, maxBytes: 0 };
+    const encoded = JSON.parse((await encodeRowsPageAsync([made], 0, rows.length, wire, sel)).rowsJson) as { f: { v: unknown }[] }[];
+    return rows.map((row, k) => {
+      const out = { ...row };
+      const dflt = decodeRow(fields, encoded[k]!);
+      sel.forEach((i, j) => {
+        const which = chosen.get(i)!;
+        if (which === true || which(k)) out[columns[i]!.name] = dflt[fields[j]!.name];
+      });
+      return out;
     });
   }
 

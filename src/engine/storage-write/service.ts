@@ -56,7 +56,11 @@ interface AppendRowsRequest {
   protoRows: { writerSchema: { protoDescriptor: MessageDescriptor | null } | null; rows: { serializedRows: Buffer[] } | null } | null;
   arrowRows: unknown;
   rows?: string;
+  missingValueInterpretations?: Record<string, string>;
+  defaultMissingValueInterpretation?: string;
 }
+
+type Interpretation = 'NULL_VALUE' | 'DEFAULT_VALUE';
 
 const TABLE_PATH = /^projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)$/;
 const STREAM_PATH = /^(projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+))\/streams\/([^/]+)$/;
@@ -193,6 +197,8 @@ export class StorageWriteService {
     // status ('error': grpc-js sends none after destroy()); requests queued behind it are dropped.
     let chain = Promise.resolve();
     let failed = false;
+    // default_missing_value_interpretation holds from the request that sets it on, along the connection.
+    let interpretation: Interpretation = 'NULL_VALUE';
     call.on('data', (req: AppendRowsRequest | unknown) => {
       chain = chain.then(async () => {
         if (failed) return;
@@ -200,7 +206,9 @@ export class StorageWriteService {
         const r = req as AppendRowsRequest;
         if (r.writeStream) streamName = r.writeStream;
         if (r.protoRows?.writerSchema?.protoDescriptor) schema = r.protoRows.writerSchema.protoDescriptor;
-        call.write(await this.appendOne(streamName, schema, r));
+        const dflt = r.defaultMissingValueInterpretation;
+        if (dflt === 'NULL_VALUE' || dflt === 'DEFAULT_VALUE') interpretation = dflt;
+        call.write(await this.appendOne(streamName, schema, r, interpretation));
       }).catch((e: unknown) => {
         failed = true;
         call.emit('error', this.serviceError(e));
@@ -214,7 +222,7 @@ export class StorageWriteService {
     call.on('error', () => undefined);
   }
 
-  private async appendOne(streamName: string, schema: MessageDescriptor | null, req: AppendRowsRequest): Promise<unknown> {
+  private async appendOne(streamName: string, schema: MessageDescriptor | null, req: AppendRowsRequest, interpretation: Interpretation): Promise<unknown> {
     const status = (code: grpc.status, message: string) => ({ error: { code, message, details: [] }, writeStream: streamName });
     if (!streamName) return status(grpc.status.INVALID_ARGUMENT, 'write_stream must be set in the first request of a connection');
     const s = this.stream(streamName);
@@ -231,6 +239,11 @@ export class StorageWriteService {
       if (offset < s.rowCount) return status(grpc.status.ALREADY_EXISTS, `The offset is within stream, expected offset ${s.rowCount}, received ${offset}`);
       if (offset > s.rowCount) return status(grpc.status.OUT_OF_RANGE, `The offset is beyond stream, expected offset ${s.rowCount}, received ${offset}`);
     }
+    const perColumn = req.missingValueInterpretations ?? {};
+    const bad = Object.entries(perColumn).find(([k, v]) => k.includes('.') || (v !== 'NULL_VALUE' && v !== 'DEFAULT_VALUE'));
+    if (bad) {
+      return status(grpc.status.INVALID_ARGUMENT, bad[0].includes('.') ? `missing_value_interpretations keys must be top-level column names, not a field path: ${bad[0]}` : `Invalid missing value interpretation ${bad[1]} for column ${bad[0]}`);
+    }
     let decoded;
     try {
       decoded = decodeRows(req.protoRows?.rows?.serializedRows ?? [], schema, td.schema);
@@ -238,6 +251,7 @@ export class StorageWriteService {
       if (e instanceof RowDecodeError) return status(grpc.status.INVALID_ARGUMENT, e.message);
       throw e;
     }
+    if (decoded.errors.length === 0) decoded.rows = await this.withDefaults(s, schema, decoded.rows, perColumn, interpretation);
     let rowErrors = decoded.errors;
     // Column parameters (STRING(L), NUMERIC(P, S), ...) are checked when rows are appended, on every stream type.
     if (rowErrors.length === 0) rowErrors = this.rows.checkStreamRows(s.table.p, s.table.d, s.table.t, decoded.rows);
@@ -255,6 +269,23 @@ export class StorageWriteService {
     const start = s.rowCount;
     s.rowCount += decoded.rows.length;
     return { appendResult: isDefault ? {} : { offset: { value: start } }, writeStream: streamName };
+  }
+
+  /**
+   * default-values.md, Use the Storage Write API (gRPC): a defaulted column the writer schema lacks takes its default
+   * on every row; a row that leaves a field of the writer schema unset gets NULL, or the default where the request's
+   * missing_value_interpretations (else the connection's default_missing_value_interpretation) says DEFAULT_VALUE.
+   */
+  private withDefaults(s: WriteStreamState, schema: MessageDescriptor, rows: Record<string, unknown>[], perColumn: Record<string, string>, interpretation: Interpretation): Promise<Record<string, unknown>[]> {
+    const written = new Set(schema.field.map((f) => f.name.toLowerCase()));
+    const asked = new Map(Object.entries(perColumn).map(([k, v]) => [k.toLowerCase(), v]));
+    return this.rows.streamRowsWithDefaults(s.table.p, s.table.d, s.table.t, rows, (c) => {
+      const lower = c.name.toLowerCase();
+      if (!written.has(lower)) return true;
+      if ((asked.get(lower) ?? interpretation) !== 'DEFAULT_VALUE') return false;
+      const unset = (k: number): boolean => !(c.name in rows[k]!);
+      return rows.some((_, k) => unset(k)) && unset;
+    });
   }
 
   /**
