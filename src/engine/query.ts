@@ -68,6 +68,8 @@ export interface ExecuteQueryReply extends Omit<RowsPage, 'rows'> {
   schemaJson: string;
   totalRows: number;
   resultTable: TableRefArg;
+  /** proto QueryReply.rows_table: the anonymous copy of a policy-protected destination's result. */
+  rowsTable?: TableRefArg;
   nextIndex: number;
   statementType: string;
   numDmlAffectedRows: number;
@@ -206,11 +208,12 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
   if (dest) {
     await writeDestination(st, locate(catalog), loc, dest, columns.map((c) => ({ name: c.name, type: c.type, required: false })), result, a);
     reply.resultTable = dest;
+    // getQueryResults answers from the job's result, not the table (tabledata.list of a table with row access
+    // policies needs the TRUE filter, and the table may hold other rows): such a job keeps its rows as a result too.
+    const entry = st.getTable(dest.projectId, dest.datasetId, dest.tableId);
+    if (entry && Object.keys(entry.policies).length > 0) reply.rowsTable = await keepResult(results, a, columns, batches, total);
   } else {
-    const ref = { projectId: a.projectId, datasetId: ResultStore.datasetFor(a.projectId), tableId: 'anon' + a.jobId.replace(/[^A-Za-z0-9_]/g, '_') };
-    // On disk before the job is reported done (it must survive an engine restart).
-    await results.put({ ...ref, columns, batches, rowCount: total, etag: `"${Date.now().toString(36)}"` });
-    reply.resultTable = ref;
+    reply.resultTable = await keepResult(results, a, columns, batches, total);
   }
   if (a.maxResults >= 0) {
     // A slice of rows at a time: a 100k-row first page is ~100 ms of CPU that other calls should not wait for.
@@ -219,6 +222,13 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
     reply.nextIndex = rows < total ? rows : -1;
   }
   return reply;
+}
+
+/** The job's rows as its anonymous result table, on disk before the job is reported done (it must survive an engine restart). */
+async function keepResult(results: ResultStore, a: { projectId: string; jobId: string }, columns: readonly ResultColumn[], batches: readonly Batch[], total: number): Promise<TableRefArg> {
+  const ref = { projectId: a.projectId, datasetId: ResultStore.datasetFor(a.projectId), tableId: 'anon' + a.jobId.replace(/[^A-Za-z0-9_]/g, '_') };
+  await results.put({ ...ref, columns, batches, rowCount: total, etag: `"${Date.now().toString(36)}"` });
+  return ref;
 }
 
 /** `schema_json` by result-columns array: a cached plan (plan-cache.ts) returns the same array every run. */

@@ -68,6 +68,8 @@ export interface QueryReply {
   rows_utf8?: Buffer;
   /** The job's location (requested, else inferred from its datasets). */
   location?: string;
+  /** Where getQueryResults pages the rows from when not result_table (a destination with row access policies). */
+  rows_table?: TableRef | null;
 }
 export interface BeginTableWriteRequest { table: TableRef; write_disposition: string; create_disposition: string; resource_json: string; loaded_columns_json?: string; self_described?: boolean }
 /** A load's local file the engine reads (proto LoadFile). */

@@ -452,7 +452,8 @@ export async function resultBody(
   let rows: Buffer | string | undefined;
   let total = r.total_rows ?? 0;
   let next = -1;
-  const table = r.result_table?.table_id ? r.result_table : undefined;
+  // A destination with row access policies: its job's own rows (rows_table), which its user reads as the job made them.
+  const table = r.rows_table?.table_id ? r.rows_table : r.result_table?.table_id ? r.result_table : undefined;
   if (schema && win.max > 0) {
     if (firstPage && win.start === 0 && hasRows(r)) {
       rows = rowsOf(r);

@@ -27,7 +27,7 @@ function writerOf(ctx: GatewayContext, p: string, d: string, t: string): JobReco
   for (const e of ctx.jobs.entries(p)) {
     if ('anon' + e.jobId.replace(/[^A-Za-z0-9_]/g, '_') !== t) continue;
     const job = e.load();
-    const r = job.reply?.result_table;
+    const r = job.reply?.rows_table?.table_id ? job.reply.rows_table : job.reply?.result_table;
     if (r && r.project_id === p && r.dataset_id === d && r.table_id === t) return job;
   }
   return undefined;
