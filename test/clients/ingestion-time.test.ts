@@ -79,8 +79,8 @@ describe('ingestion-time partitioned tables through the Node client', () => {
     ]);
     // The pseudo-columns are not billed: a dry run of them alone processes nothing.
     const dry = async (query: string): Promise<string> => (await bq.createQueryJob({ query, dryRun: true }))[0].metadata.statistics.totalBytesProcessed;
-    expect(await dry('SELECT _PARTITIONTIME, _PARTITIONDATE FROM it.daily')).toBe('0');
-    expect(await dry('SELECT id, _PARTITIONTIME FROM it.daily')).toBe('16');
+    expect(await dry('SELECT _PARTITIONTIME AS pt, _PARTITIONDATE AS pd FROM it.daily')).toBe('0');
+    expect(await dry('SELECT id, _PARTITIONTIME AS pt FROM it.daily')).toBe('16');
     const bad = await rest(`${off.url}/bigquery/v2/projects/it-p/datasets/it/tables/${encodeURIComponent('daily$2024')}/insertAll`, { method: 'POST', json: { rows: [{ json: { id: 3 } }] } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('Invalid partition decorator');
