@@ -7,16 +7,9 @@
 // such path uses; parsing and printing are the function library's (the same
 // as ST_GEOGFROMTEXT / ST_GEOGFROMGEOJSON and ST_ASTEXT).
 import { QueryError } from '../planner/api.js';
-import { nodeToGeo, parseGeoJsonNode, parseWkbNode, parseWkt, toWkt } from '../functions/geography/io.js';
-import { checkLL, GeoError, normalize, type Geo } from '../functions/geography/model.js';
+import { parseStoredGeography, toWkt } from '../functions/geography/io.js';
+import { checkLL, GeoError, normalize } from '../functions/geography/model.js';
 import { ValueConversionError } from '../types/json-values.js';
-
-/** Text loads accept: GeoJSON, hex WKB, else WKT. */
-function parseGeographyText(s: string): Geo {
-  if (s.startsWith('{')) return nodeToGeo(parseGeoJsonNode(s), false, true);
-  if (/^([0-9a-fA-F]{2})+$/.test(s)) return nodeToGeo(parseWkbNode(Uint8Array.from(Buffer.from(s, 'hex'))), false);
-  return parseWkt(s);
-}
 
 const NUM = String.raw`([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)`;
 /** `POINT(x y)`, by far the most common text, without building a parse tree (~3x cheaper). */
@@ -28,7 +21,7 @@ export function canonicalGeographyText(text: string): string {
     const s = text.trim();
     const m = POINT.exec(s);
     if (m) return toWkt({ points: [checkLL(Number(m[1]), Number(m[2]))], lines: [], polys: [] });
-    return toWkt(normalize(parseGeographyText(s)));
+    return toWkt(normalize(parseStoredGeography(s)));
   } catch (e) {
     if (e instanceof GeoError || e instanceof QueryError) throw new ValueConversionError(`Invalid geography value: ${e.message}`);
     throw e;

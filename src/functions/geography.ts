@@ -8,7 +8,7 @@ import { vectorFromValues } from '../types/vector.js';
 import type { GroupsAccumulator } from './registry.js';
 import { asig, defineAggregate, defineScalar, named, opt, sig, sigf, type SigContext } from './signature.js';
 import { fail, rowKernel, valuesOf } from './vec.js';
-import { nodeToGeo, type Node, parseGeoJsonNode, parseKmlNode, parseWkbNode, parseWkt, parseWktNode, toGeoJson, toKml, toWkb, toWkt } from './geography/io.js';
+import { nodeToGeo, type Node, parseGeoJsonNode, parseKmlNode, parseStoredGeography, parseWkbNode, parseWktNode, toGeoJson, toKml, toWkb, toWkt } from './geography/io.js';
 import { areaMeters, centroid, contains, covers, distanceMeters, intersects, lengthMeters, perimeterMeters, touches } from './geography/measure.js';
 import { planarToGeodesic } from './geography/tessellate.js';
 import { assembleLines } from './geography/polylines.js';
@@ -19,13 +19,7 @@ import { extentOf, toBox, type Box, type Extent } from './geography/bounds.js';
 
 const geo = (g: Geo): Geography => geoValue(g, toWkt);
 /** Text stored in a GEOGRAPHY column (loaded or streamed) may be WKT, GeoJSON or hex WKB, as loads accept. */
-function parseStored(text: string): Geo {
-  const s = text.trim();
-  if (s.startsWith('{')) return nodeToGeo(parseGeoJsonNode(s), false, true);
-  if (/^([0-9a-fA-F]{2})+$/.test(s)) return nodeToGeo(parseWkbNode(Uint8Array.from(Buffer.from(s, 'hex'))), false);
-  return parseWkt(s);
-}
-const G = (v: Value): Geo => geoOf(v, parseStored);
+const G = (v: Value): Geo => geoOf(v, parseStoredGeography);
 
 /** The value of an optional argument bound to signature slot `slot`, or undefined. */
 function argAt(c: SigContext, v: readonly Value[], slot: number): Value | undefined {

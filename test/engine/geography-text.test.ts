@@ -24,6 +24,15 @@ describe('canonicalGeographyText', () => {
       ['MULTIPOINT(1 1, 2 2, 4 4, 5 2)', 'MULTIPOINT(1 1, 2 2, 5 2, 4 4)'],
       ['LINESTRING (0 0, 1.50 1)', 'LINESTRING(0 0, 1.5 1)'],
       ['POINT EMPTY', 'GEOMETRYCOLLECTION EMPTY'],
+      // Loaded and streamed WKT/WKB rings keep their orientation, interior on the left (geospatial-data.md, Polygon
+      // orientation): a clockwise square is the rest of the Earth, not flipped to the square.
+      ['POLYGON((0 0, 0 4, 4 4, 4 0, 0 0))', 'POLYGON((0 0, 0 4, 4 4, 4 0, 0 0))'],
+      ['POLYGON((0 0, 4 0, 4 4, 0 4, 0 0))', 'POLYGON((0 0, 4 0, 4 4, 0 4, 0 0))'],
+      // The same clockwise ring as hex WKB.
+      [
+        '010300000001000000050000000000000000000000000000000000000000000000000000000000000000001040000000000000104000000000000010400000000000001040000000000000000000000000000000000000000000000000',
+        'POLYGON((0 0, 0 4, 4 4, 4 0, 0 0))',
+      ],
     ];
     for (const [text, want] of cases) expect(canonicalGeographyText(text), text).toBe(want);
     for (const bad of ['POINT(1 2', 'POINT(1 95)', 'hello', '{"type": "Point"}']) {

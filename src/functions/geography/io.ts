@@ -152,6 +152,19 @@ export function parseWktNode(text: string): Node {
 
 export const parseWkt = (text: string, oriented = false): Geo => nodeToGeo(parseWktNode(text), oriented);
 
+/**
+ * GEOGRAPHY text as loads, streaming and storage hold it: GeoJSON (planar edges, orientation unambiguous), hex WKB,
+ * else WKT. WKT and WKB rings are read with the interior on their left (geospatial-data.md, Polygon orientation:
+ * loaded and streamed WKT/WKB follow the left-hand rule, the rule toWkt prints by), so a polygon larger than a
+ * hemisphere survives a load, a stored column and an export unflipped.
+ */
+export function parseStoredGeography(text: string): Geo {
+  const s = text.trim();
+  if (s.startsWith('{')) return nodeToGeo(parseGeoJsonNode(s), false, true);
+  if (/^([0-9a-fA-F]{2})+$/.test(s)) return nodeToGeo(parseWkbNode(Uint8Array.from(Buffer.from(s, 'hex'))), true);
+  return parseWkt(s, true);
+}
+
 /** Coordinates print with 15 significant digits (%.15g), hiding the noise of the S2 xyz round trip. */
 const num = (x: number): string => formatG(x, 15);
 const ptW = (p: LngLat): string => `${num(p[0])} ${num(p[1])}`;
@@ -193,7 +206,7 @@ export function parseGeoJsonNode(text: string): Node {
     geoFail('Invalid GeoJSON: the input is not valid JSON');
   }
   const pos = (x: unknown): LngLat => {
-    if (!Array.isArray(x) || x.length < 2 || x.length > 3 || !x.every((c) => typeof c === 'number')) geoFail('Invalid GeoJSON: a position must be an array of 2 numbers');
+    if (!Array.isArray(x) || x.length !== 2 || !x.every((c) => typeof c === 'number')) geoFail('Invalid GeoJSON: a position must be an array of 2 numbers');
     return checkLL((x as number[])[0]!, (x as number[])[1]!);
   };
   const arr = <X>(x: unknown, f: (y: unknown) => X): X[] => {

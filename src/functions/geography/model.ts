@@ -129,10 +129,22 @@ export function makeRing(vs: LngLat[], autoClose = false): Ring {
   }
   let d = dedupe(vs);
   if (d.length > 1) d = d.slice(0, -1);
-  const distinct = new Set(d.map((v) => `${s2p(v).x},${s2p(v).y},${s2p(v).z}`)).size;
+  const keys = d.map((v) => `${s2p(v).x},${s2p(v).y},${s2p(v).z}`);
+  const distinct = new Set(keys).size;
   if (distinct < 3) geoFail(`Invalid polygon loop: Polygon loop should have at least 3 unique vertices, but only had ${distinct}`);
   const pts = d.map(s2p);
   const n = pts.length;
+  // A vertex met twice (not consecutively: those were dropped) is S2's duplicate-vertex error, named by the two
+  // edges ending there (geospatial-data.md, Handling improperly formatted spatial data).
+  const seen = new Map<string, number>();
+  for (let j = 0; j < n; j++) {
+    const i = seen.get(keys[j]!);
+    if (i !== undefined) {
+      const [a, b] = [(i + n - 1) % n, j - 1].sort((x, y) => x - y);
+      geoFail(`Invalid polygon loop: Edge ${a} has duplicate vertex with edge ${b}`);
+    }
+    seen.set(keys[j]!, j);
+  }
   const edges = pts.map((p, i) => [p, pts[(i + 1) % n]!] as const);
   // Adjacent edges share a vertex and do not count.
   const hit = findCrossing(edges, null, (i, j) => j === i + 1 || (i === 0 && j === n - 1));
