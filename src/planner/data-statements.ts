@@ -29,6 +29,7 @@ import { Decimal, type Value } from '../types/values.js';
 import { concatVectors, constantVector, getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import { parseExpression } from '../../grammar/index.js';
+import { someNode } from '../../grammar/ast-walk.js';
 import { del } from './dml.js';
 import { withDefaults } from './column-defaults.js';
 import { encodeRows } from '../types/wire.js';
@@ -576,6 +577,13 @@ function externalConfiguration(format: string, uris: string[], opts: Map<string,
  */
 export async function createExternalTable(s: Session, st: A.CreateTableStmt, id: TableId, existing: boolean): Promise<QueryResult> {
   // Its clauses are checked by createTable (checkFormClauses).
+  // collation-concepts.md, Limitations: external tables don't support collation (an empty one is none; DEFAULT COLLATE
+  // is refused with the other clauses an external table lacks).
+  const collated = (n: { kind?: string }): boolean => {
+    const c = (n as { collate?: unknown }).collate;
+    return typeof c === 'string' && c !== '';
+  };
+  if (someNode([st.columns, st.withPartitionColumns], collated)) throw sqlError("External tables don't support collation", st.loc);
   const opts = await evalOptions(s, st.options, EXTERNAL_OPTIONS, 'CREATE EXTERNAL TABLE');
   const formatName = optString(opts, 'format');
   if (!formatName) throw sqlError('CREATE EXTERNAL TABLE requires the option format', st.loc);

@@ -6,7 +6,7 @@ import { hasRecursiveWith } from '../../grammar/recursive-with.js';
 import { asOfMicros } from '../analyzer/as-of.js';
 import { sessionTableName, tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
 import { policiesOf, refuseLastPolicyDrop, requireFullRowAccess } from '../analyzer/row-access.js';
-import { checkMvClustering, checkMvDefinition, checkMvOptions, checkMvPartitioning } from './mv-rules.js';
+import { checkMvClustering, checkMvCollatedSortKeys, checkMvDefinition, checkMvOptions, checkMvPartitioning } from './mv-rules.js';
 import { project } from '../analyzer/query.js';
 import type { Rel } from '../analyzer/resolved.js';
 import { checkResultArrays } from '../executor/result-check.js';
@@ -325,6 +325,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
     notIngestionTime(resource, st.partitionBy?.loc ?? st.loc);
     if (st.partitionBy) checkMvPartitioning(cat, q.plan, resource, names, st.partitionBy.loc);
     checkMvClustering(q.plan, names, st.clusterBy);
+    checkMvCollatedSortKeys(q.plan, st.loc);
     await checkMvOptions(s, st.options, false, false);
   }
   // The refresh settings tables.get shows (defaults, filled at creation: enabled, every 30 minutes); dbt compares them to its config.
