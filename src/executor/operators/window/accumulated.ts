@@ -15,7 +15,7 @@
 //   UNBOUNDED PRECEDING .. CURRENT ROW) that the running state does not
 //   handle (STRING_AGG, ARRAY_AGG, ANY_VALUE, NUMERIC SUM, ...): one accumulator
 //   fed row after row as the frame end advances, read once per frame end, as
-//   window.ts cumulativeAggregate does (DISTINCT is not allowed with ORDER BY).
+//   aggregates.ts cumulativeAggregate does (DISTINCT is not allowed with ORDER BY).
 import type { SortKey, SortRel, WindowCall } from '../../../analyzer/resolved.js';
 import { T } from '../../../types/types.js';
 import type { Value } from '../../../types/values.js';
@@ -26,7 +26,7 @@ import { evaluate } from '../../expr.js';
 import { GroupTable } from '../../hash.js';
 import { peersComparator } from '../../sort-keys.js';
 import { SpillFile } from '../../spill.js';
-import { percentileArg, percentilePick, percentileValue } from '../window.js';
+import { percentileArg, percentilePick, percentileValue } from './percentile.js';
 import { sortOp } from '../sort.js';
 
 type Layout = ReadonlyMap<number, number>;
@@ -105,7 +105,7 @@ export class Feed {
 }
 
 /**
- * Rows fed to an accumulator by group (window.ts aggregateCall: one group per
+ * Rows fed to an accumulator by group (aggregates.ts aggregateCall: one group per
  * partition, or one per row over its frame; sorted.ts Streamed: one per row),
  * at most BATCH_SIZE rows per update, with IGNORE NULLS and DISTINCT (each
  * group's first occurrences, in the order pushed).
@@ -209,7 +209,7 @@ export class WholePercentile {
 
   async add(b: Batch, layout: Layout, ctx: ExecContext): Promise<void> {
     if (b.length === 0) return;
-    // The percentile is a constant: taken from the first row (as window.ts constantArg does).
+    // The percentile is a constant: taken from the first row (as geometry.ts constantArg does).
     if (this.pct === null) this.pct = percentileArg(this.call, getValue(await evaluate(this.call.args[1]!, b, layout, ctx), 0));
     const v = await evaluate(this.call.args[0]!, b, layout, ctx);
     if (v.nulls === null) {
@@ -231,7 +231,7 @@ export class WholePercentile {
       const pick = this.pct === null ? null : percentilePick(call, call.name.toUpperCase() === 'PERCENTILE_CONT', this.pct, file.rows, this.nulls);
       let res: Value = null;
       if (pick !== null) {
-        // The picked positions of the values in ascending order (NaN first), ties in input order as window.ts's stable sort.
+        // The picked positions of the values in ascending order (NaN first), ties in input order as percentile.ts's stable sort.
         const id = -1;
         const type = call.args[0]!.type;
         const key: SortKey = { expr: { kind: 'column', type, columnId: id }, descending: false, nullsFirst: true };

@@ -7,7 +7,7 @@
 // sorted stream with a running state, holding back only the last peer group
 // of each batch (RANGE frames and RANK need a group's end). The running
 // state adds the same values in the same order as the in-memory pass
-// (window.ts nativeAggregate), so results are equal to the last bit; where
+// (aggregates.ts nativeAggregate), so results are equal to the last bit; where
 // that pass would hand a frame to the accumulator instead (an INT64 sum past
 // ±2^53, a FLOAT64 sum overflowing from finite values) the query is refused
 // as the memory guard refused it before. Rows come out in ORDER BY order.
@@ -43,7 +43,7 @@ import { Cumulative, Feed, isCumulative, isWhole, isWholeValue, RowsFeed, Whole,
 import { rowsBound } from './rows-bound.js';
 import { DecimalFrameSum, wordsOf } from './decimal-frame-sum.js';
 import { keyScale, NO_REACH, rangeBoundAt, rangeKeys, rangeOffset, rangeReach, reachOf, type RangeKeys, type RangeOffset } from './range-keys.js';
-import { exprKey } from '../window.js';
+import { exprKey } from './geometry.js';
 
 const NUMBERING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
 const RUNNING = new Set(['COUNT', '$COUNT_STAR', 'SUM', 'AVG', 'MIN', 'MAX']);
@@ -171,7 +171,7 @@ function nativelyFramed(c: WindowCall): boolean {
  * An aggregate Streamed computes with its accumulator over each frame
  * (STRING_AGG, ARRAY_AGG, COUNT(DISTINCT), STRING MIN, NUMERIC SUM, ... over
  * sliding frames): one group per row, fed the frame's rows in order as
- * window.ts aggregateCall does; from UNBOUNDED PRECEDING, one accumulator fed
+ * aggregates.ts aggregateCall does; from UNBOUNDED PRECEDING, one accumulator fed
  * as the frame end advances, as cumulativeAggregate. Not a FLOAT64 SUM / AVG
  * the in-memory pass adds natively (IGNORE NULLS, SAFE): the accumulator
  * might round otherwise.
@@ -197,7 +197,7 @@ function runsNatively(c: WindowCall): boolean {
   return at !== undefined && at === rt && ['INT64', 'FLOAT64', 'DATE', 'TIME', 'TIMESTAMP', 'DATETIME'].includes(at);
 }
 
-/** The call's ORDER BY (expressions by window.ts exprKey: what the in-memory window shares a sort over). */
+/** The call's ORDER BY (expressions by geometry.ts exprKey: what the in-memory window shares a sort over). */
 export function orderKey(c: WindowCall): string {
   return c.orderBy.map((k) => `${exprKey(k.expr)}:${k.descending}:${k.nullsFirst}:${k.collation ?? ''}`).join(',');
 }
@@ -812,7 +812,7 @@ class Streamed {
       for (let i = 0; i < n; i++) vals[i] = pick[i] === -1 ? getValue(def, from + i) : getValue(res, i);
       return vectorFromValues(call.column.type, vals);
     }
-    // Framed calls: each row's frame [s, e) in global positions, as window.ts frames() makes it over one partition.
+    // Framed calls: each row's frame [s, e) in global positions, as geometry.ts frames() makes it over one partition.
     const f = call.frame;
     const frameOf = (i: number): [number, number] => {
       const p = lo + from + i;
@@ -844,7 +844,7 @@ class Streamed {
 
   /**
    * A RANGE frame's offsets, from the first rows (constants), checked as
-   * window.ts frames() checks them; how far they reach behind and ahead of
+   * geometry.ts frames() checks them; how far they reach behind and ahead of
    * a row in key units (null: not at all).
    */
   async keyNeed(b: Batch, layout: ReadonlyMap<number, number>, ctx: ExecContext): Promise<{ behind: RangeOffset | null; ahead: RangeOffset | null }> {
@@ -866,7 +866,7 @@ class Streamed {
     return { behind: reach('preceding'), ahead: reach('following') };
   }
 
-  /** Row `from + i`'s RANGE bound in global positions, as window.ts rangeBound over the held rows (`gs`: its peer group start). */
+  /** Row `from + i`'s RANGE bound in global positions, as geometry.ts rangeBound over the held rows (`gs`: its peer group start). */
   private rangeBound(b: FrameBound, off: RangeOffset | null, st: Step, i: number, gs: number, isStart: boolean): number {
     const r = st.from + i;
     switch (b.type) {
@@ -882,7 +882,7 @@ class Streamed {
     return st.lo + rangeBoundAt(rk, b.type === 'preceding', off!, r, rk.a, rk.z, isStart);
   }
 
-  /** FIRST_VALUE / LAST_VALUE / NTH_VALUE, scanning each frame as window.ts computeCall does. */
+  /** FIRST_VALUE / LAST_VALUE / NTH_VALUE, scanning each frame as calls.ts computeCall does. */
   private valued(v: Vector, n: number, lo: number, frameOf: (i: number) => [number, number]): Vector {
     const ignore = this.call.ignoreNulls === true;
     const nulls = v.nulls;

@@ -2,7 +2,7 @@
 // (`ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING`, `RANGE BETWEEN 10
 // FOLLOWING AND UNBOUNDED FOLLOWING`) over the spilled sorted stream. In
 // memory, an order-free aggregate over them runs over the partition read
-// backwards, where they are cumulative frames (window.ts mirroredSuffix). The
+// backwards, where they are cumulative frames (aggregates.ts mirroredSuffix). The
 // stream does the same: such a call becomes its mirror (every ORDER BY key's
 // direction and NULL placement flipped, the frame UNBOUNDED PRECEDING .. the
 // start's mirror), and the sort puts ties in reverse input order (an ordinal
@@ -17,7 +17,7 @@ import type { ExecContext } from '../../context.js';
 import { isWhole, isWholeValue } from './accumulated.js';
 import { orderKey, sortedWindow, sortedWindowKeys, type Ties } from './sorted.js';
 
-/** Aggregates window.ts runs mirrored (ORDER_FREE there; COUNT(*) counts alike either way). */
+/** Aggregates aggregates.ts runs mirrored (ORDER_FREE there; COUNT(*) counts alike either way). */
 const ORDER_FREE = new Set(['COUNT', '$COUNT_STAR', 'COUNTIF', 'SUM', 'AVG', 'MIN', 'MAX', 'LOGICAL_AND', 'LOGICAL_OR', 'BIT_AND', 'BIT_OR', 'BIT_XOR']);
 
 /** Value functions run mirrored: the first row of the frame is the last of its mirror and the other way round. */
@@ -25,7 +25,7 @@ const MIRROR_VALUED: Readonly<Record<string, string>> = { FIRST_VALUE: 'LAST_VAL
 
 /**
  * A call over frames ending at UNBOUNDED FOLLOWING, short of the whole
- * partition: an aggregate window.ts runs mirrored, FIRST_VALUE / LAST_VALUE,
+ * partition: an aggregate aggregates.ts runs mirrored, FIRST_VALUE / LAST_VALUE,
  * or ANY_VALUE (the frame's first non-NULL value: LAST_VALUE IGNORE NULLS of
  * the mirror).
  */
