@@ -135,8 +135,11 @@ export function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefin
     const vname = v.alias ?? implicitValueName(v.expr, cval);
     for (const [ai, a] of aggExprs.entries()) {
       const aAlias = p.aggregates[ai]!.alias;
-      // `alias_value`, or the bare value when there is one unaliased aggregate; names may not start with a digit.
-      const raw = aAlias ? `${aAlias}_${vname}` : aggExprs.length === 1 ? vname : `_${vname}`;
+      // Two unaliased aggregates would name their columns alike: the reference refuses any unaliased one when there
+      // are several (resolver_query.cc, CreatePivotColumn; checked per value, so an IN-list error comes first).
+      if (!aAlias && aggExprs.length > 1) throw sqlError('PIVOT expression must specify an alias unless it is the only pivot expression in the PIVOT clause', p.aggregates[ai]!.expr.loc);
+      // `alias_value`, or the bare value for the only, unaliased aggregate; names may not start with a digit.
+      const raw = aAlias ? `${aAlias}_${vname}` : vname;
       const name = /^[0-9]/.test(raw) ? `_${raw}` : raw;
       const column = an.newColumn(name, a.column.type);
       calls.push({ ...a, column, filter: a.filter ? { kind: 'logical' as const, type: T.BOOL, op: 'and' as const, args: [a.filter, cond] } : cond });

@@ -30,7 +30,9 @@ function zoneAbbrev(zone: string, ts: bigint): string {
   if (off === 0) return 'UTC';
   const a = Math.abs(off);
   const mins = Math.floor(a / 60) % 60;
-  return `UTC${off < 0 ? '-' : '+'}${Math.floor(a / 3600)}${mins ? ':' + pad(mins, 2) : ''}`;
+  // Whole hours as format-elements.md shows (UTC-5); with minutes, hours and minutes in two digits each (UTC+0530),
+  // as the reference formats %Z (date_time_util.cc).
+  return `UTC${off < 0 ? '-' : '+'}${mins ? pad(Math.floor(a / 3600), 2) + pad(mins, 2) : Math.floor(a / 3600)}`;
 }
 function offsetString(off: number, colon: boolean): string {
   const sign = off < 0 ? '-' : '+';
