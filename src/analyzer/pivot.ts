@@ -2,7 +2,7 @@
 // of one projection per unpivoted column set.
 
 import type * as A from '../../grammar/ast.js';
-import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
+import { T, typeEquals, typeToSql, ungroupablePart, type SqlType } from '../types/types.js';
 import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { AggCollector, resolveExpr, type ExprCtx } from './expr.js';
@@ -91,6 +91,13 @@ export function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefin
     if (a.filter) note(a.filter);
   }
   const groupCols = (inner.starList ?? []).filter((c) => !used.has(c.id));
+  // The columns left over group the output, so each must be groupable (resolver_query.cc, ResolvePivotClause).
+  for (const c of groupCols) {
+    const bad = ungroupablePart(c.type);
+    // An anonymous column is named by its 1-based position, as the reference's ColumnAliasOrPosition does.
+    const name = c.name && !c.name.startsWith('$') ? c.name : String(inner.starList!.indexOf(c) + 1);
+    if (bad) throw sqlError(`Column ${name} of type ${typeToSql(bad)} cannot be used as an implicit grouping column of a PIVOT clause`, p.loc);
+  }
   const keyCols = groupCols.map((c) => an.newColumn(c.name, c.type));
   // A volatile aggregate argument (SUM(RAND())) is computed once per input row and
   // shared by every pivot column, as the reference does: project it below the aggregate.

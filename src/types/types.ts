@@ -151,16 +151,25 @@ export function isOrderable(t: SqlType): boolean {
 
 /** Types that support grouping equality (GROUP BY, DISTINCT, IS DISTINCT FROM). */
 export function isGroupable(t: SqlType): boolean {
+  return ungroupablePart(t) === undefined;
+}
+
+/** The part of `t` that makes it ungroupable (JSON inside a STRUCT gives JSON), as the reference names it; undefined when groupable. */
+export function ungroupablePart(t: SqlType): SqlType | undefined {
   switch (t.kind) {
     case 'JSON':
     case 'GEOGRAPHY':
-      return false;
+      return t;
     case 'ARRAY':
-      return isGroupable(t.element);
+      return ungroupablePart(t.element);
     case 'STRUCT':
-      return t.fields.every((f) => isGroupable(f.type));
+      for (const f of t.fields) {
+        const u = ungroupablePart(f.type);
+        if (u) return u;
+      }
+      return undefined;
     default:
-      return true;
+      return undefined;
   }
 }
 
