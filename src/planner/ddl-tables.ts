@@ -6,7 +6,9 @@ import { hasRecursiveWith } from '../../grammar/recursive-with.js';
 import { asOfMicros } from '../analyzer/as-of.js';
 import { sessionTableName, tableIdOf, tableNotFound, splitPath } from '../analyzer/names.js';
 import { policiesOf, refuseLastPolicyDrop, requireFullRowAccess } from '../analyzer/row-access.js';
-import { checkMvClustering, checkMvCollatedSortKeys, checkMvDefinition, checkMvOptions, checkMvPartitioning } from './mv-rules.js';
+import { checkIncrementalMv } from './mv-incremental.js';
+import { checkMvClustering, checkMvCollatedSortKeys, checkMvDefinition, checkMvOptions, checkMvPartitioning, refuseParameterizedTypes } from './mv-rules.js';
+import { findUdf } from '../analyzer/sql-udfs.js';
 import { project } from '../analyzer/query.js';
 import type { Rel } from '../analyzer/resolved.js';
 import { checkResultArrays } from '../executor/result-check.js';
@@ -265,6 +267,12 @@ function refuseNondeterministicMv(st: A.CreateViewStmt, resource: Record<string,
   if (hit) throw sqlError(`Materialized view query cannot use the non-deterministic function ${hit.name[0]!.toUpperCase()}; only a view with allow_non_incremental_definition = true may`, hit.loc);
 }
 
+/** The value of a materialized view's allow_non_incremental_definition option (false when absent). */
+async function nonIncrementalOption(s: Session, options: readonly A.OptionEntry[] | undefined): Promise<boolean> {
+  const o = options?.find((e) => e.name.toLowerCase() === 'allow_non_incremental_definition');
+  return o !== undefined && (await s.evalScalar(o.value)).value === true;
+}
+
 export async function createView(s: Session, st: A.CreateViewStmt): Promise<QueryResult> {
   // PARTITION BY and CLUSTER BY are a materialized view's clauses (data-definition-language: CREATE VIEW takes a
   // column list, OPTIONS and AS query).
@@ -272,6 +280,7 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   // query-syntax.md, CTE rules and constraints: WITH RECURSIVE isn't allowed in materialized views.
   if (st.materialized && hasRecursiveWith(st.query)) throw sqlError('WITH RECURSIVE is not allowed in a materialized view', st.loc);
   if (st.materialized) checkMvDefinition(st);
+  refuseParameterizedTypes(st);
   const id = targetId(s, st.name, st.loc);
   const cat = s.ctx.catalog;
   if (!cat.getDataset(id.projectId, id.datasetId)) throw tableNotFound(s.analyzer(), id);
@@ -285,10 +294,16 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   // Validate the body as the view will run: bare names against the view's own dataset, and no temporary table or
   // function of this script (the view outlives them; its query names only permanent objects).
   const saved = s.env;
+  const incremental = st.materialized && !(await nonIncrementalOption(s, st.options));
   const q = (() => {
     s.env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId }, tempTables: new Map(), tempFunctions: new Map(), ...(st.materialized ? { materializedViewQuery: true } : {}) };
     try {
-      return s.analyze(st.query);
+      const analyzed = s.analyze(st.query);
+      if (incremental) {
+        const an = s.analyzer();
+        checkIncrementalMv(st.query, analyzed.plan, (n) => findUdf(an, n.name) !== undefined, st.loc);
+      }
+      return analyzed;
     } finally {
       s.env = saved;
     }

@@ -18,13 +18,19 @@ export function checkMvDefinition(st: A.CreateViewStmt): void {
   // data-definition-language.md's CREATE MATERIALIZED VIEW has no column list, and materialized-views-intro.md's
   // Limitations: descriptions go on the materialized view, not on its columns.
   if (st.columns) throw sqlError('CREATE MATERIALIZED VIEW does not take a column list: the query names the columns, and a materialized view has no column descriptions', st.loc);
-  // materialized-views-intro.md, Limitations: no parameterized data types (STRING(n)) in a materialized view.
+}
+
+/**
+ * materialized-views-intro.md and views-intro.md, Limitations: neither kind of view defines parameterized data types
+ * (STRING(n)); they are for base table columns and script variables.
+ */
+export function refuseParameterizedTypes(st: A.CreateViewStmt): void {
   let typed: A.ScalarTypeNode | undefined;
   someNode(st.query, (n) => {
     if (n.kind === 'ScalarType' && (n as A.ScalarTypeNode).params.length > 0) typed = n as A.ScalarTypeNode;
     return typed !== undefined;
   });
-  if (typed) throw sqlError('Materialized views cannot define parameterized data types; parameterized types are for base table columns and script variables', typed.loc);
+  if (typed) throw sqlError(`${st.materialized ? 'Materialized views' : 'Views'} cannot define parameterized data types such as ${typed.name}(${typed.params.join(', ')}); parameterized types are for base table columns and script variables`, typed.loc);
 }
 
 /** The tables a plan reads (its scans, subquery plans included). */
