@@ -84,6 +84,11 @@ export function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.Function
   udf.params.forEach((p, i) => {
     let v = resolveExpr(an, n.args[i]!, ctx);
     refuseCollatedArgument(v.type, p.name, n.args[i]!.loc);
+    // user-defined-aggregates.md, Limitations: only literals, query parameters and script variables (all resolved to
+    // literals) are NOT AGGREGATE arguments; the reference analyzer's wording.
+    if (udf.aggregate && p.notAggregate && v.kind !== 'literal') {
+      throw sqlError(`${udf.params.length === 1 ? 'The argument' : `Argument ${i + 1}`} to ${n.name.join('.')} must be a literal or query parameter`, n.args[i]!.loc);
+    }
     if (p.type.kind !== 'AnyType') {
       const t = typeFromNode(p.type);
       if (!typeEquals(v.type, t) && !canCoerce(v.type, t, originOf(v))) {

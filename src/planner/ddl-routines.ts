@@ -30,6 +30,9 @@ function typeJson(t: SqlType): Record<string, unknown> {
   }
 }
 
+/** The system variables a SQL function's body may read (user-defined-functions.md, table-functions.md). */
+const FUNCTION_SYSTEM_VARIABLES = new Set(['session_id', 'location']);
+
 export async function createFunction(s: Session, st: A.CreateFunctionStmt): Promise<QueryResult> {
   const type = st.tableFunction ? 'CREATE_TABLE_FUNCTION' : 'CREATE_FUNCTION';
   if (st.language && !['js', 'javascript', 'sql', 'python'].includes(st.language.toLowerCase())) {
@@ -57,10 +60,22 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
   // lexical.md, Query parameters: they can't be used in the SQL body of CREATE FUNCTION (the function outlives the request).
   const param = external ? undefined : findNode(st.body ?? st.query, ['NamedParam', 'PositionalParam']);
   if (param) throw sqlError('Query parameters cannot be used in the body of a function', param.loc);
+  // user-defined-functions.md and table-functions.md, system variables: a SQL function's body may read @@session_id
+  // and @@location; no other system variable is supported there.
+  let sysvar: A.SystemVariable | undefined;
+  if (!external) {
+    someNode(st.body ?? st.query, (n) => {
+      const v = n as A.SystemVariable;
+      if (n.kind === 'SystemVariable' && !FUNCTION_SYSTEM_VARIABLES.has(v.parts.join('.').toLowerCase())) sysvar = v;
+      return sysvar !== undefined;
+    });
+  }
+  if (sysvar) throw sqlError(`System variable @@${sysvar.parts.join('.')} is not supported in the body of a function; only @@session_id and @@location are`, sysvar.loc);
   // query-syntax.md, CTE rules and constraints: WITH RECURSIVE isn't allowed in functions (SQL and table functions).
   if (!external && hasRecursiveWith(st)) throw sqlError('WITH RECURSIVE is not allowed in a function body', st.loc);
   if (!external && !st.remoteConnection && !st.tableFunction) checkOptionNames(st.options, SQL_FUNCTION_OPTIONS, 'CREATE FUNCTION');
   if (!external && !st.tableFunction && !st.aggregate && st.body) refuseAggregateBody(st);
+  if (!external && st.aggregate && st.body) refuseLooseAggregateParams(st);
   if (st.temp && splitPath(st.name).length > 1) throw sqlError(`CREATE TEMP FUNCTION requires an unqualified name, but got ${st.name.join('.')}`, st.loc);
   if (!st.temp) {
     // A persistent function's body sees no temporary function (it outlives them): such a call names no function.
@@ -165,6 +180,33 @@ function refuseAggregateBody(st: A.CreateFunctionStmt): void {
     for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
   };
   walk(st.body);
+}
+
+/**
+ * user-defined-aggregates.md, SQL UDAF parameters: inside the body an aggregate parameter appears only as an
+ * argument of an aggregate function call; a NOT AGGREGATE parameter may appear anywhere (the reference analyzer's
+ * wording, function_resolver.cc).
+ */
+function refuseLooseAggregateParams(st: A.CreateFunctionStmt): void {
+  const aggregateParams = new Set(st.params.filter((p) => !p.notAggregate).map((p) => p.name.toLowerCase()));
+  const walk = (n: unknown, inAggregate: boolean): void => {
+    if (Array.isArray(n)) return n.forEach((x) => walk(x, inAggregate));
+    if (!n || typeof n !== 'object') return;
+    const o = n as { kind?: string };
+    if (o.kind === 'Query') return; // a subquery's names are its own
+    if (o.kind === 'PathExpr' && !inAggregate) {
+      const p = n as A.PathExpr;
+      const name = p.parts[0]!.toLowerCase();
+      if (aggregateParams.has(name)) throw sqlError(`Function argument ${p.parts[0]} cannot be referenced outside aggregate function calls unless marked as NOT AGGREGATE`, p.loc);
+    }
+    let inner = inAggregate;
+    if (o.kind === 'FunctionCall') {
+      const f = n as A.FunctionCall;
+      if (!f.over && lookupFunction(f.name.join('.'))?.kind === 'aggregate') inner = true;
+    }
+    for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v, inner);
+  };
+  walk(st.body, false);
 }
 
 /** A routine's parameters have distinct names (case-insensitive), as ZetaSQL requires. */

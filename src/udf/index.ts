@@ -65,6 +65,12 @@ export function checkExternalFunction(udf: A.CreateFunctionStmt, params: readonl
       const bad = jsUnsupportedType(t);
       if (bad) throw new QueryError(`Type ${bad} is not supported in JavaScript UDF ${name}`, 'invalidQuery', 400);
     }
+    // user-defined-functions.md, Supported JavaScript UDF data types: JavaScript has no 64-bit integer, so INT64 is
+    // not an input type of a JavaScript UDF (FLOAT64 or STRING instead); it is a return type. A JavaScript UDAF
+    // takes INT64 as a BigInt (user-defined-aggregates.md, Permitted SQL type encodings).
+    if (!udf.aggregate && params.some((t) => t.kind === 'INT64')) {
+      throw new QueryError(`Type INT64 is not supported as an argument of JavaScript UDF ${name}; use FLOAT64 or STRING`, 'invalidQuery', 400);
+    }
     stringListOption(udf, 'library');
   } else {
     const entry = stringOption(udf, 'entry_point');

@@ -79,10 +79,10 @@ export class JsAggregate {
         // NOT AGGREGATE arguments are constants: taken from the first row once.
         let consts: unknown[] | null = null;
         if (!constsSent && n > 0) {
-          consts = constIdx.map((k) => toJs(this.params[k]!.type, getValue(args[k]!, 0)));
+          consts = constIdx.map((k) => toJs(this.params[k]!.type, getValue(args[k]!, 0), true));
           constsSent = true;
         }
-        const cols = aggIdx.map((k) => columnToJs(this.params[k]!.type, args[k]!, n));
+        const cols = aggIdx.map((k) => columnToJs(this.params[k]!.type, args[k]!, n, true));
         this.check(sandbox.call('update', id, cols, groups.slice(0, n), n, consts) as Answer | null);
       },
       finish: (numGroups: number) => {

@@ -80,8 +80,8 @@ const MAX_JOINED = 2 ** 28;
  * one Float64Array, STRING columns as one joined string, others value by
  * value (isolate-runtime.ts).
  */
-export function columnToJs(t: SqlType, v: Vector, n: number): unknown {
-  if ((t.kind === 'FLOAT64' || t.kind === 'INT64') && v.data instanceof Float64Array) return { f64: own(v.data, n), nulls: v.nulls && own(v.nulls, n) };
+export function columnToJs(t: SqlType, v: Vector, n: number, bigInts = false): unknown {
+  if ((t.kind === 'FLOAT64' || (t.kind === 'INT64' && !bigInts)) && v.data instanceof Float64Array) return { f64: own(v.data, n), nulls: v.nulls && own(v.nulls, n) };
   if (t.kind === 'STRING') {
     const parts = new Array<string>(n);
     const lens = new Int32Array(n);
@@ -97,7 +97,7 @@ export function columnToJs(t: SqlType, v: Vector, n: number): unknown {
     if (total <= MAX_JOINED) return { str: parts.join(''), lens, nulls };
   }
   const c = new Array<unknown>(n);
-  for (let i = 0; i < n; i++) c[i] = toJs(t, getValue(v, i));
+  for (let i = 0; i < n; i++) c[i] = toJs(t, getValue(v, i), bigInts);
   return c;
 }
 

@@ -50,11 +50,12 @@ function jsonToJs(n: JsonNode): unknown {
  * the body sees it, except TIMESTAMP, which crosses as BigInt microseconds and
  * becomes a Date with a `microsecond` field there (isolate-runtime.ts).
  */
-export function toJs(t: SqlType, v: Value): unknown {
+export function toJs(t: SqlType, v: Value, bigInts = false): unknown {
   if (v === null) return null;
   switch (t.kind) {
     case 'INT64':
-      return Number(v as bigint);
+      // A JavaScript UDAF takes INT64 as a BigInt (user-defined-aggregates.md, Permitted SQL type encodings).
+      return bigInts ? v : Number(v as bigint);
     case 'FLOAT64':
     case 'BOOL':
     case 'STRING':
@@ -77,11 +78,11 @@ export function toJs(t: SqlType, v: Value): unknown {
     case 'JSON':
       return jsonToJs((v as JsonValue).node);
     case 'ARRAY':
-      return (v as Value[]).map((x) => toJs(t.element, x));
+      return (v as Value[]).map((x) => toJs(t.element, x, bigInts));
     case 'STRUCT': {
       const o: Record<string, unknown> = {};
       const vals = v as Value[];
-      t.fields.forEach((f, i) => (o[f.name] = toJs(f.type, vals[i]!)));
+      t.fields.forEach((f, i) => (o[f.name] = toJs(f.type, vals[i]!, bigInts)));
       return o;
     }
     default:
