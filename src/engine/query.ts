@@ -163,6 +163,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       ...(a.maximumBytesBilled ? { maximumBytesBilled: a.maximumBytesBilled } : {}),
       hasDestination: !!a.destination?.tableId,
       ...(session ? { session } : {}),
+      ...(sessions ? { abortSession: (id: string) => sessions.endIn(id, a.projectId) } : {}),
       ...(a.externalTables?.length
         ? { externalTables: new Map(a.externalTables.map((tableId) => [tableId, { projectId: a.projectId, datasetId: EXTERNAL_TABLES_DATASET, tableId }])) }
         : {}),

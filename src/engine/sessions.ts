@@ -19,6 +19,8 @@ interface Session {
   readonly state: SessionState;
   busy: boolean;
   lastUsedMs: number;
+  /** BQ.ABORT_SESSION named it while it ran a query: it ends after that query. */
+  ending?: boolean;
 }
 
 export class Sessions {
@@ -55,7 +57,20 @@ export class Sessions {
     } finally {
       s.busy = false;
       s.lastUsedMs = Date.now();
+      if (s.ending) this.end(id);
     }
+  }
+
+  /**
+   * Ends session `id` of `projectId` for a query outside it (BQ.ABORT_SESSION with an id); false when there is no
+   * such session. One running a query now ends when that query is done.
+   */
+  endIn(id: string, projectId: string): boolean {
+    const s = this.byId.get(id);
+    if (!s || s.projectId !== projectId) return false;
+    if (s.busy) s.ending = true;
+    else this.end(id);
+    return true;
   }
 
   /** Ends a session: its open transaction rolls back, its temporary tables go. */

@@ -37,6 +37,8 @@ export interface QueryContext {
   readonly hasDestination?: boolean;
   /** A session's state its queries share (createSession / connectionProperties session_id); absent for a lone query. */
   readonly session?: SessionState;
+  /** Ends the session `id` of this project (CALL BQ.ABORT_SESSION('id')); false when there is none. */
+  readonly abortSession?: (id: string) => boolean;
   /** The job's location (engine/location.ts: read when the analysis has resolved it), named in not-found errors; US when absent. */
   readonly location?: { readonly value: string };
   /** The request's tableDefinitions, read into tables (spec §1.6.4): bare name -> table, resolved before the default dataset. */

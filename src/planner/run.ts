@@ -783,9 +783,16 @@ function calledProcedure(s: Session, st: A.CallStmt): ReturnType<typeof findProc
 
 async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Promise<void> {
   if (splitPath(st.name).join('.').toUpperCase() === 'BQ.ABORT_SESSION') {
-    // The system procedure that ends the session (its transaction rolls back, its temporary tables go).
-    if (!s.ctx.session) throw sqlError('BQ.ABORT_SESSION can only be called in a session', st.loc);
-    s.ctx.session.abort();
+    // The system procedure that ends the session (its transaction rolls back, its temporary tables go): the
+    // current one, or the one an id names, from in or out of any session (sessions.md, Terminate a session by ID).
+    if (st.args.length > 1) throw sqlError(`BQ.ABORT_SESSION takes at most one argument, the session id, but ${st.args.length} were given`, st.loc);
+    const arg = st.args[0] ? (await s.evalScalar(st.args[0] as A.Expr)).value : undefined;
+    if (st.args[0] && typeof arg !== 'string') throw sqlError('The argument of BQ.ABORT_SESSION must be a session id (a STRING)', st.args[0].loc);
+    const named = arg as string | undefined;
+    if (named === undefined || named === s.ctx.session?.id) {
+      if (!s.ctx.session) throw sqlError('BQ.ABORT_SESSION without a session id can only be called in a session', st.loc);
+      s.ctx.session.abort();
+    } else if (!s.ctx.abortSession?.(named)) throw new QueryError(`Session ${named} was not found or has expired`, 'notFound', 404);
     return;
   }
   const proc = calledProcedure(s, st);
