@@ -198,7 +198,7 @@ export function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr
   }
   // FLATTEN's argument is an array path (array elements field access).
   const { exprs, names } = resolveArgs(an, n.args, def.name === 'FLATTEN' ? { ...ctx, flatten: true } : ctx, def.name);
-  if (def.name === 'TO_JSON' && an.graphs && exprs[0] && isGraphElementType(exprs[0].type)) exprs[0] = graphElementJsonShape(exprs[0]);
+  if (def.name === 'TO_JSON' && exprs[0] && isGraphElementType(exprs[0].type)) exprs[0] = graphElementJsonShape(exprs[0]);
   return applyScalar(def, exprs, n.loc, { safe: n.safe, names });
 }
 

@@ -84,8 +84,6 @@ export class Analyzer {
    * threshold analysis rule it reads (analyzer/privacy.ts). Undefined elsewhere, where such a view is refused.
    */
   thresholdViews: ThresholdView[] | undefined;
-  /** A graph query was compiled (graph-query.ts): only then may a STRUCT be a graph element (graph-values.ts). */
-  graphs = false;
 
   constructor(readonly env: AnalyzerEnv) {}
 

@@ -789,6 +789,5 @@ function graphDef(an: Analyzer, gq: A.GraphQuery): GraphDef {
 
 /** A GQL query (GRAPH_TABLE's body, or a whole GRAPH query when `topLevel`) as an SQL query. */
 export function compileGraphQuery(an: Analyzer, gq: A.GraphQuery, topLevel: boolean): A.Query {
-  an.graphs = true;
   return new Compiler(an, graphDef(an, gq)).compile(gq, undefined, topLevel);
 }

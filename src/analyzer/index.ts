@@ -62,7 +62,7 @@ export function analyzeQuery(env: AnalyzerEnv, q: A.Query, an = new Analyzer(env
   let out: RelOut = resolveQuery(an, q, undefined);
   checkSampledOnce(an, out.rel);
   const valueTable = out.isValueTable;
-  for (const c of an.graphs ? out.rel.columns : []) {
+  for (const c of out.rel.columns) {
     const g = graphTypeIn(c.type);
     if (g) throw sqlError(`Returning expressions of type ${g} is not allowed`);
   }

@@ -4,7 +4,7 @@
 // regroup the results.
 import { T, arrayOf, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import { concatVectors, getValue, listRows, nestedVector, packedList, takeElements, takeVector, vectorFromValues, withNullRows, type Vector } from '../types/vector.js';
+import { concatVectors, getValue, listRows, nestedVector, packedList, takeElements, takeVector, vectorFromValues, type Vector } from '../types/vector.js';
 import { compareValues, sqlEquals, valueKey } from './compare.js';
 import type { ScalarKernel } from './registry.js';
 import { defineScalar, lambdaArg, opt, rep, sig, sigf } from './signature.js';

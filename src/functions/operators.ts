@@ -5,7 +5,7 @@ import { isEqualityComparable, isGroupable, isOrderable, typeToSql, T, type SqlT
 import { Decimal, Interval, JsonValue, type Value } from '../types/values.js';
 import { compareIntervals } from './interval-range-kernels.js';
 import { JsonText } from './json-core.js';
-import { getValue, listRows, takeElements, takeVector, vectorFromValues, withNullRows, type Int64Data, type Vector } from '../types/vector.js';
+import { getValue, listRows, takeElements, vectorFromValues, type Int64Data, type Vector } from '../types/vector.js';
 import { formatDate, MAX_DATE, MIN_DATE } from './civil.js';
 import { compareStrings, compareValues, groupEquals, sqlEquals } from './compare.js';
 import { formatErrNum } from './format-number.js';

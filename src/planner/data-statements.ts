@@ -19,14 +19,13 @@ import { destinationHasFiles, localPath, readSources, writeDestination, type Sou
 import { decodeRow } from '../io/rows.js';
 import { delimiterOf, type Parsed, type ReadOptions } from '../io/schema.js';
 import type { TableId, TableInfo } from '../storage/api.js';
-import type { Rel } from '../analyzer/resolved.js';
 import { convertJsonValue, formatTimestampRfc3339, ValueConversionError } from '../types/json-values.js';
 import { columnToRestField, restFieldToColumn, type Column, type RestField } from '../types/schema.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { castWithFormat } from '../functions/cast-format.js';
 import { civilToUtc, parseTimestampString } from '../functions/civil.js';
 import { Decimal, type Value } from '../types/values.js';
-import { concatVectors, constantVector, getValue, vectorFromValues, type Batch } from '../types/vector.js';
+import { constantVector, getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import { parseExpression } from '../../grammar/index.js';
 import { someNode } from '../../grammar/ast-walk.js';

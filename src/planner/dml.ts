@@ -19,7 +19,7 @@ import { canCoerce, Origin } from '../analyzer/types.js';
 import { sqlError } from '../analyzer/errors.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { ROW_POSITION, type TableInfo } from '../storage/api.js';
-import { partitionOfMs, truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
+import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import type { Column, RestField } from '../types/schema.js';
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';

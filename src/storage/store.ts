@@ -8,7 +8,6 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Column } from '../types/schema.js';
-import type { Batch } from '../types/vector.js';
 import type { TableKind } from './api.js';
 import { CatalogLog, type CatalogOp, type CatalogRecord, type TableEntry } from './catalog-log.js';
 import { DeletedTableLog, type DeletedTable } from './deleted-tables.js';

@@ -11,7 +11,6 @@
 import type { AggregateRel, Rel, ScanRel, SortRel } from '../../analyzer/resolved.js';
 import { ROW_POSITION, type ScanParts } from '../../storage/api.js';
 import type { ScanPart } from '../../storage/table-state.js';
-import { T } from '../../types/types.js';
 import type { Batch, Vector } from '../../types/vector.js';
 import { checkpoint, type ExecContext, type TopNSeed } from '../context.js';
 import { evaluateSync, layoutOf } from '../expr.js';

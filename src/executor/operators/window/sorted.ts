@@ -222,7 +222,6 @@ export async function* sortedWindow(
 ): AsyncGenerator<Batch> {
   sortedWindowCounters.windows++;
   const layout = layoutOf(rel.input.columns);
-  const types = rel.input.columns.map((c) => c.type);
   const states: CallState[] = rel.calls.map((c) => {
     if (isWhole(c)) return c.aggregate ? new Whole(c, ctx) : new WholePercentile(c);
     if (isWholeValue(c)) return new WholeValue(c);
