@@ -359,6 +359,10 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       return { insertErrorsJson: await writes.append(r.writeId, r.rowsJson, r.skipInvalidRows), sourceRows: 0 };
     }),
     CommitTableWrite: unary(async (r: { writeId: string }) => ({ writeId: r.writeId, rows: await writes.commit(r.writeId) })),
+    CopyRowAccessPolicies: unary(async (r: { sources: TableRef[]; destination: TableRef | null; writeDisposition: string; checkOnly: boolean }) => {
+      await writes.copyPolicies(r.sources.map((x) => ref(x)), ref(r.destination), r.writeDisposition, r.checkOnly);
+      return {};
+    }),
     AbortTableWrite: unary(async (r: { writeId: string }) => {
       await writes.abort(r.writeId);
       return { writeId: r.writeId, rows: 0 };

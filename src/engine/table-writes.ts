@@ -266,7 +266,7 @@ export class TableWrites {
     await w.queue.catch(() => undefined);
     try {
       await closeFile(w);
-      const policies = w.copiedPolicies && this.policiesAfterCopy(w, w.copiedPolicies);
+      const policies = w.copiedPolicies && this.policiesAfterCopy(w, w.write, w.copiedPolicies);
       await this.apply(w);
       if (policies) {
         const e = this.st.requireTable(w.p, w.d, w.t);
@@ -314,9 +314,9 @@ export class TableWrites {
    * they replace its own (a source without policies leaves it with none) unless the copy appends. A name taken
    * twice fails the copy as invalid input, before anything is written.
    */
-  private policiesAfterCopy(w: StagedWrite, copied: readonly Resource[]): Record<string, Resource> {
+  private policiesAfterCopy(w: { p: string; d: string; t: string }, write: string, copied: readonly Resource[]): Record<string, Resource> {
     const dest = this.st.getTable(w.p, w.d, w.t);
-    const out: Record<string, Resource> = w.write === 'WRITE_APPEND' && dest ? { ...dest.policies } : {};
+    const out: Record<string, Resource> = write === 'WRITE_APPEND' && dest ? { ...dest.policies } : {};
     const now = String(Date.now());
     for (const pol of copied) {
       const id = String((pol.rowAccessPolicyReference as { policyId?: string } | undefined)?.policyId ?? '');
@@ -324,6 +324,26 @@ export class TableWrites {
       out[id] = { ...pol, rowAccessPolicyReference: { projectId: w.p, datasetId: w.d, tableId: w.t, policyId: id }, creationTime: now, lastModifiedTime: now };
     }
     return out;
+  }
+
+  /**
+   * The policy rule of a copy whose rows are written otherwise (partition decorators: the gateway's DML), as
+   * appendFrom and commit apply it: every source needs the TRUE filter, and the destination takes the sources'
+   * policies (policiesAfterCopy). `checkOnly`: the checks alone, before the rows are written.
+   */
+  async copyPolicies(sources: readonly { projectId: string; datasetId: string; tableId: string }[], dest: { projectId: string; datasetId: string; tableId: string }, write: string, checkOnly: boolean): Promise<void> {
+    const copied: Resource[] = [];
+    for (const s of sources) {
+      const e = this.st.requireTable(s.projectId, s.datasetId, s.tableId);
+      const policies = Object.values(e.policies);
+      requireAllRowsOf(policies, s, SESSION_USER);
+      copied.push(...policies);
+    }
+    const at = { p: dest.projectId, d: dest.datasetId, t: dest.tableId };
+    const policies = this.policiesAfterCopy(at, (write || 'WRITE_EMPTY').toUpperCase(), copied);
+    if (checkOnly) return;
+    const e = this.st.requireTable(at.p, at.d, at.t);
+    await this.st.setTableEntry(at.p, at.d, at.t, { ...e, policies }, false);
   }
 
   /** Drops the write and its staged rows (once a call under way is done). */

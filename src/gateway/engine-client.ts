@@ -76,6 +76,7 @@ export interface BeginTableWriteRequest { table: TableRef; write_disposition: st
 export interface LoadFile {
   path: string; start: number; end: number; uri: string; format: string; options_json: string; fields_json: string; max_rows: number;
 }
+export interface CopyPoliciesRequest { sources: TableRef[]; destination: TableRef; write_disposition: string; check_only: boolean }
 export interface AppendTableWriteRequest { write_id: string; rows_json?: string; skip_invalid_rows?: boolean; source?: TableRef; file?: LoadFile }
 export interface AppendTableWriteReply {
   insert_errors_json: string; source_rows: number;
@@ -111,6 +112,7 @@ export interface EngineRpcs {
   AppendTableWrite: [AppendTableWriteRequest, AppendTableWriteReply];
   CommitTableWrite: [TableWriteRequest, TableWriteReply];
   AbortTableWrite: [TableWriteRequest, TableWriteReply];
+  CopyRowAccessPolicies: [CopyPoliciesRequest, Empty];
   ExecuteQuery: [QueryRequest, QueryReply];
 }
 export type EngineMethod = keyof EngineRpcs;

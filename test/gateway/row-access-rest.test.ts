@@ -1,5 +1,5 @@
-// Row-level security over the REST and Storage APIs (using-row-level-security-with-features.md): copy jobs need the
-// TRUE filter on the source and carry its policies; tabledata.list and the Storage Read API need the TRUE filter;
+// Row-level security over the REST and Storage APIs (using-row-level-security-with-features.md): copy jobs (partition
+// decorators too) need the TRUE filter on the source and carry its policies; tabledata.list and the Storage Read API need the TRUE filter;
 // an extract exports the rows the user may view. rowAccessPolicies.delete / batchDelete keep the table's last
 // policy unless `force` (their REST reference pages), as DROP ROW ACCESS POLICY does (managing-row-level-security.md).
 import * as grpc from '@grpc/grpc-js';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeAuth } from '../helpers/auth.js';
-import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { hasRealEngine, killEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 describe.skipIf(!hasRealEngine())('row access policies over REST', () => {
   let emu: Emulator;
@@ -88,6 +88,38 @@ describe.skipIf(!hasRealEngine())('row access policies over REST', () => {
     expect(truncated.status.errorResult).toBeUndefined();
     expect(await policyIds('guarded')).toEqual([]);
     expect(await count('guarded')).toBe('1');
+  });
+
+  // managing-partitioned-tables.md, Copy partitions: a copy with partition decorators (run as DML) takes the same rule.
+  it('a partition-decorator copy needs the TRUE filter, carries the policies and refuses a clash; they outlive a restart', async () => {
+    const rows = async (t: string): Promise<string[]> => (await query(`SELECT CONCAT(CAST(day AS STRING), ' ', region) FROM d.${t} ORDER BY 1`)).rows?.map((r: any) => r.f[0].v) ?? [];
+    await query('CREATE TABLE d.ps (day DATE, region STRING) PARTITION BY day');
+    await query("INSERT d.ps VALUES (DATE '2024-01-01', 'EU'), (DATE '2024-01-01', 'US'), (DATE '2024-01-02', 'US')");
+    await query('CREATE TABLE d.pd (day DATE, region STRING) PARTITION BY day');
+    await query("CREATE ROW ACCESS POLICY us ON d.ps GRANT TO ('allUsers') FILTER USING (region = 'US')");
+
+    // Without the TRUE filter the copy is refused (it used to copy only the US row), and nothing is written.
+    const refused = await copy('ps$20240101', 'pd', { writeDisposition: 'WRITE_TRUNCATE' });
+    expect(refused.status.errorResult.reason).toBe('accessDenied');
+    expect(refused.status.errorResult.message).toMatch(/TRUE filter/);
+    expect(await rows('pd')).toEqual([]);
+    expect(await policyIds('pd')).toEqual([]);
+
+    await query("CREATE ROW ACCESS POLICY everyone ON d.ps GRANT TO ('allUsers') FILTER USING (TRUE)");
+    const done = await copy('ps$20240101', 'pd$20240101', { writeDisposition: 'WRITE_TRUNCATE' });
+    expect(done.status.errorResult).toBeUndefined();
+    expect((await policyIds('pd')).sort()).toEqual(['everyone', 'us']);
+    expect(await rows('pd')).toEqual(['2024-01-01 EU', '2024-01-01 US']);
+
+    // WRITE_APPEND keeps the destination's policies and adds the source's: the same names twice is invalid input.
+    const clash = await copy('ps$20240102', 'pd$20240102', { writeDisposition: 'WRITE_APPEND' });
+    expect(clash.status.errorResult.reason).toBe('invalid');
+    expect(clash.status.errorResult.message).toMatch(/already exists/);
+    expect(await rows('pd')).toEqual(['2024-01-01 EU', '2024-01-01 US']);
+
+    await killEngine(emu, 'rr');
+    expect((await policyIds('pd')).sort()).toEqual(['everyone', 'us']);
+    expect(await rows('pd')).toEqual(['2024-01-01 EU', '2024-01-01 US']);
   });
 
   it('tabledata.list and the Storage Read API need the TRUE filter; an extract exports the visible rows', async () => {

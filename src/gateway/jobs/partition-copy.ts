@@ -136,6 +136,10 @@ export async function copyPartitions(ctx: GatewayContext, projectId: string, cfg
       throw e instanceof RestError && /Already Exists/.test(e.message) ? new RestError(409, 'duplicate', `Already Exists: Table ${name}`) : e;
     });
   }
+  // using-row-level-security-with-features.md, Copy jobs: as a whole-table copy, every source needs the TRUE filter
+  // (not a read its policies filter) and the destination takes their policies; checked before anything is written.
+  const policies = { sources: sources.map((s) => s.ref), destination: dest.ref, write_disposition: write };
+  await ctx.call('CopyRowAccessPolicies', { ...policies, check_only: true });
   const selects: string[] = [];
   for (const src of sources) {
     const srcTable = await tableOf(ctx, src.ref);
@@ -153,8 +157,13 @@ export async function copyPartitions(ctx: GatewayContext, projectId: string, cfg
     ...(write === 'WRITE_TRUNCATE' ? [`DELETE FROM ${q(dest.ref)} ${where}`] : []),
     `INSERT INTO ${q(dest.ref)} (${destIngestion ? '_PARTITIONTIME, ' : ''}${cols}) ${selects.join(' UNION ALL ')}`,
   ];
-  if (statements.length === 1) return run(ctx, projectId, statements[0]!);
+  if (statements.length === 1) {
+    const n = await run(ctx, projectId, statements[0]!);
+    await ctx.call('CopyRowAccessPolicies', { ...policies, check_only: false });
+    return n;
+  }
   await run(ctx, projectId, `BEGIN TRANSACTION;\n${statements.join(';\n')};\nCOMMIT TRANSACTION`);
+  await ctx.call('CopyRowAccessPolicies', { ...policies, check_only: false });
   // A script reports no DML count of its own: count what the partition now holds of the copy.
   const reply = await ctx.call('ExecuteQuery', {
     project_id: projectId, job_id: '', query: `SELECT COUNT(*) FROM ${q(dest.ref)} ${where}`, dry_run: false, write_disposition: '', create_disposition: '',
