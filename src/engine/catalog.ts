@@ -241,7 +241,8 @@ export class EngineCatalog implements QueryCatalog {
   listTables(projectId: string, datasetId: string): readonly TableInfo[] {
     const ds = this.st.getDataset(projectId, datasetId);
     if (!ds) return [];
-    return Object.keys(ds.tables)
+    return this.st
+      .liveTableIds(ds)
       .sort()
       .map((t) => this.info({ projectId, datasetId, tableId: t }, ds.tables[t]!));
   }

@@ -181,7 +181,7 @@ export function getTable(st: Storage, p: string, d: string, t: string): Resource
 
 export function listTables(st: Storage, p: string, d: string, pageToken: string, maxResults: number): Page<Resource> {
   const ds = st.requireDataset(p, d);
-  const ids = Object.keys(ds.tables).sort();
+  const ids = st.liveTableIds(ds).sort();
   const page = paginate(ids, pageToken, maxResults);
   return {
     ...page,
@@ -227,7 +227,9 @@ export async function updateTable(st: Storage, p: string, d: string, t: string, 
     etag: newEtag(),
   };
   await st.setTableEntry(p, d, t, { ...e, kind, resource: next }, columnsChanged);
-  return presentTable(st, p, d, t, st.requireTable(p, d, t));
+  // An expiration already passed deleted the table at once: the answer is the resource as it was set.
+  const after = st.getTable(p, d, t);
+  return after ? presentTable(st, p, d, t, after) : next;
 }
 
 export async function deleteTable(st: Storage, p: string, d: string, t: string): Promise<void> {

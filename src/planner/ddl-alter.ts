@@ -394,6 +394,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
           patch.timePartitioning = days === null ? rest : { ...rest, expirationMs: String(Math.round(Number(days) * 86_400_000)) };
         }
         await cat.patchTableResource(id, patch);
+        // An expiration time already passed deleted the table (managing-tables.md): nothing is left to alter.
+        if (!cat.getTable(id)) return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
         break;
       }
       case 'SetDefaultCollate': {

@@ -37,6 +37,18 @@ export interface CommitFile {
 
 export const UNDELETE_WINDOW_MS = 7 * 24 * 3600 * 1000;
 
+/**
+ * A table past its expirationTime is deleted, with its data, and can be restored as a dropped one
+ * (managing-tables.md, Update a table's expiration time). No lookup finds it from that instant; the catalog
+ * drops it (a dropped table's snapshot, for UNDROP / time travel) at the next change to its name.
+ */
+export function tableExpired(e: TableEntry, nowMs = Date.now()): boolean {
+  const x = e.resource.expirationTime;
+  if (x === undefined || x === null) return false;
+  const ms = Number(x);
+  return ms > 0 && ms <= nowMs;
+}
+
 export interface DatasetEntry {
   readonly projectId: string;
   readonly datasetId: string;
@@ -435,7 +447,7 @@ export class Storage {
   }
 
   isDatasetEmpty(e: DatasetEntry): boolean {
-    return Object.keys(e.tables).length === 0 && Object.keys(e.routines).length === 0 && Object.keys(e.models).length === 0 && Object.keys(e.propertyGraphs ?? {}).length === 0;
+    return this.liveTableIds(e).length === 0 && Object.keys(e.routines).length === 0 && Object.keys(e.models).length === 0 && Object.keys(e.propertyGraphs ?? {}).length === 0;
   }
 
   /** Moves the dataset (with its tables, rows and children) to a tombstone. */
@@ -498,14 +510,32 @@ export class Storage {
   // --- tables ----------------------------------------------------------------
 
   getTable(p: string, d: string, t: string): TableEntry | undefined {
-    return this.datasets.get(dsKey(p, d))?.tables[t];
+    const e = this.storedTable(p, d, t);
+    return e && !tableExpired(e) ? e : undefined;
   }
 
   requireTable(p: string, d: string, t: string): TableEntry {
     const ds = this.requireDataset(p, d);
     const e = ds.tables[t];
-    if (!e) throw notFound(`Table ${p}:${d}.${t}`);
+    if (!e || tableExpired(e)) throw notFound(`Table ${p}:${d}.${t}`);
     return e;
+  }
+
+  /** The tables of a dataset that have not expired, by id. */
+  liveTableIds(ds: DatasetEntry): string[] {
+    const now = Date.now();
+    return Object.keys(ds.tables).filter((t) => !tableExpired(ds.tables[t]!, now));
+  }
+
+  /** The catalog's entry for a name, expired or not (storage bookkeeping only). */
+  private storedTable(p: string, d: string, t: string): TableEntry | undefined {
+    return this.datasets.get(dsKey(p, d))?.tables[t];
+  }
+
+  /** Drops an expired table still in the catalog (the caller holds its name), as DROP TABLE would. */
+  private async dropIfExpired(p: string, d: string, t: string): Promise<void> {
+    const e = this.storedTable(p, d, t);
+    if (e && tableExpired(e)) await this.unlinkTable(p, d, t, e, null);
   }
 
   columnsOf(e: TableEntry): Column[] {
@@ -561,6 +591,7 @@ export class Storage {
   async publishTable(p: string, d: string, t: string, prepared: { entry: TableEntry; data: TableData | null }, replace: boolean): Promise<TableEntry> {
     return this.names.run(tKey(p, d, t), async () => {
       const ds = this.requireDataset(p, d);
+      await this.dropIfExpired(p, d, t);
       const old = ds.tables[t];
       if (old && !replace) throw alreadyExists(`Table ${p}:${d}.${t}`);
       if (!old) {
@@ -645,6 +676,8 @@ export class Storage {
       const old = this.requireTable(p, d, t);
       const next: TableEntry = old.storage !== undefined ? { ...entry, storage: old.storage } : entry;
       await this.commit([{ op: 'table', p, d, t, entry: next }]);
+      // An expiration time already passed deletes the table at once (managing-tables.md, the note under it).
+      if (tableExpired(next)) return this.dropIfExpired(p, d, t);
       if (columnsChanged && this.hasRows(next.kind)) await this.tableData(p, d, t).alter(this.storedColumnsOf(next));
     });
   }
@@ -737,7 +770,10 @@ export class Storage {
   tableData(p: string, d: string, t: string): TableData {
     const key = tKey(p, d, t);
     let td = this.data.get(key);
-    const e = this.requireTable(p, d, t);
+    // An expired table's rows are still opened when it is dropped (unlinkTable): no lookup reaches here for one otherwise.
+    this.requireDataset(p, d);
+    const e = this.storedTable(p, d, t);
+    if (!e) throw notFound(`Table ${p}:${d}.${t}`);
     if (!td) {
       td = this.newTableData(this.datasetDir(p, d), storageStem(t, e), this.storedColumnsOf(e));
       this.data.set(key, td);
@@ -853,6 +889,7 @@ export class Storage {
       this.names.run(second!, async () => {
         const e = this.requireTable(p, d, t);
         if (this.getTable(p, d, to)) throw alreadyExists(`Table ${p}:${d}.${to}`);
+        await this.dropIfExpired(p, d, to);
         const moved: TableEntry = { ...e, storage: storageStem(t, e), resource: { ...e.resource, id: `${p}:${d}.${to}`, tableReference: { projectId: p, datasetId: d, tableId: to } } };
         const td = this.hasRows(e.kind) ? this.tableData(p, d, t) : null;
         await this.commit(
