@@ -118,6 +118,15 @@ export interface AppendedRows {
   readonly end: number;
 }
 
+/** A row-level change's parts (TableData.changeParts). */
+interface ChangeParts {
+  readonly rows: readonly Batch[];
+  readonly addedRows: number;
+  readonly positions: Uint32Array;
+  readonly updated: number;
+  readonly forUpdate: readonly number[] | undefined;
+}
+
 export class TableData {
   private columns: readonly Column[];
   private sidecar: Sidecar = EMPTY_SIDECAR;
@@ -805,18 +814,13 @@ export class TableData {
   async change(base: TableState | null, deleted: readonly number[], added: readonly Batch[], kinds: ChangeKinds = {}): Promise<void> {
     await this.load();
     const from = base ?? this.state();
-    const rows = added.filter((b) => b.length > 0);
-    const addedRows = rows.reduce((n, b) => n + b.length, 0);
-    const positions = distinctSorted(deleted);
+    const parts = this.changeParts(from, deleted, added, kinds);
+    const { rows, addedRows, positions, updated, forUpdate } = parts;
     if (positions.length === 0 && addedRows === 0) return;
     if (addedRows >= BULK_ROWS || positions.length > WAL_DELETES_MAX) {
-      await this.commitChange(await this.prepareChange(from, deleted, rows, kinds));
+      await this.commitChange(await this.preparedChange(from, parts));
       return;
     }
-    if (positions.some((p) => p >= from.rows)) throw new Error(`row-level change of ${this.stem}: a position past the rows it read`);
-    const updated = Math.min(kinds.updated ?? 0, addedRows);
-    // Which deletions were an update's: kept only where CHANGES can ask (enable_change_history).
-    const forUpdate = this.changeHistory ? forUpdateRanges(positions, deleted, kinds.updatedDeletes ?? 0) : undefined;
     await this.changes.runExclusive(() =>
       this.gate.runShared(async () => {
         this.checkWritable();
@@ -870,13 +874,23 @@ export class TableData {
    */
   async prepareChange(base: TableState, deleted: readonly number[], added: readonly Batch[], kinds: ChangeKinds = {}): Promise<PreparedRows> {
     await this.load();
+    return this.preparedChange(base, this.changeParts(base, deleted, added, kinds));
+  }
+
+  /** A row-level change's parts, checked against `base`: its non-empty batches, its distinct positions, its kinds. */
+  private changeParts(base: TableState, deleted: readonly number[], added: readonly Batch[], kinds: ChangeKinds): ChangeParts {
     const rows = added.filter((b) => b.length > 0);
+    const addedRows = rows.reduce((n, b) => n + b.length, 0);
     const positions = distinctSorted(deleted);
     this.checkPositions(base, positions);
-    const updated = Math.min(kinds.updated ?? 0, rows.reduce((n, b) => n + b.length, 0));
+    const updated = Math.min(kinds.updated ?? 0, addedRows);
     // Which deletions were an update's: kept only where CHANGES can ask (enable_change_history).
     const forUpdate = this.changeHistory ? forUpdateRanges(positions, deleted, kinds.updatedDeletes ?? 0) : undefined;
-    return this.withDeletes(base, positions, await this.prepareUpdatedFirst(rows, updated), updated, forUpdate);
+    return { rows, addedRows, positions, updated, forUpdate };
+  }
+
+  private async preparedChange(base: TableState, c: ChangeParts): Promise<PreparedRows> {
+    return this.withDeletes(base, c.positions, await this.prepareUpdatedFirst(c.rows, c.updated), c.updated, c.forUpdate);
   }
 
   private checkPositions(base: TableState, positions: Uint32Array): void {
