@@ -117,11 +117,13 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
     case 'Subscript':
       return resolveSubscript(an, n, ctx);
     case 'NamedParam': {
+      if (an.env.params.mode === 'POSITIONAL') throw sqlError('Named parameters are not supported', n.loc);
       const p = an.env.params.named.get(n.name.toLowerCase());
       if (!p) throw sqlError(`Query parameter '${n.name}' not found`, n.loc);
       return literal(p.type, p.value, Origin.Param);
     }
     case 'PositionalParam': {
+      if (an.env.params.mode === 'NAMED') throw sqlError('Positional parameters are not supported', n.loc);
       const p = an.env.params.positional[n.index];
       if (!p) throw sqlError(`Query parameter number ${n.index + 1} is not defined`, n.loc);
       return literal(p.type, p.value, Origin.Param);

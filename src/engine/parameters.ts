@@ -6,6 +6,7 @@ import { convertJsonValue, ValueConversionError } from '../types/json-values.js'
 import { restFieldToColumn, timestampPrecisionError } from '../types/schema.js';
 import { arrayOf, rangeOf, structOf, T, type ScalarType, type SqlType } from '../types/types.js';
 import { RangeValue, type Value } from '../types/values.js';
+import { parseTimestampString } from '../functions/civil.js';
 
 interface RestParamType {
   type?: string;
@@ -83,12 +84,30 @@ function paramValue(type: SqlType, v: RestParamValue | null | undefined, where: 
         }
         return convertJsonValue(type, v.value);
       }
+      case 'TIMESTAMP':
+        return timestampParam(type, v.value);
       default:
         return convertJsonValue(type, v.value);
     }
   } catch (e) {
     if (e instanceof ValueConversionError) throw invalid(`Invalid value for query parameter ${where}: ${e.message}`);
     throw e;
+  }
+}
+
+/**
+ * A TIMESTAMP parameter is written `YYYY-MM-DD HH:MM:SS.DDDDDD time_zone`
+ * (parameterized-queries.md, "Use timestamps in parameterized queries"), the
+ * zone possibly a name (America/New_York) as in a timestamp literal, which
+ * the JSON row reading (offsets only) does not take.
+ */
+function timestampParam(type: SqlType, value: unknown): Value {
+  try {
+    return convertJsonValue(type, value);
+  } catch (e) {
+    const micros = e instanceof ValueConversionError && typeof value === 'string' ? parseTimestampString(value.trim(), 'UTC') : undefined;
+    if (micros === undefined) throw e;
+    return micros;
   }
 }
 
@@ -102,8 +121,8 @@ export function decodeParameters(json: string | undefined, mode: string | undefi
   } catch {
     throw invalid('Invalid JSON in queryParameters');
   }
-  if (!Array.isArray(list)) return { named, positional };
   const m = (mode ?? '').toUpperCase();
+  if (!Array.isArray(list)) return { named, positional };
   const byName = m === 'NAMED' || (m !== 'POSITIONAL' && list.some((p: RestParam) => isObject(p) && typeof p.name === 'string' && p.name !== ''));
   list.forEach((p: RestParam, i: number) => {
     if (!isObject(p)) throw invalid(`Invalid query parameter at position ${i + 1}: ${JSON.stringify(p)}`);
@@ -116,5 +135,7 @@ export function decodeParameters(json: string | undefined, mode: string | undefi
       named.set(p.name.toLowerCase(), tv);
     } else positional.push(tv);
   });
-  return { named, positional };
+  const given = m === 'NAMED' || m === 'POSITIONAL' ? m : undefined;
+  if (list.length === 0 && !given) return { named, positional };
+  return { named, positional, mode: byName ? 'NAMED' : 'POSITIONAL' };
 }

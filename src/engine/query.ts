@@ -206,6 +206,11 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
   reply.schemaJson = schemaJsonOf(columns);
   reply.totalRows = total;
   const dest = a.destination && a.destination.tableId ? a.destination : undefined;
+  // cached-results.md, "Ensuring use of the cache": CREATE_NEVER without a destination takes the result from the
+  // query cache or fails NOT_FOUND; the emulator keeps no query cache (every job reports cacheHit false).
+  if (!dest && result.statementType === 'SELECT' && (a.createDisposition ?? '').toUpperCase() === 'CREATE_NEVER') {
+    throw notFound('Query results are not in the query cache, and createDisposition CREATE_NEVER allows no new result table');
+  }
   if (dest) {
     await writeDestination(st, locate(catalog), loc, dest, columns.map((c) => ({ name: c.name, type: c.type, required: false })), result, a);
     reply.resultTable = dest;
@@ -263,14 +268,19 @@ async function writeDestination(st: Storage, catalog: EngineCatalog, loc: JobLoc
     await catalog.replaceRowsQueued(dest, withTableValues(tableValueRule(columns, undefined), result.batches), columns);
     return;
   }
-  if (write !== 'WRITE_APPEND' && st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);
+  // WRITE_TRUNCATE_DATA (Job.md, writeDisposition): the rows are replaced, the table's schema and constraints stay,
+  // so the result is matched to the table's columns as an append's is.
+  const truncateData = write === 'WRITE_TRUNCATE_DATA';
+  if (write !== 'WRITE_APPEND' && !truncateData && st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);
   const options = a.schemaUpdateOptions ?? [];
-  if (options.length && write !== 'WRITE_APPEND') {
+  if (options.length && write !== 'WRITE_APPEND' && !truncateData) {
     throw invalid('Schema update options should only be specified with WRITE_APPEND disposition, or with WRITE_TRUNCATE disposition on a table partition.');
   }
   const table = options.length ? await evolveDestination(st, dest, columns, options) : existing;
   const rule = tableValueRule(st.columnsOf(table), schemaFieldsOf(table.resource));
-  await catalog.appendRows(dest, withTableValues(rule, alignToTable(st.columnsOf(table), columns, result.batches, `${p}:${d}.${t}`)));
+  const rows = withTableValues(rule, alignToTable(st.columnsOf(table), columns, result.batches, `${p}:${d}.${t}`));
+  if (truncateData) await catalog.replaceRowsQueued(dest, rows);
+  else await catalog.appendRows(dest, rows);
 }
 
 /**

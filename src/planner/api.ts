@@ -14,6 +14,11 @@ export interface QueryParameters {
   /** Lower-cased names (parameter names are case-insensitive). */
   readonly named: ReadonlyMap<string, TypedValue>;
   readonly positional: readonly TypedValue[];
+  /**
+   * The request's parameter mode (parameterMode, else what its parameters are):
+   * a query uses named or positional parameters, never both (parameterized-queries.md).
+   */
+  readonly mode?: 'NAMED' | 'POSITIONAL';
 }
 
 export interface QueryContext {

@@ -9,6 +9,7 @@ import type { Column } from '../types/schema.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
 import { formatInterval } from '../types/json-values.js';
+import { labelError } from '../types/labels.js';
 import { QueryError } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
@@ -169,16 +170,9 @@ export async function optionsToResource(s: Session, opts: readonly A.OptionEntry
   return out;
 }
 
-/**
- * Label keys and values (labels page): at most 63 characters of lowercase letters, digits, underscores and dashes
- * (international characters allowed); a key is not empty and starts with a lowercase or international letter.
- */
-const LABEL_KEY = /^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$/u;
-const LABEL_VALUE = /^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$/u;
-
 function checkLabel(key: string, value: string, loc: A.Loc): void {
-  if (!LABEL_KEY.test(key)) throw sqlError(`Invalid label key "${key}": a key starts with a lowercase letter and holds at most 63 lowercase letters, digits, underscores and dashes`, loc);
-  if (!LABEL_VALUE.test(value)) throw sqlError(`Invalid label value "${value}" of key "${key}": a value holds at most 63 lowercase letters, digits, underscores and dashes`, loc);
+  const why = labelError(key, value);
+  if (why) throw sqlError(why, loc);
 }
 
 /** GoogleSQL names of the REST schema's legacy type names, for messages. */

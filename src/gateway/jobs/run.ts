@@ -21,6 +21,10 @@ export const QUERY_TIMEOUT_CAP_MS = 60_000;
 
 const CANCELLED: ErrorInfo = { code: 400, status: 'cancelled', reason: 'stopped', message: 'Job execution was cancelled: User requested cancellation' };
 
+function timedOutError(limitMs: number): ErrorInfo {
+  return { code: 400, status: 'invalid', reason: 'timeout', message: `Job execution was stopped: the job timed out after ${limitMs} ms (jobTimeoutMs)` };
+}
+
 function tableRefIn(v: unknown, projectId: string, what: string): TableRef | undefined {
   if (!isObj(v)) return undefined;
   const p = str(v['projectId']) || projectId;
@@ -69,6 +73,7 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
   const sql = str(cfg['query']);
   if (sql === undefined || sql.trim() === '') throw invalid('Required parameter is missing: query');
   const text = prepareQueryText(sql, boolish(cfg['useLegacySql']));
+  checkQueryOptions(cfg);
   let defaultDataset: TableRef | undefined;
   if (isObj(cfg['defaultDataset']) && str(cfg['defaultDataset']['datasetId'])) {
     const dd = cfg['defaultDataset'];
@@ -120,6 +125,35 @@ export function buildQueryRequest(ctx: GatewayContext, s: QueryShape): QueryRequ
   };
 }
 
+const WRITE_DISPOSITIONS = ['WRITE_TRUNCATE', 'WRITE_TRUNCATE_DATA', 'WRITE_APPEND', 'WRITE_EMPTY'];
+const CREATE_DISPOSITIONS = ['CREATE_IF_NEEDED', 'CREATE_NEVER'];
+const PRIORITIES = ['INTERACTIVE', 'BATCH'];
+
+/**
+ * The query configuration's own rules (Job.md, JobConfigurationQuery; parameterized-queries.md), checked before
+ * anything runs: the enum fields take their listed values; legacy SQL takes no query parameters, needs a
+ * destinationTable for allowLargeResults and allowLargeResults for flattenResults=false (GoogleSQL ignores both);
+ * a destination is partitioned by time or by range, not both.
+ */
+function checkQueryOptions(cfg: Json): void {
+  const oneOf = (field: string, allowed: readonly string[]): void => {
+    const v = cfg[field];
+    if (v === undefined || v === null) return;
+    const w = oneWord(v);
+    if (w === undefined || !allowed.includes(w.toUpperCase())) throw invalid(`Invalid value for ${field}: ${JSON.stringify(v)}; expected one of ${allowed.join(', ')}`);
+  };
+  oneOf('writeDisposition', WRITE_DISPOSITIONS);
+  oneOf('createDisposition', CREATE_DISPOSITIONS);
+  oneOf('priority', PRIORITIES);
+  if (boolish(cfg['useLegacySql']) === true) {
+    if (Array.isArray(cfg['queryParameters']) && cfg['queryParameters'].length) throw invalid('Query parameters are only supported in GoogleSQL: set useLegacySql to false');
+    const large = boolish(cfg['allowLargeResults']) === true;
+    if (large && !isObj(cfg['destinationTable'])) throw invalid('allowLargeResults requires a destinationTable');
+    if (boolish(cfg['flattenResults']) === false && !large) throw invalid('flattenResults=false requires allowLargeResults=true');
+  }
+  if (isObj(cfg['timePartitioning']) && isObj(cfg['rangePartitioning'])) throw invalid('Only one of timePartitioning and rangePartitioning can be specified');
+}
+
 /** The anonymous table the engine keeps a query's rows in (ANON_DATASET_PREFIX and the `anon<jobId>` name of src/engine/results.ts). */
 export function anonResultRef(projectId: string, jobId: string): TableRef {
   return { project_id: projectId, dataset_id: '_anon' + projectId.replace(/[^A-Za-z0-9_]/g, '_'), table_id: 'anon' + jobId.replace(/[^A-Za-z0-9_]/g, '_') };
@@ -147,6 +181,11 @@ export function startJob(ctx: GatewayContext, job: JobRecord, analyze = false): 
   let running!: () => void;
   const started = new Promise<void>((r) => (running = r));
   const call = { deadlineMs: 0, signal: job.abort.signal };
+  // jobTimeoutMs (Job.md JobConfiguration; jobs/query.md): past it the job is stopped, as a cancel would, with reason
+  // `timeout` (error-messages.md); a job that finishes first is not affected.
+  const limit = num(job.configuration['jobTimeoutMs']);
+  let timedOut = false;
+  const timer = limit !== undefined && limit > 0 ? setTimeout(() => ((timedOut = true), job.abort.abort()), limit) : undefined;
   job.done = prepare
     .then(async () => {
       if (analyze && !req.dry_run) {
@@ -184,12 +223,13 @@ export function startJob(ctx: GatewayContext, job: JobRecord, analyze = false): 
         });
       },
       (e: unknown) => {
-        if (job.abort.signal.aborted) job.error = CANCELLED;
+        if (job.abort.signal.aborted) job.error = timedOut ? timedOutError(limit!) : CANCELLED;
         else if (e instanceof RestError) job.error = e.toInfo();
         else job.error = { code: 500, status: 'internal', reason: 'internalError', message: String(e) };
       },
     )
     .finally(() => {
+      clearTimeout(timer);
       job.state = 'DONE';
       job.endMs = Date.now();
       // The registry keeps up to MAX_JOBS jobs: drop the request's bulky inputs

@@ -1,5 +1,7 @@
 // jobs.* and the queries endpoints (spec §4.5, §4.6).
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { labelError } from '../../types/labels.js';
 import type { Family, GatewayContext } from '../context.js';
 import { kind, timestampFormat } from '../context.js';
 import { envelope, invalid, jobNotFound, notImplemented, RestError } from '../errors.js';
@@ -80,6 +82,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     }
     const configuration = isObj(body['configuration']) ? { ...body['configuration'] } : undefined;
     if (!configuration) throw invalid('Required parameter is missing: configuration');
+    checkJobLabels(configuration['labels']);
     for (const other of ['load', 'copy', 'extract'] as const) {
       if (!isObj(configuration[other])) continue;
       const jobId = str(ref['jobId']) ? checkJobId(str(ref['jobId'])!) : newJobId();
@@ -164,6 +167,10 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
   app.delete<{ Params: JobParams; Querystring: Query }>(`${jobsBase}/:jobId/delete`, async (req, reply) => {
     const p = checkProjectId(req.params.projectId);
     const job = lookup(p, req.params.jobId, qStr(req.query, 'location'));
+    // managing-jobs.md, "Delete job metadata": only parent or top-level jobs are deleted; a child goes with its parent.
+    if (job.parentJobId !== undefined) {
+      throw invalid(`Job ${p}:${job.location}.${job.jobId} is a child job of ${job.parentJobId}; only parent or top-level jobs can be deleted.`);
+    }
     if (job.state !== 'DONE') {
       throw invalid(`Job ${p}:${job.location}.${job.jobId} is still running; cancel it before deleting its metadata.`);
     }
@@ -179,6 +186,9 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const p = checkProjectId(req.params.projectId);
     const body = bodyObject(req.body);
     const requestId = str(body['requestId']);
+    // jobs/query.md, requestId: case-sensitive, at most 36 ASCII characters.
+    if (requestId !== undefined && !/^[\x00-\x7f]{1,36}$/.test(requestId)) throw invalid(`Invalid requestId "${requestId}": at most 36 ASCII characters`);
+    checkJobLabels(body['labels']);
     const fmt = isObj(body['formatOptions']) ? body['formatOptions']['useInt64Timestamp'] : undefined;
     const outFmt = isObj(body['formatOptions']) ? body['formatOptions']['timestampOutputFormat'] : undefined;
     const ts = timestampFormat(family, fmt, outFmt);
@@ -188,14 +198,22 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     const timeout = timeoutOf(body['timeoutMs']);
     const dryRun = boolish(body['dryRun']) ?? false;
 
-    let job = requestId && !dryRun ? ctx.jobs.byRequestId(p, requestId) : undefined;
+    const location = str(body['location']) || '';
+    const cfgQuery: Json = {};
+    for (const k of ['query', 'useLegacySql', 'defaultDataset', 'queryParameters', 'parameterMode', 'tableDefinitions', 'connectionProperties', 'useQueryCache', 'createSession', 'maximumBytesBilled', 'continuous']) {
+      if (body[k] !== undefined && body[k] !== null) cfgQuery[k] = body[k];
+    }
+    // A request repeats an earlier one only with the same requestId and the same fields that shape the result
+    // (jobs/query.md, requestId 3): another query under a used requestId is a new request. Dry runs never repeat.
+    const requestKey = requestId && !dryRun ? `${requestId}\u0000${requestFingerprint(cfgQuery, location)}` : undefined;
+    let job = requestKey ? ctx.jobs.byRequestId(p, requestKey) : undefined;
     if (!job) {
-      const location = str(body['location']) || '';
-      const cfgQuery: Json = {};
-      for (const k of ['query', 'useLegacySql', 'defaultDataset', 'queryParameters', 'parameterMode', 'tableDefinitions', 'connectionProperties', 'useQueryCache', 'createSession', 'maximumBytesBilled', 'continuous']) {
-        if (body[k] !== undefined && body[k] !== null) cfgQuery[k] = body[k];
-      }
-      const configuration: Json = { query: cfgQuery, ...(dryRun ? { dryRun: true } : {}), ...(isObj(body['labels']) ? { labels: body['labels'] } : {}) };
+      const configuration: Json = {
+        query: cfgQuery,
+        ...(dryRun ? { dryRun: true } : {}),
+        ...(isObj(body['labels']) ? { labels: body['labels'] } : {}),
+        ...(num(body['jobTimeoutMs']) !== undefined ? { jobTimeoutMs: String(num(body['jobTimeoutMs'])) } : {}),
+      };
       job = newQueryJob(p, newJobId(), location, configuration, cfgQuery, {
         dryRun,
         maxResults: max,
@@ -205,7 +223,7 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
       });
       if (!dryRun) {
         ctx.jobs.add(job);
-        if (requestId) ctx.jobs.rememberRequestId(p, requestId, job);
+        if (requestKey) ctx.jobs.rememberRequestId(p, requestKey, job);
       }
       void startJob(ctx, job);
     }
@@ -247,6 +265,21 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
     releaseFirstPage(job);
     return sendRowsBody(reply, body);
   });
+}
+
+/** Job labels (jobs/query.md `labels`; JobConfiguration.labels): the label rule of datasets and tables. */
+function checkJobLabels(labels: unknown): void {
+  if (labels === undefined || labels === null) return;
+  if (!isObj(labels)) throw invalid('Invalid value for labels: expected a map of keys to values');
+  for (const [k, v] of Object.entries(labels)) {
+    const why = labelError(k, typeof v === 'string' ? v : String(v));
+    if (why) throw invalid(why);
+  }
+}
+
+/** What of a jobs.query request shapes its result, as a short key (the query text may be long). */
+function requestFingerprint(cfgQuery: Json, location: string): string {
+  return createHash('sha256').update(JSON.stringify([cfgQuery, location])).digest('base64url');
 }
 
 /**
