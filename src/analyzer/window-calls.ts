@@ -285,8 +285,12 @@ export function resolveWindowCall(an: Analyzer, n: A.FunctionCall, name: string,
     if (args.length === 0) throw sqlError(`Number of arguments does not match for function ${name}`, n.loc);
     type = args[0]!.type;
     if (name === 'PERCENTILE_CONT') {
-      type = args[0]!.type.kind === 'NUMERIC' || args[0]!.type.kind === 'BIGNUMERIC' ? args[0]!.type : T.FLOAT64;
-      args = args.map((a, i) => (i === 0 ? coerce(a, type) : coerce(a, a.type.kind === 'INT64' ? T.FLOAT64 : a.type)));
+      // navigation_functions.md, PERCENTILE_CONT's return type table: FLOAT64 if either argument is FLOAT64
+      // (an INT64 one, literal or not, is read as FLOAT64, as the reference implementation does), else BIGNUMERIC
+      // if either is, else NUMERIC; both arguments take that type.
+      const kinds = args.slice(0, 2).map((a) => (a.type.kind === 'NUMERIC' || a.type.kind === 'BIGNUMERIC' ? a.type.kind : 'FLOAT64'));
+      type = kinds.includes('FLOAT64') ? T.FLOAT64 : kinds.includes('BIGNUMERIC') ? T.BIGNUMERIC : T.NUMERIC;
+      args = args.map((a) => coerce(a, type));
     } else if ((name === 'LAG' || name === 'LEAD') && args.length === 3) {
       let reads = false;
       rewriteExpr(args[2]!, (x) => {
