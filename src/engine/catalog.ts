@@ -366,12 +366,17 @@ export class EngineCatalog implements QueryCatalog {
     await td.change(base ?? null, change.deleted, completedRows(this.st.storedColumnsOf(e), e.resource, change.added), change);
   }
 
-  async replaceRows(id: TableId, batches: NewRows, columns?: readonly Column[], opts: { readonly base?: TableState; readonly carried?: boolean } = {}): Promise<void> {
+  async replaceRows(id: TableId, batches: NewRows, columns?: readonly Column[], opts: { readonly base?: TableState; readonly carried?: boolean; readonly truncating?: boolean } = {}): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const e = this.st.requireTable(p, d, t);
+    // data-manipulation-language.md, Limitations: TRUNCATE, like UPDATE/DELETE/MERGE, may not remove rows streamed within 30 minutes.
+    const td = this.st.tableData(p, d, t);
+    if (opts.truncating && td.isLoaded && streamingBuffer.anyRecent(td, opts.base ?? td.state())) {
+      throw new CatalogError(400, 'invalid', 'invalidQuery', `TRUNCATE TABLE statement over table ${p}.${d}.${t} would affect rows in the streaming buffer, which is not supported`);
+    }
     const resource = columns ? { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } } : undefined;
     const stored = this.st.storedColumnsOf(resource ? { ...e, resource } : e);
-    await this.st.replaceRows(p, d, t, completedRows(stored, e.resource, batches), { resource, ...opts });
+    await this.st.replaceRows(p, d, t, completedRows(stored, e.resource, batches), { resource, base: opts.base, carried: opts.carried });
   }
 
   /**

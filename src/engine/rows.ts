@@ -213,9 +213,28 @@ function streamedPartition(entry: { resource: Record<string, unknown> }, name: s
   const unit = ingestionUnit(entry.resource);
   if (decorator === undefined) return unit ? partitionOfMs(now, unit) : undefined;
   if (!unit) throw invalid(`Streaming to a partition decorator is supported for ingestion-time partitioned tables only (emulator): ${name}$${decorator}`);
+  // write-api-rest.md, Ingestion-time partitioning: decorators on daily partitioned tables only, naming a day from
+  // 31 days back to 16 days ahead of the current UTC date (other partitions take a load or query job).
+  if (unit !== 'DAY') throw invalid(`Streaming to a partition decorator is only supported for daily partitioned tables: ${name}$${decorator}`);
   const at = decoratorPartition(decorator, unit);
   if (at === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${name}`);
+  const today = partitionOfMs(now, 'DAY');
+  if (at < today - 31n * DAY_MICROS || at > today + 16n * DAY_MICROS) {
+    throw invalid(`The partition $${decorator} of ${name} is outside the allowed bounds for streaming (31 days in the past to 16 days in the future); write it with a load or query job`);
+  }
   return at;
+}
+
+const DAY_MICROS = 86_400_000_000n;
+
+/** quotas.md, Streaming inserts: rows a request may carry, and the length of an insertId. */
+const MAX_REQUEST_ROWS = 50_000;
+const MAX_INSERT_ID = 128;
+
+/** write-api-rest.md, Template table details: the suffix's characters, and its length with the table's name. */
+function checkTemplateSuffix(table: string, suffix: string): void {
+  if (!/^[A-Za-z0-9_]+$/.test(suffix)) throw invalid(`Invalid template suffix "${suffix}": it may contain only letters, numbers and underscores`);
+  if (table.length + suffix.length > 1024) throw invalid(`Invalid template suffix: the table name and the suffix together exceed 1024 characters`);
 }
 
 export class RowService {
@@ -238,6 +257,7 @@ export class RowService {
     const decorator = dollar >= 0 ? a.tableId.slice(dollar + 1) : undefined;
     const base = this.st.requireTable(p, d, t);
     if (a.templateSuffix) {
+      checkTemplateSuffix(t, a.templateSuffix);
       // Template tables: rows go to `<table><suffix>`, created from the template's schema.
       const target = t + a.templateSuffix;
       if (!this.st.getTable(p, d, target)) {
@@ -308,7 +328,9 @@ export class RowService {
     if (entry.kind === 'VIEW') throw invalid(`Cannot insert into view ${p}:${d}.${t}`);
     const columns = this.st.columnsOf(entry);
     const stored = this.st.storedColumnsOf(entry);
-    const tableKey = `${p}\u0000${d}\u0000${t}`;
+    // Ids dedupe between uniform references only: a template insert's not against a direct one (write-api-rest.md,
+    // Template table details, Deduplication).
+    const tableKey = `${p}\u0000${d}\u0000${t}${a.templateSuffix ? '\u0000template' : ''}`;
     const now = Date.now();
     const partition = streamedPartition(entry, `${p}:${d}.${t}`, decorator, now);
     const recentIds = this.dedup.forTable(tableKey, now);
@@ -327,6 +349,9 @@ export class RowService {
     const defaults = a.streaming === true && schemaFieldsOf(entry.resource).some((f) => f.defaultValueExpression);
     const conv = convertRequestRows(rows, columns, recentIds, { build: rule !== undefined || defaults, latin1, rejectUnknown });
     const { n, newIds } = conv;
+    if (n > MAX_REQUEST_ROWS) throw invalid(`Too many rows present in the request, limit: ${MAX_REQUEST_ROWS} row count: ${n}.`);
+    const longId = newIds.find((id) => id.length > MAX_INSERT_ID);
+    if (longId !== undefined) throw invalid(`The insertId ${longId.slice(0, 16)}... is longer than ${MAX_INSERT_ID} characters`);
     let { errors, keep } = conv;
     let made: Batch | undefined;
     if (rule && keep.length > 0) {

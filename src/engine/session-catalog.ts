@@ -270,7 +270,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     await this.current().change(keyOf(id), change, (base) => this.cat.changeRows(id, change, base));
   }
 
-  async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], how: { readonly carried?: boolean } = {}): Promise<void> {
+  async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], how: { readonly carried?: boolean; readonly truncating?: boolean } = {}): Promise<void> {
     const info = this.getTable(id);
     batches = withTableValues(tableValueRule(columns ?? info?.columns ?? [], schemaFields(info?.resource)), batches);
     if (this.isTemp(id)) {

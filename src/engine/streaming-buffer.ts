@@ -94,6 +94,11 @@ export class StreamingBuffer {
     return entries.length === 0 ? '' : `${entries.length}:${entries[0]!.ms}:${entries[entries.length - 1]!.end}`;
   }
 
+  /** Whether any row of `state` was streamed within DML_RECENT_MS and is still buffered (TRUNCATE TABLE may not remove it). */
+  anyRecent(td: TableData, state: TableState, now = Date.now()): boolean {
+    return this.live(td, state, now).some((e) => e.ms > now - DML_RECENT_MS && e.start < state.rows);
+  }
+
   /** Whether any of `positions` (of `state`) was streamed within DML_RECENT_MS and is still buffered: row-level DML may not change it. */
   recentlyStreamed(td: TableData, state: TableState, positions: readonly number[], now = Date.now()): boolean {
     const recent = this.live(td, state, now).filter((e) => e.ms > now - DML_RECENT_MS);

@@ -574,7 +574,7 @@ export async function del(s: Session, st: A.DeleteStmt): Promise<QueryResult> {
 export async function truncate(s: Session, st: A.TruncateStmt): Promise<QueryResult> {
   const info = await mutationTarget(s, st.name, st.loc);
   const n = info.rowCount;
-  await s.ctx.catalog.replaceRows(info.id, []);
+  await s.ctx.catalog.replaceRows(info.id, [], undefined, { truncating: true });
   return result('TRUNCATE_TABLE', { numDmlAffectedRows: n });
 }
 

@@ -191,8 +191,9 @@ export interface QueryCatalog {
    * Replaces all rows atomically (TRUNCATE, WRITE_TRUNCATE, schema rewrites).
    * `how.carried`: the rows are the table's own, rewritten (ALTER TABLE's
    * column changes): neither deleted nor inserted for APPENDS and CHANGES.
+   * `how.truncating`: TRUNCATE TABLE, refused while recently streamed rows are buffered.
    */
-  replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], how?: { readonly carried?: boolean }): Promise<void>;
+  replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], how?: { readonly carried?: boolean; readonly truncating?: boolean }): Promise<void>;
   /** Changes the schema (ALTER TABLE), keeping rows; new columns read as NULL. */
   alterColumns(id: TableId, columns: readonly Column[]): Promise<void>;
   /** Updates REST-only metadata fields (OPTIONS, descriptions). */

@@ -12,6 +12,8 @@ import { fakeAuth } from '../helpers/auth.js';
 
 const SCHEMA = [{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'STRING' }];
 const today = (): string => new Date().toISOString().slice(0, 10);
+/** Three days before today (UTC): a streamed partition decorator names a day from 31 days back to 16 ahead (write-api-rest.md). */
+const recentDay = (): string => new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
 
 describe('ingestion-time partitioned tables through the Node client', () => {
   let buffered: Emulator;
@@ -41,10 +43,11 @@ describe('ingestion-time partitioned tables through the Node client', () => {
       const [t] = await ds.createTable('events', { schema: SCHEMA, timePartitioning: { type: 'DAY' } });
       await t.insert([{ id: 1, name: 'a' }]);
       // A decorator names the partition (table$YYYYMMDD), as bq and the clients send it.
-      await ds.table('events$20240105').insert([{ id: 2, name: 'b' }]);
+      // write-api-rest.md, Ingestion-time partitioning: within 31 days back (it was $20240105, now out of bounds).
+      await ds.table(`events$${recentDay().replace(/-/g, '')}`).insert([{ id: 2, name: 'b' }]);
       const rows = await rowsOf(bq, 'SELECT id, CAST(_PARTITIONDATE AS STRING) AS d, _PARTITIONTIME IS NULL AS buffered FROM it.events ORDER BY id');
       if (i === 0) expect(rows).toEqual([{ id: 1, d: null, buffered: true }, { id: 2, d: null, buffered: true }]);
-      else expect(rows).toEqual([{ id: 1, d: today(), buffered: false }, { id: 2, d: '2024-01-05', buffered: false }]);
+      else expect(rows).toEqual([{ id: 1, d: today(), buffered: false }, { id: 2, d: recentDay(), buffered: false }]);
       const [meta] = await t.getMetadata();
       expect(meta.schema.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'name']);
       expect(meta.timePartitioning).toEqual({ type: 'DAY' });

@@ -14,6 +14,7 @@ import { invalid, notFound } from '../../storage/errors.js';
 import type { Storage } from '../../storage/store.js';
 import type { TableState } from '../../storage/table-state.js';
 import type { Column } from '../../types/schema.js';
+import type { SqlType } from '../../types/types.js';
 import { readsPast, rowsAsOf } from '../catalog.js';
 import { liveRows, readState, scanState } from '../../storage/table-state.js';
 import { ResultStore } from '../results.js';
@@ -56,6 +57,22 @@ interface Timestamp {
 
 interface SerializationOptions {
   picosTimestampPrecision?: string;
+  enableDisplayNameAttribute?: boolean;
+}
+
+/** Names Avro takes: letters, digits and underscores, not starting with a digit. */
+const AVRO_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The first column or STRUCT field name (at any depth) Avro cannot take, if any. */
+function nonAvroName(columns: readonly { readonly name: string; readonly type: SqlType }[]): string | undefined {
+  const inType = (t: SqlType): string | undefined =>
+    t.kind === 'ARRAY' ? inType(t.element) : t.kind === 'STRUCT' ? nonAvroName(t.fields.filter((f: { name?: string }) => f.name).map((f: { name?: string; type: SqlType }) => ({ name: f.name!, type: f.type }))) : undefined;
+  for (const c of columns) {
+    if (!AVRO_NAME.test(c.name)) return c.name;
+    const inner = inType(c.type);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
 }
 
 /** TIMESTAMP_PRECISION_NANOS / _PICOS of the format's options; anything else (UNSPECIFIED) is microseconds. */
@@ -78,6 +95,7 @@ interface CreateReadSessionRequest {
     tableModifiers: { snapshotTime: Timestamp | null } | null;
   } | null;
   maxStreamCount: number;
+  preferredMinStreamCount?: number;
 }
 
 interface ReadRowsRequest {
@@ -190,6 +208,13 @@ export class StorageReadService {
     const format: DataFormat = rs.dataFormat === 'AVRO' ? 'AVRO' : rs.dataFormat === 'ARROW' ? 'ARROW' : (() => {
       throw invalid('data_format must be AVRO or ARROW');
     })();
+    // rpc reference, CreateReadSessionRequest: max_stream_count non-negative and not below preferred_min_stream_count.
+    const minStreams = req.preferredMinStreamCount ?? 0;
+    if (req.maxStreamCount < 0) throw invalid(`max_stream_count must be non-negative, got ${req.maxStreamCount}`);
+    if (minStreams < 0) throw invalid(`preferred_min_stream_count must be non-negative, got ${minStreams}`);
+    if (req.maxStreamCount > 0 && minStreams > req.maxStreamCount) {
+      throw invalid(`max_stream_count (${req.maxStreamCount}) must be greater than or equal to preferred_min_stream_count (${minStreams})`);
+    }
     const snap = rs.tableModifiers?.snapshotTime;
     const asOfMs = snap ? snap.seconds * 1000 + Math.floor(snap.nanos / 1e6) : undefined;
     const fields = rs.readOptions?.selectedFields ?? [];
@@ -197,6 +222,13 @@ export class StorageReadService {
     const result = ResultStore.isAnonDataset(d) ? await this.resultSource(p, d, t, restriction) : undefined;
     const { columns, rowCount, rowsFor, release } = result ? selectFields(result, fields) : await this.tableSource(p, d, t, asOfMs, restriction, fields);
 
+    // rpc reference, AvroSerializationOptions: a name Avro cannot take fails an Avro session (the display-name option,
+    // which would rename it, is not modeled: with it the name is kept as it is).
+    const badName = format === 'AVRO' && !rs.readOptions?.avroSerializationOptions?.enableDisplayNameAttribute ? nonAvroName(columns) : undefined;
+    if (badName !== undefined) {
+      release?.();
+      throw invalid(`The field name "${badName}" is not a valid Avro name: Avro field names may contain only letters, numbers and underscores, and may not start with a number`);
+    }
     const now = Date.now();
     this.sweep(now);
     const name = `projects/${parent[1]}/locations/us/sessions/${randomBytes(12).toString('base64url')}`;

@@ -65,9 +65,38 @@ type Interpretation = 'NULL_VALUE' | 'DEFAULT_VALUE';
 const TABLE_PATH = /^projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+)$/;
 const STREAM_PATH = /^(projects\/([^/]+)\/datasets\/([^/]+)\/tables\/([^/]+))\/streams\/([^/]+)$/;
 
-/** gRPC error with the code and message the write clients look at. */
-function grpcError(code: grpc.status, message: string): grpc.ServiceError {
-  return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() }) as grpc.ServiceError;
+/** The service's StorageErrorCode values (rpc reference, StorageError.StorageErrorCode). */
+const STORAGE_CODES = {
+  TABLE_NOT_FOUND: 1, STREAM_ALREADY_COMMITTED: 2, STREAM_NOT_FOUND: 3, INVALID_STREAM_TYPE: 4, INVALID_STREAM_STATE: 5,
+  STREAM_FINALIZED: 6, SCHEMA_MISMATCH_EXTRA_FIELDS: 7, OFFSET_ALREADY_EXISTS: 8, OFFSET_OUT_OF_RANGE: 9,
+} as const;
+type StorageCode = keyof typeof STORAGE_CODES;
+const STORAGE_ERROR_TYPE = 'type.googleapis.com/google.cloud.bigquery.storage.v1.StorageError';
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
+  out.push(n);
+  return Buffer.from(out);
+}
+
+/** A StorageError message's bytes (code = 1, entity = 2, error_message = 3), as the write clients decode it. */
+function storageErrorBytes(code: StorageCode, entity: string, message: string): Buffer {
+  const text = (tag: number, s: string): Buffer => {
+    const b = Buffer.from(s, 'utf8');
+    return Buffer.concat([Buffer.from([tag]), varint(b.length), b]);
+  };
+  return Buffer.concat([Buffer.from([0x08]), varint(STORAGE_CODES[code]), text(0x12, entity), text(0x1a, message)]);
+}
+
+/**
+ * gRPC error with the code and message the write clients look at; `storage`: the StorageError the service attaches
+ * (in the trailer the client libraries read it from: managedwriter's parseStorageErrors).
+ */
+function grpcError(code: grpc.status, message: string, storage?: { code: StorageCode; entity: string }): grpc.ServiceError {
+  const metadata = new grpc.Metadata();
+  if (storage) metadata.add('google.cloud.bigquery.storage.v1.storageerror-bin', storageErrorBytes(storage.code, storage.entity, message));
+  return Object.assign(new Error(message), { code, details: message, metadata }) as grpc.ServiceError;
 }
 
 function ts(ms: number): Timestamp {
@@ -127,7 +156,8 @@ export class StorageWriteService {
   }
 
   private tableOf(p: string, d: string, t: string): void {
-    if (!this.storage.getTable(p, d, t)) throw grpcError(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: projects/${p}/datasets/${d}/tables/${t}`);
+    const entity = `projects/${p}/datasets/${d}/tables/${t}`;
+    if (!this.storage.getTable(p, d, t)) throw grpcError(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: ${entity}`, { code: 'TABLE_NOT_FOUND', entity });
   }
 
   private async create(parent: string, type: string): Promise<unknown> {
@@ -152,9 +182,11 @@ export class StorageWriteService {
     if (m && m[5] === '_default') {
       const [, , p, d, t] = m as unknown as [string, string, string, string, string];
       this.tableOf(p, d, t);
-      return { name, type: 'COMMITTED', table: { p, d, t }, created: Date.now(), committed: null, finalized: false, rowCount: 0, held: [], flushed: 0 };
+      // rpc reference, WriteStream.create_time: the _default stream's is the table's creation time.
+      const created = Number(this.storage.getTable(p, d, t)?.resource.creationTime ?? Date.now());
+      return { name, type: 'COMMITTED', table: { p, d, t }, created, committed: null, finalized: false, rowCount: 0, held: [], flushed: 0 };
     }
-    throw grpcError(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: ${name}`);
+    throw grpcError(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: ${name}`, { code: 'STREAM_NOT_FOUND', entity: name });
   }
 
   private describe(s: WriteStreamState, full: boolean): unknown {
@@ -164,7 +196,8 @@ export class StorageWriteService {
       name: s.name,
       type: s.type,
       createTime: ts(s.created),
-      commitTime: s.committed !== null ? ts(s.committed) : null,
+      // rpc reference, WriteStream.commit_time: a COMMITTED stream's is its create_time; a PENDING one's unset until committed.
+      commitTime: s.type === 'COMMITTED' ? ts(s.created) : s.committed !== null ? ts(s.committed) : null,
       tableSchema: full && entry ? { fields: schemaFieldsOf(entry.resource as Resource).map(tableFieldSchema) } : null,
       writeMode: 'INSERT',
       location: 'US',
@@ -223,21 +256,29 @@ export class StorageWriteService {
   }
 
   private async appendOne(streamName: string, schema: MessageDescriptor | null, req: AppendRowsRequest, interpretation: Interpretation): Promise<unknown> {
-    const status = (code: grpc.status, message: string) => ({ error: { code, message, details: [] }, writeStream: streamName });
+    const status = (code: grpc.status, message: string, storage?: StorageCode) => ({
+      error: { code, message, details: storage ? [{ type_url: STORAGE_ERROR_TYPE, value: storageErrorBytes(storage, streamName, message) }] : [] },
+      writeStream: streamName,
+    });
     if (!streamName) return status(grpc.status.INVALID_ARGUMENT, 'write_stream must be set in the first request of a connection');
     const s = this.stream(streamName);
     if (req.arrowRows) return status(grpc.status.UNIMPLEMENTED, 'arrow_rows appends are not supported by this emulator; send proto_rows');
     if (!schema) return status(grpc.status.INVALID_ARGUMENT, 'writer_schema must be set in the first request of a connection');
-    if (s.finalized) return status(grpc.status.INVALID_ARGUMENT, `Stream is finalized: ${streamName}`);
-    if (s.committed !== null && s.type !== 'COMMITTED') return status(grpc.status.INVALID_ARGUMENT, `Stream is already committed: ${streamName}`);
+    // write-api-batch.md, step 3: an append after FinalizeWriteStream is STREAM_FINALIZED.
+    if (s.finalized) return status(grpc.status.INVALID_ARGUMENT, `Stream is finalized: ${streamName}`, 'STREAM_FINALIZED');
+    if (s.committed !== null && s.type !== 'COMMITTED') return status(grpc.status.INVALID_ARGUMENT, `Stream is already committed: ${streamName}`, 'STREAM_ALREADY_COMMITTED');
     const isDefault = streamName.endsWith('/streams/_default');
-    if (!this.storage.getTable(s.table.p, s.table.d, s.table.t)) return status(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: projects/${s.table.p}/datasets/${s.table.d}/tables/${s.table.t}`);
+    if (!this.storage.getTable(s.table.p, s.table.d, s.table.t)) return status(grpc.status.NOT_FOUND, `Requested entity was not found. Entity: projects/${s.table.p}/datasets/${s.table.d}/tables/${s.table.t}`, 'TABLE_NOT_FOUND');
     const td = await this.settle(s);
+    // write-api-best-practices.md, Handle schema updates: a writer schema field the table lacks refuses the request.
+    const columns = new Set(td.schema.map((c) => c.name.toLowerCase()));
+    const extra = schema.field.filter((f) => !columns.has(f.name.toLowerCase())).map((f) => f.name);
+    if (extra.length > 0) return status(grpc.status.INVALID_ARGUMENT, `Input schema has more fields than BigQuery schema, extra fields: '${extra.join(',')}'`, 'SCHEMA_MISMATCH_EXTRA_FIELDS');
     const offset = req.offset ? req.offset.value : null;
     if (offset !== null) {
       if (isDefault) return status(grpc.status.INVALID_ARGUMENT, 'The offset is not supported on the default stream');
-      if (offset < s.rowCount) return status(grpc.status.ALREADY_EXISTS, `The offset is within stream, expected offset ${s.rowCount}, received ${offset}`);
-      if (offset > s.rowCount) return status(grpc.status.OUT_OF_RANGE, `The offset is beyond stream, expected offset ${s.rowCount}, received ${offset}`);
+      if (offset < s.rowCount) return status(grpc.status.ALREADY_EXISTS, `The offset is within stream, expected offset ${s.rowCount}, received ${offset}`, 'OFFSET_ALREADY_EXISTS');
+      if (offset > s.rowCount) return status(grpc.status.OUT_OF_RANGE, `The offset is beyond stream, expected offset ${s.rowCount}, received ${offset}`, 'OFFSET_OUT_OF_RANGE');
     }
     const perColumn = req.missingValueInterpretations ?? {};
     const bad = Object.entries(perColumn).find(([k, v]) => k.includes('.') || (v !== 'NULL_VALUE' && v !== 'DEFAULT_VALUE'));
