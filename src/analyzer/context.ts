@@ -49,6 +49,11 @@ export interface AnalyzerEnv {
    * system variable (materialized-views-intro.md, Limitations).
    */
   readonly materializedViewQuery?: boolean;
+  /**
+   * Resolving a stored body (a view's query, a persistent function's body): a bare function name names no persistent
+   * function, since such a body must qualify it with its dataset (user-defined-functions.md, Limitations).
+   */
+  readonly storedBody?: boolean;
   /** Analysing EXPORT DATA's query: it may not read metatables (INFORMATION_SCHEMA, __TABLES__) or wildcard tables. */
   readonly exportQuery?: boolean;
   /** Called when the analysis reads `nowMs`: the plan cache never reuses such a plan. */

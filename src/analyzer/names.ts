@@ -318,15 +318,19 @@ function expandView(an: Analyzer, info: TableInfo, alias: string, loc: A.Loc): T
   const script = an.env.parse(info.viewQuery!);
   const stmt = script.statements[0];
   if (!stmt || stmt.kind !== 'QueryStatement') throw sqlError(`View ${key} has an invalid definition`, loc);
-  // The view body resolves bare names against the view's own dataset and sees no CTEs, query-time tables, temporary
-  // tables or temporary functions of the caller (a view names permanent objects only).
+  // The view body has no default dataset (views-intro.md, Limitations: its references are qualified with a dataset;
+  // a view stored with a bare name fails here, as the service fails it when queried). Its default project is the
+  // view's own (data-definition-language.md, Default project in view body). It sees no CTEs, query-time tables,
+  // temporary tables or temporary functions of the caller (a view names permanent objects only).
   const saved = { env: an.env, ctes: an.ctes.splice(0), depth: an.queryDepth };
   // The view's query is a query of its own (WITH RECURSIVE may be its top level).
   an.queryDepth = 0;
   expanding.add(key);
   (an as { env: Analyzer['env'] }).env = {
     ...an.env,
-    defaultDataset: { projectId: info.id.projectId, datasetId: info.id.datasetId },
+    projectId: info.id.projectId,
+    defaultDataset: undefined,
+    storedBody: true,
     externalTables: undefined,
     tempTables: new Map(),
     tempFunctions: new Map(),

@@ -28,6 +28,7 @@ export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctio
     // Unqualified: built-ins win; then the default dataset's routines and the project-level store
     // for unqualified CREATE FUNCTION (catalog lookups are not free: only when no built-in matches).
     if (lookupFunction(full)) return undefined;
+    if (an.env.storedBody) return undefined;
     const d = an.env.defaultDataset;
     const r = (d && routineAt(an, d.projectId, d.datasetId, segs[0]!)) || routineAt(an, an.env.projectId, UNQUALIFIED_ROUTINES, segs[0]!);
     return r ? routineStmt(an, r) : undefined;
@@ -39,6 +40,22 @@ export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctio
   const projectId = segs.length > 2 ? segs[segs.length - 3]! : an.env.projectId;
   const r = routineAt(an, projectId, datasetId, routineId);
   return r ? routineStmt(an, r) : undefined;
+}
+
+/**
+ * Resolves a routine's body: a persistent one's as a stored body (a bare name in it names no persistent function,
+ * user-defined-functions.md, Limitations); a temporary one's in the caller's setting (it may call a persistent
+ * function by its bare name through the default dataset).
+ */
+export function inRoutineBody<T>(an: Analyzer, udf: A.CreateFunctionStmt, resolve: () => T): T {
+  if (udf.temp || an.env.storedBody) return resolve();
+  const env = an.env;
+  (an as { env: Analyzer['env'] }).env = { ...env, storedBody: true };
+  try {
+    return resolve();
+  } finally {
+    (an as { env: Analyzer['env'] }).env = env;
+  }
 }
 
 function routineAt(an: Analyzer, projectId: string, datasetId: string, id: string): Record<string, unknown> | undefined {
@@ -111,7 +128,7 @@ export function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.Function
   // The body sees only its parameters (and may call aggregates when the caller allows them).
   const bodyScope = new Scope();
   bodyScope.udfArgs = m;
-  let body = resolveExpr(an, udf.body!, { scope: bodyScope, clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate });
+  let body = inRoutineBody(an, udf, () => resolveExpr(an, udf.body!, { scope: bodyScope, clause: ctx.clause, udfArgs: m, aggs: ctx.aggs, inAggregate: ctx.inAggregate }));
   refuseCollatedReturn(body.type, n.loc);
   if (udf.returns) body = toDeclaredReturn(body, typeFromNode(udf.returns), udf.returns.loc);
   return body;

@@ -14,7 +14,7 @@ import { indexPopulated, vectorIndexesOf } from './search-index.js';
 import type { Expr, Rel } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { Origin, canCoerce } from './types.js';
-import { findUdf } from './sql-udfs.js';
+import { findUdf, inRoutineBody } from './sql-udfs.js';
 import { changeHistoryTvf } from './change-history.js';
 import { refuseUnservedFunction } from './unserved-functions.js';
 import { type Leaf, rangeOver } from './from.js';
@@ -72,7 +72,7 @@ export function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   if (tableParams.length) an.ctes.push(new Map(tableParams.map((t) => [t.name.toLowerCase(), t.def])));
   (an.tvfParams as Map<string, Expr>[]).push(params);
   try {
-    let out = resolveQuery(an, def.query, undefined);
+    let out = inRoutineBody(an, def, () => resolveQuery(an, def.query!, undefined));
     if (def.returns?.kind === 'TableType') out = declaredTable(an, out, def.returns, item);
     const alias = item.alias ?? item.name[item.name.length - 1]!.split('.').pop()!;
     const rv = rangeOver(alias, out.rel, out.names);

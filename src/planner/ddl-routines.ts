@@ -11,7 +11,7 @@ import { typeToSql, type SqlType } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
-import { checkSqlFunctionReturn, UNQUALIFIED_ROUTINES } from '../analyzer/sql-udfs.js';
+import { checkSqlFunctionReturn, findUdf, UNQUALIFIED_ROUTINES } from '../analyzer/sql-udfs.js';
 import { lookupFunction } from '../functions/registry.js';
 import { statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
@@ -82,6 +82,7 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     const called = new Set<string>();
     callNames(st.body ?? st.query, called);
     for (const n of called) if (s.tempFunctions.has(n)) throw sqlError(`Function not found: ${n.toLowerCase()}; the persistent function ${st.name.join('.')} cannot call the temporary function ${n.toLowerCase()}`, st.loc);
+    refuseBarePersistentCalls(s, st);
   }
   checkDeclaredTable(s.analyzer(), st);
   checkSqlFunctionReturn(s.analyzer(), st);
@@ -220,6 +221,27 @@ function checkParamNames(params: readonly { name: string }[], loc: A.Loc): void 
 }
 
 /** The one-part names called anywhere in an AST (upper-cased, as the temporary functions are keyed). */
+/**
+ * user-defined-functions.md, Limitations: a persistent function's body names another persistent function with its
+ * dataset; a bare name there names none (the body has no default dataset), even where the default dataset of this
+ * request holds a function of that name.
+ */
+function refuseBarePersistentCalls(s: Session, st: A.CreateFunctionStmt): void {
+  if (languageOf(st) !== undefined) return;
+  const an = s.analyzer();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!node || typeof node !== 'object') return;
+    const n = node as { kind?: unknown; name?: unknown; loc?: A.Loc };
+    if ((n.kind === 'FunctionCall' || n.kind === 'TvfRef') && Array.isArray(n.name) && n.name.length === 1 && !String(n.name[0]).includes('.')) {
+      const name = String(n.name[0]);
+      if (findUdf(an, [name])) throw sqlError(`Function not found: ${name}; the body of the persistent function ${st.name.join('.')} must qualify the function ${name} with its dataset`, n.loc ?? st.loc);
+    }
+    for (const v of Object.values(node)) walk(v);
+  };
+  walk(st.body ?? st.query);
+}
+
 function callNames(node: unknown, out: Set<string>): void {
   if (Array.isArray(node)) {
     for (const x of node) callNames(x, out);

@@ -291,12 +291,13 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   // A view's query is stored and rerun later: it may not take the request's query parameters.
   const param = findNode(st.query, ['NamedParam', 'PositionalParam']);
   if (param) throw sqlError(`Query parameters cannot be used in the query of a view`, param.loc);
-  // Validate the body as the view will run: bare names against the view's own dataset, and no temporary table or
-  // function of this script (the view outlives them; its query names only permanent objects).
+  // Validate the body as the view will run: no default dataset (views-intro.md, Limitations: a reference in a view is
+  // qualified with a dataset; the project running the DDL stays the default project, data-definition-language.md),
+  // and no temporary table or function of this script (the view outlives them; its query names only permanent objects).
   const saved = s.env;
   const incremental = st.materialized && !(await nonIncrementalOption(s, st.options));
   const q = (() => {
-    s.env = { ...saved, defaultDataset: { projectId: id.projectId, datasetId: id.datasetId }, tempTables: new Map(), tempFunctions: new Map(), ...(st.materialized ? { materializedViewQuery: true } : {}) };
+    s.env = { ...saved, defaultDataset: undefined, storedBody: true, tempTables: new Map(), tempFunctions: new Map(), ...(st.materialized ? { materializedViewQuery: true } : {}) };
     try {
       const analyzed = s.analyze(st.query);
       if (incremental) {

@@ -125,6 +125,8 @@ describe('bad input gets the envelope, never a crash', () => {
     expectEnvelope(await view(true), 400, 'invalidQuery', 'Syntax error: Unexpected keyword TRUE at [1:1]');
     expectEnvelope(await view('SELECT nope FROM d.t'), 400, 'invalidQuery', 'Unrecognized name: nope at [1:8]');
     expectEnvelope(await view('SELECT * FROM d.missing'), 404, 'notFound', /^Not found: Table p:d.missing/);
+    // views-intro.md, Limitations: a view's references name their dataset (the view's own included).
+    expectEnvelope(await view('SELECT * FROM t'), 400, 'invalidQuery', /^Table "t" must be qualified with a dataset/);
     // Nothing above was created.
     expect((await rest(`${base()}/datasets/x1`)).status).toBe(404);
     expect((await rest(`${base()}/datasets/d/tables/v`)).status).toBe(404);
