@@ -76,6 +76,12 @@ export interface ThresholdView {
   readonly unit: string;
 }
 
+/** The equalities on object_name / object_schema a SELECT's WHERE clause holds (its top-level AND terms). */
+export interface ObjectFilter {
+  readonly name: boolean;
+  readonly schema: boolean;
+}
+
 export class Analyzer {
   private nextId = 1;
   /** Innermost last: CTE names visible at each query nesting level. */
@@ -89,6 +95,11 @@ export class Analyzer {
    * threshold analysis rule it reads (analyzer/privacy.ts). Undefined elsewhere, where such a view is refused.
    */
   thresholdViews: ThresholdView[] | undefined;
+  /**
+   * Set while the FROM clause of a SELECT resolves: which of OBJECT_PRIVILEGES' object_name and object_schema its
+   * WHERE clause pins with `=` (information-schema-object-privileges, Limitations). Undefined elsewhere.
+   */
+  objectFilter: ObjectFilter | undefined;
 
   constructor(readonly env: AnalyzerEnv) {}
 

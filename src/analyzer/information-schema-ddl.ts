@@ -108,6 +108,28 @@ function ddlClusterBy(r: Record<string, unknown>): string {
 
 /** A table's OPTIONS clause, one `name=value` a line (empty when it sets none). */
 /** An external table's source format and URIs (its REST externalDataConfiguration); none for other tables. */
+/**
+ * An external table's read options as TABLE_OPTIONS lists them, with their option_type (information-schema-table-options,
+ * the external tables' options); CREATE EXTERNAL TABLE keeps those set in the resource's hidden `options`.
+ */
+export const EXTERNAL_READ_OPTIONS: Readonly<Record<string, string>> = {
+  allow_jagged_rows: 'BOOL', allow_quoted_newlines: 'BOOL', column_name_character_map: 'STRING', compression: 'STRING',
+  decimal_target_types: 'ARRAY<STRING>', enable_list_inference: 'BOOL', enable_logical_types: 'BOOL', encoding: 'STRING',
+  field_delimiter: 'STRING', file_set_spec_type: 'STRING', hive_partition_uri_prefix: 'STRING', ignore_unknown_values: 'BOOL',
+  json_extension: 'STRING', max_bad_records: 'INT64', null_marker: 'STRING', null_markers: 'ARRAY<STRING>', object_metadata: 'STRING',
+  preserve_ascii_control_characters: 'BOOL', quote: 'STRING', reference_file_schema_uri: 'STRING', require_hive_partition_filter: 'BOOL',
+  sheet_range: 'STRING', skip_leading_rows: 'INT64', time_zone: 'STRING', date_format: 'STRING', datetime_format: 'STRING',
+  time_format: 'STRING', timestamp_format: 'STRING',
+};
+
+/** The read options an external table was made with, in EXTERNAL_READ_OPTIONS order: [name, option_type, option_value]. */
+export function externalReadOptions(r: Record<string, unknown>): [string, string, string][] {
+  const kept = (r.options ?? {}) as Record<string, unknown>;
+  return Object.entries(EXTERNAL_READ_OPTIONS)
+    .filter(([name]) => kept[name] !== undefined && kept[name] !== null)
+    .map(([name, type]) => [name, type, optionValueSql(kept[name])]);
+}
+
 export function externalOptions(r: Record<string, unknown>): { format?: string; uris: readonly string[] } {
   const ext = r.externalDataConfiguration as { sourceFormat?: string; sourceUris?: string[] } | undefined;
   return { ...(ext?.sourceFormat ? { format: ext.sourceFormat } : {}), uris: ext?.sourceUris ?? [] };
@@ -130,6 +152,7 @@ function ddlOptions(r: Record<string, unknown>): string {
   const ext = externalOptions(r);
   if (ext.format) o.push(`format=${JSON.stringify(ext.format)}`);
   if (ext.uris.length) o.push(`uris=[${ext.uris.map((u) => JSON.stringify(u)).join(', ')}]`);
+  for (const [name, , value] of externalReadOptions(r)) o.push(`${name}=${value}`);
   return o.length ? `\nOPTIONS(\n  ${o.join(',\n  ')}\n)` : '';
 }
 

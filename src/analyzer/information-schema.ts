@@ -8,7 +8,7 @@ import type { TableId, TableInfo } from '../storage/api.js';
 import { accessBindings } from '../storage/dataset-access.js';
 import { T, arrayOf, structOf, typeToSql, type SqlType, type StructType } from '../types/types.js';
 import type { Value } from '../types/values.js';
-import type { Analyzer, VirtualTable } from './context.js';
+import type { Analyzer, ObjectFilter, VirtualTable } from './context.js';
 import { notFound, sqlError } from './errors.js';
 import { literal } from './coercion.js';
 import { resolveQuery } from './query.js';
@@ -17,7 +17,7 @@ import type { ScanRel } from './resolved.js';
 import type { SampleTarget } from './sample.js';
 import { indexColumnRows, indexPopulated, searchIndexesOf, vectorIndexesOf } from './search-index.js';
 import { locationOf, tableNotFound, type TableRefOut } from './names.js';
-import { datasetOptions, ddlOf, externalOptions, float64Text, optionValueSql, paramType, schemaDdl } from './information-schema-ddl.js';
+import { datasetOptions, ddlOf, externalOptions, externalReadOptions, float64Text, optionValueSql, paramType, schemaDdl } from './information-schema-ddl.js';
 
 /** INFORMATION_SCHEMA views and the __TABLES__ meta-tables: views, for TABLESAMPLE. */
 const SYSTEM_VIEW: SampleTarget = { kind: 'not a table', what: 'a system view' };
@@ -291,7 +291,8 @@ const DATASET_LEVEL_VIEWS = new Set([
   'SEARCH_INDEXES', 'SEARCH_INDEX_COLUMNS', 'SEARCH_INDEX_COLUMN_OPTIONS', 'SEARCH_INDEX_OPTIONS', 'VECTOR_INDEXES', 'VECTOR_INDEX_COLUMNS', 'VECTOR_INDEX_OPTIONS',
 ]);
 /** Views whose pages give only a region scope (`[PROJECT_ID.]region-REGION.INFORMATION_SCHEMA.X`): a dataset qualifier is refused. */
-const REGION_LEVEL_VIEWS = new Set(['TABLE_STORAGE']);
+// information-schema-object-privileges, Scope and syntax: "must include a region qualifier" (project level only).
+const REGION_LEVEL_VIEWS = new Set(['TABLE_STORAGE', 'OBJECT_PRIVILEGES']);
 
 /** The project and datasets an INFORMATION_SCHEMA view's qualifier selects (`ds.`, `p.ds.`, `region-us.`, `p.region-us.`). */
 function schemaScope(an: Analyzer, qualifier: readonly string[], view: string, loc: A.Loc): { projectId: string; datasets: string[]; datasetQualified: boolean } {
@@ -501,6 +502,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
         const ext = externalOptions(r);
         if (ext.format) opt('format', 'STRING', ext.format);
         if (ext.uris.length) opt('uris', 'ARRAY<STRING>', ext.uris);
+        if (t.kind === 'EXTERNAL') for (const [name, type, value] of externalReadOptions(r)) optSql(name, type, value);
       }
       return { columns: [col('table_catalog'), col('table_schema'), col('table_name'), col('option_name'), col('option_type'), col('option_value')], rows };
     }
@@ -685,14 +687,18 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
       };
     case 'OBJECT_PRIVILEGES': {
       // What GRANT/REVOKE keep on tables and views (one row per role and grantee), and datasets' access lists.
+      // information-schema-object-privileges, Limitations: the WHERE clause names one dataset (object_name) or one
+      // table or view (object_schema and object_name); a filter on object_name alone reads datasets only.
+      const scope = objectScope(an.objectFilter, loc);
       const rows: Value[][] = [];
       for (const d of datasets.filter((x) => !x.startsWith('_'))) {
         const access = cat.getDataset(projectId, d)?.resource.access;
         for (const b of accessBindings(access, projectId)) for (const m of b.members) rows.push([projectId, null, d, 'SCHEMA', b.role, m]);
       }
-      for (const t of tables()) {
+      for (const t of scope.schema ? tables() : []) {
         const bindings = (t.resource.iamPolicy as { bindings?: { role: string; members: string[] }[] } | undefined)?.bindings ?? [];
-        const objectType = t.kind === 'VIEW' || t.kind === 'MATERIALIZED_VIEW' ? 'VIEW' : 'TABLE';
+        // object_type: SCHEMA, TABLE, VIEW or EXTERNAL (the page's Schema).
+        const objectType = t.kind === 'VIEW' || t.kind === 'MATERIALIZED_VIEW' ? 'VIEW' : t.kind === 'EXTERNAL' ? 'EXTERNAL' : 'TABLE';
         for (const b of bindings) for (const m of b.members) rows.push([projectId, t.id.datasetId, t.id.tableId, objectType, b.role, m]);
       }
       return { columns: [col('object_catalog'), col('object_schema'), col('object_name'), col('object_type'), col('privilege_type'), col('grantee')], rows };
@@ -782,6 +788,17 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
   }
 }
 
+/** OBJECT_PRIVILEGES' filter: object_name is required, object_schema as well for tables and views. */
+function objectScope(f: ObjectFilter | undefined, loc: A.Loc): ObjectFilter {
+  if (!f?.name) {
+    throw sqlError(
+      'INFORMATION_SCHEMA.OBJECT_PRIVILEGES requires a WHERE clause with object_name = a dataset, or object_schema = a dataset and object_name = a table or view',
+      loc,
+    );
+  }
+  return f;
+}
+
 /**
  * A table's key constraints (its resource's tableConstraints; never enforced), named as the
  * INFORMATION_SCHEMA pages show them: `table.pk$`, a foreign key by its name qualified with its table
@@ -865,3 +882,21 @@ function collationName(t: SqlType): string {
   return el.kind === 'STRING' && el.collation ? el.collation : 'NULL';
 }
 
+/** Which of object_name and object_schema a WHERE clause's top-level AND terms set equal to a constant (OBJECT_PRIVILEGES). */
+export function objectFilterOf(where: A.Expr | undefined): ObjectFilter {
+  const pinned = new Set<string>();
+  const constant = (e: A.Expr): boolean => /Literal$/.test(e.kind) || e.kind === 'NamedParam' || e.kind === 'PositionalParam';
+  const column = (e: A.Expr): string | undefined => (e.kind === 'PathExpr' ? e.parts[e.parts.length - 1]!.toLowerCase() : undefined);
+  const visit = (e: A.Expr): void => {
+    if (e.kind !== 'BinaryExpr') return;
+    if (e.op === 'AND') {
+      visit(e.left);
+      visit(e.right);
+    } else if (e.op === '=') {
+      const c = constant(e.right) ? column(e.left) : constant(e.left) ? column(e.right) : undefined;
+      if (c) pinned.add(c);
+    }
+  };
+  if (where) visit(where);
+  return { name: pinned.has('object_name'), schema: pinned.has('object_schema') };
+}

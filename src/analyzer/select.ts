@@ -3,6 +3,7 @@
 import type * as A from '../../grammar/ast.js';
 import { isGroupable, structOf, typeToSql } from '../types/types.js';
 import type { Analyzer } from './context.js';
+import { objectFilterOf } from './information-schema.js';
 import { sqlError } from './errors.js';
 import { AggCollector, WindowCollector, resolveExpr, type ExprCtx } from './expr.js';
 import { orderCollation, refuseLiteralOrderKey } from './order-keys.js';
@@ -63,13 +64,16 @@ export function resolveSelect(
   const scope = new Scope(outer);
   // Views with an aggregation threshold analysis rule are read only by the FROM clause of such a SELECT.
   const savedViews = an.thresholdViews;
+  const savedFilter = an.objectFilter;
   an.thresholdViews = threshold ? [] : undefined;
+  an.objectFilter = objectFilterOf(sel.where);
   let rel: Rel;
   try {
     rel = sel.from ? resolveFrom(an, sel.from, scope, outer) : oneRow();
     if (threshold) sel = withAggregationThreshold(an, sel, an.thresholdViews!);
   } finally {
     an.thresholdViews = savedViews;
+    an.objectFilter = savedFilter;
   }
   if (dpUnit) checkPrivacyUnit(an, dpUnit, scope);
 
@@ -343,3 +347,4 @@ function expandStar(an: Analyzer, it: A.SelectStar, scope: Scope, ctx: ExprCtx):
   }
   return cols.map((c) => ({ name: c.name, expr: c.expr, loc: it.loc, aliasable: !!c.name }));
 }
+

@@ -26,7 +26,7 @@ function widen(v: Value, to: SqlType): Value {
   return v;
 }
 import * as children from './children.js';
-import { deleteDataset, insertDataset, undeleteDataset, updateDataset } from './datasets.js';
+import { caseClash, deleteDataset, insertDataset, undeleteDataset, updateDataset } from './datasets.js';
 import { HIDDEN_FIELDS, insertTable, presentTable, updateTable } from './tables.js';
 import { streamingBuffer } from './streaming-buffer.js';
 import { committedAfter } from '../storage/commit-clock.js';
@@ -485,7 +485,7 @@ export class EngineCatalog implements QueryCatalog {
   }
 
   async createDataset(projectId: string, datasetId: string, resource: Record<string, unknown>, ifNotExists: boolean): Promise<void> {
-    if (this.st.getDataset(projectId, datasetId)) {
+    if (this.st.getDataset(projectId, datasetId) || caseClash(this.st, projectId, datasetId, resource.isCaseInsensitive === true)) {
       if (ifNotExists) return;
     }
     await insertDataset(this.st, projectId, datasetId, { ...resource, datasetReference: { projectId, datasetId } });

@@ -1,9 +1,10 @@
 // Dataset semantics behind InsertDataset/GetDataset/ListDatasets/UpdateDataset/
 // DeleteDataset/UndeleteDataset (spec 2.1, 3.2, 4.2).
-import { CatalogError, invalid, notFound, notImplemented } from '../storage/errors.js';
+import { CatalogError, alreadyExists, invalid, notFound, notImplemented } from '../storage/errors.js';
 import { newEtag, nowMsString, type Resource } from '../storage/resources.js';
 import type { DatasetEntry, Storage } from '../storage/store.js';
 import { legacyRole } from '../storage/dataset-access.js';
+import { labelsProblem } from '../types/labels.js';
 import { dropNulls, mergePatch, obj, paginate, str, type Page } from './util.js';
 
 /** Fields the service assigns; client values for them are ignored. */
@@ -31,10 +32,25 @@ function rejectExternal(body: Resource): void {
   }
 }
 
+/** labels-intro.md, Requirements for labels: the resource's labels as they would be kept. */
+export function checkLabels(res: Resource): void {
+  const problem = labelsProblem(res.labels);
+  if (problem) throw invalid(problem);
+}
+
 function restOnly(body: Resource): Resource {
   const out = dropNulls(body);
   for (const k of MANAGED) delete out[k];
   return out;
+}
+
+/**
+ * Another dataset whose name differs from `d` only in case, when either is case-insensitive (datasets.md, Name
+ * datasets: mydataset and MyDataset coexist unless one of them has case-sensitivity turned off).
+ */
+export function caseClash(st: Storage, p: string, d: string, insensitive: boolean): string | undefined {
+  const l = d.toLowerCase();
+  return st.listDatasets(p).find((e) => e.datasetId !== d && e.datasetId.toLowerCase() === l && (insensitive || e.resource.isCaseInsensitive === true))?.datasetId;
 }
 
 export async function insertDataset(st: Storage, urlProject: string, urlDataset: string, body: Resource): Promise<Resource> {
@@ -44,6 +60,8 @@ export async function insertDataset(st: Storage, urlProject: string, urlDataset:
   const d = str(ref.datasetId) ?? urlDataset;
   if (!d) throw invalid('Required parameter is missing: datasetReference.datasetId');
   if (!p) throw invalid('Required parameter is missing: projectId');
+  const clash = caseClash(st, p, d, body.isCaseInsensitive === true);
+  if (clash) throw alreadyExists(`Dataset ${p}:${clash}`);
   const now = nowMsString();
   const res: Resource = {
     ...restOnly(body),
@@ -56,6 +74,7 @@ export async function insertDataset(st: Storage, urlProject: string, urlDataset:
     etag: newEtag(),
   };
   res.access = Array.isArray(res.access) ? legacyAccess(res.access) : defaultAccess();
+  checkLabels(res);
   await st.createDataset(p, d, res);
   return res;
 }
@@ -64,20 +83,31 @@ export function getDataset(st: Storage, p: string, d: string): Resource {
   return st.requireDataset(p, d).resource;
 }
 
-function matchesFilter(e: DatasetEntry, filter: string): boolean {
-  const labels = (obj(e.resource.labels) ?? {}) as Record<string, unknown>;
-  for (const term of filter.split(/\s+(?:AND\s+)?/i).filter(Boolean)) {
+/**
+ * A datasets.list filter (filtering-labels.md, Limitations on filter specifications): `labels.key[:value]` terms
+ * joined by spaces or AND (no other operator), each key once, at most ten.
+ */
+function labelFilter(filter: string): { key: string; value?: string }[] {
+  const terms = filter.split(/\s+(?:AND\s+)?/i).filter(Boolean).map((term) => {
     const m = /^labels\.([^:]+)(?::(.*))?$/.exec(term);
     if (!m) throw invalid(`Invalid filter: ${filter}`);
-    const v = labels[m[1]!];
-    if (v === undefined) return false;
-    if (m[2] !== undefined && String(v) !== m[2]) return false;
-  }
-  return true;
+    return { key: m[1]!, ...(m[2] !== undefined ? { value: m[2] } : {}) };
+  });
+  if (terms.length > 10) throw invalid(`Invalid filter: ${filter}; a filter holds at most 10 expressions`);
+  const keys = terms.map((t) => t.key);
+  const twice = keys.find((k, i) => keys.indexOf(k) !== i);
+  if (twice !== undefined) throw invalid(`Invalid filter: ${filter}; the key ${twice} is used more than once`);
+  return terms;
+}
+
+function matchesFilter(e: DatasetEntry, terms: readonly { key: string; value?: string }[]): boolean {
+  const labels = (obj(e.resource.labels) ?? {}) as Record<string, unknown>;
+  return terms.every((t) => labels[t.key] !== undefined && (t.value === undefined || String(labels[t.key]) === t.value));
 }
 
 export function listDatasets(st: Storage, p: string, pageToken: string, maxResults: number, filter: string, all: boolean): Page<Resource> {
-  const entries = st.listDatasets(p).filter((e) => (all || !e.datasetId.startsWith('_')) && (!filter || matchesFilter(e, filter)));
+  const terms = filter ? labelFilter(filter) : [];
+  const entries = st.listDatasets(p).filter((e) => (all || !e.datasetId.startsWith('_')) && matchesFilter(e, terms));
   const page = paginate(entries, pageToken, maxResults);
   return {
     ...page,
@@ -111,6 +141,7 @@ export async function updateDataset(st: Storage, p: string, d: string, body: Res
   }
   const res: Resource = { ...next, ...keep, lastModifiedTime: nextModified(old.lastModifiedTime), etag: newEtag() };
   if (Array.isArray(res.access)) res.access = legacyAccess(res.access);
+  checkLabels(res);
   await st.setDatasetResource(e, res);
   return res;
 }

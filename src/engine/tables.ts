@@ -14,7 +14,7 @@ import {
 import type { Storage, TableEntry } from '../storage/store.js';
 import type { TableData } from '../storage/table-data.js';
 import type { RestField } from '../types/schema.js';
-import { nextModified } from './datasets.js';
+import { checkLabels, nextModified } from './datasets.js';
 import { streamingBuffer } from './streaming-buffer.js';
 import { dropNulls, mergePatch, obj, paginate, str, type Page } from './util.js';
 
@@ -95,6 +95,7 @@ export async function insertTable(
   const d = str(ref.datasetId) ?? urlDataset;
   const t = str(ref.tableId) ?? urlTable;
   if (!t) throw invalid('Required parameter is missing: tableReference.tableId');
+  checkLabels(body);
   const ds = st.requireDataset(p, d);
   const kind = kindOf(body);
   const fields = bodySchema(body);
@@ -226,6 +227,7 @@ export async function updateTable(st: Storage, p: string, d: string, t: string, 
     lastModifiedTime: nextModified(old.lastModifiedTime),
     etag: newEtag(),
   };
+  checkLabels(next);
   await st.setTableEntry(p, d, t, { ...e, kind, resource: next }, columnsChanged);
   // An expiration already passed deleted the table at once: the answer is the resource as it was set.
   const after = st.getTable(p, d, t);

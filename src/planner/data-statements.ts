@@ -11,6 +11,7 @@ import type * as A from '../../grammar/ast.js';
 import { sqlError } from '../analyzer/errors.js';
 import { sessionTableName, splitPath, tableIdOf, tableNotFound } from '../analyzer/names.js';
 import { typeFromNode } from '../analyzer/types.js';
+import { EXTERNAL_READ_OPTIONS } from '../analyzer/information-schema-ddl.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { IoError, type Json } from '../io/errors.js';
 import { checkLoadable, checkReadable, encodeExport, normalizeFormat, parseSources, SELF_DESCRIBED_FORMATS } from '../io/formats.js';
@@ -33,7 +34,7 @@ import { del } from './dml.js';
 import { withDefaults } from './column-defaults.js';
 import { encodeRows } from '../types/wire.js';
 import { partitioning } from './partition-spec.js';
-import { checkClusteringCount, ensureTempDataset } from './ddl-common.js';
+import { checkClusteringCount, ensureTempDataset, optionsToResource } from './ddl-common.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 
@@ -615,10 +616,17 @@ export async function createExternalTable(s: Session, st: A.CreateTableStmt, id:
   const rejectUnknown = format === 'NEWLINE_DELIMITED_JSON' && !(optBool(opts, 'ignore_unknown_values') ?? false);
   const { batch } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0, temporalReads(opts));
   const resource: Record<string, unknown> = { externalDataConfiguration: externalConfiguration(format, uris, opts) };
+  // The read options set, for TABLE_OPTIONS and TABLES.ddl (INT64 counts kept as JSON numbers).
+  const kept = Object.fromEntries(
+    [...opts].filter(([name, v]) => name in EXTERNAL_READ_OPTIONS && v !== null).map(([name, v]) => [name, typeof v === 'bigint' ? Number(v) : v]),
+  );
+  if (Object.keys(kept).length) resource.options = kept;
   const description = optString(opts, 'description');
   if (description !== undefined) resource.description = description;
   const friendly = optString(opts, 'friendly_name');
   if (friendly !== undefined) resource.friendlyName = friendly;
+  // labels and expiration_timestamp as a table takes them (the labels page's requirements checked).
+  Object.assign(resource, await optionsToResource(s, st.options?.filter((o) => ['labels', 'expiration_timestamp'].includes(o.name.toLowerCase()))));
   await s.ctx.catalog.createTable(id, columns, { kind: 'EXTERNAL', resource, orReplace: existing, rows: [batch] });
   return { columns: null, batches: [], statementType: 'CREATE_EXTERNAL_TABLE', totalBytesProcessed: 0, ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id } as QueryResult;
 }

@@ -9,7 +9,7 @@ import type { Column } from '../types/schema.js';
 import { T, arrayOf, structOf, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { Decimal, Interval, type Value } from '../types/values.js';
 import { formatInterval } from '../types/json-values.js';
-import { labelError } from '../types/labels.js';
+import { labelError, tooManyLabels } from '../types/labels.js';
 import { QueryError } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
@@ -91,9 +91,15 @@ export async function optionsToResource(s: Session, opts: readonly A.OptionEntry
         break;
       case 'labels': {
         const labels: Record<string, string> = {};
-        for (const kv of (v as Value[][] | null) ?? []) {
-          checkLabel(String(kv[0]), kv[1] === null ? '' : String(kv[1]), o.value.loc);
-          labels[String(kv[0])] = String(kv[1]);
+        const pairs = (v as Value[][] | null) ?? [];
+        // labels-intro (Requirements for labels): at most 64 labels, each key once per resource.
+        const many = tooManyLabels(pairs.length);
+        if (many) throw sqlError(many, o.value.loc);
+        for (const kv of pairs) {
+          const key = String(kv[0]);
+          checkLabel(key, kv[1] === null ? '' : String(kv[1]), o.value.loc);
+          if (Object.hasOwn(labels, key)) throw sqlError(`Duplicate label key "${key}": a label key is unique within a resource`, o.value.loc);
+          labels[key] = String(kv[1]);
         }
         out.labels = labels;
         break;

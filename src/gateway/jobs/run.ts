@@ -459,6 +459,8 @@ export function jobsSnapshot(jobs: readonly JobRecord[]): string {
         destination_table: r?.result_table?.table_id
           ? { project_id: r.result_table.project_id, dataset_id: r.result_table.dataset_id, table_id: r.result_table.table_id }
           : null,
+        // information-schema-jobs: the job's labels as key/value pairs (configuration.labels).
+        labels: Object.entries(isObj(j.configuration['labels']) ? j.configuration['labels'] : {}).map(([key, value]) => ({ key, value })),
         parent_job_id: j.parentJobId ?? null,
         location: j.location,
       };

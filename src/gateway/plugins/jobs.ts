@@ -1,7 +1,7 @@
 // jobs.* and the queries endpoints (spec §4.5, §4.6).
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { labelError } from '../../types/labels.js';
+import { labelsProblem } from '../../types/labels.js';
 import type { Family, GatewayContext } from '../context.js';
 import { kind, timestampFormat } from '../context.js';
 import { envelope, invalid, jobNotFound, notImplemented, RestError } from '../errors.js';
@@ -271,10 +271,9 @@ export function registerJobs(app: FastifyInstance, ctx: GatewayContext, family: 
 function checkJobLabels(labels: unknown): void {
   if (labels === undefined || labels === null) return;
   if (!isObj(labels)) throw invalid('Invalid value for labels: expected a map of keys to values');
-  for (const [k, v] of Object.entries(labels)) {
-    const why = labelError(k, typeof v === 'string' ? v : String(v));
-    if (why) throw invalid(why);
-  }
+  // labels-intro.md, Requirements for labels: at most 64, each key and value as the rule says.
+  const why = labelsProblem(labels);
+  if (why) throw invalid(why);
 }
 
 /** What of a jobs.query request shapes its result, as a short key (the query text may be long). */
