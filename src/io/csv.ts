@@ -3,6 +3,7 @@
 // csv-parse, measured on the same data at the same time, was 2-9x slower
 // (bench/swaps/README.md), most of it in the per-field hook that tells a
 // quoted empty field ("" = empty string) from an unquoted one (NULL).
+import { LOADED_BOOL } from '../types/json-values.js';
 import { ioInvalid, type Json } from './errors.js';
 import { maybeGunzip, type SourceFile } from './objects.js';
 import { inferScalar, type Parsed, type ReadOptions, type RestField } from './schema.js';
@@ -132,19 +133,44 @@ export function csvSchema(sample: readonly CsvCell[][], skipLeadingRows: number 
   return { fields, header };
 }
 
+/** How a load reads a CSV record's cells (csvRules of its options). */
+export interface CsvRules {
+  readonly nullMarkers: ReadonlySet<string>;
+  /**
+   * An unquoted empty field is NULL unless custom null markers leave the empty
+   * string out (loading-data-cloud-storage-csv.md, CSV options, nullMarker; Job.md,
+   * nullMarkers): then it is an empty value, which only STRING and BYTES take.
+   */
+  readonly emptyIsNull: boolean;
+  /** The load's preserveAsciiControlCharacters (or a 16- or 32-bit encoding); without it an ASCII 0 fails the load (CSV page, Encoding). */
+  readonly keepNul: boolean;
+  /** ignoreUnknownValues: a record with more fields than the schema is otherwise a bad record (CSV options). */
+  readonly ignoreExtra: boolean;
+}
+
+export function csvRules(opts: ReadOptions): CsvRules {
+  const nullMarkers = new Set<string>(opts.nullMarkers ?? []);
+  return { nullMarkers, emptyIsNull: nullMarkers.size === 0 || nullMarkers.has(''), keepNul: (opts.preserveAsciiControlCharacters ?? false) || /^UTF-?(16|32)/i.test(opts.encoding ?? ''), ignoreExtra: opts.ignoreUnknownValues ?? true };
+}
+
 /** One record as an insertAll row of `fields`: missing and null-marker cells are NULL. */
-export function csvRow(fields: readonly RestField[], record: readonly CsvCell[], nullMarkers: ReadonlySet<string>): Json {
+export function csvRow(fields: readonly RestField[], record: readonly CsvCell[], rules: CsvRules, line: number): Json {
+  if (!rules.ignoreExtra && record.length > fields.length) {
+    throw ioInvalid(`Error while reading data, error message: Too many values in line ${line}: the schema has ${fields.length} columns, the line ${record.length}.`);
+  }
   const o: Json = {};
   for (let i = 0; i < fields.length; i++) {
-    const cell = record[i];
+    let cell = record[i];
     const f = fields[i]!;
-    o[f.name] = cell === undefined || cell === null || nullMarkers.has(cell) ? null : f.type === 'BOOLEAN' || f.type === 'BOOL' ? (CSV_BOOL.get(cell.toLowerCase()) ?? cell) : cell;
+    if (cell === null && !rules.emptyIsNull) cell = '';
+    if (!rules.keepNul && cell?.includes('\u0000')) throw ioInvalid(`Error while reading data, error message: Bad character (ASCII 0) encountered in line ${line}.`);
+    o[f.name] = cell === undefined || cell === null || rules.nullMarkers.has(cell) ? null : f.type === 'BOOLEAN' || f.type === 'BOOL' ? (CSV_BOOL.get(cell.toLowerCase()) ?? cell) : cell;
   }
   return o;
 }
 
-/** CSV spellings of BOOL (loading CSV data: 1/0, true/false, t/f, yes/no, y/n, any case) as insertAll's true/false. */
-export const CSV_BOOL: ReadonlyMap<string, string> = new Map([...['1', 'true', 't', 'yes', 'y'].map((x) => [x, 'true'] as const), ...['0', 'false', 'f', 'no', 'n'].map((x) => [x, 'false'] as const)]);
+/** CSV spellings of BOOL as insertAll's true/false. */
+export const CSV_BOOL = LOADED_BOOL;
 
 /** Node's name of a load job's character set. */
 function bufferEncoding(encoding: string | undefined): BufferEncoding {
@@ -159,7 +185,7 @@ export function leadingRows(opts: ReadOptions, header: boolean): number {
 
 /** CSV files -> rows of `schema`, or of an autodetected schema (header row and column types) when there is none. */
 export function csvRows(files: readonly SourceFile[], opts: ReadOptions, schema: RestField[] | undefined, autodetect: boolean): Parsed {
-  const nullMarkers = new Set<string>(opts.nullMarkers ?? []);
+  const rules = csvRules(opts);
   let fields = schema;
   let skip = opts.skipLeadingRows ?? 0;
   const rows: Json[] = [];
@@ -177,7 +203,7 @@ export function csvRows(files: readonly SourceFile[], opts: ReadOptions, schema:
       if (opts.allowJaggedRows === false && r.length < fields.length) {
         throw ioInvalid(`Error while reading data, error message: CSV table references column position ${fields.length - 1}, but line ${i + 1} contains only ${r.length} columns.`);
       }
-      rows.push(csvRow(fields, r, nullMarkers));
+      rows.push(csvRow(fields, r, rules, i + 1));
     }
   }
   return { fields: fields ?? [], rows };

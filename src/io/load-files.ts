@@ -16,13 +16,14 @@ import type { Batch } from '../types/vector.js';
 import { MAX_DATE_DAYS, MIN_DATE_DAYS, MAX_TIMESTAMP_MICROS, MIN_TIMESTAMP_MICROS, ValueConversionError } from '../types/json-values.js';
 import { ColumnBuilder, conversionError, convertRows, keptBatch, missingRequired, setCell, type CellError, type InsertError, type RowsConversion } from '../storage/json-rows.js';
 import { kindOf, scanNdjson } from '../storage/insert-scan.js';
-import { CSV_BOOL, CsvParser, csvSchema, leadingRows, type CsvCell } from './csv.js';
+import { CSV_BOOL, CsvParser, csvRules, csvSchema, leadingRows, type CsvCell } from './csv.js';
 import { byteScannable, CsvCells, C_NULL, C_PLAIN, scanCsv, setPlain } from './csv-bytes.js';
 import { ioInvalid, type Json } from './errors.js';
 import { checkLocalPath } from './local-access.js';
 import { convertValue, fileRangeBuffer, microsIso, parquetFileSchema, stripped, unreadable, type ParquetField } from './parquet.js';
 import { flatColumns, RowGroupDecoder, type GroupColumns, type GroupRequest } from './parquet-pages.js';
 import type { FileMetaData } from 'hyparquet';
+import { jsonCellsAsText, jsonShapeOfColumns } from './json-cells.js';
 import { checkSchema, inferFromRows, type ReadOptions, type RestField } from './schema.js';
 import { fileSource, ndjsonLines, ndjsonObjects, plainBytes, textOf, type ReadProgress } from './stream.js';
 
@@ -188,12 +189,18 @@ class ChunkRows {
 const READ_BYTES = 1024 * 1024;
 
 async function* csvChunks(file: LoadFile, opts: ReadOptions, fields: readonly RestField[], columns: readonly Column[]): AsyncGenerator<LoadChunk> {
-  const markers = opts.nullMarkers?.length ? new Set(opts.nullMarkers) : null;
+  const rules = csvRules(opts);
+  const rr: RecordRules = {
+    markers: rules.nullMarkers.size ? rules.nullMarkers : null,
+    emptyIsNull: rules.emptyIsNull,
+    // Records with more fields (without ignoreUnknownValues) or fewer (without allowJaggedRows) than the schema are bad.
+    width: { max: rules.ignoreExtra ? Infinity : fields.length, min: opts.allowJaggedRows === false ? fields.length : 0 },
+  };
   const src = matchColumns(fields.map((f) => f.name), columns);
   const delimiter = opts.fieldDelimiter || ',';
   const quote = opts.quote ?? '"';
   if (byteScannable(delimiter, quote)) {
-    yield* csvByteChunks(file, delimiter.charCodeAt(0), quote ? quote.charCodeAt(0) : -1, opts.skipLeadingRows ?? 0, src, columns, markers);
+    yield* csvByteChunks(file, delimiter.charCodeAt(0), quote ? quote.charCodeAt(0) : -1, opts.skipLeadingRows ?? 0, src, columns, rr, rules.keepNul);
     return;
   }
   const progress: ReadProgress = { bytesRead: 0, totalBytes: 0 };
@@ -204,11 +211,12 @@ async function* csvChunks(file: LoadFile, opts: ReadOptions, fields: readonly Re
     else records.push(r);
   });
   const convert = (): LoadChunk => {
-    const out = csvChunk(records, src, columns, markers, progress.bytesRead);
+    const out = csvChunk(records, src, columns, rr, progress.bytesRead);
     records = [];
     return out;
   };
   for await (const text of textOf(fileSource(file.uri, file.path, file.start, file.end), progress)) {
+    if (!rules.keepNul && text.includes('\u0000')) throw asciiZero();
     parser.push(text);
     if (records.length >= CHUNK_RECORDS) yield convert();
   }
@@ -224,7 +232,8 @@ async function* csvByteChunks(
   skipLeadingRows: number,
   src: readonly number[],
   columns: readonly Column[],
-  markers: ReadonlySet<string> | null,
+  rr: RecordRules,
+  keepNul: boolean,
 ): AsyncGenerator<LoadChunk> {
   const progress: ReadProgress = { bytesRead: 0, totalBytes: 0 };
   const cells = new CsvCells();
@@ -240,11 +249,12 @@ async function* csvByteChunks(
       carry = b;
       return null;
     }
+    if (!keepNul && b.indexOf(0) >= 0) throw asciiZero();
     const end = scanCsv(b as Parameters<typeof scanCsv>[0], from, last, delimiter, quote, cells);
     carry = end < b.length ? b.subarray(end) : null;
     const dropped = Math.min(skip, cells.records);
     skip -= dropped;
-    return cells.records > dropped ? csvCellsChunk(cells, dropped, src, kinds, columns, markers, progress.bytesRead) : null;
+    return cells.records > dropped ? csvCellsChunk(cells, dropped, src, kinds, columns, rr, progress.bytesRead) : null;
   };
   for await (const piece of plainBytes(fileSource(file.uri, file.path, file.start, file.end, READ_BYTES), progress)) {
     const b: Buffer = carry ? Buffer.concat([carry, piece]) : piece;
@@ -258,10 +268,12 @@ async function* csvByteChunks(
 }
 
 /** Records [from, cells.records) of a scanned buffer converted (see csvChunk: the same values and errors). */
-function csvCellsChunk(cells: CsvCells, from: number, src: readonly number[], kinds: readonly number[], columns: readonly Column[], markers: ReadonlySet<string> | null, bytesRead: number): LoadChunk {
+function csvCellsChunk(cells: CsvCells, from: number, src: readonly number[], kinds: readonly number[], columns: readonly Column[], rr: RecordRules, bytesRead: number): LoadChunk {
+  const { markers, emptyIsNull } = rr;
   const m = cells.records - from;
   const rows = new ChunkRows(columns, m);
   const firsts = cells.first;
+  for (let k = 0; k < m; k++) checkWidth(rows, k, firsts[from + k + 1]! - firsts[from + k]!, rr.width);
   for (let c = 0; c < columns.length; c++) {
     const fi = src[c]!;
     const kind = kinds[c]!;
@@ -275,7 +287,7 @@ function csvCellsChunk(cells: CsvCells, from: number, src: readonly number[], ki
       }
       const i = at + fi;
       const ck = cells.kind[i];
-      if (ck === C_NULL) rows.set(c, k, null);
+      if (ck === C_NULL) rows.set(c, k, emptyIsNull ? null : csvText(columns[c]!, ''));
       else if (markers !== null) {
         const text = cells.text(i)!;
         rows.set(c, k, markers.has(text) ? null : csvText(columns[c]!, text));
@@ -285,18 +297,44 @@ function csvCellsChunk(cells: CsvCells, from: number, src: readonly number[], ki
   return rows.finish(bytesRead);
 }
 
+/** How many fields a CSV record may have (Job.md, ignoreUnknownValues and allowJaggedRows: others are bad records). */
+interface Width {
+  readonly max: number;
+  readonly min: number;
+}
+
+/** How a load's CSV records become cells: null markers (csv.ts CsvRules) and the width a record may have. */
+interface RecordRules {
+  readonly markers: ReadonlySet<string> | null;
+  readonly emptyIsNull: boolean;
+  readonly width: Width;
+}
+
+function checkWidth(rows: ChunkRows, k: number, n: number, width: Width): void {
+  if (n > width.max) rows.fail(k, { reason: 'invalid', location: '', debugInfo: '', message: `Too many values in the row: the schema has ${width.max} columns.` });
+  else if (n < width.min) rows.fail(k, { reason: 'invalid', location: '', debugInfo: '', message: `CSV table references column position ${width.min - 1}, but the row contains only ${n} columns.` });
+}
+
+/** CSV page, Encoding: without preserveAsciiControlCharacters a file with an ASCII 0 cannot be loaded. */
+function asciiZero(): Error {
+  return ioInvalid('Error while reading data, error message: Bad character (ASCII 0) encountered.');
+}
+
 function csvText(col: Column, text: string): string {
   return col.type.kind === 'BOOL' ? (CSV_BOOL.get(text.toLowerCase()) ?? text) : text;
 }
 
 /** CSV records as insertAll rows of their cells would convert: missing cells and null markers are NULL. */
-function csvChunk(records: readonly CsvCell[][], src: readonly number[], columns: readonly Column[], markers: ReadonlySet<string> | null, bytesRead: number): LoadChunk {
+function csvChunk(records: readonly CsvCell[][], src: readonly number[], columns: readonly Column[], rr: RecordRules, bytesRead: number): LoadChunk {
+  const { markers, emptyIsNull } = rr;
   const m = records.length;
   const rows = new ChunkRows(columns, m);
+  for (let k = 0; k < m; k++) checkWidth(rows, k, records[k]!.length, rr.width);
   for (let c = 0; c < columns.length; c++) {
     const fi = src[c]!;
     for (let k = 0; k < m; k++) {
       let v: CsvCell | undefined = fi < 0 ? null : records[k]![fi];
+      if (v === null && fi >= 0 && !emptyIsNull) v = '';
       if (v === undefined || (v !== null && markers !== null && markers.has(v))) v = null;
       rows.set(c, k, v === null ? null : csvText(columns[c]!, v));
     }
@@ -320,10 +358,11 @@ async function* ndjsonChunks(file: LoadFile, columns: readonly Column[]): AsyncG
     lineNo += countLines(b);
     return { records: conv.n, batch: keptBatch(conv), errors: conv.errors, bytesRead: progress.bytesRead };
   };
+  const shape = jsonShapeOfColumns(columns);
   const linesOf = (b: Buffer): { json: unknown }[] => {
     const objs: Json[] = [];
     ndjsonLines(b.toString('utf8'), lineNo, file.uri, objs);
-    return objs.map((json) => ({ json }));
+    return objs.map((json) => ({ json: shape ? jsonCellsAsText(json, shape) : json }));
   };
   let carry: Buffer | null = null;
   let first = true;

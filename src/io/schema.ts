@@ -20,6 +20,10 @@ export interface ReadOptions {
   encoding?: string;
   /** CSV: false refuses a record short of the schema's columns (allow_jagged_rows); left unset, short records read NULLs. */
   allowJaggedRows?: boolean;
+  /** CSV: ignoreUnknownValues (ignore_unknown_values); false makes a record with extra trailing fields a bad one; unset ignores them. */
+  ignoreUnknownValues?: boolean;
+  /** CSV: preserveAsciiControlCharacters; without it an ASCII 0 in a field fails the load. */
+  preserveAsciiControlCharacters?: boolean;
   /** DATASTORE_BACKUP (projectionFields): only these top-level properties. */
   projectionFields?: readonly string[];
 }
@@ -39,8 +43,11 @@ export function delimiterOf(v: unknown): string {
 }
 
 const DATETIME_TEXT = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
-/** A date and time of day with an optional zone: `Z`, `UTC`, `+hh`, `+hh:mm`, `+hhmm`, a space before it or not. */
-const TIMESTAMP_TEXT = /^\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,9})?)?(\s*(Z|UTC|[+-]\d{1,2}(:?\d{2})?))?$/i;
+/**
+ * A date (dashes, or slashes: schema-detect.md, Date and time values, YYYY/MM/DD HH:MM) and time of day with an
+ * optional zone: `Z`, `UTC`, `+hh`, `+hh:mm`, `+hhmm`, a space before it or not.
+ */
+const TIMESTAMP_TEXT = /^\d{4}([-/])\d{1,2}\1\d{1,2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,9})?)?(\s*(Z|UTC|[+-]\d{1,2}(:?\d{2})?))?$/i;
 
 /** The type autodetect gives a column of CSV strings (and of JSON strings). */
 export function inferScalar(values: readonly string[]): string {
@@ -48,7 +55,8 @@ export function inferScalar(values: readonly string[]): string {
   if (!vals.length) return 'STRING';
   if (vals.every((v) => /^[+-]?\d{1,18}$/.test(v))) return 'INTEGER';
   if (vals.every((v) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v))) return 'FLOAT';
-  if (vals.every((v) => /^(true|false)$/i.test(v))) return 'BOOLEAN';
+  // Every BOOL spelling a load reads but 0 and 1 (loading-data-cloud-storage-csv.md, Data types, Boolean).
+  if (vals.every((v) => /^(true|false|t|f|yes|no|y|n)$/i.test(v))) return 'BOOLEAN';
   if (vals.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v))) return 'DATE';
   if (vals.every((v) => DATETIME_TEXT.test(v))) return 'DATETIME';
   // Any mix of spellings with and without a zone is a TIMESTAMP column (zone-less values are UTC), as the service detects it.

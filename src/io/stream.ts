@@ -7,10 +7,12 @@ import { createReadStream, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { CsvParser, csvRow, csvSchema, leadingRows, type CsvCell } from './csv.js';
+import { CsvParser, csvRow, csvRules, csvSchema, leadingRows, type CsvCell } from './csv.js';
 import { ioInvalid, isObj, type Json } from './errors.js';
 import type { SourceFile } from './objects.js';
 import { checkSchema, inferFromRows, type ReadOptions, type RestField } from './schema.js';
+import { parseJsonInput } from '../types/json-values.js';
+import { jsonCellsAsText, jsonShapeOfFields } from './json-cells.js';
 
 /** Bytes of one source file (maybe gzipped: detected by its magic bytes). */
 export interface ByteSource {
@@ -119,7 +121,7 @@ const CSV_SAMPLE = 500;
 
 /** CSV records as rows, per chunk read; autodetect samples the first records of the first file. */
 async function* csvStream(sources: readonly ByteSource[], opts: ReadOptions, schema: RestField[] | undefined, autodetect: boolean, progress: ReadProgress): AsyncGenerator<RowBatch> {
-  const nullMarkers = new Set<string>(opts.nullMarkers ?? []);
+  const rules = csvRules(opts);
   let fields = schema;
   let skip = opts.skipLeadingRows ?? 0;
   for (const src of sources) {
@@ -135,7 +137,7 @@ async function* csvStream(sources: readonly ByteSource[], opts: ReadOptions, sch
         skip = leadingRows(opts, detected.header);
       }
       const out: Json[] = [];
-      for (let i = Math.max(0, skip - seen); i < records.length; i++) out.push(csvRow(fields, records[i]!, nullMarkers));
+      for (let i = Math.max(0, skip - seen); i < records.length; i++) out.push(csvRow(fields, records[i]!, rules, seen + i + 1));
       seen += records.length;
       records = [];
       return out;
@@ -166,6 +168,8 @@ async function* ndjsonStream(sources: readonly ByteSource[], schema: RestField[]
     }
     const out = pending;
     pending = [];
+    const shape = jsonShapeOfFields(fields);
+    if (shape) for (const r of out) jsonCellsAsText(r, shape);
     return out;
   };
   for (const src of sources) {
@@ -217,7 +221,8 @@ export function ndjsonLines(text: string, firstLine: number, uri: string, out: J
     if (line.trim() === '') continue;
     let v: unknown;
     try {
-      v = JSON.parse(line);
+      // The one parser of client JSON text: a duplicate key keeps its first value, as in a JSON value.
+      v = parseJsonInput(line, false);
     } catch (e) {
       throw ioInvalid(`Error while reading data, error message: JSON parsing error in row starting at position ${at}: ${(e as Error).message} File: ${uri}`);
     }

@@ -262,6 +262,10 @@ function readOptions(opts: Map<string, Value>): ReadOptions {
   if (encoding !== undefined && !ENCODINGS.has(encoding.toUpperCase())) {
     throw new QueryError(`Invalid encoding ${encoding}: expected one of ${[...ENCODINGS].join(', ')}`, 'invalid', 400);
   }
+  // Job.md, nullMarkers: nullMarker and nullMarkers can't both be set.
+  if (optString(opts, 'null_marker') !== undefined && opts.get('null_markers') !== undefined && opts.get('null_markers') !== null) {
+    throw new QueryError('Only one of null_marker and null_markers can be set', 'invalid', 400);
+  }
   const markers = [...(optString(opts, 'null_marker') !== undefined ? [optString(opts, 'null_marker')!] : []), ...((opts.get('null_markers') as Value[] | undefined) ?? []).map(String)];
   const delim = optString(opts, 'field_delimiter');
   const skip = optInt(opts, 'skip_leading_rows');
@@ -273,6 +277,8 @@ function readOptions(opts: Map<string, Value>): ReadOptions {
     nullMarkers: markers,
     ...(encoding !== undefined ? { encoding } : {}),
     allowJaggedRows: optBool(opts, 'allow_jagged_rows') ?? false,
+    ignoreUnknownValues: optBool(opts, 'ignore_unknown_values') ?? false,
+    preserveAsciiControlCharacters: optBool(opts, 'preserve_ascii_control_characters') ?? false,
     useAvroLogicalTypes: optBool(opts, 'enable_logical_types') ?? false,
     // PARQUET: LIST groups load as REPEATED fields of their element (the load job's parquetOptions.enableListInference).
     parquetListInference: optBool(opts, 'enable_list_inference') ?? false,
@@ -284,6 +290,8 @@ function readOptions(opts: Map<string, Value>): ReadOptions {
  * with bad values are skipped while they stay within max_bad_records, as the
  * real service counts them, and the first one fails the statement otherwise.
  */
+const DATE_ONLY = /^\s*\d{4}[-/]\d{1,2}[-/]\d{1,2}\s*$/;
+
 function toBatch(columns: readonly Column[], rows: readonly Json[], rejectUnknown: boolean, maxBad: number, temporal: TemporalReads = { formats: {} }): { batch: Batch; bad: number } {
   const values: Value[][] = columns.map(() => []);
   const lower = new Map(columns.map((c, i) => [c.name.toLowerCase(), i]));
@@ -301,6 +309,10 @@ function toBatch(columns: readonly Column[], rows: readonly Json[], rejectUnknow
       const c = columns[i]!;
       if (v === null || v === undefined) continue;
       try {
+        // loading-data-cloud-storage-csv.md (and -json.md), Data types, Timestamp: a loaded timestamp has a date and a time part.
+        if (c.type.kind === 'TIMESTAMP' && temporal.formats.TIMESTAMP === undefined && typeof v === 'string' && DATE_ONLY.test(v)) {
+          throw new ValueConversionError('A timestamp needs a time part after its date');
+        }
         cells[i] = (typeof v === 'string' ? readTemporal(c.type, v, temporal) : undefined) ?? convertJsonValue(c.type, v);
       } catch (e) {
         if (!(e instanceof ValueConversionError)) throw e;

@@ -14,7 +14,8 @@
 // runs convertRows over JSON.parse of the whole text, the reference for
 // every value, error and message.
 import type { Column } from '../types/schema.js';
-import { ValueConversionError } from '../types/json-values.js';
+import type { SqlType } from '../types/types.js';
+import { LOADED_BOOL, ValueConversionError } from '../types/json-values.js';
 import {
   ColumnBuilder,
   conversionError,
@@ -116,13 +117,19 @@ export function scanRows(bytes: Uint8Array, columns: readonly Column[], recentId
 export function scanNdjson(bytes: Buffer, columns: readonly Column[]): RowsConversion | null {
   const buf = bytes as Bytes;
   try {
-    return new Scanner(buf, buf.latin1Slice(0, buf.length), columns, NO_IDS, true, false).ndjsonRows();
+    // A JSON or BOOL field inside a RECORD or an array is the generic path's (io/json-cells.ts).
+    if (columns.some((c) => (c.type.kind === 'ARRAY' || c.type.kind === 'STRUCT') && holdsJsonOrBool(c.type))) return null;
+    return new Scanner(buf, buf.latin1Slice(0, buf.length), columns, NO_IDS, true, false, true).ndjsonRows();
   } catch {
     return null;
   }
 }
 
 const NO_IDS: RecentIds = { has: () => false };
+
+function holdsJsonOrBool(t: SqlType): boolean {
+  return t.kind === 'JSON' || t.kind === 'BOOL' || (t.kind === 'ARRAY' && holdsJsonOrBool(t.element)) || (t.kind === 'STRUCT' && t.fields.some((f) => holdsJsonOrBool(f.type)));
+}
 
 /** What the scanner needs of a schema, kept per columns array (Storage caches one per table). */
 interface ScanSchema {
@@ -194,6 +201,8 @@ class Scanner {
     private readonly recentIds: RecentIds,
     private readonly build: boolean,
     private readonly rejectUnknown: boolean,
+    /** Newline-delimited rows of a load file: a JSON column's cell is a JSON value, not JSON text; a BOOL may be 'yes'. */
+    private readonly valueJson = false,
   ) {
     if (text.length !== b.length) throw GIVE_UP;
     this.len = b.length;
@@ -409,6 +418,11 @@ class Scanner {
       case K_BOOL:
         if (tok === T_TRUE) return bl.setNumber(k, 1);
         if (tok === T_FALSE) return bl.setNumber(k, 0);
+        if (tok === T_STR && this.valueJson) {
+          // A load file's BOOL string in any of its spellings (io/json-cells.ts).
+          const b = LOADED_BOOL.get(this.str().toLowerCase());
+          if (b !== undefined) return bl.setNumber(k, b === 'true' ? 1 : 0);
+        }
         break;
       case K_TIMESTAMP:
         if (tok === T_STR) {
@@ -430,7 +444,10 @@ class Scanner {
         break;
     }
     if (tok === T_NULL && this.columns[c]!.required) return this.fail(c, k, missingRequired(this.columns[c]!.name));
-    this.convert(c, k, this.jsValue());
+    const v = this.jsValue(); // validates a composite (JSON.parse of its slice)
+    // A newline-delimited file's JSON cell is the value itself: its text, as an insertAll cell holds it (io/json-cells.ts).
+    if (this.valueJson && tok !== T_NULL && this.columns[c]!.type.kind === 'JSON') return this.convert(c, k, this.tokenText());
+    this.convert(c, k, v);
   }
 
   /** setCell with the generic path's error handling. */
@@ -665,6 +682,12 @@ class Scanner {
   private str(): string {
     if (!this.ascii) return this.b.utf8Slice(this.vs, this.ve);
     return this.ve - this.vs < SLICED_MIN ? this.text.substring(this.vs, this.ve) : this.b.latin1Slice(this.vs, this.ve);
+  }
+
+  /** The current token's JSON text, a string's quotes included. */
+  private tokenText(): string {
+    const str = this.tok === T_STR || this.tok === T_ESC;
+    return this.b.utf8Slice(str ? this.vs - 1 : this.vs, str ? this.ve + 1 : this.ve);
   }
 
   /** The current token as JSON.parse of the whole text has it. */

@@ -398,6 +398,12 @@ export function parseInterval(v: unknown): Interval {
   throw new ValueConversionError(`Invalid INTERVAL value: ${displayValue(v)}`);
 }
 
+/** The spellings of BOOL a load file's cell may have (loading CSV or JSON data: 1/0, true/false, t/f, yes/no, y/n, any case). */
+export const LOADED_BOOL: ReadonlyMap<string, 'true' | 'false'> = new Map([
+  ...['1', 'true', 't', 'yes', 'y'].map((x) => [x, 'true'] as const),
+  ...['0', 'false', 'f', 'no', 'n'].map((x) => [x, 'false'] as const),
+]);
+
 /** Levels of arrays and objects a JSON value may nest, as the service parses it (ZetaSQL's max_nesting). */
 export const MAX_JSON_NESTING = 500;
 export const JSON_NESTING_ERROR = `Max nesting of ${MAX_JSON_NESTING} has been exceeded while parsing JSON document`;
@@ -421,16 +427,62 @@ function checkJsonNesting(text: string): void {
 /**
  * Parses JSON text keeping integers beyond 2^53 exact (as bigint). Texts
  * without a long digit run take the native parser; the rest a small exact one.
+ * For the storage form (keys unique); text from clients goes through parseJsonInput.
  */
 export function parseJsonText(text: string): JsonNode {
   checkJsonNesting(text);
   if (!/\d{16}/.test(text)) return JSON.parse(text) as JsonNode;
-  return new ExactJsonParser(text).parseDocument();
+  return new ExactJsonParser(text, true).parseDocument();
+}
+
+/**
+ * The one parser of JSON text a client sends (insertAll and Storage Write
+ * cells, load files, parameters): as parseJsonText, but an object keeps the
+ * first of duplicate keys, as the JSON type does (data-types.md, JSON type);
+ * JSON.parse keeps the last. `wide`: integers beyond 2^53 as bigint (a JSON
+ * value), else as JSON.parse reads them (a load file's row, whose cells are
+ * converted by type).
+ */
+export function parseJsonInput(text: string, wide = true): JsonNode {
+  checkJsonNesting(text);
+  const exact = wide && /\d{16}/.test(text);
+  if (!exact) {
+    const v = JSON.parse(text) as JsonNode;
+    // A duplicate key leaves fewer members than the text names (each is one colon outside strings).
+    if (typeof v !== 'object' || v === null || memberCount(v) === colonsOutsideStrings(text)) return v;
+  }
+  return new ExactJsonParser(text, wide).parseDocument();
+}
+
+function colonsOutsideStrings(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x3a) n++;
+  }
+  return n;
+}
+
+function memberCount(v: JsonNode): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  let n = 0;
+  if (Array.isArray(v)) for (const x of v) n += memberCount(x);
+  else
+    for (const k in v) {
+      n++;
+      n += memberCount(v[k]!);
+    }
+  return n;
 }
 
 class ExactJsonParser {
   private i = 0;
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly wide: boolean,
+  ) {}
 
   parseDocument(): JsonNode {
     const v = this.value();
@@ -465,7 +517,9 @@ class ExactJsonParser {
         const k = this.string();
         this.ws();
         if (this.s[this.i++] !== ':') this.fail();
-        o[k] = this.value();
+        const v = this.value();
+        // The first of duplicate keys stays; `__proto__` is an own key, as JSON.parse makes it.
+        if (!Object.hasOwn(o, k)) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
         this.ws();
         const d = this.s[this.i++];
         if (d === '}') return o;
@@ -497,7 +551,7 @@ class ExactJsonParser {
     if (tok === 'false') return false;
     if (tok === 'null') return null;
     const n = Number(tok);
-    if (/^-?\d+$/.test(tok) && !Number.isSafeInteger(n)) return BigInt(tok);
+    if (this.wide && /^-?\d+$/.test(tok) && !Number.isSafeInteger(n)) return BigInt(tok);
     return n;
   }
 
@@ -582,7 +636,7 @@ function toJsonNode(v: unknown, depth = 0): JsonNode {
 export function parseJsonValue(v: unknown): JsonValue {
   if (typeof v === 'string') {
     try {
-      return new JsonValue(parseJsonText(v));
+      return new JsonValue(parseJsonInput(v));
     } catch {
       throw new ValueConversionError(`Invalid JSON value: ${v}`);
     }

@@ -220,6 +220,8 @@ async function visibleRowsOf(ctx: GatewayContext, src: TableRef): Promise<TableR
 /** The reader options of a load configuration (CSV ones may sit in `csvOptions`). */
 export function readOptionsOf(cfg: Json): ReadOptions {
   const c = isObj(cfg['csvOptions']) ? { ...cfg, ...cfg['csvOptions'] } : cfg;
+  // Job.md, nullMarkers: nullMarker and nullMarkers can't both be set.
+  if (str(c['nullMarker']) !== undefined && Array.isArray(c['nullMarkers'])) throw invalid('Only one of nullMarker and nullMarkers can be set');
   const markers = [...(str(c['nullMarker']) !== undefined ? [str(c['nullMarker'])!] : []), ...(Array.isArray(c['nullMarkers']) ? (c['nullMarkers'] as unknown[]).map(String) : [])];
   const avro = isObj(cfg['avroOptions']) ? cfg['avroOptions'] : {};
   const parquet = isObj(cfg['parquetOptions']) ? cfg['parquetOptions'] : {};
@@ -229,6 +231,9 @@ export function readOptionsOf(cfg: Json): ReadOptions {
     quote: c['quote'] === undefined || c['quote'] === null ? '"' : String(c['quote']),
     ...(skip !== undefined ? { skipLeadingRows: skip } : {}),
     nullMarkers: markers,
+    ignoreUnknownValues: boolish(cfg['ignoreUnknownValues']) ?? false,
+    allowJaggedRows: boolish(c['allowJaggedRows']) ?? false,
+    preserveAsciiControlCharacters: boolish(c['preserveAsciiControlCharacters']) ?? false,
     useAvroLogicalTypes: boolish(cfg['useAvroLogicalTypes']) ?? boolish(avro['useAvroLogicalTypes']) ?? false,
     // bq sends this one in the proto's snake_case spelling, which the real API accepts too
     parquetListInference: boolish(parquet['enableListInference'] ?? parquet['enable_list_inference']) ?? false,
