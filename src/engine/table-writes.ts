@@ -35,7 +35,7 @@ import type { EngineCatalog } from './catalog.js';
 import { applyDefaults, convertRequestRows, readTableRows } from './rows.js';
 import { insertTable } from './tables.js';
 
-export type WriteDisposition = 'WRITE_APPEND' | 'WRITE_TRUNCATE' | 'WRITE_EMPTY';
+export type WriteDisposition = 'WRITE_APPEND' | 'WRITE_TRUNCATE' | 'WRITE_TRUNCATE_DATA' | 'WRITE_EMPTY';
 
 interface StagedWrite {
   readonly p: string;
@@ -121,7 +121,7 @@ export class TableWrites {
     const decorator = dollar >= 0 ? table.slice(dollar + 1) : undefined;
     this.st.requireDataset(p, d);
     const w = (write || 'WRITE_APPEND').toUpperCase();
-    if (w !== 'WRITE_APPEND' && w !== 'WRITE_TRUNCATE' && w !== 'WRITE_EMPTY') throw invalid(`Invalid value for writeDisposition: ${write}`);
+    if (w !== 'WRITE_APPEND' && w !== 'WRITE_TRUNCATE' && w !== 'WRITE_TRUNCATE_DATA' && w !== 'WRITE_EMPTY') throw invalid(`Invalid value for writeDisposition: ${write}`);
     const existing = this.st.getTable(p, d, t);
     if (!existing && (create || 'CREATE_IF_NEEDED').toUpperCase() === 'CREATE_NEVER') throw notFound(`Table ${p}:${d}.${t}`);
     if (existing?.kind === 'VIEW' || existing?.kind === 'MATERIALIZED_VIEW') throw invalid(`Cannot write to ${existing.kind === 'VIEW' ? 'view' : 'materialized view'} ${p}:${d}.${t}`);
@@ -295,9 +295,11 @@ export class TableWrites {
     // Into one partition (`t$20240101`): WRITE_TRUNCATE replaces only it (the other partitions' rows are staged with the new ones).
     if (w.partition !== undefined && w.decorator !== undefined) {
       w.staged ??= this.st.stageRows(p, d, t, w.stored, w.resource);
-      return this.catalog.writePartition(table, w.partition, w.staged, w.write);
+      return this.catalog.writePartition(table, w.partition, w.staged, w.write === 'WRITE_TRUNCATE_DATA' ? 'WRITE_TRUNCATE' : w.write);
     }
     if (w.write === 'WRITE_TRUNCATE') return this.catalog.replaceRowsQueued(table, staged ?? [], w.columns);
+    // WRITE_TRUNCATE_DATA (Job.md, JobConfigurationLoad): the rows are replaced, the table's schema and constraints stay.
+    if (w.write === 'WRITE_TRUNCATE_DATA') return this.catalog.replaceRowsQueued(table, staged ?? []);
     // WRITE_EMPTY is checked at the commit, in turn with the table's mutations.
     const release = w.write === 'WRITE_EMPTY' ? await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' }) : undefined;
     try {

@@ -28,7 +28,12 @@
 // allowLargeResults without a destination and flattenResults=false without allowLargeResults; timePartitioning with
 // rangePartitioning was taken; CREATE_NEVER without a destination returned a (never cached) result. After: 31/31.
 // A second blind batch (temporary result tables: no DML target, not listed) passed 2/2 on its first run; the two
-// jobTimeoutMs cases were written with that fix (the option was taken and ignored).
+// jobTimeoutMs cases were written with that fix (the option was taken and ignored). A third batch (WRITE_TRUNCATE_DATA
+// for loads, refused for copies: Job.md JobConfigurationLoad / JobConfigurationTableCopy) was written before the load
+// path was changed but first run after it (2/2); before, the engine refused WRITE_TRUNCATE_DATA for every data job.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 
@@ -226,6 +231,34 @@ describe.skipIf(!hasRealEngine())('unseen az: job-level rules', () => {
     expect(rowsOf(await query({ query: 'SELECT x, y FROM az.wtd' }))).toEqual([['7', 'new']]);
     const t = await rest(url('/datasets/az/tables/wtd'));
     expect(t.body.schema.fields[0]).toMatchObject({ name: 'x', description: 'kept' });
+  });
+
+  // Job.md JobConfigurationLoad.writeDisposition lists WRITE_TRUNCATE_DATA too; JobConfigurationTableCopy does not.
+  it('a load with WRITE_TRUNCATE_DATA replaces the rows and keeps the table schema', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'az-load-'));
+    const file = join(dir, 'rows.csv');
+    writeFileSync(file, '5,five\n6,six\n');
+    await query({ query: 'CREATE TABLE az.ltd (x INT64 OPTIONS (description = "kept"), y STRING); INSERT az.ltd (x, y) VALUES (1, "old")' });
+    const r = await rest(url('/jobs'), {
+      method: 'POST',
+      json: { configuration: { load: { destinationTable: { projectId: P, datasetId: 'az', tableId: 'ltd' }, sourceUris: [`file://${file}`], sourceFormat: 'CSV', writeDisposition: 'WRITE_TRUNCATE_DATA' } } },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect((await rest(url(`/jobs/${r.body.jobReference.jobId}`))).body.status.errorResult).toBeUndefined();
+    expect(rowsOf(await query({ query: 'SELECT x, y FROM az.ltd ORDER BY x' }))).toEqual([['5', 'five'], ['6', 'six']]);
+    const t = await rest(url('/datasets/az/tables/ltd'));
+    expect(t.body.schema.fields[0]).toMatchObject({ name: 'x', description: 'kept' });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a copy job does not take WRITE_TRUNCATE_DATA', async () => {
+    await query({ query: 'CREATE TABLE az.cp_dst (n INT64, s STRING)' });
+    const r = await rest(url('/jobs'), {
+      method: 'POST',
+      json: { configuration: { copy: { sourceTable: { projectId: P, datasetId: 'az', tableId: 'src' }, destinationTable: { projectId: P, datasetId: 'az', tableId: 'cp_dst' }, writeDisposition: 'WRITE_TRUNCATE_DATA' } } },
+    });
+    expect(await refusal(r)).toBe('invalid');
+    expect(rowsOf(await query({ query: 'SELECT COUNT(*) FROM az.cp_dst' }))).toEqual([['0']]);
   });
 
   it('an unknown write disposition is invalid', async () => {

@@ -481,6 +481,10 @@ export function checkDataJob(which: 'load' | 'copy' | 'extract', cfg: Json): voi
     // The schema's fields as tables.insert takes them (a timestampPrecision other than 6 or 12 is a 400).
     if (isObj(cfg['schema']) && Array.isArray(cfg['schema']['fields'])) schemaFieldsIn(cfg['schema']['fields'] as unknown[]);
   }
+  // Job.md, JobConfigurationTableCopy.writeDisposition: a copy does not take a load's or a query's WRITE_TRUNCATE_DATA.
+  if (which === 'copy' && cfg['writeDisposition'] !== undefined && !['WRITE_TRUNCATE', 'WRITE_APPEND', 'WRITE_EMPTY'].includes(String(cfg['writeDisposition']).toUpperCase())) {
+    throw invalid(`Invalid value for writeDisposition: ${String(cfg['writeDisposition'])}; a copy job takes WRITE_TRUNCATE, WRITE_APPEND or WRITE_EMPTY`);
+  }
   // A local path the --local-files policy refuses is a 403 now, not a failed job (the job checks again as it reads).
   if (which !== 'copy') {
     const uris = which === 'load' ? urisOf(cfg['sourceUris']) : [...urisOf(cfg['destinationUris']), ...urisOf([cfg['destinationUri']])];
