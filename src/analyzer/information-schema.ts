@@ -867,6 +867,11 @@ export const JOBS_COLUMNS = [
   col('reservation_id'), col('total_bytes_processed', T.INT64), col('total_slot_ms', T.INT64), col('error_result', { kind: 'STRUCT', fields: [{ name: 'reason', type: S }, { name: 'location', type: S }, { name: 'debug_info', type: S }, { name: 'message', type: S }] }),
   col('cache_hit', T.BOOL), col('destination_table', { kind: 'STRUCT', fields: [{ name: 'project_id', type: S }, { name: 'dataset_id', type: S }, { name: 'table_id', type: S }] }),
   col('labels', arrayOf({ kind: 'STRUCT', fields: [{ name: 'key', type: S }, { name: 'value', type: S }] })), col('parent_job_id'), col('total_bytes_billed', T.INT64),
+  // information-schema-jobs: a DML job's row counts, the session and transaction it ran in, the dialect it asked for,
+  // whether it is a continuous query; reservations (edition, reservation_group_path) the emulator has none of: NULL.
+  col('dml_statistics', { kind: 'STRUCT', fields: [{ name: 'inserted_row_count', type: T.INT64 }, { name: 'deleted_row_count', type: T.INT64 }, { name: 'updated_row_count', type: T.INT64 }] }),
+  col('session_info', { kind: 'STRUCT', fields: [{ name: 'session_id', type: S }] }), col('transaction_id'), col('query_dialect'), col('continuous', T.BOOL),
+  col('edition'), col('reservation_group_path', arrayOf(S)),
 ];
 
 function jobsTable(an: Analyzer, projectId: string): VirtualTable {

@@ -104,4 +104,24 @@ describe.skipIf(!hasRealEngine())('set ba: dataset, snapshot and label rules ove
     expect(JSON.stringify(r.body.rows)).toContain('"stage"');
     expect(JSON.stringify(r.body.rows)).toContain('"one"');
   });
+  it('INFORMATION_SCHEMA.JOBS: dml_statistics, session_info, transaction_id, query_dialect and continuous of the emulator\'s jobs', async () => {
+    // information-schema-jobs.md, Schema: a DML job's row counts; the dialect the request asked for; a job outside a
+    // session or transaction has none.
+    await mkDataset('jobcols');
+    expect((await query('CREATE TABLE jobcols.t (a INT64)')).status).toBe(200);
+    const ins = await rest(api('/jobs'), { method: 'POST', json: { jobReference: { jobId: 'dml_job' }, configuration: { query: { query: 'INSERT jobcols.t VALUES (1), (2)', useLegacySql: false } } } });
+    expect(ins.status, JSON.stringify(ins.body)).toBe(200);
+    for (let i = 0; i < 200 && (await rest(api('/jobs/dml_job'))).body.status?.state !== 'DONE'; i++) await new Promise((r) => setTimeout(r, 50));
+    const plain = await rest(api('/jobs'), { method: 'POST', json: { jobReference: { jobId: 'plain_job' }, configuration: { query: { query: 'SELECT 1' } } } });
+    expect(plain.status).toBe(200);
+    const r = await query(
+      "SELECT job_id, dml_statistics.inserted_row_count, dml_statistics.deleted_row_count, session_info, transaction_id, query_dialect, continuous FROM `region-us`.INFORMATION_SCHEMA.JOBS WHERE job_id IN ('dml_job', 'plain_job') ORDER BY job_id",
+    );
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const rows = (r.body.rows as { f: { v: unknown }[] }[]).map((x) => x.f.map((c) => c.v));
+    expect(rows).toEqual([
+      ['dml_job', '2', null, null, null, 'GOOGLE_SQL', 'false'],
+      ['plain_job', null, null, null, null, 'DEFAULT_GOOGLE_SQL', 'false'],
+    ]);
+  });
 });

@@ -433,6 +433,27 @@ export function renderJob(job: JobRecord, family: Family, projection: 'full' | '
 }
 
 /** JSON rows for INFORMATION_SCHEMA.JOBS (spec §1.6.5): one object per job, snake_case like the view. */
+/**
+ * INFORMATION_SCHEMA.JOBS columns read from a job's statistics and configuration (information-schema-jobs):
+ * dml_statistics, session_info, transaction_id, query_dialect (query jobs only; a request that names no dialect ran
+ * as GoogleSQL here, spec §1.3, so DEFAULT_GOOGLE_SQL) and continuous.
+ */
+function jobsExtraColumns(j: JobRecord): Json {
+  const query = j.jobType === 'QUERY';
+  const q = isObj(j.configuration['query']) ? j.configuration['query'] : {};
+  const dml = j.reply ? dmlStatsOf(j.reply) : undefined;
+  const extra = j.reply ? parseObj(j.reply.statistics_json) : undefined;
+  const tx = extra && isObj(extra['transactionInfo']) ? str(extra['transactionInfo']['transactionId']) : undefined;
+  const legacy = q['useLegacySql'];
+  return {
+    dml_statistics: dml ? { inserted_row_count: dml['insertedRowCount'] ?? null, deleted_row_count: dml['deletedRowCount'] ?? null, updated_row_count: dml['updatedRowCount'] ?? null } : null,
+    session_info: j.request?.session_id ? { session_id: j.request.session_id } : null,
+    transaction_id: tx ?? null,
+    query_dialect: !query ? null : legacy === true || legacy === 'true' ? 'LEGACY_SQL' : legacy === false || legacy === 'false' ? 'GOOGLE_SQL' : 'DEFAULT_GOOGLE_SQL',
+    continuous: query ? q['continuous'] === true : null,
+  };
+}
+
 export function jobsSnapshot(jobs: readonly JobRecord[]): string {
   const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
   return JSON.stringify(
@@ -462,6 +483,7 @@ export function jobsSnapshot(jobs: readonly JobRecord[]): string {
         // information-schema-jobs: the job's labels as key/value pairs (configuration.labels).
         labels: Object.entries(isObj(j.configuration['labels']) ? j.configuration['labels'] : {}).map(([key, value]) => ({ key, value })),
         parent_job_id: j.parentJobId ?? null,
+        ...jobsExtraColumns(j),
         location: j.location,
       };
     }),
