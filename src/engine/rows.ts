@@ -605,6 +605,7 @@ export async function readTableRows(
   /** With an ingestion-time partitioned table's hidden partition time, last (copy jobs keep each row's partition). */
   withPartitionTime = false,
 ): Promise<TableRows> {
+  await st.expirePartitions();
   // A partition of an ingestion-time partitioned table (`t$20240101`): its rows only.
   const dollar = t.indexOf('$');
   if (dollar > 0) return partitionRows(st, p, d, t.slice(0, dollar), t.slice(dollar + 1), settled, withPartitionTime);

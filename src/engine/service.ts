@@ -289,10 +289,12 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       await checkTableDefaults(st, catalog, r.projectId, body);
       return res(await tables.insertTable(st, r.projectId, r.datasetId, r.tableId, body));
     }),
-    GetTable: unary((r: ResourceRequest) =>
+    GetTable: unary(async (r: ResourceRequest) => {
+      // numRows and numBytes count no expired partition (Storage.expirePartitions deletes them first).
+      await st.expirePartitions();
       // options.iamPolicy: the table's GRANT bindings (tables.getIamPolicy), which the REST resource hides.
-      res(flag(r.options, 'iamPolicy') ? (st.requireTable(r.projectId, r.datasetId, r.tableId).resource.iamPolicy ?? {}) : tables.getTable(st, r.projectId, r.datasetId, r.tableId)),
-    ),
+      return res(flag(r.options, 'iamPolicy') ? (st.requireTable(r.projectId, r.datasetId, r.tableId).resource.iamPolicy ?? {}) : tables.getTable(st, r.projectId, r.datasetId, r.tableId));
+    }),
     ListTables: unary((r: ListRequest) => list(tables.listTables(st, r.projectId, r.datasetId, r.pageToken, r.maxResults))),
     UpdateTable: unary(async (r: ResourceRequest) => {
       const body = parseResource(r.resourceJson);

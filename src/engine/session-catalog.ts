@@ -55,7 +55,9 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     return this.txn?.explicit === true;
   }
 
-  beginStatement(): void {
+  async beginStatement(): Promise<void> {
+    // A statement's snapshot comes after the partitions expired by now are deleted (a transaction's is its BEGIN's).
+    if (this.depth === 0 && !this.txn) await this.st.expirePartitions();
     this.depth++;
     if (!this.txn) this.txn = new Transaction(this.st, false);
   }
@@ -79,8 +81,9 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     }
   }
 
-  beginTransaction(): void {
+  async beginTransaction(): Promise<void> {
     if (this.inTransaction) throw new QueryError('Nested transactions are not supported', 'invalidQuery');
+    await this.st.expirePartitions();
     this.txn?.end();
     this.txn = new Transaction(this.st, true);
     // Appends push onto a table's row list, so each list is copied (the batches themselves are never changed); the

@@ -423,7 +423,7 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
   const tx = s.ctx.catalog.transactions;
   if (!tx || UNSCOPED.has(st.kind)) return runStatementKind(s, st, state);
   if (tx.inTransaction && permanentDdl(st)) throw sqlError(DDL_IN_TRANSACTION, st.loc);
-  tx.beginStatement();
+  await tx.beginStatement();
   try {
     await runStatementKind(s, st, state);
   } finally {
@@ -722,7 +722,7 @@ async function runStatementKind(s: Session, st: A.Statement, state: ScriptState)
       const tx = s.ctx.catalog.transactions;
       if (tx) {
         if (st.action === 'BEGIN') {
-          tx.beginTransaction();
+          await tx.beginTransaction();
           openTransactions.set(s.tempTables, { tables: new Map(s.tempTables), functions: new Map(s.tempFunctions), clock: s.exec.eval.nowMicros });
         } else if (st.action === 'COMMIT') {
           await tx.commitTransaction();

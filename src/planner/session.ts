@@ -299,7 +299,7 @@ export class Session {
   async scoped<T>(fn: () => Promise<T>): Promise<T> {
     const tx = this.ctx.catalog.transactions;
     if (!tx) return fn();
-    tx.beginStatement();
+    await tx.beginStatement();
     try {
       return await fn();
     } finally {

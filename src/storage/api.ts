@@ -137,11 +137,13 @@ export interface CreateTableOptions {
  */
 export interface TransactionControl {
   readonly inTransaction: boolean;
-  beginStatement(): void;
+  /** Opens a statement's scope (outside a transaction, after the storage's own deletions due now: expired partitions). */
+  beginStatement(): Promise<void>;
   /** Ends the statement (ok or not): outside a transaction, its snapshot and locks go. */
   endStatement(): void;
   lockForMutation(id: TableId): Promise<void>;
-  beginTransaction(): void;
+  /** Opens a transaction whose snapshot comes after the storage's own deletions due now (see beginStatement). */
+  beginTransaction(): Promise<void>;
   commitTransaction(): Promise<void>;
   rollbackTransaction(): void;
 }

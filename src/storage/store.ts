@@ -19,11 +19,12 @@ import { checkDatasetId, checkProjectId, checkTableId, fileStem } from './names.
 import { columnsOf, schemaFieldsOf, type Resource } from './resources.js';
 import { ingestionUnit, PARTITION_TIME_COLUMN, storedColumns } from './ingestion.js';
 import { StagedRows } from './fragment-writes.js';
-import { TableClosedError, TableData, type CommitPlan, type NewRows, type PreparedRows, type TableState } from './table-data.js';
+import { TableClosedError, TableConflictError, TableData, type CommitPlan, type NewRows, type PreparedRows, type TableState } from './table-data.js';
 import { CommitClock } from './clock.js';
 import { MutationLocks } from './transaction.js';
 import { Graveyard } from './graveyard.js';
 import { chunkCache } from './chunk-cache.js';
+import { expiredPositions, expiredRows, partitionExpirationMs } from './partition-expiration.js';
 import type { WalSyncMode } from './wal.js';
 
 export type { CatalogOp, TableEntry } from './catalog-log.js';
@@ -252,6 +253,7 @@ export class Storage {
 
   /** One catalog change in memory: the same code for a live commit and a replayed record. */
   private apply(op: CatalogOp): void {
+    this.expiryCandidates = null;
     switch (op.op) {
       case 'dataset': {
         const e = this.datasets.get(dsKey(op.p, op.d));
@@ -535,7 +537,8 @@ export class Storage {
   /** Drops an expired table still in the catalog (the caller holds its name), as DROP TABLE would. */
   private async dropIfExpired(p: string, d: string, t: string): Promise<void> {
     const e = this.storedTable(p, d, t);
-    if (e && tableExpired(e)) await this.unlinkTable(p, d, t, e, null);
+    // Deleted when it expired (restore-deleted-tables.md: restorable within the time-travel window from then).
+    if (e && tableExpired(e)) await this.unlinkTable(p, d, t, e, null, Number(e.resource.expirationTime));
   }
 
   columnsOf(e: TableEntry): Column[] {
@@ -674,6 +677,8 @@ export class Storage {
   async setTableEntry(p: string, d: string, t: string, entry: TableEntry, columnsChanged: boolean): Promise<void> {
     await this.names.run(tKey(p, d, t), async () => {
       const old = this.requireTable(p, d, t);
+      // Partitions expired under the old setting are deleted first: raising the expiration brings none back.
+      if (partitionExpirationMs(old.kind, old.resource) !== null) await this.expireTable(p, d, t, old, Date.now());
       const next: TableEntry = old.storage !== undefined ? { ...entry, storage: old.storage } : entry;
       await this.commit([{ op: 'table', p, d, t, entry: next }]);
       // An expiration time already passed deletes the table at once (managing-tables.md, the note under it).
@@ -766,6 +771,81 @@ export class Storage {
     await lockFrom(0);
   }
 
+  // --- partition expiration (partition-expiration.ts) ---------------------------
+
+  /** Per table key: the entry and rows version last found with no expired partition, until when that holds. */
+  private readonly expiryChecked = new Map<string, { resource: Resource; version: number; untilMs: number }>();
+  /** expiring_()'s answer until the next catalog change. */
+  private expiryCandidates: (readonly [string, string, string])[] | null = null;
+  /** Sweeps under way, by table key (a second caller waits for the first). */
+  private readonly expiring = new Map<string, Promise<void>>();
+
+  /**
+   * Deletes the expired partitions of every table with a partition expiration, each with one row-level
+   * commit, before a statement or engine call reads (the service deletes them itself; readers never see
+   * them). A table whose mutation lock a statement or transaction holds is left for the next call: the
+   * holder reads the snapshot it took. Cheap when nothing expired since the last sweep. Expired tables,
+   * which no lookup finds already, are dropped here too, as of their expiration, so that a copy of
+   * `table@<time>` restores one (restore-deleted-tables.md) without waiting for its name to be reused.
+   */
+  async expirePartitions(nowMs = Date.now()): Promise<void> {
+    for (const [p, d, t] of this.expiringTables()) {
+      const e = this.storedTable(p, d, t);
+      if (!e) continue;
+      const key = tKey(p, d, t);
+      if (tableExpired(e, nowMs)) {
+        // Never waits on a name in use (its DDL drops it anyway).
+        if (!this.names.busy(key)) await this.names.run(key, () => this.dropIfExpired(p, d, t));
+        continue;
+      }
+      if (partitionExpirationMs(e.kind, e.resource) === null) continue;
+      const chk = this.expiryChecked.get(key);
+      if (chk && chk.resource === e.resource && nowMs < chk.untilMs && chk.version === this.data.get(key)?.version) continue;
+      await this.expireTable(p, d, t, e, nowMs);
+    }
+  }
+
+  /** The tables with an expiration time or a partition expiration (recomputed after a catalog change: statements ask before each). */
+  private expiringTables(): readonly (readonly [string, string, string])[] {
+    if (this.expiryCandidates) return this.expiryCandidates;
+    const out: [string, string, string][] = [];
+    for (const ds of this.datasets.values()) {
+      for (const [t, e] of Object.entries(ds.tables)) {
+        if (e.resource.expirationTime !== undefined || partitionExpirationMs(e.kind, e.resource) !== null) out.push([ds.projectId, ds.datasetId, t]);
+      }
+    }
+    return (this.expiryCandidates = out);
+  }
+
+  private expireTable(p: string, d: string, t: string, e: TableEntry, nowMs: number): Promise<void> {
+    const key = tKey(p, d, t);
+    const running = this.expiring.get(key);
+    if (running) return running;
+    const run = this.expireNow(p, d, t, e, nowMs).finally(() => this.expiring.delete(key));
+    this.expiring.set(key, run);
+    return run;
+  }
+
+  private async expireNow(p: string, d: string, t: string, e: TableEntry, nowMs: number): Promise<void> {
+    const release = this.mutations.tryAcquire({ p, d, t }, { kind: 'statement' });
+    if (!release) return;
+    try {
+      const x = expiredRows(e.kind, e.resource, this.storedColumnsOf(e), nowMs);
+      if (!x) return;
+      const td = this.tableData(p, d, t);
+      await td.load();
+      const base = td.state();
+      const positions = await expiredPositions(base, x);
+      if (positions.length > 0) await td.change(base, positions, []);
+      this.expiryChecked.set(tKey(p, d, t), { resource: e.resource, version: td.version, untilMs: x.untilMs });
+    } catch (err) {
+      // Replaced, dropped or changed meanwhile: the next call looks again.
+      if (!(err instanceof TableClosedError || err instanceof TableConflictError)) throw err;
+    } finally {
+      release();
+    }
+  }
+
   /** Row storage of a table (lazily opened; rows load on first use). */
   tableData(p: string, d: string, t: string): TableData {
     const key = tKey(p, d, t);
@@ -847,8 +927,7 @@ export class Storage {
    * go to the new table (writeRows): the old storage's gate is held across
    * the commit. Then its files move to the trash, kept as a snapshot.
    */
-  private async unlinkTable(p: string, d: string, t: string, old: TableEntry, next: { entry: TableEntry; data: TableData | null } | null): Promise<void> {
-    const deletedMs = Date.now();
+  private async unlinkTable(p: string, d: string, t: string, old: TableEntry, next: { entry: TableEntry; data: TableData | null } | null, deletedMs = Date.now()): Promise<void> {
     const stem = storageStem(t, old);
     const trashRel = this.trashDirOf(p, d, stem, deletedMs);
     const oldData = this.hasRows(old.kind) ? this.tableData(p, d, t) : null;

@@ -71,6 +71,14 @@ export class MutationLocks {
     return new Promise((resolve, reject) => lock.queue.push({ holder, grant: () => resolve(release), abort: reject }));
   }
 
+  /** The lock of `k` if no one holds it (its release), else null: for work that must never wait on a statement. */
+  tryAcquire(k: TableKey, holder: Holder): (() => void) | null {
+    const key = keyOf(k);
+    if (this.locks.has(key)) return null;
+    this.locks.set(key, { holder, queue: [] });
+    return () => this.release(key);
+  }
+
   private release(key: string): void {
     const lock = this.locks.get(key);
     if (!lock) return;

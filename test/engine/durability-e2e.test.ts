@@ -2,7 +2,7 @@
 // SIGKILL while insertAll requests stream over HTTP: after a restart on the
 // same data dir every acknowledged row is there exactly once.
 import { describe, expect, it } from 'vitest';
-import { hasRealEngine, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { hasRealEngine, killGroup, startEmulator, type Emulator } from '../helpers/emulator.js';
 import { tempDir } from './helpers.js';
 
 const base = (e: Emulator): string => `${e.url}/bigquery/v2/projects/p`;
@@ -23,16 +23,6 @@ async function readIds(e: Emulator): Promise<number[]> {
     token = j.pageToken;
   }
   return ids;
-}
-
-function killGroup(e: Emulator): Promise<void> {
-  const exited = new Promise<void>((r) => (e.proc.exitCode !== null || e.proc.signalCode !== null ? r() : e.proc.once('exit', () => r())));
-  try {
-    process.kill(-e.proc.pid!, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-  return exited;
 }
 
 describe.skipIf(!hasRealEngine())('durability through the whole emulator', () => {

@@ -283,6 +283,17 @@ export async function tabledataRows(emu: Emulator, project: string, dataset: str
 }
 
 /** kill -9 of the engine, then waits until the gateway's restarted engine lists `project`'s datasets again. */
+/** kill -9 of the emulator's process group (gateway and engine); resolves once it exited. */
+export function killGroup(e: Emulator): Promise<void> {
+  const exited = new Promise<void>((r) => (e.proc.exitCode !== null || e.proc.signalCode !== null ? r() : e.proc.once('exit', () => r())));
+  try {
+    process.kill(-e.proc.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+  return exited;
+}
+
 export async function killEngine(emu: Emulator, project: string): Promise<void> {
   process.kill(enginePid(emu), 'SIGKILL');
   for (let t0 = Date.now(); ; ) {

@@ -19,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { killGroup, ROOT, startEmulator, type Emulator } from '../helpers/emulator.js';
 import { Client, PROJECT, type Outcome } from './client.js';
 
 const CYCLES = Number(process.env.INTEGRITY_CRASH_CYCLES) || 20;
@@ -39,16 +39,6 @@ class Tally {
       this.lastAcked = Math.max(this.lastAcked, k);
     } else if (o.status !== 0 && !refusedOk?.(o.error)) throw new Error(`refused (not by the kill): ${o.error}`);
   }
-}
-
-function killGroup(e: Emulator): Promise<void> {
-  const exited = new Promise<void>((r) => (e.proc.exitCode !== null || e.proc.signalCode !== null ? r() : e.proc.once('exit', () => r())));
-  try {
-    process.kill(-e.proc.pid!, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-  return exited;
 }
 
 type Unary = (req: unknown, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: any) => void) => void;

@@ -272,6 +272,7 @@ export class StorageReadService {
    * held whole); a restriction reads its column once to number the rows it selects.
    */
   private async tableSource(p: string, d: string, t: string, asOfMs: number | undefined, rowRestriction: string, fields: readonly string[]): Promise<Source> {
+    await this.storage.expirePartitions();
     const entry = this.storage.requireTable(p, d, t);
     if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`${p}:${d}.${t} is a view; the read API reads tables only`);
     // using-row-level-security-with-features.md, The TRUE filter: the Storage Read API is among the non-query
