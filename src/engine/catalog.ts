@@ -366,7 +366,12 @@ export class EngineCatalog implements QueryCatalog {
     await td.change(base ?? null, change.deleted, completedRows(this.st.storedColumnsOf(e), e.resource, change.added), change);
   }
 
-  async replaceRows(id: TableId, batches: NewRows, columns?: readonly Column[], opts: { readonly base?: TableState; readonly carried?: boolean; readonly truncating?: boolean } = {}): Promise<void> {
+  async replaceRows(
+    id: TableId,
+    batches: NewRows,
+    columns?: readonly Column[],
+    opts: { readonly base?: TableState; readonly carried?: boolean; readonly truncating?: boolean; readonly policies?: Record<string, Resource> } = {},
+  ): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const e = this.st.requireTable(p, d, t);
     // data-manipulation-language.md, Limitations: TRUNCATE, like UPDATE/DELETE/MERGE, may not remove rows streamed within 30 minutes.
@@ -376,20 +381,21 @@ export class EngineCatalog implements QueryCatalog {
     }
     const resource = columns ? { ...e.resource, schema: { fields: restFieldsOf(columns, schemaFieldsOf(e.resource)) } } : undefined;
     const stored = this.st.storedColumnsOf(resource ? { ...e, resource } : e);
-    await this.st.replaceRows(p, d, t, completedRows(stored, e.resource, batches), { resource, base: opts.base, carried: opts.carried });
+    await this.st.replaceRows(p, d, t, completedRows(stored, e.resource, batches), { resource, base: opts.base, carried: opts.carried, ...(opts.policies ? { policies: opts.policies } : {}) });
   }
 
   /**
    * Replaces all rows outside any statement (a job's WRITE_TRUNCATE): in
    * turn with the table's mutating statements (its mutation lock), rows
-   * appended meanwhile kept.
+   * appended meanwhile kept; with `policies`, the table's row access
+   * policies are replaced in the same commit (a copy job's).
    */
-  async replaceRowsQueued(id: TableId, batches: NewRows, columns?: readonly Column[]): Promise<void> {
+  async replaceRowsQueued(id: TableId, batches: NewRows, columns?: readonly Column[], policies?: Record<string, Resource>): Promise<void> {
     const release = await this.st.mutations.acquire({ p: id.projectId, d: id.datasetId, t: id.tableId }, { kind: 'statement' });
     try {
       const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
       await td.load();
-      await this.replaceRows(id, batches, columns, { base: td.state() });
+      await this.replaceRows(id, batches, columns, { base: td.state(), ...(policies ? { policies } : {}) });
     } finally {
       release();
     }

@@ -266,12 +266,10 @@ export class TableWrites {
     await w.queue.catch(() => undefined);
     try {
       await closeFile(w);
+      // A copy's destination takes its policies in the commit of its rows: no reader sees the new rows under the old
+      // policies, nor does a restart after a crash between the two.
       const policies = w.copiedPolicies && this.policiesAfterCopy(w, w.write, w.copiedPolicies);
-      await this.apply(w);
-      if (policies) {
-        const e = this.st.requireTable(w.p, w.d, w.t);
-        await this.st.setTableEntry(w.p, w.d, w.t, { ...e, policies }, false);
-      }
+      await this.apply(w, policies);
       return w.staged?.rows ?? 0;
     } finally {
       // Committed rows are in the table's own links to the files now.
@@ -279,13 +277,13 @@ export class TableWrites {
     }
   }
 
-  private async apply(w: StagedWrite): Promise<void> {
+  private async apply(w: StagedWrite, policies: Record<string, Resource> | undefined): Promise<void> {
     const { p, d, t, staged } = w;
     const table = { projectId: p, datasetId: d, tableId: t };
     if (!this.st.getTable(p, d, t)) {
       const fill = staged ? async (td: TableData) => td.commit(await td.prepare(null, staged)) : undefined;
       try {
-        await insertTable(this.st, p, d, t, { ...w.resource, tableReference: table }, false, fill);
+        await insertTable(this.st, p, d, t, { ...w.resource, tableReference: table }, false, fill, policies);
         return;
       } catch (e) {
         // Made meanwhile by someone else: the disposition applies to it.
@@ -295,9 +293,10 @@ export class TableWrites {
     // Into one partition (`t$20240101`): WRITE_TRUNCATE replaces only it (the other partitions' rows are staged with the new ones).
     if (w.partition !== undefined && w.decorator !== undefined) {
       w.staged ??= this.st.stageRows(p, d, t, w.stored, w.resource);
+      // Loads only (decorated copies run as DML, gateway/jobs/partition-copy.ts): no policies come with them.
       return this.catalog.writePartition(table, w.partition, w.staged, w.write === 'WRITE_TRUNCATE_DATA' ? 'WRITE_TRUNCATE' : w.write);
     }
-    if (w.write === 'WRITE_TRUNCATE') return this.catalog.replaceRowsQueued(table, staged ?? [], w.columns);
+    if (w.write === 'WRITE_TRUNCATE') return this.catalog.replaceRowsQueued(table, staged ?? [], w.columns, policies);
     // WRITE_TRUNCATE_DATA (Job.md, JobConfigurationLoad): the rows are replaced, the table's schema and constraints stay.
     if (w.write === 'WRITE_TRUNCATE_DATA') return this.catalog.replaceRowsQueued(table, staged ?? []);
     // WRITE_EMPTY is checked at the commit, in turn with the table's mutations.
@@ -305,7 +304,9 @@ export class TableWrites {
     try {
       if (release && this.st.tableData(p, d, t).rowCount > 0) throw alreadyExists(`Table ${p}:${d}.${t}`);
       // The files are read by column name, as conformBatches matches them: columns added since read NULL.
-      if (staged) await this.st.writeRows(p, d, t, async (td) => td.commit(await td.prepare(null, staged)));
+      if (staged && policies) await this.st.commitRowsWithEntry(p, d, t, (e) => ({ ...e, policies }), (td) => td.prepare(null, staged));
+      else if (staged) await this.st.writeRows(p, d, t, async (td) => td.commit(await td.prepare(null, staged)));
+      else if (policies) await this.st.setTableEntry(p, d, t, { ...this.st.requireTable(p, d, t), policies }, false);
     } finally {
       release?.();
     }

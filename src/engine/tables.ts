@@ -88,6 +88,8 @@ export async function insertTable(
   replace = false,
   /** Writes the new table's rows before it appears (CREATE TABLE ... AS SELECT: it appears with them). */
   fill?: (td: TableData) => Promise<void>,
+  /** Row access policies it is made with, in the same commit (a copy job's destination). */
+  policies?: Record<string, Resource>,
 ): Promise<Resource> {
   rejectUnsupported(body);
   const ref = obj(body.tableReference) ?? {};
@@ -123,7 +125,8 @@ export async function insertTable(
   if (byPartition && tp.expirationMs === undefined) res.timePartitioning = { ...tp, expirationMs: String(partExp) };
   const defExp = Number(ds.resource.defaultTableExpirationMs ?? 0);
   if (res.expirationTime === undefined && defExp > 0 && !byPartition) res.expirationTime = String(Number(now) + defExp);
-  const prepared = st.prepareTable(p, d, t, kind, res);
+  const made = st.prepareTable(p, d, t, kind, res);
+  const prepared = policies ? { ...made, entry: { ...made.entry, policies } } : made;
   try {
     if (fill && prepared.data) await fill(prepared.data);
     await st.publishTable(p, d, t, prepared, replace);

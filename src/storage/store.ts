@@ -708,17 +708,39 @@ export class Storage {
    * With `resource` (a new schema) the catalog entry changes in the same
    * commit.
    */
-  async replaceRows(p: string, d: string, t: string, batches: NewRows, opts: { resource?: Resource; base?: TableState; carried?: boolean } = {}): Promise<void> {
-    const resource = opts.resource;
-    if (!resource) {
+  async replaceRows(
+    p: string,
+    d: string,
+    t: string,
+    batches: NewRows,
+    opts: { resource?: Resource; base?: TableState; carried?: boolean; policies?: Record<string, Resource> } = {},
+  ): Promise<void> {
+    const { resource, policies } = opts;
+    if (!resource && !policies) {
       await this.writeRows(p, d, t, (td) => td.replace(batches, undefined, opts.base, opts.carried));
       return;
     }
+    await this.commitRowsWithEntry(
+      p,
+      d,
+      t,
+      (e) => ({ ...e, ...(resource ? { resource } : {}), ...(policies ? { policies } : {}) }),
+      async (td, entry) => {
+        const prepared = await td.prepare(opts.base ?? 'all', batches, this.storedColumnsOf(entry));
+        return opts.carried ? { ...prepared, carried: true } : prepared;
+      },
+    );
+  }
+
+  /**
+   * Rows `prepare` makes committed with a change of the table's entry (its resource, its row access policies)
+   * in one catalog record: no reader, and no restart after a crash, sees one without the other.
+   */
+  async commitRowsWithEntry(p: string, d: string, t: string, change: (e: TableEntry) => TableEntry, prepare: (td: TableData, entry: TableEntry) => Promise<PreparedRows>): Promise<void> {
     await this.names.run(tKey(p, d, t), () =>
       this.writeRows(p, d, t, async (td) => {
-        const entry: TableEntry = { ...this.requireTable(p, d, t), resource };
-        const prepared = await td.prepare(opts.base ?? 'all', batches, this.storedColumnsOf(entry));
-        await this.commitRows([opts.carried ? { ...prepared, carried: true } : prepared], [{ op: 'table', p, d, t, entry }]);
+        const entry = change(this.requireTable(p, d, t));
+        await this.commitRows([await prepare(td, entry)], [{ op: 'table', p, d, t, entry }]);
       }),
     );
   }
@@ -775,7 +797,7 @@ export class Storage {
 
   /** Per table key: the entry and rows version last found with no expired partition, until when that holds. */
   private readonly expiryChecked = new Map<string, { resource: Resource; version: number; untilMs: number }>();
-  /** expiring_()'s answer until the next catalog change. */
+  /** expiringTables()'s answer until the next catalog change. */
   private expiryCandidates: (readonly [string, string, string])[] | null = null;
   /** Sweeps under way, by table key (a second caller waits for the first). */
   private readonly expiring = new Map<string, Promise<void>>();
