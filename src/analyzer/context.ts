@@ -54,6 +54,11 @@ export interface AnalyzerEnv {
    * function, since such a body must qualify it with its dataset (user-defined-functions.md, Limitations).
    */
   readonly storedBody?: boolean;
+  /**
+   * Analysing the body of a view made in another project than the one running the DDL: it has no default project, so
+   * every reference names its project (data-definition-language.md, Default project in view body).
+   */
+  readonly noDefaultProject?: boolean;
   /** Analysing EXPORT DATA's query: it may not read metatables (INFORMATION_SCHEMA, __TABLES__) or wildcard tables. */
   readonly exportQuery?: boolean;
   /** Called when the analysis reads `nowMs`: the plan cache never reuses such a plan. */

@@ -64,7 +64,10 @@ export function tableIdOf(an: Analyzer, path: readonly string[], loc?: A.Loc, op
     if (!d) throw sqlError(`Table "${parts[0]}" must be qualified with a dataset (e.g. dataset.table).`);
     return storedSpelling(an, { projectId: d.projectId, datasetId: d.datasetId, tableId: parts[0]! });
   }
-  if (parts.length === 2) return storedSpelling(an, { projectId: an.env.projectId, datasetId: parts[0]!, tableId: parts[1]! });
+  if (parts.length === 2) {
+    if (an.env.noDefaultProject) throw sqlError(`Table "${parts.join('.')}" must be qualified with a project (e.g. project.dataset.table): the view is made in another project than the one running the statement`, loc);
+    return storedSpelling(an, { projectId: an.env.projectId, datasetId: parts[0]!, tableId: parts[1]! });
+  }
   if (parts.length === 3) return storedSpelling(an, { projectId: parts[0]!, datasetId: parts[1]!, tableId: parts[2]! });
   throw sqlError(`Invalid table name: ${path.join('.')}`, loc);
 }

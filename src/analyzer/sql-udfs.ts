@@ -35,6 +35,7 @@ export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctio
   }
   // Qualified names of built-ins (NET.HOST, HLL_COUNT.MERGE) are not routines.
   if (lookupFunction(full)) return undefined;
+  if (segs.length === 2 && an.env.noDefaultProject) return undefined;
   const routineId = segs[segs.length - 1]!;
   const datasetId = segs[segs.length - 2]!;
   const projectId = segs.length > 2 ? segs[segs.length - 3]! : an.env.projectId;

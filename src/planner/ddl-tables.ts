@@ -292,12 +292,14 @@ export async function createView(s: Session, st: A.CreateViewStmt): Promise<Quer
   const param = findNode(st.query, ['NamedParam', 'PositionalParam']);
   if (param) throw sqlError(`Query parameters cannot be used in the query of a view`, param.loc);
   // Validate the body as the view will run: no default dataset (views-intro.md, Limitations: a reference in a view is
-  // qualified with a dataset; the project running the DDL stays the default project, data-definition-language.md),
+  // qualified with a dataset; the project running the DDL stays the default project when the view is in it, and a
+  // view made in another project has none, data-definition-language.md, Default project in view body),
   // and no temporary table or function of this script (the view outlives them; its query names only permanent objects).
   const saved = s.env;
   const incremental = st.materialized && !(await nonIncrementalOption(s, st.options));
   const q = (() => {
-    s.env = { ...saved, defaultDataset: undefined, storedBody: true, tempTables: new Map(), tempFunctions: new Map(), ...(st.materialized ? { materializedViewQuery: true } : {}) };
+    const otherProject = id.projectId !== saved.projectId ? { noDefaultProject: true } : {};
+    s.env = { ...saved, defaultDataset: undefined, storedBody: true, tempTables: new Map(), tempFunctions: new Map(), ...otherProject, ...(st.materialized ? { materializedViewQuery: true } : {}) };
     try {
       const analyzed = s.analyze(st.query);
       if (incremental) {

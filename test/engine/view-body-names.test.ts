@@ -34,4 +34,10 @@ describe('a stored view body with a bare name', () => {
     }
     expect(JSON.parse((await q('SELECT a FROM d.qualified_v', 'd')).rowsJson)).toEqual([{ f: [{ v: '1' }] }]);
   });
+
+  it("reads its dataset-qualified names in the view's own project when queried from another project", async () => {
+    // data-definition-language.md, Default project in view body: the view's project, whoever queries it.
+    const r = await eng.client.call<{ rowsJson: string }>('ExecuteQuery', { projectId: 'q', jobId: `vb_${n++}`, query: 'SELECT a FROM p.d.qualified_v', maxResults: 100 });
+    expect(JSON.parse(r.rowsJson)).toEqual([{ f: [{ v: '1' }] }]);
+  });
 });
