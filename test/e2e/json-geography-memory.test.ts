@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { queryRows, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wh-jgm-'));
 let emu: Emulator | undefined;
@@ -21,11 +21,8 @@ afterAll(async () => {
 // Four row groups (fragment-file.ts ROW_GROUP 65,536 rows).
 const N = 220_000;
 
-async function query(e: Emulator, sql: string): Promise<string[]> {
-  const r = await rest(`${e.url}/bigquery/v2/projects/jgm/queries`, { method: 'POST', json: { query: sql, useLegacySql: false, timeoutMs: 120_000 } });
-  expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
-  return ((r.body.rows?.[0]?.f ?? []) as { v: string }[]).map((c) => c.v);
-}
+/** The first row of a query's answer. */
+const query = async (e: Emulator, sql: string): Promise<string[]> => ((await queryRows(e, 'jgm', sql))[0] ?? []) as string[];
 
 const QUERIES = [
   // Path functions and subscripts, a filter on a field, whole-value reads (TO_JSON_STRING, JSON_TYPE).

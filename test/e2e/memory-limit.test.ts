@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { enginePid, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { enginePid, queryRows, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wh-memlimit-'));
 let emu: Emulator | undefined;
@@ -35,12 +35,8 @@ function rssMB(pid: number): number {
   }
 }
 
-async function query(e: Emulator, sql: string): Promise<string[]> {
-  const r = await rest(`${e.url}/bigquery/v2/projects/mem/queries`, { method: 'POST', json: { query: sql, useLegacySql: false, timeoutMs: 240_000 } });
-  expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
-  expect(r.body.jobComplete).toBe(true);
-  return ((r.body.rows?.[0]?.f ?? []) as { v: string }[]).map((c) => c.v);
-}
+/** The first row of a query's answer. */
+const query = async (e: Emulator, sql: string): Promise<string[]> => ((await queryRows(e, 'mem', sql, { timeoutMs: 240_000 }))[0] ?? []) as string[];
 
 describe('the engine within --memory-limit', () => {
   it('answers over a table several times the limit with the resident set at the limit plus a bounded overhead', async () => {

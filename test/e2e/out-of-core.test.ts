@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { queryRows, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wh-ooc-'));
 let emu: Emulator | undefined;
@@ -17,11 +17,8 @@ afterAll(async () => {
 
 const N = 600_000;
 
-async function query(e: Emulator, sql: string): Promise<string[]> {
-  const r = await rest(`${e.url}/bigquery/v2/projects/ooc/queries`, { method: 'POST', json: { query: sql, useLegacySql: false, timeoutMs: 120_000 } });
-  expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
-  return ((r.body.rows?.[0]?.f ?? []) as { v: string }[]).map((c) => c.v);
-}
+/** The first row of a query's answer. */
+const query = async (e: Emulator, sql: string): Promise<string[]> => ((await queryRows(e, 'ooc', sql))[0] ?? []) as string[];
 
 describe('tables larger than the memory limit', () => {
   it('are read whole after a restart, and by a selective filter', async () => {

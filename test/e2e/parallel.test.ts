@@ -5,7 +5,7 @@
 // test/sql/parallel.test.ts compares parallel and serial answers in depth.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { queryRows, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 let emu: Emulator | undefined;
 afterAll(async () => {
@@ -14,11 +14,7 @@ afterAll(async () => {
 
 const N = 600_000;
 
-async function query(e: Emulator, sql: string): Promise<string[][]> {
-  const r = await rest(`${e.url}/bigquery/v2/projects/par/queries`, { method: 'POST', json: { query: sql, useLegacySql: false, timeoutMs: 120_000 } });
-  expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
-  return ((r.body.rows ?? []) as { f: { v: string }[] }[]).map((row) => row.f.map((c) => c.v));
-}
+const query = async (e: Emulator, sql: string): Promise<string[][]> => (await queryRows(e, 'par', sql)) as string[][];
 
 /** The engine's thread count (the gateway's child process). */
 function engineThreads(e: Emulator): number {

@@ -250,19 +250,30 @@ export async function rest(url: string, init: RequestInit & { json?: unknown } =
   return { status: r.status, body, headers: r.headers };
 }
 
-type PageRows = { rows?: { f: { v: unknown }[] }[]; pageToken?: string };
+type PageRows = { rows?: { f: { v: unknown }[] }[]; pageToken?: string; jobComplete?: boolean };
 
-/** Every row of a query's result (jobs.query, then getQueryResults pages of `pageSize`), as the cells' wire values. */
-export async function queryRows(emu: Emulator, project: string, sql: string, pageSize = 700): Promise<unknown[][]> {
+/**
+ * Every row of a query's result (jobs.query, then getQueryResults pages of `pageSize`), as the cells' wire values.
+ * Waits for the job however long it runs (each call waits up to `timeoutMs`), so large e2e queries need no wrapper.
+ */
+export async function queryRows(emu: Emulator, project: string, sql: string, opts: { pageSize?: number; timeoutMs?: number } = {}): Promise<unknown[][]> {
+  const { pageSize = 700, timeoutMs = 120_000 } = opts;
   const api = `${emu.url}/bigquery/v2/projects/${project}`;
-  const first = await rest(`${api}/queries`, { method: 'POST', json: { query: sql, useLegacySql: false, maxResults: pageSize } });
+  const first = await rest(`${api}/queries`, { method: 'POST', json: { query: sql, useLegacySql: false, maxResults: pageSize, timeoutMs } });
   if (first.status !== 200) throw new Error(`query failed (${first.status}): ${JSON.stringify(first.body)}`);
-  let page = first.body as PageRows & { jobReference: { jobId: string } };
+  const { jobReference } = first.body as { jobReference: { jobId: string; location?: string } };
+  const results = `${api}/queries/${jobReference.jobId}?maxResults=${pageSize}&timeoutMs=${timeoutMs}${jobReference.location ? `&location=${jobReference.location}` : ''}`;
+  let page = first.body as PageRows;
+  while (page.jobComplete === false) {
+    const res = await rest(results);
+    if (res.status !== 200) throw new Error(`getQueryResults failed (${res.status}): ${JSON.stringify(res.body)}`);
+    page = res.body as PageRows;
+  }
   const out = (page.rows ?? []).map((x) => x.f.map((c) => c.v));
   while (page.pageToken) {
-    const res = await rest(`${api}/queries/${page.jobReference.jobId}?maxResults=${pageSize}&pageToken=${encodeURIComponent(page.pageToken)}`);
+    const res = await rest(`${results}&pageToken=${encodeURIComponent(page.pageToken)}`);
     if (res.status !== 200) throw new Error(`getQueryResults failed (${res.status}): ${JSON.stringify(res.body)}`);
-    page = { ...(res.body as PageRows), jobReference: page.jobReference };
+    page = res.body as PageRows;
     for (const x of page.rows ?? []) out.push(x.f.map((c) => c.v));
   }
   return out;
