@@ -284,7 +284,7 @@ const glued = (a: Token | undefined, b: Token) => a !== undefined && a.end === b
 /**
  * A number glued to a word (`SELECT 42abc`) is refused: query-syntax.md, Implicit aliases, says a literal and its
  * alias need whitespace between them. Not inside names, where the scanner splits one name into a number and a word:
- * a dashed project id (`my-project-1a.ds.t`, `proj-123.ds`) or a path part after a dot (`t.1col`, `a[0].1x`).
+ * a dashed project id (`proj-123.ds`) or a path part after a dot (`t.1col`, `a[0].1x`).
  */
 function checkLiteralAliasSpacing(toks: Token[]): void {
   for (let k = 0; k + 1 < toks.length; k++) {
@@ -294,7 +294,9 @@ function checkLiteralAliasSpacing(toks: Token[]): void {
     const prev = toks[k - 1];
     if (glued(prev, num)) {
       if (prev!.type === T.Symbol && prev!.image === '.') continue;
-      if (prev!.type === T.Symbol && prev!.image === '-' && glued(toks[k - 2], prev!)) continue;
+      // `my-project-123.ds`: the scanner's float `123.` before the next part. An integer glued to a word after a
+      // dash (`my-proj-1a`) is refused: lexical.md's table names take a number or an identifier after a dash.
+      if (prev!.type === T.Symbol && prev!.image === '-' && glued(toks[k - 2], prev!) && num.type === T.Float) continue;
       if (num.image.startsWith('.') && (prev!.type !== T.Symbol || prev!.image === ')' || prev!.image === ']')) continue;
     }
     throw new LexError('Missing whitespace between literal and alias', word.line, word.column);
