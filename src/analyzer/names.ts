@@ -9,6 +9,7 @@ import type { Value } from '../types/values.js';
 import { asOfMicros } from './as-of.js';
 import type { Analyzer } from './context.js';
 import { notFound, sqlError } from './errors.js';
+import type { QueryError } from '../types/errors.js';
 import { coerce, literal } from './coercion.js';
 import { resolveExpr } from './expr.js';
 import { resolveQuery } from './query.js';
@@ -40,6 +41,20 @@ export function splitPath(path: readonly string[]): string[] {
 
 /** project.dataset.table | dataset.table | table (default dataset / temp tables). */
 /**
+ * A dataset.table name in the body of a view or routine made in another project than the one running its DDL
+ * (data-definition-language.md, Default project in view body; user-defined-functions.md, Default project in SQL
+ * expressions): the body has no default project.
+ */
+export function projectUnqualified(parts: readonly string[], loc?: A.Loc): QueryError {
+  return sqlError(`Table "${parts.join('.')}" must be qualified with a project (e.g. project.dataset.table): the body is made in another project than the one running the statement`, loc);
+}
+
+/** A bare table name where there is no default dataset (a view or persistent routine body, a request without one). */
+export function datasetUnqualified(name: string, loc?: A.Loc): QueryError {
+  return sqlError(`Table "${name}" must be qualified with a dataset (e.g. dataset.table).`, loc);
+}
+
+/**
  * The table name of a `_SESSION.name` path: multi-statement-queries.md (Qualify temporary tables with _SESSION) makes
  * `_SESSION` name the query's or session's temporary tables, and only them.
  */
@@ -61,11 +76,11 @@ export function tableIdOf(an: Analyzer, path: readonly string[], loc?: A.Loc, op
     const temp = opts.skipTemp ? undefined : (an.env.tempTables.get(parts[0]!) ?? an.env.externalTables?.get(parts[0]!));
     if (temp) return temp;
     const d = an.env.defaultDataset;
-    if (!d) throw sqlError(`Table "${parts[0]}" must be qualified with a dataset (e.g. dataset.table).`);
+    if (!d) throw datasetUnqualified(parts[0]!);
     return storedSpelling(an, { projectId: d.projectId, datasetId: d.datasetId, tableId: parts[0]! });
   }
   if (parts.length === 2) {
-    if (an.env.noDefaultProject) throw sqlError(`Table "${parts.join('.')}" must be qualified with a project (e.g. project.dataset.table): the view is made in another project than the one running the statement`, loc);
+    if (an.env.noDefaultProject) throw projectUnqualified(parts, loc);
     return storedSpelling(an, { projectId: an.env.projectId, datasetId: parts[0]!, tableId: parts[1]! });
   }
   if (parts.length === 3) return storedSpelling(an, { projectId: parts[0]!, datasetId: parts[1]!, tableId: parts[2]! });

@@ -30,8 +30,11 @@ export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctio
     if (lookupFunction(full)) return undefined;
     if (an.env.storedBody) return undefined;
     const d = an.env.defaultDataset;
-    const r = (d && routineAt(an, d.projectId, d.datasetId, segs[0]!)) || routineAt(an, an.env.projectId, UNQUALIFIED_ROUTINES, segs[0]!);
-    return r ? routineStmt(an, r) : undefined;
+    const inDataset = d && routineAt(an, d.projectId, d.datasetId, segs[0]!);
+    if (inDataset) return routineStmt(an, inDataset, d.projectId);
+    const r = routineAt(an, an.env.projectId, UNQUALIFIED_ROUTINES, segs[0]!);
+    if (r) return routineStmt(an, r, an.env.projectId);
+    return undefined;
   }
   // Qualified names of built-ins (NET.HOST, HLL_COUNT.MERGE) are not routines.
   if (lookupFunction(full)) return undefined;
@@ -40,23 +43,34 @@ export function findUdf(an: Analyzer, parts: readonly string[]): A.CreateFunctio
   const datasetId = segs[segs.length - 2]!;
   const projectId = segs.length > 2 ? segs[segs.length - 3]! : an.env.projectId;
   const r = routineAt(an, projectId, datasetId, routineId);
-  return r ? routineStmt(an, r) : undefined;
+  return r ? routineStmt(an, r, projectId) : undefined;
 }
 
+/** The project of each persistent routine findUdf returned (each parse is a fresh statement). */
+const routineProjects = new WeakMap<A.CreateFunctionStmt, string>();
+
 /**
- * Resolves a routine's body: a persistent one's as a stored body (a bare name in it names no persistent function,
- * user-defined-functions.md, Limitations); a temporary one's in the caller's setting (it may call a persistent
- * function by its bare name through the default dataset).
+ * Resolves a routine's body. A persistent one's is resolved as its own, whoever calls it: in the project that contains
+ * the routine (user-defined-functions.md and user-defined-aggregates.md, Default project in the function body; table
+ * functions, on which table-functions.md is silent, as their sibling SQL functions and as views), with no default
+ * dataset, no temporary table or function of the caller, and a bare name naming no persistent function (Limitations:
+ * a persistent function names another with its dataset). A temporary one's in the caller's setting (it may call a
+ * persistent function by its bare name through the default dataset).
  */
 export function inRoutineBody<T>(an: Analyzer, udf: A.CreateFunctionStmt, resolve: () => T): T {
-  if (udf.temp || an.env.storedBody) return resolve();
+  if (udf.temp) return resolve();
   const env = an.env;
-  (an as { env: Analyzer['env'] }).env = { ...env, storedBody: true };
+  (an as { env: Analyzer['env'] }).env = storedRoutineEnv(env, routineProjects.get(udf) ?? env.projectId);
   try {
     return resolve();
   } finally {
     (an as { env: Analyzer['env'] }).env = env;
   }
+}
+
+/** The setting a persistent routine's body resolves in: its own project, nothing of the caller's request or script. */
+export function storedRoutineEnv(env: Analyzer['env'], projectId: string): Analyzer['env'] {
+  return { ...env, projectId, defaultDataset: undefined, storedBody: true, noDefaultProject: undefined, externalTables: undefined, tempTables: new Map(), tempFunctions: new Map() };
 }
 
 function routineAt(an: Analyzer, projectId: string, datasetId: string, id: string): Record<string, unknown> | undefined {
@@ -71,12 +85,14 @@ function routineAt(an: Analyzer, projectId: string, datasetId: string, id: strin
 /** Dataset holding CREATE FUNCTION targets written without a dataset and with no default dataset. */
 export const UNQUALIFIED_ROUTINES = '_bqemu_routines';
 
-function routineStmt(an: Analyzer, r: Record<string, unknown>): A.CreateFunctionStmt | undefined {
+function routineStmt(an: Analyzer, r: Record<string, unknown>, projectId: string): A.CreateFunctionStmt | undefined {
   // Routines made by REST routines.insert carry no DDL: one is written from the resource's fields.
   const ddl = (r as { ddl?: string }).ddl || routineDdl(r);
   if (!ddl) return undefined;
   const stmt = an.env.parse(ddl).statements[0];
-  return stmt?.kind === 'CreateFunction' ? stmt : undefined;
+  if (stmt?.kind !== 'CreateFunction') return undefined;
+  routineProjects.set(stmt, projectId);
+  return stmt;
 }
 
 export function inlineUdf(an: Analyzer, udf: A.CreateFunctionStmt, n: A.FunctionCall, ctx: ExprCtx): Expr {

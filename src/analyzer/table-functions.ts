@@ -73,6 +73,7 @@ export function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
   (an.tvfParams as Map<string, Expr>[]).push(params);
   try {
     let out = inRoutineBody(an, def, () => resolveQuery(an, def.query!, undefined));
+    refuseUnnamedColumns(out, def.query.loc);
     if (def.returns?.kind === 'TableType') out = declaredTable(an, out, def.returns, item);
     const alias = item.alias ?? item.name[item.name.length - 1]!.split('.').pop()!;
     const rv = rangeOver(alias, out.rel, out.names);
@@ -85,12 +86,12 @@ export function resolveTvf(an: Analyzer, item: A.TvfRef, scope: Scope): Leaf {
 }
 
 /**
- * CREATE TABLE FUNCTION ... RETURNS TABLE<...>: the body's output is checked against the declaration
- * when the function is made, as the service does, with each scalar parameter bound to a NULL of its type.
+ * CREATE TABLE FUNCTION: the body's output is checked when the function is made, as the service does, with each
+ * scalar parameter bound to a NULL of its type: every column named, and as RETURNS TABLE<...> declares it.
  * A body that cannot be analyzed yet (a table made later, TABLE or ANY TYPE parameters) is left to the call.
  */
 export function checkDeclaredTable(an: Analyzer, st: A.CreateFunctionStmt): void {
-  if (!st.tableFunction || !st.query || st.returns?.kind !== 'TableType') return;
+  if (!st.tableFunction || !st.query) return;
   if (st.params.some((p) => p.type.kind === 'AnyType' || p.type.kind === 'TableType' || p.type.kind === 'AnyTableType')) return;
   const params = new Map<string, Expr>(st.params.map((p) => [p.name.toLowerCase(), literal(typeOf(p.type), null)]));
   const savedCtes = an.ctes.splice(0);
@@ -104,7 +105,15 @@ export function checkDeclaredTable(an: Analyzer, st: A.CreateFunctionStmt): void
     (an.tvfParams as Map<string, Expr>[]).pop();
     an.ctes.push(...savedCtes);
   }
-  declaredTable(an, out, st.returns, { kind: 'TvfRef', loc: st.loc, name: st.name, args: [] });
+  refuseUnnamedColumns(out, st.query.loc);
+  if (st.returns?.kind === 'TableType') declaredTable(an, out, st.returns, { kind: 'TvfRef', loc: st.loc, name: st.name, args: [] });
+}
+
+/** data-definition-language.md, CREATE TABLE FUNCTION: the SQL query must include names for all columns. */
+function refuseUnnamedColumns(out: RelOut, loc: A.Loc): void {
+  if (out.isValueTable) return;
+  const i = out.names.findIndex((n) => !n);
+  if (i >= 0) throw sqlError(`CREATE TABLE FUNCTION columns must be named, but column ${i + 1} has no name`, loc);
 }
 
 /** A table function's body output as its RETURNS TABLE<...> declares it: each column by name, coerced to the declared type (ZetaSQL's wording). */

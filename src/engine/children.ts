@@ -74,9 +74,10 @@ export function getChild(st: Storage, kind: string, p: string, d: string, t: str
   return r;
 }
 
-export function listChildren(st: Storage, kind: string, p: string, d: string, t: string, pageToken: string, maxResults: number): Page<Resource> {
+export function listChildren(st: Storage, kind: string, p: string, d: string, t: string, pageToken: string, maxResults: number, routineType?: string): Page<Resource> {
   const coll = collection(st, kind, p, d, t);
-  const ids = Object.keys(coll).sort();
+  // routines.list filter routineType:{RoutineType}: applied before the pages are cut.
+  const ids = Object.keys(coll).sort().filter((id) => routineType === undefined || coll[id]!.routineType === routineType);
   const page = paginate(ids, pageToken, maxResults, 1000);
   return { ...page, items: page.items.map((id) => coll[id]!) };
 }

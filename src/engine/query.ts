@@ -59,6 +59,8 @@ export interface ExecuteQueryArgs {
   readonly location?: string;
   /** The names of the request's tableDefinitions, which the gateway read into EXTERNAL_TABLES_DATASET. */
   readonly externalTables?: readonly string[];
+  /** The query is a view's body (QueryRequest.view_body): no default dataset, analysed as CREATE VIEW does. */
+  readonly viewBody?: boolean;
 }
 
 /** The dataset the gateway reads a request's tableDefinitions into (spec §1.6.4). */
@@ -157,6 +159,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
       jobId: a.jobId,
       signal: a.signal,
       dryRun: a.dryRun,
+      ...(a.viewBody ? { viewBody: true } : {}),
       nowMicros: statementClockMicros(),
       sessionUser: SESSION_USER,
       ...(a.timeZone ? { timeZone: a.timeZone } : {}),
@@ -169,7 +172,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
         : {}),
     };
     // Cached plans know no session state (temporary tables, variables, an open transaction).
-    return (session ? undefined : await runCached(ctx, catalog, loc, locate)) ?? (await runQuery(ctx));
+    return (session || a.viewBody ? undefined : await runCached(ctx, catalog, loc, locate)) ?? (await runQuery(ctx));
   };
   try {
     if (a.sessionId && sessions) result = await sessions.run(a.sessionId, a.projectId, a.createSession === true, run);

@@ -165,6 +165,7 @@ interface ChildRequest {
   maxResults: number;
   childIds?: string[];
   force?: boolean;
+  routineType?: string;
 }
 interface TableRef {
   projectId: string;
@@ -214,6 +215,7 @@ interface QueryRequest {
   stringScalars: boolean;
   wantRowsUtf8: boolean;
   maxBytes: number;
+  viewBody: boolean;
 }
 
 interface AppendTableWriteRequest {
@@ -312,7 +314,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       res(await children.putChild(st, r.kind, r.projectId, r.datasetId, r.tableId, r.childId, parseResource(r.resourceJson), r.createOnly)),
     ),
     GetChild: unary((r: ChildRequest) => res(children.getChild(st, r.kind, r.projectId, r.datasetId, r.tableId, r.childId))),
-    ListChildren: unary((r: ChildRequest) => list(children.listChildren(st, r.kind, r.projectId, r.datasetId, r.tableId, r.pageToken, r.maxResults))),
+    ListChildren: unary((r: ChildRequest) => list(children.listChildren(st, r.kind, r.projectId, r.datasetId, r.tableId, r.pageToken, r.maxResults, r.routineType || undefined))),
     DeleteChild: unary(async (r: ChildRequest) => {
       if (r.kind === 'rowAccessPolicies') await children.deletePolicies(st, r.projectId, r.datasetId, r.tableId, r.childIds?.length ? r.childIds : [r.childId], r.force === true);
       else await children.deleteChild(st, r.kind, r.projectId, r.datasetId, r.tableId, r.childId);
@@ -379,8 +381,10 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
         if (!finished) abort.abort();
       });
       const dd = r.defaultDataset;
-      const defaultDataset =
-        dd && dd.datasetId
+      // A view's body has no default dataset, not even the engine's --dataset (views-intro.md, Limitations).
+      const defaultDataset = r.viewBody
+        ? undefined
+        : dd && dd.datasetId
           ? { projectId: dd.projectId || r.projectId, datasetId: dd.datasetId }
           : opts.defaultDataset
             ? { projectId: opts.defaultProject || r.projectId, datasetId: opts.defaultDataset }
@@ -396,6 +400,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
           parametersJson: r.parameters?.parametersJson,
           parameterMode: r.parameters?.parameterMode,
           dryRun: r.dryRun,
+          ...(r.viewBody ? { viewBody: true } : {}),
           destination: dest.tableId ? { ...dest, projectId: dest.projectId || r.projectId } : undefined,
           writeDisposition: r.writeDisposition,
           createDisposition: r.createDisposition,

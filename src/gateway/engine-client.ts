@@ -19,6 +19,8 @@ export interface ChildRequest {
   project_id: string; dataset_id: string; table_id?: string; kind: string; child_id?: string;
   resource_json?: string; create_only?: boolean; page_token?: string; max_results?: number;
   child_ids?: string[]; force?: boolean;
+  /** ListChildren of routines: only this routineType (routines.list filter). */
+  routine_type?: string;
 }
 export type TimestampFormat = 'TIMESTAMP_RFC3339' | 'TIMESTAMP_FLOAT_SECONDS' | 'TIMESTAMP_INT64_MICROS';
 export interface InsertRowsRequest {
@@ -52,6 +54,8 @@ export interface QueryRequest {
   table_definitions_json: string; jobs_snapshot_json: string; location: string; session_id: string; create_session?: boolean; time_zone?: string;
   /** The job's maximumBytesBilled; 0 = no limit. */
   maximum_bytes_billed?: number;
+  /** The query is a view's body, analysed as CREATE VIEW analyses it (no default dataset at all). */
+  view_body?: boolean;
   schema_update_options?: string[];
   max_results: number; timestamp_format: TimestampFormat; string_scalars: boolean;
   /** The reply may carry a large first page as rows_utf8 (rows-body.ts). */

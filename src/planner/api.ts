@@ -50,6 +50,8 @@ export interface QueryContext {
   readonly externalTables?: ReadonlyMap<string, TableId>;
   /** The job's maximumBytesBilled (0 or absent: no limit). */
   readonly maximumBytesBilled?: number;
+  /** The query is a view's body (the check of a view inserted over REST): no default dataset, a stored body's names. */
+  readonly viewBody?: boolean;
 }
 
 /** What a session keeps between its queries (with its catalog's temporary tables and open transaction). */

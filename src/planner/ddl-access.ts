@@ -105,7 +105,7 @@ export async function grant(s: Session, st: A.GrantStmt): Promise<QueryResult> {
   if (resourceType === 'SCHEMA') {
     // Dataset grants live in the dataset's access list (datasets.get `access[]`), as in the real service.
     const parts = splitPath(st.resource);
-    const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+    const projectId = parts.length > 1 ? parts[0]! : s.env.projectId;
     const datasetId = parts[parts.length - 1]!;
     const ds = s.ctx.catalog.getDataset(projectId, datasetId);
     if (!ds) throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);

@@ -78,7 +78,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
   const cat = s.ctx.catalog;
   if (st.objectType === 'SCHEMA') {
     const parts = splitPath(st.name);
-    const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+    const projectId = parts.length > 1 ? parts[0]! : s.env.projectId;
     const datasetId = parts[parts.length - 1]!;
     if (!cat.getDataset(projectId, datasetId)) {
       if (st.ifExists) return result('ALTER_SCHEMA', { ddlOperationPerformed: 'SKIP' });

@@ -3,7 +3,7 @@
 import { findNode, someNode } from '../analyzer/ast-search.js';
 import type * as A from '../../grammar/ast.js';
 import { hasRecursiveWith } from '../../grammar/recursive-with.js';
-import { tableNotFound, splitPath } from '../analyzer/names.js';
+import { datasetUnqualified, projectUnqualified, tableNotFound, splitPath } from '../analyzer/names.js';
 import { checkDeclaredTable } from '../analyzer/table-functions.js';
 import { typeFromNode } from '../analyzer/types.js';
 import type { TableId } from '../storage/api.js';
@@ -11,7 +11,7 @@ import { typeToSql, type SqlType } from '../types/types.js';
 import { QueryError, type QueryResult } from './api.js';
 import type { Session } from './session.js';
 import { sqlError } from '../analyzer/errors.js';
-import { checkSqlFunctionReturn, findUdf, UNQUALIFIED_ROUTINES } from '../analyzer/sql-udfs.js';
+import { checkSqlFunctionReturn, findUdf, storedRoutineEnv, UNQUALIFIED_ROUTINES } from '../analyzer/sql-udfs.js';
 import { lookupFunction } from '../functions/registry.js';
 import { statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
@@ -84,8 +84,24 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     for (const n of called) if (s.tempFunctions.has(n)) throw sqlError(`Function not found: ${n.toLowerCase()}; the persistent function ${st.name.join('.')} cannot call the temporary function ${n.toLowerCase()}`, st.loc);
     refuseBarePersistentCalls(s, st);
   }
-  checkDeclaredTable(s.analyzer(), st);
-  checkSqlFunctionReturn(s.analyzer(), st);
+  if (st.temp) {
+    checkDeclaredTable(s.analyzer(), st);
+    checkSqlFunctionReturn(s.analyzer(), st);
+  } else {
+    // A persistent function's body is checked as it will resolve when called (storedRoutineEnv): in its own project,
+    // with no default dataset; made in another project than the one running the DDL, with no default project either.
+    const home = splitPath(st.name).length === 1 && !s.env.defaultDataset ? s.ctx.projectId : targetId(s, st.name, st.loc).projectId;
+    const otherProject = home !== s.env.projectId;
+    if (languageOf(st) === undefined) refuseUnqualifiedTables(st.body ?? st.query, st.params, otherProject);
+    const saved = s.env;
+    s.env = { ...storedRoutineEnv(saved, home), ...(otherProject ? { noDefaultProject: true } : {}) };
+    try {
+      checkDeclaredTable(s.analyzer(), st);
+      checkSqlFunctionReturn(s.analyzer(), st);
+    } finally {
+      s.env = saved;
+    }
+  }
   if (st.temp) {
     const key = st.name.join('.').toUpperCase();
     if (s.tempFunctions.has(key) && !st.orReplace) {
@@ -242,6 +258,40 @@ function refuseBarePersistentCalls(s: Session, st: A.CreateFunctionStmt): void {
   walk(st.body ?? st.query);
 }
 
+/**
+ * The table names of a persistent function's body (SQL, aggregate, table function) name their dataset, and their
+ * project too when the function is made in another project than the one running the DDL: user-defined-functions.md
+ * and user-defined-aggregates.md, Default project in the function body (such a CREATE fails); the body has no default
+ * dataset (as a view's, views-intro.md Limitations; the persistent-UDF Limitations ask the same of function names).
+ * Paths starting with a name the body binds (an alias, a CTE, a parameter) are not table names.
+ */
+function refuseUnqualifiedTables(body: unknown, params: readonly { name: string }[], otherProject: boolean): void {
+  const bound = new Set(params.map((p) => p.name.toLowerCase()));
+  const refs: A.TableRef[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!node || typeof node !== 'object') return;
+    const n = node as { kind?: unknown; alias?: unknown; name?: unknown; path?: A.Path };
+    if (typeof n.alias === 'string') bound.add(n.alias.toLowerCase());
+    if (n.kind === 'Cte' && typeof n.name === 'string') bound.add(n.name.toLowerCase());
+    if (n.kind === 'TableRef' && n.path) {
+      refs.push(node as A.TableRef);
+      // A qualified table's implicit alias (FROM ds.t, t.arr).
+      const parts = splitPath(n.path);
+      if (parts.length > 1) bound.add(parts[parts.length - 1]!.toLowerCase());
+    }
+    for (const v of Object.values(node)) walk(v);
+  };
+  walk(body);
+  for (const r of refs) {
+    const parts = splitPath(r.path);
+    const first = parts[0]!.toLowerCase();
+    if (bound.has(first) || first === '_session' || first === 'information_schema') continue;
+    if (parts.length === 1) throw datasetUnqualified(parts[0]!, r.loc);
+    if (parts.length === 2 && otherProject) throw projectUnqualified(parts, r.loc);
+  }
+}
+
 function callNames(node: unknown, out: Set<string>): void {
   if (Array.isArray(node)) {
     for (const x of node) callNames(x, out);
@@ -345,7 +395,15 @@ export async function createProcedure(s: Session, st: A.CreateProcedureStmt): Pr
   const routine = { projectId: id.projectId, datasetId: id.datasetId, routineId: id.tableId };
   if (existing && st.ifNotExists) return result('CREATE_PROCEDURE', { ddlOperationPerformed: 'SKIP', ddlTargetRoutine: routine });
   if (existing && !st.orReplace) throw already('Procedure', `${id.projectId}:${id.datasetId}.${id.tableId}`);
-  checkProcedureTables(s, st);
+  // data-definition-language.md, Default project in procedure body: the project that owns the procedure, not
+  // necessarily the one running CREATE PROCEDURE; strict_mode's checks resolve the body there.
+  const saved = s.env;
+  s.env = { ...saved, projectId: id.projectId };
+  try {
+    checkProcedureTables(s, st);
+  } finally {
+    s.env = saved;
+  }
   const now = String(Date.now());
   await cat.putChild('routines', id.projectId, id.datasetId, id.tableId, {
     routineReference: routine,
@@ -389,7 +447,7 @@ function checkProcedureTables(s: Session, st: A.CreateProcedureStmt): void {
   const tableOf = (r: A.TableRef): TableId | undefined => {
     const parts = splitPath(r.path);
     if (parts.length < 2 || parts.length > 3 || parts.some((p) => p.toUpperCase() === 'INFORMATION_SCHEMA') || made.has(parts[parts.length - 1]!.toLowerCase())) return undefined;
-    const projectId = parts.length === 3 ? parts[0]! : s.ctx.projectId;
+    const projectId = parts.length === 3 ? parts[0]! : s.env.projectId;
     const datasetId = parts[parts.length - 2]!;
     return cat.getDataset(projectId, datasetId) ? { projectId, datasetId, tableId: parts[parts.length - 1]! } : undefined;
   };

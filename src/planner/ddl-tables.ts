@@ -362,7 +362,7 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
   if (ot === 'PROPERTY GRAPH') return dropPropertyGraph(s, st);
   if (ot === 'SCHEMA') {
     const parts = splitPath(st.name);
-    const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+    const projectId = parts.length > 1 ? parts[0]! : s.env.projectId;
     const datasetId = parts[parts.length - 1]!;
     const exists = !!cat.getDataset(projectId, datasetId);
     if (!exists && st.ifExists) return result('DROP_SCHEMA', { ddlOperationPerformed: 'SKIP' });
@@ -438,7 +438,7 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
 
 export async function createSchema(s: Session, st: A.CreateSchemaStmt): Promise<QueryResult> {
   const parts = splitPath(st.name);
-  const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+  const projectId = parts.length > 1 ? parts[0]! : s.env.projectId;
   const datasetId = parts[parts.length - 1]!;
   const cat = s.ctx.catalog;
   if (cat.getDataset(projectId, datasetId)) {
@@ -454,7 +454,7 @@ export async function createSchema(s: Session, st: A.CreateSchemaStmt): Promise<
 
 export async function undropSchema(s: Session, st: A.UndropSchemaStmt): Promise<QueryResult> {
   const parts = splitPath(st.name);
-  const projectId = parts.length > 1 ? parts[0]! : s.ctx.projectId;
+  const projectId = parts.length > 1 ? parts[0]! : s.env.projectId;
   await s.ctx.catalog.undropDataset(projectId, parts[parts.length - 1]!, st.ifNotExists);
   return result('UNDROP_SCHEMA', { ddlOperationPerformed: 'UNDROP' });
 }

@@ -834,6 +834,10 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
   const ddl = s.ctx.catalog.getChild('routines', id.projectId, id.datasetId, id.tableId)?.['ddl'];
   state.calls = framesOf(st, state);
   state.procedure = { text: typeof ddl === 'string' ? ddl : '', id: `${id.projectId}.${id.datasetId}.${id.tableId}` };
+  // data-definition-language.md, Default project in procedure body: the body's names resolve in the project that owns
+  // the procedure, whichever project runs the CALL (the default dataset, on which the pages are silent, stays the caller's).
+  const callerProject = s.env.projectId;
+  s.env = { ...s.env, projectId: id.projectId };
   s.variables.clear();
   for (const [k, v] of saved) if (k.startsWith('@@')) s.variables.set(k, v);
   for (const [k, v] of bound) s.variables.set(k, v);
@@ -847,6 +851,7 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
       if (!(e instanceof ReturnSignal)) throw e;
     }
   } finally {
+    s.env = { ...s.env, projectId: callerProject };
     results = new Map(s.variables);
     state.calls = outer.calls;
     state.procedure = outer.procedure;

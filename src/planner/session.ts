@@ -111,13 +111,14 @@ export class Session {
     };
     const timeZone = set('@@time_zone') ?? ctx.timeZone ?? 'UTC';
     const datasetId = set('@@dataset_id');
-    const defaultDataset = datasetId === undefined ? ctx.defaultDataset : { projectId: set('@@dataset_project_id') ?? ctx.projectId, datasetId };
+    const defaultDataset = ctx.viewBody ? undefined : datasetId === undefined ? ctx.defaultDataset : { projectId: set('@@dataset_project_id') ?? ctx.projectId, datasetId };
     this.exec = makeExecContext(ctx, { timeZone });
     this.installFolder();
     this.env = {
       catalog: ctx.catalog,
       projectId: ctx.projectId,
       ...(defaultDataset ? { defaultDataset } : {}),
+      ...(ctx.viewBody ? { storedBody: true } : {}),
       params: ctx.params,
       timeZone,
       // system-variables.md (@@time_zone): FOR SYSTEM_TIME AS OF keeps America/Los_Angeles unless a zone was chosen.

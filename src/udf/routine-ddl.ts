@@ -9,11 +9,25 @@ interface RestType {
   rangeElementType?: RestType;
 }
 
+interface RestTableType {
+  columns?: { name?: string; type?: RestType }[];
+}
+
 interface RestArgument {
   name?: string;
   argumentKind?: string;
   dataType?: RestType;
+  tableType?: RestTableType;
   isAggregate?: boolean;
+}
+
+/** StandardSqlTableType as TABLE<name type, ...> (a FIXED_TABLE argument, a returnTableType). */
+function tableText(t: RestTableType | undefined): string | undefined {
+  const cols = (t?.columns ?? []).map((c) => {
+    const ct = typeText(c.type);
+    return c.name && ct ? `${quoteIdent(c.name)} ${ct}` : undefined;
+  });
+  return cols.length && cols.every((c) => c) ? `TABLE<${cols.join(', ')}>` : undefined;
 }
 
 const quoteIdent = (s: string): string => '`' + s.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
@@ -60,7 +74,12 @@ export function routineDdl(r: Record<string, unknown>): string | undefined {
   const args: string[] = [];
   for (const a of (r['arguments'] as RestArgument[] | undefined) ?? []) {
     if (!a.name) return undefined;
-    const t = a.argumentKind === 'ANY_TYPE' ? 'ANY TYPE' : a.dataType?.typeKind === 'TABLE' ? undefined : typeText(a.dataType);
+    const t =
+      a.argumentKind === 'ANY_TYPE' ? 'ANY TYPE'
+      : a.argumentKind === 'ANY_TABLE' ? 'ANY TABLE'
+      : a.argumentKind === 'FIXED_TABLE' ? tableText(a.tableType)
+      : a.dataType?.typeKind === 'TABLE' ? undefined
+      : typeText(a.dataType);
     if (!t) return undefined;
     args.push(`${quoteIdent(a.name)} ${t}${kind === 'AGGREGATE_FUNCTION' && a.isAggregate === false ? ' NOT AGGREGATE' : ''}`);
   }
@@ -69,7 +88,9 @@ export function routineDdl(r: Record<string, unknown>): string | undefined {
   const returns = typeText(r['returnType'] as RestType | undefined);
   const determinism = r['determinismLevel'] === 'DETERMINISTIC' ? ' DETERMINISTIC' : r['determinismLevel'] === 'NOT_DETERMINISTIC' ? ' NOT DETERMINISTIC' : '';
   if (language === 'SQL') {
-    if (kind === 'TABLE_VALUED_FUNCTION') return `${head} AS ${body}`;
+    // returnTableType: the body's columns are cast to it at query time (routines.md, returnTableType).
+    const table = tableText(r['returnTableType'] as RestTableType | undefined);
+    if (kind === 'TABLE_VALUED_FUNCTION') return `${head}${table ? ` RETURNS ${table}` : ''} AS ${body}`;
     return `${head}${returns ? ` RETURNS ${returns}` : ''} AS (${body})`;
   }
   const options: string[] = [];

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { Storage } from '../../src/storage/store.js';
-import { engineHandlers, loadEngineService, tuneServer } from '../../src/engine/service.js';
+import { engineHandlers, loadEngineService, tuneServer, type ServiceOptions } from '../../src/engine/service.js';
 
 export interface WarehouseError {
   code: number;
@@ -76,11 +76,12 @@ export interface InProcessEngine {
   close(): Promise<void>;
 }
 
-export async function startInProcess(dataDir = tempDir()): Promise<InProcessEngine> {
+/** `opts`: the engine's server-level options (its standalone --dataset / --project-id). */
+export async function startInProcess(dataDir = tempDir(), opts: ServiceOptions = {}): Promise<InProcessEngine> {
   const storage = await Storage.open(dataDir, { defaultLocation: 'US' });
   const server = new grpc.Server();
   tuneServer(server);
-  server.addService(loadEngineService(), engineHandlers(storage));
+  server.addService(loadEngineService(), engineHandlers(storage, opts));
   const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
   const client = new EngineClient(`127.0.0.1:${port}`);
   return {

@@ -5,6 +5,7 @@ import type { Family, GatewayContext } from '../context.js';
 import { invalid } from '../errors.js';
 import { bodyObject, boolish, checkChildId, checkDatasetId, checkProjectId, checkTableId, isObj, qBool, qInt, qStr, str, type Json, type Query } from '../validate.js';
 import { noContent, parseJson } from './common.js';
+import { checkRoutine, listedRoutine, routineTypeFilter } from './routines.js';
 
 interface ChildKind {
   /** URL collection segment and ChildRequest.kind. */
@@ -59,13 +60,16 @@ function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): 
 
   app.get<{ Params: Params; Querystring: Query }>(coll, async (req) => {
     const q = req.query;
+    const routines = k.collection === 'routines';
+    const routineType = routines ? routineTypeFilter(qStr(q, 'filter')) : undefined;
     const r = await ctx.call('ListChildren', {
       ...scope(req.params),
       page_token: qStr(q, 'pageToken') ?? '',
       max_results: qInt(q, 'maxResults') ?? qInt(q, 'pageSize') ?? 0,
+      ...(routineType ? { routine_type: routineType } : {}),
     });
     const out: Json = {};
-    const items = r.items_json.map((t) => parseJson(t, k.word));
+    const items = r.items_json.map((t) => parseJson(t, k.word)).map((item) => (routines ? listedRoutine(item, qStr(q, 'readMask')) : item));
     if (items.length) out[k.collection] = items;
     if (r.next_page_token) out['nextPageToken'] = r.next_page_token;
     return out;
@@ -99,16 +103,17 @@ function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): 
   }
 
   // Models are created by CREATE MODEL only; routines and policies by REST too.
+  const checked = (body: Json): Json => (k.collection === 'routines' ? checkRoutine(body) : body);
   if (k.collection !== 'models') {
     app.post<{ Params: Params }>(coll, async (req) => {
       const s = scope(req.params);
-      const { id, body } = withReference(req.params, bodyObject(req.body), undefined);
+      const { id, body } = withReference(req.params, checked(bodyObject(req.body)), undefined);
       const r = await ctx.call('PutChild', { ...s, child_id: id, resource_json: JSON.stringify(body), create_only: true });
       return parseJson(r.resource_json, k.word);
     });
     app.put<{ Params: Params }>(item, async (req) => {
       const s = scope(req.params);
-      const { id, body } = withReference(req.params, bodyObject(req.body), req.params[k.idField] ?? '');
+      const { id, body } = withReference(req.params, checked(bodyObject(req.body)), req.params[k.idField] ?? '');
       await ctx.call('GetChild', { ...s, child_id: id });
       const r = await ctx.call('PutChild', { ...s, child_id: id, resource_json: JSON.stringify(body), create_only: false });
       return parseJson(r.resource_json, k.word);

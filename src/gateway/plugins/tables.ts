@@ -49,7 +49,7 @@ async function checkView(ctx: GatewayContext, p: string, body: Json): Promise<vo
   if (!query || v?.['useLegacySql'] === true) return;
   try {
     const r = await ctx.call('ExecuteQuery', {
-      project_id: p, job_id: '', query, dry_run: true, write_disposition: '', create_disposition: '', table_definitions_json: '',
+      project_id: p, job_id: '', query, dry_run: true, view_body: true, write_disposition: '', create_disposition: '', table_definitions_json: '',
       jobs_snapshot_json: '', location: '', session_id: '', max_results: -1, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
     });
     if (r.schema_json && !isObj(body['schema'])) body['schema'] = JSON.parse(r.schema_json) as Json;
