@@ -160,7 +160,8 @@ export function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr
   if (n.over) return resolveWindowCall(an, n, name, ctx);
   if (n.name.length === 1 && CONDITIONALS.has(name)) return resolveConditional(an, n, name, ctx);
   if (name === 'GROUPING') return resolveGrouping(an, n, ctx);
-  if (NUMBERING.has(name) || (NAVIGATION.has(name) && name !== 'PERCENTILE_CONT' && name !== 'PERCENTILE_DISC')) {
+  // navigation_functions.md: PERCENTILE_CONT / PERCENTILE_DISC have only the OVER form, like the other navigation functions.
+  if (NUMBERING.has(name) || NAVIGATION.has(name)) {
     throw sqlError(`Analytic function ${name} cannot be called without an OVER clause`, n.loc);
   }
   // Temporary and persistent SQL UDFs are inlined.

@@ -41,11 +41,12 @@ export function mergeWindow(spec: A.WindowSpec, named: ReadonlyMap<string, A.Win
   };
 }
 
-/** Window partition keys: no floating point, JSON or GEOGRAPHY, also inside arrays and structs (window-function-calls: PARTITION BY). */
+/**
+ * Window partition keys: no floating point, JSON or GEOGRAPHY (window-function-calls: PARTITION BY), and no ARRAY or
+ * STRUCT: data-types.md (Grouping with arrays / structs) makes them groupable only in GROUP BY and SELECT DISTINCT.
+ */
 function partitionable(t: SqlType): boolean {
-  if (t.kind === 'FLOAT64' || t.kind === 'JSON' || t.kind === 'GEOGRAPHY') return false;
-  if (t.kind === 'ARRAY') return partitionable(t.element);
-  return t.kind !== 'STRUCT' || t.fields.every((f) => partitionable(f.type));
+  return t.kind !== 'FLOAT64' && t.kind !== 'JSON' && t.kind !== 'GEOGRAPHY' && t.kind !== 'ARRAY' && t.kind !== 'STRUCT';
 }
 
 /** A frame must not end before it starts (the window-function-calls page's frame rules, in the service's words). */
