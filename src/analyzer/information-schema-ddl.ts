@@ -116,7 +116,7 @@ export const EXTERNAL_READ_OPTIONS: Readonly<Record<string, string>> = {
   allow_jagged_rows: 'BOOL', allow_quoted_newlines: 'BOOL', column_name_character_map: 'STRING', compression: 'STRING',
   decimal_target_types: 'ARRAY<STRING>', enable_list_inference: 'BOOL', enable_logical_types: 'BOOL', encoding: 'STRING',
   field_delimiter: 'STRING', file_set_spec_type: 'STRING', hive_partition_uri_prefix: 'STRING', ignore_unknown_values: 'BOOL',
-  json_extension: 'STRING', max_bad_records: 'INT64', null_marker: 'STRING', null_markers: 'ARRAY<STRING>', object_metadata: 'STRING',
+  json_extension: 'STRING', max_bad_records: 'INT64', metadata_cache_mode: 'STRING', null_marker: 'STRING', null_markers: 'ARRAY<STRING>', object_metadata: 'STRING',
   preserve_ascii_control_characters: 'BOOL', quote: 'STRING', reference_file_schema_uri: 'STRING', require_hive_partition_filter: 'BOOL',
   sheet_range: 'STRING', skip_leading_rows: 'INT64', time_zone: 'STRING', date_format: 'STRING', datetime_format: 'STRING',
   time_format: 'STRING', timestamp_format: 'STRING',

@@ -3,7 +3,8 @@
 // the view's dataset as default; CTEs; wildcard tables; row access policies.
 // INFORMATION_SCHEMA views and the __TABLES__ meta-tables: information-schema.ts.
 import type * as A from '../../grammar/ast.js';
-import type { TableId, TableInfo } from '../storage/api.js';
+import { ROW_POSITION, type TableId, type TableInfo } from '../storage/api.js';
+import { callScalar } from './calls.js';
 import { T, typeToSql, type SqlType } from '../types/types.js';
 import type { Value } from '../types/values.js';
 import { asOfMicros } from './as-of.js';
@@ -199,11 +200,13 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
     columns.push(an.newColumn('_PARTITIONTIME', T.TIMESTAMP));
     tableColumns.push(info.columns.length);
   }
-  let rel: Rel = { kind: 'scan', table: info.id, tableColumns, ...(asOfMs !== undefined ? { asOfMs } : {}), columns };
+  const scan: ScanRel = { kind: 'scan', table: info.id, tableColumns, ...(asOfMs !== undefined ? { asOfMs } : {}), columns };
+  let rel: Rel = info.kind === 'EXTERNAL' ? withFileName(an, info, scan) : scan;
   const filtered = rowAccessFilter(an, info, rel);
   const target: SampleTarget = { kind: 'table', key, rowAccess: filtered !== rel };
   rel = filtered;
   const names = info.columns.map((c) => c.name);
+  if (info.kind === 'EXTERNAL') return { rel, names: [...names, '_FILE_NAME'], alias, isValueTable: false, hidden: 1, target };
   if (!info.partitionUnit) return { rel, names, alias, isValueTable: false, target };
   // The pseudo-column _PARTITIONTIME, and for daily partitions _PARTITIONDATE (its UTC date, whatever @@time_zone says), which `*` does not show.
   if (info.partitionUnit !== 'DAY') return { rel, names: [...names, '_PARTITIONTIME'], alias, isValueTable: false, hidden: 1, target };
@@ -211,6 +214,28 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
   const exprs = [...columns.map((c) => colRefOf(c)), { kind: 'cast', type: T.DATE, arg: colRefOf(time), safe: false, timeZone: literal(T.STRING, 'UTC') } as const];
   const out = [...columns.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_PARTITIONDATE', T.DATE)];
   return { rel: { kind: 'project', input: rel, exprs, columns: out }, names: [...names, '_PARTITIONTIME', '_PARTITIONDATE'], alias, isValueTable: false, hidden: 2, target };
+}
+
+/**
+ * An external table's pseudo-column _FILE_NAME (query-cloud-storage-data.md): the URI of the file each row came
+ * from, which `*` does not show. The table's rows are its files' rows read in order when it was made; `fileRows`
+ * (a hidden resource field) holds each file's URI and row count, so a row's position names its file.
+ */
+function withFileName(an: Analyzer, info: TableInfo, scan: ScanRel): Rel {
+  const files = Array.isArray(info.resource['fileRows']) ? (info.resource['fileRows'] as [string, number][]) : [];
+  const pos = an.newColumn('$pos', T.INT64);
+  const positioned: Rel = { ...scan, tableColumns: [...scan.tableColumns, ROW_POSITION], columns: [...scan.columns, pos] };
+  const whens: import('./resolved.js').Expr[] = [];
+  const thens: import('./resolved.js').Expr[] = [];
+  let end = 0;
+  for (const [uri, rows] of files) {
+    end += rows;
+    whens.push(callScalar('$less', [colRefOf(pos), literal(T.INT64, BigInt(end))], undefined));
+    thens.push(literal(T.STRING, uri));
+  }
+  const file: import('./resolved.js').Expr = whens.length ? { kind: 'conditional', type: T.STRING, op: 'case', whens, thens, else: literal(T.STRING, null) } : literal(T.STRING, null);
+  const out = [...scan.columns.map((c) => an.newColumn(c.name, c.type)), an.newColumn('_FILE_NAME', T.STRING)];
+  return { kind: 'project', input: positioned, exprs: [...scan.columns.map((c) => colRefOf(c)), file], columns: out };
 }
 
 /** The time-travel window: seven days. */

@@ -621,8 +621,9 @@ export async function readTableRows(
     if (!deleted && !st.getTable(p, d, name)) name = t;
   }
   const entry = deleted ? deleted.entry : st.requireTable(p, d, name);
-  // A materialized view is not listable either (the real service's message); it is read by queries.
-  if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW') throw invalid(`Cannot list a table of type ${entry.kind}.`);
+  // A materialized view is not listable either (the real service's message); it is read by queries. Nor is an external
+  // table (external-tables.md, Limitations: no TableDataList, no extract job, no copy of one).
+  if (entry.kind === 'VIEW' || entry.kind === 'MATERIALIZED_VIEW' || entry.kind === 'EXTERNAL') throw invalid(`Cannot list a table of type ${entry.kind}.`);
   const td = deleted ? st.deletedTableData(deleted) : st.tableData(p, d, name);
   await td.load();
   const fields = schemaFieldsOf(entry.resource as Resource);

@@ -140,9 +140,10 @@ export async function insertTable(
 /**
  * Fields kept with a table's stored resource that the REST resource never shows: GRANT bindings, indexes,
  * `options`, the DDL OPTIONS with no REST field of their own (read by INFORMATION_SCHEMA.TABLE_OPTIONS and TABLES),
- * and `columnHistory`, the columns ALTER TABLE dropped or renamed (which keep the table out of wildcard queries).
+ * `columnHistory`, the columns ALTER TABLE dropped or renamed (which keep the table out of wildcard queries), and
+ * `fileRows`, the files an external table's rows came from (its _FILE_NAME pseudo-column: analyzer/names.ts).
  */
-export const HIDDEN_FIELDS = ['iamPolicy', 'searchIndexes', 'vectorIndexes', 'options', 'columnHistory'] as const;
+export const HIDDEN_FIELDS = ['iamPolicy', 'searchIndexes', 'vectorIndexes', 'options', 'columnHistory', 'fileRows'] as const;
 
 /** `r` less the hidden fields. */
 export function withoutHidden(r: Resource): Resource {

@@ -250,6 +250,9 @@ export function setPlain(cells: CsvCells, i: number, kind: number, bl: ColumnBui
       else return false;
       return true;
     case K_TIMESTAMP: {
+      // A date alone is read by the slow path, which refuses it in a load (load-files.ts csvText).
+      const colon = b.indexOf(0x3a, s);
+      if (e - s <= 16 && (colon < 0 || colon >= e)) return false;
       const x = fastTimestampAt(b, s, e);
       if (Number.isNaN(x)) return false;
       bl.setNumber(k, x);

@@ -14,7 +14,7 @@ import type { Column } from '../types/schema.js';
 import type { SqlType } from '../types/types.js';
 import type { Batch } from '../types/vector.js';
 import { MAX_DATE_DAYS, MIN_DATE_DAYS, MAX_TIMESTAMP_MICROS, MIN_TIMESTAMP_MICROS, ValueConversionError } from '../types/json-values.js';
-import { ColumnBuilder, conversionError, convertRows, keptBatch, missingRequired, setCell, type CellError, type InsertError, type RowsConversion } from '../storage/json-rows.js';
+import { ColumnBuilder, conversionError, convertRows, keptBatch, loadedTimestampText, missingRequired, setCell, type CellError, type InsertError, type RowsConversion } from '../storage/json-rows.js';
 import { kindOf, scanNdjson } from '../storage/insert-scan.js';
 import { CSV_BOOL, CsvParser, csvRules, csvSchema, leadingRows, type CsvCell } from './csv.js';
 import { byteScannable, CsvCells, C_NULL, C_PLAIN, scanCsv, setPlain } from './csv-bytes.js';
@@ -321,6 +321,7 @@ function asciiZero(): Error {
 }
 
 function csvText(col: Column, text: string): string {
+  if (col.type.kind === 'TIMESTAMP') return loadedTimestampText(text);
   return col.type.kind === 'BOOL' ? (CSV_BOOL.get(text.toLowerCase()) ?? text) : text;
 }
 
@@ -359,10 +360,11 @@ async function* ndjsonChunks(file: LoadFile, columns: readonly Column[]): AsyncG
     return { records: conv.n, batch: keptBatch(conv), errors: conv.errors, bytesRead: progress.bytesRead };
   };
   const shape = jsonShapeOfColumns(columns);
+  const timestamps = columns.filter((c) => c.type.kind === 'TIMESTAMP').map((c) => c.name);
   const linesOf = (b: Buffer): { json: unknown }[] => {
     const objs: Json[] = [];
     ndjsonLines(b.toString('utf8'), lineNo, file.uri, objs);
-    return objs.map((json) => ({ json: shape ? jsonCellsAsText(json, shape) : json }));
+    return objs.map((json) => ({ json: datesChecked(shape ? jsonCellsAsText(json, shape) : json, timestamps) }));
   };
   let carry: Buffer | null = null;
   let first = true;
@@ -382,6 +384,20 @@ async function* ndjsonChunks(file: LoadFile, columns: readonly Column[]): AsyncG
     if (end > 0) yield convert(b.subarray(0, end));
   }
   if (carry?.length) yield convert(carry);
+}
+
+/** A load row's top-level TIMESTAMP strings as loadedTimestampText reads them (a date alone is refused). */
+export function datesChecked(json: unknown, timestamps: readonly string[]): unknown {
+  if (!timestamps.length || typeof json !== 'object' || json === null || Array.isArray(json)) return json;
+  const row = json as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(row)) {
+    const v = row[k];
+    if (typeof v !== 'string' || !timestamps.some((t) => t.toLowerCase() === k.toLowerCase())) continue;
+    const text = loadedTimestampText(v);
+    if (text !== v) (out ??= { ...row })[k] = text;
+  }
+  return out ?? json;
 }
 
 /** Lines of whole-line bytes: its line breaks, and a last line without one. */

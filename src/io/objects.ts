@@ -185,6 +185,7 @@ async function walkMatches(dir: string, lead: string, re: RegExp, uri: string): 
  * schemes.
  */
 export async function localFiles(uri: string): Promise<string[] | undefined> {
+  checkWildcards(uri);
   const named = localPath(uri);
   if (named === undefined) return undefined;
   if (!named.includes('*')) {
@@ -206,6 +207,16 @@ export async function localFiles(uri: string): Promise<string[] | undefined> {
   if (!names.length) throw ioNotFound(`Not found: URI ${uri}`);
   // A match may be a symlink out of the allowed directories.
   return names.map((n) => checkLocalPath(n, uri));
+}
+
+/**
+ * A source URI holds at most one `*`, never in the bucket name (external-data-cloud-storage.md, Wildcard support;
+ * tables.md and Job.md, sourceUris).
+ */
+function checkWildcards(uri: string): void {
+  if (uri.indexOf('*') !== uri.lastIndexOf('*')) throw ioInvalid(`Invalid source URI ${uri}: a URI can hold only one * wildcard`);
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)/i.exec(uri);
+  if (m && !/^file:/i.test(uri) && m[1]!.includes('*')) throw ioInvalid(`Invalid source URI ${uri}: the bucket name cannot hold a * wildcard`);
 }
 
 /** Expands one source URI (a `*` wildcard allowed in the object/file name) and reads every match. */

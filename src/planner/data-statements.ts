@@ -15,7 +15,7 @@ import { EXTERNAL_READ_OPTIONS } from '../analyzer/information-schema-ddl.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { IoError, type Json } from '../io/errors.js';
 import { checkLoadable, checkReadable, encodeExport, normalizeFormat, parseSources, SELF_DESCRIBED_FORMATS } from '../io/formats.js';
-import { hiveKeysOf, inferHiveType, type HiveKeys } from '../io/hive.js';
+import { checkHiveOverlap, hiveLayout, type HiveLayout } from '../io/hive.js';
 import { destinationHasFiles, localPath, readSources, writeDestination, type SourceFile } from '../io/objects.js';
 import { decodeRow } from '../io/rows.js';
 import { delimiterOf, type Parsed, type ReadOptions } from '../io/schema.js';
@@ -25,7 +25,7 @@ import { columnToRestField, restFieldToColumn, type Column, type RestField } fro
 import { T, typeEquals, typeToSql, type SqlType } from '../types/types.js';
 import { castWithFormat } from '../functions/cast-format.js';
 import { civilToUtc, parseTimestampString } from '../functions/civil.js';
-import { Decimal, type Value } from '../types/values.js';
+import { Decimal, type Interval, type Value } from '../types/values.js';
 import { constantVector, getValue, vectorFromValues, type Batch } from '../types/vector.js';
 import { truncateToPartition, type PartitionUnit } from '../storage/ingestion.js';
 import { parseExpression } from '../../grammar/index.js';
@@ -292,8 +292,9 @@ function readOptions(opts: Map<string, Value>): ReadOptions {
  */
 const DATE_ONLY = /^\s*\d{4}[-/]\d{1,2}[-/]\d{1,2}\s*$/;
 
-function toBatch(columns: readonly Column[], rows: readonly Json[], rejectUnknown: boolean, maxBad: number, temporal: TemporalReads = { formats: {} }): { batch: Batch; bad: number } {
+function toBatch(columns: readonly Column[], rows: readonly Json[], rejectUnknown: boolean, maxBad: number, temporal: TemporalReads = { formats: {} }): { batch: Batch; bad: number; keptRows: number[] } {
   const values: Value[][] = columns.map(() => []);
+  const keptRows: number[] = [];
   const lower = new Map(columns.map((c, i) => [c.name.toLowerCase(), i]));
   let bad = 0;
   let kept = 0;
@@ -328,9 +329,10 @@ function toBatch(columns: readonly Column[], rows: readonly Json[], rejectUnknow
       return;
     }
     cells.forEach((v, i) => values[i]!.push(v));
+    keptRows.push(r);
     kept++;
   });
-  return { batch: { length: kept, columns: columns.map((c, i) => vectorFromValues(c.type, values[i]!)) }, bad };
+  return { batch: { length: kept, columns: columns.map((c, i) => vectorFromValues(c.type, values[i]!)) }, bad, keptRows };
 }
 
 /** LOAD DATA INTO an existing table with a column list: the list must agree with the table's columns. */
@@ -344,22 +346,25 @@ function checkCompatible(table: readonly Column[], declared: readonly Column[], 
 
 /** WITH PARTITION COLUMNS: the key columns (declared, else inferred as AUTO mode does) and each file's values. */
 function hivePartitions(defs: readonly A.ColumnDef[], files: readonly SourceFile[], prefix: string): { columns: Column[]; valuesOf: Map<SourceFile, string[]> } {
-  let keys: HiveKeys[];
+  const declared = defs.length ? declaredColumns(defs) : undefined;
+  let layout: HiveLayout;
   try {
-    keys = files.map((f) => hiveKeysOf(f.uri, prefix));
+    layout = hiveLayout(files.map((f) => f.uri), prefix, declared ? 'CUSTOM' : 'AUTO', declared?.map((c) => ({ name: c.name, type: c.type.kind })));
   } catch (e) {
     throw queryError(e);
   }
-  const names = keys[0]?.names ?? [];
-  const same = (a: readonly string[]): boolean => a.length === names.length && a.every((n, i) => n.toLowerCase() === names[i]!.toLowerCase());
-  const odd = keys.findIndex((k) => !same(k.names));
-  if (odd >= 0) throw new QueryError(`Hive partition keys of ${files[odd]!.uri} (${keys[odd]!.names.join(', ')}) differ from those of ${files[0]!.uri} (${names.join(', ')})`, 'invalid', 400);
-  const declared = defs.length ? declaredColumns(defs) : undefined;
-  if (declared && !same(declared.map((c) => c.name))) {
-    throw new QueryError(`The partition columns (${declared.map((c) => c.name).join(', ')}) do not match the hive partition keys of the source URIs (${names.join(', ')})`, 'invalid', 400);
+  const columns = declared ?? layout.fields.map((f) => restFieldToColumn({ name: f.name, type: f.type }));
+  return { columns, valuesOf: new Map(files.map((f, i) => [f, layout.values[i]!])) };
+}
+
+/** The hive keys against the files' columns (declared, or read from the files): they cannot overlap. */
+function checkKeysApart(hive: { columns: Column[] } | undefined, fileColumns: readonly string[]): void {
+  if (!hive) return;
+  try {
+    checkHiveOverlap(hive.columns.map((c) => ({ name: c.name, type: c.type.kind })), fileColumns);
+  } catch (e) {
+    throw queryError(e);
   }
-  const columns = declared ?? names.map((n, i) => restFieldToColumn({ name: n, type: inferHiveType(keys.map((k) => k.values[i]!)) }));
-  return { columns, valuesOf: new Map(files.map((f, i) => [f, keys[i]!.values.slice()])) };
 }
 
 /** Parses the files a group of equal partition values at a time, each row given its files' key values. */
@@ -384,6 +389,36 @@ async function parseHiveGroups(files: readonly SourceFile[], hive: { columns: Co
     }
   }
   return { fields, rows };
+}
+
+/** Parses each file alone with its hive key values, noting which file each row came from (an external table's _FILE_NAME). */
+async function parseEachFile(files: readonly SourceFile[], hive: { columns: Column[]; valuesOf: Map<SourceFile, string[]> } | undefined, parse: (group: SourceFile[]) => Promise<Parsed>): Promise<Parsed & { fileOf: string[] }> {
+  let fields: RestField[] = [];
+  const rows: Json[] = [];
+  const fileOf: string[] = [];
+  for (const f of files) {
+    const parsed = await parseHiveGroups([f], hive, parse);
+    if (!fields.length) fields = parsed.fields;
+    for (const row of parsed.rows) {
+      rows.push(row);
+      fileOf.push(f.uri);
+    }
+  }
+  return { fields, rows, fileOf };
+}
+
+/** `fileRows` of an external table's resource: each file's URI (as the statement named its scheme) and how many rows it gave, in row order. */
+function fileRowsOf(fileOf: readonly string[], keptRows: readonly number[], uris: readonly string[]): [string, number][] {
+  const local = uris.some((u) => /^file:\/\//i.test(u));
+  const out: [string, number][] = [];
+  for (const r of keptRows) {
+    const f = fileOf[r]!;
+    const uri = local && f.startsWith('/') ? `file://${f}` : f;
+    const last = out[out.length - 1];
+    if (last && last[0] === uri) last[1]++;
+    else out.push([uri, 1]);
+  }
+  return out;
 }
 
 /** A value of a DATE / DATETIME / TIMESTAMP partitioning column as UTC micros (a DATETIME's civil micros). */
@@ -495,12 +530,18 @@ export async function loadData(s: Session, st: A.LoadDataStmt): Promise<QueryRes
   const known = declared ?? existing?.columns;
   const hivePrefix = optString(opts, 'hive_partition_uri_prefix');
   if (st.withPartitionColumns && hivePrefix === undefined) throw sqlError('LOAD DATA WITH PARTITION COLUMNS requires the option hive_partition_uri_prefix', st.loc);
+  // load-statements.md: with both column_list and WITH PARTITION COLUMNS, partition_column_list is required.
+  if (st.columns && st.withPartitionColumns && st.withPartitionColumns.length === 0) {
+    throw sqlError('LOAD DATA with a column list and WITH PARTITION COLUMNS requires the partition column list', st.loc);
+  }
   const files = await io(readSources(uris));
   const hive = st.withPartitionColumns ? hivePartitions(st.withPartitionColumns, files, hivePrefix!) : undefined;
   if (hive && existing && !overwriteTable) checkCompatible(existing.columns, hive.columns, id);
-  // The files hold no partition key columns: they come from each file's path.
+  checkKeysApart(hive, declared?.map((c) => c.name) ?? []);
+  // The files hold no partition key columns: they come from each file's path (an existing table's key columns are left out).
   const fileColumns = hive ? known?.filter((c) => !hive.columns.some((h) => h.name.toLowerCase() === c.name.toLowerCase())) : known;
   const parsed = await io(parseHiveGroups(files, hive, (group) => parseSources(group, format, readOptions(opts), fileColumns?.map((c) => columnToRestField(c.name, c.type, c.required)), known === undefined)));
+  if (!known) checkKeysApart(hive, parsed.fields.map((f) => f.name));
   let columns: Column[];
   try {
     columns = known ? known.slice() : parsed.fields.map(restFieldToColumn);
@@ -564,6 +605,24 @@ const EXTERNAL_OPTIONS = [
   'date_format', 'datetime_format', 'time_format', 'timestamp_format',
 ];
 
+const MINUTE_US = 60_000_000;
+const DAY_US = 86_400_000_000;
+
+/**
+ * Metadata caching (data-definition-language.md, max_staleness; metadata-caching-external-tables.md): max_staleness
+ * 0 (off) or from 30 minutes to 7 days, metadata_cache_mode AUTOMATIC or MANUAL. The emulator reads the files when
+ * the table is made, so a cache changes nothing: the options are checked and kept (TABLE_OPTIONS, tables.get).
+ */
+function checkMetadataCaching(opts: Map<string, Value>, loc: A.Loc): void {
+  const v = opts.get('max_staleness') as Interval | null | undefined;
+  if (v) {
+    const us = (v.months * 30 + v.days) * DAY_US + Number(v.micros);
+    if (us !== 0 && (us < 30 * MINUTE_US || us > 7 * DAY_US)) throw sqlError('The max_staleness of an external table must be 0 or between 30 minutes and 7 days, inclusive', loc);
+  }
+  const mode = optString(opts, 'metadata_cache_mode');
+  if (mode !== undefined && !['AUTOMATIC', 'MANUAL'].includes(mode.toUpperCase())) throw sqlError(`Invalid metadata_cache_mode ${mode}: expected AUTOMATIC or MANUAL`, loc);
+}
+
 /** REST externalDataConfiguration fields of the read options that have one (tables.get shows them). */
 function externalConfiguration(format: string, uris: string[], opts: Map<string, Value>): Record<string, unknown> {
   const out: Record<string, unknown> = { sourceFormat: format, sourceUris: uris };
@@ -579,6 +638,8 @@ function externalConfiguration(format: string, uris: string[], opts: Map<string,
   if (ignore !== undefined) out.ignoreUnknownValues = ignore;
   const maxBad = optInt(opts, 'max_bad_records');
   if (maxBad !== undefined) out.maxBadRecords = maxBad;
+  const cacheMode = optString(opts, 'metadata_cache_mode');
+  if (cacheMode !== undefined) out.metadataCacheMode = cacheMode.toUpperCase();
   return out;
 }
 
@@ -611,13 +672,18 @@ export async function createExternalTable(s: Session, st: A.CreateTableStmt, id:
   const web = uris.find((u) => /^https?:\/\//i.test(u));
   if (web) throw new QueryError(`Unsupported external data source ${web}: direct http(s) URLs are not supported; use file://, an absolute path, gs:// or s3://`, 'invalid', 400);
   const declared = st.columns ? declaredColumns(st.columns) : undefined;
+  // external-tables.md, Limitations: _object_metadata is reserved for internal use.
+  const reserved = [...(declared ?? []), ...(st.withPartitionColumns ? declaredColumns(st.withPartitionColumns) : [])].find((c) => c.name.toLowerCase() === '_object_metadata');
+  if (reserved) throw sqlError(`Invalid field name "${reserved.name}": _object_metadata is reserved in external tables`, st.loc);
+  checkMetadataCaching(opts, st.loc);
   const hivePrefix = optString(opts, 'hive_partition_uri_prefix');
   if (st.withPartitionColumns && hivePrefix === undefined) throw sqlError('CREATE EXTERNAL TABLE WITH PARTITION COLUMNS requires the option hive_partition_uri_prefix', st.loc);
   const files = await io(readSources(uris));
   // WITH PARTITION COLUMNS: the keys of each file's path are columns after the files' own, as LOAD DATA reads them.
   const hive = st.withPartitionColumns ? hivePartitions(st.withPartitionColumns, files, hivePrefix!) : undefined;
-  const fileColumns = hive ? declared?.filter((c) => !hive.columns.some((h) => h.name.toLowerCase() === c.name.toLowerCase())) : declared;
-  const parsed = await io(parseHiveGroups(files, hive, (group) => parseSources(group, format, readOptions(opts), fileColumns?.map((c) => columnToRestField(c.name, c.type, c.required)), declared === undefined)));
+  checkKeysApart(hive, declared?.map((c) => c.name) ?? []);
+  const parsed = await io(parseEachFile(files, hive, (group) => parseSources(group, format, readOptions(opts), declared?.map((c) => columnToRestField(c.name, c.type, c.required)), declared === undefined)));
+  if (!declared) checkKeysApart(hive, parsed.fields.map((f) => f.name));
   let columns: Column[];
   try {
     columns = declared ? declared.slice() : parsed.fields.map(restFieldToColumn);
@@ -626,8 +692,14 @@ export async function createExternalTable(s: Session, st: A.CreateTableStmt, id:
   }
   for (const h of hive?.columns ?? []) if (!columns.some((c) => c.name.toLowerCase() === h.name.toLowerCase())) columns.push(h);
   const rejectUnknown = format === 'NEWLINE_DELIMITED_JSON' && !(optBool(opts, 'ignore_unknown_values') ?? false);
-  const { batch } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0, temporalReads(opts));
-  const resource: Record<string, unknown> = { externalDataConfiguration: externalConfiguration(format, uris, opts) };
+  const { batch, keptRows } = toBatch(columns, parsed.rows, rejectUnknown, optInt(opts, 'max_bad_records') ?? 0, temporalReads(opts));
+  const ext = externalConfiguration(format, uris, opts);
+  // hive-partitioned-queries.md: the keys (tables.md, HivePartitioningOptions.fields) and whether queries must filter on them.
+  if (hive) {
+    const require = optBool(opts, 'require_hive_partition_filter') ?? false;
+    ext.hivePartitioningOptions = { mode: st.withPartitionColumns!.length ? 'CUSTOM' : 'AUTO', sourceUriPrefix: hivePrefix, ...(require ? { requirePartitionFilter: true } : {}), fields: hive.columns.map((c) => c.name) };
+  }
+  const resource: Record<string, unknown> = { externalDataConfiguration: ext, fileRows: fileRowsOf(parsed.fileOf, keptRows, uris) };
   // The read options set, for TABLE_OPTIONS and TABLES.ddl (INT64 counts kept as JSON numbers).
   const kept = Object.fromEntries(
     [...opts].filter(([name, v]) => name in EXTERNAL_READ_OPTIONS && v !== null).map(([name, v]) => [name, typeof v === 'bigint' ? Number(v) : v]),
@@ -637,8 +709,8 @@ export async function createExternalTable(s: Session, st: A.CreateTableStmt, id:
   if (description !== undefined) resource.description = description;
   const friendly = optString(opts, 'friendly_name');
   if (friendly !== undefined) resource.friendlyName = friendly;
-  // labels and expiration_timestamp as a table takes them (the labels page's requirements checked).
-  Object.assign(resource, await optionsToResource(s, st.options?.filter((o) => ['labels', 'expiration_timestamp'].includes(o.name.toLowerCase()))));
+  // labels, expiration_timestamp and max_staleness as a table takes them (the labels page's requirements checked).
+  Object.assign(resource, await optionsToResource(s, st.options?.filter((o) => ['labels', 'expiration_timestamp', 'max_staleness'].includes(o.name.toLowerCase()))));
   await s.ctx.catalog.createTable(id, columns, { kind: 'EXTERNAL', resource, orReplace: existing, rows: [batch] });
   return { columns: null, batches: [], statementType: 'CREATE_EXTERNAL_TABLE', totalBytesProcessed: 0, ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: id } as QueryResult;
 }

@@ -88,9 +88,23 @@ function requiredField(info: TableInfo): string | undefined {
   return tp?.field ?? rp?.field;
 }
 
-function noFilter(t: TableId, field: string): QueryError {
+/**
+ * The columns a query must filter on: the partitioning column of a table that requires a partition filter, or the
+ * hive partition keys of an external table made with require_hive_partition_filter (hive-partitioned-queries.md,
+ * Predicate filters on partition keys: one predicate that references only partition keys, any of them).
+ */
+function requiredFields(info: TableInfo): string[] | undefined {
+  if (info.kind === 'EXTERNAL') {
+    const hive = (info.resource['externalDataConfiguration'] as { hivePartitioningOptions?: { requirePartitionFilter?: unknown; fields?: unknown } } | undefined)?.hivePartitioningOptions;
+    return hive?.requirePartitionFilter === true && Array.isArray(hive.fields) && hive.fields.length ? (hive.fields as string[]) : undefined;
+  }
+  const field = requiredField(info);
+  return field ? [field] : undefined;
+}
+
+function noFilter(t: TableId, fields: readonly string[]): QueryError {
   // An ingestion-time partitioned table names its pseudo-columns, as the service does.
-  const cols = field === PARTITION_TIME ? "'_PARTITION_LOAD_TIME', '_PARTITIONDATE', '_PARTITIONTIME'" : `'${field}'`;
+  const cols = fields[0] === PARTITION_TIME ? "'_PARTITION_LOAD_TIME', '_PARTITIONDATE', '_PARTITIONTIME'" : fields.map((f) => `'${f}'`).join(', ');
   return new QueryError(`Cannot query over table '${t.projectId}.${t.datasetId}.${t.tableId}' without a filter over column(s) ${cols} that can be used for partition elimination`, 'invalidQuery');
 }
 
@@ -107,7 +121,7 @@ export function checkTargetFilter(info: TableInfo, targetColumns: readonly { id:
   const atoms: Set<number>[] = [];
   conjuncts(conditions, atoms);
   const own = (c: number): boolean => c === id || c === date?.id;
-  if (!atoms.some((a) => [...a].every(own))) throw noFilter(info.id, field);
+  if (!atoms.some((a) => [...a].every(own))) throw noFilter(info.id, [field]);
 }
 
 type ScanNode = Extract<Rel, { kind: 'scan' }>;
@@ -140,11 +154,11 @@ function collect(plan: Rel): { scans: ScanNode[]; others: Rel[] } {
 export function checkPartitionFilters(s: Session, plan: Rel): void {
   const { scans, others } = collect(plan);
   // Most statements read no table that requires a partition filter: nothing more to do.
-  const required: { scan: ScanNode; info: TableInfo; field: string }[] = [];
+  const required: { scan: ScanNode; info: TableInfo; fields: string[] }[] = [];
   for (const scan of scans) {
     const info = s.ctx.catalog.getTable(scan.table);
-    const field = info ? requiredField(info) : undefined;
-    if (info && field) required.push({ scan, info, field });
+    const fields = info ? requiredFields(info) : undefined;
+    if (info && fields) required.push({ scan, info, fields });
   }
   if (required.length === 0) return;
   const lineage = new Lineage();
@@ -193,28 +207,29 @@ export function checkPartitionFilters(s: Session, plan: Rel): void {
       if (out) lineage.join(c.id, out.id);
     });
   }
-  // The lineage classes some conjunct references alone.
-  const filtered = new Set<number>();
-  for (const a of atoms) {
-    const roots = new Set([...a].map((id) => lineage.find(id)));
-    if (roots.size === 1) filtered.add([...roots][0]!);
-  }
-  for (const { scan, info, field } of required) {
+  // Each conjunct as the lineage classes it references.
+  const atomRoots = atoms.map((a) => new Set([...a].map((id) => lineage.find(id))));
+  for (const { scan, info, fields } of required) {
     // An ingestion-time partitioned table's _PARTITIONTIME is scanned as the column after its own.
-    const idx = field === PARTITION_TIME && info.partitionUnit ? info.columns.length : info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
-    const pos = scan.tableColumns.indexOf(idx);
-    const col = pos >= 0 ? scan.columns[pos] : undefined;
-    if (col && filtered.has(lineage.find(col.id))) continue;
-    throw noFilter(scan.table, field);
+    const roots = new Set<number>();
+    for (const field of fields) {
+      const idx = field === PARTITION_TIME && info.partitionUnit ? info.columns.length : info.columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase());
+      const pos = scan.tableColumns.indexOf(idx);
+      const col = pos >= 0 ? scan.columns[pos] : undefined;
+      if (col) roots.add(lineage.find(col.id));
+    }
+    // Some conjunct that references only the partitioning columns.
+    if (atomRoots.some((a) => a.size > 0 && [...a].every((r) => roots.has(r)))) continue;
+    throw noFilter(scan.table, fields);
   }
 }
 
 /**
- * A query's result may not name a column _PARTITIONTIME or _PARTITIONDATE: the pseudo-columns are selected under an
- * alias (querying-partitioned-tables.md, Query an ingestion-time partitioned table), as no table's field may start
- * with _PARTITION (schemas.md, Column names).
+ * A query's result may not name a column _PARTITIONTIME, _PARTITIONDATE or _FILE_NAME: the pseudo-columns are
+ * selected under an alias (querying-partitioned-tables.md, Query an ingestion-time partitioned table;
+ * query-cloud-storage-data.md, _FILE_NAME), as no table's field may start with _PARTITION or _FILE_ (schemas.md).
  */
 export function checkResultNames(names: readonly string[]): void {
-  const bad = names.find((n) => /^_PARTITION(TIME|DATE)$/i.test(n));
+  const bad = names.find((n) => /^(_PARTITION(TIME|DATE)|_FILE_NAME)$/i.test(n));
   if (bad !== undefined) throw new QueryError(`Invalid field name "${bad}". Field names are not allowed to start with the (case-insensitive) prefixes _PARTITION, _TABLE_, _FILE_, _ROW_TIMESTAMP, __ROOT__ and _COLIDENTIFIER; select the pseudo-column under an alias`, 'invalidQuery');
 }

@@ -19,6 +19,7 @@ import { LOADED_BOOL, ValueConversionError } from '../types/json-values.js';
 import {
   ColumnBuilder,
   conversionError,
+  dateOnlyTimestamp,
   decimalAt,
   fastDateAt,
   fastIntAt,
@@ -426,6 +427,9 @@ class Scanner {
         break;
       case K_TIMESTAMP:
         if (tok === T_STR) {
+          // A load file's TIMESTAMP needs a time part (json-rows.ts dateOnlyTimestamp).
+          const dateOnly = this.valueJson && this.ve - this.vs <= 16 ? dateOnlyTimestamp(this.columns[c]!.name, this.str()) : undefined;
+          if (dateOnly) return this.fail(c, k, dateOnly);
           const x = fastTimestampAt(b, this.vs, this.ve);
           if (!Number.isNaN(x)) return bl.setNumber(k, x);
         }

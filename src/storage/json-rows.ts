@@ -565,6 +565,22 @@ export function missingRequired(name: string): CellError {
   return { reason: 'invalid', location: name, debugInfo: '', message: `Missing required field: ${name}.` };
 }
 
+/**
+ * loading-data-cloud-storage-csv.md and -json.md, Data types, Timestamp: a loaded TIMESTAMP has a date portion and a
+ * time portion; a date alone (which insertAll and literals take as midnight) is a bad record in a load.
+ */
+const DATE_ONLY = /^\s*\d{4}[-/]\d{1,2}[-/]\d{1,2}\s*$/;
+
+/** A load's text cell of a TIMESTAMP column: as it is, or, for a date alone, a text no TIMESTAMP reading takes that says why. */
+export function loadedTimestampText(text: string): string {
+  return DATE_ONLY.test(text) ? `${text.trim()} (a date without a time part: a loaded TIMESTAMP needs both)` : text;
+}
+
+/** The error of a load's TIMESTAMP cell holding a date alone (see loadedTimestampText), or undefined. */
+export function dateOnlyTimestamp(name: string, text: string): CellError | undefined {
+  return DATE_ONLY.test(text) ? conversionError(name, new ValueConversionError(`Invalid TIMESTAMP value ${text.trim()}: a loaded TIMESTAMP needs a time part after its date`)) : undefined;
+}
+
 export function conversionError(name: string, e: ValueConversionError): CellError {
   return { reason: 'invalid', location: [name, ...e.path].join('.'), debugInfo: '', message: e.message };
 }

@@ -91,7 +91,8 @@ describe.skipIf(!hasRealEngine() || !hasBq())('bq admin commands', () => {
     // An autodetected external definition (bq mkdef): the inferred schema and the file's rows.
     const extTable = await rest(api('/datasets/a/tables/ext'));
     expect(extTable.body.schema.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).toEqual(['n:INTEGER', 's:STRING']);
-    expect((await rest(api('/datasets/a/tables/ext/data'))).body.totalRows).toBe('2');
+    // external-tables.md, Limitations: no tabledata.list of an external table (overturned by sql66: this listed it); a query reads it.
+    expect((await rest(api('/queries'), { method: 'POST', json: { query: 'SELECT COUNT(*) FROM a.ext', useLegacySql: false } })).body.rows).toEqual([{ f: [{ v: '2' }] }]);
     expect(restored).toContain("Table 'test:a.snap' successfully restored to 'test:a.restored'");
     expect(JSON.parse(snapInfo)).toMatchObject({ type: 'SNAPSHOT', snapshotDefinition: { baseTableReference: { tableId: 't' } } });
     expect((await rest(api('/datasets/a/tables/restored'))).body.type).toBe('TABLE');

@@ -165,7 +165,10 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
       json: { tableReference: { tableId: 'e' }, externalDataConfiguration: { sourceUris: [`file://${csv}`], sourceFormat: 'CSV', csvOptions: { skipLeadingRows: 1 }, schema: { fields: [{ name: 'n', type: 'INTEGER' }, { name: 's', type: 'STRING' }] } } },
     });
     expect(t.body.type).toBe('EXTERNAL');
-    expect((await rest(bqUrl('/datasets/ex/tables/e/data'))).body.totalRows).toBe('2');
+    // external-tables.md, Limitations: tabledata.list does not read an external table (overturned by sql66: this read
+    // its rows through it); a query does.
+    expect((await rest(bqUrl('/datasets/ex/tables/e/data'))).status).toBe(400);
+    expect((await rest(bqUrl('/queries'), { method: 'POST', json: { query: 'SELECT COUNT(*) FROM ex.e', useLegacySql: false } })).body.rows).toEqual([{ f: [{ v: '2' }] }]);
     const az = await rest(bqUrl('/datasets/ex/tables'), { method: 'POST', json: { tableReference: { tableId: 'az' }, externalDataConfiguration: { sourceUris: ['azure://a.blob.core.windows.net/c/x.csv'], sourceFormat: 'CSV' } } });
     expect(az.status).toBe(400);
     const q = await rest(bqUrl('/queries'), {
@@ -182,20 +185,20 @@ describe.skipIf(!hasRealEngine())('gateway + real engine', () => {
     // No schema: the inferred one is the table's before its rows are stored.
     const auto = await rest(bqUrl('/datasets/ex/tables'), { method: 'POST', json: { tableReference: { tableId: 'auto' }, externalDataConfiguration: { sourceUris: [`file://${csv}`], sourceFormat: 'CSV', autodetect: true } } });
     expect(auto.body.schema.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).toEqual(['n:INTEGER', 's:STRING']);
-    expect((await rest(bqUrl('/datasets/ex/tables/auto/data'))).body.rows).toEqual([{ f: [{ v: '1' }, { v: 'a' }] }, { f: [{ v: '2' }, { v: 'b' }] }]);
+    expect((await rest(bqUrl('/queries'), { method: 'POST', json: { query: 'SELECT n, s FROM ex.auto ORDER BY n', useLegacySql: false } })).body.rows).toEqual([{ f: [{ v: '1' }, { v: 'a' }] }, { f: [{ v: '2' }, { v: 'b' }] }]);
     // Spec §4.3.2: a Sheets fixture is a CSV file; a Bigtable source registers metadata only, URI and all.
     const sheet = await rest(bqUrl('/datasets/ex/tables'), {
       method: 'POST',
       json: { tableReference: { tableId: 'sheet' }, externalDataConfiguration: { sourceUris: [`file://${csv}`], sourceFormat: 'GOOGLE_SHEETS', googleSheetsOptions: { skipLeadingRows: 1 }, schema: { fields: [{ name: 'n', type: 'INTEGER' }, { name: 's', type: 'STRING' }] } } },
     });
     expect(sheet.status).toBe(200);
-    expect((await rest(bqUrl('/datasets/ex/tables/sheet/data'))).body.totalRows).toBe('2');
+    expect((await rest(bqUrl('/queries'), { method: 'POST', json: { query: 'SELECT COUNT(*) FROM ex.sheet', useLegacySql: false } })).body.rows).toEqual([{ f: [{ v: '2' }] }]);
     const bigtable = await rest(bqUrl('/datasets/ex/tables'), {
       method: 'POST',
       json: { tableReference: { tableId: 'bt' }, externalDataConfiguration: { sourceUris: ['https://googleapis.com/bigtable/projects/test/instances/i/tables/t'], sourceFormat: 'BIGTABLE' } },
     });
     expect(bigtable.status).toBe(200);
-    expect((await rest(bqUrl('/datasets/ex/tables/bt/data'))).body.totalRows).toBe('0');
+    expect((await rest(bqUrl('/queries'), { method: 'POST', json: { query: 'SELECT COUNT(*) FROM ex.bt', useLegacySql: false } })).body.rows).toEqual([{ f: [{ v: '0' }] }]);
     // Spec §7: an alt:// load without ALT_ENDPOINT is refused at insert, naming the variable.
     const alt = await rest(bqUrl('/jobs'), { method: 'POST', json: { configuration: { load: { sourceUris: ['alt://bkt/x.csv'], destinationTable: { datasetId: 'ex', tableId: 'alt' } } } } });
     expect(alt.status).toBe(400);

@@ -16,7 +16,8 @@ import { localFiles, localPath, missingEndpoint, readSources, writeDestination, 
 import { checkLocalPath } from '../../io/local-access.js';
 import { bufferSource, fileSource, streamRows, type ByteSource, type ReadProgress } from '../../io/stream.js';
 import { decodeRow } from '../../io/rows.js';
-import { loadSchema, type LoadFile } from '../../io/load-files.js';
+import { datesChecked, loadSchema, type LoadFile } from '../../io/load-files.js';
+import { checkHiveOverlap, customPrefix, hiveLayout, type HiveLayout } from '../../io/hive.js';
 import type { ReadOptions } from '../../io/schema.js';
 import { copyPartitions, hasPartitionDecorator } from './partition-copy.js';
 import { rowsText } from '../rows-body.js';
@@ -116,10 +117,12 @@ async function abortWrite(ctx: GatewayContext, id: string | undefined): Promise<
 }
 
 /** Stages rows into a write, INSERT_BATCH at a time, as insertAll reports them; stops at the first rejected batch unless `skipInvalid`. */
-async function stageRows(ctx: GatewayContext, writeId: string, rows: Json[], skipInvalid: boolean): Promise<InsertOutcome> {
+async function stageRows(ctx: GatewayContext, writeId: string, rows: Json[], skipInvalid: boolean, fields?: readonly RestField[]): Promise<InsertOutcome> {
   const out: InsertOutcome = { rows: 0, errors: [] };
+  // A load's TIMESTAMP cells need a time part (loading-data-cloud-storage-csv.md / -json.md); insertAll's rows do not.
+  const timestamps = (fields ?? []).filter((f) => String(f.type).toUpperCase() === 'TIMESTAMP' && f.mode !== 'REPEATED').map((f) => f.name);
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-    const batch = rows.slice(i, i + INSERT_BATCH);
+    const batch = rows.slice(i, i + INSERT_BATCH).map((r) => datesChecked(r, timestamps) as Json);
     const reply = await ctx.call('AppendTableWrite', { write_id: writeId, rows_json: JSON.stringify(batch.map((json) => ({ json }))), skip_invalid_rows: skipInvalid });
     addOutcome(out, reply.insert_errors_json, batch.length, i, skipInvalid);
     if (out.errors.length && !skipInvalid) break;
@@ -287,7 +290,7 @@ function externalFormat(def: Json): { format: string; options: Json } {
 }
 
 /** An external definition's schema and rows, read now; undefined for metadata-only sources and definitions without URIs. */
-async function readExternal(def: Json, schema: RestField[] | undefined): Promise<{ fields: RestField[]; rows: Json[] } | undefined> {
+async function readExternal(def: Json, schema: RestField[] | undefined): Promise<{ fields: RestField[]; rows: Json[]; hive?: HiveLayout } | undefined> {
   const { format, options } = externalFormat(def);
   if (METADATA_ONLY_EXTERNAL.includes(format)) return undefined;
   try {
@@ -297,7 +300,62 @@ async function readExternal(def: Json, schema: RestField[] | undefined): Promise
   }
   const uris = urisOf(def['sourceUris']);
   if (!uris.length) return undefined;
-  return parse(await readAll(uris), format, options, schema, boolish(def['autodetect']) ?? schema === undefined);
+  const files = await readAll(uris);
+  const autodetect = boolish(def['autodetect']) ?? schema === undefined;
+  const hive = hiveLayoutOf(def, files.map((f) => f.uri));
+  if (hive) return { ...(await parseHive(files, format, options, schema, autodetect, hive)), hive };
+  return parse(files, format, options, schema, autodetect);
+}
+
+/**
+ * hivePartitioningOptions of a load or an external definition (tables.md, HivePartitioningOptions): the keys of the
+ * files' paths after sourceUriPrefix, typed by the mode (AUTO inferred, STRINGS, CUSTOM from the prefix's
+ * `{key:TYPE}` encoding), and each file's values; undefined without the option.
+ */
+function hiveLayoutOf(cfg: Json, uris: readonly string[]): HiveLayout | undefined {
+  const h = cfg['hivePartitioningOptions'];
+  if (!isObj(h)) return undefined;
+  const mode = (str(h['mode']) ?? 'AUTO').toUpperCase();
+  if (mode !== 'AUTO' && mode !== 'STRINGS' && mode !== 'CUSTOM') throw invalid(`Invalid hivePartitioningOptions.mode ${mode}: expected AUTO, STRINGS or CUSTOM`);
+  const given = str(h['sourceUriPrefix']);
+  if (!given) throw invalid('hivePartitioningOptions.sourceUriPrefix is required: the common prefix of the source URIs before the partition keys');
+  try {
+    const custom = mode === 'CUSTOM' ? customPrefix(given) : undefined;
+    return hiveLayout(uris, custom?.prefix ?? given, mode, custom?.fields);
+  } catch (e) {
+    throw rest(e);
+  }
+}
+
+/** Rows of hive-partitioned `files`, parsed a partition at a time, each with its keys' values; fields: the files', then the keys'. */
+async function parseHive(files: readonly SourceFile[], format: string, cfg: Json, schema: RestField[] | undefined, autodetect: boolean, hive: HiveLayout): Promise<{ fields: RestField[]; rows: Json[] }> {
+  const keys = new Set(hive.fields.map((k) => k.name.toLowerCase()));
+  // A table's schema may hold the keys already (a load appending to it): the files hold the others.
+  const fileSchema = schema?.filter((f) => !keys.has(f.name.toLowerCase()));
+  const groups = new Map<string, { files: SourceFile[]; values: string[] }>();
+  files.forEach((f, i) => {
+    const k = JSON.stringify(hive.values[i]);
+    const g = groups.get(k);
+    if (g) g.files.push(f);
+    else groups.set(k, { files: [f], values: hive.values[i]! });
+  });
+  let fields: RestField[] | undefined;
+  const rows: Json[] = [];
+  for (const g of groups.values()) {
+    const parsed = await parse(g.files, format, cfg, fileSchema, autodetect);
+    fields ??= parsed.fields;
+    for (const row of parsed.rows) {
+      hive.fields.forEach((k, i) => (row[k.name] = g.values[i]!));
+      rows.push(row);
+    }
+  }
+  fields ??= fileSchema ?? [];
+  try {
+    if (!fileSchema) checkHiveOverlap(hive.fields, fields.map((f) => f.name));
+  } catch (e) {
+    throw rest(e);
+  }
+  return { fields: [...fields, ...hive.fields.map((k) => ({ name: k.name, type: k.type, mode: 'NULLABLE' }))], rows };
 }
 
 /**
@@ -310,9 +368,11 @@ async function readExternal(def: Json, schema: RestField[] | undefined): Promise
 export async function materializeExternal(ctx: GatewayContext, dest: TableRef, ext: Json, schema: RestField[] | undefined): Promise<void> {
   const parsed = await readExternal(ext, schema);
   if (!parsed) return;
-  if (!schema) {
+  if (!schema || parsed.hive) {
     const { project_id, dataset_id, table_id } = dest;
-    await ctx.call('UpdateTable', { project_id, dataset_id, table_id, resource_json: JSON.stringify({ schema: { fields: parsed.fields } }), options: { patch: 'true' } });
+    // A hive-partitioned table's keys are columns after the files' (tables.md, HivePartitioningOptions.fields: tables.get shows them).
+    const hive = parsed.hive ? { externalDataConfiguration: { ...ext, hivePartitioningOptions: { ...(ext['hivePartitioningOptions'] as Json), fields: parsed.hive.fields.map((k) => k.name) } } } : {};
+    await ctx.call('UpdateTable', { project_id, dataset_id, table_id, resource_json: JSON.stringify({ schema: { fields: parsed.fields }, ...hive }), options: { patch: 'true' } });
   }
   const outcome = await insertAll(ctx, dest, parsed.rows, boolish(ext['ignoreUnknownValues']) ?? false, (num(ext['maxBadRecords']) ?? 0) > 0);
   if (outcome.errors.length && (num(ext['maxBadRecords']) ?? 0) === 0) {
@@ -530,13 +590,22 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
     const create = str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED';
     const begin = async (fields: RestField[]): Promise<string> => (await beginWrite(ctx, dest, fields, create, write, loadTableProperties(cfg), stated, format)).id;
     const opts = readOptionsOf(cfg);
+    const hiveOptions = isObj(cfg['hivePartitioningOptions']) ? cfg['hivePartitioningOptions'] : undefined;
+    // tables.md, HivePartitioningOptions.requirePartitionFilter: hive-partitioned loads with it set to true fail.
+    if (boolish(hiveOptions?.['requirePartitionFilter']) === true) throw invalid('hivePartitioningOptions.requirePartitionFilter applies to external tables: a hive-partitioned load with it set to true fails');
     // Every row is staged, then committed as one: the table has all of them or (on any failure) none.
     let writeId: string | undefined;
     try {
       const files = sources.map((s) => s.file);
       // An engine the gateway did not spawn may not see the gateway's files.
       const engineReads = ENGINE_READ.includes(format) && ctx.supervisor?.external !== true;
-      if (engineReads && files.every((f): f is LoadFile => f !== undefined)) {
+      if (hiveOptions) {
+        // Hive-partitioned sources (hive-partitioned-loads-gcs.md): each row takes its file's key values.
+        const read = await Promise.all(sources.map(async ({ bytes }): Promise<SourceFile> => ({ uri: bytes.uri, data: await readAllBytes(bytes) })));
+        const parsed = await parseHive(read, format, cfg, knownSchema, autodetect, hiveLayoutOf(cfg, read.map((f) => f.uri))!);
+        writeId = await begin(parsed.fields);
+        Object.assign(outcome, await stageRows(ctx, writeId, parsed.rows, maxBad > 0, parsed.fields));
+      } else if (engineReads && files.every((f): f is LoadFile => f !== undefined)) {
         // Local files: the engine reads them straight into the table's columns, a share of records per call.
         const schema = await loadSchema(files, format, opts, knownSchema, autodetect).catch((e: unknown) => {
           throw rest(e);
@@ -570,7 +639,7 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
           writeId ??= await begin(batch.fields);
           if (!batch.rows.length) continue;
           const offset = outcome.rows + outcome.errors.length;
-          const r = await stageRows(ctx, writeId, batch.rows, maxBad > 0);
+          const r = await stageRows(ctx, writeId, batch.rows, maxBad > 0, batch.fields);
           outcome.rows += r.rows;
           outcome.errors.push(...r.errors.map((e) => ({ ...e, index: Number(e['index'] ?? 0) + offset })));
           progress({ ...report(), completionRatio: ratio() });
@@ -580,7 +649,7 @@ export async function runLoad(ctx: GatewayContext, projectId: string, cfg: Json,
         const files = await Promise.all(sources.map(async ({ bytes }): Promise<SourceFile> => ({ uri: bytes.uri, data: await readAllBytes(bytes) })));
         const parsed = await parse(files, format, cfg, knownSchema, autodetect);
         writeId = await begin(parsed.fields);
-        Object.assign(outcome, await stageRows(ctx, writeId, parsed.rows, maxBad > 0));
+        Object.assign(outcome, await stageRows(ctx, writeId, parsed.rows, maxBad > 0, parsed.fields));
       }
     } catch (e) {
       await abortWrite(ctx, writeId);
@@ -626,6 +695,11 @@ export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json)
     const op = (str(cfg['operationType']) ?? 'COPY').toUpperCase();
     const first = await getTable(ctx, sources[0]!);
     if (!first) throw new RestError(404, 'notFound', `Not found: Table ${refText(sources[0]!)}`);
+    for (const src of sources) {
+      const t = src === sources[0] ? first : await getTable(ctx, src);
+      // external-tables.md, Limitations: you cannot copy an external table.
+      if (t?.['type'] === 'EXTERNAL') throw invalid(`Cannot copy ${refText(src)}: it is an external table (its rows stay in its files; copy a query's results instead)`);
+    }
     const extra: Json = {};
     if (op === 'SNAPSHOT') {
       extra['type'] = 'SNAPSHOT';
@@ -661,6 +735,8 @@ export async function runExtract(ctx: GatewayContext, projectId: string, cfg: Js
     if (!['CSV', 'NEWLINE_DELIMITED_JSON', 'AVRO', 'PARQUET'].includes(format)) throw invalid(`Invalid extract destination format ${format}: use CSV, NEWLINE_DELIMITED_JSON, AVRO or PARQUET`);
     const table = await getTable(ctx, src);
     if (!table) throw new RestError(404, 'notFound', `Not found: Table ${refText(src)}`);
+    // external-tables.md, Limitations: no job exports data from an external table.
+    if (table['type'] === 'EXTERNAL') throw invalid(`Cannot extract ${refText(src)}: it is an external table (save a query's results to a table and extract that)`);
     let fields = fieldsOf(table) ?? [];
     const rows: Json[] = [];
     for await (const page of readRows(ctx, await visibleRowsOf(ctx, src))) {
