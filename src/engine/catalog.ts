@@ -158,6 +158,13 @@ const hiddenOf = (b: Batch, visible: readonly Column[]): Vector[] => b.columns.s
 
 const vKey = (id: TableId): string => `${id.projectId}\u0000${id.datasetId}\u0000${id.tableId}`;
 
+/** One partition of a table partitioned by a column: the stored column, its decorator id, which values belong to it. */
+export interface PartitionMatch {
+  readonly column: number;
+  readonly id: string;
+  readonly contains: (v: Value) => boolean;
+}
+
 export class EngineCatalog implements QueryCatalog {
   /** Per-query tables that exist only in memory (`_bqemu_jobs.JOBS` from the job registry). */
   private readonly virtual = new Map<string, { info: TableInfo; batch: Batch }>();
@@ -410,7 +417,11 @@ export class EngineCatalog implements QueryCatalog {
    * sees only that partition's rows go), WRITE_EMPTY needs it empty,
    * WRITE_APPEND adds.
    */
-  async writePartition(id: TableId, partition: bigint, rows: readonly Batch[] | StagedRows, write: string): Promise<void> {
+  /**
+   * A decorated load's rows into one partition: an ingestion-time partition's time, or (PartitionMatch) a
+   * column-partitioned table's partition. WRITE_TRUNCATE replaces that partition's rows, WRITE_EMPTY needs it empty.
+   */
+  async writePartition(id: TableId, partition: bigint | PartitionMatch, rows: readonly Batch[] | StagedRows, write: string): Promise<void> {
     const { projectId: p, datasetId: d, tableId: t } = id;
     const release = await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' });
     try {
@@ -418,17 +429,18 @@ export class EngineCatalog implements QueryCatalog {
       await td.load();
       const base = td.state();
       const hidden = base.columns.findIndex(isPartitionTime);
-      if (hidden < 0) throw invalid(`Table ${p}:${d}.${t} is not partitioned by ingestion time`);
+      if (typeof partition === 'bigint' && hidden < 0) throw invalid(`Table ${p}:${d}.${t} is not partitioned by ingestion time`);
+      const match: PartitionMatch =
+        typeof partition === 'bigint'
+          ? { column: hidden, id: partitionId(partition, ingestionUnit(this.st.requireTable(p, d, t).resource) ?? 'DAY'), contains: (v) => v === partition }
+          : partition;
       // The positions of the partition's live rows.
       const inPartition: number[] = [];
-      for await (const b of scanState(base, [hidden, ROW_POSITION])) {
+      for await (const b of scanState(base, [match.column, ROW_POSITION])) {
         const pos = b.columns[1]!.data as ArrayLike<number>;
-        for (let r = 0; r < b.length; r++) if (getValue(b.columns[0]!, r) === partition) inPartition.push(Number(pos[r]));
+        for (let r = 0; r < b.length; r++) if (match.contains(getValue(b.columns[0]!, r))) inPartition.push(Number(pos[r]));
       }
-      if (write === 'WRITE_EMPTY' && inPartition.length > 0) {
-        const unit = ingestionUnit(this.st.requireTable(p, d, t).resource) ?? 'DAY';
-        throw alreadyExists(`Table ${p}:${d}.${t}$${partitionId(partition, unit)}`);
-      }
+      if (write === 'WRITE_EMPTY' && inPartition.length > 0) throw alreadyExists(`Table ${p}:${d}.${t}$${match.id}`);
       if (write !== 'WRITE_TRUNCATE') {
         await td.commit(await td.prepare(null, rows));
         return;

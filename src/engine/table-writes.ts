@@ -27,11 +27,12 @@ import { conformBatches, mergeBatches } from '../storage/row-batches.js';
 import type { TableData } from '../storage/table-data.js';
 import { keptBatch, type InsertError } from '../storage/json-rows.js';
 import type { Column } from '../types/schema.js';
-import type { Batch } from '../types/vector.js';
+import { getValue, type Batch } from '../types/vector.js';
+import type { Value } from '../types/values.js';
 import { QueryError } from '../types/errors.js';
 import { tableValueRule } from '../types/table-values.js';
-import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, storedColumns, withPartitionTime } from '../storage/ingestion.js';
-import type { EngineCatalog } from './catalog.js';
+import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, storedColumns, truncateToPartition, withPartitionTime, type PartitionUnit } from '../storage/ingestion.js';
+import type { EngineCatalog, PartitionMatch } from './catalog.js';
 import { applyDefaults, convertRequestRows, readTableRows } from './rows.js';
 import { insertTable } from './tables.js';
 
@@ -54,6 +55,8 @@ interface StagedWrite {
   readonly partition?: bigint;
   /** The decorator's partition id, when the write names one: WRITE_TRUNCATE replaces only it, WRITE_EMPTY needs only it empty. */
   readonly decorator?: string;
+  /** A decorator of a column-partitioned table: the partition its rows must all belong to (load-data-partitioned-tables.md). */
+  readonly columnPartition?: PartitionMatch;
   /** The rows, in files as they come (made with the first rows). */
   staged: StagedRows | null;
   lastUsedMs: number;
@@ -131,19 +134,20 @@ export class TableWrites {
     const unit = ingestionUnit(partitioning);
     const stored = storedColumns(existing?.kind ?? 'TABLE', partitioning, columns);
     let partition = unit ? partitionOfMs(Date.now(), unit) : undefined;
+    let columnPartition: PartitionMatch | undefined;
     if (decorator !== undefined) {
-      const name = `${p}:${d}.${t}$${decorator}`;
       if (!existing) throw notFound(`Table ${p}:${d}.${t}`);
-      if (!unit) throw invalid(`Partition decorators of load destinations are supported for ingestion-time partitioned tables only (emulator): ${name}`);
-      partition = decoratorPartition(decorator, unit);
-      if (partition === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${p}:${d}.${t}`);
+      if (unit) {
+        partition = decoratorPartition(decorator, unit);
+        if (partition === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${p}:${d}.${t}`);
+      } else columnPartition = columnPartitionOf(existing.resource, columns, decorator, `${p}:${d}.${t}`);
     }
     const id = randomBytes(12).toString('hex');
     const fields = schemaFieldsOf(existing && w !== 'WRITE_TRUNCATE' ? existing.resource : resource);
     const valueRule = tableValueRule(columns, fields);
     // Only rows added to a table's own schema can leave a column out: a new or truncated table takes the load's.
     const defaults = load && existing && w !== 'WRITE_TRUNCATE' && fields.some((f) => f.defaultValueExpression) ? { load: { ...load, nowMicros: statementClockMicros() } } : {};
-    this.writes.set(id, { p, d, t, write: w, resource, columns, stored, ...(valueRule ? { valueRule } : {}), partition, decorator, staged: null, lastUsedMs: Date.now(), queue: Promise.resolve(), ...defaults });
+    this.writes.set(id, { p, d, t, write: w, resource, columns, stored, ...(valueRule ? { valueRule } : {}), partition, decorator, ...(columnPartition ? { columnPartition } : {}), staged: null, lastUsedMs: Date.now(), queue: Promise.resolve(), ...defaults });
     return id;
   }
 
@@ -242,6 +246,7 @@ export class TableWrites {
       if (e instanceof QueryError) throw invalid(e.message);
       throw e;
     }
+    if (w.columnPartition) checkInPartition(b, w.columnPartition, `${w.p}:${w.d}.${w.t}`, w.columns);
     w.staged ??= this.st.stageRows(w.p, w.d, w.t, w.stored, w.resource);
     await w.staged.add(w.partition === undefined ? b : withPartitionTime(b, w.stored, w.partition));
   }
@@ -291,10 +296,10 @@ export class TableWrites {
       }
     }
     // Into one partition (`t$20240101`): WRITE_TRUNCATE replaces only it (the other partitions' rows are staged with the new ones).
-    if (w.partition !== undefined && w.decorator !== undefined) {
+    if ((w.partition !== undefined || w.columnPartition) && w.decorator !== undefined) {
       w.staged ??= this.st.stageRows(p, d, t, w.stored, w.resource);
       // Loads only (decorated copies run as DML, gateway/jobs/partition-copy.ts): no policies come with them.
-      return this.catalog.writePartition(table, w.partition, w.staged, w.write === 'WRITE_TRUNCATE_DATA' ? 'WRITE_TRUNCATE' : w.write);
+      return this.catalog.writePartition(table, w.columnPartition ?? w.partition!, w.staged, w.write === 'WRITE_TRUNCATE_DATA' ? 'WRITE_TRUNCATE' : w.write);
     }
     if (w.write === 'WRITE_TRUNCATE') return this.catalog.replaceRowsQueued(table, staged ?? [], w.columns, policies);
     // WRITE_TRUNCATE_DATA (Job.md, JobConfigurationLoad): the rows are replaced, the table's schema and constraints stay.
@@ -407,4 +412,41 @@ function rowKeys(rowsJson: string, keep: readonly number[]): Set<string>[] {
     const o = rows[i]?.json;
     return new Set(o && typeof o === 'object' ? Object.keys(o).map((k) => k.toLowerCase()) : []);
   });
+}
+
+/**
+ * The partition a decorator names in a table partitioned by a column (load-data-partitioned-tables.md: for
+ * time-unit column and integer-range partitioned tables the decorator's partition must match the data written):
+ * a time unit's start (`$20240102` of a DAY-partitioned DATE, TIMESTAMP or DATETIME column) or a range's start.
+ */
+function columnPartitionOf(resource: Resource, columns: readonly Column[], decorator: string, name: string): PartitionMatch {
+  const tp = resource['timePartitioning'] as { field?: string; type?: string } | undefined;
+  const rp = resource['rangePartitioning'] as { field?: string; range?: { start?: unknown; end?: unknown; interval?: unknown } } | undefined;
+  const field = tp?.field ?? rp?.field;
+  const column = field ? columns.findIndex((c) => c.name.toLowerCase() === field.toLowerCase()) : -1;
+  if (column < 0) throw invalid(`Cannot write to partition $${decorator} of ${name}: the table is not partitioned`);
+  if (tp?.field) {
+    const unit = (String(tp.type ?? 'DAY').toUpperCase() as PartitionUnit);
+    const start = decoratorPartition(decorator, unit);
+    if (start === undefined) throw invalid(`Invalid partition decorator $${decorator} for table ${name}`);
+    const kind = columns[column]!.type.kind;
+    const micros = (v: Value): bigint => (kind === 'DATE' ? BigInt(v as number) * 86_400_000_000n : BigInt(v as bigint));
+    return { column, id: decorator, contains: (v) => v !== null && truncateToPartition(micros(v), unit) === start };
+  }
+  const r = rp!.range ?? {};
+  const [lo, hi, step] = [Number(r.start), Number(r.end), Number(r.interval)];
+  const at = /^-?\d+$/.test(decorator) ? Number(decorator) : NaN;
+  if (!Number.isSafeInteger(at) || at < lo || at >= hi || (at - lo) % step !== 0) throw invalid(`Invalid partition decorator $${decorator} for table ${name}`);
+  return { column, id: decorator, contains: (v) => v !== null && Number(v) >= at && Number(v) < Math.min(at + step, hi) };
+}
+
+/** A decorated load's rows all belong to its partition, else the load fails (load-data-partitioned-tables.md). */
+function checkInPartition(b: Batch, m: PartitionMatch, name: string, columns: readonly Column[]): void {
+  const col = b.columns[m.column]!;
+  for (let r = 0; r < b.length; r++) {
+    const v = getValue(col, r);
+    if (!m.contains(v)) {
+      throw invalid(`The value ${v === null ? 'NULL' : String(v)} of ${columns[m.column]!.name} is outside the destination partition ${name}$${m.id}: a decorator's partition must match the data written`);
+    }
+  }
 }

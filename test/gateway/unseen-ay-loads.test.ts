@@ -194,8 +194,7 @@ describe.skipIf(!hasRealEngine())('load jobs: the rules of the loading pages (se
     expect(await query('SELECT COUNT(*) FROM d.we')).toEqual([['1']]);
   });
 
-  // Fails: the emulator serves load decorators for ingestion-time partitioned tables only (engine/table-writes.ts).
-  it.fails("a partition decorator must name the partition of the rows' partitioning column", async () => {
+  it("a partition decorator must name the partition of the rows' partitioning column", async () => {
     await query('CREATE TABLE d.part (d DATE, n INT64) PARTITION BY d');
     const f = file('part.csv', '2024-01-02,1\n');
     expect(await refused('part$20240103', f, 'CSV', {}, [{ name: 'd', type: 'DATE' }, { name: 'n', type: 'INTEGER' }])).toBe('invalid');

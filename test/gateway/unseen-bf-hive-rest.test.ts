@@ -208,6 +208,29 @@ describe.skipIf(!hasRealEngine())('external tables and hive partitioning over RE
     expect(await query('SELECT k FROM d.ts_bad')).toEqual([['1']]);
   });
 
+  // load-data-partitioned-tables.md: a decorator of a time-unit column or integer-range partitioned table names the
+  // partition of the data written (sql59's it.fails in unseen-ay-loads.test.ts, fixed by sql66; these cases added then).
+  it('WRITE_TRUNCATE into a column partition replaces that partition only; WRITE_EMPTY needs it empty', async () => {
+    await query('CREATE TABLE d.days (d DATE, n INT64) PARTITION BY d');
+    await query("INSERT d.days VALUES ('2024-01-01', 1), ('2024-01-02', 2), ('2024-01-02', 3)");
+    const schema = { fields: [{ name: 'd', type: 'DATE' }, { name: 'n', type: 'INTEGER' }] };
+    const f = file('day2.csv', '2024-01-02,20\n');
+    const load = (tableId: string, writeDisposition: string) => jobError({ load: { destinationTable: { projectId: 'bfp', datasetId: 'd', tableId }, sourceUris: [`file://${f}`], sourceFormat: 'CSV', writeDisposition, schema } });
+    expect((await load('days$20240102', 'WRITE_EMPTY'))?.reason).toBe('duplicate');
+    expect(await load('days$20240102', 'WRITE_TRUNCATE')).toBeUndefined();
+    expect(await query('SELECT CAST(d AS STRING), n FROM d.days ORDER BY n')).toEqual([['2024-01-01', '1'], ['2024-01-02', '20']]);
+    expect(await load('days$20240103', 'WRITE_EMPTY')).toMatchObject({ reason: 'invalid' });
+  });
+
+  it('an integer-range partition decorator takes the rows of its range only', async () => {
+    await query('CREATE TABLE d.ranged (k INT64, s STRING) PARTITION BY RANGE_BUCKET(k, GENERATE_ARRAY(0, 100, 10))');
+    const schema = { fields: [{ name: 'k', type: 'INTEGER' }, { name: 's', type: 'STRING' }] };
+    const load = (tableId: string, text: string) => jobError({ load: { destinationTable: { projectId: 'bfp', datasetId: 'd', tableId }, sourceUris: [`file://${file(`r${text.length}.csv`, text)}`], sourceFormat: 'CSV', schema } });
+    expect(await load('ranged$10', '15,a\n19,b\n')).toBeUndefined();
+    expect((await load('ranged$10', '25,c\n'))?.reason).toBe('invalid');
+    expect(await query('SELECT k FROM d.ranged ORDER BY k')).toEqual([['15'], ['19']]);
+  });
+
   it('preserveAsciiControlCharacters keeps control characters other than ASCII 0', async () => {
     const f = file('ctl.csv', Buffer.from('a\u0001b\u001fc\n', 'utf8'));
     const err = await jobError({ load: { destinationTable: { projectId: 'bfp', datasetId: 'd', tableId: 'ctl' }, sourceUris: [`file://${f}`], sourceFormat: 'CSV', preserveAsciiControlCharacters: true, schema: { fields: [{ name: 's', type: 'STRING' }] } } });
