@@ -222,7 +222,8 @@ export function resolveTableRef(an: Analyzer, item: A.TableRef, outer: Scope | u
  * (a hidden resource field) holds each file's URI and row count, so a row's position names its file.
  */
 function withFileName(an: Analyzer, info: TableInfo, scan: ScanRel): Rel {
-  const files = Array.isArray(info.resource['fileRows']) ? (info.resource['fileRows'] as [string, number][]) : [];
+  const kept: unknown = info.resource['fileRows'];
+  const files = Array.isArray(kept) ? kept.filter((e): e is [string, number] => Array.isArray(e) && typeof e[0] === 'string' && Number.isSafeInteger(e[1])) : [];
   const pos = an.newColumn('$pos', T.INT64);
   const positioned: Rel = { ...scan, tableColumns: [...scan.tableColumns, ROW_POSITION], columns: [...scan.columns, pos] };
   const whens: import('./resolved.js').Expr[] = [];
