@@ -14,6 +14,7 @@ import {
   collationOf,
   collationSensitive,
   mergeCollations,
+  mergeStructCollations,
   propagatesCollation,
   withCollation,
 } from '../functions/collation.js';
@@ -78,6 +79,18 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
     // set explicitly, stays: the pinned GoogleSQL conformance cases use it.)
     if (!['', 'und:ci', 'binary'].includes(spec.toLowerCase())) throw sqlError(`Collation '${spec}' is not supported: COLLATE takes 'und:ci' or an empty collation`, loc);
     type = withCollation(type, spec);
+  } else if (STRUCT_KEYED.has(def.name) && args.some((a) => a.type.kind === 'STRUCT')) {
+    // collation-concepts.md, Data types: a STRUCT's collated STRING fields compare under their collation with =,
+    // != and IN (NULLIF and CASE compare with =): each struct operand becomes its fields' collation keys.
+    const m = mergeStructCollations(args.map((a) => a.type));
+    if (m.conflict) {
+      const [c, other] = m.conflict;
+      throw sqlError(`Collation conflict: "${c}" vs. "${other}" in function ${collationDisplay(def.name)}`, loc);
+    }
+    if (m.spec) {
+      const spec = literal(T.STRING, JSON.stringify(m.spec));
+      cargs = cargs.map((a) => (a.type.kind === 'STRUCT' ? callScalar('$collation_key_struct', [a, spec], loc) : a));
+    }
   } else if (collationAffects(def.name)) {
     // Collation: one common collation over the string arguments (conflicts are
     // errors); comparisons run under it and propagating functions carry it on.
@@ -99,6 +112,9 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
   if (loc) setLoc(call, loc);
   return call;
 }
+
+/** The comparisons a STRUCT with collated fields takes (collation-concepts.md, Data types). */
+const STRUCT_KEYED = new Set(['$equal', '$not_equal', '$is_distinct_from', '$is_not_distinct_from', '$in']);
 
 const COLLATION_DISPLAY: Record<string, string> = { $in: 'IN', $in_array: 'IN UNNEST', $like: 'LIKE', $between: 'BETWEEN', $is_distinct_from: 'IS DISTINCT FROM', $is_not_distinct_from: 'IS NOT DISTINCT FROM' };
 function collationDisplay(name: string): string {

@@ -9,7 +9,7 @@ import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { resolveSubquery } from './query.js';
 import type { AggregateCall, Expr, ResolvedColumn, WindowCall } from './resolved.js';
-import { Scope } from './scope.js';
+import { Scope, colRef } from './scope.js';
 import { Origin, canCast, parseIntLiteral, rangeLiteral, typeFromNode, typedLiteral } from './types.js';
 import { LOC, FLOATTEXT, tag, originOf, setLoc, literal, exactDecimalLiteral } from './coercion.js';
 import { replaceStructField, fieldAccess, resolvePath, resolveSubscript } from './paths.js';
@@ -244,22 +244,8 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       for (const f of n.fields) base = replaceStructField(base, f.path, resolveExpr(an, f.value, ctx), f.value.loc);
       return base;
     }
-    case 'WithExpr': {
-      // WITH(a AS e1, b AS e2, body): names bind left to right, like UDF parameters; each is assigned once.
-      const m = new Map(ctx.udfArgs ?? []);
-      const vars = new Set(ctx.withVars ?? []);
-      const own = new Set<string>();
-      for (const v of n.vars) {
-        const name = v.name.toLowerCase();
-        if (own.has(name)) throw sqlError(`Duplicate alias ${v.name} in WITH expression`, v.expr.loc);
-        m.set(name, resolveExpr(an, v.expr, { ...ctx, udfArgs: m, withVars: vars }));
-        own.add(name);
-        // Inside an aggregate's arguments a WITH of its own is usable there.
-        if (ctx.inAggregate) vars.delete(name);
-        else vars.add(name);
-      }
-      return resolveExpr(an, n.body, { ...ctx, udfArgs: m, withVars: vars });
-    }
+    case 'WithExpr':
+      return resolveWithExpr(an, n, ctx);
     case 'GraphIsLabeled':
     case 'GraphIsEndpoint':
     case 'GraphSubquery':
@@ -272,6 +258,39 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
   }
 }
 
+
+/**
+ * operators.md, WITH expression: WITH(a AS e1, b AS e2, body). Names bind left to right, each once, and each
+ * variable's expression is evaluated only once per row: a variable is the parameter of a lambda that APPLY hands
+ * the value computed once (RAND() stays one value). A literal or a column is the same at each use and is inlined.
+ */
+function resolveWithExpr(an: Analyzer, n: A.WithExpr, ctx: ExprCtx): Expr {
+  const m = new Map(ctx.udfArgs ?? []);
+  const vars = new Set(ctx.withVars ?? []);
+  const own = new Set<string>();
+  const bound: { param: ResolvedColumn; value: Expr; loc: A.Loc }[] = [];
+  for (const v of n.vars) {
+    const name = v.name.toLowerCase();
+    if (own.has(name)) throw sqlError(`Duplicate alias ${v.name} in WITH expression`, v.expr.loc);
+    const value = resolveExpr(an, v.expr, { ...ctx, udfArgs: m, withVars: vars });
+    if (value.kind === 'literal' || value.kind === 'column') m.set(name, value);
+    else {
+      const param = an.newColumn(v.name, value.type);
+      bound.push({ param, value, loc: v.expr.loc });
+      m.set(name, colRef(param));
+    }
+    own.add(name);
+    // Inside an aggregate's arguments a WITH of its own is usable there.
+    if (ctx.inAggregate) vars.delete(name);
+    else vars.add(name);
+  }
+  let body = resolveExpr(an, n.body, { ...ctx, udfArgs: m, withVars: vars });
+  for (let i = bound.length - 1; i >= 0; i--) {
+    const { param, value, loc } = bound[i]!;
+    body = callScalar('APPLY', [value, { kind: 'lambda', type: body.type, params: [param], body }], loc);
+  }
+  return body;
+}
 
 function systemVariable(an: Analyzer, n: A.SystemVariable): Expr {
   const name = n.parts.join('.').toLowerCase();

@@ -113,6 +113,68 @@ export function mergeCollations(specs: readonly (string | undefined)[]): { colla
   return out === undefined ? {} : { collation: out };
 }
 
+/**
+ * Per-field collations of a STRUCT (collation-concepts.md, Data types: a STRUCT's STRING fields may carry
+ * different collations): a field's spec, a nested STRUCT's list, or null. Undefined when no field is collated.
+ */
+export type StructCollations = (string | null | StructCollations)[];
+export function structCollations(t: SqlType): StructCollations | undefined {
+  if (t.kind !== 'STRUCT') return undefined;
+  let any = false;
+  const out = t.fields.map((f): string | null | StructCollations => {
+    if (f.type.kind === 'STRING' && !isBinaryCollation(f.type.collation)) {
+      any = true;
+      return f.type.collation!;
+    }
+    const inner = structCollations(f.type);
+    if (inner) any = true;
+    return inner ?? null;
+  });
+  return any ? out : undefined;
+}
+
+/**
+ * The field-by-field merge of the operands' struct collations (`=`, `!=`, IN compare each STRING field under
+ * its fields' common collation); the first conflict is returned as mergeCollations returns it.
+ */
+export function mergeStructCollations(types: readonly SqlType[]): { spec?: StructCollations; conflict?: [string, string, number] } {
+  const specs = types.map(structCollations);
+  if (!specs.some((x) => x)) return {};
+  const merge = (parts: readonly (StructCollations | undefined)[]): { spec: StructCollations; conflict?: [string, string, number] } => {
+    const width = Math.max(...parts.map((p) => p?.length ?? 0));
+    const spec: StructCollations = [];
+    for (let i = 0; i < width; i++) {
+      const at = parts.map((p) => p?.[i] ?? null);
+      if (at.some((x) => Array.isArray(x))) {
+        const r = merge(at.map((x) => (Array.isArray(x) ? x : undefined)));
+        if (r.conflict) return r;
+        spec.push(r.spec);
+      } else {
+        const r = mergeCollations(at.map((x) => (typeof x === 'string' ? x : undefined)));
+        if (r.conflict) return { spec, conflict: r.conflict };
+        spec.push(r.collation ?? null);
+      }
+    }
+    return { spec };
+  };
+  return merge(specs);
+}
+
+/** `t` without any collation on its STRING fields (the type of `$collation_key_struct`). */
+function withoutCollations(t: SqlType): SqlType {
+  if (t.kind === 'STRING') return withCollation(t, undefined);
+  if (t.kind === 'STRUCT') return { kind: 'STRUCT', fields: t.fields.map((f) => ({ name: f.name, type: withoutCollations(f.type) })) };
+  return t;
+}
+
+function structKey(v: Value[], spec: StructCollations): Value[] {
+  return v.map((x, i) => {
+    const s = spec[i];
+    if (x === null || s === null || s === undefined) return x;
+    return typeof s === 'string' ? collationKey(x as string, s) : structKey(x as Value[], s);
+  });
+}
+
 /** Functions whose result carries the collation of their (merged) string arguments. */
 const PROPAGATING = new Set([
   'ANY_VALUE', 'ARRAY_AGG', 'ARRAY_FIRST', 'ARRAY_LAST', 'ARRAY_SLICE', 'ARRAY_TO_STRING', 'ARRAY_REVERSE', 'ARRAY_CONCAT',
@@ -391,6 +453,12 @@ export function registerCollationFunctions(): void {
   // `$collation_key(x, spec)`: equality under the collation as plain string
   // equality, so that = over collated strings stays a hash-join key.
   defineScalar('$collation_key', [sig(['STRING', 'STRING'], 'STRING', rowKernel(T.STRING, (v) => collationKey(v[0] as string, v[1] as string)))]);
+  // `$collation_key_struct(x, spec)`: a STRUCT whose collated STRING fields are replaced by their keys (spec: the
+  // JSON of mergeStructCollations), so struct equality and IN compare those fields under their collation.
+  defineScalar('$collation_key_struct', [
+    sigf(['ANY', 'STRING'], (c) => withoutCollations(c.argTypes[0]!), (c) =>
+      rowKernel(c.returnType, (v) => structKey(v[0] as Value[], JSON.parse(v[1] as string) as StructCollations))),
+  ]);
   defineScalar('$collation_canonical', [
     sigf(['STRING', 'STRING'], 'STRING', () => {
       const seen = new Map<string, string>();
