@@ -55,6 +55,13 @@ function implicitValueName(e: A.Expr, val: Expr): string {
 /** A FROM item whose rows are one value (a value table: UNNEST of structs, SELECT AS VALUE, a value-table pipe input). */
 const isValueInput = (scope: Scope): boolean => scope.rangeVars[0]?.value !== undefined;
 
+/** Whether an aggregate call keeps NULL inputs (the aggregates' pages). */
+function keepsNulls(name: string, ignoreNulls: boolean | undefined): boolean {
+  if (name === 'ARRAY_AGG') return ignoreNulls !== true;
+  if (name === 'APPROX_QUANTILES') return ignoreNulls === false;
+  return name === 'APPROX_TOP_COUNT';
+}
+
 export function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefined): Leaf {
   if (p.input.kind === 'UnnestRef') throw sqlError('PIVOT is not allowed with array scans', p.loc);
   const inner = new Scope(outer);
@@ -74,6 +81,10 @@ export function resolvePivot(an: Analyzer, p: A.PivotRef, outer: Scope | undefin
     // constant options, as STRING_AGG's delimiter, aside).
     const inputs = call.args.filter((x) => constantValue(x) === undefined);
     if (inputs.length > 1) throw sqlError(`PIVOT aggregate function ${call.name} must take one argument; it has ${inputs.length}`, a.expr.loc);
+    // Ibid.: except for COUNT, only aggregate functions that ignore NULL inputs (PIVOT feeds each one NULL for the
+    // rows of the other values). Those that keep NULLs, by their pages: ARRAY_AGG unless IGNORE NULLS, APPROX_QUANTILES
+    // with RESPECT NULLS (aggregate_functions.md, approximate_aggregate_functions.md), APPROX_TOP_COUNT always.
+    if (keepsNulls(call.name, call.ignoreNulls)) throw sqlError(`PIVOT aggregate function ${call.name} must ignore NULL inputs${call.name === 'APPROX_TOP_COUNT' ? '' : ' (use IGNORE NULLS)'}`, a.expr.loc);
     return call;
   });
   // Columns referenced by aggregates or FOR are consumed; the rest group the output.

@@ -488,8 +488,13 @@ export function parseStrftime(fmt: string, input: string, kind: string, _default
         us = Number((m2![0] + '000000').slice(0, 6));
         break;
       }
-      case 'p':
-      case 'P': {
+      case 'P':
+        // format-elements.md, %P: "This can't be used with parsing. Instead, use %p." (the reference implementation
+        // reads it as %p only under its parse_version2 flag; BigQuery's page wins). A runtime failure, as a
+        // mismatching input is, so SAFE. gives NULL.
+        fail(`Failed to parse input string "${input}": %P can't be used with parsing, use %p`);
+        break;
+      case 'p': {
         const w = input.slice(i, i + 2).toUpperCase();
         if (w === 'AM') pm = false;
         else if (w === 'PM') pm = true;
