@@ -40,7 +40,6 @@ export function splitPath(path: readonly string[]): string[] {
   return out;
 }
 
-/** project.dataset.table | dataset.table | table (default dataset / temp tables). */
 /**
  * A dataset.table name in the body of a view or routine made in another project than the one running its DDL
  * (data-definition-language.md, Default project in view body; user-defined-functions.md, Default project in SQL
@@ -63,7 +62,10 @@ export function sessionTableName(parts: readonly string[]): string | undefined {
   return parts.length === 2 && parts[0]!.toUpperCase() === '_SESSION' ? parts[1]! : undefined;
 }
 
-/** `skipTemp`: CREATE TABLE without TEMP names a dataset table even where a temporary table has the name. */
+/**
+ * project.dataset.table | dataset.table | table (default dataset / temp tables). `skipTemp`: CREATE TABLE without
+ * TEMP names a dataset table even where a temporary table has the name.
+ */
 export function tableIdOf(an: Analyzer, path: readonly string[], loc?: A.Loc, opts: { skipTemp?: boolean } = {}): TableId {
   const parts = splitPath(path);
   const session = sessionTableName(parts);
