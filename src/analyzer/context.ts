@@ -63,6 +63,8 @@ export interface AnalyzerEnv {
   readonly exportQuery?: boolean;
   /** Called when the analysis reads `nowMs`: the plan cache never reuses such a plan. */
   readonly onClock?: () => void;
+  /** Called with each persistent routine the analysis resolves (job statistics' referencedRoutines). */
+  readonly onRoutine?: (r: { readonly projectId: string; readonly datasetId: string; readonly routineId: string }) => void;
   /** The principal (row-access policy grantees). */
   readonly sessionUser?: string;
   /** The running job's id (@@current_job_id). */

@@ -17,6 +17,7 @@ import type { ScanRel } from './resolved.js';
 import type { SampleTarget } from './sample.js';
 import { indexColumnRows, indexPopulated, searchIndexesOf, vectorIndexesOf } from './search-index.js';
 import { locationOf, tableNotFound, type TableRefOut } from './names.js';
+import { JOBS_COLUMNS, JOBS_TIMELINE_COLUMNS, jobsTableOf } from './information-schema-jobs.js';
 import { datasetOptions, ddlOf, externalOptions, externalReadOptions, float64Text, optionValueSql, paramType, schemaDdl } from './information-schema-ddl.js';
 
 /** INFORMATION_SCHEMA views and the __TABLES__ meta-tables: views, for TABLESAMPLE. */
@@ -28,10 +29,16 @@ export function informationSchemaRef(an: Analyzer, qualifier: readonly string[],
   // TABLE_STORAGE_BY_PROJECT is TABLE_STORAGE's synonym (information-schema-table-storage).
   const named = viewName.toUpperCase();
   const view = named === 'TABLE_STORAGE_BY_PROJECT' ? 'TABLE_STORAGE' : named;
-  if (view.startsWith('JOBS') && !an.env.jobs) {
-    // Spec §1.6.5: the engine materializes the job registry as `_bqemu_jobs.JOBS` before execution.
+  const registry = jobsTableOf(view);
+  if (registry && qualifier.length > 0 && !/^region-/i.test(qualifier[qualifier.length - 1]!)) {
+    // information-schema-jobs.md / -jobs-timeline.md, Scope and syntax: `[PROJECT_ID.]region-REGION` only.
+    const named = [...qualifier, 'INFORMATION_SCHEMA', view].join('.');
+    throw sqlError(`Table "${named}" must be qualified with a region (e.g. region-us.INFORMATION_SCHEMA.${view}).`, item.loc);
+  }
+  if (registry && !an.env.jobs) {
+    // Spec §1.6.5: the engine materializes the job registry as `_bqemu_jobs.JOBS` (and JOBS_TIMELINE) before execution.
     const projectId = qualifier.length === 2 ? qualifier[0]! : an.env.projectId;
-    const info = an.getTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' });
+    const info = an.getTable({ projectId, datasetId: '_bqemu_jobs', tableId: registry });
     if (info) {
       const columns = info.columns.map((c) => an.newColumn(c.name, c.type));
       const rel: ScanRel = { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns };
@@ -782,7 +789,10 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
     case 'JOBS':
     case 'JOBS_BY_PROJECT':
     case 'JOBS_BY_USER':
-      return jobsTable(an, projectId);
+    case 'JOBS_TIMELINE':
+    case 'JOBS_TIMELINE_BY_PROJECT':
+    case 'JOBS_TIMELINE_BY_USER':
+      return jobsTable(an, jobsTableOf(view)!);
     default:
       throw notFound(`Not found: Table ${projectId}:${qualifier.join('.')}.INFORMATION_SCHEMA.${view} was not found in location ${locationOf(an)}`);
   }
@@ -861,24 +871,10 @@ const ROUTINE_TYPE: Record<string, string> = {
 
 const errorResultType: SqlType = { kind: 'STRUCT', fields: [{ name: 'reason', type: S }, { name: 'location', type: S }, { name: 'message', type: S }] };
 
-export const JOBS_COLUMNS = [
-  col('creation_time', T.TIMESTAMP), col('project_id'), col('project_number', T.INT64), col('user_email'), col('job_id'), col('job_type'),
-  col('statement_type'), col('priority'), col('start_time', T.TIMESTAMP), col('end_time', T.TIMESTAMP), col('query'), col('state'),
-  col('reservation_id'), col('total_bytes_processed', T.INT64), col('total_slot_ms', T.INT64), col('error_result', { kind: 'STRUCT', fields: [{ name: 'reason', type: S }, { name: 'location', type: S }, { name: 'debug_info', type: S }, { name: 'message', type: S }] }),
-  col('cache_hit', T.BOOL), col('destination_table', { kind: 'STRUCT', fields: [{ name: 'project_id', type: S }, { name: 'dataset_id', type: S }, { name: 'table_id', type: S }] }),
-  col('labels', arrayOf({ kind: 'STRUCT', fields: [{ name: 'key', type: S }, { name: 'value', type: S }] })), col('parent_job_id'), col('total_bytes_billed', T.INT64),
-  // information-schema-jobs: a DML job's row counts, the session and transaction it ran in, the dialect it asked for,
-  // whether it is a continuous query; reservations (edition, reservation_group_path) the emulator has none of: NULL.
-  col('dml_statistics', { kind: 'STRUCT', fields: [{ name: 'inserted_row_count', type: T.INT64 }, { name: 'deleted_row_count', type: T.INT64 }, { name: 'updated_row_count', type: T.INT64 }] }),
-  col('session_info', { kind: 'STRUCT', fields: [{ name: 'session_id', type: S }] }), col('transaction_id'), col('query_dialect'), col('continuous', T.BOOL),
-  col('edition'), col('reservation_group_path', arrayOf(S)),
-];
-
-function jobsTable(an: Analyzer, projectId: string): VirtualTable {
-  if (an.env.jobs) return an.env.jobs();
-  // Spec §1.6.5: the engine fills `_bqemu_jobs.JOBS` from the job registry before execution.
-  void projectId;
-  return { columns: JOBS_COLUMNS, rows: [] };
+function jobsTable(an: Analyzer, view: 'JOBS' | 'JOBS_TIMELINE'): VirtualTable {
+  if (an.env.jobs && view === 'JOBS') return an.env.jobs();
+  // Spec §1.6.5: the engine fills `_bqemu_jobs.JOBS` / `JOBS_TIMELINE` from the job registry before execution.
+  return { columns: view === 'JOBS' ? JOBS_COLUMNS : JOBS_TIMELINE_COLUMNS, rows: [] };
 }
 
 /** INFORMATION_SCHEMA collation_name: a STRING's (or ARRAY<STRING>'s) collation, else the text NULL. */

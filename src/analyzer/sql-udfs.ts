@@ -75,11 +75,14 @@ export function storedRoutineEnv(env: Analyzer['env'], projectId: string): Analy
 
 function routineAt(an: Analyzer, projectId: string, datasetId: string, id: string): Record<string, unknown> | undefined {
   if (!an.env.catalog.getDataset(projectId, datasetId)) return undefined;
+  let r: Record<string, unknown> | undefined;
   try {
-    return an.env.catalog.getChild('routines', projectId, datasetId, id);
+    r = an.env.catalog.getChild('routines', projectId, datasetId, id);
   } catch {
     return undefined;
   }
+  if (r) an.env.onRoutine?.({ projectId, datasetId, routineId: id });
+  return r;
 }
 
 /** Dataset holding CREATE FUNCTION targets written without a dataset and with no default dataset. */

@@ -28,6 +28,7 @@
 import type { Rel } from '../analyzer/resolved.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import type { QueryContext, QueryResult, ResultColumn, TypedValue } from '../planner/api.js';
+import type { RoutineRef } from '../planner/references.js';
 import { checkPartitionFilters, checkResultNames } from '../planner/partition-filter.js';
 import { parseCached, Session } from '../planner/session.js';
 import { Decimal, Geography, Interval, JsonValue, RangeValue, type JsonNode, type Value } from '../types/values.js';
@@ -43,6 +44,8 @@ interface CachedPlan {
   readonly plan: Rel;
   /** True while everything the analysis read is unchanged. */
   readonly checks: readonly (() => boolean)[];
+  /** The persistent routines the analysis resolved (referencedRoutines of every run). */
+  readonly routines: readonly RoutineRef[];
 }
 
 /** Longer texts are rare as repeated statements and not worth holding. */
@@ -187,7 +190,16 @@ export async function runCached(
     return s.runOptimized(p.plan);
   });
   checkResultArrays(p.columns, batches);
-  return { columns: p.columns, batches, statementType: 'SELECT', totalBytesProcessed: s.scanned.processed, totalBytesBilled: s.scanned.billed };
+  for (const r of p.routines) s.referenced.noteRoutine(r);
+  const statistics = s.referenced.statistics();
+  return {
+    columns: p.columns,
+    batches,
+    statementType: 'SELECT',
+    totalBytesProcessed: s.scanned.processed,
+    totalBytesBilled: s.scanned.billed,
+    ...(statistics.referencedTables || statistics.referencedRoutines ? { statistics } : {}),
+  };
 }
 
 /** Whether everything the plan's analysis read is unchanged (a check that throws: changed). */
@@ -204,7 +216,7 @@ function valid(p: CachedPlan): boolean {
  * runSelect in planner/run.ts does them. `script`: a parse of ctx.sql that
  * nothing else uses (analysis may annotate it); parsed here when absent.
  */
-function plan(ctx: QueryContext, located: QueryCatalog, rec: RecordingCatalog, script = parseCached(ctx.sql)): { columns: ResultColumn[]; plan: Rel } {
+function plan(ctx: QueryContext, located: QueryCatalog, rec: RecordingCatalog, script = parseCached(ctx.sql)): { columns: ResultColumn[]; plan: Rel; routines: readonly RoutineRef[] } {
   const st = script.statements[0];
   if (st?.kind !== 'QueryStatement') throw new Error('not a query');
   const s = new Session({ ...ctx, catalog: located });
@@ -214,7 +226,7 @@ function plan(ctx: QueryContext, located: QueryCatalog, rec: RecordingCatalog, s
   checkPartitionFilters(s, r.plan);
   checkResultNames(r.outputNames);
   const columns = r.plan.columns.map((c, i) => ({ name: r.outputNames[i] ?? '', type: c.type }));
-  return { columns, plan: s.optimize(r.plan) };
+  return { columns, plan: s.optimize(r.plan), routines: s.referenced.routineList };
 }
 
 /**
@@ -246,7 +258,7 @@ function build(ctx: QueryContext, catalog: EngineCatalog, loc: JobLocation, view
   }
   if (script.statements.length !== 1 || script.statements[0]!.kind !== 'QueryStatement') return 'never';
   const rec = catalog.recording();
-  let a: { columns: ResultColumn[]; plan: Rel };
+  let a: { columns: ResultColumn[]; plan: Rel; routines: readonly RoutineRef[] };
   try {
     a = plan(ctx, view(rec), rec, script);
   } catch {
@@ -260,7 +272,7 @@ function build(ctx: QueryContext, catalog: EngineCatalog, loc: JobLocation, view
   } catch {
     return 'never'; // fails later but not now: depends on the clock
   }
-  return { columns: a.columns, location: loc.value, plan: a.plan, checks: rec.checks };
+  return { columns: a.columns, location: loc.value, plan: a.plan, checks: rec.checks, routines: a.routines };
 }
 
 /**

@@ -10,7 +10,8 @@ import { statementClockMicros } from '../storage/commit-clock.js';
 import { vectorFromValues, type Batch } from '../types/vector.js';
 import { convertJsonValue } from '../types/json-values.js';
 import type { Value } from '../types/values.js';
-import { JOBS_COLUMNS } from '../analyzer/information-schema.js';
+import type { SqlType } from '../types/types.js';
+import { JOBS_COLUMNS, JOBS_TIMELINE_COLUMNS } from '../analyzer/information-schema-jobs.js';
 import type { Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { schemaFieldsOf } from '../storage/resources.js';
@@ -377,21 +378,78 @@ function materializeJobs(catalog: EngineCatalog, projectId: string, json: string
     return;
   }
   if (!Array.isArray(jobs)) return;
-  const columns: Column[] = JOBS_COLUMNS.map((c) => ({ name: c.name, type: c.type, required: false }));
+  const rows = (jobs as unknown[]).filter((j): j is Record<string, unknown> => typeof j === 'object' && j !== null);
+  virtualRows(catalog, { projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' }, JOBS_COLUMNS, rows);
+  virtualRows(catalog, { projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS_TIMELINE' }, JOBS_TIMELINE_COLUMNS, rows.flatMap((j) => timelineRows(j)));
+}
+
+/** JSON rows (keys named as the columns) as a virtual table; a value that does not convert is NULL (an empty array). */
+function virtualRows(catalog: EngineCatalog, id: TableRefArg, cols: readonly { name: string; type: SqlType }[], rows: readonly Record<string, unknown>[]): void {
+  const columns: Column[] = cols.map((c) => ({ name: c.name, type: c.type, required: false }));
   const values: Value[][] = columns.map(() => []);
-  for (const j of jobs as Record<string, unknown>[]) {
+  for (const j of rows) {
     columns.forEach((c, i) => {
       let v: Value = null;
       try {
-        v = convertJsonValue(c.type, j?.[c.name]);
+        v = convertJsonValue(c.type, j[c.name]);
       } catch {
         v = c.type.kind === 'ARRAY' ? [] : null;
       }
       values[i]!.push(v);
     });
   }
-  const batch: Batch = { length: jobs.length, columns: columns.map((c, i) => vectorFromValues(c.type, values[i]!)) };
-  catalog.setVirtualTable({ projectId, datasetId: '_bqemu_jobs', tableId: 'JOBS' }, columns, batch);
+  const batch: Batch = { length: rows.length, columns: columns.map((c, i) => vectorFromValues(c.type, values[i]!)) };
+  catalog.setVirtualTable(id, columns, batch);
+}
+
+/**
+ * information-schema-jobs-timeline.md: a job's rows, one per whole second from the second its run started in to the
+ * one it ended in (a running job: to now). Slot time follows the JOBS rule (one slot while the job runs, gateway
+ * README): a period's slot_ms is the part of that second the job ran, so the periods sum to the job's total_slot_ms.
+ * `state` is the job's at the end of the period: DONE in the period it ended in, else RUNNING.
+ */
+function timelineRows(j: Record<string, unknown>): Record<string, unknown>[] {
+  const ms = (v: unknown): number | undefined => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : undefined);
+  const start = ms(j['start_time']);
+  if (start === undefined) return [];
+  const ended = ms(j['end_time']);
+  const end = ended ?? Date.now();
+  const done = ended !== undefined;
+  const out: Record<string, unknown>[] = [];
+  for (let p = Math.floor(start / 1000) * 1000; p <= end; p += 1000) {
+    const last = p + 1000 > end;
+    out.push({
+      period_start: new Date(p).toISOString(),
+      period_slot_ms: Math.max(0, Math.min(end, p + 1000) - Math.max(start, p)),
+      project_id: j['project_id'],
+      project_number: j['project_number'],
+      user_email: j['user_email'],
+      principal_subject: j['principal_subject'],
+      job_id: j['job_id'],
+      job_type: j['job_type'],
+      labels: j['labels'],
+      statement_type: j['statement_type'],
+      priority: j['priority'],
+      parent_job_id: j['parent_job_id'],
+      job_creation_time: j['creation_time'],
+      job_start_time: j['start_time'],
+      job_end_time: j['end_time'],
+      state: done && last ? 'DONE' : 'RUNNING',
+      reservation_id: j['reservation_id'],
+      reservation_group_path: j['reservation_group_path'],
+      edition: j['edition'],
+      // "Only populated for completed jobs".
+      total_bytes_billed: done ? j['total_bytes_billed'] : null,
+      total_bytes_processed: done ? j['total_bytes_processed'] : null,
+      error_result: j['error_result'],
+      cache_hit: j['cache_hit'],
+      // No shuffle and no queued work here (no reservations, no slot contention).
+      period_shuffle_ram_usage_ratio: 0,
+      period_estimated_runnable_units: 0,
+      transaction_id: j['transaction_id'],
+    });
+  }
+  return out;
 }
 
 type WithStatistics = QueryResult & { statistics?: Record<string, unknown> };

@@ -84,6 +84,8 @@ export interface QueryResult {
   readonly totalBytesProcessed: number;
   /** What the service bills for it (planner/billing.ts); absent: nothing. */
   readonly totalBytesBilled?: number;
+  /** More JobStatistics2 fields (REST names: referencedTables, dmlStats, ddlTargetDataset, ...), merged into the job's. */
+  readonly statistics?: Readonly<Record<string, unknown>>;
 }
 
 // The pipeline's error type lives on the ground floor (storage and the engine raise it too).

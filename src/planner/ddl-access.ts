@@ -25,7 +25,9 @@ export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPol
     throw sqlError(`Row access policies cannot be applied to the temporary table ${tableId}`, st.loc);
   }
   const existing = cat.getChild('rowAccessPolicies', projectId, datasetId, st.name, tableId);
-  if (existing && st.ifNotExists) return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: 'SKIP', ddlTargetTable: info.id });
+  // Job.md, JobStatistics2.ddlTargetRowAccessPolicy: present for CREATE/DROP ROW ACCESS POLICY.
+  const statistics = { ddlTargetRowAccessPolicy: { projectId, datasetId, tableId, policyId: st.name } };
+  if (existing && st.ifNotExists) return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: 'SKIP', ddlTargetTable: info.id, statistics });
   if (existing && !st.orReplace) throw already('Row access policy', st.name);
   const grantees: string[] = [];
   for (const g of st.grantTo) {
@@ -62,7 +64,7 @@ export async function createRowAccessPolicy(s: Session, st: A.CreateRowAccessPol
     creationTime: typeof existing?.creationTime === 'string' ? existing.creationTime : now,
     lastModifiedTime: now,
   }, tableId);
-  return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: info.id });
+  return result('CREATE_ROW_ACCESS_POLICY', { ddlOperationPerformed: existing ? 'REPLACE' : 'CREATE', ddlTargetTable: info.id, statistics });
 }
 
 /** The first part of every name path in a syntax tree (the columns, tables and fields a filter names). */

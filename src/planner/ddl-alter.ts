@@ -81,7 +81,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
     const projectId = parts.length > 1 ? parts[0]! : s.env.projectId;
     const datasetId = parts[parts.length - 1]!;
     if (!cat.getDataset(projectId, datasetId)) {
-      if (st.ifExists) return result('ALTER_SCHEMA', { ddlOperationPerformed: 'SKIP' });
+      if (st.ifExists) return result('ALTER_SCHEMA', { ddlOperationPerformed: 'SKIP', statistics: { ddlTargetDataset: { projectId, datasetId } } });
       throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
     }
     // ALTER SCHEMA takes SET OPTIONS and SET DEFAULT COLLATE (which patch the dataset resource, as datasets.patch
@@ -101,7 +101,7 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
       }
       else if (a.kind === 'SetDefaultCollate' && checkCollationName(a.collation, a.loc)) await cat.patchDatasetResource(projectId, datasetId, { defaultCollation: a.collation });
     }
-    return result('ALTER_SCHEMA', { ddlOperationPerformed: 'ALTER' });
+    return result('ALTER_SCHEMA', { ddlOperationPerformed: 'ALTER', statistics: { ddlTargetDataset: { projectId, datasetId } } });
   }
   if (st.objectType === 'MODEL') return alterModel(s, st);
   const id = targetId(s, st.name, st.loc);
@@ -417,7 +417,8 @@ export async function alter(s: Session, st: A.AlterStmt): Promise<QueryResult> {
         const indexed = searchIndexesOf(info.resource).length > 0 || vectorIndexesOf(info.resource).length > 0;
         await cat.renameTable(id, to);
         if (indexed) await cat.patchTableResource(to, { searchIndexes: null, vectorIndexes: null });
-        return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id });
+        // Job.md, JobStatistics2.ddlDestinationTable: the table after ALTER TABLE RENAME TO.
+        return result(type, { ddlOperationPerformed: 'ALTER', ddlTargetTable: id, statistics: { ddlDestinationTable: { projectId: to.projectId, datasetId: to.datasetId, tableId: to.tableId } } });
       }
       default:
         break;

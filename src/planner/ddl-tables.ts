@@ -365,12 +365,13 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
     const projectId = parts.length > 1 ? parts[0]! : s.env.projectId;
     const datasetId = parts[parts.length - 1]!;
     const exists = !!cat.getDataset(projectId, datasetId);
-    if (!exists && st.ifExists) return result('DROP_SCHEMA', { ddlOperationPerformed: 'SKIP' });
+    const ddlTargetDataset = { projectId, datasetId };
+    if (!exists && st.ifExists) return result('DROP_SCHEMA', { ddlOperationPerformed: 'SKIP', statistics: { ddlTargetDataset } });
     if (!exists) throw new QueryError(`Not found: Dataset ${projectId}:${datasetId}`, 'notFound', 404);
     // Without CASCADE a dataset that holds anything (tables, routines, models, property graphs) is refused by the
     // catalog (engine/datasets.ts: resourceInUse, error-messages.md), the one place that rule lives.
     await cat.dropDataset(projectId, datasetId, st.mode === 'CASCADE', st.ifExists);
-    return result('DROP_SCHEMA', { ddlOperationPerformed: 'DROP' });
+    return result('DROP_SCHEMA', { ddlOperationPerformed: 'DROP', statistics: { ddlTargetDataset } });
   }
   if (ot === 'FUNCTION' || ot === 'TABLE FUNCTION' || ot === 'AGGREGATE FUNCTION' || ot === 'PROCEDURE' || ot === 'MODEL') {
     const kind = ot === 'MODEL' ? 'models' : 'routines';
@@ -404,7 +405,9 @@ export async function drop(s: Session, st: A.DropStmt): Promise<QueryResult> {
     let dropped = false;
     for (const pid of ids) dropped = (await cat.deleteChild('rowAccessPolicies', projectId, datasetId, pid, tableId)) || dropped;
     if (!dropped && ot === 'ROW ACCESS POLICY' && !st.ifExists) throw new QueryError(`Not found: Row access policy ${ids[0]}`, 'notFound', 404);
-    const done = result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: dropped ? 'DROP' : 'SKIP', ddlTargetTable: info.id });
+    // Job.md, JobStatistics2.ddlTargetRowAccessPolicy: the policy a DROP ROW ACCESS POLICY names.
+    const target = ot === 'ROW ACCESS POLICY' ? { statistics: { ddlTargetRowAccessPolicy: { projectId, datasetId, tableId, policyId: ids[0]! } } } : {};
+    const done = result('DROP_ROW_ACCESS_POLICY', { ddlOperationPerformed: dropped ? 'DROP' : 'SKIP', ddlTargetTable: info.id, ...target });
     // JobStatistics2: DROP ALL ROW ACCESS POLICIES reports DROP_ROW_ACCESS_POLICY ("DROP [ALL] ROW ACCESS
     // POLICY|POLICIES") and, for it only, ddlAffectedRowAccessPolicyCount.
     if (ot === 'ALL ROW ACCESS POLICIES') return { ...done, statistics: { ddlAffectedRowAccessPolicyCount: String(ids.length) } } as QueryResult;
@@ -442,14 +445,14 @@ export async function createSchema(s: Session, st: A.CreateSchemaStmt): Promise<
   const datasetId = parts[parts.length - 1]!;
   const cat = s.ctx.catalog;
   if (cat.getDataset(projectId, datasetId)) {
-    if (st.ifNotExists) return result('CREATE_SCHEMA', { ddlOperationPerformed: 'SKIP' });
+    if (st.ifNotExists) return result('CREATE_SCHEMA', { ddlOperationPerformed: 'SKIP', statistics: { ddlTargetDataset: { projectId, datasetId } } });
     if (!st.orReplace) throw already('Dataset', `${projectId}:${datasetId}`);
   }
   checkSchemaOptions(st.options, 'CREATE SCHEMA');
   checkCollationName(st.defaultCollate, st.loc);
   const resource = { location: 'US', ...(await optionsToResource(s, st.options)), ...(st.defaultCollate ? { defaultCollation: st.defaultCollate } : {}) };
   await cat.createDataset(projectId, datasetId, resource, st.ifNotExists || st.orReplace);
-  return result('CREATE_SCHEMA', { ddlOperationPerformed: 'CREATE' });
+  return result('CREATE_SCHEMA', { ddlOperationPerformed: 'CREATE', statistics: { ddlTargetDataset: { projectId, datasetId } } });
 }
 
 export async function undropSchema(s: Session, st: A.UndropSchemaStmt): Promise<QueryResult> {

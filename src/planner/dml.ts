@@ -792,7 +792,9 @@ export async function merge(s: Session, st: A.MergeStmt): Promise<QueryResult> {
   checkRequired(info, added);
   checkResultArrays(info.columns, added);
   await s.ctx.catalog.changeRows(info.id, { deleted, added, updated: updatedOld.length, updatedDeletes: updatedOld.length });
-  return result('MERGE', { numDmlAffectedRows: n });
+  // Job.md, DmlStats: a MERGE reports the rows it inserted, updated and deleted.
+  const dmlStats = { insertedRowCount: String(n - updatedOld.length - deletedOnly.length), updatedRowCount: String(updatedOld.length), deletedRowCount: String(deletedOnly.length) };
+  return result('MERGE', { numDmlAffectedRows: n, statistics: { dmlStats } });
 }
 
 // ---------------------------------------------------------------- THEN RETURN

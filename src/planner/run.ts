@@ -162,7 +162,9 @@ async function runSelect(s: Session, q: A.Query): Promise<QueryResult> {
 
 /** A statement's result with the bytes it read (Session.charge) as its job statistics. */
 function withBytes(s: Session, r: QueryResult): QueryResult {
-  return { ...r, totalBytesProcessed: s.scanned.processed, totalBytesBilled: s.scanned.billed };
+  const refs = s.referenced.statistics();
+  const statistics = r.statistics || refs.referencedTables || refs.referencedRoutines ? { ...r.statistics, ...refs } : undefined;
+  return { ...r, totalBytesProcessed: s.scanned.processed, totalBytesBilled: s.scanned.billed, ...(statistics ? { statistics } : {}) };
 }
 
 function truthy(v: TypedValue, loc: A.Loc): boolean {
@@ -434,6 +436,7 @@ async function runOne(s: Session, st: A.Statement, state: ScriptState): Promise<
 async function runStatementKind(s: Session, st: A.Statement, state: ScriptState): Promise<void> {
   state.count++;
   s.scanned.clear();
+  s.referenced.clear();
   s.versions.clear();
   if (st.kind !== 'Block' && st.kind !== 'If' && st.kind !== 'While' && st.kind !== 'Loop' && st.kind !== 'Repeat' && st.kind !== 'ForIn' && st.kind !== 'CaseStmt') {
     // A procedure's statements have their offsets in the procedure's own text, not in the script's.

@@ -16,6 +16,7 @@ import { collect, makeExecContext, stream, type ExecContext } from '../executor/
 import { QueryError, type QueryContext, type TypedValue } from './api.js';
 import { optimize } from './optimize.js';
 import { ScanAccount, type ScanReader } from './billing.js';
+import { References } from './references.js';
 import { ReadVersions } from './read-versions.js';
 import { foldExpr } from './rules/fold.js';
 import type { Batch } from '../types/vector.js';
@@ -90,6 +91,8 @@ export class Session {
   readonly tempTables: Map<string, TableId>;
   /** What the running statement reads, for its job statistics (charge()). */
   readonly scanned = new ScanAccount();
+  /** The tables and routines the running statement referenced, for its job statistics (references.ts). */
+  readonly referenced = new References();
   /** The instant each table is read at in the running statement: one per table (read-versions.ts). */
   readonly versions = new ReadVersions();
   /** The query's first statement (only it may SET @@location). */
@@ -130,6 +133,7 @@ export class Session {
       nowMs: Number(ctx.nowMicros / 1000n),
       sessionUser: ctx.sessionUser,
       jobId: ctx.jobId,
+      onRoutine: (r) => this.referenced.noteRoutine(r),
       ...(ctx.location ? { location: ctx.location } : {}),
       ...(ctx.externalTables ? { externalTables: ctx.externalTables } : {}),
     };
@@ -233,6 +237,7 @@ export class Session {
   async charge(optimized: Rel): Promise<void> {
     this.versions.notePlan(optimized, Number(this.exec.eval.nowMicros / 1000n));
     await this.scanned.addPlan(optimized, this.reader);
+    this.referenced.notePlan(optimized, this.reader.tableInfo);
     // A dry run reports the estimate; only a run can exceed the limit.
     if (!this.ctx.dryRun) this.scanned.checkLimit(this.ctx.maximumBytesBilled);
   }
@@ -269,6 +274,7 @@ export class Session {
   /** Bills a DML statement's target whole (every column of the partitions it reads), as the service does. */
   chargeTarget(info: TableInfo): Promise<void> {
     this.versions.noteCurrent(info.id);
+    this.referenced.noteTable(info.id);
     return this.scanned.setWhole(info, this.reader);
   }
 

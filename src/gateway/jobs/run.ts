@@ -346,9 +346,29 @@ export function dmlStatsOf(r: QueryReply): Json | undefined {
   switch (r.statement_type) {
     case 'INSERT': return { insertedRowCount: n };
     case 'UPDATE': return { updatedRowCount: n };
-    case 'DELETE': return { deletedRowCount: n };
+    case 'DELETE':
+    case 'TRUNCATE_TABLE': return { deletedRowCount: n };
     default: return undefined;
   }
+}
+
+/**
+ * Slot time (Job.md totalSlotMs; information-schema-jobs total_slot_ms): the emulator runs a job's work on one slot,
+ * so a job that ran used one slot for as long as it ran: endTime - startTime (while it runs: so far). A dry run and a
+ * job that never started used none. The rule is written down in src/gateway/README.md (Job statistics).
+ */
+export function slotMsOf(job: JobRecord): number | undefined {
+  if (job.request?.dry_run || job.startMs === undefined) return undefined;
+  return Math.max(0, (job.endMs ?? Date.now()) - job.startMs);
+}
+
+/**
+ * Job.md QueryTimelineSample: one sample, taken when the job finished (the engine reports no progress while it runs):
+ * the whole run elapsed, its slot time, its one unit of work completed and nothing pending or active.
+ */
+function timelineOf(job: JobRecord, slotMs: number): Json[] {
+  const elapsed = String(Math.max(0, job.endMs! - job.startMs!));
+  return [{ elapsedMs: elapsed, totalSlotMs: String(slotMs), pendingUnits: '0', completedUnits: '1', activeUnits: '0', estimatedRunnableUnits: '0' }];
 }
 
 export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
@@ -357,15 +377,23 @@ export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
   if (job.startMs !== undefined && !dryRun) st['startTime'] = String(job.startMs);
   if (job.endMs !== undefined && !dryRun) st['endTime'] = String(job.endMs);
   if (job.parentJobId) st['parentJobId'] = job.parentJobId;
+  const slotMs = job.state === 'DONE' && !dryRun ? slotMsOf(job) : undefined;
+  if (slotMs !== undefined) st['totalSlotMs'] = String(slotMs);
   const r = job.reply;
   if (job.jobType === 'QUERY') {
     const q: Json = {};
+    if (slotMs !== undefined) {
+      q['totalSlotMs'] = String(slotMs);
+      q['timeline'] = timelineOf(job, slotMs);
+    }
     if (r) {
       const bytes = String(r.total_bytes_processed ?? 0);
       st['totalBytesProcessed'] = bytes;
       q['totalBytesProcessed'] = bytes;
       q['totalBytesBilled'] = dryRun ? '0' : String(r.total_bytes_billed ?? 0);
       q['cacheHit'] = false;
+      // Job.md billingTier: on-demand queries within the limit (100) bill at the standard rate; nothing here bills more.
+      if (!dryRun) q['billingTier'] = 1;
       if (dryRun) q['totalBytesProcessedAccuracy'] = 'PRECISE';
       if (r.statement_type) q['statementType'] = r.statement_type;
       if (r.num_dml_affected_rows >= 0 && r.statement_type !== 'SELECT') q['numDmlAffectedRows'] = String(r.num_dml_affected_rows);
@@ -423,6 +451,9 @@ export function renderJob(job: JobRecord, family: Family, projection: 'full' | '
     user_email: job.userEmail,
     principal_subject: `user:${job.userEmail}`,
     jobReference: ref,
+    // JobCreationReason.md: a job jobs.insert made is REQUESTED; jobs.query makes one here only when asked as well
+    // (no JOB_CREATION_OPTIONAL short cut), so every job was requested.
+    jobCreationReason: { code: 'REQUESTED' },
     ...(listItem ? { state: job.state } : {}),
     ...(listItem && job.error ? { errorResult: errorResultOf(job.error) } : {}),
   };
@@ -446,11 +477,32 @@ function jobsExtraColumns(j: JobRecord): Json {
   const tx = extra && isObj(extra['transactionInfo']) ? str(extra['transactionInfo']['transactionId']) : undefined;
   const legacy = q['useLegacySql'];
   return {
+    ...statisticsColumns(j, extra),
     dml_statistics: dml ? { inserted_row_count: dml['insertedRowCount'] ?? null, deleted_row_count: dml['deletedRowCount'] ?? null, updated_row_count: dml['updatedRowCount'] ?? null } : null,
     session_info: j.request?.session_id ? { session_id: j.request.session_id } : null,
     transaction_id: tx ?? null,
     query_dialect: !query ? null : legacy === true || legacy === 'true' ? 'LEGACY_SQL' : legacy === false || legacy === 'false' ? 'GOOGLE_SQL' : 'DEFAULT_GOOGLE_SQL',
     continuous: query ? q['continuous'] === true : null,
+  };
+}
+
+/**
+ * The JOBS columns of the job's statistics records (information-schema-jobs): referenced_tables (query jobs that ran),
+ * timeline (as jobs.get's), principal_subject (as the Job resource's), job_creation_reason (REQUESTED, as the Job
+ * resource's). job_stages is empty: the engine reports no per-stage plan (Job.md queryPlan is left out too). The
+ * records of features the emulator has none of (BI Engine, materialized-view rewriting, metadata caching, external
+ * services, Omni) are NULL, and so are search_statistics and total_modified_partitions, which nothing here measures.
+ */
+function statisticsColumns(j: JobRecord, extra: Json | undefined): Json {
+  const tables = extra && Array.isArray(extra['referencedTables']) ? (extra['referencedTables'] as unknown[]).filter(isObj) : [];
+  const slotMs = j.state === 'DONE' ? slotMsOf(j) : undefined;
+  return {
+    principal_subject: `user:${j.userEmail}`,
+    referenced_tables: tables.map((t) => ({ project_id: t['projectId'], dataset_id: t['datasetId'], table_id: t['tableId'] })),
+    job_stages: [],
+    timeline: j.jobType === 'QUERY' && slotMs !== undefined ? timelineOf(j, slotMs).map((s) => ({ elapsed_ms: s['elapsedMs'], total_slot_ms: s['totalSlotMs'], pending_units: s['pendingUnits'], completed_units: s['completedUnits'], active_units: s['activeUnits'], estimated_runnable_units: s['estimatedRunnableUnits'] })) : [],
+    job_creation_reason: { code: 'REQUESTED' },
+    external_service_costs: [],
   };
 }
 
@@ -474,9 +526,10 @@ export function jobsSnapshot(jobs: readonly JobRecord[]): string {
         state: j.state,
         total_bytes_processed: r ? r.total_bytes_processed : null,
         total_bytes_billed: r ? (r.total_bytes_billed ?? 0) : null,
-        total_slot_ms: 0,
+        total_slot_ms: slotMsOf(j) ?? null,
         error_result: j.error ? { reason: j.error.reason, location: j.error.reason === 'invalidQuery' ? 'query' : null, message: j.error.message } : null,
-        cache_hit: false,
+        // information-schema-jobs: a multi-statement parent's cache_hit is NULL.
+        cache_hit: r?.statement_type === 'SCRIPT' ? null : false,
         destination_table: r?.result_table?.table_id
           ? { project_id: r.result_table.project_id, dataset_id: r.result_table.dataset_id, table_id: r.result_table.table_id }
           : null,
