@@ -434,11 +434,15 @@ export class EngineCatalog implements QueryCatalog {
         typeof partition === 'bigint'
           ? { column: hidden, id: partitionId(partition, ingestionUnit(this.st.requireTable(p, d, t).resource) ?? 'DAY'), contains: (v) => v === partition }
           : partition;
-      // The positions of the partition's live rows.
+      // The positions of the partition's live rows. Rows still in the streaming buffer are not among them: the buffer
+      // is retained when a job overwrites a partition with WRITE_TRUNCATE (write-api-rest.md, Stream into
+      // time-partitioned tables); they read as __UNPARTITIONED__ meanwhile, and WRITE_EMPTY does not count them.
+      const buffered = streamingBuffer.bufferedRanges(td, base);
+      const inBuffer = (q: number): boolean => buffered.some(([a, z]) => q >= a && q < z);
       const inPartition: number[] = [];
       for await (const b of scanState(base, [match.column, ROW_POSITION])) {
         const pos = b.columns[1]!.data as ArrayLike<number>;
-        for (let r = 0; r < b.length; r++) if (match.contains(getValue(b.columns[0]!, r))) inPartition.push(Number(pos[r]));
+        for (let r = 0; r < b.length; r++) if (match.contains(getValue(b.columns[0]!, r)) && !inBuffer(Number(pos[r]))) inPartition.push(Number(pos[r]));
       }
       if (write === 'WRITE_EMPTY' && inPartition.length > 0) throw alreadyExists(`Table ${p}:${d}.${t}$${match.id}`);
       if (write !== 'WRITE_TRUNCATE') {

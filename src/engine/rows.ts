@@ -22,8 +22,9 @@ import type { LeftOut } from '../planner/column-defaults.js';
 import { getValue, sliceBatches, takeVector, vectorFromValues } from '../types/vector.js';
 import { decodeRow } from '../io/rows.js';
 import { liveRows, readState, scanState } from '../storage/table-state.js';
-import { streamingBuffer } from './streaming-buffer.js';
+import { streamingBuffer, writeApiRecent } from './streaming-buffer.js';
 import { tableValueRule } from '../types/table-values.js';
+import { bothRules, streamBoundRule } from './stream-bounds.js';
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
 export const DEDUP_WINDOW_MS = 5 * 60 * 1000;
@@ -121,6 +122,8 @@ export interface InsertRowsArgs {
   readonly mark?: Mark;
   /** The rows enter the streaming buffer (tabledata.insertAll; not the Storage Write API, seeds or external tables). */
   readonly streaming?: boolean;
+  /** The rows are the Storage Write API's (gRPC): noted as recent writes (streaming-buffer.ts, writeApiRecent). */
+  readonly writeApi?: boolean;
 }
 
 /** The request's rows (JSON text or UTF-8 bytes) parsed: the generic path. */
@@ -294,7 +297,13 @@ export class RowService {
         const partition = streamedPartition(entry, `${p}:${d}.${t}`, undefined, Date.now());
         batch = partition === undefined ? made : withPartitionTime(made, this.st.storedColumnsOf(entry), partition);
       }
+      // The committed rows' positions for writeApiRecent: the rows the table gained over the commit (rows appended
+      // meanwhile by others count too, a bound on the safe side: a transaction's DML over them is refused).
+      await td.load();
+      const before = td.state();
       await this.st.commitRows(batch ? [await td.prepare(null, [batch])] : [], [], files);
+      const after = td.state();
+      if (batch && after.generation === before.generation) writeApiRecent.note(td, { generation: after.generation, start: before.rows, end: after.rows }, 0);
       return [];
     });
   }
@@ -311,7 +320,8 @@ export class RowService {
   checkStreamRows(p: string, d: string, t: string, rows: readonly Record<string, unknown>[]): { index: number; message: string }[] {
     const entry = this.st.requireTable(p, d, t);
     const columns = this.st.columnsOf(entry);
-    const rule = tableValueRule(columns, schemaFieldsOf(entry.resource), true);
+    // A column-partitioned table's partitioning value must lie within the streaming bound (stream-bounds.ts).
+    const rule = bothRules(tableValueRule(columns, schemaFieldsOf(entry.resource), true), streamBoundRule(entry.resource, columns));
     if (!rule || rows.length === 0) return [];
     const conv = convertRequestRows(JSON.stringify(rows.map((json) => ({ json }))), columns, NO_IDS, { build: true, rejectUnknown: true });
     const out = new Map<number, string>();
@@ -342,7 +352,8 @@ export class RowService {
     const rejectUnknown = !a.ignoreUnknownValues;
     // Parameterized columns (STRING(L), NUMERIC(P, S), at any depth): each row's values are checked and rounded as
     // a SQL write makes them (types/table-values.ts), and such rows are stored as made, not as the request's bytes.
-    const rule = tableValueRule(columns, schemaFieldsOf(entry.resource), true);
+    // insertAll rows also keep a column-partitioned table's streaming bound (stream-bounds.ts): a refused row is an invalid row.
+    const rule = bothRules(tableValueRule(columns, schemaFieldsOf(entry.resource), true), a.streaming ? streamBoundRule(entry.resource, columns, now) : undefined);
     // insertAll into a table with a defaulted column: rows are made here and stored as made (defaults are evaluated
     // once, at insert). The Storage Write API's gRPC rule differs (defaults only for fields its writer schema lacks,
     // default-values.md): not applied here.
@@ -394,7 +405,9 @@ export class RowService {
         const batch = partition === undefined ? kept : withPartitionTime(kept, stored, partition);
         placed = await data.append(batch, all && typeof rows === 'string' && partition === undefined ? rows : undefined, a.mark);
       }
-      if (a.streaming && placed) streamingBuffer.note(data, placed, typeof rows === 'string' ? Buffer.byteLength(rows) : rows.length);
+      const bytes = (): number => (typeof rows === 'string' ? Buffer.byteLength(rows) : rows.length);
+      if (a.streaming && placed) streamingBuffer.note(data, placed, bytes());
+      if (a.writeApi && placed) writeApiRecent.note(data, placed, bytes());
       this.dedup.remember(tableKey, newIds, now);
     }
     return errors.length > 0 ? JSON.stringify(errors) : '';

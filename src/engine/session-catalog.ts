@@ -9,13 +9,14 @@ import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanPart
 import { notFound } from '../storage/errors.js';
 import type { Storage } from '../storage/store.js';
 import { conformBatches } from '../storage/row-batches.js';
-import { changedBatches, collectBatches, memParts, partsLogicalBytes, scanBatches } from '../storage/table-state.js';
+import { changedBatches, collectBatches, memParts, partsLogicalBytes, scanBatches, type TableState } from '../storage/table-state.js';
 import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/transaction.js';
 import { QueryError } from '../types/errors.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { tableValueRule, withTableValues } from '../types/table-values.js';
 import type { Batch } from '../types/vector.js';
 import { bufferedPartitionTime, masksPartitionTime, type EngineCatalog } from './catalog.js';
+import { streamingBuffer, writeApiRecent } from './streaming-buffer.js';
 
 /** The dataset temporary tables are named in (their ddlTargetTable). */
 export const TEMP_DATASET = '_session';
@@ -270,7 +271,24 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
       tt.rows = changedBatches(tt.rows, change.deleted, change.added);
       return;
     }
-    await this.current().change(keyOf(id), change, (base) => this.cat.changeRows(id, change, base));
+    await this.current().change(keyOf(id), change, (base) => this.cat.changeRows(id, change, base), (base, origins) => this.refuseRecentRows(id, base, origins));
+  }
+
+  /**
+   * An explicit transaction's UPDATE, DELETE or MERGE may not change rows streamed recently: neither insertAll's
+   * buffered rows (data-manipulation-language.md, Limitations, as outside a transaction) nor rows the Storage Write
+   * API (gRPC) wrote within 30 minutes, which a statement outside a transaction may change (write-api-grpc.md, Use
+   * DML with recently streamed data, Limitations: "within a multi-statement transaction ... unsupported").
+   */
+  private refuseRecentRows(id: TableId, base: TableState, origins: readonly number[]): void {
+    const td = this.st.tableData(id.projectId, id.datasetId, id.tableId);
+    const name = `${id.projectId}.${id.datasetId}.${id.tableId}`;
+    if (streamingBuffer.recentlyStreamed(td, base, origins)) {
+      throw new QueryError(`UPDATE or DELETE statement over table ${name} would affect rows in the streaming buffer, which is not supported`, 'invalidQuery', 400);
+    }
+    if (writeApiRecent.recentlyStreamed(td, base, origins)) {
+      throw new QueryError(`UPDATE or DELETE statement over table ${name} would affect rows written by the Storage Write API within the last 30 minutes, which is not supported inside a multi-statement transaction`, 'invalidQuery', 400);
+    }
   }
 
   async replaceRows(id: TableId, batches: readonly Batch[], columns?: readonly Column[], how: { readonly carried?: boolean; readonly truncating?: boolean } = {}): Promise<void> {

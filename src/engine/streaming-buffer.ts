@@ -155,3 +155,13 @@ export class StreamingBuffer {
 
 /** The engine's one buffer (insertAll, tables.get, copy and extract share it). */
 export const streamingBuffer = new StreamingBuffer();
+
+/**
+ * Rows the Storage Write API (gRPC) wrote within the last 30 minutes
+ * (write-api-grpc.md, Use DML with recently streamed data): UPDATE, DELETE
+ * and MERGE may change them, but not inside a multi-statement transaction
+ * (its Limitations). Bookkeeping only, as the buffer above: not reported by
+ * tables.get, not hidden from copies. The window is the documented 30
+ * minutes, or the buffer's when that is shorter (0 turns both off).
+ */
+export const writeApiRecent = new StreamingBuffer(Math.min(STREAMING_BUFFER_MS, DML_RECENT_MS));

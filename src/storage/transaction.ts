@@ -240,8 +240,11 @@ export class Transaction {
    * Deletes and adds rows of a table this transaction locked
    * (lockForMutation), positions from its own scan. `changeNow` commits it
    * at once (outside a transaction) against the state the positions are in.
+   * `guard` (explicit transactions) sees the positions of the transaction's
+   * base state the change takes away before anything is staged, and may
+   * refuse the statement by throwing.
    */
-  async change(k: TableKey, change: RowChange, changeNow: (base: TableState) => Promise<void>): Promise<void> {
+  async change(k: TableKey, change: RowChange, changeNow: (base: TableState) => Promise<void>, guard?: (base: TableState, origins: readonly number[]) => void): Promise<void> {
     if (await this.mutatedNow(k, changeNow)) return;
     // Staged: the rows it sees now, less the deleted ones, then the added ones (and where each came from).
     const s = await this.stage(k);
@@ -254,6 +257,9 @@ export class Transaction {
     const tracked = s.rows === null || s.from !== null;
     const kept: Batch[] = [];
     const from: number[] = [];
+    // Base positions this change deletes (and which of them for an update), staged once the guard has seen them.
+    const goneOrigins: number[] = [];
+    const goneForUpdate: number[] = [];
     for await (const b of this.scan(k, [...cols, ROW_POSITION])) {
       const pos = b.columns[cols.length]!.data as Float64Array;
       const keep: number[] = [];
@@ -263,12 +269,15 @@ export class Transaction {
           keep.push(i);
           if (origin !== null) from.push(origin);
         } else if (origin !== null && origin >= 0) {
-          s.deleted.push(origin);
-          if (oldOfUpdate.has(pos[i]!)) s.forUpdate.add(origin);
+          goneOrigins.push(origin);
+          if (oldOfUpdate.has(pos[i]!)) goneForUpdate.push(origin);
         }
       }
       kept.push({ length: keep.length, columns: b.columns.slice(0, cols.length).map((v) => takeVector(v, keep)) });
     }
+    guard?.(s.base, goneOrigins);
+    s.deleted.push(...goneOrigins);
+    for (const o of goneForUpdate) s.forUpdate.add(o);
     const updated = Math.min(change.updated ?? 0, count(change.added));
     s.rows = [...kept, ...change.added];
     s.from = tracked ? [...from, ...new Array<number>(updated).fill(UPDATED), ...new Array<number>(count(change.added) - updated).fill(INSERTED)] : null;

@@ -472,9 +472,10 @@ export class RowSource {
     }
   }
 
-  /** The same rows with only the columns at `idx` (selected_fields), in that order. */
-  project(idx: readonly number[]): RowSource {
-    return new RowSource(this.batches.map((b) => ({ length: b.length, columns: idx.map((i) => b.columns[i]!) })), this.selected, this.rowCount, this.base);
+  /** The same rows with only the columns at `idx` (selected_fields), in that order; `narrow[k]` reshapes column k's rows (nested selected fields). */
+  project(idx: readonly number[], narrow?: readonly (((v: Vector) => Vector) | undefined)[]): RowSource {
+    const column = (b: Batch, i: number, k: number): Vector => narrow?.[k]?.(b.columns[i]!) ?? b.columns[i]!;
+    return new RowSource(this.batches.map((b) => ({ length: b.length, columns: idx.map((i, k) => column(b, i, k)) })), this.selected, this.rowCount, this.base);
   }
 
   /** Column k of filtered rows [start, end) as vector pieces (slices of the batches; selections taken). */

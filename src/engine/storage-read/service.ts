@@ -22,6 +22,7 @@ import { arrowSchema, RowSource, serializeRecordBatch, serializeSchema } from '.
 import { avroSchema, serializeAvroRows } from './avro.js';
 import type { PicosPrecision } from '../../types/picos.js';
 import { matches, parseRestriction, RestrictionError, selectRows, type RowRestriction } from './restriction.js';
+import { selectedFields } from './selected-fields.js';
 
 /** Rows per ReadRows response. */
 const ROWS_PER_RESPONSE = 2048;
@@ -113,27 +114,14 @@ const STREAM_PATH = /^(projects\/[^/]+\/locations\/[^/]+\/sessions\/[^/]+)\/stre
 
 type Source = Pick<Session, 'columns' | 'rowCount' | 'rowsFor'> & { readonly release?: () => void };
 
-/**
- * `selected_fields`: the indexes of those top-level columns (`a.b` selects
- * `a`), in the table's order, as the service returns them; a name the table
- * lacks fails the session with the service's text. Every column without any.
- */
-function fieldIndexes(columns: readonly Column[], fields: readonly string[]): number[] {
-  if (!fields.length) return columns.map((_, i) => i);
-  const wanted = new Set(fields.map((f) => f.split('.')[0]!.toLowerCase()));
-  const missing = fields.filter((f) => !columns.some((c) => c.name.toLowerCase() === f.split('.')[0]!.toLowerCase()));
-  if (missing.length) throw invalid(`request failed: The following selected fields do not exist in the table schema: ${missing.join(', ')}`);
-  return columns.flatMap((c, i) => (wanted.has(c.name.toLowerCase()) ? [i] : []));
-}
-
 /** `selected_fields` over a source that reads every column. */
 function selectFields(source: Source, fields: readonly string[]): Source {
   if (!fields.length) return source;
-  const idx = fieldIndexes(source.columns, fields);
+  const sel = selectedFields(source.columns, fields);
   return {
-    columns: idx.map((i) => source.columns[i]!),
+    columns: sel.columns,
     rowCount: source.rowCount,
-    rowsFor: async (start, end) => (await source.rowsFor(start, end)).project(idx),
+    rowsFor: async (start, end) => (await source.rowsFor(start, end)).project(sel.idx, sel.narrow),
   };
 }
 
@@ -282,14 +270,13 @@ export class StorageReadService {
     await td.load();
     // An ingestion-time partitioned table's hidden partition time (last) is no field of it.
     const all = visibleColumns(td.schema);
-    const idx = fieldIndexes(all, fields);
-    const columns = idx.map((i) => all[i]!);
+    const { idx, columns, narrow } = selectedFields(all, fields);
     const restriction = this.restrictionOf(rowRestriction, all);
     if (readsPast(asOfMs)) {
       // A past snapshot_time reads the table's history (7-day window, the same reader as FOR SYSTEM_TIME AS OF and table@<ms>).
       const batches = await rowsAsOf(this.storage, { projectId: p, datasetId: d, tableId: t }, entry, asOfMs);
       const selected = restriction ? selectRows(batches, restriction) : null;
-      const rows = new RowSource(batches, selected, selected ? selected.length : batches.reduce((s, b) => s + b.length, 0)).project(idx);
+      const rows = new RowSource(batches, selected, selected ? selected.length : batches.reduce((s, b) => s + b.length, 0)).project(idx, narrow);
       return { columns, rowCount: rows.rowCount, rowsFor: () => Promise.resolve(rows) };
     }
     const snapshot = this.storage.clock.acquire();
@@ -300,7 +287,8 @@ export class StorageReadService {
       const rowsFor = async (start: number, end: number): Promise<RowSource> => {
         const lo = selected ? selected[start]! : start;
         const hi = selected ? selected[end - 1]! + 1 : end;
-        return new RowSource(await readState(state, idx, lo, hi), selected, rowCount, lo);
+        const rows = new RowSource(await readState(state, idx, lo, hi), selected, rowCount, lo);
+        return narrow.some((n) => n) ? rows.project(idx.map((_, k) => k), narrow) : rows;
       };
       return { columns, rowCount, rowsFor, release: () => this.storage.clock.release(snapshot) };
     } catch (e) {

@@ -215,7 +215,7 @@ export class StorageWriteService {
     const errs = await this.rows.insertRows({
       projectId: s.table.p, datasetId: s.table.d, tableId: s.table.t,
       rowsJson: JSON.stringify(rows.map((json) => ({ json }))),
-      skipInvalidRows: false, ignoreUnknownValues: false, templateSuffix: '',
+      skipInvalidRows: false, ignoreUnknownValues: false, templateSuffix: '', writeApi: true,
       ...(isDefault ? {} : { mark: [s.name, s.rowCount + rows.length] as const }),
     });
     if (errs === '') return [];
