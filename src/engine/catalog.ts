@@ -9,6 +9,7 @@ import { timeTravelMs } from '../storage/table-history.js';
 import { scanBatches, scanState, stateLogicalBytes, stateParts } from '../storage/table-state.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { Storage, TableEntry } from '../storage/store.js';
+import { withoutExpired } from '../storage/partition-expiration.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { getValue, vectorFromValues, type Batch, type Vector } from '../types/vector.js';
 import { Decimal, type Value } from '../types/values.js';
@@ -74,7 +75,10 @@ export async function rowsAsOf(st: Storage, id: TableId, e: TableEntry, ms: numb
   const window = timeTravelMs(st.getDataset(p, d)?.resource);
   const earliest = Math.max(created, Date.now() - window, td.truncatedBeforeMs);
   // A state of another schema (an older generation, a replaced table) in today's columns, matched by name.
-  const read = async (s: TableState | null): Promise<Batch[]> => (s ? conformBatches(s.columns, st.storedColumnsOf(e), await stateBatches(s)) : []);
+  // Partitions expired by `ms` are gone at `ms` though a sweep may have deleted them only later
+  // (partition-expiration.ts): left out by the table's partition expiration (the entry's, now).
+  const read = async (s: TableState | null, of: TableEntry = e): Promise<Batch[]> =>
+    s ? conformBatches(s.columns, st.storedColumnsOf(e), await stateBatches(await withoutExpired(of.kind, of.resource, s, ms))) : [];
   if (ms >= earliest) {
     // null: between the resource's creation stamp and the first version, when there were no rows yet.
     return read(await td.rowsAsOf(ms));
@@ -82,7 +86,7 @@ export async function rowsAsOf(st: Storage, id: TableId, e: TableEntry, ms: numb
   const x = ms >= Date.now() - window && ms < created ? st.findDeletedTable(p, d, t, ms) : undefined;
   if (x && Number(x.entry.resource.creationTime ?? 0) <= ms) {
     const rows = await st.deletedTableData(x).rowsAsOf(ms);
-    if (rows) return read(rows);
+    if (rows) return read(rows, x.entry);
   }
   throw invalid(`Invalid snapshot time ${ms} for table ${p}:${d}.${t}@${ms}. Cannot read before ${earliest}.`);
 }

@@ -12,7 +12,7 @@ import { convertJsonValue } from '../types/json-values.js';
 import type { Value } from '../types/values.js';
 import type { SqlType } from '../types/types.js';
 import { JOBS_COLUMNS, JOBS_TIMELINE_COLUMNS } from '../analyzer/information-schema-jobs.js';
-import type { Storage } from '../storage/store.js';
+import type { EntryChange, Storage } from '../storage/store.js';
 import { columnToRestField, type Column, type RestField } from '../types/schema.js';
 import { schemaFieldsOf } from '../storage/resources.js';
 import { tableValueRule, withTableValues } from '../types/table-values.js';
@@ -62,6 +62,8 @@ export interface ExecuteQueryArgs {
   readonly externalTables?: readonly string[];
   /** The query is a view's body (QueryRequest.view_body): no default dataset, analysed as CREATE VIEW does. */
   readonly viewBody?: boolean;
+  /** A change of a table's entry the script's COMMIT TRANSACTION commits with its rows (a decorated copy's policies). */
+  readonly commitEntry?: EntryChange;
 }
 
 /** The dataset the gateway reads a request's tableDefinitions into (spec §1.6.4). */
@@ -150,6 +152,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
   let result: QueryResult;
   // A lone query gets a catalog view of its own (its temporary tables end with it); a session's queries share one.
   const run = async (view: SessionCatalog, session?: SessionState): Promise<QueryResult> => {
+    view.dryRun = a.dryRun;
     const ctx: QueryContext = {
       sql: a.query,
       projectId: a.projectId,
@@ -177,7 +180,7 @@ export async function executeQuery(st: Storage, catalog: EngineCatalog, results:
   };
   try {
     if (a.sessionId && sessions) result = await sessions.run(a.sessionId, a.projectId, a.createSession === true, run);
-    else result = await run(new SessionCatalog(catalog, st));
+    else result = await run(new SessionCatalog(catalog, st, a.commitEntry));
   } catch (e) {
     const kids = e instanceof QueryError ? (e as ScriptFailure).scriptChildren : undefined;
     if (e instanceof QueryError && kids?.list.length && !a.signal.aborted) return await failedScript(e, kids, a, results, loc.resolved);

@@ -20,6 +20,7 @@ import { ResultStore } from './results.js';
 import { RowService } from './rows.js';
 import { Sessions } from './sessions.js';
 import { TableWrites } from './table-writes.js';
+import { copyPolicyChange, type CopyPolicies } from './copy-policies.js';
 import * as tables from './tables.js';
 import { parseResource } from './util.js';
 import { resourceError } from '../types/errors.js';
@@ -216,6 +217,7 @@ interface QueryRequest {
   wantRowsUtf8: boolean;
   maxBytes: number;
   viewBody: boolean;
+  copyPolicies: { sources: TableRef[]; destination: TableRef | null; writeDisposition: string } | null;
 }
 
 interface AppendTableWriteRequest {
@@ -248,6 +250,11 @@ function tableDefinitionNames(json: string | undefined): string[] {
 }
 
 const ref = (t: TableRef | null): TableRef => ({ projectId: t?.projectId ?? '', datasetId: t?.datasetId ?? '', tableId: t?.tableId ?? '' });
+
+/** A CopyPoliciesRequest's rule (copy-policies.ts); undefined without one. */
+function copyPoliciesOf(r: { sources: TableRef[]; destination: TableRef | null; writeDisposition: string } | null | undefined): CopyPolicies | undefined {
+  return r ? { sources: (r.sources ?? []).map(ref), destination: ref(r.destination), write: r.writeDisposition } : undefined;
+}
 
 export interface ServiceOptions {
   /** Server-level default dataset (--dataset) and its project (--project-id). */
@@ -364,7 +371,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
     }),
     CommitTableWrite: unary(async (r: { writeId: string }) => ({ writeId: r.writeId, rows: await writes.commit(r.writeId) })),
     CopyRowAccessPolicies: unary(async (r: { sources: TableRef[]; destination: TableRef | null; writeDisposition: string; checkOnly: boolean }) => {
-      await writes.copyPolicies(r.sources.map((x) => ref(x)), ref(r.destination), r.writeDisposition, r.checkOnly);
+      writes.checkCopyPolicies(copyPoliciesOf(r)!);
       return {};
     }),
     AbortTableWrite: unary(async (r: { writeId: string }) => {
@@ -414,6 +421,7 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
           ...(r.sessionId ? { sessionId: r.sessionId, createSession: r.createSession } : {}),
           location: r.location,
           externalTables: tableDefinitionNames(r.tableDefinitionsJson),
+          ...(r.copyPolicies ? { commitEntry: copyPolicyChange(st, copyPoliciesOf(r.copyPolicies)!) } : {}),
         }, sessions);
       } finally {
         finished = true;

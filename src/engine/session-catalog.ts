@@ -7,7 +7,7 @@
 // session that made them and are gone afterwards, restarts included.
 import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanParts, TableId, TableInfo, TransactionControl } from '../storage/api.js';
 import { notFound } from '../storage/errors.js';
-import type { Storage } from '../storage/store.js';
+import type { EntryChange, Storage } from '../storage/store.js';
 import { conformBatches } from '../storage/row-batches.js';
 import { changedBatches, collectBatches, memParts, partsLogicalBytes, scanBatches, type TableState } from '../storage/table-state.js';
 import { DDL_IN_TRANSACTION, Transaction, type TableKey } from '../storage/transaction.js';
@@ -48,7 +48,20 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   constructor(
     private readonly cat: EngineCatalog,
     private readonly st: Storage,
-  ) {}
+    /**
+     * A decorated copy job's script (gateway/jobs/partition-copy.ts): the change of its destination's entry (the
+     * copied row access policies) that its COMMIT TRANSACTION commits with the rows. The copy writes the
+     * destination's partition whatever the destination's own policies, which it replaces or appends to
+     * (using-row-level-security-with-features.md, Copy jobs: only the sources need the TRUE filter), so the script
+     * reads and writes the destination unfiltered.
+     */
+    private commitEntry?: EntryChange,
+  ) {
+    this.copyInto = commitEntry;
+  }
+
+  /** The copy's destination (see commitEntry), seen without row access policies. */
+  private readonly copyInto: EntryChange | undefined;
 
   // --- statements and transactions --------------------------------------------
 
@@ -56,11 +69,21 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     return this.txn?.explicit === true;
   }
 
+  /**
+   * The query running is a dry run: it writes nothing, so no sweep of expired partitions (a row-level commit) runs
+   * before it; its transaction's reads leave them out instead (Transaction's `unswept`).
+   */
+  dryRun = false;
+
   async beginStatement(): Promise<void> {
     // A statement's snapshot comes after the partitions expired by now are deleted (a transaction's is its BEGIN's).
-    if (this.depth === 0 && !this.txn) await this.st.expirePartitions();
+    if (this.depth === 0 && !this.txn && !this.dryRun) await this.st.expirePartitions();
     this.depth++;
-    if (!this.txn) this.txn = new Transaction(this.st, false);
+    if (!this.txn) this.txn = this.newTransaction(false);
+  }
+
+  private newTransaction(explicit: boolean): Transaction {
+    return new Transaction(this.st, explicit, this.dryRun);
   }
 
   endStatement(): void {
@@ -84,9 +107,9 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
 
   async beginTransaction(): Promise<void> {
     if (this.inTransaction) throw new QueryError('Nested transactions are not supported', 'invalidQuery');
-    await this.st.expirePartitions();
+    if (!this.dryRun) await this.st.expirePartitions();
     this.txn?.end();
-    this.txn = new Transaction(this.st, true);
+    this.txn = this.newTransaction(true);
     // Appends push onto a table's row list, so each list is copied (the batches themselves are never changed); the
     // table objects are kept, as their info's row count reads them.
     this.tempsAtBegin = new Map([...this.temps].map(([k, tt]) => [k, { tt, info: tt.info, rows: [...tt.rows] }]));
@@ -97,7 +120,9 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
     if (!txn?.explicit) throw new QueryError('COMMIT TRANSACTION was called without an active transaction', 'invalidQuery');
     this.txn = null;
     this.tempsAtBegin = null;
-    await txn.commit();
+    const entry = this.commitEntry;
+    this.commitEntry = undefined;
+    await txn.commit(entry);
   }
 
   rollbackTransaction(): void {
@@ -120,7 +145,7 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
 
   /** The open transaction; a read outside any statement scope (none should happen) gets a scope that the next statement's end closes. */
   private current(): Transaction {
-    this.txn ??= new Transaction(this.st, false);
+    this.txn ??= this.newTransaction(false);
     return this.txn;
   }
 
@@ -355,6 +380,8 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
   }
 
   listChildren(kind: string, projectId: string, datasetId: string, tableId?: string): readonly Record<string, unknown>[] {
+    const c = this.copyInto;
+    if (c && kind === 'rowAccessPolicies' && c.p === projectId && c.d === datasetId && c.t === tableId) return [];
     return this.cat.listChildren(kind, projectId, datasetId, tableId);
   }
 

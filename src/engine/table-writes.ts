@@ -35,6 +35,7 @@ import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, stor
 import type { EngineCatalog, PartitionMatch } from './catalog.js';
 import { applyDefaults, convertRequestRows, readTableRows } from './rows.js';
 import { insertTable } from './tables.js';
+import { copiedPolicies, policiesAfterCopy, type CopyPolicies } from './copy-policies.js';
 
 export type WriteDisposition = 'WRITE_APPEND' | 'WRITE_TRUNCATE' | 'WRITE_TRUNCATE_DATA' | 'WRITE_EMPTY';
 
@@ -273,7 +274,7 @@ export class TableWrites {
       await closeFile(w);
       // A copy's destination takes its policies in the commit of its rows: no reader sees the new rows under the old
       // policies, nor does a restart after a crash between the two.
-      const policies = w.copiedPolicies && this.policiesAfterCopy(w, w.write, w.copiedPolicies);
+      const policies = w.copiedPolicies && policiesAfterCopy(this.st, w, w.write, w.copiedPolicies);
       await this.apply(w, policies);
       return w.staged?.rows ?? 0;
     } finally {
@@ -318,40 +319,12 @@ export class TableWrites {
   }
 
   /**
-   * using-row-level-security-with-features.md, Copy jobs: the destination takes the sources' row access policies;
-   * they replace its own (a source without policies leaves it with none) unless the copy appends. A name taken
-   * twice fails the copy as invalid input, before anything is written.
+   * The policy check of a copy whose rows are written otherwise (partition decorators: the gateway's DML script,
+   * whose COMMIT sets the destination's policies, copy-policies.ts): every source needs the TRUE filter, and the
+   * destination can take the sources' policies. Checked before anything is written.
    */
-  private policiesAfterCopy(w: { p: string; d: string; t: string }, write: string, copied: readonly Resource[]): Record<string, Resource> {
-    const dest = this.st.getTable(w.p, w.d, w.t);
-    const out: Record<string, Resource> = write === 'WRITE_APPEND' && dest ? { ...dest.policies } : {};
-    const now = String(Date.now());
-    for (const pol of copied) {
-      const id = String((pol.rowAccessPolicyReference as { policyId?: string } | undefined)?.policyId ?? '');
-      if (out[id]) throw invalid(`Row access policy ${id} already exists on table ${w.p}:${w.d}.${w.t}; the copy would take a second policy of that name`);
-      out[id] = { ...pol, rowAccessPolicyReference: { projectId: w.p, datasetId: w.d, tableId: w.t, policyId: id }, creationTime: now, lastModifiedTime: now };
-    }
-    return out;
-  }
-
-  /**
-   * The policy rule of a copy whose rows are written otherwise (partition decorators: the gateway's DML), as
-   * appendFrom and commit apply it: every source needs the TRUE filter, and the destination takes the sources'
-   * policies (policiesAfterCopy). `checkOnly`: the checks alone, before the rows are written.
-   */
-  async copyPolicies(sources: readonly { projectId: string; datasetId: string; tableId: string }[], dest: { projectId: string; datasetId: string; tableId: string }, write: string, checkOnly: boolean): Promise<void> {
-    const copied: Resource[] = [];
-    for (const s of sources) {
-      const e = this.st.requireTable(s.projectId, s.datasetId, s.tableId);
-      const policies = Object.values(e.policies);
-      requireAllRowsOf(policies, s, SESSION_USER);
-      copied.push(...policies);
-    }
-    const at = { p: dest.projectId, d: dest.datasetId, t: dest.tableId };
-    const policies = this.policiesAfterCopy(at, (write || 'WRITE_EMPTY').toUpperCase(), copied);
-    if (checkOnly) return;
-    const e = this.st.requireTable(at.p, at.d, at.t);
-    await this.st.setTableEntry(at.p, at.d, at.t, { ...e, policies }, false);
+  checkCopyPolicies(c: CopyPolicies): void {
+    copiedPolicies(this.st, c);
   }
 
   /** Drops the write and its staged rows (once a call under way is done). */

@@ -62,6 +62,8 @@ export interface QueryRequest {
   want_rows_utf8?: boolean;
   /** The first page's byte bound (ListRowsRequest.max_bytes). */
   max_bytes?: number;
+  /** A partition-decorated copy's script: its COMMIT sets the destination's row access policies with the rows. */
+  copy_policies?: CopyPoliciesRequest;
 }
 export interface QueryReply {
   schema_json: string; total_rows: number; result_table: TableRef | null; rows_json: string; next_index: number;

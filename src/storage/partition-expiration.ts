@@ -9,11 +9,18 @@
 // a read filter: the page says an expired partition is deleted and then kept only as time travel keeps
 // deleted data, so raising the expiration later does not bring it back, and FOR SYSTEM_TIME AS OF an earlier
 // instant still reads it.
+//
+// The deletion happens at the first sweep after the expiry, but the partition is gone from its expiry on
+// (managing-partitioned-tables.md: "When a partition expires, BigQuery deletes that partition"; time-travel.md
+// reads a table as it was at the instant). So a read of a state at an instant leaves out what had expired by
+// then, whether or not a sweep deleted it yet (`withoutExpired`): FOR SYSTEM_TIME AS OF an instant between an
+// expiry and the sweep after it, and a dry run, which must not write and so sweeps nothing.
 import { ROW_POSITION } from './api.js';
 import type { Column } from '../types/schema.js';
 import { getValue } from '../types/vector.js';
 import { PARTITION_TIME_COLUMN, truncateToPartition, type PartitionUnit } from './ingestion.js';
 import { scanState, type TableState } from './table-state.js';
+import { mergeSorted } from './deletion-log.js';
 
 const DAY_US = 86_400_000_000n;
 /** 1960-01-01T00:00:00Z in microseconds: time-unit column values before it are in `__UNPARTITIONED__`. */
@@ -84,4 +91,17 @@ export async function expiredPositions(state: TableState, x: ExpiredRows): Promi
     }
   }
   return out;
+}
+
+/**
+ * `state` as read at `atMs`: the rows of partitions expired by then (by the table's `resource`) left out as deleted
+ * ones, whether or not a sweep deleted them yet. The same state when none are; else one for reading only.
+ */
+export async function withoutExpired(kind: string, resource: Record<string, unknown>, state: TableState, atMs: number): Promise<TableState> {
+  const x = expiredRows(kind, resource, state.columns, atMs);
+  if (!x) return state;
+  const positions = await expiredPositions(state, x);
+  if (positions.length === 0) return state;
+  const { generation, columns, segments, count, rows, csn } = state;
+  return { generation, columns, segments, count, rows, csn, deleted: mergeSorted(state.deleted, Uint32Array.from(positions)) };
 }

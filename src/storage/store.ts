@@ -36,6 +36,14 @@ export interface CommitFile {
   readonly text: (seq: number) => string;
 }
 
+/** A change of one table's catalog entry committed with rows (Storage.commitRowsAndEntry). */
+export interface EntryChange {
+  readonly p: string;
+  readonly d: string;
+  readonly t: string;
+  readonly change: (e: TableEntry) => TableEntry;
+}
+
 export const UNDELETE_WINDOW_MS = 7 * 24 * 3600 * 1000;
 
 /**
@@ -743,6 +751,18 @@ export class Storage {
         await this.commitRows([await prepare(td, entry)], [{ op: 'table', p, d, t, entry }]);
       }),
     );
+  }
+
+  /**
+   * Prepared rows of several tables (a transaction's COMMIT) committed with a change of one table's entry in the same
+   * catalog record (a partition-decorated copy's row access policies), `change` applied to the entry as it is then;
+   * without `change`, commitRows. The entry's name is taken as commitRowsWithEntry takes it (after the caller's
+   * mutation locks, before the tables' gates), so no concurrent entry change is lost.
+   */
+  async commitRowsAndEntry(prepared: readonly PreparedRows[], change?: EntryChange): Promise<void> {
+    if (!change) return this.commitRows(prepared);
+    const { p, d, t } = change;
+    await this.names.run(tKey(p, d, t), () => this.commitRows(prepared, [{ op: 'table', p, d, t, entry: change.change(this.requireTable(p, d, t)) }]));
   }
 
   /**

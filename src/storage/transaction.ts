@@ -20,8 +20,9 @@
 import { QueryError } from '../types/errors.js';
 import type { Column } from '../types/schema.js';
 import { takeVector, type Batch } from '../types/vector.js';
-import type { Storage } from './store.js';
+import type { EntryChange, Storage } from './store.js';
 import { ROW_POSITION, type RowChange, type ScanFilter } from './api.js';
+import { withoutExpired } from './partition-expiration.js';
 import { TableConflictError, type PreparedRows, type TableState } from './table-data.js';
 import { collectBatches, liveRows, memParts, scanBatches, partsLogicalBytes, scanState, stateLogicalBytes, stateParts, type ScanPart } from './table-state.js';
 
@@ -131,10 +132,18 @@ export class Transaction {
   private readonly staged = new Map<string, Staged>();
   private ended = false;
 
+  /** When the snapshot was taken (epoch ms). */
+  private readonly snapshotMs = Date.now();
+
   constructor(
     private readonly st: Storage,
     /** BEGIN TRANSACTION ... COMMIT (staged writes); otherwise a single statement's (writes commit at once). */
     readonly explicit: boolean,
+    /**
+     * No sweep of expired partitions ran before it (a dry run, which writes nothing): its reads leave out the
+     * partitions expired at its snapshot themselves (partition-expiration.ts, withoutExpired).
+     */
+    private readonly unswept = false,
   ) {
     this.snapshot = st.clock.acquire();
     this.id = `${Date.now().toString(36)}_${(++txnCounter).toString(36)}`;
@@ -187,9 +196,13 @@ export class Transaction {
     if (pinned) return pinned;
     const td = this.st.tableData(k.p, k.d, k.t);
     await td.load();
+    let s = td.stateAt(this.snapshot);
+    if (this.unswept) {
+      const e = this.st.getTable(k.p, k.d, k.t);
+      if (e) s = await withoutExpired(e.kind, e.resource, s, this.snapshotMs);
+    }
     const again = this.pins.get(key);
     if (again) return again;
-    const s = td.stateAt(this.snapshot);
     this.pins.set(key, s);
     return s;
   }
@@ -320,8 +333,11 @@ export class Transaction {
     return this.staged.size > 0;
   }
 
-  /** Commits the staged changes of every table as one, then ends the transaction. */
-  async commit(): Promise<void> {
+  /**
+   * Commits the staged changes of every table as one, then ends the transaction; with `entry`, that change of a
+   * table's catalog entry in the same record (Storage.commitRowsAndEntry), staged rows or not.
+   */
+  async commit(entry?: EntryChange): Promise<void> {
     try {
       const prepared: PreparedRows[] = [];
       for (const s of this.staged.values()) {
@@ -335,9 +351,9 @@ export class Transaction {
         } else if (s.rows) prepared.push({ ...(await td.prepare(s.base, [...s.rows, ...s.appended], s.columns)), txn: true });
         else if (s.appended.length > 0) prepared.push({ ...(await td.prepare(null, s.appended)), txn: true });
       }
-      if (prepared.length === 0) return;
+      if (prepared.length === 0 && !entry) return;
       try {
-        await this.st.commitRows(prepared);
+        await this.st.commitRowsAndEntry(prepared, entry);
       } catch (e) {
         // Refused: the files written for the commit are no one's.
         await Promise.all(prepared.map((p) => p.td.discard(p)));

@@ -7,7 +7,7 @@
 // and every copied row must belong to it. Done with DML through the engine,
 // the partition given as a predicate on the table's partitioning column.
 import type { GatewayContext } from '../context.js';
-import type { QueryRequest, TableRef } from '../engine-client.js';
+import type { CopyPoliciesRequest, QueryRequest, TableRef } from '../engine-client.js';
 import { invalid, RestError } from '../errors.js';
 import { checkDatasetId, checkProjectId, checkTableId, isObj, str, type Json } from '../validate.js';
 import { rowsText } from '../rows-body.js';
@@ -89,12 +89,16 @@ function byIngestionTime(table: Json): boolean {
   return isObj(tp) && !str(tp['field']);
 }
 
-async function run(ctx: GatewayContext, projectId: string, query: string): Promise<number> {
-  const req: QueryRequest = {
+function request(projectId: string, query: string, maxResults: number, copyPolicies?: CopyPoliciesRequest): QueryRequest {
+  return {
     project_id: projectId, job_id: '', query, dry_run: false, write_disposition: '', create_disposition: '', table_definitions_json: '',
-    jobs_snapshot_json: '', location: '', session_id: '', max_results: 0, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
+    jobs_snapshot_json: '', location: '', session_id: '', max_results: maxResults, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
+    ...(copyPolicies ? { copy_policies: copyPolicies } : {}),
   };
-  const reply = await ctx.call('ExecuteQuery', req);
+}
+
+async function run(ctx: GatewayContext, projectId: string, query: string): Promise<number> {
+  const reply = await ctx.call('ExecuteQuery', request(projectId, query, 0));
   return Number(reply.num_dml_affected_rows || 0);
 }
 
@@ -130,45 +134,49 @@ export async function copyPartitions(ctx: GatewayContext, projectId: string, cfg
   const destTime = destIngestion && destPred?.startsWith('_PARTITIONTIME = ') ? destPred.slice('_PARTITIONTIME = '.length) : undefined;
   const write = (str(cfg['writeDisposition']) ?? 'WRITE_EMPTY').toUpperCase();
   const where = destPred ? `WHERE ${destPred}` : 'WHERE TRUE';
-  if (write === 'WRITE_EMPTY') {
-    const name = dest.partition !== undefined ? `${text(dest.ref)}$${dest.partition}` : text(dest.ref);
-    await run(ctx, projectId, `ASSERT NOT EXISTS (SELECT 1 FROM ${q(dest.ref)} ${where}) AS 'Already Exists: Table ${name}'`).catch((e: unknown) => {
-      throw e instanceof RestError && /Already Exists/.test(e.message) ? new RestError(409, 'duplicate', `Already Exists: Table ${name}`) : e;
-    });
-  }
   // using-row-level-security-with-features.md, Copy jobs: as a whole-table copy, every source needs the TRUE filter
   // (not a read its policies filter) and the destination takes their policies; checked before anything is written.
   const policies = { sources: sources.map((s) => s.ref), destination: dest.ref, write_disposition: write };
   await ctx.call('CopyRowAccessPolicies', { ...policies, check_only: true });
+  // The checks run in the script's transaction, on the snapshot it writes over (the destination read unfiltered).
+  const name = dest.partition !== undefined ? `${text(dest.ref)}$${dest.partition}` : text(dest.ref);
+  const checks = write === 'WRITE_EMPTY' ? [`ASSERT NOT EXISTS (SELECT 1 FROM ${q(dest.ref)} ${where}) AS 'Already Exists: Table ${name}'`] : [];
   const selects: string[] = [];
   for (const src of sources) {
     const srcTable = await tableOf(ctx, src.ref);
     const srcPred = src.partition !== undefined ? partitionPredicate(srcTable, src.partition, text(src.ref)) : 'TRUE';
     if (destPred && !destIngestion) {
-      await run(ctx, projectId, `ASSERT NOT EXISTS (SELECT 1 FROM ${q(src.ref)} WHERE (${srcPred}) AND NOT COALESCE(${destPred}, FALSE)) AS 'Some rows belong to different partitions rather than destination partition ${dest.partition}'`);
+      checks.push(`ASSERT NOT EXISTS (SELECT 1 FROM ${q(src.ref)} WHERE (${srcPred}) AND NOT COALESCE(${destPred}, FALSE)) AS 'Some rows belong to different partitions rather than destination partition ${dest.partition}'`);
     }
     const unit = (str((destTable['timePartitioning'] as Json | undefined)?.['type']) ?? 'DAY').toUpperCase();
     const now = `TIMESTAMP_TRUNC(CURRENT_TIMESTAMP(), ${['HOUR', 'MONTH', 'YEAR'].includes(unit) ? unit : 'DAY'})`;
     const time = destTime ?? (byIngestionTime(srcTable) ? '_PARTITIONTIME' : now);
     selects.push(`SELECT ${destIngestion ? `${time}, ` : ''}${cols} FROM ${q(src.ref)} WHERE ${srcPred}`);
   }
-  // One script: the partition is replaced and refilled together.
-  const statements = [
+  // One script, one transaction: the partition is replaced and refilled together, and its COMMIT commits the
+  // destination's policies in the same record (copy_policies), so no reader sees the new rows under the old
+  // policies or the other way round. The script's result is the count of rows the INSERT copied.
+  const script = [
+    'DECLARE copied INT64',
+    'BEGIN TRANSACTION',
+    ...checks,
     ...(write === 'WRITE_TRUNCATE' ? [`DELETE FROM ${q(dest.ref)} ${where}`] : []),
     `INSERT INTO ${q(dest.ref)} (${destIngestion ? '_PARTITIONTIME, ' : ''}${cols}) ${selects.join(' UNION ALL ')}`,
+    'SET copied = @@row_count',
+    'COMMIT TRANSACTION',
+    'SELECT copied',
   ];
-  if (statements.length === 1) {
-    const n = await run(ctx, projectId, statements[0]!);
-    await ctx.call('CopyRowAccessPolicies', { ...policies, check_only: false });
-    return n;
-  }
-  await run(ctx, projectId, `BEGIN TRANSACTION;\n${statements.join(';\n')};\nCOMMIT TRANSACTION`);
-  await ctx.call('CopyRowAccessPolicies', { ...policies, check_only: false });
-  // A script reports no DML count of its own: count what the partition now holds of the copy.
-  const reply = await ctx.call('ExecuteQuery', {
-    project_id: projectId, job_id: '', query: `SELECT COUNT(*) FROM ${q(dest.ref)} ${where}`, dry_run: false, write_disposition: '', create_disposition: '',
-    table_definitions_json: '', jobs_snapshot_json: '', location: '', session_id: '', max_results: 1, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
+  // WRITE_EMPTY's check failing is the service's duplicate error.
+  const copyError = (e: RestError): RestError => (/^Already Exists/.test(e.message) ? new RestError(409, 'duplicate', `Already Exists: Table ${name}`) : e);
+  const reply = await ctx.call('ExecuteQuery', request(projectId, `${script.join(';\n')};`, 1, { ...policies, check_only: false })).catch((e: unknown) => {
+    throw e instanceof RestError ? copyError(e) : e;
   });
+  // A script that failed after running statements comes back as a reply carrying its error: the copy fails with it.
+  const failed = (reply as typeof reply & { error_json?: string }).error_json;
+  if (failed) {
+    const e = JSON.parse(failed) as { code?: number; reason?: string; message?: string; status?: string };
+    throw copyError(new RestError(e.code ?? 400, e.reason ?? 'invalid', e.message ?? 'The copy failed', e.status));
+  }
   const rows = JSON.parse(rowsText(reply)) as { f: { v: string }[] }[];
   return Number(rows[0]?.f[0]?.v ?? 0);
 }
