@@ -20,6 +20,7 @@ import { datesChecked, loadSchema, type LoadFile } from '../../io/load-files.js'
 import { checkHiveOverlap, customPrefix, hiveLayout, type HiveLayout } from '../../io/hive.js';
 import type { ReadOptions } from '../../io/schema.js';
 import { copyPartitions, hasPartitionDecorator } from './partition-copy.js';
+import { checkCopyRules, specOfSource } from './copy-rules.js';
 import { rowsText } from '../rows-body.js';
 
 export interface RestField {
@@ -693,22 +694,35 @@ export async function runCopy(ctx: GatewayContext, projectId: string, cfg: Json)
       : [tableRef(cfg['sourceTable'], projectId, 'sourceTable', true)];
     const dest = tableRef(cfg['destinationTable'], projectId, 'destinationTable');
     const op = (str(cfg['operationType']) ?? 'COPY').toUpperCase();
-    const first = await getTable(ctx, sources[0]!);
-    if (!first) throw new RestError(404, 'notFound', `Not found: Table ${refText(sources[0]!)}`);
+    const tables: Json[] = [];
     for (const src of sources) {
-      const t = src === sources[0] ? first : await getTable(ctx, src);
+      const t = await getTable(ctx, src);
+      if (!t) throw new RestError(404, 'notFound', `Not found: Table ${refText(src)}`);
       // external-tables.md, Limitations: you cannot copy an external table.
-      if (t?.['type'] === 'EXTERNAL') throw invalid(`Cannot copy ${refText(src)}: it is an external table (its rows stay in its files; copy a query's results instead)`);
+      if (t['type'] === 'EXTERNAL') throw invalid(`Cannot copy ${refText(src)}: it is an external table (its rows stay in its files; copy a query's results instead)`);
+      tables.push(t);
     }
-    const extra: Json = {};
-    if (op === 'SNAPSHOT') {
+    const first = tables[0]!;
+    const write = str(cfg['writeDisposition']) ?? 'WRITE_EMPTY';
+    const existing = await getTable(ctx, dest);
+    checkCopyRules(
+      sources.map((s, i) => ({ name: refText(s), resource: tables[i]! })),
+      existing && { name: refText(dest), resource: existing },
+      write.toUpperCase(),
+    );
+    // A new destination is partitioned and clustered as its source (managing-partitioned-tables.md).
+    const extra: Json = existing ? {} : specOfSource(first);
+    if (op === 'COPY' && first['type'] === 'SNAPSHOT') {
+      // OperationType COPY (Job.md): the destination has the source's type, a snapshot of the same base table.
+      extra['type'] = 'SNAPSHOT';
+      extra['snapshotDefinition'] = first['snapshotDefinition'];
+    } else if (op === 'SNAPSHOT') {
       extra['type'] = 'SNAPSHOT';
       extra['snapshotDefinition'] = { baseTableReference: refOut(sources[0]!), snapshotTime: new Date().toISOString() };
       if (cfg['destinationExpirationTime'] !== undefined) extra['expirationTime'] = String(Date.parse(String(cfg['destinationExpirationTime'])) || cfg['destinationExpirationTime']);
     } else if (op === 'CLONE') {
       extra['cloneDefinition'] = { baseTableReference: refOut(sources[0]!), cloneTime: new Date().toISOString() };
     }
-    const write = str(cfg['writeDisposition']) ?? 'WRITE_EMPTY';
     // The engine reads every source (a `t@epoch` restore of `t` itself included) and commits them as one.
     const { id } = await beginWrite(ctx, dest, fieldsOf(first), str(cfg['createDisposition']) ?? 'CREATE_IF_NEEDED', write, extra);
     let copied = 0;

@@ -51,6 +51,7 @@ export async function dataJobLocation(ctx: GatewayContext, projectId: string, wh
     }
     const here = str(resource['location']) ?? DEFAULT_LOCATION;
     if (!location) location = here;
+    else if (which === 'copy' && whole && !sameLocation(here, location) && (await crossRegionCopy(ctx, cfg, ref))) continue;
     else if (!sameLocation(here, location)) {
       const what = whole || !ref.table_id ? `Dataset ${ref.project_id}:${ref.dataset_id}` : `Table ${refText(ref)}`;
       throw new RestError(404, 'notFound', `Not found: ${what} was not found in location ${location}`);
@@ -59,3 +60,30 @@ export async function dataJobLocation(ctx: GatewayContext, projectId: string, wh
   return location || DEFAULT_LOCATION;
 }
 
+
+/**
+ * Whether a copy's destination may be in another region than its source (managing-tables.md, Copy tables across
+ * regions): a plain copy (operationType COPY) of one whole table, not appended (WRITE_APPEND), and WRITE_EMPTY only
+ * onto a table that does not exist. One that breaks those rules is refused; snapshots, clones and restores
+ * (operationType) and partition decorators stay in one location (false: the caller's not-found error).
+ */
+async function crossRegionCopy(ctx: GatewayContext, cfg: Json, dest: TableRef): Promise<boolean> {
+  const op = (str(cfg['operationType']) ?? 'COPY').toUpperCase();
+  const sources = Array.isArray(cfg['sourceTables']) && cfg['sourceTables'].length ? (cfg['sourceTables'] as unknown[]) : [cfg['sourceTable']];
+  const decorated = [...sources, cfg['destinationTable']].some((r) => isObj(r) && /[$@]/.test(str(r['tableId']) ?? ''));
+  if (op !== 'COPY' || decorated) return false;
+  if (sources.length > 1) throw new RestError(400, 'invalid', 'Cross-region copies cannot copy multiple source tables into a single destination table');
+  const write = (str(cfg['writeDisposition']) ?? 'WRITE_EMPTY').toUpperCase();
+  if (write === 'WRITE_APPEND') throw new RestError(400, 'invalid', 'Cross-region copies cannot append to the destination table (WRITE_APPEND)');
+  if (write === 'WRITE_EMPTY') {
+    const exists = await ctx.call('GetTable', { project_id: dest.project_id, dataset_id: dest.dataset_id, table_id: dest.table_id }).then(
+      () => true,
+      (e: unknown) => {
+        if (e instanceof RestError && e.code === 404) return false;
+        throw e;
+      },
+    );
+    if (exists) throw new RestError(409, 'duplicate', `Already Exists: Table ${refText(dest)}: a cross-region copy with WRITE_EMPTY needs a destination that does not exist`);
+  }
+  return true;
+}
