@@ -211,4 +211,26 @@ describe.skipIf(!hasRealEngine())('set bj: copy job rules', () => {
     expect(same.ok, JSON.stringify(same.body)).toBe(true);
     expect((await table('c.snap2')).type).toBe('SNAPSHOT');
   });
+
+  // More cases of the fixed classes (written after the fixes, not counted in the raw figure).
+  it('more of the fixed classes: clustering among sources, extra columns without defaults, cross-region WRITE_TRUNCATE', async () => {
+    await sql(`CREATE TABLE c.k1 (k STRING, j STRING) CLUSTER BY k; INSERT c.k1 VALUES ('a', 'b');
+      CREATE TABLE c.k2 (k STRING, j STRING) CLUSTER BY j; INSERT c.k2 VALUES ('c', 'd');
+      CREATE TABLE c.nsrc2 AS SELECT 1 AS id;
+      CREATE TABLE c.wide (id INT64, note STRING); INSERT c.wide VALUES (9, 'x');
+      CREATE TABLE c.xt AS SELECT 5 AS id;`);
+    await sql('CREATE TABLE eu.xt (id INT64); INSERT eu.xt VALUES (1), (2);');
+    // Sources of one schema but another clustering.
+    const mixed = await copy(['c.k1', 'c.k2'], 'c.kall');
+    expect(mixed.ok, JSON.stringify(mixed.body)).toBe(false);
+    expect(await exists('c.kall')).toBe(false);
+    // Extra destination columns without defaults: the append is taken, the column NULL for the copied rows.
+    const wide = await copy('c.nsrc2', 'c.wide', { writeDisposition: 'WRITE_APPEND' });
+    expect(wide.ok, JSON.stringify(wide.body)).toBe(true);
+    expect((await sql('SELECT STRING_AGG(FORMAT("%d:%T", id, note) ORDER BY id) FROM c.wide')).rows[0].f[0].v).toBe('1:NULL,9:"x"');
+    // Across regions WRITE_TRUNCATE replaces an existing table.
+    const trunc = await copy('c.xt', 'eu.xt', { writeDisposition: 'WRITE_TRUNCATE' });
+    expect(trunc.ok, JSON.stringify(trunc.body)).toBe(true);
+    expect((await sql('SELECT STRING_AGG(CAST(id AS STRING)) FROM eu.xt')).rows[0].f[0].v).toBe('5');
+  });
 });
