@@ -233,4 +233,15 @@ describe.skipIf(!hasRealEngine())('set bj: copy job rules', () => {
     expect(trunc.ok, JSON.stringify(trunc.body)).toBe(true);
     expect((await sql('SELECT STRING_AGG(CAST(id AS STRING)) FROM eu.xt')).rows[0].f[0].v).toBe('5');
   });
+
+  // Written after the first run (not counted in the raw figure): managing-tables.md Limitations lets an append reach a
+  // destination with more columns (NULL, or refused when defaulted); a source column the destination lacks would be
+  // data the copy drops, which no page allows: refused, nothing appended.
+  it('an append from a source with a column the destination lacks is refused', async () => {
+    await sql(`CREATE TABLE c.more AS SELECT 1 AS id, 'x' AS extra;
+      CREATE TABLE c.fewer (id INT64); INSERT c.fewer VALUES (7);`);
+    const r = await copy('c.more', 'c.fewer', { writeDisposition: 'WRITE_APPEND' });
+    expect(r.ok, JSON.stringify(r.body)).toBe(false);
+    expect(await count('c.fewer')).toBe('1');
+  });
 });

@@ -39,7 +39,8 @@ function incompatible(expected: Json, input: Json): Error {
  * several sources of different schemas, partitioning or clustering (a mixture of partitioned and non-partitioned
  * ones included); into an existing table, a partitioning and clustering other than the source's (a non-partitioned
  * source may go into an ingestion-time partitioned table, a partitioned one into a non-partitioned table); an append
- * into a table whose columns beyond the source's have default values.
+ * of a column the destination lacks or has as another type, or into a table whose columns beyond the source's have
+ * default values.
  */
 export function checkCopyRules(sources: readonly CopyTable[], dest: CopyTable | undefined, write: string): void {
   const first = sources[0]!;
@@ -55,6 +56,15 @@ export function checkCopyRules(sources: readonly CopyTable[], dest: CopyTable | 
   const allowed = (partitioned(src) && !partitioned(d)) || (!partitioned(src) && byIngestionTime(d) && partitionSpecText(src).text === 'none');
   if (!allowed && partitionSpecText(src).text !== partitionSpecText(d).text) throw incompatible(d, src);
   if (write === 'WRITE_APPEND' || write === 'WRITE_EMPTY') {
+    // The rows join the destination's schema: a source column it lacks, or has as another type, would be dropped or
+    // mangled, which no page allows.
+    const destFields = new Map(fieldsOf(d).map((f) => [String(f['name']).toLowerCase(), f]));
+    for (const f of fieldsOf(src)) {
+      const to = destFields.get(String(f['name']).toLowerCase());
+      if (!to) throw invalid(`Provided Schema does not match Table ${dest.name}. Cannot add fields (field: ${String(f['name'])})`);
+      const [a, b] = [shape([f]).split(' ').slice(1, -1).join(' '), shape([to]).split(' ').slice(1, -1).join(' ')];
+      if (a !== b) throw invalid(`Provided Schema does not match Table ${dest.name}. Field ${String(f['name'])} has changed type from ${b} to ${a}`);
+    }
     const have = new Set(fieldsOf(src).map((f) => String(f['name']).toLowerCase()));
     const defaulted = fieldsOf(d).find((f) => !have.has(String(f['name']).toLowerCase()) && f['defaultValueExpression'] !== undefined && f['defaultValueExpression'] !== null);
     if (defaulted) {
