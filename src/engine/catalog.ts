@@ -76,9 +76,13 @@ export async function rowsAsOf(st: Storage, id: TableId, e: TableEntry, ms: numb
   const earliest = Math.max(created, Date.now() - window, td.truncatedBeforeMs);
   // A state of another schema (an older generation, a replaced table) in today's columns, matched by name.
   // Partitions expired by `ms` are gone at `ms` though a sweep may have deleted them only later
-  // (partition-expiration.ts): left out by the table's partition expiration (the entry's, now).
-  const read = async (s: TableState | null, of: TableEntry = e): Promise<Batch[]> =>
-    s ? conformBatches(s.columns, st.storedColumnsOf(e), await stateBatches(await withoutExpired(of.kind, of.resource, s, ms))) : [];
+  // (partition-expiration.ts): left out by the table's partition expiration, when the entry (its setting) is
+  // unchanged since `ms`; no history of the setting is kept, so an instant before its last change reads as stored.
+  const read = async (s: TableState | null, of: TableEntry = e): Promise<Batch[]> => {
+    if (!s) return [];
+    const settled = ms >= Number(of.resource.lastModifiedTime ?? Number.POSITIVE_INFINITY);
+    return conformBatches(s.columns, st.storedColumnsOf(e), await stateBatches(settled ? await withoutExpired(of.kind, of.resource, s, ms) : s));
+  };
   if (ms >= earliest) {
     // null: between the resource's creation stamp and the first version, when there were no rows yet.
     return read(await td.rowsAsOf(ms));
