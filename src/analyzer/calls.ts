@@ -207,6 +207,7 @@ export function resolveCall(an: Analyzer, n: A.FunctionCall, ctx: ExprCtx): Expr
     // Date-part keywords (DAY, WEEK(MONDAY)) are passed as constant upper-case strings.
     const args = callArgs.map((a, i) => {
       if (!parts.includes(i)) return a;
+      if (DATE_PART_FUNCTION.test(def.name)) checkDatePart(a, a !== n.args[i]);
       const p = datePartText(a);
       return p === undefined ? a : ({ kind: 'StringLiteral', loc: a.loc, value: p, raw: false } as A.StringLiteral);
     });
@@ -247,6 +248,36 @@ const INTERVAL_SYNTAX_ARGUMENT = new Map<string, number>([
   ['GENERATE_DATE_ARRAY', 2],
   ['GENERATE_TIMESTAMP_ARRAY', 2],
 ]);
+
+// The functions whose date part is a name (date_functions.md, datetime_functions.md, time_functions.md,
+// timestamp_functions.md): never a string or another expression, as Postgres' DATE_TRUNC('month', d) writes it.
+const DATE_PART_FUNCTION = /^(?:DATE|DATETIME|TIME|TIMESTAMP)_(?:ADD|SUB|DIFF|TRUNC)$|^LAST_DAY$/;
+const DATE_PART_NAMES = new Set(['YEAR', 'ISOYEAR', 'QUARTER', 'MONTH', 'WEEK', 'ISOWEEK', 'DAY', 'DAYOFWEEK', 'DAYOFYEAR', 'DATE', 'DATETIME', 'TIME', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND', 'NANOSECOND']);
+const WEEKDAYS = new Set(['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY']);
+
+/**
+ * A date part argument is a date part name (or WEEK(<weekday>)); the messages are the service's. Which parts a
+ * function takes is its own check (`DATE_TRUNC does not support the HOUR date part`). `fromInterval`: the part of an
+ * `INTERVAL n PART` argument, already a name.
+ */
+export function checkDatePart(a: A.Expr, fromInterval = false): void {
+  const name = fromInterval && a.kind === 'StringLiteral' ? a.value
+    : a.kind === 'PathExpr' && a.parts.length === 1 ? a.parts[0]!
+    : a.kind === 'FunctionCall' && a.name.length === 1 && a.args.length === 1 ? a.name[0]!
+    : undefined;
+  if (name === undefined) throw sqlError('A valid date part name is required', a.loc);
+  if (!DATE_PART_NAMES.has(name.toUpperCase())) throw sqlError(`A valid date part name is required but found ${name}`, a.loc);
+  if (a.kind !== 'FunctionCall') return;
+  const w = a.args[0]!;
+  const day = w.kind === 'PathExpr' && w.parts.length === 1 ? w.parts[0]! : undefined;
+  if (name.toUpperCase() !== 'WEEK') throw sqlError('A valid date part name is required', a.loc);
+  if (day === undefined || !WEEKDAYS.has(day.toUpperCase())) throw sqlError(`A valid date part argument for WEEK is required, but found ${day ?? 'an expression'}`, w.loc);
+}
+
+/** The name of a date part written as an identifier of EXTRACT (`EXTRACT(DOW FROM d)` is no date part at all). */
+export function checkExtractPart(part: string, loc: A.Loc): void {
+  if (!DATE_PART_NAMES.has(part.toUpperCase())) throw sqlError(`A valid date part name is required but found ${part}`, loc);
+}
 
 function datePartText(a: A.Expr): string | undefined {
   if (a.kind === 'PathExpr' && a.parts.length === 1) return a.parts[0]!.toUpperCase();

@@ -15,7 +15,7 @@ import { LOC, FLOATTEXT, tag, originOf, setLoc, literal, exactDecimalLiteral } f
 import { replaceStructField, fieldAccess, resolvePath, resolveSubscript } from './paths.js';
 import { resolveInterval, resolveArray, resolveStruct } from './constructors.js';
 import { logical, not, resolveLike, resolveIn, resolveCase } from './predicates.js';
-import { callScalar, BINARY, resolveCall } from './calls.js';
+import { callScalar, BINARY, checkExtractPart, resolveCall } from './calls.js';
 
 // ---------------------------------------------------------------- collectors
 
@@ -210,6 +210,7 @@ function resolveInner(an: Analyzer, n: A.Expr, ctx: ExprCtx): Expr {
       return c;
     }
     case 'ExtractExpr': {
+      checkExtractPart(n.part, n.loc);
       const part = n.weekday ? `${n.part}(${n.weekday})` : n.part;
       const args = [literal(T.STRING, part), resolveExpr(an, n.expr, ctx)];
       // A STRING literal is not coerced to a date/time here, as the service's analyzer refuses it.
