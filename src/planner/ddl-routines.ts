@@ -92,9 +92,9 @@ export async function createFunction(s: Session, st: A.CreateFunctionStmt): Prom
     // with no default dataset; made in another project than the one running the DDL, with no default project either.
     const home = splitPath(st.name).length === 1 && !s.env.defaultDataset ? s.ctx.projectId : targetId(s, st.name, st.loc).projectId;
     const otherProject = home !== s.env.projectId;
-    if (languageOf(st) === undefined) refuseUnqualifiedTables(st.body ?? st.query, st.params, otherProject);
+    if (languageOf(st) === undefined) refuseUnqualifiedTables(st.body ?? st.query, st.params, otherProject, st.tableFunction !== true);
     const saved = s.env;
-    s.env = { ...storedRoutineEnv(saved, home), ...(otherProject ? { noDefaultProject: true } : {}) };
+    s.env = { ...storedRoutineEnv(saved, home, st.tableFunction === true), ...(otherProject ? { noDefaultProject: true } : {}) };
     try {
       checkDeclaredTable(s.analyzer(), st);
       checkSqlFunctionReturn(s.analyzer(), st);
@@ -265,7 +265,7 @@ function refuseBarePersistentCalls(s: Session, st: A.CreateFunctionStmt): void {
  * dataset (as a view's, views-intro.md Limitations; the persistent-UDF Limitations ask the same of function names).
  * Paths starting with a name the body binds (an alias, a CTE, a parameter) are not table names.
  */
-function refuseUnqualifiedTables(body: unknown, params: readonly { name: string }[], otherProject: boolean): void {
+function refuseUnqualifiedTables(body: unknown, params: readonly { name: string }[], otherProject: boolean, bareRefused: boolean): void {
   const bound = new Set(params.map((p) => p.name.toLowerCase()));
   const refs: A.TableRef[] = [];
   const walk = (node: unknown): void => {
@@ -287,7 +287,7 @@ function refuseUnqualifiedTables(body: unknown, params: readonly { name: string 
     const parts = splitPath(r.path);
     const first = parts[0]!.toLowerCase();
     if (bound.has(first) || first === '_session' || first === 'information_schema') continue;
-    if (parts.length === 1) throw datasetUnqualified(parts[0]!, r.loc);
+    if (parts.length === 1 && bareRefused) throw datasetUnqualified(parts[0]!, r.loc);
     if (parts.length === 2 && otherProject) throw projectUnqualified(parts, r.loc);
   }
 }
