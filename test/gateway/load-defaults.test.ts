@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeExport } from '../../src/io/formats.js';
 import { writeParquet } from '../../src/io/parquet.js';
-import { hasRealEngine, killEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { hasRealEngine, jobDone, killEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -23,14 +23,7 @@ describe.skipIf(!hasRealEngine())('column defaults in load jobs', () => {
   };
   /** A table with a column without default (note), a constant default (tag) and a per-row one (id). */
   const table = (t: string) => query(`CREATE TABLE d.${t} (n INT64, note STRING, tag STRING DEFAULT 'dflt', id STRING DEFAULT GENERATE_UUID())`);
-  const done = async (jobId: string): Promise<any> => {
-    for (let i = 0; i < 600; i++) {
-      const job = (await rest(url(`/jobs/${jobId}`))).body;
-      if (job.status?.state === 'DONE') return job;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`job ${jobId} not done`);
-  };
+  const done = (jobId: string): Promise<any> => jobDone(emu, 'ldp', jobId);
   const load = async (t: string, file: string, format: string, schema?: { name: string; type: string }[]): Promise<void> => {
     const ins = await rest(url('/jobs'), {
       method: 'POST',

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { hasRealEngine, jobDone, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 
 type Field = { name: string; type: string; mode?: string; fields?: Field[] };
 
@@ -31,14 +31,7 @@ describe.skipIf(!hasRealEngine())('load jobs: the rules of the loading pages (se
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return (r.body.rows ?? []).map((x: { f: { v: unknown }[] }) => x.f.map((c) => c.v));
   };
-  const done = async (jobId: string): Promise<any> => {
-    for (let i = 0; i < 600; i++) {
-      const job = (await rest(url(`/jobs/${jobId}`))).body;
-      if (job.status?.state === 'DONE') return job;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`job ${jobId} not done`);
-  };
+  const done = (jobId: string): Promise<any> => jobDone(emu, 'ayp', jobId);
   /** Runs a job; the finished job resource, or the insert's error body when the insert itself is refused. */
   const job = async (configuration: Record<string, unknown>): Promise<{ status: number; job?: any; body: any }> => {
     const ins = await rest(url('/jobs'), { method: 'POST', json: { configuration } });

@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasRealEngine, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
+import { hasRealEngine, jobDone, rest, startEmulator, type Emulator } from '../helpers/emulator.js';
 import { startGcsStandIn, type ObjectStore } from '../helpers/object-store.js';
 
 type Field = { name: string; type: string; mode?: string };
@@ -39,14 +39,7 @@ describe.skipIf(!hasRealEngine())('external tables and hive partitioning over RE
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return (r.body.rows ?? []).map((x: { f: { v: unknown }[] }) => x.f.map((c) => c.v));
   };
-  const done = async (jobId: string): Promise<any> => {
-    for (let i = 0; i < 600; i++) {
-      const job = (await rest(url(`/jobs/${jobId}`))).body;
-      if (job.status?.state === 'DONE') return job;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`job ${jobId} not done`);
-  };
+  const done = (jobId: string): Promise<any> => jobDone(emu, 'bfp', jobId);
   /** A job's error reason: the insert's (a 4xx) or the finished job's errorResult; undefined when it succeeded. */
   const jobError = async (configuration: Record<string, unknown>): Promise<{ reason: string; message: string } | undefined> => {
     const ins = await rest(url('/jobs'), { method: 'POST', json: { configuration } });

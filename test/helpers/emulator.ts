@@ -279,6 +279,16 @@ export async function queryRows(emu: Emulator, project: string, sql: string, opt
   return out;
 }
 
+/** The job resource once `jobs.get` says DONE (polled every 50 ms, up to 30 s). */
+export async function jobDone(emu: Emulator, project: string, jobId: string): Promise<any> {
+  for (let i = 0; i < 600; i++) {
+    const job = (await rest(`${emu.url}/bigquery/v2/projects/${project}/jobs/${jobId}`)).body;
+    if (job.status?.state === 'DONE') return job;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`job ${jobId} not done`);
+}
+
 /** Every row of a table through tabledata.list pages of `pageSize`, as the cells' wire values, in the order listed. */
 export async function tabledataRows(emu: Emulator, project: string, dataset: string, table: string, pageSize = 600): Promise<unknown[][]> {
   const out: unknown[][] = [];
