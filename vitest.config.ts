@@ -1,12 +1,21 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+const include = ['grammar/**/*.test.ts', 'src/**/*.test.ts', 'test/**/*.test.ts', 'conformance/**/*.test.ts', 'bench/**/*.test.ts'];
+// The integrity tests run workloads for a fixed time and check that every kind of write was acknowledged in it,
+// and the memory-limit test samples the emulator's resident set: they run last, one file at a time, with
+// nothing beside them. Every other file runs two at a time (CI has 2 cores; one file at a time left one idle).
+const alone = ['test/integrity/**/*.test.ts', 'test/e2e/memory-limit.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['grammar/**/*.test.ts', 'src/**/*.test.ts', 'test/**/*.test.ts', 'conformance/**/*.test.ts', 'bench/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
     // In-process engines run JavaScript UDFs in isolated-vm isolates, which need it (see src/gateway/supervisor.ts).
     execArgv: ['--no-node-snapshot'],
+    projects: [
+      { extends: true, test: { name: 'shared', include, exclude: [...configDefaults.exclude, ...alone], maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'alone', include: alone, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
