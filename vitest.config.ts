@@ -1,10 +1,12 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const include = ['grammar/**/*.test.ts', 'src/**/*.test.ts', 'test/**/*.test.ts', 'conformance/**/*.test.ts', 'bench/**/*.test.ts'];
-// The integrity tests run workloads for a fixed time and check that every kind of write was acknowledged in it,
-// and the memory-limit test samples the emulator's resident set: they run last, one file at a time, with
-// nothing beside them. Every other file runs two at a time (CI has 2 cores; one file at a time left one idle).
-const alone = ['test/integrity/**/*.test.ts', 'test/e2e/memory-limit.test.ts'];
+// Files whose checks depend on having the machine to themselves run last, one at a time, with nothing beside
+// them: the integrity tests (workloads of a fixed time, every kind of write acknowledged in it), the
+// memory-limit test (the emulator's resident set), the benchmark runner's (run-time budgets, a frozen gateway
+// detected by its silence) and the console's (a real browser's timings). Every other file runs two at a time
+// (CI has 2 cores; one file at a time left one idle).
+const alone = ['test/integrity/**/*.test.ts', 'test/e2e/memory-limit.test.ts', 'bench/bench.test.ts', 'test/console/**/*.test.ts'];
 
 export default defineConfig({
   test: {
