@@ -8,7 +8,7 @@ import type { Analyzer } from './context.js';
 import { sqlError } from './errors.js';
 import { QueryError } from '../types/errors.js';
 import { externalAggregateDef, externalUdfCall, languageOf } from '../udf/index.js';
-import { routineDdl } from '../udf/routine-ddl.js';
+import { ddlOfRoutine } from '../udf/routine-ddl.js';
 import type { Expr } from './resolved.js';
 import { Scope, colRef } from './scope.js';
 import { canCoerce, typeFromNode } from './types.js';
@@ -94,7 +94,7 @@ export const UNQUALIFIED_ROUTINES = '_bqemu_routines';
 
 function routineStmt(an: Analyzer, r: Record<string, unknown>, projectId: string): A.CreateFunctionStmt | undefined {
   // Routines made by REST routines.insert carry no DDL: one is written from the resource's fields.
-  const ddl = (r as { ddl?: string }).ddl || routineDdl(r);
+  const ddl = ddlOfRoutine(r);
   if (!ddl) return undefined;
   const stmt = an.env.parse(ddl).statements[0];
   if (stmt?.kind !== 'CreateFunction') return undefined;

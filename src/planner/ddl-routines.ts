@@ -15,6 +15,7 @@ import { checkSqlFunctionReturn, findUdf, storedRoutineEnv, UNQUALIFIED_ROUTINES
 import { lookupFunction } from '../functions/registry.js';
 import { statementResult } from './statement-type.js';
 import { checkExternalFunction, languageOf, stringListOption, stringOption } from '../udf/index.js';
+import { ddlOfRoutine } from '../udf/routine-ddl.js';
 import { already, optionsToResource, checkOptionNames, evalOption, targetId } from './ddl-common.js';
 
 const result = statementResult;
@@ -515,8 +516,8 @@ function checkProcedureColumns(s: Session, st: A.CreateProcedureStmt, tableOf: (
 
 export function findProcedure(s: Session, name: A.Path, loc: A.Loc): A.CreateProcedureStmt {
   const id = targetId(s, name, loc);
-  const r = s.ctx.catalog.getChild('routines', id.projectId, id.datasetId, id.tableId);
-  const ddl = r?.ddl as string | undefined;
+  // A procedure made by REST routines.insert has its DDL written from its fields.
+  const ddl = ddlOfRoutine(s.ctx.catalog.getChild('routines', id.projectId, id.datasetId, id.tableId));
   const stmt = ddl ? s.env.parse(ddl).statements[0] : undefined;
   if (!stmt || stmt.kind !== 'CreateProcedure') throw new QueryError(`Not found: Procedure ${id.projectId}:${id.datasetId}.${id.tableId}`, 'notFound', 404);
   return stmt;

@@ -34,6 +34,7 @@ import { foldExpr } from './rules/fold.js';
 import { resolveZone } from '../functions/civil.js';
 import { createSearchIndex } from './search-index.js';
 import { checkVariableSize } from './variable-limits.js';
+import { ddlOfRoutine } from '../udf/routine-ddl.js';
 
 class BreakSignal {
   constructor(readonly label: string | undefined) {}
@@ -834,9 +835,9 @@ async function callProcedure(s: Session, st: A.CallStmt, state: ScriptState): Pr
   // Statements of the body are child jobs too, their stack frames in the procedure's text.
   const outer = { calls: state.calls, procedure: state.procedure };
   const id = tableIdOf(s.analyzer(), st.name, st.loc);
-  const ddl = s.ctx.catalog.getChild('routines', id.projectId, id.datasetId, id.tableId)?.['ddl'];
+  const ddl = ddlOfRoutine(s.ctx.catalog.getChild('routines', id.projectId, id.datasetId, id.tableId));
   state.calls = framesOf(st, state);
-  state.procedure = { text: typeof ddl === 'string' ? ddl : '', id: `${id.projectId}.${id.datasetId}.${id.tableId}` };
+  state.procedure = { text: ddl ?? '', id: `${id.projectId}.${id.datasetId}.${id.tableId}` };
   // data-definition-language.md, Default project in procedure body: the body's names resolve in the project that owns
   // the procedure, whichever project runs the CALL (the default dataset, on which the pages are silent, stays the caller's).
   const callerProject = s.env.projectId;

@@ -1,6 +1,8 @@
-// CREATE FUNCTION text for a routine resource that came through the REST API
-// (routines.insert / update) rather than DDL: the analyzer resolves every
-// routine from its DDL, so one is written from the resource's fields.
+// CREATE FUNCTION / CREATE PROCEDURE text for a routine resource that came
+// through the REST API (routines.insert / update) rather than DDL: the analyzer
+// resolves every routine, and CALL every procedure, from its DDL, so one is
+// written from the resource's fields. INFORMATION_SCHEMA.ROUTINES shows it as
+// the routine's `ddl` ("the DDL statement that can be used to create the routine").
 
 interface RestType {
   typeKind?: string;
@@ -16,6 +18,7 @@ interface RestTableType {
 interface RestArgument {
   name?: string;
   argumentKind?: string;
+  mode?: string;
   dataType?: RestType;
   tableType?: RestTableType;
   isAggregate?: boolean;
@@ -63,14 +66,33 @@ function rawString(body: string): string {
   return quoteString(body);
 }
 
-/** The DDL of a REST-made scalar, aggregate or table function, or undefined when the resource is not one. */
+/**
+ * A SQL procedure's DDL. definitionBody is the procedure's statements (routines.md: "the body of the routine"); a
+ * procedure made by CREATE PROCEDURE shows its BEGIN ... END block there, which runs the same as a block inside
+ * another. The last statement may lack its semicolon; one on a line of its own ends it after a trailing comment too.
+ */
+function procedureDdl(name: string, args: readonly RestArgument[], body: string): string | undefined {
+  const params: string[] = [];
+  for (const a of args) {
+    const t = a.argumentKind === undefined || a.argumentKind === 'FIXED_TYPE' || a.argumentKind === 'ARGUMENT_KIND_UNSPECIFIED' ? typeText(a.dataType) : undefined;
+    if (!a.name || !t) return undefined;
+    // Mode: IN unless the resource says OUT or INOUT (CREATE PROCEDURE's default).
+    const mode = a.mode === 'OUT' || a.mode === 'INOUT' ? a.mode : 'IN';
+    params.push(`${mode} ${quoteIdent(a.name)} ${t}`);
+  }
+  const ended = /;\s*$/.test(body) ? '' : '\n;';
+  return `CREATE PROCEDURE ${name}(${params.join(', ')})\nBEGIN\n${body}${ended}\nEND`;
+}
+
+/** The DDL of a REST-made scalar, aggregate or table function or SQL procedure, or undefined when the resource is not one. */
 export function routineDdl(r: Record<string, unknown>): string | undefined {
   const ref = r['routineReference'] as { projectId?: string; datasetId?: string; routineId?: string } | undefined;
   const body = r['definitionBody'];
   if (!ref?.routineId || typeof body !== 'string') return undefined;
   const kind = String(r['routineType'] ?? 'SCALAR_FUNCTION');
-  if (kind === 'PROCEDURE') return undefined;
   const language = String(r['language'] ?? 'SQL').toUpperCase();
+  const qualified = quoteIdent([ref.projectId, ref.datasetId, ref.routineId].filter((x) => x).join('.'));
+  if (kind === 'PROCEDURE') return language === 'SQL' ? procedureDdl(qualified, (r['arguments'] as RestArgument[] | undefined) ?? [], body) : undefined;
   const args: string[] = [];
   for (const a of (r['arguments'] as RestArgument[] | undefined) ?? []) {
     if (!a.name) return undefined;
@@ -83,8 +105,7 @@ export function routineDdl(r: Record<string, unknown>): string | undefined {
     if (!t) return undefined;
     args.push(`${quoteIdent(a.name)} ${t}${kind === 'AGGREGATE_FUNCTION' && a.isAggregate === false ? ' NOT AGGREGATE' : ''}`);
   }
-  const name = quoteIdent([ref.projectId, ref.datasetId, ref.routineId].filter((x) => x).join('.'));
-  const head = `CREATE ${kind === 'AGGREGATE_FUNCTION' ? 'AGGREGATE ' : kind === 'TABLE_VALUED_FUNCTION' ? 'TABLE ' : ''}FUNCTION ${name}(${args.join(', ')})`;
+  const head = `CREATE ${kind === 'AGGREGATE_FUNCTION' ? 'AGGREGATE ' : kind === 'TABLE_VALUED_FUNCTION' ? 'TABLE ' : ''}FUNCTION ${qualified}(${args.join(', ')})`;
   const returns = typeText(r['returnType'] as RestType | undefined);
   const determinism = r['determinismLevel'] === 'DETERMINISTIC' ? ' DETERMINISTIC' : r['determinismLevel'] === 'NOT_DETERMINISTIC' ? ' NOT DETERMINISTIC' : '';
   if (language === 'SQL') {
@@ -106,4 +127,11 @@ export function routineDdl(r: Record<string, unknown>): string | undefined {
   } else return undefined;
   const lang = language === 'JAVASCRIPT' ? 'js' : 'python';
   return `${head}${returns ? ` RETURNS ${returns}` : ''}${determinism} LANGUAGE ${lang}${options.length ? ` OPTIONS (${options.join(', ')})` : ''} AS ${rawString(body)}`;
+}
+
+/** A stored routine's DDL: the CREATE statement that made it, or for a REST-made one the statement its fields give. */
+export function ddlOfRoutine(r: Record<string, unknown> | undefined): string | undefined {
+  if (!r) return undefined;
+  const made = r['ddl'];
+  return typeof made === 'string' && made ? made : routineDdl(r);
 }

@@ -5,7 +5,7 @@ import type { Family, GatewayContext } from '../context.js';
 import { invalid } from '../errors.js';
 import { bodyObject, boolish, checkChildId, checkDatasetId, checkProjectId, checkTableId, isObj, qBool, qInt, qStr, str, type Json, type Query } from '../validate.js';
 import { noContent, parseJson } from './common.js';
-import { checkRoutine, listedRoutine, routineTypeFilter } from './routines.js';
+import { checkRoutine, listedRoutine, routineOut, routineTypeFilter } from './routines.js';
 
 interface ChildKind {
   /** URL collection segment and ChildRequest.kind. */
@@ -58,6 +58,9 @@ function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): 
     return { id, body: { ...body, [k.refField]: reference(params, id) } };
   };
 
+  /** A routine as get / insert / update answer (routines.ts). */
+  const shown = (r: Json): Json => (k.collection === 'routines' ? routineOut(r) : r);
+
   app.get<{ Params: Params; Querystring: Query }>(coll, async (req) => {
     const q = req.query;
     const routines = k.collection === 'routines';
@@ -78,7 +81,7 @@ function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): 
   app.get<{ Params: Params }>(item, async (req) => {
     const id = checkChildId(k.word, req.params[k.idField] ?? '');
     const r = await ctx.call('GetChild', { ...scope(req.params), child_id: id });
-    return parseJson(r.resource_json, k.word);
+    return shown(parseJson(r.resource_json, k.word));
   });
 
   app.delete<{ Params: Params; Querystring: Query }>(item, async (req, reply) => {
@@ -109,14 +112,14 @@ function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): 
       const s = scope(req.params);
       const { id, body } = withReference(req.params, checked(bodyObject(req.body)), undefined);
       const r = await ctx.call('PutChild', { ...s, child_id: id, resource_json: JSON.stringify(body), create_only: true });
-      return parseJson(r.resource_json, k.word);
+      return shown(parseJson(r.resource_json, k.word));
     });
     app.put<{ Params: Params }>(item, async (req) => {
       const s = scope(req.params);
       const { id, body } = withReference(req.params, checked(bodyObject(req.body)), req.params[k.idField] ?? '');
       await ctx.call('GetChild', { ...s, child_id: id });
       const r = await ctx.call('PutChild', { ...s, child_id: id, resource_json: JSON.stringify(body), create_only: false });
-      return parseJson(r.resource_json, k.word);
+      return shown(parseJson(r.resource_json, k.word));
     });
   } else {
     // models.patch: merge the writable fields over the stored model.

@@ -17,6 +17,9 @@ export function checkRoutine(body: Json): Json {
   if (!ROUTINE_TYPES.has(type)) throw invalid(`Invalid value for routineType: ${JSON.stringify(body['routineType'])}`);
   if (typeof body['definitionBody'] !== 'string') throw invalid('Required field definitionBody is missing: the body of the routine');
   const out: Json = { ...body };
+  // `ddl` is no field of the resource: the engine keeps the CREATE statement of a routine made by DDL there, and a
+  // client sending back what it read must not pin the old statement over the fields it changed.
+  delete out['ddl'];
   if (out['language'] === undefined && !isObj(out['remoteFunctionOptions'])) out['language'] = 'SQL';
   const language = str(out['language']);
   const hasReturn = isObj(out['returnType']);
@@ -31,6 +34,12 @@ export function checkRoutine(body: Json): Json {
       throw invalid(`Argument mode can be set for procedures only; argument ${str(a['name']) ?? ''} of a ${type} has mode ${JSON.stringify(a['mode'])}`);
     }
   }
+  return out;
+}
+
+/** A routine as routines.get / insert / update answer: the resource's fields, not the engine's kept DDL. */
+export function routineOut(r: Json): Json {
+  const { ddl: _ddl, ...out } = r;
   return out;
 }
 
