@@ -11,6 +11,7 @@ import type { Value } from '../types/values.js';
 import type { Analyzer, ObjectFilter, VirtualTable } from './context.js';
 import { notFound, sqlError } from './errors.js';
 import { literal } from './coercion.js';
+import { callScalar } from './calls.js';
 import { resolveQuery } from './query.js';
 import { graphMetadata } from './graph-schema.js';
 import type { ScanRel } from './resolved.js';
@@ -19,6 +20,7 @@ import { indexColumnRows, indexPopulated, searchIndexesOf, vectorIndexesOf } fro
 import { locationOf, tableNotFound, type TableRefOut } from './names.js';
 import { JOBS_COLUMNS, JOBS_TIMELINE_COLUMNS, jobsTableOf } from './information-schema-jobs.js';
 import { datasetOptions, ddlOf, externalOptions, externalReadOptions, float64Text, optionValueSql, paramType, schemaDdl } from './information-schema-ddl.js';
+import { ddlOfRoutine } from '../udf/routine-ddl.js';
 
 /** INFORMATION_SCHEMA views and the __TABLES__ meta-tables: views, for TABLESAMPLE. */
 const SYSTEM_VIEW: SampleTarget = { kind: 'not a table', what: 'a system view' };
@@ -42,12 +44,27 @@ export function informationSchemaRef(an: Analyzer, qualifier: readonly string[],
     if (info) {
       const columns = info.columns.map((c) => an.newColumn(c.name, c.type));
       const rel: ScanRel = { kind: 'scan', table: info.id, tableColumns: info.columns.map((_, i) => i), columns };
-      return { rel, names: info.columns.map((c) => c.name), alias, isValueTable: false, target: SYSTEM_VIEW };
+      return byUser(an, view, { rel, names: info.columns.map((c) => c.name), alias, isValueTable: false, target: SYSTEM_VIEW });
     }
   }
+  if (registry) return byUser(an, view, virtualRel(an, informationSchema(an, qualifier, view, item.loc), alias));
   const rel = virtualRel(an, informationSchema(an, qualifier, view, item.loc), alias);
   if (view === 'TABLE_STORAGE') return countedStorage(an, qualifier, rel, item.loc);
   return view === 'PARTITIONS' ? countedPartitions(an, qualifier, rel, item.loc) : rel;
+}
+
+/**
+ * JOBS_BY_USER and JOBS_TIMELINE_BY_USER: the jobs "submitted by the current user" (information-schema-jobs-by-user.md),
+ * the rows whose user_email is the session's user, SESSION_USER() (spec §5.3: the principal every request gets; jobs
+ * record it as user_email). The other JOBS views keep every user's jobs of the project.
+ */
+function byUser(an: Analyzer, view: string, out: TableRefOut): TableRefOut {
+  if (!view.endsWith('_BY_USER')) return out;
+  const k = out.names.findIndex((n) => n.toLowerCase() === 'user_email');
+  const c = out.rel.columns[k];
+  if (!c) return out;
+  const predicate = callScalar('$equal', [{ kind: 'column', type: c.type, columnId: c.id }, literal(T.STRING, an.env.sessionUser ?? '')], undefined);
+  return { ...out, rel: { kind: 'filter', input: out.rel, predicate, columns: out.rel.columns } };
 }
 
 /** `dataset.__TABLES__` / `dataset.__TABLES_SUMMARY__` as a relation. */
@@ -527,7 +544,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
             // YES / NO as the CREATE declared it (DETERMINISTIC / NOT DETERMINISTIC), NULL when unknown.
             r.determinismLevel === 'DETERMINISTIC' ? 'YES' : r.determinismLevel === 'NOT_DETERMINISTIC' ? 'NO' : null,
             // security_type: "always NULL" (information-schema-routines); connection: a remote function's REST remoteFunctionOptions.connection.
-            null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), (r.ddl as string) ?? null,
+            null, msToMicros(r.creationTime), msToMicros(r.lastModifiedTime), ddlOfRoutine(r) ?? null,
             ((r.remoteFunctionOptions as { connection?: string } | undefined)?.connection ?? (r.sparkOptions as { connection?: string } | undefined)?.connection) ?? null,
           ]);
         }

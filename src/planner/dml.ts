@@ -66,6 +66,9 @@ function dmlWriteTarget(s: Session, path: A.Path, loc: A.Loc): TableInfo {
   // using-row-level-security-with-features.md, DML: changing a table with row access policies needs the TRUE filter.
   requireFullRowAccess(s.ctx.catalog, info.id, s.ctx.sessionUser, loc);
   s.versions.noteCurrent(info.id);
+  // Job.md, JobStatistics2.referencedTables: a DML statement's target is a table the job references, whether it reads
+  // it (UPDATE, DELETE, MERGE) or only writes it (INSERT, a MERGE of WHEN NOT MATCHED only, TRUNCATE).
+  s.referenced.noteTable(info.id);
   return info;
 }
 
