@@ -309,6 +309,8 @@ export function engineHandlers(st: Storage, opts: ServiceOptions = {}): grpc.Unt
       const body = parseResource(r.resourceJson);
       // options.iamPolicy: tables.setIamPolicy replaces the GRANT bindings; a client's resource sets no hidden field.
       if (flag(r.options, 'iamPolicy')) return res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, { iamPolicy: body.iamPolicy }, true));
+      // options.fileRows: the gateway notes which file each row of an external table it filled came from (_FILE_NAME).
+      if (flag(r.options, 'fileRows')) return res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, { fileRows: body.fileRows }, true));
       await checkTableDefaults(st, catalog, r.projectId, body);
       return res(await tables.updateTable(st, r.projectId, r.datasetId, r.tableId, tables.withoutHidden(body), flag(r.options, 'patch')));
     }),

@@ -5,7 +5,8 @@
 // prefix and a file's name encode `key=value` pairs, the same keys in the same
 // order for every file (at most ten), and each key becomes a column after the
 // files' own whose value in every row read from a file is the one its path gives.
-import { IoError } from './errors.js';
+import { IoError, type Json } from './errors.js';
+import type { RestField } from '../types/schema.js';
 
 export interface HiveKeys {
   readonly names: readonly string[];
@@ -141,4 +142,44 @@ export function checkHiveOverlap(keys: readonly HiveField[], fileColumns: readon
   const own = new Set(fileColumns.map((n) => n.toLowerCase()));
   const both = keys.find((k) => own.has(k.name.toLowerCase()));
   if (both) throw invalid(`Hive partition key ${both.name} is also a column of the files: the partition keys and the files' columns cannot overlap`);
+}
+
+/**
+ * An external table's files parsed one at a time, noting the file each row came from (its _FILE_NAME pseudo-column,
+ * query-cloud-storage-data.md), for CREATE EXTERNAL TABLE and tables.insert with externalDataConfiguration alike.
+ * The fields are the first file's (each file of a self-describing or autodetected source is read alone).
+ */
+export async function parseEachFile<F extends { readonly uri: string }, P extends { fields: RestField[]; rows: Json[] }>(
+  files: readonly F[],
+  parse: (file: F, index: number) => Promise<P>,
+): Promise<{ fields: RestField[]; rows: Json[]; fileOf: string[] }> {
+  let fields: RestField[] = [];
+  const rows: Json[] = [];
+  const fileOf: string[] = [];
+  for (const [i, f] of files.entries()) {
+    const parsed = await parse(f, i);
+    if (!fields.length) fields = parsed.fields;
+    for (const row of parsed.rows) {
+      rows.push(row);
+      fileOf.push(f.uri);
+    }
+  }
+  return { fields, rows, fileOf };
+}
+
+/**
+ * `fileRows` of an external table's resource (a hidden field: analyzer/names.ts reads it): each file's URI, local ones
+ * with the file:// scheme the URIs named, and how many of its rows the table kept, in row order.
+ */
+export function fileRowsOf(fileOf: readonly string[], keptRows: readonly number[], uris: readonly string[]): [string, number][] {
+  const local = uris.some((u) => /^file:\/\//i.test(u));
+  const out: [string, number][] = [];
+  for (const r of keptRows) {
+    const f = fileOf[r]!;
+    const uri = local && f.startsWith('/') ? `file://${f}` : f;
+    const last = out[out.length - 1];
+    if (last && last[0] === uri) last[1]++;
+    else out.push([uri, 1]);
+  }
+  return out;
 }

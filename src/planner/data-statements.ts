@@ -15,7 +15,7 @@ import { EXTERNAL_READ_OPTIONS } from '../analyzer/information-schema-ddl.js';
 import { checkResultArrays } from '../executor/result-check.js';
 import { IoError, type Json } from '../io/errors.js';
 import { checkLoadable, checkReadable, encodeExport, normalizeFormat, parseSources, SELF_DESCRIBED_FORMATS } from '../io/formats.js';
-import { checkHiveOverlap, hiveLayout, type HiveLayout } from '../io/hive.js';
+import { checkHiveOverlap, fileRowsOf, hiveLayout, parseEachFile, type HiveLayout } from '../io/hive.js';
 import { destinationHasFiles, localPath, readSources, writeDestination, type SourceFile } from '../io/objects.js';
 import { decodeRow } from '../io/rows.js';
 import { delimiterOf, type Parsed, type ReadOptions } from '../io/schema.js';
@@ -391,36 +391,6 @@ async function parseHiveGroups(files: readonly SourceFile[], hive: { columns: Co
   return { fields, rows };
 }
 
-/** Parses each file alone with its hive key values, noting which file each row came from (an external table's _FILE_NAME). */
-async function parseEachFile(files: readonly SourceFile[], hive: { columns: Column[]; valuesOf: Map<SourceFile, string[]> } | undefined, parse: (group: SourceFile[]) => Promise<Parsed>): Promise<Parsed & { fileOf: string[] }> {
-  let fields: RestField[] = [];
-  const rows: Json[] = [];
-  const fileOf: string[] = [];
-  for (const f of files) {
-    const parsed = await parseHiveGroups([f], hive, parse);
-    if (!fields.length) fields = parsed.fields;
-    for (const row of parsed.rows) {
-      rows.push(row);
-      fileOf.push(f.uri);
-    }
-  }
-  return { fields, rows, fileOf };
-}
-
-/** `fileRows` of an external table's resource: each file's URI (as the statement named its scheme) and how many rows it gave, in row order. */
-function fileRowsOf(fileOf: readonly string[], keptRows: readonly number[], uris: readonly string[]): [string, number][] {
-  const local = uris.some((u) => /^file:\/\//i.test(u));
-  const out: [string, number][] = [];
-  for (const r of keptRows) {
-    const f = fileOf[r]!;
-    const uri = local && f.startsWith('/') ? `file://${f}` : f;
-    const last = out[out.length - 1];
-    if (last && last[0] === uri) last[1]++;
-    else out.push([uri, 1]);
-  }
-  return out;
-}
-
 /** A value of a DATE / DATETIME / TIMESTAMP partitioning column as UTC micros (a DATETIME's civil micros). */
 function partitionMicros(v: Value): bigint | undefined {
   if (typeof v === 'number') return BigInt(v) * 86_400_000_000n;
@@ -682,7 +652,8 @@ export async function createExternalTable(s: Session, st: A.CreateTableStmt, id:
   // WITH PARTITION COLUMNS: the keys of each file's path are columns after the files' own, as LOAD DATA reads them.
   const hive = st.withPartitionColumns ? hivePartitions(st.withPartitionColumns, files, hivePrefix!) : undefined;
   checkKeysApart(hive, declared?.map((c) => c.name) ?? []);
-  const parsed = await io(parseEachFile(files, hive, (group) => parseSources(group, format, readOptions(opts), declared?.map((c) => columnToRestField(c.name, c.type, c.required)), declared === undefined)));
+  // Each file alone with its hive key values, noting which file each row came from (the table's _FILE_NAME).
+  const parsed = await io(parseEachFile(files, (f) => parseHiveGroups([f], hive, (group) => parseSources(group, format, readOptions(opts), declared?.map((c) => columnToRestField(c.name, c.type, c.required)), declared === undefined))));
   if (!declared) checkKeysApart(hive, parsed.fields.map((f) => f.name));
   let columns: Column[];
   try {

@@ -17,7 +17,7 @@ import { checkLocalPath } from '../../io/local-access.js';
 import { bufferSource, fileSource, streamRows, type ByteSource, type ReadProgress } from '../../io/stream.js';
 import { decodeRow } from '../../io/rows.js';
 import { datesChecked, loadSchema, type LoadFile } from '../../io/load-files.js';
-import { checkHiveOverlap, customPrefix, hiveLayout, type HiveLayout } from '../../io/hive.js';
+import { checkHiveOverlap, customPrefix, fileRowsOf, hiveLayout, parseEachFile, type HiveLayout } from '../../io/hive.js';
 import type { ReadOptions } from '../../io/schema.js';
 import { copyPartitions, hasPartitionDecorator } from './partition-copy.js';
 import { checkCopyRules, specOfSource } from './copy-rules.js';
@@ -291,7 +291,8 @@ function externalFormat(def: Json): { format: string; options: Json } {
 }
 
 /** An external definition's schema and rows, read now; undefined for metadata-only sources and definitions without URIs. */
-async function readExternal(def: Json, schema: RestField[] | undefined): Promise<{ fields: RestField[]; rows: Json[]; hive?: HiveLayout } | undefined> {
+/** An external definition's rows, read a file at a time: `fileOf` names each row's file (its _FILE_NAME, io/hive.ts). */
+async function readExternal(def: Json, schema: RestField[] | undefined): Promise<{ fields: RestField[]; rows: Json[]; fileOf: string[]; uris: string[]; hive?: HiveLayout } | undefined> {
   const { format, options } = externalFormat(def);
   if (METADATA_ONLY_EXTERNAL.includes(format)) return undefined;
   try {
@@ -304,8 +305,18 @@ async function readExternal(def: Json, schema: RestField[] | undefined): Promise
   const files = await readAll(uris);
   const autodetect = boolish(def['autodetect']) ?? schema === undefined;
   const hive = hiveLayoutOf(def, files.map((f) => f.uri));
-  if (hive) return { ...(await parseHive(files, format, options, schema, autodetect, hive)), hive };
-  return parse(files, format, options, schema, autodetect);
+  const parsed = await parseEachFile(files, (f, i) =>
+    hive ? parseHive([f], format, options, schema, autodetect, { fields: hive.fields, values: [hive.values[i]!] }) : parse([f], format, options, schema, autodetect),
+  );
+  return { ...parsed, uris, ...(hive ? { hive } : {}) };
+}
+
+/** Notes on an external table which file each of its rows came from (`fileRows`), less the rows the insert skipped. */
+async function keepFileRows(ctx: GatewayContext, dest: TableRef, parsed: { fileOf: string[]; uris: string[] }, skipped: readonly Json[]): Promise<void> {
+  const bad = new Set(skipped.map((e) => Number(e['index'])));
+  const kept = parsed.fileOf.map((_, i) => i).filter((i) => !bad.has(i));
+  const { project_id, dataset_id, table_id } = dest;
+  await ctx.call('UpdateTable', { project_id, dataset_id, table_id, resource_json: JSON.stringify({ fileRows: fileRowsOf(parsed.fileOf, kept, parsed.uris) }), options: { fileRows: 'true' } });
 }
 
 /**
@@ -379,6 +390,7 @@ export async function materializeExternal(ctx: GatewayContext, dest: TableRef, e
   if (outcome.errors.length && (num(ext['maxBadRecords']) ?? 0) === 0) {
     throw invalid(`Error while reading data, error message: ${String((outcome.errors[0]?.['errors'] as Json[] | undefined)?.[0]?.['message'] ?? 'invalid row')}`);
   }
+  await keepFileRows(ctx, dest, parsed, outcome.errors);
 }
 
 /**
@@ -428,17 +440,18 @@ export async function materializeTableDefinitions(ctx: GatewayContext, projectId
       if (!(e instanceof RestError && e.code === 404)) throw e;
     }
     const schema = isObj(def['schema']) && Array.isArray(def['schema']['fields']) ? (def['schema']['fields'] as RestField[]) : undefined;
-    // Parse first (schema may be inferred), then create a plain table and fill it.
-    const parsed = (await readExternal(def, schema)) ?? { fields: schema ?? [], rows: [] };
+    // Parse first (schema may be inferred), then create the external table and fill it, noting each row's file.
+    const parsed = (await readExternal(def, schema)) ?? { fields: schema ?? [], rows: [], fileOf: [], uris: [] };
     await ctx.call('InsertTable', {
       project_id: projectId,
       dataset_id: ds,
       table_id: name,
-      resource_json: JSON.stringify({ tableReference: refOut(ref), schema: { fields: parsed.fields } }),
+      resource_json: JSON.stringify({ tableReference: refOut(ref), schema: { fields: parsed.fields }, externalDataConfiguration: def }),
     });
     if (parsed.rows.length) {
       const outcome = await insertAll(ctx, ref, parsed.rows, boolish(def['ignoreUnknownValues']) ?? false, false);
       if (outcome.errors.length) throw invalid(`Error while reading table: ${name}, error message: ${String((outcome.errors[0]?.['errors'] as Json[] | undefined)?.[0]?.['message'] ?? 'invalid row')}`);
+      await keepFileRows(ctx, ref, parsed, []);
     }
   }
 }
