@@ -407,7 +407,7 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
           col('table_catalog'), col('table_schema'), col('table_name'), col('table_type'), col('managed_table_type'), col('is_insertable_into'),
           col('is_fine_grained_mutations_enabled'), col('is_typed'), col('is_change_history_enabled'), col('creation_time', T.TIMESTAMP),
           col('base_table_catalog'), col('base_table_schema'), col('base_table_name'), col('snapshot_time_ms', T.TIMESTAMP),
-          // Materialized view replicas, cross-region replication and CDC upserts: features the emulator does not have, so NULL.
+          // Materialized view replicas and cross-region replication: features the emulator does not have, so NULL.
           col('replica_source_catalog'), col('replica_source_schema'), col('replica_source_name'), col('replication_status'), col('replication_error'),
           col('ddl'), col('default_collation_name'), col('sync_status', T.JSON), col('upsert_stream_apply_watermark', T.TIMESTAMP),
         ],
@@ -435,7 +435,9 @@ export function informationSchema(an: Analyzer, qualifier: readonly string[], vi
             null, null, null, null, null,
             ddlOf(t),
             (t.resource.defaultCollation as string | undefined) ?? null,
-            null, null,
+            null,
+            // change-data-capture.md, Monitor table upsert operation progress: when CDC rows were last applied.
+            t.upsertWatermarkMs !== undefined ? BigInt(t.upsertWatermarkMs) * 1000n : null,
           ];
         }),
       };

@@ -225,6 +225,7 @@ export class EngineCatalog implements QueryCatalog {
       columns: st.columnsOf(e),
       viewQuery,
       ...(st.storedColumnsOf(e).length > st.columnsOf(e).length ? { partitionUnit: ingestionUnit(e.resource) } : {}),
+      ...(e.cdcWatermark !== undefined ? { upsertWatermarkMs: e.cdcWatermark } : {}),
       get rowCount(): number {
         return e.kind === 'VIEW' ? 0 : st.tableData(id.projectId, id.datasetId, id.tableId).rowCount;
       },

@@ -25,6 +25,8 @@ import { liveRows, readState, scanState } from '../storage/table-state.js';
 import { streamingBuffer, writeApiRecent } from './streaming-buffer.js';
 import { tableValueRule } from '../types/table-values.js';
 import { bothRules, streamBoundRule } from './stream-bounds.js';
+import { applyChangeBatch } from './storage-write/cdc-apply.js';
+import type { Change } from './storage-write/cdc.js';
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
 export const DEDUP_WINDOW_MS = 5 * 60 * 1000;
@@ -285,17 +287,9 @@ export class RowService {
     return this.st.writeRows(p, d, t, async (td) => {
       let batch: Batch | null = null;
       if (rows.length > 0) {
-        const entry = this.st.requireTable(p, d, t);
-        const conv = convertRequestRows(JSON.stringify(rows.map((json) => ({ json }))), this.st.columnsOf(entry), NO_IDS, { rejectUnknown: true });
-        if (conv.errors.length > 0) return conv.errors;
-        // Parameterized columns: NUMERIC(P, S) rounded as every write makes it; a value that no longer fits (the
-        // table altered since the append checked it) fails the commit.
-        const rule = tableValueRule(this.st.columnsOf(entry), schemaFieldsOf(entry.resource), true);
-        const refused: InsertError[] = [];
-        const made = rule ? rule(keptBatch(conv), (k, message, location) => refused.push({ index: conv.keep[k]!, errors: [{ reason: 'invalid', location, debugInfo: '', message }] })) : keptBatch(conv);
-        if (refused.length > 0) return refused;
-        const partition = streamedPartition(entry, `${p}:${d}.${t}`, undefined, Date.now());
-        batch = partition === undefined ? made : withPartitionTime(made, this.st.storedColumnsOf(entry), partition);
+        const made = this.streamBatch(p, d, t, rows);
+        if (Array.isArray(made)) return made;
+        batch = made;
       }
       // The committed rows' positions for writeApiRecent: the rows the table gained over the commit (rows appended
       // meanwhile by others count too, a bound on the safe side: a transaction's DML over them is refused).
@@ -306,6 +300,42 @@ export class RowService {
       if (batch && after.generation === before.generation) writeApiRecent.note(td, { generation: after.generation, start: before.rows, end: after.rows }, 0);
       return [];
     });
+  }
+
+  /**
+   * Storage Write rows as a batch of the table's stored columns (its hidden partition time included), converted as
+   * a commit of held rows converts them; or the rows' errors.
+   */
+  private streamBatch(p: string, d: string, t: string, rows: readonly Record<string, unknown>[]): Batch | InsertError[] {
+    const entry = this.st.requireTable(p, d, t);
+    const conv = convertRequestRows(JSON.stringify(rows.map((json) => ({ json }))), this.st.columnsOf(entry), NO_IDS, { rejectUnknown: true });
+    if (conv.errors.length > 0) return conv.errors;
+    // Parameterized columns: NUMERIC(P, S) rounded as every write makes it; a value that no longer fits (the
+    // table altered since the append checked it) fails the commit.
+    const rule = tableValueRule(this.st.columnsOf(entry), schemaFieldsOf(entry.resource), true);
+    const refused: InsertError[] = [];
+    const made = rule ? rule(keptBatch(conv), (k, message, location) => refused.push({ index: conv.keep[k]!, errors: [{ reason: 'invalid', location, debugInfo: '', message }] })) : keptBatch(conv);
+    if (refused.length > 0) return refused;
+    const partition = streamedPartition(entry, `${p}:${d}.${t}`, undefined, Date.now());
+    return partition === undefined ? made : withPartitionTime(made, this.st.storedColumnsOf(entry), partition);
+  }
+
+  /**
+   * CDC rows of a default-stream append (change-data-capture.md) applied to their primary keys in one commit
+   * (cdc-apply.ts), in turn with the table's mutating statements; or the rows' errors, nothing applied.
+   */
+  async applyChanges(p: string, d: string, t: string, rows: readonly Record<string, unknown>[], changes: readonly Change[]): Promise<InsertError[]> {
+    const release = await this.st.mutations.acquire({ p, d, t }, { kind: 'statement' });
+    try {
+      return await this.st.writeRows(p, d, t, async (td) => {
+        const batch = this.streamBatch(p, d, t, rows);
+        if (Array.isArray(batch)) return batch;
+        await applyChangeBatch(this.st, td, { p, d, t }, batch, changes);
+        return [];
+      });
+    } finally {
+      release();
+    }
   }
 
   /**

@@ -17,6 +17,7 @@ import { tableValueRule, withTableValues } from '../types/table-values.js';
 import type { Batch } from '../types/vector.js';
 import { bufferedPartitionTime, masksPartitionTime, type EngineCatalog } from './catalog.js';
 import { streamingBuffer, writeApiRecent } from './streaming-buffer.js';
+import { activeCdc } from './storage-write/cdc.js';
 
 /** The dataset temporary tables are named in (their ddlTargetTable). */
 export const TEMP_DATASET = '_session';
@@ -291,6 +292,10 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
 
   async changeRows(id: TableId, change: RowChange): Promise<void> {
     change = { ...change, added: withTableValues(this.valueRule(id), change.added) };
+    // change-data-capture.md, Limitations: tables with active CDC refuse mutating DML (DELETE, UPDATE, MERGE).
+    if (activeCdc.isActive(id.projectId, id.datasetId, id.tableId)) {
+      throw new QueryError(`UPDATE, DELETE and MERGE statements are not supported over table ${id.projectId}.${id.datasetId}.${id.tableId}: it is active with change data capture (a Storage Write API connection is streaming UPSERT and DELETE rows to it)`, 'invalidQuery', 400);
+    }
     if (this.isTemp(id)) {
       const tt = this.temp(id);
       tt.rows = changedBatches(tt.rows, change.deleted, change.added);

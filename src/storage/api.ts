@@ -28,6 +28,8 @@ export interface TableInfo {
    * index `columns.length`; writes carry it last), in this unit.
    */
   readonly partitionUnit?: PartitionUnit;
+  /** CDC ingestion: when row modifications were last applied (ms; TableEntry.cdcWatermark). */
+  readonly upsertWatermarkMs?: number;
 }
 
 /**

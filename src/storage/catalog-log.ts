@@ -25,6 +25,11 @@ export interface TableEntry {
    * Absent in catalogs from before incarnations: the name's stem.
    */
   readonly storage?: string;
+  /**
+   * CDC ingestion (engine/storage-write/cdc-apply.ts): when row modifications were last applied, in ms
+   * (INFORMATION_SCHEMA.TABLES.upsert_stream_apply_watermark); committed with the rows they changed.
+   */
+  readonly cdcWatermark?: number;
 }
 
 /** One change of the catalog; a record's ops apply together or not at all. */

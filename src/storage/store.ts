@@ -113,9 +113,9 @@ export function storageStem(t: string, e: TableEntry): string {
   return e.storage ?? fileStem(t);
 }
 
-/** The stem of a table file's name (`<stem>.meta.json`, `<stem>.wal`, `<stem>@…parquet`, temp files), or null. */
+/** The stem of a table file's name (`<stem>.meta.json`, `<stem>.wal`, `<stem>.cdc.json`, `<stem>@…parquet`, temp files), or null. */
 function stemOfFile(name: string): string | null {
-  const m = /^([^.@]+)(?:\.meta\.json|\.wal|@)/.exec(name);
+  const m = /^([^.@]+)(?:\.meta\.json|\.wal|\.cdc\.json|@)/.exec(name);
   return m ? m[1]! : null;
 }
 
@@ -742,13 +742,20 @@ export class Storage {
 
   /**
    * Rows `prepare` makes committed with a change of the table's entry (its resource, its row access policies)
-   * in one catalog record: no reader, and no restart after a crash, sees one without the other.
+   * in one catalog record: no reader, and no restart after a crash, sees one without the other; `files` too.
    */
-  async commitRowsWithEntry(p: string, d: string, t: string, change: (e: TableEntry) => TableEntry, prepare: (td: TableData, entry: TableEntry) => Promise<PreparedRows>): Promise<void> {
+  async commitRowsWithEntry(
+    p: string,
+    d: string,
+    t: string,
+    change: (e: TableEntry) => TableEntry,
+    prepare: (td: TableData, entry: TableEntry) => Promise<PreparedRows>,
+    files: readonly CommitFile[] = [],
+  ): Promise<void> {
     await this.names.run(tKey(p, d, t), () =>
       this.writeRows(p, d, t, async (td) => {
         const entry = change(this.requireTable(p, d, t));
-        await this.commitRows([await prepare(td, entry)], [{ op: 'table', p, d, t, entry }]);
+        await this.commitRows([await prepare(td, entry)], [{ op: 'table', p, d, t, entry }], files);
       }),
     );
   }

@@ -26,6 +26,7 @@
 // the streaming bound unchecked on appends (1; stream-bounds.ts via RowService.checkStreamRows): fixed. After the
 // fixes: 7 of 7. Two CDC cases written after (change-data-capture.md) fail: CDC ingestion is not implemented (a
 // writer schema with _CHANGE_TYPE is refused as an extra field); left it.fails (2), a feature rather than a rule.
+// Both pass since set bm (sql73) implemented CDC ingestion (storage-write/cdc.ts, cdc-apply.ts): now it (2).
 import * as grpc from '@grpc/grpc-js';
 import { BigQuery } from '@google-cloud/bigquery';
 import { adapt, managedwriter, v1 } from '@google-cloud/bigquery-storage';
@@ -187,8 +188,7 @@ describe.skipIf(!hasRealEngine())('Storage API streaming rules through the real 
     expect(await rows(`SELECT id FROM ds.${t}`)).toEqual([{ id: 3 }]);
   });
 
-  // Expected to fail: CDC ingestion is not implemented; a writer schema with _CHANGE_TYPE is refused as an extra field.
-  it.fails('CDC: _CHANGE_TYPE UPSERT replaces the row of its primary key or adds one, DELETE removes it', async () => {
+  it('CDC: _CHANGE_TYPE UPSERT replaces the row of its primary key or adds one, DELETE removes it', async () => {
     // change-data-capture.md, Specify changes to existing records (Example with UPSERT and DELETE values)
     const t = await table('(k INT64 PRIMARY KEY NOT ENFORCED, v STRING, n INT64)');
     await bq.query({ query: `INSERT ds.${t} VALUES (1, 'one', 10), (2, 'two', 20), (3, 'three', 30)` });
@@ -199,8 +199,7 @@ describe.skipIf(!hasRealEngine())('Storage API streaming rules through the real 
     expect(await rows(`SELECT k, v, n FROM ds.${t} ORDER BY k`)).toEqual([{ k: 2, v: 'two', n: 99 }, { k: 3, v: 'three', n: 30 }, { k: 7, v: 'seven', n: 70 }]);
   });
 
-  // Expected to fail: CDC ingestion is not implemented (see above).
-  it.fails('CDC: of two changes to one key the larger _CHANGE_SEQUENCE_NUMBER wins, compared section by section as hex', async () => {
+  it('CDC: of two changes to one key the larger _CHANGE_SEQUENCE_NUMBER wins, compared section by section as hex', async () => {
     // change-data-capture.md, Manage custom ordering (_CHANGE_SEQUENCE_NUMBER format: 'FFF/ABC' over 'FFF/B', '7B' over '77')
     const t = await table('(k INT64 PRIMARY KEY NOT ENFORCED, v STRING)');
     const w = await jsonWriter(`${path(t)}/streams/_default`, ['_CHANGE_TYPE', '_CHANGE_SEQUENCE_NUMBER']);

@@ -13,6 +13,9 @@
 //   Storage Write            each PENDING stream's rows (created, appended at offset 0, finalized, committed
 //                            by BatchCommitWriteStreams) present once when its commit was acknowledged, whole
 //                            or not at all otherwise, and still once after the commit is retried after the restart
+//   CDC (Storage Write)      UPSERTs to the default stream of a table with a primary key: each key's row once (an
+//                            append applied at most once), the two keys every append changes of one generation (an
+//                            append whole), at least the last acknowledged; each acknowledged append's own key there
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,6 +93,34 @@ class StreamWriter {
     });
   }
 
+  /**
+   * One CDC append to d.cdc's default stream (change-data-capture.md): UPSERTs of keys 0 and 1 and of a key of its own
+   * (`k`), each row's gen `k`; its outcome (status 0: the connection died).
+   */
+  async cdc(k: number): Promise<Outcome<unknown>> {
+    const varint = (n: number): number[] => {
+      const out: number[] = [];
+      for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
+      return [...out, n];
+    };
+    const upsert = Buffer.from('UPSERT');
+    const row = (id: number): Buffer => Buffer.from([8, ...varint(id), 16, ...varint(k), 26, upsert.length, ...upsert]);
+    const field = (name: string, number: number, type: string) => ({ name, number, type, label: 'LABEL_OPTIONAL' });
+    return new Promise((resolve) => {
+      const call = (this.client as unknown as Record<string, (o: grpc.CallOptions) => grpc.ClientDuplexStream<unknown, any>>)['AppendRows']!({ deadline: Date.now() + 30_000 });
+      call.on('data', (d) => resolve(d.error ? { ok: false, status: 400, error: String(d.error.message) } : { ok: true, value: d }));
+      call.on('error', (e) => resolve({ ok: false, status: 0, error: String(e) }));
+      call.write({
+        writeStream: `projects/${PROJECT}/datasets/d/tables/cdc/streams/_default`,
+        protoRows: {
+          writerSchema: { protoDescriptor: { name: 'R', field: [field('id', 1, 'TYPE_INT64'), field('gen', 2, 'TYPE_INT64'), field('_CHANGE_TYPE', 3, 'TYPE_STRING')] } },
+          rows: { serializedRows: [row(0), row(1), row(k)] },
+        },
+      });
+      call.end();
+    });
+  }
+
   /** Stream name once created; the outcome of its commit (status 0: the connection died). */
   async batch(ids: number[], created: (stream: string) => void): Promise<Outcome<unknown>> {
     try {
@@ -146,11 +177,12 @@ describe('kill -9 of both processes during every kind of write', () => {
       CREATE TABLE d.alt (id INT64);
       CREATE TABLE d.acct AS SELECT x AS id, 1000 AS bal FROM UNNEST(GENERATE_ARRAY(1, 6)) AS x;
       CREATE TABLE d.ledger (src INT64, dst INT64, amt INT64);
-      CREATE TABLE d.sw (id INT64);`);
+      CREATE TABLE d.sw (id INT64);
+      CREATE TABLE d.cdc (id INT64 PRIMARY KEY NOT ENFORCED, gen INT64);`);
     expect(setup.ok, setup.ok ? '' : setup.error).toBe(true);
     const t = {
       ins: new Tally(), dml: new Tally(), upd: new Tally(), mrg: new Tally(), del: new Tally(),
-      trn: new Tally(), ctas: new Tally(), cpy: new Tally(), lod: new Tally(), create: new Tally(), drop: new Tally(), alt: new Tally(), bank: new Tally(), sw: new Tally(),
+      trn: new Tally(), ctas: new Tally(), cpy: new Tally(), lod: new Tally(), create: new Tally(), drop: new Tally(), alt: new Tally(), bank: new Tally(), sw: new Tally(), cdc: new Tally(),
     };
     /** Storage Write streams whose commit was not acknowledged: retried after the restart, as a client would. */
     let unsettled: { k: number; stream: string }[] = [];
@@ -234,6 +266,10 @@ describe('kill -9 of both processes during every kind of write', () => {
           await t.sw.run(base, writer.batch(Array.from({ length: 10 }, (_, i) => base + i), (s) => (stream = s)));
           if (stream && !t.sw.acked.has(base)) unsettled.push({ k: base, stream });
         }),
+        loop(async () => {
+          const k = 2 + ++seq;
+          await t.cdc.run(k, writer.cdc(k));
+        }),
       ];
       await new Promise((r) => setTimeout(r, (cycle < CYCLES ? 300 : 3000) + Math.floor(Math.random() * 1200)));
       await killGroup(emu);
@@ -256,6 +292,17 @@ describe('kill -9 of both processes during every kind of write', () => {
       const swIds = await ids(c, 'SELECT DISTINCT DIV(id, 100) * 100 FROM d.sw');
       expect([...t.sw.acked].filter((k) => !swIds.has(k)), `${where}: Storage Write rows lost`).toEqual([]);
       expect([...swIds].filter((k) => !t.sw.sent.has(k)), where).toEqual([]);
+      // CDC: every key's row once; keys 0 and 1 of one append's generation, at least the last acknowledged; each
+      // acknowledged append's own key there, nothing never sent.
+      expect(await one(c, 'SELECT COUNT(*) - COUNT(DISTINCT id) FROM d.cdc'), `${where}: CDC keys once`).toEqual(['0']);
+      if (t.cdc.sent.size > 0) {
+        const [keys, gens, gen] = (await one(c, 'SELECT COUNT(*), COUNT(DISTINCT gen), MAX(gen) FROM d.cdc WHERE id IN (0, 1)')).map(Number);
+        if (t.cdc.acked.size > 0 || keys! > 0) expect([keys, gens], `${where}: a CDC append whole`).toEqual([2, 1]);
+        expect(gen ?? 0, `${where}: CDC generation`).toBeGreaterThanOrEqual(t.cdc.lastAcked);
+      }
+      const cdcIds = await ids(c, 'SELECT id FROM d.cdc WHERE id > 1 AND id = gen');
+      expect([...t.cdc.acked].filter((k) => !cdcIds.has(k)), `${where}: CDC appends lost`).toEqual([]);
+      expect([...cdcIds].filter((k) => !t.cdc.sent.has(k)), where).toEqual([]);
       // insertAll and INSERT: acknowledged rows present exactly once; nothing never sent.
       const insIds = await ids(c, 'SELECT DIV(id, 100) * 100 FROM d.ins GROUP BY 1 HAVING COUNT(*) = 20');
       expect(await one(c, 'SELECT COUNT(*) - COUNT(DISTINCT id) FROM d.ins'), where).toEqual(['0']);

@@ -24,6 +24,8 @@ import type { RowService } from '../rows.js';
 import { isUndecodable, undecodableError } from '../grpc-guard.js';
 import { decodeRows, RowDecodeError, type MessageDescriptor } from './proto-rows.js';
 import { StreamLog } from './stream-log.js';
+import { activeCdc, cdcKey, INVALID_CHANGE_TYPE, isPseudoColumn, PSEUDO_COLUMNS, takeChanges, type Change } from './cdc.js';
+import { primaryKeyNames } from './cdc-apply.js';
 import { KeyedMutex } from '../../storage/gate.js';
 import type { CommitFile } from '../../storage/store.js';
 import type { TableData } from '../../storage/table-data.js';
@@ -43,6 +45,12 @@ interface WriteStreamState {
   held: Record<string, unknown>[];
   /** BUFFERED: rows [0, flushed) are in the table. */
   flushed: number;
+}
+
+/** One AppendRows call's CDC state: the table it streams changes to (its activeCdc key), whether it streamed plain rows. */
+interface Connection {
+  changes: string | null;
+  plain: boolean;
 }
 
 interface Timestamp {
@@ -232,6 +240,13 @@ export class StorageWriteService {
     let failed = false;
     // default_missing_value_interpretation holds from the request that sets it on, along the connection.
     let interpretation: Interpretation = 'NULL_VALUE';
+    const conn: Connection = { changes: null, plain: false };
+    // change-data-capture.md: a table is active with CDC while a connection streams row modifications to it.
+    const leave = (): void => {
+      if (conn.changes !== null) activeCdc.leave(conn.changes);
+      conn.changes = null;
+    };
+    call.on('close', leave);
     call.on('data', (req: AppendRowsRequest | unknown) => {
       chain = chain.then(async () => {
         if (failed) return;
@@ -241,7 +256,7 @@ export class StorageWriteService {
         if (r.protoRows?.writerSchema?.protoDescriptor) schema = r.protoRows.writerSchema.protoDescriptor;
         const dflt = r.defaultMissingValueInterpretation;
         if (dflt === 'NULL_VALUE' || dflt === 'DEFAULT_VALUE') interpretation = dflt;
-        call.write(await this.appendOne(streamName, schema, r, interpretation));
+        call.write(await this.appendOne(streamName, schema, r, interpretation, conn));
       }).catch((e: unknown) => {
         failed = true;
         call.emit('error', this.serviceError(e));
@@ -249,13 +264,14 @@ export class StorageWriteService {
     });
     call.on('end', () => {
       void chain.then(() => {
+        leave();
         if (!failed) call.end();
       });
     });
     call.on('error', () => undefined);
   }
 
-  private async appendOne(streamName: string, schema: MessageDescriptor | null, req: AppendRowsRequest, interpretation: Interpretation): Promise<unknown> {
+  private async appendOne(streamName: string, schema: MessageDescriptor | null, req: AppendRowsRequest, interpretation: Interpretation, conn: Connection): Promise<unknown> {
     const status = (code: grpc.status, message: string, storage?: StorageCode) => ({
       error: { code, message, details: storage ? [{ type_url: STORAGE_ERROR_TYPE, value: storageErrorBytes(storage, streamName, message) }] : [] },
       writeStream: streamName,
@@ -272,8 +288,16 @@ export class StorageWriteService {
     const td = await this.settle(s);
     // write-api-best-practices.md, Handle schema updates: a writer schema field the table lacks refuses the request.
     const columns = new Set(td.schema.map((c) => c.name.toLowerCase()));
-    const extra = schema.field.filter((f) => !columns.has(f.name.toLowerCase())).map((f) => f.name);
+    // change-data-capture.md: the pseudocolumns _CHANGE_TYPE and _CHANGE_SEQUENCE_NUMBER make the rows changes.
+    const cdc = schema.field.some((f) => isPseudoColumn(f.name) && !columns.has(f.name.toLowerCase()));
+    const extra = schema.field.filter((f) => !columns.has(f.name.toLowerCase()) && !(cdc && isPseudoColumn(f.name))).map((f) => f.name);
     if (extra.length > 0) return status(grpc.status.INVALID_ARGUMENT, `Input schema has more fields than BigQuery schema, extra fields: '${extra.join(',')}'`, 'SCHEMA_MISMATCH_EXTRA_FIELDS');
+    if (cdc) {
+      const refused = this.cdcRefusal(s, isDefault, conn);
+      if (refused) return status(grpc.status.INVALID_ARGUMENT, refused);
+    } else if (conn.changes !== null) {
+      return status(grpc.status.INVALID_ARGUMENT, `${INVALID_CHANGE_TYPE}: rows without _CHANGE_TYPE on a connection that streams UPSERT and DELETE rows`);
+    }
     const offset = req.offset ? req.offset.value : null;
     if (offset !== null) {
       if (isDefault) return status(grpc.status.INVALID_ARGUMENT, 'The offset is not supported on the default stream');
@@ -287,16 +311,19 @@ export class StorageWriteService {
     }
     let decoded;
     try {
-      decoded = decodeRows(req.protoRows?.rows?.serializedRows ?? [], schema, td.schema);
+      decoded = decodeRows(req.protoRows?.rows?.serializedRows ?? [], schema, cdc ? [...td.schema, ...PSEUDO_COLUMNS] : td.schema);
     } catch (e) {
       if (e instanceof RowDecodeError) return status(grpc.status.INVALID_ARGUMENT, e.message);
       throw e;
     }
-    if (decoded.errors.length === 0) decoded.rows = await this.withDefaults(s, schema, decoded.rows, perColumn, interpretation);
-    let rowErrors = decoded.errors;
+    // The pseudocolumns are taken out of the rows first: what is left is a row of the table.
+    const changes = cdc && decoded.errors.length === 0 ? takeChanges(decoded.rows) : null;
+    let rowErrors = changes ? changes.errors : decoded.errors;
+    if (rowErrors.length === 0) decoded.rows = await this.withDefaults(s, schema, decoded.rows, perColumn, interpretation);
     // Column parameters (STRING(L), NUMERIC(P, S), ...) are checked when rows are appended, on every stream type.
     if (rowErrors.length === 0) rowErrors = this.rows.checkStreamRows(s.table.p, s.table.d, s.table.t, decoded.rows);
-    if (rowErrors.length === 0 && s.type === 'COMMITTED') rowErrors = await this.insert(s, decoded.rows, isDefault);
+    if (rowErrors.length === 0 && changes) rowErrors = await this.applyChanges(s, decoded.rows, changes.changes);
+    else if (rowErrors.length === 0 && s.type === 'COMMITTED') rowErrors = await this.insert(s, decoded.rows, isDefault);
     if (rowErrors.length > 0) {
       // The whole request is rejected; nothing of it is written.
       return {
@@ -305,11 +332,36 @@ export class StorageWriteService {
         writeStream: streamName,
       };
     }
+    if (changes && conn.changes === null) {
+      conn.changes = cdcKey(s.table.p, s.table.d, s.table.t);
+      activeCdc.enter(conn.changes);
+    }
+    if (!changes) conn.plain = true;
     if (!isDefault) await this.log.write(s.name, s.type === 'COMMITTED' ? { append: decoded.rows.length } : { append: decoded.rows.length, rows: decoded.rows });
     if (s.type !== 'COMMITTED') s.held.push(...decoded.rows);
     const start = s.rowCount;
     s.rowCount += decoded.rows.length;
     return { appendResult: isDefault ? {} : { offset: { value: start } }, writeStream: streamName };
+  }
+
+  /**
+   * Why an append of CDC rows is refused before its rows are read (change-data-capture.md, Prerequisites and
+   * Limitations): a stream other than _default, a table without a primary key, a connection that streamed plain rows.
+   */
+  private cdcRefusal(s: WriteStreamState, isDefault: boolean, conn: Connection): string | null {
+    const name = `projects/${s.table.p}/datasets/${s.table.d}/tables/${s.table.t}`;
+    if (!isDefault) return `Change data capture (_CHANGE_TYPE) is supported only on the default stream, not on ${s.name}`;
+    const entry = this.storage.requireTable(s.table.p, s.table.d, s.table.t);
+    if (primaryKeyNames(entry.resource).length === 0) return `Change data capture (_CHANGE_TYPE) requires a primary key on the table: ${name} has none`;
+    if (conn.plain) return `${INVALID_CHANGE_TYPE}: UPSERT and DELETE rows on a connection that streamed rows without _CHANGE_TYPE`;
+    return null;
+  }
+
+  /** CDC rows applied to the table's keys (RowService.applyChanges); row errors as appends report them. */
+  private async applyChanges(s: WriteStreamState, rows: Record<string, unknown>[], changes: readonly Change[]): Promise<{ index: number; message: string }[]> {
+    if (rows.length === 0) return [];
+    const errs = await this.rows.applyChanges(s.table.p, s.table.d, s.table.t, rows, changes);
+    return errs.flatMap((e) => e.errors.filter((x) => x.reason !== 'stopped').map((x) => ({ index: e.index, message: x.message })));
   }
 
   /**
