@@ -19,6 +19,7 @@ import type { SampleTarget } from './sample.js';
 import { indexColumnRows, indexPopulated, searchIndexesOf, vectorIndexesOf } from './search-index.js';
 import { locationOf, tableNotFound, type TableRefOut } from './names.js';
 import { JOBS_COLUMNS, JOBS_TIMELINE_COLUMNS, jobsTableOf } from './information-schema-jobs.js';
+import { timelineTable, timelineView } from './information-schema-timelines.js';
 import { datasetOptions, ddlOf, externalOptions, externalReadOptions, float64Text, optionValueSql, paramType, schemaDdl } from './information-schema-ddl.js';
 import { ddlOfRoutine } from '../udf/routine-ddl.js';
 
@@ -48,6 +49,8 @@ export function informationSchemaRef(an: Analyzer, qualifier: readonly string[],
     }
   }
   if (registry) return byUser(an, view, virtualRel(an, informationSchema(an, qualifier, view, item.loc), alias));
+  const timeline = timelineView(view);
+  if (timeline) return virtualRel(an, timelineOf(an, qualifier, view, timeline, item.loc), alias);
   const rel = virtualRel(an, informationSchema(an, qualifier, view, item.loc), alias);
   if (view === 'TABLE_STORAGE') return countedStorage(an, qualifier, rel, item.loc);
   return view === 'PARTITIONS' ? countedPartitions(an, qualifier, rel, item.loc) : rel;
@@ -65,6 +68,23 @@ function byUser(an: Analyzer, view: string, out: TableRefOut): TableRefOut {
   if (!c) return out;
   const predicate = callScalar('$equal', [{ kind: 'column', type: c.type, columnId: c.id }, literal(T.STRING, an.env.sessionUser ?? '')], undefined);
   return { ...out, rel: { kind: 'filter', input: out.rel, predicate, columns: out.rel.columns } };
+}
+
+/** A STREAMING_TIMELINE / WRITE_API_TIMELINE view (information-schema-timelines.ts): `[PROJECT_ID.]region-REGION` only. */
+function timelineOf(an: Analyzer, qualifier: readonly string[], view: string, timeline: NonNullable<ReturnType<typeof timelineView>>, loc: A.Loc): VirtualTable {
+  const last = qualifier[qualifier.length - 1];
+  if (last === undefined || !/^region-/i.test(last)) {
+    // The pages' Scope and syntax: "Queries against this view must include a region qualifier."
+    throw sqlError(`Table "${[...qualifier, 'INFORMATION_SCHEMA', view].join('.')}" must be qualified with a region (e.g. region-us.INFORMATION_SCHEMA.${view}).`, loc);
+  }
+  const region = regionName(last).toLowerCase();
+  const cat = an.env.catalog;
+  const inRegion = (p: string, d: string): boolean => {
+    const ds = cat.getDataset(p, d);
+    const where = ds?.resource.location;
+    return !ds || (typeof where === 'string' && where ? where : 'US').toLowerCase() === region;
+  };
+  return timelineTable(timeline, cat.ingestionTimeline?.(timeline.kind) ?? [], qualifier.length === 2 ? qualifier[0]! : an.env.projectId, inRegion);
 }
 
 /** `dataset.__TABLES__` / `dataset.__TABLES_SUMMARY__` as a relation. */

@@ -1,7 +1,8 @@
 // QueryCatalog (src/storage/api.ts) over the engine's storage: what the SQL
 // pipeline reads and writes. DDL goes through the same resource stamping as
 // the REST handlers, so tables made by SQL look like tables made by REST.
-import { ROW_POSITION, type CreateTableOptions, type QueryCatalog, type RowChange, type ScanFilter, type ScanOptions, type ScanParts, type TableId, type TableInfo } from '../storage/api.js';
+import { ROW_POSITION, type CreateTableOptions, type QueryCatalog, type RowChange, type ScanFilter, type ScanOptions, type ScanParts, type TableId, type TableInfo, type TimelineRow } from '../storage/api.js';
+import { ingestionTimeline } from './ingestion-timeline.js';
 import { alreadyExists, CatalogError, invalid, notFound } from '../storage/errors.js';
 import { conformBatches, mergeBatches } from '../storage/row-batches.js';
 import { BULK_ROWS, stateBatches, type NewRows, type TableData, type TableState } from '../storage/table-data.js';
@@ -200,6 +201,10 @@ export class EngineCatalog implements QueryCatalog {
 
   listDatasets(projectId: string): readonly string[] {
     return this.st.listDatasets(projectId).map((d) => d.datasetId);
+  }
+
+  ingestionTimeline(kind: TimelineRow['kind']): readonly TimelineRow[] {
+    return ingestionTimeline.list(kind);
   }
 
   /** TableInfo by entry, while its resource and kind are those it was made from (its getters read rows live). */
@@ -682,6 +687,11 @@ export class RecordingCatalog implements QueryCatalog {
   listDatasets(projectId: string): readonly string[] {
     this.cacheable = false;
     return this.cat.listDatasets(projectId);
+  }
+
+  ingestionTimeline(kind: TimelineRow['kind']): readonly TimelineRow[] {
+    this.cacheable = false;
+    return this.cat.ingestionTimeline?.(kind) ?? [];
   }
 
   listTables(projectId: string, datasetId: string): readonly TableInfo[] {

@@ -1,7 +1,7 @@
 // Table rows: InsertRows (insertAll) and ListRows (tabledata.list), spec 2.3, 2.8, 4.4.
 import { requireAllRowsOf } from '../analyzer/row-access.js';
 import { SESSION_USER } from './query.js';
-import { invalid, notFound } from '../storage/errors.js';
+import { CatalogError, invalid, notFound } from '../storage/errors.js';
 import { decoratorPartition, ingestionUnit, isPartitionTime, partitionOfMs, visibleColumns, withPartitionTime } from '../storage/ingestion.js';
 import { schemaFieldsOf, type Resource } from '../storage/resources.js';
 import type { CommitFile, Storage } from '../storage/store.js';
@@ -26,6 +26,7 @@ import { streamingBuffer, writeApiRecent } from './streaming-buffer.js';
 import { tableValueRule } from '../types/table-values.js';
 import { bothRules, streamBoundRule } from './stream-bounds.js';
 import { applyChangeBatch } from './storage-write/cdc-apply.js';
+import { canonicalCode, ingestionTimeline } from './ingestion-timeline.js';
 import type { Change } from './storage-write/cdc.js';
 
 /** insertId de-duplication window (the real service keeps ids about a minute; a few minutes is safe). */
@@ -273,7 +274,18 @@ export class RowService {
       t = target;
     }
     // A replace or drop of the table meanwhile: the rows go to the table of that name now (with its schema), or fail.
-    return this.st.writeRows(p, d, t, (data) => this.insertInto(data, a, p, d, t, decorator));
+    if (!a.streaming) return this.st.writeRows(p, d, t, (data) => this.insertInto(data, a, p, d, t, decorator));
+    // tabledata.insertAll: counted in STREAMING_TIMELINE (ingestion-timeline.ts) with its outcome.
+    const seen = { rows: 0 };
+    const note = (code: string | null): void => ingestionTimeline.note('STREAMING', { p, d, t }, null, code, seen.rows, a.rowsUtf8?.length ?? Buffer.byteLength(a.rowsJson));
+    try {
+      const errs = await this.st.writeRows(p, d, t, (data) => this.insertInto(data, a, p, d, t, decorator, seen));
+      note(errs === '' ? null : 'INVALID_ARGUMENT');
+      return errs;
+    } catch (e) {
+      note(canonicalCode(e instanceof CatalogError ? e.code : 500));
+      throw e;
+    }
   }
 
   /**
@@ -363,7 +375,7 @@ export class RowService {
     return [...out].map(([index, message]) => ({ index, message }));
   }
 
-  private async insertInto(data: TableData, a: InsertRowsArgs, p: string, d: string, t: string, decorator?: string): Promise<string> {
+  private async insertInto(data: TableData, a: InsertRowsArgs, p: string, d: string, t: string, decorator?: string, seen?: { rows: number }): Promise<string> {
     const entry = this.st.requireTable(p, d, t);
     if (entry.kind === 'VIEW') throw invalid(`Cannot insert into view ${p}:${d}.${t}`);
     const columns = this.st.columnsOf(entry);
@@ -390,6 +402,7 @@ export class RowService {
     const defaults = a.streaming === true && schemaFieldsOf(entry.resource).some((f) => f.defaultValueExpression);
     const conv = convertRequestRows(rows, columns, recentIds, { build: rule !== undefined || defaults, latin1, rejectUnknown });
     const { n, newIds } = conv;
+    if (seen) seen.rows = n;
     if (n > MAX_REQUEST_ROWS) throw invalid(`Too many rows present in the request, limit: ${MAX_REQUEST_ROWS} row count: ${n}.`);
     const longId = newIds.find((id) => id.length > MAX_INSERT_ID);
     if (longId !== undefined) throw invalid(`The insertId ${longId.slice(0, 16)}... is longer than ${MAX_INSERT_ID} characters`);

@@ -5,7 +5,7 @@
 // and commits them as one. Temporary tables (CREATE TEMP TABLE, the
 // `_session` dataset) live here, in memory: they exist for the script or
 // session that made them and are gone afterwards, restarts included.
-import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanParts, TableId, TableInfo, TransactionControl } from '../storage/api.js';
+import type { CreateTableOptions, QueryCatalog, RowChange, ScanOptions, ScanParts, TableId, TableInfo, TimelineRow, TransactionControl } from '../storage/api.js';
 import { notFound } from '../storage/errors.js';
 import type { EntryChange, Storage } from '../storage/store.js';
 import { conformBatches } from '../storage/row-batches.js';
@@ -163,6 +163,10 @@ export class SessionCatalog implements QueryCatalog, TransactionControl {
 
   listDatasets(projectId: string): readonly string[] {
     return this.cat.listDatasets(projectId);
+  }
+
+  ingestionTimeline(kind: TimelineRow['kind']): readonly TimelineRow[] {
+    return this.cat.ingestionTimeline?.(kind) ?? [];
   }
 
   getTable(id: TableId): TableInfo | undefined {

@@ -150,8 +150,26 @@ export interface TransactionControl {
   rollbackTransaction(): void;
 }
 
+/** One minute's requests into one table (INFORMATION_SCHEMA.STREAMING_TIMELINE / WRITE_API_TIMELINE; engine/ingestion-timeline.ts). */
+export interface TimelineRow {
+  readonly kind: 'STREAMING' | 'WRITE_API';
+  readonly minuteMs: number;
+  readonly projectId: string;
+  readonly datasetId: string;
+  readonly tableId: string;
+  /** WRITE_API: DEFAULT, COMMITTED, PENDING or BUFFERED. */
+  readonly streamType: string | null;
+  /** STREAMING: null when the request succeeded; WRITE_API: OK. */
+  readonly errorCode: string | null;
+  readonly requests: number;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
 export interface QueryCatalog {
   readonly transactions?: TransactionControl;
+  /** Optional: the ingestion requests the service received, per minute (INFORMATION_SCHEMA.*_TIMELINE views of them). */
+  ingestionTimeline?(kind: TimelineRow['kind']): readonly TimelineRow[];
   getDataset(projectId: string, datasetId: string): { readonly resource: Record<string, unknown> } | undefined;
   listDatasets(projectId: string): readonly string[];
   getTable(id: TableId): TableInfo | undefined;

@@ -26,6 +26,7 @@ import { decodeRows, RowDecodeError, type MessageDescriptor } from './proto-rows
 import { StreamLog } from './stream-log.js';
 import { activeCdc, cdcKey, INVALID_CHANGE_TYPE, isPseudoColumn, PSEUDO_COLUMNS, takeChanges, type Change } from './cdc.js';
 import { primaryKeyNames } from './cdc-apply.js';
+import { ingestionTimeline } from '../ingestion-timeline.js';
 import { KeyedMutex } from '../../storage/gate.js';
 import type { CommitFile } from '../../storage/store.js';
 import type { TableData } from '../../storage/table-data.js';
@@ -256,10 +257,14 @@ export class StorageWriteService {
         if (r.protoRows?.writerSchema?.protoDescriptor) schema = r.protoRows.writerSchema.protoDescriptor;
         const dflt = r.defaultMissingValueInterpretation;
         if (dflt === 'NULL_VALUE' || dflt === 'DEFAULT_VALUE') interpretation = dflt;
-        call.write(await this.appendOne(streamName, schema, r, interpretation, conn));
+        const out = (await this.appendOne(streamName, schema, r, interpretation, conn)) as { error?: { code: grpc.status } };
+        this.noteAppend(streamName, r, out.error?.code ?? grpc.status.OK);
+        call.write(out);
       }).catch((e: unknown) => {
         failed = true;
-        call.emit('error', this.serviceError(e));
+        const err = this.serviceError(e);
+        if (!isUndecodable(req)) this.noteAppend(streamName, req as AppendRowsRequest, err.code);
+        call.emit('error', err);
       });
     });
     call.on('end', () => {
@@ -342,6 +347,17 @@ export class StorageWriteService {
     const start = s.rowCount;
     s.rowCount += decoded.rows.length;
     return { appendResult: isDefault ? {} : { offset: { value: start } }, writeStream: streamName };
+  }
+
+  /** An append request in WRITE_API_TIMELINE (ingestion-timeline.ts): its stream's table and type, its status, rows and bytes. */
+  private noteAppend(streamName: string, req: AppendRowsRequest, code: grpc.status): void {
+    const m = STREAM_PATH.exec(streamName);
+    if (!m) return;
+    const [, , p, d, t, id] = m as unknown as [string, string, string, string, string, string];
+    const type = id === '_default' ? 'DEFAULT' : this.streams.get(streamName)?.type;
+    if (!type) return;
+    const rows = req.protoRows?.rows?.serializedRows ?? [];
+    ingestionTimeline.note('WRITE_API', { p, d, t }, type, grpc.status[code] ?? 'UNKNOWN', rows.length, rows.reduce((n, b) => n + b.length, 0));
   }
 
   /**
