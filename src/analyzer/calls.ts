@@ -12,6 +12,7 @@ import {
   isBinaryCollation,
   collationNameError,
   collationOf,
+  rejectedCollation,
   collationSensitive,
   mergeCollations,
   mergeStructCollations,
@@ -70,6 +71,8 @@ function applyScalar(def: ScalarFunctionDef, args: Expr[], loc: A.Loc | undefine
   if (def.name === 'CONTAINS_SUBSTR' && args[1] && originOf(args[1]) !== Origin.Param && args[1].kind !== 'literal' && constantValue(args[1]) === undefined) {
     throw sqlError('The second argument of CONTAINS_SUBSTR must be a STRING literal or a constant expression', loc);
   }
+  const rejected = rejectedCollation(def.name, args.map((a) => a.type));
+  if (rejected) throw sqlError(rejected, loc);
   if (def.name === 'COLLATE') {
     const spec = args[1]?.kind === 'literal' && originOf(args[1]) !== Origin.Param ? (args[1].value as string | null) : null;
     if (spec === null) throw sqlError('The second argument of COLLATE() must be a string literal', loc);

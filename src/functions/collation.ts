@@ -180,11 +180,32 @@ const PROPAGATING = new Set([
   'ANY_VALUE', 'ARRAY_AGG', 'ARRAY_FIRST', 'ARRAY_LAST', 'ARRAY_SLICE', 'ARRAY_TO_STRING', 'ARRAY_REVERSE', 'ARRAY_CONCAT',
   'CONCAT', '$concat_op', 'FORMAT', 'GREATEST', 'LEAST', 'LEFT', 'LOWER', 'LPAD', 'LTRIM', 'MAX', 'MIN', 'NORMALIZE',
   'NORMALIZE_AND_CASEFOLD', 'REPEAT', 'REPLACE', 'REVERSE', 'RIGHT', 'RPAD', 'RTRIM', 'SPLIT', 'STRING_AGG', 'SUBSTR',
-  'SUBSTRING', 'TRIM', 'UPPER', 'INITCAP', 'ARRAY_MIN', 'ARRAY_MAX', '$subscript', '$array_at_offset', '$array_at_ordinal',
+  'SUBSTRING', 'TRIM', 'UPPER', 'ARRAY_MIN', 'ARRAY_MAX', '$subscript', '$array_at_offset', '$array_at_ordinal',
   '$safe_array_at_offset', '$safe_array_at_ordinal', 'NULLIF', 'IFNULL', 'COALESCE', 'IF',
 ]);
 export function propagatesCollation(name: string): boolean {
   return PROPAGATING.has(name) || PROPAGATING.has(name.toUpperCase());
+}
+
+/**
+ * Functions that refuse a collated STRING argument. collation-concepts.md, Limitations: "Operations and functions
+ * that don't support collation produce an error if they encounter collated values". Which ones is the reference
+ * analyzer's choice (its rejects_collation signatures): the regular-expression functions, TRANSLATE, INITCAP and
+ * the JSON functions over a JSON-formatted STRING; the others ignore or propagate the collation.
+ */
+const REJECTING = new Set([
+  'REGEXP_CONTAINS', 'REGEXP_EXTRACT', 'REGEXP_SUBSTR', 'REGEXP_INSTR', 'REGEXP_REPLACE', 'REGEXP_EXTRACT_ALL',
+  'TRANSLATE', 'INITCAP', 'JSON_EXTRACT', 'JSON_EXTRACT_SCALAR', 'JSON_EXTRACT_ARRAY', 'JSON_EXTRACT_STRING_ARRAY',
+  'JSON_QUERY', 'JSON_QUERY_ARRAY', 'JSON_VALUE', 'JSON_VALUE_ARRAY',
+]);
+/** The message for a collated argument `i` (0-based) of a function that refuses it, or undefined when none is. */
+export function rejectedCollation(name: string, argTypes: readonly SqlType[]): string | undefined {
+  if (!REJECTING.has(name)) return undefined;
+  for (const [i, t] of argTypes.entries()) {
+    const c = t.kind === 'STRING' ? t.collation : undefined;
+    if (c && !isBinaryCollation(c)) return `Collation is not allowed on argument ${i + 1} ("${c}"). Use COLLATE(arg, '') to remove collation`;
+  }
+  return undefined;
 }
 
 /** Functions that compare strings under the collation (equality via `collationKey`). */
