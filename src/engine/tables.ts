@@ -4,6 +4,7 @@ import type { TableKind } from '../storage/api.js';
 import { invalid, notImplemented } from '../storage/errors.js';
 import {
   checkSchemaEvolution,
+  evolvedFieldOrder,
   newEtag,
   normalizeFields,
   nowMsString,
@@ -78,6 +79,18 @@ function shapeBody(body: Resource, kind: TableKind): Resource {
   return out;
 }
 
+/**
+ * requirePartitionFilter and its deprecated twin timePartitioning.requirePartitionFilter (tables.md, Table and
+ * TimePartitioning): the request's table-level value, else its timePartitioning one, sets the table's; the twin
+ * then shows the same value, so either spelling makes queries need a partition filter.
+ */
+function twinPartitionFilter(res: Resource, body: Resource): void {
+  const given = typeof body.requirePartitionFilter === 'boolean' ? body.requirePartitionFilter : obj(body.timePartitioning)?.requirePartitionFilter;
+  if (typeof given === 'boolean') res.requirePartitionFilter = given;
+  const tp = obj(res.timePartitioning);
+  if (tp && typeof res.requirePartitionFilter === 'boolean') res.timePartitioning = { ...tp, requirePartitionFilter: res.requirePartitionFilter };
+}
+
 export async function insertTable(
   st: Storage,
   urlProject: string,
@@ -113,6 +126,7 @@ export async function insertTable(
   };
   if (fields) res.schema = { fields };
   else delete res.schema;
+  twinPartitionFilter(res, body);
   // Queries always see an MV's base tables as they are now: it counts as refreshed at creation.
   if (kind === 'MATERIALIZED_VIEW') (res.materializedView as Resource).lastRefreshTime = now;
   // Dataset defaults (REST datasets resource): a new time-partitioned table takes defaultPartitionExpirationMs as its
@@ -218,10 +232,12 @@ export async function updateTable(st: Storage, p: string, d: string, t: string, 
   const newFields = obj(body.schema) || obj(body.externalDataConfiguration) ? bodySchema(body) : undefined;
   if (newFields && e.kind !== 'VIEW') {
     checkSchemaEvolution(`${p}:${d}.${t}`, oldFields, newFields);
-    columnsChanged = JSON.stringify(newFields) !== JSON.stringify(oldFields);
-    next.schema = { fields: newFields };
+    const fields = evolvedFieldOrder(oldFields, newFields);
+    columnsChanged = JSON.stringify(fields) !== JSON.stringify(oldFields);
+    next.schema = { fields };
   } else if (newFields) next.schema = { fields: newFields };
   else if (oldFields.length) next.schema = old.schema;
+  twinPartitionFilter(next, body);
   next = {
     ...next,
     id: old.id,

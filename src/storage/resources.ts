@@ -123,6 +123,23 @@ const precisionOf = (f: RestField): string => String(f.timestampPrecision ?? '6'
 const typeText = (f: RestField): string => (precisionOf(f) === '12' ? `${f.type}(12)` : f.type);
 
 /**
+ * The schema a tables.update/patch leaves (managing-table-schemas.md: new
+ * columns and nested fields are always added at the end of the table or
+ * field; a new order of existing columns has no effect): the existing fields
+ * in their order, each with its new definition, then the added ones as given.
+ * Call after checkSchemaEvolution (every old field is in the new schema).
+ */
+export function evolvedFieldOrder(oldFields: readonly RestField[], newFields: readonly RestField[]): RestField[] {
+  const byName = new Map(newFields.map((f) => [f.name.toLowerCase(), f]));
+  const kept = oldFields.map((o) => {
+    const n = byName.get(o.name.toLowerCase())!;
+    return o.type === 'RECORD' && n.fields ? { ...n, fields: evolvedFieldOrder(o.fields ?? [], n.fields) } : n;
+  });
+  const oldNames = new Set(oldFields.map((f) => f.name.toLowerCase()));
+  return [...kept, ...newFields.filter((n) => !oldNames.has(n.name.toLowerCase()))];
+}
+
+/**
  * Schema evolution rules of tables.update/patch: columns may be added
  * (NULLABLE or REPEATED) and modes relaxed (REQUIRED -> NULLABLE); nothing
  * may be dropped, retyped or tightened.

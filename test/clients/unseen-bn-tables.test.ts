@@ -1,0 +1,112 @@
+// Set bn (helper sql74, 2026-12-01): what the client libraries' own system
+// tests (nodejs-bigquery system-test/ and samples/test/, the Go client's
+// integration_test.go) found, written again as our own cases through the real
+// Node client. Pages: managing-table-schemas.md (new columns and nested fields
+// are always added at the end of the table or field; a new order of existing
+// columns has no effect), reference/rest/v2/tables.md (Table.requirePartitionFilter
+// and its deprecated twin TimePartitioning.requirePartitionFilter).
+// Classes: tables.update/patch schema order; the two requirePartitionFilter
+// fields set one table setting and show the same value.
+import { BigQuery, type Dataset } from '@google-cloud/bigquery';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../helpers/emulator.js';
+import { fakeAuth } from '../helpers/auth.js';
+
+type Field = { name: string; type: string; mode?: string; fields?: Field[] };
+const names = (fs: Field[]): unknown[] => fs.map((f) => (f.fields ? [f.name, names(f.fields)] : f.name));
+
+describe('tables through the Node client (set bn)', () => {
+  let emu: Emulator;
+  let bq: BigQuery;
+  let ds: Dataset;
+
+  beforeAll(async () => {
+    emu = await startEmulator({ args: ['--project-id', 'bn-p'] });
+    bq = new BigQuery({ projectId: 'bn-p', apiEndpoint: emu.url, authClient: fakeAuth() });
+    [ds] = await bq.createDataset('bn');
+  }, 120_000);
+  afterAll(async () => emu?.stop());
+
+  it('a column added in the middle of the schema appears at the end; its rows read NULL', async () => {
+    const base: Field[] = [
+      { name: 'id', type: 'INTEGER' },
+      { name: 'tags', type: 'STRING', mode: 'REPEATED' },
+      { name: 'rec', type: 'RECORD', fields: [{ name: 'a', type: 'BOOLEAN' }] },
+    ];
+    const [t] = await ds.createTable('mid', { schema: { fields: base } });
+    await t.insert([{ id: 7, tags: ['x'], rec: { a: true } }]);
+    const added = { name: 'note', type: 'STRING' };
+    const [md] = await t.setMetadata({ schema: { fields: [base[0], added, base[1], base[2]] } });
+    expect(names(md.schema.fields)).toEqual(['id', 'tags', ['rec', ['a']], 'note']);
+    const [got] = await t.getMetadata();
+    expect(names(got.schema.fields)).toEqual(['id', 'tags', ['rec', ['a']], 'note']);
+    const [rows] = await bq.query('SELECT * FROM bn.mid');
+    expect(rows).toEqual([{ id: 7, tags: ['x'], rec: { a: true }, note: null }]);
+  });
+
+  it('a nested field added first in its record goes to the end of the record; reordering alone changes nothing', async () => {
+    const base: Field[] = [
+      { name: 'k', type: 'STRING' },
+      { name: 'r', type: 'RECORD', fields: [{ name: 'p', type: 'INTEGER' }, { name: 'q', type: 'STRING' }] },
+    ];
+    const [t] = await ds.createTable('nest', { schema: { fields: base } });
+    const reversed = [{ ...base[1], fields: [{ name: 'z', type: 'DATE' }, ...[...base[1].fields!].reverse()] }, base[0]];
+    const [md] = await t.setMetadata({ schema: { fields: reversed } });
+    expect(names(md.schema.fields)).toEqual(['k', ['r', ['p', 'q', 'z']]]);
+    const [again] = await t.setMetadata({ schema: { fields: [...md.schema.fields].reverse() } });
+    expect(names(again.schema.fields)).toEqual(['k', ['r', ['p', 'q', 'z']]]);
+    await bq.query("INSERT INTO bn.nest (k, r) VALUES ('a', STRUCT(1, 'b', DATE '2026-01-02'))");
+    const [rows] = await bq.query('SELECT k, r.p, r.q, r.z FROM bn.nest');
+    expect(rows).toEqual([{ k: 'a', p: 1, q: 'b', z: bq.date('2026-01-02') }]);
+  });
+
+  it('a relaxed column keeps its place among the others when the new schema lists it last', async () => {
+    const [t] = await ds.createTable('relax', {
+      schema: { fields: [{ name: 'a', type: 'INTEGER', mode: 'REQUIRED' }, { name: 'b', type: 'STRING' }] },
+    });
+    const [md] = await t.setMetadata({ schema: { fields: [{ name: 'b', type: 'STRING' }, { name: 'a', type: 'INTEGER', mode: 'NULLABLE' }] } });
+    expect(md.schema.fields).toEqual([{ name: 'a', type: 'INTEGER', mode: 'NULLABLE' }, { name: 'b', type: 'STRING' }]);
+  });
+
+  it('timePartitioning.requirePartitionFilter sets the table setting: queries need a partition filter', async () => {
+    const [t] = await ds.createTable('tpreq', {
+      schema: { fields: [{ name: 'd', type: 'DATE' }, { name: 'v', type: 'INTEGER' }] },
+      timePartitioning: { type: 'DAY', field: 'd', requirePartitionFilter: true },
+    });
+    const [md] = await t.getMetadata();
+    expect(md.requirePartitionFilter).toBe(true);
+    expect(md.timePartitioning).toEqual({ type: 'DAY', field: 'd', requirePartitionFilter: true });
+    await expect(bq.query('SELECT v FROM bn.tpreq')).rejects.toThrow(/without a filter over column\(s\) 'd'/);
+    const [rows] = await bq.query("SELECT v FROM bn.tpreq WHERE d = '2026-01-01'");
+    expect(rows).toEqual([]);
+  });
+
+  it('the table-level requirePartitionFilter shows in timePartitioning after a patch, both ways', async () => {
+    const [t] = await ds.createTable('tblreq', {
+      schema: { fields: [{ name: 'd', type: 'DATE' }] },
+      timePartitioning: { type: 'DAY', field: 'd' },
+    });
+    const [on] = await t.setMetadata({ requirePartitionFilter: true });
+    expect([on.requirePartitionFilter, on.timePartitioning.requirePartitionFilter]).toEqual([true, true]);
+    await expect(bq.query('SELECT d FROM bn.tblreq')).rejects.toThrow(/partition elimination/);
+    const [off] = await t.setMetadata({ requirePartitionFilter: false });
+    expect([off.requirePartitionFilter, off.timePartitioning.requirePartitionFilter]).toEqual([false, false]);
+    const [rows] = await bq.query('SELECT d FROM bn.tblreq');
+    expect(rows).toEqual([]);
+    // A patch of timePartitioning alone keeps the table's setting in the twin.
+    const [later] = await t.setMetadata({ timePartitioning: { type: 'DAY', field: 'd', expirationMs: '86400000' } });
+    expect(later.timePartitioning).toEqual({ type: 'DAY', field: 'd', expirationMs: '86400000', requirePartitionFilter: false });
+  });
+
+  it('a table without time partitioning keeps requirePartitionFilter at the table level only', async () => {
+    const [t] = await ds.createTable('rngreq', {
+      schema: { fields: [{ name: 'n', type: 'INTEGER' }] },
+      rangePartitioning: { field: 'n', range: { start: '0', end: '100', interval: '10' } },
+      requirePartitionFilter: true,
+    });
+    const [md] = await t.getMetadata();
+    expect(md.requirePartitionFilter).toBe(true);
+    expect(md.timePartitioning).toBeUndefined();
+    await expect(bq.query('SELECT n FROM bn.rngreq')).rejects.toThrow(/without a filter over column\(s\) 'n'/);
+  });
+});
