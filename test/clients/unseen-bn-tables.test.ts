@@ -7,6 +7,16 @@
 // and its deprecated twin TimePartitioning.requirePartitionFilter).
 // Classes: tables.update/patch schema order; the two requirePartitionFilter
 // fields set one table setting and show the same value.
+// Runs (libraries unchanged, from a scratch checkout, auth stubbed):
+//   nodejs-bigquery system-test/bigquery.ts 84/110 pass, timestamp_output_format 16/16; every failure is
+//     publicdata/bigquery-public-data (24), model extract (BigQuery ML), or the library's 60 s
+//     create-then-insert wait against the harness timeout: no emulator gap.
+//   samples/test 25/53 + tables (Data Catalog stubbed) 31/50: failures are public data, public GCS
+//     buckets, OAuth, Data Catalog, regional endpoints.
+//   nodejs-bigquery-storage system-test 32/38 (+1 pending): Storage Write error scenarios and CDC (left to
+//     the Storage Write owner).
+//   Go integration_test.go (Debian's 2020 client) 30/42 before, 33/42 after (TableMetadata and
+//     TableUpdate fixed here; ExtractExternal needs a bucket named after the project).
 import { BigQuery, type Dataset } from '@google-cloud/bigquery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../helpers/emulator.js';
