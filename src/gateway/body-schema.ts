@@ -177,6 +177,13 @@ const TYPE_NAME: Record<Scalar, string> = {
 const snake = (k: string): string => k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
 const show = (v: unknown): string => JSON.stringify(v) ?? String(v);
 const INTEGER = /^-?\d+$/;
+/** Integer scalars' ranges (proto3 JSON refuses a value past its field's type). */
+const INTEGER_RANGE: Record<'i64' | 'i32' | 'u32' | 'u64', readonly [bigint, bigint]> = {
+  i64: [-(2n ** 63n), 2n ** 63n - 1n],
+  i32: [-(2n ** 31n), 2n ** 31n - 1n],
+  u32: [0n, 2n ** 32n - 1n],
+  u64: [0n, 2n ** 64n - 1n],
+};
 
 /** Whether `v` is a JSON value protobuf reads as this scalar (numbers may come as strings). */
 function scalarFits(t: Scalar, v: unknown): boolean {
@@ -196,13 +203,18 @@ function scalarFits(t: Scalar, v: unknown): boolean {
     case 'd':
       return (typeof v === 'number') || (typeof v === 'string' && (v === 'NaN' || v === 'Infinity' || v === '-Infinity' || (v.trim() !== '' && Number.isFinite(Number(v)))));
     default: {
-      // Integers: a JSON number with no fraction, or a decimal string.
-      const n = typeof v === 'number' ? (Number.isInteger(v) ? v : NaN) : typeof v === 'string' && INTEGER.test(v.trim()) ? Number(v) : NaN;
-      if (Number.isNaN(n)) return false;
-      if (t === 'i32') return n >= -2147483648 && n <= 2147483647;
-      if (t === 'u32') return n >= 0 && n <= 4294967295;
-      if (t === 'u64') return n >= 0;
-      return true;
+      // Integers: a JSON number with no fraction, or a decimal string, within the type's range
+      // (a string exactly: "9223372036854775808" is past INT64; a number as the double it is).
+      let n: bigint;
+      if (typeof v === 'number') {
+        if (!Number.isInteger(v)) return false;
+        n = BigInt(v);
+      } else if (typeof v === 'string' && INTEGER.test(v.trim())) n = BigInt(v.trim());
+      else return false;
+      const [lo, hi] = INTEGER_RANGE[t];
+      // No double is 2^63 - 1 (or 2^64 - 1): a number sent as that top reads as one past it.
+      const top = typeof v === 'number' && (t === 'i64' || t === 'u64') ? hi + 1n : hi;
+      return n >= lo && n <= top;
     }
   }
 }

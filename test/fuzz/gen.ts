@@ -45,12 +45,14 @@ const deepArray = (n: number): J => {
 
 /** A JSON value a client should never send where it goes. */
 export function oddValue(r: Rng): J {
-  switch (r.int(16)) {
+  switch (r.int(18)) {
     case 0: return null;
     case 1: return r.chance(0.5);
     case 2: return r.pick([0, -1, 1.5, -2147483649, 4294967296, 1e308, -1e-308, 9007199254740993]);
     case 3: return '';
     case 4: return r.pick(['None', 'true', 'NaN', '-1', '1e999', '0x10', ' 12 ', 'café', '😀', '\u0000', '\ud800', 'a'.repeat(10_000)]);
+    // Integers at and past the 64-bit edges (set bp: int64 fields kept such text verbatim).
+    case 17: return r.pick(['9223372036854775807', '9223372036854775808', '-9223372036854775809', '18446744073709551616', '99999999999999999999999', 1e23]);
     case 5: return [];
     case 6: return {};
     case 7: return [null];

@@ -2,7 +2,7 @@
 // in its catalog, reached through PutChild/GetChild/ListChildren/DeleteChild.
 import type { FastifyInstance } from 'fastify';
 import type { Family, GatewayContext } from '../context.js';
-import { invalid } from '../errors.js';
+import { invalid, RestError } from '../errors.js';
 import { bodyObject, boolish, checkChildId, checkDatasetId, checkProjectId, checkTableId, isObj, qBool, qInt, qStr, str, type Json, type Query } from '../validate.js';
 import { noContent, parseJson } from './common.js';
 import { checkRoutine, listedRoutine, routineOut, routineTypeFilter } from './routines.js';
@@ -111,6 +111,7 @@ function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): 
     app.post<{ Params: Params }>(coll, async (req) => {
       const s = scope(req.params);
       const { id, body } = withReference(req.params, checked(bodyObject(req.body)), undefined);
+      if (k.collection === 'rowAccessPolicies') await checkPolicy(ctx, s, body);
       const r = await ctx.call('PutChild', { ...s, child_id: id, resource_json: JSON.stringify(body), create_only: true });
       return shown(parseJson(r.resource_json, k.word));
     });
@@ -118,6 +119,7 @@ function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): 
       const s = scope(req.params);
       const { id, body } = withReference(req.params, checked(bodyObject(req.body)), req.params[k.idField] ?? '');
       await ctx.call('GetChild', { ...s, child_id: id });
+      if (k.collection === 'rowAccessPolicies') await checkPolicy(ctx, s, body);
       const r = await ctx.call('PutChild', { ...s, child_id: id, resource_json: JSON.stringify(body), create_only: false });
       return shown(parseJson(r.resource_json, k.word));
     });
@@ -137,4 +139,36 @@ function registerKind(app: FastifyInstance, ctx: GatewayContext, k: ChildKind): 
       return parseJson(r.resource_json, k.word);
     });
   }
+}
+
+/** rowAccessPolicies grantees (REST reference, grantees[]): a typed principal, or allUsers / allAuthenticatedUsers (as CREATE ROW ACCESS POLICY). */
+const GRANTEE = /^(user|group|serviceAccount|domain):.+$|^(allUsers|allAuthenticatedUsers)$/;
+
+/**
+ * A row access policy from REST meets the rules CREATE ROW ACCESS POLICY checks (planner/ddl-access.ts):
+ * filterPredicate "Required. A SQL boolean expression" over the table's columns, grantees principals.
+ * The predicate is type-checked by a dry run of a query filtering the table by it, which runs nothing.
+ */
+async function checkPolicy(ctx: GatewayContext, s: { project_id: string; dataset_id: string; table_id: string }, body: Json): Promise<void> {
+  const filter = body['filterPredicate'];
+  if (typeof filter !== 'string' || filter.trim() === '') throw invalid('Required parameter is missing: filterPredicate');
+  const grantees = body['grantees'];
+  for (const g of Array.isArray(grantees) ? grantees : grantees === undefined || grantees === null ? [] : [grantees]) {
+    if (typeof g !== 'string' || !GRANTEE.test(g)) {
+      throw invalid(`Invalid grantee ${JSON.stringify(g)}: expected user:, group:, serviceAccount: or domain: followed by the principal, allUsers or allAuthenticatedUsers`);
+    }
+  }
+  const table = '`' + `${s.project_id}.${s.dataset_id}.${s.table_id}`.replace(/[`\\]/g, '') + '`';
+  const reply = await ctx
+    .call('ExecuteQuery', {
+      project_id: s.project_id, job_id: '', query: `SELECT 1 FROM ${table} WHERE (${filter}\n)`, dry_run: true, write_disposition: '', create_disposition: '',
+      table_definitions_json: '', jobs_snapshot_json: '', location: '', session_id: '', max_results: -1, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
+    })
+    .catch((e: unknown) => {
+      // The engine's words for the predicate, without the position in the query built here.
+      if (e instanceof RestError && e.code === 400) throw invalid(`Invalid filterPredicate: ${e.message.replace(/ at \[\d+:\d+\]$/, '')}`);
+      throw e;
+    });
+  // A predicate that closes the parenthesis and goes on (`TRUE); DROP ...`) makes a script, never one query.
+  if (reply.statement_type !== 'SELECT') throw invalid('Invalid filterPredicate: it must be one boolean expression');
 }

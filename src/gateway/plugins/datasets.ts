@@ -31,6 +31,30 @@ function reconcileReference(body: Record<string, unknown>, projectId: string, da
   return id;
 }
 
+/**
+ * The Dataset resource's ranges (datasets reference; the DDL options check the same in
+ * planner/ddl-common.ts): defaultTableExpirationMs "the minimum lifetime value is 3600000
+ * milliseconds (one hour)", 0 clearing it; maxTimeTravelHours "from 48 to 168 hours", in whole
+ * days (time-travel page); defaultPartitionExpirationMs a lifetime, never negative. The JSON
+ * types (and int64 range) are checked before, by body-schema.
+ */
+function checkDatasetRanges(body: Json): void {
+  const int = (k: string): bigint | undefined => {
+    const v = body[k];
+    return typeof v === 'number' || (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) ? BigInt(typeof v === 'number' ? Math.trunc(v) : v.trim()) : undefined;
+  };
+  const table = int('defaultTableExpirationMs');
+  if (table !== undefined && table !== 0n && table < 3_600_000n) {
+    throw invalid(`Invalid value for defaultTableExpirationMs: ${table}; the minimum lifetime is 3600000 milliseconds (one hour), or 0 for none`);
+  }
+  const partition = int('defaultPartitionExpirationMs');
+  if (partition !== undefined && partition < 0n) throw invalid(`Invalid value for defaultPartitionExpirationMs: ${partition}; it must not be negative`);
+  const hours = int('maxTimeTravelHours');
+  if (hours !== undefined && (hours < 48n || hours > 168n || hours % 24n !== 0n)) {
+    throw invalid(`Invalid value for maxTimeTravelHours: ${hours}; it must be a multiple of 24 from 48 to 168`);
+  }
+}
+
 /** int64 fields of the Dataset resource: JSON strings on the wire (bq sends them as numbers and they are stored as sent). */
 const INT64_FIELDS = ['defaultTableExpirationMs', 'defaultPartitionExpirationMs', 'maxTimeTravelHours'];
 
@@ -64,6 +88,7 @@ export function registerDatasets(app: FastifyInstance, ctx: GatewayContext, fami
     const p = checkProjectId(req.params.projectId);
     const body = { ...bodyObject(req.body) };
     rejectExternal(body);
+    checkDatasetRanges(body);
     const d = reconcileReference(body, p, undefined);
     if (!str(body['location'])) body['location'] = ctx.config.defaultDatasetLocation;
     const r = await ctx.call('InsertDataset', { project_id: p, dataset_id: d, resource_json: JSON.stringify(body) });
@@ -86,6 +111,7 @@ export function registerDatasets(app: FastifyInstance, ctx: GatewayContext, fami
         const d = checkDatasetId(req.params.datasetId);
         const body = { ...bodyObject(req.body) };
         rejectExternal(body);
+        checkDatasetRanges(body);
         reconcileReference(body, p, d);
         if (req.headers['if-match']) checkIfMatch(req.headers['if-match'], JSON.parse((await ctx.call('GetDataset', { project_id: p, dataset_id: d })).resource_json).etag);
         const r = await ctx.call('UpdateDataset', {

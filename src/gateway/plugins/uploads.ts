@@ -170,7 +170,8 @@ export async function multipartLayout(file: string, contentType: string): Promis
     const metaStart = afterHeaders(head, first + delim.length);
     if (metaStart < 0) throw invalid('Multipart upload without parts');
     const metadata = head.subarray(metaStart, second < 0 ? trimBreak(head, head.length) : trimBreak(head, second));
-    if (second < 0 || head[second + delim.length] === 0x2d) return { metadata, data: { path: file, start: 0, end: 0 } };
+    // No data part: an empty range at the file's end (a range ending at 0 means the whole file to the engine).
+    if (second < 0 || head[second + delim.length] === 0x2d) return { metadata, data: { path: file, start: size, end: size } };
     const dataStart = afterHeaders(head, second + delim.length);
     if (dataStart < 0) throw invalid('Multipart upload: the data part has no header block');
     // The data part ends at the last delimiter of the body (the closing `--boundary--`).
