@@ -6,7 +6,8 @@
 // columns has no effect), reference/rest/v2/tables.md (Table.requirePartitionFilter
 // and its deprecated twin TimePartitioning.requirePartitionFilter).
 // Classes: tables.update/patch schema order; the two requirePartitionFilter
-// fields set one table setting and show the same value.
+// fields set one table setting and show the same value; a job's echoed struct
+// parameter leaves out its NULL members (the Go client reads them back absent).
 // Runs (libraries unchanged, from a scratch checkout, auth stubbed):
 //   nodejs-bigquery system-test/bigquery.ts 84/110 pass, timestamp_output_format 16/16; every failure is
 //     publicdata/bigquery-public-data (24), model extract (BigQuery ML), or the library's 60 s
@@ -15,8 +16,9 @@
 //     buckets, OAuth, Data Catalog, regional endpoints.
 //   nodejs-bigquery-storage system-test 32/38 (+1 pending): Storage Write error scenarios and CDC (left to
 //     the Storage Write owner).
-//   Go integration_test.go (Debian's 2020 client) 30/42 before, 33/42 after (TableMetadata and
-//     TableUpdate fixed here; ExtractExternal needs a bucket named after the project).
+//   Go integration_test.go (Debian's 2020 client) 30/42 before, 35/42 after (TableMetadata,
+//     TableUpdate, QueryParameters, OtherParam fixed here; ExtractExternal needs a bucket named after
+//     the project).
 import { BigQuery, type Dataset } from '@google-cloud/bigquery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../helpers/emulator.js';
@@ -106,6 +108,31 @@ describe('tables through the Node client (set bn)', () => {
     // A patch of timePartitioning alone keeps the table's setting in the twin.
     const [later] = await t.setMetadata({ timePartitioning: { type: 'DAY', field: 'd', expirationMs: '86400000' } });
     expect(later.timePartitioning).toEqual({ type: 'DAY', field: 'd', expirationMs: '86400000', requirePartitionFilter: false });
+  });
+
+  it("a job's configuration shows a struct parameter without its NULL members, at any depth", async () => {
+    const strT = { type: 'STRING' };
+    const subT = { type: 'STRUCT', structTypes: [{ name: 'd', type: strT }] };
+    const parameterType = {
+      type: 'STRUCT',
+      structTypes: [
+        { name: 'a', type: { type: 'INT64' } },
+        { name: 'b', type: subT },
+        { name: 'arr', type: { type: 'ARRAY', arrayType: strT } },
+        { name: 'c', type: { type: 'STRUCT', structTypes: [{ name: 'e', type: subT }, { name: 'f', type: strT }] } },
+        { name: 'g', type: strT },
+      ],
+    };
+    const parameterValue = { structValues: { a: { value: '0' }, b: {}, arr: { arrayValues: [] }, c: { structValues: { e: {}, f: { value: 'x' } } }, g: { value: '' } } };
+    const [job] = await bq.createJob({
+      configuration: { query: { query: 'SELECT ? AS s', useLegacySql: false, parameterMode: 'POSITIONAL', queryParameters: [{ parameterType, parameterValue }] } },
+    });
+    const [rows] = await job.getQueryResults();
+    expect(rows).toEqual([{ s: { a: 0, b: null, arr: [], c: { e: null, f: 'x' }, g: '' } }]);
+    const [md] = await job.getMetadata();
+    const [param] = md.configuration.query.queryParameters;
+    expect(param.parameterType).toEqual(parameterType);
+    expect(param.parameterValue).toEqual({ structValues: { a: { value: '0' }, c: { structValues: { f: { value: 'x' } } }, g: { value: '' } } });
   });
 
   it('a table without time partitioning keeps requirePartitionFilter at the table level only', async () => {

@@ -425,6 +425,32 @@ export function jobStatistics(job: JobRecord, dryRun: boolean): Json {
   return st;
 }
 
+/**
+ * A parameter value as the service keeps it: a QueryParameterValue with nothing set (no value, no array element,
+ * no struct member, no range) is a NULL, which a struct's structValues does not list, at any depth; the Go
+ * client's integration tests read a job's configuration back that way (a nil struct pointer or an empty slice
+ * member comes back absent). An explicit `value: ""` is a value.
+ */
+function keptParamValue(v: unknown): unknown {
+  if (!isObj(v)) return v;
+  const out: Json = { ...v };
+  if (Array.isArray(v['arrayValues'])) out['arrayValues'] = v['arrayValues'].map(keptParamValue);
+  if (isObj(v['structValues'])) {
+    const members: Json = {};
+    for (const [k, m] of Object.entries(v['structValues'])) if (!isNullParamValue(m)) members[k] = keptParamValue(m);
+    out['structValues'] = members;
+  }
+  return out;
+}
+
+function isNullParamValue(v: unknown): boolean {
+  if (v === null || v === undefined) return true;
+  if (!isObj(v)) return false;
+  const arr = v['arrayValues'];
+  const st = v['structValues'];
+  return (v['value'] === undefined || v['value'] === null) && (!Array.isArray(arr) || arr.length === 0) && !isObj(st) && (v['rangeValue'] === undefined || v['rangeValue'] === null);
+}
+
 export function renderJob(job: JobRecord, family: Family, projection: 'full' | 'minimal' = 'full', listItem = false): Json {
   const dryRun = job.request?.dry_run ?? false;
   if (job.state !== 'DONE') job.locationShown = true;
@@ -434,6 +460,7 @@ export function renderJob(job: JobRecord, family: Family, projection: 'full' | '
     const dest = tableRefOut(job.reply?.result_table ?? job.resultTable) ?? (isObj(q['destinationTable']) ? q['destinationTable'] : undefined);
     if (dest) q['destinationTable'] = dest;
     if (q['priority'] === undefined) q['priority'] = 'INTERACTIVE';
+    if (Array.isArray(q['queryParameters'])) q['queryParameters'] = q['queryParameters'].map((p) => (isObj(p) && isObj(p['parameterValue']) ? { ...p, parameterValue: keptParamValue(p['parameterValue']) } : p));
     configuration['query'] = q;
   }
   configuration['jobType'] = job.jobType;
