@@ -359,13 +359,17 @@ export class RowService {
    * client's integration test of row errors asserts). Values that do not
    * convert at all are left to the insert.
    */
-  checkStreamRows(p: string, d: string, t: string, rows: readonly Record<string, unknown>[]): { index: number; message: string }[] {
+  checkStreamRows(p: string, d: string, t: string, rows: readonly Record<string, unknown>[], held: boolean): { index: number; message: string }[] {
     const entry = this.st.requireTable(p, d, t);
     const columns = this.st.columnsOf(entry);
     // A column-partitioned table's partitioning value must lie within the streaming bound (stream-bounds.ts).
     const rule = bothRules(tableValueRule(columns, schemaFieldsOf(entry.resource), true), streamBoundRule(entry.resource, columns));
-    if (!rule || rows.length === 0) return [];
+    // Held rows (PENDING, BUFFERED) are converted here too, so a missing REQUIRED value fails its append, not the
+    // commit; a COMMITTED stream's rows are converted by the insert that writes them.
+    if ((!rule && !held) || rows.length === 0) return [];
     const conv = convertRequestRows(JSON.stringify(rows.map((json) => ({ json }))), columns, NO_IDS, { build: true, rejectUnknown: true });
+    if (conv.errors.length > 0) return conv.errors.map((e) => ({ index: e.index, message: e.errors.map((c) => c.message).join(' ') }));
+    if (!rule) return [];
     const out = new Map<number, string>();
     rule(keptBatch(conv), (k, message) => {
       const index = conv.keep[k]!;

@@ -253,6 +253,35 @@ describe.skipIf(!hasRealEngine())('Storage API rules through the real client (se
     expect(await rows(`SELECT COUNT(*) AS n FROM ds.${t}`)).toEqual([{ n: 0 }]);
   });
 
+  // Found by the Node Storage client's own system tests run against the emulator (set bn, sql74): written after the fix.
+  it('an append without rows is refused in its response (Rows must be specified) and the connection goes on', async () => {
+    const t = await table();
+    const w = await jsonWriter(`${path(t)}/streams/_default`);
+    const empty = await w.appendRows([]).getResult();
+    expect(empty.error?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(empty.error?.message?.split('.')[0]).toBe('Rows must be specified');
+    expect((await w.appendRows([{ id: 1, name: 'after' }]).getResult()).error ?? null).toBeNull();
+    w.close();
+    expect(await rows(`SELECT id, name FROM ds.${t}`)).toEqual([{ id: 1, name: 'after' }]);
+  });
+
+  it('a row without a REQUIRED value fails its append on a PENDING stream (row_errors), not the commit', async () => {
+    const t = `t${++n}`;
+    await bq.query({ query: `CREATE TABLE ds.${t} (id INT64 NOT NULL, name STRING)` });
+    const s = await created(t, 'PENDING');
+    const w = await jsonWriter(s);
+    const bad = await w.appendRows([{ id: 1, name: 'ok' }, { name: 'no id' }], 0).getResult();
+    expect(bad.error?.message?.split('.')[0]).toBe('Errors found while processing rows');
+    expect(bad.rowErrors?.map((e) => Number(e.index))).toEqual([1]);
+    // Nothing of the refused request was held: the next append starts at offset 0.
+    expect((await w.appendRows([{ id: 2, name: 'kept' }], 0).getResult()).error ?? null).toBeNull();
+    w.close();
+    await gapic.finalizeWriteStream({ name: s });
+    const [commit] = await gapic.batchCommitWriteStreams({ parent: path(t), writeStreams: [s] });
+    expect(commit.streamErrors ?? []).toEqual([]);
+    expect(await rows(`SELECT id, name FROM ds.${t}`)).toEqual([{ id: 2, name: 'kept' }]);
+  });
+
   it('UPDATE and DELETE change rows the Storage Write API just wrote', async () => {
     // write-api-grpc.md, Use data manipulation language (DML) with recently streamed data
     const t = await table();

@@ -314,6 +314,8 @@ export class StorageWriteService {
     if (bad) {
       return status(grpc.status.INVALID_ARGUMENT, bad[0].includes('.') ? `missing_value_interpretations keys must be top-level column names, not a field path: ${bad[0]}` : `Invalid missing value interpretation ${bad[1]} for column ${bad[0]}`);
     }
+    // An append carries rows (the AppendRows reference: proto_rows.rows); the service refuses one without.
+    if ((req.protoRows?.rows?.serializedRows ?? []).length === 0) return status(grpc.status.INVALID_ARGUMENT, `Rows must be specified. Entity: ${streamName}`);
     let decoded;
     try {
       decoded = decodeRows(req.protoRows?.rows?.serializedRows ?? [], schema, cdc ? [...td.schema, ...PSEUDO_COLUMNS] : td.schema);
@@ -326,7 +328,7 @@ export class StorageWriteService {
     let rowErrors = changes ? changes.errors : decoded.errors;
     if (rowErrors.length === 0) decoded.rows = await this.withDefaults(s, schema, decoded.rows, perColumn, interpretation);
     // Column parameters (STRING(L), NUMERIC(P, S), ...) are checked when rows are appended, on every stream type.
-    if (rowErrors.length === 0) rowErrors = this.rows.checkStreamRows(s.table.p, s.table.d, s.table.t, decoded.rows);
+    if (rowErrors.length === 0) rowErrors = this.rows.checkStreamRows(s.table.p, s.table.d, s.table.t, decoded.rows, s.type !== 'COMMITTED' && !changes);
     if (rowErrors.length === 0 && changes) rowErrors = await this.applyChanges(s, decoded.rows, changes.changes);
     else if (rowErrors.length === 0 && s.type === 'COMMITTED') rowErrors = await this.insert(s, decoded.rows, isDefault);
     if (rowErrors.length > 0) {
