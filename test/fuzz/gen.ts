@@ -228,7 +228,16 @@ export function randomExpr(r: Rng): string {
 /** Nesting to a random depth: function calls, arrays, subqueries, parentheses, CASE. */
 export function deepSql(r: Rng): string {
   const n = r.pick([10, 100, 300, 1000, 5000, 20000]);
-  switch (r.int(6)) {
+  switch (r.int(11)) {
+    // Set bp: the nestings of later features (types, JSON text, pipes, row patterns, prefix operators).
+    case 6: return `SELECT CAST(NULL AS ${'STRUCT<a '.repeat(Math.min(n, 2000))}INT64${'>'.repeat(Math.min(n, 2000))})`;
+    case 7: return `SELECT PARSE_JSON('${'['.repeat(n)}${']'.repeat(n)}')`;
+    case 8: return `FROM UNNEST([1]) AS x ${'|> SELECT x '.repeat(Math.min(n, 200))}`;
+    case 9: return `SELECT * FROM (SELECT 1 AS x, 1 AS o) MATCH_RECOGNIZE (ORDER BY o MEASURES COUNT(*) AS c PATTERN (${'('.repeat(Math.min(n, 300))}A${'+)'.repeat(Math.min(n, 300))}) DEFINE A AS x > 0)`;
+    case 10: {
+      const op = r.pick(['NOT ', '- ', '~']);
+      return `SELECT ${op.repeat(n)}${op === 'NOT ' ? 'TRUE' : '1'}`;
+    }
     case 0: return `SELECT ${'ABS('.repeat(n)}1${')'.repeat(n)}`;
     case 1: return `SELECT ${'['.repeat(n)}1${']'.repeat(n)}`;
     case 2: return `SELECT ${'(SELECT '.repeat(n)}1${')'.repeat(n)}`;

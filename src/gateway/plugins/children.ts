@@ -159,16 +159,21 @@ async function checkPolicy(ctx: GatewayContext, s: { project_id: string; dataset
     }
   }
   const table = '`' + `${s.project_id}.${s.dataset_id}.${s.table_id}`.replace(/[`\\]/g, '') + '`';
-  const reply = await ctx
-    .call('ExecuteQuery', {
-      project_id: s.project_id, job_id: '', query: `SELECT 1 FROM ${table} WHERE (${filter}\n)`, dry_run: true, write_disposition: '', create_disposition: '',
+  const probe = (query: string) =>
+    ctx.call('ExecuteQuery', {
+      project_id: s.project_id, job_id: '', query, dry_run: true, write_disposition: '', create_disposition: '',
       table_definitions_json: '', jobs_snapshot_json: '', location: '', session_id: '', max_results: -1, timestamp_format: 'TIMESTAMP_RFC3339', string_scalars: false,
-    })
-    .catch((e: unknown) => {
-      // The engine's words for the predicate, without the position in the query built here.
-      if (e instanceof RestError && e.code === 400) throw invalid(`Invalid filterPredicate: ${e.message.replace(/ at \[\d+:\d+\]$/, '')}`);
-      throw e;
     });
+  const query = `SELECT 1 FROM ${table} WHERE (${filter}\n)`;
+  const reply = await probe(query).catch(async (e: unknown) => {
+    if (!(e instanceof RestError) || e.code !== 400) throw e;
+    // A table that requires a partition filter: the predicate analyzed (that check comes after), so probe once more
+    // with a partition filter keeping every row, for the statement's kind.
+    const column = /without a filter over column\(s\) '([^']+)'/.exec(e.message)?.[1];
+    if (column) return probe(`${query} AND (\`${column}\` IS NULL OR \`${column}\` IS NOT NULL)`);
+    // The engine's words for the predicate, without the position in the query built here.
+    throw invalid(`Invalid filterPredicate: ${e.message.replace(/ at \[\d+:\d+\]$/, '')}`);
+  });
   // A predicate that closes the parenthesis and goes on (`TRUE); DROP ...`) makes a script, never one query.
   if (reply.statement_type !== 'SELECT') throw invalid('Invalid filterPredicate: it must be one boolean expression');
 }
