@@ -437,7 +437,8 @@ from (select * from ${rel('raw_events')} where event_time >= '${day} 00:00:00+00
 
     const daily = await meta('orders_daily');
     expect(daily.requirePartitionFilter).toBe(true);
-    expect(daily.timePartitioning).toEqual({ type: 'DAY', field: 'order_date' });
+    // tables.md: timePartitioning.requirePartitionFilter is the deprecated twin of the table-level setting and shows it.
+    expect(daily.timePartitioning).toEqual({ type: 'DAY', field: 'order_date', requirePartitionFilter: true });
 
     const byCustomer = await meta('orders_by_customer');
     expect(byCustomer.rangePartitioning).toEqual({ field: 'customer_id', range: { start: '0', end: '10', interval: '1' } });
