@@ -135,6 +135,19 @@ describe('tables through the Node client (set bn)', () => {
     expect(param.parameterValue).toEqual({ structValues: { a: { value: '0' }, c: { structValues: { f: { value: 'x' } } }, g: { value: '' } } });
   });
 
+  // The Go client's integration test SimpleRowResults/ctas_ddl reads a CTAS job's rows through its destination table
+  // (found by sql74's run, set bn; written after the fix). Job.md names destinationTable for anonymous results only;
+  // the service's CTAS jobs show the created table there too.
+  it("a CREATE TABLE AS SELECT job's configuration names the created table as its destination; other DDL none", async () => {
+    const [job] = await bq.createQueryJob({ query: 'CREATE TABLE bn.made AS SELECT 17 AS foo' });
+    await job.getQueryResults();
+    const [md] = await job.getMetadata();
+    expect(md.configuration.query.destinationTable).toEqual({ projectId: 'bn-p', datasetId: 'bn', tableId: 'made' });
+    const [ddl] = await bq.createQueryJob({ query: 'CREATE TABLE bn.plain (x INT64)' });
+    await ddl.getQueryResults();
+    expect((await ddl.getMetadata())[0].configuration.query.destinationTable).toBeUndefined();
+  });
+
   it('a table without time partitioning keeps requirePartitionFilter at the table level only', async () => {
     const [t] = await ds.createTable('rngreq', {
       schema: { fields: [{ name: 'n', type: 'INTEGER' }] },

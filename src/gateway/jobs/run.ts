@@ -457,7 +457,10 @@ export function renderJob(job: JobRecord, family: Family, projection: 'full' | '
   const configuration: Json = { ...job.configuration };
   if (job.jobType === 'QUERY' && isObj(configuration['query'])) {
     const q: Json = { ...configuration['query'] };
-    const dest = tableRefOut(job.reply?.result_table ?? job.resultTable) ?? (isObj(q['destinationTable']) ? q['destinationTable'] : undefined);
+    // A CREATE TABLE ... AS SELECT job names the table it made as its destination, as the service's do (the
+    // Go client reads a CTAS job's rows from it).
+    const ctas = job.reply?.statement_type === 'CREATE_TABLE_AS_SELECT' ? tableRefOut(job.reply.ddl_target_table) : undefined;
+    const dest = tableRefOut(job.reply?.result_table ?? job.resultTable) ?? (isObj(q['destinationTable']) ? q['destinationTable'] : ctas);
     if (dest) q['destinationTable'] = dest;
     if (q['priority'] === undefined) q['priority'] = 'INTERACTIVE';
     if (Array.isArray(q['queryParameters'])) q['queryParameters'] = q['queryParameters'].map((p) => (isObj(p) && isObj(p['parameterValue']) ? { ...p, parameterValue: keptParamValue(p['parameterValue']) } : p));
