@@ -9,6 +9,7 @@ import {
   isBinaryCollation,
   collationOf,
   mergeCollations,
+  rejectedCollation,
   propagatesCollation,
   withCollation,
 } from '../functions/collation.js';
@@ -98,6 +99,8 @@ export function resolveAggregate(an: Analyzer, n: A.FunctionCall, def: Aggregate
   const opts = { distinct: n.distinct, ignoreNulls: n.nullHandling === undefined ? undefined : n.nullHandling === 'IGNORE', hasOrderBy: orderBy.length > 0, ...(limit !== undefined ? { limit } : {}) };
   const r = resolveAggregateFn(def, exprs.map((e, i) => argInfo(e, names[i])), opts);
   if (!r.ok) throw sqlError(r.message, n.loc);
+  const rejected = rejectedCollation(def.name, exprs.map((e) => e.type));
+  if (rejected) throw sqlError(rejected, n.loc);
   if (n.distinct && orderBy.some((k) => !exprs.some((e) => exprEquals(e, k.expr)))) {
     throw sqlError('An aggregate function that has both DISTINCT and ORDER BY arguments can only ORDER BY expressions that are arguments to the function', n.orderBy![0]!.loc);
   }

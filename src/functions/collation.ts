@@ -190,13 +190,14 @@ export function propagatesCollation(name: string): boolean {
 /**
  * Functions that refuse a collated STRING argument. collation-concepts.md, Limitations: "Operations and functions
  * that don't support collation produce an error if they encounter collated values". Which ones is the reference
- * analyzer's choice (its rejects_collation signatures): the regular-expression functions, TRANSLATE, INITCAP and
- * the JSON functions over a JSON-formatted STRING; the others ignore or propagate the collation.
+ * analyzer's choice (its rejects_collation signatures): the regular-expression functions, TRANSLATE, INITCAP, the
+ * JSON functions over a JSON-formatted STRING and the approximate aggregates APPROX_TOP_COUNT / APPROX_TOP_SUM /
+ * APPROX_QUANTILES; the others ignore or propagate the collation.
  */
 const REJECTING = new Set([
   'REGEXP_CONTAINS', 'REGEXP_EXTRACT', 'REGEXP_SUBSTR', 'REGEXP_INSTR', 'REGEXP_REPLACE', 'REGEXP_EXTRACT_ALL',
   'TRANSLATE', 'INITCAP', 'JSON_EXTRACT', 'JSON_EXTRACT_SCALAR', 'JSON_EXTRACT_ARRAY', 'JSON_EXTRACT_STRING_ARRAY',
-  'JSON_QUERY', 'JSON_QUERY_ARRAY', 'JSON_VALUE', 'JSON_VALUE_ARRAY',
+  'JSON_QUERY', 'JSON_QUERY_ARRAY', 'JSON_VALUE', 'JSON_VALUE_ARRAY', 'APPROX_TOP_COUNT', 'APPROX_TOP_SUM', 'APPROX_QUANTILES',
 ]);
 /** The message for a collated argument `i` (0-based) of a function that refuses it, or undefined when none is. */
 export function rejectedCollation(name: string, argTypes: readonly SqlType[]): string | undefined {
