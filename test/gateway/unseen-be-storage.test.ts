@@ -35,6 +35,7 @@ import avro from 'avsc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, startEmulator, type Emulator } from '../helpers/emulator.js';
 import { fakeAuth } from '../helpers/auth.js';
+import { storageClients, type StorageClients } from '../helpers/storage-clients.js';
 
 const P = 'bes';
 
@@ -44,6 +45,7 @@ describe.skipIf(!hasRealEngine())('Storage API streaming rules through the real 
   let writer: managedwriter.WriterClient;
   let gapic: v1.BigQueryWriteClient;
   let read: v1.BigQueryReadClient;
+  let clients: StorageClients | undefined;
   let n = 0;
   const path = (t: string) => `projects/${P}/datasets/ds/tables/${t}`;
   const rows = async (sql: string): Promise<unknown[]> => (await bq.query({ query: sql }))[0].map((x: Record<string, unknown>) => JSON.parse(JSON.stringify(x)));
@@ -113,16 +115,12 @@ describe.skipIf(!hasRealEngine())('Storage API streaming rules through the real 
     emu = await startEmulator({ args: ['--project-id', P] });
     bq = new BigQuery({ projectId: P, apiEndpoint: emu.url, authClient: fakeAuth() });
     await bq.createDataset('ds');
-    const opts = { apiEndpoint: '127.0.0.1', port: emu.grpcPort, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: P };
-    writer = new managedwriter.WriterClient(opts as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0]);
-    gapic = new v1.BigQueryWriteClient(opts as unknown as ConstructorParameters<typeof v1.BigQueryWriteClient>[0]);
-    read = new v1.BigQueryReadClient(opts as unknown as ConstructorParameters<typeof v1.BigQueryReadClient>[0]);
+    clients = storageClients(emu, P);
+    ({ writer, write: gapic, read } = clients);
     await bq.query({ query: "CREATE TABLE ds.nest AS SELECT 1 AS id, STRUCT('p' AS a, 2 AS b, STRUCT(true AS x, 'q' AS y) AS c) AS rec, [STRUCT(5 AS u, 'v' AS w), STRUCT(6, 'z')] AS arr" });
   }, 120_000);
   afterAll(async () => {
-    writer?.close();
-    await gapic?.close();
-    await read?.close();
+    await clients?.close();
     await emu?.stop();
   });
 

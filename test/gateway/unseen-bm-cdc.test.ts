@@ -48,6 +48,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRealEngine, startEmulator, type Emulator } from '../helpers/emulator.js';
 import { fakeAuth } from '../helpers/auth.js';
+import { storageClients, type StorageClients } from '../helpers/storage-clients.js';
 
 const P = 'bmcdc';
 type Row = Record<string, unknown>;
@@ -57,6 +58,7 @@ describe.skipIf(!hasRealEngine())('CDC ingestion over the Storage Write API defa
   let bq: BigQuery;
   let writer: managedwriter.WriterClient;
   let gapic: v1.BigQueryWriteClient;
+  let clients: StorageClients | undefined;
   let n = 0;
   const path = (t: string) => `projects/${P}/datasets/ds/tables/${t}`;
   const rows = async (sql: string): Promise<unknown[]> => (await bq.query({ query: sql }))[0].map((x: Row) => JSON.parse(JSON.stringify(x)));
@@ -93,13 +95,11 @@ describe.skipIf(!hasRealEngine())('CDC ingestion over the Storage Write API defa
   const start = async (): Promise<void> => {
     emu = await startEmulator({ dataDir, args: ['--project-id', P] });
     bq = new BigQuery({ projectId: P, apiEndpoint: emu.url, authClient: fakeAuth() });
-    const opts = { apiEndpoint: '127.0.0.1', port: emu.grpcPort, sslCreds: grpc.credentials.createInsecure(), authClient: fakeAuth(), projectId: P };
-    writer = new managedwriter.WriterClient(opts as unknown as ConstructorParameters<typeof managedwriter.WriterClient>[0]);
-    gapic = new v1.BigQueryWriteClient(opts as unknown as ConstructorParameters<typeof v1.BigQueryWriteClient>[0]);
+    clients = storageClients(emu, P);
+    ({ writer, write: gapic } = clients);
   };
   const stop = async (): Promise<void> => {
-    writer?.close();
-    await gapic?.close();
+    await clients?.close();
     await emu?.stop();
   };
 
